@@ -1,0 +1,57 @@
+"""funcgrad: composable function transforms over immutable arrays, compiled through XLA.
+
+    import funcgrad as fg
+    import funcgrad.numpy as fnp
+
+    fg.grad(lambda x: fnp.sum(fnp.sin(x) ** 2))(fnp.ones(3))
+"""
+
+from funcgrad import primitives  # noqa: F401  (registers every primitive)
+from funcgrad import numpy  # noqa: F401  (installs tracer operators)
+from funcgrad.api import (
+    grad,
+    hessian,
+    jacfwd,
+    jacrev,
+    jvp,
+    linearize,
+    make_ir,
+    value_and_grad,
+    vjp,
+    vmap,
+)
+from funcgrad.core.errors import ConcretizationError, LeakedTracerError
+from funcgrad.core.interp import Tracer
+from funcgrad.core.ir import Aval, Eqn, Literal, Program, Var
+from funcgrad.custom import checkpoint, custom_jvp, custom_vjp, remat
+from funcgrad.jit import jit
+from funcgrad.primitives.calls import stop_gradient
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Aval",
+    "ConcretizationError",
+    "Eqn",
+    "LeakedTracerError",
+    "Literal",
+    "Program",
+    "Tracer",
+    "Var",
+    "checkpoint",
+    "custom_jvp",
+    "custom_vjp",
+    "grad",
+    "hessian",
+    "jacfwd",
+    "jacrev",
+    "jit",
+    "jvp",
+    "linearize",
+    "make_ir",
+    "remat",
+    "stop_gradient",
+    "value_and_grad",
+    "vjp",
+    "vmap",
+]

@@ -1,0 +1,272 @@
+"""Automatic differentiation as IR → IR rewrites driven by each primitive's rules.
+
+* :func:`jvp_program` — forward mode: a program taking primals and tangents.
+* :func:`vjp_program` — reverse mode: a forward program returning outputs and
+  residuals, and a backward program taking residuals and output cotangents.
+* :func:`linearize_program` — forward mode split into the primal part (run
+  now) and a linear tangent program (partial evaluation of the JVP).
+
+Tangents and cotangents known to be zero stay symbolic (:class:`Zero`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from funcgrad import passes
+from funcgrad.core import dtypes
+from funcgrad.core.interp import Tracer, _state, bind, new_builder
+from funcgrad.core.ir import Aval, Program, Var
+from funcgrad.core.zeros import Zero, is_zero
+
+
+def tangent_aval(aval: Aval) -> Aval:
+    return aval.strip_weak()
+
+
+def differentiable_dtype(dtype: np.dtype) -> bool:
+    return dtypes.is_inexact(dtype)
+
+
+def _zeros(aval: Aval) -> Any:
+    from funcgrad.primitives.shape import full
+
+    return full(aval.shape, 0, aval.dtype)
+
+
+def instantiate(x: Any, aval: Aval) -> Any:
+    return _zeros(tangent_aval(aval)) if is_zero(x) else x
+
+
+def _add(a: Any, b: Any) -> Any:
+    if is_zero(a):
+        return b
+    if is_zero(b):
+        return a
+    from funcgrad.primitives.elementwise import add
+
+    return add(a, b)
+
+
+# --------------------------------------------------------------------------- forward mode
+
+
+def jvp_eval(prog: Program, primals: Sequence[Any], tangents: Sequence[Any]) -> tuple[list, list]:
+    """Evaluate ``prog`` and its JVP under the current interpreter.
+
+    ``tangents`` entries may be :class:`Zero`. Returns (outputs, output tangents).
+    """
+    env: dict[Var, Any] = dict(zip(prog.constvars, prog.consts))
+    tenv: dict[Var, Any] = {}
+    for v, x, t in zip(prog.invars, primals, tangents):
+        env[v] = x
+        if not is_zero(t) and differentiable_dtype(v.aval.dtype):
+            tenv[v] = t
+
+    def read(a: Any) -> Any:
+        return env[a] if type(a) is Var else a.val
+
+    def tread(a: Any) -> Any:
+        if type(a) is Var and a in tenv:
+            return tenv[a]
+        return Zero(tangent_aval(a.aval))
+
+    for e in prog.eqns:
+        ins = [read(a) for a in e.inputs]
+        tins = [tread(a) for a in e.inputs]
+        prim = e.prim
+        if not prim.differentiable or all(is_zero(t) for t in tins):
+            out = bind(prim, *ins, **e.params)
+            outs = out if prim.multiple_results else [out]
+            touts: list[Any] = [None] * len(outs)
+        else:
+            if prim.jvp is None:
+                raise NotImplementedError(f"Differentiation rule for '{prim.name}' not implemented")
+            out, tout = prim.jvp(ins, tins, **e.params)
+            outs = out if prim.multiple_results else [out]
+            touts = list(tout) if prim.multiple_results else [tout]
+        for v, o, t in zip(e.outvars, outs, touts):
+            env[v] = o
+            if t is not None and not is_zero(t) and differentiable_dtype(v.aval.dtype):
+                tenv[v] = t
+    return [read(a) for a in prog.outvars], [tread(a) for a in prog.outvars]
+
+
+def jvp_program(prog: Program, nonzero: Sequence[bool]) -> tuple[Program, list[bool]]:
+    """Forward-mode program: inputs (primals, tangents of ``nonzero`` inputs).
+
+    Returns the program, whose outputs are (primal outputs, nonzero tangent
+    outputs), and which output tangents are nonzero.
+    """
+    with new_builder("jvp") as b:
+        primals = [b.new_arg(a) for a in prog.in_avals]
+        tangents: list[Any] = [
+            b.new_arg(tangent_aval(a)) if nz else Zero(tangent_aval(a))
+            for a, nz in zip(prog.in_avals, nonzero)
+        ]
+        outs, touts = jvp_eval(prog, primals, tangents)
+        out_nz = [not is_zero(t) for t in touts]
+        new = b.build(outs + [t for t in touts if not is_zero(t)])
+    return passes.dce(new), out_nz
+
+
+# --------------------------------------------------------------------------- reverse mode
+
+
+class VJPPrograms:
+    """The two halves of a VJP: ``fwd(*primals) -> (*outs, *residuals)`` and
+    ``bwd(*residuals, *out_cts) -> in_cts``; ``zero_cts[i]`` tells that input
+    ``i``'s cotangent is identically zero (materialised as zeros by ``bwd``)."""
+
+    def __init__(self, fwd: Program, bwd: Program, num_res: int, zero_cts: list[bool]) -> None:
+        self.fwd = fwd
+        self.bwd = bwd
+        self.num_res = num_res
+        self.zero_cts = zero_cts
+
+    def __repr__(self) -> str:
+        return f"VJPPrograms(residuals={self.num_res})\nfwd:\n{self.fwd}\nbwd:\n{self.bwd}"
+
+
+def backward_pass(
+    prog: Program, records: list[tuple[Any, list, list, Any]], out_cts: Sequence[Any]
+) -> dict[Var, Any]:
+    """Walk ``records`` (eqn, inputs, outputs, residuals) in reverse, accumulating cotangents."""
+    ct_env: dict[Var, Any] = {}
+    for v, ct in zip(prog.outvars, out_cts):
+        if type(v) is Var and not is_zero(ct) and differentiable_dtype(v.aval.dtype):
+            ct_env[v] = _add(ct_env.get(v), ct)
+    for e, ins, outs, res in reversed(records):
+        prim = e.prim
+        cts = [ct_env.pop(v, None) for v in e.outvars]
+        if not prim.differentiable or all(is_zero(c) for c in cts):
+            continue
+        cts = [
+            Zero(tangent_aval(v.aval)) if c is None else c for v, c in zip(e.outvars, cts)
+        ]
+        if res is not None:
+            in_cts = prim.vjp_bwd(res, cts, **e.params)
+        else:
+            if prim.vjp is None:
+                raise NotImplementedError(f"Reverse-mode rule for '{prim.name}' not implemented")
+            ct_arg = cts if prim.multiple_results else cts[0]
+            out_arg = outs if prim.multiple_results else outs[0]
+            in_cts = prim.vjp(ct_arg, *ins, out=out_arg, **e.params)
+        for a, c in zip(e.inputs, in_cts):
+            if type(a) is Var and not is_zero(c) and differentiable_dtype(a.aval.dtype):
+                ct_env[a] = _add(ct_env.get(a), c)
+    return ct_env
+
+
+def forward_pass(prog: Program, args: Sequence[Any]) -> tuple[list, list]:
+    """Evaluate ``prog`` recording each equation's inputs, outputs and residuals."""
+    env: dict[Var, Any] = dict(zip(prog.constvars, prog.consts))
+    env.update(zip(prog.invars, args))
+    records = []
+    for e in prog.eqns:
+        ins = [env[a] if type(a) is Var else a.val for a in e.inputs]
+        prim = e.prim
+        res = None
+        if prim.vjp_fwd is not None and prim.differentiable:
+            out, res = prim.vjp_fwd(*ins, **e.params)
+        else:
+            out = bind(prim, *ins, **e.params)
+        outs = list(out) if prim.multiple_results else [out]
+        env.update(zip(e.outvars, outs))
+        records.append((e, ins, outs, res))
+    return [env[a] if type(a) is Var else a.val for a in prog.outvars], records
+
+
+def vjp_program(prog: Program, ct_mask: Sequence[bool] | None = None) -> VJPPrograms:
+    """Split ``prog`` into a forward program that also returns residuals and a
+    backward program mapping (residuals, output cotangents) to input cotangents.
+
+    Residuals are exactly the forward values the backward rules reference.
+    ``ct_mask`` selects the outputs that receive a cotangent (others, e.g. aux
+    outputs, are forward-only).
+    """
+    if ct_mask is None:
+        ct_mask = [True] * len(prog.outvars)
+    with new_builder("vjp") as fb:
+        args = [fb.new_arg(a) for a in prog.in_avals]
+        outs, records = forward_pass(prog, args)
+        with new_builder("vjp") as bb:
+            cts = [
+                bb.new_arg(tangent_aval(v.aval)) if m else None
+                for v, m in zip(prog.outvars, ct_mask)
+            ]
+            ct_env = backward_pass(prog, records, cts)
+            in_cts = [ct_env.get(v) for v in prog.invars]
+            zero_cts = [is_zero(c) for c in in_cts]
+            in_cts = [instantiate(c, v.aval) for c, v in zip(in_cts, prog.invars)]
+            bwd = passes.prune_constvars(passes.dce(bb.build(in_cts)))
+        # residuals: the backward's constants that are values of the forward trace
+        res_idx = [
+            i for i, c in enumerate(bwd.consts) if isinstance(c, Tracer) and c._builder is fb
+        ]
+        other = [i for i in range(len(bwd.consts)) if i not in set(res_idx)]
+        residuals = [bwd.consts[i] for i in res_idx]
+        bwd = Program(
+            invars=tuple(bwd.constvars[i] for i in res_idx) + bwd.invars,
+            constvars=tuple(bwd.constvars[i] for i in other),
+            eqns=bwd.eqns,
+            outvars=bwd.outvars,
+            consts=tuple(bwd.consts[i] for i in other),
+        )
+        fwd = fb.build(list(outs) + residuals)
+    return VJPPrograms(fwd, bwd, len(residuals), zero_cts)
+
+
+# --------------------------------------------------------------------------- linearize
+
+
+def partial_eval(
+    prog: Program, unknown: Sequence[bool], known_vals: Sequence[Any]
+) -> tuple[list[Any], Program, list[bool]]:
+    """Evaluate the part of ``prog`` that depends only on known inputs now.
+
+    Returns (known outputs or None for unknown ones, the residual program over
+    the unknown inputs — its consts are the known values it needs — and which
+    outputs are unknown).
+    """
+    env: dict[Var, Any] = dict(zip(prog.constvars, prog.consts))
+    unk: set[Var] = set()
+    for v, u, x in zip(prog.invars, unknown, known_vals):
+        if u:
+            unk.add(v)
+        else:
+            env[v] = x
+    with new_builder("linearize") as b:
+        for v, u in zip(prog.invars, unknown):
+            if u:
+                env[v] = b.new_arg(v.aval)
+        staged: list = []
+        for e in prog.eqns:
+            if any(type(a) is Var and a in unk for a in e.inputs):
+                staged.append(e)
+                unk.update(e.outvars)
+            else:
+                ins = [env[a] if type(a) is Var else a.val for a in e.inputs]
+                saved = _state.stack
+                _state.stack = saved[:-1]  # evaluate known eqns under the outer interpreter
+                try:
+                    out = bind(e.prim, *ins, **e.params)
+                finally:
+                    _state.stack = saved
+                outs = out if e.prim.multiple_results else [out]
+                env.update(zip(e.outvars, outs))
+        for e in staged:
+            ins = [env[a] if type(a) is Var else a.val for a in e.inputs]
+            out = bind(e.prim, *ins, **e.params)
+            outs = out if e.prim.multiple_results else [out]
+            env.update(zip(e.outvars, outs))
+        out_unknown = [type(a) is Var and a in unk for a in prog.outvars]
+        lin = b.build([env[a] if type(a) is Var else a.val for a, u in zip(prog.outvars, out_unknown) if u])
+        known_outs = [
+            None if u else (env[a] if type(a) is Var else a.val)
+            for a, u in zip(prog.outvars, out_unknown)
+        ]
+    return known_outs, lin, out_unknown

@@ -1,0 +1,526 @@
+"""The user-facing transforms: grad, vjp, jvp, linearize, vmap, jacobians, make_ir.
+
+Each traces the user function into a :class:`~funcgrad.core.ir.Program`,
+rewrites it with :mod:`funcgrad.ad` or :mod:`funcgrad.batching`, and
+evaluates the result under the current interpreter, so transforms nest.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+from jax import dtypes as jax_dtypes
+
+from funcgrad import ad, batching
+from funcgrad.core import dtypes
+from funcgrad.core.interp import eval_program, new_builder, to_aval
+from funcgrad.core.ir import Aval, Program
+from funcgrad.core.zeros import is_zero
+from funcgrad.tree import broadcast_prefix, tree_flatten, tree_unflatten
+
+float0 = jax_dtypes.float0
+
+
+# --------------------------------------------------------------------------- tracing
+
+
+def _check_leaf(x: Any, name: str) -> Aval:
+    try:
+        return to_aval(x)
+    except TypeError:
+        raise TypeError(
+            f"{name}: argument {x!r} of type {type(x).__name__} is not an array; "
+            "arguments must be arrays, Python scalars or pytrees of them"
+        ) from None
+
+
+def trace_pytree(
+    fun: Callable, args: tuple, kwargs: dict | None, transform: str
+) -> tuple[Program, Any]:
+    """Trace ``fun(*args, **kwargs)`` (pytrees of arrays) into a Program; returns (program, out_tree)."""
+    leaves, in_tree = tree_flatten((args, kwargs or {}))
+    avals = [_check_leaf(x, transform) for x in leaves]
+    with new_builder(transform) as b:
+        tracers = [b.new_arg(a) for a in avals]
+        a2, k2 = tree_unflatten(in_tree, tracers)
+        out = fun(*a2, **k2)
+        out_leaves, out_tree = tree_flatten(out)
+        for o in out_leaves:
+            _check_leaf(o, f"{transform} output")
+        prog = b.build(out_leaves)
+    return prog, out_tree
+
+
+def _argnums_tuple(argnums: int | Sequence[int], nargs: int, name: str) -> tuple[int, ...]:
+    t = (argnums,) if isinstance(argnums, int) else tuple(argnums)
+    for i in t:
+        if not -nargs <= i < nargs:
+            raise ValueError(
+                f"{name}: argnums {argnums!r} out of range for a function called with "
+                f"{nargs} positional arguments"
+            )
+    return tuple(i % nargs for i in t)
+
+
+def _split_diff(fun: Callable, args: tuple, argnums: tuple[int, ...], kwargs: dict) -> Callable:
+    """``f(*diff_args)`` with the other positional args fixed."""
+
+    def f(*diff: Any) -> Any:
+        full = list(args)
+        for i, d in zip(argnums, diff):
+            full[i] = d
+        return fun(*full, **kwargs)
+
+    return f
+
+
+def _check_diff_dtypes(leaves: list, allow_int: bool, name: str) -> None:
+    for x in leaves:
+        dt = to_aval(x).dtype
+        if not dtypes.is_inexact(dt) and not allow_int:
+            raise TypeError(
+                f"{name} requires real- or complex-valued inputs (input dtype that is a "
+                f"sub-dtype of np.inexact), but got {dt.name}. If you want to use "
+                "integer-valued inputs, use vjp or set allow_int to True."
+            )
+
+
+def _zeros_ct(aval: Aval) -> Any:
+    if dtypes.is_inexact(aval.dtype):
+        from funcgrad.primitives.shape import full
+
+        return full(aval.shape, 0, aval.dtype)
+    return np.zeros(aval.shape, float0)
+
+
+# --------------------------------------------------------------------------- reverse mode
+
+
+def value_and_grad(
+    fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False, allow_int: bool = False
+) -> Callable:
+    """``(value, grad)`` of a scalar function; ``((value, aux), grad)`` with ``has_aux``."""
+
+    @functools.wraps(fun)
+    def value_and_grad_f(*args: Any, **kwargs: Any) -> Any:
+        nums = _argnums_tuple(argnums, len(args), "grad")
+        f = _split_diff(fun, args, nums, kwargs)
+        diff_args = tuple(args[i] for i in nums)
+        leaves, in_tree = tree_flatten(diff_args)
+        _check_diff_dtypes(leaves, allow_int, "grad")
+
+        def flat(*xs: Any) -> list:
+            out = f(*tree_unflatten(in_tree, list(xs)))
+            if has_aux:
+                if not (isinstance(out, (tuple, list)) and len(out) == 2):
+                    raise TypeError(
+                        "grad with has_aux=True requires the function to return a pair "
+                        f"(output, aux), got {type(out).__name__}"
+                    )
+                out, aux = out
+            else:
+                aux = None
+            out_leaves, out_tree = tree_flatten(out)
+            if len(out_leaves) != 1:
+                raise TypeError(
+                    f"grad requires a scalar output, got a pytree {out_tree} of "
+                    f"{len(out_leaves)} leaves"
+                )
+            aval = _check_leaf(out_leaves[0], "grad output")
+            if aval.shape != () or not dtypes.is_float(aval.dtype):
+                raise TypeError(
+                    "Gradient only defined for scalar-output functions. Output had shape "
+                    f"{aval.shape} and dtype {aval.dtype.name}."
+                    if aval.shape != ()
+                    else f"grad requires real-valued outputs, got dtype {aval.dtype.name}"
+                )
+            aux_leaves, aux_tree = tree_flatten(aux)
+            holder["aux_tree"] = aux_tree
+            return [out_leaves[0], *aux_leaves]
+
+        holder: dict[str, Any] = {}
+        avals = [to_aval(x) for x in leaves]
+        with new_builder("grad") as b:
+            prog = b.build(flat(*[b.new_arg(a) for a in avals]))
+        n_out = len(prog.outvars)
+        vp = ad.vjp_program(prog, ct_mask=[True] + [False] * (n_out - 1))
+        res = eval_program(vp.fwd, *leaves)
+        outs, residuals = res[:n_out], res[n_out:]
+        one = np.ones((), prog.outvars[0].aval.dtype)
+        cts = eval_program(vp.bwd, *residuals, one)
+        grads = [
+            _zeros_ct(to_aval(x)) if not dtypes.is_inexact(to_aval(x).dtype) else g
+            for x, g in zip(leaves, cts)
+        ]
+        g = tree_unflatten(in_tree, grads)
+        g = g[0] if isinstance(argnums, int) else g
+        value = outs[0]
+        if has_aux:
+            return (value, tree_unflatten(holder["aux_tree"], outs[1:])), g
+        return value, g
+
+    return value_and_grad_f
+
+
+def grad(
+    fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False, allow_int: bool = False
+) -> Callable:
+    """Gradient of a scalar-output function with respect to ``argnums``."""
+    vg = value_and_grad(fun, argnums, has_aux, allow_int)
+
+    @functools.wraps(fun)
+    def grad_f(*args: Any, **kwargs: Any) -> Any:
+        (val, g) = vg(*args, **kwargs)
+        if has_aux:
+            return g, val[1]
+        return g
+
+    return grad_f
+
+
+def vjp(fun: Callable, *primals: Any, has_aux: bool = False) -> tuple:
+    """``(out, vjp_fn)`` (and ``aux``); ``vjp_fn(ct)`` returns one cotangent per primal."""
+    leaves, in_tree = tree_flatten(primals)
+    holder: dict[str, Any] = {}
+
+    def flat(*xs: Any) -> list:
+        out = fun(*tree_unflatten(in_tree, list(xs)))
+        aux = None
+        if has_aux:
+            out, aux = out
+        out_leaves, out_tree = tree_flatten(out)
+        aux_leaves, aux_tree = tree_flatten(aux)
+        holder.update(out_tree=out_tree, n=len(out_leaves), aux_tree=aux_tree)
+        return out_leaves + aux_leaves
+
+    avals = [_check_leaf(x, "vjp") for x in leaves]
+    with new_builder("vjp") as b:
+        prog = b.build(flat(*[b.new_arg(a) for a in avals]))
+    n = holder["n"]
+    n_out = len(prog.outvars)
+    vp = ad.vjp_program(prog, ct_mask=[True] * n + [False] * (n_out - n))
+    res = eval_program(vp.fwd, *leaves)
+    outs, residuals = res[:n], res[n_out:]
+    out_avals = [v.aval for v in prog.outvars[:n]]
+    out_tree = holder["out_tree"]
+
+    def vjp_fn(ct: Any) -> tuple:
+        ct_leaves, ct_tree = tree_flatten(ct)
+        if ct_tree != out_tree:
+            raise ValueError(
+                f"vjp: cotangent tree structure {ct_tree} does not match the output "
+                f"structure {out_tree}"
+            )
+        for i, (c, a) in enumerate(zip(ct_leaves, out_avals)):
+            ca = _check_leaf(c, "vjp cotangent")
+            if ca.shape != a.shape or (
+                dtypes.is_inexact(a.dtype) and ca.dtype != a.dtype and not ca.weak_type
+            ):
+                raise ValueError(
+                    f"vjp: cotangent {i} has shape {ca.shape} and dtype {ca.dtype.name}, but "
+                    f"the primal output has shape {a.shape} and dtype {a.dtype.name}"
+                )
+        cts = eval_program(vp.bwd, *residuals, *ct_leaves)
+        cts = [
+            _zeros_ct(to_aval(x)) if not dtypes.is_inexact(to_aval(x).dtype) else g
+            for x, g in zip(leaves, cts)
+        ]
+        return tuple(tree_unflatten(in_tree, cts))
+
+    out = tree_unflatten(out_tree, outs)
+    if has_aux:
+        return out, vjp_fn, tree_unflatten(holder["aux_tree"], res[n:n_out])
+    return out, vjp_fn
+
+
+# --------------------------------------------------------------------------- forward mode
+
+
+def _check_tangents(primals: tuple, tangents: tuple, name: str) -> tuple[list, list, Any]:
+    p_leaves, p_tree = tree_flatten(primals)
+    t_leaves, t_tree = tree_flatten(tangents)
+    if p_tree != t_tree:
+        raise ValueError(
+            f"{name}: primal and tangent arguments must have the same tree structure; "
+            f"got {p_tree} and {t_tree}"
+        )
+    for p, t in zip(p_leaves, t_leaves):
+        pa, ta = to_aval(p), to_aval(t)
+        if pa.shape != ta.shape:
+            raise ValueError(
+                f"{name}: primal and tangent shapes differ: primal {pa} vs tangent {ta}"
+            )
+        if dtypes.is_inexact(pa.dtype) and ta.dtype != pa.dtype and not ta.weak_type:
+            raise TypeError(
+                f"{name}: primal and tangent dtypes differ: primal {pa} vs tangent {ta}"
+            )
+    return p_leaves, t_leaves, p_tree
+
+
+def jvp(fun: Callable, primals: Sequence[Any], tangents: Sequence[Any], has_aux: bool = False):
+    """``(out, tangent_out)`` of ``fun`` at ``primals`` along ``tangents``."""
+    if not isinstance(primals, (tuple, list)) or not isinstance(tangents, (tuple, list)):
+        raise TypeError("jvp: primals and tangents must be tuples or lists")
+    p_leaves, t_leaves, p_tree = _check_tangents(tuple(primals), tuple(tangents), "jvp")
+    holder: dict[str, Any] = {}
+
+    def flat(*xs: Any) -> list:
+        out = fun(*tree_unflatten(p_tree, list(xs)))
+        aux = None
+        if has_aux:
+            out, aux = out
+        ol, ot = tree_flatten(out)
+        al, at = tree_flatten(aux)
+        holder.update(out_tree=ot, n=len(ol), aux_tree=at)
+        return ol + al
+
+    avals = [_check_leaf(x, "jvp") for x in p_leaves]
+    with new_builder("jvp") as b:
+        prog = b.build(flat(*[b.new_arg(a) for a in avals]))
+    tans = [
+        t if dtypes.is_inexact(a.dtype) else ad.Zero(a) for t, a in zip(t_leaves, avals)
+    ]
+    outs, touts = ad.jvp_eval(prog, p_leaves, tans)
+    n = holder["n"]
+    touts = [
+        (_zeros_ct(o.aval) if is_zero(t) else t) for t, o in zip(touts[:n], prog.outvars[:n])
+    ]
+    out = tree_unflatten(holder["out_tree"], outs[:n])
+    tout = tree_unflatten(holder["out_tree"], touts)
+    if has_aux:
+        return out, tout, tree_unflatten(holder["aux_tree"], outs[n:])
+    return out, tout
+
+
+def linearize(fun: Callable, *primals: Any) -> tuple[Any, Callable]:
+    """``(out, jvp_fn)``: the primal computed once, and its linear tangent map."""
+    prog, out_tree = trace_pytree(fun, primals, None, "linearize")
+    leaves, in_tree = tree_flatten(primals)
+    nonzero = [dtypes.is_inexact(a.dtype) for a in prog.in_avals]
+    jprog, out_nz = ad.jvp_program(prog, nonzero)
+    n_t = sum(nonzero)
+    known, lin, unknown = ad.partial_eval(
+        jprog, [False] * len(leaves) + [True] * n_t, list(leaves) + [None] * n_t
+    )
+    n_out = len(prog.outvars)
+    outs = known[:n_out]
+    out_avals = [v.aval for v in prog.outvars]
+
+    def jvp_fn(*tangents: Any) -> Any:
+        _, t_leaves, _ = _check_tangents(primals, tangents, "linearize")
+        t_in = [t for t, nz in zip(t_leaves, nonzero) if nz]
+        lin_outs = iter(eval_program(lin, *t_in))
+        touts = []
+        for a, nz in zip(out_avals, out_nz):
+            if not nz:
+                touts.append(_zeros_ct(a))
+            else:
+                touts.append(next(lin_outs))
+        return tree_unflatten(out_tree, touts)
+
+    return tree_unflatten(out_tree, outs), jvp_fn
+
+
+# --------------------------------------------------------------------------- vmap
+
+
+def vmap(
+    fun: Callable,
+    in_axes: int | None | Sequence[Any] = 0,
+    out_axes: Any = 0,
+    axis_size: int | None = None,
+) -> Callable:
+    """Vectorise ``fun`` over the ``in_axes`` of its arguments."""
+    if isinstance(in_axes, list):
+        in_axes = tuple(in_axes)
+
+    @functools.wraps(fun)
+    def vmapped(*args: Any) -> Any:
+        leaves, in_tree = tree_flatten(args)
+        axes = broadcast_prefix(in_axes, args, "vmap", "in_axes")
+        dims: list[int | None] = []
+        sizes: dict[int, list[int]] = {}
+        for i, (x, ax) in enumerate(zip(leaves, axes)):
+            aval = _check_leaf(x, "vmap")
+            if ax is None:
+                dims.append(None)
+                continue
+            if not isinstance(ax, int):
+                raise TypeError(f"vmap in_axes must be ints or None, got {ax!r}")
+            if not -aval.ndim <= ax < aval.ndim:
+                raise ValueError(
+                    f"vmap was requested to map its argument along axis {ax}, which implies "
+                    f"that its rank should be at least {ax + 1 if ax >= 0 else -ax}, but is only "
+                    f"{aval.ndim} (its shape is {aval.shape})"
+                )
+            d = ax % aval.ndim
+            dims.append(d)
+            sizes.setdefault(aval.shape[d], []).append(i)
+        if len(sizes) > 1:
+            desc = "; ".join(
+                f"argument leaves {idx} have size {s}" for s, idx in sorted(sizes.items())
+            )
+            raise ValueError(f"vmap got inconsistent sizes for the mapped axes: {desc}")
+        if sizes:
+            size = next(iter(sizes))
+            if axis_size is not None and axis_size != size:
+                raise ValueError(f"vmap axis_size={axis_size} differs from the mapped size {size}")
+        elif axis_size is None:
+            raise ValueError(
+                "vmap must have at least one non-None value in in_axes, or an axis_size"
+            )
+        else:
+            size = axis_size
+        avals = [
+            batching.unbatched_aval(to_aval(x), d) for x, d in zip(leaves, dims)
+        ]
+        with new_builder("vmap") as b:
+            tracers = [b.new_arg(a) for a in avals]
+            out = fun(*tree_unflatten(in_tree, tracers))
+            out_leaves, out_tree = tree_flatten(out)
+            prog = b.build(out_leaves)
+        outs, ods = batching.batch_eval(prog, leaves, dims)
+        oaxes = broadcast_prefix(out_axes, out, "vmap", "out_axes")
+        final = []
+        for o, d, t in zip(outs, ods, oaxes):
+            if t is None:
+                if d is not None:
+                    raise ValueError(
+                        "vmap has mapped output but out_axes is None for that output"
+                    )
+                final.append(o)
+                continue
+            nd = to_aval(o).ndim + (d is None)
+            final.append(batching.move_dim(o, d, t % nd, size))
+        return tree_unflatten(out_tree, final)
+
+    return vmapped
+
+
+# --------------------------------------------------------------------------- jacobians
+
+
+def _std_basis(leaves: list) -> tuple[Any, list[int]]:
+    """An identity matrix split per leaf: returns (list of basis leaves, sizes)."""
+    from funcgrad import numpy as fnp
+
+    sizes = [int(np.prod(to_aval(x).shape, dtype=np.int64)) for x in leaves]
+    n = sum(sizes)
+    dtype = dtypes.result_type(*[(to_aval(x).dtype, False) for x in leaves])[0]
+    eye = fnp.eye(n, dtype=dtype)
+    out, start = [], 0
+    for x, s in zip(leaves, sizes):
+        blk = eye[:, start : start + s]
+        out.append(fnp.reshape(blk.astype(to_aval(x).dtype), (n, *to_aval(x).shape)))
+        start += s
+    return out, sizes
+
+
+def jacfwd(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False) -> Callable:
+    """Jacobian by forward mode: ``vmap`` of ``jvp`` over the input basis."""
+    from funcgrad import numpy as fnp
+
+    def jac(*args: Any) -> Any:
+        nums = _argnums_tuple(argnums, len(args), "jacfwd")
+        f = _split_diff(fun, args, nums, {})
+        diff = tuple(args[i] for i in nums)
+        leaves, in_tree = tree_flatten(diff)
+        _check_diff_dtypes(leaves, False, "jacfwd")
+        basis, _ = _std_basis(leaves)
+
+        def push(*t: Any) -> Any:
+            r = jvp(f, diff, tree_unflatten(in_tree, list(t)), has_aux=has_aux)
+            return (r[1], r[2]) if has_aux else r[1]
+
+        res = vmap(push, in_axes=0, out_axes=(0, None) if has_aux else 0)(*basis)
+        tout, aux = res if has_aux else (res, None)
+        t_leaves, out_tree = tree_flatten(tout)
+        in_shapes = [to_aval(x).shape for x in leaves]
+        jac_leaves = []
+        for t in t_leaves:
+            out_shape = to_aval(t).shape[1:]
+            parts, start = [], 0
+            for s in in_shapes:
+                sz = int(np.prod(s, dtype=np.int64))
+                blk = t[start : start + sz]
+                blk = fnp.reshape(blk, (*s, *out_shape))
+                nd_in = len(s)
+                perm = tuple(range(nd_in, nd_in + len(out_shape))) + tuple(range(nd_in))
+                parts.append(fnp.transpose(blk, perm))
+                start += sz
+            jac_leaves.append(_pack(parts, in_tree, argnums))
+        out = tree_unflatten(out_tree, jac_leaves)
+        return (out, aux) if has_aux else out
+
+    return jac
+
+
+def _pack(parts: list, in_tree: Any, argnums: Any) -> Any:
+    t = tree_unflatten(in_tree, parts)
+    return t[0] if isinstance(argnums, int) else t
+
+
+def jacrev(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False) -> Callable:
+    """Jacobian by reverse mode: ``vmap`` of ``vjp`` over the output basis."""
+    from funcgrad import numpy as fnp
+
+    def jac(*args: Any) -> Any:
+        nums = _argnums_tuple(argnums, len(args), "jacrev")
+        f = _split_diff(fun, args, nums, {})
+        diff = tuple(args[i] for i in nums)
+        leaves, in_tree = tree_flatten(diff)
+        _check_diff_dtypes(leaves, False, "jacrev")
+        if has_aux:
+            out, vjp_fn, aux = vjp(f, *diff, has_aux=True)
+        else:
+            out, vjp_fn = vjp(f, *diff)
+            aux = None
+        o_leaves, out_tree = tree_flatten(out)
+        basis, _ = _std_basis(o_leaves)
+
+        def pull(*c: Any) -> Any:
+            return vjp_fn(tree_unflatten(out_tree, list(c)))
+
+        cts = vmap(pull)(*basis)
+        ct_leaves = tree_flatten(cts)[0]  # per input leaf, shape (n_out_total, *in_shape)
+        out_shapes = [to_aval(o).shape for o in o_leaves]
+        jac_leaves = []
+        start = 0
+        for s in out_shapes:
+            sz = int(np.prod(s, dtype=np.int64))
+            parts = [
+                fnp.reshape(c[start : start + sz], (*s, *to_aval(c).shape[1:])) for c in ct_leaves
+            ]
+            jac_leaves.append(_pack(parts, in_tree, argnums))
+            start += sz
+        res = tree_unflatten(out_tree, jac_leaves)
+        return (res, aux) if has_aux else res
+
+    return jac
+
+
+def hessian(fun: Callable, argnums: int | Sequence[int] = 0) -> Callable:
+    """Hessian as ``jacfwd(jacrev(fun))``."""
+    return jacfwd(jacrev(fun, argnums), argnums)
+
+
+def make_ir(fun: Callable, static_argnums: int | Sequence[int] = ()) -> Callable[..., Program]:
+    """``make_ir(f)(*args)`` returns the traced :class:`Program` (print it to read it)."""
+    statics = (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums)
+
+    def wrapped(*args: Any, **kwargs: Any) -> Program:
+        dyn_idx = [i for i in range(len(args)) if i not in statics]
+
+        def f(*dyn: Any, **kw: Any) -> Any:
+            full = list(args)
+            for i, d in zip(dyn_idx, dyn):
+                full[i] = d
+            return fun(*full, **kw)
+
+        prog, _ = trace_pytree(f, tuple(args[i] for i in dyn_idx), kwargs, "make_ir")
+        return prog
+
+    return wrapped

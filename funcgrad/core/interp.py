@@ -1,0 +1,297 @@
+"""Interpreters: ``bind``, the eager interpreter, the tracing builder and tracers.
+
+``bind(prim, *args, **params)`` applies a primitive under the current
+interpreter: the innermost active :class:`Builder` records an equation; with
+no builder active the primitive's ``lower`` rule runs eagerly on jax arrays.
+Values of an enclosing (outer) builder met by an inner one are lifted to
+constants of the inner program, so evaluating a transformed program inside an
+outer trace records into the outer IR and transforms nest.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+import numpy as np
+
+from funcgrad.core import dtypes
+from funcgrad.core.errors import ConcretizationError, LeakedTracerError, user_frame, where
+from funcgrad.core.ir import Atom, Aval, Eqn, Literal, Program, Var, aval_of
+from funcgrad.core.primitive import Primitive
+
+_SCALARS = (bool, int, float, complex)
+
+
+class _State(threading.local):
+    def __init__(self) -> None:
+        self.stack: list[Builder] = []
+
+
+_state = _State()
+
+
+class Tracer:
+    """An abstract value inside a trace; operators and array methods come from funcgrad.numpy."""
+
+    __slots__ = ("_builder", "_var")
+    __array_priority__ = 1000
+
+    def __init__(self, builder: Builder, var: Var) -> None:
+        self._builder = builder
+        self._var = var
+
+    @property
+    def aval(self) -> Aval:
+        return self._var.aval
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self._var.aval.shape
+
+    @property
+    def dtype(self) -> np.dtype:
+        return self._var.aval.dtype
+
+    @property
+    def weak_type(self) -> bool:
+        return self._var.aval.weak_type
+
+    @property
+    def ndim(self) -> int:
+        return len(self._var.aval.shape)
+
+    @property
+    def size(self) -> int:
+        return self._var.aval.size
+
+    def __len__(self) -> int:
+        if not self.shape:
+            raise TypeError("len() of unsized object (a 0-d traced array)")
+        return self.shape[0]
+
+    def __iter__(self) -> Iterator[Any]:
+        if not self.shape:
+            raise TypeError("iteration over a 0-d traced array")
+        return (self[i] for i in range(self.shape[0]))
+
+    def _concrete_error(self, what: str) -> ConcretizationError:
+        return ConcretizationError(
+            f"{what} of an abstract value {self.aval} traced by `{self._builder.transform}`: "
+            "its value is not known while tracing. Use fg.cond / fg.while_loop / fg.fori_loop "
+            "for control flow that depends on traced values, or mark the argument static "
+            f"(static_argnums) under jit.{where(user_frame())}"
+        )
+
+    def __bool__(self) -> bool:
+        raise self._concrete_error("bool() (a Python `if`, `while`, `and`/`or`)")
+
+    def __float__(self) -> float:
+        raise self._concrete_error("float()")
+
+    def __int__(self) -> int:
+        raise self._concrete_error("int()")
+
+    def __complex__(self) -> complex:
+        raise self._concrete_error("complex()")
+
+    def __index__(self) -> int:
+        raise self._concrete_error("using as a Python index")
+
+    def __array__(self, *a: Any, **k: Any) -> np.ndarray:
+        raise self._concrete_error("conversion to a NumPy array")
+
+    def item(self) -> Any:
+        raise self._concrete_error(".item()")
+
+    def tolist(self) -> Any:
+        raise self._concrete_error(".tolist()")
+
+    def __repr__(self) -> str:
+        state = "" if self._builder.alive else ", leaked"
+        return f"Traced<{self.aval}>(by {self._builder.transform}{state})"
+
+    __hash__ = object.__hash__
+
+
+class Builder:
+    """The tracing interpreter: records equations into a program under construction."""
+
+    def __init__(self, transform: str) -> None:
+        self.transform = transform
+        self.eqns: list[Eqn] = []
+        self.invars: list[Var] = []
+        self.constvars: list[Var] = []
+        self.consts: list[Any] = []
+        self._const_ids: dict[int, Var] = {}
+        self.alive = True
+
+    def new_arg(self, aval: Aval) -> Tracer:
+        v = Var(aval)
+        self.invars.append(v)
+        return Tracer(self, v)
+
+    def _const(self, x: Any, aval: Aval) -> Var:
+        v = self._const_ids.get(id(x))
+        if v is None:
+            v = Var(aval)
+            self._const_ids[id(x)] = v
+            self.constvars.append(v)
+            self.consts.append(x)
+        return v
+
+    def to_atom(self, x: Any) -> Atom:
+        if isinstance(x, Tracer):
+            if x._builder is self:
+                return x._var
+            if not x._builder.alive:
+                raise leaked(x)
+            return self._const(x, x.aval)
+        if isinstance(x, _SCALARS):
+            return literal(x)
+        aval = aval_of(x)
+        if not aval.shape and isinstance(x, (np.ndarray, np.generic)):
+            return Literal(np.asarray(x, aval.dtype), aval)
+        return self._const(x, aval)
+
+    def process(self, prim: Primitive, args: Sequence[Any], params: dict[str, Any]) -> Any:
+        atoms = [self.to_atom(a) for a in args]
+        src = user_frame()
+        out_avals = abstract_eval_checked(prim, [a.aval for a in atoms], params, src)
+        outvars = tuple(Var(a) for a in out_avals)
+        self.eqns.append(Eqn(prim, tuple(atoms), outvars, params, src))
+        if prim.multiple_results:
+            return [Tracer(self, v) for v in outvars]
+        return Tracer(self, outvars[0])
+
+    def build(self, outs: Sequence[Any]) -> Program:
+        outvars = tuple(self.to_atom(o) for o in outs)
+        return Program(
+            tuple(self.invars),
+            tuple(self.constvars),
+            tuple(self.eqns),
+            outvars,
+            tuple(self.consts),
+        )
+
+
+def literal(x: Any) -> Literal:
+    """A weakly typed literal for a Python scalar."""
+    return Literal(x, aval_of(x))
+
+
+def leaked(x: Tracer) -> LeakedTracerError:
+    return LeakedTracerError(
+        f"Encountered a tracer {x.aval} created by `{x._builder.transform}` after that "
+        "transform finished: a traced value escaped (stored in a global, a closure or an "
+        f"object attribute) and was used later.{where(user_frame())}"
+    )
+
+
+def abstract_eval_checked(
+    prim: Primitive, avals: list[Aval], params: dict[str, Any], src: tuple[str, int] | None
+) -> list[Aval]:
+    """Run abstract evaluation; re-raise bad-input errors naming the primitive and user line."""
+    try:
+        return prim.abstract_eval_avals(avals, params)
+    except ConcretizationError:
+        raise
+    except (TypeError, ValueError) as e:
+        msg = str(e)
+        if not msg.startswith(prim.name):
+            msg = f"{prim.name}: {msg}"
+        err = type(e)(msg + where(src or user_frame()))
+        raise err from None
+
+
+def eager_process(prim: Primitive, args: Sequence[Any], params: dict[str, Any]) -> Any:
+    """Run a primitive now on concrete values through its ``lower`` rule."""
+    avals = []
+    for a in args:
+        if isinstance(a, Tracer):
+            raise leaked(a)
+        avals.append(aval_of(a))
+    abstract_eval_checked(prim, avals, params, None)
+    return prim.lower(*args, **params)
+
+
+def bind(prim: Primitive, *args: Any, **params: Any) -> Any:
+    """Apply ``prim`` under the current interpreter."""
+    st = _state.stack
+    if st:
+        return st[-1].process(prim, args, params)
+    return eager_process(prim, args, params)
+
+
+def current_builder() -> Builder | None:
+    st = _state.stack
+    return st[-1] if st else None
+
+
+def is_tracing() -> bool:
+    return bool(_state.stack)
+
+
+@contextmanager
+def new_builder(transform: str) -> Iterator[Builder]:
+    """Push a fresh tracing builder for the duration of the block."""
+    b = Builder(transform)
+    _state.stack.append(b)
+    try:
+        yield b
+    finally:
+        _state.stack.pop()
+        b.alive = False
+
+
+@contextmanager
+def eager_mode() -> Iterator[None]:
+    """Temporarily run with no builder active (used to evaluate host-side constants)."""
+    saved = _state.stack
+    _state.stack = []
+    try:
+        yield
+    finally:
+        _state.stack = saved
+
+
+def trace_flat(
+    fun: Callable[..., Sequence[Any]], in_avals: Sequence[Aval], transform: str
+) -> Program:
+    """Trace ``fun`` (flat list of arrays in, flat list out) into a closed Program."""
+    with new_builder(transform) as b:
+        args = [b.new_arg(a) for a in in_avals]
+        outs = fun(*args)
+        return b.build(list(outs))
+
+
+def read_literal(a: Literal) -> Any:
+    return a.val
+
+
+def eval_program(prog: Program, *args: Any) -> list[Any]:
+    """Evaluate ``prog`` by binding each equation under the current interpreter."""
+    env: dict[Var, Any] = dict(zip(prog.constvars, prog.consts))
+    env.update(zip(prog.invars, args))
+    for e in prog.eqns:
+        ins = [env[a] if type(a) is Var else a.val for a in e.inputs]
+        out = bind(e.prim, *ins, **e.params)
+        if e.prim.multiple_results:
+            env.update(zip(e.outvars, out))
+        else:
+            env[e.outvars[0]] = out
+    return [env[a] if type(a) is Var else a.val for a in prog.outvars]
+
+
+def is_concrete(x: Any) -> bool:
+    return not isinstance(x, Tracer)
+
+
+def to_aval(x: Any) -> Aval:
+    return x.aval if isinstance(x, Tracer) else aval_of(x)
+
+
+def canonical_literal(x: Any, dtype: np.dtype) -> Any:
+    return np.asarray(x, dtypes.canonicalize(dtype))

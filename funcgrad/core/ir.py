@@ -1,0 +1,317 @@
+"""funcgrad's IR: avals, variables, literals, equations and programs.
+
+A :class:`Program` is a closed, first-order listing of primitive applications,
+like a jaxpr. Every transform reads a program and writes a new one.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from funcgrad.core import dtypes
+
+if TYPE_CHECKING:
+    from funcgrad.core.primitive import Primitive
+
+_SHORT = {
+    "float16": "f16",
+    "bfloat16": "bf16",
+    "float32": "f32",
+    "float64": "f64",
+    "int8": "i8",
+    "int16": "i16",
+    "int32": "i32",
+    "int64": "i64",
+    "uint8": "u8",
+    "uint16": "u16",
+    "uint32": "u32",
+    "uint64": "u64",
+    "bool": "bool",
+    "complex64": "c64",
+    "complex128": "c128",
+}
+
+
+@dataclass(frozen=True)
+class Aval:
+    """Abstract value: a shape, a dtype and whether the dtype is weak (Python scalar)."""
+
+    shape: tuple[int, ...]
+    dtype: np.dtype
+    weak_type: bool = False
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.dtype, np.dtype):
+            object.__setattr__(self, "dtype", np.dtype(self.dtype))
+        if not isinstance(self.shape, tuple):
+            object.__setattr__(self, "shape", tuple(self.shape))
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def size(self) -> int:
+        return int(np.prod(self.shape, dtype=np.int64))
+
+    def update(self, **kw: Any) -> Aval:
+        return Aval(
+            kw.get("shape", self.shape),
+            kw.get("dtype", self.dtype),
+            kw.get("weak_type", self.weak_type),
+        )
+
+    def strip_weak(self) -> Aval:
+        return self if not self.weak_type else Aval(self.shape, self.dtype, False)
+
+    def str_short(self) -> str:
+        return f"{_SHORT.get(self.dtype.name, self.dtype.name)}[{','.join(map(str, self.shape))}]"
+
+    def __str__(self) -> str:
+        return self.str_short()
+
+
+def aval_of(x: Any) -> Aval:
+    """The aval of a concrete value (Python scalar, NumPy or JAX array)."""
+    if isinstance(x, (bool, int, float, complex)):
+        return Aval((), dtypes.python_scalar_dtype(x), not isinstance(x, bool))
+    shape = getattr(x, "shape", None)
+    dtype = getattr(x, "dtype", None)
+    if shape is None or dtype is None:
+        raise TypeError(
+            f"Value {x!r} of type {type(x).__name__} is not a valid funcgrad array type"
+        )
+    return Aval(tuple(shape), dtypes.canonicalize(dtype), bool(getattr(x, "weak_type", False)))
+
+
+_ids = itertools.count()
+
+
+class Var:
+    """A variable of the IR; compared by identity."""
+
+    __slots__ = ("aval", "id")
+
+    def __init__(self, aval: Aval) -> None:
+        self.aval = aval
+        self.id = next(_ids)
+
+    def __repr__(self) -> str:
+        return f"Var({self.id}:{self.aval})"
+
+
+class Literal:
+    """A constant scalar written inline in the IR."""
+
+    __slots__ = ("val", "aval")
+
+    def __init__(self, val: Any, aval: Aval) -> None:
+        self.val = val
+        self.aval = aval
+
+    def __repr__(self) -> str:
+        return f"Literal({self.val!r})"
+
+    def __str__(self) -> str:
+        v = self.val
+        if isinstance(v, np.ndarray):
+            v = v.item()
+        return f"{v}:{self.aval}" if not self.aval.weak_type else repr(v)
+
+
+Atom = Var | Literal
+
+
+@dataclass(frozen=True, eq=False)
+class Eqn:
+    """``outvars = prim[params](*inputs)``; ``source`` is the user's (file, line)."""
+
+    prim: Primitive
+    inputs: tuple[Atom, ...]
+    outvars: tuple[Var, ...]
+    params: dict[str, Any]
+    source: tuple[str, int] | None = None
+
+
+def _hashable_param(v: Any) -> Any:
+    if isinstance(v, Program):
+        return ("program", v.key())
+    if isinstance(v, (list, tuple)):
+        return tuple(_hashable_param(x) for x in v)
+    if isinstance(v, dict):
+        return tuple(sorted((k, _hashable_param(x)) for k, x in v.items()))
+    if isinstance(v, np.ndarray):
+        return ("nd", v.shape, v.dtype.str, v.tobytes())
+    try:
+        hash(v)
+    except TypeError:
+        return ("id", id(v))
+    return v
+
+
+@dataclass(frozen=True, eq=False)
+class Program:
+    """A closed program: ``{ lambda constvars ; invars . let eqns in outvars }``.
+
+    ``consts`` holds the values bound to ``constvars`` (arrays, or tracers of an
+    enclosing trace); they are not part of the program's structure.
+    """
+
+    invars: tuple[Var, ...]
+    constvars: tuple[Var, ...]
+    eqns: tuple[Eqn, ...]
+    outvars: tuple[Atom, ...]
+    consts: tuple[Any, ...] = ()
+    _key: list = field(default_factory=list, repr=False, compare=False)
+
+    @property
+    def in_avals(self) -> list[Aval]:
+        return [v.aval for v in self.invars]
+
+    @property
+    def out_avals(self) -> list[Aval]:
+        return [v.aval for v in self.outvars]
+
+    def key(self) -> tuple:
+        """A hashable key equal for structurally identical programs (consts excluded)."""
+        if self._key:
+            return self._key[0]
+        names: dict[Var, int] = {}
+
+        def atom(a: Atom) -> Any:
+            if isinstance(a, Literal):
+                return ("lit", a.aval, np.asarray(a.val).item())
+            return names[a]
+
+        for v in (*self.constvars, *self.invars):
+            names[v] = len(names)
+        eqn_keys = []
+        for e in self.eqns:
+            ins = tuple(atom(a) for a in e.inputs)
+            for v in e.outvars:
+                names[v] = len(names)
+            eqn_keys.append(
+                (
+                    e.prim.name,
+                    ins,
+                    tuple(v.aval for v in e.outvars),
+                    _hashable_param(e.params),
+                )
+            )
+        k = (
+            tuple(v.aval for v in self.constvars),
+            tuple(v.aval for v in self.invars),
+            tuple(eqn_keys),
+            tuple(atom(a) for a in self.outvars),
+        )
+        self._key.append(k)
+        return k
+
+    def replace(self, **kw: Any) -> Program:
+        d = dict(
+            invars=self.invars,
+            constvars=self.constvars,
+            eqns=self.eqns,
+            outvars=self.outvars,
+            consts=self.consts,
+        )
+        d.update(kw)
+        return Program(**d)
+
+    def check(self) -> None:
+        """Validate the program: single assignment, defined before use, avals agree."""
+        defined: set[Var] = set()
+
+        def define(v: Var) -> None:
+            if not isinstance(v, Var):
+                raise ValueError(f"binder {v!r} is not a Var")
+            if v in defined:
+                raise ValueError(f"variable {v} defined twice")
+            defined.add(v)
+
+        def use(a: Atom, where: str) -> None:
+            if isinstance(a, Var) and a not in defined:
+                raise ValueError(f"variable {a} used before definition in {where}")
+
+        if len(self.consts) not in (0, len(self.constvars)):
+            raise ValueError("consts and constvars differ in length")
+        for v in (*self.constvars, *self.invars):
+            define(v)
+        for e in self.eqns:
+            for a in e.inputs:
+                use(a, e.prim.name)
+            expected = e.prim.abstract_eval_avals([a.aval for a in e.inputs], e.params)
+            got = [v.aval for v in e.outvars]
+            if [a.strip_weak() for a in expected] != [a.strip_weak() for a in got]:
+                raise ValueError(
+                    f"{e.prim.name}: output avals {[str(a) for a in got]} disagree with "
+                    f"abstract evaluation {[str(a) for a in expected]}"
+                )
+            for v in e.outvars:
+                define(v)
+            for p in e.params.values():
+                for sub in p if isinstance(p, (tuple, list)) else (p,):
+                    if isinstance(sub, Program):
+                        sub.check()
+        for a in self.outvars:
+            use(a, "outputs")
+
+    def __str__(self) -> str:
+        return pp_program(self)
+
+
+def _var_names() -> Any:
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    for n in itertools.count(1):
+        for combo in itertools.product(letters, repeat=n):
+            yield "".join(combo)
+
+
+def pp_program(p: Program, indent: int = 0) -> str:
+    """Pretty-print like ``jax.make_jaxpr``: ``{ lambda consts ; args . let ... in (outs) }``."""
+    gen = _var_names()
+    names: dict[Var, str] = {}
+
+    def name(a: Atom) -> str:
+        if isinstance(a, Literal):
+            return str(a)
+        if a not in names:
+            names[a] = next(gen)
+        return names[a]
+
+    def binder(v: Var) -> str:
+        return f"{name(v)}:{v.aval}"
+
+    def param_str(k: str, v: Any) -> str:
+        if isinstance(v, Program):
+            body = pp_program(v, indent + 6)
+            return f"{k}={body}"
+        if isinstance(v, (tuple, list)) and v and all(isinstance(x, Program) for x in v):
+            return f"{k}=(" + ", ".join(pp_program(x, indent + 6) for x in v) + ")"
+        if isinstance(v, np.dtype):
+            return f"{k}={v.name}"
+        return f"{k}={v}"
+
+    pad = " " * indent
+    head = (
+        "{ lambda "
+        + " ".join(binder(v) for v in p.constvars)
+        + ("; " if p.constvars else "")
+        + " ".join(binder(v) for v in p.invars)
+        + ". let"
+    )
+    lines = [head]
+    for e in p.eqns:
+        outs = " ".join(binder(v) for v in e.outvars)
+        params = ""
+        if e.params:
+            params = "[" + " ".join(param_str(k, v) for k, v in sorted(e.params.items())) + "]"
+        ins = " ".join(name(a) for a in e.inputs)
+        lines.append(f"{pad}    {outs} = {e.prim.name}{params} {ins}")
+    outs = " ".join(name(a) for a in p.outvars)
+    lines.append(f"{pad}  in ({outs}) }}")
+    return "\n".join(lines)

@@ -1,0 +1,147 @@
+"""The :class:`Primitive`: one object per primitive carrying all of its rules.
+
+Rule signatures (``params`` are the equation's keyword parameters):
+
+* ``abstract_eval(*avals, **params) -> Aval`` (a list of avals when
+  ``multiple_results``); raises ``TypeError``/``ValueError`` naming the primitive.
+* ``lower(*values, **params)`` — the ``jax.lax`` implementation on jax arrays.
+* ``jvp(primals, tangents, **params) -> (out, tangent_out)``; tangents may be
+  :class:`~funcgrad.core.zeros.Zero`; lists for multiple results.
+* ``vjp(ct, *primals, out=..., **params) -> tuple`` of cotangents, one per
+  input (``Zero``/``None`` where there is none). For call-like primitives
+  ``vjp_fwd(*primals, **params) -> (outs, residuals)`` and
+  ``vjp_bwd(residuals, cts, **params) -> cts_in`` replace ``vjp``.
+* ``batch(args, dims, **params) -> (out, out_dim)``; a dim is an int or ``None``.
+
+Rules are written with funcgrad's own operations, so what they emit can be
+transformed again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from funcgrad.core.ir import Aval
+
+RULES = ("abstract_eval", "lower", "jvp", "vjp", "batch")
+
+REGISTRY: dict[str, Primitive] = {}
+
+
+class Primitive:
+    """A primitive operation and its rules."""
+
+    def __init__(
+        self,
+        name: str,
+        *,
+        family: str = "",
+        multiple_results: bool = False,
+        differentiable: bool = True,
+        register: bool = True,
+    ) -> None:
+        self.name = name
+        self.family = family
+        self.multiple_results = multiple_results
+        #: False for primitives whose outputs carry no derivative (comparisons,
+        #: argmax, iota, random bits): their JVP/VJP are symbolic zeros.
+        self.differentiable = differentiable
+        self.abstract_eval: Callable[..., Any] | None = None
+        self.lower: Callable[..., Any] | None = None
+        self.jvp: Callable[..., Any] | None = None
+        self.vjp: Callable[..., Any] | None = None
+        self.vjp_fwd: Callable[..., Any] | None = None
+        self.vjp_bwd: Callable[..., Any] | None = None
+        self.batch: Callable[..., Any] | None = None
+        #: callable(rng) -> list of test Examples, used by the registry tests
+        self.examples: Callable[..., list] | None = None
+        if register:
+            if name in REGISTRY:
+                raise ValueError(f"primitive {name!r} registered twice")
+            REGISTRY[name] = self
+
+    def __repr__(self) -> str:
+        return self.name
+
+    def missing_rules(self) -> list[str]:
+        """Names of rule slots this primitive has not filled."""
+        out = []
+        for r in RULES:
+            if r == "vjp":
+                if self.vjp is None and (self.vjp_fwd is None or self.vjp_bwd is None):
+                    if self.differentiable:
+                        out.append(r)
+                continue
+            if r == "jvp" and not self.differentiable:
+                continue
+            if getattr(self, r) is None:
+                out.append(r)
+        return out
+
+    def abstract_eval_avals(self, avals: list[Aval], params: dict[str, Any]) -> list[Aval]:
+        if self.abstract_eval is None:
+            raise NotImplementedError(f"{self.name}: no abstract evaluation rule")
+        out = self.abstract_eval(*avals, **params)
+        return list(out) if self.multiple_results else [out]
+
+    # decorator helpers: ``@sin_p.def_jvp`` etc.
+    def def_abstract_eval(self, f: Callable) -> Callable:
+        self.abstract_eval = f
+        return f
+
+    def def_lower(self, f: Callable) -> Callable:
+        self.lower = f
+        return f
+
+    def def_jvp(self, f: Callable) -> Callable:
+        self.jvp = f
+        return f
+
+    def def_vjp(self, f: Callable) -> Callable:
+        self.vjp = f
+        return f
+
+    def def_batch(self, f: Callable) -> Callable:
+        self.batch = f
+        return f
+
+    def def_examples(self, f: Callable) -> Callable:
+        self.examples = f
+        return f
+
+    def bind(self, *args: Any, **params: Any) -> Any:
+        from funcgrad.core.interp import bind
+
+        return bind(self, *args, **params)
+
+
+class Example:
+    """A test case for the registry tests: concrete args and params.
+
+    ``diff_argnums`` are the float inputs to differentiate; ``smooth`` marks
+    examples whose second derivatives are checked too; ``batchable`` says the
+    batching test may add a batch axis to each arg.
+    """
+
+    def __init__(
+        self,
+        args: list,
+        params: dict | None = None,
+        diff_argnums: tuple[int, ...] | None = None,
+        smooth: bool = True,
+        batch_argnums: tuple[int, ...] | None = None,
+        rtol: float = 1e-6,
+        atol: float = 1e-6,
+    ) -> None:
+        self.args = list(args)
+        self.params = params or {}
+        self.diff_argnums = diff_argnums
+        self.smooth = smooth
+        self.batch_argnums = batch_argnums
+        self.rtol = rtol
+        self.atol = atol
+
+    def __repr__(self) -> str:
+        shapes = [getattr(a, "shape", a) for a in self.args]
+        return f"Example({shapes}, {self.params})"

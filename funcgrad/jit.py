@@ -1,0 +1,197 @@
+"""``fg.jit``: trace once per abstract signature, lower to ``jax.lax``, compile with XLA.
+
+Called eagerly, a jitted function dispatches straight to the compiled XLA
+executable. Called inside another transform (``grad(jit(f))``), it binds one
+``jit_call`` equation holding its program, so the inner function stays one
+unit: it is transformed as a whole and lowered once.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import jax
+
+from funcgrad import passes
+from funcgrad.core.interp import Tracer, _state, new_builder, to_aval
+from funcgrad.core.ir import Program, aval_of
+from funcgrad.lowering import lower_program
+from funcgrad.tree import broadcast_prefix, tree_flatten, tree_unflatten
+
+
+def _as_tuple(x: int | Sequence[int] | None) -> tuple:
+    if x is None:
+        return ()
+    return (x,) if isinstance(x, (int, str)) else tuple(x)
+
+
+def close_program(prog: Program) -> Program:
+    """Turn constvars into leading invars (for call primitives)."""
+    if not prog.constvars:
+        return prog.replace(consts=())
+    return Program(prog.constvars + prog.invars, (), prog.eqns, prog.outvars, ())
+
+
+class _Entry:
+    __slots__ = ("call_prog", "compiled", "consts", "out_tree", "program")
+
+    def __init__(self, program: Program, out_tree: Any) -> None:
+        self.program = program
+        self.out_tree = out_tree
+        self.consts = list(program.consts)
+        self.call_prog = close_program(program)
+        self.compiled: Any = None
+
+
+class Jitted:
+    """A function compiled through XLA, cached per abstract signature and static values."""
+
+    def __init__(
+        self,
+        fun: Callable,
+        static_argnums: int | Sequence[int] = (),
+        static_argnames: str | Sequence[str] = (),
+        donate_argnums: int | Sequence[int] = (),
+        in_shardings: Any = None,
+        out_shardings: Any = None,
+    ) -> None:
+        self.fun = fun
+        self.static_argnums = _as_tuple(static_argnums)
+        self.static_argnames = _as_tuple(static_argnames)
+        self.donate_argnums = _as_tuple(donate_argnums)
+        self.in_shardings = in_shardings
+        self.out_shardings = out_shardings
+        self._cache: dict[Any, _Entry] = {}
+        self.trace_count = 0
+        functools.update_wrapper(self, fun)
+
+    # ------------------------------------------------------------------ signature
+    def _split(self, args: tuple, kwargs: dict) -> tuple:
+        n = len(args)
+        statics = tuple(i % n for i in self.static_argnums if -n <= i < n)
+        static_vals = []
+        dyn_args = []
+        for i, a in enumerate(args):
+            if i in statics:
+                try:
+                    hash(a)
+                except TypeError:
+                    raise ValueError(
+                        f"jit: static argument {i} of type {type(a).__name__} is not hashable"
+                    ) from None
+                static_vals.append((i, a))
+            else:
+                dyn_args.append(a)
+        static_kw = tuple(sorted((k, v) for k, v in kwargs.items() if k in self.static_argnames))
+        dyn_kw = {k: v for k, v in kwargs.items() if k not in self.static_argnames}
+        leaves, tree = tree_flatten((tuple(dyn_args), dyn_kw))
+        return statics, tuple(static_vals), static_kw, leaves, tree
+
+    def _entry(self, args: tuple, kwargs: dict) -> tuple[_Entry, list]:
+        statics, static_vals, static_kw, leaves, tree = self._split(args, kwargs)
+        avals = tuple(to_aval(x) for x in leaves)
+        key = (static_vals, static_kw, tree, avals)
+        entry = self._cache.get(key)
+        if entry is None:
+            entry = self._trace(args, kwargs, statics, leaves, tree, avals)
+            if not any(isinstance(c, Tracer) for c in entry.consts):
+                self._cache[key] = entry
+        return entry, leaves
+
+    def _trace(self, args, kwargs, statics, leaves, tree, avals) -> _Entry:
+        self.trace_count += 1
+        with new_builder("jit") as b:
+            tracers = [b.new_arg(a) for a in avals]
+            dyn_args, dyn_kw = tree_unflatten(tree, tracers)
+            it = iter(dyn_args)
+            full = [a if i in statics else next(it) for i, a in enumerate(args)]
+            kw = {**kwargs, **dyn_kw}
+            out = self.fun(*full, **kw)
+            out_leaves, out_tree = tree_flatten(out)
+            for o in out_leaves:
+                if not isinstance(o, Tracer):
+                    aval_of(o)  # raises a clear TypeError for non-arrays
+            prog = b.build(out_leaves)
+        prog = passes.prune_constvars(passes.simplify(prog))
+        return _Entry(prog, out_tree)
+
+    def _compile(self, entry: _Entry, args: tuple, leaves: list) -> Any:
+        n_consts = len(entry.consts)
+        kw: dict[str, Any] = {}
+        if self.donate_argnums:
+            donated = []
+            n = len(args)
+            dyn_positions = [i for i in range(n) if i not in {j % n for j in self.static_argnums}]
+            offset = n_consts
+            for pos in dyn_positions:
+                count = len(jax.tree_util.tree_leaves(args[pos]))
+                if pos in {d % n for d in self.donate_argnums}:
+                    donated.extend(range(offset, offset + count))
+                offset += count
+            kw["donate_argnums"] = tuple(donated)
+        if self.in_shardings is not None:
+            n = len(args)
+            dyn = tuple(a for i, a in enumerate(args) if i not in {j % n for j in self.static_argnums})
+            per_leaf = broadcast_prefix(self.in_shardings, dyn, "jit", "in_shardings")
+            kw["in_shardings"] = tuple([None] * n_consts + per_leaf)
+        if self.out_shardings is not None:
+            kw["out_shardings"] = self._out_shardings_flat(entry)
+        return jax.jit(lower_program(entry.program), **kw)
+
+    def _out_shardings_flat(self, entry: _Entry) -> Any:
+        dummy = tree_unflatten(entry.out_tree, [0] * entry.out_tree.num_leaves)
+        return broadcast_prefix(self.out_shardings, dummy, "jit", "out_shardings")
+
+    # ------------------------------------------------------------------ calls
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        entry, leaves = self._entry(args, kwargs)
+        if _state.stack:
+            from funcgrad.primitives.calls import jit_call
+
+            outs = jit_call(entry.call_prog, *entry.consts, *leaves, name=self._name())
+        else:
+            if entry.compiled is None:
+                entry.compiled = self._compile(entry, args, leaves)
+            outs = entry.compiled(*entry.consts, *leaves)
+        return tree_unflatten(entry.out_tree, outs)
+
+    def _name(self) -> str:
+        return getattr(self.fun, "__name__", "fun")
+
+    def trace(self, *args: Any, **kwargs: Any) -> Program:
+        """The (simplified) Program this function compiles for these arguments."""
+        entry, _ = self._entry(args, kwargs)
+        return entry.program
+
+    def lower(self, *args: Any, **kwargs: Any) -> str:
+        """The lowered text (StableHLO) XLA compiles for these arguments."""
+        entry, leaves = self._entry(args, kwargs)
+        if entry.compiled is None:
+            entry.compiled = self._compile(entry, args, leaves)
+        return entry.compiled.lower(*entry.consts, *leaves).as_text()
+
+    def clear_cache(self) -> None:
+        self._cache.clear()
+
+
+def jit(
+    fun: Callable | None = None,
+    static_argnums: int | Sequence[int] = (),
+    static_argnames: str | Sequence[str] = (),
+    donate_argnums: int | Sequence[int] = (),
+    in_shardings: Any = None,
+    out_shardings: Any = None,
+) -> Any:
+    """Compile ``fun`` through XLA; usable as ``@jit`` or ``@jit(static_argnums=...)``."""
+    if fun is None:
+        return functools.partial(
+            jit,
+            static_argnums=static_argnums,
+            static_argnames=static_argnames,
+            donate_argnums=donate_argnums,
+            in_shardings=in_shardings,
+            out_shardings=out_shardings,
+        )
+    return Jitted(fun, static_argnums, static_argnames, donate_argnums, in_shardings, out_shardings)

@@ -1,0 +1,91 @@
+"""IR → IR clean-up passes: dead-code and common-subexpression elimination."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from funcgrad.core.ir import Eqn, Literal, Program, Var, _hashable_param
+
+
+def dce(prog: Program, used_outputs: list[bool] | None = None) -> Program:
+    """Drop equations whose outputs are never used (every primitive is pure)."""
+    outvars = prog.outvars
+    if used_outputs is not None:
+        outvars = tuple(v for v, u in zip(outvars, used_outputs) if u)
+    live: set[Var] = {v for v in outvars if isinstance(v, Var)}
+    kept: list[Eqn] = []
+    for e in reversed(prog.eqns):
+        if any(v in live for v in e.outvars):
+            kept.append(e)
+            live.update(a for a in e.inputs if isinstance(a, Var))
+    kept.reverse()
+    if len(kept) == len(prog.eqns) and outvars is prog.outvars:
+        return prog
+    return prog.replace(eqns=tuple(kept), outvars=outvars)
+
+
+def prune_constvars(prog: Program) -> Program:
+    """Drop constvars (and their values) that no equation or output uses."""
+    used = _used_vars(prog)
+    keep = [i for i, v in enumerate(prog.constvars) if v in used]
+    if len(keep) == len(prog.constvars):
+        return prog
+    return prog.replace(
+        constvars=tuple(prog.constvars[i] for i in keep),
+        consts=tuple(prog.consts[i] for i in keep) if prog.consts else (),
+    )
+
+
+def _used_vars(prog: Program) -> set[Var]:
+    used: set[Var] = {v for v in prog.outvars if isinstance(v, Var)}
+    for e in prog.eqns:
+        used.update(a for a in e.inputs if isinstance(a, Var))
+    return used
+
+
+def used_invars(prog: Program) -> list[bool]:
+    used = _used_vars(prog)
+    return [v in used for v in prog.invars]
+
+
+def cse(prog: Program) -> Program:
+    """Merge equations that apply the same primitive to the same inputs with the same params."""
+    subst: dict[Var, Var] = {}
+    seen: dict[Any, tuple[Var, ...]] = {}
+    eqns: list[Eqn] = []
+
+    def atom(a: Any) -> Any:
+        return subst.get(a, a) if isinstance(a, Var) else a
+
+    def key_of(a: Any) -> Any:
+        if isinstance(a, Literal):
+            return ("lit", a.aval, repr(a.val))
+        return id(a)
+
+    changed = False
+    for e in prog.eqns:
+        ins = tuple(atom(a) for a in e.inputs)
+        try:
+            k = (e.prim.name, tuple(key_of(a) for a in ins), _hashable_param(e.params))
+            hash(k)
+        except TypeError:
+            k = None
+        if k is not None and k in seen:
+            for v, w in zip(e.outvars, seen[k]):
+                subst[v] = w
+            changed = True
+            continue
+        if ins != e.inputs:
+            e = Eqn(e.prim, ins, e.outvars, e.params, e.source)
+            changed = True
+        if k is not None:
+            seen[k] = e.outvars
+        eqns.append(e)
+    if not changed:
+        return prog
+    return prog.replace(eqns=tuple(eqns), outvars=tuple(atom(a) for a in prog.outvars))
+
+
+def simplify(prog: Program) -> Program:
+    """CSE then DCE, the passes run before lowering."""
+    return dce(cse(prog))

@@ -1,0 +1,9 @@
+"""Primitive families. Importing this package registers every primitive."""
+
+from funcgrad.primitives import (  # noqa: F401
+    calls,
+    elementwise,
+    linalg,
+    reductions,
+    shape,
+)

@@ -1,0 +1,249 @@
+"""Linear algebra primitives: ``dot_general``.
+
+``dot_general(x, y, dimension_numbers=((lhs_contract, rhs_contract), (lhs_batch,
+rhs_batch)))`` follows ``jax.lax``: the result's dimensions are the batch
+dimensions (in ``lhs_batch`` order), then ``x``'s free dimensions, then ``y``'s
+free dimensions (each in operand order). Its VJP is again a ``dot_general``
+(contracting the cotangent with the other operand) followed by a transpose
+back into the operand's layout; its batching rule turns a batch axis on both
+operands into one more dot batch dimension and a batch axis on one operand
+into a free dimension, so a batched dot is always one ``dot_general``.
+"""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+from jax import lax
+
+from funcgrad.core import dtypes
+from funcgrad.core.interp import bind, to_aval
+from funcgrad.core.ir import Aval
+from funcgrad.core.primitive import Example, Primitive
+from funcgrad.core.zeros import Zero, is_zero
+from funcgrad.primitives import elementwise as ew
+from funcgrad.primitives import rules
+from funcgrad.primitives import shape as sh
+from funcgrad.primitives.rules import rand
+
+FAMILY = "linalg"
+
+DimensionNumbers = tuple[tuple[tuple[int, ...], tuple[int, ...]], tuple[tuple[int, ...], ...]]
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def _free(ndim: int, contract: Sequence[int], batch: Sequence[int]) -> list[int]:
+    return [i for i in range(ndim) if i not in contract and i not in batch]
+
+
+def _join_dtype(x: Aval, y: Aval, dn: Any) -> tuple[np.dtype, bool]:
+    if not x.weak_type and not y.weak_type and x.dtype != y.dtype:
+        raise TypeError(
+            f"dot_general requires operands of one dtype, got {x} and {y} "
+            f"(dimension_numbers={dn}); convert one of them first"
+        )
+    if x.weak_type != y.weak_type:
+        strong, weak = (y, x) if x.weak_type else (x, y)
+        if dtypes.kind(weak.dtype) > dtypes.kind(strong.dtype):
+            raise TypeError(
+                f"dot_general: weakly typed operand {weak} does not fit dtype {strong.dtype} "
+                f"(operands {x} and {y})"
+            )
+        return strong.dtype, False
+    return x.dtype, x.weak_type
+
+
+def _as_dtype(v: Any, dtype: np.dtype) -> Any:
+    if isinstance(v, (bool, int, float, complex)):
+        return np.asarray(v, dtype)
+    return v if v.dtype == dtype else lax.convert_element_type(v, dtype)
+
+
+# --------------------------------------------------------------------------- dot_general
+
+dot_general_p = Primitive("dot_general", family=FAMILY)
+
+
+@dot_general_p.def_abstract_eval
+def _dot_general_abstract_eval(
+    x: Aval, y: Aval, *, dimension_numbers: DimensionNumbers, preferred_element_type: Any = None
+) -> Aval:
+    dn = dimension_numbers
+    (lc, rc), (lb, rb) = dn
+    desc = f"{x} and {y} with dimension_numbers={dn}"
+    if len(lc) != len(rc):
+        raise TypeError(f"dot_general: contracting dimensions differ in number, got {desc}")
+    if len(lb) != len(rb):
+        raise TypeError(f"dot_general: batch dimensions differ in number, got {desc}")
+    for dims, a, side in ((lc + lb, x, "lhs"), (rc + rb, y, "rhs")):
+        if any(not 0 <= d < a.ndim for d in dims):
+            raise ValueError(f"dot_general: {side} dimensions out of range, got {desc}")
+        if len(set(dims)) != len(dims):
+            raise ValueError(f"dot_general: {side} dimensions repeated, got {desc}")
+    if any(x.shape[i] != y.shape[j] for i, j in zip(lc, rc)):
+        raise TypeError(f"dot_general: contracting dimensions must have equal sizes, got {desc}")
+    if any(x.shape[i] != y.shape[j] for i, j in zip(lb, rb)):
+        raise TypeError(f"dot_general: batch dimensions must have equal sizes, got {desc}")
+    dtype, weak = _join_dtype(x, y, dn)
+    if dtypes.kind(dtype) == 0:
+        raise TypeError(f"dot_general requires numeric operands, got {desc}")
+    if preferred_element_type is not None:
+        dtype, weak = preferred_element_type, False
+    shape = (
+        *(x.shape[i] for i in lb),
+        *(x.shape[i] for i in _free(x.ndim, lc, lb)),
+        *(y.shape[i] for i in _free(y.ndim, rc, rb)),
+    )
+    return Aval(shape, dtype, weak)
+
+
+def _dot_general_lower(
+    x: Any, y: Any, *, dimension_numbers: DimensionNumbers, preferred_element_type: Any = None
+) -> Any:
+    dtype, _ = _join_dtype(to_aval(x), to_aval(y), dimension_numbers)
+    return lax.dot_general(
+        _as_dtype(x, dtype),
+        _as_dtype(y, dtype),
+        dimension_numbers,
+        preferred_element_type=preferred_element_type,
+    )
+
+
+dot_general_p.lower = _dot_general_lower
+
+
+@dot_general_p.def_jvp
+def _dot_general_jvp(
+    primals: list, tangents: list, *, dimension_numbers: DimensionNumbers, preferred_element_type
+) -> tuple:
+    (x, y), (tx, ty) = primals, tangents
+    kw = dict(dimension_numbers=dimension_numbers, preferred_element_type=preferred_element_type)
+    out = dot_general(x, y, **kw)
+    t: Any = Zero(to_aval(out).strip_weak())
+    if not is_zero(tx):
+        t = rules.add_tangents(t, dot_general(tx, y, **kw))
+    if not is_zero(ty):
+        t = rules.add_tangents(t, dot_general(x, ty, **kw))
+    return out, t
+
+
+def _dot_transpose(
+    ct: Any,
+    other: Any,
+    own: Aval,
+    own_c: tuple[int, ...],
+    other_c: tuple[int, ...],
+    own_b: tuple[int, ...],
+    other_b: tuple[int, ...],
+    ct_other_free: tuple[int, ...],
+) -> Any:
+    """Cotangent of one dot operand: contract ``ct`` with ``other``, transpose to ``own``."""
+    oa = to_aval(other)
+    if not dtypes.is_inexact(own.dtype):
+        return None
+    if to_aval(ct).dtype != oa.dtype:
+        ct = ew.convert_element_type(ct, oa.dtype)
+    nb = len(own_b)
+    other_free = tuple(_free(oa.ndim, other_c, other_b))
+    g = dot_general(ct, other, ((ct_other_free, other_free), (tuple(range(nb)), other_b)))
+    # g's dims: batch (own_b order), own free dims, then other's contracted dims in
+    # other's order — each of which is own_c[k] for other_c[k]
+    src = [*own_b, *_free(own.ndim, own_c, own_b), *(own_c[k] for k in np.argsort(other_c))]
+    g = sh.transpose(g, tuple(int(i) for i in np.argsort(src)))
+    if to_aval(g).dtype != own.dtype:
+        g = ew.convert_element_type(g, own.dtype)
+    return g
+
+
+@dot_general_p.def_vjp
+def _dot_general_vjp(
+    ct: Any,
+    x: Any,
+    y: Any,
+    *,
+    out: Any,
+    dimension_numbers: DimensionNumbers,
+    preferred_element_type,
+) -> tuple:
+    (lc, rc), (lb, rb) = dimension_numbers
+    xa, ya = to_aval(x), to_aval(y)
+    nb = len(lb)
+    nxf = len(_free(xa.ndim, lc, lb))
+    nyf = len(_free(ya.ndim, rc, rb))
+    x_free_ct = tuple(range(nb, nb + nxf))
+    y_free_ct = tuple(range(nb + nxf, nb + nxf + nyf))
+    gx = _dot_transpose(ct, y, xa.strip_weak(), lc, rc, lb, rb, y_free_ct)
+    gy = _dot_transpose(ct, x, ya.strip_weak(), rc, lc, rb, lb, x_free_ct)
+    return gx, gy
+
+
+@dot_general_p.def_batch
+def _dot_general_batch(
+    args: list, dims: list, *, dimension_numbers: DimensionNumbers, preferred_element_type
+) -> tuple:
+    (x, y), (xd, yd) = args, dims
+    (lc, rc), (lb, rb) = dimension_numbers
+
+    def shift(ds: tuple[int, ...], d: int) -> tuple[int, ...]:
+        return tuple(i + (i >= d) for i in ds)
+
+    if xd is not None and yd is not None:
+        # a new (leading) dot batch dimension: the result is batched at 0
+        lc, lb = shift(lc, xd), (xd, *shift(lb, xd))
+        rc, rb = shift(rc, yd), (yd, *shift(rb, yd))
+        out_dim = 0
+    elif xd is not None:
+        # a free dimension of x
+        lc, lb = shift(lc, xd), shift(lb, xd)
+        out_dim = len(lb) + _free(to_aval(x).ndim, lc, lb).index(xd)
+    else:
+        # a free dimension of y
+        rc, rb = shift(rc, yd), shift(rb, yd)
+        nxf = len(_free(to_aval(x).ndim, lc, lb))
+        out_dim = len(lb) + nxf + _free(to_aval(y).ndim, rc, rb).index(yd)
+    out = dot_general(x, y, ((lc, rc), (lb, rb)), preferred_element_type)
+    return out, out_dim
+
+
+@dot_general_p.def_examples
+def _dot_general_examples(rng: np.random.Generator) -> list[Example]:
+    def ex(xs: tuple, ys: tuple, dn: Any) -> Example:
+        return Example([rand(rng, xs), rand(rng, ys)], {"dimension_numbers": dn})
+
+    return [
+        ex((2, 3), (3, 4), (((1,), (0,)), ((), ()))),  # matmul
+        ex((2, 3), (3,), (((1,), (0,)), ((), ()))),  # matvec
+        ex((3,), (3,), (((0,), (0,)), ((), ()))),  # inner product
+        ex((2,), (3,), (((), ()), ((), ()))),  # outer product
+        ex((2, 3, 4), (2, 4, 5), (((2,), (1,)), ((0,), (0,)))),  # batched matmul
+        ex((3, 2, 4), (4, 5, 3), (((0, 2), (2, 0)), ((), ()))),  # permuted contraction
+        ex((3, 2, 4), (4, 2), (((2,), (0,)), ((1,), (1,)))),  # batch dims not in front
+        ex((2, 3, 4, 5), (4, 3, 5, 2, 6), (((2, 1), (0, 1)), ((3, 0), (2, 3)))),
+    ]
+
+
+def _dims(ds: Sequence[int]) -> tuple[int, ...]:
+    return tuple(operator.index(d) for d in ds)
+
+
+def dot_general(
+    x: Any,
+    y: Any,
+    dimension_numbers: Any,
+    preferred_element_type: Any = None,
+) -> Any:
+    """General tensor contraction, as ``jax.lax.dot_general``.
+
+    Example:
+        >>> dot_general(np.ones((2, 3)), np.ones((3, 4)), (((1,), (0,)), ((), ()))).shape
+        (2, 4)
+    """
+    (lc, rc), (lb, rb) = dimension_numbers
+    dn = ((_dims(lc), _dims(rc)), (_dims(lb), _dims(rb)))
+    pet = None if preferred_element_type is None else dtypes.canonicalize(preferred_element_type)
+    return bind(dot_general_p, x, y, dimension_numbers=dn, preferred_element_type=pet)

@@ -1,0 +1,84 @@
+"""Shared helpers for writing primitive rules (zeros, dims, examples)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from funcgrad.core import dtypes
+from funcgrad.core.interp import to_aval
+from funcgrad.core.ir import Aval
+from funcgrad.core.zeros import Zero, is_zero
+
+
+def zeros_like_aval(aval: Aval) -> Any:
+    """A materialised zero array of ``aval`` built with funcgrad ops."""
+    from funcgrad.primitives.shape import full
+
+    return full(aval.shape, 0, aval.dtype)
+
+
+def instantiate(t: Any, aval: Aval) -> Any:
+    """Materialise a symbolic zero."""
+    return zeros_like_aval(aval) if is_zero(t) else t
+
+
+def add_tangents(a: Any, b: Any) -> Any:
+    """Sum two tangents, either of which may be a symbolic zero."""
+    if is_zero(a):
+        return b
+    if is_zero(b):
+        return a
+    from funcgrad.primitives.elementwise import add
+
+    return add(a, b)
+
+
+def zero_of(x: Any) -> Zero:
+    return Zero(to_aval(x).strip_weak())
+
+
+def float_tangent_dtype(dtype: np.dtype) -> bool:
+    return dtypes.is_inexact(dtype)
+
+
+def moveaxis(x: Any, src: int, dst: int) -> Any:
+    """Move one axis of ``x`` (funcgrad ``transpose``)."""
+    if src == dst:
+        return x
+    from funcgrad.primitives.shape import transpose
+
+    nd = len(to_aval(x).shape)
+    perm = [i for i in range(nd) if i != src]
+    perm.insert(dst, src)
+    return transpose(x, tuple(perm))
+
+
+def bdim_to_front(x: Any, d: int | None, size: int) -> Any:
+    """Batched ``x`` with its batch axis at 0 (broadcast if unbatched)."""
+    from funcgrad.primitives.shape import broadcast_in_dim
+
+    if d is None:
+        aval = to_aval(x)
+        return broadcast_in_dim(x, (size, *aval.shape), tuple(range(1, aval.ndim + 1)))
+    return moveaxis(x, d, 0)
+
+
+def batch_size(args: list, dims: list) -> int:
+    for a, d in zip(args, dims):
+        if d is not None:
+            return to_aval(a).shape[d]
+    raise ValueError("no batched argument")
+
+
+def rand(rng: np.random.Generator, shape: tuple, dtype: str = "float64", lo=-2.0, hi=2.0):
+    """Random test input (float in [lo, hi), or ints / bools)."""
+    dt = np.dtype(dtype)
+    if dt.kind == "f":
+        return rng.uniform(lo, hi, size=shape).astype(dt)
+    if dt.kind in "iu":
+        return rng.integers(int(lo), int(hi) + 1, size=shape).astype(dt)
+    if dt.kind == "b":
+        return rng.random(size=shape) < 0.5
+    raise TypeError(dt)

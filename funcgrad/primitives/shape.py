@@ -1,0 +1,1203 @@
+"""Shape primitives: broadcasting, reshaping, slicing, indexing, padding, iota.
+
+Every primitive here is linear in its array operands (indices are integer
+operands that carry no derivative), so JVPs apply the primitive to the
+tangents and VJPs are the transposed data movement: ``slice`` ↔ ``pad``,
+``gather`` ↔ ``scatter_add``, ``dynamic_slice`` ↔ ``dynamic_update_slice``,
+``broadcast_in_dim`` ↔ ``reduce_sum``.
+
+Index semantics (shared by the eager lowering, the batching rules and the
+VJPs, so that every rule is exact): ``dynamic_slice``/``dynamic_update_slice``
+clamp each start index into ``[0, size - slice_size]`` as XLA does (no
+wrap-around of negative starts: ``funcgrad.numpy`` normalises those), and
+``gather``/``scatter_add`` clamp out-of-range indices to ``[0, size - 1]``.
+With clamping on both sides ``scatter_add`` is the exact transpose of
+``gather`` for every index.
+"""
+
+from __future__ import annotations
+
+import itertools
+import operator
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+from jax import lax
+
+from funcgrad.core import dtypes
+from funcgrad.core.errors import user_frame, where
+from funcgrad.core.interp import bind, to_aval
+from funcgrad.core.ir import Aval
+from funcgrad.core.primitive import Example, Primitive
+from funcgrad.core.zeros import is_zero
+from funcgrad.primitives import elementwise as ew
+from funcgrad.primitives import reductions as red
+from funcgrad.primitives import rules
+from funcgrad.primitives.rules import rand
+
+FAMILY = "shape"
+
+_SCALARS = (bool, int, float, complex)
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def _ints(xs: Sequence[Any]) -> tuple[int, ...]:
+    return tuple(operator.index(x) for x in xs)
+
+
+def _fmt(*avals: Aval) -> str:
+    return ", ".join(str(a) for a in avals)
+
+
+def _check_axes(name: str, axes: tuple[int, ...], ndim: int, what: str, x: Aval) -> None:
+    if any(not 0 <= a < ndim for a in axes):
+        raise ValueError(f"{name}: {what} {axes} out of range for an operand of type {x}")
+    if len(set(axes)) != len(axes):
+        raise ValueError(f"{name}: {what} {axes} contain duplicates (operand {x})")
+
+
+def _normalize_axes(name: str, axes: Any, ndim: int) -> tuple[int, ...]:
+    """Normalise (possibly negative) axes for a wrapper; errors point at the user's line."""
+    axes = (axes,) if isinstance(axes, (int, np.integer)) else tuple(axes)
+    out = []
+    for a in axes:
+        a = operator.index(a)
+        if not -ndim <= a < ndim:
+            raise ValueError(
+                f"{name}: axis {a} out of range for {ndim} dimensions{where(user_frame())}"
+            )
+        out.append(a % ndim)
+    return tuple(out)
+
+
+def _same_dtype(name: str, *avals: Aval) -> tuple[np.dtype, bool]:
+    """The one dtype of several operands (weakly typed ones may be of a lower kind)."""
+    strong = {a.dtype for a in avals if not a.weak_type}
+    if len(strong) > 1:
+        raise TypeError(f"{name} requires operands of one dtype, got {_fmt(*avals)}")
+    if strong:
+        dtype = strong.pop()
+        for a in avals:
+            if a.weak_type and dtypes.kind(a.dtype) > dtypes.kind(dtype):
+                raise TypeError(f"{name}: weakly typed operand {a} does not fit dtype {dtype}")
+    else:
+        dtype = max((a.dtype for a in avals), key=lambda d: (dtypes.kind(d), d.itemsize))
+    return dtype, all(a.weak_type for a in avals)
+
+
+def _as_dtype(v: Any, dtype: np.dtype) -> Any:
+    """(lowering) ``v`` as an array of ``dtype``."""
+    if isinstance(v, _SCALARS):
+        return np.asarray(v, dtype)
+    return v if v.dtype == dtype else lax.convert_element_type(v, dtype)
+
+
+def _check_index(name: str, what: str, a: Aval, scalar: bool = False) -> None:
+    if dtypes.kind(a.dtype) != 1:
+        raise TypeError(f"{name}: {what} must have an integer dtype, got {a}")
+    if scalar and a.shape != ():
+        raise TypeError(f"{name}: {what} must be 0-d integers, got {a}")
+
+
+def _index_dtype(n: int) -> np.dtype:
+    """Index dtype for positions up to ``n``: int32 when it fits."""
+    return np.dtype("int32") if n < 2**31 else dtypes.canonicalize(np.dtype("int64"))
+
+
+def _c(v: int, dtype: np.dtype) -> np.ndarray:
+    return np.asarray(v, dtype)
+
+
+def _clamp(i: Any, lo: int, hi: int) -> Any:
+    """``min(max(i, lo), hi)`` with funcgrad ops (``lo <= hi``)."""
+    dt = to_aval(i).dtype
+    return ew.min(ew.max(i, _c(lo, dt)), _c(hi, dt))
+
+
+def _to_index(i: Any, lo: int, hi: int, dtype: np.dtype) -> Any:
+    """(rules) clamp an integer ``i`` into ``[lo, hi]`` in its own dtype, then cast."""
+    a = to_aval(i)
+    info = np.iinfo(a.dtype)
+    i = _clamp(i, max(lo, int(info.min)), min(hi, int(info.max)))
+    return ew.convert_element_type(i, dtype)
+
+
+def _lower_index(i: Any, hi: int, dtype: np.dtype) -> Any:
+    """(lowering) clamp a start index into ``[0, hi]`` in its own dtype, then cast."""
+    if isinstance(i, _SCALARS):
+        return np.asarray(min(max(int(i), 0), hi), dtype)
+    info = np.iinfo(i.dtype)
+    i = lax.clamp(np.asarray(0, i.dtype), i, np.asarray(min(hi, int(info.max)), i.dtype))
+    return lax.convert_element_type(i, dtype)
+
+
+def _zeros(aval: Aval) -> Any:
+    return rules.zeros_like_aval(aval.strip_weak())
+
+
+def _zero_scalar(aval: Aval) -> np.ndarray:
+    return np.asarray(0, aval.dtype)
+
+
+def _bcast_batch(x: Any, d: int | None, size: int, bd: int) -> Any:
+    """``x`` with its batch axis at ``bd`` (broadcast in one op if unbatched)."""
+    if d is not None:
+        return rules.moveaxis(x, d, bd)
+    aval = to_aval(x)
+    shape = (*aval.shape[:bd], size, *aval.shape[bd:])
+    keep = tuple(i for i in range(len(shape)) if i != bd)
+    return broadcast_in_dim(x, shape, keep)
+
+
+def _linear_unary(p: Primitive) -> None:
+    """JVP of a primitive linear in its single operand: apply it to the tangent."""
+
+    def jvp(primals: list, tangents: list, **params: Any) -> tuple:
+        return p.bind(primals[0], **params), p.bind(tangents[0], **params)
+
+    p.jvp = jvp
+
+
+# --------------------------------------------------------------------------- broadcast_in_dim
+
+broadcast_in_dim_p = Primitive("broadcast_in_dim", family=FAMILY)
+
+
+@broadcast_in_dim_p.def_abstract_eval
+def _broadcast_in_dim_abstract_eval(
+    x: Aval, *, shape: tuple[int, ...], broadcast_dimensions: tuple[int, ...]
+) -> Aval:
+    bd = broadcast_dimensions
+    if any(s < 0 for s in shape):
+        raise ValueError(f"broadcast_in_dim: negative size in target shape {shape} (operand {x})")
+    if len(bd) != x.ndim:
+        raise TypeError(
+            f"broadcast_in_dim: broadcast_dimensions {bd} must have one entry per dimension "
+            f"of the operand {x} (target shape {shape})"
+        )
+    if any(not 0 <= d < len(shape) for d in bd):
+        raise ValueError(
+            f"broadcast_in_dim: broadcast_dimensions {bd} out of range for target shape "
+            f"{shape} (operand {x})"
+        )
+    if any(a >= b for a, b in itertools.pairwise(bd)):
+        raise ValueError(
+            f"broadcast_in_dim: broadcast_dimensions {bd} must be strictly increasing "
+            f"(operand {x}, target shape {shape})"
+        )
+    for i, d in enumerate(bd):
+        if x.shape[i] not in (1, shape[d]):
+            raise TypeError(
+                f"broadcast_in_dim: operand {x} dimension {i} of size {x.shape[i]} cannot "
+                f"broadcast to size {shape[d]} of target shape {shape} "
+                f"(broadcast_dimensions {bd})"
+            )
+    return Aval(shape, x.dtype, x.weak_type)
+
+
+broadcast_in_dim_p.lower = lambda x, *, shape, broadcast_dimensions: lax.broadcast_in_dim(
+    x, shape, broadcast_dimensions
+)
+_linear_unary(broadcast_in_dim_p)
+
+
+@broadcast_in_dim_p.def_vjp
+def _broadcast_in_dim_vjp(ct: Any, x: Any, *, out: Any, shape: tuple, broadcast_dimensions: tuple):
+    xa = to_aval(x)
+    bd = broadcast_dimensions
+    expanded = {d for i, d in enumerate(bd) if xa.shape[i] != shape[d]}
+    # dims of size 1 need no sum: the final reshape drops or inserts them
+    sum_dims = tuple(
+        d for d in range(len(shape)) if (d not in bd or d in expanded) and shape[d] != 1
+    )
+    g = red.reduce_sum(ct, sum_dims)
+    return (reshape(g, xa.shape),)
+
+
+@broadcast_in_dim_p.def_batch
+def _broadcast_in_dim_batch(args: list, dims: list, *, shape: tuple, broadcast_dimensions: tuple):
+    (x,), (d,) = args, dims
+    bd = broadcast_dimensions
+    size = to_aval(x).shape[d]
+    # put the batch axis right after the output position of operand dim d-1, so the
+    # broadcast dimensions stay increasing and no transpose is needed
+    pos = bd[d - 1] + 1 if d > 0 else 0
+    new_bd = tuple(b if i < d else b + 1 for i, b in enumerate(bd))
+    new_bd = (*new_bd[:d], pos, *new_bd[d:])
+    new_shape = (*shape[:pos], size, *shape[pos:])
+    return broadcast_in_dim(x, new_shape, new_bd), pos
+
+
+@broadcast_in_dim_p.def_examples
+def _broadcast_in_dim_examples(rng: np.random.Generator) -> list[Example]:
+    return [
+        Example([rand(rng, (3,))], {"shape": (2, 3), "broadcast_dimensions": (1,)}),
+        Example([rand(rng, (3,))], {"shape": (3, 2), "broadcast_dimensions": (0,)}),
+        Example([rand(rng, (1, 3))], {"shape": (4, 2, 3), "broadcast_dimensions": (1, 2)}),
+        Example([rand(rng, (2, 1))], {"shape": (2, 1, 3), "broadcast_dimensions": (0, 1)}),
+        Example([rand(rng, ())], {"shape": (2, 3), "broadcast_dimensions": ()}),
+    ]
+
+
+def broadcast_in_dim(x: Any, shape: Sequence[int], broadcast_dimensions: Sequence[int]) -> Any:
+    """Broadcast ``x`` to ``shape``; operand dim ``i`` maps to ``broadcast_dimensions[i]``.
+
+    Example:
+        >>> broadcast_in_dim(np.ones(3), (2, 3), (1,)).shape
+        (2, 3)
+    """
+    shape, bd = _ints(shape), _ints(broadcast_dimensions)
+    aval = to_aval(x)
+    if aval.shape == shape and bd == tuple(range(len(shape))) and not isinstance(x, _SCALARS):
+        return x
+    return bind(broadcast_in_dim_p, x, shape=shape, broadcast_dimensions=bd)
+
+
+def full(shape: Sequence[int], fill_value: Any, dtype: Any = None) -> Any:
+    """An array of ``shape`` filled with ``fill_value`` (``broadcast_in_dim`` of a 0-d literal).
+
+    Example:
+        >>> full((2,), 1.5, np.float32).tolist()
+        [1.5, 1.5]
+    """
+    shape = _ints(shape)
+    if isinstance(fill_value, (*_SCALARS, np.ndarray, np.generic)):
+        if dtype is None:
+            dtype = (
+                dtypes.python_scalar_dtype(fill_value)
+                if isinstance(fill_value, _SCALARS)
+                else fill_value.dtype
+            )
+        v = np.asarray(fill_value, dtypes.canonicalize(dtype))
+    else:
+        v = fill_value if dtype is None else ew.convert_element_type(fill_value, dtype)
+    if to_aval(v).shape != ():
+        raise ValueError(f"full: fill_value must be a scalar, got {to_aval(v)}")
+    return bind(broadcast_in_dim_p, v, shape=shape, broadcast_dimensions=())
+
+
+def expand_dims(x: Any, dimensions: Sequence[int] | int) -> Any:
+    """Insert size-1 axes at ``dimensions`` (positions in the result); a ``broadcast_in_dim``."""
+    aval = to_aval(x)
+    out_nd = aval.ndim + (1 if isinstance(dimensions, (int, np.integer)) else len(dimensions))
+    dims = set(_normalize_axes("expand_dims", dimensions, out_nd))
+    if len(dims) != out_nd - aval.ndim:
+        raise ValueError(f"expand_dims: repeated dimensions {dimensions}{where(user_frame())}")
+    it = iter(aval.shape)
+    shape = tuple(1 if i in dims else next(it) for i in range(out_nd))
+    keep = tuple(i for i in range(out_nd) if i not in dims)
+    return broadcast_in_dim(x, shape, keep)
+
+
+# --------------------------------------------------------------------------- reshape
+
+reshape_p = Primitive("reshape", family=FAMILY)
+
+
+@reshape_p.def_abstract_eval
+def _reshape_abstract_eval(x: Aval, *, new_sizes: tuple[int, ...]) -> Aval:
+    if any(s < 0 for s in new_sizes):
+        raise ValueError(f"reshape: negative size in new_sizes {new_sizes} (operand {x})")
+    if int(np.prod(new_sizes, dtype=np.int64)) != x.size:
+        raise TypeError(
+            f"reshape: cannot reshape an operand of type {x} ({x.size} elements) to shape "
+            f"{new_sizes}"
+        )
+    return Aval(new_sizes, x.dtype, x.weak_type)
+
+
+reshape_p.lower = lambda x, *, new_sizes: lax.reshape(x, new_sizes)
+_linear_unary(reshape_p)
+reshape_p.vjp = lambda ct, x, *, out, new_sizes: (reshape(ct, to_aval(x).shape),)
+
+
+@reshape_p.def_batch
+def _reshape_batch(args: list, dims: list, *, new_sizes: tuple) -> tuple:
+    (x,), (d,) = args, dims
+    x = rules.moveaxis(x, d, 0)
+    return reshape(x, (to_aval(x).shape[0], *new_sizes)), 0
+
+
+@reshape_p.def_examples
+def _reshape_examples(rng: np.random.Generator) -> list[Example]:
+    return [
+        Example([rand(rng, (2, 3))], {"new_sizes": (3, 2)}),
+        Example([rand(rng, (2, 3, 2))], {"new_sizes": (6, 2)}),
+        Example([rand(rng, (6,))], {"new_sizes": (1, 2, 3)}),
+        Example([rand(rng, (1,))], {"new_sizes": ()}),
+    ]
+
+
+def reshape(x: Any, new_sizes: Sequence[int] | int) -> Any:
+    """Row-major reshape; one entry of ``new_sizes`` may be ``-1`` (inferred)."""
+    aval = to_aval(x)
+    sizes = [operator.index(new_sizes)] if isinstance(new_sizes, (int, np.integer)) else None
+    sizes = sizes if sizes is not None else [operator.index(s) for s in new_sizes]
+    if sizes.count(-1) > 1:
+        raise ValueError(f"reshape: only one -1 allowed in {tuple(sizes)}{where(user_frame())}")
+    if -1 in sizes:
+        known = int(np.prod([s for s in sizes if s != -1], dtype=np.int64))
+        if known == 0 or aval.size % known:
+            raise TypeError(
+                f"reshape: cannot reshape an operand of type {aval} to shape {tuple(sizes)}"
+                f"{where(user_frame())}"
+            )
+        sizes[sizes.index(-1)] = aval.size // known
+    shape = tuple(sizes)
+    if shape == aval.shape and not isinstance(x, _SCALARS):
+        return x
+    return bind(reshape_p, x, new_sizes=shape)
+
+
+def squeeze(x: Any, dimensions: Sequence[int] | int) -> Any:
+    """Remove size-1 axes ``dimensions`` (a ``reshape``)."""
+    aval = to_aval(x)
+    dims = set(_normalize_axes("squeeze", dimensions, aval.ndim))
+    bad = [d for d in dims if aval.shape[d] != 1]
+    if bad:
+        raise ValueError(
+            f"squeeze: cannot squeeze dimensions {tuple(sorted(bad))} of an operand of type "
+            f"{aval}: their sizes are not 1{where(user_frame())}"
+        )
+    return reshape(x, tuple(s for i, s in enumerate(aval.shape) if i not in dims))
+
+
+# --------------------------------------------------------------------------- transpose
+
+transpose_p = Primitive("transpose", family=FAMILY)
+
+
+@transpose_p.def_abstract_eval
+def _transpose_abstract_eval(x: Aval, *, permutation: tuple[int, ...]) -> Aval:
+    if sorted(permutation) != list(range(x.ndim)):
+        raise TypeError(
+            f"transpose: permutation {permutation} is not a permutation of the dimensions "
+            f"of an operand of type {x}"
+        )
+    return Aval(tuple(x.shape[p] for p in permutation), x.dtype, x.weak_type)
+
+
+transpose_p.lower = lambda x, *, permutation: lax.transpose(x, permutation)
+_linear_unary(transpose_p)
+transpose_p.vjp = lambda ct, x, *, out, permutation: (
+    transpose(ct, tuple(int(i) for i in np.argsort(permutation))),
+)
+
+
+@transpose_p.def_batch
+def _transpose_batch(args: list, dims: list, *, permutation: tuple) -> tuple:
+    (x,), (d,) = args, dims
+    perm = (d, *(p + (p >= d) for p in permutation))
+    return transpose(x, perm), 0
+
+
+@transpose_p.def_examples
+def _transpose_examples(rng: np.random.Generator) -> list[Example]:
+    return [
+        Example([rand(rng, (2, 3))], {"permutation": (1, 0)}),
+        Example([rand(rng, (2, 3, 4))], {"permutation": (2, 0, 1)}),
+        Example([rand(rng, (2, 3, 4))], {"permutation": (0, 2, 1)}),
+    ]
+
+
+def transpose(x: Any, permutation: Sequence[int]) -> Any:
+    """Permute axes: output dim ``i`` is operand dim ``permutation[i]``."""
+    perm = _ints(permutation)
+    if perm == tuple(range(len(perm))) and to_aval(x).ndim == len(perm):
+        return x
+    return bind(transpose_p, x, permutation=perm)
+
+
+# --------------------------------------------------------------------------- slice
+
+slice_p = Primitive("slice", family=FAMILY)
+
+
+def _slice_shape(start: tuple, limit: tuple, strides: tuple | None) -> tuple[int, ...]:
+    strides = strides or (1,) * len(start)
+    return tuple((hi - lo + s - 1) // s for lo, hi, s in zip(start, limit, strides))
+
+
+@slice_p.def_abstract_eval
+def _slice_abstract_eval(
+    x: Aval, *, start_indices: tuple, limit_indices: tuple, strides: tuple | None
+) -> Aval:
+    n = x.ndim
+    desc = f"start_indices={start_indices}, limit_indices={limit_indices}, strides={strides}"
+    if len(start_indices) != n or len(limit_indices) != n or (strides and len(strides) != n):
+        raise TypeError(f"slice: need one index per dimension of an operand of type {x}; {desc}")
+    for lo, hi, s in zip(start_indices, limit_indices, x.shape):
+        if not 0 <= lo <= hi <= s:
+            raise ValueError(f"slice: indices out of range for an operand of type {x}; {desc}")
+    if strides and any(s < 1 for s in strides):
+        raise ValueError(f"slice: strides must be positive, got {desc} (operand {x})")
+    return Aval(_slice_shape(start_indices, limit_indices, strides), x.dtype, x.weak_type)
+
+
+slice_p.lower = lambda x, *, start_indices, limit_indices, strides: lax.slice(
+    x, start_indices, limit_indices, strides
+)
+_linear_unary(slice_p)
+
+
+@slice_p.def_vjp
+def _slice_vjp(ct: Any, x: Any, *, out: Any, start_indices, limit_indices, strides) -> tuple:
+    xa = to_aval(x)
+    strides = strides or (1,) * xa.ndim
+    out_shape = _slice_shape(start_indices, limit_indices, strides)
+    config = []
+    for lo, s, n, size in zip(start_indices, strides, out_shape, xa.shape):
+        hi = size - (lo + (n - 1) * s + 1) if n else size - lo
+        config.append((lo, hi, s - 1))
+    return (pad(ct, _zero_scalar(to_aval(ct)), config),)
+
+
+@slice_p.def_batch
+def _slice_batch(args: list, dims: list, *, start_indices, limit_indices, strides) -> tuple:
+    (x,), (d,) = args, dims
+    size = to_aval(x).shape[d]
+    start = (*start_indices[:d], 0, *start_indices[d:])
+    limit = (*limit_indices[:d], size, *limit_indices[d:])
+    st = None if strides is None else (*strides[:d], 1, *strides[d:])
+    return bind(slice_p, x, start_indices=start, limit_indices=limit, strides=st), d
+
+
+@slice_p.def_examples
+def _slice_examples(rng: np.random.Generator) -> list[Example]:
+    return [
+        Example([rand(rng, (5,))], {"start_indices": (1,), "limit_indices": (4,), "strides": None}),
+        Example(
+            [rand(rng, (4, 6))],
+            {"start_indices": (1, 0), "limit_indices": (3, 6), "strides": (1, 2)},
+        ),
+        Example(
+            [rand(rng, (5, 7))],
+            {"start_indices": (0, 1), "limit_indices": (5, 6), "strides": (3, 2)},
+        ),
+        Example(
+            [rand(rng, (3, 4))], {"start_indices": (1, 2), "limit_indices": (1, 4), "strides": None}
+        ),
+    ]
+
+
+def slice(
+    x: Any,
+    start_indices: Sequence[int],
+    limit_indices: Sequence[int],
+    strides: Sequence[int] | None = None,
+) -> Any:
+    """Static slice ``x[start:limit:stride]`` per dimension (as ``lax.slice``)."""
+    st = None if strides is None else _ints(strides)
+    if st is not None and all(s == 1 for s in st):
+        st = None
+    start, limit = _ints(start_indices), _ints(limit_indices)
+    if st is None and start == (0,) * len(start) and limit == to_aval(x).shape:
+        return x
+    return bind(slice_p, x, start_indices=start, limit_indices=limit, strides=st)
+
+
+# --------------------------------------------------------------------------- pad
+
+pad_p = Primitive("pad", family=FAMILY)
+
+
+@pad_p.def_abstract_eval
+def _pad_abstract_eval(x: Aval, padding_value: Aval, *, padding_config: tuple) -> Aval:
+    if padding_value.shape != ():
+        raise TypeError(f"pad: padding_value must be 0-d, got {padding_value} (operand {x})")
+    dtype, weak = _same_dtype("pad", x, padding_value)
+    if len(padding_config) != x.ndim:
+        raise TypeError(
+            f"pad: padding_config {padding_config} must have one (lo, hi, interior) per "
+            f"dimension of the operand {x}"
+        )
+    shape = []
+    for (lo, hi, interior), n in zip(padding_config, x.shape):
+        if interior < 0:
+            raise ValueError(
+                f"pad: interior padding must be non-negative, got {padding_config} (operand {x})"
+            )
+        size = lo + hi + n + max(n - 1, 0) * interior
+        if size < 0:
+            raise ValueError(
+                f"pad: padding_config {padding_config} gives a negative size for operand {x}"
+            )
+        shape.append(size)
+    return Aval(tuple(shape), dtype, weak)
+
+
+def _pad_lower(x: Any, padding_value: Any, *, padding_config: tuple) -> Any:
+    dtype, _ = _same_dtype("pad", to_aval(x), to_aval(padding_value))
+    return lax.pad(_as_dtype(x, dtype), _as_dtype(padding_value, dtype), padding_config)
+
+
+pad_p.lower = _pad_lower
+
+
+@pad_p.def_jvp
+def _pad_jvp(primals: list, tangents: list, *, padding_config: tuple) -> tuple:
+    (x, pv), (tx, tpv) = primals, tangents
+    out = pad(x, pv, padding_config)
+    aval = to_aval(out).strip_weak()
+    tx = rules.instantiate(tx, Aval(to_aval(x).shape, aval.dtype))
+    tpv = _zero_scalar(aval) if is_zero(tpv) else tpv
+    return out, pad(tx, tpv, padding_config)
+
+
+@pad_p.def_vjp
+def _pad_vjp(ct: Any, x: Any, pv: Any, *, out: Any, padding_config: tuple) -> tuple:
+    ca = to_aval(ct)
+    unpad = tuple((-lo, -hi, 0) for lo, hi, _ in padding_config)
+    g = ct
+    if any(lo or hi for lo, hi, _ in padding_config):
+        g = pad(ct, _zero_scalar(ca), unpad)
+    if any(interior for _, _, interior in padding_config):
+        ga = to_aval(g)
+        g = slice(g, (0,) * ga.ndim, ga.shape, tuple(i + 1 for _, _, i in padding_config))
+    gpv = ew.sub(
+        red.reduce_sum(ct, tuple(range(ca.ndim))), red.reduce_sum(g, tuple(range(ca.ndim)))
+    )
+    return g, gpv
+
+
+@pad_p.def_batch
+def _pad_batch(args: list, dims: list, *, padding_config: tuple) -> tuple:
+    (x, pv), (xd, pd) = args, dims
+    if pd is None:
+        config = (*padding_config[:xd], (0, 0, 0), *padding_config[xd:])
+        return pad(x, pv, config), xd
+    # batched padding value: pad with zero, then select the padding value where the mask is off
+    size = to_aval(pv).shape[pd]
+    x = rules.bdim_to_front(x, xd, size)
+    xa = to_aval(x)
+    y = pad(x, _zero_scalar(xa), ((0, 0, 0), *padding_config))
+    ya = to_aval(y)
+    mask = pad(full(xa.shape[1:], True, np.bool_), np.asarray(False), padding_config)
+    mask = broadcast_in_dim(mask, ya.shape, tuple(range(1, ya.ndim)))
+    pvb = broadcast_in_dim(pv, ya.shape, (0,))
+    return ew.select_n(mask, ew.convert_element_type(pvb, ya.dtype), y), 0
+
+
+@pad_p.def_examples
+def _pad_examples(rng: np.random.Generator) -> list[Example]:
+    return [
+        Example([rand(rng, (3,)), rand(rng, ())], {"padding_config": ((1, 2, 0),)}),
+        Example([rand(rng, (2, 3)), rand(rng, ())], {"padding_config": ((0, 1, 1), (2, 0, 2))}),
+        Example([rand(rng, (4, 5)), rand(rng, ())], {"padding_config": ((-1, 2, 0), (1, -2, 1))}),
+        Example([rand(rng, (3, 2)), rand(rng, ())], {"padding_config": ((-1, -1, 0), (0, 0, 0))}),
+    ]
+
+
+def pad(x: Any, padding_value: Any, padding_config: Sequence[Sequence[int]]) -> Any:
+    """Pad with ``padding_value``: ``(lo, hi, interior)`` per dimension; negative lo/hi crop."""
+    config = tuple(_ints(c) for c in padding_config)
+    return bind(pad_p, x, padding_value, padding_config=config)
+
+
+# --------------------------------------------------------------------------- rev
+
+rev_p = Primitive("rev", family=FAMILY)
+
+
+@rev_p.def_abstract_eval
+def _rev_abstract_eval(x: Aval, *, dimensions: tuple[int, ...]) -> Aval:
+    _check_axes("rev", dimensions, x.ndim, "dimensions", x)
+    return x
+
+
+rev_p.lower = lambda x, *, dimensions: lax.rev(x, dimensions)
+_linear_unary(rev_p)
+rev_p.vjp = lambda ct, x, *, out, dimensions: (rev(ct, dimensions),)
+rev_p.batch = lambda args, dims, *, dimensions: (
+    rev(args[0], tuple(a + (a >= dims[0]) for a in dimensions)),
+    dims[0],
+)
+
+
+@rev_p.def_examples
+def _rev_examples(rng: np.random.Generator) -> list[Example]:
+    return [
+        Example([rand(rng, (4,))], {"dimensions": (0,)}),
+        Example([rand(rng, (2, 3, 4))], {"dimensions": (0, 2)}),
+    ]
+
+
+def rev(x: Any, dimensions: Sequence[int]) -> Any:
+    """Reverse ``x`` along ``dimensions``."""
+    dims = _ints(dimensions)
+    if not dims:
+        return x
+    return bind(rev_p, x, dimensions=dims)
+
+
+# --------------------------------------------------------------------------- concatenate
+
+concatenate_p = Primitive("concatenate", family=FAMILY)
+
+
+@concatenate_p.def_abstract_eval
+def _concatenate_abstract_eval(*xs: Aval, dimension: int) -> Aval:
+    if not xs:
+        raise TypeError("concatenate: needs at least one operand")
+    nd = xs[0].ndim
+    if any(x.ndim != nd for x in xs):
+        raise TypeError(f"concatenate: operands must have equal ranks, got {_fmt(*xs)}")
+    if not 0 <= dimension < nd:
+        raise ValueError(f"concatenate: dimension {dimension} out of range for {_fmt(*xs)}")
+    for x in xs:
+        if any(a != b for i, (a, b) in enumerate(zip(x.shape, xs[0].shape)) if i != dimension):
+            raise TypeError(
+                f"concatenate: operands must have equal shapes except in dimension {dimension}, "
+                f"got {_fmt(*xs)}"
+            )
+    dtype, weak = _same_dtype("concatenate", *xs)
+    shape = list(xs[0].shape)
+    shape[dimension] = sum(x.shape[dimension] for x in xs)
+    return Aval(tuple(shape), dtype, weak)
+
+
+def _concatenate_lower(*xs: Any, dimension: int) -> Any:
+    dtype, _ = _same_dtype("concatenate", *(to_aval(x) for x in xs))
+    return lax.concatenate([_as_dtype(x, dtype) for x in xs], dimension)
+
+
+concatenate_p.lower = _concatenate_lower
+
+
+@concatenate_p.def_jvp
+def _concatenate_jvp(primals: list, tangents: list, *, dimension: int) -> tuple:
+    out = concatenate(*primals, dimension=dimension)
+    dt = to_aval(out).dtype
+    ts = [rules.instantiate(t, Aval(to_aval(x).shape, dt)) for x, t in zip(primals, tangents)]
+    return out, concatenate(*ts, dimension=dimension)
+
+
+@concatenate_p.def_vjp
+def _concatenate_vjp(ct: Any, *xs: Any, out: Any, dimension: int) -> tuple:
+    shape = to_aval(ct).shape
+    res, off = [], 0
+    for x in xs:
+        n = to_aval(x).shape[dimension]
+        start = tuple(off if i == dimension else 0 for i in range(len(shape)))
+        limit = tuple(off + n if i == dimension else s for i, s in enumerate(shape))
+        res.append(slice(ct, start, limit))
+        off += n
+    return tuple(res)
+
+
+@concatenate_p.def_batch
+def _concatenate_batch(args: list, dims: list, *, dimension: int) -> tuple:
+    size = rules.batch_size(args, dims)
+    bd = next(d for d in dims if d is not None)
+    xs = [_bcast_batch(x, d, size, bd) for x, d in zip(args, dims)]
+    return concatenate(*xs, dimension=dimension + (dimension >= bd)), bd
+
+
+@concatenate_p.def_examples
+def _concatenate_examples(rng: np.random.Generator) -> list[Example]:
+    return [
+        Example([rand(rng, (2,)), rand(rng, (3,))], {"dimension": 0}),
+        Example([rand(rng, (2, 3)), rand(rng, (2, 1)), rand(rng, (2, 2))], {"dimension": 1}),
+        Example([rand(rng, (1, 3)), rand(rng, (2, 3))], {"dimension": 0}),
+    ]
+
+
+def concatenate(*xs: Any, dimension: int) -> Any:
+    """Join arrays along an existing ``dimension``."""
+    if len(xs) == 1:
+        return xs[0]
+    return bind(concatenate_p, *xs, dimension=operator.index(dimension))
+
+
+# --------------------------------------------------------------------------- iota
+
+iota_p = Primitive("iota", family=FAMILY, differentiable=False)
+
+
+@iota_p.def_abstract_eval
+def _iota_abstract_eval(*, dtype: np.dtype, shape: tuple[int, ...], dimension: int) -> Aval:
+    if not 0 <= dimension < len(shape):
+        raise ValueError(f"iota: dimension {dimension} out of range for shape {shape}")
+    if dtypes.kind(dtype) not in (1, 2, 3):
+        raise TypeError(f"iota: dtype must be numeric, got {dtype}")
+    return Aval(shape, dtype)
+
+
+iota_p.lower = lambda *, dtype, shape, dimension: lax.broadcasted_iota(dtype, shape, dimension)
+# never called (iota has no operands to batch); present so the registry is complete
+iota_p.batch = lambda args, dims, **params: (bind(iota_p, **params), None)
+iota_p.examples = lambda rng: [
+    Example([], {"dtype": np.dtype("int32"), "shape": (4,), "dimension": 0}),
+    Example([], {"dtype": np.dtype("float64"), "shape": (2, 3), "dimension": 1}),
+]
+
+
+def iota(dtype: Any, shape: Sequence[int] | int, dimension: int = 0) -> Any:
+    """``0, 1, 2, ...`` along ``dimension`` of an array of ``shape``."""
+    shape = (operator.index(shape),) if isinstance(shape, (int, np.integer)) else _ints(shape)
+    return bind(
+        iota_p, dtype=dtypes.canonicalize(dtype), shape=shape, dimension=operator.index(dimension)
+    )
+
+
+# --------------------------------------------------------------------------- gather / scatter_add
+
+
+def _gather_dnums(x_ndim: int, idx_ndim: int, axis: int) -> tuple[tuple, tuple]:
+    """Offset dims of the output and the operand's (collapsed) axis, for lax gather/scatter."""
+    offset = tuple(range(axis)) + tuple(range(axis + idx_ndim, x_ndim - 1 + idx_ndim))
+    return offset, (axis,)
+
+
+def _take_shape(x: Aval, idx: Aval, axis: int) -> tuple[int, ...]:
+    return (*x.shape[:axis], *idx.shape, *x.shape[axis + 1 :])
+
+
+gather_p = Primitive("gather", family=FAMILY)
+
+
+@gather_p.def_abstract_eval
+def _gather_abstract_eval(x: Aval, indices: Aval, *, axis: int) -> Aval:
+    _check_index("gather", "indices", indices)
+    if not 0 <= axis < x.ndim:
+        raise ValueError(f"gather: axis {axis} out of range for an operand of type {x}")
+    if x.shape[axis] == 0 and indices.size:
+        raise ValueError(f"gather: cannot take {indices} from the empty axis {axis} of {x}")
+    return Aval(_take_shape(x, indices, axis), x.dtype, x.weak_type)
+
+
+def _gather_lower(x: Any, indices: Any, *, axis: int) -> Any:
+    xa, ia = to_aval(x), to_aval(indices)
+    offset, collapsed = _gather_dnums(xa.ndim, ia.ndim, axis)
+    dnums = lax.GatherDimensionNumbers(
+        offset_dims=offset, collapsed_slice_dims=collapsed, start_index_map=collapsed
+    )
+    sizes = tuple(1 if i == axis else s for i, s in enumerate(xa.shape))
+    return lax.gather(
+        x,
+        lax.expand_dims(indices, (ia.ndim,)),
+        dnums,
+        sizes,
+        mode=lax.GatherScatterMode.CLIP,
+    )
+
+
+gather_p.lower = _gather_lower
+
+
+@gather_p.def_jvp
+def _gather_jvp(primals: list, tangents: list, *, axis: int) -> tuple:
+    (x, idx), (t, _) = primals, tangents
+    return gather(x, idx, axis=axis), gather(t, idx, axis=axis)
+
+
+@gather_p.def_vjp
+def _gather_vjp(ct: Any, x: Any, idx: Any, *, out: Any, axis: int) -> tuple:
+    return scatter_add(_zeros(to_aval(x)), idx, ct, axis=axis), None
+
+
+def _merge_batch_into_axis(x: Any, xd: int | None, size: int, axis: int) -> Any:
+    """``x`` (logical axis ``axis`` of length N) with batch folded in: ``[..., B*N, ...]``."""
+    x = _bcast_batch(x, xd, size, axis)
+    shape = to_aval(x).shape
+    return reshape(x, (*shape[:axis], shape[axis] * shape[axis + 1], *shape[axis + 2 :]))
+
+
+def _offset_indices(idx: Any, idd: int, n: int, size: int) -> Any:
+    """Clamp batched ``idx`` into ``[0, n-1]`` and add ``b * n`` along its batch axis ``idd``."""
+    ia = to_aval(idx)
+    dt = _index_dtype(size * n)
+    idx = _to_index(idx, 0, n - 1, dt)
+    off = ew.mul(iota(dt, ia.shape, idd), _c(n, dt))
+    return ew.add(idx, off)
+
+
+def _gather_batched(x: Any, xd: int | None, idx: Any, idd: int | None, axis: int):
+    """Batched ``gather`` of logical ``axis``: ``(out, out_dim)``; one gather, no loop."""
+    xa, ia = to_aval(x), to_aval(idx)
+    if xd is None and idd is None:
+        return gather(x, idx, axis=axis), None
+    if idd is None:
+        ax = axis + (axis >= xd)
+        out_dim = xd if xd < ax else xd + ia.ndim - 1
+        return gather(x, idx, axis=ax), out_dim
+    if xd is None:
+        return gather(x, idx, axis=axis), axis + idd
+    # both batched: fold the batch into the gathered axis and offset the indices
+    size = xa.shape[xd]
+    n = xa.shape[axis + (axis >= xd)]
+    if n == 0:
+        return gather(rules.moveaxis(x, xd, axis), idx, axis=axis + 1), axis + idd
+    xm = _merge_batch_into_axis(x, xd, size, axis)
+    return gather(xm, _offset_indices(idx, idd, n, size), axis=axis), axis + idd
+
+
+@gather_p.def_batch
+def _gather_batch(args: list, dims: list, *, axis: int) -> tuple:
+    (x, idx), (xd, idd) = args, dims
+    return _gather_batched(x, xd, idx, idd, axis)
+
+
+@gather_p.def_examples
+def _gather_examples(rng: np.random.Generator) -> list[Example]:
+    i32 = np.int32
+    return [
+        Example([rand(rng, (5, 3)), np.array([0, 4, 2, 2], i32)], {"axis": 0}, diff_argnums=(0,)),
+        Example(
+            [rand(rng, (2, 5)), np.array([[1, 3, 1], [0, 4, 4]], i32)],
+            {"axis": 1},
+            diff_argnums=(0,),
+        ),
+        Example([rand(rng, (3, 4, 2)), np.array(2, i32)], {"axis": 1}, diff_argnums=(0,)),
+        # out-of-range indices clamp (and the VJP clamps the same way)
+        Example([rand(rng, (4,)), np.array([-2, 1, 7], i32)], {"axis": 0}, diff_argnums=(0,)),
+    ]
+
+
+def gather(x: Any, indices: Any, *, axis: int) -> Any:
+    """Take ``x`` along ``axis`` at integer ``indices`` of any shape (clamped into range).
+
+    The result has shape ``x.shape[:axis] + indices.shape + x.shape[axis+1:]``.
+
+    Example:
+        >>> gather(np.arange(5.0), np.array([4, 0]), axis=0).tolist()
+        [4.0, 0.0]
+    """
+    return bind(gather_p, x, indices, axis=operator.index(axis))
+
+
+scatter_add_p = Primitive("scatter_add", family=FAMILY)
+
+
+@scatter_add_p.def_abstract_eval
+def _scatter_add_abstract_eval(x: Aval, indices: Aval, updates: Aval, *, axis: int) -> Aval:
+    _check_index("scatter_add", "indices", indices)
+    if not 0 <= axis < x.ndim:
+        raise ValueError(f"scatter_add: axis {axis} out of range for an operand of type {x}")
+    want = _take_shape(x, indices, axis)
+    if updates.shape != want:
+        raise TypeError(
+            f"scatter_add: updates {updates} must have shape {want} for operand {x}, "
+            f"indices {indices} and axis {axis}"
+        )
+    if x.shape[axis] == 0 and indices.size:
+        raise ValueError(f"scatter_add: cannot add at {indices} into the empty axis of {x}")
+    dtype, weak = _same_dtype("scatter_add", x, updates)
+    return Aval(x.shape, dtype, weak)
+
+
+def _scatter_add_lower(x: Any, indices: Any, updates: Any, *, axis: int) -> Any:
+    xa, ia = to_aval(x), to_aval(indices)
+    dtype, _ = _same_dtype("scatter_add", xa, to_aval(updates))
+    offset, collapsed = _gather_dnums(xa.ndim, ia.ndim, axis)
+    dnums = lax.ScatterDimensionNumbers(
+        update_window_dims=offset,
+        inserted_window_dims=collapsed,
+        scatter_dims_to_operand_dims=collapsed,
+    )
+    return lax.scatter_add(
+        _as_dtype(x, dtype),
+        lax.expand_dims(indices, (ia.ndim,)),
+        _as_dtype(updates, dtype),
+        dnums,
+        mode=lax.GatherScatterMode.CLIP,
+    )
+
+
+scatter_add_p.lower = _scatter_add_lower
+
+
+@scatter_add_p.def_jvp
+def _scatter_add_jvp(primals: list, tangents: list, *, axis: int) -> tuple:
+    (x, idx, u), (tx, _, tu) = primals, tangents
+    out = scatter_add(x, idx, u, axis=axis)
+    if is_zero(tu):
+        return out, tx
+    dt = to_aval(out).dtype
+    tx = rules.instantiate(tx, Aval(to_aval(x).shape, dt))
+    return out, scatter_add(tx, idx, tu, axis=axis)
+
+
+@scatter_add_p.def_vjp
+def _scatter_add_vjp(ct: Any, x: Any, idx: Any, u: Any, *, out: Any, axis: int) -> tuple:
+    return ct, None, gather(ct, idx, axis=axis)
+
+
+@scatter_add_p.def_batch
+def _scatter_add_batch(args: list, dims: list, *, axis: int) -> tuple:
+    (x, idx, u), (xd, idd, ud) = args, dims
+    size = rules.batch_size(args, dims)
+    if idd is None:
+        x = rules.bdim_to_front(x, xd, size)
+        u = rules.bdim_to_front(u, ud, size)
+        return scatter_add(x, idx, u, axis=axis + 1), 0
+    # batched indices: fold the batch into the scattered axis and offset the indices
+    ia = to_aval(idx)
+    x = _bcast_batch(x, xd, size, axis)
+    xs = to_aval(x).shape
+    n = xs[axis + 1]
+    if n == 0:
+        return x, axis
+    xm = reshape(x, (*xs[:axis], size * n, *xs[axis + 2 :]))
+    u = _bcast_batch(u, ud, size, axis + idd)
+    del ia
+    out = scatter_add(xm, _offset_indices(idx, idd, n, size), u, axis=axis)
+    return reshape(out, xs), axis
+
+
+@scatter_add_p.def_examples
+def _scatter_add_examples(rng: np.random.Generator) -> list[Example]:
+    i32 = np.int32
+    return [
+        Example(
+            [rand(rng, (5, 3)), np.array([0, 4, 2, 2], i32), rand(rng, (4, 3))],
+            {"axis": 0},
+            diff_argnums=(0, 2),
+        ),
+        Example(
+            [rand(rng, (2, 5)), np.array([[1, 3, 1], [0, 4, 4]], i32), rand(rng, (2, 2, 3))],
+            {"axis": 1},
+            diff_argnums=(0, 2),
+        ),
+        Example(
+            [rand(rng, (4,)), np.array([-2, 1, 7], i32), rand(rng, (3,))],
+            {"axis": 0},
+            diff_argnums=(0, 2),
+        ),
+    ]
+
+
+def scatter_add(x: Any, indices: Any, updates: Any, *, axis: int) -> Any:
+    """Add ``updates`` into ``x`` at ``indices`` along ``axis`` (duplicates accumulate).
+
+    The transpose of :func:`gather`: ``updates`` has the shape ``gather(x, indices,
+    axis=axis)`` would have, and out-of-range indices clamp as in ``gather``.
+    """
+    return bind(scatter_add_p, x, indices, updates, axis=operator.index(axis))
+
+
+# --------------------------------------------------------------------------- dynamic_slice
+
+dynamic_slice_p = Primitive("dynamic_slice", family=FAMILY)
+
+
+def _check_starts(name: str, x: Aval, starts: tuple[Aval, ...]) -> None:
+    if len(starts) != x.ndim:
+        raise TypeError(
+            f"{name}: needs one start index per dimension of the operand {x}, "
+            f"got {len(starts)} ({_fmt(*starts)})"
+        )
+    for s in starts:
+        _check_index(name, "start indices", s, scalar=True)
+
+
+@dynamic_slice_p.def_abstract_eval
+def _dynamic_slice_abstract_eval(x: Aval, *starts: Aval, slice_sizes: tuple[int, ...]) -> Aval:
+    _check_starts("dynamic_slice", x, starts)
+    if len(slice_sizes) != x.ndim or any(not 0 <= s <= n for s, n in zip(slice_sizes, x.shape)):
+        raise TypeError(
+            f"dynamic_slice: slice_sizes {slice_sizes} must fit the operand {x} (one per dimension)"
+        )
+    return Aval(slice_sizes, x.dtype, x.weak_type)
+
+
+def _lower_starts(starts: tuple, shape: tuple, sizes: tuple) -> list:
+    dt = _index_dtype(max(shape, default=0))
+    return [_lower_index(s, n - k, dt) for s, n, k in zip(starts, shape, sizes)]
+
+
+def _dynamic_slice_lower(x: Any, *starts: Any, slice_sizes: tuple) -> Any:
+    starts = _lower_starts(starts, to_aval(x).shape, slice_sizes)
+    return lax.dynamic_slice(x, starts, slice_sizes)
+
+
+dynamic_slice_p.lower = _dynamic_slice_lower
+
+
+@dynamic_slice_p.def_jvp
+def _dynamic_slice_jvp(primals: list, tangents: list, *, slice_sizes: tuple) -> tuple:
+    x, *starts = primals
+    t = tangents[0]
+    return (
+        dynamic_slice(x, *starts, slice_sizes=slice_sizes),
+        dynamic_slice(t, *starts, slice_sizes=slice_sizes),
+    )
+
+
+@dynamic_slice_p.def_vjp
+def _dynamic_slice_vjp(ct: Any, x: Any, *starts: Any, out: Any, slice_sizes: tuple) -> tuple:
+    g = dynamic_update_slice(_zeros(to_aval(x)), ct, *starts)
+    return (g, *([None] * len(starts)))
+
+
+def _start_vector(s: Any, sd: int, n: int, size: int, dt: np.dtype) -> Any:
+    """A batched 0-d start index as a ``(B,)`` vector clamped into ``[0, n - size]``."""
+    del sd  # a batched 0-d operand has its batch axis at 0
+    return _to_index(s, 0, n - size, dt)
+
+
+@dynamic_slice_p.def_batch
+def _dynamic_slice_batch(args: list, dims: list, *, slice_sizes: tuple) -> tuple:
+    x, *starts = args
+    xd, *sds = dims
+    size = rules.batch_size(args, dims)
+    xa = to_aval(x)
+    shape = xa.shape if xd is None else (*xa.shape[:xd], *xa.shape[xd + 1 :])
+    dt = _index_dtype(max((*shape, size), default=0))
+    zero = _c(0, dt)
+    if all(sd is None for sd in sds):
+        st = [*starts[:xd], zero, *starts[xd:]]
+        sizes = (*slice_sizes[:xd], size, *slice_sizes[xd:])
+        return dynamic_slice(x, *st, slice_sizes=sizes), xd
+    # 1) slice the dimensions whose start is unbatched (full extent elsewhere)
+    st = [s if sd is None else zero for s, sd in zip(starts, sds)]
+    sizes = tuple(k if sd is None else n for k, n, sd in zip(slice_sizes, shape, sds))
+    if sizes != shape:
+        if xd is not None:
+            st.insert(xd, zero)
+            sizes = (*sizes[:xd], size, *sizes[xd:])
+        x = dynamic_slice(x, *st, slice_sizes=sizes)
+    # 2) each dimension with a batched start: a batched gather of start + iota
+    for k, (s, sd) in enumerate(zip(starts, sds)):
+        if sd is None:
+            continue
+        n, m = shape[k], slice_sizes[k]
+        sv = _start_vector(s, sd, n, m, dt)
+        idx = ew.add(broadcast_in_dim(sv, (size, m), (0,)), iota(dt, (size, m), 1))
+        x, xd = _gather_batched(x, xd, idx, 0, k)
+    return x, xd
+
+
+@dynamic_slice_p.def_examples
+def _dynamic_slice_examples(rng: np.random.Generator) -> list[Example]:
+    i32 = np.int32
+    return [
+        Example([rand(rng, (5,)), np.asarray(1, i32)], {"slice_sizes": (3,)}, diff_argnums=(0,)),
+        Example(
+            [rand(rng, (4, 5)), np.asarray(1, i32), np.asarray(2, i32)],
+            {"slice_sizes": (2, 3)},
+            diff_argnums=(0,),
+        ),
+        # starts out of range clamp
+        Example(
+            [rand(rng, (4, 5)), np.asarray(3, i32), np.asarray(-1, i32)],
+            {"slice_sizes": (2, 2)},
+            diff_argnums=(0,),
+        ),
+    ]
+
+
+def dynamic_slice(x: Any, *start_indices: Any, slice_sizes: Sequence[int]) -> Any:
+    """Slice of ``slice_sizes`` at traced 0-d int ``start_indices`` (clamped so it fits)."""
+    return bind(dynamic_slice_p, x, *start_indices, slice_sizes=_ints(slice_sizes))
+
+
+# --------------------------------------------------------------------------- dynamic_update_slice
+
+dynamic_update_slice_p = Primitive("dynamic_update_slice", family=FAMILY)
+
+
+@dynamic_update_slice_p.def_abstract_eval
+def _dus_abstract_eval(x: Aval, update: Aval, *starts: Aval) -> Aval:
+    _check_starts("dynamic_update_slice", x, starts)
+    if update.ndim != x.ndim or any(u > n for u, n in zip(update.shape, x.shape)):
+        raise TypeError(
+            f"dynamic_update_slice: update {update} must have the rank of the operand {x} "
+            "and fit inside it"
+        )
+    dtype, _ = _same_dtype("dynamic_update_slice", x, update)
+    return Aval(x.shape, dtype, x.weak_type and update.weak_type)
+
+
+def _dus_lower(x: Any, update: Any, *starts: Any) -> Any:
+    xa, ua = to_aval(x), to_aval(update)
+    dtype, _ = _same_dtype("dynamic_update_slice", xa, ua)
+    starts = _lower_starts(starts, xa.shape, ua.shape)
+    return lax.dynamic_update_slice(_as_dtype(x, dtype), _as_dtype(update, dtype), starts)
+
+
+dynamic_update_slice_p.lower = _dus_lower
+
+
+@dynamic_update_slice_p.def_jvp
+def _dus_jvp(primals: list, tangents: list) -> tuple:
+    x, u, *starts = primals
+    tx, tu = tangents[:2]
+    out = dynamic_update_slice(x, u, *starts)
+    dt = to_aval(out).dtype
+    tx = rules.instantiate(tx, Aval(to_aval(x).shape, dt))
+    tu = rules.instantiate(tu, Aval(to_aval(u).shape, dt))
+    return out, dynamic_update_slice(tx, tu, *starts)
+
+
+@dynamic_update_slice_p.def_vjp
+def _dus_vjp(ct: Any, x: Any, u: Any, *starts: Any, out: Any) -> tuple:
+    ua = to_aval(u)
+    gx = dynamic_update_slice(ct, _zeros(Aval(ua.shape, to_aval(ct).dtype)), *starts)
+    gu = dynamic_slice(ct, *starts, slice_sizes=ua.shape)
+    return (gx, gu, *([None] * len(starts)))
+
+
+@dynamic_update_slice_p.def_batch
+def _dus_batch(args: list, dims: list) -> tuple:
+    x, u, *starts = args
+    xd, ud, *sds = dims
+    size = rules.batch_size(args, dims)
+    xa, ua = to_aval(x), to_aval(u)
+    shape = xa.shape if xd is None else (*xa.shape[:xd], *xa.shape[xd + 1 :])
+    ushape = ua.shape if ud is None else (*ua.shape[:ud], *ua.shape[ud + 1 :])
+    dt = _index_dtype(max((*shape, size), default=0))
+    if all(sd is None for sd in sds):
+        bd = xd if xd is not None else ud
+        x, u = _bcast_batch(x, xd, size, bd), _bcast_batch(u, ud, size, bd)
+        st = [*starts[:bd], _c(0, dt), *starts[bd:]]
+        return dynamic_update_slice(x, u, *st), bd
+    # batched starts: spread the update over x's shape with gathers, then select by a mask
+    xf = rules.bdim_to_front(x, xd, size)
+    full_shape = (size, *shape)
+    mask = None
+    for k, (s, sd) in enumerate(zip(starts, sds)):
+        n, m = shape[k], ushape[k]
+        if m == n:
+            continue  # the start clamps to 0: the update covers this dimension
+        if sd is None:
+            pos = iota(dt, (n,), 0)
+            s = _to_index(s, 0, n - m, dt)
+            mdims: tuple[int, ...] = (k + 1,)
+        else:
+            pos = iota(dt, (size, n), 1)
+            s = broadcast_in_dim(_start_vector(s, sd, n, m, dt), (size, n), (0,))
+            mdims = (0, k + 1)
+        rel = ew.sub(pos, s)
+        inside = ew.bitwise_and(ew.ge(rel, _c(0, dt)), ew.lt(rel, _c(m, dt)))
+        inside = broadcast_in_dim(inside, full_shape, mdims)
+        mask = inside if mask is None else ew.bitwise_and(mask, inside)
+        u, ud = _gather_batched(u, ud, _clamp(rel, 0, m - 1), None if sd is None else 0, k)
+    uf = rules.bdim_to_front(u, ud, size)
+    if mask is None:
+        return uf, 0
+    return ew.select_n(mask, xf, uf), 0
+
+
+@dynamic_update_slice_p.def_examples
+def _dus_examples(rng: np.random.Generator) -> list[Example]:
+    i32 = np.int32
+    return [
+        Example([rand(rng, (5,)), rand(rng, (2,)), np.asarray(2, i32)], diff_argnums=(0, 1)),
+        Example(
+            [rand(rng, (4, 5)), rand(rng, (2, 3)), np.asarray(1, i32), np.asarray(4, i32)],
+            diff_argnums=(0, 1),
+        ),
+        Example(
+            [rand(rng, (3, 4)), rand(rng, (3, 2)), np.asarray(0, i32), np.asarray(1, i32)],
+            diff_argnums=(0, 1),
+        ),
+    ]
+
+
+def dynamic_update_slice(x: Any, update: Any, *start_indices: Any) -> Any:
+    """``x`` with ``update`` written at traced 0-d int ``start_indices`` (clamped so it fits)."""
+    return bind(dynamic_update_slice_p, x, update, *start_indices)
