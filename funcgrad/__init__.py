@@ -20,6 +20,7 @@ from funcgrad.api import (
     vjp,
     vmap,
 )
+from funcgrad.control_flow import cond, fori_loop, scan, switch, while_loop
 from funcgrad.core.errors import ConcretizationError, LeakedTracerError
 from funcgrad.core.interp import Tracer
 from funcgrad.core.ir import Aval, Eqn, Literal, Program, Var
@@ -39,8 +40,10 @@ __all__ = [
     "Tracer",
     "Var",
     "checkpoint",
+    "cond",
     "custom_jvp",
     "custom_vjp",
+    "fori_loop",
     "grad",
     "hessian",
     "jacfwd",
@@ -50,8 +53,11 @@ __all__ = [
     "linearize",
     "make_ir",
     "remat",
+    "scan",
     "stop_gradient",
+    "switch",
     "value_and_grad",
     "vjp",
     "vmap",
+    "while_loop",
 ]

@@ -79,47 +79,114 @@ def python_scalar_dtype(x: Any) -> np.dtype:
     raise TypeError(f"not a Python scalar: {x!r}")
 
 
-@functools.lru_cache(maxsize=1024)
-def _promote_strong(a: np.dtype, b: np.dtype) -> np.dtype:
-    if a == b:
-        return a
-    ka, kb = kind(a), kind(b)
-    if ka != kb:
-        hi, lo = (a, b) if ka > kb else (b, a)
-        if kind(hi) == 3 and kind(lo) == 2:
-            size = max(hi.itemsize, 2 * lo.itemsize)
-            return np.dtype(f"complex{8 * size}")
-        return hi
-    if ka == 2 and bfloat16 in (a, b):
-        return np.dtype("float32")
-    if ka == 1 and {a.kind, b.kind} == {"u", "i"} and max(a.itemsize, b.itemsize) == 8:
-        # JAX's lattice sends uint64 ∨ int64 to a (weak) float
-        return np.dtype("float64")
-    return np.promote_types(a, b)
+# JAX's type-promotion lattice (jax._src.dtypes._type_promotion_lattice, standard mode).
+# Nodes are strong dtypes and the three weak Python-scalar kinds "i*", "f*", "c*".
+_WEAK_NODES = {1: "i*", 2: "f*", 3: "c*"}
+
+
+def _lattice(x64: bool) -> dict[Any, list[Any]]:
+    d = np.dtype
+    b, u8, u16, u32, u64 = d("bool"), d("uint8"), d("uint16"), d("uint32"), d("uint64")
+    i8, i16, i32, i64 = d("int8"), d("int16"), d("int32"), d("int64")
+    f16, f32, f64, c64, c128 = (
+        d("float16"),
+        d("float32"),
+        d("float64"),
+        d("complex64"),
+        d("complex128"),
+    )
+    return {
+        b: ["i*"],
+        "i*": [u8, i8],
+        u8: [i16, u16],
+        u16: [i32, u32],
+        u32: [i64, u64] if x64 else [i32, u64],
+        u64: ["f*"],
+        i8: [i16],
+        i16: [i32],
+        i32: [i64],
+        i64: ["f*"],
+        "f*": [bfloat16, f16, "c*"],
+        bfloat16: [f32],
+        f16: [f32],
+        f32: [f64, c64],
+        f64: [c128],
+        "c*": [c64],
+        c64: [c128],
+        c128: [],
+    }
+
+
+@functools.lru_cache(maxsize=2)
+def _upper_bounds(x64: bool) -> dict[Any, frozenset]:
+    lat = _lattice(x64)
+    ubs: dict[Any, frozenset] = {}
+    for n in lat:
+        seen, todo = {n}, [n]
+        while todo:
+            for m in lat[todo.pop()]:
+                if m not in seen:
+                    seen.add(m)
+                    todo.append(m)
+        ubs[n] = frozenset(seen)
+    return ubs
+
+
+@functools.lru_cache(maxsize=4096)
+def _least_upper_bound(nodes: frozenset, x64: bool) -> Any:
+    ubs = _upper_bounds(x64)
+    try:
+        cub = frozenset.intersection(*(ubs[n] for n in nodes))
+    except KeyError as e:
+        raise TypeError(f"unsupported dtype for type promotion: {e.args[0]}") from None
+    for c in cub:
+        if cub <= ubs[c]:
+            return c
+    raise TypeError(f"no common dtype for {sorted(map(str, nodes))}")  # pragma: no cover
+
+
+def _node(dtype: np.dtype, weak: bool) -> Any:
+    if weak and dtype != np.dtype("bool"):
+        return _WEAK_NODES[kind(dtype)]
+    return dtype
+
+
+def _from_node(node: Any) -> np.dtype:
+    return default_dtype({"i*": 1, "f*": 2, "c*": 3}[node]) if isinstance(node, str) else node
 
 
 def result_type(*args: tuple[np.dtype, bool]) -> tuple[np.dtype, bool]:
-    """Join ``(dtype, weak_type)`` pairs on JAX's lattice; returns ``(dtype, weak_type)``."""
-    strong = [d for d, w in args if not w]
-    weak = [d for d, w in args if w]
-    if strong:
-        out = strong[0]
-        for d in strong[1:]:
-            out = _promote_strong(out, d)
-        out_weak = False
-        ints = [d for d in strong if kind(d) == 1]
-        if (
-            len(ints) >= 2
-            and out.kind == "f"
-            and {d.kind for d in ints} == {"u", "i"}
-            and all(kind(d) == 1 for d in strong)
-        ):
-            out_weak = True
-        for d in weak:
-            if kind(d) > kind(out):
-                out, out_weak = default_dtype(kind(d)), True
-        return canonicalize(out), out_weak
-    k = max(kind(d) for d in weak)
-    if k == 0:
-        return np.dtype("bool"), False
-    return default_dtype(k), True
+    """Join ``(dtype, weak_type)`` pairs on JAX's lattice; returns ``(dtype, weak_type)``.
+
+    Mirrors ``jax._src.dtypes.lattice_result_type`` (the rule ``jax.numpy`` functions
+    use): Python scalars and weakly typed arrays take the other operands' dtype when
+    those are strong, and the result is weak only if a weak kind wins.
+    """
+    if not args:
+        raise ValueError("result_type needs at least one dtype")
+    x64 = x64_enabled()
+    dts = [np.dtype(d) for d, _ in args]
+    weaks = [bool(w) for _, w in args]
+    if len(dts) == 1:
+        out, weak = dts[0], weaks[0]
+    elif len(set(dts)) == 1 and not all(weaks):
+        out, weak = dts[0], False
+    elif all(weaks):
+        out, weak = _from_node(_least_upper_bound(frozenset(dts), x64)), True
+    else:
+        node = _least_upper_bound(frozenset(_node(d, w) for d, w in zip(dts, weaks)), x64)
+        out, weak = _from_node(node), isinstance(node, str)
+    out = canonicalize(out)
+    return out, weak and out != np.dtype("bool")
+
+
+def to_inexact(dtype: np.dtype) -> np.dtype:
+    """JAX's ``to_inexact_dtype``: bool and integers up to 32 bits → float32, 64-bit → float64."""
+    if kind(dtype) >= 2:
+        return dtype
+    return canonicalize("float64" if dtype.itemsize == 8 else "float32")
+
+
+def to_numeric(dtype: np.dtype) -> np.dtype:
+    """JAX's ``to_numeric_dtype``: bool → int32, everything else unchanged."""
+    return np.dtype("int32") if dtype == np.dtype("bool") else dtype

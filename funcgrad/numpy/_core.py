@@ -1,7 +1,16 @@
-"""Conversion, dtype promotion and NumPy broadcasting for ``funcgrad.numpy``."""
+"""Conversion, dtype promotion, NumPy broadcasting and error helpers for ``funcgrad.numpy``.
+
+Every public function normalises its operands with :func:`prep` (tracers, jax
+arrays and Python scalars pass through; NumPy values and nested lists become
+canonical-dtype NumPy arrays), promotes them on JAX's lattice with
+:func:`promote` (so Python scalars stay weakly typed), broadcasts them with
+:func:`broadcast_args` and binds primitives. Errors name the function, the
+operands' shapes and dtypes, and the user's line.
+"""
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Sequence
 from typing import Any
 
@@ -15,37 +24,68 @@ from funcgrad.core.ir import Aval
 from funcgrad.primitives import elementwise as ew
 from funcgrad.primitives import shape as sh
 
-_SCALARS = (bool, int, float, complex)
+SCALARS = (bool, int, float, complex)
 ArrayLike = Any
+
+
+def is_scalar(x: Any) -> bool:
+    """A Python scalar (weakly typed), not a NumPy scalar."""
+    return type(x) in SCALARS
 
 
 def is_array(x: Any) -> bool:
     return isinstance(x, (Tracer, jax.Array, np.ndarray, np.generic))
 
 
+def here() -> str:
+    """``"\\n  (in your code at file:line)"`` for the innermost user frame."""
+    return where(user_frame())
+
+
+def fmt(*xs: Any) -> str:
+    """Operands as ``f32[2,3]`` (Python scalars as ``2.0 (weak f64[])``)."""
+    out = []
+    for x in xs:
+        a = to_aval(x)
+        s = a.str_short()
+        out.append(f"{x!r} (weak {s})" if is_scalar(x) else s + ("{weak}" if a.weak_type else ""))
+    return ", ".join(out)
+
+
 def prep(x: Any, name: str = "funcgrad.numpy") -> Any:
-    """Normalise an input: tracers, jax arrays and Python scalars pass; NumPy
-    arrays and nested lists become canonical-dtype NumPy arrays."""
-    if isinstance(x, (Tracer, jax.Array)) or type(x) in _SCALARS:
+    """Normalise an operand: tracers, jax arrays and Python scalars pass; NumPy values and
+    (nested) lists/tuples become canonical-dtype NumPy arrays (lists holding tracers are
+    stacked)."""
+    if isinstance(x, (Tracer, jax.Array)) or type(x) in SCALARS:
         return x
     if isinstance(x, (np.ndarray, np.generic)):
-        dt = dtypes.canonicalize(x.dtype)
-        return x if x.dtype == dt else np.asarray(x, dt)
+        dt = _canon_or_raise(x.dtype, name)
+        return np.asarray(x, dt)
     if isinstance(x, (list, tuple)):
-        if any(isinstance(e, Tracer) for e in _flat(x)):
+        flat = _flat(x)
+        if any(isinstance(e, (Tracer, jax.Array)) for e in flat):
             from funcgrad.numpy._shape import stack
 
             return stack([prep(e, name) for e in x])
-        arr = np.asarray(x)
+        try:
+            arr = np.asarray(x)
+        except ValueError as e:
+            raise ValueError(f"{name}: cannot convert a ragged sequence to an array{here()}") from e
         if arr.dtype == object:
-            raise TypeError(f"{name}: cannot convert {x!r} to an array")
-        return np.asarray(arr, dtypes.canonicalize(arr.dtype))
-    if isinstance(x, _SCALARS):  # subclasses such as np.float64 handled above; bool subclasses
-        return x
+            raise TypeError(f"{name}: cannot convert {x!r} to an array{here()}")
+        return np.asarray(arr, _canon_or_raise(arr.dtype, name))
+    if isinstance(x, SCALARS):  # subclasses of Python scalars (e.g. IntEnum)
+        return x.__class__.__mro__[1](x) if type(x) not in SCALARS else x
     raise TypeError(
         f"{name}: expected an array, a Python scalar or a (nested) list of them, got "
-        f"{type(x).__name__}{where(user_frame())}"
+        f"{type(x).__name__}{here()}"
     )
+
+
+def _canon_or_raise(dt: np.dtype, name: str) -> np.dtype:
+    if dt.kind not in "biufc" and dt != dtypes.bfloat16:
+        raise TypeError(f"{name}: unsupported dtype {dt} (JAX arrays are numeric or bool){here()}")
+    return dtypes.canonicalize(dt)
 
 
 def _flat(x: Any) -> list:
@@ -54,69 +94,116 @@ def _flat(x: Any) -> list:
     return [x]
 
 
+def arr(x: Any, name: str) -> Any:
+    """Like :func:`prep`, but Python scalars become weakly typed 0-d values of their default
+    dtype (still Python scalars: the primitives treat them as weak 0-d operands)."""
+    return prep(x, name)
+
+
 def aval(x: Any) -> Aval:
     return to_aval(x)
 
 
+def user_dtype(dtype: Any, name: str) -> np.dtype:
+    """Canonical dtype from a user ``dtype=`` argument (``int``/``float`` → defaults)."""
+    if dtype is int:
+        return dtypes.default_dtype(1)
+    if dtype is float:
+        return dtypes.default_dtype(2)
+    if dtype is complex:
+        return dtypes.default_dtype(3)
+    if dtype is bool:
+        return np.dtype("bool")
+    try:
+        dt = np.dtype(dtype)
+    except TypeError:
+        raise TypeError(f"{name}: {dtype!r} is not a valid dtype{here()}") from None
+    return _canon_or_raise(dt, name)
+
+
 def result_dtype(*args: Any) -> tuple[np.dtype, bool]:
+    """``(dtype, weak_type)`` of the JAX-lattice join of ``args``' avals."""
     return dtypes.result_type(*[(a.dtype, a.weak_type) for a in map(aval, args)])
 
 
-def cast(x: Any, dtype: np.dtype, weak: bool = False) -> Any:
-    """Convert ``x`` (array or scalar) to ``dtype``."""
-    if type(x) in _SCALARS:
-        if dtypes.kind(dtype) >= dtypes.kind(dtypes.python_scalar_dtype(x)) and (
-            weak or dtype == dtypes.python_scalar_dtype(x)
-        ):
+def convert(x: Any, dtype: np.dtype, weak: bool = False) -> Any:
+    """``x`` (array or Python scalar) as ``dtype``, weakly typed iff ``weak``.
+
+    Python scalars stay Python scalars when their own (weak, default-dtype) aval is
+    already the target; host values are converted on the host.
+    """
+    dtype = np.dtype(dtype)
+    if type(x) in SCALARS:
+        if weak and dtype == dtypes.python_scalar_dtype(x) and type(x) is not bool:
             return x
+        if weak and dtypes.kind(dtype) >= 1:
+            if dtype == dtypes.default_dtype(2) and type(x) in (bool, int):
+                return float(x)
+            if dtype == dtypes.default_dtype(3) and type(x) in (bool, int, float):
+                return complex(x)
+            return ew.convert_element_type(x, dtype, True)
         return np.asarray(x, dtype)
     a = aval(x)
+    if isinstance(x, (np.ndarray, np.generic)):
+        x = np.asarray(x, dtype)
+        return ew.convert_element_type(x, dtype, True) if weak else x
     if a.dtype == dtype and a.weak_type == weak:
         return x
-    if isinstance(x, np.ndarray | np.generic):
-        return np.asarray(x, dtype)
     return ew.convert_element_type(x, dtype, weak)
 
 
-def promote(name: str, *args: Any) -> list[Any]:
-    """Promote ``args`` to their common dtype (JAX's lattice)."""
+def promote(name: str, *args: Any, to: str | None = None) -> list[Any]:
+    """Promote ``args`` to one dtype on JAX's lattice (``to``: ``"inexact"`` or ``"numeric"``
+    further maps the joined dtype as ``jnp``'s ``promote_args_inexact``/``_numeric`` do).
+
+    Python scalars are kept as Python scalars wherever the primitives can take them
+    weakly (a strong result dtype, or their own default dtype)."""
     args = [prep(a, name) for a in args]
     dtype, weak = result_dtype(*args)
+    if to == "inexact":
+        dtype = dtypes.to_inexact(dtype)
+    elif to == "numeric":
+        dtype = dtypes.to_numeric(dtype)
     out = []
     for x in args:
-        if type(x) in _SCALARS:
-            out.append(x)  # weak scalars take the other operand's dtype in the primitive
+        if type(x) in SCALARS and not weak and dtypes.kind(dtype) >= _scalar_kind(x):
+            out.append(x)  # the primitive casts a weak scalar to the strong dtype
         else:
-            a = aval(x)
-            if a.dtype != dtype:
-                x = cast(x, dtype, weak and a.weak_type)
-            out.append(x)
-    if all(type(x) in _SCALARS for x in out):
-        out = [np.asarray(x, dtype) if not weak else x for x in out]
+            out.append(convert(x, dtype, weak))
     return out
 
 
-def broadcast_shapes(name: str, *shapes: Sequence[int]) -> tuple[int, ...]:
+def _scalar_kind(x: Any) -> int:
+    return dtypes.kind(dtypes.python_scalar_dtype(x))
+
+
+def broadcast_shapes(name: str, *args: Any) -> tuple[int, ...]:
+    """NumPy's broadcast of the operands' shapes; a clear error naming ``name`` otherwise."""
+    shapes = [aval(a).shape for a in args]
     try:
-        return tuple(np.broadcast_shapes(*[tuple(s) for s in shapes]))
+        return tuple(np.broadcast_shapes(*shapes))
     except ValueError:
-        shown = " ".join(str(tuple(s)) for s in shapes)
         raise ValueError(
-            f"{name}: operands could not be broadcast together with shapes {shown}"
-            f"{where(user_frame())}"
+            f"{name}: operands could not be broadcast together: {fmt(*args)}{here()}"
         ) from None
 
 
-def broadcast_to_shape(x: Any, shape: tuple[int, ...]) -> Any:
+def broadcast_to_shape(x: Any, shape: tuple[int, ...], name: str = "broadcast_to") -> Any:
+    """Broadcast ``x`` to ``shape`` by NumPy's rules (one ``broadcast_in_dim``)."""
     a = aval(x)
-    if a.shape == shape:
+    shape = tuple(shape)
+    if a.shape == shape and type(x) not in SCALARS:
         return x
     nd = len(shape)
+    if a.ndim > nd:
+        raise ValueError(
+            f"{name}: cannot broadcast an operand {fmt(x)} to the smaller rank shape {shape}"
+            f"{here()}"
+        )
     dims = tuple(range(nd - a.ndim, nd))
     for d, s in zip(dims, a.shape):
         if s != 1 and s != shape[d]:
-            raise ValueError(f"cannot broadcast an array of shape {a.shape} to shape {shape}")
-    # drop size-1 dims that expand, then broadcast
+            raise ValueError(f"{name}: cannot broadcast an operand {fmt(x)} to shape {shape}{here()}")
     keep = [i for i, s in enumerate(a.shape) if s == shape[dims[i]]]
     if len(keep) != a.ndim:
         x = sh.reshape(x, tuple(a.shape[i] for i in keep))
@@ -125,43 +212,91 @@ def broadcast_to_shape(x: Any, shape: tuple[int, ...]) -> Any:
 
 
 def broadcast_args(name: str, *args: Any) -> list[Any]:
-    """NumPy broadcasting of array operands (0-d operands broadcast inside primitives)."""
-    shapes = [aval(a).shape for a in args]
-    out_shape = broadcast_shapes(name, *shapes)
+    """NumPy broadcasting; 0-d operands are left for the primitives to broadcast."""
+    out_shape = broadcast_shapes(name, *args)
     return [
-        a if s == out_shape or (s == () and type(a) in _SCALARS) else broadcast_to_shape(a, out_shape)
-        for a, s in zip(args, shapes)
+        a if aval(a).shape in ((), out_shape) else broadcast_to_shape(a, out_shape, name)
+        for a in args
     ]
 
 
-def promote_broadcast(name: str, *args: Any) -> list[Any]:
-    return broadcast_args(name, *promote(name, *args))
+def promote_broadcast(name: str, *args: Any, to: str | None = None) -> list[Any]:
+    return broadcast_args(name, *promote(name, *args, to=to))
 
 
-def normalize_axis(axis: int, ndim: int, name: str) -> int:
-    if not isinstance(axis, (int, np.integer)):
-        raise TypeError(f"{name}: axis must be an int, got {axis!r}")
-    if not -ndim <= axis < max(ndim, 1):
-        raise ValueError(
-            f"{name}: axis {axis} is out of bounds for an array of dimension {ndim}"
-            f"{where(user_frame())}"
+def check_kind(name: str, allowed: str, *args: Any) -> None:
+    """Raise a ``TypeError`` naming ``name`` unless every operand's dtype is ``allowed``
+    (``"intbool"``, ``"int"``, ``"num"`` (not bool), ``"real"`` (not complex))."""
+    for x in args:
+        k = dtypes.kind(aval(x).dtype)
+        ok = {"intbool": k <= 1, "int": k == 1, "num": k >= 1, "real": k <= 2}[allowed]
+        if not ok:
+            need = {
+                "intbool": "integer or bool",
+                "int": "integer",
+                "num": "numeric (not bool)",
+                "real": "real (not complex)",
+            }[allowed]
+            raise TypeError(f"{name}: requires {need} operands, got {fmt(*args)}{here()}")
+
+
+def index(x: Any, what: str, name: str) -> int:
+    """A static Python int from ``x`` (a clear error for tracers and non-integers)."""
+    if isinstance(x, Tracer):
+        raise TypeError(
+            f"{name}: {what} must be a static int, got a traced value {x.aval}; mark it static "
+            f"(jit(static_argnums=...)){here()}"
         )
-    return int(axis) % max(ndim, 1)
+    try:
+        return operator.index(x)
+    except TypeError:
+        raise TypeError(f"{name}: {what} must be an int, got {x!r}{here()}") from None
+
+
+def normalize_axis(axis: Any, ndim: int, name: str) -> int:
+    """``axis`` in ``[0, ndim)``; negative axes count from the end."""
+    ax = index(axis, "axis", name)
+    if not -ndim <= ax < ndim:
+        raise ValueError(
+            f"{name}: axis {ax} is out of bounds for an array of dimension {ndim}{here()}"
+        )
+    return ax % ndim
 
 
 def normalize_axes(axis: Any, ndim: int, name: str) -> tuple[int, ...]:
+    """A tuple of distinct axes (all axes for ``None``), in the order given."""
     if axis is None:
         return tuple(range(ndim))
-    if isinstance(axis, (int, np.integer)):
-        return (normalize_axis(axis, ndim, name),)
-    axes = tuple(normalize_axis(a, ndim, name) for a in axis)
+    if isinstance(axis, (Sequence, np.ndarray)) and not isinstance(axis, str):
+        axes = tuple(normalize_axis(a, ndim, name) for a in axis)
+    else:
+        axes = (normalize_axis(axis, ndim, name),)
     if len(set(axes)) != len(axes):
-        raise ValueError(f"{name}: repeated axis in {axis}")
+        raise ValueError(f"{name}: repeated axis in {axis!r}{here()}")
     return axes
+
+
+def unsupported(what: str) -> NotImplementedError:
+    """The error for a NumPy feature funcgrad does not implement."""
+    return NotImplementedError(f"funcgrad.numpy does not support {what}{here()}")
+
+
+def out(x: Any) -> Any:
+    """Results outside a transform are ``jax.Array``s (NumPy / Python values are put on the
+    device, Python scalars as weakly typed arrays); tracers pass through."""
+    if isinstance(x, (Tracer, jax.Array)):
+        return x
+    if type(x) in SCALARS:
+        return ew.convert_element_type(x, dtypes.python_scalar_dtype(x), type(x) is not bool)
+    if isinstance(x, (np.ndarray, np.generic)):
+        from funcgrad.core.interp import is_tracing
+
+        if is_tracing():
+            return x
+        return jax.device_put(np.asarray(x))
+    return x
 
 
 def to_device(x: Any) -> Any:
     """Outside a trace, hand NumPy values to the device as jax arrays."""
-    if isinstance(x, (np.ndarray, np.generic)):
-        return jax.device_put(x)
-    return x
+    return out(x)

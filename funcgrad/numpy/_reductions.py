@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import builtins
 from typing import Any
 
 import numpy as np
@@ -60,7 +61,7 @@ def _minmax(name: str, prim_fn: Any, a: ArrayLike, axis: Any, keepdims: bool) ->
     a = _arr(a, name)
     av = aval(a)
     axes = normalize_axes(axis, av.ndim, name)
-    if any(av.shape[i] == 0 for i in axes):
+    if builtins.any(av.shape[i] == 0 for i in axes):
         raise ValueError(f"{name}: zero-size array to reduction operation which has no identity")
     if av.dtype.kind == "b":
         fn = rd.reduce_or if name == "max" else rd.reduce_and

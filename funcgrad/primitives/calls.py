@@ -156,7 +156,8 @@ def _stop_gradient_vjp(ct: Any, x: Any, *, out: Any) -> tuple:
     return (None,)
 
 
-stop_gradient_p.examples = lambda rng: [Example([rand(rng, (3,))])]
+# its derivative is zero by definition, so finite differences do not apply
+stop_gradient_p.examples = lambda rng: [Example([rand(rng, (3,))], diff_argnums=())]
 
 
 def stop_gradient(x: Any) -> Any:
@@ -323,9 +324,36 @@ def _custom_jvp_batch(args: list, dims: list, *, program: Program, jvp: Callable
     return bind(custom_jvp_call_p, *args, program=bprog, jvp=bjvp), [0] * n_out
 
 
+def _eqn_params_of(fun: Callable, *args: Any, prim: Primitive) -> dict:
+    from funcgrad.api import make_ir
+
+    prog = make_ir(fun)(*args)
+    return next(e.params for e in prog.eqns if e.prim is prim)
+
+
+@custom_jvp_call_p.def_examples
+def _custom_jvp_examples(rng: np.random.Generator) -> list[Example]:
+    from funcgrad.custom import custom_jvp
+    from funcgrad.primitives import elementwise as ew
+
+    @custom_jvp
+    def f(x: Any, y: Any) -> Any:
+        return ew.mul(ew.sin(x), y)
+
+    @f.defjvp
+    def _f_jvp(primals: tuple, tangents: tuple) -> tuple:
+        (x, y), (tx, ty) = primals, tangents
+        out = f(x, y)
+        return out, ew.add(ew.mul(ew.mul(ew.cos(x), y), tx), ew.mul(ew.sin(x), ty))
+
+    x, y = rand(rng, (3,)), rand(rng, (3,))
+    return [Example([x, y], _eqn_params_of(f, x, y, prim=custom_jvp_call_p))]
+
+
 # --------------------------------------------------------------------------- custom_vjp_call
 
 custom_vjp_call_p = Primitive("custom_vjp_call", family=FAMILY, multiple_results=True)
+custom_vjp_call_p.forward_differentiable = False  # JAX semantics: no jvp of a custom_vjp
 
 
 @custom_vjp_call_p.def_abstract_eval
@@ -379,3 +407,25 @@ def _custom_vjp_batch(args: list, dims: list, *, program: Program, fwd: Callable
         return api.vmap(lambda r, c: list(bwd(r, c)))(res, cts)
 
     return bind(custom_vjp_call_p, *args, program=bprog, fwd=bfwd, bwd=bbwd), [0] * n_out
+
+
+@custom_vjp_call_p.def_examples
+def _custom_vjp_examples(rng: np.random.Generator) -> list[Example]:
+    from funcgrad.custom import custom_vjp
+    from funcgrad.primitives import elementwise as ew
+
+    @custom_vjp
+    def f(x: Any, y: Any) -> Any:
+        return ew.mul(ew.sin(x), y)
+
+    def fwd(x: Any, y: Any) -> tuple:
+        return f(x, y), (x, y)
+
+    def bwd(res: tuple, g: Any) -> tuple:
+        x, y = res
+        return ew.mul(g, ew.mul(ew.cos(x), y)), ew.mul(g, ew.sin(x))
+
+    f.defvjp(fwd, bwd)
+    x, y = rand(rng, (3,)), rand(rng, (3,))
+    # forward mode is not defined for custom_vjp (as in JAX): only reverse-mode checks apply
+    return [Example([x, y], _eqn_params_of(f, x, y, prim=custom_vjp_call_p))]

@@ -119,7 +119,11 @@ dot_general_p.lower = _dot_general_lower
 
 @dot_general_p.def_jvp
 def _dot_general_jvp(
-    primals: list, tangents: list, *, dimension_numbers: DimensionNumbers, preferred_element_type
+    primals: list,
+    tangents: list,
+    *,
+    dimension_numbers: DimensionNumbers,
+    preferred_element_type: Any = None,
 ) -> tuple:
     (x, y), (tx, ty) = primals, tangents
     kw = dict(dimension_numbers=dimension_numbers, preferred_element_type=preferred_element_type)
@@ -168,7 +172,7 @@ def _dot_general_vjp(
     *,
     out: Any,
     dimension_numbers: DimensionNumbers,
-    preferred_element_type,
+    preferred_element_type: Any = None,
 ) -> tuple:
     (lc, rc), (lb, rb) = dimension_numbers
     xa, ya = to_aval(x), to_aval(y)
@@ -184,7 +188,11 @@ def _dot_general_vjp(
 
 @dot_general_p.def_batch
 def _dot_general_batch(
-    args: list, dims: list, *, dimension_numbers: DimensionNumbers, preferred_element_type
+    args: list,
+    dims: list,
+    *,
+    dimension_numbers: DimensionNumbers,
+    preferred_element_type: Any = None,
 ) -> tuple:
     (x, y), (xd, yd) = args, dims
     (lc, rc), (lb, rb) = dimension_numbers

@@ -1,0 +1,182 @@
+"""The recorded graph: :class:`Node` (a ``grad_fn``), :class:`AccumulateGrad` (a
+leaf's gradient sink), :class:`GradientEdge` and :func:`get_gradient_edge`.
+
+A node holds the op's :class:`~compat._core.op.VJPEntry`, the residual arrays the
+forward saved, the input arrays (so ``create_graph=True`` can re-express the
+node's backward as a differentiable op), its input edges and the version
+counters of the tensors PyTorch would consider saved.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from collections import OrderedDict
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+if TYPE_CHECKING:
+    from compat._core.op import VJPEntry
+    from compat._core.tensor import Tensor
+
+_handle_ids = itertools.count()
+
+
+class RemovableHandle:
+    """Returned by ``register_*hook``; ``remove()`` unregisters the hook."""
+
+    __slots__ = ("_dicts", "id")
+
+    def __init__(self, *dicts: dict) -> None:
+        self.id = next(_handle_ids)
+        self._dicts = dicts
+
+    def remove(self) -> None:
+        for d in self._dicts:
+            d.pop(self.id, None)
+
+    def __enter__(self) -> RemovableHandle:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.remove()
+
+
+class Node:
+    """A recorded op's backward (``tensor.grad_fn``)."""
+
+    __slots__ = (
+        "__weakref__",
+        "_edges",
+        "_entry",
+        "_freed",
+        "_inputs",
+        "_post_hooks",
+        "_pre_hooks",
+        "_res",
+        "_retain",
+        "_saved",
+        "_tensor_hooks",
+        "metadata",
+    )
+
+    def __init__(
+        self,
+        entry: VJPEntry | None,
+        residuals: list | None,
+        inputs: list | None,
+        edges: tuple,
+        saved: list | None,
+    ) -> None:
+        self._entry = entry
+        self._res = residuals
+        self._inputs = inputs
+        #: one per op input: ``(node, output_nr)`` or ``None`` (no gradient needed)
+        self._edges = edges
+        self._saved = saved
+        self._freed = False
+        self._pre_hooks: dict | None = None
+        self._post_hooks: dict | None = None
+        #: output_nr -> OrderedDict of tensor hooks registered on that output
+        self._tensor_hooks: dict[int, OrderedDict] | None = None
+        #: output_nr -> weakref of the tensor that ``retain_grad()``-ed it
+        self._retain: dict[int, Any] | None = None
+        self.metadata: dict = {}
+
+    # ------------------------------------------------------------------ PyTorch's Node API
+    def name(self) -> str:
+        return self._entry.op.name if self._entry is not None else "Node"
+
+    @property
+    def next_functions(self) -> tuple:
+        entry = self._entry
+        edges = self._edges
+        return tuple((e[0], e[1]) if e is not None else (None, 0) for e in edges) if entry else ()
+
+    def _input_avals(self) -> tuple:
+        return self._entry.op.out_avals
+
+    def register_hook(self, fn: Callable) -> RemovableHandle:
+        """``fn(grad_inputs, grad_outputs)`` runs after the node computed its gradients;
+        a returned tuple replaces ``grad_inputs``."""
+        if self._post_hooks is None:
+            self._post_hooks = OrderedDict()
+        h = RemovableHandle(self._post_hooks)
+        self._post_hooks[h.id] = fn
+        return h
+
+    def register_prehook(self, fn: Callable) -> RemovableHandle:
+        """``fn(grad_outputs)`` runs before the node; a returned tuple replaces them."""
+        if self._pre_hooks is None:
+            self._pre_hooks = OrderedDict()
+        h = RemovableHandle(self._pre_hooks)
+        self._pre_hooks[h.id] = fn
+        return h
+
+    def _register_tensor_hooks(self, output_nr: int, hooks: OrderedDict) -> None:
+        if self._tensor_hooks is None:
+            self._tensor_hooks = {}
+        self._tensor_hooks[output_nr] = hooks
+
+    def _has_hooks(self) -> bool:
+        return bool(self._pre_hooks or self._post_hooks or self._tensor_hooks or self._retain)
+
+    def __repr__(self) -> str:
+        return f"<{self.name()} object at {hex(id(self))}>"
+
+    # ------------------------------------------------------------------ engine helpers
+    def _release(self) -> None:
+        self._res = None
+        self._inputs = None
+        self._freed = True
+
+
+class AccumulateGrad(Node):
+    """The gradient sink of a leaf tensor (``next_functions`` of its consumers)."""
+
+    __slots__ = ("variable",)
+
+    def __init__(self, variable: Tensor) -> None:
+        super().__init__(None, None, None, (), None)
+        self.variable = variable
+
+    def name(self) -> str:
+        return "torch::autograd::AccumulateGrad"
+
+    @property
+    def next_functions(self) -> tuple:
+        return ()
+
+    def _release(self) -> None:
+        pass
+
+
+class GradientEdge(NamedTuple):
+    """Where the gradient of a tensor is computed: ``(node, output_nr)``."""
+
+    node: Node
+    output_nr: int
+
+
+def get_gradient_edge(tensor: Tensor) -> GradientEdge:
+    """The gradient edge of ``tensor``: its ``grad_fn`` and output number, or its
+    gradient accumulator when it is a leaf.
+
+    ``autograd.grad(loss, t)`` and ``autograd.grad(loss, get_gradient_edge(t))`` are
+    the same.
+    """
+    if not tensor.requires_grad:
+        raise RuntimeError(
+            "It is not possible to get the gradient edge for a Tensor "
+            "that does not require gradients"
+        )
+    node, nr = tensor._edge()
+    return GradientEdge(node, nr)
+
+
+_BACKWARD_SUFFIX = re.compile(r"Backward\d*$")
+
+
+def short_name(node: Node) -> str:
+    """``MulBackward0`` -> ``Mul`` (how PyTorch names a node in version errors)."""
+    return _BACKWARD_SUFFIX.sub("", node.name())

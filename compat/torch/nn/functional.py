@@ -1,0 +1,430 @@
+"""``nn.functional``: stateless layers, activations and losses on compat Tensors.
+
+Each function is a composite of the public compat ops (``matmul``,
+``log_softmax``, comparisons, reductions), so its gradient comes from the
+recorded graph like any user code. Signatures, defaults, reductions and the
+ignore-index / label-smoothing arithmetic follow ``torch.nn.functional``.
+
+Example:
+    >>> import compat.torch as torch
+    >>> import compat.torch.nn.functional as F
+    >>> logits = torch.tensor([[2.0, 0.5, -1.0]], requires_grad=True)
+    >>> loss = F.cross_entropy(logits, torch.tensor([0]))
+    >>> loss.backward()
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from typing import Any
+
+import numpy as np
+
+import compat.torch as torch
+
+__all__ = [
+    "binary_cross_entropy_with_logits",
+    "cross_entropy",
+    "dropout",
+    "gelu",
+    "l1_loss",
+    "leaky_relu",
+    "linear",
+    "log_softmax",
+    "mse_loss",
+    "nll_loss",
+    "one_hot",
+    "relu",
+    "sigmoid",
+    "silu",
+    "softmax",
+    "tanh",
+]
+
+Tensor = Any  # compat.torch.Tensor (kept loose so annotations never import the core)
+
+
+# ---------------------------------------------------------------------------
+# helpers
+# ---------------------------------------------------------------------------
+
+
+def _legacy_reduction(size_average: bool | None, reduce: bool | None) -> str:
+    """PyTorch's ``_Reduction.legacy_get_string`` for the deprecated arguments."""
+    if size_average is None:
+        size_average = True
+    if reduce is None:
+        reduce = True
+    if size_average and reduce:
+        ret = "mean"
+    elif reduce:
+        ret = "sum"
+    else:
+        ret = "none"
+    warnings.warn(
+        f"size_average and reduce args will be deprecated, please use reduction='{ret}' instead.",
+        UserWarning,
+        stacklevel=3,
+    )
+    return ret
+
+
+def _resolve_reduction(size_average: Any, reduce: Any, reduction: str) -> str:
+    if size_average is not None or reduce is not None:
+        return _legacy_reduction(size_average, reduce)
+    return reduction
+
+
+def _apply_reduction(loss: Tensor, reduction: str) -> Tensor:
+    if reduction == "mean":
+        return loss.mean()
+    if reduction == "sum":
+        return loss.sum()
+    if reduction == "none":
+        return loss
+    raise ValueError(f"{reduction} is not a valid value for reduction")
+
+
+def _to_dtype(t: Tensor, dtype: Any) -> Tensor:
+    """``t.to(dtype)``: used on masks built from comparisons (no gradient involved)."""
+    if t.dtype == dtype:
+        return t
+    return t.to(dtype)
+
+
+def _is_floating(t: Tensor) -> bool:
+    is_fp = getattr(t, "is_floating_point", None)
+    if is_fp is not None:
+        return bool(is_fp())
+    return t.dtype in (torch.float32, torch.float64)
+
+
+def _check_targets(target: Tensor, n_classes: int, ignore_index: int) -> int:
+    """Raise PyTorch's ``IndexError`` for out-of-range class targets; count the valid ones."""
+    values = np.asarray(target.numpy())
+    ignored = values == ignore_index
+    bad = ~ignored & ((values < 0) | (values >= n_classes))
+    if bad.any():
+        raise IndexError(f"Target {int(values[bad].flat[0])} is out of bounds.")
+    return int(values.size - np.count_nonzero(ignored))
+
+
+def _class_mask(target: Tensor, n_classes: int, class_dim: int, ndim: int, dtype: Any) -> Tensor:
+    """One-hot of ``target`` along ``class_dim`` as a float mask (ignored targets: zero rows)."""
+    shape = [1] * ndim
+    shape[class_dim] = n_classes
+    classes = torch.arange(n_classes).reshape(shape)
+    return _to_dtype(target.unsqueeze(class_dim) == classes, dtype)
+
+
+def _class_dim(input: Tensor) -> int:
+    return 0 if input.dim() == 1 else 1
+
+
+def _check_class_target_shape(input: Tensor, target: Tensor, class_dim: int) -> None:
+    expected = tuple(s for i, s in enumerate(input.shape) if i != class_dim)
+    if tuple(target.shape) != expected:
+        if input.dim() >= 2 and (target.dim() < 1 or target.shape[0] != input.shape[0]):
+            raise ValueError(
+                f"Expected input batch_size ({input.shape[0]}) to match target batch_size "
+                f"({target.shape[0] if target.dim() else 0})."
+            )
+        raise RuntimeError(
+            f"Expected target size {list(expected)}, got {list(target.shape)}"
+        )
+
+
+# ---------------------------------------------------------------------------
+# layers and activations
+# ---------------------------------------------------------------------------
+
+
+def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
+    """``input @ weight.T + bias``."""
+    out = torch.matmul(input, weight.t())
+    if bias is not None:
+        out = out + bias
+    return out
+
+
+def relu(input: Tensor, inplace: bool = False) -> Tensor:
+    """``max(input, 0)`` elementwise (gradient 0 at 0, as in PyTorch)."""
+    if inplace and hasattr(input, "relu_"):
+        return input.relu_()
+    return torch.relu(input)
+
+
+def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
+    """``input`` where positive, ``negative_slope * input`` elsewhere."""
+    return torch.where(input > 0, input, input * negative_slope)
+
+
+def sigmoid(input: Tensor) -> Tensor:
+    """``1 / (1 + exp(-input))``."""
+    return torch.sigmoid(input)
+
+
+def tanh(input: Tensor) -> Tensor:
+    """Hyperbolic tangent."""
+    return torch.tanh(input)
+
+
+def silu(input: Tensor, inplace: bool = False) -> Tensor:
+    """``input * sigmoid(input)``."""
+    return input * torch.sigmoid(input)
+
+
+def gelu(input: Tensor, approximate: str = "none") -> Tensor:
+    """Gaussian error linear unit; ``approximate='tanh'`` for the tanh formula."""
+    if approximate == "tanh":
+        c = math.sqrt(2.0 / math.pi)
+        return 0.5 * input * (1.0 + torch.tanh(c * (input + 0.044715 * input * input * input)))
+    if approximate != "none":
+        raise RuntimeError(f"approximate argument must be either none or tanh, got {approximate}")
+    erf = getattr(torch, "erf", None)
+    if erf is None:
+        raise NotImplementedError("gelu(approximate='none') needs torch.erf")
+    return 0.5 * input * (1.0 + erf(input * (1.0 / math.sqrt(2.0))))
+
+
+def _softmax_dim(name: str, ndim: int, stacklevel: int) -> int:
+    warnings.warn(
+        f"Implicit dimension choice for {name} has been deprecated. "
+        "Change the call to include dim=X as an argument.",
+        UserWarning,
+        stacklevel=stacklevel,
+    )
+    return 0 if ndim in (0, 1, 3) else 1
+
+
+def softmax(
+    input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype: Any = None
+) -> Tensor:
+    """``exp(input) / exp(input).sum(dim)``, computed stably."""
+    if dim is None:
+        dim = _softmax_dim("softmax", input.dim(), _stacklevel)
+    if dtype is not None:
+        input = _to_dtype(input, dtype)
+    return input.softmax(dim)
+
+
+def log_softmax(
+    input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype: Any = None
+) -> Tensor:
+    """``input - logsumexp(input, dim)``."""
+    if dim is None:
+        dim = _softmax_dim("log_softmax", input.dim(), _stacklevel)
+    if dtype is not None:
+        input = _to_dtype(input, dtype)
+    return input.log_softmax(dim)
+
+
+def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
+    """Zero each element with probability ``p`` and scale the rest by ``1 / (1 - p)``.
+
+    The mask is drawn with ``torch.rand`` from the generator ``torch.manual_seed``
+    seeds; with ``training=False`` (or ``p == 0``) the input is returned as is.
+    """
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if not training or p == 0.0:
+        return input
+    if p == 1.0:
+        return input * 0.0
+    keep = 1.0 - p
+    with torch.no_grad():
+        draws = torch.rand(tuple(input.shape), dtype=input.dtype)
+        mask = _to_dtype(draws < keep, input.dtype) * (1.0 / keep)
+    return input * mask
+
+
+# ---------------------------------------------------------------------------
+# losses
+# ---------------------------------------------------------------------------
+
+
+def mse_loss(
+    input: Tensor,
+    target: Tensor,
+    size_average: bool | None = None,
+    reduce: bool | None = None,
+    reduction: str = "mean",
+    weight: Tensor | None = None,
+) -> Tensor:
+    """Mean squared error ``(input - target) ** 2``, reduced as ``reduction`` says."""
+    if tuple(target.shape) != tuple(input.shape):
+        warnings.warn(
+            f"Using a target size ({_size(target)}) that is different to the input size "
+            f"({_size(input)}). This will likely lead to incorrect results due to broadcasting. "
+            "Please ensure they have the same size.",
+            UserWarning,
+            stacklevel=2,
+        )
+    reduction = _resolve_reduction(size_average, reduce, reduction)
+    diff = input - target
+    loss = diff * diff
+    if weight is not None:
+        loss = loss * weight
+    return _apply_reduction(loss, reduction)
+
+
+def l1_loss(
+    input: Tensor,
+    target: Tensor,
+    size_average: bool | None = None,
+    reduce: bool | None = None,
+    reduction: str = "mean",
+) -> Tensor:
+    """Mean absolute error ``|input - target|``."""
+    reduction = _resolve_reduction(size_average, reduce, reduction)
+    return _apply_reduction((input - target).abs(), reduction)
+
+
+def binary_cross_entropy_with_logits(
+    input: Tensor,
+    target: Tensor,
+    weight: Tensor | None = None,
+    size_average: bool | None = None,
+    reduce: bool | None = None,
+    reduction: str = "mean",
+    pos_weight: Tensor | None = None,
+) -> Tensor:
+    """Sigmoid + binary cross entropy in one stable formula."""
+    if tuple(target.shape) != tuple(input.shape):
+        raise ValueError(
+            f"Target size ({_size(target)}) must be the same as input size ({_size(input)})"
+        )
+    reduction = _resolve_reduction(size_average, reduce, reduction)
+    # log(1 + exp(-|x|)) + max(-x, 0) = -log(sigmoid(x)), stably.
+    log_sig_neg = (1.0 + (-input.abs()).exp()).log() + torch.relu(-input)
+    if pos_weight is not None:
+        log_weight = (pos_weight - 1.0) * target + 1.0
+        loss = (1.0 - target) * input + log_weight * log_sig_neg
+    else:
+        loss = (1.0 - target) * input + log_sig_neg
+    if weight is not None:
+        loss = loss * weight
+    return _apply_reduction(loss, reduction)
+
+
+def nll_loss(
+    input: Tensor,
+    target: Tensor,
+    weight: Tensor | None = None,
+    size_average: bool | None = None,
+    ignore_index: int = -100,
+    reduce: bool | None = None,
+    reduction: str = "mean",
+) -> Tensor:
+    """Negative log likelihood of class-index ``target`` under log-probabilities ``input``.
+
+    ``input`` is ``(C,)``, ``(N, C)`` or ``(N, C, d1, ...)``; targets equal to
+    ``ignore_index`` contribute nothing, and ``'mean'`` divides by the summed
+    weight of the other targets (their count without ``weight``).
+    """
+    reduction = _resolve_reduction(size_average, reduce, reduction)
+    if reduction not in ("mean", "sum", "none"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    class_dim = _class_dim(input)
+    n_classes = input.shape[class_dim]
+    _check_class_target_shape(input, target, class_dim)
+    n_valid = _check_targets(target, n_classes, ignore_index)
+    mask = _class_mask(target, n_classes, class_dim, input.dim(), input.dtype)
+    if weight is not None:
+        shape = [1] * input.dim()
+        shape[class_dim] = n_classes
+        mask = mask * weight.reshape(shape)
+    picked = (input * mask).sum(class_dim)
+    if reduction == "none":
+        return -picked
+    if reduction == "sum":
+        return -picked.sum()
+    if weight is None:
+        return picked.sum() * (-1.0 / n_valid) if n_valid else picked.sum() * float("nan")
+    return -picked.sum() / mask.sum()
+
+
+def cross_entropy(
+    input: Tensor,
+    target: Tensor,
+    weight: Tensor | None = None,
+    size_average: bool | None = None,
+    ignore_index: int = -100,
+    reduce: bool | None = None,
+    reduction: str = "mean",
+    label_smoothing: float = 0.0,
+) -> Tensor:
+    """Cross entropy between logits ``input`` and ``target``.
+
+    ``target`` holds class indices (an integer tensor of ``input``'s shape
+    without the class dimension) or class probabilities (a floating tensor of
+    ``input``'s shape). ``label_smoothing`` mixes the target with the uniform
+    distribution, as PyTorch does.
+    """
+    reduction = _resolve_reduction(size_average, reduce, reduction)
+    if reduction not in ("mean", "sum", "none"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    if not 0.0 <= label_smoothing <= 1.0:
+        raise ValueError(
+            f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}"
+        )
+    class_dim = _class_dim(input)
+    n_classes = input.shape[class_dim]
+    logp = input.log_softmax(class_dim)
+    w_shape = [1] * input.dim()
+    w_shape[class_dim] = n_classes
+    w = weight.reshape(w_shape) if weight is not None else None
+
+    if _is_floating(target):  # class probabilities
+        if tuple(target.shape) != tuple(input.shape):
+            raise RuntimeError(
+                "Expected floating point target to have the same shape as input: "
+                f"target {list(target.shape)}, input {list(input.shape)}"
+            )
+        if label_smoothing > 0.0:
+            target = target * (1.0 - label_smoothing) + label_smoothing / n_classes
+        prod = logp * target
+        if w is not None:
+            prod = prod * w
+        per_sample = -prod.sum(class_dim)
+        if reduction == "mean":
+            n = input.numel() // n_classes if input.dim() > 1 else 1
+            return per_sample.sum() * (1.0 / n)
+        return _apply_reduction(per_sample, reduction)
+
+    nll = nll_loss(logp, target, weight, ignore_index=ignore_index, reduction=reduction)
+    if label_smoothing == 0.0:
+        return nll
+    # Smoothing term: the (weighted) mean over classes of -log p, ignored targets zeroed.
+    smooth = -(logp * w).sum(class_dim) if w is not None else -logp.sum(class_dim)
+    valid = _to_dtype(target != ignore_index, input.dtype)
+    smooth = smooth * valid
+    if reduction == "mean":
+        if w is not None:
+            mask = _class_mask(target, n_classes, class_dim, input.dim(), input.dtype)
+            smooth = smooth.sum() / (mask * w).sum()
+        else:
+            smooth = smooth.sum() / valid.sum()
+    elif reduction == "sum":
+        smooth = smooth.sum()
+    return nll * (1.0 - label_smoothing) + smooth * (label_smoothing / n_classes)
+
+
+def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
+    """``int64`` one-hot encoding with a new last dimension of size ``num_classes``."""
+    values = np.asarray(tensor.numpy())
+    if values.size and values.min() < 0:
+        raise RuntimeError("Class values must be non-negative.")
+    if num_classes == -1:
+        if values.size == 0:
+            raise RuntimeError("Can not infer total number of classes from empty tensor.")
+        num_classes = int(values.max()) + 1
+    elif values.size and values.max() >= num_classes:
+        raise RuntimeError("Class values must be smaller than num_classes.")
+    eq = tensor.unsqueeze(-1) == torch.arange(num_classes)
+    return _to_dtype(eq, torch.int64)
+
+
+def _size(t: Tensor) -> str:
+    return f"torch.Size({list(t.shape)})"

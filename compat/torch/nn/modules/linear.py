@@ -1,0 +1,82 @@
+"""``nn.Linear`` and ``nn.Identity``, initialised as ``torch/nn/modules/linear.py`` does."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import compat.torch as torch
+from compat.torch.nn import functional as F
+from compat.torch.nn import init
+from compat.torch.nn.modules.module import Module
+from compat.torch.nn.parameter import Parameter
+
+__all__ = ["Identity", "Linear"]
+
+
+class Identity(Module):
+    """Returns its input unchanged; accepts (and ignores) any constructor arguments."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__()
+
+    def forward(self, input: Any) -> Any:
+        return input
+
+
+class Linear(Module):
+    """``y = x @ weight.T + bias``.
+
+    ``weight`` is ``(out_features, in_features)``, initialised with
+    ``kaiming_uniform_(a=sqrt(5))`` — uniform on ``±1/sqrt(in_features)`` — and
+    ``bias`` uniform on the same bound, both drawn from the generator that
+    ``torch.manual_seed`` seeds.
+
+    Example:
+        >>> import compat.torch as torch
+        >>> torch.manual_seed(0)
+        >>> layer = torch.nn.Linear(3, 2)
+        >>> layer(torch.ones(4, 3)).shape
+        torch.Size([4, 2])
+    """
+
+    def __init__(
+        self,
+        in_features: int,
+        out_features: int,
+        bias: bool = True,
+        device: Any = None,
+        dtype: Any = None,
+    ) -> None:
+        super().__init__()
+        self.in_features = in_features
+        self.out_features = out_features
+        self.weight = Parameter(_empty((out_features, in_features), dtype))
+        if bias:
+            self.bias = Parameter(_empty((out_features,), dtype))
+        else:
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        """Re-draw ``weight`` and ``bias`` with PyTorch's default initialisation."""
+        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
+        if self.bias is not None:
+            fan_in, _ = init._calculate_fan_in_and_fan_out(self.weight)
+            bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
+            init.uniform_(self.bias, -bound, bound)
+
+    def forward(self, input: Any) -> Any:
+        return F.linear(input, self.weight, self.bias)
+
+    def extra_repr(self) -> str:
+        return (
+            f"in_features={self.in_features}, out_features={self.out_features}, "
+            f"bias={self.bias is not None}"
+        )
+
+
+def _empty(shape: tuple[int, ...], dtype: Any) -> Any:
+    if dtype is None:
+        return torch.empty(shape)
+    return torch.empty(shape, dtype=dtype)

@@ -1,0 +1,758 @@
+"""``nn.Module``: the stateful container of parameters, buffers and submodules.
+
+Follows ``torch/nn/modules/module.py``: attributes that are ``Parameter``s,
+``Module``s or registered buffers live in the ordered dicts ``_parameters``,
+``_modules`` and ``_buffers`` and are found again by ``__getattr__``;
+``named_parameters``/``named_modules`` walk the tree in registration order and
+drop duplicates; ``state_dict``/``load_state_dict`` use PyTorch's key names
+and error messages, so weights move between compat and real PyTorch through
+NumPy arrays.
+
+Example:
+    >>> import compat.torch as torch
+    >>> from compat.torch import nn
+    >>> class Net(nn.Module):
+    ...     def __init__(self):
+    ...         super().__init__()
+    ...         self.fc = nn.Linear(4, 2)
+    ...
+    ...     def forward(self, x):
+    ...         return self.fc(x).relu()
+    >>> net = Net()
+    >>> [name for name, _ in net.named_parameters()]
+    ['fc.weight', 'fc.bias']
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections import OrderedDict, namedtuple
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any
+
+import numpy as np
+
+import compat.torch as torch
+from compat.torch.nn.parameter import Parameter
+
+__all__ = ["Module"]
+
+
+class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
+    """``load_state_dict``'s result: the keys that were missing and unexpected."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        if not self.missing_keys and not self.unexpected_keys:
+            return "<All keys matched successfully>"
+        return super().__repr__()
+
+    __str__ = __repr__
+
+
+class RemovableHandle:
+    """Handle returned by ``register_*_hook``; ``remove()`` unregisters the hook."""
+
+    _next_id = itertools.count()
+
+    def __init__(self, hooks: dict[int, Any]) -> None:
+        self._hooks = hooks
+        self.id = next(RemovableHandle._next_id)
+
+    def remove(self) -> None:
+        self._hooks.pop(self.id, None)
+
+    def __enter__(self) -> RemovableHandle:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.remove()
+
+
+def _addindent(text: str, spaces: int) -> str:
+    lines = text.split("\n")
+    if len(lines) == 1:
+        return text
+    return lines[0] + "\n" + "\n".join(" " * spaces + line for line in lines[1:])
+
+
+def _typename(obj: Any) -> str:
+    if isinstance(obj, torch.Tensor):
+        return "torch.Tensor"
+    module = type(obj).__module__
+    name = type(obj).__qualname__
+    return name if module in (None, "builtins") else f"{module}.{name}"
+
+
+def _as_tensor_like(value: Any, like: Any) -> Any:
+    """``value`` (a compat Tensor, NumPy array, real torch tensor, ...) as a compat Tensor.
+
+    Foreign tensors go through NumPy: ``np.asarray`` for anything that supports
+    the array protocol, ``.detach().cpu().numpy()`` for torch-like tensors.
+    """
+    if isinstance(value, torch.Tensor):
+        return value
+    if hasattr(value, "detach") and hasattr(value, "numpy"):  # e.g. a real torch.Tensor
+        value = value.detach()
+        if hasattr(value, "cpu"):
+            value = value.cpu()
+        value = value.numpy()
+    return torch.tensor(np.asarray(value), dtype=like.dtype)
+
+
+class Module:
+    """Base class for all neural network modules.
+
+    Subclasses call ``super().__init__()`` first, assign submodules and
+    ``Parameter``s as attributes, and define ``forward``; calling the module
+    runs ``forward`` (and any registered hooks).
+    """
+
+    training: bool
+    _version: int = 1
+    call_super_init: bool = False
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        if self.call_super_init is False and bool(kwargs):
+            raise TypeError(
+                f"{type(self).__name__}.__init__() got an unexpected keyword argument "
+                f"'{next(iter(kwargs))}'"
+            )
+        if self.call_super_init is False and bool(args):
+            raise TypeError(
+                f"{type(self).__name__}.__init__() takes 1 positional argument but "
+                f"{len(args) + 1} were given"
+            )
+        setattr_ = object.__setattr__
+        setattr_(self, "training", True)
+        setattr_(self, "_parameters", {})
+        setattr_(self, "_buffers", {})
+        setattr_(self, "_non_persistent_buffers_set", set())
+        setattr_(self, "_modules", {})
+        setattr_(self, "_forward_hooks", {})
+        setattr_(self, "_forward_pre_hooks", {})
+        if self.call_super_init:
+            super().__init__(*args, **kwargs)
+
+    def forward(self, *input: Any) -> Any:
+        raise NotImplementedError(
+            f'Module [{type(self).__name__}] is missing the required "forward" function'
+        )
+
+    # ------------------------------------------------------------------ calling
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if not (self._forward_pre_hooks or self._forward_hooks):
+            return self.forward(*args, **kwargs)
+        for hook in list(self._forward_pre_hooks.values()):
+            result = hook(self, args)
+            if result is not None:
+                args = result if isinstance(result, tuple) else (result,)
+        out = self.forward(*args, **kwargs)
+        for hook in list(self._forward_hooks.values()):
+            result = hook(self, args, out)
+            if result is not None:
+                out = result
+        return out
+
+    def register_forward_pre_hook(self, hook: Callable[..., Any]) -> RemovableHandle:
+        """``hook(module, args)`` runs before ``forward``; a non-``None`` result replaces args."""
+        handle = RemovableHandle(self._forward_pre_hooks)
+        self._forward_pre_hooks[handle.id] = hook
+        return handle
+
+    def register_forward_hook(self, hook: Callable[..., Any]) -> RemovableHandle:
+        """``hook(module, args, output)`` runs after ``forward``; a non-``None`` result replaces it."""
+        handle = RemovableHandle(self._forward_hooks)
+        self._forward_hooks[handle.id] = hook
+        return handle
+
+    # ------------------------------------------------------------------ registration
+    def register_buffer(self, name: str, tensor: Any, persistent: bool = True) -> None:
+        """Add a non-learnable tensor (e.g. running statistics) saved in ``state_dict``."""
+        if "_buffers" not in self.__dict__:
+            raise AttributeError("cannot assign buffer before Module.__init__() call")
+        if not isinstance(name, str):
+            raise TypeError(f"buffer name should be a string. Got {_typename(name)}")
+        if "." in name:
+            raise KeyError('buffer name can\'t contain "."')
+        if name == "":
+            raise KeyError('buffer name can\'t be empty string ""')
+        if hasattr(self, name) and name not in self._buffers:
+            raise KeyError(f"attribute '{name}' already exists")
+        if tensor is not None and not isinstance(tensor, torch.Tensor):
+            raise TypeError(
+                f"cannot assign '{_typename(tensor)}' object to buffer '{name}' "
+                "(torch Tensor or None required)"
+            )
+        self._buffers[name] = tensor
+        if persistent:
+            self._non_persistent_buffers_set.discard(name)
+        else:
+            self._non_persistent_buffers_set.add(name)
+
+    def register_parameter(self, name: str, param: Parameter | None) -> None:
+        """Add a parameter; ``None`` registers the name with no parameter (e.g. no bias)."""
+        if "_parameters" not in self.__dict__:
+            raise AttributeError("cannot assign parameter before Module.__init__() call")
+        if not isinstance(name, str):
+            raise TypeError(f"parameter name should be a string. Got {_typename(name)}")
+        if "." in name:
+            raise KeyError('parameter name can\'t contain "."')
+        if name == "":
+            raise KeyError('parameter name can\'t be empty string ""')
+        if hasattr(self, name) and name not in self._parameters:
+            raise KeyError(f"attribute '{name}' already exists")
+        if param is None:
+            self._parameters[name] = None
+            return
+        if not isinstance(param, Parameter):
+            raise TypeError(
+                f"cannot assign '{_typename(param)}' object to parameter '{name}' "
+                "(torch.nn.Parameter or None required)"
+            )
+        if param.grad_fn is not None:
+            raise ValueError(
+                f"Cannot assign non-leaf Tensor to parameter '{name}'. Model parameters "
+                "must be created explicitly. To express '{name}' as a function of another "
+                "Tensor, compute the value in the forward() method."
+            )
+        self._parameters[name] = param
+
+    def add_module(self, name: str, module: Module | None) -> None:
+        """Add a child module, reachable as attribute ``name``."""
+        if not isinstance(module, Module) and module is not None:
+            raise TypeError(f"{_typename(module)} is not a Module subclass")
+        if not isinstance(name, str):
+            raise TypeError(f"module name should be a string. Got {_typename(name)}")
+        if hasattr(self, name) and name not in self._modules:
+            raise KeyError(f"attribute '{name}' already exists")
+        if "." in name:
+            raise KeyError(f'module name can\'t contain ".", got: {name}')
+        if name == "":
+            raise KeyError('module name can\'t be empty string ""')
+        self._modules[name] = module
+
+    register_module = add_module
+
+    def get_submodule(self, target: str) -> Module:
+        """The submodule at dotted path ``target`` (``""`` is ``self``)."""
+        if target == "":
+            return self
+        mod: Module = self
+        for item in target.split("."):
+            if not hasattr(mod, item):
+                raise AttributeError(f"{mod._get_name()} has no attribute `{item}`")
+            mod = getattr(mod, item)
+            if not isinstance(mod, Module):
+                raise AttributeError(f"`{item}` is not an nn.Module")
+        return mod
+
+    def get_parameter(self, target: str) -> Parameter:
+        """The parameter at dotted path ``target``."""
+        module_path, _, name = target.rpartition(".")
+        mod = self.get_submodule(module_path)
+        if not hasattr(mod, name):
+            raise AttributeError(f"{mod._get_name()} has no attribute `{name}`")
+        param = getattr(mod, name)
+        if not isinstance(param, Parameter):
+            raise AttributeError(f"`{name}` is not an nn.Parameter")
+        return param
+
+    # ------------------------------------------------------------------ attributes
+    def __getattr__(self, name: str) -> Any:
+        # Only called when normal lookup fails: look in the registries.
+        d = self.__dict__
+        if "_parameters" in d:
+            params = d["_parameters"]
+            if name in params:
+                return params[name]
+        if "_buffers" in d:
+            buffers = d["_buffers"]
+            if name in buffers:
+                return buffers[name]
+        if "_modules" in d:
+            modules = d["_modules"]
+            if name in modules:
+                return modules[name]
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        def remove_from(*dicts_or_sets: Any) -> None:
+            for d in dicts_or_sets:
+                if name in d:
+                    if isinstance(d, dict):
+                        del d[name]
+                    else:
+                        d.discard(name)
+
+        params = self.__dict__.get("_parameters")
+        if isinstance(value, Parameter):
+            if params is None:
+                raise AttributeError("cannot assign parameters before Module.__init__() call")
+            remove_from(
+                self.__dict__,
+                self._buffers,
+                self._modules,
+                self._non_persistent_buffers_set,
+            )
+            self.register_parameter(name, value)
+        elif params is not None and name in params:
+            if value is not None:
+                raise TypeError(
+                    f"cannot assign '{_typename(value)}' as parameter '{name}' "
+                    "(torch.nn.Parameter or None expected)"
+                )
+            self.register_parameter(name, value)
+        else:
+            modules = self.__dict__.get("_modules")
+            if isinstance(value, Module):
+                if modules is None:
+                    raise AttributeError("cannot assign module before Module.__init__() call")
+                remove_from(
+                    self.__dict__,
+                    self._parameters,
+                    self._buffers,
+                    self._non_persistent_buffers_set,
+                )
+                modules[name] = value
+            elif modules is not None and name in modules:
+                if value is not None:
+                    raise TypeError(
+                        f"cannot assign '{_typename(value)}' as child module '{name}' "
+                        "(torch.nn.Module or None expected)"
+                    )
+                modules[name] = value
+            else:
+                buffers = self.__dict__.get("_buffers")
+                if buffers is not None and name in buffers:
+                    if value is not None and not isinstance(value, torch.Tensor):
+                        raise TypeError(
+                            f"cannot assign '{_typename(value)}' as buffer '{name}' "
+                            "(torch.Tensor or None expected)"
+                        )
+                    buffers[name] = value
+                else:
+                    object.__setattr__(self, name, value)
+
+    def __delattr__(self, name: str) -> None:
+        if name in self._parameters:
+            del self._parameters[name]
+        elif name in self._buffers:
+            del self._buffers[name]
+            self._non_persistent_buffers_set.discard(name)
+        elif name in self._modules:
+            del self._modules[name]
+        else:
+            object.__delattr__(self, name)
+
+    def __dir__(self) -> list[str]:
+        keys = list(super().__dir__())
+        keys += list(self._parameters) + list(self._modules) + list(self._buffers)
+        return sorted(k for k in set(keys) if not k[0].isdigit())
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+
+    # ------------------------------------------------------------------ traversal
+    def _named_members(
+        self,
+        get_members: Callable[[Module], Any],
+        prefix: str = "",
+        recurse: bool = True,
+        remove_duplicate: bool = True,
+    ) -> Iterator[tuple[str, Any]]:
+        memo: set[int] = set()
+        modules = (
+            self.named_modules(prefix=prefix, remove_duplicate=remove_duplicate)
+            if recurse
+            else [(prefix, self)]
+        )
+        for module_prefix, module in modules:
+            for k, v in get_members(module):
+                if v is None or id(v) in memo:
+                    continue
+                if remove_duplicate:
+                    memo.add(id(v))
+                yield (module_prefix + ("." if module_prefix else "") + k, v)
+
+    def named_parameters(
+        self, prefix: str = "", recurse: bool = True, remove_duplicate: bool = True
+    ) -> Iterator[tuple[str, Parameter]]:
+        """``(name, parameter)`` pairs in registration order, shared parameters once."""
+        return self._named_members(
+            lambda m: m._parameters.items(), prefix, recurse, remove_duplicate
+        )
+
+    def parameters(self, recurse: bool = True) -> Iterator[Parameter]:
+        """The module's parameters (its submodules' too with ``recurse``)."""
+        for _, param in self.named_parameters(recurse=recurse):
+            yield param
+
+    def named_buffers(
+        self, prefix: str = "", recurse: bool = True, remove_duplicate: bool = True
+    ) -> Iterator[tuple[str, Any]]:
+        """``(name, buffer)`` pairs in registration order."""
+        return self._named_members(lambda m: m._buffers.items(), prefix, recurse, remove_duplicate)
+
+    def buffers(self, recurse: bool = True) -> Iterator[Any]:
+        for _, buf in self.named_buffers(recurse=recurse):
+            yield buf
+
+    def named_children(self) -> Iterator[tuple[str, Module]]:
+        """Immediate submodules as ``(name, module)``, each module once."""
+        memo: set[int] = set()
+        for name, module in self._modules.items():
+            if module is not None and id(module) not in memo:
+                memo.add(id(module))
+                yield name, module
+
+    def children(self) -> Iterator[Module]:
+        for _, module in self.named_children():
+            yield module
+
+    def named_modules(
+        self, memo: set[int] | None = None, prefix: str = "", remove_duplicate: bool = True
+    ) -> Iterator[tuple[str, Module]]:
+        """Every module in the tree, ``self`` first (name ``prefix``), depth first."""
+        if memo is None:
+            memo = set()
+        if id(self) in memo:
+            return
+        if remove_duplicate:
+            memo.add(id(self))
+        yield prefix, self
+        for name, module in self._modules.items():
+            if module is None:
+                continue
+            sub_prefix = prefix + ("." if prefix else "") + name
+            yield from module.named_modules(memo, sub_prefix, remove_duplicate)
+
+    def modules(self) -> Iterator[Module]:
+        for _, module in self.named_modules():
+            yield module
+
+    def apply(self, fn: Callable[[Module], None]) -> Module:
+        """Call ``fn`` on every submodule (children first) and on ``self``; returns ``self``."""
+        for module in self.children():
+            module.apply(fn)
+        fn(self)
+        return self
+
+    # ------------------------------------------------------------------ modes and grads
+    def train(self, mode: bool = True) -> Module:
+        """Set training mode on this module and every submodule; returns ``self``."""
+        if not isinstance(mode, bool):
+            raise ValueError("training mode is expected to be boolean")
+        self.training = mode
+        for module in self.children():
+            module.train(mode)
+        return self
+
+    def eval(self) -> Module:
+        """``train(False)``: dropout becomes the identity."""
+        return self.train(False)
+
+    def requires_grad_(self, requires_grad: bool = True) -> Module:
+        for p in self.parameters():
+            p.requires_grad_(requires_grad)
+        return self
+
+    def zero_grad(self, set_to_none: bool = True) -> None:
+        """Reset the gradients of all parameters (to ``None`` by default, else to zeros)."""
+        for p in self.parameters():
+            _zero_grad(p, set_to_none)
+
+    # ------------------------------------------------------------------ state dict
+    def _save_to_state_dict(self, destination: dict, prefix: str, keep_vars: bool) -> None:
+        for name, param in self._parameters.items():
+            if param is not None:
+                destination[prefix + name] = param if keep_vars else param.detach()
+        for name, buf in self._buffers.items():
+            if buf is not None and name not in self._non_persistent_buffers_set:
+                destination[prefix + name] = buf if keep_vars else buf.detach()
+
+    def state_dict(
+        self, *args: Any, destination: Any = None, prefix: str = "", keep_vars: bool = False
+    ) -> dict[str, Any]:
+        """An ``OrderedDict`` of every parameter and persistent buffer, by dotted name.
+
+        Values are detached Tensors (``.numpy()`` gives NumPy arrays that real
+        PyTorch's ``load_state_dict`` accepts after ``torch.from_numpy``).
+        """
+        if args:  # PyTorch's deprecated positional form: (destination, prefix, keep_vars)
+            destination = args[0]
+            if len(args) > 1:
+                prefix = args[1]
+            if len(args) > 2:
+                keep_vars = args[2]
+        if destination is None:
+            destination = OrderedDict()
+        self._save_to_state_dict(destination, prefix, keep_vars)
+        for name, module in self._modules.items():
+            if module is not None:
+                module.state_dict(
+                    destination=destination, prefix=prefix + name + ".", keep_vars=keep_vars
+                )
+        return destination
+
+    def _load_from_state_dict(
+        self,
+        state_dict: Mapping[str, Any],
+        prefix: str,
+        strict: bool,
+        missing_keys: list[str],
+        unexpected_keys: list[str],
+        error_msgs: list[str],
+        assign: bool,
+    ) -> None:
+        persistent_buffers = {
+            k: v for k, v in self._buffers.items() if k not in self._non_persistent_buffers_set
+        }
+        local_state = {k: v for k, v in self._parameters.items() if v is not None}
+        local_state.update({k: v for k, v in persistent_buffers.items() if v is not None})
+        for name, param in local_state.items():
+            key = prefix + name
+            if key not in state_dict:
+                if strict:
+                    missing_keys.append(key)
+                continue
+            try:
+                value = _as_tensor_like(state_dict[key], param)
+            except Exception as exc:
+                error_msgs.append(
+                    f'While copying the parameter named "{key}", expected torch.Tensor or '
+                    f"Tensor-like object from checkpoint but received {type(state_dict[key])} "
+                    f"({exc})"
+                )
+                continue
+            if tuple(value.shape) != tuple(param.shape):
+                error_msgs.append(
+                    f"size mismatch for {key}: copying a param with shape "
+                    f"{_shape_str(value)} from checkpoint, the shape in current model is "
+                    f"{_shape_str(param)}."
+                )
+                continue
+            try:
+                if assign:
+                    if isinstance(param, Parameter):
+                        if not isinstance(value, Parameter):
+                            value = Parameter(value, requires_grad=param.requires_grad)
+                        self._parameters[name] = value
+                    else:
+                        self._buffers[name] = value
+                else:
+                    with torch.no_grad():
+                        param.copy_(value)
+            except Exception as exc:
+                error_msgs.append(
+                    f'While copying the parameter named "{key}", whose dimensions in the model '
+                    f"are {_shape_str(param)} and whose dimensions in the checkpoint are "
+                    f"{_shape_str(value)}, an exception occurred : {exc.args}."
+                )
+        if strict:
+            for key in state_dict:
+                if not key.startswith(prefix):
+                    continue
+                input_name = key[len(prefix) :].split(".", 1)
+                if len(input_name) > 1:
+                    if input_name[0] not in self._modules:
+                        unexpected_keys.append(key)
+                elif input_name[0] not in local_state:
+                    unexpected_keys.append(key)
+
+    def load_state_dict(
+        self, state_dict: Mapping[str, Any], strict: bool = True, assign: bool = False
+    ) -> _IncompatibleKeys:
+        """Copy values from ``state_dict`` into this module's parameters and buffers.
+
+        Values may be compat Tensors, NumPy arrays, or real ``torch.Tensor``s
+        (converted through NumPy); they are cast to each parameter's dtype.
+        With ``strict`` (the default) missing and unexpected keys raise
+        ``RuntimeError`` with PyTorch's message; a size mismatch always raises.
+        Returns ``(missing_keys, unexpected_keys)``.
+        """
+        if not isinstance(state_dict, Mapping):
+            raise TypeError(
+                f"Expected state_dict to be dict-like, got {type(state_dict)}."
+            )
+        missing_keys: list[str] = []
+        unexpected_keys: list[str] = []
+        error_msgs: list[str] = []
+        state_dict = OrderedDict(state_dict)
+
+        def load(module: Module, prefix: str = "") -> None:
+            module._load_from_state_dict(
+                state_dict, prefix, True, missing_keys, unexpected_keys, error_msgs, assign
+            )
+            for name, child in module._modules.items():
+                if child is not None:
+                    load(child, prefix + name + ".")
+
+        load(self)
+        if strict:
+            if unexpected_keys:
+                error_msgs.insert(
+                    0,
+                    "Unexpected key(s) in state_dict: {}. ".format(
+                        ", ".join(f'"{k}"' for k in unexpected_keys)
+                    ),
+                )
+            if missing_keys:
+                error_msgs.insert(
+                    0,
+                    "Missing key(s) in state_dict: {}. ".format(
+                        ", ".join(f'"{k}"' for k in missing_keys)
+                    ),
+                )
+        if error_msgs:
+            raise RuntimeError(
+                "Error(s) in loading state_dict for {}:\n\t{}".format(
+                    type(self).__name__, "\n\t".join(error_msgs)
+                )
+            )
+        return _IncompatibleKeys(missing_keys, unexpected_keys)
+
+    # ------------------------------------------------------------------ dtype / device
+    def _apply(self, fn: Callable[[Any], Any]) -> Module:
+        for module in self.children():
+            module._apply(fn)
+        for name, param in self._parameters.items():
+            if param is None:
+                continue
+            new = fn(param)
+            if new is param:
+                continue
+            if _settable_data(param):
+                # Same object, new values: optimizers holding it keep working.
+                param.data = new.detach()
+                if param.grad is not None:
+                    param.grad = fn(param.grad)
+                continue
+            new_param = Parameter(new.detach(), requires_grad=param.requires_grad)
+            if param.grad is not None:
+                new_param.grad = fn(param.grad)
+            self._parameters[name] = new_param
+        for name, buf in self._buffers.items():
+            if buf is not None:
+                self._buffers[name] = fn(buf)
+        return self
+
+    def to(self, *args: Any, **kwargs: Any) -> Module:
+        """``to(dtype)``, ``to(device)``, ``to(device, dtype)`` or ``to(tensor)``.
+
+        Only the CPU device exists; a floating ``dtype`` converts floating
+        parameters and buffers (as new Parameter objects: build optimizers after
+        converting, as PyTorch recommends).
+        """
+        dtype = kwargs.get("dtype")
+        for a in args:
+            if isinstance(a, torch.Tensor):
+                dtype = a.dtype
+            elif _is_dtype(a):
+                dtype = a
+            else:
+                device = str(a)
+                if not device.startswith("cpu"):
+                    raise RuntimeError(f"compat.torch runs on the CPU only; got device {a!r}")
+        device = kwargs.get("device")
+        if device is not None and not str(device).startswith("cpu"):
+            raise RuntimeError(f"compat.torch runs on the CPU only; got device {device!r}")
+        if dtype is None:
+            return self
+        if not _is_floating_dtype(dtype):
+            raise TypeError(
+                "nn.Module.to only accepts floating point or complex dtypes, but got "
+                f"desired dtype={dtype}"
+            )
+        return self._apply(lambda t: _cast(t, dtype) if _is_floating_dtype(t.dtype) else t)
+
+    def float(self) -> Module:
+        """Cast floating parameters and buffers to ``float32``."""
+        return self._apply(
+            lambda t: _cast(t, torch.float32) if _is_floating_dtype(t.dtype) else t
+        )
+
+    def double(self) -> Module:
+        """Cast floating parameters and buffers to ``float64``."""
+        return self._apply(
+            lambda t: _cast(t, torch.float64) if _is_floating_dtype(t.dtype) else t
+        )
+
+    def cpu(self) -> Module:
+        return self
+
+    def type(self, dst_type: Any) -> Module:
+        return self._apply(lambda t: _cast(t, dst_type))
+
+    # ------------------------------------------------------------------ printing
+    def _get_name(self) -> str:
+        return type(self).__name__
+
+    def extra_repr(self) -> str:
+        """Extra text shown inside this module's ``repr`` parentheses."""
+        return ""
+
+    def __repr__(self) -> str:
+        extra_lines = []
+        extra = self.extra_repr()
+        if extra:
+            extra_lines = extra.split("\n")
+        child_lines = []
+        for key, module in self._modules.items():
+            mod_str = _addindent(repr(module), 2)
+            child_lines.append("(" + key + "): " + mod_str)
+        lines = extra_lines + child_lines
+        main_str = self._get_name() + "("
+        if lines:
+            if len(extra_lines) == 1 and not child_lines:
+                main_str += extra_lines[0]
+            else:
+                main_str += "\n  " + "\n  ".join(lines) + "\n"
+        return main_str + ")"
+
+
+def _shape_str(t: Any) -> str:
+    return f"torch.Size({list(t.shape)})"
+
+
+def _zero_grad(p: Any, set_to_none: bool) -> None:
+    grad = p.grad
+    if grad is None:
+        return
+    if set_to_none:
+        p.grad = None
+        return
+    if grad.grad_fn is not None:
+        grad.detach_()
+    else:
+        grad.requires_grad_(False)
+    grad.zero_()
+
+
+def _settable_data(t: Any) -> bool:
+    prop = getattr(type(t), "data", None)
+    return getattr(prop, "fset", None) is not None or type(prop).__name__ == "getset_descriptor"
+
+
+def _is_dtype(obj: Any) -> bool:
+    dtype_type = getattr(torch, "dtype", None)
+    if isinstance(dtype_type, type) and isinstance(obj, dtype_type):
+        return True
+    return obj in (torch.float32, torch.float64, torch.int64, torch.bool)
+
+
+def _is_floating_dtype(dtype: Any) -> bool:
+    is_fp = getattr(dtype, "is_floating_point", None)
+    if isinstance(is_fp, bool):
+        return is_fp
+    return dtype in (torch.float32, torch.float64) or "float" in str(dtype)
+
+
+def _cast(t: Any, dtype: Any) -> Any:
+    if t.dtype == dtype:
+        return t
+    to = getattr(t, "to", None)
+    if to is not None:
+        return to(dtype)
+    return torch.tensor(t.detach().numpy(), dtype=dtype)

@@ -1,0 +1,16 @@
+"""``compat.torch.optim``: ``Optimizer``, ``SGD``, ``Adam`` and ``AdamW`` with PyTorch's formulas.
+
+Each group's step is, where the compat core allows, one compiled funcgrad
+program over all its parameters (``fused=False`` selects the per-tensor path).
+
+Example:
+    >>> import compat.torch as torch
+    >>> model = torch.nn.Linear(4, 2)
+    >>> opt = torch.optim.AdamW(model.parameters(), lr=1e-3)
+"""
+
+from compat.torch.optim.adam import Adam, AdamW
+from compat.torch.optim.optimizer import Optimizer
+from compat.torch.optim.sgd import SGD
+
+__all__ = ["SGD", "Adam", "AdamW", "Optimizer"]

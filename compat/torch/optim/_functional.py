@@ -1,0 +1,180 @@
+"""The optimizers' update rules as pure functions, shared by both execution paths.
+
+Each rule maps one parameter's ``(param, grad, state...)`` to new values with
+operators and two elementwise helpers (``sqrt``, ``maximum``) taken from an
+``ops`` namespace, so the same code runs
+
+* on compat Tensors under ``torch.no_grad()`` (the per-tensor path), and
+* on arrays inside one ``funcgrad.jit``-compiled function per parameter group
+  (the compiled path; see ``compat.torch.optim._compiled``).
+
+The arithmetic replays PyTorch's single-tensor CPU kernels operation by
+operation (``torch/optim/sgd.py``, ``torch/optim/adam.py``): ``add(x, alpha=a)``
+is ``self + a * x``, ``lerp_(end, w)`` is ``self + w * (end - self)`` for
+``w < 0.5`` and ``end - (end - self) * (1 - w)`` otherwise, ``addcmul_(a, b,
+value=v)`` is ``self + v * a * b`` and ``addcdiv_(a, b, value=v)`` is
+``self + v * a / b``. Python-side scalars (bias corrections, ``1 - lr * wd``)
+are computed in double precision like PyTorch's and rounded once to the
+parameter dtype.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any, NamedTuple
+
+__all__ = [
+    "AdamConfig",
+    "AdamScalars",
+    "SGDConfig",
+    "SGDScalars",
+    "adam_scalars",
+    "adam_update",
+    "sgd_scalars",
+    "sgd_update",
+]
+
+
+# ---------------------------------------------------------------------------
+# SGD
+# ---------------------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class SGDConfig:
+    """Static (hashable) choices of an SGD group: they select the program, not its inputs."""
+
+    momentum: bool  # momentum != 0
+    weight_decay: bool  # weight_decay != 0
+    nesterov: bool
+    maximize: bool
+
+
+class SGDScalars(NamedTuple):
+    neg_lr: Any
+    weight_decay: Any
+    momentum: Any
+    one_minus_dampening: Any
+
+
+def sgd_scalars(group: dict[str, Any]) -> SGDScalars:
+    """The group's hyperparameters in the form the update consumes (Python floats)."""
+    return SGDScalars(
+        neg_lr=-float(group["lr"]),
+        weight_decay=float(group["weight_decay"]),
+        momentum=float(group["momentum"]),
+        one_minus_dampening=1.0 - float(group["dampening"]),
+    )
+
+
+def sgd_update(
+    cfg: SGDConfig, s: SGDScalars, param: Any, grad: Any, buf: Any | None
+) -> tuple[Any, Any | None]:
+    """One SGD step for one parameter; returns ``(new_param, new_momentum_buffer)``.
+
+    ``buf is None`` marks the first step with momentum: the buffer starts as
+    the gradient itself (no dampening), as in PyTorch.
+    """
+    g = -grad if cfg.maximize else grad
+    if cfg.weight_decay:
+        g = g + s.weight_decay * param
+    new_buf = None
+    if cfg.momentum:
+        new_buf = g if buf is None else buf * s.momentum + s.one_minus_dampening * g
+        g = g + s.momentum * new_buf if cfg.nesterov else new_buf
+    return param + s.neg_lr * g, new_buf
+
+
+# ---------------------------------------------------------------------------
+# Adam / AdamW
+# ---------------------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class AdamConfig:
+    """Static choices of an Adam/AdamW group."""
+
+    amsgrad: bool
+    maximize: bool
+    weight_decay: bool  # weight_decay != 0
+    decoupled: bool  # AdamW: decay the parameter, not the gradient
+    lerp_high: bool  # 1 - beta1 >= 0.5: PyTorch's lerp takes its second formula
+
+
+class AdamScalars(NamedTuple):
+    lerp_w: Any  # 1 - beta1
+    lerp_w_c: Any  # 1 - (1 - beta1), for the high-weight lerp formula
+    beta2: Any
+    one_minus_beta2: Any
+    eps: Any
+    weight_decay: Any  # coupled decay: grad + wd * param
+    decay: Any  # decoupled decay: param * (1 - lr * wd)
+    neg_step_size: Any  # -lr / (1 - beta1 ** step)   (per parameter)
+    bias_correction2_sqrt: Any  # sqrt(1 - beta2 ** step)  (per parameter)
+
+
+def adam_config(group: dict[str, Any]) -> AdamConfig:
+    beta1 = float(group["betas"][0])
+    return AdamConfig(
+        amsgrad=bool(group["amsgrad"]),
+        maximize=bool(group["maximize"]),
+        weight_decay=float(group["weight_decay"]) != 0,
+        decoupled=bool(group.get("decoupled_weight_decay", False)),
+        lerp_high=abs(1.0 - beta1) >= 0.5,
+    )
+
+
+def adam_scalars(group: dict[str, Any], step: float) -> AdamScalars:
+    """Hyperparameters after ``step`` steps (``step`` already incremented), in Python floats."""
+    import numpy as np
+
+    lr = float(group["lr"])
+    beta1, beta2 = (float(b) for b in group["betas"])
+    wd = float(group["weight_decay"])
+    lerp_w = 1.0 - beta1
+    return AdamScalars(
+        lerp_w=lerp_w,
+        lerp_w_c=1.0 - float(np.float32(lerp_w)),
+        beta2=beta2,
+        one_minus_beta2=1.0 - beta2,
+        eps=float(group["eps"]),
+        weight_decay=wd,
+        decay=1.0 - lr * wd,
+        neg_step_size=-(lr / (1.0 - beta1**step)),
+        bias_correction2_sqrt=(1.0 - beta2**step) ** 0.5,
+    )
+
+
+def adam_update(
+    cfg: AdamConfig,
+    s: AdamScalars,
+    ops: Any,
+    param: Any,
+    grad: Any,
+    exp_avg: Any,
+    exp_avg_sq: Any,
+    max_exp_avg_sq: Any | None,
+) -> tuple[Any, Any, Any, Any | None]:
+    """One Adam (or AdamW) step for one parameter.
+
+    Returns ``(param, exp_avg, exp_avg_sq, max_exp_avg_sq)``; the last is
+    ``None`` unless ``amsgrad``.
+    """
+    g = -grad if cfg.maximize else grad
+    if cfg.weight_decay:
+        if cfg.decoupled:
+            param = param * s.decay
+        else:
+            g = g + s.weight_decay * param
+    if cfg.lerp_high:
+        m = g - (g - exp_avg) * s.lerp_w_c
+    else:
+        m = exp_avg + s.lerp_w * (g - exp_avg)
+    v = exp_avg_sq * s.beta2 + s.one_minus_beta2 * g * g
+    if cfg.amsgrad:
+        max_exp_avg_sq = ops.maximum(max_exp_avg_sq, v)
+        denom = ops.sqrt(max_exp_avg_sq) / s.bias_correction2_sqrt + s.eps
+    else:
+        denom = ops.sqrt(v) / s.bias_correction2_sqrt + s.eps
+    param = param + s.neg_step_size * m / denom
+    return param, m, v, max_exp_avg_sq if cfg.amsgrad else None

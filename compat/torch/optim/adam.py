@@ -1,0 +1,201 @@
+"""``optim.Adam`` and ``optim.AdamW`` with PyTorch's update formulas and defaults."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import compat.torch as torch
+from compat.torch.optim import _compiled
+from compat.torch.optim._functional import adam_config, adam_scalars, adam_update
+from compat.torch.optim.optimizer import Optimizer, params_with_grad
+
+__all__ = ["Adam", "AdamW"]
+
+
+class _TensorOps:
+    @staticmethod
+    def sqrt(x: Any) -> Any:
+        return torch.sqrt(x)
+
+    @staticmethod
+    def maximum(a: Any, b: Any) -> Any:
+        maximum = getattr(torch, "maximum", None)
+        if maximum is not None:
+            return maximum(a, b)
+        return torch.where(a >= b, a, b)
+
+
+class Adam(Optimizer):
+    """PyTorch's Adam (``torch/optim/adam.py``), same defaults and update order.
+
+    Per parameter with a gradient ``g`` (others are skipped, and their step
+    count does not advance): ``step += 1``; ``g = -g`` if ``maximize``; weight
+    decay ``g += wd * p`` (or, with ``decoupled_weight_decay``/AdamW, ``p *= 1 -
+    lr * wd``); ``m = lerp(m, g, 1 - beta1)``; ``v = beta2 * v + (1 - beta2) *
+    g * g``; ``p -= lr / (1 - beta1**step) * m / (sqrt(v) / sqrt(1 -
+    beta2**step) + eps)`` (``v`` replaced by its running max with ``amsgrad``).
+
+    ``fused=None`` (default) or ``True`` updates each group with one compiled
+    funcgrad program when the compat core allows it; ``fused=False`` forces
+    the per-tensor path. ``foreach``, ``capturable`` and ``differentiable``
+    are accepted for compatibility.
+
+    Example:
+        >>> import compat.torch as torch
+        >>> model = torch.nn.Linear(3, 1)
+        >>> opt = torch.optim.Adam(model.parameters(), lr=1e-3)
+        >>> model(torch.randn(4, 3)).pow(2).mean().backward()
+        >>> opt.step()
+        >>> opt.zero_grad()
+    """
+
+    def __init__(
+        self,
+        params: Any,
+        lr: float = 1e-3,
+        betas: tuple[float, float] = (0.9, 0.999),
+        eps: float = 1e-8,
+        weight_decay: float = 0,
+        amsgrad: bool = False,
+        *,
+        foreach: bool | None = None,
+        maximize: bool = False,
+        capturable: bool = False,
+        differentiable: bool = False,
+        fused: bool | None = None,
+        decoupled_weight_decay: bool = False,
+    ) -> None:
+        if not 0.0 <= lr:
+            raise ValueError(f"Invalid learning rate: {lr}")
+        if not 0.0 <= eps:
+            raise ValueError(f"Invalid epsilon value: {eps}")
+        if not 0.0 <= betas[0] < 1.0:
+            raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
+        if not 0.0 <= betas[1] < 1.0:
+            raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
+        if not 0.0 <= weight_decay:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        defaults = {
+            "lr": lr,
+            "betas": betas,
+            "eps": eps,
+            "weight_decay": weight_decay,
+            "amsgrad": amsgrad,
+            "maximize": maximize,
+            "foreach": foreach,
+            "capturable": capturable,
+            "differentiable": differentiable,
+            "fused": fused,
+            "decoupled_weight_decay": decoupled_weight_decay,
+        }
+        super().__init__(params, defaults)
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        super().__setstate__(state)
+        for group in self.param_groups:
+            group.setdefault("amsgrad", False)
+            group.setdefault("maximize", False)
+            group.setdefault("foreach", None)
+            group.setdefault("capturable", False)
+            group.setdefault("differentiable", False)
+            group.setdefault("fused", None)
+            group.setdefault("decoupled_weight_decay", False)
+
+    def step(self, closure: Callable[[], Any] | None = None) -> Any:
+        """One Adam step over every group; returns ``closure()``'s loss if given."""
+        loss = self._closure_loss(closure)
+        with torch.no_grad():
+            for group in self.param_groups:
+                self._step_group(group)
+        return loss
+
+    def _step_group(self, group: dict[str, Any]) -> None:
+        params, grads = params_with_grad(group)
+        if not params:
+            return
+        cfg = adam_config(group)
+        states = []
+        scalars = []
+        for p in params:
+            st = self.state[p]
+            if len(st) == 0:
+                st["step"] = 0.0
+                st["exp_avg"] = torch.zeros_like(p)
+                st["exp_avg_sq"] = torch.zeros_like(p)
+                if cfg.amsgrad:
+                    st["max_exp_avg_sq"] = torch.zeros_like(p)
+            step = _step_value(st["step"]) + 1.0
+            st["step"] = step
+            states.append(st)
+            scalars.append(adam_scalars(group, step))
+        exp_avgs = [st["exp_avg"] for st in states]
+        exp_avg_sqs = [st["exp_avg_sq"] for st in states]
+        maxes = [st.get("max_exp_avg_sq") if cfg.amsgrad else None for st in states]
+
+        access = _compiled.array_access() if group["fused"] is not False else None
+        if access is not None:
+            new_m, new_v, new_max = _compiled.adam_step(
+                access, cfg, scalars, params, grads, exp_avgs, exp_avg_sqs, maxes
+            )
+            for st, m, v, vmax in zip(states, new_m, new_v, new_max):
+                st["exp_avg"] = m
+                st["exp_avg_sq"] = v
+                if cfg.amsgrad:
+                    st["max_exp_avg_sq"] = vmax
+            return
+        for i, p in enumerate(params):
+            new_p, m, v, vmax = adam_update(
+                cfg, scalars[i], _TensorOps, p, grads[i], exp_avgs[i], exp_avg_sqs[i], maxes[i]
+            )
+            p.copy_(new_p)
+            st = states[i]
+            st["exp_avg"] = m
+            st["exp_avg_sq"] = v
+            if cfg.amsgrad:
+                st["max_exp_avg_sq"] = vmax
+
+
+class AdamW(Adam):
+    """Adam with decoupled weight decay (``p *= 1 - lr * weight_decay``), default ``1e-2``."""
+
+    def __init__(
+        self,
+        params: Any,
+        lr: float = 1e-3,
+        betas: tuple[float, float] = (0.9, 0.999),
+        eps: float = 1e-8,
+        weight_decay: float = 1e-2,
+        amsgrad: bool = False,
+        *,
+        maximize: bool = False,
+        foreach: bool | None = None,
+        capturable: bool = False,
+        differentiable: bool = False,
+        fused: bool | None = None,
+    ) -> None:
+        super().__init__(
+            params,
+            lr,
+            betas,
+            eps,
+            weight_decay,
+            amsgrad,
+            foreach=foreach,
+            maximize=maximize,
+            capturable=capturable,
+            differentiable=differentiable,
+            fused=fused,
+            decoupled_weight_decay=True,
+        )
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        super().__setstate__(state)
+        for group in self.param_groups:
+            group["decoupled_weight_decay"] = True
+
+
+def _step_value(step: Any) -> float:
+    if isinstance(step, (int, float)):
+        return float(step)
+    return float(step.item())

@@ -1,0 +1,123 @@
+"""``optim.SGD``: stochastic gradient descent with momentum, dampening, Nesterov and decay."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import compat.torch as torch
+from compat.torch.optim import _compiled
+from compat.torch.optim._functional import SGDConfig, sgd_scalars, sgd_update
+from compat.torch.optim.optimizer import Optimizer, params_with_grad
+
+__all__ = ["SGD"]
+
+
+class SGD(Optimizer):
+    """PyTorch's SGD (``torch/optim/sgd.py``), same defaults and update order.
+
+    Per parameter with a gradient ``g`` (parameters whose ``.grad`` is ``None``
+    are skipped): ``g = -g`` if ``maximize``; ``g += weight_decay * p``; with
+    momentum, ``buf = g`` on the first step and ``buf = momentum * buf + (1 -
+    dampening) * g`` after, then ``g = g + momentum * buf`` (Nesterov) or ``g =
+    buf``; finally ``p -= lr * g``.
+
+    ``fused=None`` (default) or ``True`` updates each group with one compiled
+    funcgrad program when the compat core allows it; ``fused=False`` forces
+    the per-tensor path. ``foreach`` and ``differentiable`` are accepted for
+    compatibility.
+
+    Example:
+        >>> import compat.torch as torch
+        >>> w = torch.nn.Parameter(torch.ones(3))
+        >>> opt = torch.optim.SGD([w], lr=0.1, momentum=0.9)
+        >>> (w * w).sum().backward()
+        >>> opt.step()
+    """
+
+    def __init__(
+        self,
+        params: Any,
+        lr: float = 1e-3,
+        momentum: float = 0,
+        dampening: float = 0,
+        weight_decay: float = 0,
+        nesterov: bool = False,
+        *,
+        maximize: bool = False,
+        foreach: bool | None = None,
+        differentiable: bool = False,
+        fused: bool | None = None,
+    ) -> None:
+        if lr < 0.0:
+            raise ValueError(f"Invalid learning rate: {lr}")
+        if momentum < 0.0:
+            raise ValueError(f"Invalid momentum value: {momentum}")
+        if weight_decay < 0.0:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        defaults = {
+            "lr": lr,
+            "momentum": momentum,
+            "dampening": dampening,
+            "weight_decay": weight_decay,
+            "nesterov": nesterov,
+            "maximize": maximize,
+            "foreach": foreach,
+            "differentiable": differentiable,
+            "fused": fused,
+        }
+        if nesterov and (momentum <= 0 or dampening != 0):
+            raise ValueError("Nesterov momentum requires a momentum and zero dampening")
+        super().__init__(params, defaults)
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        super().__setstate__(state)
+        for group in self.param_groups:
+            group.setdefault("nesterov", False)
+            group.setdefault("maximize", False)
+            group.setdefault("foreach", None)
+            group.setdefault("differentiable", False)
+            group.setdefault("fused", None)
+
+    def step(self, closure: Callable[[], Any] | None = None) -> Any:
+        """One SGD step over every group; returns ``closure()``'s loss if given."""
+        loss = self._closure_loss(closure)
+        with torch.no_grad():
+            for group in self.param_groups:
+                self._step_group(group)
+        return loss
+
+    def _step_group(self, group: dict[str, Any]) -> None:
+        params, grads = params_with_grad(group)
+        if not params:
+            return
+        cfg = SGDConfig(
+            momentum=group["momentum"] != 0,
+            weight_decay=group["weight_decay"] != 0,
+            nesterov=bool(group["nesterov"]),
+            maximize=bool(group["maximize"]),
+        )
+        s = sgd_scalars(group)
+        state = self.state
+        bufs = [state[p].get("momentum_buffer") for p in params] if cfg.momentum else None
+        access = _compiled.array_access() if group["fused"] is not False else None
+        if access is not None:
+            new_bufs = _compiled.sgd_step(
+                access, cfg, s, params, grads, bufs or [None] * len(params)
+            )
+        else:
+            new_bufs = []
+            for i, (p, g) in enumerate(zip(params, grads)):
+                new_p, new_b = sgd_update(cfg, s, p, g, bufs[i] if bufs else None)
+                if new_b is g:  # first momentum step: the buffer is a copy of the gradient
+                    new_b = _clone(g)
+                p.copy_(new_p)
+                new_bufs.append(new_b)
+        if cfg.momentum:
+            for p, b in zip(params, new_bufs):
+                state[p]["momentum_buffer"] = b
+
+
+def _clone(t: Any) -> Any:
+    clone = getattr(t, "clone", None)
+    return clone() if clone is not None else t * 1.0

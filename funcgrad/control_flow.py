@@ -1,0 +1,385 @@
+"""Structured control flow with JAX's signatures: ``cond``, ``switch``,
+``while_loop``, ``fori_loop`` and ``scan``.
+
+The functions passed in are traced into closed sub-programs (values they
+close over become explicit operands) and bound as one ``cond`` / ``while`` /
+``scan`` equation, so they differentiate, batch and compile as a unit::
+
+    import funcgrad as fg
+    import funcgrad.numpy as fnp
+
+    def f(x):
+        return fg.fori_loop(0, 3, lambda i, c: fnp.sin(c) * x, x)
+
+    fg.grad(f)(1.0)            # reverse mode: static bounds lower to scan
+    fg.vmap(f)(fnp.ones(4))
+
+Carries are pytrees of arrays whose shapes and dtypes must not change across
+iterations; a Python scalar in the initial carry takes the dtype the body
+gives it (as JAX's weak types do).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+from jax import tree_util
+
+from funcgrad.core import dtypes
+from funcgrad.core.errors import user_frame, where
+from funcgrad.core.interp import Tracer, eval_program, new_builder, to_aval
+from funcgrad.core.ir import Aval, Program
+from funcgrad.primitives import control_flow as cf
+from funcgrad.primitives import elementwise as ew
+from funcgrad.primitives.calls import close
+from funcgrad.tree import tree_flatten, tree_unflatten
+
+__all__ = ["cond", "fori_loop", "scan", "switch", "while_loop"]
+
+
+# --------------------------------------------------------------------------- tracing helpers
+
+
+def _aval(x: Any, what: str) -> Aval:
+    try:
+        return to_aval(x)
+    except TypeError:
+        raise TypeError(
+            f"{what}: {x!r} of type {type(x).__name__} is not an array; control-flow "
+            "operands and carries must be arrays, Python scalars or pytrees of them"
+        ) from None
+
+
+def _trace(fun: Callable, in_tree: Any, avals: Sequence[Aval], name: str) -> tuple:
+    """Trace ``fun(*unflatten(in_tree, args))``: (closed program, consts, out_tree)."""
+    with new_builder(name) as b:
+        args = tree_unflatten(in_tree, [b.new_arg(a) for a in avals])
+        out = fun(*args)
+        leaves, out_tree = tree_flatten(out)
+        for o in leaves:
+            _aval(o, f"{name} output")
+        prog = b.build(leaves)
+    prog, consts = close(prog)
+    return prog, list(consts), out_tree
+
+
+def _paths(tree: Any) -> list[str]:
+    """``keystr`` of each leaf of a treedef, e.g. ``[0]['w']`` (empty for a bare leaf)."""
+    dummy = tree_unflatten(tree, list(range(tree.num_leaves)))
+    return [tree_util.keystr(p) for p, _ in tree_util.tree_flatten_with_path(dummy)[0]]
+
+
+def _desc(a: Aval) -> str:
+    return f"shape {a.shape} and dtype {a.dtype.name}"
+
+
+def _coerce(prog: Program, n_consts: int, targets: Sequence[Aval | None]) -> Program:
+    """``prog`` with output ``i`` converted to ``targets[i]``'s dtype where given."""
+    outs = prog.out_avals
+    if all(t is None or o.dtype == t.dtype for o, t in zip(outs, targets)):
+        return prog
+
+    def fn(*args: Any) -> list:
+        res = eval_program(prog, *args)
+        return [
+            r if t is None else ew.convert_element_type(r, t.dtype, False)
+            for r, t in zip(res, targets)
+        ]
+
+    new, consts = cf.trace_program(fn, prog.in_avals, "control_flow")
+    assert not consts
+    return new
+
+
+def _strong_aval(x: Any, what: str) -> Aval:
+    return _aval(x, what).strip_weak()
+
+
+# --------------------------------------------------------------------------- cond / switch
+
+
+def _as_index(index: Any, n: int, what: str) -> Any:
+    aval = _aval(index, what)
+    if aval.shape != ():
+        raise TypeError(f"{what} must be a scalar, but has shape {aval.shape}.{where(user_frame())}")
+    if not dtypes.is_integer(aval.dtype) and aval.dtype != np.dtype("bool"):
+        raise TypeError(
+            f"{what} must have an integer or boolean type, got {aval.dtype.name}."
+            f"{where(user_frame())}"
+        )
+    if not isinstance(index, Tracer):
+        i = int(np.asarray(index))
+        return np.int32(min(max(i, 0), n - 1))
+    index = ew.convert_element_type(index, np.int32)
+    if n > 1:
+        index = ew.min(ew.max(index, 0), n - 1)
+    return index
+
+
+def _branches(index: Any, funs: Sequence[Callable], operands: tuple, name: str, labels: list[str]):
+    leaves, in_tree = tree_flatten(operands)
+    avals = [_aval(x, f"{name} operand") for x in leaves]
+    traced = [_trace(f, in_tree, avals, name) for f in funs]
+    out_tree = traced[0][2]
+    for i, (_, _, t) in enumerate(traced[1:], 1):
+        if t != out_tree:
+            raise TypeError(
+                f"{name}: {labels[0]} and {labels[i]} must return the same pytree structure, "
+                f"got {out_tree} and {t}.{where(user_frame())}"
+            )
+    paths = _paths(out_tree)
+    # join each output leaf over the branches (weakly typed outputs take the strong dtype)
+    targets: list[Aval] = []
+    for k, path in enumerate(paths):
+        outs = [p.out_avals[k] for p, c, _ in traced]
+        for i, o in enumerate(outs[1:], 1):
+            strong_clash = (
+                not o.weak_type and not outs[0].weak_type and o.dtype != outs[0].dtype
+            )
+            if o.shape != outs[0].shape or strong_clash:
+                raise TypeError(
+                    f"{name}: {labels[0]} and {labels[i]} outputs must have identical types, "
+                    f"but output{path} has {_desc(outs[0])} in {labels[0]} and {_desc(o)} in "
+                    f"{labels[i]}.{where(user_frame())}"
+                )
+        strong = [o.dtype for o in outs if not o.weak_type]
+        dt = strong[0] if strong else dtypes.result_type(*[(o.dtype, True) for o in outs])[0]
+        targets.append(Aval(outs[0].shape, dt))
+    items = []
+    for prog, consts, _ in traced:
+        items.append((_coerce(prog, len(consts), targets), consts))
+    progs, consts = cf.join_consts(items)
+    outs = cf.cond(index, *consts, *leaves, branches=progs)
+    return tree_unflatten(out_tree, outs)
+
+
+def cond(pred: Any, true_fun: Callable, false_fun: Callable, *operands: Any) -> Any:
+    """``true_fun(*operands)`` if ``pred`` else ``false_fun(*operands)``, as one ``cond``.
+
+    Both branches are traced; they must return pytrees of the same structure,
+    shapes and dtypes. ``pred`` is a boolean or numeric scalar (non-zero is true).
+
+    Example:
+        >>> fg.cond(x > 0, lambda x: x, lambda x: -x, x)  # |x|
+    """
+    if not (callable(true_fun) and callable(false_fun)):
+        raise TypeError("cond: true_fun and false_fun arguments should be callable.")
+    aval = _aval(pred, "cond predicate")
+    if aval.shape != ():
+        raise TypeError(
+            f"Pred must be a scalar, got {pred!r} of shape {aval.shape}.{where(user_frame())}"
+        )
+    if aval.dtype != np.dtype("bool"):
+        if not dtypes.is_integer(aval.dtype) and not dtypes.is_float(aval.dtype):
+            raise TypeError(f"Pred type must be either boolean or number, got {aval.dtype.name}.")
+        pred = ew.ne(pred, 0) if isinstance(pred, Tracer) else bool(np.asarray(pred) != 0)
+    index = _as_index(pred, 2, "cond predicate")
+    return _branches(index, [false_fun, true_fun], operands, "cond", ["false_fun", "true_fun"])
+
+
+def switch(index: Any, branches: Sequence[Callable], *operands: Any) -> Any:
+    """``branches[index](*operands)``, with ``index`` clamped into range (``lax.switch``)."""
+    branches = list(branches)
+    if not branches:
+        raise ValueError("switch: empty branch sequence")
+    if not all(callable(b) for b in branches):
+        raise TypeError("switch: branches argument should be a sequence of callables.")
+    idx = _as_index(index, len(branches), "switch index")
+    labels = [f"branch {i}" for i in range(len(branches))]
+    return _branches(idx, branches, operands, "switch", labels)
+
+
+# --------------------------------------------------------------------------- loops
+
+
+def _trace_body(
+    fun: Callable,
+    make_args: Callable[[list], tuple],
+    carry_leaves: list,
+    carry_tree: Any,
+    extra_avals: Sequence[Aval],
+    extra_tree: Any,
+    name: str,
+    split_out: Callable[[Any], tuple[Any, Any]],
+) -> tuple:
+    """Trace a loop body, promoting weakly typed initial carries to the dtype the body
+    returns and checking that the carry keeps its structure, shapes and dtypes.
+
+    Returns (closed program, consts, carry avals, extra output tree or None).
+    """
+    avals = [_strong_aval(x, f"{name} carry") for x in carry_leaves]
+    weak = [_aval(x, f"{name} carry").weak_type for x in carry_leaves]
+    paths = _paths(carry_tree)
+    n = len(avals)
+    for attempt in range(2):
+        holder: dict[str, Any] = {}
+
+        def flat(*args: Any, holder: dict = holder) -> Any:
+            carry = tree_unflatten(carry_tree, list(args[:n]))
+            extra = tree_unflatten(extra_tree, list(args[n:])) if extra_tree is not None else None
+            out = fun(*make_args([carry, extra]))
+            c, y = split_out(out)
+            c_leaves, c_tree = tree_flatten(c)
+            y_leaves, y_tree = tree_flatten(y)
+            holder.update(c_tree=c_tree, y_tree=y_tree, nc=len(c_leaves))
+            return c_leaves + y_leaves
+
+        prog, consts = cf.trace_program(
+            lambda *a: flat(*a), list(avals) + list(extra_avals), name
+        )
+        if holder["c_tree"] != carry_tree:
+            raise TypeError(
+                f"{name}: body_fun output and input must have identical types: the carry "
+                f"input has structure {carry_tree} but the output has structure "
+                f"{holder['c_tree']}.{where(user_frame())}"
+            )
+        outs = prog.out_avals[:n]
+        retry = False
+        for i, (a, o) in enumerate(zip(avals, outs)):
+            if o.dtype != a.dtype and weak[i] and not o.weak_type and o.shape == a.shape:
+                avals[i] = o.strip_weak()  # a weakly typed init takes the body's dtype
+                retry = True
+        if not retry or attempt == 1:
+            break
+    targets: list[Aval | None] = []
+    for path, a, o in zip(paths, avals, outs):
+        ok_weak = o.weak_type and dtypes.kind(o.dtype) <= dtypes.kind(a.dtype)
+        if o.shape != a.shape or (o.dtype != a.dtype and not ok_weak):
+            raise TypeError(
+                f"{name}: body_fun output and input must have identical types, but the carry "
+                f"component carry{path} has {_desc(a)} as input and {_desc(o)} as output."
+                f"{where(user_frame())}"
+            )
+        targets.append(a if o.dtype != a.dtype else None)
+    targets += [None] * (len(prog.outvars) - n)
+    prog = _coerce(prog, len(consts), targets)
+    return prog, consts, avals, holder
+
+
+def while_loop(cond_fun: Callable, body_fun: Callable, init_val: Any) -> Any:
+    """Repeat ``val = body_fun(val)`` while ``cond_fun(val)`` is true (``lax.while_loop``).
+
+    Forward-mode differentiable and batchable; reverse mode needs a static trip
+    count (use :func:`fori_loop` with Python-int bounds, or :func:`scan`).
+    """
+    leaves, tree = tree_flatten(init_val)
+    body, bconsts, avals, _ = _trace_body(
+        body_fun, lambda a: (a[0],), leaves, tree, [], None, "while_loop", lambda o: (o, None)
+    )
+    cprog, cconsts, cout = _trace(cond_fun, tree, avals, "while_loop")
+    outs = cprog.out_avals
+    if len(outs) != 1 or outs[0].shape != () or outs[0].dtype != np.dtype("bool"):
+        got = ", ".join(str(a) for a in outs)
+        raise TypeError(
+            f"cond_fun must return a boolean scalar, but got output type(s) [{got}]."
+            f"{where(user_frame())}"
+        )
+    del cout
+    out = cf.while_loop(cprog, body, cconsts, bconsts, leaves)
+    return tree_unflatten(tree, out)
+
+
+def _index_dtype(lower: Any, upper: Any) -> np.dtype:
+    la, ua = _aval(lower, "fori_loop lower"), _aval(upper, "fori_loop upper")
+    for a in (la, ua):
+        if not dtypes.is_integer(a.dtype):
+            raise TypeError(f"fori_loop bounds must be integers, got {a.dtype.name}")
+    if la.dtype == ua.dtype:
+        return la.dtype
+    if la.weak_type and not ua.weak_type:
+        return ua.dtype
+    if ua.weak_type and not la.weak_type:
+        return la.dtype
+    raise TypeError(
+        "lower and upper arguments to fori_loop must have equal types, got "
+        f"{la.dtype.name} and {ua.dtype.name}"
+    )
+
+
+def fori_loop(lower: Any, upper: Any, body_fun: Callable, init_val: Any) -> Any:
+    """``for i in range(lower, upper): val = body_fun(i, val)``.
+
+    With concrete (Python or non-traced) bounds this is a :func:`scan` of
+    ``upper - lower`` steps, so reverse-mode differentiation works; with traced
+    bounds it is a :func:`while_loop`.
+    """
+    dtype = _index_dtype(lower, upper)
+    if not isinstance(lower, Tracer) and not isinstance(upper, Tracer):
+        lo, hi = int(np.asarray(lower)), int(np.asarray(upper))
+
+        def step(carry: tuple, _: Any) -> tuple:
+            i, val = carry
+            return (ew.add(i, 1), body_fun(i, val)), None
+
+        (_, result), _ = scan(step, (np.asarray(lo, dtype), init_val), None, length=max(hi - lo, 0))
+        return result
+    lower = ew.convert_element_type(lower, dtype)
+    upper = ew.convert_element_type(upper, dtype)
+
+    def cond_fun(c: tuple) -> Any:
+        return ew.lt(c[0], c[1])
+
+    def body(c: tuple) -> tuple:
+        i, u, val = c
+        return ew.add(i, 1), u, body_fun(i, val)
+
+    return while_loop(cond_fun, body, (lower, upper, init_val))[2]
+
+
+def scan(
+    f: Callable,
+    init: Any,
+    xs: Any = None,
+    length: int | None = None,
+    reverse: bool = False,
+    unroll: int | bool = 1,
+) -> tuple[Any, Any]:
+    """``lax.scan``: ``carry, y = f(carry, x)`` over the leading axis of ``xs``.
+
+    Returns ``(final carry, stacked ys)``. ``xs`` may be ``None`` with ``length``
+    given. ``unroll`` is accepted for compatibility and ignored (XLA decides).
+    """
+    del unroll
+    x_leaves, x_tree = tree_flatten(xs)
+    x_avals = [_aval(x, "scan xs") for x in x_leaves]
+    for p, a in zip(_paths(x_tree), x_avals):
+        if not a.shape:
+            raise ValueError(
+                f"scan got value with no leading axis to scan over: xs{p} has shape (). "
+                f"{where(user_frame())}"
+            )
+    lengths = sorted({a.shape[0] for a in x_avals})
+    if length is not None:
+        length = int(length)
+        if lengths and lengths != [length]:
+            raise ValueError(
+                f"scan got `length` argument of {length} which disagrees with leading axis "
+                f"sizes {lengths}."
+            )
+    elif not lengths:
+        raise ValueError("scan got no values to scan over and `length` not provided.")
+    elif len(lengths) > 1:
+        raise ValueError(
+            f"scan got values with different leading axis sizes: {', '.join(map(str, lengths))}."
+        )
+    else:
+        length = lengths[0]
+    slices = [Aval(a.shape[1:], a.dtype, a.weak_type) for a in x_avals]
+
+    def split_out(out: Any) -> tuple:
+        if not (isinstance(out, (tuple, list)) and len(out) == 2):
+            raise TypeError(
+                "scan body output must be a pair (carry, y), got "
+                f"{type(out).__name__}.{where(user_frame())}"
+            )
+        return out[0], out[1]
+
+    leaves, tree = tree_flatten(init)
+    prog, consts, _, holder = _trace_body(
+        f, lambda a: (a[0], a[1]), leaves, tree, slices, x_tree, "scan", split_out
+    )
+    outs = cf.scan(prog, consts, leaves, x_leaves, length=length, reverse=reverse)
+    n = len(leaves)
+    return tree_unflatten(tree, outs[:n]), tree_unflatten(holder["y_tree"], outs[n:])

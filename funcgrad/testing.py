@@ -1,0 +1,119 @@
+"""Derivative checks used by the test suite and available to users.
+
+* :func:`check_jvp` — forward-mode derivative against central finite differences.
+* :func:`check_vjp` — the adjoint identity ⟨v, J u⟩ = ⟨Jᵀ v, u⟩ between VJP and JVP.
+* :func:`check_grads` — both, to a given order (like ``jax.test_util.check_grads``).
+
+Run them in float64 (``jax.config.update("jax_enable_x64", True)``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from funcgrad import api
+
+
+def _rand_like(rng: np.random.Generator, x: Any) -> np.ndarray:
+    x = np.asarray(x)
+    return rng.standard_normal(x.shape).astype(x.dtype)
+
+
+def _inner(a: Sequence[Any], b: Sequence[Any]) -> float:
+    return float(sum(np.vdot(np.asarray(x, np.float64), np.asarray(y, np.float64)) for x, y in zip(a, b)))
+
+
+def _flat(out: Any) -> list[np.ndarray]:
+    if isinstance(out, (list, tuple)):
+        return [np.asarray(o) for o in out]
+    return [np.asarray(out)]
+
+
+def numerical_jvp(f: Callable, args: Sequence[Any], tangents: Sequence[Any], eps: float) -> list:
+    """Central finite difference of ``f`` at ``args`` along ``tangents``."""
+    plus = _flat(f(*[np.asarray(a) + eps * np.asarray(t) for a, t in zip(args, tangents)]))
+    minus = _flat(f(*[np.asarray(a) - eps * np.asarray(t) for a, t in zip(args, tangents)]))
+    return [(p.astype(np.float64) - m.astype(np.float64)) / (2 * eps) for p, m in zip(plus, minus)]
+
+
+def check_jvp(
+    f: Callable,
+    args: Sequence[Any],
+    *,
+    rng: np.random.Generator | None = None,
+    eps: float = 1e-6,
+    rtol: float = 1e-5,
+    atol: float = 1e-5,
+) -> None:
+    """Assert ``jvp(f)`` matches central finite differences along a random direction."""
+    rng = rng or np.random.default_rng(0)
+    tangents = [_rand_like(rng, a) for a in args]
+    out, tout = api.jvp(f, tuple(args), tuple(tangents))
+    if any(o.dtype == np.float32 for o in _flat(out)) or any(
+        np.asarray(a).dtype == np.float32 for a in args
+    ):
+        eps, rtol, atol = max(eps, 1e-3), max(rtol, 1e-2), max(atol, 1e-2)
+    expected = numerical_jvp(f, args, tangents, eps)
+    for got, want in zip(_flat(tout), expected):
+        np.testing.assert_allclose(got, want, rtol=rtol, atol=atol, err_msg="JVP vs finite differences")
+
+
+def check_vjp(
+    f: Callable,
+    args: Sequence[Any],
+    *,
+    rng: np.random.Generator | None = None,
+    rtol: float = 1e-6,
+    atol: float = 1e-6,
+    numerical: bool = False,
+    eps: float = 1e-6,
+) -> None:
+    """Assert the adjoint identity ⟨v, J u⟩ = ⟨Jᵀ v, u⟩ between ``vjp`` and ``jvp``
+    (or finite differences with ``numerical=True``, for functions with no forward mode)."""
+    rng = rng or np.random.default_rng(1)
+    u = [_rand_like(rng, a) for a in args]
+    if numerical:
+        out = f(*args)
+        tout = numerical_jvp(f, args, u, eps)
+        rtol, atol = max(rtol, 1e-5), max(atol, 1e-5)
+    else:
+        out, tout = api.jvp(f, tuple(args), tuple(u))
+    v = [_rand_like(rng, o) for o in _flat(out)]
+    _, pullback = api.vjp(f, *args)
+    ct = v if isinstance(out, (list, tuple)) else v[0]
+    if isinstance(out, tuple):
+        ct = tuple(v)
+    cts = pullback(ct)
+    lhs = _inner(v, _flat(tout))
+    rhs = _inner(_flat(list(cts)), u)
+    np.testing.assert_allclose(lhs, rhs, rtol=rtol, atol=atol, err_msg="⟨v, J u⟩ != ⟨Jᵀ v, u⟩")
+
+
+def check_grads(
+    f: Callable,
+    args: Sequence[Any],
+    order: int = 1,
+    modes: Sequence[str] = ("fwd", "rev"),
+    *,
+    eps: float = 1e-6,
+    rtol: float = 1e-5,
+    atol: float = 1e-5,
+) -> None:
+    """Check derivatives of ``f`` up to ``order`` in forward and reverse mode."""
+    rng = np.random.default_rng(0)
+    if "fwd" in modes:
+        check_jvp(f, args, rng=rng, eps=eps, rtol=rtol, atol=atol)
+    if "rev" in modes:
+        check_vjp(f, args, rng=rng, rtol=rtol, atol=atol)
+    if order > 1:
+        v = [_rand_like(rng, o) for o in _flat(f(*args))]
+
+        def pullback_of(*xs: Any) -> Any:
+            out, pb = api.vjp(f, *xs)
+            ct = tuple(v) if isinstance(out, tuple) else (v if isinstance(out, list) else v[0])
+            return list(pb(ct))
+
+        check_grads(pullback_of, args, order - 1, modes, eps=eps, rtol=rtol * 10, atol=atol * 10)

@@ -1,0 +1,17 @@
+"""Test configuration: float64 on, hypothesis profiles."""
+
+import os
+
+import jax
+from hypothesis import HealthCheck, settings
+
+jax.config.update("jax_enable_x64", True)
+
+settings.register_profile(
+    "default",
+    max_examples=25,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+settings.register_profile("ci", parent=settings.get_profile("default"), derandomize=True)
+settings.load_profile("ci" if os.environ.get("CI") else "default")
