@@ -115,6 +115,9 @@ def jvp_program(prog: Program, nonzero: Sequence[bool]) -> tuple[Program, list[b
 
 # --------------------------------------------------------------------------- reverse mode
 
+#: marks a record whose primitive uses ``vjp`` (not ``vjp_fwd``/``vjp_bwd``)
+NO_RESIDUALS = object()
+
 
 class VJPPrograms:
     """The two halves of a VJP: ``fwd(*primals) -> (*outs, *residuals)`` and
@@ -147,7 +150,7 @@ def backward_pass(
         cts = [
             Zero(tangent_aval(v.aval)) if c is None else c for v, c in zip(e.outvars, cts)
         ]
-        if res is not None:
+        if res is not NO_RESIDUALS:
             in_cts = prim.vjp_bwd(res, cts, **e.params)
         else:
             if prim.vjp is None:
@@ -169,7 +172,7 @@ def forward_pass(prog: Program, args: Sequence[Any]) -> tuple[list, list]:
     for e in prog.eqns:
         ins = [env[a] if type(a) is Var else a.val for a in e.inputs]
         prim = e.prim
-        res = None
+        res = NO_RESIDUALS
         if prim.vjp_fwd is not None and prim.differentiable:
             out, res = prim.vjp_fwd(*ins, **e.params)
         else:

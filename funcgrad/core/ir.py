@@ -272,7 +272,7 @@ def _var_names() -> Any:
 
 
 def pp_program(p: Program, indent: int = 0) -> str:
-    """Pretty-print like ``jax.make_jaxpr``: ``{ lambda consts ; args . let ... in (outs) }``."""
+    """Pretty-print in the style of a jaxpr: ``{ lambda consts ; args . let ... in (outs) }``."""
     gen = _var_names()
     names: dict[Var, str] = {}
 
