@@ -16,7 +16,8 @@ from jax import dtypes as jax_dtypes
 
 from funcgrad import ad, batching
 from funcgrad.core import dtypes
-from funcgrad.core.interp import eval_program, new_builder, to_aval
+from funcgrad.core.interp import is_tracing, new_builder, to_aval
+from funcgrad.lowering import run_program
 from funcgrad.core.ir import Aval, Program
 from funcgrad.core.zeros import is_zero
 from funcgrad.tree import broadcast_prefix, tree_flatten, tree_unflatten
@@ -147,10 +148,10 @@ def value_and_grad(
             prog = b.build(flat(*[b.new_arg(a) for a in avals]))
         n_out = len(prog.outvars)
         vp = ad.vjp_program(prog, ct_mask=[True] + [False] * (n_out - 1))
-        res = eval_program(vp.fwd, *leaves)
+        res = run_program(vp.fwd, *leaves)
         outs, residuals = res[:n_out], res[n_out:]
         one = np.ones((), prog.outvars[0].aval.dtype)
-        cts = eval_program(vp.bwd, *residuals, one)
+        cts = run_program(vp.bwd, *residuals, one)
         grads = [
             _zeros_ct(to_aval(x)) if not dtypes.is_inexact(to_aval(x).dtype) else g
             for x, g in zip(leaves, cts)
@@ -202,7 +203,7 @@ def vjp(fun: Callable, *primals: Any, has_aux: bool = False) -> tuple:
     n = holder["n"]
     n_out = len(prog.outvars)
     vp = ad.vjp_program(prog, ct_mask=[True] * n + [False] * (n_out - n))
-    res = eval_program(vp.fwd, *leaves)
+    res = run_program(vp.fwd, *leaves)
     outs, residuals = res[:n], res[n_out:]
     out_avals = [v.aval for v in prog.outvars[:n]]
     out_tree = holder["out_tree"]
@@ -223,7 +224,7 @@ def vjp(fun: Callable, *primals: Any, has_aux: bool = False) -> tuple:
                     f"vjp: cotangent {i} has shape {ca.shape} and dtype {ca.dtype.name}, but "
                     f"the primal output has shape {a.shape} and dtype {a.dtype.name}"
                 )
-        cts = eval_program(vp.bwd, *residuals, *ct_leaves)
+        cts = run_program(vp.bwd, *residuals, *ct_leaves)
         cts = [
             _zeros_ct(to_aval(x)) if not dtypes.is_inexact(to_aval(x).dtype) else g
             for x, g in zip(leaves, cts)
@@ -283,7 +284,15 @@ def jvp(fun: Callable, primals: Sequence[Any], tangents: Sequence[Any], has_aux:
     tans = [
         t if dtypes.is_inexact(a.dtype) else ad.Zero(a) for t, a in zip(t_leaves, avals)
     ]
-    outs, touts = ad.jvp_eval(prog, p_leaves, tans)
+    if is_tracing():
+        outs, touts = ad.jvp_eval(prog, p_leaves, tans)
+    else:  # eagerly: one (cached, compiled once it recurs) forward-mode program
+        nz = [not is_zero(t) for t in tans]
+        jprog, out_nz = ad.jvp_program(prog, nz)
+        res = run_program(jprog, *p_leaves, *[t for t, z in zip(tans, nz) if z])
+        it = iter(res[len(prog.outvars) :])
+        outs = res[: len(prog.outvars)]
+        touts = [next(it) if z else ad.Zero(o.aval) for z, o in zip(out_nz, prog.outvars)]
     n = holder["n"]
     touts = [
         (_zeros_ct(o.aval) if is_zero(t) else t) for t, o in zip(touts[:n], prog.outvars[:n])
@@ -312,7 +321,7 @@ def linearize(fun: Callable, *primals: Any) -> tuple[Any, Callable]:
     def jvp_fn(*tangents: Any) -> Any:
         _, t_leaves, _ = _check_tangents(primals, tangents, "linearize")
         t_in = [t for t, nz in zip(t_leaves, nonzero) if nz]
-        lin_outs = iter(eval_program(lin, *t_in))
+        lin_outs = iter(run_program(lin, *t_in))
         touts = []
         for a, nz in zip(out_avals, out_nz):
             if not nz:
@@ -382,7 +391,11 @@ def vmap(
             out = fun(*tree_unflatten(in_tree, tracers))
             out_leaves, out_tree = tree_flatten(out)
             prog = b.build(out_leaves)
-        outs, ods = batching.batch_eval(prog, leaves, dims)
+        if is_tracing():
+            outs, ods = batching.batch_eval(prog, leaves, dims)
+        else:  # eagerly: one (cached, compiled once it recurs) batched program
+            bprog, ods = batching.batch_program(prog, dims, size)
+            outs = run_program(bprog, *leaves)
         oaxes = broadcast_prefix(out_axes, out, "vmap", "out_axes")
         final = []
         for o, d, t in zip(outs, ods, oaxes):

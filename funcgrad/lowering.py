@@ -33,3 +33,64 @@ def lower_program(prog: Program) -> Callable[..., list[Any]]:
 
     fn.__name__ = "funcgrad_program"
     return fn
+
+
+# --------------------------------------------------------------------------- eager evaluation
+
+
+class _CompileCache:
+    """Compiled executables of eagerly evaluated programs, keyed by structure.
+
+    A program is compiled the second time its structure is seen (the first
+    evaluation runs op by op, so one-off programs never pay for XLA); from
+    then on it is one dispatch. Bounded LRU.
+    """
+
+    def __init__(self, size: int = 512) -> None:
+        self.size = size
+        self.seen: dict[Any, int] = {}
+        self.compiled: dict[Any, Callable[..., Any]] = {}
+
+    def get(self, prog: Program) -> Callable[..., Any] | None:
+        key = prog.key()
+        fn = self.compiled.get(key)
+        if fn is not None:
+            self.compiled[key] = self.compiled.pop(key)  # LRU refresh
+            return fn
+        n = self.seen.get(key, 0) + 1
+        self.seen[key] = n
+        if len(self.seen) > 4 * self.size:
+            self.seen.clear()
+        if n < 2:
+            return None
+        import jax
+
+        fn = jax.jit(lower_program(prog))
+        self.compiled[key] = fn
+        if len(self.compiled) > self.size:
+            self.compiled.pop(next(iter(self.compiled)))
+        return fn
+
+
+_cache = _CompileCache()
+
+
+def run_program(prog: Program, *args: Any) -> list[Any]:
+    """Evaluate ``prog``: under a trace, bind its equations (so it records);
+    eagerly, dispatch a cached compiled executable once the program recurs."""
+    from funcgrad.core.interp import eval_program, is_tracing
+
+    if is_tracing() or not prog.eqns:
+        return eval_program(prog, *args)
+    if any(_is_tracer(c) for c in prog.consts):
+        return eval_program(prog, *args)
+    fn = _cache.get(prog)
+    if fn is None:
+        return eval_program(prog, *args)
+    return list(fn(*prog.consts, *args))
+
+
+def _is_tracer(x: Any) -> bool:
+    from funcgrad.core.interp import Tracer
+
+    return isinstance(x, Tracer)

@@ -94,7 +94,7 @@ def test_shape_error_names_primitive_shapes_and_user_line():
     with pytest.raises(ValueError) as info:
         fnp.add(np.ones(3), np.ones(4))
     msg = str(info.value)
-    assert "(3,)" in msg and "(4,)" in msg and "test_core.py" in msg
+    assert "[3]" in msg and "[4]" in msg and "test_core.py" in msg
     from funcgrad.primitives import elementwise as ew
 
     with pytest.raises(TypeError) as info:

@@ -1,0 +1,185 @@
+"""Core, autodiff and vmap workloads (issues 2, 3, 4): funcgrad vs JAX (vs PyTorch)."""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+import funcgrad as fg
+import funcgrad.nn as fnn
+import funcgrad.numpy as fnp
+from benchmarks.harness import Impls, try_import_torch, workload
+
+RNG = np.random.default_rng(0)
+
+
+def _f32(*shape):
+    return RNG.standard_normal(shape).astype(np.float32)
+
+
+@workload("jit.dispatch.tiny", group="jit")
+def jit_dispatch() -> Impls:
+    """Dispatch latency of a jitted ``x + 1`` on a 0-d array."""
+    x = jnp.float32(1.0)
+    f = fg.jit(lambda x: x + 1.0)
+    g = jax.jit(lambda x: x + 1.0)
+    return {"funcgrad": lambda: f(x), "jax": lambda: g(x)}
+
+
+def _mlp_params(sizes):
+    return [
+        (_f32(a, b) * np.float32(1 / np.sqrt(a)), np.zeros(b, np.float32))
+        for a, b in zip(sizes[:-1], sizes[1:])
+    ]
+
+
+@workload("jit.mlp_forward.784-512-512-10.b128", group="jit")
+def mlp_forward() -> Impls:
+    """Compiled MLP forward, batch 128."""
+    params = [tuple(map(jnp.asarray, p)) for p in _mlp_params([784, 512, 512, 10])]
+    x = jnp.asarray(_f32(128, 784))
+
+    def f(params, x):
+        for w, b in params[:-1]:
+            x = fnn.relu(x @ w + b)
+        w, b = params[-1]
+        return x @ w + b
+
+    def g(params, x):
+        for w, b in params[:-1]:
+            x = jax.nn.relu(x @ w + b)
+        w, b = params[-1]
+        return x @ w + b
+
+    ff, gg = fg.jit(f), jax.jit(g)
+    impls = {"funcgrad": lambda: ff(params, x), "jax": lambda: gg(params, x)}
+    torch = try_import_torch()
+    if torch is not None:
+        tp = [(torch.from_numpy(np.asarray(w)), torch.from_numpy(np.asarray(b))) for w, b in params]
+        tx = torch.from_numpy(np.asarray(x))
+
+        def t():
+            with torch.no_grad():
+                h = tx
+                for w, b in tp[:-1]:
+                    h = torch.relu(h @ w + b)
+                return h @ tp[-1][0] + tp[-1][1]
+
+        impls["torch"] = t
+    return impls
+
+
+def _chain(lib, n):
+    sin, cos = (fnp.sin, fnp.cos) if lib == "fg" else (jnp.sin, jnp.cos)
+
+    def f(x):
+        for i in range(n // 4):
+            x = sin(x) * 0.9 + cos(x) * 0.1
+        return (x * x).sum()
+
+    return f
+
+
+@workload("trace.1000_ops", group="trace")
+def trace_1000() -> Impls:
+    """Tracing a 1000-op function: fg.make_ir vs jax.make_jaxpr.
+
+    A fresh wrapper per call defeats JAX's trace cache (keyed on the function
+    object), so both sides really trace.
+    """
+    x = np.ones(8, np.float32)
+    f, g = _chain("fg", 1000), _chain("jax", 1000)
+    return {
+        "funcgrad": lambda: fg.make_ir(lambda x: f(x))(x),
+        "jax": lambda: jax.make_jaxpr(lambda x: g(x))(x),
+    }
+
+
+@workload("trace.grad_1000_ops", group="trace")
+def trace_grad_1000() -> Impls:
+    """Trace + reverse-mode transform: make_ir(grad(f)) vs make_jaxpr(grad(f))."""
+    x = np.ones(8, np.float32)
+    f, g = _chain("fg", 1000), _chain("jax", 1000)
+    return {
+        "funcgrad": lambda: fg.make_ir(fg.grad(lambda x: f(x)))(x),
+        "jax": lambda: jax.make_jaxpr(jax.grad(lambda x: g(x)))(x),
+    }
+
+
+@workload("eager.grad_20_ops", group="grad")
+def eager_grad_20() -> Impls:
+    """Un-jitted grad of a 20-op function."""
+    x = jnp.ones(16, jnp.float32)
+    f, g = _chain("fg", 20), _chain("jax", 20)
+    return {"funcgrad": lambda: fg.grad(f)(x), "jax": lambda: jax.grad(g)(x)}
+
+
+def _loss_pair():
+    def f(x):
+        return fnp.sum(fnp.tanh(x) ** 2 * fnp.sin(x[::-1])) + fnp.sum(x) ** 2 * 1e-3
+
+    def g(x):
+        return jnp.sum(jnp.tanh(x) ** 2 * jnp.sin(x[::-1])) + jnp.sum(x) ** 2 * 1e-3
+
+    return f, g
+
+
+@workload("jit.grad.vector_1024", group="grad")
+def jit_grad() -> Impls:
+    """Compiled gradient of a scalar function of 1024 inputs."""
+    f, g = _loss_pair()
+    x = jnp.asarray(_f32(1024))
+    ff, gg = fg.jit(fg.grad(f)), jax.jit(jax.grad(g))
+    return {"funcgrad": lambda: ff(x), "jax": lambda: gg(x)}
+
+
+@workload("jit.hessian.64", group="grad")
+def jit_hessian() -> Impls:
+    """Compiled full Hessian of a function of 64 inputs."""
+    f, g = _loss_pair()
+    x = jnp.asarray(_f32(64))
+    ff, gg = fg.jit(fg.hessian(f)), jax.jit(jax.hessian(g))
+    return {"funcgrad": lambda: ff(x), "jax": lambda: gg(x)}
+
+
+@workload("jit.hvp.4096", group="grad")
+def jit_hvp() -> Impls:
+    """Compiled Hessian-vector product (forward-over-reverse), 4096 inputs."""
+    f, g = _loss_pair()
+    x, v = jnp.asarray(_f32(4096)), jnp.asarray(_f32(4096))
+    ff = fg.jit(lambda x, v: fg.jvp(fg.grad(f), (x,), (v,))[1])
+    gg = jax.jit(lambda x, v: jax.jvp(jax.grad(g), (x,), (v,))[1])
+    return {"funcgrad": lambda: ff(x, v), "jax": lambda: gg(x, v)}
+
+
+@workload("vmap.per_example_grads.mlp.b256", group="vmap")
+def per_example_grads() -> Impls:
+    """jit(vmap(grad(loss))): per-example gradients of a 2-layer MLP, batch 256."""
+    params = [tuple(map(jnp.asarray, p)) for p in _mlp_params([64, 128, 10])]
+    x, y = jnp.asarray(_f32(256, 64)), jnp.asarray(_f32(256, 10))
+
+    def loss(params, x, y):
+        (w1, b1), (w2, b2) = params
+        h = fnp.tanh(x @ w1 + b1)
+        return fnp.sum((h @ w2 + b2 - y) ** 2)
+
+    def jloss(params, x, y):
+        (w1, b1), (w2, b2) = params
+        h = jnp.tanh(x @ w1 + b1)
+        return jnp.sum((h @ w2 + b2 - y) ** 2)
+
+    ff = fg.jit(fg.vmap(fg.grad(loss), in_axes=(None, 0, 0)))
+    gg = jax.jit(jax.vmap(jax.grad(jloss), in_axes=(None, 0, 0)))
+    return {"funcgrad": lambda: ff(params, x, y), "jax": lambda: gg(params, x, y)}
+
+
+@workload("vmap.jacrev.256x256", group="vmap")
+def jacrev_256() -> Impls:
+    """jit(jacrev(f)) for f: R^256 → R^256."""
+    w = jnp.asarray(_f32(256, 256) / 16)
+    f = lambda x: fnp.tanh(w @ x) * x  # noqa: E731
+    g = lambda x: jnp.tanh(w @ x) * x  # noqa: E731
+    x = jnp.asarray(_f32(256))
+    ff, gg = fg.jit(fg.jacrev(f)), jax.jit(jax.jacrev(g))
+    return {"funcgrad": lambda: ff(x), "jax": lambda: gg(x)}
