@@ -334,8 +334,9 @@ def _reshape_examples(rng: np.random.Generator) -> list[Example]:
 def reshape(x: Any, new_sizes: Sequence[int] | int) -> Any:
     """Row-major reshape; one entry of ``new_sizes`` may be ``-1`` (inferred)."""
     aval = to_aval(x)
-    sizes = [operator.index(new_sizes)] if isinstance(new_sizes, (int, np.integer)) else None
-    sizes = sizes if sizes is not None else [operator.index(s) for s in new_sizes]
+    if isinstance(new_sizes, (int, np.integer)):
+        new_sizes = (new_sizes,)
+    sizes = [operator.index(s) for s in new_sizes]
     if sizes.count(-1) > 1:
         raise ValueError(f"reshape: only one -1 allowed in {tuple(sizes)}{where(user_frame())}")
     if -1 in sizes:
@@ -829,8 +830,6 @@ def _gather_batched(x: Any, xd: int | None, idx: Any, idd: int | None, axis: int
     # both batched: fold the batch into the gathered axis and offset the indices
     size = xa.shape[xd]
     n = xa.shape[axis + (axis >= xd)]
-    if n == 0:
-        return gather(rules.moveaxis(x, xd, axis), idx, axis=axis + 1), axis + idd
     xm = _merge_batch_into_axis(x, xd, size, axis)
     return gather(xm, _offset_indices(idx, idd, n, size), axis=axis), axis + idd
 
@@ -935,15 +934,11 @@ def _scatter_add_batch(args: list, dims: list, *, axis: int) -> tuple:
         u = rules.bdim_to_front(u, ud, size)
         return scatter_add(x, idx, u, axis=axis + 1), 0
     # batched indices: fold the batch into the scattered axis and offset the indices
-    ia = to_aval(idx)
     x = _bcast_batch(x, xd, size, axis)
     xs = to_aval(x).shape
     n = xs[axis + 1]
-    if n == 0:
-        return x, axis
     xm = reshape(x, (*xs[:axis], size * n, *xs[axis + 2 :]))
     u = _bcast_batch(u, ud, size, axis + idd)
-    del ia
     out = scatter_add(xm, _offset_indices(idx, idd, n, size), u, axis=axis)
     return reshape(out, xs), axis
 
@@ -1033,12 +1028,6 @@ def _dynamic_slice_vjp(ct: Any, x: Any, *starts: Any, out: Any, slice_sizes: tup
     return (g, *([None] * len(starts)))
 
 
-def _start_vector(s: Any, sd: int, n: int, size: int, dt: np.dtype) -> Any:
-    """A batched 0-d start index as a ``(B,)`` vector clamped into ``[0, n - size]``."""
-    del sd  # a batched 0-d operand has its batch axis at 0
-    return _to_index(s, 0, n - size, dt)
-
-
 @dynamic_slice_p.def_batch
 def _dynamic_slice_batch(args: list, dims: list, *, slice_sizes: tuple) -> tuple:
     x, *starts = args
@@ -1065,7 +1054,7 @@ def _dynamic_slice_batch(args: list, dims: list, *, slice_sizes: tuple) -> tuple
         if sd is None:
             continue
         n, m = shape[k], slice_sizes[k]
-        sv = _start_vector(s, sd, n, m, dt)
+        sv = _to_index(s, 0, n - m, dt)  # a batched 0-d start is a (B,) vector
         idx = ew.add(broadcast_in_dim(sv, (size, m), (0,)), iota(dt, (size, m), 1))
         x, xd = _gather_batched(x, xd, idx, 0, k)
     return x, xd
@@ -1169,7 +1158,7 @@ def _dus_batch(args: list, dims: list) -> tuple:
             mdims: tuple[int, ...] = (k + 1,)
         else:
             pos = iota(dt, (size, n), 1)
-            s = broadcast_in_dim(_start_vector(s, sd, n, m, dt), (size, n), (0,))
+            s = broadcast_in_dim(_to_index(s, 0, n - m, dt), (size, n), (0,))
             mdims = (0, k + 1)
         rel = ew.sub(pos, s)
         inside = ew.bitwise_and(ew.ge(rel, _c(0, dt)), ew.lt(rel, _c(m, dt)))
