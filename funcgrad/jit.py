@@ -64,6 +64,7 @@ class Jitted:
         self.in_shardings = in_shardings
         self.out_shardings = out_shardings
         self._cache: dict[Any, _Entry] = {}
+        self._fast: dict[Any, _Entry] = {}  # dispatch cache for the common no-static call
         self.trace_count = 0
         functools.update_wrapper(self, fun)
 
@@ -146,6 +147,16 @@ class Jitted:
 
     # ------------------------------------------------------------------ calls
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        fast_key = None
+        if not kwargs and not self.static_argnums and not _state.stack:
+            leaves, tree = tree_flatten(args)
+            try:
+                fast_key = (tree, *map(_leaf_key, leaves))
+                entry = self._fast.get(fast_key)
+            except TypeError:
+                fast_key, entry = None, None
+            if entry is not None:
+                return tree_unflatten(entry.out_tree, entry.compiled(*entry.consts, *leaves))
         entry, leaves = self._entry(args, kwargs)
         if _state.stack:
             from funcgrad.primitives.calls import jit_call
@@ -154,6 +165,8 @@ class Jitted:
         else:
             if entry.compiled is None:
                 entry.compiled = self._compile(entry, args, leaves)
+            if fast_key is not None and entry.consts is not None:
+                self._fast[fast_key] = entry
             outs = entry.compiled(*entry.consts, *leaves)
         return tree_unflatten(entry.out_tree, outs)
 
@@ -174,6 +187,15 @@ class Jitted:
 
     def clear_cache(self) -> None:
         self._cache.clear()
+        self._fast.clear()
+
+
+def _leaf_key(x: Any) -> Any:
+    """A cheap hashable summary of a leaf's abstract value for the dispatch cache."""
+    t = type(x)
+    if t in (bool, int, float, complex):
+        return t
+    return (x.shape, x.dtype, getattr(x, "weak_type", False))
 
 
 def jit(
