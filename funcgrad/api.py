@@ -281,9 +281,7 @@ def jvp(fun: Callable, primals: Sequence[Any], tangents: Sequence[Any], has_aux:
     avals = [_check_leaf(x, "jvp") for x in p_leaves]
     with new_builder("jvp") as b:
         prog = b.build(flat(*[b.new_arg(a) for a in avals]))
-    tans = [
-        t if dtypes.is_inexact(a.dtype) else ad.Zero(a) for t, a in zip(t_leaves, avals)
-    ]
+    tans = [t if dtypes.is_inexact(a.dtype) else ad.Zero(a) for t, a in zip(t_leaves, avals)]
     if is_tracing():
         outs, touts = ad.jvp_eval(prog, p_leaves, tans)
     else:  # eagerly: one (cached, compiled once it recurs) forward-mode program
@@ -294,9 +292,7 @@ def jvp(fun: Callable, primals: Sequence[Any], tangents: Sequence[Any], has_aux:
         outs = res[: len(prog.outvars)]
         touts = [next(it) if z else ad.Zero(o.aval) for z, o in zip(out_nz, prog.outvars)]
     n = holder["n"]
-    touts = [
-        (_zeros_ct(o.aval) if is_zero(t) else t) for t, o in zip(touts[:n], prog.outvars[:n])
-    ]
+    touts = [(_zeros_ct(o.aval) if is_zero(t) else t) for t, o in zip(touts[:n], prog.outvars[:n])]
     out = tree_unflatten(holder["out_tree"], outs[:n])
     tout = tree_unflatten(holder["out_tree"], touts)
     if has_aux:
@@ -316,18 +312,30 @@ def linearize(fun: Callable, *primals: Any) -> tuple[Any, Callable]:
     )
     n_out = len(prog.outvars)
     outs = known[:n_out]
+    if any(o is None for o in outs):
+        # a call-like equation mixes primal and tangent outputs, so partial
+        # evaluation staged it whole: compute the primal outputs directly
+        outs = run_program(prog, *leaves)
+    # which of the linear program's outputs are the tangent outputs
+    lin_pos = [i for i, u in enumerate(unknown) if u]
+    tangent_slots = [
+        lin_pos.index(n_out + k) if (n_out + k) in lin_pos else None for k in range(sum(out_nz))
+    ]
+    known_tangents = known[n_out:]
     out_avals = [v.aval for v in prog.outvars]
 
     def jvp_fn(*tangents: Any) -> Any:
         _, t_leaves, _ = _check_tangents(primals, tangents, "linearize")
         t_in = [t for t, nz in zip(t_leaves, nonzero) if nz]
-        lin_outs = iter(run_program(lin, *t_in))
-        touts = []
+        lin_outs = run_program(lin, *t_in)
+        touts, k = [], 0
         for a, nz in zip(out_avals, out_nz):
             if not nz:
                 touts.append(_zeros_ct(a))
-            else:
-                touts.append(next(lin_outs))
+                continue
+            slot = tangent_slots[k]
+            touts.append(lin_outs[slot] if slot is not None else known_tangents[k])
+            k += 1
         return tree_unflatten(out_tree, touts)
 
     return tree_unflatten(out_tree, outs), jvp_fn
@@ -383,9 +391,7 @@ def vmap(
             )
         else:
             size = axis_size
-        avals = [
-            batching.unbatched_aval(to_aval(x), d) for x, d in zip(leaves, dims)
-        ]
+        avals = [batching.unbatched_aval(to_aval(x), d) for x, d in zip(leaves, dims)]
         with new_builder("vmap") as b:
             tracers = [b.new_arg(a) for a in avals]
             out = fun(*tree_unflatten(in_tree, tracers))
@@ -401,9 +407,7 @@ def vmap(
         for o, d, t in zip(outs, ods, oaxes):
             if t is None:
                 if d is not None:
-                    raise ValueError(
-                        "vmap has mapped output but out_axes is None for that output"
-                    )
+                    raise ValueError("vmap has mapped output but out_axes is None for that output")
                 final.append(o)
                 continue
             nd = to_aval(o).ndim + (d is None)

@@ -308,3 +308,38 @@ def test_jax_transforms_only_in_interop():
                     if alias.name in _FORBIDDEN:
                         offenders.append(f"{path}:{node.lineno}: from jax import {alias.name}")
     assert not offenders, "\n".join(offenders)
+
+
+def test_unhashable_callable():
+    class Scale:
+        __hash__ = None  # e.g. a mutable module object
+
+        def __init__(self, s):
+            self.s = s
+
+        def __call__(self, x):
+            return x * self.s
+
+    f = from_jax(Scale(3.0))
+    x = np.arange(3.0)
+    np.testing.assert_allclose(np.asarray(fg.jit(f)(x)), 3 * x)
+    np.testing.assert_allclose(np.asarray(fg.grad(lambda x: fnp.sum(f(x)))(x)), 3.0)
+    k1 = fg.make_ir(fg.grad(lambda x: fnp.sum(f(x))))(x).key()
+    k2 = fg.make_ir(fg.grad(lambda x: fnp.sum(f(x))))(x).key()
+    assert k1 == k2
+
+
+def test_linearize():
+    f = from_jax(jnp.sin)
+    x = np.linspace(0.0, 1.0, 3)
+    out, lin = fg.linearize(lambda x: f(x) * 2.0, x)
+    _close(out, 2 * np.sin(x))
+    _close(lin(np.ones(3)), 2 * np.cos(x))
+
+
+def test_registered_with_examples():
+    from funcgrad.core.primitive import REGISTRY
+
+    assert REGISTRY["jax_call"] is jax_call_p
+    assert jax_call_p.missing_rules() == []
+    assert len(jax_call_p.examples(np.random.default_rng(0))) == 2

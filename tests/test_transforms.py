@@ -283,3 +283,12 @@ def _jblock(x):
 def test_stop_gradient():
     f = lambda x: fnp.sum(x * fg.stop_gradient(x))  # noqa: E731
     np.testing.assert_allclose(fg.grad(f)(np.arange(3.0)), np.arange(3.0))
+
+
+def test_linearize_through_jit_call():
+    inner = fg.jit(lambda x: fnp.sin(x) * x)
+    x = np.linspace(0.0, 1.0, 4)
+    out, lin = fg.linearize(lambda x: inner(x) * 2.0, x)
+    jout, jlin = jax.linearize(lambda x: jnp.sin(x) * x * 2.0, x)
+    close(out, jout)
+    close(lin(np.ones(4)), jlin(np.ones(4)))

@@ -22,6 +22,6 @@ Example:
     >>> g = fg.grad(lambda x: softplus(x).sum())(fg.numpy.ones(3))
 """
 
-from funcgrad.interop.jax_call import from_jax, jax_call, jax_call_p
+from funcgrad.interop._jax_call import from_jax, jax_call, jax_call_p
 
 __all__ = ["from_jax", "jax_call", "jax_call_p"]

@@ -291,6 +291,7 @@ def _jax_call_examples(rng: np.random.Generator) -> list[Example]:
 
 def jax_call(fun: Callable, *args: Any, name: str | None = None, **kwargs: Any) -> Any:
     """Call the JAX function ``fun(*args, **kwargs)`` as one ``jax_call`` equation."""
+    fun = _hashable(fun)
     leaves, in_tree = tree_util.tree_flatten((args, kwargs))
     avals = []
     for x in leaves:
@@ -312,6 +313,26 @@ def jax_call(fun: Callable, *args: Any, name: str | None = None, **kwargs: Any) 
         name=name or getattr(fun, "__name__", "fun"),
     )
     return tree_util.tree_unflatten(out_tree, outs)
+
+
+_BY_ID: dict[int, tuple[Any, Callable]] = {}
+
+
+def _hashable(fun: Callable) -> Callable:
+    """``fun`` itself, or for an unhashable callable a stable wrapper hashed by identity."""
+    try:
+        hash(fun)
+        return fun
+    except TypeError:
+        hit = _BY_ID.get(id(fun))
+        if hit is None or hit[0] is not fun:
+
+            def by_id(*args: Any, **kwargs: Any) -> Any:
+                return fun(*args, **kwargs)
+
+            by_id.__name__ = getattr(fun, "__name__", type(fun).__name__)
+            hit = _BY_ID[id(fun)] = (fun, by_id)  # holds ``fun``: its id stays unique
+        return hit[1]
 
 
 def _with_statics(fun: Callable, statics: tuple[tuple[int, Any], ...], nargs: int) -> Callable:
@@ -349,11 +370,12 @@ def from_jax(
     """
     statics = (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums)
     label = name or getattr(fun, "__name__", "fun")
+    target = _hashable(fun)
 
     @functools.wraps(fun)
     def wrapped(*args: Any, **kwargs: Any) -> Any:
         if not statics:
-            return jax_call(fun, *args, name=label, **kwargs)
+            return jax_call(target, *args, name=label, **kwargs)
         n = len(args)
         pos = sorted({i % n for i in statics if -n <= i < n})
         static_vals = tuple((i, args[i]) for i in pos)
@@ -362,6 +384,6 @@ def from_jax(
         except TypeError:
             raise ValueError(f"from_jax({label}): static arguments must be hashable") from None
         dyn = [a for i, a in enumerate(args) if i not in set(pos)]
-        return jax_call(_with_statics(fun, static_vals, n), *dyn, name=label, **kwargs)
+        return jax_call(_with_statics(target, static_vals, n), *dyn, name=label, **kwargs)
 
     return wrapped
