@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 
-class dtype:  # noqa: N801  (PyTorch's name)
+class dtype:
     """A tensor element type (``torch.float32`` ...), wrapping a NumPy dtype."""
 
     __slots__ = ("is_complex", "is_floating_point", "is_signed", "itemsize", "name", "np")
@@ -32,14 +32,14 @@ class dtype:  # noqa: N801  (PyTorch's name)
 
 
 float16 = half = dtype("float16", np.float16)
-float32 = float = dtype("float32", np.float32)  # noqa: A001
+float32 = float = dtype("float32", np.float32)
 float64 = double = dtype("float64", np.float64)
 int8 = dtype("int8", np.int8)
 int16 = short = dtype("int16", np.int16)
-int32 = int = dtype("int32", np.int32)  # noqa: A001
+int32 = int = dtype("int32", np.int32)
 int64 = long = dtype("int64", np.int64)
 uint8 = dtype("uint8", np.uint8)
-bool = dtype("bool", np.bool_)  # noqa: A001
+bool = dtype("bool", np.bool_)
 complex64 = cfloat = dtype("complex64", np.complex64)
 complex128 = cdouble = dtype("complex128", np.complex128)
 
@@ -49,7 +49,12 @@ _BY_NP: dict[np.dtype, dtype] = {d.np: d for d in _ALL}
 _default_float = [float32]
 
 # Python type objects accepted where a dtype is expected (``dtype=float``)
-_PYTYPES = {builtins.float: None, builtins.int: int64, builtins.bool: bool, builtins.complex: complex64}
+_PYTYPES = {
+    builtins.float: None,
+    builtins.int: int64,
+    builtins.bool: bool,
+    builtins.complex: complex64,
+}
 
 
 def get_default_dtype() -> dtype:
@@ -85,7 +90,13 @@ def to_dtype(d: Any) -> dtype:
         for cand in _ALL:
             if cand.name == d:
                 return cand
-        aliases = {"float": float32, "double": float64, "long": int64, "int": int32, "half": float16}
+        aliases = {
+            "float": float32,
+            "double": float64,
+            "long": int64,
+            "int": int32,
+            "half": float16,
+        }
         if d in aliases:
             return aliases[d]
     return from_np(d)
@@ -123,7 +134,7 @@ def result_type(*args: Any) -> np.dtype:
         if d is not None:
             groups[0 if a.ndim else 1].append(d)
         else:
-            scal_cats.append(_SCALAR_CAT[type(a)] if type(a) in _SCALAR_CAT else 2)
+            scal_cats.append(_SCALAR_CAT.get(type(a), 2))
     cats = [category(d) for g in groups for d in g] + scal_cats
     top = max(cats)
     for g in groups:

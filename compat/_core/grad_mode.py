@@ -79,7 +79,7 @@ class _DecoratorContextManager:
         raise NotImplementedError
 
 
-class no_grad(_DecoratorContextManager):  # noqa: N801
+class no_grad(_DecoratorContextManager):
     """Disable recording: results of ops have ``requires_grad=False``."""
 
     def __init__(self) -> None:
@@ -93,7 +93,7 @@ class no_grad(_DecoratorContextManager):  # noqa: N801
         _state.enabled = self.prev
 
 
-class enable_grad(_DecoratorContextManager):  # noqa: N801
+class enable_grad(_DecoratorContextManager):
     """Enable recording inside a ``no_grad`` block."""
 
     def __enter__(self) -> None:
@@ -104,7 +104,7 @@ class enable_grad(_DecoratorContextManager):  # noqa: N801
         _state.enabled = self.prev
 
 
-class set_grad_enabled(_DecoratorContextManager):  # noqa: N801
+class set_grad_enabled(_DecoratorContextManager):
     """``set_grad_enabled(mode)`` sets grad mode now (a function call) and restores the
     previous mode when used as a context manager exits."""
 
@@ -127,7 +127,7 @@ class set_grad_enabled(_DecoratorContextManager):  # noqa: N801
         return self.__class__(self.mode)
 
 
-class inference_mode(_DecoratorContextManager):  # noqa: N801
+class inference_mode(_DecoratorContextManager):
     """Like ``no_grad`` (compat has no separate inference tensors)."""
 
     def __init__(self, mode: bool = True) -> None:

@@ -126,7 +126,8 @@ class Node:
 
     # ------------------------------------------------------------------ engine helpers
     def _release(self) -> None:
-        self._res = None
+        if self._res:
+            self._res = None
         self._inputs = None
         self._freed = True
 

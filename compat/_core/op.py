@@ -48,6 +48,7 @@ class Op:
 
     __slots__ = (
         "_bwd_ops",
+        "_deps",
         "_plain",
         "_vjps",
         "id",
@@ -72,6 +73,16 @@ class Op:
         self._plain: Callable | None = None
         self._vjps: dict[tuple[bool, ...], VJPEntry] = {}
         self._bwd_ops: dict[Any, Op] = {}
+        self._deps: tuple | None = None
+
+    def out_deps(self) -> tuple[frozenset, ...]:
+        """For each output, the inputs it depends on (structurally)."""
+        if self._deps is None:
+            self._deps = tuple(
+                frozenset(_depends(self.program, v)) if isinstance(v, Var) else frozenset()
+                for v in self.program.outvars
+            )
+        return self._deps
 
     def __repr__(self) -> str:
         return f"Op({self.name}#{self.id})"
@@ -177,11 +188,9 @@ class VJPEntry:
         self.res_src = tuple(src)
         self.num_res = len(src)
         self.n_new = len(new_vars)
-        # residuals that are tensors (not Python-scalar inputs): what "freeing" frees
-        self.tensor_res = any(
-            not (k == "in" and op.in_avals[i].weak_type and op.in_avals[i].shape == ())
-            for k, i in src
-        )
+        # whether the node saved anything: freeing makes a second backward fail (PyTorch
+        # saves Python-number operands as wrapped tensors too)
+        self.tensor_res = bool(src)
         self.saved_in = tuple(sorted(i for i in saved_in if not op.in_avals[i].weak_type))
         self.saved_out = tuple(sorted(saved_out))
         #: forward returning outputs then the *new* residuals only
@@ -238,9 +247,7 @@ class VJPEntry:
             xs, cts = args[: len(in_avals)], args[len(in_avals) :]
             res = eval_program(fwd, *xs)
             outs, new = res[:n_out], res[n_out:]
-            residuals = [
-                xs[i] if k == "in" else outs[i] if k == "out" else new[i] for k, i in src
-            ]
+            residuals = [xs[i] if k == "in" else outs[i] if k == "out" else new[i] for k, i in src]
             assert len(residuals) == num_res
             if size is None:
                 return eval_program(bwd, *residuals, *cts)

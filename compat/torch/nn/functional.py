@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 import compat.torch as torch
+from compat.torch.nn import _fused
 
 __all__ = [
     "binary_cross_entropy_with_logits",
@@ -110,12 +111,17 @@ def _check_targets(target: Tensor, n_classes: int, ignore_index: int) -> int:
     return int(values.size - np.count_nonzero(ignored))
 
 
-def _class_mask(target: Tensor, n_classes: int, class_dim: int, ndim: int, dtype: Any) -> Tensor:
+def _class_mask(
+    target: Tensor, n_classes: int, class_dim: int, ndim: int, dtype: Any, ignore_index: int
+) -> Tensor:
     """One-hot of ``target`` along ``class_dim`` as a float mask (ignored targets: zero rows)."""
     shape = [1] * ndim
     shape[class_dim] = n_classes
     classes = torch.arange(n_classes).reshape(shape)
-    return _to_dtype(target.unsqueeze(class_dim) == classes, dtype)
+    hit = target.unsqueeze(class_dim) == classes
+    if 0 <= ignore_index < n_classes:  # otherwise an ignored target matches no class anyway
+        hit = hit & (classes != ignore_index)
+    return _to_dtype(hit, dtype)
 
 
 def _class_dim(input: Tensor) -> int:
@@ -130,9 +136,7 @@ def _check_class_target_shape(input: Tensor, target: Tensor, class_dim: int) -> 
                 f"Expected input batch_size ({input.shape[0]}) to match target batch_size "
                 f"({target.shape[0] if target.dim() else 0})."
             )
-        raise RuntimeError(
-            f"Expected target size {list(expected)}, got {list(target.shape)}"
-        )
+        raise RuntimeError(f"Expected target size {list(expected)}, got {list(target.shape)}")
 
 
 # ---------------------------------------------------------------------------
@@ -142,6 +146,9 @@ def _check_class_target_shape(input: Tensor, target: Tensor, class_dim: int) -> 
 
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """``input @ weight.T + bias``."""
+    fused = _fused.linear(input, weight, bias)
+    if fused is not None:
+        return fused
     out = torch.matmul(input, weight.t())
     if bias is not None:
         out = out + bias
@@ -235,6 +242,10 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
     keep = 1.0 - p
     with torch.no_grad():
         draws = torch.rand(tuple(input.shape), dtype=input.dtype)
+    fused = _fused.scaled_mask_mul(input, draws, keep)
+    if fused is not None:
+        return fused
+    with torch.no_grad():
         mask = _to_dtype(draws < keep, input.dtype) * (1.0 / keep)
     return input * mask
 
@@ -262,6 +273,11 @@ def mse_loss(
             stacklevel=2,
         )
     reduction = _resolve_reduction(size_average, reduce, reduction)
+    if reduction not in ("mean", "sum", "none"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    fused = _fused.mse_loss(input, target, weight, reduction)
+    if fused is not None:
+        return fused
     diff = input - target
     loss = diff * diff
     if weight is not None:
@@ -330,7 +346,12 @@ def nll_loss(
     n_classes = input.shape[class_dim]
     _check_class_target_shape(input, target, class_dim)
     n_valid = _check_targets(target, n_classes, ignore_index)
-    mask = _class_mask(target, n_classes, class_dim, input.dim(), input.dtype)
+    fused = _fused.cross_entropy(
+        input, target, weight, class_dim, ignore_index, reduction, 0.0, from_logits=False
+    )
+    if fused is not None:
+        return fused
+    mask = _class_mask(target, n_classes, class_dim, input.dim(), input.dtype, ignore_index)
     if weight is not None:
         shape = [1] * input.dim()
         shape[class_dim] = n_classes
@@ -366,12 +387,9 @@ def cross_entropy(
     if reduction not in ("mean", "sum", "none"):
         raise ValueError(f"{reduction} is not a valid value for reduction")
     if not 0.0 <= label_smoothing <= 1.0:
-        raise ValueError(
-            f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}"
-        )
+        raise ValueError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
     class_dim = _class_dim(input)
     n_classes = input.shape[class_dim]
-    logp = input.log_softmax(class_dim)
     w_shape = [1] * input.dim()
     w_shape[class_dim] = n_classes
     w = weight.reshape(w_shape) if weight is not None else None
@@ -384,7 +402,7 @@ def cross_entropy(
             )
         if label_smoothing > 0.0:
             target = target * (1.0 - label_smoothing) + label_smoothing / n_classes
-        prod = logp * target
+        prod = input.log_softmax(class_dim) * target
         if w is not None:
             prod = prod * w
         per_sample = -prod.sum(class_dim)
@@ -393,6 +411,14 @@ def cross_entropy(
             return per_sample.sum() * (1.0 / n)
         return _apply_reduction(per_sample, reduction)
 
+    _check_class_target_shape(input, target, class_dim)
+    _check_targets(target, n_classes, ignore_index)
+    fused = _fused.cross_entropy(
+        input, target, weight, class_dim, ignore_index, reduction, label_smoothing, True
+    )
+    if fused is not None:
+        return fused
+    logp = input.log_softmax(class_dim)
     nll = nll_loss(logp, target, weight, ignore_index=ignore_index, reduction=reduction)
     if label_smoothing == 0.0:
         return nll
@@ -402,7 +428,7 @@ def cross_entropy(
     smooth = smooth * valid
     if reduction == "mean":
         if w is not None:
-            mask = _class_mask(target, n_classes, class_dim, input.dim(), input.dtype)
+            mask = _class_mask(target, n_classes, class_dim, input.dim(), input.dtype, ignore_index)
             smooth = smooth.sum() / (mask * w).sum()
         else:
             smooth = smooth.sum() / valid.sum()

@@ -43,19 +43,21 @@ def _no_grad_copy_(tensor: Tensor, values: Tensor) -> Tensor:
     return tensor
 
 
-def _draw(tensor: Tensor, fn: Any) -> Tensor:
-    return fn(tuple(tensor.shape), dtype=tensor.dtype)
+def _draw(tensor: Tensor, fn: Any, generator: Any) -> Tensor:
+    if generator is None:  # the default generator, seeded by torch.manual_seed
+        return fn(tuple(tensor.shape), dtype=tensor.dtype)
+    return fn(tuple(tensor.shape), dtype=tensor.dtype, generator=generator)
 
 
-def _no_grad_uniform_(tensor: Tensor, a: float, b: float) -> Tensor:
+def _no_grad_uniform_(tensor: Tensor, a: float, b: float, generator: Any = None) -> Tensor:
     with torch.no_grad():
-        values = _draw(tensor, torch.rand) * (b - a) + a
+        values = _draw(tensor, torch.rand, generator) * (b - a) + a
     return _no_grad_copy_(tensor, values)
 
 
-def _no_grad_normal_(tensor: Tensor, mean: float, std: float) -> Tensor:
+def _no_grad_normal_(tensor: Tensor, mean: float, std: float, generator: Any = None) -> Tensor:
     with torch.no_grad():
-        values = _draw(tensor, torch.randn) * std + mean
+        values = _draw(tensor, torch.randn, generator) * std + mean
     return _no_grad_copy_(tensor, values)
 
 
@@ -122,12 +124,12 @@ def _is_empty(tensor: Tensor) -> bool:
 
 def uniform_(tensor: Tensor, a: float = 0.0, b: float = 1.0, generator: Any = None) -> Tensor:
     """Fill with draws from ``U(a, b)``."""
-    return _no_grad_uniform_(tensor, a, b)
+    return _no_grad_uniform_(tensor, a, b, generator)
 
 
 def normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, generator: Any = None) -> Tensor:
     """Fill with draws from ``N(mean, std**2)``."""
-    return _no_grad_normal_(tensor, mean, std)
+    return _no_grad_normal_(tensor, mean, std, generator)
 
 
 def constant_(tensor: Tensor, val: float) -> Tensor:
@@ -154,14 +156,14 @@ def xavier_uniform_(tensor: Tensor, gain: float = 1.0, generator: Any = None) ->
     fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
     std = gain * math.sqrt(2.0 / float(fan_in + fan_out))
     a = math.sqrt(3.0) * std
-    return _no_grad_uniform_(tensor, -a, a)
+    return _no_grad_uniform_(tensor, -a, a, generator)
 
 
 def xavier_normal_(tensor: Tensor, gain: float = 1.0, generator: Any = None) -> Tensor:
     """Glorot normal: ``N(0, std**2)`` with ``std = gain * sqrt(2 / (fan_in + fan_out))``."""
     fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
     std = gain * math.sqrt(2.0 / float(fan_in + fan_out))
-    return _no_grad_normal_(tensor, 0.0, std)
+    return _no_grad_normal_(tensor, 0.0, std, generator)
 
 
 def kaiming_uniform_(
@@ -178,7 +180,7 @@ def kaiming_uniform_(
     gain = calculate_gain(nonlinearity, a)
     std = gain / math.sqrt(fan)
     bound = math.sqrt(3.0) * std
-    return _no_grad_uniform_(tensor, -bound, bound)
+    return _no_grad_uniform_(tensor, -bound, bound, generator)
 
 
 def kaiming_normal_(
@@ -194,4 +196,4 @@ def kaiming_normal_(
     fan = _calculate_correct_fan(tensor, mode)
     gain = calculate_gain(nonlinearity, a)
     std = gain / math.sqrt(fan)
-    return _no_grad_normal_(tensor, 0.0, std)
+    return _no_grad_normal_(tensor, 0.0, std, generator)

@@ -61,9 +61,7 @@ class Parameter(torch.Tensor):
         if data is None:
             data = torch.empty(0)
         if not isinstance(data, torch.Tensor):
-            raise TypeError(
-                f"Parameter(data) expects a Tensor, but got {type(data).__name__}"
-            )
+            raise TypeError(f"Parameter(data) expects a Tensor, but got {type(data).__name__}")
         return _new_subclass_instance(cls, data, requires_grad)
 
     def __init__(self, data: Any = None, requires_grad: bool = True) -> None:

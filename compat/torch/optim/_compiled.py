@@ -14,13 +14,12 @@ otherwise, or with ``fused=False``, optimizers use the per-tensor path.
 from __future__ import annotations
 
 import functools
+import sys
 from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
 import numpy as np
 
-import funcgrad as fg
-import funcgrad.numpy as fnp
 from compat.torch.optim._functional import (
     AdamConfig,
     AdamScalars,
@@ -54,18 +53,83 @@ def array_access() -> ArrayAccess | None:
 
 
 def _resolve_access() -> ArrayAccess | None:
-    return None
+    """Feature-detect the compat core's array plumbing (``compat._core.tensor``).
+
+    Needs ``Tensor._data`` (the current array), ``Tensor._set_data_inplace``
+    (swap the array and bump the version counter, exactly what an in-place op
+    under ``no_grad`` does) and ``Tensor._make`` (a new leaf from an array).
+    """
+    import compat.torch as torch
+
+    tensor_type = getattr(torch, "Tensor", None)
+    needed = ("_data", "_set_data_inplace", "_make")
+    if tensor_type is None or not all(hasattr(tensor_type, n) for n in needed):
+        return None
+    set_inplace = tensor_type._set_data_inplace
+    make = tensor_type._make
+    return ArrayAccess(
+        get=lambda t: t._data,
+        put=set_inplace,
+        wrap=make,
+    )
 
 
 def _hyper_dtype() -> Any:
-    from funcgrad.core import dtypes
+    # Scalars travel in double precision when the backend has it, and are rounded once to
+    # each parameter's dtype inside the program, as PyTorch rounds its Python scalars.
+    import jax
 
-    return np.float64 if dtypes.x64_enabled() else np.float32
+    return np.float64 if jax.config.jax_enable_x64 else np.float32
 
 
 class _Ops:
-    sqrt = staticmethod(fnp.sqrt)
-    maximum = staticmethod(fnp.maximum)
+    """``sqrt``/``maximum`` on traced arrays (``funcgrad.numpy``)."""
+
+    @staticmethod
+    def sqrt(x: Any) -> Any:
+        import funcgrad.numpy as fnp
+
+        return fnp.sqrt(x)
+
+    @staticmethod
+    def maximum(a: Any, b: Any) -> Any:
+        import funcgrad.numpy as fnp
+
+        return fnp.maximum(a, b)
+
+
+def _jit(fun: Callable[..., Any], donate: tuple[int, ...] = ()) -> Any:
+    import funcgrad as fg
+
+    return fg.jit(fun, donate_argnums=donate)
+
+
+# ---------------------------------------------------------------------------
+# Buffer donation
+# ---------------------------------------------------------------------------
+#
+# The step writes new parameters and state; donating the old buffers lets XLA
+# update them in place instead of allocating (on CPU this halves an Adam step's
+# time). A buffer may only be donated if nothing but its tensor's storage cell
+# refers to the array: a ``deepcopy``/``clone`` of a tensor, or a graph that
+# saved it, can share the very same array object, and donating would delete it
+# under them. CPython's reference count proves exclusivity (a NumPy view of the
+# buffer is an external reference XLA itself detects; it then copies).
+
+_DONATION = sys.implementation.name == "cpython" and sys.version_info < (3, 14)
+
+
+def _exclusive(access: ArrayAccess, tensors: Sequence[Any]) -> bool:
+    """Whether every tensor's array is referenced by its storage alone."""
+    if not _DONATION:
+        return False
+    get = access.get
+    # getrefcount sees: the storage cell's reference + its own argument.
+    return all(t is not None and sys.getrefcount(get(t)) <= 2 for t in tensors)
+
+
+def _donated(access: ArrayAccess, groups: Sequence[tuple[int, Sequence[Any]]]) -> tuple[int, ...]:
+    return tuple(pos for pos, tensors in groups if tensors and _exclusive(access, tensors))
 
 
 # ---------------------------------------------------------------------------
@@ -74,7 +138,7 @@ class _Ops:
 
 
 @functools.lru_cache(maxsize=64)
-def _sgd_program(cfg: SGDConfig) -> Any:
+def _sgd_program(cfg: SGDConfig, donate: tuple[int, ...]) -> Any:
     def step(params: list, grads: list, bufs: list, hyper: Any) -> tuple[list, list]:
         new_params, new_bufs = [], []
         for p, g, b in zip(params, grads, bufs):
@@ -85,7 +149,7 @@ def _sgd_program(cfg: SGDConfig) -> Any:
         return new_params, new_bufs
 
     step.__name__ = "sgd_step"
-    return fg.jit(step)
+    return _jit(step, donate)
 
 
 def sgd_step(
@@ -96,16 +160,33 @@ def sgd_step(
     grads: Sequence[Any],
     bufs: Sequence[Any],
 ) -> list[Any]:
-    """Update ``params`` in place; returns the new momentum buffers (Tensors, or ``None``)."""
+    """Update ``params`` and existing momentum buffers in place.
+
+    Returns the momentum buffers: the given tensors (updated), new tensors
+    for first steps, ``None`` without momentum.
+    """
     get, put, wrap = access
     hyper = np.asarray(s, dtype=_hyper_dtype())
-    buf_arrays = [None if b is None else get(b) for b in bufs]
-    new_params, new_bufs = _sgd_program(cfg)(
-        [get(p) for p in params], [get(g) for g in grads], buf_arrays, hyper
+    existing = [b for b in bufs if b is not None]
+    donate = _donated(access, [(0, params), (2, existing if len(existing) == len(bufs) else [])])
+    new_params, new_bufs = _sgd_program(cfg, donate)(
+        [get(p) for p in params],
+        [get(g) for g in grads],
+        [None if b is None else get(b) for b in bufs],
+        hyper,
     )
     for p, a in zip(params, new_params):
         put(p, a)
-    return [None if b is None else wrap(b) for b in new_bufs]
+    out = []
+    for b, a in zip(bufs, new_bufs):
+        if a is None:
+            out.append(None)
+        elif b is None:
+            out.append(wrap(a))
+        else:
+            put(b, a)
+            out.append(b)
+    return out
 
 
 # ---------------------------------------------------------------------------
@@ -114,7 +195,7 @@ def sgd_step(
 
 
 @functools.lru_cache(maxsize=64)
-def _adam_program(cfg: AdamConfig) -> Any:
+def _adam_program(cfg: AdamConfig, donate: tuple[int, ...]) -> Any:
     n_scalars = len(AdamScalars._fields)
 
     def step(
@@ -128,7 +209,7 @@ def _adam_program(cfg: AdamConfig) -> Any:
         return outs
 
     step.__name__ = "adam_step"
-    return fg.jit(step)
+    return _jit(step, donate)
 
 
 def adam_step(
@@ -140,22 +221,26 @@ def adam_step(
     exp_avgs: Sequence[Any],
     exp_avg_sqs: Sequence[Any],
     maxes: Sequence[Any],
-) -> tuple[list[Any], list[Any], list[Any]]:
-    """Update ``params`` in place; returns the new ``(exp_avgs, exp_avg_sqs, maxes)`` Tensors."""
-    get, put, wrap = access
+) -> None:
+    """Update ``params`` and the state tensors (moments, running max) in place."""
+    get, put, _ = access
     hyper = np.asarray(scalars, dtype=_hyper_dtype())
-    new_p, new_m, new_v, new_max = _adam_program(cfg)(
+    amsgrad = cfg.amsgrad
+    donate = _donated(
+        access,
+        [(0, params), (2, exp_avgs), (3, exp_avg_sqs), (4, maxes if amsgrad else [])],
+    )
+    new_p, new_m, new_v, new_max = _adam_program(cfg, donate)(
         [get(p) for p in params],
         [get(g) for g in grads],
         [get(m) for m in exp_avgs],
         [get(v) for v in exp_avg_sqs],
-        [None if x is None else get(x) for x in maxes],
+        [get(x) for x in maxes] if amsgrad else [None] * len(params),
         hyper,
     )
-    for p, a in zip(params, new_p):
-        put(p, a)
-    return (
-        [wrap(a) for a in new_m],
-        [wrap(a) for a in new_v],
-        [None if a is None else wrap(a) for a in new_max],
-    )
+    for tensors, arrays in ((params, new_p), (exp_avgs, new_m), (exp_avg_sqs, new_v)):
+        for t, a in zip(tensors, arrays):
+            put(t, a)
+    if amsgrad:
+        for t, a in zip(maxes, new_max):
+            put(t, a)

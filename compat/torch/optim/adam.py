@@ -66,15 +66,15 @@ class Adam(Optimizer):
         fused: bool | None = None,
         decoupled_weight_decay: bool = False,
     ) -> None:
-        if not 0.0 <= lr:
+        if not lr >= 0.0:
             raise ValueError(f"Invalid learning rate: {lr}")
-        if not 0.0 <= eps:
+        if not eps >= 0.0:
             raise ValueError(f"Invalid epsilon value: {eps}")
         if not 0.0 <= betas[0] < 1.0:
             raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
         if not 0.0 <= betas[1] < 1.0:
             raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
-        if not 0.0 <= weight_decay:
+        if not weight_decay >= 0.0:
             raise ValueError(f"Invalid weight_decay value: {weight_decay}")
         defaults = {
             "lr": lr,
@@ -135,25 +135,17 @@ class Adam(Optimizer):
 
         access = _compiled.array_access() if group["fused"] is not False else None
         if access is not None:
-            new_m, new_v, new_max = _compiled.adam_step(
-                access, cfg, scalars, params, grads, exp_avgs, exp_avg_sqs, maxes
-            )
-            for st, m, v, vmax in zip(states, new_m, new_v, new_max):
-                st["exp_avg"] = m
-                st["exp_avg_sq"] = v
-                if cfg.amsgrad:
-                    st["max_exp_avg_sq"] = vmax
+            _compiled.adam_step(access, cfg, scalars, params, grads, exp_avgs, exp_avg_sqs, maxes)
             return
         for i, p in enumerate(params):
             new_p, m, v, vmax = adam_update(
                 cfg, scalars[i], _TensorOps, p, grads[i], exp_avgs[i], exp_avg_sqs[i], maxes[i]
             )
             p.copy_(new_p)
-            st = states[i]
-            st["exp_avg"] = m
-            st["exp_avg_sq"] = v
+            exp_avgs[i].copy_(m)
+            exp_avg_sqs[i].copy_(v)
             if cfg.amsgrad:
-                st["max_exp_avg_sq"] = vmax
+                maxes[i].copy_(vmax)
 
 
 class AdamW(Adam):

@@ -108,10 +108,14 @@ class SGD(Optimizer):
         else:
             new_bufs = []
             for i, (p, g) in enumerate(zip(params, grads)):
-                new_p, new_b = sgd_update(cfg, s, p, g, bufs[i] if bufs else None)
-                if new_b is g:  # first momentum step: the buffer is a copy of the gradient
-                    new_b = _clone(g)
+                buf = bufs[i] if bufs else None
+                new_p, new_b = sgd_update(cfg, s, p, g, buf)
                 p.copy_(new_p)
+                if buf is not None:
+                    buf.copy_(new_b)  # in place, as PyTorch's buf.mul_().add_()
+                    new_b = buf
+                elif new_b is g:  # first momentum step: the buffer is a copy of the gradient
+                    new_b = _clone(g)
                 new_bufs.append(new_b)
         if cfg.momentum:
             for p, b in zip(params, new_bufs):

@@ -70,7 +70,10 @@ class NLLLoss(_WeightedLoss):
 
     def forward(self, input: Any, target: Any) -> Any:
         return F.nll_loss(
-            input, target, weight=self.weight, ignore_index=self.ignore_index,
+            input,
+            target,
+            weight=self.weight,
+            ignore_index=self.ignore_index,
             reduction=self.reduction,
         )
 

@@ -573,9 +573,7 @@ class Module:
         Returns ``(missing_keys, unexpected_keys)``.
         """
         if not isinstance(state_dict, Mapping):
-            raise TypeError(
-                f"Expected state_dict to be dict-like, got {type(state_dict)}."
-            )
+            raise TypeError(f"Expected state_dict to be dict-like, got {type(state_dict)}.")
         missing_keys: list[str] = []
         unexpected_keys: list[str] = []
         error_msgs: list[str] = []
@@ -669,15 +667,11 @@ class Module:
 
     def float(self) -> Module:
         """Cast floating parameters and buffers to ``float32``."""
-        return self._apply(
-            lambda t: _cast(t, torch.float32) if _is_floating_dtype(t.dtype) else t
-        )
+        return self._apply(lambda t: _cast(t, torch.float32) if _is_floating_dtype(t.dtype) else t)
 
     def double(self) -> Module:
         """Cast floating parameters and buffers to ``float64``."""
-        return self._apply(
-            lambda t: _cast(t, torch.float64) if _is_floating_dtype(t.dtype) else t
-        )
+        return self._apply(lambda t: _cast(t, torch.float64) if _is_floating_dtype(t.dtype) else t)
 
     def cpu(self) -> Module:
         return self

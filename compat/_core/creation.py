@@ -1,0 +1,377 @@
+"""Tensor factories (``tensor``, ``zeros``, ``arange``, ...) and the global random generator."""
+
+from __future__ import annotations
+
+import builtins
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import jax
+import numpy as np
+
+from compat._core import dtypes as _dt
+from compat._core.tensor import Size, Tensor
+
+
+def _to_device(a: np.ndarray) -> Any:
+    return jax.device_put(a)
+
+
+def _leaf(arr: np.ndarray, requires_grad: bool) -> Tensor:
+    return Tensor._make(_to_device(arr), requires_grad)
+
+
+def _size_args(size: tuple) -> tuple[int, ...]:
+    if len(size) == 1 and isinstance(size[0], (tuple, list, Size)):
+        size = tuple(size[0])
+    out = []
+    for s in size:
+        if isinstance(s, Tensor):
+            s = int(s.item())
+        if not isinstance(s, (int, np.integer)):
+            raise TypeError(
+                f"size must be a tuple of ints, but got an element of type {type(s).__name__}"
+            )
+        if s < 0:
+            raise RuntimeError(f"Trying to create tensor with negative dimension {s}: {list(size)}")
+        out.append(int(s))
+    return tuple(out)
+
+
+def _np_dtype(dtype: Any, default: np.dtype | None = None) -> np.dtype:
+    if dtype is None:
+        return default if default is not None else _dt.get_default_dtype().np
+    return _dt.np_dtype(dtype)
+
+
+def _infer_dtype(data: Any) -> np.dtype:
+    """PyTorch's dtype inference for nested Python data."""
+    kinds: set[str] = set()
+
+    def walk(x: Any) -> None:
+        if isinstance(x, Tensor):
+            kinds.add(x._npdtype.kind)
+        elif isinstance(x, (list, tuple)):
+            for e in x:
+                walk(e)
+        elif isinstance(x, (bool, np.bool_)):
+            kinds.add("b")
+        elif isinstance(x, (int, np.integer)):
+            kinds.add("i")
+        elif isinstance(x, (float, np.floating)):
+            kinds.add("f")
+        elif isinstance(x, complex):
+            kinds.add("c")
+        else:
+            raise TypeError(f"Could not infer dtype of {type(x).__name__}")
+
+    walk(data)
+    if "c" in kinds:
+        return np.dtype(np.complex64)
+    if "f" in kinds:
+        return _dt.get_default_dtype().np
+    if "i" in kinds:
+        return np.dtype(np.int64)
+    if "b" in kinds:
+        return np.dtype(np.bool_)
+    return _dt.get_default_dtype().np
+
+
+def _unwrap_nested(data: Any) -> Any:
+    if isinstance(data, Tensor):
+        return np.asarray(data._st.array)
+    if isinstance(data, (list, tuple)):
+        return [_unwrap_nested(e) for e in data]
+    return data
+
+
+def tensor(
+    data: Any,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+    pin_memory: bool = False,
+) -> Tensor:
+    """A new leaf tensor holding a copy of ``data`` (Python data, NumPy array or Tensor)."""
+    if isinstance(data, Tensor):
+        arr = np.asarray(data._st.array)
+        npd = _np_dtype(dtype, arr.dtype)
+    elif isinstance(data, (np.ndarray, np.generic)):
+        arr = np.asarray(data)
+        npd = _np_dtype(dtype, arr.dtype)
+    else:
+        npd = _np_dtype(dtype, _infer_dtype(data))
+        arr = np.asarray(_unwrap_nested(data))
+    return _leaf(np.array(arr, dtype=npd), requires_grad)
+
+
+def as_tensor(data: Any, dtype: Any = None, device: Any = None) -> Tensor:
+    if isinstance(data, Tensor) and (dtype is None or _dt.np_dtype(dtype) == data._npdtype):
+        return data
+    if isinstance(data, Tensor):
+        return data.to(dtype)
+    return tensor(data, dtype=dtype)
+
+
+def from_numpy(a: np.ndarray) -> Tensor:
+    """A tensor with the array's values and dtype (compat copies: jax arrays are immutable)."""
+    if not isinstance(a, np.ndarray):
+        raise TypeError(f"expected np.ndarray (got {type(a).__name__})")
+    return _leaf(np.array(a), False)
+
+
+def _factory(fill: Any, size: tuple, dtype: Any, requires_grad: bool) -> Tensor:
+    shape = _size_args(size)
+    npd = _np_dtype(dtype)
+    return _leaf(np.full(shape, fill, npd), requires_grad)
+
+
+def zeros(
+    *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False, out: Any = None
+) -> Tensor:
+    return _factory(0, size, dtype, requires_grad)
+
+
+def ones(
+    *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False, out: Any = None
+) -> Tensor:
+    return _factory(1, size, dtype, requires_grad)
+
+
+def empty(
+    *size: Any,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+    memory_format: Any = None,
+) -> Tensor:
+    return _factory(0, size, dtype, requires_grad)
+
+
+def full(
+    size: Any, fill_value: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False
+) -> Tensor:
+    if dtype is None:
+        dtype = _dt.from_np(_infer_dtype(fill_value))
+    return _factory(fill_value, (size,), dtype, requires_grad)
+
+
+def _like(t: Tensor, fill: Any, dtype: Any, requires_grad: bool) -> Tensor:
+    npd = t._npdtype if dtype is None else _dt.np_dtype(dtype)
+    return _leaf(np.full(tuple(t.shape), fill, npd), requires_grad)
+
+
+def zeros_like(
+    input: Tensor,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+    memory_format: Any = None,
+) -> Tensor:
+    return _like(input, 0, dtype, requires_grad)
+
+
+def ones_like(
+    input: Tensor,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+    memory_format: Any = None,
+) -> Tensor:
+    return _like(input, 1, dtype, requires_grad)
+
+
+def empty_like(
+    input: Tensor,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+    memory_format: Any = None,
+) -> Tensor:
+    return _like(input, 0, dtype, requires_grad)
+
+
+def full_like(
+    input: Tensor,
+    fill_value: Any,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+) -> Tensor:
+    return _like(input, fill_value, dtype, requires_grad)
+
+
+def arange(
+    start: Any,
+    end: Any = None,
+    step: Any = 1,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+) -> Tensor:
+    if end is None:
+        start, end = 0, start
+    vals = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
+    if dtype is None:
+        is_float = builtins.any(isinstance(v, float) for v in vals)
+        npd = _dt.get_default_dtype().np if is_float else np.dtype(np.int64)
+    else:
+        npd = _dt.np_dtype(dtype)
+    n = max(math.ceil((vals[1] - vals[0]) / vals[2]), 0)
+    arr = (
+        (vals[0] + vals[2] * np.arange(n, dtype=np.float64)).astype(npd)
+        if npd.kind == "f"
+        else np.arange(vals[0], vals[1], vals[2]).astype(npd)
+    )
+    return _leaf(arr, requires_grad)
+
+
+def linspace(
+    start: Any,
+    end: Any,
+    steps: int,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+) -> Tensor:
+    npd = _np_dtype(dtype)
+    return _leaf(np.linspace(float(start), float(end), int(steps)).astype(npd), requires_grad)
+
+
+def eye(
+    n: int, m: int | None = None, dtype: Any = None, device: Any = None, requires_grad: bool = False
+) -> Tensor:
+    return _leaf(np.eye(n, m, dtype=_np_dtype(dtype)), requires_grad)
+
+
+# --------------------------------------------------------------------------- randomness
+
+
+class _Generator:
+    """The global generator behind ``rand``/``randn``/dropout (NumPy's PCG64)."""
+
+    def __init__(self, seed: int = 0) -> None:
+        self.seed = seed
+        self.rng = np.random.default_rng(seed)
+
+    def manual_seed(self, seed: int) -> _Generator:
+        self.seed = int(seed)
+        self.rng = np.random.default_rng(self.seed)
+        return self
+
+    def initial_seed(self) -> int:
+        return self.seed
+
+    def get_state(self) -> Any:
+        return self.rng.bit_generator.state
+
+    def set_state(self, state: Any) -> None:
+        self.rng.bit_generator.state = state
+
+
+default_generator = _Generator(np.random.SeedSequence().entropy % (2**63))
+
+
+def manual_seed(seed: int) -> _Generator:
+    """Seed the global generator used by ``rand``, ``randn``, ``randint``, dropout, init."""
+    return default_generator.manual_seed(seed)
+
+
+def seed() -> int:
+    s = int(np.random.SeedSequence().entropy % (2**63))
+    default_generator.manual_seed(s)
+    return s
+
+
+def initial_seed() -> int:
+    return default_generator.initial_seed()
+
+
+def _gen(generator: Any) -> np.random.Generator:
+    return (generator or default_generator).rng
+
+
+def rand(
+    *size: Any,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+    generator: Any = None,
+) -> Tensor:
+    shape = _size_args(size)
+    return _leaf(_gen(generator).random(shape).astype(_np_dtype(dtype)), requires_grad)
+
+
+def randn(
+    *size: Any,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+    generator: Any = None,
+) -> Tensor:
+    shape = _size_args(size)
+    return _leaf(_gen(generator).standard_normal(shape).astype(_np_dtype(dtype)), requires_grad)
+
+
+def randint(
+    low: int,
+    high: int | None = None,
+    size: Sequence[int] = (),
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+    generator: Any = None,
+) -> Tensor:
+    if high is None:
+        low, high = 0, low
+    arr = _gen(generator).integers(low, high, size=tuple(size))
+    return _leaf(arr.astype(_np_dtype(dtype, np.dtype(np.int64))), requires_grad)
+
+
+def randperm(
+    n: int,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+    generator: Any = None,
+) -> Tensor:
+    arr = _gen(generator).permutation(n)
+    return _leaf(arr.astype(_np_dtype(dtype, np.dtype(np.int64))), requires_grad)
+
+
+def rand_like(
+    input: Tensor,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+) -> Tensor:
+    return rand(*input.shape, dtype=dtype or input.dtype, requires_grad=requires_grad)
+
+
+def randn_like(
+    input: Tensor,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+) -> Tensor:
+    return randn(*input.shape, dtype=dtype or input.dtype, requires_grad=requires_grad)
+
+
+def bernoulli(input: Tensor, p: float | None = None, generator: Any = None) -> Tensor:
+    probs = np.asarray(input._st.array) if p is None else np.full(tuple(input.shape), p)
+    draw = _gen(generator).random(probs.shape) < probs
+    return _leaf(draw.astype(input._npdtype), False)
+
+
+def normal(mean: Any, std: Any = 1.0, size: Any = None, generator: Any = None) -> Tensor:
+    if isinstance(mean, Tensor) or isinstance(std, Tensor):
+        m = np.asarray(mean._st.array) if isinstance(mean, Tensor) else mean
+        s = np.asarray(std._st.array) if isinstance(std, Tensor) else std
+        shape = np.broadcast_shapes(np.shape(m), np.shape(s))
+        out = m + s * _gen(generator).standard_normal(shape)
+        npd = (mean if isinstance(mean, Tensor) else std)._npdtype
+        return _leaf(np.asarray(out, npd), False)
+    shape = _size_args((size,)) if size is not None else ()
+    out = mean + std * _gen(generator).standard_normal(shape)
+    return _leaf(np.asarray(out, _dt.get_default_dtype().np), False)

@@ -1,0 +1,534 @@
+"""Torch shape ops: views, indexing, joining, gathering, casts.
+
+compat tensors wrap immutable arrays, so "views" (``view``, ``transpose``, ``x[i]``,
+...) are new tensors holding the transformed values; an in-place op on a view does
+not write through to its base (see ``compat/README.md``).
+"""
+
+from __future__ import annotations
+
+import builtins
+from typing import Any
+
+import numpy as np
+
+from compat._core import dtypes as _dt
+from compat._core.ops import _c, coerce
+from compat._core.tensor import Size, Tensor, _wrap_dim, apply, apply_inplace
+from funcgrad import numpy as fnp
+
+
+def _shape_arg(shape: tuple) -> tuple:
+    if len(shape) == 1 and isinstance(shape[0], (tuple, list, Size)):
+        shape = tuple(shape[0])
+    return tuple(int(s) for s in shape)
+
+
+def _infer_shape(shape: tuple, numel: int) -> tuple[int, ...]:
+    if shape.count(-1) > 1:
+        raise RuntimeError("only one dimension can be inferred")
+    known = 1
+    for s in shape:
+        if s != -1:
+            known *= s
+    if -1 in shape:
+        if known == 0 or numel % known:
+            raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
+        shape = tuple(numel // known if s == -1 else s for s in shape)
+    elif known != numel:
+        raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
+    return shape
+
+
+def _reshape_f(x: Any, *, shape: tuple) -> Any:
+    return fnp.reshape(x, shape)
+
+
+def reshape(input: Tensor, *shape: Any) -> Tensor:
+    shape = _infer_shape(_shape_arg(shape), input.numel())
+    return apply(_reshape_f, "ViewBackward0", (input,), (("shape", shape),))
+
+
+def view(input: Tensor, *shape: Any) -> Tensor:
+    if len(shape) == 1 and isinstance(shape[0], _dt.dtype):
+        return input.to(shape[0])
+    return reshape(input, *shape)
+
+
+def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
+    nd = input.ndim
+    if nd == 0:
+        return reshape(input, 1)
+    s, e = _wrap_dim(start_dim, nd), _wrap_dim(end_dim, nd)
+    if s > e:
+        raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
+    if s == e:
+        return input
+    shp = tuple(input.shape)
+    new = shp[:s] + (int(np.prod(shp[s : e + 1], dtype=np.int64)),) + shp[e + 1 :]
+    return reshape(input, new)
+
+
+def _transpose_f(x: Any, *, perm: tuple) -> Any:
+    return fnp.transpose(x, perm)
+
+
+def permute(input: Tensor, *dims: Any) -> Tensor:
+    dims = _shape_arg(dims)
+    nd = input.ndim
+    if len(dims) != nd:
+        raise RuntimeError(
+            "permute(sparse_coo): number of dimensions in the tensor input does not match the "
+            f"length of the desired ordering of dimensions i.e. input.dim() = {nd} is not equal "
+            f"to len(dims) = {len(dims)}"
+        )
+    perm = tuple(_wrap_dim(d, nd) for d in dims)
+    if sorted(perm) != list(range(nd)):
+        raise RuntimeError("permute(): duplicate dims are not allowed.")
+    return apply(_transpose_f, "PermuteBackward0", (input,), (("perm", perm),))
+
+
+def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:
+    nd = input.ndim
+    if nd == 0:
+        return input.view(())
+    a, b = _wrap_dim(dim0, nd), _wrap_dim(dim1, nd)
+    perm = list(range(nd))
+    perm[a], perm[b] = perm[b], perm[a]
+    return apply(_transpose_f, "TransposeBackward0", (input,), (("perm", tuple(perm)),))
+
+
+swapaxes = transpose
+
+
+def t(input: Tensor) -> Tensor:
+    if input.ndim > 2:
+        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {input.ndim}D")
+    if input.ndim < 2:
+        return apply(_transpose_f, "TBackward0", (input,), (("perm", tuple(range(input.ndim))),))
+    return apply(_transpose_f, "TBackward0", (input,), (("perm", (1, 0)),))
+
+
+def _unsqueeze_f(x: Any, *, axis: int) -> Any:
+    return fnp.expand_dims(x, axis)
+
+
+def unsqueeze(input: Tensor, dim: int) -> Tensor:
+    axis = _wrap_dim(dim, input.ndim + 1)
+    return apply(_unsqueeze_f, "UnsqueezeBackward0", (input,), (("axis", axis),))
+
+
+def _squeeze_f(x: Any, *, axes: tuple) -> Any:
+    return fnp.squeeze(x, axis=axes) if axes else x
+
+
+def squeeze(input: Tensor, dim: Any = None) -> Tensor:
+    shp = tuple(input.shape)
+    if dim is None:
+        axes = tuple(i for i, s in enumerate(shp) if s == 1)
+    else:
+        dims = dim if isinstance(dim, (tuple, list)) else (dim,)
+        axes = tuple(
+            sorted(
+                {
+                    _wrap_dim(d, input.ndim)
+                    for d in dims
+                    if shp and shp[_wrap_dim(d, input.ndim)] == 1
+                }
+            )
+        )
+    return apply(_squeeze_f, "SqueezeBackward0", (input,), (("axes", axes),))
+
+
+def _expand_f(x: Any, *, shape: tuple) -> Any:
+    return fnp.broadcast_to(x, shape)
+
+
+def expand(input: Tensor, *sizes: Any) -> Tensor:
+    sizes = _shape_arg(sizes)
+    shp = tuple(input.shape)
+    if len(sizes) < len(shp):
+        raise RuntimeError(
+            f"expand(torch.FloatTensor{{{list(shp)}}}, size={list(sizes)}): the number of sizes "
+            f"provided ({len(sizes)}) must be greater or equal to the number of dimensions in "
+            f"the tensor ({len(shp)})"
+        )
+    lead = len(sizes) - len(shp)
+    out = []
+    for i, s in enumerate(sizes):
+        if i < lead:
+            if s == -1:
+                raise RuntimeError(
+                    "The expanded size of the tensor (-1) isn't allowed in a leading, "
+                    "non-existing dimension " + str(i)
+                )
+            out.append(s)
+        else:
+            cur = shp[i - lead]
+            if s == -1:
+                out.append(cur)
+            elif cur not in (1, s):
+                raise RuntimeError(
+                    f"The expanded size of the tensor ({s}) must match the existing size ({cur}) "
+                    f"at non-singleton dimension {i}.  Target sizes: {list(sizes)}.  Tensor "
+                    f"sizes: {list(shp)}"
+                )
+            else:
+                out.append(s)
+    return apply(_expand_f, "ExpandBackward0", (input,), (("shape", tuple(out)),))
+
+
+def expand_as(input: Tensor, other: Tensor) -> Tensor:
+    return expand(input, *other.shape)
+
+
+def broadcast_to(input: Tensor, shape: Any) -> Tensor:
+    return expand(input, *shape)
+
+
+def _repeat_f(x: Any, *, reps: tuple) -> Any:
+    return fnp.tile(x, reps)
+
+
+def repeat(input: Tensor, *sizes: Any) -> Tensor:
+    reps = _shape_arg(sizes)
+    if len(reps) < input.ndim:
+        raise RuntimeError(
+            "Number of dimensions of repeat dims can not be smaller than number of dimensions "
+            "of tensor"
+        )
+    return apply(_repeat_f, "RepeatBackward0", (input,), (("reps", reps),))
+
+
+def _flip_f(x: Any, *, axes: tuple) -> Any:
+    return fnp.flip(x, axis=axes)
+
+
+def flip(input: Tensor, dims: Any) -> Tensor:
+    dims = dims if isinstance(dims, (tuple, list)) else (dims,)
+    axes = tuple(_wrap_dim(d, input.ndim) for d in dims)
+    return apply(_flip_f, "FlipBackward0", (input,), (("axes", axes),))
+
+
+def _tri_f(x: Any, *, k: int, lower: bool) -> Any:
+    return fnp.tril(x, k) if lower else fnp.triu(x, k)
+
+
+def tril(input: Tensor, diagonal: int = 0) -> Tensor:
+    return apply(_tri_f, "TrilBackward0", (input,), (("k", int(diagonal)), ("lower", True)))
+
+
+def triu(input: Tensor, diagonal: int = 0) -> Tensor:
+    return apply(_tri_f, "TriuBackward0", (input,), (("k", int(diagonal)), ("lower", False)))
+
+
+# --------------------------------------------------------------------------- joining
+
+
+def _cat_f(*xs: Any, axis: int, dtype: np.dtype) -> Any:
+    return fnp.concatenate([_c(x, dtype) for x in xs], axis=axis)
+
+
+def _stack_f(*xs: Any, axis: int, dtype: np.dtype) -> Any:
+    return fnp.stack([_c(x, dtype) for x in xs], axis=axis)
+
+
+def cat(tensors: Any, dim: int = 0, *, axis: int | None = None) -> Tensor:
+    tensors = [t for t in tensors]
+    if not tensors:
+        raise RuntimeError("torch.cat(): expected a non-empty list of Tensors")
+    if axis is not None:
+        dim = axis
+    # PyTorch skips 1-D empty tensors in cat
+    nonempty = [t for t in tensors if not (t.ndim == 1 and t.shape[0] == 0)] or tensors[:1]
+    ref = nonempty[0]
+    d = _wrap_dim(dim, ref.ndim)
+    for i, t in enumerate(nonempty):
+        if t.ndim != ref.ndim:
+            raise RuntimeError(
+                f"Tensors must have same number of dimensions: got {ref.ndim} and {t.ndim}"
+            )
+        for k in range(ref.ndim):
+            if k != d and t.shape[k] != ref.shape[k]:
+                raise RuntimeError(
+                    f"Sizes of tensors must match except in dimension {d}. Expected size "
+                    f"{ref.shape[k]} but got size {t.shape[k]} for tensor number {i} in the list."
+                )
+    dt = _dt.result_type(*nonempty)
+    return apply(_cat_f, "CatBackward0", nonempty, (("axis", d), ("dtype", dt)))
+
+
+concat = concatenate = cat
+
+
+def stack(tensors: Any, dim: int = 0) -> Tensor:
+    tensors = list(tensors)
+    if not tensors:
+        raise RuntimeError("stack expects a non-empty TensorList")
+    for i, t in enumerate(tensors):
+        if tuple(t.shape) != tuple(tensors[0].shape):
+            raise RuntimeError(
+                f"stack expects each tensor to be equal size, but got {list(tensors[0].shape)} at "
+                f"entry 0 and {list(t.shape)} at entry {i}"
+            )
+    d = _wrap_dim(dim, tensors[0].ndim + 1)
+    dt = _dt.result_type(*tensors)
+    return apply(_stack_f, "StackBackward0", tensors, (("axis", d), ("dtype", dt)))
+
+
+def _split_f(x: Any, *, axis: int, bounds: tuple) -> Any:
+    idx = [slice(None)] * x.ndim
+    outs = []
+    for a, b in bounds:
+        idx[axis] = slice(a, b)
+        outs.append(x[tuple(idx)])
+    return tuple(outs)
+
+
+def split(input: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple:
+    d = _wrap_dim(dim, input.ndim)
+    n = input.shape[d]
+    if isinstance(split_size_or_sections, int):
+        s = split_size_or_sections
+        sizes = [builtins.min(s, n - i) for i in range(0, n, s)] if n else [0]
+    else:
+        sizes = list(split_size_or_sections)
+        if builtins.sum(sizes) != n:
+            raise RuntimeError(
+                f"split_with_sizes expects split_sizes to sum exactly to {n} (input tensor's size "
+                f"at dimension {d}), but got split_sizes={sizes}"
+            )
+    bounds, start = [], 0
+    for s in sizes:
+        bounds.append((start, start + s))
+        start += s
+    out = apply(_split_f, "SplitBackward0", (input,), (("axis", d), ("bounds", tuple(bounds))))
+    return out if isinstance(out, tuple) else (out,)
+
+
+def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple:
+    n = input.shape[_wrap_dim(dim, input.ndim)]
+    size = -(-n // chunks) if n else 1
+    return split(input, size, dim)
+
+
+def unbind(input: Tensor, dim: int = 0) -> tuple:
+    d = _wrap_dim(dim, input.ndim)
+    return tuple(squeeze(p, d) for p in split(input, 1, d))
+
+
+# --------------------------------------------------------------------------- indexing
+
+
+def _to_index_array(i: Any) -> np.ndarray:
+    if isinstance(i, Tensor):
+        return np.asarray(i._st.array)
+    return np.asarray(i)
+
+
+def index_spec(idx: Any, shape: tuple) -> tuple[tuple, list]:
+    """Split an index into a static spec and dynamic integer index arrays (boolean masks
+    become the integer arrays of their ``nonzero``, since compat runs eagerly)."""
+    if not isinstance(idx, tuple):
+        idx = (idx,)
+    spec: list = []
+    arrays: list = []
+    dim = 0
+    n_ell = builtins.sum(1 for i in idx if i is Ellipsis)
+    used = builtins.sum(
+        1
+        if not (isinstance(i, (Tensor, np.ndarray, list)) and _to_index_array(i).dtype == np.bool_)
+        else _to_index_array(i).ndim
+        for i in idx
+        if i is not None and i is not Ellipsis
+    )
+    for i in idx:
+        if i is None:
+            spec.append(("n",))
+        elif i is Ellipsis:
+            spec.append(("e",))
+            dim += len(shape) - used
+        elif isinstance(i, slice):
+            parts = tuple(int(v) if v is not None else None for v in (i.start, i.stop, i.step))
+            if parts[2] is not None and parts[2] <= 0:
+                raise ValueError("step must be greater than zero")
+            spec.append(("s", *parts))
+            dim += 1
+        elif isinstance(i, (bool, np.bool_)):
+            raise IndexError("indexing with a Python bool is not supported by compat")
+        elif isinstance(i, (int, np.integer)) or (
+            isinstance(i, Tensor) and i.ndim == 0 and i._npdtype.kind in "iu"
+        ):
+            v = int(i)
+            if dim >= len(shape):
+                raise IndexError(f"too many indices for tensor of dimension {len(shape)}")
+            size = shape[dim]
+            if not -size <= v < size:
+                raise IndexError(f"index {v} is out of bounds for dimension {dim} with size {size}")
+            spec.append(("i", v % size))
+            dim += 1
+        else:
+            arr = _to_index_array(i)
+            if arr.dtype == np.bool_:
+                if arr.ndim == 0:
+                    raise IndexError("indexing with a 0-d bool tensor is not supported by compat")
+                for k, nz in enumerate(np.nonzero(arr)):
+                    spec.append(("a", len(arrays)))
+                    arrays.append(nz.astype(np.int64))
+                    if shape[dim + k] != arr.shape[k]:
+                        raise IndexError(
+                            f"The shape of the mask {list(arr.shape)} at index {k} does not "
+                            f"match the shape of the indexed tensor {list(shape)} at index "
+                            f"{dim + k}"
+                        )
+                dim += arr.ndim
+                continue
+            if arr.dtype.kind not in "iu":
+                raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+            size = shape[dim] if dim < len(shape) else 0
+            if arr.size and (arr.max() >= size or arr.min() < -size):
+                bad = int(arr.max() if arr.max() >= size else arr.min())
+                raise IndexError(
+                    f"index {bad} is out of bounds for dimension {dim} with size {size}"
+                )
+            spec.append(("a", len(arrays)))
+            arrays.append(np.where(arr < 0, arr + size, arr).astype(np.int64))
+            dim += 1
+    if n_ell > 1:
+        raise IndexError("an index can only have a single ellipsis ('...')")
+    if used > len(shape):
+        raise IndexError(f"too many indices for tensor of dimension {len(shape)}")
+    return tuple(spec), arrays
+
+
+def _rebuild(spec: tuple, arrays: tuple) -> tuple:
+    out: list = []
+    for s in spec:
+        k = s[0]
+        if k == "n":
+            out.append(None)
+        elif k == "e":
+            out.append(Ellipsis)
+        elif k == "s":
+            out.append(slice(s[1], s[2], s[3]))
+        elif k == "i":
+            out.append(s[1])
+        else:
+            out.append(arrays[s[1]])
+    return tuple(out)
+
+
+def _getitem_f(x: Any, *arrays: Any, spec: tuple) -> Any:
+    return x[_rebuild(spec, arrays)]
+
+
+def getitem(self: Tensor, idx: Any) -> Tensor:
+    spec, arrays = index_spec(idx, tuple(self.shape))
+    from compat._core.creation import _leaf
+
+    dyn = [_leaf(a, False) for a in arrays]
+    name = (
+        "SelectBackward0"
+        if len(spec) == 1 and spec[0][0] == "i"
+        else ("SliceBackward0" if builtins.all(s[0] in "sne" for s in spec) else "IndexBackward0")
+    )
+    return apply(_getitem_f, name, (self, *dyn), (("spec", spec),))
+
+
+def _setitem_f(x: Any, v: Any, *arrays: Any, spec: tuple, dtype: np.dtype) -> Any:
+    return x.at[_rebuild(spec, arrays)].set(_c(v, dtype))
+
+
+def setitem(self: Tensor, idx: Any, value: Any) -> None:
+    spec, arrays = index_spec(idx, tuple(self.shape))
+    from compat._core.creation import _leaf
+
+    value = coerce(value)
+    dyn = [_leaf(a, False) for a in arrays]
+    apply_inplace(
+        self,
+        _setitem_f,
+        "IndexPutBackward0",
+        (value, *dyn),
+        (("spec", spec), ("dtype", self._npdtype)),
+    )
+
+
+def _gather_f(x: Any, idx: Any, *, axis: int) -> Any:
+    return fnp.take_along_axis(x, idx, axis=axis)
+
+
+def gather(input: Tensor, dim: int, index: Tensor) -> Tensor:
+    if index._npdtype.kind not in "iu":
+        raise RuntimeError("gather(): Expected dtype int64 for index")
+    d = _wrap_dim(dim, input.ndim)
+    if index.ndim != input.ndim:
+        raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
+    return apply(_gather_f, "GatherBackward0", (input, index), (("axis", d),))
+
+
+take_along_dim = gather
+
+
+def _index_select_f(x: Any, idx: Any, *, axis: int) -> Any:
+    return fnp.take(x, idx, axis=axis)
+
+
+def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
+    d = _wrap_dim(dim, input.ndim)
+    return apply(_index_select_f, "IndexSelectBackward0", (input, index), (("axis", d),))
+
+
+def _masked_fill_f(x: Any, m: Any, v: Any, *, dtype: np.dtype) -> Any:
+    return fnp.where(m, _c(v, dtype), x)
+
+
+def masked_fill(input: Tensor, mask: Tensor, value: Any) -> Tensor:
+    return apply(
+        _masked_fill_f,
+        "MaskedFillBackward0",
+        (input, mask, coerce(value)),
+        (("dtype", input._npdtype),),
+    )
+
+
+def masked_fill_(input: Tensor, mask: Tensor, value: Any) -> Tensor:
+    return apply_inplace(
+        input,
+        _masked_fill_f,
+        "MaskedFillBackward0",
+        (mask, coerce(value)),
+        (("dtype", input._npdtype),),
+    )
+
+
+def _one_hot_f(x: Any, *, n: int) -> Any:
+    return fnp.asarray(fnp.expand_dims(x, -1) == fnp.arange(n, dtype=x.dtype), np.int64)
+
+
+def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
+    if num_classes < 0:
+        num_classes = int(np.asarray(tensor._st.array).max()) + 1
+    return apply(_one_hot_f, "one_hot", (tensor,), (("n", int(num_classes)),))
+
+
+# --------------------------------------------------------------------------- casts and copies
+
+
+def _cast_f(x: Any, *, dtype: np.dtype) -> Any:
+    return _c(x, dtype)
+
+
+def to_dtype(input: Tensor, dtype: Any, copy: bool = False) -> Tensor:
+    npd = _dt.np_dtype(dtype)
+    if npd == input._npdtype and not copy:
+        return input
+    return apply(_cast_f, "ToCopyBackward0", (input,), (("dtype", npd),))
+
+
+def _clone_f(x: Any) -> Any:
+    return x + fnp.zeros((), x.dtype) if x.dtype.kind != "b" else fnp.logical_or(x, False)
+
+
+def clone(input: Tensor, *, memory_format: Any = None) -> Tensor:
+    return apply(_clone_f, "CloneBackward0", (input,))

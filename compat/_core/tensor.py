@@ -1,0 +1,666 @@
+"""The compat ``Tensor``: a mutable wrapper around an immutable ``jax.Array``.
+
+State per tensor: its storage (a cell holding the current array, shared with
+``detach()`` and ``.data``), a version counter (bumped by every in-place op,
+shared with ``detach()``), ``requires_grad``, ``grad``, ``grad_fn`` and
+``output_nr``, and hooks. Ops are applied by :func:`apply`, which runs the op's
+compiled program and, when grad mode is on and an input requires grad, records
+a :class:`~compat._core.graph.Node` holding the op's VJP and its residuals.
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import jax
+import numpy as np
+
+from compat._core import dtypes as _dt
+from compat._core import grad_mode as _gm
+from compat._core.graph import AccumulateGrad, Node, RemovableHandle
+from compat._core.op import Op, get_op
+
+
+class Size(tuple):
+    """A tensor's shape (``torch.Size``): a tuple of ints."""
+
+    def __repr__(self) -> str:
+        return f"torch.Size({list(self)!r})"
+
+    def numel(self) -> int:
+        return int(np.prod(self, dtype=np.int64))
+
+
+class _Storage:
+    __slots__ = ("array",)
+
+    def __init__(self, array: Any) -> None:
+        self.array = array
+
+
+class _Version:
+    __slots__ = ("v",)
+
+    def __init__(self) -> None:
+        self.v = 0
+
+
+_NON_LEAF_GRAD_WARNING = (
+    "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
+    "attribute won't be populated during autograd.backward(). If you indeed want the .grad "
+    "field to be populated for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. "
+    "If you access the non-leaf Tensor by mistake, make sure you access the leaf Tensor "
+    "instead. See github.com/pytorch/pytorch/pull/30531 for more informations."
+)
+_LEAF_INPLACE = "a leaf Variable that requires grad is being used in an in-place operation."
+
+
+def _check_float_for_grad(npd: np.dtype, msg: str) -> None:
+    if npd.kind not in "fc":
+        raise RuntimeError(msg)
+
+
+class Tensor:
+    """A PyTorch-style tensor (see the module docstring)."""
+
+    __slots__ = (
+        "__dict__",
+        "__weakref__",
+        "_acc",
+        "_grad",
+        "_grad_fn",
+        "_hooks",
+        "_output_nr",
+        "_post_acc_hooks",
+        "_requires_grad",
+        "_retains_grad",
+        "_st",
+        "_vc",
+    )
+    __array_priority__ = 1000
+
+    # ------------------------------------------------------------------ construction
+    def __new__(cls, *args: Any, **kwargs: Any) -> Tensor:
+        """``Tensor(data)`` (float tensor of the data) or ``Tensor(*sizes)`` (uninitialised)."""
+        if len(args) == 1 and not isinstance(args[0], int):
+            from compat._core.creation import tensor as _tensor
+
+            data = args[0]
+            if isinstance(data, Tensor):
+                return cls._make(data._st.array, False)
+            return cls._make(_tensor(data, dtype=_dt.get_default_dtype())._st.array, False)
+        shape = tuple(args[0]) if len(args) == 1 and not isinstance(args[0], int) else args
+        return cls._make(np.zeros(shape, _dt.get_default_dtype().np), False)
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        pass
+
+    @classmethod
+    def _make(cls, data: Any, requires_grad: bool = False) -> Tensor:
+        """A leaf tensor of class ``cls`` holding ``data`` (a jax or NumPy array)."""
+        t = object.__new__(cls)
+        if not isinstance(data, jax.Array):
+            data = jax.numpy.asarray(data) if not isinstance(data, np.ndarray) else _to_jax(data)
+        t._st = _Storage(data)
+        t._vc = _Version()
+        t._grad = None
+        t._grad_fn = None
+        t._output_nr = 0
+        t._acc = None
+        t._hooks = None
+        t._post_acc_hooks = None
+        t._retains_grad = False
+        t._requires_grad = False
+        if requires_grad:
+            _check_float_for_grad(
+                data.dtype, "Only Tensors of floating point and complex dtype can require gradients"
+            )
+            t._requires_grad = True
+        return t
+
+    @staticmethod
+    def _make_subclass(cls: type, data: Tensor, require_grad: bool = False) -> Tensor:
+        """PyTorch's ``Tensor._make_subclass``: a leaf of class ``cls`` sharing ``data``'s storage
+        (used by ``nn.Parameter``)."""
+        t = cls._make(data._st.array, False)
+        t._st = data._st
+        if require_grad:
+            t.requires_grad_(True)
+        return t
+
+    @classmethod
+    def _wrap_result(cls, data: Any) -> Tensor:
+        t = object.__new__(Tensor)
+        t._st = _Storage(data)
+        t._vc = _Version()
+        t._grad = None
+        t._grad_fn = None
+        t._output_nr = 0
+        t._acc = None
+        t._hooks = None
+        t._post_acc_hooks = None
+        t._retains_grad = False
+        t._requires_grad = False
+        return t
+
+    # ------------------------------------------------------------------ data and metadata
+    @property
+    def _data(self) -> Any:
+        return self._st.array
+
+    @property
+    def _npdtype(self) -> np.dtype:
+        return self._st.array.dtype
+
+    @property
+    def shape(self) -> Size:
+        return Size(self._st.array.shape)
+
+    def size(self, dim: int | None = None) -> Any:
+        s = self._st.array.shape
+        if dim is None:
+            return Size(s)
+        return s[_wrap_dim(dim, len(s))]
+
+    @property
+    def dtype(self) -> _dt.dtype:
+        return _dt.from_np(self._st.array.dtype)
+
+    @property
+    def ndim(self) -> int:
+        return self._st.array.ndim
+
+    def dim(self) -> int:
+        return self._st.array.ndim
+
+    ndimension = dim
+
+    def numel(self) -> int:
+        return int(self._st.array.size)
+
+    nelement = numel
+
+    @property
+    def device(self) -> str:
+        return "cpu"
+
+    @property
+    def is_cuda(self) -> bool:
+        return False
+
+    def is_floating_point(self) -> bool:
+        return self._st.array.dtype.kind == "f"
+
+    def is_complex(self) -> bool:
+        return self._st.array.dtype.kind == "c"
+
+    def element_size(self) -> int:
+        return self._st.array.dtype.itemsize
+
+    def numpy(self, *, force: bool = False) -> np.ndarray:
+        if self._requires_grad and _gm.is_grad_enabled() and not force:
+            raise RuntimeError(
+                "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
+                "instead."
+            )
+        return np.asarray(self._st.array)
+
+    def item(self) -> Any:
+        if self._st.array.size != 1:
+            raise RuntimeError(
+                f"a Tensor with {self._st.array.size} elements cannot be converted to Scalar"
+            )
+        return np.asarray(self._st.array).reshape(()).item()
+
+    def tolist(self) -> Any:
+        return np.asarray(self._st.array).tolist()
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        a = np.asarray(self._st.array)
+        return a.astype(dtype) if dtype is not None else a
+
+    def __len__(self) -> int:
+        if not self._st.array.ndim:
+            raise TypeError("len() of a 0-d tensor")
+        return self._st.array.shape[0]
+
+    def __iter__(self) -> Any:
+        if not self._st.array.ndim:
+            raise TypeError("iteration over a 0-d tensor")
+        return (self[i] for i in range(self._st.array.shape[0]))
+
+    def __bool__(self) -> bool:
+        if self._st.array.size != 1:
+            raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
+        return bool(self.item())
+
+    def __float__(self) -> float:
+        return float(self.item())
+
+    def __int__(self) -> int:
+        return int(self.item())
+
+    def __index__(self) -> int:
+        if self._st.array.dtype.kind not in "iub" or self._st.array.size != 1:
+            raise TypeError("only integer tensors of a single element can be converted to an index")
+        return int(self.item())
+
+    def __complex__(self) -> complex:
+        return complex(self.item())
+
+    __hash__ = object.__hash__
+
+    def __repr__(self) -> str:
+        arr = np.asarray(self._st.array)
+        body = np.array2string(arr, separator=", ", precision=4, floatmode="maxprec_equal")
+        if arr.dtype.kind == "f" and arr.size and "." not in body and "e" not in body:
+            body = np.array2string(arr, separator=", ", formatter={"float": lambda v: f"{v:.0f}."})
+        extras = []
+        if arr.dtype not in (np.dtype(np.int64), np.dtype(np.bool_), _dt.get_default_dtype().np):
+            extras.append(f"dtype={self.dtype!r}")
+        if arr.size == 0:
+            extras.insert(0, f"size={tuple(arr.shape)}")
+        if self._grad_fn is not None:
+            extras.append(f"grad_fn=<{self._grad_fn.name()}>")
+        elif self._requires_grad:
+            extras.append("requires_grad=True")
+        pad = "\n       "
+        body = body.replace("\n", pad)
+        return "tensor(" + body + "".join(", " + e for e in extras) + ")"
+
+    __str__ = __repr__
+
+    def __format__(self, spec: str) -> str:
+        if self._st.array.ndim == 0:
+            return format(self.item(), spec)
+        return repr(self)
+
+    def __reduce_ex__(self, proto: int) -> Any:
+        return (_rebuild, (type(self), np.asarray(self._st.array), self._requires_grad))
+
+    def __deepcopy__(self, memo: dict) -> Tensor:
+        if not self.is_leaf:
+            raise RuntimeError(
+                "Only Tensors created explicitly by the user (graph leaves) support the "
+                "deepcopy protocol at the moment."
+            )
+        t = type(self)._make(self._st.array, self._requires_grad)
+        if self._grad is not None:
+            t._grad = self._grad.__deepcopy__(memo)
+        t.__dict__.update({k: v for k, v in self.__dict__.items()})
+        memo[id(self)] = t
+        return t
+
+    # ------------------------------------------------------------------ autograd state
+    @property
+    def requires_grad(self) -> bool:
+        return self._requires_grad
+
+    @requires_grad.setter
+    def requires_grad(self, value: bool) -> None:
+        if self._grad_fn is not None:
+            raise RuntimeError(
+                "you can only change requires_grad flags of leaf variables. If you want to use "
+                "a computed variable in a subgraph that doesn't require differentiation use "
+                "var_no_grad = var.detach()."
+            )
+        if value:
+            _check_float_for_grad(
+                self._st.array.dtype, "only Tensors of floating point dtype can require gradients"
+            )
+        self._requires_grad = bool(value)
+
+    def requires_grad_(self, requires_grad: bool = True) -> Tensor:
+        self.requires_grad = requires_grad
+        return self
+
+    @property
+    def grad_fn(self) -> Node | None:
+        return self._grad_fn
+
+    @property
+    def is_leaf(self) -> bool:
+        return self._grad_fn is None
+
+    @property
+    def output_nr(self) -> int:
+        return self._output_nr
+
+    @property
+    def _version(self) -> int:
+        return self._vc.v
+
+    @property
+    def retains_grad(self) -> bool:
+        return self._retains_grad
+
+    @property
+    def grad(self) -> Tensor | None:
+        if self._grad_fn is not None and not self._retains_grad and self._grad is None:
+            import warnings
+
+            warnings.warn(_NON_LEAF_GRAD_WARNING, UserWarning, stacklevel=2)
+        return self._grad
+
+    @grad.setter
+    def grad(self, value: Tensor | None) -> None:
+        if value is not None:
+            if not isinstance(value, Tensor):
+                raise TypeError(
+                    "assigned grad expected to be a Tensor or None but got grad of type "
+                    f"{type(value).__name__}"
+                )
+            if tuple(value.shape) != tuple(self.shape):
+                raise RuntimeError(
+                    f"attempting to assign a gradient of size '{list(value.shape)}' to a tensor "
+                    f"of size '{list(self.shape)}'. Please ensure that the gradient and the "
+                    "tensor are the same size"
+                )
+            if value._npdtype != self._npdtype:
+                raise RuntimeError(
+                    f"attempting to assign a gradient with dtype '{value.dtype}' to a tensor "
+                    f"with dtype '{self.dtype}'. The gradient must match the tensor's dtype."
+                )
+        self._grad = value
+
+    @grad.deleter
+    def grad(self) -> None:
+        self._grad = None
+
+    @property
+    def data(self) -> Tensor:
+        """A tensor sharing this one's storage, outside the graph (no version tracking)."""
+        t = Tensor._wrap_result(self._st.array)
+        t._st = self._st
+        return t
+
+    @data.setter
+    def data(self, value: Tensor) -> None:
+        self._st = value._st
+
+    def _edge(self) -> tuple[Node, int]:
+        fn = self._grad_fn
+        if fn is not None:
+            return (fn, self._output_nr)
+        acc = self._acc() if self._acc is not None else None
+        if acc is None:
+            acc = AccumulateGrad(self)
+            self._acc = weakref.ref(acc)
+        return (acc, 0)
+
+    def detach(self) -> Tensor:
+        """A new leaf sharing this tensor's storage and version counter, with no grad."""
+        t = Tensor._wrap_result(self._st.array)
+        t._st = self._st
+        t._vc = self._vc
+        return t
+
+    def detach_(self) -> Tensor:
+        """Detach this tensor from the graph in place (it becomes a leaf)."""
+        if self._retains_grad and self._grad_fn is not None:
+            self._unregister_retain()
+        self._grad_fn = None
+        self._output_nr = 0
+        self._requires_grad = False
+        self._hooks = None
+        return self
+
+    def retain_grad(self) -> None:
+        """Populate ``.grad`` of this non-leaf tensor during backward."""
+        if not self._requires_grad:
+            raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+        if self._grad_fn is None or self._retains_grad:
+            return
+        node = self._grad_fn
+        if node._retain is None:
+            node._retain = {}
+        node._retain[self._output_nr] = weakref.ref(self)
+        self._retains_grad = True
+
+    def _unregister_retain(self) -> None:
+        node = self._grad_fn
+        if node is not None and node._retain:
+            node._retain.pop(self._output_nr, None)
+
+    def register_hook(self, hook: Callable) -> RemovableHandle:
+        """``hook(grad)`` runs when this tensor's gradient is computed; a returned tensor
+        replaces the gradient."""
+        if not self._requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        if self._hooks is None:
+            self._hooks = OrderedDict()
+            if self._grad_fn is not None:
+                self._grad_fn._register_tensor_hooks(self._output_nr, self._hooks)
+        h = RemovableHandle(self._hooks)
+        self._hooks[h.id] = hook
+        return h
+
+    def register_post_accumulate_grad_hook(self, hook: Callable) -> RemovableHandle:
+        """``hook(tensor)`` runs after the gradient was accumulated into this leaf's ``.grad``."""
+        if not self._requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        if self._grad_fn is not None:
+            raise RuntimeError(
+                "post accumulate grad hooks cannot be registered on non-leaf tensors"
+            )
+        if self._post_acc_hooks is None:
+            self._post_acc_hooks = OrderedDict()
+        h = RemovableHandle(self._post_acc_hooks)
+        self._post_acc_hooks[h.id] = hook
+        return h
+
+    def backward(
+        self,
+        gradient: Tensor | None = None,
+        retain_graph: bool | None = None,
+        create_graph: bool = False,
+        inputs: Any = None,
+    ) -> None:
+        """Compute the gradient of this tensor w.r.t. graph leaves (see ``autograd.backward``)."""
+        from compat._core.autograd import backward
+
+        backward(
+            self,
+            gradient,
+            retain_graph=retain_graph,
+            create_graph=create_graph,
+            inputs=inputs,
+        )
+
+    # ------------------------------------------------------------------ in-place plumbing
+    def _set_data_inplace(self, data: Any) -> None:
+        """Swap in a new array and bump the version (no graph change)."""
+        self._st.array = data
+        self._vc.v += 1
+
+    def _check_inplace(self) -> None:
+        if self._requires_grad and self._grad_fn is None and _gm._state.enabled:
+            raise RuntimeError(_LEAF_INPLACE)
+
+
+def _rebuild(cls: type, arr: np.ndarray, requires_grad: bool) -> Tensor:
+    return cls._make(arr, requires_grad)
+
+
+def _to_jax(a: np.ndarray) -> Any:
+    return jax.numpy.asarray(a)
+
+
+def _wrap_dim(dim: int, ndim: int) -> int:
+    n = max(ndim, 1)
+    if not -n <= dim < n:
+        raise IndexError(
+            f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})"
+        )
+    return dim % n
+
+
+# --------------------------------------------------------------------------- dispatch
+
+
+def apply(
+    fn: Callable,
+    name: str,
+    args: Sequence[Any],
+    static: tuple = (),
+    saves: str | None = None,
+) -> Any:
+    """Apply a torch op written as a pure function of arrays.
+
+    ``fn(*arrays, **dict(static))`` is traced once per input avals into a funcgrad
+    program (cached); tensors in ``args`` are passed by their arrays, Python numbers
+    as weakly typed scalars. Returns a Tensor, or a tuple for multiple outputs.
+    """
+    arrays = []
+    req = False
+    scalars = False
+    for a in args:
+        if isinstance(a, Tensor):
+            arrays.append(a._st.array)
+            if a._requires_grad:
+                req = True
+        else:
+            arrays.append(a)
+            scalars = True
+    op = get_op(fn, name, static, arrays, saves)
+    if scalars:
+        arrays = [_dev_scalar(a) if type(a) in _PY_SCALARS else a for a in arrays]
+    if req and _gm._state.enabled:
+        outs = _record(op, args, arrays)
+    else:
+        outs = [Tensor._wrap_result(o) for o in op.run(*arrays)]
+    return outs[0] if op.single else tuple(outs)
+
+
+_PY_SCALARS = (float, int, bool, complex)
+_scalar_cache: dict = {}
+
+
+def _dev_scalar(x: Any) -> Any:
+    """A cached weakly typed device scalar for a Python number: passing device arrays to
+    the compiled programs is faster than passing Python numbers."""
+    key = (type(x), x)
+    a = _scalar_cache.get(key)
+    if a is None:
+        if len(_scalar_cache) > 4096:
+            _scalar_cache.clear()
+        a = _scalar_cache[key] = jax.device_put(x)
+    return a
+
+
+def _saved_entry(t: Tensor, version: int | None = None) -> tuple:
+    return (
+        t._vc,
+        t._vc.v if version is None else version,
+        t._st.array.shape,
+        t._st.array.dtype,
+        t._grad_fn,
+        t._output_nr,
+    )
+
+
+def _record(op: Op, args: Sequence[Any], arrays: list, inplace: Tensor | None = None) -> list:
+    """Run ``op`` through its VJP forward and record a node; returns the output tensors
+    (or, for an in-place op, updates ``inplace`` and returns it)."""
+    mask = tuple(isinstance(a, Tensor) and a._requires_grad for a in args)
+    entry = op.vjp(mask)
+    outs, res = entry.forward(arrays)
+    edges = tuple(a._edge() if m else None for a, m in zip(args, mask))
+    saved = None
+    if entry.saved_in or entry.saved_out:
+        saved = [
+            _saved_entry(args[i])
+            for i in entry.saved_in
+            if not (inplace is not None and i == 0) and isinstance(args[i], Tensor)
+        ]
+    node = Node(entry, res, arrays, edges, saved)
+    if inplace is not None:
+        t = inplace
+        t._unregister_retain()
+        t._st.array = outs[0]
+        t._vc.v += 1
+        t._grad_fn = node
+        t._output_nr = 0
+        t._requires_grad = True
+        t._hooks = None
+        if t._retains_grad:
+            t._retains_grad = False
+            t.retain_grad()
+        if saved is not None and entry.saved_out:
+            saved.append(_saved_entry(t))
+        return [t]
+    result = []
+    out_avals = op.out_avals
+    for j, o in enumerate(outs):
+        t = Tensor._wrap_result(o)
+        if out_avals[j].dtype.kind in "fc":
+            t._requires_grad = True
+            t._grad_fn = node
+            t._output_nr = j
+        result.append(t)
+    if saved is not None:
+        for j in entry.saved_out:
+            saved.append(_saved_entry(result[j]))
+    return result
+
+
+def run_recorded(op: Op, datas: Sequence[Any], edges: Sequence[Any]) -> list:
+    """Apply ``op`` to arrays with explicit input edges (``None`` = no gradient); used by
+    the engine to record a node's backward when ``create_graph=True``."""
+    mask = tuple(e is not None for e in edges)
+    if not any(mask) or not _gm._state.enabled:
+        return [Tensor._wrap_result(o) for o in op.run(*datas)]
+    # an output requires grad only if it depends on an input that does (backward formulas
+    # such as ``grad * 2`` do not depend on the forward's inputs)
+    deps = op.out_deps()
+    live = [any(mask[i] for i in d) for d in deps]
+    if not any(live):
+        return [Tensor._wrap_result(o) for o in op.run(*datas)]
+    entry = op.vjp(mask)
+    outs, res = entry.forward(datas)
+    node = Node(entry, res, list(datas), tuple(edges), None)
+    result = []
+    for j, o in enumerate(outs):
+        t = Tensor._wrap_result(o)
+        if live[j] and op.out_avals[j].dtype.kind in "fc":
+            t._requires_grad = True
+            t._grad_fn = node
+            t._output_nr = j
+        result.append(t)
+    return result
+
+
+def apply_inplace(
+    self: Tensor, fn: Callable, name: str, args: Sequence[Any], static: tuple = ()
+) -> Tensor:
+    """In-place op: ``self`` takes the value of ``fn(self, *args)`` (same shape and dtype)."""
+    self._check_inplace()
+    full = (self, *args)
+    arrays = []
+    req = False
+    for a in full:
+        if isinstance(a, Tensor):
+            arrays.append(a._st.array)
+            if a._requires_grad:
+                req = True
+        else:
+            arrays.append(a)
+    op = get_op(fn, name, static, arrays)
+    arrays = [_dev_scalar(a) if type(a) in _PY_SCALARS else a for a in arrays]
+    out = op.out_avals[0]
+    cur = self._st.array
+    if tuple(out.shape) != tuple(cur.shape):
+        raise RuntimeError(
+            f"output with shape {list(cur.shape)} doesn't match the broadcast shape "
+            f"{list(out.shape)}"
+        )
+    if out.dtype != cur.dtype:
+        raise AssertionError("in-place ops cast to self's dtype in their function")
+    if req and _gm._state.enabled:
+        _record(op, full, arrays, inplace=self)
+    else:
+        self._set_data_inplace(op.run(*arrays)[0])
+    return self

@@ -1,0 +1,35 @@
+"""``torch.autograd``: ``backward``, ``grad``, grad-mode switches and ``graph``.
+
+Signatures and defaults are PyTorch's::
+
+    backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
+             grad_variables=None, inputs=None)
+    grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
+         only_inputs=True, allow_unused=None, is_grads_batched=False,
+         materialize_grads=False)
+"""
+
+from __future__ import annotations
+
+from compat._core.autograd import backward, grad
+from compat._core.grad_mode import (
+    enable_grad,
+    inference_mode,
+    is_grad_enabled,
+    no_grad,
+    set_grad_enabled,
+)
+from compat._core.tensor import Tensor as Variable
+from compat.torch.autograd import graph
+
+__all__ = [
+    "Variable",
+    "backward",
+    "enable_grad",
+    "grad",
+    "graph",
+    "inference_mode",
+    "is_grad_enabled",
+    "no_grad",
+    "set_grad_enabled",
+]

@@ -1,0 +1,181 @@
+"""Fused ``nn.functional`` ops: one compat op (one graph node, one XLA call) each.
+
+``nn.functional`` is written against the public Tensor API, where a loss like
+``cross_entropy`` is several eager ops (log-softmax, one-hot, product, sums),
+each a dispatch and a node of the recorded graph. When the compat core offers
+its op-definition hook — ``compat._core.tensor.apply(fn, name, args, static)``,
+which traces a pure ``funcgrad.numpy`` function of arrays once per input avals
+and differentiates it with funcgrad's VJP — these functions become single ops
+instead. Results are the same (tests run both paths: ``set_enabled(False)``
+selects the composite one); every function returns ``None`` when the hook is
+missing, and the caller falls back to its composite definition.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+__all__ = ["cross_entropy", "enabled", "linear", "mse_loss", "scaled_mask_mul", "set_enabled"]
+
+_UNRESOLVED = object()
+_hook: Any = _UNRESOLVED
+_enabled = True
+
+
+def set_enabled(flag: bool) -> bool:
+    """Turn the fused path on or off (for tests); returns the previous setting."""
+    global _enabled
+    previous, _enabled = _enabled, bool(flag)
+    return previous
+
+
+def _apply() -> Callable[..., Any] | None:
+    global _hook
+    if _hook is _UNRESOLVED:
+        try:
+            from compat._core.tensor import apply
+        except ImportError:
+            apply = None
+        _hook = apply
+    return _hook if _enabled else None
+
+
+def enabled() -> bool:
+    """Whether fused ops are in use (the hook exists and was not switched off)."""
+    return _apply() is not None
+
+
+# ---------------------------------------------------------------------------
+# linear
+# ---------------------------------------------------------------------------
+
+
+def _linear_f(x: Any, w: Any, *b: Any) -> Any:
+    import funcgrad.numpy as fnp
+
+    y = fnp.matmul(x, fnp.transpose(w))
+    return y + b[0] if b else y
+
+
+def linear(input: Any, weight: Any, bias: Any) -> Any | None:
+    apply = _apply()
+    if apply is None:
+        return None
+    args = (input, weight) if bias is None else (input, weight, bias)
+    return apply(_linear_f, "AddmmBackward0" if bias is not None else "MmBackward0", args)
+
+
+# ---------------------------------------------------------------------------
+# cross entropy / nll with class-index targets
+# ---------------------------------------------------------------------------
+
+
+def _nll_f(
+    x: Any,
+    target: Any,
+    *weight: Any,
+    class_dim: int,
+    ignore_index: int,
+    reduction: str,
+    label_smoothing: float,
+    from_logits: bool,
+) -> Any:
+    import funcgrad.nn as fnn
+    import funcgrad.numpy as fnp
+
+    logp = fnn.log_softmax(x, axis=class_dim) if from_logits else x
+    n_classes = x.shape[class_dim]
+    shape = [1] * x.ndim
+    shape[class_dim] = n_classes
+    t = fnp.expand_dims(target, class_dim)
+    valid = t != ignore_index
+    classes = fnp.arange(n_classes).reshape(shape)
+    hit = fnp.logical_and(t == classes, valid).astype(logp.dtype)
+    w = weight[0].astype(logp.dtype).reshape(shape) if weight else None
+    picked = hit * w if w is not None else hit
+    nll = -fnp.sum(logp * picked, axis=class_dim)
+    eps = label_smoothing
+    if eps:
+        per_class = logp * w if w is not None else logp
+        smooth = -fnp.sum(per_class, axis=class_dim) * fnp.squeeze(valid, class_dim).astype(
+            logp.dtype
+        )
+    if reduction == "none":
+        return nll if not eps else nll * (1.0 - eps) + smooth * (eps / n_classes)
+    if reduction == "sum":
+        total = fnp.sum(nll)
+        return total if not eps else total * (1.0 - eps) + fnp.sum(smooth) * (eps / n_classes)
+    denom = fnp.sum(picked)
+    mean = fnp.sum(nll) / denom
+    if not eps:
+        return mean
+    return mean * (1.0 - eps) + (fnp.sum(smooth) / denom) * (eps / n_classes)
+
+
+def cross_entropy(
+    input: Any,
+    target: Any,
+    weight: Any,
+    class_dim: int,
+    ignore_index: int,
+    reduction: str,
+    label_smoothing: float,
+    from_logits: bool,
+) -> Any | None:
+    """Log-softmax (if ``from_logits``) + NLL + smoothing + reduction as one op."""
+    apply = _apply()
+    if apply is None:
+        return None
+    args = (input, target) if weight is None else (input, target, weight)
+    static = (
+        ("class_dim", class_dim),
+        ("ignore_index", int(ignore_index)),
+        ("reduction", reduction),
+        ("label_smoothing", float(label_smoothing)),
+        ("from_logits", bool(from_logits)),
+    )
+    return apply(_nll_f, "NllLossBackward0", args, static)
+
+
+# ---------------------------------------------------------------------------
+# mse, dropout
+# ---------------------------------------------------------------------------
+
+
+def _mse_f(x: Any, y: Any, *w: Any, reduction: str) -> Any:
+    import funcgrad.numpy as fnp
+
+    d = x - y
+    loss = d * d
+    if w:
+        loss = loss * w[0]
+    if reduction == "mean":
+        return fnp.mean(loss)
+    if reduction == "sum":
+        return fnp.sum(loss)
+    return loss
+
+
+def mse_loss(input: Any, target: Any, weight: Any, reduction: str) -> Any | None:
+    apply = _apply()
+    if apply is None:
+        return None
+    args = (input, target) if weight is None else (input, target, weight)
+    return apply(_mse_f, "MseLossBackward0", args, (("reduction", reduction),))
+
+
+def _dropout_f(x: Any, u: Any, *, keep: float) -> Any:
+    import funcgrad.numpy as fnp
+
+    scale = 1.0 / keep
+    return fnp.where(u < keep, x * scale, fnp.zeros_like(x))
+
+
+def scaled_mask_mul(input: Any, draws: Any, keep: float) -> Any | None:
+    """``input * (draws < keep) / keep`` as one op (``draws`` uniform on [0, 1))."""
+    apply = _apply()
+    if apply is None or not math.isfinite(1.0 / keep):
+        return None
+    return apply(_dropout_f, "NativeDropoutBackward0", (input, draws), (("keep", float(keep)),))

@@ -1,0 +1,49 @@
+"""Fixtures for the compat tests.
+
+``lib`` runs a scenario twice: on ``compat.torch`` and, where it is installed, on
+real PyTorch as an oracle (skipped with a reason otherwise; set
+``COMPAT_REQUIRE_TORCH=1`` to turn the skip into a failure, as CI does when it
+could install torch).
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+
+import numpy as np
+import pytest
+
+import compat.torch as ctorch
+
+
+def _real_torch():
+    try:
+        return importlib.import_module("torch")
+    except ImportError:
+        if os.environ.get("COMPAT_REQUIRE_TORCH") == "1":
+            pytest.fail("COMPAT_REQUIRE_TORCH=1 but PyTorch is not importable")
+        pytest.skip("PyTorch is not installed: the oracle half of this test is skipped")
+
+
+@pytest.fixture(params=["compat", "torch"])
+def lib(request):
+    """``compat.torch`` or real ``torch``: the same scenario runs on both."""
+    if request.param == "compat":
+        return ctorch
+    return _real_torch()
+
+
+@pytest.fixture
+def real_torch():
+    return _real_torch()
+
+
+@pytest.fixture
+def torch():
+    return ctorch
+
+
+def npv(t) -> np.ndarray:
+    """A tensor's values as a NumPy array (either library)."""
+    return np.asarray(t.detach().cpu().numpy() if hasattr(t, "cpu") else t.detach().numpy())

@@ -1,0 +1,277 @@
+"""Gradients of every op API.md lists, against finite differences through the compat API
+(float64), and values and gradients against real PyTorch where it is installed.
+
+Also: PyTorch's subgradient and tie conventions, and hypothesis-driven shape checks.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from compat_helpers import fd_jacobian, npv
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import compat.torch as ctorch
+
+# name -> (function of (lib, *tensors), input shapes, (low, high) input domain)
+OPS = {
+    "add": (lambda t, a, b: a + b, [(2, 3), (3,)], (-2, 2)),
+    "sub": (lambda t, a, b: a - b, [(2, 3), (2, 3)], (-2, 2)),
+    "rsub_scalar": (lambda t, a: 2.5 - a, [(3,)], (-2, 2)),
+    "mul": (lambda t, a, b: a * b, [(2, 3), (2, 1)], (-2, 2)),
+    "div": (lambda t, a, b: a / b, [(2, 3), (3,)], (0.5, 2)),
+    "rdiv_scalar": (lambda t, a: 1.5 / a, [(3,)], (0.5, 2)),
+    "neg": (lambda t, a: -a, [(4,)], (-2, 2)),
+    "pow_tensor": (lambda t, a, b: a**b, [(3,), (3,)], (0.5, 2)),
+    "pow_int": (lambda t, a: a**3, [(3,)], (-2, 2)),
+    "pow_float": (lambda t, a: a**2.5, [(3,)], (0.5, 2)),
+    "rpow": (lambda t, a: 2.0**a, [(3,)], (-1, 1)),
+    "pow_fn": (lambda t, a, b: t.pow(a, b), [(2, 2), (2, 2)], (0.5, 2)),
+    "matmul": (lambda t, a, b: a @ b, [(2, 3), (3, 4)], (-1, 1)),
+    "matmul_vec": (lambda t, a, b: t.matmul(a, b), [(3, 4), (4,)], (-1, 1)),
+    "matmul_batched": (lambda t, a, b: t.matmul(a, b), [(2, 3, 4), (4, 2)], (-1, 1)),
+    "mm": (lambda t, a, b: t.mm(a, b), [(2, 3), (3, 2)], (-1, 1)),
+    "sum": (lambda t, a: a.sum(), [(2, 3)], (-2, 2)),
+    "sum_dim": (lambda t, a: a.sum(dim=1, keepdim=True), [(2, 3)], (-2, 2)),
+    "sum_dims": (lambda t, a: t.sum(a, (0, 2)), [(2, 3, 2)], (-2, 2)),
+    "mean": (lambda t, a: a.mean(), [(2, 3)], (-2, 2)),
+    "mean_dim": (lambda t, a: a.mean(0), [(2, 3)], (-2, 2)),
+    "max": (lambda t, a: a.max(), [(2, 3)], (-2, 2)),
+    "max_dim": (lambda t, a: a.max(dim=1)[0], [(2, 3)], (-2, 2)),
+    "min": (lambda t, a: a.min(), [(2, 3)], (-2, 2)),
+    "min_dim": (lambda t, a: t.min(a, 0).values, [(2, 3)], (-2, 2)),
+    "amax": (lambda t, a: t.amax(a, dim=(0, 1)), [(2, 3)], (-2, 2)),
+    "amax_dim": (lambda t, a: a.amax(dim=-1, keepdim=True), [(2, 3)], (-2, 2)),
+    "maximum": (lambda t, a, b: t.maximum(a, b), [(2, 3), (2, 3)], (-2, 2)),
+    "prod": (lambda t, a: a.prod(), [(2, 3)], (0.5, 1.5)),
+    "prod_dim": (lambda t, a: a.prod(dim=1), [(2, 3)], (-2, 2)),
+    "exp": (lambda t, a: a.exp(), [(3,)], (-2, 2)),
+    "log": (lambda t, a: t.log(a), [(3,)], (0.5, 3)),
+    "sin": (lambda t, a: a.sin(), [(3,)], (-2, 2)),
+    "cos": (lambda t, a: t.cos(a), [(3,)], (-2, 2)),
+    "tanh": (lambda t, a: a.tanh(), [(3,)], (-2, 2)),
+    "sigmoid": (lambda t, a: t.sigmoid(a), [(3,)], (-2, 2)),
+    "relu": (lambda t, a: a.relu(), [(5,)], (-2, 2)),
+    "sqrt": (lambda t, a: a.sqrt(), [(3,)], (0.5, 3)),
+    "abs": (lambda t, a: a.abs(), [(5,)], (-2, 2)),
+    "clamp": (lambda t, a: a.clamp(-0.5, 0.7), [(6,)], (-2, 2)),
+    "clamp_min": (lambda t, a: t.clamp(a, min=0.1), [(6,)], (-2, 2)),
+    "clamp_tensor": (lambda t, a, lo: t.clamp(a, min=lo), [(6,), (6,)], (-2, 2)),
+    "softmax": (lambda t, a: t.softmax(a, dim=1), [(2, 4)], (-2, 2)),
+    "log_softmax": (lambda t, a: a.log_softmax(dim=0), [(3, 2)], (-2, 2)),
+    "t": (lambda t, a: a.t() * t.arange(6.0, dtype=t.float64).reshape(3, 2), [(2, 3)], (-2, 2)),
+    "T": (lambda t, a: a.T.exp(), [(2, 3)], (-1, 1)),
+    "transpose": (lambda t, a: a.transpose(0, 2).sin(), [(2, 3, 2)], (-2, 2)),
+    "permute": (lambda t, a: a.permute(2, 0, 1).sin(), [(2, 3, 2)], (-2, 2)),
+    "reshape": (lambda t, a: a.reshape(3, -1).sin(), [(2, 3)], (-2, 2)),
+    "view": (lambda t, a: a.view(6).sin(), [(2, 3)], (-2, 2)),
+    "flatten": (lambda t, a: a.flatten(1).sin(), [(2, 3, 2)], (-2, 2)),
+    "unsqueeze": (lambda t, a: a.unsqueeze(1).sin(), [(2, 3)], (-2, 2)),
+    "squeeze": (lambda t, a: a.squeeze().sin(), [(2, 1, 3)], (-2, 2)),
+    "expand": (lambda t, a: a.expand(4, 3).sin(), [(1, 3)], (-2, 2)),
+    "cat": (lambda t, a, b: t.cat([a, b], dim=0).sin(), [(2, 3), (1, 3)], (-2, 2)),
+    "stack": (lambda t, a, b: t.stack([a, b], dim=1).sin(), [(2, 3), (2, 3)], (-2, 2)),
+    "where": (lambda t, a, b: t.where(a > 0, a, b), [(6,), (6,)], (-2, 2)),
+    "getitem_int": (lambda t, a: a[1], [(3, 2)], (-2, 2)),
+    "getitem_slice": (lambda t, a: a[:, 1:3], [(2, 4)], (-2, 2)),
+    "getitem_step_none": (lambda t, a: a[::2, None], [(5,)], (-2, 2)),
+    "getitem_ellipsis": (lambda t, a: a[..., 0], [(2, 3, 2)], (-2, 2)),
+    "getitem_index_tensor": (lambda t, a: a[t.tensor([2, 0, 2])], [(4,)], (-2, 2)),
+    "getitem_mask": (lambda t, a: a[a > 0], [(6,)], (-2, 2)),
+    "gather": (lambda t, a: t.gather(a, 1, t.tensor([[0, 2], [1, 1]])), [(2, 3)], (-2, 2)),
+    "logsumexp": (lambda t, a: t.logsumexp(a, dim=1), [(2, 3)], (-2, 2)),
+}
+
+
+def _inputs(shapes, domain, seed):
+    rng = np.random.default_rng(seed)
+    lo, hi = domain
+    return [rng.uniform(lo, hi, s) for s in shapes]
+
+
+def _run(lib, name, arrays, requires_grad=True):
+    f, _, _ = OPS[name]
+    ts = [lib.tensor(a, dtype=lib.float64, requires_grad=requires_grad) for a in arrays]
+    return ts, f(lib, *ts)
+
+
+@pytest.mark.parametrize("name", sorted(OPS))
+def test_op_gradient_matches_finite_differences(name):
+    _, shapes, domain = OPS[name]
+    arrays = _inputs(shapes, domain, seed=abs(hash(name)) % 2**31)
+
+    def value(*xs):
+        with ctorch.no_grad():
+            _, out = _run(ctorch, name, xs, requires_grad=False)
+        return npv(out)
+
+    out, jacs = fd_jacobian(value, arrays)
+    ts, y = _run(ctorch, name, arrays)
+    rng = np.random.default_rng(1)
+    ct = rng.standard_normal(out.shape)
+    grads = ctorch.autograd.grad(y, ts, ctorch.tensor(ct, dtype=ctorch.float64), allow_unused=True)
+    for g, jac, x in zip(grads, jacs, arrays):
+        expected = np.tensordot(ct, jac, axes=out.ndim)
+        got = np.zeros(x.shape) if g is None else npv(g)
+        np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-6, err_msg=name)
+
+
+@pytest.mark.parametrize("name", sorted(OPS))
+def test_op_value_and_gradient_match_pytorch(name, real_torch):
+    _, shapes, domain = OPS[name]
+    arrays = _inputs(shapes, domain, seed=7)
+    outs, grads = [], []
+    for lib in (ctorch, real_torch):
+        ts, y = _run(lib, name, arrays)
+        ct = np.random.default_rng(3).standard_normal(tuple(y.shape))
+        gs = lib.autograd.grad(y, ts, lib.tensor(ct, dtype=lib.float64), allow_unused=True)
+        outs.append(npv(y))
+        grads.append([None if g is None else npv(g) for g in gs])
+    np.testing.assert_allclose(outs[0], outs[1], rtol=1e-10, atol=1e-12)
+    for a, b in zip(*grads):
+        if a is None or b is None:
+            assert a is None and b is None
+        else:
+            np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-12, err_msg=name)
+
+
+def test_every_api_md_op_has_a_gradient_test():
+    listed = [
+        "sum",
+        "mean",
+        "max",
+        "min",
+        "amax",
+        "prod",
+        "exp",
+        "log",
+        "sin",
+        "cos",
+        "tanh",
+        "sigmoid",
+        "relu",
+        "sqrt",
+        "abs",
+        "pow",
+        "clamp",
+        "matmul",
+        "mm",
+        "t",
+        "T",
+        "transpose",
+        "permute",
+        "reshape",
+        "view",
+        "flatten",
+        "unsqueeze",
+        "squeeze",
+        "expand",
+        "softmax",
+        "log_softmax",
+        "cat",
+        "stack",
+        "where",
+        "add",
+        "sub",
+        "mul",
+        "div",
+        "neg",
+        "getitem",
+    ]
+    for op in listed:
+        assert any(k == op or k.startswith(op + "_") for k in OPS), op
+
+
+# --------------------------------------------------------------------------- conventions
+
+CONVENTIONS = {
+    "relu_at_zero": (lambda t, x: x.relu(), [0.0, -1.0, 2.0]),
+    "abs_at_zero": (lambda t, x: x.abs(), [0.0, -1.0, 2.0]),
+    "clamp_at_bounds": (lambda t, x: x.clamp(-1.0, 1.0), [-1.0, 1.0, 0.0, 2.0]),
+    "clamp_min_greater_than_max": (lambda t, x: x.clamp(1.0, -1.0), [-2.0, 0.0, 2.0]),
+    "pow_zero_exponent_at_zero": (lambda t, x: x**0.0, [0.0, 1.0]),
+    "max_dim_ties_first_index": (lambda t, x: x.reshape(2, 3).max(dim=1)[0], [1, 3, 3, 2, 2, 0]),
+    "min_dim_ties_first_index": (lambda t, x: x.reshape(2, 3).min(dim=1)[0], [1, 0, 0, 2, 2, 5]),
+    "full_max_ties_split_evenly": (lambda t, x: x.max(), [1.0, 3.0, 3.0, 3.0]),
+    "full_min_ties_split_evenly": (lambda t, x: x.min(), [1.0, 1.0, 3.0]),
+    "amax_ties_split_evenly": (lambda t, x: x.reshape(2, 2).amax(dim=1), [2.0, 2.0, 1.0, 0.0]),
+    "maximum_ties_halves": (lambda t, x: t.maximum(x, t.ones(3, dtype=t.float64)), [1.0, 0.0, 2.0]),
+    "sqrt_at_zero_is_inf": (lambda t, x: x.sqrt(), [0.0, 4.0]),
+    "sign_zero_gradient": (lambda t, x: x.sign(), [0.0, -2.0]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CONVENTIONS))
+def test_subgradient_and_tie_conventions_are_pytorchs(name, lib):
+    f, vals = CONVENTIONS[name]
+    x = lib.tensor(vals, dtype=lib.float64, requires_grad=True)
+    y = f(lib, x)
+    (g,) = lib.autograd.grad(y.sum(), x)
+    expected = {
+        "relu_at_zero": [0.0, 0.0, 1.0],
+        "abs_at_zero": [0.0, -1.0, 1.0],
+        "clamp_at_bounds": [1.0, 1.0, 1.0, 0.0],
+        "clamp_min_greater_than_max": [0.0, 0.0, 0.0],
+        "pow_zero_exponent_at_zero": [0.0, 0.0],
+        "max_dim_ties_first_index": [0, 1, 0, 1, 0, 0],
+        "min_dim_ties_first_index": [0, 1, 0, 1, 0, 0],
+        "full_max_ties_split_evenly": [0.0, 1 / 3, 1 / 3, 1 / 3],
+        "full_min_ties_split_evenly": [0.5, 0.5, 0.0],
+        "amax_ties_split_evenly": [0.5, 0.5, 1.0, 0.0],
+        "maximum_ties_halves": [0.5, 0.0, 1.0],
+        "sqrt_at_zero_is_inf": [np.inf, 0.25],
+        "sign_zero_gradient": [0.0, 0.0],
+    }[name]
+    np.testing.assert_allclose(npv(g), expected)
+
+
+def test_pow_exponent_gradient_at_zero_base_is_zero(lib):
+    base = lib.tensor([0.0, 2.0], dtype=lib.float64)
+    e = lib.tensor([2.0, 3.0], dtype=lib.float64, requires_grad=True)
+    (g,) = lib.autograd.grad((base**e).sum(), e)
+    np.testing.assert_allclose(npv(g), [0.0, 8.0 * np.log(2.0)])
+
+
+# --------------------------------------------------------------------------- hypothesis
+
+_shapes = st.lists(st.integers(1, 4), min_size=1, max_size=3).map(tuple)
+
+
+@settings(max_examples=10, deadline=None)
+@given(shape=_shapes, seed=st.integers(0, 2**16))
+def test_elementwise_chain_gradient_random_shapes(shape, seed):
+    x0 = np.random.default_rng(seed).uniform(0.5, 2.0, shape)
+
+    def f(t, x):
+        return (t.tanh(x) * x.exp() + x.sqrt() / (1.0 + x * x)).sum()
+
+    x = ctorch.tensor(x0, dtype=ctorch.float64, requires_grad=True)
+    (g,) = ctorch.autograd.grad(f(ctorch, x), x)
+    expected = (
+        (1 - np.tanh(x0) ** 2) * np.exp(x0)
+        + np.tanh(x0) * np.exp(x0)
+        + (0.5 / np.sqrt(x0)) / (1 + x0**2)
+        - np.sqrt(x0) * 2 * x0 / (1 + x0**2) ** 2
+    )
+    np.testing.assert_allclose(npv(g), expected, rtol=1e-10)
+
+
+@settings(max_examples=10, deadline=None)
+@given(m=st.integers(1, 4), k=st.integers(1, 4), n=st.integers(1, 4), seed=st.integers(0, 2**16))
+def test_matmul_reduction_gradient_random_shapes(m, k, n, seed):
+    rng = np.random.default_rng(seed)
+    a0, b0 = rng.standard_normal((m, k)), rng.standard_normal((k, n))
+    a = ctorch.tensor(a0, dtype=ctorch.float64, requires_grad=True)
+    b = ctorch.tensor(b0, dtype=ctorch.float64, requires_grad=True)
+    y = (a @ b).softmax(dim=-1).max(dim=-1)[0].sum()
+    ga, gb = ctorch.autograd.grad(y, [a, b])
+
+    def value(a_, b_):
+        z = a_ @ b_
+        e = np.exp(z - z.max(-1, keepdims=True))
+        return (e / e.sum(-1, keepdims=True)).max(-1).sum()
+
+    _, (ja, jb) = fd_jacobian(value, [a0, b0])
+    np.testing.assert_allclose(npv(ga), ja, rtol=1e-5, atol=1e-7)
+    np.testing.assert_allclose(npv(gb), jb, rtol=1e-5, atol=1e-7)
