@@ -9,6 +9,9 @@ create_graph=False)``: ``retain_graph`` defaults to ``False``, not to
 
 from __future__ import annotations
 
+import importlib
+from typing import Any
+
 import compat._core  # noqa: F401
 from compat._core.namespace import *  # noqa: F403
 from compat._core.namespace import __dict__ as _ns
@@ -20,3 +23,9 @@ for _k, _v in _ns.items():
 del _k, _v, _ns
 
 __version__ = "0.9.0+compat"
+
+
+def __getattr__(name: str) -> Any:
+    if name in ("nn", "optim"):
+        return importlib.import_module(f"compat.oneflow.{name}")
+    raise AttributeError(f"module 'compat.oneflow' has no attribute {name!r}")
