@@ -4,8 +4,11 @@ A workload is a function decorated with :func:`workload` that prepares its
 inputs and returns ``{impl_name: zero_arg_callable}``, for example
 ``{"funcgrad": f1, "jax": f2, "torch": f3}``. Each callable does the work of
 one call (inputs are captured in closures; setup cost stays in the workload
-function). Workloads live in ``benchmarks/wl_*.py`` modules, which are
-imported automatically.
+function) and returns its result. The harness waits for jax arrays anywhere in
+that result (a pytree), so a callable must return them rather than wrappers
+around them: return a compat Tensor's underlying array, not the Tensor, or the
+asynchronous jax dispatch is timed instead of the work. Workloads live in
+``benchmarks/wl_*.py`` modules, which are imported automatically.
 
 Timing protocol, per workload:
 
@@ -140,7 +143,7 @@ def _time_batch(fn: Callable[[], Any], n: int) -> float:
 
 
 def _calibrate(fn: Callable[[], Any], min_batch_time: float, max_calls: int) -> int:
-    """Smallest power-of-two-ish call count whose batch takes ``min_batch_time``."""
+    """A call count (at most ``max_calls``) whose batch takes at least ``min_batch_time``."""
     n = 1
     while True:
         elapsed = _time_batch(fn, n)
@@ -307,6 +310,7 @@ def plot_ratios(results: list[WorkloadResult], path: Path) -> None:
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib import ticker
 
     keys = sorted({k for r in results for k in r.ratios})
     with_ratios = [r for r in results if r.ratios]
@@ -318,10 +322,16 @@ def plot_ratios(results: list[WorkloadResult], path: Path) -> None:
         xs = np.arange(len(with_ratios))
         for i, key in enumerate(keys):
             values = [r.ratios.get(key, np.nan) for r in with_ratios]
-            bars = ax.bar(xs + (i - (len(keys) - 1) / 2) * width, values, width, label=key)
-            ax.bar_label(bars, fmt="%.2f", fontsize=7, padding=2)
+            # Bars grow from the 1× line: up when the subject is slower, down when faster.
+            heights = [v - 1.0 for v in values]
+            offset = (i - (len(keys) - 1) / 2) * width
+            bars = ax.bar(xs + offset, heights, width, bottom=1.0, label=key)
+            ax.bar_label(bars, labels=[f"{v:.2f}" for v in values], fontsize=7, padding=2)
         ax.axhline(1.0, color="black", linewidth=0.8)
         ax.set_yscale("log")
+        ax.yaxis.set_major_locator(ticker.LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+        ax.yaxis.set_major_formatter(ticker.FormatStrFormatter("%g×"))
+        ax.yaxis.set_minor_formatter(ticker.NullFormatter())
         ax.set_xticks(xs, [r.name for r in with_ratios], rotation=30, ha="right")
         ax.set_ylabel("time ratio (above 1: subject slower)")
         ax.legend(fontsize=8)
