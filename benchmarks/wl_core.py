@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -30,7 +32,7 @@ def jit_dispatch() -> Impls:
 def _mlp_params(sizes):
     return [
         (_f32(a, b) * np.float32(1 / np.sqrt(a)), np.zeros(b, np.float32))
-        for a, b in zip(sizes[:-1], sizes[1:])
+        for a, b in itertools.pairwise(sizes)
     ]
 
 
@@ -74,7 +76,7 @@ def _chain(lib, n):
     sin, cos = (fnp.sin, fnp.cos) if lib == "fg" else (jnp.sin, jnp.cos)
 
     def f(x):
-        for i in range(n // 4):
+        for _i in range(n // 4):
             x = sin(x) * 0.9 + cos(x) * 0.1
         return (x * x).sum()
 
@@ -178,8 +180,8 @@ def per_example_grads() -> Impls:
 def jacrev_256() -> Impls:
     """jit(jacrev(f)) for f: R^256 → R^256."""
     w = jnp.asarray(_f32(256, 256) / 16)
-    f = lambda x: fnp.tanh(w @ x) * x  # noqa: E731
-    g = lambda x: jnp.tanh(w @ x) * x  # noqa: E731
+    f = lambda x: fnp.tanh(w @ x) * x
+    g = lambda x: jnp.tanh(w @ x) * x
     x = jnp.asarray(_f32(256))
     ff, gg = fg.jit(fg.jacrev(f)), jax.jit(jax.jacrev(g))
     return {"funcgrad": lambda: ff(x), "jax": lambda: gg(x)}

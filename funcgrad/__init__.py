@@ -1,13 +1,16 @@
 """funcgrad: composable function transforms over immutable arrays, compiled through XLA.
 
-    import funcgrad as fg
-    import funcgrad.numpy as fnp
+import funcgrad as fg
+import funcgrad.numpy as fnp
 
-    fg.grad(lambda x: fnp.sum(fnp.sin(x) ** 2))(fnp.ones(3))
+fg.grad(lambda x: fnp.sum(fnp.sin(x) ** 2))(fnp.ones(3))
 """
 
-from funcgrad import primitives  # noqa: F401  (registers every primitive)
-from funcgrad import numpy  # noqa: F401  (installs tracer operators)
+from funcgrad import (
+    numpy,  # noqa: F401  (installs tracer operators)
+    primitives,  # noqa: F401  (registers every primitive)
+    random,  # noqa: F401  (fg.random, like jax.random)
+)
 from funcgrad.api import (
     grad,
     hessian,

@@ -117,6 +117,10 @@ def jvp_program(prog: Program, nonzero: Sequence[bool]) -> tuple[Program, list[b
 
 #: marks a record whose primitive uses ``vjp`` (not ``vjp_fwd``/``vjp_bwd``)
 NO_RESIDUALS = object()
+#: marks a record of an equation none of whose inputs depends on the differentiated
+#: inputs: it gets no cotangent rule (no residuals, and e.g. a ``while`` over constants
+#: does not need reverse mode)
+INACTIVE = object()
 
 
 class VJPPrograms:
@@ -145,11 +149,9 @@ def backward_pass(
     for e, ins, outs, res in reversed(records):
         prim = e.prim
         cts = [ct_env.pop(v, None) for v in e.outvars]
-        if not prim.differentiable or all(is_zero(c) for c in cts):
+        if res is INACTIVE or not prim.differentiable or all(is_zero(c) for c in cts):
             continue
-        cts = [
-            Zero(tangent_aval(v.aval)) if c is None else c for v, c in zip(e.outvars, cts)
-        ]
+        cts = [Zero(tangent_aval(v.aval)) if c is None else c for v, c in zip(e.outvars, cts)]
         if res is not NO_RESIDUALS:
             in_cts = prim.vjp_bwd(res, cts, **e.params)
         else:
@@ -168,15 +170,21 @@ def forward_pass(prog: Program, args: Sequence[Any]) -> tuple[list, list]:
     """Evaluate ``prog`` recording each equation's inputs, outputs and residuals."""
     env: dict[Var, Any] = dict(zip(prog.constvars, prog.consts))
     env.update(zip(prog.invars, args))
+    active = {v for v in prog.invars if differentiable_dtype(v.aval.dtype)}
     records = []
     for e in prog.eqns:
         ins = [env[a] if type(a) is Var else a.val for a in e.inputs]
         prim = e.prim
         res = NO_RESIDUALS
-        if prim.vjp_fwd is not None and prim.differentiable:
+        if not any(type(a) is Var and a in active for a in e.inputs):
+            res = INACTIVE
+            out = bind(prim, *ins, **e.params)
+        elif prim.vjp_fwd is not None and prim.differentiable:
             out, res = prim.vjp_fwd(*ins, **e.params)
         else:
             out = bind(prim, *ins, **e.params)
+        if res is not INACTIVE:
+            active.update(v for v in e.outvars if differentiable_dtype(v.aval.dtype))
         outs = list(out) if prim.multiple_results else [out]
         env.update(zip(e.outvars, outs))
         records.append((e, ins, outs, res))
@@ -267,7 +275,9 @@ def partial_eval(
             outs = out if e.prim.multiple_results else [out]
             env.update(zip(e.outvars, outs))
         out_unknown = [type(a) is Var and a in unk for a in prog.outvars]
-        lin = b.build([env[a] if type(a) is Var else a.val for a, u in zip(prog.outvars, out_unknown) if u])
+        lin = b.build(
+            [env[a] if type(a) is Var else a.val for a, u in zip(prog.outvars, out_unknown) if u]
+        )
         known_outs = [
             None if u else (env[a] if type(a) is Var else a.val)
             for a, u in zip(prog.outvars, out_unknown)

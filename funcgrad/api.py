@@ -17,9 +17,9 @@ from jax import dtypes as jax_dtypes
 from funcgrad import ad, batching
 from funcgrad.core import dtypes
 from funcgrad.core.interp import is_tracing, new_builder, to_aval
-from funcgrad.lowering import run_program
 from funcgrad.core.ir import Aval, Program
 from funcgrad.core.zeros import is_zero
+from funcgrad.lowering import run_program
 from funcgrad.tree import broadcast_prefix, tree_flatten, tree_unflatten
 
 float0 = jax_dtypes.float0
@@ -303,7 +303,7 @@ def jvp(fun: Callable, primals: Sequence[Any], tangents: Sequence[Any], has_aux:
 def linearize(fun: Callable, *primals: Any) -> tuple[Any, Callable]:
     """``(out, jvp_fn)``: the primal computed once, and its linear tangent map."""
     prog, out_tree = trace_pytree(fun, primals, None, "linearize")
-    leaves, in_tree = tree_flatten(primals)
+    leaves, _in_tree = tree_flatten(primals)
     nonzero = [dtypes.is_inexact(a.dtype) for a in prog.in_avals]
     jprog, out_nz = ad.jvp_program(prog, nonzero)
     n_t = sum(nonzero)
@@ -346,7 +346,7 @@ def linearize(fun: Callable, *primals: Any) -> tuple[Any, Callable]:
 
 def vmap(
     fun: Callable,
-    in_axes: int | None | Sequence[Any] = 0,
+    in_axes: int | Sequence[Any] | None = 0,
     out_axes: Any = 0,
     axis_size: int | None = None,
 ) -> Callable:

@@ -39,7 +39,7 @@ def _merge(static: list, dyn: Sequence, nondiff: tuple[int, ...]) -> list:
     return out
 
 
-class custom_jvp:  # noqa: N801 - JAX's name
+class custom_jvp:
     """A function with a user-supplied JVP rule: ``f.defjvp(jvp)`` where
     ``jvp(primals, tangents) -> (primal_out, tangent_out)``."""
 
@@ -55,10 +55,12 @@ class custom_jvp:  # noqa: N801 - JAX's name
 
     def __call__(self, *args: Any) -> Any:
         if self.jvp is None:
-            raise AttributeError(f"No JVP defined for custom_jvp function {self.__name__}; call defjvp")
+            raise AttributeError(
+                f"No JVP defined for custom_jvp function {self.__name__}; call defjvp"
+            )
         static, dyn = _split_nondiff(args, self.nondiff_argnums)
         leaves, in_tree = tree_flatten(dyn)
-        fun = lambda *d: self.fun(*_merge(static, d, self.nondiff_argnums))  # noqa: E731
+        fun = lambda *d: self.fun(*_merge(static, d, self.nondiff_argnums))
         prog, consts, out_tree = _trace(fun, leaves, in_tree, "custom_jvp")
         n_consts = len(consts)
         user_jvp = self.jvp
@@ -73,7 +75,7 @@ class custom_jvp:  # noqa: N801 - JAX's name
         return tree_unflatten(out_tree, outs)
 
 
-class custom_vjp:  # noqa: N801 - JAX's name
+class custom_vjp:
     """A function with a user-supplied VJP: ``f.defvjp(fwd, bwd)``;
     ``fwd(*args) -> (out, residuals)``, ``bwd(*nondiff, residuals, ct) -> tuple of cts``."""
 
@@ -89,11 +91,13 @@ class custom_vjp:  # noqa: N801 - JAX's name
 
     def __call__(self, *args: Any) -> Any:
         if self.fwd is None or self.bwd is None:
-            raise AttributeError(f"No VJP defined for custom_vjp function {self.__name__}; call defvjp")
+            raise AttributeError(
+                f"No VJP defined for custom_vjp function {self.__name__}; call defvjp"
+            )
         nd = self.nondiff_argnums
         static, dyn = _split_nondiff(args, nd)
         leaves, in_tree = tree_flatten(dyn)
-        fun = lambda *d: self.fun(*_merge(static, d, nd))  # noqa: E731
+        fun = lambda *d: self.fun(*_merge(static, d, nd))
         prog, consts, out_tree = _trace(fun, leaves, in_tree, "custom_vjp")
         n_consts = len(consts)
         user_fwd, user_bwd = self.fwd, self.bwd

@@ -66,7 +66,9 @@ class Jitted:
         self._cache: dict[Any, _Entry] = {}
         self._fast: dict[Any, _Entry] = {}  # dispatch cache for the common no-static call
         self.trace_count = 0
-        functools.update_wrapper(self, fun)
+        # updated=(): never copy a wrapped function's __dict__ (a Jitted inside grad would
+        # otherwise overwrite this object's fun and cache)
+        functools.update_wrapper(self, fun, updated=())
 
     # ------------------------------------------------------------------ signature
     def _split(self, args: tuple, kwargs: dict) -> tuple:
@@ -134,7 +136,9 @@ class Jitted:
             kw["donate_argnums"] = tuple(donated)
         if self.in_shardings is not None:
             n = len(args)
-            dyn = tuple(a for i, a in enumerate(args) if i not in {j % n for j in self.static_argnums})
+            dyn = tuple(
+                a for i, a in enumerate(args) if i not in {j % n for j in self.static_argnums}
+            )
             per_leaf = broadcast_prefix(self.in_shardings, dyn, "jit", "in_shardings")
             kw["in_shardings"] = tuple([None] * n_consts + per_leaf)
         if self.out_shardings is not None:

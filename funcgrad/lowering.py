@@ -15,7 +15,10 @@ from funcgrad.core.ir import Program, Var
 def lower_program(prog: Program) -> Callable[..., list[Any]]:
     """``fn(*consts, *args) -> outs`` evaluating ``prog`` with the ``lower`` rules."""
     binders = (*prog.constvars, *prog.invars)
-    eqns = [(e.prim.lower, e.prim.multiple_results, e.inputs, e.outvars, e.params, e.prim) for e in prog.eqns]
+    eqns = [
+        (e.prim.lower, e.prim.multiple_results, e.inputs, e.outvars, e.params, e.prim)
+        for e in prog.eqns
+    ]
     outvars = prog.outvars
 
     def fn(*vals: Any) -> list[Any]:

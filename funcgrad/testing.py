@@ -23,7 +23,9 @@ def _rand_like(rng: np.random.Generator, x: Any) -> np.ndarray:
 
 
 def _inner(a: Sequence[Any], b: Sequence[Any]) -> float:
-    return float(sum(np.vdot(np.asarray(x, np.float64), np.asarray(y, np.float64)) for x, y in zip(a, b)))
+    return float(
+        sum(np.vdot(np.asarray(x, np.float64), np.asarray(y, np.float64)) for x, y in zip(a, b))
+    )
 
 
 def _flat(out: Any) -> list[np.ndarray]:
@@ -58,7 +60,9 @@ def check_jvp(
         eps, rtol, atol = max(eps, 1e-3), max(rtol, 1e-2), max(atol, 1e-2)
     expected = numerical_jvp(f, args, tangents, eps)
     for got, want in zip(_flat(tout), expected):
-        np.testing.assert_allclose(got, want, rtol=rtol, atol=atol, err_msg="JVP vs finite differences")
+        np.testing.assert_allclose(
+            got, want, rtol=rtol, atol=atol, err_msg="JVP vs finite differences"
+        )
 
 
 def check_vjp(

@@ -19,8 +19,8 @@ from funcgrad.core.primitive import REGISTRY
 from funcgrad.testing import check_jvp, check_vjp
 
 try:  # optional families register on import
-    import funcgrad.control_flow  # noqa: F401
-    import funcgrad.random  # noqa: F401
+    import funcgrad.control_flow
+    import funcgrad.random
 except ImportError:  # pragma: no cover
     pass
 
@@ -33,11 +33,7 @@ def _examples(prim):
     return prim.examples(np.random.default_rng(abs(hash(prim.name)) % 2**32))
 
 
-CASES = [
-    pytest.param(p, i, id=f"{p.name}-{i}")
-    for p in PRIMS
-    for i in range(len(_examples(p)))
-]
+CASES = [pytest.param(p, i, id=f"{p.name}-{i}") for p in PRIMS for i in range(len(_examples(p)))]
 
 
 def test_registry_complete():
@@ -61,9 +57,7 @@ def _call(prim, ex, args):
 def _diff_argnums(prim, ex):
     if ex.diff_argnums is not None:
         return ex.diff_argnums
-    return tuple(
-        i for i, a in enumerate(ex.args) if dtypes.is_inexact(np.asarray(a).dtype)
-    )
+    return tuple(i for i, a in enumerate(ex.args) if dtypes.is_inexact(np.asarray(a).dtype))
 
 
 def _partial(prim, ex, nums):
@@ -81,8 +75,10 @@ def test_lowering_eager_vs_jit(prim, i):
     ex = _examples(prim)[i]
     eager = _call(prim, ex, ex.args)
     compiled = fg.jit(lambda *a: _call(prim, ex, a))(*ex.args)
-    for a, b in zip(np.atleast_1d(eager) if not prim.multiple_results else eager,
-                    np.atleast_1d(compiled) if not prim.multiple_results else compiled):
+    for a, b in zip(
+        np.atleast_1d(eager) if not prim.multiple_results else eager,
+        np.atleast_1d(compiled) if not prim.multiple_results else compiled,
+    ):
         np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-6, atol=1e-6)
 
 
@@ -203,7 +199,10 @@ def test_batching_vs_loop(prim, i):
             wants = want if prim.multiple_results else [want]
             for g, w in zip(gots, wants):
                 np.testing.assert_allclose(
-                    np.asarray(g)[b], np.asarray(w), rtol=1e-6, atol=1e-6,
+                    np.asarray(g)[b],
+                    np.asarray(w),
+                    rtol=1e-6,
+                    atol=1e-6,
                     err_msg=f"{prim.name} in_axes={axes} example {b}",
                 )
 

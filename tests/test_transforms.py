@@ -16,8 +16,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import funcgrad as fg
-import funcgrad.numpy as fnp
 import funcgrad.nn as fnn
+import funcgrad.numpy as fnp
 
 UNARY = {
     "sin": (fnp.sin, jnp.sin),
@@ -29,7 +29,10 @@ UNARY = {
     "square": (fnp.square, jnp.square),
     "softplus": (fnn.softplus, jax.nn.softplus),
     "sum0": (lambda x: fnp.sum(x, axis=0, keepdims=True), lambda x: jnp.sum(x, 0, keepdims=True)),
-    "mean1": (lambda x: fnp.mean(x, axis=-1, keepdims=True), lambda x: jnp.mean(x, -1, keepdims=True)),
+    "mean1": (
+        lambda x: fnp.mean(x, axis=-1, keepdims=True),
+        lambda x: jnp.mean(x, -1, keepdims=True),
+    ),
     "flip": (lambda x: x[::-1], lambda x: x[::-1]),
     "matmul": (
         lambda x: x @ (fnp.ones((x.shape[-1], x.shape[-1])) * 0.1 + fnp.eye(x.shape[-1])),
@@ -43,7 +46,10 @@ BINARY = {
     "mul": (fnp.multiply, jnp.multiply),
     "div": (lambda a, b: a / (1.0 + b * b), lambda a, b: a / (1.0 + b * b)),
     "max": (fnp.maximum, jnp.maximum),
-    "where": (lambda a, b: fnp.where(a > b, a * b, a - b), lambda a, b: jnp.where(a > b, a * b, a - b)),
+    "where": (
+        lambda a, b: fnp.where(a > b, a * b, a - b),
+        lambda a, b: jnp.where(a > b, a * b, a - b),
+    ),
 }
 
 
@@ -128,17 +134,20 @@ def test_vmap_and_per_example_grads_match_jax(recipe, x, y):
     close(fg.vmap(f)(x, y), jax.vmap(g)(x, y))
     close(fg.vmap(f, in_axes=(1, None))(x, y[:, 0]), jax.vmap(g, in_axes=(1, None))(x, y[:, 0]))
     close(fg.vmap(fg.grad(f))(x, y), jax.vmap(jax.grad(g))(x, y))
-    close(fg.grad(lambda x, y: fg.vmap(f)(x, y).sum())(x, y), jax.grad(lambda x, y: jax.vmap(g)(x, y).sum())(x, y))
+    close(
+        fg.grad(lambda x, y: fg.vmap(f)(x, y).sum())(x, y),
+        jax.grad(lambda x, y: jax.vmap(g)(x, y).sum())(x, y),
+    )
     close(fg.jit(fg.vmap(f))(x, y), jax.vmap(g)(x, y))
     close(fg.vmap(fg.jit(f))(x, y), jax.vmap(g)(x, y))
 
 
 def test_higher_order_and_hessian_identity():
-    f = lambda x: fnp.sin(x) * x**3  # noqa: E731
-    g = lambda x: jnp.sin(x) * x**3  # noqa: E731
+    f = lambda x: fnp.sin(x) * x**3
+    g = lambda x: jnp.sin(x) * x**3
     x = 0.7
     close(fg.grad(fg.grad(fg.grad(f)))(x), jax.grad(jax.grad(jax.grad(g)))(x))
-    h = lambda v: fnp.sum(fnp.tanh(v) ** 2 * v[::-1])  # noqa: E731
+    h = lambda v: fnp.sum(fnp.tanh(v) ** 2 * v[::-1])
     v = np.linspace(-1, 1, 4)
     close(fg.hessian(h)(v), fg.jacfwd(fg.jacrev(h))(v))
     close(fg.hessian(h)(v), jax.hessian(lambda v: jnp.sum(jnp.tanh(v) ** 2 * v[::-1]))(v))
@@ -171,7 +180,7 @@ def test_transform_errors():
         fg.grad(lambda x: x * 2)(np.int32(3))
     g = fg.grad(lambda x: (x * 2).astype(np.float32), allow_int=True)(np.int32(3))
     assert g.dtype == jax.dtypes.float0
-    out, pb = fg.vjp(lambda x: x * 2, np.ones(3))
+    _out, pb = fg.vjp(lambda x: x * 2, np.ones(3))
     with pytest.raises(ValueError, match=r"shape \(4,\).*shape \(3,\)"):
         pb(np.ones(4))
     with pytest.raises(ValueError, match="inconsistent sizes"):
@@ -197,8 +206,14 @@ def test_vmap_axes_variants():
             continue
         b = np.random.rand(*np.delete(x.shape, ia[0] % 3))
         close(fg.vmap(f, ia, oa)(x, b), jax.vmap(g, ia, oa)(x, b))
-    close(fg.vmap(fg.vmap(f, (0, None)), (1, None))(x, x[0, 0]), jax.vmap(jax.vmap(g, (0, None)), (1, None))(x, x[0, 0]))
-    close(fg.vmap(lambda d: d["a"] * 2, in_axes=({"a": 1},))({"a": x}), jax.vmap(lambda d: d["a"] * 2, in_axes=({"a": 1},))({"a": x}))
+    close(
+        fg.vmap(fg.vmap(f, (0, None)), (1, None))(x, x[0, 0]),
+        jax.vmap(jax.vmap(g, (0, None)), (1, None))(x, x[0, 0]),
+    )
+    close(
+        fg.vmap(lambda d: d["a"] * 2, in_axes=({"a": 1},))({"a": x}),
+        jax.vmap(lambda d: d["a"] * 2, in_axes=({"a": 1},))({"a": x}),
+    )
 
 
 def test_vmap_mlp_program_has_no_per_example_loop():
@@ -226,7 +241,7 @@ def test_custom_vjp_rule_is_used():
         return (fnp.clip(g, -1.0, 1.0),)
 
     clip_grad.defvjp(fwd, bwd)
-    f = lambda x: fnp.sum(clip_grad(x) * 10.0)  # noqa: E731
+    f = lambda x: fnp.sum(clip_grad(x) * 10.0)
     np.testing.assert_allclose(fg.grad(f)(np.ones(3)), np.ones(3))  # 10 clipped to 1
     np.testing.assert_allclose(fg.jit(fg.grad(f))(np.ones(3)), np.ones(3))
     np.testing.assert_allclose(fg.vmap(fg.grad(f))(np.ones((2, 3))), np.ones((2, 3)))
@@ -268,7 +283,9 @@ def test_checkpoint_saves_only_inputs():
 
     x = np.linspace(0, 1, 5)
     close(fg.grad(remat)(x), fg.grad(plain)(x))
-    close(fg.grad(remat)(x), jax.grad(lambda x: jnp.sum(jax.checkpoint(lambda x: _jblock(x))(x)))(x))
+    close(
+        fg.grad(remat)(x), jax.grad(lambda x: jnp.sum(jax.checkpoint(lambda x: _jblock(x))(x)))(x)
+    )
     res_plain = ad.vjp_program(fg.make_ir(plain)(x)).num_res
     res_remat = ad.vjp_program(fg.make_ir(remat)(x)).num_res
     assert res_remat == 1 < res_plain
@@ -281,7 +298,7 @@ def _jblock(x):
 
 
 def test_stop_gradient():
-    f = lambda x: fnp.sum(x * fg.stop_gradient(x))  # noqa: E731
+    f = lambda x: fnp.sum(x * fg.stop_gradient(x))
     np.testing.assert_allclose(fg.grad(f)(np.arange(3.0)), np.arange(3.0))
 
 

@@ -107,7 +107,7 @@ class Var:
 class Literal:
     """A constant scalar written inline in the IR."""
 
-    __slots__ = ("val", "aval")
+    __slots__ = ("aval", "val")
 
     def __init__(self, val: Any, aval: Aval) -> None:
         self.val = val

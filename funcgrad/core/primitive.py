@@ -69,9 +69,9 @@ class Primitive:
         out = []
         for r in RULES:
             if r == "vjp":
-                if self.vjp is None and (self.vjp_fwd is None or self.vjp_bwd is None):
-                    if self.differentiable:
-                        out.append(r)
+                no_vjp = self.vjp is None and (self.vjp_fwd is None or self.vjp_bwd is None)
+                if no_vjp and self.differentiable:
+                    out.append(r)
                 continue
             if r == "jvp" and not self.differentiable:
                 continue

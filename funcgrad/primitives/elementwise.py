@@ -426,7 +426,7 @@ def digamma(x: Any) -> Any:
     return bind(digamma_p, x)
 
 
-def abs(x: Any) -> Any:  # noqa: A001
+def abs(x: Any) -> Any:
     return bind(abs_p, x)
 
 
@@ -442,7 +442,7 @@ def ceil(x: Any) -> Any:
     return bind(ceil_p, x)
 
 
-def round(x: Any) -> Any:  # noqa: A001
+def round(x: Any) -> Any:
     return bind(round_p, x)
 
 
@@ -512,15 +512,15 @@ def rem(x: Any, y: Any) -> Any:
     return bind(rem_p, x, y)
 
 
-def pow(x: Any, y: Any) -> Any:  # noqa: A001
+def pow(x: Any, y: Any) -> Any:
     return bind(pow_p, x, y)
 
 
-def max(x: Any, y: Any) -> Any:  # noqa: A001
+def max(x: Any, y: Any) -> Any:
     return bind(max_p, x, y)
 
 
-def min(x: Any, y: Any) -> Any:  # noqa: A001
+def min(x: Any, y: Any) -> Any:
     return bind(min_p, x, y)
 
 
@@ -680,11 +680,11 @@ def round_toward_zero(x: Any) -> Any:
 def _examples_nondiff(kind: str) -> Callable:
     def examples(rng: np.random.Generator) -> list[Example]:
         if kind == "bool":
-            mk = lambda shape: rand(rng, shape, "bool")  # noqa: E731
+            mk = lambda shape: rand(rng, shape, "bool")
         elif kind == "int":
-            mk = lambda shape: rand(rng, shape, "int32", lo=-5, hi=5)  # noqa: E731
+            mk = lambda shape: rand(rng, shape, "int32", lo=-5, hi=5)
         else:
-            mk = lambda shape: np.round(rand(rng, shape), 1)  # noqa: E731  (ties likely)
+            mk = lambda shape: np.round(rand(rng, shape), 1)
         return [Example([mk((4,)), mk((4,))]), Example([mk((2, 3)), mk((2, 3))])]
 
     return examples
@@ -694,7 +694,10 @@ for _p in (eq_p, ne_p, lt_p, le_p, gt_p, ge_p):
     _p.examples = _examples_nondiff("float")
 for _p in (and_p, or_p, xor_p):
     _p.examples = _examples_nondiff("int")
-not_p.examples = lambda rng: [Example([rand(rng, (4,), "bool")]), Example([rand(rng, (2, 3), "int32")])]
+not_p.examples = lambda rng: [
+    Example([rand(rng, (4,), "bool")]),
+    Example([rand(rng, (2, 3), "int32")]),
+]
 is_finite_p.examples = lambda rng: [
     Example([np.array([1.0, np.inf, -np.inf, np.nan, 0.0])]),
     Example([rand(rng, (2, 3))]),
@@ -921,7 +924,11 @@ def _convert_vjp(ct: Any, x: Any, *, out: Any, new_dtype: np.dtype, weak_type: b
 def _convert_examples(rng: np.random.Generator) -> list[Example]:
     return [
         Example(
-            [rand(rng, (3,))], {"new_dtype": np.dtype("float32")}, rtol=1e-3, atol=1e-3, smooth=False
+            [rand(rng, (3,))],
+            {"new_dtype": np.dtype("float32")},
+            rtol=1e-3,
+            atol=1e-3,
+            smooth=False,
         ),
         Example([rand(rng, (2, 3), "float32")], {"new_dtype": np.dtype("float64")}),
         Example([rand(rng, (3,))], {"new_dtype": np.dtype("float64"), "weak_type": True}),

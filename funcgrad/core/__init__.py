@@ -1,0 +1,1 @@
+"""funcgrad core: the IR, primitives registry, interpreters and dtype rules."""
