@@ -93,17 +93,15 @@ def _coerce(prog: Program, n_consts: int, targets: Sequence[Aval | None]) -> Pro
     return new
 
 
-def _strong_aval(x: Any, what: str) -> Aval:
-    return _aval(x, what).strip_weak()
-
-
 # --------------------------------------------------------------------------- cond / switch
 
 
 def _as_index(index: Any, n: int, what: str) -> Any:
     aval = _aval(index, what)
     if aval.shape != ():
-        raise TypeError(f"{what} must be a scalar, but has shape {aval.shape}.{where(user_frame())}")
+        raise TypeError(
+            f"{what} must be a scalar, but has shape {aval.shape}.{where(user_frame())}"
+        )
     if not dtypes.is_integer(aval.dtype) and aval.dtype != np.dtype("bool"):
         raise TypeError(
             f"{what} must have an integer or boolean type, got {aval.dtype.name}."
@@ -135,14 +133,13 @@ def _branches(index: Any, funs: Sequence[Callable], operands: tuple, name: str, 
     for k, path in enumerate(paths):
         outs = [p.out_avals[k] for p, c, _ in traced]
         for i, o in enumerate(outs[1:], 1):
-            strong_clash = (
-                not o.weak_type and not outs[0].weak_type and o.dtype != outs[0].dtype
-            )
+            strong_clash = not o.weak_type and not outs[0].weak_type and o.dtype != outs[0].dtype
             if o.shape != outs[0].shape or strong_clash:
+                a, b = (i, 0) if name == "cond" else (0, i)  # cond: true_fun first
                 raise TypeError(
-                    f"{name}: {labels[0]} and {labels[i]} outputs must have identical types, "
-                    f"but output{path} has {_desc(outs[0])} in {labels[0]} and {_desc(o)} in "
-                    f"{labels[i]}.{where(user_frame())}"
+                    f"{name}: {labels[a]} and {labels[b]} outputs must have identical types, "
+                    f"but output{path} has {_desc(outs[a])} in {labels[a]} and {_desc(outs[b])} "
+                    f"in {labels[b]}.{where(user_frame())}"
                 )
         strong = [o.dtype for o in outs if not o.weak_type]
         dt = strong[0] if strong else dtypes.result_type(*[(o.dtype, True) for o in outs])[0]
@@ -204,45 +201,46 @@ def _trace_body(
     name: str,
     split_out: Callable[[Any], tuple[Any, Any]],
 ) -> tuple:
-    """Trace a loop body, promoting weakly typed initial carries to the dtype the body
-    returns and checking that the carry keeps its structure, shapes and dtypes.
+    """Trace a loop body, giving weakly typed initial carries the dtype the body returns
+    and checking that the carry keeps its structure, shapes and dtypes.
 
-    Returns (closed program, consts, carry avals, extra output tree or None).
+    Returns (closed program, consts, carry avals, ``{"y_tree": ...}`` for the extra outputs).
     """
-    avals = [_strong_aval(x, f"{name} carry") for x in carry_leaves]
-    weak = [_aval(x, f"{name} carry").weak_type for x in carry_leaves]
+    init_avals = [_aval(x, f"{name} carry") for x in carry_leaves]
     paths = _paths(carry_tree)
-    n = len(avals)
-    for attempt in range(2):
+    n = len(init_avals)
+
+    def trace(avals: list[Aval]) -> tuple:
         holder: dict[str, Any] = {}
 
-        def flat(*args: Any, holder: dict = holder) -> Any:
+        def flat(*args: Any) -> Any:
             carry = tree_unflatten(carry_tree, list(args[:n]))
             extra = tree_unflatten(extra_tree, list(args[n:])) if extra_tree is not None else None
-            out = fun(*make_args([carry, extra]))
-            c, y = split_out(out)
+            c, y = split_out(fun(*make_args([carry, extra])))
             c_leaves, c_tree = tree_flatten(c)
             y_leaves, y_tree = tree_flatten(y)
-            holder.update(c_tree=c_tree, y_tree=y_tree, nc=len(c_leaves))
+            holder.update(c_tree=c_tree, y_tree=y_tree)
             return c_leaves + y_leaves
 
-        prog, consts = cf.trace_program(
-            lambda *a: flat(*a), list(avals) + list(extra_avals), name
-        )
+        prog, consts = cf.trace_program(flat, list(avals) + list(extra_avals), name)
         if holder["c_tree"] != carry_tree:
             raise TypeError(
                 f"{name}: body_fun output and input must have identical types: the carry "
                 f"input has structure {carry_tree} but the output has structure "
                 f"{holder['c_tree']}.{where(user_frame())}"
             )
-        outs = prog.out_avals[:n]
-        retry = False
-        for i, (a, o) in enumerate(zip(avals, outs)):
-            if o.dtype != a.dtype and weak[i] and not o.weak_type and o.shape == a.shape:
-                avals[i] = o.strip_weak()  # a weakly typed init takes the body's dtype
-                retry = True
-        if not retry or attempt == 1:
-            break
+        return prog, consts, holder
+
+    avals = [a.strip_weak() for a in init_avals]
+    if any(a.weak_type for a in init_avals):
+        # as JAX: a weakly typed initial carry (a Python scalar) takes the dtype the body
+        # gives it when traced weakly, e.g. ``c + float32(1)`` makes a float32 carry
+        weak_outs = trace(init_avals)[0].out_avals[:n]
+        for i, (a, o) in enumerate(zip(init_avals, weak_outs)):
+            if a.weak_type and not o.weak_type and o.shape == a.shape:
+                avals[i] = o.strip_weak()
+    prog, consts, holder = trace(avals)
+    outs = prog.out_avals[:n]
     targets: list[Aval | None] = []
     for path, a, o in zip(paths, avals, outs):
         ok_weak = o.weak_type and dtypes.kind(o.dtype) <= dtypes.kind(a.dtype)
@@ -258,6 +256,14 @@ def _trace_body(
     return prog, consts, avals, holder
 
 
+def _cast_init(leaves: list, avals: list[Aval]) -> list:
+    """Initial carries converted to the carry dtypes (a weak init may have taken another)."""
+    return [
+        x if to_aval(x).dtype == a.dtype else ew.convert_element_type(x, a.dtype)
+        for x, a in zip(leaves, avals)
+    ]
+
+
 def while_loop(cond_fun: Callable, body_fun: Callable, init_val: Any) -> Any:
     """Repeat ``val = body_fun(val)`` while ``cond_fun(val)`` is true (``lax.while_loop``).
 
@@ -268,7 +274,8 @@ def while_loop(cond_fun: Callable, body_fun: Callable, init_val: Any) -> Any:
     body, bconsts, avals, _ = _trace_body(
         body_fun, lambda a: (a[0],), leaves, tree, [], None, "while_loop", lambda o: (o, None)
     )
-    cprog, cconsts, cout = _trace(cond_fun, tree, avals, "while_loop")
+    _, args_tree = tree_flatten((init_val,))
+    cprog, cconsts, cout = _trace(cond_fun, args_tree, avals, "while_loop")
     outs = cprog.out_avals
     if len(outs) != 1 or outs[0].shape != () or outs[0].dtype != np.dtype("bool"):
         got = ", ".join(str(a) for a in outs)
@@ -277,7 +284,7 @@ def while_loop(cond_fun: Callable, body_fun: Callable, init_val: Any) -> Any:
             f"{where(user_frame())}"
         )
     del cout
-    out = cf.while_loop(cprog, body, cconsts, bconsts, leaves)
+    out = cf.while_loop(cprog, body, cconsts, bconsts, _cast_init(leaves, avals))
     return tree_unflatten(tree, out)
 
 
@@ -377,9 +384,11 @@ def scan(
         return out[0], out[1]
 
     leaves, tree = tree_flatten(init)
-    prog, consts, _, holder = _trace_body(
+    prog, consts, avals, holder = _trace_body(
         f, lambda a: (a[0], a[1]), leaves, tree, slices, x_tree, "scan", split_out
     )
-    outs = cf.scan(prog, consts, leaves, x_leaves, length=length, reverse=reverse)
+    outs = cf.scan(
+        prog, consts, _cast_init(leaves, avals), x_leaves, length=length, reverse=reverse
+    )
     n = len(leaves)
     return tree_unflatten(tree, outs[:n]), tree_unflatten(holder["y_tree"], outs[n:])

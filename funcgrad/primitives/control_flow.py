@@ -183,21 +183,22 @@ def _jvp_instantiated(
     jprog, out_nz = ad.jvp_program(prog, list(nonzero))
     n = len(prog.outvars)
     if any(i and not z for i, z in zip(inst, out_nz)):
+        computed = out_nz
 
         def fn(*args: Any) -> list:
             outs = eval_program(jprog, *args)
             primal, touts = outs[:n], iter(outs[n:])
             ts = []
-            for a, z, i in zip(prog.out_avals, out_nz, inst):
+            for a, z, i in zip(prog.out_avals, computed, inst):
                 if z:
                     ts.append(next(touts))
                 elif i:
                     ts.append(_zeros(a))
             return primal + ts
 
-        out_nz = [z or i for z, i in zip(out_nz, inst)]
         with new_builder("jvp") as b:
             jprog = b.build(fn(*[b.new_arg(a) for a in jprog.in_avals]))
+        out_nz = [z or i for z, i in zip(computed, inst)]
     jprog, consts = close(jprog)
     return jprog, consts, out_nz
 
@@ -329,11 +330,8 @@ def _cond_vjp_bwd(res: Any, cts: list, *, branches: tuple[Program, ...]) -> list
     if res is None:
         return [None] * (1 + n_ops)
     index, residuals, vps = res
-    n_out = len(branches[0].outvars)
     out_avals = branches[0].out_avals
-    cts = [
-        rules.instantiate(c, a.strip_weak()) for c, a in zip(cts, out_avals) if _is_float(a)
-    ]
+    cts = [rules.instantiate(c, a.strip_weak()) for c, a in zip(cts, out_avals) if _is_float(a)]
     counts = [vp.num_res for vp in vps]
     res_avals = [to_aval(r) for r in residuals]
     ct_avals = [to_aval(c) for c in cts]
@@ -353,7 +351,6 @@ def _cond_vjp_bwd(res: Any, cts: list, *, branches: tuple[Program, ...]) -> list
     progs, consts = join_consts(items)
     in_cts = bind(cond_p, index, *consts, *residuals, *cts, branches=tuple(progs))
     zero = [all(vp.zero_cts[j] for vp in vps) for j in range(n_ops)]
-    del n_out
     return [None] + [
         None if z or not _is_float(v.aval) else c
         for c, z, v in zip(in_cts, zero, branches[0].invars)
@@ -464,7 +461,9 @@ def _while_lower(*vals: Any, **params: Any) -> list:
         def body_fun(c: list) -> list:
             return [_strong(o, a) for o, a in zip(bfn(*bc, *c), carry_avals)]
 
-        return list(lax.while_loop(cond_fun, body_fun, [_strong(v, a) for v, a in zip(init, carry_avals)]))
+        return list(
+            lax.while_loop(cond_fun, body_fun, [_strong(v, a) for v, a in zip(init, carry_avals)])
+        )
 
     return _run("while", params, run, vals)
 
@@ -500,9 +499,7 @@ def _while_jvp(primals: list, tangents: list, **params: Any) -> tuple:
     jbody = _permute(jbody, order, range(len(jbody.outvars)))
     t_avals = [a for a, z in zip(carry_avals, carry_nz) if z]
     jcond = _with_unused_inputs(cond_program, t_avals, len(cond_program.invars))
-    t_init = [
-        rules.instantiate(t, a) for t, a, z in zip(tinit, carry_avals, carry_nz) if z
-    ]
+    t_init = [rules.instantiate(t, a) for t, a, z in zip(tinit, carry_avals, carry_nz) if z]
     outs = bind(
         while_p,
         *cc,
@@ -551,9 +548,7 @@ def _while_batch(args: list, dims: list, **params: Any) -> tuple:
     if pred_batched:
         carry_b = [True] * ncar
     cdims = carry_dims(carry_b)
-    init = [
-        rules.bdim_to_front(x, d, size) if b else x for x, d, b in zip(init, initd, carry_b)
-    ]
+    init = [rules.bdim_to_front(x, d, size) if b else x for x, d, b in zip(init, initd, carry_b)]
     bbody, _ = batching.batch_program(body_program, bcd + cdims, size, out_dims=cdims)
     if not pred_batched:
         bcond, _ = batching.batch_program(cond_program, ccd + cdims, size, out_dims=[None])
@@ -624,9 +619,7 @@ def _while_examples(rng: np.random.Generator) -> list[Example]:
         "while",
     )
     # cond const n: loop while s < n; carry (s, x, y)
-    cond1, _ = trace_program(
-        lambda n, s, x, y: [ew.lt(s, n)], [scalar, scalar, vec, vec], "while"
-    )
+    cond1, _ = trace_program(lambda n, s, x, y: [ew.lt(s, n)], [scalar, scalar, vec, vec], "while")
     body1, _ = trace_program(
         lambda s, x, y: [ew.add(s, 1.0), ew.mul(ew.cos(y), x), ew.add(y, ew.mul(x, x))],
         [scalar, vec, vec],
@@ -860,14 +853,14 @@ def _scan_vjp_bwd(res: Any, cts: list, **params: Any) -> list:
     acc0 = [_zeros(a) for a, m in zip(c_avals, ct_c) if m]
 
     def body(*xs: Any) -> list:
-        bc, inv, acc, ctc, rs, cy = _split(xs, nbc, len(inv_res), len(acc0), len(ct_carry), len(stacked))
+        bc, inv, acc, ctc, rs, cy = _split(
+            xs, nbc, len(inv_res), len(acc0), len(ct_carry), len(stacked)
+        )
         inv_it, rs_it = iter(inv), iter(rs)
         residuals = [next(inv_it) if h else next(rs_it) for h in hoisted]
         in_cts = eval_program(bwd, *bc, *residuals, *ctc, *cy)
         c_in, car_in, x_in = _scan_split(in_cts, nc, ncar)
-        new_acc = [
-            ew.add(a, c) for a, c in zip(acc, [c for c, m in zip(c_in, ct_c) if m])
-        ]
+        new_acc = [ew.add(a, c) for a, c in zip(acc, [c for c, m in zip(c_in, ct_c) if m])]
         new_ctc = [c for c, m in zip(car_in, ct_car) if m]
         return new_acc + new_ctc + [c for c, m in zip(x_in, ct_x) if m]
 
@@ -934,14 +927,10 @@ def _scan_batch(args: list, dims: list, **params: Any) -> tuple:
 
     carry_b = _fixpoint(step, [d is not None for d in initd])
     _, ods = batching.batch_program(program, in_dims(carry_b), size)
-    out_dims = [0 if b else None for b in carry_b] + [
-        None if d is None else 0 for d in ods[ncar:]
-    ]
+    out_dims = [0 if b else None for b in carry_b] + [None if d is None else 0 for d in ods[ncar:]]
     bprog, _ = batching.batch_program(program, in_dims(carry_b), size, out_dims=out_dims)
     bprog, bconsts = close(bprog)
-    init = [
-        rules.bdim_to_front(x, d, size) if b else x for x, d, b in zip(init, initd, carry_b)
-    ]
+    init = [rules.bdim_to_front(x, d, size) if b else x for x, d, b in zip(init, initd, carry_b)]
     outs = bind(
         scan_p,
         *bconsts,
@@ -979,9 +968,7 @@ def _scan_examples(rng: np.random.Generator) -> list[Example]:
     )
     p = {"length": 4, "reverse": False, "num_consts": 1, "num_carry": 1}
     return [
-        Example(
-            [rand(rng, (3,)), rand(rng, (3,)), rand(rng, (4, 3))], {"program": rnn, **p}
-        ),
+        Example([rand(rng, (3,)), rand(rng, (3,)), rand(rng, (4, 3))], {"program": rnn, **p}),
         Example(
             [rand(rng, (3,)), rand(rng, (3,)), rand(rng, (4, 3))],
             {"program": rnn, **p, "reverse": True},

@@ -1,0 +1,384 @@
+"""Random-number primitives over raw threefry keys, and a multi-operand ``sort``.
+
+A key is a ``uint32[2]`` array (JAX's raw ``PRNGKey`` layout); every random
+primitive also accepts a stack of keys ``uint32[*batch, 2]`` and works per key,
+which is what its batching rule binds. The lowering is the counter-based
+Threefry-2x32 hash in JAX's *partitionable* layout (``jax_threefry_partitionable``,
+JAX's default): element ``i`` of the output hashes the 64-bit counter ``i``
+under its key. Results depend only on the key and the shape, never on the
+transform (eager, ``jit``, ``vmap`` over keys), and equal ``jax.random``'s.
+
+* ``random_seed(seed)``: integer seeds → keys (``jax.random.PRNGKey``).
+* ``random_bits(keys, bit_width, shape)``: uniform unsigned bits.
+* ``random_split(keys, shape)``: new keys (``jax.random.split``).
+* ``random_fold_in(keys, data)``: mix an integer into a key.
+* ``sort(*operands, dimension, is_stable, num_keys)``: ``lax.sort``, with every
+  rule (used by ``funcgrad.random.permutation``).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+from jax import lax
+from jax.extend.random import threefry2x32_p
+
+from funcgrad.core import dtypes
+from funcgrad.core.interp import bind, to_aval
+from funcgrad.core.ir import Aval
+from funcgrad.core.primitive import Example, Primitive
+from funcgrad.core.zeros import Zero, is_zero
+from funcgrad.primitives import rules
+from funcgrad.primitives.rules import rand
+
+FAMILY = "random"
+
+_U32 = np.dtype("uint32")
+_UINT = {8: np.dtype("uint8"), 16: np.dtype("uint16"), 32: _U32, 64: np.dtype("uint64")}
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def _check_keys(name: str, keys: Aval) -> tuple[int, ...]:
+    """The batch shape of a key array ``uint32[*batch, 2]``."""
+    if keys.dtype != _U32 or not keys.shape or keys.shape[-1] != 2:
+        raise TypeError(
+            f"{name}: expected a PRNG key array of dtype uint32 and shape (..., 2) (as made by "
+            f"funcgrad.random.key), got {keys}"
+        )
+    return keys.shape[:-1]
+
+
+def _shape(name: str, shape: Any) -> tuple[int, ...]:
+    try:
+        out = tuple(int(s) for s in shape)
+    except TypeError:
+        raise TypeError(f"{name}: shape must be a tuple of ints, got {shape!r}") from None
+    if any(s < 0 for s in out):
+        raise ValueError(f"{name}: negative dimension in shape {out}")
+    return out
+
+
+def _key_words(keys: Any, full: tuple[int, ...]) -> tuple[Any, Any]:
+    """The two key words of ``uint32[*batch, 2]`` broadcast to ``full = (*batch, ...)``."""
+    nb = keys.ndim - 1
+    k1 = lax.index_in_dim(keys, 0, axis=nb, keepdims=False)
+    k2 = lax.index_in_dim(keys, 1, axis=nb, keepdims=False)
+    dims = tuple(range(nb))
+    return lax.broadcast_in_dim(k1, full, dims), lax.broadcast_in_dim(k2, full, dims)
+
+
+def _counters(shape: tuple[int, ...], full: tuple[int, ...]) -> tuple[Any, Any]:
+    """(high, low) 32-bit words of the row-major index of each element of ``shape``."""
+    size = math.prod(shape)
+    if size >= 2**32:
+        raise NotImplementedError("random arrays of 2**32 or more elements")
+    lo = lax.reshape(lax.iota(_U32, size), shape) if shape else lax.full((), 0, _U32)
+    hi = lax.full(full, 0, _U32)
+    lo = lax.broadcast_in_dim(lo, full, tuple(range(len(full) - len(shape), len(full))))
+    return hi, lo
+
+
+def _threefry(k1: Any, k2: Any, x1: Any, x2: Any) -> tuple[Any, Any]:
+    """Threefry-2x32 of counter words ``(x1, x2)`` under key words ``(k1, k2)``, elementwise."""
+    out = threefry2x32_p.bind(k1, k2, x1, x2)
+    return out[0], out[1]
+
+
+def _hash_shape(keys: Any, shape: tuple[int, ...]) -> tuple[Any, Any]:
+    batch = tuple(keys.shape[:-1])
+    full = (*batch, *shape)
+    k1, k2 = _key_words(keys, full)
+    c1, c2 = _counters(shape, full)
+    return _threefry(k1, k2, c1, c2)
+
+
+def _batch_keys_front(args: list, dims: list) -> tuple[list, int]:
+    size = rules.batch_size(args, dims)
+    return [rules.bdim_to_front(a, d, size) for a, d in zip(args, dims)], size
+
+
+# --------------------------------------------------------------------------- random_seed
+
+random_seed_p = Primitive("random_seed", family=FAMILY, differentiable=False)
+
+
+@random_seed_p.def_abstract_eval
+def _random_seed_abstract_eval(seed: Aval) -> Aval:
+    if not dtypes.is_integer(seed.dtype):
+        raise TypeError(f"random_seed: PRNG key seed must be an integer, got {seed}")
+    return Aval((*seed.shape, 2), _U32)
+
+
+@random_seed_p.def_lower
+def _random_seed_lower(seed: Any) -> Any:
+    seed = np.asarray(seed) if isinstance(seed, (int, np.generic)) else seed
+    dt = np.dtype(seed.dtype)
+    if dt.itemsize == 8:
+        hi = lax.convert_element_type(lax.shift_right_logical(seed, lax.full((), 32, dt)), _U32)
+        lo = lax.convert_element_type(lax.bitwise_and(seed, lax.full((), 0xFFFFFFFF, dt)), _U32)
+    else:
+        hi = lax.full(seed.shape, 0, _U32)
+        lo = lax.convert_element_type(seed, _U32)
+    nd = len(seed.shape)
+    return lax.concatenate([lax.expand_dims(hi, (nd,)), lax.expand_dims(lo, (nd,))], nd)
+
+
+random_seed_p.batch = lambda args, dims: (bind(random_seed_p, args[0]), dims[0])
+
+
+@random_seed_p.def_examples
+def _random_seed_examples(rng: np.random.Generator) -> list[Example]:
+    out = [
+        Example([np.int32(42)]),
+        Example([np.asarray(rng.integers(-(2**31), 2**31 - 1, (3,)), np.int32)]),
+    ]
+    if dtypes.x64_enabled():
+        out.append(Example([np.asarray([0, 1, 2**40, -5], np.int64)]))
+    return out
+
+
+def random_seed(seed: Any) -> Any:
+    """Threefry keys ``uint32[*seed.shape, 2]`` from integer seeds (``jax.random.PRNGKey``)."""
+    return bind(random_seed_p, seed)
+
+
+# --------------------------------------------------------------------------- random_bits
+
+random_bits_p = Primitive("random_bits", family=FAMILY, differentiable=False)
+
+
+@random_bits_p.def_abstract_eval
+def _random_bits_abstract_eval(keys: Aval, *, bit_width: int, shape: tuple[int, ...]) -> Aval:
+    batch = _check_keys("random_bits", keys)
+    if bit_width not in _UINT:
+        raise TypeError(f"random_bits: bit_width must be 8, 16, 32 or 64, got {bit_width}")
+    if bit_width == 64 and not dtypes.x64_enabled():
+        raise TypeError("random_bits: 64-bit values need jax_enable_x64")
+    return Aval((*batch, *_shape("random_bits", shape)), _UINT[bit_width])
+
+
+@random_bits_p.def_lower
+def _random_bits_lower(keys: Any, *, bit_width: int, shape: tuple[int, ...]) -> Any:
+    b1, b2 = _hash_shape(keys, shape)
+    dt = _UINT[bit_width]
+    if bit_width == 64:
+        hi = lax.convert_element_type(b1, dt)
+        lo = lax.convert_element_type(b2, dt)
+        return lax.bitwise_or(lax.shift_left(hi, lax.full((), 32, dt)), lo)
+    bits = lax.bitwise_xor(b1, b2)
+    return bits if bit_width == 32 else lax.convert_element_type(bits, dt)
+
+
+@random_bits_p.def_batch
+def _random_bits_batch(args: list, dims: list, *, bit_width: int, shape: tuple) -> tuple:
+    (keys,), _ = _batch_keys_front(args, dims)
+    return bind(random_bits_p, keys, bit_width=bit_width, shape=shape), 0
+
+
+@random_bits_p.def_examples
+def _random_bits_examples(rng: np.random.Generator) -> list[Example]:
+    key = np.asarray(rng.integers(0, 2**32, (2,)), _U32)
+    out = [
+        Example([key], {"bit_width": 32, "shape": (3,)}),
+        Example([key], {"bit_width": 8, "shape": (2, 3)}),
+        Example([key], {"bit_width": 16, "shape": ()}),
+        Example(
+            [np.asarray(rng.integers(0, 2**32, (2, 2)), _U32)], {"bit_width": 32, "shape": (4,)}
+        ),
+    ]
+    if dtypes.x64_enabled():
+        out.append(Example([key], {"bit_width": 64, "shape": (5,)}))
+    return out
+
+
+def random_bits(keys: Any, bit_width: int, shape: Sequence[int]) -> Any:
+    """Uniformly random ``uint{bit_width}`` values of ``shape`` for each key."""
+    return bind(random_bits_p, keys, bit_width=int(bit_width), shape=_shape("random_bits", shape))
+
+
+# --------------------------------------------------------------------------- random_split
+
+random_split_p = Primitive("random_split", family=FAMILY, differentiable=False)
+
+
+@random_split_p.def_abstract_eval
+def _random_split_abstract_eval(keys: Aval, *, shape: tuple[int, ...]) -> Aval:
+    batch = _check_keys("random_split", keys)
+    return Aval((*batch, *_shape("random_split", shape), 2), _U32)
+
+
+@random_split_p.def_lower
+def _random_split_lower(keys: Any, *, shape: tuple[int, ...]) -> Any:
+    b1, b2 = _hash_shape(keys, shape)
+    nd = b1.ndim
+    return lax.concatenate([lax.expand_dims(b1, (nd,)), lax.expand_dims(b2, (nd,))], nd)
+
+
+@random_split_p.def_batch
+def _random_split_batch(args: list, dims: list, *, shape: tuple) -> tuple:
+    (keys,), _ = _batch_keys_front(args, dims)
+    return bind(random_split_p, keys, shape=shape), 0
+
+
+random_split_p.examples = lambda rng: [
+    Example([np.asarray(rng.integers(0, 2**32, (2,)), _U32)], {"shape": (2,)}),
+    Example([np.asarray(rng.integers(0, 2**32, (2,)), _U32)], {"shape": (3, 2)}),
+    Example([np.asarray(rng.integers(0, 2**32, (3, 2)), _U32)], {"shape": (4,)}),
+]
+
+
+def random_split(keys: Any, shape: Sequence[int]) -> Any:
+    """``prod(shape)`` new keys from each key: ``uint32[*batch, *shape, 2]``."""
+    return bind(random_split_p, keys, shape=_shape("random_split", shape))
+
+
+# --------------------------------------------------------------------------- random_fold_in
+
+random_fold_in_p = Primitive("random_fold_in", family=FAMILY, differentiable=False)
+
+
+@random_fold_in_p.def_abstract_eval
+def _random_fold_in_abstract_eval(keys: Aval, data: Aval) -> Aval:
+    batch = _check_keys("random_fold_in", keys)
+    if not dtypes.is_integer(data.dtype):
+        raise TypeError(f"random_fold_in: data must be an integer, got {data}")
+    if data.shape != batch:
+        raise TypeError(
+            f"random_fold_in: data of shape {data.shape} does not match the keys' batch "
+            f"shape {batch} (keys {keys})"
+        )
+    return Aval(keys.shape, _U32)
+
+
+@random_fold_in_p.def_lower
+def _random_fold_in_lower(keys: Any, data: Any) -> Any:
+    data = np.asarray(data) if isinstance(data, (int, np.generic)) else data
+    d = lax.convert_element_type(data, _U32)
+    full = tuple(d.shape)
+    k1, k2 = _key_words(keys, full)
+    b1, b2 = _threefry(k1, k2, lax.full(full, 0, _U32), d)
+    nd = len(full)
+    return lax.concatenate([lax.expand_dims(b1, (nd,)), lax.expand_dims(b2, (nd,))], nd)
+
+
+@random_fold_in_p.def_batch
+def _random_fold_in_batch(args: list, dims: list) -> tuple:
+    (keys, data), _ = _batch_keys_front(args, dims)
+    return bind(random_fold_in_p, keys, data), 0
+
+
+random_fold_in_p.examples = lambda rng: [
+    Example([np.asarray(rng.integers(0, 2**32, (2,)), _U32), np.uint32(7)]),
+    Example([np.asarray(rng.integers(0, 2**32, (3, 2)), _U32), np.arange(3, dtype=np.int32)]),
+]
+
+
+def random_fold_in(keys: Any, data: Any) -> Any:
+    """Keys mixed with integer ``data`` (one datum per key)."""
+    return bind(random_fold_in_p, keys, data)
+
+
+# --------------------------------------------------------------------------- sort
+
+sort_p = Primitive("sort", family="sort", multiple_results=True)
+
+
+@sort_p.def_abstract_eval
+def _sort_abstract_eval(
+    *operands: Aval, dimension: int, is_stable: bool, num_keys: int
+) -> list[Aval]:
+    if not operands:
+        raise TypeError("sort: needs at least one operand")
+    shape = operands[0].shape
+    if any(o.shape != shape for o in operands):
+        shapes = ", ".join(str(o) for o in operands)
+        raise TypeError(f"sort: operands must have equal shapes, got {shapes}")
+    if not 0 <= dimension < len(shape):
+        raise ValueError(f"sort: dimension {dimension} out of range for operands of shape {shape}")
+    if not 1 <= num_keys <= len(operands):
+        raise ValueError(f"sort: num_keys={num_keys} must be in [1, {len(operands)}]")
+    for o in operands[:num_keys]:
+        if dtypes.kind(o.dtype) == 3:
+            raise TypeError(f"sort: complex sort keys are not supported, got {o}")
+    return [o.strip_weak() for o in operands]
+
+
+@sort_p.def_lower
+def _sort_lower(*operands: Any, dimension: int, is_stable: bool, num_keys: int) -> list:
+    ops = [np.asarray(o) if isinstance(o, (bool, int, float)) else o for o in operands]
+    out = lax.sort(tuple(ops), dimension=dimension, is_stable=is_stable, num_keys=num_keys)
+    return list(out)
+
+
+@sort_p.def_jvp
+def _sort_jvp(primals: list, tangents: list, *, dimension: int, is_stable: bool, num_keys: int):
+    # tangents ride along as extra payload operands: they are permuted exactly as their primals
+    nz = [not is_zero(t) and dtypes.is_inexact(to_aval(p).dtype) for p, t in zip(primals, tangents)]
+    ts = [t for t, z in zip(tangents, nz) if z]
+    outs = sort(*primals, *ts, dimension=dimension, is_stable=is_stable, num_keys=num_keys)
+    n = len(primals)
+    it = iter(outs[n:])
+    touts = [next(it) if z else Zero(to_aval(o).strip_weak()) for z, o in zip(nz, outs[:n])]
+    return outs[:n], touts
+
+
+@sort_p.def_vjp
+def _sort_vjp(cts: list, *operands: Any, out: Any, dimension: int, is_stable: bool, num_keys: int):
+    from funcgrad.primitives.shape import iota
+
+    shape = to_aval(operands[0]).shape
+    idx = iota(np.int32, shape, dimension)
+    perm = sort(
+        *operands[:num_keys], idx, dimension=dimension, is_stable=is_stable, num_keys=num_keys
+    )[-1]
+    # out[.., j, ..] = x[.., perm[j], ..]; sorting (perm, ct) by perm applies the inverse
+    live = [
+        i
+        for i, (c, x) in enumerate(zip(cts, operands))
+        if not is_zero(c) and dtypes.is_inexact(to_aval(x).dtype)
+    ]
+    if not live:
+        return [None] * len(operands)
+    back = sort(perm, *[cts[i] for i in live], dimension=dimension, is_stable=True, num_keys=1)
+    res: list[Any] = [None] * len(operands)
+    for i, c in zip(live, back[1:]):
+        res[i] = c
+    return res
+
+
+@sort_p.def_batch
+def _sort_batch(args: list, dims: list, *, dimension: int, is_stable: bool, num_keys: int):
+    ops, _ = _batch_keys_front(args, dims)
+    outs = sort(*ops, dimension=dimension + 1, is_stable=is_stable, num_keys=num_keys)
+    return outs, [0] * len(outs)
+
+
+@sort_p.def_examples
+def _sort_examples(rng: np.random.Generator) -> list[Example]:
+    p = {"is_stable": True, "num_keys": 1}
+    return [
+        Example([rand(rng, (5,))], {"dimension": 0, **p}),
+        Example([rand(rng, (3, 4)), rand(rng, (3, 4))], {"dimension": 1, **p}),
+        Example([rand(rng, (4, 3)), rand(rng, (4, 3))], {"dimension": 0, **p, "num_keys": 2}),
+        # keys with ties (a stable sort keeps their order); only the payload is differentiated
+        Example(
+            [np.asarray(rng.integers(0, 3, (6,)), np.float64), rand(rng, (6,))],
+            {"dimension": 0, **p},
+            diff_argnums=(1,),
+        ),
+    ]
+
+
+def sort(*operands: Any, dimension: int = -1, is_stable: bool = True, num_keys: int = 1) -> list:
+    """Sort ``operands`` along ``dimension`` lexicographically by the first ``num_keys``
+    (``lax.sort``); the other operands are permuted alongside."""
+    nd = to_aval(operands[0]).ndim
+    if nd and not -nd <= dimension < nd:
+        raise ValueError(f"sort: dimension {dimension} out of range for rank {nd}")
+    dim = dimension % nd if nd else dimension
+    return bind(sort_p, *operands, dimension=dim, is_stable=bool(is_stable), num_keys=int(num_keys))

@@ -1,0 +1,425 @@
+"""Key-based pseudo-random numbers (``jax.random``'s API over funcgrad primitives).
+
+A key is a ``uint32[2]`` array, the layout of ``jax.random.PRNGKey``; keys
+are split, never reused::
+
+    import funcgrad.random as fr
+
+    key = fr.key(0)
+    key, sub = fr.split(key)
+    x = fr.normal(sub, (3,))
+
+Every sampler is built from the ``random_bits`` / ``random_split`` /
+``random_fold_in`` primitives with JAX's recipes, so for a given key the
+values are the same eagerly, under ``jit`` and under ``vmap`` over keys, and
+equal ``jax.random``'s (with JAX's default ``jax_threefry_partitionable``).
+Randomness carries no derivative; ``vmap`` over a batch of keys gives each
+example the values its own key gives.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import jax.numpy as _jnp_dtypes  # dtype metadata (finfo/iinfo) only
+import numpy as np
+
+from funcgrad import numpy as fnp
+from funcgrad.core import dtypes
+from funcgrad.core.errors import user_frame, where
+from funcgrad.core.interp import Tracer, to_aval
+from funcgrad.jit import jit
+from funcgrad.primitives import elementwise as ew
+from funcgrad.primitives import random as rp
+from funcgrad.primitives import shape as sh
+
+__all__ = [
+    "PRNGKey",
+    "bernoulli",
+    "bits",
+    "categorical",
+    "choice",
+    "exponential",
+    "fold_in",
+    "gumbel",
+    "key",
+    "normal",
+    "permutation",
+    "randint",
+    "split",
+    "uniform",
+]
+
+_U32 = np.dtype("uint32")
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def _check_key(name: str, key: Any) -> Any:
+    if hasattr(key, "dtype") and "key<" in str(key.dtype):
+        raise TypeError(
+            f"{name}: typed JAX keys are not supported; pass raw uint32[2] keys "
+            "(funcgrad.random.key, jax.random.PRNGKey or jax.random.key_data(k))"
+        )
+    if isinstance(key, (list, tuple)):
+        key = np.asarray(key, _U32)
+    aval = to_aval(key)
+    if aval.shape != (2,) or aval.dtype != _U32:
+        raise TypeError(
+            f"{name}: expected a single PRNG key, a uint32 array of shape (2,) "
+            f"(funcgrad.random.key(seed)), got {aval}; use vmap for batches of keys."
+            f"{where(user_frame())}"
+        )
+    return key
+
+
+def _shape(name: str, shape: Any) -> tuple[int, ...]:
+    if isinstance(shape, (int, np.integer)):
+        return (int(shape),)
+    try:
+        return tuple(int(s) for s in shape)
+    except TypeError:
+        raise TypeError(f"{name}: shape must be a sequence of ints, got {shape!r}") from None
+
+
+def _float_dtype(name: str, dtype: Any) -> np.dtype:
+    dt = dtypes.canonicalize(np.float64 if dtype is None else dtype)
+    if not dtypes.is_float(dt):
+        raise ValueError(f"dtype argument to `{name}` must be a float dtype, got {dt}")
+    return dt
+
+
+def _int_dtype(name: str, dtype: Any) -> np.dtype:
+    dt = dtypes.canonicalize(np.int64 if dtype is None else dtype)
+    if not dtypes.is_integer(dt):
+        raise TypeError(f"{name} only accepts integer dtypes, got {dt}")
+    return dt
+
+
+def _check_broadcast(name: str, shape: tuple[int, ...], *params: Any) -> None:
+    for p in params:
+        ps = to_aval(p).shape
+        if np.broadcast_shapes(shape, ps) != shape:
+            raise ValueError(
+                f"{name}: parameter shape {ps} is not broadcast-compatible with shape {shape}"
+            )
+
+
+def _full(x: Any, dtype: np.dtype, shape: tuple[int, ...]) -> Any:
+    """``x`` as ``dtype`` broadcast to ``shape``."""
+    x = fnp.asarray(x)
+    x = ew.convert_element_type(x, dtype)
+    return fnp.broadcast_to(x, shape) if to_aval(x).shape != shape else x
+
+
+def _key_row(keys: Any, i: int) -> Any:
+    """``keys[i]`` of a ``uint32[n, 2]`` key array."""
+    return sh.reshape(sh.slice(keys, (i, 0), (i + 1, 2)), (2,))
+
+
+# --------------------------------------------------------------------------- keys
+
+
+def key(seed: Any) -> Any:
+    """A PRNG key (``uint32[2]``) from an integer seed; the same as ``jax.random.PRNGKey``."""
+    if isinstance(seed, bool) or (hasattr(seed, "dtype") and "key<" in str(seed.dtype)):
+        raise TypeError(f"key: PRNG key seed must be an integer, got {seed!r}")
+    if isinstance(seed, int):
+        dt = dtypes.default_dtype(1)
+        info = np.iinfo(dt)
+        if not info.min <= seed <= info.max:
+            raise OverflowError(f"key: seed {seed} does not fit in {dt.name}")
+        seed = np.asarray(seed, dt)
+    aval = to_aval(seed)
+    if aval.shape != ():
+        raise TypeError(
+            f"key accepts a scalar seed, but was given an array of shape {aval.shape}; "
+            "use vmap for batching"
+        )
+    if not dtypes.is_integer(aval.dtype):
+        raise TypeError(f"key: PRNG key seed must be an integer, got {aval}")
+    return rp.random_seed(seed)
+
+
+PRNGKey = key
+
+
+def split(key: Any, num: int | Sequence[int] = 2) -> Any:
+    """``num`` new keys (``uint32[num, 2]``, or ``uint32[*num, 2]`` for a shape)."""
+    key = _check_key("split", key)
+    return rp.random_split(key, _shape("split", num))
+
+
+def fold_in(key: Any, data: Any) -> Any:
+    """A new key mixing an integer ``data`` (converted to uint32) into ``key``."""
+    key = _check_key("fold_in", key)
+    if isinstance(data, (int, np.integer)) and not isinstance(data, bool):
+        data = np.asarray(int(data) & 0xFFFFFFFF, _U32)
+    aval = to_aval(data)
+    if aval.shape != ():
+        raise TypeError(
+            f"fold_in accepts a scalar, but was given an array of shape {aval.shape}; "
+            "use vmap for batching"
+        )
+    return rp.random_fold_in(key, data)
+
+
+def bits(key: Any, shape: Sequence[int] = (), dtype: Any = None) -> Any:
+    """Uniform random bits of an unsigned ``dtype`` (default uint64 with x64, else uint32)."""
+    key = _check_key("bits", key)
+    dt = dtypes.canonicalize(np.uint64 if dtype is None else dtype)
+    if dt.kind != "u":
+        raise TypeError(f"bits: dtype must be an unsigned integer type, got {dt}")
+    return rp.random_bits(key, dt.itemsize * 8, _shape("bits", shape))
+
+
+# --------------------------------------------------------------------------- continuous
+
+
+def _unit(key: Any, shape: tuple[int, ...], dt: np.dtype) -> Any:
+    """Uniform floats in [0, 1): ``nmant`` random bits as the mantissa.
+
+    The same values as JAX's bit-cast recipe ``bitcast(bits >> s | 1.0) - 1``:
+    ``1 + m·2⁻ⁿᵐᵃⁿᵗ - 1 = m·2⁻ⁿᵐᵃⁿᵗ`` exactly.
+    """
+    info = _jnp_dtypes.finfo(dt)
+    nbits, nmant = info.bits, info.nmant
+    rng_bits = 8 if nmant < 8 else nbits
+    b = rp.random_bits(key, rng_bits, shape)
+    m = ew.div(b, np.asarray(2 ** (rng_bits - nmant), np.dtype(f"uint{rng_bits}")))
+    return ew.mul(ew.convert_element_type(m, dt), np.asarray(2.0**-nmant, dt))
+
+
+def _uniform(key: Any, minval: Any, maxval: Any, shape: tuple[int, ...], dt: np.dtype) -> Any:
+    lo, hi = _full(minval, dt, shape), _full(maxval, dt, shape)
+    u = _unit(key, shape, dt)
+    return ew.max(lo, ew.add(ew.mul(u, ew.sub(hi, lo)), lo))
+
+
+# One compiled unit (a ``jit_call`` inside other transforms), as JAX jits its samplers: XLA
+# contracts ``u * (hi - lo) + lo`` into a fused multiply-add, and compiling the sampler as a
+# whole makes eager, jit and vmap results agree bit for bit.
+_uniform_unit = jit(_uniform, static_argnums=(3, 4))
+
+
+def uniform(
+    key: Any, shape: Sequence[int] = (), dtype: Any = None, minval: Any = 0.0, maxval: Any = 1.0
+) -> Any:
+    """Uniform floats in ``[minval, maxval)``."""
+    key = _check_key("uniform", key)
+    shape = _shape("uniform", shape)
+    dt = _float_dtype("uniform", dtype)
+    _check_broadcast("uniform", shape, minval, maxval)
+    return _uniform_unit(key, minval, maxval, shape, dt)
+
+
+def normal(key: Any, shape: Sequence[int] = (), dtype: Any = None) -> Any:
+    """Standard normal floats (inverse-CDF of a uniform, as ``jax.random.normal``)."""
+    key = _check_key("normal", key)
+    shape = _shape("normal", shape)
+    dt = _float_dtype("normal", dtype)
+    lo = np.asarray(np.nextafter(np.array(-1.0, dt), np.array(0.0, dt), dtype=dt))
+    u = uniform(key, shape, dt, lo, 1.0)
+    return ew.mul(np.asarray(np.sqrt(2), dt), ew.erf_inv(u))
+
+
+def gumbel(key: Any, shape: Sequence[int] = (), dtype: Any = None) -> Any:
+    """Standard Gumbel floats: ``-log(-log(u))``."""
+    key = _check_key("gumbel", key)
+    shape = _shape("gumbel", shape)
+    dt = _float_dtype("gumbel", dtype)
+    u = uniform(key, shape, dt, float(_jnp_dtypes.finfo(dt).tiny), 1.0)
+    return ew.neg(ew.log(ew.neg(ew.log(u))))
+
+
+def exponential(key: Any, shape: Sequence[int] = (), dtype: Any = None) -> Any:
+    """Standard exponential floats: ``-log1p(-u)``."""
+    key = _check_key("exponential", key)
+    shape = _shape("exponential", shape)
+    dt = _float_dtype("exponential", dtype)
+    u = uniform(key, shape, dt)
+    return ew.neg(ew.log1p(ew.neg(u)))
+
+
+# --------------------------------------------------------------------------- discrete
+
+
+def bernoulli(key: Any, p: Any = 0.5, shape: Sequence[int] | None = None) -> Any:
+    """Booleans that are True with probability ``p``."""
+    key = _check_key("bernoulli", key)
+    pa = to_aval(p)
+    if not dtypes.is_float(pa.dtype):
+        raise TypeError(f"bernoulli probability `p` must have a floating dtype, got {pa.dtype}.")
+    shape = pa.shape if shape is None else _shape("bernoulli", shape)
+    _check_broadcast("bernoulli", shape, p)
+    dt = dtypes.canonicalize(pa.dtype)
+    return ew.lt(uniform(key, shape, dt), _full(p, dt, shape))
+
+
+def categorical(key: Any, logits: Any, axis: int = -1, shape: Sequence[int] | None = None) -> Any:
+    """Samples from categorical distributions given unnormalised ``logits`` (Gumbel-max)."""
+    key = _check_key("categorical", key)
+    logits = fnp.asarray(logits)
+    la = to_aval(logits)
+    if not dtypes.is_float(la.dtype):
+        raise TypeError(f"categorical: logits must be floating point, got {la.dtype}")
+    nd = la.ndim
+    if not -nd <= axis < nd:
+        raise ValueError(f"categorical: axis {axis} out of range for logits of rank {nd}")
+    if axis >= 0:
+        axis -= nd
+    batch_shape = tuple(np.delete(la.shape, axis))
+    if shape is None:
+        shape = batch_shape
+    else:
+        shape = _shape("categorical", shape)
+        if np.broadcast_shapes(shape, batch_shape) != shape:
+            raise ValueError(
+                f"categorical: shape {shape} is not broadcast-compatible with the logits' "
+                f"batch shape {batch_shape}"
+            )
+    prefix = shape[: len(shape) - len(batch_shape)]
+    logits_shape = list(shape[len(shape) - len(batch_shape) :])
+    logits_shape.insert(axis % nd, la.shape[axis])
+    g = gumbel(key, (*prefix, *logits_shape), la.dtype)
+    expanded = fnp.expand_dims(logits, tuple(range(len(prefix)))) if prefix else logits
+    return fnp.argmax(ew.add(g, fnp.broadcast_to(expanded, to_aval(g).shape)), axis=axis)
+
+
+def _convert_and_clip(x: Any, dt: np.dtype) -> Any:
+    """Integer ``x`` converted to ``dt``, clipping to its range instead of wrapping."""
+    src = to_aval(x).dtype
+    lo = max(int(np.iinfo(dt).min), int(np.iinfo(src).min))
+    hi = min(int(np.iinfo(dt).max), int(np.iinfo(src).max))
+    x = ew.min(ew.max(x, np.asarray(lo, src)), np.asarray(hi, src))
+    return ew.convert_element_type(x, dt)
+
+
+def randint(key: Any, shape: Sequence[int], minval: Any, maxval: Any, dtype: Any = None) -> Any:
+    """Integers uniform in ``[minval, maxval)`` (JAX's double-width modulus method)."""
+    key = _check_key("randint", key)
+    shape = _shape("randint", shape)
+    dt = _int_dtype("randint", dtype)
+    info = np.iinfo(dt)
+    if info.bits < 32:  # sample in 32 bits to keep the bias small
+        lo = fnp.clip(fnp.asarray(minval).astype("int32"), int(info.min), int(info.max))
+        hi = fnp.clip(fnp.asarray(maxval).astype("int32"), int(info.min), int(info.max) + 1)
+        return ew.convert_element_type(randint(key, shape, lo, hi, np.int32), dt)
+    _check_broadcast("randint", shape, minval, maxval)
+    lo, hi = fnp.asarray(minval), fnp.asarray(maxval)
+    if not dtypes.is_integer(to_aval(lo).dtype):
+        lo = lo.astype(dtypes.default_dtype(1))
+    if not dtypes.is_integer(to_aval(hi).dtype):
+        hi = hi.astype(dtypes.default_dtype(1))
+    hdt = to_aval(hi).dtype
+    top = _convert_and_clip(np.asarray(info.max, dt), hdt)
+    out_of_range = ew.gt(hi, top)
+    lo, hi = _convert_and_clip(lo, dt), _convert_and_clip(hi, dt)
+    lo, hi = fnp.broadcast_to(lo, shape), fnp.broadcast_to(hi, shape)
+    out_of_range = fnp.broadcast_to(out_of_range, shape)
+    nbits = info.bits
+    keys = split(key)
+    higher = rp.random_bits(_key_row(keys, 0), nbits, shape)
+    lower = rp.random_bits(_key_row(keys, 1), nbits, shape)
+    udt = np.dtype(f"uint{nbits}")
+    span = ew.convert_element_type(ew.sub(hi, lo), udt)
+    one = np.asarray(1, udt)
+    span = ew.select_n(ew.le(hi, lo), span, fnp.broadcast_to(one, shape))
+    span = ew.select_n(ew.bitwise_and(out_of_range, ew.gt(hi, lo)), span, ew.add(span, one))
+    mult = ew.rem(np.asarray(2 ** (nbits // 2), udt), span)
+    mult = ew.rem(ew.mul(mult, mult), span)
+    offset = ew.add(ew.mul(ew.rem(higher, span), mult), ew.rem(lower, span))
+    offset = ew.rem(offset, span)
+    return ew.add(lo, ew.convert_element_type(offset, dt))
+
+
+def _shuffle(key: Any, x: Any, axis: int) -> Any:
+    """Shuffle ``x`` along ``axis`` by sorting on fresh random 32-bit keys (JAX's recipe)."""
+    size = to_aval(x).size
+    rounds = math.ceil(3 * np.log(max(1, size)) / np.log(np.iinfo(np.uint32).max))
+    for _ in range(rounds):
+        keys = split(key)
+        key, sub = _key_row(keys, 0), _key_row(keys, 1)
+        sort_keys = rp.random_bits(sub, 32, to_aval(x).shape)
+        x = rp.sort(sort_keys, x, dimension=axis, num_keys=1)[1]
+    return x
+
+
+def permutation(key: Any, x: Any, axis: int = 0, independent: bool = False) -> Any:
+    """A random permutation of ``arange(x)`` (int ``x``) or of ``x`` along ``axis``."""
+    key = _check_key("permutation", key)
+    if isinstance(x, Tracer) and not to_aval(x).shape:
+        raise TypeError("permutation: an integer x must be concrete (a Python int)")
+    if not to_aval(x).shape:
+        if not dtypes.is_integer(to_aval(x).dtype):
+            raise TypeError("x must be an integer or at least 1-dimensional")
+        return _shuffle(key, fnp.arange(int(np.asarray(x))), 0)
+    x = fnp.asarray(x)
+    nd = to_aval(x).ndim
+    if not -nd <= axis < nd:
+        raise ValueError(f"permutation: axis {axis} out of range for rank {nd}")
+    axis %= nd
+    if independent or nd == 1:
+        return _shuffle(key, x, axis)
+    ind = _shuffle(key, fnp.arange(to_aval(x).shape[axis]), 0)
+    return fnp.take(x, ind, axis=axis)
+
+
+def choice(
+    key: Any,
+    a: Any,
+    shape: Sequence[int] = (),
+    replace: bool = True,
+    p: Any = None,
+    axis: int = 0,
+) -> Any:
+    """Random samples from ``a`` (or ``arange(a)`` for an int), as ``jax.random.choice``."""
+    key = _check_key("choice", key)
+    shape = _shape("choice", shape)
+    arr = fnp.asarray(a)
+    aa = to_aval(arr)
+    if aa.ndim == 0:
+        n = int(np.asarray(a))
+    else:
+        axis %= aa.ndim
+        n = aa.shape[axis]
+    n_draws = math.prod(shape)
+    if n_draws == 0:
+        return fnp.zeros(shape, dtype=aa.dtype)
+    if n <= 0:
+        raise ValueError("a must be greater than 0 unless no samples are taken")
+    if not replace and n_draws > n:
+        raise ValueError(
+            f"Cannot take a larger sample (size {n_draws}) than population (size {n}) "
+            "when 'replace=False'"
+        )
+    if p is None:
+        if replace:
+            ind = randint(key, shape, 0, n)
+            result = ind if aa.ndim == 0 else fnp.take(arr, ind, axis=axis)
+        else:
+            perm = permutation(key, n if aa.ndim == 0 else arr, axis)
+            out_shape = list(to_aval(perm).shape)
+            limit = list(out_shape)
+            limit[0 if aa.ndim == 0 else axis] = n_draws
+            result = sh.slice(perm, (0,) * len(limit), tuple(limit))
+    else:
+        p = fnp.asarray(p)
+        if to_aval(p).shape != (n,):
+            raise ValueError(
+                "p must be None or a 1D vector with the same size as a.shape[axis]. "
+                f"p has shape {to_aval(p).shape} and a.shape[axis] is {n}."
+            )
+        logp = fnp.log(p)
+        if replace:
+            ind = categorical(key, logp, shape=shape)
+        else:
+            g = ew.add(gumbel(key, (n,), to_aval(logp).dtype), logp)
+            order = rp.sort(ew.neg(g), fnp.arange(n), dimension=0, num_keys=1)[1]
+            ind = sh.slice(order, (0,), (n_draws,))
+        result = ind if aa.ndim == 0 else fnp.take(arr, ind, axis=axis)
+    final = shape if aa.ndim == 0 else (*aa.shape[:axis], *shape, *aa.shape[axis + 1 :])
+    return fnp.reshape(result, final)
