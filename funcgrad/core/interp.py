@@ -149,7 +149,7 @@ class Builder:
             if not x._builder.alive:
                 raise leaked(x)
             return self._const(x, x.aval)
-        if isinstance(x, _SCALARS):
+        if isinstance(x, _SCALARS) and not isinstance(x, np.generic):
             return literal(x)
         aval = aval_of(x)
         if not aval.shape and isinstance(x, (np.ndarray, np.generic)):

@@ -77,7 +77,7 @@ class Aval:
 
 def aval_of(x: Any) -> Aval:
     """The aval of a concrete value (Python scalar, NumPy or JAX array)."""
-    if isinstance(x, (bool, int, float, complex)):
+    if isinstance(x, (bool, int, float, complex)) and not isinstance(x, np.generic):
         return Aval((), dtypes.python_scalar_dtype(x), not isinstance(x, bool))
     shape = getattr(x, "shape", None)
     dtype = getattr(x, "dtype", None)
