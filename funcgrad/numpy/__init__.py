@@ -4,17 +4,34 @@ Outside a transform these functions return ``jax.Array``s; inside one they
 return tracers, which support the operators and array methods. Broadcasting
 follows NumPy and type promotion follows JAX (Python scalars are weakly
 typed, so ``x * 2.0`` keeps ``x``'s dtype).
+
+    >>> import funcgrad.numpy as fnp
+    >>> fnp.sum(fnp.arange(4.0) ** 2)
+    Array(14., dtype=float32)
 """
 
+from __future__ import annotations
+
+from typing import Any
+
+import jax as _jax
+import ml_dtypes as _ml_dtypes
 import numpy as _np
 
+from funcgrad.core import dtypes as _dtypes
+from funcgrad.core.interp import Tracer as _Tracer
 from funcgrad.numpy import _methods, linalg  # noqa: F401
+from funcgrad.numpy._core import as_array as _as_array
+from funcgrad.numpy._core import prep as _prep
+from funcgrad.numpy._core import result_dtype as _result_dtype
+from funcgrad.numpy._core import user_dtype as _user_dtype
 from funcgrad.numpy._creation import (  # noqa: F401
     arange,
     array,
     asarray,
     copy,
     diag,
+    diagflat,
     empty,
     empty_like,
     eye,
@@ -22,6 +39,7 @@ from funcgrad.numpy._creation import (  # noqa: F401
     full_like,
     identity,
     linspace,
+    logspace,
     meshgrid,
     ones,
     ones_like,
@@ -31,14 +49,17 @@ from funcgrad.numpy._creation import (  # noqa: F401
 )
 from funcgrad.numpy._indexing import take, take_along_axis  # noqa: F401
 from funcgrad.numpy._linalg import (  # noqa: F401
+    cross,
     dot,
     einsum,
     inner,
+    kron,
     matmul,
     outer,
     tensordot,
     trace,
     vdot,
+    vecdot,
 )
 from funcgrad.numpy._reductions import (  # noqa: F401
     all,
@@ -51,31 +72,48 @@ from funcgrad.numpy._reductions import (  # noqa: F401
     count_nonzero,
     cumprod,
     cumsum,
+    cumulative_prod,
+    cumulative_sum,
     max,
     mean,
     min,
+    nanmean,
+    nansum,
     prod,
+    ptp,
     std,
     sum,
     var,
 )
 from funcgrad.numpy._shape import (  # noqa: F401
+    append,
+    array_split,
     atleast_1d,
     atleast_2d,
+    atleast_3d,
     broadcast_arrays,
+    broadcast_shapes,
     broadcast_to,
+    column_stack,
+    concat,
     concatenate,
+    diagonal,
+    dstack,
     expand_dims,
     flip,
     fliplr,
     flipud,
+    hsplit,
     hstack,
+    matrix_transpose,
     moveaxis,
     pad,
+    permute_dims,
     ravel,
     repeat,
     reshape,
     roll,
+    rot90,
     split,
     squeeze,
     stack,
@@ -84,13 +122,17 @@ from funcgrad.numpy._shape import (  # noqa: F401
     transpose,
     tril,
     triu,
+    vsplit,
     vstack,
 )
+from funcgrad.numpy._sorting import argsort, median, msort, sort  # noqa: F401
 from funcgrad.numpy._ufuncs import (  # noqa: F401
     abs,
     absolute,
     acos,
+    acosh,
     add,
+    allclose,
     arccos,
     arccosh,
     arcsin,
@@ -99,10 +141,15 @@ from funcgrad.numpy._ufuncs import (  # noqa: F401
     arctan2,
     arctanh,
     around,
+    array_equal,
+    array_equiv,
     asin,
+    asinh,
     atan,
     atan2,
+    atanh,
     bitwise_and,
+    bitwise_invert,
     bitwise_not,
     bitwise_or,
     bitwise_xor,
@@ -117,21 +164,30 @@ from funcgrad.numpy._ufuncs import (  # noqa: F401
     deg2rad,
     degrees,
     divide,
+    divmod,
     equal,
     exp,
     exp2,
     expm1,
+    fabs,
     float_power,
     floor,
     floor_divide,
+    fmax,
+    fmin,
     fmod,
     greater,
     greater_equal,
     heaviside,
+    hypot,
+    imag,
     invert,
+    isclose,
     isfinite,
     isinf,
     isnan,
+    isneginf,
+    isposinf,
     less,
     less_equal,
     log,
@@ -139,6 +195,7 @@ from funcgrad.numpy._ufuncs import (  # noqa: F401
     log2,
     log10,
     logaddexp,
+    logaddexp2,
     logical_and,
     logical_not,
     logical_or,
@@ -147,6 +204,7 @@ from funcgrad.numpy._ufuncs import (  # noqa: F401
     minimum,
     mod,
     multiply,
+    nan_to_num,
     negative,
     not_equal,
     positive,
@@ -159,7 +217,9 @@ from funcgrad.numpy._ufuncs import (  # noqa: F401
     remainder,
     rint,
     round,
+    select,
     sign,
+    signbit,
     sin,
     sinc,
     sinh,
@@ -175,11 +235,14 @@ from funcgrad.numpy._ufuncs import (  # noqa: F401
 
 pi = _np.pi
 e = _np.e
+euler_gamma = _np.euler_gamma
 inf = _np.inf
 nan = _np.nan
 newaxis = None
 
+# dtypes (scalar types usable as ``dtype=``) and dtype helpers
 bool_ = _np.bool_
+bfloat16 = _ml_dtypes.bfloat16
 float16 = _np.float16
 float32 = _np.float32
 float64 = _np.float64
@@ -188,11 +251,87 @@ int16 = _np.int16
 int32 = _np.int32
 int64 = _np.int64
 uint8 = _np.uint8
+uint16 = _np.uint16
 uint32 = _np.uint32
+uint64 = _np.uint64
 complex64 = _np.complex64
+complex128 = _np.complex128
+number = _np.number
+integer = _np.integer
+signedinteger = _np.signedinteger
+unsignedinteger = _np.unsignedinteger
+floating = _np.floating
+inexact = _np.inexact
+complexfloating = _np.complexfloating
+generic = _np.generic
 dtype = _np.dtype
-ndim = lambda x: asarray(x).ndim  # noqa: E731
-shape = lambda x: asarray(x).shape  # noqa: E731
-size = lambda x: asarray(x).size  # noqa: E731
+finfo = _ml_dtypes.finfo
+iinfo = _ml_dtypes.iinfo
+issubdtype = _np.issubdtype
+
+
+class _ArrayMeta(type):
+    def __instancecheck__(cls, x: object) -> bool:
+        return isinstance(x, (_jax.Array, _Tracer))
+
+
+class ndarray(metaclass=_ArrayMeta):
+    """``isinstance(x, fnp.ndarray)`` is true for ``jax.Array``s and funcgrad tracers."""
+
+
+def result_type(*args: Any) -> _np.dtype:
+    """The dtype ``jax.numpy`` would give a function of ``args`` (arrays, Python scalars or
+    dtypes); a weakly typed result is reported as its kind's default dtype."""
+    pairs = []
+    for a in args:
+        if isinstance(a, (_np.dtype, type, str)) and not isinstance(a, bool):
+            if a in (int, float, complex):
+                pairs.append((_dtypes.default_dtype({int: 1, float: 2, complex: 3}[a]), True))
+            else:
+                pairs.append((_user_dtype(a, "result_type"), False))
+        else:
+            x = _prep(a, "result_type")
+            pairs.append(_result_dtype(x))
+    dt, weak = _dtypes.result_type(*pairs)
+    return _dtypes.default_dtype(_dtypes.kind(dt)) if weak else dt
+
+
+def promote_types(a: Any, b: Any) -> _np.dtype:
+    """The promoted dtype of two (strong) dtypes on JAX's lattice."""
+    return _dtypes.result_type(
+        (_user_dtype(a, "promote_types"), False), (_user_dtype(b, "promote_types"), False)
+    )[0]
+
+
+def can_cast(from_: Any, to: Any, casting: str = "safe") -> bool:
+    """NumPy's ``can_cast`` on canonical dtypes."""
+    f = from_ if isinstance(from_, (_np.dtype, type, str)) else _result_dtype(_prep(from_))[0]
+    return bool(_np.can_cast(_user_dtype(f, "can_cast"), _user_dtype(to, "can_cast"), casting))
+
+
+def ndim(a: Any) -> int:
+    """Number of dimensions of ``a``."""
+    return len(_as_array(a, "ndim").shape)
+
+
+def shape(a: Any) -> tuple[int, ...]:
+    """Shape of ``a``."""
+    return tuple(_as_array(a, "shape").shape)
+
+
+def size(a: Any, axis: int | None = None) -> int:
+    """Number of elements of ``a`` (along ``axis`` if given)."""
+    s = shape(a)
+    if axis is None:
+        return int(_np.prod(s, dtype=_np.int64))
+    return s[axis]
+
+
+def isscalar(element: Any) -> bool:
+    """Whether ``element`` is a Python/NumPy scalar or a 0-d array."""
+    if isinstance(element, (_jax.Array, _Tracer, _np.ndarray)):
+        return element.ndim == 0
+    return bool(_np.isscalar(element))
+
 
 _methods.install()

@@ -73,9 +73,22 @@ def prep(x: Any, name: str = "funcgrad.numpy") -> Any:
             raise ValueError(f"{name}: cannot convert a ragged sequence to an array{here()}") from e
         if arr.dtype == object:
             raise TypeError(f"{name}: cannot convert {x!r} to an array{here()}")
+        if flat and any(type(e) not in SCALARS for e in flat):
+            # NumPy values in a list: JAX's lattice over the elements (Python scalars weak)
+            leaves = [prep(e, name) for e in flat]
+            return np.asarray(
+                arr,
+                dtypes.result_type(
+                    *[
+                        (aval(e).dtype, False) if type(e) not in SCALARS else (aval(e).dtype, True)
+                        for e in leaves
+                    ]
+                )[0],
+            )
         return np.asarray(arr, _canon_or_raise(arr.dtype, name))
-    if isinstance(x, SCALARS):  # subclasses of Python scalars (e.g. IntEnum)
-        return x.__class__.__mro__[1](x) if type(x) not in SCALARS else x
+    for t in SCALARS:  # subclasses of Python scalars (IntEnum, ...): their base type
+        if isinstance(x, t):
+            return t(x)
     raise TypeError(
         f"{name}: expected an array, a Python scalar or a (nested) list of them, got "
         f"{type(x).__name__}{here()}"
@@ -94,10 +107,12 @@ def _flat(x: Any) -> list:
     return [x]
 
 
-def arr(x: Any, name: str) -> Any:
-    """Like :func:`prep`, but Python scalars become weakly typed 0-d values of their default
-    dtype (still Python scalars: the primitives treat them as weak 0-d operands)."""
-    return prep(x, name)
+def as_array(x: Any, name: str) -> Any:
+    """Like :func:`prep`, but a Python scalar becomes a weakly typed 0-d array."""
+    x = prep(x, name)
+    if type(x) in SCALARS:
+        return ew.convert_element_type(x, dtypes.python_scalar_dtype(x), type(x) is not bool)
+    return x
 
 
 def aval(x: Any) -> Aval:
@@ -142,7 +157,7 @@ def convert(x: Any, dtype: np.dtype, weak: bool = False) -> Any:
             if dtype == dtypes.default_dtype(3) and type(x) in (bool, int, float):
                 return complex(x)
             return ew.convert_element_type(x, dtype, True)
-        return np.asarray(x, dtype)
+        return _host_scalar(x, dtype)
     a = aval(x)
     if isinstance(x, (np.ndarray, np.generic)):
         x = np.asarray(x, dtype)
@@ -152,29 +167,26 @@ def convert(x: Any, dtype: np.dtype, weak: bool = False) -> Any:
     return ew.convert_element_type(x, dtype, weak)
 
 
+def _host_scalar(x: Any, dtype: np.dtype) -> np.ndarray:
+    """A Python scalar as a 0-d array of ``dtype``; integers wrap around as in JAX."""
+    if dtype.kind in "iub" and type(x) is int:
+        return np.asarray(x).astype(dtype)
+    return np.asarray(x, dtype)
+
+
 def promote(name: str, *args: Any, to: str | None = None) -> list[Any]:
     """Promote ``args`` to one dtype on JAX's lattice (``to``: ``"inexact"`` or ``"numeric"``
     further maps the joined dtype as ``jnp``'s ``promote_args_inexact``/``_numeric`` do).
 
-    Python scalars are kept as Python scalars wherever the primitives can take them
-    weakly (a strong result dtype, or their own default dtype)."""
+    Every operand is converted to the joined ``(dtype, weak_type)``, as ``jnp`` does (a
+    Python scalar stays a Python scalar when that is already its own aval)."""
     args = [prep(a, name) for a in args]
     dtype, weak = result_dtype(*args)
     if to == "inexact":
         dtype = dtypes.to_inexact(dtype)
     elif to == "numeric":
         dtype = dtypes.to_numeric(dtype)
-    out = []
-    for x in args:
-        if type(x) in SCALARS and not weak and dtypes.kind(dtype) >= _scalar_kind(x):
-            out.append(x)  # the primitive casts a weak scalar to the strong dtype
-        else:
-            out.append(convert(x, dtype, weak))
-    return out
-
-
-def _scalar_kind(x: Any) -> int:
-    return dtypes.kind(dtypes.python_scalar_dtype(x))
+    return [convert(x, dtype, weak) for x in args]
 
 
 def broadcast_shapes(name: str, *args: Any) -> tuple[int, ...]:
@@ -203,7 +215,9 @@ def broadcast_to_shape(x: Any, shape: tuple[int, ...], name: str = "broadcast_to
     dims = tuple(range(nd - a.ndim, nd))
     for d, s in zip(dims, a.shape):
         if s != 1 and s != shape[d]:
-            raise ValueError(f"{name}: cannot broadcast an operand {fmt(x)} to shape {shape}{here()}")
+            raise ValueError(
+                f"{name}: cannot broadcast an operand {fmt(x)} to shape {shape}{here()}"
+            )
     keep = [i for i, s in enumerate(a.shape) if s == shape[dims[i]]]
     if len(keep) != a.ndim:
         x = sh.reshape(x, tuple(a.shape[i] for i in keep))
@@ -287,7 +301,7 @@ def out(x: Any) -> Any:
     if isinstance(x, (Tracer, jax.Array)):
         return x
     if type(x) in SCALARS:
-        return ew.convert_element_type(x, dtypes.python_scalar_dtype(x), type(x) is not bool)
+        return as_array(x, "funcgrad.numpy")
     if isinstance(x, (np.ndarray, np.generic)):
         from funcgrad.core.interp import is_tracing
 

@@ -1,221 +1,345 @@
-"""Array creation: zeros, ones, full, arange, linspace, eye, and ``asarray``."""
+"""Array creation: ``asarray``, ``zeros``/``ones``/``full`` (and ``*_like``), ``arange``,
+``linspace``, ``logspace``, ``eye``, ``tri``, ``meshgrid``, ``diag``.
+
+Dtype defaults follow ``jax.numpy``: ``zeros``/``ones``/``eye``/``linspace``
+default to the default float, ``full`` and the ``*_like`` functions keep a
+Python scalar's (or the template's) weak type, ``arange`` takes the dtype of
+its arguments.
+"""
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
-import jax
 import numpy as np
 
 from funcgrad.core import dtypes
 from funcgrad.core.interp import Tracer
-from funcgrad.numpy._core import ArrayLike, aval, cast, prep
+from funcgrad.numpy._core import (
+    ArrayLike,
+    as_array,
+    aval,
+    broadcast_to_shape,
+    convert,
+    fmt,
+    here,
+    index,
+    out,
+    prep,
+    result_dtype,
+    user_dtype,
+)
 from funcgrad.primitives import elementwise as ew
 from funcgrad.primitives import shape as sh
 
 
-def _shape(shape: Any) -> tuple[int, ...]:
-    if isinstance(shape, (int, np.integer)):
-        return (int(shape),)
-    return tuple(int(s) for s in shape)
+def _shape(name: str, shape: Any) -> tuple[int, ...]:
+    if isinstance(shape, (int, np.integer, Tracer)):
+        shape = (shape,)
+    try:
+        dims = tuple(index(s, "shape", name) for s in shape)
+    except TypeError:
+        raise TypeError(
+            f"{name}: shape must be an int or a sequence of ints, got {shape!r}{here()}"
+        ) from None
+    if any(d < 0 for d in dims):
+        raise ValueError(f"{name}: negative dimensions are not allowed, got shape {dims}{here()}")
+    return dims
 
 
-def _dtype(dtype: Any, default_kind: int = 2) -> np.dtype:
-    return dtypes.canonicalize(dtype) if dtype is not None else dtypes.default_dtype(default_kind)
+def _dtype(name: str, dtype: Any, default_kind: int = 2) -> np.dtype:
+    return user_dtype(dtype, name) if dtype is not None else dtypes.default_dtype(default_kind)
 
 
-def asarray(a: ArrayLike, dtype: Any = None) -> Any:
-    """Convert to an array (a ``jax.Array`` outside transforms; tracers pass through)."""
+def asarray(
+    a: ArrayLike, dtype: Any = None, order: str | None = None, copy: bool | None = None
+) -> Any:
+    """Convert to an array (a ``jax.Array`` outside transforms; tracers pass through).
+
+    Python scalars become weakly typed 0-d arrays, as in ``jax.numpy``.
+    """
+    del order, copy
     x = prep(a, "asarray")
-    if type(x) in (bool, int, float, complex):
-        x = np.asarray(x, dtypes.python_scalar_dtype(x))
     if dtype is not None:
-        x = cast(x, dtypes.canonicalize(dtype))
-    if isinstance(x, (np.ndarray, np.generic)):
-        return jax.device_put(np.asarray(x))
-    return x
+        x = convert(x, user_dtype(dtype, "asarray"))
+    return out(x)
 
 
-def array(a: ArrayLike, dtype: Any = None, copy: bool = True) -> Any:
-    """Like :func:`asarray` (arrays are immutable, so copies are free)."""
-    return asarray(a, dtype)
+def array(
+    object: ArrayLike,
+    dtype: Any = None,
+    copy: bool = True,
+    order: str | None = "K",
+    ndmin: int = 0,
+) -> Any:
+    """Like :func:`asarray` (arrays are immutable, so copies are free); ``ndmin`` pads the
+    shape with leading ones."""
+    x = asarray(object, dtype)
+    nd = aval(x).ndim
+    if ndmin > nd:
+        x = sh.reshape(x, (1,) * (ndmin - nd) + aval(x).shape)
+    return out(x)
+
+
+def copy(a: ArrayLike, order: str | None = None) -> Any:
+    """A copy of ``a`` (the same value: arrays are immutable)."""
+    return out(as_array(a, "copy"))
 
 
 def full(shape: Any, fill_value: ArrayLike, dtype: Any = None) -> Any:
-    """An array of ``shape`` filled with ``fill_value``."""
-    shape = _shape(shape)
-    if isinstance(fill_value, Tracer) or (hasattr(fill_value, "shape") and fill_value.shape):
-        v = prep(fill_value, "full")
-        if dtype is not None:
-            v = cast(v, dtypes.canonicalize(dtype))
-        from funcgrad.numpy._shape import broadcast_to
-
-        return broadcast_to(v, shape)
-    if dtype is None:
-        dt = aval(prep(fill_value, "full")).dtype
-    else:
-        dt = dtypes.canonicalize(dtype)
-    return sh.full(shape, fill_value, dt)
+    """An array of ``shape`` filled with ``fill_value`` (which may be an array to broadcast)."""
+    shape = _shape("full", shape)
+    v = prep(fill_value, "full")
+    if dtype is not None:
+        v = convert(v, user_dtype(dtype, "full"))
+    v = as_array(v, "full")
+    return out(broadcast_to_shape(v, shape, "full"))
 
 
 def zeros(shape: Any, dtype: Any = None) -> Any:
-    """An array of zeros (float by default)."""
-    return sh.full(_shape(shape), 0, _dtype(dtype))
+    """An array of zeros (the default float dtype unless ``dtype`` is given)."""
+    return out(sh.full(_shape("zeros", shape), 0, _dtype("zeros", dtype)))
 
 
 def ones(shape: Any, dtype: Any = None) -> Any:
-    """An array of ones (float by default)."""
-    return sh.full(_shape(shape), 1, _dtype(dtype))
+    """An array of ones (the default float dtype unless ``dtype`` is given)."""
+    return out(sh.full(_shape("ones", shape), 1, _dtype("ones", dtype)))
 
 
 def empty(shape: Any, dtype: Any = None) -> Any:
-    """Same as :func:`zeros` (arrays are immutable)."""
+    """Same as :func:`zeros` (arrays are immutable, so there is nothing to leave uninitialised)."""
     return zeros(shape, dtype)
 
 
-def _like(a: ArrayLike, dtype: Any, shape: Any) -> tuple[tuple, np.dtype]:
-    av = aval(prep(a, "zeros_like"))
-    return (_shape(shape) if shape is not None else av.shape), (
-        dtypes.canonicalize(dtype) if dtype is not None else av.dtype
-    )
+def _like(name: str, a: ArrayLike, fill: Any, dtype: Any, shape: Any) -> Any:
+    av = aval(prep(a, name))
+    s = _shape(name, shape) if shape is not None else av.shape
+    if dtype is not None:
+        return out(sh.full(s, fill, user_dtype(dtype, name)))
+    v = convert(fill, av.dtype, av.weak_type)
+    return out(broadcast_to_shape(as_array(v, name), s, name))
 
 
 def zeros_like(a: ArrayLike, dtype: Any = None, shape: Any = None) -> Any:
-    """Zeros with the shape and dtype of ``a``."""
-    s, d = _like(a, dtype, shape)
-    return sh.full(s, 0, d)
+    """Zeros with the shape and dtype (and weak type) of ``a``."""
+    return _like("zeros_like", a, 0, dtype, shape)
 
 
 def ones_like(a: ArrayLike, dtype: Any = None, shape: Any = None) -> Any:
-    """Ones with the shape and dtype of ``a``."""
-    s, d = _like(a, dtype, shape)
-    return sh.full(s, 1, d)
-
-
-def full_like(a: ArrayLike, fill_value: ArrayLike, dtype: Any = None, shape: Any = None) -> Any:
-    """``fill_value`` with the shape and dtype of ``a``."""
-    s, d = _like(a, dtype, shape)
-    return full(s, fill_value, d)
+    """Ones with the shape and dtype (and weak type) of ``a``."""
+    return _like("ones_like", a, 1, dtype, shape)
 
 
 def empty_like(a: ArrayLike, dtype: Any = None, shape: Any = None) -> Any:
+    """Same as :func:`zeros_like`."""
     return zeros_like(a, dtype, shape)
 
 
+def full_like(a: ArrayLike, fill_value: ArrayLike, dtype: Any = None, shape: Any = None) -> Any:
+    """``fill_value`` broadcast to the shape of ``a``, in ``a``'s dtype unless ``dtype``."""
+    av = aval(prep(a, "full_like"))
+    s = _shape("full_like", shape) if shape is not None else av.shape
+    v = prep(fill_value, "full_like")
+    if dtype is not None:
+        v = convert(v, user_dtype(dtype, "full_like"))
+    else:
+        v = convert(v, av.dtype, av.weak_type)
+    return out(broadcast_to_shape(as_array(v, "full_like"), s, "full_like"))
+
+
+def _static(name: str, v: Any, what: str) -> Any:
+    if isinstance(v, Tracer):
+        raise TypeError(
+            f"{name}: {what} must be concrete (static), got a traced value {v.aval}; mark it "
+            f"static with jit(static_argnums=...){here()}"
+        )
+    if hasattr(v, "shape") and not isinstance(v, np.ndarray):
+        v = np.asarray(v)
+    return v
+
+
 def arange(start: Any, stop: Any = None, step: Any = None, dtype: Any = None) -> Any:
-    """Evenly spaced values in ``[start, stop)`` (static bounds)."""
+    """Evenly spaced values in ``[start, stop)`` (static bounds); the dtype is that of the
+    arguments (default int for Python ints, default float for Python floats)."""
+    start = _static("arange", start, "start")
+    stop = _static("arange", stop, "stop")
+    step = _static("arange", step, "step")
     for v in (start, stop, step):
-        if isinstance(v, Tracer):
-            raise TypeError(
-                "arange requires concrete (static) bounds; got a traced value. "
-                "Mark it static with jit(static_argnums=...)"
-            )
+        if v is not None and np.ndim(v) != 0:
+            raise ValueError(f"arange: arguments must be scalars, got {v!r}{here()}")
+    given = [prep(v, "arange") for v in (start, stop, step) if v is not None]
+    if dtype is None:
+        dt, _ = result_dtype(*given)
+        if dt == np.dtype("bool"):
+            dt = dtypes.default_dtype(1)
+    else:
+        dt = user_dtype(dtype, "arange")
     if stop is None:
         start, stop = 0, start
     step = 1 if step is None else step
-    n = max(int(math.ceil((stop - start) / step)), 0)
-    if dtype is None:
-        is_float = any(isinstance(v, float) or (hasattr(v, "dtype") and v.dtype.kind == "f")
-                       for v in (start, stop, step))
-        dt = dtypes.default_dtype(2 if is_float else 1)
-    else:
-        dt = dtypes.canonicalize(dtype)
-    idx = sh.iota(dtype=dt if dt.kind in "iu" else np.dtype("int32"), shape=(n,), dimension=0)
-    if start == 0 and step == 1 and dt.kind in "iu":
-        return idx
-    idx = cast(idx, dt)
-    return ew.add(ew.mul(idx, np.asarray(step, dt)), np.asarray(start, dt))
+    if step == 0:
+        raise ValueError(f"arange: step must not be zero{here()}")
+    if dt.kind in "iu" and all(float(v) == int(v) for v in (start, step)):
+        n = np.arange(start, stop, step).shape[0]
+        idx = sh.iota(dt, (n,), 0)
+        if start == 0 and step == 1:
+            return out(idx)
+        return out(ew.add(ew.mul(idx, np.asarray(step, dt)), np.asarray(start, dt)))
+    return out(np.arange(start, stop, step, dtype=dt))
 
 
 def linspace(
-    start: Any, stop: Any, num: int = 50, endpoint: bool = True, dtype: Any = None
+    start: ArrayLike,
+    stop: ArrayLike,
+    num: int = 50,
+    endpoint: bool = True,
+    retstep: bool = False,
+    dtype: Any = None,
+    axis: int = 0,
 ) -> Any:
-    """``num`` evenly spaced samples from ``start`` to ``stop``."""
-    dt = _dtype(dtype)
-    if num == 1:
-        return full((1,), start, dt)
+    """``num`` evenly spaced samples from ``start`` to ``stop`` (``start``/``stop`` may be
+    arrays; the samples run along ``axis``)."""
+    num = index(num, "num", "linspace")
+    if num < 0:
+        raise ValueError(f"linspace: number of samples, {num}, must be non-negative{here()}")
+    s0, s1 = prep(start, "linspace"), prep(stop, "linspace")
+    if dtype is None:
+        dt = dtypes.to_inexact(result_dtype(s0, s1, 1.0)[0])
+        dt = dtypes.default_dtype(2) if not dtypes.is_inexact(dt) else dt
+    else:
+        dt = user_dtype(dtype, "linspace")
+    ct = dtypes.to_inexact(dt)
+    s0, s1 = convert(s0, ct), convert(s1, ct)
+    bshape = np.broadcast_shapes(aval(s0).shape, aval(s1).shape)
+    s0, s1 = as_array(s0, "linspace"), as_array(s1, "linspace")
+    s0 = broadcast_to_shape(s0, bshape, "linspace")
+    s1 = broadcast_to_shape(s1, bshape, "linspace")
+    nd = len(bshape) + 1
+    from funcgrad.numpy._core import normalize_axis
+
+    ax = normalize_axis(axis, nd, "linspace")
     div = (num - 1) if endpoint else num
-    idx = cast(sh.iota(dtype=np.dtype("int32"), shape=(num,), dimension=0), dt)
-    start_a = np.asarray(start, dt)
-    step = (np.asarray(stop, np.float64) - np.asarray(start, np.float64)) / div
-    out = ew.add(ew.mul(idx, np.asarray(step, dt)), start_a)
-    if endpoint:
-        from funcgrad.numpy._ufuncs import where
+    out_shape = bshape[:ax] + (num,) + bshape[ax:]
+    bdims = tuple(i for i in range(nd) if i != ax)
 
-        last = ew.eq(sh.iota(dtype=np.dtype("int32"), shape=(num,), dimension=0), np.int32(num - 1))
-        out = where(last, np.asarray(stop, dt), out)
-    return out
+    def along(n: int) -> Any:
+        shape = bshape[:ax] + (n,) + bshape[ax:]
+        return sh.iota(ct, shape, ax)
+
+    def bounds(v: Any, n: int) -> Any:
+        return sh.broadcast_in_dim(v, bshape[:ax] + (n,) + bshape[ax:], bdims)
+
+    if num == 0:
+        res = sh.full(out_shape, 0, ct)
+    elif num == 1:
+        res = bounds(s0, 1)
+    else:
+        n = div
+        t = ew.div(along(n), np.asarray(div, ct))
+        res = ew.add(ew.mul(bounds(s0, n), ew.sub(np.asarray(1, ct), t)), ew.mul(bounds(s1, n), t))
+        if endpoint:
+            res = sh.concatenate(res, bounds(s1, 1), dimension=ax)
+    if dtypes.kind(dt) == 1:
+        res = ew.floor(res)
+    res = out(convert(res, dt))
+    if retstep:
+        step = ew.div(ew.sub(s1, s0), np.asarray(div, ct)) if div > 0 else np.asarray(np.nan, ct)
+        return res, out(convert(step, dt) if dtypes.kind(dt) >= 2 else step)
+    return res
 
 
-def eye(N: int, M: int | None = None, k: int = 0, dtype: Any = None) -> Any:  # noqa: N803
-    """Identity-like matrix with ones on the ``k``-th diagonal."""
-    M = N if M is None else M  # noqa: N806
-    dt = _dtype(dtype)
-    i = sh.iota(dtype=np.dtype("int32"), shape=(N, M), dimension=0)
-    j = sh.iota(dtype=np.dtype("int32"), shape=(N, M), dimension=1)
-    mask = ew.eq(ew.sub(j, i), np.asarray(k, np.int32))
-    return ew.convert_element_type(mask, dt)
+def logspace(
+    start: ArrayLike,
+    stop: ArrayLike,
+    num: int = 50,
+    endpoint: bool = True,
+    base: ArrayLike = 10.0,
+    dtype: Any = None,
+    axis: int = 0,
+) -> Any:
+    """``base ** linspace(start, stop, num)``."""
+    from funcgrad.numpy._ufuncs import power
+
+    if dtype is None:
+        dt = dtypes.to_inexact(result_dtype(prep(start, "logspace"), prep(stop, "logspace"))[0])
+    else:
+        dt = user_dtype(dtype, "logspace")
+    ct = dtypes.to_inexact(dt)
+    lin = linspace(start, stop, num, endpoint=endpoint, dtype=ct, axis=axis)
+    return out(convert(power(convert(prep(base, "logspace"), ct), lin), dt))
+
+
+def eye(N: int, M: int | None = None, k: int = 0, dtype: Any = None) -> Any:
+    """An ``N x M`` matrix with ones on the ``k``-th diagonal."""
+    n = index(N, "N", "eye")
+    m = n if M is None else index(M, "M", "eye")
+    k = index(k, "k", "eye")
+    if n < 0 or m < 0:
+        raise ValueError(f"eye: negative dimensions are not allowed, got ({n}, {m}){here()}")
+    dt = _dtype("eye", dtype)
+    i = sh.iota(np.dtype("int32"), (n, m), 0)
+    j = sh.iota(np.dtype("int32"), (n, m), 1)
+    return out(ew.convert_element_type(ew.eq(ew.sub(j, i), np.asarray(k, np.int32)), dt))
 
 
 def identity(n: int, dtype: Any = None) -> Any:
+    """The ``n x n`` identity matrix."""
     return eye(n, dtype=dtype)
 
 
-def tri(N: int, M: int | None = None, k: int = 0, dtype: Any = None) -> Any:  # noqa: N803
-    M = N if M is None else M  # noqa: N806
-    i = sh.iota(dtype=np.dtype("int32"), shape=(N, M), dimension=0)
-    j = sh.iota(dtype=np.dtype("int32"), shape=(N, M), dimension=1)
-    return ew.convert_element_type(ew.le(ew.sub(j, i), np.asarray(k, np.int32)), _dtype(dtype))
+def tri(N: int, M: int | None = None, k: int = 0, dtype: Any = None) -> Any:
+    """Ones at and below the ``k``-th diagonal (``float32`` by default, as in ``jax.numpy``)."""
+    n = index(N, "N", "tri")
+    m = n if M is None else index(M, "M", "tri")
+    k = index(k, "k", "tri")
+    dt = user_dtype(dtype, "tri") if dtype is not None else np.dtype("float32")
+    i = sh.iota(np.dtype("int32"), (n, m), 0)
+    j = sh.iota(np.dtype("int32"), (n, m), 1)
+    return out(ew.convert_element_type(ew.le(ew.sub(j, i), np.asarray(k, np.int32)), dt))
 
 
-def meshgrid(*xi: ArrayLike, indexing: str = "xy") -> list[Any]:
-    """Coordinate matrices from coordinate vectors."""
-    from funcgrad.numpy._shape import broadcast_to, reshape
-
-    arrs = [asarray(x) for x in xi]
-    shape = [aval(a).shape[0] for a in arrs]
-    if indexing == "xy" and len(arrs) >= 2:
-        shape[0], shape[1] = shape[1], shape[0]
-    out = []
+def meshgrid(
+    *xi: ArrayLike, copy: bool = True, sparse: bool = False, indexing: str = "xy"
+) -> list[Any]:
+    """Coordinate arrays from coordinate vectors (``indexing`` ``"xy"`` or ``"ij"``)."""
+    if indexing not in ("xy", "ij"):
+        raise ValueError(f"meshgrid: indexing must be 'xy' or 'ij', got {indexing!r}{here()}")
+    arrs = [as_array(x, "meshgrid") for x in xi]
+    arrs = [sh.reshape(a, (aval(a).size,)) for a in arrs]
+    nd = len(arrs)
+    sizes = [aval(a).shape[0] for a in arrs]
+    if indexing == "xy" and nd >= 2:
+        sizes[0], sizes[1] = sizes[1], sizes[0]
+    res = []
     for i, a in enumerate(arrs):
-        pos = i
-        if indexing == "xy" and len(arrs) >= 2 and i < 2:
-            pos = 1 - i
-        s = [1] * len(arrs)
+        pos = (1 - i if i < 2 else i) if indexing == "xy" and nd >= 2 else i
+        s = [1] * nd
         s[pos] = aval(a).shape[0]
-        out.append(broadcast_to(reshape(a, tuple(s)), tuple(shape)))
-    return out
+        r = sh.reshape(a, tuple(s))
+        res.append(out(r if sparse else broadcast_to_shape(r, tuple(sizes), "meshgrid")))
+    return res
 
 
 def diag(v: ArrayLike, k: int = 0) -> Any:
-    """Diagonal of a matrix, or a diagonal matrix from a vector."""
-    from funcgrad.numpy._reductions import sum as _sum
-    from funcgrad.numpy._ufuncs import multiply
+    """The ``k``-th diagonal of a matrix, or a matrix with vector ``v`` on that diagonal."""
+    from funcgrad.numpy._shape import diagonal, pad
+    from funcgrad.numpy._ufuncs import where
 
-    v = asarray(v)
+    v = as_array(v, "diag")
     av = aval(v)
-    if av.ndim == 1:
-        n = av.shape[0] + abs(k)
-        e = eye(n, k=k, dtype=av.dtype)
-        from funcgrad.numpy._shape import pad
-
-        vv = pad(v, (max(-k, 0), max(k, 0)))
-        return multiply(e, _col(vv, n))
+    k = index(k, "k", "diag")
     if av.ndim == 2:
-        e = eye(av.shape[0], av.shape[1], k=k, dtype=av.dtype)
-        d = _sum(multiply(v, e), axis=1 if k >= 0 else 0)
-        m = min(av.shape[0], av.shape[1] - k) if k >= 0 else min(av.shape[0] + k, av.shape[1])
-        from funcgrad.numpy._shape import split
-
-        start = 0 if k >= 0 else -k
-        return split(d, [start, start + max(m, 0)])[1]
-    raise ValueError("diag: input must be 1-d or 2-d")
-
-
-def _col(v: Any, n: int) -> Any:
-    return sh.reshape(v, (n, 1))
+        return diagonal(v, k)
+    if av.ndim != 1:
+        raise ValueError(f"diag: input must be 1-d or 2-d, got {fmt(v)}{here()}")
+    n = av.shape[0] + abs(k)
+    vv = pad(v, (0, abs(k)))
+    vv = sh.reshape(vv, (n, 1) if k >= 0 else (1, n))
+    mask = eye(n, k=k, dtype=bool)
+    return where(mask, broadcast_to_shape(vv, (n, n)), convert(0, av.dtype, av.weak_type))
 
 
-def copy(a: ArrayLike) -> Any:
-    return asarray(a)
+def diagflat(v: ArrayLike, k: int = 0) -> Any:
+    """A matrix with the flattened ``v`` on its ``k``-th diagonal."""
+    v = as_array(v, "diagflat")
+    return diag(sh.reshape(v, (aval(v).size,)), k)

@@ -1,284 +1,464 @@
 """NumPy indexing (``x[idx]``) and JAX-style indexed updates (``x.at[idx].add(v)``).
 
-Basic indices (ints, slices, ``None``, ``...``) become ``slice``/``rev``/
-``reshape``; integer-array indices become one ``gather`` on the indexed axes
-flattened together; boolean masks must be concrete (their result shape
-depends on their values) and become integer indices.
+Basic indices (ints, slices with any step, ``None``, ``...``) become ``slice``/
+``rev``/``reshape``; integer-array indices become one ``gather`` of the
+indexed axes flattened together (placed as NumPy places them: in front when
+the advanced indices are separated, in place otherwise); boolean masks must
+be concrete (the result's shape depends on their values) and become integer
+indices. Static out-of-bounds indices raise ``IndexError``; traced indices
+wrap negatives and clamp, as in JAX.
+
+``x.at[idx].set/add/multiply/min/max/...`` work on the flat positions that
+``idx`` selects, computed on the host when ``idx`` is concrete.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import jax
 import numpy as np
 
 from funcgrad.core import dtypes
-from funcgrad.core.errors import ConcretizationError, user_frame, where
+from funcgrad.core.errors import ConcretizationError
 from funcgrad.core.interp import Tracer
-from funcgrad.numpy._core import aval, broadcast_shapes, broadcast_to_shape, cast, prep
+from funcgrad.numpy._core import (
+    ArrayLike,
+    as_array,
+    aval,
+    broadcast_to_shape,
+    convert,
+    fmt,
+    here,
+    index,
+    normalize_axis,
+    out,
+    prep,
+    unsupported,
+)
 from funcgrad.primitives import elementwise as ew
+from funcgrad.primitives import reductions as rd
 from funcgrad.primitives import shape as sh
 
+_I32 = np.dtype("int32")
 
-def _is_int_scalar(i: Any) -> bool:
+
+def _is_int(i: Any) -> bool:
     return isinstance(i, (int, np.integer)) and not isinstance(i, (bool, np.bool_))
 
 
-def _is_array_index(i: Any) -> bool:
-    return isinstance(i, (Tracer, jax.Array, np.ndarray, list)) and not _is_int_scalar(i)
+def _is_adv(i: Any) -> bool:
+    return isinstance(i, (Tracer, jax.Array, np.ndarray))
 
 
-def _normalize(idx: Any, ndim: int) -> list:
+def _concrete(i: Any) -> bool:
+    return isinstance(i, (jax.Array, np.ndarray)) and not isinstance(i, Tracer)
+
+
+def _normalize(idx: Any, shape: tuple[int, ...]) -> list:
+    """Index items with lists made arrays, bool masks made integer arrays and ``...`` expanded."""
+    ndim = len(shape)
     if not isinstance(idx, tuple):
         idx = (idx,)
-    out: list = []
+    items: list = []
     for i in idx:
         if isinstance(i, list):
-            i = np.asarray(i)
-        if isinstance(i, (np.ndarray, jax.Array)) and i.dtype == np.bool_:
-            i = np.asarray(i)
-            out.extend(np.nonzero(i))
-            continue
+            i = prep(i, "indexing") if i else np.zeros((0,), np.int32)
+        if isinstance(i, (bool, np.bool_)):
+            raise unsupported("indexing with a Python bool (x[True])")
         if isinstance(i, Tracer) and i.dtype == np.bool_:
             raise ConcretizationError(
                 f"boolean mask indexing with a traced mask of shape {i.shape}: the result's "
                 "shape would depend on the mask's values. Use funcgrad.numpy.where(mask, x, 0) "
-                f"instead.{where(user_frame())}"
+                f"instead.{here()}"
             )
-        if isinstance(i, (bool, np.bool_)):
-            raise NotImplementedError("indexing with a Python bool")
-        if isinstance(i, (Tracer, jax.Array, np.ndarray)) and not dtypes.is_integer(
-            np.dtype(i.dtype)
-        ):
-            raise IndexError(f"arrays used as indices must be of integer type, got {i.dtype}")
-        out.append(i)
-    n_ell = sum(1 for i in out if i is Ellipsis)
+        if _concrete(i) and i.dtype == np.bool_:
+            m = np.asarray(i)
+            if m.ndim == 0:
+                raise unsupported("indexing with a 0-d boolean mask")
+            items.append(("mask", m))
+            continue
+        if _is_adv(i) and not dtypes.is_integer(np.dtype(i.dtype)):
+            raise IndexError(
+                f"indexing: arrays used as indices must be of integer (or boolean) type, got "
+                f"{fmt(i)}{here()}"
+            )
+        if not (i is None or i is Ellipsis or isinstance(i, slice) or _is_int(i) or _is_adv(i)):
+            raise IndexError(
+                f"indexing: only integers, slices (`:`), ellipsis (`...`), None (`newaxis`) and "
+                f"integer or boolean arrays are valid indices, got {i!r}{here()}"
+            )
+        items.append(i)
+    n_ell = sum(1 for i in items if i is Ellipsis)
     if n_ell > 1:
-        raise IndexError("an index can only have a single ellipsis ('...')")
-    used = sum(1 for i in out if i is not None and i is not Ellipsis)
+        raise IndexError(f"indexing: an index can only have a single ellipsis ('...'){here()}")
+    used = sum(_consumed(i) for i in items)
     if used > ndim:
         raise IndexError(
-            f"too many indices for array: array is {ndim}-dimensional, but {used} were indexed"
+            f"indexing: too many indices for array: array is {ndim}-dimensional, but {used} "
+            f"were indexed{here()}"
         )
     if n_ell:
-        k = out.index(Ellipsis)
-        out[k : k + 1] = [slice(None)] * (ndim - used)
+        k = items.index(Ellipsis)
+        items[k : k + 1] = [slice(None)] * (ndim - used)
     else:
-        out.extend([slice(None)] * (ndim - used))
-    return out
+        items.extend([slice(None)] * (ndim - used))
+    # masks → integer arrays (checked against the dims they cover)
+    res, d = [], 0
+    for i in items:
+        if isinstance(i, tuple) and i[0] == "mask":
+            m = i[1]
+            if m.shape != tuple(shape[d : d + m.ndim]):
+                raise IndexError(
+                    f"indexing: boolean index of shape {m.shape} does not match the indexed "
+                    f"dimensions {tuple(shape[d : d + m.ndim])}{here()}"
+                )
+            res.extend(np.nonzero(m))
+            d += m.ndim
+            continue
+        res.append(i)
+        d += _consumed(i)
+    return res
 
 
-def getitem(x: Any, idx: Any) -> Any:
-    """``x[idx]`` with NumPy semantics (static shapes)."""
-    x = prep(x, "getitem")
-    if type(x) in (bool, int, float, complex):
-        x = np.asarray(x, dtypes.python_scalar_dtype(x))
-    shape = aval(x).shape
-    items = _normalize(idx, len(shape))
-    if any(_is_array_index(i) for i in items):
-        return _advanced(x, items)
-    return _basic(x, items)
+def _consumed(i: Any) -> int:
+    if i is None or i is Ellipsis:
+        return 0
+    if isinstance(i, tuple) and i[0] == "mask":
+        return i[1].ndim
+    return 1
+
+
+def getitem(x: ArrayLike, idx: Any) -> Any:
+    """``x[idx]`` with NumPy semantics (static result shapes)."""
+    x = as_array(x, "indexing")
+    items = _normalize(idx, aval(x).shape)
+    if any(i is None for i in items):
+        # insert the new axes first, then index them with full slices
+        it = iter(aval(x).shape)
+        x = sh.reshape(x, tuple(1 if i is None else next(it) for i in items))
+        items = [slice(None) if i is None else i for i in items]
+    if any(_is_adv(i) for i in items):
+        return out(_advanced(x, items))
+    return out(_basic(x, items))
+
+
+def _static_slice(s: slice) -> slice:
+    def conv(v: Any, what: str) -> Any:
+        if v is None:
+            return None
+        if isinstance(v, Tracer):
+            raise ConcretizationError(
+                f"indexing: slice {what} must be static, got a traced value {v.aval}; use "
+                f"fg.lax-style dynamic slicing (funcgrad.numpy.take / x[i] with a traced "
+                f"integer i) or mark it static{here()}"
+            )
+        return index(v, f"slice {what}", "indexing")
+
+    return slice(conv(s.start, "start"), conv(s.stop, "stop"), conv(s.step, "step"))
 
 
 def _basic(x: Any, items: list) -> Any:
     shape = aval(x).shape
     start, limit, strides, out_shape, rev_dims = [], [], [], [], []
-    d = 0
-    for i in items:
-        if i is None:
-            out_shape.append(1)
-            continue
+    for d, i in enumerate(items):
         n = shape[d]
-        if _is_int_scalar(i):
+        if _is_int(i):
             j = int(i)
             if not -n <= j < n:
                 raise IndexError(
-                    f"index {j} is out of bounds for axis {d} with size {n}{where(user_frame())}"
+                    f"indexing: index {j} is out of bounds for axis {d} with size {n}{here()}"
                 )
             j %= n
             start.append(j)
             limit.append(j + 1)
             strides.append(1)
-        elif isinstance(i, slice):
-            lo, hi, st = i.indices(n)
-            if st > 0:
-                cnt = max(0, (hi - lo + st - 1) // st)
-                start.append(lo)
-                limit.append(lo + (cnt - 1) * st + 1 if cnt else lo)
-                strides.append(st)
-            else:
-                cnt = max(0, (lo - hi - st - 1) // (-st))
-                # take lo, lo+st, ... : reverse the covered range then stride
-                first = lo + (cnt - 1) * st if cnt else lo
-                rev_dims.append(d)
-                start.append(n - 1 - lo)
-                limit.append(n - 1 - first + 1 if cnt else n - 1 - lo)
-                strides.append(-st)
-            out_shape.append(cnt)
+            continue
+        s = _static_slice(i)
+        if s.step == 0:
+            raise ValueError(f"indexing: slice step cannot be zero{here()}")
+        lo, hi, st = s.indices(n)
+        cnt = len(range(lo, hi, st))
+        if st > 0:
+            first = lo if cnt else 0
         else:
-            raise IndexError(f"unsupported index {i!r}")
-        d += 1
-    if rev_dims:
-        x = sh.rev(x, tuple(rev_dims))
-    if start != [0] * len(shape) or limit != list(shape) or any(s != 1 for s in strides):
-        x = sh.slice(x, tuple(start), tuple(limit), tuple(strides))
-    if tuple(out_shape) != aval(x).shape:
-        x = sh.reshape(x, tuple(out_shape))
-    return x
+            rev_dims.append(d)
+            first = n - 1 - lo if cnt else 0
+        start.append(first)
+        limit.append(first + (cnt - 1) * abs(st) + 1 if cnt else first)
+        strides.append(abs(st))
+        out_shape.append(cnt)
+    x = sh.rev(x, tuple(rev_dims))
+    x = sh.slice(x, tuple(start), tuple(limit), tuple(strides))
+    return sh.reshape(x, tuple(out_shape))
 
 
-def _index_array(i: Any, n: int) -> Any:
-    """An int32 index array with negative indices wrapped."""
-    if _is_int_scalar(i):
-        j = int(i)
-        if not -n <= j < n:
-            raise IndexError(f"index {j} is out of bounds for size {n}")
-        return np.asarray(j % n, np.int32)
-    if isinstance(i, (np.ndarray, jax.Array)) and not isinstance(i, Tracer):
+def _index_dtype(n: int) -> np.dtype:
+    return _I32 if n < 2**31 else dtypes.canonicalize(np.dtype("int64"))
+
+
+def _index_array(i: Any, n: int, d: int, dt: np.dtype) -> Any:
+    """An index array of dtype ``dt`` for an axis of size ``n``: negatives wrapped; static
+    indices bounds-checked, traced ones clamped."""
+    if _is_int(i) or _concrete(i):
         a = np.asarray(i)
         if a.size and (a.max() >= n or a.min() < -n):
-            raise IndexError(f"index {a.max() if a.max() >= n else a.min()} is out of bounds "
-                             f"for axis with size {n}")
-        return np.asarray(np.where(a < 0, a + n, a), np.int32)
-    i = cast(i, np.dtype("int32"))
-    zero = np.asarray(0, np.int32)
-    return ew.select_n(ew.lt(i, zero), i, ew.add(i, np.asarray(n, np.int32)))
+            bad = a.max() if a.max() >= n else a.min()
+            raise IndexError(
+                f"indexing: index {bad} is out of bounds for axis {d} with size {n}{here()}"
+            )
+        return np.asarray(np.where(a < 0, a + n, a), dt)
+    i = convert(i, dt)
+    zero = np.asarray(0, dt)
+    i = ew.select_n(ew.lt(i, zero), i, ew.add(i, np.asarray(n, dt)))
+    return ew.min(ew.max(i, zero), np.asarray(max(n - 1, 0), dt))
 
 
 def _advanced(x: Any, items: list) -> Any:
-    if any(i is None for i in items):
-        raise NotImplementedError("mixing None (newaxis) with integer-array indexing")
-    shape = aval(x).shape
-    # basic slices first, keeping advanced axes whole
-    basic = [slice(None) if (_is_array_index(i) or _is_int_scalar(i)) else i for i in items]
+    from funcgrad.numpy._ufuncs import add, multiply
+
+    basic = [slice(None) if (_is_adv(i) or _is_int(i)) else i for i in items]
     x = _basic(x, basic)
     shape = aval(x).shape
-    adv_pos = [d for d, i in enumerate(items) if _is_array_index(i) or _is_int_scalar(i)]
-    idxs = [_index_array(items[d], shape[d]) for d in adv_pos]
-    bshape = broadcast_shapes("indexing", *[aval(i).shape for i in idxs])
-    contiguous = adv_pos == list(range(adv_pos[0], adv_pos[0] + len(adv_pos)))
+    adv_pos = [d for d, i in enumerate(items) if _is_adv(i) or _is_int(i)]
     rest = [d for d in range(len(shape)) if d not in adv_pos]
-    perm = adv_pos + rest
-    if perm != list(range(len(shape))):
-        x = sh.transpose(x, tuple(perm))
     sizes = [shape[d] for d in adv_pos]
     flat_n = int(np.prod(sizes, dtype=np.int64))
+    dt = _index_dtype(flat_n)
+    idxs = [_index_array(items[d], shape[d], d, dt) for d in adv_pos]
+    from funcgrad.numpy._core import broadcast_shapes
+
+    bshape = broadcast_shapes("indexing", *idxs)
+    if any(s == 0 for s in sizes) and int(np.prod(bshape, dtype=np.int64)):
+        raise IndexError(f"indexing: cannot index into a zero-size axis of {fmt(x)}{here()}")
+    x = sh.transpose(x, tuple(adv_pos + rest))
     x = sh.reshape(x, (flat_n, *[shape[d] for d in rest]))
     lin: Any = None
     stride = 1
     for i, n in reversed(list(zip(idxs, sizes))):
-        term = i if stride == 1 else _mul_idx(i, stride)
-        lin = term if lin is None else _add_idx(lin, term)
+        term = i if stride == 1 else multiply(i, np.asarray(stride, dt))
+        lin = term if lin is None else add(lin, term)
         stride *= n
-    if isinstance(lin, np.ndarray):
-        lin = np.broadcast_to(lin, bshape).astype(np.int32)
-    elif aval(lin).shape != bshape:
-        lin = broadcast_to_shape(lin, bshape)
-    out = sh.gather(x, lin, axis=0)
+    lin = broadcast_to_shape(as_array(lin, "indexing"), bshape, "indexing")
+    if flat_n == 0:
+        res = sh.full((*bshape, *[shape[d] for d in rest]), 0, aval(x).dtype)
+    else:
+        res = sh.gather(x, lin, axis=0)
+    contiguous = adv_pos == list(range(adv_pos[0], adv_pos[0] + len(adv_pos)))
     if contiguous and adv_pos[0] != 0:
-        nb = len(bshape)
-        k = adv_pos[0]
-        out_nd = nb + len(rest)
-        order = list(range(nb, nb + k)) + list(range(nb)) + list(range(nb + k, out_nd))
-        out = sh.transpose(out, tuple(order))
-    return out
-
-
-def _mul_idx(i: Any, k: int) -> Any:
-    if isinstance(i, np.ndarray):
-        return i * np.int32(k)
-    return ew.mul(i, np.asarray(k, np.int32))
-
-
-def _add_idx(a: Any, b: Any) -> Any:
-    if isinstance(a, np.ndarray) and isinstance(b, np.ndarray):
-        return a + b
-    shp = broadcast_shapes("indexing", aval(a).shape, aval(b).shape)
-    a = broadcast_to_shape(a, shp) if aval(a).shape != shp and aval(a).shape != () else a
-    b = broadcast_to_shape(b, shp) if aval(b).shape != shp and aval(b).shape != () else b
-    return ew.add(a, b)
+        nb, k = len(bshape), adv_pos[0]
+        order = list(range(nb, nb + k)) + list(range(nb)) + list(range(nb + k, nb + len(rest)))
+        res = sh.transpose(res, tuple(order))
+    return res
 
 
 # --------------------------------------------------------------------------- .at[]
 
 
 def _positions(shape: tuple[int, ...], idx: Any) -> Any:
-    """Flat positions selected by ``idx`` in an array of ``shape``."""
+    """Flat positions (an int array of the shape of ``x[idx]``) selected by ``idx``."""
     size = int(np.prod(shape, dtype=np.int64))
-    pos = sh.reshape(sh.iota(dtype=np.dtype("int32"), shape=(size,), dimension=0), shape) if (
-        any(isinstance(i, Tracer) for i in (idx if isinstance(idx, tuple) else (idx,)))
-    ) else np.arange(size, dtype=np.int32).reshape(shape)
-    if isinstance(pos, np.ndarray):
-        try:
-            return np.asarray(pos[_np_index(idx)], np.int32)
-        except (IndexError, TypeError):
-            pass
+    dt = _index_dtype(size)
+    items = idx if isinstance(idx, tuple) else (idx,)
+    if not any(isinstance(i, Tracer) for i in items):
+        pos = np.arange(size, dtype=dt).reshape(shape)
+        return _host_getitem(pos, idx)
+    pos = sh.reshape(sh.iota(dt, (size,), 0), shape)
     return getitem(pos, idx)
 
 
-def _np_index(idx: Any) -> Any:
-    def conv(i: Any) -> Any:
-        if isinstance(i, jax.Array):
-            return np.asarray(i)
-        return i
-
-    return tuple(conv(i) for i in idx) if isinstance(idx, tuple) else conv(idx)
+def _host_getitem(pos: np.ndarray, idx: Any) -> np.ndarray:
+    items = _normalize(idx, pos.shape)  # same checks and errors as getitem
+    conv = tuple(np.asarray(i) if isinstance(i, jax.Array) else i for i in items)
+    try:
+        return np.asarray(pos[conv])
+    except IndexError as e:
+        raise IndexError(f"indexing: {e}{here()}") from None
 
 
 class _IndexUpdateRef:
+    """``x.at[idx]``: functional updates of the elements ``x[idx]``."""
+
     def __init__(self, x: Any, idx: Any) -> None:
         self.x, self.idx = x, idx
 
-    def get(self) -> Any:
+    def get(self, **kwargs: Any) -> Any:
+        """``x[idx]``."""
         return getitem(self.x, self.idx)
 
-    def _scatter(self, values: Any, mode: str) -> Any:
-        x = prep(self.x, "at")
+    def _prepare(self, values: Any, name: str) -> tuple:
+        x = as_array(self.x, f"at[].{name}")
         av = aval(x)
         pos = _positions(av.shape, self.idx)
         pshape = aval(pos).shape
-        v = prep(values, "at")
-        v = cast(v, av.dtype) if type(v) not in (bool, int, float, complex) else np.asarray(v, av.dtype)
-        v = broadcast_to_shape(v, pshape) if aval(v).shape != pshape else v
+        v = prep(values, f"at[].{name}")
+        vdt = np.dtype("int32") if av.dtype == np.bool_ and name in ("add", "set") else av.dtype
+        v = as_array(convert(v, vdt), f"at[].{name}")
+        try:
+            np.broadcast_shapes(aval(v).shape, pshape)
+            if aval(v).ndim > len(pshape):
+                raise ValueError
+        except ValueError:
+            raise ValueError(
+                f"at[].{name}: values {fmt(v)} cannot be broadcast to the indexed shape {pshape} "
+                f"of {fmt(x)}{here()}"
+            ) from None
+        v = broadcast_to_shape(v, pshape, f"at[].{name}")
+        k = int(np.prod(pshape, dtype=np.int64))
         flat = sh.reshape(x, (av.size,))
-        if mode == "add":
-            out = sh.scatter_add(flat, pos, v, axis=0)
-        elif mode == "set":
-            ones = sh.full(pshape, 1, av.dtype if av.dtype.kind != "b" else np.dtype("int32"))
-            zeros_flat = sh.full((av.size,), 0, aval(ones).dtype)
-            hit = ew.gt(sh.scatter_add(zeros_flat, pos, ones, axis=0), np.asarray(0, aval(ones).dtype))
-            if av.dtype.kind == "b":
-                vi = ew.convert_element_type(v, np.dtype("int32"))
-                z = sh.full((av.size,), 0, np.dtype("int32"))
-                new = ew.ne(sh.scatter_add(z, pos, vi, axis=0), np.asarray(0, np.int32))
-            else:
-                new = sh.scatter_add(sh.full((av.size,), 0, av.dtype), pos, v, axis=0)
-            out = ew.select_n(hit, flat, new)
-        elif mode in ("multiply", "min", "max"):
-            cur = sh.gather(flat, pos if not isinstance(pos, np.ndarray) else pos, axis=0)
-            op = {"multiply": ew.mul, "min": ew.min, "max": ew.max}[mode]
-            return _IndexUpdateRef(self.x, self.idx).set(op(cur, v))
-        else:  # pragma: no cover
-            raise ValueError(mode)
-        return sh.reshape(out, av.shape)
+        pos = pos.reshape(k) if isinstance(pos, np.ndarray) else sh.reshape(pos, (k,))
+        return x, av, flat, pos, sh.reshape(v, (k,)), k
 
-    def set(self, values: Any) -> Any:
-        """``x`` with ``x[idx] = values`` (functional)."""
-        return self._scatter(values, "set")
+    def _finish(self, res: Any, av: Any) -> Any:
+        return out(convert(sh.reshape(res, av.shape), av.dtype, av.weak_type))
 
-    def add(self, values: Any) -> Any:
+    def set(self, values: ArrayLike, **kwargs: Any) -> Any:
+        """``x`` with ``x[idx] = values`` (for repeated indices the last value wins)."""
+        x, av, flat, pos, v, k = self._prepare(values, "set")
+        if k == 0:
+            return out(x)
+        if isinstance(pos, np.ndarray):
+            last = _last_occurrence(pos)
+            if not last.all():
+                keep = np.nonzero(last)[0].astype(pos.dtype)
+                v, pos = sh.gather(v, keep, axis=0), pos[keep]
+            hit = np.zeros((av.size,), bool)
+            hit[pos] = True
+        else:
+            keep = _kept(pos)
+            hits = sh.scatter_add(sh.full((av.size,), 0, _I32), pos, convert(keep, _I32), axis=0)
+            hit = ew.gt(hits, np.asarray(0, _I32))
+            v = ew.select_n(keep, sh.full((k,), 0, aval(v).dtype), v)
+        new = sh.scatter_add(sh.full((av.size,), 0, aval(v).dtype), pos, v, axis=0)
+        if av.dtype == np.bool_:
+            new = ew.ne(new, np.asarray(0, aval(new).dtype))
+        return self._finish(ew.select_n(hit, flat, new), av)
+
+    def add(self, values: ArrayLike, **kwargs: Any) -> Any:
         """``x`` with ``x[idx] += values``; repeated indices accumulate."""
-        return self._scatter(values, "add")
+        x, av, flat, pos, v, k = self._prepare(values, "add")
+        if k == 0:
+            return out(x)
+        if av.dtype == np.bool_:
+            acc = sh.scatter_add(convert(flat, _I32), pos, v, axis=0)
+            return self._finish(ew.ne(acc, np.asarray(0, _I32)), av)
+        return self._finish(sh.scatter_add(convert(flat, av.dtype), pos, v, axis=0), av)
 
-    def multiply(self, values: Any) -> Any:
-        return self._scatter(values, "multiply")
+    def subtract(self, values: ArrayLike, **kwargs: Any) -> Any:
+        """``x`` with ``x[idx] -= values``."""
+        from funcgrad.numpy._ufuncs import negative
 
-    def min(self, values: Any) -> Any:  # noqa: A003
-        return self._scatter(values, "min")
+        x = as_array(self.x, "at[].subtract")
+        return self.add(negative(convert(prep(values, "at[].subtract"), aval(x).dtype)))
 
-    def max(self, values: Any) -> Any:  # noqa: A003
-        return self._scatter(values, "max")
+    def _combine(self, values: Any, name: str, op: Callable, ident: Any, reduce: Any) -> Any:
+        x, av, flat, pos, v, k = self._prepare(values, name)
+        if k == 0:
+            return out(x)
+        if isinstance(pos, np.ndarray) and _last_occurrence(pos).all():
+            cur = sh.gather(flat, pos, axis=0)
+            return self._finish(_set_unique(flat, pos, op(cur, v), av.size), av)
+        if reduce is None:
+            raise unsupported(f"at[].{name} with repeated or traced indices")
+        # repeated (or traced) indices: combine all updates of a position densely
+        cols = sh.iota(aval(pos).dtype, (k, av.size), 1)
+        hit = ew.eq(sh.broadcast_in_dim(pos, (k, av.size), (0,)), cols)
+        vals = ew.select_n(
+            hit, sh.full((k, av.size), ident, av.dtype), sh.broadcast_in_dim(v, (k, av.size), (0,))
+        )
+        return self._finish(op(flat, reduce(vals, (0,))), av)
+
+    def multiply(self, values: ArrayLike, **kwargs: Any) -> Any:
+        """``x`` with ``x[idx] *= values``."""
+        return self._combine(values, "multiply", _mul, 1, rd.reduce_prod)
+
+    mul = multiply
+
+    def divide(self, values: ArrayLike, **kwargs: Any) -> Any:
+        """``x`` with ``x[idx] /= values`` (inexact arrays)."""
+        if not dtypes.is_inexact(aval(as_array(self.x, "at[].divide")).dtype):
+            raise TypeError(f"at[].divide requires an inexact array, got {fmt(self.x)}{here()}")
+        return self._combine(values, "divide", ew.div, 1, rd.reduce_prod)
+
+    def power(self, values: ArrayLike, **kwargs: Any) -> Any:
+        """``x`` with ``x[idx] **= values`` (unique indices)."""
+        return self._combine(values, "power", ew.pow, None, None)
+
+    def min(self, values: ArrayLike, **kwargs: Any) -> Any:
+        """``x`` with ``x[idx] = minimum(x[idx], values)``."""
+        x = as_array(self.x, "at[].min")
+        return self._combine(values, "min", _min, _extreme(aval(x).dtype, True), _rmin)
+
+    def max(self, values: ArrayLike, **kwargs: Any) -> Any:
+        """``x`` with ``x[idx] = maximum(x[idx], values)``."""
+        x = as_array(self.x, "at[].max")
+        return self._combine(values, "max", _max, _extreme(aval(x).dtype, False), _rmax)
+
+    def apply(self, func: Callable[[Any], Any], **kwargs: Any) -> Any:
+        """``x`` with ``x[idx] = func(x[idx])`` (unique indices)."""
+        return self._combine(0, "apply", lambda cur, _v: func(cur), None, None)
+
+
+def _mul(a: Any, b: Any) -> Any:
+    return ew.bitwise_and(a, b) if aval(a).dtype == np.bool_ else ew.mul(a, b)
+
+
+def _min(a: Any, b: Any) -> Any:
+    return ew.bitwise_and(a, b) if aval(a).dtype == np.bool_ else ew.min(a, b)
+
+
+def _max(a: Any, b: Any) -> Any:
+    return ew.bitwise_or(a, b) if aval(a).dtype == np.bool_ else ew.max(a, b)
+
+
+def _rmin(x: Any, axes: tuple) -> Any:
+    return rd.reduce_and(x, axes) if aval(x).dtype == np.bool_ else rd.reduce_min(x, axes)
+
+
+def _rmax(x: Any, axes: tuple) -> Any:
+    return rd.reduce_or(x, axes) if aval(x).dtype == np.bool_ else rd.reduce_max(x, axes)
+
+
+def _extreme(dt: np.dtype, high: bool) -> Any:
+    if dt == np.bool_:
+        return high
+    if dtypes.is_inexact(dt):
+        return np.inf if high else -np.inf
+    info = np.iinfo(dt)
+    return info.max if high else info.min
+
+
+def _last_occurrence(pos: np.ndarray) -> np.ndarray:
+    """Mask of the entries of ``pos`` not repeated later (the ones a ``set`` keeps)."""
+    rev = pos[::-1]
+    _, first_in_rev = np.unique(rev, return_index=True)
+    keep = np.zeros(pos.shape, bool)
+    keep[pos.shape[0] - 1 - first_in_rev] = True
+    return keep
+
+
+def _kept(pos: Any) -> Any:
+    """(traced) True where no later entry of ``pos`` writes the same position: O(k^2)."""
+    k = aval(pos).shape[0]
+    a = sh.broadcast_in_dim(pos, (k, k), (0,))
+    b = sh.broadcast_in_dim(pos, (k, k), (1,))
+    later = ew.lt(sh.iota(_I32, (k, k), 0), sh.iota(_I32, (k, k), 1))
+    return ew.bitwise_not(rd.reduce_or(ew.bitwise_and(ew.eq(a, b), later), (1,)))
+
+
+def _set_unique(flat: Any, pos: np.ndarray, v: Any, size: int) -> Any:
+    hit = np.zeros((size,), bool)
+    hit[pos] = True
+    dt = aval(v).dtype
+    if dt == np.bool_:
+        new = ew.ne(
+            sh.scatter_add(sh.full((size,), 0, _I32), pos, convert(v, _I32), axis=0),
+            np.asarray(0, _I32),
+        )
+    else:
+        new = sh.scatter_add(sh.full((size,), 0, dt), pos, v, axis=0)
+    return ew.select_n(hit, flat, new)
 
 
 class _At:
@@ -290,37 +470,111 @@ class _At:
 
 
 def at(x: Any) -> _At:
+    """The ``.at`` property of tracers."""
     return _At(x)
 
 
-def take(a: Any, indices: Any, axis: int | None = None) -> Any:
-    """Elements of ``a`` at ``indices`` along ``axis`` (flattened when ``None``)."""
-    from funcgrad.numpy._shape import ravel
+# --------------------------------------------------------------------------- take
 
-    a = prep(a, "take")
+
+def _fill_value(dt: np.dtype) -> Any:
+    if dtypes.is_inexact(dt):
+        return np.nan
+    if dt == np.bool_:
+        return True
+    info = np.iinfo(dt)
+    return info.min if dt.kind == "i" else info.max
+
+
+def take(
+    a: ArrayLike,
+    indices: ArrayLike,
+    axis: int | None = None,
+    out: Any = None,
+    mode: str | None = None,
+    unique_indices: bool = False,
+    indices_are_sorted: bool = False,
+    fill_value: Any = None,
+) -> Any:
+    """Elements of ``a`` at ``indices`` along ``axis`` (of the flattened array when ``None``).
+
+    ``mode``: ``"fill"`` (default: negative indices count from the end, out-of-range ones
+    give ``fill_value``, NaN for floats), ``"clip"`` (clamp into range) or ``"wrap"``.
+    """
+    from funcgrad.numpy._core import out as _out
+    from funcgrad.numpy._ufuncs import remainder, where
+
+    if out is not None:
+        raise unsupported("take(..., out=...)")
+    a = as_array(a, "take")
     if axis is None:
-        a, axis = ravel(a), 0
-    nd = aval(a).ndim
-    ax = axis % nd
-    idx = _index_array(prep(indices, "take"), aval(a).shape[ax])
-    return sh.gather(a, idx, axis=ax)
+        a, axis = sh.reshape(a, (aval(a).size,)), 0
+    av = aval(a)
+    ax = normalize_axis(axis, av.ndim, "take")
+    n = av.shape[ax]
+    i = as_array(indices, "take")
+    if not dtypes.is_integer(aval(i).dtype):
+        raise TypeError(f"take: indices must be integers, got {fmt(i)}{here()}")
+    dt = _index_dtype(n)
+    i = convert(i, dt)
+    mode = mode or "fill"
+    if mode == "wrap":
+        return _out(sh.gather(a, remainder(i, max(n, 1)), axis=ax))
+    if mode == "clip":  # clamped into [0, n - 1]; negative indices are not wrapped (as jnp)
+        return _out(sh.gather(a, i, axis=ax))
+    zero = np.asarray(0, dt)
+    wrapped = ew.select_n(ew.lt(i, zero), i, ew.add(i, np.asarray(n, dt)))
+    if mode not in ("fill", "promise_in_bounds"):
+        raise unsupported(f"take with mode={mode!r}")
+    g = (
+        sh.gather(a, wrapped, axis=ax)
+        if n
+        else sh.full(_take_shape(av.shape, aval(i).shape, ax), 0, av.dtype)
+    )
+    if mode == "promise_in_bounds":
+        return _out(g)
+    ok = ew.bitwise_and(ew.ge(wrapped, zero), ew.lt(wrapped, np.asarray(n, dt)))
+    ishape = aval(i).shape
+    ok = sh.broadcast_in_dim(ok, aval(g).shape, tuple(range(ax, ax + len(ishape))))
+    fv = _fill_value(av.dtype) if fill_value is None else fill_value
+    return where(ok, g, np.asarray(fv, av.dtype))
 
 
-def take_along_axis(arr: Any, indices: Any, axis: int) -> Any:
-    """``arr`` gathered with ``indices`` of the same rank along ``axis``."""
-    arr = prep(arr, "take_along_axis")
-    indices = prep(indices, "take_along_axis")
-    shape = aval(arr).shape
+def _take_shape(shape: tuple, ishape: tuple, ax: int) -> tuple:
+    return (*shape[:ax], *ishape, *shape[ax + 1 :])
+
+
+def take_along_axis(
+    arr: ArrayLike,
+    indices: ArrayLike,
+    axis: int | None,
+    mode: str | None = None,
+    fill_value: Any = None,
+) -> Any:
+    """``arr`` gathered along ``axis`` with ``indices`` of the same rank (other axes
+    broadcast); negative indices count from the end."""
+    a = as_array(arr, "take_along_axis")
+    i = as_array(indices, "take_along_axis")
+    if axis is None:
+        a = sh.reshape(a, (aval(a).size,))
+        i = sh.reshape(i, (aval(i).size,))
+        axis = 0
+    shape = aval(a).shape
     nd = len(shape)
-    ax = axis % nd
-    ishape = aval(indices).shape
+    if aval(i).ndim != nd:
+        raise ValueError(
+            f"take_along_axis: indices and arr must have the same number of dimensions, got "
+            f"{fmt(i, a)}{here()}"
+        )
+    if not dtypes.is_integer(aval(i).dtype):
+        raise TypeError(f"take_along_axis: indices must be integers, got {fmt(i)}{here()}")
+    ax = normalize_axis(axis, nd, "take_along_axis")
     items: list = []
     for d in range(nd):
         if d == ax:
-            items.append(indices)
+            items.append(i if isinstance(i, Tracer) else np.asarray(i))
         else:
             s = [1] * nd
             s[d] = shape[d]
             items.append(np.arange(shape[d], dtype=np.int32).reshape(s))
-    del ishape
-    return getitem(arr, tuple(items))
+    return getitem(a, tuple(items))

@@ -1,227 +1,413 @@
-"""Products: matmul, dot, tensordot, outer, inner, einsum; and ``linalg.norm``."""
+"""Products (``matmul``, ``dot``, ``tensordot``, ``einsum``, ...) and norms.
+
+Every product is one or a few ``dot_general`` equations. Operands are promoted on
+JAX's lattice without widening small integers (``int8 @ int8`` is ``int8``, as in
+``jax.numpy``); bool products are computed in ``int32`` and compared with zero.
+"""
 
 from __future__ import annotations
 
 import string
-from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
 from funcgrad.core import dtypes
-from funcgrad.numpy._core import aval, broadcast_shapes, broadcast_to_shape, normalize_axis, prep, promote
+from funcgrad.numpy._core import (
+    ArrayLike,
+    as_array,
+    aval,
+    broadcast_shapes,
+    broadcast_to_shape,
+    convert,
+    fmt,
+    here,
+    index,
+    normalize_axes,
+    normalize_axis,
+    out,
+    prep,
+    promote,
+    result_dtype,
+    unsupported,
+    user_dtype,
+)
+from funcgrad.primitives import elementwise as ew
+from funcgrad.primitives import reductions as rd
 from funcgrad.primitives import shape as sh
 from funcgrad.primitives.linalg import dot_general
 
-
-def _arrs(name: str, *xs: Any) -> list:
-    out = promote(name, *xs)
-    return [
-        np.asarray(x, dtypes.python_scalar_dtype(x)) if type(x) in (bool, int, float, complex) else x
-        for x in out
-    ]
+_BOOL = np.dtype("bool")
+_I32 = np.dtype("int32")
 
 
-def matmul(a: Any, b: Any) -> Any:
+def _operands(name: str, *xs: Any) -> tuple[list[Any], bool]:
+    """Promoted array operands; bools computed as int32 (second result: convert back).
+
+    As in ``jnp``, a weakly typed result takes its kind's default dtype (the products'
+    ``preferred_element_type`` comes from ``dtypes.result_type``).
+    """
+    xs = tuple(prep(x, name) for x in xs)
+    dt, weak = result_dtype(*xs)
+    if weak:
+        dt = dtypes.default_dtype(dtypes.kind(dt))
+    ops = [as_array(convert(x, dt, weak), name) for x in xs]
+    is_bool = aval(ops[0]).dtype == _BOOL
+    if is_bool:
+        ops = [convert(x, _I32) for x in ops]
+    return ops, is_bool
+
+
+def _finish(x: Any, is_bool: bool, pet: Any = None) -> Any:
+    if is_bool and pet is None:
+        x = ew.ne(x, np.asarray(0, aval(x).dtype))
+    return out(x)
+
+
+def _dot(x: Any, y: Any, dn: Any, pet: Any) -> Any:
+    return dot_general(x, y, dn, preferred_element_type=pet)
+
+
+def _pet(name: str, preferred_element_type: Any) -> Any:
+    return None if preferred_element_type is None else user_dtype(preferred_element_type, name)
+
+
+def matmul(
+    a: ArrayLike, b: ArrayLike, *, precision: Any = None, preferred_element_type: Any = None
+) -> Any:
     """Matrix product with NumPy's broadcasting of leading (batch) dimensions."""
-    a, b = _arrs("matmul", a, b)
+    del precision
+    pet = _pet("matmul", preferred_element_type)
+    (a, b), is_bool = _operands("matmul", a, b)
     sa, sb = aval(a).shape, aval(b).shape
     if not sa or not sb:
-        raise ValueError("matmul: operands must not be 0-d (use multiply)")
+        raise ValueError(
+            f"matmul: operands must have at least one dimension (use multiply for scalars), got "
+            f"{fmt(a, b)}{here()}"
+        )
     a2 = sh.reshape(a, (1, sa[0])) if len(sa) == 1 else a
     b2 = sh.reshape(b, (sb[0], 1)) if len(sb) == 1 else b
     sa2, sb2 = aval(a2).shape, aval(b2).shape
     if sa2[-1] != sb2[-2]:
         raise ValueError(
-            f"matmul: contracting dimensions differ: {aval(a)} @ {aval(b)} "
-            f"({sa2[-1]} != {sb2[-2]})"
+            f"matmul: contracting dimensions differ: {fmt(a)} @ {fmt(b)} ({sa2[-1]} != "
+            f"{sb2[-2]}){here()}"
         )
-    batch = broadcast_shapes("matmul", sa2[:-2], sb2[:-2])
+    batch = tuple(np.broadcast_shapes(sa2[:-2], sb2[:-2]))
     nb = len(batch)
-    if len(sa2) - 2 == nb and sa2[:-2] == batch and len(sb2) == 2:
-        # (..., m, k) @ (k, n): fold batch into rows, one plain dot
-        out = dot_general(a2, b2, dimension_numbers=(((len(sa2) - 1,), (0,)), ((), ())))
+    if len(sb2) == 2:
+        # (..., m, k) @ (k, n): one plain contraction, batch dims stay free
+        res = _dot(a2, b2, (((len(sa2) - 1,), (0,)), ((), ())), pet)
     else:
-        a2 = broadcast_to_shape(a2, batch + sa2[-2:]) if sa2[:-2] != batch else a2
-        b2 = broadcast_to_shape(b2, batch + sb2[-2:]) if sb2[:-2] != batch else b2
+        a2 = broadcast_to_shape(a2, batch + sa2[-2:], "matmul")
+        b2 = broadcast_to_shape(b2, batch + sb2[-2:], "matmul")
         bd = tuple(range(nb))
-        out = dot_general(a2, b2, dimension_numbers=(((nb + 1,), (nb,)), (bd, bd)))
-    oshape = list(aval(out).shape)
+        res = _dot(a2, b2, (((nb + 1,), (nb,)), (bd, bd)), pet)
+    oshape = list(aval(res).shape)
     if len(sb) == 1:
         oshape.pop(-1)
     if len(sa) == 1:
-        oshape.pop(-2 if len(sb) != 1 else -1)
-    if tuple(oshape) != aval(out).shape:
-        out = sh.reshape(out, tuple(oshape))
-    return out
+        oshape.pop(-1 if len(sb) == 1 else -2)
+    return _finish(sh.reshape(res, tuple(oshape)), is_bool, pet)
 
 
-def dot(a: Any, b: Any) -> Any:
-    """NumPy ``dot``: matmul for ≤2-D, sum over a's last and b's second-to-last axis otherwise."""
-    a, b = _arrs("dot", a, b)
-    na, nb = aval(a).ndim, aval(b).ndim
+def dot(
+    a: ArrayLike, b: ArrayLike, *, precision: Any = None, preferred_element_type: Any = None
+) -> Any:
+    """NumPy ``dot``: products of scalars, inner products of vectors, matrix products, and
+    sums over ``a``'s last and ``b``'s second-to-last axis beyond."""
+    na, nb = aval(as_array(a, "dot")).ndim, aval(as_array(b, "dot")).ndim
     if na == 0 or nb == 0:
-        from funcgrad.numpy._ufuncs import multiply
-
-        return multiply(a, b)
+        return _scaled("dot", a, b, preferred_element_type)
     if nb <= 2:
-        return matmul(a, b)
-    return tensordot(a, b, axes=((na - 1,), (nb - 2,)))
+        return matmul(a, b, preferred_element_type=preferred_element_type)
+    return tensordot(
+        a, b, axes=((na - 1,), (nb - 2,)), preferred_element_type=preferred_element_type
+    )
 
 
-def vdot(a: Any, b: Any) -> Any:
-    from funcgrad.numpy._shape import ravel
-
-    return dot(ravel(a), ravel(b))
-
-
-def inner(a: Any, b: Any) -> Any:
-    a, b = _arrs("inner", a, b)
-    if aval(a).ndim == 0 or aval(b).ndim == 0:
-        from funcgrad.numpy._ufuncs import multiply
-
-        return multiply(a, b)
-    return tensordot(a, b, axes=((aval(a).ndim - 1,), (aval(b).ndim - 1,)))
-
-
-def outer(a: Any, b: Any) -> Any:
-    from funcgrad.numpy._shape import ravel
+def _scaled(name: str, a: Any, b: Any, preferred_element_type: Any) -> Any:
+    """A product with a 0-d operand: an elementwise product (product dtype rules)."""
     from funcgrad.numpy._ufuncs import multiply
 
-    a, b = ravel(a), ravel(b)
-    return multiply(sh.reshape(a, (aval(a).shape[0], 1)), sh.reshape(b, (1, aval(b).shape[0])))
+    pet = _pet(name, preferred_element_type)
+    (a, b), is_bool = _operands(name, a, b)
+    res = multiply(a, b)
+    if pet is not None:
+        res = convert(res, pet)
+    return _finish(res, is_bool, pet)
 
 
-def tensordot(a: Any, b: Any, axes: Any = 2) -> Any:
-    """Sum products over the given axes."""
-    a, b = _arrs("tensordot", a, b)
+def vdot(
+    a: ArrayLike, b: ArrayLike, *, precision: Any = None, preferred_element_type: Any = None
+) -> Any:
+    """Dot product of the flattened arrays."""
+    a, b = as_array(a, "vdot"), as_array(b, "vdot")
+    return dot(
+        sh.reshape(a, (aval(a).size,)),
+        sh.reshape(b, (aval(b).size,)),
+        preferred_element_type=preferred_element_type,
+    )
+
+
+def vecdot(x1: ArrayLike, x2: ArrayLike, /, *, axis: int = -1) -> Any:
+    """Dot product of vectors along ``axis``, broadcasting the other axes."""
+    from funcgrad.numpy._ufuncs import multiply
+
+    (x1, x2), is_bool = _operands("vecdot", x1, x2)
+    shape = broadcast_shapes("vecdot", x1, x2)
+    ax = normalize_axis(axis, len(shape), "vecdot")
+    p = multiply(broadcast_to_shape(x1, shape), broadcast_to_shape(x2, shape))
+    return _finish(rd.reduce_sum(p, (ax,)), is_bool)
+
+
+def inner(
+    a: ArrayLike, b: ArrayLike, *, precision: Any = None, preferred_element_type: Any = None
+) -> Any:
+    """Sum of products over the last axes."""
+    from funcgrad.numpy._ufuncs import multiply
+
+    na, nb = aval(as_array(a, "inner")).ndim, aval(as_array(b, "inner")).ndim
+    if na == 0 or nb == 0:
+        return multiply(a, b)  # jnp.inner: plain promotion here, unlike dot
+    return tensordot(
+        a, b, axes=((na - 1,), (nb - 1,)), preferred_element_type=preferred_element_type
+    )
+
+
+def outer(a: ArrayLike, b: ArrayLike, out: Any = None) -> Any:
+    """Outer product of the flattened arrays."""
+    from funcgrad.numpy._ufuncs import multiply
+
+    if out is not None:
+        raise unsupported("outer(..., out=...)")
+    a, b = as_array(a, "outer"), as_array(b, "outer")
+    return multiply(sh.reshape(a, (aval(a).size, 1)), sh.reshape(b, (1, aval(b).size)))
+
+
+def tensordot(
+    a: ArrayLike,
+    b: ArrayLike,
+    axes: Any = 2,
+    *,
+    precision: Any = None,
+    preferred_element_type: Any = None,
+) -> Any:
+    """Sum products over ``axes`` (an int: the last/first ``axes`` axes; or a pair of
+    axis sequences)."""
+    pet = _pet("tensordot", preferred_element_type)
+    (a, b), is_bool = _operands("tensordot", a, b)
     na, nb = aval(a).ndim, aval(b).ndim
-    if isinstance(axes, int):
-        ax_a = tuple(range(na - axes, na))
-        ax_b = tuple(range(axes))
+    if isinstance(axes, (int, np.integer)):
+        k = index(axes, "axes", "tensordot")
+        if not 0 <= k <= min(na, nb):
+            raise ValueError(f"tensordot: axes={k} does not fit operands {fmt(a, b)}{here()}")
+        ax_a, ax_b = tuple(range(na - k, na)), tuple(range(k))
     else:
-        xa, xb = axes
-        xa = (xa,) if isinstance(xa, int) else tuple(xa)
-        xb = (xb,) if isinstance(xb, int) else tuple(xb)
-        ax_a = tuple(normalize_axis(i, na, "tensordot") for i in xa)
-        ax_b = tuple(normalize_axis(i, nb, "tensordot") for i in xb)
-    return dot_general(a, b, dimension_numbers=((ax_a, ax_b), ((), ())))
+        try:
+            xa, xb = axes
+        except (TypeError, ValueError):
+            raise TypeError(
+                f"tensordot: axes must be an int or a pair of sequences, got {axes!r}{here()}"
+            ) from None
+        ax_a = normalize_axes(xa, na, "tensordot")
+        ax_b = normalize_axes(xb, nb, "tensordot")
+        if len(ax_a) != len(ax_b):
+            raise ValueError(
+                f"tensordot: axes {axes!r} must pair up the same number of axes{here()}"
+            )
+    for i, j in zip(ax_a, ax_b):
+        if aval(a).shape[i] != aval(b).shape[j]:
+            raise ValueError(
+                f"tensordot: shape mismatch for sum: axis {i} of {fmt(a)} vs axis {j} of "
+                f"{fmt(b)}{here()}"
+            )
+    return _finish(_dot(a, b, ((ax_a, ax_b), ((), ())), pet), is_bool, pet)
 
 
-def einsum(subscripts: str, *operands: Any) -> Any:
-    """Einstein summation over operands (explicit or implicit output, ``...`` supported)."""
-    ops = _arrs("einsum", *operands)
+def kron(a: ArrayLike, b: ArrayLike) -> Any:
+    """Kronecker product."""
+    from funcgrad.numpy._ufuncs import multiply
+
+    a, b = as_array(a, "kron"), as_array(b, "kron")
+    nd = max(aval(a).ndim, aval(b).ndim)
+    sa = (1,) * (nd - aval(a).ndim) + aval(a).shape
+    sb = (1,) * (nd - aval(b).ndim) + aval(b).shape
+    a = sh.reshape(a, tuple(x for s in sa for x in (s, 1)))
+    b = sh.reshape(b, tuple(x for s in sb for x in (1, s)))
+    return out(sh.reshape(multiply(a, b), tuple(x * y for x, y in zip(sa, sb))))
+
+
+def cross(
+    a: ArrayLike,
+    b: ArrayLike,
+    axisa: int = -1,
+    axisb: int = -1,
+    axisc: int = -1,
+    axis: int | None = None,
+) -> Any:
+    """Cross product of 3-vectors (or 2-vectors) along the given axes."""
+    from funcgrad.numpy._shape import moveaxis, stack
+    from funcgrad.numpy._ufuncs import multiply, subtract
+
+    if axis is not None:
+        axisa = axisb = axisc = axis
+    a, b = promote("cross", a, b)
+    a = moveaxis(as_array(a, "cross"), axisa, -1)
+    b = moveaxis(as_array(b, "cross"), axisb, -1)
+    na, nb = aval(a).shape[-1], aval(b).shape[-1]
+    if na not in (2, 3) or nb not in (2, 3):
+        raise ValueError(f"cross: vectors must have 2 or 3 components, got {fmt(a, b)}{here()}")
+
+    def comp(x: Any, i: int) -> Any:
+        n = aval(x).shape[-1]
+        if i >= n:
+            return np.zeros((), aval(x).dtype)
+        xa = aval(x)
+        lo = (0,) * (xa.ndim - 1) + (i,)
+        hi = (*xa.shape[:-1], i + 1)
+        return sh.reshape(sh.slice(x, lo, hi), xa.shape[:-1])
+
+    a0, a1, a2 = (comp(a, i) for i in range(3))
+    b0, b1, b2 = (comp(b, i) for i in range(3))
+    c2 = subtract(multiply(a0, b1), multiply(a1, b0))
+    if na == 2 and nb == 2:
+        return c2
+    c0 = subtract(multiply(a1, b2), multiply(a2, b1))
+    c1 = subtract(multiply(a2, b0), multiply(a0, b2))
+    shape = broadcast_shapes("cross", c0, c1, c2)
+    res = stack([broadcast_to_shape(as_array(c, "cross"), shape) for c in (c0, c1, c2)], axis=-1)
+    return moveaxis(res, -1, axisc)
+
+
+# --------------------------------------------------------------------------- einsum
+
+
+def einsum(
+    subscripts: str,
+    /,
+    *operands: ArrayLike,
+    optimize: Any = None,
+    precision: Any = None,
+    preferred_element_type: Any = None,
+) -> Any:
+    """Einstein summation: explicit (``"ij,jk->ik"``) or implicit output, ``...``
+    broadcasting, repeated labels within an operand (diagonals)."""
+    del optimize, precision
+    if not isinstance(subscripts, str):
+        raise unsupported("einsum with the sublist (interleaved operand/axis list) form")
+    if not operands:
+        raise ValueError(f"einsum: needs at least one operand{here()}")
+    pet = _pet("einsum", preferred_element_type)
+    ops, is_bool = _operands("einsum", *operands)
     subs = subscripts.replace(" ", "")
-    if "->" in subs:
-        ins, out = subs.split("->")
-        explicit = True
-    else:
-        ins, out, explicit = subs, "", False
+    explicit = "->" in subs
+    ins, outs = subs.split("->") if explicit else (subs, "")
     in_list = ins.split(",")
     if len(in_list) != len(ops):
         raise ValueError(
-            f"einsum: {len(in_list)} operand subscripts for {len(ops)} operands in {subscripts!r}"
+            f"einsum: {len(in_list)} operand subscripts in {subscripts!r} for {len(ops)} "
+            f"operands{here()}"
         )
-    # expand ellipses with fresh letters
+    for s in [*in_list, outs]:
+        bad = set(s.replace("...", "")) - set(string.ascii_letters)
+        if bad or s.count("...") > 1:
+            raise ValueError(f"einsum: invalid subscripts {subscripts!r}{here()}")
     free = [c for c in string.ascii_letters if c not in subs]
     ell_nd = 0
     for s, o in zip(in_list, ops):
         if "..." in s:
             ell_nd = max(ell_nd, aval(o).ndim - (len(s) - 3))
     ell = "".join(free[:ell_nd])
-    new_in = []
+    terms: list[tuple[str, Any]] = []
     for s, o in zip(in_list, ops):
         if "..." in s:
             k = aval(o).ndim - (len(s) - 3)
+            if k < 0:
+                raise ValueError(
+                    f"einsum: subscripts {s!r} have too many labels for {fmt(o)}{here()}"
+                )
             s = s.replace("...", ell[ell_nd - k :])
         if len(s) != aval(o).ndim:
             raise ValueError(
-                f"einsum: subscripts {s!r} do not match operand of shape {aval(o).shape}"
+                f"einsum: subscripts {s!r} do not match an operand {fmt(o)} in {subscripts!r}{here()}"
             )
-        new_in.append(s)
+        terms.append((s, o))
     if explicit:
-        out = out.replace("...", ell)
+        outs = outs.replace("...", ell)  # without "..." in the output, those dims are summed
     else:
         counts: dict[str, int] = {}
-        for s in new_in:
+        for s, _ in terms:
             for c in s:
                 counts[c] = counts.get(c, 0) + 1
-        out = ell + "".join(sorted(c for c, n in counts.items() if n == 1 and c not in ell))
+        outs = ell + "".join(sorted(c for c, n in counts.items() if n == 1 and c not in ell))
+    if len(set(outs)) != len(outs):
+        raise ValueError(f"einsum: output subscript {outs!r} repeats a label{here()}")
+    labels_in = set("".join(s for s, _ in terms))
+    if set(outs) - labels_in:
+        raise ValueError(
+            f"einsum: output label(s) {sorted(set(outs) - labels_in)} do not appear in the inputs"
+            f"{here()}"
+        )
     sizes: dict[str, int] = {}
-    for s, o in zip(new_in, ops):
+    for s, o in terms:
         for c, n in zip(s, aval(o).shape):
             if c in sizes and sizes[c] != n and 1 not in (n, sizes[c]):
-                raise ValueError(f"einsum: size of label {c!r} differs: {sizes[c]} vs {n}")
+                raise ValueError(
+                    f"einsum: size of label {c!r} differs between operands ({sizes[c]} vs {n}) "
+                    f"in {subscripts!r}{here()}"
+                )
             sizes[c] = max(sizes.get(c, 1), n)
-    # reduce each operand's repeated labels (diagonals) and private labels first
-    terms = [_prep_term(s, o, out, new_in, i) for i, (s, o) in enumerate(zip(new_in, ops))]
-    s0, x = terms[0]
-    for s1, y in terms[1:]:
-        rest_labels = set(out)
-        s0, x = _contract_pair(s0, x, s1, y, rest_labels | _labels_after(terms, s1))
-    # final: sum remaining labels not in out, then transpose
-    from funcgrad.numpy._reductions import sum as _sum
-
-    drop = tuple(i for i, c in enumerate(s0) if c not in out)
+    # per operand: take diagonals of repeated labels, sum labels used nowhere else
+    prepared = []
+    for i, (s, o) in enumerate(terms):
+        others = set(outs).union(*[set(t) for j, (t, _) in enumerate(terms) if j != i])
+        prepared.append(_prep_term(s, o, others))
+    s0, x = prepared[0]
+    for j in range(1, len(prepared)):
+        s1, y = prepared[j]
+        keep = set(outs).union(*[set(t) for t, _ in prepared[j + 1 :]])
+        s0, x = _contract_pair(s0, x, s1, y, keep, pet if j == len(prepared) - 1 else None)
+    drop = tuple(i for i, c in enumerate(s0) if c not in outs)
     if drop:
-        x = _sum(x, axis=drop)
-        s0 = "".join(c for c in s0 if c in out)
-    if s0 != out:
-        x = sh.transpose(x, tuple(s0.index(c) for c in out))
-    return x
+        x = rd.reduce_sum(x, drop)
+        s0 = "".join(c for c in s0 if c in outs)
+    for c in outs:  # labels broadcast from size 1
+        if aval(x).shape[s0.index(c)] != sizes[c]:
+            shape = list(aval(x).shape)
+            shape[s0.index(c)] = sizes[c]
+            x = broadcast_to_shape(x, tuple(shape), "einsum")
+    x = sh.transpose(x, tuple(s0.index(c) for c in outs))
+    if pet is not None and aval(x).dtype != pet:
+        x = convert(x, pet)
+    return _finish(x, is_bool, pet)
 
 
-def _labels_after(terms: list, s1: str) -> set:
-    seen, out = False, set()
-    for s, _ in terms:
-        if seen:
-            out |= set(s)
-        if s is s1:
-            seen = True
-    return out
+def _prep_term(s: str, x: Any, others: set) -> tuple[str, Any]:
+    from funcgrad.numpy._shape import diagonal
 
-
-def _prep_term(s: str, x: Any, out: str, all_in: list, i: int) -> tuple[str, Any]:
-    from funcgrad.numpy._reductions import sum as _sum
-
-    # diagonal for repeated labels within one operand
     while len(set(s)) != len(s):
         c = next(ch for ch in s if s.count(ch) > 1)
         p, q = s.index(c), s.index(c, s.index(c) + 1)
-        x = _diagonal(x, p, q)
+        if aval(x).shape[p] != aval(x).shape[q]:
+            raise ValueError(
+                f"einsum: repeated label {c!r} has different sizes {aval(x).shape[p]} and "
+                f"{aval(x).shape[q]} in one operand{here()}"
+            )
+        x = diagonal(x, 0, p, q)
         s = s[:p] + s[p + 1 : q] + s[q + 1 :] + c
-    others = set(out).union(*[set(t) for j, t in enumerate(all_in) if j != i])
     drop = tuple(k for k, c in enumerate(s) if c not in others)
     if drop:
-        x = _sum(x, axis=drop)
+        x = rd.reduce_sum(x, drop)
         s = "".join(c for c in s if c in others)
     return s, x
 
 
-def _diagonal(x: Any, p: int, q: int) -> Any:
-    """Take the diagonal over axes p, q, appended as the last axis."""
-    from funcgrad.numpy._creation import eye
-    from funcgrad.numpy._reductions import sum as _sum
-    from funcgrad.numpy._ufuncs import multiply
-
-    shape = aval(x).shape
-    n = shape[p]
-    e = eye(n, dtype=aval(x).dtype)
-    eshape = [1] * len(shape)
-    eshape[p], eshape[q] = n, n
-    y = multiply(x, sh.reshape(e, tuple(eshape)))
-    y = _sum(y, axis=q)
-    # move axis p to the end
-    nd = len(shape) - 1
-    perm = [i for i in range(nd) if i != p] + [p]
-    return sh.transpose(y, tuple(perm))
-
-
-def _contract_pair(s0: str, x: Any, s1: str, y: Any, keep: set) -> tuple[str, Any]:
-    batch = [c for c in s0 if c in s1 and c in keep]
-    contract = [c for c in s0 if c in s1 and c not in keep]
-    # broadcast size-1 label mismatches
-    for c in batch + contract:
+def _contract_pair(s0: str, x: Any, s1: str, y: Any, keep: set, pet: Any) -> tuple[str, Any]:
+    shared = [c for c in s0 if c in s1]
+    batch = [c for c in shared if c in keep]
+    contract = [c for c in shared if c not in keep]
+    for c in shared:
         n0, n1 = aval(x).shape[s0.index(c)], aval(y).shape[s1.index(c)]
         if n0 != n1:
             if n0 == 1:
@@ -232,62 +418,108 @@ def _contract_pair(s0: str, x: Any, s1: str, y: Any, keep: set) -> tuple[str, An
         (tuple(s0.index(c) for c in contract), tuple(s1.index(c) for c in contract)),
         (tuple(s0.index(c) for c in batch), tuple(s1.index(c) for c in batch)),
     )
-    out = dot_general(x, y, dimension_numbers=dn)
+    res = dot_general(x, y, dn, preferred_element_type=pet)
     s = (
         "".join(batch)
-        + "".join(c for c in s0 if c not in batch and c not in contract)
-        + "".join(c for c in s1 if c not in batch and c not in contract)
+        + "".join(c for c in s0 if c not in shared)
+        + "".join(c for c in s1 if c not in shared)
     )
-    return s, out
+    return s, res
 
 
 def _expand(x: Any, axis: int, n: int) -> Any:
     shape = list(aval(x).shape)
     shape[axis] = n
-    return broadcast_to_shape(x, tuple(shape))
+    return broadcast_to_shape(x, tuple(shape), "einsum")
 
 
-def norm(x: Any, ord: Any = None, axis: Any = None, keepdims: bool = False) -> Any:  # noqa: A002
-    """Vector / matrix norms (2-norm, 1, inf, Frobenius)."""
+# --------------------------------------------------------------------------- trace, norms
+
+
+def trace(a: ArrayLike, offset: int = 0, axis1: int = 0, axis2: int = 1, dtype: Any = None) -> Any:
+    """Sum along a diagonal (``offset``) of the ``axis1``/``axis2`` planes."""
+    from funcgrad.numpy._reductions import sum as _sum
+    from funcgrad.numpy._shape import diagonal
+
+    return _sum(diagonal(a, offset, axis1, axis2), axis=-1, dtype=dtype)
+
+
+def norm(x: ArrayLike, ord: Any = None, axis: Any = None, keepdims: bool = False) -> Any:
+    """Vector norms (``ord`` None/2, 1, inf, -inf, 0, p) and matrix norms (``'fro'``, 1, -1,
+    inf, -inf) as ``numpy.linalg.norm``; integer inputs are promoted to float."""
     from funcgrad.numpy import _reductions as r
     from funcgrad.numpy import _ufuncs as u
 
-    x = prep(x, "norm")
-    if not dtypes.is_inexact(aval(x).dtype):
-        x = u._float_arg("norm", x)
+    (x,) = promote("norm", x, to="inexact")
+    x = as_array(convert(x, aval(x).dtype), "norm")
     nd = aval(x).ndim
-    if axis is None and ord is None:
-        return u.sqrt(r.sum(u.multiply(x, x), axis=None, keepdims=keepdims))
     if axis is None:
-        axis = tuple(range(nd)) if nd <= 2 else None
-        if nd == 1:
-            axis = 0
-    if isinstance(axis, int) or (isinstance(axis, Sequence) and len(axis) == 1):
-        if ord is None or ord == 2:
-            return u.sqrt(r.sum(u.multiply(x, x), axis=axis, keepdims=keepdims))
-        if ord == 1:
-            return r.sum(u.abs(x), axis=axis, keepdims=keepdims)
-        if ord in (np.inf, "inf"):
-            return r.max(u.abs(x), axis=axis, keepdims=keepdims)
-        if ord in (-np.inf,):
-            return r.min(u.abs(x), axis=axis, keepdims=keepdims)
-        if ord == 0:
-            return r.sum(u.not_equal(x, 0), axis=axis, keepdims=keepdims)
-        p = float(ord)
-        return u.power(r.sum(u.power(u.abs(x), p), axis=axis, keepdims=keepdims), 1.0 / p)
-    if ord in (None, "fro"):
-        return u.sqrt(r.sum(u.multiply(x, x), axis=axis, keepdims=keepdims))
+        if ord is None:
+            return u.sqrt(r.sum(u.multiply(x, x), axis=None, keepdims=keepdims))
+        if nd not in (1, 2):
+            raise ValueError(f"norm: improper number of dimensions to norm: {fmt(x)}{here()}")
+        axis = tuple(range(nd))
+    axes = normalize_axes(axis, nd, "norm")
+    if len(axes) == 1:
+        return _vector_norm(x, ord, axes, keepdims)
+    if len(axes) == 2:
+        return _matrix_norm(x, ord, axes, keepdims)
+    raise ValueError(f"norm: improper number of axes {axis!r} for norm{here()}")
+
+
+def _vector_norm(x: Any, ord: Any, axes: tuple, keepdims: bool) -> Any:
+    from funcgrad.numpy import _reductions as r
+    from funcgrad.numpy import _ufuncs as u
+
+    if ord is None or ord == 2:
+        return u.sqrt(r.sum(u.multiply(x, x), axis=axes, keepdims=keepdims))
+    if isinstance(ord, str):
+        raise ValueError(f"norm: invalid norm order {ord!r} for vectors{here()}")
+    if ord == np.inf:
+        return r.max(u.abs(x), axis=axes, keepdims=keepdims)
+    if ord == -np.inf:
+        return r.min(u.abs(x), axis=axes, keepdims=keepdims)
+    if ord == 0:
+        dt = aval(x).dtype
+        return r.sum(u.not_equal(x, 0), axis=axes, keepdims=keepdims, dtype=dt)
     if ord == 1:
-        a0, a1 = axis
-        return r.max(r.sum(u.abs(x), axis=a0, keepdims=True), axis=(a0, a1), keepdims=keepdims)
-    if ord in (np.inf, "inf"):
-        a0, a1 = axis
-        return r.max(r.sum(u.abs(x), axis=a1, keepdims=True), axis=(a0, a1), keepdims=keepdims)
-    raise NotImplementedError(f"funcgrad.numpy.linalg.norm with ord={ord!r} for matrices")
+        return r.sum(u.abs(x), axis=axes, keepdims=keepdims)
+    p = float(ord)
+    return u.power(r.sum(u.power(u.abs(x), p), axis=axes, keepdims=keepdims), 1.0 / p)
 
 
-def trace(a: Any, offset: int = 0) -> Any:
-    from funcgrad.numpy._creation import diag
-    from funcgrad.numpy._reductions import sum as _sum
+def _matrix_norm(x: Any, ord: Any, axes: tuple, keepdims: bool) -> Any:
+    from funcgrad.numpy import _reductions as r
+    from funcgrad.numpy import _ufuncs as u
+    from funcgrad.numpy._shape import squeeze
 
-    return _sum(diag(a, offset))
+    row, col = axes
+    if ord in (None, "fro"):
+        return u.sqrt(r.sum(u.multiply(x, x), axis=axes, keepdims=keepdims))
+    if ord in (1, -1):
+        red = r.max if ord == 1 else r.min
+        res = red(r.sum(u.abs(x), axis=row, keepdims=True), axis=col, keepdims=True)
+    elif ord in (np.inf, -np.inf):
+        red = r.max if ord == np.inf else r.min
+        res = red(r.sum(u.abs(x), axis=col, keepdims=True), axis=row, keepdims=True)
+    elif ord in (2, -2, "nuc"):
+        raise unsupported(f"linalg.norm with ord={ord!r} for matrices (needs an SVD)")
+    else:
+        raise ValueError(f"norm: invalid norm order {ord!r} for matrices{here()}")
+    return res if keepdims else squeeze(res, axis=axes)
+
+
+def vector_norm(x: ArrayLike, /, *, axis: Any = None, keepdims: bool = False, ord: Any = 2) -> Any:
+    """Vector norm over ``axis`` (the flattened array when ``None``)."""
+    from funcgrad.numpy._shape import reshape
+
+    x = as_array(x, "vector_norm")
+    if axis is None:
+        res = norm(reshape(x, (-1,)), ord, 0)
+        return reshape(res, (1,) * aval(x).ndim) if keepdims else res
+    return norm(x, ord, axis, keepdims)
+
+
+def matrix_norm(x: ArrayLike, /, *, keepdims: bool = False, ord: Any = "fro") -> Any:
+    """Matrix norm over the last two axes."""
+    return norm(x, ord, (-2, -1), keepdims)

@@ -1,4 +1,9 @@
-"""Operators and array methods of tracers, so traced code reads like NumPy code."""
+"""Operators and array methods of tracers, so traced code reads like NumPy code.
+
+Outside transforms, values are ``jax.Array``s with JAX's own methods; inside,
+:class:`~funcgrad.core.interp.Tracer` gets the same names from here, each a thin
+call into ``funcgrad.numpy``.
+"""
 
 from __future__ import annotations
 
@@ -8,12 +13,23 @@ from funcgrad.core.interp import Tracer
 
 
 def _swap(f: Any) -> Any:
-    return lambda self, other: f(other, self)
+    def g(self: Any, other: Any) -> Any:
+        return f(other, self)
+
+    return g
+
+
+def _shape_args(args: tuple) -> Any:
+    """``x.reshape(2, 3)`` and ``x.reshape((2, 3))`` alike."""
+    if len(args) == 1 and not isinstance(args[0], int):
+        return tuple(args[0]) if args[0] is not None else None
+    return args
 
 
 def install() -> None:
+    """Install the operators and methods on :class:`Tracer`."""
     from funcgrad import numpy as fnp
-    from funcgrad.numpy import _indexing, _linalg
+    from funcgrad.numpy import _indexing
 
     ops = {
         "__add__": fnp.add,
@@ -28,10 +44,12 @@ def install() -> None:
         "__rfloordiv__": _swap(fnp.floor_divide),
         "__mod__": fnp.remainder,
         "__rmod__": _swap(fnp.remainder),
+        "__divmod__": fnp.divmod,
+        "__rdivmod__": _swap(fnp.divmod),
         "__pow__": fnp.power,
         "__rpow__": _swap(fnp.power),
-        "__matmul__": _linalg.matmul,
-        "__rmatmul__": _swap(_linalg.matmul),
+        "__matmul__": fnp.matmul,
+        "__rmatmul__": _swap(fnp.matmul),
         "__and__": fnp.bitwise_and,
         "__rand__": _swap(fnp.bitwise_and),
         "__or__": fnp.bitwise_or,
@@ -55,25 +73,37 @@ def install() -> None:
     Tracer.__hash__ = object.__hash__  # type: ignore[assignment]
 
     def reshape(self: Any, *shape: Any, order: str = "C") -> Any:
-        if len(shape) == 1 and not isinstance(shape[0], int):
-            shape = tuple(shape[0])
-        return fnp.reshape(self, shape, order=order)
+        return fnp.reshape(self, _shape_args(shape), order=order)
 
     def transpose(self: Any, *axes: Any) -> Any:
-        if len(axes) == 1 and not isinstance(axes[0], int):
-            axes = tuple(axes[0]) if axes[0] is not None else ()
-        return fnp.transpose(self, axes or None)
+        return fnp.transpose(self, _shape_args(axes) or None)
+
+    def astype(self: Any, dtype: Any, copy: bool = False) -> Any:
+        return fnp.asarray(self, dtype)
+
+    def sort(self: Any, axis: int | None = -1, **kw: Any) -> Any:
+        return fnp.sort(self, axis, **kw)
+
+    def argsort(self: Any, axis: int | None = -1, **kw: Any) -> Any:
+        return fnp.argsort(self, axis, **kw)
+
+    def nonzero(self: Any, *a: Any, **k: Any) -> Any:
+        from funcgrad.numpy._core import unsupported
+
+        raise unsupported("nonzero of a traced array (its output shape depends on the values)")
 
     methods = {
         "reshape": reshape,
         "transpose": transpose,
+        "astype": astype,
         "sum": fnp.sum,
+        "prod": fnp.prod,
         "mean": fnp.mean,
         "var": fnp.var,
         "std": fnp.std,
         "max": fnp.max,
         "min": fnp.min,
-        "prod": fnp.prod,
+        "ptp": fnp.ptp,
         "any": fnp.any,
         "all": fnp.all,
         "argmax": fnp.argmax,
@@ -88,13 +118,25 @@ def install() -> None:
         "round": fnp.round,
         "swapaxes": fnp.swapaxes,
         "take": fnp.take,
-        "conj": fnp.conjugate,
         "repeat": fnp.repeat,
-        "astype": lambda self, dtype: fnp.asarray(self, dtype),
+        "diagonal": fnp.diagonal,
+        "trace": fnp.trace,
+        "conj": fnp.conjugate,
+        "conjugate": fnp.conjugate,
+        "sort": sort,
+        "argsort": argsort,
+        "nonzero": nonzero,
     }
     for name, f in methods.items():
         setattr(Tracer, name, f)
-    Tracer.T = property(lambda self: fnp.transpose(self))  # type: ignore[attr-defined]
-    Tracer.mT = property(lambda self: fnp.swapaxes(self, -1, -2))  # type: ignore[attr-defined]
-    Tracer.at = property(lambda self: _indexing.at(self))  # type: ignore[attr-defined]
-    Tracer.real = property(lambda self: fnp.real(self))  # type: ignore[attr-defined]
+    props = {
+        "T": lambda self: fnp.transpose(self),
+        "mT": lambda self: fnp.matrix_transpose(self),
+        "at": lambda self: _indexing.at(self),
+        "real": lambda self: fnp.real(self),
+        "imag": lambda self: fnp.imag(self),
+        "nbytes": lambda self: self.size * self.dtype.itemsize,
+        "itemsize": lambda self: self.dtype.itemsize,
+    }
+    for name, f in props.items():
+        setattr(Tracer, name, property(f))

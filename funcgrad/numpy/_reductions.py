@@ -1,4 +1,12 @@
-"""Reductions with NumPy's ``axis``/``keepdims`` conventions and JAX's result dtypes."""
+"""Reductions with NumPy's ``axis``/``keepdims`` conventions and ``jax.numpy``'s dtypes.
+
+* ``sum``/``prod`` promote bools and small integers to the default integer
+  (unsigned to the default unsigned); ``float16``/``bfloat16`` are accumulated
+  in ``float32`` and cast back.
+* ``mean``/``var``/``std`` return the inexact version of the input dtype
+  (``int32`` → ``float32``, ``int64`` → ``float64``), as ``jnp`` does.
+* Results are never weakly typed.
+"""
 
 from __future__ import annotations
 
@@ -8,98 +16,251 @@ from typing import Any
 import numpy as np
 
 from funcgrad.core import dtypes
-from funcgrad.numpy._core import ArrayLike, aval, cast, normalize_axes, normalize_axis, prep
+from funcgrad.numpy._core import (
+    ArrayLike,
+    as_array,
+    aval,
+    broadcast_to_shape,
+    convert,
+    fmt,
+    here,
+    normalize_axes,
+    normalize_axis,
+    prep,
+    unsupported,
+    user_dtype,
+)
+from funcgrad.numpy._core import out as _out
 from funcgrad.primitives import elementwise as ew
 from funcgrad.primitives import reductions as rd
 from funcgrad.primitives import shape as sh
 
-
-def _arr(x: ArrayLike, name: str) -> Any:
-    x = prep(x, name)
-    if type(x) in (bool, int, float, complex):
-        x = np.asarray(x, dtypes.python_scalar_dtype(x))
-    return x
+_BOOL = np.dtype("bool")
+_LOW_FLOATS = (np.dtype("float16"), dtypes.bfloat16)
 
 
-def _keep(out: Any, in_shape: tuple, axes: tuple[int, ...], keepdims: bool) -> Any:
+def _keep(x: Any, in_shape: tuple, axes: tuple[int, ...], keepdims: bool) -> Any:
     if not keepdims:
-        return out
-    shape = tuple(1 if i in axes else s for i, s in enumerate(in_shape))
-    return sh.reshape(out, shape)
+        return x
+    return sh.reshape(x, tuple(1 if i in axes else s for i, s in enumerate(in_shape)))
 
 
-def _sum_dtype(dtype: np.dtype) -> np.dtype:
-    if dtype.kind == "b":
+def _no_out(name: str, o: Any) -> None:
+    if o is not None:
+        raise unsupported(f"{name}(..., out=...) (arrays are immutable; use the return value)")
+
+
+def _promote_integer(dtype: np.dtype) -> np.dtype:
+    """``jnp``'s ``promote_integers``: bool/small ints → the default (unsigned) int."""
+    if dtype == _BOOL:
         return dtypes.default_dtype(1)
-    if dtype.kind in "iu" and dtype.itemsize < dtypes.default_dtype(1).itemsize:
+    default = dtypes.default_dtype(1)
+    if dtype.kind in "iu" and dtype.itemsize < default.itemsize:
         return dtypes.canonicalize("uint64" if dtype.kind == "u" else "int64")
     return dtype
 
 
-def sum(  # noqa: A001
-    a: ArrayLike, axis: Any = None, dtype: Any = None, keepdims: bool = False
+def _upcast(dtype: np.dtype) -> np.dtype:
+    return np.dtype("float32") if dtype in _LOW_FLOATS else dtype
+
+
+def _mask(name: str, a: Any, where: ArrayLike | None, fill: Any) -> Any:
+    """``a`` with masked-out elements replaced by ``fill`` (``where=`` of NumPy reductions)."""
+    if where is None:
+        return a
+    from funcgrad.numpy._ufuncs import where as _where
+
+    m = prep(where, name)
+    shape = aval(a).shape
+    try:
+        np.broadcast_shapes(aval(m).shape, shape)
+    except ValueError:
+        raise ValueError(
+            f"{name}: where mask {fmt(m)} does not broadcast to {fmt(a)}{here()}"
+        ) from None
+    return _where(broadcast_to_shape(m, shape, name), a, np.asarray(fill, aval(a).dtype))
+
+
+def _sum_like(
+    name: str,
+    prim: Any,
+    identity: int,
+    a: ArrayLike,
+    axis: Any,
+    dtype: Any,
+    out_: Any,
+    keepdims: bool,
+    initial: Any,
+    where: Any,
+    promote_integers: bool = True,
 ) -> Any:
-    """Sum over ``axis`` (all axes by default)."""
-    a = _arr(a, "sum")
-    av = aval(a)
-    axes = normalize_axes(axis, av.ndim, "sum")
-    dt = dtypes.canonicalize(dtype) if dtype is not None else _sum_dtype(av.dtype)
-    a = cast(a, dt)
-    return _keep(rd.reduce_sum(a, axes), av.shape, axes, keepdims)
-
-
-def prod(a: ArrayLike, axis: Any = None, dtype: Any = None, keepdims: bool = False) -> Any:
-    """Product over ``axis``."""
-    a = _arr(a, "prod")
-    av = aval(a)
-    axes = normalize_axes(axis, av.ndim, "prod")
-    dt = dtypes.canonicalize(dtype) if dtype is not None else _sum_dtype(av.dtype)
-    return _keep(rd.reduce_prod(cast(a, dt), axes), av.shape, axes, keepdims)
-
-
-def _minmax(name: str, prim_fn: Any, a: ArrayLike, axis: Any, keepdims: bool) -> Any:
-    a = _arr(a, name)
+    _no_out(name, out_)
+    a = as_array(a, name)
     av = aval(a)
     axes = normalize_axes(axis, av.ndim, name)
-    if builtins.any(av.shape[i] == 0 for i in axes):
-        raise ValueError(f"{name}: zero-size array to reduction operation which has no identity")
-    if av.dtype.kind == "b":
-        fn = rd.reduce_or if name == "max" else rd.reduce_and
-        return _keep(fn(a, axes), av.shape, axes, keepdims)
-    return _keep(prim_fn(a, axes), av.shape, axes, keepdims)
+    if dtype is not None:
+        dt = user_dtype(dtype, name)
+    else:
+        dt = _promote_integer(av.dtype) if promote_integers else av.dtype
+    if dt == _BOOL:
+        dt = dtypes.default_dtype(1)
+    ct = _upcast(dt)
+    x = _mask(name, convert(a, ct), where, identity)
+    r = prim(x, tuple(sorted(axes)))
+    if initial is not None:
+        op = ew.add if identity == 0 else ew.mul
+        r = op(r, np.asarray(initial, ct))
+    return _out(_keep(convert(r, dt), av.shape, axes, keepdims))
 
 
-def max(a: ArrayLike, axis: Any = None, keepdims: bool = False) -> Any:  # noqa: A001
+def sum(
+    a: ArrayLike,
+    axis: Any = None,
+    dtype: Any = None,
+    out: Any = None,
+    keepdims: bool = False,
+    initial: Any = None,
+    where: ArrayLike | None = None,
+    promote_integers: bool = True,
+) -> Any:
+    """Sum over ``axis`` (all axes by default); small integers and bools sum as the default
+    integer."""
+    return _sum_like(
+        "sum", rd.reduce_sum, 0, a, axis, dtype, out, keepdims, initial, where, promote_integers
+    )
+
+
+def prod(
+    a: ArrayLike,
+    axis: Any = None,
+    dtype: Any = None,
+    out: Any = None,
+    keepdims: bool = False,
+    initial: Any = None,
+    where: ArrayLike | None = None,
+    promote_integers: bool = True,
+) -> Any:
+    """Product over ``axis``."""
+    return _sum_like(
+        "prod", rd.reduce_prod, 1, a, axis, dtype, out, keepdims, initial, where, promote_integers
+    )
+
+
+def _minmax(
+    name: str, a: ArrayLike, axis: Any, out_: Any, keepdims: bool, initial: Any, where: Any
+) -> Any:
+    _no_out(name, out_)
+    a = as_array(a, name)
+    av = aval(a)
+    axes = normalize_axes(axis, av.ndim, name)
+    if where is not None and initial is None:
+        raise ValueError(
+            f"{name}: reduction operation {name!r} does not have an identity, so to use a where "
+            f"mask one has to specify 'initial'{here()}"
+        )
+    if initial is None and builtins.any(av.shape[i] == 0 for i in axes):
+        raise ValueError(
+            f"{name}: zero-size array {fmt(a)} to reduction operation {name} which has no "
+            f"identity{here()}"
+        )
+    is_max = name in ("max", "amax")
+    a = convert(a, av.dtype)  # results are strong
+    if av.dtype == _BOOL:
+        prim = rd.reduce_or if is_max else rd.reduce_and
+        binop = ew.bitwise_or if is_max else ew.bitwise_and
+        fill = not is_max
+    else:
+        prim = rd.reduce_max if is_max else rd.reduce_min
+        binop = ew.max if is_max else ew.min
+        fill = _lowest(av.dtype) if is_max else _highest(av.dtype)
+    a = _mask(name, a, where, fill)
+    r = prim(a, tuple(sorted(axes)))
+    if initial is not None:
+        r = binop(r, np.asarray(initial, av.dtype))
+    return _out(_keep(r, av.shape, axes, keepdims))
+
+
+def _lowest(dt: np.dtype) -> Any:
+    return -np.inf if dtypes.is_inexact(dt) else np.iinfo(dt).min
+
+
+def _highest(dt: np.dtype) -> Any:
+    return np.inf if dtypes.is_inexact(dt) else np.iinfo(dt).max
+
+
+def max(
+    a: ArrayLike,
+    axis: Any = None,
+    out: Any = None,
+    keepdims: bool = False,
+    initial: Any = None,
+    where: ArrayLike | None = None,
+) -> Any:
     """Maximum over ``axis``."""
-    return _minmax("max", rd.reduce_max, a, axis, keepdims)
+    return _minmax("max", a, axis, out, keepdims, initial, where)
 
 
-def min(a: ArrayLike, axis: Any = None, keepdims: bool = False) -> Any:  # noqa: A001
+def min(
+    a: ArrayLike,
+    axis: Any = None,
+    out: Any = None,
+    keepdims: bool = False,
+    initial: Any = None,
+    where: ArrayLike | None = None,
+) -> Any:
     """Minimum over ``axis``."""
-    return _minmax("min", rd.reduce_min, a, axis, keepdims)
+    return _minmax("min", a, axis, out, keepdims, initial, where)
 
 
 amax, amin = max, min
 
 
-def _bool(a: Any) -> Any:
-    if aval(a).dtype == np.dtype("bool"):
+def ptp(a: ArrayLike, axis: Any = None, out: Any = None, keepdims: bool = False) -> Any:
+    """``max - min`` over ``axis``."""
+    from funcgrad.numpy._ufuncs import subtract
+
+    _no_out("ptp", out)
+    return subtract(max(a, axis, keepdims=keepdims), min(a, axis, keepdims=keepdims))
+
+
+def _to_bool(a: Any) -> Any:
+    if aval(a).dtype == _BOOL:
         return a
     return ew.ne(a, np.asarray(0, aval(a).dtype))
 
 
-def any(a: ArrayLike, axis: Any = None, keepdims: bool = False) -> Any:  # noqa: A001
-    """Whether any element along ``axis`` is true."""
-    a = _bool(_arr(a, "any"))
-    axes = normalize_axes(axis, aval(a).ndim, "any")
-    return _keep(rd.reduce_or(a, axes), aval(a).shape, axes, keepdims)
+def _anyall(name: str, a: ArrayLike, axis: Any, out_: Any, keepdims: bool, where: Any) -> Any:
+    _no_out(name, out_)
+    a = _to_bool(as_array(a, name))
+    av = aval(a)
+    axes = normalize_axes(axis, av.ndim, name)
+    a = _mask(name, a, where, name == "all")
+    prim = rd.reduce_or if name == "any" else rd.reduce_and
+    return _out(_keep(prim(a, tuple(sorted(axes))), av.shape, axes, keepdims))
 
 
-def all(a: ArrayLike, axis: Any = None, keepdims: bool = False) -> Any:  # noqa: A001
-    """Whether every element along ``axis`` is true."""
-    a = _bool(_arr(a, "all"))
-    axes = normalize_axes(axis, aval(a).ndim, "all")
-    return _keep(rd.reduce_and(a, axes), aval(a).shape, axes, keepdims)
+def any(
+    a: ArrayLike,
+    axis: Any = None,
+    out: Any = None,
+    keepdims: bool = False,
+    *,
+    where: ArrayLike | None = None,
+) -> Any:
+    """Whether any element along ``axis`` is non-zero."""
+    return _anyall("any", a, axis, out, keepdims, where)
+
+
+def all(
+    a: ArrayLike,
+    axis: Any = None,
+    out: Any = None,
+    keepdims: bool = False,
+    *,
+    where: ArrayLike | None = None,
+) -> Any:
+    """Whether every element along ``axis`` is non-zero."""
+    return _anyall("all", a, axis, out, keepdims, where)
 
 
 def _count(shape: tuple, axes: tuple[int, ...]) -> int:
@@ -109,99 +270,281 @@ def _count(shape: tuple, axes: tuple[int, ...]) -> int:
     return n
 
 
-def _float(a: Any) -> Any:
-    if not dtypes.is_inexact(aval(a).dtype):
-        return cast(a, dtypes.default_dtype(2))
-    return a
+def _mean_dtypes(name: str, in_dtype: np.dtype, dtype: Any) -> tuple[np.dtype, np.dtype]:
+    """(result dtype, computation dtype) of mean/var as ``jnp`` chooses them."""
+    dt = user_dtype(dtype, name) if dtype is not None else dtypes.to_inexact(in_dtype)
+    return dt, _upcast(dt)
 
 
-def mean(a: ArrayLike, axis: Any = None, dtype: Any = None, keepdims: bool = False) -> Any:
-    """Arithmetic mean over ``axis``."""
-    a = _arr(a, "mean")
+def mean(
+    a: ArrayLike,
+    axis: Any = None,
+    dtype: Any = None,
+    out: Any = None,
+    keepdims: bool = False,
+    *,
+    where: ArrayLike | None = None,
+) -> Any:
+    """Arithmetic mean over ``axis``; integers average in floating point."""
+    _no_out("mean", out)
+    a = as_array(a, "mean")
     av = aval(a)
     axes = normalize_axes(axis, av.ndim, "mean")
-    a = _float(a) if dtype is None else cast(a, dtypes.canonicalize(dtype))
-    s = rd.reduce_sum(a, axes)
-    out = ew.div(s, np.asarray(_count(av.shape, axes), aval(s).dtype))
-    return _keep(out, av.shape, axes, keepdims)
+    dt, ct = _mean_dtypes("mean", av.dtype, dtype)
+    x = convert(a, ct)
+    s = rd.reduce_sum(_mask("mean", x, where, 0), tuple(sorted(axes)))
+    if where is None:
+        n: Any = np.asarray(_count(av.shape, axes), ct)
+    else:
+        n = sum(broadcast_to_shape(_to_bool(prep(where, "mean")), av.shape), axis=axes, dtype=ct)
+    return _out(_keep(convert(ew.div(s, n), dt), av.shape, axes, keepdims))
 
 
 def var(
-    a: ArrayLike, axis: Any = None, dtype: Any = None, ddof: int = 0, keepdims: bool = False
+    a: ArrayLike,
+    axis: Any = None,
+    dtype: Any = None,
+    out: Any = None,
+    ddof: int = 0,
+    keepdims: bool = False,
+    *,
+    where: ArrayLike | None = None,
+    correction: int | float | None = None,
 ) -> Any:
-    """Variance over ``axis`` (``ddof`` as in NumPy)."""
-    a = _arr(a, "var")
+    """Variance over ``axis`` (``ddof``/``correction`` as in NumPy)."""
+    _no_out("var", out)
+    if correction is not None:
+        ddof = correction
+    a = as_array(a, "var")
     av = aval(a)
     axes = normalize_axes(axis, av.ndim, "var")
-    a = _float(a) if dtype is None else cast(a, dtypes.canonicalize(dtype))
-    m = mean(a, axis=axes, keepdims=True)
-    from funcgrad.numpy._ufuncs import subtract
-
-    d = subtract(a, m)
-    s = rd.reduce_sum(ew.mul(d, d), axes)
-    out = ew.div(s, np.asarray(_count(av.shape, axes) - ddof, aval(s).dtype))
-    return _keep(out, av.shape, axes, keepdims)
+    dt, ct = _mean_dtypes("var", av.dtype, dtype)
+    x = convert(a, ct)
+    m = mean(x, axis=axes, keepdims=True, where=where)
+    d = ew.sub(x, broadcast_to_shape(m, av.shape))
+    s = rd.reduce_sum(_mask("var", ew.mul(d, d), where, 0), tuple(sorted(axes)))
+    if where is None:
+        n: Any = np.asarray(_count(av.shape, axes) - ddof, ct)
+    else:
+        cnt = sum(broadcast_to_shape(_to_bool(prep(where, "var")), av.shape), axis=axes, dtype=ct)
+        n = ew.sub(cnt, np.asarray(ddof, ct))
+    return _out(_keep(convert(ew.div(s, n), dt), av.shape, axes, keepdims))
 
 
 def std(
-    a: ArrayLike, axis: Any = None, dtype: Any = None, ddof: int = 0, keepdims: bool = False
+    a: ArrayLike,
+    axis: Any = None,
+    dtype: Any = None,
+    out: Any = None,
+    ddof: int = 0,
+    keepdims: bool = False,
+    *,
+    where: ArrayLike | None = None,
+    correction: int | float | None = None,
 ) -> Any:
     """Standard deviation over ``axis``."""
-    return ew.sqrt(var(a, axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims))
+    v = var(a, axis, dtype, out, ddof, keepdims, where=where, correction=correction)
+    return ew.sqrt(v)
 
 
-def _arg(name: str, fn: Any, a: ArrayLike, axis: Any, keepdims: bool) -> Any:
-    a = _arr(a, name)
+def _arg(name: str, prim: Any, a: ArrayLike, axis: Any, out_: Any, keepdims: bool | None) -> Any:
+    _no_out(name, out_)
+    a = as_array(a, name)
     av = aval(a)
+    idx = dtypes.default_dtype(1)
+    if av.size == 0 and (axis is None or av.shape[normalize_axis(axis, av.ndim, name)] == 0):
+        raise ValueError(f"{name}: attempt to get {name} of an empty sequence {fmt(a)}{here()}")
+    if av.dtype == _BOOL:
+        a = convert(a, np.dtype("int32"))
     if axis is None:
-        a = sh.reshape(a, (av.size,))
-        out = fn(a, axis=0, index_dtype=dtypes.default_dtype(1))
-        return sh.reshape(out, (1,) * av.ndim) if keepdims else out
+        r = prim(sh.reshape(a, (av.size,)), axis=0, index_dtype=idx)
+        return _out(sh.reshape(r, (1,) * av.ndim) if keepdims else r)
     ax = normalize_axis(axis, av.ndim, name)
-    out = fn(a, axis=ax, index_dtype=dtypes.default_dtype(1))
-    return _keep(out, av.shape, (ax,), keepdims)
+    return _out(_keep(prim(a, axis=ax, index_dtype=idx), av.shape, (ax,), bool(keepdims)))
 
 
-def argmax(a: ArrayLike, axis: int | None = None, keepdims: bool = False) -> Any:
-    """Index of the maximum (first one on ties)."""
-    return _arg("argmax", rd.argmax, a, axis, keepdims)
+def argmax(
+    a: ArrayLike, axis: int | None = None, out: Any = None, keepdims: bool | None = None
+) -> Any:
+    """Index of the maximum along ``axis`` (first one on ties; flattened when ``None``)."""
+    return _arg("argmax", rd.argmax, a, axis, out, keepdims)
 
 
-def argmin(a: ArrayLike, axis: int | None = None, keepdims: bool = False) -> Any:
-    """Index of the minimum (first one on ties)."""
-    return _arg("argmin", rd.argmin, a, axis, keepdims)
+def argmin(
+    a: ArrayLike, axis: int | None = None, out: Any = None, keepdims: bool | None = None
+) -> Any:
+    """Index of the minimum along ``axis`` (first one on ties)."""
+    return _arg("argmin", rd.argmin, a, axis, out, keepdims)
 
 
-def _cum(name: str, fn: Any, a: ArrayLike, axis: int | None, dtype: Any) -> Any:
-    a = _arr(a, name)
+def _cum(
+    name: str,
+    prim: Any,
+    a: ArrayLike,
+    axis: Any,
+    dtype: Any,
+    promote_integers: bool = False,
+) -> Any:
+    a = as_array(a, name)
     av = aval(a)
-    if axis is None:
+    if axis is None or av.ndim == 0:
         a = sh.reshape(a, (av.size,))
-        axis = 0
+        axis = 0 if axis is None else axis
     ax = normalize_axis(axis, aval(a).ndim, name)
-    dt = dtypes.canonicalize(dtype) if dtype is not None else _sum_dtype(av.dtype)
-    return fn(cast(a, dt), axis=ax)
+    if dtype is None:
+        dt = _promote_integer(av.dtype) if promote_integers or av.dtype == _BOOL else av.dtype
+        ct = dt
+    else:
+        dt = user_dtype(dtype, name)
+        ct = _promote_integer(dt) if dt == _BOOL else dt
+        if dt == _BOOL:
+            a = _to_bool(a)
+    x = convert(a, ct)
+    if aval(x).shape[ax]:
+        x = prim(x, axis=ax)
+    return _out(convert(x, dt))
 
 
-def cumsum(a: ArrayLike, axis: int | None = None, dtype: Any = None) -> Any:
-    """Cumulative sum along ``axis`` (flattened when ``None``)."""
+def cumsum(a: ArrayLike, axis: int | None = None, dtype: Any = None, out: Any = None) -> Any:
+    """Cumulative sum along ``axis`` (of the flattened array when ``None``)."""
+    _no_out("cumsum", out)
     return _cum("cumsum", rd.cumsum, a, axis, dtype)
 
 
-def cumprod(a: ArrayLike, axis: int | None = None, dtype: Any = None) -> Any:
+def cumprod(a: ArrayLike, axis: int | None = None, dtype: Any = None, out: Any = None) -> Any:
     """Cumulative product along ``axis``."""
+    _no_out("cumprod", out)
     return _cum("cumprod", rd.cumprod, a, axis, dtype)
 
 
+def _cumulative(
+    name: str,
+    fn: Any,
+    ident: int,
+    x: ArrayLike,
+    axis: Any,
+    dtype: Any,
+    include_initial: bool,
+    promote: bool,
+) -> Any:
+    x = as_array(x, name)
+    av = aval(x)
+    if axis is None:
+        if av.ndim > 1:
+            raise ValueError(
+                f"{name}: axis must be given for arrays of ndim > 1, got {fmt(x)}{here()}"
+            )
+        axis = 0
+    if av.ndim == 0:
+        raise ValueError(f"{name}: the input must be non-scalar, got {fmt(x)}{here()}")
+    ax = normalize_axis(axis, av.ndim, name)
+    r = fn(x, ax, dtype, promote)
+    if include_initial:
+        from funcgrad.numpy._shape import concatenate
+
+        shape = list(av.shape)
+        shape[ax] = 1
+        r = concatenate([sh.full(tuple(shape), ident, aval(r).dtype), r], axis=ax)
+    return _out(r)
+
+
+def _cumsum(x: Any, ax: int, dtype: Any, promote: bool) -> Any:
+    return _cum("cumulative_sum", rd.cumsum, x, ax, dtype, promote)
+
+
+def _cumprod(x: Any, ax: int, dtype: Any, promote: bool) -> Any:
+    return _cum("cumulative_prod", rd.cumprod, x, ax, dtype, promote)
+
+
+def cumulative_sum(
+    x: ArrayLike, /, *, axis: int | None = None, dtype: Any = None, include_initial: bool = False
+) -> Any:
+    """Cumulative sum along ``axis`` (Array API), optionally starting with 0."""
+    return _cumulative("cumulative_sum", _cumsum, 0, x, axis, dtype, include_initial, True)
+
+
+def cumulative_prod(
+    x: ArrayLike, /, *, axis: int | None = None, dtype: Any = None, include_initial: bool = False
+) -> Any:
+    """Cumulative product along ``axis`` (Array API), optionally starting with 1."""
+    return _cumulative("cumulative_prod", _cumprod, 1, x, axis, dtype, include_initial, False)
+
+
 def count_nonzero(a: ArrayLike, axis: Any = None, keepdims: bool = False) -> Any:
-    """Number of non-zero elements."""
-    return sum(_bool(_arr(a, "count_nonzero")), axis=axis, keepdims=keepdims)
+    """Number of non-zero elements along ``axis``."""
+    b = _to_bool(as_array(a, "count_nonzero"))
+    return sum(b, axis=axis, keepdims=keepdims, dtype=dtypes.default_dtype(1))
 
 
-def average(a: ArrayLike, axis: Any = None, weights: ArrayLike | None = None) -> Any:
-    """(Weighted) average."""
-    if weights is None:
-        return mean(a, axis=axis)
+def average(
+    a: ArrayLike,
+    axis: Any = None,
+    weights: ArrayLike | None = None,
+    returned: bool = False,
+    keepdims: bool = False,
+) -> Any:
+    """(Weighted) average along ``axis``; ``returned`` also gives the sum of the weights."""
+    from funcgrad.numpy._core import promote
     from funcgrad.numpy._ufuncs import divide, multiply
 
-    return divide(sum(multiply(a, weights), axis=axis), sum(weights, axis=axis))
+    a = as_array(a, "average")
+    av = aval(a)
+    if weights is None:
+        avg = mean(a, axis=axis, keepdims=keepdims)
+        axes = normalize_axes(axis, av.ndim, "average")
+        cnt = sh.full(aval(avg).shape, _count(av.shape, axes), aval(avg).dtype)
+        return (avg, _out(cnt)) if returned else avg
+    a, w = promote("average", a, weights, to="inexact")
+    a, w = convert(a, aval(a).dtype), convert(w, aval(w).dtype)
+    wv = aval(w)
+    if wv.shape != av.shape:
+        if axis is None:
+            raise ValueError(
+                f"average: axis must be specified when shapes of a and weights differ, got "
+                f"{fmt(a, w)}{here()}"
+            )
+        if wv.ndim != 1:
+            raise ValueError(
+                f"average: 1D weights expected when shapes differ, got {fmt(w)}{here()}"
+            )
+        ax = normalize_axis(axis, av.ndim, "average")
+        if wv.shape[0] != av.shape[ax]:
+            raise ValueError(
+                f"average: length of weights {wv.shape[0]} differs from axis {ax} of {fmt(a)}"
+                f"{here()}"
+            )
+        shape = [1] * av.ndim
+        shape[ax] = wv.shape[0]
+        w = broadcast_to_shape(sh.reshape(w, tuple(shape)), av.shape)
+    wsum = sum(w, axis=axis, keepdims=keepdims)
+    avg = divide(sum(multiply(a, w), axis=axis, keepdims=keepdims), wsum)
+    if returned:
+        from funcgrad.numpy._shape import broadcast_to
+
+        return avg, broadcast_to(wsum, aval(avg).shape)
+    return avg
+
+
+def nansum(
+    a: ArrayLike, axis: Any = None, dtype: Any = None, out: Any = None, keepdims: bool = False
+) -> Any:
+    """Sum treating NaNs as zero."""
+    from funcgrad.numpy._ufuncs import isnan, where
+
+    a = as_array(a, "nansum")
+    return sum(where(isnan(a), 0, a), axis=axis, dtype=dtype, out=out, keepdims=keepdims)
+
+
+def nanmean(
+    a: ArrayLike, axis: Any = None, dtype: Any = None, out: Any = None, keepdims: bool = False
+) -> Any:
+    """Mean ignoring NaNs."""
+    from funcgrad.numpy._ufuncs import isnan, logical_not
+
+    a = as_array(a, "nanmean")
+    return mean(a, axis=axis, dtype=dtype, out=out, keepdims=keepdims, where=logical_not(isnan(a)))
+
+
+def median(*args: Any, **kwargs: Any) -> Any:
+    """Not supported: needs a sort primitive."""
+    raise unsupported("median (funcgrad has no sort primitive yet)")

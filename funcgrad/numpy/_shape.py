@@ -1,315 +1,635 @@
-"""Shape manipulation: reshape, transpose, stacking, splitting, flipping, padding."""
+"""Shape manipulation: reshape, transpose, stacking, splitting, flipping, padding, rolling.
+
+All of these move data without arithmetic, so they keep the operand's dtype and
+weak type (``jnp.reshape(2.0, (1,))`` is a weakly typed ``float``); joins of
+several arrays promote them on JAX's lattice first.
+"""
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
-from funcgrad.core import dtypes
+from funcgrad.core.interp import Tracer
 from funcgrad.numpy._core import (
     ArrayLike,
+    as_array,
     aval,
-    broadcast_shapes,
     broadcast_to_shape,
+    convert,
+    fmt,
+    here,
+    index,
     normalize_axes,
     normalize_axis,
+    out,
     prep,
     promote,
+    unsupported,
+    user_dtype,
 )
+from funcgrad.primitives import elementwise as ew
 from funcgrad.primitives import shape as sh
 
 
-def _arr(x: ArrayLike, name: str) -> Any:
-    x = prep(x, name)
-    if type(x) in (bool, int, float, complex):
-        x = np.asarray(x, dtypes.python_scalar_dtype(x))
-    return x
+def _ints(name: str, what: str, v: Any) -> tuple[int, ...]:
+    if isinstance(v, (int, np.integer, Tracer)):
+        return (index(v, what, name),)
+    return tuple(index(s, what, name) for s in v)
 
 
-def reshape(a: ArrayLike, newshape: Any, order: str = "C") -> Any:
-    """Row-major reshape; one dimension may be -1."""
+def reshape(
+    a: ArrayLike,
+    shape: Any = None,
+    order: str = "C",
+    *,
+    newshape: Any = None,
+    copy: bool | None = None,
+) -> Any:
+    """Row-major reshape; one dimension may be ``-1`` (inferred)."""
+    del copy
     if order != "C":
-        raise NotImplementedError(f"reshape with order={order!r}")
-    a = _arr(a, "reshape")
-    if isinstance(newshape, (int, np.integer)):
-        newshape = (int(newshape),)
-    newshape = tuple(int(s) for s in newshape)
-    size = aval(a).size
-    if newshape.count(-1) > 1:
-        raise ValueError("reshape: can only specify one unknown dimension")
-    if -1 in newshape:
-        known = int(np.prod([s for s in newshape if s != -1], dtype=np.int64))
-        if known == 0 or size % known:
-            raise ValueError(f"reshape: cannot reshape array of size {size} into shape {newshape}")
-        newshape = tuple(size // known if s == -1 else s for s in newshape)
-    if int(np.prod(newshape, dtype=np.int64)) != size:
+        raise unsupported(f"reshape with order={order!r}")
+    if shape is None:
+        shape = newshape
+    if shape is None:
+        raise TypeError(f"reshape: missing the new shape{here()}")
+    a = as_array(a, "reshape")
+    av = aval(a)
+    new = list(_ints("reshape", "new shape", shape))
+    if new.count(-1) > 1:
         raise ValueError(
-            f"reshape: cannot reshape array of shape {aval(a).shape} (size {size}) into "
-            f"shape {newshape}"
+            f"reshape: can only specify one unknown dimension, got {tuple(new)}{here()}"
         )
-    if newshape == aval(a).shape:
-        return a
-    return sh.reshape(a, newshape)
+    if any(s < -1 for s in new):
+        raise ValueError(f"reshape: negative dimension in {tuple(new)}{here()}")
+    if -1 in new:
+        known = int(np.prod([s for s in new if s != -1], dtype=np.int64))
+        if known == 0 or av.size % known:
+            raise ValueError(
+                f"reshape: cannot reshape an array {fmt(a)} of size {av.size} into shape "
+                f"{tuple(new)}{here()}"
+            )
+        new[new.index(-1)] = av.size // known
+    if int(np.prod(new, dtype=np.int64)) != av.size:
+        raise ValueError(
+            f"reshape: cannot reshape an array {fmt(a)} of size {av.size} into shape "
+            f"{tuple(new)}{here()}"
+        )
+    return out(sh.reshape(a, tuple(new)))
 
 
-def ravel(a: ArrayLike) -> Any:
+def ravel(a: ArrayLike, order: str = "C") -> Any:
     """Flatten to 1-D."""
-    return reshape(a, (-1,))
+    return reshape(a, (-1,), order)
 
 
 def transpose(a: ArrayLike, axes: Sequence[int] | None = None) -> Any:
     """Permute axes (reverse them by default)."""
-    a = _arr(a, "transpose")
+    a = as_array(a, "transpose")
     nd = aval(a).ndim
-    perm = tuple(range(nd))[::-1] if axes is None else normalize_axes(tuple(axes), nd, "transpose")
-    if len(perm) != nd:
-        raise ValueError(f"transpose: axes {axes} don't match array of dimension {nd}")
-    if perm == tuple(range(nd)):
-        return a
-    return sh.transpose(a, perm)
+    if axes is None:
+        perm = tuple(range(nd))[::-1]
+    else:
+        axes = tuple(axes)
+        if len(axes) != nd:
+            raise ValueError(f"transpose: axes {axes} don't match an array {fmt(a)}{here()}")
+        perm = normalize_axes(axes, nd, "transpose")
+    return out(sh.transpose(a, perm))
+
+
+def permute_dims(a: ArrayLike, /, axes: Sequence[int]) -> Any:
+    """Permute axes (Array API name of :func:`transpose`)."""
+    return transpose(a, axes)
+
+
+def matrix_transpose(x: ArrayLike, /) -> Any:
+    """Swap the last two axes."""
+    x = as_array(x, "matrix_transpose")
+    if aval(x).ndim < 2:
+        raise ValueError(f"matrix_transpose: needs at least 2 dimensions, got {fmt(x)}{here()}")
+    return swapaxes(x, -1, -2)
 
 
 def moveaxis(a: ArrayLike, source: Any, destination: Any) -> Any:
-    """Move axes to new positions."""
-    a = _arr(a, "moveaxis")
+    """Move axes ``source`` to positions ``destination``."""
+    a = as_array(a, "moveaxis")
     nd = aval(a).ndim
     src = normalize_axes(source, nd, "moveaxis")
     dst = normalize_axes(destination, nd, "moveaxis")
     if len(src) != len(dst):
-        raise ValueError("moveaxis: source and destination must have the same number of axes")
+        raise ValueError(
+            f"moveaxis: source {source!r} and destination {destination!r} must have the same "
+            f"number of elements{here()}"
+        )
     order = [i for i in range(nd) if i not in src]
     for d, s in sorted(zip(dst, src)):
         order.insert(d, s)
-    return transpose(a, order)
+    return out(sh.transpose(a, tuple(order)))
 
 
 def swapaxes(a: ArrayLike, axis1: int, axis2: int) -> Any:
-    """Swap two axes."""
-    a = _arr(a, "swapaxes")
+    """Interchange two axes."""
+    a = as_array(a, "swapaxes")
     nd = aval(a).ndim
     i, j = normalize_axis(axis1, nd, "swapaxes"), normalize_axis(axis2, nd, "swapaxes")
     perm = list(range(nd))
     perm[i], perm[j] = perm[j], perm[i]
-    return transpose(a, perm)
+    return out(sh.transpose(a, tuple(perm)))
 
 
 def expand_dims(a: ArrayLike, axis: Any) -> Any:
-    """Insert size-1 axes."""
-    a = _arr(a, "expand_dims")
+    """Insert size-1 axes at positions ``axis`` of the result."""
+    a = as_array(a, "expand_dims")
     av = aval(a)
-    axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
-    out_nd = av.ndim + len(axes)
-    axes = sorted(normalize_axis(x, out_nd, "expand_dims") for x in axes)
+    n_new = 1 if isinstance(axis, (int, np.integer)) else len(tuple(axis))
+    axes = normalize_axes(axis, av.ndim + n_new, "expand_dims")
     shape = list(av.shape)
-    for x in axes:
+    for x in sorted(axes):
         shape.insert(x, 1)
-    return sh.reshape(a, tuple(shape))
+    return out(sh.reshape(a, tuple(shape)))
 
 
 def squeeze(a: ArrayLike, axis: Any = None) -> Any:
-    """Remove size-1 axes."""
-    a = _arr(a, "squeeze")
+    """Remove size-1 axes (all of them, or those in ``axis``)."""
+    a = as_array(a, "squeeze")
     av = aval(a)
     if axis is None:
         axes = tuple(i for i, s in enumerate(av.shape) if s == 1)
     else:
         axes = normalize_axes(axis, av.ndim, "squeeze")
-        for i in axes:
-            if av.shape[i] != 1:
-                raise ValueError(
-                    f"squeeze: cannot select an axis to squeeze out which has size not equal "
-                    f"to one (axis {i} of shape {av.shape})"
-                )
-    if not axes:
-        return a
-    return sh.reshape(a, tuple(s for i, s in enumerate(av.shape) if i not in axes))
+        bad = [i for i in axes if av.shape[i] != 1]
+        if bad:
+            raise ValueError(
+                f"squeeze: cannot select an axis to squeeze out which has size not equal to "
+                f"one: axis {bad[0]} of {fmt(a)}{here()}"
+            )
+    return out(sh.reshape(a, tuple(s for i, s in enumerate(av.shape) if i not in axes)))
 
 
-def broadcast_to(a: ArrayLike, shape: Any) -> Any:
-    """Broadcast to ``shape`` by NumPy's rules."""
-    a = _arr(a, "broadcast_to")
-    shape = (shape,) if isinstance(shape, int) else tuple(shape)
-    if broadcast_shapes("broadcast_to", aval(a).shape, shape) != shape:
-        raise ValueError(f"broadcast_to: cannot broadcast shape {aval(a).shape} to {shape}")
-    return broadcast_to_shape(a, shape)
+def broadcast_shapes(*shapes: Any) -> tuple[int, ...]:
+    """The shape NumPy broadcasting gives arrays of ``shapes``."""
+    try:
+        return tuple(
+            int(s)
+            for s in np.broadcast_shapes(*[_ints("broadcast_shapes", "shape", s) for s in shapes])
+        )
+    except ValueError:
+        raise ValueError(
+            f"broadcast_shapes: shapes {', '.join(map(str, shapes))} are incompatible{here()}"
+        ) from None
+
+
+def broadcast_to(array: ArrayLike, shape: Any) -> Any:
+    """Broadcast ``array`` to ``shape`` by NumPy's rules."""
+    a = as_array(array, "broadcast_to")
+    shape = _ints("broadcast_to", "shape", shape)
+    return out(broadcast_to_shape(a, shape, "broadcast_to"))
 
 
 def broadcast_arrays(*args: ArrayLike) -> list[Any]:
     """Broadcast arrays against each other."""
-    arrs = [_arr(a, "broadcast_arrays") for a in args]
-    shape = broadcast_shapes("broadcast_arrays", *[aval(a).shape for a in arrs])
-    return [broadcast_to_shape(a, shape) for a in arrs]
+    from funcgrad.numpy._core import broadcast_shapes as _bshapes
+
+    arrs = [as_array(a, "broadcast_arrays") for a in args]
+    shape = _bshapes("broadcast_arrays", *arrs)
+    return [out(broadcast_to_shape(a, shape, "broadcast_arrays")) for a in arrs]
 
 
-def atleast_1d(a: ArrayLike) -> Any:
-    a = _arr(a, "atleast_1d")
-    return reshape(a, (1,)) if aval(a).ndim == 0 else a
+def _atleast(name: str, nd: int, arys: tuple) -> Any:
+    res = []
+    for x in arys:
+        a = as_array(x, name)
+        s = aval(a).shape
+        if len(s) < nd:
+            if nd == 3 and len(s) == 1:
+                s = (1, s[0], 1)
+            elif nd == 3 and len(s) == 2:
+                s = (*s, 1)
+            else:
+                s = (1,) * (nd - len(s)) + s
+            a = sh.reshape(a, s)
+        res.append(out(a))
+    return res[0] if len(res) == 1 else res
 
 
-def atleast_2d(a: ArrayLike) -> Any:
-    a = _arr(a, "atleast_2d")
-    nd = aval(a).ndim
-    return reshape(a, (1,) * (2 - nd) + aval(a).shape) if nd < 2 else a
+def atleast_1d(*arys: ArrayLike) -> Any:
+    """Views with at least one dimension (a list for several inputs)."""
+    return _atleast("atleast_1d", 1, arys)
 
 
-def concatenate(arrays: Sequence[ArrayLike], axis: int | None = 0) -> Any:
-    """Join arrays along an existing axis."""
-    if not len(arrays):
-        raise ValueError("concatenate: need at least one array to concatenate")
-    arrs = [_arr(a, "concatenate") for a in arrays]
+def atleast_2d(*arys: ArrayLike) -> Any:
+    """Views with at least two dimensions."""
+    return _atleast("atleast_2d", 2, arys)
+
+
+def atleast_3d(*arys: ArrayLike) -> Any:
+    """Views with at least three dimensions (``(n,)`` → ``(1, n, 1)``)."""
+    return _atleast("atleast_3d", 3, arys)
+
+
+def _seq(name: str, arrays: Any) -> list[Any]:
+    if isinstance(arrays, (Tracer, np.ndarray)) or hasattr(arrays, "shape"):
+        a = as_array(arrays, name)
+        return [
+            sh.reshape(
+                sh.slice(a, (i,) + (0,) * (aval(a).ndim - 1), (i + 1, *aval(a).shape[1:])),
+                aval(a).shape[1:],
+            )
+            for i in range(aval(a).shape[0])
+        ]
+    arrays = list(arrays)
+    if not arrays:
+        raise ValueError(f"{name}: need at least one array{here()}")
+    return [as_array(x, name) for x in arrays]
+
+
+def concatenate(arrays: Sequence[ArrayLike], axis: int | None = 0, dtype: Any = None) -> Any:
+    """Join arrays along an existing axis (flattened first when ``axis`` is ``None``)."""
+    arrs = _seq("concatenate", arrays)
     if axis is None:
-        arrs = [ravel(a) for a in arrs]
+        arrs = [sh.reshape(a, (aval(a).size,)) for a in arrs]
         axis = 0
-    arrs = [_arr(a, "concatenate") for a in promote("concatenate", *arrs)]
+    arrs = promote("concatenate", *arrs)
+    if dtype is not None:
+        dt = user_dtype(dtype, "concatenate")
+        arrs = [convert(a, dt) for a in arrs]
+    arrs = [as_array(a, "concatenate") for a in arrs]
     nd = aval(arrs[0]).ndim
     if nd == 0:
-        raise ValueError("concatenate: zero-dimensional arrays cannot be concatenated")
+        raise ValueError(f"concatenate: zero-dimensional arrays cannot be concatenated{here()}")
+    if any(aval(a).ndim != nd for a in arrs):
+        raise ValueError(
+            f"concatenate: all the input arrays must have the same number of dimensions, got "
+            f"{fmt(*arrs)}{here()}"
+        )
     ax = normalize_axis(axis, nd, "concatenate")
-    if len(arrs) == 1:
-        return arrs[0]
-    return sh.concatenate(*arrs, dimension=ax)
+    for a in arrs:
+        if any(
+            s != t for i, (s, t) in enumerate(zip(aval(a).shape, aval(arrs[0]).shape)) if i != ax
+        ):
+            raise ValueError(
+                f"concatenate: all the input array dimensions except for the concatenation axis "
+                f"{ax} must match exactly, got {fmt(*arrs)}{here()}"
+            )
+    return out(sh.concatenate(*arrs, dimension=ax))
 
 
-def stack(arrays: Sequence[ArrayLike], axis: int = 0) -> Any:
-    """Join arrays along a new axis."""
-    if not len(arrays):
-        raise ValueError("stack: need at least one array to stack")
-    arrs = [_arr(a, "stack") for a in arrays]
+concat = concatenate
+
+
+def stack(arrays: Sequence[ArrayLike], axis: int = 0, dtype: Any = None) -> Any:
+    """Join arrays of one shape along a new axis."""
+    arrs = _seq("stack", arrays)
     shapes = {aval(a).shape for a in arrs}
     if len(shapes) != 1:
-        raise ValueError(f"stack: all input arrays must have the same shape, got {sorted(shapes)}")
-    nd = aval(arrs[0]).ndim + 1
-    ax = normalize_axis(axis, nd, "stack")
-    return concatenate([expand_dims(a, ax) for a in arrs], axis=ax)
+        raise ValueError(
+            f"stack: all input arrays must have the same shape, got {fmt(*arrs)}{here()}"
+        )
+    ax = normalize_axis(axis, aval(arrs[0]).ndim + 1, "stack")
+    return concatenate([expand_dims(a, ax) for a in arrs], axis=ax, dtype=dtype)
 
 
-def vstack(tup: Sequence[ArrayLike]) -> Any:
-    return concatenate([atleast_2d(a) for a in tup], axis=0)
+def vstack(tup: Sequence[ArrayLike], dtype: Any = None) -> Any:
+    """Stack arrays vertically (row-wise)."""
+    arrs = _seq("vstack", tup)
+    return concatenate([atleast_2d(a) for a in arrs], axis=0, dtype=dtype)
 
 
-def hstack(tup: Sequence[ArrayLike]) -> Any:
-    arrs = [atleast_1d(a) for a in tup]
-    return concatenate(arrs, axis=0 if aval(arrs[0]).ndim == 1 else 1)
+def hstack(tup: Sequence[ArrayLike], dtype: Any = None) -> Any:
+    """Stack arrays horizontally (column-wise)."""
+    arrs = [atleast_1d(a) for a in _seq("hstack", tup)]
+    return concatenate(arrs, axis=0 if aval(arrs[0]).ndim == 1 else 1, dtype=dtype)
 
 
-def split(a: ArrayLike, indices_or_sections: Any, axis: int = 0) -> list[Any]:
-    """Split into equal sections or at indices."""
-    a = _arr(a, "split")
+def dstack(tup: Sequence[ArrayLike], dtype: Any = None) -> Any:
+    """Stack arrays along the third axis."""
+    return concatenate([atleast_3d(a) for a in _seq("dstack", tup)], axis=2, dtype=dtype)
+
+
+def column_stack(tup: Sequence[ArrayLike]) -> Any:
+    """Stack 1-D arrays as columns of a 2-D array."""
+    arrs = []
+    for a in _seq("column_stack", tup):
+        arrs.append(reshape(a, (-1, 1)) if aval(a).ndim < 2 else a)
+    return concatenate(arrs, axis=1)
+
+
+def _split_at(name: str, a: Any, bounds: list[int], ax: int) -> list[Any]:
     av = aval(a)
-    ax = normalize_axis(axis, av.ndim, "split")
     n = av.shape[ax]
-    if isinstance(indices_or_sections, (int, np.integer)):
-        k = int(indices_or_sections)
-        if k <= 0 or n % k:
-            raise ValueError("split: array split does not result in an equal division")
-        bounds = [i * (n // k) for i in range(k + 1)]
-    else:
-        bounds = [0, *[int(i) for i in indices_or_sections], n]
-    out = []
-    for lo, hi in zip(bounds[:-1], bounds[1:]):
+    res = []
+    for lo, hi in itertools.pairwise(bounds):
         lo, hi = min(max(lo, 0), n), min(max(hi, 0), n)
         start = [0] * av.ndim
         limit = list(av.shape)
         start[ax], limit[ax] = lo, max(lo, hi)
-        out.append(sh.slice(a, tuple(start), tuple(limit)))
-    return out
+        res.append(out(sh.slice(a, tuple(start), tuple(limit))))
+    return res
 
 
-def flip(a: ArrayLike, axis: Any = None) -> Any:
-    """Reverse the order of elements along ``axis``."""
-    a = _arr(a, "flip")
+def _split(name: str, ary: ArrayLike, sections: Any, axis: int, equal: bool) -> list[Any]:
+    a = as_array(ary, name)
+    av = aval(a)
+    ax = normalize_axis(axis, av.ndim, name)
+    n = av.shape[ax]
+    if isinstance(sections, (int, np.integer)):
+        k = int(sections)
+        if k <= 0:
+            raise ValueError(f"{name}: number sections must be larger than 0, got {k}{here()}")
+        if equal and n % k:
+            raise ValueError(
+                f"{name}: array split does not result in an equal division: axis {ax} of "
+                f"{fmt(a)} into {k} sections{here()}"
+            )
+        q, r = divmod(n, k)
+        sizes = [q + 1] * r + [q] * (k - r)
+        bounds = [0, *np.cumsum(sizes).tolist()]
+    else:
+        bounds = [0]
+        for i in sections:
+            i = index(i, "split index", name)
+            bounds.append(i + n if i < 0 else i)
+        bounds.append(n)
+    return _split_at(name, a, bounds, ax)
+
+
+def split(ary: ArrayLike, indices_or_sections: Any, axis: int = 0) -> list[Any]:
+    """Split into equal sections, or at the given indices, along ``axis``."""
+    return _split("split", ary, indices_or_sections, axis, equal=True)
+
+
+def array_split(ary: ArrayLike, indices_or_sections: Any, axis: int = 0) -> list[Any]:
+    """Like :func:`split`, but sections may differ in size by one."""
+    return _split("array_split", ary, indices_or_sections, axis, equal=False)
+
+
+def hsplit(ary: ArrayLike, indices_or_sections: Any) -> list[Any]:
+    """Split along axis 1 (axis 0 for 1-D arrays)."""
+    a = as_array(ary, "hsplit")
+    return split(a, indices_or_sections, axis=1 if aval(a).ndim > 1 else 0)
+
+
+def vsplit(ary: ArrayLike, indices_or_sections: Any) -> list[Any]:
+    """Split along axis 0."""
+    return split(ary, indices_or_sections, axis=0)
+
+
+def flip(m: ArrayLike, axis: Any = None) -> Any:
+    """Reverse the order of elements along ``axis`` (all axes by default)."""
+    a = as_array(m, "flip")
     axes = normalize_axes(axis, aval(a).ndim, "flip")
-    return sh.rev(a, axes) if axes else a
+    return out(sh.rev(a, tuple(sorted(axes))))
 
 
-def fliplr(a: ArrayLike) -> Any:
+def fliplr(m: ArrayLike) -> Any:
+    """Reverse along axis 1."""
+    a = as_array(m, "fliplr")
+    if aval(a).ndim < 2:
+        raise ValueError(f"fliplr: input must be >= 2-d, got {fmt(a)}{here()}")
     return flip(a, 1)
 
 
-def flipud(a: ArrayLike) -> Any:
+def flipud(m: ArrayLike) -> Any:
+    """Reverse along axis 0."""
+    a = as_array(m, "flipud")
+    if aval(a).ndim < 1:
+        raise ValueError(f"flipud: input must be >= 1-d, got {fmt(a)}{here()}")
     return flip(a, 0)
 
 
-def pad(array: ArrayLike, pad_width: Any, mode: str = "constant", constant_values: Any = 0) -> Any:
-    """Pad with a constant (``mode='constant'`` only)."""
-    if mode != "constant":
-        raise NotImplementedError(f"funcgrad.numpy.pad with mode={mode!r}")
-    a = _arr(array, "pad")
+def rot90(m: ArrayLike, k: int = 1, axes: tuple[int, int] = (0, 1)) -> Any:
+    """Rotate by 90 degrees ``k`` times in the plane of ``axes``."""
+    a = as_array(m, "rot90")
     nd = aval(a).ndim
-    pw = np.broadcast_to(np.asarray(pad_width, dtype=np.int64), (nd, 2))
-    config = tuple((int(lo), int(hi), 0) for lo, hi in pw)
-    val = np.asarray(constant_values, aval(a).dtype)
-    return sh.pad(a, val, config)
+    ax = normalize_axes(axes, nd, "rot90")
+    if len(ax) != 2:
+        raise ValueError(f"rot90: axes must be two different axes, got {axes!r}{here()}")
+    k = index(k, "k", "rot90") % 4
+    perm = list(range(nd))
+    perm[ax[0]], perm[ax[1]] = perm[ax[1]], perm[ax[0]]
+    if k == 0:
+        return out(a)
+    if k == 2:
+        return flip(flip(a, ax[0]), ax[1])
+    if k == 1:
+        return transpose(flip(a, ax[1]), perm)
+    return flip(transpose(a, perm), ax[1])
 
 
-def tile(a: ArrayLike, reps: Any) -> Any:
+def _pad_widths(name: str, pad_width: Any, nd: int) -> list[tuple[int, int]]:
+    if isinstance(pad_width, Tracer):
+        raise unsupported(f"{name} with a traced pad_width")
+    try:
+        pw = np.broadcast_to(np.asarray(pad_width, dtype=np.int64), (nd, 2))
+    except ValueError:
+        raise ValueError(
+            f"{name}: pad_width {pad_width!r} does not fit an array of {nd} dimensions{here()}"
+        ) from None
+    if (pw < 0).any():
+        raise ValueError(f"{name}: pad_width {pad_width!r} must be non-negative{here()}")
+    return [(int(lo), int(hi)) for lo, hi in pw]
+
+
+def _pad_index(mode: str, n: int, lo: int, hi: int) -> np.ndarray:
+    i = np.arange(-lo, n + hi)
+    if mode == "edge":
+        j = np.clip(i, 0, n - 1)
+    elif mode == "wrap":
+        j = i % n
+    elif mode == "reflect":
+        if n == 1:
+            j = np.zeros_like(i)
+        else:
+            p = 2 * (n - 1)
+            j = i % p
+            j = np.where(j >= n, p - j, j)
+    else:  # symmetric
+        p = 2 * n
+        j = i % p
+        j = np.where(j >= n, p - 1 - j, j)
+    return j.astype(np.int32)
+
+
+def pad(array: ArrayLike, pad_width: Any, mode: str = "constant", **kwargs: Any) -> Any:
+    """Pad an array. Modes ``constant`` (``constant_values``), ``edge``, ``wrap``,
+    ``reflect`` and ``symmetric``."""
+    a = as_array(array, "pad")
+    av = aval(a)
+    widths = _pad_widths("pad", pad_width, av.ndim)
+    if mode == "constant":
+        cv = kwargs.pop("constant_values", 0)
+        if kwargs:
+            raise TypeError(
+                f"pad: unexpected arguments {sorted(kwargs)} for mode='constant'{here()}"
+            )
+        if isinstance(cv, Tracer) or (hasattr(cv, "shape") and not isinstance(cv, np.ndarray)):
+            vals = convert(prep(cv, "pad"), av.dtype)
+            if aval(vals).shape != ():
+                raise unsupported("pad with a non-scalar traced constant_values")
+            return out(sh.pad(a, vals, [(lo, hi, 0) for lo, hi in widths]))
+        cvs = np.broadcast_to(np.asarray(cv), (av.ndim, 2)) if av.ndim else np.zeros((0, 2))
+        if av.ndim and np.all(cvs == cvs.flat[0]):
+            v = convert(np.asarray(cvs.flat[0]).astype(av.dtype), av.dtype, av.weak_type)
+            return out(sh.pad(a, v, [(lo, hi, 0) for lo, hi in widths]))
+        for d, (lo, hi) in enumerate(widths):
+            for side, w in ((0, lo), (1, hi)):
+                if w:
+                    cfg = [(0, 0, 0)] * av.ndim
+                    cfg[d] = (w, 0, 0) if side == 0 else (0, w, 0)
+                    v = np.asarray(cvs[d, side]).astype(av.dtype)
+                    a = sh.pad(a, convert(v, av.dtype, av.weak_type), cfg)
+        return out(a)
+    if mode not in ("edge", "wrap", "reflect", "symmetric"):
+        raise unsupported(f"pad with mode={mode!r}")
+    if kwargs:
+        raise unsupported(f"pad mode={mode!r} with options {sorted(kwargs)}")
+    for d, (lo, hi) in enumerate(widths):
+        if lo or hi:
+            n = aval(a).shape[d]
+            if n == 0:
+                raise ValueError(f"pad: can't extend the empty axis {d} of {fmt(a)}{here()}")
+            a = sh.gather(a, _pad_index(mode, n, lo, hi), axis=d)
+    return out(a)
+
+
+def tile(A: ArrayLike, reps: Any) -> Any:
     """Repeat the whole array ``reps`` times along each axis."""
-    a = _arr(a, "tile")
-    reps = (reps,) if isinstance(reps, int) else tuple(reps)
+    a = as_array(A, "tile")
+    reps = _ints("tile", "reps", reps)
     av = aval(a)
     nd = max(av.ndim, len(reps))
     shape = (1,) * (nd - av.ndim) + av.shape
-    reps = (1,) * (nd - len(reps)) + reps
-    a = reshape(a, shape)
-    # broadcast to (r0, s0, r1, s1, ...) then merge
+    reps = (1,) * (nd - len(reps)) + tuple(reps)
+    a = sh.reshape(a, shape)
     inter = tuple(x for r, s in zip(reps, shape) for x in (r, s))
     b = sh.broadcast_in_dim(a, inter, tuple(range(1, 2 * nd, 2)))
-    return reshape(b, tuple(r * s for r, s in zip(reps, shape)))
+    return out(sh.reshape(b, tuple(r * s for r, s in zip(reps, shape))))
 
 
-def repeat(a: ArrayLike, repeats: int, axis: int | None = None) -> Any:
-    """Repeat each element ``repeats`` times (static int repeats)."""
-    if not isinstance(repeats, (int, np.integer)):
-        raise NotImplementedError("funcgrad.numpy.repeat with array-valued repeats")
-    a = _arr(a, "repeat")
-    if axis is None:
-        a = ravel(a)
+def repeat(
+    a: ArrayLike, repeats: Any, axis: int | None = None, *, total_repeat_length: int | None = None
+) -> Any:
+    """Repeat each element ``repeats`` times along ``axis`` (flattened when ``None``)."""
+    a = as_array(a, "repeat")
+    if axis is None or aval(a).ndim == 0:
+        a = sh.reshape(a, (aval(a).size,))
         axis = 0
     av = aval(a)
     ax = normalize_axis(axis, av.ndim, "repeat")
-    shape = av.shape[: ax + 1] + (int(repeats),) + av.shape[ax + 1 :]
-    dims = tuple(i for i in range(len(shape)) if i != ax + 1)
-    b = sh.broadcast_in_dim(a, shape, dims)
-    return reshape(b, av.shape[:ax] + (av.shape[ax] * int(repeats),) + av.shape[ax + 1 :])
+    if isinstance(repeats, Tracer):
+        raise unsupported("repeat with traced repeats")
+    reps = np.asarray(repeats)
+    if reps.ndim == 0 or reps.size == 1:
+        r = int(reps.reshape(()))
+        if r < 0:
+            raise ValueError(f"repeat: repeats may not be negative, got {r}{here()}")
+        shape = av.shape[: ax + 1] + (r,) + av.shape[ax + 1 :]
+        dims = tuple(i for i in range(len(shape)) if i != ax + 1)
+        b = sh.broadcast_in_dim(a, shape, dims)
+        res = sh.reshape(b, av.shape[:ax] + (av.shape[ax] * r,) + av.shape[ax + 1 :])
+    else:
+        if reps.shape != (av.shape[ax],):
+            raise ValueError(
+                f"repeat: repeats of shape {reps.shape} do not match axis {ax} of {fmt(a)}{here()}"
+            )
+        idx = np.repeat(np.arange(av.shape[ax], dtype=np.int32), reps.astype(np.int64))
+        res = sh.gather(a, idx, axis=ax)
+    if total_repeat_length is not None and aval(res).shape[ax] != total_repeat_length:
+        raise unsupported("repeat with a total_repeat_length different from the static total")
+    return out(res)
 
 
-def roll(a: ArrayLike, shift: int, axis: int | None = None) -> Any:
-    """Roll elements along ``axis`` (static shift)."""
-    a = _arr(a, "roll")
-    if axis is None:
-        return reshape(roll(ravel(a), shift, 0), aval(a).shape)
-    av = aval(a)
-    ax = normalize_axis(axis, av.ndim, "roll")
-    n = av.shape[ax]
+def _roll1(a: Any, shift: Any, ax: int) -> Any:
+    n = aval(a).shape[ax]
     if n == 0:
         return a
-    k = int(shift) % n
+    if isinstance(shift, Tracer):
+        from funcgrad.numpy._ufuncs import remainder, subtract
+
+        idx = remainder(
+            subtract(np.arange(n, dtype=np.int32), convert(shift, np.dtype("int32"))), n
+        )
+        return sh.gather(a, idx, axis=ax)
+    k = index(shift, "shift", "roll") % n
     if k == 0:
         return a
-    parts = split(a, [n - k], axis=ax)
-    return concatenate([parts[1], parts[0]], axis=ax)
+    lo, hi = _split_at("roll", a, [0, n - k, n], ax)
+    return sh.concatenate(hi, lo, dimension=ax)
+
+
+def roll(a: ArrayLike, shift: Any, axis: Any = None) -> Any:
+    """Roll elements along ``axis`` (of the flattened array when ``None``)."""
+    a = as_array(a, "roll")
+    av = aval(a)
+    if axis is None:
+        return out(sh.reshape(_roll1(sh.reshape(a, (av.size,)), shift, 0), av.shape))
+    axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
+    shifts = shift if isinstance(shift, (tuple, list)) else (shift,) * len(axes)
+    if len(shifts) != len(axes):
+        raise ValueError(f"roll: shift and axis must have the same length{here()}")
+    for s, ax in zip(shifts, axes):
+        a = _roll1(a, s, normalize_axis(ax, av.ndim, "roll"))
+    return out(a)
+
+
+def _tri_mask(name: str, m: ArrayLike, k: int, lower: bool) -> Any:
+    from funcgrad.numpy._ufuncs import where
+
+    a = as_array(m, name)
+    av = aval(a)
+    if av.ndim < 2:
+        raise ValueError(f"{name}: input must be at least 2-d, got {fmt(a)}{here()}")
+    k = index(k, "k", name)
+    n_r, n_c = av.shape[-2:]
+    i = sh.iota(np.dtype("int32"), (n_r, n_c), 0)
+    j = sh.iota(np.dtype("int32"), (n_r, n_c), 1)
+    d = ew.sub(j, i)
+    kk = np.asarray(k, np.int32)
+    mask = ew.le(d, kk) if lower else ew.ge(d, kk)
+    return where(mask, a, convert(0, av.dtype, av.weak_type))
 
 
 def tril(m: ArrayLike, k: int = 0) -> Any:
-    """Lower triangle (zero above the ``k``-th diagonal)."""
-    return _tri_mask(m, k, lower=True)
+    """Lower triangle (zero above the ``k``-th diagonal) of the last two axes."""
+    return _tri_mask("tril", m, k, lower=True)
 
 
 def triu(m: ArrayLike, k: int = 0) -> Any:
-    """Upper triangle."""
-    return _tri_mask(m, k, lower=False)
+    """Upper triangle (zero below the ``k``-th diagonal) of the last two axes."""
+    return _tri_mask("triu", m, k, lower=False)
 
 
-def _tri_mask(m: ArrayLike, k: int, lower: bool) -> Any:
-    from funcgrad.numpy._ufuncs import where
-    from funcgrad.primitives import elementwise as ew
+def diagonal(a: ArrayLike, offset: int = 0, axis1: int = 0, axis2: int = 1) -> Any:
+    """The ``offset`` diagonal of the ``axis1``/``axis2`` planes, as the last axis."""
+    a = as_array(a, "diagonal")
+    av = aval(a)
+    if av.ndim < 2:
+        raise ValueError(f"diagonal: input must be at least 2-d, got {fmt(a)}{here()}")
+    a1, a2 = normalize_axis(axis1, av.ndim, "diagonal"), normalize_axis(axis2, av.ndim, "diagonal")
+    if a1 == a2:
+        raise ValueError(f"diagonal: axis1 and axis2 cannot be the same ({a1}){here()}")
+    offset = index(offset, "offset", "diagonal")
+    rest = [i for i in range(av.ndim) if i not in (a1, a2)]
+    x = sh.transpose(a, (*rest, a1, a2))
+    n, m = av.shape[a1], av.shape[a2]
+    rows = (
+        np.arange(max(0, -offset), min(n, m - offset))
+        if min(n, m - offset) > max(0, -offset)
+        else np.arange(0)
+    )
+    flat_idx = (rows * m + rows + offset).astype(np.int32)
+    x = sh.reshape(x, (*[av.shape[i] for i in rest], n * m))
+    if n * m == 0:
+        return out(sh.reshape(x, (*[av.shape[i] for i in rest], 0)))
+    return out(sh.gather(x, flat_idx, axis=len(rest)))
 
-    m = _arr(m, "tril")
-    n_r, n_c = aval(m).shape[-2:]
-    i = sh.iota(dtype=np.dtype("int32"), shape=(n_r, n_c), dimension=0)
-    j = sh.iota(dtype=np.dtype("int32"), shape=(n_r, n_c), dimension=1)
-    d = ew.sub(j, i)
-    mask = ew.le(d, np.asarray(k, np.int32)) if lower else ew.ge(d, np.asarray(k, np.int32))
-    return where(mask, m, np.asarray(0, aval(m).dtype))
+
+def append(arr: ArrayLike, values: ArrayLike, axis: int | None = None) -> Any:
+    """``arr`` with ``values`` appended (both flattened when ``axis`` is ``None``)."""
+    if axis is None:
+        return concatenate([ravel(arr), ravel(values)], axis=0)
+    return concatenate([arr, values], axis=axis)

@@ -1,14 +1,18 @@
-"""Elementwise NumPy functions: promotion and broadcasting, then one primitive each.
+"""Elementwise NumPy functions: JAX's promotion and NumPy broadcasting, then primitives.
 
-Composites (``square``, ``log2``, ``clip``, ...) are plain functions of the
-primitives, with no rules of their own.
+Each function promotes its operands as ``jax.numpy`` does (``promote_args``,
+``promote_args_inexact`` or ``promote_args_numeric``), broadcasts them and binds
+one or a few primitives. Composites (``square``, ``log2``, ``clip``, ``hypot``,
+...) are plain functions of the primitives, with no rules of their own.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
 
+import ml_dtypes
 import numpy as np
 
 from funcgrad.core import dtypes
@@ -17,378 +21,267 @@ from funcgrad.numpy._core import (
     aval,
     broadcast_shapes,
     broadcast_to_shape,
-    cast,
+    check_kind,
+    convert,
+    fmt,
+    here,
+    out,
     prep,
     promote,
     promote_broadcast,
     result_dtype,
+    unsupported,
 )
 from funcgrad.primitives import elementwise as ew
+from funcgrad.primitives import shape as sh
+
+_BOOL = np.dtype("bool")
 
 
-def _float_arg(name: str, x: ArrayLike) -> Any:
-    """Promote integer/bool inputs of float-only functions to the default float."""
-    x = prep(x, name)
+def _c(x: Any, v: Any) -> Any:
+    """A 0-d constant of ``x``'s dtype, weak like ``x`` (so it never changes ``x``'s type)."""
     a = aval(x)
-    if not dtypes.is_inexact(a.dtype):
-        return cast(x, dtypes.default_dtype(2), a.weak_type)
-    return x
+    return convert(v, a.dtype, a.weak_type) if a.weak_type else np.asarray(v, a.dtype)
 
 
-def _unary_float(name: str, fn: Any) -> Any:
+def _k(x: Any, v: Any) -> Any:
+    """A strong 0-d constant of ``x``'s dtype (``jnp``'s ``_constant_like``: makes the result
+    strong even for weakly typed ``x``)."""
+    return np.asarray(v, aval(x).dtype)
+
+
+def _lc(x: Any, v: Any) -> Any:
+    """JAX's ``lax._const``: a weak Python scalar for a weakly typed 0-d ``x`` of its kind's
+    default dtype, a strong 0-d constant of ``x``'s dtype otherwise."""
+    a = aval(x)
+    if a.weak_type and a.ndim == 0 and a.dtype == dtypes.default_dtype(dtypes.kind(a.dtype)):
+        return {1: int, 2: float, 3: complex}[dtypes.kind(a.dtype)](v)
+    return np.asarray(v, a.dtype)
+
+
+def _is_bool(x: Any) -> bool:
+    return aval(x).dtype == _BOOL
+
+
+def _inexact(x: Any) -> bool:
+    return dtypes.is_inexact(aval(x).dtype)
+
+
+def _full_bool(x: Any, value: bool) -> Any:
+    return sh.full(aval(x).shape, value, _BOOL)
+
+
+# --------------------------------------------------------------------------- unary
+
+
+def _unary_inexact(name: str, fn: Callable[[Any], Any], doc: str) -> Callable[[ArrayLike], Any]:
     def f(x: ArrayLike) -> Any:
-        return fn(_float_arg(name, x))
+        (x,) = promote(name, x, to="inexact")
+        return out(fn(x))
 
-    f.__name__ = name
-    f.__doc__ = f"Elementwise ``{name}`` (NumPy semantics; integers promote to float)."
+    f.__name__ = f.__qualname__ = name
+    f.__doc__ = f"{doc} (bool and integer inputs promote to float, as in ``jax.numpy``)."
     return f
 
 
-def _unary_num(name: str, fn: Any) -> Any:
-    def f(x: ArrayLike) -> Any:
-        x = prep(x, name)
-        if type(x) in (bool, int, float, complex):
-            x = np.asarray(x, dtypes.python_scalar_dtype(x))
-        return fn(x)
-
-    f.__name__ = name
-    f.__doc__ = f"Elementwise ``{name}``."
-    return f
-
-
-def _binary(name: str, fn: Any, floats: bool = False) -> Any:
-    def f(x: ArrayLike, y: ArrayLike) -> Any:
-        if floats:
-            x, y = promote_broadcast(name, x, y)
-            if not dtypes.is_inexact(aval(x).dtype) and not dtypes.is_inexact(aval(y).dtype):
-                dt = dtypes.default_dtype(2)
-                x, y = cast(x, dt, aval(x).weak_type), cast(y, dt, aval(y).weak_type)
-            return fn(x, y)
-        return fn(*promote_broadcast(name, x, y))
-
-    f.__name__ = name
-    f.__doc__ = f"Elementwise ``{name}`` with NumPy broadcasting and JAX type promotion."
-    return f
-
-
-sin = _unary_float("sin", ew.sin)
-cos = _unary_float("cos", ew.cos)
-tan = _unary_float("tan", ew.tan)
-arcsin = _unary_float("arcsin", ew.asin)
-arccos = _unary_float("arccos", ew.acos)
-arctan = _unary_float("arctan", ew.atan)
-sinh = _unary_float("sinh", ew.sinh)
-cosh = _unary_float("cosh", ew.cosh)
-tanh = _unary_float("tanh", ew.tanh)
-arcsinh = _unary_float("arcsinh", ew.asinh)
-arccosh = _unary_float("arccosh", ew.acosh)
-arctanh = _unary_float("arctanh", ew.atanh)
-exp = _unary_float("exp", ew.exp)
-expm1 = _unary_float("expm1", ew.expm1)
-log = _unary_float("log", ew.log)
-log1p = _unary_float("log1p", ew.log1p)
-sqrt = _unary_float("sqrt", ew.sqrt)
-cbrt = _unary_float("cbrt", ew.cbrt)
-negative = _unary_num("negative", ew.neg)
-sign = _unary_num("sign", ew.sign)
-absolute = _unary_num("absolute", ew.abs)
-abs = absolute  # noqa: A001
+sin = _unary_inexact("sin", ew.sin, "Elementwise sine")
+cos = _unary_inexact("cos", ew.cos, "Elementwise cosine")
+tan = _unary_inexact("tan", ew.tan, "Elementwise tangent")
+arcsin = _unary_inexact("arcsin", ew.asin, "Elementwise inverse sine")
+arccos = _unary_inexact("arccos", ew.acos, "Elementwise inverse cosine")
+arctan = _unary_inexact("arctan", ew.atan, "Elementwise inverse tangent")
+sinh = _unary_inexact("sinh", ew.sinh, "Elementwise hyperbolic sine")
+cosh = _unary_inexact("cosh", ew.cosh, "Elementwise hyperbolic cosine")
+tanh = _unary_inexact("tanh", ew.tanh, "Elementwise hyperbolic tangent")
+arcsinh = _unary_inexact("arcsinh", ew.asinh, "Elementwise inverse hyperbolic sine")
+arccosh = _unary_inexact("arccosh", ew.acosh, "Elementwise inverse hyperbolic cosine")
+arctanh = _unary_inexact("arctanh", ew.atanh, "Elementwise inverse hyperbolic tangent")
+exp = _unary_inexact("exp", ew.exp, "Elementwise ``e ** x``")
+expm1 = _unary_inexact("expm1", ew.expm1, "Elementwise ``exp(x) - 1``")
+log = _unary_inexact("log", ew.log, "Elementwise natural logarithm")
+log1p = _unary_inexact("log1p", ew.log1p, "Elementwise ``log(1 + x)``")
+sqrt = _unary_inexact("sqrt", ew.sqrt, "Elementwise square root")
+cbrt = _unary_inexact("cbrt", ew.cbrt, "Elementwise cube root")
 asin, acos, atan = arcsin, arccos, arctan
+asinh, acosh, atanh = arcsinh, arccosh, arctanh
+exp2 = _unary_inexact("exp2", lambda x: ew.exp(ew.mul(x, _c(x, math.log(2.0)))), "``2 ** x``")
+log2 = _unary_inexact("log2", lambda x: ew.div(ew.log(x), _k(x, math.log(2.0))), "Base-2 log")
+log10 = _unary_inexact(
+    "log10", lambda x: ew.mul(ew.log(x), _k(x, 0.4342944819032518)), "Base-10 log"
+)
+reciprocal = _unary_inexact("reciprocal", lambda x: ew.integer_pow(x, -1), "Elementwise ``1 / x``")
+deg2rad = _unary_inexact(
+    "deg2rad", lambda x: ew.mul(x, _lc(x, math.pi / 180.0)), "Degrees to radians"
+)
+rad2deg = _unary_inexact(
+    "rad2deg", lambda x: ew.mul(x, _lc(x, 180.0 / math.pi)), "Radians to degrees"
+)
+radians, degrees = deg2rad, rad2deg
 
 
-def exp2(x: ArrayLike) -> Any:
-    """``2 ** x``."""
-    x = _float_arg("exp2", x)
-    return ew.exp(ew.mul(x, math.log(2.0)))
+def _sinc(x: Any) -> Any:
+    is0 = ew.eq(x, _lc(x, 0))
+    px = ew.mul(_lc(x, math.pi), x)
+    safe = _select(is0, px, _lc(x, 1))
+    # sinc'(0) = 0: the value at 0 is a constant (JAX's _sinc_maclaurin(0, pi x))
+    one = ew.add(ew.mul(px, _lc(px, 0)), _lc(px, 1))
+    return _select(is0, ew.div(ew.sin(safe), safe), one)
 
 
-def log2(x: ArrayLike) -> Any:
-    """Base-2 logarithm."""
-    x = _float_arg("log2", x)
-    return ew.div(ew.log(x), math.log(2.0))
+sinc = _unary_inexact("sinc", _sinc, "``sin(pi x) / (pi x)`` with ``sinc(0) = 1``")
 
 
-def log10(x: ArrayLike) -> Any:
-    """Base-10 logarithm."""
-    x = _float_arg("log10", x)
-    return ew.div(ew.log(x), math.log(10.0))
+def _select(pred: Any, on_false: Any, on_true: Any) -> Any:
+    """``select_n`` with its cases broadcast to the predicate's shape (same dtype)."""
+    shape = broadcast_shapes("where", pred, on_false, on_true)
+    cases = [
+        broadcast_to_shape(v, shape, "where") if aval(v).shape != shape else v
+        for v in (on_false, on_true)
+    ]
+    pred = pred if aval(pred).shape in ((), shape) else broadcast_to_shape(pred, shape, "where")
+    return ew.select_n(pred, *cases)
 
 
-def square(x: ArrayLike) -> Any:
-    """``x * x``."""
-    return ew.integer_pow(_unary_num_prep(x), 2)
+def _unary_keep(
+    name: str, fn: Callable[[Any], Any], doc: str, on_bool: str = "error"
+) -> Callable[[ArrayLike], Any]:
+    """Unary function keeping the input dtype; ``on_bool``: ``"error"``, ``"id"``, ``"numeric"``."""
 
-
-def _unary_num_prep(x: ArrayLike) -> Any:
-    x = prep(x, "funcgrad.numpy")
-    if type(x) in (bool, int, float, complex):
-        return np.asarray(x, dtypes.python_scalar_dtype(x))
-    return x
-
-
-def reciprocal(x: ArrayLike) -> Any:
-    """``1 / x``."""
-    x = _float_arg("reciprocal", x)
-    return ew.div(1.0, x) if aval(x).shape == () else ew.div(_ones_like(x), x)
-
-
-def _ones_like(x: Any) -> Any:
-    from funcgrad.primitives.shape import full
-
-    a = aval(x)
-    return full(a.shape, 1, a.dtype)
-
-
-def _floor_or_id(fn: Any, name: str) -> Any:
     def f(x: ArrayLike) -> Any:
-        x = _unary_num_prep(x)
-        if not dtypes.is_inexact(aval(x).dtype):
-            return x
-        return fn(x)
+        (x,) = promote(name, x, to="numeric" if on_bool == "numeric" else None)
+        if _is_bool(x):
+            if on_bool == "id":
+                return out(x)
+            raise TypeError(f"{name}: not supported for bool operands, got {fmt(x)}{here()}")
+        return out(fn(x))
 
-    f.__name__ = name
-    f.__doc__ = f"Elementwise ``{name}`` (identity on integers)."
+    f.__name__ = f.__qualname__ = name
+    f.__doc__ = doc
     return f
 
 
-floor = _floor_or_id(ew.floor, "floor")
-ceil = _floor_or_id(ew.ceil, "ceil")
-rint = _floor_or_id(ew.round, "rint")
+negative = _unary_keep("negative", ew.neg, "Elementwise ``-x``.")
+sign = _unary_keep("sign", ew.sign, "Elementwise sign (-1, 0 or 1).")
+absolute = _unary_keep(
+    "absolute",
+    lambda x: x if aval(x).dtype.kind == "u" else ew.abs(x),  # lax.abs rejects unsigned ints
+    "Elementwise absolute value.",
+    on_bool="id",
+)
+abs = absolute
+square = _unary_keep(
+    "square", lambda x: ew.integer_pow(x, 2), "Elementwise ``x * x`` (bool → int32).", "numeric"
+)
 
 
-def round(x: ArrayLike, decimals: int = 0) -> Any:  # noqa: A001
-    """Round half to even, like NumPy."""
-    x = _unary_num_prep(x)
-    if not dtypes.is_inexact(aval(x).dtype):
-        return x
+def fabs(x: ArrayLike) -> Any:
+    """Absolute value as a float."""
+    (x,) = promote("fabs", x, to="inexact")
+    return out(ew.abs(x))
+
+
+def positive(x: ArrayLike) -> Any:
+    """``+x``."""
+    (x,) = promote("positive", x)
+    return out(x)
+
+
+def _float_or_id(name: str, fn: Callable[[Any], Any], doc: str) -> Callable[[ArrayLike], Any]:
+    def f(x: ArrayLike) -> Any:
+        (x,) = promote(name, x)
+        return out(fn(x) if _inexact(x) else x)
+
+    f.__name__ = f.__qualname__ = name
+    f.__doc__ = doc
+    return f
+
+
+floor = _float_or_id("floor", ew.floor, "Round down (identity on integers and bools).")
+ceil = _float_or_id("ceil", ew.ceil, "Round up (identity on integers and bools).")
+trunc = _float_or_id(
+    "trunc",
+    lambda x: _select(ew.lt(x, _lc(x, 0)), ew.floor(x), ew.ceil(x)),
+    "Round toward zero (identity on integers and bools).",
+)
+
+
+def rint(x: ArrayLike) -> Any:
+    """Round half to even; integers and bools become the default float dtype."""
+    (x,) = promote("rint", x)
+    if not _inexact(x):
+        return out(convert(x, dtypes.default_dtype(2)))
+    return out(ew.round(x))
+
+
+def round(x: ArrayLike, decimals: int = 0) -> Any:
+    """Round half to even to ``decimals`` decimal places."""
+    (x,) = promote("round", x)
+    if _is_bool(x):
+        raise TypeError(f"round: not supported for bool operands, got {fmt(x)}{here()}")
+    if not _inexact(x):
+        if decimals < 0:
+            raise unsupported("round of integers to negative decimals")
+        return out(x)
     if decimals == 0:
-        return ew.round(x)
-    s = 10.0**decimals
-    return ew.div(ew.round(ew.mul(x, s)), s)
+        return out(ew.round(x))
+    factor = _c(x, 10.0**decimals)
+    return out(ew.div(ew.round(ew.mul(x, factor)), factor))
 
 
 around = round
 
 
-def trunc(x: ArrayLike) -> Any:
-    """Round toward zero."""
-    x = _unary_num_prep(x)
-    if not dtypes.is_inexact(aval(x).dtype):
-        return x
-    return ew.round_toward_zero(x)
-
-
 def isfinite(x: ArrayLike) -> Any:
-    """Elementwise finiteness (True for integers)."""
-    x = _unary_num_prep(x)
-    if not dtypes.is_inexact(aval(x).dtype):
-        from funcgrad.primitives.shape import full
-
-        return full(aval(x).shape, True, np.dtype("bool"))
-    return ew.is_finite(x)
+    """Elementwise finiteness (True for integers and bools)."""
+    (x,) = promote("isfinite", x)
+    return out(ew.is_finite(x) if _inexact(x) else _full_bool(x, True))
 
 
 def isnan(x: ArrayLike) -> Any:
     """Elementwise NaN test."""
-    x = _unary_num_prep(x)
-    return ew.ne(x, x)
+    (x,) = promote("isnan", x)
+    return out(ew.ne(x, x) if _inexact(x) else _full_bool(x, False))
 
 
 def isinf(x: ArrayLike) -> Any:
-    """Elementwise infinity test."""
-    x = _unary_num_prep(x)
-    if not dtypes.is_inexact(aval(x).dtype):
-        return ew.ne(x, x)
-    return ew.eq(ew.abs(x), np.asarray(np.inf, aval(x).dtype))
+    """Elementwise test for positive or negative infinity."""
+    (x,) = promote("isinf", x)
+    if not _inexact(x):
+        return out(_full_bool(x, False))
+    return out(ew.eq(ew.abs(x), _k(x, np.inf)))
 
 
-add = _binary("add", ew.add)
-subtract = _binary("subtract", ew.sub)
-multiply = _binary("multiply", ew.mul)
-maximum = _binary("maximum", ew.max)
-minimum = _binary("minimum", ew.min)
-arctan2 = _binary("arctan2", ew.atan2, floats=True)
-atan2 = arctan2
-equal = _binary("equal", ew.eq)
-not_equal = _binary("not_equal", ew.ne)
-less = _binary("less", ew.lt)
-less_equal = _binary("less_equal", ew.le)
-greater = _binary("greater", ew.gt)
-greater_equal = _binary("greater_equal", ew.ge)
-bitwise_and = _binary("bitwise_and", ew.bitwise_and)
-bitwise_or = _binary("bitwise_or", ew.bitwise_or)
-bitwise_xor = _binary("bitwise_xor", ew.bitwise_xor)
+def isposinf(x: ArrayLike) -> Any:
+    """Elementwise test for +inf."""
+    (x,) = promote("isposinf", x)
+    return out(ew.eq(x, _c(x, np.inf)) if _inexact(x) else _full_bool(x, False))
 
 
-def logical_and(x: ArrayLike, y: ArrayLike) -> Any:
-    """Elementwise logical and."""
-    return ew.bitwise_and(*promote_broadcast("logical_and", _as_bool(x), _as_bool(y)))
+def isneginf(x: ArrayLike) -> Any:
+    """Elementwise test for -inf."""
+    (x,) = promote("isneginf", x)
+    return out(ew.eq(x, _c(x, -np.inf)) if _inexact(x) else _full_bool(x, False))
 
 
-def logical_or(x: ArrayLike, y: ArrayLike) -> Any:
-    """Elementwise logical or."""
-    return ew.bitwise_or(*promote_broadcast("logical_or", _as_bool(x), _as_bool(y)))
-
-
-def logical_xor(x: ArrayLike, y: ArrayLike) -> Any:
-    """Elementwise logical xor."""
-    return ew.bitwise_xor(*promote_broadcast("logical_xor", _as_bool(x), _as_bool(y)))
-
-
-def logical_not(x: ArrayLike) -> Any:
-    """Elementwise logical not."""
-    return ew.bitwise_not(_as_bool(x))
-
-
-def _as_bool(x: ArrayLike) -> Any:
-    x = _unary_num_prep(x)
-    if aval(x).dtype == np.dtype("bool"):
-        return x
-    return ew.ne(x, np.asarray(0, aval(x).dtype))
-
-
-def invert(x: ArrayLike) -> Any:
-    """Bitwise not."""
-    return ew.bitwise_not(_unary_num_prep(x))
-
-
-bitwise_not = invert
-
-
-def true_divide(x: ArrayLike, y: ArrayLike) -> Any:
-    """``x / y``; integers divide to float."""
-    x, y = promote_broadcast("divide", x, y)
-    if not dtypes.is_inexact(aval(x).dtype):
-        dt = dtypes.default_dtype(2)
-        x, y = cast(x, dt, aval(x).weak_type), cast(y, dt, aval(y).weak_type)
-    return ew.div(x, y)
-
-
-divide = true_divide
-
-
-def floor_divide(x: ArrayLike, y: ArrayLike) -> Any:
-    """``x // y`` rounding toward negative infinity."""
-    x, y = promote_broadcast("floor_divide", x, y)
-    if dtypes.is_inexact(aval(x).dtype):
-        return ew.floor(ew.div(x, y))
-    q = ew.div(x, y)  # truncates toward zero for integers
-    r = ew.rem(x, y)
-    zero = np.asarray(0, aval(q).dtype)
-    adjust = ew.bitwise_and(ew.ne(r, zero), ew.ne(ew.lt(r, zero), ew.lt(y, zero)))
-    return ew.select_n(adjust, q, ew.sub(q, np.asarray(1, aval(q).dtype)))
-
-
-def remainder(x: ArrayLike, y: ArrayLike) -> Any:
-    """``x % y`` with the sign of ``y`` (NumPy's ``mod``)."""
-    x, y = promote_broadcast("remainder", x, y)
-    r = ew.rem(x, y)
-    zero = np.asarray(0, aval(r).dtype)
-    fix = ew.bitwise_and(ew.ne(r, zero), ew.ne(ew.lt(r, zero), ew.lt(y, zero)))
-    return ew.select_n(fix, r, ew.add(r, y))
-
-
-mod = remainder
-
-
-def fmod(x: ArrayLike, y: ArrayLike) -> Any:
-    """C-style remainder (sign of ``x``)."""
-    return ew.rem(*promote_broadcast("fmod", x, y))
-
-
-def power(x: ArrayLike, y: ArrayLike) -> Any:
-    """``x ** y``; integer exponents known at trace time use ``integer_pow``."""
-    if isinstance(y, int) and not isinstance(y, bool):
-        x = _unary_num_prep(x)
-        if dtypes.is_inexact(aval(x).dtype) or y >= 0:
-            return ew.integer_pow(x, y)
-    x, y = promote_broadcast("power", x, y)
-    if not dtypes.is_inexact(aval(x).dtype):
-        raise NotImplementedError(
-            "funcgrad.numpy.power with a traced integer exponent on integer arrays"
-        )
-    return ew.pow(x, y)
-
-
-pow = power  # noqa: A001
-
-
-def float_power(x: ArrayLike, y: ArrayLike) -> Any:
-    """``x ** y`` in floating point."""
-    return power(_float_arg("float_power", x), y)
-
-
-def clip(a: ArrayLike, a_min: ArrayLike | None = None, a_max: ArrayLike | None = None) -> Any:
-    """Clamp ``a`` to ``[a_min, a_max]``."""
-    out = prep(a, "clip")
-    if a_min is not None:
-        out = maximum(out, a_min)
-    if a_max is not None:
-        out = minimum(out, a_max)
-    return out
-
-
-def where(condition: ArrayLike, x: ArrayLike | None = None, y: ArrayLike | None = None) -> Any:
-    """``x`` where ``condition`` else ``y`` (three-argument form)."""
-    if x is None or y is None:
-        raise NotImplementedError(
-            "funcgrad.numpy.where with one argument (its output shape depends on values); "
-            "use the three-argument form"
-        )
-    c = _as_bool(condition)
-    x, y = promote("where", x, y)
-    dtype, _ = result_dtype(x, y)
-    x, y = (np.asarray(v, dtype) if type(v) in (bool, int, float, complex) else v for v in (x, y))
-    shape = broadcast_shapes("where", aval(c).shape, aval(x).shape, aval(y).shape)
-    c, x, y = (broadcast_to_shape(v, shape) for v in (c, x, y))
-    return ew.select_n(c, y, x)
-
-
-def heaviside(x: ArrayLike, h0: ArrayLike) -> Any:
-    """0 for x < 0, h0 at 0, 1 for x > 0."""
-    x, h0 = promote_broadcast("heaviside", x, h0)
-    zero = ew._c(x, 0.0) if aval(x).ndim == 0 else np.asarray(0, aval(x).dtype)
-    one = np.asarray(1, aval(x).dtype)
-    return where(ew.lt(x, zero), np.asarray(0, aval(x).dtype), where(ew.gt(x, zero), one, h0))
-
-
-def copysign(x: ArrayLike, y: ArrayLike) -> Any:
-    """Magnitude of ``x`` with the sign of ``y``."""
-    x, y = promote_broadcast("copysign", _float_arg("copysign", x), y)
-    return where(ew.lt(y, np.asarray(0, aval(y).dtype)), ew.neg(ew.abs(x)), ew.abs(x))
-
-
-def logaddexp(x: ArrayLike, y: ArrayLike) -> Any:
-    """``log(exp(x) + exp(y))`` computed stably."""
-    x, y = promote_broadcast("logaddexp", _float_arg("logaddexp", x), _float_arg("logaddexp", y))
-    m = ew.max(x, y)
-    return ew.add(m, ew.log1p(ew.exp(ew.neg(ew.abs(ew.sub(x, y))))))
-
-
-def deg2rad(x: ArrayLike) -> Any:
-    """Degrees to radians."""
-    return ew.mul(_float_arg("deg2rad", x), math.pi / 180.0)
-
-
-def rad2deg(x: ArrayLike) -> Any:
-    """Radians to degrees."""
-    return ew.mul(_float_arg("rad2deg", x), 180.0 / math.pi)
-
-
-radians, degrees = deg2rad, rad2deg
-
-
-def positive(x: ArrayLike) -> Any:
-    """``+x``."""
-    return _unary_num_prep(x)
+def signbit(x: ArrayLike) -> Any:
+    """Whether the sign bit is set (True for -0.0)."""
+    (x,) = promote("signbit", x)
+    if _is_bool(x):
+        return out(_full_bool(x, False))
+    neg = ew.lt(x, _c(x, 0))
+    if not _inexact(x):
+        return out(neg)
+    zero = ew.eq(x, _c(x, 0))
+    inv = ew.div(_c(x, 1), _select(zero, _c(x, 1), x))
+    return out(ew.bitwise_or(neg, ew.bitwise_and(zero, ew.lt(inv, _c(x, 0)))))
 
 
 def conjugate(x: ArrayLike) -> Any:
     """Complex conjugate (identity on real arrays)."""
-    x = _unary_num_prep(x)
+    (x,) = promote("conjugate", x)
     if dtypes.kind(aval(x).dtype) == 3:
-        raise NotImplementedError("funcgrad.numpy.conjugate of complex arrays")
-    return x
+        raise unsupported("conjugate of complex arrays")
+    return out(x)
 
 
 conj = conjugate
@@ -396,14 +289,413 @@ conj = conjugate
 
 def real(x: ArrayLike) -> Any:
     """Real part (identity on real arrays)."""
-    return conjugate(x)
+    (x,) = promote("real", x)
+    if dtypes.kind(aval(x).dtype) == 3:
+        raise unsupported("real of complex arrays")
+    return out(x)
 
 
-def sinc(x: ArrayLike) -> Any:
-    """``sin(pi x) / (pi x)`` with ``sinc(0) = 1``."""
-    x = _float_arg("sinc", x)
-    px = ew.mul(x, math.pi)
-    zero = np.asarray(0, aval(x).dtype)
-    is0 = ew.eq(x, zero)
-    safe = where(is0, np.asarray(1, aval(x).dtype), px)
-    return where(is0, np.asarray(1, aval(x).dtype), ew.div(ew.sin(safe), safe))
+def imag(x: ArrayLike) -> Any:
+    """Imaginary part (zeros for real arrays)."""
+    (x,) = promote("imag", x)
+    if dtypes.kind(aval(x).dtype) == 3:
+        raise unsupported("imag of complex arrays")
+    a = aval(x)
+    return out(convert(sh.full(a.shape, 0, a.dtype), a.dtype, a.weak_type))
+
+
+def invert(x: ArrayLike) -> Any:
+    """Bitwise not (logical not for bools)."""
+    (x,) = promote("invert", x)
+    check_kind("invert", "intbool", x)
+    return out(ew.bitwise_not(x))
+
+
+bitwise_not = bitwise_invert = invert
+
+
+def _as_bool(x: Any, name: str) -> Any:
+    (x,) = promote(name, x)
+    return x if _is_bool(x) else ew.ne(x, _c(x, 0))
+
+
+def logical_not(x: ArrayLike) -> Any:
+    """Elementwise logical not."""
+    return out(ew.bitwise_not(_as_bool(x, "logical_not")))
+
+
+# --------------------------------------------------------------------------- binary
+
+
+def _binary(
+    name: str,
+    fn: Callable[[Any, Any], Any],
+    doc: str,
+    *,
+    to: str | None = None,
+    on_bool: Callable[[Any, Any], Any] | str | None = None,
+    kinds: str | None = None,
+) -> Callable[[ArrayLike, ArrayLike], Any]:
+    def f(x: ArrayLike, y: ArrayLike, /) -> Any:
+        x, y = promote_broadcast(name, x, y, to=to)
+        if kinds is not None:
+            check_kind(name, kinds, x, y)
+        if on_bool is not None and _is_bool(x):
+            if on_bool == "error":
+                raise TypeError(f"{name}: not supported for bool operands, got {fmt(x, y)}{here()}")
+            return out(on_bool(x, y))  # type: ignore[operator]
+        return out(fn(x, y))
+
+    f.__name__ = f.__qualname__ = name
+    f.__doc__ = f"{doc} (NumPy broadcasting, JAX type promotion)."
+    return f
+
+
+add = _binary("add", ew.add, "Elementwise ``x + y``", on_bool=ew.bitwise_or)
+subtract = _binary("subtract", ew.sub, "Elementwise ``x - y``", on_bool="error")
+multiply = _binary("multiply", ew.mul, "Elementwise ``x * y``", on_bool=ew.bitwise_and)
+maximum = _binary("maximum", ew.max, "Elementwise maximum", on_bool=ew.bitwise_or)
+minimum = _binary("minimum", ew.min, "Elementwise minimum", on_bool=ew.bitwise_and)
+equal = _binary("equal", ew.eq, "Elementwise ``x == y``")
+not_equal = _binary("not_equal", ew.ne, "Elementwise ``x != y``")
+less = _binary("less", ew.lt, "Elementwise ``x < y``")
+less_equal = _binary("less_equal", ew.le, "Elementwise ``x <= y``")
+greater = _binary("greater", ew.gt, "Elementwise ``x > y``")
+greater_equal = _binary("greater_equal", ew.ge, "Elementwise ``x >= y``")
+bitwise_and = _binary("bitwise_and", ew.bitwise_and, "Bitwise and", kinds="intbool")
+bitwise_or = _binary("bitwise_or", ew.bitwise_or, "Bitwise or", kinds="intbool")
+bitwise_xor = _binary("bitwise_xor", ew.bitwise_xor, "Bitwise xor", kinds="intbool")
+
+
+def fmax(x: ArrayLike, y: ArrayLike, /) -> Any:
+    """Elementwise maximum ignoring NaNs (NaN only where both are NaN)."""
+    return where(logical_or(greater(x, y), isnan(y)), x, y)
+
+
+def fmin(x: ArrayLike, y: ArrayLike, /) -> Any:
+    """Elementwise minimum ignoring NaNs (NaN only where both are NaN)."""
+    return where(logical_or(less(x, y), isnan(y)), x, y)
+
+
+def _logical(name: str, fn: Callable[[Any, Any], Any]) -> Callable[[ArrayLike, ArrayLike], Any]:
+    def f(x: ArrayLike, y: ArrayLike, /) -> Any:
+        bx, by = _as_bool(x, name), _as_bool(y, name)
+        return out(fn(*promote_broadcast(name, bx, by)))
+
+    f.__name__ = f.__qualname__ = name
+    f.__doc__ = f"Elementwise logical ``{name[8:]}`` (operands are tested against zero)."
+    return f
+
+
+logical_and = _logical("logical_and", ew.bitwise_and)
+logical_or = _logical("logical_or", ew.bitwise_or)
+logical_xor = _logical("logical_xor", ew.bitwise_xor)
+
+true_divide = _binary(
+    "true_divide", ew.div, "Elementwise ``x / y`` in floating point", to="inexact"
+)
+divide = true_divide
+
+
+def _int_floor_divide(x: Any, y: Any) -> Any:
+    # jnp: truncating quotient, minus one where the signs differ and the division is inexact
+    # (``quotient - 1`` with a Python 1, so weakly typed int32 operands give weak int64)
+    q = ew.div(x, y)
+    adjust = ew.bitwise_and(ew.ne(ew.sign(x), ew.sign(y)), ew.ne(ew.rem(x, y), _k(x, 0)))
+    return where(adjust, subtract(q, 1), q)
+
+
+def _float_divmod(x: Any, y: Any) -> tuple[Any, Any]:
+    # jax.numpy's _float_divmod: exact where floor(x / y) is not
+    mod = ew.rem(x, y)
+    div = ew.div(_select(ew.eq(y, _c(y, 0)), ew.sub(x, mod), x), y)
+    ind = ew.bitwise_and(ew.ne(mod, _c(mod, 0)), ew.ne(ew.sign(y), ew.sign(mod)))
+    mod = _select(ind, mod, ew.add(mod, y))
+    div = _select(ind, div, ew.sub(div, _c(div, 1)))
+    return ew.round(div), mod
+
+
+def _no_zero(y: Any) -> Any:
+    """Integer divisors with 0 replaced by 1 (``jnp``: ``x % 0 == 0`` for integers)."""
+    return _select(ew.eq(y, _k(y, 0)), y, _c(y, 1))
+
+
+def _floor_divide(x: Any, y: Any) -> Any:
+    if _inexact(x):
+        return _float_divmod(x, y)[0]
+    if dtypes.kind(aval(x).dtype) == 1 and aval(x).dtype.kind == "u":
+        return ew.div(x, y)
+    return _int_floor_divide(x, y)
+
+
+def _remainder(x: Any, y: Any) -> Any:
+    if not _inexact(y):
+        y = _no_zero(y)
+    r = ew.rem(x, y)
+    zero = _k(r, 0)
+    fix = ew.bitwise_and(ew.ne(r, zero), ew.ne(ew.lt(r, zero), ew.lt(y, zero)))
+    return _select(fix, r, ew.add(r, y))
+
+
+floor_divide = _binary(
+    "floor_divide", _floor_divide, "Elementwise ``x // y`` (rounds toward -inf)", to="numeric"
+)
+remainder = _binary("remainder", _remainder, "``x % y`` with the sign of ``y``", to="numeric")
+mod = remainder
+
+
+def fmod(x: ArrayLike, y: ArrayLike, /) -> Any:
+    """C-style remainder (the sign of ``x``); integer division by zero gives 0."""
+    xp, yp = prep(x, "fmod"), prep(y, "fmod")
+    int_result = dtypes.is_integer(result_dtype(xp, yp)[0])  # bools: no zero fix, as jnp
+    x, y = promote_broadcast("fmod", xp, yp, to="numeric")
+    return out(ew.rem(x, _no_zero(y) if int_result else y))
+
+
+def divmod(x: ArrayLike, y: ArrayLike, /) -> tuple[Any, Any]:
+    """``(floor_divide(x, y), remainder(x, y))``."""
+    return floor_divide(x, y), remainder(x, y)
+
+
+def _atan2(x: Any, y: Any) -> Any:
+    return ew.atan2(x, y)
+
+
+arctan2 = _binary(
+    "arctan2", _atan2, "Elementwise ``arctan(x / y)`` in the right quadrant", to="inexact"
+)
+atan2 = arctan2
+
+
+def _logaddexp(x: Any, y: Any) -> Any:
+    m = ew.max(x, y)
+    delta = ew.sub(x, y)
+    res = ew.add(m, ew.log1p(ew.exp(ew.neg(ew.abs(delta)))))
+    return _select(ew.ne(delta, delta), res, ew.add(x, y))
+
+
+def _logaddexp2(x: Any, y: Any) -> Any:
+    m = ew.max(x, y)
+    delta = ew.sub(x, y)
+    exp2 = ew.exp(ew.mul(ew.neg(ew.abs(delta)), _c(delta, math.log(2.0))))
+    res = ew.add(m, ew.mul(_lc(m, 1 / math.log(2.0)), ew.log1p(exp2)))
+    return _select(ew.ne(delta, delta), res, ew.add(x, y))
+
+
+logaddexp = _binary(
+    "logaddexp", _logaddexp, "``log(exp(x) + exp(y))`` computed stably", to="inexact"
+)
+logaddexp2 = _binary(
+    "logaddexp2", _logaddexp2, "``log2(2**x + 2**y)`` computed stably", to="inexact"
+)
+
+
+def _hypot(x: Any, y: Any) -> Any:
+    x, y = ew.abs(x), ew.abs(y)
+    inf = ew.bitwise_or(ew.eq(x, _k(x, np.inf)), ew.eq(y, _k(y, np.inf)))
+    hi, lo = ew.max(x, y), ew.min(x, y)
+    is0 = ew.eq(hi, _k(hi, 0))
+    ratio = ew.div(lo, _select(is0, hi, _c(hi, 1)))
+    r = _select(is0, ew.mul(hi, ew.sqrt(ew.add(_c(hi, 1), ew.integer_pow(ratio, 2)))), hi)
+    return _select(inf, r, _lc(r, np.inf))
+
+
+hypot = _binary("hypot", _hypot, "``sqrt(x**2 + y**2)`` without overflow", to="inexact")
+
+
+def _copysign(x: Any, y: Any) -> Any:
+    ax = ew.abs(x)
+    return _select(signbit(y), ax, ew.neg(ax))
+
+
+copysign = _binary("copysign", _copysign, "Magnitude of ``x`` with the sign of ``y``", to="inexact")
+
+
+def _heaviside(x: Any, h0: Any) -> Any:
+    zero, one = _lc(x, 0), _lc(x, 1)
+    mid = _select(ew.ne(x, x), h0, x)  # NaN stays NaN
+    return _select(ew.lt(x, zero), _select(ew.gt(x, zero), mid, one), zero)
+
+
+heaviside = _binary("heaviside", _heaviside, "0 for x < 0, ``h0`` at 0, 1 for x > 0", to="inexact")
+float_power = _binary("float_power", ew.pow, "``x ** y`` in floating point", to="inexact")
+
+
+def _concrete_int(y: Any) -> int | None:
+    """``y`` as a Python int if it is a concrete integer scalar (as ``jnp.power`` checks)."""
+    if type(y) in (int, bool):
+        return int(y)
+    if isinstance(y, np.integer):
+        return int(y)
+    if isinstance(y, np.ndarray) and y.shape == () and y.dtype.kind in "iu":
+        return int(y)
+    import jax
+
+    if isinstance(y, jax.Array) and y.shape == () and y.dtype.kind in "iu":
+        return int(y)
+    return None
+
+
+def power(x: ArrayLike, y: ArrayLike, /) -> Any:
+    """``x ** y``. A concrete integer exponent uses ``integer_pow`` (exact, differentiable at
+    ``x = 0``); integer bases with integer array exponents use binary exponentiation."""
+    x, y = prep(x, "power"), prep(y, "power")
+    k = _concrete_int(y)
+    if k is not None:
+        (x,) = promote("power", x, to="numeric")
+        if k < 0 and not _inexact(x):
+            raise ValueError(
+                f"power: integers to negative integer powers are not allowed, got {fmt(x)} ** {k}"
+                f"{here()}"
+            )
+        return out(ew.integer_pow(x, k))
+    xn, yn = promote_broadcast("power", x, y, to="numeric")
+    if not _inexact(xn):
+        return out(_int_power(xn, yn))
+    ax, ay = aval(x), aval(y)
+    if dtypes.is_inexact(ax.dtype) and dtypes.is_integer(ay.dtype):
+        # float base, integer exponent: the base keeps its dtype (jnp's case 3)
+        w = ax.weak_type and ay.weak_type
+        xb, yb = (convert(v, ax.dtype, w) for v in (x, y))
+        xb, yb = promote_broadcast("power", xb, yb)
+        return out(ew.pow(xb, yb))
+    return out(ew.pow(xn, yn))
+
+
+pow = power
+
+
+def _int_power(x: Any, y: Any) -> Any:
+    """Integer ``x ** y`` by binary exponentiation over the low 6 bits of ``y`` (as JAX)."""
+    shape = broadcast_shapes("power", x, y)
+    x, y = (broadcast_to_shape(v, shape, "power") for v in (x, y))
+    zero = _c(x, 0)
+    acc = _select(
+        ew.bitwise_and(ew.eq(x, zero), ew.ne(y, zero)), sh.full(shape, 1, aval(x).dtype), zero
+    )
+    for k in range(6):
+        bit = ew.ne(ew.bitwise_and(y, _c(y, 1 << k)), _c(y, 0))
+        acc = _select(bit, acc, ew.mul(acc, x))
+        x = ew.mul(x, x)
+    return acc
+
+
+# --------------------------------------------------------------------------- where, clip, ...
+
+
+def where(condition: ArrayLike, x: ArrayLike | None = None, y: ArrayLike | None = None, /) -> Any:
+    """``x`` where ``condition`` else ``y``, broadcast together (three-argument form only)."""
+    if x is None or y is None:
+        if x is None and y is None:
+            raise unsupported(
+                "where(condition) with one argument (its output shape depends on the values); "
+                "use the three-argument form"
+            )
+        raise ValueError(f"where: either both or neither of x and y must be given{here()}")
+    c = _as_bool(condition, "where")
+    x, y = promote("where", x, y)
+    shape = broadcast_shapes("where", c, x, y)
+    c = c if aval(c).shape in ((), shape) else broadcast_to_shape(c, shape, "where")
+    x, y = (broadcast_to_shape(v, shape, "where") if aval(v).shape != shape else v for v in (x, y))
+    return out(ew.select_n(c, y, x))
+
+
+def select(condlist: list, choicelist: list, default: ArrayLike = 0) -> Any:
+    """The first choice whose condition holds, elementwise (``default`` otherwise)."""
+    if len(condlist) != len(choicelist):
+        raise ValueError(f"select: condlist and choicelist must have the same length{here()}")
+    outv: Any = default
+    for c, v in reversed(list(zip(condlist, choicelist))):
+        outv = where(c, v, outv)
+    return out(outv) if condlist else out(prep(default, "select"))
+
+
+def clip(
+    a: ArrayLike,
+    a_min: ArrayLike | None = None,
+    a_max: ArrayLike | None = None,
+    *,
+    min: ArrayLike | None = None,
+    max: ArrayLike | None = None,
+) -> Any:
+    """Clamp ``a`` to ``[min, max]`` (either bound may be ``None``)."""
+    lo = min if min is not None else a_min
+    hi = max if max is not None else a_max
+    res = prep(a, "clip")
+    if lo is not None:
+        res = maximum(lo, res)
+    if hi is not None:
+        res = minimum(hi, res)
+    return out(res if (lo is not None or hi is not None) else positive(res))
+
+
+def nan_to_num(
+    x: ArrayLike,
+    copy: bool = True,
+    nan: float = 0.0,
+    posinf: float | None = None,
+    neginf: float | None = None,
+) -> Any:
+    """Replace NaN by ``nan`` and infinities by ``posinf``/``neginf`` (the dtype's extremes)."""
+    del copy
+    (x,) = promote("nan_to_num", x)
+    if not _inexact(x):
+        return out(x)
+    info = ml_dtypes.finfo(aval(x).dtype)
+    posinf = info.max if posinf is None else posinf
+    neginf = info.min if neginf is None else neginf
+    x = _select(ew.ne(x, x), x, _k(x, nan))
+    x = _select(ew.eq(x, _k(x, np.inf)), x, _k(x, posinf))
+    return out(_select(ew.eq(x, _k(x, -np.inf)), x, _k(x, neginf)))
+
+
+def isclose(
+    a: ArrayLike, b: ArrayLike, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False
+) -> Any:
+    """Elementwise ``|a - b| <= atol + rtol * |b|`` (infinities equal only to themselves)."""
+    a, b = promote_broadcast("isclose", a, b, to="inexact")
+    dt = aval(a).dtype
+    rt, at = np.asarray(rtol, dt), np.asarray(atol, dt)
+    close = ew.le(ew.abs(ew.sub(a, b)), ew.add(at, ew.mul(rt, ew.abs(b))))
+    inf_a, inf_b = isinf(a), isinf(b)
+    close = ew.bitwise_and(close, ew.bitwise_not(ew.bitwise_or(inf_a, inf_b)))
+    close = ew.bitwise_or(close, ew.bitwise_and(ew.bitwise_and(inf_a, inf_b), ew.eq(a, b)))
+    nan_a, nan_b = ew.ne(a, a), ew.ne(b, b)
+    close = ew.bitwise_and(close, ew.bitwise_not(ew.bitwise_or(nan_a, nan_b)))
+    if equal_nan:
+        close = ew.bitwise_or(close, ew.bitwise_and(nan_a, nan_b))
+    return out(close)
+
+
+def allclose(
+    a: ArrayLike, b: ArrayLike, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False
+) -> Any:
+    """Whether :func:`isclose` holds everywhere (a 0-d bool array)."""
+    from funcgrad.numpy._reductions import all as _all
+
+    return _all(isclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan))
+
+
+def array_equal(a1: ArrayLike, a2: ArrayLike, equal_nan: bool = False) -> Any:
+    """Whether two arrays have the same shape and elements (a 0-d bool array)."""
+    from funcgrad.numpy._reductions import all as _all
+
+    a1, a2 = prep(a1, "array_equal"), prep(a2, "array_equal")
+    if aval(a1).shape != aval(a2).shape:
+        return out(np.asarray(False))
+    eq = equal(a1, a2)
+    if equal_nan:
+        eq = logical_or(eq, logical_and(isnan(a1), isnan(a2)))
+    return _all(eq)
+
+
+def array_equiv(a1: ArrayLike, a2: ArrayLike) -> Any:
+    """Whether two arrays are equal after broadcasting (a 0-d bool array)."""
+    from funcgrad.numpy._reductions import all as _all
+
+    a1, a2 = prep(a1, "array_equiv"), prep(a2, "array_equiv")
+    try:
+        np.broadcast_shapes(aval(a1).shape, aval(a2).shape)
+    except ValueError:
+        return out(np.asarray(False))
+    return _all(equal(a1, a2))
