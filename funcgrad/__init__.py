@@ -64,3 +64,14 @@ __all__ = [
     "vmap",
     "while_loop",
 ]
+
+_LAZY_SUBMODULES = ("optim", "interop", "nn", "testing")
+
+
+def __getattr__(name: str) -> object:
+    """``fg.optim``, ``fg.interop``, ``fg.nn``, ``fg.testing`` on first access."""
+    if name in _LAZY_SUBMODULES:
+        import importlib
+
+        return importlib.import_module(f"funcgrad.{name}")
+    raise AttributeError(f"module 'funcgrad' has no attribute {name!r}")
