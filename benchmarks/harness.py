@@ -312,29 +312,25 @@ def plot_ratios(results: list[WorkloadResult], path: Path) -> None:
     import matplotlib.pyplot as plt
     from matplotlib import ticker
 
-    keys = sorted({k for r in results for k in r.ratios})
-    with_ratios = [r for r in results if r.ratios]
-    fig, ax = plt.subplots(figsize=(max(6.0, 0.9 * len(with_ratios) * max(1, len(keys))), 4.5))
-    if not with_ratios:
+    rows = [(f"{r.name}  [{k}]", v) for r in results for k, v in sorted(r.ratios.items())]
+    fig, ax = plt.subplots(figsize=(9.0, 1.2 + 0.32 * max(1, len(rows))))
+    if not rows:
         ax.text(0.5, 0.5, "no ratios to plot", ha="center", va="center", transform=ax.transAxes)
     else:
-        width = 0.8 / len(keys)
-        xs = np.arange(len(with_ratios))
-        for i, key in enumerate(keys):
-            values = [r.ratios.get(key, np.nan) for r in with_ratios]
-            # Bars grow from the 1× line: up when the subject is slower, down when faster.
-            heights = [v - 1.0 for v in values]
-            offset = (i - (len(keys) - 1) / 2) * width
-            bars = ax.bar(xs + offset, heights, width, bottom=1.0, label=key)
-            ax.bar_label(bars, labels=[f"{v:.2f}" for v in values], fontsize=7, padding=2)
-        ax.axhline(1.0, color="black", linewidth=0.8)
-        ax.set_yscale("log")
-        ax.yaxis.set_major_locator(ticker.LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
-        ax.yaxis.set_major_formatter(ticker.FormatStrFormatter("%g×"))
-        ax.yaxis.set_minor_formatter(ticker.NullFormatter())
-        ax.set_xticks(xs, [r.name for r in with_ratios], rotation=30, ha="right")
-        ax.set_ylabel("time ratio (above 1: subject slower)")
-        ax.legend(fontsize=8)
+        ys = np.arange(len(rows))[::-1]
+        values = [v for _, v in rows]
+        colors = ["tab:green" if v <= 1.05 else "tab:orange" for v in values]
+        # bars grow from the 1x line: right when the subject is slower, left when faster
+        ax.barh(ys, [v - 1.0 for v in values], left=1.0, color=colors, height=0.6)
+        for y, v in zip(ys, values):
+            ax.text(v, y, f" {v:.2f}×", va="center", ha="left" if v >= 1 else "right", fontsize=7)
+        ax.axvline(1.0, color="black", linewidth=0.8)
+        ax.set_xscale("log")
+        ax.xaxis.set_major_locator(ticker.LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+        ax.xaxis.set_major_formatter(ticker.FormatStrFormatter("%g×"))
+        ax.xaxis.set_minor_formatter(ticker.NullFormatter())
+        ax.set_yticks(ys, [name for name, _ in rows], fontsize=7)
+        ax.set_xlabel("time ratio subject / other (right of 1: subject slower)")
     ax.set_title("median per-call time ratios")
     fig.tight_layout()
     fig.savefig(path, dpi=120)
