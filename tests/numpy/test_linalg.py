@@ -7,18 +7,51 @@ import itertools
 import jax.numpy as jnp
 import numpy as np
 import pytest
-from fnp_testutil import BOOL, F16, F32, I8, I32, check, check_abstract, check_batch, operand, rand, raises_same, seeds
+from fnp_testutil import (
+    BOOL,
+    F16,
+    F32,
+    I8,
+    I32,
+    check,
+    check_abstract,
+    check_batch,
+    operand,
+    raises_same,
+    rand,
+    seeds,
+)
 from hypothesis import given
 from hypothesis import strategies as st
 
 import funcgrad.numpy as fnp
 
-MATMUL_SHAPES = [((3,), (3,)), ((2, 3), (3,)), ((3,), (3, 4)), ((2, 3), (3, 4)), ((5, 2, 3), (3, 4)),
-                 ((5, 2, 3), (5, 3, 4)), ((1, 2, 3), (5, 3, 4)), ((2, 1, 2, 3), (4, 3, 2)),
-                 ((3,), (5, 3, 4)), ((5, 2, 3), (3,)), ((0, 3), (3, 2)), ((2, 0), (0, 3))]
+MATMUL_SHAPES = [
+    ((3,), (3,)),
+    ((2, 3), (3,)),
+    ((3,), (3, 4)),
+    ((2, 3), (3, 4)),
+    ((5, 2, 3), (3, 4)),
+    ((5, 2, 3), (5, 3, 4)),
+    ((1, 2, 3), (5, 3, 4)),
+    ((2, 1, 2, 3), (4, 3, 2)),
+    ((3,), (5, 3, 4)),
+    ((5, 2, 3), (3,)),
+    ((0, 3), (3, 2)),
+    ((2, 0), (0, 3)),
+]
 DOT_SHAPES = MATMUL_SHAPES + [((), (3,)), ((2, 3), ()), ((2, 3, 4), (5, 4, 2)), ((4,), (2, 4, 3))]
-KIND_PAIRS = [(F32, F32), (I32, I32), (I8, I8), (BOOL, BOOL), (F32, I32), (F16, F16), (I32, "weak_f32"),
-              (BOOL, I32), ("weak_f32", "weak_f32")]
+KIND_PAIRS = [
+    (F32, F32),
+    (I32, I32),
+    (I8, I8),
+    (BOOL, BOOL),
+    (F32, I32),
+    (F16, F16),
+    (I32, "weak_f32"),
+    (BOOL, I32),
+    ("weak_f32", "weak_f32"),
+]
 
 
 @pytest.mark.parametrize("name", ["matmul", "dot", "inner", "vdot", "outer", "tensordot", "kron"])
@@ -33,13 +66,18 @@ def test_product_dtypes(name: str) -> None:
     check_abstract(f, g, 2, 3.0, what=f"{name}(2, 3.0)")
 
 
-@given(seed=seeds, shapes=st.sampled_from([MATMUL_SHAPES[i] for i in (0, 1, 3, 5, 7, 9)]),
-       kinds=st.sampled_from([(F32, F32), (F32, F32), (I32, I32)]))
+@given(
+    seed=seeds,
+    shapes=st.sampled_from([MATMUL_SHAPES[i] for i in (0, 3, 6, 9)]),
+    kinds=st.sampled_from([(F32, F32), (F32, F32), (I32, I32)]),
+)
 def test_product_values(seed: int, shapes, kinds) -> None:
     rng = np.random.default_rng(seed)
     a, b = rand(rng, shapes[0], kinds[0]), rand(rng, shapes[1], kinds[1])
-    cases = [(name, getattr(fnp, name), getattr(jnp, name), (a, b))
-             for name in ["matmul", "dot", "inner", "vdot", "outer", "tensordot", "kron"]]
+    cases = [
+        (name, getattr(fnp, name), getattr(jnp, name), (a, b))
+        for name in ["matmul", "dot", "inner", "vdot", "outer", "tensordot", "kron"]
+    ]
     check_batch(cases, key=(shapes, kinds), scale=10.0)
 
 
@@ -51,10 +89,18 @@ def test_bool_and_int8_products() -> None:
     check(lambda x, y: fnp.tensordot(x, y, 1), lambda x, y: jnp.tensordot(x, y, 1), a, b, jit=False)
     a8, b8 = rand(rng, (2, 3), I8), rand(rng, (3, 4), I8)
     check(fnp.matmul, jnp.matmul, a8, b8)
-    check(lambda x, y: fnp.matmul(x, y, preferred_element_type=np.int32),
-          lambda x, y: jnp.matmul(x, y, preferred_element_type=np.int32), a8, b8)
-    check(lambda x, y: fnp.einsum("ij,jk->ik", x, y, preferred_element_type=np.float32),
-          lambda x, y: jnp.einsum("ij,jk->ik", x, y, preferred_element_type=np.float32), a8, b8)
+    check(
+        lambda x, y: fnp.matmul(x, y, preferred_element_type=np.int32),
+        lambda x, y: jnp.matmul(x, y, preferred_element_type=np.int32),
+        a8,
+        b8,
+    )
+    check(
+        lambda x, y: fnp.einsum("ij,jk->ik", x, y, preferred_element_type=np.float32),
+        lambda x, y: jnp.einsum("ij,jk->ik", x, y, preferred_element_type=np.float32),
+        a8,
+        b8,
+    )
 
 
 @pytest.mark.parametrize("axes", [0, 1, 2, (1, 0), ((0,), (1,)), ((2, 1), (0, 1)), ([-1], [0])])
@@ -69,21 +115,49 @@ def test_tensordot_axes(axes) -> None:
         b = rand(rng, (3, 2), F32)
     if raises_same(lambda: fnp.tensordot(a, b, axes), lambda: jnp.tensordot(a, b, axes)):
         return
-    check(lambda x, y: fnp.tensordot(x, y, axes), lambda x, y: jnp.tensordot(x, y, axes), a, b, scale=10.0)
+    check(
+        lambda x, y: fnp.tensordot(x, y, axes),
+        lambda x, y: jnp.tensordot(x, y, axes),
+        a,
+        b,
+        scale=10.0,
+    )
 
 
 EINSUM = [
-    ("ij,jk->ik", [(2, 3), (3, 4)]), ("ij,jk", [(2, 3), (3, 4)]), ("ij->ji", [(2, 3)]),
-    ("ij->", [(2, 3)]), ("ij->j", [(2, 3)]), ("ii->i", [(3, 3)]), ("ii", [(3, 3)]),
-    ("i,i->", [(3,), (3,)]), ("i,i", [(3,), (3,)]), ("i,j->ij", [(3,), (4,)]), ("i,j", [(3,), (2,)]),
-    ("bij,bjk->bik", [(5, 2, 3), (5, 3, 4)]), ("...ij,...jk->...ik", [(5, 2, 3), (5, 3, 4)]),
-    ("...ij,jk->...ik", [(2, 5, 2, 3), (3, 4)]), ("...j,j", [(2, 3), (3,)]), ("...i->...", [(2, 3, 4)]),
-    ("i...->...", [(2, 3, 4)]), ("ij...,jk...->ik...", [(2, 3, 5), (3, 4, 5)]),
-    ("ijk,kji->", [(2, 3, 4), (4, 3, 2)]), ("iij->ij", [(3, 3, 2)]), ("iji->ij", [(3, 2, 3)]),
-    ("ij,ij,ij->i", [(2, 3), (2, 3), (2, 3)]), ("ab,bc,cd->ad", [(2, 3), (3, 4), (4, 5)]),
-    ("a,b,c->abc", [(2,), (3,), (2,)]), ("ij,kl->ikjl", [(2, 3), (2, 2)]), ("ba,ab", [(3, 2), (2, 3)]),
-    ("Ab,bC->AC", [(2, 3), (3, 2)]), (" ij , jk -> ik ", [(2, 3), (3, 4)]), ("i,i,i", [(3,), (3,), (3,)]),
-    ("...", [(2, 3)]), ("ij,j->i", [(2, 3), (1,)]), ("...ii->...i", [(2, 3, 3)]), ("ijj,jk->ik", [(2, 3, 3), (3, 4)]),
+    ("ij,jk->ik", [(2, 3), (3, 4)]),
+    ("ij,jk", [(2, 3), (3, 4)]),
+    ("ij->ji", [(2, 3)]),
+    ("ij->", [(2, 3)]),
+    ("ij->j", [(2, 3)]),
+    ("ii->i", [(3, 3)]),
+    ("ii", [(3, 3)]),
+    ("i,i->", [(3,), (3,)]),
+    ("i,i", [(3,), (3,)]),
+    ("i,j->ij", [(3,), (4,)]),
+    ("i,j", [(3,), (2,)]),
+    ("bij,bjk->bik", [(5, 2, 3), (5, 3, 4)]),
+    ("...ij,...jk->...ik", [(5, 2, 3), (5, 3, 4)]),
+    ("...ij,jk->...ik", [(2, 5, 2, 3), (3, 4)]),
+    ("...j,j", [(2, 3), (3,)]),
+    ("...i->...", [(2, 3, 4)]),
+    ("i...->...", [(2, 3, 4)]),
+    ("ij...,jk...->ik...", [(2, 3, 5), (3, 4, 5)]),
+    ("ijk,kji->", [(2, 3, 4), (4, 3, 2)]),
+    ("iij->ij", [(3, 3, 2)]),
+    ("iji->ij", [(3, 2, 3)]),
+    ("ij,ij,ij->i", [(2, 3), (2, 3), (2, 3)]),
+    ("ab,bc,cd->ad", [(2, 3), (3, 4), (4, 5)]),
+    ("a,b,c->abc", [(2,), (3,), (2,)]),
+    ("ij,kl->ikjl", [(2, 3), (2, 2)]),
+    ("ba,ab", [(3, 2), (2, 3)]),
+    ("Ab,bC->AC", [(2, 3), (3, 2)]),
+    (" ij , jk -> ik ", [(2, 3), (3, 4)]),
+    ("i,i,i", [(3,), (3,), (3,)]),
+    ("...", [(2, 3)]),
+    ("ij,j->i", [(2, 3), (1,)]),
+    ("...ii->...i", [(2, 3, 3)]),
+    ("ijj,jk->ik", [(2, 3, 3), (3, 4)]),
 ]
 
 
@@ -95,11 +169,15 @@ def test_einsum(subs: str, shapes) -> None:
         return
     check(lambda *o: fnp.einsum(subs, *o), lambda *o: jnp.einsum(subs, *o), *ops, scale=10.0)
     ints = [rand(rng, s, I8) for s in shapes]
-    check_abstract(lambda *o: fnp.einsum(subs, *o), lambda *o: jnp.einsum(subs, *o), *ints, what=subs)
+    check_abstract(
+        lambda *o: fnp.einsum(subs, *o), lambda *o: jnp.einsum(subs, *o), *ints, what=subs
+    )
     if len(shapes) > 2:
         return  # jnp.einsum rejects a narrower preferred_element_type mid-contraction
     mixed = [rand(rng, s, k) for s, k in zip(shapes, [BOOL, F16])]
-    check_abstract(lambda *o: fnp.einsum(subs, *o), lambda *o: jnp.einsum(subs, *o), *mixed, what=subs)
+    check_abstract(
+        lambda *o: fnp.einsum(subs, *o), lambda *o: jnp.einsum(subs, *o), *mixed, what=subs
+    )
 
 
 def test_einsum_errors() -> None:
@@ -114,14 +192,18 @@ def test_einsum_errors() -> None:
         fnp.einsum("ij,j", a)
 
 
-@given(seed=seeds, ord=st.sampled_from([None, 2, 1, np.inf, -np.inf, 0, 3, 0.5, -1]),
-       axis=st.sampled_from([None, 0, 1, -1]), keepdims=st.booleans())
+@given(
+    seed=seeds,
+    ord=st.sampled_from([None, 2, 1, np.inf, -np.inf, 0, 3, 0.5, -1]),
+    axis=st.sampled_from([None, 0, 1, -1]),
+    keepdims=st.booleans(),
+)
 def test_vector_norms(seed: int, ord, axis, keepdims: bool) -> None:
     x = rand(np.random.default_rng(seed), (3, 4), F32)
     if axis is None and ord is not None:
         x = x[0]
-    f = lambda v: fnp.linalg.norm(v, ord=ord, axis=axis, keepdims=keepdims)  # noqa: E731
-    g = lambda v: jnp.linalg.norm(v, ord=ord, axis=axis, keepdims=keepdims)  # noqa: E731
+    f = lambda v: fnp.linalg.norm(v, ord=ord, axis=axis, keepdims=keepdims)
+    g = lambda v: jnp.linalg.norm(v, ord=ord, axis=axis, keepdims=keepdims)
     if raises_same(lambda: f(x), lambda: g(x)):
         return
     check(f, g, x, scale=10.0)
@@ -133,11 +215,16 @@ def test_matrix_norms(ord) -> None:
     cases = []
     for axis in [None, (0, 1), (1, 0), (-1, -2)]:
         for keepdims in (False, True):
-            cases.append((f"{axis},{keepdims}",
-                          lambda v, axis=axis, keepdims=keepdims: fnp.linalg.norm(v, ord, axis, keepdims),
-                          lambda v, axis=axis, keepdims=keepdims: jnp.linalg.norm(v, ord, axis, keepdims), (x,)))
+            cases.append(
+                (
+                    f"{axis},{keepdims}",
+                    lambda v, axis=axis, keepdims=keepdims: fnp.linalg.norm(v, ord, axis, keepdims),
+                    lambda v, axis=axis, keepdims=keepdims: jnp.linalg.norm(v, ord, axis, keepdims),
+                    (x,),
+                )
+            )
     check_batch(cases)
-    with pytest.raises(NotImplementedError, match="nuc|SVD"):
+    with pytest.raises(NotImplementedError, match=r"nuc|SVD"):
         fnp.linalg.norm(x, ord="nuc")
 
 
@@ -147,9 +234,21 @@ def test_norm_dtypes_and_helpers() -> None:
         check_abstract(fnp.linalg.norm, jnp.linalg.norm, x, what=f"norm({kind})")
     rng = np.random.default_rng(5)
     x = rand(rng, (2, 3, 4), F32)
-    check(lambda v: fnp.linalg.vector_norm(v, axis=1, ord=1), lambda v: jnp.linalg.vector_norm(v, axis=1, ord=1), x)
-    check(lambda v: fnp.linalg.vector_norm(v, keepdims=True), lambda v: jnp.linalg.vector_norm(v, keepdims=True), x)
-    check(lambda v: fnp.linalg.matrix_norm(v, ord=np.inf), lambda v: jnp.linalg.matrix_norm(v, ord=np.inf), x)
+    check(
+        lambda v: fnp.linalg.vector_norm(v, axis=1, ord=1),
+        lambda v: jnp.linalg.vector_norm(v, axis=1, ord=1),
+        x,
+    )
+    check(
+        lambda v: fnp.linalg.vector_norm(v, keepdims=True),
+        lambda v: jnp.linalg.vector_norm(v, keepdims=True),
+        x,
+    )
+    check(
+        lambda v: fnp.linalg.matrix_norm(v, ord=np.inf),
+        lambda v: jnp.linalg.matrix_norm(v, ord=np.inf),
+        x,
+    )
     check(lambda v: fnp.linalg.matrix_norm(v), lambda v: jnp.linalg.matrix_norm(v), x)
     check(lambda v: fnp.linalg.vecdot(v, v, axis=1), lambda v: jnp.linalg.vecdot(v, v, axis=1), x)
     check(lambda v: fnp.vecdot(v, v[0]), lambda v: jnp.vecdot(v, v[0]), x)
@@ -167,9 +266,18 @@ def test_cross_kron_trace() -> None:
     check(fnp.cross, jnp.cross, a[:, :2], b[:2])
     check(fnp.cross, jnp.cross, a[:, :2], b)
     c = rand(rng, (3, 4), F32)
-    check(lambda x, y: fnp.cross(x, y, axisa=0, axisc=0), lambda x, y: jnp.cross(x, y, axisa=0, axisc=0), c, b)
+    check(
+        lambda x, y: fnp.cross(x, y, axisa=0, axisc=0),
+        lambda x, y: jnp.cross(x, y, axisa=0, axisc=0),
+        c,
+        b,
+    )
     check(fnp.kron, jnp.kron, rand(rng, (2, 3), F32), rand(rng, (2, 2), I32))
     check(fnp.kron, jnp.kron, rand(rng, (3,), F32), rand(rng, (2, 2), F32))
     x = rand(rng, (3, 4, 2), I8)
     check(lambda v: fnp.trace(v, 1, 0, 1), lambda v: jnp.trace(v, 1, 0, 1), x)
-    check(lambda v: fnp.trace(v, -1, 2, 0, dtype=np.float32), lambda v: jnp.trace(v, -1, 2, 0, dtype=np.float32), x)
+    check(
+        lambda v: fnp.trace(v, -1, 2, 0, dtype=np.float32),
+        lambda v: jnp.trace(v, -1, 2, 0, dtype=np.float32),
+        x,
+    )

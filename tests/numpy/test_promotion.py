@@ -9,15 +9,47 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
-from fnp_testutil import BF16, BOOL, F16, F32, F64, I8, I16, I32, I64, U8, U32, assert_same, check, check_abstract, check_batch, weak_array
+from fnp_testutil import (
+    BF16,
+    BOOL,
+    F16,
+    F32,
+    F64,
+    I8,
+    I16,
+    I32,
+    I64,
+    U8,
+    U32,
+    assert_same,
+    check,
+    check_abstract,
+    check_batch,
+    weak_array,
+)
 from jax._src import dtypes as jax_dtypes
 
 import funcgrad as fg
 import funcgrad.numpy as fnp
 from funcgrad.core import dtypes
 
-DTYPES = [BOOL, U8, np.dtype("uint16"), U32, np.dtype("uint64"), I8, I16, I32, I64, BF16, F16, F32, F64,
-          np.dtype("complex64"), np.dtype("complex128")]
+DTYPES = [
+    BOOL,
+    U8,
+    np.dtype("uint16"),
+    U32,
+    np.dtype("uint64"),
+    I8,
+    I16,
+    I32,
+    I64,
+    BF16,
+    F16,
+    F32,
+    F64,
+    np.dtype("complex64"),
+    np.dtype("complex128"),
+]
 
 
 @contextlib.contextmanager
@@ -33,7 +65,10 @@ def x64(enabled: bool):
 def _jax_join(*pairs: tuple[np.dtype, bool]) -> tuple[np.dtype, bool]:
     from jax._src.lax.lax import _convert_element_type
 
-    vals = [_convert_element_type(np.zeros((), d), jax_dtypes.canonicalize_dtype(d), w) for d, w in pairs]
+    vals = [
+        _convert_element_type(np.zeros((), d), jax_dtypes.canonicalize_dtype(d), w)
+        for d, w in pairs
+    ]
     d, w = jax_dtypes.lattice_result_type(*vals)
     return np.dtype(d), bool(w)
 
@@ -41,7 +76,9 @@ def _jax_join(*pairs: tuple[np.dtype, bool]) -> tuple[np.dtype, bool]:
 @pytest.mark.parametrize("enable_x64", [True, False], ids=["x64", "x32"])
 def test_result_type_all_pairs(enable_x64: bool) -> None:
     with x64(enable_x64):
-        for (d1, w1), (d2, w2) in itertools.product(itertools.product(DTYPES, [False, True]), repeat=2):
+        for (d1, w1), (d2, w2) in itertools.product(
+            itertools.product(DTYPES, [False, True]), repeat=2
+        ):
             c1, c2 = dtypes.canonicalize(d1), dtypes.canonicalize(d2)
             want = _jax_join((d1, w1), (d2, w2))
             got = dtypes.result_type((c1, w1), (c2, w2))
@@ -54,7 +91,8 @@ def test_result_type_python_scalars(enable_x64: bool) -> None:
         for s, d in itertools.product([True, 1, 1.0, 1j], DTYPES):
             want = jax_dtypes.lattice_result_type(s, np.zeros((), d))
             got = dtypes.result_type(
-                (dtypes.python_scalar_dtype(s), not isinstance(s, bool)), (dtypes.canonicalize(d), False)
+                (dtypes.python_scalar_dtype(s), not isinstance(s, bool)),
+                (dtypes.canonicalize(d), False),
             )
             assert got == (np.dtype(want[0]), bool(want[1])), (s, d)
         for a, b in itertools.product([True, 1, 1.0, 1j], repeat=2):
@@ -65,14 +103,26 @@ def test_result_type_python_scalars(enable_x64: bool) -> None:
 
 
 def test_result_type_three_way() -> None:
-    for trio in itertools.combinations([(I8, False), (U8, False), (F16, False), (I32, True), (F32, True),
-                                        (BOOL, False), (U32, False)], 3):
+    for trio in itertools.combinations(
+        [
+            (I8, False),
+            (U8, False),
+            (F16, False),
+            (I32, True),
+            (F32, True),
+            (BOOL, False),
+            (U32, False),
+        ],
+        3,
+    ):
         assert dtypes.result_type(*trio) == _jax_join(*trio), trio
 
 
 def test_fnp_result_type_and_promote_types() -> None:
     assert fnp.result_type(np.int32, 1.0) == jnp.result_type(np.int32, 1.0)
-    assert fnp.result_type(np.ones(2, np.int8), np.uint8) == jnp.result_type(np.ones(2, np.int8), np.uint8)
+    assert fnp.result_type(np.ones(2, np.int8), np.uint8) == jnp.result_type(
+        np.ones(2, np.int8), np.uint8
+    )
     assert fnp.result_type(2, 3.0) == jnp.result_type(2, 3.0)
     assert fnp.result_type(float, np.float16) == jnp.result_type(float, np.float16)
     for a, b in itertools.product([BOOL, I8, U8, I32, U32, F16, BF16, F32], repeat=2):
@@ -109,8 +159,10 @@ def _operand(k: str):
 
 def _binary(op: str):
     if op == "where":
-        return (lambda x, y: fnp.where(np.array([True, False]), x, y),
-                lambda x, y: jnp.where(np.array([True, False]), x, y))
+        return (
+            lambda x, y: fnp.where(np.array([True, False]), x, y),
+            lambda x, y: jnp.where(np.array([True, False]), x, y),
+        )
     return getattr(fnp, op), getattr(jnp, op)
 
 
@@ -122,8 +174,17 @@ def test_binary_promotion_table(op: str) -> None:
     keys = list(_OPERANDS)
     for k1, k2 in itertools.product(keys, repeat=2):
         check_abstract(f, g, _operand(k1), _operand(k2), what=f"{op}({k1}, {k2})")
-    sample = [("i8", "u8"), ("u32", "i32"), ("bf16", "f16"), ("py_int", "u8"), ("py_float", "i16"),
-              ("weak_f32", "py_int"), ("weak_i32", "py_float"), ("bool", "py_bool"), ("i64", "f16")]
+    sample = [
+        ("i8", "u8"),
+        ("u32", "i32"),
+        ("bf16", "f16"),
+        ("py_int", "u8"),
+        ("py_float", "i16"),
+        ("weak_f32", "py_int"),
+        ("weak_i32", "py_float"),
+        ("bool", "py_bool"),
+        ("i64", "f16"),
+    ]
     check_batch([(f"{op}({a},{b})", f, g, (_operand(a), _operand(b))) for a, b in sample])
 
 

@@ -35,7 +35,7 @@ def test_methods_under_jit_and_grad() -> None:
     assert_same(fg.jit(model)(X), jm(X))
     assert_same(fg.grad(model)(X), jax.grad(model)(X))
     assert_same(fg.jit(fg.grad(model))(X), jax.grad(model)(X))
-    v, g = fg.value_and_grad(model)(X)
+    v, _ = fg.value_and_grad(model)(X)
     assert_same(v, jm(X))
 
 
@@ -55,7 +55,9 @@ def test_grad_through_indexing_and_shape_ops() -> None:
         b = fnp.take_along_axis(x, np.argsort(np.asarray(X), axis=1), axis=1)
         c = fnp.concatenate([fnp.pad(x, 1)[1:-1, 1:-1], fnp.roll(x, 1, axis=0)], axis=1)
         d = fnp.einsum("ij,kj->ik", x, fnp.flip(x, 0)) + fnp.tril(x @ x.T)
-        return (a**2).sum() + (b * c[:, :4]).sum() + fnp.linalg.norm(d) + fnp.where(x > 0, x, 0).sum()
+        return (
+            (a**2).sum() + (b * c[:, :4]).sum() + fnp.linalg.norm(d) + fnp.where(x > 0, x, 0).sum()
+        )
 
     assert_same(fg.grad(f)(X), jax.grad(f)(X), scale=10.0)
 
@@ -81,20 +83,32 @@ def test_ndarray_isinstance() -> None:
     assert fnp.isscalar(1.0) and not fnp.isscalar(X)
 
 
-@given(seed=seeds, axis=st.sampled_from([-1, 0, None]), descending=st.booleans(),
-       kind=st.sampled_from([F32, I32]))
+@given(
+    seed=seeds,
+    axis=st.sampled_from([-1, 0, None]),
+    descending=st.booleans(),
+    kind=st.sampled_from([F32, I32]),
+)
 def test_sort_argsort(seed: int, axis, descending: bool, kind) -> None:
     rng = np.random.default_rng(seed)
     x = rand(rng, (3, 4), kind, -2, 2)  # integer values: ties, to check stability
-    check(lambda a: fnp.sort(a, axis=axis, descending=descending),
-          lambda a: jnp.sort(a, axis=axis, descending=descending), x)
-    check(lambda a: fnp.argsort(a, axis=axis, descending=descending),
-          lambda a: jnp.argsort(a, axis=axis, descending=descending), x)
+    check(
+        lambda a: fnp.sort(a, axis=axis, descending=descending),
+        lambda a: jnp.sort(a, axis=axis, descending=descending),
+        x,
+    )
+    check(
+        lambda a: fnp.argsort(a, axis=axis, descending=descending),
+        lambda a: jnp.argsort(a, axis=axis, descending=descending),
+        x,
+    )
 
 
 def test_sort_grad_and_methods() -> None:
     def f(x):
-        return (fnp.sort(x, axis=0) * np.arange(4.0)).sum() + x.sort().sum() + x.argsort(axis=0).sum()
+        return (
+            (fnp.sort(x, axis=0) * np.arange(4.0)).sum() + x.sort().sum() + x.argsort(axis=0).sum()
+        )
 
     assert_same(fg.grad(f)(X), jax.grad(f)(X))
     check(fnp.msort, lambda a: jnp.sort(a, axis=0), X)
