@@ -21,6 +21,7 @@ from funcgrad.core import dtypes
 from funcgrad.core.interp import Tracer, _state, bind, new_builder
 from funcgrad.core.ir import Aval, Program, Var
 from funcgrad.core.zeros import Zero, is_zero
+from funcgrad.primitives import rules
 
 
 def tangent_aval(aval: Aval) -> Aval:
@@ -31,24 +32,12 @@ def differentiable_dtype(dtype: np.dtype) -> bool:
     return dtypes.is_inexact(dtype)
 
 
-def _zeros(aval: Aval) -> Any:
-    from funcgrad.primitives.shape import full
-
-    return full(aval.shape, 0, aval.dtype)
-
-
 def instantiate(x: Any, aval: Aval) -> Any:
-    return _zeros(tangent_aval(aval)) if is_zero(x) else x
+    """Materialise a symbolic zero (co)tangent of a value with ``aval``."""
+    return rules.instantiate(x, tangent_aval(aval))
 
 
-def _add(a: Any, b: Any) -> Any:
-    if is_zero(a):
-        return b
-    if is_zero(b):
-        return a
-    from funcgrad.primitives.elementwise import add
-
-    return add(a, b)
+_add = rules.add_tangents
 
 
 # --------------------------------------------------------------------------- forward mode

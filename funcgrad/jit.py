@@ -18,6 +18,7 @@ from funcgrad import passes
 from funcgrad.core.interp import Tracer, _state, new_builder, to_aval
 from funcgrad.core.ir import Program, aval_of
 from funcgrad.lowering import lower_program
+from funcgrad.primitives.calls import close
 from funcgrad.tree import broadcast_prefix, tree_flatten, tree_unflatten
 
 
@@ -27,13 +28,6 @@ def _as_tuple(x: int | Sequence[int] | None) -> tuple:
     return (x,) if isinstance(x, (int, str)) else tuple(x)
 
 
-def close_program(prog: Program) -> Program:
-    """Turn constvars into leading invars (for call primitives)."""
-    if not prog.constvars:
-        return prog.replace(consts=())
-    return Program(prog.constvars + prog.invars, (), prog.eqns, prog.outvars, ())
-
-
 class _Entry:
     __slots__ = ("call_prog", "compiled", "consts", "out_tree", "program")
 
@@ -41,7 +35,7 @@ class _Entry:
         self.program = program
         self.out_tree = out_tree
         self.consts = list(program.consts)
-        self.call_prog = close_program(program)
+        self.call_prog = close(program)[0]
         self.compiled: Any = None
 
 

@@ -305,16 +305,28 @@ custom_jvp_call_p.vjp_fwd = _custom_jvp_vjp_fwd
 custom_jvp_call_p.vjp_bwd = _custom_jvp_vjp_bwd
 
 
-@custom_jvp_call_p.def_batch
-def _custom_jvp_batch(args: list, dims: list, *, program: Program, jvp: Callable) -> tuple:
-    from funcgrad import api, batching
+def _batch_all_to_front(args: list, dims: list, program: Program) -> tuple:
+    """Custom-rule calls batch every operand and output at axis 0: returns the moved
+    operands, the batched closed program (``None`` if batching introduced constants)
+    and the number of outputs."""
+    from funcgrad import batching
 
     size = rules.batch_size(args, dims)
     args = [rules.bdim_to_front(a, d, size) for a, d in zip(args, dims)]
     n_out = len(program.outvars)
     bprog, _ = batching.batch_program(program, [0] * len(args), size, out_dims=[0] * n_out)
     bprog, consts = close(bprog)
-    if consts:
+    return args, (None if consts else bprog), n_out
+
+
+@custom_jvp_call_p.def_batch
+def _custom_jvp_batch(args: list, dims: list, *, program: Program, jvp: Callable) -> tuple:
+    from funcgrad import api
+
+    args, bprog, n_out = _batch_all_to_front(args, dims, program)
+    if bprog is None:  # the batched body closed over values: evaluate it inline
+        from funcgrad import batching
+
         return batching.batch_eval(program, args, [0] * len(args))
 
     def bjvp(primals: list, tangents: list) -> tuple:
@@ -390,14 +402,12 @@ custom_vjp_call_p.vjp_bwd = _custom_vjp_vjp_bwd
 
 @custom_vjp_call_p.def_batch
 def _custom_vjp_batch(args: list, dims: list, *, program: Program, fwd: Callable, bwd: Callable):
-    from funcgrad import api, batching
+    from funcgrad import api
 
-    size = rules.batch_size(args, dims)
-    args = [rules.bdim_to_front(a, d, size) for a, d in zip(args, dims)]
-    n_out = len(program.outvars)
-    bprog, _ = batching.batch_program(program, [0] * len(args), size, out_dims=[0] * n_out)
-    bprog, consts = close(bprog)
-    if consts:
+    args, bprog, n_out = _batch_all_to_front(args, dims, program)
+    if bprog is None:  # the batched body closed over values: evaluate it inline
+        from funcgrad import batching
+
         return batching.batch_eval(program, args, [0] * len(args))
 
     def bfwd(primals: list) -> tuple:
