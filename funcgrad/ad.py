@@ -19,7 +19,7 @@ import numpy as np
 from funcgrad import passes
 from funcgrad.core import dtypes
 from funcgrad.core.interp import Tracer, _state, bind, new_builder
-from funcgrad.core.ir import Aval, Program, Var
+from funcgrad.core.ir import Aval, Eqn, Literal, Program, Var
 from funcgrad.core.zeros import Zero, is_zero
 from funcgrad.primitives import rules
 
@@ -218,6 +218,41 @@ def vjp_program(prog: Program, ct_mask: Sequence[bool] | None = None) -> VJPProg
         )
         fwd = fb.build(list(outs) + residuals)
     return VJPPrograms(fwd, bwd, len(residuals), zero_cts)
+
+
+def seeded_program(vp: VJPPrograms, n_out: int, seed: Any, keep: Sequence[bool]) -> Program:
+    """One program ``primals -> (kept outputs, input cotangents)``: ``vp``'s forward
+    followed by its backward seeded with the constant cotangent ``seed`` (one
+    masked output, as in ``grad``).
+
+    Having both halves in one program lets :func:`passes.fuse_calls` merge an
+    inner jit's forward and backward calls into one, and lets eager ``grad``
+    dispatch one compiled program.
+    """
+    fwd, bwd = vp.fwd, vp.bwd
+    if len(fwd.consts) != len(fwd.constvars) or len(bwd.consts) != len(bwd.constvars):
+        raise ValueError("seeded_program: the VJP programs must carry their constants")
+    residuals = fwd.outvars[n_out:]
+    (ct_var,) = bwd.invars[vp.num_res :]
+    subst: dict[Var, Any] = dict(zip(bwd.invars, residuals))
+    subst[ct_var] = Literal(np.asarray(seed, ct_var.aval.dtype), ct_var.aval)
+
+    def atom(a: Any) -> Any:
+        return subst.get(a, a) if type(a) is Var else a
+
+    bwd_eqns = tuple(
+        Eqn(e.prim, tuple(atom(a) for a in e.inputs), e.outvars, e.params, e.source)
+        for e in bwd.eqns
+    )
+    outs = [v for v, k in zip(fwd.outvars[:n_out], keep) if k]
+    prog = Program(
+        invars=fwd.invars,
+        constvars=fwd.constvars + bwd.constvars,
+        eqns=fwd.eqns + bwd_eqns,
+        outvars=(*outs, *(atom(a) for a in bwd.outvars)),
+        consts=fwd.consts + bwd.consts,
+    )
+    return passes.fuse_calls(passes.dce(prog))
 
 
 # --------------------------------------------------------------------------- linearize

@@ -104,6 +104,14 @@ def value_and_grad(
     fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False, allow_int: bool = False
 ) -> Callable:
     """``(value, grad)`` of a scalar function; ``((value, aux), grad)`` with ``has_aux``."""
+    return _value_and_grad(fun, argnums, has_aux, allow_int, want_value=True)
+
+
+def _value_and_grad(
+    fun: Callable, argnums: int | Sequence[int], has_aux: bool, allow_int: bool, want_value: bool
+) -> Callable:
+    """value_and_grad; without ``want_value`` the value is not an output of the
+    program (``grad``), so nothing outside the gradient is kept alive for it."""
 
     @functools.wraps(fun)
     def value_and_grad_f(*args: Any, **kwargs: Any) -> Any:
@@ -148,10 +156,10 @@ def value_and_grad(
             prog = b.build(flat(*[b.new_arg(a) for a in avals]))
         n_out = len(prog.outvars)
         vp = ad.vjp_program(prog, ct_mask=[True] + [False] * (n_out - 1))
-        res = run_program(vp.fwd, *leaves)
-        outs, residuals = res[:n_out], res[n_out:]
-        one = np.ones((), prog.outvars[0].aval.dtype)
-        cts = run_program(vp.bwd, *residuals, one)
+        keep = [want_value] + [True] * (n_out - 1)
+        res = run_program(ad.seeded_program(vp, n_out, 1, keep), *leaves)
+        n_kept = sum(keep)
+        outs, cts = [None] * (1 - want_value) + res[:n_kept], res[n_kept:]
         grads = [
             _zeros_ct(to_aval(x)) if not dtypes.is_inexact(to_aval(x).dtype) else g
             for x, g in zip(leaves, cts)
@@ -170,7 +178,7 @@ def grad(
     fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False, allow_int: bool = False
 ) -> Callable:
     """Gradient of a scalar-output function with respect to ``argnums``."""
-    vg = value_and_grad(fun, argnums, has_aux, allow_int)
+    vg = _value_and_grad(fun, argnums, has_aux, allow_int, want_value=False)
 
     @functools.wraps(fun)
     def grad_f(*args: Any, **kwargs: Any) -> Any:

@@ -1,9 +1,14 @@
 """``fg.jit``: trace once per abstract signature, lower to ``jax.lax``, compile with XLA.
 
-Called eagerly, a jitted function dispatches straight to the compiled XLA
-executable. Called inside another transform (``grad(jit(f))``), it binds one
-``jit_call`` equation holding its program, so the inner function stays one
-unit: it is transformed as a whole and lowered once.
+Called eagerly, a jitted function is one ``jax.jit`` call: the function
+``jax.jit`` traces is "trace with funcgrad, then lower the funcgrad program", so
+argument flattening, the signature check and the executable cache all run in
+JAX's C++ dispatch path and funcgrad adds no Python per call. Closed-over arrays
+larger than ``_EMBED_LIMIT`` bytes would be embedded in the executable that way;
+such functions use funcgrad's own dispatch, which passes them as arguments.
+Called inside another transform (``grad(jit(f))``), it binds one ``jit_call``
+equation holding its program, so the inner function stays one unit: it is
+transformed as a whole and lowered once.
 """
 
 from __future__ import annotations
@@ -22,6 +27,13 @@ from funcgrad.primitives.calls import close
 from funcgrad.tree import broadcast_prefix, tree_flatten, tree_unflatten
 
 
+_EMBED_LIMIT = 1 << 20  # bytes of closed-over constants jax.jit may embed in an executable
+
+
+class _ConstsTooLarge(Exception):
+    """Raised inside jax.jit's trace to fall back to funcgrad's dispatch."""
+
+
 def _as_tuple(x: int | Sequence[int] | None) -> tuple:
     if x is None:
         return ()
@@ -29,7 +41,7 @@ def _as_tuple(x: int | Sequence[int] | None) -> tuple:
 
 
 class _Entry:
-    __slots__ = ("call_prog", "compiled", "consts", "out_tree", "program")
+    __slots__ = ("call_prog", "compiled", "consts", "lowered", "out_tree", "program")
 
     def __init__(self, program: Program, out_tree: Any) -> None:
         self.program = program
@@ -37,6 +49,10 @@ class _Entry:
         self.consts = list(program.consts)
         self.call_prog = close(program)[0]
         self.compiled: Any = None
+        self.lowered = lower_program(program)
+
+    def const_bytes(self) -> int:
+        return sum(int(getattr(c, "nbytes", 0)) for c in self.consts)
 
 
 class Jitted:
@@ -58,11 +74,31 @@ class Jitted:
         self.in_shardings = in_shardings
         self.out_shardings = out_shardings
         self._cache: dict[Any, _Entry] = {}
-        self._fast: dict[Any, _Entry] = {}  # dispatch cache for the common no-static call
+        self._fast: dict[Any, _Entry] = {}  # funcgrad-dispatch cache for the no-static call
         self.trace_count = 0
         # updated=(): never copy a wrapped function's __dict__ (a Jitted inside grad would
         # otherwise overwrite this object's fun and cache)
         functools.update_wrapper(self, fun, updated=())
+        self._dispatch: Any = None
+        if in_shardings is None and out_shardings is None:
+            self._dispatch = self._make_dispatch()
+
+    def _make_dispatch(self) -> Any:
+        """``jax.jit`` of "trace with funcgrad, lower": JAX's C++ path does the dispatch."""
+
+        def body(*args: Any, **kwargs: Any) -> Any:
+            entry, leaves = self._entry(args, kwargs)
+            if entry.const_bytes() > _EMBED_LIMIT:
+                raise _ConstsTooLarge
+            return tree_unflatten(entry.out_tree, entry.lowered(*entry.consts, *leaves))
+
+        body.__name__ = body.__qualname__ = self._name()
+        return jax.jit(
+            body,
+            static_argnums=self.static_argnums,
+            static_argnames=self.static_argnames,
+            donate_argnums=self.donate_argnums,
+        )
 
     # ------------------------------------------------------------------ signature
     def _split(self, args: tuple, kwargs: dict) -> tuple:
@@ -137,7 +173,7 @@ class Jitted:
             kw["in_shardings"] = tuple([None] * n_consts + per_leaf)
         if self.out_shardings is not None:
             kw["out_shardings"] = self._out_shardings_flat(entry)
-        return jax.jit(lower_program(entry.program), **kw)
+        return jax.jit(entry.lowered, **kw)
 
     def _out_shardings_flat(self, entry: _Entry) -> Any:
         dummy = tree_unflatten(entry.out_tree, [0] * entry.out_tree.num_leaves)
@@ -145,6 +181,18 @@ class Jitted:
 
     # ------------------------------------------------------------------ calls
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if self._dispatch is not None and not _state.stack:
+            if self.static_argnums or self.static_argnames:
+                _check_hashable(self.static_argnums, self.static_argnames, args, kwargs)
+            try:
+                return self._dispatch(*args, **kwargs)
+            except _ConstsTooLarge:
+                self._dispatch = None
+        return self._call(args, kwargs)
+
+    def _call(self, args: tuple, kwargs: dict) -> Any:
+        """funcgrad's own dispatch: binds ``jit_call`` under a trace, else runs the
+        executable compiled with the closed-over constants as arguments."""
         fast_key = None
         if not kwargs and not self.static_argnums and not _state.stack:
             leaves, tree = tree_flatten(args)
@@ -178,6 +226,11 @@ class Jitted:
 
     def lower(self, *args: Any, **kwargs: Any) -> str:
         """The lowered text (StableHLO) XLA compiles for these arguments."""
+        if self._dispatch is not None:
+            try:
+                return self._dispatch.lower(*args, **kwargs).as_text()
+            except _ConstsTooLarge:
+                self._dispatch = None
         entry, leaves = self._entry(args, kwargs)
         if entry.compiled is None:
             entry.compiled = self._compile(entry, args, leaves)
@@ -186,6 +239,22 @@ class Jitted:
     def clear_cache(self) -> None:
         self._cache.clear()
         self._fast.clear()
+        if self._dispatch is not None:
+            self._dispatch.clear_cache()
+
+
+def _check_hashable(argnums: tuple, argnames: tuple, args: tuple, kwargs: dict) -> None:
+    """funcgrad's error (naming the argument) for an unhashable static value."""
+    n = len(args)
+    named = [(f"argument {i % n}", args[i]) for i in argnums if -n <= i < n]
+    named += [(f"argument '{k}'", kwargs[k]) for k in argnames if k in kwargs]
+    for what, value in named:
+        try:
+            hash(value)
+        except TypeError:
+            raise ValueError(
+                f"jit: static {what} of type {type(value).__name__} is not hashable"
+            ) from None
 
 
 def _leaf_key(x: Any) -> Any:

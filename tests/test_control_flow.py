@@ -480,28 +480,63 @@ def test_primitive_abstract_eval_errors():
 # --------------------------------------------------------------------------- nested jit
 
 
-def test_grad_of_jit_keeps_one_call():
+def test_grad_of_jit_is_one_call_holding_the_transformed_program():
     @fg.jit
     def f(x):
         return fnp.sum(fnp.sin(x) ** 2)
 
     x = np.linspace(0, 1, 4)
+    oracle = jax.grad(lambda x: jnp.sum(jnp.sin(x) ** 2))
     prog = fg.make_ir(fg.grad(f))(x)
-    top = prims_in(prog, recurse=False)
-    # only call equations at the top level: the forward half (outputs and residuals) and the
-    # backward half, each holding its transformed program; nothing of f is inlined
-    assert set(top) == {"jit_call"}, top
-    calls = [e for e in prog.eqns if e.prim.name == "jit_call"]
-    fwd = [e for e in calls if "sin" in prims_in(e.params["program"])]
-    assert len(fwd) == 1, [str(e.params["program"]) for e in calls]
-    assert prims_in(prog).count("sin") == 1  # the primal is computed once
-    assert any("cos" in prims_in(e.params["program"]) for e in calls)
-    close(fg.grad(f)(x), jax.grad(lambda x: jnp.sum(jnp.sin(x) ** 2))(x))
+    prog.check()
+    # one call equation and nothing else at the top level: nothing of f is inlined
+    assert prims_in(prog, recurse=False) == ["jit_call"], str(prog)
+    (call,) = prog.eqns
+    inner = prims_in(call.params["program"])
+    # it holds f's transformed program: the primal once, and its derivative
+    assert inner.count("sin") == 1 and "cos" in inner, str(prog)
+    assert len(call.outvars) == 1  # grad keeps only the gradient
+    close(fg.grad(f)(x), oracle(x))
+    # value_and_grad: the same single call, returning both
+    vprog = fg.make_ir(fg.value_and_grad(f))(x)
+    assert prims_in(vprog, recurse=False) == ["jit_call"]
+    assert len(vprog.eqns[0].outvars) == 2
+    v, g = fg.value_and_grad(f)(x)
+    close(v, np.sum(np.sin(x) ** 2))
+    close(g, oracle(x))
+    # a constant scale of the output still fuses: its cotangent does not depend on f
+    sprog = fg.make_ir(fg.grad(lambda x: 3.0 * f(x)))(x)
+    assert prims_in(sprog, recurse=False).count("jit_call") == 1, str(sprog)
+    close(fg.grad(lambda x: 3.0 * f(x))(x), 3.0 * oracle(x))
+    # a cotangent computed from f's output cannot be known before f runs: the forward
+    # and backward calls stay two units (JAX also keeps two), still nothing inlined
+    nprog = fg.make_ir(fg.grad(lambda x: fnp.sin(f(x))))(x)
+    nprog.check()
+    assert prims_in(nprog, recurse=False).count("jit_call") == 2
+    assert prims_in(nprog).count("sin") == 1  # f's primal once (the outer sin's value is dead)
+    close(
+        fg.grad(lambda x: fnp.sin(f(x)))(x),
+        jax.grad(lambda x: jnp.sin(jnp.sum(jnp.sin(x) ** 2)))(x),
+    )
     # vmap(jit(f)) and jit(grad(jit(f))) keep one unit too
     assert prims_in(fg.make_ir(fg.vmap(f))(np.ones((2, 4))), recurse=False) == ["jit_call"]
     jg = fg.jit(fg.grad(f))
-    assert set(prims_in(jg.trace(x), recurse=False)) == {"jit_call"}
-    close(jg(x), fg.grad(f)(x))
+    assert prims_in(jg.trace(x), recurse=False) == ["jit_call"]
+    close(jg(x), oracle(x))
+
+
+def test_nested_jits_fuse_level_by_level():
+    inner = fg.jit(lambda x: fnp.sum(fnp.tanh(x) * x))
+    outer = fg.jit(lambda x: 2.0 * inner(x) + fnp.sum(x))
+    x = np.linspace(-1, 1, 5)
+    prog = fg.make_ir(fg.grad(outer))(x)
+    prog.check()
+    assert prims_in(prog, recurse=False) == ["jit_call"], str(prog)
+    # inside the outer call, inner's forward and backward are one call as well
+    assert prims_in(prog.eqns[0].params["program"], recurse=False).count("jit_call") == 1
+    want = jax.grad(lambda x: 2.0 * jnp.sum(jnp.tanh(x) * x) + jnp.sum(x))(x)
+    close(fg.grad(outer)(x), want)
+    close(fg.jit(fg.grad(outer))(x), want)
 
 
 def test_eager_loops_are_cached():

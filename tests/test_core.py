@@ -125,6 +125,23 @@ def test_jit_matches_eager_and_caches():
     assert jf.trace_count == 3
 
 
+def test_jit_large_closed_over_arrays_are_arguments_not_embedded():
+    small = np.arange(4.0)
+    big = np.random.default_rng(0).standard_normal((600, 600))  # 2.9 MB > the 1 MiB limit
+    f_small = fg.jit(lambda x: x * small)
+    f_big = fg.jit(lambda x: x @ big)
+    x = np.ones(600)
+    np.testing.assert_allclose(f_small(np.ones(4)), small)
+    np.testing.assert_allclose(f_big(x), x @ big, rtol=1e-12)
+    np.testing.assert_allclose(f_big(2 * x), 2 * x @ big, rtol=1e-12)
+    assert f_big.trace_count == 1
+    # the big array is an argument of the executable, not a constant in its text
+    text = f_big.lower(x)
+    assert len(text) < 20_000 and "600x600" in text
+    # a small one is embedded as a constant, as jax.jit does
+    assert "stablehlo.constant dense<[0.0" in f_small.lower(np.ones(4))
+
+
 def test_jit_static_args():
     calls = []
 

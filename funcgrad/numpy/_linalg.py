@@ -85,30 +85,22 @@ def matmul(
             f"matmul: operands must have at least one dimension (use multiply for scalars), got "
             f"{fmt(a, b)}{here()}"
         )
-    a2 = sh.reshape(a, (1, sa[0])) if len(sa) == 1 else a
-    b2 = sh.reshape(b, (sb[0], 1)) if len(sb) == 1 else b
-    sa2, sb2 = aval(a2).shape, aval(b2).shape
-    if sa2[-1] != sb2[-2]:
+    ka, kb = sa[-1], sb[0] if len(sb) == 1 else sb[-2]
+    if ka != kb:
         raise ValueError(
-            f"matmul: contracting dimensions differ: {fmt(a)} @ {fmt(b)} ({sa2[-1]} != "
-            f"{sb2[-2]}){here()}"
+            f"matmul: contracting dimensions differ: {fmt(a)} @ {fmt(b)} ({ka} != {kb}){here()}"
         )
-    batch = tuple(np.broadcast_shapes(sa2[:-2], sb2[:-2]))
+    if len(sa) == 1 or len(sb) <= 2:
+        # a vector operand or a (k, n) matrix: one plain contraction, no reshapes; the
+        # free dimensions come out in matmul's order (a's leading ones, then b's)
+        dims = (((len(sa) - 1,), (0 if len(sb) <= 2 else len(sb) - 2,)), ((), ()))
+        return _finish(_dot(a, b, dims, pet), is_bool, pet)
+    batch = tuple(np.broadcast_shapes(sa[:-2], sb[:-2]))
     nb = len(batch)
-    if len(sb2) == 2:
-        # (..., m, k) @ (k, n): one plain contraction, batch dims stay free
-        res = _dot(a2, b2, (((len(sa2) - 1,), (0,)), ((), ())), pet)
-    else:
-        a2 = broadcast_to_shape(a2, batch + sa2[-2:], "matmul")
-        b2 = broadcast_to_shape(b2, batch + sb2[-2:], "matmul")
-        bd = tuple(range(nb))
-        res = _dot(a2, b2, (((nb + 1,), (nb,)), (bd, bd)), pet)
-    oshape = list(aval(res).shape)
-    if len(sb) == 1:
-        oshape.pop(-1)
-    if len(sa) == 1:
-        oshape.pop(-1 if len(sb) == 1 else -2)
-    return _finish(sh.reshape(res, tuple(oshape)), is_bool, pet)
+    a2 = broadcast_to_shape(a, batch + sa[-2:], "matmul")
+    b2 = broadcast_to_shape(b, batch + sb[-2:], "matmul")
+    bd = tuple(range(nb))
+    return _finish(_dot(a2, b2, (((nb + 1,), (nb,)), (bd, bd)), pet), is_bool, pet)
 
 
 def dot(

@@ -53,7 +53,10 @@ def _split_tangents(outs: list, n: int, out_nz: list[bool], avals: list[Aval]) -
 # --------------------------------------------------------------------------- jit_call
 
 jit_call_p = Primitive("jit_call", family=FAMILY, multiple_results=True)
-_compiled_subs: dict[int, tuple[Program, Any]] = {}
+#: ``jax.jit`` of each sub-program's lowering, by structure (transforms make fresh but
+#: identical programs on every eager call); bounded, oldest dropped first
+_compiled_subs: dict[Any, Any] = {}
+_COMPILED_SUBS_MAX = 512
 
 
 @jit_call_p.def_abstract_eval
@@ -63,13 +66,15 @@ def _jit_call_abstract_eval(*avals: Aval, program: Program, name: str) -> list[A
 
 @jit_call_p.def_lower
 def _jit_call_lower(*vals: Any, program: Program, name: str) -> list:
-    hit = _compiled_subs.get(id(program))
-    if hit is None or hit[0] is not program:
-        fn = lower_program(program)
-        fn.__name__ = name
-        hit = (program, jax.jit(fn))
-        _compiled_subs[id(program)] = hit
-    return hit[1](*vals)
+    key = (program.key(), name)
+    fn = _compiled_subs.get(key)
+    if fn is None:
+        lowered = lower_program(program)
+        lowered.__name__ = name
+        fn = _compiled_subs[key] = jax.jit(lowered)
+        if len(_compiled_subs) > _COMPILED_SUBS_MAX:
+            _compiled_subs.pop(next(iter(_compiled_subs)))
+    return fn(*vals)
 
 
 @jit_call_p.def_jvp

@@ -564,12 +564,26 @@ def ge(x: Any, y: Any) -> Any:
     return bind(ge_p, x, y)
 
 
+#: a partial derivative that is identically 1 or -1: the rules pass (co)tangents
+#: through (negated) instead of multiplying by a constant, as JAX's add/sub do
+ONE, MINUS_ONE = "one", "minus_one"
+
+
+def _scale(t: Any, d: Any, x: Any, y: Any, z: Any) -> Any:
+    if d is ONE:
+        return t
+    if d is MINUS_ONE:
+        return neg(t)
+    return mul(t, d(x, y, z))
+
+
 def _binary_ad(
     p: Primitive,
-    dx: Callable[[Any, Any, Any], Any] | None,
-    dy: Callable[[Any, Any, Any], Any] | None,
+    dx: Callable[[Any, Any, Any], Any] | str | None,
+    dy: Callable[[Any, Any, Any], Any] | str | None,
 ) -> None:
-    """JVP and VJP of ``z = p(x, y)`` from the partials ``dz/dx(x, y, z)``, ``dz/dy(x, y, z)``."""
+    """JVP and VJP of ``z = p(x, y)`` from the partials ``dz/dx(x, y, z)``, ``dz/dy(x, y, z)``
+    (or :data:`ONE` / :data:`MINUS_ONE`)."""
 
     def jvp(primals: list, tangents: list) -> tuple:
         x, y = primals
@@ -577,14 +591,14 @@ def _binary_ad(
         z = p.bind(x, y)
         out: Any = Zero(to_aval(z).strip_weak())
         if dx is not None and not is_zero(tx):
-            out = rules.add_tangents(out, _bcast_to(mul(tx, dx(x, y, z)), to_aval(z)))
+            out = rules.add_tangents(out, _bcast_to(_scale(tx, dx, x, y, z), to_aval(z)))
         if dy is not None and not is_zero(ty):
-            out = rules.add_tangents(out, _bcast_to(mul(ty, dy(x, y, z)), to_aval(z)))
+            out = rules.add_tangents(out, _bcast_to(_scale(ty, dy, x, y, z), to_aval(z)))
         return z, out
 
     def vjp(ct: Any, x: Any, y: Any, *, out: Any) -> tuple:
-        gx = unbroadcast(mul(ct, dx(x, y, out)), to_aval(x)) if dx is not None else None
-        gy = unbroadcast(mul(ct, dy(x, y, out)), to_aval(y)) if dy is not None else None
+        gx = unbroadcast(_scale(ct, dx, x, y, out), to_aval(x)) if dx is not None else None
+        gy = unbroadcast(_scale(ct, dy, x, y, out), to_aval(y)) if dy is not None else None
         return gx, gy
 
     p.jvp = jvp
@@ -598,14 +612,6 @@ def _bcast_to(t: Any, aval: Aval) -> Any:
     from funcgrad.primitives.shape import broadcast_in_dim
 
     return broadcast_in_dim(t, aval.shape, ())
-
-
-def _one(x: Any, y: Any, z: Any) -> Any:
-    return _c(z, 1.0)
-
-
-def _minus_one(x: Any, y: Any, z: Any) -> Any:
-    return _c(z, -1.0)
 
 
 def _select_mask(mask: Any, z: Any) -> Any:
@@ -658,11 +664,11 @@ def _min_dy(x: Any, y: Any, z: Any) -> Any:
     return add(_select_mask(gt(x, y), z), mul(_c(z, 0.5), _select_mask(eq(x, y), z)))
 
 
-_binary_ad(add_p, _one, _one)
-_binary_ad(sub_p, _one, _minus_one)
+_binary_ad(add_p, ONE, ONE)
+_binary_ad(sub_p, ONE, MINUS_ONE)
 _binary_ad(mul_p, lambda x, y, z: y, lambda x, y, z: x)
 _binary_ad(div_p, lambda x, y, z: div(_c(z, 1.0), y), lambda x, y, z: neg(div(z, y)))
-_binary_ad(rem_p, _one, lambda x, y, z: neg(round_toward_zero(div(x, y))))
+_binary_ad(rem_p, ONE, lambda x, y, z: neg(round_toward_zero(div(x, y))))
 _binary_ad(pow_p, _pow_dx, _pow_dy)
 _binary_ad(max_p, _max_dx, _max_dy)
 _binary_ad(min_p, _min_dx, _min_dy)
@@ -732,23 +738,24 @@ integer_pow_p.lower = lambda x, *, y: lax.integer_pow(x, y)
 integer_pow_p.batch = lambda args, dims, *, y: (integer_pow(args[0], y), dims[0])
 
 
-def _integer_pow_deriv(x: Any, y: int) -> Any:
+def _integer_pow_scale(t: Any, x: Any, y: int) -> Any:
+    """``t * y * x**(y-1)``, with no multiply by a constant 1 and no ``x**1``."""
     if y == 0:
-        return _full_like(x, 0.0)
+        return mul(t, _full_like(x, 0.0))
     if y == 1:
-        return _full_like(x, 1.0)
-    return mul(_c(x, float(y)), integer_pow(x, y - 1))
+        return t
+    return mul(t, mul(_c(x, float(y)), x if y == 2 else integer_pow(x, y - 1)))
 
 
 @integer_pow_p.def_jvp
 def _integer_pow_jvp(primals: list, tangents: list, *, y: int) -> tuple:
     (x,), (t,) = primals, tangents
-    return integer_pow(x, y), mul(t, _integer_pow_deriv(x, y))
+    return integer_pow(x, y), _integer_pow_scale(t, x, y)
 
 
 @integer_pow_p.def_vjp
 def _integer_pow_vjp(ct: Any, x: Any, *, out: Any, y: int) -> tuple:
-    return (mul(ct, _integer_pow_deriv(x, y)),)
+    return (_integer_pow_scale(ct, x, y),)
 
 
 @integer_pow_p.def_examples
