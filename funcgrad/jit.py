@@ -26,7 +26,6 @@ from funcgrad.lowering import lower_program
 from funcgrad.primitives.calls import close
 from funcgrad.tree import broadcast_prefix, tree_flatten, tree_unflatten
 
-
 _EMBED_LIMIT = 1 << 20  # bytes of closed-over constants jax.jit may embed in an executable
 
 
