@@ -102,6 +102,46 @@ def test_grad_matches_jax(recipe, x, y):
     close(fg.value_and_grad(f)(x, y), jax.value_and_grad(g)(x, y))
 
 
+def _steps(vals, steps, k):
+    for step in steps:
+        if step[0] == "u":
+            vals = [*vals, UNARY[step[1]][k](vals[-1])]
+        else:
+            vals = [*vals, BINARY[step[1]][k](vals[-1], vals[step[2] % len(vals)])]
+    return vals
+
+
+@given(recipes(), st.data(), arrays, arrays)
+def test_grad_through_random_nested_jits_matches_jax(recipe, data, x, y):
+    """Random spans of a random program run inside ``fg.jit`` (possibly nested):
+    the gradient matches JAX's of the plain program, the transformed program is
+    well formed, and jitting the whole function makes ``grad`` one call."""
+    n = len(recipe)
+    a = data.draw(st.integers(0, n - 1))
+    b = data.draw(st.integers(a + 1, n))
+    nested = data.draw(st.booleans())
+
+    def f(x, y):
+        vals = _steps([x, y], recipe[:a], 0)
+        inner = lambda v: _steps(v, recipe[a:b], 0)
+        if nested:
+            jitted = fg.jit(inner)
+            inner = fg.jit(lambda v: jitted(v))
+        vals = fg.jit(inner)(vals)
+        vals = _steps(vals, recipe[b:], 0)
+        return fnp.sum(vals[-1] * vals[-1]) + fnp.sum(vals[-1]) * 0.5
+
+    g = build(recipe, "jax")
+    want = jax.grad(g, argnums=(0, 1))(x, y)
+    close(fg.grad(f, argnums=(0, 1))(x, y), want)
+    close(fg.value_and_grad(f)(x, y), jax.value_and_grad(g)(x, y))
+    fg.make_ir(fg.grad(f, argnums=(0, 1)))(x, y).check()
+    whole = fg.make_ir(fg.grad(fg.jit(f), argnums=(0, 1)))(x, y)
+    whole.check()
+    assert [e.prim.name for e in whole.eqns] == ["jit_call"], str(whole)
+    close(fg.jit(fg.grad(fg.jit(f), argnums=(0, 1)))(x, y), want)
+
+
 @given(recipes(), arrays, arrays)
 def test_jvp_vjp_linearize_match_jax(recipe, x, y):
     f, g = build(recipe, "fg"), build(recipe, "jax")
