@@ -185,3 +185,34 @@ def jacrev_256() -> Impls:
     x = jnp.asarray(_f32(256))
     ff, gg = fg.jit(fg.jacrev(f)), jax.jit(jax.jacrev(g))
     return {"funcgrad": lambda: ff(x), "jax": lambda: gg(x)}
+
+
+@workload("jit.conv_grad.cnn.b32", group="grad")
+def conv_grad() -> Impls:
+    """jit(grad) of a 2-conv CNN (3→16→32 channels, 3x3, 32x32 images, batch 32)."""
+    w1, w2 = jnp.asarray(_f32(16, 3, 3, 3) / 5), jnp.asarray(_f32(32, 16, 3, 3) / 12)
+    x = jnp.asarray(_f32(32, 3, 32, 32))
+
+    def make(lax_mod, np_mod):
+        def loss(ws, x):
+            h = np_mod.tanh(lax_mod.conv(x, ws[0], (1, 1), "SAME"))
+            h = lax_mod.conv(h, ws[1], (2, 2), "SAME")
+            return np_mod.mean(h * h)
+
+        return loss
+
+    ff = fg.jit(fg.grad(make(fg.lax, fnp)))
+    gg = jax.jit(jax.grad(make(jax.lax, jnp)))
+    impls = {"funcgrad": lambda: ff((w1, w2), x), "jax": lambda: gg((w1, w2), x)}
+    torch = try_import_torch()
+    if torch is not None:
+        tw = [torch.tensor(np.asarray(w), requires_grad=True) for w in (w1, w2)]
+        tx = torch.tensor(np.asarray(x))
+
+        def torch_step():
+            h = torch.tanh(torch.nn.functional.conv2d(tx, tw[0], padding=1))
+            h = torch.nn.functional.conv2d(h, tw[1], stride=2, padding=1)
+            return torch.autograd.grad((h * h).mean(), tw)
+
+        impls["torch"] = torch_step
+    return impls

@@ -2,6 +2,7 @@
 
 from funcgrad.primitives import (  # noqa: F401
     calls,
+    conv,
     elementwise,
     linalg,
     reductions,

@@ -16,6 +16,8 @@ from compat.torch.nn import functional, init
 from compat.torch.nn.modules import (
     GELU,
     BCEWithLogitsLoss,
+    Conv1d,
+    Conv2d,
     CrossEntropyLoss,
     Dropout,
     Flatten,
@@ -41,6 +43,8 @@ from compat.torch.nn.parameter import Parameter
 __all__ = [
     "GELU",
     "BCEWithLogitsLoss",
+    "Conv1d",
+    "Conv2d",
     "CrossEntropyLoss",
     "Dropout",
     "Flatten",

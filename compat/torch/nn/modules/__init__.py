@@ -11,6 +11,7 @@ from compat.torch.nn.modules.activation import (
     Tanh,
 )
 from compat.torch.nn.modules.container import ModuleDict, ModuleList, Sequential
+from compat.torch.nn.modules.conv import Conv1d, Conv2d
 from compat.torch.nn.modules.dropout import Dropout
 from compat.torch.nn.modules.flatten import Flatten
 from compat.torch.nn.modules.linear import Identity, Linear
@@ -26,6 +27,8 @@ from compat.torch.nn.modules.module import Module
 __all__ = [
     "GELU",
     "BCEWithLogitsLoss",
+    "Conv1d",
+    "Conv2d",
     "CrossEntropyLoss",
     "Dropout",
     "Flatten",
