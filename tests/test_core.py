@@ -105,6 +105,17 @@ def test_shape_error_names_primitive_shapes_and_user_line():
     assert "jax" not in str(info.traceback[-1].path)
 
 
+def test_abs_of_unsigned_is_a_clear_trace_time_error():
+    # lax.abs rejects unsigned integers; the primitive says so at trace time (naming the
+    # user's line) instead of failing inside jax.lax at lowering, and fnp.abs still works
+    from funcgrad.primitives import elementwise as ew
+
+    with pytest.raises(TypeError, match=r"abs requires a signed numeric dtype.*u8\[3\]") as info:
+        fg.make_ir(ew.abs)(np.ones(3, np.uint8))
+    assert "test_core.py" in str(info.value)
+    np.testing.assert_array_equal(fnp.abs(np.array([1, 7], np.uint8)), [1, 7])
+
+
 def test_jit_matches_eager_and_caches():
     calls = []
 

@@ -40,6 +40,7 @@ def _check_dtype(name: str, aval: Aval, allowed: str) -> None:
         "float": k in (2, 3),
         "real": k == 2,
         "num": k in (1, 2, 3),
+        "signed": k in (2, 3) or (k == 1 and aval.dtype.kind == "i"),
         "int": k == 1,
         "intbool": k in (0, 1),
         "any": True,
@@ -49,6 +50,7 @@ def _check_dtype(name: str, aval: Aval, allowed: str) -> None:
             "float": "a floating (or complex) dtype",
             "real": "a real floating dtype",
             "num": "a numeric dtype",
+            "signed": "a signed numeric dtype",
             "int": "an integer dtype",
             "intbool": "an integer or bool dtype",
             "any": "",
@@ -243,7 +245,7 @@ def _unary(
 
         p.jvp = jvp
         p.vjp = vjp
-    if allowed in ("float", "real", "num"):
+    if allowed in ("float", "real", "num", "signed"):
         p.examples = _examples_unary(lo, hi, smooth)
     return p
 
@@ -304,7 +306,8 @@ erf_inv_p = _unary(
 lgamma_p = _unary("lgamma", lax.lgamma, lambda x, y: digamma(x), lo=0.5, hi=3.0, smooth=False)
 digamma_p = _unary("digamma", lax.digamma, None, lo=0.5, hi=3.0)
 # abs: d|x|/dx = sign(x) (0 at 0, as in JAX and PyTorch)
-abs_p = _unary("abs", lax.abs, lambda x, y: sign(x), allowed="num", smooth=False)
+# lax.abs rejects unsigned integers (fnp.abs returns them unchanged before binding)
+abs_p = _unary("abs", lax.abs, lambda x, y: sign(x), allowed="signed", smooth=False)
 sign_p = _unary("sign", lax.sign, None, allowed="num")
 floor_p = _unary("floor", lax.floor, None, allowed="real")
 ceil_p = _unary("ceil", lax.ceil, None, allowed="real")
