@@ -1,4 +1,4 @@
-"""``compat.torch.optim``: ``Optimizer``, ``SGD``, ``Adam`` and ``AdamW`` with PyTorch's formulas.
+"""``compat.torch.optim``: ``Optimizer``, ``SGD``, ``Adam``, ``AdamW`` and ``lr_scheduler``.
 
 Each group's step is, where the compat core allows, one compiled funcgrad
 program over all its parameters (``fused=False`` selects the per-tensor path).
@@ -9,8 +9,9 @@ Example:
     >>> opt = torch.optim.AdamW(model.parameters(), lr=1e-3)
 """
 
+from compat.torch.optim import lr_scheduler
 from compat.torch.optim.adam import Adam, AdamW
 from compat.torch.optim.optimizer import Optimizer
 from compat.torch.optim.sgd import SGD
 
-__all__ = ["SGD", "Adam", "AdamW", "Optimizer"]
+__all__ = ["SGD", "Adam", "AdamW", "Optimizer", "lr_scheduler"]

@@ -5,7 +5,8 @@ pure update rules (``_functional``) are traced once over lists of arrays, so a
 step of an ``n``-parameter group is one XLA call. Hyperparameters travel as one
 small array argument (changing ``lr`` does not recompile); only the static
 configuration (momentum on/off, amsgrad, ...), the parameters' shapes and
-dtypes, and which state buffers exist select a new program.
+dtypes, and which state buffers exist select a new program. ``trace_counts``
+counts how often each step function has been traced (a new program).
 
 This needs the compat core to expose a Tensor's array (see ``array_access``);
 otherwise, or with ``fused=False``, optimizers use the per-tensor path.
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 import functools
 import sys
+from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
@@ -29,7 +31,11 @@ from compat.torch.optim._functional import (
     sgd_update,
 )
 
-__all__ = ["ArrayAccess", "adam_step", "array_access", "sgd_step"]
+__all__ = ["ArrayAccess", "adam_step", "array_access", "sgd_step", "trace_counts"]
+
+# How many times each compiled step ("sgd_step", "adam_step") was traced: one trace per
+# new program; a learning-rate schedule must not add any.
+trace_counts: Counter[str] = Counter()
 
 
 class ArrayAccess(NamedTuple):
@@ -140,6 +146,7 @@ def _donated(access: ArrayAccess, groups: Sequence[tuple[int, Sequence[Any]]]) -
 @functools.lru_cache(maxsize=64)
 def _sgd_program(cfg: SGDConfig, donate: tuple[int, ...]) -> Any:
     def step(params: list, grads: list, bufs: list, hyper: Any) -> tuple[list, list]:
+        trace_counts["sgd_step"] += 1  # runs only while tracing
         new_params, new_bufs = [], []
         for p, g, b in zip(params, grads, bufs):
             s = SGDScalars(*(hyper[j].astype(p.dtype) for j in range(len(SGDScalars._fields))))
@@ -201,6 +208,7 @@ def _adam_program(cfg: AdamConfig, donate: tuple[int, ...]) -> Any:
     def step(
         params: list, grads: list, exp_avgs: list, exp_avg_sqs: list, maxes: list, hyper: Any
     ) -> tuple[list, list, list, list]:
+        trace_counts["adam_step"] += 1  # runs only while tracing
         outs: tuple[list, list, list, list] = ([], [], [], [])
         for i, (p, g, m, v, vmax) in enumerate(zip(params, grads, exp_avgs, exp_avg_sqs, maxes)):
             s = AdamScalars(*(hyper[i, j].astype(p.dtype) for j in range(n_scalars)))
