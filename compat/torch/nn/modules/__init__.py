@@ -10,10 +10,11 @@ from compat.torch.nn.modules.activation import (
     Softmax,
     Tanh,
 )
+from compat.torch.nn.modules.batchnorm import BatchNorm1d, BatchNorm2d
 from compat.torch.nn.modules.container import ModuleDict, ModuleList, Sequential
 from compat.torch.nn.modules.conv import Conv1d, Conv2d
 from compat.torch.nn.modules.dropout import Dropout
-from compat.torch.nn.modules.flatten import Flatten
+from compat.torch.nn.modules.flatten import Flatten, Unflatten
 from compat.torch.nn.modules.linear import Identity, Linear
 from compat.torch.nn.modules.loss import (
     BCEWithLogitsLoss,
@@ -23,21 +24,40 @@ from compat.torch.nn.modules.loss import (
     NLLLoss,
 )
 from compat.torch.nn.modules.module import Module
+from compat.torch.nn.modules.normalization import GroupNorm, LayerNorm
+from compat.torch.nn.modules.pooling import (
+    AdaptiveAvgPool2d,
+    AvgPool1d,
+    AvgPool2d,
+    MaxPool1d,
+    MaxPool2d,
+)
+from compat.torch.nn.modules.sparse import Embedding
 
 __all__ = [
     "GELU",
+    "AdaptiveAvgPool2d",
+    "AvgPool1d",
+    "AvgPool2d",
     "BCEWithLogitsLoss",
+    "BatchNorm1d",
+    "BatchNorm2d",
     "Conv1d",
     "Conv2d",
     "CrossEntropyLoss",
     "Dropout",
+    "Embedding",
     "Flatten",
+    "GroupNorm",
     "Identity",
     "L1Loss",
+    "LayerNorm",
     "LeakyReLU",
     "Linear",
     "LogSoftmax",
     "MSELoss",
+    "MaxPool1d",
+    "MaxPool2d",
     "Module",
     "ModuleDict",
     "ModuleList",
@@ -48,4 +68,5 @@ __all__ = [
     "Sigmoid",
     "Softmax",
     "Tanh",
+    "Unflatten",
 ]

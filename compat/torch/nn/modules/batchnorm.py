@@ -1,0 +1,142 @@
+"""``nn.BatchNorm1d`` and ``nn.BatchNorm2d`` as in ``torch/nn/modules/batchnorm.py``.
+
+Buffers ``running_mean``, ``running_var`` and ``num_batches_tracked`` (int64) are
+registered like PyTorch's, so ``state_dict`` keys and values move between compat and
+real PyTorch. In training mode the batch statistics normalise the input and the buffers
+are updated in place without recording gradients (``momentum=None``: cumulative
+average); in eval mode the buffers normalise.
+
+Example:
+    >>> import compat.torch as torch
+    >>> bn = torch.nn.BatchNorm1d(3)
+    >>> _ = bn(torch.randn(8, 3))
+    >>> int(bn.num_batches_tracked)
+    1
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import compat.torch as torch
+from compat.torch.nn import functional as F
+from compat.torch.nn import init
+from compat.torch.nn.modules.module import Module
+from compat.torch.nn.parameter import Parameter
+
+__all__ = ["BatchNorm1d", "BatchNorm2d"]
+
+
+def _factory(shape: tuple[int, ...], fn: Any, dtype: Any) -> Any:
+    return fn(shape) if dtype is None else fn(shape, dtype=dtype)
+
+
+class _NormBase(Module):
+    """Parameters and running-statistics buffers (PyTorch's ``_NormBase``)."""
+
+    _version = 2
+
+    def __init__(
+        self,
+        num_features: int,
+        eps: float = 1e-5,
+        momentum: float | None = 0.1,
+        affine: bool = True,
+        track_running_stats: bool = True,
+        device: Any = None,
+        dtype: Any = None,
+        *,
+        bias: bool = True,
+    ) -> None:
+        super().__init__()
+        self.num_features = num_features
+        self.eps = eps
+        self.momentum = momentum
+        self.affine = affine
+        self.track_running_stats = track_running_stats
+        if self.affine:
+            self.weight = Parameter(_factory((num_features,), torch.empty, dtype))
+            if bias:
+                self.bias = Parameter(_factory((num_features,), torch.empty, dtype))
+            else:
+                self.register_parameter("bias", None)
+        else:
+            self.register_parameter("weight", None)
+            self.register_parameter("bias", None)
+        if self.track_running_stats:
+            self.register_buffer("running_mean", _factory((num_features,), torch.zeros, dtype))
+            self.register_buffer("running_var", _factory((num_features,), torch.ones, dtype))
+            self.register_buffer("num_batches_tracked", torch.tensor(0, dtype=torch.int64))
+        else:
+            self.register_buffer("running_mean", None)
+            self.register_buffer("running_var", None)
+            self.register_buffer("num_batches_tracked", None)
+        self.reset_parameters()
+
+    def reset_running_stats(self) -> None:
+        """Running mean 0, running variance 1, no batches tracked."""
+        if self.track_running_stats:
+            with torch.no_grad():
+                self.running_mean.zero_()
+                self.running_var.fill_(1)
+                self.num_batches_tracked.zero_()
+
+    def reset_parameters(self) -> None:
+        """Reset the running statistics, ``weight`` to ones and ``bias`` to zeros."""
+        self.reset_running_stats()
+        if self.affine:
+            init.ones_(self.weight)
+            if self.bias is not None:
+                init.zeros_(self.bias)
+
+    def _check_input_dim(self, input: Any) -> None:
+        raise NotImplementedError
+
+    def extra_repr(self) -> str:
+        return (
+            f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, "
+            f"affine={self.affine}, bias={self.bias is not None}, "
+            f"track_running_stats={self.track_running_stats}"
+        )
+
+
+class _BatchNorm(_NormBase):
+    def forward(self, input: Any) -> Any:
+        self._check_input_dim(input)
+        factor = 0.0 if self.momentum is None else self.momentum
+        if self.training and self.track_running_stats and self.num_batches_tracked is not None:
+            with torch.no_grad():
+                self.num_batches_tracked.add_(1)
+            if self.momentum is None:  # cumulative moving average
+                factor = 1.0 / float(self.num_batches_tracked)
+        if self.training:
+            bn_training = True
+        else:
+            bn_training = self.running_mean is None and self.running_var is None
+        use_buffers = not self.training or self.track_running_stats
+        return F.batch_norm(
+            input,
+            self.running_mean if use_buffers else None,
+            self.running_var if use_buffers else None,
+            self.weight,
+            self.bias,
+            bn_training,
+            factor,
+            self.eps,
+        )
+
+
+class BatchNorm1d(_BatchNorm):
+    """Batch normalisation of ``(N, C)`` or ``(N, C, L)`` input over all but dim 1."""
+
+    def _check_input_dim(self, input: Any) -> None:
+        if input.dim() != 2 and input.dim() != 3:
+            raise ValueError(f"expected 2D or 3D input (got {input.dim()}D input)")
+
+
+class BatchNorm2d(_BatchNorm):
+    """Batch normalisation of ``(N, C, H, W)`` input over all but dim 1."""
+
+    def _check_input_dim(self, input: Any) -> None:
+        if input.dim() != 4:
+            raise ValueError(f"expected 4D input (got {input.dim()}D input)")

@@ -1,0 +1,122 @@
+"""``nn.LayerNorm`` and ``nn.GroupNorm`` as in ``torch/nn/modules/normalization.py``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import compat.torch as torch
+from compat.torch.nn import functional as F
+from compat.torch.nn import init
+from compat.torch.nn.modules.module import Module
+from compat.torch.nn.parameter import Parameter
+
+__all__ = ["GroupNorm", "LayerNorm"]
+
+
+def _empty(shape: tuple[int, ...], dtype: Any) -> Any:
+    return torch.empty(shape) if dtype is None else torch.empty(shape, dtype=dtype)
+
+
+class LayerNorm(Module):
+    """Normalise over the trailing ``normalized_shape`` dimensions; ``weight`` (ones) and
+    ``bias`` (zeros) of that shape when ``elementwise_affine``.
+
+    Example:
+        >>> import compat.torch as torch
+        >>> torch.nn.LayerNorm(4)(torch.randn(2, 3, 4)).shape
+        torch.Size([2, 3, 4])
+    """
+
+    def __init__(
+        self,
+        normalized_shape: int | list[int] | tuple[int, ...],
+        eps: float = 1e-5,
+        elementwise_affine: bool = True,
+        bias: bool = True,
+        device: Any = None,
+        dtype: Any = None,
+    ) -> None:
+        super().__init__()
+        if isinstance(normalized_shape, int):
+            normalized_shape = (normalized_shape,)
+        self.normalized_shape = tuple(normalized_shape)
+        self.eps = eps
+        self.elementwise_affine = elementwise_affine
+        if self.elementwise_affine:
+            self.weight = Parameter(_empty(self.normalized_shape, dtype))
+            if bias:
+                self.bias = Parameter(_empty(self.normalized_shape, dtype))
+            else:
+                self.register_parameter("bias", None)
+        else:
+            self.register_parameter("weight", None)
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        """``weight`` to ones, ``bias`` to zeros."""
+        if self.elementwise_affine:
+            init.ones_(self.weight)
+            if self.bias is not None:
+                init.zeros_(self.bias)
+
+    def forward(self, input: Any) -> Any:
+        return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
+
+    def extra_repr(self) -> str:
+        return (
+            f"{self.normalized_shape}, eps={self.eps}, "
+            f"elementwise_affine={self.elementwise_affine}, bias={self.bias is not None}"
+        )
+
+
+class GroupNorm(Module):
+    """Normalise ``num_groups`` groups of channels of ``(N, C, *)`` input; per-channel
+    ``weight`` and ``bias`` when ``affine``."""
+
+    def __init__(
+        self,
+        num_groups: int,
+        num_channels: int,
+        eps: float = 1e-5,
+        affine: bool = True,
+        device: Any = None,
+        dtype: Any = None,
+        *,
+        bias: bool = True,
+    ) -> None:
+        super().__init__()
+        if num_channels % num_groups != 0:
+            raise ValueError(
+                f"num_channels ({num_channels}) must be divisible by num_groups ({num_groups})"
+            )
+        self.num_groups = num_groups
+        self.num_channels = num_channels
+        self.eps = eps
+        self.affine = affine
+        if self.affine:
+            self.weight = Parameter(_empty((num_channels,), dtype))
+            if bias:
+                self.bias = Parameter(_empty((num_channels,), dtype))
+            else:
+                self.register_parameter("bias", None)
+        else:
+            self.register_parameter("weight", None)
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        """``weight`` to ones, ``bias`` to zeros."""
+        if self.affine:
+            init.ones_(self.weight)
+            if self.bias is not None:
+                init.zeros_(self.bias)
+
+    def forward(self, input: Any) -> Any:
+        return F.group_norm(input, self.num_groups, self.weight, self.bias, self.eps)
+
+    def extra_repr(self) -> str:
+        return (
+            f"{self.num_groups}, {self.num_channels}, eps={self.eps}, affine={self.affine}, "
+            f"bias={self.bias is not None}"
+        )

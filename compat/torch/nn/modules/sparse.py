@@ -1,0 +1,140 @@
+"""``nn.Embedding`` as in ``torch/nn/modules/sparse.py`` (dense gradients only)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import compat.torch as torch
+from compat.torch.nn import functional as F
+from compat.torch.nn import init
+from compat.torch.nn.modules.module import Module
+from compat.torch.nn.parameter import Parameter
+
+__all__ = ["Embedding"]
+
+
+class Embedding(Module):
+    """A lookup table of ``num_embeddings`` vectors of size ``embedding_dim``.
+
+    ``weight`` is drawn from ``N(0, 1)``; the ``padding_idx`` row (negative values count
+    from the end) starts at zero and never receives a gradient. ``max_norm``,
+    ``scale_grad_by_freq`` and ``sparse=True`` raise ``NotImplementedError``.
+
+    Example:
+        >>> import compat.torch as torch
+        >>> emb = torch.nn.Embedding(10, 3, padding_idx=0)
+        >>> emb(torch.tensor([[0, 2], [4, 0]])).shape
+        torch.Size([2, 2, 3])
+    """
+
+    def __init__(
+        self,
+        num_embeddings: int,
+        embedding_dim: int,
+        padding_idx: int | None = None,
+        max_norm: float | None = None,
+        norm_type: float = 2.0,
+        scale_grad_by_freq: bool = False,
+        sparse: bool = False,
+        _weight: Any = None,
+        _freeze: bool = False,
+        device: Any = None,
+        dtype: Any = None,
+    ) -> None:
+        super().__init__()
+        self.num_embeddings = num_embeddings
+        self.embedding_dim = embedding_dim
+        if padding_idx is not None:
+            if padding_idx > 0:
+                if padding_idx >= self.num_embeddings:
+                    raise AssertionError("Padding_idx must be within num_embeddings")
+            elif padding_idx < 0:
+                if padding_idx < -self.num_embeddings:
+                    raise AssertionError("Padding_idx must be within num_embeddings")
+                padding_idx = self.num_embeddings + padding_idx
+        self.padding_idx = padding_idx
+        for name, value in (
+            ("max_norm", max_norm is not None),
+            ("scale_grad_by_freq", scale_grad_by_freq),
+            ("sparse", sparse),
+        ):
+            if value:
+                raise NotImplementedError(f"compat nn.Embedding does not support {name} yet")
+        self.max_norm = max_norm
+        self.norm_type = norm_type
+        self.scale_grad_by_freq = scale_grad_by_freq
+        self.sparse = sparse
+        if _weight is None:
+            shape = (num_embeddings, embedding_dim)
+            w = torch.empty(shape) if dtype is None else torch.empty(shape, dtype=dtype)
+            self.weight = Parameter(w, requires_grad=not _freeze)
+            self.reset_parameters()
+        else:
+            if list(_weight.shape) != [num_embeddings, embedding_dim]:
+                raise AssertionError(
+                    "Shape of weight does not match num_embeddings and embedding_dim"
+                )
+            self.weight = Parameter(_weight, requires_grad=not _freeze)
+
+    def reset_parameters(self) -> None:
+        """Draw ``weight`` from ``N(0, 1)`` and zero the padding row."""
+        init.normal_(self.weight)
+        self._fill_padding_idx_with_zero()
+
+    def _fill_padding_idx_with_zero(self) -> None:
+        if self.padding_idx is not None:
+            with torch.no_grad():
+                self.weight[self.padding_idx] = 0.0
+
+    def forward(self, input: Any) -> Any:
+        return F.embedding(
+            input,
+            self.weight,
+            self.padding_idx,
+            self.max_norm,
+            self.norm_type,
+            self.scale_grad_by_freq,
+            self.sparse,
+        )
+
+    def extra_repr(self) -> str:
+        s = f"{self.num_embeddings}, {self.embedding_dim}"
+        if self.padding_idx is not None:
+            s += f", padding_idx={self.padding_idx}"
+        if self.max_norm is not None:
+            s += f", max_norm={self.max_norm}"
+        if self.norm_type != 2:
+            s += f", norm_type={self.norm_type}"
+        if self.scale_grad_by_freq is not False:
+            s += ", scale_grad_by_freq=True"
+        if self.sparse is not False:
+            s += ", sparse=True"
+        return s
+
+    @classmethod
+    def from_pretrained(
+        cls,
+        embeddings: Any,
+        freeze: bool = True,
+        padding_idx: int | None = None,
+        max_norm: float | None = None,
+        norm_type: float = 2.0,
+        scale_grad_by_freq: bool = False,
+        sparse: bool = False,
+    ) -> Embedding:
+        """An ``Embedding`` whose weight is (a copy of the values of) the 2-D ``embeddings``;
+        frozen (no gradient) unless ``freeze=False``."""
+        if embeddings.dim() != 2:
+            raise AssertionError("Embeddings parameter is expected to be 2-dimensional")
+        rows, cols = embeddings.shape
+        return cls(
+            num_embeddings=rows,
+            embedding_dim=cols,
+            _weight=embeddings.detach().clone(),
+            _freeze=freeze,
+            padding_idx=padding_idx,
+            max_norm=max_norm,
+            norm_type=norm_type,
+            scale_grad_by_freq=scale_grad_by_freq,
+            sparse=sparse,
+        )
