@@ -1,4 +1,4 @@
-"""``flow.optim``: re-exports ``compat.torch.optim`` (SGD, Adam, AdamW, Optimizer)."""
+"""``flow.optim``: re-exports ``compat.torch.optim`` (SGD, Adam, AdamW, Optimizer, lr_scheduler)."""
 
 from compat.torch.optim import *  # noqa: F403
 from compat.torch.optim import __all__  # noqa: F401
