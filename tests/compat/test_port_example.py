@@ -85,8 +85,28 @@ def test_same_script_on_real_pytorch_reaches_the_same_accuracy(compat_run):
     assert abs(torch_acc - compat_acc) <= 0.04, (torch_acc, compat_acc)
 
 
+def test_cnn_with_conv_batchnorm_pooling_and_a_schedule_matches_real_pytorch():
+    """The CNN variant (Conv2d, BatchNorm2d, MaxPool2d, AdaptiveAvgPool2d, Flatten, cosine
+    LR schedule) trains unchanged on both backends to the same accuracy within noise."""
+    pytest.importorskip("sklearn")
+    pytest.importorskip("torch")
+    args = ("--model", "cnn", "--epochs", "5", "--lr", "0.01", "--no-progress")
+    compat_acc = _final_accuracy(_run("--backend", "compat", *args))
+    torch_acc = _final_accuracy(_run("--backend", "torch", *args))
+    assert compat_acc >= 0.93 and torch_acc >= 0.93, (compat_acc, torch_acc)
+    assert abs(torch_acc - compat_acc) <= 0.04, (torch_acc, compat_acc)
+
+
 def test_help_lists_the_backend_flag():
     proc = _run("--help", timeout=120)
     assert proc.returncode == 0, proc.stderr[-2000:]
-    for flag in ("--backend", "--epochs", "--batch-size", "--lr", "--seed", "--no-progress"):
+    for flag in (
+        "--backend",
+        "--model",
+        "--epochs",
+        "--batch-size",
+        "--lr",
+        "--seed",
+        "--no-progress",
+    ):
         assert flag in proc.stdout
