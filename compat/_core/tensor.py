@@ -619,6 +619,12 @@ def run_recorded(op: Op, datas: Sequence[Any], edges: Sequence[Any]) -> list:
     live = [any(mask[i] for i in d) for d in deps]
     if not any(live):
         return [Tensor._wrap_result(o) for o in op.run(*datas)]
+    # an input no live output depends on gets no edge, so a later backward leaves its
+    # ``.grad`` untouched (``None``) as PyTorch does, instead of accumulating zeros
+    used = frozenset().union(*(d for d, lv in zip(deps, live) if lv))
+    if not all(i in used for i, m in enumerate(mask) if m):
+        mask = tuple(m and i in used for i, m in enumerate(mask))
+        edges = tuple(e if m else None for e, m in zip(edges, mask))
     entry = op.vjp(mask)
     outs, res = entry.forward(datas)
     node = Node(entry, res, list(datas), tuple(edges), None)

@@ -296,6 +296,19 @@ def test_grad_of_grad_through_backward_create_graph(lib):
     np.testing.assert_allclose(npv(x.grad), [-np.sin(0.5)])
 
 
+def test_double_backward_leaves_grad_of_unused_parameter_none(lib):
+    # the first-order gradient wrt x does not depend on the bias: a backward through it
+    # must not touch bias.grad (PyTorch leaves it None), while weight and x get gradients
+    lib.manual_seed(0)
+    x = lib.ones(3, 4, dtype=lib.float64, requires_grad=True)
+    lin = lib.nn.Linear(4, 2).double()
+    (g,) = lib.autograd.grad(lin(x * x).sum(), x, create_graph=True)
+    g.sum().backward()
+    assert lin.bias.grad is None
+    assert lin.weight.grad is not None and x.grad is not None
+    np.testing.assert_allclose(npv(lin.weight.grad), np.full((2, 4), 6.0))
+
+
 def test_grad_outputs_requiring_grad_are_differentiable(lib):
     x = lib.tensor([1.0, 2.0], dtype=lib.float64, requires_grad=True)
     v = lib.tensor([3.0, 4.0], dtype=lib.float64, requires_grad=True)
