@@ -65,20 +65,7 @@ def _desc(lhs: Aval, rhs: Aval, params: dict) -> str:
 
 
 def _join_dtype(lhs: Aval, rhs: Aval, desc: str) -> tuple[np.dtype, bool]:
-    if not lhs.weak_type and not rhs.weak_type and lhs.dtype != rhs.dtype:
-        raise TypeError(
-            f"conv_general_dilated requires operands of one dtype, got {desc}; "
-            "convert one of them first"
-        )
-    if lhs.weak_type != rhs.weak_type:
-        strong, weak = (rhs, lhs) if lhs.weak_type else (lhs, rhs)
-        if dtypes.kind(weak.dtype) > dtypes.kind(strong.dtype):
-            raise TypeError(
-                f"conv_general_dilated: weakly typed operand {weak} does not fit dtype "
-                f"{strong.dtype}, got {desc}"
-            )
-        return strong.dtype, False
-    return lhs.dtype, lhs.weak_type
+    return rules.join_bilinear_dtypes("conv_general_dilated", lhs, rhs, desc)
 
 
 def _check_preferred(dtype: np.dtype, pet: np.dtype, desc: str) -> None:

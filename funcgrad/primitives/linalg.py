@@ -42,20 +42,7 @@ def _free(ndim: int, contract: Sequence[int], batch: Sequence[int]) -> list[int]
 
 
 def _join_dtype(x: Aval, y: Aval, dn: Any) -> tuple[np.dtype, bool]:
-    if not x.weak_type and not y.weak_type and x.dtype != y.dtype:
-        raise TypeError(
-            f"dot_general requires operands of one dtype, got {x} and {y} "
-            f"(dimension_numbers={dn}); convert one of them first"
-        )
-    if x.weak_type != y.weak_type:
-        strong, weak = (y, x) if x.weak_type else (x, y)
-        if dtypes.kind(weak.dtype) > dtypes.kind(strong.dtype):
-            raise TypeError(
-                f"dot_general: weakly typed operand {weak} does not fit dtype {strong.dtype} "
-                f"(operands {x} and {y})"
-            )
-        return strong.dtype, False
-    return x.dtype, x.weak_type
+    return rules.join_bilinear_dtypes("dot_general", x, y, f"{x} and {y} (dimension_numbers={dn})")
 
 
 def _as_dtype(v: Any, dtype: np.dtype) -> Any:

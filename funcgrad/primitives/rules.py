@@ -82,3 +82,22 @@ def rand(rng: np.random.Generator, shape: tuple, dtype: str = "float64", lo=-2.0
     if dt.kind == "b":
         return rng.random(size=shape) < 0.5
     raise TypeError(dt)
+
+
+def join_bilinear_dtypes(name: str, x: Aval, y: Aval, context: str) -> tuple[np.dtype, bool]:
+    """Result dtype and weak type of a bilinear primitive (``dot_general``, convolution):
+    the operands share one dtype, except that a weakly typed operand takes the other's
+    when it fits (as in ``jax.lax``). ``context`` describes the operands for errors."""
+    if not x.weak_type and not y.weak_type and x.dtype != y.dtype:
+        raise TypeError(
+            f"{name} requires operands of one dtype, got {context}; convert one of them first"
+        )
+    if x.weak_type != y.weak_type:
+        strong, weak = (y, x) if x.weak_type else (x, y)
+        if dtypes.kind(weak.dtype) > dtypes.kind(strong.dtype):
+            raise TypeError(
+                f"{name}: weakly typed operand {weak} does not fit dtype {strong.dtype}, "
+                f"got {context}"
+            )
+        return strong.dtype, False
+    return x.dtype, x.weak_type
