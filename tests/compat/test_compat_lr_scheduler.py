@@ -641,3 +641,257 @@ def test_schedule_does_not_retrace_the_compiled_step(real_torch, kind):
     for c, t in zip(c_params, t_params):
         np.testing.assert_allclose(c, t, rtol=1e-10, atol=1e-12)
     assert math.isfinite(float(c_params[0].sum()))
+
+
+# ---------------------------------------------------------------------------
+# CyclicLR and CosineAnnealingWarmRestarts
+# ---------------------------------------------------------------------------
+
+
+class _ScaleBy:
+    """A callable-object ``scale_fn`` (its ``__dict__`` is saved in the state dict)."""
+
+    def __init__(self, rate):
+        self.rate = rate
+
+    def __call__(self, x):
+        return self.rate**x
+
+
+CYCLIC_CASES = {
+    "triangular": _sched("CyclicLR", base_lr=0.01, max_lr=0.1, step_size_up=4),
+    "triangular-asym-per-group": _sched(
+        "CyclicLR",
+        base_lr=[0.01, 0.002],
+        max_lr=[0.1, 0.05],
+        step_size_up=3,
+        step_size_down=5,
+        base_momentum=[0.8, 0.7],
+        max_momentum=[0.9, 0.95],
+    ),
+    "triangular2": _sched(
+        "CyclicLR", base_lr=0.001, max_lr=0.2, step_size_up=2, step_size_down=4, mode="triangular2"
+    ),
+    "exp_range": _sched(
+        "CyclicLR", base_lr=0.005, max_lr=0.3, step_size_up=5, mode="exp_range", gamma=0.93
+    ),
+    "scale_fn-cycle": _sched(
+        "CyclicLR", base_lr=0.01, max_lr=0.1, step_size_up=3, scale_fn=lambda c: 1.0 / c
+    ),
+    "scale_fn-iterations": _sched(
+        "CyclicLR",
+        base_lr=0.01,
+        max_lr=0.1,
+        step_size_up=4,
+        step_size_down=2,
+        scale_fn=_ScaleBy(0.97),
+        scale_mode="iterations",
+    ),
+    "no-momentum": _sched(
+        "CyclicLR", base_lr=0.02, max_lr=0.2, step_size_up=3, cycle_momentum=False
+    ),
+}
+
+WARM_RESTART_CASES = {
+    "T_0=5": _sched("CosineAnnealingWarmRestarts", T_0=5),
+    "T_0=3,T_mult=2,eta_min": _sched("CosineAnnealingWarmRestarts", T_0=3, T_mult=2, eta_min=1e-3),
+    "T_0=1,T_mult=3": _sched("CosineAnnealingWarmRestarts", T_0=1, T_mult=3, eta_min=0),
+}
+
+
+@pytest.mark.parametrize("kind", ["SGD", "Adam", "AdamW"])
+@pytest.mark.parametrize("case", sorted(CYCLIC_CASES))
+def test_cyclic_lr_matches_pytorch_with_momentum_or_betas(real_torch, case, kind):
+    """lr, SGD momentum / Adam betas and group keys are PyTorch's at every step."""
+    c_opt, t_opt, c_sched, t_sched = _side_by_side(real_torch, kind, CYCLIC_CASES[case], steps=40)
+    for cg, tg in zip(c_opt.param_groups, t_opt.param_groups):
+        assert cg.keys() == tg.keys()
+        assert {k: cg[k] for k in cg if k != "params"} == {k: tg[k] for k in tg if k != "params"}
+    # the momentum (SGD) or beta1 (Adam) really cycles, unless cycle_momentum=False
+    seen = set()
+    for _ in range(8):
+        for opt, sched in ((c_opt, c_sched), (t_opt, t_sched)):
+            opt.step()
+            sched.step()
+        _assert_same(c_opt, t_opt, c_sched, t_sched, "more steps")
+        group = c_opt.param_groups[0]
+        seen.add(group["momentum"] if kind == "SGD" else group["betas"][0])
+    assert len(seen) == 1 if case == "no-momentum" else len(seen) >= 4
+
+
+@pytest.mark.parametrize("kind", ["SGD", "Adam"])
+@pytest.mark.parametrize("case", sorted(WARM_RESTART_CASES))
+def test_warm_restarts_match_pytorch(real_torch, case, kind):
+    _, _, c_sched, t_sched = _side_by_side(real_torch, kind, WARM_RESTART_CASES[case], steps=40)
+    assert (c_sched.T_cur, c_sched.T_i, c_sched._step_count) == (
+        t_sched.T_cur,
+        t_sched.T_i,
+        t_sched._step_count,
+    )
+
+
+@pytest.mark.parametrize("case", sorted(WARM_RESTART_CASES))
+def test_warm_restarts_fractional_and_interleaved_epochs_match_pytorch(real_torch, case):
+    """``step(epoch + i / iters)`` per batch, then jumps and plain ``step()`` interleaved."""
+    make = WARM_RESTART_CASES[case]
+    c_opt, t_opt = _optimizer(ctorch, "SGD"), _optimizer(real_torch, "SGD")
+    c_sched, t_sched = make(ctorch, c_opt), make(real_torch, t_opt)
+    iters = 7
+    epochs = [e + i / iters for e in range(12) for i in range(iters)]
+    epochs += [26, None, None, 2.5, None, 0, 0.999, 40.25, None, 3, 9.0, 21.75, None]
+    for k, epoch in enumerate(epochs):
+        c_opt.step()
+        t_opt.step()
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # no deprecation warning for step(epoch) here
+            c_sched.step(epoch)
+            t_sched.step(epoch)
+        _assert_same(c_opt, t_opt, c_sched, t_sched, f"#{k} epoch {epoch}")
+        assert (c_sched.T_cur, c_sched.T_i, c_sched.last_epoch) == (
+            t_sched.T_cur,
+            t_sched.T_i,
+            t_sched.last_epoch,
+        ), (k, epoch)
+    assert c_sched.state_dict() == t_sched.state_dict()
+
+
+def _resume_both_ways(real_torch, make, kind, steps_before=13, steps_after=25):
+    c_opt, t_opt, c_sched, t_sched = _side_by_side(real_torch, kind, make, steps=steps_before)
+    c_state, t_state = c_sched.state_dict(), t_sched.state_dict()
+    assert c_state.keys() == t_state.keys()
+    assert c_state == t_state
+    # a fresh compat pair from compat's state; a fresh PyTorch pair from compat's state too
+    r_opt = _optimizer(ctorch, kind, lrs=(5.0, 6.0))
+    r_sched = make(ctorch, r_opt)
+    r_opt.load_state_dict(copy.deepcopy(c_opt.state_dict()))
+    r_sched.load_state_dict(copy.deepcopy(c_state))
+    x_opt = _optimizer(real_torch, kind, lrs=(5.0, 6.0))
+    x_sched = make(real_torch, x_opt)
+    x_opt.load_state_dict(copy.deepcopy(t_opt.state_dict()))
+    x_sched.load_state_dict(copy.deepcopy(c_state))
+    for i in range(steps_after):
+        for opt, sched in ((r_opt, r_sched), (t_opt, t_sched), (x_opt, x_sched)):
+            opt.step()
+            sched.step()
+        _assert_same(r_opt, t_opt, r_sched, t_sched, f"resumed {i}")
+        _assert_same(r_opt, x_opt, r_sched, x_sched, f"cross-loaded {i}")
+
+
+@pytest.mark.parametrize("kind", ["SGD", "Adam"])
+@pytest.mark.parametrize(
+    "case", ["triangular2", "exp_range", "scale_fn-iterations", "no-momentum", "T_0=3,T_mult=2"]
+)
+def test_cyclic_state_dict_round_trip_like_pytorch(real_torch, case, kind):
+    make = CYCLIC_CASES.get(case) or WARM_RESTART_CASES[f"{case},eta_min"]
+    _resume_both_ways(real_torch, make, kind)
+
+
+def test_cyclic_lr_state_dict_saves_scale_fn_objects_only(real_torch):
+    for lib in (ctorch, real_torch):
+        s = lib.optim.lr_scheduler
+        opt = _optimizer(lib, "SGD")
+        sched = s.CyclicLR(opt, 0.01, 0.1, step_size_up=2, scale_fn=_ScaleBy(0.5))
+        state = sched.state_dict()
+        assert state["_scale_fn_custom"] == {"rate": 0.5}
+        assert "_scale_fn_ref" not in state
+        other = _ScaleBy(0.9)
+        fresh = s.CyclicLR(_optimizer(lib, "SGD"), 0.01, 0.1, step_size_up=2, scale_fn=other)
+        fresh.load_state_dict(state)
+        assert other.rate == 0.5
+        plain = s.CyclicLR(_optimizer(lib, "SGD"), 0.01, 0.1, scale_fn=lambda x: 1.0)
+        assert plain.state_dict()["_scale_fn_custom"] is None
+        built_in = s.CyclicLR(_optimizer(lib, "SGD"), 0.01, 0.1, mode="exp_range", gamma=0.9)
+        restored = s.CyclicLR(_optimizer(lib, "SGD"), 0.01, 0.1)
+        restored.load_state_dict(built_in.state_dict())
+        assert restored.scale_mode == "iterations" and restored.scale_fn(2) == 0.9**2
+
+
+def test_cyclic_lr_last_epoch_resume_matches_pytorch(real_torch):
+    def make(lib, opt):
+        for g in opt.param_groups:
+            g["initial_lr"] = g["lr"]
+            g["max_momentum"], g["base_momentum"] = 0.9, 0.8
+        return lib.optim.lr_scheduler.CyclicLR(
+            opt, 0.01, 0.1, step_size_up=3, mode="triangular2", last_epoch=7
+        )
+
+    _side_by_side(real_torch, "SGD", make, steps=20)
+
+    def make_warm(lib, opt):
+        for g in opt.param_groups:
+            g["initial_lr"] = g["lr"] * 2
+        return lib.optim.lr_scheduler.CosineAnnealingWarmRestarts(opt, 4, 2, last_epoch=9)
+
+    _side_by_side(real_torch, "SGD", make_warm, steps=20)
+
+
+def _no_momentum_optimizer(lib):
+    class Plain(lib.optim.Optimizer):
+        def __init__(self, params, lr=0.1):
+            super().__init__(params, {"lr": lr})
+
+        def step(self, closure=None):
+            return None
+
+    return Plain([lib.nn.Parameter(lib.tensor(np.ones(2)))])
+
+
+def _cyclic_errors(lib, opt):
+    s = lib.optim.lr_scheduler
+    return [
+        (ValueError, lambda: s.CyclicLR(_no_momentum_optimizer(lib), 0.01, 0.1)),
+        (ValueError, lambda: s.CyclicLR(opt, 0.01, 0.1, mode="sawtooth")),
+        (ValueError, lambda: s.CyclicLR(opt, [0.01], 0.1)),
+        (ValueError, lambda: s.CyclicLR(opt, 0.01, [0.1, 0.2, 0.3])),
+        (ValueError, lambda: s.CyclicLR(opt, 0.01, 0.1, base_momentum=[0.8])),
+        (TypeError, lambda: s.CyclicLR(object(), 0.01, 0.1)),
+        (ValueError, lambda: s.CosineAnnealingWarmRestarts(opt, 0)),
+        (ValueError, lambda: s.CosineAnnealingWarmRestarts(opt, 2.0)),
+        (ValueError, lambda: s.CosineAnnealingWarmRestarts(opt, 2, T_mult=0)),
+        (ValueError, lambda: s.CosineAnnealingWarmRestarts(opt, 2, T_mult=1.5)),
+        (ValueError, lambda: s.CosineAnnealingWarmRestarts(opt, 2, eta_min="0")),
+        (ValueError, lambda: s.CosineAnnealingWarmRestarts(opt, 2).step(-1)),
+    ]
+
+
+def test_cyclic_errors_like_pytorch(real_torch):
+    c_cases = _cyclic_errors(ctorch, _optimizer(ctorch, "SGD"))
+    t_cases = _cyclic_errors(real_torch, _optimizer(real_torch, "SGD"))
+    for i, ((exc, c_fn), (_, t_fn)) in enumerate(zip(c_cases, t_cases)):
+        with pytest.raises(exc) as t_info:
+            t_fn()
+        with pytest.raises(exc) as c_info:
+            c_fn()
+        assert str(c_info.value) == str(t_info.value), i
+
+
+def test_cyclic_lr_without_momentum_on_a_momentum_free_optimizer(real_torch):
+    """``cycle_momentum=False`` works where cycling momentum raises."""
+    for lib in (ctorch, real_torch):
+        opt = _no_momentum_optimizer(lib)
+        sched = lib.optim.lr_scheduler.CyclicLR(
+            opt, 0.01, 0.1, step_size_up=2, cycle_momentum=False
+        )
+        opt.step()
+        sched.step()
+        assert sched.get_last_lr() == [0.01 + (0.1 - 0.01) * 0.5]
+        assert "momentum" not in opt.param_groups[0] and "max_momentum" not in opt.param_groups[0]
+
+
+def test_cyclic_schedulers_warn_like_pytorch(both):
+    for lib in both:
+        s = lib.optim.lr_scheduler
+        opt = _optimizer(lib, "SGD")
+        cyc = s.CyclicLR(opt, 0.01, 0.1)
+        with pytest.warns(UserWarning, match=r"Detected call of `lr_scheduler.step\(\)` before"):
+            cyc.step()
+        with pytest.warns(UserWarning, match=r"please use `get_last_lr\(\)`"):
+            cyc.get_lr()
+        warm = s.CosineAnnealingWarmRestarts(_optimizer(lib, "SGD"), 3)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # no step-order warning: step() is its own
+            warm.step()
+            warm.step(1.5)
+        assert warm._step_count == 0
+        with pytest.warns(UserWarning, match=r"please use `get_last_lr\(\)`"):
+            warm.get_lr()

@@ -628,3 +628,174 @@ def test_lenet_trains_like_torch(real_torch):
     np.testing.assert_allclose(losses[0], losses[1], rtol=1e-10)
     for (k, v), (_, v2) in zip(ours.state_dict().items(), theirs.state_dict().items()):
         np.testing.assert_allclose(_np(v), _np(v2), rtol=1e-9, atol=1e-12, err_msg=k)
+
+
+# ---------------------------------------------------------------------------
+# instance normalisation
+# ---------------------------------------------------------------------------
+
+INSTANCE_NORMS = [
+    (lambda n: n.InstanceNorm1d(3), (4, 3, 5)),
+    (lambda n: n.InstanceNorm1d(3, affine=True), (2, 3, 6)),
+    (lambda n: n.InstanceNorm1d(3, affine=True, track_running_stats=True), (4, 3, 5)),
+    (lambda n: n.InstanceNorm1d(2, momentum=None, track_running_stats=True), (3, 2, 4)),
+    (lambda n: n.InstanceNorm1d(3, affine=True, bias=False, eps=1e-3), (3, 4)),  # unbatched
+    (lambda n: n.InstanceNorm2d(3), (2, 3, 4, 3)),
+    (
+        lambda n: n.InstanceNorm2d(2, affine=True, momentum=0.3, track_running_stats=True),
+        (3, 2, 3, 4),
+    ),
+    (lambda n: n.InstanceNorm2d(3, affine=True, track_running_stats=True), (3, 2, 5)),  # unbatched
+]
+
+
+@pytest.mark.parametrize("ctor,shape", INSTANCE_NORMS)
+def test_instance_norm_training_eval_and_running_stats_vs_torch(real_torch, ctor, shape):
+    """Training steps (outputs, input/weight/bias gradients, running stats), then eval mode:
+    the running statistics normalise when tracked, the instance's own otherwise."""
+    ours, _ = _train_steps(real_torch, ctor, shape, steps=3)
+    if ours.track_running_stats:
+        assert int(ours.num_batches_tracked) == 0  # PyTorch never counts instance-norm batches
+        for buf in ours.buffers():
+            assert not buf.requires_grad and buf.grad_fn is None
+        if ours.momentum is not None:  # momentum=None means 0.0 here: the buffers stay
+            assert float(ours.running_var.sum()) != ours.num_features
+    _train_steps(real_torch, ctor, shape, steps=2, training=False, seed=1)
+
+
+@pytest.mark.parametrize("ctor,shape", INSTANCE_NORMS)
+def test_instance_norm_double_backward_vs_torch(real_torch, ctor, shape):
+    ours, _ = _train_steps(real_torch, ctor, shape, steps=1, create_graph=True)
+    if ours.affine or not ours.track_running_stats:
+        # (eval with running stats and no affine is linear in the input: PyTorch's gradient
+        # still requires grad, compat's is a constant, as for BatchNorm)
+        _train_steps(real_torch, ctor, shape, steps=1, training=False, create_graph=True)
+
+
+def test_instance_norm_state_dict_round_trip_and_eval_vs_torch(real_torch):
+    rng = np.random.default_rng(12)
+    ctor = lambda n: n.InstanceNorm2d(3, affine=True, track_running_stats=True)
+    ours, theirs = _train_steps(real_torch, ctor, (4, 3, 3, 3), steps=2)
+    assert list(ours.state_dict()) == [
+        "weight",
+        "bias",
+        "running_mean",
+        "running_var",
+        "num_batches_tracked",
+    ]
+    assert ours.state_dict()["num_batches_tracked"].dtype == torch.int64
+    ours.eval()
+    theirs.eval()
+    x = rng.standard_normal((2, 3, 3, 3))
+    _compare(real_torch, lambda lib, t: (ours if lib is torch else theirs)(t), [x])
+    # eval mode leaves the buffers as they are (up to PyTorch's mean of N equal copies)
+    before = {k: _np(v).copy() for k, v in ours.state_dict().items()}
+    ours(torch.tensor(x))
+    for k, v in ours.state_dict().items():
+        np.testing.assert_allclose(_np(v), before[k], rtol=1e-15, atol=0, err_msg=k)
+    # real torch -> fresh compat module, and compat -> fresh torch module
+    fresh = ctor(nn).double()
+    assert str(fresh.load_state_dict(theirs.state_dict())) == "<All keys matched successfully>"
+    back = ctor(real_torch.nn).double()
+    back.load_state_dict(_sd_to_torch(real_torch, ours))
+    for (k, v), (_, v2), (_, v3) in zip(
+        fresh.state_dict().items(), theirs.state_dict().items(), back.state_dict().items()
+    ):
+        np.testing.assert_array_equal(_np(v), _np(v2), err_msg=k)
+        np.testing.assert_allclose(_np(v3), _np(v2), rtol=1e-12, atol=1e-12, err_msg=k)
+    fresh.eval()
+    np.testing.assert_allclose(
+        _np(fresh(torch.tensor(x))), _np(theirs(real_torch.tensor(x))), rtol=1e-10, atol=1e-10
+    )
+    untracked = nn.InstanceNorm1d(4)
+    assert list(untracked.state_dict()) == [] and untracked.running_mean is None
+
+
+@pytest.mark.parametrize("use_input_stats", [True, False])
+@pytest.mark.parametrize("shape", [(3, 2, 5), (2, 2, 3, 4)])
+def test_functional_instance_norm_vs_torch(real_torch, use_input_stats, shape):
+    """Outputs, gradients w.r.t. input/weight/bias, buffer updates and the graph's top nodes."""
+    rng = np.random.default_rng(13)
+    x = rng.standard_normal(shape) * 3.0 - 1.0
+    rm, rv = rng.standard_normal(2), rng.random(2) + 0.5
+    w, b = rng.standard_normal(2), rng.standard_normal(2)
+    got = {}
+    for lib in (torch, real_torch):
+        m, v = lib.tensor(rm), lib.tensor(rv)
+        xt, wt, bt = (lib.tensor(a, requires_grad=True) for a in (x, w, b))
+        y = lib.nn.functional.instance_norm(xt, m, v, wt, bt, use_input_stats, 0.25, 1e-4)
+        names = [y.grad_fn.name(), y.grad_fn.next_functions[0][0].name()]
+        assert names == ["ViewBackward0", "NativeBatchNormBackward0"]
+        (y.pow(3) * lib.tensor(x)).sum().backward()
+        got[lib] = [_np(t) for t in (y, m, v, xt.grad, wt.grad, bt.grad)]
+        # without buffers, affine parameters or gradients
+        plain = lib.nn.functional.instance_norm(lib.tensor(x))
+        got[lib].append(_np(plain))
+    for a, b2 in zip(got[torch], got[real_torch]):
+        np.testing.assert_allclose(a, b2, rtol=1e-10, atol=1e-12)
+    if use_input_stats:
+        assert not np.allclose(got[torch][1], rm)
+
+
+def test_instance_norm_float32_and_feature_mismatch_warning(real_torch):
+    x = np.random.default_rng(14).standard_normal((4, 3, 6)).astype(np.float32)
+    for kw in ({}, dict(affine=True, track_running_stats=True)):
+        ours, theirs = nn.InstanceNorm1d(3, **kw), real_torch.nn.InstanceNorm1d(3, **kw)
+        for training in (True, True, False):
+            ours.train(training)
+            theirs.train(training)
+            y, yt = ours(torch.tensor(x)), theirs(real_torch.tensor(x))
+            assert y.dtype == torch.float32
+            np.testing.assert_allclose(_np(y), _np(yt), rtol=1e-4, atol=1e-5)
+        for (k, v), (_, v2) in zip(ours.state_dict().items(), theirs.state_dict().items()):
+            assert str(v.dtype) == str(v2.dtype)
+            np.testing.assert_allclose(_np(v), _np(v2), rtol=1e-5, atol=1e-6, err_msg=k)
+    assert nn.InstanceNorm2d(2, affine=True, dtype=torch.float64).weight.dtype == torch.float64
+    # affine=False: num_features is unused, a mismatch only warns (as in PyTorch)
+    for lib in (torch, real_torch):
+        with pytest.warns(UserWarning, match="input's size at dim=1 does not match num_features"):
+            y = lib.nn.InstanceNorm1d(5)(lib.tensor(x))
+        assert tuple(y.shape) == x.shape
+
+
+def test_instance_norm_repr_and_exports(real_torch):
+    for args, kw in [
+        ((3,), {}),
+        ((4,), dict(affine=True, bias=False)),
+        ((2,), dict(momentum=None)),
+    ]:
+        for cls in ("InstanceNorm1d", "InstanceNorm2d"):
+            assert repr(getattr(nn, cls)(*args, **kw)) == repr(
+                getattr(real_torch.nn, cls)(*args, **kw)
+            )
+    assert "instance_norm" in F.__all__ and "InstanceNorm2d" in nn.__all__
+    assert issubclass(nn.InstanceNorm1d, nn.Module)
+
+
+@pytest.mark.parametrize(
+    "fn",
+    [
+        lambda t: t.nn.functional.instance_norm(t.zeros(2, 3, 4), use_input_stats=False),
+        lambda t: t.nn.functional.instance_norm(t.zeros(2, 3, 1)),
+        lambda t: t.nn.functional.instance_norm(t.zeros(3)),
+        lambda t: t.nn.functional.instance_norm(
+            t.zeros(3), t.zeros(3), t.ones(3), use_input_stats=False
+        ),
+        lambda t: t.nn.functional.instance_norm(t.zeros(2, 3, 4), weight=t.ones(2)),
+        lambda t: t.nn.functional.instance_norm(t.zeros(2, 3, 4), bias=t.ones(4)),
+        lambda t: t.nn.functional.instance_norm(t.zeros(2, 3, 4), t.zeros(2), t.ones(3)),
+        lambda t: t.nn.functional.instance_norm(t.zeros(2, 3, 4), t.zeros(3), t.ones(2)),
+        lambda t: t.nn.InstanceNorm1d(3)(t.zeros(4)),
+        lambda t: t.nn.InstanceNorm1d(3)(t.zeros(2, 3, 4, 5)),
+        lambda t: t.nn.InstanceNorm2d(3)(t.zeros(3, 4)),
+        lambda t: t.nn.InstanceNorm2d(3)(t.zeros(2, 3, 4, 5, 6)),
+        lambda t: t.nn.InstanceNorm2d(3, affine=True)(t.zeros(2, 4, 3, 3)),
+        lambda t: t.nn.InstanceNorm1d(3, affine=True)(t.zeros(4, 3)),
+        lambda t: t.nn.InstanceNorm2d(3)(t.zeros(2, 3, 1, 1)),
+        lambda t: t.nn.InstanceNorm1d(3)(t.zeros(3, 1)),
+    ],
+)
+def test_instance_norm_errors_match_torch(real_torch, fn):
+    ours, theirs = _error(torch, fn), _error(real_torch, fn)
+    assert theirs[0] is not None and ours[0] is theirs[0], (ours, theirs)
+    assert ours[1] == theirs[1], (ours[1], theirs[1])

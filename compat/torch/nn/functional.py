@@ -41,6 +41,7 @@ __all__ = [
     "embedding",
     "gelu",
     "group_norm",
+    "instance_norm",
     "l1_loss",
     "layer_norm",
     "leaky_relu",
@@ -1402,3 +1403,94 @@ def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
 
 def _size(t: Tensor) -> str:
     return f"torch.Size({list(t.shape)})"
+
+
+# ---------------------------------------------------------------------------
+# instance normalisation
+# ---------------------------------------------------------------------------
+
+
+def _instance_norm_f(x: Any, *wb: Any, eps: float, has_weight: bool) -> Any:
+    axes = tuple(range(2, x.ndim))
+    shape = (1, x.shape[1]) + (1,) * (x.ndim - 2)
+    return _affine(_normalize(x, axes, eps), wb, has_weight, shape)
+
+
+def _instance_stats_f(x: Any) -> Any:
+    """Per-(sample, channel) mean and unbiased variance, each ``(N, C)``."""
+    import funcgrad.numpy as fnp
+
+    axes = tuple(range(2, x.ndim))
+    n = x.size // (x.shape[0] * x.shape[1])
+    mean = fnp.mean(x, axis=axes)
+    xc = x - fnp.reshape(mean, mean.shape + (1,) * (x.ndim - 2))
+    var = fnp.sum(xc * xc, axis=axes) / np.asarray(max(n - 1, 0), dtype=x.dtype)
+    return mean, var
+
+
+def instance_norm(
+    input: Tensor,
+    running_mean: Tensor | None = None,
+    running_var: Tensor | None = None,
+    weight: Tensor | None = None,
+    bias: Tensor | None = None,
+    use_input_stats: bool = True,
+    momentum: float = 0.1,
+    eps: float = 1e-5,
+) -> Tensor:
+    """Normalise every channel of every sample of ``(N, C, *)`` input over its positions.
+
+    ``use_input_stats=True`` uses each instance's statistics (biased variance) and, when
+    running buffers are given, updates them without recording gradients as PyTorch does:
+    each sample updates its own copy (``(1 - momentum) * running + momentum * stat``, with
+    the unbiased variance) and the buffer becomes the mean of the copies.
+    ``use_input_stats=False`` normalises with the running buffers. The result is one
+    ``NativeBatchNormBackward0`` node under a ``ViewBackward0``, like PyTorch's graph.
+    """
+    from compat._core.tensor import apply
+
+    if use_input_stats:
+        size = list(input.shape)
+        if int(np.prod(size[2:])) == 1:
+            raise ValueError(
+                "Expected more than 1 spatial element when training, got input size "
+                f"torch.Size({size})"
+            )
+    if not use_input_stats and (running_mean is None or running_var is None):
+        raise RuntimeError(
+            "Expected running_mean and running_var to be defined when use_input_stats is false"
+        )
+    if input.dim() == 0:  # PyTorch reads sizes 0 and 1 of the input
+        raise IndexError("Dimension specified as 0 but tensor has no dimensions")
+    if input.dim() == 1:
+        raise IndexError("Dimension out of range (expected to be in range of [-1, 0], but got 1)")
+    n, channels = input.shape[0], input.shape[1]
+    # PyTorch runs batch_norm on a (1, N * C, *) view with every vector repeated N times.
+    for name, t in (
+        ("running_mean", running_mean),
+        ("running_var", running_var),
+        ("weight", weight),
+        ("bias", bias),
+    ):
+        if t is not None and t.numel() != channels:
+            raise RuntimeError(f"{name} should contain {n * channels} elements not {t.numel() * n}")
+    wb, has_weight = _wb(weight, bias)
+    static = (("eps", float(eps)), ("has_weight", has_weight))
+    if use_input_stats:
+        out = apply(_instance_norm_f, "NativeBatchNormBackward0", (input, *wb), static)
+    else:
+        # copies (PyTorch's are repeats): the buffers are rewritten below
+        args = (input, running_mean.clone(), running_var.clone(), *wb)
+        out = apply(_batch_norm_eval_f, "NativeBatchNormBackward0", args, static)
+    if running_mean is not None or running_var is not None:
+        with torch.no_grad():
+            if use_input_stats:
+                stats = apply(_instance_stats_f, "InstanceStats", (input.detach(),))
+            for i, buf in enumerate((running_mean, running_var)):
+                if buf is None:
+                    continue
+                copies = buf.unsqueeze(0).repeat(n, 1)
+                if use_input_stats:
+                    copies = copies * (1.0 - momentum) + stats[i].to(buf.dtype) * momentum
+                buf.copy_(copies.mean(0))
+    return out.view(tuple(input.shape))

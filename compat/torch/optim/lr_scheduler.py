@@ -1,6 +1,6 @@
 """``torch.optim.lr_scheduler``: PyTorch's learning-rate schedulers on compat optimizers.
 
-Schedulers only rewrite ``param_group["lr"]`` (and, for ``OneCycleLR``, the
+Schedulers only rewrite ``param_group["lr"]`` (and, for ``OneCycleLR`` and ``CyclicLR``, the
 group's ``momentum`` or ``betas``) between optimizer steps. The optimizers pass
 those hyperparameters to their compiled per-group program as runtime scalars, so a
 schedule never recompiles the step.
@@ -40,6 +40,8 @@ __all__ = [
     "ChainedScheduler",
     "ConstantLR",
     "CosineAnnealingLR",
+    "CosineAnnealingWarmRestarts",
+    "CyclicLR",
     "ExponentialLR",
     "LRScheduler",
     "LambdaLR",
@@ -700,6 +702,245 @@ def _phase(end_step: float, start_lr: str, end_lr: str, start_m: str, end_m: str
         "start_momentum": start_m,
         "end_momentum": end_m,
     }
+
+
+# ---------------------------------------------------------------------------
+# Cyclical schedules: CyclicLR, CosineAnnealingWarmRestarts
+# ---------------------------------------------------------------------------
+
+
+def _constant_scale(x: float) -> float:
+    return 1.0
+
+
+def _halving_scale(x: float) -> float:
+    return 1 / (2.0 ** (x - 1))
+
+
+def _power_scale(gamma: float, x: float) -> float:
+    return gamma**x
+
+
+class CyclicLR(LRScheduler):
+    """Cyclical learning rates (CLR): a triangle between ``base_lr`` and ``max_lr``.
+
+    A cycle lasts ``step_size_up + step_size_down`` steps (meant to be stepped
+    per batch). The amplitude is scaled per cycle (``'triangular'``: constant,
+    ``'triangular2'``: halved each cycle) or per iteration (``'exp_range'``:
+    ``gamma ** iteration``), or by a custom ``scale_fn`` evaluated on the cycle
+    number or the iteration (``scale_mode``). With ``cycle_momentum`` the SGD
+    ``momentum`` (or Adam's ``beta1``) moves inversely between ``max_momentum``
+    and ``base_momentum``.
+    """
+
+    def __init__(
+        self,
+        optimizer: Optimizer,
+        base_lr: float | list[float],
+        max_lr: float | list[float],
+        step_size_up: int = 2000,
+        step_size_down: int | None = None,
+        mode: Literal["triangular", "triangular2", "exp_range"] = "triangular",
+        gamma: float = 1.0,
+        scale_fn: Callable[[float], float] | None = None,
+        scale_mode: Literal["cycle", "iterations"] = "cycle",
+        cycle_momentum: bool = True,
+        base_momentum: float = 0.8,
+        max_momentum: float = 0.9,
+        last_epoch: int = -1,
+    ) -> None:
+        if not isinstance(optimizer, Optimizer):
+            raise TypeError(f"{type(optimizer).__name__} is not an Optimizer")
+        self.optimizer = optimizer
+        base_lrs = _per_group("base_lr", optimizer, base_lr)
+        if last_epoch == -1:
+            for group, lr in zip(optimizer.param_groups, base_lrs):
+                _set_group_value(group, "lr", lr)
+        self.max_lrs = _per_group("max_lr", optimizer, max_lr)
+
+        up = float(step_size_up)
+        down = float(step_size_down) if step_size_down is not None else up
+        self.total_size = up + down
+        self.step_ratio = up / self.total_size
+
+        if mode not in ("triangular", "triangular2", "exp_range") and scale_fn is None:
+            raise ValueError("mode is invalid and scale_fn is None")
+        self.mode = mode
+        self.gamma = gamma
+        self._scale_fn_custom = scale_fn
+        self.scale_mode = scale_mode
+        self._init_scale_fn()
+
+        self.cycle_momentum = cycle_momentum
+        if cycle_momentum:
+            if "momentum" not in optimizer.defaults and "betas" not in optimizer.defaults:
+                raise ValueError(
+                    "optimizer must support momentum or beta1 with `cycle_momentum` option enabled"
+                )
+            self.use_beta1 = "betas" in optimizer.defaults
+            self.base_momentums = _per_group("base_momentum", optimizer, base_momentum)
+            self.max_momentums = _per_group("max_momentum", optimizer, max_momentum)
+            if last_epoch == -1:
+                for group, high, low in zip(
+                    optimizer.param_groups, self.max_momentums, self.base_momentums
+                ):
+                    self._set_momentum(group, high)
+                    group["max_momentum"] = high
+                    group["base_momentum"] = low
+        super().__init__(optimizer, last_epoch)
+        # PyTorch's order: the construction step used ``initial_lr``; from now on base_lr.
+        self.base_lrs = base_lrs
+
+    def _init_scale_fn(self) -> None:
+        """Pick the built-in scale function of ``mode`` (and its ``scale_mode``)."""
+        if self._scale_fn_custom is not None:
+            return
+        if self.mode == "triangular":
+            self._scale_fn_ref: Callable[[float], float] = _constant_scale
+            self.scale_mode = "cycle"
+        elif self.mode == "triangular2":
+            self._scale_fn_ref = _halving_scale
+            self.scale_mode = "cycle"
+        elif self.mode == "exp_range":
+            self._scale_fn_ref = functools.partial(_power_scale, self.gamma)
+            self.scale_mode = "iterations"
+
+    def scale_fn(self, x: float) -> float:
+        """The amplitude scale at ``x`` (cycle number or iteration)."""
+        if self._scale_fn_custom is not None:
+            return self._scale_fn_custom(x)
+        return self._scale_fn_ref(x)
+
+    def _set_momentum(self, group: dict[str, Any], value: float) -> None:
+        if self.use_beta1:
+            group["betas"] = (value, *group["betas"][1:])
+        else:
+            group["momentum"] = value
+
+    def get_lr(self) -> list[Any]:
+        """The lr at iteration ``last_epoch`` (momentum/beta1 is written to the groups here)."""
+        self._warn_outside_step()
+        it = self.last_epoch
+        cycle = math.floor(1 + it / self.total_size)
+        x = 1.0 + it / self.total_size - cycle
+        if x <= self.step_ratio:
+            scale_factor = x / self.step_ratio
+        else:
+            scale_factor = (x - 1) / (self.step_ratio - 1)
+        at = cycle if self.scale_mode == "cycle" else it
+        # scale_fn is called once per group and value, as PyTorch does (custom ones may count).
+        lrs = [
+            base + (peak - base) * scale_factor * self.scale_fn(at)
+            for base, peak in zip(self.base_lrs, self.max_lrs)
+        ]
+        if self.cycle_momentum:
+            momenta = [
+                high - (high - low) * scale_factor * self.scale_fn(at)
+                for low, high in zip(self.base_momentums, self.max_momentums)
+            ]
+            for group, momentum in zip(self.optimizer.param_groups, momenta):
+                self._set_momentum(group, momentum)
+        return lrs
+
+    def state_dict(self) -> dict[str, Any]:
+        """Attributes except the optimizer and the built-in scale function.
+
+        A custom ``scale_fn`` is saved only as a callable object's ``__dict__``.
+        """
+        out = {
+            k: v
+            for k, v in self.__dict__.items()
+            if k not in ("optimizer", "_scale_fn_ref", "_scale_fn_custom")
+        }
+        fn = self._scale_fn_custom
+        out["_scale_fn_custom"] = (
+            None if fn is None or isinstance(fn, types.FunctionType) else dict(fn.__dict__)
+        )
+        return out
+
+    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
+        """Restore attributes (a saved callable object's state goes back into ``scale_fn``)."""
+        saved = dict(state_dict)
+        fn_state = saved.pop("_scale_fn_custom")
+        self.__dict__.update(saved)
+        if fn_state is not None:
+            self._scale_fn_custom.__dict__.update(fn_state)  # type: ignore[union-attr]
+        self._init_scale_fn()
+
+
+class CosineAnnealingWarmRestarts(LRScheduler):
+    """SGDR: cosine annealing from ``initial_lr`` to ``eta_min`` with warm restarts.
+
+    The first period lasts ``T_0`` epochs, each next one ``T_mult`` times longer.
+    ``step(epoch)`` accepts fractional epochs (e.g. ``epoch + i / iters`` per
+    batch) and may be interleaved with ``step()``; it is not deprecated here.
+    """
+
+    def __init__(
+        self,
+        optimizer: Optimizer,
+        T_0: int,
+        T_mult: int = 1,
+        eta_min: float = 0.0,
+        last_epoch: int = -1,
+    ) -> None:
+        if T_0 <= 0 or not isinstance(T_0, int):
+            raise ValueError(f"Expected positive integer T_0, but got {T_0}")
+        if T_mult < 1 or not isinstance(T_mult, int):
+            raise ValueError(f"Expected integer T_mult >= 1, but got {T_mult}")
+        if not isinstance(eta_min, (float, int)):
+            raise ValueError(
+                f"Expected float or int eta_min, but got {eta_min} of type {type(eta_min)}"
+            )
+        self.T_0 = T_0
+        self.T_i = T_0
+        self.T_mult = T_mult
+        self.eta_min = eta_min
+        self.T_cur: float = last_epoch
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self) -> list[Any]:
+        """``eta_min + (base - eta_min) * (1 + cos(pi * T_cur / T_i)) / 2`` per group."""
+        self._warn_outside_step()
+        eta_min = self.eta_min
+        cos = math.cos(math.pi * self.T_cur / self.T_i)
+        return [eta_min + (base - eta_min) * (1 + cos) / 2 for base in self.base_lrs]
+
+    def step(self, epoch: float | None = None) -> None:
+        """Advance one epoch, or jump to (possibly fractional) ``epoch``.
+
+        No step-order or deprecation warnings, and ``_step_count`` stays 0, as in PyTorch.
+        """
+        if epoch is None and self.last_epoch < 0:
+            epoch = 0
+        if epoch is None:
+            epoch = self.last_epoch + 1
+            self.T_cur = self.T_cur + 1
+            if self.T_cur >= self.T_i:
+                self.T_cur = self.T_cur % self.T_i
+                self.T_i = self.T_i * self.T_mult
+        elif epoch < 0:
+            raise ValueError(f"Expected non-negative epoch, but got {epoch}")
+        elif epoch >= self.T_0:
+            if self.T_mult == 1:
+                self.T_cur = epoch % self.T_0
+            else:
+                # the restart index n: T_0 * (T_mult**n - 1) / (T_mult - 1) <= epoch
+                n = int(math.log(epoch / self.T_0 * (self.T_mult - 1) + 1, self.T_mult))
+                self.T_cur = epoch - self.T_0 * (self.T_mult**n - 1) / (self.T_mult - 1)
+                self.T_i = self.T_0 * self.T_mult**n
+        else:
+            self.T_i = self.T_0
+            self.T_cur = epoch
+        self.last_epoch = math.floor(epoch)
+        self._get_lr_called_within_step = True
+        try:
+            values = self.get_lr()
+        finally:
+            self._get_lr_called_within_step = False
+        for group, lr in zip(self.optimizer.param_groups, values):
+            _set_group_value(group, "lr", lr)
+        self._last_lr = _group_values(self.optimizer, "lr")
 
 
 # ---------------------------------------------------------------------------

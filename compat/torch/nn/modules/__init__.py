@@ -15,6 +15,7 @@ from compat.torch.nn.modules.container import ModuleDict, ModuleList, Sequential
 from compat.torch.nn.modules.conv import Conv1d, Conv2d
 from compat.torch.nn.modules.dropout import Dropout
 from compat.torch.nn.modules.flatten import Flatten, Unflatten
+from compat.torch.nn.modules.instancenorm import InstanceNorm1d, InstanceNorm2d
 from compat.torch.nn.modules.linear import Identity, Linear
 from compat.torch.nn.modules.loss import (
     BCEWithLogitsLoss,
@@ -50,6 +51,8 @@ __all__ = [
     "Flatten",
     "GroupNorm",
     "Identity",
+    "InstanceNorm1d",
+    "InstanceNorm2d",
     "L1Loss",
     "LayerNorm",
     "LeakyReLU",
