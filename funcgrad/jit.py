@@ -40,7 +40,7 @@ def _as_tuple(x: int | Sequence[int] | None) -> tuple:
 
 
 class _Entry:
-    __slots__ = ("call_prog", "compiled", "consts", "lowered", "out_tree", "program")
+    __slots__ = ("_lowered", "call_prog", "compiled", "consts", "out_tree", "program")
 
     def __init__(self, program: Program, out_tree: Any) -> None:
         self.program = program
@@ -48,7 +48,15 @@ class _Entry:
         self.consts = list(program.consts)
         self.call_prog = close(program)[0]
         self.compiled: Any = None
-        self.lowered = lower_program(program)
+        self._lowered: Any = None
+
+    @property
+    def lowered(self) -> Any:
+        """The program as a function over ``jax.lax``, built on first use (binding a
+        ``jit_call`` under another transform never needs it)."""
+        if self._lowered is None:
+            self._lowered = lower_program(self.program)
+        return self._lowered
 
     def const_bytes(self) -> int:
         return sum(int(getattr(c, "nbytes", 0)) for c in self.consts)

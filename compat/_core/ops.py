@@ -749,6 +749,17 @@ def _var_args(dim: Any, unbiased: Any, correction: Any) -> tuple[Any, float]:
     return dim, float(correction)
 
 
+def _var_std(input: Tensor, dim: Any, unbiased: Any, keepdim: bool, correction: Any, std: bool):
+    dim, corr = _var_args(dim, unbiased, correction)
+    static = (
+        ("axes", _dims(dim, input.ndim)),
+        ("keepdims", bool(keepdim)),
+        ("correction", corr),
+        ("std", std),
+    )
+    return apply(_var_f, "StdBackward0" if std else "VarBackward0", (input,), static)
+
+
 def var(
     input: Tensor,
     dim: Any = None,
@@ -757,18 +768,7 @@ def var(
     *,
     correction: Any = None,
 ) -> Tensor:
-    dim, corr = _var_args(dim, unbiased, correction)
-    return apply(
-        _var_f,
-        "VarBackward0",
-        (input,),
-        (
-            ("axes", _dims(dim, input.ndim)),
-            ("keepdims", bool(keepdim)),
-            ("correction", corr),
-            ("std", False),
-        ),
-    )
+    return _var_std(input, dim, unbiased, keepdim, correction, std=False)
 
 
 def std(
@@ -779,18 +779,7 @@ def std(
     *,
     correction: Any = None,
 ) -> Tensor:
-    dim, corr = _var_args(dim, unbiased, correction)
-    return apply(
-        _var_f,
-        "StdBackward0",
-        (input,),
-        (
-            ("axes", _dims(dim, input.ndim)),
-            ("keepdims", bool(keepdim)),
-            ("correction", corr),
-            ("std", True),
-        ),
-    )
+    return _var_std(input, dim, unbiased, keepdim, correction, std=True)
 
 
 def _anyall_f(x: Any, *, axes: Any, keepdims: bool, op: str) -> Any:

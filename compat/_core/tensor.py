@@ -63,6 +63,22 @@ def _check_float_for_grad(npd: np.dtype, msg: str) -> None:
         raise RuntimeError(msg)
 
 
+def _new_tensor(cls: type, data: Any) -> Tensor:
+    """A tensor of class ``cls`` holding the jax array ``data``, with no autograd state."""
+    t = object.__new__(cls)
+    t._st = _Storage(data)
+    t._vc = _Version()
+    t._grad = None
+    t._grad_fn = None
+    t._output_nr = 0
+    t._acc = None
+    t._hooks = None
+    t._post_acc_hooks = None
+    t._retains_grad = False
+    t._requires_grad = False
+    return t
+
+
 class Tensor:
     """A PyTorch-style tensor (see the module docstring)."""
 
@@ -101,19 +117,9 @@ class Tensor:
     @classmethod
     def _make(cls, data: Any, requires_grad: bool = False) -> Tensor:
         """A leaf tensor of class ``cls`` holding ``data`` (a jax or NumPy array)."""
-        t = object.__new__(cls)
         if not isinstance(data, jax.Array):
             data = jax.numpy.asarray(data) if not isinstance(data, np.ndarray) else _to_jax(data)
-        t._st = _Storage(data)
-        t._vc = _Version()
-        t._grad = None
-        t._grad_fn = None
-        t._output_nr = 0
-        t._acc = None
-        t._hooks = None
-        t._post_acc_hooks = None
-        t._retains_grad = False
-        t._requires_grad = False
+        t = _new_tensor(cls, data)
         if requires_grad:
             _check_float_for_grad(
                 data.dtype, "Only Tensors of floating point and complex dtype can require gradients"
@@ -133,18 +139,8 @@ class Tensor:
 
     @classmethod
     def _wrap_result(cls, data: Any) -> Tensor:
-        t = object.__new__(Tensor)
-        t._st = _Storage(data)
-        t._vc = _Version()
-        t._grad = None
-        t._grad_fn = None
-        t._output_nr = 0
-        t._acc = None
-        t._hooks = None
-        t._post_acc_hooks = None
-        t._retains_grad = False
-        t._requires_grad = False
-        return t
+        """A plain Tensor (no autograd state yet) holding an op's output array."""
+        return _new_tensor(Tensor, data)
 
     # ------------------------------------------------------------------ data and metadata
     @property

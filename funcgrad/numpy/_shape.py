@@ -66,20 +66,13 @@ def reshape(
         )
     if any(s < -1 for s in new):
         raise ValueError(f"reshape: negative dimension in {tuple(new)}{here()}")
-    if -1 in new:
-        known = int(np.prod([s for s in new if s != -1], dtype=np.int64))
-        if known == 0 or av.size % known:
-            raise ValueError(
-                f"reshape: cannot reshape an array {fmt(a)} of size {av.size} into shape "
-                f"{tuple(new)}{here()}"
-            )
-        new[new.index(-1)] = av.size // known
-    if int(np.prod(new, dtype=np.int64)) != av.size:
+    shape = sh.infer_minus_one(new, av.size)
+    if shape is None or int(np.prod(shape, dtype=np.int64)) != av.size:
         raise ValueError(
             f"reshape: cannot reshape an array {fmt(a)} of size {av.size} into shape "
             f"{tuple(new)}{here()}"
         )
-    return out(sh.reshape(a, tuple(new)))
+    return out(sh.reshape(a, shape))
 
 
 def ravel(a: ArrayLike, order: str = "C") -> Any:

@@ -90,16 +90,7 @@ def _out_spatial(
     lhs_sp: Sequence[int], rhs_sp: Sequence[int], params: dict, desc: str
 ) -> tuple[int, ...]:
     out = []
-    for i, (n, k, s, (lo, hi), ld, rd) in enumerate(
-        zip(
-            lhs_sp,
-            rhs_sp,
-            params["window_strides"],
-            params["padding"],
-            params["lhs_dilation"],
-            params["rhs_dilation"],
-        )
-    ):
+    for i, (n, k, s, (lo, hi), ld, rd) in enumerate(_per_dim(params, lhs_sp, rhs_sp)):
         padded = _dilate(n, ld) + lo + hi
         window = _dilate(k, rd)
         if padded < 0:
@@ -262,19 +253,17 @@ def _swap(spec: tuple[int, ...]) -> tuple[int, ...]:
 # --------------------------------------------------------------------------- VJP
 
 
+def _per_dim(params: dict, *sizes: Sequence[int]) -> zip:
+    """Per spatial dimension: the given sizes, then stride, padding, lhs and rhs dilation."""
+    keys = ("window_strides", "padding", "lhs_dilation", "rhs_dilation")
+    return zip(*sizes, *(params[k] for k in keys))
+
+
 def _lhs_transpose_padding(
     lhs_sp: Sequence[int], rhs_sp: Sequence[int], out_sp: Sequence[int], params: dict
 ) -> Padding:
     pads = []
-    for n, k, o, s, (lo, _), ld, rd in zip(
-        lhs_sp,
-        rhs_sp,
-        out_sp,
-        params["window_strides"],
-        params["padding"],
-        params["lhs_dilation"],
-        params["rhs_dilation"],
-    ):
+    for n, k, o, s, (lo, _), ld, rd in _per_dim(params, lhs_sp, rhs_sp, out_sp):
         kd = _dilate(k, rd)
         before = kd - lo - 1
         after = _dilate(n, ld) + kd - 1 - _dilate(o, s) - before
@@ -285,19 +274,10 @@ def _lhs_transpose_padding(
 def _rhs_transpose_padding(
     lhs_sp: Sequence[int], rhs_sp: Sequence[int], out_sp: Sequence[int], params: dict
 ) -> Padding:
-    pads = []
-    for n, k, o, s, (lo, _), ld, rd in zip(
-        lhs_sp,
-        rhs_sp,
-        out_sp,
-        params["window_strides"],
-        params["padding"],
-        params["lhs_dilation"],
-        params["rhs_dilation"],
-    ):
-        hi = _dilate(o, s) - _dilate(n, ld) + _dilate(k, rd) - lo - 1
-        pads.append((lo, hi))
-    return tuple(pads)
+    return tuple(
+        (lo, _dilate(o, s) - _dilate(n, ld) + _dilate(k, rd) - lo - 1)
+        for n, k, o, s, (lo, _), ld, rd in _per_dim(params, lhs_sp, rhs_sp, out_sp)
+    )
 
 
 def _cast(x: Any, dtype: np.dtype) -> Any:

@@ -331,6 +331,17 @@ def _reshape_examples(rng: np.random.Generator) -> list[Example]:
     ]
 
 
+def infer_minus_one(sizes: Sequence[int], size: int) -> tuple[int, ...] | None:
+    """``sizes`` with its one ``-1`` entry (if any) resolved so the total is ``size``;
+    ``None`` when no such value exists. Callers reject several ``-1``s themselves."""
+    if -1 not in sizes:
+        return tuple(sizes)
+    known = int(np.prod([s for s in sizes if s != -1], dtype=np.int64))
+    if known == 0 or size % known:
+        return None
+    return tuple(size // known if s == -1 else s for s in sizes)
+
+
 def reshape(x: Any, new_sizes: Sequence[int] | int) -> Any:
     """Row-major reshape; one entry of ``new_sizes`` may be ``-1`` (inferred)."""
     aval = to_aval(x)
@@ -339,15 +350,12 @@ def reshape(x: Any, new_sizes: Sequence[int] | int) -> Any:
     sizes = [operator.index(s) for s in new_sizes]
     if sizes.count(-1) > 1:
         raise ValueError(f"reshape: only one -1 allowed in {tuple(sizes)}{where(user_frame())}")
-    if -1 in sizes:
-        known = int(np.prod([s for s in sizes if s != -1], dtype=np.int64))
-        if known == 0 or aval.size % known:
-            raise TypeError(
-                f"reshape: cannot reshape an operand of type {aval} to shape {tuple(sizes)}"
-                f"{where(user_frame())}"
-            )
-        sizes[sizes.index(-1)] = aval.size // known
-    shape = tuple(sizes)
+    shape = infer_minus_one(sizes, aval.size)
+    if shape is None:
+        raise TypeError(
+            f"reshape: cannot reshape an operand of type {aval} to shape {tuple(sizes)}"
+            f"{where(user_frame())}"
+        )
     if shape == aval.shape and not isinstance(x, _SCALARS):
         return x
     return bind(reshape_p, x, new_sizes=shape)

@@ -313,19 +313,24 @@ def _conv_f(
     return fnp.squeeze(y, 0) if unbatched else y
 
 
-def _conv_arg(name: str, value: Any, nd: int) -> tuple[int, ...]:
-    """An int or a sequence of 1 or ``nd`` ints, expanded to ``nd`` (PyTorch's ``expand_param``)."""
+def _int_list(value: Any, nd: int) -> list[int] | None:
+    """An int or a sequence of ints as a list, one int repeated to ``nd``; ``None`` when an
+    element is not an int (bools included, as PyTorch's int-list arguments reject them)."""
     values = list(value) if isinstance(value, (tuple, list)) else [value]
+    if any(isinstance(v, bool) for v in values):
+        return None
     try:
-        if any(isinstance(v, bool) for v in values):
-            raise TypeError
         values = [operator.index(v) for v in values]
     except TypeError:
-        raise TypeError(
-            f"conv{nd}d(): argument '{name}' must be tuple of ints, not {value!r}"
-        ) from None
-    if len(values) == 1:
-        values = values * nd
+        return None
+    return values * nd if len(values) == 1 else values
+
+
+def _conv_arg(name: str, value: Any, nd: int) -> tuple[int, ...]:
+    """An int or a sequence of 1 or ``nd`` ints, expanded to ``nd`` (PyTorch's ``expand_param``)."""
+    values = _int_list(value, nd)
+    if values is None:
+        raise TypeError(f"conv{nd}d(): argument '{name}' must be tuple of ints, not {value!r}")
     if len(values) != nd:
         raise RuntimeError(
             f"expected {name} to be a single integer value or a list of {nd} values to match "
@@ -487,17 +492,11 @@ def _pool_arg(fname: str, name: str, value: Any, nd: int, default: Any = None) -
     """An int or a sequence of 1 or ``nd`` ints, expanded to ``nd`` (``None``/``[]`` → default)."""
     if value is None or (isinstance(value, (tuple, list)) and len(value) == 0):
         value = default
-    values = list(value) if isinstance(value, (tuple, list)) else [value]
-    try:
-        if any(isinstance(v, bool) for v in values):
-            raise TypeError
-        values = [operator.index(v) for v in values]
-    except TypeError:
+    values = _int_list(value, nd)
+    if values is None:
         raise TypeError(
             f"{fname}(): argument '{name}' must be tuple of ints, not {type(value).__name__}"
-        ) from None
-    if len(values) == 1:
-        values = values * nd
+        )
     if len(values) != nd:
         if nd == 1:
             raise RuntimeError(f"{fname}() {name} must be either a single int or a 1-tuple")

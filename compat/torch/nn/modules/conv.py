@@ -9,17 +9,12 @@ import compat.torch as torch
 from compat.torch.nn import functional as F
 from compat.torch.nn import init
 from compat.torch.nn.modules.module import Module
+from compat.torch.nn.modules.utils import _ntuple
 from compat.torch.nn.parameter import Parameter
 
 __all__ = ["Conv1d", "Conv2d"]
 
 _PADDING_MODES = {"zeros", "reflect", "replicate", "circular"}
-
-
-def _ntuple(value: Any, n: int) -> tuple:
-    if isinstance(value, (tuple, list)):
-        return tuple(value)
-    return (value,) * n
 
 
 class _ConvNd(Module):

@@ -7,12 +7,9 @@ from typing import Any
 
 from compat.torch.nn import functional as F
 from compat.torch.nn.modules.module import Module
+from compat.torch.nn.modules.utils import _single
 
 __all__ = ["AdaptiveAvgPool2d", "AvgPool1d", "AvgPool2d", "MaxPool1d", "MaxPool2d"]
-
-
-def _single(value: Any) -> tuple:
-    return tuple(value) if isinstance(value, (tuple, list)) else (value,)
 
 
 class _MaxPoolNd(Module):
