@@ -117,6 +117,25 @@ def eager_grad_20() -> Impls:
     return {"funcgrad": lambda: fg.grad(f)(x), "jax": lambda: jax.grad(g)(x)}
 
 
+@workload("eager.grad_python_if", group="grad")
+def eager_grad_python_if() -> Impls:
+    """Un-jitted grad of a 20-op function with one Python ``if`` on a traced value
+    (funcgrad evaluates the slice the ``if`` reads, then traces on)."""
+    x = jnp.ones(16, jnp.float32)
+    f, g = _chain("fg", 10), _chain("jax", 10)
+    f2, g2 = _chain("fg", 10), _chain("jax", 10)
+
+    def fb(x):
+        y = f(x)
+        return f2(y) if fnp.sum(y) > 0 else -f2(y)
+
+    def gb(x):
+        y = g(x)
+        return g2(y) if jnp.sum(y) > 0 else -g2(y)
+
+    return {"funcgrad": lambda: fg.grad(fb)(x), "jax": lambda: jax.grad(gb)(x)}
+
+
 def _loss_pair():
     def f(x):
         return fnp.sum(fnp.tanh(x) ** 2 * fnp.sin(x[::-1])) + fnp.sum(x) ** 2 * 1e-3

@@ -18,7 +18,7 @@ import numpy as np
 
 from funcgrad import passes
 from funcgrad.core import dtypes
-from funcgrad.core.interp import Tracer, _state, bind, new_builder
+from funcgrad.core.interp import UNKNOWN, Tracer, _state, bind, new_builder
 from funcgrad.core.ir import Aval, Eqn, Literal, Program, Var
 from funcgrad.core.zeros import Zero, is_zero
 from funcgrad.primitives import rules
@@ -84,17 +84,27 @@ def jvp_eval(prog: Program, primals: Sequence[Any], tangents: Sequence[Any]) -> 
     return [read(a) for a in prog.outvars], [tread(a) for a in prog.outvars]
 
 
-def jvp_program(prog: Program, nonzero: Sequence[bool]) -> tuple[Program, list[bool]]:
+def jvp_program(
+    prog: Program,
+    nonzero: Sequence[bool],
+    known: Sequence[Any] | None = None,
+    known_tangents: Sequence[Any] | None = None,
+) -> tuple[Program, list[bool]]:
     """Forward-mode program: inputs (primals, tangents of ``nonzero`` inputs).
 
     Returns the program, whose outputs are (primal outputs, nonzero tangent
-    outputs), and which output tangents are nonzero.
+    outputs), and which output tangents are nonzero. ``known`` (and
+    ``known_tangents``, one per input) are the input values when they are
+    known, so rules that run user code (``custom_jvp``) can read them.
     """
+    n = len(prog.invars)
+    kp = list(known) if known is not None else [UNKNOWN] * n
+    kt = list(known_tangents) if known_tangents is not None else [UNKNOWN] * n
     with new_builder("jvp") as b:
-        primals = [b.new_arg(a) for a in prog.in_avals]
+        primals = [b.new_arg(a, x) for a, x in zip(prog.in_avals, kp)]
         tangents: list[Any] = [
-            b.new_arg(tangent_aval(a)) if nz else Zero(tangent_aval(a))
-            for a, nz in zip(prog.in_avals, nonzero)
+            b.new_arg(tangent_aval(a), t) if nz else Zero(tangent_aval(a))
+            for a, nz, t in zip(prog.in_avals, nonzero, kt)
         ]
         outs, touts = jvp_eval(prog, primals, tangents)
         out_nz = [not is_zero(t) for t in touts]
@@ -180,18 +190,22 @@ def forward_pass(prog: Program, args: Sequence[Any]) -> tuple[list, list]:
     return [env[a] if type(a) is Var else a.val for a in prog.outvars], records
 
 
-def vjp_program(prog: Program, ct_mask: Sequence[bool] | None = None) -> VJPPrograms:
+def vjp_program(
+    prog: Program, ct_mask: Sequence[bool] | None = None, known: Sequence[Any] | None = None
+) -> VJPPrograms:
     """Split ``prog`` into a forward program that also returns residuals and a
     backward program mapping (residuals, output cotangents) to input cotangents.
 
     Residuals are exactly the forward values the backward rules reference.
     ``ct_mask`` selects the outputs that receive a cotangent (others, e.g. aux
-    outputs, are forward-only).
+    outputs, are forward-only). ``known`` are the primal values when they are
+    known, so rules that run user code (``custom_vjp``'s ``fwd``) can read them.
     """
     if ct_mask is None:
         ct_mask = [True] * len(prog.outvars)
+    kp = list(known) if known is not None else [UNKNOWN] * len(prog.invars)
     with new_builder("vjp") as fb:
-        args = [fb.new_arg(a) for a in prog.in_avals]
+        args = [fb.new_arg(a, x) for a, x in zip(prog.in_avals, kp)]
         outs, records = forward_pass(prog, args)
         with new_builder("vjp") as bb:
             cts = [

@@ -16,7 +16,7 @@ from jax import dtypes as jax_dtypes
 
 from funcgrad import ad, batching
 from funcgrad.core import dtypes
-from funcgrad.core.interp import is_tracing, new_builder, to_aval
+from funcgrad.core.interp import UNKNOWN, is_tracing, new_builder, to_aval
 from funcgrad.core.ir import Aval, Program
 from funcgrad.core.zeros import is_zero
 from funcgrad.lowering import run_program
@@ -39,13 +39,14 @@ def _check_leaf(x: Any, name: str) -> Aval:
 
 
 def trace_pytree(
-    fun: Callable, args: tuple, kwargs: dict | None, transform: str
+    fun: Callable, args: tuple, kwargs: dict | None, transform: str, known: bool = False
 ) -> tuple[Program, Any]:
-    """Trace ``fun(*args, **kwargs)`` (pytrees of arrays) into a Program; returns (program, out_tree)."""
+    """Trace ``fun(*args, **kwargs)`` (pytrees of arrays) into a Program; returns
+    (program, out_tree). With ``known`` the function may read the arguments' values."""
     leaves, in_tree = tree_flatten((args, kwargs or {}))
     avals = [_check_leaf(x, transform) for x in leaves]
     with new_builder(transform) as b:
-        tracers = [b.new_arg(a) for a in avals]
+        tracers = [b.new_arg(a, x if known else UNKNOWN) for a, x in zip(avals, leaves)]
         a2, k2 = tree_unflatten(in_tree, tracers)
         out = fun(*a2, **k2)
         out_leaves, out_tree = tree_flatten(out)
@@ -153,9 +154,9 @@ def _value_and_grad(
         holder: dict[str, Any] = {}
         avals = [to_aval(x) for x in leaves]
         with new_builder("grad") as b:
-            prog = b.build(flat(*[b.new_arg(a) for a in avals]))
+            prog = b.build(flat(*[b.new_arg(a, x) for a, x in zip(avals, leaves)]))
         n_out = len(prog.outvars)
-        vp = ad.vjp_program(prog, ct_mask=[True] + [False] * (n_out - 1))
+        vp = ad.vjp_program(prog, ct_mask=[True] + [False] * (n_out - 1), known=leaves)
         keep = [want_value] + [True] * (n_out - 1)
         res = run_program(ad.seeded_program(vp, n_out, 1, keep), *leaves)
         n_kept = sum(keep)
@@ -207,10 +208,10 @@ def vjp(fun: Callable, *primals: Any, has_aux: bool = False) -> tuple:
 
     avals = [_check_leaf(x, "vjp") for x in leaves]
     with new_builder("vjp") as b:
-        prog = b.build(flat(*[b.new_arg(a) for a in avals]))
+        prog = b.build(flat(*[b.new_arg(a, x) for a, x in zip(avals, leaves)]))
     n = holder["n"]
     n_out = len(prog.outvars)
-    vp = ad.vjp_program(prog, ct_mask=[True] * n + [False] * (n_out - n))
+    vp = ad.vjp_program(prog, ct_mask=[True] * n + [False] * (n_out - n), known=leaves)
     res = run_program(vp.fwd, *leaves)
     outs, residuals = res[:n], res[n_out:]
     out_avals = [v.aval for v in prog.outvars[:n]]
@@ -288,13 +289,13 @@ def jvp(fun: Callable, primals: Sequence[Any], tangents: Sequence[Any], has_aux:
 
     avals = [_check_leaf(x, "jvp") for x in p_leaves]
     with new_builder("jvp") as b:
-        prog = b.build(flat(*[b.new_arg(a) for a in avals]))
+        prog = b.build(flat(*[b.new_arg(a, x) for a, x in zip(avals, p_leaves)]))
     tans = [t if dtypes.is_inexact(a.dtype) else ad.Zero(a) for t, a in zip(t_leaves, avals)]
     if is_tracing():
         outs, touts = ad.jvp_eval(prog, p_leaves, tans)
     else:  # eagerly: one (cached, compiled once it recurs) forward-mode program
         nz = [not is_zero(t) for t in tans]
-        jprog, out_nz = ad.jvp_program(prog, nz)
+        jprog, out_nz = ad.jvp_program(prog, nz, known=p_leaves, known_tangents=tans)
         res = run_program(jprog, *p_leaves, *[t for t, z in zip(tans, nz) if z])
         it = iter(res[len(prog.outvars) :])
         outs = res[: len(prog.outvars)]
@@ -310,10 +311,10 @@ def jvp(fun: Callable, primals: Sequence[Any], tangents: Sequence[Any], has_aux:
 
 def linearize(fun: Callable, *primals: Any) -> tuple[Any, Callable]:
     """``(out, jvp_fn)``: the primal computed once, and its linear tangent map."""
-    prog, out_tree = trace_pytree(fun, primals, None, "linearize")
+    prog, out_tree = trace_pytree(fun, primals, None, "linearize", known=True)
     leaves, _in_tree = tree_flatten(primals)
     nonzero = [dtypes.is_inexact(a.dtype) for a in prog.in_avals]
-    jprog, out_nz = ad.jvp_program(prog, nonzero)
+    jprog, out_nz = ad.jvp_program(prog, nonzero, known=leaves)
     n_t = sum(nonzero)
     known, lin, unknown = ad.partial_eval(
         jprog, [False] * len(leaves) + [True] * n_t, list(leaves) + [None] * n_t
@@ -401,7 +402,10 @@ def vmap(
             size = axis_size
         avals = [batching.unbatched_aval(to_aval(x), d) for x, d in zip(leaves, dims)]
         with new_builder("vmap") as b:
-            tracers = [b.new_arg(a) for a in avals]
+            # an unmapped argument keeps its value (Python control flow on it works)
+            tracers = [
+                b.new_arg(a, x if d is None else UNKNOWN) for a, x, d in zip(avals, leaves, dims)
+            ]
             out = fun(*tree_unflatten(in_tree, tracers))
             out_leaves, out_tree = tree_flatten(out)
             prog = b.build(out_leaves)

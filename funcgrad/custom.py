@@ -11,14 +11,18 @@ import functools
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from funcgrad.core.interp import bind, new_builder, to_aval
+from funcgrad.core.interp import UNKNOWN, bind, new_builder, to_aval
 from funcgrad.primitives.calls import checkpoint_p, close, custom_jvp_call_p, custom_vjp_call_p
 from funcgrad.tree import tree_flatten, tree_unflatten
 
 
-def _trace(fun: Callable, leaves: list, in_tree: Any, name: str) -> tuple:
+def _trace(fun: Callable, leaves: list, in_tree: Any, name: str, known: bool = True) -> tuple:
+    """Trace ``fun``; with ``known`` (custom_jvp/custom_vjp, as in JAX) the function
+    may read its arguments' values when they are known (outside jit)."""
     with new_builder(name) as b:
-        args = tree_unflatten(in_tree, [b.new_arg(to_aval(x)) for x in leaves])
+        args = tree_unflatten(
+            in_tree, [b.new_arg(to_aval(x), x if known else UNKNOWN) for x in leaves]
+        )
         out = fun(*args)
         out_leaves, out_tree = tree_flatten(out)
         prog = b.build(out_leaves)
@@ -144,7 +148,7 @@ def checkpoint(fun: Callable) -> Callable:
     @functools.wraps(fun)
     def wrapped(*args: Any) -> Any:
         leaves, in_tree = tree_flatten(args)
-        prog, consts, out_tree = _trace(fun, leaves, in_tree, "checkpoint")
+        prog, consts, out_tree = _trace(fun, leaves, in_tree, "checkpoint", known=False)
         outs = bind(checkpoint_p, *consts, *leaves, program=prog)
         return tree_unflatten(out_tree, outs)
 

@@ -69,8 +69,14 @@ def test_concretization_error_names_transform():
         fg.jit(f)(1.0)
     assert isinstance(info.value, TypeError)
     assert "fg.cond" in str(info.value)
-    with pytest.raises(fg.ConcretizationError, match="`grad`"):
-        fg.grad(f)(1.0)
+    # eager grad knows its values (as JAX); under jit, vmap or make_ir they are abstract
+    assert fg.grad(f)(-2.0) == -1.0
+    with pytest.raises(fg.ConcretizationError, match="`jit`"):
+        fg.jit(fg.grad(f))(1.0)
+    with pytest.raises(fg.ConcretizationError, match="`vmap`"):
+        fg.vmap(f)(np.ones(3))
+    with pytest.raises(fg.ConcretizationError, match="`make_ir`"):
+        fg.make_ir(f)(1.0)
     with pytest.raises(TypeError):
         fg.jit(lambda x: float(x))(1.0)
 

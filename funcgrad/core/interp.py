@@ -10,6 +10,7 @@ outer trace records into the outer IR and transforms nest.
 
 from __future__ import annotations
 
+import operator
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -23,6 +24,17 @@ from funcgrad.core.ir import Atom, Aval, Eqn, Literal, Program, Var, aval_of
 from funcgrad.core.primitive import Primitive
 
 _SCALARS = (bool, int, float, complex)
+
+#: marks an argument whose value is not known while tracing (under ``jit``, or
+#: batched by ``vmap``)
+UNKNOWN: Any = object()
+
+
+class _Unknown(Exception):
+    """Internal: a value was asked of a builder that does not know its inputs."""
+
+    def __init__(self, transform: str) -> None:
+        self.transform = transform
 
 
 class _State(threading.local):
@@ -77,37 +89,56 @@ class Tracer:
             raise TypeError("iteration over a 0-d traced array")
         return (self[i] for i in range(self.shape[0]))
 
-    def _concrete_error(self, what: str) -> ConcretizationError:
+    def _concrete_error(self, what: str, transform: str | None = None) -> ConcretizationError:
         return ConcretizationError(
-            f"{what} of an abstract value {self.aval} traced by `{self._builder.transform}`: "
-            "its value is not known while tracing. Use fg.cond / fg.while_loop / fg.fori_loop "
-            "for control flow that depends on traced values, or mark the argument static "
-            f"(static_argnums) under jit.{where(user_frame())}"
+            f"{what} of an abstract value {self.aval} traced by "
+            f"`{transform or self._builder.transform}`: its value is not known while tracing. "
+            "Use fg.cond / fg.while_loop / fg.fori_loop for control flow that depends on "
+            "traced values, or mark the argument static (static_argnums) under jit."
+            f"{where(user_frame())}"
         )
 
+    def _value(self, what: str) -> Any:
+        """The concrete value, when the tracing builder knows its inputs (eager
+        ``grad``/``jvp``/``vjp``...); computed on demand from the program slice
+        that produces it. Raises :class:`ConcretizationError` otherwise."""
+        if not self._builder.alive:
+            raise leaked(self)
+        try:
+            return self._builder.value_of(self._var)
+        except _Unknown as u:
+            raise self._concrete_error(what, u.transform) from None
+
     def __bool__(self) -> bool:
-        raise self._concrete_error("bool() (a Python `if`, `while`, `and`/`or`)")
+        return bool(self._value("bool() (a Python `if`, `while`, `and`/`or`)"))
 
     def __float__(self) -> float:
-        raise self._concrete_error("float()")
+        return float(self._value("float()"))
 
     def __int__(self) -> int:
-        raise self._concrete_error("int()")
+        return int(self._value("int()"))
 
     def __complex__(self) -> complex:
-        raise self._concrete_error("complex()")
+        return complex(self._value("complex()"))
 
     def __index__(self) -> int:
-        raise self._concrete_error("using as a Python index")
+        v = self._value("using as a Python index")
+        return operator.index(np.asarray(v).item() if np.ndim(v) == 0 else v)
 
-    def __array__(self, *a: Any, **k: Any) -> np.ndarray:
-        raise self._concrete_error("conversion to a NumPy array")
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        v = np.asarray(self._value("conversion to a NumPy array"))
+        return v if dtype is None else v.astype(dtype)
 
-    def item(self) -> Any:
-        raise self._concrete_error(".item()")
+    def item(self, *args: Any) -> Any:
+        return np.asarray(self._value(".item()")).item(*args)
 
     def tolist(self) -> Any:
-        raise self._concrete_error(".tolist()")
+        return np.asarray(self._value(".tolist()")).tolist()
+
+    def __format__(self, spec: str) -> str:
+        if not spec:
+            return repr(self)
+        return format(np.asarray(self._value("format()")).item(), spec)
 
     def __repr__(self) -> str:
         state = "" if self._builder.alive else ", leaked"
@@ -127,11 +158,82 @@ class Builder:
         self.consts: list[Any] = []
         self._const_ids: dict[int, Var] = {}
         self.alive = True
+        # known values (see ``value_of``): where each input's value comes from, the
+        # values computed so far, and which equation produces each var
+        self._sources: dict[Var, Any] = {}
+        self._values: dict[Var, Any] = {}
+        self._producer: dict[Var, int] = {}
+        self._indexed = 0
 
-    def new_arg(self, aval: Aval) -> Tracer:
+    def new_arg(self, aval: Aval, known: Any = UNKNOWN) -> Tracer:
+        """A new input; ``known`` is its value when the transform knows it (a
+        concrete array, or a tracer of an enclosing builder that may know it)."""
         v = Var(aval)
         self.invars.append(v)
+        if known is not UNKNOWN:
+            self._sources[v] = known
         return Tracer(self, v)
+
+    def value_of(self, var: Var) -> Any:
+        """The concrete value of ``var``, computed now from the known inputs.
+
+        Only the slice of the program that produces ``var`` runs (op by op,
+        eagerly), each equation at most once per trace; a trace that never
+        asks pays nothing. Raises :class:`_Unknown` naming the transform whose
+        inputs are abstract (``jit``, batched ``vmap`` arguments, loop bodies).
+        """
+        vals = self._values
+        if var in vals:
+            return vals[var]
+        prod = self._producer
+        for i in range(self._indexed, len(self.eqns)):
+            for v in self.eqns[i].outvars:
+                prod[v] = i
+        self._indexed = len(self.eqns)
+        needed: set[int] = set()
+        stack = [var]
+        while stack:
+            v = stack.pop()
+            if v in vals:
+                continue
+            i = prod.get(v)
+            if i is None:
+                vals[v] = self._input_value(v)
+                continue
+            if i in needed:
+                continue
+            needed.add(i)
+            stack.extend(a for a in self.eqns[i].inputs if type(a) is Var and a not in vals)
+        global _slice_evals
+        _slice_evals += 1
+        if needed:
+            eqns = tuple(self.eqns[i] for i in sorted(needed))
+            made = {v for e in eqns for v in e.outvars}
+            ins = tuple(
+                dict.fromkeys(a for e in eqns for a in e.inputs if type(a) is Var and a not in made)
+            )
+            outs = tuple(v for e in eqns for v in e.outvars)
+            from funcgrad.lowering import run_program  # lowering imports core, not vice versa
+
+            with eager_mode():  # a recurring slice is compiled once and dispatched
+                res = run_program(Program(ins, (), eqns, outs), *[vals[a] for a in ins])
+            vals.update(zip(outs, res))
+        return vals[var]
+
+    def _input_value(self, v: Var) -> Any:
+        src = self._sources.get(v, UNKNOWN)
+        if src is UNKNOWN:
+            for cv, c in zip(self.constvars, self.consts):
+                if cv is v:
+                    src = c
+                    break
+            else:
+                raise _Unknown(self.transform)
+        if isinstance(src, Tracer):
+            if not src._builder.alive:
+                raise leaked(src)
+            return src._builder.value_of(src._var)
+        return src
 
     def _const(self, x: Any, aval: Aval) -> Var:
         v = self._const_ids.get(id(x))
@@ -175,6 +277,16 @@ class Builder:
             outvars,
             tuple(self.consts),
         )
+
+
+#: how many program slices were evaluated for known values (tests check that a
+#: function that never asks for a value triggers none)
+_slice_evals = 0
+
+
+def slice_evaluations() -> int:
+    """Number of known-value evaluations so far (for tests and diagnostics)."""
+    return _slice_evals
 
 
 def literal(x: Any) -> Literal:
