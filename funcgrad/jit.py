@@ -94,7 +94,11 @@ class Jitted:
         """``jax.jit`` of "trace with funcgrad, lower": JAX's C++ path does the dispatch."""
 
         def body(*args: Any, **kwargs: Any) -> Any:
-            entry, leaves = self._entry(args, kwargs)
+            # funcgrad traces with its own tracers; JAX operations the user applies to
+            # concrete (closed-over) arrays while it traces must stay concrete, not
+            # become tracers of this jax.jit (they would leak into the cached program)
+            with jax.ensure_compile_time_eval():
+                entry, leaves = self._entry(args, kwargs)
             if entry.const_bytes() > _EMBED_LIMIT:
                 raise _ConstsTooLarge
             return tree_unflatten(entry.out_tree, entry.lowered(*entry.consts, *leaves))

@@ -20,6 +20,7 @@ import numpy as _np
 
 from funcgrad.core import dtypes as _dtypes
 from funcgrad.core.interp import Tracer as _Tracer
+from funcgrad.interop import _jax_array
 from funcgrad.numpy import _methods, linalg  # noqa: F401
 from funcgrad.numpy._core import as_array as _as_array
 from funcgrad.numpy._core import prep as _prep
@@ -335,3 +336,4 @@ def isscalar(element: Any) -> bool:
 
 
 _methods.install()
+_jax_array.install()  # jax.Array methods given funcgrad tracers route here
