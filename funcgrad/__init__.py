@@ -7,6 +7,7 @@ fg.grad(lambda x: fnp.sum(fnp.sin(x) ** 2))(fnp.ones(3))
 """
 
 from funcgrad import (
+    errors,  # noqa: F401  (fg.errors, like jax.errors)
     lax,  # noqa: F401  (fg.lax, like jax.lax: convolutions)
     numpy,  # noqa: F401  (installs tracer operators)
     primitives,  # noqa: F401  (registers every primitive)

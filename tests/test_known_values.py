@@ -281,3 +281,53 @@ def test_generated_python_control_flow_matches_jax(steps, x):
     t = np.ones_like(xs)
     _tolerance(fg.jvp(f, (xs,), (t,))[1], jax.jvp(g, (xs,), (t,))[1])
     _tolerance(fg.vjp(f, xs)[1](np.float32(1.0))[0], jax.vjp(g, xs)[1](np.float32(1.0))[0])
+
+
+# --------------------------------------------------------------------------- JAX's error types
+
+
+def test_error_types_and_messages_follow_jax():
+    """The behaviours JAX's api_test checks for concreteness, on funcgrad."""
+
+    def sign(x):
+        return x if x > 0 else -x
+
+    assert fg.grad(sign)(1.0) == 1.0 and fg.grad(sign)(-1.0) == -1.0
+    with pytest.raises(fg.errors.TracerBoolConversionError, match=r"with shape bool\[\]\. "):
+        fg.jit(sign)(1.0)
+    with pytest.raises(jax.errors.TracerBoolConversionError):
+        jax.jit(sign)(1.0)  # the oracle raises the same kind of error
+
+    table = [1, 2, 3]
+    with pytest.raises(TypeError, match=r"The __index__\(\) method was called on traced array"):
+        fg.jit(lambda n: table[n])(0)
+    assert fg.jit(lambda n: table[n], static_argnums=0)(1) == 2
+
+    def ranged(x, n):
+        for i in range(n):
+            x = x + i
+        return x
+
+    with pytest.raises(fg.errors.TracerIntegerConversionError):
+        fg.jit(ranged)(0, 5)
+    assert fg.jit(ranged, static_argnums=1)(0, 5) == 10
+
+    # item(): works eagerly and under eager grad, not under jit
+    x = fnp.asarray(1.0)
+    assert fg.grad(lambda x: x * x.item())(x) == 1.0
+    with pytest.raises(fg.errors.ConcretizationTypeError, match="Abstract tracer value"):
+        fg.jit(lambda x: x.item())(x)
+    with pytest.raises(fg.errors.TracerArrayConversionError):
+        fg.jit(lambda x: np.asarray(x))(x)
+    assert fg.errors.UnexpectedTracerError is fg.LeakedTracerError
+
+
+def test_checkpoint_concreteness_error_points_at_user_code():
+    @fg.checkpoint
+    def f(x):
+        if x > 0:  # checkpoint traces abstractly, as jax.remat does
+            return x
+        return fnp.sin(x)
+
+    with pytest.raises(fg.errors.TracerBoolConversionError, match="test_known_values.py"):
+        f(3.0)

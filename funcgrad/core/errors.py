@@ -14,6 +14,22 @@ class ConcretizationError(TypeError):
     """A traced (abstract) value was used where Python needs a concrete one."""
 
 
+class TracerBoolConversionError(ConcretizationError):
+    """``bool()`` (an ``if``, ``while``, ``and``/``or``) of a value that is not known."""
+
+
+class TracerIntegerConversionError(ConcretizationError):
+    """``__index__`` (a list index, ``range``) of a value that is not known."""
+
+
+class TracerArrayConversionError(ConcretizationError):
+    """``np.asarray`` of a value that is not known."""
+
+
+#: JAX's name for the base class
+ConcretizationTypeError = ConcretizationError
+
+
 class LeakedTracerError(Exception):
     """A tracer was used after the transform that created it had finished."""
 

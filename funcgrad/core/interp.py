@@ -19,7 +19,15 @@ from typing import Any
 import numpy as np
 
 from funcgrad.core import dtypes
-from funcgrad.core.errors import ConcretizationError, LeakedTracerError, user_frame, where
+from funcgrad.core.errors import (
+    ConcretizationError,
+    LeakedTracerError,
+    TracerArrayConversionError,
+    TracerBoolConversionError,
+    TracerIntegerConversionError,
+    user_frame,
+    where,
+)
 from funcgrad.core.ir import Atom, Aval, Eqn, Literal, Program, Var, aval_of
 from funcgrad.core.primitive import Primitive
 
@@ -89,16 +97,32 @@ class Tracer:
             raise TypeError("iteration over a 0-d traced array")
         return (self[i] for i in range(self.shape[0]))
 
-    def _concrete_error(self, what: str, transform: str | None = None) -> ConcretizationError:
-        return ConcretizationError(
-            f"{what} of an abstract value {self.aval} traced by "
-            f"`{transform or self._builder.transform}`: its value is not known while tracing. "
-            "Use fg.cond / fg.while_loop / fg.fori_loop for control flow that depends on "
-            "traced values, or mark the argument static (static_argnums) under jit."
+    def _concrete_error(
+        self, what: str, transform: str | None = None, kind: type = ConcretizationError
+    ) -> ConcretizationError:
+        if kind is TracerBoolConversionError:
+            head = f"Attempted boolean conversion of traced array with shape {self.aval}."
+        elif kind is TracerIntegerConversionError:
+            head = f"The __index__() method was called on traced array with shape {self.aval}."
+        elif kind is TracerArrayConversionError:
+            head = (
+                "The numpy.ndarray conversion method __array__() was called on traced array "
+                f"with shape {self.aval}."
+            )
+        else:
+            head = (
+                "Abstract tracer value encountered where concrete value is expected: "
+                f"traced array with shape {self.aval}."
+            )
+        return kind(
+            f"{head} {what} needs its value, but it was traced by "
+            f"`{transform or self._builder.transform}`, so its value is not known while "
+            "tracing. Use fg.cond / fg.while_loop / fg.fori_loop for control flow that depends "
+            "on traced values, or mark the argument static (static_argnums) under jit."
             f"{where(user_frame())}"
         )
 
-    def _value(self, what: str) -> Any:
+    def _value(self, what: str, kind: type = ConcretizationError) -> Any:
         """The concrete value, when the tracing builder knows its inputs (eager
         ``grad``/``jvp``/``vjp``...); computed on demand from the program slice
         that produces it. Raises :class:`ConcretizationError` otherwise."""
@@ -107,10 +131,12 @@ class Tracer:
         try:
             return self._builder.value_of(self._var)
         except _Unknown as u:
-            raise self._concrete_error(what, u.transform) from None
+            raise self._concrete_error(what, u.transform, kind) from None
 
     def __bool__(self) -> bool:
-        return bool(self._value("bool() (a Python `if`, `while`, `and`/`or`)"))
+        return bool(
+            self._value("bool() (a Python `if`, `while`, `and`/`or`)", TracerBoolConversionError)
+        )
 
     def __float__(self) -> float:
         return float(self._value("float()"))
@@ -122,11 +148,11 @@ class Tracer:
         return complex(self._value("complex()"))
 
     def __index__(self) -> int:
-        v = self._value("using as a Python index")
+        v = self._value("Using it as a Python index", TracerIntegerConversionError)
         return operator.index(np.asarray(v).item() if np.ndim(v) == 0 else v)
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
-        v = np.asarray(self._value("conversion to a NumPy array"))
+        v = np.asarray(self._value("Conversion to a NumPy array", TracerArrayConversionError))
         return v if dtype is None else v.astype(dtype)
 
     def item(self, *args: Any) -> Any:
