@@ -329,5 +329,5 @@ def test_checkpoint_concreteness_error_points_at_user_code():
             return x
         return fnp.sin(x)
 
-    with pytest.raises(fg.errors.TracerBoolConversionError, match="test_known_values.py"):
+    with pytest.raises(fg.errors.TracerBoolConversionError, match=r"test_known_values\.py"):
         f(3.0)
