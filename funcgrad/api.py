@@ -8,11 +8,13 @@ evaluates the result under the current interpreter, so transforms nest.
 from __future__ import annotations
 
 import functools
+import inspect
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 from jax import dtypes as jax_dtypes
+from jax import tree_util
 
 from funcgrad import ad, batching
 from funcgrad.core import dtypes
@@ -20,9 +22,47 @@ from funcgrad.core.interp import UNKNOWN, is_tracing, new_builder, to_aval
 from funcgrad.core.ir import Aval, Program
 from funcgrad.core.zeros import is_zero
 from funcgrad.lowering import run_program
-from funcgrad.tree import broadcast_prefix, tree_flatten, tree_unflatten
+from funcgrad.primitives.calls import close
+from funcgrad.tree import broadcast_prefix, tree_flatten, tree_leaves, tree_unflatten
 
 float0 = jax_dtypes.float0
+
+
+def check_callable(fun: Any) -> None:
+    """JAX's early rejection of what a transform cannot take: a non-callable,
+    a ``staticmethod`` object or a generator function (``TypeError``)."""
+    if isinstance(fun, staticmethod):
+        raise TypeError(f"staticmethod arguments are not supported, got {fun}")
+    if not callable(fun):
+        raise TypeError(f"Expected a callable value, got {fun!r}")
+    if inspect.isgeneratorfunction(fun):
+        raise TypeError(f"Expected a function, got a generator function: {fun}")
+
+
+@tree_util.register_pytree_node_class
+class TreeFunction:
+    """A function closed over arrays that are its pytree leaves (like JAX's
+    ``tree_util.Partial``): what :func:`vjp` and :func:`linearize` return, so it can
+    be passed into and returned from ``jit``. ``fn(leaves, *args)`` does the work."""
+
+    __slots__ = ("_fn", "_leaves")
+
+    def __init__(self, fn: Callable, leaves: Sequence[Any]) -> None:
+        self._fn = fn
+        self._leaves = list(leaves)
+
+    def __call__(self, *args: Any) -> Any:
+        return self._fn(self._leaves, *args)
+
+    def tree_flatten(self) -> tuple[list, Callable]:
+        return self._leaves, self._fn
+
+    @classmethod
+    def tree_unflatten(cls, fn: Callable, leaves: Sequence[Any]) -> TreeFunction:
+        return cls(fn, leaves)
+
+    def __repr__(self) -> str:
+        return f"TreeFunction({getattr(self._fn, '__qualname__', self._fn)})"
 
 
 # --------------------------------------------------------------------------- tracing
@@ -113,6 +153,7 @@ def _value_and_grad(
 ) -> Callable:
     """value_and_grad; without ``want_value`` the value is not an output of the
     program (``grad``), so nothing outside the gradient is kept alive for it."""
+    check_callable(fun)
 
     @functools.wraps(fun)
     def value_and_grad_f(*args: Any, **kwargs: Any) -> Any:
@@ -192,7 +233,11 @@ def grad(
 
 
 def vjp(fun: Callable, *primals: Any, has_aux: bool = False) -> tuple:
-    """``(out, vjp_fn)`` (and ``aux``); ``vjp_fn(ct)`` returns one cotangent per primal."""
+    """``(out, vjp_fn)`` (and ``aux``); ``vjp_fn(ct)`` returns one cotangent per primal.
+
+    ``vjp_fn`` is a pytree whose leaves are the residuals, so it can pass through ``jit``.
+    """
+    check_callable(fun)
     leaves, in_tree = tree_flatten(primals)
     holder: dict[str, Any] = {}
 
@@ -216,8 +261,10 @@ def vjp(fun: Callable, *primals: Any, has_aux: bool = False) -> tuple:
     outs, residuals = res[:n], res[n_out:]
     out_avals = [v.aval for v in prog.outvars[:n]]
     out_tree = holder["out_tree"]
+    bwd, bwd_consts = close(vp.bwd)
+    n_consts = len(bwd_consts)
 
-    def vjp_fn(ct: Any) -> tuple:
+    def vjp_fn(saved: list, ct: Any) -> tuple:
         ct_leaves, ct_tree = tree_flatten(ct)
         if ct_tree != out_tree:
             raise ValueError(
@@ -233,17 +280,15 @@ def vjp(fun: Callable, *primals: Any, has_aux: bool = False) -> tuple:
                     f"vjp: cotangent {i} has shape {ca.shape} and dtype {ca.dtype.name}, but "
                     f"the primal output has shape {a.shape} and dtype {a.dtype.name}"
                 )
-        cts = run_program(vp.bwd, *residuals, *ct_leaves)
-        cts = [
-            _zeros_ct(to_aval(x)) if not dtypes.is_inexact(to_aval(x).dtype) else g
-            for x, g in zip(leaves, cts)
-        ]
+        cts = run_program(bwd, *saved[:n_consts], *saved[n_consts:], *ct_leaves)
+        cts = [_zeros_ct(a) if not dtypes.is_inexact(a.dtype) else g for a, g in zip(avals, cts)]
         return tuple(tree_unflatten(in_tree, cts))
 
     out = tree_unflatten(out_tree, outs)
+    fn = TreeFunction(vjp_fn, [*bwd_consts, *residuals])
     if has_aux:
-        return out, vjp_fn, tree_unflatten(holder["aux_tree"], res[n:n_out])
-    return out, vjp_fn
+        return out, fn, tree_unflatten(holder["aux_tree"], res[n:n_out])
+    return out, fn
 
 
 # --------------------------------------------------------------------------- forward mode
@@ -251,14 +296,19 @@ def vjp(fun: Callable, *primals: Any, has_aux: bool = False) -> tuple:
 
 def _check_tangents(primals: tuple, tangents: tuple, name: str) -> tuple[list, list, Any]:
     p_leaves, p_tree = tree_flatten(primals)
+    t_leaves = _check_tangent_avals([to_aval(p) for p in p_leaves], p_tree, tangents, name)
+    return p_leaves, t_leaves, p_tree
+
+
+def _check_tangent_avals(p_avals: list[Aval], p_tree: Any, tangents: tuple, name: str) -> list:
     t_leaves, t_tree = tree_flatten(tangents)
     if p_tree != t_tree:
         raise ValueError(
             f"{name}: primal and tangent arguments must have the same tree structure; "
             f"got {p_tree} and {t_tree}"
         )
-    for p, t in zip(p_leaves, t_leaves):
-        pa, ta = to_aval(p), to_aval(t)
+    for pa, t in zip(p_avals, t_leaves):
+        ta = to_aval(t)
         if pa.shape != ta.shape:
             raise ValueError(
                 f"{name}: primal and tangent shapes differ: primal {pa} vs tangent {ta}"
@@ -267,11 +317,12 @@ def _check_tangents(primals: tuple, tangents: tuple, name: str) -> tuple[list, l
             raise TypeError(
                 f"{name}: primal and tangent dtypes differ: primal {pa} vs tangent {ta}"
             )
-    return p_leaves, t_leaves, p_tree
+    return t_leaves
 
 
 def jvp(fun: Callable, primals: Sequence[Any], tangents: Sequence[Any], has_aux: bool = False):
     """``(out, tangent_out)`` of ``fun`` at ``primals`` along ``tangents``."""
+    check_callable(fun)
     if not isinstance(primals, (tuple, list)) or not isinstance(tangents, (tuple, list)):
         raise TypeError("jvp: primals and tangents must be tuples or lists")
     p_leaves, t_leaves, p_tree = _check_tangents(tuple(primals), tuple(tangents), "jvp")
@@ -310,7 +361,9 @@ def jvp(fun: Callable, primals: Sequence[Any], tangents: Sequence[Any], has_aux:
 
 
 def linearize(fun: Callable, *primals: Any) -> tuple[Any, Callable]:
-    """``(out, jvp_fn)``: the primal computed once, and its linear tangent map."""
+    """``(out, jvp_fn)``: the primal computed once, and its linear tangent map
+    (a pytree over its residuals, so it can pass through ``jit``)."""
+    check_callable(fun)
     prog, out_tree = trace_pytree(fun, primals, None, "linearize", known=True)
     leaves, _in_tree = tree_flatten(primals)
     nonzero = [dtypes.is_inexact(a.dtype) for a in prog.in_avals]
@@ -332,11 +385,15 @@ def linearize(fun: Callable, *primals: Any) -> tuple[Any, Callable]:
     ]
     known_tangents = known[n_out:]
     out_avals = [v.aval for v in prog.outvars]
+    in_avals, in_tree = list(prog.in_avals), tree_flatten(primals)[1]
+    lin, lin_consts = close(lin)
+    n_consts = len(lin_consts)
 
-    def jvp_fn(*tangents: Any) -> Any:
-        _, t_leaves, _ = _check_tangents(primals, tangents, "linearize")
+    def jvp_fn(saved: list, *tangents: Any) -> Any:
+        t_leaves = _check_tangent_avals(in_avals, in_tree, tangents, "linearize")
         t_in = [t for t, nz in zip(t_leaves, nonzero) if nz]
-        lin_outs = run_program(lin, *t_in)
+        lin_outs = run_program(lin, *saved[:n_consts], *t_in)
+        known_tangents = saved[n_consts:]
         touts, k = [], 0
         for a, nz in zip(out_avals, out_nz):
             if not nz:
@@ -347,10 +404,26 @@ def linearize(fun: Callable, *primals: Any) -> tuple[Any, Callable]:
             k += 1
         return tree_unflatten(out_tree, touts)
 
-    return tree_unflatten(out_tree, outs), jvp_fn
+    return tree_unflatten(out_tree, outs), TreeFunction(jvp_fn, [*lin_consts, *known_tangents])
 
 
 # --------------------------------------------------------------------------- vmap
+
+
+_PY_SCALARS = (bool, int, float, complex)
+
+
+def _axis_spec_ok(spec: Any) -> bool:
+    return all(type(x) is int for x in tree_leaves(spec))
+
+
+def _prefix_axes(spec: Any, tree: Any, what: str) -> list:
+    try:
+        return broadcast_prefix(spec, tree, "vmap", what)
+    except ValueError as e:
+        raise ValueError(
+            f"vmap {what} specification must be a tree prefix of the corresponding value; {e}"
+        ) from None
 
 
 def vmap(
@@ -359,23 +432,65 @@ def vmap(
     out_axes: Any = 0,
     axis_size: int | None = None,
 ) -> Callable:
-    """Vectorise ``fun`` over the ``in_axes`` of its arguments."""
+    """Vectorise ``fun`` over the ``in_axes`` of its positional arguments.
+
+    As JAX: keyword arguments are always mapped over axis 0; an unmapped
+    (``None``) Python scalar or non-array object reaches ``fun`` unchanged;
+    ``out_axes=None`` requires that output to be unbatched.
+    """
+    check_callable(fun)
     if isinstance(in_axes, list):
         in_axes = tuple(in_axes)
+    if not (in_axes is None or type(in_axes) in (int, tuple)):
+        raise TypeError(
+            "vmap in_axes must be an int, None, or a tuple of entries corresponding to the "
+            f"positional arguments passed to the function, but got {in_axes!r}."
+        )
+    if not _axis_spec_ok(in_axes):
+        raise TypeError(
+            "vmap in_axes must be an int, None, or (nested) container with those types as "
+            f"leaves, but got {in_axes!r}."
+        )
+    if not _axis_spec_ok(out_axes):
+        raise TypeError(
+            "vmap out_axes must be an int, None, or (nested) container with those types as "
+            f"leaves, but got {out_axes!r}."
+        )
 
     @functools.wraps(fun)
-    def vmapped(*args: Any) -> Any:
-        leaves, in_tree = tree_flatten(args)
-        axes = broadcast_prefix(in_axes, args, "vmap", "in_axes")
+    def vmapped(*args: Any, **kwargs: Any) -> Any:
+        if isinstance(in_axes, tuple) and len(in_axes) != len(args):
+            msg = (
+                "vmap in_axes must be an int, None, or a tuple of entries corresponding to "
+                "the positional arguments passed to the function, but got "
+                f"len(in_axes)={len(in_axes)}, len(args)={len(args)}."
+            )
+            if kwargs:
+                msg += (
+                    f" Note that the function was called with keyword arguments {list(kwargs)}, "
+                    "which the entries of a tuple in_axes never correspond to: keyword "
+                    "arguments are always mapped along their leading axis (axis 0)."
+                )
+            raise ValueError(msg)
+        leaves, in_tree = tree_flatten((args, kwargs))
+        # keyword arguments are always mapped over their leading axis (as JAX)
+        axes = _prefix_axes(in_axes, args, "in_axes") + [0] * len(tree_leaves(kwargs))
         dims: list[int | None] = []
+        static: list[bool] = []  # unmapped Python scalars / non-arrays: passed through as-is
         sizes: dict[int, list[int]] = {}
         for i, (x, ax) in enumerate(zip(leaves, axes)):
-            aval = _check_leaf(x, "vmap")
             if ax is None:
                 dims.append(None)
+                is_static = type(x) in _PY_SCALARS
+                if not is_static:
+                    try:
+                        to_aval(x)
+                    except TypeError:
+                        is_static = True
+                static.append(is_static)
                 continue
-            if not isinstance(ax, int):
-                raise TypeError(f"vmap in_axes must be ints or None, got {ax!r}")
+            aval = _check_leaf(x, "vmap")
+            static.append(False)
             if not -aval.ndim <= ax < aval.ndim:
                 raise ValueError(
                     f"vmap was requested to map its argument along axis {ax}, which implies "
@@ -389,40 +504,59 @@ def vmap(
             desc = "; ".join(
                 f"argument leaves {idx} have size {s}" for s, idx in sorted(sizes.items())
             )
-            raise ValueError(f"vmap got inconsistent sizes for the mapped axes: {desc}")
+            raise ValueError(f"vmap got inconsistent sizes for array axes to be mapped: {desc}")
         if sizes:
             size = next(iter(sizes))
             if axis_size is not None and axis_size != size:
-                raise ValueError(f"vmap axis_size={axis_size} differs from the mapped size {size}")
+                raise ValueError(
+                    f"vmap got inconsistent sizes for array axes to be mapped: the axis_size "
+                    f"argument was {axis_size}, the mapped axes have size {size}"
+                )
         elif axis_size is None:
             raise ValueError(
                 "vmap must have at least one non-None value in in_axes, or an axis_size"
             )
         else:
             size = axis_size
-        avals = [batching.unbatched_aval(to_aval(x), d) for x, d in zip(leaves, dims)]
+        arg_leaves = [x for x, st in zip(leaves, static) if not st]
+        arg_dims = [d for d, st in zip(dims, static) if not st]
+        avals = [batching.unbatched_aval(to_aval(x), d) for x, d in zip(arg_leaves, arg_dims)]
         with new_builder("vmap") as b:
             # an unmapped argument keeps its value (Python control flow on it works)
-            tracers = [
-                b.new_arg(a, x if d is None else UNKNOWN) for a, x, d in zip(avals, leaves, dims)
-            ]
-            out = fun(*tree_unflatten(in_tree, tracers))
+            it = iter(
+                [
+                    b.new_arg(a, x if d is None else UNKNOWN)
+                    for a, x, d in zip(avals, arg_leaves, arg_dims)
+                ]
+            )
+            a2, k2 = tree_unflatten(
+                in_tree, [x if st else next(it) for x, st in zip(leaves, static)]
+            )
+            out = fun(*a2, **k2)
             out_leaves, out_tree = tree_flatten(out)
             prog = b.build(out_leaves)
         if is_tracing():
-            outs, ods = batching.batch_eval(prog, leaves, dims)
+            outs, ods = batching.batch_eval(prog, arg_leaves, arg_dims)
         else:  # eagerly: one (cached, compiled once it recurs) batched program
-            bprog, ods = batching.batch_program(prog, dims, size)
-            outs = run_program(bprog, *leaves)
-        oaxes = broadcast_prefix(out_axes, out, "vmap", "out_axes")
+            bprog, ods = batching.batch_program(prog, arg_dims, size)
+            outs = run_program(bprog, *arg_leaves)
+        oaxes = _prefix_axes(out_axes, out, "out_axes")
+        paths = [tree_util.keystr(p) for p, _ in tree_util.tree_flatten_with_path(out)[0]]
         final = []
-        for o, d, t in zip(outs, ods, oaxes):
+        for o, d, t, path in zip(outs, ods, oaxes, paths):
             if t is None:
                 if d is not None:
-                    raise ValueError("vmap has mapped output but out_axes is None for that output")
+                    raise ValueError(
+                        f"at vmap out_axes{path}, got axis spec None but output was batched "
+                        f"on axis {d}"
+                    )
                 final.append(o)
                 continue
             nd = to_aval(o).ndim + (d is None)
+            if not -nd <= t < nd:
+                raise ValueError(
+                    f"vmap out_axes{path}: axis {t} is out of bounds for array of dimension {nd}"
+                )
             final.append(batching.move_dim(o, d, t % nd, size))
         return tree_unflatten(out_tree, final)
 
@@ -450,6 +584,7 @@ def _std_basis(leaves: list) -> tuple[Any, list[int]]:
 
 def jacfwd(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False) -> Callable:
     """Jacobian by forward mode: ``vmap`` of ``jvp`` over the input basis."""
+    check_callable(fun)
     from funcgrad import numpy as fnp
 
     def jac(*args: Any) -> Any:
@@ -494,6 +629,7 @@ def _pack(parts: list, in_tree: Any, argnums: Any) -> Any:
 
 def jacrev(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False) -> Callable:
     """Jacobian by reverse mode: ``vmap`` of ``vjp`` over the output basis."""
+    check_callable(fun)
     from funcgrad import numpy as fnp
 
     def jac(*args: Any) -> Any:

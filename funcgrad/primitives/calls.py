@@ -16,13 +16,14 @@ import jax
 import numpy as np
 from jax import lax
 
-from funcgrad.core.interp import bind, eval_program, new_builder, to_aval
+from funcgrad.core.interp import Tracer, bind, eval_program, new_builder, to_aval
 from funcgrad.core.ir import Aval, Program
 from funcgrad.core.primitive import Example, Primitive
 from funcgrad.core.zeros import Zero, is_zero
 from funcgrad.lowering import lower_program
 from funcgrad.primitives import rules
 from funcgrad.primitives.rules import rand
+from funcgrad.tree import tree_map
 
 FAMILY = "calls"
 
@@ -166,8 +167,10 @@ stop_gradient_p.examples = lambda rng: [Example([rand(rng, (3,))], diff_argnums=
 
 
 def stop_gradient(x: Any) -> Any:
-    """``x`` with no derivative flowing through it."""
-    return bind(stop_gradient_p, x)
+    """``x`` (an array or a pytree of arrays) with no derivative flowing through it."""
+    if isinstance(x, Tracer):
+        return bind(stop_gradient_p, x)
+    return tree_map(lambda leaf: bind(stop_gradient_p, leaf), x)
 
 
 # --------------------------------------------------------------------------- optimization_barrier
