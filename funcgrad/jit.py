@@ -9,15 +9,23 @@ such functions use funcgrad's own dispatch, which passes them as arguments.
 Called inside another transform (``grad(jit(f))``), it binds one ``jit_call``
 equation holding its program, so the inner function stays one unit: it is
 transformed as a whole and lowered once.
+
+Traces and executables are shared by every ``jit(f)`` of the same function with
+the same static/donated arguments (a cache keyed weakly on ``f``), so a fresh
+wrapper of a function already seen does not trace it again, as in JAX.
 """
 
 from __future__ import annotations
 
 import functools
+import inspect
+import types
+import weakref
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import jax
+from jax import tree_util
 
 from funcgrad import passes
 from funcgrad.core.interp import Tracer, _state, new_builder, to_aval
@@ -33,10 +41,124 @@ class _ConstsTooLarge(Exception):
     """Raised inside jax.jit's trace to fall back to funcgrad's dispatch."""
 
 
-def _as_tuple(x: int | Sequence[int] | None) -> tuple:
+def _as_tuple(x: int | str | Sequence[Any] | None) -> tuple:
     if x is None:
         return ()
     return (x,) if isinstance(x, (int, str)) else tuple(x)
+
+
+_POSITIONAL = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+_P = inspect.Parameter
+
+
+def _signature(fun: Callable) -> inspect.Signature | None:
+    try:
+        return inspect.signature(fun)
+    except (TypeError, ValueError):  # some builtins have none
+        return None
+
+
+def _resolve_argnums(
+    sig: inspect.Signature | None,
+    argnums: int | Sequence[int] | None,
+    argnames: str | Sequence[str] | None,
+    what: str,
+) -> tuple[tuple[int, ...], tuple[str, ...]]:
+    """Complete ``argnums`` from ``argnames`` or the reverse through the signature
+    (when only one is given, as JAX), and check both against it (``ValueError``)."""
+    nums, names = _as_tuple(argnums), _as_tuple(argnames)
+    if sig is None:
+        return nums, names
+    params = list(sig.parameters.values())
+    if argnums is None and argnames is not None:
+        nums = tuple(
+            i
+            for i, p in enumerate(params)
+            if p.kind is _P.POSITIONAL_OR_KEYWORD and p.name in names
+        )
+    elif argnames is None and argnums is not None:
+        names = tuple(
+            p.name for i, p in enumerate(params) if p.kind is _P.POSITIONAL_OR_KEYWORD and i in nums
+        )
+    kinds = {p.kind for p in params}
+    if _P.VAR_POSITIONAL not in kinds:
+        n_pos = sum(p.kind in _POSITIONAL for p in params)
+        if [i for i in nums if not -n_pos <= i < n_pos]:
+            raise ValueError(
+                f"jit: {what}_argnums={nums} is out of range for a function that accepts "
+                f"only {n_pos} positional arguments {[p.name for p in params][:n_pos]}"
+            )
+    not_keywords = {p.name for p in params if p.kind in (_P.POSITIONAL_ONLY, _P.VAR_POSITIONAL)}
+    if bad := sorted(not_keywords & set(names)):
+        raise ValueError(
+            f"jit: {what}_argnames {bad} name positional-only (or *args) parameters, which "
+            "cannot be passed by keyword"
+        )
+    if _P.VAR_KEYWORD not in kinds:
+        keywords = {p.name for p in params if p.kind in (_P.POSITIONAL_OR_KEYWORD, _P.KEYWORD_ONLY)}
+        if bad := sorted(set(names) - keywords):
+            raise ValueError(
+                f"jit: {what}_argnames {bad} are not parameters of the function "
+                f"(it takes {list(sig.parameters)})"
+            )
+    return nums, names
+
+
+class _Shared:
+    """What every ``jit(f)`` with one configuration shares: the trace cache, the
+    funcgrad-dispatch cache and the ``jax.jit`` dispatcher. It holds no strong
+    reference to ``f`` (the module cache is weakly keyed on it)."""
+
+    __slots__ = ("__weakref__", "cache", "dispatch", "fast", "owners", "trace_count")
+
+    def __init__(self) -> None:
+        self.cache: dict[Any, _Entry] = {}
+        self.fast: dict[Any, _Entry] = {}
+        self.dispatch: Any = None
+        self.trace_count = 0
+        self.owners: weakref.WeakSet = weakref.WeakSet()  # the live wrappers
+
+
+_shared_by_fun: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _shared_for(fun: Callable, config: Any) -> _Shared:
+    try:
+        per_fun = _shared_by_fun.get(fun)
+        if per_fun is None:
+            per_fun = _shared_by_fun[fun] = {}
+    except (TypeError, ValueError):  # not weakly referenceable or hashable: not shared
+        return _Shared()
+    st = per_fun.get(config)
+    if st is None:
+        st = per_fun[config] = _Shared()
+    return st
+
+
+def _bad_leaf(x: Any) -> bool:
+    try:
+        to_aval(x)
+    except TypeError:
+        return True
+    return False
+
+
+def _check_dynamic(name: str, statics: set, names: tuple, args: tuple, kwargs: dict) -> None:
+    """funcgrad's ``TypeError`` for a non-array dynamic argument (a ``str``, ...)."""
+    dyn = (
+        {i: a for i, a in enumerate(args) if i not in statics},
+        {k: v for k, v in kwargs.items() if k not in names},
+    )
+    for path, leaf in tree_util.tree_flatten_with_path(dyn)[0]:
+        if _bad_leaf(leaf):
+            kind = "positional argument" if path[0].idx == 0 else "keyword argument"
+            label = f"{kind} {path[1].key!r}{tree_util.keystr(path[2:])}"
+            raise TypeError(
+                f"jit-compiled function {name}: {label} is {leaf!r} of type "
+                f"{type(leaf).__name__}, which is not an array; dynamic arguments must be "
+                "arrays, Python scalars or pytrees of them (mark it static with "
+                "static_argnums/static_argnames)"
+            )
 
 
 class _Entry:
@@ -68,37 +190,74 @@ class Jitted:
     def __init__(
         self,
         fun: Callable,
-        static_argnums: int | Sequence[int] = (),
-        static_argnames: str | Sequence[str] = (),
-        donate_argnums: int | Sequence[int] = (),
+        static_argnums: int | Sequence[int] | None = None,
+        static_argnames: str | Sequence[str] | None = None,
+        donate_argnums: int | Sequence[int] | None = None,
         in_shardings: Any = None,
         out_shardings: Any = None,
     ) -> None:
+        from funcgrad.api import check_callable
+
+        check_callable(fun)
         self.fun = fun
-        self.static_argnums = _as_tuple(static_argnums)
-        self.static_argnames = _as_tuple(static_argnames)
-        self.donate_argnums = _as_tuple(donate_argnums)
+        sig = _signature(fun)
+        self.static_argnums, self.static_argnames = _resolve_argnums(
+            sig, static_argnums, static_argnames, "static"
+        )
+        self.donate_argnums = _resolve_argnums(sig, donate_argnums, None, "donate")[0]
         self.in_shardings = in_shardings
         self.out_shardings = out_shardings
-        self._cache: dict[Any, _Entry] = {}
-        self._fast: dict[Any, _Entry] = {}  # funcgrad-dispatch cache for the no-static call
-        self.trace_count = 0
         # updated=(): never copy a wrapped function's __dict__ (a Jitted inside grad would
         # otherwise overwrite this object's fun and cache)
         functools.update_wrapper(self, fun, updated=())
-        self._dispatch: Any = None
         if in_shardings is None and out_shardings is None:
-            self._dispatch = self._make_dispatch()
+            config = (self.static_argnums, self.static_argnames, self.donate_argnums)
+            self._shared = _shared_for(fun, config)
+            if self._shared.dispatch is None:
+                self._shared.dispatch = self._make_dispatch(self._shared)
+        else:
+            self._shared = _Shared()
+        self._shared.owners.add(self)
 
-    def _make_dispatch(self) -> Any:
-        """``jax.jit`` of "trace with funcgrad, lower": JAX's C++ path does the dispatch."""
+    # the caches live in the state shared with the other wrappers of the same function
+    @property
+    def _cache(self) -> dict:
+        return self._shared.cache
+
+    @property
+    def _fast(self) -> dict:  # funcgrad-dispatch cache for the no-static call
+        return self._shared.fast
+
+    @property
+    def _dispatch(self) -> Any:
+        return self._shared.dispatch
+
+    @_dispatch.setter
+    def _dispatch(self, value: Any) -> None:
+        self._shared.dispatch = value
+
+    @property
+    def trace_count(self) -> int:
+        """How many times the function was traced (shared by its ``jit`` wrappers)."""
+        return self._shared.trace_count
+
+    def __get__(self, obj: Any, objtype: Any = None) -> Any:
+        """As a method decorator: ``obj.method(...)`` calls this with ``obj`` first."""
+        if obj is None:
+            return self
+        return types.MethodType(self, obj)
+
+    def _make_dispatch(self, shared: _Shared) -> Any:
+        """``jax.jit`` of "trace with funcgrad, lower": JAX's C++ path does the dispatch.
+        ``body`` runs only while JAX traces, through any live wrapper sharing ``shared``
+        (it holds no reference to this wrapper or its function)."""
 
         def body(*args: Any, **kwargs: Any) -> Any:
             # funcgrad traces with its own tracers; JAX operations the user applies to
             # concrete (closed-over) arrays while it traces must stay concrete, not
             # become tracers of this jax.jit (they would leak into the cached program)
             with jax.ensure_compile_time_eval():
-                entry, leaves = self._entry(args, kwargs)
+                entry, leaves = next(iter(shared.owners))._entry(args, kwargs)
             if entry.const_bytes() > _EMBED_LIMIT:
                 raise _ConstsTooLarge
             return tree_unflatten(entry.out_tree, entry.lowered(*entry.consts, *leaves))
@@ -135,6 +294,8 @@ class Jitted:
 
     def _entry(self, args: tuple, kwargs: dict) -> tuple[_Entry, list]:
         statics, static_vals, static_kw, leaves, tree = self._split(args, kwargs)
+        if any(map(_bad_leaf, leaves)):
+            _check_dynamic(self._name(), set(statics), self.static_argnames, args, kwargs)
         avals = tuple(to_aval(x) for x in leaves)
         key = (static_vals, static_kw, tree, avals)
         entry = self._cache.get(key)
@@ -145,7 +306,7 @@ class Jitted:
         return entry, leaves
 
     def _trace(self, args, kwargs, statics, leaves, tree, avals) -> _Entry:
-        self.trace_count += 1
+        self._shared.trace_count += 1
         with new_builder("jit") as b:
             tracers = [b.new_arg(a) for a in avals]
             dyn_args, dyn_kw = tree_unflatten(tree, tracers)
@@ -199,6 +360,12 @@ class Jitted:
                 return self._dispatch(*args, **kwargs)
             except _ConstsTooLarge:
                 self._dispatch = None
+            except TypeError:
+                # JAX rejects a non-array argument before tracing: say it as funcgrad
+                n = len(args)
+                statics = {i % n for i in self.static_argnums if -n <= i < n}
+                _check_dynamic(self._name(), statics, self.static_argnames, args, kwargs)
+                raise
         return self._call(args, kwargs)
 
     def _call(self, args: tuple, kwargs: dict) -> Any:
@@ -278,13 +445,20 @@ def _leaf_key(x: Any) -> Any:
 
 def jit(
     fun: Callable | None = None,
-    static_argnums: int | Sequence[int] = (),
-    static_argnames: str | Sequence[str] = (),
-    donate_argnums: int | Sequence[int] = (),
+    static_argnums: int | Sequence[int] | None = None,
+    static_argnames: str | Sequence[str] | None = None,
+    donate_argnums: int | Sequence[int] | None = None,
     in_shardings: Any = None,
     out_shardings: Any = None,
 ) -> Any:
-    """Compile ``fun`` through XLA; usable as ``@jit`` or ``@jit(static_argnums=...)``."""
+    """Compile ``fun`` through XLA; usable as ``@jit`` or ``@jit(static_argnums=...)``.
+
+    As JAX: given only one of ``static_argnums``/``static_argnames``, the other is
+    filled in from ``fun``'s signature (so a static argument is static whether
+    passed by position or by name); out-of-range numbers and unknown names raise
+    ``ValueError``; ``fun`` may be a function, a ``functools.partial``, a callable
+    object, or a method (``@jit`` in a class body binds ``self``).
+    """
     if fun is None:
         return functools.partial(
             jit,
