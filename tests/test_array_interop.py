@@ -97,9 +97,7 @@ def test_inside_loops():
     )
     # a funcgrad loop under grad, indexing a closed-over data set
     gf = fg.grad(lambda w: fg.fori_loop(0, 3, lambda i, c: c + (U[i] * w).sum() ** 2, 0.0))
-    gj = jax.grad(
-        lambda w: jax.lax.fori_loop(0, 3, lambda i, c: c + (Uj[i] * w).sum() ** 2, 0.0)
-    )
+    gj = jax.grad(lambda w: jax.lax.fori_loop(0, 3, lambda i, c: c + (Uj[i] * w).sum() ** 2, 0.0))
     _close(gf(w), gj(w))
 
 
@@ -138,3 +136,24 @@ def test_numpy_arrays_and_outputs_interoperate():
     # jax.Array inputs, outputs fed to JAX, printing
     _close(jnp.sum(fg.grad(lambda w: (w**2).sum())(jnp.asarray(V_NP))), 2 * V_NP.sum())
     assert "Array(" in repr(out)
+
+
+class _Wrapped:
+    """An array-like object that converts itself with ``__jax_array__``."""
+
+    def __init__(self, v):
+        self.v = jnp.asarray(v)
+
+    def __jax_array__(self):
+        return self.v
+
+
+def test_jax_array_protocol_objects_convert():
+    w = _Wrapped(V_NP)
+    _close(fnp.asarray(w), jnp.asarray(w))
+    _close(fnp.sin(w), jnp.sin(jnp.asarray(w)))
+    _close(fg.jit(lambda x: x * fnp.asarray(w))(V_NP), V_NP * V_NP)
+    _close(
+        fg.grad(lambda x: (x * fnp.asarray(w)).sum())(V_NP),
+        jax.grad(lambda x: (x * jnp.asarray(w)).sum())(V_NP),
+    )

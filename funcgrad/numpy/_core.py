@@ -82,6 +82,8 @@ def prep(x: Any, name: str = "funcgrad.numpy") -> Any:
     for t in SCALARS:  # subclasses of Python scalars (IntEnum, ...): their base type
         if isinstance(x, t):
             return t(x)
+    if hasattr(x, "__jax_array__"):  # array-like objects that convert themselves to JAX
+        return prep(x.__jax_array__(), name)
     raise TypeError(
         f"{name}: expected an array, a Python scalar or a (nested) list of them, got "
         f"{type(x).__name__}{here()}"
