@@ -34,7 +34,7 @@ from funcgrad.core.ir import Aval, Program
 from funcgrad.primitives import control_flow as cf
 from funcgrad.primitives import elementwise as ew
 from funcgrad.primitives.calls import close
-from funcgrad.tree import tree_flatten, tree_unflatten
+from funcgrad.tree import tree_flatten, tree_leaves, tree_unflatten
 
 __all__ = ["cond", "fori_loop", "scan", "switch", "while_loop"]
 
@@ -284,44 +284,88 @@ def while_loop(cond_fun: Callable, body_fun: Callable, init_val: Any) -> Any:
             f"{where(user_frame())}"
         )
     del cout
-    out = cf.while_loop(cprog, body, cconsts, bconsts, _cast_init(leaves, avals))
+    init = _cast_init(leaves, avals)
+    n_c = len(bconsts)
+    fwd = [o is v for o, v in zip(body.outvars, body.invars[n_c:])]
+    if any(fwd) and not all(fwd):
+        # carries the body passes through unchanged are loop invariants: keep them out
+        # of the loop (as JAX), so e.g. under vmap they stay unbatched
+        return _while_without(cond_fun, body_fun, tree, init, fwd)
+    out = cf.while_loop(cprog, body, cconsts, bconsts, init)
     return tree_unflatten(tree, out)
 
 
+def _while_without(
+    cond_fun: Callable, body_fun: Callable, tree: Any, init: list, fwd: list[bool]
+) -> Any:
+    """``while_loop`` over the carries not in ``fwd``, the others held fixed."""
+    fixed = [x for x, f in zip(init, fwd) if f]
+
+    def full(moving: Sequence[Any]) -> Any:
+        it_m, it_f = iter(moving), iter(fixed)
+        return tree_unflatten(tree, [next(it_f) if f else next(it_m) for f in fwd])
+
+    def cond2(moving: list) -> Any:
+        return cond_fun(full(moving))
+
+    def body2(moving: list) -> list:
+        out = tree_leaves(body_fun(full(moving)))
+        return [o for o, f in zip(out, fwd) if not f]
+
+    moving = while_loop(cond2, body2, [x for x, f in zip(init, fwd) if not f])
+    return full(moving)
+
+
 def _index_dtype(lower: Any, upper: Any) -> np.dtype:
+    """The loop counter's dtype, as JAX: the bounds' common dtype (any dtype, e.g.
+    float bounds); differing dtypes only for two signed integers, one weakly typed."""
     la, ua = _aval(lower, "fori_loop lower"), _aval(upper, "fori_loop upper")
-    for a in (la, ua):
-        if not dtypes.is_integer(a.dtype):
-            raise TypeError(f"fori_loop bounds must be integers, got {a.dtype.name}")
     if la.dtype == ua.dtype:
         return la.dtype
-    if la.weak_type and not ua.weak_type:
-        return ua.dtype
-    if ua.weak_type and not la.weak_type:
-        return la.dtype
+    if np.issubdtype(la.dtype, np.signedinteger) and np.issubdtype(ua.dtype, np.signedinteger):
+        if la.weak_type and not ua.weak_type:
+            return ua.dtype
+        if ua.weak_type and not la.weak_type:
+            return la.dtype
     raise TypeError(
         "lower and upper arguments to fori_loop must have equal types, got "
         f"{la.dtype.name} and {ua.dtype.name}"
     )
 
 
-def fori_loop(lower: Any, upper: Any, body_fun: Callable, init_val: Any) -> Any:
+def fori_loop(
+    lower: Any, upper: Any, body_fun: Callable, init_val: Any, *, unroll: int | bool | None = None
+) -> Any:
     """``for i in range(lower, upper): val = body_fun(i, val)``.
 
     With concrete (Python or non-traced) bounds this is a :func:`scan` of
-    ``upper - lower`` steps, so reverse-mode differentiation works; with traced
-    bounds it is a :func:`while_loop`.
+    ``int(upper) - int(lower)`` steps whose counter ``i`` starts as the Python
+    int ``int(lower)`` (so float bounds are truncated, as in JAX), and reverse-mode
+    differentiation works; with traced bounds it is a :func:`while_loop` whose
+    counter has the bounds' dtype. ``unroll`` needs concrete bounds (XLA decides).
     """
+    if not callable(body_fun):
+        raise TypeError("fori_loop: body_fun argument should be callable.")
     dtype = _index_dtype(lower, upper)
+    bounds: tuple[int, int] | None = None
     if not isinstance(lower, Tracer) and not isinstance(upper, Tracer):
-        lo, hi = int(np.asarray(lower)), int(np.asarray(upper))
+        try:
+            bounds = int(np.asarray(lower)), int(np.asarray(upper))
+        except TypeError:  # e.g. complex bounds: left to the while loop, as JAX
+            bounds = None
+    if bounds is not None:
+        lo, hi = bounds
 
         def step(carry: tuple, _: Any) -> tuple:
             i, val = carry
             return (ew.add(i, 1), body_fun(i, val)), None
 
-        (_, result), _ = scan(step, (np.asarray(lo, dtype), init_val), None, length=max(hi - lo, 0))
+        (_, result), _ = scan(step, (lo, init_val), None, length=max(hi - lo, 0))
         return result
+    if unroll is not None and unroll is not False and unroll != 1:
+        raise ValueError(
+            "Can only use `unroll` in `fori_loop` if the loop bounds are statically known."
+        )
     lower = ew.convert_element_type(lower, dtype)
     upper = ew.convert_element_type(upper, dtype)
 
