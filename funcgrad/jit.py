@@ -443,8 +443,12 @@ def _leaf_key(x: Any) -> Any:
     return (x.shape, x.dtype, getattr(x, "weak_type", False))
 
 
+class _NotGiven:
+    """Default of ``jit``'s ``fun``: omitted means "return a decorator" (``None`` is an error)."""
+
+
 def jit(
-    fun: Callable | None = None,
+    fun: Any = _NotGiven,
     static_argnums: int | Sequence[int] | None = None,
     static_argnames: str | Sequence[str] | None = None,
     donate_argnums: int | Sequence[int] | None = None,
@@ -459,7 +463,7 @@ def jit(
     ``ValueError``; ``fun`` may be a function, a ``functools.partial``, a callable
     object, or a method (``@jit`` in a class body binds ``self``).
     """
-    if fun is None:
+    if fun is _NotGiven:
         return functools.partial(
             jit,
             static_argnums=static_argnums,
