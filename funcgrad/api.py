@@ -18,6 +18,7 @@ from jax import tree_util
 
 from funcgrad import ad, batching
 from funcgrad.core import dtypes
+from funcgrad.core.errors import user_frame, where
 from funcgrad.core.interp import UNKNOWN, is_tracing, new_builder, to_aval
 from funcgrad.core.ir import Aval, Program
 from funcgrad.core.zeros import is_zero
@@ -417,6 +418,11 @@ def _axis_spec_ok(spec: Any) -> bool:
     return all(type(x) is int for x in tree_leaves(spec))
 
 
+def _leaf_path(tree: Any, k: int) -> str:
+    """``keystr`` of the ``k``-th leaf of ``tree`` (for error messages)."""
+    return tree_util.keystr(tree_util.tree_flatten_with_path(tree)[0][k][0])
+
+
 def _prefix_axes(spec: Any, tree: Any, what: str) -> list:
     try:
         return broadcast_prefix(spec, tree, "vmap", what)
@@ -471,7 +477,7 @@ def vmap(
                     "which the entries of a tuple in_axes never correspond to: keyword "
                     "arguments are always mapped along their leading axis (axis 0)."
                 )
-            raise ValueError(msg)
+            raise ValueError(msg + where(user_frame()))
         leaves, in_tree = tree_flatten((args, kwargs))
         # keyword arguments are always mapped over their leading axis (as JAX)
         axes = _prefix_axes(in_axes, args, "in_axes") + [0] * len(tree_leaves(kwargs))
@@ -541,21 +547,21 @@ def vmap(
             bprog, ods = batching.batch_program(prog, arg_dims, size)
             outs = run_program(bprog, *arg_leaves)
         oaxes = _prefix_axes(out_axes, out, "out_axes")
-        paths = [tree_util.keystr(p) for p, _ in tree_util.tree_flatten_with_path(out)[0]]
         final = []
-        for o, d, t, path in zip(outs, ods, oaxes, paths):
+        for k, (o, d, t) in enumerate(zip(outs, ods, oaxes)):
             if t is None:
                 if d is not None:
                     raise ValueError(
-                        f"at vmap out_axes{path}, got axis spec None but output was batched "
-                        f"on axis {d}"
+                        f"at vmap out_axes{_leaf_path(out, k)}, got axis spec None but output "
+                        f"was batched on axis {d}{where(user_frame())}"
                     )
                 final.append(o)
                 continue
             nd = to_aval(o).ndim + (d is None)
             if not -nd <= t < nd:
                 raise ValueError(
-                    f"vmap out_axes{path}: axis {t} is out of bounds for array of dimension {nd}"
+                    f"vmap out_axes{_leaf_path(out, k)}: axis {t} is out of bounds for array of "
+                    f"dimension {nd}{where(user_frame())}"
                 )
             final.append(batching.move_dim(o, d, t % nd, size))
         return tree_unflatten(out_tree, final)

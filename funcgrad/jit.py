@@ -28,6 +28,7 @@ import jax
 from jax import tree_util
 
 from funcgrad import passes
+from funcgrad.core.errors import user_frame, where
 from funcgrad.core.interp import Tracer, _state, new_builder, to_aval
 from funcgrad.core.ir import Program, aval_of
 from funcgrad.lowering import lower_program
@@ -87,19 +88,20 @@ def _resolve_argnums(
             raise ValueError(
                 f"jit: {what}_argnums={nums} is out of range for a function that accepts "
                 f"only {n_pos} positional arguments {[p.name for p in params][:n_pos]}"
+                f"{where(user_frame())}"
             )
     not_keywords = {p.name for p in params if p.kind in (_P.POSITIONAL_ONLY, _P.VAR_POSITIONAL)}
     if bad := sorted(not_keywords & set(names)):
         raise ValueError(
             f"jit: {what}_argnames {bad} name positional-only (or *args) parameters, which "
-            "cannot be passed by keyword"
+            f"cannot be passed by keyword{where(user_frame())}"
         )
     if _P.VAR_KEYWORD not in kinds:
         keywords = {p.name for p in params if p.kind in (_P.POSITIONAL_OR_KEYWORD, _P.KEYWORD_ONLY)}
         if bad := sorted(set(names) - keywords):
             raise ValueError(
                 f"jit: {what}_argnames {bad} are not parameters of the function "
-                f"(it takes {list(sig.parameters)})"
+                f"(it takes {list(sig.parameters)}){where(user_frame())}"
             )
     return nums, names
 
@@ -157,7 +159,7 @@ def _check_dynamic(name: str, statics: set, names: tuple, args: tuple, kwargs: d
                 f"jit-compiled function {name}: {label} is {leaf!r} of type "
                 f"{type(leaf).__name__}, which is not an array; dynamic arguments must be "
                 "arrays, Python scalars or pytrees of them (mark it static with "
-                "static_argnums/static_argnames)"
+                f"static_argnums/static_argnames){where(user_frame())}"
             )
 
 
