@@ -220,6 +220,7 @@ class Jitted:
         else:
             self._shared = _Shared()
         self._shared.owners.add(self)
+        self._disp = self._shared.dispatch  # a plain attribute: read on every call
 
     # the caches live in the state shared with the other wrappers of the same function
     @property
@@ -236,7 +237,7 @@ class Jitted:
 
     @_dispatch.setter
     def _dispatch(self, value: Any) -> None:
-        self._shared.dispatch = value
+        self._shared.dispatch = self._disp = value
 
     @property
     def trace_count(self) -> int:
@@ -355,11 +356,12 @@ class Jitted:
 
     # ------------------------------------------------------------------ calls
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        if self._dispatch is not None and not _state.stack:
+        disp = self._disp
+        if disp is not None and not _state.stack:
             if self.static_argnums or self.static_argnames:
                 _check_hashable(self.static_argnums, self.static_argnames, args, kwargs)
             try:
-                return self._dispatch(*args, **kwargs)
+                return disp(*args, **kwargs)
             except _ConstsTooLarge:
                 self._dispatch = None
             except TypeError:
