@@ -566,6 +566,11 @@ def vmap(
             final.append(batching.move_dim(o, d, t % nd, size))
         return tree_unflatten(out_tree, final)
 
+    name = getattr(fun, "__name__", repr(fun))
+    doc = f"Vectorized version of {name}, mapped over the axes given by in_axes."
+    if getattr(fun, "__doc__", None):
+        doc += f"\n\nOriginal documentation:\n\n{fun.__doc__}"
+    vmapped.__doc__ = doc
     return vmapped
 
 

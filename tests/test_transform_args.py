@@ -73,6 +73,20 @@ def test_vmap_maps_keyword_arguments_over_axis_0(in_axes, args, kwargs):
     )
 
 
+def test_vmap_keyword_arguments_under_jit_and_grad():
+    def f(m):
+        return lambda a, b: m.sum(m.sin(a) * b)
+
+    _same(
+        lambda: fg.jit(fg.vmap(fg.grad(f(fnp))))(X, b=X + 1),
+        lambda: jax.jit(jax.vmap(jax.grad(f(jnp))))(X, b=X + 1),
+    )
+    _same(
+        lambda: fg.grad(lambda a: fnp.sum(fg.vmap(f(fnp))(a, b=X)))(X),
+        lambda: jax.grad(lambda a: jnp.sum(jax.vmap(f(jnp))(a, b=X)))(X),
+    )
+
+
 def test_vmap_keyword_arguments_size_mismatch_and_tuple_length():
     f = lambda a, b: a + b
     # kwargs are mapped even with in_axes=None: axis_size must agree with them
@@ -162,6 +176,16 @@ def test_vmap_malformed_out_axes_rejected_as_jax(out_axes):
         return lambda: T.vmap(lambda a: a * 2, out_axes=out_axes)(X)
 
     assert _same(make(fg), make(jax)) is TypeError
+
+
+def test_vmap_docstring_names_the_function():
+    def superfun(a):
+        """Does things with stuff."""
+
+    for T in (fg, jax):
+        doc = T.vmap(superfun).__doc__
+        assert doc.startswith("Vectorized version of superfun")
+        assert doc.endswith("Original documentation:\n\n" + superfun.__doc__)
 
 
 def _gen(x):
