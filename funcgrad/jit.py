@@ -145,8 +145,10 @@ def _bad_leaf(x: Any) -> bool:
     return False
 
 
-def _check_dynamic(name: str, statics: set, names: tuple, args: tuple, kwargs: dict) -> None:
-    """funcgrad's ``TypeError`` for a non-array dynamic argument (a ``str``, ...)."""
+def _dynamic_error(
+    name: str, statics: set, names: tuple, args: tuple, kwargs: dict
+) -> TypeError | None:
+    """funcgrad's ``TypeError`` for a non-array dynamic argument (a ``str``, ...), if any."""
     dyn = (
         {i: a for i, a in enumerate(args) if i not in statics},
         {k: v for k, v in kwargs.items() if k not in names},
@@ -155,12 +157,13 @@ def _check_dynamic(name: str, statics: set, names: tuple, args: tuple, kwargs: d
         if _bad_leaf(leaf):
             kind = "positional argument" if path[0].idx == 0 else "keyword argument"
             label = f"{kind} {path[1].key!r}{tree_util.keystr(path[2:])}"
-            raise TypeError(
+            return TypeError(
                 f"jit-compiled function {name}: {label} is {leaf!r} of type "
                 f"{type(leaf).__name__}, which is not an array; dynamic arguments must be "
                 "arrays, Python scalars or pytrees of them (mark it static with "
                 f"static_argnums/static_argnames){where(user_frame())}"
             )
+    return None
 
 
 class _Entry:
@@ -298,7 +301,9 @@ class Jitted:
     def _entry(self, args: tuple, kwargs: dict) -> tuple[_Entry, list]:
         statics, static_vals, static_kw, leaves, tree = self._split(args, kwargs)
         if any(map(_bad_leaf, leaves)):
-            _check_dynamic(self._name(), set(statics), self.static_argnames, args, kwargs)
+            err = _dynamic_error(self._name(), set(statics), self.static_argnames, args, kwargs)
+            if err is not None:
+                raise err
         avals = tuple(to_aval(x) for x in leaves)
         key = (static_vals, static_kw, tree, avals)
         entry = self._cache.get(key)
@@ -368,7 +373,9 @@ class Jitted:
                 # JAX rejects a non-array argument before tracing: say it as funcgrad
                 n = len(args)
                 statics = {i % n for i in self.static_argnums if -n <= i < n}
-                _check_dynamic(self._name(), statics, self.static_argnames, args, kwargs)
+                err = _dynamic_error(self._name(), statics, self.static_argnames, args, kwargs)
+                if err is not None:
+                    raise err from None
                 raise
         return self._call(args, kwargs)
 
