@@ -120,15 +120,60 @@ def _split_diff(fun: Callable, args: tuple, argnums: tuple[int, ...], kwargs: di
     return f
 
 
-def _check_diff_dtypes(leaves: list, allow_int: bool, name: str) -> None:
+def _check_diff_dtypes(leaves: list, allow_int: bool, name: str, holomorphic: bool = False) -> None:
     for x in leaves:
         dt = to_aval(x).dtype
+        if holomorphic:
+            if dtypes.kind(dt) != 3:
+                raise TypeError(
+                    f"{name} with holomorphic=True requires inputs with complex dtype, "
+                    f"but got {dt.name}."
+                )
+            continue
+        if name == "jacfwd" and not dtypes.is_float(dt):
+            raise TypeError(
+                "jacfwd requires real-valued inputs (input dtype that is a sub-dtype of "
+                f"np.floating), but got {dt.name}. For holomorphic differentiation, pass "
+                "holomorphic=True. For differentiation of non-holomorphic functions involving "
+                "complex inputs or integer inputs, use funcgrad.jvp directly."
+            )
         if not dtypes.is_inexact(dt) and not allow_int:
             raise TypeError(
                 f"{name} requires real- or complex-valued inputs (input dtype that is a "
                 f"sub-dtype of np.inexact), but got {dt.name}. If you want to use "
                 "integer-valued inputs, use vjp or set allow_int to True."
             )
+
+
+def _check_out_dtype(dt: np.dtype, name: str, holomorphic: bool) -> None:
+    """JAX's output dtype rule for ``grad``/``jacrev`` (and ``jacfwd`` with holomorphic):
+    complex outputs only with ``holomorphic=True``, which requires them."""
+    if holomorphic:
+        if dtypes.kind(dt) != 3:
+            raise TypeError(
+                f"{name} with holomorphic=True requires outputs with complex dtype, "
+                f"but got {dt.name}."
+            )
+        return
+    if dtypes.kind(dt) == 3:
+        raise TypeError(
+            f"{name} requires real-valued outputs (output dtype that is a sub-dtype of "
+            f"np.floating), but got {dt.name}. For holomorphic differentiation, pass "
+            "holomorphic=True. For differentiation of non-holomorphic functions involving "
+            "complex outputs, use funcgrad.vjp directly."
+        )
+    if not dtypes.is_float(dt):
+        raise TypeError(
+            f"{name} requires real-valued outputs (output dtype that is a sub-dtype of "
+            f"np.floating), but got {dt.name}. For differentiation of functions with integer "
+            "outputs, use funcgrad.vjp directly."
+        )
+
+
+def _complex_mismatch(a: np.dtype, b: np.dtype) -> bool:
+    """One dtype complex and the other not: a (co)tangent that even a weakly typed Python
+    scalar cannot stand for (JAX rejects a real cotangent of a complex output)."""
+    return (dtypes.kind(a) == 3) != (dtypes.kind(b) == 3)
 
 
 def _zeros_ct(aval: Aval) -> Any:
@@ -143,14 +188,26 @@ def _zeros_ct(aval: Aval) -> Any:
 
 
 def value_and_grad(
-    fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False, allow_int: bool = False
+    fun: Callable,
+    argnums: int | Sequence[int] = 0,
+    has_aux: bool = False,
+    holomorphic: bool = False,
+    allow_int: bool = False,
 ) -> Callable:
-    """``(value, grad)`` of a scalar function; ``((value, aux), grad)`` with ``has_aux``."""
-    return _value_and_grad(fun, argnums, has_aux, allow_int, want_value=True)
+    """``(value, grad)`` of a scalar function; ``((value, aux), grad)`` with ``has_aux``.
+
+    ``holomorphic=True`` differentiates a complex function of complex inputs (its
+    derivative ``f'(z)``); without it the output must be real (see ``grad``)."""
+    return _value_and_grad(fun, argnums, has_aux, allow_int, want_value=True, holo=holomorphic)
 
 
 def _value_and_grad(
-    fun: Callable, argnums: int | Sequence[int], has_aux: bool, allow_int: bool, want_value: bool
+    fun: Callable,
+    argnums: int | Sequence[int],
+    has_aux: bool,
+    allow_int: bool,
+    want_value: bool,
+    holo: bool = False,
 ) -> Callable:
     """value_and_grad; without ``want_value`` the value is not an output of the
     program (``grad``), so nothing outside the gradient is kept alive for it."""
@@ -162,7 +219,7 @@ def _value_and_grad(
         f = _split_diff(fun, args, nums, kwargs)
         diff_args = tuple(args[i] for i in nums)
         leaves, in_tree = tree_flatten(diff_args)
-        _check_diff_dtypes(leaves, allow_int, "grad")
+        _check_diff_dtypes(leaves, allow_int, "grad", holo)
 
         def flat(*xs: Any) -> list:
             out = f(*tree_unflatten(in_tree, list(xs)))
@@ -182,13 +239,12 @@ def _value_and_grad(
                     f"{len(out_leaves)} leaves"
                 )
             aval = _check_leaf(out_leaves[0], "grad output")
-            if aval.shape != () or not dtypes.is_float(aval.dtype):
+            if aval.shape != ():
                 raise TypeError(
                     "Gradient only defined for scalar-output functions. Output had shape "
                     f"{aval.shape} and dtype {aval.dtype.name}."
-                    if aval.shape != ()
-                    else f"grad requires real-valued outputs, got dtype {aval.dtype.name}"
                 )
+            _check_out_dtype(aval.dtype, "grad", holo)
             aux_leaves, aux_tree = tree_flatten(aux)
             holder["aux_tree"] = aux_tree
             return [out_leaves[0], *aux_leaves]
@@ -218,10 +274,18 @@ def _value_and_grad(
 
 
 def grad(
-    fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False, allow_int: bool = False
+    fun: Callable,
+    argnums: int | Sequence[int] = 0,
+    has_aux: bool = False,
+    holomorphic: bool = False,
+    allow_int: bool = False,
 ) -> Callable:
-    """Gradient of a scalar-output function with respect to ``argnums``."""
-    vg = _value_and_grad(fun, argnums, has_aux, allow_int, want_value=False)
+    """Gradient of a scalar-output function with respect to ``argnums``.
+
+    As in JAX, for a real ``f`` of complex ``z = x + iy`` it is ``df/dx - i df/dy`` (the
+    conjugate of the Wirtinger-style gradient); a complex output needs ``holomorphic=True``
+    (then the result is ``f'(z)``, and the inputs must be complex)."""
+    vg = _value_and_grad(fun, argnums, has_aux, allow_int, want_value=False, holo=holomorphic)
 
     @functools.wraps(fun)
     def grad_f(*args: Any, **kwargs: Any) -> Any:
@@ -275,7 +339,9 @@ def vjp(fun: Callable, *primals: Any, has_aux: bool = False) -> tuple:
         for i, (c, a) in enumerate(zip(ct_leaves, out_avals)):
             ca = _check_leaf(c, "vjp cotangent")
             if ca.shape != a.shape or (
-                dtypes.is_inexact(a.dtype) and ca.dtype != a.dtype and not ca.weak_type
+                dtypes.is_inexact(a.dtype)
+                and ca.dtype != a.dtype
+                and (not ca.weak_type or _complex_mismatch(ca.dtype, a.dtype))
             ):
                 raise ValueError(
                     f"vjp: cotangent {i} has shape {ca.shape} and dtype {ca.dtype.name}, but "
@@ -314,7 +380,11 @@ def _check_tangent_avals(p_avals: list[Aval], p_tree: Any, tangents: tuple, name
             raise ValueError(
                 f"{name}: primal and tangent shapes differ: primal {pa} vs tangent {ta}"
             )
-        if dtypes.is_inexact(pa.dtype) and ta.dtype != pa.dtype and not ta.weak_type:
+        if (
+            dtypes.is_inexact(pa.dtype)
+            and ta.dtype != pa.dtype
+            and (not ta.weak_type or _complex_mismatch(ta.dtype, pa.dtype))
+        ):
             raise TypeError(
                 f"{name}: primal and tangent dtypes differ: primal {pa} vs tangent {ta}"
             )
@@ -593,8 +663,16 @@ def _std_basis(leaves: list) -> tuple[Any, list[int]]:
     return out, sizes
 
 
-def jacfwd(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False) -> Callable:
-    """Jacobian by forward mode: ``vmap`` of ``jvp`` over the input basis."""
+def jacfwd(
+    fun: Callable,
+    argnums: int | Sequence[int] = 0,
+    has_aux: bool = False,
+    holomorphic: bool = False,
+) -> Callable:
+    """Jacobian by forward mode: ``vmap`` of ``jvp`` over the input basis.
+
+    As in JAX, inputs must be real floating unless ``holomorphic=True`` (then inputs and
+    outputs must be complex)."""
     check_callable(fun)
     from funcgrad import numpy as fnp
 
@@ -603,11 +681,14 @@ def jacfwd(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = Fals
         f = _split_diff(fun, args, nums, {})
         diff = tuple(args[i] for i in nums)
         leaves, in_tree = tree_flatten(diff)
-        _check_diff_dtypes(leaves, False, "jacfwd")
+        _check_diff_dtypes(leaves, False, "jacfwd", holomorphic)
         basis, _ = _std_basis(leaves)
 
         def push(*t: Any) -> Any:
             r = jvp(f, diff, tree_unflatten(in_tree, list(t)), has_aux=has_aux)
+            if holomorphic:
+                for o in tree_leaves(r[0]):
+                    _check_out_dtype(to_aval(o).dtype, "jacfwd", True)
             return (r[1], r[2]) if has_aux else r[1]
 
         res = vmap(push, in_axes=0, out_axes=(0, None) if has_aux else 0)(*basis)
@@ -638,8 +719,16 @@ def _pack(parts: list, in_tree: Any, argnums: Any) -> Any:
     return t[0] if isinstance(argnums, int) else t
 
 
-def jacrev(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False) -> Callable:
-    """Jacobian by reverse mode: ``vmap`` of ``vjp`` over the output basis."""
+def jacrev(
+    fun: Callable,
+    argnums: int | Sequence[int] = 0,
+    has_aux: bool = False,
+    holomorphic: bool = False,
+) -> Callable:
+    """Jacobian by reverse mode: ``vmap`` of ``vjp`` over the output basis.
+
+    As in JAX, outputs must be real floating unless ``holomorphic=True`` (then inputs and
+    outputs must be complex); complex inputs of a real function give ``df/dx - i df/dy``."""
     check_callable(fun)
     from funcgrad import numpy as fnp
 
@@ -648,13 +737,15 @@ def jacrev(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = Fals
         f = _split_diff(fun, args, nums, {})
         diff = tuple(args[i] for i in nums)
         leaves, in_tree = tree_flatten(diff)
-        _check_diff_dtypes(leaves, False, "jacrev")
+        _check_diff_dtypes(leaves, False, "jacrev", holomorphic)
         if has_aux:
             out, vjp_fn, aux = vjp(f, *diff, has_aux=True)
         else:
             out, vjp_fn = vjp(f, *diff)
             aux = None
         o_leaves, out_tree = tree_flatten(out)
+        for o in o_leaves:
+            _check_out_dtype(to_aval(o).dtype, "jacrev", holomorphic)
         basis, _ = _std_basis(o_leaves)
 
         def pull(*c: Any) -> Any:
@@ -678,9 +769,15 @@ def jacrev(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = Fals
     return jac
 
 
-def hessian(fun: Callable, argnums: int | Sequence[int] = 0) -> Callable:
-    """Hessian as ``jacfwd(jacrev(fun))``."""
-    return jacfwd(jacrev(fun, argnums), argnums)
+def hessian(
+    fun: Callable,
+    argnums: int | Sequence[int] = 0,
+    has_aux: bool = False,
+    holomorphic: bool = False,
+) -> Callable:
+    """Hessian as ``jacfwd(jacrev(fun))`` (``has_aux`` and ``holomorphic`` passed to both)."""
+    inner = jacrev(fun, argnums, has_aux=has_aux, holomorphic=holomorphic)
+    return jacfwd(inner, argnums, has_aux=has_aux, holomorphic=holomorphic)
 
 
 def make_ir(fun: Callable, static_argnums: int | Sequence[int] = ()) -> Callable[..., Program]:

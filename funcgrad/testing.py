@@ -19,13 +19,21 @@ from funcgrad import api
 
 def _rand_like(rng: np.random.Generator, x: Any) -> np.ndarray:
     x = np.asarray(x)
+    if x.dtype.kind == "c":
+        re, im = rng.standard_normal((2, *x.shape))
+        return (re + 1j * im).astype(x.dtype)
     return rng.standard_normal(x.shape).astype(x.dtype)
 
 
+def _wide(x: Any) -> np.ndarray:
+    x = np.asarray(x)
+    return x.astype(np.complex128 if x.dtype.kind == "c" else np.float64)
+
+
 def _inner(a: Sequence[Any], b: Sequence[Any]) -> float:
-    return float(
-        sum(np.vdot(np.asarray(x, np.float64), np.asarray(y, np.float64)) for x, y in zip(a, b))
-    )
+    """``Re(sum(a * b))``: the pairing under which JAX's (and funcgrad's) VJP of a complex
+    function is the transpose of its JVP (no conjugation)."""
+    return float(sum(np.sum(_wide(x) * _wide(y)).real for x, y in zip(a, b)))
 
 
 def _flat(out: Any) -> list[np.ndarray]:
@@ -38,7 +46,7 @@ def numerical_jvp(f: Callable, args: Sequence[Any], tangents: Sequence[Any], eps
     """Central finite difference of ``f`` at ``args`` along ``tangents``."""
     plus = _flat(f(*[np.asarray(a) + eps * np.asarray(t) for a, t in zip(args, tangents)]))
     minus = _flat(f(*[np.asarray(a) - eps * np.asarray(t) for a, t in zip(args, tangents)]))
-    return [(p.astype(np.float64) - m.astype(np.float64)) / (2 * eps) for p, m in zip(plus, minus)]
+    return [(_wide(p) - _wide(m)) / (2 * eps) for p, m in zip(plus, minus)]
 
 
 def check_jvp(
@@ -54,8 +62,9 @@ def check_jvp(
     rng = rng or np.random.default_rng(0)
     tangents = [_rand_like(rng, a) for a in args]
     out, tout = api.jvp(f, tuple(args), tuple(tangents))
-    if any(o.dtype == np.float32 for o in _flat(out)) or any(
-        np.asarray(a).dtype == np.float32 for a in args
+    single = (np.float32, np.complex64)
+    if any(o.dtype in single for o in _flat(out)) or any(
+        np.asarray(a).dtype in single for a in args
     ):
         eps, rtol, atol = max(eps, 1e-3), max(rtol, 1e-2), max(atol, 1e-2)
     expected = numerical_jvp(f, args, tangents, eps)

@@ -131,7 +131,13 @@ def test_second_order(prim, i):
     rng = np.random.default_rng(3)
     out = f(*args)
     outs = out if isinstance(out, list) else [out]
-    v = [rng.standard_normal(np.shape(o)) for o in outs]
+    # complex outputs get complex cotangents (real part first, as for real outputs)
+    v = [
+        rng.standard_normal(np.shape(o)) + 1j * rng.standard_normal(np.shape(o))
+        if np.iscomplexobj(o)
+        else rng.standard_normal(np.shape(o))
+        for o in outs
+    ]
 
     def pullback(*xs):
         o, pb = fg.vjp(f, *xs)

@@ -234,6 +234,8 @@ around = round
 def isfinite(x: ArrayLike) -> Any:
     """Elementwise finiteness (True for integers and bools)."""
     (x,) = promote("isfinite", x)
+    if _is_complex(x):
+        return out(ew.bitwise_and(ew.is_finite(ew.real(x)), ew.is_finite(ew.imag(x))))
     return out(ew.is_finite(x) if _inexact(x) else _full_bool(x, True))
 
 
@@ -248,6 +250,8 @@ def isinf(x: ArrayLike) -> Any:
     (x,) = promote("isinf", x)
     if not _inexact(x):
         return out(_full_bool(x, False))
+    if _is_complex(x):
+        return out(ew.bitwise_or(isinf(ew.real(x)), isinf(ew.imag(x))))
     return out(ew.eq(ew.abs(x), _k(x, np.inf)))
 
 
@@ -279,29 +283,66 @@ def signbit(x: ArrayLike) -> Any:
 def conjugate(x: ArrayLike) -> Any:
     """Complex conjugate (identity on real arrays)."""
     (x,) = promote("conjugate", x)
-    if dtypes.kind(aval(x).dtype) == 3:
-        raise unsupported("conjugate of complex arrays")
-    return out(x)
+    return out(ew.conj(x) if _is_complex(x) else x)
 
 
 conj = conjugate
 
 
+def _is_complex(x: Any) -> bool:
+    return dtypes.kind(aval(x).dtype) == 3
+
+
 def real(x: ArrayLike) -> Any:
-    """Real part (identity on real arrays)."""
+    """Real part (``float32`` for ``complex64``; identity on real arrays)."""
     (x,) = promote("real", x)
-    if dtypes.kind(aval(x).dtype) == 3:
-        raise unsupported("real of complex arrays")
-    return out(x)
+    return out(ew.real(x) if _is_complex(x) else x)
 
 
 def imag(x: ArrayLike) -> Any:
-    """Imaginary part (zeros for real arrays)."""
+    """Imaginary part (``float32`` for ``complex64``; zeros for real arrays)."""
     (x,) = promote("imag", x)
-    if dtypes.kind(aval(x).dtype) == 3:
-        raise unsupported("imag of complex arrays")
+    if _is_complex(x):
+        return out(ew.imag(x))
     a = aval(x)
     return out(convert(sh.full(a.shape, 0, a.dtype), a.dtype, a.weak_type))
+
+
+def angle(z: ArrayLike, deg: bool = False) -> Any:
+    """Counterclockwise angle of ``z`` from the positive real axis, in radians (degrees with
+    ``deg``); real inputs give 0 or pi, integers promote to float."""
+    (z,) = promote("angle", z)
+    re, im = real(z), imag(z)
+    dt = aval(re).dtype
+    if not dtypes.is_inexact(dt) or (not _is_complex(z) and aval(z).ndim == 0):
+        dt = dtypes.default_dtype(2)
+    res = arctan2(convert(im, dt), convert(re, dt))
+    return out(ew.mul(res, _k(res, 180.0 / math.pi)) if deg else res)
+
+
+def iscomplexobj(x: Any) -> bool:
+    """Whether ``x`` has a complex dtype (its values are not looked at)."""
+    if x is None:
+        return False
+    dt = getattr(x, "dtype", None)
+    if dt is None:
+        dt = aval(prep(x, "iscomplexobj")).dtype
+    return np.dtype(dt).kind == "c"
+
+
+def isrealobj(x: Any) -> bool:
+    """Whether ``x`` does not have a complex dtype."""
+    return not iscomplexobj(x)
+
+
+def iscomplex(x: ArrayLike) -> Any:
+    """Elementwise: a nonzero imaginary part."""
+    return not_equal(imag(x), 0)
+
+
+def isreal(x: ArrayLike) -> Any:
+    """Elementwise: a zero imaginary part."""
+    return equal(imag(x), 0)
 
 
 def invert(x: ArrayLike) -> Any:

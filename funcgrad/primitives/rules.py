@@ -77,6 +77,9 @@ def rand(rng: np.random.Generator, shape: tuple, dtype: str = "float64", lo=-2.0
     dt = np.dtype(dtype)
     if dt.kind == "f":
         return rng.uniform(lo, hi, size=shape).astype(dt)
+    if dt.kind == "c":  # real and imaginary parts each in [lo, hi)
+        re, im = rng.uniform(lo, hi, size=(2, *shape))
+        return (re + 1j * im).astype(dt)
     if dt.kind in "iu":
         return rng.integers(int(lo), int(hi) + 1, size=shape).astype(dt)
     if dt.kind == "b":
