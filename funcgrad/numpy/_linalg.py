@@ -134,9 +134,11 @@ def vdot(
     a: ArrayLike, b: ArrayLike, *, precision: Any = None, preferred_element_type: Any = None
 ) -> Any:
     """Dot product of the flattened arrays."""
+    from funcgrad.numpy._ufuncs import conjugate
+
     a, b = as_array(a, "vdot"), as_array(b, "vdot")
     return dot(
-        sh.reshape(a, (aval(a).size,)),
+        sh.reshape(conjugate(a), (aval(a).size,)),
         sh.reshape(b, (aval(b).size,)),
         preferred_element_type=preferred_element_type,
     )
@@ -144,9 +146,10 @@ def vdot(
 
 def vecdot(x1: ArrayLike, x2: ArrayLike, /, *, axis: int = -1) -> Any:
     """Dot product of vectors along ``axis``, broadcasting the other axes."""
-    from funcgrad.numpy._ufuncs import multiply
+    from funcgrad.numpy._ufuncs import conjugate, multiply
 
     (x1, x2), is_bool = _operands("vecdot", x1, x2)
+    x1 = conjugate(x1)
     shape = broadcast_shapes("vecdot", x1, x2)
     ax = normalize_axis(axis, len(shape), "vecdot")
     p = multiply(broadcast_to_shape(x1, shape), broadcast_to_shape(x2, shape))
@@ -447,7 +450,7 @@ def norm(x: ArrayLike, ord: Any = None, axis: Any = None, keepdims: bool = False
     nd = aval(x).ndim
     if axis is None:
         if ord is None:
-            return u.sqrt(r.sum(u.multiply(x, x), axis=None, keepdims=keepdims))
+            return u.sqrt(r.sum(_abs2(x), axis=None, keepdims=keepdims))
         if nd not in (1, 2):
             raise ValueError(f"norm: improper number of dimensions to norm: {fmt(x)}{here()}")
         axis = tuple(range(nd))
@@ -459,12 +462,21 @@ def norm(x: ArrayLike, ord: Any = None, axis: Any = None, keepdims: bool = False
     raise ValueError(f"norm: improper number of axes {axis!r} for norm{here()}")
 
 
+def _abs2(x: Any) -> Any:
+    """``|x|**2`` elementwise: ``x * x`` for real ``x``, ``Re(x * conj(x))`` for complex."""
+    from funcgrad.numpy import _ufuncs as u
+
+    if dtypes.kind(aval(x).dtype) == 3:
+        return u.real(u.multiply(x, u.conjugate(x)))
+    return u.multiply(x, x)
+
+
 def _vector_norm(x: Any, ord: Any, axes: tuple, keepdims: bool) -> Any:
     from funcgrad.numpy import _reductions as r
     from funcgrad.numpy import _ufuncs as u
 
     if ord is None or ord == 2:
-        return u.sqrt(r.sum(u.multiply(x, x), axis=axes, keepdims=keepdims))
+        return u.sqrt(r.sum(_abs2(x), axis=axes, keepdims=keepdims))
     if isinstance(ord, str):
         raise ValueError(f"norm: invalid norm order {ord!r} for vectors{here()}")
     if ord == np.inf:
@@ -487,7 +499,7 @@ def _matrix_norm(x: Any, ord: Any, axes: tuple, keepdims: bool) -> Any:
 
     row, col = axes
     if ord in (None, "fro"):
-        return u.sqrt(r.sum(u.multiply(x, x), axis=axes, keepdims=keepdims))
+        return u.sqrt(r.sum(_abs2(x), axis=axes, keepdims=keepdims))
     if ord in (1, -1):
         red = r.max if ord == 1 else r.min
         res = red(r.sum(u.abs(x), axis=row, keepdims=True), axis=col, keepdims=True)

@@ -322,7 +322,12 @@ def var(
     x = convert(a, ct)
     m = mean(x, axis=axes, keepdims=True, where=where)
     d = ew.sub(x, broadcast_to_shape(m, av.shape))
-    s = rd.reduce_sum(_mask("var", ew.mul(d, d), where, 0), tuple(sorted(axes)))
+    if dtypes.kind(ct) == 3:  # |d|**2: the variance of complex values is real (as jnp.var)
+        sq, ct = ew.real(ew.mul(d, ew.conj(d))), ew.real_dtype(ct)
+        dt = ew.real_dtype(dt) if dtype is None else dt
+    else:
+        sq = ew.mul(d, d)
+    s = rd.reduce_sum(_mask("var", sq, where, 0), tuple(sorted(axes)))
     if where is None:
         n: Any = np.asarray(_count(av.shape, axes) - ddof, ct)
     else:

@@ -180,7 +180,7 @@ def unbroadcast(ct: Any, aval: Aval) -> Any:
 
         ct = reduce_sum(ct, tuple(range(ct_aval.ndim)))
     if to_aval(ct).dtype != aval.dtype and dtypes.is_inexact(aval.dtype):
-        ct = convert_element_type(ct, aval.dtype)
+        ct = cast_tangent(ct, aval.dtype)
     return ct
 
 
@@ -920,7 +920,7 @@ def _convert_jvp(primals: list, tangents: list, *, new_dtype: np.dtype, weak_typ
     out = convert_element_type(x, new_dtype, weak_type)
     if not dtypes.is_inexact(new_dtype) or not dtypes.is_inexact(to_aval(x).dtype):
         return out, Zero(to_aval(out).strip_weak())
-    return out, convert_element_type(t, new_dtype)
+    return out, cast_tangent(t, new_dtype)
 
 
 @convert_element_type_p.def_vjp
@@ -928,7 +928,7 @@ def _convert_vjp(ct: Any, x: Any, *, out: Any, new_dtype: np.dtype, weak_type: b
     src = to_aval(x).dtype
     if not dtypes.is_inexact(src) or not dtypes.is_inexact(new_dtype):
         return (None,)
-    return (convert_element_type(ct, src),)
+    return (cast_tangent(ct, src),)
 
 
 @convert_element_type_p.def_examples
@@ -1045,6 +1045,14 @@ def imag(x: Any) -> Any:
 def conj(x: Any) -> Any:
     """Complex conjugate of a complex array."""
     return bind(conj_p, x)
+
+
+def cast_tangent(t: Any, dtype: np.dtype) -> Any:
+    """A (co)tangent converted to ``dtype``; complex to real keeps the real part (what the
+    conversion does, without NumPy's warning about discarding the imaginary part)."""
+    if _is_complex(t) and dtypes.kind(np.dtype(dtype)) != 3:
+        t = real(t)
+    return convert_element_type(t, dtype)
 
 
 def _as_complex(ct: Any, like: Any) -> Any:
