@@ -531,3 +531,50 @@ def test_tracer_methods_inside_jit():
     want = jax.jit(lambda v: f(v)[:5])(z)
     assert_same(got, want, rtol=1e-6, atol=1e-6)
     assert fg.jit(lambda v: fnp.asarray(fnp.iscomplexobj(v)))(z)
+
+
+# --------------------------------------------------------------------------- second order
+
+SECOND_ORDER = {
+    "real": (fnp.real, jnp.real),
+    "imag": (fnp.imag, jnp.imag),
+    "conj": (fnp.conj, jnp.conj),
+    "abs": (fnp.abs, jnp.abs),
+    "exp": (fnp.exp, jnp.exp),
+    "log": (fnp.log, jnp.log),
+    "sqrt": (fnp.sqrt, jnp.sqrt),
+    "tan": (fnp.tan, jnp.tan),
+    "arcsin": (fnp.arcsin, jnp.arcsin),
+    "arccos": (fnp.arccos, jnp.arccos),
+    "arctan": (fnp.arctan, jnp.arctan),
+    "arcsinh": (fnp.arcsinh, jnp.arcsinh),
+    "arctanh": (fnp.arctanh, jnp.arctanh),
+    "tanh": (fnp.tanh, jnp.tanh),
+    "pow_const": (lambda z: z ** (0.5 + 1j), lambda z: z ** (0.5 + 1j)),
+    "const_pow": (lambda z: (1.5 - 0.5j) ** z, lambda z: (1.5 - 0.5j) ** z),
+    "div": (lambda z: z / (z * z + 2.0), lambda z: z / (z * z + 2.0)),
+    "matmul": (
+        lambda z: (z.reshape(2, 3) @ fnp.conj(z.reshape(2, 3)).T).reshape(-1),
+        lambda z: (z.reshape(2, 3) @ jnp.conj(z.reshape(2, 3)).T).reshape(-1),
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SECOND_ORDER))
+def test_second_order_against_jax(name):
+    """Forward-over-reverse (as JAX's check_grads at order 2) on complex inputs."""
+    f, jf = SECOND_ORDER[name]
+    z = crand((6,), C128, lo=0.2, hi=0.8, seed=50)
+    ct = like(np.asarray(jf(z)), seed=51)
+    t = like(z, seed=52)
+
+    def pull(fun, vjp):
+        return lambda v: vjp(fun, v)[1](ct)[0]
+
+    got = fg.jvp(pull(f, fg.vjp), (z,), (t,))
+    want = jax.jvp(pull(jf, jax.vjp), (z,), (t,))
+    assert_same(got, want, rtol=1e-8, atol=1e-8)
+    _, pb = fg.vjp(pull(f, fg.vjp), z)
+    jout, jpb = jax.vjp(pull(jf, jax.vjp), z)
+    c2 = like(np.asarray(jout), seed=53)
+    assert_same(pb(c2), jpb(c2), rtol=1e-8, atol=1e-8)
