@@ -578,3 +578,32 @@ def test_second_order_against_jax(name):
     jout, jpb = jax.vjp(pull(jf, jax.vjp), z)
     c2 = like(np.asarray(jout), seed=53)
     assert_same(pb(c2), jpb(c2), rtol=1e-8, atol=1e-8)
+
+
+# --------------------------------------------------------------------------- numpy odds and ends
+
+
+def test_rounding_and_closeness_of_complex():
+    z = np.array([1.26 + 2.5j, -1.5 + 0.45j, 0.5 - 3.5j])
+    for name in ("round", "rint", "around"):
+        assert_same(getattr(fnp, name)(z), getattr(jnp, name)(z))
+    assert_same(fnp.isclose(z, z + 1e-9), jnp.isclose(z, z + 1e-9))
+    assert_same(fnp.isclose(z.astype(C64), 1j), jnp.isclose(z.astype(C64), 1j))
+    assert_same(fnp.allclose(z, z * (1 + 1e-7j)), jnp.allclose(z, z * (1 + 1e-7j)))
+
+
+@pytest.mark.parametrize(
+    "case",
+    [
+        ("clip", lambda m, z: m.clip(z, 0, 1)),
+        ("hypot", lambda m, z: m.hypot(z, z)),
+        ("fabs", lambda m, z: m.fabs(z)),
+    ],
+    ids=lambda c: c[0],
+)
+def test_functions_of_reals_reject_complex_as_jax(case):
+    _, fn = case
+    z = np.array([1 + 2j])
+    jtype, _ = _jax_message(lambda: fn(jnp, z))
+    with pytest.raises(jtype, match="complex"):
+        fn(fnp, z)

@@ -177,7 +177,17 @@ square = _unary_keep(
 def fabs(x: ArrayLike) -> Any:
     """Absolute value as a float."""
     (x,) = promote("fabs", x, to="inexact")
+    _no_complex("fabs", x)
     return out(ew.abs(x))
+
+
+def _no_complex(name: str, *xs: Any) -> None:
+    """``jnp``'s refusal of complex operands for functions of real numbers only."""
+    if any(_is_complex(x) for x in xs):
+        raise TypeError(
+            f"{name} does not support complex-valued inputs, got {fmt(*xs)}; convert to real "
+            f"values first (for example with abs or real){here()}"
+        )
 
 
 def positive(x: ArrayLike) -> Any:
@@ -210,7 +220,15 @@ def rint(x: ArrayLike) -> Any:
     (x,) = promote("rint", x)
     if not _inexact(x):
         return out(convert(x, dtypes.default_dtype(2)))
-    return out(ew.round(x))
+    return out(_by_parts(ew.round, x))
+
+
+def _by_parts(fn: Callable[[Any], Any], x: Any) -> Any:
+    """``fn`` applied to a complex array's real and imaginary parts separately (as ``jnp``
+    rounds complex numbers); ``fn(x)`` for real ``x``."""
+    if not _is_complex(x):
+        return fn(x)
+    return ew.make_complex(fn(ew.real(x)), fn(ew.imag(x)))
 
 
 def round(x: ArrayLike, decimals: int = 0) -> Any:
@@ -223,9 +241,9 @@ def round(x: ArrayLike, decimals: int = 0) -> Any:
             raise unsupported("round of integers to negative decimals")
         return out(x)
     if decimals == 0:
-        return out(ew.round(x))
+        return out(_by_parts(ew.round, x))
     factor = _c(x, 10.0**decimals)
-    return out(ew.div(ew.round(ew.mul(x, factor)), factor))
+    return out(ew.div(_by_parts(ew.round, ew.mul(x, factor)), factor))
 
 
 around = round
@@ -532,6 +550,11 @@ logaddexp2 = _binary(
 
 
 def _hypot(x: Any, y: Any) -> Any:
+    if _is_complex(x):
+        raise ValueError(
+            f"hypot is not well defined for complex-valued inputs, got {fmt(x, y)}; convert "
+            f"to real values first (for example with abs){here()}"
+        )
     x, y = ew.abs(x), ew.abs(y)
     inf = ew.bitwise_or(ew.eq(x, _k(x, np.inf)), ew.eq(y, _k(y, np.inf)))
     hi, lo = ew.max(x, y), ew.min(x, y)
@@ -663,6 +686,11 @@ def clip(
     lo = min if min is not None else a_min
     hi = max if max is not None else a_max
     res = prep(a, "clip")
+    if any(v is not None and _is_complex(prep(v, "clip")) for v in (res, lo, hi)):
+        raise ValueError(
+            "clip: complex values have no ordering and cannot be clipped, got "
+            f"{fmt(res)}; convert to real values first (for example with abs or real){here()}"
+        )
     if lo is not None:
         res = maximum(lo, res)
     if hi is not None:
@@ -695,7 +723,7 @@ def isclose(
 ) -> Any:
     """Elementwise ``|a - b| <= atol + rtol * |b|`` (infinities equal only to themselves)."""
     a, b = promote_broadcast("isclose", a, b, to="inexact")
-    dt = aval(a).dtype
+    dt = ew.real_dtype(aval(a).dtype)  # compared with |a - b| (real for complex a, b)
     rt, at = np.asarray(rtol, dt), np.asarray(atol, dt)
     close = ew.le(ew.abs(ew.sub(a, b)), ew.add(at, ew.mul(rt, ew.abs(b))))
     inf_a, inf_b = isinf(a), isinf(b)
