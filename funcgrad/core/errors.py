@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Sequence
+
+import numpy as np
 
 _FG_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 _PKG_DIRS = (_FG_DIR + os.sep, os.path.join(os.path.dirname(_FG_DIR), "compat") + os.sep)
@@ -30,8 +33,26 @@ class TracerArrayConversionError(ConcretizationError):
 ConcretizationTypeError = ConcretizationError
 
 
-class LeakedTracerError(Exception):
-    """A tracer was used after the transform that created it had finished."""
+class LeakedTracerError(TypeError):
+    """A tracer was used after the transform that created it had finished (a
+    ``TypeError``, as JAX's ``UnexpectedTracerError``)."""
+
+
+class AxisError(np.exceptions.AxisError):
+    """An axis out of range for an array. Both a ``ValueError`` and an ``IndexError``
+    (NumPy's ``AxisError``): ``jax.numpy`` raises either, depending on the function."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+
+
+def broadcast_error_type(shapes: Sequence[tuple[int, ...]]) -> type[Exception]:
+    """The exception ``jax.numpy``'s elementwise operations raise for operand shapes that
+    do not broadcast: ``TypeError`` when the non-scalar operands share one rank (the
+    operation's own shape check), ``ValueError`` when their ranks differ (the failure is
+    in the rank promotion that comes first)."""
+    ranks = {len(s) for s in shapes if len(s)}
+    return TypeError if len(ranks) <= 1 else ValueError
 
 
 def user_frame() -> tuple[str, int] | None:

@@ -18,7 +18,7 @@ import jax
 import numpy as np
 
 from funcgrad.core import dtypes
-from funcgrad.core.errors import user_frame, where
+from funcgrad.core.errors import AxisError, broadcast_error_type, user_frame, where
 from funcgrad.core.interp import Tracer, to_aval
 from funcgrad.core.ir import Aval
 from funcgrad.primitives import elementwise as ew
@@ -184,13 +184,16 @@ def promote(name: str, *args: Any, to: str | None = None) -> list[Any]:
     return [convert(x, dtype, weak) for x in args]
 
 
-def broadcast_shapes(name: str, *args: Any) -> tuple[int, ...]:
-    """NumPy's broadcast of the operands' shapes; a clear error naming ``name`` otherwise."""
+def broadcast_shapes(name: str, *args: Any, elementwise: bool = False) -> tuple[int, ...]:
+    """NumPy's broadcast of the operands' shapes; a clear error naming ``name`` otherwise
+    (a ``ValueError``; for ``elementwise`` operations the type ``jnp``'s raise, see
+    :func:`~funcgrad.core.errors.broadcast_error_type`)."""
     shapes = [aval(a).shape for a in args]
     try:
         return tuple(np.broadcast_shapes(*shapes))
     except ValueError:
-        raise ValueError(
+        err = broadcast_error_type(shapes) if elementwise else ValueError
+        raise err(
             f"{name}: operands could not be broadcast together: {fmt(*args)}{here()}"
         ) from None
 
@@ -222,7 +225,7 @@ def broadcast_to_shape(x: Any, shape: tuple[int, ...], name: str = "broadcast_to
 
 def broadcast_args(name: str, *args: Any) -> list[Any]:
     """NumPy broadcasting; 0-d operands are left for the primitives to broadcast."""
-    out_shape = broadcast_shapes(name, *args)
+    out_shape = broadcast_shapes(name, *args, elementwise=True)
     return [
         a if aval(a).shape in ((), out_shape) else broadcast_to_shape(a, out_shape, name)
         for a in args
@@ -266,7 +269,7 @@ def normalize_axis(axis: Any, ndim: int, name: str) -> int:
     """``axis`` in ``[0, ndim)``; negative axes count from the end."""
     ax = index(axis, "axis", name)
     if not -ndim <= ax < ndim:
-        raise ValueError(
+        raise AxisError(
             f"{name}: axis {ax} is out of bounds for an array of dimension {ndim}{here()}"
         )
     return ax % ndim

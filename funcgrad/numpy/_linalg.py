@@ -77,28 +77,39 @@ def matmul(
 ) -> Any:
     """Matrix product with NumPy's broadcasting of leading (batch) dimensions."""
     del precision
-    pet = _pet("matmul", preferred_element_type)
-    (a, b), is_bool = _operands("matmul", a, b)
+    return _matmul("matmul", a, b, preferred_element_type)
+
+
+def _matmul(name: str, a: Any, b: Any, preferred_element_type: Any) -> Any:
+    """``matmul``; errors name ``name``, the function the user called."""
+    pet = _pet(name, preferred_element_type)
+    (a, b), is_bool = _operands(name, a, b)
     sa, sb = aval(a).shape, aval(b).shape
     if not sa or not sb:
         raise ValueError(
-            f"matmul: operands must have at least one dimension (use multiply for scalars), got "
+            f"{name}: operands must have at least one dimension (use multiply for scalars), got "
             f"{fmt(a, b)}{here()}"
         )
     ka, kb = sa[-1], sb[0] if len(sb) == 1 else sb[-2]
     if ka != kb:
-        raise ValueError(
-            f"matmul: contracting dimensions differ: {fmt(a)} @ {fmt(b)} ({ka} != {kb}){here()}"
+        # a TypeError, as jnp's (lax.dot_general's shape check)
+        raise TypeError(
+            f"{name}: contracting dimensions differ: {fmt(a)} and {fmt(b)} ({ka} != {kb}){here()}"
         )
     if len(sa) == 1 or len(sb) <= 2:
         # a vector operand or a (k, n) matrix: one plain contraction, no reshapes; the
         # free dimensions come out in matmul's order (a's leading ones, then b's)
         dims = (((len(sa) - 1,), (0 if len(sb) <= 2 else len(sb) - 2,)), ((), ()))
         return _finish(_dot(a, b, dims, pet), is_bool, pet)
-    batch = tuple(np.broadcast_shapes(sa[:-2], sb[:-2]))
+    try:
+        batch = tuple(np.broadcast_shapes(sa[:-2], sb[:-2]))
+    except ValueError:
+        raise ValueError(
+            f"{name}: batch dimensions do not broadcast: {fmt(a)} and {fmt(b)}{here()}"
+        ) from None
     nb = len(batch)
-    a2 = broadcast_to_shape(a, batch + sa[-2:], "matmul")
-    b2 = broadcast_to_shape(b, batch + sb[-2:], "matmul")
+    a2 = broadcast_to_shape(a, batch + sa[-2:], name)
+    b2 = broadcast_to_shape(b, batch + sb[-2:], name)
     bd = tuple(range(nb))
     return _finish(_dot(a2, b2, (((nb + 1,), (nb,)), (bd, bd)), pet), is_bool, pet)
 
@@ -112,10 +123,8 @@ def dot(
     if na == 0 or nb == 0:
         return _scaled("dot", a, b, preferred_element_type)
     if nb <= 2:
-        return matmul(a, b, preferred_element_type=preferred_element_type)
-    return tensordot(
-        a, b, axes=((na - 1,), (nb - 2,)), preferred_element_type=preferred_element_type
-    )
+        return _matmul("dot", a, b, preferred_element_type)
+    return _tensordot("dot", a, b, ((na - 1,), (nb - 2,)), preferred_element_type)
 
 
 def _scaled(name: str, a: Any, b: Any, preferred_element_type: Any) -> Any:
@@ -137,10 +146,11 @@ def vdot(
     from funcgrad.numpy._ufuncs import conjugate
 
     a, b = as_array(a, "vdot"), as_array(b, "vdot")
-    return dot(
+    return _matmul(
+        "vdot",
         sh.reshape(conjugate(a), (aval(a).size,)),
         sh.reshape(b, (aval(b).size,)),
-        preferred_element_type=preferred_element_type,
+        preferred_element_type,
     )
 
 
@@ -165,9 +175,7 @@ def inner(
     na, nb = aval(as_array(a, "inner")).ndim, aval(as_array(b, "inner")).ndim
     if na == 0 or nb == 0:
         return multiply(a, b)  # jnp.inner: plain promotion here, unlike dot
-    return tensordot(
-        a, b, axes=((na - 1,), (nb - 1,)), preferred_element_type=preferred_element_type
-    )
+    return _tensordot("inner", a, b, ((na - 1,), (nb - 1,)), preferred_element_type)
 
 
 def outer(a: ArrayLike, b: ArrayLike, out: Any = None) -> Any:
@@ -190,31 +198,35 @@ def tensordot(
 ) -> Any:
     """Sum products over ``axes`` (an int: the last/first ``axes`` axes; or a pair of
     axis sequences)."""
-    pet = _pet("tensordot", preferred_element_type)
-    (a, b), is_bool = _operands("tensordot", a, b)
+    return _tensordot("tensordot", a, b, axes, preferred_element_type)
+
+
+def _tensordot(name: str, a: Any, b: Any, axes: Any, preferred_element_type: Any) -> Any:
+    """``tensordot``; errors name ``name``, the function the user called (shape
+    mismatches are ``TypeError``s, as jnp's)."""
+    pet = _pet(name, preferred_element_type)
+    (a, b), is_bool = _operands(name, a, b)
     na, nb = aval(a).ndim, aval(b).ndim
     if isinstance(axes, (int, np.integer)):
-        k = index(axes, "axes", "tensordot")
+        k = index(axes, "axes", name)
         if not 0 <= k <= min(na, nb):
-            raise ValueError(f"tensordot: axes={k} does not fit operands {fmt(a, b)}{here()}")
+            raise TypeError(f"{name}: axes={k} does not fit operands {fmt(a, b)}{here()}")
         ax_a, ax_b = tuple(range(na - k, na)), tuple(range(k))
     else:
         try:
             xa, xb = axes
         except (TypeError, ValueError):
             raise TypeError(
-                f"tensordot: axes must be an int or a pair of sequences, got {axes!r}{here()}"
+                f"{name}: axes must be an int or a pair of sequences, got {axes!r}{here()}"
             ) from None
-        ax_a = normalize_axes(xa, na, "tensordot")
-        ax_b = normalize_axes(xb, nb, "tensordot")
+        ax_a = normalize_axes(xa, na, name)
+        ax_b = normalize_axes(xb, nb, name)
         if len(ax_a) != len(ax_b):
-            raise ValueError(
-                f"tensordot: axes {axes!r} must pair up the same number of axes{here()}"
-            )
+            raise TypeError(f"{name}: axes {axes!r} must pair up the same number of axes{here()}")
     for i, j in zip(ax_a, ax_b):
         if aval(a).shape[i] != aval(b).shape[j]:
-            raise ValueError(
-                f"tensordot: shape mismatch for sum: axis {i} of {fmt(a)} vs axis {j} of "
+            raise TypeError(
+                f"{name}: shape mismatch for sum: axis {i} of {fmt(a)} vs axis {j} of "
                 f"{fmt(b)}{here()}"
             )
     return _finish(_dot(a, b, ((ax_a, ax_b), ((), ())), pet), is_bool, pet)

@@ -60,15 +60,17 @@ def reshape(
     a = as_array(a, "reshape")
     av = aval(a)
     new = list(_ints("reshape", "new shape", shape))
+    # TypeErrors, as jnp's (lax's shape check)
     if new.count(-1) > 1:
-        raise ValueError(
-            f"reshape: can only specify one unknown dimension, got {tuple(new)}{here()}"
+        raise TypeError(
+            f"reshape: can only specify one unknown dimension, got {tuple(new)} for an array "
+            f"{fmt(a)}{here()}"
         )
     if any(s < -1 for s in new):
-        raise ValueError(f"reshape: negative dimension in {tuple(new)}{here()}")
+        raise TypeError(f"reshape: negative dimension in {tuple(new)} for {fmt(a)}{here()}")
     shape = sh.infer_minus_one(new, av.size)
     if shape is None or int(np.prod(shape, dtype=np.int64)) != av.size:
-        raise ValueError(
+        raise TypeError(
             f"reshape: cannot reshape an array {fmt(a)} of size {av.size} into shape "
             f"{tuple(new)}{here()}"
         )
@@ -88,10 +90,19 @@ def transpose(a: ArrayLike, axes: Sequence[int] | None = None) -> Any:
         perm = tuple(range(nd))[::-1]
     else:
         axes = tuple(axes)
-        if len(axes) != nd:
-            raise ValueError(f"transpose: axes {axes} don't match an array {fmt(a)}{here()}")
-        perm = normalize_axes(axes, nd, "transpose")
+        perm = tuple(normalize_axis(ax, nd, "transpose") for ax in axes)
+        _check_perm("transpose", axes, perm, a)
     return out(sh.transpose(a, perm))
+
+
+def _check_perm(name: str, axes: Any, perm: tuple[int, ...], a: Any) -> None:
+    """A ``TypeError`` (as ``jnp``) unless ``perm`` permutes all of ``a``'s axes."""
+    if len(perm) != aval(a).ndim or len(set(perm)) != len(perm):
+        what = "repeats an axis" if len(set(perm)) != len(perm) else "has the wrong length"
+        raise TypeError(
+            f"{name}: axes {tuple(axes)} is not a permutation of the axes of an array "
+            f"{fmt(a)} of shape {aval(a).shape} (it {what}){here()}"
+        )
 
 
 def permute_dims(a: ArrayLike, /, axes: Sequence[int]) -> Any:
@@ -111,13 +122,23 @@ def moveaxis(a: ArrayLike, source: Any, destination: Any) -> Any:
     """Move axes ``source`` to positions ``destination``."""
     a = as_array(a, "moveaxis")
     nd = aval(a).ndim
-    src = normalize_axes(source, nd, "moveaxis")
-    dst = normalize_axes(destination, nd, "moveaxis")
+    src, dst = (
+        tuple(normalize_axis(ax, nd, "moveaxis") for ax in v)
+        if isinstance(v, (Sequence, np.ndarray))
+        else (normalize_axis(v, nd, "moveaxis"),)
+        for v in (source, destination)
+    )
     if len(src) != len(dst):
         raise ValueError(
             f"moveaxis: source {source!r} and destination {destination!r} must have the same "
             f"number of elements{here()}"
         )
+    for v, name in ((src, "source"), (dst, "destination")):
+        if len(set(v)) != len(v):
+            raise TypeError(
+                f"moveaxis: repeated axis in {name} {v} for an array {fmt(a)} of shape "
+                f"{aval(a).shape}{here()}"
+            )
     order = [i for i in range(nd) if i not in src]
     for d, s in sorted(zip(dst, src)):
         order.insert(d, s)
@@ -255,7 +276,7 @@ def concatenate(arrays: Sequence[ArrayLike], axis: int | None = 0, dtype: Any = 
     if nd == 0:
         raise ValueError(f"concatenate: zero-dimensional arrays cannot be concatenated{here()}")
     if any(aval(a).ndim != nd for a in arrs):
-        raise ValueError(
+        raise TypeError(
             f"concatenate: all the input arrays must have the same number of dimensions, got "
             f"{fmt(*arrs)}{here()}"
         )
@@ -264,7 +285,7 @@ def concatenate(arrays: Sequence[ArrayLike], axis: int | None = 0, dtype: Any = 
         if any(
             s != t for i, (s, t) in enumerate(zip(aval(a).shape, aval(arrs[0]).shape)) if i != ax
         ):
-            raise ValueError(
+            raise TypeError(
                 f"concatenate: all the input array dimensions except for the concatenation axis "
                 f"{ax} must match exactly, got {fmt(*arrs)}{here()}"
             )
@@ -604,7 +625,9 @@ def diagonal(a: ArrayLike, offset: int = 0, axis1: int = 0, axis2: int = 1) -> A
         raise ValueError(f"diagonal: input must be at least 2-d, got {fmt(a)}{here()}")
     a1, a2 = normalize_axis(axis1, av.ndim, "diagonal"), normalize_axis(axis2, av.ndim, "diagonal")
     if a1 == a2:
-        raise ValueError(f"diagonal: axis1 and axis2 cannot be the same ({a1}){here()}")
+        raise TypeError(
+            f"diagonal: axis1 and axis2 cannot be the same ({a1}), got {fmt(a)}{here()}"
+        )
     offset = index(offset, "offset", "diagonal")
     rest = [i for i in range(av.ndim) if i not in (a1, a2)]
     x = sh.transpose(a, (*rest, a1, a2))

@@ -655,7 +655,11 @@ def where(condition: ArrayLike, x: ArrayLike | None = None, y: ArrayLike | None 
                 "where(condition) with one argument (its output shape depends on the values); "
                 "use the three-argument form"
             )
-        raise ValueError(f"where: either both or neither of x and y must be given{here()}")
+        pos = 1 if x is None else 2
+        raise TypeError(
+            f"where requires array or scalar arguments, got None at position {pos} "
+            f"(either both or neither of x and y must be given){here()}"
+        )
     c = _as_bool(condition, "where")
     x, y = promote("where", x, y)
     shape = broadcast_shapes("where", c, x, y)

@@ -221,7 +221,7 @@ def test_concatenate_uneven_and_errors() -> None:
         a,
         b,
     )
-    with pytest.raises(ValueError, match="concatenate"):
+    with pytest.raises(TypeError, match="concatenate"):  # as jnp
         fnp.concatenate([a, b], axis=0)
     with pytest.raises(ValueError, match="stack"):
         fnp.stack([a, b])
