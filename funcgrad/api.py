@@ -191,8 +191,8 @@ def value_and_grad(
     fun: Callable,
     argnums: int | Sequence[int] = 0,
     has_aux: bool = False,
-    holomorphic: bool = False,
     allow_int: bool = False,
+    holomorphic: bool = False,
 ) -> Callable:
     """``(value, grad)`` of a scalar function; ``((value, aux), grad)`` with ``has_aux``.
 
@@ -277,8 +277,8 @@ def grad(
     fun: Callable,
     argnums: int | Sequence[int] = 0,
     has_aux: bool = False,
-    holomorphic: bool = False,
     allow_int: bool = False,
+    holomorphic: bool = False,
 ) -> Callable:
     """Gradient of a scalar-output function with respect to ``argnums``.
 
