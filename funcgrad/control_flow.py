@@ -200,14 +200,22 @@ def _trace_body(
     extra_tree: Any,
     name: str,
     split_out: Callable[[Any], tuple[Any, Any]],
+    label: tuple[str, str] | None = None,
 ) -> tuple:
     """Trace a loop body, giving weakly typed initial carries the dtype the body returns
     and checking that the carry keeps its structure, shapes and dtypes.
+
+    ``label`` (the function the user called, the carry path prefix of funcgrad's own
+    leading carries) names errors for loops built on this one (``fori_loop``).
 
     Returns (closed program, consts, carry avals, ``{"y_tree": ...}`` for the extra outputs).
     """
     init_avals = [_aval(x, f"{name} carry") for x in carry_leaves]
     paths = _paths(carry_tree)
+    shown = name
+    if label is not None:
+        shown = label[0]
+        paths = [p[len(label[1]) :] if p.startswith(label[1]) else p for p in paths]
     n = len(init_avals)
 
     def trace(avals: list[Aval]) -> tuple:
@@ -225,7 +233,7 @@ def _trace_body(
         prog, consts = cf.trace_program(flat, list(avals) + list(extra_avals), name)
         if holder["c_tree"] != carry_tree:
             raise TypeError(
-                f"{name}: body_fun output and input must have identical types: the carry "
+                f"{shown}: body_fun output and input must have identical types: the carry "
                 f"input has structure {carry_tree} but the output has structure "
                 f"{holder['c_tree']}.{where(user_frame())}"
             )
@@ -237,8 +245,10 @@ def _trace_body(
         # gives it when traced weakly, e.g. ``c + float32(1)`` makes a float32 carry
         weak_outs = trace(init_avals)[0].out_avals[:n]
         for i, (a, o) in enumerate(zip(init_avals, weak_outs)):
-            if a.weak_type and not o.weak_type and o.shape == a.shape:
-                avals[i] = o.strip_weak()
+            if a.weak_type and o.shape == a.shape and (o.dtype != a.dtype or not o.weak_type):
+                # the join of the two (``0`` carried through ``c + 1.5`` is a float carry)
+                dt, _ = dtypes.result_type((a.dtype, True), (o.dtype, o.weak_type))
+                avals[i] = Aval(a.shape, dt, False)
     prog, consts, holder = trace(avals)
     outs = prog.out_avals[:n]
     targets: list[Aval | None] = []
@@ -246,7 +256,7 @@ def _trace_body(
         ok_weak = o.weak_type and dtypes.kind(o.dtype) <= dtypes.kind(a.dtype)
         if o.shape != a.shape or (o.dtype != a.dtype and not ok_weak):
             raise TypeError(
-                f"{name}: body_fun output and input must have identical types, but the carry "
+                f"{shown}: body_fun output and input must have identical types, but the carry "
                 f"component carry{path} has {_desc(a)} as input and {_desc(o)} as output."
                 f"{where(user_frame())}"
             )
@@ -270,9 +280,23 @@ def while_loop(cond_fun: Callable, body_fun: Callable, init_val: Any) -> Any:
     Forward-mode differentiable and batchable; reverse mode needs a static trip
     count (use :func:`fori_loop` with Python-int bounds, or :func:`scan`).
     """
+    return _while_loop(cond_fun, body_fun, init_val)
+
+
+def _while_loop(
+    cond_fun: Callable, body_fun: Callable, init_val: Any, label: tuple[str, str] | None = None
+) -> Any:
     leaves, tree = tree_flatten(init_val)
     body, bconsts, avals, _ = _trace_body(
-        body_fun, lambda a: (a[0],), leaves, tree, [], None, "while_loop", lambda o: (o, None)
+        body_fun,
+        lambda a: (a[0],),
+        leaves,
+        tree,
+        [],
+        None,
+        "while_loop",
+        lambda o: (o, None),
+        label,
     )
     _, args_tree = tree_flatten((init_val,))
     cprog, cconsts, cout = _trace(cond_fun, args_tree, avals, "while_loop")
@@ -360,7 +384,9 @@ def fori_loop(
             i, val = carry
             return (ew.add(i, 1), body_fun(i, val)), None
 
-        (_, result), _ = scan(step, (lo, init_val), None, length=max(hi - lo, 0))
+        (_, result), _ = _scan(
+            step, (lo, init_val), None, max(hi - lo, 0), False, ("fori_loop", "[1]")
+        )
         return result
     if unroll is not None and unroll is not False and unroll != 1:
         raise ValueError(
@@ -376,7 +402,7 @@ def fori_loop(
         i, u, val = c
         return ew.add(i, 1), u, body_fun(i, val)
 
-    return while_loop(cond_fun, body, (lower, upper, init_val))[2]
+    return _while_loop(cond_fun, body, (lower, upper, init_val), ("fori_loop", "[2]"))[2]
 
 
 def scan(
@@ -393,6 +419,17 @@ def scan(
     given. ``unroll`` is accepted for compatibility and ignored (XLA decides).
     """
     del unroll
+    return _scan(f, init, xs, length, reverse)
+
+
+def _scan(
+    f: Callable,
+    init: Any,
+    xs: Any,
+    length: int | None,
+    reverse: bool,
+    label: tuple[str, str] | None = None,
+) -> tuple[Any, Any]:
     x_leaves, x_tree = tree_flatten(xs)
     x_avals = [_aval(x, "scan xs") for x in x_leaves]
     for p, a in zip(_paths(x_tree), x_avals):
@@ -429,7 +466,7 @@ def scan(
 
     leaves, tree = tree_flatten(init)
     prog, consts, avals, holder = _trace_body(
-        f, lambda a: (a[0], a[1]), leaves, tree, slices, x_tree, "scan", split_out
+        f, lambda a: (a[0], a[1]), leaves, tree, slices, x_tree, "scan", split_out, label
     )
     outs = cf.scan(
         prog, consts, _cast_init(leaves, avals), x_leaves, length=length, reverse=reverse
