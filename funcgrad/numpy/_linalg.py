@@ -362,7 +362,7 @@ def einsum(
             if c in sizes and sizes[c] != n and 1 not in (n, sizes[c]):
                 raise ValueError(
                     f"einsum: size of label {c!r} differs between operands ({sizes[c]} vs {n}) "
-                    f"in {subscripts!r}{here()}"
+                    f"in {subscripts!r} for operands {fmt(*ops)}{here()}"
                 )
             sizes[c] = max(sizes.get(c, 1), n)
     # per operand: take diagonals of repeated labels, sum labels used nowhere else
