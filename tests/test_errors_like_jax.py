@@ -15,10 +15,14 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from jax import lax
 
 import funcgrad as fg
 import funcgrad.numpy as fnp
 from funcgrad.core import interp
+from funcgrad.primitives import linalg as la
+from funcgrad.primitives import reductions as rd
+from funcgrad.primitives import shape as sh
 
 HERE = os.path.basename(__file__)
 F32 = np.float32
@@ -390,3 +394,52 @@ def test_errors_inside_transforms_leave_no_builder_behind(outer: Callable) -> No
     with pytest.raises(RuntimeError, match="user error"):
         outer(boom)
     _still_usable()
+
+
+# --------------------------------------------------------------------------- primitives vs lax
+
+
+def _lax_or_fg(L: Any) -> tuple[Any, Any, Any]:
+    """(shape ops, reductions, dot_general) for ``jax.lax`` or funcgrad's primitives."""
+    if L is lax:
+        return lax, lax, lax
+    return sh, rd, la
+
+
+# fmt: off
+PRIMS = [
+    ("transpose_repeat", lambda L, x: _lax_or_fg(L)[0].transpose(x, (0, 0)), ("transpose", S)),
+    ("transpose_short", lambda L, x: _lax_or_fg(L)[0].transpose(x, (0,)), ("transpose", S)),
+    ("concatenate", lambda L, x: _lax_or_fg(L)[0].concatenate([x, x.T], 0) if L is lax else sh.concatenate(x, x.T, dimension=0), ("concatenate", S, T)),
+    ("concatenate_rank", lambda L, x: _lax_or_fg(L)[0].concatenate([x, x[0]], 0) if L is lax else sh.concatenate(x, x[0], dimension=0), ("concatenate", S, V3)),
+    ("concatenate_dim", lambda L, x: _lax_or_fg(L)[0].concatenate([x, x], 2) if L is lax else sh.concatenate(x, x, dimension=2), ("concatenate", S)),
+    ("broadcast_in_dim", lambda L, x: _lax_or_fg(L)[0].broadcast_in_dim(x, (3, 3), (0, 1)), ("broadcast_in_dim", S)),
+    ("broadcast_in_dim_rank", lambda L, x: _lax_or_fg(L)[0].broadcast_in_dim(x, (3,), (0,)), ("broadcast_in_dim", S)),
+    ("broadcast_in_dim_order", lambda L, x: _lax_or_fg(L)[0].broadcast_in_dim(x, (2, 3, 4), (1, 0)), ("broadcast_in_dim", S)),
+    ("squeeze", lambda L, x: _lax_or_fg(L)[0].squeeze(x, (0,)), ("squeeze", S)),
+    ("slice_limit", lambda L, x: _lax_or_fg(L)[0].slice(x, (0, 0), (3, 3)), ("slice", S)),
+    ("slice_order", lambda L, x: _lax_or_fg(L)[0].slice(x, (1, 0), (0, 3)), ("slice", S)),
+    ("rev", lambda L, x: _lax_or_fg(L)[0].rev(x, (2,)), ("rev", S)),
+    ("pad", lambda L, x: _lax_or_fg(L)[0].pad(x, np.float32(0), ((1, 1, 0),)), ("pad", S)),
+    ("dot_general", lambda L, x: _lax_or_fg(L)[2].dot_general(x, x, (((1,), (0,)), ((), ()))), ("dot_general", S)),
+    ("dot_general_count", lambda L, x: _lax_or_fg(L)[2].dot_general(x, x.T, (((1,), ()), ((), ()))), ("dot_general", S, T)),
+]
+# fmt: on
+
+
+@pytest.mark.parametrize("jit", [False, True], ids=["eager", "jit"])
+@pytest.mark.parametrize("name,fn,patterns", PRIMS, ids=[p[0] for p in PRIMS])
+def test_primitive_errors_as_lax(name: str, fn: Callable, patterns: tuple, jit: bool) -> None:
+    """funcgrad's primitives reject what ``jax.lax`` rejects, with lax's exception type."""
+    with pytest.raises(Exception) as want:
+        jax.jit(lambda x: fn(lax, x))(M23)
+    with pytest.raises(Exception) as got:
+        if jit:
+            fg.jit(lambda x: fn(None, x))(M23)
+        else:
+            fn(None, M23)
+    assert isinstance(got.value, type(want.value)), f"{got.value!r} vs lax's {want.value!r}"
+    msg = str(got.value)
+    for p in patterns:
+        assert re.search(p, msg), f"{p!r} not in {msg!r}"
+    assert f"{HERE}:{fn.__code__.co_firstlineno}" in msg, msg

@@ -53,10 +53,11 @@ def _fmt(*avals: Aval) -> str:
 
 
 def _check_axes(name: str, axes: tuple[int, ...], ndim: int, what: str, x: Aval) -> None:
+    # TypeErrors, as lax's shape rules
     if any(not 0 <= a < ndim for a in axes):
-        raise ValueError(f"{name}: {what} {axes} out of range for an operand of type {x}")
+        raise TypeError(f"{name}: {what} {axes} out of range for an operand of type {x}")
     if len(set(axes)) != len(axes):
-        raise ValueError(f"{name}: {what} {axes} contain duplicates (operand {x})")
+        raise TypeError(f"{name}: {what} {axes} contain duplicates (operand {x})")
 
 
 def _normalize_axes(name: str, axes: Any, ndim: int) -> tuple[int, ...]:
@@ -179,12 +180,12 @@ def _broadcast_in_dim_abstract_eval(
             f"of the operand {x} (target shape {shape})"
         )
     if any(not 0 <= d < len(shape) for d in bd):
-        raise ValueError(
+        raise TypeError(
             f"broadcast_in_dim: broadcast_dimensions {bd} out of range for target shape "
             f"{shape} (operand {x})"
         )
     if any(a >= b for a, b in itertools.pairwise(bd)):
-        raise ValueError(
+        raise TypeError(
             f"broadcast_in_dim: broadcast_dimensions {bd} must be strictly increasing "
             f"(operand {x}, target shape {shape})"
         )
@@ -440,7 +441,7 @@ def _slice_abstract_eval(
         raise TypeError(f"slice: need one index per dimension of an operand of type {x}; {desc}")
     for lo, hi, s in zip(start_indices, limit_indices, x.shape):
         if not 0 <= lo <= hi <= s:
-            raise ValueError(f"slice: indices out of range for an operand of type {x}; {desc}")
+            raise TypeError(f"slice: indices out of range for an operand of type {x}; {desc}")
     if strides and any(s < 1 for s in strides):
         raise ValueError(f"slice: strides must be positive, got {desc} (operand {x})")
     return Aval(_slice_shape(start_indices, limit_indices, strides), x.dtype, x.weak_type)
@@ -519,7 +520,7 @@ def _pad_abstract_eval(x: Aval, padding_value: Aval, *, padding_config: tuple) -
         raise TypeError(f"pad: padding_value must be 0-d, got {padding_value} (operand {x})")
     dtype, weak = _same_dtype("pad", x, padding_value)
     if len(padding_config) != x.ndim:
-        raise TypeError(
+        raise ValueError(
             f"pad: padding_config {padding_config} must have one (lo, hi, interior) per "
             f"dimension of the operand {x}"
         )
@@ -655,7 +656,7 @@ def _concatenate_abstract_eval(*xs: Aval, dimension: int) -> Aval:
     if any(x.ndim != nd for x in xs):
         raise TypeError(f"concatenate: operands must have equal ranks, got {_fmt(*xs)}")
     if not 0 <= dimension < nd:
-        raise ValueError(f"concatenate: dimension {dimension} out of range for {_fmt(*xs)}")
+        raise TypeError(f"concatenate: dimension {dimension} out of range for {_fmt(*xs)}")
     for x in xs:
         if any(a != b for i, (a, b) in enumerate(zip(x.shape, xs[0].shape)) if i != dimension):
             raise TypeError(
