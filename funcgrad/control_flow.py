@@ -232,10 +232,16 @@ def _trace_body(
 
         prog, consts = cf.trace_program(flat, list(avals) + list(extra_avals), name)
         if holder["c_tree"] != carry_tree:
+            t_in, t_out = carry_tree, holder["c_tree"]
+            if label is not None:  # the user's part of funcgrad's (counter, ..., carry)
+                k = int(label[1][1:-1])
+                kids = t_out.children()
+                t_in = t_in.children()[k]
+                t_out = kids[k] if t_out.num_nodes > 1 and len(kids) > k else t_out
             raise TypeError(
                 f"{shown}: body_fun output and input must have identical types: the carry "
-                f"input has structure {carry_tree} but the output has structure "
-                f"{holder['c_tree']}.{where(user_frame())}"
+                f"input has structure {t_in} but the output has structure "
+                f"{t_out}.{where(user_frame())}"
             )
         return prog, consts, holder
 

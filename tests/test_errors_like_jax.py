@@ -284,6 +284,27 @@ def test_fori_loop_traced_bounds_names_fori_loop() -> None:
 
 
 @pytest.mark.parametrize(
+    "fname,fn",
+    [
+        ("while_loop", lambda L: L.while_loop(lambda c: c[0] < 1, lambda c: c[0], (0.0, 1.0))),
+        ("fori_loop", lambda L: L.fori_loop(0, 3, lambda i, c: (c, c), 1.0)),
+        ("fori_loop", lambda L: L.fori_loop(0, 3, lambda i, c: c[0], (1.0, 2.0))),
+        ("scan", lambda L: L.scan(lambda c, x: ((c, c), x), 1.0, np.ones(2))),
+    ],
+)
+def test_loop_carry_structure_errors(fname: str, fn: Callable) -> None:
+    with pytest.raises(Exception) as want:
+        fn(jax.lax)
+    with pytest.raises(Exception) as got:
+        fn(fg)
+    assert isinstance(got.value, type(want.value)), f"{got.value!r} vs JAX's {want.value!r}"
+    msg = str(got.value)
+    assert msg.startswith(fname) and "structure" in msg and HERE in msg, msg
+    # the user's carry structure only (not funcgrad's counter): one of them is a bare leaf
+    assert "PyTreeDef(*)" in msg, msg
+
+
+@pytest.mark.parametrize(
     "fn",
     [
         lambda L, m: L.while_loop(lambda c: c < 3, lambda c: c + 1.5, 0),
