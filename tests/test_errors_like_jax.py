@@ -108,6 +108,11 @@ CASES = [
     Case("split", lambda m, x, y: m.split(x, 2, axis=1), patterns=("split", S, "equal division")),
     Case("split_axis", lambda m, x, y: m.split(x, 2, axis=2), patterns=("split", "axis 2")),
     Case("diagonal", lambda m, x, y: m.diagonal(x, 0, 1, 1), patterns=("diagonal", S)),
+    Case("trace_same", lambda m, x, y: m.trace(x, 0, 1, -1), patterns=("trace", S)),
+    Case("expand_dims_repeat", lambda m, x, y: m.expand_dims(x, (3, -1)), patterns=("expand_dims", "repeated axis")),
+    Case("tensordot_lists", lambda m, x, y: m.tensordot(x, y, axes=([0], [0, 1])), patterns=("tensordot", "axes")),
+    Case("argmax_empty", lambda m, x, y: m.argmax(x[:, :0], axis=1).astype(x.dtype), patterns=("argmax", r"f32\[2,0\]")),
+    Case("max_empty", lambda m, x, y: m.max(x[:0]), patterns=("max", "zero-size")),
     Case("cross", lambda m, x, y: m.cross(x, m.ones((4, 3), x.dtype)), (M23, M23), ("multiply",)),
     # where
     Case("where", lambda m, x, y: m.where(x > 0, x, y), patterns=("where", S, T)),

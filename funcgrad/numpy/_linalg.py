@@ -448,6 +448,14 @@ def trace(a: ArrayLike, offset: int = 0, axis1: int = 0, axis2: int = 1, dtype: 
     from funcgrad.numpy._reductions import sum as _sum
     from funcgrad.numpy._shape import diagonal
 
+    a = as_array(a, "trace")
+    nd = aval(a).ndim
+    if nd >= 2 and normalize_axis(axis1, nd, "trace") == normalize_axis(axis2, nd, "trace"):
+        # a ValueError here, as jnp.trace (jnp.diagonal's is a TypeError)
+        raise ValueError(
+            f"trace: axis1 and axis2 cannot be the same, got {axis1} and {axis2} for "
+            f"{fmt(a)}{here()}"
+        )
     return _sum(diagonal(a, offset, axis1, axis2), axis=-1, dtype=dtype)
 
 
