@@ -29,7 +29,7 @@ from jax import tree_util
 
 from funcgrad import passes
 from funcgrad.core.errors import user_frame, where
-from funcgrad.core.interp import Tracer, _state, new_builder, to_aval
+from funcgrad.core.interp import Tracer, _state, leaked, new_builder, to_aval
 from funcgrad.core.ir import Program, aval_of
 from funcgrad.lowering import lower_program
 from funcgrad.primitives.calls import close
@@ -154,6 +154,8 @@ def _dynamic_error(
         {k: v for k, v in kwargs.items() if k not in names},
     )
     for path, leaf in tree_util.tree_flatten_with_path(dyn)[0]:
+        if isinstance(leaf, Tracer) and not leaf._builder.alive:
+            return leaked(leaf)
         if _bad_leaf(leaf):
             kind = "positional argument" if path[0].idx == 0 else "keyword argument"
             label = f"{kind} {path[1].key!r}{tree_util.keystr(path[2:])}"

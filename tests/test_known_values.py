@@ -331,3 +331,11 @@ def test_checkpoint_concreteness_error_points_at_user_code():
 
     with pytest.raises(fg.errors.TracerBoolConversionError, match=r"test_known_values\.py"):
         f(3.0)
+
+
+def test_leaked_tracer_passed_to_jit():
+    box = []
+    fg.jit(lambda x: box.append(x) or x)(1.0)
+    with pytest.raises(fg.errors.UnexpectedTracerError):
+        fg.jit(lambda x: x * 2)(box[0])
+    assert fg.jit(lambda x: x * 2)(2.0) == 4.0
