@@ -30,12 +30,17 @@ from funcgrad.core.errors import ConcretizationError, LeakedTracerError
 from funcgrad.core.interp import Tracer
 from funcgrad.core.ir import Aval, Eqn, Literal, Program, Var
 from funcgrad.custom import checkpoint, custom_jvp, custom_vjp, remat
+from funcgrad.interop._jax_array import Array
 from funcgrad.jit import jit
 from funcgrad.primitives.calls import stop_gradient
 
 __version__ = "0.1.0"
 
+#: JAX's name for the reverse-mode Jacobian
+jacobian = jacrev
+
 __all__ = [
+    "Array",
     "Aval",
     "ConcretizationError",
     "Eqn",
@@ -52,6 +57,7 @@ __all__ = [
     "grad",
     "hessian",
     "jacfwd",
+    "jacobian",
     "jacrev",
     "jit",
     "jvp",

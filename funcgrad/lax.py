@@ -14,17 +14,26 @@ import operator
 from collections.abc import Sequence
 from typing import Any
 
+# (control flow and stop_gradient are top-level names too; jax.lax has them here)
+from funcgrad.control_flow import cond, fori_loop, scan, switch, while_loop
 from funcgrad.core.interp import to_aval
 from funcgrad.numpy._core import here, prep
 from funcgrad.primitives import conv as _conv
+from funcgrad.primitives.calls import stop_gradient
 from funcgrad.primitives.conv import ConvDimensionNumbers
 
 __all__ = [
     "ConvDimensionNumbers",
+    "cond",
     "conv",
     "conv_dimension_numbers",
     "conv_general_dilated",
+    "fori_loop",
     "padtype_to_pads",
+    "scan",
+    "stop_gradient",
+    "switch",
+    "while_loop",
 ]
 
 DimensionNumbers = ConvDimensionNumbers | Sequence[str] | Sequence[Sequence[int]] | None

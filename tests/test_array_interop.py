@@ -157,3 +157,34 @@ def test_jax_array_protocol_objects_convert():
         fg.grad(lambda x: (x * fnp.asarray(w)).sum())(V_NP),
         jax.grad(lambda x: (x * jnp.asarray(w)).sum())(V_NP),
     )
+
+
+def test_array_type_covers_concrete_and_traced_values():
+    seen = []
+    x = fnp.arange(3.0)
+    assert isinstance(x, fg.Array) and not isinstance(U_NP, fg.Array)
+    fg.jit(lambda v: seen.append(isinstance(v, fg.Array)) or v)(x)
+    fg.grad(lambda v: seen.append(isinstance(v, fg.Array)) or v.sum())(x)
+    fg.vmap(lambda v: seen.append(isinstance(v, fg.Array)) or v)(x)
+    assert seen == [True, True, True]
+    with pytest.raises(TypeError):
+        fg.Array()
+
+
+def test_jax_names_used_by_the_tutorials():
+    x = np.linspace(0.1, 1, 3, dtype=np.float32)
+    _close(fg.jacobian(fnp.exp)(x), jax.jacobian(jnp.exp)(x))
+    from funcgrad import lax
+
+    assert lax.while_loop is fg.while_loop and lax.cond is fg.cond and lax.scan is fg.scan
+    from funcgrad.test_util import check_grads
+
+    check_grads(lambda w: fnp.sum(fnp.tanh(w) ** 2), (x,), order=2)
+
+    @fg.custom_jvp
+    def wrong(w):
+        return fnp.sin(w)
+
+    wrong.defjvp(lambda p, t: (fnp.sin(p[0]), 2.0 * t[0]))  # not sin's derivative
+    with pytest.raises(AssertionError):
+        check_grads(wrong, (x,), order=1)

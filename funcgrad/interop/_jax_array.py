@@ -54,6 +54,26 @@ _AT_METHODS = (
 )
 
 
+class _ArrayMeta(type):
+    def __instancecheck__(cls, x: Any) -> bool:
+        import jax
+
+        return isinstance(x, (jax.Array, Tracer))
+
+    def __subclasscheck__(cls, c: type) -> bool:
+        import jax
+
+        return issubclass(c, (jax.Array, Tracer))
+
+
+class Array(metaclass=_ArrayMeta):
+    """The type of funcgrad values, for ``isinstance`` checks: a concrete
+    ``jax.Array`` or a funcgrad tracer (as ``jax.Array`` covers JAX's tracers)."""
+
+    def __init__(self) -> None:
+        raise TypeError("funcgrad.Array is not constructible; use funcgrad.numpy.asarray")
+
+
 def has_tracer(x: Any) -> bool:
     """Whether a (nested tuple/list/dict/slice) argument holds a funcgrad tracer."""
     t = type(x)
