@@ -179,7 +179,11 @@ def forward_pass(prog: Program, args: Sequence[Any]) -> tuple[list, list]:
             res = INACTIVE
             out = bind(prim, *ins, **e.params)
         elif prim.vjp_fwd is not None and prim.differentiable:
-            out, res = prim.vjp_fwd(*ins, **e.params)
+            if getattr(prim, "vjp_fwd_active", False):  # the rule wants to know which
+                act = [type(a) is Var and a in active for a in e.inputs]  # inputs are active
+                out, res = prim.vjp_fwd(*ins, active=act, **e.params)
+            else:
+                out, res = prim.vjp_fwd(*ins, **e.params)
         else:
             out = bind(prim, *ins, **e.params)
         if res is not INACTIVE:

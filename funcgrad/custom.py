@@ -8,12 +8,24 @@ every transform.
 from __future__ import annotations
 
 import functools
+import inspect
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from funcgrad.core import dtypes
 from funcgrad.core.interp import UNKNOWN, bind, new_builder, to_aval
-from funcgrad.primitives.calls import checkpoint_p, close, custom_jvp_call_p, custom_vjp_call_p
-from funcgrad.tree import tree_flatten, tree_unflatten
+from funcgrad.primitives import rules
+from funcgrad.primitives.calls import (
+    checkpoint_p,
+    close,
+    custom_jvp_call_p,
+    custom_vjp_call_p,
+)
+from funcgrad.primitives.calls import (
+    inline_custom_jvp as _inline_custom_jvp,
+)
+from funcgrad.primitives.elementwise import convert_element_type
+from funcgrad.tree import tree_flatten, tree_map, tree_unflatten
 
 
 def _trace(fun: Callable, leaves: list, in_tree: Any, name: str, known: bool = True) -> tuple:
@@ -43,37 +55,175 @@ def _merge(static: list, dyn: Sequence, nondiff: tuple[int, ...]) -> list:
     return out
 
 
+def _nondiff_nums(fun: Callable, argnums: Sequence[int], argnames: Sequence[str]) -> tuple:
+    """``nondiff_argnums`` plus the positions of ``nondiff_argnames`` in ``fun``'s signature."""
+    nums = set(argnums)
+    if argnames:
+        params = list(inspect.signature(fun).parameters)
+        for name in argnames:
+            if name not in params:
+                raise ValueError(f"nondiff_argnames: {name!r} is not a parameter of {fun}")
+            nums.add(params.index(name))
+    return tuple(sorted(nums))
+
+
+def _positional(fun: Callable, name: str, args: tuple, kwargs: dict) -> tuple:
+    """Keyword arguments resolved to positions through the signature, as JAX does."""
+    if not kwargs:
+        return args
+    try:
+        ba = inspect.signature(fun).bind(*args, **kwargs)
+    except TypeError as e:
+        raise TypeError(f"{name}: {e}") from None
+    ba.apply_defaults()
+    if ba.kwargs:
+        raise TypeError(
+            f"{name}: keyword-only arguments {sorted(ba.kwargs)} are not supported by custom "
+            "derivative functions; pass them positionally or close over them"
+        )
+    return tuple(ba.args)
+
+
+def _tree_str(tree: Any) -> str:
+    return str(tree).replace("PyTreeDef", "")
+
+
+class SymbolicZero:
+    """A zero (co)tangent passed to a rule defined with ``symbolic_zeros=True``:
+    it has the value's ``aval``, ``shape`` and ``dtype`` but no data."""
+
+    def __init__(self, aval: Any) -> None:
+        self.aval = aval
+        self.shape = aval.shape
+        self.dtype = aval.dtype
+
+    def instantiate(self) -> Any:
+        """Materialise as an array of zeros."""
+        return rules.zeros_like_aval(self.aval)
+
+    def __repr__(self) -> str:
+        return f"SymbolicZero({self.aval})"
+
+
+class CustomVJPPrimal:
+    """A primal passed to ``fwd`` defined with ``symbolic_zeros=True``: its
+    ``value`` and whether it is ``perturbed`` (differentiated)."""
+
+    def __init__(self, value: Any, perturbed: bool) -> None:
+        self.value = value
+        self.perturbed = perturbed
+
+    def __repr__(self) -> str:
+        return f"CustomVJPPrimal(value={self.value!r}, perturbed={self.perturbed})"
+
+
+def _is_zero_marker(x: Any) -> bool:
+    from funcgrad.core.zeros import is_zero
+
+    return x is None or isinstance(x, SymbolicZero) or is_zero(x)
+
+
 class custom_jvp:
     """A function with a user-supplied JVP rule: ``f.defjvp(jvp)`` where
-    ``jvp(primals, tangents) -> (primal_out, tangent_out)``."""
+    ``jvp(primals, tangents) -> (primal_out, tangent_out)``, or per-argument
+    rules with ``f.defjvps(*jvps)``."""
 
-    def __init__(self, fun: Callable, nondiff_argnums: Sequence[int] = ()) -> None:
+    def __init__(
+        self,
+        fun: Callable,
+        nondiff_argnums: Sequence[int] = (),
+        nondiff_argnames: Sequence[str] = (),
+    ) -> None:
         self.fun = fun
-        self.nondiff_argnums = tuple(nondiff_argnums)
+        self.nondiff_argnums = _nondiff_nums(fun, nondiff_argnums, nondiff_argnames)
         self.jvp: Callable | None = None
+        self.symbolic_zeros = False
         functools.update_wrapper(self, fun)
 
-    def defjvp(self, jvp: Callable) -> Callable:
+    def defjvp(self, jvp: Callable, symbolic_zeros: bool = False) -> Callable:
+        """Set the rule ``jvp(primals, tangents) -> (primal_out, tangent_out)``; with
+        ``symbolic_zeros`` zero tangents arrive as :class:`SymbolicZero` (and the
+        rule may return one)."""
         self.jvp = jvp
+        self.symbolic_zeros = symbolic_zeros
         return jvp
 
-    def __call__(self, *args: Any) -> Any:
+    def defjvps(self, *jvps: Callable | None) -> None:
+        """One rule per differentiable argument: ``jvp_i(g_i, ans, *primals)`` is the
+        output tangent due to argument ``i``'s tangent ``g_i``; ``None`` means that
+        argument does not affect the output. The contributions are summed."""
+        if self.nondiff_argnums:
+            raise TypeError("Can't use ``defjvps`` with ``nondiff_argnums``.")
+
+        def jvp(primals: tuple, tangents: tuple) -> tuple:
+            ans = self(*primals)
+            total = None
+            for rule, t in zip(jvps, tangents):
+                if rule is None or _is_zero_marker(t):
+                    continue
+                part = rule(t, ans, *primals)
+                total = part if total is None else tree_map(lambda a, b: a + b, total, part)
+            if total is None:
+                total = tree_map(lambda a: a * 0, ans)
+            return ans, total
+
+        self.defjvp(jvp, symbolic_zeros=True)
+
+    def __get__(self, obj: Any, objtype: Any = None) -> Any:
+        return self if obj is None else functools.partial(self, obj)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if self.jvp is None:
             raise AttributeError(
-                f"No JVP defined for custom_jvp function {self.__name__}; call defjvp"
+                f"No JVP defined for custom_jvp function {self.__name__} using defjvp."
             )
+        args = _positional(self.fun, "custom_jvp", args, kwargs)
+        if _inline_custom_jvp():
+            # inside the transpose of a custom rule's tangent map: the function is used as
+            # the linear map it is, not differentiated again (else a rule that calls its
+            # own function on the tangents would recurse forever)
+            return self.fun(*args)
         static, dyn = _split_nondiff(args, self.nondiff_argnums)
         leaves, in_tree = tree_flatten(dyn)
         fun = lambda *d: self.fun(*_merge(static, d, self.nondiff_argnums))
         prog, consts, out_tree = _trace(fun, leaves, in_tree, "custom_jvp")
         n_consts = len(consts)
-        user_jvp = self.jvp
+        user_jvp, symbolic = self.jvp, self.symbolic_zeros
+        in_avals = [to_aval(x) for x in leaves]
+        name = self.__name__
 
         def jvp_rule(primals: list, tangents: list) -> tuple:
+            tans = []
+            for t, a in zip(tangents[n_consts:], in_avals):
+                if symbolic and _is_zero_marker(t):
+                    tans.append(SymbolicZero(a.strip_weak()))
+                else:
+                    tans.append(rules.instantiate(t, a.strip_weak()))
             p = tree_unflatten(in_tree, primals[n_consts:])
-            t = tree_unflatten(in_tree, tangents[n_consts:])
-            out, tout = user_jvp(*static, tuple(p), tuple(t))
-            return tree_flatten(out)[0], tree_flatten(tout)[0]
+            t = tree_unflatten(in_tree, tans)
+            res = user_jvp(*static, tuple(p), tuple(t))
+            if not (isinstance(res, (tuple, list)) and len(res) == 2):
+                raise TypeError(
+                    f"Custom JVP rule {name} must produce a pair (list or tuple of length two) "
+                    f"representing primal and tangent outputs, but got {res!r}."
+                )
+            out, tout = res
+            o_leaves, o_tree = tree_flatten(out)
+            t_leaves, t_tree = tree_flatten(tout, is_leaf=lambda x: isinstance(x, SymbolicZero))
+            if o_tree != out_tree:
+                raise TypeError(
+                    f"Custom JVP rule {name} must produce primal outputs with the same "
+                    f"container (pytree) structure as the function {name} itself, but the rule "
+                    f"produced {_tree_str(o_tree)} and the function {_tree_str(out_tree)}."
+                )
+            if t_tree != o_tree:
+                raise TypeError(
+                    f"Custom JVP rule {name} must produce primal and tangent outputs with equal "
+                    f"container (pytree) structures, but got {_tree_str(o_tree)} and "
+                    f"{_tree_str(t_tree)} respectively."
+                )
+            t_leaves = [t.instantiate() if isinstance(t, SymbolicZero) else t for t in t_leaves]
+            return o_leaves, t_leaves
 
         outs = bind(custom_jvp_call_p, *consts, *leaves, program=prog, jvp=jvp_rule)
         return tree_unflatten(out_tree, outs)
@@ -83,59 +233,135 @@ class custom_vjp:
     """A function with a user-supplied VJP: ``f.defvjp(fwd, bwd)``;
     ``fwd(*args) -> (out, residuals)``, ``bwd(*nondiff, residuals, ct) -> tuple of cts``."""
 
-    def __init__(self, fun: Callable, nondiff_argnums: Sequence[int] = ()) -> None:
+    def __init__(
+        self,
+        fun: Callable,
+        nondiff_argnums: Sequence[int] = (),
+        nondiff_argnames: Sequence[str] = (),
+    ) -> None:
         self.fun = fun
-        self.nondiff_argnums = tuple(nondiff_argnums)
+        self.nondiff_argnums = _nondiff_nums(fun, nondiff_argnums, nondiff_argnames)
         self.fwd: Callable | None = None
         self.bwd: Callable | None = None
+        self.symbolic_zeros = False
+        self.optimize_remat = False
         functools.update_wrapper(self, fun)
 
-    def defvjp(self, fwd: Callable, bwd: Callable) -> None:
+    def defvjp(
+        self,
+        fwd: Callable,
+        bwd: Callable,
+        symbolic_zeros: bool = False,
+        optimize_remat: bool = False,
+    ) -> None:
+        """Set the rules. With ``symbolic_zeros`` ``fwd`` receives
+        :class:`CustomVJPPrimal` arguments and ``bwd`` may receive
+        :class:`SymbolicZero` cotangents. ``optimize_remat`` is accepted: funcgrad
+        already runs ``fwd`` once, inside the forward pass, and saves only what
+        ``bwd`` uses."""
+        if symbolic_zeros and optimize_remat:
+            raise NotImplementedError(
+                "remat optimization for custom_vjp does not support symbolic zeros"
+            )
         self.fwd, self.bwd = fwd, bwd
+        self.symbolic_zeros = symbolic_zeros
+        self.optimize_remat = optimize_remat
 
-    def __call__(self, *args: Any) -> Any:
+    def __get__(self, obj: Any, objtype: Any = None) -> Any:
+        return self if obj is None else functools.partial(self, obj)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if self.fwd is None or self.bwd is None:
             raise AttributeError(
-                f"No VJP defined for custom_vjp function {self.__name__}; call defvjp"
+                f"No VJP defined for custom_vjp function {self.__name__} using defvjp."
             )
+        args = _positional(self.fun, "custom_vjp", args, kwargs)
         nd = self.nondiff_argnums
         static, dyn = _split_nondiff(args, nd)
         leaves, in_tree = tree_flatten(dyn)
         fun = lambda *d: self.fun(*_merge(static, d, nd))
         prog, consts, out_tree = _trace(fun, leaves, in_tree, "custom_vjp")
         n_consts = len(consts)
-        user_fwd, user_bwd = self.fwd, self.bwd
+        user_fwd, user_bwd, symbolic = self.fwd, self.bwd, self.symbolic_zeros
         in_avals = [to_aval(x) for x in leaves]
+        name = self.__name__
 
-        def fwd_rule(primals: list) -> tuple:
-            p = tree_unflatten(in_tree, primals[n_consts:])
-            out, res = user_fwd(*_merge(static, p, nd))
+        def fwd_rule(primals: list, active: list | None = None) -> tuple:
+            vals = primals[n_consts:]
+            if symbolic:
+                act = active[n_consts:] if active is not None else [True] * len(vals)
+                vals = [
+                    CustomVJPPrimal(v, bool(on) and dtypes.is_inexact(a.dtype))
+                    for v, a, on in zip(vals, in_avals, act)
+                ]
+            p = tree_unflatten(in_tree, vals)
+            res = user_fwd(*_merge(static, p, nd))
+            if not (isinstance(res, (tuple, list)) and len(res) == 2):
+                raise TypeError(
+                    f"Custom VJP fwd rule {name} must produce a pair (list or tuple of length "
+                    f"two) where the first element represents the primal output and the second "
+                    f"the residuals, but got {type(res).__name__}."
+                )
+            out, residuals = res
             out_leaves, tree = tree_flatten(out)
             if tree != out_tree:
                 raise TypeError(
-                    f"custom_vjp fwd returned an output of structure {tree}, but the "
-                    f"function returns {out_tree}"
+                    f"Custom VJP fwd rule {name} must produce primal outputs with the same "
+                    f"container (pytree) structure as the function {name} itself, but the fwd "
+                    f"rule produced {_tree_str(tree)} and the function {_tree_str(out_tree)}."
                 )
-            return out_leaves, res
+            return out_leaves, residuals
 
         def bwd_rule(res: Any, cts: list) -> list:
+            if symbolic:
+                cts = [
+                    SymbolicZero(a.strip_weak()) if _is_zero_marker(c) else c
+                    for c, a in zip(cts, prog.out_avals)
+                ]
+            else:
+                cts = [rules.instantiate(c, a.strip_weak()) for c, a in zip(cts, prog.out_avals)]
             ct = tree_unflatten(out_tree, cts)
             in_cts = user_bwd(*static, res, ct)
             if not isinstance(in_cts, (tuple, list)):
                 raise TypeError(
-                    "custom_vjp bwd must return a tuple with one cotangent per "
+                    f"Custom VJP bwd rule {name} must produce a tuple with one cotangent per "
                     f"differentiable argument, got {type(in_cts).__name__}"
                 )
+            if len(in_cts) != len(dyn):
+                raise TypeError(
+                    f"Custom VJP bwd rule {name} must produce a tuple of length equal to the "
+                    f"number of primal arguments ({len(dyn)}), but got a tuple of length "
+                    f"{len(in_cts)}."
+                )
             flat: list = []
-            for c, sub in zip(in_cts, tuple(dyn)):
-                n = len(tree_flatten(sub)[0])
-                flat.extend([None] * n if c is None else tree_flatten(c)[0])
-            for c, a in zip(flat, in_avals):
-                if c is not None and to_aval(c).shape != a.shape:
-                    raise ValueError(
-                        f"custom_vjp bwd returned a cotangent of shape {to_aval(c).shape} for "
-                        f"an input of shape {a.shape}"
+            for k, (c, sub) in enumerate(zip(in_cts, tuple(dyn))):
+                sub_leaves, sub_tree = tree_flatten(sub)
+                if c is None or isinstance(c, SymbolicZero):
+                    flat.extend([None] * len(sub_leaves))
+                    continue
+                c_leaves, c_tree = tree_flatten(
+                    c, is_leaf=lambda x: x is None or isinstance(x, SymbolicZero)
+                )
+                if c_tree != sub_tree:
+                    raise TypeError(
+                        f"Custom VJP bwd rule {name} must produce an output with the same "
+                        f"container (pytree) structure as the args tuple of the primal "
+                        f"function; for argument {k} the primal has structure "
+                        f"{_tree_str(sub_tree)} but the cotangent has {_tree_str(c_tree)}."
                     )
+                flat.extend(None if isinstance(x, SymbolicZero) else x for x in c_leaves)
+            for k, (c, a) in enumerate(zip(flat, in_avals)):
+                if c is None:
+                    continue
+                ca = to_aval(c)
+                if ca.shape != a.shape:
+                    raise ValueError(
+                        f"Custom VJP bwd rule {name} returned a cotangent of shape "
+                        f"{ca.shape} for an input of shape {a.shape}"
+                    )
+                if ca.dtype != a.dtype and dtypes.is_inexact(a.dtype):
+                    # e.g. a float32 cotangent for a weakly typed float64 input
+                    flat[k] = convert_element_type(c, a.dtype)
             return [None] * n_consts + flat
 
         outs = bind(custom_vjp_call_p, *consts, *leaves, program=prog, fwd=fwd_rule, bwd=bwd_rule)

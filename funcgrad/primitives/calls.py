@@ -9,6 +9,7 @@ function stays one unit under ``grad`` and ``vmap``.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -288,29 +289,67 @@ def _custom_jvp_lower(*vals: Any, program: Program, jvp: Callable) -> list:
 
 @custom_jvp_call_p.def_jvp
 def _custom_jvp_jvp(primals: list, tangents: list, *, program: Program, jvp: Callable) -> tuple:
-    tangents = [rules.instantiate(t, to_aval(p).strip_weak()) for p, t in zip(primals, tangents)]
-    outs, touts = jvp(list(primals), tangents)
+    # zero tangents stay symbolic: the rule wrapper instantiates them or, for rules
+    # defined with symbolic_zeros=True, passes them as SymbolicZero
+    outs, touts = jvp(list(primals), list(tangents))
     return list(outs), list(touts)
 
 
-def _custom_jvp_vjp_fwd(*primals: Any, program: Program, jvp: Callable) -> tuple:
+class _InlineFlag(threading.local):
+    depth = 0
+
+
+_inline = _InlineFlag()
+
+
+def inline_custom_jvp() -> bool:
+    """Whether ``custom_jvp`` functions are being called inside the transpose of a
+    custom rule's tangent map (they then run their own body; see ``custom_jvp``)."""
+    return _inline.depth > 0
+
+
+def _custom_jvp_vjp_fwd(
+    *primals: Any, program: Program, jvp: Callable, active: list | None = None
+) -> tuple:
     outs = bind(custom_jvp_call_p, *primals, program=program, jvp=jvp)
-    return outs, list(primals)
+    act = [True] * len(primals) if active is None else list(active)
+    return outs, (list(primals), act)
 
 
-def _custom_jvp_vjp_bwd(res: list, cts: list, *, program: Program, jvp: Callable) -> list:
-    # the custom JVP is linear in the tangents: its VJP in the tangents is the transpose
+def _custom_jvp_vjp_bwd(res: tuple, cts: list, *, program: Program, jvp: Callable) -> list:
+    # the custom JVP is linear in the tangents: its VJP in the tangents is the transpose;
+    # inputs that are not differentiated get symbolic zero tangents (as in JAX)
     from funcgrad import api
 
-    primals = list(res)
-    zeros = [rules.zeros_like_aval(to_aval(p).strip_weak()) for p in primals]
-    _, pullback = api.vjp(lambda *t: list(jvp(primals, list(t))[1]), *zeros)
+    primals, act = res
+    avals = [to_aval(p).strip_weak() for p in primals]
+    zeros = [rules.zeros_like_aval(a) for a, on in zip(avals, act) if on]
+
+    def tangent_map(*t: Any) -> list:
+        it = iter(t)
+        tans = [next(it) if on else Zero(a) for a, on in zip(avals, act)]
+        return list(jvp(primals, tans)[1])
+
+    _inline.depth += 1
+    try:
+        touts, pullback = api.vjp(tangent_map, *zeros)
+    finally:
+        _inline.depth -= 1
+    from funcgrad.primitives.elementwise import convert_element_type
+
     cts = [rules.instantiate(c, a.strip_weak()) for c, a in zip(cts, program.out_avals)]
-    return list(pullback(cts))
+    # the rule's tangents may be wider than the outputs (weakly typed primals)
+    cts = [
+        c if to_aval(c).dtype == to_aval(t).dtype else convert_element_type(c, to_aval(t).dtype)
+        for c, t in zip(cts, touts)
+    ]
+    got = iter(pullback(cts))
+    return [next(got) if on else Zero(a) for a, on in zip(avals, act)]
 
 
 custom_jvp_call_p.vjp_fwd = _custom_jvp_vjp_fwd
 custom_jvp_call_p.vjp_bwd = _custom_jvp_vjp_bwd
+custom_jvp_call_p.vjp_fwd_active = True
 
 
 def _batch_all_to_front(args: list, dims: list, program: Program) -> tuple:
@@ -394,8 +433,10 @@ def _custom_vjp_jvp(primals: list, tangents: list, **params: Any) -> tuple:
     )
 
 
-def _custom_vjp_vjp_fwd(*primals: Any, program: Program, fwd: Callable, bwd: Callable) -> tuple:
-    outs, res = fwd(list(primals))
+def _custom_vjp_vjp_fwd(
+    *primals: Any, program: Program, fwd: Callable, bwd: Callable, active: list | None = None
+) -> tuple:
+    outs, res = fwd(list(primals), active)
     return list(outs), res
 
 
@@ -406,6 +447,7 @@ def _custom_vjp_vjp_bwd(res: Any, cts: list, *, program: Program, fwd: Callable,
 
 custom_vjp_call_p.vjp_fwd = _custom_vjp_vjp_fwd
 custom_vjp_call_p.vjp_bwd = _custom_vjp_vjp_bwd
+custom_vjp_call_p.vjp_fwd_active = True
 
 
 @custom_vjp_call_p.def_batch
@@ -418,8 +460,8 @@ def _custom_vjp_batch(args: list, dims: list, *, program: Program, fwd: Callable
 
         return batching.batch_eval(program, args, [0] * len(args))
 
-    def bfwd(primals: list) -> tuple:
-        return api.vmap(lambda p: tuple(fwd(p)))(primals)
+    def bfwd(primals: list, active: list | None = None) -> tuple:
+        return api.vmap(lambda p: tuple(fwd(p, active)))(primals)
 
     def bbwd(res: Any, cts: list) -> list:
         return api.vmap(lambda r, c: list(bwd(r, c)))(res, cts)
