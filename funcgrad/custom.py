@@ -13,7 +13,8 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from funcgrad.core import dtypes
-from funcgrad.core.interp import UNKNOWN, bind, new_builder, to_aval
+from funcgrad.core.interp import UNKNOWN, Tracer, bind, current_builder, new_builder, to_aval
+from funcgrad.core.ir import Var
 from funcgrad.primitives import rules
 from funcgrad.primitives.calls import (
     checkpoint_p,
@@ -82,6 +83,19 @@ def _positional(fun: Callable, name: str, args: tuple, kwargs: dict) -> tuple:
             "derivative functions; pass them positionally or close over them"
         )
     return tuple(ba.args)
+
+
+def _depends_on_trace_inputs(leaves: list) -> bool:
+    """Whether a leaf is computed from the inputs of the innermost trace (there: the
+    tangents of a custom rule's tangent map being transposed)."""
+    b = current_builder()
+    if b is None:
+        return False
+    dep = set(b.invars)
+    for e in b.eqns:
+        if any(type(a) is Var and a in dep for a in e.inputs):
+            dep.update(e.outvars)
+    return any(isinstance(x, Tracer) and x._builder is b and x._var in dep for x in leaves)
 
 
 def _tree_str(tree: Any) -> str:
@@ -178,10 +192,11 @@ class custom_jvp:
                 f"No JVP defined for custom_jvp function {self.__name__} using defjvp."
             )
         args = _positional(self.fun, "custom_jvp", args, kwargs)
-        if _inline_custom_jvp():
-            # inside the transpose of a custom rule's tangent map: the function is used as
-            # the linear map it is, not differentiated again (else a rule that calls its
-            # own function on the tangents would recurse forever)
+        if _inline_custom_jvp() and _depends_on_trace_inputs(tree_flatten(args)[0]):
+            # applied to tangents inside the transpose of a custom rule's tangent map: the
+            # function is used as the linear map it is, not differentiated again (else a
+            # rule that calls its own function on the tangents would recurse forever);
+            # calls on primals keep their rule, so higher derivatives stay exact
             return self.fun(*args)
         static, dyn = _split_nondiff(args, self.nondiff_argnums)
         leaves, in_tree = tree_flatten(dyn)

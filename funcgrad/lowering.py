@@ -83,14 +83,27 @@ def run_program(prog: Program, *args: Any) -> list[Any]:
     eagerly, dispatch a cached compiled executable once the program recurs."""
     from funcgrad.core.interp import eval_program, is_tracing
 
-    if is_tracing() or not prog.eqns:
+    if is_tracing():
         return eval_program(prog, *args)
+    if not prog.eqns:  # outputs forwarded from inputs or literals: arrays, as JAX returns
+        return [_as_jax(o) for o in eval_program(prog, *args)]
     if any(_is_tracer(c) for c in prog.consts):
         return eval_program(prog, *args)
     fn = _cache.get(prog)
     if fn is None:
         return eval_program(prog, *args)
     return list(fn(*prog.consts, *args))
+
+
+def _as_jax(x: Any) -> Any:
+    import jax
+    import numpy as np
+
+    if isinstance(x, (np.ndarray, np.generic)) and x.dtype == jax.dtypes.float0:
+        return x
+    if isinstance(x, (np.ndarray, np.generic, bool, int, float, complex)):
+        return jax.device_put(x)
+    return x
 
 
 def _is_tracer(x: Any) -> bool:

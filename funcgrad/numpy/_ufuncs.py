@@ -8,6 +8,7 @@ one or a few primitives. Composites (``square``, ``log2``, ``clip``, ``hypot``,
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable
 from typing import Any
@@ -119,13 +120,29 @@ rad2deg = _unary_inexact(
 radians, degrees = deg2rad, rad2deg
 
 
+@functools.cache
+def _sin_over_x_taylor() -> Any:
+    """``t(k, u)``: the k-th derivative of sin(u)/u at u = 0, as a function of ``u``
+    whose own derivative is ``t(k + 1, u)`` — so every derivative of ``sinc`` at 0
+    is exact (``sinc''(0) = -pi**2/3``), not the derivative of a constant."""
+    from funcgrad.custom import custom_jvp
+
+    def t(k: int, u: Any) -> Any:
+        # sin(u)/u = sum_j (-1)^j u^(2j) / (2j+1)!: odd derivatives vanish at 0 and
+        # the (2j)-th is (-1)^j / (2j+1)
+        coef = 0.0 if k % 2 else (-1.0) ** (k // 2) / (k + 1)
+        return ew.add(ew.mul(u, _lc(u, 0)), _lc(u, coef))
+
+    t = custom_jvp(t, nondiff_argnums=(0,))
+    t.defjvp(lambda k, p, tans: (t(k, p[0]), ew.mul(t(k + 1, p[0]), tans[0])))
+    return t
+
+
 def _sinc(x: Any) -> Any:
     is0 = ew.eq(x, _lc(x, 0))
     px = ew.mul(_lc(x, math.pi), x)
     safe = _select(is0, px, _lc(x, 1))
-    # sinc'(0) = 0: the value at 0 is a constant (JAX's _sinc_maclaurin(0, pi x))
-    one = ew.add(ew.mul(px, _lc(px, 0)), _lc(px, 1))
-    return _select(is0, ew.div(ew.sin(safe), safe), one)
+    return _select(is0, ew.div(ew.sin(safe), safe), _sin_over_x_taylor()(0, px))
 
 
 sinc = _unary_inexact("sinc", _sinc, "``sin(pi x) / (pi x)`` with ``sinc(0) = 1``")

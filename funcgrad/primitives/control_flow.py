@@ -23,6 +23,7 @@ user API (:mod:`funcgrad.control_flow`) makes carries strong before tracing.
 from __future__ import annotations
 
 import collections
+import functools
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -361,6 +362,31 @@ cond_p.vjp_fwd = _cond_vjp_fwd
 cond_p.vjp_bwd = _cond_vjp_bwd
 
 
+@functools.cache
+def _taken_only_fn() -> Callable:
+    from funcgrad.custom import custom_jvp
+    from funcgrad.primitives.shape import broadcast_in_dim
+
+    def taken_only(x: Any, keep: Any) -> Any:
+        return x
+
+    def rule(primals: tuple, tangents: tuple) -> tuple:
+        (x, keep), (t, _) = primals, tangents
+        shape = to_aval(x).shape
+        mask = broadcast_in_dim(keep, shape, (0,)) if len(shape) > 1 else keep
+        return x, ew.select_n(mask, rules.zeros_like_aval(to_aval(t)), t)
+
+    f = custom_jvp(taken_only)
+    f.defjvp(rule, symbolic_zeros=True)
+    return f
+
+
+def _taken_only(x: Any, keep: Any) -> Any:
+    """``x``, with (co)tangents zeroed (by selection, not multiplication) where
+    ``keep`` is false along the leading batch axis."""
+    return _taken_only_fn()(x, keep)
+
+
 @cond_p.def_batch
 def _cond_batch(args: list, dims: list, *, branches: tuple[Program, ...]) -> tuple:
     from funcgrad import batching
@@ -371,12 +397,24 @@ def _cond_batch(args: list, dims: list, *, branches: tuple[Program, ...]) -> tup
     size = rules.batch_size(args, dims)
     n_out = len(branches[0].outvars)
     if idim is not None:
-        # a per-example branch: evaluate every branch, then select per example
+        # a per-example branch: evaluate every branch, then select per example. Each
+        # branch sees its operands through an identity whose derivative is masked to
+        # the examples that take it, so a branch's backward pass at the examples that
+        # do not (log at 0, sqrt of a negative) cannot leak NaN into the gradient
         idx = rules.moveaxis(index, idim, 0)
         idx = ew.min(ew.max(idx, 0), len(branches) - 1)
         per_branch = []
-        for b in branches:
-            outs, ods = batching.batch_eval(b, ops, odims)
+        if len(branches) > 1:
+            ops = [rules.bdim_to_front(o, d, size) for o, d in zip(ops, odims)]
+            odims = [0] * len(ops)
+        for k, b in enumerate(branches):
+            ins = ops
+            if len(branches) > 1:
+                keep = ew.eq(idx, ew.convert_element_type(k, to_aval(idx).dtype))
+                ins = [
+                    _taken_only(o, keep) if dtypes.is_inexact(to_aval(o).dtype) else o for o in ops
+                ]
+            outs, ods = batching.batch_eval(b, ins, odims)
             per_branch.append([batching.move_dim(o, d, 0, size) for o, d in zip(outs, ods)])
         results = []
         for k in range(n_out):

@@ -638,17 +638,16 @@ def _sel(pred: Any, on_false: Any, on_true: Any) -> Any:
 
 
 def _pow_dx(x: Any, y: Any, z: Any) -> Any:
-    # y * x**(y-1), and 0 where y == 0 (as JAX does, avoiding 0 * inf at x == 0)
-    y_is_0 = eq(y, _c(y, 0.0))
-    safe_y = _sel(y_is_0, y, _c(y, 1.0))
-    return _sel(y_is_0, mul(safe_y, pow(x, sub(safe_y, _c(y, 1.0)))), _c(z, 0.0))
+    # y * x**(y-1), with no special case (JAX's rule for a float exponent): the
+    # derivative is a smooth function of (x, y), so the mixed second derivatives
+    # agree with ∂/∂x of _pow_dy (at y == 0 too)
+    return mul(y, pow(x, sub(y, _c(y, 1.0))))
 
 
 def _pow_dy(x: Any, y: Any, z: Any) -> Any:
-    # log(x) * x**y, taken as 0 where x == 0 (the limit for y > 0)
+    # log(x) * x**y with log(1) substituted at x == 0 (JAX's _replace_zero): 0 there
     x_is_0 = eq(x, _c(x, 0.0))
-    safe_x = _sel(x_is_0, x, _c(x, 1.0))
-    return _sel(x_is_0, mul(z, log(safe_x)), _c(z, 0.0))
+    return mul(log(_sel(x_is_0, x, _c(x, 1.0))), z)
 
 
 def _max_dx(x: Any, y: Any, z: Any) -> Any:

@@ -1,0 +1,81 @@
+"""Derivatives at the edges of their domains, as JAX computes them: pow at a
+zero base or exponent (first and second order, mixed partials symmetric), sinc
+at 0 to fourth order, no NaN from the untaken branch of a batched cond."""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import funcgrad as fg
+import funcgrad.numpy as fnp
+
+
+def _close(a, b):
+    np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-6, atol=1e-9, equal_nan=True)
+
+
+POINTS = [(0.0, 0.0), (0.0, 1.0), (0.0, 2.0), (0.0, 0.5), (0.0, 3.0), (2.0, 0.0), (-2.0, 0.0)]
+POINTS += [(-2.0, 2.0), (-2.0, 3.0), (1.5, 0.0), (1.3, 2.2)]
+
+
+@pytest.mark.parametrize("x,y", POINTS)
+def test_pow_first_and_second_derivatives(x, y):
+    xy = np.array([x, y])
+    _close(fg.grad(lambda v: v[0] ** v[1])(xy), jax.grad(lambda v: v[0] ** v[1])(xy))
+    h = fg.hessian(lambda v: v[0] ** v[1])(xy)
+    _close(h, jax.hessian(lambda v: v[0] ** v[1])(xy))
+    if np.all(np.isfinite(h)):
+        _close(h[0, 1], h[1, 0])  # the mixed partials agree
+
+
+@pytest.mark.parametrize("x", [0.0, 0.5, -1.2])
+def test_sinc_derivatives_to_fourth_order(x):
+    f, g = fnp.sinc, jnp.sinc
+    for _ in range(4):
+        f, g = fg.grad(f), jax.grad(g)
+        _close(f(x), g(x))
+    if x == 0.0:
+        _close(fg.grad(fg.grad(fnp.sinc))(x), -(np.pi**2) / 3)
+    xs = np.array([0.0, 0.25, 1.0])
+    _close(fg.vmap(fg.hessian(fnp.sinc))(xs), jax.vmap(jax.hessian(jnp.sinc))(xs))
+
+
+BRANCHES = {
+    "log|identity": (lambda m: m.log, lambda m: lambda x: x),
+    "sqrt|zero": (lambda m: m.sqrt, lambda m: lambda x: x * 0.0),
+    "2log|sin": (lambda m: lambda x: 2 * m.log(x), lambda m: m.sin),
+}
+
+
+@pytest.mark.parametrize("name", sorted(BRANCHES))
+def test_batched_cond_untaken_branch_leaks_no_nan(name):
+    tb, fb = BRANCHES[name]
+    xs = np.array([-1.0, 0.0, 2.0])
+
+    def f(xs):
+        return fg.vmap(lambda x: fg.cond(x > 0, tb(fnp), fb(fnp), x))(xs).sum()
+
+    def g(xs):
+        return jax.vmap(lambda x: jax.lax.cond(x > 0, tb(jnp), fb(jnp), x))(xs).sum()
+
+    _close(fg.grad(f)(xs), jax.grad(g)(xs))
+    assert np.all(np.isfinite(np.asarray(fg.grad(f)(xs))))
+    _close(fg.jit(fg.grad(f))(xs), jax.grad(g)(xs))
+    t = np.ones(3)
+    _close(fg.jvp(f, (xs,), (t,))[1], jax.jvp(g, (xs,), (t,))[1])
+    _close(fg.hessian(f)(xs), jax.hessian(g)(xs))
+
+
+def test_jvp_of_asarray_returns_arrays():
+    x, t = np.arange(3.0), np.ones(3)
+    out, tout = fg.jvp(fnp.asarray, (x,), (t,))
+    jout, jtout = jax.jvp(jnp.asarray, (x,), (t,))
+    assert isinstance(out, jax.Array) and isinstance(tout, jax.Array)
+    _close(out, jout)
+    _close(tout, jtout)
+    out, tout = fg.jvp(lambda v: fnp.array(v) * 2, (x,), (t,))
+    assert isinstance(tout, jax.Array)
+    _close(tout, 2 * t)
