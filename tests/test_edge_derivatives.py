@@ -79,3 +79,32 @@ def test_jvp_of_asarray_returns_arrays():
     out, tout = fg.jvp(lambda v: fnp.array(v) * 2, (x,), (t,))
     assert isinstance(tout, jax.Array)
     _close(tout, 2 * t)
+
+
+X5 = np.arange(5.0)
+X34 = np.arange(12.0).reshape(3, 4)
+OOB_READS = [
+    (X5, lambda x: x[10]),
+    (X5, lambda x: x[-10]),
+    (X5, lambda x: x[5]),
+    (X5, lambda x: x[-6]),
+    (X5, lambda x: x[np.array([7, -9, 2])]),
+    (X34, lambda x: x[5, 1]),
+    (X34, lambda x: x[1, -7]),
+    (X34, lambda x: x[np.array([0, 9]), 2]),
+    (X34, lambda x: x[..., 6]),
+    (X34, lambda x: x[None, 4, 1:]),
+]
+
+
+@pytest.mark.parametrize("k", range(len(OOB_READS)))
+def test_out_of_bounds_static_index_clamps_as_jax(k):
+    """Out-of-bounds static indices read clamped (gather semantics) eagerly, under
+    jit, under vmap and under grad (through the transpose of the read)."""
+    arr, f = OOB_READS[k]
+    _close(f(fnp.asarray(arr)), f(jnp.asarray(arr)))
+    _close(fg.jit(f)(arr), jax.jit(f)(arr))
+    two = np.stack([arr, arr])
+    _close(fg.vmap(f)(two), jax.vmap(f)(two))
+    if k not in (4, 7):  # JAX drops (not clamps) the gradient of an OOB index *array*
+        _close(fg.grad(lambda x: f(x).sum())(arr), jax.grad(lambda x: f(x).sum())(arr))

@@ -14,6 +14,7 @@ wrap negatives and clamp, as in JAX.
 
 from __future__ import annotations
 
+import builtins
 from collections.abc import Callable
 from typing import Any
 
@@ -166,11 +167,13 @@ def _basic(x: Any, items: list) -> Any:
         n = shape[d]
         if _is_int(i):
             j = int(i)
-            if not -n <= j < n:
+            if n == 0:
                 raise IndexError(
                     f"indexing: index {j} is out of bounds for axis {d} with size {n}{here()}"
                 )
-            j %= n
+            # negative counts from the end; out of range clamps (gather semantics, as
+            # jax.numpy does eagerly and under jit)
+            j = builtins.min(builtins.max(j + n if j < 0 else j, 0), n - 1)
             start.append(j)
             limit.append(j + 1)
             strides.append(1)
@@ -199,16 +202,15 @@ def _index_dtype(n: int) -> np.dtype:
 
 
 def _index_array(i: Any, n: int, d: int, dt: np.dtype) -> Any:
-    """An index array of dtype ``dt`` for an axis of size ``n``: negatives wrapped; static
-    indices bounds-checked, traced ones clamped."""
+    """An index array of dtype ``dt`` for an axis of size ``n``: negatives wrapped, then
+    clamped into range (gather semantics, as jax.numpy), static or traced."""
     if _is_int(i) or _concrete(i):
         a = np.asarray(i)
-        if a.size and (a.max() >= n or a.min() < -n):
-            bad = a.max() if a.max() >= n else a.min()
+        if a.size and n == 0:
             raise IndexError(
-                f"indexing: index {bad} is out of bounds for axis {d} with size {n}{here()}"
+                f"indexing: index {a.flat[0]} is out of bounds for axis {d} with size {n}{here()}"
             )
-        return np.asarray(np.where(a < 0, a + n, a), dt)
+        return np.asarray(np.clip(np.where(a < 0, a + n, a), 0, builtins.max(n - 1, 0)), dt)
     i = convert(i, dt)
     zero = np.asarray(0, dt)
     i = ew.select_n(ew.lt(i, zero), i, ew.add(i, np.asarray(n, dt)))

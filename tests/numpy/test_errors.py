@@ -162,10 +162,7 @@ def test_shape_errors(f, args, patterns) -> None:
 @pytest.mark.parametrize(
     "f,args,patterns",
     [
-        (lambda a: a[3], (F3,), ["index 3", "size 3"]),
-        (lambda a: a[:, np.array([3])], (M23,), ["index 3", "axis 1"]),
-        (lambda a: a[0, 5], (M23,), ["index 5", "axis 1", "size 3"]),
-        (lambda a: a[np.array([0, 7])], (F3,), ["index 7", "size 3"]),
+        # out-of-bounds reads clamp as in jax.numpy (tests/test_edge_derivatives.py)
         (lambda a: a[0, 0, 0], (M23,), ["too many indices"]),
         (lambda a: a[..., ...], (M23,), ["single ellipsis"]),
         (lambda a: a[np.array([0.5])], (F3,), ["integer", r"f64\[1\]"]),
