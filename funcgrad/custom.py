@@ -7,8 +7,10 @@ every transform.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import inspect
+import weakref
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -383,13 +385,53 @@ class custom_vjp:
         return tree_unflatten(out_tree, outs)
 
 
-def checkpoint(fun: Callable) -> Callable:
-    """Recompute ``fun``'s forward pass during the backward pass instead of saving residuals."""
+#: traces of checkpointed functions, per function: a fresh ``checkpoint(f)`` of a
+#: function already seen (with the same avals and static arguments) does not retrace
+_CHECKPOINT_TRACES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def checkpoint(
+    fun: Callable,
+    *,
+    prevent_cse: bool = True,
+    policy: Callable | None = None,
+    static_argnums: int | Sequence[int] = (),
+) -> Callable:
+    """Recompute ``fun``'s forward pass during the backward pass instead of saving
+    residuals. ``static_argnums`` are passed through as Python values (the function
+    may branch on them). ``policy`` and ``prevent_cse`` are accepted for JAX
+    compatibility: funcgrad saves only the inputs of a checkpointed call and always
+    keeps the recomputation from being merged with the forward pass."""
+    if not callable(fun):
+        raise TypeError(f"Expected a callable value, got {fun!r}")
+    statics = (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums)
 
     @functools.wraps(fun)
     def wrapped(*args: Any) -> Any:
-        leaves, in_tree = tree_flatten(args)
-        prog, consts, out_tree = _trace(fun, leaves, in_tree, "checkpoint", known=False)
+        n = len(args)
+        fixed = {i % n: args[i] for i in statics if -n <= i < n}
+        dyn = tuple(a for i, a in enumerate(args) if i not in fixed)
+        leaves, in_tree = tree_flatten(dyn)
+
+        def body(*d: Any) -> Any:
+            it = iter(d)
+            return fun(*[fixed[i] if i in fixed else next(it) for i in range(n)])
+
+        try:
+            key: Any = (in_tree, tuple(to_aval(x) for x in leaves), tuple(sorted(fixed.items())))
+            hash(key)
+        except TypeError:
+            key = None
+        per_fun: dict | None = None
+        if key is not None:
+            with contextlib.suppress(TypeError):  # not weak-referenceable: no cache
+                per_fun = _CHECKPOINT_TRACES.setdefault(fun, {})
+        entry = per_fun.get(key) if per_fun is not None else None
+        if entry is None:
+            entry = _trace(body, leaves, in_tree, "checkpoint", known=False)
+            if per_fun is not None and not any(isinstance(c, Tracer) for c in entry[1]):
+                per_fun[key] = entry
+        prog, consts, out_tree = entry
         outs = bind(checkpoint_p, *consts, *leaves, program=prog)
         return tree_unflatten(out_tree, outs)
 

@@ -245,3 +245,28 @@ def test_structure_mismatches_are_type_errors(case):
     with pytest.raises(jerr.type, match=r"structure|length|pair") as ferr:
         _structure_cases("fg")[case]()
     assert "Custom" in str(ferr.value)
+
+
+def test_checkpoint_arguments_and_no_retrace():
+    calls = []
+
+    def f(x, k):
+        calls.append(1)
+        return fnp.sin(x) * k if k > 1 else x  # branches on the static argument
+
+    def g(x, k):
+        return jnp.sin(x) * k if k > 1 else x
+
+    for _ in range(3):  # a fresh checkpoint(f) each time: traced once
+        _close(
+            fg.grad(lambda x: fg.checkpoint(f, static_argnums=1)(x, 2))(1.0),
+            jax.grad(lambda x: jax.checkpoint(g, static_argnums=1)(x, 2))(1.0),
+        )
+    assert len(calls) == 1
+    _close(fg.grad(lambda x: fg.checkpoint(f, static_argnums=(1,))(x, 1))(1.0), 1.0)
+    _close(
+        fg.grad(lambda x: fg.remat(fnp.sin, policy=None, prevent_cse=False)(x))(1.0),
+        np.cos(1.0),
+    )
+    with pytest.raises(TypeError):
+        fg.checkpoint(3)
