@@ -25,6 +25,7 @@ from typing import Any
 
 import numpy as np
 
+import funcgrad as fg
 from compat._core import dtypes as _dt
 from compat._core.tensor import Tensor, _wrap_dim, apply, apply_inplace
 from funcgrad import nn as fnn
@@ -101,11 +102,20 @@ def _atan2_f(x: Any, y: Any, *, dtype: np.dtype) -> Any:
     return fnp.arctan2(_c(x, dtype), _c(y, dtype))
 
 
+def _torch_power(x: Any, y: Any) -> Any:
+    """``x ** y`` with PyTorch's derivative convention: no gradient to ``x`` where
+    ``y == 0`` (funcgrad, like JAX, gives ``0 * x**-1``, NaN at ``x == 0``). The base
+    seen by ``power`` is ``x`` with its gradient stopped there, and the select drops
+    the NaN instead of multiplying it by 0."""
+    base = fnp.where(fnp.equal(y, 0), fg.stop_gradient(x), x)
+    return fnp.power(base, y)
+
+
 def _pow_f(x: Any, y: Any, *, dtype: np.dtype) -> Any:
     x, y = _c(x, dtype), _c(y, dtype)
     if dtype.kind in "iub":
         return fnp.power(x, y) if not isinstance(y, int) else x**y
-    return fnp.power(x, y)
+    return _torch_power(x, y)
 
 
 def _ipow_f(x: Any, *, n: int, dtype: np.dtype) -> Any:
@@ -1024,7 +1034,7 @@ def _ip_binary_f(x: Any, y: Any, *, op: str, dtype: np.dtype, out: np.dtype) -> 
         "sub": fnp.subtract,
         "mul": fnp.multiply,
         "div": fnp.true_divide,
-        "pow": fnp.power,
+        "pow": _torch_power if dtype.kind in "fc" else fnp.power,
         "maximum": fnp.maximum,
         "minimum": fnp.minimum,
     }[op](x, y)
