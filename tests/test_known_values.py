@@ -339,3 +339,12 @@ def test_leaked_tracer_passed_to_jit():
     with pytest.raises(fg.errors.UnexpectedTracerError):
         fg.jit(lambda x: x * 2)(box[0])
     assert fg.jit(lambda x: x * 2)(2.0) == 4.0
+
+
+def test_tracer_printed_inside_jit_as_jax_prints_it():
+    seen = []
+    fg.jit(lambda x: seen.append(repr(x)) or x)(2.0)
+    jax.jit(lambda x: seen.append(repr(x)) or x)(2.0)
+    fg.jit(lambda x: seen.append(str(x)) or x)(np.ones((2, 3), np.int32))
+    jax.jit(lambda x: seen.append(str(x)) or x)(np.ones((2, 3), np.int32))
+    assert seen[0] == seen[1] and seen[2] == seen[3]

@@ -167,8 +167,13 @@ class Tracer:
         return format(np.asarray(self._value("format()")).item(), spec)
 
     def __repr__(self) -> str:
+        a = self.aval
+        if self._builder.transform == "jit" and self._builder.alive:
+            # JAX's spelling, so code that prints inside jit shows what it shows on JAX
+            dims = ",".join(str(d) for d in a.shape)
+            return f"JitTracer({'~' if a.weak_type else ''}{a.dtype.name}[{dims}])"
         state = "" if self._builder.alive else ", leaked"
-        return f"Traced<{self.aval}>(by {self._builder.transform}{state})"
+        return f"Traced<{a}>(by {self._builder.transform}{state})"
 
     __hash__ = object.__hash__
 
