@@ -11,6 +11,7 @@ Tangents and cotangents known to be zero stay symbolic (:class:`Zero`).
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Sequence
 from typing import Any
 
@@ -18,7 +19,7 @@ import numpy as np
 
 from funcgrad import passes
 from funcgrad.core import dtypes
-from funcgrad.core.interp import UNKNOWN, Tracer, _state, bind, new_builder
+from funcgrad.core.interp import UNKNOWN, Tracer, _state, bind, current_builder, new_builder
 from funcgrad.core.ir import Aval, Eqn, Literal, Program, Var
 from funcgrad.core.zeros import Zero, is_zero
 from funcgrad.primitives import rules
@@ -165,11 +166,15 @@ def backward_pass(
     return ct_env
 
 
-def forward_pass(prog: Program, args: Sequence[Any]) -> tuple[list, list]:
-    """Evaluate ``prog`` recording each equation's inputs, outputs and residuals."""
+def forward_pass(
+    prog: Program, args: Sequence[Any], active_in: Sequence[bool] | None = None
+) -> tuple[list, list]:
+    """Evaluate ``prog`` recording each equation's inputs, outputs and residuals;
+    ``active_in`` (default: all) marks the inputs that are differentiated."""
     env: dict[Var, Any] = dict(zip(prog.constvars, prog.consts))
     env.update(zip(prog.invars, args))
-    active = {v for v in prog.invars if differentiable_dtype(v.aval.dtype)}
+    act = [True] * len(prog.invars) if active_in is None else active_in
+    active = {v for v, on in zip(prog.invars, act) if on and differentiable_dtype(v.aval.dtype)}
     records = []
     for e in prog.eqns:
         ins = [env[a] if type(a) is Var else a.val for a in e.inputs]
@@ -194,8 +199,27 @@ def forward_pass(prog: Program, args: Sequence[Any]) -> tuple[list, list]:
     return [env[a] if type(a) is Var else a.val for a in prog.outvars], records
 
 
+class _DeferState(threading.local):
+    builder: Any = None
+
+
+_defer = _DeferState()
+
+
+def deferring_custom_bwd() -> bool:
+    """Whether a ``custom_vjp``'s cotangent rule is being bound directly into a
+    backward program built with ``defer_custom_bwd``: it then records a deferred
+    call instead of running the user's ``bwd`` (see ``custom_vjp_bwd``)."""
+    b = _defer.builder
+    return b is not None and current_builder() is b
+
+
 def vjp_program(
-    prog: Program, ct_mask: Sequence[bool] | None = None, known: Sequence[Any] | None = None
+    prog: Program,
+    ct_mask: Sequence[bool] | None = None,
+    known: Sequence[Any] | None = None,
+    defer_custom_bwd: bool = False,
+    active: Sequence[bool] | None = None,
 ) -> VJPPrograms:
     """Split ``prog`` into a forward program that also returns residuals and a
     backward program mapping (residuals, output cotangents) to input cotangents.
@@ -204,19 +228,29 @@ def vjp_program(
     ``ct_mask`` selects the outputs that receive a cotangent (others, e.g. aux
     outputs, are forward-only). ``known`` are the primal values when they are
     known, so rules that run user code (``custom_vjp``'s ``fwd``) can read them.
+    With ``defer_custom_bwd`` the user's ``custom_vjp`` ``bwd`` rules of ``prog``'s
+    own equations are not run here: the backward program holds deferred calls
+    that :func:`funcgrad.primitives.calls.run_backward` makes (``api.vjp``: the
+    ``bwd`` runs when the returned function is applied, as in JAX). ``active``
+    (default: all) marks the inputs that are differentiated; the others get zero
+    cotangents and are not reported as perturbed to custom rules.
     """
     if ct_mask is None:
         ct_mask = [True] * len(prog.outvars)
     kp = list(known) if known is not None else [UNKNOWN] * len(prog.invars)
     with new_builder("vjp") as fb:
         args = [fb.new_arg(a, x) for a, x in zip(prog.in_avals, kp)]
-        outs, records = forward_pass(prog, args)
+        outs, records = forward_pass(prog, args, active)
         with new_builder("vjp") as bb:
             cts = [
                 bb.new_arg(tangent_aval(v.aval)) if m else None
                 for v, m in zip(prog.outvars, ct_mask)
             ]
-            ct_env = backward_pass(prog, records, cts)
+            saved, _defer.builder = _defer.builder, (bb if defer_custom_bwd else None)
+            try:
+                ct_env = backward_pass(prog, records, cts)
+            finally:
+                _defer.builder = saved
             in_cts = [ct_env.get(v) for v in prog.invars]
             zero_cts = [is_zero(c) for c in in_cts]
             in_cts = [instantiate(c, v.aval) for c, v in zip(in_cts, prog.invars)]

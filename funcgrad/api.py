@@ -23,7 +23,7 @@ from funcgrad.core.interp import UNKNOWN, is_tracing, new_builder, to_aval
 from funcgrad.core.ir import Aval, Program
 from funcgrad.core.zeros import is_zero
 from funcgrad.lowering import run_program
-from funcgrad.primitives.calls import close
+from funcgrad.primitives.calls import close, run_backward
 from funcgrad.tree import broadcast_prefix, tree_flatten, tree_leaves, tree_unflatten
 
 float0 = jax_dtypes.float0
@@ -321,7 +321,10 @@ def vjp(fun: Callable, *primals: Any, has_aux: bool = False) -> tuple:
         prog = b.build(flat(*[b.new_arg(a, x) for a, x in zip(avals, leaves)]))
     n = holder["n"]
     n_out = len(prog.outvars)
-    vp = ad.vjp_program(prog, ct_mask=[True] * n + [False] * (n_out - n), known=leaves)
+    # custom_vjp bwd rules run when vjp_fn is applied (calls.run_backward), as in JAX
+    vp = ad.vjp_program(
+        prog, ct_mask=[True] * n + [False] * (n_out - n), known=leaves, defer_custom_bwd=True
+    )
     res = run_program(vp.fwd, *leaves)
     outs, residuals = res[:n], res[n_out:]
     out_avals = [v.aval for v in prog.outvars[:n]]
@@ -347,7 +350,7 @@ def vjp(fun: Callable, *primals: Any, has_aux: bool = False) -> tuple:
                     f"vjp: cotangent {i} has shape {ca.shape} and dtype {ca.dtype.name}, but "
                     f"the primal output has shape {a.shape} and dtype {a.dtype.name}"
                 )
-        cts = run_program(bwd, *saved[:n_consts], *saved[n_consts:], *ct_leaves)
+        cts = run_backward(bwd, *saved[:n_consts], *saved[n_consts:], *ct_leaves)
         cts = [_zeros_ct(a) if not dtypes.is_inexact(a.dtype) else g for a, g in zip(avals, cts)]
         return tuple(tree_unflatten(in_tree, cts))
 

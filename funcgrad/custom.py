@@ -10,13 +10,24 @@ from __future__ import annotations
 import contextlib
 import functools
 import inspect
+import types
 import weakref
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from funcgrad.core import dtypes
-from funcgrad.core.interp import UNKNOWN, Tracer, bind, current_builder, new_builder, to_aval
-from funcgrad.core.ir import Var
+from funcgrad.core.interp import (
+    UNKNOWN,
+    Tracer,
+    bind,
+    current_builder,
+    eval_program,
+    is_tracing,
+    new_builder,
+    to_aval,
+)
+from funcgrad.core.ir import Program, Var
+from funcgrad.core.zeros import Zero
 from funcgrad.primitives import rules
 from funcgrad.primitives.calls import (
     checkpoint_p,
@@ -71,19 +82,36 @@ def _nondiff_nums(fun: Callable, argnums: Sequence[int], argnames: Sequence[str]
 
 
 def _positional(fun: Callable, name: str, args: tuple, kwargs: dict) -> tuple:
-    """Keyword arguments resolved to positions through the signature, as JAX does."""
-    if not kwargs:
-        return args
+    """The arguments resolved to positions through ``fun``'s signature, defaults
+    applied, as JAX does (a ``functools.partial`` counts as ``*args, **kwargs``)."""
     try:
-        ba = inspect.signature(fun).bind(*args, **kwargs)
+        if isinstance(fun, functools.partial):
+            if kwargs:
+                raise TypeError(
+                    "The following keyword arguments could not be resolved to positions: "
+                    + ", ".join(kwargs)
+                )
+            return args
+        try:
+            sig = inspect.signature(fun)
+        except (TypeError, ValueError):  # no signature (some builtins): positional only
+            if kwargs:
+                raise TypeError(f"{fun!r} has no signature to resolve keywords with") from None
+            return args
+        ba = sig.bind(*args, **kwargs)
+        ba.apply_defaults()
+        passed = [k for k in ba.kwargs if k in kwargs]
+        if passed:
+            raise TypeError(
+                "The following keyword arguments could not be resolved to positions: "
+                + ", ".join(passed)
+            )
     except TypeError as e:
-        raise TypeError(f"{name}: {e}") from None
-    ba.apply_defaults()
-    if ba.kwargs:
+        fname = getattr(fun, "__name__", repr(fun))
         raise TypeError(
-            f"{name}: keyword-only arguments {sorted(ba.kwargs)} are not supported by custom "
-            "derivative functions; pass them positionally or close over them"
-        )
+            f"The input arguments to the {name}-decorated function {fname} could not be "
+            f"resolved to positional-only arguments. Binding failed with the error:\n{e}"
+        ) from e
     return tuple(ba.args)
 
 
@@ -102,6 +130,194 @@ def _depends_on_trace_inputs(leaves: list) -> bool:
 
 def _tree_str(tree: Any) -> str:
     return str(tree).replace("PyTreeDef", "")
+
+
+def _live_tracers(root: Any) -> list:
+    """The tracers of live traces reachable from ``root`` (a rule and its static
+    arguments) through closure cells, default arguments, ``functools.partial`` and
+    containers: what the rule closes over. Other custom functions are not entered
+    (their rules are examined when they are called)."""
+    found: dict[int, Tracer] = {}
+    seen: set[int] = set()
+
+    def visit(x: Any, depth: int) -> None:
+        if depth > 8 or id(x) in seen:
+            return
+        seen.add(id(x))
+        if isinstance(x, Tracer):
+            if x._builder.alive:
+                found[id(x)] = x
+        elif isinstance(x, (custom_jvp, custom_vjp, str, bytes)):
+            return
+        elif isinstance(x, (list, tuple, set, frozenset)):
+            for y in list(x)[:1000]:
+                visit(y, depth + 1)
+        elif isinstance(x, dict):
+            for y in list(x.values())[:1000]:
+                visit(y, depth + 1)
+        elif isinstance(x, functools.partial):
+            visit(x.func, depth + 1)
+            visit(x.args, depth + 1)
+            visit(x.keywords, depth + 1)
+        elif isinstance(x, types.MethodType):
+            visit(x.__func__, depth + 1)
+        elif isinstance(x, types.FunctionType):
+            for cell in x.__closure__ or ():
+                with contextlib.suppress(ValueError):  # an empty cell
+                    visit(cell.cell_contents, depth + 1)
+            visit(x.__defaults__, depth + 1)
+            visit(x.__kwdefaults__, depth + 1)
+
+    visit(root, 0)
+    return list(found.values())
+
+
+class _RuleProgram:
+    """A custom rule traced at call time: ``prog`` takes (closed-over values,
+    primals, tangents of the inexact primals) and returns (outputs, tangents)."""
+
+    prog: Program | None = None
+    bwd_prog: Program | None = None
+    n_out = 0
+
+
+#: rules being traced at call time, by (function, avals, closed-over values): a call
+#: of the same function inside its own rule reuses the program being traced (a rule
+#: such as ``lambda p, t: (f(*p), f(*t))`` would otherwise trace itself forever)
+_RULES_IN_TRACE: dict[Any, _RuleProgram] = {}
+
+
+def _trace_jvp_rule(
+    key: Any, jvp_rule: Callable, closed: list, leaves: list, in_avals: list, n_consts: int
+) -> _RuleProgram:
+    ref = _RuleProgram()
+    _RULES_IN_TRACE[key] = ref
+    try:
+        with new_builder("custom_jvp") as b:
+            for t in closed:  # the closed-over values become the first constants
+                b.to_atom(t)
+            ps = [b.new_arg(a, x) for a, x in zip(in_avals, leaves)]
+            tans = [
+                b.new_arg(a.strip_weak()) if dtypes.is_inexact(a.dtype) else Zero(a.strip_weak())
+                for a in in_avals
+            ]
+            outs, touts = jvp_rule([None] * n_consts + ps, [None] * n_consts + tans)
+            rp = b.build(list(outs) + list(touts))
+    finally:
+        del _RULES_IN_TRACE[key]
+    n = len(closed)
+    ref.prog = Program(
+        invars=rp.constvars[:n] + rp.invars,
+        constvars=rp.constvars[n:],
+        eqns=rp.eqns,
+        outvars=rp.outvars,
+        consts=rp.consts[n:],
+    )
+    ref.n_out = len(outs)
+    return ref
+
+
+def _jvp_from_program(ref: _RuleProgram, n_consts: int, n_closed: int, in_avals: list) -> Callable:
+    diff = [i for i, a in enumerate(in_avals) if dtypes.is_inexact(a.dtype)]
+    k = n_consts + n_closed
+
+    def jvp_rule(primals: list, tangents: list) -> tuple:
+        if ref.prog is None:
+            raise NotImplementedError(
+                "a custom_jvp rule that closes over traced values differentiates its own "
+                "function inside the rule"
+            )
+        ts = [rules.instantiate(tangents[k + i], in_avals[i].strip_weak()) for i in diff]
+        outs = eval_program(ref.prog, *primals[n_consts:k], *primals[k:], *ts)
+        return outs[: ref.n_out], outs[ref.n_out :]
+
+    return jvp_rule
+
+
+def _trace_vjp_rules(
+    key: Any,
+    fwd_rule: Callable,
+    bwd_rule: Callable,
+    closed: list,
+    leaves: list,
+    in_avals: list,
+    n_consts: int,
+    out_avals: list,
+) -> _RuleProgram:
+    """Trace ``fwd`` (every input perturbed) and ``bwd`` (every cotangent nonzero)
+    into ``ref.prog`` (closed-over values, primals) -> (outputs, array residuals) and
+    ``ref.bwd_prog`` (closed-over values, array residuals, cotangents) -> cotangents
+    of the inexact primals."""
+    ref = _RuleProgram()
+    _RULES_IN_TRACE[key] = ref
+    n = len(closed)
+    try:
+        with new_builder("custom_vjp") as b:
+            for t in closed:
+                b.to_atom(t)
+            ps = [b.new_arg(a, x) for a, x in zip(in_avals, leaves)]
+            outs, res = fwd_rule([None] * n_consts + ps)
+            r_leaves, r_tree = tree_flatten(res)
+            is_arr = [isinstance(x, Tracer) or hasattr(x, "shape") for x in r_leaves]
+            arrays = [x for x, on in zip(r_leaves, is_arr) if on]
+            fp = b.build(list(outs) + arrays)
+        with new_builder("custom_vjp") as b:
+            for t in closed:
+                b.to_atom(t)
+            it = iter([b.new_arg(to_aval(x)) for x in arrays])
+            res = tree_unflatten(r_tree, [next(it) if on else x for x, on in zip(r_leaves, is_arr)])
+            cts = [b.new_arg(a.strip_weak()) for a in out_avals]
+            got = bwd_rule(res, cts)[n_consts:]
+            bp = b.build(
+                [
+                    rules.instantiate(c, a.strip_weak())
+                    for c, a in zip(got, in_avals)
+                    if dtypes.is_inexact(a.dtype)
+                ]
+            )
+    finally:
+        del _RULES_IN_TRACE[key]
+
+    def with_closed_inputs(p: Program) -> Program:
+        return Program(p.constvars[:n] + p.invars, p.constvars[n:], p.eqns, p.outvars, p.consts[n:])
+
+    ref.prog, ref.bwd_prog = with_closed_inputs(fp), with_closed_inputs(bp)
+    ref.n_out = len(outs)
+    return ref
+
+
+def _vjp_from_programs(ref: _RuleProgram, n_consts: int, n_closed: int, in_avals: list) -> tuple:
+    diff = [i for i, a in enumerate(in_avals) if dtypes.is_inexact(a.dtype)]
+    k = n_consts + n_closed
+
+    def fwd_rule(primals: list, active: list | None = None) -> tuple:
+        if ref.prog is None:
+            raise NotImplementedError(
+                "a custom_vjp rule that closes over traced values differentiates its own "
+                "function inside the rule"
+            )
+        closed = list(primals[n_consts:k])
+        outs = eval_program(ref.prog, *closed, *primals[k:])
+        return outs[: ref.n_out], (closed, outs[ref.n_out :])
+
+    def bwd_rule(res: tuple, cts: list) -> list:
+        closed, arrays = res
+        ct_vars = ref.bwd_prog.invars[len(ref.bwd_prog.invars) - len(cts) :]
+        cts = [rules.instantiate(c, v.aval) for c, v in zip(cts, ct_vars)]
+        got = iter(eval_program(ref.bwd_prog, *closed, *arrays, *cts))
+        flat: list = [None] * (k + len(in_avals))
+        for i in diff:
+            flat[k + i] = next(got)
+        return flat
+
+    return fwd_rule, bwd_rule
+
+
+def _insert_invars(prog: Program, pos: int, avals: list) -> Program:
+    """``prog`` with unused inputs of ``avals`` inserted at ``pos``."""
+    new = tuple(Var(a) for a in avals)
+    ins = prog.invars[:pos] + new + prog.invars[pos:]
+    return Program(ins, prog.constvars, prog.eqns, prog.outvars, prog.consts)
 
 
 class SymbolicZero:
@@ -242,6 +458,18 @@ class custom_jvp:
             t_leaves = [t.instantiate() if isinstance(t, SymbolicZero) else t for t in t_leaves]
             return o_leaves, t_leaves
 
+        closed = _live_tracers((user_jvp, static)) if is_tracing() else []
+        if closed:
+            # the rule closes over values of live traces (a vmap's batched value, a jvp's
+            # primal): trace it now, while they are alive, with them as explicit operands,
+            # so transforms that apply it after those traces end get their values
+            key = (id(self), in_tree, tuple(in_avals), tuple(map(id, closed)))
+            ref = _RULES_IN_TRACE.get(key) or _trace_jvp_rule(
+                key, jvp_rule, closed, leaves, in_avals, n_consts
+            )
+            jvp_rule = _jvp_from_program(ref, n_consts, len(closed), in_avals)
+            prog = _insert_invars(prog, n_consts, [to_aval(t) for t in closed])
+            consts = (*consts, *closed)
         outs = bind(custom_jvp_call_p, *consts, *leaves, program=prog, jvp=jvp_rule)
         return tree_unflatten(out_tree, outs)
 
@@ -381,6 +609,16 @@ class custom_vjp:
                     flat[k] = convert_element_type(c, a.dtype)
             return [None] * n_consts + flat
 
+        closed = _live_tracers((user_fwd, user_bwd, static)) if is_tracing() else []
+        if closed:
+            # the rules close over values of live traces: trace them now (see custom_jvp)
+            key = (id(self), in_tree, tuple(in_avals), tuple(map(id, closed)))
+            ref = _RULES_IN_TRACE.get(key) or _trace_vjp_rules(
+                key, fwd_rule, bwd_rule, closed, leaves, in_avals, n_consts, prog.out_avals
+            )
+            fwd_rule, bwd_rule = _vjp_from_programs(ref, n_consts, len(closed), in_avals)
+            prog = _insert_invars(prog, n_consts, [to_aval(t) for t in closed])
+            consts = (*consts, *closed)
         outs = bind(custom_vjp_call_p, *consts, *leaves, program=prog, fwd=fwd_rule, bwd=bwd_rule)
         return tree_unflatten(out_tree, outs)
 

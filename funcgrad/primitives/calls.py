@@ -17,8 +17,9 @@ import jax
 import numpy as np
 from jax import lax
 
-from funcgrad.core.interp import Tracer, bind, eval_program, new_builder, to_aval
-from funcgrad.core.ir import Aval, Program
+from funcgrad.core import dtypes
+from funcgrad.core.interp import Tracer, bind, eval_program, is_tracing, new_builder, to_aval
+from funcgrad.core.ir import Aval, Program, Var
 from funcgrad.core.primitive import Example, Primitive
 from funcgrad.core.zeros import Zero, is_zero
 from funcgrad.lowering import lower_program
@@ -92,10 +93,12 @@ def _jit_call_jvp(primals: list, tangents: list, *, program: Program, name: str)
     return _split_tangents(outs, len(program.outvars), out_nz, program.out_avals)
 
 
-def _jit_call_vjp_fwd(*primals: Any, program: Program, name: str) -> tuple:
+def _jit_call_vjp_fwd(
+    *primals: Any, program: Program, name: str, active: list | None = None
+) -> tuple:
     from funcgrad import ad
 
-    vp = ad.vjp_program(program)
+    vp = ad.vjp_program(program, active=active)  # only what is differentiated outside
     fwd, fconsts = close(vp.fwd)
     res = jit_call(fwd, *fconsts, *primals, name=f"fwd_{name}")
     n = len(program.outvars)
@@ -112,6 +115,7 @@ def _jit_call_vjp_bwd(res: tuple, cts: list, *, program: Program, name: str) -> 
 
 jit_call_p.vjp_fwd = _jit_call_vjp_fwd
 jit_call_p.vjp_bwd = _jit_call_vjp_bwd
+jit_call_p.vjp_fwd_active = True
 
 
 @jit_call_p.def_batch
@@ -232,15 +236,16 @@ def _checkpoint_jvp(primals: list, tangents: list, *, program: Program) -> tuple
     return _split_tangents(outs, len(program.outvars), out_nz, program.out_avals)
 
 
-def _checkpoint_vjp_fwd(*primals: Any, program: Program) -> tuple:
+def _checkpoint_vjp_fwd(*primals: Any, program: Program, active: list | None = None) -> tuple:
     outs = bind(checkpoint_p, *primals, program=program)
-    return outs, list(primals)  # save only the inputs
+    return outs, (list(primals), active)  # save only the inputs
 
 
-def _checkpoint_vjp_bwd(res: list, cts: list, *, program: Program) -> list:
+def _checkpoint_vjp_bwd(res: tuple, cts: list, *, program: Program) -> list:
     from funcgrad import ad
 
-    vp = ad.vjp_program(program)
+    res, active = res
+    vp = ad.vjp_program(program, active=active)
     primals = optimization_barrier(*res)  # keep the recomputation from being merged away
     out_res = eval_program(vp.fwd, *primals)
     residuals = out_res[len(program.outvars) :]
@@ -251,6 +256,7 @@ def _checkpoint_vjp_bwd(res: list, cts: list, *, program: Program) -> list:
 
 checkpoint_p.vjp_fwd = _checkpoint_vjp_fwd
 checkpoint_p.vjp_bwd = _checkpoint_vjp_bwd
+checkpoint_p.vjp_fwd_active = True
 
 
 @checkpoint_p.def_batch
@@ -368,17 +374,25 @@ def _batch_all_to_front(args: list, dims: list, program: Program) -> tuple:
 
 @custom_jvp_call_p.def_batch
 def _custom_jvp_batch(args: list, dims: list, *, program: Program, jvp: Callable) -> tuple:
-    from funcgrad import api
+    from funcgrad import api, batching
 
     args, bprog, n_out = _batch_all_to_front(args, dims, program)
     if bprog is None:  # the batched body closed over values: evaluate it inline
-        from funcgrad import batching
-
         return batching.batch_eval(program, args, [0] * len(args))
 
     def bjvp(primals: list, tangents: list) -> tuple:
-        outs, touts = api.vmap(lambda p, t: tuple(map(list, jvp(p, t))))(primals, tangents)
-        return outs, touts
+        # symbolic zero tangents stay symbolic (per example) inside the vmapped rule
+        nz = [not is_zero(t) for t in tangents]
+        zeros = [
+            None if z else Zero(batching.unbatched_aval(t.aval, 0)) for t, z in zip(tangents, nz)
+        ]
+
+        def one(p: list, t_nz: list) -> tuple:
+            it = iter(t_nz)
+            ts = [next(it) if z else zero for z, zero in zip(nz, zeros)]
+            return tuple(map(list, jvp(p, ts)))
+
+        return api.vmap(one)(primals, [t for t, z in zip(tangents, nz) if z])
 
     return bind(custom_jvp_call_p, *args, program=bprog, jvp=bjvp), [0] * n_out
 
@@ -441,7 +455,12 @@ def _custom_vjp_vjp_fwd(
 
 
 def _custom_vjp_vjp_bwd(res: Any, cts: list, *, program: Program, fwd: Callable, bwd: Callable):
-    cts = [rules.instantiate(c, a.strip_weak()) for c, a in zip(cts, program.out_avals)]
+    # zero cotangents stay symbolic: the rule wrapper instantiates them or, for rules
+    # defined with symbolic_zeros=True, passes them as SymbolicZero
+    from funcgrad import ad
+
+    if ad.deferring_custom_bwd():  # api.vjp: the user's bwd runs when vjp_fn is applied
+        return _defer_custom_bwd(res, cts, program, bwd)
     return list(bwd(res, cts))
 
 
@@ -489,3 +508,167 @@ def _custom_vjp_examples(rng: np.random.Generator) -> list[Example]:
     x, y = rand(rng, (3,)), rand(rng, (3,))
     # forward mode is not defined for custom_vjp (as in JAX): only reverse-mode checks apply
     return [Example([x, y], _eqn_params_of(f, x, y, prim=custom_vjp_call_p))]
+
+
+# --------------------------------------------------------------------------- custom_vjp_bwd
+
+
+class DeferredBwd:
+    """A ``custom_vjp`` cotangent rule whose call is put off until the backward
+    program runs: ``self(*operands)`` calls the user's ``bwd`` under the current
+    interpreter. The operands are the residual leaves that are traced values and
+    the nonzero output cotangents; the outputs are the cotangents of the call's
+    inexact operands (zeros where ``bwd`` returns none). Compared by identity, so a
+    program holding one is never confused with another's compiled executable."""
+
+    def __init__(self, bwd: Callable, res: Any, cts: list, program: Program) -> None:
+        from funcgrad.tree import tree_flatten
+
+        leaves, self.res_tree = tree_flatten(res)
+        self.res_is_op = [isinstance(x, Tracer) for x in leaves]
+        self.res_static = [None if op else x for x, op in zip(leaves, self.res_is_op)]
+        self.ct_avals = [a.strip_weak() for a in program.out_avals]
+        self.ct_nonzero = [not is_zero(c) for c in cts]
+        self.out_pos = [i for i, a in enumerate(program.in_avals) if dtypes.is_inexact(a.dtype)]
+        self.out_avals = [program.in_avals[i].strip_weak() for i in self.out_pos]
+        self.n_in = len(program.in_avals)
+        self.operands = [x for x, op in zip(leaves, self.res_is_op) if op] + [
+            c for c, nz in zip(cts, self.ct_nonzero) if nz
+        ]
+        self.in_avals = [to_aval(x) for x in self.operands]
+        self.bwd = bwd
+
+    def __call__(self, *operands: Any) -> list:
+        from funcgrad.primitives.elementwise import convert_element_type
+        from funcgrad.tree import tree_unflatten
+
+        it = iter(operands)
+        leaves = [next(it) if op else x for x, op in zip(self.res_static, self.res_is_op)]
+        cts = [next(it) if nz else Zero(a) for a, nz in zip(self.ct_avals, self.ct_nonzero)]
+        in_cts = list(self.bwd(tree_unflatten(self.res_tree, leaves), cts))
+        outs = []
+        for i, a in zip(self.out_pos, self.out_avals):
+            c = rules.instantiate(in_cts[i], a)
+            if to_aval(c) != a:
+                c = convert_element_type(c, a.dtype)
+            outs.append(c)
+        return outs
+
+    def program(self) -> Program:
+        """The user's ``bwd`` traced (abstractly) at the operands' avals."""
+        with new_builder("custom_vjp_bwd") as b:
+            return b.build(self(*[b.new_arg(a) for a in self.in_avals]))
+
+    def __repr__(self) -> str:
+        return f"DeferredBwd({getattr(self.bwd, '__qualname__', self.bwd)})"
+
+
+custom_vjp_bwd_p = Primitive("custom_vjp_bwd", family=FAMILY, multiple_results=True)
+
+
+def _defer_custom_bwd(res: Any, cts: list, program: Program, bwd: Callable) -> list:
+    d = DeferredBwd(bwd, res, cts, program)
+    outs = iter(bind(custom_vjp_bwd_p, *d.operands, bwd=d))
+    got = [None] * d.n_in
+    for i in d.out_pos:
+        got[i] = next(outs)
+    return got
+
+
+@custom_vjp_bwd_p.def_abstract_eval
+def _custom_vjp_bwd_abstract_eval(*avals: Aval, bwd: DeferredBwd) -> list[Aval]:
+    if [(a.shape, a.dtype) for a in avals] != [(a.shape, a.dtype) for a in bwd.in_avals]:
+        raise TypeError(f"custom_vjp_bwd: operands {list(avals)}, expected {bwd.in_avals}")
+    return bwd.out_avals
+
+
+@custom_vjp_bwd_p.def_lower
+def _custom_vjp_bwd_lower(*vals: Any, bwd: DeferredBwd) -> list:
+    prog = bwd.program()
+    outs = lower_program(prog)(*prog.consts, *vals)
+    return [jax.numpy.asarray(o, a.dtype) for o, a in zip(outs, bwd.out_avals)]
+
+
+@custom_vjp_bwd_p.def_jvp
+def _custom_vjp_bwd_jvp(primals: list, tangents: list, *, bwd: DeferredBwd) -> tuple:
+    from funcgrad import ad
+
+    return ad.jvp_eval(bwd.program(), primals, tangents)
+
+
+def _custom_vjp_bwd_vjp_fwd(*primals: Any, bwd: DeferredBwd) -> tuple:
+    from funcgrad import ad
+
+    vp = ad.vjp_program(bwd.program())
+    out_res = eval_program(vp.fwd, *primals)
+    n = len(bwd.out_avals)
+    return out_res[:n], (vp, out_res[n:])
+
+
+def _custom_vjp_bwd_vjp_bwd(res: tuple, cts: list, *, bwd: DeferredBwd) -> list:
+    vp, residuals = res
+    cts = [rules.instantiate(c, a) for c, a in zip(cts, bwd.out_avals)]
+    in_cts = eval_program(vp.bwd, *residuals, *cts)
+    return [None if z else c for c, z in zip(in_cts, vp.zero_cts)]
+
+
+custom_vjp_bwd_p.vjp_fwd = _custom_vjp_bwd_vjp_fwd
+custom_vjp_bwd_p.vjp_bwd = _custom_vjp_bwd_vjp_bwd
+
+
+@custom_vjp_bwd_p.def_batch
+def _custom_vjp_bwd_batch(args: list, dims: list, *, bwd: DeferredBwd) -> tuple:
+    from funcgrad import batching
+
+    return batching.batch_eval(bwd.program(), args, dims)
+
+
+@custom_vjp_bwd_p.def_examples
+def _custom_vjp_bwd_examples(rng: np.random.Generator) -> list[Example]:
+    from funcgrad import ad
+    from funcgrad.api import make_ir
+    from funcgrad.custom import custom_vjp
+    from funcgrad.primitives import elementwise as ew
+
+    @custom_vjp
+    def f(x: Any, y: Any) -> Any:
+        return ew.mul(ew.sin(x), y)
+
+    def bwd(res: tuple, g: Any) -> tuple:
+        x, y = res
+        return ew.mul(g, ew.mul(ew.cos(x), y)), ew.mul(g, ew.sin(x))
+
+    f.defvjp(lambda x, y: (f(x, y), (x, y)), bwd)
+    x, y = rand(rng, (3,)), rand(rng, (3,))
+    vp = ad.vjp_program(make_ir(f)(x, y), defer_custom_bwd=True)
+    eqn = next(e for e in vp.bwd.eqns if e.prim is custom_vjp_bwd_p)
+    return [Example([rand(rng, a.shape) for a in eqn.params["bwd"].in_avals], eqn.params)]
+
+
+def run_backward(prog: Program, *args: Any) -> list:
+    """Run a backward program built with ``defer_custom_bwd``: the deferred
+    ``custom_vjp`` ``bwd`` rules are called now, inline (eagerly on a trace whose
+    inputs are known, so they may read values), and the result runs as one program."""
+    from funcgrad.lowering import run_program
+
+    if not any(e.prim is custom_vjp_bwd_p for e in prog.eqns):
+        return run_program(prog, *args)
+    if is_tracing():
+        return _eval_calling_bwd(prog, args)
+    with new_builder("vjp") as b:
+        ins = [b.new_arg(to_aval(x), x) for x in args]
+        resolved = b.build(_eval_calling_bwd(prog, ins))
+    return run_program(resolved, *args)
+
+
+def _eval_calling_bwd(prog: Program, args: Any) -> list:
+    env: dict[Any, Any] = dict(zip(prog.constvars, prog.consts))
+    env.update(zip(prog.invars, args))
+    for e in prog.eqns:
+        ins = [env[a] if type(a) is Var else a.val for a in e.inputs]
+        if e.prim is custom_vjp_bwd_p:
+            out = e.params["bwd"](*ins)
+        else:
+            out = bind(e.prim, *ins, **e.params)
+        env.update(zip(e.outvars, out if e.prim.multiple_results else [out]))
+    return [env[a] if type(a) is Var else a.val for a in prog.outvars]
