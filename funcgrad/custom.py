@@ -128,6 +128,10 @@ def _depends_on_trace_inputs(leaves: list) -> bool:
     return any(isinstance(x, Tracer) and x._builder is b and x._var in dep for x in leaves)
 
 
+def _type_str(aval: Any) -> str:
+    return f"{aval.dtype.name}[{','.join(map(str, aval.shape))}]"
+
+
 def _tree_str(tree: Any) -> str:
     return str(tree).replace("PyTreeDef", "")
 
@@ -601,8 +605,9 @@ class custom_vjp:
                 ca = to_aval(c)
                 if ca.shape != a.shape:
                     raise ValueError(
-                        f"Custom VJP bwd rule {name} returned a cotangent of shape "
-                        f"{ca.shape} for an input of shape {a.shape}"
+                        f"Custom VJP bwd rule {name}: output[{k}] (the cotangent of leaf {k} "
+                        f"of the primal arguments) is {_type_str(ca)} but that input is "
+                        f"{_type_str(a)}: the shapes differ"
                     )
                 if ca.dtype != a.dtype and dtypes.is_inexact(a.dtype):
                     # e.g. a float32 cotangent for a weakly typed float64 input

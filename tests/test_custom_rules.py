@@ -4,6 +4,8 @@ tracers and structure errors. JAX's custom_jvp/custom_vjp are the oracle."""
 
 from __future__ import annotations
 
+import functools
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -632,3 +634,164 @@ def test_keyword_arguments_resolved_as_jax():
                 fn1(*args, **kw)
             jmsg, fmsg = str(jerr.value).splitlines()[-1], str(ferr.value).splitlines()[-1]
             assert fmsg == jmsg
+
+
+# --------------------------------------------------------------------------- JAX's scenarios
+
+
+def _scenarios(which):
+    t, m, cd = _lib(which)
+
+    def nondiff_vmap_tracer():
+        @functools.partial(t.custom_jvp, nondiff_argnums=(0,))
+        def f(x, y):
+            return x * y
+
+        f.defjvp(lambda x, p, tn: (f(x, *p), 5 * tn[0]))
+        g = t.vmap(f)
+        return t.jvp(lambda y: g(m.array([2.0]), y), (m.array([3.0]),), (m.array([1.0]),))
+
+    def nested_calls():
+        def call(f, *args):
+            f = t.custom_jvp(f)
+            f.defjvp(lambda primals, tangents: (f(*primals), sum(tangents)))
+            return f(*args)
+
+        def fun(x):
+            def bar(y):
+                def baz(w):
+                    q = call(lambda x: y, x)
+                    q = q + call(lambda: y)
+                    q = q + call(lambda y: w + y, y)
+                    return call(lambda w: call(m.sin, x) * y, 1.0) + q
+
+                return t.jit(baz)(x)
+
+            return call(bar, x)
+
+        return t.jit(fun)(3.0), fun(3.0), t.vmap(fun)(m.arange(3.0))
+
+    def remat_custom_jvp():
+        @t.custom_jvp
+        def f(x):
+            return m.sin(x)
+
+        f.defjvp(lambda p, tn: (f(p[0]), 2 * m.cos(p[0]) * tn[0]))
+        g = lambda x: f(f(x))
+        return (
+            t.grad(t.checkpoint(g))(2.0),
+            t.grad(t.grad(t.checkpoint(g)))(2.0),
+            t.grad(t.checkpoint(t.grad(g)))(2.0),
+            t.grad(t.grad(t.grad(t.checkpoint(g))))(2.0),
+        )
+
+    def remat_custom_vjp():
+        @t.custom_vjp
+        def f(x):
+            return m.sin(x)
+
+        f.defvjp(lambda x: (f(x), m.cos(x)), lambda c, g: (2 * c * g,))
+
+        @functools.partial(t.custom_vjp, nondiff_argnums=(0,))
+        def h(n, x):
+            return m.sin(x) * n
+
+        h.defvjp(lambda n, x: (h(n, x), m.cos(x)), lambda n, c, g: (n * c * g,))
+        return (
+            t.grad(t.checkpoint(lambda x: f(f(x))))(2.0),
+            t.grad(t.remat(lambda x: f(x) ** 2))(3.2),
+            t.grad(t.checkpoint(lambda x: h(3, x)))(2.0),
+        )
+
+    def symbolic_zero_jvp():
+        log = []
+
+        @t.custom_jvp
+        def f(x, y):
+            return x * y, x + y
+
+        def rule(p, tn):
+            log.append(tuple(type(v) is cd.SymbolicZero for v in tn))
+            (x, y), (tx, ty) = p, tn
+            tx = m.zeros_like(x) if type(tx) is cd.SymbolicZero else tx
+            ty = m.zeros_like(y) if type(ty) is cd.SymbolicZero else ty
+            return f(x, y), (tx * y + x * ty, tx + ty)
+
+        f.defjvp(rule, symbolic_zeros=True)
+        out = [
+            t.jvp(lambda x: f(x, 2.0), (3.0,), (1.0,)),
+            t.jvp(f, (3.0, 2.0), (1.0, 1.0)),
+            t.grad(lambda y: f(3.0, y)[0])(2.0),
+            t.jit(t.grad(lambda x: f(x, 2.0)[1]))(3.0),
+            t.vmap(t.grad(lambda x: f(x, 2.0)[0]))(m.arange(3.0)),
+        ]
+        return out, log
+
+    def vjp_with_aux_and_jacrev():
+        @t.custom_vjp
+        def f(x):
+            return m.sin(x)
+
+        f.defvjp(lambda x: (f(x), x), lambda x, g: (m.cos(x) * g * 2,))
+        out, fn, aux = t.vjp(lambda x: (f(x) * 2, x + 1), 1.0, has_aux=True)
+        return out, fn(1.0), aux, t.jacrev(lambda x: f(x) * x)(m.arange(3.0))
+
+    def custom_vjp_in_scan():
+        @t.custom_vjp
+        def f(x):
+            return m.sin(x)
+
+        f.defvjp(lambda x: (f(x), x), lambda x, g: (m.cos(x) * g * 2,))
+
+        def loss(x):
+            return t.lax.scan(lambda c, _: (f(c), None), x, None, length=3)[0]
+
+        return t.grad(loss)(1.0), t.vjp(loss, 1.0)[1](1.0)
+
+    def linear_self_call_under_jit():
+        @t.custom_jvp
+        def f(x):
+            return 2.0 * x
+
+        f.defjvp(lambda p, tn: (f(*p), f(*tn)))
+        return (
+            t.grad(t.jit(lambda x: f(f(x)) ** 2))(1.5),
+            t.jit(t.grad(lambda x: f(x) ** 3))(1.5),
+            t.jacrev(t.jacrev(lambda x: f(x) ** 3))(1.5),
+        )
+
+    return {
+        f.__name__: f
+        for f in (
+            nondiff_vmap_tracer,
+            nested_calls,
+            remat_custom_jvp,
+            remat_custom_vjp,
+            symbolic_zero_jvp,
+            vjp_with_aux_and_jacrev,
+            custom_vjp_in_scan,
+            linear_self_call_under_jit,
+        )
+    }
+
+
+@pytest.mark.parametrize("name", sorted(_scenarios("jax")))
+def test_jax_scenarios(name):
+    _close(_scenarios("fg")[name](), _scenarios("jax")[name]())
+
+
+def test_bwd_cotangent_shape_mismatch():
+    def run(which):
+        t, m, _ = _lib(which)
+
+        @t.custom_vjp
+        def foo(x, y):
+            return x
+
+        foo.defvjp(lambda x, y: (x, None), lambda _, g: (m.zeros(3), m.zeros(3)))
+        return t.grad(lambda x, y: foo(x, y * y).sum(), 1)(m.ones(3), m.ones(4))
+
+    with pytest.raises(ValueError, match=r"output\[1\].*float\d+\[3\].*float\d+\[4\]"):
+        run("jax")
+    with pytest.raises(ValueError, match=r"output\[1\].*float\d+\[3\].*float\d+\[4\]"):
+        run("fg")
