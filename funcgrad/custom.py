@@ -650,18 +650,25 @@ def checkpoint(
     statics = (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums)
 
     @functools.wraps(fun)
-    def wrapped(*args: Any) -> Any:
+    def wrapped(*args: Any, **kwargs: Any) -> Any:
         n = len(args)
-        fixed = {i % n: args[i] for i in statics if -n <= i < n}
+        for i in statics:
+            if not -n <= i < n:
+                raise ValueError(
+                    f"checkpoint: static_argnums {static_argnums!r} must be integers in "
+                    f"[-len(args), len(args)) but len(args) = {n}"
+                )
+        fixed = {i % n: args[i] for i in statics}
         dyn = tuple(a for i, a in enumerate(args) if i not in fixed)
-        leaves, in_tree = tree_flatten(dyn)
+        leaves, in_tree = tree_flatten((dyn, kwargs))  # keyword arguments are traced
 
-        def body(*d: Any) -> Any:
+        def body(d: tuple, kw: dict) -> Any:
             it = iter(d)
-            return fun(*[fixed[i] if i in fixed else next(it) for i in range(n)])
+            return fun(*[fixed[i] if i in fixed else next(it) for i in range(n)], **kw)
 
         try:
-            key: Any = (in_tree, tuple(to_aval(x) for x in leaves), tuple(sorted(fixed.items())))
+            statics_key = tuple((i, type(v), v) for i, v in sorted(fixed.items()))
+            key: Any = (in_tree, tuple(to_aval(x) for x in leaves), statics_key)
             hash(key)
         except TypeError:
             key = None

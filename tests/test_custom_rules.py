@@ -272,6 +272,22 @@ def test_checkpoint_arguments_and_no_retrace():
     )
     with pytest.raises(TypeError):
         fg.checkpoint(3)
+    with pytest.raises(ValueError):
+        jax.checkpoint(g, static_argnums=3)(1.0, 2)
+    with pytest.raises(ValueError):
+        fg.checkpoint(f, static_argnums=3)(1.0, 2)
+    # keyword arguments are traced (differentiable), as in JAX; a static value that
+    # compares equal but has another type is traced again
+    kw_f = lambda x, *, y=2.0: fnp.sin(x) * y
+    kw_g = lambda x, *, y=2.0: jnp.sin(x) * y
+    _close(
+        fg.grad(lambda y: fg.checkpoint(kw_f)(1.0, y=y))(3.0),
+        jax.grad(lambda y: jax.checkpoint(kw_g)(1.0, y=y))(3.0),
+    )
+    _close(fg.checkpoint(kw_f)(1.0), jax.checkpoint(kw_g)(1.0))
+    typed = lambda x, k: x * 2 if isinstance(k, bool) else x * 3
+    assert float(fg.checkpoint(typed, static_argnums=1)(1.0, 1)) == 3.0
+    assert float(fg.checkpoint(typed, static_argnums=1)(1.0, True)) == 2.0
 
 
 def test_rule_closing_over_vmap_tracer_under_jvp():
