@@ -414,6 +414,8 @@ class custom_jvp:
                 f"No JVP defined for custom_jvp function {self.__name__} using defjvp."
             )
         args = _positional(self.fun, "custom_jvp", args, kwargs)
+        if not is_tracing():  # nothing differentiates it: the function itself, as JAX runs it
+            return self.fun(*args)
         if _inline_custom_jvp() and _depends_on_trace_inputs(tree_flatten(args)[0]):
             # applied to tangents inside the transpose of a custom rule's tangent map: the
             # function is used as the linear map it is, not differentiated again (else a
@@ -525,6 +527,8 @@ class custom_vjp:
                 f"No VJP defined for custom_vjp function {self.__name__} using defvjp."
             )
         args = _positional(self.fun, "custom_vjp", args, kwargs)
+        if not is_tracing():
+            return self.fun(*args)
         nd = self.nondiff_argnums
         static, dyn = _split_nondiff(args, nd)
         leaves, in_tree = tree_flatten(dyn)

@@ -811,3 +811,90 @@ def test_bwd_cotangent_shape_mismatch():
         run("jax")
     with pytest.raises(ValueError, match=r"output\[1\].*float\d+\[3\].*float\d+\[4\]"):
         run("fg")
+
+
+def test_pytree_rules_and_unused_outputs():
+    """Rules over namedtuples and dicts; an output that receives no cotangent
+    contributes nothing (a zero, +0.0, not a product with zero: JAX's sign)."""
+    import collections
+
+    point = collections.namedtuple("point", ["x", "y"])
+
+    def make(which):
+        t, m, _ = _lib(which)
+
+        @t.custom_jvp
+        def fj(pt):
+            return {"a": pt.x**2, "b": (m.sin(pt.x), m.cos(pt.y))}
+
+        @fj.defjvp
+        def _(primals, tangents):
+            (pt,), (pd,) = primals, tangents
+            dot = {"a": 2 * pt.x * pd.x, "b": (m.cos(pt.x) * pd.x, -m.sin(pt.y) * pd.y)}
+            return fj(pt), dot
+
+        @t.custom_vjp
+        def fv(pt):
+            return {"a": pt.x**2, "b": (m.sin(pt.x), m.cos(pt.y))}
+
+        def bwd(pt, g):
+            a, (b0, b1) = g["a"], g["b"]
+            return (point(2 * pt.x * a + m.cos(pt.x) * b0, -m.sin(pt.y) * b1),)
+
+        fv.defvjp(lambda pt: (fv(pt), pt), bwd)
+        loss = lambda f: lambda pt: f(pt)["a"] + f(pt)["b"][0]
+        pt = point(1.0, 2.0)
+        return fj(pt), fv(pt), t.grad(loss(fj))(pt), t.grad(loss(fv))(pt)
+
+    got, want = make("fg"), make("jax")
+    _close(got, want)
+    signs = lambda tree: [bool(np.signbit(x)) for x in jax.tree_util.tree_leaves(tree)]
+    assert signs(got[2:]) == signs(want[2:])
+
+
+def test_outside_transforms_the_function_runs_as_is():
+    """Called with no transform active, a custom function is its body (Python
+    scalars in, Python scalars out where the body keeps them), rules untouched."""
+    calls = {"fg": [], "jax": []}
+
+    def make(which):
+        t, _, _ = _lib(which)
+
+        @t.custom_jvp
+        def f(x):
+            calls[which].append("f")
+            return x**2
+
+        @f.defjvp
+        def _(p, tn):
+            calls[which].append("jvp")
+            return f(p[0]), 2 * p[0] * tn[0]
+
+        @t.custom_vjp
+        def g(x):
+            calls[which].append("g")
+            return x * 3
+
+        g.defvjp(lambda x: (g(x), None), lambda _, ct: (3 * ct,))
+        return f(3.0), g(2.0), t.jvp(f, (3.0,), (1.0,))
+
+    got, want = make("fg"), make("jax")
+    assert type(got[0]) is type(want[0]) is float and type(got[1]) is float
+    _close(got, want)
+    assert calls["fg"][:2] == calls["jax"][:2] == ["f", "g"]
+
+
+def test_jvp_of_custom_vjp_error():
+    def run(which):
+        t, m, _ = _lib(which)
+
+        @t.custom_vjp
+        def f(x):
+            return m.sin(x)
+
+        f.defvjp(lambda x: (f(x), x), lambda x, g: (m.cos(x) * g,))
+        with pytest.raises(TypeError) as err:
+            t.jvp(f, (3.0,), (1.0,))
+        return str(err.value).splitlines()[0]
+
+    assert run("fg") == run("jax")

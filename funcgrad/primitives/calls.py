@@ -330,11 +330,16 @@ def _custom_jvp_vjp_bwd(res: tuple, cts: list, *, program: Program, jvp: Callabl
     primals, act = res
     avals = [to_aval(p).strip_weak() for p in primals]
     zeros = [rules.zeros_like_aval(a) for a, on in zip(avals, act) if on]
+    # outputs with a zero cotangent are left out of the transposed map (as JAX's
+    # symbolic zeros: they contribute nothing, not a product with zero)
+    live = [not is_zero(c) for c in cts]
+    if not any(live):
+        return [Zero(a) for a in avals]
 
     def tangent_map(*t: Any) -> list:
         it = iter(t)
         tans = [next(it) if on else Zero(a) for a, on in zip(avals, act)]
-        return list(jvp(primals, tans)[1])
+        return [t for t, on in zip(jvp(primals, tans)[1], live) if on]
 
     _inline.depth += 1
     try:
@@ -343,7 +348,7 @@ def _custom_jvp_vjp_bwd(res: tuple, cts: list, *, program: Program, jvp: Callabl
         _inline.depth -= 1
     from funcgrad.primitives.elementwise import convert_element_type
 
-    cts = [rules.instantiate(c, a.strip_weak()) for c, a in zip(cts, program.out_avals)]
+    cts = [c for c, on in zip(cts, live) if on]
     # the rule's tangents may be wider than the outputs (weakly typed primals)
     cts = [
         c if to_aval(c).dtype == to_aval(t).dtype else convert_element_type(c, to_aval(t).dtype)
@@ -441,10 +446,7 @@ def _custom_vjp_lower(*vals: Any, program: Program, fwd: Callable, bwd: Callable
 
 @custom_vjp_call_p.def_jvp
 def _custom_vjp_jvp(primals: list, tangents: list, **params: Any) -> tuple:
-    raise TypeError(
-        "can't apply forward-mode autodiff (jvp) to a custom_vjp function; "
-        "use custom_jvp or reverse mode (grad/vjp)"
-    )
+    raise TypeError("can't apply forward-mode autodiff (jvp) to a custom_vjp function.")
 
 
 def _custom_vjp_vjp_fwd(
@@ -549,7 +551,7 @@ class DeferredBwd:
         outs = []
         for i, a in zip(self.out_pos, self.out_avals):
             c = rules.instantiate(in_cts[i], a)
-            if to_aval(c) != a:
+            if to_aval(c).dtype != a.dtype:
                 c = convert_element_type(c, a.dtype)
             outs.append(c)
         return outs
