@@ -333,12 +333,44 @@ class SymbolicZero:
         self.shape = aval.shape
         self.dtype = aval.dtype
 
+    def __getattr__(self, name: str) -> Any:  # ndim, size, weak_type: the aval's
+        if name == "aval":
+            raise AttributeError(name)
+        return getattr(self.aval, name)
+
+    @staticmethod
+    def from_primal_value(val: Any) -> SymbolicZero:
+        """The symbolic zero tangent of ``val``."""
+        return SymbolicZero(to_aval(val).strip_weak())
+
     def instantiate(self) -> Any:
         """Materialise as an array of zeros."""
         return rules.zeros_like_aval(self.aval)
 
     def __repr__(self) -> str:
-        return f"SymbolicZero({self.aval})"
+        return "SymbolicZero"
+
+
+def zero_from_primal(val: Any, symbolic_zeros: bool = False) -> Any:
+    """Zero tangents for the pytree ``val``: :class:`SymbolicZero` leaves, or arrays."""
+
+    def zero(x: Any) -> Any:
+        z = SymbolicZero.from_primal_value(x)
+        return z if symbolic_zeros else z.instantiate()
+
+    return tree_map(zero, val)
+
+
+def custom_vjp_primal_tree_values(tree: Any) -> Any:
+    """The values of a pytree of :class:`CustomVJPPrimal` (what ``fwd`` receives
+    with ``symbolic_zeros=True``), without the perturbation flags."""
+
+    def value(leaf: Any) -> Any:
+        if type(leaf) is not CustomVJPPrimal:
+            raise TypeError(f"unexpected leaf type {type(leaf)}")
+        return leaf.value
+
+    return tree_map(value, tree, is_leaf=lambda x: type(x) is CustomVJPPrimal)
 
 
 class CustomVJPPrimal:

@@ -898,3 +898,39 @@ def test_jvp_of_custom_vjp_error():
         return str(err.value).splitlines()[0]
 
     assert run("fg") == run("jax")
+
+
+def test_custom_derivatives_helpers():
+    x = np.ones((2, 3), np.float32)
+    for which in ("fg", "jax"):
+        cd = _lib(which)[2]
+        z = cd.SymbolicZero.from_primal_value(x)
+        assert (repr(z), z.shape, z.ndim, z.size, z.dtype) == (
+            "SymbolicZero",
+            (2, 3),
+            2,
+            6,
+            x.dtype,
+        )
+        zs = cd.zero_from_primal({"a": x, "b": (x[0],)}, symbolic_zeros=True)
+        assert all(type(v) is cd.SymbolicZero for v in jax.tree_util.tree_leaves(zs))
+    _close(
+        fg.custom_derivatives.zero_from_primal({"a": x, "b": 1.0}),
+        jax.custom_derivatives.zero_from_primal({"a": x, "b": 1.0}),
+    )
+
+    def make(which):
+        t, m, cd = _lib(which)
+
+        @t.custom_vjp
+        def f(x, y):
+            return m.sin(x) * y[0]
+
+        def fwd(x, y):
+            x, y = cd.custom_vjp_primal_tree_values((x, y))
+            return f(x, y), (x, y)
+
+        f.defvjp(fwd, lambda r, g: (m.cos(r[0]) * r[1][0] * g, (None,)), symbolic_zeros=True)
+        return f
+
+    _close(fg.grad(make("fg"))(1.0, (2.0,)), jax.grad(make("jax"))(1.0, (2.0,)))
