@@ -3,8 +3,12 @@
 from funcgrad.primitives import (  # noqa: F401
     calls,
     conv,
+    decomp,
     elementwise,
+    fft,
     linalg,
     reductions,
     shape,
+    special,
+    windowed,
 )
