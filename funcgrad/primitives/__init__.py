@@ -8,6 +8,7 @@ from funcgrad.primitives import (  # noqa: F401
     fft,
     linalg,
     reductions,
+    scatter,
     shape,
     special,
     windowed,
