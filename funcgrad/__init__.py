@@ -74,7 +74,7 @@ __all__ = [
     "while_loop",
 ]
 
-_LAZY_SUBMODULES = ("optim", "interop", "nn", "testing", "scipy", "debug")
+_LAZY_SUBMODULES = ("optim", "interop", "nn", "testing", "scipy", "debug", "tree_util")
 
 
 def __getattr__(name: str) -> object:

@@ -1,0 +1,327 @@
+"""Which public names of JAX's namespaces funcgrad has: writes ``docs/jax-coverage.md``.
+
+For every public name of ``jax``, ``jax.numpy`` (and ``linalg``, ``fft``), ``jax.lax``
+(and ``linalg``), ``jax.random``, ``jax.nn`` (and ``initializers``), ``jax.scipy.*``,
+``jax.debug``, ``jax.tree_util``, ``jax.custom_derivatives``, ``jax.errors`` and
+``jax.example_libraries``, the page says whether the namesake ``funcgrad`` namespace
+has it, or why it is out of scope (a device mesh, typed keys, JAX's own internals).
+``tests/test_jax_coverage.py`` fails when a name the page calls supported is missing.
+
+    python tools/jax_coverage.py            # rewrite docs/jax-coverage.md
+    python tools/jax_coverage.py --check    # exit 1 if the page is out of date
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import pathlib
+import re
+import sys
+import types
+from collections.abc import Iterator
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+PAGE = ROOT / "docs" / "jax-coverage.md"
+
+_STATS = [
+    "bernoulli",
+    "beta",
+    "betabinom",
+    "binom",
+    "cauchy",
+    "chi2",
+    "dirichlet",
+    "expon",
+    "gamma",
+    "gennorm",
+    "geom",
+    "gumbel_l",
+    "gumbel_r",
+    "laplace",
+    "logistic",
+    "multinomial",
+    "multivariate_normal",
+    "nbinom",
+    "norm",
+    "pareto",
+    "poisson",
+    "t",
+    "truncnorm",
+    "uniform",
+    "vonmises",
+    "wrapcauchy",
+]
+
+#: the JAX namespaces compared, in page order
+NAMESPACES: list[str] = [
+    "jax",
+    "jax.numpy",
+    "jax.numpy.linalg",
+    "jax.numpy.fft",
+    "jax.lax",
+    "jax.lax.linalg",
+    "jax.random",
+    "jax.nn",
+    "jax.nn.initializers",
+    "jax.scipy.linalg",
+    "jax.scipy.special",
+    "jax.scipy.stats",
+    *[f"jax.scipy.stats.{d}" for d in _STATS],
+    "jax.scipy.optimize",
+    "jax.scipy.signal",
+    "jax.scipy.fft",
+    "jax.scipy.integrate",
+    "jax.scipy.interpolate",
+    "jax.scipy.ndimage",
+    "jax.scipy.spatial.transform",
+    "jax.scipy.cluster.vq",
+    "jax.debug",
+    "jax.tree_util",
+    "jax.tree",
+    "jax.custom_derivatives",
+    "jax.errors",
+    "jax.example_libraries.stax",
+    "jax.example_libraries.optimizers",
+]
+
+_MESH = "needs a device mesh or named axes (pmap/shard_map); funcgrad passes shardings to XLA"
+_CONFIG = "a JAX configuration option or context manager for JAX's own runtime"
+_INTERNAL = "JAX's internals or its extension points (funcgrad has its own IR and primitives)"
+_REFS = "mutable array references (JAX's experimental state), not part of funcgrad's model"
+_KEYS = "typed PRNG key implementations; funcgrad keys are raw uint32 threefry keys"
+_NAMED_AXIS_LAX = [
+    "all_gather",
+    "all_gather_invariant",
+    "all_to_all",
+    "axis_index",
+    "axis_size",
+    "pbroadcast",
+    "pcast",
+    "pmax",
+    "pmean",
+    "pmin",
+    "ppermute",
+    "precv",
+    "psend",
+    "pshuffle",
+    "psum",
+    "psum_invariant",
+    "psum_scatter",
+    "pswapaxes",
+    "pvary",
+    "ragged_all_to_all",
+    "reduce_scatter",
+    "psum2",
+    "pbroadcast_to",
+    "pgather",
+    "axis_size_p",
+]
+
+#: names out of scope, per namespace, with the reason the page gives
+OUT_OF_SCOPE: dict[str, dict[str, str]] = {
+    "jax": {
+        **dict.fromkeys(
+            [
+                "NamedSharding",
+                "P",
+                "Shard",
+                "make_mesh",
+                "set_mesh",
+                "shard_map",
+                "smap",
+                "pmap",
+                "reshard",
+                "remove_size_one_mesh_axis_from_type",
+                "make_array_from_callback",
+                "make_array_from_process_local_data",
+                "make_array_from_single_device_arrays",
+                "process_indices",
+                "host_count",
+                "host_id",
+                "host_ids",
+                "copy_to_host_async",
+                "live_arrays",
+                "memory",
+                "make_user_context",
+            ],
+            _MESH,
+        ),
+        **dict.fromkeys(
+            [
+                "allow_f16_reductions",
+                "array_garbage_collection_guard",
+                "auto_pcast",
+                "check_tracer_leaks",
+                "checking_leaks",
+                "debug_infs",
+                "debug_key_reuse",
+                "default_device",
+                "default_matmul_precision",
+                "default_prng_impl",
+                "enable_checks",
+                "enable_custom_prng",
+                "explain_cache_misses",
+                "jax2tf_associative_scan_reductions",
+                "legacy_prng_key",
+                "log_compiles",
+                "numpy_dtype_promotion",
+                "numpy_rank_promotion",
+                "softmax_custom_jvp",
+                "threefry_partitionable",
+                "transfer_guard",
+                "transfer_guard_device_to_device",
+                "transfer_guard_device_to_host",
+                "transfer_guard_host_to_device",
+                "thread_guard",
+                "no_execution",
+                "no_tracing",
+                "enable_x64",
+                "disable_jit",
+                "print_environment_info",
+            ],
+            _CONFIG,
+        ),
+        **dict.fromkeys(["Ref", "new_ref", "empty_ref", "free_ref", "freeze"], _REFS),
+        **dict.fromkeys(
+            ["ad", "ds", "typeof", "fwd_and_bwd", "named_call", "named_scope"], _INTERNAL
+        ),
+    },
+    "jax.random": dict.fromkeys(
+        ["key_impl", "default_prng_impl", "PRNGKeyArray", "resolve_prng_impl", "unsafe_rbg_key"],
+        _KEYS,
+    ),
+}
+
+
+def _out_of_scope(ns: str, name: str, obj: object) -> str | None:
+    if isinstance(obj, types.ModuleType):
+        return "a submodule (listed on its own where in scope)"
+    if name in OUT_OF_SCOPE.get(ns, {}):
+        return OUT_OF_SCOPE[ns][name]
+    if ns == "jax.lax":
+        if name in _NAMED_AXIS_LAX:
+            return _MESH
+        if name.endswith("_p"):
+            return "a JAX primitive object (funcgrad's primitives live in funcgrad.primitives)"
+    return None
+
+
+def _public(mod: types.ModuleType) -> list[str]:
+    names = getattr(mod, "__all__", None) or [n for n in dir(mod) if not n.startswith("_")]
+    return sorted(set(names))
+
+
+def _funcgrad_counterpart(ns: str) -> types.ModuleType | None:
+    target = "funcgrad" + ns[len("jax") :]
+    try:
+        return importlib.import_module(target)
+    except ImportError:
+        return None
+
+
+def _has(mod: types.ModuleType | None, name: str) -> bool:
+    if mod is None:
+        return False
+    try:
+        getattr(mod, name)
+    except Exception:  # AttributeError, or a placeholder raising NotImplementedError
+        return False
+    return True
+
+
+def survey() -> Iterator[tuple[str, list[str], list[str], dict[str, str]]]:
+    """Per namespace: (name, supported names, missing names, out-of-scope name -> reason)."""
+    for ns in NAMESPACES:
+        try:
+            jmod = importlib.import_module(ns)
+        except ImportError:
+            continue
+        fmod = _funcgrad_counterpart(ns)
+        sup, miss, oos = [], [], {}
+        for name in _public(jmod):
+            reason = _out_of_scope(ns, name, getattr(jmod, name, None))
+            if reason:
+                oos[name] = reason
+            elif _has(fmod, name):
+                sup.append(name)
+            else:
+                miss.append(name)
+        yield ns, sup, miss, oos
+
+
+def render() -> str:
+    """The markdown page."""
+    import jax
+
+    rows, sections = [], []
+    tot_s = tot_m = 0
+    for ns, sup, miss, oos in survey():
+        tot_s, tot_m = tot_s + len(sup), tot_m + len(miss)
+        fg_ns = "funcgrad" + ns[len("jax") :]
+        rows.append(f"| `{ns}` | `{fg_ns}` | {len(sup)} | {len(miss)} | {len(oos)} |")
+        body = [f"## `{ns}`", ""]
+        body.append("**Supported:** " + (", ".join(f"`{n}`" for n in sup) or "none"))
+        body.append("")
+        body.append("**Missing:** " + (", ".join(f"`{n}`" for n in miss) or "none"))
+        body.append("")
+        if oos:
+            by_reason: dict[str, list[str]] = {}
+            for n, r in oos.items():
+                by_reason.setdefault(r, []).append(n)
+            body.append("**Out of scope:**")
+            body.append("")
+            for r, ns_names in by_reason.items():
+                body.append(f"* {r}: " + ", ".join(f"`{n}`" for n in ns_names))
+            body.append("")
+        sections.append("\n".join(body))
+    pct = 100.0 * tot_s / max(tot_s + tot_m, 1)
+    head = [
+        "# JAX API coverage",
+        "",
+        "<!-- generated by tools/jax_coverage.py; do not edit by hand -->",
+        "",
+        f"Every public name of JAX's namespaces (JAX {jax.__version__}) and whether the "
+        "namesake funcgrad namespace has it. *Supported* means the name exists with "
+        "JAX's signature and is tested against JAX; *out of scope* names need a device "
+        "mesh, typed keys or JAX's internals. `tests/test_jax_coverage.py` fails when a "
+        "name this page calls supported is missing. Regenerate with "
+        "`python tools/jax_coverage.py`.",
+        "",
+        f"In all: **{tot_s} supported, {tot_m} missing ({pct:.0f}% of the names in scope).**",
+        "",
+        "| JAX namespace | funcgrad namespace | supported | missing | out of scope |",
+        "| --- | --- | ---: | ---: | ---: |",
+        *rows,
+        "",
+    ]
+    return "\n".join(head) + "\n" + "\n".join(sections)
+
+
+def page_supported(text: str) -> dict[str, list[str]]:
+    """The names a rendered page calls supported, per JAX namespace."""
+    out: dict[str, list[str]] = {}
+    for block in re.split(r"^## ", text, flags=re.M)[1:]:
+        ns = block.split("`")[1]
+        m = re.search(r"^\*\*Supported:\*\* (.*)$", block, flags=re.M)
+        out[ns] = re.findall(r"`([^`]+)`", m.group(1)) if m else []
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Write the page, or with ``--check`` say whether it is current."""
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--check", action="store_true", help="exit 1 if the page is out of date")
+    args = ap.parse_args(argv)
+    text = render()
+    if args.check:
+        current = PAGE.exists() and PAGE.read_text() == text
+        print("docs/jax-coverage.md is " + ("current" if current else "out of date"))
+        return 0 if current else 1
+    PAGE.write_text(text)
+    print(text.split("\n")[8])
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
