@@ -33,6 +33,7 @@ from funcgrad.core.ir import Aval, Eqn, Literal, Program, Var
 from funcgrad.custom import checkpoint, custom_jvp, custom_vjp, remat
 from funcgrad.interop._jax_array import Array
 from funcgrad.jit import jit
+from funcgrad.primitives.callbacks import pure_callback
 from funcgrad.primitives.calls import stop_gradient
 
 __version__ = "0.1.0"
@@ -64,6 +65,7 @@ __all__ = [
     "jvp",
     "linearize",
     "make_ir",
+    "pure_callback",
     "remat",
     "scan",
     "stop_gradient",
@@ -74,7 +76,7 @@ __all__ = [
     "while_loop",
 ]
 
-_LAZY_SUBMODULES = ("optim", "interop", "nn", "testing", "scipy", "debug", "tree_util")
+_LAZY_SUBMODULES = ("optim", "interop", "nn", "testing", "scipy", "debug", "tree_util", "config")
 
 
 def __getattr__(name: str) -> object:

@@ -1,10 +1,15 @@
 """funcgrad's exceptions under JAX's names (``jax.errors``), so ported code's
 ``except`` clauses and ``assertRaises`` keep working."""
 
+from jax import errors as _jax_errors
+
 from funcgrad.core.errors import (
     ConcretizationError,
     ConcretizationTypeError,
+    JAXIndexError,
+    JAXTypeError,
     LeakedTracerError,
+    NonConcreteBooleanIndexError,
     TracerArrayConversionError,
     TracerBoolConversionError,
     TracerIntegerConversionError,
@@ -13,10 +18,17 @@ from funcgrad.core.errors import (
 #: JAX's name for a tracer used after its transform finished
 UnexpectedTracerError = LeakedTracerError
 
+#: the error XLA raises while running a compiled program (funcgrad runs through XLA too)
+JaxRuntimeError = _jax_errors.JaxRuntimeError
+
 __all__ = [
     "ConcretizationError",
     "ConcretizationTypeError",
+    "JAXIndexError",
+    "JAXTypeError",
+    "JaxRuntimeError",
     "LeakedTracerError",
+    "NonConcreteBooleanIndexError",
     "TracerArrayConversionError",
     "TracerBoolConversionError",
     "TracerIntegerConversionError",

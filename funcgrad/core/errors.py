@@ -38,6 +38,20 @@ class LeakedTracerError(TypeError):
     ``TypeError``, as JAX's ``UnexpectedTracerError``)."""
 
 
+class JAXTypeError(TypeError):
+    """JAX's base class for type errors it defines (``jax.errors.JAXTypeError``)."""
+
+
+class JAXIndexError(IndexError):
+    """JAX's base class for indexing errors it defines (``jax.errors.JAXIndexError``)."""
+
+
+class NonConcreteBooleanIndexError(JAXIndexError, ConcretizationError):
+    """A boolean mask index whose values are not known (under ``jit``, or a batched
+    mask): the result's shape would depend on them. An ``IndexError`` as in JAX, and a
+    :class:`ConcretizationError` as funcgrad's other errors about abstract values."""
+
+
 class AxisError(np.exceptions.AxisError):
     """An axis out of range for an array. Both a ``ValueError`` and an ``IndexError``
     (NumPy's ``AxisError``): ``jax.numpy`` raises either, depending on the function."""

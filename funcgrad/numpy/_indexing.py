@@ -22,7 +22,7 @@ import jax
 import numpy as np
 
 from funcgrad.core import dtypes
-from funcgrad.core.errors import ConcretizationError
+from funcgrad.core.errors import ConcretizationError, NonConcreteBooleanIndexError
 from funcgrad.core.interp import Tracer
 from funcgrad.numpy._core import (
     ArrayLike,
@@ -69,10 +69,11 @@ def _normalize(idx: Any, shape: tuple[int, ...]) -> list:
         if isinstance(i, (bool, np.bool_)):
             raise unsupported("indexing with a Python bool (x[True])")
         if isinstance(i, Tracer) and i.dtype == np.bool_:
-            raise ConcretizationError(
-                f"boolean mask indexing with a traced mask of shape {i.shape}: the result's "
-                "shape would depend on the mask's values. Use funcgrad.numpy.where(mask, x, 0) "
-                f"instead.{here()}"
+            raise NonConcreteBooleanIndexError(
+                f"Array boolean indices must be concrete; got bool{list(i.shape)} (boolean "
+                "mask indexing with a traced mask: the result's shape would depend on the "
+                "mask's values). Use funcgrad.numpy.where(mask, x, 0), or the size= argument "
+                f"of funcgrad.numpy.nonzero, instead.{here()}"
             )
         if _concrete(i) and i.dtype == np.bool_:
             m = np.asarray(i)
