@@ -21,7 +21,7 @@ import numpy as _np
 from funcgrad.core import dtypes as _dtypes
 from funcgrad.core.interp import Tracer as _Tracer
 from funcgrad.interop import _jax_array
-from funcgrad.numpy import _methods, linalg  # noqa: F401
+from funcgrad.numpy import _methods, fft, linalg  # noqa: F401
 from funcgrad.numpy._core import as_array as _as_array
 from funcgrad.numpy._core import prep as _prep
 from funcgrad.numpy._core import result_dtype as _result_dtype

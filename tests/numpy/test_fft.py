@@ -1,0 +1,167 @@
+"""``funcgrad.numpy.fft`` against ``jax.numpy.fft``: values, dtypes, shapes, norms, errors,
+gradients (vs ``jax.grad``), ``vmap`` (vs ``jax.vmap``) and ``jit``."""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import funcgrad as fg
+import funcgrad.numpy as fnp
+
+RNG = np.random.default_rng(0)
+X = RNG.standard_normal((3, 4, 5))
+C = X + 1j * RNG.standard_normal((3, 4, 5))
+X32, C32 = X.astype(np.float32), C.astype(np.complex64)
+
+
+def assert_same(got, want, scale=1.0, what=""):
+    """Shapes, dtypes, weak types and values (complex too)."""
+    assert isinstance(got, jax.Array), what
+    assert (got.shape, got.dtype, got.weak_type) == (want.shape, want.dtype, want.weak_type), (
+        what,
+        got.shape,
+        want.shape,
+        got.dtype,
+        want.dtype,
+    )
+    t = 1e-12 if got.dtype in (np.float64, np.complex128) else 2e-5
+    np.testing.assert_allclose(got, want, rtol=t * scale, atol=t * scale, err_msg=what)
+
+
+CASES = [
+    ("fft", C, {}),
+    ("fft", X, {"n": 7, "axis": 1, "norm": "ortho"}),
+    ("fft", np.arange(4), {}),
+    ("ifft", C, {"n": 3, "norm": "forward"}),
+    ("ifft", C32, {"axis": 0}),
+    ("rfft", X, {"n": 6}),
+    ("rfft", X32, {"axis": 0, "norm": "ortho"}),
+    ("irfft", C, {}),
+    ("irfft", C, {"n": 9, "axis": 0, "norm": "ortho"}),
+    ("fftn", C, {}),
+    ("fftn", X32, {"s": (2, 6), "norm": "forward"}),
+    ("ifftn", C, {"s": (2, 6)}),
+    ("ifftn", C, {"axes": (2, 0), "norm": "ortho"}),
+    ("rfftn", X, {"axes": (0, 2)}),
+    ("irfftn", C, {"s": (3, 4, 6)}),
+    ("irfftn", C32, {"axes": (1, 0), "norm": "forward"}),
+    ("fft2", X, {}),
+    ("ifft2", C, {"axes": (0, 1)}),
+    ("rfft2", X, {"norm": "forward"}),
+    ("irfft2", C, {"s": (5, 3)}),
+    ("hfft", C, {"n": 8}),
+    ("hfft", C32, {"norm": "ortho"}),
+    ("ihfft", X, {}),
+    ("ihfft", X32, {"n": 3, "norm": "forward"}),
+    ("fftshift", X, {}),
+    ("fftshift", X, {"axes": 0}),
+    ("ifftshift", X, {"axes": (1, 2)}),
+]
+
+
+@pytest.mark.parametrize("name,arg,kw", CASES, ids=[f"{c[0]}-{i}" for i, c in enumerate(CASES)])
+def test_values_dtypes(name, arg, kw):
+    got = getattr(fnp.fft, name)(arg, **kw)
+    want = getattr(jnp.fft, name)(arg, **kw)
+    assert_same(got, want, scale=1e2, what=name)
+
+
+def test_more_than_three_axes():
+    y = RNG.standard_normal((2, 2, 3, 2, 3))
+    for name in ("fftn", "ifftn", "rfftn"):
+        assert_same(fnp.fft.__dict__[name](y), jnp.fft.__dict__[name](y), scale=1e3)
+    spec = jnp.fft.rfftn(y)
+    assert_same(fnp.fft.irfftn(spec, s=y.shape), jnp.fft.irfftn(spec, s=y.shape), scale=1e3)
+
+
+@pytest.mark.parametrize("n", [1, 4, 5])
+def test_freqs(n):
+    for name in ("fftfreq", "rfftfreq"):
+        f = getattr(fnp.fft, name)
+        g = getattr(jnp.fft, name)
+        assert_same(f(n), g(n), what=name)
+        assert_same(f(n, 0.25), g(n, 0.25), what=name)
+        assert_same(f(n, dtype=np.float32), g(n, dtype=np.float32), what=name)
+
+
+def test_errors():
+    with pytest.raises(ValueError, match="Invalid norm"):
+        fnp.fft.fft(X, norm="bad")
+    with pytest.raises(ValueError, match="only real valued"):
+        fnp.fft.rfft(C)
+    with pytest.raises(ValueError, match="repeated axes"):
+        fnp.fft.fftn(X, axes=(0, 0))
+    with pytest.raises(ValueError, match="positive"):
+        fnp.fft.fft(X, n=0)
+    with pytest.raises(ValueError):
+        fnp.fft.fft(1.0)
+    with pytest.raises(ValueError, match="fft: trailing dimensions"):
+        from funcgrad.primitives.fft import fft as lax_fft
+
+        lax_fft(C, "fft", (3,))
+    with pytest.raises(TypeError, match="fft: rfft requires a real"):
+        from funcgrad.primitives.fft import fft as lax_fft
+
+        lax_fft(C, "rfft", (5,))
+
+
+GRAD_CASES = [
+    ("fft", {"n": 6, "norm": "ortho"}),
+    ("rfft", {}),
+    ("rfft", {"n": 4, "axis": 1}),
+    ("irfft", {"n": 7}),
+    ("rfftn", {"norm": "forward"}),
+    ("irfftn", {"s": (3, 4, 6)}),
+    ("ifft2", {}),
+    ("hfft", {}),
+    ("ihfft", {}),
+]
+
+
+@pytest.mark.parametrize("name,kw", GRAD_CASES, ids=[c[0] for c in GRAD_CASES])
+def test_grad_against_jax(name, kw):
+    arg = X if name in ("rfft", "rfftn", "ihfft") else C
+    w = RNG.standard_normal(getattr(jnp.fft, name)(arg, **kw).shape)
+
+    def loss(mod):
+        def f(a):
+            y = getattr(mod.fft, name)(a, **kw)
+            return mod.sum(mod.abs(y * w) ** 2) + mod.sum(mod.real(y) * w)
+
+        return f
+
+    got = fg.grad(loss(fnp))(arg)
+    want = jax.grad(loss(jnp))(arg)
+    np.testing.assert_allclose(got, want, rtol=1e-9, atol=1e-9)
+    assert got.dtype == want.dtype
+
+
+def test_jvp_against_jax():
+    t = RNG.standard_normal(X.shape)
+    got = fg.jvp(lambda a: fnp.fft.rfft2(a), (X,), (t,))
+    want = jax.jvp(lambda a: jnp.fft.rfft2(a), (X,), (t,))
+    np.testing.assert_allclose(got[1], want[1], rtol=1e-10, atol=1e-10)
+
+
+@pytest.mark.parametrize("name", ["fft", "rfft", "irfft", "fft2"])
+def test_vmap_against_jax(name):
+    arg = X if name == "rfft" else C
+    for axis in (0, 1, -1):
+        got = fg.vmap(getattr(fnp.fft, name), in_axes=axis)(arg)
+        want = jax.vmap(getattr(jnp.fft, name), in_axes=axis)(arg)
+        np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-10)
+
+
+def test_jit_and_grad_of_vmap():
+    f = fg.jit(lambda a: fnp.fft.irfft(fnp.fft.rfft(a) * 2.0, n=5))
+    np.testing.assert_allclose(f(X), 2 * X, rtol=1e-10, atol=1e-10)
+
+    def g(mod, v):
+        return lambda a: mod.sum(v(lambda r: mod.abs(mod.fft.fft(r)) ** 2)(a))
+
+    got = fg.grad(g(fnp, fg.vmap))(X)
+    want = jax.grad(g(jnp, jax.vmap))(X)
+    np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-10)
