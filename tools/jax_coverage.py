@@ -187,6 +187,18 @@ OUT_OF_SCOPE: dict[str, dict[str, str]] = {
             ["ad", "ds", "typeof", "fwd_and_bwd", "named_call", "named_scope"], _INTERNAL
         ),
     },
+    "jax.errors": {
+        "InconclusiveDimensionOperation": "shape polymorphism (jax.export), not in funcgrad",
+        "JaxprTypeError": _INTERNAL,
+        "KeyReuseError": _KEYS,
+    },
+    "jax.debug": {
+        **dict.fromkeys(["DebugEffect", "OrderedDebugEffect"], _INTERNAL),
+        **dict.fromkeys(
+            ["inspect_array_sharding", "visualize_array_sharding", "visualize_sharding"], _MESH
+        ),
+    },
+    "jax.custom_derivatives": {"linear_call": _INTERNAL},
     "jax.random": dict.fromkeys(
         ["key_impl", "default_prng_impl", "PRNGKeyArray", "resolve_prng_impl", "unsafe_rbg_key"],
         _KEYS,
@@ -199,11 +211,10 @@ def _out_of_scope(ns: str, name: str, obj: object) -> str | None:
         return "a submodule (listed on its own where in scope)"
     if name in OUT_OF_SCOPE.get(ns, {}):
         return OUT_OF_SCOPE[ns][name]
-    if ns == "jax.lax":
-        if name in _NAMED_AXIS_LAX:
-            return _MESH
-        if name.endswith("_p"):
-            return "a JAX primitive object (funcgrad's primitives live in funcgrad.primitives)"
+    if ns == "jax.lax" and name in _NAMED_AXIS_LAX:
+        return _MESH
+    if name.endswith("_p"):
+        return "a JAX primitive object (funcgrad's primitives live in funcgrad.primitives)"
     return None
 
 
@@ -319,7 +330,7 @@ def main(argv: list[str] | None = None) -> int:
         print("docs/jax-coverage.md is " + ("current" if current else "out of date"))
         return 0 if current else 1
     PAGE.write_text(text)
-    print(text.split("\n")[8])
+    print(next(line for line in text.splitlines() if line.startswith("In all")))
     return 0
 
 
