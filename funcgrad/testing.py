@@ -33,7 +33,13 @@ def _wide(x: Any) -> np.ndarray:
 def _inner(a: Sequence[Any], b: Sequence[Any]) -> float:
     """``Re(sum(a * b))``: the pairing under which JAX's (and funcgrad's) VJP of a complex
     function is the transpose of its JVP (no conjugation)."""
-    return float(sum(np.sum(_wide(x) * _wide(y)).real for x, y in zip(a, b)))
+    pairs = [(x, y) for x, y in zip(a, b) if not (_is_float0(x) or _is_float0(y))]
+    return float(sum(np.sum(_wide(x) * _wide(y)).real for x, y in pairs))
+
+
+def _is_float0(x: Any) -> bool:
+    """Tangents of integer outputs (JAX's ``float0``) carry no value to compare."""
+    return np.asarray(x).dtype.kind == "V"
 
 
 def _flat(out: Any) -> list[np.ndarray]:
@@ -69,6 +75,8 @@ def check_jvp(
         eps, rtol, atol = max(eps, 1e-3), max(rtol, 1e-2), max(atol, 1e-2)
     expected = numerical_jvp(f, args, tangents, eps)
     for got, want in zip(_flat(tout), expected):
+        if _is_float0(got):
+            continue
         np.testing.assert_allclose(
             got, want, rtol=rtol, atol=atol, err_msg="JVP vs finite differences"
         )
