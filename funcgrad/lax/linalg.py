@@ -1,0 +1,157 @@
+"""``funcgrad.lax.linalg``: ``jax.lax.linalg``'s decompositions with its signatures.
+
+Each function binds one of funcgrad's ``decomp`` primitives (so ``grad``, ``vmap``,
+``jit`` and higher derivatives apply); leading dimensions are batch dimensions.
+
+    >>> import numpy as np
+    >>> from funcgrad.lax import linalg
+    >>> linalg.cholesky(np.array([[4.0, 2.0], [2.0, 3.0]]))[1, 1] ** 2
+    Array(2., dtype=float32)
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from funcgrad.numpy._core import as_array, aval, fmt, here, unsupported
+from funcgrad.primitives import decomp
+
+__all__ = [
+    "cholesky",
+    "eigh",
+    "lu",
+    "lu_pivots_to_permutation",
+    "qr",
+    "svd",
+    "triangular_solve",
+]
+
+
+def _matrix(x: Any, name: str) -> Any:
+    x = as_array(x, name)
+    if aval(x).ndim < 2:
+        raise ValueError(f"{name}: expected a matrix (or a stack of them), got {fmt(x)}{here()}")
+    return x
+
+
+def symmetrize(x: Any) -> Any:
+    """``(x + x^H) / 2``, the Hermitian part of ``x``."""
+    from funcgrad import numpy as fnp
+
+    return (x + fnp.conj(fnp.swapaxes(x, -1, -2))) / 2
+
+
+def cholesky(x: Any, *, symmetrize_input: bool = True) -> Any:
+    """Lower Cholesky factor ``L`` with ``x = L @ L^H``.
+
+    With ``symmetrize_input`` the factor is of ``(x + x^H) / 2`` (so the gradient is
+    symmetric, as in JAX); otherwise only ``x``'s lower triangle is read. A matrix that
+    is not positive definite gives NaNs, as in JAX.
+    """
+    x = _matrix(x, "cholesky")
+    if symmetrize_input:
+        x = symmetrize(x)
+    return decomp.cholesky(x)
+
+
+def eigh(
+    x: Any,
+    *,
+    lower: bool = True,
+    symmetrize_input: bool = True,
+    sort_eigenvalues: bool = True,
+    subset_by_index: tuple[int, int] | None = None,
+) -> tuple[Any, Any]:
+    """Eigendecomposition ``(v, w)`` of a Hermitian matrix: ascending eigenvalues ``w``,
+    eigenvectors in ``v``'s columns. Derivatives assume distinct eigenvalues."""
+    x = _matrix(x, "eigh")
+    if not sort_eigenvalues or subset_by_index is not None:
+        raise unsupported("lax.linalg.eigh with sort_eigenvalues=False or subset_by_index")
+    if symmetrize_input:
+        x = symmetrize(x)
+    return decomp.eigh(x, lower=lower)
+
+
+def lu(x: Any) -> tuple[Any, Any, Any]:
+    """LU decomposition with partial pivoting: ``(lu, pivots, permutation)`` with
+    ``x[permutation] == L @ U`` (``L`` unit lower, below ``lu``'s diagonal; ``U`` upper)."""
+    return decomp.lu(_matrix(x, "lu"))
+
+
+def lu_pivots_to_permutation(pivots: Any, permutation_size: int) -> Any:
+    """The permutation that the row swaps ``pivots`` (as ``lu`` returns them) apply."""
+    return decomp.lu_pivots_to_permutation(as_array(pivots, "lu_pivots_to_permutation"),
+                                           permutation_size)  # fmt: skip
+
+
+def qr(
+    x: Any, *, pivoting: bool = False, full_matrices: bool = True, use_magma: bool | None = None
+) -> tuple[Any, Any]:
+    """QR decomposition ``(q, r)``; ``full_matrices=False`` gives the reduced one.
+    Differentiable for ``m >= n`` reduced (or square) inputs, as in JAX."""
+    del use_magma
+    if pivoting:
+        raise unsupported("lax.linalg.qr(pivoting=True)")
+    return decomp.qr(_matrix(x, "qr"), full_matrices=full_matrices)
+
+
+def svd(
+    x: Any,
+    *,
+    full_matrices: bool = True,
+    compute_uv: bool = True,
+    subset_by_index: tuple[int, int] | None = None,
+    algorithm: Any = None,
+) -> Any:
+    """Singular value decomposition: ``(u, s, vh)``, or the descending singular values
+    ``s`` alone without ``compute_uv``. Derivatives of ``u``/``vh`` need
+    ``full_matrices=False`` and distinct singular values."""
+    del algorithm
+    if subset_by_index is not None:
+        raise unsupported("lax.linalg.svd(subset_by_index=...)")
+    outs = decomp.svd(_matrix(x, "svd"), full_matrices=full_matrices, compute_uv=compute_uv)
+    if not compute_uv:
+        return outs[0]
+    s, u, vh = outs
+    return u, s, vh
+
+
+def triangular_solve(
+    a: Any,
+    b: Any,
+    *,
+    left_side: bool = False,
+    lower: bool = False,
+    transpose_a: bool = False,
+    conjugate_a: bool = False,
+    unit_diagonal: bool = False,
+) -> Any:
+    """Solve ``op(a) @ x = b`` (``left_side``) or ``x @ op(a) = b`` for triangular ``a``,
+    ``op`` transposing and/or conjugating as asked. Operands are promoted to one
+    inexact dtype; ``a``'s batch dimensions are broadcast against ``b``'s."""
+    from funcgrad import numpy as fnp
+    from funcgrad.numpy._core import promote
+
+    a, b = promote("triangular_solve", a, b, to="inexact")
+    a, b = _matrix(a, "triangular_solve"), _matrix(b, "triangular_solve")
+    sa, sb = aval(a).shape, aval(b).shape
+    if sa[:-2] != sb[:-2]:
+        try:
+            import numpy as np
+
+            batch = tuple(np.broadcast_shapes(sa[:-2], sb[:-2]))
+        except ValueError:
+            raise ValueError(
+                f"triangular_solve: batch dimensions of a and b do not broadcast: "
+                f"{fmt(a, b)}{here()}"
+            ) from None
+        a, b = fnp.broadcast_to(a, batch + sa[-2:]), fnp.broadcast_to(b, batch + sb[-2:])
+    return decomp.triangular_solve(
+        a,
+        b,
+        left_side=left_side,
+        lower=lower,
+        transpose_a=transpose_a,
+        conjugate_a=conjugate_a,
+        unit_diagonal=unit_diagonal,
+    )
