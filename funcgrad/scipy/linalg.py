@@ -1,0 +1,439 @@
+"""``funcgrad.scipy.linalg``: ``jax.scipy.linalg`` over funcgrad's ``decomp`` primitives.
+
+Every function is differentiable, batchable and compiles under ``jit``. ``expm`` is
+a composite (Padé approximant of degree 13 with scaling and squaring, after Higham
+2005), so its derivatives come from its parts.
+
+    >>> import numpy as np
+    >>> from funcgrad.scipy import linalg
+    >>> linalg.expm(np.zeros((2, 2)))
+    Array([[1., 0.],
+           [0., 1.]], dtype=float32)
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+import numpy as np
+
+from funcgrad.control_flow import scan
+from funcgrad.custom import custom_jvp
+from funcgrad.lax import linalg as lax_linalg
+from funcgrad.numpy import linalg as np_linalg
+from funcgrad.numpy._core import ArrayLike, aval, fmt, here, promote
+from funcgrad.numpy._linalg import matmul
+from funcgrad.primitives import decomp
+from funcgrad.primitives.calls import stop_gradient
+
+__all__ = [
+    "block_diag",
+    "cho_factor",
+    "cho_solve",
+    "cholesky",
+    "det",
+    "eigh",
+    "expm",
+    "inv",
+    "lu",
+    "lu_factor",
+    "lu_solve",
+    "qr",
+    "solve",
+    "solve_triangular",
+    "svd",
+]
+
+
+def _fnp() -> Any:
+    import funcgrad.numpy as fnp
+
+    return fnp
+
+
+def _inexact(name: str, *xs: Any) -> list[Any]:
+    from funcgrad.numpy._core import as_array
+
+    return [as_array(x, name) for x in promote(name, *xs, to="inexact")]
+
+
+def _square(name: str, a: Any) -> None:
+    shape = aval(a).shape
+    if len(shape) < 2 or shape[-1] != shape[-2]:
+        raise ValueError(
+            f"{name}: expected square matrices (shape [..., n, n]), got {fmt(a)}{here()}"
+        )
+
+
+def _H(x: Any) -> Any:
+    fnp = _fnp()
+    return fnp.conj(fnp.swapaxes(x, -1, -2))
+
+
+def _rhs(name: str, a: Any, b: Any) -> tuple[Any, Any, bool]:
+    """``a`` and ``b`` with one batch shape, ``b`` as ``[..., n, k]`` (third result: ``b``
+    was a vector)."""
+    fnp = _fnp()
+    n = aval(a).shape[-1]
+    vec = aval(b).ndim == 1
+    if vec:
+        b = b[:, None]
+    if aval(b).ndim < 2 or aval(b).shape[-2] != n:
+        raise ValueError(f"{name}: incompatible shapes {fmt(a, b)}{here()}")
+    sa, sb = aval(a).shape, aval(b).shape
+    try:
+        batch = tuple(np.broadcast_shapes(sa[:-2], sb[:-2]))
+    except ValueError:
+        raise ValueError(
+            f"{name}: batch dimensions do not broadcast: {fmt(a, b)}{here()}"
+        ) from None
+    return fnp.broadcast_to(a, batch + sa[-2:]), fnp.broadcast_to(b, batch + sb[-2:]), vec
+
+
+# --------------------------------------------------------------------------- Cholesky
+
+
+def _cholesky(a: Any, lower: bool) -> Any:
+    lo = decomp.cholesky(a if lower else _H(a))
+    return lo if lower else _H(lo)
+
+
+def cholesky(
+    a: ArrayLike, lower: bool = False, overwrite_a: bool = False, check_finite: bool = True
+) -> Any:
+    """Cholesky factor of a Hermitian positive-definite matrix, read from its lower
+    (``lower=True``) or upper triangle: ``L`` with ``a = L L^H`` or ``U`` with
+    ``a = U^H U`` (SciPy's default, ``lower=False``)."""
+    del overwrite_a, check_finite
+    (a,) = _inexact("cholesky", a)
+    _square("cholesky", a)
+    return _cholesky(a, lower)
+
+
+def cho_factor(
+    a: ArrayLike, lower: bool = False, overwrite_a: bool = False, check_finite: bool = True
+) -> tuple[Any, bool]:
+    """``(c, lower)`` for :func:`cho_solve`: the Cholesky factor and its triangle."""
+    return cholesky(a, lower, overwrite_a, check_finite), lower
+
+
+def _cho_solve(c: Any, b: Any, lower: bool) -> Any:
+    # L L^H x = b: solve with L then L^H (or U^H then U)
+    ts = decomp.triangular_solve
+    b = ts(c, b, left_side=True, lower=lower, transpose_a=not lower, conjugate_a=not lower)
+    return ts(c, b, left_side=True, lower=lower, transpose_a=lower, conjugate_a=lower)
+
+
+def cho_solve(
+    c_and_lower: tuple[ArrayLike, bool],
+    b: ArrayLike,
+    overwrite_b: bool = False,
+    check_finite: bool = True,
+) -> Any:
+    """Solve ``a x = b`` from ``cho_factor(a)``; ``b`` is ``(n,)`` or ``(..., n, k)``."""
+    del overwrite_b, check_finite
+    c, lower = c_and_lower
+    c, b = _inexact("cho_solve", c, b)
+    _square("cho_solve", c)
+    c, b, vec = _rhs("cho_solve", c, b)
+    x = _cho_solve(c, b, lower)
+    return x[..., 0] if vec else x
+
+
+# --------------------------------------------------------------------------- triangular, LU
+
+
+def solve_triangular(
+    a: ArrayLike,
+    b: ArrayLike,
+    trans: int | str = 0,
+    lower: bool = False,
+    unit_diagonal: bool = False,
+    overwrite_b: bool = False,
+    debug: Any = None,
+    check_finite: bool = True,
+) -> Any:
+    """Solve ``op(a) x = b`` for triangular ``a``; ``trans`` is ``0``/``'N'`` (``a``),
+    ``1``/``'T'`` (``a^T``) or ``2``/``'C'`` (``a^H``)."""
+    del overwrite_b, debug, check_finite
+    a, b = _inexact("solve_triangular", a, b)
+    _square("solve_triangular", a)
+    modes = {0: (False, False), "N": (False, False), 1: (True, False), "T": (True, False)}
+    modes.update({2: (True, True), "C": (True, True)})
+    if trans not in modes:
+        raise ValueError(f"solve_triangular: invalid 'trans' value {trans!r}{here()}")
+    transpose_a, conjugate_a = modes[trans]
+    a, b, vec = _rhs("solve_triangular", a, b)
+    x = decomp.triangular_solve(
+        a,
+        b,
+        left_side=True,
+        lower=lower,
+        transpose_a=transpose_a,
+        conjugate_a=conjugate_a,
+        unit_diagonal=unit_diagonal,
+    )
+    return x[..., 0] if vec else x
+
+
+def lu(
+    a: ArrayLike, permute_l: bool = False, overwrite_a: bool = False, check_finite: bool = True
+) -> tuple[Any, ...]:
+    """LU decomposition ``a = p @ l @ u``: ``(p, l, u)``, or ``(p @ l, u)`` with
+    ``permute_l``; ``l`` is unit lower ``m x k`` and ``u`` upper ``k x n``."""
+    del overwrite_a, check_finite
+    fnp = _fnp()
+    (a,) = _inexact("lu", a)
+    if aval(a).ndim < 2:
+        raise ValueError(f"lu: expected a matrix, got {fmt(a)}{here()}")
+    lu_, _, perm = decomp.lu(a)
+    dt = aval(a).dtype
+    m, n = aval(a).shape[-2:]
+    k = min(m, n)
+    p = fnp.equal(perm[..., None, :], fnp.arange(m, dtype=perm.dtype)[:, None]).astype(dt)
+    lo = fnp.tril(lu_, -1)[..., :, :k] + fnp.eye(m, k, dtype=dt)
+    up = fnp.triu(lu_)[..., :k, :]
+    if permute_l:
+        return matmul(p, lo), up
+    return p, lo, up
+
+
+def lu_factor(
+    a: ArrayLike, overwrite_a: bool = False, check_finite: bool = True
+) -> tuple[Any, Any]:
+    """``(lu, piv)`` for :func:`lu_solve`: packed factors and LAPACK-style row swaps."""
+    del overwrite_a, check_finite
+    (a,) = _inexact("lu_factor", a)
+    if aval(a).ndim < 2:
+        raise ValueError(f"lu_factor: expected a matrix, got {fmt(a)}{here()}")
+    lu_, piv, _ = decomp.lu(a)
+    return lu_, piv
+
+
+def lu_solve(
+    lu_and_piv: tuple[Any, ArrayLike],
+    b: ArrayLike,
+    trans: int = 0,
+    overwrite_b: bool = False,
+    check_finite: bool = True,
+) -> Any:
+    """Solve ``a x = b`` (``trans`` 0), ``a^T x = b`` (1) or ``a^H x = b`` (2) from
+    ``lu_factor(a)``."""
+    del overwrite_b, check_finite
+    lu_, piv = lu_and_piv
+    lu_, b = _inexact("lu_solve", lu_, b)
+    _square("lu_solve", lu_)
+    if trans not in (0, 1, 2):
+        raise ValueError(f"lu_solve: 'trans' value must be 0, 1, or 2, got {trans!r}{here()}")
+    perm = decomp.lu_pivots_to_permutation(piv, aval(lu_).shape[-1])
+    lu_, b, vec = _rhs("lu_solve", lu_, b)
+    perm = _fnp().broadcast_to(perm, aval(lu_).shape[:-1])
+    x = np_linalg._lu_solve(lu_, perm, b, trans)
+    return x[..., 0] if vec else x
+
+
+@functools.cache
+def _pos_solve_fn() -> Any:
+    def pos_solve(lower: bool, a: Any, b: Any) -> Any:
+        return _cho_solve(_cholesky(a, lower), b, lower)
+
+    f = custom_jvp(pos_solve, nondiff_argnums=(0,))
+
+    def jvp(lower: bool, primals: tuple, tangents: tuple) -> tuple:
+        # as a symmetric custom linear solve: dx = a^{-1} (db - da x)
+        from funcgrad.core.zeros import is_zero
+
+        (a, b), (da, db) = primals, tangents
+        x = f(lower, a, b)
+        rhs = _fnp().zeros_like(x) if is_zero(db) else db
+        if not is_zero(da):
+            rhs = rhs - matmul(da, x)
+        return x, f(lower, a, rhs)
+
+    f.defjvp(jvp)
+    return f
+
+
+def solve(
+    a: ArrayLike,
+    b: ArrayLike,
+    lower: bool = False,
+    overwrite_a: bool = False,
+    overwrite_b: bool = False,
+    debug: bool = False,
+    check_finite: bool = True,
+    assume_a: str = "gen",
+) -> Any:
+    """Solve ``a x = b``; ``assume_a='pos'`` uses a Cholesky factorisation (of the
+    ``lower`` or upper triangle), anything else LU (as JAX)."""
+    del overwrite_a, overwrite_b, debug, check_finite
+    if assume_a != "pos":
+        return np_linalg.solve(a, b)
+    a, b = _inexact("solve", a, b)
+    _square("solve", a)
+    a, b, vec = _rhs("solve", a, b)
+    x = _pos_solve_fn()(lower, a, b)
+    return x[..., 0] if vec else x
+
+
+def inv(a: ArrayLike, overwrite_a: bool = False, check_finite: bool = True) -> Any:
+    """Inverse of a (stack of) square matrices."""
+    del overwrite_a, check_finite
+    return np_linalg.inv(a)
+
+
+def det(a: ArrayLike, overwrite_a: bool = False, check_finite: bool = True) -> Any:
+    """Determinant of a (stack of) square matrices."""
+    del overwrite_a, check_finite
+    return np_linalg.det(a)
+
+
+# --------------------------------------------------------------------------- QR, SVD, eigh
+
+
+def qr(
+    a: ArrayLike,
+    overwrite_a: bool = False,
+    lwork: Any = None,
+    mode: str = "full",
+    pivoting: bool = False,
+    check_finite: bool = True,
+) -> tuple[Any, ...]:
+    """QR decomposition: ``(q, r)`` for ``mode`` ``'full'``/``'economic'``, ``(r,)`` for
+    ``'r'``."""
+    del overwrite_a, lwork, check_finite
+    if pivoting:
+        raise NotImplementedError(f"qr: pivoting=True is not supported{here()}")
+    if mode in ("full", "r"):
+        full = True
+    elif mode == "economic":
+        full = False
+    else:
+        raise ValueError(f"Unsupported QR decomposition mode {mode!r}{here()}")
+    (a,) = _inexact("qr", a)
+    q, r = lax_linalg.qr(a, full_matrices=full)
+    return (r,) if mode == "r" else (q, r)
+
+
+def svd(
+    a: ArrayLike,
+    full_matrices: bool = True,
+    compute_uv: bool = True,
+    overwrite_a: bool = False,
+    check_finite: bool = True,
+    lapack_driver: str = "gesdd",
+) -> Any:
+    """Singular value decomposition: ``(u, s, vh)``, or ``s`` without ``compute_uv``."""
+    del overwrite_a, check_finite, lapack_driver
+    (a,) = _inexact("svd", a)
+    return lax_linalg.svd(a, full_matrices=full_matrices, compute_uv=compute_uv)
+
+
+def eigh(
+    a: ArrayLike,
+    b: ArrayLike | None = None,
+    lower: bool = True,
+    eigvals_only: bool = False,
+    overwrite_a: bool = False,
+    overwrite_b: bool = False,
+    turbo: bool = True,
+    eigvals: None = None,
+    type: int = 1,
+    check_finite: bool = True,
+) -> Any:
+    """Eigenvalues (ascending) and eigenvectors ``(w, v)`` of a Hermitian matrix (``w``
+    alone with ``eigvals_only``). Only the standard problem (``b=None``) is supported."""
+    del overwrite_a, overwrite_b, turbo, check_finite
+    if b is not None:
+        raise NotImplementedError(f"eigh: only the b=None case is implemented{here()}")
+    if type != 1:
+        raise NotImplementedError(f"eigh: only the type=1 case is implemented{here()}")
+    if eigvals is not None:
+        raise NotImplementedError(f"eigh: only the eigvals=None case is implemented{here()}")
+    (a,) = _inexact("eigh", a)
+    _square("eigh", a)
+    v, w = lax_linalg.eigh(a, lower=lower)
+    return w if eigvals_only else (w, v)
+
+
+# --------------------------------------------------------------------------- expm
+
+# Padé approximant of degree 13 (Higham, "The scaling and squaring method for the
+# matrix exponential revisited", 2005): coefficients b_0..b_13 and its norm bound
+_PADE13 = (
+    64764752532480000.0,
+    32382376266240000.0,
+    7771770303897600.0,
+    1187353796428800.0,
+    129060195264000.0,
+    10559470521600.0,
+    670442572800.0,
+    33522128640.0,
+    1323241920.0,
+    40840800.0,
+    960960.0,
+    16380.0,
+    182.0,
+    1.0,
+)
+_THETA13 = 5.371920351148152
+
+
+def expm(A: ArrayLike, *, upper_triangular: bool = False, max_squarings: int = 16) -> Any:
+    """Matrix exponential by scaling and squaring with a degree-13 Padé approximant.
+
+    ``A`` is scaled by ``2**-s`` so its 1-norm is at most Higham's bound, the
+    approximant ``q(A)^{-1} p(A)`` is squared back ``s`` times; ``s > max_squarings``
+    gives NaNs, as in JAX. The number of squarings is chosen from ``A``'s value (not
+    differentiated); everything else is differentiable.
+    """
+    fnp = _fnp()
+    (A,) = _inexact("expm", A)
+    if aval(A).ndim < 2 or aval(A).shape[-1] != aval(A).shape[-2]:
+        raise ValueError(f"expm: expected A to be a (batched) square matrix, got {fmt(A)}{here()}")
+    dt = aval(A).dtype
+    n = aval(A).shape[-1]
+    norm1 = fnp.max(fnp.sum(fnp.abs(stop_gradient(A)), axis=-2), axis=-1)
+    s = fnp.maximum(0.0, fnp.ceil(fnp.log2(norm1 / _THETA13)))
+    s = fnp.where(norm1 == 0, 0.0, s)
+    A = A / (2.0**s).astype(dt)[..., None, None]
+    b = _PADE13
+    eye = fnp.broadcast_to(fnp.eye(n, dtype=dt), aval(A).shape)
+    a2 = matmul(A, A)
+    a4 = matmul(a2, a2)
+    a6 = matmul(a4, a2)
+    u = matmul(a6, b[13] * a6 + b[11] * a4 + b[9] * a2) + b[7] * a6 + b[5] * a4
+    u = matmul(A, u + b[3] * a2 + b[1] * eye)
+    v = matmul(a6, b[12] * a6 + b[10] * a4 + b[8] * a2) + b[6] * a6 + b[4] * a4
+    v = v + b[2] * a2 + b[0] * eye
+    p, q = v + u, v - u
+    r = solve_triangular(q, p) if upper_triangular else np_linalg.solve(q, p)
+
+    def square(r: Any, i: Any) -> tuple[Any, None]:
+        keep = (i < s)[..., None, None]
+        return fnp.where(keep, matmul(r, r), r), None
+
+    r, _ = scan(square, r, fnp.arange(max_squarings, dtype=s.dtype))
+    return fnp.where((s > max_squarings)[..., None, None], np.nan, r).astype(dt)
+
+
+def block_diag(*arrs: ArrayLike) -> Any:
+    """Block-diagonal matrix of the given arrays (0-d and 1-d arrays are 1 x n blocks)."""
+    fnp = _fnp()
+    if not arrs:
+        return fnp.zeros((1, 0))
+    arrs = tuple(promote("block_diag", *arrs))
+    blocks = [fnp.atleast_2d(x) for x in arrs]
+    for x in blocks:
+        if aval(x).ndim != 2:
+            raise ValueError(
+                f"block_diag: arguments must have dimension <= 2, got {fmt(x)}{here()}"
+            )
+    cols = sum(aval(x).shape[1] for x in blocks)
+    rows, acc = [], 0
+    for x in blocks:
+        _, c = aval(x).shape
+        rows.append(fnp.pad(x, ((0, 0), (acc, cols - acc - c))))
+        acc += c
+    return fnp.concatenate(rows, axis=0)
