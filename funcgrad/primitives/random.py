@@ -12,6 +12,8 @@ transform (eager, ``jit``, ``vmap`` over keys), and equal ``jax.random``'s.
 * ``random_bits(keys, bit_width, shape)``: uniform unsigned bits.
 * ``random_split(keys, shape)``: new keys (``jax.random.split``).
 * ``random_fold_in(keys, data)``: mix an integer into a key.
+* ``random_gamma(keys, a, log_space)``: Marsaglia–Tsang gamma samples (``jax.random.gamma``),
+  differentiable in ``a`` through ``random_gamma_grad(a, x)`` (``lax.random_gamma_grad``).
 * ``sort(*operands, dimension, is_stable, num_keys)``: ``lax.sort``, with every
   rule (used by ``funcgrad.random.permutation``).
 """
@@ -281,6 +283,258 @@ random_fold_in_p.examples = lambda rng: [
 def random_fold_in(keys: Any, data: Any) -> Any:
     """Keys mixed with integer ``data`` (one datum per key)."""
     return bind(random_fold_in_p, keys, data)
+
+
+# --------------------------------------------------------------------------- random_gamma
+#
+# Marsaglia–Tsang rejection sampling, one independent loop per element (JAX's recipe and
+# key discipline, so samples equal ``jax.random.gamma``'s): each key of ``keys`` is split
+# into one key per element of ``a``'s trailing shape; an element's loop draws its normals
+# and uniforms from its own key only. The loops run vectorised: every element steps
+# together and a finished element keeps its carry (as a batched ``while_loop`` does).
+# The derivative in ``a`` is the implicit reparameterisation gradient
+# ``dz/da = -(∂F/∂a)/(∂F/∂z)`` of the gamma CDF ``F`` (``random_gamma_grad``).
+
+
+def _lax_finfo(dt: np.dtype) -> Any:
+    import ml_dtypes
+
+    return ml_dtypes.finfo(dt)
+
+
+def _lax_uniform(keys: Any, dt: np.dtype, lo: float, hi: float) -> Any:
+    """(lowering) one float in ``[lo, hi)`` per key of ``uint32[n, 2]`` (``jax.random.uniform``)."""
+    info = _lax_finfo(dt)
+    nbits, nmant = info.bits, info.nmant
+    rng_bits = 8 if nmant < 8 else nbits
+    bits = _random_bits_lower(keys, bit_width=rng_bits, shape=())
+    udt = _UINT[nbits]
+    if rng_bits != nbits:
+        bits = lax.convert_element_type(bits, udt)
+    fbits = lax.shift_right_logical(bits, lax.full_like(bits, rng_bits - nmant))
+    one_bits = np.array(1.0, dt).view(udt)
+    fbits = lax.bitwise_or(fbits, lax.full_like(fbits, one_bits))
+    floats = lax.sub(lax.bitcast_convert_type(fbits, dt), lax.full_like(fbits, 1.0, dt))
+    lo_, hi_ = lax.full_like(floats, lo), lax.full_like(floats, hi)
+    return lax.max(lo_, lax.add(lax.mul(floats, lax.sub(hi_, lo_)), lo_))
+
+
+def _lax_normal(keys: Any, dt: np.dtype) -> Any:
+    lo = float(np.nextafter(np.array(-1.0, dt), np.array(0.0, dt), dtype=dt))
+    u = _lax_uniform(keys, dt, lo, 1.0)
+    return lax.mul(lax.full_like(u, np.sqrt(2)), lax.erf_inv(u))
+
+
+def _lax_split(keys: Any, n: int) -> list:
+    """(lowering) ``n`` new keys per key of ``uint32[m, 2]``: a list of ``uint32[m, 2]``."""
+    out = _random_split_lower(keys, shape=(n,))
+    return [lax.index_in_dim(out, i, axis=1, keepdims=False) for i in range(n)]
+
+
+def _masked_while(cond: Any, body: Any, init: tuple) -> tuple:
+    """(lowering) a while loop per element: run while any element's ``cond`` holds; an
+    element whose ``cond`` is false keeps its carry."""
+
+    def step(carry: tuple) -> tuple:
+        active = cond(carry)
+        new = body(carry)
+        out = []
+        for n, o in zip(new, carry):
+            mask = active if n.ndim == 1 else lax.broadcast_in_dim(active, n.shape, (0,))
+            out.append(lax.select(mask, n, o))
+        return tuple(out)
+
+    return lax.while_loop(lambda c: lax.reduce_or(cond(c), (0,)), step, init)
+
+
+def _gamma_elements(keys: Any, alpha: Any, log_space: bool) -> Any:
+    """(lowering) one Gamma(``alpha[i]``, 1) sample (or its log) per key ``keys[i]``."""
+    dt = np.dtype(alpha.dtype)
+
+    def c(v: float) -> Any:
+        return lax.full_like(alpha, v)
+
+    zero, one = c(0), c(1)
+    boost_mask = lax.ge(alpha, one)
+    alpha_orig = alpha
+    alpha = lax.select(boost_mask, alpha, lax.add(alpha, one))
+    d = lax.sub(alpha, c(1.0 / 3.0))
+    cc = lax.div(c(1.0 / 3.0), lax.sqrt(d))
+
+    def accept_not_yet(carry: tuple) -> Any:
+        _, x2, v3, u = carry
+        a = lax.ge(u, lax.sub(one, lax.mul(c(0.0331), lax.mul(x2, x2))))
+        rhs = lax.add(lax.mul(x2, c(0.5)), lax.mul(d, lax.add(lax.sub(one, v3), lax.log(v3))))
+        return lax.bitwise_and(a, lax.ge(lax.log(u), rhs))
+
+    def propose(carry: tuple) -> tuple:
+        key, x_key, u_key = _lax_split(carry[0], 3)
+
+        def next_x(kxv: tuple) -> tuple:
+            k, sub = _lax_split(kxv[0], 2)
+            x = _lax_normal(sub, dt)
+            return k, x, lax.add(one, lax.mul(x, cc))
+
+        _, x, v = _masked_while(lambda kxv: lax.le(kxv[2], zero), next_x, (x_key, zero, c(-1)))
+        x2 = lax.mul(x, x)
+        v3 = lax.mul(lax.mul(v, v), v)
+        return key, x2, v3, _lax_uniform(u_key, dt, 0.0, 1.0)
+
+    key, subkey = _lax_split(keys, 2)
+    _, _, v3, _ = _masked_while(accept_not_yet, propose, (key, zero, one, c(2)))
+    u = _lax_uniform(subkey, dt, 0.0, 1.0)
+    if log_space:
+        log_samples = lax.neg(lax.neg(lax.log1p(lax.neg(u))))
+        skip = lax.bitwise_or(boost_mask, lax.eq(log_samples, zero))
+        log_boost = lax.select(skip, zero, lax.mul(log_samples, lax.div(one, alpha_orig)))
+        return lax.add(lax.add(lax.log(d), lax.log(v3)), log_boost)
+    samples = lax.sub(one, u)
+    boost = lax.select(boost_mask, one, lax.pow(samples, lax.div(one, alpha_orig)))
+    return lax.mul(lax.mul(d, v3), boost)
+
+
+random_gamma_p = Primitive("random_gamma", family=FAMILY)
+
+
+@random_gamma_p.def_abstract_eval
+def _random_gamma_abstract_eval(keys: Aval, a: Aval, *, log_space: bool) -> Aval:
+    batch = _check_keys("random_gamma", keys)
+    if not dtypes.is_float(a.dtype):
+        raise TypeError(f"random_gamma: a must be a real floating array, got {a}")
+    if a.shape[: len(batch)] != batch:
+        raise TypeError(
+            f"random_gamma: a of shape {a.shape} must start with the keys' batch shape "
+            f"{batch} (keys {keys})"
+        )
+    return a.strip_weak()
+
+
+@random_gamma_p.def_lower
+def _random_gamma_lower(keys: Any, a: Any, *, log_space: bool) -> Any:
+    a_shape = tuple(a.shape)
+    nb = keys.ndim - 1
+    count = math.prod(a_shape[nb:])
+    n = math.prod(a_shape)
+    if n == 0:
+        return lax.full(a_shape, 0, a.dtype)
+    keys = lax.reshape(keys, (math.prod(keys.shape[:-1]), 2))
+    keys = lax.reshape(_random_split_lower(keys, shape=(count,)), (n, 2))
+    out = _gamma_elements(keys, lax.reshape(a, (n,)), bool(log_space))
+    return lax.reshape(out, a_shape)
+
+
+def _gamma_grad(sample: Any, a: Any, log_space: bool) -> Any:
+    """d sample / d a (with ``log_space``: of ``log(sample)``), by the implicit function rule."""
+    from funcgrad.primitives import elementwise as ew
+
+    if not log_space:
+        return random_gamma_grad(a, sample)
+    info = _lax_finfo(to_aval(sample).dtype)
+    s = ew.exp(sample)
+    s = ew.select_n(
+        ew.eq(s, np.asarray(0, info.dtype)), s, ew.add(s, np.asarray(info.tiny, info.dtype))
+    )
+    return ew.div(random_gamma_grad(a, s), s)
+
+
+@random_gamma_p.def_jvp
+def _random_gamma_jvp(primals: list, tangents: list, *, log_space: bool) -> tuple:
+    from funcgrad.primitives import elementwise as ew
+
+    keys, a = primals
+    out = bind(random_gamma_p, keys, a, log_space=log_space)
+    t = tangents[1]
+    if is_zero(t):
+        return out, Zero(to_aval(out))
+    return out, ew.mul(t, _gamma_grad(out, a, log_space))
+
+
+@random_gamma_p.def_vjp
+def _random_gamma_vjp(ct: Any, keys: Any, a: Any, *, out: Any, log_space: bool) -> tuple:
+    from funcgrad.primitives import elementwise as ew
+
+    if is_zero(ct):
+        return None, None
+    return None, ew.mul(ct, _gamma_grad(out, a, log_space))
+
+
+@random_gamma_p.def_batch
+def _random_gamma_batch(args: list, dims: list, *, log_space: bool) -> tuple:
+    (keys, a), _ = _batch_keys_front(args, dims)
+    return bind(random_gamma_p, keys, a, log_space=log_space), 0
+
+
+@random_gamma_p.def_examples
+def _random_gamma_examples(rng: np.random.Generator) -> list[Example]:
+    # the sample's derivative in ``a`` is the implicit (CDF) gradient, not the derivative of
+    # the rejection sampler's path, so finite differences do not apply: tests/
+    # test_random_samplers.py checks it against jax.grad and the CDF
+    def key(*batch: int) -> np.ndarray:
+        return np.asarray(rng.integers(0, 2**32, (*batch, 2)), _U32)
+
+    return [
+        Example([key(), rand(rng, (3,), lo=0.3, hi=4.0)], {"log_space": False}, diff_argnums=()),
+        Example([key(), rand(rng, (2, 2), lo=0.5, hi=3.0)], {"log_space": True}, diff_argnums=()),
+        Example([key(2), rand(rng, (2, 3), lo=0.5, hi=3.0)], {"log_space": False}, diff_argnums=()),
+    ]
+
+
+def random_gamma(keys: Any, a: Any, *, log_space: bool = False) -> Any:
+    """Gamma(``a``, 1) samples (their logs with ``log_space``), one key per leading batch."""
+    return bind(random_gamma_p, keys, a, log_space=bool(log_space))
+
+
+# --------------------------------------------------------------------------- random_gamma_grad
+
+random_gamma_grad_p = Primitive("random_gamma_grad", family=FAMILY)
+
+
+@random_gamma_grad_p.def_abstract_eval
+def _random_gamma_grad_abstract_eval(a: Aval, x: Aval) -> Aval:
+    if not (dtypes.is_float(a.dtype) and dtypes.is_float(x.dtype)):
+        raise TypeError(f"random_gamma_grad requires real floating operands, got {a}, {x}")
+    if a.dtype != x.dtype or a.shape != x.shape:
+        raise TypeError(f"random_gamma_grad requires operands of one shape and dtype, got {a}, {x}")
+    return Aval(a.shape, a.dtype, a.weak_type and x.weak_type)
+
+
+@random_gamma_grad_p.def_lower
+def _random_gamma_grad_lower(a: Any, x: Any) -> Any:
+    return lax.random_gamma_grad(a, x)
+
+
+def _no_gamma_grad_derivative(*args: Any, **kwargs: Any) -> Any:
+    raise NotImplementedError(
+        "Differentiation rule for 'random_gamma_grad' not implemented (as in JAX): "
+        "second derivatives of gamma samples in `a` are not available"
+    )
+
+
+random_gamma_grad_p.jvp = _no_gamma_grad_derivative
+random_gamma_grad_p.vjp = _no_gamma_grad_derivative
+
+
+@random_gamma_grad_p.def_batch
+def _random_gamma_grad_batch(args: list, dims: list) -> tuple:
+    ops, _ = _batch_keys_front(args, dims)
+    return bind(random_gamma_grad_p, *ops), 0
+
+
+@random_gamma_grad_p.def_examples
+def _random_gamma_grad_examples(rng: np.random.Generator) -> list[Example]:
+    return [
+        Example(
+            [rand(rng, (3,), lo=0.5, hi=3.0), rand(rng, (3,), lo=0.2, hi=4.0)], diff_argnums=()
+        ),
+        Example(
+            [rand(rng, (2, 3), lo=1.0, hi=5.0), rand(rng, (2, 3), lo=0.5, hi=6.0)], diff_argnums=()
+        ),
+    ]
+
+
+def random_gamma_grad(a: Any, x: Any) -> Any:
+    """d x / d a for a Gamma(``a``, 1) sample ``x`` (implicit reparameterisation gradient)."""
+    return bind(random_gamma_grad_p, a, x)
 
 
 # --------------------------------------------------------------------------- sort

@@ -1,21 +1,4 @@
-"""Key-based pseudo-random numbers (``jax.random``'s API over funcgrad primitives).
-
-A key is a ``uint32[2]`` array, the layout of ``jax.random.PRNGKey``; keys
-are split, never reused::
-
-    import funcgrad.random as fr
-
-    key = fr.key(0)
-    key, sub = fr.split(key)
-    x = fr.normal(sub, (3,))
-
-Every sampler is built from the ``random_bits`` / ``random_split`` /
-``random_fold_in`` primitives with JAX's recipes, so for a given key the
-values are the same eagerly, under ``jit`` and under ``vmap`` over keys, and
-equal ``jax.random``'s (with JAX's default ``jax_threefry_partitionable``).
-Randomness carries no derivative; ``vmap`` over a batch of keys gives each
-example the values its own key gives.
-"""
+"""Keys, bits, uniform/normal and the samplers built directly on them (``jax.random``)."""
 
 from __future__ import annotations
 
@@ -34,23 +17,6 @@ from funcgrad.jit import jit
 from funcgrad.primitives import elementwise as ew
 from funcgrad.primitives import random as rp
 from funcgrad.primitives import shape as sh
-
-__all__ = [
-    "PRNGKey",
-    "bernoulli",
-    "bits",
-    "categorical",
-    "choice",
-    "exponential",
-    "fold_in",
-    "gumbel",
-    "key",
-    "normal",
-    "permutation",
-    "randint",
-    "split",
-    "uniform",
-]
 
 _U32 = np.dtype("uint32")
 
@@ -147,8 +113,51 @@ def key(seed: Any) -> Any:
 PRNGKey = key
 
 
+def key_data(keys: Any) -> Any:
+    """The ``uint32[..., 2]`` data of a key array (funcgrad keys are their data already)."""
+    if hasattr(keys, "dtype") and "key<" in str(keys.dtype):
+        import jax.random as _jr  # a typed JAX key handed in: unwrap it (data, no transform)
+
+        return _jr.key_data(keys)
+    aval = to_aval(keys)
+    if aval.dtype != _U32 or not aval.shape or aval.shape[-1] != 2:
+        raise TypeError(f"key_data: expected a PRNG key array uint32[..., 2], got {aval}")
+    return keys
+
+
+def wrap_key_data(key_bits_array: Any, *, impl: Any = None, dtype: Any = None) -> Any:
+    """A key array from ``uint32[..., 2]`` key data (threefry2x32, the only implementation)."""
+    if impl is not None and dtype is not None:
+        raise ValueError(
+            "Cannot specify both `impl` and `dtype` arguments to funcgrad.random.wrap_key_data"
+        )
+    spec = impl if impl is not None else dtype
+    if spec is not None and str(spec) not in ("threefry2x32", "key<fry>"):
+        raise ValueError(f"wrap_key_data: only the threefry2x32 implementation exists, got {spec}")
+    aval = to_aval(key_bits_array)
+    if aval.dtype != _U32 or not aval.shape or aval.shape[-1] != 2:
+        raise TypeError(f"wrap_key_data: expected uint32 key data of shape (..., 2), got {aval}")
+    return key_bits_array
+
+
+def key_impl(keys: Any) -> str:
+    """The name of the PRNG implementation of ``keys``: always ``"threefry2x32"``."""
+    key_data(keys)
+    return "threefry2x32"
+
+
+def clone(key: Any) -> Any:
+    """``key`` itself (keys are immutable values; JAX's ``clone`` matters for key reuse checks)."""
+    return key
+
+
 def split(key: Any, num: int | Sequence[int] = 2) -> Any:
     """``num`` new keys (``uint32[num, 2]``, or ``uint32[*num, 2]`` for a shape)."""
+    if to_aval(key).ndim > 1 and to_aval(key).dtype == _U32:
+        raise TypeError(
+            "split accepts a single key, but was given a key array of shape "
+            f"{to_aval(key).shape[:-1]} != (). Use jax.vmap for batching."
+        )
     key = _check_key("split", key)
     return rp.random_split(key, _shape("split", num))
 
@@ -172,7 +181,7 @@ def bits(key: Any, shape: Sequence[int] = (), dtype: Any = None) -> Any:
     key = _check_key("bits", key)
     dt = dtypes.canonicalize(np.uint64 if dtype is None else dtype)
     if dt.kind != "u":
-        raise TypeError(f"bits: dtype must be an unsigned integer type, got {dt}")
+        raise ValueError(f"dtype argument to `bits` must be an unsigned int dtype, got {dt}")
     return rp.random_bits(key, dt.itemsize * 8, _shape("bits", shape))
 
 
@@ -217,22 +226,58 @@ def uniform(
 
 
 def normal(key: Any, shape: Sequence[int] = (), dtype: Any = None) -> Any:
-    """Standard normal floats (inverse-CDF of a uniform, as ``jax.random.normal``)."""
+    """Standard normal floats (inverse-CDF of a uniform, as ``jax.random.normal``); for a
+    complex ``dtype``, real and imaginary parts have variance 1/2."""
     key = _check_key("normal", key)
     shape = _shape("normal", shape)
-    dt = _float_dtype("normal", dtype)
+    dt = dtypes.canonicalize(np.float64 if dtype is None else dtype)
+    if dt.kind == "c":
+        return _complex_normal_unit(key, shape, dt)
+    dt = _float_dtype("normal", dt)
     lo = np.asarray(np.nextafter(np.array(-1.0, dt), np.array(0.0, dt), dtype=dt))
     u = uniform(key, shape, dt, lo, 1.0)
     return ew.mul(np.asarray(np.sqrt(2), dt), ew.erf_inv(u))
 
 
-def gumbel(key: Any, shape: Sequence[int] = (), dtype: Any = None) -> Any:
-    """Standard Gumbel floats: ``-log(-log(u))``."""
+def _complex_normal(key: Any, shape: tuple[int, ...], dt: np.dtype) -> Any:
+    real = np.dtype(np.array(0, dt).real.dtype)
+    keys = split(key)
+    re = ew.convert_element_type(normal(_key_row(keys, 0), shape, real), dt)
+    im = ew.convert_element_type(normal(_key_row(keys, 1), shape, real), dt)
+    z = ew.add(re, ew.mul(np.asarray(1j, dt), im))
+    return ew.div(z, np.asarray(np.sqrt(2), dt))
+
+
+_complex_normal_unit = jit(_complex_normal, static_argnums=(1, 2))
+
+
+def _gumbel(key: Any, shape: tuple[int, ...], dt: np.dtype, mode: str) -> Any:
+    info = _jnp_dtypes.finfo(dt)
+    if mode in ("high", "highest"):
+        # "highest" uses JAX's float32 bit trick; it is sampled like "high" here
+        u = uniform(key, (2, *shape), dt)
+        high = fnp.reshape(sh.slice(u, (0,) + (0,) * len(shape), (1, *shape)), shape)
+        low = fnp.reshape(sh.slice(u, (1,) + (0,) * len(shape), (2, *shape)), shape)
+        fine = ew.add(ew.add(high, ew.mul(np.asarray(2.0**-info.nmant, dt), low)), info.tiny)
+        x = ew.select_n(ew.ge(high, np.asarray(0.5, dt)), fine, high)
+        return ew.neg(ew.log(ew.neg(ew.log1p(ew.neg(x)))))
+    u = uniform(key, shape, dt, float(info.tiny), 1.0)
+    return ew.neg(ew.log(ew.neg(ew.log(u))))
+
+
+_gumbel_unit = jit(_gumbel, static_argnums=(1, 2, 3))
+
+
+def gumbel(key: Any, shape: Sequence[int] = (), dtype: Any = None, mode: str | None = None) -> Any:
+    """Standard Gumbel floats: ``-log(-log(u))``; ``mode="high"`` resolves the far tail with
+    two uniforms per sample."""
     key = _check_key("gumbel", key)
     shape = _shape("gumbel", shape)
     dt = _float_dtype("gumbel", dtype)
-    u = uniform(key, shape, dt, float(_jnp_dtypes.finfo(dt).tiny), 1.0)
-    return ew.neg(ew.log(ew.neg(ew.log(u))))
+    mode = "low" if mode is None else mode
+    if mode not in ("highest", "high", "low"):
+        raise ValueError(f"Must provide valid mode for gumbel got: {mode}")
+    return _gumbel_unit(key, shape, dt, mode)
 
 
 def exponential(key: Any, shape: Sequence[int] = (), dtype: Any = None) -> Any:
@@ -247,8 +292,11 @@ def exponential(key: Any, shape: Sequence[int] = (), dtype: Any = None) -> Any:
 # --------------------------------------------------------------------------- discrete
 
 
-def bernoulli(key: Any, p: Any = 0.5, shape: Sequence[int] | None = None) -> Any:
-    """Booleans that are True with probability ``p``."""
+def bernoulli(key: Any, p: Any = 0.5, shape: Sequence[int] | None = None, mode: str = "low") -> Any:
+    """Booleans that are True with probability ``p``; ``mode="high"`` compares with two
+    uniforms' worth of bits (for tiny ``p``)."""
+    if mode not in ("high", "low"):
+        raise ValueError(f"got mode={mode!r}, expected 'high' or 'low'")
     key = _check_key("bernoulli", key)
     pa = to_aval(p)
     if not dtypes.is_float(pa.dtype):
@@ -256,11 +304,41 @@ def bernoulli(key: Any, p: Any = 0.5, shape: Sequence[int] | None = None) -> Any
     shape = pa.shape if shape is None else _shape("bernoulli", shape)
     _check_broadcast("bernoulli", shape, p)
     dt = dtypes.canonicalize(pa.dtype)
+    if mode == "high":
+        return _bernoulli_high_unit(key, p, shape, dt)
     return ew.lt(uniform(key, shape, dt), _full(p, dt, shape))
 
 
-def categorical(key: Any, logits: Any, axis: int = -1, shape: Sequence[int] | None = None) -> Any:
-    """Samples from categorical distributions given unnormalised ``logits`` (Gumbel-max)."""
+def _bernoulli_high(key: Any, p: Any, shape: tuple[int, ...], dt: np.dtype) -> Any:
+    u = uniform(key, (2, *shape), dt)
+    u1 = fnp.reshape(sh.slice(u, (0,) * (len(shape) + 1), (1, *shape)), shape)
+    u2 = fnp.reshape(sh.slice(u, (1,) + (0,) * len(shape), (2, *shape)), shape)
+    u2 = ew.mul(u2, np.asarray(2.0 ** -_jnp_dtypes.finfo(dt).nmant, dt))
+    return ew.lt(u2, ew.sub(_full(p, dt, shape), u1))
+
+
+_bernoulli_high_unit = jit(_bernoulli_high, static_argnums=(2, 3))
+
+
+def _top_k_indices(x: Any, k: int) -> Any:
+    """Indices of the ``k`` largest entries along the last axis, largest first; ties by
+    index (``lax.top_k``'s order)."""
+    xa = to_aval(x)
+    idx = fnp.broadcast_to(fnp.arange(xa.shape[-1], dtype=np.int32), xa.shape)
+    order = rp.sort(ew.neg(x), idx, dimension=xa.ndim - 1, num_keys=1)[1]
+    return sh.slice(order, (0,) * xa.ndim, (*xa.shape[:-1], k))
+
+
+def categorical(
+    key: Any,
+    logits: Any,
+    axis: int = -1,
+    shape: Sequence[int] | None = None,
+    replace: bool = True,
+    mode: str | None = None,
+) -> Any:
+    """Samples from categorical distributions given unnormalised ``logits`` (Gumbel-max);
+    ``replace=False`` draws distinct categories (Gumbel-top-k)."""
     key = _check_key("categorical", key)
     logits = fnp.asarray(logits)
     la = to_aval(logits)
@@ -282,9 +360,20 @@ def categorical(key: Any, logits: Any, axis: int = -1, shape: Sequence[int] | No
                 f"batch shape {batch_shape}"
             )
     prefix = shape[: len(shape) - len(batch_shape)]
+    if not replace:
+        g = ew.add(logits, gumbel(key, la.shape, la.dtype, mode=mode))
+        k = math.prod(prefix)
+        if k > la.shape[axis]:
+            raise ValueError(
+                f"Number of samples without replacement ({k}) cannot exceed number of "
+                f"categories ({la.shape[axis]})."
+            )
+        ind = _top_k_indices(fnp.moveaxis(g, axis, -1), k)  # batch_shape + (k,)
+        ind = fnp.moveaxis(ind, -1, 0)
+        return fnp.reshape(ind, shape)
     logits_shape = list(shape[len(shape) - len(batch_shape) :])
     logits_shape.insert(axis % nd, la.shape[axis])
-    g = gumbel(key, (*prefix, *logits_shape), la.dtype)
+    g = gumbel(key, (*prefix, *logits_shape), la.dtype, mode=mode)
     expanded = fnp.expand_dims(logits, tuple(range(len(prefix)))) if prefix else logits
     return fnp.argmax(ew.add(g, fnp.broadcast_to(expanded, to_aval(g).shape)), axis=axis)
 
@@ -375,15 +464,22 @@ def choice(
     replace: bool = True,
     p: Any = None,
     axis: int = 0,
+    mode: str | None = None,
 ) -> Any:
     """Random samples from ``a`` (or ``arange(a)`` for an int), as ``jax.random.choice``."""
     key = _check_key("choice", key)
+    if not isinstance(shape, Sequence):
+        raise TypeError(f"shape argument of choice must be a sequence, got {shape}")
     shape = _shape("choice", shape)
     arr = fnp.asarray(a)
     aa = to_aval(arr)
     if aa.ndim == 0:
+        if isinstance(a, Tracer):
+            raise TypeError("choice: an integer `a` must be concrete (a Python int)")
         n = int(np.asarray(a))
     else:
+        if not -aa.ndim <= axis < aa.ndim:
+            raise ValueError(f"choice: axis {axis} out of range for `a` of rank {aa.ndim}")
         axis %= aa.ndim
         n = aa.shape[axis]
     n_draws = math.prod(shape)
@@ -402,24 +498,29 @@ def choice(
             result = ind if aa.ndim == 0 else fnp.take(arr, ind, axis=axis)
         else:
             perm = permutation(key, n if aa.ndim == 0 else arr, axis)
-            out_shape = list(to_aval(perm).shape)
-            limit = list(out_shape)
+            limit = list(to_aval(perm).shape)
             limit[0 if aa.ndim == 0 else axis] = n_draws
             result = sh.slice(perm, (0,) * len(limit), tuple(limit))
     else:
         p = fnp.asarray(p)
+        if not dtypes.is_inexact(to_aval(p).dtype):
+            p = p.astype(dtypes.to_inexact(to_aval(p).dtype))
         if to_aval(p).shape != (n,):
             raise ValueError(
                 "p must be None or a 1D vector with the same size as a.shape[axis]. "
                 f"p has shape {to_aval(p).shape} and a.shape[axis] is {n}."
             )
-        logp = fnp.log(p)
         if replace:
-            ind = categorical(key, logp, shape=shape)
+            p_cuml = fnp.cumsum(p)
+            total = fnp.reshape(sh.slice(p_cuml, (n - 1,), (n,)), ())
+            pdt = to_aval(p_cuml).dtype
+            r = ew.mul(total, ew.sub(np.asarray(1, pdt), uniform(key, shape, pdt)))
+            # searchsorted(p_cuml, r, side="left"): how many cumulative sums lie below r
+            below = fnp.less(fnp.expand_dims(p_cuml, tuple(range(len(shape)))), r[..., None])
+            ind = fnp.sum(below.astype(np.int32), axis=-1).astype(dtypes.default_dtype(1))
         else:
-            g = ew.add(gumbel(key, (n,), to_aval(logp).dtype), logp)
-            order = rp.sort(ew.neg(g), fnp.arange(n), dimension=0, num_keys=1)[1]
-            ind = sh.slice(order, (0,), (n_draws,))
+            g = ew.add(gumbel(key, (n,), to_aval(p).dtype, mode=mode), fnp.log(p))
+            ind = _top_k_indices(g, n_draws).astype(dtypes.default_dtype(1))
         result = ind if aa.ndim == 0 else fnp.take(arr, ind, axis=axis)
     final = shape if aa.ndim == 0 else (*aa.shape[:axis], *shape, *aa.shape[axis + 1 :])
     return fnp.reshape(result, final)
