@@ -291,7 +291,7 @@ def result_type(*args: Any) -> _np.dtype:
     pairs = []
     for a in args:
         if isinstance(a, (_np.dtype, type, str)) and not isinstance(a, bool):
-            if a in (int, float, complex):
+            if a is int or a is float or a is complex:
                 pairs.append((_dtypes.default_dtype({int: 1, float: 2, complex: 3}[a]), True))
             else:
                 pairs.append((_user_dtype(a, "result_type"), False))

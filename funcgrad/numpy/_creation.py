@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import jax
 import numpy as np
 
 from funcgrad.core import dtypes
@@ -62,6 +63,10 @@ def asarray(
     x = prep(a, "asarray")
     if dtype is not None:
         x = convert(x, user_dtype(dtype, "asarray"))
+    if isinstance(x, (np.ndarray, np.generic)):
+        # a jax.Array even while tracing (as jnp.asarray), so that ``table[i]`` with a
+        # traced ``i`` indexes through funcgrad rather than NumPy
+        return jax.device_put(x)
     return out(x)
 
 

@@ -6,7 +6,18 @@ from __future__ import annotations
 
 import importlib
 
-_SUBMODULES = ("linalg", "special", "stats", "optimize")
+_SUBMODULES = (
+    "linalg",
+    "special",
+    "stats",
+    "optimize",
+    "integrate",
+    "interpolate",
+    "ndimage",
+    "cluster",
+    "signal",
+    "fft",
+)
 
 
 def __getattr__(name: str) -> object:
