@@ -1,0 +1,472 @@
+"""``funcgrad.scipy.special``: ``jax.scipy.special``'s functions over funcgrad primitives.
+
+Each function promotes its arguments as ``jax.scipy.special`` does (integers and bools to
+the default float dtype), works under ``jit``/``vmap`` and is differentiable where JAX's
+is, with the same derivative conventions at special points (e.g. ``xlogy`` at ``x = 0``).
+
+    >>> from funcgrad.scipy import special
+    >>> float(special.gammaln(5.0))  # log(4!)
+    3.1780538303479458
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from funcgrad import nn as _nn
+from funcgrad import numpy as fnp
+from funcgrad.custom import custom_jvp
+from funcgrad.numpy._core import ArrayLike, here, promote
+from funcgrad.primitives import elementwise as ew
+from funcgrad.primitives import special as sp
+
+__all__ = [
+    "bernoulli",
+    "beta",
+    "betainc",
+    "betaln",
+    "digamma",
+    "entr",
+    "erf",
+    "erfc",
+    "erfinv",
+    "expit",
+    "factorial",
+    "gamma",
+    "gammainc",
+    "gammaincc",
+    "gammaln",
+    "gammasgn",
+    "i0",
+    "i0e",
+    "i1",
+    "i1e",
+    "kl_div",
+    "log_ndtr",
+    "log_softmax",
+    "logit",
+    "logsumexp",
+    "multigammaln",
+    "ndtr",
+    "ndtri",
+    "polygamma",
+    "rel_entr",
+    "softmax",
+    "xlog1py",
+    "xlogy",
+    "zeta",
+]
+
+
+def _real(name: str, *args: ArrayLike) -> list[Any]:
+    """``args`` promoted to one inexact dtype and broadcast; complex is rejected."""
+    out = [fnp.asarray(a) for a in fnp.broadcast_arrays(*promote(name, *args, to="inexact"))]
+    if out and np.issubdtype(out[0].dtype, np.complexfloating):
+        raise ValueError(f"{name} does not support complex-valued inputs{here()}")
+    return out
+
+
+def _k(x: Any, v: float) -> np.ndarray:
+    return np.asarray(v, x.dtype)
+
+
+# --------------------------------------------------------------------------- error functions
+
+
+def erf(x: ArrayLike) -> Any:
+    """The error function ``2/sqrt(pi) * integral_0^x exp(-t^2) dt``."""
+    (x,) = _real("erf", x)
+    return fnp.asarray(ew.erf(x))
+
+
+def erfc(x: ArrayLike) -> Any:
+    """The complementary error function ``1 - erf(x)``, accurate for large ``x``."""
+    (x,) = _real("erfc", x)
+    return fnp.asarray(sp.erfc(x))
+
+
+def erfinv(x: ArrayLike) -> Any:
+    """The inverse of :func:`erf` on ``(-1, 1)``."""
+    (x,) = _real("erfinv", x)
+    return fnp.asarray(ew.erf_inv(x))
+
+
+def expit(x: ArrayLike) -> Any:
+    """The logistic sigmoid ``1 / (1 + exp(-x))``."""
+    (x,) = _real("expit", x)
+    return fnp.asarray(ew.logistic(x))
+
+
+@custom_jvp
+def _logit(x: Any) -> Any:
+    return fnp.log(x / (1 - x))
+
+
+_logit.defjvps(lambda g, ans, x: g / (x * (1 - x)))
+
+
+def logit(x: ArrayLike) -> Any:
+    """The inverse of :func:`expit`, ``log(x / (1 - x))`` (derivative ``1 / (x (1 - x))``)."""
+    (x,) = _real("logit", x)
+    return _logit(x)
+
+
+# --------------------------------------------------------------------------- x log y
+
+
+@custom_jvp
+def _xlogy(x: Any, y: Any) -> Any:
+    return fnp.where((x != 0) | fnp.isnan(y), x * fnp.log(y), fnp.zeros_like(x))
+
+
+@_xlogy.defjvp
+def _xlogy_jvp(primals: tuple, tangents: tuple) -> tuple:
+    (x, y), (tx, ty) = primals, tangents
+    return _xlogy(x, y), tx * fnp.log(y) + ty * x / y
+
+
+@custom_jvp
+def _xlog1py(x: Any, y: Any) -> Any:
+    return fnp.where((x != 0) | fnp.isnan(y), x * fnp.log1p(y), fnp.zeros_like(x))
+
+
+@_xlog1py.defjvp
+def _xlog1py_jvp(primals: tuple, tangents: tuple) -> tuple:
+    (x, y), (tx, ty) = primals, tangents
+    return _xlog1py(x, y), tx * fnp.log1p(y) + ty * x / (1 + y)
+
+
+@custom_jvp
+def _xlogx(x: Any) -> Any:
+    return _xlogy(x, x)
+
+
+@_xlogx.defjvp
+def _xlogx_jvp(primals: tuple, tangents: tuple) -> tuple:
+    ((x,), (t,)) = primals, tangents
+    return _xlogx(x), t * (fnp.log(x) + 1)
+
+
+def xlogy(x: ArrayLike, y: ArrayLike) -> Any:
+    """``x * log(y)``, 0 where ``x == 0`` (unless ``y`` is NaN), with derivatives
+    ``log(y)`` and ``x / y`` everywhere."""
+    x, y = _real("xlogy", x, y)
+    return _xlogy(x, y)
+
+
+def xlog1py(x: ArrayLike, y: ArrayLike) -> Any:
+    """``x * log1p(y)``, 0 where ``x == 0`` (unless ``y`` is NaN)."""
+    x, y = _real("xlog1py", x, y)
+    return _xlog1py(x, y)
+
+
+def entr(x: ArrayLike) -> Any:
+    """Elementwise entropy ``-x log x`` (0 at 0, ``-inf`` for ``x < 0``)."""
+    (x,) = _real("entr", x)
+    return fnp.where(x < 0, _k(x, -np.inf), -_xlogx(x))
+
+
+def rel_entr(p: ArrayLike, q: ArrayLike) -> Any:
+    """Relative entropy ``p log(p / q)``: 0 where ``p == 0 <= q``, ``inf`` where not defined."""
+    p, q = _real("rel_entr", p, q)
+    both = (p > 0) & (q > 0)
+    safe_p = fnp.where(both, p, fnp.ones_like(p))
+    safe_q = fnp.where(both, q, fnp.ones_like(q))
+    val = _xlogx(safe_p) - _xlogy(safe_p, safe_q)
+    other = fnp.where((p == 0) & (q >= 0), _k(p, 0.0), _k(p, np.inf))
+    return fnp.where(both, val, other)
+
+
+def kl_div(p: ArrayLike, q: ArrayLike) -> Any:
+    """Elementwise Kullback-Leibler term ``p log(p / q) - p + q``."""
+    p, q = _real("kl_div", p, q)
+    return rel_entr(p, q) - p + q
+
+
+# --------------------------------------------------------------------------- gamma family
+
+
+@custom_jvp
+def _lgamma(x: Any) -> Any:
+    return fnp.asarray(ew.lgamma(x))
+
+
+@_lgamma.defjvp
+def _lgamma_jvp(primals: tuple, tangents: tuple) -> tuple:
+    # digamma as polygamma(0, x): differentiable again (elementwise's digamma is not)
+    ((x,), (t,)) = primals, tangents
+    return _lgamma(x), t * sp.polygamma(fnp.zeros_like(x), x)
+
+
+def gammaln(x: ArrayLike) -> Any:
+    """``log |Gamma(x)|`` (derivatives of every order, through :func:`polygamma`)."""
+    (x,) = _real("gammaln", x)
+    return _lgamma(x)
+
+
+def gammasgn(x: ArrayLike) -> Any:
+    """The sign of ``Gamma(x)`` (NaN at the poles, ``copysign(1, x)`` at ``+-0``)."""
+    (x,) = _real("gammasgn", x)
+    fl = fnp.floor(x)
+    neg = fnp.where(fnp.remainder(fl, 2) == 0, _k(x, 1.0), _k(x, -1.0))
+    neg = fnp.where(x == fl, _k(x, np.nan), neg)
+    out = fnp.where(x > 0, _k(x, 1.0), neg)
+    out = fnp.where(x == 0, fnp.copysign(_k(x, 1.0), x), out)
+    return fnp.where(fnp.isnan(x), x, out)
+
+
+def gamma(x: ArrayLike) -> Any:
+    """The gamma function ``Gamma(x)`` for real ``x``."""
+    (x,) = _real("gamma", x)
+    return gammasgn(x) * fnp.exp(_lgamma(x))
+
+
+def factorial(n: ArrayLike, exact: bool = False) -> Any:
+    """``n!`` as ``Gamma(n + 1)`` (0 for negative ``n``); ``exact=True`` is not supported."""
+    if exact:
+        raise NotImplementedError("factorial with exact=True")
+    (n,) = _real("factorial", n)
+    return fnp.where(n < 0, _k(n, 0.0), fnp.exp(_lgamma(n + 1)))
+
+
+def betaln(a: ArrayLike, b: ArrayLike) -> Any:
+    """``log |B(a, b)| = gammaln(a) + gammaln(b) - gammaln(a + b)``."""
+    a, b = _real("betaln", a, b)
+    return _lgamma(a) + _lgamma(b) - _lgamma(a + b)
+
+
+def beta(a: ArrayLike, b: ArrayLike) -> Any:
+    """The beta function ``B(a, b) = Gamma(a) Gamma(b) / Gamma(a + b)``."""
+    a, b = _real("beta", a, b)
+    sign = gammasgn(a) * gammasgn(b) * gammasgn(a + b)
+    return sign * fnp.exp(betaln(a, b))
+
+
+def digamma(x: ArrayLike) -> Any:
+    """The digamma function ``d/dx log Gamma(x)`` (derivative ``polygamma(1, x)``)."""
+    (x,) = _real("digamma", x)
+    return fnp.asarray(sp.polygamma(fnp.zeros_like(x), x))
+
+
+def polygamma(n: ArrayLike, x: ArrayLike) -> Any:
+    """The ``n``-th derivative of :func:`digamma` (``n`` of an integer dtype)."""
+    dt = fnp.result_type(n)
+    if not np.issubdtype(dt, np.integer):
+        raise ValueError(
+            f"Argument `n` to polygamma must be of integer type. Got dtype {dt}.{here()}"
+        )
+    n, x = _real("polygamma", n, x)
+    return fnp.asarray(sp.polygamma(n, x))
+
+
+def multigammaln(a: ArrayLike, d: int) -> Any:
+    """Log of the multivariate gamma function of dimension ``d`` (a Python int)."""
+    try:
+        d = int(d)
+    except Exception as e:
+        raise TypeError(f"multigammaln: d must be a concrete integer, got {d!r}{here()}") from e
+    a, d_ = _real("multigammaln", a, d)
+    const = 0.25 * d_ * (d_ - 1) * math.log(math.pi)
+    half = fnp.arange(d, dtype=a.dtype) / 2
+    return fnp.sum(_lgamma(fnp.expand_dims(a, -1) - half), axis=-1) + const
+
+
+def gammainc(a: ArrayLike, x: ArrayLike) -> Any:
+    """Regularized lower incomplete gamma function ``P(a, x)``."""
+    a, x = _real("gammainc", a, x)
+    return fnp.asarray(sp.igamma(a, x))
+
+
+def gammaincc(a: ArrayLike, x: ArrayLike) -> Any:
+    """Regularized upper incomplete gamma function ``Q(a, x) = 1 - P(a, x)``."""
+    a, x = _real("gammaincc", a, x)
+    return fnp.asarray(sp.igammac(a, x))
+
+
+def betainc(a: ArrayLike, b: ArrayLike, x: ArrayLike) -> Any:
+    """Regularized incomplete beta function ``I_x(a, b)`` (differentiable in ``x``)."""
+    a, b, x = _real("betainc", a, b, x)
+    return fnp.asarray(sp.betainc(a, b, x))
+
+
+def zeta(x: ArrayLike, q: ArrayLike | None = None) -> Any:
+    """The Hurwitz zeta function ``sum_k (k + q)^-x`` (``q`` is required, as in JAX)."""
+    if q is None:
+        raise NotImplementedError(
+            "Riemann zeta function not implemented; pass q != None to compute the "
+            "Hurwitz Zeta function."
+        )
+    x, q = _real("zeta", x, q)
+    return fnp.asarray(sp.zeta(x, q))
+
+
+def i0e(x: ArrayLike) -> Any:
+    """Exponentially scaled modified Bessel function of order 0, ``exp(-|x|) I0(x)``."""
+    (x,) = _real("i0e", x)
+    return fnp.asarray(sp.bessel_i0e(x))
+
+
+def i0(x: ArrayLike) -> Any:
+    """Modified Bessel function of order 0."""
+    (x,) = _real("i0", x)
+    return fnp.exp(fnp.abs(x)) * sp.bessel_i0e(x)
+
+
+def i1e(x: ArrayLike) -> Any:
+    """Exponentially scaled modified Bessel function of order 1, ``exp(-|x|) I1(x)``."""
+    (x,) = _real("i1e", x)
+    return fnp.asarray(sp.bessel_i1e(x))
+
+
+def i1(x: ArrayLike) -> Any:
+    """Modified Bessel function of order 1."""
+    (x,) = _real("i1", x)
+    return fnp.exp(fnp.abs(x)) * sp.bessel_i1e(x)
+
+
+def bernoulli(n: int) -> Any:
+    """The Bernoulli numbers ``B_0 .. B_n`` (with ``B_1 = -1/2``, as SciPy), as a float array
+    computed exactly in rational arithmetic."""
+    n = int(n)
+    if n < 0:
+        raise ValueError(f"bernoulli: n must be non-negative, got {n}{here()}")
+    from fractions import Fraction
+
+    b = [Fraction(0)] * (n + 1)
+    for m in range(n + 1):
+        acc = sum((math.comb(m + 1, k) * b[k] for k in range(m)), Fraction(0))
+        b[m] = Fraction(int(m == 0)) - acc / (m + 1)
+    return fnp.asarray(np.array([float(v) for v in b]))
+
+
+# --------------------------------------------------------------------------- normal distribution
+
+_SQRT_HALF = math.sqrt(0.5)
+_LOG_SQRT_2PI = 0.5 * math.log(2 * math.pi)
+
+
+def _check_ndtr_dtype(name: str, x: Any) -> None:
+    if x.dtype not in (np.float32, np.float64):
+        raise TypeError(f"{name}: x.dtype={x.dtype} is not supported{here()}")
+
+
+def _ndtr(x: Any) -> Any:
+    z = x * _SQRT_HALF
+    y = fnp.where(
+        fnp.abs(z) < _SQRT_HALF,
+        1 + ew.erf(z),
+        fnp.where(z > 0, 2 - sp.erfc(z), sp.erfc(-z)),
+    )
+    return 0.5 * y
+
+
+def ndtr(x: ArrayLike) -> Any:
+    """The standard normal CDF ``Phi(x)``, accurate in both tails."""
+    x = fnp.asarray(x)
+    _check_ndtr_dtype("ndtr", x)
+    return _ndtr(x)
+
+
+def _norm_logpdf(x: Any) -> Any:
+    return -0.5 * x * x - _LOG_SQRT_2PI
+
+
+def _log_ndtr_series(x: Any, order: int) -> Any:
+    # log Phi(x) for x << -1: log(phi(x) / -x) + log(1 + sum_n (-1)^n (2n-1)!! / x^(2n))
+    x2 = x * x
+    s = fnp.ones_like(x)
+    x2n = x2
+    for n in range(1, order + 1):
+        dfact = float(np.prod(np.arange(2 * n - 1, 0, -2)))
+        s = s + (-1) ** n * dfact / x2n
+        x2n = x2n * x2
+    return -0.5 * x2 - fnp.log(-x) - _LOG_SQRT_2PI + fnp.log(s)
+
+
+def _log_ndtr_impl(x: Any, series_order: int) -> Any:
+    f64 = x.dtype == np.float64
+    lower, upper = (-20.0, 8.0) if f64 else (-10.0, 5.0)
+    above = x > upper
+    arg = fnp.where(above, -x, fnp.maximum(x, _k(x, lower)))
+    p = _ndtr(arg)
+    series = _log_ndtr_series(fnp.minimum(x, _k(x, lower)), series_order)
+    return fnp.where(above, -p, fnp.where(x > lower, fnp.log(p), series))
+
+
+_log_ndtr = custom_jvp(_log_ndtr_impl, nondiff_argnums=(1,))
+
+
+@_log_ndtr.defjvp
+def _log_ndtr_jvp(series_order: int, primals: tuple, tangents: tuple) -> tuple:
+    ((x,), (t,)) = primals, tangents
+    ans = _log_ndtr(x, series_order)
+    return ans, t * fnp.exp(_norm_logpdf(x) - ans)
+
+
+def log_ndtr(x: ArrayLike, series_order: int = 3) -> Any:
+    """``log(ndtr(x))``, accurate far into both tails (an asymptotic series of
+    ``series_order`` terms below -20 in float64, -10 in float32)."""
+    if not isinstance(series_order, int) or isinstance(series_order, bool):
+        raise TypeError(f"log_ndtr: series_order must be a Python int, got {series_order!r}")
+    if series_order < 0:
+        raise ValueError(f"log_ndtr: series_order must be non-negative, got {series_order}")
+    if series_order > 30:
+        raise ValueError(f"log_ndtr: series_order must be <= 30, got {series_order}")
+    x = fnp.asarray(x)
+    _check_ndtr_dtype("log_ndtr", x)
+    return _log_ndtr(x, series_order)
+
+
+def _ndtri_lower(q: Any) -> Any:
+    """``ndtri(q)`` for ``q <= 1/2``: a starting point (``erfinv``, or the tail's asymptotic
+    form where ``2q - 1`` rounds to -1) refined by Newton steps on ``log ndtr(x) = log q``."""
+    tiny = q < 1e-6
+    safe_q = fnp.where(q > 0, q, fnp.ones_like(q))
+    t = -2 * fnp.log(fnp.where(tiny, safe_q, _k(q, 1e-6)))
+    x_tail = -fnp.sqrt(t - fnp.log(t) - 2 * _LOG_SQRT_2PI)
+    x_mid = math.sqrt(2.0) * ew.erf_inv(fnp.where(tiny, _k(q, 0.25), q) * 2 - 1)
+    x = fnp.where(tiny, x_tail, x_mid)
+    log_q = fnp.log(safe_q)
+    for _ in range(3):
+        lp = _log_ndtr_impl(x, 3)
+        x = x - (lp - log_q) * fnp.exp(lp - _norm_logpdf(x))
+    return fnp.where(q > 0, x, _k(q, -np.inf))
+
+
+@custom_jvp
+def _ndtri(p: Any) -> Any:
+    x = fnp.where(p > 0.5, -_ndtri_lower(1 - p), _ndtri_lower(fnp.minimum(p, 0.5)))
+    x = fnp.where(p == 1, _k(p, np.inf), x)
+    return fnp.where((p < 0) | (p > 1) | fnp.isnan(p), _k(p, np.nan), x)
+
+
+@_ndtri.defjvp
+def _ndtri_jvp(primals: tuple, tangents: tuple) -> tuple:
+    ((p,), (t,)) = primals, tangents
+    x = _ndtri(p)
+    return x, t * fnp.exp(-_norm_logpdf(x))
+
+
+def ndtri(p: ArrayLike) -> Any:
+    """The inverse of :func:`ndtr`: ``x`` with ``ndtr(x) == p`` (NaN outside ``[0, 1]``)."""
+    p = fnp.asarray(p)
+    _check_ndtr_dtype("ndtri", p)
+    return _ndtri(p)
+
+
+# --------------------------------------------------------------------------- softmax family
+
+logsumexp = _nn.logsumexp
+
+
+def softmax(x: ArrayLike, /, *, axis: int | tuple[int, ...] | None = None) -> Any:
+    """``exp(x) / sum(exp(x))`` along ``axis`` (all axes by default, as SciPy)."""
+    return _nn.softmax(x, axis=axis)
+
+
+def log_softmax(x: ArrayLike, /, *, axis: int | tuple[int, ...] | None = None) -> Any:
+    """``x - logsumexp(x)`` along ``axis`` (all axes by default, as SciPy)."""
+    return _nn.log_softmax(x, axis=axis)

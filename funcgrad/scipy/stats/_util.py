@@ -1,0 +1,24 @@
+"""Shared helpers of ``funcgrad.scipy.stats``: argument promotion as ``jax.scipy.stats``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from funcgrad import numpy as fnp
+from funcgrad.numpy._core import ArrayLike, promote
+
+
+def inexact(name: str, *args: ArrayLike) -> list[Any]:
+    """``args`` as arrays of one inexact dtype (JAX's ``promote_args_inexact``: Python
+    scalars stay weakly typed; integers and bools become the default float)."""
+    return [fnp.asarray(a) for a in promote(name, *args, to="inexact")]
+
+
+def const(x: Any, v: float) -> np.ndarray:
+    """A 0-d constant of ``x``'s dtype."""
+    return np.asarray(v, x.dtype)
+
+
+NEG_INF = -np.inf

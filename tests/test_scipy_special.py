@@ -1,0 +1,248 @@
+"""funcgrad.scipy.special against jax.scipy.special (values, dtypes, weak types, grads,
+vmap, jit, errors) and the special-function primitives' own rules."""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import jax.scipy.special as jss
+import numpy as np
+import pytest
+import scipy.special as ss
+from hypothesis import given
+from hypothesis import strategies as st
+
+import funcgrad as fg
+from funcgrad.primitives import special as sp
+from funcgrad.scipy import special as fss
+
+RNG = np.random.default_rng(0)
+X = RNG.uniform(-3.0, 3.0, 6)
+POS = RNG.uniform(0.2, 4.0, 6)
+UNIT = RNG.uniform(0.05, 0.95, 6)
+
+# name -> arguments (float64 arrays); every case also runs in float32
+CASES = {
+    "erf": (X,),
+    "erfc": (X,),
+    "erfinv": (UNIT * 2 - 1,),
+    "expit": (X,),
+    "logit": (UNIT,),
+    "xlogy": (
+        np.array([0.0, 0.0, 1.5, -2.0, 3.0, 0.0]),
+        np.array([0.0, 2.0, 0.5, 3.0, 1.0, np.nan]),
+    ),
+    "xlog1py": (
+        np.array([0.0, 0.0, 1.5, -2.0, 3.0, 1.0]),
+        np.array([-1.0, 2.0, 0.5, 3.0, 1.0, -0.5]),
+    ),
+    "gammaln": (POS,),
+    "gamma": (np.array([0.5, 1.0, 3.5, -0.5, -1.5, -2.5]),),
+    "gammasgn": (np.array([0.5, 1.0, 3.5, -0.5, -1.5, -2.5]),),
+    "digamma": (POS,),
+    "betaln": (POS, POS[::-1]),
+    "beta": (POS, POS[::-1]),
+    "gammainc": (POS, POS[::-1]),
+    "gammaincc": (POS, POS[::-1]),
+    "betainc": (POS, POS[::-1], UNIT),
+    "ndtr": (X * 3,),
+    "ndtri": (UNIT,),
+    "log_ndtr": (np.array([-40.0, -21.0, -15.0, -3.0, 0.0, 2.0, 9.0, 30.0]),),
+    "entr": (np.array([-1.0, 0.0, 0.3, 1.0, 2.5, 0.01]),),
+    "rel_entr": (
+        np.array([0.0, 0.0, 0.5, 1.0, 2.0, -1.0]),
+        np.array([0.0, 1.0, 0.5, -1.0, 0.3, 1.0]),
+    ),
+    "kl_div": (
+        np.array([0.0, 0.0, 0.5, 1.0, 2.0, -1.0]),
+        np.array([0.0, 1.0, 0.5, -1.0, 0.3, 1.0]),
+    ),
+    "i0e": (X,),
+    "i1e": (X,),
+    "i0": (X,),
+    "i1": (X,),
+    "zeta": (POS + 1.1, POS),
+    "factorial": (np.array([-1.0, 0.0, 1.0, 4.0, 5.5, 10.0]),),
+}
+
+
+def _close(a, b, rtol):
+    a, b = np.asarray(a), np.asarray(b)
+    assert a.shape == b.shape
+    assert a.dtype == b.dtype, (a.dtype, b.dtype)
+    np.testing.assert_allclose(a, b, rtol=rtol, atol=rtol * 1e-3, equal_nan=True)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_values_match_jax(name, dtype):
+    args = [np.asarray(a, dtype) for a in CASES[name]]
+    if name in ("log_ndtr",) and dtype == np.float32:
+        args = [np.array([-20.0, -11.0, -3.0, 0.0, 2.0, 6.0], dtype)]
+    with np.errstate(all="ignore"):
+        want = getattr(jss, name)(*args)
+    got = getattr(fss, name)(*args)
+    _close(got, want, 1e-12 if dtype == np.float64 else 3e-5)
+
+
+def test_polygamma_and_multigammaln():
+    n = np.array([0, 1, 2, 3])
+    x = np.array([0.5, 1.5, 2.0, 4.0])
+    _close(fss.polygamma(n, x), jss.polygamma(n, x), 1e-12)
+    a = np.array([2.0, 3.5])
+    _close(fss.multigammaln(a, 3), jss.multigammaln(a, 3), 1e-12)
+
+
+def test_bernoulli_numbers_are_exact():
+    exact = [1, -1 / 2, 1 / 6, 0, -1 / 30, 0, 1 / 42, 0, -1 / 30, 0, 5 / 66, 0, -691 / 2730]
+    got = np.asarray(fss.bernoulli(12))
+    np.testing.assert_allclose(got, exact, rtol=1e-15)
+    np.testing.assert_allclose(got, ss.bernoulli(12), rtol=1e-10)
+
+
+def test_tails_match_scipy():
+    p = np.array([1e-300, 1e-50, 1e-12, 1e-7, 0.2, 0.5, 0.9, 1 - 1e-10, 0.0, 1.0])
+    np.testing.assert_allclose(np.asarray(fss.ndtri(p)), ss.ndtri(p), rtol=1e-12)
+    x = np.array([-1e3, -40.0, -20.5, -19.5, -5.0, 0.0, 7.9, 8.1, 40.0])
+    # the asymptotic series (3 terms, as JAX) and log(ndtr) near 1 limit the accuracy
+    np.testing.assert_allclose(np.asarray(fss.log_ndtr(x)), ss.log_ndtr(x), rtol=1e-10, atol=1e-16)
+    np.testing.assert_allclose(np.asarray(fss.log_ndtr(x)), jss.log_ndtr(x), rtol=1e-14)
+    assert np.isnan(np.asarray(fss.ndtri(np.array([-0.1, 1.1])))).all()
+
+
+def test_weak_types_and_integer_promotion():
+    got = fss.erf(1.0)
+    want = jss.erf(1.0)
+    assert got.dtype == want.dtype and got.weak_type == want.weak_type
+    got, want = fss.gammaln(np.array([1, 2, 3])), jss.gammaln(np.array([1, 2, 3]))
+    assert got.dtype == want.dtype
+    got, want = fss.xlogy(np.float32(2.0), 3.0), jss.xlogy(np.float32(2.0), 3.0)
+    assert got.dtype == want.dtype == np.float32
+
+
+# derivatives: funcgrad's against jax.grad at the points of CASES (first argument, and
+# every argument JAX differentiates)
+GRAD_CASES = [
+    ("erf", 0),
+    ("erfc", 0),
+    ("erfinv", 0),
+    ("expit", 0),
+    ("logit", 0),
+    ("xlogy", 0),
+    ("xlogy", 1),
+    ("xlog1py", 0),
+    ("xlog1py", 1),
+    ("gammaln", 0),
+    ("gamma", 0),
+    ("digamma", 0),
+    ("betaln", 0),
+    ("beta", 1),
+    ("gammainc", 0),
+    ("gammainc", 1),
+    ("gammaincc", 0),
+    ("gammaincc", 1),
+    ("betainc", 2),
+    ("ndtr", 0),
+    ("ndtri", 0),
+    ("log_ndtr", 0),
+    ("entr", 0),
+    ("rel_entr", 0),
+    ("rel_entr", 1),
+    ("kl_div", 1),
+    ("i0e", 0),
+    ("i1e", 0),
+    ("zeta", 1),
+]
+
+
+@pytest.mark.parametrize("name,argnum", GRAD_CASES, ids=[f"{n}-{i}" for n, i in GRAD_CASES])
+def test_grad_matches_jax(name, argnum):
+    args = [np.asarray(a) for a in CASES[name]]
+
+    def summed(mod, np_):
+        def f(z):
+            full = list(args)
+            full[argnum] = z
+            return np_.sum(getattr(mod, name)(*full))
+
+        return f
+
+    with np.errstate(all="ignore"):
+        want = jax.grad(summed(jss, jnp))(args[argnum])
+    got = fg.jit(fg.grad(summed(fss, fg.numpy)))(args[argnum])
+    np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-9, atol=1e-12)
+
+
+def test_special_points_derivatives():
+    # xlogy/xlog1py/entr: well-defined derivatives at x == 0, as JAX's custom rules
+    for f, y in ((fss.xlogy, 0.0), (fss.xlog1py, -1.0)):
+        jf = getattr(jss, f.__name__)
+        assert float(fg.grad(lambda x: f(x, y))(0.0)) == float(jax.grad(lambda x: jf(x, y))(0.0))
+    assert float(fg.grad(fss.i1e)(0.0)) == 0.5
+    # second derivatives: digamma through polygamma, log_ndtr through its rule
+    for f in ("digamma", "log_ndtr", "ndtri", "gammaln"):
+        x = 0.3 if f == "ndtri" else 1.7
+        got = fg.grad(fg.grad(getattr(fss, f)))(x)
+        want = jax.grad(jax.grad(getattr(jss, f)))(x)
+        np.testing.assert_allclose(float(got), float(want), rtol=1e-8)
+
+
+def test_vmap_and_jit():
+    a = POS[:, None] * np.ones((6, 3))
+    x = np.linspace(0.5, 3.0, 3)
+    got = fg.vmap(fss.gammainc, in_axes=(0, None))(a, x)
+    _close(got, jss.gammainc(a, x), 1e-12)
+    got = fg.vmap(fg.grad(lambda z: fss.betainc(2.0, 3.0, z)))(UNIT)
+    want = jax.vmap(jax.grad(lambda z: jss.betainc(2.0, 3.0, z)))(UNIT)
+    _close(got, want, 1e-10)
+    got = fg.jit(lambda v: fss.logsumexp(v, axis=0, b=np.array([1.0, -0.5, 2.0])))(X[:3])
+    _close(got, jss.logsumexp(X[:3], axis=0, b=np.array([1.0, -0.5, 2.0])), 1e-12)
+
+
+def test_softmax_family_defaults_to_all_axes():
+    x = RNG.standard_normal((2, 3))
+    _close(fss.softmax(x), jss.softmax(x), 1e-12)
+    _close(fss.log_softmax(x, axis=0), jss.log_softmax(x, axis=0), 1e-12)
+    v, s = fss.logsumexp(x, axis=1, b=-np.ones((2, 3)), return_sign=True, keepdims=True)
+    wv, ws = jss.logsumexp(x, axis=1, b=-np.ones((2, 3)), return_sign=True, keepdims=True)
+    _close(v, wv, 1e-12)
+    _close(s, ws, 0)
+
+
+@given(st.floats(-30.0, 30.0))
+def test_log_ndtr_consistent_with_ndtr(x):
+    want = float(jss.log_ndtr(x))
+    np.testing.assert_allclose(float(fss.log_ndtr(x)), want, rtol=1e-12, atol=1e-300)
+
+
+def test_errors():
+    with pytest.raises(ValueError, match="integer type"):
+        fss.polygamma(1.0, 2.0)
+    with pytest.raises(NotImplementedError, match="Riemann"):
+        fss.zeta(2.0)
+    with pytest.raises(NotImplementedError, match="exact=True"):
+        fss.factorial(3, exact=True)
+    with pytest.raises(ValueError, match="complex"):
+        fss.xlogy(1j, 2.0)
+    with pytest.raises(TypeError, match="not supported"):
+        fss.ndtr(np.array([1, 2]))
+    with pytest.raises(TypeError, match="series_order"):
+        fss.log_ndtr(1.0, series_order=1.5)
+
+
+def test_primitive_errors_and_non_differentiable_arguments():
+    with pytest.raises(TypeError, match=r"igamma.*one dtype"):
+        sp.igamma(np.float32(1.0), np.float64(2.0))
+    with pytest.raises(TypeError, match=r"betainc.*equal shapes"):
+        sp.betainc(np.ones(2), np.ones(3), np.ones(2))
+    with pytest.raises(TypeError, match="zeta requires a real floating dtype"):
+        sp.zeta(np.array([2, 3]), np.array([1, 1]))
+    # as jax.lax: no derivative in polygamma's m, zeta's x, betainc's a and b
+    with pytest.raises(ValueError, match="polygamma: differentiation"):
+        fg.jvp(lambda m: sp.polygamma(m, 2.0), (1.0,), (1.0,))
+    with pytest.raises(ValueError, match="betainc: differentiation"):
+        fg.jvp(lambda a: sp.betainc(a, 2.0, 0.5), (1.0,), (1.0,))
+    # igamma's derivative in a goes through igamma_grad_a
+    got = fg.grad(lambda a: sp.igamma(a, 1.5))(2.0)
+    want = jax.grad(lambda a: jax.lax.igamma(a, 1.5))(2.0)
+    np.testing.assert_allclose(float(got), float(want), rtol=1e-10)
