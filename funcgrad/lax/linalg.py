@@ -27,10 +27,12 @@ __all__ = [
 ]
 
 
-def _matrix(x: Any, name: str) -> Any:
+def _matrix(x: Any, name: str, square: bool = False) -> Any:
     x = as_array(x, name)
     if aval(x).ndim < 2:
         raise ValueError(f"{name}: expected a matrix (or a stack of them), got {fmt(x)}{here()}")
+    if square and aval(x).shape[-1] != aval(x).shape[-2]:
+        raise ValueError(f"{name}: expected square matrices, got {fmt(x)}{here()}")
     return x
 
 
@@ -48,7 +50,7 @@ def cholesky(x: Any, *, symmetrize_input: bool = True) -> Any:
     symmetric, as in JAX); otherwise only ``x``'s lower triangle is read. A matrix that
     is not positive definite gives NaNs, as in JAX.
     """
-    x = _matrix(x, "cholesky")
+    x = _matrix(x, "cholesky", square=True)
     if symmetrize_input:
         x = symmetrize(x)
     return decomp.cholesky(x)
@@ -64,7 +66,7 @@ def eigh(
 ) -> tuple[Any, Any]:
     """Eigendecomposition ``(v, w)`` of a Hermitian matrix: ascending eigenvalues ``w``,
     eigenvectors in ``v``'s columns. Derivatives assume distinct eigenvalues."""
-    x = _matrix(x, "eigh")
+    x = _matrix(x, "eigh", square=True)
     if not sort_eigenvalues or subset_by_index is not None:
         raise unsupported("lax.linalg.eigh with sort_eigenvalues=False or subset_by_index")
     if symmetrize_input:
