@@ -1,25 +1,53 @@
-"""Neural-network functions built from ``funcgrad.numpy`` (composites: no primitives of their
-own), with ``jax.nn``'s definitions and derivative conventions (e.g. ``relu'(0) = 0``).
+"""``funcgrad.nn``: ``jax.nn``'s activations, ``one_hot``, ``logsumexp``, softmaxes,
+``standardize``, ``dot_product_attention`` and ``funcgrad.nn.initializers``.
 
-    >>> import funcgrad.nn as fnn
+Everything here is a composite of ``funcgrad.numpy`` operations, so it is
+differentiable, batchable and compilable like any user function.
+
+    >>> import funcgrad.nn as fnn, funcgrad.numpy as fnp
     >>> fnn.relu(fnp.asarray([-1.0, 2.0])).tolist()
     [0.0, 2.0]
 """
 
-from __future__ import annotations
-
-import math
-from typing import Any
-
-import numpy as np
-
-from funcgrad import numpy as fnp
-from funcgrad.numpy._core import ArrayLike, here, index, normalize_axes, promote
-from funcgrad.primitives import elementwise as ew
-from funcgrad.primitives.calls import stop_gradient
+from funcgrad.nn import initializers
+from funcgrad.nn._activations import (
+    celu,
+    elu,
+    gelu,
+    glu,
+    hard_sigmoid,
+    hard_silu,
+    hard_swish,
+    hard_tanh,
+    identity,
+    leaky_relu,
+    log1mexp,
+    log_sigmoid,
+    log_softmax,
+    logmeanexp,
+    logsumexp,
+    mish,
+    one_hot,
+    relu,
+    relu6,
+    selu,
+    sigmoid,
+    silu,
+    soft_sign,
+    softmax,
+    softplus,
+    sparse_plus,
+    sparse_sigmoid,
+    squareplus,
+    standardize,
+    swish,
+    tanh,
+)
+from funcgrad.nn._attention import dot_product_attention
 
 __all__ = [
     "celu",
+    "dot_product_attention",
     "elu",
     "gelu",
     "glu",
@@ -27,9 +55,13 @@ __all__ = [
     "hard_silu",
     "hard_swish",
     "hard_tanh",
+    "identity",
+    "initializers",
     "leaky_relu",
+    "log1mexp",
     "log_sigmoid",
     "log_softmax",
+    "logmeanexp",
     "logsumexp",
     "mish",
     "one_hot",
@@ -41,225 +73,10 @@ __all__ = [
     "soft_sign",
     "softmax",
     "softplus",
+    "sparse_plus",
+    "sparse_sigmoid",
+    "squareplus",
     "standardize",
     "swish",
+    "tanh",
 ]
-
-
-def _float(name: str, x: ArrayLike) -> Any:
-    (x,) = promote(name, x, to="inexact")
-    return fnp.asarray(x)
-
-
-def relu(x: ArrayLike) -> Any:
-    """``max(x, 0)``, with derivative 0 at 0 (as ``jax.nn.relu``)."""
-    x = fnp.asarray(x)
-    return fnp.where(x <= 0, 0, x)
-
-
-def relu6(x: ArrayLike) -> Any:
-    """``min(max(x, 0), 6)``, with derivative 0 at both kinks."""
-    x = fnp.asarray(x)
-    return fnp.where(x <= 0, 0, fnp.where(x >= 6, 6.0, x))
-
-
-def sigmoid(x: ArrayLike) -> Any:
-    """Logistic sigmoid ``1 / (1 + exp(-x))`` (integers promote to float)."""
-    return fnp.asarray(ew.logistic(_float("sigmoid", x)))
-
-
-def log_sigmoid(x: ArrayLike) -> Any:
-    """``log(sigmoid(x))`` computed stably as ``-softplus(-x)``."""
-    return -softplus(-fnp.asarray(x))
-
-
-def softplus(x: ArrayLike) -> Any:
-    """``log(1 + exp(x))`` computed stably."""
-    return fnp.logaddexp(x, 0)
-
-
-def silu(x: ArrayLike) -> Any:
-    """``x * sigmoid(x)`` (a.k.a. swish)."""
-    x = fnp.asarray(x)
-    return x * sigmoid(x)
-
-
-swish = silu
-
-
-def mish(x: ArrayLike) -> Any:
-    """``x * tanh(softplus(x))``."""
-    x = fnp.asarray(x)
-    return x * fnp.tanh(softplus(x))
-
-
-def gelu(x: ArrayLike, approximate: bool = True) -> Any:
-    """Gaussian error linear unit (the tanh approximation by default, as ``jax.nn.gelu``)."""
-    x = _float("gelu", x)
-    dt = x.dtype
-    if approximate:
-        c = np.asarray(math.sqrt(2.0 / math.pi), dt)
-        cdf = 0.5 * (1.0 + fnp.tanh(c * (x + 0.044715 * (x**3))))
-        return x * cdf
-    # 0.5 x erfc(-x / sqrt 2), with erfc(z) = 1 - erf(z)
-    half = np.asarray(math.sqrt(0.5), dt)
-    return fnp.asarray(0.5 * x * (1 + ew.erf(x * half)), dt)
-
-
-def leaky_relu(x: ArrayLike, negative_slope: float = 0.01) -> Any:
-    """``x`` for ``x >= 0``, ``negative_slope * x`` otherwise."""
-    x = fnp.asarray(x)
-    return fnp.where(x >= 0, x, negative_slope * x)
-
-
-def elu(x: ArrayLike, alpha: float = 1.0) -> Any:
-    """``x`` for ``x > 0``, ``alpha * (exp(x) - 1)`` otherwise."""
-    x = fnp.asarray(x)
-    return fnp.where(x > 0, x, alpha * fnp.expm1(fnp.where(x > 0, 0.0, x)))
-
-
-def celu(x: ArrayLike, alpha: float = 1.0) -> Any:
-    """Continuously differentiable ELU."""
-    return fnp.maximum(x, 0.0) + alpha * fnp.expm1(fnp.minimum(x, 0.0) / alpha)
-
-
-def selu(x: ArrayLike) -> Any:
-    """Scaled ELU with the self-normalising constants."""
-    alpha = 1.6732632423543772848170429916717
-    scale = 1.0507009873554804934193349852946
-    return scale * elu(x, alpha)
-
-
-def hard_tanh(x: ArrayLike) -> Any:
-    """``x`` clipped to ``[-1, 1]``."""
-    x = fnp.asarray(x)
-    return fnp.where(x > 1, 1, fnp.where(x < -1, -1, x))
-
-
-def hard_sigmoid(x: ArrayLike) -> Any:
-    """``relu6(x + 3) / 6``."""
-    return relu6(fnp.asarray(x) + 3.0) / 6.0
-
-
-def hard_silu(x: ArrayLike) -> Any:
-    """``x * hard_sigmoid(x)``."""
-    x = fnp.asarray(x)
-    return x * hard_sigmoid(x)
-
-
-hard_swish = hard_silu
-
-
-def soft_sign(x: ArrayLike) -> Any:
-    """``x / (|x| + 1)``."""
-    x = fnp.asarray(x)
-    return x / (fnp.abs(x) + 1)
-
-
-def glu(x: ArrayLike, axis: int = -1) -> Any:
-    """Gated linear unit: the first half of ``axis`` times the sigmoid of the second."""
-    x = fnp.asarray(x)
-    n = x.shape[axis]
-    if n % 2:
-        raise ValueError(f"glu: axis {axis} of shape {x.shape} must have even size{here()}")
-    a, b = fnp.split(x, 2, axis=axis)
-    return a * sigmoid(b)
-
-
-def logsumexp(
-    a: ArrayLike,
-    axis: Any = None,
-    b: ArrayLike | None = None,
-    keepdims: bool = False,
-    return_sign: bool = False,
-    where: ArrayLike | None = None,
-) -> Any:
-    """``log(sum(b * exp(a)))`` along ``axis``, stable for large inputs
-    (``jax.nn.logsumexp``); ``return_sign`` also gives the sign of the sum."""
-    if where is not None:
-        a = fnp.where(where, a, 0)
-    if b is not None:
-        a, b = (fnp.asarray(v) for v in promote("logsumexp", a, b, to="inexact"))
-        a = fnp.where(b != 0, a, -np.inf)
-    else:
-        a = _float("logsumexp", a)
-    axes = normalize_axes(axis, a.ndim, "logsumexp")
-    amax = fnp.max(a, axis=axes, keepdims=True, where=where, initial=-np.inf)
-    amax = stop_gradient(fnp.where(fnp.isfinite(amax), amax, fnp.zeros_like(amax)))
-    e = fnp.exp(a - fnp.asarray(amax, a.dtype))
-    if b is not None:
-        e = e * b
-    s = fnp.sum(e, axis=axes, keepdims=True, where=where)
-    sign = fnp.sign(s)
-    out = fnp.log(fnp.abs(s)) + fnp.asarray(amax, s.dtype)
-    if not keepdims:
-        out = fnp.squeeze(out, axis=axes)
-        sign = fnp.squeeze(sign, axis=axes)
-    if return_sign:
-        return out, sign
-    if b is not None:
-        out = fnp.where(sign < 0, np.asarray(np.nan, out.dtype), out)
-    return out
-
-
-def log_softmax(x: ArrayLike, axis: Any = -1, where: ArrayLike | None = None) -> Any:
-    """``x - logsumexp(x)`` along ``axis``."""
-    x = fnp.asarray(x)
-    axes = normalize_axes(axis, x.ndim, "log_softmax")
-    x_max = fnp.max(x, axis=axes, where=where, initial=-np.inf, keepdims=True)
-    x_safe = x if where is None else fnp.where(where, x, -np.inf)
-    shifted = x_safe - stop_gradient(x_max)
-    lse = fnp.log(fnp.sum(fnp.exp(shifted), axis=axes, where=where, keepdims=True))
-    res = shifted - lse
-    return res if where is None else fnp.where(where, res, -np.inf)
-
-
-def softmax(x: ArrayLike, axis: Any = -1, where: ArrayLike | None = None) -> Any:
-    """``exp(x) / sum(exp(x))`` along ``axis``."""
-    x = fnp.asarray(x)
-    axes = normalize_axes(axis, x.ndim, "softmax")
-    x_max = fnp.max(x, axis=axes, where=where, initial=-np.inf, keepdims=True)
-    x_safe = x if where is None else fnp.where(where, x, -np.inf)
-    e = fnp.exp(x_safe - stop_gradient(x_max))
-    res = e / fnp.sum(e, axis=axes, where=where, keepdims=True)
-    return res if where is None else fnp.where(where, res, 0)
-
-
-def one_hot(x: ArrayLike, num_classes: int, *, dtype: Any = None, axis: int = -1) -> Any:
-    """One-hot encoding of integer labels (the default float dtype unless ``dtype``);
-    out-of-range labels give all-zero rows."""
-    num_classes = index(num_classes, "num_classes", "one_hot")
-    x = fnp.asarray(x)
-    dt = float if dtype is None else dtype
-    classes = fnp.arange(num_classes, dtype=x.dtype if x.dtype.kind in "iu" else None)
-    oh = fnp.asarray(fnp.expand_dims(x, -1) == classes, dt)
-    out_axis = axis % oh.ndim if -oh.ndim <= axis < oh.ndim else None
-    if out_axis is None:
-        raise ValueError(f"one_hot: axis {axis} out of range for {oh.ndim} dimensions{here()}")
-    return fnp.moveaxis(oh, -1, out_axis) if out_axis != oh.ndim - 1 else oh
-
-
-def standardize(
-    x: ArrayLike,
-    axis: Any = -1,
-    mean: ArrayLike | None = None,
-    variance: ArrayLike | None = None,
-    epsilon: float = 1e-5,
-    where: ArrayLike | None = None,
-    *,
-    algorithm: str = "fast",
-) -> Any:
-    """``(x - mean) / sqrt(variance + epsilon)`` along ``axis`` (``algorithm="stable"``
-    computes the variance as the mean of squared deviations)."""
-    x = fnp.asarray(x)
-    if mean is None:
-        mean = fnp.mean(x, axis=axis, keepdims=True, where=where)
-    if variance is None:
-        if algorithm == "stable":
-            variance = fnp.mean(fnp.square(x - mean), axis=axis, keepdims=True, where=where)
-        elif algorithm == "fast":
-            variance = fnp.mean(fnp.square(x), axis=axis, keepdims=True, where=where)
-            variance = fnp.clip(variance - fnp.square(mean), 0)
-        else:
-            raise ValueError(f"standardize: unknown algorithm {algorithm!r}{here()}")
-    return fnp.subtract(x, mean) * ew.rsqrt(fnp.asarray(variance + epsilon))
