@@ -54,7 +54,10 @@ def _bshape(x: Any) -> tuple[int, ...]:
 
 def _check_shape(name: str, shape: tuple[int, ...], *param_shapes: tuple[int, ...]) -> None:
     if param_shapes:
-        out = tuple(np.broadcast_shapes(shape, *param_shapes))
+        try:
+            out = tuple(np.broadcast_shapes(shape, *param_shapes))
+        except ValueError:
+            out = None
         if out != shape:
             raise ValueError(
                 f"{name} parameter shapes must be broadcast-compatible with shape argument, "
