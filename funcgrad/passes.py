@@ -8,20 +8,33 @@ from funcgrad.core.ir import Eqn, Literal, Program, Var, _hashable_param
 
 
 def dce(prog: Program, used_outputs: list[bool] | None = None) -> Program:
-    """Drop equations whose outputs are never used (every primitive is pure)."""
+    """Drop equations whose outputs are never used (primitives are pure, except those
+    marked ``effectful``, which are always kept)."""
     outvars = prog.outvars
     if used_outputs is not None:
         outvars = tuple(v for v, u in zip(outvars, used_outputs) if u)
     live: set[Var] = {v for v in outvars if isinstance(v, Var)}
     kept: list[Eqn] = []
     for e in reversed(prog.eqns):
-        if any(v in live for v in e.outvars):
+        if any(v in live for v in e.outvars) or has_effects(e):
             kept.append(e)
             live.update(a for a in e.inputs if isinstance(a, Var))
     kept.reverse()
     if len(kept) == len(prog.eqns) and outvars is prog.outvars:
         return prog
     return prog.replace(eqns=tuple(kept), outvars=outvars)
+
+
+def has_effects(e: Eqn) -> bool:
+    """Whether ``e`` is an ``effectful`` primitive or a call whose sub-programs hold one."""
+    if getattr(e.prim, "effectful", False):
+        return True
+    for p in e.params.values():
+        subs = p if isinstance(p, (tuple, list)) else (p,)
+        for q in subs:
+            if isinstance(q, Program) and any(has_effects(x) for x in q.eqns):
+                return True
+    return False
 
 
 def prune_constvars(prog: Program) -> Program:
@@ -49,7 +62,8 @@ def used_invars(prog: Program) -> list[bool]:
 
 
 def cse(prog: Program) -> Program:
-    """Merge equations that apply the same primitive to the same inputs with the same params."""
+    """Merge equations that apply the same primitive to the same inputs with the same params
+    (never two equations of an ``effectful`` primitive)."""
     subst: dict[Var, Var] = {}
     seen: dict[Any, tuple[Var, ...]] = {}
     eqns: list[Eqn] = []
@@ -69,6 +83,8 @@ def cse(prog: Program) -> Program:
             k = (e.prim.name, tuple(key_of(a) for a in ins), _hashable_param(e.params))
             hash(k)
         except TypeError:
+            k = None
+        if k is not None and has_effects(e):
             k = None
         if k is not None and k in seen:
             for v, w in zip(e.outvars, seen[k]):

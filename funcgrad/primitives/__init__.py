@@ -5,6 +5,7 @@ from funcgrad.primitives import (  # noqa: F401
     calls,
     conv,
     decomp,
+    effects,
     elementwise,
     fft,
     linalg,
