@@ -1,0 +1,263 @@
+"""``funcgrad.scipy.linalg`` against ``jax.scipy.linalg`` (and SciPy for ``expm``):
+values, dtypes, gradients in float64, ``vmap``, ``jit`` and errors."""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import jax.scipy.linalg as jsl
+import numpy as np
+import pytest
+import scipy.linalg
+
+import funcgrad as fg
+import funcgrad.numpy as fnp
+from funcgrad.scipy import linalg as fsl
+
+RNG = np.random.default_rng(99)
+
+
+def _rand(*shape, dtype="float64"):
+    x = RNG.standard_normal(shape)
+    if np.dtype(dtype).kind == "c":
+        x = x + 1j * RNG.standard_normal(shape)
+    return x.astype(dtype)
+
+
+def _spd(n, batch=(), dtype="float64"):
+    x = _rand(*batch, n, n, dtype=dtype)
+    return (x @ np.conj(np.swapaxes(x, -1, -2)) + n * np.eye(n)).astype(dtype)
+
+
+def _close(got, want, rtol=1e-8, atol=1e-8):
+    got, want = jax.tree_util.tree_leaves(got), jax.tree_util.tree_leaves(want)
+    assert len(got) == len(want)
+    for g, w in zip(got, want):
+        g, w = np.asarray(g), np.asarray(w)
+        assert g.shape == w.shape and g.dtype == w.dtype, (g.shape, w.shape, g.dtype, w.dtype)
+        np.testing.assert_allclose(g, w, rtol=rtol, atol=atol)
+
+
+A = _rand(3, 3)
+B = _rand(3, 2)
+SPD = _spd(3)
+TRI = np.triu(A) + 3 * np.eye(3)
+
+
+def _pair(name, *args, **kw):
+    """``funcgrad.scipy.linalg.name`` compiled vs ``jax.scipy.linalg.name``."""
+    got = fg.jit(lambda *a: getattr(fsl, name)(*a, **kw))(*args)
+    want = jax.jit(lambda *a: getattr(jsl, name)(*a, **kw))(*args)
+    return got, want
+
+
+VALUE_CASES = [
+    ("cholesky", (SPD,), {}),
+    ("cholesky", (SPD,), {"lower": True}),
+    ("cholesky", (_spd(3, dtype="complex128"),), {}),
+    ("cho_factor", (SPD,), {"lower": True}),
+    ("solve_triangular", (TRI, B), {}),
+    ("solve_triangular", (TRI.T, B[:, 0]), {"lower": True, "trans": "T"}),
+    ("solve_triangular", (TRI, B), {"trans": 2, "unit_diagonal": True}),
+    ("solve_triangular", (TRI.astype("complex128") + 1j * np.triu(A), B), {"trans": "C"}),
+    ("lu", (_rand(3, 4),), {}),
+    ("lu", (_rand(4, 3),), {"permute_l": True}),
+    ("lu_factor", (A,), {}),
+    ("solve", (A, B), {}),
+    ("solve", (SPD, B[:, 0]), {"assume_a": "pos"}),
+    ("solve", (SPD, B), {"assume_a": "pos", "lower": True}),
+    ("inv", (A,), {}),
+    ("det", (A,), {}),
+    ("qr", (_rand(4, 3),), {}),
+    ("qr", (_rand(4, 3),), {"mode": "economic"}),
+    ("qr", (_rand(3, 4),), {"mode": "r"}),
+    ("svd", (_rand(4, 3),), {}),
+    ("svd", (_rand(3, 4),), {"compute_uv": False}),
+    ("eigh", (SPD,), {}),
+    ("eigh", (SPD,), {"lower": False, "eigvals_only": True}),
+]
+
+
+@pytest.mark.parametrize("name,args,kw", VALUE_CASES, ids=[c[0] for c in VALUE_CASES])
+def test_values_match_jax(name, args, kw):
+    _close(*_pair(name, *args, **kw))
+
+
+@pytest.mark.parametrize("lower", [False, True])
+def test_cho_solve(lower):
+    c = fsl.cho_factor(SPD, lower=lower)
+    assert c[1] is lower
+    got = fg.jit(lambda c, b: fsl.cho_solve((c, lower), b))(c[0], B)
+    _close(got, jsl.cho_solve(jsl.cho_factor(SPD, lower=lower), B))
+    np.testing.assert_allclose(SPD @ np.asarray(got), B, atol=1e-10)
+
+
+@pytest.mark.parametrize("trans", [0, 1, 2])
+def test_lu_solve(trans):
+    a = _rand(3, 3, dtype="complex128")
+    b = _rand(3, dtype="complex128")
+    got = fg.jit(lambda a, b: fsl.lu_solve(fsl.lu_factor(a), b, trans=trans))(a, b)
+    _close(got, jsl.lu_solve(jsl.lu_factor(a), b, trans=trans))
+
+
+def test_lu_reconstructs_batched():
+    a = _rand(2, 4, 3)
+    p, lo, up = fsl.lu(a)
+    np.testing.assert_allclose(np.asarray(p) @ np.asarray(lo) @ np.asarray(up), a, atol=1e-12)
+    _close((p, lo, up), jax.vmap(jsl.lu)(a))
+
+
+# --------------------------------------------------------------------------- expm
+
+
+@pytest.mark.parametrize("scale", [0.0, 0.05, 1.0, 8.0, 60.0])
+def test_expm_matches_scipy(scale):
+    a = scale * _rand(4, 4)
+    got = _EXPM(a)
+    np.testing.assert_allclose(np.asarray(got), scipy.linalg.expm(a), rtol=1e-11, atol=1e-12)
+
+
+_EXPM = fg.jit(fsl.expm)
+
+
+def test_expm_variants():
+    a = _rand(2, 3, 3)
+    _close(fg.jit(fg.vmap(fsl.expm))(a), jax.vmap(jsl.expm)(a), rtol=1e-10)
+    t = np.triu(_rand(3, 3))
+    _close(
+        fg.jit(lambda x: fsl.expm(x, upper_triangular=True))(t), jsl.expm(t, upper_triangular=True)
+    )
+    c = _rand(3, 3, dtype="complex128")
+    np.testing.assert_allclose(np.asarray(fg.jit(fsl.expm)(c)), scipy.linalg.expm(c), rtol=1e-11)
+    f32 = _EXPM(np.eye(2, dtype=np.float32))
+    assert f32.dtype == np.float32
+    np.testing.assert_allclose(f32, np.e * np.eye(2), rtol=1e-6)
+    # more squarings than allowed: NaNs, as in JAX
+    big = fg.jit(lambda x: fsl.expm(x, max_squarings=4))(1e6 * np.eye(2))
+    assert np.isnan(np.asarray(big)).all()
+    assert np.isnan(np.asarray(jsl.expm(1e6 * np.eye(2), max_squarings=4))).all()
+
+
+@pytest.mark.parametrize("scale", [0.3, 7.0])
+def test_expm_grad_matches_jax(scale):
+    a = scale * _rand(3, 3)
+    w = _rand(3, 3)
+    got = fg.jit(fg.grad(lambda x: fnp.sum(fsl.expm(x) * w)))(a)
+    want = jax.grad(lambda x: jnp.sum(jsl.expm(x) * w))(a)
+    _close(got, want, rtol=1e-7, atol=1e-9)
+
+
+def test_block_diag():
+    args = (_rand(2, 2), np.ones(3, np.float32), 5.0, np.ones((2, 1), np.int32))
+    _close(fsl.block_diag(*args), jsl.block_diag(*args))
+    _close(fsl.block_diag(np.ones((1, 1), np.float32)), jsl.block_diag(np.ones((1, 1), np.float32)))
+
+
+# --------------------------------------------------------------------------- gradients
+
+GRAD_CASES = [
+    ("cholesky_upper", lambda m: lambda a: m.cholesky(a), (SPD,)),
+    ("cho_solve", lambda m: lambda a, b: m.cho_solve(m.cho_factor(a, lower=True), b), (SPD, B)),
+    ("solve_pos", lambda m: lambda a, b: m.solve(a, b, assume_a="pos"), (SPD, B)),
+    ("solve_triangular", lambda m: lambda a, b: m.solve_triangular(a, b, trans=1), (TRI, B)),
+    ("lu", lambda m: lambda a: m.lu(a), (_rand(3, 4),)),
+    ("lu_solve", lambda m: lambda a, b: m.lu_solve(m.lu_factor(a), b), (A, B)),
+    ("det", lambda m: m.det, (A,)),
+    ("qr", lambda m: lambda a: m.qr(a, mode="economic"), (_rand(4, 3),)),
+    ("eigvals", lambda m: lambda a: m.eigh(a, eigvals_only=True), (SPD,)),
+]
+
+
+def _scalar(mod, outs):
+    leaves = outs if isinstance(outs, (tuple, list)) else (outs,)
+    total = 0.0
+    for i, o in enumerate(leaves):
+        w = np.random.default_rng(i).standard_normal(o.shape)
+        total = total + mod.sum(o * w)
+    return total
+
+
+@pytest.mark.parametrize("name,make,args", GRAD_CASES, ids=[c[0] for c in GRAD_CASES])
+def test_grad_matches_jax(name, make, args):
+    nums = tuple(range(len(args)))
+    f_fg, f_jax = make(fsl), make(jsl)
+    got = fg.jit(fg.grad(lambda *a: _scalar(fnp, f_fg(*a)), argnums=nums))(*args)
+    want = jax.jit(jax.grad(lambda *a: _scalar(jnp, f_jax(*a)), argnums=nums))(*args)
+    if name in _ONE_TRIANGLE:
+        # the factorisation reads one triangle of ``a``: funcgrad's gradient is the true
+        # one (on that triangle, as finite differences give it), JAX's spreads it over
+        # both; they agree on every symmetric direction, i.e. after symmetrising
+        got = (_sym(got[0]), *got[1:])
+        want = (_sym(want[0]), *want[1:])
+    _close(got, want, rtol=1e-6, atol=1e-9)
+
+
+_ONE_TRIANGLE = {"cholesky_upper", "cho_solve"}
+
+
+def _sym(g):
+    g = np.asarray(g)
+    return (g + g.T) / 2
+
+
+def test_cholesky_grad_is_the_true_derivative():
+    """Finite differences along a non-symmetric direction: only the read triangle counts."""
+    d = _rand(3, 3)
+    eps = 1e-6
+    for lower in (False, True):
+        f = lambda a: fsl.cholesky(a, lower=lower)
+        _, t = fg.jvp(f, (SPD,), (d,))
+        fd = (np.asarray(f(SPD + eps * d)) - np.asarray(f(SPD - eps * d))) / (2 * eps)
+        np.testing.assert_allclose(np.asarray(t), fd, atol=1e-6)
+
+
+def test_gp_style_hyperparameter_grad_matches_jax():
+    """A kernel matrix built from a parameter: both gradients agree (symmetric dK)."""
+    x = np.linspace(0.0, 1.0, 5)
+    y = np.sin(3 * x)
+
+    def nll(m, sl):
+        def f(log_ell):
+            k = m.exp(-((x[:, None] - x[None, :]) ** 2) / m.exp(2 * log_ell)) + 0.1 * np.eye(5)
+            c = sl.cho_factor(k, lower=True)
+            alpha = sl.cho_solve(c, y)
+            return 0.5 * y @ alpha + m.sum(m.log(m.diagonal(c[0])))
+
+        return f
+
+    got = fg.jit(fg.value_and_grad(nll(fnp, fsl)))(0.3)
+    want = jax.value_and_grad(nll(jnp, jsl))(0.3)
+    np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-9)
+
+
+def test_vmap_and_eager():
+    a = _spd(3, (4,))
+    b = _rand(4, 3)
+    got = fg.vmap(lambda a, b: fsl.cho_solve(fsl.cho_factor(a), b))(a, b)
+    _close(got, jax.vmap(lambda a, b: jsl.cho_solve(jsl.cho_factor(a), b))(a, b))
+    got = fg.vmap(fsl.solve_triangular, (None, 0))(TRI, b)
+    _close(got, jax.vmap(jsl.solve_triangular, (None, 0))(TRI, b))
+    # eager calls give the compiled results
+    _close(fsl.solve(SPD, B, assume_a="pos"), jsl.solve(SPD, B, assume_a="pos"))
+
+
+# --------------------------------------------------------------------------- errors
+
+
+def test_errors():
+    with pytest.raises(ValueError, match=r"cholesky.*2,3"):
+        fsl.cholesky(_rand(2, 3))
+    with pytest.raises(ValueError, match="trans"):
+        fsl.solve_triangular(TRI, B, trans=3)
+    with pytest.raises(ValueError, match="solve_triangular"):
+        fsl.solve_triangular(TRI, _rand(4, 2))
+    with pytest.raises(ValueError, match="mode"):
+        fsl.qr(A, mode="complete")
+    with pytest.raises(NotImplementedError, match="b=None"):
+        fsl.eigh(SPD, SPD)
+    with pytest.raises(ValueError, match="expm"):
+        fsl.expm(_rand(2, 3))
+    with pytest.raises(ValueError, match="block_diag"):
+        fsl.block_diag(_rand(2, 2, 2))
+    with pytest.raises(ValueError, match="lu_solve"):
+        fsl.lu_solve(fsl.lu_factor(A), B, trans=5)
