@@ -62,6 +62,25 @@ from funcgrad.numpy._linalg import (  # noqa: F401
     vdot,
     vecdot,
 )
+from funcgrad.numpy._numeric import (  # noqa: F401
+    convolve,
+    correlate,
+    diff,
+    ediff1d,
+    gradient,
+    interp,
+    poly,
+    polyadd,
+    polyder,
+    polydiv,
+    polyint,
+    polymul,
+    polysub,
+    polyval,
+    trapezoid,
+    unwrap,
+    vander,
+)
 from funcgrad.numpy._reductions import (  # noqa: F401
     all,
     amax,
@@ -85,6 +104,24 @@ from funcgrad.numpy._reductions import (  # noqa: F401
     std,
     sum,
     var,
+)
+from funcgrad.numpy._setops import (  # noqa: F401
+    argwhere,
+    bincount,
+    digitize,
+    flatnonzero,
+    intersect1d,
+    isin,
+    nonzero,
+    searchsorted,
+    setdiff1d,
+    setxor1d,
+    union1d,
+    unique,
+    unique_all,
+    unique_counts,
+    unique_inverse,
+    unique_values,
 )
 from funcgrad.numpy._shape import (  # noqa: F401
     append,
@@ -127,6 +164,28 @@ from funcgrad.numpy._shape import (  # noqa: F401
     vstack,
 )
 from funcgrad.numpy._sorting import argsort, median, msort, sort  # noqa: F401
+from funcgrad.numpy._statistics import (  # noqa: F401
+    corrcoef,
+    cov,
+    histogram,
+    histogram2d,
+    histogram_bin_edges,
+    histogramdd,
+    nanargmax,
+    nanargmin,
+    nancumprod,
+    nancumsum,
+    nanmax,
+    nanmedian,
+    nanmin,
+    nanpercentile,
+    nanprod,
+    nanquantile,
+    nanstd,
+    nanvar,
+    percentile,
+    quantile,
+)
 from funcgrad.numpy._ufuncs import (  # noqa: F401
     abs,
     absolute,

@@ -664,18 +664,30 @@ def _int_power(x: Any, y: Any) -> Any:
 # --------------------------------------------------------------------------- where, clip, ...
 
 
-def where(condition: ArrayLike, x: ArrayLike | None = None, y: ArrayLike | None = None, /) -> Any:
-    """``x`` where ``condition`` else ``y``, broadcast together (three-argument form only)."""
+def where(
+    condition: ArrayLike,
+    x: ArrayLike | None = None,
+    y: ArrayLike | None = None,
+    /,
+    *,
+    size: int | None = None,
+    fill_value: Any = None,
+) -> Any:
+    """``x`` where ``condition`` else ``y``, broadcast together; with ``condition`` alone,
+    ``nonzero(condition, size=size, fill_value=fill_value)``."""
     if x is None or y is None:
         if x is None and y is None:
-            raise unsupported(
-                "where(condition) with one argument (its output shape depends on the values); "
-                "use the three-argument form"
-            )
+            from funcgrad.numpy._setops import where_one
+
+            return where_one(condition, size, fill_value)
         pos = 1 if x is None else 2
         raise TypeError(
             f"where requires array or scalar arguments, got None at position {pos} "
             f"(either both or neither of x and y must be given){here()}"
+        )
+    if size is not None or fill_value is not None:
+        raise ValueError(
+            "size and fill_value arguments cannot be used in three-term where function."
         )
     c = _as_bool(condition, "where")
     x, y = promote("where", x, y)

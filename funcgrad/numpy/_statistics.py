@@ -1,0 +1,587 @@
+"""Statistics: NaN-ignoring reductions, quantiles, ``cov``/``corrcoef`` and histograms.
+
+All are composites of funcgrad.numpy operations (reductions, ``sort``, gathers,
+``scatter_add``), so they differentiate and batch through those primitives' rules.
+Quantiles sort the reduced axes into one trailing axis (NaNs sort last) and gather the
+two order statistics around ``q * (n - 1)``.
+"""
+
+from __future__ import annotations
+
+import builtins
+import operator
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from funcgrad.core import dtypes
+from funcgrad.numpy._core import (
+    ArrayLike,
+    as_array,
+    aval,
+    convert,
+    here,
+    normalize_axes,
+    normalize_axis,
+    out,
+    unsupported,
+)
+
+
+def _fnp() -> Any:
+    import funcgrad.numpy as fnp
+
+    return fnp
+
+
+def _no_out(name: str, o: Any) -> None:
+    if o is not None:
+        raise unsupported(f"{name}(..., out=...)")
+
+
+# --------------------------------------------------------------------------- NaN reductions
+
+
+def _nan_fill(a: Any, fill: Any) -> Any:
+    fnp = _fnp()
+    if not dtypes.is_inexact(aval(a).dtype):
+        return a
+    return fnp.where(fnp.isnan(a), fill, a)
+
+
+def nanprod(
+    a: ArrayLike,
+    axis: Any = None,
+    dtype: Any = None,
+    out: Any = None,
+    keepdims: bool = False,
+    initial: ArrayLike | None = None,
+    where: ArrayLike | None = None,
+) -> Any:
+    """Product treating NaNs as one."""
+    _no_out("nanprod", out)
+    a = as_array(a, "nanprod")
+    kw = {} if initial is None else {"initial": initial}
+    if where is not None:
+        kw["where"] = where
+    return _fnp().prod(_nan_fill(a, 1), axis=axis, dtype=dtype, keepdims=keepdims, **kw)
+
+
+def _nan_minmax(name: str, a: ArrayLike, axis: Any, keepdims: bool, initial: Any, where: Any):
+    fnp = _fnp()
+    a = as_array(a, name)
+    red = fnp.max if name == "nanmax" else fnp.min
+    kw: dict = {}
+    if initial is not None:
+        kw["initial"] = initial
+    if where is not None:
+        kw["where"] = where
+    if not dtypes.is_inexact(aval(a).dtype):
+        return red(a, axis=axis, keepdims=keepdims, **kw)
+    nan = fnp.isnan(a)
+    res = red(
+        fnp.where(nan, -np.inf if name == "nanmax" else np.inf, a), axis, keepdims=keepdims, **kw
+    )
+    allnan = fnp.all(
+        nan, axis=axis, keepdims=keepdims, **({} if where is None else {"where": where})
+    )
+    if initial is not None:
+        return res
+    return out(fnp.where(allnan, np.nan, res))
+
+
+def nanmax(
+    a: ArrayLike,
+    axis: Any = None,
+    out: Any = None,
+    keepdims: bool = False,
+    initial: ArrayLike | None = None,
+    where: ArrayLike | None = None,
+) -> Any:
+    """Maximum ignoring NaNs (NaN for an all-NaN slice)."""
+    _no_out("nanmax", out)
+    return _nan_minmax("nanmax", a, axis, keepdims, initial, where)
+
+
+def nanmin(
+    a: ArrayLike,
+    axis: Any = None,
+    out: Any = None,
+    keepdims: bool = False,
+    initial: ArrayLike | None = None,
+    where: ArrayLike | None = None,
+) -> Any:
+    """Minimum ignoring NaNs (NaN for an all-NaN slice)."""
+    _no_out("nanmin", out)
+    return _nan_minmax("nanmin", a, axis, keepdims, initial, where)
+
+
+def _nan_arg(name: str, a: ArrayLike, axis: Any, keepdims: Any) -> Any:
+    fnp = _fnp()
+    a = as_array(a, name)
+    red = fnp.argmax if name == "nanargmax" else fnp.argmin
+    kw = {} if keepdims is None else {"keepdims": keepdims}
+    if not dtypes.is_inexact(aval(a).dtype):
+        return red(a, axis=axis, **kw)
+    nan = fnp.isnan(a)
+    res = red(fnp.where(nan, -np.inf if name == "nanargmax" else np.inf, a), axis=axis, **kw)
+    allnan = fnp.all(nan, axis=axis, keepdims=bool(keepdims))
+    return out(fnp.where(allnan, -1, res))
+
+
+def nanargmax(
+    a: ArrayLike, axis: int | None = None, out: Any = None, keepdims: bool | None = None
+) -> Any:
+    """Index of the maximum ignoring NaNs (-1 for an all-NaN slice)."""
+    _no_out("nanargmax", out)
+    return _nan_arg("nanargmax", a, axis, keepdims)
+
+
+def nanargmin(
+    a: ArrayLike, axis: int | None = None, out: Any = None, keepdims: bool | None = None
+) -> Any:
+    """Index of the minimum ignoring NaNs (-1 for an all-NaN slice)."""
+    _no_out("nanargmin", out)
+    return _nan_arg("nanargmin", a, axis, keepdims)
+
+
+def nanvar(
+    a: ArrayLike,
+    axis: Any = None,
+    dtype: Any = None,
+    out: Any = None,
+    ddof: int = 0,
+    keepdims: bool = False,
+    where: ArrayLike | None = None,
+) -> Any:
+    """Variance ignoring NaNs."""
+    _no_out("nanvar", out)
+    fnp = _fnp()
+    a = as_array(a, "nanvar")
+    keep = fnp.logical_not(fnp.isnan(a))
+    if where is not None:
+        keep = fnp.logical_and(keep, where)
+    return fnp.var(a, axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims, where=keep)
+
+
+def nanstd(
+    a: ArrayLike,
+    axis: Any = None,
+    dtype: Any = None,
+    out: Any = None,
+    ddof: int = 0,
+    keepdims: bool = False,
+    where: ArrayLike | None = None,
+) -> Any:
+    """Standard deviation ignoring NaNs."""
+    return _fnp().sqrt(nanvar(a, axis, dtype, out, ddof, keepdims, where))
+
+
+def nancumsum(a: ArrayLike, axis: int | None = None, dtype: Any = None, out: Any = None) -> Any:
+    """Cumulative sum treating NaNs as zero."""
+    _no_out("nancumsum", out)
+    return _fnp().cumsum(_nan_fill(as_array(a, "nancumsum"), 0), axis=axis, dtype=dtype)
+
+
+def nancumprod(a: ArrayLike, axis: int | None = None, dtype: Any = None, out: Any = None) -> Any:
+    """Cumulative product treating NaNs as one."""
+    _no_out("nancumprod", out)
+    return _fnp().cumprod(_nan_fill(as_array(a, "nancumprod"), 1), axis=axis, dtype=dtype)
+
+
+# --------------------------------------------------------------------------- quantiles
+
+_METHODS = ("linear", "lower", "higher", "midpoint", "nearest")
+
+
+def _quantile(
+    name: str,
+    a: ArrayLike,
+    q: ArrayLike,
+    axis: Any,
+    method: str,
+    keepdims: bool,
+    squash_nans: bool,
+) -> Any:
+    fnp = _fnp()
+    if method not in _METHODS:
+        raise ValueError(
+            f"{name}: method can only be {', '.join(map(repr, _METHODS))}, got {method!r}"
+        )
+    a = as_array(a, name)
+    if dtypes.kind(aval(a).dtype) == 3:
+        raise ValueError(f"{name} does not support complex input{here()}")
+    q = as_array(q, name)
+    if aval(q).ndim > 1:
+        raise ValueError(f"q must be have rank <= 1, got shape {aval(q).shape}")
+    a_dt = dtypes.to_inexact(aval(a).dtype)
+    dt, weak = dtypes.result_type((a_dt, aval(a).weak_type), (aval(q).dtype, aval(q).weak_type))
+    dt = dtypes.to_inexact(dt)
+    a, q = convert(a, dt, weak), convert(q, dt, weak)
+    shape = aval(a).shape
+    axes = normalize_axes(axis, len(shape), name)
+    rest = [d for d in range(len(shape)) if d not in axes]
+    n = int(np.prod([shape[d] for d in axes], dtype=np.int64))
+    y = fnp.reshape(fnp.transpose(a, (*rest, *axes)), (*[shape[d] for d in rest], n))
+    s = fnp.sort(y, axis=-1)
+    nan = fnp.isnan(y)
+    if squash_nans:
+        count = fnp.sum(fnp.logical_not(nan), axis=-1, keepdims=True, dtype=dt)
+    else:
+        count = fnp.full((*aval(y).shape[:-1], 1), n, dt)
+    qs = fnp.reshape(q, (-1,))  # (Q,)
+    pos = qs * (count - 1)  # (*rest, Q)
+    lo = fnp.clip(fnp.floor(pos), 0, fnp.maximum(count - 1, 0))
+    hi = fnp.clip(fnp.ceil(pos), 0, fnp.maximum(count - 1, 0))
+    ilo, ihi = convert(lo, dtypes.default_dtype(1)), convert(hi, dtypes.default_dtype(1))
+    vlo = fnp.take_along_axis(s, ilo, axis=-1)
+    vhi = fnp.take_along_axis(s, ihi, axis=-1)
+    frac = pos - lo
+    if method == "linear":
+        res = vlo * (1 - frac) + vhi * frac
+    elif method == "lower":
+        res = vlo
+    elif method == "higher":
+        res = vhi
+    elif method == "midpoint":
+        res = (vlo + vhi) * 0.5
+    else:  # nearest: ties go to the lower neighbour, as jnp
+        res = fnp.where(frac <= 0.5, vlo, vhi)
+    if squash_nans:
+        res = fnp.where(fnp.equal(count, 0), np.nan, res)
+    else:
+        res = fnp.where(fnp.any(nan, axis=-1, keepdims=True), np.nan, res)
+    res = fnp.moveaxis(res, -1, 0)  # (Q, *rest)
+    if keepdims:
+        kept = tuple(1 if d in axes else k for d, k in enumerate(shape))
+        res = fnp.reshape(res, (aval(res).shape[0], *kept))
+    if aval(q).ndim == 0:
+        res = res[0]
+    return out(convert(res, dt, weak))
+
+
+def quantile(
+    a: ArrayLike,
+    q: ArrayLike,
+    axis: int | tuple[int, ...] | None = None,
+    out: Any = None,
+    overwrite_input: bool = False,
+    method: str = "linear",
+    keepdims: bool = False,
+    *,
+    interpolation: Any = None,
+) -> Any:
+    """The ``q``-th quantiles (``q`` in [0, 1], scalar or 1-D) over ``axis``."""
+    _no_out("quantile", out)
+    if interpolation is not None:
+        raise TypeError("quantile() argument interpolation was removed; use method instead.")
+    return _quantile("quantile", a, q, axis, method, keepdims, False)
+
+
+def nanquantile(
+    a: ArrayLike,
+    q: ArrayLike,
+    axis: int | tuple[int, ...] | None = None,
+    out: Any = None,
+    overwrite_input: bool = False,
+    method: str = "linear",
+    keepdims: bool = False,
+    *,
+    interpolation: Any = None,
+) -> Any:
+    """:func:`quantile` ignoring NaNs."""
+    _no_out("nanquantile", out)
+    if interpolation is not None:
+        raise TypeError("nanquantile() argument interpolation was removed; use method instead.")
+    return _quantile("nanquantile", a, q, axis, method, keepdims, True)
+
+
+def percentile(
+    a: ArrayLike,
+    q: ArrayLike,
+    axis: int | tuple[int, ...] | None = None,
+    out: Any = None,
+    overwrite_input: bool = False,
+    method: str = "linear",
+    keepdims: bool = False,
+    *,
+    interpolation: Any = None,
+) -> Any:
+    """The ``q``-th percentiles (``q`` in [0, 100])."""
+    _no_out("percentile", out)
+    if interpolation is not None:
+        raise TypeError("percentile() argument interpolation was removed; use method instead.")
+    q = _fnp().true_divide(q, 100.0)
+    return _quantile("percentile", a, q, axis, method, keepdims, False)
+
+
+def nanpercentile(
+    a: ArrayLike,
+    q: ArrayLike,
+    axis: int | tuple[int, ...] | None = None,
+    out: Any = None,
+    overwrite_input: bool = False,
+    method: str = "linear",
+    keepdims: bool = False,
+    *,
+    interpolation: Any = None,
+) -> Any:
+    """:func:`percentile` ignoring NaNs."""
+    _no_out("nanpercentile", out)
+    if interpolation is not None:
+        raise TypeError("nanpercentile() argument interpolation was removed; use method instead.")
+    q = _fnp().true_divide(q, 100.0)
+    return _quantile("nanpercentile", a, q, axis, method, keepdims, True)
+
+
+def nanmedian(
+    a: ArrayLike,
+    axis: int | tuple[int, ...] | None = None,
+    out: Any = None,
+    overwrite_input: bool = False,
+    keepdims: bool = False,
+) -> Any:
+    """Median ignoring NaNs."""
+    _no_out("nanmedian", out)
+    return _quantile("nanmedian", a, 0.5, axis, "linear", keepdims, True)
+
+
+# --------------------------------------------------------------------------- cov, corrcoef
+
+
+def cov(
+    m: ArrayLike,
+    y: ArrayLike | None = None,
+    rowvar: bool = True,
+    bias: bool = False,
+    ddof: int | None = None,
+    fweights: ArrayLike | None = None,
+    aweights: ArrayLike | None = None,
+) -> Any:
+    """Covariance matrix of the variables in the rows (``rowvar``) or columns of ``m``
+    (and ``y``), with optional frequency and analytic weights."""
+    fnp = _fnp()
+    m = as_array(m, "cov")
+    if aval(m).ndim > 2:
+        raise ValueError(f"m has more than 2 dimensions{here()}")
+    x = fnp.atleast_2d(fnp.asarray(m))
+    x = fnp.asarray(x, dtype=dtypes.to_inexact(aval(x).dtype))
+    if not rowvar and aval(x).shape[0] != 1:
+        x = x.T
+    if aval(x).shape[0] == 0:
+        return out(fnp.zeros((0, 0), aval(x).dtype))
+    if y is not None:
+        yy = fnp.atleast_2d(fnp.asarray(y))
+        if aval(yy).ndim > 2:
+            raise ValueError(f"y has more than 2 dimensions{here()}")
+        if not rowvar and aval(yy).shape[0] != 1:
+            yy = yy.T
+        x = fnp.concatenate([x, fnp.asarray(yy, dtype=aval(x).dtype)], axis=0)
+    if ddof is None:
+        ddof = 0 if bias else 1
+    nobs = aval(x).shape[1]
+    w = None
+    if fweights is not None:
+        f = fnp.asarray(fweights)
+        if aval(f).ndim > 1:
+            raise RuntimeError("cannot handle multidimensional fweights")
+        if aval(f).shape[0] != nobs:
+            raise RuntimeError("incompatible numbers of samples and fweights")
+        if dtypes.kind(aval(f).dtype) != 1:
+            raise TypeError("fweights must be integer.")
+        w = f
+    if aweights is not None:
+        aw = fnp.asarray(aweights)
+        if aval(aw).ndim > 1:
+            raise RuntimeError("cannot handle multidimensional aweights")
+        if aval(aw).shape[0] != nobs:
+            raise RuntimeError("incompatible numbers of samples and aweights")
+        w = aw if w is None else w * aw
+    if w is None:
+        avg = fnp.mean(x, axis=1)
+        fact = nobs - ddof
+        x = x - avg[:, None]
+        c = fnp.dot(x, fnp.conj(x).T) / fact
+    else:
+        w = fnp.asarray(w, dtype=aval(x).dtype)
+        wsum = fnp.sum(w)
+        avg = fnp.sum(x * w, axis=1) / wsum
+        if ddof == 0:
+            fact = wsum
+        elif aweights is None:
+            fact = wsum - ddof
+        else:
+            fact = wsum - ddof * fnp.sum(w * fnp.asarray(aweights, dtype=aval(x).dtype)) / wsum
+        x = x - avg[:, None]
+        c = fnp.dot(x * w, fnp.conj(x).T) / fact
+    return out(fnp.squeeze(c))
+
+
+def corrcoef(x: ArrayLike, y: ArrayLike | None = None, rowvar: bool = True) -> Any:
+    """Pearson correlation coefficients (``cov`` normalised by the standard deviations)."""
+    fnp = _fnp()
+    c = cov(x, y, rowvar)
+    if aval(c).ndim == 0:
+        return out(c / c)
+    d = fnp.real(fnp.diagonal(c)) if dtypes.kind(aval(c).dtype) == 3 else fnp.diagonal(c)
+    sd = fnp.sqrt(d)
+    c = c / sd[:, None] / sd[None, :]
+    if dtypes.kind(aval(c).dtype) == 3:
+        return out(fnp.clip(fnp.real(c), -1, 1) + 1j * fnp.clip(fnp.imag(c), -1, 1))
+    return out(fnp.clip(c, -1, 1))
+
+
+# --------------------------------------------------------------------------- histograms
+
+
+def histogram_bin_edges(
+    a: ArrayLike,
+    bins: ArrayLike = 10,
+    range: Sequence[ArrayLike] | None = None,
+    weights: ArrayLike | None = None,
+) -> Any:
+    """Bin edges :func:`histogram` uses: ``bins + 1`` even edges over ``range`` (by default
+    the data's min and max), or ``bins`` itself when it is an array of edges."""
+    fnp = _fnp()
+    a = fnp.ravel(a)
+    dt = dtypes.to_inexact(aval(a).dtype)
+    if isinstance(bins, (int, np.integer)) and not isinstance(bins, bool):
+        nb = operator.index(bins)
+        if nb < 1:
+            raise ValueError(f"histogram: bins must be a positive integer, got {bins}{here()}")
+        if range is None:
+            lo, hi = fnp.min(a), fnp.max(a)
+        else:
+            if len(range) != 2:
+                raise ValueError(f"histogram: range must be a pair (min, max), got {range!r}")
+            lo, hi = fnp.asarray(range[0]), fnp.asarray(range[1])
+        lo, hi = convert(fnp.asarray(lo), dt), convert(fnp.asarray(hi), dt)
+        same = fnp.equal(lo, hi)
+        lo = fnp.where(same, lo - 0.5, lo)
+        hi = fnp.where(same, hi + 0.5, hi)
+        t = np.linspace(0.0, 1.0, nb + 1).astype(dt)
+        return out(lo + (hi - lo) * t)
+    edges = fnp.asarray(bins)
+    if aval(edges).ndim != 1:
+        raise ValueError(f"histogram: bins must be an int or a 1-D array, got {aval(edges).shape}")
+    return out(convert(edges, dtypes.to_inexact(aval(edges).dtype)))
+
+
+def histogram(
+    a: ArrayLike,
+    bins: ArrayLike = 10,
+    range: Sequence[ArrayLike] | None = None,
+    weights: ArrayLike | None = None,
+    density: bool | None = None,
+) -> tuple[Any, Any]:
+    """Counts (or summed ``weights``) of ``a`` in each bin, and the bin edges; the last bin
+    includes its right edge; values outside the edges are dropped."""
+    fnp = _fnp()
+    from funcgrad.numpy._setops import bincount, searchsorted
+
+    a = fnp.ravel(a)
+    edges = histogram_bin_edges(a, bins, range, weights)
+    nb = aval(edges).shape[0] - 1
+    if weights is not None:
+        w = fnp.ravel(weights)
+        if aval(w).shape != aval(a).shape:
+            raise ValueError(
+                f"histogram: weights should have the same shape as a, got {aval(w).shape} and "
+                f"{aval(a).shape}"
+            )
+    else:
+        w = fnp.ones(aval(a).shape, aval(edges).dtype)
+    idx = searchsorted(edges, a, side="right") - 1
+    idx = fnp.where(fnp.equal(a, edges[-1]), nb - 1, idx)
+    inside = fnp.logical_and(fnp.greater_equal(a, edges[0]), fnp.less_equal(a, edges[-1]))
+    idx = fnp.where(inside, idx, nb)  # dropped by bincount's length
+    counts = bincount(idx, w, length=nb)
+    if density:
+        counts = counts / fnp.sum(counts) / fnp.diff(edges)
+    return counts, edges
+
+
+def histogram2d(
+    x: ArrayLike,
+    y: ArrayLike,
+    bins: ArrayLike | list[ArrayLike] = 10,
+    range: Sequence[Sequence[ArrayLike] | None] | None = None,
+    weights: ArrayLike | None = None,
+    density: bool | None = None,
+) -> tuple[Any, Any, Any]:
+    """Two-dimensional histogram of the points ``(x[i], y[i])``."""
+    fnp = _fnp()
+    sample = fnp.stack([fnp.ravel(x), fnp.ravel(y)], axis=1)
+    h, edges = histogramdd(sample, bins, range, weights, density)
+    return h, edges[0], edges[1]
+
+
+def histogramdd(
+    sample: ArrayLike,
+    bins: ArrayLike | list[ArrayLike] = 10,
+    range: Sequence[Sequence[ArrayLike] | None] | None = None,
+    weights: ArrayLike | None = None,
+    density: bool | None = None,
+) -> tuple[Any, list[Any]]:
+    """D-dimensional histogram of the rows of ``sample`` (shape ``(N, D)``)."""
+    fnp = _fnp()
+    from funcgrad.numpy._setops import bincount, searchsorted
+
+    sample = fnp.asarray(sample)
+    if aval(sample).ndim == 1:
+        sample = sample[:, None]
+    n, d = aval(sample).shape
+    if isinstance(bins, (int, np.integer)):
+        bins = [bins] * d
+    if len(bins) != d:
+        raise ValueError("should be a bin for each dimension.")
+    if range is None:
+        range = [None] * d
+    edges = [histogram_bin_edges(sample[:, i], bins[i], range[i]) for i in builtins.range(d)]
+    sizes = [aval(e).shape[0] - 1 for e in edges]
+    flat = fnp.zeros((n,), dtypes.default_dtype(1))
+    inside = fnp.ones((n,), bool)
+    for i, e in enumerate(edges):
+        v = sample[:, i]
+        j = searchsorted(e, v, side="right") - 1
+        j = fnp.where(fnp.equal(v, e[-1]), sizes[i] - 1, j)
+        inside = fnp.logical_and(inside, fnp.logical_and(v >= e[0], v <= e[-1]))
+        flat = flat * sizes[i] + j
+    total = int(np.prod(sizes))
+    flat = fnp.where(inside, flat, total)
+    w = fnp.ones((n,), dtypes.default_dtype(1)) if weights is None else fnp.ravel(weights)
+    h = fnp.reshape(bincount(flat, w, length=total), sizes)
+    if density:
+        h = h / fnp.sum(h)
+        for i, e in enumerate(edges):
+            shape = [1] * d
+            shape[i] = sizes[i]
+            h = h / fnp.reshape(fnp.diff(e), shape)
+    return h, edges
+
+
+__all__ = [
+    "corrcoef",
+    "cov",
+    "histogram",
+    "histogram2d",
+    "histogram_bin_edges",
+    "histogramdd",
+    "nanargmax",
+    "nanargmin",
+    "nancumprod",
+    "nancumsum",
+    "nanmax",
+    "nanmedian",
+    "nanmin",
+    "nanpercentile",
+    "nanprod",
+    "nanquantile",
+    "nanstd",
+    "nanvar",
+    "percentile",
+    "quantile",
+]
+
+_ = normalize_axis
