@@ -1,6 +1,8 @@
-"""``funcgrad.lax``: lax-level operations with ``jax.lax``'s signatures, for code ported
-from JAX. Currently the convolutions, which bind funcgrad's ``conv_general_dilated``
-primitive (so ``grad``, ``vmap``, ``jit`` and higher derivatives apply).
+"""``funcgrad.lax``: lax-level operations with ``jax.lax``'s names, signatures and
+defaults, for code ported from JAX. Each binds funcgrad primitives (so ``grad``,
+``vmap``, ``jit`` and higher derivatives apply): elementwise math, shapes and slicing,
+gather/scatter, reductions and sorting, ``reduce_window`` pooling, convolutions,
+``map``/``associative_scan`` and the structured control flow.
 
     >>> import numpy as np
     >>> import funcgrad as fg
@@ -17,12 +19,25 @@ from typing import Any
 # (control flow and stop_gradient are top-level names too; jax.lax has them here)
 from funcgrad.control_flow import cond, fori_loop, scan, switch, while_loop
 from funcgrad.core.interp import to_aval
+from funcgrad.lax import _control, _elementwise, _gather, _reductions, _structural, _windowed
+from funcgrad.lax._control import *  # noqa: F403
+from funcgrad.lax._elementwise import *  # noqa: F403
+from funcgrad.lax._gather import *  # noqa: F403
+from funcgrad.lax._reductions import *  # noqa: F403
+from funcgrad.lax._structural import *  # noqa: F403
+from funcgrad.lax._windowed import *  # noqa: F403
 from funcgrad.numpy._core import here, prep
 from funcgrad.primitives import conv as _conv
 from funcgrad.primitives.calls import stop_gradient
 from funcgrad.primitives.conv import ConvDimensionNumbers
 
 __all__ = [
+    *_control.__all__,
+    *_elementwise.__all__,
+    *_gather.__all__,
+    *_reductions.__all__,
+    *_structural.__all__,
+    *_windowed.__all__,
     "ConvDimensionNumbers",
     "cond",
     "conv",

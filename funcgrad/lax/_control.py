@@ -1,0 +1,129 @@
+"""``lax.map`` and ``lax.associative_scan`` (control flow itself lives in
+``funcgrad.control_flow`` and is re-exported by ``funcgrad.lax``)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import jax
+
+from funcgrad.core.interp import to_aval
+from funcgrad.numpy._core import here, prep
+from funcgrad.primitives import shape as sh
+
+__all__ = ["associative_scan", "map"]
+
+
+def map(f: Callable, xs: Any, *, batch_size: int | None = None) -> Any:
+    """``f`` applied to each slice of ``xs`` along the leading axis, stacked (a ``scan``);
+    with ``batch_size``, ``vmap`` over chunks of that size inside the scan."""
+    from funcgrad.api import vmap
+    from funcgrad.control_flow import scan
+
+    if batch_size is None:
+        return scan(lambda c, x: (c, f(x)), (), xs)[1]
+    leaves, tree = jax.tree_util.tree_flatten(xs)
+    n = to_aval(leaves[0]).shape[0]
+    bs = int(batch_size)
+    if bs < 1:
+        raise ValueError(f"map: batch_size must be positive, got {batch_size}{here()}")
+    nfull = (n // bs) * bs
+    outs = []
+    if nfull:
+        chunks = [sh.reshape(_head(x, nfull), (n // bs, bs, *to_aval(x).shape[1:])) for x in leaves]
+        ys = scan(lambda c, x: (c, vmap(f)(jax.tree_util.tree_unflatten(tree, x))), (), chunks)[1]
+        outs.append(
+            jax.tree_util.tree_map(lambda y: sh.reshape(y, (nfull, *to_aval(y).shape[2:])), ys)
+        )
+    if nfull < n:
+        rest = [_tail(x, nfull) for x in leaves]
+        outs.append(vmap(f)(jax.tree_util.tree_unflatten(tree, rest)))
+    if len(outs) == 1:
+        return outs[0]
+    return jax.tree_util.tree_map(lambda a, b: sh.concatenate(a, b, dimension=0), *outs)
+
+
+def _head(x: Any, n: int) -> Any:
+    shape = to_aval(x).shape
+    return sh.slice(x, (0,) * len(shape), (n, *shape[1:]))
+
+
+def _tail(x: Any, n: int) -> Any:
+    shape = to_aval(x).shape
+    return sh.slice(x, (n, *(0,) * (len(shape) - 1)), shape)
+
+
+def _take(x: Any, axis: int, start: int, stop: int | None, step: int = 1) -> Any:
+    shape = to_aval(x).shape
+    lo = [0] * len(shape)
+    hi = list(shape)
+    st = [1] * len(shape)
+    lo[axis] = start
+    hi[axis] = shape[axis] if stop is None else stop
+    st[axis] = step
+    return sh.slice(x, tuple(lo), tuple(hi), tuple(st))
+
+
+def _interleave(a: Any, b: Any, axis: int) -> Any:
+    """``a0 b0 a1 b1 ...`` along ``axis``; ``a`` may be one longer than ``b``."""
+    na, nb = to_aval(a).shape[axis], to_aval(b).shape[axis]
+    head = _take(a, axis, 0, nb)
+    both = sh.concatenate(
+        sh.expand_dims(head, (axis + 1,)), sh.expand_dims(b, (axis + 1,)), dimension=axis + 1
+    )
+    shape = to_aval(both).shape
+    out = sh.reshape(both, (*shape[:axis], 2 * nb, *shape[axis + 2 :]))
+    if na > nb:
+        out = sh.concatenate(out, _take(a, axis, nb, None), dimension=axis)
+    return out
+
+
+def associative_scan(fn: Callable, elems: Any, reverse: bool = False, axis: int = 0) -> Any:
+    """All prefix combinations ``fn(...fn(fn(e0, e1), e2)..., ek)`` along ``axis`` for an
+    associative ``fn`` on pytrees of arrays, in logarithmic depth (odd/even recursion)."""
+    leaves, tree = jax.tree_util.tree_flatten(elems)
+    if not leaves:
+        raise ValueError(f"associative_scan: elems must contain arrays{here()}")
+    leaves = [prep(x, "associative_scan") for x in leaves]
+    nd = to_aval(leaves[0]).ndim
+    if not -nd <= axis < nd:
+        raise ValueError(f"associative_scan: axis {axis} out of range for rank {nd}{here()}")
+    axis %= nd
+    n = to_aval(leaves[0]).shape[axis]
+    if any(to_aval(x).shape[axis] != n for x in leaves):
+        raise ValueError(
+            f"associative_scan: every elem needs the same size along axis {axis}{here()}"
+        )
+
+    def combine(a: list, b: list) -> list:
+        out = fn(jax.tree_util.tree_unflatten(tree, a), jax.tree_util.tree_unflatten(tree, b))
+        flat, t2 = jax.tree_util.tree_flatten(out)
+        if t2 != tree:
+            raise TypeError(f"associative_scan: fn must return the structure of elems{here()}")
+        return flat
+
+    def scan(xs: list) -> list:
+        m = to_aval(xs[0]).shape[axis]
+        if m < 2:
+            return xs
+        pairs = combine(
+            [_take(x, axis, 0, m - 1, 2) for x in xs], [_take(x, axis, 1, None, 2) for x in xs]
+        )
+        odd = scan(pairs)
+        if m % 2 == 0:
+            even = combine(
+                [_take(o, axis, 0, to_aval(o).shape[axis] - 1) for o in odd],
+                [_take(x, axis, 2, None, 2) for x in xs],
+            )
+        else:
+            even = combine(odd, [_take(x, axis, 2, None, 2) for x in xs])
+        even = [sh.concatenate(_take(x, axis, 0, 1), e, dimension=axis) for x, e in zip(xs, even)]
+        return [_interleave(e, o, axis) for e, o in zip(even, odd)]
+
+    if reverse:
+        leaves = [sh.rev(x, (axis,)) for x in leaves]
+    out = scan(leaves)
+    if reverse:
+        out = [sh.rev(x, (axis,)) for x in out]
+    return jax.tree_util.tree_unflatten(tree, out)

@@ -1,0 +1,232 @@
+"""Elementwise ``jax.lax`` functions: arithmetic, math, comparisons, bitwise, complex.
+
+Each binds one funcgrad primitive (or a short composite of them), so ``grad``,
+``vmap`` and ``jit`` apply. As in ``jax.lax``, operands must share one dtype
+(weakly typed Python scalars adapt) and one shape (0-d operands broadcast); there
+is no NumPy-style promotion: that is ``funcgrad.numpy``'s job.
+"""
+
+from __future__ import annotations
+
+import enum
+import math
+import operator
+from typing import Any
+
+from funcgrad.core import dtypes
+from funcgrad.core.interp import to_aval
+from funcgrad.numpy._core import here, prep
+from funcgrad.primitives import bits
+from funcgrad.primitives import elementwise as ew
+
+__all__ = [
+    "RoundingMethod",
+    "abs",
+    "acos",
+    "acosh",
+    "add",
+    "asin",
+    "asinh",
+    "atan",
+    "atan2",
+    "atanh",
+    "bitwise_and",
+    "bitwise_not",
+    "bitwise_or",
+    "bitwise_xor",
+    "cbrt",
+    "ceil",
+    "clz",
+    "complex",
+    "conj",
+    "cos",
+    "cosh",
+    "digamma",
+    "div",
+    "eq",
+    "erf",
+    "erf_inv",
+    "erfc",
+    "exp",
+    "exp2",
+    "expm1",
+    "floor",
+    "ge",
+    "gt",
+    "imag",
+    "integer_pow",
+    "is_finite",
+    "le",
+    "lgamma",
+    "log",
+    "log1p",
+    "logistic",
+    "lt",
+    "max",
+    "min",
+    "mul",
+    "ne",
+    "neg",
+    "nextafter",
+    "population_count",
+    "pow",
+    "real",
+    "rem",
+    "round",
+    "rsqrt",
+    "shift_left",
+    "shift_right_arithmetic",
+    "shift_right_logical",
+    "sign",
+    "sin",
+    "sinh",
+    "sqrt",
+    "square",
+    "sub",
+    "tan",
+    "tanh",
+]
+
+
+def _un(fn: Any, name: str, doc: str) -> Any:
+    def f(x: Any, *, accuracy: Any = None) -> Any:
+        del accuracy  # XLA's default implementation; accepted for compatibility
+        return fn(prep(x, name))
+
+    f.__name__ = f.__qualname__ = name
+    f.__doc__ = doc
+    return f
+
+
+def _bin(fn: Any, name: str, doc: str) -> Any:
+    def f(x: Any, y: Any) -> Any:
+        return fn(prep(x, name), prep(y, name))
+
+    f.__name__ = f.__qualname__ = name
+    f.__doc__ = doc
+    return f
+
+
+neg = _un(ew.neg, "neg", "Elementwise ``-x``.")
+exp = _un(ew.exp, "exp", "Elementwise ``e**x``.")
+log = _un(ew.log, "log", "Elementwise natural logarithm.")
+log1p = _un(ew.log1p, "log1p", "Elementwise ``log(1 + x)``, accurate near 0.")
+expm1 = _un(ew.expm1, "expm1", "Elementwise ``e**x - 1``, accurate near 0.")
+sin = _un(ew.sin, "sin", "Elementwise sine.")
+cos = _un(ew.cos, "cos", "Elementwise cosine.")
+tan = _un(ew.tan, "tan", "Elementwise tangent.")
+asin = _un(ew.asin, "asin", "Elementwise arc sine.")
+acos = _un(ew.acos, "acos", "Elementwise arc cosine.")
+atan = _un(ew.atan, "atan", "Elementwise arc tangent.")
+sinh = _un(ew.sinh, "sinh", "Elementwise hyperbolic sine.")
+cosh = _un(ew.cosh, "cosh", "Elementwise hyperbolic cosine.")
+tanh = _un(ew.tanh, "tanh", "Elementwise hyperbolic tangent.")
+asinh = _un(ew.asinh, "asinh", "Elementwise inverse hyperbolic sine.")
+acosh = _un(ew.acosh, "acosh", "Elementwise inverse hyperbolic cosine.")
+atanh = _un(ew.atanh, "atanh", "Elementwise inverse hyperbolic tangent.")
+sqrt = _un(ew.sqrt, "sqrt", "Elementwise square root.")
+rsqrt = _un(ew.rsqrt, "rsqrt", "Elementwise ``1 / sqrt(x)``.")
+cbrt = _un(ew.cbrt, "cbrt", "Elementwise cube root.")
+logistic = _un(ew.logistic, "logistic", "Elementwise ``1 / (1 + e**-x)``.")
+erf = _un(ew.erf, "erf", "Elementwise error function.")
+erf_inv = _un(ew.erf_inv, "erf_inv", "Elementwise inverse error function.")
+lgamma = _un(ew.lgamma, "lgamma", "Elementwise log-gamma.")
+digamma = _un(ew.digamma, "digamma", "Elementwise digamma (derivative of lgamma).")
+abs = _un(ew.abs, "abs", "Elementwise absolute value (magnitude for complex).")
+sign = _un(ew.sign, "sign", "Elementwise sign (-1, 0 or 1).")
+floor = _un(ew.floor, "floor", "Elementwise floor.")
+ceil = _un(ew.ceil, "ceil", "Elementwise ceiling.")
+is_finite = _un(ew.is_finite, "is_finite", "Elementwise ``True`` where finite.")
+bitwise_not = _un(ew.bitwise_not, "bitwise_not", "Elementwise bitwise NOT (logical for bool).")
+real = _un(ew.real, "real", "Real part of a complex array.")
+imag = _un(ew.imag, "imag", "Imaginary part of a complex array.")
+conj = _un(ew.conj, "conj", "Complex conjugate.")
+erfc = _un(lambda x: bits.erfc_p.bind(x), "erfc", "Elementwise ``1 - erf(x)``, accurate tails.")
+population_count = _un(
+    lambda x: bits.population_count_p.bind(x), "population_count", "Number of set bits."
+)
+clz = _un(lambda x: bits.clz_p.bind(x), "clz", "Number of leading zero bits.")
+
+add = _bin(ew.add, "add", "Elementwise ``x + y``.")
+sub = _bin(ew.sub, "sub", "Elementwise ``x - y``.")
+mul = _bin(ew.mul, "mul", "Elementwise ``x * y``.")
+div = _bin(ew.div, "div", "Elementwise ``x / y`` (rounds toward zero for integers).")
+rem = _bin(ew.rem, "rem", "Elementwise remainder with the sign of ``x`` (C's ``fmod``).")
+pow = _bin(ew.pow, "pow", "Elementwise ``x ** y``.")
+max = _bin(ew.max, "max", "Elementwise maximum (NaN-propagating).")
+min = _bin(ew.min, "min", "Elementwise minimum (NaN-propagating).")
+atan2 = _bin(ew.atan2, "atan2", "Elementwise ``atan(x / y)`` in the right quadrant.")
+bitwise_and = _bin(ew.bitwise_and, "bitwise_and", "Elementwise bitwise AND.")
+bitwise_or = _bin(ew.bitwise_or, "bitwise_or", "Elementwise bitwise OR.")
+bitwise_xor = _bin(ew.bitwise_xor, "bitwise_xor", "Elementwise bitwise XOR.")
+eq = _bin(ew.eq, "eq", "Elementwise ``x == y``.")
+ne = _bin(ew.ne, "ne", "Elementwise ``x != y``.")
+lt = _bin(ew.lt, "lt", "Elementwise ``x < y``.")
+le = _bin(ew.le, "le", "Elementwise ``x <= y``.")
+gt = _bin(ew.gt, "gt", "Elementwise ``x > y``.")
+ge = _bin(ew.ge, "ge", "Elementwise ``x >= y``.")
+
+
+def nextafter(x1: Any, x2: Any) -> Any:
+    """Next float after ``x1`` toward ``x2``."""
+    return bits.nextafter_p.bind(prep(x1, "nextafter"), prep(x2, "nextafter"))
+
+
+shift_left = _bin(
+    lambda x, y: bits.shift_left_p.bind(x, y), "shift_left", "Elementwise ``x << y``."
+)
+shift_right_logical = _bin(
+    lambda x, y: bits.shift_right_logical_p.bind(x, y),
+    "shift_right_logical",
+    "Elementwise logical right shift (zeros shifted in).",
+)
+shift_right_arithmetic = _bin(
+    lambda x, y: bits.shift_right_arithmetic_p.bind(x, y),
+    "shift_right_arithmetic",
+    "Elementwise arithmetic right shift (the sign bit shifted in).",
+)
+
+
+def complex(x: Any, y: Any) -> Any:
+    """Elementwise ``x + 1j * y`` from real ``x`` and ``y`` of one dtype."""
+    return ew.make_complex(prep(x, "complex"), prep(y, "complex"))
+
+
+def exp2(x: Any) -> Any:
+    """Elementwise ``2 ** x``."""
+    x = prep(x, "exp2")
+    return ew.exp(ew.mul(x, ew._c(x, math.log(2.0))))
+
+
+def square(x: Any) -> Any:
+    """Elementwise ``x * x``."""
+    return ew.integer_pow(prep(x, "square"), 2)
+
+
+def integer_pow(x: Any, y: int) -> Any:
+    """Elementwise ``x ** y`` for a static Python integer ``y``."""
+    try:
+        y = operator.index(y)
+    except TypeError as e:
+        raise TypeError(f"integer_pow: y must be a Python int, got {y!r}{here()}") from e
+    return ew.integer_pow(prep(x, "integer_pow"), y)
+
+
+class RoundingMethod(enum.IntEnum):
+    """How :func:`round` breaks ties (``jax.lax.RoundingMethod``)."""
+
+    AWAY_FROM_ZERO = 0
+    TO_NEAREST_EVEN = 1
+
+
+def round(x: Any, rounding_method: Any = RoundingMethod.AWAY_FROM_ZERO) -> Any:
+    """Round to the nearest integer; ties away from zero (default) or to even."""
+    x = prep(x, "round")
+    method = RoundingMethod(int(getattr(rounding_method, "value", rounding_method)))
+    if dtypes.kind(to_aval(x).dtype) != 2:
+        raise TypeError(f"round: requires a real floating operand, got {to_aval(x)}{here()}")
+    if method == RoundingMethod.TO_NEAREST_EVEN:
+        return ew.round(x)
+    t = ew.round_toward_zero(x)
+    half = ew.ge(ew.abs(ew.sub(x, t)), ew._c(x, 0.5))
+    return ew.select_n(half, t, ew.add(t, ew.sign(x)))

@@ -1,0 +1,337 @@
+"""Reductions, cumulative reductions and sorting of ``jax.lax``."""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+from jax import lax as _jl
+
+from funcgrad.core import dtypes
+from funcgrad.core.interp import to_aval
+from funcgrad.numpy._core import here, prep
+from funcgrad.primitives import elementwise as ew
+from funcgrad.primitives import random as _rand
+from funcgrad.primitives import reductions as red
+from funcgrad.primitives import scatter as _sc
+from funcgrad.primitives import shape as sh
+
+__all__ = [
+    "argmax",
+    "argmin",
+    "cumlogsumexp",
+    "cummax",
+    "cummin",
+    "cumprod",
+    "cumsum",
+    "reduce",
+    "reduce_and",
+    "reduce_max",
+    "reduce_min",
+    "reduce_or",
+    "reduce_prod",
+    "reduce_sum",
+    "reduce_xor",
+    "sort",
+    "sort_key_val",
+    "top_k",
+]
+
+
+def _axes(name: str, x: Any, axes: Sequence[int]) -> tuple[int, ...]:
+    nd = to_aval(x).ndim
+    try:
+        out = tuple(operator.index(a) for a in axes)
+    except TypeError as e:
+        raise TypeError(f"{name}: axes must be a sequence of ints, got {axes!r}{here()}") from e
+    for a in out:
+        if not -nd <= a < nd:
+            raise ValueError(f"{name}: axis {a} out of range for rank {nd}{here()}")
+    return tuple(sorted({a % nd for a in out}))
+
+
+def reduce_sum(operand: Any, axes: Sequence[int]) -> Any:
+    """Sum over ``axes``."""
+    operand = prep(operand, "reduce_sum")
+    return red.reduce_sum(operand, _axes("reduce_sum", operand, axes))
+
+
+def reduce_prod(operand: Any, axes: Sequence[int]) -> Any:
+    """Product over ``axes``."""
+    operand = prep(operand, "reduce_prod")
+    axes = _axes("reduce_prod", operand, axes)
+    return red.reduce_prod(operand, axes) if axes else operand
+
+
+def reduce_max(operand: Any, axes: Sequence[int]) -> Any:
+    """Maximum over ``axes``."""
+    operand = prep(operand, "reduce_max")
+    axes = _axes("reduce_max", operand, axes)
+    return red.reduce_max(operand, axes) if axes else operand
+
+
+def reduce_min(operand: Any, axes: Sequence[int]) -> Any:
+    """Minimum over ``axes``."""
+    operand = prep(operand, "reduce_min")
+    axes = _axes("reduce_min", operand, axes)
+    return red.reduce_min(operand, axes) if axes else operand
+
+
+def reduce_and(operand: Any, axes: Sequence[int]) -> Any:
+    """Bitwise (logical for bool) AND over ``axes``."""
+    operand = prep(operand, "reduce_and")
+    axes = _axes("reduce_and", operand, axes)
+    return red.reduce_and(operand, axes) if axes else operand
+
+
+def reduce_or(operand: Any, axes: Sequence[int]) -> Any:
+    """Bitwise (logical for bool) OR over ``axes``."""
+    operand = prep(operand, "reduce_or")
+    axes = _axes("reduce_or", operand, axes)
+    return red.reduce_or(operand, axes) if axes else operand
+
+
+def _fold(x: Any, axis: int, op: Callable, identity: Any) -> Any:
+    """Pairwise tree reduction of one axis with ``op`` (log-depth, any dtype)."""
+    while to_aval(x).shape[axis] > 1:
+        n = to_aval(x).shape[axis]
+        if n % 2:
+            cfg = [(0, 0, 0)] * to_aval(x).ndim
+            cfg[axis] = (0, 1, 0)
+            x = sh.pad(x, np.asarray(identity, to_aval(x).dtype), cfg)
+            n += 1
+        shape = to_aval(x).shape
+        lo = sh.slice(
+            x, (0,) * len(shape), shape, tuple(2 if i == axis else 1 for i in range(len(shape)))
+        )
+        start = tuple(1 if i == axis else 0 for i in range(len(shape)))
+        hi = sh.slice(x, start, shape, tuple(2 if i == axis else 1 for i in range(len(shape))))
+        x = op(lo, hi)
+    return sh.squeeze(x, (axis,)) if to_aval(x).shape[axis] == 1 else x
+
+
+def reduce_xor(operand: Any, axes: Sequence[int]) -> Any:
+    """Bitwise (logical for bool) XOR over ``axes``."""
+    operand = prep(operand, "reduce_xor")
+    a = to_aval(operand)
+    if dtypes.kind(a.dtype) not in (0, 1):
+        raise TypeError(f"reduce_xor: requires an integer or bool operand, got {a}{here()}")
+    axes = _axes("reduce_xor", operand, axes)
+    for ax in sorted(axes, reverse=True):
+        if to_aval(operand).shape[ax] == 0:
+            operand = sh.full(
+                tuple(s for i, s in enumerate(to_aval(operand).shape) if i != ax), 0, a.dtype
+            )
+        else:
+            operand = _fold(operand, ax, ew.bitwise_xor, 0)
+    return operand
+
+
+def argmax(operand: Any, axis: int, index_dtype: Any) -> Any:
+    """Index of the first maximum along ``axis`` (NaN counts as the maximum)."""
+    return red.argmax(prep(operand, "argmax"), axis=axis, index_dtype=index_dtype)
+
+
+def argmin(operand: Any, axis: int, index_dtype: Any) -> Any:
+    """Index of the first minimum along ``axis``."""
+    return red.argmin(prep(operand, "argmin"), axis=axis, index_dtype=index_dtype)
+
+
+def cumsum(operand: Any, axis: int = 0, reverse: bool = False) -> Any:
+    """Cumulative sum along ``axis`` (from the end if ``reverse``)."""
+    return red.cumsum(prep(operand, "cumsum"), axis, reverse)
+
+
+def cumprod(operand: Any, axis: int = 0, reverse: bool = False) -> Any:
+    """Cumulative product along ``axis``."""
+    return red.cumprod(prep(operand, "cumprod"), axis, reverse)
+
+
+def cummax(operand: Any, axis: int = 0, reverse: bool = False) -> Any:
+    """Cumulative maximum along ``axis``."""
+    return red.cummax(prep(operand, "cummax"), axis, reverse)
+
+
+def cummin(operand: Any, axis: int = 0, reverse: bool = False) -> Any:
+    """Cumulative minimum along ``axis``."""
+    return red.cummin(prep(operand, "cummin"), axis, reverse)
+
+
+def cumlogsumexp(operand: Any, axis: int = 0, reverse: bool = False) -> Any:
+    """Cumulative ``log(sum(exp(x)))`` along ``axis``, computed stably (an associative
+    scan of ``logaddexp``, so its derivatives follow from the scan's)."""
+    from funcgrad.lax._control import associative_scan
+    from funcgrad.numpy._ufuncs import logaddexp
+
+    operand = prep(operand, "cumlogsumexp")
+    a = to_aval(operand)
+    if not dtypes.is_inexact(a.dtype) or dtypes.kind(a.dtype) == 3:
+        raise TypeError(f"cumlogsumexp: requires a real floating operand, got {a}{here()}")
+    nd = a.ndim
+    if not -nd <= axis < nd:
+        raise ValueError(f"cumlogsumexp: axis {axis} out of range for rank {nd}{here()}")
+    return associative_scan(logaddexp, operand, reverse=reverse, axis=axis % nd)
+
+
+# --------------------------------------------------------------------------- generic reduce
+
+_MONOIDS: dict[Any, str] = {}
+
+
+def _register_monoids() -> None:
+    from funcgrad.lax import _elementwise as E
+
+    for name, fns in {
+        "add": (E.add, _jl.add, operator.add, ew.add),
+        "mul": (E.mul, _jl.mul, operator.mul, ew.mul),
+        "max": (E.max, _jl.max, ew.max),
+        "min": (E.min, _jl.min, ew.min),
+        "and": (E.bitwise_and, _jl.bitwise_and, operator.and_, ew.bitwise_and),
+        "or": (E.bitwise_or, _jl.bitwise_or, operator.or_, ew.bitwise_or),
+        "xor": (E.bitwise_xor, _jl.bitwise_xor, operator.xor, ew.bitwise_xor),
+    }.items():
+        for f in fns:
+            _MONOIDS[f] = name
+
+
+def monoid_of(computation: Callable) -> str | None:
+    """``'add'``, ``'max'``, ... when ``computation`` is a known monoid, else ``None``."""
+    if not _MONOIDS:
+        _register_monoids()
+    try:
+        return _MONOIDS.get(computation)
+    except TypeError:
+        return None
+
+
+def identity_of(monoid: str, dtype: np.dtype) -> Any:
+    """The identity of ``monoid`` in ``dtype`` (what JAX requires as ``init_value``)."""
+    if monoid == "add" or monoid in ("or", "xor"):
+        return np.zeros((), dtype)
+    if monoid == "mul":
+        return np.ones((), dtype)
+    if monoid == "and":
+        return np.asarray(True if dtype == np.bool_ else -1).astype(dtype)
+    big = monoid == "min"
+    if dtype == np.bool_:
+        return np.asarray(big)
+    if dtypes.is_inexact(dtype):
+        return np.asarray(np.inf if big else -np.inf, dtype)
+    info = np.iinfo(dtype)
+    return np.asarray(info.max if big else info.min, dtype)
+
+
+def is_identity(init: Any, monoid: str, dtype: np.dtype) -> bool:
+    """Whether ``init`` is concretely the identity of ``monoid``."""
+    try:
+        v = np.asarray(init)
+    except Exception:
+        return False
+    if v.dtype == object or v.shape != ():
+        return False
+    return bool(v == identity_of(monoid, dtype))
+
+
+_REDUCERS = {
+    "add": reduce_sum,
+    "mul": reduce_prod,
+    "max": reduce_max,
+    "min": reduce_min,
+    "and": reduce_and,
+    "or": reduce_or,
+    "xor": reduce_xor,
+}
+_OPS = {
+    "add": ew.add,
+    "mul": ew.mul,
+    "max": ew.max,
+    "min": ew.min,
+    "and": ew.bitwise_and,
+    "or": ew.bitwise_or,
+    "xor": ew.bitwise_xor,
+}
+
+
+def reduce(
+    operands: Any,
+    init_values: Any,
+    computation: Callable,
+    dimensions: Sequence[int],
+    out_sharding: Any = None,
+) -> Any:
+    """Reduce ``operands`` over ``dimensions`` with ``computation``.
+
+    ``computation`` must be one of the monoids ``add``, ``mul``, ``max``, ``min``,
+    ``bitwise_and``/``or``/``xor`` (from ``funcgrad.lax``, ``jax.lax`` or
+    ``operator``); a non-identity ``init_value`` is combined once with the result.
+    A pytree of operands is reduced leaf by leaf when the computation is a monoid.
+    """
+    del out_sharding
+    import jax
+
+    monoid = monoid_of(computation)
+    if monoid is None:
+        raise NotImplementedError(
+            f"reduce: computation {computation!r} is not a recognised monoid (add, mul, max, "
+            f"min, bitwise and/or/xor); use those or a reduction of funcgrad.numpy{here()}"
+        )
+    xs, tree = jax.tree_util.tree_flatten(operands)
+    inits, tree2 = jax.tree_util.tree_flatten(init_values)
+    if tree != tree2:
+        raise TypeError(f"reduce: operands and init_values must have the same structure{here()}")
+    outs = []
+    for x, init in zip(xs, inits):
+        x = prep(x, "reduce")
+        dt = to_aval(x).dtype
+        r = _REDUCERS[monoid](x, dimensions)
+        if not is_identity(init, monoid, dt):
+            init = prep(init, "reduce")
+            if to_aval(init).shape != ():
+                raise TypeError(f"reduce: init_values must be scalars, got {to_aval(init)}{here()}")
+            r = _OPS[monoid](r, init)
+        outs.append(r)
+    return jax.tree_util.tree_unflatten(tree, outs)
+
+
+# --------------------------------------------------------------------------- sorting
+
+
+def sort(operand: Any, dimension: int = -1, is_stable: bool = True, num_keys: int = 1) -> Any:
+    """Sort one array, or a sequence of arrays lexicographically by the first
+    ``num_keys`` (the rest are permuted alongside); returns the same structure."""
+    if isinstance(operand, (list, tuple)):
+        ops = [prep(o, "sort") for o in operand]
+        return tuple(_rand.sort(*ops, dimension=dimension, is_stable=is_stable, num_keys=num_keys))
+    if num_keys != 1:
+        raise ValueError(f"sort: num_keys={num_keys} needs a sequence of operands{here()}")
+    return _rand.sort(prep(operand, "sort"), dimension=dimension, is_stable=is_stable)[0]
+
+
+def sort_key_val(keys: Any, values: Any, dimension: int = -1, is_stable: bool = True) -> tuple:
+    """Sort ``keys`` and permute ``values`` alongside."""
+    out = _rand.sort(
+        prep(keys, "sort_key_val"),
+        prep(values, "sort_key_val"),
+        dimension=dimension,
+        is_stable=is_stable,
+    )
+    return tuple(out)
+
+
+def top_k(operand: Any, k: int, *, axis: int = -1) -> tuple[Any, Any]:
+    """The ``k`` largest entries along ``axis`` (default last) and their int32 indices."""
+    operand = prep(operand, "top_k")
+    nd = to_aval(operand).ndim
+    if nd == 0:
+        raise TypeError(f"top_k: the operand must have at least one dimension{here()}")
+    if not -nd <= axis < nd:
+        raise ValueError(f"top_k: axis {axis} out of range for rank {nd}{here()}")
+    axis %= nd
+    if axis != nd - 1:
+        from funcgrad.primitives.rules import moveaxis
+
+        v, i = _sc.top_k(moveaxis(operand, axis, nd - 1), k)
+        return moveaxis(v, nd - 1, axis), moveaxis(i, nd - 1, axis)
+    return _sc.top_k(operand, k)
