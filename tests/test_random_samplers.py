@@ -199,19 +199,12 @@ def test_key_helpers():
 
 def test_multivariate_normal_and_orthogonal():
     mean, cov = np.array([1.0, -1.0]), np.array([[2.0, 0.5], [0.5, 1.0]])
-    try:
-        got = fr.multivariate_normal(FKEY, mean, cov, (3,))
-    except NotImplementedError as e:  # until funcgrad.numpy.linalg has cholesky
-        assert "cholesky" in str(e)
-    else:
-        want = jax.random.multivariate_normal(KEY, mean, cov, (3,))
-        np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-12)
-    try:
-        q = fr.orthogonal(FKEY, 3)
-    except NotImplementedError as e:
-        assert "qr" in str(e)
-    else:
-        np.testing.assert_allclose(np.asarray(q), np.asarray(jax.random.orthogonal(KEY, 3)))
+    for method in ("cholesky", "eigh", "svd"):
+        got = fr.multivariate_normal(FKEY, mean, cov, (3,), method=method)
+        want = jax.random.multivariate_normal(KEY, mean, cov, (3,), method=method)
+        np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-10, atol=1e-12)
+    q = fr.orthogonal(FKEY, 3)
+    np.testing.assert_allclose(np.asarray(q), np.asarray(jax.random.orthogonal(KEY, 3)), atol=1e-12)
     with pytest.raises(ValueError, match="method must be one of"):
         fr.multivariate_normal(FKEY, mean, cov, method="lu")
     with pytest.raises(ValueError, match=r"cov\.shape"):

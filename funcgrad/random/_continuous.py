@@ -344,10 +344,10 @@ def _multivariate_normal(
         _check_shape("normal", shape, _bshape(mean)[:-1], _bshape(cov)[:-2])
     if method == "svd":
         u, s, _ = linalg.svd(cov)
-        factor = ew.mul(u, fnp.sqrt(s[..., None, :]))
+        factor = fnp.multiply(u, fnp.sqrt(s[..., None, :]))
     elif method == "eigh":
         w, v = linalg.eigh(cov)
-        factor = ew.mul(v, fnp.sqrt(w[..., None, :]))
+        factor = fnp.multiply(v, fnp.sqrt(w[..., None, :]))
     else:
         factor = linalg.cholesky(cov)
     z = normal(key, (*shape, n), dt)
