@@ -30,11 +30,25 @@ from funcgrad.control_flow import cond, fori_loop, scan, switch, while_loop
 from funcgrad.core.errors import ConcretizationError, LeakedTracerError
 from funcgrad.core.interp import Tracer
 from funcgrad.core.ir import Aval, Eqn, Literal, Program, Var
-from funcgrad.custom import checkpoint, custom_jvp, custom_vjp, remat
+from funcgrad.custom import checkpoint, custom_gradient, custom_jvp, custom_vjp, remat
 from funcgrad.interop._jax_array import Array
 from funcgrad.jit import jit
 from funcgrad.primitives.callbacks import pure_callback
 from funcgrad.primitives.calls import stop_gradient
+from funcgrad.toplevel import (
+    ShapeDtypeStruct,
+    block_until_ready,
+    clear_caches,
+    closure_convert,
+    default_backend,
+    device_count,
+    device_put,
+    devices,
+    eval_shape,
+    linear_transpose,
+    local_device_count,
+    local_devices,
+)
 
 __version__ = "0.1.0"
 
@@ -49,12 +63,23 @@ __all__ = [
     "LeakedTracerError",
     "Literal",
     "Program",
+    "ShapeDtypeStruct",
     "Tracer",
     "Var",
+    "block_until_ready",
     "checkpoint",
+    "checkpoint_policies",
+    "clear_caches",
+    "closure_convert",
     "cond",
+    "custom_gradient",
     "custom_jvp",
     "custom_vjp",
+    "default_backend",
+    "device_count",
+    "device_put",
+    "devices",
+    "eval_shape",
     "fori_loop",
     "grad",
     "hessian",
@@ -63,7 +88,10 @@ __all__ = [
     "jacrev",
     "jit",
     "jvp",
+    "linear_transpose",
     "linearize",
+    "local_device_count",
+    "local_devices",
     "make_ir",
     "pure_callback",
     "remat",

@@ -434,10 +434,25 @@ def jvp(fun: Callable, primals: Sequence[Any], tangents: Sequence[Any], has_aux:
     return out, tout
 
 
-def linearize(fun: Callable, *primals: Any) -> tuple[Any, Callable]:
+def linearize(fun: Callable, *primals: Any, has_aux: bool = False) -> tuple:
     """``(out, jvp_fn)``: the primal computed once, and its linear tangent map
-    (a pytree over its residuals, so it can pass through ``jit``)."""
+    (a pytree over its residuals, so it can pass through ``jit``); with ``has_aux``
+    ``fun`` returns ``(out, aux)`` and the result is ``(out, jvp_fn, aux)``."""
     check_callable(fun)
+    if has_aux:
+
+        def pair(*xs: Any) -> Any:
+            res = fun(*xs)
+            if not (isinstance(res, (tuple, list)) and len(res) == 2):
+                raise TypeError(
+                    "linearize with has_aux=True: the function must return a pair (out, aux), "
+                    f"got {type(res).__name__}"
+                )
+            return tuple(res)
+
+        (out, aux), lin = linearize(pair, *primals)
+        inner = lin._fn
+        return out, TreeFunction(lambda saved, *t: inner(saved, *t)[0], lin._leaves), aux
     prog, out_tree = trace_pytree(fun, primals, None, "linearize", known=True)
     leaves, _in_tree = tree_flatten(primals)
     nonzero = [dtypes.is_inexact(a.dtype) for a in prog.in_avals]

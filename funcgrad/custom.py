@@ -678,11 +678,15 @@ def checkpoint(
 ) -> Callable:
     """Recompute ``fun``'s forward pass during the backward pass instead of saving
     residuals. ``static_argnums`` are passed through as Python values (the function
-    may branch on them). ``policy`` and ``prevent_cse`` are accepted for JAX
-    compatibility: funcgrad saves only the inputs of a checkpointed call and always
-    keeps the recomputation from being merged with the forward pass."""
+    may branch on them). ``policy(prim, *avals, **params) -> bool`` (see
+    ``funcgrad.checkpoint_policies``) names the values worth saving: residuals they
+    produce are saved, and recomputation starts from them; without a policy only the
+    inputs are saved. ``prevent_cse`` is accepted for JAX compatibility: funcgrad
+    always keeps the recomputation from being merged with the forward pass."""
     if not callable(fun):
         raise TypeError(f"Expected a callable value, got {fun!r}")
+    if policy is not None and not callable(policy):
+        raise TypeError(f"checkpoint: policy must be callable or None, got {policy!r}")
     statics = (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums)
 
     @functools.wraps(fun)
@@ -718,10 +722,57 @@ def checkpoint(
             if per_fun is not None and not any(isinstance(c, Tracer) for c in entry[1]):
                 per_fun[key] = entry
         prog, consts, out_tree = entry
-        outs = bind(checkpoint_p, *consts, *leaves, program=prog)
+        outs = bind(checkpoint_p, *consts, *leaves, program=prog, policy=policy)
         return tree_unflatten(out_tree, outs)
 
     return wrapped
 
 
 remat = checkpoint
+
+
+def custom_gradient(fun: Callable) -> Callable:
+    """JAX's ``custom_gradient``: ``fun(*args)`` returns ``(value, vjp_fn)`` where
+    ``vjp_fn(ct)`` gives the cotangents of the arguments (one array or a tuple, one per
+    argument); the result is a function returning ``value`` whose reverse-mode
+    derivative is ``vjp_fn``. ``vjp_fn`` may close over intermediate values."""
+
+    def primal(*args: Any) -> Any:
+        return fun(*args)[0]
+
+    def fwd(*args: Any) -> tuple:
+        res = fun(*args)
+        if not (isinstance(res, (tuple, list)) and len(res) == 2 and callable(res[1])):
+            raise TypeError(
+                "custom_gradient: the function must return a pair (value, vjp_fn) with a "
+                f"callable vjp_fn, got {type(res).__name__}"
+            )
+        return res[0], _GradientRule(res[1])
+
+    def bwd(rule: _GradientRule, ct: Any) -> tuple:
+        cts = rule.fn(ct)
+        _, tree = tree_flatten(cts)
+        return (cts,) if tree.num_leaves == 1 and tree.num_nodes == 1 else tuple(cts)
+
+    wrapped = custom_vjp(primal)
+    wrapped.defvjp(fwd, bwd)
+
+    @functools.wraps(fun)
+    def call(*args: Any, **kwargs: Any) -> Any:
+        if kwargs:
+            bound = inspect.signature(fun).bind(*args, **kwargs)
+            bound.apply_defaults()
+            args = bound.args
+            if bound.kwargs:
+                raise TypeError("custom_gradient: keyword-only arguments are not supported")
+        return wrapped(*args)
+
+    return call
+
+
+class _GradientRule:
+    """The ``vjp_fn`` of a ``custom_gradient`` carried as a residual (no array leaves:
+    the values it closes over are lifted into the backward program when it is traced)."""
+
+    def __init__(self, fn: Callable) -> None:
+        self.fn = fn

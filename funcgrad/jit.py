@@ -202,6 +202,7 @@ class Jitted:
         donate_argnums: int | Sequence[int] | None = None,
         in_shardings: Any = None,
         out_shardings: Any = None,
+        donate_argnames: str | Sequence[str] | None = None,
     ) -> None:
         from funcgrad.api import check_callable
 
@@ -211,14 +212,21 @@ class Jitted:
         self.static_argnums, self.static_argnames = _resolve_argnums(
             sig, static_argnums, static_argnames, "static"
         )
-        self.donate_argnums = _resolve_argnums(sig, donate_argnums, None, "donate")[0]
+        self.donate_argnums, self.donate_argnames = _resolve_argnums(
+            sig, donate_argnums, donate_argnames, "donate"
+        )
         self.in_shardings = in_shardings
         self.out_shardings = out_shardings
         # updated=(): never copy a wrapped function's __dict__ (a Jitted inside grad would
         # otherwise overwrite this object's fun and cache)
         functools.update_wrapper(self, fun, updated=())
         if in_shardings is None and out_shardings is None:
-            config = (self.static_argnums, self.static_argnames, self.donate_argnums)
+            config = (
+                self.static_argnums,
+                self.static_argnames,
+                self.donate_argnums,
+                self.donate_argnames,
+            )
             self._shared = _shared_for(fun, config)
             if self._shared.dispatch is None:
                 self._shared.dispatch = self._make_dispatch(self._shared)
@@ -276,6 +284,7 @@ class Jitted:
             static_argnums=self.static_argnums,
             static_argnames=self.static_argnames,
             donate_argnums=self.donate_argnums,
+            donate_argnames=self.donate_argnames,
         )
 
     # ------------------------------------------------------------------ signature
@@ -467,6 +476,7 @@ def jit(
     donate_argnums: int | Sequence[int] | None = None,
     in_shardings: Any = None,
     out_shardings: Any = None,
+    donate_argnames: str | Sequence[str] | None = None,
 ) -> Any:
     """Compile ``fun`` through XLA; usable as ``@jit`` or ``@jit(static_argnums=...)``.
 
@@ -484,5 +494,14 @@ def jit(
             donate_argnums=donate_argnums,
             in_shardings=in_shardings,
             out_shardings=out_shardings,
+            donate_argnames=donate_argnames,
         )
-    return Jitted(fun, static_argnums, static_argnames, donate_argnums, in_shardings, out_shardings)
+    return Jitted(
+        fun,
+        static_argnums,
+        static_argnames,
+        donate_argnums,
+        in_shardings,
+        out_shardings,
+        donate_argnames,
+    )

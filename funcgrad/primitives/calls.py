@@ -214,41 +214,110 @@ checkpoint_p = Primitive("checkpoint", family=FAMILY, multiple_results=True)
 
 
 @checkpoint_p.def_abstract_eval
-def _checkpoint_abstract_eval(*avals: Aval, program: Program) -> list[Aval]:
+def _checkpoint_abstract_eval(*avals: Aval, program: Program, policy: Any = None) -> list[Aval]:
     return _check_call_avals("checkpoint", avals, program)
 
 
 @checkpoint_p.def_lower
-def _checkpoint_lower(*vals: Any, program: Program) -> list:
+def _checkpoint_lower(*vals: Any, program: Program, policy: Any = None) -> list:
     return lower_program(program)(*vals)
 
 
 @checkpoint_p.def_jvp
-def _checkpoint_jvp(primals: list, tangents: list, *, program: Program) -> tuple:
+def _checkpoint_jvp(primals: list, tangents: list, *, program: Program, policy: Any = None):
     from funcgrad import ad
 
     nz = [not is_zero(t) for t in tangents]
     jprog, out_nz = ad.jvp_program(program, nz)
     jprog, consts = close(jprog)
     outs = bind(
-        checkpoint_p, *consts, *primals, *[t for t in tangents if not is_zero(t)], program=jprog
+        checkpoint_p,
+        *consts,
+        *primals,
+        *[t for t in tangents if not is_zero(t)],
+        program=jprog,
+        policy=policy,
     )
     return _split_tangents(outs, len(program.outvars), out_nz, program.out_avals)
 
 
-def _checkpoint_vjp_fwd(*primals: Any, program: Program, active: list | None = None) -> tuple:
-    outs = bind(checkpoint_p, *primals, program=program)
-    return outs, (list(primals), active)  # save only the inputs
+def _policy_saved_vars(fwd: Program, n_out: int, policy: Callable) -> list[Var]:
+    """The values of ``fwd`` (a VJP forward program) to save for the backward pass:
+    residuals and values on the way to them that ``policy(prim, *avals, **params)``
+    calls saveable, where the recomputation of the other residuals would stop."""
+    producer = {v: e for e in fwd.eqns for v in e.outvars}
+    ok: dict[Any, bool] = {}
+
+    def saveable(v: Var) -> bool:
+        e = producer[v]
+        if id(e) not in ok:
+            ok[id(e)] = bool(policy(e.prim, *[a.aval for a in e.inputs], **e.params))
+        return ok[id(e)]
+
+    saved: dict[Var, None] = {}
+    seen: set[Var] = set()
+    todo = [r for r in fwd.outvars[n_out:] if type(r) is Var]
+    while todo:
+        v = todo.pop()
+        if v in seen or v not in producer:  # inputs and constants are at hand
+            continue
+        seen.add(v)
+        if saveable(v):
+            saved[v] = None
+            continue
+        todo.extend(a for a in producer[v].inputs if type(a) is Var)
+    return list(saved)
 
 
-def _checkpoint_vjp_bwd(res: tuple, cts: list, *, program: Program) -> list:
+def _recompute(fwd: Program, n_out: int, primals: list, saved: list[Var], values: list) -> list:
+    """``fwd``'s residuals from its inputs and the ``saved`` values, binding only the
+    equations on the way from them (the recomputation)."""
+    env: dict[Var, Any] = dict(zip(fwd.constvars, fwd.consts))
+    env.update(zip(fwd.invars, primals))
+    env.update(zip(saved, values))
+    needed: set[Var] = {r for r in fwd.outvars[n_out:] if type(r) is Var and r not in env}
+    marked = []
+    for e in reversed(fwd.eqns):
+        if any(v in needed for v in e.outvars):
+            marked.append(e)
+            needed.update(a for a in e.inputs if type(a) is Var and a not in env)
+    for e in reversed(marked):
+        out = bind(e.prim, *[env[a] if type(a) is Var else a.val for a in e.inputs], **e.params)
+        outs = out if e.prim.multiple_results else [out]
+        for v, o in zip(e.outvars, outs):
+            env.setdefault(v, o)
+    return [env[r] if type(r) is Var else r.val for r in fwd.outvars[n_out:]]
+
+
+def _checkpoint_vjp_fwd(
+    *primals: Any, program: Program, policy: Any = None, active: list | None = None
+) -> tuple:
+    if policy is None:  # save only the inputs
+        outs = bind(checkpoint_p, *primals, program=program, policy=policy)
+        return outs, (list(primals), active, None)
+    from funcgrad import ad, passes
+
+    vp = ad.vjp_program(program, active=active)
+    n = len(program.outvars)
+    saved = _policy_saved_vars(vp.fwd, n, policy)
+    fwd = passes.dce(vp.fwd.replace(outvars=(*vp.fwd.outvars[:n], *saved)))
+    res = eval_program(fwd, *primals)
+    return res[:n], (list(primals), active, (vp, saved, res[n:]))
+
+
+def _checkpoint_vjp_bwd(res: tuple, cts: list, *, program: Program, policy: Any = None) -> list:
     from funcgrad import ad
 
-    res, active = res
-    vp = ad.vjp_program(program, active=active)
-    primals = optimization_barrier(*res)  # keep the recomputation from being merged away
-    out_res = eval_program(vp.fwd, *primals)
-    residuals = out_res[len(program.outvars) :]
+    primals, active, by_policy = res
+    n = len(program.outvars)
+    if by_policy is None:
+        vp = ad.vjp_program(program, active=active)
+        primals = optimization_barrier(*primals)  # keep the recomputation from being merged
+        residuals = eval_program(vp.fwd, *primals)[n:]
+    else:
+        vp, saved, values = by_policy
+        both = optimization_barrier(*primals, *values) if primals or values else []
+        residuals = _recompute(vp.fwd, n, both[: len(primals)], saved, both[len(primals) :])
     cts = [rules.instantiate(c, a.strip_weak()) for c, a in zip(cts, program.out_avals)]
     in_cts = eval_program(vp.bwd, *residuals, *cts)
     return [None if z else c for c, z in zip(in_cts, vp.zero_cts)]
@@ -260,13 +329,13 @@ checkpoint_p.vjp_fwd_active = True
 
 
 @checkpoint_p.def_batch
-def _checkpoint_batch(args: list, dims: list, *, program: Program) -> tuple:
+def _checkpoint_batch(args: list, dims: list, *, program: Program, policy: Any = None) -> tuple:
     from funcgrad import batching
 
     size = rules.batch_size(args, dims)
     bprog, ods = batching.batch_program(program, dims, size)
     bprog, consts = close(bprog)
-    return bind(checkpoint_p, *consts, *args, program=bprog), ods
+    return bind(checkpoint_p, *consts, *args, program=bprog, policy=policy), ods
 
 
 @checkpoint_p.def_examples
@@ -276,6 +345,40 @@ def _checkpoint_examples(rng: np.random.Generator) -> list[Example]:
     avals = [Aval((3,), np.dtype("float64")), Aval((3,), np.dtype("float64"))]
     prog = _sub_program(lambda x, y: [ew.sin(ew.mul(ew.sin(x), y))], avals)
     return [Example([rand(rng, (3,)), rand(rng, (3,))], {"program": prog})]
+
+
+# --------------------------------------------------------------------------- checkpoint_name
+
+#: an identity that tags a value with a name, for ``checkpoint`` policies
+#: (``save_only_these_names`` ...); JAX's ``name_p``
+checkpoint_name_p = Primitive("checkpoint_name", family=FAMILY)
+checkpoint_name_p.abstract_eval = lambda x, *, name: x
+checkpoint_name_p.lower = lambda x, *, name: x
+
+
+@checkpoint_name_p.def_jvp
+def _checkpoint_name_jvp(primals: list, tangents: list, *, name: Any) -> tuple:
+    return checkpoint_name(primals[0], name), tangents[0]
+
+
+@checkpoint_name_p.def_vjp
+def _checkpoint_name_vjp(ct: Any, x: Any, *, out: Any, name: Any) -> tuple:
+    return (ct,)
+
+
+@checkpoint_name_p.def_batch
+def _checkpoint_name_batch(args: list, dims: list, *, name: Any) -> tuple:
+    return checkpoint_name(args[0], name), dims[0]
+
+
+checkpoint_name_p.examples = lambda rng: [Example([rand(rng, (3,))], {"name": "a"})]
+
+
+def checkpoint_name(x: Any, name: Any) -> Any:
+    """``x`` (a pytree of arrays) unchanged, tagged ``name`` for checkpoint policies."""
+    if isinstance(x, Tracer):
+        return bind(checkpoint_name_p, x, name=name)
+    return tree_map(lambda leaf: bind(checkpoint_name_p, leaf, name=name), x)
 
 
 # --------------------------------------------------------------------------- custom_jvp_call

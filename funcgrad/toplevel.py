@@ -1,0 +1,257 @@
+"""JAX's top-level utilities that are not transforms of derivatives: ``eval_shape``,
+``linear_transpose``, ``closure_convert``, devices (``device_put``, ``devices``, ...),
+``block_until_ready`` and ``clear_caches``.
+
+Devices and placement are JAX's: funcgrad's concrete values are ``jax.Array``s.
+Inside a transform ``device_put`` is the identity on traced values (placement is
+decided when the program is compiled), as in JAX.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import jax
+import numpy as np
+
+from funcgrad import ad, passes
+from funcgrad.api import TreeFunction, trace_pytree
+from funcgrad.core import dtypes
+from funcgrad.core.interp import Tracer, eval_program, new_builder, to_aval
+from funcgrad.core.ir import Aval, Var
+from funcgrad.lowering import run_program
+from funcgrad.primitives.calls import close
+from funcgrad.tree import tree_flatten, tree_map, tree_unflatten
+
+__all__ = [
+    "ShapeDtypeStruct",
+    "block_until_ready",
+    "clear_caches",
+    "closure_convert",
+    "default_backend",
+    "device_count",
+    "device_put",
+    "devices",
+    "eval_shape",
+    "linear_transpose",
+    "local_device_count",
+    "local_devices",
+]
+
+ShapeDtypeStruct = jax.ShapeDtypeStruct
+
+
+def _abstract(x: Any, name: str) -> Aval:
+    """The aval of an array, a Python scalar, a tracer or anything with
+    ``shape``/``dtype`` (``ShapeDtypeStruct``)."""
+    try:
+        return to_aval(x)
+    except TypeError:
+        pass
+    if hasattr(x, "shape") and hasattr(x, "dtype"):
+        dt = dtypes.canonicalize(np.dtype(x.dtype))
+        return Aval(tuple(x.shape), dt, bool(getattr(x, "weak_type", False)))
+    raise TypeError(
+        f"{name}: argument {x!r} of type {type(x).__name__} is not a valid JAX type "
+        "(an array, a scalar or a ShapeDtypeStruct)"
+    )
+
+
+def _trace_abstract(fun: Callable, args: tuple, kwargs: dict, name: str) -> tuple:
+    leaves, in_tree = tree_flatten((args, kwargs))
+    avals = [_abstract(x, name) for x in leaves]
+    with new_builder(name) as b:
+        a2, k2 = tree_unflatten(in_tree, [b.new_arg(a) for a in avals])
+        out = fun(*a2, **k2)
+        out_leaves, out_tree = tree_flatten(out)
+        prog = b.build(out_leaves)
+    return prog, in_tree, out_tree, avals
+
+
+def eval_shape(fun: Callable, *args: Any, **kwargs: Any) -> Any:
+    """The shapes and dtypes ``fun(*args, **kwargs)`` would return, as a pytree of
+    ``jax.ShapeDtypeStruct``, found by tracing only (nothing is computed).
+    Arguments may be arrays, scalars or ``ShapeDtypeStruct``s."""
+    prog, _, out_tree, _ = _trace_abstract(fun, args, kwargs, "eval_shape")
+    outs = [jax.ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type) for a in prog.out_avals]
+    return tree_unflatten(out_tree, outs)
+
+
+def _depends_on_inputs(prog: Any) -> set:
+    dep: set = set(prog.invars)
+    for e in prog.eqns:
+        if any(type(a) is Var and a in dep for a in e.inputs):
+            dep.update(e.outvars)
+    return dep
+
+
+def linear_transpose(fun: Callable, *primals: Any, reduce_axes: tuple = ()) -> Callable:
+    """The transpose of the linear function ``fun`` at the shapes of ``primals``
+    (arrays or ``ShapeDtypeStruct``s): ``f_t(ct)`` returns a tuple shaped like
+    ``primals``. Raises if ``fun`` is not linear in its inputs."""
+    if reduce_axes:
+        raise NotImplementedError("reduce_axes argument to transpose is deprecated")
+    prog, in_tree, out_tree, in_avals = _trace_abstract(fun, primals, {}, "linear_transpose")
+    in_dt = [a.dtype for a in in_avals]
+    out_avals = prog.out_avals
+    out_dt = [a.dtype for a in out_avals]
+    if not (
+        all(dtypes.is_inexact(d) for d in in_dt + out_dt)
+        or all(dtypes.is_integer(d) for d in in_dt + out_dt)
+    ):
+        raise TypeError(
+            "linear_transpose only supports [float or complex] -> [float or complex], and "
+            f"integer -> integer functions, but got {in_dt} -> {out_dt}."
+        )
+    vp = ad.vjp_program(passes.dce(prog))
+    n_out = len(prog.outvars)
+    dep = _depends_on_inputs(vp.fwd)
+    for v in vp.fwd.outvars[n_out:]:
+        if type(v) is Var and v in dep:
+            made_by = next((e.prim.name for e in vp.fwd.eqns if v in e.outvars), None)
+            what = "an input" if made_by is None else f"the result of {made_by}"
+            raise TypeError(
+                "linear_transpose: the function is not linear in its inputs: its transpose "
+                f"needs the value of {what} ({v.aval}), which depends on them"
+            )
+    # the residuals do not depend on the inputs: compute them once, at zeros
+    zeros = [np.zeros(a.shape, a.dtype) for a in in_avals]
+    residuals = run_program(vp.fwd, *zeros)[n_out:]
+    bwd, bconsts = close(vp.bwd)
+    n_b = len(bconsts)
+
+    def transposed(saved: list, out_cotangent: Any) -> tuple:
+        cts, tree = tree_flatten(out_cotangent)
+        if tree != out_tree:
+            raise TypeError(
+                f"cotangent tree does not match function output, expected {out_tree} but got {tree}"
+            )
+        for c, a in zip(cts, out_avals):
+            ca = to_aval(c)
+            if ca.shape != a.shape or ca.dtype != a.dtype:
+                raise TypeError(
+                    "cotangent type does not match function output, "
+                    f"expected {[str(x) for x in out_avals]} but got {ca}"
+                )
+        in_cts = run_program(bwd, *saved[:n_b], *saved[n_b:], *cts)
+        args, _ = tree_unflatten(in_tree, list(in_cts))
+        return tuple(args)
+
+    return TreeFunction(transposed, [*bconsts, *residuals])
+
+
+def closure_convert(fun: Callable, *example_args: Any) -> tuple[Callable, list]:
+    """``(converted, consts)``: ``converted(*args, *consts)`` computes ``fun(*args)``
+    with the traced values ``fun`` closes over (of enclosing transforms) passed
+    explicitly, so ``fun`` can be given to ``custom_vjp``/``custom_jvp`` rules."""
+    prog, out_tree = trace_pytree(fun, example_args, None, "closure_convert")
+    closed, consts = close(prog)
+    hoist = [i for i, c in enumerate(consts) if isinstance(c, Tracer)]
+    hoisted = [consts[i] for i in hoist]
+    kept = {i: c for i, c in enumerate(consts) if i not in set(hoist)}
+    n_args = len(prog.invars)
+
+    def converted(*args: Any) -> Any:
+        if len(args) < len(example_args) + len(hoisted):
+            raise TypeError(
+                f"closure_convert: the converted function takes {len(example_args)} arguments "
+                f"and {len(hoisted)} closed-over values, got {len(args)} values"
+            )
+        user, extra = args[: len(args) - len(hoisted)], args[len(args) - len(hoisted) :]
+        leaves, _ = tree_flatten((tuple(user), {}))
+        if len(leaves) != n_args:
+            raise TypeError(f"closure_convert: expected {n_args} array leaves, got {len(leaves)}")
+        it = iter(extra)
+        cvals = [kept[i] if i in kept else next(it) for i in range(len(consts))]
+        return tree_unflatten(out_tree, eval_program(closed, *cvals, *leaves))
+
+    return converted, hoisted
+
+
+# --------------------------------------------------------------------------- devices
+
+
+def device_put(
+    x: Any,
+    device: Any = None,
+    *,
+    src: Any = None,
+    donate: bool | Any = False,
+    may_alias: bool | Any | None = None,
+) -> Any:
+    """Place the arrays of the pytree ``x`` on ``device`` (a device or a sharding), as
+    ``jax.device_put``; traced values inside a transform are returned unchanged."""
+    leaves, tree = tree_flatten(x)
+    if not any(isinstance(v, Tracer) for v in leaves):
+        return jax.device_put(x, device, src=src, donate=donate, may_alias=may_alias)
+    out = [
+        v
+        if isinstance(v, Tracer)
+        else jax.device_put(v, device, src=src, donate=donate, may_alias=may_alias)
+        for v in leaves
+    ]
+    return tree_unflatten(tree, out)
+
+
+def devices(backend: Any = None) -> list:
+    """All devices of ``backend`` (the default backend's by default)."""
+    return jax.devices(backend)
+
+
+def local_devices(process_index: int | None = None, backend: Any = None, host_id: Any = None):
+    """The devices attached to this process."""
+    return jax.local_devices(process_index, backend, host_id)
+
+
+def device_count(backend: Any = None) -> int:
+    """Number of devices."""
+    return jax.device_count(backend)
+
+
+def local_device_count(backend: Any = None) -> int:
+    """Number of devices attached to this process."""
+    return jax.local_device_count(backend)
+
+
+def default_backend() -> str:
+    """The platform name of the default backend (``"cpu"``, ``"gpu"``, ``"tpu"``)."""
+    return jax.default_backend()
+
+
+def block_until_ready(x: Any) -> Any:
+    """Wait until every array of the pytree ``x`` is computed; returns ``x``."""
+
+    def wait(v: Any) -> Any:
+        if isinstance(v, Tracer):
+            return v
+        f = getattr(v, "block_until_ready", None)
+        if f is not None:
+            f()
+        return v
+
+    tree_map(wait, x)
+    return x
+
+
+def clear_caches() -> None:
+    """Drop every compiled executable and cached trace funcgrad holds (and JAX's)."""
+    import sys
+
+    from funcgrad import custom, lowering
+    from funcgrad.primitives import calls, control_flow
+
+    jit_module = sys.modules["funcgrad.jit"]  # ``funcgrad.jit`` the name is the function
+
+    lowering._cache.compiled.clear()
+    lowering._cache.seen.clear()
+    calls._compiled_subs.clear()
+    control_flow._EAGER_CACHE.clear()
+    custom._CHECKPOINT_TRACES.clear()
+    for per_fun in list(jit_module._shared_by_fun.values()):
+        for shared in per_fun.values():
+            shared.cache.clear()
+            shared.fast.clear()
+            if shared.dispatch is not None:
+                shared.dispatch.clear_cache()
+    jax.clear_caches()

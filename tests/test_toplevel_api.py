@@ -1,0 +1,179 @@
+"""Top-level utilities against JAX: eval_shape, linear_transpose, custom_gradient,
+closure_convert, devices, block_until_ready, clear_caches, jit(donate_argnames=),
+linearize(has_aux=), hessian(has_aux=)."""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import funcgrad as fg
+import funcgrad.numpy as fnp
+
+A = np.arange(6.0).reshape(2, 3)
+
+
+def test_eval_shape():
+    def f(np_mod):
+        return lambda x, y, s=2.0: {"p": x @ y, "s": np_mod.sum(x) * s, "i": x.shape[0] + 1}
+
+    args = (jax.ShapeDtypeStruct((2, 3), np.float32), np.ones((3, 4), np.float32))
+    got = fg.eval_shape(f(fnp), *args)
+    want = jax.eval_shape(f(jnp), *args)
+    assert jax.tree.structure(got) == jax.tree.structure(want)
+    for a, b in zip(jax.tree.leaves(got), jax.tree.leaves(want)):
+        assert (a.shape, a.dtype, a.weak_type) == (b.shape, b.dtype, b.weak_type)
+    weak = fg.eval_shape(lambda x: x * 2, 1.0)
+    assert weak == jax.eval_shape(lambda x: x * 2, 1.0)
+    assert fg.ShapeDtypeStruct is jax.ShapeDtypeStruct
+
+
+def test_eval_shape_runs_nothing():
+    calls = []
+
+    def f(x):
+        fg.debug.callback(calls.append, x)
+        return fnp.sin(x)
+
+    assert fg.eval_shape(f, jax.ShapeDtypeStruct((2,), np.float64)).shape == (2,)
+    assert calls == []
+
+
+@pytest.mark.parametrize(
+    "fn",
+    [
+        lambda np_mod: lambda x: (A @ x, 2 * x[0]),
+        lambda np_mod: lambda x: np_mod.cumsum(x[::-1]) / 3.0,
+        lambda np_mod: lambda x: np_mod.sum(x.reshape(3, 1) * A.T, axis=0),
+    ],
+)
+def test_linear_transpose_matches_jax(fn):
+    x = np.ones(3)
+    ft = fg.linear_transpose(fn(fnp), x)
+    jt = jax.linear_transpose(fn(jnp), x)
+    ct = jax.tree.map(lambda o: np.arange(1.0, 1.0 + o.size).reshape(o.shape), fn(jnp)(x))
+    for a, b in zip(ft(ct), jt(ct)):
+        np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-12)
+    # a pytree: passes through jit
+    out = fg.jit(lambda t, c: t(c))(ft, ct)
+    np.testing.assert_allclose(np.asarray(out[0]), np.asarray(jt(ct)[0]), rtol=1e-12)
+
+
+def test_linear_transpose_errors():
+    with pytest.raises(TypeError, match="not linear"):
+        fg.linear_transpose(lambda x: x * x, np.ones(3))
+    with pytest.raises(TypeError, match="only supports"):
+        fg.linear_transpose(lambda x: x.astype(np.int32), np.ones(3))
+    ft = fg.linear_transpose(lambda x: 2 * x, np.ones(3))
+    with pytest.raises(TypeError, match="cotangent type"):
+        ft(np.ones(4))
+    with pytest.raises(TypeError, match="cotangent tree"):
+        ft((np.ones(3),))
+
+
+def _cg(np_mod, deco):
+    @deco
+    def f(x, y):
+        s = np_mod.sin(x)
+        return s * y, lambda g: (g * 3.0 * s, g * x)
+
+    return f
+
+
+def test_custom_gradient():
+    f, j = _cg(fnp, fg.custom_gradient), _cg(jnp, jax.custom_gradient)
+    x, y = np.array([0.3, 1.2]), np.array([2.0, -1.0])
+
+    def loss(f):
+        return lambda x, y: (f(x, y) ** 2).sum()
+
+    want = jax.grad(loss(j), (0, 1))(x, y)
+    for got in (
+        fg.grad(loss(f), (0, 1))(x, y),
+        fg.jit(fg.grad(loss(f), (0, 1)))(x, y),
+    ):
+        for a, b in zip(got, want):
+            np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-12)
+    np.testing.assert_allclose(np.asarray(f(x, y)), np.asarray(j(x, y)))
+    gv = fg.vmap(fg.grad(loss(f)))(np.stack([x, 2 * x]), np.stack([y, y]))
+    jv = jax.vmap(jax.grad(loss(j)))(np.stack([x, 2 * x]), np.stack([y, y]))
+    np.testing.assert_allclose(np.asarray(gv), np.asarray(jv), rtol=1e-12)
+
+    @fg.custom_gradient
+    def one(x):
+        return x * 2, lambda c: c * 10  # a single cotangent need not be a tuple
+
+    np.testing.assert_array_equal(np.asarray(fg.grad(lambda x: one(x).sum())(x)), [10.0, 10.0])
+
+
+def test_closure_convert():
+    def outer(c):
+        def g(x):
+            return fnp.sin(x) * c
+
+        conv, consts = fg.closure_convert(g, 1.0)
+        assert len(consts) == 1  # the traced c is hoisted
+        return conv(0.5, *consts)
+
+    np.testing.assert_allclose(fg.grad(outer)(2.0), np.sin(0.5), rtol=1e-12)
+    conv, consts = fg.closure_convert(lambda x: x * A.sum(), 1.0)
+    assert consts == []
+    assert float(conv(2.0)) == pytest.approx(30.0)
+
+
+def test_devices_and_placement():
+    assert fg.devices() == jax.devices()
+    assert fg.local_devices() == jax.local_devices()
+    assert fg.device_count() == jax.device_count()
+    assert fg.local_device_count() == jax.local_device_count()
+    assert fg.default_backend() == jax.default_backend()
+    d = fg.devices()[0]
+    y = fg.device_put({"a": np.ones(2)}, d)
+    assert isinstance(y["a"], jax.Array) and y["a"].devices() == {d}
+    inside = fg.jit(lambda x: fg.device_put(x * 2) + 1)(np.ones(2))
+    np.testing.assert_array_equal(np.asarray(inside), [3.0, 3.0])
+    g = fg.grad(lambda x: fnp.sum(fg.device_put(x) ** 2))(np.ones(2))
+    np.testing.assert_array_equal(np.asarray(g), [2.0, 2.0])
+    tree = {"x": jnp.ones(3), "n": 1}
+    assert fg.block_until_ready(tree) is tree
+
+
+def test_clear_caches():
+    f = fg.jit(lambda x: x + 1)
+    f(np.ones(2))
+    n = f.trace_count
+    fg.clear_caches()
+    np.testing.assert_array_equal(np.asarray(f(np.ones(2))), [2.0, 2.0])
+    assert f.trace_count == n + 1
+
+
+def test_jit_donate_argnames():
+    f = fg.jit(lambda x, y: x + y, donate_argnames="y")
+    assert f.donate_argnums == (1,)
+    np.testing.assert_array_equal(np.asarray(f(jnp.ones(2), y=jnp.ones(2))), [2.0, 2.0])
+    with pytest.raises(ValueError, match="not parameters"):
+        fg.jit(lambda x: x, donate_argnames="z")
+
+
+def test_linearize_has_aux():
+    x = np.array([0.3, 1.2])
+
+    def f(np_mod):
+        return lambda x: (np_mod.sin(x) * x, {"c": np_mod.cos(x), "n": 3})
+
+    o, lin, aux = fg.linearize(f(fnp), x, has_aux=True)
+    p, jlin, jaux = jax.linearize(f(jnp), x, has_aux=True)
+    np.testing.assert_allclose(np.asarray(o), np.asarray(p), rtol=1e-12)
+    np.testing.assert_allclose(np.asarray(lin(np.ones(2))), np.asarray(jlin(np.ones(2))))
+    np.testing.assert_allclose(np.asarray(aux["c"]), np.asarray(jaux["c"]))
+    assert aux["n"] == 3
+
+
+def test_hessian_has_aux():
+    x = np.array([0.3, 1.2])
+    h, aux = fg.hessian(lambda x: (fnp.sum(fnp.sin(x) ** 3), x * 2), has_aux=True)(x)
+    jh, jaux = jax.hessian(lambda x: (jnp.sum(jnp.sin(x) ** 3), x * 2), has_aux=True)(x)
+    np.testing.assert_allclose(np.asarray(h), np.asarray(jh), rtol=1e-10)
+    np.testing.assert_allclose(np.asarray(aux), np.asarray(jaux))
