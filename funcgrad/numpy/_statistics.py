@@ -155,14 +155,27 @@ def nanvar(
     keepdims: bool = False,
     where: ArrayLike | None = None,
 ) -> Any:
-    """Variance ignoring NaNs."""
+    """Variance ignoring NaNs (NaN where fewer than ``ddof + 1`` values remain); NaNs get
+    zero gradient."""
     _no_out("nanvar", out)
     fnp = _fnp()
     a = as_array(a, "nanvar")
-    keep = fnp.logical_not(fnp.isnan(a))
+    from funcgrad.numpy._core import user_dtype
+
+    dt = dtypes.to_inexact(aval(a).dtype) if dtype is None else user_dtype(dtype, "nanvar")
+    x = convert(a, dt, aval(a).weak_type)
+    keep = fnp.logical_not(fnp.isnan(x))
     if where is not None:
         keep = fnp.logical_and(keep, where)
-    return fnp.var(a, axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims, where=keep)
+    x = fnp.where(keep, x, 0)
+    cnt = fnp.sum(keep, axis=axis, keepdims=True, dtype=dtypes.to_inexact(dt))
+    mean = fnp.sum(x, axis=axis, keepdims=True) / fnp.maximum(cnt, 1)
+    c = fnp.where(keep, x - mean, 0)
+    sq = fnp.real(c * fnp.conj(c)) if dtypes.kind(dt) == 3 else c * c
+    s = fnp.sum(sq, axis=axis, keepdims=keepdims)
+    norm = fnp.sum(keep, axis=axis, keepdims=keepdims, dtype=aval(s).dtype) - ddof
+    pos = norm > 0
+    return fnp.where(pos, s / fnp.where(pos, norm, 1), np.nan)
 
 
 def nanstd(
@@ -460,8 +473,8 @@ def histogram_bin_edges(
         same = fnp.equal(lo, hi)
         lo = fnp.where(same, lo - 0.5, lo)
         hi = fnp.where(same, hi + 0.5, hi)
-        t = np.linspace(0.0, 1.0, nb + 1).astype(dt)
-        return out(lo + (hi - lo) * t)
+        t = np.linspace(0.0, 1.0, nb + 1)[:-1].astype(dt)
+        return out(fnp.concatenate([lo + (hi - lo) * t, fnp.reshape(hi, (1,))]))
     edges = fnp.asarray(bins)
     if aval(edges).ndim != 1:
         raise ValueError(f"histogram: bins must be an int or a 1-D array, got {aval(edges).shape}")
