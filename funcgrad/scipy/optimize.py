@@ -126,9 +126,7 @@ def _zoom(
         use_cub = (s["j"] > 0) & (a_cub > left + 0.2 * width) & (a_cub < right - 0.2 * width)
         a_quad = _quad_min(s["a_lo"], s["phi_lo"], s["dphi_lo"], s["a_hi"], s["phi_hi"])
         use_quad = ~use_cub & (a_quad > left + 0.1 * width) & (a_quad < right - 0.1 * width)
-        a_j = fnp.where(
-            use_cub, a_cub, fnp.where(use_quad, a_quad, (s["a_lo"] + s["a_hi"]) / 2.0)
-        )
+        a_j = fnp.where(use_cub, a_cub, fnp.where(use_quad, a_quad, (s["a_lo"] + s["a_hi"]) / 2.0))
         phi_j, dphi_j, g_j = phi_dphi(a_j)
         s = {**s, "nfev": s["nfev"] + 1}
         # sufficient decrease fails: a_j becomes the new upper end
@@ -275,9 +273,7 @@ def _bfgs(
 
     def body(s: dict) -> dict:
         p = -fnp.dot(s["H"], s["g"])
-        ls = _line_search(
-            fun, s["x"], p, s["f"], s["old_f"], s["g"], maxiter=line_search_maxiter
-        )
+        ls = _line_search(fun, s["x"], p, s["f"], s["old_f"], s["g"], maxiter=line_search_maxiter)
         step = ls["a_k"] * p
         y = ls["g_k"] - s["g"]
         rho = 1.0 / fnp.dot(y, step)
@@ -301,9 +297,7 @@ def _bfgs(
     s["status"] = fnp.where(
         s["converged"],
         _i(0),
-        fnp.where(
-            s["k"] == maxiter, _i(1), fnp.where(s["failed"], 2 + s["ls_status"], _i(-1))
-        ),
+        fnp.where(s["k"] == maxiter, _i(1), fnp.where(s["failed"], 2 + s["ls_status"], _i(-1))),
     )
     return s
 

@@ -166,7 +166,7 @@ def xlog1py(x: ArrayLike, y: ArrayLike) -> Any:
 def entr(x: ArrayLike) -> Any:
     """Elementwise entropy ``-x log x`` (0 at 0, ``-inf`` for ``x < 0``)."""
     (x,) = _real("entr", x)
-    return fnp.where(x < 0, _k(x, -np.inf), -_xlogx(x))
+    return fnp.where(x < 0, -np.inf, -_xlogx(x))
 
 
 def rel_entr(p: ArrayLike, q: ArrayLike) -> Any:
@@ -176,7 +176,7 @@ def rel_entr(p: ArrayLike, q: ArrayLike) -> Any:
     safe_p = fnp.where(both, p, fnp.ones_like(p))
     safe_q = fnp.where(both, q, fnp.ones_like(q))
     val = _xlogx(safe_p) - _xlogy(safe_p, safe_q)
-    other = fnp.where((p == 0) & (q >= 0), _k(p, 0.0), _k(p, np.inf))
+    other = fnp.where((p == 0) & (q >= 0), 0.0, np.inf)
     return fnp.where(both, val, other)
 
 
@@ -229,7 +229,7 @@ def factorial(n: ArrayLike, exact: bool = False) -> Any:
     if exact:
         raise NotImplementedError("factorial with exact=True")
     (n,) = _real("factorial", n)
-    return fnp.where(n < 0, _k(n, 0.0), fnp.exp(_lgamma(n + 1)))
+    return fnp.where(n < 0, 0.0, fnp.exp(_lgamma(n + 1)))
 
 
 def betaln(a: ArrayLike, b: ArrayLike) -> Any:
@@ -354,13 +354,14 @@ def _check_ndtr_dtype(name: str, x: Any) -> None:
 
 
 def _ndtr(x: Any) -> Any:
-    z = x * _SQRT_HALF
+    # constants of x's dtype: the result is strongly typed, as JAX's
+    z = x * _k(x, _SQRT_HALF)
     y = fnp.where(
-        fnp.abs(z) < _SQRT_HALF,
-        1 + ew.erf(z),
-        fnp.where(z > 0, 2 - sp.erfc(z), sp.erfc(-z)),
+        fnp.abs(z) < _k(x, _SQRT_HALF),
+        _k(x, 1.0) + ew.erf(z),
+        fnp.where(z > 0, _k(x, 2.0) - sp.erfc(z), sp.erfc(-z)),
     )
-    return 0.5 * y
+    return _k(x, 0.5) * y
 
 
 def ndtr(x: ArrayLike) -> Any:

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
 from funcgrad import numpy as fnp
 from funcgrad.numpy._core import ArrayLike, promote
 
@@ -16,9 +14,8 @@ def inexact(name: str, *args: ArrayLike) -> list[Any]:
     return [fnp.asarray(a) for a in promote(name, *args, to="inexact")]
 
 
-def const(x: Any, v: float) -> np.ndarray:
-    """A 0-d constant of ``x``'s dtype."""
-    return np.asarray(v, x.dtype)
-
-
-NEG_INF = -np.inf
+def const(x: Any, v: float) -> float:
+    """A constant to combine with ``x`` (``jnp.where(c, -np.inf, x)`` style): a Python
+    float, weakly typed, so the result keeps ``x``'s dtype and weak type."""
+    del x
+    return float(v)

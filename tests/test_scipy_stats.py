@@ -1,0 +1,219 @@
+"""funcgrad.scipy.stats against jax.scipy.stats: values (support edges included), dtypes,
+gradients, vmap, jit and errors."""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import jax.scipy.stats as jst
+import numpy as np
+import pytest
+
+import funcgrad as fg
+import funcgrad.numpy as fnp
+from funcgrad.scipy import stats as fst
+
+RNG = np.random.default_rng(1)
+X = np.array([-2.5, -0.7, 0.0, 0.4, 1.3, 2.9])
+POS = np.array([0.3, 0.9, 1.0, 1.7, 2.4, 3.8])
+UNIT = np.array([0.02, 0.2, 0.45, 0.5, 0.8, 0.97])
+K = np.array([-1.0, 0.0, 1.0, 2.0, 2.5, 5.0])
+EDGE = np.array([-1.0, 0.0, 0.5, 1.0, 1.5, np.nan])  # outside, at and inside supports
+
+CASES = [
+    ("norm", "logpdf", (X, 0.3, 1.7)),
+    ("norm", "pdf", (X,)),
+    ("norm", "cdf", (X * 4, 0.5)),
+    ("norm", "logcdf", (X * 10,)),
+    ("norm", "sf", (X * 4,)),
+    ("norm", "logsf", (X * 10,)),
+    ("norm", "ppf", (UNIT, 1.0, 2.0)),
+    ("norm", "isf", (UNIT,)),
+    ("multivariate_normal", "logpdf", (X, 0.5, 2.0)),
+    ("bernoulli", "logpmf", (K, 0.3)),
+    ("bernoulli", "pmf", (K, 0.6, 1.0)),
+    ("bernoulli", "cdf", (EDGE, 0.3)),
+    ("bernoulli", "ppf", (EDGE, 0.4)),
+    ("beta", "logpdf", (EDGE, 2.0, 3.0)),
+    ("beta", "logpdf", (UNIT, POS, POS[::-1])),
+    ("beta", "pdf", (UNIT, 0.5, 0.5)),
+    ("beta", "cdf", (EDGE, 2.0, 3.0)),
+    ("beta", "sf", (EDGE, 2.0, 3.0)),
+    ("beta", "logsf", (UNIT, 2.0, 3.0)),
+    ("gamma", "logpdf", (X, POS)),
+    ("gamma", "pdf", (POS, 2.0, 0.1, 2.0)),
+    ("gamma", "cdf", (X, 2.0)),
+    ("gamma", "sf", (X, 2.0)),
+    ("gamma", "logsf", (POS, 2.0)),
+    ("poisson", "logpmf", (K, 2.0)),
+    ("poisson", "pmf", (K, POS)),
+    ("poisson", "cdf", (K * 2, 2.0)),
+    ("poisson", "entropy", (np.array([0.0, 1.0, 5.0, 20.0, 50.0, 150.0]),)),
+    ("uniform", "logpdf", (X, -1.0, 2.0)),
+    ("uniform", "pdf", (X,)),
+    ("uniform", "cdf", (X, -1.0, 2.0)),
+    ("uniform", "ppf", (EDGE, 1.0, 2.0)),
+    ("t", "logpdf", (X, 3.0, 0.2, 1.5)),
+    ("t", "pdf", (X, POS)),
+    ("cauchy", "logpdf", (X,)),
+    ("cauchy", "pdf", (X, 0.5, 2.0)),
+    ("cauchy", "cdf", (X,)),
+    ("cauchy", "logcdf", (X,)),
+    ("cauchy", "sf", (X,)),
+    ("cauchy", "logsf", (X,)),
+    ("cauchy", "ppf", (UNIT,)),
+    ("cauchy", "isf", (UNIT,)),
+    ("laplace", "logpdf", (X, 0.3, 2.0)),
+    ("laplace", "pdf", (X,)),
+    ("laplace", "cdf", (X, 0.3, 2.0)),
+    ("logistic", "logpdf", (X * 30,)),
+    ("logistic", "pdf", (X, 0.2, 1.5)),
+    ("logistic", "cdf", (X,)),
+    ("logistic", "sf", (X,)),
+    ("logistic", "ppf", (UNIT,)),
+    ("logistic", "isf", (UNIT, 1.0, 3.0)),
+    ("expon", "logpdf", (X,)),
+    ("expon", "pdf", (X, -1.0, 2.0)),
+    ("expon", "cdf", (X,)),
+    ("expon", "logcdf", (POS,)),
+    ("expon", "sf", (X,)),
+    ("expon", "logsf", (X,)),
+    ("expon", "ppf", (EDGE,)),
+    ("chi2", "logpdf", (X, 3.0)),
+    ("chi2", "pdf", (POS, 3.0)),
+    ("chi2", "cdf", (X, 3.0)),
+    ("chi2", "sf", (X, 3.0)),
+    ("chi2", "logsf", (POS, 3.0)),
+    ("binom", "logpmf", (K, 5.0, 0.3)),
+    ("binom", "pmf", (K, 3.0, 0.6)),
+    ("binom", "pmf", (np.zeros(6), 0.0, 0.6)),
+    ("geom", "logpmf", (K, 0.3)),
+    ("geom", "pmf", (K, 0.6)),
+    ("pareto", "logpdf", (POS + 0.5, 2.0)),
+    ("pareto", "pdf", (X, 2.0)),
+    ("pareto", "cdf", (X, 2.0)),
+    ("pareto", "logcdf", (POS + 1, 2.0)),
+    ("pareto", "sf", (X, 2.0)),
+    ("pareto", "logsf", (X, 2.0)),
+    ("pareto", "ppf", (EDGE, 2.0)),
+    ("truncnorm", "logpdf", (X, -1.0, 2.0, 0.5, 1.5)),
+    ("truncnorm", "cdf", (X, -1.0, 2.0)),
+    ("truncnorm", "logsf", (X, -1.0, 2.0)),
+    ("truncnorm", "logpdf", (X + 5, 4.0, 9.0)),
+    ("truncnorm", "cdf", (X, -3.0, -2.0)),
+    ("truncnorm", "logpdf", (X, 1.0, 1.0)),
+]
+IDS = [f"{m}.{f}-{i}" for i, (m, f, _) in enumerate(CASES)]
+
+
+def _close(a, b, rtol=1e-11):
+    a, b = np.asarray(a), np.asarray(b)
+    assert a.shape == b.shape and a.dtype == b.dtype, (a.shape, a.dtype, b.shape, b.dtype)
+    np.testing.assert_allclose(a, b, rtol=rtol, atol=1e-14, equal_nan=True)
+
+
+@pytest.mark.parametrize("mod,fn,args", CASES, ids=IDS)
+def test_values_match_jax(mod, fn, args):
+    with np.errstate(all="ignore"):
+        want = getattr(getattr(jst, mod), fn)(*args)
+        got = getattr(getattr(fst, mod), fn)(*args)
+    _close(got, want)
+
+
+@pytest.mark.parametrize(
+    "mod,fn,args",
+    [
+        ("gamma", "logpdf", (POS.astype(np.float32), np.float32(2.0))),
+        ("poisson", "logpmf", (K.astype(np.int32), 2.0)),
+        ("norm", "cdf", (1.0,)),
+        ("t", "logpdf", (2, 3)),
+    ],
+)
+def test_dtypes_and_weak_types(mod, fn, args):
+    want = getattr(getattr(jst, mod), fn)(*args)
+    got = getattr(getattr(fst, mod), fn)(*args)
+    assert got.dtype == want.dtype
+    assert got.weak_type == want.weak_type
+    _close(got, want, 2e-6 if want.dtype == np.float32 else 1e-12)
+
+
+# derivatives in the distribution's parameters and in x, against jax.grad
+GRAD_CASES = [
+    ("norm", "logpdf", (X, 0.3, 1.7), (0, 1, 2)),
+    ("norm", "logcdf", (X * 10, 0.0, 1.0), (0, 2)),
+    ("gamma", "logpdf", (POS, POS[::-1], 0.0, 1.0), (0, 1, 3)),
+    ("gamma", "cdf", (POS, POS[::-1]), (1,)),
+    ("beta", "logpdf", (UNIT, POS, POS[::-1]), (0, 1, 2)),
+    ("t", "logpdf", (X, POS), (0, 1)),
+    ("poisson", "logpmf", (np.abs(K), POS), (1,)),
+    ("binom", "logpmf", (np.abs(K), 5.0, UNIT), (2,)),
+    ("bernoulli", "logpmf", (np.array([0.0, 1.0, 1.0, 0.0, 1.0, 0.0]), UNIT), (1,)),
+    ("truncnorm", "logpdf", (X * 0.5, -1.0, 2.0), (0, 1, 2)),
+    ("logistic", "logpdf", (X, 0.2, 1.5), (0, 1, 2)),
+]
+
+
+@pytest.mark.parametrize(
+    "mod,fn,args,argnums", GRAD_CASES, ids=[f"{m}.{f}" for m, f, _, _ in GRAD_CASES]
+)
+def test_grads_match_jax(mod, fn, args, argnums):
+    args = [np.asarray(a, np.float64) for a in args]
+
+    def total(lib, np_):
+        f = getattr(getattr(lib, mod), fn)
+        return lambda *a: np_.sum(f(*a))
+
+    want = jax.grad(total(jst, jnp), argnums=argnums)(*args)
+    got = fg.jit(fg.grad(total(fst, fnp), argnums=argnums))(*args)
+    for g, w in zip(got, want):
+        _close(g, w, 1e-9)
+
+
+A = RNG.standard_normal((3, 3))
+COV = A @ A.T + 3 * np.eye(3)
+MEAN = np.array([0.1, -0.4, 0.7])
+PTS = RNG.standard_normal((4, 3))
+
+
+def test_multivariate_normal():
+    mvn_f, mvn_j = fst.multivariate_normal, jst.multivariate_normal
+    _close(mvn_f.logpdf(PTS, MEAN, COV), mvn_j.logpdf(PTS, MEAN, COV))
+    _close(mvn_f.logpdf(PTS, MEAN, 2.5), mvn_j.logpdf(PTS, MEAN, 2.5))
+    covs = np.stack([COV, 2 * COV, COV + np.eye(3), COV])  # a batch of covariances
+    _close(mvn_f.logpdf(PTS, MEAN, covs), mvn_j.logpdf(PTS, MEAN, covs))
+    want = jax.grad(lambda m: jnp.sum(mvn_j.logpdf(PTS, m, COV)))(MEAN)
+    _close(fg.grad(lambda m: fnp.sum(mvn_f.logpdf(PTS, m, COV)))(MEAN), want, 1e-9)
+    # in the covariance along a symmetric direction (the part both conventions agree on:
+    # JAX symmetrises the cotangent of its Cholesky factorisation)
+    e = A + A.T
+    _, want = jax.jvp(lambda c: jnp.sum(mvn_j.logpdf(PTS, MEAN, c)), (COV,), (e,))
+    _, got = fg.jvp(lambda c: fnp.sum(mvn_f.logpdf(PTS, MEAN, c)), (COV,), (e,))
+    _close(got, want, 1e-9)
+    got = fg.vmap(mvn_f.logpdf, in_axes=(0, None, None))(PTS, MEAN, COV)
+    _close(got, mvn_j.logpdf(PTS, MEAN, COV))
+    with pytest.raises(ValueError, match="incompatible shapes"):
+        mvn_f.logpdf(PTS, MEAN, np.eye(2))
+    with pytest.raises(NotImplementedError, match="allow_singular"):
+        mvn_f.logpdf(PTS, MEAN, COV, allow_singular=True)
+
+
+def test_dirichlet():
+    alpha = np.array([1.5, 2.0, 3.0])
+    x = np.array([[0.2, 0.3, 0.1, 0.5], [0.3, 0.3, 0.5, 0.6], [0.5, 0.4, 0.4, -0.1]])
+    _close(fst.dirichlet.logpdf(x, alpha), jst.dirichlet.logpdf(x, alpha))
+    _close(fst.dirichlet.pdf(x[:2], alpha), jst.dirichlet.pdf(x[:2], alpha))
+    want = jax.grad(lambda a: jst.dirichlet.logpdf(x[:, 0], a))(alpha)
+    _close(fg.grad(lambda a: fst.dirichlet.logpdf(x[:, 0], a))(alpha), want, 1e-10)
+    with pytest.raises(ValueError, match="one-dimensional"):
+        fst.dirichlet.logpdf(x, np.ones((3, 1)))
+    with pytest.raises(ValueError, match="one entry fewer"):
+        fst.dirichlet.logpdf(np.ones(5), alpha)
+
+
+def test_vmap_and_jit_over_parameters():
+    f = lambda x, a: fst.gamma.logpdf(x, a, scale=2.0)
+    got = fg.vmap(f, in_axes=(None, 0))(POS, POS)
+    want = jax.vmap(lambda x, a: jst.gamma.logpdf(x, a, scale=2.0), in_axes=(None, 0))(POS, POS)
+    _close(got, want)
+    got = fg.jit(fg.vmap(fst.norm.cdf))(X, POS)
+    _close(got, jst.norm.cdf(X, POS))
