@@ -126,48 +126,63 @@ def test_matrix_power(n):
 
 def test_tensorsolve_and_multi_dot():
     a, b = _rand(2, 3, 6), _rand(2, 3)
-    _close(fnp.linalg.tensorsolve(a, b), jnp.linalg.tensorsolve(a, b))
     a2, b2 = _rand(4, 2, 2), _rand(2, 2)
-    _close(fnp.linalg.tensorsolve(a2, b2, axes=(0,)), jnp.linalg.tensorsolve(a2, b2, axes=(0,)))
     chain = [_rand(5), _rand(5, 2), _rand(2, 7), _rand(7, 3)]
-    _close(fnp.linalg.multi_dot(chain), jnp.linalg.multi_dot(chain))
     chain2 = [*chain[1:], _rand(3)]
-    _close(fnp.linalg.multi_dot(chain2), jnp.linalg.multi_dot(chain2))
+
+    def run(linalg):
+        return (
+            linalg.tensorsolve(a, b),
+            linalg.tensorsolve(a2, b2, axes=(0,)),
+            linalg.multi_dot(chain),
+            linalg.multi_dot(chain2),
+        )
+
+    _close(fg.jit(lambda: run(fnp.linalg))(), run(np.linalg))
 
 
-def test_decompositions_reconstruct_and_match_jax():
-    # results that are unique (up to LAPACK's gauge, which JAX shares): compare directly
-    for mode in ("reduced", "complete"):
-        _close(tuple(fnp.linalg.qr(TALL, mode=mode)), tuple(jnp.linalg.qr(TALL, mode=mode)))
-    _close(fnp.linalg.qr(WIDE, mode="r"), jnp.linalg.qr(WIDE, mode="r"))
-    for full in (True, False):
-        _close(tuple(fnp.linalg.svd(TALL, full)), tuple(jnp.linalg.svd(TALL, full)))
-    w, v = fnp.linalg.eigh(SPD3)
-    _close((w, v), tuple(jnp.linalg.eigh(SPD3)))
-    _close(fnp.linalg.eigh(SPD3, UPLO="U"), tuple(jnp.linalg.eigh(SPD3, UPLO="U")))
+def _decompositions(m, h):
+    la = m.linalg
+    return (
+        tuple(la.qr(TALL, mode="reduced")),
+        tuple(la.qr(TALL, mode="complete")),
+        la.qr(WIDE, mode="r"),
+        tuple(la.svd(TALL, True)),
+        tuple(la.svd(TALL, False)),
+        tuple(la.eigh(SPD3)),
+        tuple(la.eigh(SPD3, UPLO="U")),
+        la.svd(h, hermitian=True)[1],
+        la.cholesky(SPD3, upper=True),
+        tuple(la.slogdet(A3, method="qr")),
+    )
+
+
+def test_decompositions_match_jax():
+    # LAPACK's gauge (signs, phases) is JAX's: compare directly
     h = _sym_separated(3) - 2.5 * np.eye(3)  # indefinite: hermitian SVD sorts |w|
-    u, s, vh = fnp.linalg.svd(h, hermitian=True)
-    _close(s, jnp.linalg.svd(h, hermitian=True)[1])
+    got = fg.jit(lambda h: _decompositions(fnp, h))(h)
+    _close(got, jax.jit(lambda h: _decompositions(jnp, h))(h))
+    u, s, vh = fg.jit(lambda h: tuple(fnp.linalg.svd(h, hermitian=True)))(h)
     np.testing.assert_allclose((np.asarray(u) * np.asarray(s)) @ np.asarray(vh), h, atol=1e-10)
-    _close(fnp.linalg.cholesky(SPD3, upper=True), jnp.linalg.cholesky(SPD3, upper=True))
 
 
 def test_result_types_are_named_tuples():
     r = fnp.linalg.eigh(SPD3)
     assert type(r).__name__ == "EighResult" and r.eigenvalues.shape == (3,)
-    assert type(fnp.linalg.svd(A3)).__name__ == "SVDResult"
-    assert type(fnp.linalg.qr(A3)).__name__ == "QRResult"
-    sl = fnp.linalg.slogdet(A3)
-    assert type(sl).__name__ == "SlogdetResult"
-    _close(tuple(fnp.linalg.slogdet(A3, method="qr")), tuple(jnp.linalg.slogdet(A3, method="qr")))
+    assert r.eigenvectors.shape == (3, 3)
+    res = fg.jit(lambda a: (fnp.linalg.svd(a), fnp.linalg.qr(a), fnp.linalg.slogdet(a)))(A3)
+    assert [type(x).__name__ for x in res] == ["SVDResult", "QRResult", "SlogdetResult"]
+    assert res[0].Vh.shape == res[1].R.shape == (3, 3) and res[2].logabsdet.shape == ()
 
 
 def test_singular_matrices():
     z = np.array([[1.0, 2.0], [2.0, 4.0]])
-    _close(fnp.linalg.det(z), jnp.linalg.det(z), atol=1e-12)
-    _close(tuple(fnp.linalg.slogdet(z)), tuple(jnp.linalg.slogdet(z)))
-    assert int(fnp.linalg.matrix_rank(z)) == 1
-    _close(fnp.linalg.pinv(z), jnp.linalg.pinv(z))
+    la = fnp.linalg
+    det, sl, rank, pinv = fg.jit(lambda z: (la.det(z), la.slogdet(z), la.matrix_rank(z), la.pinv(z)))(z)  # fmt: skip
+    _close(det, np.linalg.det(z), atol=1e-12)
+    _close(tuple(sl), tuple(np.asarray(v) for v in np.linalg.slogdet(z)))
+    assert int(rank) == 1
+    _close(pinv, np.linalg.pinv(z))
 
 
 def test_lax_linalg_matches_jax():
@@ -331,16 +346,16 @@ def test_vmap_matches_jax(name, args, axis):
 
 def test_vmap_solve_one_side_batched_and_grad_of_vmap():
     bs = _rand(5, 3)
-    _close(
-        fg.vmap(fnp.linalg.solve, (None, 0))(A3, bs), jax.vmap(jnp.linalg.solve, (None, 0))(A3, bs)
-    )
-    _close(fg.vmap(fnp.linalg.solve, (0, None))(BATCH, bs[0]), jax.vmap(jnp.linalg.solve, (0, None))(BATCH, bs[0]))  # fmt: skip
-    got = fg.grad(lambda a: fnp.sum(fg.vmap(fnp.linalg.det)(a)))(BATCH)
-    want = jax.grad(lambda a: jnp.sum(jax.vmap(jnp.linalg.det)(a)))(BATCH)
-    _close(got, want, rtol=1e-7)
-    got = fg.vmap(fg.grad(lambda a: fnp.linalg.slogdet(a)[1]))(BATCH)
-    want = jax.vmap(jax.grad(lambda a: jnp.linalg.slogdet(a)[1]))(BATCH)
-    _close(got, want, rtol=1e-7)
+
+    def run(t, m):
+        return (
+            t.vmap(m.linalg.solve, (None, 0))(A3, bs),
+            t.vmap(m.linalg.solve, (0, None))(BATCH, bs[0]),
+            t.grad(lambda a: m.sum(t.vmap(m.linalg.det)(a)))(BATCH),
+            t.vmap(t.grad(lambda a: m.linalg.slogdet(a)[1]))(BATCH),
+        )
+
+    _close(fg.jit(lambda: run(fg, fnp))(), jax.jit(lambda: run(jax, jnp))(), rtol=1e-7)
 
 
 _JITTED = fg.jit(lambda a, b: (fnp.linalg.solve(a, b), fnp.linalg.slogdet(a)[1], fnp.linalg.eigvalsh(a @ a.T), fnp.linalg.svd(a, compute_uv=False)))  # fmt: skip
@@ -405,3 +420,13 @@ def test_errors_name_function_and_shapes():
 def test_nonsymmetric_eig_not_available():
     with pytest.raises(NotImplementedError, match="eig"):
         fnp.linalg.eig(A3)
+
+
+@pytest.mark.parametrize("ord", [2, -2, "nuc"])
+def test_matrix_norms_from_singular_values(ord):
+    x = _rand(2, 3, 4)
+    for axis, keepdims in (((1, 2), False), ((2, 0), True)):
+        got = fnp.linalg.norm(x, ord=ord, axis=axis, keepdims=keepdims)
+        _close(got, np.linalg.norm(x, ord=ord, axis=axis, keepdims=keepdims))
+    got = fg.jit(fg.grad(lambda a: fnp.linalg.norm(a, ord)))(x[0])
+    _close(got, jax.grad(lambda a: jnp.linalg.norm(a, ord))(x[0]), rtol=1e-7)

@@ -108,12 +108,14 @@ def test_lu_solve(trans):
 
 def test_lu_reconstructs_batched():
     a = _rand(2, 4, 3)
-    p, lo, up = fsl.lu(a)
+    p, lo, up = fg.jit(fsl.lu)(a)
     np.testing.assert_allclose(np.asarray(p) @ np.asarray(lo) @ np.asarray(up), a, atol=1e-12)
     _close((p, lo, up), jax.vmap(jsl.lu)(a))
 
 
 # --------------------------------------------------------------------------- expm
+
+_EXPM = fg.jit(fsl.expm)
 
 
 @pytest.mark.parametrize("scale", [0.0, 0.05, 1.0, 8.0, 60.0])
@@ -123,34 +125,35 @@ def test_expm_matches_scipy(scale):
     np.testing.assert_allclose(np.asarray(got), scipy.linalg.expm(a), rtol=1e-11, atol=1e-12)
 
 
-_EXPM = fg.jit(fsl.expm)
-
-
 def test_expm_variants():
-    a = _rand(2, 3, 3)
-    _close(fg.jit(fg.vmap(fsl.expm))(a), jax.vmap(jsl.expm)(a), rtol=1e-10)
-    t = np.triu(_rand(3, 3))
-    _close(
-        fg.jit(lambda x: fsl.expm(x, upper_triangular=True))(t), jsl.expm(t, upper_triangular=True)
-    )
-    c = _rand(3, 3, dtype="complex128")
-    np.testing.assert_allclose(np.asarray(fg.jit(fsl.expm)(c)), scipy.linalg.expm(c), rtol=1e-11)
-    f32 = _EXPM(np.eye(2, dtype=np.float32))
+    a, t, c = _rand(2, 3, 3), np.triu(_rand(3, 3)), _rand(3, 3, dtype="complex128")
+    batched, upper, cplx, f32, big = fg.jit(
+        lambda a, t, c: (
+            fg.vmap(fsl.expm)(a),
+            fsl.expm(t, upper_triangular=True),
+            fsl.expm(c),
+            fsl.expm(np.eye(2, dtype=np.float32)),
+            fsl.expm(1e6 * np.eye(2), max_squarings=4),
+        )
+    )(a, t, c)
+    _close(batched, np.stack([scipy.linalg.expm(x) for x in a]), rtol=1e-10)
+    _close(upper, jsl.expm(t, upper_triangular=True))
+    np.testing.assert_allclose(np.asarray(cplx), scipy.linalg.expm(c), rtol=1e-11)
     assert f32.dtype == np.float32
     np.testing.assert_allclose(f32, np.e * np.eye(2), rtol=1e-6)
     # more squarings than allowed: NaNs, as in JAX
-    big = fg.jit(lambda x: fsl.expm(x, max_squarings=4))(1e6 * np.eye(2))
     assert np.isnan(np.asarray(big)).all()
     assert np.isnan(np.asarray(jsl.expm(1e6 * np.eye(2), max_squarings=4))).all()
 
 
+_EXPM_GRAD = fg.jit(fg.grad(lambda x, w: fnp.sum(fsl.expm(x) * w)))
+_JAX_EXPM_GRAD = jax.jit(jax.grad(lambda x, w: jnp.sum(jsl.expm(x) * w)))
+
+
 @pytest.mark.parametrize("scale", [0.3, 7.0])
 def test_expm_grad_matches_jax(scale):
-    a = scale * _rand(3, 3)
-    w = _rand(3, 3)
-    got = fg.jit(fg.grad(lambda x: fnp.sum(fsl.expm(x) * w)))(a)
-    want = jax.grad(lambda x: jnp.sum(jsl.expm(x) * w))(a)
-    _close(got, want, rtol=1e-7, atol=1e-9)
+    a, w = scale * _rand(3, 3), _rand(3, 3)
+    _close(_EXPM_GRAD(a, w), _JAX_EXPM_GRAD(a, w), rtol=1e-7, atol=1e-9)
 
 
 def test_block_diag():

@@ -527,10 +527,22 @@ def _matrix_norm(x: Any, ord: Any, axes: tuple, keepdims: bool) -> Any:
         red = r.max if ord == np.inf else r.min
         res = red(r.sum(u.abs(x), axis=col, keepdims=True), axis=row, keepdims=True)
     elif ord in (2, -2, "nuc"):
-        raise unsupported(f"linalg.norm with ord={ord!r} for matrices (needs an SVD)")
+        res = _svd_norm(x, ord, row, col)
     else:
         raise ValueError(f"norm: invalid norm order {ord!r} for matrices{here()}")
     return res if keepdims else squeeze(res, axis=axes)
+
+
+def _svd_norm(x: Any, ord: Any, row: int, col: int) -> Any:
+    """Matrix norms from singular values (largest, smallest, or their sum), kept as
+    size-1 axes at ``row`` and ``col``."""
+    from funcgrad.numpy import _reductions as r
+    from funcgrad.numpy._shape import expand_dims, moveaxis
+    from funcgrad.primitives import decomp
+
+    s = decomp.svd(moveaxis(x, (row, col), (-2, -1)), full_matrices=False, compute_uv=False)[0]
+    red = {2: r.max, -2: r.min, "nuc": r.sum}[ord]
+    return expand_dims(red(s, axis=-1), tuple(sorted((row, col))))
 
 
 def vector_norm(x: ArrayLike, /, *, axis: Any = None, keepdims: bool = False, ord: Any = 2) -> Any:
