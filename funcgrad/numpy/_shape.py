@@ -534,8 +534,10 @@ def repeat(
         axis = 0
     av = aval(a)
     ax = normalize_axis(axis, av.ndim, "repeat")
-    if isinstance(repeats, Tracer):
-        raise unsupported("repeat with traced repeats")
+    if isinstance(repeats, Tracer) or (
+        total_repeat_length is not None and np.ndim(repeats) == 1 and np.size(repeats) > 1
+    ):
+        return out(_repeat_dynamic(a, repeats, ax, total_repeat_length))
     reps = np.asarray(repeats)
     if reps.ndim == 0 or reps.size == 1:
         r = int(reps.reshape(()))
@@ -553,8 +555,31 @@ def repeat(
         idx = np.repeat(np.arange(av.shape[ax], dtype=np.int32), reps.astype(np.int64))
         res = sh.gather(a, idx, axis=ax)
     if total_repeat_length is not None and aval(res).shape[ax] != total_repeat_length:
-        raise unsupported("repeat with a total_repeat_length different from the static total")
+        return out(_repeat_dynamic(a, repeats, ax, total_repeat_length))
     return out(res)
+
+
+def _repeat_dynamic(a: Any, repeats: Any, ax: int, total: int | None) -> Any:
+    """``repeat`` with (possibly traced) per-element ``repeats`` and a static output length
+    ``total``: output ``j`` takes the element whose cumulative repeat count first exceeds
+    ``j`` (the last element pads a short total, as jnp)."""
+    from funcgrad.core.errors import ConcretizationTypeError
+    from funcgrad.numpy._reductions import cumsum
+    from funcgrad.numpy._setops import searchsorted
+    from funcgrad.numpy._shape import broadcast_to
+    from funcgrad.numpy._ufuncs import minimum
+
+    if total is None:
+        raise ConcretizationTypeError(
+            "jnp.repeat with non-constant repeats requires total_repeat_length to be given "
+            f"(a static int){here()}"
+        )
+    n = aval(a).shape[ax]
+    reps = broadcast_to(as_array(repeats, "repeat"), (n,))
+    ends = cumsum(reps)
+    idx = searchsorted(ends, np.arange(total, dtype=np.int32), side="right")
+    idx = minimum(idx, max(n - 1, 0))
+    return sh.gather(a, convert(idx, np.dtype("int32")), axis=ax)
 
 
 def _roll1(a: Any, shift: Any, ax: int) -> Any:

@@ -266,3 +266,91 @@ def test_vmap_against_jax():
     np.testing.assert_allclose(got, jax.vmap(lambda v: jnp.convolve(v, v3))(vs))
     got = fg.vmap(lambda v: fnp.unique(v > 1, size=2))(vs)
     np.testing.assert_array_equal(got, jax.vmap(lambda v: jnp.unique(v > 1, size=2))(vs))
+
+
+XM = np.arange(12.0).reshape(3, 4)
+LIN = np.linspace(-2, 2, 5)
+MISC = [
+    ("astype", (I3, np.float32), {}),
+    ("astype", (XM, int), {}),
+    ("unstack", (XM,), {"axis": 1}),
+    ("tril_indices", (3,), {}),
+    ("triu_indices", (3, 1, 4), {}),
+    ("tril_indices_from", (XM,), {"k": -1}),
+    ("triu_indices_from", (XM,), {}),
+    ("diag_indices", (3,), {}),
+    ("diag_indices_from", (np.ones((2, 2, 2)),), {}),
+    ("mask_indices", (3, jnp.triu), {"size": 6}),
+    ("indices", ((2, 3),), {}),
+    ("indices", ((2, 3),), {"sparse": True}),
+    ("ix_", (np.array([0, 1]), np.array([2, 3, 4])), {}),
+    ("unravel_index", (np.array([0, 5, 11, -1]), (3, 4)), {}),
+    ("ravel_multi_index", ((np.array([0, 2]), np.array([1, 3])), (3, 4)), {}),
+    ("ravel_multi_index", ((np.array([0, 5]), np.array([1, 3])), (3, 4)), {"mode": "clip"}),
+    ("ravel_multi_index", ((np.array([0, 2]), np.array([1, 3])), (3, 4)), {"order": "F"}),
+    ("lexsort", ((np.array([1, 2, 1, 2]), np.array([3, 3, 1, 1])),), {}),
+    ("sort_complex", (np.array([3, 1, 2]),), {}),
+    ("delete", (XM, 1), {"axis": 0}),
+    ("delete", (XM, np.array([0, -1])), {"axis": 1}),
+    ("delete", (XM, slice(0, None, 2)), {}),
+    ("insert", (np.arange(4.0), 2, np.array([10.0, 11.0])), {}),
+    ("insert", (XM, 1, np.array([7.0, 8.0, 9.0])), {"axis": 1}),
+    ("insert", (XM, np.array([0, 2, 2]), 5.0), {"axis": 1}),
+    ("insert", (XM, np.array([3, 0]), np.array([[1.0, 2.0, 3.0, 4.0]])), {"axis": 0}),
+    ("block", ([[np.ones((2, 2)), np.zeros((2, 1))], [np.zeros((1, 3))]],), {}),
+    ("block", ([np.ones(2), np.zeros(3)],), {}),
+    ("rollaxis", (np.ones((2, 3, 4)), 2), {}),
+    ("rollaxis", (np.ones((2, 3, 4)), 0, 2), {}),
+    ("dsplit", (np.ones((2, 3, 4)), 2), {}),
+    ("resize", (I3, (2, 4)), {}),
+    ("geomspace", (1.0, 1000.0, 4), {}),
+    ("geomspace", (-1.0, -16.0, 5), {"endpoint": False}),
+    ("compress", (np.array([True, False, True]), XM), {"axis": 0}),
+    ("compress", (np.array([1, 0, 1]), XM), {"size": 2, "fill_value": -1}),
+    ("extract", (XM > 5, XM), {}),
+    ("choose", (np.array([0, 1, 2]), [np.arange(3), 10 + np.arange(3), 20 + np.arange(3)]), {}),
+    ("choose", (np.array([0, 4]), [np.arange(2), np.ones(2)]), {"mode": "wrap"}),
+    ("fill_diagonal", (XM, 7.0), {"inplace": False}),
+    ("bartlett", (5,), {}),
+    ("blackman", (5,), {}),
+    ("hamming", (4,), {}),
+    ("hanning", (1,), {}),
+    ("matvec", (np.ones((2, 3, 4)), np.arange(4.0)), {}),
+    ("vecmat", (np.arange(3.0), np.ones((3, 4))), {}),
+    ("piecewise", (LIN, [LIN < 0, LIN > 1], [lambda x: -x, 5.0, lambda x: x * 2]), {}),
+    ("apply_along_axis", (lambda r: r.sum() * r, 1, XM), {}),
+    ("apply_along_axis", (lambda r: r[:2], 0, XM), {}),
+    ("apply_over_axes", (jnp.sum, XM, (0, 1)), {}),
+    ("fromfunction", (lambda i, j: i + j, (2, 3)), {}),
+    ("partition", (np.array([3.0, 1, 2, 5, 0]), 2), {}),
+    ("argpartition", (np.array([3.0, 1, 2, 5, 0]), 2), {}),
+    ("repeat", (XM, np.array([1, 0, 2, 1])), {"axis": 1, "total_repeat_length": 6}),
+    ("repeat", (XM, 2), {"total_repeat_length": 5}),
+]
+
+
+@pytest.mark.parametrize("name,args,kw", MISC, ids=[f"{c[0]}-{i}" for i, c in enumerate(MISC)])
+def test_misc_against_jnp(name, args, kw):
+    got = getattr(fnp, name)(*args, **kw)
+    want = getattr(jnp, name)(*args, **kw)
+    assert_same(got, want, what=f"{name}{kw}")
+
+
+def test_misc_traced_and_kinds():
+    r = np.array([1, 0, 2, 1])
+    for t in (2, 4, 7):
+        got = fg.jit(lambda r, t=t: fnp.repeat(XM, r, axis=1, total_repeat_length=t))(r)
+        want = jnp.repeat(XM, r, axis=1, total_repeat_length=t)
+        np.testing.assert_array_equal(got, want)
+    with pytest.raises(ConcretizationTypeError):
+        fg.jit(lambda r: fnp.repeat(XM, r, axis=1))(r)
+    assert fnp.isdtype(np.float32, "real floating") and not fnp.isdtype(np.float32, np.int8)
+    assert fnp.isdtype(np.int8, ("bool", "integral"))
+    assert fnp.iterable([1]) and not fnp.iterable(1)
+    with pytest.raises(NotImplementedError):
+        fnp.fill_diagonal(XM, 1.0)
+    with pytest.raises(ValueError, match="kth"):
+        fnp.partition(I3, 5)
+    got = fg.grad(lambda x: fnp.sum(fnp.apply_along_axis(lambda r: r * fnp.sum(r), 0, x)))(XM)
+    want = jax.grad(lambda x: jnp.sum(jnp.apply_along_axis(lambda r: r * jnp.sum(r), 0, x)))(XM)
+    np.testing.assert_allclose(got, want)
