@@ -60,9 +60,10 @@ def gather(
     fill_value: Any = None,
 ) -> Any:
     """XLA's gather: slices of ``slice_sizes`` at ``start_indices`` (index vectors on the
-    last axis), arranged by ``dimension_numbers``. Out-of-bounds windows are filled with
-    ``fill_value`` (NaN, the minimum int or True by default) under the default mode, or
-    clamped with ``mode='clip'``."""
+    last axis), arranged by ``dimension_numbers``. By default (``mode=None``) indices
+    are promised in bounds, as in ``jax.lax.gather`` (XLA clamps the forward, the
+    derivative drops what falls outside); ``mode='clip'`` clamps; ``mode='fill'`` fills
+    out-of-bounds windows with ``fill_value`` (NaN, the minimum int or True by default)."""
     dn = _dn("gather", dimension_numbers, sc.gather_dnums, GatherDimensionNumbers)
     fv = None if fill_value is None else np.asarray(fill_value).item()
     return sc._gather(
@@ -70,7 +71,7 @@ def gather(
         prep(start_indices, "gather"),
         dn,
         tuple(int(s) for s in slice_sizes),
-        _mode("gather", mode),
+        "promise_in_bounds" if mode is None else _mode("gather", mode),
         fv,
         bool(indices_are_sorted),
         bool(unique_indices),
@@ -130,10 +131,14 @@ def scatter_apply(
     mode: Any = None,
 ) -> Any:
     """``operand`` with the elementwise ``func`` applied once to every element the
-    scatter windows touch (repeated indices apply it once)."""
+    scatter windows touch. Repeated indices apply it once (JAX applies it once per
+    occurrence)."""
     operand = prep(operand, "scatter_apply")
     mask = sh.full(to_aval(operand).shape, False, np.bool_)
-    hit = sh.full(tuple(int(s) for s in update_shape), True, np.bool_)
+    shape = tuple(int(s) for s in update_shape)
+    if not shape:  # one flag per index vector (scalar updates, broadcast as in JAX)
+        shape = to_aval(prep(scatter_indices, "scatter_apply")).shape[:-1]
+    hit = sh.full(shape, True, np.bool_)
     mask = scatter(
         mask,
         scatter_indices,
