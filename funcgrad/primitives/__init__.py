@@ -1,6 +1,7 @@
 """Primitive families. Importing this package registers every primitive."""
 
 from funcgrad.primitives import (  # noqa: F401
+    bits,
     callbacks,
     calls,
     conv,

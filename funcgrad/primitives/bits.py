@@ -3,12 +3,11 @@
 ``clz``, ``nextafter`` and ``bitcast_convert_type``. Declared with the elementwise
 family's helpers, so they share its dtype checks, weak typing and batching.
 
-``erfc`` is taken from the registry when another family already declares it.
+``erfc`` itself is declared in the special family and re-exported here.
 """
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import numpy as np
@@ -17,20 +16,15 @@ from jax import lax
 from funcgrad.core import dtypes
 from funcgrad.core.interp import bind, to_aval
 from funcgrad.core.ir import Aval
-from funcgrad.core.primitive import REGISTRY, Example, Primitive
+from funcgrad.core.primitive import Example, Primitive
 from funcgrad.primitives import elementwise as ew
+from funcgrad.primitives import special
 from funcgrad.primitives.rules import rand
 
 FAMILY = "elementwise"
 
-if "erfc" in REGISTRY:  # pragma: no cover - depends on which family loads first
-    erfc_p = REGISTRY["erfc"]
-else:
-    erfc_p = ew._unary(
-        "erfc",
-        lax.erfc,
-        lambda x, y: ew.mul(ew._c(x, -2.0 / math.sqrt(math.pi)), ew.exp(ew.neg(ew.mul(x, x)))),
-    )
+# ``erfc`` is the special family's (one declaration); lax re-exports it from here too
+erfc_p = special.erfc_p
 
 shift_left_p = ew._binary("shift_left", lax.shift_left, allowed="int", differentiable=False)
 shift_right_logical_p = ew._binary(
