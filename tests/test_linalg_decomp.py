@@ -260,7 +260,8 @@ def _gauge_free_svd(mod, linalg):
 
 
 GRAD_CASES = [
-    ("det", lambda m: m.linalg.det, (A3,)),
+    ("det", lambda m: m.linalg.det, (_rand(4, 4),)),  # LU with its custom JVP
+    ("det_3x3", lambda m: m.linalg.det, (A3,)),  # closed form
     ("slogdet", lambda m: lambda a: m.linalg.slogdet(a)[1], (A3,)),
     ("inv", lambda m: m.linalg.inv, (A3,)),
     ("solve", lambda m: m.linalg.solve, (A3, B32)),
@@ -275,7 +276,8 @@ GRAD_CASES = [
     ("lstsq", lambda m: lambda a, b: m.linalg.lstsq(a, b)[0], (TALL, _rand(4, 2))),
     ("lu", lambda m: lambda a: (flax_linalg if m is fnp else jax.lax.linalg).lu(a)[0], (WIDE,)),
     ("lu_tall", lambda m: lambda a: (flax_linalg if m is fnp else jax.lax.linalg).lu(a)[0], (TALL,)),
-    ("det_c", lambda m: m.linalg.det, (_rand(3, 3, dtype="complex128"),)),
+    ("det_c", lambda m: m.linalg.det, (_rand(4, 4, dtype="complex128"),)),
+    ("slogdet_2x2_c", lambda m: lambda a: m.linalg.slogdet(a), (_rand(2, 2, dtype="complex128"),)),
     ("solve_c", lambda m: m.linalg.solve, (_rand(3, 3, dtype="complex128"), _rand(3, 2, dtype="complex128"))),
     ("cholesky_c", lambda m: m.linalg.cholesky, (_spd(3, dtype="complex128"),)),
     ("eigh_c", lambda m: _gauge_free_eigh(m, m.linalg), (_sym_separated(3, "complex128"),)),

@@ -227,7 +227,23 @@ def det(a: ArrayLike) -> Any:
     ``det(a) * trace(solve(a, da))``, as JAX's."""
     (a,) = _inexact("det", a)
     _square("det", a)
+    n = aval(a).shape[-1]
+    if n in (2, 3):  # closed forms, as JAX (exact for small integer matrices)
+        return _det_small(a, n)
     return _det_fn()(a)
+
+
+def _det_small(a: Any, n: int) -> Any:
+    """Determinant of 2x2 / 3x3 matrices by their polynomial (Leibniz) formulas."""
+
+    def e(i: int, j: int) -> Any:
+        return a[..., i, j]
+
+    if n == 2:
+        return e(0, 0) * e(1, 1) - e(0, 1) * e(1, 0)
+    plus = sum(e(0, k) * e(1, (k + 1) % 3) * e(2, (k + 2) % 3) for k in range(3))
+    minus = sum(e(0, k) * e(1, (k + 2) % 3) * e(2, (k + 1) % 3) for k in range(3))
+    return plus - minus
 
 
 def slogdet(a: ArrayLike, *, method: str | None = None) -> SlogdetResult:
@@ -236,6 +252,15 @@ def slogdet(a: ArrayLike, *, method: str | None = None) -> SlogdetResult:
     fnp = _fnp()
     (a,) = _inexact("slogdet", a)
     _square("slogdet", a)
+    if (method is None or method == "lu") and aval(a).shape[-1] in (1, 2):
+        # analytic, as JAX: the determinant itself (no factorisation)
+        det1 = a[..., 0, 0] if aval(a).shape[-1] == 1 else _det_small(a, 2)
+        absd = fnp.abs(det1)
+        if fnp.iscomplexobj(det1):  # det / |det|, whose derivative is i Im(d det / det) sign
+            sign = det1 / fnp.where(absd == 0, 1, absd).astype(aval(det1).dtype)
+        else:
+            sign = fnp.sign(det1)
+        return SlogdetResult(sign, fnp.log(absd))
     if method is None or method == "lu":
         parity, d = _lu_sign_diag(a)
     elif method == "qr":
