@@ -5,8 +5,8 @@ the default float dtype), works under ``jit``/``vmap`` and is differentiable whe
 is, with the same derivative conventions at special points (e.g. ``xlogy`` at ``x = 0``).
 
     >>> from funcgrad.scipy import special
-    >>> float(special.gammaln(5.0))  # log(4!)
-    3.1780538303479458
+    >>> round(float(special.gammaln(5.0)), 5)  # log(4!)
+    3.17805
 """
 
 from __future__ import annotations
