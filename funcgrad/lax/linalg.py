@@ -5,8 +5,9 @@ Each function binds one of funcgrad's ``decomp`` primitives (so ``grad``, ``vmap
 
     >>> import numpy as np
     >>> from funcgrad.lax import linalg
-    >>> linalg.cholesky(np.array([[4.0, 2.0], [2.0, 3.0]]))[1, 1] ** 2
-    Array(2., dtype=float32)
+    >>> linalg.cholesky(np.array([[4.0, 2.0], [2.0, 5.0]]))
+    Array([[2., 0.],
+           [1., 2.]], dtype=float32)
 """
 
 from __future__ import annotations
