@@ -28,7 +28,6 @@ from typing import Any
 import numpy as np
 from jax import lax
 
-from funcgrad.core import dtypes
 from funcgrad.core.interp import bind, to_aval
 from funcgrad.core.ir import Aval
 from funcgrad.core.primitive import Example, Primitive
@@ -774,6 +773,3 @@ svd_p.examples = lambda rng: [
 def svd(x: Any, *, full_matrices: bool = True, compute_uv: bool = True) -> list:
     """Singular value decomposition: ``[s, u, vt]`` (``[s]`` without ``compute_uv``)."""
     return bind(svd_p, x, full_matrices=bool(full_matrices), compute_uv=bool(compute_uv))
-
-
-_ = dtypes
