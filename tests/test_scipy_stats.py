@@ -50,7 +50,6 @@ CASES = [
     ("poisson", "cdf", (K * 2, 2.0)),
     ("poisson", "entropy", (np.array([0.0, 1.0, 5.0, 20.0, 50.0, 150.0]),)),
     ("uniform", "logpdf", (X, -1.0, 2.0)),
-    ("uniform", "pdf", (X,)),
     ("uniform", "cdf", (X, -1.0, 2.0)),
     ("uniform", "ppf", (EDGE, 1.0, 2.0)),
     ("t", "logpdf", (X, 3.0, 0.2, 1.5)),
@@ -60,7 +59,6 @@ CASES = [
     ("cauchy", "cdf", (X,)),
     ("cauchy", "logcdf", (X,)),
     ("cauchy", "sf", (X,)),
-    ("cauchy", "logsf", (X,)),
     ("cauchy", "ppf", (UNIT,)),
     ("cauchy", "isf", (UNIT,)),
     ("laplace", "logpdf", (X, 0.3, 2.0)),
@@ -69,7 +67,6 @@ CASES = [
     ("logistic", "logpdf", (X * 30,)),
     ("logistic", "pdf", (X, 0.2, 1.5)),
     ("logistic", "cdf", (X,)),
-    ("logistic", "sf", (X,)),
     ("logistic", "ppf", (UNIT,)),
     ("logistic", "isf", (UNIT, 1.0, 3.0)),
     ("expon", "logpdf", (X,)),
@@ -77,10 +74,8 @@ CASES = [
     ("expon", "cdf", (X,)),
     ("expon", "logcdf", (POS,)),
     ("expon", "sf", (X,)),
-    ("expon", "logsf", (X,)),
     ("expon", "ppf", (EDGE,)),
     ("chi2", "logpdf", (X, 3.0)),
-    ("chi2", "pdf", (POS, 3.0)),
     ("chi2", "cdf", (X, 3.0)),
     ("chi2", "sf", (X, 3.0)),
     ("chi2", "logsf", (POS, 3.0)),
@@ -90,7 +85,6 @@ CASES = [
     ("geom", "logpmf", (K, 0.3)),
     ("geom", "pmf", (K, 0.6)),
     ("pareto", "logpdf", (POS + 0.5, 2.0)),
-    ("pareto", "pdf", (X, 2.0)),
     ("pareto", "cdf", (X, 2.0)),
     ("pareto", "logcdf", (POS + 1, 2.0)),
     ("pareto", "sf", (X, 2.0)),
@@ -102,6 +96,23 @@ CASES = [
     ("truncnorm", "logpdf", (X + 5, 4.0, 9.0)),
     ("truncnorm", "cdf", (X, -3.0, -2.0)),
     ("truncnorm", "logpdf", (X, 1.0, 1.0)),
+    ("gumbel_r", "logpdf", (X, 0.3, 1.5)),
+    ("gumbel_r", "cdf", (X, 0.3, 1.5)),
+    ("gumbel_r", "logsf", (X * 3,)),
+    ("gumbel_r", "ppf", (EDGE,)),
+    ("gumbel_r", "logpdf", (X, 0.0, -1.0)),
+    ("gumbel_l", "pdf", (X * 3, 0.3, 1.5)),
+    ("gumbel_l", "logcdf", (X * 3,)),
+    ("gumbel_l", "sf", (X,)),
+    ("gumbel_l", "ppf", (EDGE,)),
+    ("nbinom", "logpmf", (K, 3.0, 0.4)),
+    ("nbinom", "pmf", (K, 2.5, 0.7, 1.0)),
+    ("betabinom", "logpmf", (np.zeros(6), 0.0, 2.0, 3.0)),
+    ("betabinom", "logpmf", (K, -1.0, 2.0, 3.0)),
+    ("vonmises", "pdf", (X, np.array([0.0, 1.0, 2.0, 3.0, 4.0, 50.0]))),
+    ("wrapcauchy", "logpdf", (X + 2.5, np.array([0.0, 0.3, 0.5, 0.9, 1.0, 1.2]))),
+    ("gennorm", "logpdf", (X, 1.5)),
+    ("gennorm", "cdf", (X, 1.5)),
 ]
 IDS = [f"{m}.{f}-{i}" for i, (m, f, _) in enumerate(CASES)]
 
@@ -173,6 +184,22 @@ A = RNG.standard_normal((3, 3))
 COV = A @ A.T + 3 * np.eye(3)
 MEAN = np.array([0.1, -0.4, 0.7])
 PTS = RNG.standard_normal((4, 3))
+
+
+def test_betabinom_and_multinomial():
+    import scipy.stats as sst
+
+    # against SciPy: JAX's betaln loses ~1e-6 relative for small arguments
+    # (SciPy gives -inf at a non-integer k; JAX floors k, and so does funcgrad)
+    k = np.floor(K)
+    want = sst.betabinom.logpmf(k, 5, 2.0, 3.0)
+    _close(fst.betabinom.logpmf(K, 5.0, 2.0, 3.0), want, 1e-12)
+    _close(fst.betabinom.pmf(K, 3.0, 0.5, 1.5), sst.betabinom.pmf(k, 3, 0.5, 1.5), 1e-12)
+    x, p = np.array([[1, 2, 0], [0, 3, 0]]), np.array([0.2, 0.5, 0.3])
+    _close(fst.multinomial.pmf(x[0], 3, p), jst.multinomial.pmf(x[0], 3, p))
+    _close(fst.multinomial.logpmf(x, 3, p), jst.multinomial.logpmf(x, 3, p))
+    with pytest.raises(ValueError, match="integer type"):
+        fst.multinomial.logpmf(x * 1.0, 3, p)
 
 
 def test_multivariate_normal():
