@@ -12,6 +12,7 @@ gather/scatter, reductions and sorting, ``reduce_window`` pooling, convolutions,
 
 from __future__ import annotations
 
+import builtins
 import operator
 from collections.abc import Sequence
 from typing import Any
@@ -76,7 +77,7 @@ def padtype_to_pads(
     pads = []
     for n, w, s in zip(in_shape, window_shape, window_strides):
         out = -(-n // s)
-        total = max((out - 1) * s + w - n, 0)
+        total = builtins.max((out - 1) * s + w - n, 0)  # (lax.max shadows max here)
         small, big = total // 2, total - total // 2
         pads.append((small, big) if kind == "SAME" else (big, small))
     return pads
@@ -194,7 +195,7 @@ def conv_general_dilated(
             f"{to_aval(lhs)} and rhs {to_aval(rhs)}{here()}"
         )
     dn = conv_dimension_numbers(lhs_shape, rhs_shape, dimension_numbers)
-    nsp = max(len(lhs_shape) - 2, 0)
+    nsp = builtins.max(len(lhs_shape) - 2, 0)
     strides = _ints("window_strides", window_strides, nsp)
     ld = (1,) * nsp if lhs_dilation is None else _ints("lhs_dilation", lhs_dilation, nsp)
     rd = (1,) * nsp if rhs_dilation is None else _ints("rhs_dilation", rhs_dilation, nsp)
