@@ -87,10 +87,8 @@ def install() -> None:
     def argsort(self: Any, axis: int | None = -1, **kw: Any) -> Any:
         return fnp.argsort(self, axis, **kw)
 
-    def nonzero(self: Any, *a: Any, **k: Any) -> Any:
-        from funcgrad.numpy._core import unsupported
-
-        raise unsupported("nonzero of a traced array (its output shape depends on the values)")
+    def nonzero(self: Any, *, size: int | None = None, fill_value: Any = None) -> Any:
+        return fnp.nonzero(self, size=size, fill_value=fill_value)
 
     methods = {
         "reshape": reshape,
