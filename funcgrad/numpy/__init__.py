@@ -82,6 +82,7 @@ from funcgrad.numpy._misc import (  # noqa: F401
     geomspace,
     hamming,
     hanning,
+    index_exp,
     indices,
     insert,
     isdtype,
@@ -95,6 +96,7 @@ from funcgrad.numpy._misc import (  # noqa: F401
     ravel_multi_index,
     resize,
     rollaxis,
+    s_,
     sort_complex,
     tril_indices,
     tril_indices_from,
@@ -103,6 +105,7 @@ from funcgrad.numpy._misc import (  # noqa: F401
     unravel_index,
     unstack,
     vecmat,
+    vectorize,
 )
 from funcgrad.numpy._numeric import (  # noqa: F401
     convolve,

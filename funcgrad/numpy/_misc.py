@@ -697,3 +697,63 @@ def iterable(y: Any) -> bool:
 
 
 _ = here
+
+
+index_exp = np.index_exp
+s_ = np.s_
+
+
+def _parse_signature(signature: str) -> tuple[list[tuple[str, ...]], list[tuple[str, ...]]]:
+    import re
+
+    def dims(group: str) -> list[tuple[str, ...]]:
+        return [tuple(d for d in g.split(",") if d) for g in re.findall(r"\(([\w,]*)\)", group)]
+
+    if "->" not in signature:
+        raise ValueError(f"not a valid gufunc signature: {signature}")
+    ins, outs = signature.replace(" ", "").split("->")
+    return dims(ins), dims(outs)
+
+
+def vectorize(
+    pyfunc: Callable, *, excluded: Any = frozenset(), signature: str | None = None
+) -> Callable:
+    """A function that maps ``pyfunc`` over the broadcast leading (loop) axes of its array
+    arguments with ``vmap``; ``signature`` (``"(n),(n)->()"``) names each argument's core
+    axes; positional indices or keyword names in ``excluded`` are passed through."""
+    import functools
+
+    from funcgrad import vmap
+
+    in_core = None if signature is None else _parse_signature(signature)[0]
+
+    @functools.wraps(pyfunc)
+    def wrapped(*args: Any, **kwargs: Any) -> Any:
+        fnp = _fnp()
+        static = {i: a for i, a in enumerate(args) if i in excluded}
+        skw = {k: v for k, v in kwargs.items() if k in excluded}
+        dyn_kw = [k for k in kwargs if k not in excluded]
+        dyn = [fnp.asarray(a) for i, a in enumerate(args) if i not in excluded]
+        dyn += [fnp.asarray(kwargs[k]) for k in dyn_kw]
+        core = in_core if in_core is not None else [()] * len(dyn)
+        if len(core) != len(dyn):
+            raise TypeError(
+                f"wrong number of positional arguments: expected {len(core)}, got {len(dyn)}"
+            )
+        loops = [aval(a).shape[: aval(a).ndim - len(c)] for a, c in zip(dyn, core)]
+        loop = np.broadcast_shapes(*loops) if loops else ()
+        dyn = [fnp.broadcast_to(a, (*loop, *aval(a).shape[len(s) :])) for a, s in zip(dyn, loops)]
+
+        def call(*xs: Any) -> Any:
+            full, it = [], iter(xs[: len(xs) - len(dyn_kw)])
+            for i in range(len(args)):
+                full.append(static[i] if i in static else next(it))
+            kw = dict(skw, **dict(zip(dyn_kw, xs[len(xs) - len(dyn_kw) :])))
+            return pyfunc(*full, **kw)
+
+        f = call
+        for _ in loop:
+            f = vmap(f)
+        return f(*dyn)
+
+    return wrapped

@@ -379,3 +379,20 @@ def test_misc_traced_and_kinds():
     got = fg.grad(lambda x: fnp.sum(fnp.apply_along_axis(lambda r: r * fnp.sum(r), 0, x)))(XM)
     want = jax.grad(lambda x: jnp.sum(jnp.apply_along_axis(lambda r: r * jnp.sum(r), 0, x)))(XM)
     np.testing.assert_allclose(got, want)
+
+
+def test_vectorize_against_jax():
+    y = np.arange(4.0)
+    got = fnp.vectorize(lambda a, b: a * b + 1)(XM, y)
+    np.testing.assert_allclose(got, jnp.vectorize(lambda a, b: a * b + 1)(XM, y))
+    sig = "(n),(n)->()"
+    got = fnp.vectorize(lambda a, b: fnp.sum(a * b), signature=sig)(XM, y)
+    np.testing.assert_allclose(
+        got, jnp.vectorize(lambda a, b: jnp.sum(a * b), signature=sig)(XM, y)
+    )
+    got = fnp.vectorize(lambda a, p: a**p, excluded={1})(XM, 2)
+    np.testing.assert_allclose(got, XM**2)
+    got = fg.grad(lambda x: fnp.sum(fnp.vectorize(lambda a: fnp.sin(a) * a)(x)))(XM)
+    np.testing.assert_allclose(got, jax.grad(lambda x: jnp.sum(jnp.sin(x) * x))(XM))
+    with pytest.raises(TypeError, match="positional"):
+        fnp.vectorize(lambda a: a, signature="(n),(n)->()")(y)
