@@ -53,6 +53,7 @@ LAYERS = [
             s.AvgPool((2, 2), (1, 1), "SAME"),
             s.ConvTranspose(4, (3, 3), (2, 1)),
             s.SumPool((2, 2)),
+            s.ConvTranspose(4, (3, 3), padding=[(1, 2), (0, 1)]),
             s.Flatten,
             s.Dense(5),
             s.LogSoftmax,

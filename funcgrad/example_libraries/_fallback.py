@@ -56,8 +56,8 @@ def conv_transpose_shape_tuple(
     lhs = [lhs_shape[i] for i in dn.lhs_spec]
     rhs = [rhs_shape[i] for i in dn.rhs_spec]
     spatial = []
-    for n, k, s in zip(lhs[2:], rhs[2:], window_strides):
-        lo, hi = _transpose_pads(k, s, padding) if isinstance(padding, str) else (0, 0)
+    for i, (n, k, s) in enumerate(zip(lhs[2:], rhs[2:], window_strides)):
+        lo, hi = _transpose_pads(k, s, padding) if isinstance(padding, str) else padding[i]
         spatial.append((n - 1) * s + 1 + lo + hi - k + 1)
     nchw = (lhs[0], rhs[0], *spatial)
     out = [0] * len(nchw)
