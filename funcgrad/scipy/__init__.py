@@ -17,6 +17,7 @@ _SUBMODULES = (
     "cluster",
     "signal",
     "fft",
+    "spatial",
 )
 
 
