@@ -304,7 +304,15 @@ erf_inv_p = _unary(
     hi=0.9,
 )
 lgamma_p = _unary("lgamma", lax.lgamma, lambda x, y: digamma(x), lo=0.5, hi=3.0, smooth=False)
-digamma_p = _unary("digamma", lax.digamma, None, lo=0.5, hi=3.0)
+
+
+def _digamma_deriv(x: Any, y: Any) -> Any:
+    from funcgrad.primitives import special  # (special builds on this module)
+
+    return special.polygamma(_c(x, 1.0), x)
+
+
+digamma_p = _unary("digamma", lax.digamma, _digamma_deriv, lo=0.5, hi=3.0)
 # abs: d|x|/dx = sign(x) (0 at 0, as in JAX and PyTorch); complex |z| is real, its rules
 # are in the complex section below
 # lax.abs rejects unsigned integers (fnp.abs returns them unchanged before binding)

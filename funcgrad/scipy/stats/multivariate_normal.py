@@ -35,7 +35,8 @@ def logpdf(x: ArrayLike, mean: ArrayLike, cov: ArrayLike, allow_singular: None =
             f"multivariate_normal.logpdf got incompatible shapes: x {x.shape}, "
             f"mean {mean.shape}, cov {cov.shape}{here()}"
         )
-    chol = fnp.asarray(decomp.cholesky(cov))
+    # as jnp.linalg.cholesky: the input is symmetrised, so the gradient in cov is too
+    chol = fnp.linalg.cholesky(cov)
     batch = fnp.broadcast_shapes(chol.shape[:-2], y.shape[:-1])
     chol = fnp.broadcast_to(chol, (*batch, n, n))
     y = fnp.broadcast_to(y, (*batch, n))
