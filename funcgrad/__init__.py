@@ -104,7 +104,18 @@ __all__ = [
     "while_loop",
 ]
 
-_LAZY_SUBMODULES = ("optim", "interop", "nn", "testing", "scipy", "debug", "tree_util", "config")
+_LAZY_SUBMODULES = (
+    "optim",
+    "interop",
+    "nn",
+    "testing",
+    "scipy",
+    "debug",
+    "tree_util",
+    "config",
+    "checkpoint_policies",
+    "ad_checkpoint",
+)
 
 
 def __getattr__(name: str) -> object:

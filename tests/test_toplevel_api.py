@@ -177,3 +177,14 @@ def test_hessian_has_aux():
     jh, jaux = jax.hessian(lambda x: (jnp.sum(jnp.sin(x) ** 3), x * 2), has_aux=True)(x)
     np.testing.assert_allclose(np.asarray(h), np.asarray(jh), rtol=1e-10)
     np.testing.assert_allclose(np.asarray(aux), np.asarray(jaux))
+
+
+def test_lazy_namespaces_in_a_fresh_interpreter():
+    import subprocess
+    import sys
+
+    code = (
+        "import funcgrad as fg; fg.checkpoint_policies.dots_saveable; "
+        "fg.ad_checkpoint.checkpoint_name; fg.debug.print; fg.nn.initializers.he_normal"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
