@@ -156,7 +156,7 @@ def split(key: Any, num: int | Sequence[int] = 2) -> Any:
     if to_aval(key).ndim > 1 and to_aval(key).dtype == _U32:
         raise TypeError(
             "split accepts a single key, but was given a key array of shape "
-            f"{to_aval(key).shape[:-1]} != (). Use jax.vmap for batching."
+            f"{to_aval(key).shape[:-1]} != (). Use funcgrad.vmap for batching."
         )
     key = _check_key("split", key)
     return rp.random_split(key, _shape("split", num))
