@@ -260,7 +260,7 @@ def _value_and_grad(
         n_kept = sum(keep)
         outs, cts = [None] * (1 - want_value) + res[:n_kept], res[n_kept:]
         grads = [
-            _zeros_ct(to_aval(x)) if not dtypes.is_inexact(to_aval(x).dtype) else g
+            _zeros_ct(to_aval(x)) if not dtypes.is_inexact(to_aval(x).dtype) else _like(g, x)
             for x, g in zip(leaves, cts)
         ]
         g = tree_unflatten(in_tree, grads)
@@ -271,6 +271,17 @@ def _value_and_grad(
         return value, g
 
     return value_and_grad_f
+
+
+def _like(g: Any, x: Any) -> Any:
+    """The gradient ``g`` of input ``x`` typed as ``x`` is (JAX: a Python scalar's gradient
+    is weakly typed) and, outside transforms, a ``jax.Array`` even when constant."""
+    from funcgrad.numpy._core import convert, out
+
+    a, ga = to_aval(x), to_aval(g)
+    if (ga.dtype, ga.weak_type) != (a.dtype, a.weak_type):
+        g = convert(g, a.dtype, a.weak_type)
+    return out(g)
 
 
 def grad(
