@@ -9,7 +9,7 @@ decided when the program is compiled), as in JAX.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import jax
@@ -25,18 +25,26 @@ from funcgrad.primitives.calls import close
 from funcgrad.tree import tree_flatten, tree_map, tree_unflatten
 
 __all__ = [
+    "Device",
     "ShapeDtypeStruct",
     "block_until_ready",
     "clear_caches",
     "closure_convert",
     "default_backend",
     "device_count",
+    "device_get",
     "device_put",
     "devices",
+    "effects_barrier",
+    "ensure_compile_time_eval",
     "eval_shape",
+    "float0",
     "linear_transpose",
     "local_device_count",
     "local_devices",
+    "make_jaxpr",
+    "process_count",
+    "process_index",
 ]
 
 ShapeDtypeStruct = jax.ShapeDtypeStruct
@@ -255,3 +263,87 @@ def clear_caches() -> None:
             if shared.dispatch is not None:
                 shared.dispatch.clear_cache()
     jax.clear_caches()
+
+
+# --------------------------------------------------------------------------- more of jax.*
+
+#: the dtype of tangents and cotangents of integer and boolean values (JAX's ``float0``)
+float0 = jax.dtypes.float0
+
+#: a device (funcgrad runs on JAX's devices)
+Device = jax.Device
+
+
+def make_jaxpr(
+    fun: Callable,
+    static_argnums: int | Sequence[int] = (),
+    axis_env: Any = None,
+    return_shape: bool = False,
+    abstracted_axes: Any = None,
+) -> Callable:
+    """``make_jaxpr(f)(*args)``: funcgrad's traced :class:`~funcgrad.Program` for ``f``
+    (funcgrad's counterpart of a jaxpr; print it to read it), with ``return_shape=True``
+    also the outputs' ``ShapeDtypeStruct`` pytree. Named axes (``axis_env``) and shape
+    polymorphism (``abstracted_axes``) are not part of funcgrad."""
+    from funcgrad.api import make_ir
+
+    if axis_env is not None:
+        raise NotImplementedError("make_jaxpr: axis_env (named axes) is not supported by funcgrad")
+    if abstracted_axes is not None:
+        raise NotImplementedError(
+            "make_jaxpr: abstracted_axes (shape polymorphism) is not supported by funcgrad"
+        )
+    traced = make_ir(fun, static_argnums)
+
+    def wrapped(*args: Any, **kwargs: Any) -> Any:
+        prog = traced(*args, **kwargs)
+        if not return_shape:
+            return prog
+        statics = (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums)
+        dyn = [i for i in range(len(args)) if i not in statics]
+
+        def f(*d: Any) -> Any:
+            full = list(args)
+            for i, v in zip(dyn, d):
+                full[i] = v
+            return fun(*full, **kwargs)
+
+        return prog, eval_shape(f, *[args[i] for i in dyn])
+
+    return wrapped
+
+
+def device_get(x: Any) -> Any:
+    """The pytree ``x`` with its arrays copied to the host as NumPy arrays (other leaves
+    unchanged), as ``jax.device_get``."""
+
+    def get(v: Any) -> Any:
+        if isinstance(v, (jax.Array, Tracer)):
+            return np.asarray(v)
+        return v
+
+    return tree_map(get, x)
+
+
+def process_index(backend: Any = None) -> int:
+    """This process's index among the processes of a multi-process run (0 here)."""
+    return jax.process_index(backend)
+
+
+def process_count(backend: Any = None) -> int:
+    """How many processes take part in the computation."""
+    return jax.process_count(backend)
+
+
+def effects_barrier() -> None:
+    """Wait until every ``funcgrad.debug.print``/``callback`` issued so far has run."""
+    jax.effects_barrier()
+
+
+def ensure_compile_time_eval() -> Any:
+    """A context manager within which operations on concrete values run immediately, even
+    inside ``jit`` (so Python can branch on their results); operations on traced values are
+    still recorded. As ``jax.ensure_compile_time_eval``."""
+    from funcgrad.core.interp import compile_time_eval
+
+    return compile_time_eval()

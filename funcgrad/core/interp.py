@@ -48,6 +48,8 @@ class _Unknown(Exception):
 class _State(threading.local):
     def __init__(self) -> None:
         self.stack: list[Builder] = []
+        #: inside ``ensure_compile_time_eval``: operations on concrete values run now
+        self.compile_time_eval = False
 
 
 _state = _State()
@@ -364,6 +366,9 @@ def bind(prim: Primitive, *args: Any, **params: Any) -> Any:
     """Apply ``prim`` under the current interpreter."""
     st = _state.stack
     if st:
+        if _state.compile_time_eval and not any(isinstance(a, Tracer) for a in args):
+            with eager_mode():
+                return eager_process(prim, args, params)
         return st[-1].process(prim, args, params)
     return eager_process(prim, args, params)
 
@@ -387,6 +392,19 @@ def new_builder(transform: str) -> Iterator[Builder]:
     finally:
         _state.stack.pop()
         b.alive = False
+
+
+@contextmanager
+def compile_time_eval() -> Iterator[None]:
+    """Within the block, operations whose operands are all concrete run immediately, even
+    inside ``jit`` (``jax.ensure_compile_time_eval``): their results are concrete values,
+    so Python can branch on them; operations on traced values are still recorded."""
+    saved = _state.compile_time_eval
+    _state.compile_time_eval = True
+    try:
+        yield
+    finally:
+        _state.compile_time_eval = saved
 
 
 @contextmanager
