@@ -103,7 +103,7 @@ def test_map_coordinates_integer_input_and_errors():
     img = np.arange(12, dtype=np.int32).reshape(3, 4)
     c = [np.array([0.5, 1.5, 2.2]), np.array([0.5, 2.5, 3.9])]
     close(fnd.map_coordinates(img, c, 1), jsp.ndimage.map_coordinates(img, c, 1))
-    with pytest.raises(ValueError, match="sequence of length input.ndim"):
+    with pytest.raises(ValueError, match=r"sequence of length input\.ndim"):
         fnd.map_coordinates(img, c[:1], 1)
     with pytest.raises(NotImplementedError, match="mode"):
         fnd.map_coordinates(img, c, 1, mode="grid-wrap")
