@@ -28,6 +28,9 @@ __all__ = [
     "beta",
     "betainc",
     "betaln",
+    "boxcox",
+    "boxcox1p",
+    "comb",
     "digamma",
     "entr",
     "erf",
@@ -47,11 +50,13 @@ __all__ = [
     "kl_div",
     "log_ndtr",
     "log_softmax",
+    "loggamma",
     "logit",
     "logsumexp",
     "multigammaln",
     "ndtr",
     "ndtri",
+    "poch",
     "polygamma",
     "rel_entr",
     "softmax",
@@ -471,3 +476,63 @@ def softmax(x: ArrayLike, /, *, axis: int | tuple[int, ...] | None = None) -> An
 def log_softmax(x: ArrayLike, /, *, axis: int | tuple[int, ...] | None = None) -> Any:
     """``x - logsumexp(x)`` along ``axis`` (all axes by default, as SciPy)."""
     return _nn.log_softmax(x, axis=axis)
+
+
+# --------------------------------------------------------------------------- combinatorics, Box-Cox
+
+
+def comb(N: ArrayLike, k: ArrayLike, *, repetition: bool = False) -> Any:
+    """Binomial coefficient ``N choose k`` through ``gammaln`` (0 outside ``0 <= k <= N``);
+    with ``repetition``, combinations with replacement ``(N + k - 1) choose k``."""
+    N, k = _real("comb", N, k)
+    if repetition:
+        return fnp.where((k == 0) & (N >= 0), 1.0, comb(N + k - 1, k))
+    ok = (k <= N) & (N >= 0) & (k >= 0)
+    n_, k_ = fnp.where(ok, N, 0.0), fnp.where(ok, k, 0.0)
+    out = fnp.exp(gammaln(n_ + 1) - gammaln(k_ + 1) - gammaln(n_ + 1 - k_))
+    return fnp.where(ok, out, 0.0)
+
+
+def poch(z: ArrayLike, m: ArrayLike) -> Any:
+    """Pochhammer symbol (rising factorial) ``gamma(z + m) / gamma(z)`` (1 where ``m == 0``)."""
+    z, m = _real("poch", z, m)
+    return _poch(z, m)
+
+
+@custom_jvp
+def _poch(z: Any, m: Any) -> Any:
+    return fnp.where(m == 0, 1.0, gamma(z + m) / gamma(z))
+
+
+@_poch.defjvp
+def _poch_jvp(primals: tuple, tangents: tuple) -> tuple:
+    # d/dz = (digamma(z + m) - digamma(z)) poch, d/dm = digamma(z + m) poch (also at m = 0)
+    (z, m), (tz, tm) = primals, tangents
+    out = _poch(z, m)
+    dzm = digamma(z + m)
+    return out, (tz * (dzm - digamma(z)) + tm * dzm) * out
+
+
+def loggamma(x: ArrayLike) -> Any:
+    """Principal branch of ``log(gamma(x))`` for real ``x``: ``gammaln`` for ``x > 0``, NaN
+    elsewhere (complex inputs are not supported)."""
+    (x,) = _real("loggamma", x)
+    return fnp.where(x > 0, gammaln(x), np.nan)
+
+
+def boxcox(x: ArrayLike, lmbda: ArrayLike) -> Any:
+    """Box-Cox transform ``(x**lmbda - 1) / lmbda`` (``log(x)`` where ``lmbda == 0``)."""
+    x, lmbda = _real("boxcox", x, lmbda)
+    return _boxcox_of_log(fnp.log(x), lmbda)
+
+
+def boxcox1p(x: ArrayLike, lmbda: ArrayLike) -> Any:
+    """Box-Cox transform of ``1 + x``, accurate for small ``x``."""
+    x, lmbda = _real("boxcox1p", x, lmbda)
+    return _boxcox_of_log(fnp.log1p(x), lmbda)
+
+
+def _boxcox_of_log(log_x: Any, lmbda: Any) -> Any:
+    zero = lmbda == 0
+    safe = fnp.where(zero, 1.0, lmbda)
+    return fnp.where(zero, log_x, fnp.expm1(safe * log_x) / safe)

@@ -36,8 +36,10 @@ from funcgrad.scipy.stats import (
     vonmises,
     wrapcauchy,
 )
+from funcgrad.scipy.stats._core import ModeResult, mode, rankdata, sem
 
 __all__ = [
+    "ModeResult",
     "bernoulli",
     "beta",
     "betabinom",
@@ -53,12 +55,15 @@ __all__ = [
     "gumbel_r",
     "laplace",
     "logistic",
+    "mode",
     "multinomial",
     "multivariate_normal",
     "nbinom",
     "norm",
     "pareto",
     "poisson",
+    "rankdata",
+    "sem",
     "t",
     "truncnorm",
     "uniform",

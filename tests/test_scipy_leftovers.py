@@ -1,0 +1,254 @@
+"""funcgrad.scipy's matrix constructors, polar/expm_frechet, comb/poch/loggamma/Box-Cox and
+rankdata/mode/sem, against jax.scipy (values, dtypes, weak types, gradients, errors)."""
+
+from __future__ import annotations
+
+import jax
+import jax.scipy.linalg as jla
+import jax.scipy.special as jsp
+import jax.scipy.stats as jst
+import numpy as np
+import pytest
+
+import funcgrad
+import funcgrad.numpy as fnp
+from funcgrad.scipy import linalg as fla
+from funcgrad.scipy import special as fsp
+from funcgrad.scipy import stats as fst
+
+RNG = np.random.default_rng(0)
+C3 = np.array([1.0, -2.0, 3.0], np.float32)
+R4 = np.array([4.0, 5.0, 6.0, 7.0], np.float32)
+A33 = RNG.standard_normal((3, 3)).astype(np.float32)
+E33 = RNG.standard_normal((3, 3)).astype(np.float32)
+
+
+def _same(got, want, rtol=1e-5, atol=1e-5):
+    if isinstance(want, tuple):
+        assert len(got) == len(want)
+        for g, w in zip(got, want):
+            _same(g, w, rtol, atol)
+        return
+    assert isinstance(got, jax.Array)
+    assert got.shape == want.shape and got.dtype == want.dtype
+    assert got.weak_type == want.weak_type
+    np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=rtol, atol=atol)
+
+
+LINALG_CASES = [
+    ("toeplitz", (C3,), {}),
+    ("toeplitz", (C3, R4), {}),
+    ("toeplitz", (np.ones((2, 3), np.float32), R4), {}),
+    ("toeplitz", (np.array([1, 2, 3]),), {}),
+    ("toeplitz", (C3 + 1j * C3,), {}),
+    ("hankel", (C3,), {}),
+    ("hankel", (C3, R4), {}),
+    ("circulant", (C3,), {}),
+    ("circulant", (np.arange(6.0, dtype=np.float32).reshape(2, 3),), {}),
+    ("leslie", (np.array([0.1, 0.2, 0.3], np.float32), np.array([0.5, 0.6], np.float32)), {}),
+    ("leslie", (np.array([1, 2]), np.array([3])), {}),
+    ("companion", (C3,), {}),
+    ("companion", (np.array([1, 2, 3]),), {}),
+    ("fiedler", (C3,), {}),
+    ("fiedler", (np.array([1, 5, 2]),), {}),
+    ("fiedler_companion", (np.array([2.0, 3.0], np.float32),), {}),
+    ("fiedler_companion", (np.array([1.0, 2, 3, 4, 5, 6], np.float32),), {}),
+    ("fiedler_companion", (np.array([1.0, 2, 3, 4, 5], np.float32),), {}),
+    ("convolution_matrix", (C3, 5), {}),
+    ("convolution_matrix", (C3, 5, "valid"), {}),
+    ("convolution_matrix", (C3, 5, "same"), {}),
+    ("convolution_matrix", (np.ones((2, 4), np.float32), 3, "same"), {}),
+    ("hilbert", (4,), {}),
+    ("invhilbert", (4,), {}),
+    ("pascal", (5,), {}),
+    ("pascal", (5, "lower"), {}),
+    ("pascal", (5, "upper"), {}),
+    ("invpascal", (5,), {}),
+    ("invpascal", (5, "lower"), {}),
+    ("invpascal", (5, "upper"), {}),
+    ("helmert", (4,), {}),
+    ("helmert", (4, True), {}),
+    ("hadamard", (8,), {}),
+    ("hadamard", (4, np.float32), {}),
+    ("dft", (5,), {}),
+    ("dft", (4, "sqrtn"), {}),
+    ("dft", (4, "n"), {}),
+    ("expm_frechet", (A33, E33), {}),
+    ("polar", (A33,), {}),
+    ("polar", (RNG.standard_normal((2, 4, 3)).astype(np.float32), "left"), {"method": "svd"}),
+]
+
+
+@pytest.mark.parametrize("name,args,kwargs", LINALG_CASES)
+def test_linalg_matches_jax(name, args, kwargs):
+    got = getattr(fla, name)(*args, **kwargs)
+    want = getattr(jla, name)(*args, **kwargs)
+    _same(got, want, rtol=2e-4, atol=2e-4)
+
+
+def test_constructors_under_jit_and_grad():
+    def f(c, r):
+        return fnp.sum(fla.toeplitz(c, r) ** 2) + fnp.sum(
+            fla.circulant(c) * fla.hankel(c, r)[:, :3]
+        )
+
+    def g(c, r):
+        return jax.numpy.sum(jla.toeplitz(c, r) ** 2) + jax.numpy.sum(
+            jla.circulant(c) * jla.hankel(c, r)[:, :3]
+        )
+
+    _same(funcgrad.jit(f)(C3, R4), g(C3, R4))
+    for got, want in zip(funcgrad.grad(f, argnums=(0, 1))(C3, R4), jax.grad(g, (0, 1))(C3, R4)):
+        _same(got, want)
+
+
+def test_expm_frechet_gradient():
+    def f(a, e):
+        return fnp.sum(fla.expm_frechet(a, e, compute_expm=False) ** 2)
+
+    def g(a, e):
+        return jax.numpy.sum(jla.expm_frechet(a, e, compute_expm=False) ** 2)
+
+    a, e = 0.5 * A33, E33
+    for got, want in zip(funcgrad.grad(f, argnums=(0, 1))(a, e), jax.grad(g, (0, 1))(a, e)):
+        _same(got, want, rtol=1e-3, atol=1e-3)
+
+
+@pytest.mark.parametrize(
+    "call,err",
+    [
+        (lambda: fla.leslie([1.0], []), ValueError),
+        (lambda: fla.leslie([1.0, 2.0, 3.0], [1.0]), ValueError),
+        (lambda: fla.companion([1.0]), ValueError),
+        (lambda: fla.fiedler_companion(np.zeros((0,), np.float32)), ValueError),
+        (lambda: fla.convolution_matrix(C3, 0), ValueError),
+        (lambda: fla.convolution_matrix(C3, 2, "wide"), ValueError),
+        (lambda: fla.convolution_matrix(1.0, 2), ValueError),
+        (lambda: fla.hankel(1.0), ValueError),
+        (lambda: fla.pascal(3, "diag"), ValueError),
+        (lambda: fla.invpascal(3, "diag"), ValueError),
+        (lambda: fla.helmert(0), ValueError),
+        (lambda: fla.hadamard(6), ValueError),
+        (lambda: fla.dft(4, "half"), ValueError),
+        (lambda: fla.dft(4, dtype=np.float32), ValueError),
+        (lambda: fla.hilbert(2.5), TypeError),
+        (lambda: fla.polar(A33, "up"), ValueError),
+        (lambda: fla.polar(C3), ValueError),
+        (lambda: fla.expm_frechet(A33, C3), ValueError),
+    ],
+)
+def test_linalg_errors(call, err):
+    with pytest.raises(err):
+        call()
+
+
+N = np.array([5.0, 4.0, 3.0, -1.0, 2.5, 10.0], np.float32)
+K = np.array([2.0, 5.0, 0.0, 1.0, 1.5, 3.0], np.float32)
+X = np.array([0.5, 1.0, 2.0, 1e-5, 3.5, 0.1], np.float32)
+LAM = np.array([0.0, 0.5, -1.0, 2.0, 1e-3, 0.0], np.float32)
+
+SPECIAL_CASES = [
+    ("comb", (N, K), {}),
+    ("comb", (N, K), {"repetition": True}),
+    ("comb", (5, 2), {}),
+    ("comb", (np.array([5, 6]), np.array([2, 3])), {}),
+    (
+        "poch",
+        (np.array([1.5, 2.0, 3.0, 0.3], np.float32), np.array([0.0, 1.2, 2.0, -0.2], np.float32)),
+        {},
+    ),
+    ("loggamma", (np.array([-1.0, 0.0, 0.5, 3.0, 30.0], np.float32),), {}),
+    ("loggamma", (2.5,), {}),
+    ("boxcox", (X, LAM), {}),
+    ("boxcox", (2.0, 0.5), {}),
+    ("boxcox1p", (X, LAM), {}),
+]
+
+
+@pytest.mark.parametrize("name,args,kwargs", SPECIAL_CASES)
+def test_special_matches_jax(name, args, kwargs):
+    _same(getattr(fsp, name)(*args, **kwargs), getattr(jsp, name)(*args, **kwargs), rtol=2e-5)
+
+
+@pytest.mark.parametrize("name", ["comb", "poch", "boxcox", "boxcox1p"])
+def test_special_gradients(name):
+    x = np.array([4.0, 2.5, 3.0], np.float32)
+    y = np.array([1.5, 0.7, 0.0], np.float32)
+
+    def f(a, b):
+        return fnp.sum(getattr(fsp, name)(a, b))
+
+    def g(a, b):
+        return jax.numpy.sum(getattr(jsp, name)(a, b))
+
+    for got, want in zip(funcgrad.grad(f, argnums=(0, 1))(x, y), jax.grad(g, (0, 1))(x, y)):
+        _same(got, want, rtol=1e-4, atol=1e-5)
+
+
+def test_special_complex_rejected():
+    with pytest.raises(ValueError, match="loggamma"):
+        fsp.loggamma(np.array([1 + 1j]))
+
+
+DATA = np.array([[3.0, 1, 2, 2], [5, 5, 1, 0], [1, 1, 1, np.nan]], np.float32)
+IDATA = np.array([[3, 1, 2, 2], [5, 5, 1, 0], [1, 1, 1, 4]])
+
+
+@pytest.mark.parametrize("method", ["average", "min", "max", "dense", "ordinal"])
+@pytest.mark.parametrize("axis,data", [(None, DATA), (1, DATA), (0, IDATA)])
+def test_rankdata(method, axis, data):
+    got = fst.rankdata(data, method, axis=axis)
+    want = jst.rankdata(data, method, axis=axis)
+    assert got.dtype == want.dtype and got.shape == want.shape
+    np.testing.assert_array_equal(np.asarray(got), np.asarray(want))
+
+
+def test_rankdata_jit_and_errors():
+    x = np.array([2.0, 2.0, 1.0, 7.0, 2.0], np.float32)
+    got = funcgrad.jit(lambda v: fst.rankdata(v, "average"))(x)
+    np.testing.assert_array_equal(np.asarray(got), np.asarray(jst.rankdata(x)))
+    with pytest.raises(ValueError, match="rankdata"):
+        fst.rankdata(x, "mean")
+    with pytest.raises(ValueError, match="nan_policy"):
+        fst.rankdata(x, nan_policy="skip")
+    with pytest.raises(NotImplementedError):
+        fst.rankdata(x, nan_policy="omit")
+
+
+@pytest.mark.parametrize(
+    "axis,keepdims,data", [(None, False, IDATA), (0, True, IDATA), (-1, False, DATA[:2])]
+)
+def test_mode(axis, keepdims, data):
+    got = fst.mode(data, axis, keepdims=keepdims)
+    want = jst.mode(data, axis, keepdims=keepdims)
+    assert type(got).__name__ == "ModeResult"
+    for g, w in zip(got, want):
+        assert g.dtype == w.dtype and g.shape == w.shape
+        np.testing.assert_array_equal(np.asarray(g), np.asarray(w))
+
+
+def test_mode_scalar_and_errors():
+    for g, w in zip(fst.mode(3.0), jst.mode(3.0)):
+        _same(g, w)
+    with pytest.raises(NotImplementedError):
+        fst.mode(IDATA, nan_policy="raise")
+
+
+@pytest.mark.parametrize("axis,ddof", [(None, 1), (0, 0), (1, 1)])
+@pytest.mark.parametrize("nan_policy", ["propagate", "omit"])
+def test_sem(axis, nan_policy, ddof):
+    got = fst.sem(DATA, axis, ddof, nan_policy)
+    want = jst.sem(DATA, axis, ddof, nan_policy)
+    assert got.dtype == want.dtype and got.shape == want.shape
+    np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-5, equal_nan=True)
+
+
+def test_sem_int_keepdims_grad_and_errors():
+    _same(fst.sem(IDATA, keepdims=True), jst.sem(IDATA, keepdims=True))
+    x = DATA[:2]
+    _same(
+        funcgrad.grad(lambda v: fnp.sum(fst.sem(v, 1)))(x),
+        jax.grad(lambda v: jax.numpy.sum(jst.sem(v, 1)))(x),
+    )
+    with pytest.raises(ValueError, match="sem"):
+        fst.sem(x, nan_policy="raise")
