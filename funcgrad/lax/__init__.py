@@ -20,9 +20,18 @@ from typing import Any
 # (control flow and stop_gradient are top-level names too; jax.lax has them here)
 from funcgrad.control_flow import cond, fori_loop, scan, switch, while_loop
 from funcgrad.core.interp import to_aval
-from funcgrad.lax import _control, _elementwise, _gather, _reductions, _structural, _windowed
+from funcgrad.lax import (
+    _control,
+    _elementwise,
+    _extras,
+    _gather,
+    _reductions,
+    _structural,
+    _windowed,
+)
 from funcgrad.lax._control import *  # noqa: F403
 from funcgrad.lax._elementwise import *  # noqa: F403
+from funcgrad.lax._extras import *  # noqa: F403
 from funcgrad.lax._gather import *  # noqa: F403
 from funcgrad.lax._reductions import *  # noqa: F403
 from funcgrad.lax._structural import *  # noqa: F403
@@ -35,6 +44,7 @@ from funcgrad.primitives.conv import ConvDimensionNumbers
 __all__ = [
     *_control.__all__,
     *_elementwise.__all__,
+    *_extras.__all__,
     *_gather.__all__,
     *_reductions.__all__,
     *_structural.__all__,

@@ -12,6 +12,7 @@ typed, so ``x * 2.0`` keeps ``x``'s dtype).
 
 from __future__ import annotations
 
+import builtins as _builtins
 from typing import Any
 
 import jax as _jax
@@ -47,6 +48,39 @@ from funcgrad.numpy._creation import (  # noqa: F401
     tri,
     zeros,
     zeros_like,
+)
+from funcgrad.numpy._extras import (  # noqa: F401
+    array_repr,
+    array_str,
+    bitwise_count,
+    bitwise_left_shift,
+    bitwise_right_shift,
+    c_,
+    frexp,
+    frombuffer,
+    fromiter,
+    fromstring,
+    gcd,
+    get_printoptions,
+    i0,
+    kaiser,
+    lcm,
+    ldexp,
+    left_shift,
+    mgrid,
+    modf,
+    nextafter,
+    ogrid,
+    place,
+    polyfit,
+    printoptions,
+    put,
+    put_along_axis,
+    r_,
+    right_shift,
+    set_printoptions,
+    spacing,
+    trim_zeros,
 )
 from funcgrad.numpy._indexing import take, take_along_axis  # noqa: F401
 from funcgrad.numpy._linalg import (  # noqa: F401
@@ -352,6 +386,7 @@ newaxis = None
 
 # dtypes (scalar types usable as ``dtype=``) and dtype helpers
 bool_ = _np.bool_
+bool = _np.bool_  # as jax.numpy.bool (shadows the builtin here: use _builtins.bool)
 bfloat16 = _ml_dtypes.bfloat16
 float16 = _np.float16
 float32 = _np.float32
@@ -366,6 +401,21 @@ uint32 = _np.uint32
 uint64 = _np.uint64
 complex64 = _np.complex64
 complex128 = _np.complex128
+# NumPy-style aliases, resolved as jax.numpy does (its defaults follow jax_enable_x64)
+single = _np.float32
+csingle = _np.complex64
+double = float_ = _np.float64
+cdouble = complex_ = _np.complex128
+int_ = _np.int64
+uint = _np.uint64
+float8_e3m4 = _ml_dtypes.float8_e3m4
+float8_e4m3 = _ml_dtypes.float8_e4m3
+float8_e4m3b11fnuz = _ml_dtypes.float8_e4m3b11fnuz
+float8_e4m3fn = _ml_dtypes.float8_e4m3fn
+float8_e4m3fnuz = _ml_dtypes.float8_e4m3fnuz
+float8_e5m2 = _ml_dtypes.float8_e5m2
+float8_e5m2fnuz = _ml_dtypes.float8_e5m2fnuz
+float8_e8m0fnu = _ml_dtypes.float8_e8m0fnu
 number = _np.number
 integer = _np.integer
 signedinteger = _np.signedinteger
@@ -394,7 +444,7 @@ def result_type(*args: Any) -> _np.dtype:
     dtypes); a weakly typed result is reported as its kind's default dtype."""
     pairs = []
     for a in args:
-        if isinstance(a, (_np.dtype, type, str)) and not isinstance(a, bool):
+        if isinstance(a, (_np.dtype, type, str)) and not isinstance(a, _builtins.bool):
             if a is int or a is float or a is complex:
                 pairs.append((_dtypes.default_dtype({int: 1, float: 2, complex: 3}[a]), True))
             else:
@@ -416,7 +466,9 @@ def promote_types(a: Any, b: Any) -> _np.dtype:
 def can_cast(from_: Any, to: Any, casting: str = "safe") -> bool:
     """NumPy's ``can_cast`` on canonical dtypes."""
     f = from_ if isinstance(from_, (_np.dtype, type, str)) else _result_dtype(_prep(from_))[0]
-    return bool(_np.can_cast(_user_dtype(f, "can_cast"), _user_dtype(to, "can_cast"), casting))
+    return _builtins.bool(
+        _np.can_cast(_user_dtype(f, "can_cast"), _user_dtype(to, "can_cast"), casting)
+    )
 
 
 def ndim(a: Any) -> int:
@@ -441,7 +493,7 @@ def isscalar(element: Any) -> bool:
     """Whether ``element`` is a Python/NumPy scalar or a 0-d array."""
     if isinstance(element, (_jax.Array, _Tracer, _np.ndarray)):
         return element.ndim == 0
-    return bool(_np.isscalar(element))
+    return _builtins.bool(_np.isscalar(element))
 
 
 _methods.install()
