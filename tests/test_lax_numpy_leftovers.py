@@ -252,6 +252,14 @@ def test_float_decomposition(dtype):
     )
 
 
+def test_vmap_of_loops_and_bit_tricks():
+    a, b = np.array([[4, 6], [9, 12]]), np.array([[6, 4], [6, 8]])
+    same(fg.vmap(fnp.gcd)(a, b), jnp.gcd(a, b))
+    f = np.array([[3.0, 5.0], [0.1, 8.0]])
+    for x, y in zip(fg.vmap(fnp.frexp)(f), jnp.frexp(f)):
+        same(x, y)
+
+
 def test_float_helpers_grad_and_errors():
     same(fnp.ldexp(3, 2), jnp.ldexp(3, 2))
     g = fg.grad(lambda x: fnp.modf(x)[0].sum())(np.array([1.5, -2.25]))

@@ -122,7 +122,7 @@ def _pow2(k: Any, dt: np.dtype) -> Any:
     width = np.dtype(dt).itemsize * 8
     ut = np.dtype(f"uint{width}")
     biased = (k + (fi.maxexp - 1)).astype(ut)
-    return lax.bitcast_convert_type(biased << np.asarray(fi.nmant, ut), dt)
+    return lax.bitcast_convert_type(left_shift(biased, np.asarray(fi.nmant, ut)), dt)
 
 
 def ldexp(x1: ArrayLike, x2: ArrayLike, /) -> Any:
