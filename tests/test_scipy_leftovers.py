@@ -275,3 +275,73 @@ def test_sem_int_keepdims_grad_and_errors():
     )
     with pytest.raises(ValueError, match="sem"):
         fst.sem(x, nan_policy="raise")
+
+
+KDE_1D = np.array([0.3, -1.2, 0.8, 2.0, -0.1, 0.5, 1.1], np.float32)
+KDE_W = np.array([0.6, 0.9, 0.7, 0.5, 1.0, 0.8, 0.55], np.float32)
+KDE_2D = RNG.standard_normal((2, 6)).astype(np.float32)
+KDE_PTS = RNG.standard_normal((2, 3)).astype(np.float32)
+
+
+def _kde_summary(stats, data, weights, points, bw):
+    kde = stats.gaussian_kde(data, bw, weights)
+    other = stats.gaussian_kde(data[..., :4])
+    eye = np.eye(kde.d, dtype=np.float32)
+    out = (
+        kde.evaluate(points),
+        kde(points),
+        kde.pdf(points),
+        kde.logpdf(points),
+        kde.neff,
+        kde.covariance,
+        kde.integrate_gaussian(np.zeros(kde.d, np.float32), eye),
+        kde.integrate_kde(other),
+    )
+    if kde.d == 1:
+        out += (kde.integrate_box_1d(-0.5, 1.0),)
+    return out
+
+
+@pytest.mark.parametrize(
+    "data,weights,points,bw",
+    [
+        (KDE_1D, None, np.array([0.1, 0.5], np.float32), None),
+        (KDE_1D, KDE_W, np.array([0.3], np.float32), "silverman"),
+        (KDE_2D, None, KDE_PTS, 0.7),
+    ],
+)
+def test_gaussian_kde_matches_jax(data, weights, points, bw):
+    def run(stats, jit):
+        return jit(lambda d, w, p: _kde_summary(stats, d, w, p, bw))(data, weights, points)
+
+    _same(run(fst, funcgrad.jit), run(jst, jax.jit), rtol=1e-4, atol=1e-6)
+
+
+def test_gaussian_kde_pytree_grad_resample_errors():
+    kde = fst.gaussian_kde(KDE_2D, lambda k: 0.5)
+    np.testing.assert_allclose(
+        np.asarray(funcgrad.jit(lambda k, x: k.logpdf(x))(kde, KDE_PTS)),
+        np.asarray(jst.gaussian_kde(KDE_2D, lambda k: 0.5).logpdf(KDE_PTS)),
+        rtol=1e-5,
+    )
+    got = funcgrad.jit(funcgrad.grad(lambda d: fnp.sum(fst.gaussian_kde(d).logpdf(KDE_PTS))))(
+        KDE_2D
+    )
+    want = jax.grad(lambda d: jax.numpy.sum(jst.gaussian_kde(d).logpdf(KDE_PTS)))(KDE_2D)
+    _same(got, want, rtol=1e-3, atol=1e-4)
+    # a tiny bandwidth: every draw lies next to a data point
+    draws = fst.gaussian_kde(KDE_1D, 1e-4).resample(funcgrad.random.key(0), (5,))
+    assert draws.shape == (1, 5) and draws.dtype == np.float32
+    assert np.min(np.abs(np.asarray(draws)[0][:, None] - KDE_1D[None, :]), axis=1).max() < 1e-2
+    with pytest.raises(ValueError, match="multiple elements"):
+        fst.gaussian_kde(np.ones(1, np.float32))
+    with pytest.raises(ValueError, match="bw_method"):
+        fst.gaussian_kde(KDE_1D, "wide")
+    with pytest.raises(ValueError, match="weights"):
+        fst.gaussian_kde(KDE_1D, weights=KDE_W[:3])
+    with pytest.raises(ValueError, match="dimension"):
+        kde.evaluate(np.ones((3, 2), np.float32))
+    with pytest.raises(ValueError, match="1-D"):
+        kde.integrate_box_1d(0.0, 1.0)
+    with pytest.raises(NotImplementedError):
+        kde.integrate_box(0.0, 1.0)

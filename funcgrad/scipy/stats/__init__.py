@@ -37,6 +37,7 @@ from funcgrad.scipy.stats import (
     wrapcauchy,
 )
 from funcgrad.scipy.stats._core import ModeResult, mode, rankdata, sem
+from funcgrad.scipy.stats._kde import gaussian_kde
 
 __all__ = [
     "ModeResult",
@@ -49,6 +50,7 @@ __all__ = [
     "dirichlet",
     "expon",
     "gamma",
+    "gaussian_kde",
     "gennorm",
     "geom",
     "gumbel_l",
