@@ -1145,12 +1145,12 @@ def group_norm(
 
 
 def _embedding_f(idx: Any, weight: Any, *, padding_idx: int | None) -> Any:
-    import funcgrad.nn as fnn
     import funcgrad.numpy as fnp
+    from funcgrad import stop_gradient
 
     if padding_idx is not None:  # the padding row gets no gradient
         rows = fnp.reshape(fnp.arange(weight.shape[0]) == padding_idx, (-1, 1))
-        weight = fnp.where(rows, fnn.stop_gradient(weight), weight)
+        weight = fnp.where(rows, stop_gradient(weight), weight)
     return fnp.take(weight, idx, axis=0)
 
 
