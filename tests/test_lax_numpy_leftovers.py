@@ -421,3 +421,16 @@ def test_printing_and_from_helpers():
     same(fnp.fromstring("1 2 3", sep=" "), jnp.fromstring("1 2 3", sep=" "))
     with pytest.raises(NotImplementedError, match="fromiter"):
         fnp.fromiter(iter([1, 2]), float)
+
+
+def test_shift_operators_on_traced_values_match_jax():
+    import jax
+
+    x = np.arange(4, dtype=np.int32)
+
+    def f(a):
+        return a << 2, 1 << a, a >> 1, 16 >> a
+
+    for g, w in zip(fg.jit(f)(x), jax.jit(f)(x)):
+        np.testing.assert_array_equal(g, w)
+        assert g.dtype == w.dtype
