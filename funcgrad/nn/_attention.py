@@ -101,12 +101,14 @@ def dot_product_attention(
 
     Args:
         query: ``(B, T, N, H)``.
-        key, value: ``(B, S, K, H)``.
+        key: ``(B, S, K, H)``.
+        value: ``(B, S, K, H)``.
         bias: added to the logits, broadcastable ``(B|1, N|1, T, S)``.
         mask: boolean, ``True`` where a query may attend, ``(B|1, N|1, T, S)``.
         scale: the logits' factor, ``1/sqrt(H)`` by default.
         is_causal: mask keys after each query position.
-        query_seq_lengths, key_value_seq_lengths: int32 ``(B,)`` valid lengths.
+        query_seq_lengths: int32 ``(B,)`` valid query lengths.
+        key_value_seq_lengths: int32 ``(B,)`` valid key/value lengths.
         local_window_size: ``(left, right)`` (or one int for both) positions each
             query sees around its own.
         implementation: ``None`` or ``"xla"`` (the only one here).

@@ -111,8 +111,9 @@ def convolve(
     """N-dimensional convolution of ``in1`` and ``in2``, as ``scipy.signal.convolve``.
 
     Args:
-        in1, in2: arrays of the same rank; one must be at least as large as the other along
-            every axis.
+        in1: an array.
+        in2: an array of the same rank; one of the two must be at least as large as the
+            other along every axis.
         mode: ``"full"`` (every overlap), ``"same"`` (centred, shaped like ``in1``) or
             ``"valid"`` (full overlaps only).
         method: ``"auto"``/``"direct"`` (a direct convolution) or ``"fft"``.
