@@ -468,7 +468,7 @@ def _random_gamma_batch(args: list, dims: list, *, log_space: bool) -> tuple:
 def _random_gamma_examples(rng: np.random.Generator) -> list[Example]:
     # the sample's derivative in ``a`` is the implicit (CDF) gradient, not the derivative of
     # the rejection sampler's path, so finite differences do not apply: tests/
-    # test_random_samplers.py checks it against jax.grad and the CDF
+    # test_random_samplers.py checks it against the reference gradient and the CDF
     def key(*batch: int) -> np.ndarray:
         return np.asarray(rng.integers(0, 2**32, (*batch, 2)), _U32)
 
