@@ -1,0 +1,120 @@
+"""``nn.functional`` layers and activations: ``linear``, ``relu``, ``gelu``, ``softmax``, ``dropout``."""
+
+from __future__ import annotations
+
+import math
+import warnings
+from typing import Any
+
+import compat.torch as torch
+from compat.torch.nn import _fused
+from compat.torch.nn.functional._utils import (
+    Tensor,
+    _to_dtype,
+)
+
+
+def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
+    """``input @ weight.T + bias``."""
+    fused = _fused.linear(input, weight, bias)
+    if fused is not None:
+        return fused
+    out = torch.matmul(input, weight.t())
+    if bias is not None:
+        out = out + bias
+    return out
+
+
+def relu(input: Tensor, inplace: bool = False) -> Tensor:
+    """``max(input, 0)`` elementwise (gradient 0 at 0, as in PyTorch)."""
+    if inplace and hasattr(input, "relu_"):
+        return input.relu_()
+    return torch.relu(input)
+
+
+def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
+    """``input`` where positive, ``negative_slope * input`` elsewhere."""
+    return torch.where(input > 0, input, input * negative_slope)
+
+
+def sigmoid(input: Tensor) -> Tensor:
+    """``1 / (1 + exp(-input))``."""
+    return torch.sigmoid(input)
+
+
+def tanh(input: Tensor) -> Tensor:
+    """Hyperbolic tangent."""
+    return torch.tanh(input)
+
+
+def silu(input: Tensor, inplace: bool = False) -> Tensor:
+    """``input * sigmoid(input)``."""
+    return input * torch.sigmoid(input)
+
+
+def gelu(input: Tensor, approximate: str = "none") -> Tensor:
+    """Gaussian error linear unit; ``approximate='tanh'`` for the tanh formula."""
+    if approximate == "tanh":
+        c = math.sqrt(2.0 / math.pi)
+        return 0.5 * input * (1.0 + torch.tanh(c * (input + 0.044715 * input * input * input)))
+    if approximate != "none":
+        raise RuntimeError(f"approximate argument must be either none or tanh, got {approximate}")
+    erf = getattr(torch, "erf", None)
+    if erf is None:
+        raise NotImplementedError("gelu(approximate='none') needs torch.erf")
+    return 0.5 * input * (1.0 + erf(input * (1.0 / math.sqrt(2.0))))
+
+
+def _softmax_dim(name: str, ndim: int, stacklevel: int) -> int:
+    warnings.warn(
+        f"Implicit dimension choice for {name} has been deprecated. "
+        "Change the call to include dim=X as an argument.",
+        UserWarning,
+        stacklevel=stacklevel,
+    )
+    return 0 if ndim in (0, 1, 3) else 1
+
+
+def softmax(
+    input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype: Any = None
+) -> Tensor:
+    """``exp(input) / exp(input).sum(dim)``, computed stably."""
+    if dim is None:
+        dim = _softmax_dim("softmax", input.dim(), _stacklevel)
+    if dtype is not None:
+        input = _to_dtype(input, dtype)
+    return input.softmax(dim)
+
+
+def log_softmax(
+    input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype: Any = None
+) -> Tensor:
+    """``input - logsumexp(input, dim)``."""
+    if dim is None:
+        dim = _softmax_dim("log_softmax", input.dim(), _stacklevel)
+    if dtype is not None:
+        input = _to_dtype(input, dtype)
+    return input.log_softmax(dim)
+
+
+def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
+    """Zero each element with probability ``p`` and scale the rest by ``1 / (1 - p)``.
+
+    The mask is drawn with ``torch.rand`` from the generator ``torch.manual_seed``
+    seeds; with ``training=False`` (or ``p == 0``) the input is returned as is.
+    """
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if not training or p == 0.0:
+        return input
+    if p == 1.0:
+        return input * 0.0
+    keep = 1.0 - p
+    with torch.no_grad():
+        draws = torch.rand(tuple(input.shape), dtype=input.dtype)
+    fused = _fused.scaled_mask_mul(input, draws, keep)
+    if fused is not None:
+        return fused
+    with torch.no_grad():
+        mask = _to_dtype(draws < keep, input.dtype) * (1.0 / keep)
+    return input * mask

@@ -1,0 +1,285 @@
+"""``nn.functional`` normalisation: batch, layer, group and instance norm, one node each."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+import compat.torch as torch
+from compat.torch.nn.functional._utils import (
+    Tensor,
+)
+
+
+def _affine(y: Any, wb: tuple[Any, ...], has_weight: bool, shape: tuple[int, ...]) -> Any:
+    """``y * weight + bias`` with each (if present) reshaped to ``shape``."""
+    import funcgrad.numpy as fnp
+
+    i = 0
+    if has_weight:
+        y = y * fnp.reshape(wb[0], shape)
+        i = 1
+    if len(wb) > i:
+        y = y + fnp.reshape(wb[i], shape)
+    return y
+
+
+def _normalize(x: Any, axes: tuple[int, ...], eps: float) -> Any:
+    """``(x - mean) / sqrt(var + eps)`` over ``axes`` with the biased variance."""
+    import funcgrad.numpy as fnp
+
+    mean = fnp.mean(x, axis=axes, keepdims=True)
+    xc = x - mean
+    var = fnp.mean(xc * xc, axis=axes, keepdims=True)
+    return xc / fnp.sqrt(var + np.asarray(eps, dtype=x.dtype))
+
+
+def _batch_norm_train_f(x: Any, *wb: Any, eps: float, has_weight: bool) -> Any:
+    axes = (0, *range(2, x.ndim))
+    shape = (1, x.shape[1]) + (1,) * (x.ndim - 2)
+    return _affine(_normalize(x, axes, eps), wb, has_weight, shape)
+
+
+def _batch_norm_eval_f(x: Any, mean: Any, var: Any, *wb: Any, eps: float, has_weight: bool) -> Any:
+    import funcgrad.numpy as fnp
+
+    shape = (1, x.shape[1]) + (1,) * (x.ndim - 2)
+    inv = 1 / fnp.sqrt(fnp.reshape(var, shape) + np.asarray(eps, dtype=x.dtype))
+    y = (x - fnp.reshape(mean, shape)) * inv
+    return _affine(y, wb, has_weight, shape)
+
+
+def _batch_stats_f(x: Any) -> Any:
+    """Per-channel mean and unbiased variance (for the running statistics)."""
+    import funcgrad.numpy as fnp
+
+    axes = (0, *range(2, x.ndim))
+    n = x.size // x.shape[1]
+    mean = fnp.mean(x, axis=axes)
+    xc = x - fnp.reshape(mean, (1, x.shape[1]) + (1,) * (x.ndim - 2))
+    var = fnp.sum(xc * xc, axis=axes) / np.asarray(max(n - 1, 0), dtype=x.dtype)
+    return mean, var
+
+
+def _wb(weight: Tensor | None, bias: Tensor | None) -> tuple[tuple[Any, ...], bool]:
+    args = tuple(t for t in (weight, bias) if t is not None)
+    return args, weight is not None
+
+
+def batch_norm(
+    input: Tensor,
+    running_mean: Tensor | None,
+    running_var: Tensor | None,
+    weight: Tensor | None = None,
+    bias: Tensor | None = None,
+    training: bool = False,
+    momentum: float = 0.1,
+    eps: float = 1e-5,
+) -> Tensor:
+    """Batch normalisation over every dimension but the channels (dim 1).
+
+    ``training=True`` normalises with the batch statistics (biased variance) and, when
+    running buffers are given, updates them in place without recording gradients:
+    ``running = (1 - momentum) * running + momentum * batch`` with the *unbiased*
+    batch variance. ``training=False`` normalises with the running buffers.
+    """
+    from compat._core.tensor import apply
+
+    if training:
+        size = list(input.shape)
+        if int(np.prod([size[0], *size[2:]])) == 1:
+            raise ValueError(
+                "Expected more than 1 value per channel when training, got input size "
+                f"torch.Size({size})"
+            )
+    if input.dim() < 2:
+        raise ValueError(f"Expected 2D or more input (got {input.dim()}D input)")
+    channels = input.shape[1]
+    for name, t in (("running_mean", running_mean), ("running_var", running_var)):
+        if t is not None and t.numel() != channels:
+            raise RuntimeError(f"{name} should contain {channels} elements not {t.numel()}")
+    for name, t in (("weight", weight), ("bias", bias)):
+        if t is not None and t.numel() != channels:
+            raise RuntimeError(f"{name} should contain {channels} elements not {t.numel()}")
+    wb, has_weight = _wb(weight, bias)
+    static = (("eps", float(eps)), ("has_weight", has_weight))
+    if not training:
+        if running_mean is None or running_var is None:
+            raise RuntimeError("running_mean and running_var must be defined in evaluation mode")
+        args = (input, running_mean, running_var, *wb)
+        return apply(_batch_norm_eval_f, "NativeBatchNormBackward0", args, static)
+    out = apply(_batch_norm_train_f, "NativeBatchNormBackward0", (input, *wb), static)
+    if running_mean is not None or running_var is not None:
+        with torch.no_grad():
+            mean, var = apply(_batch_stats_f, "BatchStats", (input.detach(),))
+            for buf, stat in ((running_mean, mean), (running_var, var)):
+                if buf is not None:
+                    buf.mul_(1.0 - momentum).add_(stat.to(buf.dtype), alpha=momentum)
+    return out
+
+
+def _layer_norm_f(x: Any, *wb: Any, k: int, eps: float, has_weight: bool) -> Any:
+    axes = tuple(range(x.ndim - k, x.ndim))
+    return _affine(_normalize(x, axes, eps), wb, has_weight, tuple(x.shape[x.ndim - k :]))
+
+
+def layer_norm(
+    input: Tensor,
+    normalized_shape: list[int] | tuple[int, ...],
+    weight: Tensor | None = None,
+    bias: Tensor | None = None,
+    eps: float = 1e-5,
+) -> Tensor:
+    """Normalise over the trailing ``normalized_shape`` dimensions (biased variance), then
+    scale by ``weight`` and shift by ``bias`` (each of shape ``normalized_shape``)."""
+    from compat._core.tensor import apply
+
+    shape = [normalized_shape] if isinstance(normalized_shape, int) else list(normalized_shape)
+    k = len(shape)
+    if k == 0:
+        raise RuntimeError(
+            "Expected normalized_shape to be at least 1-dimensional, i.e., containing at "
+            "least one element, but got normalized_shape = []"
+        )
+    for name, t in (("weight", weight), ("bias", bias)):
+        if t is not None and list(t.shape) != shape:
+            raise RuntimeError(
+                f"Expected {name} to be of same shape as normalized_shape, but got {name} of "
+                f"shape {list(t.shape)} and normalized_shape = {shape}"
+            )
+    if input.dim() < k or list(input.shape[input.dim() - k :]) != shape:
+        raise RuntimeError(
+            f"Given normalized_shape={shape}, expected input with shape "
+            f"[*, {', '.join(map(str, shape))}], but got input of size{list(input.shape)}"
+        )
+    wb, has_weight = _wb(weight, bias)
+    static = (("k", k), ("eps", float(eps)), ("has_weight", has_weight))
+    return apply(_layer_norm_f, "NativeLayerNormBackward0", (input, *wb), static)
+
+
+def _group_norm_f(x: Any, *wb: Any, groups: int, eps: float, has_weight: bool) -> Any:
+    import funcgrad.numpy as fnp
+
+    grouped = fnp.reshape(x, (x.shape[0], groups, -1))
+    y = fnp.reshape(_normalize(grouped, (2,), eps), x.shape)
+    return _affine(y, wb, has_weight, (1, x.shape[1]) + (1,) * (x.ndim - 2))
+
+
+def group_norm(
+    input: Tensor,
+    num_groups: int,
+    weight: Tensor | None = None,
+    bias: Tensor | None = None,
+    eps: float = 1e-5,
+) -> Tensor:
+    """Normalise each sample's channel groups (``num_groups`` of them) over their channels
+    and spatial positions, then apply the per-channel ``weight`` and ``bias``."""
+    from compat._core.tensor import apply
+
+    if input.dim() < 2:
+        raise RuntimeError(
+            f"Expected at least 2 dimensions for input tensor but received {input.dim()}"
+        )
+    channels = input.shape[1]
+    if channels % num_groups:
+        raise RuntimeError(
+            "Expected number of channels in input to be divisible by num_groups, but got input "
+            f"of shape {list(input.shape)} and num_groups={num_groups}"
+        )
+    for name, t in (("weight", weight), ("bias", bias)):
+        if t is not None and (t.dim() != 1 or t.numel() != channels):
+            raise RuntimeError(
+                f"Expected {name} to be a vector of size equal to the number of channels in "
+                f"input, but got {name} of shape {list(t.shape)} and input of shape "
+                f"{list(input.shape)}"
+            )
+    wb, has_weight = _wb(weight, bias)
+    static = (("groups", int(num_groups)), ("eps", float(eps)), ("has_weight", has_weight))
+    return apply(_group_norm_f, "NativeGroupNormBackward0", (input, *wb), static)
+
+
+def _instance_norm_f(x: Any, *wb: Any, eps: float, has_weight: bool) -> Any:
+    axes = tuple(range(2, x.ndim))
+    shape = (1, x.shape[1]) + (1,) * (x.ndim - 2)
+    return _affine(_normalize(x, axes, eps), wb, has_weight, shape)
+
+
+def _instance_stats_f(x: Any) -> Any:
+    """Per-(sample, channel) mean and unbiased variance, each ``(N, C)``."""
+    import funcgrad.numpy as fnp
+
+    axes = tuple(range(2, x.ndim))
+    n = x.size // (x.shape[0] * x.shape[1])
+    mean = fnp.mean(x, axis=axes)
+    xc = x - fnp.reshape(mean, mean.shape + (1,) * (x.ndim - 2))
+    var = fnp.sum(xc * xc, axis=axes) / np.asarray(max(n - 1, 0), dtype=x.dtype)
+    return mean, var
+
+
+def instance_norm(
+    input: Tensor,
+    running_mean: Tensor | None = None,
+    running_var: Tensor | None = None,
+    weight: Tensor | None = None,
+    bias: Tensor | None = None,
+    use_input_stats: bool = True,
+    momentum: float = 0.1,
+    eps: float = 1e-5,
+) -> Tensor:
+    """Normalise every channel of every sample of ``(N, C, *)`` input over its positions.
+
+    ``use_input_stats=True`` uses each instance's statistics (biased variance) and, when
+    running buffers are given, updates them without recording gradients as PyTorch does:
+    each sample updates its own copy (``(1 - momentum) * running + momentum * stat``, with
+    the unbiased variance) and the buffer becomes the mean of the copies.
+    ``use_input_stats=False`` normalises with the running buffers. The result is one
+    ``NativeBatchNormBackward0`` node under a ``ViewBackward0``, like PyTorch's graph.
+    """
+    from compat._core.tensor import apply
+
+    if use_input_stats:
+        size = list(input.shape)
+        if int(np.prod(size[2:])) == 1:
+            raise ValueError(
+                "Expected more than 1 spatial element when training, got input size "
+                f"torch.Size({size})"
+            )
+    if not use_input_stats and (running_mean is None or running_var is None):
+        raise RuntimeError(
+            "Expected running_mean and running_var to be defined when use_input_stats is false"
+        )
+    if input.dim() == 0:  # PyTorch reads sizes 0 and 1 of the input
+        raise IndexError("Dimension specified as 0 but tensor has no dimensions")
+    if input.dim() == 1:
+        raise IndexError("Dimension out of range (expected to be in range of [-1, 0], but got 1)")
+    n, channels = input.shape[0], input.shape[1]
+    # PyTorch runs batch_norm on a (1, N * C, *) view with every vector repeated N times.
+    for name, t in (
+        ("running_mean", running_mean),
+        ("running_var", running_var),
+        ("weight", weight),
+        ("bias", bias),
+    ):
+        if t is not None and t.numel() != channels:
+            raise RuntimeError(f"{name} should contain {n * channels} elements not {t.numel() * n}")
+    wb, has_weight = _wb(weight, bias)
+    static = (("eps", float(eps)), ("has_weight", has_weight))
+    if use_input_stats:
+        out = apply(_instance_norm_f, "NativeBatchNormBackward0", (input, *wb), static)
+    else:
+        # copies (PyTorch's are repeats): the buffers are rewritten below
+        args = (input, running_mean.clone(), running_var.clone(), *wb)
+        out = apply(_batch_norm_eval_f, "NativeBatchNormBackward0", args, static)
+    if running_mean is not None or running_var is not None:
+        with torch.no_grad():
+            if use_input_stats:
+                stats = apply(_instance_stats_f, "InstanceStats", (input.detach(),))
+            for i, buf in enumerate((running_mean, running_var)):
+                if buf is None:
+                    continue
+                copies = buf.unsqueeze(0).repeat(n, 1)
+                if use_input_stats:
+                    copies = copies * (1.0 - momentum) + stats[i].to(buf.dtype) * momentum
+                buf.copy_(copies.mean(0))
+    return out.view(tuple(input.shape))

@@ -1,0 +1,83 @@
+"""``nn.functional.embedding`` (one ``EmbeddingBackward0`` node) and ``one_hot``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+import compat.torch as torch
+from compat.torch.nn.functional._utils import (
+    Tensor,
+    _to_dtype,
+    _type_name,
+)
+
+
+def _embedding_f(idx: Any, weight: Any, *, padding_idx: int | None) -> Any:
+    import funcgrad.numpy as fnp
+    from funcgrad import stop_gradient
+
+    if padding_idx is not None:  # the padding row gets no gradient
+        rows = fnp.reshape(fnp.arange(weight.shape[0]) == padding_idx, (-1, 1))
+        weight = fnp.where(rows, stop_gradient(weight), weight)
+    return fnp.take(weight, idx, axis=0)
+
+
+def embedding(
+    input: Tensor,
+    weight: Tensor,
+    padding_idx: int | None = None,
+    max_norm: float | None = None,
+    norm_type: float = 2.0,
+    scale_grad_by_freq: bool = False,
+    sparse: bool = False,
+) -> Tensor:
+    """Rows of ``weight`` picked by the integer ``input``; the ``padding_idx`` row's
+    gradient is zero. ``max_norm``, ``scale_grad_by_freq`` and ``sparse`` are not
+    supported (``NotImplementedError``)."""
+    from compat._core.tensor import apply
+
+    if padding_idx is not None:
+        if padding_idx > 0:
+            if padding_idx >= weight.shape[0]:
+                raise AssertionError("Padding_idx must be within num_embeddings")
+        elif padding_idx < 0:
+            if padding_idx < -weight.shape[0]:
+                raise AssertionError("Padding_idx must be within num_embeddings")
+            padding_idx = weight.shape[0] + padding_idx
+    for name, value in (
+        ("max_norm", max_norm is not None),
+        ("scale_grad_by_freq", scale_grad_by_freq),
+        ("sparse", sparse),
+    ):
+        if value:
+            raise NotImplementedError(f"compat embedding does not support {name} yet")
+    if input.dtype not in (torch.int64, torch.int32):
+        raise RuntimeError(
+            "Expected tensor for argument #1 'indices' to have one of the following scalar "
+            f"types: Long, Int; but got torch.{_type_name(input)}Tensor instead (while checking "
+            "arguments for embedding)"
+        )
+    if weight.dim() != 2:
+        raise RuntimeError("'weight' must be 2-D")
+    values = np.asarray(input.numpy())
+    if values.size and (values.min() < 0 or values.max() >= weight.shape[0]):
+        raise IndexError("index out of range in self")
+    static = (("padding_idx", None if padding_idx is None else int(padding_idx)),)
+    return apply(_embedding_f, "EmbeddingBackward0", (input, weight), static)
+
+
+def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
+    """``int64`` one-hot encoding with a new last dimension of size ``num_classes``."""
+    values = np.asarray(tensor.numpy())
+    if values.size and values.min() < 0:
+        raise RuntimeError("Class values must be non-negative.")
+    if num_classes == -1:
+        if values.size == 0:
+            raise RuntimeError("Can not infer total number of classes from empty tensor.")
+        num_classes = int(values.max()) + 1
+    elif values.size and values.max() >= num_classes:
+        raise RuntimeError("Class values must be smaller than num_classes.")
+    eq = tensor.unsqueeze(-1) == torch.arange(num_classes)
+    return _to_dtype(eq, torch.int64)
