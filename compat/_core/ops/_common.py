@@ -1,0 +1,34 @@
+"""What every torch op module shares: coercion of operands, casts, an operand's dtype."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from compat._core import dtypes as _dt
+from compat._core.tensor import Tensor
+from funcgrad import numpy as fnp
+
+_NUM = (bool, int, float, complex)
+
+
+def _c(x: Any, dt: np.dtype) -> Any:
+    return fnp.asarray(x, dt)
+
+
+def coerce(x: Any) -> Any:
+    """Tensors and Python numbers pass; NumPy values become tensors."""
+    if isinstance(x, Tensor) or type(x) in _NUM:
+        return x
+    if isinstance(x, (np.ndarray, np.generic)):
+        from compat._core.creation import tensor
+
+        return tensor(x)
+    if isinstance(x, _NUM):
+        return type(x).__mro__[-2](x) if not isinstance(x, bool) else bool(x)
+    raise TypeError(f"unsupported operand type {type(x).__name__} for a tensor op")
+
+
+def _dtype_of(x: Any) -> np.dtype:
+    return x._npdtype if isinstance(x, Tensor) else _dt.result_type(x)

@@ -1,0 +1,196 @@
+"""In-place torch ops through ``apply_inplace``, with PyTorch's result-type cast check.
+
+``add_``/``mul_``/..., ``fill_``, ``copy_``, ``clamp_``, ``addcmul_``/``addcdiv_``,
+``lerp_`` and the random fills (``uniform_``, ``normal_``, ``bernoulli_``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from compat._core import dtypes as _dt
+from compat._core.ops._common import _c, coerce
+from compat._core.ops.binary import _torch_power
+from compat._core.ops.unary import _addcdiv_f, _addcmul_f, _clamp_f, _lerp_f, _relu_f
+from compat._core.tensor import Tensor, apply_inplace
+from funcgrad import nn as fnn
+from funcgrad import numpy as fnp
+
+_SCALAR_TYPE = {
+    "float32": "Float",
+    "float64": "Double",
+    "float16": "Half",
+    "int64": "Long",
+    "int32": "Int",
+    "int16": "Short",
+    "int8": "Char",
+    "uint8": "Byte",
+    "bool": "Bool",
+}
+
+
+def _inplace_dtype_check(self: Tensor, dt: np.dtype) -> None:
+    if _dt.category(dt) > _dt.category(self._npdtype):
+        raise RuntimeError(
+            f"result type {_SCALAR_TYPE.get(dt.name, dt.name)} can't be cast to the desired "
+            f"output type {_SCALAR_TYPE.get(self._npdtype.name, self._npdtype.name)}"
+        )
+
+
+def _ip_binary_f(x: Any, y: Any, *, op: str, dtype: np.dtype, out: np.dtype) -> Any:
+    x, y = _c(x, dtype), _c(y, dtype)
+    r = {
+        "add": fnp.add,
+        "sub": fnp.subtract,
+        "mul": fnp.multiply,
+        "div": fnp.true_divide,
+        "pow": _torch_power if dtype.kind in "fc" else fnp.power,
+        "maximum": fnp.maximum,
+        "minimum": fnp.minimum,
+    }[op](x, y)
+    return _c(fnp.broadcast_to(r, r.shape), out)
+
+
+def _ip_alpha_f(x: Any, y: Any, a: Any, *, op: str, dtype: np.dtype, out: np.dtype) -> Any:
+    x, y, a = _c(x, dtype), _c(y, dtype), _c(a, dtype)
+    r = x + y * a if op == "add" else x - y * a
+    return _c(r, out)
+
+
+def inplace_binary(self: Tensor, op: str, other: Any, alpha: Any = 1) -> Tensor:
+    other = coerce(other)
+    dt = _dt.result_type(self, other)
+    if op == "div":
+        dt = _dt.float_type(dt)
+    _inplace_dtype_check(self, dt)
+    static = (("op", op), ("dtype", dt), ("out", self._npdtype))
+    if alpha != 1:
+        return apply_inplace(
+            self, _ip_alpha_f, f"{op.capitalize()}Backward0", (other, alpha), static
+        )
+    name = {
+        "add": "AddBackward0",
+        "sub": "SubBackward0",
+        "mul": "MulBackward0",
+        "div": "DivBackward0",
+        "pow": "PowBackward0",
+    }.get(op, op)
+    return apply_inplace(self, _ip_binary_f, name, (other,), static)
+
+
+def _ip_fill_f(x: Any, v: Any, *, dtype: np.dtype) -> Any:
+    return fnp.broadcast_to(_c(v, dtype), x.shape)
+
+
+def _ip_unary_f(x: Any, *, fn: str, dtype: np.dtype) -> Any:
+    f = {
+        "neg": lambda v: -v,
+        "exp": fnp.exp,
+        "sqrt": fnp.sqrt,
+        "relu": _relu_f,
+        "abs": fnp.abs,
+        "log": fnp.log,
+        "sigmoid": fnn.sigmoid,
+        "tanh": fnp.tanh,
+        "floor": fnp.floor,
+        "ceil": fnp.ceil,
+        "round": fnp.round,
+        "trunc": fnp.trunc,
+        "sin": fnp.sin,
+        "cos": fnp.cos,
+        "reciprocal": lambda v: 1.0 / v,
+        "rsqrt": lambda v: 1.0 / fnp.sqrt(v),
+        "square": lambda v: v * v,
+        "sign": fnp.sign,
+    }[fn]
+    return _c(f(x), dtype)
+
+
+def inplace_unary(self: Tensor, fn: str) -> Tensor:
+    dt = self._npdtype
+    return apply_inplace(
+        self, _ip_unary_f, fn.capitalize() + "Backward0", (), (("fn", fn), ("dtype", dt))
+    )
+
+
+def inplace_fill(self: Tensor, value: Any) -> Tensor:
+    value = coerce(value)
+    if isinstance(value, Tensor) and value.ndim:
+        raise RuntimeError(
+            "fill_ only supports 0-dimension value tensor but got tensor with "
+            f"{value.ndim} dimensions."
+        )
+    return apply_inplace(self, _ip_fill_f, "FillBackward0", (value,), (("dtype", self._npdtype),))
+
+
+def _ip_copy_f(x: Any, src: Any, *, dtype: np.dtype) -> Any:
+    return fnp.broadcast_to(_c(src, dtype), x.shape)
+
+
+def inplace_copy(self: Tensor, src: Any) -> Tensor:
+    src = coerce(src)
+    if not isinstance(src, Tensor):
+        raise TypeError(f"copy_(): argument 'src' must be Tensor, not {type(src).__name__}")
+    return apply_inplace(self, _ip_copy_f, "CopyBackwards", (src,), (("dtype", self._npdtype),))
+
+
+def _ip_clamp_f(x: Any, lo: Any, hi: Any, *, has_lo: bool, has_hi: bool, dtype: np.dtype) -> Any:
+    return _c(_clamp_f(x, lo, hi, has_lo=has_lo, has_hi=has_hi, dtype=dtype), dtype)
+
+
+def inplace_clamp(self: Tensor, min: Any = None, max: Any = None) -> Tensor:
+    lo = coerce(min) if min is not None else 0
+    hi = coerce(max) if max is not None else 0
+    return apply_inplace(
+        self,
+        _ip_clamp_f,
+        "ClampBackward1",
+        (lo, hi),
+        (("has_lo", min is not None), ("has_hi", max is not None), ("dtype", self._npdtype)),
+    )
+
+
+def _ip_addc_f(x: Any, a: Any, b: Any, v: Any, *, op: str, dtype: np.dtype) -> Any:
+    f = _addcmul_f if op == "mul" else _addcdiv_f
+    return _c(f(x, a, b, v, dtype=dtype), dtype)
+
+
+def inplace_addc(self: Tensor, op: str, t1: Tensor, t2: Tensor, value: Any) -> Tensor:
+    return apply_inplace(
+        self,
+        _ip_addc_f,
+        f"Addc{op}Backward0",
+        (t1, t2, value),
+        (("op", op), ("dtype", self._npdtype)),
+    )
+
+
+def _ip_lerp_f(x: Any, e: Any, w: Any, *, dtype: np.dtype) -> Any:
+    return _c(_lerp_f(x, e, w, dtype=dtype), dtype)
+
+
+def inplace_lerp(self: Tensor, end: Tensor, weight: Any) -> Tensor:
+    return apply_inplace(
+        self, _ip_lerp_f, "LerpBackward0", (end, coerce(weight)), (("dtype", self._npdtype),)
+    )
+
+
+def inplace_random(self: Tensor, kind: str, a: float, b: float, generator: Any = None) -> Tensor:
+    """``uniform_``/``normal_``/``bernoulli_``: new values from the global generator (recorded
+    as a copy of a constant, so no gradient flows to the old values)."""
+    from compat._core import creation
+
+    rng = creation._gen(generator)
+    shape = tuple(self.shape)
+    if kind == "uniform":
+        vals = a + (b - a) * rng.random(shape)
+    elif kind == "normal":
+        vals = a + b * rng.standard_normal(shape)
+    elif kind == "bernoulli":
+        vals = rng.random(shape) < a
+    else:
+        raise ValueError(kind)
+    src = creation._leaf(np.asarray(vals, self._npdtype), False)
+    return inplace_copy(self, src)

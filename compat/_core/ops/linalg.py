@@ -1,0 +1,98 @@
+"""Torch linear algebra: ``matmul`` and its 2-D/batched/vector forms, ``outer``,
+``einsum``, ``linear``."""
+
+from __future__ import annotations
+
+import builtins
+from typing import Any
+
+import numpy as np
+
+from compat._core import dtypes as _dt
+from compat._core.ops._common import _c
+from compat._core.tensor import Tensor, apply
+from funcgrad import numpy as fnp
+
+
+def _matmul_f(x: Any, y: Any, *, dtype: np.dtype) -> Any:
+    return fnp.matmul(_c(x, dtype), _c(y, dtype))
+
+
+def matmul(input: Tensor, other: Tensor) -> Tensor:
+    if input.ndim == 0 or other.ndim == 0:
+        raise RuntimeError(
+            f"both arguments to matmul need to be at least 1D, but they are {input.ndim}D and "
+            f"{other.ndim}D"
+        )
+    if input._npdtype != other._npdtype:
+        raise RuntimeError(
+            f"expected m1 and m2 to have the same dtype, but got: {input.dtype} != {other.dtype}"
+        )
+    nd = (input.ndim, other.ndim)
+    name = {(1, 1): "DotBackward0", (2, 2): "MmBackward0", (2, 1): "MvBackward0"}.get(
+        nd, "MatmulBackward0" if builtins.max(nd) < 3 else "BmmBackward0"
+    )
+    if input.shape[-1] != other.shape[0 if other.ndim == 1 else -2]:
+        a, b = tuple(input.shape), tuple(other.shape)
+        if nd == (2, 2):
+            raise RuntimeError(
+                f"mat1 and mat2 shapes cannot be multiplied ({a[0]}x{a[1]} and {b[0]}x{b[1]})"
+            )
+        raise RuntimeError(f"matmul: shapes {list(a)} and {list(b)} are not aligned")
+    return apply(_matmul_f, name, (input, other), (("dtype", input._npdtype),))
+
+
+def mm(input: Tensor, mat2: Tensor) -> Tensor:
+    if input.ndim != 2 or mat2.ndim != 2:
+        raise RuntimeError("self must be a matrix" if input.ndim != 2 else "mat2 must be a matrix")
+    return matmul(input, mat2)
+
+
+def bmm(input: Tensor, mat2: Tensor) -> Tensor:
+    if input.ndim != 3 or mat2.ndim != 3:
+        raise RuntimeError("batch1 must be a 3D tensor")
+    return matmul(input, mat2)
+
+
+def mv(input: Tensor, vec: Tensor) -> Tensor:
+    return matmul(input, vec)
+
+
+def dot(input: Tensor, other: Tensor) -> Tensor:
+    if input.ndim != 1 or other.ndim != 1:
+        raise RuntimeError(f"1D tensors expected, but got {input.ndim}D and {other.ndim}D tensors")
+    return matmul(input, other)
+
+
+def _outer_f(x: Any, y: Any, *, dtype: np.dtype) -> Any:
+    return fnp.outer(_c(x, dtype), _c(y, dtype))
+
+
+def outer(input: Tensor, vec2: Tensor) -> Tensor:
+    return apply(
+        _outer_f, "OuterBackward0", (input, vec2), (("dtype", _dt.result_type(input, vec2)),)
+    )
+
+
+ger = outer
+
+
+def _einsum_f(*xs: Any, eq: str) -> Any:
+    return fnp.einsum(eq, *xs)
+
+
+def einsum(equation: str, *operands: Any) -> Tensor:
+    if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
+        operands = tuple(operands[0])
+    return apply(_einsum_f, "EinsumBackward0", operands, (("eq", equation),))
+
+
+def _linear_f(x: Any, w: Any, *b: Any) -> Any:
+    y = fnp.matmul(x, fnp.transpose(w))
+    return y + b[0] if b else y
+
+
+def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
+    """``input @ weight.T + bias`` as one op (one node in the graph)."""
+    args = (input, weight) if bias is None else (input, weight, bias)
+    return apply(_linear_f, "AddmmBackward0" if bias is not None else "MmBackward0", args)

@@ -1,0 +1,364 @@
+"""Torch reductions: sums, means, extrema (with indices), variance, ``any``/``all``,
+``logsumexp``, softmax, cumulative ops and norms."""
+
+from __future__ import annotations
+
+import builtins
+from collections import namedtuple
+from typing import Any
+
+import numpy as np
+
+from compat._core import dtypes as _dt
+from compat._core.ops._common import _c
+from compat._core.ops.binary import maximum, minimum
+from compat._core.tensor import Tensor, _wrap_dim, apply
+from funcgrad import nn as fnn
+from funcgrad import numpy as fnp
+
+_ValuesIndices = namedtuple("_ValuesIndices", ["values", "indices"])
+
+
+def _dims(dim: Any, ndim: int) -> tuple[int, ...] | None:
+    if dim is None:
+        return None
+    if isinstance(dim, (list, tuple)):
+        if len(dim) == 0:
+            return None
+        return tuple(sorted({_wrap_dim(d, ndim) for d in dim}))
+    return (_wrap_dim(dim, ndim),)
+
+
+def _sum_f(x: Any, *, axes: Any, keepdims: bool, dtype: np.dtype) -> Any:
+    return fnp.sum(_c(x, dtype), axis=axes, keepdims=keepdims)
+
+
+def sum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+    axes = _dims(dim, input.ndim)
+    if dtype is not None:
+        dt = _dt.np_dtype(dtype)
+    elif input._npdtype.kind in "biu":
+        dt = np.dtype(np.int64)
+    else:
+        dt = input._npdtype
+    return apply(
+        _sum_f,
+        "SumBackward1" if axes else "SumBackward0",
+        (input,),
+        (("axes", axes), ("keepdims", bool(keepdim)), ("dtype", dt)),
+    )
+
+
+def _mean_f(x: Any, *, axes: Any, keepdims: bool, dtype: np.dtype) -> Any:
+    return fnp.mean(_c(x, dtype), axis=axes, keepdims=keepdims)
+
+
+def mean(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+    dt = _dt.np_dtype(dtype) if dtype is not None else input._npdtype
+    if dt.kind not in "fc":
+        raise RuntimeError(
+            "mean(): could not infer output dtype. Input dtype must be either a floating point "
+            f"or complex dtype. Got: {_dt.from_np(dt).name.capitalize()}"
+        )
+    axes = _dims(dim, input.ndim)
+    return apply(
+        _mean_f,
+        "MeanBackward1" if axes else "MeanBackward0",
+        (input,),
+        (("axes", axes), ("keepdims", bool(keepdim)), ("dtype", dt)),
+    )
+
+
+def _prod_f(x: Any, *, axes: Any, keepdims: bool, dtype: np.dtype) -> Any:
+    return fnp.prod(_c(x, dtype), axis=axes, keepdims=keepdims)
+
+
+def prod(
+    input: Tensor, dim: int | None = None, keepdim: bool = False, *, dtype: Any = None
+) -> Tensor:
+    if dtype is not None:
+        dt = _dt.np_dtype(dtype)
+    elif input._npdtype.kind in "biu":
+        dt = np.dtype(np.int64)
+    else:
+        dt = input._npdtype
+    axes = _dims(dim, input.ndim)
+    return apply(
+        _prod_f,
+        "ProdBackward1" if axes else "ProdBackward0",
+        (input,),
+        (("axes", axes), ("keepdims", bool(keepdim)), ("dtype", dt)),
+    )
+
+
+def _amax_f(x: Any, *, axes: Any, keepdims: bool, op: str) -> Any:
+    f = fnp.max if op == "max" else fnp.min
+    return f(x, axis=axes, keepdims=keepdims)
+
+
+def amax(input: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
+    axes = _dims(dim, input.ndim)
+    return apply(
+        _amax_f,
+        "AmaxBackward0",
+        (input,),
+        (("axes", axes), ("keepdims", bool(keepdim)), ("op", "max")),
+    )
+
+
+def amin(input: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
+    axes = _dims(dim, input.ndim)
+    return apply(
+        _amax_f,
+        "AminBackward0",
+        (input,),
+        (("axes", axes), ("keepdims", bool(keepdim)), ("op", "min")),
+    )
+
+
+def _max_dim_f(x: Any, *, axis: int, keepdims: bool, op: str) -> Any:
+    # ties: the first index gets the whole gradient (argmax + take_along_axis)
+    idx = fnp.argmax(x, axis=axis) if op == "max" else fnp.argmin(x, axis=axis)
+    idx = fnp.expand_dims(idx, axis)
+    vals = fnp.take_along_axis(x, idx, axis=axis)
+    if not keepdims:
+        vals = fnp.squeeze(vals, axis=axis)
+        idx = fnp.squeeze(idx, axis=axis)
+    return vals, fnp.asarray(idx, np.int64)
+
+
+def _extremum(op: str, input: Tensor, dim: Any, keepdim: bool, other: Any) -> Any:
+    if isinstance(dim, Tensor):
+        return maximum(input, dim) if op == "max" else minimum(input, dim)
+    if other is not None:
+        return maximum(input, other) if op == "max" else minimum(input, other)
+    if dim is None:
+        if input.numel() == 0:
+            raise RuntimeError(
+                f"{op}(): Expected reduction dim to be specified for input.numel() == 0. "
+                "Specify the reduction dim with the 'dim' argument."
+            )
+        name = "MaxBackward1" if op == "max" else "MinBackward1"
+        return apply(_amax_f, name, (input,), (("axes", None), ("keepdims", False), ("op", op)))
+    axis = _wrap_dim(dim, input.ndim)
+    if input.ndim == 0:
+        return _ValuesIndices(input * 1, zeros_like_int(input))
+    name = "MaxBackward0" if op == "max" else "MinBackward0"
+    vals, idx = apply(
+        _max_dim_f, name, (input,), (("axis", axis), ("keepdims", bool(keepdim)), ("op", op))
+    )
+    return _ValuesIndices(vals, idx)
+
+
+def zeros_like_int(t: Tensor) -> Tensor:
+    from compat._core.creation import zeros
+
+    return zeros(*t.shape, dtype=_dt.int64)
+
+
+def max(input: Tensor, dim: Any = None, keepdim: bool = False, *, other: Any = None) -> Any:
+    return _extremum("max", input, dim, keepdim, other)
+
+
+def min(input: Tensor, dim: Any = None, keepdim: bool = False, *, other: Any = None) -> Any:
+    return _extremum("min", input, dim, keepdim, other)
+
+
+def _arg_f(x: Any, *, axis: Any, keepdims: bool, op: str) -> Any:
+    f = fnp.argmax if op == "max" else fnp.argmin
+    if axis is None:
+        return fnp.asarray(f(fnp.ravel(x)), np.int64)
+    return fnp.asarray(f(x, axis=axis, keepdims=keepdims), np.int64)
+
+
+def argmax(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
+    axis = None if dim is None else _wrap_dim(dim, input.ndim)
+    return apply(
+        _arg_f,
+        "argmax",
+        (input,),
+        (("axis", axis), ("keepdims", bool(keepdim) and axis is not None), ("op", "max")),
+    )
+
+
+def argmin(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
+    axis = None if dim is None else _wrap_dim(dim, input.ndim)
+    return apply(
+        _arg_f,
+        "argmin",
+        (input,),
+        (("axis", axis), ("keepdims", bool(keepdim) and axis is not None), ("op", "min")),
+    )
+
+
+def _var_f(x: Any, *, axes: Any, keepdims: bool, correction: float, std: bool) -> Any:
+    m = fnp.mean(x, axis=axes, keepdims=True)
+    d = x - m
+    n = builtins.int(np.prod([x.shape[a] for a in (axes if axes is not None else range(x.ndim))]))
+    v = fnp.sum(d * d, axis=axes, keepdims=keepdims) / builtins.max(n - correction, 0)
+    return fnp.sqrt(v) if std else v
+
+
+def _var_args(dim: Any, unbiased: Any, correction: Any) -> tuple[Any, float]:
+    if isinstance(dim, bool):
+        unbiased, dim = dim, None
+    if correction is None:
+        correction = 1 if unbiased is None or unbiased else 0
+    return dim, float(correction)
+
+
+def _var_std(input: Tensor, dim: Any, unbiased: Any, keepdim: bool, correction: Any, std: bool):
+    dim, corr = _var_args(dim, unbiased, correction)
+    static = (
+        ("axes", _dims(dim, input.ndim)),
+        ("keepdims", bool(keepdim)),
+        ("correction", corr),
+        ("std", std),
+    )
+    return apply(_var_f, "StdBackward0" if std else "VarBackward0", (input,), static)
+
+
+def var(
+    input: Tensor,
+    dim: Any = None,
+    unbiased: Any = None,
+    keepdim: bool = False,
+    *,
+    correction: Any = None,
+) -> Tensor:
+    return _var_std(input, dim, unbiased, keepdim, correction, std=False)
+
+
+def std(
+    input: Tensor,
+    dim: Any = None,
+    unbiased: Any = None,
+    keepdim: bool = False,
+    *,
+    correction: Any = None,
+) -> Tensor:
+    return _var_std(input, dim, unbiased, keepdim, correction, std=True)
+
+
+def _anyall_f(x: Any, *, axes: Any, keepdims: bool, op: str) -> Any:
+    return (fnp.any if op == "any" else fnp.all)(x, axis=axes, keepdims=keepdims)
+
+
+def any(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
+    return apply(
+        _anyall_f,
+        "any",
+        (input,),
+        (("axes", _dims(dim, input.ndim)), ("keepdims", bool(keepdim)), ("op", "any")),
+    )
+
+
+def all(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
+    return apply(
+        _anyall_f,
+        "all",
+        (input,),
+        (("axes", _dims(dim, input.ndim)), ("keepdims", bool(keepdim)), ("op", "all")),
+    )
+
+
+def _logsumexp_f(x: Any, *, axes: Any, keepdims: bool) -> Any:
+    return fnn.logsumexp(x, axis=axes, keepdims=keepdims)
+
+
+def logsumexp(input: Tensor, dim: Any, keepdim: bool = False) -> Tensor:
+    x = input if input._npdtype.kind == "f" else input.to(_dt.get_default_dtype())
+    return apply(
+        _logsumexp_f,
+        "LogsumexpBackward0",
+        (x,),
+        (("axes", _dims(dim, input.ndim)), ("keepdims", bool(keepdim))),
+    )
+
+
+def _softmax_f(x: Any, *, axis: int, log: bool, dtype: np.dtype) -> Any:
+    x = _c(x, dtype)
+    return fnn.log_softmax(x, axis=axis) if log else fnn.softmax(x, axis=axis)
+
+
+def softmax(input: Tensor, dim: int | None = None, dtype: Any = None) -> Tensor:
+    dt = _dt.np_dtype(dtype) if dtype is not None else _dt.float_type(input._npdtype)
+    axis = _wrap_dim(dim if dim is not None else -1, input.ndim)
+    return apply(
+        _softmax_f,
+        "SoftmaxBackward0",
+        (input,),
+        (("axis", axis), ("log", False), ("dtype", dt)),
+        saves="result",
+    )
+
+
+def log_softmax(input: Tensor, dim: int | None = None, dtype: Any = None) -> Tensor:
+    dt = _dt.np_dtype(dtype) if dtype is not None else _dt.float_type(input._npdtype)
+    axis = _wrap_dim(dim if dim is not None else -1, input.ndim)
+    return apply(
+        _softmax_f,
+        "LogSoftmaxBackward0",
+        (input,),
+        (("axis", axis), ("log", True), ("dtype", dt)),
+        saves="result",
+    )
+
+
+def _cum_f(x: Any, *, axis: int, op: str, dtype: np.dtype) -> Any:
+    return (fnp.cumsum if op == "sum" else fnp.cumprod)(_c(x, dtype), axis=axis)
+
+
+def cumsum(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
+    dt = (
+        _dt.np_dtype(dtype)
+        if dtype is not None
+        else (np.dtype(np.int64) if input._npdtype.kind in "biu" else input._npdtype)
+    )
+    return apply(
+        _cum_f,
+        "CumsumBackward0",
+        (input,),
+        (("axis", _wrap_dim(dim, input.ndim)), ("op", "sum"), ("dtype", dt)),
+    )
+
+
+def cumprod(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
+    dt = (
+        _dt.np_dtype(dtype)
+        if dtype is not None
+        else (np.dtype(np.int64) if input._npdtype.kind in "biu" else input._npdtype)
+    )
+    return apply(
+        _cum_f,
+        "CumprodBackward0",
+        (input,),
+        (("axis", _wrap_dim(dim, input.ndim)), ("op", "prod"), ("dtype", dt)),
+    )
+
+
+def _norm_f(x: Any, *, p: float, axes: Any, keepdims: bool) -> Any:
+    if p == 2:
+        s = fnp.sum(x * x, axis=axes, keepdims=keepdims)
+        return fnp.sqrt(s)
+    if p == 1:
+        return fnp.sum(fnp.abs(x), axis=axes, keepdims=keepdims)
+    if p == float("inf"):
+        return fnp.max(fnp.abs(x), axis=axes, keepdims=keepdims)
+    return fnp.sum(fnp.abs(x) ** p, axis=axes, keepdims=keepdims) ** (1.0 / p)
+
+
+def norm(
+    input: Tensor,
+    p: Any = "fro",
+    dim: Any = None,
+    keepdim: bool = False,
+    dtype: Any = None,
+) -> Tensor:
+    pv = 2.0 if p in ("fro", None) else float(p)
+    return apply(
+        _norm_f,
+        "NormBackward1",
+        (input,),
+        (("p", pv), ("axes", _dims(dim, input.ndim)), ("keepdims", bool(keepdim))),
+    )
