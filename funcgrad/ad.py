@@ -18,11 +18,10 @@ from typing import Any
 import numpy as np
 
 from funcgrad import passes
-from funcgrad.core import dtypes
+from funcgrad.core import ad_util, dtypes
 from funcgrad.core.interp import UNKNOWN, Tracer, _state, bind, current_builder, new_builder
 from funcgrad.core.ir import Aval, Eqn, Literal, Program, Var
 from funcgrad.core.zeros import Zero, is_zero
-from funcgrad.primitives import rules
 
 
 def tangent_aval(aval: Aval) -> Aval:
@@ -35,10 +34,10 @@ def differentiable_dtype(dtype: np.dtype) -> bool:
 
 def instantiate(x: Any, aval: Aval) -> Any:
     """Materialise a symbolic zero (co)tangent of a value with ``aval``."""
-    return rules.instantiate(x, tangent_aval(aval))
+    return ad_util.instantiate(x, tangent_aval(aval))
 
 
-_add = rules.add_tangents
+_add = ad_util.add_tangents
 
 
 # --------------------------------------------------------------------------- forward mode
@@ -277,7 +276,7 @@ def seeded_program(vp: VJPPrograms, n_out: int, seed: Any, keep: Sequence[bool])
     followed by its backward seeded with the constant cotangent ``seed`` (one
     masked output, as in ``grad``).
 
-    Having both halves in one program lets :func:`passes.fuse_calls` merge an
+    Having both halves in one program lets ``jit_call``'s fusion pass merge an
     inner jit's forward and backward calls into one, and lets eager ``grad``
     dispatch one compiled program.
     """
@@ -304,7 +303,7 @@ def seeded_program(vp: VJPPrograms, n_out: int, seed: Any, keep: Sequence[bool])
         outvars=(*outs, *(atom(a) for a in bwd.outvars)),
         consts=fwd.consts + bwd.consts,
     )
-    return passes.fuse_calls(passes.dce(prog))
+    return passes.dce(prog)
 
 
 # --------------------------------------------------------------------------- linearize

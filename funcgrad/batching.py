@@ -7,12 +7,14 @@ they must.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
-from funcgrad.core.interp import bind, new_builder, to_aval
+from funcgrad.core import ad_util
+from funcgrad.core.interp import UNKNOWN, bind, is_tracing, new_builder, to_aval
 from funcgrad.core.ir import Aval, Program, Var
-from funcgrad.primitives import rules
+from funcgrad.lowering import run_program
+from funcgrad.tree import tree_flatten, tree_unflatten
 
 
 def batch_eval(
@@ -67,9 +69,9 @@ def move_dim(x: Any, src: int | None, dst: int | None, size: int) -> Any:
             raise ValueError("cannot unbatch a batched value")
         return x
     if src is None:
-        x = rules.bdim_to_front(x, None, size)
+        x = ad_util.bdim_to_front(x, None, size)
         src = 0
-    return rules.moveaxis(x, src, dst)
+    return ad_util.moveaxis(x, src, dst)
 
 
 def batch_program(
@@ -92,3 +94,23 @@ def batch_program(
 
 def batch_size_of(x: Any, dim: int) -> int:
     return to_aval(x).shape[dim]
+
+
+def vmap_leading(fun: Callable[..., Any], *args: Any) -> Any:
+    """``fun`` vectorised over axis 0 of every array leaf of ``args`` (pytrees), with
+    every output batched at axis 0: the program-level ``vmap`` that primitive rules
+    use (they sit below the user API and may not import it)."""
+    leaves, in_tree = tree_flatten(args)
+    size = to_aval(leaves[0]).shape[0]
+    avals = [unbatched_aval(to_aval(x), 0) for x in leaves]
+    with new_builder("vmap") as b:
+        out = fun(*tree_unflatten(in_tree, [b.new_arg(a, UNKNOWN) for a in avals]))
+        out_leaves, out_tree = tree_flatten(out)
+        prog = b.build(out_leaves)
+    dims = [0] * len(leaves)
+    if is_tracing():
+        outs, ods = batch_eval(prog, leaves, dims)
+    else:  # eagerly: one (cached, compiled once it recurs) batched program
+        bprog, ods = batch_program(prog, dims, size)
+        outs = run_program(bprog, *leaves)
+    return tree_unflatten(out_tree, [move_dim(o, d, 0, size) for o, d in zip(outs, ods)])

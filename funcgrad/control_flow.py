@@ -28,12 +28,12 @@ import numpy as np
 from jax import tree_util
 
 from funcgrad.core import dtypes
+from funcgrad.core.ad_util import close
 from funcgrad.core.errors import user_frame, where
 from funcgrad.core.interp import Tracer, eval_program, new_builder, to_aval
 from funcgrad.core.ir import Aval, Program
 from funcgrad.primitives import control_flow as cf
 from funcgrad.primitives import elementwise as ew
-from funcgrad.primitives.calls import close
 from funcgrad.tree import tree_flatten, tree_leaves, tree_unflatten
 
 __all__ = ["cond", "fori_loop", "scan", "switch", "while_loop"]

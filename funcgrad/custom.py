@@ -16,6 +16,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from funcgrad.core import dtypes
+from funcgrad.core.ad_util import close
 from funcgrad.core.interp import (
     UNKNOWN,
     Tracer,
@@ -29,13 +30,12 @@ from funcgrad.core.interp import (
 from funcgrad.core.ir import Program, Var
 from funcgrad.core.zeros import Zero
 from funcgrad.primitives import rules
-from funcgrad.primitives.calls import (
-    checkpoint_p,
-    close,
+from funcgrad.primitives.calls import checkpoint_p
+from funcgrad.primitives.custom_calls import (
     custom_jvp_call_p,
     custom_vjp_call_p,
 )
-from funcgrad.primitives.calls import (
+from funcgrad.primitives.custom_calls import (
     inline_custom_jvp as _inline_custom_jvp,
 )
 from funcgrad.primitives.elementwise import convert_element_type

@@ -13,6 +13,7 @@ from funcgrad.core.errors import (
     TracerArrayConversionError,
     TracerBoolConversionError,
     TracerIntegerConversionError,
+    register_internal_package,
 )
 
 #: JAX's name for a tracer used after its transform finished
@@ -33,4 +34,5 @@ __all__ = [
     "TracerBoolConversionError",
     "TracerIntegerConversionError",
     "UnexpectedTracerError",
+    "register_internal_package",
 ]

@@ -28,11 +28,11 @@ import jax
 from jax import tree_util
 
 from funcgrad import passes
+from funcgrad.core.ad_util import close
 from funcgrad.core.errors import user_frame, where
 from funcgrad.core.interp import Tracer, _state, leaked, new_builder, to_aval
 from funcgrad.core.ir import Program, aval_of
 from funcgrad.lowering import lower_program
-from funcgrad.primitives.calls import close
 from funcgrad.tree import broadcast_prefix, tree_flatten, tree_unflatten
 
 _EMBED_LIMIT = 1 << 20  # bytes of closed-over constants jax.jit may embed in an executable

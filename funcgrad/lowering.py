@@ -9,6 +9,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import jax
+import numpy as np
+
+from funcgrad.core.interp import Tracer, eval_program, is_tracing, set_program_runner
 from funcgrad.core.ir import Program, Var
 
 
@@ -66,8 +70,6 @@ class _CompileCache:
             self.seen.clear()
         if n < 2:
             return None
-        import jax
-
         fn = jax.jit(lower_program(prog))
         self.compiled[key] = fn
         if len(self.compiled) > self.size:
@@ -81,8 +83,6 @@ _cache = _CompileCache()
 def run_program(prog: Program, *args: Any) -> list[Any]:
     """Evaluate ``prog``: under a trace, bind its equations (so it records);
     eagerly, dispatch a cached compiled executable once the program recurs."""
-    from funcgrad.core.interp import eval_program, is_tracing
-
     if is_tracing():
         return eval_program(prog, *args)
     if not prog.eqns:  # outputs forwarded from inputs or literals: arrays, as JAX returns
@@ -96,9 +96,6 @@ def run_program(prog: Program, *args: Any) -> list[Any]:
 
 
 def _as_jax(x: Any) -> Any:
-    import jax
-    import numpy as np
-
     if isinstance(x, (np.ndarray, np.generic)) and x.dtype == jax.dtypes.float0:
         return x
     if isinstance(x, (np.ndarray, np.generic, bool, int, float, complex)):
@@ -107,6 +104,8 @@ def _as_jax(x: Any) -> Any:
 
 
 def _is_tracer(x: Any) -> bool:
-    from funcgrad.core.interp import Tracer
-
     return isinstance(x, Tracer)
+
+
+# known-value slices of eager traces (core.interp) run through this module's cache
+set_program_runner(run_program)

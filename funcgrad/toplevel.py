@@ -18,10 +18,10 @@ import numpy as np
 from funcgrad import ad, passes
 from funcgrad.api import TreeFunction, trace_pytree
 from funcgrad.core import dtypes
+from funcgrad.core.ad_util import close
 from funcgrad.core.interp import Tracer, eval_program, new_builder, to_aval
 from funcgrad.core.ir import Aval, Var
 from funcgrad.lowering import run_program
-from funcgrad.primitives.calls import close
 from funcgrad.tree import tree_flatten, tree_map, tree_unflatten
 
 __all__ = [

@@ -7,7 +7,11 @@ float32 (``torch.tensor(1.5).dtype == float32``).
 
 import jax
 
+import funcgrad.errors
+
 jax.config.update("jax_enable_x64", True)
+# errors raised inside compat point past its frames to the user's line, as past funcgrad's
+funcgrad.errors.register_internal_package("compat")
 
 from compat._core import methods as _methods  # noqa: E402
 

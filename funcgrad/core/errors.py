@@ -2,15 +2,39 @@
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import sys
+import types
 from collections.abc import Sequence
 
 import numpy as np
 
 _FG_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-_PKG_DIRS = (_FG_DIR + os.sep, os.path.join(os.path.dirname(_FG_DIR), "compat") + os.sep)
+#: directories whose frames are library code, skipped by :func:`user_frame`: funcgrad's
+#: own and those of the packages built on it that registered themselves
+_PKG_DIRS: tuple[str, ...] = (_FG_DIR + os.sep,)
 _SKIP = ("jax" + os.sep, "contextlib.py", "functools.py", "<frozen")
+
+
+def register_internal_package(package: str | types.ModuleType) -> None:
+    """Treat the frames of ``package`` (a package name, a package module or a directory)
+    as library code: errors then point past them to the user's line, as they point
+    past funcgrad's own frames. A library built on funcgrad calls this at import."""
+    global _PKG_DIRS
+    if isinstance(package, types.ModuleType):
+        paths = list(getattr(package, "__path__", None) or [os.path.dirname(package.__file__)])
+    elif os.path.isdir(package):
+        paths = [package]
+    else:
+        spec = importlib.util.find_spec(package)
+        if spec is None or not spec.submodule_search_locations:
+            raise ValueError(f"register_internal_package: {package!r} is not a package")
+        paths = list(spec.submodule_search_locations)
+    for p in paths:
+        d = os.path.abspath(p) + os.sep
+        if d not in _PKG_DIRS:
+            _PKG_DIRS = (*_PKG_DIRS, d)
 
 
 class ConcretizationError(TypeError):
@@ -70,7 +94,8 @@ def broadcast_error_type(shapes: Sequence[tuple[int, ...]]) -> type[Exception]:
 
 
 def user_frame() -> tuple[str, int] | None:
-    """(filename, line) of the innermost frame outside funcgrad, compat and jax."""
+    """(filename, line) of the innermost frame outside funcgrad, the registered
+    packages (:func:`register_internal_package`) and jax."""
     f = sys._getframe(1)
     while f is not None:
         fn = f.f_code.co_filename

@@ -29,7 +29,7 @@ from funcgrad.core.errors import (
     where,
 )
 from funcgrad.core.ir import Atom, Aval, Eqn, Literal, Program, Var, aval_of
-from funcgrad.core.primitive import Primitive
+from funcgrad.core.primitive import Primitive, set_interpreter_bind
 
 _SCALARS = (bool, int, float, complex)
 
@@ -246,10 +246,8 @@ class Builder:
                 dict.fromkeys(a for e in eqns for a in e.inputs if type(a) is Var and a not in made)
             )
             outs = tuple(v for e in eqns for v in e.outvars)
-            from funcgrad.lowering import run_program  # lowering imports core, not vice versa
-
             with eager_mode():  # a recurring slice is compiled once and dispatched
-                res = run_program(Program(ins, (), eqns, outs), *[vals[a] for a in ins])
+                res = _program_runner(Program(ins, (), eqns, outs), *[vals[a] for a in ins])
             vals.update(zip(outs, res))
         return vals[var]
 
@@ -322,6 +320,21 @@ def slice_evaluations() -> int:
     return _slice_evals
 
 
+def _eval_program_now(prog: Program, *args: Any) -> list[Any]:
+    return eval_program(prog, *args)
+
+
+#: how known-value slices are evaluated eagerly: ``eval_program`` until the compiling
+#: evaluator (``funcgrad.lowering``, above this module) installs itself at import
+_program_runner: Callable[..., list[Any]] = _eval_program_now
+
+
+def set_program_runner(fn: Callable[..., list[Any]]) -> None:
+    """Install the eager evaluator of known-value slices (``lowering.run_program``)."""
+    global _program_runner
+    _program_runner = fn
+
+
 def literal(x: Any) -> Literal:
     """A weakly typed literal for a Python scalar."""
     return Literal(x, aval_of(x))
@@ -371,6 +384,9 @@ def bind(prim: Primitive, *args: Any, **params: Any) -> Any:
                 return eager_process(prim, args, params)
         return st[-1].process(prim, args, params)
     return eager_process(prim, args, params)
+
+
+set_interpreter_bind(bind)
 
 
 def current_builder() -> Builder | None:

@@ -111,9 +111,23 @@ class Primitive:
         return f
 
     def bind(self, *args: Any, **params: Any) -> Any:
-        from funcgrad.core.interp import bind
+        """Apply this primitive under the current interpreter (``interp.bind``)."""
+        return _interpreter_bind(self, *args, **params)
 
-        return bind(self, *args, **params)
+
+def _no_interpreter(prim: Primitive, *args: Any, **params: Any) -> Any:
+    raise RuntimeError(f"{prim.name}: funcgrad.core.interp is not loaded, nothing can bind")
+
+
+#: ``funcgrad.core.interp.bind``, installed by that module when it loads (it sits above
+#: this one: the interpreters dispatch on primitives, so this module cannot import them)
+_interpreter_bind: Callable[..., Any] = _no_interpreter
+
+
+def set_interpreter_bind(fn: Callable[..., Any]) -> None:
+    """Install the function :meth:`Primitive.bind` calls (``funcgrad.core.interp``)."""
+    global _interpreter_bind
+    _interpreter_bind = fn
 
 
 class Example:

@@ -1,15 +1,15 @@
-"""Call-like primitives holding sub-programs: ``jit_call``, ``checkpoint``,
-``custom_jvp_call``, ``custom_vjp_call``, plus ``stop_gradient`` and
-``optimization_barrier``.
+"""Call-like primitives holding sub-programs: ``jit_call`` and ``checkpoint``,
+plus ``stop_gradient``, ``optimization_barrier`` and ``checkpoint_name``
+(the custom-derivative calls are in :mod:`funcgrad.primitives.custom_calls`).
 
 Their rules transform the sub-program as a whole (with :mod:`funcgrad.ad`
-and :mod:`funcgrad.batching`) and bind the same primitive again, so a jitted
-function stays one unit under ``grad`` and ``vmap``.
+and :mod:`funcgrad.batching`, which sit below the primitives) and bind the same
+primitive again, so a jitted function stays one unit under ``grad`` and ``vmap``.
+:func:`fuse_calls` is ``jit_call``'s program pass.
 """
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -17,12 +17,14 @@ import jax
 import numpy as np
 from jax import lax
 
-from funcgrad.core import dtypes
-from funcgrad.core.interp import Tracer, bind, eval_program, is_tracing, new_builder, to_aval
-from funcgrad.core.ir import Aval, Program, Var
+from funcgrad import ad, batching, passes
+from funcgrad.core.ad_util import close
+from funcgrad.core.interp import Tracer, bind, eval_program, new_builder, to_aval
+from funcgrad.core.ir import Aval, Eqn, Literal, Program, Var
 from funcgrad.core.primitive import Example, Primitive
 from funcgrad.core.zeros import Zero, is_zero
 from funcgrad.lowering import lower_program
+from funcgrad.primitives import elementwise as ew
 from funcgrad.primitives import rules
 from funcgrad.primitives.rules import rand
 from funcgrad.tree import tree_map
@@ -38,13 +40,6 @@ def _check_call_avals(name: str, avals: tuple[Aval, ...], program: Program) -> l
         if a.shape != w.shape or a.dtype != w.dtype:
             raise TypeError(f"{name}: operand {i} is {a}, the program expects {w}")
     return program.out_avals
-
-
-def close(prog: Program) -> tuple[Program, tuple]:
-    """(program with constvars turned into leading invars, the const values)."""
-    if not prog.constvars:
-        return prog, ()
-    return Program(prog.constvars + prog.invars, (), prog.eqns, prog.outvars, ()), prog.consts
 
 
 def _split_tangents(outs: list, n: int, out_nz: list[bool], avals: list[Aval]) -> tuple:
@@ -82,8 +77,6 @@ def _jit_call_lower(*vals: Any, program: Program, name: str) -> list:
 
 @jit_call_p.def_jvp
 def _jit_call_jvp(primals: list, tangents: list, *, program: Program, name: str) -> tuple:
-    from funcgrad import ad
-
     nz = [not is_zero(t) for t in tangents]
     jprog, out_nz = ad.jvp_program(program, nz)
     jprog, consts = close(jprog)
@@ -96,8 +89,6 @@ def _jit_call_jvp(primals: list, tangents: list, *, program: Program, name: str)
 def _jit_call_vjp_fwd(
     *primals: Any, program: Program, name: str, active: list | None = None
 ) -> tuple:
-    from funcgrad import ad
-
     vp = ad.vjp_program(program, active=active)  # only what is differentiated outside
     fwd, fconsts = close(vp.fwd)
     res = jit_call(fwd, *fconsts, *primals, name=f"fwd_{name}")
@@ -120,8 +111,6 @@ jit_call_p.vjp_fwd_active = True
 
 @jit_call_p.def_batch
 def _jit_call_batch(args: list, dims: list, *, program: Program, name: str) -> tuple:
-    from funcgrad import batching
-
     size = rules.batch_size(args, dims)
     bprog, ods = batching.batch_program(program, dims, size)
     bprog, consts = close(bprog)
@@ -136,8 +125,6 @@ def _sub_program(fn: Callable, avals: list[Aval]) -> Program:
 
 @jit_call_p.def_examples
 def _jit_call_examples(rng: np.random.Generator) -> list[Example]:
-    from funcgrad.primitives import elementwise as ew
-
     avals = [Aval((3,), np.dtype("float64")), Aval((3,), np.dtype("float64"))]
     prog = _sub_program(lambda x, y: [ew.mul(ew.sin(x), y), ew.exp(x)], avals)
     return [Example([rand(rng, (3,)), rand(rng, (3,))], {"program": prog, "name": "f"})]
@@ -225,8 +212,6 @@ def _checkpoint_lower(*vals: Any, program: Program, policy: Any = None) -> list:
 
 @checkpoint_p.def_jvp
 def _checkpoint_jvp(primals: list, tangents: list, *, program: Program, policy: Any = None):
-    from funcgrad import ad
-
     nz = [not is_zero(t) for t in tangents]
     jprog, out_nz = ad.jvp_program(program, nz)
     jprog, consts = close(jprog)
@@ -295,8 +280,6 @@ def _checkpoint_vjp_fwd(
     if policy is None:  # save only the inputs
         outs = bind(checkpoint_p, *primals, program=program, policy=policy)
         return outs, (list(primals), active, None)
-    from funcgrad import ad, passes
-
     vp = ad.vjp_program(program, active=active)
     n = len(program.outvars)
     saved = _policy_saved_vars(vp.fwd, n, policy)
@@ -306,8 +289,6 @@ def _checkpoint_vjp_fwd(
 
 
 def _checkpoint_vjp_bwd(res: tuple, cts: list, *, program: Program, policy: Any = None) -> list:
-    from funcgrad import ad
-
     primals, active, by_policy = res
     n = len(program.outvars)
     if by_policy is None:
@@ -330,8 +311,6 @@ checkpoint_p.vjp_fwd_active = True
 
 @checkpoint_p.def_batch
 def _checkpoint_batch(args: list, dims: list, *, program: Program, policy: Any = None) -> tuple:
-    from funcgrad import batching
-
     size = rules.batch_size(args, dims)
     bprog, ods = batching.batch_program(program, dims, size)
     bprog, consts = close(bprog)
@@ -340,8 +319,6 @@ def _checkpoint_batch(args: list, dims: list, *, program: Program, policy: Any =
 
 @checkpoint_p.def_examples
 def _checkpoint_examples(rng: np.random.Generator) -> list[Example]:
-    from funcgrad.primitives import elementwise as ew
-
     avals = [Aval((3,), np.dtype("float64")), Aval((3,), np.dtype("float64"))]
     prog = _sub_program(lambda x, y: [ew.sin(ew.mul(ew.sin(x), y))], avals)
     return [Example([rand(rng, (3,)), rand(rng, (3,))], {"program": prog})]
@@ -381,399 +358,101 @@ def checkpoint_name(x: Any, name: Any) -> Any:
     return tree_map(lambda leaf: bind(checkpoint_name_p, leaf, name=name), x)
 
 
-# --------------------------------------------------------------------------- custom_jvp_call
-
-custom_jvp_call_p = Primitive("custom_jvp_call", family=FAMILY, multiple_results=True)
-
-
-@custom_jvp_call_p.def_abstract_eval
-def _custom_jvp_abstract_eval(*avals: Aval, program: Program, jvp: Callable) -> list[Aval]:
-    return _check_call_avals("custom_jvp_call", avals, program)
-
-
-@custom_jvp_call_p.def_lower
-def _custom_jvp_lower(*vals: Any, program: Program, jvp: Callable) -> list:
-    return lower_program(program)(*vals)
-
-
-@custom_jvp_call_p.def_jvp
-def _custom_jvp_jvp(primals: list, tangents: list, *, program: Program, jvp: Callable) -> tuple:
-    # zero tangents stay symbolic: the rule wrapper instantiates them or, for rules
-    # defined with symbolic_zeros=True, passes them as SymbolicZero
-    outs, touts = jvp(list(primals), list(tangents))
-    return list(outs), list(touts)
-
-
-class _InlineFlag(threading.local):
-    depth = 0
-
-
-_inline = _InlineFlag()
-
-
-def inline_custom_jvp() -> bool:
-    """Whether ``custom_jvp`` functions are being called inside the transpose of a
-    custom rule's tangent map (they then run their own body; see ``custom_jvp``)."""
-    return _inline.depth > 0
-
-
-def _custom_jvp_vjp_fwd(
-    *primals: Any, program: Program, jvp: Callable, active: list | None = None
-) -> tuple:
-    outs = bind(custom_jvp_call_p, *primals, program=program, jvp=jvp)
-    act = [True] * len(primals) if active is None else list(active)
-    return outs, (list(primals), act)
-
-
-def _custom_jvp_vjp_bwd(res: tuple, cts: list, *, program: Program, jvp: Callable) -> list:
-    # the custom JVP is linear in the tangents: its VJP in the tangents is the transpose;
-    # inputs that are not differentiated get symbolic zero tangents (as in JAX)
-    from funcgrad import api
-
-    primals, act = res
-    avals = [to_aval(p).strip_weak() for p in primals]
-    zeros = [rules.zeros_like_aval(a) for a, on in zip(avals, act) if on]
-    # outputs with a zero cotangent are left out of the transposed map (as JAX's
-    # symbolic zeros: they contribute nothing, not a product with zero)
-    live = [not is_zero(c) for c in cts]
-    if not any(live):
-        return [Zero(a) for a in avals]
-
-    def tangent_map(*t: Any) -> list:
-        it = iter(t)
-        tans = [next(it) if on else Zero(a) for a, on in zip(avals, act)]
-        return [t for t, on in zip(jvp(primals, tans)[1], live) if on]
-
-    _inline.depth += 1
-    try:
-        touts, pullback = api.vjp(tangent_map, *zeros)
-    finally:
-        _inline.depth -= 1
-    from funcgrad.primitives.elementwise import convert_element_type
-
-    cts = [c for c, on in zip(cts, live) if on]
-    # the rule's tangents may be wider than the outputs (weakly typed primals)
-    cts = [
-        c if to_aval(c).dtype == to_aval(t).dtype else convert_element_type(c, to_aval(t).dtype)
-        for c, t in zip(cts, touts)
-    ]
-    got = iter(pullback(cts))
-    return [next(got) if on else Zero(a) for a, on in zip(avals, act)]
-
-
-custom_jvp_call_p.vjp_fwd = _custom_jvp_vjp_fwd
-custom_jvp_call_p.vjp_bwd = _custom_jvp_vjp_bwd
-custom_jvp_call_p.vjp_fwd_active = True
-
-
-def _batch_all_to_front(args: list, dims: list, program: Program) -> tuple:
-    """Custom-rule calls batch every operand and output at axis 0: returns the moved
-    operands, the batched closed program (``None`` if batching introduced constants)
-    and the number of outputs."""
-    from funcgrad import batching
-
-    size = rules.batch_size(args, dims)
-    args = [rules.bdim_to_front(a, d, size) for a, d in zip(args, dims)]
-    n_out = len(program.outvars)
-    bprog, _ = batching.batch_program(program, [0] * len(args), size, out_dims=[0] * n_out)
-    bprog, consts = close(bprog)
-    return args, (None if consts else bprog), n_out
-
-
-@custom_jvp_call_p.def_batch
-def _custom_jvp_batch(args: list, dims: list, *, program: Program, jvp: Callable) -> tuple:
-    from funcgrad import api, batching
-
-    args, bprog, n_out = _batch_all_to_front(args, dims, program)
-    if bprog is None:  # the batched body closed over values: evaluate it inline
-        return batching.batch_eval(program, args, [0] * len(args))
-
-    def bjvp(primals: list, tangents: list) -> tuple:
-        # symbolic zero tangents stay symbolic (per example) inside the vmapped rule
-        nz = [not is_zero(t) for t in tangents]
-        zeros = [
-            None if z else Zero(batching.unbatched_aval(t.aval, 0)) for t, z in zip(tangents, nz)
-        ]
-
-        def one(p: list, t_nz: list) -> tuple:
-            it = iter(t_nz)
-            ts = [next(it) if z else zero for z, zero in zip(nz, zeros)]
-            return tuple(map(list, jvp(p, ts)))
-
-        return api.vmap(one)(primals, [t for t, z in zip(tangents, nz) if z])
-
-    return bind(custom_jvp_call_p, *args, program=bprog, jvp=bjvp), [0] * n_out
-
-
-def _eqn_params_of(fun: Callable, *args: Any, prim: Primitive) -> dict:
-    from funcgrad.api import make_ir
-
-    prog = make_ir(fun)(*args)
-    return next(e.params for e in prog.eqns if e.prim is prim)
-
-
-@custom_jvp_call_p.def_examples
-def _custom_jvp_examples(rng: np.random.Generator) -> list[Example]:
-    from funcgrad.custom import custom_jvp
-    from funcgrad.primitives import elementwise as ew
-
-    @custom_jvp
-    def f(x: Any, y: Any) -> Any:
-        return ew.mul(ew.sin(x), y)
-
-    @f.defjvp
-    def _f_jvp(primals: tuple, tangents: tuple) -> tuple:
-        (x, y), (tx, ty) = primals, tangents
-        out = f(x, y)
-        return out, ew.add(ew.mul(ew.mul(ew.cos(x), y), tx), ew.mul(ew.sin(x), ty))
-
-    x, y = rand(rng, (3,)), rand(rng, (3,))
-    return [Example([x, y], _eqn_params_of(f, x, y, prim=custom_jvp_call_p))]
-
-
-# --------------------------------------------------------------------------- custom_vjp_call
-
-custom_vjp_call_p = Primitive("custom_vjp_call", family=FAMILY, multiple_results=True)
-custom_vjp_call_p.forward_differentiable = False  # JAX semantics: no jvp of a custom_vjp
-
-
-@custom_vjp_call_p.def_abstract_eval
-def _custom_vjp_abstract_eval(*avals: Aval, program: Program, fwd: Callable, bwd: Callable):
-    return _check_call_avals("custom_vjp_call", avals, program)
-
-
-@custom_vjp_call_p.def_lower
-def _custom_vjp_lower(*vals: Any, program: Program, fwd: Callable, bwd: Callable) -> list:
-    return lower_program(program)(*vals)
-
-
-@custom_vjp_call_p.def_jvp
-def _custom_vjp_jvp(primals: list, tangents: list, **params: Any) -> tuple:
-    raise TypeError("can't apply forward-mode autodiff (jvp) to a custom_vjp function.")
-
-
-def _custom_vjp_vjp_fwd(
-    *primals: Any, program: Program, fwd: Callable, bwd: Callable, active: list | None = None
-) -> tuple:
-    outs, res = fwd(list(primals), active)
-    return list(outs), res
-
-
-def _custom_vjp_vjp_bwd(res: Any, cts: list, *, program: Program, fwd: Callable, bwd: Callable):
-    # zero cotangents stay symbolic: the rule wrapper instantiates them or, for rules
-    # defined with symbolic_zeros=True, passes them as SymbolicZero
-    from funcgrad import ad
-
-    if ad.deferring_custom_bwd():  # api.vjp: the user's bwd runs when vjp_fn is applied
-        return _defer_custom_bwd(res, cts, program, bwd)
-    return list(bwd(res, cts))
-
-
-custom_vjp_call_p.vjp_fwd = _custom_vjp_vjp_fwd
-custom_vjp_call_p.vjp_bwd = _custom_vjp_vjp_bwd
-custom_vjp_call_p.vjp_fwd_active = True
-
-
-@custom_vjp_call_p.def_batch
-def _custom_vjp_batch(args: list, dims: list, *, program: Program, fwd: Callable, bwd: Callable):
-    from funcgrad import api
-
-    args, bprog, n_out = _batch_all_to_front(args, dims, program)
-    if bprog is None:  # the batched body closed over values: evaluate it inline
-        from funcgrad import batching
-
-        return batching.batch_eval(program, args, [0] * len(args))
-
-    def bfwd(primals: list, active: list | None = None) -> tuple:
-        return api.vmap(lambda p: tuple(fwd(p, active)))(primals)
-
-    def bbwd(res: Any, cts: list) -> list:
-        return api.vmap(lambda r, c: list(bwd(r, c)))(res, cts)
-
-    return bind(custom_vjp_call_p, *args, program=bprog, fwd=bfwd, bwd=bbwd), [0] * n_out
-
-
-@custom_vjp_call_p.def_examples
-def _custom_vjp_examples(rng: np.random.Generator) -> list[Example]:
-    from funcgrad.custom import custom_vjp
-    from funcgrad.primitives import elementwise as ew
-
-    @custom_vjp
-    def f(x: Any, y: Any) -> Any:
-        return ew.mul(ew.sin(x), y)
-
-    def fwd(x: Any, y: Any) -> tuple:
-        return f(x, y), (x, y)
-
-    def bwd(res: tuple, g: Any) -> tuple:
-        x, y = res
-        return ew.mul(g, ew.mul(ew.cos(x), y)), ew.mul(g, ew.sin(x))
-
-    f.defvjp(fwd, bwd)
-    x, y = rand(rng, (3,)), rand(rng, (3,))
-    # forward mode is not defined for custom_vjp (as in JAX): only reverse-mode checks apply
-    return [Example([x, y], _eqn_params_of(f, x, y, prim=custom_vjp_call_p))]
-
-
-# --------------------------------------------------------------------------- custom_vjp_bwd
-
-
-class DeferredBwd:
-    """A ``custom_vjp`` cotangent rule whose call is put off until the backward
-    program runs: ``self(*operands)`` calls the user's ``bwd`` under the current
-    interpreter. The operands are the residual leaves that are traced values and
-    the nonzero output cotangents; the outputs are the cotangents of the call's
-    inexact operands (zeros where ``bwd`` returns none). Compared by identity, so a
-    program holding one is never confused with another's compiled executable."""
-
-    def __init__(self, bwd: Callable, res: Any, cts: list, program: Program) -> None:
-        from funcgrad.tree import tree_flatten
-
-        leaves, self.res_tree = tree_flatten(res)
-        self.res_is_op = [isinstance(x, Tracer) for x in leaves]
-        self.res_static = [None if op else x for x, op in zip(leaves, self.res_is_op)]
-        self.ct_avals = [a.strip_weak() for a in program.out_avals]
-        self.ct_nonzero = [not is_zero(c) for c in cts]
-        self.out_pos = [i for i, a in enumerate(program.in_avals) if dtypes.is_inexact(a.dtype)]
-        self.out_avals = [program.in_avals[i].strip_weak() for i in self.out_pos]
-        self.n_in = len(program.in_avals)
-        self.operands = [x for x, op in zip(leaves, self.res_is_op) if op] + [
-            c for c, nz in zip(cts, self.ct_nonzero) if nz
-        ]
-        self.in_avals = [to_aval(x) for x in self.operands]
-        self.bwd = bwd
-
-    def __call__(self, *operands: Any) -> list:
-        from funcgrad.primitives.elementwise import convert_element_type
-        from funcgrad.tree import tree_unflatten
-
-        it = iter(operands)
-        leaves = [next(it) if op else x for x, op in zip(self.res_static, self.res_is_op)]
-        cts = [next(it) if nz else Zero(a) for a, nz in zip(self.ct_avals, self.ct_nonzero)]
-        in_cts = list(self.bwd(tree_unflatten(self.res_tree, leaves), cts))
-        outs = []
-        for i, a in zip(self.out_pos, self.out_avals):
-            c = rules.instantiate(in_cts[i], a)
-            if to_aval(c).dtype != a.dtype:
-                c = convert_element_type(c, a.dtype)
-            outs.append(c)
-        return outs
-
-    def program(self) -> Program:
-        """The user's ``bwd`` traced (abstractly) at the operands' avals."""
-        with new_builder("custom_vjp_bwd") as b:
-            return b.build(self(*[b.new_arg(a) for a in self.in_avals]))
-
-    def __repr__(self) -> str:
-        return f"DeferredBwd({getattr(self.bwd, '__qualname__', self.bwd)})"
-
-
-custom_vjp_bwd_p = Primitive("custom_vjp_bwd", family=FAMILY, multiple_results=True)
-
-
-def _defer_custom_bwd(res: Any, cts: list, program: Program, bwd: Callable) -> list:
-    d = DeferredBwd(bwd, res, cts, program)
-    outs = iter(bind(custom_vjp_bwd_p, *d.operands, bwd=d))
-    got = [None] * d.n_in
-    for i in d.out_pos:
-        got[i] = next(outs)
-    return got
-
-
-@custom_vjp_bwd_p.def_abstract_eval
-def _custom_vjp_bwd_abstract_eval(*avals: Aval, bwd: DeferredBwd) -> list[Aval]:
-    if [(a.shape, a.dtype) for a in avals] != [(a.shape, a.dtype) for a in bwd.in_avals]:
-        raise TypeError(f"custom_vjp_bwd: operands {list(avals)}, expected {bwd.in_avals}")
-    return bwd.out_avals
-
-
-@custom_vjp_bwd_p.def_lower
-def _custom_vjp_bwd_lower(*vals: Any, bwd: DeferredBwd) -> list:
-    prog = bwd.program()
-    outs = lower_program(prog)(*prog.consts, *vals)
-    return [jax.numpy.asarray(o, a.dtype) for o, a in zip(outs, bwd.out_avals)]
-
-
-@custom_vjp_bwd_p.def_jvp
-def _custom_vjp_bwd_jvp(primals: list, tangents: list, *, bwd: DeferredBwd) -> tuple:
-    from funcgrad import ad
-
-    return ad.jvp_eval(bwd.program(), primals, tangents)
-
-
-def _custom_vjp_bwd_vjp_fwd(*primals: Any, bwd: DeferredBwd) -> tuple:
-    from funcgrad import ad
-
-    vp = ad.vjp_program(bwd.program())
-    out_res = eval_program(vp.fwd, *primals)
-    n = len(bwd.out_avals)
-    return out_res[:n], (vp, out_res[n:])
-
-
-def _custom_vjp_bwd_vjp_bwd(res: tuple, cts: list, *, bwd: DeferredBwd) -> list:
-    vp, residuals = res
-    cts = [rules.instantiate(c, a) for c, a in zip(cts, bwd.out_avals)]
-    in_cts = eval_program(vp.bwd, *residuals, *cts)
-    return [None if z else c for c, z in zip(in_cts, vp.zero_cts)]
-
-
-custom_vjp_bwd_p.vjp_fwd = _custom_vjp_bwd_vjp_fwd
-custom_vjp_bwd_p.vjp_bwd = _custom_vjp_bwd_vjp_bwd
-
-
-@custom_vjp_bwd_p.def_batch
-def _custom_vjp_bwd_batch(args: list, dims: list, *, bwd: DeferredBwd) -> tuple:
-    from funcgrad import batching
-
-    return batching.batch_eval(bwd.program(), args, dims)
-
-
-@custom_vjp_bwd_p.def_examples
-def _custom_vjp_bwd_examples(rng: np.random.Generator) -> list[Example]:
-    from funcgrad import ad
-    from funcgrad.api import make_ir
-    from funcgrad.custom import custom_vjp
-    from funcgrad.primitives import elementwise as ew
-
-    @custom_vjp
-    def f(x: Any, y: Any) -> Any:
-        return ew.mul(ew.sin(x), y)
-
-    def bwd(res: tuple, g: Any) -> tuple:
-        x, y = res
-        return ew.mul(g, ew.mul(ew.cos(x), y)), ew.mul(g, ew.sin(x))
-
-    f.defvjp(lambda x, y: (f(x, y), (x, y)), bwd)
-    x, y = rand(rng, (3,)), rand(rng, (3,))
-    vp = ad.vjp_program(make_ir(f)(x, y), defer_custom_bwd=True)
-    eqn = next(e for e in vp.bwd.eqns if e.prim is custom_vjp_bwd_p)
-    return [Example([rand(rng, a.shape) for a in eqn.params["bwd"].in_avals], eqn.params)]
-
-
-def run_backward(prog: Program, *args: Any) -> list:
-    """Run a backward program built with ``defer_custom_bwd``: the deferred
-    ``custom_vjp`` ``bwd`` rules are called now, inline (eagerly on a trace whose
-    inputs are known, so they may read values), and the result runs as one program."""
-    from funcgrad.lowering import run_program
-
-    if not any(e.prim is custom_vjp_bwd_p for e in prog.eqns):
-        return run_program(prog, *args)
-    if is_tracing():
-        return _eval_calling_bwd(prog, args)
-    with new_builder("vjp") as b:
-        ins = [b.new_arg(to_aval(x), x) for x in args]
-        resolved = b.build(_eval_calling_bwd(prog, ins))
-    return run_program(resolved, *args)
-
-
-def _eval_calling_bwd(prog: Program, args: Any) -> list:
-    env: dict[Any, Any] = dict(zip(prog.constvars, prog.consts))
-    env.update(zip(prog.invars, args))
-    for e in prog.eqns:
-        ins = [env[a] if type(a) is Var else a.val for a in e.inputs]
-        if e.prim is custom_vjp_bwd_p:
-            out = e.params["bwd"](*ins)
+# --------------------------------------------------------------------------- jit_call fusion
+
+
+def fuse_calls(prog: Program) -> Program:
+    """Merge a ``jit_call`` with a later ``jit_call`` that consumes its outputs.
+
+    Legal when every other input of the later call is defined before the first:
+    the pair then runs as one call placed where the first was. This is what turns
+    ``grad(jit(f))`` — the inner function's forward call and its backward call
+    seeded with a constant cotangent — into one call holding ``f``'s whole
+    value-and-gradient program. Applied again inside the fused program, so
+    nested jits fuse too.
+    """
+    if sum(e.prim is jit_call_p for e in prog.eqns) < 2:
+        return prog
+    eqns = list(prog.eqns)
+    fused_any = False
+    while True:
+        pair = _fusable_pair(eqns, jit_call_p)
+        if pair is None:
+            break
+        i, j = pair
+        used_later = {a for k, e in enumerate(eqns) if k != j for a in e.inputs}
+        used_later.update(a for a in prog.outvars if isinstance(a, Var))
+        fused = _fuse_pair(eqns[i], eqns[j], used_later)
+        if fused is None:
+            break
+        eqns[i] = fused
+        del eqns[j]
+        fused_any = True
+    return prog.replace(eqns=tuple(eqns)) if fused_any else prog
+
+
+def _fusable_pair(eqns: list[Eqn], call: Any) -> tuple[int, int] | None:
+    """Indices ``(i, j)`` of calls to fuse, after moving before ``i`` the equations
+    between them that ``j`` needs and that do not depend on ``i`` (in place)."""
+    producer = {v: k for k, e in enumerate(eqns) for v in e.outvars}
+
+    def deps(k: int) -> set[int]:
+        return {producer[a] for a in eqns[k].inputs if isinstance(a, Var) and a in producer}
+
+    for j, b in enumerate(eqns):
+        if b.prim is not call:
+            continue
+        calls = [k for k in deps(j) if eqns[k].prim is call]
+        if not calls:
+            continue
+        i = max(calls)
+        # equations in (i, j) that j needs, found backwards from j
+        needed: set[int] = set()
+        todo = [k for k in deps(j) if k > i]
+        while todo:
+            k = todo.pop()
+            if k == i:
+                break
+            if k not in needed:
+                needed.add(k)
+                todo.extend(d for d in deps(k) if d >= i)
         else:
-            out = bind(e.prim, *ins, **e.params)
-        env.update(zip(e.outvars, out if e.prim.multiple_results else [out]))
-    return [env[a] if type(a) is Var else a.val for a in prog.outvars]
+            if needed:  # none depends on i: hoist them above it, keeping their order
+                moved = [eqns[k] for k in sorted(needed)]
+                rest = [e for k, e in enumerate(eqns) if k not in needed]
+                eqns[:] = rest[:i] + moved + rest[i:]
+                return i + len(moved), j
+            return i, j
+    return None
+
+
+def _fuse_pair(a: Eqn, b: Eqn, used_later: set) -> Eqn | None:
+    """One ``jit_call`` computing ``a`` then ``b``; ``a``'s outputs that only fed
+    ``b`` become internal."""
+
+    from_a = {v: k for k, v in enumerate(a.outvars)}
+    ext = [x for x in b.inputs if isinstance(x, Var) and x not in from_a]
+    keep = [k for k, v in enumerate(a.outvars) if v in used_later]
+    with new_builder("jit") as bld:
+        a_args = [bld.new_arg(x.aval) for x in a.inputs]
+        ext_args = {x: bld.new_arg(x.aval) for x in dict.fromkeys(ext)}
+        a_outs = eval_program(a.params["program"], *a_args)
+        b_ins = [
+            x.val if isinstance(x, Literal) else a_outs[from_a[x]] if x in from_a else ext_args[x]
+            for x in b.inputs
+        ]
+        b_outs = eval_program(b.params["program"], *b_ins)
+        program = bld.build([a_outs[k] for k in keep] + b_outs)
+    if program.constvars:
+        return None
+    program = fuse_calls(passes.simplify(program))
+    name = a.params["name"]
+    if name.startswith("fwd_"):
+        name = "vjp_" + name.removeprefix("fwd_")
+    return Eqn(
+        jit_call_p,
+        (*a.inputs, *ext_args),
+        (*(a.outvars[k] for k in keep), *b.outvars),
+        {"program": program, "name": name},
+        a.source,
+    )

@@ -2,67 +2,23 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 
 from funcgrad.core import dtypes
+from funcgrad.core.ad_util import (  # noqa: F401  (re-exported: rules are written with these)
+    add_tangents,
+    bdim_to_front,
+    instantiate,
+    moveaxis,
+    zero_of,
+    zeros_like_aval,
+)
 from funcgrad.core.interp import to_aval
 from funcgrad.core.ir import Aval
-from funcgrad.core.zeros import Zero, is_zero
-
-
-def zeros_like_aval(aval: Aval) -> Any:
-    """A materialised zero array of ``aval`` built with funcgrad ops."""
-    from funcgrad.primitives.shape import full
-
-    return full(aval.shape, 0, aval.dtype)
-
-
-def instantiate(t: Any, aval: Aval) -> Any:
-    """Materialise a symbolic zero."""
-    return zeros_like_aval(aval) if is_zero(t) else t
-
-
-def add_tangents(a: Any, b: Any) -> Any:
-    """Sum two tangents, either of which may be a symbolic zero."""
-    if is_zero(a):
-        return b
-    if is_zero(b):
-        return a
-    from funcgrad.primitives.elementwise import add
-
-    return add(a, b)
-
-
-def zero_of(x: Any) -> Zero:
-    return Zero(to_aval(x).strip_weak())
 
 
 def float_tangent_dtype(dtype: np.dtype) -> bool:
     return dtypes.is_inexact(dtype)
-
-
-def moveaxis(x: Any, src: int, dst: int) -> Any:
-    """Move one axis of ``x`` (funcgrad ``transpose``)."""
-    if src == dst:
-        return x
-    from funcgrad.primitives.shape import transpose
-
-    nd = len(to_aval(x).shape)
-    perm = [i for i in range(nd) if i != src]
-    perm.insert(dst, src)
-    return transpose(x, tuple(perm))
-
-
-def bdim_to_front(x: Any, d: int | None, size: int) -> Any:
-    """Batched ``x`` with its batch axis at 0 (broadcast if unbatched)."""
-    from funcgrad.primitives.shape import broadcast_in_dim
-
-    if d is None:
-        aval = to_aval(x)
-        return broadcast_in_dim(x, (size, *aval.shape), tuple(range(1, aval.ndim + 1)))
-    return moveaxis(x, d, 0)
 
 
 def batch_size(args: list, dims: list) -> int:

@@ -1,0 +1,155 @@
+"""Forward mode: ``jvp`` and ``linearize``."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from funcgrad import ad
+from funcgrad.api._util import (
+    TreeFunction,
+    _check_leaf,
+    _complex_mismatch,
+    _zeros_ct,
+    check_callable,
+    trace_pytree,
+)
+from funcgrad.core import dtypes
+from funcgrad.core.ad_util import close
+from funcgrad.core.interp import is_tracing, new_builder, to_aval
+from funcgrad.core.ir import Aval
+from funcgrad.core.zeros import is_zero
+from funcgrad.lowering import run_program
+from funcgrad.tree import tree_flatten, tree_unflatten
+
+
+def _check_tangents(primals: tuple, tangents: tuple, name: str) -> tuple[list, list, Any]:
+    p_leaves, p_tree = tree_flatten(primals)
+    t_leaves = _check_tangent_avals([to_aval(p) for p in p_leaves], p_tree, tangents, name)
+    return p_leaves, t_leaves, p_tree
+
+
+def _check_tangent_avals(p_avals: list[Aval], p_tree: Any, tangents: tuple, name: str) -> list:
+    t_leaves, t_tree = tree_flatten(tangents)
+    if p_tree != t_tree:
+        raise ValueError(
+            f"{name}: primal and tangent arguments must have the same tree structure; "
+            f"got {p_tree} and {t_tree}"
+        )
+    for pa, t in zip(p_avals, t_leaves):
+        ta = to_aval(t)
+        if pa.shape != ta.shape:
+            raise ValueError(
+                f"{name}: primal and tangent shapes differ: primal {pa} vs tangent {ta}"
+            )
+        if (
+            dtypes.is_inexact(pa.dtype)
+            and ta.dtype != pa.dtype
+            and (not ta.weak_type or _complex_mismatch(ta.dtype, pa.dtype))
+        ):
+            raise TypeError(
+                f"{name}: primal and tangent dtypes differ: primal {pa} vs tangent {ta}"
+            )
+    return t_leaves
+
+
+def jvp(fun: Callable, primals: Sequence[Any], tangents: Sequence[Any], has_aux: bool = False):
+    """``(out, tangent_out)`` of ``fun`` at ``primals`` along ``tangents``."""
+    check_callable(fun)
+    if not isinstance(primals, (tuple, list)) or not isinstance(tangents, (tuple, list)):
+        raise TypeError("jvp: primals and tangents must be tuples or lists")
+    p_leaves, t_leaves, p_tree = _check_tangents(tuple(primals), tuple(tangents), "jvp")
+    holder: dict[str, Any] = {}
+
+    def flat(*xs: Any) -> list:
+        out = fun(*tree_unflatten(p_tree, list(xs)))
+        aux = None
+        if has_aux:
+            out, aux = out
+        ol, ot = tree_flatten(out)
+        al, at = tree_flatten(aux)
+        holder.update(out_tree=ot, n=len(ol), aux_tree=at)
+        return ol + al
+
+    avals = [_check_leaf(x, "jvp") for x in p_leaves]
+    with new_builder("jvp") as b:
+        prog = b.build(flat(*[b.new_arg(a, x) for a, x in zip(avals, p_leaves)]))
+    tans = [t if dtypes.is_inexact(a.dtype) else ad.Zero(a) for t, a in zip(t_leaves, avals)]
+    if is_tracing():
+        outs, touts = ad.jvp_eval(prog, p_leaves, tans)
+    else:  # eagerly: one (cached, compiled once it recurs) forward-mode program
+        nz = [not is_zero(t) for t in tans]
+        jprog, out_nz = ad.jvp_program(prog, nz, known=p_leaves, known_tangents=tans)
+        res = run_program(jprog, *p_leaves, *[t for t, z in zip(tans, nz) if z])
+        it = iter(res[len(prog.outvars) :])
+        outs = res[: len(prog.outvars)]
+        touts = [next(it) if z else ad.Zero(o.aval) for z, o in zip(out_nz, prog.outvars)]
+    n = holder["n"]
+    touts = [(_zeros_ct(o.aval) if is_zero(t) else t) for t, o in zip(touts[:n], prog.outvars[:n])]
+    out = tree_unflatten(holder["out_tree"], outs[:n])
+    tout = tree_unflatten(holder["out_tree"], touts)
+    if has_aux:
+        return out, tout, tree_unflatten(holder["aux_tree"], outs[n:])
+    return out, tout
+
+
+def linearize(fun: Callable, *primals: Any, has_aux: bool = False) -> tuple:
+    """``(out, jvp_fn)``: the primal computed once, and its linear tangent map
+    (a pytree over its residuals, so it can pass through ``jit``); with ``has_aux``
+    ``fun`` returns ``(out, aux)`` and the result is ``(out, jvp_fn, aux)``."""
+    check_callable(fun)
+    if has_aux:
+
+        def pair(*xs: Any) -> Any:
+            res = fun(*xs)
+            if not (isinstance(res, (tuple, list)) and len(res) == 2):
+                raise TypeError(
+                    "linearize with has_aux=True: the function must return a pair (out, aux), "
+                    f"got {type(res).__name__}"
+                )
+            return tuple(res)
+
+        (out, aux), lin = linearize(pair, *primals)
+        inner = lin._fn
+        return out, TreeFunction(lambda saved, *t: inner(saved, *t)[0], lin._leaves), aux
+    prog, out_tree = trace_pytree(fun, primals, None, "linearize", known=True)
+    leaves, _in_tree = tree_flatten(primals)
+    nonzero = [dtypes.is_inexact(a.dtype) for a in prog.in_avals]
+    jprog, out_nz = ad.jvp_program(prog, nonzero, known=leaves)
+    n_t = sum(nonzero)
+    known, lin, unknown = ad.partial_eval(
+        jprog, [False] * len(leaves) + [True] * n_t, list(leaves) + [None] * n_t
+    )
+    n_out = len(prog.outvars)
+    outs = known[:n_out]
+    if any(o is None for o in outs):
+        # a call-like equation mixes primal and tangent outputs, so partial
+        # evaluation staged it whole: compute the primal outputs directly
+        outs = run_program(prog, *leaves)
+    # which of the linear program's outputs are the tangent outputs
+    lin_pos = [i for i, u in enumerate(unknown) if u]
+    tangent_slots = [
+        lin_pos.index(n_out + k) if (n_out + k) in lin_pos else None for k in range(sum(out_nz))
+    ]
+    known_tangents = known[n_out:]
+    out_avals = [v.aval for v in prog.outvars]
+    in_avals, in_tree = list(prog.in_avals), tree_flatten(primals)[1]
+    lin, lin_consts = close(lin)
+    n_consts = len(lin_consts)
+
+    def jvp_fn(saved: list, *tangents: Any) -> Any:
+        t_leaves = _check_tangent_avals(in_avals, in_tree, tangents, "linearize")
+        t_in = [t for t, nz in zip(t_leaves, nonzero) if nz]
+        lin_outs = run_program(lin, *saved[:n_consts], *t_in)
+        known_tangents = saved[n_consts:]
+        touts, k = [], 0
+        for a, nz in zip(out_avals, out_nz):
+            if not nz:
+                touts.append(_zeros_ct(a))
+                continue
+            slot = tangent_slots[k]
+            touts.append(lin_outs[slot] if slot is not None else known_tangents[k])
+            k += 1
+        return tree_unflatten(out_tree, touts)
+
+    return tree_unflatten(out_tree, outs), TreeFunction(jvp_fn, [*lin_consts, *known_tangents])

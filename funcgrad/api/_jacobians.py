@@ -1,0 +1,159 @@
+"""Jacobians and Hessians: ``jacfwd``, ``jacrev``, ``hessian`` (``vmap`` of ``jvp``/``vjp`` over a basis)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from funcgrad.api._forward import jvp
+from funcgrad.api._reverse import vjp
+from funcgrad.api._util import (
+    _argnums_tuple,
+    _check_diff_dtypes,
+    _check_out_dtype,
+    _split_diff,
+    check_callable,
+)
+from funcgrad.api._vmap import vmap
+from funcgrad.core.interp import to_aval
+from funcgrad.primitives import elementwise as ew
+from funcgrad.primitives import shape as sh
+from funcgrad.tree import tree_flatten, tree_leaves, tree_unflatten
+
+
+def _std_basis(leaves: list) -> tuple[Any, list[int]]:
+    """An identity matrix split per leaf: returns (list of basis leaves, sizes)."""
+    sizes = [int(np.prod(to_aval(x).shape, dtype=np.int64)) for x in leaves]
+    n = sum(sizes)
+    eye = ew.eq(sh.iota(np.int32, (n, n), 0), sh.iota(np.int32, (n, n), 1))
+    out, start = [], 0
+    for x, s in zip(leaves, sizes):
+        a = to_aval(x)
+        blk = ew.convert_element_type(sh.slice(eye, (0, start), (n, start + s)), a.dtype)
+        out.append(sh.reshape(blk, (n, *a.shape)))
+        start += s
+    return out, sizes
+
+
+def _rows(x: Any, start: int, stop: int) -> Any:
+    """``x[start:stop]`` (along the leading axis)."""
+    shape = to_aval(x).shape
+    return sh.slice(x, (start,) + (0,) * (len(shape) - 1), (stop, *shape[1:]))
+
+
+def jacfwd(
+    fun: Callable,
+    argnums: int | Sequence[int] = 0,
+    has_aux: bool = False,
+    holomorphic: bool = False,
+) -> Callable:
+    """Jacobian by forward mode: ``vmap`` of ``jvp`` over the input basis.
+
+    As in JAX, inputs must be real floating unless ``holomorphic=True`` (then inputs and
+    outputs must be complex)."""
+    check_callable(fun)
+
+    def jac(*args: Any) -> Any:
+        nums = _argnums_tuple(argnums, len(args), "jacfwd")
+        f = _split_diff(fun, args, nums, {})
+        diff = tuple(args[i] for i in nums)
+        leaves, in_tree = tree_flatten(diff)
+        _check_diff_dtypes(leaves, False, "jacfwd", holomorphic)
+        basis, _ = _std_basis(leaves)
+
+        def push(*t: Any) -> Any:
+            r = jvp(f, diff, tree_unflatten(in_tree, list(t)), has_aux=has_aux)
+            if holomorphic:
+                for o in tree_leaves(r[0]):
+                    _check_out_dtype(to_aval(o).dtype, "jacfwd", True)
+            return (r[1], r[2]) if has_aux else r[1]
+
+        res = vmap(push, in_axes=0, out_axes=(0, None) if has_aux else 0)(*basis)
+        tout, aux = res if has_aux else (res, None)
+        t_leaves, out_tree = tree_flatten(tout)
+        in_shapes = [to_aval(x).shape for x in leaves]
+        jac_leaves = []
+        for t in t_leaves:
+            out_shape = to_aval(t).shape[1:]
+            parts, start = [], 0
+            for s in in_shapes:
+                sz = int(np.prod(s, dtype=np.int64))
+                blk = _rows(t, start, start + sz)
+                blk = sh.reshape(blk, (*s, *out_shape))
+                nd_in = len(s)
+                perm = tuple(range(nd_in, nd_in + len(out_shape))) + tuple(range(nd_in))
+                parts.append(sh.transpose(blk, perm))
+                start += sz
+            jac_leaves.append(_pack(parts, in_tree, argnums))
+        out = tree_unflatten(out_tree, jac_leaves)
+        return (out, aux) if has_aux else out
+
+    return jac
+
+
+def _pack(parts: list, in_tree: Any, argnums: Any) -> Any:
+    t = tree_unflatten(in_tree, parts)
+    return t[0] if isinstance(argnums, int) else t
+
+
+def jacrev(
+    fun: Callable,
+    argnums: int | Sequence[int] = 0,
+    has_aux: bool = False,
+    holomorphic: bool = False,
+) -> Callable:
+    """Jacobian by reverse mode: ``vmap`` of ``vjp`` over the output basis.
+
+    As in JAX, outputs must be real floating unless ``holomorphic=True`` (then inputs and
+    outputs must be complex); complex inputs of a real function give ``df/dx - i df/dy``."""
+    check_callable(fun)
+
+    def jac(*args: Any) -> Any:
+        nums = _argnums_tuple(argnums, len(args), "jacrev")
+        f = _split_diff(fun, args, nums, {})
+        diff = tuple(args[i] for i in nums)
+        leaves, in_tree = tree_flatten(diff)
+        _check_diff_dtypes(leaves, False, "jacrev", holomorphic)
+        if has_aux:
+            out, vjp_fn, aux = vjp(f, *diff, has_aux=True)
+        else:
+            out, vjp_fn = vjp(f, *diff)
+            aux = None
+        o_leaves, out_tree = tree_flatten(out)
+        for o in o_leaves:
+            _check_out_dtype(to_aval(o).dtype, "jacrev", holomorphic)
+        basis, _ = _std_basis(o_leaves)
+
+        def pull(*c: Any) -> Any:
+            return vjp_fn(tree_unflatten(out_tree, list(c)))
+
+        cts = vmap(pull)(*basis)
+        ct_leaves = tree_flatten(cts)[0]  # per input leaf, shape (n_out_total, *in_shape)
+        out_shapes = [to_aval(o).shape for o in o_leaves]
+        jac_leaves = []
+        start = 0
+        for s in out_shapes:
+            sz = int(np.prod(s, dtype=np.int64))
+            parts = [
+                sh.reshape(_rows(c, start, start + sz), (*s, *to_aval(c).shape[1:]))
+                for c in ct_leaves
+            ]
+            jac_leaves.append(_pack(parts, in_tree, argnums))
+            start += sz
+        res = tree_unflatten(out_tree, jac_leaves)
+        return (res, aux) if has_aux else res
+
+    return jac
+
+
+def hessian(
+    fun: Callable,
+    argnums: int | Sequence[int] = 0,
+    has_aux: bool = False,
+    holomorphic: bool = False,
+) -> Callable:
+    """Hessian as ``jacfwd(jacrev(fun))`` (``has_aux`` and ``holomorphic`` passed to both)."""
+    inner = jacrev(fun, argnums, has_aux=has_aux, holomorphic=holomorphic)
+    return jacfwd(inner, argnums, has_aux=has_aux, holomorphic=holomorphic)

@@ -1,0 +1,202 @@
+"""Reverse mode: ``grad``, ``value_and_grad`` and ``vjp``."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from funcgrad import ad
+from funcgrad.api._util import (
+    TreeFunction,
+    _argnums_tuple,
+    _check_diff_dtypes,
+    _check_leaf,
+    _check_out_dtype,
+    _complex_mismatch,
+    _like,
+    _split_diff,
+    _zeros_ct,
+    check_callable,
+)
+from funcgrad.core import dtypes
+from funcgrad.core.ad_util import close
+from funcgrad.core.interp import new_builder, to_aval
+from funcgrad.lowering import run_program
+from funcgrad.primitives.calls import fuse_calls
+from funcgrad.primitives.custom_calls import run_backward
+from funcgrad.tree import tree_flatten, tree_unflatten
+
+
+def value_and_grad(
+    fun: Callable,
+    argnums: int | Sequence[int] = 0,
+    has_aux: bool = False,
+    allow_int: bool = False,
+    holomorphic: bool = False,
+) -> Callable:
+    """``(value, grad)`` of a scalar function; ``((value, aux), grad)`` with ``has_aux``.
+
+    ``holomorphic=True`` differentiates a complex function of complex inputs (its
+    derivative ``f'(z)``); without it the output must be real (see ``grad``)."""
+    return _value_and_grad(fun, argnums, has_aux, allow_int, want_value=True, holo=holomorphic)
+
+
+def _value_and_grad(
+    fun: Callable,
+    argnums: int | Sequence[int],
+    has_aux: bool,
+    allow_int: bool,
+    want_value: bool,
+    holo: bool = False,
+) -> Callable:
+    """value_and_grad; without ``want_value`` the value is not an output of the
+    program (``grad``), so nothing outside the gradient is kept alive for it."""
+    check_callable(fun)
+
+    @functools.wraps(fun)
+    def value_and_grad_f(*args: Any, **kwargs: Any) -> Any:
+        nums = _argnums_tuple(argnums, len(args), "grad")
+        f = _split_diff(fun, args, nums, kwargs)
+        diff_args = tuple(args[i] for i in nums)
+        leaves, in_tree = tree_flatten(diff_args)
+        _check_diff_dtypes(leaves, allow_int, "grad", holo)
+
+        def flat(*xs: Any) -> list:
+            out = f(*tree_unflatten(in_tree, list(xs)))
+            if has_aux:
+                if not (isinstance(out, (tuple, list)) and len(out) == 2):
+                    raise TypeError(
+                        "grad with has_aux=True requires the function to return a pair "
+                        f"(output, aux), got {type(out).__name__}"
+                    )
+                out, aux = out
+            else:
+                aux = None
+            out_leaves, out_tree = tree_flatten(out)
+            if len(out_leaves) != 1:
+                raise TypeError(
+                    f"grad requires a scalar output, got a pytree {out_tree} of "
+                    f"{len(out_leaves)} leaves"
+                )
+            aval = _check_leaf(out_leaves[0], "grad output")
+            if aval.shape != ():
+                raise TypeError(
+                    "Gradient only defined for scalar-output functions. Output had shape "
+                    f"{aval.shape} and dtype {aval.dtype.name}."
+                )
+            _check_out_dtype(aval.dtype, "grad", holo)
+            aux_leaves, aux_tree = tree_flatten(aux)
+            holder["aux_tree"] = aux_tree
+            return [out_leaves[0], *aux_leaves]
+
+        holder: dict[str, Any] = {}
+        avals = [to_aval(x) for x in leaves]
+        with new_builder("grad") as b:
+            prog = b.build(flat(*[b.new_arg(a, x) for a, x in zip(avals, leaves)]))
+        n_out = len(prog.outvars)
+        vp = ad.vjp_program(prog, ct_mask=[True] + [False] * (n_out - 1), known=leaves)
+        keep = [want_value] + [True] * (n_out - 1)
+        res = run_program(fuse_calls(ad.seeded_program(vp, n_out, 1, keep)), *leaves)
+        n_kept = sum(keep)
+        outs, cts = [None] * (1 - want_value) + res[:n_kept], res[n_kept:]
+        grads = [
+            _zeros_ct(to_aval(x)) if not dtypes.is_inexact(to_aval(x).dtype) else _like(g, x)
+            for x, g in zip(leaves, cts)
+        ]
+        g = tree_unflatten(in_tree, grads)
+        g = g[0] if isinstance(argnums, int) else g
+        value = outs[0]
+        if has_aux:
+            return (value, tree_unflatten(holder["aux_tree"], outs[1:])), g
+        return value, g
+
+    return value_and_grad_f
+
+
+def grad(
+    fun: Callable,
+    argnums: int | Sequence[int] = 0,
+    has_aux: bool = False,
+    allow_int: bool = False,
+    holomorphic: bool = False,
+) -> Callable:
+    """Gradient of a scalar-output function with respect to ``argnums``.
+
+    As in JAX, for a real ``f`` of complex ``z = x + iy`` it is ``df/dx - i df/dy`` (the
+    conjugate of the Wirtinger-style gradient); a complex output needs ``holomorphic=True``
+    (then the result is ``f'(z)``, and the inputs must be complex)."""
+    vg = _value_and_grad(fun, argnums, has_aux, allow_int, want_value=False, holo=holomorphic)
+
+    @functools.wraps(fun)
+    def grad_f(*args: Any, **kwargs: Any) -> Any:
+        (val, g) = vg(*args, **kwargs)
+        if has_aux:
+            return g, val[1]
+        return g
+
+    return grad_f
+
+
+def vjp(fun: Callable, *primals: Any, has_aux: bool = False) -> tuple:
+    """``(out, vjp_fn)`` (and ``aux``); ``vjp_fn(ct)`` returns one cotangent per primal.
+
+    ``vjp_fn`` is a pytree whose leaves are the residuals, so it can pass through ``jit``.
+    """
+    check_callable(fun)
+    leaves, in_tree = tree_flatten(primals)
+    holder: dict[str, Any] = {}
+
+    def flat(*xs: Any) -> list:
+        out = fun(*tree_unflatten(in_tree, list(xs)))
+        aux = None
+        if has_aux:
+            out, aux = out
+        out_leaves, out_tree = tree_flatten(out)
+        aux_leaves, aux_tree = tree_flatten(aux)
+        holder.update(out_tree=out_tree, n=len(out_leaves), aux_tree=aux_tree)
+        return out_leaves + aux_leaves
+
+    avals = [_check_leaf(x, "vjp") for x in leaves]
+    with new_builder("vjp") as b:
+        prog = b.build(flat(*[b.new_arg(a, x) for a, x in zip(avals, leaves)]))
+    n = holder["n"]
+    n_out = len(prog.outvars)
+    # custom_vjp bwd rules run when vjp_fn is applied (calls.run_backward), as in JAX
+    vp = ad.vjp_program(
+        prog, ct_mask=[True] * n + [False] * (n_out - n), known=leaves, defer_custom_bwd=True
+    )
+    res = run_program(vp.fwd, *leaves)
+    outs, residuals = res[:n], res[n_out:]
+    out_avals = [v.aval for v in prog.outvars[:n]]
+    out_tree = holder["out_tree"]
+    bwd, bwd_consts = close(vp.bwd)
+    n_consts = len(bwd_consts)
+
+    def vjp_fn(saved: list, ct: Any) -> tuple:
+        ct_leaves, ct_tree = tree_flatten(ct)
+        if ct_tree != out_tree:
+            raise ValueError(
+                f"vjp: cotangent tree structure {ct_tree} does not match the output "
+                f"structure {out_tree}"
+            )
+        for i, (c, a) in enumerate(zip(ct_leaves, out_avals)):
+            ca = _check_leaf(c, "vjp cotangent")
+            if ca.shape != a.shape or (
+                dtypes.is_inexact(a.dtype)
+                and ca.dtype != a.dtype
+                and (not ca.weak_type or _complex_mismatch(ca.dtype, a.dtype))
+            ):
+                raise ValueError(
+                    f"vjp: cotangent {i} has shape {ca.shape} and dtype {ca.dtype.name}, but "
+                    f"the primal output has shape {a.shape} and dtype {a.dtype.name}"
+                )
+        cts = run_backward(bwd, *saved[:n_consts], *saved[n_consts:], *ct_leaves)
+        cts = [_zeros_ct(a) if not dtypes.is_inexact(a.dtype) else g for a, g in zip(avals, cts)]
+        return tuple(tree_unflatten(in_tree, cts))
+
+    out = tree_unflatten(out_tree, outs)
+    fn = TreeFunction(vjp_fn, [*bwd_consts, *residuals])
+    if has_aux:
+        return out, fn, tree_unflatten(holder["aux_tree"], res[n:n_out])
+    return out, fn
