@@ -254,7 +254,7 @@ def clear_caches() -> None:
     lowering._cache.compiled.clear()
     lowering._cache.seen.clear()
     calls._compiled_subs.clear()
-    control_flow._EAGER_CACHE.clear()
+    control_flow.common._EAGER_CACHE.clear()
     custom._CHECKPOINT_TRACES.clear()
     for per_fun in list(jit_module._shared_by_fun.values()):
         for shared in per_fun.values():
