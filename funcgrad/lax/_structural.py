@@ -16,6 +16,7 @@ from funcgrad.core.interp import to_aval
 from funcgrad.numpy._core import here, prep
 from funcgrad.primitives import bits
 from funcgrad.primitives import elementwise as ew
+from funcgrad.primitives import indexing as ix
 from funcgrad.primitives import linalg as la
 from funcgrad.primitives import shape as sh
 
@@ -284,7 +285,7 @@ def dynamic_slice(
     """Slice of ``slice_sizes`` at (traced) ``start_indices``, clamped to stay in bounds."""
     operand = prep(operand, "dynamic_slice")
     starts = _starts("dynamic_slice", operand, start_indices, bool(allow_negative_indices))
-    return sh.dynamic_slice(
+    return ix.dynamic_slice(
         operand, *starts, slice_sizes=_ints("dynamic_slice", "slice_sizes", slice_sizes)
     )
 
@@ -299,7 +300,7 @@ def dynamic_update_slice(
     """``operand`` with ``update`` written at (traced) ``start_indices`` (clamped)."""
     operand = prep(operand, "dynamic_update_slice")
     starts = _starts("dynamic_update_slice", operand, start_indices, bool(allow_negative_indices))
-    return sh.dynamic_update_slice(operand, prep(update, "dynamic_update_slice"), *starts)
+    return ix.dynamic_update_slice(operand, prep(update, "dynamic_update_slice"), *starts)
 
 
 def _one_axis_starts(operand: Any, index: Any, axis: int) -> list:

@@ -39,6 +39,7 @@ from funcgrad.numpy._core import (
     unsupported,
 )
 from funcgrad.primitives import elementwise as ew
+from funcgrad.primitives import indexing as ix
 from funcgrad.primitives import reductions as rd
 from funcgrad.primitives import shape as sh
 
@@ -247,7 +248,7 @@ def _advanced(x: Any, items: list) -> Any:
     if flat_n == 0:
         res = sh.full((*bshape, *[shape[d] for d in rest]), 0, aval(x).dtype)
     else:
-        res = sh.gather(x, lin, axis=0)
+        res = ix.gather(x, lin, axis=0)
     contiguous = adv_pos == list(range(adv_pos[0], adv_pos[0] + len(adv_pos)))
     if contiguous and adv_pos[0] != 0:
         nb, k = len(bshape), adv_pos[0]
@@ -325,15 +326,15 @@ class _IndexUpdateRef:
             last = _last_occurrence(pos)
             if not last.all():
                 keep = np.nonzero(last)[0].astype(pos.dtype)
-                v, pos = sh.gather(v, keep, axis=0), pos[keep]
+                v, pos = ix.gather(v, keep, axis=0), pos[keep]
             hit = np.zeros((av.size,), bool)
             hit[pos] = True
         else:
             keep = _kept(pos)
-            hits = sh.scatter_add(sh.full((av.size,), 0, _I32), pos, convert(keep, _I32), axis=0)
+            hits = ix.scatter_add(sh.full((av.size,), 0, _I32), pos, convert(keep, _I32), axis=0)
             hit = ew.gt(hits, np.asarray(0, _I32))
             v = ew.select_n(keep, sh.full((k,), 0, aval(v).dtype), v)
-        new = sh.scatter_add(sh.full((av.size,), 0, aval(v).dtype), pos, v, axis=0)
+        new = ix.scatter_add(sh.full((av.size,), 0, aval(v).dtype), pos, v, axis=0)
         if av.dtype == np.bool_:
             new = ew.ne(new, np.asarray(0, aval(new).dtype))
         return self._finish(ew.select_n(hit, flat, new), av)
@@ -344,9 +345,9 @@ class _IndexUpdateRef:
         if k == 0:
             return out(x)
         if av.dtype == np.bool_:
-            acc = sh.scatter_add(convert(flat, _I32), pos, v, axis=0)
+            acc = ix.scatter_add(convert(flat, _I32), pos, v, axis=0)
             return self._finish(ew.ne(acc, np.asarray(0, _I32)), av)
-        return self._finish(sh.scatter_add(convert(flat, av.dtype), pos, v, axis=0), av)
+        return self._finish(ix.scatter_add(convert(flat, av.dtype), pos, v, axis=0), av)
 
     def subtract(self, values: ArrayLike, **kwargs: Any) -> Any:
         """``x`` with ``x[idx] -= values``."""
@@ -360,7 +361,7 @@ class _IndexUpdateRef:
         if k == 0:
             return out(x)
         if isinstance(pos, np.ndarray) and _last_occurrence(pos).all():
-            cur = sh.gather(flat, pos, axis=0)
+            cur = ix.gather(flat, pos, axis=0)
             return self._finish(_set_unique(flat, pos, op(cur, v), av.size), av)
         if reduce is None:
             raise unsupported(f"at[].{name} with repeated or traced indices")
@@ -456,11 +457,11 @@ def _set_unique(flat: Any, pos: np.ndarray, v: Any, size: int) -> Any:
     dt = aval(v).dtype
     if dt == np.bool_:
         new = ew.ne(
-            sh.scatter_add(sh.full((size,), 0, _I32), pos, convert(v, _I32), axis=0),
+            ix.scatter_add(sh.full((size,), 0, _I32), pos, convert(v, _I32), axis=0),
             np.asarray(0, _I32),
         )
     else:
-        new = sh.scatter_add(sh.full((size,), 0, dt), pos, v, axis=0)
+        new = ix.scatter_add(sh.full((size,), 0, dt), pos, v, axis=0)
     return ew.select_n(hit, flat, new)
 
 
@@ -522,15 +523,15 @@ def take(
     i = convert(i, dt)
     mode = mode or "fill"
     if mode == "wrap":
-        return _out(sh.gather(a, remainder(i, max(n, 1)), axis=ax))
+        return _out(ix.gather(a, remainder(i, max(n, 1)), axis=ax))
     if mode == "clip":  # clamped into [0, n - 1]; negative indices are not wrapped (as jnp)
-        return _out(sh.gather(a, i, axis=ax))
+        return _out(ix.gather(a, i, axis=ax))
     zero = np.asarray(0, dt)
     wrapped = ew.select_n(ew.lt(i, zero), i, ew.add(i, np.asarray(n, dt)))
     if mode not in ("fill", "promise_in_bounds"):
         raise unsupported(f"take with mode={mode!r}")
     g = (
-        sh.gather(a, wrapped, axis=ax)
+        ix.gather(a, wrapped, axis=ax)
         if n
         else sh.full(_take_shape(av.shape, aval(i).shape, ax), 0, av.dtype)
     )

@@ -21,7 +21,9 @@ from funcgrad.core.errors import ConcretizationTypeError
 from funcgrad.core.interp import Tracer
 from funcgrad.numpy._core import ArrayLike, as_array, aval, convert, here, normalize_axis, out
 from funcgrad.primitives import elementwise as ew
+from funcgrad.primitives import indexing as ix
 from funcgrad.primitives import shape as sh
+from funcgrad.primitives.sort import sort
 
 
 def _fnp() -> Any:
@@ -35,8 +37,6 @@ def _int() -> np.dtype:
 
 
 def _sort(*operands: Any, num_keys: int = 1) -> list:
-    from funcgrad.primitives.random import sort
-
     return sort(*operands, dimension=0, is_stable=True, num_keys=num_keys)
 
 
@@ -213,7 +213,7 @@ def unique(
         idx = fnp.where(valid, fnp.take(perm, pos), perm[0]) if n else fnp.zeros((k,), _int())
         results.append(out(idx))
     if return_inverse:
-        inv = sh.scatter_add(fnp.zeros((n,), _int()), perm, gid, axis=0) if n else gid
+        inv = ix.scatter_add(fnp.zeros((n,), _int()), perm, gid, axis=0) if n else gid
         results.append(out(fnp.reshape(inv, shape_in) if shape_in is not None else inv))
     if return_counts:
         results.append(bincount(gid, length=k))
@@ -410,7 +410,7 @@ def bincount(
     base = fnp.zeros((length,), aval(w).dtype)
     if length == 0:
         return out(base)
-    return out(sh.scatter_add(base, idx, w, axis=0))
+    return out(ix.scatter_add(base, idx, w, axis=0))
 
 
 def searchsorted(

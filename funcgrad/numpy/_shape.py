@@ -32,6 +32,7 @@ from funcgrad.numpy._core import (
     user_dtype,
 )
 from funcgrad.primitives import elementwise as ew
+from funcgrad.primitives import indexing as ix
 from funcgrad.primitives import shape as sh
 
 
@@ -506,7 +507,7 @@ def pad(array: ArrayLike, pad_width: Any, mode: str = "constant", **kwargs: Any)
             n = aval(a).shape[d]
             if n == 0:
                 raise ValueError(f"pad: can't extend the empty axis {d} of {fmt(a)}{here()}")
-            a = sh.gather(a, _pad_index(mode, n, lo, hi), axis=d)
+            a = ix.gather(a, _pad_index(mode, n, lo, hi), axis=d)
     return out(a)
 
 
@@ -553,7 +554,7 @@ def repeat(
                 f"repeat: repeats of shape {reps.shape} do not match axis {ax} of {fmt(a)}{here()}"
             )
         idx = np.repeat(np.arange(av.shape[ax], dtype=np.int32), reps.astype(np.int64))
-        res = sh.gather(a, idx, axis=ax)
+        res = ix.gather(a, idx, axis=ax)
     if total_repeat_length is not None and aval(res).shape[ax] != total_repeat_length:
         return out(_repeat_dynamic(a, repeats, ax, total_repeat_length))
     return out(res)
@@ -579,7 +580,7 @@ def _repeat_dynamic(a: Any, repeats: Any, ax: int, total: int | None) -> Any:
     ends = cumsum(reps)
     idx = searchsorted(ends, np.arange(total, dtype=np.int32), side="right")
     idx = minimum(idx, max(n - 1, 0))
-    return sh.gather(a, convert(idx, np.dtype("int32")), axis=ax)
+    return ix.gather(a, convert(idx, np.dtype("int32")), axis=ax)
 
 
 def _roll1(a: Any, shift: Any, ax: int) -> Any:
@@ -592,7 +593,7 @@ def _roll1(a: Any, shift: Any, ax: int) -> Any:
         idx = remainder(
             subtract(np.arange(n, dtype=np.int32), convert(shift, np.dtype("int32"))), n
         )
-        return sh.gather(a, idx, axis=ax)
+        return ix.gather(a, idx, axis=ax)
     k = index(shift, "shift", "roll") % n
     if k == 0:
         return a
@@ -666,7 +667,7 @@ def diagonal(a: ArrayLike, offset: int = 0, axis1: int = 0, axis2: int = 1) -> A
     x = sh.reshape(x, (*[av.shape[i] for i in rest], n * m))
     if n * m == 0:
         return out(sh.reshape(x, (*[av.shape[i] for i in rest], 0)))
-    return out(sh.gather(x, flat_idx, axis=len(rest)))
+    return out(ix.gather(x, flat_idx, axis=len(rest)))
 
 
 def append(arr: ArrayLike, values: ArrayLike, axis: int | None = None) -> Any:

@@ -32,6 +32,7 @@ from funcgrad.core.ir import Aval
 from funcgrad.core.primitive import Example, Primitive
 from funcgrad.core.zeros import Zero
 from funcgrad.primitives import elementwise as ew
+from funcgrad.primitives import indexing as ix
 from funcgrad.primitives import rules
 from funcgrad.primitives import shape as sh
 from funcgrad.primitives.rules import rand
@@ -452,7 +453,7 @@ def _extremum_ad(p: Primitive) -> None:
         if not dtypes.is_inexact(to_aval(x).dtype):
             return y, Zero(to_aval(y).strip_weak())
         src = flat_source(x, y, axis, reverse)
-        return y, sh.gather(sh.reshape(t, (to_aval(x).size,)), src, axis=0)
+        return y, ix.gather(sh.reshape(t, (to_aval(x).size,)), src, axis=0)
 
     def vjp(ct: Any, x: Any, *, out: Any, axis: int, reverse: bool) -> tuple:
         xa = to_aval(x)
@@ -460,7 +461,7 @@ def _extremum_ad(p: Primitive) -> None:
             return (None,)
         src = flat_source(x, out, axis, reverse)
         zeros = rules.zeros_like_aval(Aval((xa.size,), to_aval(ct).dtype))
-        return (sh.reshape(sh.scatter_add(zeros, src, ct, axis=0), xa.shape),)
+        return (sh.reshape(ix.scatter_add(zeros, src, ct, axis=0), xa.shape),)
 
     p.jvp = jvp
     p.vjp = vjp

@@ -1,4 +1,4 @@
-"""Smoke tests of the shape primitives: forward vs NumPy, rules vs JAX, batching structure."""
+"""Smoke tests of the shape and indexing primitives: forward vs NumPy, rules vs JAX, batching."""
 
 from __future__ import annotations
 
@@ -12,12 +12,13 @@ from jax import lax
 import funcgrad as fg
 from funcgrad.core.primitive import REGISTRY
 from funcgrad.core.zeros import Zero
+from funcgrad.primitives import indexing as ix
 from funcgrad.primitives import shape as sh
 
 jax.config.update("jax_enable_x64", True)
 
-FAMILY = "shape"
-PRIMS = [p for p in REGISTRY.values() if p.family == FAMILY]
+FAMILIES = ("shape", "indexing")  # funcgrad.primitives.shape and .indexing
+PRIMS = [p for p in REGISTRY.values() if p.family in FAMILIES]
 CASES = [
     pytest.param(p, i, id=f"{p.name}-{i}")
     for p in PRIMS
@@ -134,21 +135,21 @@ def test_pad_forward_matches_lax():
 def test_gather_scatter_forward_clamp():
     x = np.arange(15.0).reshape(3, 5)
     idx = np.array([[0, 4], [7, -3]])
-    np.testing.assert_array_equal(sh.gather(x, idx, axis=1), np.take(x, np.clip(idx, 0, 4), 1))
+    np.testing.assert_array_equal(ix.gather(x, idx, axis=1), np.take(x, np.clip(idx, 0, 4), 1))
     u = np.ones((3, 2, 2))
     want = x.copy()
     np.add.at(want, (slice(None), np.clip(idx, 0, 4)), u)
-    np.testing.assert_array_equal(sh.scatter_add(x, idx, u, axis=1), want)
+    np.testing.assert_array_equal(ix.scatter_add(x, idx, u, axis=1), want)
 
 
 def test_dynamic_slice_clamps_without_wrapping():
     x = np.arange(20.0).reshape(4, 5)
-    out = sh.dynamic_slice(x, np.int32(-2), np.int64(4), slice_sizes=(2, 3))
+    out = ix.dynamic_slice(x, np.int32(-2), np.int64(4), slice_sizes=(2, 3))
     np.testing.assert_array_equal(out, x[0:2, 2:5])  # -2 clamps to 0 (no wrap), 4 clamps to 2
     upd = -np.ones((2, 2))
     want = x.copy()
     want[2:4, 0:2] = upd
-    np.testing.assert_array_equal(sh.dynamic_update_slice(x, upd, 9, np.int8(-5)), want)
+    np.testing.assert_array_equal(ix.dynamic_update_slice(x, upd, 9, np.int8(-5)), want)
 
 
 # --------------------------------------------------------------------------- batching structure
@@ -161,7 +162,7 @@ def _prims_in(prog):
 def test_vmap_gather_both_batched_is_one_gather():
     x = np.random.default_rng(0).normal(size=(4, 5, 3))
     idx = np.array([[0, 4], [1, 1], [3, 2], [4, 0]])
-    f = fg.vmap(lambda a, i: sh.gather(a, i, axis=0))
+    f = fg.vmap(lambda a, i: ix.gather(a, i, axis=0))
     names = _prims_in(fg.make_ir(f)(x, idx))
     assert names.count("gather") == 1
     got = f(x, idx)
@@ -172,7 +173,7 @@ def test_vmap_gather_both_batched_is_one_gather():
 def test_vmap_dynamic_slice_table_lookup_does_not_broadcast_table():
     table = np.arange(50.0).reshape(10, 5)
     starts = np.array([0, 3, 9, -1], np.int32)
-    f = fg.vmap(lambda s: sh.dynamic_slice(table, s, np.int32(1), slice_sizes=(2, 3)))
+    f = fg.vmap(lambda s: ix.dynamic_slice(table, s, np.int32(1), slice_sizes=(2, 3)))
     prog = fg.make_ir(f)(starts)
     assert "broadcast_in_dim" not in [
         e.prim.name for e in prog.eqns if any(a.aval.shape == table.shape for a in e.inputs)
@@ -188,7 +189,7 @@ def test_vmap_dynamic_update_slice_batched_starts():
     rng = np.random.default_rng(0)
     x, u = rng.normal(size=(3, 6, 4)), rng.normal(size=(3, 2, 4))
     s = np.array([0, 5, 2], np.int32)
-    got = fg.vmap(lambda a, b, i: sh.dynamic_update_slice(a, b, i, np.int32(0)))(x, u, s)
+    got = fg.vmap(lambda a, b, i: ix.dynamic_update_slice(a, b, i, np.int32(0)))(x, u, s)
     for b in range(3):
         np.testing.assert_array_equal(got[b], lax.dynamic_update_slice(x[b], u[b], (int(s[b]), 0)))
 
@@ -197,7 +198,7 @@ def test_gather_vjp_is_exact_transpose_for_all_indices():
     x = np.random.default_rng(0).normal(size=(4,))
     idx = np.array([-3, 0, 3, 9, 3])
     ct = np.arange(5.0)
-    (g,) = fg.vjp(lambda a: sh.gather(a, idx, axis=0), x)[1](ct)
+    (g,) = fg.vjp(lambda a: ix.gather(a, idx, axis=0), x)[1](ct)
     want = np.zeros(4)
     np.add.at(want, np.clip(idx, 0, 3), ct)
     np.testing.assert_array_equal(g, want)
@@ -205,7 +206,7 @@ def test_gather_vjp_is_exact_transpose_for_all_indices():
 
 def test_jvp_rule_accepts_symbolic_zero_operands():
     x, u = np.ones((4,)), np.arange(2.0)
-    _, t = sh.dynamic_update_slice_p.jvp(
+    _, t = ix.dynamic_update_slice_p.jvp(
         [x, u, np.int32(1)], [Zero(fg.Aval((4,), np.float64)), u, Zero(None)]
     )
     np.testing.assert_array_equal(t, [0.0, 0.0, 1.0, 0.0])
@@ -227,9 +228,9 @@ def test_jvp_rule_accepts_symbolic_zero_operands():
             "concatenate",
             "f64[3,2]",
         ),
-        (lambda: sh.gather(np.ones(3), np.ones(2), axis=0), "gather", "f64[2]"),
+        (lambda: ix.gather(np.ones(3), np.ones(2), axis=0), "gather", "f64[2]"),
         (
-            lambda: sh.dynamic_slice(np.ones((3, 3)), 0, slice_sizes=(1, 1)),
+            lambda: ix.dynamic_slice(np.ones((3, 3)), 0, slice_sizes=(1, 1)),
             "dynamic_slice",
             "f64[3,3]",
         ),

@@ -1,0 +1,515 @@
+"""Indexing primitives: ``gather``/``scatter_add`` along one axis and
+``dynamic_slice``/``dynamic_update_slice`` at traced start indices.
+
+Each is linear in its array operands (indices are integer operands that carry
+no derivative), so JVPs apply the primitive to the tangents and VJPs are the
+transposed data movement: ``gather`` ↔ ``scatter_add``, ``dynamic_slice`` ↔
+``dynamic_update_slice``.
+
+Index semantics (shared by the eager lowering, the batching rules and the
+VJPs, so that every rule is exact): ``dynamic_slice``/``dynamic_update_slice``
+clamp each start index into ``[0, size - slice_size]`` as XLA does (no
+wrap-around of negative starts: ``funcgrad.numpy`` normalises those), and
+``gather``/``scatter_add`` clamp out-of-range indices to ``[0, size - 1]``.
+With clamping on both sides ``scatter_add`` is the exact transpose of
+``gather`` for every index.
+"""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+from jax import lax
+
+from funcgrad.core import dtypes
+from funcgrad.core.interp import bind, to_aval
+from funcgrad.core.ir import Aval
+from funcgrad.core.primitive import Example, Primitive
+from funcgrad.core.zeros import is_zero
+from funcgrad.primitives import elementwise as ew
+from funcgrad.primitives import rules
+from funcgrad.primitives import shape as sh
+from funcgrad.primitives.rules import rand
+
+FAMILY = "indexing"
+
+
+def _check_index(name: str, what: str, a: Aval, scalar: bool = False) -> None:
+    if dtypes.kind(a.dtype) != 1:
+        raise TypeError(f"{name}: {what} must have an integer dtype, got {a}")
+    if scalar and a.shape != ():
+        raise TypeError(f"{name}: {what} must be 0-d integers, got {a}")
+
+
+def _clamp(i: Any, lo: int, hi: int) -> Any:
+    """``min(max(i, lo), hi)`` with funcgrad ops (``lo <= hi``)."""
+    dt = to_aval(i).dtype
+    return ew.min(ew.max(i, sh._c(lo, dt)), sh._c(hi, dt))
+
+
+def _to_index(i: Any, lo: int, hi: int, dtype: np.dtype) -> Any:
+    """(rules) clamp an integer ``i`` into ``[lo, hi]`` in its own dtype, then cast."""
+    a = to_aval(i)
+    info = np.iinfo(a.dtype)
+    i = _clamp(i, max(lo, int(info.min)), min(hi, int(info.max)))
+    return ew.convert_element_type(i, dtype)
+
+
+def _lower_index(i: Any, hi: int, dtype: np.dtype) -> Any:
+    """(lowering) clamp a start index into ``[0, hi]`` in its own dtype, then cast."""
+    if isinstance(i, sh._SCALARS):
+        return np.asarray(min(max(int(i), 0), hi), dtype)
+    info = np.iinfo(i.dtype)
+    i = lax.clamp(np.asarray(0, i.dtype), i, np.asarray(min(hi, int(info.max)), i.dtype))
+    return lax.convert_element_type(i, dtype)
+
+
+# --------------------------------------------------------------------------- gather / scatter_add
+
+
+def _gather_dnums(x_ndim: int, idx_ndim: int, axis: int) -> tuple[tuple, tuple]:
+    """Offset dims of the output and the operand's (collapsed) axis, for lax gather/scatter."""
+    offset = tuple(range(axis)) + tuple(range(axis + idx_ndim, x_ndim - 1 + idx_ndim))
+    return offset, (axis,)
+
+
+def _take_shape(x: Aval, idx: Aval, axis: int) -> tuple[int, ...]:
+    return (*x.shape[:axis], *idx.shape, *x.shape[axis + 1 :])
+
+
+gather_p = Primitive("gather", family=FAMILY)
+
+
+@gather_p.def_abstract_eval
+def _gather_abstract_eval(x: Aval, indices: Aval, *, axis: int) -> Aval:
+    _check_index("gather", "indices", indices)
+    if not 0 <= axis < x.ndim:
+        raise ValueError(f"gather: axis {axis} out of range for an operand of type {x}")
+    if x.shape[axis] == 0 and indices.size:
+        raise ValueError(f"gather: cannot take {indices} from the empty axis {axis} of {x}")
+    return Aval(_take_shape(x, indices, axis), x.dtype, x.weak_type)
+
+
+def _gather_lower(x: Any, indices: Any, *, axis: int) -> Any:
+    xa, ia = to_aval(x), to_aval(indices)
+    offset, collapsed = _gather_dnums(xa.ndim, ia.ndim, axis)
+    dnums = lax.GatherDimensionNumbers(
+        offset_dims=offset, collapsed_slice_dims=collapsed, start_index_map=collapsed
+    )
+    sizes = tuple(1 if i == axis else s for i, s in enumerate(xa.shape))
+    return lax.gather(
+        x,
+        lax.expand_dims(indices, (ia.ndim,)),
+        dnums,
+        sizes,
+        mode=lax.GatherScatterMode.CLIP,
+    )
+
+
+gather_p.lower = _gather_lower
+
+
+@gather_p.def_jvp
+def _gather_jvp(primals: list, tangents: list, *, axis: int) -> tuple:
+    (x, idx), (t, _) = primals, tangents
+    return gather(x, idx, axis=axis), gather(t, idx, axis=axis)
+
+
+@gather_p.def_vjp
+def _gather_vjp(ct: Any, x: Any, idx: Any, *, out: Any, axis: int) -> tuple:
+    return scatter_add(sh._zeros(to_aval(x)), idx, ct, axis=axis), None
+
+
+def _merge_batch_into_axis(x: Any, xd: int | None, size: int, axis: int) -> Any:
+    """``x`` (logical axis ``axis`` of length N) with batch folded in: ``[..., B*N, ...]``."""
+    x = sh._bcast_batch(x, xd, size, axis)
+    shape = to_aval(x).shape
+    return sh.reshape(x, (*shape[:axis], shape[axis] * shape[axis + 1], *shape[axis + 2 :]))
+
+
+def _offset_indices(idx: Any, idd: int, n: int, size: int) -> Any:
+    """Clamp batched ``idx`` into ``[0, n-1]`` and add ``b * n`` along its batch axis ``idd``."""
+    ia = to_aval(idx)
+    dt = sh._index_dtype(size * n)
+    idx = _to_index(idx, 0, n - 1, dt)
+    off = ew.mul(sh.iota(dt, ia.shape, idd), sh._c(n, dt))
+    return ew.add(idx, off)
+
+
+def _gather_batched(x: Any, xd: int | None, idx: Any, idd: int | None, axis: int):
+    """Batched ``gather`` of logical ``axis``: ``(out, out_dim)``; one gather, no loop."""
+    xa, ia = to_aval(x), to_aval(idx)
+    if xd is None and idd is None:
+        return gather(x, idx, axis=axis), None
+    if idd is None:
+        ax = axis + (axis >= xd)
+        out_dim = xd if xd < ax else xd + ia.ndim - 1
+        return gather(x, idx, axis=ax), out_dim
+    if xd is None:
+        return gather(x, idx, axis=axis), axis + idd
+    # both batched: fold the batch into the gathered axis and offset the indices
+    size = xa.shape[xd]
+    n = xa.shape[axis + (axis >= xd)]
+    xm = _merge_batch_into_axis(x, xd, size, axis)
+    return gather(xm, _offset_indices(idx, idd, n, size), axis=axis), axis + idd
+
+
+@gather_p.def_batch
+def _gather_batch(args: list, dims: list, *, axis: int) -> tuple:
+    (x, idx), (xd, idd) = args, dims
+    return _gather_batched(x, xd, idx, idd, axis)
+
+
+@gather_p.def_examples
+def _gather_examples(rng: np.random.Generator) -> list[Example]:
+    i32 = np.int32
+    return [
+        Example([rand(rng, (5, 3)), np.array([0, 4, 2, 2], i32)], {"axis": 0}, diff_argnums=(0,)),
+        Example(
+            [rand(rng, (2, 5)), np.array([[1, 3, 1], [0, 4, 4]], i32)],
+            {"axis": 1},
+            diff_argnums=(0,),
+        ),
+        Example([rand(rng, (3, 4, 2)), np.array(2, i32)], {"axis": 1}, diff_argnums=(0,)),
+        # out-of-range indices clamp (and the VJP clamps the same way)
+        Example([rand(rng, (4,)), np.array([-2, 1, 7], i32)], {"axis": 0}, diff_argnums=(0,)),
+    ]
+
+
+def gather(x: Any, indices: Any, *, axis: int) -> Any:
+    """Take ``x`` along ``axis`` at integer ``indices`` of any shape (clamped into range).
+
+    The result has shape ``x.shape[:axis] + indices.shape + x.shape[axis+1:]``.
+
+    Example:
+        >>> gather(np.arange(5.0), np.array([4, 0]), axis=0).tolist()
+        [4.0, 0.0]
+    """
+    return bind(gather_p, x, indices, axis=operator.index(axis))
+
+
+scatter_add_p = Primitive("scatter_add", family=FAMILY)
+
+
+@scatter_add_p.def_abstract_eval
+def _scatter_add_abstract_eval(x: Aval, indices: Aval, updates: Aval, *, axis: int) -> Aval:
+    _check_index("scatter_add", "indices", indices)
+    if not 0 <= axis < x.ndim:
+        raise ValueError(f"scatter_add: axis {axis} out of range for an operand of type {x}")
+    want = _take_shape(x, indices, axis)
+    if updates.shape != want:
+        raise TypeError(
+            f"scatter_add: updates {updates} must have shape {want} for operand {x}, "
+            f"indices {indices} and axis {axis}"
+        )
+    if x.shape[axis] == 0 and indices.size:
+        raise ValueError(f"scatter_add: cannot add at {indices} into the empty axis of {x}")
+    dtype, weak = sh._same_dtype("scatter_add", x, updates)
+    return Aval(x.shape, dtype, weak)
+
+
+def _scatter_add_lower(x: Any, indices: Any, updates: Any, *, axis: int) -> Any:
+    xa, ia = to_aval(x), to_aval(indices)
+    dtype, _ = sh._same_dtype("scatter_add", xa, to_aval(updates))
+    offset, collapsed = _gather_dnums(xa.ndim, ia.ndim, axis)
+    dnums = lax.ScatterDimensionNumbers(
+        update_window_dims=offset,
+        inserted_window_dims=collapsed,
+        scatter_dims_to_operand_dims=collapsed,
+    )
+    return lax.scatter_add(
+        sh._as_dtype(x, dtype),
+        lax.expand_dims(indices, (ia.ndim,)),
+        sh._as_dtype(updates, dtype),
+        dnums,
+        mode=lax.GatherScatterMode.CLIP,
+    )
+
+
+scatter_add_p.lower = _scatter_add_lower
+
+
+@scatter_add_p.def_jvp
+def _scatter_add_jvp(primals: list, tangents: list, *, axis: int) -> tuple:
+    (x, idx, u), (tx, _, tu) = primals, tangents
+    out = scatter_add(x, idx, u, axis=axis)
+    if is_zero(tu):
+        return out, tx
+    dt = to_aval(out).dtype
+    tx = rules.instantiate(tx, Aval(to_aval(x).shape, dt))
+    return out, scatter_add(tx, idx, tu, axis=axis)
+
+
+@scatter_add_p.def_vjp
+def _scatter_add_vjp(ct: Any, x: Any, idx: Any, u: Any, *, out: Any, axis: int) -> tuple:
+    return ct, None, gather(ct, idx, axis=axis)
+
+
+@scatter_add_p.def_batch
+def _scatter_add_batch(args: list, dims: list, *, axis: int) -> tuple:
+    (x, idx, u), (xd, idd, ud) = args, dims
+    size = rules.batch_size(args, dims)
+    if idd is None:
+        x = rules.bdim_to_front(x, xd, size)
+        u = rules.bdim_to_front(u, ud, size)
+        return scatter_add(x, idx, u, axis=axis + 1), 0
+    # batched indices: fold the batch into the scattered axis and offset the indices
+    x = sh._bcast_batch(x, xd, size, axis)
+    xs = to_aval(x).shape
+    n = xs[axis + 1]
+    xm = sh.reshape(x, (*xs[:axis], size * n, *xs[axis + 2 :]))
+    u = sh._bcast_batch(u, ud, size, axis + idd)
+    out = scatter_add(xm, _offset_indices(idx, idd, n, size), u, axis=axis)
+    return sh.reshape(out, xs), axis
+
+
+@scatter_add_p.def_examples
+def _scatter_add_examples(rng: np.random.Generator) -> list[Example]:
+    i32 = np.int32
+    return [
+        Example(
+            [rand(rng, (5, 3)), np.array([0, 4, 2, 2], i32), rand(rng, (4, 3))],
+            {"axis": 0},
+            diff_argnums=(0, 2),
+        ),
+        Example(
+            [rand(rng, (2, 5)), np.array([[1, 3, 1], [0, 4, 4]], i32), rand(rng, (2, 2, 3))],
+            {"axis": 1},
+            diff_argnums=(0, 2),
+        ),
+        Example(
+            [rand(rng, (4,)), np.array([-2, 1, 7], i32), rand(rng, (3,))],
+            {"axis": 0},
+            diff_argnums=(0, 2),
+        ),
+    ]
+
+
+def scatter_add(x: Any, indices: Any, updates: Any, *, axis: int) -> Any:
+    """Add ``updates`` into ``x`` at ``indices`` along ``axis`` (duplicates accumulate).
+
+    The transpose of :func:`gather`: ``updates`` has the shape ``gather(x, indices,
+    axis=axis)`` would have, and out-of-range indices clamp as in ``gather``.
+    """
+    return bind(scatter_add_p, x, indices, updates, axis=operator.index(axis))
+
+
+# --------------------------------------------------------------------------- dynamic_slice
+
+dynamic_slice_p = Primitive("dynamic_slice", family=FAMILY)
+
+
+def _check_starts(name: str, x: Aval, starts: tuple[Aval, ...]) -> None:
+    if len(starts) != x.ndim:
+        raise TypeError(
+            f"{name}: needs one start index per dimension of the operand {x}, "
+            f"got {len(starts)} ({sh._fmt(*starts)})"
+        )
+    for s in starts:
+        _check_index(name, "start indices", s, scalar=True)
+
+
+@dynamic_slice_p.def_abstract_eval
+def _dynamic_slice_abstract_eval(x: Aval, *starts: Aval, slice_sizes: tuple[int, ...]) -> Aval:
+    _check_starts("dynamic_slice", x, starts)
+    if len(slice_sizes) != x.ndim or any(not 0 <= s <= n for s, n in zip(slice_sizes, x.shape)):
+        raise TypeError(
+            f"dynamic_slice: slice_sizes {slice_sizes} must fit the operand {x} (one per dimension)"
+        )
+    return Aval(slice_sizes, x.dtype, x.weak_type)
+
+
+def _lower_starts(starts: tuple, shape: tuple, sizes: tuple) -> list:
+    dt = sh._index_dtype(max(shape, default=0))
+    return [_lower_index(s, n - k, dt) for s, n, k in zip(starts, shape, sizes)]
+
+
+def _dynamic_slice_lower(x: Any, *starts: Any, slice_sizes: tuple) -> Any:
+    starts = _lower_starts(starts, to_aval(x).shape, slice_sizes)
+    return lax.dynamic_slice(x, starts, slice_sizes)
+
+
+dynamic_slice_p.lower = _dynamic_slice_lower
+
+
+@dynamic_slice_p.def_jvp
+def _dynamic_slice_jvp(primals: list, tangents: list, *, slice_sizes: tuple) -> tuple:
+    x, *starts = primals
+    t = tangents[0]
+    return (
+        dynamic_slice(x, *starts, slice_sizes=slice_sizes),
+        dynamic_slice(t, *starts, slice_sizes=slice_sizes),
+    )
+
+
+@dynamic_slice_p.def_vjp
+def _dynamic_slice_vjp(ct: Any, x: Any, *starts: Any, out: Any, slice_sizes: tuple) -> tuple:
+    g = dynamic_update_slice(sh._zeros(to_aval(x)), ct, *starts)
+    return (g, *([None] * len(starts)))
+
+
+@dynamic_slice_p.def_batch
+def _dynamic_slice_batch(args: list, dims: list, *, slice_sizes: tuple) -> tuple:
+    x, *starts = args
+    xd, *sds = dims
+    size = rules.batch_size(args, dims)
+    xa = to_aval(x)
+    shape = xa.shape if xd is None else (*xa.shape[:xd], *xa.shape[xd + 1 :])
+    dt = sh._index_dtype(max((*shape, size), default=0))
+    zero = sh._c(0, dt)
+    if all(sd is None for sd in sds):
+        st = [*starts[:xd], zero, *starts[xd:]]
+        sizes = (*slice_sizes[:xd], size, *slice_sizes[xd:])
+        return dynamic_slice(x, *st, slice_sizes=sizes), xd
+    # 1) slice the dimensions whose start is unbatched (full extent elsewhere)
+    st = [s if sd is None else zero for s, sd in zip(starts, sds)]
+    sizes = tuple(k if sd is None else n for k, n, sd in zip(slice_sizes, shape, sds))
+    if sizes != shape:
+        if xd is not None:
+            st.insert(xd, zero)
+            sizes = (*sizes[:xd], size, *sizes[xd:])
+        x = dynamic_slice(x, *st, slice_sizes=sizes)
+    # 2) each dimension with a batched start: a batched gather of start + iota
+    for k, (s, sd) in enumerate(zip(starts, sds)):
+        if sd is None:
+            continue
+        n, m = shape[k], slice_sizes[k]
+        sv = _to_index(s, 0, n - m, dt)  # a batched 0-d start is a (B,) vector
+        idx = ew.add(sh.broadcast_in_dim(sv, (size, m), (0,)), sh.iota(dt, (size, m), 1))
+        x, xd = _gather_batched(x, xd, idx, 0, k)
+    return x, xd
+
+
+@dynamic_slice_p.def_examples
+def _dynamic_slice_examples(rng: np.random.Generator) -> list[Example]:
+    i32 = np.int32
+    return [
+        Example([rand(rng, (5,)), np.asarray(1, i32)], {"slice_sizes": (3,)}, diff_argnums=(0,)),
+        Example(
+            [rand(rng, (4, 5)), np.asarray(1, i32), np.asarray(2, i32)],
+            {"slice_sizes": (2, 3)},
+            diff_argnums=(0,),
+        ),
+        # starts out of range clamp
+        Example(
+            [rand(rng, (4, 5)), np.asarray(3, i32), np.asarray(-1, i32)],
+            {"slice_sizes": (2, 2)},
+            diff_argnums=(0,),
+        ),
+    ]
+
+
+def dynamic_slice(x: Any, *start_indices: Any, slice_sizes: Sequence[int]) -> Any:
+    """Slice of ``slice_sizes`` at traced 0-d int ``start_indices`` (clamped so it fits)."""
+    return bind(dynamic_slice_p, x, *start_indices, slice_sizes=sh._ints(slice_sizes))
+
+
+# --------------------------------------------------------------------------- dynamic_update_slice
+
+dynamic_update_slice_p = Primitive("dynamic_update_slice", family=FAMILY)
+
+
+@dynamic_update_slice_p.def_abstract_eval
+def _dus_abstract_eval(x: Aval, update: Aval, *starts: Aval) -> Aval:
+    _check_starts("dynamic_update_slice", x, starts)
+    if update.ndim != x.ndim or any(u > n for u, n in zip(update.shape, x.shape)):
+        raise TypeError(
+            f"dynamic_update_slice: update {update} must have the rank of the operand {x} "
+            "and fit inside it"
+        )
+    dtype, _ = sh._same_dtype("dynamic_update_slice", x, update)
+    return Aval(x.shape, dtype, x.weak_type and update.weak_type)
+
+
+def _dus_lower(x: Any, update: Any, *starts: Any) -> Any:
+    xa, ua = to_aval(x), to_aval(update)
+    dtype, _ = sh._same_dtype("dynamic_update_slice", xa, ua)
+    starts = _lower_starts(starts, xa.shape, ua.shape)
+    return lax.dynamic_update_slice(sh._as_dtype(x, dtype), sh._as_dtype(update, dtype), starts)
+
+
+dynamic_update_slice_p.lower = _dus_lower
+
+
+@dynamic_update_slice_p.def_jvp
+def _dus_jvp(primals: list, tangents: list) -> tuple:
+    x, u, *starts = primals
+    tx, tu = tangents[:2]
+    out = dynamic_update_slice(x, u, *starts)
+    dt = to_aval(out).dtype
+    tx = rules.instantiate(tx, Aval(to_aval(x).shape, dt))
+    tu = rules.instantiate(tu, Aval(to_aval(u).shape, dt))
+    return out, dynamic_update_slice(tx, tu, *starts)
+
+
+@dynamic_update_slice_p.def_vjp
+def _dus_vjp(ct: Any, x: Any, u: Any, *starts: Any, out: Any) -> tuple:
+    ua = to_aval(u)
+    gx = dynamic_update_slice(ct, sh._zeros(Aval(ua.shape, to_aval(ct).dtype)), *starts)
+    gu = dynamic_slice(ct, *starts, slice_sizes=ua.shape)
+    return (gx, gu, *([None] * len(starts)))
+
+
+@dynamic_update_slice_p.def_batch
+def _dus_batch(args: list, dims: list) -> tuple:
+    x, u, *starts = args
+    xd, ud, *sds = dims
+    size = rules.batch_size(args, dims)
+    xa, ua = to_aval(x), to_aval(u)
+    shape = xa.shape if xd is None else (*xa.shape[:xd], *xa.shape[xd + 1 :])
+    ushape = ua.shape if ud is None else (*ua.shape[:ud], *ua.shape[ud + 1 :])
+    dt = sh._index_dtype(max((*shape, size), default=0))
+    if all(sd is None for sd in sds):
+        bd = xd if xd is not None else ud
+        x, u = sh._bcast_batch(x, xd, size, bd), sh._bcast_batch(u, ud, size, bd)
+        st = [*starts[:bd], sh._c(0, dt), *starts[bd:]]
+        return dynamic_update_slice(x, u, *st), bd
+    # batched starts: spread the update over x's shape with gathers, then select by a mask
+    xf = rules.bdim_to_front(x, xd, size)
+    full_shape = (size, *shape)
+    mask = None
+    for k, (s, sd) in enumerate(zip(starts, sds)):
+        n, m = shape[k], ushape[k]
+        if m == n:
+            continue  # the start clamps to 0: the update covers this dimension
+        if sd is None:
+            pos = sh.iota(dt, (n,), 0)
+            s = _to_index(s, 0, n - m, dt)
+            mdims: tuple[int, ...] = (k + 1,)
+        else:
+            pos = sh.iota(dt, (size, n), 1)
+            s = sh.broadcast_in_dim(_to_index(s, 0, n - m, dt), (size, n), (0,))
+            mdims = (0, k + 1)
+        rel = ew.sub(pos, s)
+        inside = ew.bitwise_and(ew.ge(rel, sh._c(0, dt)), ew.lt(rel, sh._c(m, dt)))
+        inside = sh.broadcast_in_dim(inside, full_shape, mdims)
+        mask = inside if mask is None else ew.bitwise_and(mask, inside)
+        u, ud = _gather_batched(u, ud, _clamp(rel, 0, m - 1), None if sd is None else 0, k)
+    uf = rules.bdim_to_front(u, ud, size)
+    if mask is None:
+        return uf, 0
+    return ew.select_n(mask, xf, uf), 0
+
+
+@dynamic_update_slice_p.def_examples
+def _dus_examples(rng: np.random.Generator) -> list[Example]:
+    i32 = np.int32
+    return [
+        Example([rand(rng, (5,)), rand(rng, (2,)), np.asarray(2, i32)], diff_argnums=(0, 1)),
+        Example(
+            [rand(rng, (4, 5)), rand(rng, (2, 3)), np.asarray(1, i32), np.asarray(4, i32)],
+            diff_argnums=(0, 1),
+        ),
+        Example(
+            [rand(rng, (3, 4)), rand(rng, (3, 2)), np.asarray(0, i32), np.asarray(1, i32)],
+            diff_argnums=(0, 1),
+        ),
+    ]
+
+
+def dynamic_update_slice(x: Any, update: Any, *start_indices: Any) -> Any:
+    """``x`` with ``update`` written at traced 0-d int ``start_indices`` (clamped so it fits)."""
+    return bind(dynamic_update_slice_p, x, update, *start_indices)
