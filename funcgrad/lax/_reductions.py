@@ -13,10 +13,10 @@ from funcgrad.core import dtypes
 from funcgrad.core.interp import to_aval
 from funcgrad.numpy._core import here, prep
 from funcgrad.primitives import elementwise as ew
-from funcgrad.primitives import random as _rand
 from funcgrad.primitives import reductions as red
 from funcgrad.primitives import scatter as _sc
 from funcgrad.primitives import shape as sh
+from funcgrad.primitives import sort as _srt
 
 __all__ = [
     "argmax",
@@ -303,15 +303,15 @@ def sort(operand: Any, dimension: int = -1, is_stable: bool = True, num_keys: in
     ``num_keys`` (the rest are permuted alongside); returns the same structure."""
     if isinstance(operand, (list, tuple)):
         ops = [prep(o, "sort") for o in operand]
-        return tuple(_rand.sort(*ops, dimension=dimension, is_stable=is_stable, num_keys=num_keys))
+        return tuple(_srt.sort(*ops, dimension=dimension, is_stable=is_stable, num_keys=num_keys))
     if num_keys != 1:
         raise ValueError(f"sort: num_keys={num_keys} needs a sequence of operands{here()}")
-    return _rand.sort(prep(operand, "sort"), dimension=dimension, is_stable=is_stable)[0]
+    return _srt.sort(prep(operand, "sort"), dimension=dimension, is_stable=is_stable)[0]
 
 
 def sort_key_val(keys: Any, values: Any, dimension: int = -1, is_stable: bool = True) -> tuple:
     """Sort ``keys`` and permute ``values`` alongside."""
-    out = _rand.sort(
+    out = _srt.sort(
         prep(keys, "sort_key_val"),
         prep(values, "sort_key_val"),
         dimension=dimension,

@@ -12,6 +12,7 @@ import numpy as np
 
 from funcgrad.core import dtypes
 from funcgrad.numpy._core import ArrayLike, as_array, aval, convert, here, normalize_axis, out
+from funcgrad.primitives.sort import sort
 
 
 def _fnp() -> Any:
@@ -209,8 +210,6 @@ def ravel_multi_index(
 def lexsort(keys: Sequence[ArrayLike], axis: int = -1) -> Any:
     """Indices that sort by the last key, then the one before it, and so on (stable)."""
     fnp = _fnp()
-    from funcgrad.primitives.random import sort
-
     keys = [fnp.asarray(k) for k in keys]
     if not keys:
         raise TypeError("need sequence of keys with len > 0 in lexsort")

@@ -20,11 +20,10 @@ from funcgrad.numpy._core import (
 )
 from funcgrad.primitives import elementwise as ew
 from funcgrad.primitives import shape as sh
+from funcgrad.primitives.sort import sort as _sort
 
 
 def _prim_sort(*operands: Any, dimension: int, num_keys: int = 1) -> list:
-    from funcgrad.primitives.random import sort as _sort
-
     return _sort(*operands, dimension=dimension, is_stable=True, num_keys=num_keys)
 
 

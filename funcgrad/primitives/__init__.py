@@ -1,10 +1,12 @@
 """Primitive families. Importing this package registers every primitive."""
 
+from funcgrad.core import ad_util
 from funcgrad.primitives import (  # noqa: F401
     bits,
     callbacks,
     calls,
     conv,
+    custom_calls,
     decomp,
     effects,
     elementwise,
@@ -13,7 +15,17 @@ from funcgrad.primitives import (  # noqa: F401
     linalg,
     reductions,
     scatter,
+    sort,
     shape,
     special,
     windowed,
+)
+
+# the array operations that tangent addition, zero materialisation and batch-axis
+# moves are built from (core.ad_util sits below the primitives and knows none by name)
+ad_util.register_array_ops(
+    add=elementwise.add,
+    full=shape.full,
+    transpose=shape.transpose,
+    broadcast_in_dim=shape.broadcast_in_dim,
 )

@@ -1,4 +1,4 @@
-"""Random-number primitives over raw threefry keys, and a multi-operand ``sort``.
+"""Random-number primitives over raw threefry keys.
 
 A key is a ``uint32[2]`` array (JAX's raw ``PRNGKey`` layout); every random
 primitive also accepts a stack of keys ``uint32[*batch, 2]`` and works per key,
@@ -14,8 +14,9 @@ transform (eager, ``jit``, ``vmap`` over keys), and equal ``jax.random``'s.
 * ``random_fold_in(keys, data)``: mix an integer into a key.
 * ``random_gamma(keys, a, log_space)``: Marsaglia–Tsang gamma samples (``jax.random.gamma``),
   differentiable in ``a`` through ``random_gamma_grad(a, x)`` (``lax.random_gamma_grad``).
-* ``sort(*operands, dimension, is_stable, num_keys)``: ``lax.sort``, with every
-  rule (used by ``funcgrad.random.permutation``).
+
+The multi-operand ``sort`` primitive that ``funcgrad.random.permutation`` uses lives in
+:mod:`funcgrad.primitives.sort` (re-exported here under its old name).
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ from funcgrad.core.primitive import Example, Primitive
 from funcgrad.core.zeros import Zero, is_zero
 from funcgrad.primitives import rules
 from funcgrad.primitives.rules import rand
+from funcgrad.primitives.sort import sort, sort_p  # noqa: F401  (its old home)
 
 FAMILY = "random"
 
@@ -535,104 +537,3 @@ def _random_gamma_grad_examples(rng: np.random.Generator) -> list[Example]:
 def random_gamma_grad(a: Any, x: Any) -> Any:
     """d x / d a for a Gamma(``a``, 1) sample ``x`` (implicit reparameterisation gradient)."""
     return bind(random_gamma_grad_p, a, x)
-
-
-# --------------------------------------------------------------------------- sort
-
-sort_p = Primitive("sort", family="sort", multiple_results=True)
-
-
-@sort_p.def_abstract_eval
-def _sort_abstract_eval(
-    *operands: Aval, dimension: int, is_stable: bool, num_keys: int
-) -> list[Aval]:
-    if not operands:
-        raise TypeError("sort: needs at least one operand")
-    shape = operands[0].shape
-    if any(o.shape != shape for o in operands):
-        shapes = ", ".join(str(o) for o in operands)
-        raise TypeError(f"sort: operands must have equal shapes, got {shapes}")
-    if not 0 <= dimension < len(shape):
-        raise ValueError(f"sort: dimension {dimension} out of range for operands of shape {shape}")
-    if not 1 <= num_keys <= len(operands):
-        raise ValueError(f"sort: num_keys={num_keys} must be in [1, {len(operands)}]")
-    for o in operands[:num_keys]:
-        if dtypes.kind(o.dtype) == 3:
-            raise TypeError(f"sort: complex sort keys are not supported, got {o}")
-    return [o.strip_weak() for o in operands]
-
-
-@sort_p.def_lower
-def _sort_lower(*operands: Any, dimension: int, is_stable: bool, num_keys: int) -> list:
-    ops = [np.asarray(o) if isinstance(o, (bool, int, float)) else o for o in operands]
-    out = lax.sort(tuple(ops), dimension=dimension, is_stable=is_stable, num_keys=num_keys)
-    return list(out)
-
-
-@sort_p.def_jvp
-def _sort_jvp(primals: list, tangents: list, *, dimension: int, is_stable: bool, num_keys: int):
-    # tangents ride along as extra payload operands: they are permuted exactly as their primals
-    nz = [not is_zero(t) and dtypes.is_inexact(to_aval(p).dtype) for p, t in zip(primals, tangents)]
-    ts = [t for t, z in zip(tangents, nz) if z]
-    outs = sort(*primals, *ts, dimension=dimension, is_stable=is_stable, num_keys=num_keys)
-    n = len(primals)
-    it = iter(outs[n:])
-    touts = [next(it) if z else Zero(to_aval(o).strip_weak()) for z, o in zip(nz, outs[:n])]
-    return outs[:n], touts
-
-
-@sort_p.def_vjp
-def _sort_vjp(cts: list, *operands: Any, out: Any, dimension: int, is_stable: bool, num_keys: int):
-    from funcgrad.primitives.shape import iota
-
-    shape = to_aval(operands[0]).shape
-    idx = iota(np.int32, shape, dimension)
-    perm = sort(
-        *operands[:num_keys], idx, dimension=dimension, is_stable=is_stable, num_keys=num_keys
-    )[-1]
-    # out[.., j, ..] = x[.., perm[j], ..]; sorting (perm, ct) by perm applies the inverse
-    live = [
-        i
-        for i, (c, x) in enumerate(zip(cts, operands))
-        if not is_zero(c) and dtypes.is_inexact(to_aval(x).dtype)
-    ]
-    if not live:
-        return [None] * len(operands)
-    back = sort(perm, *[cts[i] for i in live], dimension=dimension, is_stable=True, num_keys=1)
-    res: list[Any] = [None] * len(operands)
-    for i, c in zip(live, back[1:]):
-        res[i] = c
-    return res
-
-
-@sort_p.def_batch
-def _sort_batch(args: list, dims: list, *, dimension: int, is_stable: bool, num_keys: int):
-    ops, _ = _batch_keys_front(args, dims)
-    outs = sort(*ops, dimension=dimension + 1, is_stable=is_stable, num_keys=num_keys)
-    return outs, [0] * len(outs)
-
-
-@sort_p.def_examples
-def _sort_examples(rng: np.random.Generator) -> list[Example]:
-    p = {"is_stable": True, "num_keys": 1}
-    return [
-        Example([rand(rng, (5,))], {"dimension": 0, **p}),
-        Example([rand(rng, (3, 4)), rand(rng, (3, 4))], {"dimension": 1, **p}),
-        Example([rand(rng, (4, 3)), rand(rng, (4, 3))], {"dimension": 0, **p, "num_keys": 2}),
-        # keys with ties (a stable sort keeps their order); only the payload is differentiated
-        Example(
-            [np.asarray(rng.integers(0, 3, (6,)), np.float64), rand(rng, (6,))],
-            {"dimension": 0, **p},
-            diff_argnums=(1,),
-        ),
-    ]
-
-
-def sort(*operands: Any, dimension: int = -1, is_stable: bool = True, num_keys: int = 1) -> list:
-    """Sort ``operands`` along ``dimension`` lexicographically by the first ``num_keys``
-    (``lax.sort``); the other operands are permuted alongside."""
-    nd = to_aval(operands[0]).ndim
-    if nd and not -nd <= dimension < nd:
-        raise ValueError(f"sort: dimension {dimension} out of range for rank {nd}")
-    dim = dimension % nd if nd else dimension
-    return bind(sort_p, *operands, dimension=dim, is_stable=bool(is_stable), num_keys=int(num_keys))

@@ -17,6 +17,7 @@ from funcgrad.jit import jit
 from funcgrad.primitives import elementwise as ew
 from funcgrad.primitives import random as rp
 from funcgrad.primitives import shape as sh
+from funcgrad.primitives import sort as srt
 
 _U32 = np.dtype("uint32")
 
@@ -325,7 +326,7 @@ def _top_k_indices(x: Any, k: int) -> Any:
     index (``lax.top_k``'s order)."""
     xa = to_aval(x)
     idx = fnp.broadcast_to(fnp.arange(xa.shape[-1], dtype=np.int32), xa.shape)
-    order = rp.sort(ew.neg(x), idx, dimension=xa.ndim - 1, num_keys=1)[1]
+    order = srt.sort(ew.neg(x), idx, dimension=xa.ndim - 1, num_keys=1)[1]
     return sh.slice(order, (0,) * xa.ndim, (*xa.shape[:-1], k))
 
 
@@ -433,7 +434,7 @@ def _shuffle(key: Any, x: Any, axis: int) -> Any:
         keys = split(key)
         key, sub = _key_row(keys, 0), _key_row(keys, 1)
         sort_keys = rp.random_bits(sub, 32, to_aval(x).shape)
-        x = rp.sort(sort_keys, x, dimension=axis, num_keys=1)[1]
+        x = srt.sort(sort_keys, x, dimension=axis, num_keys=1)[1]
     return x
 
 
