@@ -39,6 +39,10 @@ class Primitive:
         family: str = "",
         multiple_results: bool = False,
         differentiable: bool = True,
+        forward_differentiable: bool = True,
+        reverse_differentiable: bool = True,
+        vjp_fwd_active: bool = False,
+        effectful: bool = False,
         register: bool = True,
     ) -> None:
         self.name = name
@@ -47,6 +51,18 @@ class Primitive:
         #: False for primitives whose outputs carry no derivative (comparisons,
         #: argmax, iota, random bits): their JVP/VJP are symbolic zeros.
         self.differentiable = differentiable
+        #: False where a differentiable primitive has no JVP by design (a ``custom_vjp``
+        #: call, as in JAX): forward mode raises, the registry tests check reverse only.
+        self.forward_differentiable = forward_differentiable
+        #: False where it has no VJP by design (``while_loop``, as in JAX): reverse mode
+        #: raises, the registry tests check forward only.
+        self.reverse_differentiable = reverse_differentiable
+        #: True when ``vjp_fwd`` wants to know which inputs need a cotangent (it receives
+        #: them as ``active=``); call-like primitives use it to prune their residuals.
+        self.vjp_fwd_active = vjp_fwd_active
+        #: True for a primitive kept for what it does, not its outputs (``debug_callback``):
+        #: dead-code elimination never removes it and CSE never merges two of them.
+        self.effectful = effectful
         self.abstract_eval: Callable[..., Any] | None = None
         self.lower: Callable[..., Any] | None = None
         self.jvp: Callable[..., Any] | None = None

@@ -24,11 +24,10 @@ from funcgrad.primitives.rules import rand
 
 FAMILY = "effects"
 
+#: effectful: read by the passes (``funcgrad.passes.dce``/``cse``): never removed or merged
 debug_callback_p = Primitive(
-    "debug_callback", family=FAMILY, multiple_results=True, differentiable=False
+    "debug_callback", family=FAMILY, multiple_results=True, differentiable=False, effectful=True
 )
-#: read by the passes (``funcgrad.passes.dce``/``cse``): never removed or merged
-debug_callback_p.effectful = True  # type: ignore[attr-defined]
 
 
 @debug_callback_p.def_abstract_eval
