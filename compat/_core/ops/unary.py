@@ -13,6 +13,7 @@ import numpy as np
 from compat._core import dtypes as _dt
 from compat._core.ops._common import _c, coerce
 from compat._core.tensor import Tensor, apply
+from funcgrad import lax as flax
 from funcgrad import nn as fnn
 from funcgrad import numpy as fnp
 
@@ -35,18 +36,13 @@ _UNARY = {
     "sigmoid": (fnn.sigmoid, "SigmoidBackward0", "result"),
     "sqrt": (fnp.sqrt, "SqrtBackward0", "result"),
     "rsqrt": (lambda x: 1.0 / fnp.sqrt(x), "RsqrtBackward0", "result"),
-    "erf": (None, "ErfBackward0", None),
+    "erf": (flax.erf, "ErfBackward0", None),
     "reciprocal": (lambda x: 1.0 / x, "ReciprocalBackward0", "result"),
 }
 
 
 def _unary_float_f(x: Any, *, op: str, dtype: np.dtype) -> Any:
-    f = _UNARY[op][0]
-    if f is None:
-        from funcgrad.primitives.elementwise import erf
-
-        return erf(_c(x, dtype))
-    return f(_c(x, dtype))
+    return _UNARY[op][0](_c(x, dtype))
 
 
 def _unary_float(op: str) -> Any:
