@@ -15,8 +15,8 @@ from funcgrad.primitives import (  # noqa: F401
     linalg,
     reductions,
     scatter,
-    sort,
     shape,
+    sort,
     special,
     windowed,
 )

@@ -1,0 +1,607 @@
+"""Unary math (``exp``, ``log``, trigonometric, ``sqrt``, rounding, ...), binary arithmetic,
+comparisons, bitwise operations and ``integer_pow``.
+
+Binary primitives take operands of one dtype and one shape; 0-d operands
+broadcast (as in ``jax.lax``), and weakly typed scalars take the other
+operand's dtype. ``funcgrad.numpy`` does NumPy broadcasting and promotion
+before binding them.
+"""
+
+from __future__ import annotations
+
+import builtins
+import math
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+from jax import lax
+
+from funcgrad.core import dtypes
+from funcgrad.core.interp import bind, to_aval
+from funcgrad.core.ir import Aval
+from funcgrad.core.primitive import Example, Primitive
+from funcgrad.core.zeros import Zero, is_zero
+from funcgrad.primitives import rules
+from funcgrad.primitives.elementwise.base import (
+    _binary_aval,
+    _check_dtype,
+    _examples_binary,
+    _examples_unary,
+    _lower_nary,
+    _unary_aval,
+    vectorized_batch,
+)
+from funcgrad.primitives.elementwise.convert import convert_element_type, unbroadcast
+from funcgrad.primitives.elementwise.selection import select_n
+from funcgrad.primitives.rules import rand
+
+FAMILY = "elementwise"
+
+
+# --------------------------------------------------------------------------- unary
+
+
+def _unary(
+    name: str,
+    lower: Callable,
+    deriv: Callable[[Any, Any], Any] | None,
+    *,
+    allowed: str = "float",
+    lo: float = -2.0,
+    hi: float = 2.0,
+    smooth: bool = True,
+) -> Primitive:
+    """Declare a unary elementwise primitive; ``deriv(x, y)`` is dy/dx."""
+    p = Primitive(name, family=FAMILY, differentiable=deriv is not None)
+    p.abstract_eval = _unary_aval(name, allowed)
+    p.lower = lower
+    p.batch = lambda args, dims, **kw: (p.bind(args[0]), dims[0])
+    if deriv is not None:
+
+        def jvp(primals: list, tangents: list) -> tuple:
+            (x,), (t,) = primals, tangents
+            y = p.bind(x)
+            return y, mul(t, deriv(x, y))
+
+        def vjp(ct: Any, x: Any, *, out: Any) -> tuple:
+            return (mul(ct, deriv(x, out)),)
+
+        p.jvp = jvp
+        p.vjp = vjp
+    if allowed in ("float", "real", "num", "signed"):
+        p.examples = _examples_unary(lo, hi, smooth)
+    return p
+
+
+def _full_like(x: Any, v: float) -> Any:
+    aval = to_aval(x)
+    return np.asarray(v, aval.dtype) if aval.ndim == 0 else _bcast_scalar(v, aval)
+
+
+def _bcast_scalar(v: float, aval: Aval) -> Any:
+    from funcgrad.primitives.shape import full
+
+    return full(aval.shape, v, aval.dtype)
+
+
+def _c(x: Any, v: float) -> Any:
+    """A scalar constant of ``x``'s dtype (0-d operands broadcast in binary ops)."""
+    return np.asarray(v, to_aval(x).dtype)
+
+
+neg_p = _unary("neg", lax.neg, lambda x, y: _c(x, -1.0), allowed="num")
+exp_p = _unary("exp", lax.exp, lambda x, y: y)
+log_p = _unary("log", lax.log, lambda x, y: div(_c(x, 1.0), x), lo=0.5, hi=3.0)
+log1p_p = _unary("log1p", lax.log1p, lambda x, y: div(_c(x, 1.0), add(x, _c(x, 1.0))), lo=-0.5)
+expm1_p = _unary("expm1", lax.expm1, lambda x, y: add(y, _c(x, 1.0)))
+sin_p = _unary("sin", lax.sin, lambda x, y: cos(x))
+cos_p = _unary("cos", lax.cos, lambda x, y: neg(sin(x)))
+tan_p = _unary("tan", lax.tan, lambda x, y: add(_c(x, 1.0), mul(y, y)), lo=-1.2, hi=1.2)
+asin_p = _unary("asin", lax.asin, lambda x, y: rsqrt(sub(_c(x, 1.0), mul(x, x))), lo=-0.9, hi=0.9)
+acos_p = _unary(
+    "acos", lax.acos, lambda x, y: neg(rsqrt(sub(_c(x, 1.0), mul(x, x)))), lo=-0.9, hi=0.9
+)
+atan_p = _unary("atan", lax.atan, lambda x, y: div(_c(x, 1.0), add(_c(x, 1.0), mul(x, x))))
+sinh_p = _unary("sinh", lax.sinh, lambda x, y: cosh(x))
+cosh_p = _unary("cosh", lax.cosh, lambda x, y: sinh(x))
+tanh_p = _unary("tanh", lax.tanh, lambda x, y: sub(_c(x, 1.0), mul(y, y)))
+asinh_p = _unary("asinh", lax.asinh, lambda x, y: rsqrt(add(mul(x, x), _c(x, 1.0))))
+acosh_p = _unary("acosh", lax.acosh, lambda x, y: rsqrt(sub(mul(x, x), _c(x, 1.0))), lo=1.2, hi=3.0)
+atanh_p = _unary(
+    "atanh", lax.atanh, lambda x, y: div(_c(x, 1.0), sub(_c(x, 1.0), mul(x, x))), lo=-0.9, hi=0.9
+)
+sqrt_p = _unary("sqrt", lax.sqrt, lambda x, y: div(_c(x, 0.5), y), lo=0.5, hi=3.0)
+rsqrt_p = _unary("rsqrt", lax.rsqrt, lambda x, y: mul(_c(x, -0.5), div(y, x)), lo=0.5, hi=3.0)
+cbrt_p = _unary("cbrt", lax.cbrt, lambda x, y: div(_c(x, 1.0 / 3.0), mul(y, y)), lo=0.5, hi=3.0)
+logistic_p = _unary("logistic", lax.logistic, lambda x, y: mul(y, sub(_c(x, 1.0), y)))
+erf_p = _unary(
+    "erf",
+    lax.erf,
+    lambda x, y: mul(_c(x, 2.0 / math.sqrt(math.pi)), exp(neg(mul(x, x)))),
+)
+erf_inv_p = _unary(
+    "erf_inv",
+    lax.erf_inv,
+    lambda x, y: mul(_c(x, math.sqrt(math.pi) / 2.0), exp(mul(y, y))),
+    lo=-0.9,
+    hi=0.9,
+)
+lgamma_p = _unary("lgamma", lax.lgamma, lambda x, y: digamma(x), lo=0.5, hi=3.0, smooth=False)
+
+
+def _digamma_deriv(x: Any, y: Any) -> Any:
+    from funcgrad.primitives import special  # (special builds on this module)
+
+    return special.polygamma(_c(x, 1.0), x)
+
+
+digamma_p = _unary("digamma", lax.digamma, _digamma_deriv, lo=0.5, hi=3.0)
+# abs: d|x|/dx = sign(x) (0 at 0, as in JAX and PyTorch); complex |z| is real, its rules
+# are in the complex section below
+# lax.abs rejects unsigned integers (fnp.abs returns them unchanged before binding)
+abs_p = _unary("abs", lax.abs, lambda x, y: sign(x), allowed="signed", smooth=False)
+sign_p = _unary("sign", lax.sign, None, allowed="num")
+floor_p = _unary("floor", lax.floor, None, allowed="real")
+ceil_p = _unary("ceil", lax.ceil, None, allowed="real")
+round_p = _unary(
+    "round", lambda x: lax.round(x, lax.RoundingMethod.TO_NEAREST_EVEN), None, allowed="real"
+)
+not_p = _unary("not", lax.bitwise_not, None, allowed="intbool")
+
+is_finite_p = Primitive("is_finite", family=FAMILY, differentiable=False)
+
+
+@is_finite_p.def_abstract_eval
+def _is_finite_abstract_eval(x: Aval) -> Aval:
+    _check_dtype("is_finite", x, "real")
+    return Aval(x.shape, np.dtype("bool"))
+
+
+is_finite_p.lower = lax.is_finite
+is_finite_p.batch = lambda args, dims: (is_finite_p.bind(args[0]), dims[0])
+
+
+def neg(x: Any) -> Any:
+    return bind(neg_p, x)
+
+
+def exp(x: Any) -> Any:
+    return bind(exp_p, x)
+
+
+def log(x: Any) -> Any:
+    return bind(log_p, x)
+
+
+def log1p(x: Any) -> Any:
+    return bind(log1p_p, x)
+
+
+def expm1(x: Any) -> Any:
+    return bind(expm1_p, x)
+
+
+def sin(x: Any) -> Any:
+    return bind(sin_p, x)
+
+
+def cos(x: Any) -> Any:
+    return bind(cos_p, x)
+
+
+def tan(x: Any) -> Any:
+    return bind(tan_p, x)
+
+
+def asin(x: Any) -> Any:
+    return bind(asin_p, x)
+
+
+def acos(x: Any) -> Any:
+    return bind(acos_p, x)
+
+
+def atan(x: Any) -> Any:
+    return bind(atan_p, x)
+
+
+def sinh(x: Any) -> Any:
+    return bind(sinh_p, x)
+
+
+def cosh(x: Any) -> Any:
+    return bind(cosh_p, x)
+
+
+def tanh(x: Any) -> Any:
+    return bind(tanh_p, x)
+
+
+def asinh(x: Any) -> Any:
+    return bind(asinh_p, x)
+
+
+def acosh(x: Any) -> Any:
+    return bind(acosh_p, x)
+
+
+def atanh(x: Any) -> Any:
+    return bind(atanh_p, x)
+
+
+def sqrt(x: Any) -> Any:
+    return bind(sqrt_p, x)
+
+
+def rsqrt(x: Any) -> Any:
+    return bind(rsqrt_p, x)
+
+
+def cbrt(x: Any) -> Any:
+    return bind(cbrt_p, x)
+
+
+def logistic(x: Any) -> Any:
+    return bind(logistic_p, x)
+
+
+def erf(x: Any) -> Any:
+    return bind(erf_p, x)
+
+
+def erf_inv(x: Any) -> Any:
+    return bind(erf_inv_p, x)
+
+
+def lgamma(x: Any) -> Any:
+    return bind(lgamma_p, x)
+
+
+def digamma(x: Any) -> Any:
+    return bind(digamma_p, x)
+
+
+def abs(x: Any) -> Any:
+    return bind(abs_p, x)
+
+
+def sign(x: Any) -> Any:
+    return bind(sign_p, x)
+
+
+def floor(x: Any) -> Any:
+    return bind(floor_p, x)
+
+
+def ceil(x: Any) -> Any:
+    return bind(ceil_p, x)
+
+
+def round(x: Any) -> Any:
+    return bind(round_p, x)
+
+
+def bitwise_not(x: Any) -> Any:
+    return bind(not_p, x)
+
+
+def is_finite(x: Any) -> Any:
+    return bind(is_finite_p, x)
+
+
+# --------------------------------------------------------------------------- binary
+
+
+def _binary(
+    name: str,
+    lower: Callable,
+    *,
+    allowed: str = "num",
+    out_dtype: str | None = None,
+    differentiable: bool = True,
+) -> Primitive:
+    p = Primitive(name, family=FAMILY, differentiable=differentiable)
+    p.abstract_eval = _binary_aval(name, allowed, out_dtype)
+    p.lower = _lower_nary(lower, name)
+    p.batch = vectorized_batch(p)
+    return p
+
+
+add_p = _binary("add", lax.add)
+sub_p = _binary("sub", lax.sub)
+mul_p = _binary("mul", lax.mul)
+div_p = _binary("div", lax.div)
+rem_p = _binary("rem", lax.rem)
+pow_p = _binary("pow", lax.pow, allowed="float")
+max_p = _binary("max", lax.max)
+min_p = _binary("min", lax.min)
+atan2_p = _binary("atan2", lax.atan2, allowed="real")
+and_p = _binary("and", lax.bitwise_and, allowed="intbool", differentiable=False)
+or_p = _binary("or", lax.bitwise_or, allowed="intbool", differentiable=False)
+xor_p = _binary("xor", lax.bitwise_xor, allowed="intbool", differentiable=False)
+eq_p = _binary("eq", lax.eq, allowed="any", out_dtype="bool", differentiable=False)
+ne_p = _binary("ne", lax.ne, allowed="any", out_dtype="bool", differentiable=False)
+lt_p = _binary("lt", lax.lt, allowed="any", out_dtype="bool", differentiable=False)
+le_p = _binary("le", lax.le, allowed="any", out_dtype="bool", differentiable=False)
+gt_p = _binary("gt", lax.gt, allowed="any", out_dtype="bool", differentiable=False)
+ge_p = _binary("ge", lax.ge, allowed="any", out_dtype="bool", differentiable=False)
+
+
+def add(x: Any, y: Any) -> Any:
+    return bind(add_p, x, y)
+
+
+def sub(x: Any, y: Any) -> Any:
+    return bind(sub_p, x, y)
+
+
+def mul(x: Any, y: Any) -> Any:
+    return bind(mul_p, x, y)
+
+
+def div(x: Any, y: Any) -> Any:
+    return bind(div_p, x, y)
+
+
+def rem(x: Any, y: Any) -> Any:
+    return bind(rem_p, x, y)
+
+
+def pow(x: Any, y: Any) -> Any:
+    return bind(pow_p, x, y)
+
+
+def max(x: Any, y: Any) -> Any:
+    return bind(max_p, x, y)
+
+
+def min(x: Any, y: Any) -> Any:
+    return bind(min_p, x, y)
+
+
+def atan2(x: Any, y: Any) -> Any:
+    return bind(atan2_p, x, y)
+
+
+def bitwise_and(x: Any, y: Any) -> Any:
+    return bind(and_p, x, y)
+
+
+def bitwise_or(x: Any, y: Any) -> Any:
+    return bind(or_p, x, y)
+
+
+def bitwise_xor(x: Any, y: Any) -> Any:
+    return bind(xor_p, x, y)
+
+
+def eq(x: Any, y: Any) -> Any:
+    return bind(eq_p, x, y)
+
+
+def ne(x: Any, y: Any) -> Any:
+    return bind(ne_p, x, y)
+
+
+def lt(x: Any, y: Any) -> Any:
+    return bind(lt_p, x, y)
+
+
+def le(x: Any, y: Any) -> Any:
+    return bind(le_p, x, y)
+
+
+def gt(x: Any, y: Any) -> Any:
+    return bind(gt_p, x, y)
+
+
+def ge(x: Any, y: Any) -> Any:
+    return bind(ge_p, x, y)
+
+
+#: a partial derivative that is identically 1 or -1: the rules pass (co)tangents
+#: through (negated) instead of multiplying by a constant, as JAX's add/sub do
+ONE, MINUS_ONE = "one", "minus_one"
+
+
+def _scale(t: Any, d: Any, x: Any, y: Any, z: Any) -> Any:
+    if d is ONE:
+        return t
+    if d is MINUS_ONE:
+        return neg(t)
+    return mul(t, d(x, y, z))
+
+
+def _binary_ad(
+    p: Primitive,
+    dx: Callable[[Any, Any, Any], Any] | str | None,
+    dy: Callable[[Any, Any, Any], Any] | str | None,
+) -> None:
+    """JVP and VJP of ``z = p(x, y)`` from the partials ``dz/dx(x, y, z)``, ``dz/dy(x, y, z)``
+    (or :data:`ONE` / :data:`MINUS_ONE`)."""
+
+    def jvp(primals: list, tangents: list) -> tuple:
+        x, y = primals
+        tx, ty = tangents
+        z = p.bind(x, y)
+        out: Any = Zero(to_aval(z).strip_weak())
+        if dx is not None and not is_zero(tx):
+            out = rules.add_tangents(out, _bcast_to(_scale(tx, dx, x, y, z), to_aval(z)))
+        if dy is not None and not is_zero(ty):
+            out = rules.add_tangents(out, _bcast_to(_scale(ty, dy, x, y, z), to_aval(z)))
+        return z, out
+
+    def vjp(ct: Any, x: Any, y: Any, *, out: Any) -> tuple:
+        gx = unbroadcast(_scale(ct, dx, x, y, out), to_aval(x)) if dx is not None else None
+        gy = unbroadcast(_scale(ct, dy, x, y, out), to_aval(y)) if dy is not None else None
+        return gx, gy
+
+    p.jvp = jvp
+    p.vjp = vjp
+
+
+def _bcast_to(t: Any, aval: Aval) -> Any:
+    ta = to_aval(t)
+    if ta.shape == aval.shape:
+        return t
+    from funcgrad.primitives.shape import broadcast_in_dim
+
+    return broadcast_in_dim(t, aval.shape, ())
+
+
+def _select_mask(mask: Any, z: Any) -> Any:
+    return convert_element_type(mask, to_aval(z).dtype)
+
+
+def _sel(pred: Any, on_false: Any, on_true: Any) -> Any:
+    """``select_n`` broadcasting 0-d cases to the others' shape."""
+    shape = builtins.max((to_aval(v).shape for v in (pred, on_false, on_true)), key=len)
+
+    def fit(v: Any) -> Any:
+        a = to_aval(v)
+        if a.shape == shape:
+            return v
+        from funcgrad.primitives.shape import broadcast_in_dim
+
+        return broadcast_in_dim(v, shape, ())
+
+    return select_n(fit(pred), fit(on_false), fit(on_true))
+
+
+def _pow_dx(x: Any, y: Any, z: Any) -> Any:
+    # y * x**(y-1), with no special case (JAX's rule for a float exponent): the
+    # derivative is a smooth function of (x, y), so the mixed second derivatives
+    # agree with ∂/∂x of _pow_dy (at y == 0 too)
+    return mul(y, pow(x, sub(y, _c(y, 1.0))))
+
+
+def _pow_dy(x: Any, y: Any, z: Any) -> Any:
+    # log(x) * x**y with log(1) substituted at x == 0 (JAX's _replace_zero): 0 there
+    x_is_0 = eq(x, _c(x, 0.0))
+    return mul(log(_sel(x_is_0, x, _c(x, 1.0))), z)
+
+
+def _max_dx(x: Any, y: Any, z: Any) -> Any:
+    # ties split the gradient evenly, as JAX does
+    return add(_select_mask(gt(x, y), z), mul(_c(z, 0.5), _select_mask(eq(x, y), z)))
+
+
+def _max_dy(x: Any, y: Any, z: Any) -> Any:
+    return add(_select_mask(lt(x, y), z), mul(_c(z, 0.5), _select_mask(eq(x, y), z)))
+
+
+def _min_dx(x: Any, y: Any, z: Any) -> Any:
+    return add(_select_mask(lt(x, y), z), mul(_c(z, 0.5), _select_mask(eq(x, y), z)))
+
+
+def _min_dy(x: Any, y: Any, z: Any) -> Any:
+    return add(_select_mask(gt(x, y), z), mul(_c(z, 0.5), _select_mask(eq(x, y), z)))
+
+
+_binary_ad(add_p, ONE, ONE)
+_binary_ad(sub_p, ONE, MINUS_ONE)
+_binary_ad(mul_p, lambda x, y, z: y, lambda x, y, z: x)
+_binary_ad(div_p, lambda x, y, z: div(_c(z, 1.0), y), lambda x, y, z: neg(div(z, y)))
+_binary_ad(rem_p, ONE, lambda x, y, z: neg(round_toward_zero(div(x, y))))
+_binary_ad(pow_p, _pow_dx, _pow_dy)
+_binary_ad(max_p, _max_dx, _max_dy)
+_binary_ad(min_p, _min_dx, _min_dy)
+_binary_ad(
+    atan2_p,
+    lambda x, y, z: div(y, add(mul(x, x), mul(y, y))),
+    lambda x, y, z: div(neg(x), add(mul(x, x), mul(y, y))),
+)
+
+
+def round_toward_zero(x: Any) -> Any:
+    return mul(sign(x), floor(abs(x)))
+
+
+def _examples_nondiff(kind: str) -> Callable:
+    def examples(rng: np.random.Generator) -> list[Example]:
+        if kind == "bool":
+            mk = lambda shape: rand(rng, shape, "bool")
+        elif kind == "int":
+            mk = lambda shape: rand(rng, shape, "int32", lo=-5, hi=5)
+        else:
+            mk = lambda shape: np.round(rand(rng, shape), 1)
+        return [Example([mk((4,)), mk((4,))]), Example([mk((2, 3)), mk((2, 3))])]
+
+    return examples
+
+
+for _p in (eq_p, ne_p, lt_p, le_p, gt_p, ge_p):
+    _p.examples = _examples_nondiff("float")
+for _p in (and_p, or_p, xor_p):
+    _p.examples = _examples_nondiff("int")
+not_p.examples = lambda rng: [
+    Example([rand(rng, (4,), "bool")]),
+    Example([rand(rng, (2, 3), "int32")]),
+]
+is_finite_p.examples = lambda rng: [
+    Example([np.array([1.0, np.inf, -np.inf, np.nan, 0.0])]),
+    Example([rand(rng, (2, 3))]),
+]
+add_p.examples = _examples_binary()
+sub_p.examples = _examples_binary()
+mul_p.examples = _examples_binary()
+div_p.examples = _examples_binary(lo2=0.5, hi2=2.0)
+rem_p.examples = _examples_binary(lo=0.1, hi=3.0, lo2=0.7, hi2=1.3, smooth=False)
+pow_p.examples = _examples_binary(lo=0.5, hi=2.0)
+max_p.examples = _examples_binary(smooth=False)
+min_p.examples = _examples_binary(smooth=False)
+atan2_p.examples = _examples_binary(lo=0.5, hi=2.0)
+
+
+# --------------------------------------------------------------------------- integer_pow
+
+integer_pow_p = Primitive("integer_pow", family=FAMILY)
+
+
+@integer_pow_p.def_abstract_eval
+def _integer_pow_abstract_eval(x: Aval, *, y: int) -> Aval:
+    _check_dtype("integer_pow", x, "num")
+    if not isinstance(y, int):
+        raise TypeError(f"integer_pow exponent must be a Python int, got {y!r}")
+    if y < 0 and dtypes.kind(x.dtype) == 1:
+        raise ValueError(f"integer_pow of an integer {x} to the negative power {y}")
+    return x
+
+
+integer_pow_p.lower = lambda x, *, y: lax.integer_pow(x, y)
+integer_pow_p.batch = lambda args, dims, *, y: (integer_pow(args[0], y), dims[0])
+
+
+def _integer_pow_scale(t: Any, x: Any, y: int) -> Any:
+    """``t * y * x**(y-1)``, with no multiply by a constant 1 and no ``x**1``."""
+    if y == 0:
+        return mul(t, _full_like(x, 0.0))
+    if y == 1:
+        return t
+    return mul(t, mul(_c(x, float(y)), x if y == 2 else integer_pow(x, y - 1)))
+
+
+@integer_pow_p.def_jvp
+def _integer_pow_jvp(primals: list, tangents: list, *, y: int) -> tuple:
+    (x,), (t,) = primals, tangents
+    return integer_pow(x, y), _integer_pow_scale(t, x, y)
+
+
+@integer_pow_p.def_vjp
+def _integer_pow_vjp(ct: Any, x: Any, *, out: Any, y: int) -> tuple:
+    return (_integer_pow_scale(ct, x, y),)
+
+
+@integer_pow_p.def_examples
+def _integer_pow_examples(rng: np.random.Generator) -> list[Example]:
+    return [
+        Example([rand(rng, (3,))], {"y": 2}),
+        Example([rand(rng, (2, 3))], {"y": 3}),
+        Example([rand(rng, (3,), lo=0.5, hi=2.0)], {"y": -2}),
+        Example([rand(rng, (3,))], {"y": 0}),
+    ]
+
+
+def integer_pow(x: Any, y: int) -> Any:
+    return bind(integer_pow_p, x, y=y)

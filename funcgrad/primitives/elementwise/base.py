@@ -1,0 +1,192 @@
+"""What the elementwise primitives are built from: dtype-class checks, the dtype join of
+operands, lowering casts, the vectorised batching rule and test-example generators.
+"""
+
+from __future__ import annotations
+
+import builtins
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+from jax import lax
+
+from funcgrad.core import dtypes
+from funcgrad.core.interp import to_aval
+from funcgrad.core.ir import Aval
+from funcgrad.core.primitive import Example, Primitive
+from funcgrad.primitives import rules
+from funcgrad.primitives.rules import rand
+
+FAMILY = "elementwise"
+
+
+def _fmt(avals: tuple[Aval, ...]) -> str:
+    return ", ".join(str(a) for a in avals)
+
+
+def _check_dtype(name: str, aval: Aval, allowed: str) -> None:
+    k = dtypes.kind(aval.dtype)
+    ok = {
+        "float": k in (2, 3),
+        "real": k == 2,
+        "num": k in (1, 2, 3),
+        "signed": k in (2, 3) or (k == 1 and aval.dtype.kind == "i"),
+        "int": k == 1,
+        "intbool": k in (0, 1),
+        "any": True,
+    }[allowed]
+    if not ok:
+        need = {
+            "float": "a floating (or complex) dtype",
+            "real": "a real floating dtype",
+            "num": "a numeric dtype",
+            "signed": "a signed numeric dtype",
+            "int": "an integer dtype",
+            "intbool": "an integer or bool dtype",
+            "any": "",
+        }[allowed]
+        raise TypeError(f"{name} requires {need}, got an operand of type {aval}")
+
+
+def _unary_aval(name: str, allowed: str) -> Callable[..., Aval]:
+    def abstract_eval(x: Aval) -> Aval:
+        _check_dtype(name, x, allowed)
+        return x
+
+    return abstract_eval
+
+
+def _join_avals(name: str, avals: tuple[Aval, ...], allowed: str) -> Aval:
+    shapes = {a.shape for a in avals if a.shape != ()}
+    if len(shapes) > 1:
+        raise TypeError(
+            f"{name} requires operands of equal shapes (or 0-d), got {_fmt(avals)}; "
+            "funcgrad.numpy broadcasts by NumPy's rules before calling it"
+        )
+    shape = shapes.pop() if shapes else ()
+    strong = {a.dtype for a in avals if not a.weak_type}
+    if len(strong) > 1:
+        raise TypeError(f"{name} requires operands of one dtype, got {_fmt(avals)}")
+    if strong:
+        dtype = strong.pop()
+        for a in avals:
+            if a.weak_type and dtypes.kind(a.dtype) > dtypes.kind(dtype):
+                raise TypeError(f"{name}: weak operand {a} does not fit dtype {dtype}")
+    else:
+        dtype = builtins.max((a.dtype for a in avals), key=lambda d: (dtypes.kind(d), d.itemsize))
+    out = Aval(shape, dtype, all(a.weak_type for a in avals))
+    _check_dtype(name, out, allowed)
+    return out
+
+
+def _binary_aval(name: str, allowed: str, out_dtype: str | None = None) -> Callable[..., Aval]:
+    def abstract_eval(*avals: Aval) -> Aval:
+        out = _join_avals(name, avals, allowed)
+        if out_dtype is not None:
+            return Aval(out.shape, np.dtype(out_dtype), False)
+        return out
+
+    return abstract_eval
+
+
+def lax_convert(x: Any, dtype: np.dtype, weak_type: bool = False) -> Any:
+    """(lowering) ``x`` converted to ``dtype``, weakly typed if ``weak_type`` (as the aval says).
+
+    ``lax.convert_element_type`` always gives a strong result; JAX's own weak conversion
+    is private, so it is imported here, inside lowering, and nowhere else.
+    """
+    if weak_type:
+        from jax._src.lax.lax import _convert_element_type
+
+        return _convert_element_type(x, np.dtype(dtype), weak_type=True)
+    if isinstance(x, (bool, int, float, complex)):
+        return np.asarray(x, dtype)
+    return lax.convert_element_type(x, dtype)
+
+
+def _cast(vals: tuple, dtype: np.dtype, weak: bool = False) -> list:
+    """(lowering) operands of a join, all of ``dtype``; weak only if the join is weak."""
+    out = []
+    for v in vals:
+        if isinstance(v, (bool, int, float, complex)) or v.dtype != dtype:
+            v = lax_convert(v, dtype, weak)
+        out.append(v)
+    return out
+
+
+def _lower_nary(fn: Callable, name: str) -> Callable:
+    def lower(*vals: Any) -> Any:
+        out = _join_avals(name, tuple(to_aval(v) for v in vals), "any")
+        return fn(*_cast(vals, out.dtype, out.weak_type))
+
+    return lower
+
+
+def vectorized_batch(prim: Primitive) -> Callable:
+    """Batching rule for elementwise primitives: align batch axes, then apply."""
+
+    def batch(args: list, dims: list, **params: Any) -> tuple[Any, int]:
+        from funcgrad.primitives.shape import broadcast_in_dim
+
+        size = rules.batch_size(args, dims)
+        bd = next(d for d in dims if d is not None)
+        rest = _rest_shape(args, dims)
+        full = (*rest[:bd], size, *rest[bd:])
+        out_args = []
+        for a, d in zip(args, dims):
+            nd = to_aval(a).ndim
+            if d is None:
+                if nd == 0:
+                    out_args.append(a)
+                else:
+                    keep = tuple(i for i in range(len(full)) if i != bd)
+                    out_args.append(broadcast_in_dim(a, full, keep))
+            elif nd == 1 and rest:
+                out_args.append(broadcast_in_dim(a, full, (bd,)))
+            else:
+                out_args.append(rules.moveaxis(a, d, bd))
+        return prim.bind(*out_args, **params), bd
+
+    return batch
+
+
+def _rest_shape(args: list, dims: list) -> tuple:
+    for a, d in zip(args, dims):
+        sh = list(to_aval(a).shape)
+        if d is not None:
+            sh.pop(d)
+        if sh:
+            return tuple(sh)
+    return ()
+
+
+def _examples_unary(lo: float = -2.0, hi: float = 2.0, smooth: bool = True) -> Callable:
+    def examples(rng: np.random.Generator) -> list[Example]:
+        return [
+            Example([rand(rng, (3,), lo=lo, hi=hi)], smooth=smooth),
+            Example([rand(rng, (2, 3), lo=lo, hi=hi)], smooth=smooth),
+            Example([rand(rng, (), lo=lo, hi=hi)], smooth=smooth),
+        ]
+
+    return examples
+
+
+def _examples_binary(lo: float = -2.0, hi: float = 2.0, smooth: bool = True, lo2=None, hi2=None):
+    lo2 = lo if lo2 is None else lo2
+    hi2 = hi if hi2 is None else hi2
+
+    def examples(rng: np.random.Generator) -> list[Example]:
+        return [
+            Example(
+                [rand(rng, (3,), lo=lo, hi=hi), rand(rng, (3,), lo=lo2, hi=hi2)], smooth=smooth
+            ),
+            Example(
+                [rand(rng, (2, 3), lo=lo, hi=hi), rand(rng, (2, 3), lo=lo2, hi=hi2)], smooth=smooth
+            ),
+            Example(
+                [rand(rng, (2, 3), lo=lo, hi=hi), rand(rng, (), lo=lo2, hi=hi2)], smooth=smooth
+            ),
+        ]
+
+    return examples

@@ -1,0 +1,178 @@
+"""Changing the element type: ``convert_element_type``, the real part of a complex array
+(``real``), and the cast of a (co)tangent back to its operand's dtype (``unbroadcast``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+from jax import lax
+
+from funcgrad.core import dtypes
+from funcgrad.core.interp import bind, to_aval
+from funcgrad.core.ir import Aval
+from funcgrad.core.primitive import Example, Primitive
+from funcgrad.core.zeros import Zero, is_zero
+from funcgrad.primitives.elementwise.base import lax_convert
+from funcgrad.primitives.rules import rand
+
+FAMILY = "elementwise"
+
+
+def _is_complex(x: Any) -> bool:
+    return dtypes.kind(to_aval(x).dtype) == 3
+
+
+def real_dtype(dtype: np.dtype) -> np.dtype:
+    """The real dtype of a complex one (``complex64`` → ``float32``); real dtypes unchanged."""
+    dtype = np.dtype(dtype)
+    return np.dtype(np.finfo(dtype).dtype) if dtype.kind == "c" else dtype
+
+
+def complex_dtype(dtype: np.dtype) -> np.dtype:
+    """The complex dtype of a real floating one (``float32`` → ``complex64``)."""
+    dtype = np.dtype(dtype)
+    if dtype.kind == "c":
+        return dtype
+    return dtypes.canonicalize("complex128" if dtype == np.dtype("float64") else "complex64")
+
+
+def _complex_part_aval(name: str) -> Callable[..., Aval]:
+    def abstract_eval(x: Aval) -> Aval:
+        if dtypes.kind(x.dtype) != 3:
+            raise TypeError(f"{name} requires a complex operand, got {x}")
+        return Aval(x.shape, real_dtype(x.dtype), x.weak_type)
+
+    return abstract_eval
+
+
+def _complex_examples(lo: float = -2.0, hi: float = 2.0, smooth: bool = True) -> Callable:
+    def examples(rng: np.random.Generator) -> list[Example]:
+        return [
+            Example([rand(rng, (3,), "complex128", lo=lo, hi=hi)], smooth=smooth),
+            Example([rand(rng, (2, 3), "complex128", lo=lo, hi=hi)], smooth=smooth),
+            Example([rand(rng, (), "complex128", lo=lo, hi=hi)], smooth=smooth),
+            Example(
+                [rand(rng, (4,), "complex64", lo=lo, hi=hi)], smooth=False, rtol=1e-5, atol=1e-5
+            ),
+        ]
+
+    return examples
+
+
+def _unary_complex(name: str, lower: Callable, abstract_eval: Callable) -> Primitive:
+    p = Primitive(name, family=FAMILY)
+    p.abstract_eval = abstract_eval
+    p.lower = lower
+    p.batch = lambda args, dims, **kw: (p.bind(args[0]), dims[0])
+    p.examples = _complex_examples()
+    return p
+
+
+real_p = _unary_complex("real", lax.real, _complex_part_aval("real"))
+
+
+def real(x: Any) -> Any:
+    """Real part of a complex array (a real array of the matching precision)."""
+    return bind(real_p, x)
+
+
+def cast_tangent(t: Any, dtype: np.dtype) -> Any:
+    """A (co)tangent converted to ``dtype``; complex to real keeps the real part (what the
+    conversion does, without NumPy's warning about discarding the imaginary part)."""
+    if _is_complex(t) and dtypes.kind(np.dtype(dtype)) != 3:
+        t = real(t)
+    return convert_element_type(t, dtype)
+
+
+def _as_complex(ct: Any, like: Any) -> Any:
+    """A real cotangent as a complex array of ``like``'s dtype (imaginary part 0)."""
+    return convert_element_type(ct, to_aval(like).dtype)
+
+
+real_p.jvp = lambda primals, tangents: (real(primals[0]), real(tangents[0]))
+real_p.vjp = lambda ct, x, *, out: (_as_complex(ct, x),)
+
+
+def unbroadcast(ct: Any, aval: Aval) -> Any:
+    """Sum a cotangent down to a 0-d operand that was broadcast; cast to its dtype."""
+    if is_zero(ct):
+        return ct
+    ct_aval = to_aval(ct)
+    if aval.shape == () and ct_aval.shape != ():
+        from funcgrad.primitives.reductions import reduce_sum
+
+        ct = reduce_sum(ct, tuple(range(ct_aval.ndim)))
+    if to_aval(ct).dtype != aval.dtype and dtypes.is_inexact(aval.dtype):
+        ct = cast_tangent(ct, aval.dtype)
+    return ct
+
+
+# --------------------------------------------------------------------------- convert
+
+convert_element_type_p = Primitive("convert_element_type", family=FAMILY)
+
+
+@convert_element_type_p.def_abstract_eval
+def _convert_abstract_eval(x: Aval, *, new_dtype: np.dtype, weak_type: bool = False) -> Aval:
+    return Aval(x.shape, new_dtype, weak_type)
+
+
+def _convert_lower(x: Any, *, new_dtype: np.dtype, weak_type: bool = False) -> Any:
+    if isinstance(x, (bool, int, float, complex)) and not weak_type:
+        x = np.asarray(x, dtypes.canonicalize(dtypes.python_scalar_dtype(x)))
+    return lax_convert(x, new_dtype, weak_type)
+
+
+convert_element_type_p.lower = _convert_lower
+convert_element_type_p.batch = lambda args, dims, **kw: (
+    convert_element_type_p.bind(args[0], **kw),
+    dims[0],
+)
+
+
+@convert_element_type_p.def_jvp
+def _convert_jvp(primals: list, tangents: list, *, new_dtype: np.dtype, weak_type: bool = False):
+    (x,), (t,) = primals, tangents
+    out = convert_element_type(x, new_dtype, weak_type)
+    if not dtypes.is_inexact(new_dtype) or not dtypes.is_inexact(to_aval(x).dtype):
+        return out, Zero(to_aval(out).strip_weak())
+    return out, cast_tangent(t, new_dtype)
+
+
+@convert_element_type_p.def_vjp
+def _convert_vjp(ct: Any, x: Any, *, out: Any, new_dtype: np.dtype, weak_type: bool = False):
+    src = to_aval(x).dtype
+    if not dtypes.is_inexact(src) or not dtypes.is_inexact(new_dtype):
+        return (None,)
+    return (cast_tangent(ct, src),)
+
+
+@convert_element_type_p.def_examples
+def _convert_examples(rng: np.random.Generator) -> list[Example]:
+    return [
+        Example(
+            [rand(rng, (3,))],
+            {"new_dtype": np.dtype("float32")},
+            rtol=1e-3,
+            atol=1e-3,
+            smooth=False,
+        ),
+        Example([rand(rng, (2, 3), "float32")], {"new_dtype": np.dtype("float64")}),
+        Example([rand(rng, (3,))], {"new_dtype": np.dtype("float64"), "weak_type": True}),
+    ]
+
+
+def convert_element_type(x: Any, new_dtype: Any, weak_type: bool = False) -> Any:
+    """Cast ``x`` to ``new_dtype`` (canonicalised); a no-op when nothing changes."""
+    new_dtype = dtypes.canonicalize(new_dtype)
+    aval = to_aval(x)
+    if (
+        aval.dtype == new_dtype
+        and aval.weak_type == weak_type
+        and not isinstance(x, (bool, int, float, complex))
+    ):
+        return x
+    return bind(convert_element_type_p, x, new_dtype=new_dtype, weak_type=weak_type)

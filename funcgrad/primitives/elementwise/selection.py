@@ -1,0 +1,135 @@
+"""``select_n``: pick elementwise among cases by an integer or boolean selector."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from jax import lax
+
+from funcgrad.core import dtypes
+from funcgrad.core.interp import bind, to_aval
+from funcgrad.core.ir import Aval
+from funcgrad.core.primitive import Example, Primitive
+from funcgrad.core.zeros import Zero, is_zero
+from funcgrad.primitives import rules
+from funcgrad.primitives.elementwise.base import _cast, _fmt, _join_avals
+from funcgrad.primitives.elementwise.convert import unbroadcast
+from funcgrad.primitives.rules import rand
+
+FAMILY = "elementwise"
+
+
+# --------------------------------------------------------------------------- select_n
+
+select_n_p = Primitive("select_n", family=FAMILY)
+
+
+@select_n_p.def_abstract_eval
+def _select_n_abstract_eval(which: Aval, *cases: Aval) -> Aval:
+    if not cases:
+        raise TypeError("select_n requires at least one case")
+    if which.dtype != np.dtype("bool") and dtypes.kind(which.dtype) != 1:
+        raise TypeError(f"select_n predicate must be bool or int32, got {which}")
+    if which.dtype == np.dtype("bool") and len(cases) > 2:
+        raise TypeError("select_n with a bool predicate takes at most two cases")
+    out = _join_avals("select_n", cases, "any")
+    if which.shape not in ((), out.shape):
+        raise TypeError(
+            f"select_n predicate shape {which} must be 0-d or match the cases {_fmt(cases)}"
+        )
+    if any(c.shape != out.shape for c in cases):
+        cs = [c for c in cases if c.shape != out.shape]
+        raise TypeError(f"select_n cases must have equal shapes, got {_fmt(cases)} ({cs})")
+    return out
+
+
+def _select_n_lower(which: Any, *cases: Any) -> Any:
+    out = _join_avals("select_n", tuple(to_aval(c) for c in cases), "any")
+    return lax.select_n(which, *_cast(cases, out.dtype, out.weak_type))
+
+
+select_n_p.lower = _select_n_lower
+
+
+@select_n_p.def_batch
+def _select_n_batch(args: list, dims: list) -> tuple:
+    which, *cases = args
+    wd, *cds = dims
+    size = rules.batch_size(args, dims)
+    case_aval = next(to_aval(c) for c in cases)
+    if wd is None and to_aval(which).ndim == 0:
+        # scalar predicate: batch the cases only
+        bd = next(d for d in cds if d is not None)
+        cs = [
+            rules.moveaxis(c, d, bd) if d is not None else _bcast_batch(c, size, bd)
+            for c, d in zip(cases, cds)
+        ]
+        return select_n(which, *cs), bd
+    # move everything to the front, broadcasting the predicate and unbatched cases
+    shape = list(to_aval(cases[0]).shape)
+    if cds[0] is not None:
+        shape.pop(cds[0])
+    full_shape = (size, *shape)
+    from funcgrad.primitives.shape import broadcast_in_dim
+
+    if wd is None:
+        which = broadcast_in_dim(
+            which, full_shape, tuple(range(1, len(full_shape))) if to_aval(which).ndim else ()
+        )
+    else:
+        which = rules.moveaxis(which, wd, 0)
+        if to_aval(which).ndim == 1 and len(full_shape) > 1:
+            which = broadcast_in_dim(which, full_shape, (0,))
+    cs = [rules.bdim_to_front(c, d, size) for c, d in zip(cases, cds)]
+    del case_aval
+    return select_n(which, *cs), 0
+
+
+def _bcast_batch(x: Any, size: int, bd: int) -> Any:
+    return rules.moveaxis(rules.bdim_to_front(x, None, size), 0, bd)
+
+
+@select_n_p.def_jvp
+def _select_n_jvp(primals: list, tangents: list) -> tuple:
+    which, *cases = primals
+    out = select_n(which, *cases)
+    tcases = tangents[1:]
+    if all(is_zero(t) for t in tcases):
+        return out, Zero(to_aval(out).strip_weak())
+    aval = to_aval(out).strip_weak()
+    ts = [rules.instantiate(t, aval) for t in tcases]
+    return out, select_n(which, *ts)
+
+
+@select_n_p.def_vjp
+def _select_n_vjp(ct: Any, which: Any, *cases: Any, out: Any) -> tuple:
+    aval = to_aval(out).strip_weak()
+    zero = rules.zeros_like_aval(aval)
+    n = len(cases)
+    res: list[Any] = [None]
+    for i in range(n):
+        branches = [zero] * n
+        branches[i] = ct
+        res.append(unbroadcast(select_n(which, *branches), to_aval(cases[i])))
+    return tuple(res)
+
+
+@select_n_p.def_examples
+def _select_n_examples(rng: np.random.Generator) -> list[Example]:
+    return [
+        Example([rand(rng, (3,), "bool"), rand(rng, (3,)), rand(rng, (3,))], diff_argnums=(1, 2)),
+        Example(
+            [rand(rng, (2, 3), "bool"), rand(rng, (2, 3)), rand(rng, (2, 3))], diff_argnums=(1, 2)
+        ),
+        Example(
+            [np.asarray(rng.integers(0, 3, (2, 3)), np.int32)]
+            + [rand(rng, (2, 3)) for _ in range(3)],
+            diff_argnums=(1, 2, 3),
+        ),
+    ]
+
+
+def select_n(which: Any, *cases: Any) -> Any:
+    """``cases[which]`` elementwise (``which`` bool: False picks ``cases[0]``)."""
+    return bind(select_n_p, which, *cases)
