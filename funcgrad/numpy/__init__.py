@@ -49,6 +49,7 @@ from funcgrad.numpy._creation import (  # noqa: F401
     zeros,
     zeros_like,
 )
+from funcgrad.numpy._equality import allclose, array_equal, array_equiv, isclose  # noqa: F401
 from funcgrad.numpy._extras import (  # noqa: F401
     array_repr,
     array_str,
@@ -271,7 +272,6 @@ from funcgrad.numpy._ufuncs import (  # noqa: F401
     acos,
     acosh,
     add,
-    allclose,
     angle,
     arccos,
     arccosh,
@@ -281,8 +281,6 @@ from funcgrad.numpy._ufuncs import (  # noqa: F401
     arctan2,
     arctanh,
     around,
-    array_equal,
-    array_equiv,
     asin,
     asinh,
     atan,
@@ -322,7 +320,6 @@ from funcgrad.numpy._ufuncs import (  # noqa: F401
     hypot,
     imag,
     invert,
-    isclose,
     iscomplex,
     iscomplexobj,
     isfinite,

@@ -1,0 +1,59 @@
+"""Tolerance and whole-array comparisons: ``isclose``, ``allclose``, ``array_equal``,
+``array_equiv``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from funcgrad.numpy._core import ArrayLike, aval, out, prep, promote_broadcast
+from funcgrad.numpy._reductions import all as _all
+from funcgrad.numpy._ufuncs import equal, isinf, isnan, logical_and, logical_or
+from funcgrad.primitives import elementwise as ew
+
+
+def isclose(
+    a: ArrayLike, b: ArrayLike, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False
+) -> Any:
+    """Elementwise ``|a - b| <= atol + rtol * |b|`` (infinities equal only to themselves)."""
+    a, b = promote_broadcast("isclose", a, b, to="inexact")
+    dt = ew.real_dtype(aval(a).dtype)  # compared with |a - b| (real for complex a, b)
+    rt, at = np.asarray(rtol, dt), np.asarray(atol, dt)
+    close = ew.le(ew.abs(ew.sub(a, b)), ew.add(at, ew.mul(rt, ew.abs(b))))
+    inf_a, inf_b = isinf(a), isinf(b)
+    close = ew.bitwise_and(close, ew.bitwise_not(ew.bitwise_or(inf_a, inf_b)))
+    close = ew.bitwise_or(close, ew.bitwise_and(ew.bitwise_and(inf_a, inf_b), ew.eq(a, b)))
+    nan_a, nan_b = ew.ne(a, a), ew.ne(b, b)
+    close = ew.bitwise_and(close, ew.bitwise_not(ew.bitwise_or(nan_a, nan_b)))
+    if equal_nan:
+        close = ew.bitwise_or(close, ew.bitwise_and(nan_a, nan_b))
+    return out(close)
+
+
+def allclose(
+    a: ArrayLike, b: ArrayLike, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False
+) -> Any:
+    """Whether :func:`isclose` holds everywhere (a 0-d bool array)."""
+    return _all(isclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan))
+
+
+def array_equal(a1: ArrayLike, a2: ArrayLike, equal_nan: bool = False) -> Any:
+    """Whether two arrays have the same shape and elements (a 0-d bool array)."""
+    a1, a2 = prep(a1, "array_equal"), prep(a2, "array_equal")
+    if aval(a1).shape != aval(a2).shape:
+        return out(np.asarray(False))
+    eq = equal(a1, a2)
+    if equal_nan:
+        eq = logical_or(eq, logical_and(isnan(a1), isnan(a2)))
+    return _all(eq)
+
+
+def array_equiv(a1: ArrayLike, a2: ArrayLike) -> Any:
+    """Whether two arrays are equal after broadcasting (a 0-d bool array)."""
+    a1, a2 = prep(a1, "array_equiv"), prep(a2, "array_equiv")
+    try:
+        np.broadcast_shapes(aval(a1).shape, aval(a2).shape)
+    except ValueError:
+        return out(np.asarray(False))
+    return _all(equal(a1, a2))
