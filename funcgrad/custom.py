@@ -15,7 +15,7 @@ import weakref
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from funcgrad.core import dtypes
+from funcgrad.core import compile_cache, dtypes
 from funcgrad.core.ad_util import close
 from funcgrad.core.interp import (
     UNKNOWN,
@@ -667,6 +667,11 @@ class custom_vjp:
 #: traces of checkpointed functions, per function: a fresh ``checkpoint(f)`` of a
 #: function already seen (with the same avals and static arguments) does not retrace
 _CHECKPOINT_TRACES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+compile_cache.register(
+    "checkpoint_traces",
+    size=lambda: sum(len(per_fun) for per_fun in list(_CHECKPOINT_TRACES.values())),
+    clear=_CHECKPOINT_TRACES.clear,
+)
 
 
 def checkpoint(

@@ -10,9 +10,14 @@ Called inside another transform (``grad(jit(f))``), it binds one ``jit_call``
 equation holding its program, so the inner function stays one unit: it is
 transformed as a whole and lowered once.
 
-Traces and executables are shared by every ``jit(f)`` of the same function with
+Traces and dispatchers are shared by every ``jit(f)`` of the same function with
 the same static/donated arguments (a cache keyed weakly on ``f``), so a fresh
-wrapper of a function already seen does not trace it again, as in JAX.
+wrapper of a function already seen does not trace it again, as in JAX. The
+executables of funcgrad's own dispatch come from the one compile cache
+(:mod:`funcgrad.core.compile_cache`), keyed by program structure, so functions
+that trace to the same program share one; the per-function tables are
+registered with it, so ``funcgrad.clear_caches()`` and ``funcgrad.cache_info()``
+cover them.
 """
 
 from __future__ import annotations
@@ -28,11 +33,14 @@ import jax
 from jax import tree_util
 
 from funcgrad import passes
+from funcgrad.api import check_callable
+from funcgrad.core import compile_cache
 from funcgrad.core.ad_util import close
 from funcgrad.core.errors import user_frame, where
 from funcgrad.core.interp import Tracer, _state, leaked, new_builder, to_aval
 from funcgrad.core.ir import Program, aval_of
-from funcgrad.lowering import lower_program
+from funcgrad.core.lowering import lower_program
+from funcgrad.primitives.calls import jit_call
 from funcgrad.tree import broadcast_prefix, tree_flatten, tree_unflatten
 
 _EMBED_LIMIT = 1 << 20  # bytes of closed-over constants jax.jit may embed in an executable
@@ -119,9 +127,42 @@ class _Shared:
         self.dispatch: Any = None
         self.trace_count = 0
         self.owners: weakref.WeakSet = weakref.WeakSet()  # the live wrappers
+        _all_shared.add(self)
 
 
 _shared_by_fun: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+#: every live ``_Shared`` (also those of unshared wrappers), for the compile cache
+_all_shared: weakref.WeakSet = weakref.WeakSet()
+
+
+def _traces_held() -> int:
+    return sum(len(sh.cache) for sh in list(_all_shared))
+
+
+def _clear_traces() -> None:
+    for sh in list(_all_shared):
+        sh.cache.clear()
+        sh.fast.clear()
+
+
+def _dispatch_executables() -> int:
+    """Executables in the ``jax.jit`` dispatchers' tables (JAX's count, where it has one)."""
+    n = 0
+    for sh in list(_all_shared):
+        size = getattr(sh.dispatch, "_cache_size", None)
+        if size is not None:
+            n += size()
+    return n
+
+
+def _clear_dispatchers() -> None:
+    for sh in list(_all_shared):
+        if sh.dispatch is not None:
+            sh.dispatch.clear_cache()
+
+
+compile_cache.register("jit_traces", size=_traces_held, clear=_clear_traces)
+compile_cache.register("jit_dispatch", size=_dispatch_executables, clear=_clear_dispatchers)
 
 
 def _shared_for(fun: Callable, config: Any) -> _Shared:
@@ -169,14 +210,15 @@ def _dynamic_error(
 
 
 class _Entry:
-    __slots__ = ("_lowered", "call_prog", "compiled", "consts", "out_tree", "program")
+    __slots__ = ("_lowered", "call_prog", "consts", "jit_kw", "out_tree", "program")
 
     def __init__(self, program: Program, out_tree: Any) -> None:
         self.program = program
         self.out_tree = out_tree
         self.consts = list(program.consts)
         self.call_prog = close(program)[0]
-        self.compiled: Any = None
+        #: ``jax.jit``'s static arguments for this entry (donation, shardings), once known
+        self.jit_kw: dict[str, Any] | None = None
         self._lowered: Any = None
 
     @property
@@ -204,8 +246,6 @@ class Jitted:
         out_shardings: Any = None,
         donate_argnames: str | Sequence[str] | None = None,
     ) -> None:
-        from funcgrad.api import check_callable
-
         check_callable(fun)
         self.fun = fun
         sig = _signature(fun)
@@ -341,7 +381,14 @@ class Jitted:
         prog = passes.prune_constvars(passes.simplify(prog))
         return _Entry(prog, out_tree)
 
-    def _compile(self, entry: _Entry, args: tuple, leaves: list) -> Any:
+    def _executable(self, entry: _Entry, args: tuple) -> Any:
+        """The entry's executable, ``fn(*consts, *leaves)``, from the one compile cache."""
+        if entry.jit_kw is None:
+            entry.jit_kw = self._jit_kw(entry, args)
+        return compile_cache.compiled(entry.program, name=self._name(), **entry.jit_kw)
+
+    def _jit_kw(self, entry: _Entry, args: tuple) -> dict[str, Any]:
+        """``jax.jit``'s static arguments, counted over ``(*consts, *leaves)``."""
         n_consts = len(entry.consts)
         kw: dict[str, Any] = {}
         if self.donate_argnums:
@@ -364,7 +411,7 @@ class Jitted:
             kw["in_shardings"] = tuple([None] * n_consts + per_leaf)
         if self.out_shardings is not None:
             kw["out_shardings"] = self._out_shardings_flat(entry)
-        return jax.jit(entry.lowered, **kw)
+        return kw
 
     def _out_shardings_flat(self, entry: _Entry) -> Any:
         dummy = tree_unflatten(entry.out_tree, [0] * entry.out_tree.num_leaves)
@@ -402,18 +449,16 @@ class Jitted:
             except TypeError:
                 fast_key, entry = None, None
             if entry is not None:
-                return tree_unflatten(entry.out_tree, entry.compiled(*entry.consts, *leaves))
+                fn = compile_cache.compiled(entry.program, name=self._name(), **entry.jit_kw)
+                return tree_unflatten(entry.out_tree, fn(*entry.consts, *leaves))
         entry, leaves = self._entry(args, kwargs)
         if _state.stack:
-            from funcgrad.primitives.calls import jit_call
-
             outs = jit_call(entry.call_prog, *entry.consts, *leaves, name=self._name())
         else:
-            if entry.compiled is None:
-                entry.compiled = self._compile(entry, args, leaves)
-            if fast_key is not None and entry.consts is not None:
+            fn = self._executable(entry, args)
+            if fast_key is not None:
                 self._fast[fast_key] = entry
-            outs = entry.compiled(*entry.consts, *leaves)
+            outs = fn(*entry.consts, *leaves)
         return tree_unflatten(entry.out_tree, outs)
 
     def _name(self) -> str:
@@ -432,9 +477,7 @@ class Jitted:
             except _ConstsTooLarge:
                 self._dispatch = None
         entry, leaves = self._entry(args, kwargs)
-        if entry.compiled is None:
-            entry.compiled = self._compile(entry, args, leaves)
-        return entry.compiled.lower(*entry.consts, *leaves).as_text()
+        return self._executable(entry, args).lower(*entry.consts, *leaves).as_text()
 
     def clear_cache(self) -> None:
         self._cache.clear()

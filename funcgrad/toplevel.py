@@ -1,6 +1,6 @@
 """JAX's top-level utilities that are not transforms of derivatives: ``eval_shape``,
 ``linear_transpose``, ``closure_convert``, devices (``device_put``, ``devices``, ...),
-``block_until_ready`` and ``clear_caches``.
+``block_until_ready``, ``clear_caches`` and ``cache_info``.
 
 Devices and placement are JAX's: funcgrad's concrete values are ``jax.Array``s.
 Inside a transform ``device_put`` is the identity on traced values (placement is
@@ -16,18 +16,19 @@ import jax
 import numpy as np
 
 from funcgrad import ad, passes
-from funcgrad.api import TreeFunction, trace_pytree
-from funcgrad.core import dtypes
+from funcgrad.api import TreeFunction, make_ir, trace_pytree
+from funcgrad.core import compile_cache, dtypes
 from funcgrad.core.ad_util import close
-from funcgrad.core.interp import Tracer, eval_program, new_builder, to_aval
+from funcgrad.core.compile_cache import run as run_program
+from funcgrad.core.interp import Tracer, compile_time_eval, eval_program, new_builder, to_aval
 from funcgrad.core.ir import Aval, Var
-from funcgrad.lowering import run_program
 from funcgrad.tree import tree_flatten, tree_map, tree_unflatten
 
 __all__ = [
     "Device",
     "ShapeDtypeStruct",
     "block_until_ready",
+    "cache_info",
     "clear_caches",
     "closure_convert",
     "default_backend",
@@ -243,26 +244,38 @@ def block_until_ready(x: Any) -> Any:
 
 
 def clear_caches() -> None:
-    """Drop every compiled executable and cached trace funcgrad holds (and JAX's)."""
-    import sys
+    """Drop every compiled executable and cached trace funcgrad holds (and JAX's).
 
-    from funcgrad import custom, lowering
-    from funcgrad.primitives import calls, control_flow
-
-    jit_module = sys.modules["funcgrad.jit"]  # ``funcgrad.jit`` the name is the function
-
-    lowering._cache.compiled.clear()
-    lowering._cache.seen.clear()
-    calls._compiled_subs.clear()
-    control_flow.common._EAGER_CACHE.clear()
-    custom._CHECKPOINT_TRACES.clear()
-    for per_fun in list(jit_module._shared_by_fun.values()):
-        for shared in per_fun.values():
-            shared.cache.clear()
-            shared.fast.clear()
-            if shared.dispatch is not None:
-                shared.dispatch.clear_cache()
+    Empties the one compile cache (:mod:`funcgrad.core.compile_cache`: executables
+    of jitted and eagerly evaluated programs, control-flow bodies, and the
+    per-function trace and dispatch tables registered with it) and resets its
+    counters, then calls ``jax.clear_caches()``. Functions called afterwards are
+    traced and compiled again.
+    """
+    compile_cache.clear()
     jax.clear_caches()
+
+
+def cache_info() -> compile_cache.CacheInfo:
+    """What funcgrad's compile cache holds and how it has been used since it was cleared.
+
+    Returns:
+        A ``CacheInfo`` named tuple: ``entries`` (executables and other compiled
+        values in the cache), ``hits``, ``misses``, ``compiles`` (executables
+        created), ``evictions`` (dropped to stay within the bound), ``seen``
+        (program structures evaluated once eagerly, not compiled yet), ``traces``
+        (entries of the per-function tables: ``jit``'s traces and dispatch
+        executables, ``checkpoint``'s traces) and ``kinds`` (entries per kind).
+
+    Example:
+        >>> import funcgrad as fg
+        >>> fg.clear_caches()
+        >>> f = fg.jit(lambda x: x * 2.0)
+        >>> _ = f(1.0)
+        >>> fg.cache_info().traces >= 1
+        True
+    """
+    return compile_cache.info()
 
 
 # --------------------------------------------------------------------------- more of jax.*
@@ -285,8 +298,6 @@ def make_jaxpr(
     (funcgrad's counterpart of a jaxpr; print it to read it), with ``return_shape=True``
     also the outputs' ``ShapeDtypeStruct`` pytree. Named axes (``axis_env``) and shape
     polymorphism (``abstracted_axes``) are not part of funcgrad."""
-    from funcgrad.api import make_ir
-
     if axis_env is not None:
         raise NotImplementedError("make_jaxpr: axis_env (named axes) is not supported by funcgrad")
     if abstracted_axes is not None:
@@ -344,6 +355,4 @@ def ensure_compile_time_eval() -> Any:
     """A context manager within which operations on concrete values run immediately, even
     inside ``jit`` (so Python can branch on their results); operations on traced values are
     still recorded. As ``jax.ensure_compile_time_eval``."""
-    from funcgrad.core.interp import compile_time_eval
-
     return compile_time_eval()

@@ -139,7 +139,7 @@ class Eqn:
 
 def _hashable_param(v: Any) -> Any:
     if isinstance(v, Program):
-        return ("program", v.key())
+        return ("program", v.hashed_key())
     if isinstance(v, (list, tuple)):
         return tuple(_hashable_param(x) for x in v)
     if isinstance(v, dict):
@@ -151,6 +151,33 @@ def _hashable_param(v: Any) -> Any:
     except TypeError:
         return ("id", id(v))
     return v
+
+
+class StructKey:
+    """A structural key (a deep tuple) whose hash is computed once.
+
+    Program keys are nested tuples as large as the program, and Python does not
+    cache a tuple's hash; caches looking a program up on every call use this
+    instead (equality still compares the whole structure, but only on a hash
+    match with a different key object).
+    """
+
+    __slots__ = ("_hash", "parts")
+
+    def __init__(self, parts: tuple) -> None:
+        self.parts = parts
+        self._hash = hash(parts)
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __eq__(self, other: object) -> bool:
+        if self is other:
+            return True
+        return type(other) is StructKey and self._hash == other._hash and self.parts == other.parts
+
+    def __repr__(self) -> str:
+        return f"StructKey({self._hash:#x})"
 
 
 @dataclass(frozen=True, eq=False)
@@ -210,6 +237,13 @@ class Program:
         )
         self._key.append(k)
         return k
+
+    def hashed_key(self) -> StructKey:
+        """:meth:`key` with its hash computed once: a cheap dictionary key."""
+        memo = self._key
+        if len(memo) < 2:
+            memo.append(StructKey(self.key()))
+        return memo[1]
 
     def replace(self, **kw: Any) -> Program:
         d = dict(

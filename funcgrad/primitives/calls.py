@@ -13,17 +13,17 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-import jax
 import numpy as np
 from jax import lax
 
 from funcgrad import ad, batching, passes
 from funcgrad.core.ad_util import close
+from funcgrad.core.compile_cache import compiled
 from funcgrad.core.interp import Tracer, bind, eval_program, new_builder, to_aval
 from funcgrad.core.ir import Aval, Eqn, Literal, Program, Var
+from funcgrad.core.lowering import lower_program
 from funcgrad.core.primitive import Example, Primitive
 from funcgrad.core.zeros import Zero, is_zero
-from funcgrad.lowering import lower_program
 from funcgrad.primitives import elementwise as ew
 from funcgrad.primitives import rules
 from funcgrad.primitives.rules import rand
@@ -51,10 +51,6 @@ def _split_tangents(outs: list, n: int, out_nz: list[bool], avals: list[Aval]) -
 # --------------------------------------------------------------------------- jit_call
 
 jit_call_p = Primitive("jit_call", family=FAMILY, multiple_results=True)
-#: ``jax.jit`` of each sub-program's lowering, by structure (transforms make fresh but
-#: identical programs on every eager call); bounded, oldest dropped first
-_compiled_subs: dict[Any, Any] = {}
-_COMPILED_SUBS_MAX = 512
 
 
 @jit_call_p.def_abstract_eval
@@ -64,15 +60,9 @@ def _jit_call_abstract_eval(*avals: Aval, program: Program, name: str) -> list[A
 
 @jit_call_p.def_lower
 def _jit_call_lower(*vals: Any, program: Program, name: str) -> list:
-    key = (program.key(), name)
-    fn = _compiled_subs.get(key)
-    if fn is None:
-        lowered = lower_program(program)
-        lowered.__name__ = name
-        fn = _compiled_subs[key] = jax.jit(lowered)
-        if len(_compiled_subs) > _COMPILED_SUBS_MAX:
-            _compiled_subs.pop(next(iter(_compiled_subs)))
-    return fn(*vals)
+    # the executable of the sub-program's structure (transforms make fresh but identical
+    # programs on every eager call); inside an outer lowering it is a nested jax.jit
+    return compiled(program, name=name)(*vals)
 
 
 @jit_call_p.def_jvp

@@ -5,7 +5,6 @@ rules use."""
 
 from __future__ import annotations
 
-import collections
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -13,7 +12,8 @@ import jax
 import numpy as np
 from jax import lax
 
-from funcgrad.core import dtypes
+from funcgrad import ad
+from funcgrad.core import compile_cache, dtypes
 from funcgrad.core.interp import eval_program, new_builder
 from funcgrad.core.ir import Aval, Program, Var, _hashable_param
 from funcgrad.core.zeros import Zero
@@ -72,28 +72,19 @@ def _strong(v: Any, aval: Aval) -> Any:
     return v
 
 
-_EAGER_CACHE: collections.OrderedDict = collections.OrderedDict()
-_EAGER_CACHE_SIZE = 256
-
-
 def _run(name: str, params: dict, fn: Callable, vals: Sequence[Any]) -> Any:
     """Run a lowering: inline inside a JAX trace, else through a cached ``jax.jit``.
 
     Called eagerly the lowering would otherwise re-trace the sub-programs and
-    recompile the loop on every call; the cache is keyed on the structure of
-    the params (structurally equal programs lower identically).
+    recompile the loop on every call; the ``jax.jit`` lives in the one compile
+    cache, keyed on the structure of the params (structurally equal programs
+    lower identically).
     """
     if any(isinstance(v, jax.core.Tracer) for v in vals):
         return fn(*vals)
-    key = (name, _hashable_param(params))
-    f = _EAGER_CACHE.get(key)
-    if f is None:
-        f = jax.jit(fn)
-        _EAGER_CACHE[key] = f
-        if len(_EAGER_CACHE) > _EAGER_CACHE_SIZE:
-            _EAGER_CACHE.popitem(last=False)
-    else:
-        _EAGER_CACHE.move_to_end(key)
+    f = compile_cache.cached(
+        (name, _hashable_param(params)), lambda: jax.jit(fn), kind="control_flow"
+    )
     return f(*vals)
 
 
@@ -154,8 +145,6 @@ def _jvp_instantiated(
     """JVP program of ``prog`` (inputs: primals, nonzero tangents), with the tangent
     outputs selected by ``inst`` materialised even when zero. Closed: returns
     (program taking ``(*consts, *primals, *tangents)``, consts, output tangent mask)."""
-    from funcgrad import ad
-
     jprog, out_nz = ad.jvp_program(prog, list(nonzero))
     n = len(prog.outvars)
     if any(i and not z for i, z in zip(inst, out_nz)):

@@ -3,19 +3,19 @@
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 from jax import lax
 
+from funcgrad import ad, batching
 from funcgrad.core import dtypes
 from funcgrad.core.interp import bind, eval_program, to_aval
 from funcgrad.core.ir import Aval, Program
+from funcgrad.core.lowering import lower_program
 from funcgrad.core.primitive import Example, Primitive
 from funcgrad.core.zeros import is_zero
-from funcgrad.lowering import lower_program
 from funcgrad.primitives import elementwise as ew
 from funcgrad.primitives import rules
 from funcgrad.primitives.calls import close
@@ -33,7 +33,9 @@ from funcgrad.primitives.control_flow.common import (
     join_consts,
     trace_program,
 )
+from funcgrad.primitives.custom_calls import custom_jvp_call_p
 from funcgrad.primitives.rules import rand
+from funcgrad.primitives.shape import broadcast_in_dim
 
 cond_p = Primitive("cond", family=FAMILY, multiple_results=True)
 
@@ -82,8 +84,6 @@ def _cond_lower(index: Any, *ops: Any, branches: tuple[Program, ...]) -> list:
 
 @cond_p.def_jvp
 def _cond_jvp(primals: list, tangents: list, *, branches: tuple[Program, ...]) -> tuple:
-    from funcgrad import ad
-
     index, *ops = primals
     tops = tangents[1:]
     nz = [not is_zero(t) and _is_float(to_aval(x)) for x, t in zip(ops, tops)]
@@ -103,8 +103,6 @@ def _cond_jvp(primals: list, tangents: list, *, branches: tuple[Program, ...]) -
 
 
 def _cond_vjp_fwd(index: Any, *ops: Any, branches: tuple[Program, ...]) -> tuple:
-    from funcgrad import ad
-
     out_avals = branches[0].out_avals
     n_out = len(out_avals)
     if not any(_is_float(to_aval(x)) for x in ops):
@@ -170,36 +168,24 @@ cond_p.vjp_fwd = _cond_vjp_fwd
 cond_p.vjp_bwd = _cond_vjp_bwd
 
 
-@functools.cache
-def _taken_only_fn() -> Callable:
-    from funcgrad.custom import custom_jvp
-    from funcgrad.primitives.shape import broadcast_in_dim
-
-    def taken_only(x: Any, keep: Any) -> Any:
-        return x
-
-    def rule(primals: tuple, tangents: tuple) -> tuple:
-        (x, keep), (t, _) = primals, tangents
-        shape = to_aval(x).shape
-        mask = broadcast_in_dim(keep, shape, (0,)) if len(shape) > 1 else keep
-        return x, ew.select_n(mask, rules.zeros_like_aval(to_aval(t)), t)
-
-    f = custom_jvp(taken_only)
-    f.defjvp(rule, symbolic_zeros=True)
-    return f
+def _taken_only_jvp(primals: list, tangents: list) -> tuple:
+    """The tangent of ``x`` where ``keep`` is true along the leading axis, else zero."""
+    x, keep = primals
+    t = rules.instantiate(tangents[0], to_aval(x).strip_weak())
+    shape = to_aval(x).shape
+    mask = broadcast_in_dim(keep, shape, (0,)) if len(shape) > 1 else keep
+    return [x], [ew.select_n(mask, rules.zeros_like_aval(to_aval(t)), t)]
 
 
 def _taken_only(x: Any, keep: Any) -> Any:
     """``x``, with (co)tangents zeroed (by selection, not multiplication) where
     ``keep`` is false along the leading batch axis."""
-    return _taken_only_fn()(x, keep)
+    identity, _ = trace_program(lambda a, k: [a], [to_aval(x), to_aval(keep)], "cond")
+    return bind(custom_jvp_call_p, x, keep, program=identity, jvp=_taken_only_jvp)[0]
 
 
 @cond_p.def_batch
 def _cond_batch(args: list, dims: list, *, branches: tuple[Program, ...]) -> tuple:
-    from funcgrad import batching
-    from funcgrad.primitives.shape import broadcast_in_dim
-
     index, *ops = args
     idim, *odims = dims
     size = rules.batch_size(args, dims)

@@ -10,11 +10,12 @@ from typing import Any
 import numpy as np
 from jax import lax
 
+from funcgrad import ad, batching, passes
 from funcgrad.core.interp import bind, eval_program, to_aval
 from funcgrad.core.ir import Aval, Literal, Program, Var
+from funcgrad.core.lowering import lower_program
 from funcgrad.core.primitive import Example, Primitive
 from funcgrad.core.zeros import Zero, is_zero
-from funcgrad.lowering import lower_program
 from funcgrad.primitives import elementwise as ew
 from funcgrad.primitives import rules
 from funcgrad.primitives.calls import close
@@ -112,8 +113,6 @@ def _scan_jvp(primals: list, tangents: list, **params: Any) -> tuple:
     start = [not is_zero(t) and f for t, f in zip(tinit, floats)]
 
     def step(carry_nz: list[bool]) -> list[bool]:
-        from funcgrad import ad
-
         _, out_nz = ad.jvp_program(program, c_nz + carry_nz + x_nz)
         return [a and f for a, f in zip(out_nz[:ncar], floats)]
 
@@ -178,8 +177,6 @@ def _invariant_vars(prog: Program, n_invariant_inputs: int) -> set[Var]:
 
 
 def _scan_vjp_fwd(*args: Any, **params: Any) -> tuple:
-    from funcgrad import ad, passes
-
     program: Program = params["program"]
     nc, ncar = params["num_consts"], params["num_carry"]
     n_out = len(program.outvars)
@@ -307,8 +304,6 @@ scan_p.vjp_bwd = _scan_vjp_bwd
 
 @scan_p.def_batch
 def _scan_batch(args: list, dims: list, **params: Any) -> tuple:
-    from funcgrad import batching
-
     program: Program = params["program"]
     nc, ncar = params["num_consts"], params["num_carry"]
     size = rules.batch_size(args, dims)

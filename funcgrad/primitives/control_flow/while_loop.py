@@ -10,11 +10,12 @@ from typing import Any
 import numpy as np
 from jax import lax
 
+from funcgrad import ad, batching
 from funcgrad.core.interp import bind, eval_program, to_aval
 from funcgrad.core.ir import Aval, Program
+from funcgrad.core.lowering import lower_program
 from funcgrad.core.primitive import Example, Primitive
 from funcgrad.core.zeros import is_zero
-from funcgrad.lowering import lower_program
 from funcgrad.primitives import elementwise as ew
 from funcgrad.primitives import rules
 from funcgrad.primitives.calls import close
@@ -33,7 +34,9 @@ from funcgrad.primitives.control_flow.common import (
     _with_unused_inputs,
     trace_program,
 )
+from funcgrad.primitives.reductions import reduce_or
 from funcgrad.primitives.rules import rand
+from funcgrad.primitives.shape import broadcast_in_dim
 
 WHILE_VJP_ERROR = (
     "Reverse-mode differentiation does not work for while_loop with dynamic trip count. "
@@ -103,8 +106,6 @@ def _while_jvp(primals: list, tangents: list, **params: Any) -> tuple:
     start = [not is_zero(t) and f for t, f in zip(tinit, floats)]
 
     def step(carry_nz: list[bool]) -> list[bool]:
-        from funcgrad import ad
-
         _, out_nz = ad.jvp_program(body_program, bc_nz + carry_nz)
         return [a and f for a, f in zip(out_nz, floats)]
 
@@ -145,10 +146,6 @@ def _while_vjp(cts: Any, *args: Any, out: Any, **params: Any) -> tuple:
 
 @while_p.def_batch
 def _while_batch(args: list, dims: list, **params: Any) -> tuple:
-    from funcgrad import batching
-    from funcgrad.primitives.reductions import reduce_or
-    from funcgrad.primitives.shape import broadcast_in_dim
-
     cond_program: Program = params["cond_program"]
     body_program: Program = params["body_program"]
     ncc, nbc = params["cond_nconsts"], params["body_nconsts"]

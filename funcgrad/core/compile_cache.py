@@ -1,0 +1,313 @@
+"""The one compile cache: every executable funcgrad compiles lives here.
+
+Entries and their keys:
+
+* :func:`compiled` — ``jax.jit`` of :func:`~funcgrad.core.lowering.lower_program`
+  for a program, keyed by the program's structure (:meth:`Program.key`:
+  equations, params, avals, literal values; never its consts, never object
+  identity) and the static keyword arguments handed to ``jax.jit`` (donation,
+  shardings). The executable is called ``fn(*prog.consts, *args)``: constants
+  are arguments, so programs that differ only in their constants share one
+  executable. ``name`` labels the executable and is not part of the key.
+* :func:`run` — eager evaluation with the compile-on-recurrence policy: a
+  structure's first ``POLICY.compile_after - 1`` sightings run op by op (one-off
+  programs never pay for XLA), the next compiles it (the entry :func:`compiled`
+  makes) and later ones are one dispatch.
+* :func:`cached` — any other compiled object with a structural key (control
+  flow's eager ``jax.jit`` of a lowering, keyed by its params).
+
+All entries share one LRU bound (``POLICY.max_entries``) and one set of counters
+(:func:`info`). Caches kept elsewhere that hold traces per function (``jit``'s
+trace and dispatch tables, ``checkpoint``'s traces) :func:`register` a size and
+a clear function, so :func:`clear` drops them too and :func:`info` counts them.
+``funcgrad.clear_caches()`` and ``funcgrad.cache_info()`` are the public calls.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Hashable
+from dataclasses import dataclass
+from typing import Any, NamedTuple
+
+import jax
+import numpy as np
+
+from funcgrad.core.interp import Tracer, eval_program, is_tracing, set_program_runner
+from funcgrad.core.ir import Program
+from funcgrad.core.lowering import lower_program
+
+
+@dataclass
+class Policy:
+    """The cache's settings; change the fields of the module's :data:`POLICY`.
+
+    Attributes:
+        compile_after: :func:`run` compiles a program structure the
+            ``compile_after``-th time it sees it (1: always compile; 2: the first
+            evaluation runs op by op, the second compiles).
+        max_entries: the most entries (executables and :func:`cached` values)
+            kept; the least recently used is dropped first.
+        max_seen: the most structures :func:`run` remembers having seen but not
+            compiled yet; the oldest is forgotten first.
+    """
+
+    compile_after: int = 2
+    max_entries: int = 1024
+    max_seen: int = 4096
+
+
+#: the settings in force (module-level, read on every miss)
+POLICY = Policy()
+
+
+class CacheInfo(NamedTuple):
+    """What the cache holds and how it has been used since the last :func:`clear`.
+
+    Attributes:
+        entries: executables and other values in the store.
+        hits: lookups that found their entry.
+        misses: lookups that did not (a first sighting in :func:`run` is a miss).
+        compiles: entries created: one ``jax.jit`` per program structure and
+            statics, one value per :func:`cached` key.
+        evictions: entries dropped to keep within ``POLICY.max_entries``.
+        seen: structures :func:`run` has seen but not compiled yet.
+        traces: entries of the registered per-function caches (``jit``'s traces,
+            ``checkpoint``'s traces, executables in ``jit``'s dispatch tables).
+        kinds: entries per kind: ``"program"`` (:func:`compiled`/:func:`run`), the
+            kinds given to :func:`cached`, and each registered cache's kind.
+    """
+
+    entries: int
+    hits: int
+    misses: int
+    compiles: int
+    evictions: int
+    seen: int
+    traces: int
+    kinds: dict[str, int]
+
+
+class _Registered(NamedTuple):
+    size: Callable[[], int]
+    clear: Callable[[], None]
+
+
+class _Stats:
+    __slots__ = ("compiles", "evictions", "hits", "misses")
+
+    def __init__(self) -> None:
+        self.reset()
+
+    def reset(self) -> None:
+        self.hits = self.misses = self.compiles = self.evictions = 0
+
+
+_MISSING: Any = object()
+#: key -> (value, kind), least recently used first
+_store: OrderedDict[Hashable, tuple[Any, str]] = OrderedDict()
+#: structures run() has seen (key -> sightings), oldest first
+_seen: dict[Hashable, int] = {}
+_stats = _Stats()
+_registered: dict[str, _Registered] = {}
+_lock = threading.Lock()
+
+
+# --------------------------------------------------------------------------- store
+
+
+def _lookup(key: Hashable) -> Any:
+    """The value stored under ``key`` (refreshed as most recently used), or ``_MISSING``."""
+    item = _store.get(key, _MISSING)
+    if item is _MISSING:
+        _stats.misses += 1
+        return _MISSING
+    with contextlib.suppress(KeyError):  # dropped by another thread meanwhile: still valid
+        _store.move_to_end(key)
+    _stats.hits += 1
+    return item[0]
+
+
+def _insert(key: Hashable, value: Any, kind: str) -> Any:
+    with _lock:
+        _store[key] = (value, kind)
+        _stats.compiles += 1
+        while len(_store) > max(POLICY.max_entries, 1):
+            _store.popitem(last=False)
+            _stats.evictions += 1
+    return value
+
+
+def _freeze(v: Any) -> Hashable:
+    """A hashable image of a static value (lists and dicts made tuples, kinds kept apart)."""
+    if isinstance(v, tuple):
+        return tuple(_freeze(x) for x in v)
+    if isinstance(v, list):
+        return (list, tuple(_freeze(x) for x in v))
+    if isinstance(v, dict):
+        return (dict, tuple(sorted((k, _freeze(x)) for k, x in v.items())))
+    try:
+        hash(v)
+    except TypeError:
+        raise TypeError(
+            f"compile cache: static value {v!r} of type {type(v).__name__} is not hashable"
+        ) from None
+    return v
+
+
+def _program_key(prog: Program, static: dict[str, Any]) -> Hashable:
+    frozen = tuple(sorted((k, _freeze(v)) for k, v in static.items())) if static else ()
+    return ("program", prog.hashed_key(), frozen)
+
+
+def _jit(prog: Program, name: str | None, static: dict[str, Any]) -> Callable[..., Any]:
+    fn = lower_program(prog)
+    if name:
+        fn.__name__ = fn.__qualname__ = name
+    return jax.jit(fn, **static)
+
+
+# --------------------------------------------------------------------------- entry points
+
+
+def compiled(prog: Program, *, name: str | None = None, **static: Any) -> Callable[..., list]:
+    """The compiled executable of ``prog``, called as ``fn(*prog.consts, *args)``.
+
+    Cached by ``prog``'s structure and ``static`` (keyword arguments of ``jax.jit``:
+    ``donate_argnums``, ``in_shardings``, ... counted over ``(*consts, *args)``), so
+    structurally identical programs share one executable whatever their consts;
+    a repeated call is a dictionary lookup. ``name`` labels a new executable (the
+    XLA module name) and is not part of the key.
+
+    Args:
+        prog: the program; its consts are not looked at.
+        name: the executable's name, if this call creates it.
+        **static: passed to ``jax.jit``; must be hashable (lists and dicts of
+            hashable values are accepted).
+
+    Returns:
+        A function of ``(*consts, *args)`` returning the list of outputs.
+    """
+    key = _program_key(prog, static)
+    fn = _lookup(key)
+    if fn is _MISSING:
+        fn = _insert(key, _jit(prog, name, static), "program")
+    return fn
+
+
+def run(prog: Program, *args: Any) -> list[Any]:
+    """Evaluate ``prog`` on ``args`` with the compile-on-recurrence policy.
+
+    Under a trace its equations are bound (so they record into the trace); with
+    no trace active, a structure seen fewer than ``POLICY.compile_after`` times
+    runs op by op, and from then on through the executable :func:`compiled` holds.
+
+    Args:
+        prog: the program to evaluate (its consts are passed to the executable).
+        *args: the values of its invars.
+
+    Returns:
+        The list of output values.
+    """
+    if is_tracing():
+        return eval_program(prog, *args)
+    if not prog.eqns:  # outputs forwarded from inputs or literals: arrays, as JAX returns
+        return [_as_jax(o) for o in eval_program(prog, *args)]
+    if any(isinstance(c, Tracer) for c in prog.consts):
+        return eval_program(prog, *args)
+    key = _program_key(prog, {})
+    fn = _lookup(key)
+    if fn is _MISSING:
+        if not _sighted(key):
+            return eval_program(prog, *args)
+        fn = _insert(key, _jit(prog, None, {}), "program")
+    return list(fn(*prog.consts, *args))
+
+
+def cached(key: Hashable, make: Callable[[], Any], *, kind: str = "other") -> Any:
+    """The value stored under ``(kind, key)``, made with ``make()`` on a miss.
+
+    For compiled objects that are not one program's executable (e.g. control
+    flow's ``jax.jit`` of a lowering, keyed by its structural params); they share
+    the store's bound and counters. ``key`` must be structural (equal for equal
+    inputs, never an object's identity).
+
+    Args:
+        key: a hashable structural key.
+        make: builds the value on a miss.
+        kind: the entry's kind, a namespace for ``key`` and a label in :func:`info`.
+
+    Returns:
+        The cached (or newly made) value.
+    """
+    k = ("cached", kind, key)
+    value = _lookup(k)
+    if value is _MISSING:
+        value = _insert(k, make(), kind)
+    return value
+
+
+def _sighted(key: Hashable) -> bool:
+    """Count a sighting of ``key``; true when it is time to compile it."""
+    with _lock:
+        n = _seen.pop(key, 0) + 1
+        if n >= POLICY.compile_after:
+            return True
+        _seen[key] = n  # re-inserted: the most recently seen is last
+        while len(_seen) > max(POLICY.max_seen, 0):
+            del _seen[next(iter(_seen))]
+    return False
+
+
+def _as_jax(x: Any) -> Any:
+    if isinstance(x, (np.ndarray, np.generic)) and x.dtype == jax.dtypes.float0:
+        return x
+    if isinstance(x, (np.ndarray, np.generic, bool, int, float, complex)):
+        return jax.device_put(x)
+    return x
+
+
+# --------------------------------------------------------------------------- inspect, clear
+
+
+def register(kind: str, *, size: Callable[[], int], clear: Callable[[], None]) -> None:
+    """Put a cache kept elsewhere (per-function traces) under :func:`clear` and :func:`info`.
+
+    Args:
+        kind: its label in :attr:`CacheInfo.kinds` (registering a kind again replaces it).
+        size: returns how many entries it holds.
+        clear: empties it.
+    """
+    _registered[kind] = _Registered(size, clear)
+
+
+def info() -> CacheInfo:
+    """A snapshot of the cache's contents and counters."""
+    with _lock:
+        kinds: dict[str, int] = {}
+        for _, kind in list(_store.values()):  # a copy: lookups reorder without the lock
+            kinds[kind] = kinds.get(kind, 0) + 1
+        entries, seen = len(_store), len(_seen)
+    traces = 0
+    for kind, reg in _registered.items():
+        n = reg.size()
+        kinds[kind] = kinds.get(kind, 0) + n
+        traces += n
+    s = _stats
+    return CacheInfo(entries, s.hits, s.misses, s.compiles, s.evictions, seen, traces, kinds)
+
+
+def clear() -> None:
+    """Drop every entry, every registered cache's entries, and reset the counters."""
+    with _lock:
+        _store.clear()
+        _seen.clear()
+        _stats.reset()
+    for reg in list(_registered.values()):
+        reg.clear()
+
+
+# known-value slices of eager traces (core.interp) run through this cache
+set_program_runner(run)

@@ -1,0 +1,44 @@
+"""Lowering a whole :class:`Program` to one Python function over ``jax.lax``.
+
+The function is what ``jax.jit`` compiles (:mod:`funcgrad.core.compile_cache`
+owns the compiled executables): each equation calls its primitive's ``lower``
+rule on jax values, so XLA sees the whole program. Like ``eval_program`` it
+is an interpreter that reads rules off primitives and names none.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from funcgrad.core.ir import Program, Var
+
+
+def lower_program(prog: Program) -> Callable[..., list[Any]]:
+    """``fn(*consts, *args) -> outs`` evaluating ``prog`` with the ``lower`` rules.
+
+    The function holds the program's structure, not its ``consts``: they are
+    arguments, so one lowering serves every program of the same structure.
+    """
+    binders = (*prog.constvars, *prog.invars)
+    eqns = [
+        (e.prim.lower, e.prim.multiple_results, e.inputs, e.outvars, e.params, e.prim)
+        for e in prog.eqns
+    ]
+    outvars = prog.outvars
+
+    def fn(*vals: Any) -> list[Any]:
+        env: dict[Var, Any] = dict(zip(binders, vals))
+        for lower, multi, inputs, outs, params, prim in eqns:
+            if lower is None:
+                raise NotImplementedError(f"no lowering rule for '{prim.name}'")
+            ins = [env[a] if type(a) is Var else a.val for a in inputs]
+            out = lower(*ins, **params)
+            if multi:
+                env.update(zip(outs, out))
+            else:
+                env[outs[0]] = out
+        return [env[a] if type(a) is Var else a.val for a in outvars]
+
+    fn.__name__ = "funcgrad_program"
+    return fn

@@ -1,0 +1,209 @@
+"""The one compile cache (funcgrad.core.compile_cache) and its public calls,
+funcgrad.clear_caches() and funcgrad.cache_info(). Values are checked against NumPy."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import funcgrad as fg
+import funcgrad.numpy as fnp
+from funcgrad.core import compile_cache
+
+X = np.linspace(-1.0, 1.0, 6).astype(np.float32)
+
+
+@pytest.fixture(autouse=True)
+def _fresh_cache():
+    fg.clear_caches()
+    yield
+    fg.clear_caches()
+
+
+def _sin_times(c):
+    """A new function object closing over ``c`` (identical code every time)."""
+    return lambda x: fnp.sin(x) * c + 1.0
+
+
+def _program(fn, *args):
+    return fg.make_ir(fn)(*args)
+
+
+def test_identical_programs_share_one_executable():
+    c = np.float32(3.0) * np.ones(6, np.float32)
+    p1, p2 = _program(_sin_times(c), X), _program(_sin_times(c), X)
+    assert p1 is not p2 and p1.key() == p2.key()
+    f1 = compile_cache.compiled(p1)
+    f2 = compile_cache.compiled(p2)
+    assert f1 is f2
+    info = fg.cache_info()
+    assert (info.entries, info.compiles, info.hits, info.misses) == (1, 1, 1, 1)
+    assert info.kinds["program"] == 1
+    (out,) = f2(*p2.consts, X)
+    np.testing.assert_allclose(out, np.sin(X) * 3.0 + 1.0, rtol=1e-6)
+
+
+def test_consts_are_arguments_not_baked_in():
+    c1 = np.arange(6, dtype=np.float32)
+    c2 = np.full(6, -2.5, np.float32)
+    p1, p2 = _program(_sin_times(c1), X), _program(_sin_times(c2), X)
+    fn = compile_cache.compiled(p1)
+    assert compile_cache.compiled(p2) is fn  # same structure, different constants
+    assert fg.cache_info().compiles == 1
+    (o1,) = fn(*p1.consts, X)
+    (o2,) = fn(*p2.consts, X)
+    np.testing.assert_allclose(o1, np.sin(X) * c1 + 1.0, rtol=1e-6)
+    np.testing.assert_allclose(o2, np.sin(X) * c2 + 1.0, rtol=1e-6)
+
+
+def test_static_arguments_are_part_of_the_key():
+    p = _program(_sin_times(np.float32(2.0)), X)
+    plain = compile_cache.compiled(p)
+    donated = compile_cache.compiled(p, donate_argnums=(0,))
+    assert plain is not donated
+    assert compile_cache.compiled(p, donate_argnums=[0]) is not donated  # list != tuple
+    assert compile_cache.compiled(p, donate_argnums=(0,)) is donated
+    assert compile_cache.compiled(p, name="another_name") is plain  # a label, not a key
+    with pytest.raises(TypeError, match="not hashable"):
+        compile_cache.compiled(p, donate_argnums=[np.ones(2)])
+
+
+def test_jit_functions_closing_over_large_arrays_share_one_executable():
+    # more than 1 MiB of constants: funcgrad's own dispatch, constants as arguments
+    n = 300_000
+    c1 = np.linspace(0.0, 1.0, n).astype(np.float32)
+    c2 = np.linspace(2.0, -1.0, n).astype(np.float32)
+    x = np.linspace(-3.0, 3.0, n).astype(np.float32)
+    f1, f2 = fg.jit(_sin_times(c1)), fg.jit(_sin_times(c2))
+    np.testing.assert_allclose(f1(x), np.sin(x) * c1 + 1.0, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(f2(x), np.sin(x) * c2 + 1.0, rtol=1e-5, atol=1e-6)
+    info = fg.cache_info()
+    assert info.kinds["program"] == 1 and info.compiles == 1
+    assert info.kinds["jit_traces"] == 2  # one trace per function, one executable
+
+
+def test_lru_bound_and_evictions(monkeypatch):
+    monkeypatch.setattr(compile_cache.POLICY, "max_entries", 2)
+    progs = [_program(_sin_times(np.float32(2.0)), np.ones(k, np.float32)) for k in (1, 2, 3)]
+    compile_cache.compiled(progs[0])
+    compile_cache.compiled(progs[1])
+    compile_cache.compiled(progs[0])  # refreshed: progs[1] is now least recently used
+    compile_cache.compiled(progs[2])
+    info = fg.cache_info()
+    assert (info.entries, info.evictions, info.compiles) == (2, 1, 3)
+    compile_cache.compiled(progs[0])  # still there
+    assert fg.cache_info().compiles == 3
+    compile_cache.compiled(progs[1])  # was evicted: compiled again, evicting progs[2]
+    info = fg.cache_info()
+    assert (info.entries, info.evictions, info.compiles) == (2, 2, 4)
+
+
+def test_run_compiles_on_second_sighting():
+    c = np.arange(6, dtype=np.float32)
+    want = np.sin(X) * c + 1.0
+    p = _program(_sin_times(c), X)
+    (out,) = compile_cache.run(p, X)  # first sighting: op by op
+    np.testing.assert_allclose(out, want, rtol=1e-6)
+    info = fg.cache_info()
+    assert (info.entries, info.compiles, info.seen, info.misses) == (0, 0, 1, 1)
+    (out,) = compile_cache.run(_program(_sin_times(c), X), X)  # same structure again
+    np.testing.assert_allclose(out, want, rtol=1e-6)
+    info = fg.cache_info()
+    assert (info.entries, info.compiles, info.seen) == (1, 1, 0)
+    (out,) = compile_cache.run(p, X)
+    np.testing.assert_allclose(out, want, rtol=1e-6)
+    assert fg.cache_info().hits == 1
+    # the executable run() made is the one compiled() returns
+    assert compile_cache.compiled(p) is not None and fg.cache_info().compiles == 1
+
+
+@pytest.mark.parametrize("after", [1, 3])
+def test_run_policy_compile_after(monkeypatch, after):
+    monkeypatch.setattr(compile_cache.POLICY, "compile_after", after)
+    p = _program(_sin_times(np.float32(0.5)), X)
+    counts = []
+    for _ in range(3):
+        (out,) = compile_cache.run(p, X)
+        np.testing.assert_allclose(out, np.sin(X) * 0.5 + 1.0, rtol=1e-6)
+        counts.append(fg.cache_info().compiles)
+    assert counts == ([1, 1, 1] if after == 1 else [0, 0, 1])
+
+
+def test_seen_structures_are_bounded(monkeypatch):
+    monkeypatch.setattr(compile_cache.POLICY, "max_seen", 2)
+    for k in (1, 2, 3):
+        x = np.ones(k, np.float32)
+        compile_cache.run(_program(_sin_times(np.float32(2.0)), x), x)
+    info = fg.cache_info()
+    assert (info.seen, info.entries) == (2, 0)
+
+
+def test_cached_values_share_the_store():
+    made = []
+
+    def make():
+        made.append(1)
+        return object()
+
+    v = compile_cache.cached(("k", 1), make, kind="test_kind")
+    assert compile_cache.cached(("k", 1), make, kind="test_kind") is v
+    assert compile_cache.cached(("k", 1), make, kind="other_kind") is not v  # kinds are namespaces
+    assert len(made) == 2
+    info = fg.cache_info()
+    assert info.kinds["test_kind"] == 1 and info.kinds["other_kind"] == 1
+    assert (info.hits, info.misses, info.entries) == (1, 2, 2)
+
+
+def test_eager_control_flow_uses_the_cache():
+    def loop(x):
+        return fg.lax.scan(lambda c, y: (c + y, c * y), 0.0, x)
+
+    xs = np.arange(5, dtype=np.float32)
+    for _ in range(2):
+        carry, ys = loop(xs)
+        np.testing.assert_allclose(carry, xs.sum())
+        np.testing.assert_allclose(ys, np.concatenate([[0.0], np.cumsum(xs)[:-1]]) * xs)
+    info = fg.cache_info()
+    assert info.kinds["control_flow"] == 1 and info.hits >= 1
+
+
+def test_clear_caches_empties_and_cache_info_counts():
+    f = fg.jit(lambda x: fnp.cos(x) * 2.0)
+    g = fg.grad(lambda x: fnp.sum(fnp.sin(x) ** 2))
+    for _ in range(3):
+        np.testing.assert_allclose(f(X), np.cos(X) * 2.0, rtol=1e-6)
+        np.testing.assert_allclose(g(X), 2 * np.sin(X) * np.cos(X), rtol=1e-5, atol=1e-7)
+    info = fg.cache_info()
+    assert info.kinds["program"] >= 1 and info.hits >= 1 and info.misses >= 1
+    assert info.kinds["jit_traces"] == 1 and info.traces >= 1
+    fg.clear_caches()
+    info = fg.cache_info()
+    assert info[:7] == (0, 0, 0, 0, 0, 0, 0)  # entries, hits, misses, compiles, evictions,
+    assert set(info.kinds.values()) == {0}  # seen, traces; and every kind is empty
+
+
+def test_jit_recompiles_after_clear_with_correct_values():
+    f = fg.jit(lambda x, y: fnp.tanh(x) * y)
+    y = np.float32(1.5)
+    np.testing.assert_allclose(f(X, y), np.tanh(X) * y, rtol=1e-6)
+    traces = f.trace_count
+    fg.clear_caches()
+    np.testing.assert_allclose(f(X, y), np.tanh(X) * y, rtol=1e-6)
+    assert f.trace_count == traces + 1  # traced again: its trace cache was cleared
+    # funcgrad's own dispatch (constants over 1 MiB) compiles again through the cache
+    big = np.linspace(-1.0, 1.0, 300_000).astype(np.float32)
+    h = fg.jit(lambda x: x * big)
+    x = np.full(big.shape, 2.0, np.float32)
+    np.testing.assert_allclose(h(x), 2.0 * big, rtol=1e-6)
+    fg.clear_caches()
+    np.testing.assert_allclose(h(x), 2.0 * big, rtol=1e-6)
+    assert fg.cache_info().compiles == 1
+
+
+def test_checkpoint_traces_are_registered():
+    f = fg.checkpoint(lambda x: fnp.sin(fnp.sin(x)))
+    gx = fg.grad(lambda x: fnp.sum(f(x)))(X)
+    np.testing.assert_allclose(gx, np.cos(np.sin(X)) * np.cos(X), rtol=1e-5)
+    assert fg.cache_info().kinds["checkpoint_traces"] == 1
+    fg.clear_caches()
+    assert fg.cache_info().kinds["checkpoint_traces"] == 0
