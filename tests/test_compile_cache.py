@@ -207,3 +207,25 @@ def test_checkpoint_traces_are_registered():
     assert fg.cache_info().kinds["checkpoint_traces"] == 1
     fg.clear_caches()
     assert fg.cache_info().kinds["checkpoint_traces"] == 0
+
+
+def test_unhashable_params_are_keyed_by_a_held_object():
+    import gc
+    import weakref
+
+    from funcgrad.core.ir import _hashable_param
+
+    class Unhashable:
+        __hash__ = None  # type: ignore[assignment]
+
+    a, b = Unhashable(), Unhashable()
+    ka = _hashable_param({"p": a})
+    assert ka == _hashable_param({"p": a}) and ka != _hashable_param({"p": b})
+    hash(ka)
+    ref = weakref.ref(a)
+    del a
+    gc.collect()
+    assert ref() is not None  # the key holds the object: its id cannot be reused meanwhile
+    del ka
+    gc.collect()
+    assert ref() is None

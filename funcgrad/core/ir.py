@@ -149,8 +149,24 @@ def _hashable_param(v: Any) -> Any:
     try:
         hash(v)
     except TypeError:
-        return ("id", id(v))
+        return _ByIdentity(v)
     return v
+
+
+class _ByIdentity:
+    """The key of an unhashable param: equal only for the same object, which it holds,
+    so the object's id cannot be reused by another while a cache keeps the key."""
+
+    __slots__ = ("obj",)
+
+    def __init__(self, obj: Any) -> None:
+        self.obj = obj
+
+    def __hash__(self) -> int:
+        return id(self.obj)
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is _ByIdentity and other.obj is self.obj
 
 
 class StructKey:
