@@ -232,7 +232,8 @@ def cached(key: Hashable, make: Callable[[], Any], *, kind: str = "other") -> An
     For compiled objects that are not one program's executable (e.g. control
     flow's ``jax.jit`` of a lowering, keyed by its structural params); they share
     the store's bound and counters. ``key`` must be structural (equal for equal
-    inputs, never an object's identity).
+    inputs, never an object's identity); put a program in it as
+    ``prog.hashed_key()``, whose hash is computed once.
 
     Args:
         key: a hashable structural key.

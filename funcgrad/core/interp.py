@@ -325,12 +325,12 @@ def _eval_program_now(prog: Program, *args: Any) -> list[Any]:
 
 
 #: how known-value slices are evaluated eagerly: ``eval_program`` until the compiling
-#: evaluator (``funcgrad.lowering``, above this module) installs itself at import
+#: evaluator (``core.compile_cache.run``, above this module) installs itself at import
 _program_runner: Callable[..., list[Any]] = _eval_program_now
 
 
 def set_program_runner(fn: Callable[..., list[Any]]) -> None:
-    """Install the eager evaluator of known-value slices (``lowering.run_program``)."""
+    """Install the eager evaluator of known-value slices (``compile_cache.run``)."""
     global _program_runner
     _program_runner = fn
 
