@@ -229,3 +229,19 @@ def test_unhashable_params_are_keyed_by_a_held_object():
     del ka
     gc.collect()
     assert ref() is None
+
+
+def test_interop_derived_functions_live_in_the_cache():
+    import jax.numpy as jnp
+
+    from funcgrad.interop import from_jax
+
+    softplus = from_jax(lambda x: jnp.logaddexp(x, 0.0))
+    g = fg.grad(lambda x: fnp.sum(softplus(x)))(X)
+    np.testing.assert_allclose(g, 1.0 / (1.0 + np.exp(-X)), rtol=1e-5)
+    assert fg.cache_info().kinds["interop"] >= 1
+    fg.clear_caches()
+    assert "interop" not in fg.cache_info().kinds
+    np.testing.assert_allclose(
+        fg.grad(lambda x: fnp.sum(softplus(x)))(X), 1.0 / (1.0 + np.exp(-X)), rtol=1e-5
+    )

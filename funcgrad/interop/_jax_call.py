@@ -20,7 +20,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import tree_util
 
-from funcgrad.core import dtypes
+from funcgrad.core import compile_cache, dtypes
 from funcgrad.core.interp import bind, to_aval
 from funcgrad.core.ir import Aval
 from funcgrad.core.primitive import Example, Primitive
@@ -30,10 +30,6 @@ from funcgrad.primitives import rules
 FAMILY = "interop"
 
 jax_call_p = Primitive("jax_call", family=FAMILY, multiple_results=True)
-
-# Derived functions (flattened, JVP, pullback, batched), keyed by what they derive
-# from. Entries live as long as the process, like jax.jit's caches of traced functions.
-_DERIVED: dict[tuple, Callable] = {}
 
 
 @functools.cache
@@ -53,10 +49,10 @@ def _inexact(dtype: Any) -> bool:
 
 
 def _derive(key: tuple, make: Callable[[], Callable]) -> Callable:
-    f = _DERIVED.get(key)
-    if f is None:
-        f = _DERIVED[key] = make()
-    return f
+    """A derived function (flattened, jitted, JVP, pullback, batched), keyed by what it
+    derives from (the foreign function itself, held by the key); kept in the one compile
+    cache, so it is bounded and ``funcgrad.clear_caches()`` drops it."""
+    return compile_cache.cached(key, make, kind="interop")
 
 
 def _flat(fun: Callable, in_tree: Any) -> Callable:
