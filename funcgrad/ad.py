@@ -12,7 +12,7 @@ Tangents and cotangents known to be zero stay symbolic (:class:`Zero`).
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from typing import Any
 
 import numpy as np
@@ -137,32 +137,93 @@ class VJPPrograms:
         return f"VJPPrograms(residuals={self.num_res})\nfwd:\n{self.fwd}\nbwd:\n{self.bwd}"
 
 
+def reverse_accumulate(
+    steps: Iterable[Any],
+    seeds: Iterable[tuple[Hashable, Any]],
+    keys: Callable[[Any], tuple[Sequence[Hashable], Sequence[Hashable | None]]],
+    transpose: Callable[[Any, list], Sequence[Any] | None],
+    *,
+    add: Callable[[Any, Any], Any] = _add,
+    on_cotangent: Callable[[Hashable, Any], Any] | None = None,
+    before: Callable[[Any, list], list] | None = None,
+    after: Callable[[Any, list, Sequence[Any]], Sequence[Any]] | None = None,
+) -> dict[Hashable, Any]:
+    """The reverse-accumulation loop: every backward pass in funcgrad (and compat's) runs it.
+
+    ``steps`` come consumers first (reverse topological order); ``keys(step)`` gives the
+    keys of the step's outputs and of its inputs (``None``: the input gets no cotangent).
+    Each step's output cotangents are complete when it is reached: they are popped,
+    passed through ``on_cotangent(key, ct)`` (hooks, ``retain_grad``, captures) and
+    ``before(step, cts)``, transposed by ``transpose(step, cts)`` (``None`` where an output
+    got no cotangent; the step may return ``None`` to stop there), passed through
+    ``after(step, cts, in_cts)`` and added (``add``) into its inputs' cotangents.
+    Cotangents that are ``None`` or symbolic zeros are never stored.
+
+    Evaluation is whatever ``transpose`` and ``add`` do: called under a tracing builder
+    the whole loop records one backward Program; called eagerly it runs each step now.
+    Returns the cotangents left at keys no step produced (the inputs).
+    """
+    env: dict[Hashable, Any] = {}
+    for k, g in seeds:
+        if g is not None and not is_zero(g):
+            prev = env.get(k)
+            env[k] = g if prev is None else add(prev, g)
+    pop, get = env.pop, env.get
+    for s in steps:
+        out_keys, in_keys = keys(s)
+        cts = [pop(k, None) for k in out_keys]
+        if on_cotangent is not None:
+            cts = [c if c is None else on_cotangent(k, c) for k, c in zip(out_keys, cts)]
+        if all(c is None for c in cts):
+            continue
+        if before is not None:
+            cts = before(s, cts)
+        in_cts = transpose(s, cts)
+        if in_cts is None:
+            continue
+        if after is not None:
+            in_cts = after(s, cts, in_cts)
+        for k, c in zip(in_keys, in_cts):
+            if k is None or c is None or is_zero(c):
+                continue
+            prev = get(k)
+            env[k] = c if prev is None else add(prev, c)
+    return env
+
+
+def _record_keys(rec: tuple) -> tuple[Sequence[Var], list]:
+    e = rec[0]
+    ins = [a if type(a) is Var and differentiable_dtype(a.aval.dtype) else None for a in e.inputs]
+    return e.outvars, ins
+
+
+def _record_transpose(rec: tuple, cts: list) -> Sequence[Any] | None:
+    e, ins, outs, res = rec
+    prim = e.prim
+    if res is INACTIVE or not prim.differentiable:
+        return None
+    if all(c is None or is_zero(c) for c in cts):
+        return None
+    cts = [Zero(tangent_aval(v.aval)) if c is None else c for v, c in zip(e.outvars, cts)]
+    if res is not NO_RESIDUALS:
+        return prim.vjp_bwd(res, cts, **e.params)
+    if prim.vjp is None:
+        raise NotImplementedError(f"Reverse-mode rule for '{prim.name}' not implemented")
+    ct_arg = cts if prim.multiple_results else cts[0]
+    out_arg = outs if prim.multiple_results else outs[0]
+    return prim.vjp(ct_arg, *ins, out=out_arg, **e.params)
+
+
 def backward_pass(
     prog: Program, records: list[tuple[Any, list, list, Any]], out_cts: Sequence[Any]
 ) -> dict[Var, Any]:
     """Walk ``records`` (eqn, inputs, outputs, residuals) in reverse, accumulating cotangents."""
-    ct_env: dict[Var, Any] = {}
-    for v, ct in zip(prog.outvars, out_cts):
-        if type(v) is Var and not is_zero(ct) and differentiable_dtype(v.aval.dtype):
-            ct_env[v] = _add(ct_env.get(v), ct)
-    for e, ins, outs, res in reversed(records):
-        prim = e.prim
-        cts = [ct_env.pop(v, None) for v in e.outvars]
-        if res is INACTIVE or not prim.differentiable or all(is_zero(c) for c in cts):
-            continue
-        cts = [Zero(tangent_aval(v.aval)) if c is None else c for v, c in zip(e.outvars, cts)]
-        if res is not NO_RESIDUALS:
-            in_cts = prim.vjp_bwd(res, cts, **e.params)
-        else:
-            if prim.vjp is None:
-                raise NotImplementedError(f"Reverse-mode rule for '{prim.name}' not implemented")
-            ct_arg = cts if prim.multiple_results else cts[0]
-            out_arg = outs if prim.multiple_results else outs[0]
-            in_cts = prim.vjp(ct_arg, *ins, out=out_arg, **e.params)
-        for a, c in zip(e.inputs, in_cts):
-            if type(a) is Var and not is_zero(c) and differentiable_dtype(a.aval.dtype):
-                ct_env[a] = _add(ct_env.get(a), c)
-    return ct_env
+    seeds = [
+        (v, ct)
+        for v, ct in zip(prog.outvars, out_cts)
+        if type(v) is Var and differentiable_dtype(v.aval.dtype)
+    ]
+    return reverse_accumulate(reversed(records), seeds, _record_keys, _record_transpose)
 
 
 def forward_pass(

@@ -1,95 +1,82 @@
-"""The backward engine: runs the recorded graph's VJP between roots and inputs.
+"""The backward engine: plan the cut of the recorded graph, hand it to funcgrad's reverse loop.
 
-Every node carries its op's :class:`~compat._core.op.VJPEntry` (funcgrad's VJP
-of the op's program) and the residuals its forward saved. ``run_backward``
+Recording leaves a graph of :class:`~compat._core.graph.Node` objects, each a call of
+an op's funcgrad program with its :class:`funcgrad._engine.OpVJP` and residuals.
+``run_backward``
 
-1. walks the graph from the roots without recursion (graphs of 100,000 nodes),
-   ordering nodes so each runs after all its consumers, and marks which nodes
-   must run to reach the requested inputs;
-2. then either
+1. **plans**: orders the nodes reachable from the roots consumers first (no
+   recursion: graphs of 100,000 nodes), and marks which must run to reach the
+   requested inputs (``inputs=`` / ``GradientEdge``) and which only hold a
+   captured cotangent;
+2. **runs funcgrad's loop** (:func:`funcgrad.ad.reverse_accumulate`) over them,
+   with callbacks for tensor hooks, ``retain_grad``, node pre/post hooks and
+   captures. The same loop runs
 
-   * **assembles one backward program** — each node's ``bwd`` program inlined in
-     reverse topological order, cotangents summed with ``add`` — keyed by the
-     graph's *structure* (op entries, edges, root avals, targets). The key's
-     compiled XLA executable is cached (LRU, :data:`CACHE_SIZE` entries) and
-     built when a structure is seen the second time (``COMPAT_COMPILE_BACKWARD=
-     always`` compiles at once, ``never`` disables it). ``is_grads_batched`` is
-     ``funcgrad.batching.batch_program`` of that program over the cotangent
-     inputs (one vectorised program; :data:`last_backward_program` shows it);
-   * or **interprets** node by node, calling each node's compiled ``bwd`` — used
-     the first time a structure is seen, for graphs over
-     :data:`MAX_COMPILED_NODES` nodes, when hooks or ``retain_grad`` touch
-     intermediate nodes, and with ``create_graph=True``, where each node's
-     backward is itself applied as a recorded, differentiable op so gradients
-     get a ``grad_fn`` (higher-order derivatives through funcgrad's VJP again).
+   * *eagerly*, node by node through each backward's compiled executable (the
+     first time a structure is seen, when hooks touch intermediate nodes, and
+     with ``create_graph=True``, where each node's backward is recorded as an
+     op, :meth:`~funcgrad._engine.OpVJP.recompute`, so higher derivatives are
+     funcgrad's VJP of it); or
+   * *traced* under a builder into one backward ``Program`` — from the second
+     sighting of a graph structure on (:data:`policy`), compiled once through
+     funcgrad's compile cache; ``is_grads_batched`` is ``batch_program`` of it;
 
-3. accumulates into leaves as PyTorch does and frees residuals unless
-   ``keep_graph``.
+3. **accumulates** into leaves' ``.grad`` as PyTorch's ``AccumulateGrad`` does and
+   frees the residuals unless ``keep_graph``.
 """
 
 from __future__ import annotations
 
 import gc
-import os
 import warnings
 from collections import OrderedDict
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from compat._core import grad_mode as _gm
-from compat._core.graph import AccumulateGrad, Node, short_name
-from compat._core.op import compile_program, get_op
-from compat._core.tensor import Tensor, run_recorded
-from funcgrad import passes
-from funcgrad.batching import batch_program
-from funcgrad.core.interp import eval_program, new_builder
+from compat._core.graph import AccumulateGrad, Node, check_node
+from compat._core.tensor import Tensor, apply, record
+from funcgrad._engine import (
+    Aval,
+    batch_program,
+    executable,
+    new_builder,
+    reverse_accumulate,
+    simplify,
+    trace_op,
+)
+from funcgrad._engine import run as run_program
 
-#: compiled assembled backward programs kept (least recently used dropped first)
-CACHE_SIZE = 64
-#: graphs with more nodes than this are always interpreted node by node
-MAX_COMPILED_NODES = 5000
 
+@dataclass
+class Policy:
+    """When a backward is traced into one compiled program instead of run node by node."""
+
+    #: ``"auto"`` (from a structure's second sighting), ``"always"`` or ``"never"``
+    assemble: str = "auto"
+    #: graphs with more nodes than this always run node by node
+    max_nodes: int = 5000
+    #: assembled programs kept (least recently used dropped first)
+    cache_size: int = 64
+
+
+policy = Policy()
 _compiled: OrderedDict[Any, Any] = OrderedDict()
 _seen: OrderedDict[Any, int] = OrderedDict()
 #: the last assembled backward program (batched when ``is_grads_batched``), for inspection
 last_backward_program: Any = None
 #: counters, for tests and benchmarks
-stats = {"compiled_runs": 0, "compiles": 0, "interpreted_runs": 0, "assembled_eager_runs": 0}
-
-_FREED = (
-    "Trying to backward through the graph a second time (or directly access saved tensors "
-    "after they have already been freed). Saved intermediate values of the graph are freed "
-    "when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to "
-    "backward through the graph a second time or if you need to access saved tensors after "
-    "calling backward."
-)
-_TYPE_NAMES = {
-    "float32": "FloatTensor",
-    "float64": "DoubleTensor",
-    "float16": "HalfTensor",
-    "int64": "LongTensor",
-    "int32": "IntTensor",
-    "int16": "ShortTensor",
-    "int8": "CharTensor",
-    "uint8": "ByteTensor",
-    "bool": "BoolTensor",
-}
+stats = {"compiled_runs": 0, "compiles": 0, "interpreted_runs": 0}
 _cycle_warned = [False]
 
 
 def clear_cache() -> None:
-    """Forget every compiled backward program."""
+    """Forget every assembled backward program."""
     _compiled.clear()
     _seen.clear()
-
-
-def _policy() -> str:
-    return os.environ.get("COMPAT_COMPILE_BACKWARD", "auto").lower()
-
-
-# --------------------------------------------------------------------------- small array ops
 
 
 def _add_fn(a: Any, b: Any) -> Any:
@@ -97,35 +84,26 @@ def _add_fn(a: Any, b: Any) -> Any:
 
 
 def _add(a: Any, b: Any) -> Any:
-    if a is None:
-        return b
-    if b is None:
-        return a
-    if isinstance(a, Tensor):
-        from compat._core.tensor import apply
-
+    if isinstance(a, Tensor) or isinstance(b, Tensor):
         return apply(_add_fn, "AddBackward0", (a, b))
-    return get_op(_add_fn, "add", (), (a, b)).run(a, b)[0]
+    return run_program(trace_op(_add_fn, "add", (), (a, b)).program, a, b)[0]
 
 
 def _cast_fn(a: Any, *, dtype: Any) -> Any:
-    from funcgrad import numpy as fnp
-
-    return fnp.asarray(a, dtype)
+    return a.astype(dtype)
 
 
 def _cast(a: Any, dtype: np.dtype) -> Any:
     if a.dtype == dtype:
         return a
-    return get_op(_cast_fn, "cast", (("dtype", dtype),), (a,)).run(a)[0]
+    return trace_op(_cast_fn, "cast", (("dtype", dtype),), (a,)).run(a)[0]
 
 
 def _zeros(aval: Any, batch: int | None) -> np.ndarray:
-    shape = aval.shape if batch is None else (batch, *aval.shape)
-    return np.zeros(shape, aval.dtype)
+    return np.zeros(aval.shape if batch is None else (batch, *aval.shape), aval.dtype)
 
 
-# --------------------------------------------------------------------------- graph walk
+# --------------------------------------------------------------------------- the plan
 
 
 def _toposort(roots: Sequence[Node]) -> list[Node]:
@@ -140,10 +118,9 @@ def _toposort(roots: Sequence[Node]) -> list[Node]:
         while stack:
             top = stack[-1]
             node, i = top
-            edges = node._edges
-            if i < len(edges):
+            if i < len(node._edges):
                 top[1] = i + 1
-                e = edges[i]
+                e = node._edges[i]
                 if e is not None and id(e[0]) not in seen:
                     seen.add(id(e[0]))
                     stack.append([e[0], 0])
@@ -155,69 +132,51 @@ def _toposort(roots: Sequence[Node]) -> list[Node]:
 
 
 class _Plan:
-    """What a backward call runs: topological order, which nodes execute, captures."""
+    """The cut of the graph: order, nodes that run, nodes that only hold a capture."""
 
-    def __init__(
-        self,
-        roots: Sequence[tuple[Node, int]],
-        inputs: Sequence[tuple[Node, int]] | None,
-        accumulate: bool,
-    ) -> None:
-        self.topo = _toposort([r[0] for r in roots])
+    def __init__(self, roots: Sequence[tuple[Node, int]], inputs: Any, accumulate: bool) -> None:
+        topo = _toposort([r[0] for r in roots])
         self.captures: dict[int, list[tuple[int, int]]] = {}
-        self.acc_targets: set[int] = set()
+        acc: set[int] = set()
         if inputs is None:
-            self.execute = None  # everything
-            self.acc_targets = {id(n) for n in self.topo if isinstance(n, AccumulateGrad)}
-            return
-        for idx, (node, nr) in enumerate(inputs):
-            if accumulate and isinstance(node, AccumulateGrad):
-                self.acc_targets.add(id(node))
-            else:
-                self.captures.setdefault(id(node), []).append((nr, idx))
-        reach: dict[int, bool] = {}
-        execute: dict[int, bool] = {}
-        for n in reversed(self.topo):
-            need = False
-            for e in n._edges:
-                if e is not None and reach.get(id(e[0])):
-                    need = True
-                    break
-            execute[id(n)] = need
-            reach[id(n)] = need or id(n) in self.captures or id(n) in self.acc_targets
-        self.execute = execute
-        self.reach = reach
+            acc = {id(n) for n in topo if isinstance(n, AccumulateGrad)}
+            self.runs: set[int] | None = None
+        else:
+            for idx, (node, nr) in enumerate(inputs):
+                if accumulate and isinstance(node, AccumulateGrad):
+                    acc.add(id(node))
+                else:
+                    self.captures.setdefault(id(node), []).append((nr, idx))
+            self.runs, reach = set(), set()
+            for n in reversed(topo):
+                if any(e is not None and id(e[0]) in reach for e in n._edges):
+                    self.runs.add(id(n))
+                    reach.add(id(n))
+                elif id(n) in self.captures or id(n) in acc:
+                    reach.add(id(n))
+            topo = [n for n in topo if id(n) in reach]
+        self.topo, self.acc = topo, acc
+        self.hooks = any(not isinstance(n, AccumulateGrad) and n._has_hooks() for n in topo)
 
-    def runs(self, n: Node) -> bool:
-        return self.execute is None or self.execute[id(n)]
-
-    def useful(self, n: Node) -> bool:
-        return self.execute is None or self.reach[id(n)]
-
-
-# --------------------------------------------------------------------------- checks
-
-
-def _describe(shape: tuple, dtype: np.dtype) -> str:
-    return f"[torch.{_TYPE_NAMES.get(dtype.name, dtype.name)} [{', '.join(map(str, shape))}]]"
-
-
-def _check_node(n: Node) -> None:
-    """PyTorch's errors for freed saved tensors and saved tensors modified in place."""
-    entry = n._entry
-    if n._freed and entry.tensor_res:
-        raise RuntimeError(_FREED)
-    if n._saved:
-        for vc, ver, shape, dtype, fn, nr in n._saved:
-            if vc.v != ver:
-                which = f", which is output {nr} of {short_name(fn)}," if fn is not None else ""
-                raise RuntimeError(
-                    "one of the variables needed for gradient computation has been modified by "
-                    f"an inplace operation: {_describe(shape, dtype)}{which} is at version "
-                    f"{vc.v}; expected version {ver} instead. Hint: enable anomaly detection to "
-                    "find the operation that failed to compute its gradient, with "
-                    "torch.autograd.set_detect_anomaly(True, check_nan=False)."
-                )
+    def key(self, roots: Sequence, grads: Sequence, batch: int | None) -> tuple:
+        """Equal for graphs of the same structure (ops, edges, seeds, targets)."""
+        index = {id(n): i for i, n in enumerate(self.topo)}
+        items = tuple(
+            ("a", id(n) in self.acc)
+            if isinstance(n, AccumulateGrad)
+            else (
+                n._entry.id,
+                self.runs is None or id(n) in self.runs,
+                tuple(None if e is None else (index.get(id(e[0])), e[1]) for e in n._edges),
+            )
+            for n in self.topo
+        )
+        seeds = tuple(
+            (index.get(id(n)), nr, None if g is None else (g.shape, g.dtype))
+            for (n, nr), g in zip(roots, grads)
+        )
+        caps = tuple(sorted((index[k], tuple(v)) for k, v in self.captures.items() if k in index))
+        return (items, seeds, caps, batch)
 
 
 # --------------------------------------------------------------------------- accumulation
@@ -235,7 +194,7 @@ def _as_value(t: Any, create_graph: bool) -> Any:
     return t if create_graph else t._st.array
 
 
-def _run_tensor_hooks(hooks: dict, g: Any, create_graph: bool) -> Any:
+def _run_hooks(hooks: dict, g: Any, create_graph: bool) -> Any:
     for h in list(hooks.values()):
         r = h(_as_tensor(g))
         if r is not None:
@@ -243,43 +202,122 @@ def _run_tensor_hooks(hooks: dict, g: Any, create_graph: bool) -> Any:
     return g
 
 
-def _retain(t: Tensor, g: Any, create_graph: bool) -> None:
-    new = _as_tensor(g)
-    if not create_graph:
-        new = Tensor._wrap_result(new._st.array)
-    t._grad = (
-        new
-        if t._grad is None
-        else _as_tensor(_add(t._grad if create_graph else t._grad._st.array, g))
-    )
-
-
 def _accumulate(var: Tensor, g: Any, create_graph: bool) -> None:
     """PyTorch's AccumulateGrad: the first gradient is stored; later ones are added in
     place (out of place when ``create_graph``)."""
-    if var._hooks:
-        g = _run_tensor_hooks(var._hooks, g, create_graph)
-    if g is None:
-        return
-    dtype = var._st.array.dtype
     if create_graph:
-        if var._grad is None:
-            var._grad = g
-        else:
-            var._grad = _add(var._grad, g)
+        var._grad = g if var._grad is None else _add(var._grad, g)
+    elif var._grad is None:
+        var._grad = Tensor._wrap_result(_cast(g, var._st.array.dtype))
     else:
-        g = _cast(g, dtype)
-        if var._grad is None:
-            var._grad = Tensor._wrap_result(g)
-        else:
-            old = var._grad
-            old._set_data_inplace(_add(old._st.array, _cast(g, old._st.array.dtype)))
+        old = var._grad
+        old._set_data_inplace(_add(old._st.array, _cast(g, old._st.array.dtype)))
     if var._post_acc_hooks:
         for h in list(var._post_acc_hooks.values()):
             h(var)
 
 
 # --------------------------------------------------------------------------- the engine
+
+
+class _Run:
+    """One backward call: the callbacks funcgrad's loop runs with."""
+
+    def __init__(self, plan: _Plan, n_in: int, keep: bool, create: bool, batch: Any) -> None:
+        self.plan, self.keep, self.create, self.batch = plan, keep, create, batch
+        self.results: list = [None] * n_in
+        self.res_of: dict[int, list] | None = None  # traced: residual arguments per node
+        self.outs: list = []  # traced: (kind, target, value)
+        self.index: dict[int, int] = {}  # traced: position of each node in the plan
+
+    @staticmethod
+    def keys(n: Node) -> tuple:
+        if isinstance(n, AccumulateGrad):
+            return ((n, 0),), ()
+        return [(n, i) for i in range(n._entry.op.n_out)], [e for e in n._edges if e is not None]
+
+    def on_cotangent(self, key: tuple, g: Any) -> Any:
+        node, nr = key
+        if isinstance(node, AccumulateGrad):
+            return g
+        if node._tensor_hooks and node._tensor_hooks.get(nr):
+            g = _run_hooks(node._tensor_hooks[nr], g, self.create)
+        if node._retain and nr in node._retain:
+            t = node._retain[nr]()
+            if t is not None and g is not None:
+                new = g if self.create else _as_tensor(g)._st.array
+                t._grad = _as_tensor(new if t._grad is None else _add(t._grad._st.array, new))
+        for nr2, idx in self.plan.captures.get(id(node), ()):
+            if nr2 == nr:
+                self._capture(idx, g)
+        return g
+
+    def _capture(self, idx: int, g: Any) -> None:
+        if self.res_of is not None:
+            self.outs.append(("cap", idx, g))
+        else:
+            self.results[idx] = g
+
+    def transpose(self, n: Node, cts: list) -> Any:
+        plan = self.plan
+        if isinstance(n, AccumulateGrad):
+            g, var = cts[0], n.variable
+            if self.res_of is not None:  # traced: hooks and accumulation run afterwards
+                caps = [i for _, i in plan.captures.get(id(n), ())]
+                self.outs.append(("leaf", (caps, id(n) in plan.acc, self.index[id(n)]), g))
+                return None
+            if var._hooks:
+                g = _run_hooks(var._hooks, g, self.create)
+            for _, idx in plan.captures.get(id(n), ()):
+                self.results[idx] = g
+            if id(n) in plan.acc and g is not None:
+                _accumulate(var, g, self.create)
+            return None
+        if plan.runs is not None and id(n) not in plan.runs:
+            return None
+        if n._pre_hooks:
+            for h in list(n._pre_hooks.values()):
+                r = h(tuple(None if g is None else _as_tensor(g) for g in cts))
+                if r is not None:
+                    cts = [_as_value(x, self.create) for x in r]
+        check_node(n)
+        entry, batch = n._entry, self.batch
+        avals = entry.op.out_avals
+        cts = [cts[i] if cts[i] is not None else _zeros(avals[i], batch) for i in entry.ct_outs]
+        if self.create:
+            xs, edges = n._inputs, list(n._edges)
+            if xs is None:  # freed, but the node saved no tensors: its inputs are unused
+                xs = [_zeros(a.strip_weak(), None) for a in entry.op.in_avals]
+                edges = [None] * len(xs)
+            cts = [_as_tensor(c) for c in cts]
+            edges += [c._edge() if c._requires_grad else None for c in cts]
+            in_cts = record(entry.recompute(batch), [*xs, *(c._st.array for c in cts)], edges)
+        else:
+            res = n._res if self.res_of is None else self.res_of[id(n)]
+            in_cts = entry.backward(res, cts, batch if self.res_of is None else None)
+        if n._post_hooks:
+            grads_in = tuple(_as_tensor(g) for g in in_cts)
+            grads_out = tuple(None if g is None else _as_tensor(g) for g in cts)
+            for h in list(n._post_hooks.values()):
+                r = h(grads_in, grads_out)
+                if r is not None:
+                    grads_in = tuple(r)
+            in_cts = [_as_value(g, self.create) for g in grads_in]
+        if not self.keep and self.res_of is None:
+            n._release()
+        return in_cts
+
+    def loop(self, roots: Sequence, grads: Sequence) -> None:
+        plan = self.plan
+        hooked = plan.hooks or plan.captures
+        reverse_accumulate(
+            plan.topo,
+            [(r, g) for r, g in zip(roots, grads)],
+            self.keys,
+            self.transpose,
+            add=_add,
+            on_cotangent=self.on_cotangent if hooked else None,
+        )
 
 
 def run_backward(
@@ -307,7 +345,7 @@ def run_backward(
             stacklevel=4,
         )
     plan = _Plan(roots, inputs, accumulate)
-    n_in = len(inputs) if inputs is not None else 0
+    run = _Run(plan, len(inputs) if inputs is not None else 0, keep_graph, create_graph, batch_size)
     prev = _gm.is_grad_enabled()
     _gm._set(create_graph)
     # the walk allocates many small containers while the whole graph is alive: pausing the
@@ -315,366 +353,93 @@ def run_backward(
     gc_was_enabled = gc.isenabled()
     gc.disable()
     try:
-        if not create_graph and len(plan.topo) <= MAX_COMPILED_NODES:
-            out = _try_assembled(plan, roots, root_grads, n_in, keep_graph, batch_size)
-            if out is not None:
-                return out
-        return _interpret(plan, roots, root_grads, n_in, keep_graph, create_graph, batch_size)
+        small = len(plan.topo) <= policy.max_nodes
+        if not (create_graph or plan.hooks) and small and _assembled(run, roots, root_grads):
+            return run.results
+        stats["interpreted_runs"] += 1
+        run.loop(roots, root_grads)
+        return run.results
     finally:
         if gc_was_enabled:
             gc.enable()
         _gm._set(prev)
 
 
-def _interpret(
-    plan: _Plan,
-    roots: Sequence[tuple[Node, int]],
-    root_grads: Sequence[Any],
-    n_in: int,
-    keep_graph: bool,
-    create_graph: bool,
-    batch: int | None,
-) -> list:
-    stats["interpreted_runs"] += 1
-    results: list = [None] * n_in
-    buffers: dict[int, list] = {}
-    for (node, nr), g in zip(roots, root_grads):
-        if g is None:
-            continue
-        buf = buffers.get(id(node))
-        if buf is None:
-            buf = buffers[id(node)] = [None] * _n_outputs(node)
-        buf[nr] = _add(buf[nr], g)
-    captures = plan.captures
-    for n in plan.topo:
-        buf = buffers.pop(id(n), None)
-        if buf is None or not plan.useful(n):
-            continue
-        if isinstance(n, AccumulateGrad):
-            g = buf[0]
-            caps = captures.get(id(n))
-            if caps:
-                var = n.variable
-                if var._hooks:
-                    g = _run_tensor_hooks(var._hooks, g, create_graph)
-                for _, idx in caps:
-                    results[idx] = g
-            if id(n) in plan.acc_targets and g is not None:
-                _accumulate(n.variable, g, create_graph)
-            continue
-        if n._tensor_hooks:
-            for nr, hooks in n._tensor_hooks.items():
-                if hooks and buf[nr] is not None:
-                    buf[nr] = _run_tensor_hooks(hooks, buf[nr], create_graph)
-        if n._retain:
-            for nr, ref in list(n._retain.items()):
-                t = ref()
-                if t is not None and buf[nr] is not None:
-                    _retain(t, buf[nr], create_graph)
-        caps = captures.get(id(n))
-        if caps:
-            for nr, idx in caps:
-                results[idx] = buf[nr]
-        if not plan.runs(n):
-            continue
-        if n._pre_hooks:
-            for h in list(n._pre_hooks.values()):
-                r = h(tuple(None if g is None else _as_tensor(g) for g in buf))
-                if r is not None:
-                    buf = [_as_value(x, create_graph) for x in r]
-        _check_node(n)
-        entry = n._entry
-        out_avals = entry.op.out_avals
-        if create_graph:
-            cts = [
-                buf[i] if buf[i] is not None else Tensor._wrap_result(_zeros(out_avals[i], batch))
-                for i in entry.ct_outs
-            ]
-            bop = entry.backward_op(batch)
-            datas = n._inputs
-            edges = list(n._edges)
-            if datas is None:  # freed, but the node saved no tensors: inputs are unused
-                datas = [_zeros(a.strip_weak(), None) for a in entry.op.in_avals]
-                edges = [None] * len(edges)
-            in_edges = [
-                e if m else None
-                for e, m in zip(edges, [i in entry.in_idx for i in range(len(edges))])
-            ]
-            in_edges += [c._edge() if c._requires_grad else None for c in cts]
-            in_cts = run_recorded(bop, [*datas, *(c._st.array for c in cts)], in_edges)
-        else:
-            cts = [
-                buf[i] if buf[i] is not None else _zeros(out_avals[i], batch) for i in entry.ct_outs
-            ]
-            if batch is None:
-                in_cts = entry.backward(n._res, cts)
-            else:
-                in_cts = entry.backward_batched(batch, n._res, cts)
-        if n._post_hooks:
-            grads_in = tuple(_as_tensor(g) for g in in_cts)
-            grads_out = tuple(None if g is None else _as_tensor(g) for g in buf)
-            for h in list(n._post_hooks.values()):
-                r = h(grads_in, grads_out)
-                if r is not None:
-                    grads_in = tuple(r)
-            in_cts = [_as_value(g, create_graph) for g in grads_in]
-        edges = n._edges
-        for k, i in enumerate(entry.in_idx):
-            e = edges[i]
-            g = in_cts[k]
-            if e is None or g is None:
-                continue
-            child = e[0]
-            cb = buffers.get(id(child))
-            if cb is None:
-                cb = buffers[id(child)] = [None] * _n_outputs(child)
-            cb[e[1]] = _add(cb[e[1]], g)
-        if not keep_graph:
-            n._release()
-    return results
+def _executed(plan: _Plan) -> list[Node]:
+    return [
+        n
+        for n in plan.topo
+        if not isinstance(n, AccumulateGrad) and (plan.runs is None or id(n) in plan.runs)
+    ]
 
 
-def _n_outputs(n: Node) -> int:
-    return 1 if isinstance(n, AccumulateGrad) else n._entry.op.n_out
-
-
-# --------------------------------------------------------------------------- assembled program
-
-
-def _structure_key(
-    plan: _Plan, roots: Sequence[tuple[Node, int]], root_grads: Sequence[Any], batch: int | None
-) -> tuple | None:
-    """A hashable key equal for graphs of the same structure; ``None`` if the graph has
-    hooks on intermediate nodes (it must be interpreted)."""
-    index: dict[int, int] = {}
-    items: list = []
-    for i, n in enumerate(plan.topo):
-        index[id(n)] = i
-    for n in plan.topo:
-        if isinstance(n, AccumulateGrad):
-            items.append(("acc", id(n) in plan.acc_targets))
-            continue
-        if not plan.runs(n) and not plan.useful(n):
-            items.append(None)
-            continue
-        if n._has_hooks():
-            return None
-        items.append(
-            (
-                n._entry.id,
-                plan.runs(n),
-                tuple(None if e is None else (index.get(id(e[0]), -1), e[1]) for e in n._edges),
+def _assembled(run: _Run, roots: Sequence, grads: Sequence) -> bool:
+    """Run the backward as one compiled program, tracing it on a structure's second
+    sighting; ``False`` when the node-by-node loop should run instead."""
+    global last_backward_program
+    plan, batch = run.plan, run.batch
+    if policy.assemble == "never" and batch is None:
+        return False
+    key = plan.key(roots, grads, batch)
+    hit = _compiled.get(key)
+    if hit is None:
+        _seen[key] = count = _seen.get(key, 0) + 1
+        while len(_seen) > 16 * policy.cache_size:
+            _seen.popitem(last=False)
+        if batch is None and count < 2 and policy.assemble != "always":
+            return False
+    nodes = _executed(plan)
+    for n in nodes:
+        check_node(n)
+    if hit is None:
+        run.index = {id(n): i for i, n in enumerate(plan.topo)}
+        with new_builder("compat.backward") as b:
+            run.res_of = {
+                id(n): [b.new_arg(v.aval) for v in n._entry.bwd.invars[: n._entry.num_res]]
+                for n in nodes
+            }
+            cts = [None if g is None else b.new_arg(_aval(g, batch)) for g in grads]
+            run.loop(roots, cts)
+            spec = [(kind, target, g is not None) for kind, target, g in run.outs]
+            prog = simplify(b.build([g for _, _, g in run.outs if g is not None]))
+        if batch is not None:
+            n_res = sum(len(r) for r in run.res_of.values())
+            prog, _ = batch_program(
+                prog,
+                [None] * n_res + [0] * sum(g is not None for g in grads),
+                batch,
+                out_dims=[0] * len(prog.outvars),
             )
-        )
-    root_key = tuple(
-        (index[id(node)], nr, None if g is None else (g.shape, g.dtype))
-        for (node, nr), g in zip(roots, root_grads)
-    )
-    cap_key = tuple(sorted((index[k], tuple(v)) for k, v in plan.captures.items() if k in index))
-    return (tuple(items), root_key, cap_key, batch)
+        hit = _compiled[key] = (prog, executable(prog), spec)
+        stats["compiles"] += 1
+        while len(_compiled) > policy.cache_size:
+            _compiled.popitem(last=False)
+    else:
+        _compiled.move_to_end(key)
+    prog, fn, spec = hit
+    last_backward_program = prog
+    stats["compiled_runs"] += 1
+    values = iter(fn(*[r for n in nodes for r in n._res], *[g for g in grads if g is not None]))
+    run.res_of = None
+    for kind, target, present in spec:
+        g = next(values) if present else None
+        if kind == "cap":
+            run.results[target] = g
+            continue
+        caps, acc, pos = target
+        var = plan.topo[pos].variable
+        if g is not None and var._hooks:
+            g = _run_hooks(var._hooks, g, False)
+        for idx in caps:
+            run.results[idx] = g
+        if acc and g is not None:
+            _accumulate(var, g, False)
+    if not run.keep:
+        for n in nodes:
+            n._release()
+    return True
 
 
-def _build_program(
-    plan: _Plan,
-    roots: Sequence[tuple[Node, int]],
-    root_grads: Sequence[Any],
-    batch: int | None,
-) -> tuple[Any, list, list, list]:
-    """The backward of the whole graph as one funcgrad Program.
-
-    Invars: residuals of every executed node (in topological order), then the root
-    cotangents. Outvars: the gradient for each capture and each accumulated leaf
-    (``targets`` says which; ``None`` entries got no gradient).
-    """
-    from funcgrad import numpy as fnp
-
-    exec_nodes = [n for n in plan.topo if not isinstance(n, AccumulateGrad) and plan.runs(n)]
-    targets: list[tuple[str, Any]] = []
-    with new_builder("compat.backward") as b:
-        res_args = {
-            id(n): [b.new_arg(v.aval) for v in n._entry.bwd.invars[: n._entry.num_res]]
-            for n in exec_nodes
-        }
-        ct_args = [None if g is None else b.new_arg(_aval_of(g, batch)) for g in root_grads]
-        buffers: dict[int, list] = {}
-        for (node, nr), g in zip(roots, ct_args):
-            if g is None:
-                continue
-            buf = buffers.setdefault(id(node), [None] * _n_outputs(node))
-            buf[nr] = g if buf[nr] is None else buf[nr] + g
-        outs: list = []
-        for n in plan.topo:
-            buf = buffers.pop(id(n), None)
-            if buf is None or not plan.useful(n):
-                continue
-            if isinstance(n, AccumulateGrad):
-                for _, idx in plan.captures.get(id(n), ()):
-                    targets.append(("cap", idx))
-                    outs.append(buf[0])
-                if id(n) in plan.acc_targets:
-                    targets.append(("acc", n))
-                    outs.append(buf[0])
-                continue
-            for nr, idx in plan.captures.get(id(n), ()):
-                targets.append(("cap", idx))
-                outs.append(buf[nr])
-            if not plan.runs(n):
-                continue
-            entry = n._entry
-            avals = entry.op.out_avals
-            cts = [
-                buf[i] if buf[i] is not None else fnp.zeros(avals[i].shape, avals[i].dtype)
-                for i in entry.ct_outs
-            ]
-            in_cts = eval_program(entry.bwd, *res_args[id(n)], *cts)
-            for k, i in enumerate(entry.in_idx):
-                e = n._edges[i]
-                if e is None:
-                    continue
-                cb = buffers.setdefault(id(e[0]), [None] * _n_outputs(e[0]))
-                cb[e[1]] = in_cts[k] if cb[e[1]] is None else cb[e[1]] + in_cts[k]
-        present = [o is not None for o in outs]
-        prog = b.build([o for o in outs if o is not None])
-    prog = passes.simplify(prog)
-    return prog, targets, present, exec_nodes
-
-
-def _aval_of(x: Any, batch: int | None = None) -> Any:
-    from funcgrad.core.ir import Aval
-
+def _aval(x: Any, batch: int | None) -> Aval:
     shape = tuple(x.shape) if batch is None else tuple(x.shape[1:])
     return Aval(shape, np.dtype(x.dtype))
-
-
-class _Compiled:
-    __slots__ = ("fn", "present", "prog", "targets_spec")
-
-    def __init__(self, prog: Any, fn: Any, targets: list, present: list) -> None:
-        self.prog = prog
-        self.fn = fn
-        self.present = present
-        # targets are re-bound to this call's nodes by position in the plan
-        self.targets_spec = targets
-
-
-def _try_assembled(
-    plan: _Plan,
-    roots: Sequence[tuple[Node, int]],
-    root_grads: Sequence[Any],
-    n_in: int,
-    keep_graph: bool,
-    batch: int | None,
-) -> list | None:
-    global last_backward_program
-    policy = _policy()
-    if policy == "never" and batch is None:
-        return None
-    key = _structure_key(plan, roots, root_grads, batch)
-    if key is None:
-        return None
-    compiled = _compiled.get(key)
-    if compiled is not None:
-        _compiled.move_to_end(key)
-    else:
-        count = _seen.get(key, 0) + 1
-        _seen[key] = count
-        _seen.move_to_end(key)
-        while len(_seen) > 16 * CACHE_SIZE:
-            _seen.popitem(last=False)
-        if batch is None and count < 2 and policy != "always":
-            return None
-    exec_nodes = [n for n in plan.topo if not isinstance(n, AccumulateGrad) and plan.runs(n)]
-    for n in exec_nodes:
-        _check_node(n)
-    flat_res = [r for n in exec_nodes for r in n._res]
-    cts = [g for g in root_grads if g is not None]
-    # targets of this call (same order as when the program was built)
-    targets = _targets(plan, roots, root_grads)
-    if compiled is None:
-        prog, _, present, _ = _build_program(plan, roots, root_grads, batch)
-        if batch is not None:
-            n_res = len(flat_res)
-            prog, _ = batch_program(
-                prog, [None] * n_res + [0] * len(cts), batch, out_dims=[0] * len(prog.outvars)
-            )
-        last_backward_program = prog
-        if batch is None or count >= 2 or policy == "always":
-            compiled = _Compiled(prog, compile_program(prog), targets, present)
-            stats["compiles"] += 1
-            _compiled[key] = compiled
-            while len(_compiled) > CACHE_SIZE:
-                _compiled.popitem(last=False)
-        else:
-            stats["assembled_eager_runs"] += 1
-            values = eval_program(prog, *flat_res, *cts)
-            return _finish(plan, targets, present, values, n_in, keep_graph, exec_nodes)
-    else:
-        last_backward_program = compiled.prog
-    stats["compiled_runs"] += 1
-    values = compiled.fn(*flat_res, *cts)
-    return _finish(plan, targets, compiled.present, values, n_in, keep_graph, exec_nodes)
-
-
-def _targets(
-    plan: _Plan, roots: Sequence[tuple[Node, int]], root_grads: Sequence[Any]
-) -> list[tuple[str, Any]]:
-    """The capture/accumulate targets in the order :func:`_build_program` emits them."""
-    reached: set[int] = set()
-    for (node, _), g in zip(roots, root_grads):
-        if g is not None:
-            reached.add(id(node))
-    targets: list[tuple[str, Any]] = []
-    for n in plan.topo:
-        if id(n) not in reached or not plan.useful(n):
-            continue
-        if isinstance(n, AccumulateGrad):
-            for _, idx in plan.captures.get(id(n), ()):
-                targets.append(("cap", idx))
-            if id(n) in plan.acc_targets:
-                targets.append(("acc", n))
-            continue
-        for _, idx in plan.captures.get(id(n), ()):
-            targets.append(("cap", idx))
-        if not plan.runs(n):
-            continue
-        for i in n._entry.in_idx:
-            e = n._edges[i]
-            if e is not None:
-                reached.add(id(e[0]))
-    return targets
-
-
-def _finish(
-    plan: _Plan,
-    targets: list,
-    present: list,
-    values: list,
-    n_in: int,
-    keep_graph: bool,
-    exec_nodes: list,
-) -> list:
-    results: list = [None] * n_in
-    it = iter(values)
-    for (kind, what), p in zip(targets, present):
-        g = next(it) if p else None
-        if kind == "cap":
-            if g is not None:
-                var = _capture_var(plan, what)
-                if var is not None and var._hooks:
-                    g = _run_tensor_hooks(var._hooks, g, False)
-            results[what] = g
-        elif g is not None:
-            _accumulate(what.variable, g, False)
-    if not keep_graph:
-        for n in exec_nodes:
-            n._release()
-    return results
-
-
-def _capture_var(plan: _Plan, idx: int) -> Tensor | None:
-    for n in plan.topo:
-        if isinstance(n, AccumulateGrad):
-            for _, i in plan.captures.get(id(n), ()):
-                if i == idx:
-                    return n.variable
-    return None

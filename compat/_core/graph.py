@@ -1,10 +1,11 @@
 """The recorded graph: :class:`Node` (a ``grad_fn``), :class:`AccumulateGrad` (a
 leaf's gradient sink), :class:`GradientEdge` and :func:`get_gradient_edge`.
 
-A node holds the op's :class:`~compat._core.op.VJPEntry`, the residual arrays the
-forward saved, the input arrays (so ``create_graph=True`` can re-express the
-node's backward as a differentiable op), its input edges and the version
-counters of the tensors PyTorch would consider saved.
+A node is one call of an op's funcgrad program: it holds the op's
+:class:`funcgrad._engine.OpVJP`, the residual arrays the forward saved, the input
+arrays (so ``create_graph=True`` can record the node's backward as a
+differentiable op), its input edges and the version counters of the tensors
+PyTorch would consider saved.
 """
 
 from __future__ import annotations
@@ -16,8 +17,8 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 if TYPE_CHECKING:
-    from compat._core.op import VJPEntry
     from compat._core.tensor import Tensor
+    from funcgrad._engine import OpVJP
 
 _handle_ids = itertools.count()
 
@@ -62,7 +63,7 @@ class Node:
 
     def __init__(
         self,
-        entry: VJPEntry | None,
+        entry: OpVJP | None,
         residuals: list | None,
         inputs: list | None,
         edges: tuple,
@@ -181,3 +182,40 @@ _BACKWARD_SUFFIX = re.compile(r"Backward\d*$")
 def short_name(node: Node) -> str:
     """``MulBackward0`` -> ``Mul`` (how PyTorch names a node in version errors)."""
     return _BACKWARD_SUFFIX.sub("", node.name())
+
+
+_FREED = (
+    "Trying to backward through the graph a second time (or directly access saved tensors "
+    "after they have already been freed). Saved intermediate values of the graph are freed "
+    "when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to "
+    "backward through the graph a second time or if you need to access saved tensors after "
+    "calling backward."
+)
+_TYPE_NAMES = {
+    "float32": "FloatTensor",
+    "float64": "DoubleTensor",
+    "float16": "HalfTensor",
+    "int64": "LongTensor",
+    "int32": "IntTensor",
+    "int16": "ShortTensor",
+    "int8": "CharTensor",
+    "uint8": "ByteTensor",
+    "bool": "BoolTensor",
+}
+
+
+def check_node(n: Node) -> None:
+    """PyTorch's errors for freed saved tensors and saved tensors modified in place."""
+    if n._freed and n._entry.tensor_res:
+        raise RuntimeError(_FREED)
+    for vc, ver, shape, dtype, fn, nr in n._saved or ():
+        if vc.v != ver:
+            which = f", which is output {nr} of {short_name(fn)}," if fn is not None else ""
+            kind = _TYPE_NAMES.get(dtype.name, dtype.name)
+            raise RuntimeError(
+                "one of the variables needed for gradient computation has been modified by "
+                f"an inplace operation: [torch.{kind} [{', '.join(map(str, shape))}]]{which} is "
+                f"at version {vc.v}; expected version {ver} instead. Hint: enable anomaly "
+                "detection to find the operation that failed to compute its gradient, with "
+                "torch.autograd.set_detect_anomaly(True, check_nan=False)."
+            )

@@ -21,7 +21,7 @@ import numpy as np
 from compat._core import dtypes as _dt
 from compat._core import grad_mode as _gm
 from compat._core.graph import AccumulateGrad, Node, RemovableHandle
-from compat._core.op import Op, get_op
+from funcgrad._engine import OpProgram, trace_op
 
 
 class Size(tuple):
@@ -521,13 +521,13 @@ def apply(
         else:
             arrays.append(a)
             scalars = True
-    op = get_op(fn, name, static, arrays, saves)
+    op = trace_op(fn, name, static, arrays, saves)
     if scalars:
         arrays = [_dev_scalar(a) if type(a) in _PY_SCALARS else a for a in arrays]
     if req and _gm._state.enabled:
         outs = _record(op, args, arrays)
     else:
-        outs = [Tensor._wrap_result(o) for o in op.run(*arrays)]
+        outs = [_new_tensor(Tensor, o) for o in op.run(*arrays)]
     return outs[0] if op.single else tuple(outs)
 
 
@@ -547,32 +547,55 @@ def _dev_scalar(x: Any) -> Any:
     return a
 
 
-def _saved_entry(t: Tensor, version: int | None = None) -> tuple:
-    return (
-        t._vc,
-        t._vc.v if version is None else version,
-        t._st.array.shape,
-        t._st.array.dtype,
-        t._grad_fn,
-        t._output_nr,
-    )
+def _saved_entry(t: Tensor) -> tuple:
+    return (t._vc, t._vc.v, t._st.array.shape, t._st.array.dtype, t._grad_fn, t._output_nr)
 
 
-def _record(op: Op, args: Sequence[Any], arrays: list, inplace: Tensor | None = None) -> list:
-    """Run ``op`` through its VJP forward and record a node; returns the output tensors
-    (or, for an in-place op, updates ``inplace`` and returns it)."""
-    mask = tuple(isinstance(a, Tensor) and a._requires_grad for a in args)
+def _record(
+    op: OpProgram, args: Sequence[Any], arrays: list, inplace: Tensor | None = None
+) -> list:
+    """Record ``op`` applied to ``args`` (tensors and numbers): edges from the tensors that
+    require grad, version counters of the tensors PyTorch would consider saved."""
+    edges = tuple(a._edge() if isinstance(a, Tensor) and a._requires_grad else None for a in args)
+    return record(op, arrays, edges, args, inplace)
+
+
+def record(
+    op: OpProgram,
+    arrays: Sequence[Any],
+    edges: Sequence[Any],
+    args: Sequence[Any] | None = None,
+    inplace: Tensor | None = None,
+) -> list:
+    """Run ``op`` through its VJP forward and record a node with these input ``edges``
+    (``None``: no gradient); returns the output tensors (or, in place, ``inplace``).
+
+    Without ``args`` (the engine recording a backward with ``create_graph``) an output
+    requires grad only if it depends on an input with an edge, as in PyTorch.
+    """
+    mask = tuple(e is not None for e in edges)
+    live = None
+    if args is None:
+        deps = op.out_deps()
+        live = [any(mask[i] for i in d) for d in deps]
+        if not any(live):
+            return [_new_tensor(Tensor, o) for o in op.run(*arrays)]
+        # an input no live output depends on gets no edge, so a later backward leaves its
+        # ``.grad`` untouched (``None``) as PyTorch does, instead of accumulating zeros
+        used = frozenset().union(*(d for d, lv in zip(deps, live) if lv))
+        if not all(i in used for i, m in enumerate(mask) if m):
+            mask = tuple(m and i in used for i, m in enumerate(mask))
+            edges = tuple(e if m else None for e, m in zip(edges, mask))
     entry = op.vjp(mask)
     outs, res = entry.forward(arrays)
-    edges = tuple(a._edge() if m else None for a, m in zip(args, mask))
     saved = None
-    if entry.saved_in or entry.saved_out:
+    if args is not None and (entry.saved_in or entry.saved_out):
         saved = [
             _saved_entry(args[i])
             for i in entry.saved_in
             if not (inplace is not None and i == 0) and isinstance(args[i], Tensor)
         ]
-    node = Node(entry, res, arrays, edges, saved)
+    node = Node(entry, res, arrays, tuple(edges), saved)
     if inplace is not None:
         t = inplace
         t._unregister_retain()
@@ -591,8 +614,8 @@ def _record(op: Op, args: Sequence[Any], arrays: list, inplace: Tensor | None = 
     result = []
     out_avals = op.out_avals
     for j, o in enumerate(outs):
-        t = Tensor._wrap_result(o)
-        if out_avals[j].dtype.kind in "fc":
+        t = _new_tensor(Tensor, o)
+        if out_avals[j].dtype.kind in "fc" and (live is None or live[j]):
             t._requires_grad = True
             t._grad_fn = node
             t._output_nr = j
@@ -600,38 +623,6 @@ def _record(op: Op, args: Sequence[Any], arrays: list, inplace: Tensor | None = 
     if saved is not None:
         for j in entry.saved_out:
             saved.append(_saved_entry(result[j]))
-    return result
-
-
-def run_recorded(op: Op, datas: Sequence[Any], edges: Sequence[Any]) -> list:
-    """Apply ``op`` to arrays with explicit input edges (``None`` = no gradient); used by
-    the engine to record a node's backward when ``create_graph=True``."""
-    mask = tuple(e is not None for e in edges)
-    if not any(mask) or not _gm._state.enabled:
-        return [Tensor._wrap_result(o) for o in op.run(*datas)]
-    # an output requires grad only if it depends on an input that does (backward formulas
-    # such as ``grad * 2`` do not depend on the forward's inputs)
-    deps = op.out_deps()
-    live = [any(mask[i] for i in d) for d in deps]
-    if not any(live):
-        return [Tensor._wrap_result(o) for o in op.run(*datas)]
-    # an input no live output depends on gets no edge, so a later backward leaves its
-    # ``.grad`` untouched (``None``) as PyTorch does, instead of accumulating zeros
-    used = frozenset().union(*(d for d, lv in zip(deps, live) if lv))
-    if not all(i in used for i, m in enumerate(mask) if m):
-        mask = tuple(m and i in used for i, m in enumerate(mask))
-        edges = tuple(e if m else None for e, m in zip(edges, mask))
-    entry = op.vjp(mask)
-    outs, res = entry.forward(datas)
-    node = Node(entry, res, list(datas), tuple(edges), None)
-    result = []
-    for j, o in enumerate(outs):
-        t = Tensor._wrap_result(o)
-        if live[j] and op.out_avals[j].dtype.kind in "fc":
-            t._requires_grad = True
-            t._grad_fn = node
-            t._output_nr = j
-        result.append(t)
     return result
 
 
@@ -650,7 +641,7 @@ def apply_inplace(
                 req = True
         else:
             arrays.append(a)
-    op = get_op(fn, name, static, arrays)
+    op = trace_op(fn, name, static, arrays)
     arrays = [_dev_scalar(a) if type(a) in _PY_SCALARS else a for a in arrays]
     out = op.out_avals[0]
     cur = self._st.array

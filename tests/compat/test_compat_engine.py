@@ -18,7 +18,7 @@ from compat._core import engine
 @pytest.fixture
 def fresh_cache(monkeypatch):
     engine.clear_cache()
-    monkeypatch.delenv("COMPAT_COMPILE_BACKWARD", raising=False)
+    monkeypatch.setattr(engine.policy, "assemble", "auto")
     yield
     engine.clear_cache()
 
@@ -56,7 +56,7 @@ def test_cached_and_uncached_gradients_are_identical(fresh_cache, monkeypatch):
     x = ctorch.randn(5, 4)
     grads = {}
     for policy in ("never", "always"):
-        monkeypatch.setenv("COMPAT_COMPILE_BACKWARD", policy)
+        monkeypatch.setattr(engine.policy, "assemble", policy)
         engine.clear_cache()
         params = _params()
         for _ in range(3):
@@ -67,7 +67,7 @@ def test_cached_and_uncached_gradients_are_identical(fresh_cache, monkeypatch):
 
 
 def test_change_of_shape_recompiles(fresh_cache, monkeypatch):
-    monkeypatch.setenv("COMPAT_COMPILE_BACKWARD", "always")
+    monkeypatch.setattr(engine.policy, "assemble", "always")
     params = _params()
     n0 = engine.stats["compiles"]
     _mlp_step(ctorch, params, ctorch.randn(5, 4)).backward()
@@ -78,7 +78,7 @@ def test_change_of_shape_recompiles(fresh_cache, monkeypatch):
 
 
 def test_change_of_structure_recompiles(fresh_cache, monkeypatch):
-    monkeypatch.setenv("COMPAT_COMPILE_BACKWARD", "always")
+    monkeypatch.setattr(engine.policy, "assemble", "always")
     x = ctorch.randn(3, requires_grad=True)
     n0 = engine.stats["compiles"]
     (x.sin() * 2).sum().backward()
@@ -88,8 +88,8 @@ def test_change_of_structure_recompiles(fresh_cache, monkeypatch):
 
 
 def test_cache_is_bounded(fresh_cache, monkeypatch):
-    monkeypatch.setenv("COMPAT_COMPILE_BACKWARD", "always")
-    monkeypatch.setattr(engine, "CACHE_SIZE", 3)
+    monkeypatch.setattr(engine.policy, "assemble", "always")
+    monkeypatch.setattr(engine.policy, "cache_size", 3)
     for n in range(1, 6):
         x = ctorch.randn(n, requires_grad=True)
         (x * x).sum().backward()
@@ -97,7 +97,7 @@ def test_cache_is_bounded(fresh_cache, monkeypatch):
 
 
 def test_compiled_path_checks_freed_graph_and_versions(fresh_cache, monkeypatch):
-    monkeypatch.setenv("COMPAT_COMPILE_BACKWARD", "always")
+    monkeypatch.setattr(engine.policy, "assemble", "always")
     x = ctorch.randn(3, requires_grad=True)
     y = (x * x).sum()
     y.backward()
@@ -111,7 +111,7 @@ def test_compiled_path_checks_freed_graph_and_versions(fresh_cache, monkeypatch)
 
 
 def test_leaf_hooks_run_on_the_compiled_path(fresh_cache, monkeypatch):
-    monkeypatch.setenv("COMPAT_COMPILE_BACKWARD", "always")
+    monkeypatch.setattr(engine.policy, "assemble", "always")
     x = ctorch.ones(2, requires_grad=True)
     seen = []
     x.register_hook(lambda g: g * 10)
@@ -409,7 +409,7 @@ def test_detach_in_place(lib):
 def test_mixed_graph_all_paths_match_pytorch(policy, real_torch, monkeypatch, fresh_cache):
     """Multiple roots, a multi-output op with an unused output, a captured non-leaf input
     and leaves, three times (interpreted, then compiled and cached)."""
-    monkeypatch.setenv("COMPAT_COMPILE_BACKWARD", policy)
+    monkeypatch.setattr(engine.policy, "assemble", policy)
     rng = np.random.default_rng(5)
     a0, b0 = rng.standard_normal((3, 4)), rng.standard_normal(4)
 

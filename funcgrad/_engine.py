@@ -1,0 +1,370 @@
+"""What compat's autograd engine is built on: the one internal module compat imports.
+
+compat records every PyTorch op as a funcgrad program and runs ``backward`` as
+funcgrad's reverse pass over the recorded graph. This module holds the funcgrad
+side of that contract:
+
+* :func:`trace_op` traces an op's pure function into an :class:`OpProgram` once
+  per (function, static values, input avals); ops of the same structure share
+  one ``OpProgram`` (interned by :meth:`Program.key`), hence one executable and
+  one VJP per mask;
+* :class:`OpVJP` is :func:`funcgrad.ad.vjp_program` of an op for the inputs
+  that need a gradient, with where each residual comes from (an input, an
+  output or a new value: what PyTorch calls "saved" tensors);
+* :meth:`OpVJP.backward` applies the backward program: eagerly through the
+  compile cache, or inlined when called under a tracing builder, so the same
+  reverse loop (:func:`funcgrad.ad.reverse_accumulate`) either runs node by
+  node or records one backward :class:`Program`;
+* :meth:`OpVJP.recompute` is the backward as a function of the op's *inputs*
+  and cotangents, the program compat records when ``create_graph=True`` so
+  higher derivatives come from funcgrad's VJP of it.
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import jax
+import numpy as np
+
+from funcgrad import ad, passes
+from funcgrad.ad import reverse_accumulate
+from funcgrad.batching import batch_program
+from funcgrad.core.interp import eval_program, is_tracing, new_builder, trace_flat
+from funcgrad.core.ir import Aval, Program, Var
+from funcgrad.lowering import lower_program
+
+__all__ = [
+    "Aval",
+    "OpProgram",
+    "OpVJP",
+    "Program",
+    "batch_program",
+    "executable",
+    "is_tracing",
+    "new_builder",
+    "reverse_accumulate",
+    "run",
+    "simplify",
+    "trace_op",
+]
+
+simplify = passes.simplify
+_ids = itertools.count(1)
+
+
+_EXES: OrderedDict[Any, Callable[..., list]] = OrderedDict()
+
+
+def executable(prog: Program) -> Callable[..., list]:
+    """The compiled executable of ``prog``, called with its invars' values only
+    (its constants are passed as leading arguments, not baked in)."""
+    key = prog.key()
+    fn = _EXES.get(key)
+    if fn is None:
+        fn = _EXES[key] = jax.jit(lower_program(prog))
+        if len(_EXES) > 8192:
+            _EXES.popitem(last=False)
+    return functools.partial(fn, *prog.consts) if prog.consts else fn
+
+
+def run(prog: Program, *args: Any) -> list:
+    """Evaluate ``prog``: inlined under a tracing builder, else its compiled executable."""
+    if is_tracing():
+        return eval_program(prog, *args)
+    return executable(prog)(*args)
+
+
+def _is_float(aval: Aval) -> bool:
+    return aval.dtype.kind in "fc"
+
+
+class OpProgram:
+    """A traced op: ``program(*inputs) -> outputs``, its executable and its VJPs."""
+
+    __slots__ = (
+        "_deps",
+        "_exe",
+        "_vjps",
+        "id",
+        "in_avals",
+        "n_out",
+        "name",
+        "out_avals",
+        "program",
+        "saves",
+        "single",
+    )
+
+    def __init__(self, program: Program, name: str, single: bool, saves: str | None) -> None:
+        self.id = next(_ids)
+        self.program = program
+        self.name = name
+        self.single = single
+        self.saves = saves
+        self.n_out = len(program.outvars)
+        self.in_avals = tuple(program.in_avals)
+        self.out_avals = tuple(v.aval for v in program.outvars)
+        self._exe: Callable | None = None
+        self._vjps: dict[tuple[bool, ...], OpVJP] = {}
+        self._deps: tuple | None = None
+
+    def __repr__(self) -> str:
+        return f"OpProgram({self.name}#{self.id})"
+
+    def run(self, *args: Any) -> list:
+        """Evaluate the op (no gradient bookkeeping)."""
+        f = self._exe
+        if f is None:
+            f = self._exe = executable(self.program)
+        return f(*args)
+
+    def vjp(self, mask: tuple[bool, ...]) -> OpVJP:
+        """The VJP for the inputs ``mask`` selects (cached per mask)."""
+        e = self._vjps.get(mask)
+        if e is None:
+            e = self._vjps[mask] = OpVJP(self, mask)
+        return e
+
+    def out_deps(self) -> tuple[frozenset, ...]:
+        """For each output, the inputs it depends on (structurally)."""
+        if self._deps is None:
+            self._deps = tuple(
+                frozenset(_depends(self.program, v)) if isinstance(v, Var) else frozenset()
+                for v in self.program.outvars
+            )
+        return self._deps
+
+
+def _depends(prog: Program, var: Var) -> set[int]:
+    """Indices of ``prog``'s invars that ``var`` depends on."""
+    producers = {v: e for e in prog.eqns for v in e.outvars}
+    inv = {v: i for i, v in enumerate(prog.invars)}
+    out: set[int] = set()
+    stack, seen = [var], set()
+    while stack:
+        v = stack.pop()
+        if v in seen or not isinstance(v, Var):
+            continue
+        seen.add(v)
+        if v in inv:
+            out.add(inv[v])
+        elif v in producers:
+            stack.extend(a for a in producers[v].inputs if isinstance(a, Var))
+    return out
+
+
+class OpVJP:
+    """:func:`funcgrad.ad.vjp_program` of an :class:`OpProgram` for the inputs ``mask`` selects.
+
+    ``fwd(*inputs) -> (*outputs, *new residuals)``; residuals that are inputs or
+    outputs are not returned again (``res_src`` says where each comes from).
+    ``bwd(*residuals, *cotangents of ct_outs) -> cotangents of in_idx inputs``.
+    """
+
+    __slots__ = (
+        "_batched",
+        "_bwd_exe",
+        "_fwd_exe",
+        "_recompute",
+        "bwd",
+        "ct_outs",
+        "fwd",
+        "id",
+        "in_idx",
+        "num_res",
+        "op",
+        "res_src",
+        "saved_in",
+        "saved_out",
+        "tensor_res",
+    )
+
+    def __init__(self, op: OpProgram, mask: tuple[bool, ...]) -> None:
+        self.id = next(_ids)
+        self.op = op
+        n_out = op.n_out
+        #: outputs that receive a cotangent (inexact dtypes)
+        self.ct_outs = tuple(i for i, a in enumerate(op.out_avals) if _is_float(a))
+        #: the inputs whose cotangents the backward returns, in order
+        self.in_idx = tuple(i for i, m in enumerate(mask) if m)
+        v = ad.vjp_program(op.program, ct_mask=[_is_float(a) for a in op.out_avals])
+        bwd = passes.dce(v.bwd, used_outputs=list(mask))
+        used = passes.used_invars(bwd)
+        keep = [r for r in range(v.num_res) if used[r]]
+        self.bwd = passes.prune_constvars(
+            bwd.replace(invars=tuple(bwd.invars[r] for r in keep) + bwd.invars[v.num_res :])
+        )
+        res_vars = [v.fwd.outvars[n_out + r] for r in keep]
+        fwd = passes.dce(v.fwd.replace(outvars=tuple(v.fwd.outvars[:n_out]) + tuple(res_vars)))
+        inv = {x: i for i, x in enumerate(fwd.invars)}
+        outv = {x: j for j, x in enumerate(fwd.outvars[:n_out]) if isinstance(x, Var)}
+        src: list[tuple[int, int]] = []  # (0: input, 1: output, 2: new value), index
+        new_vars: list[Any] = []
+        saved_in: set[int] = set()
+        saved_out: set[int] = set()
+        for rv in res_vars:
+            if rv in inv:
+                src.append((0, inv[rv]))
+                saved_in.add(inv[rv])
+            elif rv in outv:
+                src.append((1, outv[rv]))
+                saved_out.add(outv[rv])
+            else:
+                src.append((2, len(new_vars)))
+                new_vars.append(rv)
+                saved_in |= _depends(fwd, rv)
+        if op.saves == "result":
+            saved_in, saved_out = set(), set(range(n_out)) if src else set()
+        elif op.saves == "none":
+            saved_in, saved_out = set(), set()
+        self.res_src = tuple(src)
+        self.num_res = len(src)
+        #: whether the node saved anything (freeing it makes a second backward fail)
+        self.tensor_res = bool(src)
+        self.saved_in = tuple(sorted(i for i in saved_in if not op.in_avals[i].weak_type))
+        self.saved_out = tuple(sorted(saved_out))
+        self.fwd = fwd.replace(outvars=tuple(fwd.outvars[:n_out]) + tuple(new_vars))
+        self._fwd_exe: Callable | None = None
+        self._bwd_exe: Callable | None = None
+        self._batched: dict[int, Program] = {}
+        self._recompute: dict[int | None, OpProgram] = {}
+
+    def forward(self, args: Sequence[Any]) -> tuple[list, list]:
+        """Run the forward; returns (outputs, residuals)."""
+        f = self._fwd_exe
+        if f is None:
+            f = self._fwd_exe = executable(self.fwd)
+        res = f(*args)
+        n = self.op.n_out
+        if not self.res_src:
+            return res, []
+        return res[:n], [
+            args[i] if k == 0 else res[i] if k == 1 else res[n + i] for k, i in self.res_src
+        ]
+
+    def backward(self, residuals: Sequence[Any], cts: Sequence[Any], batch: int | None = None):
+        """Input cotangents from residuals and output cotangents (``batch``: every
+        cotangent has a leading batch axis of that size)."""
+        if batch is not None:
+            return run(self.batched(batch), *residuals, *cts)
+        if is_tracing():
+            return eval_program(self.bwd, *residuals, *cts)
+        f = self._bwd_exe
+        if f is None:
+            f = self._bwd_exe = executable(self.bwd)
+        return f(*residuals, *cts)
+
+    def batched(self, size: int) -> Program:
+        """The backward vectorised over a leading axis of every cotangent."""
+        prog = self._batched.get(size)
+        if prog is None:
+            prog, _ = batch_program(
+                self.bwd,
+                [None] * self.num_res + [0] * len(self.ct_outs),
+                size,
+                out_dims=[0] * len(self.bwd.outvars),
+            )
+            self._batched[size] = prog
+        return prog
+
+    def recompute(self, batch: int | None = None) -> OpProgram:
+        """The backward as an op of (inputs, cotangents): the forward recomputes the
+        residuals, so differentiating it gives higher derivatives."""
+        op = self._recompute.get(batch)
+        if op is not None:
+            return op
+        n_in, n_out = len(self.op.in_avals), self.op.n_out
+        ct_avals = [self.op.out_avals[i].strip_weak() for i in self.ct_outs]
+        if batch is not None:
+            ct_avals = [a.update(shape=(batch, *a.shape)) for a in ct_avals]
+        src, fwd = self.res_src, self.fwd
+        bwd = self.bwd if batch is None else self.batched(batch)
+
+        def body(*args: Any) -> list:
+            xs, cts = args[:n_in], args[n_in:]
+            res = eval_program(fwd, *xs)
+            residuals = [xs[i] if k == 0 else res[i] if k == 1 else res[n_out + i] for k, i in src]
+            return eval_program(bwd, *residuals, *cts)
+
+        prog = passes.simplify(trace_flat(body, [*self.op.in_avals, *ct_avals], "compat"))
+        op = self._recompute[batch] = _intern(prog, self.op.name + "Backward", False, None)
+        return op
+
+
+# --------------------------------------------------------------------------- op tracing
+
+#: ops by structure: ops whose programs are identical share one OpProgram
+_BY_KEY: dict[Any, OpProgram] = {}
+#: the trace cache: (function, static values) -> input signature -> OpProgram (LRU)
+_TRACES: OrderedDict[Any, dict[tuple, OpProgram]] = OrderedDict()
+#: how many (function, static values) pairs the trace cache keeps
+MAX_TRACED_FUNCTIONS = 4096
+
+_SCALAR_AVAL = {
+    bool: Aval((), np.dtype(np.bool_), False),
+    int: Aval((), np.dtype(np.int64), True),
+    float: Aval((), np.dtype(np.float64), True),
+    complex: Aval((), np.dtype(np.complex128), True),
+}
+
+
+def _intern(prog: Program, name: str, single: bool, saves: str | None) -> OpProgram:
+    if prog.consts:  # the structure key leaves constants out: such ops are not shared
+        return OpProgram(prog, name, single, saves)
+    key = (prog.key(), name, single, saves)
+    op = _BY_KEY.get(key)
+    if op is None:
+        op = _BY_KEY[key] = OpProgram(prog, name, single, saves)
+    return op
+
+
+def _sig(x: Any) -> Any:
+    d = getattr(x, "dtype", None)
+    return (x.shape, d) if d is not None else type(x)
+
+
+def trace_op(
+    fn: Callable, name: str, static: tuple, args: Sequence[Any], saves: str | None = None
+) -> OpProgram:
+    """The :class:`OpProgram` of ``fn(*args, **dict(static))`` at these input avals.
+
+    ``args`` are arrays or Python scalars (traced as weakly typed scalars, so a
+    changing Python number does not retrace).
+    """
+    fkey = (fn, static)
+    table = _TRACES.get(fkey)
+    if table is None:
+        table = _TRACES[fkey] = {}
+        if len(_TRACES) > MAX_TRACED_FUNCTIONS:
+            _TRACES.popitem(last=False)
+    sig = tuple(map(_sig, args))
+    op = table.get(sig)
+    if op is None:
+        avals = [
+            _SCALAR_AVAL[a] if isinstance(a, type) else Aval(a[0], np.dtype(a[1])) for a in sig
+        ]
+        kw = dict(static)
+        single = [True]
+
+        def flat(*xs: Any) -> list:
+            out = fn(*xs, **kw)
+            if isinstance(out, (tuple, list)):
+                single[0] = False
+                return list(out)
+            return [out]
+
+        prog = passes.prune_constvars(passes.simplify(trace_flat(flat, avals, "compat")))
+        op = table[sig] = _intern(prog, name, single[0], saves)
+    return op
+
+
+def clear() -> None:
+    """Forget every traced op (executables live in the compile cache)."""
+    _BY_KEY.clear()
+    _TRACES.clear()
+    _EXES.clear()
