@@ -42,6 +42,7 @@ from compat._core.tensor import Tensor, apply, record
 from funcgrad._engine import (
     Aval,
     batch_program,
+    compile_cache,
     executable,
     new_builder,
     reverse_accumulate,
@@ -53,9 +54,12 @@ from funcgrad._engine import run as run_program
 
 @dataclass
 class Policy:
-    """When a backward is traced into one compiled program instead of run node by node."""
+    """When a backward is traced into one compiled program instead of run node by node.
 
-    #: ``"auto"`` (from a structure's second sighting), ``"always"`` or ``"never"``
+    ``"auto"`` follows the compile cache's policy (``compile_cache.POLICY.compile_after``:
+    a structure is assembled on that sighting); the executables live in that cache."""
+
+    #: ``"auto"``, ``"always"`` or ``"never"``
     assemble: str = "auto"
     #: graphs with more nodes than this always run node by node
     max_nodes: int = 5000
@@ -77,6 +81,9 @@ def clear_cache() -> None:
     """Forget every assembled backward program."""
     _compiled.clear()
     _seen.clear()
+
+
+compile_cache.register("compat_backward", size=lambda: len(_compiled), clear=clear_cache)
 
 
 def _add_fn(a: Any, b: Any) -> Any:
@@ -386,7 +393,11 @@ def _assembled(run: _Run, roots: Sequence, grads: Sequence) -> bool:
         _seen[key] = count = _seen.get(key, 0) + 1
         while len(_seen) > 16 * policy.cache_size:
             _seen.popitem(last=False)
-        if batch is None and count < 2 and policy.assemble != "always":
+        if (
+            batch is None
+            and count < compile_cache.POLICY.compile_after
+            and policy.assemble != "always"
+        ):
             return False
     nodes = _executed(plan)
     for n in nodes:
