@@ -16,6 +16,7 @@ import numpy as np
 
 from compat._core import engine
 from compat._core import grad_mode as _gm
+from compat._core.accumulate import cast
 from compat._core.graph import GradientEdge
 from compat._core.tensor import Tensor
 
@@ -150,7 +151,7 @@ def _seed(grads: Sequence[Any], outputs: Sequence[Any], create_graph: bool) -> l
                 g = g.to(dtype)
             seeds.append(g)
         else:
-            seeds.append(engine._cast(g._st.array, dtype))
+            seeds.append(cast(g._st.array, dtype))
     return seeds
 
 

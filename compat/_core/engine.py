@@ -37,8 +37,11 @@ from typing import Any
 import numpy as np
 
 from compat._core import grad_mode as _gm
+from compat._core.accumulate import CYCLE_WARNING, add, as_tensor, as_value, run_hooks, zeros
+from compat._core.accumulate import accumulate as accumulate_grad
 from compat._core.graph import AccumulateGrad, Node, check_node
-from compat._core.tensor import Tensor, apply, record
+from compat._core.plan import Plan
+from compat._core.tensor import record
 from funcgrad._engine import (
     Aval,
     batch_program,
@@ -47,17 +50,13 @@ from funcgrad._engine import (
     new_builder,
     reverse_accumulate,
     simplify,
-    trace_op,
 )
-from funcgrad._engine import run as run_program
 
 
 @dataclass
 class Policy:
     """When a backward is traced into one compiled program instead of run node by node.
-
-    ``"auto"`` follows the compile cache's policy (``compile_cache.POLICY.compile_after``:
-    a structure is assembled on that sighting); the executables live in that cache."""
+    ``"auto"`` assembles a structure on its ``compile_cache.POLICY.compile_after``-th sighting."""
 
     #: ``"auto"``, ``"always"`` or ``"never"``
     assemble: str = "auto"
@@ -86,151 +85,10 @@ def clear_cache() -> None:
 compile_cache.register("compat_backward", size=lambda: len(_compiled), clear=clear_cache)
 
 
-def _add_fn(a: Any, b: Any) -> Any:
-    return a + b
-
-
-def _add(a: Any, b: Any) -> Any:
-    if isinstance(a, Tensor) or isinstance(b, Tensor):
-        return apply(_add_fn, "AddBackward0", (a, b))
-    return run_program(trace_op(_add_fn, "add", (), (a, b)).program, a, b)[0]
-
-
-def _cast_fn(a: Any, *, dtype: Any) -> Any:
-    return a.astype(dtype)
-
-
-def _cast(a: Any, dtype: np.dtype) -> Any:
-    if a.dtype == dtype:
-        return a
-    return trace_op(_cast_fn, "cast", (("dtype", dtype),), (a,)).run(a)[0]
-
-
-def _zeros(aval: Any, batch: int | None) -> np.ndarray:
-    return np.zeros(aval.shape if batch is None else (batch, *aval.shape), aval.dtype)
-
-
-# --------------------------------------------------------------------------- the plan
-
-
-def _toposort(roots: Sequence[Node]) -> list[Node]:
-    """Nodes reachable from ``roots``, each before every node it feeds gradient into."""
-    post: list[Node] = []
-    seen: set[int] = set()
-    for root in roots:
-        if id(root) in seen:
-            continue
-        seen.add(id(root))
-        stack: list[list] = [[root, 0]]
-        while stack:
-            top = stack[-1]
-            node, i = top
-            if i < len(node._edges):
-                top[1] = i + 1
-                e = node._edges[i]
-                if e is not None and id(e[0]) not in seen:
-                    seen.add(id(e[0]))
-                    stack.append([e[0], 0])
-            else:
-                stack.pop()
-                post.append(node)
-    post.reverse()
-    return post
-
-
-class _Plan:
-    """The cut of the graph: order, nodes that run, nodes that only hold a capture."""
-
-    def __init__(self, roots: Sequence[tuple[Node, int]], inputs: Any, accumulate: bool) -> None:
-        topo = _toposort([r[0] for r in roots])
-        self.captures: dict[int, list[tuple[int, int]]] = {}
-        acc: set[int] = set()
-        if inputs is None:
-            acc = {id(n) for n in topo if isinstance(n, AccumulateGrad)}
-            self.runs: set[int] | None = None
-        else:
-            for idx, (node, nr) in enumerate(inputs):
-                if accumulate and isinstance(node, AccumulateGrad):
-                    acc.add(id(node))
-                else:
-                    self.captures.setdefault(id(node), []).append((nr, idx))
-            self.runs, reach = set(), set()
-            for n in reversed(topo):
-                if any(e is not None and id(e[0]) in reach for e in n._edges):
-                    self.runs.add(id(n))
-                    reach.add(id(n))
-                elif id(n) in self.captures or id(n) in acc:
-                    reach.add(id(n))
-            topo = [n for n in topo if id(n) in reach]
-        self.topo, self.acc = topo, acc
-        self.hooks = any(not isinstance(n, AccumulateGrad) and n._has_hooks() for n in topo)
-
-    def key(self, roots: Sequence, grads: Sequence, batch: int | None) -> tuple:
-        """Equal for graphs of the same structure (ops, edges, seeds, targets)."""
-        index = {id(n): i for i, n in enumerate(self.topo)}
-        items = tuple(
-            ("a", id(n) in self.acc)
-            if isinstance(n, AccumulateGrad)
-            else (
-                n._entry.id,
-                self.runs is None or id(n) in self.runs,
-                tuple(None if e is None else (index.get(id(e[0])), e[1]) for e in n._edges),
-            )
-            for n in self.topo
-        )
-        seeds = tuple(
-            (index.get(id(n)), nr, None if g is None else (g.shape, g.dtype))
-            for (n, nr), g in zip(roots, grads)
-        )
-        caps = tuple(sorted((index[k], tuple(v)) for k, v in self.captures.items() if k in index))
-        return (items, seeds, caps, batch)
-
-
-# --------------------------------------------------------------------------- accumulation
-
-
-def _as_tensor(g: Any) -> Tensor:
-    return g if isinstance(g, Tensor) else Tensor._wrap_result(g)
-
-
-def _as_value(t: Any, create_graph: bool) -> Any:
-    if t is None:
-        return None
-    if not isinstance(t, Tensor):
-        raise TypeError(f"hook returned a {type(t).__name__}, expected a Tensor or None")
-    return t if create_graph else t._st.array
-
-
-def _run_hooks(hooks: dict, g: Any, create_graph: bool) -> Any:
-    for h in list(hooks.values()):
-        r = h(_as_tensor(g))
-        if r is not None:
-            g = _as_value(r, create_graph)
-    return g
-
-
-def _accumulate(var: Tensor, g: Any, create_graph: bool) -> None:
-    """PyTorch's AccumulateGrad: the first gradient is stored; later ones are added in
-    place (out of place when ``create_graph``)."""
-    if create_graph:
-        var._grad = g if var._grad is None else _add(var._grad, g)
-    elif var._grad is None:
-        var._grad = Tensor._wrap_result(_cast(g, var._st.array.dtype))
-    else:
-        old = var._grad
-        old._set_data_inplace(_add(old._st.array, _cast(g, old._st.array.dtype)))
-    if var._post_acc_hooks:
-        for h in list(var._post_acc_hooks.values()):
-            h(var)
-
-
-# --------------------------------------------------------------------------- the engine
-
-
 class _Run:
     """One backward call: the callbacks funcgrad's loop runs with."""
 
-    def __init__(self, plan: _Plan, n_in: int, keep: bool, create: bool, batch: Any) -> None:
+    def __init__(self, plan: Plan, n_in: int, keep: bool, create: bool, batch: Any) -> None:
         self.plan, self.keep, self.create, self.batch = plan, keep, create, batch
         self.results: list = [None] * n_in
         self.res_of: dict[int, list] | None = None  # traced: residual arguments per node
@@ -248,12 +106,12 @@ class _Run:
         if isinstance(node, AccumulateGrad):
             return g
         if node._tensor_hooks and node._tensor_hooks.get(nr):
-            g = _run_hooks(node._tensor_hooks[nr], g, self.create)
+            g = run_hooks(node._tensor_hooks[nr], g, self.create)
         if node._retain and nr in node._retain:
             t = node._retain[nr]()
             if t is not None and g is not None:
-                new = g if self.create else _as_tensor(g)._st.array
-                t._grad = _as_tensor(new if t._grad is None else _add(t._grad._st.array, new))
+                new = g if self.create else as_tensor(g)._st.array
+                t._grad = as_tensor(new if t._grad is None else add(t._grad._st.array, new))
         for nr2, idx in self.plan.captures.get(id(node), ()):
             if nr2 == nr:
                 self._capture(idx, g)
@@ -274,42 +132,42 @@ class _Run:
                 self.outs.append(("leaf", (caps, id(n) in plan.acc, self.index[id(n)]), g))
                 return None
             if var._hooks:
-                g = _run_hooks(var._hooks, g, self.create)
+                g = run_hooks(var._hooks, g, self.create)
             for _, idx in plan.captures.get(id(n), ()):
                 self.results[idx] = g
             if id(n) in plan.acc and g is not None:
-                _accumulate(var, g, self.create)
+                accumulate_grad(var, g, self.create)
             return None
         if plan.runs is not None and id(n) not in plan.runs:
             return None
         if n._pre_hooks:
             for h in list(n._pre_hooks.values()):
-                r = h(tuple(None if g is None else _as_tensor(g) for g in cts))
+                r = h(tuple(None if g is None else as_tensor(g) for g in cts))
                 if r is not None:
-                    cts = [_as_value(x, self.create) for x in r]
+                    cts = [as_value(x, self.create) for x in r]
         check_node(n)
         entry, batch = n._entry, self.batch
         avals = entry.op.out_avals
-        cts = [cts[i] if cts[i] is not None else _zeros(avals[i], batch) for i in entry.ct_outs]
+        cts = [cts[i] if cts[i] is not None else zeros(avals[i], batch) for i in entry.ct_outs]
         if self.create:
             xs, edges = n._inputs, list(n._edges)
             if xs is None:  # freed, but the node saved no tensors: its inputs are unused
-                xs = [_zeros(a.strip_weak(), None) for a in entry.op.in_avals]
+                xs = [zeros(a.strip_weak(), None) for a in entry.op.in_avals]
                 edges = [None] * len(xs)
-            cts = [_as_tensor(c) for c in cts]
+            cts = [as_tensor(c) for c in cts]
             edges += [c._edge() if c._requires_grad else None for c in cts]
             in_cts = record(entry.recompute(batch), [*xs, *(c._st.array for c in cts)], edges)
         else:
             res = n._res if self.res_of is None else self.res_of[id(n)]
             in_cts = entry.backward(res, cts, batch if self.res_of is None else None)
         if n._post_hooks:
-            grads_in = tuple(_as_tensor(g) for g in in_cts)
-            grads_out = tuple(None if g is None else _as_tensor(g) for g in cts)
+            grads_in = tuple(as_tensor(g) for g in in_cts)
+            grads_out = tuple(None if g is None else as_tensor(g) for g in cts)
             for h in list(n._post_hooks.values()):
                 r = h(grads_in, grads_out)
                 if r is not None:
                     grads_in = tuple(r)
-            in_cts = [_as_value(g, self.create) for g in grads_in]
+            in_cts = [as_value(g, self.create) for g in grads_in]
         if not self.keep and self.res_of is None:
             n._release()
         return in_cts
@@ -322,7 +180,7 @@ class _Run:
             [(r, g) for r, g in zip(roots, grads)],
             self.keys,
             self.transpose,
-            add=_add,
+            add=add,
             on_cotangent=self.on_cotangent if hooked else None,
         )
 
@@ -342,16 +200,8 @@ def run_backward(
     where none arrived); with ``accumulate`` leaves' ``.grad`` are updated instead."""
     if create_graph and accumulate and not _cycle_warned[0]:
         _cycle_warned[0] = True
-        warnings.warn(
-            "Using backward() with create_graph=True will create a reference cycle between the "
-            "parameter and its gradient which can cause a memory leak. We recommend using "
-            "autograd.grad when creating the graph to avoid this. If you have to use this "
-            "function, make sure to reset the .grad fields of your parameters to None after use "
-            "to break the cycle and avoid the leak.",
-            UserWarning,
-            stacklevel=4,
-        )
-    plan = _Plan(roots, inputs, accumulate)
+        warnings.warn(CYCLE_WARNING, UserWarning, stacklevel=4)
+    plan = Plan(roots, inputs, accumulate)
     run = _Run(plan, len(inputs) if inputs is not None else 0, keep_graph, create_graph, batch_size)
     prev = _gm.is_grad_enabled()
     _gm._set(create_graph)
@@ -372,14 +222,6 @@ def run_backward(
         _gm._set(prev)
 
 
-def _executed(plan: _Plan) -> list[Node]:
-    return [
-        n
-        for n in plan.topo
-        if not isinstance(n, AccumulateGrad) and (plan.runs is None or id(n) in plan.runs)
-    ]
-
-
 def _assembled(run: _Run, roots: Sequence, grads: Sequence) -> bool:
     """Run the backward as one compiled program, tracing it on a structure's second
     sighting; ``False`` when the node-by-node loop should run instead."""
@@ -393,13 +235,10 @@ def _assembled(run: _Run, roots: Sequence, grads: Sequence) -> bool:
         _seen[key] = count = _seen.get(key, 0) + 1
         while len(_seen) > 16 * policy.cache_size:
             _seen.popitem(last=False)
-        if (
-            batch is None
-            and count < compile_cache.POLICY.compile_after
-            and policy.assemble != "always"
-        ):
+        after = 1 if policy.assemble == "always" else compile_cache.POLICY.compile_after
+        if batch is None and count < after:
             return False
-    nodes = _executed(plan)
+    nodes = plan.executed()
     for n in nodes:
         check_node(n)
     if hit is None:
@@ -409,7 +248,12 @@ def _assembled(run: _Run, roots: Sequence, grads: Sequence) -> bool:
                 id(n): [b.new_arg(v.aval) for v in n._entry.bwd.invars[: n._entry.num_res]]
                 for n in nodes
             }
-            cts = [None if g is None else b.new_arg(_aval(g, batch)) for g in grads]
+            cts = [
+                None
+                if g is None
+                else b.new_arg(Aval(g.shape[batch is not None :], np.dtype(g.dtype)))
+                for g in grads
+            ]
             run.loop(roots, cts)
             spec = [(kind, target, g is not None) for kind, target, g in run.outs]
             prog = simplify(b.build([g for _, _, g in run.outs if g is not None]))
@@ -440,17 +284,12 @@ def _assembled(run: _Run, roots: Sequence, grads: Sequence) -> bool:
         caps, acc, pos = target
         var = plan.topo[pos].variable
         if g is not None and var._hooks:
-            g = _run_hooks(var._hooks, g, False)
+            g = run_hooks(var._hooks, g, False)
         for idx in caps:
             run.results[idx] = g
         if acc and g is not None:
-            _accumulate(var, g, False)
+            accumulate_grad(var, g, False)
     if not run.keep:
         for n in nodes:
             n._release()
     return True
-
-
-def _aval(x: Any, batch: int | None) -> Aval:
-    shape = tuple(x.shape) if batch is None else tuple(x.shape[1:])
-    return Aval(shape, np.dtype(x.dtype))

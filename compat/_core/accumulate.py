@@ -1,0 +1,82 @@
+"""PyTorch's gradient accumulation and hook calls, shared by both evaluation modes of the
+engine: ``AccumulateGrad`` (first gradient stored, later ones added in place), tensor
+hooks (a returned tensor replaces the gradient), and the small array ops they need.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from compat._core.tensor import Tensor, apply
+from funcgrad._engine import run as run_program
+from funcgrad._engine import trace_op
+
+#: PyTorch's warning for ``backward(create_graph=True)`` (once per process)
+CYCLE_WARNING = (
+    "Using backward() with create_graph=True will create a reference cycle between the "
+    "parameter and its gradient which can cause a memory leak. We recommend using "
+    "autograd.grad when creating the graph to avoid this. If you have to use this "
+    "function, make sure to reset the .grad fields of your parameters to None after use "
+    "to break the cycle and avoid the leak."
+)
+
+
+def _add_fn(a: Any, b: Any) -> Any:
+    return a + b
+
+
+def add(a: Any, b: Any) -> Any:
+    if isinstance(a, Tensor) or isinstance(b, Tensor):
+        return apply(_add_fn, "AddBackward0", (a, b))
+    return run_program(trace_op(_add_fn, "add", (), (a, b)).program, a, b)[0]
+
+
+def _cast_fn(a: Any, *, dtype: Any) -> Any:
+    return a.astype(dtype)
+
+
+def cast(a: Any, dtype: np.dtype) -> Any:
+    if a.dtype == dtype:
+        return a
+    return trace_op(_cast_fn, "cast", (("dtype", dtype),), (a,)).run(a)[0]
+
+
+def zeros(aval: Any, batch: int | None) -> np.ndarray:
+    return np.zeros(aval.shape if batch is None else (batch, *aval.shape), aval.dtype)
+
+
+def as_tensor(g: Any) -> Tensor:
+    return g if isinstance(g, Tensor) else Tensor._wrap_result(g)
+
+
+def as_value(t: Any, create_graph: bool) -> Any:
+    if t is None:
+        return None
+    if not isinstance(t, Tensor):
+        raise TypeError(f"hook returned a {type(t).__name__}, expected a Tensor or None")
+    return t if create_graph else t._st.array
+
+
+def run_hooks(hooks: dict, g: Any, create_graph: bool) -> Any:
+    for h in list(hooks.values()):
+        r = h(as_tensor(g))
+        if r is not None:
+            g = as_value(r, create_graph)
+    return g
+
+
+def accumulate(var: Tensor, g: Any, create_graph: bool) -> None:
+    """PyTorch's AccumulateGrad: the first gradient is stored; later ones are added in
+    place (out of place when ``create_graph``)."""
+    if create_graph:
+        var._grad = g if var._grad is None else add(var._grad, g)
+    elif var._grad is None:
+        var._grad = Tensor._wrap_result(cast(g, var._st.array.dtype))
+    else:
+        old = var._grad
+        old._set_data_inplace(add(old._st.array, cast(g, old._st.array.dtype)))
+    if var._post_acc_hooks:
+        for h in list(var._post_acc_hooks.values()):
+            h(var)

@@ -1,0 +1,96 @@
+"""The cut of the recorded graph a backward call runs: which nodes, in what order.
+
+:func:`toposort` orders the nodes reachable from the roots consumers first, without
+recursion (graphs of 100,000 nodes); :class:`Plan` keeps those that reach a requested
+input (``inputs=`` / ``GradientEdge``) or a leaf to accumulate into, marks which run
+and which only hold a captured cotangent, and gives a structural key for the cache of
+assembled backward programs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from compat._core.graph import AccumulateGrad, Node
+
+
+def toposort(roots: Sequence[Node]) -> list[Node]:
+    """Nodes reachable from ``roots``, each before every node it feeds gradient into."""
+    post: list[Node] = []
+    seen: set[int] = set()
+    for root in roots:
+        if id(root) in seen:
+            continue
+        seen.add(id(root))
+        stack: list[list] = [[root, 0]]
+        while stack:
+            top = stack[-1]
+            node, i = top
+            if i < len(node._edges):
+                top[1] = i + 1
+                e = node._edges[i]
+                if e is not None and id(e[0]) not in seen:
+                    seen.add(id(e[0]))
+                    stack.append([e[0], 0])
+            else:
+                stack.pop()
+                post.append(node)
+    post.reverse()
+    return post
+
+
+class Plan:
+    """The cut of the graph: order, nodes that run, nodes that only hold a capture."""
+
+    def __init__(self, roots: Sequence[tuple[Node, int]], inputs: Any, accumulate: bool) -> None:
+        topo = toposort([r[0] for r in roots])
+        self.captures: dict[int, list[tuple[int, int]]] = {}
+        acc: set[int] = set()
+        if inputs is None:
+            acc = {id(n) for n in topo if isinstance(n, AccumulateGrad)}
+            self.runs: set[int] | None = None
+        else:
+            for idx, (node, nr) in enumerate(inputs):
+                if accumulate and isinstance(node, AccumulateGrad):
+                    acc.add(id(node))
+                else:
+                    self.captures.setdefault(id(node), []).append((nr, idx))
+            self.runs, reach = set(), set()
+            for n in reversed(topo):
+                if any(e is not None and id(e[0]) in reach for e in n._edges):
+                    self.runs.add(id(n))
+                    reach.add(id(n))
+                elif id(n) in self.captures or id(n) in acc:
+                    reach.add(id(n))
+            topo = [n for n in topo if id(n) in reach]
+        self.topo, self.acc = topo, acc
+        self.hooks = any(not isinstance(n, AccumulateGrad) and n._has_hooks() for n in topo)
+
+    def executed(self) -> list[Node]:
+        """The nodes whose backward runs (not leaves, not capture-only nodes)."""
+        return [
+            n
+            for n in self.topo
+            if not isinstance(n, AccumulateGrad) and (self.runs is None or id(n) in self.runs)
+        ]
+
+    def key(self, roots: Sequence, grads: Sequence, batch: int | None) -> tuple:
+        """Equal for graphs of the same structure (ops, edges, seeds, targets)."""
+        index = {id(n): i for i, n in enumerate(self.topo)}
+        items = tuple(
+            ("a", id(n) in self.acc)
+            if isinstance(n, AccumulateGrad)
+            else (
+                n._entry.id,
+                self.runs is None or id(n) in self.runs,
+                tuple(None if e is None else (index.get(id(e[0])), e[1]) for e in n._edges),
+            )
+            for n in self.topo
+        )
+        seeds = tuple(
+            (index.get(id(n)), nr, None if g is None else (g.shape, g.dtype))
+            for (n, nr), g in zip(roots, grads)
+        )
+        caps = tuple(sorted((index[k], tuple(v)) for k, v in self.captures.items() if k in index))
+        return (items, seeds, caps, batch)
