@@ -48,6 +48,7 @@ __all__ = [
     "compile_cache",
     "executable",
     "is_tracing",
+    "lookup_op",
     "new_builder",
     "reverse_accumulate",
     "run",
@@ -151,6 +152,9 @@ def run(prog: Program, *args: Any) -> list:
     return executable(prog)(*args)
 
 
+_NO_RES: list = []  # shared, never mutated
+
+
 def _is_float(aval: Aval) -> bool:
     return aval.dtype.kind in "fc"
 
@@ -162,6 +166,7 @@ class OpProgram:
         "_deps",
         "_exe",
         "_vjps",
+        "float_out",
         "id",
         "in_avals",
         "n_out",
@@ -181,6 +186,8 @@ class OpProgram:
         self.n_out = len(program.outvars)
         self.in_avals = tuple(program.in_avals)
         self.out_avals = tuple(v.aval for v in program.outvars)
+        #: which outputs are inexact (they get a gradient)
+        self.float_out = tuple(_is_float(a) for a in self.out_avals)
         self._exe: Callable | None = None
         self._vjps: dict[tuple[bool, ...], OpVJP] = {}
         self._deps: tuple | None = None
@@ -312,9 +319,9 @@ class OpVJP:
         if f is None:
             f = self._fwd_exe = executable(self.fwd)
         res = f(*args)
-        n = self.op.n_out
         if not self.res_src:
-            return res, []
+            return res, _NO_RES
+        n = self.op.n_out
         return res[:n], [
             args[i] if k == 0 else res[i] if k == 1 else res[n + i] for k, i in self.res_src
         ]
@@ -408,13 +415,20 @@ def trace_op(
     ``args`` are arrays or Python scalars (traced as weakly typed scalars, so a
     changing Python number does not retrace).
     """
+    return lookup_op(fn, name, static, tuple(map(_sig, args)), saves)
+
+
+def lookup_op(
+    fn: Callable, name: str, static: tuple, sig: tuple, saves: str | None = None
+) -> OpProgram:
+    """:func:`trace_op` given the inputs' signature: ``(shape, dtype)`` per array, the
+    type per Python scalar (the dispatch hot path computes it with the arrays)."""
     fkey = (fn, static)
     table = _TRACES.get(fkey)
     if table is None:
         table = _TRACES[fkey] = {}
         if len(_TRACES) > MAX_TRACED_FUNCTIONS:
             _TRACES.popitem(last=False)
-    sig = tuple(map(_sig, args))
     op = table.get(sig)
     if op is None:
         avals = [

@@ -21,7 +21,7 @@ import numpy as np
 from compat._core import dtypes as _dt
 from compat._core import grad_mode as _gm
 from compat._core.graph import AccumulateGrad, Node, RemovableHandle
-from funcgrad._engine import OpProgram, trace_op
+from funcgrad._engine import OpProgram, lookup_op, trace_op
 
 
 class Size(tuple):
@@ -511,21 +511,28 @@ def apply(
     as weakly typed scalars. Returns a Tensor, or a tuple for multiple outputs.
     """
     arrays = []
+    sig = []
     req = False
-    scalars = False
+    grad_on = _gm._state.enabled
     for a in args:
         if isinstance(a, Tensor):
-            arrays.append(a._st.array)
-            if a._requires_grad:
+            x = a._st.array
+            arrays.append(x)
+            sig.append((x.shape, x.dtype))
+            if a._requires_grad and grad_on:
                 req = True
+        elif type(a) in _PY_SCALARS:
+            arrays.append(_dev_scalar(a))
+            sig.append(type(a))
         else:
             arrays.append(a)
-            scalars = True
-    op = trace_op(fn, name, static, arrays, saves)
-    if scalars:
-        arrays = [_dev_scalar(a) if type(a) in _PY_SCALARS else a for a in arrays]
-    if req and _gm._state.enabled:
+            d = getattr(a, "dtype", None)
+            sig.append((a.shape, d) if d is not None else type(a))
+    op = lookup_op(fn, name, static, tuple(sig), saves)
+    if req:
         outs = _record(op, args, arrays)
+    elif op.single:
+        return _new_tensor(Tensor, op.run(*arrays)[0])
     else:
         outs = [_new_tensor(Tensor, o) for o in op.run(*arrays)]
     return outs[0] if op.single else tuple(outs)
@@ -556,8 +563,16 @@ def _record(
 ) -> list:
     """Record ``op`` applied to ``args`` (tensors and numbers): edges from the tensors that
     require grad, version counters of the tensors PyTorch would consider saved."""
-    edges = tuple(a._edge() if isinstance(a, Tensor) and a._requires_grad else None for a in args)
-    return record(op, arrays, edges, args, inplace)
+    edges = []
+    mask = []
+    for a in args:
+        if isinstance(a, Tensor) and a._requires_grad:
+            edges.append(a._edge())
+            mask.append(True)
+        else:
+            edges.append(None)
+            mask.append(False)
+    return record(op, arrays, edges, args, inplace, tuple(mask))
 
 
 def record(
@@ -566,6 +581,7 @@ def record(
     edges: Sequence[Any],
     args: Sequence[Any] | None = None,
     inplace: Tensor | None = None,
+    mask: tuple[bool, ...] | None = None,
 ) -> list:
     """Run ``op`` through its VJP forward and record a node with these input ``edges``
     (``None``: no gradient); returns the output tensors (or, in place, ``inplace``).
@@ -573,7 +589,8 @@ def record(
     Without ``args`` (the engine recording a backward with ``create_graph``) an output
     requires grad only if it depends on an input with an edge, as in PyTorch.
     """
-    mask = tuple(e is not None for e in edges)
+    if mask is None:
+        mask = tuple(e is not None for e in edges)
     live = None
     if args is None:
         deps = op.out_deps()
@@ -612,10 +629,9 @@ def record(
             saved.append(_saved_entry(t))
         return [t]
     result = []
-    out_avals = op.out_avals
     for j, o in enumerate(outs):
         t = _new_tensor(Tensor, o)
-        if out_avals[j].dtype.kind in "fc" and (live is None or live[j]):
+        if op.float_out[j] and (live is None or live[j]):
             t._requires_grad = True
             t._grad_fn = node
             t._output_nr = j
