@@ -174,7 +174,10 @@ def reverse_accumulate(
         cts = [pop(k, None) for k in out_keys]
         if on_cotangent is not None:
             cts = [c if c is None else on_cotangent(k, c) for k, c in zip(out_keys, cts)]
-        if all(c is None for c in cts):
+        for c in cts:  # (identity tests: cotangents may be tracers)
+            if c is not None:
+                break
+        else:
             continue
         if before is not None:
             cts = before(s, cts)
@@ -184,7 +187,7 @@ def reverse_accumulate(
         if after is not None:
             in_cts = after(s, cts, in_cts)
         for k, c in zip(in_keys, in_cts):
-            if k is None or c is None or is_zero(c):
+            if k is None or c is None or isinstance(c, Zero):
                 continue
             prev = get(k)
             env[k] = c if prev is None else add(prev, c)

@@ -4,10 +4,8 @@ Recording leaves a graph of :class:`~compat._core.graph.Node` objects, each a ca
 an op's funcgrad program with its :class:`funcgrad._engine.OpVJP` and residuals.
 ``run_backward``
 
-1. **plans**: orders the nodes reachable from the roots consumers first (no
-   recursion: graphs of 100,000 nodes), and marks which must run to reach the
-   requested inputs (``inputs=`` / ``GradientEdge``) and which only hold a
-   captured cotangent;
+1. **plans** (:mod:`compat._core.plan`): the nodes that reach the requested
+   inputs (``inputs=`` / ``GradientEdge``), consumers first;
 2. **runs funcgrad's loop** (:func:`funcgrad.ad.reverse_accumulate`) over them,
    with callbacks for tensor hooks, ``retain_grad``, node pre/post hooks and
    captures. The same loop runs
@@ -97,9 +95,12 @@ class _Run:
 
     @staticmethod
     def keys(n: Node) -> tuple:
-        if isinstance(n, AccumulateGrad):
+        entry = n._entry
+        if entry is None:  # AccumulateGrad
             return ((n, 0),), ()
-        return [(n, i) for i in range(n._entry.op.n_out)], [e for e in n._edges if e is not None]
+        if entry.op.n_out == 1:
+            return ((n, 0),), [e for e in n._edges if e is not None]
+        return [(n, i) for i in range(entry.op.n_out)], [e for e in n._edges if e is not None]
 
     def on_cotangent(self, key: tuple, g: Any) -> Any:
         node, nr = key
@@ -145,7 +146,8 @@ class _Run:
                 r = h(tuple(None if g is None else as_tensor(g) for g in cts))
                 if r is not None:
                     cts = [as_value(x, self.create) for x in r]
-        check_node(n)
+        if n._freed or n._saved:
+            check_node(n)
         entry, batch = n._entry, self.batch
         avals = entry.op.out_avals
         cts = [cts[i] if cts[i] is not None else zeros(avals[i], batch) for i in entry.ct_outs]
@@ -157,9 +159,11 @@ class _Run:
             cts = [as_tensor(c) for c in cts]
             edges += [c._edge() if c._requires_grad else None for c in cts]
             in_cts = record(entry.recompute(batch), [*xs, *(c._st.array for c in cts)], edges)
+        elif self.res_of is None:
+            f = entry._bwd_exe  # the compiled backward, once it exists (the common case)
+            in_cts = f(*n._res, *cts) if f and batch is None else entry.backward(n._res, cts, batch)
         else:
-            res = n._res if self.res_of is None else self.res_of[id(n)]
-            in_cts = entry.backward(res, cts, batch if self.res_of is None else None)
+            in_cts = entry.backward(self.res_of[id(n)], cts)
         if n._post_hooks:
             grads_in = tuple(as_tensor(g) for g in in_cts)
             grads_out = tuple(None if g is None else as_tensor(g) for g in cts)

@@ -30,6 +30,7 @@ __all__ = [
     "instantiate",
     "is_zero",
     "moveaxis",
+    "reduce_sum",
     "register_array_ops",
     "zero_of",
     "zeros_like_aval",
@@ -43,6 +44,7 @@ class _ArrayOps:
     full: Callable[..., Any] | None = None
     transpose: Callable[[Any, tuple], Any] | None = None
     broadcast_in_dim: Callable[..., Any] | None = None
+    reduce_sum: Callable[[Any, tuple], Any] | None = None
 
 
 _ops = _ArrayOps()
@@ -54,11 +56,19 @@ def register_array_ops(
     full: Callable[..., Any],
     transpose: Callable[[Any, tuple], Any],
     broadcast_in_dim: Callable[..., Any],
+    reduce_sum: Callable[[Any, tuple], Any],
 ) -> None:
     """Install the primitive wrappers this module builds on (called once, by
     ``funcgrad.primitives`` at import)."""
     _ops.add, _ops.full = add, full
     _ops.transpose, _ops.broadcast_in_dim = transpose, broadcast_in_dim
+    _ops.reduce_sum = reduce_sum
+
+
+def reduce_sum(x: Any, axes: tuple) -> Any:
+    """Sum over ``axes`` (for rules of primitives below the reductions, e.g. the
+    transposes of broadcasting)."""
+    return _op("reduce_sum")(x, axes)
 
 
 def _op(name: str) -> Callable[..., Any]:

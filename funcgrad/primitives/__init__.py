@@ -28,4 +28,5 @@ ad_util.register_array_ops(
     full=shape.full,
     transpose=shape.transpose,
     broadcast_in_dim=shape.broadcast_in_dim,
+    reduce_sum=reductions.reduce_sum,
 )

@@ -18,14 +18,13 @@ from typing import Any
 import numpy as np
 from jax import lax
 
-from funcgrad.core import dtypes
+from funcgrad.core import ad_util, dtypes
 from funcgrad.core.errors import user_frame, where
 from funcgrad.core.interp import bind, to_aval
 from funcgrad.core.ir import Aval
 from funcgrad.core.primitive import Example, Primitive
 from funcgrad.core.zeros import is_zero
 from funcgrad.primitives import elementwise as ew
-from funcgrad.primitives import reductions as red
 from funcgrad.primitives import rules
 from funcgrad.primitives.rules import rand
 
@@ -177,7 +176,7 @@ def _broadcast_in_dim_vjp(ct: Any, x: Any, *, out: Any, shape: tuple, broadcast_
     sum_dims = tuple(
         d for d in range(len(shape)) if (d not in bd or d in expanded) and shape[d] != 1
     )
-    g = red.reduce_sum(ct, sum_dims)
+    g = ad_util.reduce_sum(ct, sum_dims)
     return (reshape(g, xa.shape),)
 
 
@@ -531,7 +530,7 @@ def _pad_vjp(ct: Any, x: Any, pv: Any, *, out: Any, padding_config: tuple) -> tu
         ga = to_aval(g)
         g = slice(g, (0,) * ga.ndim, ga.shape, tuple(i + 1 for _, _, i in padding_config))
     gpv = ew.sub(
-        red.reduce_sum(ct, tuple(range(ca.ndim))), red.reduce_sum(g, tuple(range(ca.ndim)))
+        ad_util.reduce_sum(ct, tuple(range(ca.ndim))), ad_util.reduce_sum(g, tuple(range(ca.ndim)))
     )
     return g, gpv
 

@@ -1,0 +1,393 @@
+"""The layering rules of docs/design.md ("Layers and imports"), checked by reading the
+source (an AST scan, nothing is imported):
+
+* no import cycle among the module-level imports of ``funcgrad/`` and ``compat/``,
+  within either package or across them;
+* no module over 800 lines;
+* ``compat`` imports only funcgrad's public modules, plus ``funcgrad._engine``;
+* inside ``funcgrad/``, no function-local import of a funcgrad module (the usual way
+  to hide a cycle) except the few listed, with their reason, in ``LOCAL_IMPORTS_OK``,
+  and the known debt in ``LOCAL_IMPORT_DEBT`` (which may only shrink).
+"""
+
+from __future__ import annotations
+
+import ast
+import itertools
+from collections import deque
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGES = ("funcgrad", "compat")
+MAX_LINES = 800
+
+#: funcgrad's public modules (the ones ../shared/design/API.md and docs/ document), and
+#: the one internal module compat may use for its engine hooks
+PUBLIC = {
+    "funcgrad",
+    "funcgrad.ad_checkpoint",
+    "funcgrad.checkpoint_policies",
+    "funcgrad.config",
+    "funcgrad.custom_derivatives",
+    "funcgrad.debug",
+    "funcgrad.distributed",
+    "funcgrad.errors",
+    "funcgrad.example_libraries",
+    "funcgrad.example_libraries.optimizers",
+    "funcgrad.example_libraries.stax",
+    "funcgrad.lax",
+    "funcgrad.lax.linalg",
+    "funcgrad.nn",
+    "funcgrad.nn.initializers",
+    "funcgrad.numpy",
+    "funcgrad.numpy.fft",
+    "funcgrad.numpy.linalg",
+    "funcgrad.optim",
+    "funcgrad.random",
+    "funcgrad.test_util",
+    "funcgrad.testing",
+    "funcgrad.tree_util",
+}
+PUBLIC_PREFIXES = ("funcgrad.scipy",)  # every public module of funcgrad.scipy
+ENGINE_MODULE = "funcgrad._engine"
+
+#: function-local imports of funcgrad modules that stay, each with its reason:
+#: (importing module, imported module) -> why it cannot be at module level. Keep it short;
+#: an entry that no longer matches an import fails the test. (Lazy submodules such as
+#: ``fg.checkpoint_policies`` load through ``importlib`` in ``funcgrad.__getattr__`` and
+#: need no entry.)
+LOCAL_IMPORTS_OK: dict[tuple[str, str], str] = {}
+
+#: function-local imports that existed when this test was written (2026-11-25): known
+#: debt, to be moved to module level. The test fails on any pair not listed here or in
+#: ``LOCAL_IMPORTS_OK``, and on a listed pair that no longer occurs, so the list only
+#: shrinks.
+LOCAL_IMPORT_DEBT: frozenset[tuple[str, str]] = frozenset(
+    {
+        ("funcgrad.custom", "funcgrad.core.zeros"),
+        ("funcgrad.interop._jax_array", "funcgrad.numpy._indexing"),
+        ("funcgrad.lax._control", "funcgrad.api"),
+        ("funcgrad.lax._control", "funcgrad.control_flow"),
+        ("funcgrad.lax._extras", "funcgrad.lax"),
+        ("funcgrad.lax._reductions", "funcgrad.lax._control"),
+        ("funcgrad.lax._reductions", "funcgrad.lax._elementwise"),
+        ("funcgrad.lax._reductions", "funcgrad.numpy._ufuncs"),
+        ("funcgrad.lax._reductions", "funcgrad.primitives.rules"),
+        ("funcgrad.lax._windowed", "funcgrad.lax"),
+        ("funcgrad.lax.linalg", "funcgrad.numpy"),
+        ("funcgrad.lax.linalg", "funcgrad.numpy._core"),
+        ("funcgrad.nn._attention", "funcgrad.nn._activations"),
+        ("funcgrad.nn._attention", "funcgrad.primitives.calls"),
+        ("funcgrad.numpy._core", "funcgrad.core.interp"),
+        ("funcgrad.numpy._core", "funcgrad.numpy._shape"),
+        ("funcgrad.numpy._creation", "funcgrad.numpy._core"),
+        ("funcgrad.numpy._creation", "funcgrad.numpy._shape"),
+        ("funcgrad.numpy._creation", "funcgrad.numpy._ufuncs"),
+        ("funcgrad.numpy._extras", "funcgrad.lax"),
+        ("funcgrad.numpy._extras", "funcgrad.numpy"),
+        ("funcgrad.numpy._indexing", "funcgrad.numpy._core"),
+        ("funcgrad.numpy._indexing", "funcgrad.numpy._ufuncs"),
+        ("funcgrad.numpy._linalg", "funcgrad.numpy._reductions"),
+        ("funcgrad.numpy._linalg", "funcgrad.numpy._shape"),
+        ("funcgrad.numpy._linalg", "funcgrad.numpy._ufuncs"),
+        ("funcgrad.numpy._linalg", "funcgrad.primitives.decomp"),
+        ("funcgrad.numpy._methods", "funcgrad.numpy"),
+        ("funcgrad.numpy._methods", "funcgrad.numpy._indexing"),
+        ("funcgrad.numpy._misc", "funcgrad"),
+        ("funcgrad.numpy._misc", "funcgrad.core.interp"),
+        ("funcgrad.numpy._misc", "funcgrad.numpy"),
+        ("funcgrad.numpy._misc", "funcgrad.numpy._core"),
+        ("funcgrad.numpy._misc", "funcgrad.primitives.elementwise"),
+        ("funcgrad.numpy._numeric", "funcgrad.core.interp"),
+        ("funcgrad.numpy._numeric", "funcgrad.numpy"),
+        ("funcgrad.numpy._numeric", "funcgrad.numpy._setops"),
+        ("funcgrad.numpy._numeric", "funcgrad.primitives.conv"),
+        ("funcgrad.numpy._reductions", "funcgrad.numpy._core"),
+        ("funcgrad.numpy._reductions", "funcgrad.numpy._shape"),
+        ("funcgrad.numpy._reductions", "funcgrad.numpy._ufuncs"),
+        ("funcgrad.numpy._setops", "funcgrad.numpy"),
+        ("funcgrad.numpy._setops", "funcgrad.numpy._core"),
+        ("funcgrad.numpy._shape", "funcgrad.core.errors"),
+        ("funcgrad.numpy._shape", "funcgrad.numpy._core"),
+        ("funcgrad.numpy._shape", "funcgrad.numpy._reductions"),
+        ("funcgrad.numpy._shape", "funcgrad.numpy._setops"),
+        ("funcgrad.numpy._shape", "funcgrad.numpy._shape"),
+        ("funcgrad.numpy._shape", "funcgrad.numpy._ufuncs"),
+        ("funcgrad.numpy._sorting", "funcgrad.numpy._core"),
+        ("funcgrad.numpy._sorting", "funcgrad.numpy._reductions"),
+        ("funcgrad.numpy._sorting", "funcgrad.numpy._ufuncs"),
+        ("funcgrad.numpy._statistics", "funcgrad.numpy"),
+        ("funcgrad.numpy._statistics", "funcgrad.numpy._core"),
+        ("funcgrad.numpy._statistics", "funcgrad.numpy._setops"),
+        ("funcgrad.numpy._ufuncs", "funcgrad.custom"),
+        ("funcgrad.numpy._ufuncs", "funcgrad.numpy._setops"),
+        ("funcgrad.numpy.fft", "funcgrad.numpy._core"),
+        ("funcgrad.numpy.fft", "funcgrad.numpy._shape"),
+        ("funcgrad.numpy.linalg", "funcgrad.numpy"),
+        ("funcgrad.numpy.linalg", "funcgrad.numpy._linalg"),
+        ("funcgrad.numpy.linalg", "funcgrad.numpy._shape"),
+        ("funcgrad.primitives.bits", "funcgrad.primitives.rules"),
+        ("funcgrad.primitives.callbacks", "funcgrad.control_flow"),
+        ("funcgrad.primitives.callbacks", "funcgrad.core.dtypes"),
+        ("funcgrad.primitives.callbacks", "funcgrad.numpy._core"),
+        ("funcgrad.primitives.callbacks", "funcgrad.primitives.shape"),
+        ("funcgrad.primitives.decomp", "funcgrad.numpy"),
+        ("funcgrad.primitives.decomp", "funcgrad.primitives.elementwise"),
+        ("funcgrad.primitives.elementwise.arith", "funcgrad.primitives.shape"),
+        ("funcgrad.primitives.elementwise.arith", "funcgrad.primitives.special"),
+        ("funcgrad.primitives.elementwise.base", "funcgrad.primitives.shape"),
+        ("funcgrad.primitives.elementwise.convert", "funcgrad.primitives.reductions"),
+        ("funcgrad.primitives.elementwise.selection", "funcgrad.primitives.shape"),
+        ("funcgrad.primitives.random", "funcgrad.primitives.elementwise"),
+        ("funcgrad.random._continuous", "funcgrad.numpy.linalg"),
+        ("funcgrad.scipy._special_matrices", "funcgrad.core.dtypes"),
+        ("funcgrad.scipy._special_matrices", "funcgrad.numpy"),
+        ("funcgrad.scipy._special_matrices", "funcgrad.numpy._core"),
+        ("funcgrad.scipy._special_matrices", "funcgrad.scipy.linalg"),
+        ("funcgrad.scipy.linalg", "funcgrad.core.zeros"),
+        ("funcgrad.scipy.linalg", "funcgrad.numpy"),
+        ("funcgrad.scipy.linalg", "funcgrad.numpy._core"),
+        ("funcgrad.scipy.spatial.transform", "funcgrad.random"),
+        ("funcgrad.scipy.stats._core", "funcgrad.core.dtypes"),
+        ("funcgrad.scipy.stats._kde", "funcgrad.random"),
+        ("funcgrad.scipy.stats._kde", "funcgrad.scipy.linalg"),
+        ("funcgrad.scipy.stats._kde", "funcgrad.scipy.special"),
+    }
+)
+
+
+@dataclass
+class Module:
+    name: str
+    path: Path
+    lines: int
+    #: module-level imports: imported module -> line of the import
+    imports: dict[str, int] = field(default_factory=dict)
+    #: imports inside functions: (imported module, line)
+    local_imports: list[tuple[str, int]] = field(default_factory=list)
+
+
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def _targets(node: ast.Import | ast.ImportFrom, mod: Module, known: set[str]) -> Iterator[str]:
+    """The modules an import statement names: ``from pkg import sub`` names ``pkg.sub``
+    when that is a module, else ``pkg``. Only modules of the scanned packages."""
+    if isinstance(node, ast.Import):
+        for alias in node.names:
+            name = alias.name
+            while name and name not in known:  # ``import a.b.c`` of a non-module c
+                name = name.rpartition(".")[0]
+            if name:
+                yield name
+        return
+    if node.level:
+        base = mod.name if mod.path.name == "__init__.py" else mod.name.rpartition(".")[0]
+        for _ in range(node.level - 1):
+            base = base.rpartition(".")[0]
+        src = f"{base}.{node.module}" if node.module else base
+    else:
+        src = node.module or ""
+    for alias in node.names:
+        sub = f"{src}.{alias.name}"
+        if sub in known:
+            yield sub
+        elif src in known:
+            yield src
+
+
+def _is_type_checking(test: ast.expr) -> bool:
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+    )
+
+
+def _module_level_imports(body: list[ast.stmt]) -> Iterator[ast.Import | ast.ImportFrom]:
+    """Imports that run when the module is imported (also in module-level ``if``/``try``/
+    ``with`` blocks and class bodies; not under ``if TYPE_CHECKING``)."""
+    for stmt in body:
+        if isinstance(stmt, (ast.Import, ast.ImportFrom)):
+            yield stmt
+        elif isinstance(stmt, ast.If):
+            if not _is_type_checking(stmt.test):
+                yield from _module_level_imports(stmt.body)
+            yield from _module_level_imports(stmt.orelse)
+        elif isinstance(stmt, ast.Try):
+            for block in (stmt.body, stmt.orelse, stmt.finalbody):
+                yield from _module_level_imports(block)
+            for h in stmt.handlers:
+                yield from _module_level_imports(h.body)
+        elif isinstance(stmt, (ast.With, ast.ClassDef)):
+            yield from _module_level_imports(stmt.body)
+
+
+def _function_imports(tree: ast.Module) -> Iterator[ast.Import | ast.ImportFrom]:
+    seen: set[int] = set()
+    for fn in ast.walk(tree):
+        if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            for node in ast.walk(fn):
+                if isinstance(node, (ast.Import, ast.ImportFrom)) and id(node) not in seen:
+                    seen.add(id(node))
+                    yield node
+
+
+def scan() -> dict[str, Module]:
+    mods: dict[str, Module] = {}
+    trees = {}
+    for pkg in PACKAGES:
+        for path in sorted((ROOT / pkg).rglob("*.py")):
+            text = path.read_text()
+            m = Module(_module_name(path), path, len(text.splitlines()))
+            mods[m.name] = m
+            trees[m.name] = ast.parse(text, str(path))
+    known = set(mods)
+    for name, tree in trees.items():
+        m = mods[name]
+        for node in _module_level_imports(tree.body):
+            for t in _targets(node, m, known):
+                if t != name:
+                    m.imports.setdefault(t, node.lineno)
+        for node in _function_imports(tree):
+            m.local_imports.extend((t, node.lineno) for t in _targets(node, m, known))
+    return mods
+
+
+MODULES = scan()
+
+
+def _strongly_connected(graph: dict[str, list[str]]) -> list[list[str]]:
+    """Tarjan's algorithm, iterative (the graph has hundreds of nodes)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    out: list[list[str]] = []
+    for root in graph:
+        if root in index:
+            continue
+        work = [(root, iter(graph[root]))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            v, it = work[-1]
+            w = next(it, None)
+            if w is not None:
+                if w not in index:
+                    index[w] = low[w] = len(index)
+                    stack.append(w)
+                    on_stack.add(w)
+                    work.append((w, iter(graph[w])))
+                elif w in on_stack:
+                    low[v] = min(low[v], index[w])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[v])
+            if low[v] == index[v]:
+                comp = []
+                while True:
+                    w = stack.pop()
+                    on_stack.discard(w)
+                    comp.append(w)
+                    if w == v:
+                        break
+                out.append(comp)
+    return out
+
+
+def _cycle_through(start: str, comp: set[str], graph: dict[str, list[str]]) -> list[str]:
+    """A shortest import path from ``start`` back to itself inside ``comp``."""
+    prev: dict[str, str] = {}
+    todo = deque([start])
+    while todo:
+        v = todo.popleft()
+        for w in graph[v]:
+            if w not in comp:
+                continue
+            if w == start:
+                path = [v]
+                while path[-1] != start:
+                    path.append(prev[path[-1]])
+                return [start, *reversed(path[:-1]), start] if v != start else [start, start]
+            if w not in prev:
+                prev[w] = v
+                todo.append(w)
+    raise AssertionError("not a cycle")
+
+
+def test_scan_sees_the_packages():
+    # the scanner must find the modules and their imports (or every check passes vacuously)
+    assert "funcgrad.core.ir" in MODULES and "compat._core" in MODULES
+    assert "funcgrad.core.ir" in MODULES["funcgrad.core.interp"].imports
+    assert len(MODULES) > 100
+
+
+def test_no_import_cycles():
+    graph = {name: sorted(m.imports) for name, m in MODULES.items()}
+    cycles = []
+    for comp in _strongly_connected(graph):
+        if len(comp) == 1 and comp[0] not in graph[comp[0]]:
+            continue
+        path = _cycle_through(min(comp), set(comp), graph)
+        steps = [f"{a} (line {MODULES[a].imports[b]}) -> {b}" for a, b in itertools.pairwise(path)]
+        others = sorted(set(comp) - set(path))
+        cycles.append(
+            "  " + "\n  ".join(steps) + (f"\n  (same cycle group: {others})" if others else "")
+        )
+    assert not cycles, "import cycles among module-level imports:\n" + "\n\n".join(cycles)
+
+
+def test_modules_at_most_800_lines():
+    big = sorted(
+        f"{m.path.relative_to(ROOT)}: {m.lines} lines"
+        for m in MODULES.values()
+        if m.lines > MAX_LINES
+    )
+    assert not big, f"modules over {MAX_LINES} lines:\n  " + "\n  ".join(big)
+
+
+def _public(name: str) -> bool:
+    if name == ENGINE_MODULE or name in PUBLIC:
+        return True
+    parts = name.split(".")
+    return name.startswith(PUBLIC_PREFIXES) and not any(p.startswith("_") for p in parts)
+
+
+def test_compat_imports_only_public_funcgrad():
+    bad = []
+    for m in MODULES.values():
+        if not m.name.startswith("compat"):
+            continue
+        found = [(t, line) for t, line in m.imports.items()] + m.local_imports
+        for t, line in found:
+            if t.startswith("funcgrad") and not _public(t):
+                bad.append(f"{m.path.relative_to(ROOT)}:{line} imports {t}")
+    assert not bad, (
+        "compat may import only funcgrad's public modules and "
+        f"{ENGINE_MODULE}:\n  " + "\n  ".join(sorted(bad))
+    )
+
+
+def test_no_cycle_dodging_local_imports_in_funcgrad():
+    bad = []
+    for m in MODULES.values():
+        if not m.name.startswith("funcgrad"):
+            continue
+        for t, line in m.local_imports:
+            known = (m.name, t) in LOCAL_IMPORTS_OK or (m.name, t) in LOCAL_IMPORT_DEBT
+            if t.startswith("funcgrad") and not known:
+                bad.append(f"{m.path.relative_to(ROOT)}:{line} imports {t} inside a function")
+    used = {(m.name, t) for m in MODULES.values() for t, _ in m.local_imports}
+    stale = sorted((set(LOCAL_IMPORTS_OK) | LOCAL_IMPORT_DEBT) - used)
+    assert not stale, f"listed local imports that no longer occur (remove them): {stale}"
+    assert not bad, (
+        "function-local imports of funcgrad modules (move them to module level, or put "
+        "what both modules need in a lower one; see docs/design.md):\n  " + "\n  ".join(sorted(bad))
+    )
