@@ -33,7 +33,7 @@ shift_right_logical_p = ew._binary(
 shift_right_arithmetic_p = ew._binary(
     "shift_right_arithmetic", lax.shift_right_arithmetic, allowed="int", differentiable=False
 )
-nextafter_p = ew._binary("nextafter", lax.nextafter, allowed="real", differentiable=False)
+nextafter_p = ew._binary("nextafter", lax.nextafter, allowed="real_float", differentiable=False)
 population_count_p = ew._unary("population_count", lax.population_count, None, allowed="int")
 clz_p = ew._unary("clz", lax.clz, None, allowed="int")
 

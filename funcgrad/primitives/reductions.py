@@ -43,12 +43,7 @@ FAMILY = "reductions"
 # --------------------------------------------------------------------------- helpers
 
 
-def _check_dtype(name: str, x: Aval, allowed: str) -> None:
-    k = dtypes.kind(x.dtype)
-    ok = {"num": k in (1, 2, 3), "real": k in (1, 2), "intbool": k in (0, 1)}[allowed]
-    if not ok:
-        need = {"num": "a numeric", "real": "a real (non-complex)", "intbool": "a bool or integer"}
-        raise TypeError(f"{name} requires {need[allowed]} dtype, got an operand of type {x}")
+_check_dtype = rules.check_dtype  # (the one dtype check; categories in primitives/rules.py)
 
 
 def _check_axes(name: str, x: Aval, axes: tuple[int, ...]) -> None:
@@ -179,8 +174,8 @@ def _examples_with_ties(rng: np.random.Generator) -> list[Example]:
     return [*_reduce_examples(rng, smooth=False), Example([ties], {"axes": (1,)}, smooth=False)]
 
 
-reduce_max_p = _reduction("reduce_max", lax.reduce_max, "real")
-reduce_min_p = _reduction("reduce_min", lax.reduce_min, "real")
+reduce_max_p = _reduction("reduce_max", lax.reduce_max, "noncomplex")
+reduce_min_p = _reduction("reduce_min", lax.reduce_min, "noncomplex")
 _chooser_ad(reduce_max_p)
 _chooser_ad(reduce_min_p)
 reduce_max_p.examples = _examples_with_ties
@@ -285,7 +280,7 @@ def _arg_reduction(name: str, lower: Callable) -> Primitive:
     p = Primitive(name, family=FAMILY, differentiable=False)
 
     def abstract_eval(x: Aval, *, axis: int, index_dtype: np.dtype) -> Aval:
-        _check_dtype(name, x, "real")
+        _check_dtype(name, x, "noncomplex")
         _check_axes(name, x, (axis,))
         if x.shape[axis] == 0:
             raise ValueError(f"{name}: cannot reduce the empty axis {axis} of an operand {x}")
@@ -467,8 +462,8 @@ def _extremum_ad(p: Primitive) -> None:
     p.vjp = vjp
 
 
-cummax_p = _cumulative("cummax", lax.cummax, "real")
-cummin_p = _cumulative("cummin", lax.cummin, "real")
+cummax_p = _cumulative("cummax", lax.cummax, "noncomplex")
+cummin_p = _cumulative("cummin", lax.cummin, "noncomplex")
 _extremum_ad(cummax_p)
 _extremum_ad(cummin_p)
 # no tie examples: at ties the finite-difference oracle averages the tied directions

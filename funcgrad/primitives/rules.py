@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from funcgrad.core import dtypes
@@ -60,3 +62,25 @@ def join_bilinear_dtypes(name: str, x: Aval, y: Aval, context: str) -> tuple[np.
             )
         return strong.dtype, False
     return x.dtype, x.weak_type
+
+
+#: dtype categories a primitive accepts, by ``dtypes.kind`` (0 bool, 1 integer, 2 real
+#: floating, 3 complex), and how an error names them
+_DTYPE_CATEGORIES: dict[str, tuple[Callable[[int, np.dtype], bool], str]] = {
+    "inexact": (lambda k, d: k in (2, 3), "a floating (or complex) dtype"),
+    "real_float": (lambda k, d: k == 2, "a real floating dtype"),
+    "noncomplex": (lambda k, d: k in (1, 2), "a real (non-complex) numeric dtype"),
+    "num": (lambda k, d: k in (1, 2, 3), "a numeric dtype"),
+    "signed": (lambda k, d: k in (2, 3) or (k == 1 and d.kind == "i"), "a signed numeric dtype"),
+    "int": (lambda k, d: k == 1, "an integer dtype"),
+    "intbool": (lambda k, d: k in (0, 1), "an integer or bool dtype"),
+    "any": (lambda k, d: True, ""),
+}
+
+
+def check_dtype(name: str, aval: Aval, allowed: str) -> None:
+    """Raise ``TypeError`` unless ``aval``'s dtype is in the category ``allowed``
+    (one of ``_DTYPE_CATEGORIES``: the one dtype check every primitive family uses)."""
+    ok, need = _DTYPE_CATEGORIES[allowed]
+    if not ok(dtypes.kind(aval.dtype), aval.dtype):
+        raise TypeError(f"{name} requires {need}, got an operand of type {aval}")

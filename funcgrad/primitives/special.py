@@ -51,7 +51,7 @@ def _nary(name: str, lower: Callable, partials: Sequence[Partial]) -> Primitive:
     """An elementwise primitive of ``len(partials)`` float operands (the elementwise
     family's abstract eval, lowering and batching); ``partials[i](*args, out)`` is the
     derivative in operand ``i``, or :data:`NOT_DIFFERENTIABLE`."""
-    p = ew._binary(name, lower, allowed="real")
+    p = ew._binary(name, lower, allowed="real_float")
     p.family = FAMILY
 
     def jvp(primals: list, tangents: list) -> tuple:
@@ -243,8 +243,12 @@ def _i1e_deriv(x: Any, y: Any) -> Any:
     return ew._sel(not_tiny, ew._bcast_to(_c(x, 0.5), to_aval(x)), d)
 
 
-bessel_i0e_p = ew._unary("bessel_i0e", lax.bessel_i0e, _i0e_deriv, allowed="real", smooth=False)
-bessel_i1e_p = ew._unary("bessel_i1e", lax.bessel_i1e, _i1e_deriv, allowed="real", smooth=False)
+bessel_i0e_p = ew._unary(
+    "bessel_i0e", lax.bessel_i0e, _i0e_deriv, allowed="real_float", smooth=False
+)
+bessel_i1e_p = ew._unary(
+    "bessel_i1e", lax.bessel_i1e, _i1e_deriv, allowed="real_float", smooth=False
+)
 bessel_i0e_p.family = bessel_i1e_p.family = FAMILY
 bessel_i0e_p.examples = _examples([(-3.0, 3.0)], smooth=False)
 bessel_i1e_p.examples = _examples([(-3.0, 3.0)], smooth=False)

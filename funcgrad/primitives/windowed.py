@@ -30,6 +30,7 @@ from funcgrad.core.ir import Aval
 from funcgrad.core.primitive import Example, Primitive
 from funcgrad.core.zeros import Zero, is_zero
 from funcgrad.primitives import elementwise as ew
+from funcgrad.primitives import rules
 from funcgrad.primitives import shape as sh
 
 FAMILY = "windowed"
@@ -159,9 +160,7 @@ def _declare(name: str, lower_op: Any, allowed: str) -> Primitive:
     prim = Primitive(name, family=FAMILY)
 
     def abstract_eval(x: Aval, **p: Any) -> Aval:
-        ew._check_dtype(name, x, "num")
-        if allowed == "real" and dtypes.kind(x.dtype) == 3:
-            raise TypeError(f"{name} requires a real dtype, got an operand of type {x}")
+        rules.check_dtype(name, x, allowed)
         return Aval(_out_shape(name, x, p), x.dtype, x.weak_type)
 
     def lower(x: Any, **p: Any) -> Any:
@@ -184,8 +183,8 @@ def _declare(name: str, lower_op: Any, allowed: str) -> Primitive:
 
 
 reduce_window_sum_p = _declare("reduce_window_sum", lax.add, "num")
-reduce_window_max_p = _declare("reduce_window_max", lax.max, "real")
-reduce_window_min_p = _declare("reduce_window_min", lax.min, "real")
+reduce_window_max_p = _declare("reduce_window_max", lax.max, "noncomplex")
+reduce_window_min_p = _declare("reduce_window_min", lax.min, "noncomplex")
 
 
 @reduce_window_sum_p.def_jvp

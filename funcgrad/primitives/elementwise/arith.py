@@ -47,7 +47,7 @@ def _unary(
     lower: Callable,
     deriv: Callable[[Any, Any], Any] | None,
     *,
-    allowed: str = "float",
+    allowed: str = "inexact",
     lo: float = -2.0,
     hi: float = 2.0,
     smooth: bool = True,
@@ -69,7 +69,7 @@ def _unary(
 
         p.jvp = jvp
         p.vjp = vjp
-    if allowed in ("float", "real", "num", "signed"):
+    if allowed in ("inexact", "real_float", "num", "signed"):
         p.examples = _examples_unary(lo, hi, smooth)
     return p
 
@@ -142,10 +142,10 @@ digamma_p = _unary("digamma", lax.digamma, _digamma_deriv, lo=0.5, hi=3.0)
 # lax.abs rejects unsigned integers (fnp.abs returns them unchanged before binding)
 abs_p = _unary("abs", lax.abs, lambda x, y: sign(x), allowed="signed", smooth=False)
 sign_p = _unary("sign", lax.sign, None, allowed="num")
-floor_p = _unary("floor", lax.floor, None, allowed="real")
-ceil_p = _unary("ceil", lax.ceil, None, allowed="real")
+floor_p = _unary("floor", lax.floor, None, allowed="real_float")
+ceil_p = _unary("ceil", lax.ceil, None, allowed="real_float")
 round_p = _unary(
-    "round", lambda x: lax.round(x, lax.RoundingMethod.TO_NEAREST_EVEN), None, allowed="real"
+    "round", lambda x: lax.round(x, lax.RoundingMethod.TO_NEAREST_EVEN), None, allowed="real_float"
 )
 not_p = _unary("not", lax.bitwise_not, None, allowed="intbool")
 
@@ -154,7 +154,7 @@ is_finite_p = Primitive("is_finite", family=FAMILY, differentiable=False)
 
 @is_finite_p.def_abstract_eval
 def _is_finite_abstract_eval(x: Aval) -> Aval:
-    _check_dtype("is_finite", x, "real")
+    _check_dtype("is_finite", x, "real_float")
     return Aval(x.shape, np.dtype("bool"))
 
 
@@ -313,10 +313,10 @@ sub_p = _binary("sub", lax.sub)
 mul_p = _binary("mul", lax.mul)
 div_p = _binary("div", lax.div)
 rem_p = _binary("rem", lax.rem)
-pow_p = _binary("pow", lax.pow, allowed="float")
+pow_p = _binary("pow", lax.pow, allowed="inexact")
 max_p = _binary("max", lax.max)
 min_p = _binary("min", lax.min)
-atan2_p = _binary("atan2", lax.atan2, allowed="real")
+atan2_p = _binary("atan2", lax.atan2, allowed="real_float")
 and_p = _binary("and", lax.bitwise_and, allowed="intbool", differentiable=False)
 or_p = _binary("or", lax.bitwise_or, allowed="intbool", differentiable=False)
 xor_p = _binary("xor", lax.bitwise_xor, allowed="intbool", differentiable=False)
@@ -532,7 +532,7 @@ def _examples_nondiff(kind: str) -> Callable:
 
 
 for _p in (eq_p, ne_p, lt_p, le_p, gt_p, ge_p):
-    _p.examples = _examples_nondiff("float")
+    _p.examples = _examples_nondiff("inexact")
 for _p in (and_p, or_p, xor_p):
     _p.examples = _examples_nondiff("int")
 not_p.examples = lambda rng: [

@@ -25,28 +25,7 @@ def _fmt(avals: tuple[Aval, ...]) -> str:
     return ", ".join(str(a) for a in avals)
 
 
-def _check_dtype(name: str, aval: Aval, allowed: str) -> None:
-    k = dtypes.kind(aval.dtype)
-    ok = {
-        "float": k in (2, 3),
-        "real": k == 2,
-        "num": k in (1, 2, 3),
-        "signed": k in (2, 3) or (k == 1 and aval.dtype.kind == "i"),
-        "int": k == 1,
-        "intbool": k in (0, 1),
-        "any": True,
-    }[allowed]
-    if not ok:
-        need = {
-            "float": "a floating (or complex) dtype",
-            "real": "a real floating dtype",
-            "num": "a numeric dtype",
-            "signed": "a signed numeric dtype",
-            "int": "an integer dtype",
-            "intbool": "an integer or bool dtype",
-            "any": "",
-        }[allowed]
-        raise TypeError(f"{name} requires {need}, got an operand of type {aval}")
+_check_dtype = rules.check_dtype  # (the one dtype check; categories in primitives/rules.py)
 
 
 def _unary_aval(name: str, allowed: str) -> Callable[..., Aval]:

@@ -110,7 +110,7 @@ complex_p = Primitive("complex", family=FAMILY)
 
 @complex_p.def_abstract_eval
 def _complex_abstract_eval(x: Aval, y: Aval) -> Aval:
-    out = _join_avals("complex", (x, y), "real")
+    out = _join_avals("complex", (x, y), "real_float")
     return Aval(out.shape, complex_dtype(out.dtype), out.weak_type)
 
 
