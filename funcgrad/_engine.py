@@ -204,6 +204,12 @@ class OpProgram:
             f = self._exe = executable(self.program)
         return f(*args)
 
+    def apply(self, *args: Any) -> list:
+        """:meth:`run`, or inlined when called under a tracing builder."""
+        if is_tracing():
+            return eval_program(self.program, *args)
+        return self.run(*args)
+
     def vjp(self, mask: tuple[bool, ...]) -> OpVJP:
         """The VJP for the inputs ``mask`` selects (cached per mask)."""
         e = self._vjps.get(mask)

@@ -10,7 +10,6 @@ from typing import Any
 import numpy as np
 
 from compat._core.tensor import Tensor, apply
-from funcgrad._engine import run as run_program
 from funcgrad._engine import trace_op
 
 #: PyTorch's warning for ``backward(create_graph=True)`` (once per process)
@@ -30,7 +29,7 @@ def _add_fn(a: Any, b: Any) -> Any:
 def add(a: Any, b: Any) -> Any:
     if isinstance(a, Tensor) or isinstance(b, Tensor):
         return apply(_add_fn, "AddBackward0", (a, b))
-    return run_program(trace_op(_add_fn, "add", (), (a, b)).program, a, b)[0]
+    return trace_op(_add_fn, "add", (), (a, b)).apply(a, b)[0]
 
 
 def _cast_fn(a: Any, *, dtype: Any) -> Any:
