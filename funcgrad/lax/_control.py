@@ -8,6 +8,7 @@ from typing import Any
 
 import jax
 
+from funcgrad.core.axes import normalize_axis
 from funcgrad.core.interp import to_aval
 from funcgrad.numpy._core import here, prep
 from funcgrad.primitives import shape as sh
@@ -87,9 +88,7 @@ def associative_scan(fn: Callable, elems: Any, reverse: bool = False, axis: int 
         raise ValueError(f"associative_scan: elems must contain arrays{here()}")
     leaves = [prep(x, "associative_scan") for x in leaves]
     nd = to_aval(leaves[0]).ndim
-    if not -nd <= axis < nd:
-        raise ValueError(f"associative_scan: axis {axis} out of range for rank {nd}{here()}")
-    axis %= nd
+    axis = normalize_axis(axis, nd, "associative_scan")
     n = to_aval(leaves[0]).shape[axis]
     if any(to_aval(x).shape[axis] != n for x in leaves):
         raise ValueError(

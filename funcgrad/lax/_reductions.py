@@ -10,6 +10,7 @@ import numpy as np
 from jax import lax as _jl
 
 from funcgrad.core import dtypes
+from funcgrad.core.axes import normalize_axis, sorted_axes
 from funcgrad.core.interp import to_aval
 from funcgrad.numpy._core import here, prep
 from funcgrad.primitives import elementwise as ew
@@ -41,15 +42,10 @@ __all__ = [
 
 
 def _axes(name: str, x: Any, axes: Sequence[int]) -> tuple[int, ...]:
-    nd = to_aval(x).ndim
-    try:
-        out = tuple(operator.index(a) for a in axes)
-    except TypeError as e:
-        raise TypeError(f"{name}: axes must be a sequence of ints, got {axes!r}{here()}") from e
-    for a in out:
-        if not -nd <= a < nd:
-            raise ValueError(f"{name}: axis {a} out of range for rank {nd}{here()}")
-    return tuple(sorted({a % nd for a in out}))
+    """lax's ``axes``: a sequence (not ``None``, not one int) of distinct axes, sorted."""
+    if axes is None or isinstance(axes, (int, np.integer)):
+        raise TypeError(f"{name}: axes must be a sequence of ints, got {axes!r}{here()}")
+    return sorted_axes(axes, to_aval(x).ndim, name)
 
 
 def reduce_sum(operand: Any, axes: Sequence[int]) -> Any:
@@ -169,10 +165,8 @@ def cumlogsumexp(operand: Any, axis: int = 0, reverse: bool = False) -> Any:
     a = to_aval(operand)
     if not dtypes.is_inexact(a.dtype) or dtypes.kind(a.dtype) == 3:
         raise TypeError(f"cumlogsumexp: requires a real floating operand, got {a}{here()}")
-    nd = a.ndim
-    if not -nd <= axis < nd:
-        raise ValueError(f"cumlogsumexp: axis {axis} out of range for rank {nd}{here()}")
-    return associative_scan(logaddexp, operand, reverse=reverse, axis=axis % nd)
+    axis = normalize_axis(axis, a.ndim, "cumlogsumexp")
+    return associative_scan(logaddexp, operand, reverse=reverse, axis=axis)
 
 
 # --------------------------------------------------------------------------- generic reduce
@@ -326,9 +320,7 @@ def top_k(operand: Any, k: int, *, axis: int = -1) -> tuple[Any, Any]:
     nd = to_aval(operand).ndim
     if nd == 0:
         raise TypeError(f"top_k: the operand must have at least one dimension{here()}")
-    if not -nd <= axis < nd:
-        raise ValueError(f"top_k: axis {axis} out of range for rank {nd}{here()}")
-    axis %= nd
+    axis = normalize_axis(axis, nd, "top_k")
     if axis != nd - 1:
         from funcgrad.primitives.rules import moveaxis
 

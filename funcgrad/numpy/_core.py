@@ -10,15 +10,16 @@ operands' shapes and dtypes, and the user's line.
 
 from __future__ import annotations
 
-import operator
-from collections.abc import Sequence
 from typing import Any
 
 import jax
 import numpy as np
 
 from funcgrad.core import dtypes
-from funcgrad.core.errors import AxisError, broadcast_error_type, user_frame, where
+from funcgrad.core.axes import normalize_axes as normalize_axes
+from funcgrad.core.axes import normalize_axis as normalize_axis
+from funcgrad.core.axes import static_index
+from funcgrad.core.errors import broadcast_error_type, user_frame, where
 from funcgrad.core.interp import Tracer, to_aval
 from funcgrad.core.ir import Aval
 from funcgrad.primitives import elementwise as ew
@@ -252,40 +253,8 @@ def check_kind(name: str, allowed: str, *args: Any) -> None:
             raise TypeError(f"{name}: requires {need} operands, got {fmt(*args)}{here()}")
 
 
-def index(x: Any, what: str, name: str) -> int:
-    """A static Python int from ``x`` (a clear error for tracers and non-integers)."""
-    if isinstance(x, Tracer):
-        raise TypeError(
-            f"{name}: {what} must be a static int, got a traced value {x.aval}; mark it static "
-            f"(jit(static_argnums=...)){here()}"
-        )
-    try:
-        return operator.index(x)
-    except TypeError:
-        raise TypeError(f"{name}: {what} must be an int, got {x!r}{here()}") from None
-
-
-def normalize_axis(axis: Any, ndim: int, name: str) -> int:
-    """``axis`` in ``[0, ndim)``; negative axes count from the end."""
-    ax = index(axis, "axis", name)
-    if not -ndim <= ax < ndim:
-        raise AxisError(
-            f"{name}: axis {ax} is out of bounds for an array of dimension {ndim}{here()}"
-        )
-    return ax % ndim
-
-
-def normalize_axes(axis: Any, ndim: int, name: str) -> tuple[int, ...]:
-    """A tuple of distinct axes (all axes for ``None``), in the order given."""
-    if axis is None:
-        return tuple(range(ndim))
-    if isinstance(axis, (Sequence, np.ndarray)) and not isinstance(axis, str):
-        axes = tuple(normalize_axis(a, ndim, name) for a in axis)
-    else:
-        axes = (normalize_axis(axis, ndim, name),)
-    if len(set(axes)) != len(axes):
-        raise ValueError(f"{name}: repeated axis in {axis!r}{here()}")
-    return axes
+#: a static Python int from an argument (the numpy modules' name for it)
+index = static_index
 
 
 def unsupported(what: str) -> NotImplementedError:

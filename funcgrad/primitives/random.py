@@ -132,7 +132,7 @@ def _random_seed_lower(seed: Any) -> Any:
     return lax.concatenate([lax.expand_dims(hi, (nd,)), lax.expand_dims(lo, (nd,))], nd)
 
 
-random_seed_p.batch = lambda args, dims: (bind(random_seed_p, args[0]), dims[0])
+rules.def_vectorized_unary(random_seed_p)  # (the key axis is a new trailing one)
 
 
 @random_seed_p.def_examples
