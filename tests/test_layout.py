@@ -66,22 +66,6 @@ LOCAL_IMPORTS_OK: dict[tuple[str, str], str] = {}
 #: shrinks.
 LOCAL_IMPORT_DEBT: frozenset[tuple[str, str]] = frozenset(
     {
-        ("funcgrad.custom", "funcgrad.core.zeros"),
-        ("funcgrad.interop._jax_array", "funcgrad.numpy._indexing"),
-        ("funcgrad.lax._control", "funcgrad.api"),
-        ("funcgrad.lax._control", "funcgrad.control_flow"),
-        ("funcgrad.lax._extras", "funcgrad.lax"),
-        ("funcgrad.lax._reductions", "funcgrad.lax._control"),
-        ("funcgrad.lax._reductions", "funcgrad.lax._elementwise"),
-        ("funcgrad.lax._reductions", "funcgrad.numpy._ufuncs"),
-        ("funcgrad.lax._reductions", "funcgrad.primitives.rules"),
-        ("funcgrad.lax._windowed", "funcgrad.lax"),
-        ("funcgrad.lax.linalg", "funcgrad.numpy"),
-        ("funcgrad.lax.linalg", "funcgrad.numpy._core"),
-        ("funcgrad.nn._attention", "funcgrad.nn._activations"),
-        ("funcgrad.nn._attention", "funcgrad.primitives.calls"),
-        ("funcgrad.numpy._core", "funcgrad.core.interp"),
-        ("funcgrad.numpy._core", "funcgrad.numpy._shape"),
         ("funcgrad.primitives.callbacks", "funcgrad.control_flow"),
         ("funcgrad.primitives.callbacks", "funcgrad.numpy._core"),
         ("funcgrad.primitives.decomp", "funcgrad.numpy"),
@@ -90,19 +74,6 @@ LOCAL_IMPORT_DEBT: frozenset[tuple[str, str]] = frozenset(
         ("funcgrad.primitives.elementwise.base", "funcgrad.primitives.shape"),
         ("funcgrad.primitives.elementwise.convert", "funcgrad.primitives.reductions"),
         ("funcgrad.primitives.elementwise.selection", "funcgrad.primitives.shape"),
-        ("funcgrad.random._continuous", "funcgrad.numpy.linalg"),
-        ("funcgrad.scipy._special_matrices", "funcgrad.core.dtypes"),
-        ("funcgrad.scipy._special_matrices", "funcgrad.numpy"),
-        ("funcgrad.scipy._special_matrices", "funcgrad.numpy._core"),
-        ("funcgrad.scipy._special_matrices", "funcgrad.scipy.linalg"),
-        ("funcgrad.scipy.linalg", "funcgrad.core.zeros"),
-        ("funcgrad.scipy.linalg", "funcgrad.numpy"),
-        ("funcgrad.scipy.linalg", "funcgrad.numpy._core"),
-        ("funcgrad.scipy.spatial.transform", "funcgrad.random"),
-        ("funcgrad.scipy.stats._core", "funcgrad.core.dtypes"),
-        ("funcgrad.scipy.stats._kde", "funcgrad.random"),
-        ("funcgrad.scipy.stats._kde", "funcgrad.scipy.linalg"),
-        ("funcgrad.scipy.stats._kde", "funcgrad.scipy.special"),
     }
 )
 

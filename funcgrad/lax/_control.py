@@ -8,6 +8,8 @@ from typing import Any
 
 import jax
 
+from funcgrad.api import vmap
+from funcgrad.control_flow import scan
 from funcgrad.core.axes import normalize_axis
 from funcgrad.core.interp import to_aval
 from funcgrad.numpy._core import here, prep
@@ -19,9 +21,6 @@ __all__ = ["associative_scan", "map"]
 def map(f: Callable, xs: Any, *, batch_size: int | None = None) -> Any:
     """``f`` applied to each slice of ``xs`` along the leading axis, stacked (a ``scan``);
     with ``batch_size``, ``vmap`` over chunks of that size inside the scan."""
-    from funcgrad.api import vmap
-    from funcgrad.control_flow import scan
-
     if batch_size is None:
         return scan(lambda c, x: (c, f(x)), (), xs)[1]
     leaves, tree = jax.tree_util.tree_flatten(xs)

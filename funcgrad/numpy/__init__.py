@@ -16,7 +16,7 @@ import ml_dtypes as _ml_dtypes
 import numpy as _np
 
 from funcgrad.interop import _jax_array
-from funcgrad.numpy import _methods, fft, linalg  # noqa: F401
+from funcgrad.numpy import _indexing, _methods, fft, linalg  # noqa: F401
 from funcgrad.numpy._creation import (  # noqa: F401
     arange,
     array,
@@ -428,4 +428,4 @@ issubdtype = _np.issubdtype
 
 
 _methods.install()
-_jax_array.install()  # jax.Array methods given funcgrad tracers route here
+_jax_array.install(_indexing.at)  # jax.Array methods given funcgrad tracers route here

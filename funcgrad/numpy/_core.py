@@ -20,7 +20,7 @@ from funcgrad.core.axes import normalize_axes as normalize_axes
 from funcgrad.core.axes import normalize_axis as normalize_axis
 from funcgrad.core.axes import static_index
 from funcgrad.core.errors import broadcast_error_type, user_frame, where
-from funcgrad.core.interp import Tracer, to_aval
+from funcgrad.core.interp import Tracer, is_tracing, to_aval
 from funcgrad.core.ir import Aval
 from funcgrad.primitives import elementwise as ew
 from funcgrad.primitives import shape as sh
@@ -65,9 +65,7 @@ def prep(x: Any, name: str = "funcgrad.numpy") -> Any:
     if isinstance(x, (list, tuple)):
         flat = _flat(x)
         if any(isinstance(e, (Tracer, jax.Array)) for e in flat):
-            from funcgrad.numpy._shape import stack
-
-            return stack([prep(e, name) for e in x])
+            return _stack([prep(e, name) for e in x], name)
         try:
             arr = np.asarray(x)
         except ValueError as e:
@@ -89,6 +87,17 @@ def prep(x: Any, name: str = "funcgrad.numpy") -> Any:
         f"{name}: expected an array, a Python scalar or a (nested) list of them, got "
         f"{type(x).__name__}{here()}"
     )
+
+
+def _stack(xs: list[Any], name: str) -> Any:
+    """Operands of one shape stacked along a new leading axis (a list holding tracers)."""
+    arrs = [as_array(a, name) for a in promote(name, *xs)]
+    shape = aval(arrs[0]).shape
+    if any(aval(a).shape != shape for a in arrs):
+        raise ValueError(
+            f"{name}: all input arrays must have the same shape, got {fmt(*arrs)}{here()}"
+        )
+    return sh.concatenate(*[sh.reshape(a, (1, *shape)) for a in arrs], dimension=0)
 
 
 def _canon_or_raise(dt: np.dtype, name: str) -> np.dtype:
@@ -270,8 +279,6 @@ def out(x: Any) -> Any:
     if type(x) in SCALARS:
         return as_array(x, "funcgrad.numpy")
     if isinstance(x, (np.ndarray, np.generic)):
-        from funcgrad.core.interp import is_tracing
-
         if is_tracing():
             return x
         return jax.device_put(np.asarray(x))
