@@ -247,7 +247,7 @@ def forward_pass(
             res = INACTIVE
             out = bind(prim, *ins, **e.params)
         elif prim.vjp_fwd is not None and prim.differentiable:
-            if getattr(prim, "vjp_fwd_active", False):  # the rule wants to know which
+            if prim.vjp_fwd_active:  # the rule wants to know which
                 act = [type(a) is Var and a in active for a in e.inputs]  # inputs are active
                 out, res = prim.vjp_fwd(*ins, active=act, **e.params)
             else:

@@ -28,7 +28,7 @@ from funcgrad.core.interp import (
     to_aval,
 )
 from funcgrad.core.ir import Program, Var
-from funcgrad.core.zeros import Zero
+from funcgrad.core.zeros import Zero, is_zero
 from funcgrad.primitives import rules
 from funcgrad.primitives.calls import checkpoint_p
 from funcgrad.primitives.custom_calls import (
@@ -386,7 +386,6 @@ class CustomVJPPrimal:
 
 
 def _is_zero_marker(x: Any) -> bool:
-    from funcgrad.core.zeros import is_zero
 
     return x is None or isinstance(x, SymbolicZero) or is_zero(x)
 

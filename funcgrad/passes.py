@@ -27,7 +27,7 @@ def dce(prog: Program, used_outputs: list[bool] | None = None) -> Program:
 
 def has_effects(e: Eqn) -> bool:
     """Whether ``e`` is an ``effectful`` primitive or a call whose sub-programs hold one."""
-    if getattr(e.prim, "effectful", False):
+    if e.prim.effectful:
         return True
     for p in e.params.values():
         subs = p if isinstance(p, (tuple, list)) else (p,)

@@ -41,7 +41,7 @@ def test_registry_complete():
     problems = {}
     for p in PRIMS:
         missing = p.missing_rules()
-        if not getattr(p, "reverse_differentiable", True):
+        if not p.reverse_differentiable:
             missing = [m for m in missing if m != "vjp"]
         if p.examples is None:
             missing.append("examples")
@@ -91,7 +91,7 @@ def test_jvp_finite_differences(prim, i):
     ex = _examples(prim)[i]
     if not _differentiable(prim, ex):
         pytest.skip("non-differentiable primitive")
-    if not getattr(prim, "forward_differentiable", True):
+    if not prim.forward_differentiable:
         with pytest.raises(TypeError, match="forward-mode"):
             fg.jvp(_partial(prim, ex, _diff_argnums(prim, ex)), tuple(ex.args), tuple(ex.args))
         return
@@ -103,7 +103,7 @@ def test_jvp_finite_differences(prim, i):
 @pytest.mark.parametrize("prim,i", CASES)
 def test_vjp_adjoint(prim, i):
     ex = _examples(prim)[i]
-    if not _differentiable(prim, ex) or not getattr(prim, "reverse_differentiable", True):
+    if not _differentiable(prim, ex) or not prim.reverse_differentiable:
         pytest.skip("no reverse mode")
     nums = _diff_argnums(prim, ex)
     f = _partial(prim, ex, nums)
@@ -112,7 +112,7 @@ def test_vjp_adjoint(prim, i):
         [ex.args[j] for j in nums],
         rtol=max(ex.rtol, 1e-6),
         atol=max(ex.atol, 1e-6),
-        numerical=not getattr(prim, "forward_differentiable", True),
+        numerical=not prim.forward_differentiable,
     )
 
 
@@ -121,9 +121,7 @@ def test_second_order(prim, i):
     ex = _examples(prim)[i]
     if not _differentiable(prim, ex) or not ex.smooth:
         pytest.skip("not smooth")
-    if not getattr(prim, "reverse_differentiable", True) or not getattr(
-        prim, "forward_differentiable", True
-    ):
+    if not prim.reverse_differentiable or not prim.forward_differentiable:
         pytest.skip("second order needs both modes")
     nums = _diff_argnums(prim, ex)
     f = _partial(prim, ex, nums)

@@ -180,6 +180,39 @@ def result_type(*args: tuple[np.dtype, bool]) -> tuple[np.dtype, bool]:
     return out, weak and out != np.dtype("bool")
 
 
+class DtypeJoinError(TypeError):
+    """Operands that :func:`join_strict` cannot join: ``reason`` is ``"distinct"`` (two
+    strongly typed operands of different dtypes) or ``"weak"`` (operand ``index``, weakly
+    typed, is of a higher kind than the strong ``dtype``)."""
+
+    def __init__(self, reason: str, dtype: np.dtype | None = None, index: int = -1) -> None:
+        super().__init__(reason)
+        self.reason, self.dtype, self.index = reason, dtype, index
+
+
+def join_strict(*args: tuple[np.dtype, bool]) -> tuple[np.dtype, bool]:
+    """Join ``(dtype, weak_type)`` pairs of operands that must share one dtype (``jax.lax``'s
+    rule for a primitive's operands): the strongly typed operands have one dtype and each
+    weakly typed operand (a Python scalar) takes it when its kind is not higher; all weak
+    operands join on the lattice, as :func:`result_type`. Raises :class:`DtypeJoinError`.
+
+    When the operands are accepted the result is ``result_type(*args)`` (a weak operand of
+    no higher kind never changes a strong dtype on JAX's lattice); the strong case is
+    answered without walking the lattice, as primitives call this on every bind.
+    """
+    strong = {np.dtype(d) for d, w in args if not w}
+    if len(strong) > 1:
+        raise DtypeJoinError("distinct")
+    if not strong:
+        return result_type(*args)
+    (dtype,) = strong
+    k = kind(dtype)
+    for i, (d, w) in enumerate(args):
+        if w and kind(d) > k:
+            raise DtypeJoinError("weak", dtype, i)
+    return dtype, False
+
+
 def to_inexact(dtype: np.dtype) -> np.dtype:
     """JAX's ``to_inexact_dtype``: bool and integers up to 32 bits → float32, 64-bit → float64."""
     if kind(dtype) >= 2:

@@ -115,9 +115,8 @@ class _AtRef:
 
         def update(*args: Any, **kwargs: Any) -> Any:
             if has_tracer(self._idx) or has_tracer(args) or has_tracer(kwargs):
-                from funcgrad.numpy import _indexing
-
-                return getattr(_indexing.at(self._array)[self._idx], name)(*args, **kwargs)
+                fg_at = _fg_at(self._array)
+                return getattr(fg_at[self._idx], name)(*args, **kwargs)
             return getattr(self._jax_at[self._idx], name)(*args, **kwargs)
 
         return update
@@ -139,9 +138,19 @@ class _At:
 _installed = False
 
 
-def install() -> None:
-    """Route ``jax.Array`` calls that receive funcgrad tracers to funcgrad (idempotent)."""
-    global _installed
+def _no_at(array: Any) -> Any:
+    raise RuntimeError("funcgrad.interop._jax_array.install() was not called")
+
+
+#: ``funcgrad.numpy``'s ``.at`` (its indexing module installs it: this module sits below)
+_fg_at: Callable[[Any], Any] = _no_at
+
+
+def install(at: Callable[[Any], Any]) -> None:
+    """Route ``jax.Array`` calls that receive funcgrad tracers to funcgrad (idempotent);
+    ``at(array)`` is funcgrad's ``array.at`` (``funcgrad.numpy``'s, passed in by it)."""
+    global _installed, _fg_at
+    _fg_at = at
     if _installed:
         return
     from jax._src.array import ArrayImpl

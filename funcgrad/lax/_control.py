@@ -8,6 +8,9 @@ from typing import Any
 
 import jax
 
+from funcgrad.api import vmap
+from funcgrad.control_flow import scan
+from funcgrad.core.axes import normalize_axis
 from funcgrad.core.interp import to_aval
 from funcgrad.numpy._core import here, prep
 from funcgrad.primitives import shape as sh
@@ -18,9 +21,6 @@ __all__ = ["associative_scan", "map"]
 def map(f: Callable, xs: Any, *, batch_size: int | None = None) -> Any:
     """``f`` applied to each slice of ``xs`` along the leading axis, stacked (a ``scan``);
     with ``batch_size``, ``vmap`` over chunks of that size inside the scan."""
-    from funcgrad.api import vmap
-    from funcgrad.control_flow import scan
-
     if batch_size is None:
         return scan(lambda c, x: (c, f(x)), (), xs)[1]
     leaves, tree = jax.tree_util.tree_flatten(xs)
@@ -87,9 +87,7 @@ def associative_scan(fn: Callable, elems: Any, reverse: bool = False, axis: int 
         raise ValueError(f"associative_scan: elems must contain arrays{here()}")
     leaves = [prep(x, "associative_scan") for x in leaves]
     nd = to_aval(leaves[0]).ndim
-    if not -nd <= axis < nd:
-        raise ValueError(f"associative_scan: axis {axis} out of range for rank {nd}{here()}")
-    axis %= nd
+    axis = normalize_axis(axis, nd, "associative_scan")
     n = to_aval(leaves[0]).shape[axis]
     if any(to_aval(x).shape[axis] != n for x in leaves):
         raise ValueError(

@@ -14,6 +14,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from funcgrad.core.interp import to_aval
+from funcgrad.lax import _conv as lax_conv
+from funcgrad.lax import _gather, _structural
 from funcgrad.numpy._core import here, prep, user_dtype
 from funcgrad.primitives import calls as _calls
 from funcgrad.primitives import conv as _conv
@@ -166,8 +168,6 @@ def empty(shape: Sequence[int], dtype: Any, *, out_sharding: Any = None) -> Any:
 
 def stack(operands: Sequence[Any], axis: int = 0) -> Any:
     """Stack arrays of one shape and dtype along a new axis ``axis``."""
-    from funcgrad import lax
-
     xs = [prep(x, "stack") for x in operands]
     if not xs:
         raise ValueError(f"stack: need at least one operand{here()}")
@@ -175,19 +175,17 @@ def stack(operands: Sequence[Any], axis: int = 0) -> Any:
     if not -nd <= axis < nd:
         raise ValueError(f"stack: axis {axis} is out of bounds for rank {nd}{here()}")
     axis = axis % nd
-    return lax.concatenate([lax.expand_dims(x, (axis,)) for x in xs], axis)
+    return _structural.concatenate([_structural.expand_dims(x, (axis,)) for x in xs], axis)
 
 
 def unstack(x: Any, axis: int = 0) -> tuple[Any, ...]:
     """Split ``x`` along ``axis`` into a tuple of arrays with that axis removed."""
-    from funcgrad import lax
-
     x = prep(x, "unstack")
     shape = to_aval(x).shape
     if not -len(shape) <= axis < len(shape):
         raise ValueError(f"unstack: axis {axis} is out of bounds for shape {shape}{here()}")
     axis = axis % len(shape)
-    return tuple(lax.index_in_dim(x, i, axis, keepdims=False) for i in range(shape[axis]))
+    return tuple(_structural.index_in_dim(x, i, axis, keepdims=False) for i in range(shape[axis]))
 
 
 def scatter_sub(
@@ -201,9 +199,7 @@ def scatter_sub(
     mode: Any = None,
 ) -> Any:
     """Subtract ``updates`` from ``operand`` at the selected windows (see ``scatter``)."""
-    from funcgrad import lax
-
-    return lax.scatter_add(
+    return _gather.scatter_add(
         operand,
         scatter_indices,
         ew.neg(prep(updates, "scatter_sub")),
@@ -228,9 +224,7 @@ def conv_with_general_padding(
     preferred_element_type: Any = None,
 ) -> Any:
     """``conv_general_dilated`` in the default ``NC...``/``OI...`` layout."""
-    from funcgrad import lax
-
-    return lax.conv_general_dilated(
+    return lax_conv.conv_general_dilated(
         lhs,
         rhs,
         window_strides,
@@ -290,8 +284,6 @@ def conv_transpose(
     ``transpose_kernel=True`` flips the kernel's spatial axes and swaps I and O, giving
     the gradient of a forward convolution.
     """
-    from funcgrad import lax
-
     lhs, rhs = prep(lhs, "conv_transpose"), prep(rhs, "conv_transpose")
     lshape, rshape = to_aval(lhs).shape, to_aval(rhs).shape
     nd = len(lshape)
@@ -304,7 +296,7 @@ def conv_transpose(
         if nd not in _DEFAULT_TRANSPOSE_DN:
             raise ValueError(f"conv_transpose: no default dimension_numbers for rank {nd}")
         dimension_numbers = _DEFAULT_TRANSPOSE_DN[nd]
-    dn = lax.conv_dimension_numbers(lshape, rshape, dimension_numbers)
+    dn = lax_conv.conv_dimension_numbers(lshape, rshape, dimension_numbers)
     ksp = [rshape[d] for d in dn.rhs_spec[2:]]
     rd = (1,) * (nd - 2) if rhs_dilation is None else tuple(rhs_dilation)
     strides = tuple(operator.index(s) for s in strides)
@@ -316,12 +308,12 @@ def conv_transpose(
     else:
         pads = padding
     if transpose_kernel:
-        rhs = lax.rev(rhs, tuple(dn.rhs_spec[2:]))
+        rhs = _structural.rev(rhs, tuple(dn.rhs_spec[2:]))
         perm = list(range(nd))
         o, i = dn.rhs_spec[0], dn.rhs_spec[1]
         perm[o], perm[i] = i, o
-        rhs = lax.transpose(rhs, tuple(perm))
-    return lax.conv_general_dilated(
+        rhs = _structural.transpose(rhs, tuple(perm))
+    return lax_conv.conv_general_dilated(
         lhs,
         rhs,
         (1,) * (nd - 2),
@@ -342,10 +334,8 @@ def conv_shape_tuple(
     batch_group_count: int = 1,
 ) -> tuple[int, ...]:
     """Output shape of an ``NC...``/``OI...`` convolution with these strides and pads."""
-    from funcgrad import lax
-
     if isinstance(pads, str):
-        pads = lax.padtype_to_pads(lhs_shape[2:], rhs_shape[2:], strides, pads)
+        pads = lax_conv.padtype_to_pads(lhs_shape[2:], rhs_shape[2:], strides, pads)
     if len(pads) != len(lhs_shape) - 2:
         raise TypeError(
             f"conv_shape_tuple: pads {pads} need one entry per spatial dimension of "
@@ -367,9 +357,7 @@ def conv_transpose_shape_tuple(
 ) -> tuple[int, ...]:
     """Output shape of :func:`conv_transpose` (``dimension_numbers`` as layout strings
     like ``('NHWC', 'HWIO', 'NHWC')`` or a :class:`ConvDimensionNumbers`)."""
-    from funcgrad import lax
-
-    dn = lax.conv_dimension_numbers(lhs_shape, rhs_shape, dimension_numbers)
+    dn = lax_conv.conv_dimension_numbers(lhs_shape, rhs_shape, dimension_numbers)
     lhs_spec, rhs_spec, out_spec = dn.lhs_spec, dn.rhs_spec, dn.out_spec
     lt = [lhs_shape[d] for d in lhs_spec]
     rt = [rhs_shape[d] for d in rhs_spec]

@@ -10,13 +10,17 @@ import numpy as np
 from jax import lax as _jl
 
 from funcgrad.core import dtypes
+from funcgrad.core.axes import normalize_axis, sorted_axes
 from funcgrad.core.interp import to_aval
+from funcgrad.lax import _elementwise as E
+from funcgrad.lax._control import associative_scan
 from funcgrad.numpy._core import here, prep
 from funcgrad.primitives import elementwise as ew
 from funcgrad.primitives import reductions as red
 from funcgrad.primitives import scatter as _sc
 from funcgrad.primitives import shape as sh
 from funcgrad.primitives import sort as _srt
+from funcgrad.primitives.rules import moveaxis
 
 __all__ = [
     "argmax",
@@ -41,15 +45,10 @@ __all__ = [
 
 
 def _axes(name: str, x: Any, axes: Sequence[int]) -> tuple[int, ...]:
-    nd = to_aval(x).ndim
-    try:
-        out = tuple(operator.index(a) for a in axes)
-    except TypeError as e:
-        raise TypeError(f"{name}: axes must be a sequence of ints, got {axes!r}{here()}") from e
-    for a in out:
-        if not -nd <= a < nd:
-            raise ValueError(f"{name}: axis {a} out of range for rank {nd}{here()}")
-    return tuple(sorted({a % nd for a in out}))
+    """lax's ``axes``: a sequence (not ``None``, not one int) of distinct axes, sorted."""
+    if axes is None or isinstance(axes, (int, np.integer)):
+        raise TypeError(f"{name}: axes must be a sequence of ints, got {axes!r}{here()}")
+    return sorted_axes(axes, to_aval(x).ndim, name)
 
 
 def reduce_sum(operand: Any, axes: Sequence[int]) -> Any:
@@ -159,20 +158,23 @@ def cummin(operand: Any, axis: int = 0, reverse: bool = False) -> Any:
     return red.cummin(prep(operand, "cummin"), axis, reverse)
 
 
+def _logaddexp(x: Any, y: Any) -> Any:
+    """``log(exp(x) + exp(y))`` of same-shape, same-dtype operands, computed stably (``x +
+    y`` where their difference is NaN: equal infinities or a NaN operand)."""
+    delta = ew.sub(x, y)
+    res = ew.add(ew.max(x, y), ew.log1p(ew.exp(ew.neg(ew.abs(delta)))))
+    return ew.select_n(ew.ne(delta, delta), res, ew.add(x, y))
+
+
 def cumlogsumexp(operand: Any, axis: int = 0, reverse: bool = False) -> Any:
     """Cumulative ``log(sum(exp(x)))`` along ``axis``, computed stably (an associative
     scan of ``logaddexp``, so its derivatives follow from the scan's)."""
-    from funcgrad.lax._control import associative_scan
-    from funcgrad.numpy._ufuncs import logaddexp
-
     operand = prep(operand, "cumlogsumexp")
     a = to_aval(operand)
     if not dtypes.is_inexact(a.dtype) or dtypes.kind(a.dtype) == 3:
         raise TypeError(f"cumlogsumexp: requires a real floating operand, got {a}{here()}")
-    nd = a.ndim
-    if not -nd <= axis < nd:
-        raise ValueError(f"cumlogsumexp: axis {axis} out of range for rank {nd}{here()}")
-    return associative_scan(logaddexp, operand, reverse=reverse, axis=axis % nd)
+    axis = normalize_axis(axis, a.ndim, "cumlogsumexp")
+    return associative_scan(_logaddexp, operand, reverse=reverse, axis=axis)
 
 
 # --------------------------------------------------------------------------- generic reduce
@@ -181,8 +183,6 @@ _MONOIDS: dict[Any, str] = {}
 
 
 def _register_monoids() -> None:
-    from funcgrad.lax import _elementwise as E
-
     for name, fns in {
         "add": (E.add, _jl.add, operator.add, ew.add),
         "mul": (E.mul, _jl.mul, operator.mul, ew.mul),
@@ -326,12 +326,8 @@ def top_k(operand: Any, k: int, *, axis: int = -1) -> tuple[Any, Any]:
     nd = to_aval(operand).ndim
     if nd == 0:
         raise TypeError(f"top_k: the operand must have at least one dimension{here()}")
-    if not -nd <= axis < nd:
-        raise ValueError(f"top_k: axis {axis} out of range for rank {nd}{here()}")
-    axis %= nd
+    axis = normalize_axis(axis, nd, "top_k")
     if axis != nd - 1:
-        from funcgrad.primitives.rules import moveaxis
-
         v, i = _sc.top_k(moveaxis(operand, axis, nd - 1), k)
         return moveaxis(v, nd - 1, axis), moveaxis(i, nd - 1, axis)
     return _sc.top_k(operand, k)

@@ -7,6 +7,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from funcgrad.core.interp import to_aval
+from funcgrad.lax._conv import conv_dimension_numbers, padtype_to_pads
 from funcgrad.lax._reductions import is_identity, monoid_of
 from funcgrad.numpy._core import here, prep
 from funcgrad.primitives import elementwise as ew
@@ -32,8 +33,6 @@ def _pads(
     window_dilation: Sequence[int],
 ) -> tuple:
     if isinstance(padding, str):
-        from funcgrad.lax import padtype_to_pads
-
         dshape = [_dilate(n, b) for n, b in zip(shape, base_dilation)]
         dwin = [_dilate(w, d) for w, d in zip(window, window_dilation)]
         return tuple(tuple(p) for p in padtype_to_pads(dshape, dwin, strides, padding))
@@ -122,8 +121,6 @@ def conv_general_shape_tuple(
     dimension_numbers: Any,
 ) -> tuple[int, ...]:
     """Output shape of :func:`conv_general_dilated` (no dilation), in the output layout."""
-    from funcgrad.lax import conv_dimension_numbers, padtype_to_pads
-
     dn = conv_dimension_numbers(lhs_shape, rhs_shape, dimension_numbers)
     lhs = [lhs_shape[d] for d in dn.lhs_spec]
     rhs = [rhs_shape[d] for d in dn.rhs_spec]

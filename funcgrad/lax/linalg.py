@@ -14,8 +14,21 @@ from __future__ import annotations
 
 from typing import Any
 
-from funcgrad.numpy._core import as_array, aval, fmt, here, unsupported
+import numpy as np
+
+from funcgrad.core import dtypes
+from funcgrad.numpy._core import (
+    as_array,
+    aval,
+    broadcast_to_shape,
+    fmt,
+    here,
+    promote,
+    unsupported,
+)
 from funcgrad.primitives import decomp
+from funcgrad.primitives import elementwise as ew
+from funcgrad.primitives import shape as sh
 
 __all__ = [
     "cholesky",
@@ -39,9 +52,12 @@ def _matrix(x: Any, name: str, square: bool = False) -> Any:
 
 def symmetrize(x: Any) -> Any:
     """``(x + x^H) / 2``, the Hermitian part of ``x``."""
-    from funcgrad import numpy as fnp
-
-    return (x + fnp.conj(fnp.swapaxes(x, -1, -2))) / 2
+    x = as_array(x, "symmetrize")
+    nd = aval(x).ndim
+    xt = sh.transpose(x, (*range(nd - 2), nd - 1, nd - 2)) if nd >= 2 else x
+    if dtypes.kind(aval(x).dtype) == 3:
+        xt = ew.conj(xt)
+    return (x + xt) / 2
 
 
 def cholesky(x: Any, *, symmetrize_input: bool = True) -> Any:
@@ -132,23 +148,19 @@ def triangular_solve(
     """Solve ``op(a) @ x = b`` (``left_side``) or ``x @ op(a) = b`` for triangular ``a``,
     ``op`` transposing and/or conjugating as asked. Operands are promoted to one
     inexact dtype; ``a``'s batch dimensions are broadcast against ``b``'s."""
-    from funcgrad import numpy as fnp
-    from funcgrad.numpy._core import promote
-
     a, b = promote("triangular_solve", a, b, to="inexact")
     a, b = _matrix(a, "triangular_solve"), _matrix(b, "triangular_solve")
     sa, sb = aval(a).shape, aval(b).shape
     if sa[:-2] != sb[:-2]:
         try:
-            import numpy as np
-
             batch = tuple(np.broadcast_shapes(sa[:-2], sb[:-2]))
         except ValueError:
             raise ValueError(
                 f"triangular_solve: batch dimensions of a and b do not broadcast: "
                 f"{fmt(a, b)}{here()}"
             ) from None
-        a, b = fnp.broadcast_to(a, batch + sa[-2:]), fnp.broadcast_to(b, batch + sb[-2:])
+        a = broadcast_to_shape(a, batch + sa[-2:], "triangular_solve")
+        b = broadcast_to_shape(b, batch + sb[-2:], "triangular_solve")
     return decomp.triangular_solve(
         a,
         b,

@@ -11,7 +11,7 @@ import numpy as np
 
 from funcgrad import numpy as fnp
 from funcgrad.custom import custom_jvp
-from funcgrad.numpy._core import ArrayLike, here, index, normalize_axes, promote
+from funcgrad.numpy._core import ArrayLike, here, index, normalize_axes, normalize_axis, promote
 from funcgrad.primitives import elementwise as ew
 from funcgrad.primitives import special as special_prims
 from funcgrad.primitives.calls import stop_gradient
@@ -240,9 +240,7 @@ def one_hot(x: ArrayLike, num_classes: int, *, dtype: Any = None, axis: int = -1
     dt = float if dtype is None else dtype
     classes = fnp.arange(num_classes, dtype=x.dtype if x.dtype.kind in "iu" else None)
     oh = fnp.asarray(fnp.expand_dims(x, -1) == classes, dt)
-    out_axis = axis % oh.ndim if -oh.ndim <= axis < oh.ndim else None
-    if out_axis is None:
-        raise ValueError(f"one_hot: axis {axis} out of range for {oh.ndim} dimensions{here()}")
+    out_axis = normalize_axis(axis, oh.ndim, "one_hot")
     return fnp.moveaxis(oh, -1, out_axis) if out_axis != oh.ndim - 1 else oh
 
 

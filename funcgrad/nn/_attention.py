@@ -10,8 +10,9 @@ from typing import Any
 import numpy as np
 
 from funcgrad import numpy as fnp
-from funcgrad.nn._activations import softmax
+from funcgrad.nn._activations import logsumexp, softmax
 from funcgrad.numpy._core import ArrayLike
+from funcgrad.primitives.calls import stop_gradient
 
 
 def _as_4d(t: Any) -> Any:
@@ -162,9 +163,6 @@ def dot_product_attention(
         enc = enc * fnp.asarray(keep, enc.dtype)[:, :, None, None]
     enc = enc.reshape(out_shape)
     if return_residual:
-        from funcgrad.nn._activations import logsumexp
-        from funcgrad.primitives.calls import stop_gradient
-
         lse = fnp.asarray(logsumexp(logits32, axis=-1), k.dtype)  # (b, k, g, t)
         lse = fnp.transpose(lse.reshape((b, n, t)), (0, 2, 1))
         return enc, stop_gradient(lse.reshape(out_shape[:-1]))

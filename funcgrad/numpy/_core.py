@@ -10,16 +10,17 @@ operands' shapes and dtypes, and the user's line.
 
 from __future__ import annotations
 
-import operator
-from collections.abc import Sequence
 from typing import Any
 
 import jax
 import numpy as np
 
 from funcgrad.core import dtypes
-from funcgrad.core.errors import AxisError, broadcast_error_type, user_frame, where
-from funcgrad.core.interp import Tracer, to_aval
+from funcgrad.core.axes import normalize_axes as normalize_axes
+from funcgrad.core.axes import normalize_axis as normalize_axis
+from funcgrad.core.axes import static_index
+from funcgrad.core.errors import broadcast_error_type, user_frame, where
+from funcgrad.core.interp import Tracer, is_tracing, to_aval
 from funcgrad.core.ir import Aval
 from funcgrad.primitives import elementwise as ew
 from funcgrad.primitives import shape as sh
@@ -64,9 +65,7 @@ def prep(x: Any, name: str = "funcgrad.numpy") -> Any:
     if isinstance(x, (list, tuple)):
         flat = _flat(x)
         if any(isinstance(e, (Tracer, jax.Array)) for e in flat):
-            from funcgrad.numpy._shape import stack
-
-            return stack([prep(e, name) for e in x])
+            return _stack([prep(e, name) for e in x], name)
         try:
             arr = np.asarray(x)
         except ValueError as e:
@@ -88,6 +87,17 @@ def prep(x: Any, name: str = "funcgrad.numpy") -> Any:
         f"{name}: expected an array, a Python scalar or a (nested) list of them, got "
         f"{type(x).__name__}{here()}"
     )
+
+
+def _stack(xs: list[Any], name: str) -> Any:
+    """Operands of one shape stacked along a new leading axis (a list holding tracers)."""
+    arrs = [as_array(a, name) for a in promote(name, *xs)]
+    shape = aval(arrs[0]).shape
+    if any(aval(a).shape != shape for a in arrs):
+        raise ValueError(
+            f"{name}: all input arrays must have the same shape, got {fmt(*arrs)}{here()}"
+        )
+    return sh.concatenate(*[sh.reshape(a, (1, *shape)) for a in arrs], dimension=0)
 
 
 def _canon_or_raise(dt: np.dtype, name: str) -> np.dtype:
@@ -252,40 +262,8 @@ def check_kind(name: str, allowed: str, *args: Any) -> None:
             raise TypeError(f"{name}: requires {need} operands, got {fmt(*args)}{here()}")
 
 
-def index(x: Any, what: str, name: str) -> int:
-    """A static Python int from ``x`` (a clear error for tracers and non-integers)."""
-    if isinstance(x, Tracer):
-        raise TypeError(
-            f"{name}: {what} must be a static int, got a traced value {x.aval}; mark it static "
-            f"(jit(static_argnums=...)){here()}"
-        )
-    try:
-        return operator.index(x)
-    except TypeError:
-        raise TypeError(f"{name}: {what} must be an int, got {x!r}{here()}") from None
-
-
-def normalize_axis(axis: Any, ndim: int, name: str) -> int:
-    """``axis`` in ``[0, ndim)``; negative axes count from the end."""
-    ax = index(axis, "axis", name)
-    if not -ndim <= ax < ndim:
-        raise AxisError(
-            f"{name}: axis {ax} is out of bounds for an array of dimension {ndim}{here()}"
-        )
-    return ax % ndim
-
-
-def normalize_axes(axis: Any, ndim: int, name: str) -> tuple[int, ...]:
-    """A tuple of distinct axes (all axes for ``None``), in the order given."""
-    if axis is None:
-        return tuple(range(ndim))
-    if isinstance(axis, (Sequence, np.ndarray)) and not isinstance(axis, str):
-        axes = tuple(normalize_axis(a, ndim, name) for a in axis)
-    else:
-        axes = (normalize_axis(axis, ndim, name),)
-    if len(set(axes)) != len(axes):
-        raise ValueError(f"{name}: repeated axis in {axis!r}{here()}")
-    return axes
+#: a static Python int from an argument (the numpy modules' name for it)
+index = static_index
 
 
 def unsupported(what: str) -> NotImplementedError:
@@ -301,8 +279,6 @@ def out(x: Any) -> Any:
     if type(x) in SCALARS:
         return as_array(x, "funcgrad.numpy")
     if isinstance(x, (np.ndarray, np.generic)):
-        from funcgrad.core.interp import is_tracing
-
         if is_tracing():
             return x
         return jax.device_put(np.asarray(x))

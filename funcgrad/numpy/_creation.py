@@ -25,11 +25,14 @@ from funcgrad.numpy._core import (
     fmt,
     here,
     index,
+    normalize_axis,
     out,
     prep,
     result_dtype,
     user_dtype,
 )
+from funcgrad.numpy._shape import diagonal, pad
+from funcgrad.numpy._ufuncs import power, where
 from funcgrad.primitives import elementwise as ew
 from funcgrad.primitives import shape as sh
 
@@ -220,7 +223,6 @@ def linspace(
     s0 = broadcast_to_shape(s0, bshape, "linspace")
     s1 = broadcast_to_shape(s1, bshape, "linspace")
     nd = len(bshape) + 1
-    from funcgrad.numpy._core import normalize_axis
 
     ax = normalize_axis(axis, nd, "linspace")
     div = (num - 1) if endpoint else num
@@ -263,7 +265,6 @@ def logspace(
     axis: int = 0,
 ) -> Any:
     """``base ** linspace(start, stop, num)``."""
-    from funcgrad.numpy._ufuncs import power
 
     if dtype is None:
         dt = dtypes.to_inexact(result_dtype(prep(start, "logspace"), prep(stop, "logspace"))[0])
@@ -327,8 +328,6 @@ def meshgrid(
 
 def diag(v: ArrayLike, k: int = 0) -> Any:
     """The ``k``-th diagonal of a matrix, or a matrix with vector ``v`` on that diagonal."""
-    from funcgrad.numpy._shape import diagonal, pad
-    from funcgrad.numpy._ufuncs import where
 
     v = as_array(v, "diag")
     av = aval(v)

@@ -15,8 +15,21 @@ from typing import Any
 
 import numpy as np
 
+from funcgrad import lax
 from funcgrad.core.errors import ConcretizationTypeError
 from funcgrad.core.interp import Tracer
+from funcgrad.numpy import (
+    _creation,
+    _info,
+    _linalg,
+    _misc,
+    _numeric,
+    _reductions,
+    _setops,
+    _shape,
+    _ufuncs,
+    linalg,
+)
 from funcgrad.numpy._core import ArrayLike, aval, check_kind, here, out, promote_broadcast
 from funcgrad.primitives import bits, special
 from funcgrad.primitives import elementwise as ew
@@ -24,12 +37,6 @@ from funcgrad.primitives import elementwise as ew
 get_printoptions = np.get_printoptions
 set_printoptions = np.set_printoptions
 printoptions = np.printoptions
-
-
-def _fnp() -> Any:
-    import funcgrad.numpy as fnp
-
-    return fnp
 
 
 # --------------------------------------------------------------------------- bits
@@ -57,42 +64,38 @@ bitwise_right_shift = right_shift
 
 def bitwise_count(x: ArrayLike, /) -> Any:
     """Number of set bits of ``abs(x)``, as ``uint8`` (NumPy's ``bitwise_count``)."""
-    fnp = _fnp()
     (x,) = promote_broadcast("bitwise_count", x)
     check_kind("bitwise_count", "intbool", x)
     if aval(x).dtype == np.bool_:
-        return fnp.astype(x, np.uint8)
+        return _misc.astype(x, np.uint8)
     a = ew.abs(x) if np.issubdtype(aval(x).dtype, np.signedinteger) else x
-    return fnp.astype(bits.population_count_p.bind(a), np.uint8)
+    return _misc.astype(bits.population_count_p.bind(a), np.uint8)
 
 
 def gcd(x1: ArrayLike, x2: ArrayLike) -> Any:
     """Elementwise greatest common divisor of integers (Euclid's algorithm in a loop)."""
-    from funcgrad import lax
 
-    fnp = _fnp()
     a, b = promote_broadcast("gcd", x1, x2)
     check_kind("gcd", "int", a, b)
-    a, b = fnp.broadcast_arrays(fnp.abs(a), fnp.abs(b))
+    a, b = _shape.broadcast_arrays(_ufuncs.abs(a), _ufuncs.abs(b))
 
     def step(ab: tuple) -> tuple:
         p, q = ab
         zero = q == 0
-        safe = fnp.where(zero, fnp.ones_like(q), q)
-        return fnp.where(zero, p, q), fnp.where(zero, q, fnp.remainder(p, safe))
+        safe = _ufuncs.where(zero, _creation.ones_like(q), q)
+        return _ufuncs.where(zero, p, q), _ufuncs.where(zero, q, _ufuncs.remainder(p, safe))
 
-    g, _ = lax.while_loop(lambda ab: fnp.any(ab[1] != 0), step, (a, b))
+    g, _ = lax.while_loop(lambda ab: _reductions.any(ab[1] != 0), step, (a, b))
     return g
 
 
 def lcm(x1: ArrayLike, x2: ArrayLike) -> Any:
     """Elementwise least common multiple of integers (0 where either is 0)."""
-    fnp = _fnp()
     a, b = promote_broadcast("lcm", x1, x2)
     check_kind("lcm", "int", a, b)
     d = gcd(a, b)
-    safe = fnp.where(d == 0, fnp.ones_like(d), d)
-    return fnp.where(d == 0, fnp.zeros_like(d), fnp.abs(a * (b // safe)))
+    safe = _ufuncs.where(d == 0, _creation.ones_like(d), d)
+    return _ufuncs.where(d == 0, _creation.zeros_like(d), _ufuncs.abs(a * (b // safe)))
 
 
 # --------------------------------------------------------------------------- floats
@@ -107,16 +110,14 @@ def nextafter(x: ArrayLike, y: ArrayLike, /) -> Any:
 
 def spacing(x: ArrayLike, /) -> Any:
     """Distance from ``x`` to the next float away from zero (negative for ``x < 0``)."""
-    fnp = _fnp()
     (x,) = promote_broadcast("spacing", x, to="inexact")
     check_kind("spacing", "real", x)
-    toward = fnp.where(x < 0, -np.inf, np.inf).astype(aval(x).dtype)
+    toward = _ufuncs.where(x < 0, -np.inf, np.inf).astype(aval(x).dtype)
     return nextafter(x, toward) - x
 
 
 def _pow2(k: Any, dt: np.dtype) -> Any:
     """Exactly ``2.0**k`` in ``dt`` for integer ``k`` in the normal exponent range."""
-    from funcgrad import lax
 
     fi = np.finfo(dt)
     width = np.dtype(dt).itemsize * 8
@@ -128,8 +129,7 @@ def _pow2(k: Any, dt: np.dtype) -> Any:
 def ldexp(x1: ArrayLike, x2: ArrayLike, /) -> Any:
     """Elementwise ``x1 * 2**x2`` (``x2`` an integer array), exact unless the result
     over- or underflows."""
-    fnp = _fnp()
-    (e,) = promote_broadcast("ldexp", fnp.asarray(x2))
+    (e,) = promote_broadcast("ldexp", _creation.asarray(x2))
     check_kind("ldexp", "int", e)
     (x,) = promote_broadcast("ldexp", x1, to="inexact")
     check_kind("ldexp", "real", x)
@@ -139,7 +139,7 @@ def ldexp(x1: ArrayLike, x2: ArrayLike, /) -> Any:
     e = e.astype(np.int64 if np.dtype(dt).itemsize == 8 else np.int32)
     # three steps in the normal range reach every finite result (subnormals included)
     for _ in range(3):
-        step = fnp.clip(e, lo, hi)
+        step = _ufuncs.clip(e, lo, hi)
         x = x * _pow2(step, dt)
         e = e - step
     return x
@@ -148,20 +148,19 @@ def ldexp(x1: ArrayLike, x2: ArrayLike, /) -> Any:
 def frexp(x: ArrayLike, /) -> tuple[Any, Any]:
     """Split ``x`` into a mantissa in ``[0.5, 1)`` (signed) and an ``int32`` exponent with
     ``x == mantissa * 2**exponent``; zeros, infinities and NaNs give ``(x, 0)``."""
-    fnp = _fnp()
     (x,) = promote_broadcast("frexp", x, to="inexact")
     check_kind("frexp", "real", x)
     dt = aval(x).dtype
-    special_ = (x == 0) | ~fnp.isfinite(x)
-    ax = fnp.where(special_, fnp.ones_like(x), fnp.abs(x))
-    e = fnp.floor(fnp.log2(ax)).astype(np.int32) + 1
+    special_ = (x == 0) | ~_ufuncs.isfinite(x)
+    ax = _ufuncs.where(special_, _creation.ones_like(x), _ufuncs.abs(x))
+    e = _ufuncs.floor(_ufuncs.log2(ax)).astype(np.int32) + 1
     m = ldexp(ax, -e)
     # log2 may round across a power of two: fix the off-by-one either way
     big, small = m >= 1, m < 0.5
     e = e + big.astype(np.int32) - small.astype(np.int32)
-    m = fnp.where(big, m * np.asarray(0.5, dt), fnp.where(small, m * np.asarray(2, dt), m))
-    m = fnp.where(special_, x, fnp.copysign(m, x))
-    return m, fnp.where(special_, fnp.zeros_like(e), e)
+    m = _ufuncs.where(big, m * np.asarray(0.5, dt), _ufuncs.where(small, m * np.asarray(2, dt), m))
+    m = _ufuncs.where(special_, x, _ufuncs.copysign(m, x))
+    return m, _ufuncs.where(special_, _creation.zeros_like(e), e)
 
 
 def modf(x: ArrayLike, /, out: None = None) -> tuple[Any, Any]:
@@ -170,28 +169,25 @@ def modf(x: ArrayLike, /, out: None = None) -> tuple[Any, Any]:
         raise NotImplementedError(
             "modf: the 'out' argument is not supported (arrays are immutable)"
         )
-    fnp = _fnp()
     (x,) = promote_broadcast("modf", x, to="inexact")
-    whole = fnp.trunc(x)
+    whole = _ufuncs.trunc(x)
     return x - whole, whole
 
 
 def i0(x: ArrayLike) -> Any:
     """Modified Bessel function of the first kind, order 0."""
-    fnp = _fnp()
     (x,) = promote_broadcast("i0", x, to="inexact")
     check_kind("i0", "real", x)
-    return fnp.exp(fnp.abs(x)) * special.bessel_i0e(x)
+    return _ufuncs.exp(_ufuncs.abs(x)) * special.bessel_i0e(x)
 
 
 def kaiser(M: int, beta: ArrayLike) -> Any:
     """The Kaiser window of ``M`` points and shape parameter ``beta``."""
-    fnp = _fnp()
     M = operator.index(M)
     (beta,) = promote_broadcast("kaiser", beta, to="inexact")
     dt = aval(beta).dtype
     if M <= 1:
-        return fnp.ones((max(M, 0),), dt)
+        return _creation.ones((max(M, 0),), dt)
     alpha = (M - 1) / 2.0
     n = np.arange(M, dtype=np.float64)
     r = np.sqrt(np.maximum(1.0 - ((n - alpha) / alpha) ** 2, 0.0)).astype(dt)
@@ -202,14 +198,13 @@ def kaiser(M: int, beta: ArrayLike) -> Any:
 
 
 def _range(name: str, s: slice) -> Any:
-    fnp = _fnp()
     start = 0 if s.start is None else s.start
     step = 1 if s.step is None else s.step
     if isinstance(step, complex):
-        return fnp.linspace(start, s.stop, int(abs(step)), endpoint=True)
+        return _creation.linspace(start, s.stop, int(abs(step)), endpoint=True)
     if s.stop is None:
         raise ValueError(f"{name}: slices need a stop value, got {s}{here()}")
-    return fnp.arange(start, s.stop, step)
+    return _creation.arange(start, s.stop, step)
 
 
 class _Grid:
@@ -217,15 +212,16 @@ class _Grid:
         self.sparse, self.name = sparse, name
 
     def __getitem__(self, key: slice | tuple[slice, ...]) -> Any:
-        fnp = _fnp()
         if isinstance(key, slice):
             return _range(self.name, key)
         ranges = [_range(self.name, k) for k in key]
         if not ranges:
-            return fnp.zeros((0,))
-        dt = fnp.result_type(*ranges)
-        grids = fnp.meshgrid(*[r.astype(dt) for r in ranges], indexing="ij", sparse=self.sparse)
-        return list(grids) if self.sparse else fnp.stack(grids, 0)
+            return _creation.zeros((0,))
+        dt = _info.result_type(*ranges)
+        grids = _creation.meshgrid(
+            *[r.astype(dt) for r in ranges], indexing="ij", sparse=self.sparse
+        )
+        return list(grids) if self.sparse else _shape.stack(grids, 0)
 
 
 mgrid = _Grid(False, "mgrid")
@@ -240,7 +236,6 @@ class _Concat:
         self.axis, self.ndmin, self.trans1d, self.name = axis, ndmin, trans1d, name
 
     def __getitem__(self, key: Any) -> Any:
-        fnp = _fnp()
         items = key if isinstance(key, tuple) else (key,)
         axis, ndmin, trans1d = self.axis, self.ndmin, self.trans1d
         if items and isinstance(items[0], str):
@@ -260,18 +255,18 @@ class _Concat:
         for it in items:
             if isinstance(it, str):
                 raise ValueError(f"{self.name}: a directive string must come first, got {it!r}")
-            a = _range(self.name, it) if isinstance(it, slice) else fnp.asarray(it)
+            a = _range(self.name, it) if isinstance(it, slice) else _creation.asarray(it)
             if a.ndim < ndmin:
                 # NumPy: prepend axes, then move the original ones to position ``trans1d``
                 k2 = ndmin - a.ndim
                 k1 = trans1d + k2 + 1 if trans1d < 0 else trans1d
-                a = fnp.reshape(a, (1,) * k2 + a.shape)
+                a = _shape.reshape(a, (1,) * k2 + a.shape)
                 axes = list(range(ndmin))
-                a = fnp.transpose(a, axes[:k1] + axes[k2:] + axes[k1:k2])
+                a = _shape.transpose(a, axes[:k1] + axes[k2:] + axes[k1:k2])
             arrays.append(a)
         if not arrays:
-            return fnp.zeros((0,))
-        return fnp.concatenate(arrays, axis=axis)
+            return _creation.zeros((0,))
+        return _shape.concatenate(arrays, axis=axis)
 
 
 r_ = _Concat(0, 1, -1, "r_")
@@ -297,11 +292,10 @@ def polyfit(
     ``full=True`` adds ``(residuals, rank, singular_values, rcond)``; ``cov=True`` adds
     the scaled covariance of the coefficients (``cov='unscaled'`` skips the scaling).
     """
-    fnp = _fnp()
     deg = operator.index(deg)
     if deg < 0:
         raise ValueError(f"polyfit: deg must be non-negative, got {deg}{here()}")
-    x, y = fnp.asarray(x), fnp.asarray(y)
+    x, y = _creation.asarray(x), _creation.asarray(y)
     if x.ndim != 1 or x.shape[0] == 0:
         raise TypeError(f"polyfit: x must be a non-empty 1-D array, got shape {x.shape}{here()}")
     if y.ndim not in (1, 2) or y.shape[0] != x.shape[0]:
@@ -309,28 +303,28 @@ def polyfit(
             f"polyfit: y must be 1-D or 2-D with {x.shape[0]} rows, got shape {y.shape}{here()}"
         )
     order = deg + 1
-    dt = fnp.result_type(x, y, 1.0)
+    dt = _info.result_type(x, y, 1.0)
     x, y = x.astype(dt), y.astype(dt)
-    lhs = fnp.vander(x, order)
+    lhs = _numeric.vander(x, order)
     rhs = y
     if rcond is None:
         rcond = x.shape[0] * float(np.finfo(dt).eps)
     if w is not None:
-        w = fnp.asarray(w).astype(dt)
+        w = _creation.asarray(w).astype(dt)
         if w.shape != x.shape:
             raise TypeError(f"polyfit: w must have x's shape {x.shape}, got {w.shape}{here()}")
         lhs = lhs * w[:, None]
         rhs = rhs * (w if rhs.ndim == 1 else w[:, None])
-    scale = fnp.sqrt(fnp.sum(lhs * lhs, axis=0))
+    scale = _ufuncs.sqrt(_reductions.sum(lhs * lhs, axis=0))
     lhs = lhs / scale
-    c, resids, rank, s = fnp.linalg.lstsq(lhs, rhs, rcond=rcond)
+    c, resids, rank, s = linalg.lstsq(lhs, rhs, rcond=rcond)
     c = (c.T / scale).T
     if full:
-        return c, resids, rank, s, fnp.asarray(rcond, dtype=s.dtype)
+        return c, resids, rank, s, _creation.asarray(rcond, dtype=s.dtype)
     if cov:
-        base = fnp.linalg.inv(lhs.T @ lhs) / fnp.outer(scale, scale)
+        base = linalg.inv(lhs.T @ lhs) / _linalg.outer(scale, scale)
         if cov == "unscaled":
-            fac = fnp.asarray(1.0, dt)
+            fac = _creation.asarray(1.0, dt)
         else:
             n = x.shape[0]
             if n <= order:
@@ -352,8 +346,7 @@ def trim_zeros(filt: ArrayLike, trim: str = "fb", axis: int | Iterable[int] | No
             f"trim_zeros: the output shape depends on the values of the traced operand "
             f"{filt.aval}; call it outside jit/vmap{here()}"
         )
-    fnp = _fnp()
-    a = fnp.asarray(filt)
+    a = _creation.asarray(filt)
     host = np.asarray(a)
     if host.ndim == 0:
         raise ValueError(f"trim_zeros: filt must be at least 1-D{here()}")
@@ -384,12 +377,11 @@ def _no_inplace(name: str, inplace: bool) -> None:
 
 
 def _tile_to(v: Any, n: int) -> Any:
-    fnp = _fnp()
     m = v.shape[0]
     if m == n:
         return v
     reps = -(-n // m)
-    return fnp.tile(v, reps)[:n]
+    return _shape.tile(v, reps)[:n]
 
 
 def put(
@@ -401,28 +393,27 @@ def put(
     them, as ``jax.numpy.put``; ``inplace`` must be ``False``.
     """
     _no_inplace("put", inplace)
-    fnp = _fnp()
-    arr = fnp.asarray(a)
-    idx = fnp.ravel(fnp.asarray(ind))
-    vals = fnp.ravel(fnp.asarray(v))
+    arr = _creation.asarray(a)
+    idx = _shape.ravel(_creation.asarray(ind))
+    vals = _shape.ravel(_creation.asarray(v))
     if arr.size == 0 or idx.size == 0 or vals.size == 0:
         return arr
     vals = _tile_to(vals, idx.shape[0])
     if mode is None:
         keep = (idx >= -arr.size) & (idx < arr.size)
-        idx = fnp.where(idx < 0, idx + arr.size, idx)
-        idx = fnp.where(keep, idx, arr.size)  # past the end: dropped by ``mode='drop'``
+        idx = _ufuncs.where(idx < 0, idx + arr.size, idx)
+        idx = _ufuncs.where(keep, idx, arr.size)  # past the end: dropped by ``mode='drop'``
     elif mode == "clip":
-        idx = fnp.clip(idx, 0, arr.size - 1)
+        idx = _ufuncs.clip(idx, 0, arr.size - 1)
     elif mode == "wrap":
         idx = idx % arr.size
     elif mode == "raise":
         raise NotImplementedError("put: mode='raise' is not supported")
     else:
         raise ValueError(f"put: mode should be one of 'wrap' or 'clip', got {mode!r}")
-    flat = fnp.ravel(arr)
+    flat = _shape.ravel(arr)
     if mode is None:
-        flat = fnp.concatenate([flat, flat[:1]])
+        flat = _shape.concatenate([flat, flat[:1]])
         return flat.at[idx].set(vals)[:-1].reshape(arr.shape)
     return flat.at[idx].set(vals).reshape(arr.shape)
 
@@ -439,9 +430,8 @@ def put_along_axis(
     """``arr`` with ``values`` written where ``take_along_axis(arr, indices, axis)`` reads;
     ``inplace`` must be ``False``."""
     _no_inplace("put_along_axis", inplace)
-    fnp = _fnp()
-    a = fnp.asarray(arr)
-    idx = fnp.asarray(indices)
+    a = _creation.asarray(arr)
+    idx = _creation.asarray(indices)
     if axis is None:
         if idx.ndim != 1:
             raise ValueError(f"put_along_axis: with axis=None indices must be 1-D{here()}")
@@ -454,11 +444,11 @@ def put_along_axis(
     shape = np.broadcast_shapes(
         tuple(s if i != axis else idx.shape[axis] for i, s in enumerate(a.shape)), idx.shape
     )
-    idx = fnp.broadcast_to(idx, shape)
-    idx = fnp.where(idx < 0, idx + a.shape[axis], idx)
+    idx = _shape.broadcast_to(idx, shape)
+    idx = _ufuncs.where(idx < 0, idx + a.shape[axis], idx)
     grids = list(np.indices(shape, sparse=True))
     grids[axis] = idx
-    vals = fnp.broadcast_to(fnp.asarray(values).astype(a.dtype), shape)
+    vals = _shape.broadcast_to(_creation.asarray(values).astype(a.dtype), shape)
     return a.at[tuple(grids)].set(vals)
 
 
@@ -466,17 +456,16 @@ def place(arr: ArrayLike, mask: ArrayLike, vals: ArrayLike, *, inplace: bool = T
     """``arr`` with its ``mask``-selected elements replaced, in order, by ``vals``
     (repeated as needed); ``inplace`` must be ``False``."""
     _no_inplace("place", inplace)
-    fnp = _fnp()
-    a = fnp.asarray(arr)
-    m = fnp.ravel(fnp.asarray(mask)).astype(bool)
-    v = fnp.ravel(fnp.asarray(vals))
+    a = _creation.asarray(arr)
+    m = _shape.ravel(_creation.asarray(mask)).astype(bool)
+    v = _shape.ravel(_creation.asarray(vals))
     if m.shape[0] != a.size:
         raise ValueError(f"place: mask (size {m.shape[0]}) must have arr's size {a.size}{here()}")
     if a.size == 0 or v.size == 0:
         return a
-    (pos,) = fnp.nonzero(m, size=a.size, fill_value=a.size)
+    (pos,) = _setops.nonzero(m, size=a.size, fill_value=a.size)
     v = _tile_to(v, a.size).astype(a.dtype)
-    flat = fnp.concatenate([fnp.ravel(a), fnp.ravel(a)[:1]])
+    flat = _shape.concatenate([_shape.ravel(a), _shape.ravel(a)[:1]])
     return flat.at[pos].set(v)[:-1].reshape(a.shape)
 
 
@@ -505,14 +494,12 @@ def array_str(
 
 def frombuffer(buffer: Any, dtype: Any = float, count: int = -1, offset: int = 0) -> Any:
     """A 1-D array interpreting ``buffer``'s bytes as ``dtype`` (copied to the device)."""
-    fnp = _fnp()
-    return fnp.asarray(np.frombuffer(buffer, dtype=dtype, count=count, offset=offset))
+    return _creation.asarray(np.frombuffer(buffer, dtype=dtype, count=count, offset=offset))
 
 
 def fromstring(string: str, dtype: Any = float, count: int = -1, *, sep: str) -> Any:
     """A 1-D array parsed from text ``string`` with separator ``sep``."""
-    fnp = _fnp()
-    return fnp.asarray(np.fromstring(string, dtype=dtype, count=count, sep=sep))
+    return _creation.asarray(np.fromstring(string, dtype=dtype, count=count, sep=sep))
 
 
 def fromiter(*args: Any, **kwargs: Any) -> Any:
@@ -520,5 +507,5 @@ def fromiter(*args: Any, **kwargs: Any) -> Any:
     raise NotImplementedError(
         "funcgrad.numpy.fromiter() is not implemented because it may be non-pure and thus "
         "unsafe for use with jit and other transformations. Consider "
-        "fnp.asarray(np.fromiter(...)) instead."
+        "_creation.asarray(np.fromiter(...)) instead."
     )

@@ -28,6 +28,7 @@ from funcgrad.numpy._core import (
     ArrayLike,
     as_array,
     aval,
+    broadcast_shapes,
     broadcast_to_shape,
     convert,
     fmt,
@@ -38,6 +39,8 @@ from funcgrad.numpy._core import (
     prep,
     unsupported,
 )
+from funcgrad.numpy._core import out as _out
+from funcgrad.numpy._ufuncs import add, multiply, negative, remainder, where
 from funcgrad.primitives import elementwise as ew
 from funcgrad.primitives import indexing as ix
 from funcgrad.primitives import reductions as rd
@@ -220,7 +223,6 @@ def _index_array(i: Any, n: int, d: int, dt: np.dtype) -> Any:
 
 
 def _advanced(x: Any, items: list) -> Any:
-    from funcgrad.numpy._ufuncs import add, multiply
 
     basic = [slice(None) if (_is_adv(i) or _is_int(i)) else i for i in items]
     x = _basic(x, basic)
@@ -231,7 +233,6 @@ def _advanced(x: Any, items: list) -> Any:
     flat_n = int(np.prod(sizes, dtype=np.int64))
     dt = _index_dtype(flat_n)
     idxs = [_index_array(items[d], shape[d], d, dt) for d in adv_pos]
-    from funcgrad.numpy._core import broadcast_shapes
 
     bshape = broadcast_shapes("indexing", *idxs)
     if any(s == 0 for s in sizes) and int(np.prod(bshape, dtype=np.int64)):
@@ -351,7 +352,6 @@ class _IndexUpdateRef:
 
     def subtract(self, values: ArrayLike, **kwargs: Any) -> Any:
         """``x`` with ``x[idx] -= values``."""
-        from funcgrad.numpy._ufuncs import negative
 
         x = as_array(self.x, "at[].subtract")
         return self.add(negative(convert(prep(values, "at[].subtract"), aval(x).dtype)))
@@ -505,8 +505,6 @@ def take(
     ``mode``: ``"fill"`` (default: negative indices count from the end, out-of-range ones
     give ``fill_value``, NaN for floats), ``"clip"`` (clamp into range) or ``"wrap"``.
     """
-    from funcgrad.numpy._core import out as _out
-    from funcgrad.numpy._ufuncs import remainder, where
 
     if out is not None:
         raise unsupported("take(..., out=...)")

@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from funcgrad.core import dtypes
+from funcgrad.numpy import _reductions, _ufuncs
 from funcgrad.numpy._core import (
     ArrayLike,
     as_array,
@@ -32,6 +33,10 @@ from funcgrad.numpy._core import (
     unsupported,
     user_dtype,
 )
+from funcgrad.numpy._reductions import sum as _sum
+from funcgrad.numpy._shape import diagonal, expand_dims, moveaxis, reshape, squeeze, stack
+from funcgrad.numpy._ufuncs import conjugate, multiply, subtract
+from funcgrad.primitives import decomp
 from funcgrad.primitives import elementwise as ew
 from funcgrad.primitives import reductions as rd
 from funcgrad.primitives import shape as sh
@@ -129,7 +134,6 @@ def dot(
 
 def _scaled(name: str, a: Any, b: Any, preferred_element_type: Any) -> Any:
     """A product with a 0-d operand: an elementwise product (product dtype rules)."""
-    from funcgrad.numpy._ufuncs import multiply
 
     pet = _pet(name, preferred_element_type)
     (a, b), is_bool = _operands(name, a, b)
@@ -143,7 +147,6 @@ def vdot(
     a: ArrayLike, b: ArrayLike, *, precision: Any = None, preferred_element_type: Any = None
 ) -> Any:
     """Dot product of the flattened arrays."""
-    from funcgrad.numpy._ufuncs import conjugate
 
     a, b = as_array(a, "vdot"), as_array(b, "vdot")
     return _matmul(
@@ -156,7 +159,6 @@ def vdot(
 
 def vecdot(x1: ArrayLike, x2: ArrayLike, /, *, axis: int = -1) -> Any:
     """Dot product of vectors along ``axis``, broadcasting the other axes."""
-    from funcgrad.numpy._ufuncs import conjugate, multiply
 
     (x1, x2), is_bool = _operands("vecdot", x1, x2)
     x1 = conjugate(x1)
@@ -170,7 +172,6 @@ def inner(
     a: ArrayLike, b: ArrayLike, *, precision: Any = None, preferred_element_type: Any = None
 ) -> Any:
     """Sum of products over the last axes."""
-    from funcgrad.numpy._ufuncs import multiply
 
     na, nb = aval(as_array(a, "inner")).ndim, aval(as_array(b, "inner")).ndim
     if na == 0 or nb == 0:
@@ -180,7 +181,6 @@ def inner(
 
 def outer(a: ArrayLike, b: ArrayLike, out: Any = None) -> Any:
     """Outer product of the flattened arrays."""
-    from funcgrad.numpy._ufuncs import multiply
 
     if out is not None:
         raise unsupported("outer(..., out=...)")
@@ -234,7 +234,6 @@ def _tensordot(name: str, a: Any, b: Any, axes: Any, preferred_element_type: Any
 
 def kron(a: ArrayLike, b: ArrayLike) -> Any:
     """Kronecker product."""
-    from funcgrad.numpy._ufuncs import multiply
 
     a, b = as_array(a, "kron"), as_array(b, "kron")
     nd = max(aval(a).ndim, aval(b).ndim)
@@ -254,8 +253,6 @@ def cross(
     axis: int | None = None,
 ) -> Any:
     """Cross product of 3-vectors (or 2-vectors) along the given axes."""
-    from funcgrad.numpy._shape import moveaxis, stack
-    from funcgrad.numpy._ufuncs import multiply, subtract
 
     if axis is not None:
         axisa = axisb = axisc = axis
@@ -391,7 +388,6 @@ def einsum(
 
 
 def _prep_term(s: str, x: Any, others: set) -> tuple[str, Any]:
-    from funcgrad.numpy._shape import diagonal
 
     while len(set(s)) != len(s):
         c = next(ch for ch in s if s.count(ch) > 1)
@@ -445,8 +441,6 @@ def _expand(x: Any, axis: int, n: int) -> Any:
 
 def trace(a: ArrayLike, offset: int = 0, axis1: int = 0, axis2: int = 1, dtype: Any = None) -> Any:
     """Sum along a diagonal (``offset``) of the ``axis1``/``axis2`` planes."""
-    from funcgrad.numpy._reductions import sum as _sum
-    from funcgrad.numpy._shape import diagonal
 
     a = as_array(a, "trace")
     nd = aval(a).ndim
@@ -462,15 +456,13 @@ def trace(a: ArrayLike, offset: int = 0, axis1: int = 0, axis2: int = 1, dtype: 
 def norm(x: ArrayLike, ord: Any = None, axis: Any = None, keepdims: bool = False) -> Any:
     """Vector norms (``ord`` None/2, 1, inf, -inf, 0, p) and matrix norms (``'fro'``, 1, -1,
     inf, -inf) as ``numpy.linalg.norm``; integer inputs are promoted to float."""
-    from funcgrad.numpy import _reductions as r
-    from funcgrad.numpy import _ufuncs as u
 
     (x,) = promote("norm", x, to="inexact")
     x = as_array(convert(x, aval(x).dtype), "norm")
     nd = aval(x).ndim
     if axis is None:
         if ord is None:
-            return u.sqrt(r.sum(_abs2(x), axis=None, keepdims=keepdims))
+            return _ufuncs.sqrt(_reductions.sum(_abs2(x), axis=None, keepdims=keepdims))
         if nd not in (1, 2):
             raise ValueError(f"norm: improper number of dimensions to norm: {fmt(x)}{here()}")
         axis = tuple(range(nd))
@@ -484,48 +476,44 @@ def norm(x: ArrayLike, ord: Any = None, axis: Any = None, keepdims: bool = False
 
 def _abs2(x: Any) -> Any:
     """``|x|**2`` elementwise: ``x * x`` for real ``x``, ``Re(x * conj(x))`` for complex."""
-    from funcgrad.numpy import _ufuncs as u
 
     if dtypes.kind(aval(x).dtype) == 3:
-        return u.real(u.multiply(x, u.conjugate(x)))
-    return u.multiply(x, x)
+        return _ufuncs.real(_ufuncs.multiply(x, _ufuncs.conjugate(x)))
+    return _ufuncs.multiply(x, x)
 
 
 def _vector_norm(x: Any, ord: Any, axes: tuple, keepdims: bool) -> Any:
-    from funcgrad.numpy import _reductions as r
-    from funcgrad.numpy import _ufuncs as u
 
     if ord is None or ord == 2:
-        return u.sqrt(r.sum(_abs2(x), axis=axes, keepdims=keepdims))
+        return _ufuncs.sqrt(_reductions.sum(_abs2(x), axis=axes, keepdims=keepdims))
     if isinstance(ord, str):
         raise ValueError(f"norm: invalid norm order {ord!r} for vectors{here()}")
     if ord == np.inf:
-        return r.max(u.abs(x), axis=axes, keepdims=keepdims)
+        return _reductions.max(_ufuncs.abs(x), axis=axes, keepdims=keepdims)
     if ord == -np.inf:
-        return r.min(u.abs(x), axis=axes, keepdims=keepdims)
+        return _reductions.min(_ufuncs.abs(x), axis=axes, keepdims=keepdims)
     if ord == 0:
         dt = aval(x).dtype
-        return r.sum(u.not_equal(x, 0), axis=axes, keepdims=keepdims, dtype=dt)
+        return _reductions.sum(_ufuncs.not_equal(x, 0), axis=axes, keepdims=keepdims, dtype=dt)
     if ord == 1:
-        return r.sum(u.abs(x), axis=axes, keepdims=keepdims)
+        return _reductions.sum(_ufuncs.abs(x), axis=axes, keepdims=keepdims)
     p = float(ord)
-    return u.power(r.sum(u.power(u.abs(x), p), axis=axes, keepdims=keepdims), 1.0 / p)
+    return _ufuncs.power(
+        _reductions.sum(_ufuncs.power(_ufuncs.abs(x), p), axis=axes, keepdims=keepdims), 1.0 / p
+    )
 
 
 def _matrix_norm(x: Any, ord: Any, axes: tuple, keepdims: bool) -> Any:
-    from funcgrad.numpy import _reductions as r
-    from funcgrad.numpy import _ufuncs as u
-    from funcgrad.numpy._shape import squeeze
 
     row, col = axes
     if ord in (None, "fro"):
-        return u.sqrt(r.sum(_abs2(x), axis=axes, keepdims=keepdims))
+        return _ufuncs.sqrt(_reductions.sum(_abs2(x), axis=axes, keepdims=keepdims))
     if ord in (1, -1):
-        red = r.max if ord == 1 else r.min
-        res = red(r.sum(u.abs(x), axis=row, keepdims=True), axis=col, keepdims=True)
+        red = _reductions.max if ord == 1 else _reductions.min
+        res = red(_reductions.sum(_ufuncs.abs(x), axis=row, keepdims=True), axis=col, keepdims=True)
     elif ord in (np.inf, -np.inf):
-        red = r.max if ord == np.inf else r.min
-        res = red(r.sum(u.abs(x), axis=col, keepdims=True), axis=row, keepdims=True)
+        red = _reductions.max if ord == np.inf else _reductions.min
+        res = red(_reductions.sum(_ufuncs.abs(x), axis=col, keepdims=True), axis=row, keepdims=True)
     elif ord in (2, -2, "nuc"):
         res = _svd_norm(x, ord, row, col)
     else:
@@ -536,18 +524,14 @@ def _matrix_norm(x: Any, ord: Any, axes: tuple, keepdims: bool) -> Any:
 def _svd_norm(x: Any, ord: Any, row: int, col: int) -> Any:
     """Matrix norms from singular values (largest, smallest, or their sum), kept as
     size-1 axes at ``row`` and ``col``."""
-    from funcgrad.numpy import _reductions as r
-    from funcgrad.numpy._shape import expand_dims, moveaxis
-    from funcgrad.primitives import decomp
 
     s = decomp.svd(moveaxis(x, (row, col), (-2, -1)), full_matrices=False, compute_uv=False)[0]
-    red = {2: r.max, -2: r.min, "nuc": r.sum}[ord]
+    red = {2: _reductions.max, -2: _reductions.min, "nuc": _reductions.sum}[ord]
     return expand_dims(red(s, axis=-1), tuple(sorted((row, col))))
 
 
 def vector_norm(x: ArrayLike, /, *, axis: Any = None, keepdims: bool = False, ord: Any = 2) -> Any:
     """Vector norm over ``axis`` (the flattened array when ``None``)."""
-    from funcgrad.numpy._shape import reshape
 
     x = as_array(x, "vector_norm")
     if axis is None:

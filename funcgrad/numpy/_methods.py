@@ -10,6 +10,17 @@ from __future__ import annotations
 from typing import Any
 
 from funcgrad.core.interp import Tracer
+from funcgrad.numpy import (
+    _creation,
+    _extras,
+    _indexing,
+    _linalg,
+    _reductions,
+    _setops,
+    _shape,
+    _sorting,
+    _ufuncs,
+)
 
 
 def _swap(f: Any) -> Any:
@@ -28,48 +39,46 @@ def _shape_args(args: tuple) -> Any:
 
 def install() -> None:
     """Install the operators and methods on :class:`Tracer`."""
-    from funcgrad import numpy as fnp
-    from funcgrad.numpy import _indexing
 
     ops = {
-        "__add__": fnp.add,
-        "__radd__": _swap(fnp.add),
-        "__sub__": fnp.subtract,
-        "__rsub__": _swap(fnp.subtract),
-        "__mul__": fnp.multiply,
-        "__rmul__": _swap(fnp.multiply),
-        "__truediv__": fnp.true_divide,
-        "__rtruediv__": _swap(fnp.true_divide),
-        "__floordiv__": fnp.floor_divide,
-        "__rfloordiv__": _swap(fnp.floor_divide),
-        "__mod__": fnp.remainder,
-        "__rmod__": _swap(fnp.remainder),
-        "__divmod__": fnp.divmod,
-        "__rdivmod__": _swap(fnp.divmod),
-        "__pow__": fnp.power,
-        "__rpow__": _swap(fnp.power),
-        "__matmul__": fnp.matmul,
-        "__rmatmul__": _swap(fnp.matmul),
-        "__and__": fnp.bitwise_and,
-        "__rand__": _swap(fnp.bitwise_and),
-        "__or__": fnp.bitwise_or,
-        "__ror__": _swap(fnp.bitwise_or),
-        "__xor__": fnp.bitwise_xor,
-        "__rxor__": _swap(fnp.bitwise_xor),
-        "__lshift__": fnp.left_shift,
-        "__rlshift__": _swap(fnp.left_shift),
-        "__rshift__": fnp.right_shift,
-        "__rrshift__": _swap(fnp.right_shift),
-        "__lt__": fnp.less,
-        "__le__": fnp.less_equal,
-        "__gt__": fnp.greater,
-        "__ge__": fnp.greater_equal,
-        "__eq__": fnp.equal,
-        "__ne__": fnp.not_equal,
-        "__neg__": fnp.negative,
-        "__pos__": fnp.positive,
-        "__abs__": fnp.abs,
-        "__invert__": fnp.invert,
+        "__add__": _ufuncs.add,
+        "__radd__": _swap(_ufuncs.add),
+        "__sub__": _ufuncs.subtract,
+        "__rsub__": _swap(_ufuncs.subtract),
+        "__mul__": _ufuncs.multiply,
+        "__rmul__": _swap(_ufuncs.multiply),
+        "__truediv__": _ufuncs.true_divide,
+        "__rtruediv__": _swap(_ufuncs.true_divide),
+        "__floordiv__": _ufuncs.floor_divide,
+        "__rfloordiv__": _swap(_ufuncs.floor_divide),
+        "__mod__": _ufuncs.remainder,
+        "__rmod__": _swap(_ufuncs.remainder),
+        "__divmod__": _ufuncs.divmod,
+        "__rdivmod__": _swap(_ufuncs.divmod),
+        "__pow__": _ufuncs.power,
+        "__rpow__": _swap(_ufuncs.power),
+        "__matmul__": _linalg.matmul,
+        "__rmatmul__": _swap(_linalg.matmul),
+        "__and__": _ufuncs.bitwise_and,
+        "__rand__": _swap(_ufuncs.bitwise_and),
+        "__or__": _ufuncs.bitwise_or,
+        "__ror__": _swap(_ufuncs.bitwise_or),
+        "__xor__": _ufuncs.bitwise_xor,
+        "__rxor__": _swap(_ufuncs.bitwise_xor),
+        "__lshift__": _extras.left_shift,
+        "__rlshift__": _swap(_extras.left_shift),
+        "__rshift__": _extras.right_shift,
+        "__rrshift__": _swap(_extras.right_shift),
+        "__lt__": _ufuncs.less,
+        "__le__": _ufuncs.less_equal,
+        "__gt__": _ufuncs.greater,
+        "__ge__": _ufuncs.greater_equal,
+        "__eq__": _ufuncs.equal,
+        "__ne__": _ufuncs.not_equal,
+        "__neg__": _ufuncs.negative,
+        "__pos__": _ufuncs.positive,
+        "__abs__": _ufuncs.abs,
+        "__invert__": _ufuncs.invert,
         "__getitem__": _indexing.getitem,
     }
     for name, f in ops.items():
@@ -77,54 +86,54 @@ def install() -> None:
     Tracer.__hash__ = object.__hash__  # type: ignore[assignment]
 
     def reshape(self: Any, *shape: Any, order: str = "C") -> Any:
-        return fnp.reshape(self, _shape_args(shape), order=order)
+        return _shape.reshape(self, _shape_args(shape), order=order)
 
     def transpose(self: Any, *axes: Any) -> Any:
-        return fnp.transpose(self, _shape_args(axes) or None)
+        return _shape.transpose(self, _shape_args(axes) or None)
 
     def astype(self: Any, dtype: Any, copy: bool = False) -> Any:
-        return fnp.asarray(self, dtype)
+        return _creation.asarray(self, dtype)
 
     def sort(self: Any, axis: int | None = -1, **kw: Any) -> Any:
-        return fnp.sort(self, axis, **kw)
+        return _sorting.sort(self, axis, **kw)
 
     def argsort(self: Any, axis: int | None = -1, **kw: Any) -> Any:
-        return fnp.argsort(self, axis, **kw)
+        return _sorting.argsort(self, axis, **kw)
 
     def nonzero(self: Any, *, size: int | None = None, fill_value: Any = None) -> Any:
-        return fnp.nonzero(self, size=size, fill_value=fill_value)
+        return _setops.nonzero(self, size=size, fill_value=fill_value)
 
     methods = {
         "reshape": reshape,
         "transpose": transpose,
         "astype": astype,
-        "sum": fnp.sum,
-        "prod": fnp.prod,
-        "mean": fnp.mean,
-        "var": fnp.var,
-        "std": fnp.std,
-        "max": fnp.max,
-        "min": fnp.min,
-        "ptp": fnp.ptp,
-        "any": fnp.any,
-        "all": fnp.all,
-        "argmax": fnp.argmax,
-        "argmin": fnp.argmin,
-        "cumsum": fnp.cumsum,
-        "cumprod": fnp.cumprod,
-        "squeeze": fnp.squeeze,
-        "ravel": fnp.ravel,
-        "flatten": fnp.ravel,
-        "clip": fnp.clip,
-        "dot": fnp.dot,
-        "round": fnp.round,
-        "swapaxes": fnp.swapaxes,
-        "take": fnp.take,
-        "repeat": fnp.repeat,
-        "diagonal": fnp.diagonal,
-        "trace": fnp.trace,
-        "conj": fnp.conjugate,
-        "conjugate": fnp.conjugate,
+        "sum": _reductions.sum,
+        "prod": _reductions.prod,
+        "mean": _reductions.mean,
+        "var": _reductions.var,
+        "std": _reductions.std,
+        "max": _reductions.max,
+        "min": _reductions.min,
+        "ptp": _reductions.ptp,
+        "any": _reductions.any,
+        "all": _reductions.all,
+        "argmax": _reductions.argmax,
+        "argmin": _reductions.argmin,
+        "cumsum": _reductions.cumsum,
+        "cumprod": _reductions.cumprod,
+        "squeeze": _shape.squeeze,
+        "ravel": _shape.ravel,
+        "flatten": _shape.ravel,
+        "clip": _ufuncs.clip,
+        "dot": _linalg.dot,
+        "round": _ufuncs.round,
+        "swapaxes": _shape.swapaxes,
+        "take": _indexing.take,
+        "repeat": _shape.repeat,
+        "diagonal": _shape.diagonal,
+        "trace": _linalg.trace,
+        "conj": _ufuncs.conjugate,
+        "conjugate": _ufuncs.conjugate,
         "sort": sort,
         "argsort": argsort,
         "nonzero": nonzero,
@@ -132,11 +141,11 @@ def install() -> None:
     for name, f in methods.items():
         setattr(Tracer, name, f)
     props = {
-        "T": lambda self: fnp.transpose(self),
-        "mT": lambda self: fnp.matrix_transpose(self),
+        "T": lambda self: _shape.transpose(self),
+        "mT": lambda self: _shape.matrix_transpose(self),
         "at": lambda self: _indexing.at(self),
-        "real": lambda self: fnp.real(self),
-        "imag": lambda self: fnp.imag(self),
+        "real": lambda self: _ufuncs.real(self),
+        "imag": lambda self: _ufuncs.imag(self),
         "nbytes": lambda self: self.size * self.dtype.itemsize,
         "itemsize": lambda self: self.dtype.itemsize,
     }

@@ -10,15 +10,22 @@ from typing import Any
 
 import numpy as np
 
+from funcgrad.api import vmap
 from funcgrad.core import dtypes
-from funcgrad.numpy._core import ArrayLike, as_array, aval, convert, here, normalize_axis, out
+from funcgrad.core.interp import Tracer
+from funcgrad.numpy import _creation, _indexing, _info, _linalg, _setops, _shape, _sorting, _ufuncs
+from funcgrad.numpy._core import (
+    ArrayLike,
+    as_array,
+    aval,
+    convert,
+    here,
+    normalize_axis,
+    out,
+    user_dtype,
+)
+from funcgrad.primitives import elementwise as ew
 from funcgrad.primitives.sort import sort
-
-
-def _fnp() -> Any:
-    import funcgrad.numpy as fnp
-
-    return fnp
 
 
 def _int() -> np.dtype:
@@ -27,7 +34,6 @@ def _int() -> np.dtype:
 
 def astype(x: ArrayLike, dtype: Any, /, *, copy: bool = False, device: Any = None) -> Any:
     """``x`` converted to ``dtype`` (the array API function form of ``x.astype``)."""
-    from funcgrad.numpy._core import user_dtype
 
     x = as_array(x, "astype")
     if dtype is None:
@@ -37,14 +43,13 @@ def astype(x: ArrayLike, dtype: Any, /, *, copy: bool = False, device: Any = Non
 
 def unstack(x: ArrayLike, /, *, axis: int = 0) -> tuple[Any, ...]:
     """Split ``x`` along ``axis`` into a tuple of arrays with that axis removed."""
-    fnp = _fnp()
     x = as_array(x, "unstack")
     if aval(x).ndim == 0:
         raise ValueError(
             "Unstack requires arrays with rank > 0, however a scalar array was passed."
         )
     ax = normalize_axis(axis, aval(x).ndim, "unstack")
-    m = fnp.moveaxis(x, ax, 0)
+    m = _shape.moveaxis(x, ax, 0)
     return tuple(m[i] for i in range(aval(m).shape[0]))
 
 
@@ -106,52 +111,48 @@ def mask_indices(
     n: int, mask_func: Callable[[Any, int], Any], k: int = 0, *, size: int | None = None
 ) -> tuple[Any, Any]:
     """Indices where ``mask_func(ones((n, n)), k)`` is non-zero (e.g. ``triu``)."""
-    fnp = _fnp()
-    return fnp.nonzero(mask_func(fnp.ones((n, n), _int()), k), size=size)
+    return _setops.nonzero(mask_func(_creation.ones((n, n), _int()), k), size=size)
 
 
 def indices(dimensions: Sequence[int], dtype: Any = None, sparse: bool = False) -> Any:
     """Index grids for an array of shape ``dimensions`` (stacked, or sparse views)."""
-    fnp = _fnp()
     dims = tuple(operator.index(d) for d in dimensions)
     dt = _int() if dtype is None else dtype
     res = []
     for i, d in enumerate(dims):
         shape = [1] * len(dims)
         shape[i] = d
-        r = fnp.reshape(fnp.arange(d, dtype=dt), shape)
-        res.append(r if sparse else fnp.broadcast_to(r, dims))
+        r = _shape.reshape(_creation.arange(d, dtype=dt), shape)
+        res.append(r if sparse else _shape.broadcast_to(r, dims))
     if sparse:
         return tuple(res)
-    return fnp.stack(res) if res else fnp.zeros((0,), dt)
+    return _shape.stack(res) if res else _creation.zeros((0,), dt)
 
 
 def ix_(*args: ArrayLike) -> tuple[Any, ...]:
     """Open mesh from 1-D sequences, for cross-product indexing."""
-    fnp = _fnp()
     n = len(args)
     res = []
     for i, a in enumerate(args):
-        a = fnp.asarray(a)
+        a = _creation.asarray(a)
         if aval(a).ndim != 1:
             raise ValueError(f"Cross index must be 1 dimensional, got {aval(a).ndim}")
         shape = [1] * n
         shape[i] = aval(a).shape[0]
-        res.append(fnp.reshape(a, shape))
+        res.append(_shape.reshape(a, shape))
     return tuple(res)
 
 
 def unravel_index(indices: ArrayLike, shape: Sequence[int]) -> tuple[Any, ...]:
     """Multi-indices of flat ``indices`` into an array of ``shape`` (out-of-range clamped;
     negative ones count from the end)."""
-    fnp = _fnp()
-    idx = fnp.asarray(indices)
+    idx = _creation.asarray(indices)
     if dtypes.kind(aval(idx).dtype) > 1:
         raise TypeError(f"unravel_index: indices must be integers, got {aval(idx).dtype}")
     shape = tuple(operator.index(s) for s in shape)
     total = int(np.prod(shape, dtype=np.int64))
-    idx = fnp.where(idx < 0, idx + total, idx)
-    idx = fnp.clip(idx, 0, max(total - 1, 0))
+    idx = _ufuncs.where(idx < 0, idx + total, idx)
+    idx = _ufuncs.clip(idx, 0, max(total - 1, 0))
     res = []
     for s in reversed(shape):
         res.append(idx % s if s else idx)
@@ -169,7 +170,6 @@ def ravel_multi_index(
 ) -> Any:
     """Flat indices of the multi-indices ``multi_index`` into an array of shape ``dims``
     (``mode``: ``"clip"``/``"wrap"``; ``"raise"`` checks concrete inputs)."""
-    fnp = _fnp()
     dims = tuple(operator.index(d) for d in dims)
     if len(multi_index) != len(dims):
         raise ValueError(f"parameter multi_index must be a sequence of length {len(dims)}")
@@ -177,13 +177,11 @@ def ravel_multi_index(
         raise ValueError("only 'C' or 'F' order is permitted")
     if mode not in ("raise", "clip", "wrap"):
         raise ValueError(f"invalid mode={mode!r}. Expected 'raise', 'wrap', or 'clip'")
-    idx = [fnp.asarray(i) for i in multi_index]
+    idx = [_creation.asarray(i) for i in multi_index]
     for i in idx:
         if dtypes.kind(aval(i).dtype) > 1:
             raise TypeError(f"only int indices permitted, got {aval(i).dtype}")
     if mode == "raise":
-        from funcgrad.core.interp import Tracer
-
         for i, d in zip(idx, dims):
             if isinstance(i, Tracer):
                 raise ValueError(
@@ -193,7 +191,7 @@ def ravel_multi_index(
             if np.any((np.asarray(i) < 0) | (np.asarray(i) >= d)):
                 raise ValueError("invalid entry in coordinates array")
     elif mode == "clip":
-        idx = [fnp.clip(i, 0, d - 1) for i, d in zip(idx, dims)]
+        idx = [_ufuncs.clip(i, 0, d - 1) for i, d in zip(idx, dims)]
     else:
         idx = [i % d for i, d in zip(idx, dims)]
     order_dims = list(zip(idx, dims)) if order == "C" else list(zip(idx, dims))[::-1]
@@ -201,7 +199,7 @@ def ravel_multi_index(
     for i, d in order_dims:
         res = res * d + i
     dt = _int() if dtype is None else dtype
-    return out(fnp.asarray(res, dtype=dt))
+    return out(_creation.asarray(res, dtype=dt))
 
 
 # --------------------------------------------------------------------------- sorting helpers
@@ -209,19 +207,19 @@ def ravel_multi_index(
 
 def lexsort(keys: Sequence[ArrayLike], axis: int = -1) -> Any:
     """Indices that sort by the last key, then the one before it, and so on (stable)."""
-    fnp = _fnp()
-    keys = [fnp.asarray(k) for k in keys]
+    keys = [_creation.asarray(k) for k in keys]
     if not keys:
         raise TypeError("need sequence of keys with len > 0 in lexsort")
     shape = aval(keys[0]).shape
     if any(aval(k).shape != shape for k in keys):
         raise ValueError("all keys need to be the same shape")
     if not shape:
-        return out(fnp.zeros((), _int()))
+        return out(_creation.zeros((), _int()))
     ax = normalize_axis(axis, len(shape), "lexsort")
-    iota = fnp.broadcast_to(
-        fnp.reshape(
-            fnp.arange(shape[ax], dtype=_int()), [-1 if d == ax else 1 for d in range(len(shape))]
+    iota = _shape.broadcast_to(
+        _shape.reshape(
+            _creation.arange(shape[ax], dtype=_int()),
+            [-1 if d == ax else 1 for d in range(len(shape))],
         ),
         shape,
     )
@@ -242,41 +240,37 @@ def _partition_order(name: str, a: ArrayLike, kth: int, axis: int) -> tuple[Any,
 def _halves(x: Any, ax: int, kth: int) -> Any:
     """The ``kth + 1`` smallest in ascending order, then the rest in descending order (the
     layout ``jnp`` produces from two ``top_k``)."""
-    fnp = _fnp()
-    m = fnp.moveaxis(x, ax, -1)
-    res = fnp.concatenate([m[..., : kth + 1], m[..., kth + 1 :][..., ::-1]], axis=-1)
-    return fnp.moveaxis(res, -1, ax)
+    m = _shape.moveaxis(x, ax, -1)
+    res = _shape.concatenate([m[..., : kth + 1], m[..., kth + 1 :][..., ::-1]], axis=-1)
+    return _shape.moveaxis(res, -1, ax)
 
 
 def partition(a: ArrayLike, kth: int, axis: int = -1) -> Any:
     """A copy of ``a`` with the ``kth`` element in its sorted place, the smaller ones before
     it (ascending) and the larger ones after (descending)."""
     a, ax, kth = _partition_order("partition", a, kth, axis)
-    return out(_halves(_fnp().sort(a, axis=ax), ax, kth))
+    return out(_halves(_sorting.sort(a, axis=ax), ax, kth))
 
 
 def argpartition(a: ArrayLike, kth: int, axis: int = -1) -> Any:
     """Indices that partition ``a`` around its ``kth`` element (here all in ascending
     order, a valid partition; ties in stable order)."""
     a, ax, kth = _partition_order("argpartition", a, kth, axis)
-    return out(convert(_fnp().argsort(a, axis=ax), np.dtype(np.int32)))
+    return out(convert(_sorting.argsort(a, axis=ax), np.dtype(np.int32)))
 
 
 def sort_complex(a: ArrayLike) -> Any:
     """Sort by real part, then imaginary part; the result is complex."""
-    fnp = _fnp()
     a = as_array(a, "sort_complex")
     dt = dtypes.to_inexact(aval(a).dtype)
-    from funcgrad.primitives import elementwise as ew
 
-    return out(convert(fnp.sort(a, axis=-1), ew.complex_dtype(dt)))
+    return out(convert(_sorting.sort(a, axis=-1), ew.complex_dtype(dt)))
 
 
 # --------------------------------------------------------------------------- insert, delete
 
 
 def _obj_indices(name: str, obj: Any, n: int) -> np.ndarray:
-    from funcgrad.core.interp import Tracer
 
     if isinstance(obj, slice):
         return np.arange(n)[obj]
@@ -293,10 +287,9 @@ def delete(
     assume_unique_indices: bool = False,
 ) -> Any:
     """``arr`` without the entries at ``obj`` (static indices or a slice) along ``axis``."""
-    fnp = _fnp()
     a = as_array(arr, "delete")
     if axis is None:
-        a, axis = fnp.ravel(a), 0
+        a, axis = _shape.ravel(a), 0
     ax = normalize_axis(axis, aval(a).ndim, "delete")
     n = aval(a).shape[ax]
     idx = _obj_indices("delete", obj, n)
@@ -306,17 +299,16 @@ def delete(
     if np.any((idx < 0) | (idx >= n)):
         raise IndexError(f"delete: index out of bounds for axis {ax} with size {n}")
     keep = np.setdiff1d(np.arange(n), idx)
-    return out(fnp.take(a, keep.astype(np.int32), axis=ax))
+    return out(_indexing.take(a, keep.astype(np.int32), axis=ax))
 
 
 def insert(
     arr: ArrayLike, obj: ArrayLike | slice, values: ArrayLike, axis: int | None = None
 ) -> Any:
     """``arr`` with ``values`` inserted before the static indices ``obj`` along ``axis``."""
-    fnp = _fnp()
     a = as_array(arr, "insert")
     if axis is None:
-        a, axis = fnp.ravel(a), 0
+        a, axis = _shape.ravel(a), 0
     ax = normalize_axis(axis, aval(a).ndim, "insert")
     n = aval(a).shape[ax]
     idx = _obj_indices("insert", obj, n + 1 if isinstance(obj, slice) else n)
@@ -325,34 +317,34 @@ def insert(
     idx = np.where(idx < 0, idx + n, idx)
     if np.any((idx < 0) | (idx > n)):
         raise IndexError(f"insert: index out of bounds for axis {ax} with size {n}")
-    v = fnp.asarray(values, dtype=aval(a).dtype)
-    moved = fnp.moveaxis(a, ax, 0)
+    v = _creation.asarray(values, dtype=aval(a).dtype)
+    moved = _shape.moveaxis(a, ax, 0)
     rest = aval(moved).shape[1:]
     nd = aval(a).ndim
     if aval(v).ndim < nd:  # NumPy's ndmin: leading axes of size 1
-        v = fnp.reshape(v, (1,) * (nd - aval(v).ndim) + aval(v).shape)
+        v = _shape.reshape(v, (1,) * (nd - aval(v).ndim) + aval(v).shape)
     if scalar:  # the values' first axis holds the insertions
         k = aval(v).shape[0]
-        vals = fnp.broadcast_to(v, (k, *rest))
+        vals = _shape.broadcast_to(v, (k, *rest))
         idx = np.full(k, idx[0])
     else:
         k = idx.size
         target = list(aval(a).shape)
         target[ax] = k
-        vals = fnp.moveaxis(fnp.broadcast_to(v, tuple(target)), ax, 0)
+        vals = _shape.moveaxis(_shape.broadcast_to(v, tuple(target)), ax, 0)
     # positions: originals shifted by the number of insertions before them
     order = np.argsort(idx, kind="stable")
     sidx = idx[order]
-    vals = fnp.take(vals, order.astype(np.int32), axis=0)
+    vals = _indexing.take(vals, order.astype(np.int32), axis=0)
     new_pos = sidx + np.arange(k)
     old_pos = np.arange(n) + np.searchsorted(sidx, np.arange(n), side="right")
     total = n + k
     src = np.empty(total, np.int64)
     src[old_pos] = np.arange(n)
     src[new_pos] = n + np.arange(k)
-    both = fnp.concatenate([moved, vals], axis=0)
-    res = fnp.take(both, src.astype(np.int32), axis=0)
-    return out(fnp.moveaxis(res, 0, ax))
+    both = _shape.concatenate([moved, vals], axis=0)
+    res = _indexing.take(both, src.astype(np.int32), axis=0)
+    return out(_shape.moveaxis(res, 0, ax))
 
 
 # --------------------------------------------------------------------------- misc
@@ -360,14 +352,13 @@ def insert(
 
 def block(arrays: ArrayLike | list) -> Any:
     """Assemble an array from nested lists of blocks (innermost lists join the last axis)."""
-    fnp = _fnp()
 
     def depth(x: Any) -> int:
         return 1 + depth(x[0]) if isinstance(x, list) and x else (1 if isinstance(x, list) else 0)
 
     d = depth(arrays)
     if d == 0:
-        return fnp.asarray(arrays)
+        return _creation.asarray(arrays)
     leaves_ndim = []
 
     def collect(x: Any) -> None:
@@ -375,19 +366,19 @@ def block(arrays: ArrayLike | list) -> Any:
             for e in x:
                 collect(e)
         else:
-            leaves_ndim.append(fnp.ndim(x))
+            leaves_ndim.append(_info.ndim(x))
 
     collect(arrays)
     nd = builtins.max([d, *leaves_ndim])
 
     def rec(x: Any, level: int) -> Any:
         if not isinstance(x, list):
-            a = fnp.asarray(x)
-            return fnp.reshape(a, (1,) * (nd - aval(a).ndim) + aval(a).shape)
+            a = _creation.asarray(x)
+            return _shape.reshape(a, (1,) * (nd - aval(a).ndim) + aval(a).shape)
         if not x:
             raise ValueError("Lists cannot be empty")
         parts = [rec(e, level + 1) for e in x]
-        return fnp.concatenate(parts, axis=-(d - level))
+        return _shape.concatenate(parts, axis=-(d - level))
 
     return out(rec(arrays, 0))
 
@@ -395,10 +386,8 @@ def block(arrays: ArrayLike | list) -> Any:
 def apply_along_axis(func1d: Callable, axis: int, arr: ArrayLike, *args: Any, **kwargs: Any) -> Any:
     """``func1d`` applied to the 1-D slices of ``arr`` along ``axis`` (one ``vmap`` per
     other axis)."""
-    from funcgrad import vmap
 
-    fnp = _fnp()
-    a = fnp.asarray(arr)
+    a = _creation.asarray(arr)
     nd = aval(a).ndim
     ax = normalize_axis(axis, nd, "apply_along_axis")
 
@@ -407,28 +396,26 @@ def apply_along_axis(func1d: Callable, axis: int, arr: ArrayLike, *args: Any, **
 
     for _ in range(nd - 1):
         f = vmap(f)
-    res = f(fnp.moveaxis(a, ax, -1))  # (*other axes, *func1d's output axes)
+    res = f(_shape.moveaxis(a, ax, -1))  # (*other axes, *func1d's output axes)
     k = aval(res).ndim - (nd - 1)
     perm = (*range(ax), *range(nd - 1, nd - 1 + k), *range(ax, nd - 1))
-    return fnp.transpose(res, perm)
+    return _shape.transpose(res, perm)
 
 
 def apply_over_axes(func: Callable[[Any, int], Any], a: ArrayLike, axes: Sequence[int]) -> Any:
     """Apply ``func(a, axis)`` repeatedly, keeping the reduced axes."""
-    fnp = _fnp()
-    a = fnp.asarray(a)
+    a = _creation.asarray(a)
     for axis in axes:
         b = func(a, axis)
-        a = b if fnp.ndim(b) == fnp.ndim(a) else fnp.expand_dims(b, axis)
+        a = b if _info.ndim(b) == _info.ndim(a) else _shape.expand_dims(b, axis)
     return a
 
 
 def piecewise(x: ArrayLike, condlist: Any, funclist: list, *args: Any, **kw: Any) -> Any:
     """Evaluate each function (or constant) of ``funclist`` where its condition holds (an
     extra last function is the default)."""
-    fnp = _fnp()
-    x = fnp.asarray(x)
-    conds = fnp.asarray(condlist)
+    x = _creation.asarray(x)
+    conds = _creation.asarray(condlist)
     if aval(conds).ndim == aval(x).ndim:
         conds = conds[None]
     nc, nf = aval(conds).shape[0], len(funclist)
@@ -444,17 +431,16 @@ def piecewise(x: ArrayLike, condlist: Any, funclist: list, *args: Any, **kw: Any
 
     def ev(f: Any) -> Any:
         v = f(x, *args, **kw) if callable(f) else f
-        return fnp.asarray(v, dtype=aval(x).dtype)
+        return _creation.asarray(v, dtype=aval(x).dtype)
 
-    res = fnp.broadcast_to(ev(default), aval(x).shape)
+    res = _shape.broadcast_to(ev(default), aval(x).shape)
     for i in range(nc):
-        res = fnp.where(conds[i], ev(funclist[i]), res)
+        res = _ufuncs.where(conds[i], ev(funclist[i]), res)
     return out(res)
 
 
 def rollaxis(a: ArrayLike, axis: int, start: int = 0) -> Any:
     """Roll ``axis`` backwards until it lies before ``start``."""
-    fnp = _fnp()
     a = as_array(a, "rollaxis")
     nd = aval(a).ndim
     ax = normalize_axis(axis, nd, "rollaxis")
@@ -463,30 +449,28 @@ def rollaxis(a: ArrayLike, axis: int, start: int = 0) -> Any:
     start = start + nd if start < 0 else start
     if ax < start:
         start -= 1
-    return fnp.moveaxis(a, ax, start)
+    return _shape.moveaxis(a, ax, start)
 
 
 def dsplit(ary: ArrayLike, indices_or_sections: Any) -> list[Any]:
     """Split along the third axis."""
-    fnp = _fnp()
-    if fnp.ndim(ary) < 3:
+    if _info.ndim(ary) < 3:
         raise ValueError("dsplit only works on arrays of 3 or more dimensions")
-    return fnp.split(ary, indices_or_sections, axis=2)
+    return _shape.split(ary, indices_or_sections, axis=2)
 
 
 def resize(a: ArrayLike, new_shape: int | Sequence[int]) -> Any:
     """``a`` flattened, repeated cyclically and reshaped to ``new_shape``."""
-    fnp = _fnp()
-    a = fnp.ravel(a)
+    a = _shape.ravel(a)
     shape = (new_shape,) if isinstance(new_shape, int) else tuple(new_shape)
     if any(s < 0 for s in shape):
         raise ValueError("All elements of `new_shape` must be non-negative")
     total = int(np.prod(shape, dtype=np.int64))
     n = aval(a).shape[0]
     if n == 0 or total == 0:
-        return out(fnp.zeros(shape, aval(a).dtype))
+        return out(_creation.zeros(shape, aval(a).dtype))
     reps = -(-total // n)
-    return out(fnp.reshape(fnp.tile(a, reps)[:total], shape))
+    return out(_shape.reshape(_shape.tile(a, reps)[:total], shape))
 
 
 def geomspace(
@@ -498,14 +482,13 @@ def geomspace(
     axis: int = 0,
 ) -> Any:
     """Numbers spaced evenly on a log scale from ``start`` to ``stop``."""
-    fnp = _fnp()
-    s, e = fnp.asarray(start), fnp.asarray(stop)
+    s, e = _creation.asarray(start), _creation.asarray(stop)
     dt = dtypes.to_inexact(dtypes.result_type((aval(s).dtype, False), (aval(e).dtype, False))[0])
     s, e = convert(s, dt), convert(e, dt)
-    sign = fnp.sign(s)
-    res = sign * fnp.logspace(
-        fnp.log10(s * sign),
-        fnp.log10(e * sign),
+    sign = _ufuncs.sign(s)
+    res = sign * _creation.logspace(
+        _ufuncs.log10(s * sign),
+        _ufuncs.log10(e * sign),
         num,
         endpoint=endpoint,
         base=10.0,
@@ -513,12 +496,12 @@ def geomspace(
         axis=axis,
     )
     if num > 0:
-        res = fnp.moveaxis(res, axis, 0)
+        res = _shape.moveaxis(res, axis, 0)
         res = res.at[0].set(s)
         if endpoint and num > 1:
             res = res.at[-1].set(e)
-        res = fnp.moveaxis(res, 0, axis)
-    return out(res if dtype is None else fnp.asarray(res, dtype=dtype))
+        res = _shape.moveaxis(res, 0, axis)
+    return out(res if dtype is None else _creation.asarray(res, dtype=dtype))
 
 
 def compress(
@@ -532,43 +515,41 @@ def compress(
 ) -> Any:
     """The slices of ``a`` along ``axis`` where ``condition`` holds (``size``: a static
     length padded with ``fill_value``)."""
-    fnp = _fnp()
     if out is not None:
         raise NotImplementedError("The 'out' argument to jnp.compress is not supported.")
-    c = fnp.ravel(condition)
-    arr = fnp.asarray(a)
+    c = _shape.ravel(condition)
+    arr = _creation.asarray(a)
     if axis is None:
-        arr, axis = fnp.ravel(arr), 0
+        arr, axis = _shape.ravel(arr), 0
     ax = normalize_axis(axis, aval(arr).ndim, "compress")
     n = aval(arr).shape[ax]
     if aval(c).shape[0] > n:
         c = c[:n]
     elif aval(c).shape[0] < n:
-        c = fnp.concatenate([c, fnp.zeros((n - aval(c).shape[0],), aval(c).dtype)])
-    (idx,) = fnp.nonzero(c, size=size, fill_value=n)
-    res = fnp.moveaxis(fnp.take(arr, idx, axis=ax, mode="fill", fill_value=fill_value), ax, 0)
-    return fnp.moveaxis(res, 0, ax)
+        c = _shape.concatenate([c, _creation.zeros((n - aval(c).shape[0],), aval(c).dtype)])
+    (idx,) = _setops.nonzero(c, size=size, fill_value=n)
+    res = _shape.moveaxis(
+        _indexing.take(arr, idx, axis=ax, mode="fill", fill_value=fill_value), ax, 0
+    )
+    return _shape.moveaxis(res, 0, ax)
 
 
 def extract(
     condition: ArrayLike, arr: ArrayLike, *, size: int | None = None, fill_value: ArrayLike = 0
 ) -> Any:
     """Entries of ``ravel(arr)`` where ``ravel(condition)`` is non-zero."""
-    return compress(_fnp().ravel(condition), _fnp().ravel(arr), size=size, fill_value=fill_value)
+    return compress(_shape.ravel(condition), _shape.ravel(arr), size=size, fill_value=fill_value)
 
 
 def choose(a: ArrayLike, choices: Any, out: None = None, mode: str = "raise") -> Any:
     """Entry ``i`` taken from ``choices[a[i]]`` (all broadcast together)."""
-    fnp = _fnp()
     if out is not None:
         raise NotImplementedError("The 'out' argument to jnp.choose is not supported.")
-    a = fnp.asarray(a)
+    a = _creation.asarray(a)
     if dtypes.kind(aval(a).dtype) > 1:
         raise TypeError("choose: a must be an integer array")
     n = len(choices)
     if mode == "raise":
-        from funcgrad.core.interp import Tracer
-
         if isinstance(a, Tracer):
             raise ValueError(
                 "The error occurred because jnp.choose was jit-compiled with mode='raise'. Use mode='wrap' or mode='clip' instead."
@@ -578,31 +559,30 @@ def choose(a: ArrayLike, choices: Any, out: None = None, mode: str = "raise") ->
     elif mode == "wrap":
         a = a % n
     elif mode == "clip":
-        a = fnp.clip(a, 0, n - 1)
+        a = _ufuncs.clip(a, 0, n - 1)
     else:
         raise ValueError(f"mode={mode!r} not understood. Must be 'raise', 'wrap', or 'clip'")
-    arrs = fnp.broadcast_arrays(a, *choices)
-    a, cs = arrs[0], fnp.stack(arrs[1:])
-    return fnp.take_along_axis(cs, a[None], axis=0)[0]
+    arrs = _shape.broadcast_arrays(a, *choices)
+    a, cs = arrs[0], _shape.stack(arrs[1:])
+    return _indexing.take_along_axis(cs, a[None], axis=0)[0]
 
 
 def fill_diagonal(a: ArrayLike, val: ArrayLike, wrap: bool = False, *, inplace: bool = True) -> Any:
     """A copy of ``a`` with its main diagonal set to ``val`` (``inplace=False`` required, as
     jnp: arrays are immutable)."""
-    fnp = _fnp()
     if inplace:
         raise NotImplementedError("JAX arrays are immutable, must use inplace=False")
     if wrap:
         raise NotImplementedError("wrap=True is not implemented")
-    a = fnp.asarray(a)
+    a = _creation.asarray(a)
     if aval(a).ndim < 2:
         raise ValueError("array must be at least 2-d")
     if aval(a).ndim > 2 and len(set(aval(a).shape)) != 1:
         raise ValueError("All dimensions of input must be of equal length")
     n = builtins.min(aval(a).shape)
     idx = tuple(np.arange(n) for _ in range(aval(a).ndim))
-    v = fnp.ravel(fnp.asarray(val, dtype=aval(a).dtype))
-    v = fnp.resize(v, n) if aval(v).shape[0] != n else v
+    v = _shape.ravel(_creation.asarray(val, dtype=aval(a).dtype))
+    v = resize(v, n) if aval(v).shape[0] != n else v
     return out(a.at[idx].set(v))
 
 
@@ -650,14 +630,12 @@ def hanning(M: int) -> Any:
 
 def matvec(x1: ArrayLike, x2: ArrayLike, /) -> Any:
     """Batched matrix-vector product ``x1 @ x2[..., None]`` (broadcast batch axes)."""
-    fnp = _fnp()
-    return fnp.matmul(x1, fnp.asarray(x2)[..., None])[..., 0]
+    return _linalg.matmul(x1, _creation.asarray(x2)[..., None])[..., 0]
 
 
 def vecmat(x1: ArrayLike, x2: ArrayLike, /) -> Any:
     """Batched vector-matrix product ``conj(x1)[..., None, :] @ x2``."""
-    fnp = _fnp()
-    return fnp.matmul(fnp.conj(fnp.asarray(x1))[..., None, :], x2)[..., 0, :]
+    return _linalg.matmul(_ufuncs.conj(_creation.asarray(x1))[..., None, :], x2)[..., 0, :]
 
 
 _KINDS = {
@@ -722,18 +700,15 @@ def vectorize(
     axes; positional indices or keyword names in ``excluded`` are passed through."""
     import functools
 
-    from funcgrad import vmap
-
     in_core = None if signature is None else _parse_signature(signature)[0]
 
     @functools.wraps(pyfunc)
     def wrapped(*args: Any, **kwargs: Any) -> Any:
-        fnp = _fnp()
         static = {i: a for i, a in enumerate(args) if i in excluded}
         skw = {k: v for k, v in kwargs.items() if k in excluded}
         dyn_kw = [k for k in kwargs if k not in excluded]
-        dyn = [fnp.asarray(a) for i, a in enumerate(args) if i not in excluded]
-        dyn += [fnp.asarray(kwargs[k]) for k in dyn_kw]
+        dyn = [_creation.asarray(a) for i, a in enumerate(args) if i not in excluded]
+        dyn += [_creation.asarray(kwargs[k]) for k in dyn_kw]
         core = in_core if in_core is not None else [()] * len(dyn)
         if len(core) != len(dyn):
             raise TypeError(
@@ -741,7 +716,9 @@ def vectorize(
             )
         loops = [aval(a).shape[: aval(a).ndim - len(c)] for a, c in zip(dyn, core)]
         loop = np.broadcast_shapes(*loops) if loops else ()
-        dyn = [fnp.broadcast_to(a, (*loop, *aval(a).shape[len(s) :])) for a, s in zip(dyn, loops)]
+        dyn = [
+            _shape.broadcast_to(a, (*loop, *aval(a).shape[len(s) :])) for a, s in zip(dyn, loops)
+        ]
 
         def call(*xs: Any) -> Any:
             full, it = [], iter(xs[: len(xs) - len(dyn_kw)])

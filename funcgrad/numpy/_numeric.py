@@ -14,14 +14,12 @@ from typing import Any
 import numpy as np
 
 from funcgrad.core import dtypes
+from funcgrad.core.interp import Tracer
+from funcgrad.numpy import _creation, _indexing, _info, _reductions, _shape, _sorting, _ufuncs
 from funcgrad.numpy._core import ArrayLike, as_array, aval, convert, here, normalize_axis, out
 from funcgrad.numpy._core import promote as _promote
-
-
-def _fnp() -> Any:
-    import funcgrad.numpy as fnp
-
-    return fnp
+from funcgrad.numpy._setops import searchsorted
+from funcgrad.primitives.conv import ConvDimensionNumbers, conv_general_dilated
 
 
 def _inexact(name: str, *args: Any) -> list:
@@ -45,7 +43,6 @@ def diff(
     append: ArrayLike | None = None,
 ) -> Any:
     """``n``-th discrete difference along ``axis`` (``not_equal`` for booleans)."""
-    fnp = _fnp()
     x = as_array(a, "diff")
     n = operator.index(n)
     if n < 0:
@@ -57,11 +54,11 @@ def diff(
     ax = normalize_axis(axis, aval(x).ndim, "diff")
 
     def edge(extra: Any) -> Any:
-        e = fnp.asarray(extra)
+        e = _creation.asarray(extra)
         if aval(e).ndim == 0:
             shape = list(aval(x).shape)
             shape[ax] = 1
-            e = fnp.broadcast_to(e, tuple(shape))
+            e = _shape.broadcast_to(e, tuple(shape))
         return e
 
     parts = [] if prepend is None else [edge(prepend)]
@@ -69,10 +66,10 @@ def diff(
     if append is not None:
         parts.append(edge(append))
     if len(parts) > 1:
-        x = fnp.concatenate(parts, axis=ax)
+        x = _shape.concatenate(parts, axis=ax)
     for _ in range(n):
         hi, lo = _slice_axis(x, ax, 1, None), _slice_axis(x, ax, None, -1)
-        x = fnp.not_equal(hi, lo) if aval(x).dtype == np.bool_ else hi - lo
+        x = _ufuncs.not_equal(hi, lo) if aval(x).dtype == np.bool_ else hi - lo
     return out(x)
 
 
@@ -80,34 +77,32 @@ def ediff1d(
     ary: ArrayLike, to_end: ArrayLike | None = None, to_begin: ArrayLike | None = None
 ) -> Any:
     """Differences of consecutive elements of the flattened array, with optional ends."""
-    fnp = _fnp()
-    x = fnp.ravel(ary)
+    x = _shape.ravel(ary)
     d = x[1:] - x[:-1]
     parts = []
     if to_begin is not None:
-        parts.append(fnp.ravel(fnp.asarray(to_begin, dtype=aval(d).dtype)))
+        parts.append(_shape.ravel(_creation.asarray(to_begin, dtype=aval(d).dtype)))
     parts.append(d)
     if to_end is not None:
-        parts.append(fnp.ravel(fnp.asarray(to_end, dtype=aval(d).dtype)))
-    return out(fnp.concatenate(parts) if len(parts) > 1 else d)
+        parts.append(_shape.ravel(_creation.asarray(to_end, dtype=aval(d).dtype)))
+    return out(_shape.concatenate(parts) if len(parts) > 1 else d)
 
 
 def trapezoid(y: ArrayLike, x: ArrayLike | None = None, dx: ArrayLike = 1.0, axis: int = -1) -> Any:
     """Integral of ``y`` along ``axis`` by the trapezoidal rule (samples at ``x`` or spaced
     ``dx``)."""
-    fnp = _fnp()
     if x is None:
         (yy, d) = _inexact("trapezoid", y, dx)
     else:
         yy, d = _inexact("trapezoid", y, x)
     ax = normalize_axis(axis, aval(yy).ndim, "trapezoid")
-    yy = fnp.moveaxis(yy, ax, -1)
+    yy = _shape.moveaxis(yy, ax, -1)
     if x is not None:
         if aval(d).ndim == 1:
-            d = fnp.diff(d)
+            d = diff(d)
         else:
-            d = fnp.diff(fnp.moveaxis(d, ax, -1), axis=-1)
-    return out(0.5 * fnp.sum(d * (yy[..., 1:] + yy[..., :-1]), axis=-1))
+            d = diff(_shape.moveaxis(d, ax, -1), axis=-1)
+    return out(0.5 * _reductions.sum(d * (yy[..., 1:] + yy[..., :-1]), axis=-1))
 
 
 def gradient(
@@ -118,7 +113,6 @@ def gradient(
 ) -> Any:
     """Gradient by second-order central differences inside and first-order one-sided
     differences at the edges (``varargs``: scalar spacings or coordinate arrays)."""
-    fnp = _fnp()
     if edge_order is not None and edge_order != 1:
         raise NotImplementedError("The 'edge_order' argument to jnp.gradient is not supported.")
     (y,) = _inexact("gradient", f)
@@ -131,7 +125,7 @@ def gradient(
         axes = tuple(normalize_axis(a, nd, "gradient") for a in axis)
     if not varargs:
         spacing = [1.0] * len(axes)
-    elif len(varargs) == 1 and fnp.ndim(varargs[0]) == 0:
+    elif len(varargs) == 1 and _info.ndim(varargs[0]) == 0:
         spacing = list(varargs) * len(axes)
     elif len(varargs) == len(axes):
         spacing = list(varargs)
@@ -145,14 +139,14 @@ def gradient(
                 "Shape of array too small to calculate a numerical gradient, at least "
                 f"(edge_order + 1) elements are required.{here()}"
             )
-        t = fnp.moveaxis(y, ax, -1)
-        if fnp.ndim(h) == 0:
+        t = _shape.moveaxis(y, ax, -1)
+        if _info.ndim(h) == 0:
             inner = (t[..., 2:] - t[..., :-2]) / (2.0 * h)
             first = (t[..., 1:2] - t[..., :1]) / h
             last = (t[..., -1:] - t[..., -2:-1]) / h
         else:
-            xs = fnp.asarray(h, dtype=aval(t).dtype)
-            dx = fnp.diff(xs)
+            xs = _creation.asarray(h, dtype=aval(t).dtype)
+            dx = diff(xs)
             d1, d2 = dx[:-1], dx[1:]
             a = -d2 / (d1 * (d1 + d2))
             b = (d2 - d1) / (d1 * d2)
@@ -160,8 +154,8 @@ def gradient(
             inner = a * t[..., :-2] + b * t[..., 1:-1] + c * t[..., 2:]
             first = (t[..., 1:2] - t[..., :1]) / dx[0]
             last = (t[..., -1:] - t[..., -2:-1]) / dx[-1]
-        g = fnp.concatenate([first, inner, last], axis=-1)
-        res.append(out(fnp.moveaxis(g, -1, ax)))
+        g = _shape.concatenate([first, inner, last], axis=-1)
+        res.append(out(_shape.moveaxis(g, -1, ax)))
     return res[0] if len(res) == 1 else res
 
 
@@ -170,19 +164,20 @@ def unwrap(
 ) -> Any:
     """Unwrap a phase by adding multiples of ``period`` where consecutive values jump by more
     than ``discont`` (default ``period / 2``)."""
-    fnp = _fnp()
     (x,) = _inexact("unwrap", p)
     ax = normalize_axis(axis, aval(x).ndim, "unwrap")
-    x = fnp.moveaxis(x, ax, -1)
+    x = _shape.moveaxis(x, ax, -1)
     if discont is None:
         discont = period / 2
     interval = period / 2
-    dd = fnp.diff(x, axis=-1)
-    ddmod = fnp.mod(dd + interval, period) - interval
-    ddmod = fnp.where(fnp.logical_and(ddmod == -interval, dd > 0), interval, ddmod)
-    corr = fnp.where(fnp.abs(dd) < discont, 0, ddmod - dd)
-    cum = fnp.concatenate([fnp.zeros_like(x[..., :1]), fnp.cumsum(corr, axis=-1)], axis=-1)
-    return out(fnp.moveaxis(x + cum, -1, ax))
+    dd = diff(x, axis=-1)
+    ddmod = _ufuncs.mod(dd + interval, period) - interval
+    ddmod = _ufuncs.where(_ufuncs.logical_and(ddmod == -interval, dd > 0), interval, ddmod)
+    corr = _ufuncs.where(_ufuncs.abs(dd) < discont, 0, ddmod - dd)
+    cum = _shape.concatenate(
+        [_creation.zeros_like(x[..., :1]), _reductions.cumsum(corr, axis=-1)], axis=-1
+    )
+    return out(_shape.moveaxis(x + cum, -1, ax))
 
 
 # --------------------------------------------------------------------------- interpolation
@@ -198,43 +193,41 @@ def interp(
 ) -> Any:
     """Piecewise-linear interpolation of the points ``(xp, fp)`` (``xp`` increasing) at
     ``x``; ``left``/``right`` (or ``"extrapolate"``) outside, ``period`` for angles."""
-    fnp = _fnp()
-    from funcgrad.numpy._setops import searchsorted
 
-    if fnp.ndim(xp) != 1 or fnp.ndim(fp) != 1:
+    if _info.ndim(xp) != 1 or _info.ndim(fp) != 1:
         raise ValueError("xp and fp must be one-dimensional")
-    if fnp.shape(xp)[0] != fnp.shape(fp)[0]:
+    if _info.shape(xp)[0] != _info.shape(fp)[0]:
         raise ValueError("xp and fp must be the same length")
-    if fnp.shape(xp)[0] == 0:
+    if _info.shape(xp)[0] == 0:
         raise ValueError("xp and fp must be non-empty")
     x, xp, fp = _inexact("interp", x, xp, fp)
     for name, v in (("left", left), ("right", right)):
         if isinstance(v, str) and v != "extrapolate":
             raise ValueError(f"{name}={v!r} is not valid; expected a value or 'extrapolate'")
     if period is not None:
-        if fnp.ndim(period) != 0:
+        if _info.ndim(period) != 0:
             raise ValueError(f"period must be a scalar; got {period}")
-        period = fnp.abs(period)
-        x = fnp.mod(x, period)
-        xp = fnp.mod(xp, period)
-        order = fnp.argsort(xp)
+        period = _ufuncs.abs(period)
+        x = _ufuncs.mod(x, period)
+        xp = _ufuncs.mod(xp, period)
+        order = _sorting.argsort(xp)
         xp, fp = xp[order], fp[order]
-        xp = fnp.concatenate([xp[-1:] - period, xp, xp[:1] + period])
-        fp = fnp.concatenate([fp[-1:], fp, fp[:1]])
+        xp = _shape.concatenate([xp[-1:] - period, xp, xp[:1] + period])
+        fp = _shape.concatenate([fp[-1:], fp, fp[:1]])
     n = aval(xp).shape[0]
     if n == 1:
-        f = fnp.broadcast_to(fp[0], aval(x).shape)
+        f = _shape.broadcast_to(fp[0], aval(x).shape)
     else:
-        i = fnp.clip(searchsorted(xp, x, side="right"), 1, n - 1)
-        x0, x1 = fnp.take(xp, i - 1), fnp.take(xp, i)
-        f0, f1 = fnp.take(fp, i - 1), fnp.take(fp, i)
+        i = _ufuncs.clip(searchsorted(xp, x, side="right"), 1, n - 1)
+        x0, x1 = _indexing.take(xp, i - 1), _indexing.take(xp, i)
+        f0, f1 = _indexing.take(fp, i - 1), _indexing.take(fp, i)
         dx = x1 - x0
-        f = fnp.where(dx == 0, f1, f0 + (x - x0) * (f1 - f0) / fnp.where(dx == 0, 1, dx))
+        f = _ufuncs.where(dx == 0, f1, f0 + (x - x0) * (f1 - f0) / _ufuncs.where(dx == 0, 1, dx))
     if period is None:
         if not isinstance(left, str):
-            f = fnp.where(x < xp[0], fp[0] if left is None else left, f)
+            f = _ufuncs.where(x < xp[0], fp[0] if left is None else left, f)
         if not isinstance(right, str):
-            f = fnp.where(x > xp[-1], fp[-1] if right is None else right, f)
+            f = _ufuncs.where(x > xp[-1], fp[-1] if right is None else right, f)
     return out(convert(f, aval(x).dtype, aval(x).weak_type))
 
 
@@ -242,10 +235,8 @@ def interp(
 
 
 def _conv(name: str, a: ArrayLike, v: ArrayLike, mode: str, correlate: bool, pet: Any) -> Any:
-    fnp = _fnp()
-    from funcgrad.primitives.conv import ConvDimensionNumbers, conv_general_dilated
 
-    if fnp.ndim(a) != 1 or fnp.ndim(v) != 1:
+    if _info.ndim(a) != 1 or _info.ndim(v) != 1:
         raise ValueError(f"{name}() only support 1-dimensional inputs.{here()}")
     a, v = _inexact(name, a, v)
     if aval(a).shape[0] == 0 or aval(v).shape[0] == 0:
@@ -256,7 +247,7 @@ def _conv(name: str, a: ArrayLike, v: ArrayLike, mode: str, correlate: bool, pet
     if swap:  # the longer operand slides; a swapped correlation is reversed and conjugated
         a, v = v, a
     if correlate:
-        v = fnp.conj(v) if dtypes.kind(aval(v).dtype) == 3 else v
+        v = _ufuncs.conj(v) if dtypes.kind(aval(v).dtype) == 3 else v
     else:
         v = v[::-1]
     nv = aval(v).shape[0]
@@ -282,7 +273,7 @@ def _conv(name: str, a: ArrayLike, v: ArrayLike, mode: str, correlate: bool, pet
     if correlate and swap:
         r = r[::-1]
         if dtypes.kind(aval(r).dtype) == 3:
-            r = fnp.conj(r)
+            r = _ufuncs.conj(r)
     return out(r)
 
 
@@ -315,18 +306,17 @@ def correlate(
 
 def polyval(p: ArrayLike, x: ArrayLike, *, unroll: int = 16) -> Any:
     """Value of the polynomial with coefficients ``p`` (highest degree first) at ``x``."""
-    fnp = _fnp()
     p, x = (as_array(v, "polyval") for v in _promote("polyval", p, x))
     if aval(p).ndim != 1:
         raise ValueError(f"polyval: p must be 1-dimensional, got shape {aval(p).shape}")
-    y = fnp.zeros_like(x)
+    y = _creation.zeros_like(x)
     for i in range(aval(p).shape[0]):
         y = y * x + p[i]
     return out(y)
 
 
 def _trim_lead(name: str, a: ArrayLike) -> Any:
-    a = _fnp().atleast_1d(a)
+    a = _shape.atleast_1d(a)
     if aval(a).ndim != 1:
         raise ValueError(f"{name}: input must be 1-dimensional")
     return a
@@ -334,23 +324,21 @@ def _trim_lead(name: str, a: ArrayLike) -> Any:
 
 def polyadd(a1: ArrayLike, a2: ArrayLike) -> Any:
     """Sum of two polynomials (coefficients highest degree first)."""
-    fnp = _fnp()
     a, b = (as_array(v, "polyadd") for v in _promote("polyadd", a1, a2))
     a, b = _trim_lead("polyadd", a), _trim_lead("polyadd", b)
     na, nb = aval(a).shape[0], aval(b).shape[0]
     if na < nb:
         a, b, na, nb = b, a, nb, na
-    return out(a + fnp.pad(b, (na - nb, 0)))
+    return out(a + _shape.pad(b, (na - nb, 0)))
 
 
 def polysub(a1: ArrayLike, a2: ArrayLike) -> Any:
     """Difference of two polynomials."""
-    fnp = _fnp()
     a, b = (as_array(v, "polysub") for v in _promote("polysub", a1, a2))
     a, b = _trim_lead("polysub", a), _trim_lead("polysub", b)
     n = max(aval(a).shape[0], aval(b).shape[0])
-    a = fnp.pad(a, (n - aval(a).shape[0], 0))
-    b = fnp.pad(b, (n - aval(b).shape[0], 0))
+    a = _shape.pad(a, (n - aval(a).shape[0], 0))
+    b = _shape.pad(b, (n - aval(b).shape[0], 0))
     return out(a - b)
 
 
@@ -366,14 +354,12 @@ def polymul(a1: ArrayLike, a2: ArrayLike, *, trim_leading_zeros: bool = False) -
 
 
 def _traced(v: Any) -> bool:
-    from funcgrad.core.interp import Tracer
 
     return isinstance(v, Tracer)
 
 
 def polyder(p: ArrayLike, m: int = 1) -> Any:
     """The ``m``-th derivative of a polynomial."""
-    fnp = _fnp()
     m = operator.index(m)
     if m < 0:
         raise ValueError("Order of derivative must be positive")
@@ -388,12 +374,11 @@ def polyder(p: ArrayLike, m: int = 1) -> Any:
         fact = fact * (powers - k)
     dt = dtypes.result_type((aval(p).dtype, aval(p).weak_type), (dtypes.default_dtype(1), True))[0]
     res = p[: max(n - m, 0)] * fact.astype(dt)
-    return out(res if n - m > 0 else fnp.zeros((0,), aval(p).dtype))
+    return out(res if n - m > 0 else _creation.zeros((0,), aval(p).dtype))
 
 
 def polyint(p: ArrayLike, m: int = 1, k: int | ArrayLike | None = None) -> Any:
     """The ``m``-th antiderivative of a polynomial (integration constants ``k``)."""
-    fnp = _fnp()
     m = operator.index(m)
     if m < 0:
         raise ValueError(f"Order of integral must be positive (see polyder) got {m}")
@@ -402,50 +387,47 @@ def polyint(p: ArrayLike, m: int = 1, k: int | ArrayLike | None = None) -> Any:
     if m == 0:
         return out(p)
     ks = (
-        fnp.zeros((m,), aval(p).dtype)
+        _creation.zeros((m,), aval(p).dtype)
         if k is None
-        else fnp.broadcast_to(fnp.asarray(k, dtype=aval(p).dtype), (m,))
+        else _shape.broadcast_to(_creation.asarray(k, dtype=aval(p).dtype), (m,))
     )
     for i in range(m):
         n = aval(p).shape[0]
-        p = fnp.concatenate([p / np.arange(n, 0, -1).astype(aval(p).dtype), ks[i : i + 1]])
+        p = _shape.concatenate([p / np.arange(n, 0, -1).astype(aval(p).dtype), ks[i : i + 1]])
     return out(p)
 
 
 def poly(seq_of_zeros: ArrayLike) -> Any:
     """Coefficients of the monic polynomial with the given roots (or a square matrix's
     characteristic polynomial is not supported)."""
-    fnp = _fnp()
     (z,) = _inexact("poly", seq_of_zeros)
     if aval(z).ndim != 1:
         raise NotImplementedError("poly of a matrix (its eigenvalues) is not supported")
-    a = fnp.ones((1,), aval(z).dtype)
+    a = _creation.ones((1,), aval(z).dtype)
     for i in range(aval(z).shape[0]):
-        a = convolve(a, fnp.stack([fnp.ones((), aval(z).dtype), -z[i]]), mode="full")
+        a = convolve(a, _shape.stack([_creation.ones((), aval(z).dtype), -z[i]]), mode="full")
     return out(a)
 
 
 def polydiv(u: ArrayLike, v: ArrayLike, *, trim_leading_zeros: bool = False) -> tuple[Any, Any]:
     """Quotient and remainder of polynomial division."""
-    fnp = _fnp()
     u, v = _inexact("polydiv", u, v)
     u, v = _trim_lead("polydiv", u), _trim_lead("polydiv", v)
     m, n = aval(u).shape[0] - 1, aval(v).shape[0] - 1
     scale = 1.0 / v[0]
-    q = fnp.zeros((max(m - n + 1, 1),), aval(u).dtype)
+    q = _creation.zeros((max(m - n + 1, 1),), aval(u).dtype)
     r = u
     for k in range(0, m - n + 1):
         d = scale * r[k]
         q = q.at[k].set(d)
         r = r.at[k : k + n + 1].add(-d * v)
     if trim_leading_zeros:
-        r = fnp.asarray(np.trim_zeros(np.asarray(r), "f"))
+        r = _creation.asarray(np.trim_zeros(np.asarray(r), "f"))
     return out(q), out(r)
 
 
 def vander(x: ArrayLike, N: int | None = None, increasing: bool = False) -> Any:
     """Vandermonde matrix: columns are powers of ``x`` (decreasing unless ``increasing``)."""
-    fnp = _fnp()
     x = as_array(x, "vander")
     if aval(x).ndim != 1:
         raise ValueError("x must be a one-dimensional array")
@@ -455,10 +437,10 @@ def vander(x: ArrayLike, N: int | None = None, increasing: bool = False) -> Any:
     powers = np.arange(n)
     if not increasing:
         powers = powers[::-1]
-    cols = [fnp.ones_like(x) if k == 0 else x**k for k in powers.tolist()]
+    cols = [_creation.ones_like(x) if k == 0 else x**k for k in powers.tolist()]
     if not cols:
-        return out(fnp.zeros((aval(x).shape[0], 0), aval(x).dtype))
-    return out(fnp.stack(cols, axis=-1))
+        return out(_creation.zeros((aval(x).shape[0], 0), aval(x).dtype))
+    return out(_shape.stack(cols, axis=-1))
 
 
 __all__ = [

@@ -27,10 +27,14 @@ from funcgrad.numpy._core import (
     normalize_axes,
     normalize_axis,
     prep,
+    promote,
     unsupported,
     user_dtype,
 )
 from funcgrad.numpy._core import out as _out
+from funcgrad.numpy._shape import broadcast_to, concatenate
+from funcgrad.numpy._ufuncs import divide, isnan, logical_not, multiply, subtract, where
+from funcgrad.numpy._ufuncs import where as _where
 from funcgrad.primitives import elementwise as ew
 from funcgrad.primitives import reductions as rd
 from funcgrad.primitives import shape as sh
@@ -68,7 +72,6 @@ def _mask(name: str, a: Any, where: ArrayLike | None, fill: Any) -> Any:
     """``a`` with masked-out elements replaced by ``fill`` (``where=`` of NumPy reductions)."""
     if where is None:
         return a
-    from funcgrad.numpy._ufuncs import where as _where
 
     m = prep(where, name)
     shape = aval(a).shape
@@ -217,7 +220,6 @@ amax, amin = max, min
 
 def ptp(a: ArrayLike, axis: Any = None, out: Any = None, keepdims: bool = False) -> Any:
     """``max - min`` over ``axis``."""
-    from funcgrad.numpy._ufuncs import subtract
 
     _no_out("ptp", out)
     return subtract(max(a, axis, keepdims=keepdims), min(a, axis, keepdims=keepdims))
@@ -445,8 +447,6 @@ def _cumulative(
     ax = normalize_axis(axis, av.ndim, name)
     r = fn(x, ax, dtype, promote)
     if include_initial:
-        from funcgrad.numpy._shape import concatenate
-
         shape = list(av.shape)
         shape[ax] = 1
         r = concatenate([sh.full(tuple(shape), ident, aval(r).dtype), r], axis=ax)
@@ -489,8 +489,6 @@ def average(
     keepdims: bool = False,
 ) -> Any:
     """(Weighted) average along ``axis``; ``returned`` also gives the sum of the weights."""
-    from funcgrad.numpy._core import promote
-    from funcgrad.numpy._ufuncs import divide, multiply
 
     a = as_array(a, "average")
     av = aval(a)
@@ -524,8 +522,6 @@ def average(
     wsum = sum(w, axis=axis, keepdims=keepdims)
     avg = divide(sum(multiply(a, w), axis=axis, keepdims=keepdims), wsum)
     if returned:
-        from funcgrad.numpy._shape import broadcast_to
-
         return avg, broadcast_to(wsum, aval(avg).shape)
     return avg
 
@@ -534,7 +530,6 @@ def nansum(
     a: ArrayLike, axis: Any = None, dtype: Any = None, out: Any = None, keepdims: bool = False
 ) -> Any:
     """Sum treating NaNs as zero."""
-    from funcgrad.numpy._ufuncs import isnan, where
 
     a = as_array(a, "nansum")
     return sum(where(isnan(a), 0, a), axis=axis, dtype=dtype, out=out, keepdims=keepdims)
@@ -544,7 +539,6 @@ def nanmean(
     a: ArrayLike, axis: Any = None, dtype: Any = None, out: Any = None, keepdims: bool = False
 ) -> Any:
     """Mean ignoring NaNs."""
-    from funcgrad.numpy._ufuncs import isnan, logical_not
 
     a = as_array(a, "nanmean")
     return mean(a, axis=axis, dtype=dtype, out=out, keepdims=keepdims, where=logical_not(isnan(a)))

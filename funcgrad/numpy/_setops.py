@@ -19,17 +19,21 @@ import numpy as np
 from funcgrad.core import dtypes
 from funcgrad.core.errors import ConcretizationTypeError
 from funcgrad.core.interp import Tracer
-from funcgrad.numpy._core import ArrayLike, as_array, aval, convert, here, normalize_axis, out
+from funcgrad.numpy import _creation, _indexing, _info, _reductions, _shape, _ufuncs
+from funcgrad.numpy._core import (
+    ArrayLike,
+    as_array,
+    aval,
+    convert,
+    here,
+    normalize_axis,
+    out,
+    promote,
+)
 from funcgrad.primitives import elementwise as ew
 from funcgrad.primitives import indexing as ix
 from funcgrad.primitives import shape as sh
 from funcgrad.primitives.sort import sort
-
-
-def _fnp() -> Any:
-    import funcgrad.numpy as fnp
-
-    return fnp
 
 
 def _int() -> np.dtype:
@@ -56,18 +60,17 @@ def _static_size(name: str, mask: Any, size: Any) -> int:
 def _compact(mask: Any, size: int) -> tuple[Any, Any]:
     """Positions of the true entries of the 1-D ``mask`` (first ``size`` of them, padded
     with 0) and a mask of which of the ``size`` outputs are real."""
-    fnp = _fnp()
     n = aval(mask).shape[0]
     if n == 0:
-        return fnp.zeros((size,), _int()), fnp.zeros((size,), bool)
-    keys = ew.convert_element_type(fnp.logical_not(mask), np.int32)
+        return _creation.zeros((size,), _int()), _creation.zeros((size,), bool)
+    keys = ew.convert_element_type(_ufuncs.logical_not(mask), np.int32)
     idx = _sort(keys, sh.iota(_int(), (n,), 0))[1]
     if size <= n:
         idx = sh.slice(idx, (0,), (size,))
     else:
         idx = sh.pad(idx, np.zeros((), _int()), [(0, size - n, 0)])
-    count = fnp.sum(mask, dtype=_int())
-    valid = fnp.less(sh.iota(_int(), (size,), 0), count)
+    count = _reductions.sum(mask, dtype=_int())
+    valid = _ufuncs.less(sh.iota(_int(), (size,), 0), count)
     return idx, valid
 
 
@@ -76,7 +79,6 @@ def _compact(mask: Any, size: int) -> tuple[Any, Any]:
 
 def nonzero(a: ArrayLike, *, size: int | None = None, fill_value: Any = None) -> tuple[Any, ...]:
     """Indices of the non-zero entries, one array per dimension (``size`` pads or cuts)."""
-    fnp = _fnp()
     a = as_array(a, "nonzero")
     shape = aval(a).shape
     if not shape:
@@ -84,7 +86,7 @@ def nonzero(a: ArrayLike, *, size: int | None = None, fill_value: Any = None) ->
             "Calling nonzero on 0d arrays is not allowed. Use jnp.atleast_1d(scalar).nonzero() "
             f"instead.{here()}"
         )
-    mask = fnp.reshape(fnp.not_equal(a, 0) if aval(a).dtype != np.bool_ else a, (-1,))
+    mask = _shape.reshape(_ufuncs.not_equal(a, 0) if aval(a).dtype != np.bool_ else a, (-1,))
     size = _static_size("nonzero", mask, size)
     flat, valid = _compact(mask, size)
     fills = fill_value if isinstance(fill_value, tuple) else (fill_value,) * len(shape)
@@ -99,34 +101,44 @@ def nonzero(a: ArrayLike, *, size: int | None = None, fill_value: Any = None) ->
         i = flat // stride % shape[d] if shape[d] else flat
         stride *= shape[d]
         if fills[d] is not None:
-            f = fnp.asarray(fills[d])
-            if fnp.ndim(f):
+            f = _creation.asarray(fills[d])
+            if _info.ndim(f):
                 raise ValueError(f"nonzero: fill_value must be a scalar; got {fill_value}")
-            i = fnp.where(valid, i, convert(f, _int()))
+            i = _ufuncs.where(valid, i, convert(f, _int()))
         outs.append(out(convert(i, _int())))
     return tuple(reversed(outs))
 
 
 def argwhere(a: ArrayLike, *, size: int | None = None, fill_value: Any = None) -> Any:
     """Indices of the non-zero entries as a ``(count, ndim)`` array."""
-    fnp = _fnp()
     a = as_array(a, "argwhere")
     nd = aval(a).ndim
     if nd == 0:
-        a = fnp.reshape(a, (1,))
+        a = _shape.reshape(a, (1,))
     idx = nonzero(a, size=size, fill_value=fill_value)
-    res = fnp.stack(idx, axis=1)
+    res = _shape.stack(idx, axis=1)
     return res[:, :0] if nd == 0 else res
 
 
 def flatnonzero(a: ArrayLike, *, size: int | None = None, fill_value: Any = None) -> Any:
     """Indices of the non-zero entries of ``ravel(a)``."""
-    return nonzero(_fnp().ravel(a), size=size, fill_value=fill_value)[0]
+    return nonzero(_shape.ravel(a), size=size, fill_value=fill_value)[0]
 
 
-def where_one(condition: ArrayLike, size: int | None, fill_value: Any) -> tuple[Any, ...]:
-    """``where(condition)``: ``nonzero(condition)``."""
-    return nonzero(_fnp().asarray(condition), size=size, fill_value=fill_value)
+def where(
+    condition: ArrayLike,
+    x: ArrayLike | None = None,
+    y: ArrayLike | None = None,
+    /,
+    *,
+    size: int | None = None,
+    fill_value: Any = None,
+) -> Any:
+    """``x`` where ``condition`` else ``y``, broadcast together; with ``condition`` alone,
+    ``nonzero(condition, size=size, fill_value=fill_value)``."""
+    if x is None and y is None:
+        return nonzero(_creation.asarray(condition), size=size, fill_value=fill_value)
+    return _ufuncs.where(condition, x, y, size=size, fill_value=fill_value)
 
 
 # --------------------------------------------------------------------------- unique
@@ -134,34 +146,35 @@ def where_one(condition: ArrayLike, size: int | None, fill_value: Any) -> tuple[
 
 def _lt(x: Any, y: Any) -> Any:
     """``x < y`` in sort order (NaN last)."""
-    fnp = _fnp()
-    lt = fnp.less(x, y)
+    lt = _ufuncs.less(x, y)
     if dtypes.is_inexact(aval(x).dtype):
-        lt = fnp.logical_or(lt, fnp.logical_and(fnp.isnan(y), fnp.logical_not(fnp.isnan(x))))
+        lt = _ufuncs.logical_or(
+            lt, _ufuncs.logical_and(_ufuncs.isnan(y), _ufuncs.logical_not(_ufuncs.isnan(x)))
+        )
     return lt
 
 
 def _differs(x: Any, y: Any, equal_nan: bool) -> Any:
-    fnp = _fnp()
-    d = fnp.not_equal(x, y)
+    d = _ufuncs.not_equal(x, y)
     if equal_nan and dtypes.is_inexact(aval(x).dtype):
-        d = fnp.logical_and(d, fnp.logical_not(fnp.logical_and(fnp.isnan(x), fnp.isnan(y))))
+        d = _ufuncs.logical_and(
+            d, _ufuncs.logical_not(_ufuncs.logical_and(_ufuncs.isnan(x), _ufuncs.isnan(y)))
+        )
     return d
 
 
 def _unique_sorted(cols: list, n: int, equal_nan: bool) -> tuple[list, Any, Any]:
     """Sort rows given as ``cols`` lexicographically: sorted cols, permutation, first-of-run
     mask."""
-    fnp = _fnp()
     res = _sort(*cols, sh.iota(_int(), (n,), 0), num_keys=len(cols))
     scols, perm = res[:-1], res[-1]
     if n == 0:
-        return scols, perm, fnp.zeros((0,), bool)
+        return scols, perm, _creation.zeros((0,), bool)
     diff = None
     for c in scols:
         d = _differs(c[1:], c[:-1], equal_nan)
-        diff = d if diff is None else fnp.logical_or(diff, d)
-    first = fnp.concatenate([fnp.ones((1,), bool), diff])
+        diff = d if diff is None else _ufuncs.logical_or(diff, d)
+    first = _shape.concatenate([_creation.ones((1,), bool), diff])
     return scols, perm, first
 
 
@@ -180,41 +193,44 @@ def unique(
     """Sorted unique values (rows/slices along ``axis``), optionally with the index of each
     one's first occurrence, the inverse map and the counts; ``size`` fixes the length (padded
     with ``fill_value``, by default the smallest value) so it traces under ``jit``."""
-    fnp = _fnp()
     x = as_array(ar, "unique")
     if axis is None:
         shape_in = aval(x).shape
-        x = fnp.reshape(x, (-1,))
+        x = _shape.reshape(x, (-1,))
         ax = 0
     else:
         ax = normalize_axis(axis, aval(x).ndim, "unique")
         shape_in = None
-    moved = fnp.moveaxis(x, ax, 0)
+    moved = _shape.moveaxis(x, ax, 0)
     slice_shape = aval(moved).shape[1:]
     n = aval(moved).shape[0]
-    rows = fnp.reshape(moved, (n, -1))
+    rows = _shape.reshape(moved, (n, -1))
     ncol = aval(rows).shape[1]
-    cols = [rows[:, j] for j in range(ncol)] if ncol else [fnp.zeros((n,), _int())]
+    cols = [rows[:, j] for j in range(ncol)] if ncol else [_creation.zeros((n,), _int())]
     scols, perm, first = _unique_sorted(cols, n, equal_nan)
     k = _static_size("unique", first, size)
     pos, valid = _compact(first, k)
-    srows = fnp.stack(scols, axis=1) if ncol else rows
-    vals = fnp.take(srows, pos, axis=0)  # rows at the first of each run
+    srows = _shape.stack(scols, axis=1) if ncol else rows
+    vals = _indexing.take(srows, pos, axis=0)  # rows at the first of each run
     if n and size is not None:
         if fill_value is None:
             fill = srows[0]
         else:
-            fill = fnp.broadcast_to(fnp.asarray(fill_value, dtype=aval(x).dtype), (ncol,))
-        vals = fnp.where(valid[:, None], vals, fill[None, :] if ncol else fill)
-    values = fnp.moveaxis(fnp.reshape(vals, (k, *slice_shape)), 0, ax)
+            fill = _shape.broadcast_to(_creation.asarray(fill_value, dtype=aval(x).dtype), (ncol,))
+        vals = _ufuncs.where(valid[:, None], vals, fill[None, :] if ncol else fill)
+    values = _shape.moveaxis(_shape.reshape(vals, (k, *slice_shape)), 0, ax)
     results = [out(convert(values, aval(x).dtype, aval(x).weak_type))]
-    gid = fnp.cumsum(first, dtype=_int()) - 1 if n else fnp.zeros((0,), _int())
+    gid = _reductions.cumsum(first, dtype=_int()) - 1 if n else _creation.zeros((0,), _int())
     if return_index:
-        idx = fnp.where(valid, fnp.take(perm, pos), perm[0]) if n else fnp.zeros((k,), _int())
+        idx = (
+            _ufuncs.where(valid, _indexing.take(perm, pos), perm[0])
+            if n
+            else _creation.zeros((k,), _int())
+        )
         results.append(out(idx))
     if return_inverse:
-        inv = ix.scatter_add(fnp.zeros((n,), _int()), perm, gid, axis=0) if n else gid
-        results.append(out(fnp.reshape(inv, shape_in) if shape_in is not None else inv))
+        inv = ix.scatter_add(_creation.zeros((n,), _int()), perm, gid, axis=0) if n else gid
+        results.append(out(_shape.reshape(inv, shape_in) if shape_in is not None else inv))
     if return_counts:
         results.append(bincount(gid, length=k))
     return results[0] if len(results) == 1 else tuple(results)
@@ -260,39 +276,35 @@ def isin(
     method: str = "auto",
 ) -> Any:
     """Whether each entry of ``element`` occurs in ``test_elements`` (shape of ``element``)."""
-    fnp = _fnp()
     if method not in ("auto", "compare_all", "binary_search", "sort"):
         raise ValueError(f"isin: unrecognized method {method!r}{here()}")
-    e = fnp.asarray(element)
-    t = fnp.ravel(test_elements)
+    e = _creation.asarray(element)
+    t = _shape.ravel(test_elements)
     if aval(t).shape[0] == 0:
-        res = fnp.zeros(aval(e).shape, bool)
+        res = _creation.zeros(aval(e).shape, bool)
     else:
-        res = fnp.any(fnp.equal(e[..., None], t), axis=-1)
-    return out(fnp.logical_not(res) if invert else res)
+        res = _reductions.any(_ufuncs.equal(e[..., None], t), axis=-1)
+    return out(_ufuncs.logical_not(res) if invert else res)
 
 
 def _fill_default(name: str, vals: Any, valid: Any, fill_value: Any, default: Any) -> Any:
-    fnp = _fnp()
-    f = default if fill_value is None else fnp.asarray(fill_value, dtype=aval(vals).dtype)
-    return out(fnp.where(valid, vals, f))
+    f = default if fill_value is None else _creation.asarray(fill_value, dtype=aval(vals).dtype)
+    return out(_ufuncs.where(valid, vals, f))
 
 
 def union1d(
     ar1: ArrayLike, ar2: ArrayLike, *, size: int | None = None, fill_value: ArrayLike | None = None
 ) -> Any:
     """Sorted unique values of either array."""
-    fnp = _fnp()
-    both = fnp.concatenate([fnp.ravel(ar1), fnp.ravel(ar2)])
+    both = _shape.concatenate([_shape.ravel(ar1), _shape.ravel(ar2)])
     return unique(both, size=size, fill_value=fill_value)
 
 
 def _masked_unique(name: str, x: Any, keep: Any, size: Any, fill_value: Any, default: Any) -> Any:
     """Entries of sorted 1-D ``x`` where ``keep`` holds, compacted to ``size``."""
-    fnp = _fnp()
     k = _static_size(name, keep, size)
     pos, valid = _compact(keep, k)
-    vals = fnp.take(x, pos) if aval(x).shape[0] else fnp.zeros((k,), aval(x).dtype)
+    vals = _indexing.take(x, pos) if aval(x).shape[0] else _creation.zeros((k,), aval(x).dtype)
     return _fill_default(name, vals, valid, fill_value, default(vals, x))
 
 
@@ -306,12 +318,13 @@ def setdiff1d(
 ) -> Any:
     """Sorted unique values of ``ar1`` that are not in ``ar2`` (``size``: padded with
     ``fill_value``, by default 0)."""
-    fnp = _fnp()
-    a1 = fnp.ravel(ar1)
+    a1 = _shape.ravel(ar1)
     s, _, first = _unique_sorted([a1], aval(a1).shape[0], True)
     (s,) = s
-    keep = fnp.logical_and(first, fnp.logical_not(isin(s, ar2)))
-    return _masked_unique("setdiff1d", s, keep, size, fill_value, lambda v, x: fnp.zeros_like(v))
+    keep = _ufuncs.logical_and(first, _ufuncs.logical_not(isin(s, ar2)))
+    return _masked_unique(
+        "setdiff1d", s, keep, size, fill_value, lambda v, x: _creation.zeros_like(v)
+    )
 
 
 def intersect1d(
@@ -325,24 +338,23 @@ def intersect1d(
 ) -> Any:
     """Sorted unique values in both arrays (``return_indices``: where each first occurs in
     each input)."""
-    fnp = _fnp()
-    a1, a2 = fnp.ravel(ar1), fnp.ravel(ar2)
+    a1, a2 = _shape.ravel(ar1), _shape.ravel(ar2)
     (s,), perm, first = _unique_sorted([a1], aval(a1).shape[0], True)
-    keep = fnp.logical_and(first, isin(s, a2))
+    keep = _ufuncs.logical_and(first, isin(s, a2))
     k = _static_size("intersect1d", keep, size)
     pos, valid = _compact(keep, k)
-    vals = fnp.take(s, pos) if aval(s).shape[0] else fnp.zeros((k,), aval(s).dtype)
+    vals = _indexing.take(s, pos) if aval(s).shape[0] else _creation.zeros((k,), aval(s).dtype)
     default = vals[0] if k else 0
     res = _fill_default("intersect1d", vals, valid, fill_value, default)
     if not return_indices:
         return res
     n1, n2 = aval(a1).shape[0], aval(a2).shape[0]
-    i1 = fnp.take(perm, pos) if n1 else fnp.zeros((k,), _int())
+    i1 = _indexing.take(perm, pos) if n1 else _creation.zeros((k,), _int())
     # first occurrence in ar2 of each value: argmax of equality (rows of (k, n2))
-    eq = fnp.equal(vals[:, None], a2[None, :])
-    i2 = fnp.argmax(eq, axis=1) if n2 else fnp.zeros((k,), _int())
-    i1 = fnp.where(valid, convert(i1, _int()), n1)
-    i2 = fnp.where(valid, convert(i2, _int()), n2)
+    eq = _ufuncs.equal(vals[:, None], a2[None, :])
+    i2 = _reductions.argmax(eq, axis=1) if n2 else _creation.zeros((k,), _int())
+    i1 = _ufuncs.where(valid, convert(i1, _int()), n1)
+    i2 = _ufuncs.where(valid, convert(i2, _int()), n2)
     return res, out(i1), out(i2)
 
 
@@ -355,14 +367,13 @@ def setxor1d(
     fill_value: ArrayLike | None = None,
 ) -> Any:
     """Sorted unique values in exactly one of the arrays."""
-    fnp = _fnp()
-    a1, a2 = fnp.ravel(ar1), fnp.ravel(ar2)
-    both = fnp.concatenate([a1, a2])
+    a1, a2 = _shape.ravel(ar1), _shape.ravel(ar2)
+    both = _shape.concatenate([a1, a2])
     in1 = isin(both, a1)
     in2 = isin(both, a2)
     (s,), perm, first = _unique_sorted([both], aval(both).shape[0], True)
-    only = fnp.logical_xor(fnp.take(in1, perm), fnp.take(in2, perm))
-    keep = fnp.logical_and(first, only)
+    only = _ufuncs.logical_xor(_indexing.take(in1, perm), _indexing.take(in2, perm))
+    keep = _ufuncs.logical_and(first, only)
     return _masked_unique(
         "setxor1d", s, keep, size, fill_value, lambda v, x: v[0] if aval(v).shape[0] else 0
     )
@@ -380,7 +391,6 @@ def bincount(
 ) -> Any:
     """Count (or sum ``weights`` of) each non-negative integer in ``x``; ``length`` fixes the
     output length (larger values are dropped) so it traces under ``jit``."""
-    fnp = _fnp()
     x = as_array(x, "bincount")
     if dtypes.kind(aval(x).dtype) > 1:
         raise TypeError(f"bincount: x argument must have an integer type; got {aval(x).dtype}")
@@ -400,14 +410,14 @@ def bincount(
     else:
         length = operator.index(length)
     if weights is None:
-        w = fnp.ones(aval(x).shape, _int())
+        w = _creation.ones(aval(x).shape, _int())
     else:
-        w = fnp.asarray(weights)
+        w = _creation.asarray(weights)
         if aval(w).shape != aval(x).shape:
-            w = fnp.broadcast_to(w, aval(x).shape)
-    idx = fnp.maximum(convert(x, _int()), 0)
-    w = fnp.where(fnp.less(idx, length), w, fnp.zeros((), aval(w).dtype))
-    base = fnp.zeros((length,), aval(w).dtype)
+            w = _shape.broadcast_to(w, aval(x).shape)
+    idx = _ufuncs.maximum(convert(x, _int()), 0)
+    w = _ufuncs.where(_ufuncs.less(idx, length), w, _creation.zeros((), aval(w).dtype))
+    base = _creation.zeros((length,), aval(w).dtype)
     if length == 0:
         return out(base)
     return out(ix.scatter_add(base, idx, w, axis=0))
@@ -423,7 +433,6 @@ def searchsorted(
 ) -> Any:
     """Insertion indices of ``v`` in the sorted 1-D ``a`` (``side="left"``: before equal
     entries; ``"right"``: after). A vectorised binary search (``log2(n)`` gathers)."""
-    fnp = _fnp()
     if side not in ("left", "right"):
         raise ValueError(
             f"{side!r} is an invalid value for keyword 'side'. Expected one of ['left', 'right']"
@@ -433,26 +442,25 @@ def searchsorted(
             f"method={method!r} not recognized; expected one of 'scan', 'scan_unrolled', "
             "'sort', or 'compare_all'"
         )
-    a, v = fnp.asarray(a), fnp.asarray(v)
+    a, v = _creation.asarray(a), _creation.asarray(v)
     if aval(a).ndim != 1:
         raise ValueError(f"a should be 1-dimensional; got shape {aval(a).shape}")
-    from funcgrad.numpy._core import promote
 
     a, v = promote("searchsorted", a, v)
-    a, v = fnp.asarray(a), fnp.asarray(v)
+    a, v = _creation.asarray(a), _creation.asarray(v)
     if sorter is not None:
-        a = fnp.take(a, sorter)
+        a = _indexing.take(a, sorter)
     n = aval(a).shape[0]
     i32 = np.dtype(np.int32)
-    lo = fnp.zeros(aval(v).shape, i32)
-    hi = fnp.full(aval(v).shape, n, i32)
+    lo = _creation.zeros(aval(v).shape, i32)
+    hi = _creation.full(aval(v).shape, n, i32)
     for _ in range(int(n).bit_length()):
         mid = (lo + hi) // 2
-        am = fnp.take(a, fnp.minimum(mid, max(n - 1, 0)))
-        go = _lt(am, v) if side == "left" else fnp.logical_not(_lt(v, am))
-        active = fnp.less(lo, hi)
-        lo = fnp.where(fnp.logical_and(go, active), mid + 1, lo)
-        hi = fnp.where(fnp.logical_and(fnp.logical_not(go), active), mid, hi)
+        am = _indexing.take(a, _ufuncs.minimum(mid, max(n - 1, 0)))
+        go = _lt(am, v) if side == "left" else _ufuncs.logical_not(_lt(v, am))
+        active = _ufuncs.less(lo, hi)
+        lo = _ufuncs.where(_ufuncs.logical_and(go, active), mid + 1, lo)
+        hi = _ufuncs.where(_ufuncs.logical_and(_ufuncs.logical_not(go), active), mid, hi)
     return out(convert(lo, i32))
 
 
@@ -460,15 +468,14 @@ def digitize(
     x: ArrayLike, bins: ArrayLike, right: bool = False, *, method: str | None = None
 ) -> Any:
     """Index of the bin each ``x`` falls in; ``bins`` increasing or decreasing."""
-    fnp = _fnp()
-    x, bins = fnp.asarray(x), fnp.asarray(bins)
+    x, bins = _creation.asarray(x), _creation.asarray(bins)
     if aval(bins).ndim != 1:
         raise ValueError(f"digitize: bins must be a 1-dimensional array; got {aval(bins).shape}")
     n = aval(bins).shape[0]
     if n == 0:
-        return out(fnp.zeros(aval(x).shape, np.int32))
+        return out(_creation.zeros(aval(x).shape, np.int32))
     side = "left" if right else "right"
     kw = {} if method is None else {"method": method}
     inc = searchsorted(bins, x, side=side, **kw)
     dec = n - searchsorted(bins[::-1], x, side=side, **kw)
-    return out(fnp.where(bins[-1] >= bins[0], inc, dec))
+    return out(_ufuncs.where(bins[-1] >= bins[0], inc, dec))

@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from funcgrad.core.errors import ConcretizationTypeError
 from funcgrad.core.interp import Tracer
 from funcgrad.numpy._core import (
     ArrayLike,
@@ -31,8 +32,11 @@ from funcgrad.numpy._core import (
     unsupported,
     user_dtype,
 )
+from funcgrad.numpy._core import broadcast_shapes as _bshapes
+from funcgrad.numpy._ufuncs import remainder, subtract, where
 from funcgrad.primitives import elementwise as ew
 from funcgrad.primitives import indexing as ix
+from funcgrad.primitives import reductions as rd
 from funcgrad.primitives import shape as sh
 
 
@@ -207,7 +211,6 @@ def broadcast_to(array: ArrayLike, shape: Any) -> Any:
 
 def broadcast_arrays(*args: ArrayLike) -> list[Any]:
     """Broadcast arrays against each other."""
-    from funcgrad.numpy._core import broadcast_shapes as _bshapes
 
     arrs = [as_array(a, "broadcast_arrays") for a in args]
     shape = _bshapes("broadcast_arrays", *arrs)
@@ -563,24 +566,24 @@ def repeat(
 def _repeat_dynamic(a: Any, repeats: Any, ax: int, total: int | None) -> Any:
     """``repeat`` with (possibly traced) per-element ``repeats`` and a static output length
     ``total``: output ``j`` takes the element whose cumulative repeat count first exceeds
-    ``j`` (the last element pads a short total, as jnp)."""
-    from funcgrad.core.errors import ConcretizationTypeError
-    from funcgrad.numpy._reductions import cumsum
-    from funcgrad.numpy._setops import searchsorted
-    from funcgrad.numpy._shape import broadcast_to
-    from funcgrad.numpy._ufuncs import minimum
-
+    ``j`` (the last element pads a short total, as jnp). That element's index is the number
+    of cumulative counts ``<= j``: one mark per element at its end position (clamped to
+    ``total``), summed cumulatively."""
     if total is None:
         raise ConcretizationTypeError(
             "jnp.repeat with non-constant repeats requires total_repeat_length to be given "
             f"(a static int){here()}"
         )
     n = aval(a).shape[ax]
-    reps = broadcast_to(as_array(repeats, "repeat"), (n,))
-    ends = cumsum(reps)
-    idx = searchsorted(ends, np.arange(total, dtype=np.int32), side="right")
-    idx = minimum(idx, max(n - 1, 0))
-    return ix.gather(a, convert(idx, np.dtype("int32")), axis=ax)
+    i32 = np.dtype("int32")
+    reps = convert(broadcast_to(as_array(repeats, "repeat"), (n,)), i32)
+    if n == 0 or total == 0:
+        return ix.gather(a, np.zeros((total,), i32), axis=ax)
+    ends = ew.min(rd.cumsum(reps, axis=0), np.full((n,), total, i32))
+    marks = ix.scatter_add(np.zeros((total + 1,), i32), ends, np.ones((n,), i32), axis=0)
+    idx = rd.cumsum(sh.slice(marks, (0,), (total,)), axis=0)
+    idx = ew.min(idx, np.full((total,), n - 1, i32))
+    return ix.gather(a, idx, axis=ax)
 
 
 def _roll1(a: Any, shift: Any, ax: int) -> Any:
@@ -588,8 +591,6 @@ def _roll1(a: Any, shift: Any, ax: int) -> Any:
     if n == 0:
         return a
     if isinstance(shift, Tracer):
-        from funcgrad.numpy._ufuncs import remainder, subtract
-
         idx = remainder(
             subtract(np.arange(n, dtype=np.int32), convert(shift, np.dtype("int32"))), n
         )
@@ -617,7 +618,6 @@ def roll(a: ArrayLike, shift: Any, axis: Any = None) -> Any:
 
 
 def _tri_mask(name: str, m: ArrayLike, k: int, lower: bool) -> Any:
-    from funcgrad.numpy._ufuncs import where
 
     a = as_array(m, name)
     av = aval(a)

@@ -13,11 +13,15 @@ from funcgrad.numpy._core import (
     aval,
     convert,
     here,
+    normalize_axes,
     normalize_axis,
     out,
     promote,
     unsupported,
 )
+from funcgrad.numpy._core import out as _out
+from funcgrad.numpy._reductions import any as _any
+from funcgrad.numpy._ufuncs import isnan, where
 from funcgrad.primitives import elementwise as ew
 from funcgrad.primitives import shape as sh
 from funcgrad.primitives.sort import sort as _sort
@@ -93,8 +97,6 @@ def median(
 ) -> Any:
     """Median along ``axis`` (int, tuple or ``None``): the mean of the two middle values for
     even counts; NaN if the slice holds a NaN."""
-    from funcgrad.numpy._core import normalize_axes
-    from funcgrad.numpy._core import out as _out
 
     if out is not None:
         raise unsupported("median(..., out=...)")
@@ -123,8 +125,6 @@ def median(
         mid = take(n // 2)
     else:
         mid = ew.div(ew.add(take(n // 2 - 1), take(n // 2)), np.asarray(2, dt))
-    from funcgrad.numpy._reductions import any as _any
-    from funcgrad.numpy._ufuncs import isnan, where
 
     mid = where(_any(isnan(y), axis=ax), np.asarray(np.nan, dt), mid)
     if keepdims:  # (a 0-d input gives shape (1,), as jnp.median)

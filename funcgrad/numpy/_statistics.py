@@ -16,6 +16,16 @@ from typing import Any
 import numpy as np
 
 from funcgrad.core import dtypes
+from funcgrad.numpy import (
+    _creation,
+    _indexing,
+    _linalg,
+    _numeric,
+    _reductions,
+    _shape,
+    _sorting,
+    _ufuncs,
+)
 from funcgrad.numpy._core import (
     ArrayLike,
     as_array,
@@ -26,13 +36,9 @@ from funcgrad.numpy._core import (
     normalize_axis,
     out,
     unsupported,
+    user_dtype,
 )
-
-
-def _fnp() -> Any:
-    import funcgrad.numpy as fnp
-
-    return fnp
+from funcgrad.numpy._setops import bincount, searchsorted
 
 
 def _no_out(name: str, o: Any) -> None:
@@ -44,10 +50,9 @@ def _no_out(name: str, o: Any) -> None:
 
 
 def _nan_fill(a: Any, fill: Any) -> Any:
-    fnp = _fnp()
     if not dtypes.is_inexact(aval(a).dtype):
         return a
-    return fnp.where(fnp.isnan(a), fill, a)
+    return _ufuncs.where(_ufuncs.isnan(a), fill, a)
 
 
 def nanprod(
@@ -65,13 +70,12 @@ def nanprod(
     kw = {} if initial is None else {"initial": initial}
     if where is not None:
         kw["where"] = where
-    return _fnp().prod(_nan_fill(a, 1), axis=axis, dtype=dtype, keepdims=keepdims, **kw)
+    return _reductions.prod(_nan_fill(a, 1), axis=axis, dtype=dtype, keepdims=keepdims, **kw)
 
 
 def _nan_minmax(name: str, a: ArrayLike, axis: Any, keepdims: bool, initial: Any, where: Any):
-    fnp = _fnp()
     a = as_array(a, name)
-    red = fnp.max if name == "nanmax" else fnp.min
+    red = _reductions.max if name == "nanmax" else _reductions.min
     kw: dict = {}
     if initial is not None:
         kw["initial"] = initial
@@ -79,16 +83,19 @@ def _nan_minmax(name: str, a: ArrayLike, axis: Any, keepdims: bool, initial: Any
         kw["where"] = where
     if not dtypes.is_inexact(aval(a).dtype):
         return red(a, axis=axis, keepdims=keepdims, **kw)
-    nan = fnp.isnan(a)
+    nan = _ufuncs.isnan(a)
     res = red(
-        fnp.where(nan, -np.inf if name == "nanmax" else np.inf, a), axis, keepdims=keepdims, **kw
+        _ufuncs.where(nan, -np.inf if name == "nanmax" else np.inf, a),
+        axis,
+        keepdims=keepdims,
+        **kw,
     )
-    allnan = fnp.all(
+    allnan = _reductions.all(
         nan, axis=axis, keepdims=keepdims, **({} if where is None else {"where": where})
     )
     if initial is not None:
         return res
-    return out(fnp.where(allnan, np.nan, res))
+    return out(_ufuncs.where(allnan, np.nan, res))
 
 
 def nanmax(
@@ -118,16 +125,15 @@ def nanmin(
 
 
 def _nan_arg(name: str, a: ArrayLike, axis: Any, keepdims: Any) -> Any:
-    fnp = _fnp()
     a = as_array(a, name)
-    red = fnp.argmax if name == "nanargmax" else fnp.argmin
+    red = _reductions.argmax if name == "nanargmax" else _reductions.argmin
     kw = {} if keepdims is None else {"keepdims": keepdims}
     if not dtypes.is_inexact(aval(a).dtype):
         return red(a, axis=axis, **kw)
-    nan = fnp.isnan(a)
-    res = red(fnp.where(nan, -np.inf if name == "nanargmax" else np.inf, a), axis=axis, **kw)
-    allnan = fnp.all(nan, axis=axis, keepdims=bool(keepdims))
-    return out(fnp.where(allnan, -1, res))
+    nan = _ufuncs.isnan(a)
+    res = red(_ufuncs.where(nan, -np.inf if name == "nanargmax" else np.inf, a), axis=axis, **kw)
+    allnan = _reductions.all(nan, axis=axis, keepdims=bool(keepdims))
+    return out(_ufuncs.where(allnan, -1, res))
 
 
 def nanargmax(
@@ -158,24 +164,22 @@ def nanvar(
     """Variance ignoring NaNs (NaN where fewer than ``ddof + 1`` values remain); NaNs get
     zero gradient."""
     _no_out("nanvar", out)
-    fnp = _fnp()
     a = as_array(a, "nanvar")
-    from funcgrad.numpy._core import user_dtype
 
     dt = dtypes.to_inexact(aval(a).dtype) if dtype is None else user_dtype(dtype, "nanvar")
     x = convert(a, dt, aval(a).weak_type)
-    keep = fnp.logical_not(fnp.isnan(x))
+    keep = _ufuncs.logical_not(_ufuncs.isnan(x))
     if where is not None:
-        keep = fnp.logical_and(keep, where)
-    x = fnp.where(keep, x, 0)
-    cnt = fnp.sum(keep, axis=axis, keepdims=True, dtype=dtypes.to_inexact(dt))
-    mean = fnp.sum(x, axis=axis, keepdims=True) / fnp.maximum(cnt, 1)
-    c = fnp.where(keep, x - mean, 0)
-    sq = fnp.real(c * fnp.conj(c)) if dtypes.kind(dt) == 3 else c * c
-    s = fnp.sum(sq, axis=axis, keepdims=keepdims)
-    norm = fnp.sum(keep, axis=axis, keepdims=keepdims, dtype=aval(s).dtype) - ddof
+        keep = _ufuncs.logical_and(keep, where)
+    x = _ufuncs.where(keep, x, 0)
+    cnt = _reductions.sum(keep, axis=axis, keepdims=True, dtype=dtypes.to_inexact(dt))
+    mean = _reductions.sum(x, axis=axis, keepdims=True) / _ufuncs.maximum(cnt, 1)
+    c = _ufuncs.where(keep, x - mean, 0)
+    sq = _ufuncs.real(c * _ufuncs.conj(c)) if dtypes.kind(dt) == 3 else c * c
+    s = _reductions.sum(sq, axis=axis, keepdims=keepdims)
+    norm = _reductions.sum(keep, axis=axis, keepdims=keepdims, dtype=aval(s).dtype) - ddof
     pos = norm > 0
-    return fnp.where(pos, s / fnp.where(pos, norm, 1), np.nan)
+    return _ufuncs.where(pos, s / _ufuncs.where(pos, norm, 1), np.nan)
 
 
 def nanstd(
@@ -188,19 +192,19 @@ def nanstd(
     where: ArrayLike | None = None,
 ) -> Any:
     """Standard deviation ignoring NaNs."""
-    return _fnp().sqrt(nanvar(a, axis, dtype, out, ddof, keepdims, where))
+    return _ufuncs.sqrt(nanvar(a, axis, dtype, out, ddof, keepdims, where))
 
 
 def nancumsum(a: ArrayLike, axis: int | None = None, dtype: Any = None, out: Any = None) -> Any:
     """Cumulative sum treating NaNs as zero."""
     _no_out("nancumsum", out)
-    return _fnp().cumsum(_nan_fill(as_array(a, "nancumsum"), 0), axis=axis, dtype=dtype)
+    return _reductions.cumsum(_nan_fill(as_array(a, "nancumsum"), 0), axis=axis, dtype=dtype)
 
 
 def nancumprod(a: ArrayLike, axis: int | None = None, dtype: Any = None, out: Any = None) -> Any:
     """Cumulative product treating NaNs as one."""
     _no_out("nancumprod", out)
-    return _fnp().cumprod(_nan_fill(as_array(a, "nancumprod"), 1), axis=axis, dtype=dtype)
+    return _reductions.cumprod(_nan_fill(as_array(a, "nancumprod"), 1), axis=axis, dtype=dtype)
 
 
 # --------------------------------------------------------------------------- quantiles
@@ -217,7 +221,6 @@ def _quantile(
     keepdims: bool,
     squash_nans: bool,
 ) -> Any:
-    fnp = _fnp()
     if method not in _METHODS:
         raise ValueError(
             f"{name}: method can only be {', '.join(map(repr, _METHODS))}, got {method!r}"
@@ -236,20 +239,20 @@ def _quantile(
     axes = normalize_axes(axis, len(shape), name)
     rest = [d for d in range(len(shape)) if d not in axes]
     n = int(np.prod([shape[d] for d in axes], dtype=np.int64))
-    y = fnp.reshape(fnp.transpose(a, (*rest, *axes)), (*[shape[d] for d in rest], n))
-    s = fnp.sort(y, axis=-1)
-    nan = fnp.isnan(y)
+    y = _shape.reshape(_shape.transpose(a, (*rest, *axes)), (*[shape[d] for d in rest], n))
+    s = _sorting.sort(y, axis=-1)
+    nan = _ufuncs.isnan(y)
     if squash_nans:
-        count = fnp.sum(fnp.logical_not(nan), axis=-1, keepdims=True, dtype=dt)
+        count = _reductions.sum(_ufuncs.logical_not(nan), axis=-1, keepdims=True, dtype=dt)
     else:
-        count = fnp.full((*aval(y).shape[:-1], 1), n, dt)
-    qs = fnp.reshape(q, (-1,))  # (Q,)
+        count = _creation.full((*aval(y).shape[:-1], 1), n, dt)
+    qs = _shape.reshape(q, (-1,))  # (Q,)
     pos = qs * (count - 1)  # (*rest, Q)
-    lo = fnp.clip(fnp.floor(pos), 0, fnp.maximum(count - 1, 0))
-    hi = fnp.clip(fnp.ceil(pos), 0, fnp.maximum(count - 1, 0))
+    lo = _ufuncs.clip(_ufuncs.floor(pos), 0, _ufuncs.maximum(count - 1, 0))
+    hi = _ufuncs.clip(_ufuncs.ceil(pos), 0, _ufuncs.maximum(count - 1, 0))
     ilo, ihi = convert(lo, dtypes.default_dtype(1)), convert(hi, dtypes.default_dtype(1))
-    vlo = fnp.take_along_axis(s, ilo, axis=-1)
-    vhi = fnp.take_along_axis(s, ihi, axis=-1)
+    vlo = _indexing.take_along_axis(s, ilo, axis=-1)
+    vhi = _indexing.take_along_axis(s, ihi, axis=-1)
     frac = pos - lo
     if method == "linear":
         res = vlo * (1 - frac) + vhi * frac
@@ -260,15 +263,15 @@ def _quantile(
     elif method == "midpoint":
         res = (vlo + vhi) * 0.5
     else:  # nearest: ties go to the lower neighbour, as jnp
-        res = fnp.where(frac <= 0.5, vlo, vhi)
+        res = _ufuncs.where(frac <= 0.5, vlo, vhi)
     if squash_nans:
-        res = fnp.where(fnp.equal(count, 0), np.nan, res)
+        res = _ufuncs.where(_ufuncs.equal(count, 0), np.nan, res)
     else:
-        res = fnp.where(fnp.any(nan, axis=-1, keepdims=True), np.nan, res)
-    res = fnp.moveaxis(res, -1, 0)  # (Q, *rest)
+        res = _ufuncs.where(_reductions.any(nan, axis=-1, keepdims=True), np.nan, res)
+    res = _shape.moveaxis(res, -1, 0)  # (Q, *rest)
     if keepdims:
         kept = tuple(1 if d in axes else k for d, k in enumerate(shape))
-        res = fnp.reshape(res, (aval(res).shape[0], *kept))
+        res = _shape.reshape(res, (aval(res).shape[0], *kept))
     if aval(q).ndim == 0:
         res = res[0]
     return out(convert(res, dt, weak))
@@ -325,7 +328,7 @@ def percentile(
     _no_out("percentile", out)
     if interpolation is not None:
         raise TypeError("percentile() argument interpolation was removed; use method instead.")
-    q = _fnp().true_divide(q, 100.0)
+    q = _ufuncs.true_divide(q, 100.0)
     return _quantile("percentile", a, q, axis, method, keepdims, False)
 
 
@@ -344,7 +347,7 @@ def nanpercentile(
     _no_out("nanpercentile", out)
     if interpolation is not None:
         raise TypeError("nanpercentile() argument interpolation was removed; use method instead.")
-    q = _fnp().true_divide(q, 100.0)
+    q = _ufuncs.true_divide(q, 100.0)
     return _quantile("nanpercentile", a, q, axis, method, keepdims, True)
 
 
@@ -374,29 +377,28 @@ def cov(
 ) -> Any:
     """Covariance matrix of the variables in the rows (``rowvar``) or columns of ``m``
     (and ``y``), with optional frequency and analytic weights."""
-    fnp = _fnp()
     m = as_array(m, "cov")
     if aval(m).ndim > 2:
         raise ValueError(f"m has more than 2 dimensions{here()}")
-    x = fnp.atleast_2d(fnp.asarray(m))
-    x = fnp.asarray(x, dtype=dtypes.to_inexact(aval(x).dtype))
+    x = _shape.atleast_2d(_creation.asarray(m))
+    x = _creation.asarray(x, dtype=dtypes.to_inexact(aval(x).dtype))
     if not rowvar and aval(x).shape[0] != 1:
         x = x.T
     if aval(x).shape[0] == 0:
-        return out(fnp.zeros((0, 0), aval(x).dtype))
+        return out(_creation.zeros((0, 0), aval(x).dtype))
     if y is not None:
-        yy = fnp.atleast_2d(fnp.asarray(y))
+        yy = _shape.atleast_2d(_creation.asarray(y))
         if aval(yy).ndim > 2:
             raise ValueError(f"y has more than 2 dimensions{here()}")
         if not rowvar and aval(yy).shape[0] != 1:
             yy = yy.T
-        x = fnp.concatenate([x, fnp.asarray(yy, dtype=aval(x).dtype)], axis=0)
+        x = _shape.concatenate([x, _creation.asarray(yy, dtype=aval(x).dtype)], axis=0)
     if ddof is None:
         ddof = 0 if bias else 1
     nobs = aval(x).shape[1]
     w = None
     if fweights is not None:
-        f = fnp.asarray(fweights)
+        f = _creation.asarray(fweights)
         if aval(f).ndim > 1:
             raise RuntimeError("cannot handle multidimensional fweights")
         if aval(f).shape[0] != nobs:
@@ -405,44 +407,48 @@ def cov(
             raise TypeError("fweights must be integer.")
         w = f
     if aweights is not None:
-        aw = fnp.asarray(aweights)
+        aw = _creation.asarray(aweights)
         if aval(aw).ndim > 1:
             raise RuntimeError("cannot handle multidimensional aweights")
         if aval(aw).shape[0] != nobs:
             raise RuntimeError("incompatible numbers of samples and aweights")
         w = aw if w is None else w * aw
     if w is None:
-        avg = fnp.mean(x, axis=1)
+        avg = _reductions.mean(x, axis=1)
         fact = nobs - ddof
         x = x - avg[:, None]
-        c = fnp.dot(x, fnp.conj(x).T) / fact
+        c = _linalg.dot(x, _ufuncs.conj(x).T) / fact
     else:
-        w = fnp.asarray(w, dtype=aval(x).dtype)
-        wsum = fnp.sum(w)
-        avg = fnp.sum(x * w, axis=1) / wsum
+        w = _creation.asarray(w, dtype=aval(x).dtype)
+        wsum = _reductions.sum(w)
+        avg = _reductions.sum(x * w, axis=1) / wsum
         if ddof == 0:
             fact = wsum
         elif aweights is None:
             fact = wsum - ddof
         else:
-            fact = wsum - ddof * fnp.sum(w * fnp.asarray(aweights, dtype=aval(x).dtype)) / wsum
+            fact = (
+                wsum
+                - ddof
+                * _reductions.sum(w * _creation.asarray(aweights, dtype=aval(x).dtype))
+                / wsum
+            )
         x = x - avg[:, None]
-        c = fnp.dot(x * w, fnp.conj(x).T) / fact
-    return out(fnp.squeeze(c))
+        c = _linalg.dot(x * w, _ufuncs.conj(x).T) / fact
+    return out(_shape.squeeze(c))
 
 
 def corrcoef(x: ArrayLike, y: ArrayLike | None = None, rowvar: bool = True) -> Any:
     """Pearson correlation coefficients (``cov`` normalised by the standard deviations)."""
-    fnp = _fnp()
     c = cov(x, y, rowvar)
     if aval(c).ndim == 0:
         return out(c / c)
-    d = fnp.real(fnp.diagonal(c)) if dtypes.kind(aval(c).dtype) == 3 else fnp.diagonal(c)
-    sd = fnp.sqrt(d)
+    d = _ufuncs.real(_shape.diagonal(c)) if dtypes.kind(aval(c).dtype) == 3 else _shape.diagonal(c)
+    sd = _ufuncs.sqrt(d)
     c = c / sd[:, None] / sd[None, :]
     if dtypes.kind(aval(c).dtype) == 3:
-        return out(fnp.clip(fnp.real(c), -1, 1) + 1j * fnp.clip(fnp.imag(c), -1, 1))
-    return out(fnp.clip(c, -1, 1))
+        return out(_ufuncs.clip(_ufuncs.real(c), -1, 1) + 1j * _ufuncs.clip(_ufuncs.imag(c), -1, 1))
+    return out(_ufuncs.clip(c, -1, 1))
 
 
 # --------------------------------------------------------------------------- histograms
@@ -456,26 +462,25 @@ def histogram_bin_edges(
 ) -> Any:
     """Bin edges :func:`histogram` uses: ``bins + 1`` even edges over ``range`` (by default
     the data's min and max), or ``bins`` itself when it is an array of edges."""
-    fnp = _fnp()
-    a = fnp.ravel(a)
+    a = _shape.ravel(a)
     dt = dtypes.to_inexact(aval(a).dtype)
     if isinstance(bins, (int, np.integer)) and not isinstance(bins, bool):
         nb = operator.index(bins)
         if nb < 1:
             raise ValueError(f"histogram: bins must be a positive integer, got {bins}{here()}")
         if range is None:
-            lo, hi = fnp.min(a), fnp.max(a)
+            lo, hi = _reductions.min(a), _reductions.max(a)
         else:
             if len(range) != 2:
                 raise ValueError(f"histogram: range must be a pair (min, max), got {range!r}")
-            lo, hi = fnp.asarray(range[0]), fnp.asarray(range[1])
-        lo, hi = convert(fnp.asarray(lo), dt), convert(fnp.asarray(hi), dt)
-        same = fnp.equal(lo, hi)
-        lo = fnp.where(same, lo - 0.5, lo)
-        hi = fnp.where(same, hi + 0.5, hi)
+            lo, hi = _creation.asarray(range[0]), _creation.asarray(range[1])
+        lo, hi = convert(_creation.asarray(lo), dt), convert(_creation.asarray(hi), dt)
+        same = _ufuncs.equal(lo, hi)
+        lo = _ufuncs.where(same, lo - 0.5, lo)
+        hi = _ufuncs.where(same, hi + 0.5, hi)
         t = np.linspace(0.0, 1.0, nb + 1)[:-1].astype(dt)
-        return out(fnp.concatenate([lo + (hi - lo) * t, fnp.reshape(hi, (1,))]))
-    edges = fnp.asarray(bins)
+        return out(_shape.concatenate([lo + (hi - lo) * t, _shape.reshape(hi, (1,))]))
+    edges = _creation.asarray(bins)
     if aval(edges).ndim != 1:
         raise ValueError(f"histogram: bins must be an int or a 1-D array, got {aval(edges).shape}")
     return out(convert(edges, dtypes.to_inexact(aval(edges).dtype)))
@@ -490,28 +495,28 @@ def histogram(
 ) -> tuple[Any, Any]:
     """Counts (or summed ``weights``) of ``a`` in each bin, and the bin edges; the last bin
     includes its right edge; values outside the edges are dropped."""
-    fnp = _fnp()
-    from funcgrad.numpy._setops import bincount, searchsorted
 
-    a = fnp.ravel(a)
+    a = _shape.ravel(a)
     edges = histogram_bin_edges(a, bins, range, weights)
     nb = aval(edges).shape[0] - 1
     if weights is not None:
-        w = fnp.ravel(weights)
+        w = _shape.ravel(weights)
         if aval(w).shape != aval(a).shape:
             raise ValueError(
                 f"histogram: weights should have the same shape as a, got {aval(w).shape} and "
                 f"{aval(a).shape}"
             )
     else:
-        w = fnp.ones(aval(a).shape, aval(edges).dtype)
+        w = _creation.ones(aval(a).shape, aval(edges).dtype)
     idx = searchsorted(edges, a, side="right") - 1
-    idx = fnp.where(fnp.equal(a, edges[-1]), nb - 1, idx)
-    inside = fnp.logical_and(fnp.greater_equal(a, edges[0]), fnp.less_equal(a, edges[-1]))
-    idx = fnp.where(inside, idx, nb)  # dropped by bincount's length
+    idx = _ufuncs.where(_ufuncs.equal(a, edges[-1]), nb - 1, idx)
+    inside = _ufuncs.logical_and(
+        _ufuncs.greater_equal(a, edges[0]), _ufuncs.less_equal(a, edges[-1])
+    )
+    idx = _ufuncs.where(inside, idx, nb)  # dropped by bincount's length
     counts = bincount(idx, w, length=nb)
     if density:
-        counts = counts / fnp.sum(counts) / fnp.diff(edges)
+        counts = counts / _reductions.sum(counts) / _numeric.diff(edges)
     return counts, edges
 
 
@@ -524,8 +529,7 @@ def histogram2d(
     density: bool | None = None,
 ) -> tuple[Any, Any, Any]:
     """Two-dimensional histogram of the points ``(x[i], y[i])``."""
-    fnp = _fnp()
-    sample = fnp.stack([fnp.ravel(x), fnp.ravel(y)], axis=1)
+    sample = _shape.stack([_shape.ravel(x), _shape.ravel(y)], axis=1)
     h, edges = histogramdd(sample, bins, range, weights, density)
     return h, edges[0], edges[1]
 
@@ -538,10 +542,8 @@ def histogramdd(
     density: bool | None = None,
 ) -> tuple[Any, list[Any]]:
     """D-dimensional histogram of the rows of ``sample`` (shape ``(N, D)``)."""
-    fnp = _fnp()
-    from funcgrad.numpy._setops import bincount, searchsorted
 
-    sample = fnp.asarray(sample)
+    sample = _creation.asarray(sample)
     if aval(sample).ndim == 1:
         sample = sample[:, None]
     n, d = aval(sample).shape
@@ -553,24 +555,24 @@ def histogramdd(
         range = [None] * d
     edges = [histogram_bin_edges(sample[:, i], bins[i], range[i]) for i in builtins.range(d)]
     sizes = [aval(e).shape[0] - 1 for e in edges]
-    flat = fnp.zeros((n,), dtypes.default_dtype(1))
-    inside = fnp.ones((n,), bool)
+    flat = _creation.zeros((n,), dtypes.default_dtype(1))
+    inside = _creation.ones((n,), bool)
     for i, e in enumerate(edges):
         v = sample[:, i]
         j = searchsorted(e, v, side="right") - 1
-        j = fnp.where(fnp.equal(v, e[-1]), sizes[i] - 1, j)
-        inside = fnp.logical_and(inside, fnp.logical_and(v >= e[0], v <= e[-1]))
+        j = _ufuncs.where(_ufuncs.equal(v, e[-1]), sizes[i] - 1, j)
+        inside = _ufuncs.logical_and(inside, _ufuncs.logical_and(v >= e[0], v <= e[-1]))
         flat = flat * sizes[i] + j
     total = int(np.prod(sizes))
-    flat = fnp.where(inside, flat, total)
-    w = fnp.ones((n,), dtypes.default_dtype(1)) if weights is None else fnp.ravel(weights)
-    h = fnp.reshape(bincount(flat, w, length=total), sizes)
+    flat = _ufuncs.where(inside, flat, total)
+    w = _creation.ones((n,), dtypes.default_dtype(1)) if weights is None else _shape.ravel(weights)
+    h = _shape.reshape(bincount(flat, w, length=total), sizes)
     if density:
-        h = h / fnp.sum(h)
+        h = h / _reductions.sum(h)
         for i, e in enumerate(edges):
             shape = [1] * d
             shape[i] = sizes[i]
-            h = h / fnp.reshape(fnp.diff(e), shape)
+            h = h / _shape.reshape(_numeric.diff(e), shape)
     return h, edges
 
 

@@ -17,6 +17,7 @@ import ml_dtypes
 import numpy as np
 
 from funcgrad.core import dtypes
+from funcgrad.custom import custom_jvp
 from funcgrad.numpy._core import (
     ArrayLike,
     aval,
@@ -125,7 +126,6 @@ def _sin_over_x_taylor() -> Any:
     """``t(k, u)``: the k-th derivative of sin(u)/u at u = 0, as a function of ``u``
     whose own derivative is ``t(k + 1, u)`` — so every derivative of ``sinc`` at 0
     is exact (``sinc''(0) = -pi**2/3``), not the derivative of a constant."""
-    from funcgrad.custom import custom_jvp
 
     def t(k: int, u: Any) -> Any:
         # sin(u)/u = sum_j (-1)^j u^(2j) / (2j+1)!: odd derivatives vanish at 0 and
@@ -673,13 +673,9 @@ def where(
     size: int | None = None,
     fill_value: Any = None,
 ) -> Any:
-    """``x`` where ``condition`` else ``y``, broadcast together; with ``condition`` alone,
-    ``nonzero(condition, size=size, fill_value=fill_value)``."""
+    """``x`` where ``condition`` else ``y``, broadcast together (the three-term form; the
+    public ``funcgrad.numpy.where`` in ``_setops`` adds the one-term ``nonzero`` form)."""
     if x is None or y is None:
-        if x is None and y is None:
-            from funcgrad.numpy._setops import where_one
-
-            return where_one(condition, size, fill_value)
         pos = 1 if x is None else 2
         raise TypeError(
             f"where requires array or scalar arguments, got None at position {pos} "

@@ -19,7 +19,17 @@ from typing import Any
 import numpy as np
 
 from funcgrad.core import dtypes
-from funcgrad.numpy._core import ArrayLike, as_array, aval, convert, here, normalize_axis, out
+from funcgrad.numpy._core import (
+    ArrayLike,
+    as_array,
+    aval,
+    convert,
+    here,
+    normalize_axis,
+    out,
+    user_dtype,
+)
+from funcgrad.numpy._shape import roll
 from funcgrad.primitives import elementwise as ew
 from funcgrad.primitives import fft as _fftp
 from funcgrad.primitives import shape as sh
@@ -280,8 +290,6 @@ def ihfft(a: ArrayLike, n: int | None = None, axis: int = -1, norm: str | None =
 
 def _freq_dtype(name: str, d: Any, dtype: Any) -> Any:
     if dtype is not None:
-        from funcgrad.numpy._core import user_dtype
-
         return user_dtype(dtype, name)
     return dtypes.default_dtype(2)
 
@@ -308,7 +316,6 @@ def _scale_freq(k: np.ndarray, n: int, d: Any, dt: Any) -> Any:
 
 
 def _shift(name: str, x: ArrayLike, axes: Any, sign: int) -> Any:
-    from funcgrad.numpy._shape import roll
 
     x = as_array(x, name)
     nd = aval(x).ndim

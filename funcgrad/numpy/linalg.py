@@ -25,6 +25,7 @@ import numpy as np
 
 from funcgrad.custom import custom_jvp
 from funcgrad.lax import linalg as lax_linalg
+from funcgrad.numpy import _creation, _indexing, _linalg, _reductions, _shape, _sorting, _ufuncs
 from funcgrad.numpy._core import ArrayLike, as_array, aval, fmt, here, promote
 from funcgrad.numpy._linalg import (
     cross,
@@ -36,6 +37,8 @@ from funcgrad.numpy._linalg import (
     vecdot,
     vector_norm,
 )
+from funcgrad.numpy._linalg import trace as _trace
+from funcgrad.numpy._shape import diagonal as _diagonal
 from funcgrad.numpy._shape import matrix_transpose
 from funcgrad.primitives import decomp
 
@@ -97,12 +100,6 @@ class SVDResult(NamedTuple):
     Vh: Any
 
 
-def _fnp() -> Any:
-    import funcgrad.numpy as fnp
-
-    return fnp
-
-
 def _inexact(name: str, *xs: Any) -> list[Any]:
     """Operands promoted to one inexact dtype, as arrays (``jnp``'s
     ``promote_dtypes_inexact``)."""
@@ -123,13 +120,11 @@ def _matrix(name: str, a: Any) -> None:
 
 
 def _H(x: Any) -> Any:
-    fnp = _fnp()
-    return fnp.conj(fnp.swapaxes(x, -1, -2))
+    return _ufuncs.conj(_shape.swapaxes(x, -1, -2))
 
 
 def _broadcast_batch(name: str, a: Any, b: Any, b_core: int) -> tuple[Any, Any]:
     """``a`` (``[..., n, n]``) and ``b`` (``b_core`` core dims) with one batch shape."""
-    fnp = _fnp()
     sa, sb = aval(a).shape, aval(b).shape
     try:
         batch = tuple(np.broadcast_shapes(sa[:-2], sb[: len(sb) - b_core]))
@@ -137,7 +132,9 @@ def _broadcast_batch(name: str, a: Any, b: Any, b_core: int) -> tuple[Any, Any]:
         raise ValueError(
             f"{name}: batch dimensions do not broadcast: {fmt(a, b)}{here()}"
         ) from None
-    return fnp.broadcast_to(a, batch + sa[-2:]), fnp.broadcast_to(b, batch + sb[len(sb) - b_core :])
+    return _shape.broadcast_to(a, batch + sa[-2:]), _shape.broadcast_to(
+        b, batch + sb[len(sb) - b_core :]
+    )
 
 
 # --------------------------------------------------------------------------- LU-based
@@ -184,27 +181,24 @@ def solve(a: ArrayLike, b: ArrayLike) -> Any:
 
 def inv(a: ArrayLike) -> Any:
     """Inverse of a (stack of) square matrices; singular matrices give ``inf``/``nan``."""
-    fnp = _fnp()
     (a,) = _inexact("inv", a)
     _square("inv", a)
     n = aval(a).shape[-1]
-    return solve(a, fnp.broadcast_to(fnp.eye(n, dtype=aval(a).dtype), aval(a).shape))
+    return solve(a, _shape.broadcast_to(_creation.eye(n, dtype=aval(a).dtype), aval(a).shape))
 
 
 def _lu_sign_diag(a: Any) -> tuple[Any, Any]:
     """The LU factorisation's permutation sign (as ``a``'s dtype) and ``U``'s diagonal."""
-    fnp = _fnp()
     lu, piv, _ = decomp.lu(a)
     k = aval(piv).shape[-1]
-    swaps = fnp.sum(fnp.not_equal(piv, fnp.arange(k, dtype=piv.dtype)), axis=-1)
-    parity = fnp.where(swaps % 2 == 1, -1, 1).astype(aval(a).dtype)
-    return parity, fnp.diagonal(lu, 0, -2, -1)
+    swaps = _reductions.sum(_ufuncs.not_equal(piv, _creation.arange(k, dtype=piv.dtype)), axis=-1)
+    parity = _ufuncs.where(swaps % 2 == 1, -1, 1).astype(aval(a).dtype)
+    return parity, _shape.diagonal(lu, 0, -2, -1)
 
 
 def _det_impl(a: Any) -> Any:
-    fnp = _fnp()
     parity, d = _lu_sign_diag(a)
-    return parity * fnp.prod(d, axis=-1)
+    return parity * _reductions.prod(d, axis=-1)
 
 
 @functools.cache
@@ -212,10 +206,9 @@ def _det_fn() -> Any:
     f = custom_jvp(_det_impl)
 
     def jvp(primals: tuple, tangents: tuple) -> tuple:
-        fnp = _fnp()
         (a,), (da,) = primals, tangents
         y = f(a)
-        z = fnp.trace(solve(a, da), axis1=-2, axis2=-1)
+        z = _linalg.trace(solve(a, da), axis1=-2, axis2=-1)
         return y, y * z
 
     f.defjvp(jvp)
@@ -249,35 +242,34 @@ def _det_small(a: Any, n: int) -> Any:
 def slogdet(a: ArrayLike, *, method: str | None = None) -> SlogdetResult:
     """``(sign, logabsdet)`` of the determinant, via LU (``method='lu'``, the default) or
     QR (``'qr'``); a singular matrix gives sign 0 and ``-inf``."""
-    fnp = _fnp()
     (a,) = _inexact("slogdet", a)
     _square("slogdet", a)
     if (method is None or method == "lu") and aval(a).shape[-1] in (1, 2):
         # analytic, as JAX: the determinant itself (no factorisation)
         det1 = a[..., 0, 0] if aval(a).shape[-1] == 1 else _det_small(a, 2)
-        absd = fnp.abs(det1)
-        if fnp.iscomplexobj(det1):  # det / |det|, whose derivative is i Im(d det / det) sign
-            sign = det1 / fnp.where(absd == 0, 1, absd).astype(aval(det1).dtype)
+        absd = _ufuncs.abs(det1)
+        if _ufuncs.iscomplexobj(det1):  # det / |det|, whose derivative is i Im(d det / det) sign
+            sign = det1 / _ufuncs.where(absd == 0, 1, absd).astype(aval(det1).dtype)
         else:
-            sign = fnp.sign(det1)
-        return SlogdetResult(sign, fnp.log(absd))
+            sign = _ufuncs.sign(det1)
+        return SlogdetResult(sign, _ufuncs.log(absd))
     if method is None or method == "lu":
         parity, d = _lu_sign_diag(a)
     elif method == "qr":
         q, r = decomp.qr(a, full_matrices=True)
-        parity, d = det(q), fnp.diagonal(r, 0, -2, -1)
+        parity, d = det(q), _shape.diagonal(r, 0, -2, -1)
     else:
         raise ValueError(
             f"slogdet: unknown method {method!r}; supported methods are 'lu' (None) and "
             f"'qr'{here()}"
         )
-    absd = fnp.abs(d)
-    logabs = fnp.sum(fnp.log(absd), axis=-1)
-    zero = fnp.any(fnp.equal(d, 0), axis=-1)
-    unit = d / fnp.where(absd == 0, 1, absd).astype(aval(d).dtype)
-    sign = parity * fnp.prod(unit, axis=-1)
-    sign = fnp.where(zero, fnp.zeros_like(sign), sign)
-    logabs = fnp.where(zero, -np.inf, logabs).astype(aval(logabs).dtype)
+    absd = _ufuncs.abs(d)
+    logabs = _reductions.sum(_ufuncs.log(absd), axis=-1)
+    zero = _reductions.any(_ufuncs.equal(d, 0), axis=-1)
+    unit = d / _ufuncs.where(absd == 0, 1, absd).astype(aval(d).dtype)
+    sign = parity * _reductions.prod(unit, axis=-1)
+    sign = _ufuncs.where(zero, _creation.zeros_like(sign), sign)
+    logabs = _ufuncs.where(zero, -np.inf, logabs).astype(aval(logabs).dtype)
     return SlogdetResult(sign, logabs)
 
 
@@ -334,7 +326,6 @@ def svd(
     """Singular value decomposition ``a = U @ diag(S) @ Vh`` (``SVDResult``), or the
     descending singular values alone without ``compute_uv``. ``hermitian=True`` uses
     ``eigh``."""
-    fnp = _fnp()
     (a,) = _inexact("svd", a)
     _matrix("svd", a)
     if subset_by_index is not None:
@@ -342,13 +333,15 @@ def svd(
     if hermitian:
         _square("svd", a)
         v, w = lax_linalg.eigh(a)
-        s = fnp.abs(w)
-        order = fnp.flip(fnp.argsort(s, axis=-1), axis=-1)
-        s = fnp.take_along_axis(s, order, axis=-1)
+        s = _ufuncs.abs(w)
+        order = _shape.flip(_sorting.argsort(s, axis=-1), axis=-1)
+        s = _indexing.take_along_axis(s, order, axis=-1)
         if not compute_uv:
             return s
-        sign = fnp.take_along_axis(fnp.sign(w), order, axis=-1)
-        u = fnp.take_along_axis(v, fnp.broadcast_to(order[..., None, :], aval(v).shape), axis=-1)
+        sign = _indexing.take_along_axis(_ufuncs.sign(w), order, axis=-1)
+        u = _indexing.take_along_axis(
+            v, _shape.broadcast_to(order[..., None, :], aval(v).shape), axis=-1
+        )
         vh = _H(u * sign[..., None, :].astype(aval(u).dtype))
         return SVDResult(u, s, vh)
     res = lax_linalg.svd(a, full_matrices=full_matrices, compute_uv=compute_uv)
@@ -371,7 +364,6 @@ def lstsq(
     Singular values below ``rcond * s[0]`` are dropped (``rcond=None``: ``eps *
     max(m, n)``). ``resid`` is always the squared residual norm per column unless
     ``numpy_resid`` (then empty where NumPy returns empty)."""
-    fnp = _fnp()
     a, b = _inexact("lstsq", a, b)
     if aval(a).ndim != 2:
         raise TypeError(
@@ -396,27 +388,26 @@ def lstsq(
     elif not hasattr(rcond, "shape") and rcond < 0:
         rcond = float(np.finfo(dt).eps)
     u, s, vt = lax_linalg.svd(a, full_matrices=False)
-    mask = (s > 0) & (s >= fnp.asarray(rcond, dtype=aval(s).dtype) * s[0])
-    rank = fnp.sum(mask)
-    safe = fnp.where(mask, s, 1).astype(dt)
-    s_inv = fnp.where(mask, 1 / safe, 0)[:, None]
+    mask = (s > 0) & (s >= _creation.asarray(rcond, dtype=aval(s).dtype) * s[0])
+    rank = _reductions.sum(mask)
+    safe = _ufuncs.where(mask, s, 1).astype(dt)
+    s_inv = _ufuncs.where(mask, 1 / safe, 0)[:, None]
     x = matmul(_H(vt), s_inv * matmul(_H(u), b))
     if numpy_resid and (int(rank) < n or m <= n):
-        resid = fnp.asarray([], dtype=aval(s).dtype)
+        resid = _creation.asarray([], dtype=aval(s).dtype)
     else:
         resid = norm(b - matmul(a, x), axis=0) ** 2
     if vec:
-        x = fnp.ravel(x)
+        x = _shape.ravel(x)
     return x, resid, rank, s
 
 
 def _pinv_impl(a: Any, rtol: Any, hermitian: bool) -> Any:
-    fnp = _fnp()
-    a = fnp.conj(a)
+    a = _ufuncs.conj(a)
     u, s, vh = svd(a, full_matrices=False, hermitian=hermitian)
-    cutoff = fnp.asarray(rtol)[..., None] * s[..., 0:1]
-    s = fnp.where(s > cutoff, s, np.inf).astype(aval(u).dtype)
-    return matmul(fnp.swapaxes(vh, -1, -2), fnp.swapaxes(u, -1, -2) / s[..., None])
+    cutoff = _creation.asarray(rtol)[..., None] * s[..., 0:1]
+    s = _ufuncs.where(s > cutoff, s, np.inf).astype(aval(u).dtype)
+    return matmul(_shape.swapaxes(vh, -1, -2), _shape.swapaxes(u, -1, -2) / s[..., None])
 
 
 @functools.cache
@@ -425,15 +416,14 @@ def _pinv_fn() -> Any:
 
     def jvp(rtol: Any, hermitian: bool, primals: tuple, tangents: tuple) -> tuple:
         # Golub & Pereyra (1973): the derivative of the pseudo-inverse
-        fnp = _fnp()
         (a,), (da,) = primals, tangents
         p = f(a, rtol, hermitian)
         m, n = aval(a).shape[-2:]
         dt = aval(a).dtype
         pa, ap = matmul(p, a), matmul(a, p)
         dp = -matmul(matmul(p, da), p)
-        dp = dp + matmul(matmul(matmul(p, _H(p)), _H(da)), fnp.eye(m, dtype=dt) - ap)
-        dp = dp + matmul(matmul(fnp.eye(n, dtype=dt) - pa, _H(da)), matmul(_H(p), p))
+        dp = dp + matmul(matmul(matmul(p, _H(p)), _H(da)), _creation.eye(m, dtype=dt) - ap)
+        dp = dp + matmul(matmul(_creation.eye(n, dtype=dt) - pa, _H(da)), matmul(_H(p), p))
         return p, dp
 
     f.defjvp(jvp)
@@ -461,7 +451,6 @@ def pinv(
 
 def matrix_power(a: ArrayLike, n: int) -> Any:
     """``a`` raised to the integer power ``n`` by repeated squaring (``n < 0`` inverts)."""
-    fnp = _fnp()
     a = as_array(a, "matrix_power")
     if aval(a).ndim < 2:
         raise TypeError(
@@ -477,7 +466,9 @@ def matrix_power(a: ArrayLike, n: int) -> Any:
     except TypeError:
         raise TypeError(f"matrix_power: exponent must be an integer, got {n!r}{here()}") from None
     if n == 0:
-        return fnp.broadcast_to(fnp.eye(aval(a).shape[-1], dtype=aval(a).dtype), aval(a).shape)
+        return _shape.broadcast_to(
+            _creation.eye(aval(a).shape[-1], dtype=aval(a).dtype), aval(a).shape
+        )
     if n < 0:
         a, n = inv(a), -n
     result, z = None, None
@@ -493,24 +484,24 @@ def matrix_rank(
     M: ArrayLike, rtol: ArrayLike | None = None, *, hermitian: bool = False, tol: Any = None
 ) -> Any:
     """Number of singular values above ``rtol`` (default ``s_max * max(m, n) * eps``)."""
-    fnp = _fnp()
     if tol is not None:
         if rtol is not None:
             raise ValueError(f"matrix_rank: only one of tol or rtol may be specified{here()}")
         rtol = tol
     (M,) = _inexact("matrix_rank", M)
     if aval(M).ndim < 2:
-        return fnp.any(M != 0).astype(np.int32)
+        return _reductions.any(M != 0).astype(np.int32)
     s = svd(M, full_matrices=False, compute_uv=False, hermitian=hermitian)
     if rtol is None:
-        rtol = fnp.max(s, axis=-1) * (max(aval(M).shape[-2:]) * float(np.finfo(aval(s).dtype).eps))
-    rtol = fnp.expand_dims(fnp.asarray(rtol), -1)
-    return fnp.sum(s > rtol, axis=-1)
+        rtol = _reductions.max(s, axis=-1) * (
+            max(aval(M).shape[-2:]) * float(np.finfo(aval(s).dtype).eps)
+        )
+    rtol = _shape.expand_dims(_creation.asarray(rtol), -1)
+    return _reductions.sum(s > rtol, axis=-1)
 
 
 def cond(x: ArrayLike, p: Any = None) -> Any:
     """Condition number ``norm(x, p) * norm(inv(x), p)`` (``p`` None/2: ``s_max / s_min``)."""
-    fnp = _fnp()
     (x,) = _inexact("cond", x)
     if aval(x).ndim < 2:
         raise ValueError(f"cond: input array must be at least 2D; got {fmt(x)}{here()}")
@@ -523,8 +514,8 @@ def cond(x: ArrayLike, p: Any = None) -> Any:
     else:
         _square("cond", x)
         r = norm(x, ord=p, axis=(-2, -1)) * norm(inv(x), ord=p, axis=(-2, -1))
-    nan_in = fnp.any(fnp.isnan(x), axis=(-2, -1))
-    return fnp.where(fnp.isnan(r) & ~nan_in, np.inf, r)
+    nan_in = _reductions.any(_ufuncs.isnan(x), axis=(-2, -1))
+    return _ufuncs.where(_ufuncs.isnan(r) & ~nan_in, np.inf, r)
 
 
 def tensorinv(a: ArrayLike, ind: int = 2) -> Any:
@@ -545,10 +536,9 @@ def tensorinv(a: ArrayLike, ind: int = 2) -> Any:
 def tensorsolve(a: ArrayLike, b: ArrayLike, axes: tuple[int, ...] | None = None) -> Any:
     """Solve ``tensordot(a, x, x.ndim) = b`` for ``x`` (``axes`` of ``a`` moved to the end
     first)."""
-    fnp = _fnp()
     a, b = as_array(a, "tensorsolve"), as_array(b, "tensorsolve")
     if axes is not None:
-        a = fnp.moveaxis(a, axes, len(axes) * (aval(a).ndim - 1,))
+        a = _shape.moveaxis(a, axes, len(axes) * (aval(a).ndim - 1,))
     out_shape = aval(a).shape[aval(b).ndim :]
     if aval(a).shape[: aval(b).ndim] != aval(b).shape:
         raise ValueError(
@@ -623,14 +613,12 @@ def _chain_order(dims: list[int]) -> list[list[int]]:
 
 def trace(x: Any, /, *, offset: int = 0, dtype: Any = None) -> Any:
     """Sum of the ``offset`` diagonal of the last two axes (Array API)."""
-    from funcgrad.numpy._linalg import trace as _trace
 
     return _trace(x, offset, -2, -1, dtype)
 
 
 def diagonal(x: Any, /, *, offset: int = 0) -> Any:
     """The ``offset`` diagonal of the last two axes (Array API)."""
-    from funcgrad.numpy._shape import diagonal as _diagonal
 
     return _diagonal(x, offset, -2, -1)
 

@@ -19,7 +19,7 @@ from funcgrad.core.ir import Aval
 from funcgrad.core.primitive import Example, Primitive
 from funcgrad.primitives import elementwise as ew
 from funcgrad.primitives import special
-from funcgrad.primitives.rules import rand
+from funcgrad.primitives.rules import moveaxis, rand
 
 FAMILY = "elementwise"
 
@@ -88,8 +88,6 @@ def _bitcast_lower(x: Any, *, new_dtype: np.dtype) -> Any:
 def _bitcast_batch(args: list, dims: list, *, new_dtype: np.dtype) -> tuple:
     (x,), (d,) = args, dims
     if d == to_aval(x).ndim - 1 and to_aval(x).dtype.itemsize != new_dtype.itemsize:
-        from funcgrad.primitives.rules import moveaxis
-
         x, d = moveaxis(x, d, 0), 0
     return bind(bitcast_convert_type_p, x, new_dtype=new_dtype), d
 

@@ -17,10 +17,12 @@ from typing import Any
 import jax
 import numpy as np
 
+from funcgrad.core import dtypes
 from funcgrad.core.interp import bind, to_aval
 from funcgrad.core.ir import Aval
 from funcgrad.core.primitive import Example, Primitive
 from funcgrad.primitives.rules import bdim_to_front, rand
+from funcgrad.primitives.shape import reshape
 
 FAMILY = "callbacks"
 
@@ -125,7 +127,6 @@ def _pure_callback_batch(args: list, dims: list, *, callback: FlatCallback, vmap
 
         _, outs = scan(body, 0, [a for a, b in zip(front, batched) if b], length=size)
         return list(outs), [0] * len(outs)
-    from funcgrad.primitives.shape import reshape
 
     front = []
     for a, d in zip(args, dims):
@@ -188,7 +189,6 @@ def pure_callback(
             f"vmap_method must be one of the allowed methods {list(VMAP_METHODS)}, but "
             f"got: {vmap_method!r}"
         )
-    from funcgrad.core import dtypes
     from funcgrad.numpy._core import prep
 
     def to_result_aval(s: Any) -> Aval:

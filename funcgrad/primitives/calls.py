@@ -50,7 +50,7 @@ def _split_tangents(outs: list, n: int, out_nz: list[bool], avals: list[Aval]) -
 
 # --------------------------------------------------------------------------- jit_call
 
-jit_call_p = Primitive("jit_call", family=FAMILY, multiple_results=True)
+jit_call_p = Primitive("jit_call", family=FAMILY, multiple_results=True, vjp_fwd_active=True)
 
 
 @jit_call_p.def_abstract_eval
@@ -96,7 +96,6 @@ def _jit_call_vjp_bwd(res: tuple, cts: list, *, program: Program, name: str) -> 
 
 jit_call_p.vjp_fwd = _jit_call_vjp_fwd
 jit_call_p.vjp_bwd = _jit_call_vjp_bwd
-jit_call_p.vjp_fwd_active = True
 
 
 @jit_call_p.def_batch
@@ -130,7 +129,7 @@ def jit_call(program: Program, *args: Any, name: str = "fun") -> list:
 stop_gradient_p = Primitive("stop_gradient", family=FAMILY)
 stop_gradient_p.abstract_eval = lambda x: x
 stop_gradient_p.lower = lambda x: x
-stop_gradient_p.batch = lambda args, dims: (stop_gradient(args[0]), dims[0])
+rules.def_vectorized_unary(stop_gradient_p)
 
 
 @stop_gradient_p.def_jvp
@@ -187,7 +186,7 @@ def optimization_barrier(*xs: Any) -> list:
 
 # --------------------------------------------------------------------------- checkpoint
 
-checkpoint_p = Primitive("checkpoint", family=FAMILY, multiple_results=True)
+checkpoint_p = Primitive("checkpoint", family=FAMILY, multiple_results=True, vjp_fwd_active=True)
 
 
 @checkpoint_p.def_abstract_eval
@@ -296,7 +295,6 @@ def _checkpoint_vjp_bwd(res: tuple, cts: list, *, program: Program, policy: Any 
 
 checkpoint_p.vjp_fwd = _checkpoint_vjp_fwd
 checkpoint_p.vjp_bwd = _checkpoint_vjp_bwd
-checkpoint_p.vjp_fwd_active = True
 
 
 @checkpoint_p.def_batch
@@ -333,9 +331,7 @@ def _checkpoint_name_vjp(ct: Any, x: Any, *, out: Any, name: Any) -> tuple:
     return (ct,)
 
 
-@checkpoint_name_p.def_batch
-def _checkpoint_name_batch(args: list, dims: list, *, name: Any) -> tuple:
-    return checkpoint_name(args[0], name), dims[0]
+rules.def_vectorized_unary(checkpoint_name_p)
 
 
 checkpoint_name_p.examples = lambda rng: [Example([rand(rng, (3,))], {"name": "a"})]

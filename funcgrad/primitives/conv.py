@@ -65,7 +65,7 @@ def _desc(lhs: Aval, rhs: Aval, params: dict) -> str:
 
 
 def _join_dtype(lhs: Aval, rhs: Aval, desc: str) -> tuple[np.dtype, bool]:
-    return rules.join_bilinear_dtypes("conv_general_dilated", lhs, rhs, desc)
+    return rules.join_dtypes("conv_general_dilated", lhs, rhs, described=desc)
 
 
 def _check_preferred(dtype: np.dtype, pet: np.dtype, desc: str) -> None:

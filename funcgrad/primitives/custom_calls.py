@@ -59,7 +59,9 @@ def _vjp_of(fun: Callable[..., list], primals: list) -> tuple[list, Callable[[li
 
 # --------------------------------------------------------------------------- custom_jvp_call
 
-custom_jvp_call_p = Primitive("custom_jvp_call", family=FAMILY, multiple_results=True)
+custom_jvp_call_p = Primitive(
+    "custom_jvp_call", family=FAMILY, multiple_results=True, vjp_fwd_active=True
+)
 
 
 @custom_jvp_call_p.def_abstract_eval
@@ -135,7 +137,6 @@ def _custom_jvp_vjp_bwd(res: tuple, cts: list, *, program: Program, jvp: Callabl
 
 custom_jvp_call_p.vjp_fwd = _custom_jvp_vjp_fwd
 custom_jvp_call_p.vjp_bwd = _custom_jvp_vjp_bwd
-custom_jvp_call_p.vjp_fwd_active = True
 
 
 def _batch_all_to_front(args: list, dims: list, program: Program) -> tuple:
@@ -213,8 +214,14 @@ def _custom_jvp_examples(rng: np.random.Generator) -> list[Example]:
 
 # --------------------------------------------------------------------------- custom_vjp_call
 
-custom_vjp_call_p = Primitive("custom_vjp_call", family=FAMILY, multiple_results=True)
-custom_vjp_call_p.forward_differentiable = False  # JAX semantics: no jvp of a custom_vjp
+#: JAX semantics: no jvp of a custom_vjp (forward_differentiable=False)
+custom_vjp_call_p = Primitive(
+    "custom_vjp_call",
+    family=FAMILY,
+    multiple_results=True,
+    forward_differentiable=False,
+    vjp_fwd_active=True,
+)
 
 
 @custom_vjp_call_p.def_abstract_eval
@@ -249,7 +256,6 @@ def _custom_vjp_vjp_bwd(res: Any, cts: list, *, program: Program, fwd: Callable,
 
 custom_vjp_call_p.vjp_fwd = _custom_vjp_vjp_fwd
 custom_vjp_call_p.vjp_bwd = _custom_vjp_vjp_bwd
-custom_vjp_call_p.vjp_fwd_active = True
 
 
 @custom_vjp_call_p.def_batch

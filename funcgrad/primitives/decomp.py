@@ -33,6 +33,7 @@ from funcgrad.core.ir import Aval
 from funcgrad.core.primitive import Example, Primitive
 from funcgrad.core.zeros import Zero, is_zero
 from funcgrad.primitives import rules
+from funcgrad.primitives.elementwise import convert_element_type
 from funcgrad.primitives.rules import rand
 
 FAMILY = "decomp"
@@ -86,7 +87,6 @@ def _mm(a: Any, b: Any) -> Any:
 
 
 def _as(x: Any, dtype: np.dtype) -> Any:
-    from funcgrad.primitives.elementwise import convert_element_type
 
     return x if to_aval(x).dtype == dtype else convert_element_type(x, dtype)
 

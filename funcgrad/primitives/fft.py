@@ -29,7 +29,7 @@ from funcgrad.core import dtypes
 from funcgrad.core.interp import bind, to_aval
 from funcgrad.core.ir import Aval
 from funcgrad.core.primitive import Example, Primitive
-from funcgrad.core.zeros import Zero, is_zero
+from funcgrad.core.zeros import is_zero
 from funcgrad.primitives import elementwise as ew
 from funcgrad.primitives import rules
 from funcgrad.primitives import shape as sh
@@ -87,13 +87,7 @@ def _fft_lower(x: Any, *, fft_type: str, fft_lengths: tuple[int, ...]) -> Any:
 fft_p.lower = _fft_lower
 
 
-@fft_p.def_jvp
-def _fft_jvp(primals: list, tangents: list, *, fft_type: str, fft_lengths: tuple) -> tuple:
-    out = fft(primals[0], fft_type, fft_lengths)
-    (t,) = tangents
-    if is_zero(t):
-        return out, Zero(to_aval(out).strip_weak())
-    return out, fft(t, fft_type, fft_lengths)
+rules.def_linear(fft_p)
 
 
 def _weights(m: int, n: int, dtype: np.dtype) -> np.ndarray:

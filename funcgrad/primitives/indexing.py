@@ -207,13 +207,13 @@ def _scatter_add_abstract_eval(x: Aval, indices: Aval, updates: Aval, *, axis: i
         )
     if x.shape[axis] == 0 and indices.size:
         raise ValueError(f"scatter_add: cannot add at {indices} into the empty axis of {x}")
-    dtype, weak = sh._same_dtype("scatter_add", x, updates)
+    dtype, weak = rules.join_dtypes("scatter_add", x, updates)
     return Aval(x.shape, dtype, weak)
 
 
 def _scatter_add_lower(x: Any, indices: Any, updates: Any, *, axis: int) -> Any:
     xa, ia = to_aval(x), to_aval(indices)
-    dtype, _ = sh._same_dtype("scatter_add", xa, to_aval(updates))
+    dtype, _ = rules.join_dtypes("scatter_add", xa, to_aval(updates))
     offset, collapsed = _gather_dnums(xa.ndim, ia.ndim, axis)
     dnums = lax.ScatterDimensionNumbers(
         update_window_dims=offset,
@@ -420,13 +420,13 @@ def _dus_abstract_eval(x: Aval, update: Aval, *starts: Aval) -> Aval:
             f"dynamic_update_slice: update {update} must have the rank of the operand {x} "
             "and fit inside it"
         )
-    dtype, _ = sh._same_dtype("dynamic_update_slice", x, update)
+    dtype, _ = rules.join_dtypes("dynamic_update_slice", x, update)
     return Aval(x.shape, dtype, x.weak_type and update.weak_type)
 
 
 def _dus_lower(x: Any, update: Any, *starts: Any) -> Any:
     xa, ua = to_aval(x), to_aval(update)
-    dtype, _ = sh._same_dtype("dynamic_update_slice", xa, ua)
+    dtype, _ = rules.join_dtypes("dynamic_update_slice", xa, ua)
     starts = _lower_starts(starts, xa.shape, ua.shape)
     return lax.dynamic_update_slice(sh._as_dtype(x, dtype), sh._as_dtype(update, dtype), starts)
 

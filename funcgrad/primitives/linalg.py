@@ -42,7 +42,7 @@ def _free(ndim: int, contract: Sequence[int], batch: Sequence[int]) -> list[int]
 
 
 def _join_dtype(x: Aval, y: Aval, dn: Any) -> tuple[np.dtype, bool]:
-    return rules.join_bilinear_dtypes("dot_general", x, y, f"{x} and {y} (dimension_numbers={dn})")
+    return rules.join_dtypes("dot_general", x, y, described=f"{x} and {y} (dimension_numbers={dn})")
 
 
 def _as_dtype(v: Any, dtype: np.dtype) -> Any:

@@ -34,6 +34,7 @@ from funcgrad.core.interp import bind, to_aval
 from funcgrad.core.ir import Aval
 from funcgrad.core.primitive import Example, Primitive
 from funcgrad.core.zeros import Zero, is_zero
+from funcgrad.primitives import elementwise as ew
 from funcgrad.primitives import rules
 from funcgrad.primitives.rules import rand
 from funcgrad.primitives.sort import sort, sort_p  # noqa: F401  (its old home)
@@ -132,7 +133,7 @@ def _random_seed_lower(seed: Any) -> Any:
     return lax.concatenate([lax.expand_dims(hi, (nd,)), lax.expand_dims(lo, (nd,))], nd)
 
 
-random_seed_p.batch = lambda args, dims: (bind(random_seed_p, args[0]), dims[0])
+rules.def_vectorized_unary(random_seed_p)  # (the key axis is a new trailing one)
 
 
 @random_seed_p.def_examples
@@ -427,7 +428,6 @@ def _random_gamma_lower(keys: Any, a: Any, *, log_space: bool) -> Any:
 
 def _gamma_grad(sample: Any, a: Any, log_space: bool) -> Any:
     """d sample / d a (with ``log_space``: of ``log(sample)``), by the implicit function rule."""
-    from funcgrad.primitives import elementwise as ew
 
     if not log_space:
         return random_gamma_grad(a, sample)
@@ -441,7 +441,6 @@ def _gamma_grad(sample: Any, a: Any, log_space: bool) -> Any:
 
 @random_gamma_p.def_jvp
 def _random_gamma_jvp(primals: list, tangents: list, *, log_space: bool) -> tuple:
-    from funcgrad.primitives import elementwise as ew
 
     keys, a = primals
     out = bind(random_gamma_p, keys, a, log_space=log_space)
@@ -453,7 +452,6 @@ def _random_gamma_jvp(primals: list, tangents: list, *, log_space: bool) -> tupl
 
 @random_gamma_p.def_vjp
 def _random_gamma_vjp(ct: Any, keys: Any, a: Any, *, out: Any, log_space: bool) -> tuple:
-    from funcgrad.primitives import elementwise as ew
 
     if is_zero(ct):
         return None, None

@@ -18,7 +18,6 @@ normalise negative axes). Derivative conventions follow JAX:
 
 from __future__ import annotations
 
-import operator
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -26,7 +25,7 @@ import numpy as np
 from jax import lax
 
 from funcgrad.core import dtypes
-from funcgrad.core.errors import user_frame, where
+from funcgrad.core.axes import normalize_axis, sorted_axes
 from funcgrad.core.interp import bind, to_aval
 from funcgrad.core.ir import Aval
 from funcgrad.core.primitive import Example, Primitive
@@ -51,25 +50,6 @@ def _check_axes(name: str, x: Aval, axes: tuple[int, ...]) -> None:
         raise ValueError(f"{name}: axes {axes} out of range for an operand of type {x}")
     if len(set(axes)) != len(axes):
         raise ValueError(f"{name}: axes {axes} contain duplicates (operand {x})")
-
-
-def _normalize_axes(name: str, axes: Any, ndim: int) -> tuple[int, ...]:
-    if axes is None:
-        return tuple(range(ndim))
-    axes = (axes,) if isinstance(axes, (int, np.integer)) else tuple(axes)
-    out = set()
-    for a in axes:
-        a = operator.index(a)
-        if not -ndim <= a < ndim:
-            raise ValueError(
-                f"{name}: axis {a} out of range for {ndim} dimensions{where(user_frame())}"
-            )
-        out.add(a % ndim)
-    return tuple(sorted(out))
-
-
-def _normalize_axis(name: str, axis: int, ndim: int) -> int:
-    return _normalize_axes(name, operator.index(axis), ndim)[0]
 
 
 def _kept(ndim: int, axes: tuple[int, ...]) -> tuple[int, ...]:
@@ -123,17 +103,14 @@ def _reduction(name: str, lower: Callable, allowed: str, differentiable: bool = 
 # --------------------------------------------------------------------------- reduce_sum
 
 reduce_sum_p = _reduction("reduce_sum", lax.reduce_sum, "num")
-reduce_sum_p.jvp = lambda primals, tangents, *, axes: (
-    reduce_sum(primals[0], axes),
-    reduce_sum(tangents[0], axes),
-)
+rules.def_linear(reduce_sum_p)
 reduce_sum_p.vjp = lambda ct, x, *, out, axes: (_unreduce(ct, to_aval(x), axes),)
 reduce_sum_p.examples = _reduce_examples
 
 
 def reduce_sum(x: Any, axes: Sequence[int] | int | None = None) -> Any:
     """Sum over ``axes`` (all axes when ``None``)."""
-    axes = _normalize_axes("reduce_sum", axes, to_aval(x).ndim)
+    axes = sorted_axes(axes, to_aval(x).ndim, "reduce_sum")
     if not axes:
         return x
     return bind(reduce_sum_p, x, axes=axes)
@@ -184,13 +161,13 @@ reduce_min_p.examples = _examples_with_ties
 
 def reduce_max(x: Any, axes: Sequence[int] | int | None = None) -> Any:
     """Maximum over ``axes``; ties share the gradient evenly."""
-    axes = _normalize_axes("reduce_max", axes, to_aval(x).ndim)
+    axes = sorted_axes(axes, to_aval(x).ndim, "reduce_max")
     return bind(reduce_max_p, x, axes=axes) if axes else x
 
 
 def reduce_min(x: Any, axes: Sequence[int] | int | None = None) -> Any:
     """Minimum over ``axes``; ties share the gradient evenly."""
-    axes = _normalize_axes("reduce_min", axes, to_aval(x).ndim)
+    axes = sorted_axes(axes, to_aval(x).ndim, "reduce_min")
     return bind(reduce_min_p, x, axes=axes) if axes else x
 
 
@@ -239,7 +216,7 @@ def _reduce_prod_examples(rng: np.random.Generator) -> list[Example]:
 
 def reduce_prod(x: Any, axes: Sequence[int] | int | None = None) -> Any:
     """Product over ``axes``; differentiable through zeros."""
-    axes = _normalize_axes("reduce_prod", axes, to_aval(x).ndim)
+    axes = sorted_axes(axes, to_aval(x).ndim, "reduce_prod")
     return bind(reduce_prod_p, x, axes=axes) if axes else x
 
 
@@ -263,13 +240,13 @@ reduce_or_p.examples = _bool_examples
 
 def reduce_and(x: Any, axes: Sequence[int] | int | None = None) -> Any:
     """Logical (bitwise for ints) AND over ``axes``."""
-    axes = _normalize_axes("reduce_and", axes, to_aval(x).ndim)
+    axes = sorted_axes(axes, to_aval(x).ndim, "reduce_and")
     return bind(reduce_and_p, x, axes=axes) if axes else x
 
 
 def reduce_or(x: Any, axes: Sequence[int] | int | None = None) -> Any:
     """Logical (bitwise for ints) OR over ``axes``."""
-    axes = _normalize_axes("reduce_or", axes, to_aval(x).ndim)
+    axes = sorted_axes(axes, to_aval(x).ndim, "reduce_or")
     return bind(reduce_or_p, x, axes=axes) if axes else x
 
 
@@ -310,13 +287,13 @@ argmin_p = _arg_reduction("argmin", lax.argmin)
 
 def argmax(x: Any, *, axis: int, index_dtype: Any = "int32") -> Any:
     """Index of the (first) maximum along ``axis``."""
-    axis = _normalize_axis("argmax", axis, to_aval(x).ndim)
+    axis = normalize_axis(axis, to_aval(x).ndim, "argmax")
     return bind(argmax_p, x, axis=axis, index_dtype=dtypes.canonicalize(index_dtype))
 
 
 def argmin(x: Any, *, axis: int, index_dtype: Any = "int32") -> Any:
     """Index of the (first) minimum along ``axis``."""
-    axis = _normalize_axis("argmin", axis, to_aval(x).ndim)
+    axis = normalize_axis(axis, to_aval(x).ndim, "argmin")
     return bind(argmin_p, x, axis=axis, index_dtype=dtypes.canonicalize(index_dtype))
 
 
@@ -385,10 +362,7 @@ def _cum_examples(smooth: bool = True, lo: float = -2.0, hi: float = 2.0) -> Cal
 
 
 cumsum_p = _cumulative("cumsum", lax.cumsum, "num")
-cumsum_p.jvp = lambda primals, tangents, *, axis, reverse: (
-    cumsum(primals[0], axis=axis, reverse=reverse),
-    cumsum(tangents[0], axis=axis, reverse=reverse),
-)
+rules.def_linear(cumsum_p)
 cumsum_p.vjp = lambda ct, x, *, out, axis, reverse: (cumsum(ct, axis=axis, reverse=not reverse),)
 cumsum_p.examples = _cum_examples()
 
@@ -473,7 +447,7 @@ cummin_p.examples = _cum_examples(smooth=False)
 
 def _cum_wrapper(p: Primitive) -> Callable:
     def wrapper(x: Any, axis: int = 0, reverse: bool = False) -> Any:
-        axis = _normalize_axis(p.name, axis, to_aval(x).ndim)
+        axis = normalize_axis(axis, to_aval(x).ndim, p.name)
         return bind(p, x, axis=axis, reverse=bool(reverse))
 
     wrapper.__name__ = p.name

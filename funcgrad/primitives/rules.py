@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -17,6 +18,7 @@ from funcgrad.core.ad_util import (  # noqa: F401  (re-exported: rules are writt
 )
 from funcgrad.core.interp import to_aval
 from funcgrad.core.ir import Aval
+from funcgrad.core.primitive import Primitive
 
 
 def float_tangent_dtype(dtype: np.dtype) -> bool:
@@ -45,23 +47,52 @@ def rand(rng: np.random.Generator, shape: tuple, dtype: str = "float64", lo=-2.0
     raise TypeError(dt)
 
 
-def join_bilinear_dtypes(name: str, x: Aval, y: Aval, context: str) -> tuple[np.dtype, bool]:
-    """Result dtype and weak type of a bilinear primitive (``dot_general``, convolution):
-    the operands share one dtype, except that a weakly typed operand takes the other's
-    when it fits (as in ``jax.lax``). ``context`` describes the operands for errors."""
-    if not x.weak_type and not y.weak_type and x.dtype != y.dtype:
-        raise TypeError(
-            f"{name} requires operands of one dtype, got {context}; convert one of them first"
-        )
-    if x.weak_type != y.weak_type:
-        strong, weak = (y, x) if x.weak_type else (x, y)
-        if dtypes.kind(weak.dtype) > dtypes.kind(strong.dtype):
+def join_dtypes(name: str, *avals: Aval, described: str | None = None) -> tuple[np.dtype, bool]:
+    """Result dtype and weak type of a primitive whose operands share one dtype
+    (:func:`funcgrad.core.dtypes.join_strict`: a weakly typed operand takes the others'
+    dtype when it fits). ``described`` names the operands in errors (default: their avals)."""
+    try:
+        return dtypes.join_strict(*((a.dtype, a.weak_type) for a in avals))
+    except dtypes.DtypeJoinError as e:
+        desc = ", ".join(str(a) for a in avals) if described is None else described
+        if e.reason == "weak":
             raise TypeError(
-                f"{name}: weakly typed operand {weak} does not fit dtype {strong.dtype}, "
-                f"got {context}"
-            )
-        return strong.dtype, False
-    return x.dtype, x.weak_type
+                f"{name}: weakly typed operand {avals[e.index]} does not fit dtype {e.dtype}, "
+                f"got {desc}"
+            ) from None
+        raise TypeError(
+            f"{name} requires operands of one dtype, got {desc}; convert one of them first"
+        ) from None
+
+
+def def_vectorized_unary(prim: Primitive) -> Primitive:
+    """Give ``prim`` (one operand, acting on each element, or each trailing group of
+    elements, independently) its batching rule: bind it to the batched operand with the
+    same params; the batch axis stays where it is. Returns ``prim``."""
+
+    def batch(args: list, dims: list, **params: Any) -> tuple[Any, int | None]:
+        return prim.bind(args[0], **params), dims[0]
+
+    prim.batch = batch
+    return prim
+
+
+def def_linear(prim: Primitive) -> Primitive:
+    """Give ``prim`` (linear in all its operands jointly) its JVP: the output tangent is
+    ``prim`` applied, with the same params, to the input tangents; with several operands a
+    symbolic zero tangent is materialised at its operand's shape in the output's dtype
+    (the JVP runs only when some tangent is nonzero). Returns ``prim``."""
+
+    def jvp(primals: list, tangents: list, **params: Any) -> tuple[Any, Any]:
+        out = prim.bind(*primals, **params)
+        if len(tangents) == 1:
+            return out, prim.bind(tangents[0], **params)
+        dtype = to_aval(out).dtype
+        ts = [instantiate(t, Aval(to_aval(x).shape, dtype)) for x, t in zip(primals, tangents)]
+        return out, prim.bind(*ts, **params)
+
+    prim.jvp = jvp
+    return prim
 
 
 #: dtype categories a primitive accepts, by ``dtypes.kind`` (0 bool, 1 integer, 2 real

@@ -19,11 +19,11 @@ import numpy as np
 from jax import lax
 
 from funcgrad.core import ad_util, dtypes
+from funcgrad.core.axes import normalize_axes
 from funcgrad.core.errors import user_frame, where
 from funcgrad.core.interp import bind, to_aval
 from funcgrad.core.ir import Aval
 from funcgrad.core.primitive import Example, Primitive
-from funcgrad.core.zeros import is_zero
 from funcgrad.primitives import elementwise as ew
 from funcgrad.primitives import rules
 from funcgrad.primitives.rules import rand
@@ -50,35 +50,6 @@ def _check_axes(name: str, axes: tuple[int, ...], ndim: int, what: str, x: Aval)
         raise TypeError(f"{name}: {what} {axes} out of range for an operand of type {x}")
     if len(set(axes)) != len(axes):
         raise TypeError(f"{name}: {what} {axes} contain duplicates (operand {x})")
-
-
-def _normalize_axes(name: str, axes: Any, ndim: int) -> tuple[int, ...]:
-    """Normalise (possibly negative) axes for a wrapper; errors point at the user's line."""
-    axes = (axes,) if isinstance(axes, (int, np.integer)) else tuple(axes)
-    out = []
-    for a in axes:
-        a = operator.index(a)
-        if not -ndim <= a < ndim:
-            raise ValueError(
-                f"{name}: axis {a} out of range for {ndim} dimensions{where(user_frame())}"
-            )
-        out.append(a % ndim)
-    return tuple(out)
-
-
-def _same_dtype(name: str, *avals: Aval) -> tuple[np.dtype, bool]:
-    """The one dtype of several operands (weakly typed ones may be of a lower kind)."""
-    strong = {a.dtype for a in avals if not a.weak_type}
-    if len(strong) > 1:
-        raise TypeError(f"{name} requires operands of one dtype, got {_fmt(*avals)}")
-    if strong:
-        dtype = strong.pop()
-        for a in avals:
-            if a.weak_type and dtypes.kind(a.dtype) > dtypes.kind(dtype):
-                raise TypeError(f"{name}: weakly typed operand {a} does not fit dtype {dtype}")
-    else:
-        dtype = max((a.dtype for a in avals), key=lambda d: (dtypes.kind(d), d.itemsize))
-    return dtype, all(a.weak_type for a in avals)
 
 
 def _as_dtype(v: Any, dtype: np.dtype) -> Any:
@@ -113,15 +84,6 @@ def _bcast_batch(x: Any, d: int | None, size: int, bd: int) -> Any:
     shape = (*aval.shape[:bd], size, *aval.shape[bd:])
     keep = tuple(i for i in range(len(shape)) if i != bd)
     return broadcast_in_dim(x, shape, keep)
-
-
-def _linear_unary(p: Primitive) -> None:
-    """JVP of a primitive linear in its single operand: apply it to the tangent."""
-
-    def jvp(primals: list, tangents: list, **params: Any) -> tuple:
-        return p.bind(primals[0], **params), p.bind(tangents[0], **params)
-
-    p.jvp = jvp
 
 
 # --------------------------------------------------------------------------- broadcast_in_dim
@@ -164,7 +126,7 @@ def _broadcast_in_dim_abstract_eval(
 broadcast_in_dim_p.lower = lambda x, *, shape, broadcast_dimensions: lax.broadcast_in_dim(
     x, shape, broadcast_dimensions
 )
-_linear_unary(broadcast_in_dim_p)
+rules.def_linear(broadcast_in_dim_p)
 
 
 @broadcast_in_dim_p.def_vjp
@@ -246,9 +208,7 @@ def expand_dims(x: Any, dimensions: Sequence[int] | int) -> Any:
     """Insert size-1 axes at ``dimensions`` (positions in the result); a ``broadcast_in_dim``."""
     aval = to_aval(x)
     out_nd = aval.ndim + (1 if isinstance(dimensions, (int, np.integer)) else len(dimensions))
-    dims = set(_normalize_axes("expand_dims", dimensions, out_nd))
-    if len(dims) != out_nd - aval.ndim:
-        raise ValueError(f"expand_dims: repeated dimensions {dimensions}{where(user_frame())}")
+    dims = set(normalize_axes(dimensions, out_nd, "expand_dims"))
     it = iter(aval.shape)
     shape = tuple(1 if i in dims else next(it) for i in range(out_nd))
     keep = tuple(i for i in range(out_nd) if i not in dims)
@@ -273,7 +233,7 @@ def _reshape_abstract_eval(x: Aval, *, new_sizes: tuple[int, ...]) -> Aval:
 
 
 reshape_p.lower = lambda x, *, new_sizes: lax.reshape(x, new_sizes)
-_linear_unary(reshape_p)
+rules.def_linear(reshape_p)
 reshape_p.vjp = lambda ct, x, *, out, new_sizes: (reshape(ct, to_aval(x).shape),)
 
 
@@ -327,7 +287,7 @@ def reshape(x: Any, new_sizes: Sequence[int] | int) -> Any:
 def squeeze(x: Any, dimensions: Sequence[int] | int) -> Any:
     """Remove size-1 axes ``dimensions`` (a ``reshape``)."""
     aval = to_aval(x)
-    dims = set(_normalize_axes("squeeze", dimensions, aval.ndim))
+    dims = set(normalize_axes(dimensions, aval.ndim, "squeeze"))
     bad = [d for d in dims if aval.shape[d] != 1]
     if bad:
         raise ValueError(
@@ -353,7 +313,7 @@ def _transpose_abstract_eval(x: Aval, *, permutation: tuple[int, ...]) -> Aval:
 
 
 transpose_p.lower = lambda x, *, permutation: lax.transpose(x, permutation)
-_linear_unary(transpose_p)
+rules.def_linear(transpose_p)
 transpose_p.vjp = lambda ct, x, *, out, permutation: (
     transpose(ct, tuple(int(i) for i in np.argsort(permutation))),
 )
@@ -412,7 +372,7 @@ def _slice_abstract_eval(
 slice_p.lower = lambda x, *, start_indices, limit_indices, strides: lax.slice(
     x, start_indices, limit_indices, strides
 )
-_linear_unary(slice_p)
+rules.def_linear(slice_p)
 
 
 @slice_p.def_vjp
@@ -480,7 +440,7 @@ pad_p = Primitive("pad", family=FAMILY)
 def _pad_abstract_eval(x: Aval, padding_value: Aval, *, padding_config: tuple) -> Aval:
     if padding_value.shape != ():
         raise TypeError(f"pad: padding_value must be 0-d, got {padding_value} (operand {x})")
-    dtype, weak = _same_dtype("pad", x, padding_value)
+    dtype, weak = rules.join_dtypes("pad", x, padding_value)
     if len(padding_config) != x.ndim:
         raise ValueError(
             f"pad: padding_config {padding_config} must have one (lo, hi, interior) per "
@@ -502,21 +462,14 @@ def _pad_abstract_eval(x: Aval, padding_value: Aval, *, padding_config: tuple) -
 
 
 def _pad_lower(x: Any, padding_value: Any, *, padding_config: tuple) -> Any:
-    dtype, _ = _same_dtype("pad", to_aval(x), to_aval(padding_value))
+    dtype, _ = rules.join_dtypes("pad", to_aval(x), to_aval(padding_value))
     return lax.pad(_as_dtype(x, dtype), _as_dtype(padding_value, dtype), padding_config)
 
 
 pad_p.lower = _pad_lower
 
 
-@pad_p.def_jvp
-def _pad_jvp(primals: list, tangents: list, *, padding_config: tuple) -> tuple:
-    (x, pv), (tx, tpv) = primals, tangents
-    out = pad(x, pv, padding_config)
-    aval = to_aval(out).strip_weak()
-    tx = rules.instantiate(tx, Aval(to_aval(x).shape, aval.dtype))
-    tpv = _zero_scalar(aval) if is_zero(tpv) else tpv
-    return out, pad(tx, tpv, padding_config)
+rules.def_linear(pad_p)  # (linear in the operand and the padding value jointly)
 
 
 @pad_p.def_vjp
@@ -581,7 +534,7 @@ def _rev_abstract_eval(x: Aval, *, dimensions: tuple[int, ...]) -> Aval:
 
 
 rev_p.lower = lambda x, *, dimensions: lax.rev(x, dimensions)
-_linear_unary(rev_p)
+rules.def_linear(rev_p)
 rev_p.vjp = lambda ct, x, *, out, dimensions: (rev(ct, dimensions),)
 rev_p.batch = lambda args, dims, *, dimensions: (
     rev(args[0], tuple(a + (a >= dims[0]) for a in dimensions)),
@@ -625,26 +578,21 @@ def _concatenate_abstract_eval(*xs: Aval, dimension: int) -> Aval:
                 f"concatenate: operands must have equal shapes except in dimension {dimension}, "
                 f"got {_fmt(*xs)}"
             )
-    dtype, weak = _same_dtype("concatenate", *xs)
+    dtype, weak = rules.join_dtypes("concatenate", *xs)
     shape = list(xs[0].shape)
     shape[dimension] = sum(x.shape[dimension] for x in xs)
     return Aval(tuple(shape), dtype, weak)
 
 
 def _concatenate_lower(*xs: Any, dimension: int) -> Any:
-    dtype, _ = _same_dtype("concatenate", *(to_aval(x) for x in xs))
+    dtype, _ = rules.join_dtypes("concatenate", *(to_aval(x) for x in xs))
     return lax.concatenate([_as_dtype(x, dtype) for x in xs], dimension)
 
 
 concatenate_p.lower = _concatenate_lower
 
 
-@concatenate_p.def_jvp
-def _concatenate_jvp(primals: list, tangents: list, *, dimension: int) -> tuple:
-    out = concatenate(*primals, dimension=dimension)
-    dt = to_aval(out).dtype
-    ts = [rules.instantiate(t, Aval(to_aval(x).shape, dt)) for x, t in zip(primals, tangents)]
-    return out, concatenate(*ts, dimension=dimension)
+rules.def_linear(concatenate_p)
 
 
 @concatenate_p.def_vjp

@@ -187,13 +187,7 @@ reduce_window_max_p = _declare("reduce_window_max", lax.max, "noncomplex")
 reduce_window_min_p = _declare("reduce_window_min", lax.min, "noncomplex")
 
 
-@reduce_window_sum_p.def_jvp
-def _sum_jvp(primals: list, tangents: list, **p: Any) -> tuple:
-    (x,), (t,) = primals, tangents
-    out = bind(reduce_window_sum_p, x, **p)
-    if is_zero(t):
-        return out, Zero(to_aval(out).strip_weak())
-    return out, bind(reduce_window_sum_p, t, **p)
+rules.def_linear(reduce_window_sum_p)
 
 
 @reduce_window_sum_p.def_vjp

@@ -18,6 +18,7 @@ from funcgrad import numpy as fnp
 from funcgrad.core import dtypes
 from funcgrad.core.interp import Tracer, to_aval
 from funcgrad.jit import jit
+from funcgrad.numpy import linalg
 from funcgrad.primitives import elementwise as ew
 from funcgrad.primitives import random as rp
 from funcgrad.primitives.calls import stop_gradient
@@ -335,7 +336,6 @@ def truncated_normal(
 def _multivariate_normal(
     key: Any, mean: Any, cov: Any, shape: Any, dt: np.dtype, method: str
 ) -> Any:
-    from funcgrad.numpy import linalg
 
     n = _bshape(mean)[-1]
     if shape is None:
@@ -624,7 +624,6 @@ def triangular(
 
 
 def _orthogonal(key: Any, n: int, m: int, shape: tuple[int, ...], dt: np.dtype) -> Any:
-    from funcgrad.numpy import linalg
 
     z = normal(key, (*shape, max(n, m), min(n, m)), dt)
     q, r = linalg.qr(z)

@@ -11,6 +11,7 @@ import numpy as np
 
 from funcgrad import numpy as fnp
 from funcgrad.core import dtypes
+from funcgrad.core.axes import normalize_axis
 from funcgrad.core.errors import user_frame, where
 from funcgrad.core.interp import Tracer, to_aval
 from funcgrad.jit import jit
@@ -346,10 +347,7 @@ def categorical(
     if not dtypes.is_float(la.dtype):
         raise TypeError(f"categorical: logits must be floating point, got {la.dtype}")
     nd = la.ndim
-    if not -nd <= axis < nd:
-        raise ValueError(f"categorical: axis {axis} out of range for logits of rank {nd}")
-    if axis >= 0:
-        axis -= nd
+    axis = normalize_axis(axis, nd, "categorical") - nd  # (counted from the end)
     batch_shape = tuple(np.delete(la.shape, axis))
     if shape is None:
         shape = batch_shape
@@ -449,9 +447,7 @@ def permutation(key: Any, x: Any, axis: int = 0, independent: bool = False) -> A
         return _shuffle(key, fnp.arange(int(np.asarray(x))), 0)
     x = fnp.asarray(x)
     nd = to_aval(x).ndim
-    if not -nd <= axis < nd:
-        raise ValueError(f"permutation: axis {axis} out of range for rank {nd}")
-    axis %= nd
+    axis = normalize_axis(axis, nd, "permutation")
     if independent or nd == 1:
         return _shuffle(key, x, axis)
     ind = _shuffle(key, fnp.arange(to_aval(x).shape[axis]), 0)
@@ -479,9 +475,7 @@ def choice(
             raise TypeError("choice: an integer `a` must be concrete (a Python int)")
         n = int(np.asarray(a))
     else:
-        if not -aa.ndim <= axis < aa.ndim:
-            raise ValueError(f"choice: axis {axis} out of range for `a` of rank {aa.ndim}")
-        axis %= aa.ndim
+        axis = normalize_axis(axis, aa.ndim, "choice")
         n = aa.shape[axis]
     n_draws = math.prod(shape)
     if n_draws == 0:

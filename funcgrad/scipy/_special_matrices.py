@@ -12,26 +12,20 @@ from typing import Any
 
 import numpy as np
 
-from funcgrad.numpy._core import ArrayLike, aval, fmt, here, promote
-
-
-def _fnp() -> Any:
-    import funcgrad.numpy as fnp
-
-    return fnp
+from funcgrad import numpy as fnp
+from funcgrad.core.dtypes import canonicalize
+from funcgrad.numpy._core import ArrayLike, as_array, aval, fmt, here, promote, user_dtype
 
 
 def _inexact(name: str, *xs: Any) -> list[Any]:
-    from funcgrad.scipy.linalg import _inexact as inexact  # (linalg imports this module)
-
-    return inexact(name, *xs)
+    """The operands promoted to one inexact dtype, as arrays (``scipy.linalg`` uses it
+    too)."""
+    return [as_array(x, name) for x in promote(name, *xs, to="inexact")]
 
 
 def _vec_args(name: str, *xs: Any) -> list[Any]:
     """Arrays of at least one dimension with one dtype and one batch shape."""
-    from funcgrad.numpy._core import as_array
 
-    fnp = _fnp()
     xs = [fnp.atleast_1d(as_array(x, name)) for x in promote(name, *xs)]
     batch = np.broadcast_shapes(*(aval(x).shape[:-1] for x in xs))
     return [fnp.broadcast_to(x, batch + aval(x).shape[-1:]) for x in xs]
@@ -39,13 +33,12 @@ def _vec_args(name: str, *xs: Any) -> list[Any]:
 
 def _gather_last(v: Any, idx: np.ndarray) -> Any:
     """``v[..., idx]`` for an integer index array ``idx`` of any shape."""
-    return _fnp().take(v, idx, axis=-1)
+    return fnp.take(v, idx, axis=-1)
 
 
 def toeplitz(c: ArrayLike, r: ArrayLike | None = None) -> Any:
     """Toeplitz matrix with first column ``c`` and first row ``r`` (``conj(c)`` by
     default); ``r[0]`` is ignored. Leading axes are batch axes."""
-    fnp = _fnp()
     if r is None:
         (c,) = _vec_args("toeplitz", c)
         r = fnp.conj(c)
@@ -61,7 +54,6 @@ def toeplitz(c: ArrayLike, r: ArrayLike | None = None) -> Any:
 def hankel(c: ArrayLike, r: ArrayLike | None = None) -> Any:
     """Hankel matrix with first column ``c`` and last row ``r`` (zeros by default);
     ``r[0]`` is ignored. Leading axes are batch axes."""
-    fnp = _fnp()
     for name, x in (("c", c), ("r", r)):
         if x is not None and np.ndim(x) == 0 and aval(fnp.asarray(x)).ndim == 0:
             raise ValueError(f"hankel: {name} must be at least 1-dimensional, got a scalar{here()}")
@@ -86,7 +78,6 @@ def circulant(c: ArrayLike) -> Any:
 def leslie(f: ArrayLike, s: ArrayLike) -> Any:
     """Leslie matrix: fecundity ``f`` (length ``n``) in the first row, survival ``s``
     (length ``n - 1``) on the subdiagonal."""
-    fnp = _fnp()
     f, s = _vec_args("leslie", f, s)
     n = aval(f).shape[-1]
     if n < 2:
@@ -101,7 +92,6 @@ def leslie(f: ArrayLike, s: ArrayLike) -> Any:
 
 def companion(a: ArrayLike) -> Any:
     """Companion matrix of the polynomial with coefficients ``a`` (highest first)."""
-    fnp = _fnp()
     (a,) = _inexact("companion", a)
     a = fnp.atleast_1d(a)
     if aval(a).shape[-1] < 2:
@@ -115,7 +105,6 @@ def companion(a: ArrayLike) -> Any:
 
 def fiedler(a: ArrayLike) -> Any:
     """Fiedler matrix ``abs(a[i] - a[j])``."""
-    fnp = _fnp()
     (a,) = promote("fiedler", a)
     a = fnp.atleast_1d(a)
     return fnp.abs(a[..., :, None] - a[..., None, :])
@@ -124,7 +113,6 @@ def fiedler(a: ArrayLike) -> Any:
 def fiedler_companion(a: ArrayLike) -> Any:
     """Fiedler's pentadiagonal companion matrix of the polynomial ``a`` (highest
     coefficient first): same eigenvalues as ``companion(a)``."""
-    fnp = _fnp()
     (a,) = _inexact("fiedler_companion", a)
     a = fnp.atleast_1d(a)
     if aval(a).shape[-1] == 0:
@@ -157,7 +145,6 @@ def fiedler_companion(a: ArrayLike) -> Any:
 def convolution_matrix(a: ArrayLike, n: int, mode: str = "full") -> Any:
     """Matrix ``A`` with ``A @ v == convolve(a, v, mode)`` for vectors ``v`` of length
     ``n`` (leading axes of ``a`` are batch axes)."""
-    fnp = _fnp()
     n = operator_index(n, "convolution_matrix")
     if n <= 0:
         raise ValueError(f"convolution_matrix: n must be a positive integer, got {n}{here()}")
@@ -194,13 +181,12 @@ def operator_index(n: Any, name: str) -> int:
 
 
 def _default_float() -> np.dtype:
-    from funcgrad.core.dtypes import canonicalize
 
     return canonicalize(np.float64)
 
 
 def _const(x: np.ndarray, dtype: Any) -> Any:
-    return _fnp().asarray(np.asarray(x).astype(dtype))
+    return fnp.asarray(np.asarray(x).astype(dtype))
 
 
 def _binom_table(n: int) -> np.ndarray:
@@ -284,7 +270,6 @@ def helmert(n: int, full: bool = False) -> Any:
 
 def hadamard(n: int, dtype: Any = int) -> Any:
     """Sylvester's Hadamard matrix of order ``n`` (a power of two)."""
-    from funcgrad.numpy._core import user_dtype
 
     n = operator_index(n, "hadamard")
     if n < 1 or n & (n - 1):
@@ -298,8 +283,6 @@ def hadamard(n: int, dtype: Any = int) -> Any:
 def dft(n: int, scale: str | None = None, *, dtype: Any = None) -> Any:
     """Discrete Fourier transform matrix ``exp(-2j pi i k / n)``, scaled by
     ``1/sqrt(n)`` (``'sqrtn'``) or ``1/n`` (``'n'``); complex ``dtype`` only."""
-    from funcgrad.core.dtypes import canonicalize
-    from funcgrad.numpy._core import user_dtype
 
     if scale not in (None, "sqrtn", "n"):
         raise ValueError(f"dft: scale must be None, 'sqrtn' or 'n', got {scale!r}{here()}")

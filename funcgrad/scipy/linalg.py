@@ -18,7 +18,9 @@ from typing import Any
 
 import numpy as np
 
+from funcgrad import numpy as fnp
 from funcgrad.control_flow import scan
+from funcgrad.core.zeros import is_zero
 from funcgrad.custom import custom_jvp
 from funcgrad.lax import linalg as lax_linalg
 from funcgrad.numpy import linalg as np_linalg
@@ -26,6 +28,7 @@ from funcgrad.numpy._core import ArrayLike, aval, fmt, here, promote
 from funcgrad.numpy._linalg import matmul
 from funcgrad.primitives import decomp
 from funcgrad.primitives.calls import stop_gradient
+from funcgrad.scipy._special_matrices import _inexact
 
 __all__ = [
     "block_diag",
@@ -63,18 +66,6 @@ __all__ = [
 ]
 
 
-def _fnp() -> Any:
-    import funcgrad.numpy as fnp
-
-    return fnp
-
-
-def _inexact(name: str, *xs: Any) -> list[Any]:
-    from funcgrad.numpy._core import as_array
-
-    return [as_array(x, name) for x in promote(name, *xs, to="inexact")]
-
-
 def _square(name: str, a: Any) -> None:
     shape = aval(a).shape
     if len(shape) < 2 or shape[-1] != shape[-2]:
@@ -84,14 +75,12 @@ def _square(name: str, a: Any) -> None:
 
 
 def _H(x: Any) -> Any:
-    fnp = _fnp()
     return fnp.conj(fnp.swapaxes(x, -1, -2))
 
 
 def _rhs(name: str, a: Any, b: Any) -> tuple[Any, Any, bool]:
     """``a`` and ``b`` with one batch shape, ``b`` as ``[..., n, k]`` (third result: ``b``
     was a vector)."""
-    fnp = _fnp()
     n = aval(a).shape[-1]
     vec = aval(b).ndim == 1
     if vec:
@@ -200,7 +189,6 @@ def lu(
     """LU decomposition ``a = p @ l @ u``: ``(p, l, u)``, or ``(p @ l, u)`` with
     ``permute_l``; ``l`` is unit lower ``m x k`` and ``u`` upper ``k x n``."""
     del overwrite_a, check_finite
-    fnp = _fnp()
     (a,) = _inexact("lu", a)
     if aval(a).ndim < 2:
         raise ValueError(f"lu: expected a matrix, got {fmt(a)}{here()}")
@@ -245,7 +233,7 @@ def lu_solve(
         raise ValueError(f"lu_solve: 'trans' value must be 0, 1, or 2, got {trans!r}{here()}")
     perm = decomp.lu_pivots_to_permutation(piv, aval(lu_).shape[-1])
     lu_, b, vec = _rhs("lu_solve", lu_, b)
-    perm = _fnp().broadcast_to(perm, aval(lu_).shape[:-1])
+    perm = fnp.broadcast_to(perm, aval(lu_).shape[:-1])
     x = np_linalg._lu_solve(lu_, perm, b, trans)
     return x[..., 0] if vec else x
 
@@ -259,11 +247,10 @@ def _pos_solve_fn() -> Any:
 
     def jvp(lower: bool, primals: tuple, tangents: tuple) -> tuple:
         # as a symmetric custom linear solve: dx = a^{-1} (db - da x)
-        from funcgrad.core.zeros import is_zero
 
         (a, b), (da, db) = primals, tangents
         x = f(lower, a, b)
-        rhs = _fnp().zeros_like(x) if is_zero(db) else db
+        rhs = fnp.zeros_like(x) if is_zero(db) else db
         if not is_zero(da):
             rhs = rhs - matmul(da, x)
         return x, f(lower, a, rhs)
@@ -405,7 +392,6 @@ def expm(A: ArrayLike, *, upper_triangular: bool = False, max_squarings: int = 1
     gives NaNs, as in JAX. The number of squarings is chosen from ``A``'s value (not
     differentiated); everything else is differentiable.
     """
-    fnp = _fnp()
     (A,) = _inexact("expm", A)
     if aval(A).ndim < 2 or aval(A).shape[-1] != aval(A).shape[-2]:
         raise ValueError(f"expm: expected A to be a (batched) square matrix, got {fmt(A)}{here()}")
@@ -437,7 +423,6 @@ def expm(A: ArrayLike, *, upper_triangular: bool = False, max_squarings: int = 1
 
 def block_diag(*arrs: ArrayLike) -> Any:
     """Block-diagonal matrix of the given arrays (0-d and 1-d arrays are 1 x n blocks)."""
-    fnp = _fnp()
     if not arrs:
         return fnp.zeros((1, 0))
     arrs = tuple(promote("block_diag", *arrs))
@@ -497,7 +482,6 @@ def expm_frechet(
     """Fréchet derivative of ``expm`` at ``A`` in direction ``E`` (with ``expm(A)`` first
     when ``compute_expm``), read off the exponential of the block matrix
     ``[[A, E], [0, A]]``."""
-    fnp = _fnp()
     if method not in (None, "SPS", "blockEnlarge"):
         raise ValueError(f"expm_frechet: unknown method {method!r}{here()}")
     A, E = _inexact("expm_frechet", A, E)

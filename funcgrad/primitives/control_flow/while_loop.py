@@ -44,9 +44,8 @@ WHILE_VJP_ERROR = (
 )
 
 
-while_p = Primitive("while", family=FAMILY, multiple_results=True)
 #: reverse mode needs a static trip count: use scan / fori_loop with static bounds
-while_p.reverse_differentiable = False
+while_p = Primitive("while", family=FAMILY, multiple_results=True, reverse_differentiable=False)
 
 
 @while_p.def_abstract_eval

@@ -56,7 +56,7 @@ def _unary(
     p = Primitive(name, family=FAMILY, differentiable=deriv is not None)
     p.abstract_eval = _unary_aval(name, allowed)
     p.lower = lower
-    p.batch = lambda args, dims, **kw: (p.bind(args[0]), dims[0])
+    rules.def_vectorized_unary(p)
     if deriv is not None:
 
         def jvp(primals: list, tangents: list) -> tuple:
@@ -159,7 +159,7 @@ def _is_finite_abstract_eval(x: Aval) -> Aval:
 
 
 is_finite_p.lower = lax.is_finite
-is_finite_p.batch = lambda args, dims: (is_finite_p.bind(args[0]), dims[0])
+rules.def_vectorized_unary(is_finite_p)
 
 
 def neg(x: Any) -> Any:
@@ -570,7 +570,7 @@ def _integer_pow_abstract_eval(x: Aval, *, y: int) -> Aval:
 
 
 integer_pow_p.lower = lambda x, *, y: lax.integer_pow(x, y)
-integer_pow_p.batch = lambda args, dims, *, y: (integer_pow(args[0], y), dims[0])
+rules.def_vectorized_unary(integer_pow_p)
 
 
 def _integer_pow_scale(t: Any, x: Any, y: int) -> Any:

@@ -4,14 +4,12 @@ operands, lowering casts, the vectorised batching rule and test-example generato
 
 from __future__ import annotations
 
-import builtins
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 from jax import lax
 
-from funcgrad.core import dtypes
 from funcgrad.core.interp import to_aval
 from funcgrad.core.ir import Aval
 from funcgrad.core.primitive import Example, Primitive
@@ -44,17 +42,8 @@ def _join_avals(name: str, avals: tuple[Aval, ...], allowed: str) -> Aval:
             "funcgrad.numpy broadcasts by NumPy's rules before calling it"
         )
     shape = shapes.pop() if shapes else ()
-    strong = {a.dtype for a in avals if not a.weak_type}
-    if len(strong) > 1:
-        raise TypeError(f"{name} requires operands of one dtype, got {_fmt(avals)}")
-    if strong:
-        dtype = strong.pop()
-        for a in avals:
-            if a.weak_type and dtypes.kind(a.dtype) > dtypes.kind(dtype):
-                raise TypeError(f"{name}: weak operand {a} does not fit dtype {dtype}")
-    else:
-        dtype = builtins.max((a.dtype for a in avals), key=lambda d: (dtypes.kind(d), d.itemsize))
-    out = Aval(shape, dtype, all(a.weak_type for a in avals))
+    dtype, weak = rules.join_dtypes(name, *avals)
+    out = Aval(shape, dtype, weak)
     _check_dtype(name, out, allowed)
     return out
 

@@ -97,10 +97,10 @@ def conj(x: Any) -> Any:
     return bind(conj_p, x)
 
 
-imag_p.jvp = lambda primals, tangents: (imag(primals[0]), imag(tangents[0]))
+rules.def_linear(imag_p)
 # transpose of t -> Im(t): Re(w t) = v Im(t) for w = -i v
 imag_p.vjp = lambda ct, x, *, out: (make_complex(_full_like(ct, 0.0), neg(ct)),)
-conj_p.jvp = lambda primals, tangents: (conj(primals[0]), conj(tangents[0]))
+rules.def_linear(conj_p)
 conj_p.vjp = lambda ct, x, *, out: (conj(ct),)
 
 

@@ -15,6 +15,7 @@ from funcgrad.core.interp import bind, to_aval
 from funcgrad.core.ir import Aval
 from funcgrad.core.primitive import Example, Primitive
 from funcgrad.core.zeros import Zero, is_zero
+from funcgrad.primitives import rules
 from funcgrad.primitives.elementwise.base import lax_convert
 from funcgrad.primitives.rules import rand
 
@@ -66,7 +67,7 @@ def _unary_complex(name: str, lower: Callable, abstract_eval: Callable) -> Primi
     p = Primitive(name, family=FAMILY)
     p.abstract_eval = abstract_eval
     p.lower = lower
-    p.batch = lambda args, dims, **kw: (p.bind(args[0]), dims[0])
+    rules.def_vectorized_unary(p)
     p.examples = _complex_examples()
     return p
 
@@ -92,7 +93,7 @@ def _as_complex(ct: Any, like: Any) -> Any:
     return convert_element_type(ct, to_aval(like).dtype)
 
 
-real_p.jvp = lambda primals, tangents: (real(primals[0]), real(tangents[0]))
+rules.def_linear(real_p)
 real_p.vjp = lambda ct, x, *, out: (_as_complex(ct, x),)
 
 
@@ -127,10 +128,7 @@ def _convert_lower(x: Any, *, new_dtype: np.dtype, weak_type: bool = False) -> A
 
 
 convert_element_type_p.lower = _convert_lower
-convert_element_type_p.batch = lambda args, dims, **kw: (
-    convert_element_type_p.bind(args[0], **kw),
-    dims[0],
-)
+rules.def_vectorized_unary(convert_element_type_p)
 
 
 @convert_element_type_p.def_jvp

@@ -22,6 +22,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 import funcgrad.numpy as fnp
+from funcgrad import random as _random
 
 __all__ = ["Rotation", "Slerp"]
 
@@ -295,7 +296,6 @@ class Rotation(NamedTuple):
     @classmethod
     def random(cls, random_key: Any, num: int | None = None) -> Rotation:
         """Rotations drawn uniformly (normalised Gaussian 4-vectors, as scipy)."""
-        from funcgrad import random as _random
 
         shape = (4,) if num is None else (num, 4)
         return cls(_normalize(_random.normal(random_key, shape)))

@@ -7,6 +7,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from funcgrad import numpy as fnp
+from funcgrad.core.dtypes import canonicalize
 from funcgrad.numpy._core import ArrayLike, aval, here, normalize_axis, promote
 
 
@@ -30,7 +31,6 @@ def _nan_policy(name: str, nan_policy: str) -> None:
 
 
 def _default_float() -> np.dtype:
-    from funcgrad.core.dtypes import canonicalize
 
     return canonicalize(np.float64)
 

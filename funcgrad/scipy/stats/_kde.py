@@ -9,8 +9,10 @@ from typing import Any
 import numpy as np
 
 from funcgrad import numpy as fnp
-from funcgrad import tree
+from funcgrad import random, tree
 from funcgrad.numpy._core import ArrayLike, aval, fmt, here, promote
+from funcgrad.scipy.linalg import cho_factor, cho_solve, cholesky
+from funcgrad.scipy.special import logsumexp, ndtr
 
 _FIELDS = ("neff", "dataset", "weights", "covariance", "inv_cov")
 
@@ -99,7 +101,6 @@ class gaussian_kde:
 
     def _log_kernel(self, points: Any) -> tuple[Any, Any]:
         """Log-kernel values ``[m, n]`` at the points, and the log-weights ``[n]``."""
-        from funcgrad.scipy.linalg import cholesky
 
         x = self._points(points)
         data, w, x, prec = promote(
@@ -124,13 +125,11 @@ class gaussian_kde:
 
     def logpdf(self, x: ArrayLike) -> Any:
         """Log-density at ``x``, computed with ``logsumexp`` (no underflow)."""
-        from funcgrad.scipy.special import logsumexp
 
         arg, w = self._log_kernel(x)
         return logsumexp(fnp.log(w)[None, :] + arg, axis=1)
 
     def _convolve(self, cov: Any, mean: Any, data: Any, weights: Any) -> Any:
-        from funcgrad.scipy.linalg import cho_factor, cho_solve
 
         chol = cho_factor(cov)
         norm = 1.0 / (float(np.sqrt(2 * np.pi) ** self.d) * fnp.prod(fnp.diag(chol[0])))
@@ -152,7 +151,6 @@ class gaussian_kde:
 
     def integrate_box_1d(self, low: ArrayLike, high: ArrayLike) -> Any:
         """Integral of a 1-D density between the scalars ``low`` and ``high``."""
-        from funcgrad.scipy.special import ndtr
 
         if self.d != 1:
             raise ValueError(f"gaussian_kde: integrate_box_1d only handles 1-D pdfs{here()}")
@@ -173,7 +171,6 @@ class gaussian_kde:
 
     def resample(self, key: Any, shape: tuple[int, ...] = ()) -> Any:
         """``shape`` draws from the density, as an array ``[d, *shape]``."""
-        from funcgrad import random
 
         ind_key, eps_key = random.split(key)
         ind = random.choice(ind_key, self.n, shape=shape, p=self.weights)

@@ -1,0 +1,84 @@
+"""Introspection of arrays and dtypes: ``result_type``, ``promote_types``, ``can_cast``,
+``ndim``, ``shape``, ``size``, ``isscalar`` and the ``ndarray`` type for ``isinstance``
+checks (below the other ``funcgrad.numpy`` modules, which use them)."""
+
+from __future__ import annotations
+
+import builtins as _builtins
+from typing import Any
+
+import jax as _jax
+import numpy as _np
+
+from funcgrad.core import dtypes as _dtypes
+from funcgrad.core.interp import Tracer as _Tracer
+from funcgrad.numpy._core import as_array as _as_array
+from funcgrad.numpy._core import prep as _prep
+from funcgrad.numpy._core import result_dtype as _result_dtype
+from funcgrad.numpy._core import user_dtype as _user_dtype
+
+
+class _ArrayMeta(type):
+    def __instancecheck__(cls, x: object) -> bool:
+        return isinstance(x, (_jax.Array, _Tracer))
+
+
+class ndarray(metaclass=_ArrayMeta):
+    """``isinstance(x, fnp.ndarray)`` is true for ``jax.Array``s and funcgrad tracers."""
+
+
+def result_type(*args: Any) -> _np.dtype:
+    """The dtype ``jax.numpy`` would give a function of ``args`` (arrays, Python scalars or
+    dtypes); a weakly typed result is reported as its kind's default dtype."""
+    pairs = []
+    for a in args:
+        if isinstance(a, (_np.dtype, type, str)) and not isinstance(a, _builtins.bool):
+            if a is int or a is float or a is complex:
+                pairs.append((_dtypes.default_dtype({int: 1, float: 2, complex: 3}[a]), True))
+            else:
+                pairs.append((_user_dtype(a, "result_type"), False))
+        else:
+            x = _prep(a, "result_type")
+            pairs.append(_result_dtype(x))
+    dt, weak = _dtypes.result_type(*pairs)
+    return _dtypes.default_dtype(_dtypes.kind(dt)) if weak else dt
+
+
+def promote_types(a: Any, b: Any) -> _np.dtype:
+    """The promoted dtype of two (strong) dtypes on JAX's lattice."""
+    return _dtypes.result_type(
+        (_user_dtype(a, "promote_types"), False), (_user_dtype(b, "promote_types"), False)
+    )[0]
+
+
+def can_cast(from_: Any, to: Any, casting: str = "safe") -> bool:
+    """NumPy's ``can_cast`` on canonical dtypes."""
+    f = from_ if isinstance(from_, (_np.dtype, type, str)) else _result_dtype(_prep(from_))[0]
+    return _builtins.bool(
+        _np.can_cast(_user_dtype(f, "can_cast"), _user_dtype(to, "can_cast"), casting)
+    )
+
+
+def ndim(a: Any) -> int:
+    """Number of dimensions of ``a``."""
+    return len(_as_array(a, "ndim").shape)
+
+
+def shape(a: Any) -> tuple[int, ...]:
+    """Shape of ``a``."""
+    return tuple(_as_array(a, "shape").shape)
+
+
+def size(a: Any, axis: int | None = None) -> int:
+    """Number of elements of ``a`` (along ``axis`` if given)."""
+    s = shape(a)
+    if axis is None:
+        return int(_np.prod(s, dtype=_np.int64))
+    return s[axis]
+
+
+def isscalar(element: Any) -> bool:
+    """Whether ``element`` is a Python/NumPy scalar or a 0-d array."""
+    if isinstance(element, (_jax.Array, _Tracer, _np.ndarray)):
+        return element.ndim == 0
+    return _builtins.bool(_np.isscalar(element))
