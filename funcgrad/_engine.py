@@ -431,7 +431,7 @@ def lookup_op(
 ) -> OpProgram:
     """:func:`trace_op` given the inputs' signature: ``(shape, dtype)`` per array, the
     type per Python scalar (the dispatch hot path computes it with the arrays)."""
-    fkey = (fn, static)
+    fkey = (fn, name, static, saves)
     table = _TRACES.get(fkey)
     if table is None:
         table = _TRACES[fkey] = {}

@@ -150,3 +150,21 @@ def result_type(*args: Any) -> np.dtype:
 def float_type(npd: np.dtype) -> np.dtype:
     """``npd`` if floating, else the default float dtype (integer inputs to float functions)."""
     return npd if npd.kind in "fc" else get_default_dtype().np
+
+
+_SCALAR_TYPE = {
+    "float32": "Float",
+    "float64": "Double",
+    "float16": "Half",
+    "int64": "Long",
+    "int32": "Int",
+    "int16": "Short",
+    "int8": "Char",
+    "uint8": "Byte",
+    "bool": "Bool",
+}
+
+
+def scalar_type_name(npd: np.dtype) -> str:
+    """PyTorch's ScalarType name of a dtype (``Float``, ``Long``, ...), as its errors say."""
+    return _SCALAR_TYPE.get(np.dtype(npd).name, np.dtype(npd).name)

@@ -8,8 +8,9 @@ import numpy as np
 
 from compat._core import dtypes as _dt
 from compat._core import ops as O
+from compat._core import optable
 from compat._core import shape_ops as S
-from compat._core.tensor import Tensor
+from compat._core.tensor import Tensor, inplace_result
 
 
 def _r(f: Any) -> Any:
@@ -44,14 +45,6 @@ def _type(self: Tensor, dtype: Any = None) -> Any:
     return S.to_dtype(self, dtype)
 
 
-def _max_m(self: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
-    return O.max(self, dim, keepdim)
-
-
-def _min_m(self: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
-    return O.min(self, dim, keepdim)
-
-
 def _new(self: Tensor, fill: Any, size: tuple, dtype: Any, requires_grad: bool) -> Tensor:
     from compat._core.creation import _factory
 
@@ -82,10 +75,13 @@ def _div_(self: Tensor, other: Any, *, rounding_mode: str | None = None) -> Tens
     return O.inplace_binary(self, "div", other)
 
 
-def _unary_ip(fn: str) -> Any:
-    def f(self: Tensor) -> Tensor:
-        return O.inplace_unary(self, fn)
+def _inplace_from(fn: Any) -> Any:
+    """``Tensor.X_`` from the out-of-place ``X`` (see :func:`inplace_result`)."""
 
+    def f(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+        return inplace_result(self, fn, args, kwargs)
+
+    f.__name__ = getattr(fn, "__name__", "op") + "_"
     return f
 
 
@@ -134,116 +130,15 @@ def install() -> None:
         setattr(T, name, f)
     T.__hash__ = object.__hash__  # type: ignore[assignment]
 
+    # every row of the op table: Tensor.X, its aliases and the in-place X_
+    for name, f in optable.methods(_inplace_from).items():
+        setattr(T, name, f)
+
     methods = {
-        # math
-        "add": O.add,
-        "sub": O.sub,
-        "subtract": O.sub,
-        "mul": O.mul,
-        "multiply": O.mul,
-        "div": O.div,
-        "divide": O.div,
-        "true_divide": O.div,
-        "pow": O.pow,
-        "floor_divide": O.floor_divide,
-        "remainder": O.remainder,
-        "fmod": O.remainder,
-        "eq": O.eq,
-        "ne": O.ne,
-        "lt": O.lt,
-        "le": O.le,
-        "gt": O.gt,
-        "ge": O.ge,
-        "greater": O.gt,
-        "less": O.lt,
-        "maximum": O.maximum,
-        "minimum": O.minimum,
-        "atan2": O.atan2,
-        "logical_and": O.logical_and,
-        "logical_or": O.logical_or,
-        "logical_xor": O.logical_xor,
-        "logical_not": O.logical_not,
-        "neg": O.neg,
-        "negative": O.neg,
-        "abs": O.abs,
-        "absolute": O.abs,
-        "sign": O.sign,
-        "relu": O.relu,
-        "square": O.square,
-        "floor": O.floor,
-        "ceil": O.ceil,
-        "round": O.round,
-        "trunc": O.trunc,
-        "clamp": O.clamp,
-        "clip": O.clamp,
-        "clamp_min": O.clamp_min,
-        "clamp_max": O.clamp_max,
-        "lerp": O.lerp,
-        "addcmul": O.addcmul,
-        "addcdiv": O.addcdiv,
-        "isnan": O.isnan,
-        "isinf": O.isinf,
-        "isfinite": O.isfinite,
-        "where": lambda self, cond, other: O.where(cond, self, other),
-        "bitwise_not": O.bitwise_not,
-        # reductions
-        "sum": O.sum,
-        "mean": O.mean,
-        "prod": O.prod,
-        "max": _max_m,
-        "min": _min_m,
-        "amax": O.amax,
-        "amin": O.amin,
-        "argmax": O.argmax,
-        "argmin": O.argmin,
-        "var": O.var,
-        "std": O.std,
-        "any": O.any,
-        "all": O.all,
-        "logsumexp": O.logsumexp,
-        "softmax": O.softmax,
-        "log_softmax": O.log_softmax,
-        "cumsum": O.cumsum,
-        "cumprod": O.cumprod,
-        "norm": O.norm,
-        # linear algebra
-        "matmul": O.matmul,
-        "mm": O.mm,
-        "bmm": O.bmm,
-        "mv": O.mv,
-        "dot": O.dot,
-        "outer": O.outer,
-        "ger": O.outer,
-        # shape
-        "reshape": S.reshape,
-        "view": S.view,
-        "flatten": S.flatten,
-        "permute": S.permute,
-        "transpose": S.transpose,
-        "swapaxes": S.transpose,
-        "t": S.t,
-        "unsqueeze": S.unsqueeze,
-        "squeeze": S.squeeze,
-        "expand": S.expand,
-        "expand_as": S.expand_as,
-        "broadcast_to": S.broadcast_to,
-        "repeat": S.repeat,
-        "flip": S.flip,
-        "tril": S.tril,
-        "triu": S.triu,
-        "split": S.split,
-        "chunk": S.chunk,
-        "unbind": S.unbind,
-        "gather": S.gather,
-        "take_along_dim": S.gather,
-        "index_select": S.index_select,
-        "masked_fill": S.masked_fill,
-        "masked_fill_": S.masked_fill_,
         "view_as": lambda self, other: S.reshape(self, *other.shape),
         "reshape_as": lambda self, other: S.reshape(self, *other.shape),
         "contiguous": lambda self, memory_format=None: self,
         "is_contiguous": lambda self, memory_format=None: True,
-        "clone": S.clone,
         # dtype / device
         "to": _to,
         "type": _type,
@@ -285,8 +180,6 @@ def install() -> None:
         "addcmul_": lambda self, t1, t2, *, value=1: O.inplace_addc(self, "mul", t1, t2, value),
         "addcdiv_": lambda self, t1, t2, *, value=1: O.inplace_addc(self, "div", t1, t2, value),
         "lerp_": O.inplace_lerp,
-        "maximum_": _iop("maximum"),
-        "minimum_": _iop("minimum"),
         "uniform_": lambda self, a=0.0, b=1.0, *, generator=None: O.inplace_random(
             self, "uniform", a, b, generator
         ),
@@ -297,50 +190,6 @@ def install() -> None:
             self, "bernoulli", p, 0.0, generator
         ),
     }
-    for fn in (
-        "neg",
-        "exp",
-        "sqrt",
-        "relu",
-        "abs",
-        "log",
-        "sigmoid",
-        "tanh",
-        "floor",
-        "ceil",
-        "round",
-        "trunc",
-        "sin",
-        "cos",
-        "reciprocal",
-        "rsqrt",
-        "square",
-        "sign",
-    ):
-        methods[fn + "_"] = _unary_ip(fn)
-    for name in (
-        "exp",
-        "log",
-        "log2",
-        "log10",
-        "log1p",
-        "expm1",
-        "sin",
-        "cos",
-        "tan",
-        "asin",
-        "acos",
-        "atan",
-        "sinh",
-        "cosh",
-        "tanh",
-        "sigmoid",
-        "sqrt",
-        "rsqrt",
-        "erf",
-        "reciprocal",
-    ):
-        methods[name] = getattr(O, name)
     for name, f in methods.items():
         setattr(T, name, f)
     T.T = property(lambda self: S.permute(self, *reversed(range(self.ndim))))

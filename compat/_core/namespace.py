@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from compat._core import dtypes as _dt
+from compat._core import ops as _ops  # noqa: F401  (declares the op table's rows)
+from compat._core import shape_ops as _shape_ops  # noqa: F401
 from compat._core.creation import (  # noqa: F401
     arange,
     as_tensor,
@@ -63,125 +65,11 @@ from compat._core.grad_mode import (  # noqa: F401
     no_grad,
     set_grad_enabled,
 )
-from compat._core.ops import (  # noqa: F401
-    abs,
-    absolute,
-    add,
-    addcdiv,
-    addcmul,
-    all,
-    amax,
-    amin,
-    any,
-    argmax,
-    argmin,
-    atan2,
-    bmm,
-    ceil,
-    clamp,
-    clamp_max,
-    clamp_min,
-    clip,
-    cos,
-    cumprod,
-    cumsum,
-    div,
-    dot,
-    einsum,
-    eq,
-    exp,
-    floor,
-    floor_divide,
-    ge,
-    ger,
-    gt,
-    isfinite,
-    isinf,
-    isnan,
-    le,
-    lerp,
-    log,
-    log_softmax,
-    logical_and,
-    logical_not,
-    logical_or,
-    logical_xor,
-    logsumexp,
-    lt,
-    matmul,
-    max,
-    maximum,
-    mean,
-    min,
-    minimum,
-    mm,
-    mul,
-    mv,
-    ne,
-    neg,
-    negative,
-    nonzero,
-    norm,
-    outer,
-    pow,
-    prod,
-    reciprocal,
-    relu,
-    remainder,
-    round,
-    rsqrt,
-    sigmoid,
-    sign,
-    sin,
-    softmax,
-    sqrt,
-    square,
-    std,
-    sub,
-    sum,
-    tanh,
-    trunc,
-    var,
-    where,
-)
-from compat._core.ops import ops_by_name as _ops_by_name
-from compat._core.shape_ops import (  # noqa: F401
-    broadcast_to,
-    cat,
-    chunk,
-    clone,
-    concat,
-    concatenate,
-    flatten,
-    flip,
-    gather,
-    index_select,
-    masked_fill,
-    permute,
-    reshape,
-    split,
-    squeeze,
-    stack,
-    swapaxes,
-    t,
-    take_along_dim,
-    transpose,
-    tril,
-    triu,
-    unbind,
-    unsqueeze,
-)
+from compat._core.optable import functions as _functions
 from compat._core.tensor import Size, Tensor  # noqa: F401
 
-for _n in ("log2", "log10", "log1p", "expm1", "tan", "asin", "acos", "atan", "sinh", "cosh", "erf"):
-    globals()[_n] = _ops_by_name(_n)
-
-subtract = sub
-multiply = mul
-divide = true_divide = div
-greater = gt
-less = lt
-fmod = remainder
+# ``torch.X`` for every row of the op table (aliases included)
+globals().update(_functions())
 
 
 def is_tensor(obj: object) -> _dt.builtins.bool:

@@ -14,6 +14,7 @@ import numpy as np
 
 from compat._core import dtypes as _dt
 from compat._core.ops import _c, coerce
+from compat._core.optable import Idx, Mask, Sample, T, defop
 from compat._core.tensor import Size, Tensor, _wrap_dim, apply, apply_inplace
 from funcgrad import numpy as fnp
 
@@ -44,17 +45,20 @@ def _reshape_f(x: Any, *, shape: tuple) -> Any:
     return fnp.reshape(x, shape)
 
 
+@defop(samples=Sample(((2, 3),), args=((3, -1),)))
 def reshape(input: Tensor, *shape: Any) -> Tensor:
     shape = _infer_shape(_shape_arg(shape), input.numel())
     return apply(_reshape_f, "ViewBackward0", (input,), (("shape", shape),))
 
 
+@defop(function=False, samples=Sample(((2, 3),), args=(6,)))
 def view(input: Tensor, *shape: Any) -> Tensor:
     if len(shape) == 1 and isinstance(shape[0], _dt.dtype):
         return input.to(shape[0])
     return reshape(input, *shape)
 
 
+@defop(samples=Sample(((2, 3, 2),), args=(1,)))
 def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
     nd = input.ndim
     if nd == 0:
@@ -73,6 +77,7 @@ def _transpose_f(x: Any, *, perm: tuple) -> Any:
     return fnp.transpose(x, perm)
 
 
+@defop(samples=Sample(((2, 3, 2),), args=((2, 0, 1),)))
 def permute(input: Tensor, *dims: Any) -> Tensor:
     dims = _shape_arg(dims)
     nd = input.ndim
@@ -88,6 +93,7 @@ def permute(input: Tensor, *dims: Any) -> Tensor:
     return apply(_transpose_f, "PermuteBackward0", (input,), (("perm", perm),))
 
 
+@defop(aliases=("swapaxes", "swapdims"), samples=Sample(((2, 3, 2),), args=(0, 2)))
 def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:
     nd = input.ndim
     if nd == 0:
@@ -101,6 +107,7 @@ def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:
 swapaxes = transpose
 
 
+@defop(samples=Sample(((2, 3),)))
 def t(input: Tensor) -> Tensor:
     if input.ndim > 2:
         raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {input.ndim}D")
@@ -113,6 +120,7 @@ def _unsqueeze_f(x: Any, *, axis: int) -> Any:
     return fnp.expand_dims(x, axis)
 
 
+@defop(samples=Sample(((2, 3),), args=(1,)))
 def unsqueeze(input: Tensor, dim: int) -> Tensor:
     axis = _wrap_dim(dim, input.ndim + 1)
     return apply(_unsqueeze_f, "UnsqueezeBackward0", (input,), (("axis", axis),))
@@ -122,6 +130,7 @@ def _squeeze_f(x: Any, *, axes: tuple) -> Any:
     return fnp.squeeze(x, axis=axes) if axes else x
 
 
+@defop(samples=(Sample(((2, 1, 3),)), Sample(((2, 1, 3),), args=(1,))))
 def squeeze(input: Tensor, dim: Any = None) -> Tensor:
     shp = tuple(input.shape)
     if dim is None:
@@ -137,13 +146,15 @@ def squeeze(input: Tensor, dim: Any = None) -> Tensor:
                 }
             )
         )
-    return apply(_squeeze_f, "SqueezeBackward0", (input,), (("axes", axes),))
+    name = "SqueezeBackward0" if dim is None else "SqueezeBackward1"
+    return apply(_squeeze_f, name, (input,), (("axes", axes),))
 
 
 def _expand_f(x: Any, *, shape: tuple) -> Any:
     return fnp.broadcast_to(x, shape)
 
 
+@defop(function=False, samples=Sample(((1, 3),), args=(4, 3)))
 def expand(input: Tensor, *sizes: Any) -> Tensor:
     sizes = _shape_arg(sizes)
     shp = tuple(input.shape)
@@ -178,10 +189,12 @@ def expand(input: Tensor, *sizes: Any) -> Tensor:
     return apply(_expand_f, "ExpandBackward0", (input,), (("shape", tuple(out)),))
 
 
+@defop(function=False, samples=Sample(((1, 3), (4, 3))))
 def expand_as(input: Tensor, other: Tensor) -> Tensor:
     return expand(input, *other.shape)
 
 
+@defop(samples=Sample(((1, 3),), args=((4, 3),)))
 def broadcast_to(input: Tensor, shape: Any) -> Tensor:
     return expand(input, *shape)
 
@@ -190,6 +203,7 @@ def _repeat_f(x: Any, *, reps: tuple) -> Any:
     return fnp.tile(x, reps)
 
 
+@defop(function=False, samples=Sample(((2, 3),), args=(2, 1)))
 def repeat(input: Tensor, *sizes: Any) -> Tensor:
     reps = _shape_arg(sizes)
     if len(reps) < input.ndim:
@@ -204,6 +218,7 @@ def _flip_f(x: Any, *, axes: tuple) -> Any:
     return fnp.flip(x, axis=axes)
 
 
+@defop(samples=Sample(((2, 3),), args=((0, 1),)))
 def flip(input: Tensor, dims: Any) -> Tensor:
     dims = dims if isinstance(dims, (tuple, list)) else (dims,)
     axes = tuple(_wrap_dim(d, input.ndim) for d in dims)
@@ -214,10 +229,12 @@ def _tri_f(x: Any, *, k: int, lower: bool) -> Any:
     return fnp.tril(x, k) if lower else fnp.triu(x, k)
 
 
+@defop(inplace=True, samples=Sample(((3, 3),), args=(-1,)))
 def tril(input: Tensor, diagonal: int = 0) -> Tensor:
     return apply(_tri_f, "TrilBackward0", (input,), (("k", int(diagonal)), ("lower", True)))
 
 
+@defop(inplace=True, samples=Sample(((3, 3),), args=(1,)))
 def triu(input: Tensor, diagonal: int = 0) -> Tensor:
     return apply(_tri_f, "TriuBackward0", (input,), (("k", int(diagonal)), ("lower", False)))
 
@@ -233,6 +250,11 @@ def _stack_f(*xs: Any, axis: int, dtype: np.dtype) -> Any:
     return fnp.stack([_c(x, dtype) for x in xs], axis=axis)
 
 
+@defop(
+    method=False,
+    aliases=("concat", "concatenate"),
+    samples=Sample((), args=([T((2, 3)), T((1, 3))],), method=False),
+)
 def cat(tensors: Any, dim: int = 0, *, axis: int | None = None) -> Tensor:
     tensors = [t for t in tensors]
     if not tensors:
@@ -261,6 +283,7 @@ def cat(tensors: Any, dim: int = 0, *, axis: int | None = None) -> Tensor:
 concat = concatenate = cat
 
 
+@defop(method=False, samples=Sample((), args=([T((2, 3)), T((2, 3))], 1), method=False))
 def stack(tensors: Any, dim: int = 0) -> Tensor:
     tensors = list(tensors)
     if not tensors:
@@ -285,6 +308,7 @@ def _split_f(x: Any, *, axis: int, bounds: tuple) -> Any:
     return tuple(outs)
 
 
+@defop(samples=(Sample(((5, 2),), args=(2,)), Sample(((5, 2),), args=([1, 4],))))
 def split(input: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple:
     d = _wrap_dim(dim, input.ndim)
     n = input.shape[d]
@@ -302,19 +326,37 @@ def split(input: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple:
     for s in sizes:
         bounds.append((start, start + s))
         start += s
-    out = apply(_split_f, "SplitBackward0", (input,), (("axis", d), ("bounds", tuple(bounds))))
+    name = (
+        "SplitBackward0" if isinstance(split_size_or_sections, int) else "SplitWithSizesBackward0"
+    )
+    out = apply(_split_f, name, (input,), (("axis", d), ("bounds", tuple(bounds))))
     return out if isinstance(out, tuple) else (out,)
 
 
+@defop(samples=Sample(((5, 2),), args=(3,)))
 def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple:
     n = input.shape[_wrap_dim(dim, input.ndim)]
     size = -(-n // chunks) if n else 1
     return split(input, size, dim)
 
 
+@defop(samples=Sample(((3, 2),), args=(1,)))
 def unbind(input: Tensor, dim: int = 0) -> tuple:
     d = _wrap_dim(dim, input.ndim)
-    return tuple(squeeze(p, d) for p in split(input, 1, d))
+    n = input.shape[d]
+    if n == 0:
+        return ()
+    out = apply(_unbind_f, "UnbindBackward0", (input,), (("axis", d), ("n", n)))
+    return out if isinstance(out, tuple) else (out,)
+
+
+def _unbind_f(x: Any, *, axis: int, n: int) -> Any:
+    idx: list[Any] = [slice(None)] * x.ndim
+    outs = []
+    for i in range(n):
+        idx[axis] = i
+        outs.append(x[tuple(idx)])
+    return tuple(outs)
 
 
 # --------------------------------------------------------------------------- indexing
@@ -365,7 +407,9 @@ def index_spec(idx: Any, shape: tuple) -> tuple[tuple, list]:
             size = shape[dim]
             if not -size <= v < size:
                 raise IndexError(f"index {v} is out of bounds for dimension {dim} with size {size}")
-            spec.append(("i", v % size))
+            # a runtime operand, not part of the program: one program serves every index
+            spec.append(("d", len(arrays)))
+            arrays.append(np.asarray(v % size, np.int64))
             dim += 1
         else:
             arr = _to_index_array(i)
@@ -411,14 +455,38 @@ def _rebuild(spec: tuple, arrays: tuple) -> tuple:
             out.append(Ellipsis)
         elif k == "s":
             out.append(slice(s[1], s[2], s[3]))
-        elif k == "i":
-            out.append(s[1])
         else:
             out.append(arrays[s[1]])
     return tuple(out)
 
 
+def _phases(spec: tuple, arrays: tuple) -> tuple[tuple, tuple] | None:
+    """PyTorch applies integer indices first (as ``select``) and then the rest, where
+    NumPy would treat integers among index arrays as advanced indices: with both present
+    the index splits into an integers-only index and the remaining one."""
+    kinds = {s[0] for s in spec}
+    if not ("d" in kinds and "a" in kinds):
+        return None
+    first: list = []
+    rest: list = []
+    for s in spec:
+        if s[0] == "d":
+            first.append(arrays[s[1]])
+        elif s[0] == "n":
+            rest.append(None)
+        elif s[0] == "e":
+            first.append(Ellipsis)
+            rest.append(Ellipsis)
+        else:
+            first.append(slice(None))
+            rest.append(slice(s[1], s[2], s[3]) if s[0] == "s" else arrays[s[1]])
+    return tuple(first), tuple(rest)
+
+
 def _getitem_f(x: Any, *arrays: Any, spec: tuple) -> Any:
+    two = _phases(spec, arrays)
+    if two is not None:
+        return x[two[0]][two[1]]
     return x[_rebuild(spec, arrays)]
 
 
@@ -429,13 +497,16 @@ def getitem(self: Tensor, idx: Any) -> Tensor:
     dyn = [_leaf(a, False) for a in arrays]
     name = (
         "SelectBackward0"
-        if len(spec) == 1 and spec[0][0] == "i"
+        if len(spec) == 1 and spec[0][0] == "d"
         else ("SliceBackward0" if builtins.all(s[0] in "sne" for s in spec) else "IndexBackward0")
     )
     return apply(_getitem_f, name, (self, *dyn), (("spec", spec),))
 
 
 def _setitem_f(x: Any, v: Any, *arrays: Any, spec: tuple, dtype: np.dtype) -> Any:
+    two = _phases(spec, arrays)
+    if two is not None:
+        return x.at[two[0]].set(x[two[0]].at[two[1]].set(_c(v, dtype)))
     return x.at[_rebuild(spec, arrays)].set(_c(v, dtype))
 
 
@@ -458,6 +529,7 @@ def _gather_f(x: Any, idx: Any, *, axis: int) -> Any:
     return fnp.take_along_axis(x, idx, axis=axis)
 
 
+@defop(samples=Sample(((2, 3),), args=(1, Idx((2, 2), 3))))
 def gather(input: Tensor, dim: int, index: Tensor) -> Tensor:
     if index._npdtype.kind not in "iu":
         raise RuntimeError("gather(): Expected dtype int64 for index")
@@ -467,13 +539,11 @@ def gather(input: Tensor, dim: int, index: Tensor) -> Tensor:
     return apply(_gather_f, "GatherBackward0", (input, index), (("axis", d),))
 
 
-take_along_dim = gather
-
-
 def _index_select_f(x: Any, idx: Any, *, axis: int) -> Any:
     return fnp.take(x, idx, axis=axis)
 
 
+@defop(samples=Sample(((3, 2),), args=(0, Idx((4,), 3))))
 def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
     d = _wrap_dim(dim, input.ndim)
     return apply(_index_select_f, "IndexSelectBackward0", (input, index), (("axis", d),))
@@ -483,21 +553,12 @@ def _masked_fill_f(x: Any, m: Any, v: Any, *, dtype: np.dtype) -> Any:
     return fnp.where(m, _c(v, dtype), x)
 
 
+@defop(inplace=True, samples=Sample(((2, 3),), args=(Mask((2, 3)), 0.5)))
 def masked_fill(input: Tensor, mask: Tensor, value: Any) -> Tensor:
     return apply(
         _masked_fill_f,
         "MaskedFillBackward0",
         (input, mask, coerce(value)),
-        (("dtype", input._npdtype),),
-    )
-
-
-def masked_fill_(input: Tensor, mask: Tensor, value: Any) -> Tensor:
-    return apply_inplace(
-        input,
-        _masked_fill_f,
-        "MaskedFillBackward0",
-        (mask, coerce(value)),
         (("dtype", input._npdtype),),
     )
 
@@ -530,5 +591,6 @@ def _clone_f(x: Any) -> Any:
     return x + fnp.zeros((), x.dtype) if x.dtype.kind != "b" else fnp.logical_or(x, False)
 
 
+@defop(samples=Sample(((2, 3),)))
 def clone(input: Tensor, *, memory_format: Any = None) -> Tensor:
     return apply(_clone_f, "CloneBackward0", (input,))

@@ -673,3 +673,58 @@ def apply_inplace(
     else:
         self._set_data_inplace(op.run(*arrays)[0])
     return self
+
+
+def inplace_result(self: Tensor, fn: Callable, args: Sequence[Any], kwargs: dict) -> Tensor:
+    """``self.X_(*args)`` from the out-of-place ``X``: ``self`` takes the result's value and
+    graph node (bumping its version), as PyTorch's in-place ops rebind the tensor's node.
+
+    The result must have ``self``'s shape, and its dtype must cast to ``self``'s under
+    PyTorch's rule (float results do not go into integer tensors).
+    """
+    self._check_inplace()
+    r = fn(self, *args, **kwargs)
+    if not isinstance(r, Tensor):
+        raise TypeError(f"in-place variant of {getattr(fn, '__name__', fn)} has no tensor result")
+    if tuple(r.shape) != tuple(self.shape):
+        raise RuntimeError(
+            f"output with shape {list(self.shape)} doesn't match the broadcast shape "
+            f"{list(r.shape)}"
+        )
+    if r._npdtype != self._npdtype:
+        if _dt.category(r._npdtype) > _dt.category(self._npdtype):
+            raise RuntimeError(
+                f"result type {_dt.scalar_type_name(r._npdtype)} can't be cast to the "
+                f"desired output type {_dt.scalar_type_name(self._npdtype)}"
+            )
+        r = r.to(_dt.from_np(self._npdtype))
+    node = r._grad_fn
+    if node is None:
+        self._set_data_inplace(r._st.array)
+        if self._grad_fn is not None:
+            # the old graph no longer describes the value (PyTorch: computed under no_grad)
+            self._unregister_retain()
+            self._grad_fn = None
+            self._requires_grad = False
+        return self
+    old = (self._vc, self._vc.v)
+    self._unregister_retain()
+    self._st.array = r._st.array
+    self._vc.v += 1
+    self._grad_fn = node
+    self._output_nr = r._output_nr
+    self._requires_grad = True
+    self._hooks = None
+    if self._retains_grad:
+        self._retains_grad = False
+        self.retain_grad()
+    if node._saved:
+        # the op read self before overwriting it (PyTorch saves the original), and a
+        # result it saved is now self
+        saved = []
+        for e in node._saved:
+            if e[0] is old[0] and e[1] == old[1]:
+                continue
+            saved.append(_saved_entry(self) if e[0] is r._vc else e)
+        node._saved = saved
+    return self

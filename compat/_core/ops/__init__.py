@@ -22,6 +22,10 @@ The ops live in modules by job (``binary``, ``unary``, ``reductions``, ``linalg`
 
 from __future__ import annotations
 
+from compat._core.ops import (
+    selecting,  # noqa: F401
+    sorting,  # noqa: F401  (rows of the op table)
+)
 from compat._core.ops._common import (  # noqa: F401
     _c,
     coerce,
@@ -56,7 +60,6 @@ from compat._core.ops.inplace import (  # noqa: F401
     inplace_fill,
     inplace_lerp,
     inplace_random,
-    inplace_unary,
 )
 from compat._core.ops.linalg import (  # noqa: F401
     bmm,
@@ -115,7 +118,6 @@ from compat._core.ops.unary import (  # noqa: F401
     neg,
     negative,
     nonzero,
-    ops_by_name,
     reciprocal,
     relu,
     round,
@@ -129,8 +131,3 @@ from compat._core.ops.unary import (  # noqa: F401
     trunc,
     where,
 )
-
-# The rest of the float table (``log2``, ``erf``, ...), named as ``ops.<name>`` as before.
-for _name in _UNARY:
-    globals()[_name] = ops_by_name(_name)
-del _name

@@ -11,8 +11,10 @@ import funcgrad as fg
 from compat._core import dtypes as _dt
 from compat._core.ops._common import _c, coerce
 from compat._core.ops.unary import trunc
+from compat._core.optable import Mask, Sample, defop
 from compat._core.tensor import Tensor, apply
 from funcgrad import numpy as fnp
+from funcgrad.scipy import special as fsp
 
 
 def _add_f(x: Any, y: Any, *, dtype: np.dtype) -> Any:
@@ -141,6 +143,15 @@ def _binary(fn: Any, a: Any, b: Any, *, true_div: bool = False) -> Tensor:
     return apply(fn, _BIN_NAMES.get(fn, fn.__name__), (a, b), (("dtype", dt),))
 
 
+@defop(
+    grad_fn="AddBackward0",
+    samples=(
+        Sample(((2, 3), (3,))),
+        Sample(((2, 3), (2, 3)), kwargs=(("alpha", 0.5),)),
+        Sample(((3,),), args=(1.5,)),
+        Sample(((3,), (3,)), dtype="int64", grad=False),
+    ),
+)
 def add(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
     if alpha == 1:
         return _binary(_add_f, input, other)
@@ -149,6 +160,11 @@ def add(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
     return apply(_add_alpha_f, "AddBackward0", (a, b, alpha), (("dtype", dt),))
 
 
+@defop(
+    aliases=("subtract",),
+    grad_fn="SubBackward0",
+    samples=(Sample(((2, 3), (3,))), Sample(((2, 3), (2, 3)), kwargs=(("alpha", 2),))),
+)
 def sub(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
     if alpha == 1:
         return _binary(_sub_f, input, other)
@@ -157,10 +173,31 @@ def sub(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
     return apply(_sub_alpha_f, "SubBackward0", (a, b, alpha), (("dtype", dt),))
 
 
+@defop(
+    aliases=("multiply",),
+    grad_fn="MulBackward0",
+    samples=(Sample(((2, 3), (2, 1))), Sample(((3,),), args=(2,))),
+)
 def mul(input: Any, other: Any) -> Tensor:
     return _binary(_mul_f, input, other)
 
 
+@defop(
+    aliases=("divide", "true_divide"),
+    grad_fn="DivBackward0",
+    samples=(
+        Sample(((2, 3), (3,)), domain=(0.5, 2)),
+        Sample(((3,), (3,)), dtype="int64", domain=(1, 5), grad=False),
+        Sample(((4,), (4,)), kwargs=(("rounding_mode", "floor"),), domain=(0.5, 3), grad=False),
+        Sample(
+            ((4,), (4,)),
+            kwargs=(("rounding_mode", "trunc"),),
+            dtype="int64",
+            domain=(-5, 5),
+            grad=False,
+        ),
+    ),
+)
 def div(input: Any, other: Any, *, rounding_mode: str | None = None) -> Tensor:
     if rounding_mode is None:
         return _binary(_div_f, input, other, true_div=True)
@@ -172,6 +209,14 @@ def div(input: Any, other: Any, *, rounding_mode: str | None = None) -> Tensor:
     return r if dt.kind == "f" else r.to(_dt.from_np(dt))
 
 
+@defop(
+    grad_fn="PowBackward1",
+    samples=(
+        Sample(((3,), (3,)), domain=(0.5, 2)),
+        Sample(((3,),), args=(3,)),
+        Sample(((3,),), args=(2.5,), domain=(0.5, 2)),
+    ),
+)
 def pow(input: Any, exponent: Any) -> Tensor:
     input, exponent = coerce(input), coerce(exponent)
     if (
@@ -193,58 +238,83 @@ def _compare(op: str, a: Any, b: Any) -> Tensor:
     return apply(_cmp_f, op, (a, b), (("op", op), ("dtype", dt)))
 
 
+@defop(inplace=True, samples=Sample(((4,), (4,)), dtype="int64", grad=False))
 def eq(input: Any, other: Any) -> Tensor:
     return _compare("eq", input, other)
 
 
+@defop(
+    inplace=True, aliases=("not_equal",), samples=Sample(((4,), (4,)), dtype="int64", grad=False)
+)
 def ne(input: Any, other: Any) -> Tensor:
     return _compare("ne", input, other)
 
 
+@defop(inplace=True, aliases=("less",), samples=Sample(((2, 3), (3,)), grad=False))
 def lt(input: Any, other: Any) -> Tensor:
     return _compare("lt", input, other)
 
 
+@defop(inplace=True, aliases=("less_equal",), samples=Sample(((2, 3), (3,)), grad=False))
 def le(input: Any, other: Any) -> Tensor:
     return _compare("le", input, other)
 
 
+@defop(inplace=True, aliases=("greater",), samples=Sample(((2, 3), (3,)), grad=False))
 def gt(input: Any, other: Any) -> Tensor:
     return _compare("gt", input, other)
 
 
+@defop(inplace=True, aliases=("greater_equal",), samples=Sample(((2, 3), (3,)), grad=False))
 def ge(input: Any, other: Any) -> Tensor:
     return _compare("ge", input, other)
 
 
+@defop(grad_fn="MaximumBackward0", samples=Sample(((2, 3), (3,))))
 def maximum(input: Tensor, other: Tensor) -> Tensor:
     return _binary(_maximum_f, input, other)
 
 
+@defop(grad_fn="MinimumBackward0", samples=Sample(((2, 3), (3,))))
 def minimum(input: Tensor, other: Tensor) -> Tensor:
     return _binary(_minimum_f, input, other)
 
 
+@defop(inplace=True, aliases=("arctan2",), grad_fn="Atan2Backward0", samples=Sample(((2, 3), (3,))))
 def atan2(input: Tensor, other: Tensor) -> Tensor:
     return _binary(_atan2_f, input, other, true_div=True)
 
 
+@defop(
+    inplace=True,
+    grad_fn="RemainderBackward0",
+    samples=(
+        Sample(((2, 3), (3,)), domain=(0.5, 3)),
+        Sample(((4,), (4,)), dtype="int64", domain=(-5, 5), grad=False),
+    ),
+)
 def remainder(input: Any, other: Any) -> Tensor:
-    return _binary(_rem_f, input, other)
+    a, b = coerce(input), coerce(other)
+    name = "RemainderBackward1" if isinstance(b, Tensor) else "RemainderBackward0"
+    return apply(_rem_f, name, (a, b), (("dtype", _dt.result_type(a, b)),))
 
 
+@defop(inplace=True, samples=Sample(((4,), (4,)), dtype="int64", domain=(1, 5), grad=False))
 def floor_divide(input: Any, other: Any) -> Tensor:
     return _binary(_floordiv_f, input, other)
 
 
+@defop(inplace=True, samples=Sample((Mask((4,)), Mask((4,))), grad=False))
 def logical_and(input: Tensor, other: Tensor) -> Tensor:
     return apply(_logical_f, "logical_and", (coerce(input), coerce(other)), (("op", "and"),))
 
 
+@defop(inplace=True, samples=Sample((Mask((4,)), Mask((4,))), grad=False))
 def logical_or(input: Tensor, other: Tensor) -> Tensor:
     return apply(_logical_f, "logical_or", (coerce(input), coerce(other)), (("op", "or"),))
 
 
+@defop(inplace=True, samples=Sample((Mask((4,)), Mask((4,))), grad=False))
 def logical_xor(input: Tensor, other: Tensor) -> Tensor:
     return apply(_logical_f, "logical_xor", (coerce(input), coerce(other)), (("op", "xor"),))
 
@@ -255,3 +325,88 @@ def _bitwise(op: str, a: Any, b: Any) -> Tensor:
     if dt.kind == "f":
         raise TypeError(f"bitwise_{op} is not implemented for floating-point tensors")
     return apply(_bitwise_f, f"bitwise_{op}", (a, b), (("op", op), ("dtype", dt)))
+
+
+def _fmod_f(x: Any, y: Any, *, dtype: np.dtype) -> Any:
+    return fnp.fmod(_c(x, dtype), _c(y, dtype))
+
+
+@defop(
+    inplace=True,
+    grad_fn="FmodBackward0",
+    samples=(
+        Sample(((2, 3), (3,)), domain=(0.5, 3)),
+        Sample(((4,), (4,)), dtype="int64", domain=(-5, 5), grad=False),
+    ),
+)
+def fmod(input: Any, other: Any) -> Tensor:
+    """C's ``fmod``: the remainder has the dividend's sign (``remainder``: the divisor's)."""
+    a, b = coerce(input), coerce(other)
+    name = "FmodBackward1" if isinstance(b, Tensor) else "FmodBackward0"
+    return apply(_fmod_f, name, (a, b), (("dtype", _dt.result_type(a, b)),))
+
+
+_FLOAT_BINARY = {
+    "hypot": (fnp.hypot, "HypotBackward0", (0.5, 2)),
+    "logaddexp": (fnp.logaddexp, "LogaddexpBackward0", (-2, 2)),
+    "logaddexp2": (fnp.logaddexp2, "Logaddexp2Backward0", (-2, 2)),
+    "xlogy": (fsp.xlogy, "XlogyBackward0", (0.5, 2)),
+    "copysign": (fnp.copysign, "CopysignBackward0", (-2, 2)),
+    "fmax": (fnp.fmax, "FmaxBackward0", (-2, 2)),
+    "fmin": (fnp.fmin, "FminBackward0", (-2, 2)),
+}
+
+
+def _float_binary_f(x: Any, y: Any, *, op: str, dtype: np.dtype) -> Any:
+    return _FLOAT_BINARY[op][0](_c(x, dtype), _c(y, dtype))
+
+
+def _float_binary(op: str) -> Any:
+    _, name, domain = _FLOAT_BINARY[op]
+    keep_int = op in ("fmax", "fmin")
+
+    def f(input: Any, other: Any) -> Tensor:
+        a, b = coerce(input), coerce(other)
+        dt = _dt.result_type(a, b)
+        if not keep_int:
+            dt = _dt.float_type(dt)
+        return apply(_float_binary_f, name, (a, b), (("op", op), ("dtype", dt)))
+
+    f.__name__ = op
+    f.__doc__ = f"Elementwise ``{op}`` with PyTorch's type promotion."
+    return defop(
+        op,
+        inplace=op not in ("fmax", "fmin", "logaddexp", "logaddexp2"),
+        grad_fn=name,
+        samples=Sample(((2, 3), (3,)), domain=domain),
+    )(f)
+
+
+for _op in _FLOAT_BINARY:
+    globals()[_op] = _float_binary(_op)
+del _op
+
+
+def _heaviside_f(x: Any, v: Any, *, dtype: np.dtype) -> Any:
+    x, v = _c(x, dtype), _c(v, dtype)
+    return fnp.where(x == 0, v, (x > 0).astype(dtype))
+
+
+@defop(inplace=True, samples=Sample(((4,), (4,)), dtype="int64", grad=False))
+def heaviside(input: Tensor, values: Tensor) -> Tensor:
+    dt = _dt.result_type(input, values)
+    return apply(_heaviside_f, "HeavisideBackward0", (input, values), (("dtype", dt),))
+
+
+def _bitwise_op(op: str) -> Any:
+    def f(input: Any, other: Any) -> Tensor:
+        return _bitwise(op, input, other)
+
+    f.__name__ = f"bitwise_{op}"
+    samples = Sample(((4,), (4,)), dtype="int64", domain=(-8, 8), grad=False)
+    return defop(f"bitwise_{op}", inplace=True, samples=samples)(f)
+
+
+bitwise_and = _bitwise_op("and")
+bitwise_or = _bitwise_op("or")
+bitwise_xor = _bitwise_op("xor")

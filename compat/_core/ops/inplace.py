@@ -13,29 +13,16 @@ import numpy as np
 from compat._core import dtypes as _dt
 from compat._core.ops._common import _c, coerce
 from compat._core.ops.binary import _torch_power
-from compat._core.ops.unary import _addcdiv_f, _addcmul_f, _clamp_f, _lerp_f, _relu_f
+from compat._core.ops.unary import _addcdiv_f, _addcmul_f, _clamp_f, _lerp_f
 from compat._core.tensor import Tensor, apply_inplace
-from funcgrad import nn as fnn
 from funcgrad import numpy as fnp
-
-_SCALAR_TYPE = {
-    "float32": "Float",
-    "float64": "Double",
-    "float16": "Half",
-    "int64": "Long",
-    "int32": "Int",
-    "int16": "Short",
-    "int8": "Char",
-    "uint8": "Byte",
-    "bool": "Bool",
-}
 
 
 def _inplace_dtype_check(self: Tensor, dt: np.dtype) -> None:
     if _dt.category(dt) > _dt.category(self._npdtype):
         raise RuntimeError(
-            f"result type {_SCALAR_TYPE.get(dt.name, dt.name)} can't be cast to the desired "
-            f"output type {_SCALAR_TYPE.get(self._npdtype.name, self._npdtype.name)}"
+            f"result type {_dt.scalar_type_name(dt)} can't be cast to the desired "
+            f"output type {_dt.scalar_type_name(self._npdtype)}"
         )
 
 
@@ -82,37 +69,6 @@ def inplace_binary(self: Tensor, op: str, other: Any, alpha: Any = 1) -> Tensor:
 
 def _ip_fill_f(x: Any, v: Any, *, dtype: np.dtype) -> Any:
     return fnp.broadcast_to(_c(v, dtype), x.shape)
-
-
-def _ip_unary_f(x: Any, *, fn: str, dtype: np.dtype) -> Any:
-    f = {
-        "neg": lambda v: -v,
-        "exp": fnp.exp,
-        "sqrt": fnp.sqrt,
-        "relu": _relu_f,
-        "abs": fnp.abs,
-        "log": fnp.log,
-        "sigmoid": fnn.sigmoid,
-        "tanh": fnp.tanh,
-        "floor": fnp.floor,
-        "ceil": fnp.ceil,
-        "round": fnp.round,
-        "trunc": fnp.trunc,
-        "sin": fnp.sin,
-        "cos": fnp.cos,
-        "reciprocal": lambda v: 1.0 / v,
-        "rsqrt": lambda v: 1.0 / fnp.sqrt(v),
-        "square": lambda v: v * v,
-        "sign": fnp.sign,
-    }[fn]
-    return _c(f(x), dtype)
-
-
-def inplace_unary(self: Tensor, fn: str) -> Tensor:
-    dt = self._npdtype
-    return apply_inplace(
-        self, _ip_unary_f, fn.capitalize() + "Backward0", (), (("fn", fn), ("dtype", dt))
-    )
 
 
 def inplace_fill(self: Tensor, value: Any) -> Tensor:

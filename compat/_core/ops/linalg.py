@@ -10,6 +10,7 @@ import numpy as np
 
 from compat._core import dtypes as _dt
 from compat._core.ops._common import _c
+from compat._core.optable import Sample, defop
 from compat._core.tensor import Tensor, apply
 from funcgrad import numpy as fnp
 
@@ -18,7 +19,12 @@ def _matmul_f(x: Any, y: Any, *, dtype: np.dtype) -> Any:
     return fnp.matmul(_c(x, dtype), _c(y, dtype))
 
 
+@defop(samples=(Sample(((2, 3), (3, 4))), Sample(((3, 4), (4,))), Sample(((2, 3, 4), (4, 2)))))
 def matmul(input: Tensor, other: Tensor) -> Tensor:
+    return _matmul(input, other, None)
+
+
+def _matmul(input: Tensor, other: Tensor, name: str | None) -> Tensor:
     if input.ndim == 0 or other.ndim == 0:
         raise RuntimeError(
             f"both arguments to matmul need to be at least 1D, but they are {input.ndim}D and "
@@ -29,9 +35,10 @@ def matmul(input: Tensor, other: Tensor) -> Tensor:
             f"expected m1 and m2 to have the same dtype, but got: {input.dtype} != {other.dtype}"
         )
     nd = (input.ndim, other.ndim)
-    name = {(1, 1): "DotBackward0", (2, 2): "MmBackward0", (2, 1): "MvBackward0"}.get(
-        nd, "MatmulBackward0" if builtins.max(nd) < 3 else "BmmBackward0"
-    )
+    if name is None:
+        name = {(1, 1): "DotBackward0", (2, 2): "MmBackward0", (2, 1): "MvBackward0"}.get(
+            nd, "MatmulBackward0" if builtins.max(nd) < 3 else "UnsafeViewBackward0"
+        )
     if input.shape[-1] != other.shape[0 if other.ndim == 1 else -2]:
         a, b = tuple(input.shape), tuple(other.shape)
         if nd == (2, 2):
@@ -42,22 +49,26 @@ def matmul(input: Tensor, other: Tensor) -> Tensor:
     return apply(_matmul_f, name, (input, other), (("dtype", input._npdtype),))
 
 
+@defop(samples=Sample(((2, 3), (3, 2))))
 def mm(input: Tensor, mat2: Tensor) -> Tensor:
     if input.ndim != 2 or mat2.ndim != 2:
         raise RuntimeError("self must be a matrix" if input.ndim != 2 else "mat2 must be a matrix")
     return matmul(input, mat2)
 
 
+@defop(samples=Sample(((2, 2, 3), (2, 3, 2))))
 def bmm(input: Tensor, mat2: Tensor) -> Tensor:
     if input.ndim != 3 or mat2.ndim != 3:
         raise RuntimeError("batch1 must be a 3D tensor")
-    return matmul(input, mat2)
+    return _matmul(input, mat2, "BmmBackward0")
 
 
+@defop(samples=Sample(((2, 3), (3,))))
 def mv(input: Tensor, vec: Tensor) -> Tensor:
     return matmul(input, vec)
 
 
+@defop(samples=Sample(((3,), (3,))))
 def dot(input: Tensor, other: Tensor) -> Tensor:
     if input.ndim != 1 or other.ndim != 1:
         raise RuntimeError(f"1D tensors expected, but got {input.ndim}D and {other.ndim}D tensors")
@@ -68,9 +79,10 @@ def _outer_f(x: Any, y: Any, *, dtype: np.dtype) -> Any:
     return fnp.outer(_c(x, dtype), _c(y, dtype))
 
 
+@defop(aliases=("ger",), samples=Sample(((3,), (2,))))
 def outer(input: Tensor, vec2: Tensor) -> Tensor:
     return apply(
-        _outer_f, "OuterBackward0", (input, vec2), (("dtype", _dt.result_type(input, vec2)),)
+        _outer_f, "MulBackward0", (input, vec2), (("dtype", _dt.result_type(input, vec2)),)
     )
 
 
@@ -81,6 +93,11 @@ def _einsum_f(*xs: Any, eq: str) -> Any:
     return fnp.einsum(eq, *xs)
 
 
+@defop(
+    method=False,
+    node_name=False,
+    samples=Sample(((2, 3), (3, 4)), method=False, prefix=("ij,jk->ik",)),
+)
 def einsum(equation: str, *operands: Any) -> Tensor:
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         operands = tuple(operands[0])

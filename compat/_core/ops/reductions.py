@@ -12,6 +12,7 @@ import numpy as np
 from compat._core import dtypes as _dt
 from compat._core.ops._common import _c
 from compat._core.ops.binary import maximum, minimum
+from compat._core.optable import Mask, Sample, defop
 from compat._core.tensor import Tensor, _wrap_dim, apply
 from funcgrad import nn as fnn
 from funcgrad import numpy as fnp
@@ -33,6 +34,14 @@ def _sum_f(x: Any, *, axes: Any, keepdims: bool, dtype: np.dtype) -> Any:
     return fnp.sum(_c(x, dtype), axis=axes, keepdims=keepdims)
 
 
+@defop(
+    samples=(
+        Sample(((2, 3),)),
+        Sample(((2, 3, 2),), args=((0, 2),)),
+        Sample(((2, 3),), kwargs=(("dim", 1), ("keepdim", True))),
+        Sample(((4,),), dtype="int64", grad=False),
+    )
+)
 def sum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
     axes = _dims(dim, input.ndim)
     if dtype is not None:
@@ -53,6 +62,7 @@ def _mean_f(x: Any, *, axes: Any, keepdims: bool, dtype: np.dtype) -> Any:
     return fnp.mean(_c(x, dtype), axis=axes, keepdims=keepdims)
 
 
+@defop(samples=(Sample(((2, 3),)), Sample(((2, 3),), args=(0,))))
 def mean(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
     dt = _dt.np_dtype(dtype) if dtype is not None else input._npdtype
     if dt.kind not in "fc":
@@ -73,6 +83,7 @@ def _prod_f(x: Any, *, axes: Any, keepdims: bool, dtype: np.dtype) -> Any:
     return fnp.prod(_c(x, dtype), axis=axes, keepdims=keepdims)
 
 
+@defop(samples=(Sample(((2, 3),), domain=(0.5, 1.5)), Sample(((2, 3),), args=(1,))))
 def prod(
     input: Tensor, dim: int | None = None, keepdim: bool = False, *, dtype: Any = None
 ) -> Tensor:
@@ -96,6 +107,7 @@ def _amax_f(x: Any, *, axes: Any, keepdims: bool, op: str) -> Any:
     return f(x, axis=axes, keepdims=keepdims)
 
 
+@defop(samples=(Sample(((2, 3),), kwargs=(("dim", (0, 1)),)), Sample(((2, 3),), args=(-1, True))))
 def amax(input: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
     axes = _dims(dim, input.ndim)
     return apply(
@@ -106,6 +118,7 @@ def amax(input: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
     )
 
 
+@defop(samples=Sample(((2, 3),), args=(1,)))
 def amin(input: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
     axes = _dims(dim, input.ndim)
     return apply(
@@ -156,10 +169,18 @@ def zeros_like_int(t: Tensor) -> Tensor:
     return zeros(*t.shape, dtype=_dt.int64)
 
 
+@defop(
+    samples=(
+        Sample(((2, 3),)),
+        Sample(((2, 3),), args=(1,)),
+        Sample(((2, 3),), kwargs=(("dim", 0), ("keepdim", True))),
+    )
+)
 def max(input: Tensor, dim: Any = None, keepdim: bool = False, *, other: Any = None) -> Any:
     return _extremum("max", input, dim, keepdim, other)
 
 
+@defop(samples=(Sample(((2, 3),)), Sample(((2, 3),), args=(1,))))
 def min(input: Tensor, dim: Any = None, keepdim: bool = False, *, other: Any = None) -> Any:
     return _extremum("min", input, dim, keepdim, other)
 
@@ -171,6 +192,7 @@ def _arg_f(x: Any, *, axis: Any, keepdims: bool, op: str) -> Any:
     return fnp.asarray(f(x, axis=axis, keepdims=keepdims), np.int64)
 
 
+@defop(samples=(Sample(((2, 3),), grad=False), Sample(((2, 3),), args=(1,), grad=False)))
 def argmax(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
     axis = None if dim is None else _wrap_dim(dim, input.ndim)
     return apply(
@@ -181,6 +203,7 @@ def argmax(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tens
     )
 
 
+@defop(samples=Sample(((2, 3),), args=(0, True), grad=False))
 def argmin(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
     axis = None if dim is None else _wrap_dim(dim, input.ndim)
     return apply(
@@ -218,6 +241,7 @@ def _var_std(input: Tensor, dim: Any, unbiased: Any, keepdim: bool, correction: 
     return apply(_var_f, "StdBackward0" if std else "VarBackward0", (input,), static)
 
 
+@defop(samples=(Sample(((2, 3),)), Sample(((2, 3),), args=(1,), kwargs=(("correction", 0),))))
 def var(
     input: Tensor,
     dim: Any = None,
@@ -229,6 +253,7 @@ def var(
     return _var_std(input, dim, unbiased, keepdim, correction, std=False)
 
 
+@defop(samples=(Sample(((2, 3),)), Sample(((2, 3),), args=(0,), kwargs=(("keepdim", True),))))
 def std(
     input: Tensor,
     dim: Any = None,
@@ -244,6 +269,7 @@ def _anyall_f(x: Any, *, axes: Any, keepdims: bool, op: str) -> Any:
     return (fnp.any if op == "any" else fnp.all)(x, axis=axes, keepdims=keepdims)
 
 
+@defop(samples=Sample((Mask((2, 3)),), args=(1,), grad=False))
 def any(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
     return apply(
         _anyall_f,
@@ -253,6 +279,7 @@ def any(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
     )
 
 
+@defop(samples=Sample((Mask((2, 3)),), grad=False))
 def all(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
     return apply(
         _anyall_f,
@@ -266,6 +293,7 @@ def _logsumexp_f(x: Any, *, axes: Any, keepdims: bool) -> Any:
     return fnn.logsumexp(x, axis=axes, keepdims=keepdims)
 
 
+@defop(samples=Sample(((2, 3),), args=(1,)))
 def logsumexp(input: Tensor, dim: Any, keepdim: bool = False) -> Tensor:
     x = input if input._npdtype.kind == "f" else input.to(_dt.get_default_dtype())
     return apply(
@@ -281,6 +309,7 @@ def _softmax_f(x: Any, *, axis: int, log: bool, dtype: np.dtype) -> Any:
     return fnn.log_softmax(x, axis=axis) if log else fnn.softmax(x, axis=axis)
 
 
+@defop(samples=Sample(((2, 4),), args=(1,)))
 def softmax(input: Tensor, dim: int | None = None, dtype: Any = None) -> Tensor:
     dt = _dt.np_dtype(dtype) if dtype is not None else _dt.float_type(input._npdtype)
     axis = _wrap_dim(dim if dim is not None else -1, input.ndim)
@@ -293,6 +322,7 @@ def softmax(input: Tensor, dim: int | None = None, dtype: Any = None) -> Tensor:
     )
 
 
+@defop(samples=Sample(((3, 2),), args=(0,)))
 def log_softmax(input: Tensor, dim: int | None = None, dtype: Any = None) -> Tensor:
     dt = _dt.np_dtype(dtype) if dtype is not None else _dt.float_type(input._npdtype)
     axis = _wrap_dim(dim if dim is not None else -1, input.ndim)
@@ -309,6 +339,7 @@ def _cum_f(x: Any, *, axis: int, op: str, dtype: np.dtype) -> Any:
     return (fnp.cumsum if op == "sum" else fnp.cumprod)(_c(x, dtype), axis=axis)
 
 
+@defop(inplace=True, samples=Sample(((2, 3),), args=(1,)))
 def cumsum(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
     dt = (
         _dt.np_dtype(dtype)
@@ -323,6 +354,7 @@ def cumsum(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
     )
 
 
+@defop(inplace=True, samples=Sample(((2, 3),), args=(1,), domain=(0.5, 1.5)))
 def cumprod(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
     dt = (
         _dt.np_dtype(dtype)
@@ -348,6 +380,7 @@ def _norm_f(x: Any, *, p: float, axes: Any, keepdims: bool) -> Any:
     return fnp.sum(fnp.abs(x) ** p, axis=axes, keepdims=keepdims) ** (1.0 / p)
 
 
+@defop(samples=(Sample(((2, 3),)), Sample(((2, 3),), args=(1,), kwargs=(("dim", 1),))))
 def norm(
     input: Tensor,
     p: Any = "fro",
@@ -358,7 +391,7 @@ def norm(
     pv = 2.0 if p in ("fro", None) else float(p)
     return apply(
         _norm_f,
-        "NormBackward1",
+        "LinalgVectorNormBackward0",
         (input,),
         (("p", pv), ("axes", _dims(dim, input.ndim)), ("keepdims", bool(keepdim))),
     )

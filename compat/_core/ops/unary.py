@@ -12,32 +12,46 @@ import numpy as np
 
 from compat._core import dtypes as _dt
 from compat._core.ops._common import _c, coerce
+from compat._core.optable import Mask, Sample, defop
 from compat._core.tensor import Tensor, apply
 from funcgrad import lax as flax
 from funcgrad import nn as fnn
 from funcgrad import numpy as fnp
+from funcgrad.scipy import special as fsp
 
+# name -> (float function, backward node, what it saves, test domain, aliases)
 _UNARY = {
-    "exp": (fnp.exp, "ExpBackward0", "result"),
-    "log": (fnp.log, "LogBackward0", None),
-    "log2": (fnp.log2, "Log2Backward0", None),
-    "log10": (fnp.log10, "Log10Backward0", None),
-    "log1p": (fnp.log1p, "Log1PBackward0", None),
-    "expm1": (fnp.expm1, "Expm1Backward0", "result"),
-    "sin": (fnp.sin, "SinBackward0", None),
-    "cos": (fnp.cos, "CosBackward0", None),
-    "tan": (fnp.tan, "TanBackward0", "result"),
-    "asin": (fnp.arcsin, "AsinBackward0", None),
-    "acos": (fnp.arccos, "AcosBackward0", None),
-    "atan": (fnp.arctan, "AtanBackward0", None),
-    "sinh": (fnp.sinh, "SinhBackward0", None),
-    "cosh": (fnp.cosh, "CoshBackward0", None),
-    "tanh": (fnp.tanh, "TanhBackward0", "result"),
-    "sigmoid": (fnn.sigmoid, "SigmoidBackward0", "result"),
-    "sqrt": (fnp.sqrt, "SqrtBackward0", "result"),
-    "rsqrt": (lambda x: 1.0 / fnp.sqrt(x), "RsqrtBackward0", "result"),
-    "erf": (flax.erf, "ErfBackward0", None),
-    "reciprocal": (lambda x: 1.0 / x, "ReciprocalBackward0", "result"),
+    "exp": (fnp.exp, "ExpBackward0", "result", (-2, 2), ()),
+    "exp2": (fnp.exp2, "Exp2Backward0", "result", (-2, 2), ()),
+    "log": (fnp.log, "LogBackward0", None, (0.5, 3), ()),
+    "log2": (fnp.log2, "Log2Backward0", None, (0.5, 3), ()),
+    "log10": (fnp.log10, "Log10Backward0", None, (0.5, 3), ()),
+    "log1p": (fnp.log1p, "Log1PBackward0", None, (-0.5, 2), ()),
+    "expm1": (fnp.expm1, "Expm1Backward0", "result", (-2, 2), ()),
+    "sin": (fnp.sin, "SinBackward0", None, (-2, 2), ()),
+    "cos": (fnp.cos, "CosBackward0", None, (-2, 2), ()),
+    "tan": (fnp.tan, "TanBackward0", "result", (-1, 1), ()),
+    "asin": (fnp.arcsin, "AsinBackward0", None, (-0.9, 0.9), ("arcsin",)),
+    "acos": (fnp.arccos, "AcosBackward0", None, (-0.9, 0.9), ("arccos",)),
+    "atan": (fnp.arctan, "AtanBackward0", None, (-2, 2), ("arctan",)),
+    "sinh": (fnp.sinh, "SinhBackward0", None, (-2, 2), ()),
+    "cosh": (fnp.cosh, "CoshBackward0", None, (-2, 2), ()),
+    "tanh": (fnp.tanh, "TanhBackward0", "result", (-2, 2), ()),
+    "asinh": (fnp.arcsinh, "AsinhBackward0", None, (-2, 2), ("arcsinh",)),
+    "acosh": (fnp.arccosh, "AcoshBackward0", None, (1.5, 3), ("arccosh",)),
+    "atanh": (fnp.arctanh, "AtanhBackward0", None, (-0.9, 0.9), ("arctanh",)),
+    "sigmoid": (fnn.sigmoid, "SigmoidBackward0", "result", (-2, 2), ()),
+    "sqrt": (fnp.sqrt, "SqrtBackward0", "result", (0.5, 3), ()),
+    "rsqrt": (lambda x: 1.0 / fnp.sqrt(x), "RsqrtBackward0", "result", (0.5, 3), ()),
+    "erf": (flax.erf, "ErfBackward0", None, (-2, 2), ()),
+    "erfc": (fsp.erfc, "ErfcBackward0", None, (-2, 2), ()),
+    "erfinv": (fsp.erfinv, "ErfinvBackward0", None, (-0.9, 0.9), ()),
+    "lgamma": (fsp.gammaln, "LgammaBackward0", None, (0.5, 3), ()),
+    "digamma": (fsp.digamma, "DigammaBackward0", None, (0.5, 3), ()),
+    "i0": (fsp.i0, "I0Backward0", None, (-2, 2), ()),
+    "deg2rad": (fnp.deg2rad, "Deg2RadBackward0", None, (-2, 2), ()),
+    "rad2deg": (fnp.rad2deg, "Rad2DegBackward0", None, (-2, 2), ()),
+    "reciprocal": (lambda x: 1.0 / x, "ReciprocalBackward0", "result", (0.5, 2), ()),
 }
 
 
@@ -46,7 +60,7 @@ def _unary_float_f(x: Any, *, op: str, dtype: np.dtype) -> Any:
 
 
 def _unary_float(op: str) -> Any:
-    _, name, saves = _UNARY[op]
+    _, name, saves, domain, aliases = _UNARY[op]
 
     def f(input: Tensor) -> Tensor:
         dt = _dt.float_type(input._npdtype)
@@ -54,7 +68,8 @@ def _unary_float(op: str) -> Any:
 
     f.__name__ = op
     f.__doc__ = f"Elementwise ``{op}`` (integer inputs give the default float dtype)."
-    return f
+    samples = (Sample(((2, 3),), domain=domain), Sample(((4,),), domain=domain, dtype="int64"))
+    return defop(op, inplace=True, aliases=aliases, grad_fn=name, samples=samples)(f)
 
 
 for _op in _UNARY:
@@ -95,6 +110,12 @@ def _round_f(x: Any, *, op: str) -> Any:
     return {"floor": fnp.floor, "ceil": fnp.ceil, "round": fnp.round, "trunc": fnp.trunc}[op](x)
 
 
+@defop(
+    inplace=True,
+    aliases=("negative",),
+    grad_fn="NegBackward0",
+    samples=(Sample(((2, 3),)), Sample(((3,),), dtype="int64", grad=False)),
+)
 def neg(input: Tensor) -> Tensor:
     if input._npdtype == np.bool_:
         raise RuntimeError(
@@ -107,6 +128,12 @@ def neg(input: Tensor) -> Tensor:
 negative = neg
 
 
+@defop(
+    inplace=True,
+    aliases=("absolute",),
+    grad_fn="AbsBackward0",
+    samples=(Sample(((2, 3),)), Sample(((3,),), dtype="int64", grad=False)),
+)
 def abs(input: Tensor) -> Tensor:
     return apply(_abs_f, "AbsBackward0", (input,))
 
@@ -114,33 +141,47 @@ def abs(input: Tensor) -> Tensor:
 absolute = abs
 
 
+@defop(inplace=True, grad_fn="SignBackward0", samples=Sample(((5,),), dtype="int64", grad=False))
 def sign(input: Tensor) -> Tensor:
     return apply(_sign_f, "SignBackward0", (input,))
 
 
+@defop(inplace=True, grad_fn="ReluBackward0", samples=Sample(((2, 3),)))
 def relu(input: Tensor) -> Tensor:
     return apply(_relu_f, "ReluBackward0", (input,), saves="result")
 
 
+@defop(inplace=True, grad_fn="PowBackward0", samples=Sample(((2, 3),)))
 def square(input: Tensor) -> Tensor:
     return pow(input, 2)
 
 
+@defop(inplace=True, grad_fn="FloorBackward0", samples=Sample(((2, 3),)))
 def floor(input: Tensor) -> Tensor:
     return apply(_round_f, "FloorBackward0", (input,), (("op", "floor"),))
 
 
+@defop(inplace=True, grad_fn="CeilBackward0", samples=Sample(((2, 3),)))
 def ceil(input: Tensor) -> Tensor:
     return apply(_round_f, "CeilBackward0", (input,), (("op", "ceil"),))
 
 
-def round(input: Tensor, decimals: int = 0) -> Tensor:
+@defop(
+    inplace=True,
+    grad_fn="RoundBackward0",
+    samples=(Sample(((2, 3),)), Sample(((4,),), kwargs=(("decimals", 1),))),
+)
+def round(input: Tensor, *, decimals: int = 0) -> Tensor:
     if decimals:
-        scale = 10.0**decimals
-        return round(input * scale) / scale
+        return apply(_round_dec_f, "RoundBackward1", (input,), (("decimals", int(decimals)),))
     return apply(_round_f, "RoundBackward0", (input,), (("op", "round"),))
 
 
+def _round_dec_f(x: Any, *, decimals: int) -> Any:
+    return fnp.round(x, decimals)
+
+
+@defop(inplace=True, aliases=("fix",), grad_fn="TruncBackward0", samples=Sample(((2, 3),)))
 def trunc(input: Tensor) -> Tensor:
     return apply(_round_f, "TruncBackward0", (input,), (("op", "trunc"),))
 
@@ -149,6 +190,7 @@ def _logical_not_f(x: Any) -> Any:
     return fnp.logical_not(x)
 
 
+@defop(inplace=True, samples=Sample((Mask((2, 3)),), grad=False))
 def logical_not(input: Tensor) -> Tensor:
     return apply(_logical_not_f, "logical_not", (input,))
 
@@ -157,6 +199,7 @@ def _invert_f(x: Any) -> Any:
     return fnp.invert(x)
 
 
+@defop(inplace=True, samples=Sample(((5,),), dtype="int64", grad=False))
 def bitwise_not(input: Tensor) -> Tensor:
     if input._npdtype.kind == "f":
         raise TypeError("bitwise_not is not implemented for floating-point tensors")
@@ -167,14 +210,17 @@ def _isx_f(x: Any, *, op: str) -> Any:
     return {"isnan": fnp.isnan, "isinf": fnp.isinf, "isfinite": fnp.isfinite}[op](x)
 
 
+@defop(samples=Sample(((4,),), grad=False))
 def isnan(input: Tensor) -> Tensor:
     return apply(_isx_f, "isnan", (input,), (("op", "isnan"),))
 
 
+@defop(samples=Sample(((4,),), grad=False))
 def isinf(input: Tensor) -> Tensor:
     return apply(_isx_f, "isinf", (input,), (("op", "isinf"),))
 
 
+@defop(samples=Sample(((4,),), grad=False))
 def isfinite(input: Tensor) -> Tensor:
     return apply(_isx_f, "isfinite", (input,), (("op", "isfinite"),))
 
@@ -192,17 +238,29 @@ def _clamp_f(x: Any, lo: Any, hi: Any, *, has_lo: bool, has_hi: bool, dtype: np.
     return y
 
 
+@defop(
+    inplace=True,
+    aliases=("clip",),
+    grad_fn="ClampBackward1",
+    samples=(
+        Sample(((6,),), args=(-0.5, 0.7)),
+        Sample(((6,), (6,)), kwargs=()),
+        Sample(((2, 3),), kwargs=(("max", 0.3),)),
+    ),
+)
 def clamp(input: Tensor, min: Any = None, max: Any = None) -> Tensor:
+    return _clamp(input, min, max, None)
+
+
+def _clamp(input: Tensor, min: Any, max: Any, name: str | None) -> Tensor:
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     lo = coerce(min) if min is not None else 0
     hi = coerce(max) if max is not None else 0
     dt = _dt.result_type(input, *(v for v in (min, max) if v is not None))
-    name = (
-        "ClampBackward1"
-        if not isinstance(lo, Tensor) and not isinstance(hi, Tensor)
-        else "ClampBackward0"
-    )
+    if name is None:
+        tensor_bound = isinstance(lo, Tensor) or isinstance(hi, Tensor)
+        name = "ClampBackward0" if tensor_bound else "ClampBackward1"
     return apply(
         _clamp_f,
         name,
@@ -214,18 +272,24 @@ def clamp(input: Tensor, min: Any = None, max: Any = None) -> Tensor:
 clip = clamp
 
 
+@defop(inplace=True, grad_fn="ClampMinBackward0", samples=Sample(((6,),), args=(0.1,)))
 def clamp_min(input: Tensor, min: Any) -> Tensor:
-    return clamp(input, min=min)
+    return _clamp(input, min, None, "ClampMinBackward0")
 
 
+@defop(inplace=True, grad_fn="ClampMaxBackward0", samples=Sample(((6,),), args=(0.1,)))
 def clamp_max(input: Tensor, max: Any) -> Tensor:
-    return clamp(input, max=max)
+    return _clamp(input, None, max, "ClampMaxBackward0")
 
 
 def _where_f(c: Any, x: Any, y: Any, *, dtype: np.dtype) -> Any:
     return fnp.where(c, _c(x, dtype), _c(y, dtype))
 
 
+@defop(
+    method=lambda self, condition, other: where(condition, self, other),
+    samples=Sample((Mask((2, 3)), (2, 3), (3,)), method=False),
+)
 def where(condition: Tensor, input: Any = None, other: Any = None) -> Any:
     if input is None and other is None:
         return nonzero(condition, as_tuple=True)
@@ -239,6 +303,7 @@ def where(condition: Tensor, input: Any = None, other: Any = None) -> Any:
     return apply(_where_f, "WhereBackward0", (condition, input, other), (("dtype", dt),))
 
 
+@defop(samples=Sample(((5,),), dtype="int64", grad=False))
 def nonzero(input: Tensor, *, as_tuple: bool = False) -> Any:
     from compat._core.creation import tensor
 
@@ -253,9 +318,16 @@ def _lerp_f(x: Any, y: Any, w: Any, *, dtype: np.dtype) -> Any:
     return x + w * (y - x)
 
 
+@defop(
+    inplace=True,
+    grad_fn="LerpBackward0",
+    samples=(Sample(((2, 3), (3,)), args=(0.3,)), Sample(((2, 3), (2, 3), (2, 3)))),
+)
 def lerp(input: Tensor, end: Tensor, weight: Any) -> Tensor:
     dt = _dt.result_type(input, end)
-    return apply(_lerp_f, "LerpBackward0", (input, coerce(end), coerce(weight)), (("dtype", dt),))
+    weight = coerce(weight)
+    name = "LerpBackward1" if isinstance(weight, Tensor) else "LerpBackward0"
+    return apply(_lerp_f, name, (input, coerce(end), weight), (("dtype", dt),))
 
 
 def _addcmul_f(x: Any, a: Any, b: Any, v: Any, *, dtype: np.dtype) -> Any:
@@ -266,16 +338,21 @@ def _addcdiv_f(x: Any, a: Any, b: Any, v: Any, *, dtype: np.dtype) -> Any:
     return _c(x, dtype) + _c(v, dtype) * (_c(a, dtype) / _c(b, dtype))
 
 
+@defop(
+    inplace=True,
+    grad_fn="AddcmulBackward0",
+    samples=Sample(((2, 3), (3,), (2, 1)), kwargs=(("value", 0.5),)),
+)
 def addcmul(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) -> Tensor:
     dt = _dt.result_type(input, tensor1, tensor2)
     return apply(_addcmul_f, "AddcmulBackward0", (input, tensor1, tensor2, value), (("dtype", dt),))
 
 
+@defop(
+    inplace=True,
+    grad_fn="AddcdivBackward0",
+    samples=Sample(((2, 3), (3,), (2, 1)), kwargs=(("value", 0.5),), domain=(0.5, 2)),
+)
 def addcdiv(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) -> Tensor:
     dt = _dt.result_type(input, tensor1, tensor2)
     return apply(_addcdiv_f, "AddcdivBackward0", (input, tensor1, tensor2, value), (("dtype", dt),))
-
-
-def ops_by_name(name: str) -> Any:
-    """An elementwise float op defined from the table above (``log2``, ``erf``, ...)."""
-    return globals()[name]

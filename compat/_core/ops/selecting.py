@@ -1,0 +1,589 @@
+"""Selecting and placing elements: ``narrow``/``select``, diagonals, ``take``,
+``take_along_dim``, the ``scatter`` and ``index_*`` families, masked selection,
+``roll``/``rot90``, ``repeat_interleave``, ``tensor_split``, ``movedim``.
+
+Index tensors are runtime operands of the programs (one program per shape, not per
+index value); where the output size depends on the data (``masked_select``,
+``repeat_interleave`` with tensor repeats) the sizes are read eagerly, as PyTorch does.
+"""
+
+from __future__ import annotations
+
+import builtins
+import itertools
+import warnings
+from typing import Any
+
+import numpy as np
+
+from compat._core.ops._common import _c, coerce
+from compat._core.optable import Idx, Mask, Sample, T, defop
+from compat._core.tensor import Tensor, _wrap_dim, apply
+from funcgrad import lax as flax
+from funcgrad import numpy as fnp
+
+
+def _tensor(a: Any) -> Tensor:
+    from compat._core.creation import tensor
+
+    return tensor(a)
+
+
+def _narrow_f(x: Any, *, axis: int, start: int, length: int) -> Any:
+    return flax.slice_in_dim(x, start, start + length, axis=axis)
+
+
+@defop(samples=(Sample(((4, 3),), args=(0, 1, 2)), Sample(((4, 3),), args=(-1, -2, 2))))
+def narrow(input: Tensor, dim: int, start: Any, length: int) -> Tensor:
+    """``length`` elements of ``dim`` from ``start`` (negative ``start`` counts from the end)."""
+    axis = _wrap_dim(dim, input.ndim)
+    n = input.shape[axis]
+    start = int(start)
+    if not -n <= start <= n:
+        raise IndexError(
+            f"start out of range (expected to be in range of [{-n}, {n}], but got {start})"
+        )
+    start %= n if n else 1
+    if start + length > n or length < 0:
+        raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({n}).")
+    st = (("axis", axis), ("start", start), ("length", int(length)))
+    return apply(_narrow_f, "SliceBackward0", (input,), st)
+
+
+def _select_f(x: Any, i: Any, *, axis: int) -> Any:
+    return fnp.take(x, i, axis=axis)
+
+
+@defop(samples=(Sample(((4, 3),), args=(0, 2)), Sample(((4, 3),), args=(1, -1))))
+def select(input: Tensor, dim: int, index: int) -> Tensor:
+    """The slice at ``index`` of ``dim``, without that dimension."""
+    axis = _wrap_dim(dim, input.ndim)
+    n = input.shape[axis]
+    if not -n <= index < n:
+        raise IndexError(
+            f"select(): index {index} out of range for tensor of size {list(input.shape)} at "
+            f"dimension {dim}"
+        )
+    i = np.asarray(index % n, np.int64)
+    return apply(_select_f, "SelectBackward0", (input, i), (("axis", axis),))
+
+
+def _diagonal_f(x: Any, *, offset: int, a1: int, a2: int) -> Any:
+    return fnp.diagonal(x, offset=offset, axis1=a1, axis2=a2)
+
+
+@defop(
+    samples=(
+        Sample(((3, 4),)),
+        Sample(((3, 4),), args=(1,)),
+        Sample(((2, 3, 3),), kwargs=(("offset", -1), ("dim1", 1), ("dim2", 2))),
+    )
+)
+def diagonal(input: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
+    a1, a2 = _wrap_dim(dim1, input.ndim), _wrap_dim(dim2, input.ndim)
+    if a1 == a2:
+        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    st = (("offset", int(offset)), ("a1", a1), ("a2", a2))
+    return apply(_diagonal_f, "DiagonalBackward0", (input,), st)
+
+
+def _diag_embed_f(x: Any, *, offset: int, a1: int, a2: int) -> Any:
+    n = x.shape[-1] + builtins.abs(offset)
+    eye = fnp.eye(n, k=offset, dtype=bool)
+    rows, cols = np.nonzero(np.eye(n, k=offset, dtype=bool))
+    out = fnp.zeros(x.shape[:-1] + (n, n), x.dtype)
+    out = out.at[..., rows, cols].set(x)
+    del eye
+    nd = out.ndim
+    order = [d for d in range(nd - 2)]
+    # place the two new dims at a1 < a2
+    perm = [0] * nd
+    rest = iter(order)
+    for d in range(nd):
+        if d == a1:
+            perm[d] = nd - 2
+        elif d == a2:
+            perm[d] = nd - 1
+        else:
+            perm[d] = next(rest)
+    return fnp.transpose(out, perm)
+
+
+@defop(samples=(Sample(((2, 3),)), Sample(((3,),), args=(1,)), Sample(((2, 3),), args=(0, 0, 2))))
+def diag_embed(input: Tensor, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
+    """Matrices whose ``offset`` diagonal (in dims ``dim1``, ``dim2``) is the last dim."""
+    nd = input.ndim + 1
+    a1, a2 = _wrap_dim(dim1, nd), _wrap_dim(dim2, nd)
+    if a1 == a2:
+        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    if a1 > a2:
+        a1, a2, offset = a2, a1, -offset
+    st = (("offset", int(offset)), ("a1", a1), ("a2", a2))
+    return apply(_diag_embed_f, "DiagEmbedBackward0", (input,), st)
+
+
+def _diag_f(x: Any, *, k: int) -> Any:
+    return fnp.diag(x, k=k)
+
+
+@defop(samples=(Sample(((3,),)), Sample(((3, 4),), args=(1,))))
+def diag(input: Tensor, diagonal: int = 0) -> Tensor:
+    """A vector's diagonal matrix, or a matrix's diagonal."""
+    if input.ndim not in (1, 2):
+        raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {input.ndim}D")
+    return apply(
+        _diag_f,
+        "DiagEmbedBackward0" if input.ndim == 1 else "DiagonalBackward0_copy",
+        (input,),
+        (("k", int(diagonal)),),
+    )
+
+
+@defop(node_name=False, samples=Sample(((2, 2),), args=(1,)))
+def diagflat(input: Tensor, offset: int = 0) -> Tensor:
+    return diag(input.reshape(-1), offset)
+
+
+def _trace_f(x: Any) -> Any:
+    return fnp.trace(x)
+
+
+@defop(samples=(Sample(((3, 4),)), Sample(((3, 3),), dtype="int64", grad=False)))
+def trace(input: Tensor) -> Tensor:
+    if input.ndim != 2:
+        raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {input.ndim}")
+    out = apply(_trace_f, "TraceBackward0", (input,))
+    return out
+
+
+def _take_f(x: Any, i: Any) -> Any:
+    return fnp.take(fnp.reshape(x, (-1,)), i)
+
+
+def _check_index(index: Tensor, n: int, what: str) -> np.ndarray:
+    if index._npdtype.kind not in "iu":
+        raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+    a = np.asarray(index._st.array)
+    if a.size and (a.max() >= n or a.min() < -n):
+        bad = int(a.max() if a.max() >= n else a.min())
+        raise IndexError(f"{what}: index {bad} out of range for tensor of size {n}")
+    return np.where(a < 0, a + n, a).astype(np.int64)
+
+
+@defop(samples=Sample(((3, 4),), args=(Idx((2, 3), 12),)))
+def take(input: Tensor, index: Tensor) -> Tensor:
+    """Elements of the flattened input at ``index`` (shaped like ``index``)."""
+    idx = _check_index(index, input.numel(), "take")
+    return apply(_take_f, "TakeBackward0", (input, idx))
+
+
+def _take_along_f(x: Any, i: Any, *, axis: Any) -> Any:
+    if axis is None:
+        return fnp.take(fnp.reshape(x, (-1,)), fnp.reshape(i, (-1,)))
+    return fnp.take_along_axis(x, i, axis=axis)
+
+
+@defop(
+    node_name=False,
+    samples=(Sample(((3, 4),), args=(Idx((3, 2), 4), 1)), Sample(((3, 4),), args=(Idx((5,), 12),))),
+)
+def take_along_dim(input: Tensor, indices: Tensor, dim: int | None = None) -> Tensor:
+    """``numpy.take_along_axis``; without ``dim`` both are flattened."""
+    if dim is None:
+        idx = _check_index(indices, input.numel(), "take_along_dim")
+        return apply(_take_along_f, "TakeAlongDimBackward0", (input, idx), (("axis", None),))
+    axis = _wrap_dim(dim, input.ndim)
+    idx = _check_index(indices, input.shape[axis], "take_along_dim")
+    shape = np.broadcast_shapes(
+        tuple(s for d, s in enumerate(input.shape) if d != axis),
+        tuple(s for d, s in enumerate(idx.shape) if d != axis),
+    )
+    full = list(shape)
+    full.insert(axis, idx.shape[axis])
+    idx = np.broadcast_to(idx, full)
+    xs = list(shape)
+    xs.insert(axis, input.shape[axis])
+    x = input.expand(*xs) if tuple(xs) != tuple(input.shape) else input
+    return apply(_take_along_f, "TakeAlongDimBackward0", (x, np.array(idx)), (("axis", axis),))
+
+
+# ----------------------------------------------------------------- scatter family
+
+_WARNED: list = []
+
+
+def _scatter_index(idx: Any, axis: int, shape: tuple) -> tuple:
+    """Full index arrays addressing ``out[..., idx[...], ...]`` for each element of ``idx``."""
+    grids = list(np.indices(shape, sparse=True))
+    grids = [fnp.asarray(g) for g in grids]
+    grids[axis] = idx
+    return tuple(grids)
+
+
+def _scatter_f(x: Any, i: Any, src: Any, *, axis: int, reduce: str | None, dtype: np.dtype) -> Any:
+    src = _c(src, dtype)
+    src = (
+        fnp.broadcast_to(src, i.shape)
+        if src.ndim == 0
+        else src[tuple(slice(0, s) for s in i.shape)]
+    )
+    where = _scatter_index(i, axis, i.shape)
+    ref = x.at[where]
+    if reduce is None:
+        return ref.set(src)
+    if reduce in ("add", "sum"):
+        return ref.add(src)
+    if reduce in ("multiply", "prod"):
+        return ref.multiply(src)
+    if reduce == "amax":
+        return ref.max(src)
+    return ref.min(src)
+
+
+def _scatter_args(input: Tensor, dim: int, index: Tensor, name: str) -> tuple[int, np.ndarray]:
+    axis = _wrap_dim(dim, builtins.max(input.ndim, 1))
+    if index._npdtype != np.int64:
+        raise RuntimeError(f"{name}(): Expected dtype int64 for index")
+    if index.ndim != input.ndim:
+        raise RuntimeError("Index tensor must have the same number of dimensions as self tensor")
+    idx = np.asarray(index._st.array)
+    n = input.shape[axis]
+    if idx.size and (idx.max() >= n or idx.min() < -n):
+        raise RuntimeError(
+            f"index {int(idx.max() if idx.max() >= n else idx.min())} is out of bounds for "
+            f"dimension {axis} with size {n}"
+        )
+    return axis, np.where(idx < 0, idx + n, idx)
+
+
+@defop(
+    inplace=True,
+    samples=(
+        Sample(((3, 4),), args=(1, Idx((3, 2), 4), T((3, 2)))),
+        Sample(((3, 4),), args=(0, Idx((2, 4), 3), 1.5), grad=False),
+        Sample(
+            ((3, 4),), args=(1, Idx((2, 3), 4), T((2, 3))), kwargs=(("reduce", "add"),), grad=False
+        ),
+    ),
+)
+def scatter(
+    input: Tensor,
+    dim: int,
+    index: Tensor,
+    src: Any = None,
+    *,
+    value: Any = None,
+    reduce: str | None = None,
+) -> Tensor:
+    """``out[i][index[i][j]] = src[i][j]`` along ``dim``; later writes to one place win in
+    no guaranteed order (as PyTorch); ``reduce='add'|'multiply'`` combines instead."""
+    if src is None:
+        src = value
+    if src is None:
+        raise TypeError("scatter() missing required argument 'src' or 'value'")
+    axis, idx = _scatter_args(input, dim, index, "scatter")
+    if reduce not in (None, "add", "multiply"):
+        raise RuntimeError(f"reduce argument must be either add or multiply. Got {reduce}")
+    src = coerce(src)
+    if reduce is not None and isinstance(src, Tensor) and not _WARNED:
+        _WARNED.append(True)  # once per process, as PyTorch's TORCH_WARN_ONCE
+        warnings.warn(
+            "The reduce argument of torch.scatter with Tensor src is deprecated and will be "
+            "removed in a future PyTorch release. Use torch.scatter_reduce instead for more "
+            "reduction options.",
+            UserWarning,
+            stacklevel=2,
+        )
+    st = (("axis", axis), ("reduce", reduce), ("dtype", input._npdtype))
+    name = "ScatterBackward0" if isinstance(src, Tensor) else "ScatterBackward1"
+    return apply(_scatter_f, name, (input, idx, src), st)
+
+
+@defop(inplace=True, samples=Sample(((3, 4),), args=(1, Idx((3, 5), 4), T((3, 5)))))
+def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
+    """Sums ``src`` into ``input`` at ``index`` along ``dim``."""
+    axis, idx = _scatter_args(input, dim, index, "scatter_add")
+    st = (("axis", axis), ("reduce", "add"), ("dtype", input._npdtype))
+    return apply(_scatter_f, "ScatterAddBackward0", (input, idx, src), st)
+
+
+def _scatter_reduce_f(
+    x: Any, i: Any, src: Any, *, axis: int, reduce: str, include_self: bool, dtype: np.dtype
+) -> Any:
+    src = _c(src, dtype)
+    src = src[tuple(slice(0, s) for s in i.shape)]
+    where = _scatter_index(i, axis, i.shape)
+    hit = fnp.zeros(x.shape, bool).at[where].set(True)
+    if reduce in ("sum", "mean"):
+        base = x if include_self else fnp.where(hit, fnp.zeros_like(x), x)
+        out = base.at[where].add(src)
+        if reduce == "mean":
+            cnt = fnp.zeros(x.shape, dtype).at[where].add(1)
+            cnt = cnt + (1 if include_self else 0)
+            cnt = fnp.where(cnt == 0, 1, cnt)
+            out = out / cnt if dtype.kind == "f" else fnp.floor_divide(out, cnt)
+        return out
+    if reduce == "prod":
+        base = x if include_self else fnp.where(hit, fnp.ones_like(x), x)
+        return base.at[where].multiply(src)
+    if include_self:
+        return x.at[where].max(src) if reduce == "amax" else x.at[where].min(src)
+    fill = -fnp.inf if reduce == "amax" else fnp.inf
+    if dtype.kind != "f":
+        info = np.iinfo(dtype)
+        fill = info.min if reduce == "amax" else info.max
+    base = fnp.where(hit, fnp.full_like(x, fill), x)
+    return base.at[where].max(src) if reduce == "amax" else base.at[where].min(src)
+
+
+@defop(
+    inplace=True,
+    samples=(
+        Sample(((3, 4),), args=(1, Idx((3, 5), 4), T((3, 5)), "sum")),
+        Sample(
+            ((3, 4),),
+            args=(1, Idx((3, 5), 4), T((3, 5)), "amax"),
+            kwargs=(("include_self", False),),
+        ),
+        Sample(((3, 4),), args=(0, Idx((2, 4), 3), T((2, 4)), "mean"), grad=False),
+        Sample(
+            ((3, 4),),
+            args=(0, Idx((2, 4), 3), T((2, 4)), "prod"),
+            kwargs=(("include_self", False),),
+            grad=False,
+        ),
+    ),
+)
+def scatter_reduce(
+    input: Tensor, dim: int, index: Tensor, src: Tensor, reduce: str, *, include_self: bool = True
+) -> Tensor:
+    """Reduce ``src`` into ``input`` at ``index`` with ``sum``/``prod``/``mean``/``amax``/
+    ``amin`` (``include_self=False``: the targeted places start from ``src`` alone)."""
+    if reduce not in ("sum", "prod", "mean", "amax", "amin"):
+        raise RuntimeError(
+            f"reduce argument must be either sum, prod, mean, amax or amin, got {reduce}"
+        )
+    axis, idx = _scatter_args(input, dim, index, "scatter_reduce")
+    st = (
+        ("axis", axis),
+        ("reduce", reduce),
+        ("include_self", bool(include_self)),
+        ("dtype", input._npdtype),
+    )
+    return apply(_scatter_reduce_f, "ScatterReduceBackward0", (input, idx, src), st)
+
+
+def _index_op_f(x: Any, i: Any, src: Any, *, axis: int, op: str, dtype: np.dtype) -> Any:
+    where = (slice(None),) * axis + (i,)
+    ref = x.at[where]
+    if op == "add":
+        return ref.add(_c(src, dtype))
+    if op == "copy":
+        return ref.set(_c(src, dtype))
+    return ref.set(fnp.broadcast_to(_c(src, dtype), x[where].shape))
+
+
+def _index_args(input: Tensor, dim: int, index: Tensor, name: str) -> tuple[int, np.ndarray]:
+    axis = _wrap_dim(dim, builtins.max(input.ndim, 1))
+    if index.ndim > 1:
+        raise IndexError(f"{name}(): Index is supposed to be a vector")
+    if index._npdtype.kind not in "iu":
+        raise IndexError(f"{name}(): Expected dtype int32/int64 for index")
+    return axis, _check_index(index, input.shape[axis], name).reshape(-1)
+
+
+@defop(
+    inplace=True,
+    samples=(
+        Sample(((4, 3),), args=(0, Idx((3,), 4), T((3, 3)))),
+        Sample(((4, 3),), args=(1, Idx((2,), 3), T((4, 2))), kwargs=(("alpha", 2.0),)),
+    ),
+)
+def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha: Any = 1) -> Tensor:
+    """Adds ``alpha * source`` into the slices of ``dim`` at ``index`` (repeats accumulate)."""
+    axis, idx = _index_args(input, dim, index, "index_add")
+    src = source if alpha == 1 else source * alpha
+    st = (("axis", axis), ("op", "add"), ("dtype", input._npdtype))
+    return apply(_index_op_f, "IndexAddBackward0", (input, idx, src), st)
+
+
+@defop(
+    inplace=True,
+    samples=Sample(((4, 3),), args=(0, Idx((1,), 4), T((1, 3)))),
+)
+def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:
+    """Copies ``source``'s slices into the slices of ``dim`` at ``index``."""
+    axis, idx = _index_args(input, dim, index, "index_copy")
+    st = (("axis", axis), ("op", "copy"), ("dtype", input._npdtype))
+    return apply(_index_op_f, "IndexCopyBackward0", (input, idx, source), st)
+
+
+@defop(inplace=True, samples=Sample(((4, 3),), args=(1, Idx((2,), 3), -1.0)))
+def index_fill(input: Tensor, dim: int, index: Tensor, value: Any) -> Tensor:
+    """Fills the slices of ``dim`` at ``index`` with ``value``."""
+    axis, idx = _index_args(input, dim, index, "index_fill")
+    value = coerce(value)
+    st = (("axis", axis), ("op", "fill"), ("dtype", input._npdtype))
+    name = "IndexFillBackward1" if isinstance(value, Tensor) else "IndexFillBackward0"
+    return apply(_index_op_f, name, (input, idx, value), st)
+
+
+def _masked_select_f(x: Any, i: Any) -> Any:
+    return fnp.take(fnp.reshape(x, (-1,)), i)
+
+
+@defop(samples=(Sample(((2, 3),), args=(Mask((2, 3)),)), Sample(((2, 3),), args=(Mask((3,)),))))
+def masked_select(input: Tensor, mask: Tensor) -> Tensor:
+    """The elements where ``mask`` (broadcast with ``input``) is true, as a 1-D tensor."""
+    if mask._npdtype != np.bool_:
+        raise RuntimeError(f"masked_select: expected BoolTensor for mask, but got {mask.dtype}")
+    shape = np.broadcast_shapes(tuple(input.shape), tuple(mask.shape))
+    x = input.expand(*shape) if tuple(shape) != tuple(input.shape) else input
+    flat = np.flatnonzero(np.broadcast_to(np.asarray(mask._st.array), shape))
+    return apply(_masked_select_f, "MaskedSelectBackward0", (x, flat.astype(np.int64)))
+
+
+def _masked_scatter_f(x: Any, i: Any, src: Any, *, dtype: np.dtype) -> Any:
+    flat = fnp.reshape(x, (-1,))
+    vals = fnp.reshape(_c(src, dtype), (-1,))[: i.shape[0]]
+    return fnp.reshape(flat.at[i].set(vals), x.shape)
+
+
+@defop(inplace=True, samples=Sample(((2, 3),), args=(Mask((2, 3)), T((2, 3)))))
+def masked_scatter(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:
+    """Copies ``source``'s leading elements, in order, to where ``mask`` is true."""
+    shape = np.broadcast_shapes(tuple(input.shape), tuple(mask.shape))
+    flat = np.flatnonzero(np.broadcast_to(np.asarray(mask._st.array), shape))
+    if flat.size > source.numel():
+        raise RuntimeError(
+            "masked_scatter: expected source to have at least as many elements as ones in mask"
+        )
+    st = (("dtype", input._npdtype),)
+    return apply(
+        _masked_scatter_f, "MaskedScatterBackward0", (input, flat.astype(np.int64), source), st
+    )
+
+
+def _roll_f(x: Any, *, shifts: Any, axes: Any) -> Any:
+    if axes is None:
+        return fnp.reshape(fnp.roll(fnp.reshape(x, (-1,)), shifts), x.shape)
+    return fnp.roll(x, shifts, axis=axes)
+
+
+@defop(samples=(Sample(((3, 4),), args=(1,)), Sample(((3, 4),), args=((1, -2), (0, 1)))))
+def roll(input: Tensor, shifts: Any, dims: Any = None) -> Tensor:
+    if dims is None:
+        return apply(_roll_f, "RollBackward0", (input,), (("shifts", int(shifts)), ("axes", None)))
+    shifts = tuple(shifts) if isinstance(shifts, (tuple, list)) else (int(shifts),)
+    dims = tuple(dims) if isinstance(dims, (tuple, list)) else (int(dims),)
+    if len(shifts) != len(dims):
+        raise RuntimeError(
+            f"shifts and dimensions must align. shifts: {len(shifts)}, dims:{len(dims)}"
+        )
+    axes = tuple(_wrap_dim(d, input.ndim) for d in dims)
+    return apply(_roll_f, "RollBackward0", (input,), (("shifts", shifts), ("axes", axes)))
+
+
+def _rot90_f(x: Any, *, k: int, axes: tuple) -> Any:
+    return fnp.rot90(x, k=k, axes=axes)
+
+
+@defop(node_name=False, samples=(Sample(((3, 4),)), Sample(((2, 3, 4),), args=(3, (1, 2)))))
+def rot90(input: Tensor, k: int = 1, dims: Any = (0, 1)) -> Tensor:
+    if len(dims) != 2:
+        raise RuntimeError(f"expected total rotation dims == 2, but got dims = {len(dims)}")
+    axes = (_wrap_dim(dims[0], input.ndim), _wrap_dim(dims[1], input.ndim))
+    if axes[0] == axes[1]:
+        raise RuntimeError(
+            f"expected rotation dims to be different, but got dim0 = {dims[0]} and dim1 = {dims[1]}"
+        )
+    return apply(_rot90_f, "Rot90Backward0", (input,), (("k", int(k) % 4), ("axes", axes)))
+
+
+def _repeat_interleave_f(x: Any, *, repeats: tuple, axis: Any, n: int) -> Any:
+    if axis is None:
+        x, axis = fnp.reshape(x, (-1,)), 0
+    reps = repeats[0] if len(repeats) == 1 else np.asarray(repeats)
+    return fnp.repeat(x, reps, axis=axis, total_repeat_length=n)
+
+
+@defop(
+    node_name=False,
+    samples=(
+        Sample(((2, 3),), args=(2,)),
+        Sample(((2, 3),), args=(2,), kwargs=(("dim", 1),)),
+        Sample(((3, 2),), kwargs=(("repeats", Idx((3,), 3)), ("dim", 0))),
+    ),
+)
+def repeat_interleave(
+    input: Tensor, repeats: Any = None, dim: int | None = None, *, output_size: int | None = None
+) -> Tensor:
+    """Repeats each element (or slice of ``dim``) ``repeats`` times; with only an integer
+    tensor, ``repeat_interleave(r)`` repeats the indices ``0..len(r)-1``."""
+    if repeats is None:  # torch.repeat_interleave(repeats_tensor)
+        r = np.asarray(input._st.array)
+        return _tensor(np.repeat(np.arange(r.shape[0], dtype=np.int64), r))
+    if isinstance(repeats, Tensor):
+        reps = tuple(int(v) for v in np.asarray(repeats._st.array).reshape(-1))
+    else:
+        reps = (int(repeats),)
+    if builtins.any(r < 0 for r in reps):
+        raise RuntimeError("repeats can not be negative")
+    axis = None if dim is None else _wrap_dim(dim, input.ndim)
+    size = input.numel() if axis is None else input.shape[axis]
+    if len(reps) not in (1, size):
+        raise RuntimeError("repeats must have the same size as input along dim")
+    n = reps[0] * size if len(reps) == 1 else builtins.sum(reps)
+    st = (("repeats", reps), ("axis", axis), ("n", n))
+    return apply(_repeat_interleave_f, "RepeatInterleaveBackward0", (input,), st)
+
+
+@defop(
+    node_name=False,
+    samples=(
+        Sample(((7, 2),), args=(3,)),
+        Sample(((7, 2),), args=([1, 5],)),
+        Sample(((2, 5),), args=(2, 1)),
+    ),
+)
+def tensor_split(input: Tensor, indices_or_sections: Any, dim: int = 0) -> tuple:
+    """Splits into ``n`` nearly equal parts (the first ``size % n`` one larger), or at the
+    given indices."""
+    axis = _wrap_dim(dim, input.ndim)
+    n = input.shape[axis]
+    ios = indices_or_sections
+    if isinstance(ios, Tensor):
+        ios = ios.tolist()
+    if isinstance(ios, int):
+        if ios <= 0:
+            raise RuntimeError(f"number of sections must be larger than 0, got {ios}")
+        q, r = divmod(n, ios)
+        bounds = np.cumsum([0] + [q + 1] * r + [q] * (ios - r))
+        cuts = list(itertools.pairwise(bounds))
+    else:
+        pts = [builtins.min(builtins.max(int(i) if i >= 0 else int(i) + n, 0), n) for i in ios]
+        edges = [0, *pts, n]
+        cuts = [(a, builtins.max(a, b)) for a, b in itertools.pairwise(edges)]
+    return tuple(narrow(input, axis, int(a), int(b - a)) for a, b in cuts)
+
+
+def _movedim_f(x: Any, *, src: tuple, dst: tuple) -> Any:
+    return fnp.moveaxis(x, src, dst)
+
+
+@defop(
+    aliases=("moveaxis",),
+    node_name=False,
+    samples=(Sample(((2, 3, 4),), args=(0, 2)), Sample(((2, 3, 4),), args=((0, 1), (2, 0)))),
+)
+def movedim(input: Tensor, source: Any, destination: Any) -> Tensor:
+    src = tuple(source) if isinstance(source, (tuple, list)) else (source,)
+    dst = tuple(destination) if isinstance(destination, (tuple, list)) else (destination,)
+    if len(src) != len(dst):
+        raise RuntimeError(
+            f"movedim: Invalid source or destination dims: source ({list(src)} dims) should "
+            f"contain the same number of dims as destination ({list(dst)} dims)"
+        )
+    src = tuple(_wrap_dim(d, input.ndim) for d in src)
+    dst = tuple(_wrap_dim(d, input.ndim) for d in dst)
+    return apply(_movedim_f, "PermuteBackward0", (input,), (("src", src), ("dst", dst)))

@@ -1,0 +1,526 @@
+"""Order statistics and searching: ``sort``/``argsort``/``topk``/``kthvalue``, medians,
+``mode``, quantiles, running extrema, ``searchsorted``/``bucketize``, ``unique``,
+``isin``, ``bincount``, ``histc``.
+
+Values that select elements (sorted values, top-k, medians) are gathers of the input at
+the chosen indices, so the gradient goes to the selected elements as in PyTorch.
+Ops whose output size depends on the data (``unique``, ``bincount``) read the values
+eagerly, as PyTorch does.
+"""
+
+from __future__ import annotations
+
+import builtins
+from collections import namedtuple
+from typing import Any
+
+import numpy as np
+
+from compat._core import dtypes as _dt
+from compat._core.ops._common import _c, coerce
+from compat._core.optable import Idx, Sample, T, defop
+from compat._core.tensor import Tensor, _wrap_dim, apply
+from funcgrad import lax as flax
+from funcgrad import numpy as fnp
+
+ValuesIndices = namedtuple("ValuesIndices", ["values", "indices"])
+
+
+def _tensor(a: np.ndarray) -> Tensor:
+    from compat._core.creation import tensor
+
+    return tensor(a)
+
+
+def _order(x: Any, axis: int, descending: bool) -> Any:
+    """Stable sort order along ``axis`` (NaN last ascending, first descending, as PyTorch)."""
+    if descending:
+        n = x.shape[axis]
+        # stable descending: reverse, sort ascending stably, reverse again
+        rev = fnp.flip(x, axis)
+        idx = fnp.argsort(rev, axis=axis, stable=True)
+        return fnp.flip(n - 1 - idx, axis)
+    return fnp.argsort(x, axis=axis, stable=True)
+
+
+def _sort_f(x: Any, *, axis: int, descending: bool) -> Any:
+    idx = _order(x, axis, descending)
+    return fnp.take_along_axis(x, idx, axis=axis), fnp.asarray(idx, np.int64)
+
+
+@defop(
+    samples=(
+        Sample(((3, 4),)),
+        Sample(((3, 4),), args=(0, True)),
+        Sample(((5,),), kwargs=(("descending", True), ("stable", True)), dtype="int64", grad=False),
+    )
+)
+def sort(
+    input: Tensor, dim: int = -1, descending: bool = False, *, stable: bool | None = False
+) -> ValuesIndices:
+    """Values and indices along ``dim`` (always a stable sort)."""
+    if input.ndim == 0:
+        return ValuesIndices(input * 1, _tensor(np.zeros((), np.int64)))
+    axis = _wrap_dim(dim, input.ndim)
+    st = (("axis", axis), ("descending", bool(descending)))
+    return ValuesIndices(*apply(_sort_f, "SortBackward0", (input,), st))
+
+
+def _argsort_f(x: Any, *, axis: int, descending: bool) -> Any:
+    return fnp.asarray(_order(x, axis, descending), np.int64)
+
+
+@defop(samples=(Sample(((3, 4),), grad=False), Sample(((6,),), args=(0, True), grad=False)))
+def argsort(
+    input: Tensor, dim: int = -1, descending: bool = False, *, stable: bool = False
+) -> Tensor:
+    if input.ndim == 0:
+        return _tensor(np.zeros((), np.int64))
+    axis = _wrap_dim(dim, input.ndim)
+    return apply(_argsort_f, "argsort", (input,), (("axis", axis), ("descending", descending)))
+
+
+@defop(samples=Sample(((3, 4),)))
+def msort(input: Tensor) -> Tensor:
+    return sort(input, 0).values
+
+
+def _topk_f(x: Any, *, axis: int, k: int, largest: bool) -> Any:
+    idx = _order(x, axis, largest)
+    idx = flax.slice_in_dim(idx, 0, k, axis=axis)
+    return fnp.take_along_axis(x, idx, axis=axis), fnp.asarray(idx, np.int64)
+
+
+@defop(
+    samples=(
+        Sample(((3, 5),), args=(2,)),
+        Sample(((6,),), args=(3,), kwargs=(("largest", False),)),
+        Sample(((4, 3),), args=(2, 0)),
+    )
+)
+def topk(
+    input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True
+) -> ValuesIndices:
+    """The ``k`` largest (or smallest) elements along ``dim``, in order."""
+    axis = _wrap_dim(dim, builtins.max(input.ndim, 1))
+    n = input.shape[axis] if input.ndim else 1
+    if not 0 <= k <= n:
+        raise RuntimeError("selected index k out of range")
+    st = (("axis", axis), ("k", int(k)), ("largest", bool(largest)))
+    if input.ndim == 0:
+        return ValuesIndices(input * 1, _tensor(np.zeros((), np.int64)))
+    return ValuesIndices(*apply(_topk_f, "TopkBackward0", (input,), st))
+
+
+def _kth_f(x: Any, *, axis: int, k: int, keepdims: bool) -> Any:
+    idx = flax.slice_in_dim(_order(x, axis, False), k, k + 1, axis=axis)
+    vals = fnp.take_along_axis(x, idx, axis=axis)
+    if not keepdims:
+        vals, idx = fnp.squeeze(vals, axis), fnp.squeeze(idx, axis)
+    return vals, fnp.asarray(idx, np.int64)
+
+
+@defop(samples=(Sample(((3, 5),), args=(2,)), Sample(((4, 3),), args=(1, 0, True))))
+def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False) -> ValuesIndices:
+    """The ``k``-th smallest element (1-based) along ``dim`` and its index."""
+    axis = _wrap_dim(dim, builtins.max(input.ndim, 1))
+    n = input.shape[axis] if input.ndim else 1
+    if not 1 <= k <= n:
+        raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {axis}")
+    if input.ndim == 0:
+        return ValuesIndices(input * 1, _tensor(np.zeros((), np.int64)))
+    st = (("axis", axis), ("k", int(k) - 1), ("keepdims", bool(keepdim)))
+    return ValuesIndices(*apply(_kth_f, "KthvalueBackward0", (input,), st))
+
+
+def _median_all_f(x: Any, *, ignore_nan: bool) -> Any:
+    flat = fnp.reshape(x, (-1,))
+    idx = fnp.argsort(flat, stable=True)
+    if ignore_nan:
+        k = (fnp.sum(~fnp.isnan(flat)) - 1) // 2
+        k = fnp.maximum(k, 0)
+    else:
+        # a NaN anywhere makes the median NaN (NaNs sort last)
+        k = fnp.where(fnp.any(fnp.isnan(flat)), flat.shape[0] - 1, (flat.shape[0] - 1) // 2)
+    return flat[idx[k]]
+
+
+def _median_dim_f(x: Any, *, axis: int, keepdims: bool, ignore_nan: bool) -> Any:
+    idx = _order(x, axis, False)
+    n = x.shape[axis]
+    if ignore_nan:
+        k = (fnp.sum(~fnp.isnan(x), axis=axis, keepdims=True) - 1) // 2
+        k = fnp.maximum(k, 0)
+    else:
+        has_nan = fnp.any(fnp.isnan(x), axis=axis, keepdims=True)
+        k = fnp.where(has_nan, n - 1, (n - 1) // 2)
+    sel = fnp.take_along_axis(idx, k, axis=axis)
+    vals = fnp.take_along_axis(x, sel, axis=axis)
+    if not keepdims:
+        vals, sel = fnp.squeeze(vals, axis), fnp.squeeze(sel, axis)
+    return vals, fnp.asarray(sel, np.int64)
+
+
+def _median(input: Tensor, dim: Any, keepdim: bool, ignore_nan: bool, name: str) -> Any:
+    if dim is None:
+        if input.numel() == 0:
+            raise IndexError(f"{name.lower()}() input tensor cannot be empty")
+        return apply(_median_all_f, f"{name}Backward0", (input,), (("ignore_nan", ignore_nan),))
+    if input.ndim == 0:
+        return ValuesIndices(input * 1, _tensor(np.zeros((), np.int64)))
+    axis = _wrap_dim(dim, input.ndim)
+    st = (("axis", axis), ("keepdims", bool(keepdim)), ("ignore_nan", ignore_nan))
+    return ValuesIndices(*apply(_median_dim_f, f"{name}Backward1", (input,), st))
+
+
+@defop(samples=(Sample(((3, 4),)), Sample(((3, 4),), args=(1,)), Sample(((4, 3),), args=(0, True))))
+def median(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Any:
+    """The lower of the two middle values (no averaging, as PyTorch); with ``dim`` also
+    its index."""
+    return _median(input, dim, keepdim, False, "Median")
+
+
+@defop(samples=(Sample(((3, 4),)), Sample(((3, 4),), args=(1,))))
+def nanmedian(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Any:
+    """:func:`median` ignoring NaNs."""
+    return _median(input, dim, keepdim, True, "Nanmedian")
+
+
+def _gather_f(x: Any, idx: Any, *, axis: int, keepdims: bool) -> Any:
+    v = fnp.take_along_axis(x, idx, axis=axis)
+    return v if keepdims else fnp.squeeze(v, axis)
+
+
+@defop(
+    samples=(
+        Sample(((3, 6),), dtype="int64", domain=(0, 3), grad=False),
+        Sample(((4, 3),), args=(0, True), dtype="int64", domain=(0, 2), grad=False),
+    )
+)
+def mode(input: Tensor, dim: int = -1, keepdim: bool = False) -> ValuesIndices:
+    """The most frequent value along ``dim`` (the smallest among equally frequent ones)
+    and the index of its last occurrence, as PyTorch on CPU."""
+    if input.ndim == 0:
+        return ValuesIndices(input * 1, _tensor(np.zeros((), np.int64)))
+    axis = _wrap_dim(dim, input.ndim)
+    x = np.moveaxis(np.asarray(input._st.array), axis, -1)
+    flat = x.reshape(-1, x.shape[-1])
+    idx = np.empty(flat.shape[0], np.int64)
+    for r, row in enumerate(flat):
+        vals, counts = np.unique(row, return_counts=True)
+        best = vals[np.argmax(counts)]
+        idx[r] = np.nonzero(row == best)[0][-1]
+    idx = np.moveaxis(idx.reshape(x.shape[:-1] + (1,)), -1, axis)
+    it = _tensor(idx)
+    st = (("axis", axis), ("keepdims", bool(keepdim)))
+    vals = apply(_gather_f, "ModeBackward0", (input, it), st)
+    return ValuesIndices(vals, it if keepdim else it.squeeze(axis))
+
+
+def _quantile_f(x: Any, q: Any, *, axis: Any, keepdims: bool, method: str, nan: bool) -> Any:
+    f = fnp.nanquantile if nan else fnp.quantile
+    return f(x, q, axis=axis, keepdims=keepdims, method=method)
+
+
+def _quantile(
+    input: Tensor, q: Any, dim: Any, keepdim: bool, interpolation: str, nan: bool
+) -> Tensor:
+    if interpolation not in ("linear", "lower", "higher", "midpoint", "nearest"):
+        raise RuntimeError(
+            "quantile() interpolation must be one of linear, lower, higher, midpoint or "
+            f"nearest. Got {interpolation}"
+        )
+    if input._npdtype.kind != "f":
+        raise RuntimeError(
+            f"quantile() input tensor must be either float or double dtype, got {input.dtype}"
+        )
+    q = coerce(q)
+    qv = np.asarray(q._st.array if isinstance(q, Tensor) else q)
+    if np.any((qv < 0) | (qv > 1)):
+        raise RuntimeError("quantile() q values must be in the range [0, 1]")
+    axis = None if dim is None else _wrap_dim(dim, input.ndim)
+    st = (("axis", axis), ("keepdims", bool(keepdim)), ("method", interpolation), ("nan", nan))
+    name = "NanquantileBackward0" if nan else "QuantileBackward0"
+    if isinstance(q, Tensor):
+        return apply(_quantile_f, name, (input, q), st)
+    return apply(_quantile_f, name, (input, float(q)), st)
+
+
+@defop(
+    node_name=False,
+    samples=(
+        Sample(((3, 4),), args=(0.3,)),
+        Sample(((3, 4),), args=(0.5, 1, True)),
+        Sample(((5,),), args=(0.4,), kwargs=(("interpolation", "lower"),)),
+    ),
+)
+def quantile(
+    input: Tensor,
+    q: Any,
+    dim: int | None = None,
+    keepdim: bool = False,
+    *,
+    interpolation: str = "linear",
+) -> Tensor:
+    return _quantile(input, q, dim, keepdim, interpolation, False)
+
+
+@defop(node_name=False, samples=Sample(((3, 4),), args=(0.3, 1)))
+def nanquantile(
+    input: Tensor,
+    q: Any,
+    dim: int | None = None,
+    keepdim: bool = False,
+    *,
+    interpolation: str = "linear",
+) -> Tensor:
+    return _quantile(input, q, dim, keepdim, interpolation, True)
+
+
+def _cumext_f(x: Any, *, axis: int, op: str) -> Any:
+    run = flax.cummax(x, axis=axis) if op == "max" else flax.cummin(x, axis=axis)
+    shape = [1] * x.ndim
+    shape[axis] = x.shape[axis]
+    pos = fnp.broadcast_to(fnp.reshape(fnp.arange(x.shape[axis]), shape), x.shape)
+    # the latest position where the running extremum was reached
+    idx = flax.cummax(fnp.where(x == run, pos, 0), axis=axis)
+    return fnp.take_along_axis(x, idx, axis=axis), fnp.asarray(idx, np.int64)
+
+
+@defop(samples=Sample(((3, 4),), args=(1,)))
+def cummax(input: Tensor, dim: int) -> ValuesIndices:
+    axis = _wrap_dim(dim, builtins.max(input.ndim, 1))
+    return ValuesIndices(
+        *apply(_cumext_f, "CummaxBackward0", (input,), (("axis", axis), ("op", "max")))
+    )
+
+
+@defop(samples=Sample(((3, 4),), args=(0,)))
+def cummin(input: Tensor, dim: int) -> ValuesIndices:
+    axis = _wrap_dim(dim, builtins.max(input.ndim, 1))
+    return ValuesIndices(
+        *apply(_cumext_f, "CumminBackward0", (input,), (("axis", axis), ("op", "min")))
+    )
+
+
+def _logcumsumexp_f(x: Any, *, axis: int) -> Any:
+    return flax.cumlogsumexp(x, axis=axis)
+
+
+@defop(samples=Sample(((3, 4),), args=(1,)))
+def logcumsumexp(input: Tensor, dim: int) -> Tensor:
+    axis = _wrap_dim(dim, builtins.max(input.ndim, 1))
+    return apply(_logcumsumexp_f, "LogcumsumexpBackward0", (input,), (("axis", axis),))
+
+
+def _searchsorted_f(s: Any, v: Any, *, side: str, dtype: np.dtype) -> Any:
+    if s.ndim == 1:
+        out = fnp.searchsorted(s, v, side=side)
+    else:
+        flat_s = fnp.reshape(s, (-1, s.shape[-1]))
+        flat_v = fnp.reshape(v, (-1, v.shape[-1]))
+        rows = [fnp.searchsorted(flat_s[i], flat_v[i], side=side) for i in range(flat_s.shape[0])]
+        out = fnp.reshape(fnp.stack(rows), v.shape)
+    return fnp.asarray(out, dtype)
+
+
+@defop(
+    method=False,
+    samples=(
+        Sample((), args=(T((5,)), T((2, 3))), method=False, grad=False),
+        Sample((), args=(T((2, 4)), T((2, 3))), kwargs=(("right", True),), grad=False),
+    ),
+)
+def searchsorted(
+    sorted_sequence: Tensor,
+    input: Any,
+    *,
+    out_int32: bool = False,
+    right: bool = False,
+    side: str | None = None,
+    sorter: Tensor | None = None,
+) -> Tensor:
+    """Insertion points of ``input`` into the last dimension of ``sorted_sequence``."""
+    if side is not None:
+        if side not in ("left", "right"):
+            raise RuntimeError(
+                f"torch.searchsorted(): side can only be 'left' or 'right' but got {side}"
+            )
+        if right and side == "left":
+            raise RuntimeError(
+                "torch.searchsorted(): side and right can't be set to opposites, got side of "
+                "left while right was True"
+            )
+        right = side == "right"
+    if sorter is not None:
+        sorted_sequence = sorted_sequence.gather(-1, sorter)
+    scalar = not isinstance(input, Tensor)
+    v = _tensor(np.asarray([input])) if scalar else input
+    if sorted_sequence.ndim > 1 and tuple(sorted_sequence.shape[:-1]) != tuple(v.shape[:-1]):
+        raise RuntimeError(
+            "torch.searchsorted(): boundaries tensor should be 1 dimension or the first N-1 "
+            "dimensions of boundaries tensor and input value tensor must match, but we got "
+            f"boundaries tensor {list(sorted_sequence.shape)} and input value tensor "
+            f"{list(v.shape)}"
+        )
+    dt = np.dtype(np.int32 if out_int32 else np.int64)
+    st = (("side", "right" if right else "left"), ("dtype", dt))
+    out = apply(_searchsorted_f, "searchsorted", (sorted_sequence, v), st)
+    return out.reshape(()) if scalar else out
+
+
+@defop(method=False, samples=Sample(((2, 3),), args=(T((5,)),), grad=False, method=False))
+def bucketize(
+    input: Tensor, boundaries: Tensor, *, out_int32: bool = False, right: bool = False
+) -> Tensor:
+    """The bucket of each element: ``boundaries[i-1] < x <= boundaries[i]`` (``right=True``:
+    ``boundaries[i-1] <= x < boundaries[i]``)."""
+    if boundaries.ndim != 1:
+        raise RuntimeError(f"boundaries tensor must be 1 dimension, but got dim({boundaries.ndim})")
+    sorted_boundaries = boundaries
+    return searchsorted(sorted_boundaries, input, out_int32=out_int32, right=right)
+
+
+@defop(
+    samples=(
+        Sample(((8,),), dtype="int64", domain=(0, 3), grad=False),
+        Sample(
+            ((8,),),
+            kwargs=(("return_inverse", True), ("return_counts", True)),
+            dtype="int64",
+            domain=(0, 3),
+            grad=False,
+        ),
+        Sample(((4, 2),), kwargs=(("dim", 0),), dtype="int64", domain=(0, 1), grad=False),
+    )
+)
+def unique(
+    input: Tensor,
+    sorted: bool = True,
+    return_inverse: bool = False,
+    return_counts: bool = False,
+    dim: int | None = None,
+) -> Any:
+    """Distinct values (sorted), optionally the inverse indices and counts; the output
+    size depends on the data, so the values are read eagerly."""
+    x = np.asarray(input._st.array)
+    axis = None if dim is None else _wrap_dim(dim, input.ndim)
+    vals, inv, counts = np.unique(x, return_inverse=True, return_counts=True, axis=axis)
+    inv = inv.reshape(x.shape if axis is None else (x.shape[axis],))
+    out = [_tensor(vals)]
+    if return_inverse:
+        out.append(_tensor(inv.astype(np.int64)))
+    if return_counts:
+        out.append(_tensor(counts.astype(np.int64)))
+    return out[0] if len(out) == 1 else tuple(out)
+
+
+@defop(
+    samples=Sample(
+        ((8,),),
+        kwargs=(("return_inverse", True), ("return_counts", True)),
+        dtype="int64",
+        domain=(0, 2),
+        grad=False,
+    )
+)
+def unique_consecutive(
+    input: Tensor,
+    return_inverse: bool = False,
+    return_counts: bool = False,
+    dim: int | None = None,
+) -> Any:
+    """Collapse runs of equal consecutive values (eager, like :func:`unique`)."""
+    x = np.asarray(input._st.array)
+    axis = 0 if dim is not None else None
+    if dim is not None:
+        x = np.moveaxis(x, _wrap_dim(dim, input.ndim), 0)
+        change = np.any(x[1:] != x[:-1], axis=tuple(range(1, x.ndim))) if len(x) else []
+    else:
+        x = x.reshape(-1)
+        change = x[1:] != x[:-1]
+    starts = np.concatenate([[True], np.asarray(change, bool)]) if len(x) else np.zeros(0, bool)
+    vals = x[starts]
+    if dim is not None:
+        vals = np.moveaxis(vals, 0, _wrap_dim(dim, input.ndim))
+    inv = np.cumsum(starts) - 1
+    counts = np.diff(np.append(np.nonzero(starts)[0], len(x)))
+    out = [_tensor(vals)]
+    if return_inverse:
+        shape = input.shape if axis is None else (len(x),)
+        out.append(_tensor(inv.reshape(tuple(shape)).astype(np.int64)))
+    if return_counts:
+        out.append(_tensor(counts.astype(np.int64)))
+    return out[0] if len(out) == 1 else tuple(out)
+
+
+def _isin_f(x: Any, t: Any, *, invert: bool) -> Any:
+    return fnp.isin(x, t, invert=invert)
+
+
+@defop(
+    method=False,
+    samples=Sample(((6,), (3,)), dtype="int64", domain=(0, 4), grad=False, method=False),
+)
+def isin(
+    elements: Any, test_elements: Any, *, assume_unique: bool = False, invert: bool = False
+) -> Tensor:
+    elements, test_elements = coerce(elements), coerce(test_elements)
+    return apply(_isin_f, "isin", (elements, test_elements), (("invert", bool(invert)),))
+
+
+def _bincount_f(x: Any, *w: Any, n: int, dtype: np.dtype) -> Any:
+    weights = _c(w[0], dtype) if w else None
+    return fnp.bincount(x, weights=weights, length=n).astype(dtype)
+
+
+@defop(
+    samples=(
+        Sample(((8,),), dtype="int64", domain=(0, 4), grad=False),
+        Sample((Idx((6,), 4),), kwargs=(("weights", T((6,))), ("minlength", 6)), grad=False),
+    )
+)
+def bincount(input: Tensor, weights: Tensor | None = None, minlength: int = 0) -> Tensor:
+    """Counts of each non-negative integer (weighted sums with ``weights``)."""
+    if input.ndim != 1 or input._npdtype.kind not in "iu":
+        raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
+    x = np.asarray(input._st.array)
+    if x.size and x.min() < 0:
+        raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
+    n = builtins.max(int(x.max()) + 1 if x.size else 0, int(minlength))
+    if weights is None:
+        return apply(_bincount_f, "bincount", (input,), (("n", n), ("dtype", np.dtype(np.int64))))
+    dt = np.dtype(np.float64) if weights._npdtype == np.float64 else weights._npdtype
+    if dt.kind != "f":
+        dt = np.dtype(np.float64)
+    return apply(_bincount_f, "bincount", (input, weights), (("n", n), ("dtype", dt)))
+
+
+def _histc_f(x: Any, *, bins: int, lo: float, hi: float) -> Any:
+    width = (hi - lo) / bins
+    b = fnp.floor((x - lo) / width).astype(np.int64)
+    b = fnp.where(x == hi, bins - 1, b)
+    inside = (x >= lo) & (x <= hi)
+    b = fnp.where(inside, b, bins)
+    return fnp.bincount(fnp.reshape(b, (-1,)), length=bins + 1)[:bins].astype(x.dtype)
+
+
+@defop(
+    samples=(Sample(((20,),), args=(5,), grad=False), Sample(((20,),), args=(4, -1, 1), grad=False))
+)
+def histc(input: Tensor, bins: int = 100, min: float = 0, max: float = 0) -> Tensor:
+    """A histogram with ``bins`` equal-width bins over ``[min, max]`` (the data's range
+    when both are 0); values outside are ignored."""
+    if input._npdtype.kind != "f":
+        raise RuntimeError(
+            f"\"histogram_cpu\" not implemented for '{_dt.scalar_type_name(input._npdtype)}'"
+        )
+    lo, hi = float(min), float(max)
+    if lo == hi:
+        x = np.asarray(input._st.array)
+        lo, hi = (float(x.min()), float(x.max())) if x.size else (0.0, 0.0)
+        if lo == hi:
+            lo, hi = lo - 1, hi + 1
+    if lo > hi:
+        raise RuntimeError("torch.histc: max must be larger than min")
+    return apply(_histc_f, "histc", (input,), (("bins", int(bins)), ("lo", lo), ("hi", hi)))

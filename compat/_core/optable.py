@@ -1,0 +1,161 @@
+"""The op table: one row per torch op, from which the API surface and its tests come.
+
+A row (:class:`OpDef`, declared with :func:`defop` next to the op's implementation)
+says everything PyTorch has under one op name, in the spirit of PyTorch's
+``native_functions.yaml`` and OpInfo:
+
+* the ``torch.X`` function (``function=``) and its aliases (``torch.clip`` for
+  ``clamp``),
+* the ``Tensor.X`` method (``method=``; a different callable when the method's
+  signature differs, as ``Tensor.where(condition, other)``),
+* the in-place ``Tensor.X_`` (``inplace=True`` derives it from the out-of-place op:
+  the result replaces ``self``'s value and graph node, with PyTorch's checks; or an
+  explicit callable),
+* the backward node's name (``grad_fn``),
+* the test cases (``samples``: input shapes, domain, dtypes and extra arguments),
+  which ``tests/compat/test_compat_optable.py`` runs against real PyTorch for values,
+  dtypes, gradients, methods and in-place variants.
+
+``compat._core.namespace`` exports every row's functions and ``compat._core.methods``
+installs every row's methods, so adding an op is writing its implementation and one
+row.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class T:
+    """A float tensor argument of ``shape`` placed among a sample's ``args``/``kwargs``."""
+
+    shape: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class Idx:
+    """An int64 index tensor argument of ``shape`` with values in ``[0, high)``."""
+
+    shape: tuple[int, ...]
+    high: int
+
+
+@dataclass(frozen=True)
+class Mask:
+    """A bool tensor argument of ``shape``."""
+
+    shape: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class Sample:
+    """One test call: ``prefix``, then the tensor arguments (shapes, :class:`Idx` or
+    :class:`Mask`), then ``args`` and ``kwargs`` (which may hold :class:`T`, :class:`Idx`
+    and :class:`Mask` too); float tensors are drawn from ``domain``.
+
+    ``dtype`` is the float tensors' dtype (``"int64"`` draws integers from the domain);
+    ``grad=False`` skips the gradient comparison (integer outputs, piecewise-constant
+    ops); ``method=False`` skips the method form (PyTorch has no such overload).
+    """
+
+    tensors: tuple[Any, ...] = ((3,),)
+    args: tuple[Any, ...] = ()
+    kwargs: tuple[tuple[str, Any], ...] = ()
+    domain: tuple[float, float] = (-2.0, 2.0)
+    dtype: str = "float64"
+    grad: bool = True
+    method: bool = True
+    prefix: tuple[Any, ...] = ()
+
+
+@dataclass
+class OpDef:
+    """One torch op's row (see the module docstring)."""
+
+    name: str
+    fn: Callable[..., Any]
+    function: bool = True
+    method: bool | Callable[..., Any] = True
+    inplace: bool | Callable[..., Any] = False
+    aliases: tuple[str, ...] = ()
+    method_aliases: tuple[str, ...] = ()
+    grad_fn: str | None = None
+    samples: tuple[Sample, ...] = ()
+    random: bool = False
+    #: whether the backward node's name is PyTorch's (not for composites such as einsum,
+    #: whose node PyTorch names after the last view or product it happened to use)
+    node_name: bool = True
+
+    def method_impl(self) -> Callable[..., Any] | None:
+        if self.method is False:
+            return None
+        return self.fn if self.method is True else self.method  # type: ignore[return-value]
+
+
+REGISTRY: dict[str, OpDef] = {}
+
+
+def defop(
+    name: str | None = None,
+    *,
+    function: bool = True,
+    method: bool | Callable[..., Any] = True,
+    inplace: bool | Callable[..., Any] = False,
+    aliases: tuple[str, ...] = (),
+    method_aliases: tuple[str, ...] = (),
+    grad_fn: str | None = None,
+    samples: tuple[Sample, ...] | Sample = (),
+    random: bool = False,
+    node_name: bool = True,
+) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Declare the row of the op implemented by the decorated function (returned as is)."""
+
+    def register(fn: Callable[..., Any]) -> Callable[..., Any]:
+        n = name or fn.__name__
+        if n in REGISTRY:
+            raise ValueError(f"op {n!r} is declared twice in the op table")
+        REGISTRY[n] = OpDef(
+            n,
+            fn,
+            function,
+            method,
+            inplace,
+            tuple(aliases),
+            tuple(method_aliases),
+            grad_fn,
+            (samples,) if isinstance(samples, Sample) else tuple(samples),
+            random,
+            node_name,
+        )
+        return fn
+
+    return register
+
+
+def functions() -> dict[str, Callable[..., Any]]:
+    """``torch.X`` for every row with a function, aliases included."""
+    out: dict[str, Callable[..., Any]] = {}
+    for d in REGISTRY.values():
+        if d.function:
+            for n in (d.name, *d.aliases):
+                out[n] = d.fn
+    return out
+
+
+def methods(make_inplace: Callable[[Callable[..., Any]], Callable[..., Any]]) -> dict:
+    """``Tensor.X`` and ``Tensor.X_`` for every row; ``make_inplace`` derives an in-place
+    method from an out-of-place function."""
+    out: dict[str, Callable[..., Any]] = {}
+    for d in REGISTRY.values():
+        m = d.method_impl()
+        if m is not None:
+            for n in (d.name, *d.aliases, *d.method_aliases):
+                out[n] = m
+        if d.inplace is not False:
+            ip = make_inplace(m or d.fn) if d.inplace is True else d.inplace
+            for n in (d.name, *d.aliases, *d.method_aliases):
+                out[n + "_"] = ip
+    return out
