@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from compat._core import dtypes as _dt
 from compat._core.creation import (  # noqa: F401
+    Generator,
     arange,
     as_tensor,
     bernoulli,
