@@ -91,6 +91,11 @@ def test_dataset_classes(lib):
     }
     with pytest.raises(ValueError, match="Size mismatch"):
         d.StackDataset(ds, sub)
+    xg = lib.ones(3, 2, requires_grad=True)  # rows of a tensor requiring grad keep the graph
+    (row,) = d.TensorDataset(xg)[np.int64(-1)]
+    assert row.requires_grad and row.grad_fn is not None and row.shape == (2,)
+    with pytest.raises(IndexError):
+        ds[5]
 
 
 def _mixed_sample(lib, i):
@@ -457,3 +462,40 @@ def test_worker_processes():
     assert ours == theirs
     assert [b["worker"][3] for b in ours[0]] == [[0, 0], [1, 1], [0]]
     assert [b["init"][3] for b in ours[1]] == [[0, 0], [10, 10], [0]]
+
+
+class ShardedStream:
+    """An iterable dataset that splits ``range(n)`` between workers with ``get_worker_info``
+    (built as a subclass of either library's ``IterableDataset`` by ``_sharded``)."""
+
+    def __init__(self, lib_name, n):
+        self.lib_name, self.n = lib_name, n
+
+    def __iter__(self):
+        lib = importlib.import_module(self.lib_name)
+        info = _data(lib).get_worker_info()
+        lo, hi = (0, self.n) if info is None else (info.id * 3, min(self.n, info.id * 3 + 3))
+        return iter(lib.tensor([i, info.id if info else -1]) for i in range(lo, hi))
+
+
+@pytest.mark.filterwarnings("ignore:os.fork:RuntimeWarning")
+def test_worker_processes_iterable():
+    def run(lib):
+        # compat's workers are spawned (the class must be importable); PyTorch's are forked
+        kind = (
+            CompatSharded
+            if lib is ctorch
+            else type("S", (ShardedStream, _data(lib).IterableDataset), {})
+        )
+        dl = _data(lib).DataLoader(
+            kind(lib.__name__, 5), batch_size=2, num_workers=2, persistent_workers=True
+        )
+        return [[describe(b) for b in dl] for _ in range(2)]
+
+    ours, theirs = both(run)
+    assert ours == theirs
+    assert [b[3] for b in ours[1]] == [[[0, 0], [1, 0]], [[3, 1], [4, 1]], [[2, 0]]]
+
+
+class CompatSharded(ShardedStream, _data(ctorch).IterableDataset):
+    pass
