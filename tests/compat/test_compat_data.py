@@ -54,10 +54,17 @@ def _tensor_ds(lib, n=11):
 # ----------------------------------------------------------------------------- loader basics
 
 
-@pytest.mark.parametrize("batch_size,drop_last", [(4, False), (4, True), (1, False), (11, True)])
-def test_tensor_dataset_batches(batch_size, drop_last):
+@pytest.mark.parametrize(
+    "batch_size,drop_last,subset",
+    [(4, False, False), (4, True, False), (1, False, False), (11, True, False), (3, False, True)],
+)
+def test_tensor_dataset_batches(batch_size, drop_last, subset):
     def run(lib):
-        dl = _data(lib).DataLoader(_tensor_ds(lib), batch_size=batch_size, drop_last=drop_last)
+        d = _data(lib)
+        ds = _tensor_ds(lib)
+        if subset:  # Subset of a Subset, negative keys
+            ds = d.Subset(d.Subset(ds, [10, 2, 7, 3, 0, -1, 4]), [6, 0, -2, 1, 1])
+        dl = d.DataLoader(ds, batch_size=batch_size, drop_last=drop_last)
         return len(dl), [describe(b) for b in dl]
 
     ours, theirs = both(run)
@@ -94,6 +101,8 @@ def test_dataset_classes(lib):
     xg = lib.ones(3, 2, requires_grad=True)  # rows of a tensor requiring grad keep the graph
     (row,) = d.TensorDataset(xg)[np.int64(-1)]
     assert row.requires_grad and row.grad_fn is not None and row.shape == (2,)
+    (xb,) = next(iter(d.DataLoader(d.TensorDataset(xg), batch_size=2)))
+    assert xb.grad_fn is not None and xb.shape == (2, 2)
     with pytest.raises(IndexError):
         ds[5]
 

@@ -8,6 +8,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from compat.torch.utils.data.collate import default_collate
+from compat.torch.utils.data.dataset import collated_rows
+
 
 class MapFetcher:
     """Map-style: ``collate_fn([dataset[i] for i in keys])`` (or ``dataset.__getitems__(keys)``)."""
@@ -20,6 +23,10 @@ class MapFetcher:
     def fetch(self, key: Any) -> Any:
         if not self.auto_collation:
             return self.collate_fn(self.dataset[key])
+        if self.collate_fn is default_collate:
+            fast = collated_rows(self.dataset, key)
+            if fast is not None:
+                return fast
         many = getattr(self.dataset, "__getitems__", None)
         samples = many(key) if callable(many) else [self.dataset[i] for i in key]
         return self.collate_fn(samples)
