@@ -141,4 +141,5 @@ class MultiProcessIter:
 
     def __del__(self) -> None:
         if getattr(self, "_workers", None):
-            self.shutdown()
+            with contextlib.suppress(Exception):  # e.g. at interpreter exit
+                self.shutdown()

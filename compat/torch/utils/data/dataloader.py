@@ -8,6 +8,7 @@ devices); ``in_order=False`` is accepted and batches still come in order.
 
 from __future__ import annotations
 
+import contextlib
 import math
 import multiprocessing
 import os
@@ -295,4 +296,5 @@ class DataLoader:
     def __del__(self) -> None:
         it = self.__dict__.get("_iterator")
         if it is not None:
-            it._shutdown_workers()
+            with contextlib.suppress(Exception):  # e.g. at interpreter exit
+                it._shutdown_workers()

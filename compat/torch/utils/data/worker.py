@@ -99,21 +99,27 @@ def worker_loop(
     except Exception:
         init_error = ExceptionWrapper(sys.exc_info(), where)
     ended = False
-    while (task := index_queue.get()) is not None:
-        if task == RESET:
-            fetcher = make_fetcher(iterable, dataset, auto_collation, collate_fn, drop_last)
-            ended = False
-            continue
-        epoch, task_id, keys = task
-        if init_error is not None:
-            data, init_error = init_error, None
-        elif ended:
-            data = IterableEnded(worker_id)
-        else:
-            try:
-                data = fetcher.fetch(keys)  # type: ignore[union-attr]
-            except StopIteration:
-                data, ended = IterableEnded(worker_id), True
-            except Exception:
-                data = ExceptionWrapper(sys.exc_info(), where)
-        data_queue.put((epoch, task_id, data))
+    try:
+        while (task := index_queue.get()) is not None:
+            if task == RESET:
+                fetcher = make_fetcher(iterable, dataset, auto_collation, collate_fn, drop_last)
+                ended = False
+                continue
+            epoch, task_id, keys = task
+            if init_error is not None:
+                data, init_error = init_error, None
+            elif ended:
+                data = IterableEnded(worker_id)
+            else:
+                try:
+                    data = fetcher.fetch(keys)  # type: ignore[union-attr]
+                except StopIteration:
+                    data, ended = IterableEnded(worker_id), True
+                except Exception:
+                    data = ExceptionWrapper(sys.exc_info(), where)
+            data_queue.put((epoch, task_id, data))
+    except KeyboardInterrupt:  # Ctrl-C reaches the whole process group; the main process
+        pass  # raises it, the worker just stops
+    # the main process has stopped listening: do not wait for unread results on exit
+    data_queue.cancel_join_thread()
+    data_queue.close()
