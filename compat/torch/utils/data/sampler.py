@@ -33,9 +33,6 @@ def _positive_int(name: str, value: Any) -> None:
 class Sampler(Generic[T_co]):
     """Base class: ``__iter__`` yields dataset keys (or lists of keys), ``__len__`` optionally."""
 
-    def __init__(self, data_source: Any = None) -> None:
-        pass
-
     def __iter__(self) -> Iterator[T_co]:
         raise NotImplementedError
 
