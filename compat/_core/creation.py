@@ -248,40 +248,51 @@ def eye(
 # --------------------------------------------------------------------------- randomness
 
 
-class _Generator:
-    """The global generator behind ``rand``/``randn``/dropout (NumPy's PCG64)."""
+class Generator:
+    """``torch.Generator``: a random state (NumPy's PCG64) to pass as ``generator=``.
 
-    def __init__(self, seed: int = 0) -> None:
-        self.seed = seed
-        self.rng = np.random.default_rng(seed)
+    ``rand``/``randn``/``randint``/``randperm``/samplers draw from it instead of the
+    global ``default_generator`` (which ``torch.manual_seed`` seeds). Streams are not
+    PyTorch's (a different bit generator); seeding makes them reproducible.
+    """
 
-    def manual_seed(self, seed: int) -> _Generator:
-        self.seed = int(seed)
-        self.rng = np.random.default_rng(self.seed)
+    def __init__(self, device: Any = "cpu") -> None:
+        self.device = device
+        self.manual_seed(67280421310721)  # PyTorch's default seed of a new generator
+
+    def manual_seed(self, seed: int) -> Generator:
+        """Reseed (negative seeds wrap to uint64, as PyTorch); returns ``self``."""
+        self._seed = int(seed) % 2**64
+        self.rng = np.random.default_rng(self._seed)
         return self
 
+    def seed(self) -> int:
+        """Reseed from OS entropy and return the new seed."""
+        s = int(np.random.SeedSequence().entropy % 2**63)
+        self.manual_seed(s)
+        return s
+
     def initial_seed(self) -> int:
-        return self.seed
+        return self._seed
 
     def get_state(self) -> Any:
         return self.rng.bit_generator.state
 
-    def set_state(self, state: Any) -> None:
+    def set_state(self, state: Any) -> Generator:
         self.rng.bit_generator.state = state
+        return self
 
 
-default_generator = _Generator(np.random.SeedSequence().entropy % (2**63))
+default_generator = Generator().manual_seed(np.random.SeedSequence().entropy % (2**63))
 
 
-def manual_seed(seed: int) -> _Generator:
+def manual_seed(seed: int) -> Generator:
     """Seed the global generator used by ``rand``, ``randn``, ``randint``, dropout, init."""
     return default_generator.manual_seed(seed)
 
 
 def seed() -> int:
-    s = int(np.random.SeedSequence().entropy % (2**63))
-    default_generator.manual_seed(s)
-    return s
+    return default_generator.seed()
 
 
 def initial_seed() -> int:

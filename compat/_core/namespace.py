@@ -6,6 +6,7 @@ from compat._core import dtypes as _dt
 from compat._core import ops as _ops  # noqa: F401  (declares the op table's rows)
 from compat._core import shape_ops as _shape_ops  # noqa: F401
 from compat._core.creation import (  # noqa: F401
+    Generator,
     arange,
     as_tensor,
     bernoulli,

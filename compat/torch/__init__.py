@@ -2,8 +2,9 @@
 
 Porting code means changing the import. Tensors, ops, grad mode and
 ``torch.autograd`` follow PyTorch (documented semantics and error messages);
-gradients come from funcgrad's VJP transform of the recorded graph. ``torch.nn``
-and ``torch.optim`` are imported lazily on first access.
+gradients come from funcgrad's VJP transform of the recorded graph. ``torch.nn``,
+``torch.optim`` and ``torch.utils`` (``torch.utils.data``) are imported lazily on
+first access.
 """
 
 from __future__ import annotations
@@ -26,6 +27,6 @@ _LAZY = ("nn", "optim", "utils", "compile")
 
 
 def __getattr__(name: str) -> Any:
-    if name in ("nn", "optim"):
+    if name in ("nn", "optim", "utils"):
         return importlib.import_module(f"compat.torch.{name}")
     raise AttributeError(f"module 'compat.torch' has no attribute {name!r}")
