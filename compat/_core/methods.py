@@ -9,26 +9,12 @@ import numpy as np
 from compat._core import dtypes as _dt
 from compat._core import ops as O
 from compat._core import shape_ops as S
+from compat._core import transfer as T_
 from compat._core.tensor import Tensor
 
 
 def _r(f: Any) -> Any:
     return lambda self, other: f(O.coerce(other), self)
-
-
-def _to(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
-    """``to(dtype)``, ``to(device)``, ``to(other)``, ``to(device, dtype)``; devices are ignored
-    (compat runs where jax's default device is)."""
-    dtype = kwargs.get("dtype")
-    copy = kwargs.get("copy", False)
-    for a in args:
-        if isinstance(a, _dt.dtype) or a in (float, int, bool):
-            dtype = a
-        elif isinstance(a, Tensor):
-            dtype = a.dtype
-    if dtype is None:
-        return S.clone(self) if copy else self
-    return S.to_dtype(self, dtype, copy)
 
 
 def _type(self: Tensor, dtype: Any = None) -> Any:
@@ -245,7 +231,7 @@ def install() -> None:
         "is_contiguous": lambda self, memory_format=None: True,
         "clone": S.clone,
         # dtype / device
-        "to": _to,
+        "to": T_.to,
         "type": _type,
         "float": lambda self: S.to_dtype(self, _dt.float32),
         "double": lambda self: S.to_dtype(self, _dt.float64),
@@ -254,8 +240,9 @@ def install() -> None:
         "int": lambda self: S.to_dtype(self, _dt.int32),
         "bool": lambda self: S.to_dtype(self, _dt.bool),
         "type_as": lambda self, other: S.to_dtype(self, other.dtype),
-        "cpu": lambda self: self,
-        "cuda": lambda self, *a, **k: self,
+        "cpu": T_.cpu,
+        "cuda": T_.cuda,
+        "xpu": T_.xpu,
         "new_zeros": lambda self, *size, dtype=None, requires_grad=False: _new(
             self, 0, size, dtype, requires_grad
         ),

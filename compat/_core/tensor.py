@@ -18,6 +18,7 @@ from typing import Any
 import jax
 import numpy as np
 
+from compat._core import device as _device
 from compat._core import dtypes as _dt
 from compat._core import grad_mode as _gm
 from compat._core.graph import AccumulateGrad, Node, RemovableHandle
@@ -180,12 +181,24 @@ class Tensor:
     nelement = numel
 
     @property
-    def device(self) -> str:
-        return "cpu"
+    def device(self) -> _device.device:
+        """Where this tensor's array lives (``cpu``, or ``cuda:i`` for jax's GPU ``i``)."""
+        return _device.of_array(self._st.array)
 
     @property
     def is_cuda(self) -> bool:
-        return False
+        return _device.of_array(self._st.array).type == "cuda"
+
+    @property
+    def is_cpu(self) -> bool:
+        return _device.of_array(self._st.array).type == "cpu"
+
+    is_xpu = is_mps = is_meta = False
+
+    def get_device(self) -> int:
+        """The CUDA index of this tensor, ``-1`` on the CPU."""
+        d = _device.of_array(self._st.array)
+        return -1 if d.index is None else d.index
 
     def is_floating_point(self) -> bool:
         return self._st.array.dtype.kind == "f"
