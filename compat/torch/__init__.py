@@ -44,4 +44,6 @@ _LAZY = ("nn", "optim", "utils", "compile")
 def __getattr__(name: str) -> Any:
     if name in ("nn", "optim") or name in _LAZY_DEVICES:
         return importlib.import_module(f"compat.torch.{name}")
+    if name in ("save", "load"):
+        return getattr(importlib.import_module("compat.torch.serialization"), name)
     raise AttributeError(f"module 'compat.torch' has no attribute {name!r}")
