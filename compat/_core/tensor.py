@@ -21,6 +21,7 @@ import numpy as np
 from compat._core import device as _device
 from compat._core import dtypes as _dt
 from compat._core import grad_mode as _gm
+from compat._core import printing as _printing
 from compat._core.graph import AccumulateGrad, Node, RemovableHandle
 from funcgrad._engine import OpProgram, lookup_op, trace_op
 
@@ -263,29 +264,23 @@ class Tensor:
     __hash__ = object.__hash__
 
     def __repr__(self) -> str:
-        arr = np.asarray(self._st.array)
-        body = np.array2string(arr, separator=", ", precision=4, floatmode="maxprec_equal")
-        if arr.dtype.kind == "f" and arr.size and "." not in body and "e" not in body:
-            body = np.array2string(arr, separator=", ", formatter={"float": lambda v: f"{v:.0f}."})
-        extras = []
-        if arr.dtype not in (np.dtype(np.int64), np.dtype(np.bool_), _dt.get_default_dtype().np):
-            extras.append(f"dtype={self.dtype!r}")
-        if arr.size == 0:
-            extras.insert(0, f"size={tuple(arr.shape)}")
-        if self._grad_fn is not None:
-            extras.append(f"grad_fn=<{self._grad_fn.name()}>")
-        elif self._requires_grad:
-            extras.append("requires_grad=True")
-        pad = "\n       "
-        body = body.replace("\n", pad)
-        return "tensor(" + body + "".join(", " + e for e in extras) + ")"
+        fn = self._grad_fn
+        return _printing.tensor_repr(
+            np.asarray(self._st.array),
+            self.device,
+            None if fn is None else fn.name(),
+            self._requires_grad,
+        )
 
     __str__ = __repr__
 
     def __format__(self, spec: str) -> str:
-        if self._st.array.ndim == 0:
+        """A 0-d plain Tensor formats its value (``f"{loss:.3f}"``); others as ``object``."""
+        if self._st.array.ndim == 0 and type(self) is Tensor:
             return format(self.item(), spec)
-        return repr(self)
+        if spec:
+            raise TypeError("unsupported format string passed to Tensor.__format__")
+        return str(self)
 
     def __reduce_ex__(self, proto: int) -> Any:
         return (_rebuild, (type(self), np.asarray(self._st.array), self._requires_grad))

@@ -22,6 +22,8 @@ for _k, _v in _ns.items():
 del _k, _v, _ns
 
 # devices, runtime switches, parallel stand-ins, serialization, printing
+from compat._core.printing import get_printoptions as get_printoptions  # noqa: E402
+from compat._core.printing import set_printoptions as set_printoptions  # noqa: E402
 from compat.torch._compile import compile as compile  # noqa: E402
 from compat.torch._runtime import *  # noqa: E402, F403
 from compat.torch.amp import autocast as autocast  # noqa: E402
