@@ -8,6 +8,7 @@ supported.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -38,6 +39,13 @@ def ignore(drop: Any = False, **kwargs: Any) -> Any:
     """``@ignore`` or ``@ignore(drop=...)``: the function unchanged."""
     if callable(drop):
         return drop
+    if drop:
+        warnings.warn(
+            "ignore(True) has been deprecated. TorchScript will now drop the function call on "
+            "compilation. Use torch.jit.unused now.",
+            FutureWarning,
+            stacklevel=2,
+        )
     return lambda fn: fn
 
 
