@@ -24,7 +24,7 @@ def _outcome(f):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             return ("ok", f())
-    except Exception as e:  # noqa: BLE001 - the type is what is compared
+    except Exception as e:
         return ("raise", type(e))
 
 
@@ -48,17 +48,20 @@ def _outcome(f):
 def test_device_attributes_repr_str_hash(lib, args):
     d = lib.device(*args)
     ref = (d.type, d.index, str(d), repr(d), hash(d))
-    assert ref == {
-        ("cpu",): ("cpu", None, "cpu", "device(type='cpu')", 255),
-        ("cuda",): ("cuda", None, "cuda", "device(type='cuda')", 65791),
-        ("cuda:0",): ("cuda", 0, "cuda:0", "device(type='cuda', index=0)", 65536),
-        ("cuda:3",): ("cuda", 3, "cuda:3", "device(type='cuda', index=3)", 65539),
-        ("cuda", 1): ("cuda", 1, "cuda:1", "device(type='cuda', index=1)", 65537),
-        ("cpu", 0): ("cpu", 0, "cpu:0", "device(type='cpu', index=0)", 0),
-        ("mps",): ("mps", None, "mps", "device(type='mps')", (13 << 16) | 255),
-        ("xla",): ("xla", None, "xla", "device(type='xla')", (9 << 16) | 255),
-        ("meta",): ("meta", None, "meta", "device(type='meta')", (14 << 16) | 255),
-    }[args]
+    assert (
+        ref
+        == {
+            ("cpu",): ("cpu", None, "cpu", "device(type='cpu')", 255),
+            ("cuda",): ("cuda", None, "cuda", "device(type='cuda')", 65791),
+            ("cuda:0",): ("cuda", 0, "cuda:0", "device(type='cuda', index=0)", 65536),
+            ("cuda:3",): ("cuda", 3, "cuda:3", "device(type='cuda', index=3)", 65539),
+            ("cuda", 1): ("cuda", 1, "cuda:1", "device(type='cuda', index=1)", 65537),
+            ("cpu", 0): ("cpu", 0, "cpu:0", "device(type='cpu', index=0)", 0),
+            ("mps",): ("mps", None, "mps", "device(type='mps')", (13 << 16) | 255),
+            ("xla",): ("xla", None, "xla", "device(type='xla')", (9 << 16) | 255),
+            ("meta",): ("meta", None, "meta", "device(type='meta')", (14 << 16) | 255),
+        }[args]
+    )
 
 
 def test_device_equality(lib):
@@ -275,7 +278,7 @@ def test_submodules_import_and_attribute_access():
     import compat.torch.cuda
     import compat.torch.distributed as dist
     import compat.torch.jit
-    import compat.torch.onnx  # noqa: F401
+    import compat.torch.onnx
 
     assert ctorch.cuda is compat.torch.cuda and ctorch.distributed is dist
     assert ctorch.backends.cudnn is cudnn
@@ -418,7 +421,7 @@ def test_distributed_and_onnx_not_supported():
     assert dist.is_available() is False and dist.is_initialized() is False
     with pytest.raises(NotImplementedError, match="init_process_group"):
         dist.init_process_group("gloo")
-    with pytest.raises(NotImplementedError, match="torch.onnx.export"):
+    with pytest.raises(NotImplementedError, match=r"torch\.onnx\.export"):
         ctorch.onnx.export(ctorch.nn.Linear(2, 2), (ctorch.ones(1, 2),), "m.onnx")
     with pytest.raises(NotImplementedError):
         ctorch.jit.save(ctorch.nn.Linear(2, 2), "m.pt")
