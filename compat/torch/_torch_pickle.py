@@ -292,6 +292,7 @@ class TorchUnpickler(pickle.Unpickler):
         return self._load_storage(str(key), dtype, str(location))
 
     def find_class(self, module: str, name: str) -> Any:
+        module = _PY2_MODULES.get(module, module)  # protocol 2 writes Python 2 module names
         key = (module, name)
         if key in _TORCH_FUNCS:
             return _TORCH_FUNCS[key]
@@ -319,6 +320,7 @@ class TorchUnpickler(pickle.Unpickler):
 
 
 _DT_NAMES = {d.name for d in _dt._ALL}
+_PY2_MODULES = {"__builtin__": "builtins", "copy_reg": "copyreg"}
 
 
 def _weights_only_message(module: str, name: str) -> str:
