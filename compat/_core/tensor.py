@@ -272,7 +272,8 @@ class Tensor:
             self._requires_grad,
         )
 
-    __str__ = __repr__
+    def __str__(self) -> str:
+        return self.__repr__()  # a subclass's __repr__ (Parameter's) is its str too
 
     def __format__(self, spec: str) -> str:
         """A 0-d plain Tensor formats its value (``f"{loss:.3f}"``); others as ``object``."""
