@@ -38,10 +38,13 @@ def _min_m(self: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
     return O.min(self, dim, keepdim)
 
 
-def _new(self: Tensor, fill: Any, size: tuple, dtype: Any, requires_grad: bool) -> Tensor:
+def _new(
+    self: Tensor, fill: Any, size: tuple, dtype: Any, requires_grad: bool, device: Any = None
+) -> Tensor:
     from compat._core.creation import _factory
 
-    return _factory(fill, size, dtype or self.dtype, requires_grad)
+    where = self.device if device is None else device
+    return _factory(fill, size, dtype or self.dtype, requires_grad, where)
 
 
 def _setitem(self: Tensor, idx: Any, value: Any) -> None:
@@ -243,21 +246,26 @@ def install() -> None:
         "cpu": T_.cpu,
         "cuda": T_.cuda,
         "xpu": T_.xpu,
-        "new_zeros": lambda self, *size, dtype=None, requires_grad=False: _new(
-            self, 0, size, dtype, requires_grad
+        "new_zeros": lambda self, *size, dtype=None, device=None, requires_grad=False: _new(
+            self, 0, size, dtype, requires_grad, device
         ),
-        "new_ones": lambda self, *size, dtype=None, requires_grad=False: _new(
-            self, 1, size, dtype, requires_grad
+        "new_ones": lambda self, *size, dtype=None, device=None, requires_grad=False: _new(
+            self, 1, size, dtype, requires_grad, device
         ),
-        "new_full": lambda self, size, fill_value, dtype=None, requires_grad=False: _new(
-            self, fill_value, (size,), dtype, requires_grad
+        "new_full": lambda self, size, fill_value, dtype=None, device=None, requires_grad=False: (
+            _new(self, fill_value, (size,), dtype, requires_grad, device)
         ),
-        "new_empty": lambda self, *size, dtype=None, requires_grad=False: _new(
-            self, 0, size, dtype, requires_grad
+        "new_empty": lambda self, *size, dtype=None, device=None, requires_grad=False: _new(
+            self, 0, size, dtype, requires_grad, device
         ),
-        "new_tensor": lambda self, data, dtype=None, requires_grad=False: __import__(
+        "new_tensor": lambda self, data, dtype=None, device=None, requires_grad=False: __import__(
             "compat._core.creation", fromlist=["tensor"]
-        ).tensor(data, dtype=dtype or self.dtype, requires_grad=requires_grad),
+        ).tensor(
+            data,
+            dtype=dtype or self.dtype,
+            device=self.device if device is None else device,
+            requires_grad=requires_grad,
+        ),
         # in-place
         "add_": _ipm("add"),
         "sub_": _ipm("sub"),

@@ -158,6 +158,9 @@ def test_to_bad_arguments(lib):
         lambda T, d: T.randperm(3, device=d),
         lambda T, d: T.zeros_like(T.ones(2), device=d),
         lambda T, d: T.as_tensor([1.0], device=d),
+        lambda T, d: T.ones(2).new_zeros(2, device=d),
+        lambda T, d: T.ones(2).new_full((2,), 3.0, device=d),
+        lambda T, d: T.ones(2).new_tensor([1, 2], device=d),
     ],
 )
 def test_constructors_accept_cpu_device(lib, make, device):
@@ -181,6 +184,7 @@ def test_constructors_accept_cpu_device(lib, make, device):
         lambda T: T.zeros(2).to("xpu"),
         lambda T: T.zeros(2).xpu(),
         lambda T: T.zeros(2).to(0),
+        lambda T: T.zeros(2).new_zeros(2, device="cuda"),
         lambda T: T.device(0),
         lambda T: T.nn.Linear(2, 2).cuda(),
         lambda T: T.nn.Linear(2, 2).to("cuda"),
