@@ -213,3 +213,18 @@ def test_unsupported_arguments_raise(tmp_path):
     (tmp_path / "legacy.pt").write_bytes(pickle.dumps({"a": 1}))
     with pytest.raises(NotImplementedError, match="zip format"):
         ctorch.load(tmp_path / "legacy.pt")
+
+
+def test_whole_module_with_weights_only_false(tmp_path, real_torch):
+    tm = real_torch.nn.Linear(2, 3)
+    real_torch.save(tm, tmp_path / "m.pt")
+    cm = ctorch.load(tmp_path / "m.pt", weights_only=False)  # torch classes -> compat's
+    assert isinstance(cm, ctorch.nn.Linear)
+    x = np.array([[0.5, -1.0]], np.float32)
+    np.testing.assert_allclose(
+        cm(ctorch.tensor(x)).detach().numpy(),
+        tm(real_torch.tensor(x)).detach().numpy(),
+        rtol=1e-6,
+    )
+    with pytest.raises(pickle.UnpicklingError):
+        ctorch.load(tmp_path / "m.pt")
