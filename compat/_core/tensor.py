@@ -120,7 +120,7 @@ class Tensor:
     def _make(cls, data: Any, requires_grad: bool = False) -> Tensor:
         """A leaf tensor of class ``cls`` holding ``data`` (a jax or NumPy array)."""
         if not isinstance(data, jax.Array):
-            data = jax.numpy.asarray(data) if not isinstance(data, np.ndarray) else _to_jax(data)
+            data = _to_jax(data)
         t = _new_tensor(cls, data)
         if requires_grad:
             _check_float_for_grad(
@@ -490,8 +490,11 @@ def _rebuild(cls: type, arr: np.ndarray, requires_grad: bool) -> Tensor:
     return cls._make(arr, requires_grad)
 
 
-def _to_jax(a: np.ndarray) -> Any:
-    return jax.numpy.asarray(a)
+def _to_jax(a: Any) -> Any:
+    """A new array on the CPU device (jax's default device when that is its CPU)."""
+    if _device.default_is_cpu():
+        return jax.numpy.asarray(a)
+    return _device.place(np.asarray(a), None)
 
 
 def _wrap_dim(dim: int, ndim: int) -> int:
