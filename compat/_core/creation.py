@@ -7,19 +7,16 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-import jax
 import numpy as np
 
+from compat._core import device as _dev
 from compat._core import dtypes as _dt
 from compat._core.tensor import Size, Tensor
 
 
-def _to_device(a: np.ndarray) -> Any:
-    return jax.device_put(a)
-
-
-def _leaf(arr: np.ndarray, requires_grad: bool) -> Tensor:
-    return Tensor._make(_to_device(arr), requires_grad)
+def _leaf(arr: np.ndarray, requires_grad: bool, device: Any = None) -> Tensor:
+    """A new leaf holding ``arr`` on ``device`` (``None``: the CPU, as PyTorch)."""
+    return Tensor._make(_dev.place(arr, device), requires_grad)
 
 
 def _size_args(size: tuple) -> tuple[int, ...]:
@@ -103,15 +100,13 @@ def tensor(
     else:
         npd = _np_dtype(dtype, _infer_dtype(data))
         arr = np.asarray(_unwrap_nested(data))
-    return _leaf(np.array(arr, dtype=npd), requires_grad)
+    return _leaf(np.array(arr, dtype=npd), requires_grad, device)
 
 
 def as_tensor(data: Any, dtype: Any = None, device: Any = None) -> Tensor:
-    if isinstance(data, Tensor) and (dtype is None or _dt.np_dtype(dtype) == data._npdtype):
-        return data
     if isinstance(data, Tensor):
-        return data.to(dtype)
-    return tensor(data, dtype=dtype)
+        return data.to(device=device, dtype=dtype)
+    return tensor(data, dtype=dtype, device=device)
 
 
 def from_numpy(a: np.ndarray) -> Tensor:
@@ -121,22 +116,22 @@ def from_numpy(a: np.ndarray) -> Tensor:
     return _leaf(np.array(a), False)
 
 
-def _factory(fill: Any, size: tuple, dtype: Any, requires_grad: bool) -> Tensor:
+def _factory(fill: Any, size: tuple, dtype: Any, requires_grad: bool, device: Any = None) -> Tensor:
     shape = _size_args(size)
     npd = _np_dtype(dtype)
-    return _leaf(np.full(shape, fill, npd), requires_grad)
+    return _leaf(np.full(shape, fill, npd), requires_grad, device)
 
 
 def zeros(
     *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False, out: Any = None
 ) -> Tensor:
-    return _factory(0, size, dtype, requires_grad)
+    return _factory(0, size, dtype, requires_grad, device)
 
 
 def ones(
     *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False, out: Any = None
 ) -> Tensor:
-    return _factory(1, size, dtype, requires_grad)
+    return _factory(1, size, dtype, requires_grad, device)
 
 
 def empty(
@@ -146,7 +141,7 @@ def empty(
     requires_grad: bool = False,
     memory_format: Any = None,
 ) -> Tensor:
-    return _factory(0, size, dtype, requires_grad)
+    return _factory(0, size, dtype, requires_grad, device)
 
 
 def full(
@@ -154,12 +149,13 @@ def full(
 ) -> Tensor:
     if dtype is None:
         dtype = _dt.from_np(_infer_dtype(fill_value))
-    return _factory(fill_value, (size,), dtype, requires_grad)
+    return _factory(fill_value, (size,), dtype, requires_grad, device)
 
 
-def _like(t: Tensor, fill: Any, dtype: Any, requires_grad: bool) -> Tensor:
+def _like(t: Tensor, fill: Any, dtype: Any, requires_grad: bool, device: Any = None) -> Tensor:
     npd = t._npdtype if dtype is None else _dt.np_dtype(dtype)
-    return _leaf(np.full(tuple(t.shape), fill, npd), requires_grad)
+    where = t.device if device is None else device
+    return _leaf(np.full(tuple(t.shape), fill, npd), requires_grad, where)
 
 
 def zeros_like(
@@ -169,7 +165,7 @@ def zeros_like(
     requires_grad: bool = False,
     memory_format: Any = None,
 ) -> Tensor:
-    return _like(input, 0, dtype, requires_grad)
+    return _like(input, 0, dtype, requires_grad, device)
 
 
 def ones_like(
@@ -179,7 +175,7 @@ def ones_like(
     requires_grad: bool = False,
     memory_format: Any = None,
 ) -> Tensor:
-    return _like(input, 1, dtype, requires_grad)
+    return _like(input, 1, dtype, requires_grad, device)
 
 
 def empty_like(
@@ -189,7 +185,7 @@ def empty_like(
     requires_grad: bool = False,
     memory_format: Any = None,
 ) -> Tensor:
-    return _like(input, 0, dtype, requires_grad)
+    return _like(input, 0, dtype, requires_grad, device)
 
 
 def full_like(
@@ -199,7 +195,7 @@ def full_like(
     device: Any = None,
     requires_grad: bool = False,
 ) -> Tensor:
-    return _like(input, fill_value, dtype, requires_grad)
+    return _like(input, fill_value, dtype, requires_grad, device)
 
 
 def arange(
@@ -224,7 +220,7 @@ def arange(
         if npd.kind == "f"
         else np.arange(vals[0], vals[1], vals[2]).astype(npd)
     )
-    return _leaf(arr, requires_grad)
+    return _leaf(arr, requires_grad, device)
 
 
 def linspace(
@@ -236,13 +232,15 @@ def linspace(
     requires_grad: bool = False,
 ) -> Tensor:
     npd = _np_dtype(dtype)
-    return _leaf(np.linspace(float(start), float(end), int(steps)).astype(npd), requires_grad)
+    return _leaf(
+        np.linspace(float(start), float(end), int(steps)).astype(npd), requires_grad, device
+    )
 
 
 def eye(
     n: int, m: int | None = None, dtype: Any = None, device: Any = None, requires_grad: bool = False
 ) -> Tensor:
-    return _leaf(np.eye(n, m, dtype=_np_dtype(dtype)), requires_grad)
+    return _leaf(np.eye(n, m, dtype=_np_dtype(dtype)), requires_grad, device)
 
 
 # --------------------------------------------------------------------------- randomness
@@ -311,7 +309,7 @@ def rand(
     generator: Any = None,
 ) -> Tensor:
     shape = _size_args(size)
-    return _leaf(_gen(generator).random(shape).astype(_np_dtype(dtype)), requires_grad)
+    return _leaf(_gen(generator).random(shape).astype(_np_dtype(dtype)), requires_grad, device)
 
 
 def randn(
@@ -322,7 +320,9 @@ def randn(
     generator: Any = None,
 ) -> Tensor:
     shape = _size_args(size)
-    return _leaf(_gen(generator).standard_normal(shape).astype(_np_dtype(dtype)), requires_grad)
+    return _leaf(
+        _gen(generator).standard_normal(shape).astype(_np_dtype(dtype)), requires_grad, device
+    )
 
 
 def randint(
@@ -337,7 +337,7 @@ def randint(
     if high is None:
         low, high = 0, low
     arr = _gen(generator).integers(low, high, size=tuple(size))
-    return _leaf(arr.astype(_np_dtype(dtype, np.dtype(np.int64))), requires_grad)
+    return _leaf(arr.astype(_np_dtype(dtype, np.dtype(np.int64))), requires_grad, device)
 
 
 def randperm(
@@ -348,7 +348,7 @@ def randperm(
     generator: Any = None,
 ) -> Tensor:
     arr = _gen(generator).permutation(n)
-    return _leaf(arr.astype(_np_dtype(dtype, np.dtype(np.int64))), requires_grad)
+    return _leaf(arr.astype(_np_dtype(dtype, np.dtype(np.int64))), requires_grad, device)
 
 
 def rand_like(
@@ -357,7 +357,12 @@ def rand_like(
     device: Any = None,
     requires_grad: bool = False,
 ) -> Tensor:
-    return rand(*input.shape, dtype=dtype or input.dtype, requires_grad=requires_grad)
+    return rand(
+        *input.shape,
+        dtype=dtype or input.dtype,
+        device=input.device if device is None else device,
+        requires_grad=requires_grad,
+    )
 
 
 def randn_like(
@@ -366,7 +371,12 @@ def randn_like(
     device: Any = None,
     requires_grad: bool = False,
 ) -> Tensor:
-    return randn(*input.shape, dtype=dtype or input.dtype, requires_grad=requires_grad)
+    return randn(
+        *input.shape,
+        dtype=dtype or input.dtype,
+        device=input.device if device is None else device,
+        requires_grad=requires_grad,
+    )
 
 
 def bernoulli(input: Tensor, p: float | None = None, generator: Any = None) -> Tensor:

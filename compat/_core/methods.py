@@ -10,26 +10,12 @@ from compat._core import dtypes as _dt
 from compat._core import ops as O
 from compat._core import optable
 from compat._core import shape_ops as S
+from compat._core import transfer as T_
 from compat._core.tensor import Tensor, inplace_result
 
 
 def _r(f: Any) -> Any:
     return lambda self, other: f(O.coerce(other), self)
-
-
-def _to(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
-    """``to(dtype)``, ``to(device)``, ``to(other)``, ``to(device, dtype)``; devices are ignored
-    (compat runs where jax's default device is)."""
-    dtype = kwargs.get("dtype")
-    copy = kwargs.get("copy", False)
-    for a in args:
-        if isinstance(a, _dt.dtype) or a in (float, int, bool):
-            dtype = a
-        elif isinstance(a, Tensor):
-            dtype = a.dtype
-    if dtype is None:
-        return S.clone(self) if copy else self
-    return S.to_dtype(self, dtype, copy)
 
 
 def _type(self: Tensor, dtype: Any = None) -> Any:
@@ -45,10 +31,13 @@ def _type(self: Tensor, dtype: Any = None) -> Any:
     return S.to_dtype(self, dtype)
 
 
-def _new(self: Tensor, fill: Any, size: tuple, dtype: Any, requires_grad: bool) -> Tensor:
+def _new(
+    self: Tensor, fill: Any, size: tuple, dtype: Any, requires_grad: bool, device: Any = None
+) -> Tensor:
     from compat._core.creation import _factory
 
-    return _factory(fill, size, dtype or self.dtype, requires_grad)
+    where = self.device if device is None else device
+    return _factory(fill, size, dtype or self.dtype, requires_grad, where)
 
 
 def _setitem(self: Tensor, idx: Any, value: Any) -> None:
@@ -140,7 +129,7 @@ def install() -> None:
         "contiguous": lambda self, memory_format=None: self,
         "is_contiguous": lambda self, memory_format=None: True,
         # dtype / device
-        "to": _to,
+        "to": T_.to,
         "type": _type,
         "float": lambda self: S.to_dtype(self, _dt.float32),
         "double": lambda self: S.to_dtype(self, _dt.float64),
@@ -149,23 +138,29 @@ def install() -> None:
         "int": lambda self: S.to_dtype(self, _dt.int32),
         "bool": lambda self: S.to_dtype(self, _dt.bool),
         "type_as": lambda self, other: S.to_dtype(self, other.dtype),
-        "cpu": lambda self: self,
-        "cuda": lambda self, *a, **k: self,
-        "new_zeros": lambda self, *size, dtype=None, requires_grad=False: _new(
-            self, 0, size, dtype, requires_grad
+        "cpu": T_.cpu,
+        "cuda": T_.cuda,
+        "xpu": T_.xpu,
+        "new_zeros": lambda self, *size, dtype=None, device=None, requires_grad=False: _new(
+            self, 0, size, dtype, requires_grad, device
         ),
-        "new_ones": lambda self, *size, dtype=None, requires_grad=False: _new(
-            self, 1, size, dtype, requires_grad
+        "new_ones": lambda self, *size, dtype=None, device=None, requires_grad=False: _new(
+            self, 1, size, dtype, requires_grad, device
         ),
-        "new_full": lambda self, size, fill_value, dtype=None, requires_grad=False: _new(
-            self, fill_value, (size,), dtype, requires_grad
+        "new_full": lambda self, size, fill_value, dtype=None, device=None, requires_grad=False: (
+            _new(self, fill_value, (size,), dtype, requires_grad, device)
         ),
-        "new_empty": lambda self, *size, dtype=None, requires_grad=False: _new(
-            self, 0, size, dtype, requires_grad
+        "new_empty": lambda self, *size, dtype=None, device=None, requires_grad=False: _new(
+            self, 0, size, dtype, requires_grad, device
         ),
-        "new_tensor": lambda self, data, dtype=None, requires_grad=False: __import__(
+        "new_tensor": lambda self, data, dtype=None, device=None, requires_grad=False: __import__(
             "compat._core.creation", fromlist=["tensor"]
-        ).tensor(data, dtype=dtype or self.dtype, requires_grad=requires_grad),
+        ).tensor(
+            data,
+            dtype=dtype or self.dtype,
+            device=self.device if device is None else device,
+            requires_grad=requires_grad,
+        ),
         # in-place
         "add_": _ipm("add"),
         "sub_": _ipm("sub"),

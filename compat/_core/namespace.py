@@ -34,6 +34,7 @@ from compat._core.creation import (  # noqa: F401
     zeros,
     zeros_like,
 )
+from compat._core.device import device  # noqa: F401
 from compat._core.dtypes import (  # noqa: F401
     bool,
     cdouble,

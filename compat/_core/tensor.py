@@ -18,8 +18,10 @@ from typing import Any
 import jax
 import numpy as np
 
+from compat._core import device as _device
 from compat._core import dtypes as _dt
 from compat._core import grad_mode as _gm
+from compat._core import printing as _printing
 from compat._core.graph import AccumulateGrad, Node, RemovableHandle
 from funcgrad._engine import OpProgram, lookup_op, trace_op
 
@@ -118,7 +120,7 @@ class Tensor:
     def _make(cls, data: Any, requires_grad: bool = False) -> Tensor:
         """A leaf tensor of class ``cls`` holding ``data`` (a jax or NumPy array)."""
         if not isinstance(data, jax.Array):
-            data = jax.numpy.asarray(data) if not isinstance(data, np.ndarray) else _to_jax(data)
+            data = _to_jax(data)
         t = _new_tensor(cls, data)
         if requires_grad:
             _check_float_for_grad(
@@ -180,12 +182,24 @@ class Tensor:
     nelement = numel
 
     @property
-    def device(self) -> str:
-        return "cpu"
+    def device(self) -> _device.device:
+        """Where this tensor's array lives (``cpu``, or ``cuda:i`` for jax's GPU ``i``)."""
+        return _device.of_array(self._st.array)
 
     @property
     def is_cuda(self) -> bool:
-        return False
+        return _device.of_array(self._st.array).type == "cuda"
+
+    @property
+    def is_cpu(self) -> bool:
+        return _device.of_array(self._st.array).type == "cpu"
+
+    is_xpu = is_mps = is_meta = False
+
+    def get_device(self) -> int:
+        """The CUDA index of this tensor, ``-1`` on the CPU."""
+        d = _device.of_array(self._st.array)
+        return -1 if d.index is None else d.index
 
     def is_floating_point(self) -> bool:
         return self._st.array.dtype.kind == "f"
@@ -250,29 +264,24 @@ class Tensor:
     __hash__ = object.__hash__
 
     def __repr__(self) -> str:
-        arr = np.asarray(self._st.array)
-        body = np.array2string(arr, separator=", ", precision=4, floatmode="maxprec_equal")
-        if arr.dtype.kind == "f" and arr.size and "." not in body and "e" not in body:
-            body = np.array2string(arr, separator=", ", formatter={"float": lambda v: f"{v:.0f}."})
-        extras = []
-        if arr.dtype not in (np.dtype(np.int64), np.dtype(np.bool_), _dt.get_default_dtype().np):
-            extras.append(f"dtype={self.dtype!r}")
-        if arr.size == 0:
-            extras.insert(0, f"size={tuple(arr.shape)}")
-        if self._grad_fn is not None:
-            extras.append(f"grad_fn=<{self._grad_fn.name()}>")
-        elif self._requires_grad:
-            extras.append("requires_grad=True")
-        pad = "\n       "
-        body = body.replace("\n", pad)
-        return "tensor(" + body + "".join(", " + e for e in extras) + ")"
+        fn = self._grad_fn
+        return _printing.tensor_repr(
+            np.asarray(self._st.array),
+            self.device,
+            None if fn is None else fn.name(),
+            self._requires_grad,
+        )
 
-    __str__ = __repr__
+    def __str__(self) -> str:
+        return self.__repr__()  # a subclass's __repr__ (Parameter's) is its str too
 
     def __format__(self, spec: str) -> str:
-        if self._st.array.ndim == 0:
+        """A 0-d plain Tensor formats its value (``f"{loss:.3f}"``); others as ``object``."""
+        if self._st.array.ndim == 0 and type(self) is Tensor:
             return format(self.item(), spec)
-        return repr(self)
+        if spec:
+            raise TypeError("unsupported format string passed to Tensor.__format__")
+        return str(self)
 
     def __reduce_ex__(self, proto: int) -> Any:
         return (_rebuild, (type(self), np.asarray(self._st.array), self._requires_grad))
@@ -481,8 +490,11 @@ def _rebuild(cls: type, arr: np.ndarray, requires_grad: bool) -> Tensor:
     return cls._make(arr, requires_grad)
 
 
-def _to_jax(a: np.ndarray) -> Any:
-    return jax.numpy.asarray(a)
+def _to_jax(a: Any) -> Any:
+    """A new array on the CPU device (jax's default device when that is its CPU)."""
+    if _device.default_is_cpu():
+        return jax.numpy.asarray(a)
+    return _device.place(np.asarray(a), None)
 
 
 def _wrap_dim(dim: int, ndim: int) -> int:

@@ -22,11 +22,31 @@ for _k, _v in _ns.items():
         globals()[_k] = _v
 del _k, _v, _ns
 
+# devices, runtime switches, parallel stand-ins, serialization, printing
+from compat._core.printing import get_printoptions as get_printoptions  # noqa: E402
+from compat._core.printing import set_printoptions as set_printoptions  # noqa: E402
+from compat.torch._compile import compile as compile  # noqa: E402
+from compat.torch._runtime import *  # noqa: E402, F403
+from compat.torch.amp import autocast as autocast  # noqa: E402
+
+_LAZY_DEVICES = (
+    "accelerator",
+    "amp",
+    "backends",
+    "cuda",
+    "distributed",
+    "jit",
+    "onnx",
+    "serialization",
+)
+
 __version__ = "2.13.0+compat"
 _LAZY = ("nn", "optim", "utils", "compile")
 
 
 def __getattr__(name: str) -> Any:
-    if name in ("nn", "optim", "utils"):
+    if name in ("nn", "optim", "utils") or name in _LAZY_DEVICES:
         return importlib.import_module(f"compat.torch.{name}")
+    if name in ("save", "load"):
+        return getattr(importlib.import_module("compat.torch.serialization"), name)
     raise AttributeError(f"module 'compat.torch' has no attribute {name!r}")

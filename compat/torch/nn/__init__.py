@@ -94,3 +94,9 @@ __all__ = [
     "functional",
     "init",
 ]
+
+# parallel (single-process stand-ins)
+from compat.torch.nn import parallel
+from compat.torch.nn.parallel import DataParallel
+
+__all__ += ["DataParallel", "parallel"]

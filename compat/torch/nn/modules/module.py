@@ -10,6 +10,7 @@ NumPy arrays.
 
 Example:
     >>> import compat.torch as torch
+from compat._core import transfer as _transfer
     >>> from compat.torch import nn
     >>> class Net(nn.Module):
     ...     def __init__(self):
@@ -33,6 +34,7 @@ from typing import Any
 import numpy as np
 
 import compat.torch as torch
+from compat._core import transfer as _transfer
 from compat.torch.nn.parameter import Parameter
 
 __all__ = ["Module"]
@@ -637,33 +639,29 @@ class Module:
         return self
 
     def to(self, *args: Any, **kwargs: Any) -> Module:
-        """``to(dtype)``, ``to(device)``, ``to(device, dtype)`` or ``to(tensor)``.
+        """``to(device)``, ``to(dtype)``, ``to(device, dtype)`` or ``to(tensor)``.
 
-        Only the CPU device exists; a floating ``dtype`` converts floating
-        parameters and buffers (as new Parameter objects: build optimizers after
-        converting, as PyTorch recommends).
+        A device moves every parameter and buffer (parameters keep their objects); a
+        floating ``dtype`` converts floating parameters and buffers (as new Parameter
+        objects: build optimizers after converting, as PyTorch recommends).
         """
-        dtype = kwargs.get("dtype")
-        for a in args:
-            if isinstance(a, torch.Tensor):
-                dtype = a.dtype
-            elif _is_dtype(a):
-                dtype = a
-            else:
-                device = str(a)
-                if not device.startswith("cpu"):
-                    raise RuntimeError(f"compat.torch runs on the CPU only; got device {a!r}")
-        device = kwargs.get("device")
-        if device is not None and not str(device).startswith("cpu"):
-            raise RuntimeError(f"compat.torch runs on the CPU only; got device {device!r}")
-        if dtype is None:
-            return self
-        if not _is_floating_dtype(dtype):
+        device, dtype, _ = _transfer.parse_to(args, dict(kwargs))
+        if dtype is not None and not _is_floating_dtype(dtype):
             raise TypeError(
                 "nn.Module.to only accepts floating point or complex dtypes, but got "
                 f"desired dtype={dtype}"
             )
+        if device is not None:
+            with torch.no_grad():
+                self._apply(lambda t: _transfer.move(t, device))
+        if dtype is None:
+            return self
         return self._apply(lambda t: _cast(t, dtype) if _is_floating_dtype(t.dtype) else t)
+
+    def cuda(self, device: Any = None) -> Module:
+        """Move parameters and buffers to a CUDA device (jax's GPU); PyTorch's error if none."""
+        with torch.no_grad():
+            return self._apply(lambda t: _transfer.cuda(t, device))
 
     def float(self) -> Module:
         """Cast floating parameters and buffers to ``float32``."""
@@ -674,7 +672,9 @@ class Module:
         return self._apply(lambda t: _cast(t, torch.float64) if _is_floating_dtype(t.dtype) else t)
 
     def cpu(self) -> Module:
-        return self
+        """Move parameters and buffers to the CPU."""
+        with torch.no_grad():
+            return self._apply(_transfer.cpu)
 
     def type(self, dst_type: Any) -> Module:
         return self._apply(lambda t: _cast(t, dst_type))

@@ -1,0 +1,96 @@
+"""``Tensor.to`` / ``.cpu()`` / ``.cuda()``: dtype casts and moves between devices."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from compat._core import device as _dev
+from compat._core import dtypes as _dt
+from compat._core import grad_mode as _gm
+from compat._core import shape_ops as S
+from compat._core.tensor import Tensor
+
+
+def _is_dtype(x: Any) -> bool:
+    return isinstance(x, _dt.dtype) or x in (float, int, bool, complex)
+
+
+def parse_to(args: tuple, kwargs: dict) -> tuple[Any, Any, bool]:
+    """``(device, dtype, copy)`` from ``to``'s three signatures: ``to(dtype, ...)``,
+    ``to(device=None, dtype=None, ...)`` and ``to(other, ...)``."""
+    device = kwargs.pop("device", None)
+    dtype = kwargs.pop("dtype", None)
+    copy = kwargs.pop("copy", False)
+    kwargs.pop("non_blocking", None)
+    if kwargs.pop("memory_format", None) not in (None, "torch.preserve_format"):
+        raise NotImplementedError("Tensor.to: memory_format (compat tensors are contiguous)")
+    if kwargs:
+        raise TypeError(f"to() got an unexpected keyword argument '{next(iter(kwargs))}'")
+    rest: list = list(args)
+    if rest and isinstance(rest[0], Tensor):
+        other = rest.pop(0)
+        device, dtype = other.device, other.dtype
+    elif rest and _is_dtype(rest[0]):
+        dtype = rest.pop(0)
+    elif rest and (rest[0] is None or _dev.is_device_like(rest[0])):
+        device = rest.pop(0)
+        if rest and (_is_dtype(rest[0]) or rest[0] is None):
+            dtype = rest.pop(0)
+    if rest and not isinstance(rest[0], bool):
+        raise TypeError(
+            "to() received an invalid combination of arguments - got "
+            f"({', '.join(type(a).__name__ for a in args)})"
+        )
+    if len(rest) > 1:
+        copy = rest[1]
+    return device, dtype, bool(copy)
+
+
+def move(t: Tensor, device: Any) -> Tensor:
+    """``t`` on ``device``: itself when it is already there; else a new tensor, which keeps
+    no graph (moving a tensor that requires grad between devices is not supported under
+    grad mode: PyTorch would record a ``ToCopyBackward0`` across devices)."""
+    if _dev.same_place(t._st.array, device):
+        return t
+    if t._requires_grad and _gm.is_grad_enabled():
+        raise NotImplementedError(
+            "compat.torch: moving a tensor that requires grad to another device under grad "
+            "mode (use torch.no_grad(), or move it before setting requires_grad)"
+        )
+    out = Tensor._wrap_result(_dev.place(t._st.array, device))
+    return out
+
+
+def to(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+    """``to(dtype)``, ``to(device, dtype)``, ``to(other)``: same tensor when nothing changes."""
+    device, dtype, copy = parse_to(args, dict(kwargs))
+    out = self
+    if device is not None:
+        out = move(out, device)
+    if dtype is not None:
+        out = S.to_dtype(out, dtype, copy and out is self)
+    elif copy and out is self:
+        out = S.clone(out)
+    return out
+
+
+def cpu(self: Tensor, memory_format: Any = None) -> Tensor:
+    """This tensor on the CPU (itself when already there)."""
+    return move(self, _dev.CPU)
+
+
+def cuda(self: Tensor, device: Any = None, non_blocking: bool = False, **kwargs: Any) -> Tensor:
+    """This tensor on a CUDA device (jax's GPU); PyTorch's error when there is none."""
+    if not _dev.gpus():
+        raise AssertionError(_dev.NO_CUDA)
+    if device is None:
+        target = _dev.device("cuda", 0)
+    elif isinstance(device, int):
+        target = _dev.device("cuda", device)
+    else:
+        target = _dev.as_device(device)
+    return move(self, target)
+
+
+def xpu(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+    raise AssertionError("Torch not compiled with XPU enabled")
