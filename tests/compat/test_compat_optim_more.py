@@ -369,9 +369,25 @@ def test_flags_accepted_and_differentiable_refused(real_torch):
     for u, v in zip(a, b):
         _assert_close(u, v, "Adamax with foreach/capturable")
     # A differentiable step (recorded for autograd) is not available in compat.
-    for name in NAMES[:-1]:
+    for name in [*NAMES[:-1], "SGD", "Adam", "AdamW"]:
         with pytest.raises(NotImplementedError, match="differentiable"):
             getattr(ctorch.optim, name)(_params(ctorch), differentiable=True)
+
+
+def test_tensor_lr_matches_torch(real_torch):
+    rt = real_torch
+    a, _ = _run(ctorch, "RMSprop", {"lr": ctorch.tensor(0.05), "momentum": 0.5}, steps=2)
+    b, _ = _run(rt, "RMSprop", {"lr": rt.tensor(0.05), "momentum": 0.5}, steps=2)
+    for u, v in zip(a, b):
+        _assert_close(u, v, "RMSprop with a Tensor lr")
+
+
+def test_complex_parameters_are_refused():
+    w = ctorch.nn.Parameter(ctorch.tensor(np.array([1 + 2j, 3 - 1j], dtype=np.complex64)))
+    w.grad = ctorch.ones_like(w)
+    opt = ctorch.optim.Adadelta([w])
+    with pytest.raises(NotImplementedError, match="real parameters only"):
+        opt.step()
 
 
 def test_params_without_grad_are_skipped_like_torch(real_torch):

@@ -98,9 +98,14 @@ class ElementwiseOptimizer(Optimizer):
         params, grads = params_with_grad(group)
         if not params:
             return
-        for g in grads:
+        for p, g in zip(params, grads):
             if getattr(g, "is_sparse", False):
                 raise RuntimeError(f"{type(self).__name__} does not support sparse gradients")
+            if p.is_complex():
+                raise NotImplementedError(
+                    f"{type(self).__name__} in compat supports real parameters only (complex "
+                    "parameters are updated as pairs of reals in PyTorch)"
+                )
         cfg = self._config(group)
         states, scalars = [], []
         for p in params:
