@@ -34,21 +34,26 @@ CASES = [
     ("RMSprop", {"momentum": 0.9, "centered": True, "weight_decay": 0.1}),
     ("RMSprop", {"alpha": 0.3, "centered": True, "maximize": True}),
     ("Adamax", {}),
-    ("Adamax", {"betas": (0.3, 0.9), "weight_decay": 0.1, "maximize": True}),
+    ("Adamax", {"lr": 0.05, "betas": (0.3, 0.9), "weight_decay": 0.1, "maximize": True}),
     ("NAdam", {}),
-    ("NAdam", {"weight_decay": 0.1, "decoupled_weight_decay": True}),
-    ("NAdam", {"weight_decay": 0.1, "momentum_decay": 0.01, "betas": (0.4, 0.99)}),
+    ("NAdam", {"lr": 0.05, "weight_decay": 0.1, "decoupled_weight_decay": True}),
+    ("NAdam", {"lr": 0.05, "weight_decay": 0.1, "momentum_decay": 0.01, "betas": (0.4, 0.99)}),
     ("RAdam", {}),
-    ("RAdam", {"betas": (0.9, 0.5), "weight_decay": 0.1}),
-    ("RAdam", {"betas": (0.9, 0.5), "weight_decay": 0.1, "decoupled_weight_decay": True}),
+    ("RAdam", {"lr": 0.05, "betas": (0.9, 0.95), "weight_decay": 0.1}),
+    (
+        "RAdam",
+        {"lr": 0.05, "betas": (0.6, 0.95), "weight_decay": 0.1, "decoupled_weight_decay": True},
+    ),
     ("ASGD", {}),
     ("ASGD", {"lr": 0.1, "t0": 2, "lambd": 0.01, "weight_decay": 0.1, "maximize": True}),
     ("Rprop", {}),
     ("Rprop", {"lr": 0.05, "etas": (0.3, 1.5), "step_sizes": (1e-3, 0.07), "maximize": True}),
-    ("Adam", {"amsgrad": True, "weight_decay": 0.1}),
-    ("AdamW", {"amsgrad": True, "maximize": True}),
+    ("Adam", {"lr": 0.05, "amsgrad": True, "weight_decay": 0.1}),
+    ("AdamW", {"lr": 0.05, "amsgrad": True, "maximize": True}),
 ]
 IDS = [f"{name}-{i}" for i, (name, _) in enumerate(CASES)]
+# RAdam rectifies its step only once rho_t > 5: from step 6 (beta2 = 0.999) or 7 (0.95).
+STEPS = {"RAdam": 8}
 
 
 def _np(value):
@@ -109,8 +114,8 @@ def _assert_same_state(sd_compat, sd_torch):
 @pytest.mark.parametrize(("name", "kw"), CASES, ids=IDS)
 def test_trajectory_and_state_match_torch(name, kw, real_torch):
     rt = real_torch
-    cparams, copt = _run(ctorch, name, kw)
-    tparams, topt = _run(rt, name, kw)
+    cparams, copt = _run(ctorch, name, kw, steps=STEPS.get(name, 5))
+    tparams, topt = _run(rt, name, kw, steps=STEPS.get(name, 5))
     for i, (a, b) in enumerate(zip(cparams, tparams)):
         _assert_close(a, b, f"param {i}")
     _assert_same_state(copt.state_dict(), topt.state_dict())
@@ -125,9 +130,10 @@ def test_per_tensor_path_matches_torch(name, kw, monkeypatch, real_torch):
     rt = real_torch
     monkeypatch.setattr(_compiled, "array_access", lambda: None)
     counts = dict(_compiled.trace_counts)
-    cparams, copt = _run(ctorch, name, kw, steps=3)
+    steps = STEPS.get(name, 3)
+    cparams, copt = _run(ctorch, name, kw, steps=steps)
     assert dict(_compiled.trace_counts) == counts  # nothing was compiled
-    tparams, topt = _run(rt, name, kw, steps=3)
+    tparams, topt = _run(rt, name, kw, steps=steps)
     for i, (a, b) in enumerate(zip(cparams, tparams)):
         _assert_close(a, b, f"param {i}")
     _assert_same_state(copt.state_dict(), topt.state_dict())
@@ -403,6 +409,35 @@ def test_params_without_grad_are_skipped_like_torch(real_torch):
             )
             loss.backward()
             opt.step()
+        results.append((params, opt.state_dict()))
+    for a, b in zip(results[0][0], results[1][0]):
+        _assert_close(a, b, "param")
+    _assert_same_state(results[0][1], results[1][1])
+
+
+@pytest.mark.parametrize(
+    ("name", "kw", "sched", "skw"),
+    [
+        ("NAdam", {"lr": 0.01}, "OneCycleLR", {"max_lr": 0.1, "total_steps": 6}),
+        (
+            "RMSprop",
+            {"momentum": 0.9},
+            "CyclicLR",
+            {"base_lr": 0.01, "max_lr": 0.1, "step_size_up": 2},
+        ),
+        ("Adagrad", {"lr": 0.1}, "StepLR", {"step_size": 2, "gamma": 0.5}),
+    ],
+    ids=["NAdam-OneCycleLR", "RMSprop-CyclicLR", "Adagrad-StepLR"],
+)
+def test_schedulers_drive_new_optimizers_like_torch(name, kw, sched, skw, real_torch):
+    results = []
+    for lib in (ctorch, real_torch):
+        params = _params(lib)
+        opt = getattr(lib.optim, name)(params, **kw)
+        scheduler = getattr(lib.optim.lr_scheduler, sched)(opt, **skw)
+        for _ in range(4):
+            _train(lib, opt, params, 1)
+            scheduler.step()
         results.append((params, opt.state_dict()))
     for a, b in zip(results[0][0], results[1][0]):
         _assert_close(a, b, "param")
