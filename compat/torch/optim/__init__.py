@@ -15,11 +15,13 @@ from compat.torch.optim.adadelta import Adadelta
 from compat.torch.optim.adagrad import Adagrad
 from compat.torch.optim.adam import Adam, AdamW
 from compat.torch.optim.adamax import Adamax
-from compat.torch.optim.asgd import ASGD, Rprop
+from compat.torch.optim.asgd import ASGD
 from compat.torch.optim.lbfgs import LBFGS
-from compat.torch.optim.nadam import NAdam, RAdam
+from compat.torch.optim.nadam import NAdam
 from compat.torch.optim.optimizer import Optimizer
+from compat.torch.optim.radam import RAdam
 from compat.torch.optim.rmsprop import RMSprop
+from compat.torch.optim.rprop import Rprop
 from compat.torch.optim.sgd import SGD
 
 __all__ = ["SGD", "Adam", "AdamW", "Optimizer", "lr_scheduler"]
