@@ -1,4 +1,5 @@
-"""``compat.torch.optim``: ``Optimizer``, ``SGD``, ``Adam``, ``AdamW`` and ``lr_scheduler``.
+"""``compat.torch.optim``: ``Optimizer``, ``SGD``, the Adam family, ``Adadelta``, ``Adagrad``,
+``RMSprop``, ``ASGD``, ``Rprop``, ``LBFGS`` and ``lr_scheduler``.
 
 Each group's step is, where the compat core allows, one compiled funcgrad
 program over all its parameters (``fused=False`` selects the per-tensor path).
@@ -10,8 +11,19 @@ Example:
 """
 
 from compat.torch.optim import lr_scheduler
+from compat.torch.optim.adadelta import Adadelta
+from compat.torch.optim.adagrad import Adagrad
 from compat.torch.optim.adam import Adam, AdamW
+from compat.torch.optim.adamax import Adamax
+from compat.torch.optim.asgd import ASGD
+from compat.torch.optim.lbfgs import LBFGS
+from compat.torch.optim.nadam import NAdam
 from compat.torch.optim.optimizer import Optimizer
+from compat.torch.optim.radam import RAdam
+from compat.torch.optim.rmsprop import RMSprop
+from compat.torch.optim.rprop import Rprop
 from compat.torch.optim.sgd import SGD
 
 __all__ = ["SGD", "Adam", "AdamW", "Optimizer", "lr_scheduler"]
+# optim more: the remaining elementwise optimizers and L-BFGS
+__all__ += ["ASGD", "LBFGS", "Adadelta", "Adagrad", "Adamax", "NAdam", "RAdam", "RMSprop", "Rprop"]

@@ -31,7 +31,14 @@ from compat.torch.optim._functional import (
     sgd_update,
 )
 
-__all__ = ["ArrayAccess", "adam_step", "array_access", "sgd_step", "trace_counts"]
+__all__ = [
+    "ArrayAccess",
+    "adam_step",
+    "array_access",
+    "rule_step",
+    "sgd_step",
+    "trace_counts",
+]
 
 # How many times each compiled step ("sgd_step", "adam_step") was traced: one trace per
 # new program; a learning-rate schedule must not add any.
@@ -102,6 +109,37 @@ class _Ops:
         import funcgrad.numpy as fnp
 
         return fnp.maximum(a, b)
+
+    @staticmethod
+    def minimum(a: Any, b: Any) -> Any:
+        import funcgrad.numpy as fnp
+
+        return fnp.minimum(a, b)
+
+    @staticmethod
+    def abs(x: Any) -> Any:
+        import funcgrad.numpy as fnp
+
+        return fnp.abs(x)
+
+    @staticmethod
+    def sign(x: Any) -> Any:
+        import funcgrad.numpy as fnp
+
+        return fnp.sign(x)
+
+    @staticmethod
+    def where(cond: Any, a: Any, b: Any) -> Any:
+        import funcgrad.numpy as fnp
+
+        return fnp.where(cond, a, b)
+
+    @staticmethod
+    def select(flag: Any, then: Callable[[], Any], otherwise: Callable[[], Any]) -> Any:
+        """``then()`` where the runtime scalar ``flag`` is non-zero, else ``otherwise()``."""
+        import funcgrad.numpy as fnp
+
+        return fnp.where(flag != 0, then(), otherwise())
 
 
 def _jit(fun: Callable[..., Any], donate: tuple[int, ...] = ()) -> Any:
@@ -251,4 +289,61 @@ def adam_step(
             put(t, a)
     if amsgrad:
         for t, a in zip(maxes, new_max):
+            put(t, a)
+
+
+# ---------------------------------------------------------------------------
+# Any rule of ``_rules`` (Adadelta, Adagrad, RMSprop, Adamax, NAdam, RAdam, ASGD, Rprop)
+# ---------------------------------------------------------------------------
+
+
+@functools.lru_cache(maxsize=128)
+def _rule_program(rule: Any, cfg: Any, scalars_type: Any, donate: tuple[int, ...]) -> Any:
+    n_scalars = len(scalars_type._fields)
+
+    def step(params: list, grads: list, states: list, hyper: Any) -> tuple[list, list]:
+        trace_counts[rule.name + "_step"] += 1  # runs only while tracing
+        new_params: list = []
+        new_states: list = [[] for _ in states]
+        for i, (p, g) in enumerate(zip(params, grads)):
+            s = scalars_type(*(hyper[i, j].astype(p.dtype) for j in range(n_scalars)))
+            out = rule.fn(cfg, s, _Ops, p, g, *(st[i] for st in states))
+            new_params.append(out[0])
+            for lst, value in zip(new_states, out[1:]):
+                lst.append(value)
+        return new_params, new_states
+
+    step.__name__ = rule.name + "_step"
+    return _jit(step, donate)
+
+
+def rule_step(
+    access: ArrayAccess,
+    rule: Any,
+    cfg: Any,
+    scalars: Sequence[Any],
+    params: Sequence[Any],
+    grads: Sequence[Any],
+    states: Sequence[Sequence[Any]],
+) -> None:
+    """Update ``params`` and each list of state tensors in ``states`` in place with one program.
+
+    ``scalars`` holds one NamedTuple of Python floats per parameter (the
+    runtime hyperparameters); ``states[k][i]`` is parameter ``i``'s ``k``-th
+    state tensor in the rule's order.
+    """
+    get, put, _ = access
+    hyper = np.asarray(scalars, dtype=_hyper_dtype()).reshape(len(params), -1)
+    flat_states = [t for st in states for t in st]
+    donate = _donated(access, [(0, params), (2, flat_states)])
+    new_params, new_states = _rule_program(rule, cfg, type(scalars[0]), donate)(
+        [get(p) for p in params],
+        [get(g) for g in grads],
+        [[get(t) for t in st] for st in states],
+        hyper,
+    )
+    for t, a in zip(params, new_params):
+        put(t, a)
+    for st, arrays in zip(states, new_states):
+        for t, a in zip(st, arrays):
             put(t, a)

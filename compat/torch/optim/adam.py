@@ -7,6 +7,7 @@ from typing import Any
 
 import compat.torch as torch
 from compat.torch.optim import _compiled
+from compat.torch.optim._elementwise import check_flags
 from compat.torch.optim._functional import adam_config, adam_scalars, adam_update
 from compat.torch.optim.optimizer import Optimizer, params_with_grad
 
@@ -38,8 +39,9 @@ class Adam(Optimizer):
 
     ``fused=None`` (default) or ``True`` updates each group with one compiled
     funcgrad program when the compat core allows it; ``fused=False`` forces
-    the per-tensor path. ``foreach``, ``capturable`` and ``differentiable``
-    are accepted for compatibility.
+    the per-tensor path. ``foreach`` and ``capturable`` are accepted for
+    compatibility; ``differentiable=True`` (a step recorded for autograd)
+    raises ``NotImplementedError``.
 
     Example:
         >>> import compat.torch as torch
@@ -76,6 +78,7 @@ class Adam(Optimizer):
             raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
         if not weight_decay >= 0.0:
             raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        check_flags(differentiable)
         defaults = {
             "lr": lr,
             "betas": betas,

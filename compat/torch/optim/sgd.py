@@ -7,6 +7,7 @@ from typing import Any
 
 import compat.torch as torch
 from compat.torch.optim import _compiled
+from compat.torch.optim._elementwise import check_flags
 from compat.torch.optim._functional import SGDConfig, sgd_scalars, sgd_update
 from compat.torch.optim.optimizer import Optimizer, params_with_grad
 
@@ -24,8 +25,9 @@ class SGD(Optimizer):
 
     ``fused=None`` (default) or ``True`` updates each group with one compiled
     funcgrad program when the compat core allows it; ``fused=False`` forces
-    the per-tensor path. ``foreach`` and ``differentiable`` are accepted for
-    compatibility.
+    the per-tensor path. ``foreach`` is accepted for compatibility;
+    ``differentiable=True`` (a step recorded for autograd) raises
+    ``NotImplementedError``.
 
     Example:
         >>> import compat.torch as torch
@@ -55,6 +57,7 @@ class SGD(Optimizer):
             raise ValueError(f"Invalid momentum value: {momentum}")
         if weight_decay < 0.0:
             raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        check_flags(differentiable)
         defaults = {
             "lr": lr,
             "momentum": momentum,

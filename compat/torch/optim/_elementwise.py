@@ -1,0 +1,154 @@
+"""``ElementwiseOptimizer``: the shared step of optimizers whose update is one ``_rules`` rule.
+
+A subclass says how to start a parameter's state (``_init_state``), how one
+step advances the per-parameter scalar state and which runtime scalars the
+rule then needs (``_advance``), and the group's static configuration
+(``_config``). ``step()`` collects the parameters that have a gradient and
+updates each group with one compiled program (``_compiled.rule_step``), or
+tensor by tensor where the core offers no array access or a group says
+``fused=False``.
+
+Scalar state (``step``, NAdam's ``mu_product``, ASGD's ``eta``/``mu``) is kept
+as Python floats rounded as PyTorch's float32 tensors are, and exported as
+float32 0-d tensors by ``state_dict()`` (``_scalar_state``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+import compat.torch as torch
+from compat.torch.optim import _compiled
+from compat.torch.optim.optimizer import Optimizer, params_with_grad
+
+__all__ = ["ElementwiseOptimizer", "check_flags", "check_lr", "f32"]
+
+
+def f32(x: float) -> float:
+    """``x`` rounded to float32 (the precision of PyTorch's scalar state tensors)."""
+    return float(np.float32(x))
+
+
+def check_lr(lr: Any) -> None:
+    """PyTorch's learning-rate checks: a Tensor must have one element, the value be >= 0."""
+    if isinstance(lr, torch.Tensor) and lr.numel() != 1:
+        raise ValueError("Tensor lr must be 1-element")
+    if not lr >= 0.0:
+        raise ValueError(f"Invalid learning rate: {lr}")
+
+
+def check_flags(differentiable: bool) -> None:
+    """``differentiable=True`` (a step recorded for autograd) is not available in compat."""
+    if differentiable:
+        raise NotImplementedError(
+            "differentiable=True is not supported by compat.torch.optim: the step is not recorded "
+            "for autograd"
+        )
+
+
+class _TensorOps:
+    """The rules' elementwise helpers on compat Tensors (the per-tensor path)."""
+
+    sqrt = staticmethod(lambda x: torch.sqrt(x))
+    maximum = staticmethod(lambda a, b: torch.maximum(a, _as_tensor(b, a)))
+    minimum = staticmethod(lambda a, b: torch.minimum(a, _as_tensor(b, a)))
+    abs = staticmethod(lambda x: torch.abs(x))
+    sign = staticmethod(lambda x: torch.sign(x))
+    where = staticmethod(lambda c, a, b: torch.where(c, a, b))
+
+    @staticmethod
+    def select(flag: float, then: Callable[[], Any], otherwise: Callable[[], Any]) -> Any:
+        return then() if flag else otherwise()
+
+
+def _as_tensor(value: Any, like: Any) -> Any:
+    if isinstance(value, torch.Tensor):
+        return value
+    return torch.full_like(like, value)
+
+
+class ElementwiseOptimizer(Optimizer):
+    """Base of the optimizers driven by one update rule (see the module docstring)."""
+
+    _rule: Any = None
+    _scalar_state: tuple[str, ...] = ("step",)
+
+    def _config(self, group: dict[str, Any]) -> Any:
+        raise NotImplementedError
+
+    def _init_state(self, group: dict[str, Any], p: Any, state: dict[str, Any]) -> None:
+        raise NotImplementedError
+
+    def _advance(self, group: dict[str, Any], state: dict[str, Any]) -> Any:
+        """Advance the scalar state one step; return the rule's scalars for this step."""
+        raise NotImplementedError
+
+    def step(self, closure: Callable[[], Any] | None = None) -> Any:
+        """One step over every group; returns ``closure()``'s loss if given."""
+        loss = self._closure_loss(closure)
+        with torch.no_grad():
+            for group in self.param_groups:
+                self._step_group(group)
+        return loss
+
+    def _step_group(self, group: dict[str, Any]) -> None:
+        params, grads = params_with_grad(group)
+        if not params:
+            return
+        for p, g in zip(params, grads):
+            if getattr(g, "is_sparse", False):
+                raise RuntimeError(f"{type(self).__name__} does not support sparse gradients")
+            if p.is_complex():
+                raise NotImplementedError(
+                    f"{type(self).__name__} in compat supports real parameters only (complex "
+                    "parameters are updated as pairs of reals in PyTorch)"
+                )
+        cfg = self._config(group)
+        states, scalars = [], []
+        for p in params:
+            st = self.state[p]
+            if len(st) == 0:
+                self._init_state(group, p, st)
+            for key in self._scalar_state:
+                if key in st and not isinstance(st[key], float):
+                    st[key] = _float(st[key])
+            scalars.append(self._advance(group, st))
+            states.append(st)
+        keys = self._rule.state_keys(cfg)
+        state_lists = [[st[k] for st in states] for k in keys]
+        access = _compiled.array_access() if group.get("fused") is not False else None
+        if access is not None:
+            _compiled.rule_step(access, self._rule, cfg, scalars, params, grads, state_lists)
+            return
+        for i, p in enumerate(params):
+            out = self._rule.fn(
+                cfg, scalars[i], _TensorOps, p, grads[i], *(lst[i] for lst in state_lists)
+            )
+            p.copy_(out[0])
+            for lst, value in zip(state_lists, out[1:]):
+                lst[i].copy_(value)
+
+    def _export_param_state(self, state: dict[str, Any]) -> dict[str, Any]:
+        out = dict(state)
+        for key in self._scalar_state:
+            if key in out and not isinstance(out[key], torch.Tensor):
+                out[key] = torch.tensor(float(out[key]), dtype=torch.float32)
+        return out
+
+    def _import_state_value(self, param: Any, key: str, value: Any) -> Any:
+        if key in self._scalar_state:
+            return _float(value)
+        return super()._import_state_value(param, key, value)
+
+
+def _float(value: Any) -> float:
+    if isinstance(value, (int, float)):
+        return float(value)
+    if hasattr(value, "detach"):
+        value = value.detach()
+        value = value.cpu() if hasattr(value, "cpu") else value
+        value = value.numpy()
+    return float(np.asarray(value))
