@@ -76,7 +76,7 @@ class Bernoulli(ExponentialFamily):
     def variance(self) -> Tensor:
         return self.probs * (1 - self.probs)
 
-    def sample(self, sample_shape: Any = Size()) -> Tensor:
+    def sample(self, sample_shape: Any = ()) -> Tensor:
         shape = self._extended_shape(sample_shape)
         with no_grad():
             return _bernoulli(self.probs.expand(shape))

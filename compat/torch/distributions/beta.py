@@ -7,7 +7,7 @@ from typing import Any
 
 from compat._core.creation import tensor
 from compat._core.shape_ops import stack
-from compat._core.tensor import Size, Tensor
+from compat._core.tensor import Tensor
 from compat.torch.distributions import constraints
 from compat.torch.distributions.dirichlet import Dirichlet
 from compat.torch.distributions.distribution import Distribution
@@ -61,7 +61,7 @@ class Beta(ExponentialFamily):
         total = self.concentration1 + self.concentration0
         return self.concentration1 * self.concentration0 / (total.pow(2) * (total + 1))
 
-    def rsample(self, sample_shape: Any = Size()) -> Tensor:
+    def rsample(self, sample_shape: Any = ()) -> Tensor:
         return self._dirichlet.rsample(sample_shape)[..., 0]
 
     def log_prob(self, value: Tensor) -> Tensor:

@@ -91,7 +91,7 @@ class Binomial(Distribution):
     def variance(self) -> Tensor:
         return self.total_count * self.probs * (1 - self.probs)
 
-    def sample(self, sample_shape: Any = Size()) -> Tensor:
+    def sample(self, sample_shape: Any = ()) -> Tensor:
         shape = tuple(self._extended_shape(sample_shape))
         with no_grad():
             n = np.broadcast_to(np.asarray(self.total_count._st.array), shape)

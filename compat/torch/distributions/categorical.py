@@ -83,7 +83,7 @@ class Categorical(Distribution):
     def variance(self) -> Tensor:
         return full(tuple(self._extended_shape()), float("nan"), dtype=self.probs.dtype)
 
-    def sample(self, sample_shape: Any = Size()) -> Tensor:
+    def sample(self, sample_shape: Any = ()) -> Tensor:
         sample_shape = _size(sample_shape)
         draws = categorical_draws(self.probs, sample_shape.numel())
         return as_tensor_np(draws.reshape(tuple(self._extended_shape(sample_shape))))

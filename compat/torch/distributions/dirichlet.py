@@ -6,7 +6,7 @@ from typing import Any
 
 from compat._core.creation import zeros_like
 from compat._core.ops import where
-from compat._core.tensor import Size, Tensor
+from compat._core.tensor import Tensor
 from compat.torch.distributions import _ops, constraints
 from compat.torch.distributions._expand import expand_params
 from compat.torch.distributions.exp_family import ExponentialFamily
@@ -34,7 +34,7 @@ class Dirichlet(ExponentialFamily):
     def expand(self, batch_shape: Any, _instance: Any = None) -> Dirichlet:
         return expand_params(self, Dirichlet, ("concentration",), batch_shape, _instance)
 
-    def rsample(self, sample_shape: Any = Size()) -> Tensor:
+    def rsample(self, sample_shape: Any = ()) -> Tensor:
         shape = tuple(self._extended_shape(sample_shape))
         return _ops.dirichlet(self.concentration, shape)
 

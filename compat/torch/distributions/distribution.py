@@ -37,8 +37,8 @@ class Distribution:
 
     def __init__(
         self,
-        batch_shape: Any = Size(),
-        event_shape: Any = Size(),
+        batch_shape: Any = (),
+        event_shape: Any = (),
         validate_args: bool | None = None,
     ) -> None:
         self._batch_shape = _size(batch_shape)
@@ -107,12 +107,12 @@ class Distribution:
     def stddev(self) -> Tensor:
         return self.variance.sqrt()
 
-    def sample(self, sample_shape: Any = Size()) -> Tensor:
+    def sample(self, sample_shape: Any = ()) -> Tensor:
         """Draws of shape ``sample_shape + batch_shape + event_shape`` (no gradient)."""
         with no_grad():
             return self.rsample(sample_shape)
 
-    def rsample(self, sample_shape: Any = Size()) -> Tensor:
+    def rsample(self, sample_shape: Any = ()) -> Tensor:
         """Reparameterised draws: differentiable in the parameters."""
         raise NotImplementedError
 
@@ -140,7 +140,7 @@ class Distribution:
     def perplexity(self) -> Tensor:
         return exp(self.entropy())
 
-    def _extended_shape(self, sample_shape: Any = Size()) -> Size:
+    def _extended_shape(self, sample_shape: Any = ()) -> Size:
         if not isinstance(sample_shape, (tuple, list, Size)):
             sample_shape = _size(sample_shape)
         return Size(tuple(sample_shape) + tuple(self._batch_shape) + tuple(self._event_shape))

@@ -49,7 +49,7 @@ class Exponential(ExponentialFamily):
     def variance(self) -> Tensor:
         return self.rate.pow(-2)
 
-    def rsample(self, sample_shape: Any = Size()) -> Tensor:
+    def rsample(self, sample_shape: Any = ()) -> Tensor:
         shape = tuple(self._extended_shape(sample_shape))
         e = _ops.rng().standard_exponential(shape).astype(_dt.np_dtype(self.rate.dtype))
         return _ops._leaf(e) / self.rate

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from compat._core.tensor import Size, Tensor
+from compat._core.tensor import Tensor
 from compat.torch.distributions import constraints
 from compat.torch.distributions.distribution import Distribution
 from compat.torch.distributions.utils import _size, _sum_rightmost
@@ -77,10 +77,10 @@ class Independent(Distribution):
     def variance(self) -> Tensor:
         return self.base_dist.variance
 
-    def sample(self, sample_shape: Any = Size()) -> Tensor:
+    def sample(self, sample_shape: Any = ()) -> Tensor:
         return self.base_dist.sample(sample_shape)
 
-    def rsample(self, sample_shape: Any = Size()) -> Tensor:
+    def rsample(self, sample_shape: Any = ()) -> Tensor:
         return self.base_dist.rsample(sample_shape)
 
     def log_prob(self, value: Tensor) -> Tensor:

@@ -52,7 +52,7 @@ class Laplace(Distribution):
     def stddev(self) -> Tensor:
         return (2**0.5) * self.scale
 
-    def rsample(self, sample_shape: Any = Size()) -> Tensor:
+    def rsample(self, sample_shape: Any = ()) -> Tensor:
         shape = tuple(self._extended_shape(sample_shape))
         dt = _dt.np_dtype(self.loc.dtype)
         eps = float(np.finfo(dt).eps)

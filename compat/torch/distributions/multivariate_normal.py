@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from compat._core.ops import log, matmul
-from compat._core.tensor import Size, Tensor
+from compat._core.tensor import Tensor
 from compat.torch.distributions import _ops, constraints
 from compat.torch.distributions.distribution import Distribution
 from compat.torch.distributions.utils import _size, _standard_normal, lazy_property
@@ -128,7 +128,7 @@ class MultivariateNormal(Distribution):
         v = self._unbroadcasted_scale_tril.pow(2).sum(-1)
         return v.expand(tuple(self._batch_shape) + tuple(self._event_shape))
 
-    def rsample(self, sample_shape: Any = Size()) -> Tensor:
+    def rsample(self, sample_shape: Any = ()) -> Tensor:
         shape = self._extended_shape(sample_shape)
         eps = _standard_normal(shape, self.loc.dtype)
         return self.loc + _batch_mv(self._unbroadcasted_scale_tril, eps)

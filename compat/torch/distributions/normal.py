@@ -53,12 +53,12 @@ class Normal(ExponentialFamily):
     def variance(self) -> Tensor:
         return self.stddev.pow(2)
 
-    def sample(self, sample_shape: Any = Size()) -> Tensor:
+    def sample(self, sample_shape: Any = ()) -> Tensor:
         shape = self._extended_shape(sample_shape)
         with no_grad():
             return _normal(self.loc.expand(shape), self.scale.expand(shape))
 
-    def rsample(self, sample_shape: Any = Size()) -> Tensor:
+    def rsample(self, sample_shape: Any = ()) -> Tensor:
         shape = self._extended_shape(sample_shape)
         eps = _standard_normal(shape, self.loc.dtype)
         return self.loc + eps * self.scale

@@ -71,7 +71,7 @@ class OneHotCategorical(Distribution):
         p = self._categorical.probs
         return p * (1 - p)
 
-    def sample(self, sample_shape: Any = Size()) -> Tensor:
+    def sample(self, sample_shape: Any = ()) -> Tensor:
         indices = self._categorical.sample(_size(sample_shape))
         return _one_hot(indices, self._categorical._num_events, self._categorical.probs.dtype)
 

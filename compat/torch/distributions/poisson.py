@@ -45,7 +45,7 @@ class Poisson(ExponentialFamily):
     def variance(self) -> Tensor:
         return self.rate
 
-    def sample(self, sample_shape: Any = Size()) -> Tensor:
+    def sample(self, sample_shape: Any = ()) -> Tensor:
         shape = tuple(self._extended_shape(sample_shape))
         with no_grad():
             lam = np.broadcast_to(np.asarray(self.rate._st.array, np.float64), shape)

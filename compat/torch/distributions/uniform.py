@@ -59,7 +59,7 @@ class Uniform(Distribution):
     def variance(self) -> Tensor:
         return (self.high - self.low).pow(2) / 12
 
-    def rsample(self, sample_shape: Any = Size()) -> Tensor:
+    def rsample(self, sample_shape: Any = ()) -> Tensor:
         shape = self._extended_shape(sample_shape)
         u = _ops.rng().random(tuple(shape)).astype(_dt.np_dtype(self.low.dtype))
         return self.low + _ops._leaf(u) * (self.high - self.low)

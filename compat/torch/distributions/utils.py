@@ -77,7 +77,7 @@ def _log_normalize(logits: Tensor) -> Tensor:
     return log_softmax(logits, -1)
 
 
-class lazy_property:  # noqa: N801  (PyTorch's name)
+class lazy_property:
     """A property computed on first access and then stored on the instance."""
 
     def __init__(self, wrapped: Callable) -> None:
