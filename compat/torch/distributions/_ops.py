@@ -16,7 +16,9 @@ from typing import Any
 import numpy as np
 
 from compat._core import dtypes as _dt
-from compat._core.creation import default_generator, from_numpy
+from compat._core.creation import default_generator, from_numpy, ones
+from compat._core.ops import clamp, exp, softmax
+from compat._core.shape_ops import cat
 from compat._core.tensor import Tensor, apply
 from funcgrad import nn as fnn
 from funcgrad import numpy as fnp
@@ -55,11 +57,9 @@ def _softplus_f(x: Any, *, dtype: np.dtype) -> Any:
 
 
 def _xlogy_f(x: Any, y: Any, *, dtype: np.dtype) -> Any:
-    x, y = _c(x, dtype), _c(y, dtype)
-    # 0 * log(y) is 0 where x == 0 (a NaN y stays NaN, as torch.xlogy)
-    safe = fnp.where(x == 0, fnp.ones_like(y), y)
-    out = fnp.where(x == 0, fnp.zeros_like(x * y), x * fnp.log(safe))
-    return fnp.where(fnp.isnan(y), y + x, out)
+    shape = np.broadcast_shapes(x.shape, y.shape)
+    x, y = fnp.broadcast_to(_c(x, dtype), shape), fnp.broadcast_to(_c(y, dtype), shape)
+    return fsp.xlogy(x, y)
 
 
 def lgamma(x: Tensor) -> Tensor:
@@ -189,26 +189,40 @@ def _leaf(a: np.ndarray) -> Tensor:
     return from_numpy(np.ascontiguousarray(a))
 
 
-def _standard_gamma_f(key: Any, conc: Any, *, shape: tuple[int, ...]) -> Any:
-    conc = fnp.broadcast_to(conc, shape)
-    g = frandom.gamma(key, conc, shape=shape, dtype=conc.dtype)
-    return fnp.maximum(g, np.finfo(conc.dtype).tiny)
+def _bucket(n: int) -> int:
+    """Draw sizes are rounded up to powers of 4, at least 4**7: one compiled sampler (whose
+    compilation takes seconds) serves every shape in a bucket; drawing is cheap."""
+    b = 4**7
+    while b < n:
+        b *= 4
+    return b
+
+
+def _log_gamma_f(key: Any, conc: Any) -> Any:
+    return frandom.loggamma(key, conc, dtype=conc.dtype)
+
+
+def log_standard_gamma(conc: Tensor, shape: tuple[int, ...]) -> Tensor:
+    """Logs of Gamma(``conc``, 1) draws of ``shape`` (accurate for small ``conc``),
+    differentiable in ``conc`` through funcgrad.random's implicit gamma gradient."""
+    shape = tuple(shape)
+    n = int(np.prod(shape, dtype=np.int64))
+    b = _bucket(n)
+    flat = conc.expand(shape).reshape(-1)
+    if b > n:
+        flat = cat([flat, ones(b - n, dtype=conc.dtype)])
+    out = apply(_log_gamma_f, "StandardGammaBackward0", (_key(), flat))
+    return out[:n].reshape(shape)
 
 
 def standard_gamma(conc: Tensor, shape: tuple[int, ...]) -> Tensor:
-    """Gamma(``conc``, 1) draws of ``shape``, differentiable in ``conc`` (implicit gradient)."""
-    return apply(
-        _standard_gamma_f, "StandardGammaBackward0", (_key(), conc), (("shape", tuple(shape)),)
-    )
-
-
-def _dirichlet_f(key: Any, conc: Any, *, shape: tuple[int, ...]) -> Any:
-    conc = fnp.broadcast_to(conc, shape)
-    x = frandom.dirichlet(key, conc, shape=shape[:-1], dtype=conc.dtype)
-    tiny = np.finfo(conc.dtype).tiny
-    return fnp.clip(x, tiny, 1 - np.finfo(conc.dtype).eps)
+    """Gamma(``conc``, 1) draws of ``shape``, differentiable in ``conc``."""
+    tiny = float(np.finfo(conc._npdtype).tiny)
+    return clamp(exp(log_standard_gamma(conc, shape)), min=tiny)
 
 
 def dirichlet(conc: Tensor, shape: tuple[int, ...]) -> Tensor:
-    """Dirichlet(``conc``) draws of ``shape`` (last axis the event), differentiable."""
-    return apply(_dirichlet_f, "DirichletBackward0", (_key(), conc), (("shape", tuple(shape)),))
+    """Dirichlet(``conc``) draws of ``shape`` (last axis the event), differentiable:
+    normalised gamma draws, computed from their logs."""
+    tiny = float(np.finfo(conc._npdtype).tiny)
+    return clamp(softmax(log_standard_gamma(conc, shape), -1), min=tiny)
