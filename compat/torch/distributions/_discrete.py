@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from compat._core.creation import arange, from_numpy
+from compat._core.creation import arange
 from compat._core.tensor import Tensor
 from compat.torch.distributions import _ops
 from compat.torch.distributions.distribution import Distribution
@@ -55,7 +55,3 @@ def categorical_draws(probs: Tensor, n: int) -> np.ndarray:
     u = _ops.rng().random((n, p.shape[0]))
     idx = (u[..., None] >= cdf[None]).sum(-1)
     return np.minimum(idx, k - 1).astype(np.int64)
-
-
-def as_tensor_np(a: np.ndarray) -> Tensor:
-    return from_numpy(np.ascontiguousarray(a))

@@ -10,7 +10,6 @@ Draws take their seed from compat's global generator, so ``torch.manual_seed`` f
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import numpy as np
@@ -25,8 +24,6 @@ from funcgrad import numpy as fnp
 from funcgrad import random as frandom
 from funcgrad.scipy import linalg as fsl
 from funcgrad.scipy import special as fsp
-
-LOG_2PI = math.log(2 * math.pi)
 
 
 def _float(*xs: Any) -> np.dtype:
@@ -176,16 +173,11 @@ def _key() -> np.ndarray:
 
 def standard_normal(shape: tuple[int, ...], dtype: np.dtype) -> Tensor:
     """Standard normal draws of ``shape``."""
-    return _leaf(rng().standard_normal(shape).astype(dtype))
+    return as_tensor(rng().standard_normal(shape).astype(dtype))
 
 
-def uniform01(shape: tuple[int, ...], dtype: np.dtype) -> Tensor:
-    """Uniform draws on ``[0, 1)`` of ``shape``, bounded away from 0 by the dtype's tiny."""
-    u = rng().random(shape).astype(dtype)
-    return _leaf(np.maximum(u, np.finfo(dtype).tiny))
-
-
-def _leaf(a: np.ndarray) -> Tensor:
+def as_tensor(a: np.ndarray) -> Tensor:
+    """A NumPy draw as a tensor (a leaf without gradient)."""
     return from_numpy(np.ascontiguousarray(a))
 
 

@@ -12,7 +12,6 @@ from compat._core.ops import exp
 from compat._core.tensor import Size, Tensor
 from compat.torch.distributions import _ops, constraints
 from compat.torch.distributions._discrete import (
-    as_tensor_np,
     check_one_of,
     enumerate_values,
     expand_probs_logits,
@@ -97,7 +96,7 @@ class Binomial(Distribution):
             n = np.broadcast_to(np.asarray(self.total_count._st.array), shape)
             p = np.broadcast_to(np.asarray(self.probs._st.array, np.float64), shape)
             draws = _ops.rng().binomial(n.astype(np.int64), p)
-            return as_tensor_np(draws.astype(_dt.np_dtype(self.probs.dtype)))
+            return _ops.as_tensor(draws.astype(_dt.np_dtype(self.probs.dtype)))
 
     def log_prob(self, value: Tensor) -> Tensor:
         if self._validate_args:

@@ -10,9 +10,8 @@ from compat._core.creation import full
 from compat._core.dtypes import int64
 from compat._core.ops import clamp
 from compat._core.tensor import Size, Tensor
-from compat.torch.distributions import constraints
+from compat.torch.distributions import _ops, constraints
 from compat.torch.distributions._discrete import (
-    as_tensor_np,
     categorical_draws,
     check_one_of,
     enumerate_values,
@@ -86,7 +85,7 @@ class Categorical(Distribution):
     def sample(self, sample_shape: Any = ()) -> Tensor:
         sample_shape = _size(sample_shape)
         draws = categorical_draws(self.probs, sample_shape.numel())
-        return as_tensor_np(draws.reshape(tuple(self._extended_shape(sample_shape))))
+        return _ops.as_tensor(draws.reshape(tuple(self._extended_shape(sample_shape))))
 
     def log_prob(self, value: Tensor) -> Tensor:
         if self._validate_args:

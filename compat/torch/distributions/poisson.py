@@ -11,7 +11,6 @@ from compat._core import dtypes as _dt
 from compat._core.grad_mode import no_grad
 from compat._core.tensor import Size, Tensor
 from compat.torch.distributions import _ops, constraints
-from compat.torch.distributions._discrete import as_tensor_np
 from compat.torch.distributions._expand import expand_params
 from compat.torch.distributions.exp_family import ExponentialFamily
 from compat.torch.distributions.utils import broadcast_all
@@ -50,7 +49,7 @@ class Poisson(ExponentialFamily):
         with no_grad():
             lam = np.broadcast_to(np.asarray(self.rate._st.array, np.float64), shape)
             draws = _ops.rng().poisson(lam)
-            return as_tensor_np(draws.astype(_dt.np_dtype(self.rate.dtype)))
+            return _ops.as_tensor(draws.astype(_dt.np_dtype(self.rate.dtype)))
 
     def log_prob(self, value: Tensor) -> Tensor:
         if self._validate_args:

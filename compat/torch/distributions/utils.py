@@ -10,7 +10,7 @@ import numpy as np
 
 from compat._core import dtypes as _dt
 from compat._core.creation import tensor
-from compat._core.ops import clamp, log, log_softmax, sigmoid, softmax
+from compat._core.ops import clamp, log, sigmoid, softmax
 from compat._core.tensor import Size, Tensor
 from compat.torch.distributions import _ops
 
@@ -71,10 +71,6 @@ def probs_to_logits(probs: Tensor, is_binary: bool = False) -> Tensor:
     if is_binary:
         return log(ps) - (-ps).log1p()
     return log(ps)
-
-
-def _log_normalize(logits: Tensor) -> Tensor:
-    return log_softmax(logits, -1)
 
 
 class lazy_property:
