@@ -41,11 +41,12 @@ _LAZY_DEVICES = (
 )
 
 __version__ = "2.13.0+compat"
-_LAZY = ("nn", "optim", "utils", "compile")
+#: submodules imported on first attribute access (``torch.nn``, ``torch.cuda``, ...)
+_LAZY = ("nn", "optim", "utils", "distributions", *_LAZY_DEVICES)
 
 
 def __getattr__(name: str) -> Any:
-    if name in ("nn", "optim", "utils") or name in _LAZY_DEVICES:
+    if name in _LAZY:
         return importlib.import_module(f"compat.torch.{name}")
     if name in ("save", "load"):
         return getattr(importlib.import_module("compat.torch.serialization"), name)

@@ -1,0 +1,70 @@
+"""``torch.distributions``: probability distributions on compat tensors.
+
+Parameters and values are compat tensors, so ``log_prob``, ``entropy``, ``cdf``,
+``kl_divergence`` and reparameterised samples (``rsample``) are differentiable through
+compat's autograd. Draws use compat's global generator (``torch.manual_seed``); the
+reparameterised gamma, beta and Dirichlet draws carry funcgrad.random's implicit gradient.
+"""
+
+from __future__ import annotations
+
+from compat.torch.distributions import constraints, kl, transforms  # noqa: F401
+from compat.torch.distributions.bernoulli import Bernoulli
+from compat.torch.distributions.beta import Beta
+from compat.torch.distributions.binomial import Binomial
+from compat.torch.distributions.categorical import Categorical
+from compat.torch.distributions.dirichlet import Dirichlet
+from compat.torch.distributions.distribution import Distribution
+from compat.torch.distributions.exp_family import ExponentialFamily
+from compat.torch.distributions.exponential import Exponential
+from compat.torch.distributions.gamma import Gamma
+from compat.torch.distributions.independent import Independent
+from compat.torch.distributions.kl import kl_divergence, register_kl
+from compat.torch.distributions.laplace import Laplace
+from compat.torch.distributions.log_normal import LogNormal
+from compat.torch.distributions.multivariate_normal import MultivariateNormal
+from compat.torch.distributions.normal import Normal
+from compat.torch.distributions.one_hot_categorical import OneHotCategorical
+from compat.torch.distributions.poisson import Poisson
+from compat.torch.distributions.transformed_distribution import TransformedDistribution
+from compat.torch.distributions.transforms import (
+    AffineTransform,
+    ComposeTransform,
+    ExpTransform,
+    SigmoidTransform,
+    TanhTransform,
+    Transform,
+    identity_transform,
+)
+from compat.torch.distributions.uniform import Uniform
+
+__all__ = [
+    "AffineTransform",
+    "Bernoulli",
+    "Beta",
+    "Binomial",
+    "Categorical",
+    "ComposeTransform",
+    "Dirichlet",
+    "Distribution",
+    "ExpTransform",
+    "Exponential",
+    "ExponentialFamily",
+    "Gamma",
+    "Independent",
+    "Laplace",
+    "LogNormal",
+    "MultivariateNormal",
+    "Normal",
+    "OneHotCategorical",
+    "Poisson",
+    "SigmoidTransform",
+    "TanhTransform",
+    "Transform",
+    "TransformedDistribution",
+    "Uniform",
+    "constraints",
+    "identity_transform",
+    "kl_divergence",
+    "register_kl",
+]

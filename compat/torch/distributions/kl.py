@@ -1,0 +1,224 @@
+"""``kl_divergence(p, q)`` and ``register_kl`` with closed forms for the common pairs.
+
+Dispatch picks the registered ``(type_p, type_q)`` pair closest to the arguments' types
+in their method resolution orders; an unregistered pair raises ``NotImplementedError``.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from compat._core.creation import full_like
+from compat._core.ops import exp, log, where
+from compat._core.tensor import Tensor
+from compat.torch.distributions import _ops
+from compat.torch.distributions.bernoulli import Bernoulli
+from compat.torch.distributions.beta import Beta
+from compat.torch.distributions.categorical import Categorical
+from compat.torch.distributions.dirichlet import Dirichlet
+from compat.torch.distributions.distribution import Distribution
+from compat.torch.distributions.exponential import Exponential
+from compat.torch.distributions.gamma import Gamma
+from compat.torch.distributions.independent import Independent
+from compat.torch.distributions.laplace import Laplace
+from compat.torch.distributions.multivariate_normal import MultivariateNormal, _batch_mahalanobis
+from compat.torch.distributions.normal import Normal
+from compat.torch.distributions.one_hot_categorical import OneHotCategorical
+from compat.torch.distributions.poisson import Poisson
+from compat.torch.distributions.transformed_distribution import TransformedDistribution
+from compat.torch.distributions.uniform import Uniform
+from compat.torch.distributions.utils import _sum_rightmost
+
+__all__ = ["kl_divergence", "register_kl"]
+
+_KL_REGISTRY: dict[tuple[type, type], Callable] = {}
+_KL_MEMO: dict[tuple[type, type], Any] = {}
+
+
+def register_kl(type_p: type, type_q: type) -> Callable[[Callable], Callable]:
+    """Decorator registering ``fun(p, q)`` as ``KL(p || q)`` for these distribution types."""
+    for name, t in (("type_p", type_p), ("type_q", type_q)):
+        if not isinstance(t, type):  # PyTorch accepts any class here
+            raise TypeError(f"Expected {name} to be a Distribution subclass but got {t}")
+
+    def decorator(fun: Callable) -> Callable:
+        _KL_REGISTRY[type_p, type_q] = fun
+        _KL_MEMO.clear()
+        return fun
+
+    return decorator
+
+
+def _dispatch(type_p: type, type_q: type) -> Any:
+    """The registered function whose pair is nearest ``(type_p, type_q)`` (MRO distance)."""
+    mro_p, mro_q = type_p.__mro__, type_q.__mro__
+    scored = []
+    for sp, sq in _KL_REGISTRY:
+        if issubclass(type_p, sp) and issubclass(type_q, sq):
+            dp, dq = mro_p.index(sp), mro_q.index(sq)
+            scored.append(((dp, dq), (sp, sq)))
+    if not scored:
+        return NotImplemented
+    left = min(scored)[1]
+    right = min(scored, key=lambda s: (s[0][1], s[0][0]))[1]
+    if _KL_REGISTRY[left] is not _KL_REGISTRY[right]:
+        warnings.warn(
+            f"Ambiguous kl_divergence({type_p.__name__}, {type_q.__name__}). "
+            f"Please register_kl({left[0].__name__}, {right[1].__name__})",
+            RuntimeWarning,
+            stacklevel=3,
+        )
+    return _KL_REGISTRY[left]
+
+
+def kl_divergence(p: Distribution, q: Distribution) -> Tensor:
+    """``KL(p || q)``, a tensor of the batch shape."""
+    key = (type(p), type(q))
+    fun = _KL_MEMO.get(key)
+    if fun is None:
+        fun = _KL_MEMO[key] = _dispatch(*key)
+    if fun is NotImplemented:
+        raise NotImplementedError(
+            f"No KL(p || q) is implemented for p type {p.__class__.__name__} and q type "
+            f"{q.__class__.__name__}"
+        )
+    return fun(p, q)
+
+
+def _inf_where(cond: Tensor, t: Tensor) -> Tensor:
+    return where(cond, full_like(t, math.inf), t)
+
+
+def _zero_where(cond: Tensor, t: Tensor) -> Tensor:
+    return where(cond, full_like(t, 0.0), t)
+
+
+@register_kl(Normal, Normal)
+def _kl_normal_normal(p: Normal, q: Normal) -> Tensor:
+    var_ratio = (p.scale / q.scale).pow(2)
+    t1 = ((p.loc - q.loc) / q.scale).pow(2)
+    return 0.5 * (var_ratio + t1 - 1 - log(var_ratio))
+
+
+@register_kl(Categorical, Categorical)
+def _kl_categorical_categorical(p: Categorical, q: Categorical) -> Tensor:
+    t = p.probs * (p.logits - q.logits)
+    shape = tuple(t.shape)
+    t = _inf_where((q.probs == 0).expand(shape), t)
+    t = _zero_where((p.probs == 0).expand(shape), t)
+    return t.sum(-1)
+
+
+@register_kl(OneHotCategorical, OneHotCategorical)
+def _kl_onehot_onehot(p: OneHotCategorical, q: OneHotCategorical) -> Tensor:
+    return _kl_categorical_categorical(p._categorical, q._categorical)
+
+
+@register_kl(Bernoulli, Bernoulli)
+def _kl_bernoulli_bernoulli(p: Bernoulli, q: Bernoulli) -> Tensor:
+    sp = _ops.softplus
+    t1 = p.probs * (sp(-q.logits) - sp(-p.logits))
+    t1 = _zero_where(p.probs == 0, _inf_where(q.probs == 0, t1))
+    t2 = (1 - p.probs) * (sp(q.logits) - sp(p.logits))
+    t2 = _zero_where(p.probs == 1, _inf_where(q.probs == 1, t2))
+    return t1 + t2
+
+
+@register_kl(Beta, Beta)
+def _kl_beta_beta(p: Beta, q: Beta) -> Tensor:
+    lg, dg = _ops.lgamma, _ops.digamma
+    sum_p = p.concentration1 + p.concentration0
+    sum_q = q.concentration1 + q.concentration0
+    t1 = lg(q.concentration1) + lg(q.concentration0) + lg(sum_p)
+    t2 = lg(p.concentration1) + lg(p.concentration0) + lg(sum_q)
+    t3 = (p.concentration1 - q.concentration1) * dg(p.concentration1)
+    t4 = (p.concentration0 - q.concentration0) * dg(p.concentration0)
+    t5 = (sum_q - sum_p) * dg(sum_p)
+    return t1 - t2 + t3 + t4 + t5
+
+
+@register_kl(Dirichlet, Dirichlet)
+def _kl_dirichlet_dirichlet(p: Dirichlet, q: Dirichlet) -> Tensor:
+    lg, dg = _ops.lgamma, _ops.digamma
+    sum_p = p.concentration.sum(-1)
+    sum_q = q.concentration.sum(-1)
+    t1 = lg(sum_p) - lg(sum_q)
+    t2 = (lg(p.concentration) - lg(q.concentration)).sum(-1)
+    t3 = p.concentration - q.concentration
+    t4 = dg(p.concentration) - dg(sum_p).unsqueeze(-1)
+    return t1 - t2 + (t3 * t4).sum(-1)
+
+
+@register_kl(Exponential, Exponential)
+def _kl_exponential_exponential(p: Exponential, q: Exponential) -> Tensor:
+    ratio = q.rate / p.rate
+    return -log(ratio) + ratio - 1
+
+
+@register_kl(Gamma, Gamma)
+def _kl_gamma_gamma(p: Gamma, q: Gamma) -> Tensor:
+    t1 = q.concentration * log(p.rate / q.rate)
+    t2 = _ops.lgamma(q.concentration) - _ops.lgamma(p.concentration)
+    t3 = (p.concentration - q.concentration) * _ops.digamma(p.concentration)
+    t4 = (q.rate - p.rate) * (p.concentration / p.rate)
+    return t1 + t2 + t3 + t4
+
+
+@register_kl(Laplace, Laplace)
+def _kl_laplace_laplace(p: Laplace, q: Laplace) -> Tensor:
+    scale_ratio = p.scale / q.scale
+    loc_abs_diff = (p.loc - q.loc).abs()
+    t1 = -log(scale_ratio)
+    t2 = loc_abs_diff / q.scale
+    t3 = scale_ratio * exp(-loc_abs_diff / p.scale)
+    return t1 + t2 + t3 - 1
+
+
+@register_kl(Poisson, Poisson)
+def _kl_poisson_poisson(p: Poisson, q: Poisson) -> Tensor:
+    return p.rate * (log(p.rate) - log(q.rate)) - (p.rate - q.rate)
+
+
+@register_kl(Uniform, Uniform)
+def _kl_uniform_uniform(p: Uniform, q: Uniform) -> Tensor:
+    result = log((q.high - q.low) / (p.high - p.low))
+    return _inf_where((q.low > p.low) | (q.high < p.high), result)
+
+
+@register_kl(MultivariateNormal, MultivariateNormal)
+def _kl_mvn_mvn(p: MultivariateNormal, q: MultivariateNormal) -> Tensor:
+    if p.event_shape != q.event_shape:
+        raise ValueError(
+            "KL-divergence between two Multivariate Normals with different event shapes "
+            "cannot be computed"
+        )
+    lp, lq = p._unbroadcasted_scale_tril, q._unbroadcasted_scale_tril
+    half_term1 = log(_ops.diagonal(lq)).sum(-1) - log(_ops.diagonal(lp)).sum(-1)
+    n = p.event_shape[0]
+    batch = tuple(np.broadcast_shapes(tuple(lq.shape[:-2]), tuple(lp.shape[:-2])))
+    x = _ops.solve_lower(lq.expand(batch + (n, n)), lp.expand(batch + (n, n)))
+    term2 = x.pow(2).sum(-1).sum(-1)
+    term3 = _batch_mahalanobis(lq, q.loc - p.loc)
+    return half_term1 + 0.5 * (term2 + term3 - n)
+
+
+@register_kl(Independent, Independent)
+def _kl_independent_independent(p: Independent, q: Independent) -> Tensor:
+    if p.reinterpreted_batch_ndims != q.reinterpreted_batch_ndims:
+        raise NotImplementedError
+    result = kl_divergence(p.base_dist, q.base_dist)
+    return _sum_rightmost(result, p.reinterpreted_batch_ndims)
+
+
+@register_kl(TransformedDistribution, TransformedDistribution)
+def _kl_transformed_transformed(p: TransformedDistribution, q: TransformedDistribution) -> Tensor:
+    if p.transforms != q.transforms:
+        raise NotImplementedError
+    if p.event_shape != q.event_shape:
+        raise NotImplementedError
+    return kl_divergence(p.base_dist, q.base_dist)

@@ -1,0 +1,447 @@
+"""Invertible transforms for ``TransformedDistribution`` (``torch.distributions.transforms``).
+
+Each transform maps ``domain`` to ``codomain``, has an inverse (``.inv``) and the log
+absolute determinant of its Jacobian. ``cache_size=1`` remembers the last ``(x, y)``
+pair, so ``t.inv(t(x))`` returns ``x`` itself.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+import weakref
+from typing import Any
+
+import numpy as np
+
+from compat._core.creation import full_like, zeros_like
+from compat._core.ops import clamp, exp, log, sigmoid, tanh
+from compat._core.tensor import Tensor
+from compat.torch.distributions import _ops, constraints
+from compat.torch.distributions.utils import _sum_rightmost
+
+__all__ = [
+    "AffineTransform",
+    "ComposeTransform",
+    "ExpTransform",
+    "SigmoidTransform",
+    "TanhTransform",
+    "Transform",
+    "identity_transform",
+]
+
+
+class Transform:
+    """Base class of invertible transforms with computable log-det-Jacobians."""
+
+    bijective = False
+    domain: constraints.Constraint
+    codomain: constraints.Constraint
+
+    def __init__(self, cache_size: int = 0) -> None:
+        self._cache_size = cache_size
+        self._inv: Any = None
+        if cache_size == 0:
+            pass
+        elif cache_size == 1:
+            self._cached_x_y = None, None
+        else:
+            raise ValueError("cache_size must be 0 or 1")
+
+    @property
+    def event_dim(self) -> int:
+        if self.domain.event_dim == self.codomain.event_dim:
+            return self.domain.event_dim
+        raise ValueError("Please use either .domain.event_dim or .codomain.event_dim")
+
+    @property
+    def inv(self) -> Transform:
+        """The inverse transform (``t.inv.inv is t``)."""
+        inv = None
+        if self._inv is not None:
+            inv = self._inv()
+        if inv is None:
+            inv = _InverseTransform(self)
+            self._inv = weakref.ref(inv)
+        return inv
+
+    @property
+    def sign(self) -> Any:
+        """The sign of the Jacobian determinant, for bijective univariate transforms."""
+        raise NotImplementedError
+
+    def with_cache(self, cache_size: int = 1) -> Transform:
+        if self._cache_size == cache_size:
+            return self
+        if type(self).__init__ is Transform.__init__:
+            return type(self)(cache_size=cache_size)
+        raise NotImplementedError(f"{type(self)}.with_cache is not implemented")
+
+    def __eq__(self, other: object) -> bool:
+        return self is other
+
+    def __ne__(self, other: object) -> bool:
+        return not self.__eq__(other)
+
+    __hash__ = object.__hash__
+
+    def __call__(self, x: Tensor) -> Tensor:
+        if self._cache_size == 0:
+            return self._call(x)
+        x_old, y_old = self._cached_x_y
+        if x is x_old:
+            return y_old
+        y = self._call(x)
+        self._cached_x_y = x, y
+        return y
+
+    def _inv_call(self, y: Tensor) -> Tensor:
+        if self._cache_size == 0:
+            return self._inverse(y)
+        x_old, y_old = self._cached_x_y
+        if y is y_old:
+            return x_old
+        x = self._inverse(y)
+        self._cached_x_y = x, y
+        return x
+
+    def _call(self, x: Tensor) -> Tensor:
+        raise NotImplementedError
+
+    def _inverse(self, y: Tensor) -> Tensor:
+        raise NotImplementedError
+
+    def log_abs_det_jacobian(self, x: Tensor, y: Tensor) -> Tensor:
+        """``log |dy/dx|`` for ``y = self(x)``."""
+        raise NotImplementedError
+
+    def forward_shape(self, shape: Any) -> Any:
+        return shape
+
+    def inverse_shape(self, shape: Any) -> Any:
+        return shape
+
+    def __repr__(self) -> str:
+        return self.__class__.__name__ + "()"
+
+
+class _InverseTransform(Transform):
+    """The inverse of a transform (``t.inv``)."""
+
+    def __init__(self, transform: Transform) -> None:
+        super().__init__(cache_size=transform._cache_size)
+        self._inv = transform
+
+    @property
+    def domain(self) -> constraints.Constraint:  # type: ignore[override]
+        return self._inv.codomain
+
+    @property
+    def codomain(self) -> constraints.Constraint:  # type: ignore[override]
+        return self._inv.domain
+
+    @property
+    def bijective(self) -> bool:  # type: ignore[override]
+        return self._inv.bijective
+
+    @property
+    def sign(self) -> Any:
+        return self._inv.sign
+
+    @property
+    def inv(self) -> Transform:
+        return self._inv
+
+    def with_cache(self, cache_size: int = 1) -> Transform:
+        return self.inv.with_cache(cache_size).inv
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _InverseTransform) and self._inv == other._inv
+
+    __hash__ = object.__hash__
+
+    def __repr__(self) -> str:
+        return f"{self.__class__.__name__}({self._inv!r})"
+
+    def __call__(self, x: Tensor) -> Tensor:
+        return self._inv._inv_call(x)
+
+    def log_abs_det_jacobian(self, x: Tensor, y: Tensor) -> Tensor:
+        return -self._inv.log_abs_det_jacobian(y, x)
+
+    def forward_shape(self, shape: Any) -> Any:
+        return self._inv.inverse_shape(shape)
+
+    def inverse_shape(self, shape: Any) -> Any:
+        return self._inv.forward_shape(shape)
+
+
+def _composed_event_dim(parts: list[Transform], start: str) -> int:
+    """The event dimension of a composition's domain (``start='domain'``) or codomain."""
+    if start == "domain":
+        event_dim = parts[-1].codomain.event_dim
+        for part in reversed(parts):
+            event_dim += part.domain.event_dim - part.codomain.event_dim
+            event_dim = max(event_dim, part.domain.event_dim)
+    else:
+        event_dim = parts[0].domain.event_dim
+        for part in parts:
+            event_dim += part.codomain.event_dim - part.domain.event_dim
+            event_dim = max(event_dim, part.codomain.event_dim)
+    return event_dim
+
+
+class ComposeTransform(Transform):
+    """Applies ``parts`` in order."""
+
+    def __init__(self, parts: list[Transform], cache_size: int = 0) -> None:
+        if cache_size:
+            parts = [part.with_cache(cache_size) for part in parts]
+        super().__init__(cache_size=cache_size)
+        self.parts = parts
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, ComposeTransform) and self.parts == other.parts
+
+    __hash__ = object.__hash__
+
+    @constraints.dependent_property(is_discrete=False)
+    def domain(self) -> constraints.Constraint:
+        if not self.parts:
+            return constraints.real
+        domain = self.parts[0].domain
+        event_dim = _composed_event_dim(self.parts, "domain")
+        if event_dim > domain.event_dim:
+            domain = constraints.independent(domain, event_dim - domain.event_dim)
+        return domain
+
+    @constraints.dependent_property(is_discrete=False)
+    def codomain(self) -> constraints.Constraint:
+        if not self.parts:
+            return constraints.real
+        codomain = self.parts[-1].codomain
+        event_dim = _composed_event_dim(self.parts, "codomain")
+        if event_dim > codomain.event_dim:
+            codomain = constraints.independent(codomain, event_dim - codomain.event_dim)
+        return codomain
+
+    @property
+    def bijective(self) -> bool:  # type: ignore[override]
+        return all(p.bijective for p in self.parts)
+
+    @property
+    def sign(self) -> Any:
+        sign = 1
+        for p in self.parts:
+            sign = sign * p.sign
+        return sign
+
+    @property
+    def inv(self) -> Transform:
+        inv = None
+        if self._inv is not None:
+            inv = self._inv()
+        if inv is None:
+            inv = ComposeTransform([p.inv for p in reversed(self.parts)])
+            self._inv = weakref.ref(inv)
+            inv._inv = weakref.ref(self)
+        return inv
+
+    def with_cache(self, cache_size: int = 1) -> Transform:
+        if self._cache_size == cache_size:
+            return self
+        return ComposeTransform(self.parts, cache_size=cache_size)
+
+    def __call__(self, x: Tensor) -> Tensor:
+        for part in self.parts:
+            x = part(x)
+        return x
+
+    def log_abs_det_jacobian(self, x: Tensor, y: Tensor) -> Tensor:
+        if not self.parts:
+            return zeros_like(x)
+        xs = [x]
+        for part in self.parts[:-1]:
+            xs.append(part(xs[-1]))
+        xs.append(y)
+        total: Any = None
+        event_dim = self.domain.event_dim
+        for part, a, b in zip(self.parts, xs[:-1], xs[1:]):
+            term = _sum_rightmost(
+                part.log_abs_det_jacobian(a, b), event_dim - part.domain.event_dim
+            )
+            total = term if total is None else total + term
+            event_dim += part.codomain.event_dim - part.domain.event_dim
+        return total
+
+    def forward_shape(self, shape: Any) -> Any:
+        for part in self.parts:
+            shape = part.forward_shape(shape)
+        return shape
+
+    def inverse_shape(self, shape: Any) -> Any:
+        for part in reversed(self.parts):
+            shape = part.inverse_shape(shape)
+        return shape
+
+    def __repr__(self) -> str:
+        inner = ",\n    ".join(repr(p) for p in self.parts)
+        return f"{self.__class__.__name__}(\n    {inner}\n)"
+
+
+identity_transform = ComposeTransform([])
+
+
+class ExpTransform(Transform):
+    """``y = exp(x)``."""
+
+    domain = constraints.real
+    codomain = constraints.positive
+    bijective = True
+    sign = +1
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, ExpTransform)
+
+    __hash__ = object.__hash__
+
+    def _call(self, x: Tensor) -> Tensor:
+        return exp(x)
+
+    def _inverse(self, y: Tensor) -> Tensor:
+        return log(y)
+
+    def log_abs_det_jacobian(self, x: Tensor, y: Tensor) -> Tensor:
+        return x
+
+
+def _clipped_sigmoid(x: Tensor) -> Tensor:
+    fi = np.finfo(x._npdtype)
+    return clamp(sigmoid(x), min=float(fi.tiny), max=1.0 - float(fi.eps))
+
+
+class SigmoidTransform(Transform):
+    """``y = 1 / (1 + exp(-x))``."""
+
+    domain = constraints.real
+    codomain = constraints.unit_interval
+    bijective = True
+    sign = +1
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, SigmoidTransform)
+
+    __hash__ = object.__hash__
+
+    def _call(self, x: Tensor) -> Tensor:
+        return _clipped_sigmoid(x)
+
+    def _inverse(self, y: Tensor) -> Tensor:
+        fi = np.finfo(y._npdtype)
+        y = y.clamp(min=float(fi.tiny), max=1.0 - float(fi.eps))
+        return y.log() - (-y).log1p()
+
+    def log_abs_det_jacobian(self, x: Tensor, y: Tensor) -> Tensor:
+        return -_ops.softplus(-x) - _ops.softplus(x)
+
+
+class TanhTransform(Transform):
+    """``y = tanh(x)``; the inverse is not clamped, as PyTorch's (use ``cache_size=1``)."""
+
+    domain = constraints.real
+    codomain = constraints.interval(-1.0, 1.0)
+    bijective = True
+    sign = +1
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, TanhTransform)
+
+    __hash__ = object.__hash__
+
+    def _call(self, x: Tensor) -> Tensor:
+        return tanh(x)
+
+    def _inverse(self, y: Tensor) -> Tensor:
+        return 0.5 * (y.log1p() - (-y).log1p())
+
+    def log_abs_det_jacobian(self, x: Tensor, y: Tensor) -> Tensor:
+        return 2.0 * (math.log(2.0) - x - _ops.softplus(-2.0 * x))
+
+
+class AffineTransform(Transform):
+    """``y = loc + scale * x`` (``event_dim`` rightmost dimensions form one event)."""
+
+    bijective = True
+
+    def __init__(self, loc: Any, scale: Any, event_dim: int = 0, cache_size: int = 0) -> None:
+        super().__init__(cache_size=cache_size)
+        self.loc = loc
+        self.scale = scale
+        self._event_dim = event_dim
+
+    @property
+    def event_dim(self) -> int:
+        return self._event_dim
+
+    @constraints.dependent_property(is_discrete=False)
+    def domain(self) -> constraints.Constraint:
+        if self.event_dim == 0:
+            return constraints.real
+        return constraints.independent(constraints.real, self.event_dim)
+
+    @constraints.dependent_property(is_discrete=False)
+    def codomain(self) -> constraints.Constraint:
+        if self.event_dim == 0:
+            return constraints.real
+        return constraints.independent(constraints.real, self.event_dim)
+
+    def with_cache(self, cache_size: int = 1) -> Transform:
+        if self._cache_size == cache_size:
+            return self
+        return AffineTransform(self.loc, self.scale, self.event_dim, cache_size=cache_size)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, AffineTransform):
+            return False
+        for a, b in ((self.loc, other.loc), (self.scale, other.scale)):
+            if isinstance(a, numbers.Number) and isinstance(b, numbers.Number):
+                if a != b:
+                    return False
+            elif not bool((a == b).all()):
+                return False
+        return True
+
+    __hash__ = object.__hash__
+
+    @property
+    def sign(self) -> Any:
+        if isinstance(self.scale, numbers.Real):
+            return 1 if float(self.scale) > 0 else -1 if float(self.scale) < 0 else 0
+        return self.scale.sign()
+
+    def _call(self, x: Tensor) -> Tensor:
+        return self.loc + self.scale * x
+
+    def _inverse(self, y: Tensor) -> Tensor:
+        return (y - self.loc) / self.scale
+
+    def log_abs_det_jacobian(self, x: Tensor, y: Tensor) -> Tensor:
+        shape = tuple(x.shape)
+        scale = self.scale
+        if isinstance(scale, numbers.Real):
+            result = full_like(x, math.log(abs(scale)))
+        else:
+            result = scale.abs().log()
+        if self.event_dim:
+            result = result.reshape(tuple(result.shape[: -self.event_dim]) + (-1,)).sum(-1)
+            shape = shape[: -self.event_dim]
+        return result.expand(shape)
+
+    def _param_shapes(self) -> list[tuple[int, ...]]:
+        return [tuple(getattr(p, "shape", ())) for p in (self.loc, self.scale)]
+
+    def forward_shape(self, shape: Any) -> Any:
+        return tuple(np.broadcast_shapes(tuple(shape), *self._param_shapes()))
+
+    def inverse_shape(self, shape: Any) -> Any:
+        return tuple(np.broadcast_shapes(tuple(shape), *self._param_shapes()))
