@@ -204,6 +204,7 @@ ERRORS = {
     "total-length": lambda lib: lib.nn.utils.rnn.pad_packed_sequence(
         lib.nn.utils.rnn.pack_sequence([lib.zeros(3)]), total_length=2
     ),
+    "one-dim": lambda lib: lib.nn.utils.rnn.pack_padded_sequence(lib.zeros(3), [3]),
     "padding-side": lambda lib: lib.nn.utils.rnn.pad_sequence([lib.zeros(2)], padding_side="mid"),
 }
 
@@ -217,3 +218,72 @@ def test_errors_match_torch(real_torch, case):
 
     ours, theirs = _both(real_torch, scenario)
     assert ours == theirs
+
+
+@pytest.mark.parametrize(
+    ("layer", "dim"), [("linear", 0), ("linear", None), ("conv", 1), ("conv", -1)]
+)
+def test_weight_norm_matches_torch(real_torch, layer, dim):
+    """``parametrizations.weight_norm``: state_dict keys and shapes, forward, gradients of
+    ``g`` and ``v``, assignment through ``right_inverse``, removal."""
+    w = np.random.default_rng(2).standard_normal((3, 2, 2) if layer == "conv" else (3, 4))
+    x = np.random.default_rng(3).standard_normal((2, 2, 5) if layer == "conv" else (2, 4))
+
+    def scenario(lib):
+        m = lib.nn.Conv1d(2, 3, 2) if layer == "conv" else lib.nn.Linear(4, 3)
+        m = m.double()
+        with lib.no_grad():
+            m.weight.copy_(lib.tensor(w))
+            m.bias.zero_()
+        m = lib.nn.utils.parametrizations.weight_norm(m, dim=dim)
+        keys = list(m.state_dict())
+        out = m(lib.tensor(x))
+        (out * out).sum().backward()
+        plist = m.parametrizations.weight
+        grads = [plist.original0.grad, plist.original1.grad]
+        m.weight = lib.tensor(w * 2.0)
+        after = [plist.original0.detach().clone(), plist.original1.detach().clone()]
+        name = type(m).__name__
+        lib.nn.utils.parametrize.remove_parametrizations(m, "weight")
+        return keys, name, type(m).__name__, out, grads, after, m.weight
+
+    ours, theirs = _both(real_torch, scenario)
+    assert ours[:3] == theirs[:3]
+    _assert_same(ours[3:], theirs[3:])
+
+
+def test_register_parametrization_custom(real_torch):
+    """A user parametrization (symmetric matrix) chained with a second one; a tensor
+    ``right_inverse`` keeps ``original``; ``leave_parametrized=False`` restores it."""
+    w = np.random.default_rng(4).standard_normal((3, 3))
+
+    def scenario(lib):
+        class Symmetric(lib.nn.Module):
+            def forward(self, x):
+                return x.triu() + x.triu(1).transpose(0, 1)
+
+        class Scale(lib.nn.Module):
+            def forward(self, x):
+                return x * 3.0
+
+            def right_inverse(self, x):
+                return x / 3.0
+
+        m = lib.nn.Linear(3, 3, bias=False).double()
+        with lib.no_grad():
+            m.weight.copy_(lib.tensor(w))
+        P = lib.nn.utils.parametrize
+        P.register_parametrization(m, "weight", Symmetric())
+        P.register_parametrization(m, "weight", Scale())
+        flags = (P.is_parametrized(m), P.is_parametrized(m, "weight"), P.is_parametrized(m, "bias"))
+        out = m(lib.eye(3, dtype=lib.float64))
+        out.sum().backward()
+        grad = m.parametrizations.weight.original.grad
+        with pytest.raises(ValueError) as info:
+            P.register_parametrization(m, "missing", Scale())
+        P.remove_parametrizations(m, "weight", leave_parametrized=False)
+        return flags, list(m.state_dict()), info.type.__name__, out, grad, m.weight
+
+    ours, theirs = _both(real_torch, scenario)
+    assert ours[:3] == theirs[:3]
+    _assert_same(ours[3:], theirs[3:])

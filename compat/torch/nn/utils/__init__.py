@@ -1,4 +1,5 @@
-"""``torch.nn.utils``: gradient clipping, parameter/vector conversion, ``rnn`` packing.
+"""``torch.nn.utils``: gradient clipping, parameter/vector conversion, ``rnn`` packing,
+``parametrize`` and ``parametrizations.weight_norm``.
 
 Example:
     >>> import compat.torch as torch
@@ -7,7 +8,7 @@ Example:
     >>> norm = torch.nn.utils.clip_grad_norm_(model.parameters(), 0.5)
 """
 
-from compat.torch.nn.utils import rnn
+from compat.torch.nn.utils import parametrizations, parametrize, rnn
 from compat.torch.nn.utils.clip_grad import (
     clip_grad_norm_,
     clip_grad_value_,
@@ -22,6 +23,8 @@ __all__ = [
     "clip_grads_with_norm_",
     "get_total_norm",
     "parameters_to_vector",
+    "parametrizations",
+    "parametrize",
     "rnn",
     "vector_to_parameters",
 ]

@@ -180,16 +180,14 @@ def pack_padded_sequence(
     the batch (stably, longest first) and records the permutation.
     """
     lens = _int64(lengths)
+    if input.dim() < 2:
+        raise IndexError("Dimension out of range (expected to be in range of [-1, 0], but got 1)")
     sorted_indices = None
     if not enforce_sorted:
         order = np.argsort(-lens, kind="stable")
         lens = lens[order]
         sorted_indices = torch.from_numpy(order.astype(np.int64))
         input = input.index_select(0 if batch_first else 1, sorted_indices)
-    if input.dim() < 2:
-        raise RuntimeError(
-            f"Expected input to have at least 2 dimensions, got {input.dim()}-dimensional input"
-        )
     batch = int(input.shape[0 if batch_first else 1])
     if lens.size != batch:
         raise RuntimeError(
