@@ -287,3 +287,35 @@ def test_register_parametrization_custom(real_torch):
     ours, theirs = _both(real_torch, scenario)
     assert ours[:3] == theirs[:3]
     _assert_same(ours[3:], theirs[3:])
+
+
+@pytest.mark.parametrize("layer", ["linear", "conv"])
+def test_spectral_norm_matches_torch(real_torch, layer):
+    """``parametrizations.spectral_norm`` from the same ``_u``/``_v`` (copied from
+    compat's state_dict): two training-mode forwards (one power iteration each, buffers
+    updated in place), gradients, then eval mode (no iteration)."""
+    w = np.random.default_rng(5).standard_normal((3, 2, 2) if layer == "conv" else (3, 4))
+    x = np.random.default_rng(6).standard_normal((2, 2, 5) if layer == "conv" else (2, 4))
+    torch.manual_seed(0)
+    state: dict = {}
+
+    def scenario(lib):
+        m = lib.nn.Conv1d(2, 3, 2) if layer == "conv" else lib.nn.Linear(4, 3)
+        m = m.double()
+        with lib.no_grad():
+            m.weight.copy_(lib.tensor(w))
+        m = lib.nn.utils.parametrizations.spectral_norm(m)
+        if not state:
+            state.update({k: _np(v).copy() for k, v in m.state_dict().items()})
+        m.load_state_dict({k: lib.tensor(v) for k, v in state.items()})
+        outs = [m(lib.tensor(x)) for _ in range(2)]
+        (outs[0].sum() + (outs[1] ** 2).sum()).backward()
+        grad = m.parametrizations.weight.original.grad
+        m.eval()
+        outs.append(m(lib.tensor(x)))
+        sn = m.parametrizations.weight[0]
+        return list(m.state_dict()), outs, grad, sn._u, sn._v
+
+    ours, theirs = _both(real_torch, scenario)
+    assert ours[0] == theirs[0]
+    _assert_same(ours[1:], theirs[1:], dict(rtol=1e-10, atol=1e-12))
