@@ -12,9 +12,12 @@ Example:
     >>> loss.backward()
 """
 
-from compat.torch.nn import functional, init
+from compat.torch.nn import functional, init, utils
 from compat.torch.nn.modules import (
     GELU,
+    GRU,
+    LSTM,
+    RNN,
     AdaptiveAvgPool2d,
     AvgPool1d,
     AvgPool2d,
@@ -28,6 +31,7 @@ from compat.torch.nn.modules import (
     Embedding,
     Flatten,
     GroupNorm,
+    GRUCell,
     Identity,
     InstanceNorm1d,
     InstanceNorm2d,
@@ -36,6 +40,7 @@ from compat.torch.nn.modules import (
     LeakyReLU,
     Linear,
     LogSoftmax,
+    LSTMCell,
     MaxPool1d,
     MaxPool2d,
     Module,
@@ -44,6 +49,9 @@ from compat.torch.nn.modules import (
     MSELoss,
     NLLLoss,
     ReLU,
+    RNNBase,
+    RNNCell,
+    RNNCellBase,
     Sequential,
     Sigmoid,
     SiLU,
@@ -100,3 +108,16 @@ from compat.torch.nn import parallel
 from compat.torch.nn.parallel import DataParallel
 
 __all__ += ["DataParallel", "parallel"]
+
+# recurrent layers, nn.utils
+__all__ += [
+    "GRU",
+    "LSTM",
+    "RNN",
+    "GRUCell",
+    "LSTMCell",
+    "RNNBase",
+    "RNNCell",
+    "RNNCellBase",
+    "utils",
+]

@@ -33,6 +33,18 @@ from compat.torch.nn.modules.pooling import (
     MaxPool1d,
     MaxPool2d,
 )
+
+# recurrent layers
+from compat.torch.nn.modules.rnn import (
+    GRU,
+    LSTM,
+    RNN,
+    GRUCell,
+    LSTMCell,
+    RNNBase,
+    RNNCell,
+    RNNCellBase,
+)
 from compat.torch.nn.modules.sparse import Embedding
 
 __all__ = [
@@ -72,4 +84,16 @@ __all__ = [
     "Softmax",
     "Tanh",
     "Unflatten",
+]
+
+# recurrent layers
+__all__ += [
+    "GRU",
+    "LSTM",
+    "RNN",
+    "GRUCell",
+    "LSTMCell",
+    "RNNBase",
+    "RNNCell",
+    "RNNCellBase",
 ]

@@ -1,0 +1,30 @@
+"""``torch.nn.utils``: gradient clipping, parameter/vector conversion, ``rnn`` packing,
+``parametrize`` and ``parametrizations.weight_norm``.
+
+Example:
+    >>> import compat.torch as torch
+    >>> model = torch.nn.Linear(3, 2)
+    >>> model(torch.ones(1, 3)).sum().backward()
+    >>> norm = torch.nn.utils.clip_grad_norm_(model.parameters(), 0.5)
+"""
+
+from compat.torch.nn.utils import parametrizations, parametrize, rnn
+from compat.torch.nn.utils.clip_grad import (
+    clip_grad_norm_,
+    clip_grad_value_,
+    clip_grads_with_norm_,
+    get_total_norm,
+)
+from compat.torch.nn.utils.convert_parameters import parameters_to_vector, vector_to_parameters
+
+__all__ = [
+    "clip_grad_norm_",
+    "clip_grad_value_",
+    "clip_grads_with_norm_",
+    "get_total_norm",
+    "parameters_to_vector",
+    "parametrizations",
+    "parametrize",
+    "rnn",
+    "vector_to_parameters",
+]
