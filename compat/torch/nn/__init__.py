@@ -51,6 +51,14 @@ from compat.torch.nn.modules import (
     Tanh,
     Unflatten,
 )
+from compat.torch.nn.modules.activation_attention import MultiheadAttention
+from compat.torch.nn.modules.transformer import (
+    Transformer,
+    TransformerDecoder,
+    TransformerDecoderLayer,
+    TransformerEncoder,
+    TransformerEncoderLayer,
+)
 from compat.torch.nn.parameter import Parameter
 
 __all__ = [
@@ -93,4 +101,14 @@ __all__ = [
     "Unflatten",
     "functional",
     "init",
+]
+
+# attention
+__all__ += [
+    "MultiheadAttention",
+    "Transformer",
+    "TransformerDecoder",
+    "TransformerDecoderLayer",
+    "TransformerEncoder",
+    "TransformerEncoderLayer",
 ]

@@ -10,6 +10,7 @@ from compat.torch.nn.modules.activation import (
     Softmax,
     Tanh,
 )
+from compat.torch.nn.modules.activation_attention import MultiheadAttention
 from compat.torch.nn.modules.batchnorm import BatchNorm1d, BatchNorm2d
 from compat.torch.nn.modules.container import ModuleDict, ModuleList, Sequential
 from compat.torch.nn.modules.conv import Conv1d, Conv2d
@@ -34,6 +35,13 @@ from compat.torch.nn.modules.pooling import (
     MaxPool2d,
 )
 from compat.torch.nn.modules.sparse import Embedding
+from compat.torch.nn.modules.transformer import (
+    Transformer,
+    TransformerDecoder,
+    TransformerDecoderLayer,
+    TransformerEncoder,
+    TransformerEncoderLayer,
+)
 
 __all__ = [
     "GELU",
@@ -72,4 +80,14 @@ __all__ = [
     "Softmax",
     "Tanh",
     "Unflatten",
+]
+
+# attention
+__all__ += [
+    "MultiheadAttention",
+    "Transformer",
+    "TransformerDecoder",
+    "TransformerDecoderLayer",
+    "TransformerEncoder",
+    "TransformerEncoderLayer",
 ]
