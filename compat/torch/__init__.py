@@ -22,10 +22,10 @@ for _k, _v in _ns.items():
 del _k, _v, _ns
 
 __version__ = "2.13.0+compat"
-_LAZY = ("nn", "optim", "utils", "compile")
+_LAZY = ("nn", "optim", "utils", "compile", "func")
 
 
 def __getattr__(name: str) -> Any:
-    if name in ("nn", "optim"):
+    if name in ("nn", "optim", "func"):
         return importlib.import_module(f"compat.torch.{name}")
     raise AttributeError(f"module 'compat.torch' has no attribute {name!r}")
