@@ -384,3 +384,15 @@ def test_transformer_errors(lib):
         m(lib.randn(2, 3, 4), lib.randn(1, 3, 4))
     with pytest.raises(RuntimeError):
         m(lib.randn(2, 3, 5), lib.randn(2, 3, 5))
+
+
+def test_state_dict_compat_to_torch(real_torch):
+    """compat's initialised weights load into real PyTorch and give the same outputs."""
+    ctorch.manual_seed(0)
+    cm = ctorch.nn.TransformerEncoderLayer(4, 2, 8, dropout=0.0, batch_first=True).eval()
+    rm = real_torch.nn.TransformerEncoderLayer(4, 2, 8, dropout=0.0, batch_first=True).eval()
+    rm.load_state_dict({k: real_torch.from_numpy(v.numpy()) for k, v in cm.state_dict().items()})
+    x = np.random.default_rng(8).standard_normal((2, 3, 4)).astype(np.float32)
+    with real_torch.no_grad():
+        ro = rm(real_torch.tensor(x))
+    close(cm(ctorch.tensor(x)), ro)

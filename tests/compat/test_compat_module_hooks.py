@@ -294,3 +294,28 @@ def test_buffers_and_load_state_dict_non_strict(real_torch):
 
     a, b = both(real_torch, scenario)
     assert a == b
+
+
+def test_global_backward_hooks(real_torch):
+    def scenario(lib):
+        log = []
+        mm = lib.nn.modules.module
+        h1 = mm.register_module_full_backward_pre_hook(
+            lambda mod, go: log.append(("gpre", type(mod).__name__, rounded(go[0])))
+        )
+        h2 = mm.register_module_full_backward_hook(
+            lambda mod, gi, go: log.append(("gbw", type(mod).__name__, rounded(gi[0])))
+        )
+        try:
+            m = lib.nn.Tanh()
+            m.register_full_backward_hook(lambda mod, gi, go: log.append(("own",)))
+            x = lib.tensor([0.5, -1.0], requires_grad=True)
+            (m(x) * 3).sum().backward()
+        finally:
+            h1.remove()
+            h2.remove()
+        (m(x) * 3).sum().backward()
+        return log
+
+    a, b = both(real_torch, scenario)
+    assert _approx(a, b), (a, b)
