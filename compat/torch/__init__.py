@@ -22,10 +22,12 @@ for _k, _v in _ns.items():
 del _k, _v, _ns
 
 __version__ = "2.13.0+compat"
-_LAZY = ("nn", "optim", "utils", "compile", "func")
+_LAZY = ("nn", "optim", "utils", "compile", "func", "vmap")
 
 
 def __getattr__(name: str) -> Any:
     if name in ("nn", "optim", "func"):
         return importlib.import_module(f"compat.torch.{name}")
+    if name == "vmap":  # torch.vmap is torch.func.vmap
+        return importlib.import_module("compat.torch.func").vmap
     raise AttributeError(f"module 'compat.torch' has no attribute {name!r}")

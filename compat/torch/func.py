@@ -343,6 +343,10 @@ def jvp(
             "jvp(f, primals, tangents): Expected primals and tangents to be tuples. E.g. "
             "jvp(f, (x,), (t,))"
         )
+    if strict:
+        raise RuntimeError(
+            "torch.func.jvp(f, primals, tangents, strict=True): strict=True is not yet implemented"
+        )
     p_leaves, p_tree = _flatten(tuple(primals))
     t_leaves, t_tree = _flatten(tuple(tangents))
     if p_tree != t_tree:

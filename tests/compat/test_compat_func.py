@@ -147,6 +147,7 @@ def test_vmap_in_out_dims_and_grad(real_torch):
     close(b, a)
 
 
+@pytest.mark.filterwarnings("ignore:.*torch.jit.script.*:DeprecationWarning")  # real torch
 def test_vmap_errors_and_randomness(lib):
     with pytest.raises(ValueError):
         lib.func.vmap(lambda x, y: x + y)(lib.ones(2, 3), lib.ones(3, 3))
@@ -154,6 +155,7 @@ def test_vmap_errors_and_randomness(lib):
         lib.func.vmap(lambda x: lib.rand(3) + x)(lib.ones(2, 3))
     with pytest.raises(ValueError):
         lib.func.vmap(lambda x: x, in_dims=(0, 0))(lib.ones(2))
+    assert lib.vmap is lib.func.vmap
     same = lib.func.vmap(lambda x: lib.rand(2) + x, randomness="same")(lib.zeros(3, 2))
     diff = lib.func.vmap(lambda x: lib.rand(2) + x, randomness="different")(lib.zeros(3, 2))
     assert np.allclose(same.numpy(), same.numpy()[0])
