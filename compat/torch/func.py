@@ -213,7 +213,7 @@ def vjp(func: Callable, *primals: Any, has_aux: bool = False) -> tuple:
                     f"vjp(f, *primals): Expected f to be a function that has only Tensors as "
                     f"outputs, got {type(o)}"
                 )
-    keep = _create_graph(orig)
+        keep = _create_graph(orig)  # inside: nested in another transform counts
 
     def vjp_fn(
         cotangents: Any, *, retain_graph: bool = True, create_graph: bool | None = None

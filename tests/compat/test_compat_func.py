@@ -78,13 +78,22 @@ def test_grad_has_aux_and_value(real_torch):
     assert not b[0].requires_grad and not b[1].requires_grad
 
 
+@pytest.mark.filterwarnings("ignore:.*torch.jit.script.*:DeprecationWarning")  # real torch
 def test_grad_of_grad_and_pytree_input(real_torch):
     def f(lib):
         inner = lib.func.grad(lambda z: (z.sin() * z).sum())
         gg = lib.func.grad(lambda x: inner(x).pow(2).sum())(t(lib, X))
         tree = {"a": t(lib, X), "b": (t(lib, Y),)}
         gt = lib.func.grad(lambda p: (p["a"] * p["b"][0].exp()).sum())(tree)
-        return gg, gt["a"], gt["b"][0]
+
+        # a closure over the outer input, inside vjp and jvp
+        def inner(x):
+            out, fn = lib.func.vjp(lambda y: y * x.sin(), lib.ones(3, dtype=lib.float64))
+            _, tan = lib.func.jvp(lambda y: y * x, (lib.ones(3, dtype=lib.float64),), (t(lib, Y),))
+            return fn(t(lib, Y))[0].sum() + tan.pow(2).sum() + out.exp().sum()
+
+        gc = lib.func.grad(inner)(t(lib, X))
+        return gg, gt["a"], gt["b"][0], gc
 
     a, b = run_both(real_torch, f)
     close(b, a)
@@ -147,7 +156,6 @@ def test_vmap_in_out_dims_and_grad(real_torch):
     close(b, a)
 
 
-@pytest.mark.filterwarnings("ignore:.*torch.jit.script.*:DeprecationWarning")  # real torch
 def test_vmap_errors_and_randomness(lib):
     with pytest.raises(ValueError):
         lib.func.vmap(lambda x, y: x + y)(lib.ones(2, 3), lib.ones(3, 3))
