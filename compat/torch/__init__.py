@@ -42,7 +42,7 @@ _LAZY_DEVICES = (
 
 __version__ = "2.13.0+compat"
 #: submodules imported on first attribute access (``torch.nn``, ``torch.cuda``, ...)
-_LAZY = ("nn", "optim", "utils", "distributions", *_LAZY_DEVICES)
+_LAZY = ("nn", "optim", "utils", "distributions", "func", *_LAZY_DEVICES)
 
 
 def __getattr__(name: str) -> Any:
@@ -50,4 +50,6 @@ def __getattr__(name: str) -> Any:
         return importlib.import_module(f"compat.torch.{name}")
     if name in ("save", "load"):
         return getattr(importlib.import_module("compat.torch.serialization"), name)
+    if name == "vmap":  # torch.vmap is torch.func.vmap
+        return importlib.import_module("compat.torch.func").vmap
     raise AttributeError(f"module 'compat.torch' has no attribute {name!r}")

@@ -59,6 +59,14 @@ from compat.torch.nn.modules import (
     Tanh,
     Unflatten,
 )
+from compat.torch.nn.modules.activation_attention import MultiheadAttention
+from compat.torch.nn.modules.transformer import (
+    Transformer,
+    TransformerDecoder,
+    TransformerDecoderLayer,
+    TransformerEncoder,
+    TransformerEncoderLayer,
+)
 from compat.torch.nn.parameter import Parameter
 
 __all__ = [
@@ -120,4 +128,14 @@ __all__ += [
     "RNNCell",
     "RNNCellBase",
     "utils",
+]
+
+# attention
+__all__ += [
+    "MultiheadAttention",
+    "Transformer",
+    "TransformerDecoder",
+    "TransformerDecoderLayer",
+    "TransformerEncoder",
+    "TransformerEncoderLayer",
 ]

@@ -33,6 +33,10 @@ from compat.torch.nn.functional.activation import (
     softmax,
     tanh,
 )
+from compat.torch.nn.functional.attention import (
+    multi_head_attention_forward,
+    scaled_dot_product_attention,
+)
 from compat.torch.nn.functional.conv import conv1d, conv2d
 from compat.torch.nn.functional.loss import (
     binary_cross_entropy_with_logits,
@@ -85,4 +89,10 @@ __all__ = [
     "silu",
     "softmax",
     "tanh",
+]
+
+# attention
+__all__ += [
+    "multi_head_attention_forward",
+    "scaled_dot_product_attention",
 ]

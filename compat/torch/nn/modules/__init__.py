@@ -10,6 +10,7 @@ from compat.torch.nn.modules.activation import (
     Softmax,
     Tanh,
 )
+from compat.torch.nn.modules.activation_attention import MultiheadAttention
 from compat.torch.nn.modules.batchnorm import BatchNorm1d, BatchNorm2d
 from compat.torch.nn.modules.container import ModuleDict, ModuleList, Sequential
 from compat.torch.nn.modules.conv import Conv1d, Conv2d
@@ -46,6 +47,13 @@ from compat.torch.nn.modules.rnn import (
     RNNCellBase,
 )
 from compat.torch.nn.modules.sparse import Embedding
+from compat.torch.nn.modules.transformer import (
+    Transformer,
+    TransformerDecoder,
+    TransformerDecoderLayer,
+    TransformerEncoder,
+    TransformerEncoderLayer,
+)
 
 __all__ = [
     "GELU",
@@ -96,4 +104,14 @@ __all__ += [
     "RNNBase",
     "RNNCell",
     "RNNCellBase",
+]
+
+# attention
+__all__ += [
+    "MultiheadAttention",
+    "Transformer",
+    "TransformerDecoder",
+    "TransformerDecoderLayer",
+    "TransformerEncoder",
+    "TransformerEncoderLayer",
 ]

@@ -26,7 +26,6 @@ from compat._core import transfer as _transfer
 
 from __future__ import annotations
 
-import itertools
 from collections import OrderedDict, namedtuple
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
@@ -35,9 +34,24 @@ import numpy as np
 
 import compat.torch as torch
 from compat._core import transfer as _transfer
+from compat.torch.nn.modules.module_hooks import (
+    ModuleHooksMixin,
+    RemovableHandle,
+    register_module_forward_hook,
+    register_module_forward_pre_hook,
+    register_module_full_backward_hook,
+    register_module_full_backward_pre_hook,
+)
 from compat.torch.nn.parameter import Parameter
 
-__all__ = ["Module"]
+__all__ = [
+    "Module",
+    "RemovableHandle",
+    "register_module_forward_hook",
+    "register_module_forward_pre_hook",
+    "register_module_full_backward_hook",
+    "register_module_full_backward_pre_hook",
+]
 
 
 class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
@@ -51,25 +65,6 @@ class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpec
         return super().__repr__()
 
     __str__ = __repr__
-
-
-class RemovableHandle:
-    """Handle returned by ``register_*_hook``; ``remove()`` unregisters the hook."""
-
-    _next_id = itertools.count()
-
-    def __init__(self, hooks: dict[int, Any]) -> None:
-        self._hooks = hooks
-        self.id = next(RemovableHandle._next_id)
-
-    def remove(self) -> None:
-        self._hooks.pop(self.id, None)
-
-    def __enter__(self) -> RemovableHandle:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.remove()
 
 
 def _addindent(text: str, spaces: int) -> str:
@@ -103,7 +98,7 @@ def _as_tensor_like(value: Any, like: Any) -> Any:
     return torch.tensor(np.asarray(value), dtype=like.dtype)
 
 
-class Module:
+class Module(ModuleHooksMixin):
     """Base class for all neural network modules.
 
     Subclasses call ``super().__init__()`` first, assign submodules and
@@ -132,8 +127,7 @@ class Module:
         setattr_(self, "_buffers", {})
         setattr_(self, "_non_persistent_buffers_set", set())
         setattr_(self, "_modules", {})
-        setattr_(self, "_forward_hooks", {})
-        setattr_(self, "_forward_pre_hooks", {})
+        self._init_hooks()
         if self.call_super_init:
             super().__init__(*args, **kwargs)
 
@@ -141,33 +135,6 @@ class Module:
         raise NotImplementedError(
             f'Module [{type(self).__name__}] is missing the required "forward" function'
         )
-
-    # ------------------------------------------------------------------ calling
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        if not (self._forward_pre_hooks or self._forward_hooks):
-            return self.forward(*args, **kwargs)
-        for hook in list(self._forward_pre_hooks.values()):
-            result = hook(self, args)
-            if result is not None:
-                args = result if isinstance(result, tuple) else (result,)
-        out = self.forward(*args, **kwargs)
-        for hook in list(self._forward_hooks.values()):
-            result = hook(self, args, out)
-            if result is not None:
-                out = result
-        return out
-
-    def register_forward_pre_hook(self, hook: Callable[..., Any]) -> RemovableHandle:
-        """``hook(module, args)`` runs before ``forward``; a non-``None`` result replaces args."""
-        handle = RemovableHandle(self._forward_pre_hooks)
-        self._forward_pre_hooks[handle.id] = hook
-        return handle
-
-    def register_forward_hook(self, hook: Callable[..., Any]) -> RemovableHandle:
-        """``hook(module, args, output)`` runs after ``forward``; a non-``None`` result replaces it."""
-        handle = RemovableHandle(self._forward_hooks)
-        self._forward_hooks[handle.id] = hook
-        return handle
 
     # ------------------------------------------------------------------ registration
     def register_buffer(self, name: str, tensor: Any, persistent: bool = True) -> None:
@@ -260,6 +227,16 @@ class Module:
         if not isinstance(param, Parameter):
             raise AttributeError(f"`{name}` is not an nn.Parameter")
         return param
+
+    def get_buffer(self, target: str) -> Any:
+        """The buffer at dotted path ``target``."""
+        module_path, _, name = target.rpartition(".")
+        mod = self.get_submodule(module_path)
+        if not hasattr(mod, name):
+            raise AttributeError(f"{mod._get_name()} has no attribute `{name}`")
+        if name not in mod._buffers:
+            raise AttributeError(f"`{name}` is not a buffer")
+        return mod._buffers[name]
 
     # ------------------------------------------------------------------ attributes
     def __getattr__(self, name: str) -> Any:
@@ -670,6 +647,17 @@ class Module:
     def double(self) -> Module:
         """Cast floating parameters and buffers to ``float64``."""
         return self._apply(lambda t: _cast(t, torch.float64) if _is_floating_dtype(t.dtype) else t)
+
+    def half(self) -> Module:
+        """Cast floating parameters and buffers to ``float16``."""
+        return self._apply(lambda t: _cast(t, torch.float16) if _is_floating_dtype(t.dtype) else t)
+
+    def bfloat16(self) -> Module:
+        """Cast floating parameters and buffers to ``bfloat16`` (where compat has that dtype)."""
+        bf16 = getattr(torch, "bfloat16", None)
+        if bf16 is None:
+            raise NotImplementedError("Module.bfloat16: compat.torch has no bfloat16 dtype")
+        return self._apply(lambda t: _cast(t, bf16) if _is_floating_dtype(t.dtype) else t)
 
     def cpu(self) -> Module:
         """Move parameters and buffers to the CPU."""
