@@ -334,9 +334,15 @@ def randint(
     requires_grad: bool = False,
     generator: Any = None,
 ) -> Tensor:
+    if isinstance(high, (tuple, list, Size)):  # randint(high, size)
+        low, high, size = 0, low, high
     if high is None:
         low, high = 0, low
-    arr = _gen(generator).integers(low, high, size=tuple(size))
+    if low >= high:
+        raise RuntimeError(
+            f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}"
+        )
+    arr = _gen(generator).integers(low, high, size=_size_args(tuple(size)))
     return _leaf(arr.astype(_np_dtype(dtype, np.dtype(np.int64))), requires_grad, device)
 
 
@@ -396,3 +402,97 @@ def normal(mean: Any, std: Any = 1.0, size: Any = None, generator: Any = None) -
     shape = _size_args((size,)) if size is not None else ()
     out = mean + std * _gen(generator).standard_normal(shape)
     return _leaf(np.asarray(out, _dt.get_default_dtype().np), False)
+
+
+def randint_like(
+    input: Tensor,
+    low: int = 0,
+    high: int | None = None,
+    *,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+) -> Tensor:
+    """``randint`` with ``input``'s shape (and dtype unless given); ``randint_like(x, high)``."""
+    if high is None:
+        low, high = 0, low
+    return randint(
+        low,
+        high,
+        tuple(input.shape),
+        dtype=dtype or input.dtype,
+        device=input.device if device is None else device,
+        requires_grad=requires_grad,
+    )
+
+
+def multinomial(
+    input: Tensor, num_samples: int, replacement: bool = False, *, generator: Any = None
+) -> Tensor:
+    """Indices drawn from the categorical distribution(s) in ``input``'s last dim
+    (unnormalised non-negative weights), without replacement unless asked."""
+    p = np.asarray(input._st.array, np.float64)
+    if p.ndim not in (1, 2):
+        raise RuntimeError("prob_dist must be 1 or 2 dim")
+    rows = p.reshape(-1, p.shape[-1])
+    n = rows.shape[-1]
+    if num_samples <= 0:
+        raise RuntimeError("cannot sample n_sample <= 0 samples")
+    if not replacement and num_samples > n:
+        raise RuntimeError(
+            "cannot sample n_sample > prob_dist.size(-1) samples without replacement"
+        )
+    if not np.all(np.isfinite(rows)) or np.any(rows < 0):
+        raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
+    sums = rows.sum(-1)
+    if np.any(sums <= 0):
+        raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
+    rng = _gen(generator)
+    out = np.empty((rows.shape[0], num_samples), np.int64)
+    for r, (row, s) in enumerate(zip(rows, sums)):
+        if not replacement and np.count_nonzero(row) < num_samples:
+            raise RuntimeError(
+                "invalid multinomial distribution (with replacement=False, not enough non-negative category to sample)"
+            )
+        out[r] = rng.choice(n, size=num_samples, replace=replacement, p=row / s)
+    return _leaf(out.reshape(p.shape[:-1] + (num_samples,)), False)
+
+
+def poisson(input: Tensor, generator: Any = None) -> Tensor:
+    """Poisson draws with rates ``input`` (same shape and dtype)."""
+    lam = np.asarray(input._st.array)
+    if np.any(lam < 0):
+        raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
+    return _leaf(_gen(generator).poisson(lam).astype(input._npdtype), False)
+
+
+class _LegacyTensorType(type):
+    def __instancecheck__(cls, obj: object) -> bool:
+        return isinstance(obj, Tensor) and obj._npdtype == cls._npd
+
+
+def _legacy(name: str, npd: Any) -> type:
+    """``torch.FloatTensor`` & co: ``FloatTensor([1, 2])`` makes a tensor of that dtype
+    from data, ``FloatTensor(2, 3)`` an uninitialised (here: zero) one of that size;
+    ``isinstance(t, torch.FloatTensor)`` tests the dtype."""
+
+    def __new__(cls: type, *args: Any, device: Any = None) -> Tensor:
+        if len(args) == 1 and not isinstance(args[0], (int, np.integer)):
+            data = args[0]
+            if isinstance(data, Size):
+                return _leaf(np.zeros(tuple(data), npd), False, device)
+            return tensor(data, dtype=_dt.from_np(npd), device=device)
+        return _leaf(np.zeros(_size_args(args), npd), False, device)
+
+    return _LegacyTensorType(name, (), {"__new__": __new__, "_npd": np.dtype(npd)})
+
+
+FloatTensor = _legacy("FloatTensor", np.float32)
+DoubleTensor = _legacy("DoubleTensor", np.float64)
+HalfTensor = _legacy("HalfTensor", np.float16)
+LongTensor = _legacy("LongTensor", np.int64)
+IntTensor = _legacy("IntTensor", np.int32)
+ShortTensor = _legacy("ShortTensor", np.int16)
+CharTensor = _legacy("CharTensor", np.int8)
+ByteTensor = _legacy("ByteTensor", np.uint8)
+BoolTensor = _legacy("BoolTensor", np.bool_)

@@ -6,6 +6,7 @@ from typing import Any
 
 import numpy as np
 
+from compat._core import creation as _creation
 from compat._core import dtypes as _dt
 from compat._core import ops as O
 from compat._core import optable
@@ -72,6 +73,20 @@ def _inplace_from(fn: Any) -> Any:
 
     f.__name__ = getattr(fn, "__name__", "op") + "_"
     return f
+
+
+def _random_(
+    self: Tensor, from_: int = 0, to: int | None = None, *, generator: Any = None
+) -> Tensor:
+    """``random_()``: integers in ``[0, 2**mantissa]`` for floats (``[0, max]`` for ints);
+    ``random_(to)``: ``[0, to)``; ``random_(from, to)``: ``[from, to)``."""
+    if to is None:
+        if from_ == 0:
+            npd = self._npdtype
+            to = 2 ** (np.finfo(npd).nmant + 1) + 1 if npd.kind == "f" else int(np.iinfo(npd).max)
+        else:
+            from_, to = 0, from_
+    return O.inplace_random(self, "random", from_, to, generator)
 
 
 def install() -> None:
@@ -183,6 +198,25 @@ def install() -> None:
         ),
         "bernoulli_": lambda self, p=0.5, *, generator=None: O.inplace_random(
             self, "bernoulli", p, 0.0, generator
+        ),
+        "exponential_": lambda self, lambd=1.0, *, generator=None: O.inplace_random(
+            self, "exponential", lambd, 0.0, generator
+        ),
+        "cauchy_": lambda self, median=0.0, sigma=1.0, *, generator=None: O.inplace_random(
+            self, "cauchy", median, sigma, generator
+        ),
+        "log_normal_": lambda self, mean=1.0, std=2.0, *, generator=None: O.inplace_random(
+            self, "log_normal", mean, std, generator
+        ),
+        "geometric_": lambda self, p, *, generator=None: O.inplace_random(
+            self, "geometric", p, 0.0, generator
+        ),
+        "random_": _random_,
+        "multinomial": lambda self, num_samples, replacement=False, *, generator=None: (
+            _creation.multinomial(self, num_samples, replacement, generator=generator)
+        ),
+        "bernoulli": lambda self, p=None, *, generator=None: _creation.bernoulli(
+            self, p, generator
         ),
     }
     for name, f in methods.items():

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from compat._core import dtypes as _dt
-from compat._core.ops import _c, coerce
+from compat._core.ops._common import _c, coerce
 from compat._core.optable import Idx, Mask, Sample, T, defop
 from compat._core.tensor import Size, Tensor, _wrap_dim, apply, apply_inplace
 from funcgrad import numpy as fnp

@@ -23,6 +23,7 @@ The ops live in modules by job (``binary``, ``unary``, ``reductions``, ``linalg`
 from __future__ import annotations
 
 from compat._core.ops import (
+    composite,  # noqa: F401
     selecting,  # noqa: F401
     sorting,  # noqa: F401  (rows of the op table)
 )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
@@ -28,6 +29,16 @@ def coerce(x: Any) -> Any:
     if isinstance(x, _NUM):
         return type(x).__mro__[-2](x) if not isinstance(x, bool) else bool(x)
     raise TypeError(f"unsupported operand type {type(x).__name__} for a tensor op")
+
+
+_WARNED: set[str] = set()
+
+
+def warn_once(key: str, message: str) -> None:
+    """A ``UserWarning`` the first time only, as PyTorch's ``TORCH_WARN_ONCE``."""
+    if key not in _WARNED:
+        _WARNED.add(key)
+        warnings.warn(message, UserWarning, stacklevel=3)
 
 
 def _dtype_of(x: Any) -> np.dtype:

@@ -134,7 +134,8 @@ def inplace_lerp(self: Tensor, end: Tensor, weight: Any) -> Tensor:
 
 
 def inplace_random(self: Tensor, kind: str, a: float, b: float, generator: Any = None) -> Tensor:
-    """``uniform_``/``normal_``/``bernoulli_``: new values from the global generator (recorded
+    """``uniform_``/``normal_``/``bernoulli_``/``exponential_``/``cauchy_``/``log_normal_``/
+    ``geometric_``/``random_``: new values from the global generator (recorded
     as a copy of a constant, so no gradient flows to the old values)."""
     from compat._core import creation
 
@@ -145,7 +146,18 @@ def inplace_random(self: Tensor, kind: str, a: float, b: float, generator: Any =
     elif kind == "normal":
         vals = a + b * rng.standard_normal(shape)
     elif kind == "bernoulli":
-        vals = rng.random(shape) < a
+        p = np.asarray(a._st.array) if isinstance(a, Tensor) else a
+        vals = rng.random(shape) < p
+    elif kind == "exponential":
+        vals = rng.exponential(1.0 / a, shape)
+    elif kind == "cauchy":
+        vals = a + b * rng.standard_cauchy(shape)
+    elif kind == "log_normal":
+        vals = np.exp(a + b * rng.standard_normal(shape))
+    elif kind == "geometric":
+        vals = rng.geometric(a, shape)
+    elif kind == "random":
+        vals = rng.integers(a, b, shape)
     else:
         raise ValueError(kind)
     src = creation._leaf(np.asarray(vals, self._npdtype), False)

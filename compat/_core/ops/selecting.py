@@ -11,12 +11,11 @@ from __future__ import annotations
 
 import builtins
 import itertools
-import warnings
 from typing import Any
 
 import numpy as np
 
-from compat._core.ops._common import _c, coerce
+from compat._core.ops._common import _c, coerce, warn_once
 from compat._core.optable import Idx, Mask, Sample, T, defop
 from compat._core.tensor import Tensor, _wrap_dim, apply
 from funcgrad import lax as flax
@@ -209,8 +208,6 @@ def take_along_dim(input: Tensor, indices: Tensor, dim: int | None = None) -> Te
 
 # ----------------------------------------------------------------- scatter family
 
-_WARNED: list = []
-
 
 def _scatter_index(idx: Any, axis: int, shape: tuple) -> tuple:
     """Full index arrays addressing ``out[..., idx[...], ...]`` for each element of ``idx``."""
@@ -285,14 +282,12 @@ def scatter(
     if reduce not in (None, "add", "multiply"):
         raise RuntimeError(f"reduce argument must be either add or multiply. Got {reduce}")
     src = coerce(src)
-    if reduce is not None and isinstance(src, Tensor) and not _WARNED:
-        _WARNED.append(True)  # once per process, as PyTorch's TORCH_WARN_ONCE
-        warnings.warn(
+    if reduce is not None and isinstance(src, Tensor):
+        warn_once(
+            "scatter_reduce",
             "The reduce argument of torch.scatter with Tensor src is deprecated and will be "
             "removed in a future PyTorch release. Use torch.scatter_reduce instead for more "
             "reduction options.",
-            UserWarning,
-            stacklevel=2,
         )
     st = (("axis", axis), ("reduce", reduce), ("dtype", input._npdtype))
     name = "ScatterBackward0" if isinstance(src, Tensor) else "ScatterBackward1"

@@ -1,0 +1,643 @@
+"""Ops PyTorch code uses daily that are compositions or small kernels: fused
+multiply-adds (``addmm``, ``baddbmm``, ...), ``tensordot``/``kron``/``cross``,
+distances (``cdist``, ``dist``), moments (``var_mean``, ``std_mean``), comparisons
+(``isclose``, ``allclose``, ``equal``), NaN-aware reductions, ``logit``, ``frac``,
+``nan_to_num``, stacking helpers and index grids.
+"""
+
+from __future__ import annotations
+
+import builtins
+from typing import Any
+
+import numpy as np
+
+from compat._core import dtypes as _dt
+from compat._core.creation import tensor
+from compat._core.ops._common import _c, coerce, warn_once
+from compat._core.ops.reductions import _dims, mean, std, var
+from compat._core.ops.unary import sign
+from compat._core.optable import Sample, T, defop
+from compat._core.shape_ops import cat, stack
+from compat._core.tensor import Tensor, _wrap_dim, apply
+from funcgrad import numpy as fnp
+
+
+def _tensor(a: Any, dtype: Any = None) -> Tensor:
+    return tensor(a, dtype=dtype)
+
+
+# ------------------------------------------------------------------ fused products
+
+
+def _addmm_f(c: Any, a: Any, b: Any, beta: Any, alpha: Any, *, dtype: np.dtype) -> Any:
+    prod = fnp.matmul(_c(a, dtype), _c(b, dtype))
+    return _c(beta, dtype) * _c(c, dtype) + _c(alpha, dtype) * prod
+
+
+def _fused(
+    name: str, input: Tensor, a: Tensor, b: Tensor, beta: Any, alpha: Any, node: str
+) -> Tensor:
+    dt = _dt.result_type(input, a, b)
+    if beta == 0:  # PyTorch ignores input (even NaN) when beta is 0
+        input = input * 0
+        input = apply(_zero_nan_f, "MulBackward0", (input,))
+    return apply(_addmm_f, node, (input, a, b, beta, alpha), (("dtype", dt),))
+
+
+def _zero_nan_f(x: Any) -> Any:
+    return fnp.where(fnp.isnan(x), fnp.zeros_like(x), x)
+
+
+@defop(
+    inplace=True,
+    samples=(
+        Sample(((2, 4), (2, 3), (3, 4))),
+        Sample(((4,), (2, 3), (3, 4)), kwargs=(("beta", 0.5), ("alpha", 2.0))),
+    ),
+)
+def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+    """``beta * input + alpha * (mat1 @ mat2)``."""
+    if mat1.ndim != 2 or mat2.ndim != 2:
+        raise RuntimeError("mat1 must be a matrix" if mat1.ndim != 2 else "mat2 must be a matrix")
+    if mat1.shape[1] != mat2.shape[0]:
+        raise RuntimeError(
+            f"mat1 and mat2 shapes cannot be multiplied ({mat1.shape[0]}x{mat1.shape[1]} and "
+            f"{mat2.shape[0]}x{mat2.shape[1]})"
+        )
+    return _fused("addmm", input, mat1, mat2, beta, alpha, "AddmmBackward0")
+
+
+@defop(inplace=True, samples=Sample(((2,), (2, 3), (3,)), kwargs=(("beta", 0.5),)))
+def addmv(input: Tensor, mat: Tensor, vec: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+    """``beta * input + alpha * (mat @ vec)``."""
+    if mat.ndim != 2 or vec.ndim != 1:
+        raise RuntimeError(
+            f"vector + matrix @ vector expected, got {input.ndim}, {mat.ndim}, {vec.ndim}"
+        )
+    return _fused("addmv", input, mat, vec, beta, alpha, "AddmvBackward0")
+
+
+@defop(inplace=True, samples=Sample(((2, 2, 4), (2, 2, 3), (2, 3, 4)), kwargs=(("alpha", 0.5),)))
+def baddbmm(
+    input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alpha: Any = 1
+) -> Tensor:
+    """``beta * input + alpha * bmm(batch1, batch2)``."""
+    if batch1.ndim != 3 or batch2.ndim != 3:
+        raise RuntimeError(
+            "batch1 must be a 3D tensor" if batch1.ndim != 3 else "batch2 must be a 3D tensor"
+        )
+    return _fused("baddbmm", input, batch1, batch2, beta, alpha, "BaddbmmBackward0")
+
+
+def _addbmm_f(c: Any, a: Any, b: Any, beta: Any, alpha: Any, *, dtype: np.dtype) -> Any:
+    prod = fnp.sum(fnp.matmul(_c(a, dtype), _c(b, dtype)), axis=0)
+    return _c(beta, dtype) * _c(c, dtype) + _c(alpha, dtype) * prod
+
+
+@defop(inplace=True, samples=Sample(((2, 4), (3, 2, 3), (3, 3, 4))))
+def addbmm(
+    input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alpha: Any = 1
+) -> Tensor:
+    """``beta * input + alpha * sum_i batch1[i] @ batch2[i]``."""
+    dt = _dt.result_type(input, batch1, batch2)
+    return apply(
+        _addbmm_f, "AddbmmBackward0", (input, batch1, batch2, beta, alpha), (("dtype", dt),)
+    )
+
+
+def _addr_f(c: Any, a: Any, b: Any, beta: Any, alpha: Any, *, dtype: np.dtype) -> Any:
+    return _c(beta, dtype) * _c(c, dtype) + _c(alpha, dtype) * fnp.outer(_c(a, dtype), _c(b, dtype))
+
+
+@defop(inplace=True, samples=Sample(((2, 3), (2,), (3,)), kwargs=(("beta", 2.0),)))
+def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+    """``beta * input + alpha * outer(vec1, vec2)``."""
+    dt = _dt.result_type(input, vec1, vec2)
+    return apply(_addr_f, "AddrBackward0", (input, vec1, vec2, beta, alpha), (("dtype", dt),))
+
+
+def _tensordot_f(a: Any, b: Any, *, axes: Any, dtype: np.dtype) -> Any:
+    return fnp.tensordot(_c(a, dtype), _c(b, dtype), axes=axes)
+
+
+@defop(
+    method=False,
+    node_name=False,
+    samples=(
+        Sample(((2, 3, 4), (3, 4, 2)), method=False),
+        Sample(((2, 3), (3, 2)), args=(1,), method=False),
+        Sample(((2, 3), (2, 3)), kwargs=(("dims", ([0, 1], [0, 1])),), method=False),
+    ),
+)
+def tensordot(a: Tensor, b: Tensor, dims: Any = 2, out: Any = None) -> Tensor:
+    if isinstance(dims, Tensor):
+        dims = dims.tolist()
+    axes = int(dims) if isinstance(dims, int) else (tuple(dims[0]), tuple(dims[1]))
+    dt = _dt.result_type(a, b)
+    return apply(_tensordot_f, "TensordotBackward0", (a, b), (("axes", axes), ("dtype", dt)))
+
+
+def _kron_f(a: Any, b: Any, *, dtype: np.dtype) -> Any:
+    return fnp.kron(_c(a, dtype), _c(b, dtype))
+
+
+@defop(node_name=False, samples=(Sample(((2, 2), (2, 3))), Sample(((3,), (2,)))))
+def kron(input: Tensor, other: Tensor) -> Tensor:
+    return apply(
+        _kron_f, "KronBackward0", (input, other), (("dtype", _dt.result_type(input, other)),)
+    )
+
+
+def _cross_f(a: Any, b: Any, *, axis: int, dtype: np.dtype) -> Any:
+    return fnp.cross(_c(a, dtype), _c(b, dtype), axis=axis)
+
+
+@defop(
+    node_name=False,
+    samples=(Sample(((2, 3), (2, 3))), Sample(((3, 2), (3, 2)), kwargs=(("dim", 0),))),
+)
+def cross(input: Tensor, other: Tensor, dim: int | None = None) -> Tensor:
+    """The 3-vector cross product along ``dim`` (default: the first dim of size 3)."""
+    if dim is None:
+        warn_once(
+            "cross",
+            "Using torch.cross without specifying the dim arg is deprecated.\nPlease either pass "
+            "the dim explicitly or simply use torch.linalg.cross.\nThe default value of dim "
+            "will change to agree with that of linalg.cross in a future release.",
+        )
+        dims = [d for d, s in enumerate(input.shape) if s == 3]
+        if not dims:
+            raise RuntimeError("no dimension of size 3 in input")
+        dim = dims[0]
+    axis = _wrap_dim(dim, input.ndim)
+    if input.shape[axis] != 3:
+        raise RuntimeError(
+            f"linalg.cross: inputs dimension {dim} must have length 3. Got {input.shape[axis]} "
+            f"and {other.shape[axis]}"
+        )
+    st = (("axis", axis), ("dtype", _dt.result_type(input, other)))
+    return apply(_cross_f, "LinalgCrossBackward0", (input, other), st)
+
+
+# ----------------------------------------------------------------- distances
+
+
+def _cdist_f(a: Any, b: Any, *, p: float) -> Any:
+    diff = fnp.expand_dims(a, -2) - fnp.expand_dims(b, -3)
+    if p == 2.0:
+        sq = fnp.sum(diff * diff, axis=-1)
+        # no NaN gradient at zero distance (PyTorch's gradient there is 0)
+        safe = fnp.where(sq == 0, fnp.ones_like(sq), sq)
+        return fnp.where(sq == 0, fnp.zeros_like(sq), fnp.sqrt(safe))
+    if p == float("inf"):
+        return fnp.max(fnp.abs(diff), axis=-1)
+    if p == 0:
+        return fnp.sum((diff != 0).astype(a.dtype), axis=-1)
+    if p == 1:
+        return fnp.sum(fnp.abs(diff), axis=-1)
+    s = fnp.sum(fnp.abs(diff) ** p, axis=-1)
+    safe = fnp.where(s == 0, fnp.ones_like(s), s)
+    return fnp.where(s == 0, fnp.zeros_like(s), safe ** (1.0 / p))
+
+
+@defop(
+    method=False,
+    node_name=False,
+    samples=(
+        Sample(((3, 2), (4, 2)), method=False),
+        Sample(((2, 3, 2), (2, 4, 2)), args=(1.0,), method=False),
+        Sample(((3, 2), (4, 2)), kwargs=(("p", 3.0),), method=False),
+    ),
+)
+def cdist(
+    x1: Tensor,
+    x2: Tensor,
+    p: float = 2.0,
+    compute_mode: str = "use_mm_for_euclid_dist_if_necessary",
+) -> Tensor:
+    """Pairwise ``p``-norm distances between the rows of ``x1`` and ``x2`` (batched)."""
+    if x1.ndim < 2 or x2.ndim < 2:
+        raise RuntimeError(f"cdist only supports at least 2D tensors, X1 got: {x1.ndim}D")
+    if x1.shape[-1] != x2.shape[-1]:
+        raise RuntimeError(
+            f"X1 and X2 must have the same number of columns. X1: {x1.shape[-1]} X2: {x2.shape[-1]}"
+        )
+    if p < 0:
+        raise RuntimeError("cdist only supports non-negative p values")
+    return apply(_cdist_f, "CdistBackward0", (x1, x2), (("p", float(p)),))
+
+
+def _dist_f(a: Any, b: Any, *, p: float, dtype: np.dtype) -> Any:
+    d = fnp.reshape(_c(a, dtype) - _c(b, dtype), (-1,))
+    if p == float("inf"):
+        return fnp.max(fnp.abs(d))
+    if p == 0:
+        return fnp.sum((d != 0).astype(dtype))
+    return fnp.linalg.norm(d, ord=p)
+
+
+@defop(node_name=False, samples=(Sample(((2, 3), (3,))), Sample(((4,), (4,)), args=(1,))))
+def dist(input: Tensor, other: Tensor, p: float = 2) -> Tensor:
+    """``norm(input - other, p)``."""
+    st = (("p", float(p)), ("dtype", _dt.result_type(input, other)))
+    return apply(_dist_f, "DistBackward0", (input, other), st)
+
+
+# ----------------------------------------------------------------- moments
+
+
+@defop(
+    method=False,
+    node_name=False,
+    samples=(
+        Sample(((3, 4),), method=False),
+        Sample(((3, 4),), args=(1,), kwargs=(("keepdim", True),), method=False),
+    ),
+)
+def var_mean(
+    input: Tensor,
+    dim: Any = None,
+    unbiased: Any = None,
+    keepdim: bool = False,
+    *,
+    correction: Any = None,
+) -> tuple:
+    """``(var, mean)`` over ``dim``."""
+    v = var(input, dim, unbiased, keepdim, correction=correction)
+    return v, mean(input, dim, keepdim)
+
+
+@defop(
+    method=False,
+    node_name=False,
+    samples=Sample(((3, 4),), args=(0,), kwargs=(("correction", 0),), method=False),
+)
+def std_mean(
+    input: Tensor,
+    dim: Any = None,
+    unbiased: Any = None,
+    keepdim: bool = False,
+    *,
+    correction: Any = None,
+) -> tuple:
+    """``(std, mean)`` over ``dim``."""
+    s = std(input, dim, unbiased, keepdim, correction=correction)
+    return s, mean(input, dim, keepdim)
+
+
+def _nanred_f(x: Any, *, axes: Any, keepdims: bool, op: str, dtype: np.dtype) -> Any:
+    x = _c(x, dtype)
+    f = fnp.nansum if op == "sum" else fnp.nanmean
+    return f(x, axis=axes, keepdims=keepdims)
+
+
+@defop(samples=(Sample(((3, 4),)), Sample(((3, 4),), args=(1,))))
+def nansum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+    """:func:`sum` treating NaN as zero."""
+    dt = (
+        _dt.np_dtype(dtype)
+        if dtype is not None
+        else (input._npdtype if input._npdtype.kind == "f" else np.dtype(np.int64))
+    )
+    st = (
+        ("axes", _dims(dim, input.ndim)),
+        ("keepdims", bool(keepdim)),
+        ("op", "sum"),
+        ("dtype", dt),
+    )
+    return apply(_nanred_f, "NansumBackward0", (input,), st)
+
+
+@defop(node_name=False, samples=(Sample(((3, 4),)), Sample(((3, 4),), args=(0, True))))
+def nanmean(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+    """:func:`mean` over the non-NaN elements."""
+    if input._npdtype.kind != "f":
+        raise RuntimeError(
+            f"nanmean(): expected input to have floating point or complex dtype but got {input.dtype}"
+        )
+    dt = _dt.np_dtype(dtype) if dtype is not None else input._npdtype
+    st = (
+        ("axes", _dims(dim, input.ndim)),
+        ("keepdims", bool(keepdim)),
+        ("op", "mean"),
+        ("dtype", dt),
+    )
+    return apply(_nanred_f, "NanmeanBackward0", (input,), st)
+
+
+def _count_nonzero_f(x: Any, *, axes: Any) -> Any:
+    return fnp.asarray(fnp.sum(x != 0, axis=axes), np.int64)
+
+
+@defop(
+    samples=(
+        Sample(((3, 4),), dtype="int64", domain=(0, 2), grad=False),
+        Sample(((3, 4),), args=(1,), dtype="int64", domain=(0, 2), grad=False),
+    )
+)
+def count_nonzero(input: Tensor, dim: Any = None) -> Tensor:
+    return apply(_count_nonzero_f, "count_nonzero", (input,), (("axes", _dims(dim, input.ndim)),))
+
+
+# ----------------------------------------------------------------- comparisons
+
+
+def _isclose_f(
+    a: Any, b: Any, *, rtol: float, atol: float, equal_nan: bool, dtype: np.dtype
+) -> Any:
+    return fnp.isclose(_c(a, dtype), _c(b, dtype), rtol=rtol, atol=atol, equal_nan=equal_nan)
+
+
+@defop(
+    samples=(
+        Sample(((2, 3), (2, 3)), grad=False),
+        Sample(((4,), (4,)), kwargs=(("atol", 2.0),), grad=False),
+    )
+)
+def isclose(
+    input: Tensor, other: Any, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False
+) -> Tensor:
+    other = coerce(other)
+    if isinstance(other, Tensor) and other._npdtype != input._npdtype:
+        raise RuntimeError(f"{input.dtype} did not match {other.dtype}")
+    st = (
+        ("rtol", float(rtol)),
+        ("atol", float(atol)),
+        ("equal_nan", bool(equal_nan)),
+        ("dtype", _dt.result_type(input, other)),
+    )
+    return apply(_isclose_f, "isclose", (input, other), st)
+
+
+@defop(
+    samples=(
+        Sample(((2, 3), (2, 3)), grad=False),
+        Sample(((4,), (4,)), kwargs=(("atol", 5.0),), grad=False),
+    )
+)
+def allclose(
+    input: Tensor, other: Any, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False
+) -> bool:
+    """Whether every element is close (a Python bool)."""
+    return builtins.bool(isclose(input, other, rtol, atol, equal_nan).all())
+
+
+@defop(
+    samples=(
+        Sample(((2, 3), (2, 3)), grad=False),
+        Sample(((3,), (3,)), dtype="int64", domain=(0, 0), grad=False),
+    )
+)
+def equal(input: Tensor, other: Tensor) -> bool:
+    """Same shape and same values (a Python bool)."""
+    if tuple(input.shape) != tuple(other.shape):
+        return False
+    return builtins.bool(np.array_equal(np.asarray(input._st.array), np.asarray(other._st.array)))
+
+
+# ----------------------------------------------------------------- elementwise extras
+
+
+def _frac_f(x: Any) -> Any:
+    return x - fnp.trunc(x)
+
+
+@defop(inplace=True, samples=Sample(((2, 3),)))
+def frac(input: Tensor) -> Tensor:
+    if input._npdtype.kind != "f":
+        raise RuntimeError(
+            f"\"frac_cpu\" not implemented for '{_dt.scalar_type_name(input._npdtype)}'"
+        )
+    return apply(_frac_f, "FracBackward0", (input,))
+
+
+def _logit_f(x: Any, *, eps: Any, dtype: np.dtype) -> Any:
+    x = _c(x, dtype)
+    if eps is not None:
+        x = fnp.clip(x, eps, 1 - eps)
+    return fnp.log(x / (1 - x))
+
+
+@defop(
+    inplace=True,
+    samples=(
+        Sample(((2, 3),), domain=(0.1, 0.9)),
+        Sample(((4,),), args=(0.2,), domain=(0.05, 0.95)),
+    ),
+)
+def logit(input: Tensor, eps: float | None = None) -> Tensor:
+    dt = _dt.float_type(input._npdtype)
+    return apply(
+        _logit_f,
+        "LogitBackward0",
+        (input,),
+        (("eps", None if eps is None else float(eps)), ("dtype", dt)),
+    )
+
+
+def _nan_to_num_f(x: Any, *, nan: float, posinf: Any, neginf: Any) -> Any:
+    return fnp.nan_to_num(x, nan=nan, posinf=posinf, neginf=neginf)
+
+
+@defop(
+    inplace=True,
+    samples=(Sample(((2, 3),)), Sample(((4,),), kwargs=(("nan", 1.0), ("posinf", 9.0)))),
+)
+def nan_to_num(
+    input: Tensor, nan: float = 0.0, posinf: float | None = None, neginf: float | None = None
+) -> Tensor:
+    """NaN -> ``nan``, +inf -> ``posinf`` (default: the dtype's largest), -inf -> ``neginf``."""
+    if input._npdtype.kind != "f":
+        return input.clone()
+    st = (("nan", float(nan)), ("posinf", posinf), ("neginf", neginf))
+    return apply(_nan_to_num_f, "NanToNumBackward0", (input,), st)
+
+
+def _signbit_f(x: Any) -> Any:
+    return fnp.signbit(x)
+
+
+@defop(samples=Sample(((2, 3),), grad=False))
+def signbit(input: Tensor) -> Tensor:
+    return apply(_signbit_f, "signbit", (input,))
+
+
+@defop(inplace=True, node_name=False, samples=Sample(((2, 3),)))
+def sgn(input: Tensor) -> Tensor:
+    """:func:`sign` (for real tensors)."""
+    return sign(input)
+
+
+def _float_power_f(x: Any, y: Any) -> Any:
+    return fnp.power(_c(x, np.dtype(np.float64)), _c(y, np.dtype(np.float64)))
+
+
+@defop(
+    inplace=True,
+    samples=(Sample(((3,), (3,)), domain=(0.5, 2)), Sample(((3,),), args=(2,), domain=(0.5, 2))),
+)
+def float_power(input: Any, exponent: Any) -> Tensor:
+    """``input ** exponent`` computed in float64."""
+    input, exponent = coerce(input), coerce(exponent)
+    name = "PowBackward1" if isinstance(exponent, Tensor) else "PowBackward0"
+    return apply(_float_power_f, name, (input, exponent))
+
+
+# ----------------------------------------------------------------- stacking and grids
+
+
+def _atleast(n: int, tensors: tuple) -> Any:
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        tensors = tuple(tensors[0])
+    out = []
+    for t in tensors:
+        if n >= 1 and t.ndim == 0:
+            t = t.reshape(1)
+        if n >= 2 and t.ndim == 1:
+            t = t.unsqueeze(0)
+        if n >= 3 and t.ndim == 2:
+            t = t.unsqueeze(-1)
+        out.append(t)
+    return out[0] if len(out) == 1 else tuple(out)
+
+
+@defop(method=False, node_name=False, samples=Sample(((),), method=False))
+def atleast_1d(*tensors: Any) -> Any:
+    return _atleast(1, tensors)
+
+
+@defop(method=False, node_name=False, samples=Sample(((3,),), method=False))
+def atleast_2d(*tensors: Any) -> Any:
+    return _atleast(2, tensors)
+
+
+@defop(method=False, node_name=False, samples=Sample(((2, 3),), method=False))
+def atleast_3d(*tensors: Any) -> Any:
+    return _atleast(3, tensors)
+
+
+@defop(
+    method=False, node_name=False, samples=Sample((), args=([T((3,)), T((2, 3))],), method=False)
+)
+def vstack(tensors: Any) -> Tensor:
+    return cat(
+        list(_atleast(2, tuple(tensors)) if len(tensors) > 1 else [_atleast(2, tuple(tensors))]), 0
+    )
+
+
+@defop(
+    method=False, node_name=False, samples=Sample((), args=([T((2, 3)), T((2, 1))],), method=False)
+)
+def hstack(tensors: Any) -> Tensor:
+    ts = _atleast(1, tuple(tensors))
+    ts = list(ts) if isinstance(ts, tuple) else [ts]
+    return cat(ts, 0 if ts[0].ndim == 1 else 1)
+
+
+@defop(
+    method=False, node_name=False, samples=Sample((), args=([T((2, 3)), T((2, 3))],), method=False)
+)
+def dstack(tensors: Any) -> Tensor:
+    ts = _atleast(3, tuple(tensors))
+    ts = list(ts) if isinstance(ts, tuple) else [ts]
+    return cat(ts, 2)
+
+
+@defop(
+    method=False, node_name=False, samples=Sample((), args=([T((3,)), T((3, 2))],), method=False)
+)
+def column_stack(tensors: Any) -> Tensor:
+    ts = [t.reshape(-1, 1) if t.ndim <= 1 else t for t in tensors]
+    return cat(ts, 1)
+
+
+@defop(function=True, method=False, node_name=False, samples=Sample(((3,), (2,)), method=False))
+def meshgrid(*tensors: Any, indexing: str | None = None) -> tuple:
+    """Coordinate grids (``indexing='ij'`` by default, as PyTorch; ``'xy'`` swaps the
+    first two)."""
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        tensors = tuple(tensors[0])
+    if indexing not in (None, "ij", "xy"):
+        raise RuntimeError(
+            f'torch.meshgrid: indexing must be one of "xy" or "ij", but received: {indexing}'
+        )
+    if indexing is None:
+        warn_once(
+            "meshgrid",
+            "torch.meshgrid: in an upcoming release, it will be required to pass the indexing "
+            "argument.",
+        )
+    ts = list(tensors)
+    swap = indexing == "xy" and len(ts) >= 2
+    if swap:
+        ts[0], ts[1] = ts[1], ts[0]
+    shape = tuple(t.numel() for t in ts)
+    out = []
+    for i, t in enumerate(ts):
+        view = [1] * len(ts)
+        view[i] = -1
+        out.append(t.reshape(*view).expand(*shape))
+    if swap:
+        out = [o.transpose(0, 1) for o in out]
+        out[0], out[1] = out[1], out[0]
+    return tuple(out)
+
+
+@defop(method=False, node_name=False, samples=Sample(((3,), (2,)), method=False))
+def cartesian_prod(*tensors: Tensor) -> Tensor:
+    if len(tensors) == 1:
+        return tensors[0]
+    grids = meshgrid(*tensors, indexing="ij")
+    return stack([g.reshape(-1) for g in grids], 1)
+
+
+@defop(samples=Sample(((2, 3),), grad=False))
+def argwhere(input: Tensor) -> Tensor:
+    """Indices of the non-zero elements, one row each (the same as ``nonzero``)."""
+    return _tensor(np.argwhere(np.asarray(input._st.array)).astype(np.int64))
+
+
+def _index_grid(row: int, col: int, offset: int, lower: bool) -> np.ndarray:
+    mask = (
+        np.tri(row, col, offset, dtype=bool) if lower else ~np.tri(row, col, offset - 1, dtype=bool)
+    )
+    return np.stack(np.nonzero(mask)).astype(np.int64)
+
+
+@defop(
+    method=False,
+    samples=(
+        Sample((), args=(3, 4), grad=False, method=False),
+        Sample((), args=(4, 3, -1), grad=False, method=False),
+    ),
+)
+def tril_indices(
+    row: int,
+    col: int,
+    offset: int = 0,
+    *,
+    dtype: Any = None,
+    device: Any = None,
+    layout: Any = None,
+) -> Tensor:
+    return _tensor(_index_grid(row, col, offset, True), dtype=dtype)
+
+
+@defop(
+    method=False,
+    samples=(
+        Sample((), args=(3, 4), grad=False, method=False),
+        Sample((), args=(4, 3, 1), grad=False, method=False),
+    ),
+)
+def triu_indices(
+    row: int,
+    col: int,
+    offset: int = 0,
+    *,
+    dtype: Any = None,
+    device: Any = None,
+    layout: Any = None,
+) -> Tensor:
+    return _tensor(_index_grid(row, col, offset, False), dtype=dtype)
