@@ -16,7 +16,8 @@ Which names count: the rules in ``_RULES`` (printed on the page), applied mechan
 by ``public_names`` / ``deprecated`` rather than by hand-picked lists:
 
 1. ``__all__`` plus the rest of ``dir()``, no ``_`` names, no submodules;
-2. outside ``__all__``, only what PyTorch documents as its own (``_documented_own``);
+2. outside ``__all__``, only what PyTorch documents as its own (``_documented_own``),
+   and no class re-exported from a parent namespace (``_reexported``);
 3. dropped: pybind11 bindings, removed-API stubs, undocumented backend kernels and
    top-level in-place twins (``_dropped``);
 4. deprecated names are listed apart and not counted (``deprecated``);
@@ -142,20 +143,33 @@ def deprecated(name: str, obj: Any) -> bool:
     )
 
 
-def _documented_own(name: str, obj: Any, ancestors: list[Any]) -> bool:
+def _in_torch(mod: str) -> bool:
+    """``mod`` is PyTorch's own code, not its dispatch / JIT / build machinery."""
+    own = mod == "torch" or mod.startswith("torch.")
+    return own and not mod.startswith(_MACHINERY)
+
+
+def _documented_own(name: str, obj: Any) -> bool:
     """Rule 2, for a name outside ``__all__``."""
     if name.isupper() or obj is None:
         return False
     if isinstance(obj, (str, bytes, bool, int, float, dict, list, tuple)):
         return False
     if isinstance(obj, type) or callable(obj):
-        mod = getattr(obj, "__module__", None) or ""
-        if not (mod == "torch" or mod.startswith("torch.")) or mod.startswith(_MACHINERY):
-            return False
-        if isinstance(obj, type) and any(getattr(a, name, None) is obj for a in ancestors):
-            return False
-        return bool(_doc(obj))
-    return type(obj).__module__.split(".")[0] == "torch"
+        if any(obj is v for v in vars(sys.modules["torch.overrides"]).values()):
+            return False  # ``has_torch_function``: __torch_function__ dispatch machinery
+        return _in_torch(getattr(obj, "__module__", None) or "") and bool(_doc(obj))
+    return _in_torch(type(obj).__module__)
+
+
+def _reexported(ns: str, name: str, obj: Any, ancestors: list[Any]) -> bool:
+    """A class defined outside ``ns`` that an ancestor namespace also has (``Tensor``)."""
+    if not isinstance(obj, type) or ns == "torch":
+        return False
+    mod = getattr(obj, "__module__", None) or ""
+    if mod == ns or mod.startswith(ns + "."):
+        return False
+    return any(getattr(a, name, None) is obj for a in ancestors)
 
 
 def _dropped(ns: str, name: str, obj: Any, tensor_cls: type) -> bool:
@@ -192,9 +206,9 @@ def public_names(ns: str, torch: types.ModuleType) -> dict[str, Any]:
         val = getattr(obj, n, _MISSING)
         if val is _MISSING or isinstance(val, types.ModuleType):
             continue
-        if (n in listed or _documented_own(n, val, ancestors)) and not _dropped(
-            ns, n, val, torch.Tensor
-        ):
+        if not (n in listed or _documented_own(n, val)):
+            continue
+        if not (_reexported(ns, n, val, ancestors) or _dropped(ns, n, val, torch.Tensor)):
             out[n] = val
     return out
 
@@ -239,8 +253,10 @@ _RULES = [
     "a name outside `__all__` (any name, for a module without `__all__`) counts only when "
     "PyTorch documents it as its own: a function or class with a docstring defined inside "
     "`torch`, or a value of a `torch` type (`torch.strided`); `typing` imports, plain "
-    "constants, `ALL_CAPS` flags, dispatch/JIT helpers and classes re-exported from a "
-    "parent namespace do not;",
+    "constants, `ALL_CAPS` flags and dispatch/JIT helpers do not;",
+    "a class defined outside the namespace that a parent namespace also has is a "
+    "re-export and counts only there (`Tensor` in `torch.fft`, `Optimizer` in "
+    "`torch.optim.lr_scheduler`);",
     "dropped everywhere: pybind11 bindings (TorchScript IR types, dispatcher keys, JIT and "
     'profiler helpers), stubs of removed APIs (they only raise "was removed"); in `torch` '
     "also the undocumented per-backend kernels (`cudnn_*`, `miopen_*`, `mkldnn_*`, "

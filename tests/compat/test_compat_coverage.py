@@ -32,7 +32,8 @@ def test_public_name_rules(real_torch):
     """The documented rules pick PyTorch's API and drop imports, bindings and stubs."""
     F = torch_coverage.public_names("torch.nn.functional", real_torch)
     assert {"relu", "conv2d", "cross_entropy", "scaled_dot_product_attention"} <= set(F)
-    assert not {"Callable", "Optional", "handle_torch_function", "DType"} & set(F)
+    assert not {"Callable", "Optional", "DType", "BroadcastingList2"} & set(F)
+    assert not {"handle_torch_function", "has_torch_function"} & set(F)
     top = torch_coverage.public_names("torch", real_torch)
     assert {"tensor", "float32", "set_default_dtype", "strided", "pi"} <= set(top)
     assert not {"AliasDb", "Graph", "eig", "symeig", "cudnn_convolution", "abs_"} & set(top)
@@ -41,7 +42,10 @@ def test_public_name_rules(real_torch):
     assert not {"__init__", "__repr__", "__torch_function__", "eig", "reinforce"} & set(T)
     sched = torch_coverage.public_names("torch.optim.lr_scheduler", real_torch)
     assert "StepLR" in sched and "Optimizer" not in sched
-    assert "hfft2" in torch_coverage.public_names("torch.fft", real_torch)
+    fft = torch_coverage.public_names("torch.fft", real_torch)
+    assert "hfft2" in fft and "Tensor" not in fft
+    assert "LinAlgError" in torch_coverage.public_names("torch.linalg", real_torch)
+    assert "no_grad" in torch_coverage.public_names("torch.autograd", real_torch)
     assert torch_coverage.deprecated("upsample", real_torch.nn.functional.upsample)
     assert not torch_coverage.deprecated("interpolate", real_torch.nn.functional.interpolate)
 
