@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib
 import pathlib
 import pkgutil
+import subprocess
 import sys
 import types
 
@@ -83,3 +84,27 @@ def test_public_submodules_reachable():
     assert not unreachable, f"add these to compat.torch._LAZY: {unreachable}"
     with pytest.raises(AttributeError):
         ctorch.no_such_submodule  # noqa: B018
+
+
+def test_compared_namespaces_reachable_in_fresh_interpreter():
+    """A compared namespace that compat has as a module is reachable as ``torch.a.b`` right
+    after ``import compat.torch as torch``, with no further import (as real code uses it)."""
+    code = (
+        "import importlib.util, sys\n"
+        "import compat.torch as torch\n"
+        f"spaces = {torch_coverage.NAMESPACES[2:]!r}\n"
+        "bad = []\n"
+        "for ns in spaces:\n"
+        "    if importlib.util.find_spec('compat.' + ns) is None:\n"
+        "        continue\n"
+        "    obj = torch\n"
+        "    for part in ns.split('.')[1:]:\n"
+        "        obj = getattr(obj, part, None)\n"
+        "    if obj is None:\n"
+        "        bad.append(ns)\n"
+        "print(','.join(bad))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True
+    )
+    assert out.stdout.strip() == "", f"not reachable by attribute access: {out.stdout.strip()}"
