@@ -4,7 +4,7 @@ functions, ``prelu``/``rrelu``, ``glu``, ``softmin``, ``mish``, ``logsigmoid``.
 Each is one compat op over a ``funcgrad.numpy`` function. Piecewise functions are written
 with ``where`` so that the gradient at a breakpoint is the one PyTorch's backward gives
 (e.g. ``hardtanh``'s is 0 at ``min_val``/``max_val``, ``hardswish``'s is 0 at -3 and 1
-at 3). ``inplace=True`` writes the result into ``input`` with ``copy_``.
+at 3). ``inplace=True`` runs the op in place (PyTorch's version-counter rules apply).
 """
 
 from __future__ import annotations
@@ -12,10 +12,13 @@ from __future__ import annotations
 import operator
 from typing import Any
 
+import numpy as np
+
 import compat.torch as torch
+import funcgrad.lax as flax
 import funcgrad.nn as fnn
 import funcgrad.numpy as fnp
-from compat._core.tensor import apply
+from compat._core.tensor import apply, apply_inplace
 from compat.torch.nn.functional._utils import Tensor, _to_dtype
 from compat.torch.nn.functional.activation import _softmax_dim
 
@@ -23,11 +26,16 @@ _SELU_ALPHA = 1.6732632423543772848170429916717
 _SELU_SCALE = 1.0507009873554804934193349852946
 
 
-def _finish(input: Tensor, out: Tensor, inplace: bool) -> Tensor:
-    """``out``, or ``input`` overwritten with it when ``inplace``."""
-    if not inplace:
-        return out
-    return input.copy_(out)
+def _run(fn: Any, name: str, input: Tensor, static: tuple = (), inplace: bool = False) -> Tensor:
+    """``fn`` applied to ``input`` as one op, or in place (``input`` takes the result and
+    the gradient is taken at its old value) when ``inplace``."""
+    if inplace:
+        return apply_inplace(input, fn, name, (), static)
+    return apply(fn, name, (input,), static)
+
+
+def _mul_f(x: Any, s: Any) -> Any:
+    return x * s
 
 
 def _check_float(name: str, input: Tensor) -> None:
@@ -43,27 +51,29 @@ def _elu_f(x: Any, *, alpha: float, scale: float, input_scale: float) -> Any:
     return scale * fnp.where(pos, x, neg)
 
 
-def _elu(name: str, input: Tensor, alpha: float, scale: float, in_scale: float) -> Tensor:
+def _elu(
+    name: str, input: Tensor, alpha: float, scale: float, in_scale: float, inplace: bool
+) -> Tensor:
     _check_float(name, input)
     static = (("alpha", float(alpha)), ("scale", float(scale)), ("input_scale", float(in_scale)))
-    return apply(_elu_f, "EluBackward0", (input,), static)
+    return _run(_elu_f, "EluBackward0", input, static, inplace)
 
 
 def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     """``x`` where positive, ``alpha * (exp(x) - 1)`` elsewhere."""
-    return _finish(input, _elu("elu", input, alpha, 1.0, 1.0), inplace)
+    return _elu("elu", input, alpha, 1.0, 1.0, inplace)
 
 
 def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     """``max(0, x) + min(0, alpha * (exp(x / alpha) - 1))``."""
     if alpha == 0:
         raise RuntimeError("ZeroDivisionError")
-    return _finish(input, _elu("celu", input, alpha, 1.0, 1.0 / alpha), inplace)
+    return _elu("celu", input, alpha, 1.0, 1.0 / alpha, inplace)
 
 
 def selu(input: Tensor, inplace: bool = False) -> Tensor:
     """``scale * elu(x, alpha)`` with the self-normalising constants."""
-    return _finish(input, _elu("selu", input, _SELU_ALPHA, _SELU_SCALE, 1.0), inplace)
+    return _elu("selu", input, _SELU_ALPHA, _SELU_SCALE, 1.0, inplace)
 
 
 def _softplus_f(x: Any, *, beta: float, threshold: float) -> Any:
@@ -93,7 +103,7 @@ def hardtanh(
     if not isinstance(input, torch.Tensor):
         raise TypeError(f"hardtanh(): argument 'input' must be Tensor, not {type(input).__name__}")
     static = (("lo", float(min_val)), ("hi", float(max_val)))
-    return _finish(input, apply(_hardtanh_f, "HardtanhBackward0", (input,), static), inplace)
+    return _run(_hardtanh_f, "HardtanhBackward0", input, static, inplace)
 
 
 def relu6(input: Tensor, inplace: bool = False) -> Tensor:
@@ -109,18 +119,20 @@ def _hardswish_f(x: Any) -> Any:
 def hardswish(input: Tensor, inplace: bool = False) -> Tensor:
     """``x * relu6(x + 3) / 6``."""
     _check_float("hardswish", input)
-    return _finish(input, apply(_hardswish_f, "HardswishBackward0", (input,)), inplace)
+    return _run(_hardswish_f, "HardswishBackward0", input, (), inplace)
 
 
 def _hardsigmoid_f(x: Any) -> Any:
-    mid = x / 6.0 + 0.5
+    # PyTorch's backward multiplies by 1/6 rounded to float32 (also for float64 inputs)
+    c = float(np.float32(1.0 / 6.0))
+    mid = c * x + flax.stop_gradient(x / 6.0 - c * x) + 0.5
     return fnp.where(x <= -3.0, fnp.zeros_like(x), fnp.where(x >= 3.0, fnp.ones_like(x), mid))
 
 
 def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:
     """``relu6(x + 3) / 6``."""
     _check_float("hardsigmoid", input)
-    return _finish(input, apply(_hardsigmoid_f, "HardsigmoidBackward0", (input,)), inplace)
+    return _run(_hardsigmoid_f, "HardsigmoidBackward0", input, (), inplace)
 
 
 def _mish_f(x: Any) -> Any:
@@ -130,7 +142,7 @@ def _mish_f(x: Any) -> Any:
 def mish(input: Tensor, inplace: bool = False) -> Tensor:
     """``x * tanh(softplus(x))``."""
     _check_float("mish", input)
-    return _finish(input, apply(_mish_f, "MishBackward0", (input,)), inplace)
+    return _run(_mish_f, "MishBackward0", input, (), inplace)
 
 
 def logsigmoid(input: Tensor) -> Tensor:
@@ -187,7 +199,7 @@ def _threshold_f(x: Any, *, threshold: float, value: float) -> Any:
 def threshold(input: Tensor, threshold: float, value: float, inplace: bool = False) -> Tensor:
     """``x`` where ``x > threshold``, ``value`` elsewhere."""
     static = (("threshold", float(threshold)), ("value", float(value)))
-    return _finish(input, apply(_threshold_f, "ThresholdBackward0", (input,), static), inplace)
+    return _run(_threshold_f, "ThresholdBackward0", input, static, inplace)
 
 
 def _prelu_f(x: Any, w: Any) -> Any:
@@ -200,12 +212,12 @@ def _prelu_f(x: Any, w: Any) -> Any:
 
 def prelu(input: Tensor, weight: Tensor) -> Tensor:
     """``x`` where positive, ``weight * x`` elsewhere; ``weight`` has one element or one per
-    channel (dimension 1 of the input; dimension 0 of a 1-D input)."""
+    channel (dimension 1 of the input)."""
     n = weight.numel()
     if n != 1:
         if input.dim() == 0:
             raise RuntimeError("Not allow zero-dim input tensor.")
-        channels = input.shape[1] if input.dim() >= 2 else input.shape[0]
+        channels = input.shape[1] if input.dim() >= 2 else 1
         if n != channels:
             raise RuntimeError(
                 "Mismatch of parameter numbers and input channel size. Found parameter numbers "
@@ -228,13 +240,16 @@ def rrelu(
     """Leaky ReLU whose negative slope is drawn uniformly from ``[lower, upper]`` per element
     while training (compat's generator, so not PyTorch's draws), ``(lower + upper) / 2`` else."""
     _check_float("rrelu_with_noise", input)
-    if not training:
-        slope = (lower + upper) / 2.0
-        return _finish(input, torch.where(input > 0, input, input * slope), inplace)
     with torch.no_grad():
-        draws = torch.rand(tuple(input.shape), dtype=input.dtype)
-        slopes = torch.where(input > 0, torch.ones_like(input), draws * (upper - lower) + lower)
-    return _finish(input, input * slopes, inplace)
+        if training:
+            draws = torch.rand(tuple(input.shape), dtype=input.dtype)
+            neg = draws * (upper - lower) + lower
+        else:
+            neg = torch.full(tuple(input.shape), (lower + upper) / 2.0, dtype=input.dtype)
+        slopes = torch.where(input > 0, torch.ones_like(input), neg)
+    if inplace:
+        return apply_inplace(input, _mul_f, "RreluWithNoiseBackward0", (slopes,))
+    return apply(_mul_f, "RreluWithNoiseBackward0", (input, slopes))
 
 
 def _glu_f(x: Any, *, dim: int) -> Any:

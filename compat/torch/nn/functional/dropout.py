@@ -12,6 +12,7 @@ import warnings
 from typing import Any
 
 import compat.torch as torch
+from compat._core.tensor import apply, apply_inplace
 from compat.torch.nn.functional._utils import Tensor, _to_dtype
 
 _ALPHA = 1.7580993408473766  # SELU's scale * alpha: the value dropped units are pushed to
@@ -31,17 +32,25 @@ def _keep_mask(input: Tensor, p: float, feature: bool) -> Tensor:
         return _to_dtype(torch.rand(shape, dtype=input.dtype) < (1.0 - p), input.dtype)
 
 
-def _finish(input: Tensor, out: Tensor, inplace: bool) -> Tensor:
-    return input.copy_(out) if inplace else out
+def _affine_f(x: Any, a: Any, b: Any) -> Any:
+    return x * a + b
+
+
+def _finish(input: Tensor, scale: Tensor, shift: Any, inplace: bool) -> Tensor:
+    """``input * scale + shift`` (constants), as one op or in place."""
+    if inplace:
+        return apply_inplace(input, _affine_f, "MulBackward0", (scale, shift))
+    return apply(_affine_f, "MulBackward0", (input, scale, shift))
 
 
 def _feature_dropout(input: Tensor, p: float, training: bool, inplace: bool) -> Tensor:
     if not training or p == 0.0:
         return input
     if p == 1.0:
-        return _finish(input, input * 0.0, inplace)
-    mask = _keep_mask(input, p, True) * (1.0 / (1.0 - p))
-    return _finish(input, input * mask, inplace)
+        return _finish(input, torch.zeros((), dtype=input.dtype), 0.0, inplace)
+    with torch.no_grad():
+        mask = _keep_mask(input, p, True) * (1.0 / (1.0 - p))
+    return _finish(input, mask, 0.0, inplace)
 
 
 def _batched(input: Tensor, batched: bool, fn: Any) -> Tensor:
@@ -117,12 +126,13 @@ def _alpha(input: Tensor, p: float, training: bool, inplace: bool, feature: bool
     if not training or p == 0.0:
         return input
     if p == 1.0:
-        return _finish(input, input * 0.0, inplace)
+        return _finish(input, torch.zeros((), dtype=input.dtype), 0.0, inplace)
     a = 1.0 / math.sqrt((_ALPHA * _ALPHA * p + 1.0) * (1.0 - p))
     mask = _keep_mask(input, p, feature)
     with torch.no_grad():
         shift = (mask - 1.0) * (_ALPHA * a) + _ALPHA * a * p
-    return _finish(input, input * (mask * a) + shift, inplace)
+        scale = mask * a
+    return _finish(input, scale, shift, inplace)
 
 
 def alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False, inplace: bool = False):
