@@ -60,6 +60,7 @@ from compat.torch.nn.functional.conv_transpose import (
     conv_transpose2d,
     conv_transpose3d,
 )
+from compat.torch.nn.functional.ctc import ctc_loss
 from compat.torch.nn.functional.distance import (
     cosine_embedding_loss,
     cosine_similarity,
@@ -147,6 +148,7 @@ __all__ = [
     "cosine_embedding_loss",
     "cosine_similarity",
     "cross_entropy",
+    "ctc_loss",
     "dropout",
     "dropout1d",
     "dropout2d",

@@ -11,6 +11,7 @@ from compat.torch.nn.modules.module import Module
 
 __all__ = [
     "BCELoss",
+    "CTCLoss",
     "CosineEmbeddingLoss",
     "CosineSimilarity",
     "GaussianNLLLoss",
@@ -243,3 +244,25 @@ class CosineSimilarity(Module):
 
     def forward(self, x1: Any, x2: Any) -> Any:
         return F.cosine_similarity(x1, x2, self.dim, self.eps)
+
+
+class CTCLoss(_Loss):
+    """Connectionist temporal classification loss (``blank`` label, ``zero_infinity``)."""
+
+    def __init__(
+        self, blank: int = 0, reduction: str = "mean", zero_infinity: bool = False
+    ) -> None:
+        super().__init__(reduction=reduction)
+        self.blank = blank
+        self.zero_infinity = zero_infinity
+
+    def forward(self, log_probs: Any, targets: Any, input_lengths: Any, target_lengths: Any) -> Any:
+        return F.ctc_loss(
+            log_probs,
+            targets,
+            input_lengths,
+            target_lengths,
+            self.blank,
+            self.reduction,
+            self.zero_infinity,
+        )
