@@ -378,3 +378,32 @@ def test_dropout_modules_and_errors(real_torch):
     x = torch.ones(4, 8, 3) * 1.0
     h = x * 1.0
     assert F.dropout1d(h, 0.5, inplace=True) is h
+
+
+# --- unfold / fold --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "kw",
+    [dict(kernel_size=2), dict(kernel_size=(2, 3), dilation=(2, 1), padding=1, stride=(2, 3))],
+)
+def test_unfold_fold_match_torch(real_torch, kw):
+    compare(real_torch, lambda F, L, a: F.unfold(a, **kw), (X4,))
+    cols = npv(F.unfold(torch.tensor(X4), **kw))
+    compare(real_torch, lambda F, L, a: F.fold(a, (5, 6), **kw), (cols,))
+    compare(real_torch, lambda F, L, a: L.nn.Fold((5, 6), **kw)(a), (cols[0],))
+    assert repr(nn.Unfold(**kw)) == repr(real_torch.nn.Unfold(**kw))
+
+
+@pytest.mark.parametrize(
+    "fn, x",
+    [
+        (lambda F, L, a: F.unfold(a, 2), X5),
+        (lambda F, L, a: F.unfold(a, 7), X4),
+        (lambda F, L, a: F.unfold(a, 2, stride=0), X4),
+        (lambda F, L, a: F.fold(a, (5, 6), 2), X3),
+        (lambda F, L, a: F.fold(a, (5, 6), 2), np.ones((2, 8, 7))),
+    ],
+)
+def test_unfold_fold_errors(real_torch, fn, x):
+    same_error(real_torch, fn, (x,))

@@ -77,6 +77,7 @@ from compat.torch.nn.functional.dropout import (
     dropout3d,
     feature_alpha_dropout,
 )
+from compat.torch.nn.functional.fold import fold, unfold
 from compat.torch.nn.functional.loss import (
     binary_cross_entropy_with_logits,
     cross_entropy,
@@ -156,6 +157,7 @@ __all__ = [
     "elu",
     "embedding",
     "feature_alpha_dropout",
+    "fold",
     "gaussian_nll_loss",
     "gelu",
     "glu",
@@ -207,6 +209,7 @@ __all__ = [
     "tanhshrink",
     "threshold",
     "triplet_margin_loss",
+    "unfold",
     "upsample",
     "upsample_bilinear",
     "upsample_nearest",

@@ -53,6 +53,7 @@ from compat.torch.nn.modules.dropout import (
     FeatureAlphaDropout,
 )
 from compat.torch.nn.modules.flatten import Flatten, Unflatten
+from compat.torch.nn.modules.fold import Fold, Unfold
 from compat.torch.nn.modules.instancenorm import InstanceNorm1d, InstanceNorm2d
 from compat.torch.nn.modules.linear import Identity, Linear
 from compat.torch.nn.modules.loss import (
@@ -161,6 +162,7 @@ __all__ = [
     "Embedding",
     "FeatureAlphaDropout",
     "Flatten",
+    "Fold",
     "GaussianNLLLoss",
     "GroupNorm",
     "Hardshrink",
@@ -219,6 +221,7 @@ __all__ = [
     "Threshold",
     "TripletMarginLoss",
     "Unflatten",
+    "Unfold",
     "Upsample",
     "UpsamplingBilinear2d",
     "UpsamplingNearest2d",
