@@ -165,3 +165,11 @@ def test_softmin_and_softmax2d_checks(real_torch):
     for lib in (torch, real_torch):
         with pytest.raises(ValueError):
             lib.nn.Softmax2d()(lib.ones(2, 3))
+
+
+def test_functional_exports_are_functions(real_torch):
+    # a submodule named like a function (e.g. ``dropout``) must not shadow it
+    names = torch.nn.functional.__all__
+    assert all(callable(getattr(torch.nn.functional, n)) for n in names)
+    assert all(hasattr(real_torch.nn.functional, n) for n in names)
+    assert all(hasattr(real_torch.nn, n) for n in nn.__all__)

@@ -70,14 +70,14 @@ from compat.torch.nn.functional.distance import (
     pairwise_distance,
     triplet_margin_loss,
 )
-from compat.torch.nn.functional.dropout import (
+from compat.torch.nn.functional.dropout_channel import (
     alpha_dropout,
     dropout1d,
     dropout2d,
     dropout3d,
     feature_alpha_dropout,
 )
-from compat.torch.nn.functional.fold import fold, unfold
+from compat.torch.nn.functional.im2col import fold, unfold
 from compat.torch.nn.functional.loss import (
     binary_cross_entropy_with_logits,
     cross_entropy,

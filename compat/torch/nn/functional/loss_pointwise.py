@@ -100,7 +100,7 @@ def binary_cross_entropy(
             f"Using a target size ({_size(target)}) that is different to the input size "
             f"({_size(input)}) is deprecated. Please ensure they have the same size."
         )
-    if input.numel() and bool(((input < 0) | (input > 1)).any()):
+    if input.numel() and not bool(((input >= 0) & (input <= 1)).all()):  # NaN fails too
         raise RuntimeError("all elements of input should be between 0 and 1")
     args = (input, target) if weight is None else (input, target, weight)
     return _apply_reduction(apply(_bce_f, "BinaryCrossEntropyBackward0", args), reduction)
