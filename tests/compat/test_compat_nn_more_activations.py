@@ -46,7 +46,7 @@ def test_activation_matches_torch(real_torch, name):
     compare(real_torch, lambda F, L, x: fn(F, x), (POINTS,))
 
 
-@pytest.mark.parametrize("name", ["elu", "softplus", "hardswish", "mish", "logsigmoid"])
+@pytest.mark.parametrize("name", ["elu", "hardswish", "mish"])
 def test_activation_float32(real_torch, name):
     fn = FUNCS[name]
     compare(real_torch, lambda F, L, x: fn(F, x), (POINTS.astype(np.float32),))

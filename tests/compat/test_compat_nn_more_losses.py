@@ -119,7 +119,7 @@ def test_loss_matches_torch(real_torch, name, reduction):
         compare(real_torch, lambda F, L, *ts: fn(F, L, *ts, reduction), arrays, grads)
 
 
-@pytest.mark.parametrize("name", ["bce", "smooth_l1", "kl", "triplet", "cosine_embedding"])
+@pytest.mark.parametrize("name", ["bce", "kl", "triplet"])
 def test_loss_float32(real_torch, name):
     fn, arrays, grads = CASES[name]
     arrays = tuple(np.asarray(a, np.float32) for a in arrays)
