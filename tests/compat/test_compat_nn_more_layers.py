@@ -405,3 +405,22 @@ def test_unfold_fold_match_torch(real_torch, kw):
 )
 def test_unfold_fold_errors(real_torch, fn, x):
     same_error(real_torch, fn, (x,))
+
+
+def test_double_backward_matches_torch(real_torch):
+    x, w = X4[:1, :2, :4, :4], RNG.standard_normal((2, 3, 3, 3))
+    cases = [
+        lambda F, a, b: F.conv_transpose2d(a, b, stride=2),
+        lambda F, a, b: F.pad(a * b.sum(), (1, 2, 1, 1), mode="reflect"),
+        lambda F, a, b: F.elu(F.interpolate(a, scale_factor=1.5, mode="bicubic") * b.sum()),
+    ]
+    for fn in cases:
+        res = []
+        for lib in (torch, real_torch):
+            a, b = lib.tensor(x, requires_grad=True), lib.tensor(w, requires_grad=True)
+            y = fn(lib.nn.functional, a, b)
+            (g,) = lib.autograd.grad((y * y).sum(), a, create_graph=True)
+            (g * g).sum().backward()
+            res.append((npv(g), npv(a.grad), npv(b.grad)))
+        for c, t in zip(*res):
+            np.testing.assert_allclose(c, t, rtol=1e-9, atol=1e-9)
