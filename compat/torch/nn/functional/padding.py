@@ -45,8 +45,8 @@ def pad(input: Tensor, pad: Any, mode: str = "constant", value: float | None = N
     Example:
         >>> import compat.torch as torch
         >>> import compat.torch.nn.functional as F
-        >>> F.pad(torch.arange(3.0), (2, 1), mode="reflect").tolist()
-        [2.0, 1.0, 0.0, 1.0, 2.0, 1.0]
+        >>> F.pad(torch.arange(3.0).reshape(1, 3), (2, 1), mode="reflect").tolist()
+        [[2.0, 1.0, 0.0, 1.0, 2.0, 1.0]]
     """
     if not isinstance(input, torch.Tensor):
         raise TypeError(f"pad(): argument 'input' must be Tensor, not {type(input).__name__}")
