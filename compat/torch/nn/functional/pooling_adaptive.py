@@ -8,6 +8,7 @@ maximum in row-major window order, so the gradient goes to the element PyTorch p
 
 from __future__ import annotations
 
+import functools
 import operator
 from typing import Any
 
@@ -17,7 +18,7 @@ import compat.torch as torch
 import funcgrad.numpy as fnp
 from compat._core.tensor import apply
 from compat.torch.nn.functional._utils import Tensor, _is_floating
-from compat.torch.nn.functional.upsampling import _area_matrix, _interp_f, _Key
+from compat.torch.nn.functional.upsampling import _axis_matrix, _interp_f, _Key
 
 
 def _sizes(fname: str, input: Tensor, output_size: Any, nd: int) -> tuple[int, ...]:
@@ -55,7 +56,10 @@ def _adaptive_avg(nd: int, input: Tensor, output_size: Any) -> Tensor:
     sizes = _sizes(fname, input, output_size, nd)
     if not _is_floating(input):
         raise NotImplementedError(f"compat {fname} supports floating inputs only")
-    mats = tuple(_Key(_area_matrix(n, o)) for n, o in zip(input.shape[-nd:], sizes))
+    mats = tuple(
+        _axis_matrix("area", n, o, None, False, np.float64)
+        for n, o in zip(input.shape[-nd:], sizes)
+    )
     return apply(_interp_f, f"AdaptiveAvgPool{nd}DBackward0", (input,), (("mats", mats),))
 
 
@@ -69,12 +73,13 @@ def adaptive_avg_pool3d(input: Tensor, output_size: Any) -> Tensor:
     return _adaptive_avg(3, input, output_size)
 
 
-def _window_table(n: int, o: int) -> np.ndarray:
+@functools.lru_cache(maxsize=256)
+def _window_table(n: int, o: int) -> _Key:
     """``(o, k)`` input positions of each window, padded with the window's last position."""
     starts = [(i * n) // o for i in range(o)]
     ends = [-((-(i + 1) * n) // o) for i in range(o)]
     k = max(e - s for s, e in zip(starts, ends))
-    return np.array([[min(s + j, e - 1) for j in range(k)] for s, e in zip(starts, ends)])
+    return _Key(np.array([[min(s + j, e - 1) for j in range(k)] for s, e in zip(starts, ends)]))
 
 
 def _adaptive_max_f(x: Any, *, tables: tuple[Any, ...], with_indices: bool) -> Any:
@@ -116,7 +121,7 @@ def _adaptive_max(nd: int, input: Tensor, output_size: Any, return_indices: bool
         raise NotImplementedError(f"compat {fname} needs a positive output_size")
     if input.dtype == torch.bool:
         raise RuntimeError(f"\"{fname}\" not implemented for 'Bool'")
-    tables = tuple(_Key(_window_table(n, o)) for n, o in zip(input.shape[-nd:], sizes))
+    tables = tuple(_window_table(n, o) for n, o in zip(input.shape[-nd:], sizes))
     static = (("tables", tables), ("with_indices", bool(return_indices)))
     return apply(_adaptive_max_f, f"AdaptiveMaxPool{nd}DBackward0", (input,), static)
 

@@ -11,6 +11,7 @@ are picked.
 
 from __future__ import annotations
 
+import functools
 import math
 import operator
 import warnings
@@ -98,6 +99,20 @@ def _cubic_matrix(n_in: int, n_out: int, scale: float | None, align: bool, dt: A
 def _area_matrix(n_in: int, n_out: int) -> np.ndarray:
     m = _adaptive_matrix(n_in, n_out)
     return m / m.sum(axis=1, keepdims=True)
+
+
+@functools.lru_cache(maxsize=256)
+def _axis_matrix(mode: str, n: int, o: int, s: float | None, align: bool, dt: Any) -> _Key:
+    """One axis's resampling matrix, cached (a model resamples the same sizes every step)."""
+    if mode in ("nearest", "nearest-exact"):
+        m = _nearest_matrix(n, o, s, mode == "nearest-exact")
+    elif mode == "area":
+        m = _area_matrix(n, o)
+    elif mode == "bicubic":
+        m = _cubic_matrix(n, o, s, align, dt)
+    else:
+        m = _linear_matrix(n, o, s, align, dt)
+    return _Key(m)
 
 
 def _interp_f(x: Any, *, mats: tuple[Any, ...]) -> Any:
@@ -211,17 +226,10 @@ def interpolate(
     if not input.is_floating_point():
         raise NotImplementedError(f"compat interpolate supports floating inputs only ({mode})")
     dt = np.float64 if input.dtype == torch.float64 else np.float32
-    mats = []
-    for n, o, s in zip(in_sizes, out, scales):
-        if mode in ("nearest", "nearest-exact"):
-            m = _nearest_matrix(n, o, s, mode == "nearest-exact")
-        elif mode == "area":
-            m = _area_matrix(n, o)
-        elif mode == "bicubic":
-            m = _cubic_matrix(n, o, s, bool(align_corners), dt)
-        else:
-            m = _linear_matrix(n, o, s, bool(align_corners), dt)
-        mats.append(_Key(m))
+    mats = [
+        _axis_matrix(mode, n, o, s, bool(align_corners), dt)
+        for n, o, s in zip(in_sizes, out, scales)
+    ]
     name = {
         "nearest": f"UpsampleNearest{dim}DBackward0",
         "nearest-exact": f"UpsampleNearestExact{dim}DBackward0",
