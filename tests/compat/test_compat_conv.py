@@ -283,9 +283,8 @@ def test_other_errors(real_torch):
             lib.nn.Conv1d(2, 2, 3, padding_mode="foo")
         with pytest.raises(TypeError):
             lib.nn.functional.conv2d(lib.zeros(1, 3, 4, 4), 3.0)
-    # valid but unsupported padding modes name the missing feature
-    with pytest.raises(NotImplementedError, match="padding_mode='reflect'"):
-        nn.Conv2d(3, 4, 3, padding_mode="reflect")
+    # the non-zeros padding modes are supported (values: test_compat_nn_more_layers.py)
+    assert nn.Conv2d(3, 4, 3, padding_mode="reflect").padding_mode == "reflect"
 
 
 def test_integer_convolution_vs_torch(real_torch):

@@ -187,3 +187,18 @@ def conv2d(
         torch.Size([1, 3, 5, 5])
     """
     return _conv(2, input, weight, bias, stride, padding, dilation, groups)
+
+
+def conv3d(
+    input: Tensor,
+    weight: Tensor,
+    bias: Tensor | None = None,
+    stride: int | tuple[int, int, int] = 1,
+    padding: str | int | tuple[int, int, int] = 0,
+    dilation: int | tuple[int, int, int] = 1,
+    groups: int = 1,
+) -> Tensor:
+    """3-D convolution (cross-correlation) of ``(N, C_in, D, H, W)`` or ``(C_in, D, H, W)``
+    input with a ``(C_out, C_in / groups, kD, kH, kW)`` weight; ``padding`` is an int, a
+    triple, ``'valid'`` or ``'same'``."""
+    return _conv(3, input, weight, bias, stride, padding, dilation, groups)

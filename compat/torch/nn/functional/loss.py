@@ -56,10 +56,31 @@ def l1_loss(
     size_average: bool | None = None,
     reduce: bool | None = None,
     reduction: str = "mean",
+    weight: Tensor | None = None,
 ) -> Tensor:
-    """Mean absolute error ``|input - target|``."""
+    """Mean absolute error ``|input - target|``; with an elementwise ``weight`` (of
+    ``input``'s shape) ``'mean'`` divides the weighted sum by ``weight.sum()``."""
+    if tuple(target.shape) != tuple(input.shape):
+        warnings.warn(
+            f"Using a target size ({_size(target)}) that is different to the input size "
+            f"({_size(input)}). This will likely lead to incorrect results due to broadcasting. "
+            "Please ensure they have the same size.",
+            UserWarning,
+            stacklevel=2,
+        )
     reduction = _resolve_reduction(size_average, reduce, reduction)
-    return _apply_reduction((input - target).abs(), reduction)
+    if weight is None:
+        return _apply_reduction((input - target).abs(), reduction)
+    if tuple(weight.shape) != tuple(input.shape):
+        raise ValueError("Weights and input must have the same size.")
+    loss = (input - target).abs() * weight
+    if reduction == "mean":
+        return loss.sum() / weight.sum()
+    if reduction not in ("sum", "none"):
+        raise ValueError(
+            f"Invalid reduction mode: {reduction}. Expected one of 'none', 'mean', 'sum'."
+        )
+    return _apply_reduction(loss, reduction)
 
 
 def binary_cross_entropy_with_logits(

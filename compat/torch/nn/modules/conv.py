@@ -1,4 +1,5 @@
-"""``nn.Conv1d`` and ``nn.Conv2d``, initialised as ``torch/nn/modules/conv.py`` does."""
+"""``nn.Conv1d/2d/3d`` (every ``padding_mode``), initialised as ``torch/nn/modules/conv.py``
+does; the transposed layers build on ``_ConvNd`` in ``conv_transpose``."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from compat.torch.nn.modules.module import Module
 from compat.torch.nn.modules.utils import _ntuple
 from compat.torch.nn.parameter import Parameter
 
-__all__ = ["Conv1d", "Conv2d"]
+__all__ = ["Conv1d", "Conv2d", "Conv3d"]
 
 _PADDING_MODES = {"zeros", "reflect", "replicate", "circular"}
 
@@ -21,6 +22,7 @@ class _ConvNd(Module):
     """Shared bookkeeping of the convolution layers (PyTorch's ``_ConvNd``)."""
 
     _nd = 0
+    _transposed = False
 
     def __init__(
         self,
@@ -59,22 +61,29 @@ class _ConvNd(Module):
                 f"padding_mode must be one of {_PADDING_MODES}, but got "
                 f"padding_mode='{padding_mode}'"
             )
-        if padding_mode != "zeros":
-            raise NotImplementedError(
-                f"Conv{nd}d(padding_mode='{padding_mode}') is not supported by compat yet: "
-                "only padding_mode='zeros'"
-            )
         self.in_channels = in_channels
         self.out_channels = out_channels
         self.kernel_size = kernel_size
         self.stride = stride
         self.padding = padding
         self.dilation = dilation
-        self.transposed = False
+        self.transposed = self._transposed
         self.output_padding = (0,) * nd
         self.groups = groups
         self.padding_mode = padding_mode
-        shape = (out_channels, in_channels // groups, *kernel_size)
+        # F.pad's amounts (last dimension first) for the non-zeros padding modes
+        if isinstance(padding, str):
+            pairs = []
+            for d, k in zip(dilation, kernel_size):
+                total = d * (k - 1) if padding == "same" else 0
+                pairs.append((total // 2, total - total // 2))
+        else:
+            pairs = [(p, p) for p in padding]
+        self._reversed_padding_repeated_twice = [a for pair in reversed(pairs) for a in pair]
+        if self._transposed:
+            shape = (in_channels, out_channels // groups, *kernel_size)
+        else:
+            shape = (out_channels, in_channels // groups, *kernel_size)
         self.weight = Parameter(_empty(shape, dtype))
         if bias:
             self.bias = Parameter(_empty((out_channels,), dtype))
@@ -92,7 +101,11 @@ class _ConvNd(Module):
             init.uniform_(self.bias, -bound, bound)
 
     def _conv_forward(self, input: Any, weight: Any, bias: Any) -> Any:
-        raise NotImplementedError
+        fn = getattr(F, f"conv{self._nd}d")
+        if self.padding_mode != "zeros":
+            padded = F.pad(input, self._reversed_padding_repeated_twice, mode=self.padding_mode)
+            return fn(padded, weight, bias, self.stride, 0, self.dilation, self.groups)
+        return fn(input, weight, bias, self.stride, self.padding, self.dilation, self.groups)
 
     def forward(self, input: Any) -> Any:
         return self._conv_forward(input, self.weight, self.bias)
@@ -121,7 +134,8 @@ class Conv1d(_ConvNd):
     """1-D convolution over ``(N, C_in, L)`` (or ``(C_in, L)``) input.
 
     ``weight`` is ``(out_channels, in_channels / groups, kernel_size)``; ``padding`` is
-    an int, a 1-tuple, ``'valid'`` or ``'same'``; only ``padding_mode='zeros'``.
+    an int, a 1-tuple, ``'valid'`` or ``'same'``, applied as ``padding_mode`` says
+    (``'zeros'``, ``'reflect'``, ``'replicate'`` or ``'circular'``).
 
     Example:
         >>> import compat.torch as torch
@@ -131,15 +145,12 @@ class Conv1d(_ConvNd):
 
     _nd = 1
 
-    def _conv_forward(self, input: Any, weight: Any, bias: Any) -> Any:
-        return F.conv1d(input, weight, bias, self.stride, self.padding, self.dilation, self.groups)
-
 
 class Conv2d(_ConvNd):
     """2-D convolution over ``(N, C_in, H, W)`` (or ``(C_in, H, W)``) input.
 
     ``weight`` is ``(out_channels, in_channels / groups, kH, kW)``; ``padding`` is an
-    int, a pair, ``'valid'`` or ``'same'``; only ``padding_mode='zeros'``.
+    int, a pair, ``'valid'`` or ``'same'``; any ``padding_mode``.
 
     Example:
         >>> import compat.torch as torch
@@ -149,8 +160,12 @@ class Conv2d(_ConvNd):
 
     _nd = 2
 
-    def _conv_forward(self, input: Any, weight: Any, bias: Any) -> Any:
-        return F.conv2d(input, weight, bias, self.stride, self.padding, self.dilation, self.groups)
+
+class Conv3d(_ConvNd):
+    """3-D convolution over ``(N, C_in, D, H, W)`` (or ``(C_in, D, H, W)``) input; ``weight``
+    is ``(out_channels, in_channels / groups, kD, kH, kW)``."""
+
+    _nd = 3
 
 
 def _empty(shape: tuple[int, ...], dtype: Any) -> Any:

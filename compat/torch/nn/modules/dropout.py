@@ -1,4 +1,5 @@
-"""``nn.Dropout``: random zeroing in training mode, the identity in eval mode."""
+"""``nn.Dropout`` and its channel-wise and alpha variants: random zeroing in training mode,
+the identity in eval mode."""
 
 from __future__ import annotations
 
@@ -7,7 +8,14 @@ from typing import Any
 from compat.torch.nn import functional as F
 from compat.torch.nn.modules.module import Module
 
-__all__ = ["Dropout"]
+__all__ = [
+    "AlphaDropout",
+    "Dropout",
+    "Dropout1d",
+    "Dropout2d",
+    "Dropout3d",
+    "FeatureAlphaDropout",
+]
 
 
 class Dropout(Module):
@@ -29,3 +37,40 @@ class Dropout(Module):
 
     def extra_repr(self) -> str:
         return f"p={self.p}, inplace={self.inplace}"
+
+
+class _DropoutNd(Dropout):
+    _fn = "dropout"
+
+    def forward(self, input: Any) -> Any:
+        return getattr(F, self._fn)(input, self.p, self.training, self.inplace)
+
+
+class Dropout1d(_DropoutNd):
+    """Zero whole channels of ``(N, C, L)`` or ``(C, L)`` input while training."""
+
+    _fn = "dropout1d"
+
+
+class Dropout2d(_DropoutNd):
+    """Zero whole channels of ``(N, C, H, W)`` input while training."""
+
+    _fn = "dropout2d"
+
+
+class Dropout3d(_DropoutNd):
+    """Zero whole channels of ``(N, C, D, H, W)`` or ``(C, D, H, W)`` input while training."""
+
+    _fn = "dropout3d"
+
+
+class AlphaDropout(_DropoutNd):
+    """Alpha dropout for SELU networks while training (keeps mean and variance)."""
+
+    _fn = "alpha_dropout"
+
+
+class FeatureAlphaDropout(_DropoutNd):
+    """Alpha dropout of whole channels while training."""
+
+    _fn = "feature_alpha_dropout"

@@ -1,5 +1,5 @@
 """Pooling layers as in ``torch/nn/modules/pooling.py``: ``MaxPool1d/2d``, ``AvgPool1d/2d``
-and ``AdaptiveAvgPool2d``, thin wrappers over ``nn.functional``."""
+and the adaptive average and max pools, thin wrappers over ``nn.functional``."""
 
 from __future__ import annotations
 
@@ -9,7 +9,18 @@ from compat.torch.nn import functional as F
 from compat.torch.nn.modules.module import Module
 from compat.torch.nn.modules.utils import _single
 
-__all__ = ["AdaptiveAvgPool2d", "AvgPool1d", "AvgPool2d", "MaxPool1d", "MaxPool2d"]
+__all__ = [
+    "AdaptiveAvgPool1d",
+    "AdaptiveAvgPool2d",
+    "AdaptiveAvgPool3d",
+    "AdaptiveMaxPool1d",
+    "AdaptiveMaxPool2d",
+    "AdaptiveMaxPool3d",
+    "AvgPool1d",
+    "AvgPool2d",
+    "MaxPool1d",
+    "MaxPool2d",
+]
 
 
 class _MaxPoolNd(Module):
@@ -158,3 +169,50 @@ class AdaptiveAvgPool2d(Module):
 
     def extra_repr(self) -> str:
         return f"output_size={self.output_size}"
+
+
+class AdaptiveAvgPool1d(AdaptiveAvgPool2d):
+    """Average pooling of ``(N, C, L)`` or ``(C, L)`` to length ``output_size``."""
+
+    def forward(self, input: Any) -> Any:
+        return F.adaptive_avg_pool1d(input, self.output_size)
+
+
+class AdaptiveAvgPool3d(AdaptiveAvgPool2d):
+    """Average pooling of ``(N, C, D, H, W)`` or ``(C, D, H, W)`` to ``output_size``."""
+
+    def forward(self, input: Any) -> Any:
+        return F.adaptive_avg_pool3d(input, self.output_size)
+
+
+class _AdaptiveMaxPoolNd(Module):
+    _fn = "adaptive_max_pool2d"
+
+    def __init__(self, output_size: Any, return_indices: bool = False) -> None:
+        super().__init__()
+        self.output_size = output_size
+        self.return_indices = return_indices
+
+    def forward(self, input: Any) -> Any:
+        return getattr(F, self._fn)(input, self.output_size, self.return_indices)
+
+    def extra_repr(self) -> str:
+        return f"output_size={self.output_size}"
+
+
+class AdaptiveMaxPool1d(_AdaptiveMaxPoolNd):
+    """Max pooling of ``(N, C, L)`` or ``(C, L)`` to length ``output_size``."""
+
+    _fn = "adaptive_max_pool1d"
+
+
+class AdaptiveMaxPool2d(_AdaptiveMaxPoolNd):
+    """Max pooling of ``(N, C, H, W)`` or ``(C, H, W)`` to ``output_size``."""
+
+    _fn = "adaptive_max_pool2d"
+
+
+class AdaptiveMaxPool3d(_AdaptiveMaxPoolNd):
+    """Max pooling of ``(N, C, D, H, W)`` or ``(C, D, H, W)`` to ``output_size``."""
+
+    _fn = "adaptive_max_pool3d"
