@@ -135,13 +135,17 @@ def defop(
     return register
 
 
-def functions() -> dict[str, Callable[..., Any]]:
-    """``torch.X`` for every row with a function, aliases included."""
+def functions(
+    with_out: Callable[[Callable[..., Any]], Callable[..., Any]] | None = None,
+) -> dict[str, Callable[..., Any]]:
+    """``torch.X`` for every row with a function, aliases included (``with_out`` wraps
+    each to take PyTorch's ``out=`` argument)."""
     out: dict[str, Callable[..., Any]] = {}
     for d in REGISTRY.values():
         if d.function:
+            f = with_out(d.fn) if with_out is not None else d.fn
             for n in (d.name, *d.aliases):
-                out[n] = d.fn
+                out[n] = f
     return out
 
 

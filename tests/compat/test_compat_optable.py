@@ -8,6 +8,8 @@ node's name. Nothing here lists ops by hand: a new row is tested by declaring it
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 from compat_helpers import npv
@@ -144,7 +146,9 @@ def test_row_gradients_match_pytorch(name, i, real_torch):
     form = "function" if d.function else "method"
     results = []
     for lib in (real_torch, ctorch):
-        out, leaves = _call(lib, d, sample, data, form, requires_grad=True)
+        with warnings.catch_warnings():  # once-per-process deprecations: tested above
+            warnings.simplefilter("ignore")
+            out, leaves = _call(lib, d, sample, data, form, requires_grad=True)
         outs = [o for o in _flat(out) if hasattr(o, "grad_fn") and o.requires_grad]
         assert outs, name
         rng = np.random.default_rng(7)
@@ -162,3 +166,38 @@ def test_row_gradients_match_pytorch(name, i, real_torch):
             np.testing.assert_allclose(g_o, g_t, rtol=1e-6, atol=1e-9, err_msg=name)
     if d.node_name:
         assert our_node == their_node, (name, our_node, their_node)
+
+
+@pytest.mark.parametrize(
+    "name", sorted(n for n, d in REGISTRY.items() if d.function and d.samples and not d.random)
+)
+def test_row_out_argument_matches_pytorch(name, real_torch):
+    """``torch.X(..., out=t)`` where PyTorch has an ``out=`` overload: the result lands in
+    ``t`` (resized from empty, PyTorch's dtype) and ``t`` is returned."""
+    d = REGISTRY[name]
+    sample = d.samples[0]
+    data = _arrays(sample, seed=0)
+    results = []
+    for lib in (real_torch, ctorch):
+        with warnings.catch_warnings():  # deprecation warnings are tested above
+            warnings.simplefilter("ignore")
+            plain, _ = _call(lib, d, sample, data, "function")
+        if not all(hasattr(o, "dtype") for o in _flat(plain)):
+            return  # a Python value (allclose, equal): no out=
+        outs = [lib.empty(0, dtype=o.dtype) for o in _flat(plain)]
+        out = outs[0] if len(outs) == 1 and not isinstance(plain, tuple) else tuple(outs)
+        tensors, args, kwargs = data
+        ts = [_to_lib(lib, a, False, []) for a in tensors]
+        args = [_to_lib(lib, a, False, []) for a in args]
+        kwargs = {k: _to_lib(lib, v, False, []) for k, v in kwargs.items()}
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                got = getattr(lib, name)(*sample.prefix, *ts, *args, out=out, **kwargs)
+        except TypeError:
+            if lib is real_torch:
+                return  # PyTorch has no out= overload for this op
+            raise
+        assert all(a is b for a, b in zip(_flat(got), _flat(out))), name
+        results.append(out)
+    _assert_same(results[1], results[0], f"{name} (out=)")
