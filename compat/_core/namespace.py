@@ -125,7 +125,7 @@ inf = math.inf
 nan = math.nan
 
 
-class memory_format:  # noqa: N801  (PyTorch's name)
+class memory_format:
     """``torch.contiguous_format`` & co: accepted by ``memory_format=`` arguments;
     compat's tensors are always contiguous, so every format reads as that."""
 
