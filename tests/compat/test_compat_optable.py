@@ -15,7 +15,7 @@ import pytest
 from compat_helpers import npv
 
 import compat.torch as ctorch
-from compat._core.optable import REGISTRY, Idx, Mask, T
+from compat._core.optable import REGISTRY, SPD, Idx, Mask, T
 
 CASES = [
     pytest.param(name, i, id=f"{name}-{i}")
@@ -40,13 +40,16 @@ def _arrays(sample, seed):
             return rng.integers(0, spec.high, spec.shape)
         if isinstance(spec, Mask):
             return rng.random(spec.shape) < 0.5
+        if isinstance(spec, SPD):
+            a = rng.uniform(lo, hi, (spec.n, spec.n))
+            return (a @ a.T + spec.n * np.eye(spec.n)).astype(sample.dtype)
         shape = spec.shape if isinstance(spec, T) else spec
         if sample.dtype == "int64":
             return rng.integers(int(np.floor(lo)), int(np.ceil(hi)) + 1, shape)
         return rng.uniform(lo, hi, shape).astype(sample.dtype)
 
     def walk(v):
-        if isinstance(v, (T, Idx, Mask)):
+        if isinstance(v, (T, Idx, Mask, SPD)):
             return make(v)
         if isinstance(v, list):
             return [walk(x) for x in v]
@@ -77,7 +80,7 @@ def _call(lib, d, sample, data, form, requires_grad=False):
     args = [_to_lib(lib, a, requires_grad, leaves) for a in args]
     kwargs = {k: _to_lib(lib, v, requires_grad, leaves) for k, v in kwargs.items()}
     if form == "function":
-        out = getattr(lib, d.name)(*sample.prefix, *ts, *args, **kwargs)
+        out = _function(lib, d)(*sample.prefix, *ts, *args, **kwargs)
     elif form == "method":
         out = getattr(ts[0], d.name)(*ts[1:], *args, **kwargs)
     else:  # in place on a non-leaf copy
@@ -85,6 +88,12 @@ def _call(lib, d, sample, data, form, requires_grad=False):
         out = getattr(self, d.name + "_")(*ts[1:], *args, **kwargs)
         assert out is self
     return out, leaves
+
+
+def _function(lib, d):
+    """``torch.X`` or ``torch.linalg.X`` of either library."""
+    ns = lib if d.module == "torch" else getattr(lib, d.module)
+    return getattr(ns, d.name.rpartition(".")[2])
 
 
 def _flat(out):
@@ -193,7 +202,7 @@ def test_row_out_argument_matches_pytorch(name, real_torch):
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                got = getattr(lib, name)(*sample.prefix, *ts, *args, out=out, **kwargs)
+                got = _function(lib, d)(*sample.prefix, *ts, *args, out=out, **kwargs)
         except TypeError:
             if lib is real_torch:
                 return  # PyTorch has no out= overload for this op
