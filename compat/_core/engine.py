@@ -148,7 +148,7 @@ class _Run:
                     cts = [as_value(x, self.create) for x in r]
         if n._freed or n._saved:
             check_node(n)
-        entry, batch = n._entry, self.batch
+        entry, batch = n._entry, self.batch if self.res_of is None else None  # traced: unbatched
         avals = entry.op.out_avals
         cts = [cts[i] if cts[i] is not None else zeros(avals[i], batch) for i in entry.ct_outs]
         if self.create:

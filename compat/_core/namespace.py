@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 from compat._core import dtypes as _dt
 from compat._core import ops as _ops  # noqa: F401  (declares the op table's rows)
 from compat._core import shape_ops as _shape_ops  # noqa: F401
@@ -80,10 +82,11 @@ from compat._core.grad_mode import (  # noqa: F401
     set_grad_enabled,
 )
 from compat._core.optable import functions as _functions
+from compat._core.out_arg import with_out
 from compat._core.tensor import Size, Tensor  # noqa: F401
 
 # ``torch.X`` for every row of the op table (aliases included)
-globals().update(_functions())
+globals().update(_functions(with_out))
 
 
 def is_tensor(obj: object) -> _dt.builtins.bool:
@@ -114,3 +117,26 @@ def numpy_dtype(d: _dt.dtype) -> object:
 
 
 strided = "torch.strided"
+
+
+e = math.e
+pi = math.pi
+inf = math.inf
+nan = math.nan
+
+
+class memory_format:
+    """``torch.contiguous_format`` & co: accepted by ``memory_format=`` arguments;
+    compat's tensors are always contiguous, so every format reads as that."""
+
+    def __init__(self, name: str) -> None:
+        self._name = name
+
+    def __repr__(self) -> str:
+        return f"torch.{self._name}"
+
+
+contiguous_format = memory_format("contiguous_format")
+preserve_format = memory_format("preserve_format")
+channels_last = memory_format("channels_last")
+channels_last_3d = memory_format("channels_last_3d")

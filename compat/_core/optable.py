@@ -36,6 +36,13 @@ class T:
 
 
 @dataclass(frozen=True)
+class SPD:
+    """A symmetric positive-definite ``n x n`` float matrix argument."""
+
+    n: int
+
+
+@dataclass(frozen=True)
 class Idx:
     """An int64 index tensor argument of ``shape`` with values in ``[0, high)``."""
 
@@ -88,6 +95,8 @@ class OpDef:
     #: whether the backward node's name is PyTorch's (not for composites such as einsum,
     #: whose node PyTorch names after the last view or product it happened to use)
     node_name: bool = True
+    #: the namespace of the function: ``"torch"`` or a submodule (``"linalg"``, ``"special"``)
+    module: str = "torch"
 
     def method_impl(self) -> Callable[..., Any] | None:
         if self.method is False:
@@ -110,11 +119,16 @@ def defop(
     samples: tuple[Sample, ...] | Sample = (),
     random: bool = False,
     node_name: bool = True,
+    module: str = "torch",
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Declare the row of the op implemented by the decorated function (returned as is)."""
 
     def register(fn: Callable[..., Any]) -> Callable[..., Any]:
         n = name or fn.__name__
+        if module != "torch":
+            n = f"{module}.{n}"
+            if method is not False:
+                raise ValueError(f"{n}: functions of torch.{module} have no Tensor method")
         if n in REGISTRY:
             raise ValueError(f"op {n!r} is declared twice in the op table")
         REGISTRY[n] = OpDef(
@@ -129,19 +143,25 @@ def defop(
             (samples,) if isinstance(samples, Sample) else tuple(samples),
             random,
             node_name,
+            module,
         )
         return fn
 
     return register
 
 
-def functions() -> dict[str, Callable[..., Any]]:
-    """``torch.X`` for every row with a function, aliases included."""
+def functions(
+    with_out: Callable[[Callable[..., Any]], Callable[..., Any]] | None = None,
+    module: str = "torch",
+) -> dict[str, Callable[..., Any]]:
+    """``torch.X`` (or ``torch.<module>.X``) for every row with a function, aliases
+    included (``with_out`` wraps each to take PyTorch's ``out=`` argument)."""
     out: dict[str, Callable[..., Any]] = {}
     for d in REGISTRY.values():
-        if d.function:
-            for n in (d.name, *d.aliases):
-                out[n] = d.fn
+        if d.function and d.module == module:
+            f = with_out(d.fn) if with_out is not None else d.fn
+            for n in (d.name.rpartition(".")[2], *d.aliases):
+                out[n] = f
     return out
 
 

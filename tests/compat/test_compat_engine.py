@@ -430,3 +430,20 @@ def test_mixed_graph_all_paths_match_pytorch(policy, real_torch, monkeypatch, fr
         got = scenario(ctorch)
         for g, e in zip(got, expected):
             np.testing.assert_allclose(g, e, rtol=1e-10, atol=1e-12)
+
+
+def test_batched_grad_through_a_create_graph_graph(lib):
+    """``is_grads_batched`` over a graph recorded by ``create_graph=True`` (the Jacobian of
+    a gradient): the assembled program is traced unbatched and vectorised afterwards."""
+    x = lib.tensor([1.0, 2.0, 3.0], dtype=lib.float64, requires_grad=True)
+    y = lib.tensor([0.5, 1.0, 2.0], dtype=lib.float64, requires_grad=True)
+    loss = (lib.sin(x) * y).sum() + (x**3).sum()
+    gy = lib.autograd.grad(loss, y, create_graph=True)[0]
+    eye = lib.eye(3, dtype=lib.float64)
+    for _ in range(2):  # first sighting runs node by node, the second assembled
+        (jac,) = lib.autograd.grad(
+            gy, x, grad_outputs=eye, is_grads_batched=True, retain_graph=True
+        )
+        np.testing.assert_allclose(
+            jac.detach().numpy(), np.diag(np.cos([1.0, 2.0, 3.0])), atol=1e-12
+        )

@@ -8,12 +8,14 @@ node's name. Nothing here lists ops by hand: a new row is tested by declaring it
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 from compat_helpers import npv
 
 import compat.torch as ctorch
-from compat._core.optable import REGISTRY, Idx, Mask, T
+from compat._core.optable import REGISTRY, SPD, Idx, Mask, T
 
 CASES = [
     pytest.param(name, i, id=f"{name}-{i}")
@@ -38,13 +40,16 @@ def _arrays(sample, seed):
             return rng.integers(0, spec.high, spec.shape)
         if isinstance(spec, Mask):
             return rng.random(spec.shape) < 0.5
+        if isinstance(spec, SPD):
+            a = rng.uniform(lo, hi, (spec.n, spec.n))
+            return (a @ a.T + spec.n * np.eye(spec.n)).astype(sample.dtype)
         shape = spec.shape if isinstance(spec, T) else spec
         if sample.dtype == "int64":
             return rng.integers(int(np.floor(lo)), int(np.ceil(hi)) + 1, shape)
         return rng.uniform(lo, hi, shape).astype(sample.dtype)
 
     def walk(v):
-        if isinstance(v, (T, Idx, Mask)):
+        if isinstance(v, (T, Idx, Mask, SPD)):
             return make(v)
         if isinstance(v, list):
             return [walk(x) for x in v]
@@ -75,7 +80,7 @@ def _call(lib, d, sample, data, form, requires_grad=False):
     args = [_to_lib(lib, a, requires_grad, leaves) for a in args]
     kwargs = {k: _to_lib(lib, v, requires_grad, leaves) for k, v in kwargs.items()}
     if form == "function":
-        out = getattr(lib, d.name)(*sample.prefix, *ts, *args, **kwargs)
+        out = _function(lib, d)(*sample.prefix, *ts, *args, **kwargs)
     elif form == "method":
         out = getattr(ts[0], d.name)(*ts[1:], *args, **kwargs)
     else:  # in place on a non-leaf copy
@@ -83,6 +88,12 @@ def _call(lib, d, sample, data, form, requires_grad=False):
         out = getattr(self, d.name + "_")(*ts[1:], *args, **kwargs)
         assert out is self
     return out, leaves
+
+
+def _function(lib, d):
+    """``torch.X`` or ``torch.linalg.X`` of either library."""
+    ns = lib if d.module == "torch" else getattr(lib, d.module)
+    return getattr(ns, d.name.rpartition(".")[2])
 
 
 def _flat(out):
@@ -144,7 +155,9 @@ def test_row_gradients_match_pytorch(name, i, real_torch):
     form = "function" if d.function else "method"
     results = []
     for lib in (real_torch, ctorch):
-        out, leaves = _call(lib, d, sample, data, form, requires_grad=True)
+        with warnings.catch_warnings():  # once-per-process deprecations: tested above
+            warnings.simplefilter("ignore")
+            out, leaves = _call(lib, d, sample, data, form, requires_grad=True)
         outs = [o for o in _flat(out) if hasattr(o, "grad_fn") and o.requires_grad]
         assert outs, name
         rng = np.random.default_rng(7)
@@ -162,3 +175,38 @@ def test_row_gradients_match_pytorch(name, i, real_torch):
             np.testing.assert_allclose(g_o, g_t, rtol=1e-6, atol=1e-9, err_msg=name)
     if d.node_name:
         assert our_node == their_node, (name, our_node, their_node)
+
+
+@pytest.mark.parametrize(
+    "name", sorted(n for n, d in REGISTRY.items() if d.function and d.samples and not d.random)
+)
+def test_row_out_argument_matches_pytorch(name, real_torch):
+    """``torch.X(..., out=t)`` where PyTorch has an ``out=`` overload: the result lands in
+    ``t`` (resized from empty, PyTorch's dtype) and ``t`` is returned."""
+    d = REGISTRY[name]
+    sample = d.samples[0]
+    data = _arrays(sample, seed=0)
+    results = []
+    for lib in (real_torch, ctorch):
+        with warnings.catch_warnings():  # deprecation warnings are tested above
+            warnings.simplefilter("ignore")
+            plain, _ = _call(lib, d, sample, data, "function")
+        if not all(hasattr(o, "dtype") for o in _flat(plain)):
+            return  # a Python value (allclose, equal): no out=
+        outs = [lib.empty(0, dtype=o.dtype) for o in _flat(plain)]
+        out = outs[0] if len(outs) == 1 and not isinstance(plain, tuple) else tuple(outs)
+        tensors, args, kwargs = data
+        ts = [_to_lib(lib, a, False, []) for a in tensors]
+        args = [_to_lib(lib, a, False, []) for a in args]
+        kwargs = {k: _to_lib(lib, v, False, []) for k, v in kwargs.items()}
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                got = _function(lib, d)(*sample.prefix, *ts, *args, out=out, **kwargs)
+        except TypeError:
+            if lib is real_torch:
+                return  # PyTorch has no out= overload for this op
+            raise
+        assert all(a is b for a, b in zip(_flat(got), _flat(out))), name
+        results.append(out)
+    _assert_same(results[1], results[0], f"{name} (out=)")

@@ -1,0 +1,379 @@
+"""``torch.linalg`` and ``torch.special``: rows of the op table in those namespaces.
+
+The kernels are funcgrad's ``numpy.linalg``/``scipy`` functions, so their gradients are
+funcgrad's rules for the decompositions; PyTorch's backward nodes for these are
+implementation details (``LinalgInvExBackward0``, ...) and are not matched.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from compat._core import dtypes as _dt
+from compat._core.ops._common import _c
+from compat._core.optable import SPD, Sample, T, defop
+from compat._core.tensor import Tensor, _wrap_dim, apply
+from funcgrad import nn as fnn
+from funcgrad import numpy as fnp
+from funcgrad.numpy import linalg as fla
+from funcgrad.scipy import linalg as fsl
+from funcgrad.scipy import special as fsp
+
+_LA = {"module": "linalg", "method": False, "node_name": False}
+
+
+def _float(*ts: Tensor) -> np.dtype:
+    dt = _dt.result_type(*ts)
+    if dt.kind not in "fc":
+        raise RuntimeError(
+            f"linalg: Expected a floating point or complex tensor as input. Got "
+            f"{_dt.scalar_type_name(dt)}"
+        )
+    return dt
+
+
+def _square(a: Tensor, name: str) -> None:
+    if a.ndim < 2 or a.shape[-1] != a.shape[-2]:
+        raise RuntimeError(
+            f"linalg.{name}: A must be batches of square matrices, but they are "
+            f"{a.shape[-2] if a.ndim >= 2 else 1} by {a.shape[-1] if a.ndim else 1} matrices"
+        )
+
+
+def _unary_f(a: Any, *, op: str) -> Any:
+    return {
+        "inv": fla.inv,
+        "det": fla.det,
+        "cholesky": fla.cholesky,
+        "pinv": fla.pinv,
+        "svdvals": fla.svdvals,
+        "eigvalsh": fla.eigvalsh,
+    }[op](a)
+
+
+def _unary(op: str, a: Tensor, square: bool = True) -> Tensor:
+    _float(a)
+    if square:
+        _square(a, op)
+    return apply(_unary_f, f"Linalg{op.capitalize()}Backward0", (a,), (("op", op),))
+
+
+@defop(samples=Sample(((3, 3),), domain=(-1, 1)), **_LA)
+def inv(A: Tensor) -> Tensor:
+    """The inverse of (batches of) square matrices."""
+    return _unary("inv", A)
+
+
+@defop(samples=(Sample(((3, 3),)), Sample(((2, 3, 3),))), **_LA)
+def det(A: Tensor) -> Tensor:
+    return _unary("det", A)
+
+
+@defop(samples=Sample((SPD(3),)), **_LA)
+def cholesky(A: Tensor, *, upper: bool = False) -> Tensor:
+    """The lower Cholesky factor of a Hermitian positive-definite matrix (``upper``: its
+    conjugate transpose)."""
+    L = _unary("cholesky", A)
+    return L.mT if upper else L
+
+
+@defop(samples=Sample(((3, 4),)), **_LA)
+def pinv(A: Tensor, *, atol: Any = None, rtol: Any = None, hermitian: bool = False) -> Tensor:
+    if atol is not None or rtol is not None:
+        raise NotImplementedError("linalg.pinv: atol= and rtol= are not supported by compat")
+    return _unary("pinv", A, square=False)
+
+
+@defop(samples=Sample(((3, 4),)), **_LA)
+def svdvals(A: Tensor, *, driver: Any = None) -> Tensor:
+    return _unary("svdvals", A, square=False)
+
+
+@defop(samples=Sample((SPD(3),)), **_LA)
+def eigvalsh(A: Tensor, UPLO: str = "L") -> Tensor:
+    """Eigenvalues (ascending) of a symmetric matrix, read from its ``UPLO`` triangle."""
+    if UPLO not in ("L", "U"):
+        raise RuntimeError(f"Expected UPLO argument to be 'L' or 'U', but got {UPLO}")
+    return _unary("eigvalsh", A if UPLO == "L" else A.mT)
+
+
+def _slogdet_f(a: Any) -> Any:
+    sign, logabs = fla.slogdet(a)
+    return sign, logabs
+
+
+@defop(samples=Sample(((3, 3),)), **_LA)
+def slogdet(A: Tensor) -> tuple:
+    """``(sign, log|det|)``."""
+    _float(A)
+    _square(A, "slogdet")
+    return apply(_slogdet_f, "LinalgSlogdetBackward0", (A,))
+
+
+def _solve_f(a: Any, b: Any, *, left: bool, vec: bool) -> Any:
+    if not left:
+        return fnp.swapaxes(fla.solve(fnp.swapaxes(a, -1, -2), fnp.swapaxes(b, -1, -2)), -1, -2)
+    if vec:
+        return fla.solve(a, b[..., None])[..., 0]
+    return fla.solve(a, b)
+
+
+@defop(samples=(Sample(((3, 3), (3, 2))), Sample(((3, 3), (3,)))), **_LA)
+def solve(A: Tensor, B: Tensor, *, left: bool = True) -> Tensor:
+    """``X`` with ``A @ X = B`` (``left=False``: ``X @ A = B``)."""
+    _float(A, B)
+    _square(A, "solve")
+    vec = B.ndim == 1 or (B.ndim == A.ndim - 1 and tuple(B.shape) == tuple(A.shape[:-1]))
+    st = (("left", bool(left)), ("vec", bool(vec and left)))
+    return apply(_solve_f, "LinalgSolveExBackward0", (A, B), st)
+
+
+def _solve_tri_f(a: Any, b: Any, *, upper: bool, left: bool, unit: bool) -> Any:
+    if left:
+        return fsl.solve_triangular(a, b, lower=not upper, unit_diagonal=unit)
+    at, bt = fnp.swapaxes(a, -1, -2), fnp.swapaxes(b, -1, -2)
+    x = fsl.solve_triangular(at, bt, lower=upper, unit_diagonal=unit)
+    return fnp.swapaxes(x, -1, -2)
+
+
+@defop(
+    samples=(
+        Sample(((3, 3), (3, 2)), kwargs=(("upper", True),), domain=(0.5, 2)),
+        Sample(((3, 3), (2, 3)), kwargs=(("upper", False), ("left", False)), domain=(0.5, 2)),
+    ),
+    **_LA,
+)
+def solve_triangular(
+    A: Tensor, B: Tensor, *, upper: bool, left: bool = True, unitriangular: bool = False
+) -> Tensor:
+    _float(A, B)
+    A = A.triu() if upper else A.tril()
+    st = (("upper", bool(upper)), ("left", bool(left)), ("unit", bool(unitriangular)))
+    return apply(_solve_tri_f, "LinalgSolveTriangularBackward0", (A, B), st)
+
+
+def _vector_norm_f(x: Any, *, ord: float, axes: Any, keepdims: bool, dtype: np.dtype) -> Any:
+    x = fnp.abs(_c(x, dtype))
+    if ord == float("inf"):
+        return fnp.max(x, axis=axes, keepdims=keepdims)
+    if ord == float("-inf"):
+        return fnp.min(x, axis=axes, keepdims=keepdims)
+    if ord == 0:
+        return fnp.sum((x != 0).astype(dtype), axis=axes, keepdims=keepdims)
+    if ord == 1:
+        return fnp.sum(x, axis=axes, keepdims=keepdims)
+    if ord == 2:
+        s = fnp.sum(x * x, axis=axes, keepdims=keepdims)
+        safe = fnp.where(s == 0, fnp.ones_like(s), s)
+        return fnp.where(s == 0, fnp.zeros_like(s), fnp.sqrt(safe))
+    return fnp.sum(x**ord, axis=axes, keepdims=keepdims) ** (1.0 / ord)
+
+
+@defop(
+    samples=(
+        Sample(((2, 3),)),
+        Sample(((2, 3),), args=(1,), kwargs=(("dim", 1),)),
+        Sample(((2, 3),), kwargs=(("ord", float("inf")), ("dim", (0, 1)), ("keepdim", True))),
+        Sample(((4,),), args=(3.0,)),
+    ),
+    **_LA,
+)
+def vector_norm(
+    x: Tensor, ord: float = 2, dim: Any = None, keepdim: bool = False, *, dtype: Any = None
+) -> Tensor:
+    """The ``ord``-norm of ``x`` over ``dim`` (all elements by default) as a vector."""
+    dt = _dt.np_dtype(dtype) if dtype is not None else _float(x)
+    if dim is None:
+        axes = None
+    else:
+        dims = dim if isinstance(dim, (tuple, list)) else (dim,)
+        axes = tuple(sorted(_wrap_dim(d, x.ndim) for d in dims))
+    st = (("ord", float(ord)), ("axes", axes), ("keepdims", bool(keepdim)), ("dtype", dt))
+    return apply(_vector_norm_f, "LinalgVectorNormBackward0", (x,), st)
+
+
+def _matrix_norm_f(a: Any, *, ord: Any, axes: tuple, keepdims: bool) -> Any:
+    return (
+        fla.matrix_norm(fnp.moveaxis(a, axes, (-2, -1)), ord=ord, keepdims=False)
+        if not keepdims
+        else fnp.expand_dims(fla.matrix_norm(fnp.moveaxis(a, axes, (-2, -1)), ord=ord), axes)
+    )
+
+
+@defop(
+    samples=(
+        Sample(((3, 4),)),
+        Sample(((2, 3, 3),), args=(1,)),
+        Sample(((3, 4),), args=(float("inf"),)),
+        Sample(((3, 4),), kwargs=(("ord", "nuc"),)),
+    ),
+    **_LA,
+)
+def matrix_norm(
+    A: Tensor, ord: Any = "fro", dim: Any = (-2, -1), keepdim: bool = False, *, dtype: Any = None
+) -> Tensor:
+    _float(A)
+    if A.ndim < 2:
+        raise RuntimeError(
+            "linalg.matrix_norm: The input tensor A must have at least 2 dimensions."
+        )
+    axes = tuple(_wrap_dim(d, A.ndim) for d in dim)
+    if not isinstance(ord, str):
+        ord = float(ord)
+    st = (("ord", ord), ("axes", axes), ("keepdims", bool(keepdim)))
+    return apply(_matrix_norm_f, "LinalgMatrixNormBackward0", (A,), st)
+
+
+@defop(
+    samples=(Sample(((2, 3),)), Sample(((4,),), args=(1,)), Sample(((3, 3),), args=("nuc",))),
+    **_LA,
+)
+def norm(
+    A: Tensor, ord: Any = None, dim: Any = None, keepdim: bool = False, *, dtype: Any = None
+) -> Tensor:
+    """``vector_norm`` for 1-D inputs or a single ``dim``, ``matrix_norm`` for 2-D inputs
+    or two dims; with neither ``ord`` nor ``dim`` the 2-norm of the flattened input."""
+    if ord is None:
+        return vector_norm(A, 2, dim, keepdim, dtype=dtype)
+    if isinstance(dim, int) or (dim is None and A.ndim == 1):
+        return vector_norm(A, ord, dim, keepdim, dtype=dtype)
+    return matrix_norm(A, ord, dim if dim is not None else (-2, -1), keepdim, dtype=dtype)
+
+
+def _matrix_power_f(a: Any, *, n: int) -> Any:
+    return fla.matrix_power(a, n)
+
+
+@defop(samples=(Sample(((3, 3),), args=(3,)), Sample(((3, 3),), args=(-2,), domain=(-1, 1))), **_LA)
+def matrix_power(A: Tensor, n: int) -> Tensor:
+    _square(A, "matrix_power")
+    return apply(_matrix_power_f, "LinalgMatrixPowerBackward0", (A,), (("n", int(n)),))
+
+
+def _multi_dot_f(*xs: Any) -> Any:
+    return fla.multi_dot(list(xs))
+
+
+@defop(samples=Sample((), args=([T((2, 3)), T((3, 4)), T((4,))],)), **_LA)
+def multi_dot(tensors: Any) -> Tensor:
+    tensors = list(tensors)
+    if len(tensors) < 2:
+        raise RuntimeError(f"multi_dot(): expected at least 2 tensors but got {len(tensors)}")
+    return apply(_multi_dot_f, "LinalgMultiDotBackward0", tensors)
+
+
+def _matrix_rank_f(a: Any) -> Any:
+    return fnp.asarray(fla.matrix_rank(a), np.int64)
+
+
+@defop(samples=Sample(((3, 4),), grad=False), **_LA)
+def matrix_rank(
+    A: Tensor, *, atol: Any = None, rtol: Any = None, hermitian: bool = False
+) -> Tensor:
+    if atol is not None or rtol is not None:
+        raise NotImplementedError("linalg.matrix_rank: atol= and rtol= are not supported by compat")
+    return apply(_matrix_rank_f, "linalg_matrix_rank", (A,))
+
+
+def _vecdot_f(x: Any, y: Any, *, axis: int, dtype: np.dtype) -> Any:
+    return fnp.sum(fnp.conj(_c(x, dtype)) * _c(y, dtype), axis=axis)
+
+
+@defop(samples=Sample(((2, 3), (3,))), **_LA)
+def vecdot(x: Tensor, y: Tensor, *, dim: int = -1) -> Tensor:
+    dt = _dt.result_type(x, y)
+    return apply(_vecdot_f, "LinalgVecdotBackward0", (x, y), (("axis", int(dim)), ("dtype", dt)))
+
+
+# ------------------------------------------------------------------ torch.special
+
+_SP = {"module": "special", "method": False, "node_name": False}
+
+_SPECIAL = {
+    "expit": (fnn.sigmoid, (-2, 2)),
+    "erf": (fsp.erf, (-2, 2)),
+    "erfc": (fsp.erfc, (-2, 2)),
+    "erfinv": (fsp.erfinv, (-0.9, 0.9)),
+    "gammaln": (fsp.gammaln, (0.5, 3)),
+    "digamma": (fsp.digamma, (0.5, 3)),
+    "psi": (fsp.digamma, (0.5, 3)),
+    "entr": (fsp.entr, (0.1, 2)),
+    "ndtr": (fsp.ndtr, (-2, 2)),
+    "ndtri": (fsp.ndtri, (0.1, 0.9)),
+    "log_ndtr": (fsp.log_ndtr, (-2, 2)),
+    "i0": (fsp.i0, (-2, 2)),
+    "i0e": (fsp.i0e, (-2, 2)),
+    "i1": (fsp.i1, (-2, 2)),
+    "i1e": (fsp.i1e, (-2, 2)),
+    "expm1": (fnp.expm1, (-2, 2)),
+    "exp2": (fnp.exp2, (-2, 2)),
+    "log1p": (fnp.log1p, (-0.5, 2)),
+}
+
+
+def _special_f(x: Any, *, op: str, dtype: np.dtype) -> Any:
+    return _SPECIAL[op][0](_c(x, dtype))
+
+
+def _special(op: str) -> Any:
+    def f(input: Tensor) -> Tensor:
+        dt = _dt.float_type(input._npdtype)
+        return apply(
+            _special_f, f"Special{op.capitalize()}Backward0", (input,), (("op", op), ("dtype", dt))
+        )
+
+    f.__name__ = op
+    f.__doc__ = f"``torch.special.{op}`` elementwise."
+    return defop(op, samples=Sample(((2, 3),), domain=_SPECIAL[op][1]), **_SP)(f)
+
+
+for _op in _SPECIAL:
+    _special(_op)
+del _op
+
+
+def _xlog_f(x: Any, y: Any, *, op: str, dtype: np.dtype) -> Any:
+    f = fsp.xlogy if op == "xlogy" else fsp.xlog1py
+    return f(_c(x, dtype), _c(y, dtype))
+
+
+def _xlog(op: str) -> Any:
+    def f(input: Any, other: Any) -> Tensor:
+        dt = _dt.float_type(_dt.result_type(input, other))
+        return apply(
+            _xlog_f,
+            f"Special{op.capitalize()}Backward0",
+            (input, other),
+            (("op", op), ("dtype", dt)),
+        )
+
+    f.__name__ = op
+    return defop(op, samples=Sample(((2, 3), (3,)), domain=(0.5, 2)), **_SP)(f)
+
+
+_xlog("xlogy")
+_xlog("xlog1py")
+
+
+def _sinc_f(x: Any, *, dtype: np.dtype) -> Any:
+    return fnp.sinc(_c(x, dtype))
+
+
+@defop(samples=Sample(((2, 3),)), **_SP)
+def sinc(input: Tensor) -> Tensor:
+    return apply(_sinc_f, "SincBackward0", (input,), (("dtype", _dt.float_type(input._npdtype)),))
+
+
+def _logit_f(x: Any, *, eps: Any, dtype: np.dtype) -> Any:
+    x = _c(x, dtype)
+    if eps is not None:
+        x = fnp.clip(x, eps, 1 - eps)
+    return fnp.log(x / (1 - x))
+
+
+@defop(name="logit", samples=Sample(((2, 3),), domain=(0.1, 0.9)), **_SP)
+def special_logit(input: Tensor, eps: float | None = None) -> Tensor:
+    st = (("eps", None if eps is None else float(eps)), ("dtype", _dt.float_type(input._npdtype)))
+    return apply(_logit_f, "LogitBackward0", (input,), st)
