@@ -23,7 +23,14 @@ from compat._core import dtypes as _dt
 from compat._core import grad_mode as _gm
 from compat._core import printing as _printing
 from compat._core.graph import AccumulateGrad, Node, RemovableHandle
-from funcgrad._engine import OpProgram, Tracer, is_tracing, lookup_op, trace_op
+from funcgrad._engine import (
+    ConcretizationError,
+    OpProgram,
+    Tracer,
+    is_tracing,
+    lookup_op,
+    trace_op,
+)
 
 
 class Size(tuple):
@@ -490,6 +497,16 @@ class Tensor:
     def _check_inplace(self) -> None:
         if self._requires_grad and self._grad_fn is None and _gm._state.enabled:
             raise RuntimeError(_LEAF_INPLACE)
+
+
+def known_value(t: Tensor) -> np.ndarray | None:
+    """``t``'s value as a NumPy array, or ``None`` when a funcgrad transform traces it
+    without knowing it (inside ``torch.func.vmap``): input checks that read values
+    skip then, as PyTorch's batched kernels do not run them per element."""
+    try:
+        return np.asarray(t._st.array)
+    except ConcretizationError:
+        return None
 
 
 def _rebuild(cls: type, arr: np.ndarray, requires_grad: bool) -> Tensor:

@@ -99,7 +99,8 @@ def _op_name(tb: Any) -> str:
     name = "?"
     for fr in traceback.extract_tb(tb):
         f = fr.filename.replace("\\", "/")
-        if "/compat/" in f and not f.endswith("/compat/torch/func.py"):
+        private = fr.name.startswith("_") and not fr.name.endswith("__")
+        if "/compat/" in f and not f.endswith("/compat/torch/func.py") and not private:
             name = fr.name
     return name
 
