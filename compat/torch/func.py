@@ -20,8 +20,8 @@ through a transform works as in PyTorch.
 
 Differences from PyTorch: data-dependent operations (``.item()``, ``nonzero``,
 boolean masks...) on batched values raise ``RuntimeError`` inside ``vmap`` (as
-``torch.func``); random operations inside ``vmap`` draw one value for the whole
-batch (``randomness='same'``); ``'different'`` raises ``NotImplementedError``.
+``torch.func``); random operations inside ``vmap`` draw one NumPy value for the
+whole batch (``randomness='same'``); ``'different'`` then maps element by element.
 """
 
 from __future__ import annotations
