@@ -175,3 +175,42 @@ def test_randomness_modes(lib):
     assert not np.allclose(d, d[0]) and len({tuple(r) for r in d.round(6)}) == 4
     with pytest.raises(RuntimeError):
         lib.func.vmap(lambda x: lib.nn.functional.dropout(x, 0.5) + x)(lib.ones(2, 3))
+
+
+OPS = {
+    "index": lambda L, v: v[1, 2:4] + v[-1][::2].sum(),
+    "index_tensor": lambda L, v: v[L.tensor([0, 2])] * 2,
+    "softmax": lambda L, v: L.softmax(v, -1),
+    "matmul": lambda L, v: v @ v.T,
+    "layer_norm": lambda L, v: L.nn.functional.layer_norm(v, (5,)),
+    "cat_stack": lambda L, v: L.cat([v, v * 2], 0).sum(0) + L.stack([v, v]).mean(0)[0],
+    "views": lambda L, v: v.view(20).reshape(5, 4).transpose(0, 1).contiguous().flatten(),
+    "where": lambda L, v: L.where(v > 0, v, L.zeros_like(v)),
+    "sort": lambda L, v: L.sort(v, dim=-1).values,
+    "gather": lambda L, v: L.gather(v, 1, L.tensor([[0], [1], [2], [3]])),
+    "setitem": lambda L, v: (lambda y: (y.__setitem__((0, slice(1, 3)), 7.0), y)[1])(v.clone()),
+    "new_tensor": lambda L, v: v + L.tensor([1.0, 2, 3, 4, 5]),
+    "embedding": lambda L, v: L.nn.functional.embedding(L.tensor([0, 3]), v),
+}
+
+
+@pytest.mark.parametrize("with_grad", [False, True], ids=["vmap", "vmap_grad"])
+def test_common_ops_under_vmap(real_torch, with_grad):
+    """Indexing, views, softmax, matmul, creation inside: ``vmap`` and ``vmap(grad)``."""
+    x = G.standard_normal((3, 4, 5)).astype(np.float32)
+
+    def f(lib):
+        out = []
+        for op in OPS.values():
+            if with_grad:
+                fn = lib.func.grad(lambda v, op=op: (op(lib, v) ** 2).sum())
+            else:
+                fn = lambda v, op=op: op(lib, v)
+            out.append(lib.func.vmap(fn)(lib.tensor(x)))
+        out.append(
+            lib.func.vmap(lambda v: lib.nn.functional.one_hot(v.argmax(-1), 5))(lib.tensor(x))
+        )
+        return out
+
+    a, b = both(real_torch, f)
+    close(b, a, 1e-4)

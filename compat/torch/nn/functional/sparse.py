@@ -71,6 +71,9 @@ def embedding(
 
 def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
     """``int64`` one-hot encoding with a new last dimension of size ``num_classes``."""
+    values = known_value(tensor)
+    if values is None and num_classes != -1:  # inside torch.func.vmap: no value checks
+        return _to_dtype(tensor.unsqueeze(-1) == torch.arange(num_classes), torch.int64)
     values = np.asarray(tensor.numpy())
     if values.size and values.min() < 0:
         raise RuntimeError("Class values must be non-negative.")
