@@ -601,8 +601,12 @@ def vmap(
 
     def chunked(args: tuple, kwargs: dict, leaves: list, dims: list, size: int, n: int) -> Any:
         parts = []
+        gen = _creation.default_generator
+        start = gen.get_state()
         for lo in range(0, size, n):
             hi = min(lo + n, size)
+            if randomness == "same":  # every chunk draws the same values
+                gen.set_state(start)
             part = [_chunk(x, d, lo, hi) for x, d in zip(leaves, dims, strict=True)]
             parts.append(mapped(args, kwargs, part, dims))
         flat = [_flatten(p)[0] for p in parts]
