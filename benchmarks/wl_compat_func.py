@@ -5,6 +5,8 @@
 * ``compat.func.per_sample_grads_b64``: per-sample gradients of a
   cross-entropy loss, ``vmap(grad(loss))`` over ``functional_call`` of an
   ``nn.Sequential`` MLP (the torch.func showcase), 64 examples.
+* ``compat.func.per_sample_grads_b1024_h512``: the same, 1,024 examples and a
+  hidden layer of 512 (compute dominates the per-call tracing).
 * ``compat.func.jacrev_b32``: ``vmap(jacrev(f))``: per-example Jacobians of a
   ``tanh`` layer, 32 examples.
 
@@ -31,9 +33,9 @@ def _libs() -> list:
     return libs
 
 
-def _model(lib):
+def _model(lib, hidden: int = D_HID):
     g = np.random.default_rng(0)
-    m = lib.nn.Sequential(lib.nn.Linear(D_IN, D_HID), lib.nn.ReLU(), lib.nn.Linear(D_HID, D_OUT))
+    m = lib.nn.Sequential(lib.nn.Linear(D_IN, hidden), lib.nn.ReLU(), lib.nn.Linear(hidden, D_OUT))
     with lib.no_grad():
         for p in m.parameters():
             p.copy_(lib.tensor(g.standard_normal(tuple(p.shape)) * 0.1, dtype=lib.float32))
@@ -66,14 +68,12 @@ def vmap_mlp() -> Impls:
     return impls
 
 
-@workload("compat.func.per_sample_grads_b64", group="compat")
-def per_sample_grads() -> Impls:
-    """vmap(grad(cross_entropy o functional_call(MLP))): per-sample gradients, 64 examples."""
+def _per_sample(n: int, hidden: int) -> Impls:
     impls: dict = {}
     for name, lib, raw in _libs():
-        m = _model(lib)
+        m = _model(lib, hidden)
         params = {k: v.detach() for k, v in m.named_parameters()}
-        x, y = _data(lib, 64)
+        x, y = _data(lib, n)
 
         def loss(p, v, t, lib=lib, m=m):
             out = lib.func.functional_call(m, p, (v.unsqueeze(0),))
@@ -84,6 +84,18 @@ def per_sample_grads() -> Impls:
             raw(g) for g in fn(p, x, y).values()
         ]
     return impls
+
+
+@workload("compat.func.per_sample_grads_b64", group="compat")
+def per_sample_grads() -> Impls:
+    """vmap(grad(cross_entropy o functional_call(MLP))): per-sample gradients, 64 examples."""
+    return _per_sample(64, D_HID)
+
+
+@workload("compat.func.per_sample_grads_b1024_h512", group="compat")
+def per_sample_grads_large() -> Impls:
+    """Per-sample gradients as above, 1,024 examples, hidden width 512."""
+    return _per_sample(1024, 512)
 
 
 @workload("compat.func.jacrev_b32", group="compat")
