@@ -36,23 +36,28 @@ from funcgrad import numpy as fnp
 from funcgrad.ad import reverse_accumulate
 from funcgrad.batching import batch_program
 from funcgrad.core import compile_cache
-from funcgrad.core.interp import eval_program, is_tracing, new_builder, trace_flat
+from funcgrad.core.errors import ConcretizationError
+from funcgrad.core.interp import Tracer, _state, eval_program, is_tracing, new_builder, trace_flat
 from funcgrad.core.ir import Aval, Program, Var
 
 __all__ = [
     "Aval",
+    "ConcretizationError",
     "OpProgram",
     "OpVJP",
     "Program",
+    "Tracer",
     "batch_program",
     "compile_cache",
     "executable",
     "is_tracing",
     "lookup_op",
     "new_builder",
+    "op_of_program",
     "reverse_accumulate",
     "run",
     "simplify",
+    "trace_flat",
     "trace_op",
 ]
 
@@ -198,7 +203,10 @@ class OpProgram:
         return f"OpProgram({self.name}#{self.id})"
 
     def run(self, *args: Any) -> list:
-        """Evaluate the op (no gradient bookkeeping)."""
+        """Evaluate the op (no gradient bookkeeping); inlined under a tracing builder
+        (a funcgrad transform tracing a function of compat tensors)."""
+        if _state.stack:
+            return eval_program(self.program, *args)
         f = self._exe
         if f is None:
             f = self._exe = executable(self.program)
@@ -408,6 +416,12 @@ def _intern(prog: Program, name: str, single: bool, saves: str | None) -> OpProg
     if op is None:
         op = _BY_KEY[key] = OpProgram(prog, name, single, saves)
     return op
+
+
+def op_of_program(prog: Program, name: str) -> OpProgram:
+    """An :class:`OpProgram` of an already traced program (several outputs), not cached
+    by function: ``torch.func`` records a whole transformed function as one op."""
+    return _intern(passes.prune_constvars(passes.simplify(prog)), name, False, None)
 
 
 def _sig(x: Any) -> Any:

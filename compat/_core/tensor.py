@@ -23,7 +23,14 @@ from compat._core import dtypes as _dt
 from compat._core import grad_mode as _gm
 from compat._core import printing as _printing
 from compat._core.graph import AccumulateGrad, Node, RemovableHandle
-from funcgrad._engine import OpProgram, lookup_op, trace_op
+from funcgrad._engine import (
+    ConcretizationError,
+    OpProgram,
+    Tracer,
+    is_tracing,
+    lookup_op,
+    trace_op,
+)
 
 
 class Size(tuple):
@@ -478,12 +485,28 @@ class Tensor:
     # ------------------------------------------------------------------ in-place plumbing
     def _set_data_inplace(self, data: Any) -> None:
         """Swap in a new array and bump the version (no graph change)."""
+        if type(data) is Tracer and type(self._st.array) is not Tracer:
+            raise RuntimeError(
+                "torch.func: an in-place operation inside a function transform wrote a "
+                "transformed value into a tensor from outside it (a captured tensor or "
+                "buffer); this is not supported. Pass the tensor as an input instead."
+            )
         self._st.array = data
         self._vc.v += 1
 
     def _check_inplace(self) -> None:
         if self._requires_grad and self._grad_fn is None and _gm._state.enabled:
             raise RuntimeError(_LEAF_INPLACE)
+
+
+def known_value(t: Tensor) -> np.ndarray | None:
+    """``t``'s value as a NumPy array, or ``None`` when a funcgrad transform traces it
+    without knowing it (inside ``torch.func.vmap``): input checks that read values
+    skip then, as PyTorch's batched kernels do not run them per element."""
+    try:
+        return np.asarray(t._st.array)
+    except ConcretizationError:
+        return None
 
 
 def _rebuild(cls: type, arr: np.ndarray, requires_grad: bool) -> Tensor:
@@ -541,8 +564,11 @@ def apply(
             d = getattr(a, "dtype", None)
             sig.append((a.shape, d) if d is not None else type(a))
     op = lookup_op(fn, name, static, tuple(sig), saves)
-    if req:
+    if req and not is_tracing():
         outs = _record(op, args, arrays)
+    elif req:
+        note_captured(args)  # under a funcgrad transform: values, no graph
+        outs = [_new_tensor(Tensor, o) for o in op.run(*arrays)]
     elif op.single:
         return _new_tensor(Tensor, op.run(*arrays)[0])
     else:
@@ -564,6 +590,21 @@ def _dev_scalar(x: Any) -> Any:
             _scalar_cache.clear()
         a = _scalar_cache[key] = jax.device_put(x)
     return a
+
+
+#: while ``torch.func`` traces a function at top level: the tensors requiring grad that
+#: it read from outside (not its inputs), by id of their array; else ``None``
+captured: dict[int, Tensor] | None = None
+
+
+def note_captured(args: Sequence[Any]) -> None:
+    """Remember the outside tensors requiring grad that a traced function reads (their
+    arrays are constants of the trace), so ``torch.func`` can differentiate through them."""
+    if captured is None:
+        return
+    for a in args:
+        if isinstance(a, Tensor) and a._requires_grad and type(a._st.array) is not Tracer:
+            captured[id(a._st.array)] = a
 
 
 def _saved_entry(t: Tensor) -> tuple:
@@ -603,6 +644,14 @@ def record(
     """
     if mask is None:
         mask = tuple(e is not None for e in edges)
+    if is_tracing():  # under a funcgrad transform tensors are values: nothing to record
+        if args is not None:
+            note_captured(args)
+        outs = op.run(*arrays)
+        if inplace is not None:
+            inplace._set_data_inplace(outs[0])
+            return [inplace]
+        return [_new_tensor(Tensor, o) for o in outs]
     live = None
     if args is None:
         deps = op.out_deps()

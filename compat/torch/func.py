@@ -1,37 +1,56 @@
-"""``torch.func``: function transforms over compat tensors, built on compat's autograd.
+"""``torch.func``: function transforms of compat code, run as funcgrad's transforms.
 
 ``grad``, ``grad_and_value``, ``vjp``, ``jvp``, ``jacrev``, ``jacfwd``,
 ``hessian``, ``vmap``, ``functional_call``, ``stack_module_state``, with
 ``torch.func``'s signatures and results.
 
-How: these are NOT funcgrad's transforms applied to traced tensors (compat ops
-run eagerly on concrete arrays; tracing them would need every op, including the
-ones that read values such as boolean indexing, to accept funcgrad tracers).
-Instead each transform runs the user's function eagerly on fresh tensors and
-differentiates the recorded graph with ``torch.autograd.grad``:
+How: a compat tensor is a wrapper around an array, and every compat op is a
+funcgrad program applied to the arrays; while a funcgrad builder traces, the
+op's program is inlined (:meth:`funcgrad._engine.OpProgram.run`) and nothing is
+recorded for autograd. So ``torch.func.vmap(f)`` is ``funcgrad.vmap`` of ``f``
+with the tracers wrapped as compat tensors (one batched program, not a loop),
+``grad`` is ``funcgrad.value_and_grad``, ``jvp`` is forward mode, and so on;
+the transforms nest like funcgrad's (``vmap(grad(f))``: per-sample gradients).
 
-* ``grad``/``vjp``: reverse mode on the recorded graph (``create_graph`` inside
-  another transform, so transforms nest: ``grad(grad(f))``, ``hessian``).
-* ``jvp``: the double-VJP identity (the VJP is linear in the cotangent ``u``;
-  its VJP with respect to ``u`` is the JVP), so one extra backward pass.
-* ``jacrev``: one batched backward (``is_grads_batched``) with the identity
-  cotangents; ``jacfwd`` computes the same Jacobian the same way (reverse mode).
-* ``vmap``: calls the function once per batch element and stacks the results
-  (a Python loop: correct, not vectorised). ``chunk_size`` is accepted and has
-  no effect on results. ``randomness='error'`` raises when the global generator
-  advanced during a call; ``'same'`` replays the generator state for every element.
+At top level (no trace active) the whole transformed call is traced once into a
+program of the input tensors' arrays (:func:`_top`) and run compiled (cached by
+structure); when an input or a tensor the function reads from outside
+requires grad, that program is recorded as one autograd op, so ``backward``
+through a transform works as in PyTorch.
+
+Differences from PyTorch: data-dependent operations (``.item()``, ``nonzero``,
+boolean masks...) on batched values raise ``RuntimeError`` inside ``vmap`` (as
+``torch.func``); random operations inside ``vmap`` draw one NumPy value for the
+whole batch (``randomness='same'``); ``'different'`` then maps element by element.
 """
 
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Mapping, Sequence
+import traceback
+from collections.abc import Callable, Mapping
 from contextlib import contextmanager
 from typing import Any
 
-import compat.torch as torch
+import numpy as np
+
+import funcgrad as fg
+import funcgrad.numpy as fnp
 import funcgrad.tree_util as tu
 from compat._core import creation as _creation
+from compat._core import grad_mode as _gm
+from compat._core import tensor as _tensor
+from compat._core.tensor import Tensor, _new_tensor
+from compat.torch._func_modules import functional_call, stack_module_state
+from funcgrad._engine import (
+    Aval,
+    ConcretizationError,
+    Tracer,
+    compile_cache,
+    is_tracing,
+    new_builder,
+    op_of_program,
+)
 
 __all__ = [
     "functional_call",
@@ -46,68 +65,123 @@ __all__ = [
     "vmap",
 ]
 
-_depth = [0]  # how many differentiating transforms are running (they nest)
 
-
-@contextmanager
-def _transform() -> Any:
-    _depth[0] += 1
-    try:
-        with torch.enable_grad():
-            yield
-    finally:
-        _depth[0] -= 1
-
-
+# ---------------------------------------------------------------- tensors <-> arrays
 def _is_tensor(x: Any) -> bool:
-    return isinstance(x, torch.Tensor)
+    return isinstance(x, Tensor)
 
 
 def _flatten(tree: Any) -> tuple[list, Any]:
     return tu.tree_flatten(tree, is_leaf=_is_tensor)
 
 
-def _fresh(x: Any) -> Any:
-    """A tensor to differentiate with respect to: attached to ``x``'s graph if it has one."""
-    if not _is_tensor(x):
-        raise ValueError(f"Expected tensors as the inputs to differentiate, got {type(x).__name__}")
-    if not x.is_floating_point() and not x.is_complex():
-        raise RuntimeError("only Tensors of floating point dtype can require gradients")
-    if x.requires_grad:
-        return x.view_as(x)
-    return x.detach().requires_grad_(True)
+def _wrap(a: Any) -> Tensor:
+    return _new_tensor(Tensor, a)
 
 
-def _create_graph(inputs: Sequence[Any]) -> bool:
-    return _depth[0] > 1 or any(getattr(x, "requires_grad", False) for x in inputs)
+def _arr(tree: Any) -> Any:
+    """``tree`` with each tensor replaced by its array."""
+    return tu.tree_map(lambda t: t._st.array if _is_tensor(t) else t, tree, is_leaf=_is_tensor)
 
 
-def _grads(outputs: list, inputs: list, cotangents: list | None, create: bool) -> list:
-    """``d(outputs)/d(inputs)`` contracted with ``cotangents``; zeros where unused."""
-    pairs = [
-        (o, c)
-        for o, c in zip(outputs, cotangents or [None] * len(outputs), strict=True)
-        if o.requires_grad
-    ]
-    if not pairs or not inputs:
-        return [torch.zeros_like(x) for x in inputs]
-    res = torch.autograd.grad(
-        [o for o, _ in pairs],
-        inputs,
-        grad_outputs=[c for _, c in pairs] if cotangents is not None else None,
-        retain_graph=True,
-        create_graph=create,
-        allow_unused=True,
-    )
-    return [torch.zeros_like(x) if g is None else g for g, x in zip(res, inputs, strict=True)]
+def _is_array(x: Any) -> bool:
+    return type(x) is Tracer or (hasattr(x, "shape") and hasattr(x, "dtype"))
 
 
-def _maybe_detach(tree: Any, keep: bool) -> Any:
-    if keep:
-        return tree
-    return tu.tree_map(lambda t: t.detach() if _is_tensor(t) else t, tree, is_leaf=_is_tensor)
+def _ten(tree: Any) -> Any:
+    """``tree`` with each array replaced by a compat tensor wrapping it."""
+    return tu.tree_map(lambda a: _wrap(a) if _is_array(a) else a, tree)
 
 
+# ---------------------------------------------------------------- top level
+def _op_name(tb: Any) -> str:
+    """The innermost compat function on the traceback (the op that read a value)."""
+    name = "?"
+    for fr in traceback.extract_tb(tb):
+        f = fr.filename.replace("\\", "/")
+        private = fr.name.startswith("_") and not fr.name.endswith("__")
+        if "/compat/" in f and not f.endswith("/compat/torch/func.py") and not private:
+            name = fr.name
+    return name
+
+
+@contextmanager
+def _errors() -> Any:
+    """funcgrad's concretization errors as ``torch.func``'s ``RuntimeError``."""
+    try:
+        yield
+    except ConcretizationError as e:
+        op = _op_name(e.__traceback__)
+        raise RuntimeError(
+            f"vmap: data-dependent operation `{op}` is not supported inside torch.func.vmap: "
+            "its result (a Python value or an output shape) depends on the values of the "
+            "batched tensors. Move it out of the vmapped function."
+        ) from e
+
+
+def _top(who: str, body: Callable, args: tuple, kwargs: dict) -> Any:
+    """``body(args, kwargs)`` (tensors in, tensors out) as one program of the tensors' arrays.
+
+    Under a trace (a transform nested in another) the body just runs on the traced
+    tensors. At top level it is traced with the inputs' values known (so data-dependent
+    code outside ``vmap`` works), then run compiled, or recorded as one autograd op when
+    an input, or an outside tensor it reads, requires grad.
+    """
+    if is_tracing():
+        return body(args, kwargs)
+    leaves, tree = _flatten((args, kwargs))
+    pos = [i for i, x in enumerate(leaves) if _is_tensor(x)]
+    tensors = [leaves[i] for i in pos]
+    arrays = [t._st.array for t in tensors]
+    spec: list = []
+
+    def pure(*xs: Any) -> list:
+        new = list(leaves)
+        for i, x in zip(pos, xs, strict=True):
+            new[i] = _wrap(x)
+        a, k = tu.tree_unflatten(tree, new)
+        with _gm.enable_grad():
+            out = body(a, k)
+        out_leaves, out_tree = _flatten(out)
+        spec.append((out_tree, [None if _is_tensor(o) else o for o in out_leaves]))
+        return [o._st.array for o in out_leaves if _is_tensor(o)]
+
+    prev, _tensor.captured = _tensor.captured, {}
+    cap = _tensor.captured
+    try:
+        with _errors(), new_builder("torch.func." + who) as b:
+            ins = [b.new_arg(Aval(x.shape, np.dtype(x.dtype)), x) for x in arrays]
+            prog = b.build(pure(*ins))
+    finally:
+        _tensor.captured = prev
+    out_tree, statics = spec[-1]
+    extra = [(v, cap[id(c)]) for v, c in zip(prog.constvars, prog.consts) if id(c) in cap]
+    if _gm.is_grad_enabled() and (extra or any(t._requires_grad for t in tensors)):
+        moved = {v for v, _ in extra}
+        kept = [(v, c) for v, c in zip(prog.constvars, prog.consts) if v not in moved]
+        prog = prog.replace(
+            invars=tuple(prog.invars) + tuple(v for v, _ in extra),
+            constvars=tuple(v for v, _ in kept),
+            consts=tuple(c for _, c in kept),
+        )
+        op = op_of_program(prog, who.capitalize() + "Backward0")
+        srcs = tensors + [t for _, t in extra]
+        outs = _tensor._record(op, srcs, [t._st.array for t in srcs])
+    else:
+        outs = [_wrap(o) for o in compile_cache.run(prog, *arrays)]
+    it = iter(outs)
+    return tu.tree_unflatten(out_tree, [next(it) if s is None else s for s in statics])
+
+
+def _entry(who: str, body: Callable, func: Callable) -> Callable:
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        return _top(who, body, args, kwargs)
+
+    return wrapper
+
+
+# ---------------------------------------------------------------- checks
 def _argnums(argnums: int | tuple[int, ...], n: int, who: str) -> tuple[int, ...]:
     nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
     if not nums:
@@ -122,28 +196,14 @@ def _argnums(argnums: int | tuple[int, ...], n: int, who: str) -> tuple[int, ...
     return tuple(a % n for a in nums)
 
 
-def _prepare(args: tuple, argnums: Any, who: str) -> tuple[list, list, list, Any]:
-    """Replace the differentiated arguments by fresh tensors; returns them flat too."""
-    nums = _argnums(argnums, len(args), who)
-    new_args = list(args)
-    flat_fresh, flat_orig, trees = [], [], []
-    for a in nums:
-        leaves, tree = _flatten(args[a])
-        fresh = [_fresh(x) for x in leaves]
-        new_args[a] = tu.tree_unflatten(tree, fresh)
-        flat_fresh.extend(fresh)
-        flat_orig.extend(leaves)
-        trees.append((tree, len(leaves)))
-    return new_args, flat_fresh, flat_orig, (nums, trees, isinstance(argnums, int))
-
-
-def _regroup(flat: list, spec: Any) -> Any:
-    _nums, trees, single = spec
-    out, i = [], 0
-    for tree, n in trees:
-        out.append(tu.tree_unflatten(tree, flat[i : i + n]))
-        i += n
-    return out[0] if single else tuple(out)
+def _check_diff(tree: Any) -> None:
+    for x in _flatten(tree)[0]:
+        if not _is_tensor(x):
+            raise ValueError(
+                f"Expected tensors as the inputs to differentiate, got {type(x).__name__}"
+            )
+        if not x.is_floating_point() and not x.is_complex():
+            raise RuntimeError("only Tensors of floating point dtype can require gradients")
 
 
 def _split_aux(out: Any, has_aux: bool, who: str) -> tuple[Any, Any]:
@@ -157,17 +217,31 @@ def _split_aux(out: Any, has_aux: bool, who: str) -> tuple[Any, Any]:
     return out
 
 
+def _only_tensors(tree: Any, who: str) -> None:
+    for o in _flatten(tree)[0]:
+        if not _is_tensor(o):
+            raise RuntimeError(
+                f"{who}(f, *primals): Expected f to be a function that has only Tensors as "
+                f"outputs, got {type(o)}"
+            )
+
+
 # ---------------------------------------------------------------- reverse mode
 def grad_and_value(
     func: Callable, argnums: int | tuple[int, ...] = 0, has_aux: bool = False
 ) -> Callable:
     """``f -> (x -> (df/dx, f(x)))`` for a scalar-valued ``f`` (``((g), (value, aux))`` with aux)."""
 
-    @functools.wraps(func)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        with _transform():
-            new_args, fresh, orig, spec = _prepare(args, argnums, "grad_and_value")
-            out, aux = _split_aux(func(*new_args, **kwargs), has_aux, "grad_and_value")
+    def body(args: tuple, kwargs: dict) -> Any:
+        nums = _argnums(argnums, len(args), "grad_and_value")
+        for i in nums:
+            _check_diff(args[i])
+
+        def f(*diff: Any) -> Any:
+            a = list(args)
+            for i, d in zip(nums, diff, strict=True):
+                a[i] = _ten(d)
+            out, aux = _split_aux(func(*a, **kwargs), has_aux, "grad_and_value")
             if not _is_tensor(out):
                 raise RuntimeError(
                     "grad_and_value(f)(*args): Expected f(*args) to return a Tensor, got "
@@ -179,14 +253,15 @@ def grad_and_value(
                     f"got tensor with {out.dim()} dims. Maybe you wanted to use the vjp or "
                     "jacrev APIs instead?"
                 )
-            keep = _create_graph(orig)
-            g = _regroup(_grads([out], fresh, None, keep), spec)
-        value = _maybe_detach(out, keep)
-        if has_aux:
-            return _maybe_detach(g, keep), (value, _maybe_detach(aux, keep))
-        return _maybe_detach(g, keep), value
+            return out._st.array, _arr(aux)
 
-    return wrapper
+        vg = fg.value_and_grad(f, argnums=tuple(range(len(nums))), has_aux=True)
+        (value, aux), g = vg(*[_arr(args[i]) for i in nums])
+        g = _ten(g[0] if isinstance(argnums, int) else g)
+        value = _wrap(value)
+        return (g, (value, _ten(aux))) if has_aux else (g, value)
+
+    return _entry("grad", body, func)
 
 
 def grad(func: Callable, argnums: int | tuple[int, ...] = 0, has_aux: bool = False) -> Callable:
@@ -201,134 +276,74 @@ def grad(func: Callable, argnums: int | tuple[int, ...] = 0, has_aux: bool = Fal
     return wrapper
 
 
-def vjp(func: Callable, *primals: Any, has_aux: bool = False) -> tuple:
-    """``(func(*primals), vjp_fn[, aux])``; ``vjp_fn(cotangents)`` is a tuple, one per primal."""
-    with _transform():
-        new_args, fresh, orig, spec = _prepare(primals, tuple(range(len(primals))), "vjp")
-        out, aux = _split_aux(func(*new_args), has_aux, "vjp")
-        out_leaves, out_tree = _flatten(out)
-        for o in out_leaves:
-            if not _is_tensor(o):
-                raise RuntimeError(
-                    f"vjp(f, *primals): Expected f to be a function that has only Tensors as "
-                    f"outputs, got {type(o)}"
-                )
-        keep = _create_graph(orig)  # inside: nested in another transform counts
+def _vjp_parts(func: Callable, primals: tuple, has_aux: bool) -> tuple:
+    """funcgrad's ``vjp`` of ``func`` at ``primals`` (tensors): ``(out, fn, aux)``, tensors."""
 
-    def vjp_fn(
-        cotangents: Any, *, retain_graph: bool = True, create_graph: bool | None = None
-    ) -> tuple:
-        ct_leaves, ct_tree = _flatten(cotangents)
-        if ct_tree != out_tree:
-            raise RuntimeError(
-                "Expected pytree structure of cotangents to be the same as pytree structure "
-                f"of outputs to the function. cotangents: {ct_tree}, primal output: {out_tree}"
-            )
-        for o, c in zip(out_leaves, ct_leaves, strict=True):
-            if tuple(o.shape) != tuple(c.shape):
-                raise RuntimeError(
-                    f"Mismatch in shape: grad_output[0] has a shape of {tuple(c.shape)} and "
-                    f"output[0] has a shape of {tuple(o.shape)}."
-                )
-        with _transform():
-            create = keep or _create_graph(ct_leaves) if create_graph is None else create_graph
-            flat = _grads(out_leaves, fresh, ct_leaves, create)
-        res = _regroup(flat, spec)
-        return _maybe_detach(res, create)
+    def f(*ps: Any) -> Any:
+        out, aux = _split_aux(func(*_ten(ps)), has_aux, "vjp")
+        _only_tensors(out, "vjp")
+        return (_arr(out), _arr(aux)) if has_aux else _arr(out)
 
-    result = (_maybe_detach(out, keep), vjp_fn)
-    return (*result, _maybe_detach(aux, keep)) if has_aux else result
+    res = fg.vjp(f, *_arr(primals), has_aux=has_aux)
+    return (_ten(res[0]), res[1], _ten(res[2]) if has_aux else None)
 
 
-def _jacobian(out_leaves: list, fresh: list, create: bool) -> list[list]:
-    """``jac[i][j]``: d out_i / d input_j with shape ``out_i.shape + input_j.shape``."""
-    rows = []
-    for o in out_leaves:
-        n = o.numel()
-        if not o.requires_grad or n == 0:
-            rows.append(
-                [torch.zeros(tuple(o.shape) + tuple(x.shape), dtype=x.dtype) for x in fresh]
-            )
-            continue
-        basis = torch.eye(n, dtype=o.dtype).reshape((n, *tuple(o.shape)))
-        try:
-            gs = torch.autograd.grad(
-                [o],
-                fresh,
-                grad_outputs=[basis],
-                retain_graph=True,
-                create_graph=create,
-                allow_unused=True,
-                is_grads_batched=True,
-            )
-        except (TypeError, ValueError):
-            # compat's batched backward can fail on graphs holding recorded backward ops
-            # (a Jacobian of a gradient): one backward pass per output element instead
-            gs = _jacobian_rows(o, fresh, basis, create)
-        rows.append(
-            [
-                torch.zeros((n, *tuple(x.shape)), dtype=x.dtype) if g is None else g
-                for g, x in zip(gs, fresh, strict=True)
-            ]
+def _check_cotangents(out: Any, cotangents: Any) -> None:
+    o_leaves, o_tree = _flatten(out)
+    c_leaves, c_tree = _flatten(cotangents)
+    if c_tree != o_tree:
+        raise RuntimeError(
+            "Expected pytree structure of cotangents to be the same as pytree structure "
+            f"of outputs to the function. cotangents: {c_tree}, primal output: {o_tree}"
         )
-        rows[-1] = [
-            g.reshape(tuple(o.shape) + tuple(x.shape)) for g, x in zip(rows[-1], fresh, strict=True)
-        ]
-    return rows
+    for o, c in zip(o_leaves, c_leaves, strict=True):
+        if tuple(o.shape) != tuple(c.shape):
+            raise RuntimeError(
+                f"Mismatch in shape: grad_output[0] has a shape of {tuple(c.shape)} and "
+                f"output[0] has a shape of {tuple(o.shape)}."
+            )
 
 
-def _jacobian_rows(o: Any, fresh: list, basis: Any, create: bool) -> list:
-    per_row = [_grads([o], fresh, [basis[k]], create) for k in range(basis.shape[0])]
-    return [torch.stack([row[j] for row in per_row]) for j in range(len(fresh))]
+def vjp(func: Callable, *primals: Any, has_aux: bool = False) -> tuple:
+    """``(func(*primals), vjp_fn[, aux])``; ``vjp_fn(cotangents)`` is a tuple, one per primal.
+
+    Nested in a transform, funcgrad's ``vjp`` directly; at top level ``vjp_fn`` recomputes
+    the forward inside its own traced program (its tensors outlive the trace).
+    """
+    for p in primals:
+        _check_diff(p)
+
+    def finish(ps: tuple, cts: Any, fn: Any = None) -> tuple:
+        if fn is None:
+            out, fn, _ = _vjp_parts(func, ps, has_aux)
+            _check_cotangents(out, cts)
+        return tuple(_ten(fn(_arr(cts))))
+
+    if is_tracing():
+        out, fn, aux = _vjp_parts(func, primals, has_aux)
+
+        def vjp_fn(cotangents: Any, *, retain_graph: bool = True, create_graph: Any = None):
+            _check_cotangents(out, cotangents)
+            return finish(primals, cotangents, fn)
+
+    else:
+
+        def fwd(a: tuple, _k: dict) -> Any:
+            out, aux = _split_aux(func(*a), has_aux, "vjp")
+            _only_tensors(out, "vjp")
+            return (out, aux) if has_aux else out
+
+        res = _top("vjp", fwd, primals, {})
+        out, aux = res if has_aux else (res, None)
+
+        def vjp_fn(cotangents: Any, *, retain_graph: bool = True, create_graph: Any = None):
+            _check_cotangents(out, cotangents)
+            return _top("vjp", lambda a, _k: finish(a[0], a[1]), (primals, cotangents), {})
+
+    return (out, vjp_fn, aux) if has_aux else (out, vjp_fn)
 
 
-def _jac_transform(who: str, func: Callable, argnums: Any, has_aux: bool) -> Callable:
-    @functools.wraps(func)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        with _transform():
-            new_args, fresh, orig, spec = _prepare(args, argnums, who)
-            out, aux = _split_aux(func(*new_args, **kwargs), has_aux, who)
-            out_leaves, out_tree = _flatten(out)
-            keep = _create_graph(orig)
-            rows = _jacobian(out_leaves, fresh, keep)
-        per_out = [_maybe_detach(_regroup(r, spec), keep) for r in rows]
-        jac = tu.tree_unflatten(out_tree, per_out)
-        return (jac, _maybe_detach(aux, keep)) if has_aux else jac
-
-    return wrapper
-
-
-def jacrev(
-    func: Callable,
-    argnums: int | tuple[int, ...] = 0,
-    *,
-    has_aux: bool = False,
-    chunk_size: int | None = None,
-    _preallocate_and_copy: bool = False,
-) -> Callable:
-    """The Jacobian of ``func`` by reverse mode: one batched backward per output."""
-    if chunk_size is not None and not (isinstance(chunk_size, int) and chunk_size > 0):
-        raise ValueError("jacrev: `chunk_size` should be greater than 0.")
-    return _jac_transform("jacrev", func, argnums, has_aux)
-
-
-def jacfwd(
-    func: Callable,
-    argnums: int | tuple[int, ...] = 0,
-    has_aux: bool = False,
-    *,
-    randomness: str = "error",
-) -> Callable:
-    """The Jacobian of ``func`` (same values as ``torch.func.jacfwd``; computed by reverse mode)."""
-    _check_randomness(randomness)
-    return _jac_transform("jacfwd", func, argnums, has_aux)
-
-
-def hessian(func: Callable, argnums: int | tuple[int, ...] = 0) -> Callable:
-    """``jacfwd(jacrev(func, argnums), argnums)``: the Hessian of a scalar function."""
-    return jacfwd(jacrev(func, argnums), argnums)
-
-
+# ---------------------------------------------------------------- forward mode
 def jvp(
     func: Callable,
     primals: Any,
@@ -337,7 +352,7 @@ def jvp(
     strict: bool = False,
     has_aux: bool = False,
 ) -> tuple:
-    """``(func(*primals), J @ tangents)``, by the double-VJP identity on the recorded graph."""
+    """``(func(*primals), J @ tangents)`` by funcgrad's forward mode."""
     if not isinstance(primals, tuple | list) or not isinstance(tangents, tuple | list):
         raise RuntimeError(
             "jvp(f, primals, tangents): Expected primals and tangents to be tuples. E.g. "
@@ -361,16 +376,72 @@ def jvp(
                 "jvp(f, primals, tangents): Expected primals and tangents to have the same "
                 f"shape, got {tuple(p.shape)} and {tuple(t.shape)}"
             )
-    with _transform():
-        new_args, fresh, orig, _spec = _prepare(tuple(primals), tuple(range(len(primals))), "jvp")
-        out, aux = _split_aux(func(*new_args), has_aux, "jvp")
-        out_leaves, out_tree = _flatten(out)
-        keep = _create_graph([*orig, *t_leaves])
-        us = [torch.zeros_like(o).requires_grad_(True) for o in out_leaves]
-        vj = _grads(out_leaves, fresh, us, True)
-        tans = _grads(vj, us, list(t_leaves), keep)
-    res = (_maybe_detach(out, keep), _maybe_detach(tu.tree_unflatten(out_tree, tans), keep))
-    return (*res, _maybe_detach(aux, keep)) if has_aux else res
+    _check_diff(tuple(primals))
+
+    def body(a: tuple, _k: dict) -> Any:
+        ps, ts = a
+
+        def f(*xs: Any) -> Any:
+            out, aux = _split_aux(func(*_ten(xs)), has_aux, "jvp")
+            _only_tensors(out, "jvp")
+            return (_arr(out), _arr(aux)) if has_aux else _arr(out)
+
+        res = fg.jvp(f, tuple(_arr(ps)), tuple(_arr(ts)), has_aux=has_aux)
+        return tuple(_ten(r) for r in res)
+
+    return _top("jvp", body, (tuple(primals), tuple(tangents)), {})
+
+
+# ---------------------------------------------------------------- Jacobians
+def _jac(who: str, transform: Callable, func: Callable, argnums: Any, has_aux: bool) -> Callable:
+    def body(args: tuple, kwargs: dict) -> Any:
+        nums = _argnums(argnums, len(args), who)
+        for i in nums:
+            _check_diff(args[i])
+
+        def f(*diff: Any) -> Any:
+            a = list(args)
+            for i, d in zip(nums, diff, strict=True):
+                a[i] = _ten(d)
+            out, aux = _split_aux(func(*a, **kwargs), has_aux, who)
+            return (_arr(out), _arr(aux)) if has_aux else _arr(out)
+
+        nums_arg = 0 if isinstance(argnums, int) else tuple(range(len(nums)))
+        res = transform(f, argnums=nums_arg, has_aux=has_aux)(*[_arr(args[i]) for i in nums])
+        return (_ten(res[0]), _ten(res[1])) if has_aux else _ten(res)
+
+    return _entry(who, body, func)
+
+
+def jacrev(
+    func: Callable,
+    argnums: int | tuple[int, ...] = 0,
+    *,
+    has_aux: bool = False,
+    chunk_size: int | None = None,
+    _preallocate_and_copy: bool = False,
+) -> Callable:
+    """The Jacobian of ``func`` by reverse mode (funcgrad's ``jacrev``: one batched VJP)."""
+    if chunk_size is not None and not (isinstance(chunk_size, int) and chunk_size > 0):
+        raise ValueError("jacrev: `chunk_size` should be greater than 0.")
+    return _jac("jacrev", fg.jacrev, func, argnums, has_aux)
+
+
+def jacfwd(
+    func: Callable,
+    argnums: int | tuple[int, ...] = 0,
+    has_aux: bool = False,
+    *,
+    randomness: str = "error",
+) -> Callable:
+    """The Jacobian of ``func`` by forward mode (funcgrad's ``jacfwd``: one batched JVP)."""
+    _check_randomness(randomness)
+    return _jac("jacfwd", fg.jacfwd, func, argnums, has_aux)
+
+
+def hessian(func: Callable, argnums: int | tuple[int, ...] = 0) -> Callable:
+    """``jacfwd(jacrev(func, argnums), argnums)``: the Hessian of a scalar function."""
+    return jacfwd(jacrev(func, argnums), argnums)
 
 
 # ---------------------------------------------------------------- vmap
@@ -383,7 +454,7 @@ def _check_randomness(randomness: str) -> None:
 
 
 def _broadcast_dims(dims: Any, tree: Any, who: str) -> list:
-    """``dims`` (a prefix of ``tree``'s structure) expanded to one entry per tensor leaf."""
+    """``dims`` (a prefix of ``tree``'s structure) expanded to one entry per leaf."""
     if dims is None or isinstance(dims, int):
         return [dims] * len(_flatten(tree)[0])
     if isinstance(tree, tuple | list) and isinstance(dims, tuple | list):
@@ -410,10 +481,64 @@ def _broadcast_dims(dims: Any, tree: Any, who: str) -> list:
     )
 
 
-def _take(x: Any, dim: int | None, i: int) -> Any:
-    if dim is None or not _is_tensor(x):
+def _in_dims(in_dims: Any, args: tuple, func: Callable) -> tuple[list, list, int]:
+    """The flat leaves of ``args``, the mapped dim of each (``None``: unmapped), the size."""
+    if not args:
+        raise ValueError(
+            f"vmap({getattr(func, '__name__', 'f')})(<inputs>): got no inputs. Maybe "
+            "you forgot to add inputs, or you are trying to vmap over a function with no "
+            "inputs. The latter is unsupported."
+        )
+    if isinstance(in_dims, tuple) and len(in_dims) != len(args):
+        raise ValueError(
+            f"vmap(f, in_dims={in_dims}, ...)(<inputs>): in_dims is not compatible with "
+            f"the structure of `inputs`. in_dims has structure with {len(in_dims)} "
+            f"elements but inputs has {len(args)} elements"
+        )
+    dims_in = in_dims if isinstance(in_dims, tuple) else (in_dims,) * len(args)
+    leaves, _ = _flatten(list(args))
+    dims = _broadcast_dims(list(dims_in), list(args), "vmap")
+    sizes, norm = [], []
+    for x, d in zip(leaves, dims, strict=True):
+        if d is not None and _is_tensor(x):
+            if x.dim() == 0 or not -x.dim() <= d < x.dim():
+                raise ValueError(
+                    f"vmap: Tried to map over dim {d} for a tensor of {x.dim()} dims; "
+                    "the dim must be in [-ndim, ndim)"
+                )
+            d = d % x.dim()
+            sizes.append(x.shape[d])
+        elif d is not None:
+            raise ValueError(
+                f"vmap: Got in_dim={d} for an input but the input is of type {type(x)}. We "
+                "cannot vmap over non-Tensor arguments, please use None as the respective "
+                "in_dim"
+            )
+        norm.append(d)
+    if not sizes:
+        raise ValueError(
+            "vmap: at least one input must be mapped over (in_dims of all inputs are None)"
+        )
+    if len(set(sizes)) != 1:
+        raise ValueError(
+            "vmap: Expected all tensors to have the same size in the mapped dimension, "
+            f"got sizes {sizes} for the mapped dimension"
+        )
+    return leaves, norm, sizes[0]
+
+
+class _PerElement(Exception):
+    """Internal: ``randomness='different'`` met a random op; map element by element."""
+
+
+def _size(leaves: list, dims: list) -> int:
+    return next(x.shape[d] for x, d in zip(leaves, dims, strict=True) if d is not None)
+
+
+def _chunk(x: Any, d: int | None, lo: int, hi: int) -> Any:
+    if d is None or not _is_tensor(x):
         return x
-    return x[(slice(None),) * dim + (i,)]
+    return _wrap(x._st.array[(slice(None),) * d + (slice(lo, hi),)])
 
 
 def vmap(
@@ -424,247 +549,73 @@ def vmap(
     *,
     chunk_size: int | None = None,
 ) -> Callable:
-    """``func`` mapped over a dimension of its inputs; results stacked along ``out_dims``.
-
-    A loop over the batch that calls ``func`` per element (see the module docstring).
-    """
+    """``func`` mapped over a dimension of its inputs: one ``funcgrad.vmap`` (per chunk of
+    ``chunk_size`` elements, results concatenated), outputs' batch dim at ``out_dims``."""
     _check_randomness(randomness)
     if chunk_size is not None and not (isinstance(chunk_size, int) and chunk_size > 0):
         raise ValueError(f"vmap: chunk_size should be None or greater than 0. (got {chunk_size})")
 
-    @functools.wraps(func)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        if not args:
-            raise ValueError(
-                f"vmap({getattr(func, '__name__', 'f')})(<inputs>): got no inputs. Maybe "
-                "you forgot to add inputs, or you are trying to vmap over a function with no "
-                "inputs. The latter is unsupported."
-            )
-        dims_in = in_dims if isinstance(in_dims, tuple) else (in_dims,) * len(args)
-        if isinstance(in_dims, tuple) and len(in_dims) != len(args):
-            raise ValueError(
-                f"vmap(f, in_dims={in_dims}, ...)(<inputs>): in_dims is not compatible with "
-                f"the structure of `inputs`. in_dims has structure with {len(in_dims)} "
-                f"elements but inputs has {len(args)} elements"
-            )
-        leaves, tree = _flatten(list(args))
-        dims = _broadcast_dims(list(dims_in), list(args), "vmap")
-        sizes = []
-        norm_dims = []
-        for x, d in zip(leaves, dims, strict=True):
-            if d is not None and _is_tensor(x):
-                if not -x.dim() <= d < max(x.dim(), 1) or x.dim() == 0:
+    def mapped(args: tuple, kwargs: dict, leaves: list, dims: list) -> Any:
+        _, tree = _flatten(list(args))
+        pos = [i for i, (x, d) in enumerate(zip(leaves, dims)) if _is_tensor(x)]
+
+        def f(*xs: Any) -> Any:
+            new = list(leaves)
+            for i, x in zip(pos, xs, strict=True):
+                new[i] = _wrap(x)
+            out = func(*tu.tree_unflatten(tree, new), **kwargs)
+            for o in _flatten(out)[0]:
+                if not _is_tensor(o):
                     raise ValueError(
-                        f"vmap: Tried to map over dim {d} for a tensor of {x.dim()} dims; "
-                        "the dim must be in [-ndim, ndim)"
+                        f"vmap: `{getattr(func, '__name__', 'f')}` must only return Tensors, "
+                        f"got type {type(o)}. Did you mean to set out_dims= to None for output?"
                     )
-                d = d % x.dim()
-                sizes.append(x.shape[d])
-            elif d is not None:
-                raise ValueError(
-                    f"vmap: Got in_dim={d} for an input but the input is of type {type(x)}. We "
-                    "cannot vmap over non-Tensor arguments, please use None as the respective "
-                    "in_dim"
-                )
-            norm_dims.append(d)
-        if not sizes:
-            raise ValueError(
-                "vmap: at least one input must be mapped over (in_dims of all inputs are None)"
-            )
-        if len(set(sizes)) != 1:
-            raise ValueError(
-                "vmap: Expected all tensors to have the same size in the mapped dimension, "
-                f"got sizes {sizes} for the mapped dimension"
-            )
-        size = sizes[0]
+            return _arr(out)
+
         gen = _creation.default_generator
-        start = gen.get_state()
-        results = []
-        for i in range(size):
-            if randomness == "same":
-                gen.set_state(start)
-            before = gen.get_state()
-            step_args = tu.tree_unflatten(
-                tree, [_take(x, d, i) for x, d in zip(leaves, norm_dims, strict=True)]
-            )
-            results.append(func(*step_args, **kwargs))
-            if randomness == "error" and gen.get_state() != before:
+        before = gen.get_state()
+        axes = tuple(dims[i] for i in pos)
+        out = fg.vmap(f, in_axes=axes, out_axes=out_dims)(*[leaves[i]._st.array for i in pos])
+        if gen.get_state() != before:
+            if randomness == "error":
                 raise RuntimeError(
                     "vmap: called random operation while in randomness error mode. Please "
                     "either use the 'same' or 'different' randomness flags on vmap or perform "
                     "the randomness operation out of vmap"
                 )
-        return _stack_results(results, out_dims)
-
-    return wrapper
-
-
-def _stack_results(results: list, out_dims: Any) -> Any:
-    flat = [_flatten(r) for r in results]
-    tree = flat[0][1]
-    leaves_per = [f[0] for f in flat]
-    n = len(leaves_per[0])
-    if isinstance(out_dims, int):
-        dims = [out_dims] * n
-    else:
-        dims = _broadcast_dims(out_dims, results[0], "vmap")
-    stacked = []
-    for j in range(n):
-        items = [lv[j] for lv in leaves_per]
-        if not all(_is_tensor(t) for t in items):
-            raise ValueError(
-                "vmap: `f` must return only Tensors, got type "
-                f"{type(next(t for t in items if not _is_tensor(t)))} as a return"
-            )
-        d = dims[j]
-        if d is None:
-            raise NotImplementedError("vmap: out_dims=None (compat's vmap stacks every output)")
-        nd = items[0].dim() + 1
-        if not -nd <= d < nd:
-            raise ValueError(f"vmap: out_dim {d} is out of range for an output of {nd} dims")
-        stacked.append(torch.stack(items, dim=d % nd))
-    return tu.tree_unflatten(tree, stacked)
-
-
-# ---------------------------------------------------------------- modules
-def _named_tensors(module: Any) -> dict[str, Any]:
-    out = dict(module.named_parameters(remove_duplicate=False))
-    out.update(module.named_buffers(remove_duplicate=False))
-    return out
-
-
-def _set(module: Any, name: str, value: Any) -> tuple[Any, str, str, Any]:
-    """Put ``value`` at dotted ``name`` without the usual type checks; returns how to undo it."""
-    path, _, leaf = name.rpartition(".")
-    mod = module.get_submodule(path)
-    for store in ("_parameters", "_buffers"):
-        d = getattr(mod, store)
-        if leaf in d:
-            old = d[leaf]
-            d[leaf] = value
-            return mod, store, leaf, old
-    old = mod.__dict__.get(leaf, _MISSING)
-    object.__setattr__(mod, leaf, value)
-    return mod, "__dict__", leaf, old
-
-
-_MISSING = object()
-
-
-def functional_call(
-    module: Any,
-    parameter_and_buffer_dicts: Mapping[str, Any] | Sequence[Mapping[str, Any]],
-    args: Any = None,
-    kwargs: dict[str, Any] | None = None,
-    *,
-    tie_weights: bool = True,
-    strict: bool = False,
-) -> Any:
-    """Call ``module`` with some parameters and buffers replaced by the given tensors.
-
-    The module's own tensors are put back afterwards (also when the call raises).
-    With ``tie_weights``, a replaced tensor also replaces every name sharing it.
-    """
-    if isinstance(parameter_and_buffer_dicts, Mapping):
-        values = dict(parameter_and_buffer_dicts)
-    elif isinstance(parameter_and_buffer_dicts, Sequence):
-        values = {}
-        seen: set[str] = set()
-        for d in parameter_and_buffer_dicts:
-            if not isinstance(d, Mapping):
-                raise ValueError(
-                    "Expected all elements of parameter_and_buffer_dicts to be dictionaries"
-                )
-            dup = sorted(seen & set(d))
-            if dup:
-                raise ValueError(
-                    f"{dup} appeared in multiple dictionaries; behavior of functional call is "
-                    "ambiguous"
-                )
-            seen |= set(d)
-            values.update(d)
-    else:
-        raise ValueError(
-            "Expected parameter_and_buffer_dicts to be a dict, or a list/tuple of dicts, but "
-            f"got {type(parameter_and_buffer_dicts)}"
-        )
-    current = _named_tensors(module)
-    if tie_weights:
-        groups: dict[int, list[str]] = {}
-        for name, t in current.items():
-            groups.setdefault(id(t), []).append(name)
-        for names in groups.values():
-            given = [n for n in names if n in values]
-            if not given:
-                continue
-            first = values[given[0]]
-            for n in given[1:]:
-                if values[n] is not first:
-                    raise ValueError(
-                        f"functional_call got multiple values for keys {given}, which are tied. "
-                        "Consider using tie_weights=False"
-                    )
-            for n in names:
-                values.setdefault(n, first)
-    if strict:
-        missing = [k for k in current if k not in values]
-        unexpected = [k for k in values if k not in current]
-        if missing or unexpected:
-            msgs = []
-            if unexpected:
-                msgs.append("Unexpected key(s): {}.".format(", ".join(map(repr, unexpected))))
-            if missing:
-                msgs.append("Missing key(s): {}.".format(", ".join(map(repr, missing))))
-            raise RuntimeError(
-                "Error(s) in reparametrizing for {}:\n\t{}".format(
-                    type(module).__name__, "\n\t".join(msgs)
-                )
-            )
-    if args is None:
-        args = ()
-    elif not isinstance(args, tuple):
-        args = (args,)
-    undo = []
-    try:
-        for name, value in values.items():
-            undo.append(_set(module, name, value))
-        return module(*args, **(kwargs or {}))
-    finally:
-        for mod, store, leaf, old in reversed(undo):
-            if store == "__dict__":
-                if old is _MISSING:
-                    mod.__dict__.pop(leaf, None)
-                else:
-                    object.__setattr__(mod, leaf, old)
-            else:
-                getattr(mod, store)[leaf] = old
-
-
-def stack_module_state(models: Sequence[Any]) -> tuple[dict[str, Any], dict[str, Any]]:
-    """``(params, buffers)``: each parameter/buffer of the same-structured ``models`` stacked on dim 0.
-
-    Stacked parameters are new leaves that require grad (as PyTorch's).
-    """
-    models = list(models)
-    if not models:
-        raise RuntimeError("stack_module_state: Expected at least one model, got 0.")
-    if not (all(m.training for m in models) or not any(m.training for m in models)):
-        raise RuntimeError(
-            "stack_module_state: Expected all models to have the same training/eval mode."
-        )
-    first = type(models[0])
-    if not all(type(m) is first for m in models):
-        raise RuntimeError("stack_module_state: Expected all models to be of the same class.")
-
-    def stack(named: list[dict[str, Any]]) -> dict[str, Any]:
-        out = {}
-        for name in named[0]:
-            t = torch.stack([d[name].detach() for d in named])
-            if named[0][name].requires_grad:
-                t = t.requires_grad_(True)
-            out[name] = t
+            if randomness == "different" and len(pos) and _size(leaves, dims) > 1:
+                raise _PerElement
         return out
 
-    params = stack([dict(m.named_parameters()) for m in models])
-    buffers = stack([dict(m.named_buffers()) for m in models])
-    return params, buffers
+    def body(args: tuple, kwargs: dict) -> Any:
+        leaves, dims, size = _in_dims(in_dims, args, func)
+        if chunk_size is None or chunk_size >= size:
+            try:
+                return _ten(mapped(args, kwargs, leaves, dims))
+            except _PerElement:
+                return _ten(chunked(args, kwargs, leaves, dims, size, 1))
+        try:
+            return _ten(chunked(args, kwargs, leaves, dims, size, chunk_size))
+        except _PerElement:
+            return _ten(chunked(args, kwargs, leaves, dims, size, 1))
+
+    def chunked(args: tuple, kwargs: dict, leaves: list, dims: list, size: int, n: int) -> Any:
+        parts = []
+        gen = _creation.default_generator
+        start = gen.get_state()
+        for lo in range(0, size, n):
+            hi = min(lo + n, size)
+            if randomness == "same":  # every chunk draws the same values
+                gen.set_state(start)
+            part = [_chunk(x, d, lo, hi) for x, d in zip(leaves, dims, strict=True)]
+            parts.append(mapped(args, kwargs, part, dims))
+        flat = [_flatten(p)[0] for p in parts]
+        out_tree = tu.tree_structure(parts[0])
+        o_dims = _broadcast_dims(out_dims, tu.tree_unflatten(out_tree, flat[0]), "vmap")
+        joined = [
+            fnp.concatenate([f[j] for f in flat], axis=d) if d is not None else flat[0][j]
+            for j, d in enumerate(o_dims)
+        ]
+        return tu.tree_unflatten(out_tree, joined)
+
+    return _entry("vmap", body, func)

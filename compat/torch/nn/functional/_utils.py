@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 
 import compat.torch as torch
+from compat._core.tensor import known_value
 
 Tensor = Any  # compat.torch.Tensor (kept loose so annotations never import the core)
 
@@ -63,9 +64,12 @@ def _is_floating(t: Tensor) -> bool:
     return t.dtype in (torch.float32, torch.float64)
 
 
-def _check_targets(target: Tensor, n_classes: int, ignore_index: int) -> int:
-    """Raise PyTorch's ``IndexError`` for out-of-range class targets; count the valid ones."""
-    values = np.asarray(target.numpy())
+def _check_targets(target: Tensor, n_classes: int, ignore_index: int) -> int | None:
+    """Raise PyTorch's ``IndexError`` for out-of-range class targets; count the valid ones
+    (``None``: the values are not known, inside ``torch.func.vmap``)."""
+    values = known_value(target)
+    if values is None:
+        return None
     ignored = values == ignore_index
     bad = ~ignored & ((values < 0) | (values >= n_classes))
     if bad.any():

@@ -147,7 +147,7 @@ def nll_loss(
         return -picked
     if reduction == "sum":
         return -picked.sum()
-    if weight is None:
+    if weight is None and n_valid is not None:
         return picked.sum() * (-1.0 / n_valid) if n_valid else picked.sum() * float("nan")
     return -picked.sum() / mask.sum()
 

@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 
 import compat.torch as torch
+from compat._core.tensor import known_value
 from compat.torch.nn.functional._utils import (
     Tensor,
     _to_dtype,
@@ -61,8 +62,8 @@ def embedding(
         )
     if weight.dim() != 2:
         raise RuntimeError("'weight' must be 2-D")
-    values = np.asarray(input.numpy())
-    if values.size and (values.min() < 0 or values.max() >= weight.shape[0]):
+    values = known_value(input)
+    if values is not None and values.size and (values.min() < 0 or values.max() >= weight.shape[0]):
         raise IndexError("index out of range in self")
     static = (("padding_idx", None if padding_idx is None else int(padding_idx)),)
     return apply(_embedding_f, "EmbeddingBackward0", (input, weight), static)
@@ -70,6 +71,9 @@ def embedding(
 
 def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
     """``int64`` one-hot encoding with a new last dimension of size ``num_classes``."""
+    values = known_value(tensor)
+    if values is None and num_classes != -1:  # inside torch.func.vmap: no value checks
+        return _to_dtype(tensor.unsqueeze(-1) == torch.arange(num_classes), torch.int64)
     values = np.asarray(tensor.numpy())
     if values.size and values.min() < 0:
         raise RuntimeError("Class values must be non-negative.")
