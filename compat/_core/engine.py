@@ -58,8 +58,10 @@ class Policy:
 
     #: ``"auto"``, ``"always"`` or ``"never"``
     assemble: str = "auto"
-    #: graphs with more nodes than this always run node by node
-    max_nodes: int = 5000
+    #: graphs with more nodes run node by node: XLA's compile time grows faster than
+    #: linearly (an unrolled 40-step LSTMCell loop, ~600 nodes, compiles in seconds; 200
+    #: steps took minutes and >13 GB)
+    max_nodes: int = 1000
     #: assembled programs kept (least recently used dropped first)
     cache_size: int = 64
 

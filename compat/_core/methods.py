@@ -142,6 +142,11 @@ def install() -> None:
         "view_as": lambda self, other: S.reshape(self, *other.shape),
         "reshape_as": lambda self, other: S.reshape(self, *other.shape),
         "contiguous": lambda self, memory_format=None: self,
+        # no lazy conjugation/negation bits: conj() is materialised
+        "resolve_conj": lambda self: self,
+        "resolve_neg": lambda self: self,
+        "is_conj": lambda self: False,
+        "is_neg": lambda self: False,
         "is_contiguous": lambda self, memory_format=None: True,
         # dtype / device
         "to": T_.to,
@@ -224,7 +229,8 @@ def install() -> None:
     T.T = property(lambda self: S.permute(self, *reversed(range(self.ndim))))
     T.mT = property(lambda self: S.transpose(self, -2, -1))
     T.H = T.T
-    T.real = property(lambda self: self)
+    T.real = property(O.spectral.real)
+    T.imag = property(O.spectral.imag)
     T.is_sparse = False
     T.layout = "torch.strided"
 

@@ -42,7 +42,17 @@ _LAZY_DEVICES = (
 
 __version__ = "2.13.0+compat"
 #: submodules imported on first attribute access (``torch.nn``, ``torch.cuda``, ...)
-_LAZY = ("nn", "optim", "utils", "distributions", "func", "linalg", "special", *_LAZY_DEVICES)
+_LAZY = (
+    "nn",
+    "optim",
+    "utils",
+    "distributions",
+    "func",
+    "linalg",
+    "special",
+    "fft",
+    *_LAZY_DEVICES,
+)
 
 
 def __getattr__(name: str) -> Any:

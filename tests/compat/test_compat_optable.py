@@ -46,6 +46,10 @@ def _arrays(sample, seed):
         shape = spec.shape if isinstance(spec, T) else spec
         if sample.dtype == "int64":
             return rng.integers(int(np.floor(lo)), int(np.ceil(hi)) + 1, shape)
+        if sample.dtype.startswith("complex"):
+            return (rng.uniform(lo, hi, shape) + 1j * rng.uniform(lo, hi, shape)).astype(
+                sample.dtype
+            )
         return rng.uniform(lo, hi, shape).astype(sample.dtype)
 
     def walk(v):
@@ -112,6 +116,7 @@ def _assert_same(ours, theirs, name):
         assert str(o.dtype) == str(t.dtype), (name, o.dtype, t.dtype)
         assert tuple(o.shape) == tuple(t.shape), (name, o.shape, t.shape)
         tol = (1e-5, 1e-6) if str(t.dtype) in ("torch.float32", "torch.complex64") else (1e-7, 1e-9)
+        t = t.resolve_conj()  # PyTorch's lazy conjugation
         np.testing.assert_allclose(npv(o), npv(t), rtol=tol[0], atol=tol[1], err_msg=name)
 
 

@@ -27,6 +27,7 @@ from compat._core.ops import (
     linalg_ns,  # noqa: F401
     selecting,  # noqa: F401
     sorting,  # noqa: F401  (rows of the op table)
+    spectral,  # noqa: F401
 )
 from compat._core.ops._common import (  # noqa: F401
     _c,

@@ -1,0 +1,191 @@
+"""Complex parts and ``torch.fft``: ``real``/``imag``/``angle``/``conj``/``polar``/
+``complex`` and the discrete Fourier transforms, as op-table rows.
+
+Transforms of real inputs give the complex dtype of the input's float type
+(``float32`` -> ``complex64``), integer inputs that of the default float, as PyTorch.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from compat._core import dtypes as _dt
+from compat._core.ops._common import _c
+from compat._core.optable import Sample, defop
+from compat._core.tensor import Tensor, _wrap_dim, apply
+from funcgrad import numpy as fnp
+
+
+def _complex_of(npd: np.dtype) -> np.dtype:
+    if npd.kind == "c":
+        return npd
+    f = _dt.float_type(npd)
+    return np.dtype(np.complex128 if f == np.float64 else np.complex64)
+
+
+def _part_f(x: Any, *, op: str) -> Any:
+    return {"real": fnp.real, "imag": fnp.imag, "angle": fnp.angle, "conj": fnp.conj}[op](x)
+
+
+@defop(samples=(Sample(((2, 3),), dtype="complex128", grad=False), Sample(((3,),), grad=False)))
+def real(input: Tensor) -> Tensor:
+    """The real part (the tensor itself for real dtypes)."""
+    if input._npdtype.kind != "c":
+        return input
+    return apply(_part_f, "RealBackward0", (input,), (("op", "real"),))
+
+
+@defop(samples=Sample(((2, 3),), dtype="complex128", grad=False))
+def imag(input: Tensor) -> Tensor:
+    if input._npdtype.kind != "c":
+        raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
+    return apply(_part_f, "ImagBackward0", (input,), (("op", "imag"),))
+
+
+@defop(samples=(Sample(((2, 3),), dtype="complex128", grad=False), Sample(((4,),))))
+def angle(input: Tensor) -> Tensor:
+    if input._npdtype.kind not in "fc":
+        input = input.to(_dt.from_np(_dt.float_type(input._npdtype)))
+    return apply(_part_f, "AngleBackward0", (input,), (("op", "angle"),))
+
+
+@defop(
+    aliases=("conj_physical",),
+    samples=(Sample(((2, 3),), dtype="complex128", grad=False), Sample(((3,),))),
+)
+def conj(input: Tensor) -> Tensor:
+    if input._npdtype.kind != "c":
+        return input
+    return apply(_part_f, "ConjBackward0", (input,), (("op", "conj"),))
+
+
+def _complex_f(re: Any, im: Any, *, dtype: np.dtype) -> Any:
+    return fnp.asarray(re, dtype) + 1j * fnp.asarray(im, dtype)
+
+
+@defop(method=False, samples=Sample(((2, 3), (3,)), grad=False, method=False))
+def complex(real: Tensor, imag: Tensor) -> Tensor:
+    if real._npdtype != imag._npdtype or real._npdtype.kind != "f":
+        raise RuntimeError(
+            f"Expected object of scalar type {_dt.scalar_type_name(real._npdtype)} but got "
+            f"scalar type {_dt.scalar_type_name(imag._npdtype)} for second argument"
+        )
+    return apply(
+        _complex_f, "ComplexBackward0", (real, imag), (("dtype", _complex_of(real._npdtype)),)
+    )
+
+
+def _polar_f(r: Any, t: Any, *, dtype: np.dtype) -> Any:
+    return fnp.asarray(r * fnp.cos(t), dtype) + 1j * fnp.asarray(r * fnp.sin(t), dtype)
+
+
+@defop(method=False, samples=Sample(((2, 3), (3,)), grad=False, method=False))
+def polar(abs: Tensor, angle: Tensor) -> Tensor:
+    return apply(_polar_f, "PolarBackward0", (abs, angle), (("dtype", _complex_of(abs._npdtype)),))
+
+
+# ----------------------------------------------------------------------- torch.fft
+
+_FFT = {"module": "fft", "method": False, "node_name": False}
+_NORMS = (None, "backward", "ortho", "forward")
+
+
+def _fft_f(x: Any, *, op: str, n: Any, axes: Any, norm: Any, dtype: np.dtype) -> Any:
+    f = getattr(fnp.fft, op)
+    x = _c(x, dtype)
+    if op in ("fft", "ifft", "rfft", "irfft", "hfft", "ihfft"):
+        return f(x, n=n, axis=axes, norm=norm)
+    return f(x, s=n, axes=axes, norm=norm)
+
+
+def _fft(op: str, input: Tensor, n: Any, dim: Any, norm: Any) -> Tensor:
+    if norm not in _NORMS:
+        raise RuntimeError(f"Invalid normalization mode: {norm}")
+    real_in = op in ("rfft", "rfftn", "rfft2", "ihfft")
+    if real_in and input._npdtype.kind == "c":
+        raise RuntimeError(f"{op} expects a real input tensor, but got {input.dtype}")
+    dt = _dt.float_type(input._npdtype) if real_in else _complex_of(input._npdtype)
+    if isinstance(dim, (tuple, list)):
+        dim = tuple(_wrap_dim(d, input.ndim) for d in dim)
+        n = tuple(n) if n is not None else None
+    elif dim is not None:
+        dim = _wrap_dim(dim, input.ndim)
+    st = (("op", op), ("n", n), ("axes", dim), ("norm", norm), ("dtype", np.dtype(dt)))
+    return apply(_fft_f, f"Fft{op.capitalize()}Backward0", (input,), st)
+
+
+def _one_dim(op: str) -> Any:
+    def f(input: Tensor, n: int | None = None, dim: int = -1, norm: str | None = None) -> Tensor:
+        return _fft(op, input, n, dim, norm)
+
+    f.__name__ = op
+    f.__doc__ = f"``torch.fft.{op}`` along one dimension."
+    samples = (
+        Sample(((2, 4),), grad=False),
+        Sample(((2, 4),), kwargs=(("n", 6), ("dim", 0), ("norm", "ortho")), grad=False),
+    )
+    return defop(op, samples=samples, **_FFT)(f)
+
+
+def _n_dim(op: str, default_dim: Any) -> Any:
+    def f(input: Tensor, s: Any = None, dim: Any = default_dim, norm: str | None = None) -> Tensor:
+        if dim is None:
+            dim = tuple(range(input.ndim)) if s is None else tuple(range(-len(s), 0))
+        return _fft(op, input, s, tuple(dim), norm)
+
+    f.__name__ = op
+    f.__doc__ = f"``torch.fft.{op}`` over several dimensions."
+    return defop(op, samples=Sample(((2, 3, 4),), grad=False), **_FFT)(f)
+
+
+for _op in ("fft", "ifft", "rfft", "irfft", "hfft", "ihfft"):
+    _one_dim(_op)
+for _op in ("fft2", "ifft2", "rfft2", "irfft2"):
+    _n_dim(_op, (-2, -1))
+for _op in ("fftn", "ifftn", "rfftn", "irfftn"):
+    _n_dim(_op, None)
+del _op
+
+
+def _shift_f(x: Any, *, axes: Any, inverse: bool) -> Any:
+    return (fnp.fft.ifftshift if inverse else fnp.fft.fftshift)(x, axes=axes)
+
+
+def _shift(name: str, inverse: bool) -> Any:
+    def f(input: Tensor, dim: Any = None) -> Tensor:
+        if isinstance(dim, int):
+            dim = (dim,)
+        axes = None if dim is None else tuple(_wrap_dim(d, input.ndim) for d in dim)
+        return apply(_shift_f, "RollBackward0", (input,), (("axes", axes), ("inverse", inverse)))
+
+    f.__name__ = name
+    return defop(name, samples=(Sample(((3, 4),)), Sample(((3, 4),), args=(1,))), **_FFT)(f)
+
+
+_shift("fftshift", False)
+_shift("ifftshift", True)
+
+
+def _freq(name: str) -> Any:
+    def f(
+        n: int,
+        d: float = 1.0,
+        *,
+        dtype: Any = None,
+        device: Any = None,
+        requires_grad: bool = False,
+        layout: Any = None,
+    ) -> Tensor:
+        from compat._core.creation import tensor
+
+        vals = (np.fft.fftfreq if name == "fftfreq" else np.fft.rfftfreq)(n, d)
+        return tensor(vals, dtype=dtype or _dt.get_default_dtype(), requires_grad=requires_grad)
+
+    f.__name__ = name
+    return defop(name, samples=Sample((), args=(5, 0.5), grad=False), **_FFT)(f)
+
+
+_freq("fftfreq")
+_freq("rfftfreq")
