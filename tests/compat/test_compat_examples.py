@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib.util
 import pathlib
+from collections import deque
 from types import ModuleType
 
 import numpy as np
@@ -60,3 +61,19 @@ def test_examples_train_when_run_longer(real_torch):
     gpt = _load("torch_small_gpt")
     losses = gpt.main(ctorch, steps=12, init=_initial_weights(real_torch, gpt, "torch_small_gpt"))
     assert np.mean(losses[-3:]) < 0.8 * np.mean(losses[:3])
+
+
+@pytest.mark.parametrize(
+    "make", [lambda d: d([1.0, -2.5]), lambda d: d([d([1, 2]), (3, 4)]), lambda d: range(4)]
+)
+def test_tensor_from_any_python_sequence(lib, make):
+    """torch.tensor walks any sequence (pytorch/examples' REINFORCE passes a deque)."""
+    t = lib.tensor(make(deque))
+    ref = np.asarray([list(r) if isinstance(r, deque | tuple) else r for r in make(list)])
+    np.testing.assert_array_equal(t.numpy(), ref)
+    assert str(t.dtype).endswith("float32" if ref.dtype.kind == "f" else "int64")
+
+
+def test_tensor_from_a_string_is_a_type_error(lib):
+    with pytest.raises(TypeError):
+        lib.tensor("abc")
