@@ -42,6 +42,11 @@ def _np_dtype(dtype: Any, default: np.dtype | None = None) -> np.dtype:
     return _dt.np_dtype(dtype)
 
 
+def _is_sequence(x: Any) -> bool:
+    """Nested data PyTorch walks: any sequence (list, tuple, deque, range), not str/bytes."""
+    return isinstance(x, Sequence) and not isinstance(x, (str, bytes, bytearray))
+
+
 def _infer_dtype(data: Any) -> np.dtype:
     """PyTorch's dtype inference for nested Python data."""
     kinds: set[str] = set()
@@ -49,7 +54,7 @@ def _infer_dtype(data: Any) -> np.dtype:
     def walk(x: Any) -> None:
         if isinstance(x, Tensor):
             kinds.add(x._npdtype.kind)
-        elif isinstance(x, (list, tuple)):
+        elif _is_sequence(x):
             for e in x:
                 walk(e)
         elif isinstance(x, (bool, np.bool_)):
@@ -78,7 +83,7 @@ def _infer_dtype(data: Any) -> np.dtype:
 def _unwrap_nested(data: Any) -> Any:
     if isinstance(data, Tensor):
         return np.asarray(data._st.array)
-    if isinstance(data, (list, tuple)):
+    if _is_sequence(data):
         return [_unwrap_nested(e) for e in data]
     return data
 
