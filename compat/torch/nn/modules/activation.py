@@ -105,3 +105,7 @@ class LogSoftmax(Module):
 
     def extra_repr(self) -> str:
         return f"dim={self.dim}"
+
+
+# PyTorch defines MultiheadAttention in this module; pickles and allow-lists name it here
+from compat.torch.nn.modules.activation_attention import MultiheadAttention  # noqa: E402, F401

@@ -15,15 +15,11 @@ from typing import Any
 import compat.torch as torch
 from compat.torch.nn import init
 from compat.torch.nn.functional.attention import multi_head_attention_forward
-from compat.torch.nn.modules.linear import Linear
+from compat.torch.nn.modules.linear import Linear, NonDynamicallyQuantizableLinear
 from compat.torch.nn.modules.module import Module
 from compat.torch.nn.parameter import Parameter
 
 __all__ = ["MultiheadAttention", "NonDynamicallyQuantizableLinear"]
-
-
-class NonDynamicallyQuantizableLinear(Linear):
-    """``MultiheadAttention.out_proj``'s class (a plain ``Linear``, named as PyTorch names it)."""
 
 
 def _empty(shape: tuple[int, ...], dtype: Any) -> Any:

@@ -80,3 +80,8 @@ def _empty(shape: tuple[int, ...], dtype: Any) -> Any:
     if dtype is None:
         return torch.empty(shape)
     return torch.empty(shape, dtype=dtype)
+
+
+class NonDynamicallyQuantizableLinear(Linear):
+    """A :class:`Linear` under the name PyTorch gives ``MultiheadAttention.out_proj``
+    (pickled models and ``torch.load`` allow-lists name this class)."""
