@@ -15,7 +15,7 @@ from typing import Any
 import compat.torch as torch
 from compat.torch.nn import init
 from compat.torch.nn.functional.attention import multi_head_attention_forward
-from compat.torch.nn.modules.linear import Linear, NonDynamicallyQuantizableLinear
+from compat.torch.nn.modules.linear import NonDynamicallyQuantizableLinear
 from compat.torch.nn.modules.module import Module
 from compat.torch.nn.parameter import Parameter
 
