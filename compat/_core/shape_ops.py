@@ -409,7 +409,7 @@ def index_spec(idx: Any, shape: tuple) -> tuple[tuple, list]:
                 raise IndexError(f"index {v} is out of bounds for dimension {dim} with size {size}")
             # a runtime operand, not part of the program: one program serves every index
             spec.append(("d", len(arrays)))
-            arrays.append(np.asarray(v % size, np.int64))
+            arrays.append(v % size)  # a Python int: a cached weakly typed device scalar
             dim += 1
         else:
             arr = _to_index_array(i)
@@ -494,7 +494,7 @@ def getitem(self: Tensor, idx: Any) -> Tensor:
     spec, arrays = index_spec(idx, tuple(self.shape))
     from compat._core.creation import _leaf
 
-    dyn = [_leaf(a, False) for a in arrays]
+    dyn = [a if type(a) is int else _leaf(a, False) for a in arrays]
     name = (
         "SelectBackward0"
         if len(spec) == 1 and spec[0][0] == "d"
@@ -515,7 +515,7 @@ def setitem(self: Tensor, idx: Any, value: Any) -> None:
     from compat._core.creation import _leaf
 
     value = coerce(value)
-    dyn = [_leaf(a, False) for a in arrays]
+    dyn = [a if type(a) is int else _leaf(a, False) for a in arrays]
     apply_inplace(
         self,
         _setitem_f,

@@ -63,7 +63,7 @@ def select(input: Tensor, dim: int, index: int) -> Tensor:
             f"select(): index {index} out of range for tensor of size {list(input.shape)} at "
             f"dimension {dim}"
         )
-    i = np.asarray(index % n, np.int64)
+    i = int(index) % n  # a Python int: a cached weakly typed device scalar
     return apply(_select_f, "SelectBackward0", (input, i), (("axis", axis),))
 
 
