@@ -89,6 +89,36 @@ def _random_(
     return O.inplace_random(self, "random", from_, to, generator)
 
 
+def _contains(self: Tensor, element: Any) -> bool:
+    """``element in t``: whether any element equals it (a number or a tensor)."""
+    if not isinstance(element, (Tensor, int, float, bool, complex)):
+        raise RuntimeError(
+            "Tensor.__contains__ only supports Tensor or scalar, but you passed in a "
+            f"{type(element)}."
+        )
+    return bool((self == element).any().item())
+
+
+def _is_nonzero(self: Tensor) -> bool:
+    if self.numel() != 1:
+        raise RuntimeError(
+            "Boolean value of Tensor with no values is ambiguous"
+            if self.numel() == 0
+            else "Boolean value of Tensor with more than one value is ambiguous"
+        )
+    return bool(self.item())
+
+
+def _stride(self: Tensor, dim: int | None = None) -> Any:
+    """Strides of the (always contiguous, row-major) layout, in elements."""
+    strides, acc = [], 1
+    for s in reversed(tuple(self.shape)):
+        strides.append(acc)
+        acc *= max(s, 1)
+    strides = tuple(reversed(strides))
+    return strides if dim is None else strides[dim]
+
+
 def install() -> None:
     T = Tensor
     ops = {
@@ -129,6 +159,21 @@ def install() -> None:
         "__isub__": _iop("sub"),
         "__imul__": _iop("mul"),
         "__itruediv__": _iop("div"),
+        "__ifloordiv__": lambda self, other: self.floor_divide_(other),
+        "__imod__": lambda self, other: self.remainder_(other),
+        "__ipow__": lambda self, other: self.pow_(other),
+        "__iand__": lambda self, other: self.bitwise_and_(other),
+        "__ior__": lambda self, other: self.bitwise_or_(other),
+        "__ixor__": lambda self, other: self.bitwise_xor_(other),
+        "__ilshift__": lambda self, other: self.bitwise_left_shift_(other),
+        "__irshift__": lambda self, other: self.bitwise_right_shift_(other),
+        "__lshift__": O.more.bitwise_left_shift,
+        "__rshift__": O.more.bitwise_right_shift,
+        "__rlshift__": lambda self, other: O.more.bitwise_left_shift(O.coerce(other), self),
+        "__rrshift__": lambda self, other: O.more.bitwise_right_shift(O.coerce(other), self),
+        "__rxor__": lambda a, b: O._bitwise("xor", b, a),
+        "__contains__": _contains,
+        "__reversed__": lambda self: self if self.ndim == 0 else S.flip(self, 0),
     }
     for name, f in ops.items():
         setattr(T, name, f)
@@ -157,6 +202,19 @@ def install() -> None:
         "long": lambda self: S.to_dtype(self, _dt.int64),
         "int": lambda self: S.to_dtype(self, _dt.int32),
         "bool": lambda self: S.to_dtype(self, _dt.bool),
+        "byte": lambda self: S.to_dtype(self, _dt.uint8),
+        "char": lambda self: S.to_dtype(self, _dt.int8),
+        "short": lambda self: S.to_dtype(self, _dt.int16),
+        "cfloat": lambda self: S.to_dtype(self, _dt.complex64),
+        "cdouble": lambda self: S.to_dtype(self, _dt.complex128),
+        "fill_diagonal_": O.more.fill_diagonal_,
+        "is_signed": lambda self: self._npdtype.kind in "ifc",
+        "is_same_size": lambda self, other: tuple(self.shape) == tuple(other.shape),
+        "is_nonzero": _is_nonzero,
+        "stride": _stride,
+        "storage_offset": lambda self: 0,
+        "nbytes": property(lambda self: self.numel() * self._npdtype.itemsize),
+        "itemsize": property(lambda self: self._npdtype.itemsize),
         "type_as": lambda self, other: S.to_dtype(self, other.dtype),
         "cpu": T_.cpu,
         "cuda": T_.cuda,

@@ -271,3 +271,35 @@ def test_oneflow_module_has_the_same_tensor_api():
     y = flow.cat([x, x]).sum()
     flow.autograd.backward(y)
     assert npv(x.grad).tolist() == [2.0, 2.0]
+
+
+def _more_dunders(lib):
+    x = lib.tensor([1, 2, 8, 5])
+    out = [x << 1, x >> 1, 3 << lib.tensor([1, 2]), 16 >> lib.tensor([1, 2])]
+    y = x.clone()
+    y |= 2
+    y &= 7
+    y ^= 1
+    y <<= 1
+    y >>= 1
+    y //= 2
+    y %= 3
+    z = lib.tensor([1.5, 2.0])
+    z **= 2
+    out += [y, z, lib.stack(list(reversed(lib.arange(4.0))))]
+    assert 8 in x and 3 not in x and lib.tensor(2) in x
+    assert lib.ones(2, 3, 4).stride() == (12, 4, 1) and lib.ones(2, 3).stride(0) == 3
+    assert lib.ones(2, 3).nbytes == 24 and lib.ones(2, dtype=lib.float64).itemsize == 8
+    assert (
+        x.byte().dtype == lib.uint8 and x.short().dtype == lib.int16 and x.char().dtype == lib.int8
+    )
+    m = lib.zeros(3, 3)
+    m.fill_diagonal_(2.0)
+    out.append(m)
+    return [o.tolist() for o in out]
+
+
+def test_shift_inplace_bitwise_and_container_dunders_match_pytorch(real_torch):
+    """Tensor's operator dunders beyond arithmetic: shifts (both sides), the in-place
+    bitwise/floor-div/mod/pow operators, ``in``, ``reversed``, strides and byte sizes."""
+    assert _more_dunders(ctorch) == _more_dunders(real_torch)

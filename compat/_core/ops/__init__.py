@@ -25,6 +25,7 @@ from __future__ import annotations
 from compat._core.ops import (
     composite,  # noqa: F401
     linalg_ns,  # noqa: F401
+    more,  # noqa: F401
     selecting,  # noqa: F401
     sorting,  # noqa: F401  (rows of the op table)
     spectral,  # noqa: F401
