@@ -51,6 +51,7 @@ _LAZY = (
     "linalg",
     "special",
     "fft",
+    "multiprocessing",
     *_LAZY_DEVICES,
 )
 

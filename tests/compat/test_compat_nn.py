@@ -771,3 +771,22 @@ def test_oneflow_flavour_reexports_the_same_modules():
     assert flow_nn.Parameter is nn.Parameter and flow_F.cross_entropy is F.cross_entropy
     assert flow_nn.init.kaiming_uniform_ is nn.init.kaiming_uniform_
     assert flow_optim.Adam is torch.optim.Adam
+
+
+@pytest.mark.parametrize("name", ["leaky_relu", "silu", "relu"])
+def test_functional_inplace_activations_write_through(name, real_torch):
+    """``F.X(t, inplace=True)`` changes ``t`` and returns it; gradients through the
+    in-place result and the leaf error are PyTorch's."""
+    results = []
+    for lib in (torch, real_torch):
+        fn = getattr(lib.nn.functional, name)
+        w = lib.tensor([-1.5, -0.2, 0.3, 2.0], dtype=lib.float64, requires_grad=True)
+        h = w * 1.0
+        out = fn(h, inplace=True)
+        assert out is h
+        (h * lib.arange(4.0, dtype=lib.float64)).sum().backward()
+        with pytest.raises(RuntimeError, match="leaf Variable"):
+            fn(lib.ones(2, requires_grad=True), inplace=True)
+        results.append((h.detach().numpy(), w.grad.numpy()))
+    np.testing.assert_allclose(results[0][0], results[1][0], rtol=1e-12)
+    np.testing.assert_allclose(results[0][1], results[1][1], rtol=1e-12)

@@ -7,6 +7,7 @@ import warnings
 from typing import Any
 
 import compat.torch as torch
+from compat._core.tensor import inplace_result
 from compat.torch.nn import _fused
 from compat.torch.nn.functional._utils import (
     Tensor,
@@ -34,6 +35,8 @@ def relu(input: Tensor, inplace: bool = False) -> Tensor:
 
 def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
     """``input`` where positive, ``negative_slope * input`` elsewhere."""
+    if inplace:
+        return inplace_result(input, leaky_relu, (negative_slope,), {})
     return torch.where(input > 0, input, input * negative_slope)
 
 
@@ -49,6 +52,8 @@ def tanh(input: Tensor) -> Tensor:
 
 def silu(input: Tensor, inplace: bool = False) -> Tensor:
     """``input * sigmoid(input)``."""
+    if inplace:
+        return inplace_result(input, silu, (), {})
     return input * torch.sigmoid(input)
 
 
@@ -107,6 +112,8 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
     if not training or p == 0.0:
         return input
+    if inplace:
+        return inplace_result(input, dropout, (p, training), {})
     if p == 1.0:
         return input * 0.0
     keep = 1.0 - p
