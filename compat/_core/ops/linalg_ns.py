@@ -13,6 +13,7 @@ import numpy as np
 
 from compat._core import dtypes as _dt
 from compat._core.ops._common import _c
+from compat._core.ops.composite import logit
 from compat._core.optable import SPD, Sample, T, defop
 from compat._core.tensor import Tensor, _wrap_dim, apply
 from funcgrad import nn as fnn
@@ -366,14 +367,7 @@ def sinc(input: Tensor) -> Tensor:
     return apply(_sinc_f, "SincBackward0", (input,), (("dtype", _dt.float_type(input._npdtype)),))
 
 
-def _logit_f(x: Any, *, eps: Any, dtype: np.dtype) -> Any:
-    x = _c(x, dtype)
-    if eps is not None:
-        x = fnp.clip(x, eps, 1 - eps)
-    return fnp.log(x / (1 - x))
-
-
 @defop(name="logit", samples=Sample(((2, 3),), domain=(0.1, 0.9)), **_SP)
 def special_logit(input: Tensor, eps: float | None = None) -> Tensor:
-    st = (("eps", None if eps is None else float(eps)), ("dtype", _dt.float_type(input._npdtype)))
-    return apply(_logit_f, "LogitBackward0", (input,), st)
+    """``torch.special.logit`` is ``torch.logit``."""
+    return logit(input, eps)
