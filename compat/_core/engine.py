@@ -98,8 +98,10 @@ class _Run:
     @staticmethod
     def keys(n: Node) -> tuple:
         entry = n._entry
-        if entry is None:  # AccumulateGrad
-            return ((n, 0),), ()
+        if entry is None:
+            if isinstance(n, AccumulateGrad):
+                return ((n, 0),), ()
+            return [(n, i) for i in range(n._n_out)], n._edges  # an autograd.Function node
         if entry.op.n_out == 1:
             return ((n, 0),), [e for e in n._edges if e is not None]
         return [(n, i) for i in range(entry.op.n_out)], [e for e in n._edges if e is not None]
@@ -150,6 +152,25 @@ class _Run:
                     cts = [as_value(x, self.create) for x in r]
         if n._freed or n._saved:
             check_node(n)
+        if n._entry is None:  # an autograd.Function node: its backward is Python code
+            in_cts = n._run_backward(cts, self.create, self.batch)
+        else:
+            in_cts = self._op_backward(n, cts)
+        if n._post_hooks:
+            grads_in = tuple(None if g is None else as_tensor(g) for g in in_cts)
+            grads_out = tuple(None if g is None else as_tensor(g) for g in cts)
+            for h in list(n._post_hooks.values()):
+                r = h(grads_in, grads_out)
+                if r is not None:
+                    grads_in = tuple(r)
+            in_cts = [as_value(g, self.create) for g in grads_in]
+        if not self.keep and self.res_of is None:
+            n._release()
+        return in_cts
+
+    def _op_backward(self, n: Node, cts: list) -> Any:
+        """The input cotangents of an op's node: its compiled backward, recorded as an op
+        under ``create_graph``, or inlined into the traced program."""
         entry, batch = n._entry, self.batch if self.res_of is None else None  # traced: unbatched
         avals = entry.op.out_avals
         cts = [cts[i] if cts[i] is not None else zeros(avals[i], batch) for i in entry.ct_outs]
@@ -166,16 +187,6 @@ class _Run:
             in_cts = f(*n._res, *cts) if f and batch is None else entry.backward(n._res, cts, batch)
         else:
             in_cts = entry.backward(self.res_of[id(n)], cts)
-        if n._post_hooks:
-            grads_in = tuple(as_tensor(g) for g in in_cts)
-            grads_out = tuple(None if g is None else as_tensor(g) for g in cts)
-            for h in list(n._post_hooks.values()):
-                r = h(grads_in, grads_out)
-                if r is not None:
-                    grads_in = tuple(r)
-            in_cts = [as_value(g, self.create) for g in grads_in]
-        if not self.keep and self.res_of is None:
-            n._release()
         return in_cts
 
     def loop(self, roots: Sequence, grads: Sequence) -> None:
@@ -217,7 +228,8 @@ def run_backward(
     gc.disable()
     try:
         small = len(plan.topo) <= policy.max_nodes
-        if not (create_graph or plan.hooks) and small and _assembled(run, roots, root_grads):
+        assemble = not (create_graph or plan.hooks or plan.python) and small
+        if assemble and _assembled(run, roots, root_grads):
             return run.results
         stats["interpreted_runs"] += 1
         run.loop(roots, root_grads)

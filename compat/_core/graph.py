@@ -208,7 +208,12 @@ def check_node(n: Node) -> None:
     """PyTorch's errors for freed saved tensors and saved tensors modified in place."""
     if n._freed and n._entry.tensor_res:
         raise RuntimeError(_FREED)
-    for vc, ver, shape, dtype, fn, nr in n._saved or ():
+    check_versions(n._saved or ())
+
+
+def check_versions(saved: Any) -> None:
+    """PyTorch's error for a saved tensor modified in place (entries: ``_saved_entry``)."""
+    for vc, ver, shape, dtype, fn, nr in saved:
         if vc.v != ver:
             which = f", which is output {nr} of {short_name(fn)}," if fn is not None else ""
             kind = _TYPE_NAMES.get(dtype.name, dtype.name)

@@ -66,6 +66,8 @@ class Plan:
             topo = [n for n in topo if id(n) in reach]
         self.topo, self.acc = topo, acc
         self.hooks = any(not isinstance(n, AccumulateGrad) and n._has_hooks() for n in topo)
+        #: a node whose backward is Python (``autograd.Function``): run node by node
+        self.python = any(n._entry is None and not isinstance(n, AccumulateGrad) for n in topo)
 
     def executed(self) -> list[Node]:
         """The nodes whose backward runs (not leaves, not capture-only nodes)."""

@@ -12,6 +12,7 @@ Signatures and defaults are PyTorch's::
 from __future__ import annotations
 
 from compat._core.autograd import backward, grad
+from compat._core.function import Function
 from compat._core.grad_mode import (
     enable_grad,
     inference_mode,
@@ -20,12 +21,14 @@ from compat._core.grad_mode import (
     set_grad_enabled,
 )
 from compat._core.tensor import Tensor as Variable
-from compat.torch.autograd import graph
+from compat.torch.autograd import function, graph
 
 __all__ = [
+    "Function",
     "Variable",
     "backward",
     "enable_grad",
+    "function",
     "grad",
     "graph",
     "inference_mode",

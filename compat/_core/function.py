@@ -1,0 +1,500 @@
+"""``torch.autograd.Function``: user-written forward and backward in Python.
+
+A call ``F.apply(*args)`` runs ``F.forward`` with grad mode off and, when grad mode
+is on and a tensor argument requires grad, records one :class:`BackwardCFunction`
+node (``F._backward_cls``, named ``FBackward``) in compat's graph. That node *is*
+``ctx``: what ``forward``/``setup_context`` store on it (attributes,
+``save_for_backward``, ``mark_dirty``, ...) is there when the engine reaches it.
+The engine runs its backward as Python (:meth:`BackwardCFunction._run_backward`), in
+the grad mode of the backward call, so a backward written with compat ops is
+recorded under ``create_graph=True`` and differentiates again. Graphs holding such
+a node run node by node, never as one assembled program.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import warnings
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from compat._core import dtypes as _dt
+from compat._core import grad_mode as _gm
+from compat._core.graph import _FREED, Node, check_versions
+from compat._core.shape_ops import stack
+from compat._core.tensor import Tensor, _saved_entry, is_tracing
+
+_LEGACY = (
+    "Legacy autograd function with non-static forward method is deprecated. Please use "
+    "new-style autograd function with static forward method. (Example: "
+    "https://pytorch.org/docs/stable/autograd.html#torch.autograd.Function)"
+)
+_FUNCTORCH = (
+    "In order to use an autograd.Function with functorch transforms (vmap, grad, jvp, "
+    "jacrev, ...), it must override the setup_context staticmethod. For more details, "
+    "please see https://pytorch.org/docs/main/notes/extending.func.html"
+)
+_DIRTY_NOT_RETURNED = (
+    "Some elements marked as dirty during the forward method were not returned as output. "
+    "The inputs that are modified inplace must all be outputs of the Function."
+)
+_LEAF_DIRTY = "a leaf Variable that requires grad has been used in an in-place operation."
+_ONCE = "trying to differentiate twice a function that was marked with @once_differentiable"
+
+
+class FunctionCtx:
+    """What ``forward``/``setup_context`` record for ``backward`` (the ``ctx`` argument)."""
+
+    def save_for_backward(self, *tensors: Tensor | None) -> None:
+        """Save tensors (or ``None``) for ``backward``; read them back as ``saved_tensors``."""
+        self.to_save = tensors
+
+    def save_for_forward(self, *tensors: Tensor | None) -> None:
+        """Save tensors for a ``jvp`` (kept; compat has no forward-mode AD for Functions)."""
+        self.saved_for_forward = tensors
+
+    def mark_dirty(self, *args: Tensor) -> None:
+        """Mark inputs that ``forward`` modified in place (they must be returned)."""
+        self.dirty_tensors = args
+
+    def mark_non_differentiable(self, *args: Tensor) -> None:
+        """Mark outputs that get no gradient (``requires_grad=False``)."""
+        self.non_differentiable = args
+
+    def set_materialize_grads(self, value: bool) -> None:
+        """With ``False``, ``backward`` gets ``None`` (not zeros) for outputs without a
+        gradient."""
+        self.materialize_grads = bool(value)
+
+
+class BackwardCFunction(Node, FunctionCtx):
+    """The ``grad_fn`` (and ``ctx``) of one ``Function.apply`` call."""
+
+    _forward_cls: Any = None
+    #: the name PyTorch gives this node when it is not ``<Function name>Backward``
+    _node_name: str | None = None
+
+    def __init__(self) -> None:
+        Node.__init__(self, None, None, None, (), None)
+        self.materialize_grads = True
+        self.needs_input_grad: tuple = ()
+        self.to_save: tuple | None = None
+        self._saved_vars: list | None = None
+        self._released = False
+        self._n_out = 0
+        self._out_meta: list = []
+        self._in_meta: list = []
+
+    # ------------------------------------------------------------------ Node API
+    def name(self) -> str:
+        return self._node_name or type(self).__name__
+
+    @property
+    def next_functions(self) -> tuple:
+        return tuple((e[0], e[1]) if e is not None else (None, 0) for e in self._edges)
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__module__}.{type(self).__qualname__} object at {hex(id(self))}>"
+
+    def apply(self, *args: Any) -> Any:
+        """Call the user's ``backward`` (or ``vjp``) with this ctx."""
+        cls = self._forward_cls
+        backward_fn, vjp_fn = cls.backward, cls.vjp
+        if backward_fn is not Function.backward and vjp_fn is not Function.vjp:
+            raise RuntimeError(
+                "Implementing both 'backward' and 'vjp' for a custom Function is not "
+                "allowed. You should only implement one of them."
+            )
+        user_fn = vjp_fn if vjp_fn is not Function.vjp else backward_fn
+        return user_fn(self, *args)
+
+    @property
+    def saved_tensors(self) -> tuple:
+        """The tensors given to ``save_for_backward`` (PyTorch's checks on unpacking)."""
+        if self._released:
+            raise RuntimeError(_FREED)
+        if self._saved_vars is None:
+            return ()
+        # as PyTorch's message: a saved output names this node, a saved input the node
+        # it has now (an in-place op may have rebound it)
+        check_versions(
+            [
+                e if out else (*e[:4], t._grad_fn, t._output_nr)
+                for t, e, out in self._saved_vars
+                if t is not None
+            ]
+        )
+        return tuple(t for t, _, _ in self._saved_vars)
+
+    saved_variables = saved_tensors
+
+    def _release(self) -> None:
+        self._saved_vars = None
+        self._released = True
+
+    # ------------------------------------------------------------------ engine entry
+    def _run_backward(self, cts: list, create: bool, batch: int | None) -> list:
+        """Gradients for the tensor inputs (``None`` where one gets none): arrays, or
+        Tensors when ``create``; ``cts`` has one entry per output (``None``: none came)."""
+        if batch is None:
+            return self._backward_once(cts, create)
+        rows = [
+            self._backward_once([None if c is None else c[b] for c in cts], create)
+            for b in range(batch)
+        ]
+        out = []
+        metas = [m for m in self._in_meta if m is not None]
+        for i, meta in enumerate(metas):
+            got = [r[i] for r in rows]
+            if all(g is None for g in got):
+                out.append(None)
+                continue
+            got = [np.zeros(meta[0], meta[1]) if g is None else g for g in got]
+            out.append(_stack(got, create))
+        return out
+
+    def _backward_once(self, cts: list, create: bool) -> list:
+        grads = []
+        for c, meta in zip(cts, self._out_meta):
+            if c is not None and meta is not None:
+                grads.append(c if isinstance(c, Tensor) else Tensor._wrap_result(c))
+            elif meta is not None and self.materialize_grads:
+                grads.append(Tensor._wrap_result(np.zeros(meta[0], meta[1])))
+            else:
+                grads.append(None)
+        result = self.apply(*grads)
+        if not isinstance(result, tuple):
+            result = (result,)
+        n_in = len(self._in_meta)
+        if len(result) > n_in and all(r is None for r in result[n_in:]):
+            result = result[:n_in]
+        if len(result) != n_in:
+            raise RuntimeError(
+                f"function {self.name()} returned an incorrect number of gradients "
+                f"(expected {n_in}, got {len(result)})"
+            )
+        out: list = []
+        edges = iter(self._edges)
+        for i, (g, meta) in enumerate(zip(result, self._in_meta)):
+            if meta is None:
+                if g is not None:
+                    raise RuntimeError(
+                        f"function {self.name()} returned a gradient different than None at "
+                        f"position {i + 1}, but the corresponding forward input was not a "
+                        "Variable"
+                    )
+                continue
+            edge = next(edges)
+            if g is None:
+                out.append(None)
+                continue
+            if not isinstance(g, Tensor):
+                raise RuntimeError(f"expected Variable or None (got {type(g).__name__})")
+            if edge is None:
+                out.append(None)
+                continue
+            g = self._validate(len(out), g, meta)
+            out.append(g if create else g._st.array)
+        return out
+
+    def _validate(self, i: int, g: Tensor, meta: tuple) -> Tensor:
+        """PyTorch's ``validate_outputs``: reduce a broadcast gradient, cast its dtype."""
+        shape, dtype = meta
+        if tuple(g.shape) != shape:
+            if not _expandable(shape, tuple(g.shape)):
+                raise RuntimeError(
+                    f"Function {self.name()} returned an invalid gradient at index {i} - got "
+                    f"{list(g.shape)} but expected shape compatible with {list(shape)}"
+                )
+            g = _sum_to(g, shape)
+        if g._npdtype != dtype:
+            g = g.to(_dt.from_np(dtype))
+        return g
+
+
+def _expandable(shape: tuple, to: tuple) -> bool:
+    if len(shape) > len(to):
+        return False
+    return all(s == t or s == 1 for s, t in zip(reversed(shape), reversed(to)))
+
+
+def _sum_to(g: Tensor, shape: tuple) -> Tensor:
+    lead = g.ndim - len(shape)
+    dims = list(range(lead)) + [
+        lead + i for i, s in enumerate(shape) if s == 1 and g.shape[lead + i] != 1
+    ]
+    return g.sum(dim=tuple(dims), keepdim=True).reshape(shape) if dims else g
+
+
+def _stack(vals: list, create: bool) -> Any:
+    r = stack([v if isinstance(v, Tensor) else Tensor._wrap_result(v) for v in vals])
+    return r if create else r._st.array
+
+
+# --------------------------------------------------------------------------- Function
+
+
+class FunctionMeta(type):
+    """Gives every ``Function`` subclass its node class ``<Name>Backward``."""
+
+    def __init__(cls, name: str, bases: tuple, attrs: dict) -> None:
+        cls._backward_cls = type(
+            name + "Backward",
+            (BackwardCFunction,),
+            {"_forward_cls": cls, "__module__": "torch.autograd.function"},
+        )
+        super().__init__(name, bases, attrs)
+
+
+class Function(FunctionCtx, metaclass=FunctionMeta):
+    """Base class of custom differentiable operations (see the module docstring)::
+
+    class Square(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x * x
+
+        @staticmethod
+        def backward(ctx, g):
+            (x,) = ctx.saved_tensors
+            return 2 * g * x
+
+    y = Square.apply(x)
+    """
+
+    #: PyTorch's switch for generated ``vmap`` rules (accepted, not used)
+    generate_vmap_rule = False
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        warnings.warn(
+            f"{type(self)} should not be instantiated. Methods on autograd functions are all "
+            "static, so you should invoke them on the class itself. Instantiating an "
+            "autograd function will raise an error in a future version of PyTorch.",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError(_LEGACY)
+
+    @staticmethod
+    def forward(*args: Any, **kwargs: Any) -> Any:
+        """``forward(ctx, *args)``, or ``forward(*args)`` with ``setup_context``."""
+        raise NotImplementedError(
+            "You must implement the forward function for custom autograd.Function."
+        )
+
+    @staticmethod
+    def setup_context(ctx: Any, inputs: tuple, output: Any) -> Any:
+        """``setup_context(ctx, inputs, output)``: fill ``ctx`` after a ctx-less forward."""
+        raise NotImplementedError("setup_context is not implemented.")
+
+    @staticmethod
+    def backward(ctx: Any, *grad_outputs: Any) -> Any:
+        """One gradient per forward input (``None`` for non-tensors)."""
+        raise NotImplementedError(
+            "You must implement either the backward or vjp method for your custom "
+            "autograd.Function to use it with backward mode AD."
+        )
+
+    vjp = backward
+
+    @staticmethod
+    def jvp(ctx: Any, *grad_inputs: Any) -> Any:
+        """Forward-mode rule (compat has no forward-mode AD: never called)."""
+        raise NotImplementedError(
+            "You must implement the jvp function for custom autograd.Function to use it "
+            "with forward mode AD."
+        )
+
+    @classmethod
+    def apply(cls, *args: Any, **kwargs: Any) -> Any:
+        """Run ``forward`` and record the node that runs ``backward``."""
+        has_setup = cls.setup_context is not Function.setup_context
+        if has_setup or kwargs:
+            args = _bind(cls.forward, args, kwargs, has_setup)
+        if is_tracing() and not has_setup:
+            raise RuntimeError(_FUNCTORCH)
+        return _apply(cls, args, has_setup)
+
+
+class InplaceFunction(Function):
+    """A ``Function`` with an ``inplace`` flag (PyTorch's base of in-place functions)."""
+
+    def __init__(self, inplace: bool = False) -> None:
+        super().__init__()
+        self.inplace = inplace
+
+
+def _bind(forward: Callable, args: tuple, kwargs: dict, defaults: bool) -> tuple:
+    """Keyword arguments bound to positions (with ``setup_context``: defaults too)."""
+    sig = inspect.signature(forward)
+    if defaults:
+        bound = sig.bind(*args, **kwargs)
+        bound.apply_defaults()
+        return bound.args
+    return sig.bind(None, *args, **kwargs).args[1:]
+
+
+def _apply(cls: type, args: tuple, has_setup: bool) -> Any:
+    needs = tuple(isinstance(a, Tensor) and a._requires_grad for a in args)
+    executable = _gm.is_grad_enabled() and any(needs) and not is_tracing()
+    ctx = cls._backward_cls()
+    ctx.needs_input_grad = needs
+    with _gm.no_grad():
+        if has_setup:
+            output = cls.forward(*args)
+            cls.setup_context(ctx, args, output)
+        else:
+            output = cls.forward(ctx, *args)
+    is_tuple = isinstance(output, tuple)
+    outs = output if is_tuple else (output,)
+    if executable:
+        ctx._edges = tuple(
+            (a._edge() if a._requires_grad else None) for a in args if isinstance(a, Tensor)
+        )
+        ctx._in_meta = [_meta(a) for a in args]
+        ctx._out_meta = [_meta(o) for o in outs]
+        ctx._n_out = len(outs)
+    result = _wrap_outputs(ctx, args, outs, executable)
+    if executable and ctx.to_save is not None:
+        ctx._saved_vars = _save(ctx, ctx.to_save)
+    ctx.to_save = None
+    return tuple(result) if is_tuple else result[0]
+
+
+def _save(ctx: BackwardCFunction, tensors: tuple) -> list:
+    """``(tensor, saved entry, is an output of ctx)`` per tensor given to
+    ``save_for_backward``."""
+    saved = []
+    for i, t in enumerate(tensors):
+        if t is None:
+            saved.append((None, None, False))
+        elif not isinstance(t, Tensor):
+            raise TypeError(
+                "save_for_backward can only save variables, but argument "
+                f"{i} is of type {type(t).__name__}"
+            )
+        else:
+            saved.append((t, _saved_entry(t), t._grad_fn is ctx))
+    return saved
+
+
+def _meta(a: Any) -> tuple | None:
+    if not isinstance(a, Tensor):
+        return None
+    arr = a._st.array
+    return tuple(arr.shape), arr.dtype
+
+
+def _alias(t: Tensor) -> Tensor:
+    """A new tensor sharing ``t``'s storage and version counter, with no autograd state."""
+    a = Tensor._wrap_result(t._st.array)
+    a._st, a._vc = t._st, t._vc
+    return a
+
+
+def _set_history(t: Tensor, node: Node, nr: int, rebase: bool) -> None:
+    if rebase:
+        t._unregister_retain()
+        t._hooks = None
+    t._grad_fn, t._output_nr, t._requires_grad = node, nr, True
+    if rebase and t._retains_grad:
+        t._retains_grad = False
+        t.retain_grad()
+
+
+def _wrap_outputs(ctx: BackwardCFunction, args: tuple, outs: tuple, executable: bool) -> list:
+    """PyTorch's rules for a Function's outputs: returned inputs become aliases, dirty
+    inputs take the new node, non-differentiable outputs do not require grad."""
+    inputs = {id(a) for a in args if isinstance(a, Tensor)}
+    dirty = {id(t) for t in getattr(ctx, "dirty_tensors", ())}
+    if not dirty <= {id(o) for o in outs}:
+        raise RuntimeError(_DIRTY_NOT_RETURNED)
+    non_diff = {id(t) for t in getattr(ctx, "non_differentiable", ())}
+    result = []
+    for nr, o in enumerate(outs):
+        if not isinstance(o, Tensor):
+            result.append(o)
+            continue
+        is_input, modified = id(o) in inputs, id(o) in dirty
+        if modified:
+            o._vc.v += 1  # PyTorch counts the Function's in-place write once more
+        if not (executable and id(o) not in non_diff and o._npdtype.kind in "fc"):
+            if not o._requires_grad:
+                if is_input and not modified:
+                    o = _alias(o)
+            elif is_input:
+                o = o.detach()
+            else:
+                o.detach_()
+        elif modified:
+            if o._grad_fn is None and o._requires_grad:
+                raise RuntimeError(_LEAF_DIRTY)
+            if not is_input:
+                warnings.warn(
+                    "Only input Tensors should be given to ctx.mark_dirty(). If a Tensor is "
+                    "not an input, there is no need to pass it to mark_dirty().",
+                    UserWarning,
+                    stacklevel=4,
+                )
+            _set_history(o, ctx, nr, rebase=True)
+        else:
+            if is_input:
+                o = _alias(o)
+            _set_history(o, ctx, nr, rebase=False)
+        result.append(o)
+    return result
+
+
+# --------------------------------------------------------------------------- once_differentiable
+
+
+class _DelayedError(Function):
+    """Aliases of its inputs whose backward raises (``once_differentiable``'s guard)."""
+
+    @staticmethod
+    def forward(ctx: Any, *xs: Tensor | None) -> tuple:
+        return xs
+
+    @staticmethod
+    def backward(ctx: Any, *grads: Any) -> Any:
+        raise RuntimeError(_ONCE)
+
+
+_DelayedError._backward_cls._node_name = "torch::autograd::Error"
+
+
+def once_differentiable(fn: Callable) -> Callable:
+    """Decorate a ``backward`` that is not differentiable itself: it runs under
+    ``no_grad``, and differentiating its results (``create_graph=True``) raises."""
+
+    @functools.wraps(fn)
+    def wrapper(ctx: Any, *args: Any) -> Any:
+        with _gm.no_grad():
+            outputs = fn(ctx, *args)
+        if not _gm.is_grad_enabled():
+            return outputs
+        if not any(isinstance(a, Tensor) and a._requires_grad for a in args):
+            return outputs
+        single = not isinstance(outputs, tuple)
+        outs = (outputs,) if single else outputs
+        fakes = [o if o is None else o.detach().requires_grad_(True) for o in outs]
+        r = _DelayedError.apply(*fakes)
+        return r[0] if single else r
+
+    return wrapper
+
+
+__all__ = [
+    "BackwardCFunction",
+    "Function",
+    "FunctionCtx",
+    "FunctionMeta",
+    "InplaceFunction",
+    "once_differentiable",
+]
