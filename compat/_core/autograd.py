@@ -35,6 +35,8 @@ def _out_meta(out: Any) -> tuple[tuple, np.dtype]:
         aval = node.variable._st.array if hasattr(node, "variable") else None
         if aval is not None:
             return tuple(aval.shape), aval.dtype
+        if node._entry is None:  # an autograd.Function node
+            return node._out_meta[nr]
         a = node._entry.op.out_avals[nr]
         return tuple(a.shape), a.dtype
     return tuple(out.shape), out._npdtype

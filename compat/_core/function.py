@@ -304,6 +304,14 @@ class Function(FunctionCtx, metaclass=FunctionMeta):
     vjp = backward
 
     @staticmethod
+    def vmap(info: Any, in_dims: Any, *args: Any) -> Any:
+        """Batching rule for ``torch.func.vmap`` (not used by compat)."""
+        raise NotImplementedError(
+            "To use autograd.Function with vmap, you must either override the vmap "
+            "staticmethod or set generate_vmap_rule=True."
+        )
+
+    @staticmethod
     def jvp(ctx: Any, *grad_inputs: Any) -> Any:
         """Forward-mode rule (compat has no forward-mode AD: never called)."""
         raise NotImplementedError(
@@ -416,14 +424,14 @@ def _wrap_outputs(ctx: BackwardCFunction, args: tuple, outs: tuple, executable: 
     if not dirty <= {id(o) for o in outs}:
         raise RuntimeError(_DIRTY_NOT_RETURNED)
     non_diff = {id(t) for t in getattr(ctx, "non_differentiable", ())}
+    for t in {id(t): t for t in getattr(ctx, "dirty_tensors", ())}.values():
+        t._vc.v += 1  # PyTorch counts the Function's in-place write once more
     result = []
     for nr, o in enumerate(outs):
         if not isinstance(o, Tensor):
             result.append(o)
             continue
         is_input, modified = id(o) in inputs, id(o) in dirty
-        if modified:
-            o._vc.v += 1  # PyTorch counts the Function's in-place write once more
         if not (executable and id(o) not in non_diff and o._npdtype.kind in "fc"):
             if not o._requires_grad:
                 if is_input and not modified:

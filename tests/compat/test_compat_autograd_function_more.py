@@ -1,0 +1,408 @@
+"""``torch.autograd.Function``: scenarios after PyTorch's ``test/test_autograd.py`` (our own
+versions), each run on compat and on real PyTorch and compared."""
+
+from __future__ import annotations
+
+import warnings
+
+from function_helpers import check as _check
+from function_helpers import err as _err
+
+# --------------------------------------------------------------------------- test_autograd.py themes
+
+
+def test_function_with_create_graph_seed_requiring_grad():
+    def scenario(torch, rec):
+        for once in (False, True):
+
+            class MyFunction(torch.autograd.Function):
+                @staticmethod
+                def forward(ctx, t1, pyscalar, t2):
+                    ctx.pyscalar = pyscalar
+                    ctx.save_for_backward(t1, t2)
+                    return t1 + pyscalar * t2 + t1 * t2
+
+                def _backward(ctx, g):
+                    v1, v2 = ctx.saved_tensors
+                    return g + g * v2, None, g * ctx.pyscalar + g * v1
+
+                backward = staticmethod(
+                    torch.autograd.function.once_differentiable(_backward) if once else _backward
+                )
+
+            x = torch.tensor([[0.5, -1.0], [2.0, 0.25]], requires_grad=True)
+            y = torch.tensor([[1.5, 0.5], [-0.5, 3.0]], requires_grad=True)
+            go = torch.ones((), requires_grad=True)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                MyFunction.apply(x, 2, y).sum().backward(go, create_graph=True)
+            rec(x.grad, y.grad, x.grad.requires_grad, y.grad.grad_fn is not None)
+            rec(_err(lambda: rec(torch.autograd.grad(x.grad.sum(), go, retain_graph=True))))
+            if once:
+                rec(_err(lambda: x.grad.sum().backward()))
+            else:
+                (gy,) = torch.autograd.grad(x.grad.sum(), y)
+                rec(gy)
+
+    _check(scenario)
+
+
+def test_non_tensor_inputs_and_outputs():
+    def scenario(torch, rec):
+        class MyFunction(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, t1, t2, scale, t3):
+                t4 = t1 + t2 * t3
+                t5 = t1 * t2 + t3
+                t4 *= scale
+                t5 *= scale
+                ctx.scale = scale
+                ctx.save_for_backward(t1, t2, t3)
+                return scale, t4, None, True, t5, "bar", t1
+
+            @staticmethod
+            @torch.autograd.function.once_differentiable
+            def backward(ctx, *grads):
+                rec(len(grads), [g is None for g in grads])
+                s = ctx.scale
+                v1, v2, v3 = ctx.saved_tensors
+                return (
+                    grads[1] * s + grads[4] * v2 * s + grads[6],
+                    grads[1] * v3 * s + grads[4] * v1 * s,
+                    None,
+                    grads[1] * v2 * s + grads[4] * s,
+                )
+
+        t1 = torch.tensor([0.1, 0.2, 0.3], dtype=torch.double, requires_grad=True)
+        t2 = torch.tensor([1.0, -1.0, 2.0], dtype=torch.double, requires_grad=True)
+        t3 = torch.tensor([3.0, 0.5, -2.0], dtype=torch.double)
+        res = MyFunction.apply(t1, t2, 4, t3)
+        rec(res[0], res[1], res[2], res[3], res[4], res[5], res[6], res[6] is t1)
+        torch.autograd.backward([res[1].sum(), res[4].sum(), res[6].sum()])
+        rec(t1.grad, t2.grad, t3.grad is None)
+
+        class NoTensors(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, a, b, scale, c):
+                return scale, (a + b * c) * scale, None, True, (a * b + c) * scale, "bar", a
+
+        rec(NoTensors.apply(0.5, 0.25, 3, 2.0))
+
+    _check(scenario)
+
+
+def test_exception_in_backward_propagates():
+    def scenario(torch, rec):
+        class Boom(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                return x.clone()
+
+            @staticmethod
+            @torch.autograd.function.once_differentiable
+            def backward(ctx, g):
+                raise ValueError("Simulate error on backward pass")
+
+        t1 = torch.ones(2, 2, requires_grad=True)
+        rec(_err(lambda: Boom.apply((t1 + t1) * t1).sum().backward()))
+        rec(t1.grad is None)
+
+    _check(scenario)
+
+
+def test_setup_context_multi_output_and_multi_input():
+    def scenario(torch, rec):
+        class MySquare(torch.autograd.Function):
+            @staticmethod
+            def forward(x):
+                return x**2, x.item() * 2
+
+            @staticmethod
+            def setup_context(ctx, inputs, output):
+                ctx.two_x = output[1]
+
+            @staticmethod
+            @torch.autograd.function.once_differentiable
+            def backward(ctx, g, _):
+                return g * ctx.two_x
+
+        class MyReshape(torch.autograd.Function):
+            @staticmethod
+            def forward(x, shape, scale_forward, scale_backward):
+                return x.reshape(shape) * scale_forward
+
+            @staticmethod
+            def setup_context(ctx, inputs, output):
+                x, _, _, ctx.scale_backward = inputs
+                ctx.x_shape = x.shape
+
+            @staticmethod
+            def backward(ctx, g):
+                return g.reshape(ctx.x_shape) * ctx.scale_backward, None, None, None
+
+        x = torch.tensor(1.5, requires_grad=True)
+        y, two_x = MySquare.apply(x)
+        rec(y, two_x, torch.autograd.grad(y, x))
+        x = torch.arange(6.0).requires_grad_()
+        y = MyReshape.apply(x, (2, 3), 7, 11)
+        rec(y, torch.autograd.grad(y.sum(), x))
+        rec(MySquare.generate_vmap_rule, hasattr(MySquare, "vmap"))
+        rec(_err(lambda: torch.autograd.Function.vmap(None, None)))
+
+    _check(scenario)
+
+
+def test_return_duplicate_outputs():
+    def scenario(torch, rec):
+        class DoubleDuplicate(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                out = x * 2
+                return out, out
+
+            @staticmethod
+            def backward(ctx, g1, g2):
+                rec(g1, g2)
+                return g1 * 2 + g2 * 2
+
+        class DoubleInplace(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                x.mul_(2)
+                ctx.mark_dirty(x)
+                return x, x
+
+            @staticmethod
+            def backward(ctx, g1, g2):
+                return g1 * 2 + g2 * 2
+
+        x = torch.tensor([1.0, -2.0], requires_grad=True)
+        a, b = DoubleDuplicate.apply(x)
+        rec(a is b, a.output_nr)
+        rec(torch.autograd.grad((a + b).sum(), x))
+        c = x.clone()
+        a, b = DoubleInplace.apply(c)
+        rec(a is b, a is c, c._version, a.output_nr)
+        rec(torch.autograd.grad((a + b).sum(), x))
+        rec(_err(lambda: DoubleInplace.apply(x)))
+
+    _check(scenario)
+
+
+def test_return_leaf_and_return_leaf_inplace():
+    def scenario(torch, rec):
+        class Identity(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, a, b):
+                return a, a + b
+
+            @staticmethod
+            def backward(ctx, ga, gb):
+                return ga + gb, gb
+
+        class Inplace(torch.autograd.function.InplaceFunction):
+            @staticmethod
+            def forward(ctx, a, b):
+                ctx.mark_dirty(a)
+                return a.add_(b), b + 2
+
+            @staticmethod
+            def backward(ctx, ga, gb):
+                return ga, ga + gb
+
+        x = torch.tensor([1.0, 2.0], requires_grad=True)
+        y = torch.tensor([3.0, 4.0], requires_grad=True)
+        q, p = Identity.apply(x, y)
+        q.register_hook(lambda g: rec("hook", g))
+        (q + p + x).sum().backward()
+        rec(x.grad, y.grad)
+        x = torch.tensor([1.0, 2.0])
+        y.grad = None
+        q, p = Inplace.apply(x, y)
+        rec(q is x, q.grad_fn.__class__ is Inplace._backward_cls, q.requires_grad, x._version)
+        q.sum().backward()
+        rec(y.grad)
+
+    _check(scenario)
+
+
+def test_dependency_on_non_differentiable_output():
+    def scenario(torch, rec):
+        class F1(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                out = torch.full(x.shape, 3.0)
+                ctx.mark_non_differentiable(out)
+                return x, out
+
+            @staticmethod
+            def backward(ctx, g, ignored):
+                return g
+
+        class F2(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, x, ignored):
+                return x
+
+            @staticmethod
+            def backward(ctx, g):
+                return g, None
+
+        class Mask(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                out = x > 0
+                ctx.mark_non_differentiable(out)
+                return out
+
+        class NonDiffNone(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                out = x.clone()
+                ctx.mark_non_differentiable(out)
+                return out
+
+            @staticmethod
+            def backward(ctx, g):
+                return None
+
+        x = torch.tensor([1.0, -2.0, 3.0], requires_grad=True)
+        a, b = F1.apply(x)
+        b = b + 1
+        rec(a.requires_grad, b.requires_grad)
+        c = F2.apply(a, b)
+        c.backward(torch.ones(c.size()))
+        rec(x.grad)
+        mask = Mask.apply(x)
+        rec(mask, mask.requires_grad)
+        x.grad = None
+        x.masked_fill(mask, 0).sum().backward()
+        rec(x.grad)
+        x.grad = None
+        (NonDiffNone.apply(x * x) * x).sum().backward()
+        rec(x.grad)
+
+    _check(scenario)
+
+
+def test_reentrant_backward_inside_backward():
+    def scenario(torch, rec):
+        y_data = torch.tensor([[1.0, 2.0], [3.0, 4.0]])
+
+        class Reenter(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                with torch.enable_grad():
+                    ctx.x = x.detach().requires_grad_()
+                    ctx.y = y_data.clone().requires_grad_()
+                    ctx.output_var = ctx.x * ctx.y
+                return ctx.output_var.detach()
+
+            @staticmethod
+            def backward(ctx, g):
+                with torch.enable_grad():
+                    ctx.output_var.sum().backward()
+                return ctx.x.grad * g
+
+        x = torch.ones(2, 2, requires_grad=True)
+        out = Reenter.apply(x)
+        rec(out.requires_grad)
+        out.sum().backward()
+        rec(x.grad)
+
+    _check(scenario)
+
+
+def test_repeated_double_backward_and_no_early_free():
+    def scenario(torch, rec):
+        class Mult(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                y = x.prod(dim=-1).prod(dim=-1)
+                ctx.save_for_backward(x, y)
+                return y
+
+            @staticmethod
+            def backward(ctx, g):
+                x, y = ctx.saved_tensors
+                return (g * y)[:, None, None] / x
+
+        x = (torch.arange(1.0, 9.0).reshape(2, 2, 2) / 4).requires_grad_()
+        y = Mult.apply(x)
+        for _ in range(2):
+            (gy,) = torch.autograd.grad(y[0], x, create_graph=True)
+            (ggy,) = torch.autograd.grad(gy[0, 0, 0], x, retain_graph=True)
+            rec(gy, ggy)
+
+        class Double(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                y = x**2
+                ctx.save_for_backward(x, y)
+                return y
+
+            @staticmethod
+            def backward(ctx, g):
+                x, y = ctx.saved_tensors
+                return g * 2 * y / x
+
+        x = torch.tensor(2.0, dtype=torch.double, requires_grad=True)
+        y = Double.apply(x)
+        rec(torch.autograd.grad(y, x, create_graph=True))
+        rec(torch.autograd.grad(y, x))
+        rec(_err(lambda: torch.autograd.grad(y, x)))
+
+    _check(scenario)
+
+
+def test_gradient_edge_of_a_function_output():
+    def scenario(torch, rec):
+        class Clone(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                return x.clone()
+
+            @staticmethod
+            def backward(ctx, g):
+                return g.clone() * 3
+
+        leaf = torch.tensor([2.0], requires_grad=True)
+        inp = leaf.clone()
+        out = Clone.apply(inp)
+        edge = torch.autograd.graph.get_gradient_edge(out)
+        rec(edge.node is out.grad_fn, edge.output_nr)
+        torch.autograd.backward(edge)
+        del out
+        torch.autograd.backward(edge)
+        rec(leaf.grad)
+        rec(
+            torch.autograd.grad(Clone.apply(inp).sum(), torch.autograd.graph.get_gradient_edge(inp))
+        )
+
+    _check(scenario)
+
+
+def test_stashed_ctx_after_graph_is_freed():
+    def scenario(torch, rec):
+        saved_ctx = []
+
+        class Id(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                ctx.save_for_backward(x)
+                return x
+
+            @staticmethod
+            def backward(ctx, g):
+                saved_ctx.append(ctx)
+                return ctx.saved_tensors
+
+        p = torch.zeros(1, requires_grad=True)
+        loss = Id.apply(p)
+        loss.backward(retain_graph=True)
+        rec(p.grad, len(saved_ctx[0].saved_tensors))
+        loss.backward()
+        del loss
+        rec(p.grad, _err(lambda: saved_ctx[0].saved_tensors))
+
+    _check(scenario)
