@@ -68,7 +68,10 @@ def run_hooks(hooks: dict, g: Any, create_graph: bool) -> Any:
 
 def accumulate(var: Tensor, g: Any, create_graph: bool) -> None:
     """PyTorch's AccumulateGrad: the first gradient is stored; later ones are added in
-    place (out of place when ``create_graph``)."""
+    place (out of place when ``create_graph``). A leaf that stopped requiring grad (its
+    ``detach_()`` after recording) is skipped, as PyTorch's AccumulateGrad does."""
+    if not var._requires_grad:
+        return
     if create_graph:
         var._grad = g if var._grad is None else add(var._grad, g)
     elif var._grad is None:

@@ -350,7 +350,7 @@ def _bind(forward: Callable, args: tuple, kwargs: dict, defaults: bool) -> tuple
 
 def _apply(cls: type, args: tuple, has_setup: bool) -> Any:
     needs = tuple(isinstance(a, Tensor) and a._requires_grad for a in args)
-    executable = _gm.is_grad_enabled() and any(needs) and not is_tracing()
+    executable = _gm._state.record and any(needs) and not is_tracing()
     ctx = cls._backward_cls()
     ctx.needs_input_grad = needs
     with _gm.no_grad():

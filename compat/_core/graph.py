@@ -16,6 +16,8 @@ from collections import OrderedDict
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from compat._core import tensor_checks as _tc
+
 if TYPE_CHECKING:
     from compat._core.tensor import Tensor
     from funcgrad._engine import OpVJP
@@ -208,6 +210,9 @@ def check_node(n: Node) -> None:
     """PyTorch's errors for freed saved tensors and saved tensors modified in place."""
     if n._freed and n._entry.tensor_res:
         raise RuntimeError(_FREED)
+    if _tc._detached:
+        for _vc, _ver, _shape, _dtype, fn, nr in n._saved or ():
+            _tc.check_detached(n, fn, nr)
     check_versions(n._saved or ())
 
 

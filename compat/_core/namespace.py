@@ -94,6 +94,16 @@ def is_tensor(obj: object) -> _dt.builtins.bool:
     return isinstance(obj, Tensor)
 
 
+def is_inference(input: Tensor) -> _dt.builtins.bool:
+    """Whether ``input`` is an inference tensor (made in ``inference_mode``)."""
+    if not isinstance(input, Tensor):
+        raise TypeError(
+            "is_inference(): argument 'input' (position 1) must be Tensor, not "
+            f"{type(input).__name__}"
+        )
+    return input._inference
+
+
 def numel(input: Tensor) -> _dt.builtins.int:
     return input.numel()
 

@@ -42,7 +42,7 @@ def write_out(name: str, result: Any, out: Any) -> Any:
             raise TypeError(f"{name}(): argument 'out' must be Tensor, not {type(o).__name__}")
         if not isinstance(r, Tensor):
             raise TypeError(f"{name}() does not return a tensor, so it takes no out= argument")
-        if _gm.is_grad_enabled() and (r.requires_grad or o.requires_grad):
+        if _gm._state.record and (r.requires_grad or o.requires_grad):
             raise RuntimeError(
                 f"{name}(): functions with out=... arguments don't support automatic "
                 "differentiation, but one of the arguments requires grad."

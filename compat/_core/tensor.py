@@ -22,6 +22,7 @@ from compat._core import device as _device
 from compat._core import dtypes as _dt
 from compat._core import grad_mode as _gm
 from compat._core import printing as _printing
+from compat._core import tensor_checks as _tc
 from compat._core.graph import AccumulateGrad, Node, RemovableHandle
 from funcgrad._engine import (
     ConcretizationError,
@@ -85,6 +86,7 @@ def _new_tensor(cls: type, data: Any) -> Tensor:
     t._post_acc_hooks = None
     t._retains_grad = False
     t._requires_grad = False
+    t._inference = _gm._state.inference
     return t
 
 
@@ -98,6 +100,7 @@ class Tensor:
         "_grad",
         "_grad_fn",
         "_hooks",
+        "_inference",
         "_output_nr",
         "_post_acc_hooks",
         "_requires_grad",
@@ -313,21 +316,19 @@ class Tensor:
 
     @requires_grad.setter
     def requires_grad(self, value: bool) -> None:
-        if self._grad_fn is not None:
-            raise RuntimeError(
-                "you can only change requires_grad flags of leaf variables. If you want to use "
-                "a computed variable in a subgraph that doesn't require differentiation use "
-                "var_no_grad = var.detach()."
-            )
-        if value:
-            _check_float_for_grad(
-                self._st.array.dtype, "only Tensors of floating point dtype can require gradients"
-            )
-        self._requires_grad = bool(value)
+        self._requires_grad = _tc.requires_grad_value(self, value, False)
+
+    @requires_grad.deleter
+    def requires_grad(self) -> None:
+        raise RuntimeError("requires_grad must be a bool")
 
     def requires_grad_(self, requires_grad: bool = True) -> Tensor:
-        self.requires_grad = requires_grad
+        self._requires_grad = _tc.requires_grad_value(self, requires_grad, True)
         return self
+
+    def is_inference(self) -> bool:
+        """Whether this tensor was made in inference mode (see ``tensor_checks``)."""
+        return self._inference
 
     @property
     def grad_fn(self) -> Node | None:
@@ -343,6 +344,7 @@ class Tensor:
 
     @property
     def _version(self) -> int:
+        _tc.check_version(self)
         return self._vc.v
 
     @property
@@ -359,23 +361,7 @@ class Tensor:
 
     @grad.setter
     def grad(self, value: Tensor | None) -> None:
-        if value is not None:
-            if not isinstance(value, Tensor):
-                raise TypeError(
-                    "assigned grad expected to be a Tensor or None but got grad of type "
-                    f"{type(value).__name__}"
-                )
-            if tuple(value.shape) != tuple(self.shape):
-                raise RuntimeError(
-                    f"attempting to assign a gradient of size '{list(value.shape)}' to a tensor "
-                    f"of size '{list(self.shape)}'. Please ensure that the gradient and the "
-                    "tensor are the same size"
-                )
-            if value._npdtype != self._npdtype:
-                raise RuntimeError(
-                    f"attempting to assign a gradient with dtype '{value.dtype}' to a tensor "
-                    f"with dtype '{self.dtype}'. The gradient must match the tensor's dtype."
-                )
+        _tc.check_grad(self, value, isinstance(value, Tensor))
         self._grad = value
 
     @grad.deleter
@@ -387,11 +373,17 @@ class Tensor:
         """A tensor sharing this one's storage, outside the graph (no version tracking)."""
         t = Tensor._wrap_result(self._st.array)
         t._st = self._st
+        t._inference |= self._inference
         return t
 
     @data.setter
     def data(self, value: Tensor) -> None:
+        _tc.check_data(self, value, isinstance(value, Tensor))
         self._st = value._st
+
+    @data.deleter
+    def data(self) -> None:
+        raise RuntimeError("Deleting tensor data is not allowed. Delete tensor instead!")
 
     def _edge(self) -> tuple[Node, int]:
         fn = self._grad_fn
@@ -408,12 +400,14 @@ class Tensor:
         t = Tensor._wrap_result(self._st.array)
         t._st = self._st
         t._vc = self._vc
+        t._inference |= self._inference
         return t
 
     def detach_(self) -> Tensor:
         """Detach this tensor from the graph in place (it becomes a leaf)."""
         if self._retains_grad and self._grad_fn is not None:
             self._unregister_retain()
+        _tc.note_detached(self)
         self._grad_fn = None
         self._output_nr = 0
         self._requires_grad = False
@@ -495,8 +489,9 @@ class Tensor:
         self._vc.v += 1
 
     def _check_inplace(self) -> None:
-        if self._requires_grad and self._grad_fn is None and _gm._state.enabled:
+        if self._requires_grad and self._grad_fn is None and _gm._state.record:
             raise RuntimeError(_LEAF_INPLACE)
+        _tc.check_inplace(self)
 
 
 def known_value(t: Tensor) -> np.ndarray | None:
@@ -548,7 +543,7 @@ def apply(
     arrays = []
     sig = []
     req = False
-    grad_on = _gm._state.enabled
+    grad_on = _gm._state.record
     for a in args:
         if isinstance(a, Tensor):
             x = a._st.array
@@ -665,6 +660,8 @@ def record(
             mask = tuple(m and i in used for i, m in enumerate(mask))
             edges = tuple(e if m else None for e, m in zip(edges, mask))
     entry = op.vjp(mask)
+    if args is not None and entry.saved_in:
+        _tc.check_saved(args, entry.saved_in)
     outs, res = entry.forward(arrays)
     saved = None
     if args is not None and (entry.saved_in or entry.saved_out):
@@ -729,7 +726,7 @@ def apply_inplace(
         )
     if out.dtype != cur.dtype:
         raise AssertionError("in-place ops cast to self's dtype in their function")
-    if req and _gm._state.enabled:
+    if req and _gm._state.record:
         _record(op, full, arrays, inplace=self)
     else:
         self._set_data_inplace(op.run(*arrays)[0])

@@ -52,7 +52,7 @@ def move(t: Tensor, device: Any) -> Tensor:
     grad mode: PyTorch would record a ``ToCopyBackward0`` across devices)."""
     if _dev.same_place(t._st.array, device):
         return t
-    if t._requires_grad and _gm.is_grad_enabled():
+    if t._requires_grad and _gm._state.record:
         raise NotImplementedError(
             "compat.torch: moving a tensor that requires grad to another device under grad "
             "mode (use torch.no_grad(), or move it before setting requires_grad)"

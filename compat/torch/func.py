@@ -156,7 +156,7 @@ def _top(who: str, body: Callable, args: tuple, kwargs: dict) -> Any:
         _tensor.captured = prev
     out_tree, statics = spec[-1]
     extra = [(v, cap[id(c)]) for v, c in zip(prog.constvars, prog.consts) if id(c) in cap]
-    if _gm.is_grad_enabled() and (extra or any(t._requires_grad for t in tensors)):
+    if _gm._state.record and (extra or any(t._requires_grad for t in tensors)):
         moved = {v for v, _ in extra}
         kept = [(v, c) for v, c in zip(prog.constvars, prog.consts) if v not in moved]
         prog = prog.replace(

@@ -20,8 +20,8 @@ from compat._core.grad_mode import (
     no_grad,
     set_grad_enabled,
 )
-from compat._core.tensor import Tensor as Variable
 from compat.torch.autograd import function, graph
+from compat.torch.autograd.variable import Variable
 
 __all__ = [
     "Function",
