@@ -16,11 +16,12 @@ from __future__ import annotations
 import functools
 import inspect
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
+import funcgrad as fg
 from compat._core import dtypes as _dt
 from compat._core import grad_mode as _gm
 from compat._core.graph import _FREED, Node, check_versions
@@ -124,7 +125,7 @@ class BackwardCFunction(Node, FunctionCtx):
             [
                 e if out else (*e[:4], t._grad_fn, t._output_nr)
                 for t, e, out in self._saved_vars
-                if t is not None
+                if e is not None
             ]
         )
         return tuple(t for t, _, _ in self._saved_vars)
@@ -325,8 +326,10 @@ class Function(FunctionCtx, metaclass=FunctionMeta):
         has_setup = cls.setup_context is not Function.setup_context
         if has_setup or kwargs:
             args = _bind(cls.forward, args, kwargs, has_setup)
-        if is_tracing() and not has_setup:
-            raise RuntimeError(_FUNCTORCH)
+        if is_tracing():  # under a torch.func transform: funcgrad's custom_vjp
+            if not has_setup:
+                raise RuntimeError(_FUNCTORCH)
+            return _apply_traced(cls, args)
         return _apply(cls, args, has_setup)
 
 
@@ -390,6 +393,63 @@ def _save(ctx: BackwardCFunction, tensors: tuple) -> list:
         else:
             saved.append((t, _saved_entry(t), t._grad_fn is ctx))
     return saved
+
+
+def _apply_traced(cls: type, args: tuple) -> Any:
+    """``cls.apply`` while a funcgrad transform traces (``torch.func``): one
+    ``funcgrad.custom_vjp`` call whose rule runs ``forward``/``setup_context`` and the
+    user's ``backward`` on tensors wrapping the rule's traced arrays. Only tensors given
+    to ``save_for_backward`` reach ``backward`` as values of its own trace."""
+    pos = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
+    seen: dict = {}
+
+    def inputs(arrays: Sequence) -> tuple:
+        full = list(args)
+        for i, x in zip(pos, arrays):
+            full[i] = Tensor._wrap_result(x)
+        return tuple(full)
+
+    def outputs(out: Any) -> list:
+        outs = out if isinstance(out, tuple) else (out,)
+        seen["out"] = out
+        return [o._st.array for o in outs if isinstance(o, Tensor)]
+
+    def fun(*arrays: Any) -> list:
+        return outputs(cls.forward(*inputs(arrays)))
+
+    def fwd(*arrays: Any) -> tuple:
+        full = inputs(arrays)
+        out = cls.forward(*full)
+        ctx = cls._backward_cls()
+        ctx.needs_input_grad = tuple(isinstance(a, Tensor) for a in full)
+        cls.setup_context(ctx, full, out)
+        saved = [None if t is None else t._st.array for t in ctx.to_save or ()]
+        ctx.to_save = None
+        outs = out if isinstance(out, tuple) else (out,)
+        ctx._out_meta = [_meta(o) for o in outs]
+        ctx._in_meta = [_meta(a) for a in full]
+        return outputs(out), (ctx, saved)
+
+    def bwd(res: tuple, cts: list) -> tuple:
+        ctx, saved = res
+        ctx._saved_vars = [
+            (None if a is None else Tensor._wrap_result(a), None, False) for a in saved
+        ]
+        ctx._edges = tuple(() for m in ctx._in_meta if m is not None)  # every input wants one
+        it = iter(cts)
+        full = [None if m is None else next(it) for m in ctx._out_meta]
+        return tuple(ctx._backward_once(full, create=False))
+
+    f = fg.custom_vjp(fun)
+    f.defvjp(fwd, bwd)
+    got = iter(f(*[args[i]._st.array for i in pos]))
+    out = seen["out"]
+    outs = [Tensor._wrap_result(next(got)) if isinstance(o, Tensor) else o for o in _tuple(out)]
+    return tuple(outs) if isinstance(out, tuple) else outs[0]
+
+
+def _tuple(out: Any) -> tuple:
+    return out if isinstance(out, tuple) else (out,)
 
 
 def _meta(a: Any) -> tuple | None:

@@ -406,3 +406,53 @@ def test_stashed_ctx_after_graph_is_freed():
         rec(p.grad, _err(lambda: saved_ctx[0].saved_tensors))
 
     _check(scenario)
+
+
+def test_setup_context_function_under_torch_func_uses_its_backward():
+    def scenario(torch, rec):
+        class Sq(torch.autograd.Function):
+            """Forward x**2 * k, backward deliberately 3 * x * k (so its use is visible)."""
+
+            @staticmethod
+            def forward(x, k=1.0):
+                return x * x * k
+
+            @staticmethod
+            def setup_context(ctx, inputs, output):
+                ctx.save_for_backward(inputs[0])
+                ctx.k = inputs[1]
+
+            @staticmethod
+            def backward(ctx, g):
+                (x,) = ctx.saved_tensors
+                return 3 * g * x * ctx.k, None
+
+        class Split(torch.autograd.Function):
+            @staticmethod
+            def forward(x):
+                return x * 2, x.sum().item(), x * 3
+
+            @staticmethod
+            def setup_context(ctx, inputs, output):
+                pass
+
+            @staticmethod
+            def backward(ctx, ga, _, gb):
+                return ga * 20 + gb * 30
+
+        func = torch.func
+        x = torch.tensor([1.0, 2.0])
+        rec(func.grad(lambda t: Sq.apply(t).sum())(x))
+        rec(func.grad(lambda t: Sq.apply(t, k=2.0).sum())(x))
+        rec(func.grad(lambda t: func.grad(lambda u: Sq.apply(u).sum())(t).sum())(x))
+        out, vjp_fn = func.vjp(Sq.apply, x)
+        rec(out, vjp_fn(torch.tensor([1.0, -1.0])))
+        rec(func.jacrev(Sq.apply)(x))
+        rec(func.grad(lambda t: Split.apply(t)[2].sum() + Split.apply(t)[0].sum())(x))
+        xr = torch.tensor([1.0, 2.0], requires_grad=True)
+        g = func.grad(lambda t: Sq.apply(t).sum())(xr)
+        rec(g, g.requires_grad)
+        g.sum().backward()
+        rec(xr.grad)
+
+    _check(scenario)
