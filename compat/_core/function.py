@@ -88,6 +88,8 @@ class BackwardCFunction(Node, FunctionCtx):
         self._n_out = 0
         self._out_meta: list = []
         self._in_meta: list = []
+        #: outputs that got no gradient edge (``mark_non_differentiable``, integer dtypes)
+        self._non_diff: set = set()
 
     # ------------------------------------------------------------------ Node API
     def name(self) -> str:
@@ -98,7 +100,8 @@ class BackwardCFunction(Node, FunctionCtx):
         return tuple((e[0], e[1]) if e is not None else (None, 0) for e in self._edges)
 
     def __repr__(self) -> str:
-        return f"<{type(self).__module__}.{type(self).__qualname__} object at {hex(id(self))}>"
+        where = "" if self._node_name else type(self).__module__ + "."
+        return f"<{where}{type(self).__qualname__} object at {hex(id(self))}>"
 
     def apply(self, *args: Any) -> Any:
         """Call the user's ``backward`` (or ``vjp``) with this ctx."""
@@ -159,10 +162,11 @@ class BackwardCFunction(Node, FunctionCtx):
 
     def _backward_once(self, cts: list, create: bool) -> list:
         grads = []
-        for c, meta in zip(cts, self._out_meta):
+        skip = () if getattr(self, "_materialize_non_diff_grads", True) else self._non_diff
+        for nr, (c, meta) in enumerate(zip(cts, self._out_meta)):
             if c is not None and meta is not None:
                 grads.append(c if isinstance(c, Tensor) else Tensor._wrap_result(c))
-            elif meta is not None and self.materialize_grads:
+            elif meta is not None and self.materialize_grads and nr not in skip:
                 grads.append(Tensor._wrap_result(np.zeros(meta[0], meta[1])))
             else:
                 grads.append(None)
@@ -493,6 +497,7 @@ def _wrap_outputs(ctx: BackwardCFunction, args: tuple, outs: tuple, executable: 
             continue
         is_input, modified = id(o) in inputs, id(o) in dirty
         if not (executable and id(o) not in non_diff and o._npdtype.kind in "fc"):
+            ctx._non_diff.add(nr)
             if not o._requires_grad:
                 if is_input and not modified:
                     o = _alias(o)
@@ -535,6 +540,7 @@ class _DelayedError(Function):
 
 
 _DelayedError._backward_cls._node_name = "torch::autograd::Error"
+_DelayedError._backward_cls.__name__ = _DelayedError._backward_cls.__qualname__ = "Error"
 
 
 def once_differentiable(fn: Callable) -> Callable:

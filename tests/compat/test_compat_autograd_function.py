@@ -620,7 +620,7 @@ def test_once_differentiable():
         rec(g, g.requires_grad)  # the seed does not require grad: plain result
         y = SqO.apply(x)
         (g,) = torch.autograd.grad((y * y).sum(), x, create_graph=True)
-        rec(g, g.requires_grad, g.grad_fn.name())
+        rec(g, g.requires_grad, g.grad_fn.name(), type(g.grad_fn).__name__, repr(g.grad_fn)[:12])
         rec(_err(lambda: g.sum().backward()))
         rec(_err(lambda: torch.autograd.grad(g.sum(), x)))
 

@@ -456,3 +456,31 @@ def test_setup_context_function_under_torch_func_uses_its_backward():
         rec(xr.grad)
 
     _check(scenario)
+
+
+def test_materialize_non_differentiable_grads_switch():
+    def scenario(torch, rec):
+        def make(materialize, non_diff):
+            class Func(torch.autograd.Function):
+                @staticmethod
+                def forward(ctx, x):
+                    out0, out1, out2 = x.clone(), x.clone(), (x > 0).long()
+                    ctx.mark_non_differentiable(out1)
+                    ctx.set_materialize_grads(materialize)
+                    ctx._materialize_non_diff_grads = non_diff
+                    return out0, out1, out2
+
+                @staticmethod
+                def backward(ctx, g0, g1, g2):
+                    rec(g0, g1, g2)
+                    return g0
+
+            return Func
+
+        for materialize in (True, False):
+            for non_diff in (True, False):
+                a = torch.tensor([1.0, -1.0], requires_grad=True)
+                make(materialize, non_diff).apply(a)[0].sum().backward()
+                rec(a.grad)
+
+    _check(scenario)
