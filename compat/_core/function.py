@@ -27,6 +27,7 @@ from compat._core import grad_mode as _gm
 from compat._core.graph import _FREED, Node, check_versions
 from compat._core.shape_ops import stack
 from compat._core.tensor import Tensor, _saved_entry, is_tracing
+from compat._core.tensor_checks import INFERENCE_SAVED
 
 _LEGACY = (
     "Legacy autograd function with non-static forward method is deprecated. Please use "
@@ -394,6 +395,8 @@ def _save(ctx: BackwardCFunction, tensors: tuple) -> list:
                 "save_for_backward can only save variables, but argument "
                 f"{i} is of type {type(t).__name__}"
             )
+        elif t._inference:
+            raise RuntimeError(INFERENCE_SAVED)
         else:
             saved.append((t, _saved_entry(t), t._grad_fn is ctx))
     return saved
@@ -466,7 +469,7 @@ def _meta(a: Any) -> tuple | None:
 def _alias(t: Tensor) -> Tensor:
     """A new tensor sharing ``t``'s storage and version counter, with no autograd state."""
     a = Tensor._wrap_result(t._st.array)
-    a._st, a._vc = t._st, t._vc
+    a._st, a._vc, a._inference = t._st, t._vc, t._inference
     return a
 
 

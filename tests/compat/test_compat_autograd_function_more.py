@@ -484,3 +484,32 @@ def test_materialize_non_differentiable_grads_switch():
                 rec(a.grad)
 
     _check(scenario)
+
+
+def test_inference_mode_and_inference_tensors():
+    def scenario(torch, rec):
+        class F(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, x, y):
+                ctx.save_for_backward(x)
+                return x * 2, y
+
+            @staticmethod
+            def backward(ctx, g, gy):
+                (x,) = ctx.saved_tensors
+                return g * x * 2, gy
+
+        x = torch.ones(2, requires_grad=True)
+        y = torch.ones(2)
+        with torch.inference_mode():
+            a, b = F.apply(x, y)
+        rec(a.is_inference(), b.is_inference(), b is y, a.requires_grad, a.grad_fn is None)
+        with torch.inference_mode():
+            xi = torch.ones(2)
+        rec(_err(lambda: F.apply(xi, x)))
+        a, b = F.apply(x, xi)  # an inference tensor that is not saved is fine
+        rec(b.is_inference(), b.requires_grad)
+        a.sum().backward()
+        rec(x.grad)
+
+    _check(scenario)
