@@ -14,5 +14,7 @@ jax.config.update("jax_enable_x64", True)
 funcgrad.errors.register_internal_package("compat")
 
 from compat._core import methods as _methods  # noqa: E402
+from compat._core import nodecall as _nodecall  # noqa: E402
 
 _methods.install()
+_nodecall.install()

@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 
+from compat._core.graph import TYPE_NAMES
 from compat._core.tensor import Tensor, apply
 from funcgrad._engine import trace_op
 
@@ -59,11 +60,31 @@ def as_value(t: Any, create_graph: bool) -> Any:
 
 
 def run_hooks(hooks: dict, g: Any, create_graph: bool) -> Any:
+    """Tensor hooks in order: ``hook(grad)`` (``None`` for an output without gradient);
+    a returned tensor of the same size and type replaces the gradient."""
     for h in list(hooks.values()):
-        r = h(as_tensor(g))
-        if r is not None:
-            g = as_value(r, create_graph)
+        r = h(None if g is None else as_tensor(g))
+        if r is None:
+            continue
+        if not isinstance(r, Tensor):
+            raise TypeError(f"expected Variable, but hook returned '{type(r).__name__}'")
+        if g is not None:
+            old = g._st.array if isinstance(g, Tensor) else g
+            new = r._st.array
+            name = getattr(h, "__name__", type(h).__name__)
+            if new.shape != old.shape:
+                raise RuntimeError(f"hook '{name}' has changed the size of value")
+            if new.dtype != old.dtype:
+                raise RuntimeError(
+                    f"hook '{name}' has changed the type of value (was "
+                    f"torch.{_type_name(old.dtype)} got torch.{_type_name(new.dtype)})"
+                )
+        g = as_value(r, create_graph)
     return g
+
+
+def _type_name(dtype: np.dtype) -> str:
+    return TYPE_NAMES.get(np.dtype(dtype).name, np.dtype(dtype).name)
 
 
 def accumulate(var: Tensor, g: Any, create_graph: bool) -> None:
@@ -81,4 +102,8 @@ def accumulate(var: Tensor, g: Any, create_graph: bool) -> None:
         old._set_data_inplace(add(old._st.array, cast(g, old._st.array.dtype)))
     if var._post_acc_hooks:
         for h in list(var._post_acc_hooks.values()):
-            h(var)
+            r = h(var)
+            if r is not None:
+                if not isinstance(r, Tensor):
+                    raise TypeError(f"expected Variable, but hook returned '{type(r).__name__}'")
+                raise RuntimeError("Tensor post accumulate grad hooks should return None.")

@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from compat._core import dtypes as _dt
 from compat._core import engine
 from compat._core import grad_mode as _gm
 from compat._core.accumulate import cast
@@ -75,7 +76,7 @@ def _make_grads(outputs: Sequence[Any], grads: Sequence[Any], is_grads_batched: 
                 raise RuntimeError(
                     "For complex Tensors, both grad_output and output are required to have "
                     f"the same dtype. Mismatch in dtype: grad_output[{i}] has a dtype of "
-                    f"{grad.dtype} and output[{i}] has a dtype of {out.dtype}."
+                    f"{grad.dtype} and output[{i}] has a dtype of {_dt.from_np(out_dtype)}."
                 )
             new_grads.append(grad)
         elif grad is None:
@@ -94,6 +95,8 @@ def _make_grads(outputs: Sequence[Any], grads: Sequence[Any], is_grads_batched: 
             raise TypeError(
                 "gradients can be either Tensors or None, but got " + type(grad).__name__
             )
+    if len(new_grads) != len(outputs):
+        raise RuntimeError(f"got {len(outputs)} tensors and {len(new_grads)} gradients")
     return tuple(new_grads)
 
 

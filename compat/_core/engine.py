@@ -26,6 +26,7 @@ an op's funcgrad program with its :class:`funcgrad._engine.OpVJP` and residuals.
 from __future__ import annotations
 
 import gc
+import itertools
 import warnings
 from collections import OrderedDict
 from collections.abc import Sequence
@@ -34,9 +35,10 @@ from typing import Any
 
 import numpy as np
 
+from compat._core import anomaly as _anomaly
 from compat._core import grad_mode as _gm
-from compat._core.accumulate import CYCLE_WARNING, add, as_tensor, as_value, run_hooks, zeros
-from compat._core.accumulate import accumulate as accumulate_grad
+from compat._core import hooks as _hooks
+from compat._core.accumulate import CYCLE_WARNING, add, as_tensor, zeros
 from compat._core.graph import AccumulateGrad, Node, check_node
 from compat._core.plan import Plan
 from compat._core.tensor import record
@@ -74,6 +76,7 @@ last_backward_program: Any = None
 #: counters, for tests and benchmarks
 stats = {"compiled_runs": 0, "compiles": 0, "interpreted_runs": 0}
 _cycle_warned = [False]
+_task_ids = itertools.count()
 
 
 def clear_cache() -> None:
@@ -106,21 +109,27 @@ class _Run:
             return ((n, 0),), [e for e in n._edges if e is not None]
         return [(n, i) for i in range(entry.op.n_out)], [e for e in n._edges if e is not None]
 
-    def on_cotangent(self, key: tuple, g: Any) -> Any:
-        node, nr = key
-        if isinstance(node, AccumulateGrad):
-            return g
-        if node._tensor_hooks and node._tensor_hooks.get(nr):
-            g = run_hooks(node._tensor_hooks[nr], g, self.create)
-        if node._retain and nr in node._retain:
-            t = node._retain[nr]()
-            if t is not None and g is not None:
-                new = g if self.create else as_tensor(g)._st.array
-                t._grad = as_tensor(new if t._grad is None else add(t._grad._st.array, new))
-        for nr2, idx in self.plan.captures.get(id(node), ()):
-            if nr2 == nr:
-                self._capture(idx, g)
-        return g
+    def before(self, n: Node, cts: list) -> list:
+        """A node's complete output cotangents: its outputs' tensor hooks and
+        ``retain_grad``, then the gradients ``autograd.grad`` captures there."""
+        if isinstance(n, AccumulateGrad):
+            return cts
+        caps = self.plan.captures.get(id(n))
+        runs = self.plan.runs
+        # PyTorch captures before the hooks when the node runs too, after them otherwise
+        late = caps and runs is not None and id(n) not in runs
+        if caps and not late:
+            self._capture_all(caps, cts)
+        if n._tensor_hooks or n._retain:
+            cts = _hooks.tensor_pre_hooks(n, cts, self.create)
+        if late:
+            self._capture_all(caps, cts)
+        return cts
+
+    def _capture_all(self, caps: list, cts: list) -> None:
+        for nr, idx in caps:
+            if cts[nr] is not None:
+                self._capture(idx, cts[nr])
 
     def _capture(self, idx: int, g: Any) -> None:
         if self.res_of is not None:
@@ -131,25 +140,19 @@ class _Run:
     def transpose(self, n: Node, cts: list) -> Any:
         plan = self.plan
         if isinstance(n, AccumulateGrad):
-            g, var = cts[0], n.variable
             if self.res_of is not None:  # traced: hooks and accumulation run afterwards
                 caps = [i for _, i in plan.captures.get(id(n), ())]
-                self.outs.append(("leaf", (caps, id(n) in plan.acc, self.index[id(n)]), g))
+                self.outs.append(("leaf", (caps, id(n) in plan.acc, self.index[id(n)]), cts[0]))
                 return None
-            if var._hooks:
-                g = run_hooks(var._hooks, g, self.create)
-            for _, idx in plan.captures.get(id(n), ()):
-                self.results[idx] = g
-            if id(n) in plan.acc and g is not None:
-                accumulate_grad(var, g, self.create)
+            caps = [i for _, i in plan.captures.get(id(n), ())]
+            _hooks.leaf(n, cts[0], self.create, self.results, caps, id(n) in plan.acc)
             return None
         if plan.runs is not None and id(n) not in plan.runs:
             return None
         if n._pre_hooks:
-            for h in list(n._pre_hooks.values()):
-                r = h(tuple(None if g is None else as_tensor(g) for g in cts))
-                if r is not None:
-                    cts = [as_value(x, self.create) for x in r]
+            cts = _hooks.node_pre_hooks(n, cts, self.create)
+        if n._packed:
+            _hooks.unpack_saved(n)
         if n._freed or n._saved:
             check_node(n)
         if n._entry is None:  # an autograd.Function node: its backward is Python code
@@ -157,15 +160,20 @@ class _Run:
         else:
             in_cts = self._op_backward(n, cts)
         if n._post_hooks:
-            grads_in = tuple(None if g is None else as_tensor(g) for g in in_cts)
-            grads_out = tuple(None if g is None else as_tensor(g) for g in cts)
-            for h in list(n._post_hooks.values()):
-                r = h(grads_in, grads_out)
-                if r is not None:
-                    grads_in = tuple(r)
-            in_cts = [as_value(g, self.create) for g in grads_in]
+            in_cts = _hooks.node_post_hooks(n, in_cts, cts, self.create)
         if not self.keep and self.res_of is None:
             n._release()
+        return in_cts
+
+    def transpose_checked(self, n: Node, cts: list) -> Any:
+        """:meth:`transpose` in anomaly mode: NaN checks, the forward stack on errors."""
+        try:
+            in_cts = self.transpose(n, cts)
+            if in_cts is not None and _anomaly.STATE[1]:
+                _anomaly.check_nan(n, _hooks.full_inputs(n, in_cts))
+        except Exception:
+            _anomaly.warn_error(n)
+            raise
         return in_cts
 
     def _op_backward(self, n: Node, cts: list) -> Any:
@@ -196,9 +204,9 @@ class _Run:
             plan.topo,
             [(r, g) for r, g in zip(roots, grads)],
             self.keys,
-            self.transpose,
+            self.transpose_checked if _anomaly.STATE[0] else self.transpose,
             add=add,
-            on_cotangent=self.on_cotangent if hooked else None,
+            before=self.before if hooked else None,
         )
 
 
@@ -222,13 +230,14 @@ def run_backward(
     run = _Run(plan, len(inputs) if inputs is not None else 0, keep_graph, create_graph, batch_size)
     prev = _gm.is_grad_enabled()
     _gm._set(create_graph)
+    _hooks.RUNS.append((next(_task_ids), plan, accumulate))
     # the walk allocates many small containers while the whole graph is alive: pausing the
     # cyclic GC avoids repeated full traversals of it (reference counting still frees)
     gc_was_enabled = gc.isenabled()
     gc.disable()
     try:
         small = len(plan.topo) <= policy.max_nodes
-        assemble = not (create_graph or plan.hooks or plan.python) and small
+        assemble = not (create_graph or plan.hooks or plan.python or _anomaly.STATE[0]) and small
         if assemble and _assembled(run, roots, root_grads):
             return run.results
         stats["interpreted_runs"] += 1
@@ -238,6 +247,7 @@ def run_backward(
         if gc_was_enabled:
             gc.enable()
         _gm._set(prev)
+        _hooks.RUNS.pop()
 
 
 def _assembled(run: _Run, roots: Sequence, grads: Sequence) -> bool:
@@ -300,13 +310,8 @@ def _assembled(run: _Run, roots: Sequence, grads: Sequence) -> bool:
             run.results[target] = g
             continue
         caps, acc, pos = target
-        var = plan.topo[pos].variable
-        if g is not None and var._hooks:
-            g = run_hooks(var._hooks, g, False)
-        for idx in caps:
-            run.results[idx] = g
-        if acc and g is not None:
-            accumulate_grad(var, g, False)
+        if g is not None:
+            _hooks.leaf(plan.topo[pos], g, False, run.results, caps, acc)
     if not run.keep:
         for n in nodes:
             n._release()

@@ -24,6 +24,8 @@ import numpy as np
 import funcgrad as fg
 from compat._core import dtypes as _dt
 from compat._core import grad_mode as _gm
+from compat._core.anomaly import STATE as _ANOMALY
+from compat._core.anomaly import record_stack
 from compat._core.graph import _FREED, Node, check_versions
 from compat._core.shape_ops import stack
 from compat._core.tensor import Tensor, _saved_entry, is_tracing
@@ -360,6 +362,8 @@ def _apply(cls: type, args: tuple, has_setup: bool) -> Any:
     needs = tuple(isinstance(a, Tensor) and a._requires_grad for a in args)
     executable = _gm._state.record and any(needs) and not is_tracing()
     ctx = cls._backward_cls()
+    if _ANOMALY[0]:
+        record_stack(ctx)
     ctx.needs_input_grad = needs
     with _gm.no_grad():
         if has_setup:

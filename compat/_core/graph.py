@@ -54,6 +54,7 @@ class Node:
         "_entry",
         "_freed",
         "_inputs",
+        "_packed",
         "_post_hooks",
         "_pre_hooks",
         "_res",
@@ -78,6 +79,8 @@ class Node:
         self._edges = edges
         self._saved = saved
         self._freed = False
+        #: ``(unpack, packed)`` per saved tensor, under ``saved_tensors_hooks``
+        self._packed: list | None = None
         self._pre_hooks: dict | None = None
         self._post_hooks: dict | None = None
         #: output_nr -> OrderedDict of tensor hooks registered on that output
@@ -122,7 +125,13 @@ class Node:
         self._tensor_hooks[output_nr] = hooks
 
     def _has_hooks(self) -> bool:
-        return bool(self._pre_hooks or self._post_hooks or self._tensor_hooks or self._retain)
+        return bool(
+            self._pre_hooks
+            or self._post_hooks
+            or self._tensor_hooks
+            or self._retain
+            or self._packed
+        )
 
     def __repr__(self) -> str:
         return f"<{self.name()} object at {hex(id(self))}>"
@@ -132,7 +141,22 @@ class Node:
         if self._res:
             self._res = None
         self._inputs = None
+        self._packed = None
         self._freed = True
+
+
+#: the saved-tensor hooks in force (``saved_tensors_hooks``), innermost last
+SAVED_HOOKS: list[tuple[Callable, Callable]] = []
+#: the message ``disable_saved_tensors_hooks`` set (``None``: hooks allowed)
+SAVED_HOOKS_DISABLED: list[str | None] = [None]
+
+
+def pack_saved(node: Node, tensors: list) -> None:
+    """Call the innermost ``pack`` hook on each tensor ``node`` saves (PyTorch's order:
+    saved inputs, then saved outputs); ``unpack`` is called on each result when the
+    node's backward runs."""
+    pack, unpack = SAVED_HOOKS[-1]
+    node._packed = [(unpack, pack(t)) for t in tensors]
 
 
 class AccumulateGrad(Node):
@@ -193,7 +217,7 @@ _FREED = (
     "backward through the graph a second time or if you need to access saved tensors after "
     "calling backward."
 )
-_TYPE_NAMES = {
+TYPE_NAMES = {
     "float32": "FloatTensor",
     "float64": "DoubleTensor",
     "float16": "HalfTensor",
@@ -221,7 +245,7 @@ def check_versions(saved: Any) -> None:
     for vc, ver, shape, dtype, fn, nr in saved:
         if vc.v != ver:
             which = f", which is output {nr} of {short_name(fn)}," if fn is not None else ""
-            kind = _TYPE_NAMES.get(dtype.name, dtype.name)
+            kind = TYPE_NAMES.get(dtype.name, dtype.name)
             raise RuntimeError(
                 "one of the variables needed for gradient computation has been modified by "
                 f"an inplace operation: [torch.{kind} [{', '.join(map(str, shape))}]]{which} is "

@@ -7,6 +7,11 @@ import math
 from compat._core import dtypes as _dt
 from compat._core import ops as _ops  # noqa: F401  (declares the op table's rows)
 from compat._core import shape_ops as _shape_ops  # noqa: F401
+from compat._core.anomaly import (  # noqa: F401
+    is_anomaly_check_nan_enabled,
+    is_anomaly_enabled,
+    set_anomaly_enabled,
+)
 from compat._core.creation import (  # noqa: F401
     BoolTensor,
     ByteTensor,

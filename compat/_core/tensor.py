@@ -21,8 +21,11 @@ import numpy as np
 from compat._core import device as _device
 from compat._core import dtypes as _dt
 from compat._core import grad_mode as _gm
+from compat._core import graph as _graph
 from compat._core import printing as _printing
 from compat._core import tensor_checks as _tc
+from compat._core.anomaly import STATE as _ANOMALY
+from compat._core.anomaly import record_stack as _record_stack
 from compat._core.graph import AccumulateGrad, Node, RemovableHandle
 from funcgrad._engine import (
     ConcretizationError,
@@ -671,6 +674,8 @@ def record(
             if not (inplace is not None and i == 0) and isinstance(args[i], Tensor)
         ]
     node = Node(entry, res, arrays, tuple(edges), saved)
+    if _ANOMALY[0]:
+        _record_stack(node)
     if inplace is not None:
         t = inplace
         t._unregister_retain()
@@ -697,6 +702,9 @@ def record(
     if saved is not None:
         for j in entry.saved_out:
             saved.append(_saved_entry(result[j]))
+        if _graph.SAVED_HOOKS:
+            ins = [args[i] for i in entry.saved_in if isinstance(args[i], Tensor)]
+            _graph.pack_saved(node, ins + [result[j] for j in entry.saved_out])
     return result
 
 

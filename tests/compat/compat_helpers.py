@@ -34,3 +34,53 @@ def fd_jacobian(f, xs, eps=1e-6):
             jac[(...,) + idx] = d
         jacs.append(jac)
     return out, jacs
+
+
+def norm_value(v):
+    """A comparable form of a recorded value (tensors of either library, containers)."""
+    if isinstance(v, (list, tuple)):
+        return type(v).__name__, [norm_value(x) for x in v]
+    if hasattr(v, "detach") and hasattr(v, "requires_grad"):
+        return ("tensor", str(v.dtype).replace("torch.", ""), np.array(v.detach().numpy()))
+    return v
+
+
+def assert_same(x, y) -> None:
+    """Two normalized records agree (tensors: dtype and values to 1e-6)."""
+    if isinstance(x, tuple) and x and x[0] == "tensor":
+        assert isinstance(y, tuple) and y[0] == "tensor", (x, y)
+        assert x[1] == y[1], (x, y)
+        np.testing.assert_allclose(x[2], y[2], rtol=1e-6, atol=1e-6)
+    elif isinstance(x, tuple) and len(x) == 2 and isinstance(x[1], list):
+        assert isinstance(y, tuple) and x[0] == y[0] and len(x[1]) == len(y[1]), (x, y)
+        for p, q in zip(x[1], y[1]):
+            assert_same(p, q)
+    else:
+        assert x == y, (x, y)
+
+
+def check_scenario(scenario, compat_lib, real_lib):
+    """Run ``scenario(torch, rec)`` on both libraries; their records must agree."""
+    logs = {}
+    for name, lib in (("compat", compat_lib), ("torch", real_lib)):
+        log = []
+
+        def rec(*vals, log=log):
+            log.extend(norm_value(v) for v in vals)
+
+        scenario(lib, rec)
+        logs[name] = log
+    a, b = logs["compat"], logs["torch"]
+    assert len(a) == len(b), (a, b)
+    for x, y in zip(a, b):
+        assert_same(x, y)
+    return a
+
+
+def error_of(fn):
+    """``(exception type name, message)`` of ``fn()``, or ``"no error"``."""
+    try:
+        fn()
+    except Exception as e:
+        return type(e).__name__, str(e)
+    return "no error"

@@ -11,6 +11,7 @@ Signatures and defaults are PyTorch's::
 
 from __future__ import annotations
 
+from compat._core.anomaly import detect_anomaly, set_detect_anomaly
 from compat._core.autograd import backward, grad
 from compat._core.function import Function
 from compat._core.grad_mode import (
@@ -20,13 +21,15 @@ from compat._core.grad_mode import (
     no_grad,
     set_grad_enabled,
 )
-from compat.torch.autograd import function, graph
+from compat.torch.autograd import anomaly_mode, function, graph
 from compat.torch.autograd.variable import Variable
 
 __all__ = [
     "Function",
     "Variable",
+    "anomaly_mode",
     "backward",
+    "detect_anomaly",
     "enable_grad",
     "function",
     "grad",
@@ -34,5 +37,6 @@ __all__ = [
     "inference_mode",
     "is_grad_enabled",
     "no_grad",
+    "set_detect_anomaly",
     "set_grad_enabled",
 ]

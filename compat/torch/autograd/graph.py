@@ -1,7 +1,157 @@
-"""``torch.autograd.graph``: ``Node``, ``GradientEdge``, ``get_gradient_edge``."""
+"""``torch.autograd.graph``: ``Node``, ``GradientEdge``, ``get_gradient_edge``,
+``increment_version``, ``register_multi_grad_hook`` and the saved-tensor hooks
+(``saved_tensors_hooks``, ``save_on_cpu``, ``disable_saved_tensors_hooks``).
+
+compat keeps no per-tensor list of saved tensors: a node keeps the residual arrays its
+op's VJP needs. Under ``saved_tensors_hooks`` ``pack`` is called on each tensor PyTorch
+would save (same tensors, same order) when the op is recorded and ``unpack`` on each
+result when the node's backward runs; ``unpack`` must return a tensor, but the gradient
+is computed from the residuals, not from what ``unpack`` returns.
+"""
 
 from __future__ import annotations
 
-from compat._core.graph import GradientEdge, Node, get_gradient_edge
+import contextlib
+import threading
+from collections.abc import Callable, Generator, Iterable, Sequence
+from typing import Any
 
-__all__ = ["GradientEdge", "Node", "get_gradient_edge"]
+from compat._core import hooks as _hooks
+from compat._core.graph import (
+    SAVED_HOOKS,
+    SAVED_HOOKS_DISABLED,
+    GradientEdge,
+    Node,
+    RemovableHandle,
+    get_gradient_edge,
+)
+from compat._core.tensor import Tensor
+
+__all__ = [
+    "GradientEdge",
+    "Node",
+    "disable_saved_tensors_hooks",
+    "get_gradient_edge",
+    "increment_version",
+    "register_multi_grad_hook",
+    "save_on_cpu",
+    "saved_tensors_hooks",
+]
+
+
+def increment_version(tensor: Tensor | Iterable[Tensor]) -> None:
+    """Bump the version counter of ``tensor`` (or of each tensor in an iterable), as an
+    in-place change autograd did not see."""
+    for t in (tensor,) if isinstance(tensor, Tensor) else tensor:
+        t._vc.v += 1
+
+
+class saved_tensors_hooks:
+    """Context manager: ``pack_hook(tensor)`` on each tensor an op saves for backward,
+    ``unpack_hook(packed)`` when the backward reads it (innermost pair wins)."""
+
+    def __init__(self, pack_hook: Callable[[Tensor], Any], unpack_hook: Callable) -> None:
+        self.pack_hook = pack_hook
+        self.unpack_hook = unpack_hook
+
+    def __enter__(self) -> None:
+        if SAVED_HOOKS_DISABLED[0] is not None:
+            raise RuntimeError(SAVED_HOOKS_DISABLED[0])
+        SAVED_HOOKS.append((self.pack_hook, self.unpack_hook))
+
+    def __exit__(self, *args: object) -> None:
+        SAVED_HOOKS.pop()
+
+
+class save_on_cpu(saved_tensors_hooks):
+    """Saved tensors are kept on the CPU and moved back to their device for backward."""
+
+    def __init__(self, pin_memory: bool = False, device_type: str = "cuda") -> None:
+        def pack_to_cpu(t: Tensor) -> tuple:
+            return (t.device, t.cpu())
+
+        def unpack_from_cpu(packed: tuple) -> Tensor:
+            device, t = packed
+            return t.to(device)
+
+        super().__init__(pack_to_cpu, unpack_from_cpu)
+
+
+@contextlib.contextmanager
+def disable_saved_tensors_hooks(error_message: str) -> Generator[None, None, None]:
+    """Inside, entering ``saved_tensors_hooks`` raises ``RuntimeError(error_message)``."""
+    prev = SAVED_HOOKS_DISABLED[0]
+    try:
+        SAVED_HOOKS_DISABLED[0] = error_message
+        yield
+    finally:
+        SAVED_HOOKS_DISABLED[0] = prev
+
+
+class _MultiHandle(RemovableHandle):
+    """Removes every per-tensor hook of a multi-grad hook."""
+
+    def __init__(self, handles: tuple) -> None:
+        super().__init__()
+        self.handles = handles
+
+    def remove(self) -> None:
+        for h in self.handles:
+            h.remove()
+
+
+def _node_of(t: Tensor | GradientEdge) -> Node:
+    if isinstance(t, GradientEdge):
+        return t.node
+    if t.grad_fn is None and not t.requires_grad:
+        raise AssertionError("Expected gradient function to be set")
+    return t._edge()[0]
+
+
+def register_multi_grad_hook(
+    tensors: Sequence[Tensor], fn: Callable, *, mode: str = "all"
+) -> RemovableHandle:
+    """``mode="all"``: ``fn(grads)`` once per backward call, after the gradients of all
+    ``tensors`` that call computes (``None`` for the others); ``mode="any"``:
+    ``fn(grad)`` with the first of them computed."""
+    modes = ("all", "any")
+    if mode not in modes:
+        raise ValueError(f"Expects mode to be one of {modes} but got {mode}")
+    lock = threading.Lock()
+    if mode == "all":
+        nodes = [_node_of(t) for t in tensors]
+        count: dict[int, int] = {}
+        buffer: dict[int, list] = {}
+        n_calls: dict[int, int] = {}
+
+        def inner(idx: int) -> Callable:
+            def hook(grad: Tensor | None) -> None:
+                tid = _hooks.current_task_id()
+                with lock:
+                    seen = count.get(tid, 0)
+                    count[tid] = seen + 1
+                    if seen == 0:
+                        n_calls[tid] = sum(map(_hooks.will_execute, nodes))
+                        buffer[tid] = [None] * len(nodes)
+                buffer[tid][idx] = grad
+                if seen == n_calls[tid] - 1:
+                    grads = buffer.pop(tid)
+                    del count[tid], n_calls[tid]
+                    fn(grads)
+
+            return hook
+
+        handles = tuple(t.register_hook(inner(i)) for i, t in enumerate(tensors))
+        return _MultiHandle(handles)
+    ran: dict[int, bool] = {}
+
+    def wrapped(grad: Tensor) -> None:
+        tid = _hooks.current_task_id()
+        with lock:
+            prev = ran.get(tid, False)
+            ran[tid] = True
+        if not prev:
+            fn(grad)
+
+    handles = tuple(t.register_hook(wrapped) for t in tensors if t.requires_grad)
+    return _MultiHandle(handles)

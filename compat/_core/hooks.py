@@ -1,0 +1,153 @@
+"""PyTorch's hook calls around a node of the recorded graph, shared by the engine's two
+evaluation modes and by calling a ``grad_fn`` directly.
+
+* tensor hooks (``register_hook``) and ``retain_grad`` of a node's outputs, in
+  registration order, with ``None`` for an output that got no gradient;
+* node pre-hooks ``fn(grad_outputs)`` and post-hooks ``fn(grad_inputs, grad_outputs)``
+  (``grad_inputs`` has one entry per ``next_functions`` edge);
+* a leaf's ``AccumulateGrad``: tensor hooks, node pre-hooks, accumulation,
+  post-accumulate-grad hooks, node post-hooks;
+* saved-tensor hooks (``torch.autograd.graph.saved_tensors_hooks``): ``unpack`` calls;
+* the running backward calls (``current_task_id``, ``will_execute``) that
+  ``register_multi_grad_hook`` asks about.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from compat._core.accumulate import accumulate, as_tensor, as_value, run_hooks
+from compat._core.graph import AccumulateGrad, Node
+from compat._core.tensor import Tensor
+
+#: the backward calls running now (innermost last): ``(task id, plan, accumulate)``
+RUNS: list[tuple[int, Any, bool]] = []
+
+
+def current_task_id() -> int:
+    """The id of the innermost running backward call, ``-1`` outside one."""
+    return RUNS[-1][0] if RUNS else -1
+
+
+def will_execute(node: Node) -> bool:
+    """Whether the innermost running backward call runs ``node`` (PyTorch's
+    ``_will_engine_execute_node``)."""
+    if not RUNS:
+        raise RuntimeError(
+            "_will_engine_execute_node should only be called during the backward pass"
+        )
+    _, plan, acc = RUNS[-1]
+    if isinstance(node, AccumulateGrad):
+        if not acc:
+            raise RuntimeError(
+                "A leaf node was passed to _will_engine_execute_node but we are currently "
+                "running autograd.grad(). This is currently not supported."
+            )
+        return id(node) in plan.acc
+    ids = plan.__dict__.get("_ids")
+    if ids is None:
+        ids = plan._ids = {id(n) for n in plan.topo}
+    if id(node) not in ids:
+        return False
+    return plan.runs is None or id(node) in plan.runs or id(node) in plan.captures
+
+
+def tensor_pre_hooks(n: Node, cts: list, create: bool) -> list:
+    """The tensor hooks of ``n``'s outputs (registration order; ``None`` for an output
+    without gradient), then ``retain_grad``."""
+    th = n._tensor_hooks
+    if th:
+        if len(cts) == 1:
+            hooks = th.get(0)
+            if hooks:
+                cts[0] = run_hooks(hooks, cts[0], create)
+        else:
+            calls = sorted((hid, nr, fn) for nr, hooks in th.items() for hid, fn in hooks.items())
+            for _, nr, fn in calls:
+                cts[nr] = run_hooks({0: fn}, cts[nr], create)
+    if n._retain:
+        for nr, ref in list(n._retain.items()):
+            t, g = ref(), cts[nr]
+            if t is not None and g is not None:
+                new = g if create else as_tensor(g)._st.array
+                t._grad = as_tensor(new if t._grad is None else _add(t._grad, new, create))
+    return cts
+
+
+def _add(old: Tensor, new: Any, create: bool) -> Any:
+    if create:
+        return old + as_tensor(new)
+    return old._st.array + new
+
+
+def _wrap_all(gs: Sequence[Any]) -> tuple:
+    return tuple(None if g is None else as_tensor(g) for g in gs)
+
+
+def node_pre_hooks(n: Node, cts: list, create: bool) -> list:
+    """``fn(grad_outputs)``; a returned tuple replaces them."""
+    for h in list(n._pre_hooks.values()):
+        r = h(_wrap_all(cts))
+        if r is not None:
+            cts = [as_value(x, create) for x in r]
+    return cts
+
+
+def full_inputs(n: Node, in_cts: Sequence[Any]) -> list:
+    """One gradient per ``next_functions`` edge (an op node returns them only for the
+    edges that need one)."""
+    edges = n._edges
+    if n._entry is None or len(in_cts) == len(edges):
+        return list(in_cts)
+    it = iter(in_cts)
+    return [None if e is None else next(it) for e in edges]
+
+
+def node_post_hooks(n: Node, in_cts: Sequence[Any], cts: Sequence[Any], create: bool) -> list:
+    """``fn(grad_inputs, grad_outputs)``; a returned tuple replaces ``grad_inputs``."""
+    full = full_inputs(n, in_cts)
+    grads_in, grads_out = _wrap_all(full), _wrap_all(cts)
+    for h in list(n._post_hooks.values()):
+        r = h(grads_in, grads_out)
+        if r is not None:
+            grads_in = tuple(r)
+    out = [as_value(g, create) for g in grads_in]
+    if len(out) != len(in_cts):  # back to the edges the engine feeds
+        out = [g for g, e in zip(out, n._edges) if e is not None]
+    return out
+
+
+def unpack_saved(n: Node) -> None:
+    """Call the saved-tensor ``unpack`` hook on what ``pack`` returned, as PyTorch does
+    when the node's backward reads its saved tensors."""
+    for unpack, packed in n._packed:
+        t = unpack(packed)
+        if not isinstance(t, Tensor):
+            raise TypeError(
+                "Output of saved tensor unpack_hook expected to be a Tensor but got result "
+                f"of type {type(t).__name__}"
+            )
+
+
+def leaf(
+    n: AccumulateGrad, g: Any, create: bool, results: list, caps: Sequence[int], acc: bool
+) -> None:
+    """A leaf's gradient: its tensor hooks, captures, then (when accumulating) the
+    ``AccumulateGrad`` node: pre-hooks, accumulation and post-accumulate-grad hooks,
+    post-hooks."""
+    var = n.variable
+    if var._hooks:
+        g = run_hooks(var._hooks, g, create)
+    for idx in caps:
+        results[idx] = g
+    if not acc or g is None:
+        return
+    if n._pre_hooks:
+        (g,) = node_pre_hooks(n, [g], create)
+        if g is None:
+            return
+    accumulate(var, g, create)
+    if n._post_hooks:
+        for h in list(n._post_hooks.values()):
+            h((), (as_tensor(g),))
