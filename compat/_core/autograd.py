@@ -37,7 +37,7 @@ def _out_meta(out: Any) -> tuple[tuple, np.dtype]:
         if aval is not None:
             return tuple(aval.shape), aval.dtype
         if node._entry is None:  # an autograd.Function node
-            return node._out_meta[nr]
+            return node._out_meta[nr][:2]
         a = node._entry.op.out_avals[nr]
         return tuple(a.shape), a.dtype
     return tuple(out.shape), out._npdtype

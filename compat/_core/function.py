@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 import funcgrad as fg
+from compat._core import device as _device
 from compat._core import dtypes as _dt
 from compat._core import grad_mode as _gm
 from compat._core.anomaly import STATE as _ANOMALY
@@ -170,7 +171,8 @@ class BackwardCFunction(Node, FunctionCtx):
             if c is not None and meta is not None:
                 grads.append(c if isinstance(c, Tensor) else Tensor._wrap_result(c))
             elif meta is not None and self.materialize_grads and nr not in skip:
-                grads.append(Tensor._wrap_result(np.zeros(meta[0], meta[1])))
+                zero = _device.place(np.zeros(meta[0], meta[1]), meta[2])
+                grads.append(Tensor._wrap_result(zero))
             else:
                 grads.append(None)
         result = self.apply(*grads)
@@ -210,7 +212,7 @@ class BackwardCFunction(Node, FunctionCtx):
 
     def _validate(self, i: int, g: Tensor, meta: tuple) -> Tensor:
         """PyTorch's ``validate_outputs``: reduce a broadcast gradient, cast its dtype."""
-        shape, dtype = meta
+        shape, dtype, _ = meta
         if tuple(g.shape) != shape:
             if not _expandable(shape, tuple(g.shape)):
                 raise RuntimeError(
@@ -467,7 +469,7 @@ def _meta(a: Any) -> tuple | None:
     if not isinstance(a, Tensor):
         return None
     arr = a._st.array
-    return tuple(arr.shape), arr.dtype
+    return tuple(arr.shape), arr.dtype, _device.of_array(arr)
 
 
 def _alias(t: Tensor) -> Tensor:
