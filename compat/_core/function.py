@@ -25,6 +25,7 @@ import funcgrad as fg
 from compat._core import device as _device
 from compat._core import dtypes as _dt
 from compat._core import grad_mode as _gm
+from compat._core import graph as _graph
 from compat._core.anomaly import STATE as _ANOMALY
 from compat._core.anomaly import record_stack
 from compat._core.graph import _FREED, Node, check_versions
@@ -131,11 +132,11 @@ class BackwardCFunction(Node, FunctionCtx):
         check_versions(
             [
                 e if out else (*e[:4], t._grad_fn, t._output_nr)
-                for t, e, out in self._saved_vars
+                for t, e, out, _ in self._saved_vars
                 if e is not None
             ]
         )
-        return tuple(t for t, _, _ in self._saved_vars)
+        return tuple(t if p is None else _unpack(*p) for t, _, _, p in self._saved_vars)
 
     saved_variables = saved_tensors
 
@@ -390,12 +391,14 @@ def _apply(cls: type, args: tuple, has_setup: bool) -> Any:
 
 
 def _save(ctx: BackwardCFunction, tensors: tuple) -> list:
-    """``(tensor, saved entry, is an output of ctx)`` per tensor given to
-    ``save_for_backward``."""
+    """``(tensor, saved entry, is an output of ctx, (unpack, packed))`` per tensor given
+    to ``save_for_backward``. Under ``saved_tensors_hooks`` only what ``pack`` returned
+    is kept (no tensor, no version check), as in PyTorch."""
+    hooks = _graph.SAVED_HOOKS[-1] if _graph.SAVED_HOOKS else None
     saved = []
     for i, t in enumerate(tensors):
         if t is None:
-            saved.append((None, None, False))
+            saved.append((None, None, False, None))
         elif not isinstance(t, Tensor):
             raise TypeError(
                 "save_for_backward can only save variables, but argument "
@@ -403,9 +406,21 @@ def _save(ctx: BackwardCFunction, tensors: tuple) -> list:
             )
         elif t._inference:
             raise RuntimeError(INFERENCE_SAVED)
+        elif hooks is not None:
+            saved.append((None, None, False, (hooks[1], hooks[0](t))))
         else:
-            saved.append((t, _saved_entry(t), t._grad_fn is ctx))
+            saved.append((t, _saved_entry(t), t._grad_fn is ctx, None))
     return saved
+
+
+def _unpack(unpack: Callable, packed: Any) -> Tensor:
+    t = unpack(packed)
+    if not isinstance(t, Tensor):
+        raise TypeError(
+            "Output of saved tensor unpack_hook expected to be a Tensor but got result of type "
+            f"{type(t).__name__}"
+        )
+    return t
 
 
 def _apply_traced(cls: type, args: tuple) -> Any:
@@ -446,7 +461,7 @@ def _apply_traced(cls: type, args: tuple) -> Any:
     def bwd(res: tuple, cts: list) -> tuple:
         ctx, saved = res
         ctx._saved_vars = [
-            (None if a is None else Tensor._wrap_result(a), None, False) for a in saved
+            (None if a is None else Tensor._wrap_result(a), None, False, None) for a in saved
         ]
         ctx._edges = tuple(() for m in ctx._in_meta if m is not None)  # every input wants one
         it = iter(cts)

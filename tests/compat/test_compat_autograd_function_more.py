@@ -513,3 +513,44 @@ def test_inference_mode_and_inference_tensors():
         rec(x.grad)
 
     _check(scenario)
+
+
+def test_saved_tensors_hooks_pack_and_unpack_function_saves():
+    def scenario(torch, rec):
+        def pack(t):
+            rec("pack", list(t.shape))
+            return ("packed", t.clone())
+
+        def unpack(p):
+            rec("unpack")
+            return p[1] * 10
+
+        class Sq(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                ctx.save_for_backward(x, None)
+                return x * x
+
+            @staticmethod
+            def backward(ctx, g):
+                x, n = ctx.saved_tensors
+                rec("got", x, n is None)
+                return 2 * g * x
+
+        x = torch.tensor([1.0, 2.0], requires_grad=True)
+        with torch.autograd.graph.saved_tensors_hooks(pack, unpack):
+            y = Sq.apply(x)
+        rec("forward done")
+        y.sum().backward()
+        rec(x.grad)
+        h = x * 1
+        with torch.autograd.graph.saved_tensors_hooks(pack, unpack):
+            y = Sq.apply(h)
+        h.add_(1)  # what pack returned is used: no version check
+        y.sum().backward()
+        rec(x.grad)
+        with torch.autograd.graph.saved_tensors_hooks(pack, lambda p: 3):
+            y = Sq.apply(x)
+        rec(_err(lambda: y.sum().backward()))
+
+    _check(scenario)
