@@ -138,7 +138,13 @@ class BackwardCFunction(Node, FunctionCtx):
         )
         return tuple(t if p is None else _unpack(*p) for t, _, _, p in self._saved_vars)
 
-    saved_variables = saved_tensors
+    @property
+    def saved_variables(self) -> tuple:
+        """Deprecated name of :attr:`saved_tensors`."""
+        warnings.warn(
+            "'saved_variables' is deprecated; use 'saved_tensors'", DeprecationWarning, stacklevel=2
+        )
+        return self.saved_tensors
 
     def _release(self) -> None:
         self._saved_vars = None

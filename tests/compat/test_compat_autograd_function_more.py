@@ -554,3 +554,26 @@ def test_saved_tensors_hooks_pack_and_unpack_function_saves():
         rec(_err(lambda: y.sum().backward()))
 
     _check(scenario)
+
+
+def test_saved_variables_is_a_deprecated_alias():
+    def scenario(torch, rec):
+        class F(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                ctx.save_for_backward(x)
+                return x * 2
+
+            @staticmethod
+            def backward(ctx, g):
+                with warnings.catch_warnings(record=True) as w:
+                    warnings.simplefilter("always")
+                    (x,) = ctx.saved_variables
+                rec([(c.category.__name__, str(c.message)) for c in w], x)
+                return g * x
+
+        x = torch.tensor([1.0, 3.0], requires_grad=True)
+        F.apply(x).sum().backward()
+        rec(x.grad)
+
+    _check(scenario)
