@@ -13,7 +13,7 @@ from __future__ import annotations
 import itertools
 import re
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from compat._core import tensor_checks as _tc
@@ -155,8 +155,41 @@ def pack_saved(node: Node, tensors: list) -> None:
     """Call the innermost ``pack`` hook on each tensor ``node`` saves (PyTorch's order:
     saved inputs, then saved outputs); ``unpack`` is called on each result when the
     node's backward runs."""
+    node._packed = pack_all(tensors)
+
+
+def pack_all(tensors: Sequence[Any]) -> list:
+    """``(unpack, pack(t))`` per tensor (``None`` for ``None``) with the innermost hooks;
+    PyTorch's error when ``pack`` modifies its input in place."""
     pack, unpack = SAVED_HOOKS[-1]
-    node._packed = [(unpack, pack(t)) for t in tensors]
+    out: list = []
+    for t in tensors:
+        if t is None:
+            out.append(None)
+            continue
+        version = t._vc.v
+        packed = pack(t)
+        if t._vc.v != version:
+            raise RuntimeError(
+                "A saved tensor pack hook is modifying its input in place. Tensors provided "
+                "as input to pack hook cannot be modified by in-place operations as this can "
+                "lead to unexpected side-effects. Please open an issue if you need to perform "
+                "in-place operations on the input to a pack hook."
+            )
+        out.append((unpack, packed))
+    return out
+
+
+def unpack(entry: tuple) -> Any:
+    """``unpack(packed)``, which must be a tensor (PyTorch's ``TypeError`` otherwise)."""
+    fn, packed = entry
+    t = fn(packed)
+    if getattr(t, "_st", None) is None:  # (graph.py cannot import Tensor: a cycle)
+        raise TypeError(
+            "Output of saved tensor unpack_hook expected to be a Tensor but got result "
+            f"of type {type(t).__name__}"
+        )
+    return t
 
 
 class AccumulateGrad(Node):

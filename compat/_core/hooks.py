@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from compat._core.accumulate import accumulate, as_tensor, as_value, run_hooks
-from compat._core.graph import AccumulateGrad, Node
+from compat._core.graph import AccumulateGrad, Node, unpack
 from compat._core.tensor import Tensor
 
 #: the backward calls running now (innermost last): ``(task id, plan, accumulate)``
@@ -121,13 +121,8 @@ def node_post_hooks(n: Node, in_cts: Sequence[Any], cts: Sequence[Any], create: 
 def unpack_saved(n: Node) -> None:
     """Call the saved-tensor ``unpack`` hook on what ``pack`` returned, as PyTorch does
     when the node's backward reads its saved tensors."""
-    for unpack, packed in n._packed:
-        t = unpack(packed)
-        if not isinstance(t, Tensor):
-            raise TypeError(
-                "Output of saved tensor unpack_hook expected to be a Tensor but got result "
-                f"of type {type(t).__name__}"
-            )
+    for entry in n._packed:
+        unpack(entry)
 
 
 def leaf(

@@ -418,3 +418,116 @@ def test_autograd_grad_captures_before_the_hooks_of_a_node_that_also_runs():
         rec(torch.autograd.grad((x * 3).sum(), [x]))
 
     _check(scenario)
+
+
+def test_hooks_counted_and_removed_on_leaf_and_non_leaf():
+    def scenario(torch, rec):
+        x = torch.ones(2, 2, requires_grad=True)
+        y = torch.ones(2, 2) * 4
+        z = x * y + x
+        counter = [0]
+
+        def bw_hook(inc, grad):
+            rec(type(grad).__name__ if grad is None else grad)
+            counter[0] += inc
+
+        z.register_hook(lambda g: bw_hook(1, g))
+        z.backward(torch.ones(2, 2), retain_graph=True)
+        rec(counter[0])
+        h2 = z.register_hook(lambda g: bw_hook(2, g))
+        z.backward(torch.ones(2, 2), retain_graph=True)
+        rec(counter[0])
+        h2.remove()
+        z.backward(torch.ones(2, 2), retain_graph=True)
+        rec(counter[0])
+
+        def bw_hook_modify(grad):
+            return grad.mul(2)
+
+        z.register_hook(bw_hook_modify)
+        with torch.no_grad():
+            y.grad = None if y.grad is None else y.grad.zero_()
+        z.backward(torch.ones(2, 2), retain_graph=True)
+        rec(x.grad)
+        rec(_err(lambda: y.register_hook(lambda g: g)))
+
+    _check(scenario)
+
+
+def test_grad_fn_prehooks_on_a_multi_output_node():
+    def scenario(torch, rec):
+        a = torch.tensor([1.0, 2.0, 3.0, 4.0], requires_grad=True)
+        p, q = a.split(2)
+        node = p.grad_fn
+        rec(node is q.grad_fn, node.name())
+        node.register_prehook(lambda gout: rec("pre", gout) or (gout[0] * 2, gout[1]))
+        node.register_hook(lambda gin, gout: rec("post", gin, gout))
+        (p.sum() + 3 * q.sum()).backward(retain_graph=True)
+        rec(a.grad)
+        a.grad = None
+        p.sum().backward()
+        rec(a.grad)
+
+    _check(scenario)
+
+
+def test_prehook_and_tensor_hook_on_the_same_output():
+    def scenario(torch, rec):
+        a = torch.tensor([1.0, 2.0], requires_grad=True)
+        b = a.exp()
+        b.grad_fn.register_prehook(lambda gout: rec("node pre", gout) or (gout[0] + 1,))
+        b.register_hook(lambda g: rec("tensor", g) or g * 3)
+        b.retain_grad()
+        (b * 2).sum().backward()
+        rec(b.grad, a.grad)
+
+    _check(scenario)
+
+
+def test_saved_tensors_hooks_for_function_and_double_backward():
+    def scenario(torch, rec):
+        class Sq(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                ctx.save_for_backward(x)
+                return x * x
+
+            @staticmethod
+            def backward(ctx, g):
+                (x,) = ctx.saved_tensors
+                rec("saved", x)
+                return 2 * g * x
+
+        x = torch.tensor([1.0, 3.0], requires_grad=True)
+        with torch.autograd.graph.saved_tensors_hooks(
+            lambda t: rec("pack", t) or t * 10, lambda t: rec("unpack", t) or t
+        ):
+            y = Sq.apply(x)
+        y.sum().backward()
+        rec(x.grad)
+        x.grad = None
+        with torch.autograd.graph.saved_tensors_hooks(
+            lambda t: rec("pack2") or t, lambda t: rec("unpack2") or t
+        ):
+            y = x.pow(3)
+        (g,) = torch.autograd.grad(y.sum(), x, create_graph=True)
+        rec(g)
+        g.sum().backward()
+        rec(x.grad)
+
+    _check(scenario)
+
+
+def test_pack_hook_modifying_its_input_in_place_raises():
+    def scenario(torch, rec):
+        x = torch.tensor([1.0, 2.0], requires_grad=True)
+        y = x * 1
+
+        def pack(t):
+            t.add_(1)
+            return t
+
+        with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+            rec(_err(lambda: y.sin()))
+
+    _check(scenario)
