@@ -7,6 +7,7 @@ import warnings
 
 from function_helpers import check as _check
 from function_helpers import err as _err
+from function_helpers import square as _square
 
 # --------------------------------------------------------------------------- test_autograd.py themes
 
@@ -575,5 +576,29 @@ def test_saved_variables_is_a_deprecated_alias():
         x = torch.tensor([1.0, 3.0], requires_grad=True)
         F.apply(x).sum().backward()
         rec(x.grad)
+
+    _check(scenario)
+
+
+def test_function_outputs_as_grad_and_backward_inputs():
+    def scenario(torch, rec):
+        Square = _square(torch)
+
+        class Two(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                return x * 2, x * 3
+
+            @staticmethod
+            def backward(ctx, ga, gb):
+                return ga * 2 + gb * 3
+
+        x = torch.tensor([1.0, -2.0], requires_grad=True)
+        a, b = Two.apply(x)
+        loss = (Square.apply(a) * b).sum()
+        edge_b = torch.autograd.graph.get_gradient_edge(b)
+        rec(torch.autograd.grad(loss, (a, edge_b, x), retain_graph=True))
+        torch.autograd.backward(loss, inputs=[a, x])
+        rec(a.grad, x.grad, a.retains_grad, b.retains_grad)
 
     _check(scenario)
