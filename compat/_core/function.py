@@ -136,7 +136,7 @@ class BackwardCFunction(Node, FunctionCtx):
                 if e is not None
             ]
         )
-        return tuple(t if p is None else _unpack(*p) for t, _, _, p in self._saved_vars)
+        return tuple(t if p is None else _graph.unpack(p) for t, _, _, p in self._saved_vars)
 
     @property
     def saved_variables(self) -> tuple:
@@ -400,7 +400,7 @@ def _save(ctx: BackwardCFunction, tensors: tuple) -> list:
     """``(tensor, saved entry, is an output of ctx, (unpack, packed))`` per tensor given
     to ``save_for_backward``. Under ``saved_tensors_hooks`` only what ``pack`` returned
     is kept (no tensor, no version check), as in PyTorch."""
-    hooks = _graph.SAVED_HOOKS[-1] if _graph.SAVED_HOOKS else None
+    hooks = bool(_graph.SAVED_HOOKS)
     saved = []
     for i, t in enumerate(tensors):
         if t is None:
@@ -412,21 +412,11 @@ def _save(ctx: BackwardCFunction, tensors: tuple) -> list:
             )
         elif t._inference:
             raise RuntimeError(INFERENCE_SAVED)
-        elif hooks is not None:
-            saved.append((None, None, False, (hooks[1], hooks[0](t))))
+        elif hooks:
+            saved.append((None, None, False, _graph.pack_all([t])[0]))
         else:
             saved.append((t, _saved_entry(t), t._grad_fn is ctx, None))
     return saved
-
-
-def _unpack(unpack: Callable, packed: Any) -> Tensor:
-    t = unpack(packed)
-    if not isinstance(t, Tensor):
-        raise TypeError(
-            "Output of saved tensor unpack_hook expected to be a Tensor but got result of type "
-            f"{type(t).__name__}"
-        )
-    return t
 
 
 def _apply_traced(cls: type, args: tuple) -> Any:
