@@ -14,12 +14,13 @@ from __future__ import annotations
 import os
 import traceback
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
 import funcgrad
+from compat._core.graph import full_inputs
 
 #: ``[enabled, check_nan]``
 STATE: list[bool] = [False, True]
@@ -82,6 +83,23 @@ def check_nan(node: Any, grads: Sequence[Any]) -> None:
         a = g._st.array if hasattr(g, "_st") else g
         if np.asarray(a).dtype.kind in "fc" and np.isnan(np.asarray(a)).any():
             raise RuntimeError(f"Function '{node.name()}' returned nan values in its {i}th output.")
+
+
+def checked(transpose: Callable) -> Callable:
+    """The engine's per-node step in anomaly mode: NaN checks, the forward stack on
+    errors."""
+
+    def step(n: Any, cts: list) -> Any:
+        try:
+            in_cts = transpose(n, cts)
+            if in_cts is not None and STATE[1]:
+                check_nan(n, full_inputs(n, in_cts))
+        except Exception:
+            warn_error(n)
+            raise
+        return in_cts
+
+    return step
 
 
 class detect_anomaly:

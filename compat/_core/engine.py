@@ -119,33 +119,30 @@ class _Run:
         # PyTorch captures before the hooks when the node runs too, after them otherwise
         late = caps and runs is not None and id(n) not in runs
         if caps and not late:
-            self._capture_all(caps, cts)
+            self._capture(caps, cts)
         if n._tensor_hooks or n._retain:
             cts = _hooks.tensor_pre_hooks(n, cts, self.create)
         if late:
-            self._capture_all(caps, cts)
+            self._capture(caps, cts)
         return cts
 
-    def _capture_all(self, caps: list, cts: list) -> None:
+    def _capture(self, caps: list, cts: list) -> None:
         for nr, idx in caps:
-            if cts[nr] is not None:
-                self._capture(idx, cts[nr])
-
-    def _capture(self, idx: int, g: Any) -> None:
-        if self.res_of is not None:
-            self.outs.append(("cap", idx, g))
-        else:
-            self.results[idx] = g
+            if cts[nr] is None:
+                continue
+            if self.res_of is not None:
+                self.outs.append(("cap", idx, cts[nr]))
+            else:
+                self.results[idx] = cts[nr]
 
     def transpose(self, n: Node, cts: list) -> Any:
         plan = self.plan
         if isinstance(n, AccumulateGrad):
-            if self.res_of is not None:  # traced: hooks and accumulation run afterwards
-                caps = [i for _, i in plan.captures.get(id(n), ())]
-                self.outs.append(("leaf", (caps, id(n) in plan.acc, self.index[id(n)]), cts[0]))
-                return None
             caps = [i for _, i in plan.captures.get(id(n), ())]
-            _hooks.leaf(n, cts[0], self.create, self.results, caps, id(n) in plan.acc)
+            if self.res_of is not None:  # traced: hooks and accumulation run afterwards
+                self.outs.append(("leaf", (caps, id(n) in plan.acc, self.index[id(n)]), cts[0]))
+            else:
+                _hooks.leaf(n, cts[0], self.create, self.results, caps, id(n) in plan.acc)
             return None
         if plan.runs is not None and id(n) not in plan.runs:
             return None
@@ -163,17 +160,6 @@ class _Run:
             in_cts = _hooks.node_post_hooks(n, in_cts, cts, self.create)
         if not self.keep and self.res_of is None:
             n._release()
-        return in_cts
-
-    def transpose_checked(self, n: Node, cts: list) -> Any:
-        """:meth:`transpose` in anomaly mode: NaN checks, the forward stack on errors."""
-        try:
-            in_cts = self.transpose(n, cts)
-            if in_cts is not None and _anomaly.STATE[1]:
-                _anomaly.check_nan(n, _hooks.full_inputs(n, in_cts))
-        except Exception:
-            _anomaly.warn_error(n)
-            raise
         return in_cts
 
     def _op_backward(self, n: Node, cts: list) -> Any:
@@ -204,7 +190,7 @@ class _Run:
             plan.topo,
             [(r, g) for r, g in zip(roots, grads)],
             self.keys,
-            self.transpose_checked if _anomaly.STATE[0] else self.transpose,
+            _anomaly.checked(self.transpose) if _anomaly.STATE[0] else self.transpose,
             add=add,
             before=self.before if hooked else None,
         )
@@ -230,7 +216,7 @@ def run_backward(
     run = _Run(plan, len(inputs) if inputs is not None else 0, keep_graph, create_graph, batch_size)
     prev = _gm.is_grad_enabled()
     _gm._set(create_graph)
-    _hooks.RUNS.append((next(_task_ids), plan, accumulate))
+    _hooks.RUNS.stack.append((next(_task_ids), plan, accumulate))
     # the walk allocates many small containers while the whole graph is alive: pausing the
     # cyclic GC avoids repeated full traversals of it (reference counting still frees)
     gc_was_enabled = gc.isenabled()
@@ -247,7 +233,7 @@ def run_backward(
         if gc_was_enabled:
             gc.enable()
         _gm._set(prev)
-        _hooks.RUNS.pop()
+        _hooks.RUNS.stack.pop()
 
 
 def _assembled(run: _Run, roots: Sequence, grads: Sequence) -> bool:

@@ -212,6 +212,16 @@ class AccumulateGrad(Node):
         pass
 
 
+def full_inputs(n: Node, in_cts: Sequence[Any]) -> list:
+    """One gradient per ``next_functions`` edge (an op node returns them only for the
+    edges that need one)."""
+    edges = n._edges
+    if n._entry is None or len(in_cts) == len(edges):
+        return list(in_cts)
+    it = iter(in_cts)
+    return [None if e is None else next(it) for e in edges]
+
+
 class GradientEdge(NamedTuple):
     """Where the gradient of a tensor is computed: ``(node, output_nr)``."""
 

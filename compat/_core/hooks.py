@@ -14,30 +14,38 @@ evaluation modes and by calling a ``grad_fn`` directly.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Sequence
 from typing import Any
 
 from compat._core.accumulate import accumulate, as_tensor, as_value, run_hooks
-from compat._core.graph import AccumulateGrad, Node, unpack
+from compat._core.graph import AccumulateGrad, Node, full_inputs, unpack
 from compat._core.tensor import Tensor
 
-#: the backward calls running now (innermost last): ``(task id, plan, accumulate)``
-RUNS: list[tuple[int, Any, bool]] = []
+
+class _Runs(threading.local):
+    def __init__(self) -> None:
+        #: this thread's running backward calls (innermost last): (task id, plan, accumulate)
+        self.stack: list[tuple[int, Any, bool]] = []
+
+
+RUNS = _Runs()
 
 
 def current_task_id() -> int:
     """The id of the innermost running backward call, ``-1`` outside one."""
-    return RUNS[-1][0] if RUNS else -1
+    stack = RUNS.stack
+    return stack[-1][0] if stack else -1
 
 
 def will_execute(node: Node) -> bool:
     """Whether the innermost running backward call runs ``node`` (PyTorch's
     ``_will_engine_execute_node``)."""
-    if not RUNS:
+    if not RUNS.stack:
         raise RuntimeError(
             "_will_engine_execute_node should only be called during the backward pass"
         )
-    _, plan, acc = RUNS[-1]
+    _, plan, acc = RUNS.stack[-1]
     if isinstance(node, AccumulateGrad):
         if not acc:
             raise RuntimeError(
@@ -92,16 +100,6 @@ def node_pre_hooks(n: Node, cts: list, create: bool) -> list:
         if r is not None:
             cts = [as_value(x, create) for x in r]
     return cts
-
-
-def full_inputs(n: Node, in_cts: Sequence[Any]) -> list:
-    """One gradient per ``next_functions`` edge (an op node returns them only for the
-    edges that need one)."""
-    edges = n._edges
-    if n._entry is None or len(in_cts) == len(edges):
-        return list(in_cts)
-    it = iter(in_cts)
-    return [None if e is None else next(it) for e in edges]
 
 
 def node_post_hooks(n: Node, in_cts: Sequence[Any], cts: Sequence[Any], create: bool) -> list:

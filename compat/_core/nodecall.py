@@ -12,8 +12,8 @@ from typing import Any
 from compat._core import grad_mode as _gm
 from compat._core.accumulate import as_tensor
 from compat._core.engine import _Run
-from compat._core.graph import AccumulateGrad, Node, check_node
-from compat._core.hooks import full_inputs, leaf, unpack_saved
+from compat._core.graph import AccumulateGrad, Node, check_node, full_inputs
+from compat._core.hooks import leaf, unpack_saved
 
 
 def call_node(n: Node, *grads: Any) -> Any:
