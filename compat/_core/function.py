@@ -358,13 +358,21 @@ class InplaceFunction(Function):
 
 
 def _bind(forward: Callable, args: tuple, kwargs: dict, defaults: bool) -> tuple:
-    """Keyword arguments bound to positions (with ``setup_context``: defaults too)."""
+    """Keyword arguments bound to positions (with ``setup_context``: defaults too). As in
+    PyTorch 2.13, what binds only as a keyword (keyword-only parameters, ``**kwargs``)
+    reaches ``forward`` as a keyword, which PyTorch's ``apply`` rejects: ``TypeError``
+    (with ``setup_context`` even a keyword-only default that was not passed)."""
     sig = inspect.signature(forward)
     if defaults:
         bound = sig.bind(*args, **kwargs)
         bound.apply_defaults()
-        return bound.args
-    return sig.bind(None, *args, **kwargs).args[1:]
+        extra = list(bound.kwargs)
+    else:
+        bound = sig.bind(None, *args, **kwargs)
+        extra = [k for k in bound.kwargs if k in kwargs]  # (``**kwargs`` entries included)
+    if extra:
+        raise TypeError(f"forward() got an unexpected keyword argument '{extra[0]}'")
+    return bound.args if defaults else bound.args[1:]
 
 
 def _apply(cls: type, args: tuple, has_setup: bool) -> Any:

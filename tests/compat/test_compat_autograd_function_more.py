@@ -602,3 +602,35 @@ def test_function_outputs_as_grad_and_backward_inputs():
         rec(a.grad, x.grad, a.retains_grad, b.retains_grad)
 
     _check(scenario)
+
+
+def test_keywords_that_do_not_bind_to_positions_raise():
+    def scenario(torch, rec):
+        class F(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, x, *, scale=1.0, **kw):
+                rec(scale, kw)
+                return x * scale
+
+            @staticmethod
+            def backward(ctx, g):
+                return g
+
+        class G(torch.autograd.Function):
+            @staticmethod
+            def forward(x, *, scale=1.0):  # PyTorch passes the default as a keyword: error
+                return x * scale
+
+            @staticmethod
+            def setup_context(ctx, inputs, output):
+                rec(len(inputs))
+
+            @staticmethod
+            def backward(ctx, g):
+                return g
+
+        x = torch.ones(2, requires_grad=True)
+        rec(_err(lambda: F.apply(x, scale=2.0)), _err(lambda: F.apply(x, other=1)))
+        rec(F.apply(x), _err(lambda: G.apply(x, scale=2.0)), _err(lambda: G.apply(x)))
+
+    _check(scenario)
