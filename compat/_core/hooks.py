@@ -140,7 +140,10 @@ def leaf(
         (g,) = node_pre_hooks(n, [g], create)
         if g is None:
             return
+    stolen = var._grad is None
     accumulate(var, g, create)
     if n._post_hooks:
+        # a first gradient becomes ``.grad`` itself (PyTorch steals it): hooks see one tensor
+        gout = var._grad if stolen and var._grad is not None else as_tensor(g)
         for h in list(n._post_hooks.values()):
-            h((), (as_tensor(g),))
+            h((), (gout,))

@@ -8,6 +8,9 @@ hooks, calling a ``grad_fn`` directly and ``autograd.grad``/``backward`` argumen
 
 from __future__ import annotations
 
+import gc
+import weakref
+
 import pytest
 from compat_helpers import check_scenario
 from compat_helpers import error_of as _err
@@ -529,5 +532,114 @@ def test_pack_hook_modifying_its_input_in_place_raises():
 
         with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
             rec(_err(lambda: y.sin()))
+
+    _check(scenario)
+
+
+def test_leaf_hook_order_tensor_hook_acc_prehook_post_accumulate_acc_posthook():
+    def scenario(torch, rec):
+        t = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        acc = (t * 1).grad_fn.next_functions[0][0]
+        t.register_hook(lambda g: g.sub(2.0))
+        acc.register_prehook(lambda gout: (gout[0].div(5.0),))
+
+        def post_acc(x):
+            x.grad.add_(0.5)
+
+        t.register_post_accumulate_grad_hook(post_acc)
+
+        def post(gin, gout):
+            t.grad = gout[0].mul(10)
+
+        acc.register_hook(post)
+        t.sum().backward()
+        rec(t.grad)
+
+    _check(scenario)
+
+
+def test_post_accumulate_grad_hooks_on_several_tensors_and_several_hooks():
+    def scenario(torch, rec):
+        a = torch.tensor([1.0, 2.0], requires_grad=True)
+        b = torch.tensor([3.0], requires_grad=True)
+        a.register_post_accumulate_grad_hook(lambda t: rec("a1", t.grad))
+        a.register_post_accumulate_grad_hook(lambda t: rec("a2", t.grad))
+        b.register_post_accumulate_grad_hook(lambda t: rec("b", t.grad))
+        (a.sum() * b).sum().backward()
+        rec(a.grad, b.grad)
+
+    _check(scenario)
+
+
+def test_post_accumulate_grad_hook_is_released_with_its_tensor():
+    def scenario(torch, rec):
+        def make():
+            thing = torch.ones(3)
+
+            def hook(t):
+                with torch.no_grad():
+                    t.sub_(t.grad)
+                    t.add_(thing)
+
+            t = torch.zeros(3, requires_grad=True)
+            t.register_post_accumulate_grad_hook(hook)
+            t.sum().backward()
+            return t, weakref.ref(thing)
+
+        t, ref = make()
+        gc.collect()
+        rec(ref() is not None, t)
+        del t
+        gc.collect()
+        rec(ref() is None)
+
+    _check(scenario)
+
+
+def test_in_place_on_one_output_of_a_two_output_function():
+    def scenario(torch, rec):
+        class Two(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                return x * 2, x * 3
+
+            @staticmethod
+            def backward(ctx, g1, g2):
+                rec("bwd", g1, g2)
+                return g1 * 2 + g2 * 3
+
+        a = torch.tensor(1.0, requires_grad=True)
+        b, c = Two.apply(a)
+        b.register_hook(lambda g: rec("b old", g) or g * 2)
+        b.mul_(2)
+        b.register_hook(lambda g: rec("b new", g) or g * 2)
+        c.register_hook(lambda g: rec("c", g))
+        (b + c).backward()
+        rec(a.grad)
+
+    _check(scenario)
+
+
+def test_node_prehook_removed_inside_backward_and_two_prehooks():
+    def scenario(torch, rec):
+        a = torch.tensor([1.0, 2.0], requires_grad=True)
+        b = a * 2
+        handles = {}
+
+        def first(gout):
+            rec("first", gout)
+            handles["second"].remove()
+            return (gout[0] * 3,)
+
+        def second(gout):
+            rec("second", gout)
+            return (gout[0] * 5,)
+
+        b.grad_fn.register_prehook(first)
+        handles["second"] = b.grad_fn.register_prehook(second)
+        b.sum().backward(retain_graph=True)
+        rec(a.grad)
+        b.sum().backward()
+        rec(a.grad)
 
     _check(scenario)
