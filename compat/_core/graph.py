@@ -134,7 +134,7 @@ class Node:
         )
 
     def __repr__(self) -> str:
-        return f"<{self.name()} object at {hex(id(self))}>"
+        return f"<{self.name().removeprefix('torch::autograd::')} object at {hex(id(self))}>"
 
     # ------------------------------------------------------------------ engine helpers
     def _release(self) -> None:

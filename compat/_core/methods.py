@@ -12,7 +12,9 @@ from compat._core import ops as O
 from compat._core import optable
 from compat._core import shape_ops as S
 from compat._core import transfer as T_
-from compat._core.tensor import Tensor, inplace_result
+from compat._core import views as _views
+from compat._core.mutation import inplace_result
+from compat._core.tensor import Tensor, _wrap_dim
 
 
 def _r(f: Any) -> Any:
@@ -110,13 +112,25 @@ def _is_nonzero(self: Tensor) -> bool:
 
 
 def _stride(self: Tensor, dim: int | None = None) -> Any:
-    """Strides of the (always contiguous, row-major) layout, in elements."""
-    strides, acc = [], 1
-    for s in reversed(tuple(self.shape)):
-        strides.append(acc)
-        acc *= max(s, 1)
-    strides = tuple(reversed(strides))
-    return strides if dim is None else strides[dim]
+    """Strides in elements: row-major for a fresh tensor, a view's follow its base's."""
+    strides = _views.layout_of(self)[1]
+    return strides if dim is None else strides[_wrap_dim(dim, len(strides))]
+
+
+def _is_contiguous(self: Tensor, memory_format: Any = None) -> bool:
+    shape, strides, _ = _views.layout_of(self)
+    return _views.is_contiguous(shape, strides)
+
+
+def _contiguous(self: Tensor, memory_format: Any = None) -> Tensor:
+    """``self`` when contiguous, else a contiguous copy (``CloneBackward0``)."""
+    return self if _is_contiguous(self) else S.clone(self)
+
+
+def _data_ptr(self: Tensor) -> int:
+    """A stand-in address: equal for tensors sharing storage, offset by a view's
+    storage offset (compat has no raw memory to point at)."""
+    return _views.storage_key(self) + _views.layout_of(self)[2] * self.element_size()
 
 
 def install() -> None:
@@ -184,15 +198,15 @@ def install() -> None:
         setattr(T, name, f)
 
     methods = {
-        "view_as": lambda self, other: S.reshape(self, *other.shape),
+        "view_as": lambda self, other: S.view(self, *other.shape),
         "reshape_as": lambda self, other: S.reshape(self, *other.shape),
-        "contiguous": lambda self, memory_format=None: self,
+        "contiguous": _contiguous,
         # no lazy conjugation/negation bits: conj() is materialised
         "resolve_conj": lambda self: self,
         "resolve_neg": lambda self: self,
         "is_conj": lambda self: False,
         "is_neg": lambda self: False,
-        "is_contiguous": lambda self, memory_format=None: True,
+        "is_contiguous": _is_contiguous,
         # dtype / device
         "to": T_.to,
         "type": _type,
@@ -212,7 +226,9 @@ def install() -> None:
         "is_same_size": lambda self, other: tuple(self.shape) == tuple(other.shape),
         "is_nonzero": _is_nonzero,
         "stride": _stride,
-        "storage_offset": lambda self: 0,
+        "storage_offset": lambda self: _views.layout_of(self)[2],
+        "data_ptr": _data_ptr,
+        "untyped_storage": lambda self: _views.UntypedStorage(self),
         "nbytes": property(lambda self: self.numel() * self._npdtype.itemsize),
         "itemsize": property(lambda self: self._npdtype.itemsize),
         "type_as": lambda self, other: S.to_dtype(self, other.dtype),

@@ -1,8 +1,8 @@
 """Torch shape ops: views, indexing, joining, gathering, casts.
 
-compat tensors wrap immutable arrays, so "views" (``view``, ``transpose``, ``x[i]``,
-...) are new tensors holding the transformed values; an in-place op on a view does
-not write through to its base (see ``compat/README.md``).
+The ops PyTorch documents as views (``view``, ``transpose``, ``x[i]``, ``split``, ...)
+return views of their input (see :mod:`compat._core.views`): in-place ops on them write
+through to the base and share its version counter.
 """
 
 from __future__ import annotations
@@ -13,9 +13,11 @@ from typing import Any
 import numpy as np
 
 from compat._core import dtypes as _dt
+from compat._core import views as _views
+from compat._core.mutation import apply_inplace
 from compat._core.ops._common import _c, coerce
 from compat._core.optable import Idx, Mask, Sample, T, defop
-from compat._core.tensor import Size, Tensor, _wrap_dim, apply, apply_inplace
+from compat._core.tensor import Size, Tensor, _wrap_dim, apply
 from funcgrad import numpy as fnp
 
 
@@ -45,17 +47,35 @@ def _reshape_f(x: Any, *, shape: tuple) -> Any:
     return fnp.reshape(x, shape)
 
 
+def reshaped(
+    input: Tensor, shape: tuple, name: str = "ViewBackward0", strict: bool = False
+) -> Tensor:
+    """``input`` in ``shape``: a view when its layout allows one (always, unless it is a
+    non-contiguous view), else a copy -- or, for ``view`` (``strict``), PyTorch's error."""
+    if input._view is not None:
+        sh, st, _ = input._view.layout
+        if _views.view_strides(sh, st, shape) is None:
+            if strict:
+                raise RuntimeError(
+                    "view size is not compatible with input tensor's size and stride (at least "
+                    "one dimension spans across two contiguous subspaces). Use .reshape(...) "
+                    "instead."
+                )
+            return apply(_reshape_f, "UnsafeViewBackward0", (input,), (("shape", shape),))
+    out = apply(_reshape_f, name, (input,), (("shape", shape),))
+    return _views.make_view(out, input, ("rs", shape))
+
+
 @defop(samples=Sample(((2, 3),), args=((3, -1),)))
 def reshape(input: Tensor, *shape: Any) -> Tensor:
-    shape = _infer_shape(_shape_arg(shape), input.numel())
-    return apply(_reshape_f, "ViewBackward0", (input,), (("shape", shape),))
+    return reshaped(input, _infer_shape(_shape_arg(shape), input.numel()))
 
 
 @defop(function=False, samples=Sample(((2, 3),), args=(6,)))
 def view(input: Tensor, *shape: Any) -> Tensor:
     if len(shape) == 1 and isinstance(shape[0], _dt.dtype):
         return input.to(shape[0])
-    return reshape(input, *shape)
+    return reshaped(input, _infer_shape(_shape_arg(shape), input.numel()), strict=True)
 
 
 @defop(samples=Sample(((2, 3, 2),), args=(1,)))
@@ -90,7 +110,13 @@ def permute(input: Tensor, *dims: Any) -> Tensor:
     perm = tuple(_wrap_dim(d, nd) for d in dims)
     if sorted(perm) != list(range(nd)):
         raise RuntimeError("permute(): duplicate dims are not allowed.")
-    return apply(_transpose_f, "PermuteBackward0", (input,), (("perm", perm),))
+    return permuted(input, perm, "PermuteBackward0")
+
+
+def permuted(input: Tensor, perm: tuple, name: str) -> Tensor:
+    """The view of ``input`` with its dims in the order ``perm``."""
+    out = apply(_transpose_f, name, (input,), (("perm", perm),))
+    return _views.make_view(out, input, ("pm", perm))
 
 
 @defop(aliases=("swapaxes", "swapdims"), samples=Sample(((2, 3, 2),), args=(0, 2)))
@@ -101,7 +127,7 @@ def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:
     a, b = _wrap_dim(dim0, nd), _wrap_dim(dim1, nd)
     perm = list(range(nd))
     perm[a], perm[b] = perm[b], perm[a]
-    return apply(_transpose_f, "TransposeBackward0", (input,), (("perm", tuple(perm)),))
+    return permuted(input, tuple(perm), "TransposeBackward0")
 
 
 swapaxes = transpose
@@ -111,23 +137,14 @@ swapaxes = transpose
 def t(input: Tensor) -> Tensor:
     if input.ndim > 2:
         raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {input.ndim}D")
-    if input.ndim < 2:
-        return apply(_transpose_f, "TBackward0", (input,), (("perm", tuple(range(input.ndim))),))
-    return apply(_transpose_f, "TBackward0", (input,), (("perm", (1, 0)),))
-
-
-def _unsqueeze_f(x: Any, *, axis: int) -> Any:
-    return fnp.expand_dims(x, axis)
+    return permuted(input, (1, 0) if input.ndim == 2 else tuple(range(input.ndim)), "TBackward0")
 
 
 @defop(samples=Sample(((2, 3),), args=(1,)))
 def unsqueeze(input: Tensor, dim: int) -> Tensor:
     axis = _wrap_dim(dim, input.ndim + 1)
-    return apply(_unsqueeze_f, "UnsqueezeBackward0", (input,), (("axis", axis),))
-
-
-def _squeeze_f(x: Any, *, axes: tuple) -> Any:
-    return fnp.squeeze(x, axis=axes) if axes else x
+    shp = tuple(input.shape)
+    return reshaped(input, (*shp[:axis], 1, *shp[axis:]), "UnsqueezeBackward0")
 
 
 @defop(samples=(Sample(((2, 1, 3),)), Sample(((2, 1, 3),), args=(1,))))
@@ -147,7 +164,7 @@ def squeeze(input: Tensor, dim: Any = None) -> Tensor:
             )
         )
     name = "SqueezeBackward0" if dim is None else "SqueezeBackward1"
-    return apply(_squeeze_f, name, (input,), (("axes", axes),))
+    return reshaped(input, tuple(s for i, s in enumerate(shp) if i not in axes), name)
 
 
 def _expand_f(x: Any, *, shape: tuple) -> Any:
@@ -186,7 +203,9 @@ def expand(input: Tensor, *sizes: Any) -> Tensor:
                 )
             else:
                 out.append(s)
-    return apply(_expand_f, "ExpandBackward0", (input,), (("shape", tuple(out)),))
+    out = tuple(out)
+    r = apply(_expand_f, "ExpandBackward0", (input,), (("shape", out),))
+    return _views.make_view(r, input, ("ex", out))
 
 
 @defop(function=False, samples=Sample(((1, 3), (4, 3))))
@@ -330,7 +349,11 @@ def split(input: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple:
         "SplitBackward0" if isinstance(split_size_or_sections, int) else "SplitWithSizesBackward0"
     )
     out = apply(_split_f, name, (input,), (("axis", d), ("bounds", tuple(bounds))))
-    return out if isinstance(out, tuple) else (out,)
+    out = out if isinstance(out, tuple) else (out,)
+    full = (("s", None, None, None),) * d
+    for k, (t, (a, b)) in enumerate(zip(out, bounds)):
+        _views.make_view(t, input, ("ix", (*full, ("s", a, b, None))), multi=(name[:-9], k))
+    return out
 
 
 @defop(samples=Sample(((5, 2),), args=(3,)))
@@ -347,7 +370,11 @@ def unbind(input: Tensor, dim: int = 0) -> tuple:
     if n == 0:
         return ()
     out = apply(_unbind_f, "UnbindBackward0", (input,), (("axis", d), ("n", n)))
-    return out if isinstance(out, tuple) else (out,)
+    out = out if isinstance(out, tuple) else (out,)
+    full = (("s", None, None, None),) * d
+    for k, t in enumerate(out):
+        _views.make_view(t, input, ("ix", (*full, ("i", k))), multi=("Unbind", k))
+    return out
 
 
 def _unbind_f(x: Any, *, axis: int, n: int) -> Any:
@@ -500,7 +527,15 @@ def getitem(self: Tensor, idx: Any) -> Tensor:
         if len(spec) == 1 and spec[0][0] == "d"
         else ("SliceBackward0" if builtins.all(s[0] in "sne" for s in spec) else "IndexBackward0")
     )
-    return apply(_getitem_f, name, (self, *dyn), (("spec", spec),))
+    out = apply(_getitem_f, name, (self, *dyn), (("spec", spec),))
+    if _basic(spec):
+        return _views.make_view(out, self, ("ix", spec), tuple(arrays))
+    return out
+
+
+def _basic(spec: tuple) -> bool:
+    """Basic indexing (slices, integers, ``None``, ``...``): PyTorch returns a view."""
+    return builtins.all(s[0] != "a" for s in spec)
 
 
 def _setitem_f(x: Any, v: Any, *arrays: Any, spec: tuple, dtype: np.dtype) -> Any:
@@ -515,11 +550,19 @@ def setitem(self: Tensor, idx: Any, value: Any) -> None:
     from compat._core.creation import _leaf
 
     value = coerce(value)
+    if self._view is not None and _basic(spec):
+        # PyTorch: a view of the indexed part, then copy_ into it
+        part = getitem(self, idx)
+        if isinstance(value, Tensor):
+            part.copy_(value)
+        else:
+            part.fill_(value)
+        return
     dyn = [a if type(a) is int else _leaf(a, False) for a in arrays]
     apply_inplace(
         self,
         _setitem_f,
-        "IndexPutBackward0",
+        "torch::autograd::CopySlices" if _basic(spec) else "IndexPutBackward0",
         (value, *dyn),
         (("spec", spec), ("dtype", self._npdtype)),
     )

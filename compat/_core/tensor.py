@@ -33,7 +33,6 @@ from funcgrad._engine import (
     Tracer,
     is_tracing,
     lookup_op,
-    trace_op,
 )
 
 
@@ -90,6 +89,7 @@ def _new_tensor(cls: type, data: Any) -> Tensor:
     t._retains_grad = False
     t._requires_grad = False
     t._inference = _gm._state.inference
+    t._view = None
     return t
 
 
@@ -110,6 +110,7 @@ class Tensor:
         "_retains_grad",
         "_st",
         "_vc",
+        "_view",
     )
     __array_priority__ = 1000
 
@@ -281,7 +282,7 @@ class Tensor:
         return _printing.tensor_repr(
             np.asarray(self._st.array),
             self.device,
-            None if fn is None else fn.name(),
+            None if fn is None else fn.name().removeprefix("torch::autograd::"),
             self._requires_grad,
         )
 
@@ -315,6 +316,8 @@ class Tensor:
     # ------------------------------------------------------------------ autograd state
     @property
     def requires_grad(self) -> bool:
+        if self._view is not None and self._view.seen != self._vc.v:
+            self._view.sync(self)
         return self._requires_grad
 
     @requires_grad.setter
@@ -335,11 +338,21 @@ class Tensor:
 
     @property
     def grad_fn(self) -> Node | None:
+        if self._view is not None and self._view.seen != self._vc.v:
+            self._view.sync(self)
         return self._grad_fn
 
     @property
     def is_leaf(self) -> bool:
-        return self._grad_fn is None
+        return self.grad_fn is None
+
+    @property
+    def _base(self) -> Tensor | None:
+        """The tensor whose storage this view aliases (``None`` if not a view)."""
+        return None if self._view is None else self._view.root
+
+    def _is_view(self) -> bool:
+        return self._view is not None
 
     @property
     def output_nr(self) -> int:
@@ -383,12 +396,15 @@ class Tensor:
     def data(self, value: Tensor) -> None:
         _tc.check_data(self, value, isinstance(value, Tensor))
         self._st = value._st
+        self._view = None
 
     @data.deleter
     def data(self) -> None:
         raise RuntimeError("Deleting tensor data is not allowed. Delete tensor instead!")
 
     def _edge(self) -> tuple[Node, int]:
+        if self._view is not None and self._view.seen != self._vc.v:
+            self._view.sync(self)
         fn = self._grad_fn
         if fn is not None:
             return (fn, self._output_nr)
@@ -496,6 +512,17 @@ class Tensor:
             raise RuntimeError(_LEAF_INPLACE)
         _tc.check_inplace(self)
 
+    def _rebind(self, node: Node, output_nr: int = 0) -> None:
+        """After an in-place op: ``self``'s value now comes from ``node``."""
+        self._unregister_retain()
+        self._grad_fn = node
+        self._output_nr = output_nr
+        self._requires_grad = True
+        self._hooks = None
+        if self._retains_grad:
+            self._retains_grad = False
+            self.retain_grad()
+
 
 def known_value(t: Tensor) -> np.ndarray | None:
     """``t``'s value as a NumPy array, or ``None`` when a funcgrad transform traces it
@@ -549,6 +576,8 @@ def apply(
     grad_on = _gm._state.record
     for a in args:
         if isinstance(a, Tensor):
+            if a._view is not None and a._view.seen != a._vc.v:
+                a._view.sync(a)
             x = a._st.array
             arrays.append(x)
             sig.append((x.shape, x.dtype))
@@ -678,16 +707,9 @@ def record(
         _record_stack(node)
     if inplace is not None:
         t = inplace
-        t._unregister_retain()
         t._st.array = outs[0]
         t._vc.v += 1
-        t._grad_fn = node
-        t._output_nr = 0
-        t._requires_grad = True
-        t._hooks = None
-        if t._retains_grad:
-            t._retains_grad = False
-            t.retain_grad()
+        t._rebind(node)
         if saved is not None and entry.saved_out:
             saved.append(_saved_entry(t))
         return [t]
@@ -706,91 +728,3 @@ def record(
             ins = [args[i] for i in entry.saved_in if isinstance(args[i], Tensor)]
             _graph.pack_saved(node, ins + [result[j] for j in entry.saved_out])
     return result
-
-
-def apply_inplace(
-    self: Tensor, fn: Callable, name: str, args: Sequence[Any], static: tuple = ()
-) -> Tensor:
-    """In-place op: ``self`` takes the value of ``fn(self, *args)`` (same shape and dtype)."""
-    self._check_inplace()
-    full = (self, *args)
-    arrays = []
-    req = False
-    for a in full:
-        if isinstance(a, Tensor):
-            arrays.append(a._st.array)
-            if a._requires_grad:
-                req = True
-        else:
-            arrays.append(a)
-    op = trace_op(fn, name, static, arrays)
-    arrays = [_dev_scalar(a) if type(a) in _PY_SCALARS else a for a in arrays]
-    out = op.out_avals[0]
-    cur = self._st.array
-    if tuple(out.shape) != tuple(cur.shape):
-        raise RuntimeError(
-            f"output with shape {list(cur.shape)} doesn't match the broadcast shape "
-            f"{list(out.shape)}"
-        )
-    if out.dtype != cur.dtype:
-        raise AssertionError("in-place ops cast to self's dtype in their function")
-    if req and _gm._state.record:
-        _record(op, full, arrays, inplace=self)
-    else:
-        self._set_data_inplace(op.run(*arrays)[0])
-    return self
-
-
-def inplace_result(self: Tensor, fn: Callable, args: Sequence[Any], kwargs: dict) -> Tensor:
-    """``self.X_(*args)`` from the out-of-place ``X``: ``self`` takes the result's value and
-    graph node (bumping its version), as PyTorch's in-place ops rebind the tensor's node.
-
-    The result must have ``self``'s shape, and its dtype must cast to ``self``'s under
-    PyTorch's rule (float results do not go into integer tensors).
-    """
-    self._check_inplace()
-    r = fn(self, *args, **kwargs)
-    if not isinstance(r, Tensor):
-        raise TypeError(f"in-place variant of {getattr(fn, '__name__', fn)} has no tensor result")
-    if tuple(r.shape) != tuple(self.shape):
-        raise RuntimeError(
-            f"output with shape {list(self.shape)} doesn't match the broadcast shape "
-            f"{list(r.shape)}"
-        )
-    if r._npdtype != self._npdtype:
-        if _dt.category(r._npdtype) > _dt.category(self._npdtype):
-            raise RuntimeError(
-                f"result type {_dt.scalar_type_name(r._npdtype)} can't be cast to the "
-                f"desired output type {_dt.scalar_type_name(self._npdtype)}"
-            )
-        r = r.to(_dt.from_np(self._npdtype))
-    node = r._grad_fn
-    if node is None:
-        self._set_data_inplace(r._st.array)
-        if self._grad_fn is not None:
-            # the old graph no longer describes the value (PyTorch: computed under no_grad)
-            self._unregister_retain()
-            self._grad_fn = None
-            self._requires_grad = False
-        return self
-    old = (self._vc, self._vc.v)
-    self._unregister_retain()
-    self._st.array = r._st.array
-    self._vc.v += 1
-    self._grad_fn = node
-    self._output_nr = r._output_nr
-    self._requires_grad = True
-    self._hooks = None
-    if self._retains_grad:
-        self._retains_grad = False
-        self.retain_grad()
-    if node._saved:
-        # the op read self before overwriting it (PyTorch saves the original), and a
-        # result it saved is now self
-        saved = []
-        for e in node._saved:
-            if e[0] is old[0] and e[1] == old[1]:
-                continue
-            saved.append(_saved_entry(self) if e[0] is r._vc else e)
-        node._saved = saved
-    return self

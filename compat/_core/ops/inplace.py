@@ -11,10 +11,11 @@ from typing import Any
 import numpy as np
 
 from compat._core import dtypes as _dt
+from compat._core.mutation import apply_inplace
 from compat._core.ops._common import _c, coerce
 from compat._core.ops.binary import _torch_power
 from compat._core.ops.unary import _addcdiv_f, _addcmul_f, _clamp_f, _lerp_f
-from compat._core.tensor import Tensor, apply_inplace
+from compat._core.tensor import Tensor
 from funcgrad import numpy as fnp
 
 

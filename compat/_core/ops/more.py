@@ -14,10 +14,11 @@ from typing import Any
 import numpy as np
 
 from compat._core import dtypes as _dt
+from compat._core.mutation import inplace_result
 from compat._core.ops._common import _c, coerce
 from compat._core.optable import Sample, T, defop
 from compat._core.shape_ops import reshape, split
-from compat._core.tensor import Tensor, _wrap_dim, apply, inplace_result
+from compat._core.tensor import Tensor, _wrap_dim, apply
 from funcgrad import numpy as fnp
 from funcgrad.scipy import special as fsp
 

@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from compat._core import views as _views
 from compat._core.ops._common import _c, coerce, warn_once
 from compat._core.optable import Idx, Mask, Sample, T, defop
 from compat._core.tensor import Tensor, _wrap_dim, apply
@@ -46,7 +47,9 @@ def narrow(input: Tensor, dim: int, start: Any, length: int) -> Tensor:
     if start + length > n or length < 0:
         raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({n}).")
     st = (("axis", axis), ("start", start), ("length", int(length)))
-    return apply(_narrow_f, "SliceBackward0", (input,), st)
+    out = apply(_narrow_f, "SliceBackward0", (input,), st)
+    spec = (("s", None, None, None),) * axis + (("s", start, start + int(length), None),)
+    return _views.make_view(out, input, ("ix", spec))
 
 
 def _select_f(x: Any, i: Any, *, axis: int) -> Any:
@@ -64,7 +67,9 @@ def select(input: Tensor, dim: int, index: int) -> Tensor:
             f"dimension {dim}"
         )
     i = int(index) % n  # a Python int: a cached weakly typed device scalar
-    return apply(_select_f, "SelectBackward0", (input, i), (("axis", axis),))
+    out = apply(_select_f, "SelectBackward0", (input, i), (("axis", axis),))
+    spec = (("s", None, None, None),) * axis + (("d", 0),)
+    return _views.make_view(out, input, ("ix", spec), (i,))
 
 
 def _diagonal_f(x: Any, *, offset: int, a1: int, a2: int) -> Any:
@@ -83,7 +88,8 @@ def diagonal(input: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Te
     if a1 == a2:
         raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
     st = (("offset", int(offset)), ("a1", a1), ("a2", a2))
-    return apply(_diagonal_f, "DiagonalBackward0", (input,), st)
+    out = apply(_diagonal_f, "DiagonalBackward0", (input,), st)
+    return _views.make_view(out, input, ("dg", int(offset), a1, a2))
 
 
 def _diag_embed_f(x: Any, *, offset: int, a1: int, a2: int) -> Any:
@@ -562,10 +568,6 @@ def tensor_split(input: Tensor, indices_or_sections: Any, dim: int = 0) -> tuple
     return tuple(narrow(input, axis, int(a), int(b - a)) for a, b in cuts)
 
 
-def _movedim_f(x: Any, *, src: tuple, dst: tuple) -> Any:
-    return fnp.moveaxis(x, src, dst)
-
-
 @defop(
     aliases=("moveaxis",),
     node_name=False,
@@ -581,4 +583,7 @@ def movedim(input: Tensor, source: Any, destination: Any) -> Tensor:
         )
     src = tuple(_wrap_dim(d, input.ndim) for d in src)
     dst = tuple(_wrap_dim(d, input.ndim) for d in dst)
-    return apply(_movedim_f, "PermuteBackward0", (input,), (("src", src), ("dst", dst)))
+    order = [d for d in range(input.ndim) if d not in src]
+    for d, s in sorted(zip(dst, src)):
+        order.insert(d, s)
+    return input.permute(*order)

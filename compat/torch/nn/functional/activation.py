@@ -7,7 +7,7 @@ import warnings
 from typing import Any
 
 import compat.torch as torch
-from compat._core.tensor import inplace_result
+from compat._core.mutation import inplace_result
 from compat.torch.nn import _fused
 from compat.torch.nn.functional._utils import (
     Tensor,

@@ -18,7 +18,8 @@ import compat.torch as torch
 import funcgrad.lax as flax
 import funcgrad.nn as fnn
 import funcgrad.numpy as fnp
-from compat._core.tensor import apply, apply_inplace
+from compat._core.mutation import apply_inplace
+from compat._core.tensor import apply
 from compat.torch.nn.functional._utils import Tensor, _to_dtype
 from compat.torch.nn.functional.activation import _softmax_dim
 

@@ -12,7 +12,8 @@ import warnings
 from typing import Any
 
 import compat.torch as torch
-from compat._core.tensor import apply, apply_inplace
+from compat._core.mutation import apply_inplace
+from compat._core.tensor import apply
 from compat.torch.nn.functional._utils import Tensor, _to_dtype
 
 _ALPHA = 1.7580993408473766  # SELU's scale * alpha: the value dropped units are pushed to

@@ -1,0 +1,433 @@
+"""Views with PyTorch's aliasing semantics, on immutable arrays.
+
+A view is its *root* (the tensor whose storage it aliases) plus a chain of view steps
+(index, reshape, permute, expand, diagonal). The view's storage cell
+(:class:`ViewStorage`) caches the view's value together with the root array it was
+computed from: reading recomputes the chain only when the root array changed since
+(an identity check, no copy in the common case); writing scatters the new value back
+into the root through the chain's inverse, so every other view of that root sees it on
+its next read. Views share the root's version counter.
+
+For autograd an in-place op on a view is recorded as PyTorch's functionalization does:
+the op on the view's value, then ``CopySlices`` (the write of that value into the root),
+after which the root's node is ``CopySlices`` and every view's node is regenerated from
+it (``AsStridedBackward0``) the next time the view is used (:meth:`ViewInfo.sync`).
+
+The layout (shape, strides, storage offset) is tracked as PyTorch's, so ``stride()``,
+``is_contiguous()``, ``storage_offset()``, ``data_ptr()`` and ``view``'s
+"not compatible with input tensor's size and stride" error match it.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from compat._core import grad_mode as _gm
+from compat._core.tensor import Tensor, _dev_scalar, apply
+from funcgrad import numpy as fnp
+from funcgrad._engine import lookup_op
+
+#: creation metadata of a view (PyTorch's ``CreationMeta``)
+DEFAULT, MULTI, MULTI_NO_GRAD, NO_GRAD, INFERENCE = range(5)
+
+_OVERLAP = (
+    "unsupported operation: more than one element of the written-to tensor refers to a single "
+    "memory location. Please clone() the tensor before performing the operation."
+)
+_LEAF_VIEW = "a view of a leaf Variable that requires grad is being used in an in-place operation."
+_MULTI_TAIL = (
+    "This view is the output of a function that returns multiple views. Such functions do not "
+    "allow the output views to be modified inplace. You should replace the inplace operation by "
+    "an out-of-place one."
+)
+_NO_GRAD_HEAD = (
+    "A view was created in no_grad mode and is being modified inplace with grad mode enabled."
+)
+_NO_GRAD_TAIL = (
+    "Given that this use case is ambiguous and error-prone, it is forbidden. You can clarify "
+    "your code by moving both the view and the inplace either both inside the no_grad block "
+    "(if you don't want the inplace to be tracked) or both outside (if you want the inplace to "
+    "be tracked)."
+)
+_INFERENCE = (
+    "A view was created in inference mode and is being modified inplace in normal mode. Given "
+    "that this use case is ambiguous and error-prone, it is forbidden. You can clarify your "
+    "code by moving both the view and the inplace either both inside the inference_mode block "
+    "(if you don't want the inplace to be tracked) or both outside (if you want the inplace to "
+    "be tracked)."
+)
+
+
+# --------------------------------------------------------------------------- layout
+
+
+def contiguous_strides(shape: tuple) -> tuple:
+    """Row-major strides of ``shape``, in elements."""
+    out, acc = [], 1
+    for s in reversed(shape):
+        out.append(acc)
+        acc *= max(s, 1)
+    return tuple(reversed(out))
+
+
+def is_contiguous(shape: tuple, strides: tuple) -> bool:
+    """PyTorch's rule: dims of size 1 do not count, empty tensors are contiguous."""
+    if 0 in shape:
+        return True
+    expected = 1
+    for n, s in zip(reversed(shape), reversed(strides)):
+        if n != 1:
+            if s != expected:
+                return False
+            expected *= n
+    return True
+
+
+def view_strides(shape: tuple, strides: tuple, new_shape: tuple) -> tuple | None:
+    """Strides of ``new_shape`` viewing memory laid out as (``shape``, ``strides``), or
+    ``None`` when no strides can (a dimension would span two non-adjacent chunks)."""
+    if not shape or math.prod(shape) == 0:
+        return contiguous_strides(new_shape)
+    out = [0] * len(new_shape)
+    vd = len(new_shape) - 1
+    base = strides[-1]
+    t_numel = v_numel = 1
+    for td in range(len(shape) - 1, -1, -1):
+        t_numel *= shape[td]
+        # a chunk ends where the next-outer dim is not laid out right after this one
+        if td == 0 or (shape[td - 1] != 1 and strides[td - 1] != t_numel * base):
+            while vd >= 0 and (v_numel < t_numel or new_shape[vd] == 1):
+                out[vd] = v_numel * base
+                v_numel *= new_shape[vd]
+                vd -= 1
+            if v_numel != t_numel:
+                return None
+            if td > 0:
+                base = strides[td - 1]
+                t_numel = v_numel = 1
+    return tuple(out) if vd == -1 else None
+
+
+def _ix_layout(shape: tuple, strides: tuple, offset: int, spec: tuple, dyn: tuple) -> tuple:
+    osh: list = []
+    ost: list = []
+    d = 0
+    used = sum(1 for s in spec if s[0] in "sdi")
+    for s in spec:
+        k = s[0]
+        if k == "n":
+            osh.append(1)
+            ost.append(shape[d] * strides[d] if d < len(shape) else 1)
+        elif k == "e":
+            for _ in range(len(shape) - used):
+                osh.append(shape[d])
+                ost.append(strides[d])
+                d += 1
+        elif k == "s":
+            start, stop, step = slice(s[1], s[2], s[3]).indices(shape[d])
+            n = len(range(start, stop, step))
+            if n:
+                offset += start * strides[d]
+            osh.append(n)
+            ost.append(strides[d] * step)
+            d += 1
+        else:
+            offset += (s[1] if k == "i" else dyn[s[1]]) * strides[d]
+            d += 1
+    return (*osh, *shape[d:]), (*ost, *strides[d:]), offset
+
+
+def step_layout(layout: tuple, step: tuple, dyn: tuple) -> tuple:
+    """The (shape, strides, offset) after one view step."""
+    shape, strides, offset = layout
+    k = step[0]
+    if k == "ix":
+        return _ix_layout(shape, strides, offset, step[1], dyn)
+    if k == "pm":
+        p = step[1]
+        return tuple(shape[i] for i in p), tuple(strides[i] for i in p), offset
+    if k == "rs":
+        return step[1], view_strides(shape, strides, step[1]), offset
+    if k == "ex":
+        new = step[1]
+        lead = len(new) - len(shape)
+        st = [0] * lead + [
+            0 if shape[i] == 1 and new[lead + i] != 1 else strides[i] for i in range(len(shape))
+        ]
+        return new, tuple(st), offset
+    if k == "dg":
+        off, a1, a2 = step[1:]
+        n1, n2 = shape[a1], shape[a2]
+        n = max(min(n1, n2 - off), 0) if off >= 0 else max(min(n1 + off, n2), 0)
+        if n:
+            offset += off * strides[a2] if off >= 0 else -off * strides[a1]
+        rest = [i for i in range(len(shape)) if i not in (a1, a2)]
+        return (
+            (*(shape[i] for i in rest), n),
+            (*(strides[i] for i in rest), strides[a1] + strides[a2]),
+            offset,
+        )
+    raise AssertionError(k)
+
+
+def layout_of(t: Tensor) -> tuple:
+    """``t``'s (shape, strides, storage offset) in elements."""
+    info = t._view
+    if info is not None:
+        return info.layout
+    shape = t._st.array.shape
+    return shape, contiguous_strides(shape), 0
+
+
+def storage_key(t: Tensor) -> int:
+    """An address-like number shared by the tensors whose storage is the same."""
+    st = t._st
+    while isinstance(st, ViewStorage):
+        st = st.root_st
+    return id(st)
+
+
+class UntypedStorage:
+    """What ``Tensor.untyped_storage()`` shows of the memory a tensor aliases: equal
+    ``data_ptr()`` for tensors sharing it, its size in bytes."""
+
+    def __init__(self, t: Tensor) -> None:
+        st = t._st
+        while isinstance(st, ViewStorage):
+            st = st.root_st
+        self._st = st
+
+    def data_ptr(self) -> int:
+        return id(self._st)
+
+    def nbytes(self) -> int:
+        a = self._st.array
+        return int(a.size) * a.dtype.itemsize
+
+    size = __len__ = nbytes
+
+    def __repr__(self) -> str:
+        return f"compat UntypedStorage of {self.nbytes()} bytes at {hex(self.data_ptr())}"
+
+
+# --------------------------------------------------------------------------- view functions
+
+
+def _index(spec: tuple, dyn: tuple) -> tuple:
+    out: list = []
+    for s in spec:
+        k = s[0]
+        if k == "s":
+            out.append(slice(s[1], s[2], s[3]))
+        elif k == "n":
+            out.append(None)
+        elif k == "e":
+            out.append(Ellipsis)
+        elif k == "i":
+            out.append(s[1])
+        else:
+            out.append(dyn[s[1]])
+    return tuple(out)
+
+
+def _forward(x: Any, step: tuple, dyn: tuple) -> Any:
+    k = step[0]
+    if k == "ix":
+        return x[_index(step[1], dyn)]
+    if k == "rs":
+        return fnp.reshape(x, step[1])
+    if k == "pm":
+        return fnp.transpose(x, step[1])
+    if k == "ex":
+        return fnp.broadcast_to(x, step[1])
+    return fnp.diagonal(x, offset=step[1], axis1=step[2], axis2=step[3])
+
+
+def _inverse(base: Any, v: Any, step: tuple, dyn: tuple) -> Any:
+    k = step[0]
+    if k == "ix":
+        return base.at[_index(step[1], dyn)].set(v)
+    if k == "rs":
+        return fnp.reshape(v, base.shape)
+    return fnp.transpose(v, tuple(int(i) for i in np.argsort(step[1])))
+
+
+def chain_f(x: Any, *dyn: Any, chain: tuple) -> Any:
+    """The view of ``x`` that ``chain`` describes."""
+    for step in chain:
+        x = _forward(x, step, dyn)
+    return x
+
+
+def write_f(root: Any, v: Any, *dyn: Any, chain: tuple) -> Any:
+    """``root`` with the view that ``chain`` describes replaced by ``v``."""
+    if any(step[0] in ("ex", "dg") for step in chain):
+        # no cheap inverse: scatter by the memory position of each view element
+        pos = chain_f(fnp.reshape(fnp.arange(root.size), root.shape), *dyn, chain=chain)
+        flat = fnp.reshape(root, (-1,)).at[fnp.reshape(pos, (-1,))].set(fnp.reshape(v, (-1,)))
+        return fnp.reshape(flat, root.shape)
+    bases = [root]
+    for step in chain[:-1]:
+        bases.append(_forward(bases[-1], step, dyn))
+    for step, b in zip(reversed(chain), reversed(bases)):
+        v = _inverse(b, v, step, dyn)
+    return v
+
+
+def _run(fn: Any, name: str, arrays: tuple, chain: tuple) -> Any:
+    """Run ``fn`` on arrays (ints among them as device scalars), no graph."""
+    sig = tuple(int if type(a) is int else (a.shape, a.dtype) for a in arrays)
+    op = lookup_op(fn, name, (("chain", chain),), sig, None)
+    return op.run(*(_dev_scalar(a) if type(a) is int else a for a in arrays))[0]
+
+
+class ViewStorage:
+    """The storage cell of a view: reads recompute from the root when it changed, writes
+    go through to the root."""
+
+    __slots__ = ("arr", "chain", "dyn", "root_st", "src")
+
+    def __init__(self, root_st: Any, arr: Any, chain: tuple, dyn: tuple) -> None:
+        self.root_st = root_st
+        self.src = root_st.array
+        self.arr = arr
+        self.chain = chain
+        self.dyn = dyn
+
+    @property
+    def array(self) -> Any:
+        cur = self.root_st.array
+        if cur is not self.src:
+            self.arr = _run(chain_f, "view", (cur, *self.dyn), self.chain)
+            self.src = cur
+        return self.arr
+
+    @array.setter
+    def array(self, value: Any) -> None:
+        new = _run(write_f, "CopySlices", (self.root_st.array, value, *self.dyn), self.chain)
+        self.root_st.array = new
+        self.src = self.root_st.array
+        self.arr = value
+
+    def set_local(self, value: Any) -> None:
+        """Take ``value`` as the view's value when the root was already updated to match."""
+        self.arr = value
+        self.src = self.root_st.array
+
+
+class ViewInfo:
+    """What makes a tensor a view: its root, the chain of view steps (with their runtime
+    integer operands ``dyn``), its layout and PyTorch's creation metadata."""
+
+    __slots__ = ("chain", "dyn", "layout", "meta", "multi", "root", "seen")
+
+    def __init__(
+        self, root: Tensor, chain: tuple, dyn: tuple, layout: tuple, meta: int, multi: Any
+    ) -> None:
+        self.root = root
+        self.chain = chain
+        self.dyn = dyn
+        self.layout = layout
+        self.meta = meta
+        self.multi = multi
+        self.seen = 0
+
+    def sync(self, t: Tensor) -> None:
+        """After the root changed in place: regenerate ``t``'s node from the root's."""
+        if not _gm._state.record:
+            return  # nothing records now; regenerate when grad mode is back on
+        self.seen = t._vc.v
+        root = self.root
+        if not root._requires_grad or root._grad_fn is None or self.meta in (NO_GRAD, INFERENCE):
+            return  # a leaf root: the view's own node still points at its AccumulateGrad
+        r = apply(chain_f, "AsStridedBackward0", (root, *self.dyn), (("chain", self.chain),))
+        t._st.set_local(r._st.array)
+        t._grad_fn = r._grad_fn
+        t._output_nr = 0
+        t._requires_grad = True
+
+
+def _renumber(step: tuple, shift: int) -> tuple:
+    if step[0] != "ix" or not shift:
+        return step
+    spec = tuple((s[0], s[1] + shift) if s[0] == "d" else s for s in step[1])
+    return ("ix", spec)
+
+
+def make_view(out: Tensor, base: Tensor, step: tuple, dyn: tuple = (), multi: Any = None) -> Tensor:
+    """Make ``out`` (the op's result, already recorded) a view of ``base`` by ``step``."""
+    bi = base._view
+    if bi is None:
+        root, root_st, chain, alldyn = base, base._st, (step,), tuple(dyn)
+        layout = layout_of(base)
+        meta, multi0 = DEFAULT, None
+    else:
+        root, root_st = bi.root, base._st.root_st
+        step = _renumber(step, len(bi.dyn)) if dyn else step
+        chain, alldyn, layout = bi.chain + (step,), bi.dyn + tuple(dyn), bi.layout
+        meta, multi0 = bi.meta, bi.multi
+    layout = step_layout(layout, step, alldyn)
+    grad_on = _gm._state.record
+    if meta == DEFAULT:
+        if multi is not None:
+            meta = MULTI if grad_on and base._requires_grad else MULTI_NO_GRAD
+            multi0 = multi
+        elif _gm._state.inference and base._requires_grad and not base._inference:
+            meta = INFERENCE
+        elif not grad_on and base._requires_grad:
+            meta = NO_GRAD
+    if meta in (NO_GRAD, INFERENCE) or (meta == MULTI_NO_GRAD and base._requires_grad):
+        out._requires_grad = base._requires_grad
+    out._inference = base._inference
+    info = ViewInfo(root, chain, alldyn, layout, meta, multi0)
+    info.seen = base._vc.v
+    out._view = info
+    out._st = ViewStorage(root_st, out._st.array, chain, alldyn)
+    out._vc = base._vc
+    return out
+
+
+# --------------------------------------------------------------------------- in-place
+
+
+def check_inplace(t: Tensor, req: bool, fill: bool = False) -> None:
+    """PyTorch's errors for an in-place op on the view ``t`` (``req``: the op would be
+    recorded for autograd; ``fill``: it writes one value everywhere, allowed on overlap)."""
+    info = t._view
+    shape, strides, _ = info.layout
+    if not fill and any(s == 0 and n > 1 for n, s in zip(shape, strides)):
+        raise RuntimeError(_OVERLAP)
+    if not (req and _gm._state.record):
+        return
+    meta = info.meta
+    if meta == MULTI:
+        name, k = info.multi
+        raise RuntimeError(
+            f"Output {k} of {name} is a view and is being modified inplace. " + _MULTI_TAIL
+        )
+    if meta == MULTI_NO_GRAD:
+        raise RuntimeError(f"{_NO_GRAD_HEAD} {_MULTI_TAIL}")
+    if meta == NO_GRAD:
+        raise RuntimeError(f"{_NO_GRAD_HEAD} {_NO_GRAD_TAIL}")
+    if meta == INFERENCE:
+        raise RuntimeError(_INFERENCE)
+    if info.root._requires_grad and info.root._grad_fn is None:
+        raise RuntimeError(_LEAF_VIEW)
+
+
+def commit(t: Tensor, r: Tensor) -> None:
+    """Finish a recorded in-place op on the view ``t`` whose new value (with its graph) is
+    ``r``: write it into the root as ``CopySlices`` and rebind the root's node."""
+    info = t._view
+    root = info.root
+    new = apply(
+        write_f, "torch::autograd::CopySlices", (root, r, *info.dyn), (("chain", info.chain),)
+    )
+    st = t._st
+    st.root_st.array = new._st.array
+    st.set_local(r._st.array)
+    root._rebind(new._grad_fn)
+    t._vc.v += 1
