@@ -75,8 +75,6 @@ WRITES = {
     "expand_row": lambda x: x[:, :1, :].expand(2, 5, 4)[0, 3].fill_(2),
     "expand_fill": lambda x: x[:, :1, :].expand(2, 5, 4).fill_(-2),
     "expand_zero_col": lambda x: x[1, :1, :].expand(3, 4)[:, 1].zero_(),
-    "expand_masked_fill": lambda x: (
-        x[0, 1:2].expand(3, 4).masked_fill_(x[0, 0] < x[0, 1, :].expand(3, 4) - 6, 0)
     ),
     "view_of_view_of_view": lambda x: x.view(6, 4).t()[1:3].view(-1)[3].fill_(77),
     "setitem_on_view": lambda x: x[1].__setitem__((slice(None), 0), 42),
