@@ -18,6 +18,7 @@ from compat._core.mutation import apply_inplace
 from compat._core.ops._common import _c, coerce
 from compat._core.optable import Idx, Mask, Sample, T, defop
 from compat._core.tensor import Size, Tensor, _wrap_dim, apply
+from funcgrad import lax as flax
 from funcgrad import numpy as fnp
 
 
@@ -66,6 +67,41 @@ def reshaped(
     return _views.make_view(out, input, ("rs", shape))
 
 
+def _bitcast_f(x: Any, *, dtype: np.dtype) -> Any:
+    a, b = x.dtype.itemsize, dtype.itemsize
+    if a == b:
+        return flax.bitcast_convert_type(x, dtype)
+    if a > b:  # each element becomes a // b narrower ones along the last dim
+        y = flax.bitcast_convert_type(x, dtype)
+        return fnp.reshape(y, (*x.shape[:-1], x.shape[-1] * (a // b)))
+    y = fnp.reshape(x, (*x.shape[:-1], x.shape[-1] // (b // a), b // a))
+    return flax.bitcast_convert_type(y, dtype)
+
+
+def _view_dtype(input: Tensor, dtype: _dt.dtype) -> Tensor:
+    """``x.view(dtype)``: the same bytes read as ``dtype`` (a new tensor, not a view)."""
+    npd = _dt.np_dtype(dtype)
+    cur = input._npdtype
+    if npd == cur:
+        return input
+    if np.bool_ in (npd.type, cur.type):
+        raise RuntimeError(f"compat: view({dtype}) of a {input.dtype} tensor is not supported")
+    a, b = cur.itemsize, npd.itemsize
+    if a != b:
+        if input.ndim == 0:
+            raise RuntimeError(
+                f"self.dim() cannot be 0 to view {_dt.scalar_type_name(cur)} as "
+                f"{_dt.scalar_type_name(npd)} (different element sizes)"
+            )
+        if b > a and input.shape[-1] % (b // a):
+            raise RuntimeError(
+                f"self.size(-1) must be divisible by {b // a} to view "
+                f"{_dt.scalar_type_name(cur)} as {_dt.scalar_type_name(npd)} (different element "
+                f"sizes), but got {input.shape[-1]}"
+            )
+    return apply(_bitcast_f, "ViewBackward0", (input,), (("dtype", npd),))
+
+
 @defop(samples=Sample(((2, 3),), args=((3, -1),)))
 def reshape(input: Tensor, *shape: Any) -> Tensor:
     return reshaped(input, _infer_shape(_shape_arg(shape), input.numel()))
@@ -74,7 +110,7 @@ def reshape(input: Tensor, *shape: Any) -> Tensor:
 @defop(function=False, samples=Sample(((2, 3),), args=(6,)))
 def view(input: Tensor, *shape: Any) -> Tensor:
     if len(shape) == 1 and isinstance(shape[0], _dt.dtype):
-        return input.to(shape[0])
+        return _view_dtype(input, shape[0])
     return reshaped(input, _infer_shape(_shape_arg(shape), input.numel()), strict=True)
 
 

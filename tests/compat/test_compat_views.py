@@ -75,7 +75,6 @@ WRITES = {
     "expand_row": lambda x: x[:, :1, :].expand(2, 5, 4)[0, 3].fill_(2),
     "expand_fill": lambda x: x[:, :1, :].expand(2, 5, 4).fill_(-2),
     "expand_zero_col": lambda x: x[1, :1, :].expand(3, 4)[:, 1].zero_(),
-    ),
     "view_of_view_of_view": lambda x: x.view(6, 4).t()[1:3].view(-1)[3].fill_(77),
     "setitem_on_view": lambda x: x[1].__setitem__((slice(None), 0), 42),
     "setitem_nested": lambda x: x[0][1].__setitem__(2, -5),
@@ -435,5 +434,22 @@ def test_view_made_in_inference_mode(real_torch):
             w = z[1]
         w.add_(5)  # a view of a normal tensor that does not require grad: allowed
         return [flags, y.detach(), z, w.is_inference()]
+
+
+@pytest.mark.parametrize(
+    "src,dst,shape",
+    [
+        ("float32", "int32", (2, 3)),
+        ("float32", "int16", (3,)),
+        ("int16", "float32", (2, 4)),
+        ("float64", "int64", (2,)),
+        ("int32", "float32", (1, 3)),
+        ("float32", "float64", (3,)),
+    ],
+)
+def test_view_dtype_reinterprets_bits(src, dst, shape, real_torch):
+    def scenario(lib):
+        x = lib.arange(1, 1 + int(np.prod(shape)), dtype=getattr(lib, src)).reshape(shape)
+        return [x.view(getattr(lib, dst)), str(x.view(getattr(lib, dst)).dtype).split(".")[1]]
 
     _same(scenario, real_torch)
