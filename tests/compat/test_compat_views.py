@@ -3,6 +3,8 @@ values, gradients, versions, layouts and errors they produce must agree."""
 
 from __future__ import annotations
 
+import gc
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -453,3 +455,116 @@ def test_view_dtype_reinterprets_bits(src, dst, shape, real_torch):
         return [x.view(getattr(lib, dst)), str(x.view(getattr(lib, dst)).dtype).split(".")[1]]
 
     _same(scenario, real_torch)
+
+
+# --------------------------------------------------------------------------- test_autograd-style
+
+
+def _base_makes_grad(lib):
+    a = lib.zeros(4, 4)
+    b = lib.ones(4, 2, requires_grad=True)
+    c = a[:, 2:]
+    c.add_(b * 3)
+    before = a.requires_grad, a.is_leaf
+    (a * lib.arange(16.0).reshape(4, 4)).sum().backward()
+    return [before, a.requires_grad, b.grad]
+
+
+def _view_of_view(lib):
+    a = lib.arange(1.0, 10.0).reshape(3, 3).requires_grad_()
+    x = a.clone()
+    b = x[:, 0]
+    c = b[1]
+    c.mul_(a[2, 2])
+    (x * x).sum().backward()
+    return [x, a.grad]
+
+
+def _backprop_base(lib):
+    root = lib.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+    x = root.clone()
+    v1 = x.narrow(0, 0, 1)
+    v1.mul_(2)
+    x.sum().backward()
+    return root.grad
+
+
+def _non_contiguous(lib):
+    root = lib.arange(12.0).reshape(2, 3, 2).select(2, 1).t().requires_grad_()
+    x = root.clone()
+    v1 = x.narrow(1, 0, 1)
+    v2 = v1.narrow(0, 1, 1)
+    v2.mul_(2)
+    (x * lib.arange(6.0).reshape(3, 2)).sum().backward()
+    return [x, root.grad, root.is_contiguous(), tuple(root.stride())]
+
+
+def _saved_output_via_view(lib):
+    x = lib.ones(3, requires_grad=True)
+    y = x.exp()  # exp saves its result
+    y.view(-1)[0].add_(1)  # modifies it through a view
+    try:
+        y.sum().backward()
+    except RuntimeError as e:
+        return str(e)[:70]
+    return "no error"
+
+
+def _view_then_base_inplace_grad(lib):
+    x = lib.tensor([1.0, 2.0, 3.0, 4.0], requires_grad=True)
+    y = x * 2
+    v = y.view(2, 2)
+    y.add_(x)
+    (v[1] ** 2).sum().backward()
+    return [v, x.grad]
+
+
+def _inplace_on_view_weak_grad_fn(lib):
+    a = lib.arange(10.0, requires_grad=True)
+    b = a.narrow(0, 0, 2).clone().view(-1)
+    b.relu_()
+    c = b.clone()
+    del b
+    gc.collect()
+    s = c.sum()
+    s.backward()
+    return [s, a.grad]
+
+
+def _multiple_views_and_writes(lib):
+    x = lib.arange(1.0, 7.0, requires_grad=True)
+    y = x.clone()
+    a, b = y[:3], y.view(2, 3)[1]
+    a.mul_(b)
+    b.add_(a.sum())
+    (y * y).sum().backward()
+    return [y, x.grad]
+
+
+def _unbind_write_under_no_grad(lib):
+    x = lib.ones(2, 3, requires_grad=True).clone()
+    with lib.no_grad():
+        x.unbind()[1].fill_(5)
+    x.sum().backward()
+    return x
+
+
+AUTOGRAD_STYLE = {
+    f.__name__[1:]: f
+    for f in (
+        _base_makes_grad,
+        _view_of_view,
+        _backprop_base,
+        _non_contiguous,
+        _saved_output_via_view,
+        _view_then_base_inplace_grad,
+        _inplace_on_view_weak_grad_fn,
+        _multiple_views_and_writes,
+        _unbind_write_under_no_grad,
+    )
+}
+
+
+@pytest.mark.parametrize("name", sorted(AUTOGRAD_STYLE))
+def test_autograd_view_scenarios(name, real_torch):
+    _same(AUTOGRAD_STYLE[name], real_torch)
