@@ -174,7 +174,18 @@ def test_views_share_the_version_counter(real_torch):
 
 # --------------------------------------------------------------------------- gradients
 
+
+def _mask_imul(y):
+    y[y > 1] *= 0
+
+
+def _mask_assign_row(y):
+    y[1][y[1] > 1] = y[0, 0] * 3
+
+
 GRADS = {
+    "mask_imul": _mask_imul,
+    "mask_assign_row": _mask_assign_row,
     "getitem_mul": lambda y: y[0].mul_(3),
     "column_copy": lambda y: y[:, 1].copy_(y[:, 0] ** 2),
     "view_inplace": lambda y: y.view(-1)[2:5].exp_(),
