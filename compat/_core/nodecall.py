@@ -18,25 +18,24 @@ from compat._core.hooks import leaf, unpack_saved
 
 def call_node(n: Node, *grads: Any) -> Any:
     """``grad_fn(*grad_outputs)``: one gradient per ``next_functions`` edge (a single
-    tensor when there is one edge)."""
+    tensor when there is one edge); ``None`` stands for zeros."""
     if isinstance(n, AccumulateGrad):
         if len(grads) != 1:
             raise TypeError(f"expected 1 arguments, got {len(grads)} instead")
         leaf(n, as_tensor(grads[0])._st.array, False, [], (), True)
         return ()
-    n_out = n._n_out if n._entry is None else n._entry.op.n_out
+    if n._entry is None:  # PyTorch's custom-Function nodes are not callable (``apply`` is)
+        raise TypeError(f"'{type(n).__name__}' object is not callable")
+    n_out = n._entry.op.n_out
     if len(grads) != n_out:
         raise TypeError(f"expected {n_out} arguments, got {len(grads)} instead")
     create = _gm.is_grad_enabled()
     cts = [None if g is None else (g if create else g._st.array) for g in grads]
     if n._packed:
         unpack_saved(n)
-    if n._entry is None:  # an autograd.Function node
-        in_cts = n._run_backward(cts, create, None)
-    else:
-        if n._freed or n._saved:
-            check_node(n)
-        in_cts = _Run(None, 0, True, create, None)._op_backward(n, cts)
+    if n._freed or n._saved:
+        check_node(n)
+    in_cts = _Run(None, 0, True, create, None)._op_backward(n, cts)
     out = tuple(None if g is None else as_tensor(g) for g in full_inputs(n, in_cts))
     return out[0] if len(out) == 1 else out
 

@@ -643,3 +643,32 @@ def test_node_prehook_removed_inside_backward_and_two_prehooks():
         rec(a.grad)
 
     _check(scenario)
+
+
+def test_calling_function_nodes_freed_nodes_and_accumulate_grad():
+    def scenario(torch, rec):
+        class Sq(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                ctx.save_for_backward(x)
+                return x * x
+
+            @staticmethod
+            def backward(ctx, g):
+                (x,) = ctx.saved_tensors
+                return 2 * g * x
+
+        x = torch.tensor([1.0, 3.0], requires_grad=True)
+        y = Sq.apply(x)
+        rec(_err(lambda: y.grad_fn(torch.ones(2))), y.grad_fn.apply(torch.ones(2)))
+        z = x.exp()
+        z.sum().backward()
+        rec(_err(lambda: z.grad_fn(torch.ones(2))))
+        acc = z.grad_fn.next_functions[0][0]
+        r = acc(torch.ones(2))
+        rec(type(r).__name__, len(r), x.grad)
+        two = x.split(1)
+        rec(_err(lambda: two[0].grad_fn(torch.ones(1))))
+        rec(two[0].grad_fn(torch.ones(1), None))
+
+    _check(scenario)
