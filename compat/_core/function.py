@@ -13,10 +13,12 @@ a node run node by node, never as one assembled program.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import inspect
+import threading
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -49,6 +51,26 @@ _DIRTY_NOT_RETURNED = (
 )
 _LEAF_DIRTY = "a leaf Variable that requires grad has been used in an in-place operation."
 _ONCE = "trying to differentiate twice a function that was marked with @once_differentiable"
+
+
+class _VmapState(threading.local):
+    def __init__(self) -> None:
+        self.depth = 0
+
+
+_VMAP = _VmapState()
+
+
+@contextlib.contextmanager
+def vmapping() -> Iterator[None]:
+    """Mark the tracing of a ``torch.func.vmap``-ed function: a ``Function`` applied
+    inside must have a ``vmap`` rule or ``generate_vmap_rule=True`` (compat batches
+    it by tracing either way, as funcgrad batches any program)."""
+    _VMAP.depth += 1
+    try:
+        yield
+    finally:
+        _VMAP.depth -= 1
 
 
 class FunctionCtx:
@@ -345,6 +367,13 @@ class Function(FunctionCtx, metaclass=FunctionMeta):
         if is_tracing():  # under a torch.func transform: funcgrad's custom_vjp
             if not has_setup:
                 raise RuntimeError(_FUNCTORCH)
+            if _VMAP.depth and not cls.generate_vmap_rule and cls.vmap is Function.vmap:
+                raise RuntimeError(
+                    f"You tried to vmap over {cls.__name__}, but it does not have vmap support. "
+                    "Please override and implement the vmap staticmethod or set "
+                    "generate_vmap_rule=True. For more details, please see "
+                    "https://pytorch.org/docs/main/notes/extending.func.html"
+                )
             return _apply_traced(cls, args)
         return _apply(cls, args, has_setup)
 
@@ -460,10 +489,13 @@ def _apply_traced(cls: type, args: tuple) -> Any:
         outs = out if isinstance(out, tuple) else (out,)
         ctx._out_meta = [_meta(o) for o in outs]
         ctx._in_meta = [_meta(a) for a in full]
-        return outputs(out), (ctx, saved)
+        # residuals are arrays only (transforms batch and stage them); ctx's Python
+        # attributes do not depend on traced values, so any trace's ctx serves ``bwd``
+        seen["ctx"] = ctx
+        return outputs(out), saved
 
-    def bwd(res: tuple, cts: list) -> tuple:
-        ctx, saved = res
+    def bwd(saved: list, cts: list) -> tuple:
+        ctx = seen["ctx"]
         ctx._saved_vars = [
             (None if a is None else Tensor._wrap_result(a), None, False, None) for a in saved
         ]

@@ -38,6 +38,7 @@ import funcgrad as fg
 import funcgrad.numpy as fnp
 import funcgrad.tree_util as tu
 from compat._core import creation as _creation
+from compat._core import function as _function
 from compat._core import grad_mode as _gm
 from compat._core import tensor as _tensor
 from compat._core.tensor import Tensor, _new_tensor
@@ -575,7 +576,8 @@ def vmap(
         gen = _creation.default_generator
         before = gen.get_state()
         axes = tuple(dims[i] for i in pos)
-        out = fg.vmap(f, in_axes=axes, out_axes=out_dims)(*[leaves[i]._st.array for i in pos])
+        with _function.vmapping():  # autograd.Function needs a vmap rule, as in PyTorch
+            out = fg.vmap(f, in_axes=axes, out_axes=out_dims)(*[leaves[i]._st.array for i in pos])
         if gen.get_state() != before:
             if randomness == "error":
                 raise RuntimeError(

@@ -634,3 +634,35 @@ def test_keywords_that_do_not_bind_to_positions_raise():
         rec(F.apply(x), _err(lambda: G.apply(x, scale=2.0)), _err(lambda: G.apply(x)))
 
     _check(scenario)
+
+
+def test_vmap_of_a_function_needs_a_vmap_rule():
+    def scenario(torch, rec):
+        class Sq(torch.autograd.Function):
+            @staticmethod
+            def forward(x, scale):
+                return x * x * scale
+
+            @staticmethod
+            def setup_context(ctx, inputs, output):
+                ctx.save_for_backward(None, inputs[0])
+                ctx.scale = inputs[1]
+
+            @staticmethod
+            def backward(ctx, g):
+                _, x = ctx.saved_tensors
+                return 3 * g * x * ctx.scale, None
+
+        class SqG(Sq):
+            generate_vmap_rule = True
+
+        func = torch.func
+        x = torch.tensor([[1.0, 2.0], [3.0, 4.0]])
+        for F in (Sq, SqG):
+            rec(_err(lambda F=F: rec(func.vmap(lambda t: F.apply(t, 2.0))(x))))
+            rec(_err(lambda F=F: rec(func.vmap(func.grad(lambda t: F.apply(t, 2.0).sum()))(x))))
+            mapped = func.vmap(lambda t, F=F: F.apply(t, 2.0))
+            rec(_err(lambda: rec(func.grad(lambda t: mapped(t).sum())(x))))
+            rec(func.jacrev(lambda t: F.apply(t, 2.0))(x[0]))
+
+    _check(scenario)
