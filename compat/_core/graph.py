@@ -153,9 +153,13 @@ SAVED_HOOKS_DISABLED: list[str | None] = [None]
 
 def pack_saved(node: Node, tensors: list) -> None:
     """Call the innermost ``pack`` hook on each tensor ``node`` saves (PyTorch's order:
-    saved inputs, then saved outputs); ``unpack`` is called on each result when the
-    node's backward runs."""
-    node._packed = pack_all(tensors)
+    saved inputs, then saved outputs), remembering which residuals are that tensor's
+    array; ``unpack`` is called on each result when the node's backward runs."""
+    res = node._res or ()
+    node._packed = [
+        (entry, [k for k, r in enumerate(res) if r is t._st.array])
+        for entry, t in zip(pack_all(tensors), tensors)
+    ]
 
 
 def pack_all(tensors: Sequence[Any]) -> list:

@@ -118,9 +118,18 @@ def node_post_hooks(n: Node, in_cts: Sequence[Any], cts: Sequence[Any], create: 
 
 def unpack_saved(n: Node) -> None:
     """Call the saved-tensor ``unpack`` hook on what ``pack`` returned, as PyTorch does
-    when the node's backward reads its saved tensors."""
-    for entry in n._packed:
-        unpack(entry)
+    when the node's backward reads its saved tensors; where a residual is the saved
+    tensor's own array, the backward uses what ``unpack`` returned (same shape and dtype)."""
+    res = None
+    for entry, positions in n._packed:
+        a = unpack(entry)._st.array
+        for k in positions:
+            if res is None:
+                res = list(n._res)
+            if a.shape == res[k].shape and a.dtype == res[k].dtype:
+                res[k] = a
+    if res is not None:
+        n._res = res
 
 
 def leaf(

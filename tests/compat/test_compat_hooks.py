@@ -672,3 +672,26 @@ def test_calling_function_nodes_freed_nodes_and_accumulate_grad():
         rec(two[0].grad_fn(torch.ones(1), None))
 
     _check(scenario)
+
+
+def test_unpacked_saved_tensors_are_what_the_backward_uses():
+    def scenario(torch, rec):
+        x = torch.tensor([0.5, 2.0], requires_grad=True)
+        w = torch.tensor([3.0, -1.0], requires_grad=True)
+        hooks = torch.autograd.graph.saved_tensors_hooks(lambda t: t.detach(), lambda t: t * 10)
+        with hooks:
+            a = x.sin()
+            b = x * w
+            c = x.exp()
+        a.sum().backward()
+        rec(x.grad)
+        x.grad = None
+        b.sum().backward(retain_graph=True)
+        rec(x.grad, w.grad)
+        b.sum().backward()
+        rec(x.grad, w.grad)
+        x.grad = None
+        c.sum().backward()
+        rec(x.grad)
+
+    _check(scenario)

@@ -5,8 +5,8 @@
 compat keeps no per-tensor list of saved tensors: a node keeps the residual arrays its
 op's VJP needs. Under ``saved_tensors_hooks`` ``pack`` is called on each tensor PyTorch
 would save (same tensors, same order) when the op is recorded and ``unpack`` on each
-result when the node's backward runs; ``unpack`` must return a tensor, but the gradient
-is computed from the residuals, not from what ``unpack`` returns.
+result when the node's backward runs; where a residual is the saved tensor's own array,
+the backward uses what ``unpack`` returned.
 """
 
 from __future__ import annotations
