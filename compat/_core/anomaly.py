@@ -24,6 +24,9 @@ from compat._core.graph import full_inputs
 
 #: ``[enabled, check_nan]``
 STATE: list[bool] = [False, True]
+#: the node whose backward runs now, in anomaly mode (a ``create_graph`` backward
+#: records new nodes: their ``metadata["parent_"]``)
+PARENT: list[Any] = [None]
 _INTERNAL = (
     os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep,
     os.path.dirname(os.path.abspath(funcgrad.__file__)) + os.sep,
@@ -54,6 +57,8 @@ def record_stack(node: Any) -> None:
         if not os.path.abspath(f.filename).startswith(_INTERNAL)
     ]
     node.metadata["traceback_"] = traceback.format_list(frames)
+    if PARENT[0] is not None:  # recorded by a backward (create_graph): what induced it
+        node.metadata["parent_"] = PARENT[0]
 
 
 def warn_error(node: Any) -> None:
@@ -73,6 +78,16 @@ def warn_error(node: Any) -> None:
         UserWarning,
         stacklevel=2,
     )
+    parent = node.metadata.get("parent_")
+    while parent is not None and parent.metadata.get("traceback_"):
+        warnings.warn(
+            f"\n\nPrevious calculation was induced by {parent.name()}. Traceback of forward "
+            "call that induced the previous calculation:\n"
+            + "".join(parent.metadata["traceback_"]),
+            UserWarning,
+            stacklevel=2,
+        )
+        parent = parent.metadata.get("parent_")
 
 
 def check_nan(node: Any, grads: Sequence[Any]) -> None:
@@ -90,6 +105,7 @@ def checked(transpose: Callable) -> Callable:
     errors."""
 
     def step(n: Any, cts: list) -> Any:
+        prev, PARENT[0] = PARENT[0], n
         try:
             in_cts = transpose(n, cts)
             if in_cts is not None and STATE[1]:
@@ -97,6 +113,8 @@ def checked(transpose: Callable) -> Callable:
         except Exception:
             warn_error(n)
             raise
+        finally:
+            PARENT[0] = prev
         return in_cts
 
     return step

@@ -166,3 +166,25 @@ def test_anomaly_mode_gradients_match_normal_mode():
         rec(g, g.requires_grad)
 
     _check(scenario)
+
+
+def test_double_backward_error_names_the_node_that_induced_it():
+    def scenario(torch, rec):
+        x = torch.tensor([0.0, 1.0], requires_grad=True)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            with torch.autograd.detect_anomaly():
+                y = x.sqrt()  # induces the double-backward node
+                (g,) = torch.autograd.grad(y.sum(), x, create_graph=True)
+                keys = sorted(g.grad_fn.metadata)
+                parent = g.grad_fn.metadata["parent_"]
+                err, w = _warnings(lambda: _err(lambda: (g * 0).sum().backward()))
+        rec(keys, parent.name(), err[0], "returned nan values" in err[1], len(w))
+        first, second = (m for _, m in w)
+        rec(first.split(".")[0].startswith("Error detected in"))
+        rec(second.split(".")[0].strip())
+        lines = second.split("previous calculation:\n", 1)[1].split(" (Triggered", 1)[0]
+        rec([ln.strip() for ln in lines.splitlines() if ln.startswith("    ")][-1])
+        rec("parent_" in y.grad_fn.metadata)
+
+    _check(scenario)
