@@ -4,6 +4,7 @@
 from jax import errors as _jax_errors
 
 from funcgrad.core.errors import (
+    BroadcastError,
     ConcretizationError,
     ConcretizationTypeError,
     JAXIndexError,
@@ -23,6 +24,7 @@ UnexpectedTracerError = LeakedTracerError
 JaxRuntimeError = _jax_errors.JaxRuntimeError
 
 __all__ = [
+    "BroadcastError",
     "ConcretizationError",
     "ConcretizationTypeError",
     "JAXIndexError",

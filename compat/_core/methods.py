@@ -133,6 +133,27 @@ def _data_ptr(self: Tensor) -> int:
     return _views.storage_key(self) + _views.layout_of(self)[2] * self.element_size()
 
 
+#: arithmetic and comparison operators: ``NotImplemented`` for other operand types, so
+#: Python raises its own ``TypeError`` (``unsupported operand type(s) for +: 'Tensor'
+#: and 'NoneType'``) and ``t == None`` is ``False``, as with PyTorch
+_BINARY_DUNDERS = frozenset(
+    f"__{r}{n}__"
+    for n in ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul")
+    for r in ("", "r")
+) | {"__lt__", "__le__", "__gt__", "__ge__", "__eq__", "__ne__"}
+_OPERANDS = (Tensor, bool, int, float, complex, np.ndarray, np.generic)
+
+
+def _operand_checked(f: Any) -> Any:
+    def op(self: Tensor, other: Any) -> Any:
+        if not isinstance(other, _OPERANDS):
+            return NotImplemented
+        return f(self, other)
+
+    op.__name__ = getattr(f, "__name__", "op")
+    return op
+
+
 def install() -> None:
     T = Tensor
     ops = {
@@ -190,7 +211,7 @@ def install() -> None:
         "__reversed__": lambda self: self if self.ndim == 0 else S.flip(self, 0),
     }
     for name, f in ops.items():
-        setattr(T, name, f)
+        setattr(T, name, _operand_checked(f) if name in _BINARY_DUNDERS else f)
     T.__hash__ = object.__hash__  # type: ignore[assignment]
 
     # every row of the op table: Tensor.X, its aliases and the in-place X_

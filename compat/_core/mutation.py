@@ -22,7 +22,6 @@ from compat._core.tensor import (
     _record,
     _saved_entry,
 )
-from funcgrad._engine import trace_op
 
 #: in-place ops that write one value to every element they touch: PyTorch allows them on
 #: tensors whose elements overlap in memory (an ``expand``), as the result is well defined
@@ -58,7 +57,7 @@ def apply_inplace(
         else:
             arrays.append(a)
     check_inplace(self, req, name)
-    op = trace_op(fn, name, static, arrays)
+    op = _tc.trace_op(fn, name, static, arrays, full)
     arrays = [_dev_scalar(a) if type(a) in _PY_SCALARS else a for a in arrays]
     out = op.out_avals[0]
     cur = arrays[0]

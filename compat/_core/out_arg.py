@@ -9,26 +9,80 @@ support automatic differentiation: it raises when the result would require grad.
 from __future__ import annotations
 
 import functools
+import inspect
 import warnings
 from collections.abc import Callable
 from typing import Any
+
+import numpy as np
 
 from compat._core import dtypes as _dt
 from compat._core import grad_mode as _gm
 from compat._core.tensor import Tensor
 
+#: ops whose first argument may be a Python number in PyTorch (a ``Scalar self`` overload)
+_NUMBER_FIRST = frozenset(
+    {"add", "sub", "mul", "div", "pow", "remainder", "floor_divide", "xlogy", "float_power"}
+    | {"xlog1py", "bucketize", "norm", "repeat_interleave"}
+)
+#: names of first parameters that PyTorch types ``Tensor``
+_TENSOR_FIRST = ("input", "condition", "A", "x")
+_NUMBERS = (bool, int, float, complex, np.generic)
+_TENSOR_OR_NUMBER = (Tensor, *_NUMBERS)
+
+
+def _first_tensor_param(fn: Callable[..., Any]) -> str | None:
+    """The name of ``fn``'s first parameter when PyTorch requires a Tensor there."""
+    try:
+        params = list(inspect.signature(fn).parameters.values())
+    except (TypeError, ValueError):
+        return None
+    if not params or params[0].name not in _TENSOR_FIRST:
+        return None
+    if params[0].kind not in (params[0].POSITIONAL_ONLY, params[0].POSITIONAL_OR_KEYWORD):
+        return None
+    return params[0].name
+
+
+def _not_tensor(fn: str, name: str, pos: int | None, value: Any) -> TypeError:
+    at = f" (position {pos})" if pos else ""
+    return TypeError(f"{fn}(): argument '{name}'{at} must be Tensor, not {_gm.typename(value)}")
+
 
 def with_out(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """``fn`` taking a keyword ``out=`` (a tensor, or a tuple for several results)."""
+    """``fn`` taking a keyword ``out=`` (a tensor, or a tuple for several results), with
+    PyTorch's ``TypeError`` for a first argument that is not a Tensor (a Python number
+    where PyTorch has no number overload) and for ``other=None``/a list/a string."""
+    name = fn.__name__
+    first = _first_tensor_param(fn)
+    accepted = _TENSOR_OR_NUMBER if name in _NUMBER_FIRST else Tensor
+    other = first is not None and _takes_other(fn)
 
     @functools.wraps(fn)
     def f(*args: Any, out: Any = None, **kwargs: Any) -> Any:
+        if first is not None:
+            x = args[0] if args else kwargs.get(first, _MISSING)
+            if not isinstance(x, accepted) and x is not _MISSING:
+                raise _not_tensor(name, first, 1 if args else None, x)
+            given = len(args) > 1 or "other" in kwargs
+            o = args[1] if len(args) > 1 else kwargs.get("other")
+            if other and given and not isinstance(o, _TENSOR_OR_NUMBER):
+                raise _not_tensor(name, "other", 2 if len(args) > 1 else None, o)
         if out is None:
             return fn(*args, **kwargs)
         result = fn(*args, **kwargs)
-        return write_out(fn.__name__, result, out)
+        return write_out(name, result, out)
 
     return f
+
+
+_MISSING = object()
+
+
+def _takes_other(fn: Callable[..., Any]) -> bool:
+    """Whether ``fn``'s second parameter is PyTorch's ``other`` (a Tensor or a number)."""
+    params = list(inspect.signature(fn).parameters)
+    return len(params) > 1 and params[1] == "other"
 
 
 def write_out(name: str, result: Any, out: Any) -> Any:

@@ -32,7 +32,6 @@ from funcgrad._engine import (
     OpProgram,
     Tracer,
     is_tracing,
-    lookup_op,
 )
 
 
@@ -262,10 +261,10 @@ class Tensor:
         return bool(self.item())
 
     def __float__(self) -> float:
-        return float(self.item())
+        return float(_tc.one_element(self))
 
     def __int__(self) -> int:
-        return int(self.item())
+        return int(_tc.one_element(self))
 
     def __index__(self) -> int:
         if self._st.array.dtype.kind not in "iub" or self._st.array.size != 1:
@@ -273,7 +272,7 @@ class Tensor:
         return int(self.item())
 
     def __complex__(self) -> complex:
-        return complex(self.item())
+        return complex(_tc.one_element(self))
 
     __hash__ = object.__hash__
 
@@ -590,7 +589,7 @@ def apply(
             arrays.append(a)
             d = getattr(a, "dtype", None)
             sig.append((a.shape, d) if d is not None else type(a))
-    op = lookup_op(fn, name, static, tuple(sig), saves)
+    op = _tc.lookup_op(fn, name, static, tuple(sig), saves, args)
     if req and not is_tracing():
         outs = _record(op, args, arrays)
     elif req:

@@ -21,6 +21,8 @@ import numpy as np
 
 from compat._core import dtypes as _dt
 from compat._core import grad_mode as _gm
+from funcgrad import _engine
+from funcgrad.errors import BroadcastError
 
 INFERENCE_SAVED = (
     "Inference tensors cannot be saved for backward. Please do not use Tensors created in "
@@ -173,3 +175,73 @@ def check_detached(node: Any, fn: Any, nr: int) -> None:
     outputs a node saved of itself are exempt (PyTorch saves those without a grad_fn)."""
     if fn is not None and fn is not node and nr in _detached.get(fn, ()):
         raise RuntimeError(DETACHED_SAVED)
+
+
+def one_element(t: Any) -> Any:
+    """The value of a one-element tensor for ``float()``/``int()``/``complex()``."""
+    if t._st.array.size != 1:
+        raise ValueError("only one element tensors can be converted to Python scalars")
+    return t.item()
+
+
+def lookup_op(
+    fn: Any, name: str, static: tuple, sig: tuple, saves: str | None, args: Sequence[Any]
+) -> Any:
+    """``funcgrad._engine.lookup_op`` with PyTorch's error for operands ``args`` that do
+    not broadcast (:func:`broadcast_error`)."""
+    try:
+        return _engine.lookup_op(fn, name, static, sig, saves)
+    except BroadcastError as e:
+        raise broadcast_error(_shapes(args), e) from None
+
+
+def trace_op(fn: Any, name: str, static: tuple, arrays: Sequence[Any], args: Sequence[Any]) -> Any:
+    """``funcgrad._engine.trace_op`` with PyTorch's broadcast error (see :func:`lookup_op`)."""
+    try:
+        return _engine.trace_op(fn, name, static, arrays)
+    except BroadcastError as e:
+        raise broadcast_error(_shapes(args), e) from None
+
+
+def _shapes(args: Sequence[Any]) -> list:
+    return [a._st.array.shape for a in args if hasattr(a, "_st")]
+
+
+def _infer_size(a: tuple, b: tuple) -> tuple | str:
+    """PyTorch's ``infer_size``: the broadcast of ``a`` and ``b``, or its error message
+    (the rightmost dimension that does not match)."""
+    ndim = max(len(a), len(b))
+    out = [0] * ndim
+    for i in range(ndim - 1, -1, -1):
+        off = ndim - 1 - i
+        sa = a[len(a) - 1 - off] if len(a) - 1 - off >= 0 else 1
+        sb = b[len(b) - 1 - off] if len(b) - 1 - off >= 0 else 1
+        if sa != sb and sa != 1 and sb != 1:
+            return (
+                f"The size of tensor a ({sa}) must match the size of tensor b ({sb}) at "
+                f"non-singleton dimension {i}"
+            )
+        out[i] = sa if sb == 1 else sb
+    return tuple(out)
+
+
+def broadcast_error(shapes: Sequence[tuple], err: Exception) -> RuntimeError:
+    """PyTorch's ``RuntimeError`` for operands that do not broadcast: the first mismatch
+    folding ``shapes`` (the op's tensor arguments, in order) left to right as
+    ``TensorIterator`` does, else that of the shapes in ``err`` (a funcgrad
+    ``BroadcastError`` inside a composite op); keeps funcgrad's pointer to the user's line."""
+    msg = None
+    for group in (shapes, getattr(err, "shapes", ())):
+        acc: tuple | str = ()
+        for s in group:
+            acc = _infer_size(acc, tuple(s))
+            if isinstance(acc, str):
+                msg = acc
+                break
+        if msg is not None:
+            break
+    text = str(err)
+    at = text.find("\n  (in your code at ")
+    if msg is None:
+        msg = text if at < 0 else text[:at]
+    return RuntimeError(msg + (text[at:] if at >= 0 else ""))

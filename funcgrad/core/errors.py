@@ -84,13 +84,29 @@ class AxisError(np.exceptions.AxisError):
         super().__init__(message)
 
 
-def broadcast_error_type(shapes: Sequence[tuple[int, ...]]) -> type[Exception]:
+class BroadcastError(Exception):
+    """Operand shapes that do not broadcast. Raised as :class:`BroadcastValueError` or
+    :class:`BroadcastTypeError` (the type ``jax.numpy`` raises); ``shapes`` holds the
+    operands' shapes in order, so a library on top can word its own error."""
+
+    shapes: tuple[tuple[int, ...], ...] = ()
+
+
+class BroadcastValueError(BroadcastError, ValueError):
+    """A :class:`BroadcastError` that is a ``ValueError``."""
+
+
+class BroadcastTypeError(BroadcastError, TypeError):
+    """A :class:`BroadcastError` that is a ``TypeError``."""
+
+
+def broadcast_error_type(shapes: Sequence[tuple[int, ...]]) -> type[BroadcastError]:
     """The exception ``jax.numpy``'s elementwise operations raise for operand shapes that
     do not broadcast: ``TypeError`` when the non-scalar operands share one rank (the
     operation's own shape check), ``ValueError`` when their ranks differ (the failure is
     in the rank promotion that comes first)."""
     ranks = {len(s) for s in shapes if len(s)}
-    return TypeError if len(ranks) <= 1 else ValueError
+    return BroadcastTypeError if len(ranks) <= 1 else BroadcastValueError
 
 
 def user_frame() -> tuple[str, int] | None:

@@ -19,7 +19,7 @@ from funcgrad.core import dtypes
 from funcgrad.core.axes import normalize_axes as normalize_axes
 from funcgrad.core.axes import normalize_axis as normalize_axis
 from funcgrad.core.axes import static_index
-from funcgrad.core.errors import broadcast_error_type, user_frame, where
+from funcgrad.core.errors import BroadcastValueError, broadcast_error_type, user_frame, where
 from funcgrad.core.interp import Tracer, is_tracing, to_aval
 from funcgrad.core.ir import Aval
 from funcgrad.primitives import elementwise as ew
@@ -202,10 +202,10 @@ def broadcast_shapes(name: str, *args: Any, elementwise: bool = False) -> tuple[
     try:
         return tuple(np.broadcast_shapes(*shapes))
     except ValueError:
-        err = broadcast_error_type(shapes) if elementwise else ValueError
-        raise err(
-            f"{name}: operands could not be broadcast together: {fmt(*args)}{here()}"
-        ) from None
+        err = broadcast_error_type(shapes) if elementwise else BroadcastValueError
+        e = err(f"{name}: operands could not be broadcast together: {fmt(*args)}{here()}")
+        e.shapes = tuple(tuple(s) for s in shapes)
+        raise e from None
 
 
 def broadcast_to_shape(x: Any, shape: tuple[int, ...], name: str = "broadcast_to") -> Any:

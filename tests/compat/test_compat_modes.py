@@ -348,3 +348,25 @@ def test_variable_volatile_warns_and_bad_arguments(lib):
         RuntimeError, match="Only Tensors of floating point and complex dtype can require"
     ):
         lib.autograd.Variable(lib.ones(2, dtype=lib.long), requires_grad=True)
+
+
+def test_inplace_in_inference_mode_on_a_tensor_of_an_existing_graph(lib):
+    s = lib.ones(1, 2, 3, requires_grad=True)
+    a = s.clone()
+    out = a * a
+    with lib.inference_mode():
+        a.add_(2)  # a normal tensor: its version counter still counts
+    assert a.requires_grad and a.grad_fn is not None and not a.is_inference()
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        out.backward(lib.ones_like(out))
+
+
+def test_leaf_requiring_grad_made_in_inference_mode(lib):
+    with lib.inference_mode():
+        c = lib.ones(1, 2, 3, requires_grad=True)
+        c.add_(1)
+        d = c * 2
+    assert c.requires_grad and c.is_inference()
+    assert not d.requires_grad and d.is_inference()
+    with pytest.raises(RuntimeError, match=_SAVED):
+        c * lib.ones(1, 2, 3, requires_grad=True)

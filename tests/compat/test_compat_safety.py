@@ -3,6 +3,10 @@
 
 from __future__ import annotations
 
+import re
+import warnings
+
+import numpy as np
 import pytest
 from compat_helpers import npv
 
@@ -189,3 +193,157 @@ def test_detach_inplace_of_a_retained_non_leaf(lib):
     assert not y.requires_grad and y.is_leaf
     with pytest.raises(RuntimeError, match="does not require grad and does not have a grad_fn"):
         y.sum().backward()
+
+
+# ------------------------------------------------------------------ error types of ops
+
+_BCAST = (
+    r"The size of tensor a \(3\) must match the size of tensor b \(4\) at non-singleton dimension 1"
+)
+
+
+@pytest.mark.parametrize(
+    "op",
+    [
+        lambda L, a, b: a + b,
+        lambda L, a, b: a - b,
+        lambda L, a, b: a * b,
+        lambda L, a, b: a / b,
+        lambda L, a, b: a**b,
+        lambda L, a, b: a == b,
+        lambda L, a, b: a < b,
+        lambda L, a, b: L.add(a, b, alpha=2),
+        lambda L, a, b: L.maximum(a, b),
+        lambda L, a, b: L.atan2(a, b),
+        lambda L, a, b: L.where(a > 0, a, b),
+        lambda L, a, b: L.lerp(a, b, 0.5),
+        lambda L, a, b: L.addcmul(a, a, b),
+        lambda L, a, b: L.nn.functional.mse_loss(a, b),
+        lambda L, a, b: L.nn.functional.l1_loss(a, b),
+    ],
+)
+def test_broadcast_mismatch_is_a_runtime_error(lib, op):
+    a, b = lib.ones(2, 3, requires_grad=True), lib.ones(4)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the losses' target-size warning
+        with pytest.raises(RuntimeError, match=_BCAST):
+            op(lib, a, b)
+
+
+def test_broadcast_mismatch_reports_the_rightmost_dimension(lib):
+    with pytest.raises(
+        RuntimeError,
+        match=r"size of tensor a \(4\) must match the size of tensor b \(3\) at "
+        "non-singleton dimension 1",
+    ):
+        lib.where(lib.ones(4) > 0, lib.ones(2, 3), lib.ones(2, 3))
+    with pytest.raises(
+        RuntimeError,
+        match=r"size of tensor a \(2\) must match the size of tensor b \(3\) at "
+        "non-singleton dimension 1",
+    ):
+        lib.ones(2, 3).add_(lib.ones(2, 3, 1))
+    with pytest.raises(
+        RuntimeError, match=r"tensor a \(5\) .* tensor b \(2\) at non-singleton dimension 0"
+    ):
+        lib.ones(5, 1) * lib.ones(2, 7)
+
+
+def test_linear_with_wrong_in_features(lib):
+    m = lib.nn.Linear(5, 2)
+    with pytest.raises(
+        RuntimeError, match=r"mat1 and mat2 shapes cannot be multiplied \(2x3 and 5x2\)"
+    ):
+        m(lib.ones(2, 3))
+    with pytest.raises(
+        RuntimeError, match=r"mat1 and mat2 shapes cannot be multiplied \(8x3 and 5x2\)"
+    ):
+        m(lib.ones(4, 2, 3))
+    with pytest.raises(
+        RuntimeError, match=r"mat1 and mat2 shapes cannot be multiplied \(1x3 and 5x2\)"
+    ):
+        m(lib.ones(3))
+
+
+@pytest.mark.parametrize("conv", [float, int, complex])
+def test_python_scalar_of_a_multi_element_tensor(lib, conv):
+    with pytest.raises(ValueError, match="only one element tensors can be converted to Python"):
+        conv(lib.ones(3))
+    with pytest.raises(ValueError, match="only one element tensors can be converted to Python"):
+        conv(lib.ones(0))
+    assert conv(lib.tensor([[2.0]])) == conv(2.0)
+    with pytest.raises(
+        RuntimeError, match="a Tensor with 3 elements cannot be converted to Scalar"
+    ):
+        lib.ones(3).item()
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (
+            lambda L: L.exp(None),
+            "exp(): argument 'input' (position 1) must be Tensor, not NoneType",
+        ),
+        (lambda L: L.sin("a"), "sin(): argument 'input' (position 1) must be Tensor, not str"),
+        (lambda L: L.exp(1), "exp(): argument 'input' (position 1) must be Tensor, not int"),
+        (lambda L: L.sum([1.0]), "sum(): argument 'input' (position 1) must be Tensor, not list"),
+        (
+            lambda L: L.abs(np.ones(2)),
+            "abs(): argument 'input' (position 1) must be Tensor, not numpy.ndarray",
+        ),
+        (lambda L: L.relu(None), "relu(): argument 'input' (position 1) must be Tensor"),
+        (lambda L: L.softmax(None, 0), "softmax(): argument 'input' (position 1) must be Tensor"),
+        (lambda L: L.add(None, 1), "add(): argument 'input' (position 1) must be Tensor"),
+        (
+            lambda L: L.add(L.ones(2), None),
+            "add(): argument 'other' (position 2) must be Tensor, not NoneType",
+        ),
+        (
+            lambda L: L.mul(L.ones(2), None),
+            "mul(): argument 'other' (position 2) must be Tensor, not NoneType",
+        ),
+        (
+            lambda L: L.matmul(L.ones(2), None),
+            "matmul(): argument 'other' (position 2) must be Tensor, not NoneType",
+        ),
+        (lambda L: L.exp(input=None), "exp(): argument 'input' must be Tensor, not NoneType"),
+        (
+            lambda L: L.add(L.ones(2), other=[1.0]),
+            "add(): argument 'other' must be Tensor, not list",
+        ),
+        (lambda L: L.where(None), "where(): argument 'condition' (position 1) must be Tensor"),
+    ],
+)
+def test_non_tensor_argument_is_a_type_error(lib, call, message):
+    with pytest.raises(TypeError, match=re.escape(message)):
+        call(lib)
+
+
+def test_number_first_where_pytorch_has_a_scalar_overload(lib):
+    t = lib.full((2,), 2.0)
+    assert npv(lib.add(1.5, t)).tolist() == [3.5, 3.5]
+    assert npv(lib.pow(2, t)).tolist() == [4.0, 4.0]
+    assert npv(lib.sub(1.0, t)).tolist() == [-1.0, -1.0]
+    assert npv(lib.mul(3, t)).tolist() == [6.0, 6.0]
+
+
+@pytest.mark.parametrize("other", [None, [1.0, 2.0], "a", (1.0, 2.0), object()])
+def test_operators_with_unsupported_operands(lib, other):
+    t = lib.ones(2)
+    name = type(other).__name__
+    with pytest.raises(
+        TypeError, match=re.escape(f"unsupported operand type(s) for +: 'Tensor' and '{name}'")
+    ):
+        t + other
+    # a sequence's own __rmul__ then asks for an index: the same TypeError in both
+    mul = "only integer tensors of a single element can be converted to an index"
+    if other is None or type(other) is object:
+        mul = f"unsupported operand type(s) for *: 'Tensor' and '{name}'"
+    with pytest.raises(TypeError, match=re.escape(mul)):
+        t * other
+    with pytest.raises(
+        TypeError, match=re.escape(f"'<' not supported between instances of 'Tensor' and '{name}'")
+    ):
+        _ = t < other
+    assert (t == other) is False and (t != other) is True

@@ -9,6 +9,7 @@ import numpy as np
 
 import funcgrad as fg
 from compat._core import dtypes as _dt
+from compat._core.ops import conventions as _conv
 from compat._core.ops._common import _c, coerce
 from compat._core.ops.unary import trunc
 from compat._core.optable import Mask, Sample, defop
@@ -58,7 +59,7 @@ def _minimum_f(x: Any, y: Any, *, dtype: np.dtype) -> Any:
 
 
 def _atan2_f(x: Any, y: Any, *, dtype: np.dtype) -> Any:
-    return fnp.arctan2(_c(x, dtype), _c(y, dtype))
+    return _conv.atan2(_c(x, dtype), _c(y, dtype))
 
 
 def _torch_power(x: Any, y: Any) -> Any:
@@ -74,6 +75,8 @@ def _pow_f(x: Any, y: Any, *, dtype: np.dtype) -> Any:
     x, y = _c(x, dtype), _c(y, dtype)
     if dtype.kind in "iub":
         return fnp.power(x, y) if not isinstance(y, int) else x**y
+    if dtype.kind == "f":
+        return _conv.power(x, y)
     return _torch_power(x, y)
 
 

@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 
 from compat._core import dtypes as _dt
+from compat._core.ops import conventions as _conv
 from compat._core.ops._common import _c
 from compat._core.ops.binary import maximum, minimum
 from compat._core.optable import Mask, Sample, defop
@@ -103,8 +104,20 @@ def prod(
 
 
 def _amax_f(x: Any, *, axes: Any, keepdims: bool, op: str) -> Any:
+    if x.dtype.kind == "f":
+        return _conv.amax(x, axes, keepdims, op)
     f = fnp.max if op == "max" else fnp.min
     return f(x, axis=axes, keepdims=keepdims)
+
+
+_FULL = {"max": _conv.even_extremum(fnp.max), "min": _conv.even_extremum(fnp.min)}
+
+
+def _full_extremum_f(x: Any, *, op: str) -> Any:
+    """Full ``max``/``min``: the gradient shared by the elements equal to the result."""
+    if x.dtype.kind == "f":
+        return _FULL[op](x)
+    return fnp.max(x) if op == "max" else fnp.min(x)
 
 
 @defop(samples=(Sample(((2, 3),), kwargs=(("dim", (0, 1)),)), Sample(((2, 3),), args=(-1, True))))
@@ -152,7 +165,7 @@ def _extremum(op: str, input: Tensor, dim: Any, keepdim: bool, other: Any) -> An
                 "Specify the reduction dim with the 'dim' argument."
             )
         name = "MaxBackward1" if op == "max" else "MinBackward1"
-        return apply(_amax_f, name, (input,), (("axes", None), ("keepdims", False), ("op", op)))
+        return apply(_full_extremum_f, name, (input,), (("op", op),))
     axis = _wrap_dim(dim, input.ndim)
     if input.ndim == 0:
         return _ValuesIndices(input * 1, zeros_like_int(input))

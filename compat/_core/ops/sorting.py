@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from compat._core import dtypes as _dt
+from compat._core.ops import conventions as _conv
 from compat._core.ops._common import _c, coerce
 from compat._core.optable import Idx, Sample, T, defop
 from compat._core.tensor import Tensor, _wrap_dim, apply
@@ -133,7 +134,7 @@ def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False) -> Val
     return ValuesIndices(*apply(_kth_f, "KthvalueBackward0", (input,), st))
 
 
-def _median_all_f(x: Any, *, ignore_nan: bool) -> Any:
+def _median_value(x: Any, ignore_nan: bool) -> Any:
     flat = fnp.reshape(x, (-1,))
     idx = fnp.argsort(flat, stable=True)
     if ignore_nan:
@@ -145,6 +146,19 @@ def _median_all_f(x: Any, *, ignore_nan: bool) -> Any:
     return flat[idx[k]]
 
 
+_EVEN_MEDIAN = {
+    nan: _conv.even_extremum(lambda x, nan=nan: _median_value(x, nan)) for nan in (False, True)
+}
+
+
+def _median_all_f(x: Any, *, ignore_nan: bool) -> Any:
+    """The median of all elements; its gradient is shared evenly by the elements equal to
+    it (NaN ones when it is NaN), as PyTorch's ``evenly_distribute_backward``."""
+    if x.dtype.kind == "f":
+        return _EVEN_MEDIAN[ignore_nan](x)
+    return _median_value(x, ignore_nan)
+
+
 def _median_dim_f(x: Any, *, axis: int, keepdims: bool, ignore_nan: bool) -> Any:
     idx = _order(x, axis, False)
     n = x.shape[axis]
@@ -152,8 +166,9 @@ def _median_dim_f(x: Any, *, axis: int, keepdims: bool, ignore_nan: bool) -> Any
         k = (fnp.sum(~fnp.isnan(x), axis=axis, keepdims=True) - 1) // 2
         k = fnp.maximum(k, 0)
     else:
-        has_nan = fnp.any(fnp.isnan(x), axis=axis, keepdims=True)
-        k = fnp.where(has_nan, n - 1, (n - 1) // 2)
+        # with a NaN the first NaN is picked (NaNs sort last, stably: after the others)
+        count = fnp.sum(~fnp.isnan(x), axis=axis, keepdims=True)
+        k = fnp.where(count < n, count, (n - 1) // 2)
     sel = fnp.take_along_axis(idx, k, axis=axis)
     vals = fnp.take_along_axis(x, sel, axis=axis)
     if not keepdims:

@@ -17,6 +17,12 @@ from compat.torch.nn.functional._utils import (
 
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """``input @ weight.T + bias``."""
+    if weight.ndim == 2 and input.ndim >= 1 and input.shape[-1] != weight.shape[1]:
+        rows = math.prod(input.shape[:-1])
+        raise RuntimeError(
+            f"mat1 and mat2 shapes cannot be multiplied ({rows}x{input.shape[-1]} and "
+            f"{weight.shape[1]}x{weight.shape[0]})"
+        )
     fused = _fused.linear(input, weight, bias)
     if fused is not None:
         return fused

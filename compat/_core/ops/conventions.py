@@ -1,0 +1,108 @@
+"""PyTorch's derivative conventions at singular points, as funcgrad functions.
+
+Each is a ``funcgrad.custom_jvp`` whose tangent rule is the one PyTorch's backward
+formula transposes (``tools/autograd/derivatives.yaml``, ``FunctionsManual.cpp``), so
+reverse mode, forward mode, ``create_graph`` and ``vmap`` all see PyTorch's values where
+funcgrad (like JAX) gives NaN or another subgradient:
+
+* :func:`power` — ``d(x**y)/dy`` at ``x == 0`` is ``0`` for ``y >= 0`` and
+  ``x**y * log(x)`` (``-inf``) for ``y < 0``; ``d/dx`` is ``0`` where ``y == 0``;
+* :func:`atan2` — both derivatives are ``0`` where ``x**2 + y**2 == 0``;
+* :func:`even_extremum` — full ``max``/``min``/``median``/``nanmedian``: the gradient is
+  shared evenly by the elements equal to the result (NaN elements when it is NaN);
+* :func:`amax` — ``amax``/``amin``: shared by the elements equal to the result, so a
+  NaN result has NaN gradients (``0 / 0``), as PyTorch's ``scale_grad_by_count``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import funcgrad as fg
+from funcgrad import numpy as fnp
+
+
+@fg.custom_jvp
+def power(x: Any, y: Any) -> Any:
+    """``x ** y`` for real floating ``x``, ``y`` (see the module docstring)."""
+    return fnp.power(x, y)
+
+
+def _power_dx(t: Any, ans: Any, x: Any, y: Any) -> Any:
+    return t * fnp.where(fnp.equal(y, 0), 0.0, y * fnp.power(x, y - 1))
+
+
+def _power_dy(t: Any, ans: Any, x: Any, y: Any) -> Any:
+    zero = fnp.logical_and(fnp.equal(x, 0), fnp.greater_equal(y, 0))
+    return t * fnp.where(zero, 0.0, ans * fnp.log(x))
+
+
+power.defjvps(_power_dx, _power_dy)
+
+
+def _atan2_recip(x: Any, y: Any) -> Any:
+    d = x * x + y * y
+    return fnp.where(fnp.equal(d, 0), 0.0, 1.0 / d)
+
+
+@fg.custom_jvp
+def atan2(x: Any, y: Any) -> Any:
+    """``atan2(x, y)`` with PyTorch's zero derivatives at the origin."""
+    return fnp.arctan2(x, y)
+
+
+atan2.defjvps(
+    lambda t, ans, x, y: t * (y * _atan2_recip(x, y)),
+    lambda t, ans, x, y: t * (-x * _atan2_recip(x, y)),
+)
+
+
+def _share(t: Any, mask: Any, axes: Any, keepdims: bool) -> Any:
+    """``sum(t * mask) / sum(mask)`` over ``axes``: the tangent of a value shared evenly
+    by the masked elements (its transpose spreads the cotangent evenly over them)."""
+    count = fnp.sum(fnp.asarray(mask, t.dtype), axis=axes, keepdims=True)
+    # NaN weights where nothing matches (PyTorch's 0 / 0), as an explicit select: XLA
+    # rewrites a product with a converted mask into a select that would drop the NaN
+    w = fnp.where(count == 0, fnp.nan, fnp.where(mask, 1.0 / count, 0.0))
+    return fnp.sum(t * fnp.asarray(w, t.dtype), axis=axes, keepdims=keepdims)
+
+
+def even_extremum(reduce: Any) -> Any:
+    """A full reduction ``reduce(x)`` (to a scalar) whose gradient is shared evenly by the
+    elements equal to its result, NaN elements matching a NaN result."""
+
+    @fg.custom_jvp
+    def f(x: Any) -> Any:
+        return reduce(x)
+
+    def jvp(t: Any, ans: Any, x: Any) -> Any:
+        mask = fnp.logical_or(fnp.equal(x, ans), fnp.logical_and(fnp.isnan(x), fnp.isnan(ans)))
+        return _share(t, mask, None, False)
+
+    f.defjvps(jvp)
+    return f
+
+
+def amax(x: Any, axes: Any, keepdims: bool, op: str) -> Any:
+    """``amax``/``amin`` over ``axes`` with PyTorch's gradient (see the module docstring)."""
+    red = fnp.max if op == "max" else fnp.min
+
+    @fg.custom_jvp
+    def f(x: Any) -> Any:
+        return red(x, axis=axes, keepdims=keepdims)
+
+    def jvp(t: Any, ans: Any, x: Any) -> Any:
+        full = ans if keepdims else _restore(ans, axes, x.ndim)
+        return _share(t, fnp.equal(x, full), axes, keepdims)
+
+    f.defjvps(jvp)
+    return f(x)
+
+
+def _restore(ans: Any, axes: Any, ndim: int) -> Any:
+    """``ans`` reduced over ``axes`` without ``keepdims``, with those axes back as size 1."""
+    if axes is None:
+        return fnp.reshape(ans, (1,) * ndim)
+    for a in sorted(a % ndim for a in axes):
+        ans = fnp.expand_dims(ans, a)
+    return ans
