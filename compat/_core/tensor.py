@@ -423,6 +423,8 @@ class Tensor:
 
     def detach_(self) -> Tensor:
         """Detach this tensor from the graph in place (it becomes a leaf)."""
+        if self._view is not None:
+            raise RuntimeError(_tc.DETACH_VIEW)
         if self._retains_grad and self._grad_fn is not None:
             self._unregister_retain()
         _tc.note_detached(self)

@@ -370,3 +370,18 @@ def test_leaf_requiring_grad_made_in_inference_mode(lib):
     assert not d.requires_grad and d.is_inference()
     with pytest.raises(RuntimeError, match=_SAVED):
         c * lib.ones(1, 2, 3, requires_grad=True)
+
+
+def test_views_and_inference_mode(lib):
+    with lib.inference_mode():
+        z = lib.ones(2, 3)
+    n = lib.ones(2, 3)
+    with lib.inference_mode():
+        vn = n.view(6)  # a view of a normal tensor stays normal
+        vz = z[0]
+    assert z.view(6).is_inference() and z[0].is_inference() and z.t().is_inference()
+    assert not vn.is_inference() and vz.is_inference()
+    vn.add_(1)
+    assert npv(n).tolist() == [[2.0] * 3] * 2
+    with pytest.raises(RuntimeError, match=_INPLACE):
+        z.view(6).add_(1)

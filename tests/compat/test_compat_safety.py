@@ -347,3 +347,22 @@ def test_operators_with_unsupported_operands(lib, other):
     ):
         _ = t < other
     assert (t == other) is False and (t != other) is True
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda L, b: b[0:1],
+        lambda L, b: b.view(2),
+        lambda L, b: b.t(),
+        lambda L, b: b.detach()[1:],
+    ],
+)
+@pytest.mark.parametrize("requires_grad", [True, False])
+def test_detach_inplace_of_a_view(lib, make, requires_grad):
+    x = lib.ones(2, 1, requires_grad=requires_grad)
+    b = x * 1
+    v = make(lib, b)
+    with pytest.raises(RuntimeError, match=r"Can't detach views in-place\. Use detach\(\) instead"):
+        v.detach_()
+    assert npv(v.detach()).shape == tuple(v.shape)
