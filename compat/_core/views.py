@@ -320,20 +320,34 @@ class ViewStorage:
 
 class ViewInfo:
     """What makes a tensor a view: its root, the chain of view steps (with their runtime
-    integer operands ``dyn``), its layout and PyTorch's creation metadata."""
+    integer operands ``dyn``), its layout and PyTorch's creation metadata.
 
-    __slots__ = ("chain", "dyn", "layout", "meta", "multi", "root", "seen")
+    The layout is computed on first use (``stride()``, ``is_contiguous()``, a reshape or
+    an in-place op on the view), from the parent's layout and the last step."""
+
+    __slots__ = ("_layout", "_parent", "chain", "dyn", "meta", "multi", "root", "seen")
 
     def __init__(
-        self, root: Tensor, chain: tuple, dyn: tuple, layout: tuple, meta: int, multi: Any
+        self, root: Tensor, chain: tuple, dyn: tuple, parent: Any, meta: int, multi: Any
     ) -> None:
         self.root = root
         self.chain = chain
         self.dyn = dyn
-        self.layout = layout
+        self._parent = parent  # the parent's ViewInfo, or the root's shape
+        self._layout = None
         self.meta = meta
         self.multi = multi
         self.seen = 0
+
+    @property
+    def layout(self) -> tuple:
+        lay = self._layout
+        if lay is None:
+            p = self._parent
+            base = p.layout if isinstance(p, ViewInfo) else (p, contiguous_strides(p), 0)
+            lay = self._layout = step_layout(base, self.chain[-1], self.dyn)
+            self._parent = None
+        return lay
 
     def sync(self, t: Tensor) -> None:
         """After the root changed in place: regenerate ``t``'s node from the root's."""
@@ -361,28 +375,32 @@ def make_view(out: Tensor, base: Tensor, step: tuple, dyn: tuple = (), multi: An
     """Make ``out`` (the op's result, already recorded) a view of ``base`` by ``step``."""
     bi = base._view
     if bi is None:
-        root, root_st, chain, alldyn = base, base._st, (step,), tuple(dyn)
-        layout = layout_of(base)
+        root, root_st, chain, alldyn = base, base._st, (step,), dyn
+        parent = base._st.array.shape
         meta, multi0 = DEFAULT, None
     else:
         root, root_st = bi.root, base._st.root_st
-        step = _renumber(step, len(bi.dyn)) if dyn else step
-        chain, alldyn, layout = bi.chain + (step,), bi.dyn + tuple(dyn), bi.layout
+        if dyn:
+            step = _renumber(step, len(bi.dyn))
+            alldyn = bi.dyn + dyn
+        else:
+            alldyn = bi.dyn
+        chain, parent = bi.chain + (step,), bi
         meta, multi0 = bi.meta, bi.multi
-    layout = step_layout(layout, step, alldyn)
-    grad_on = _gm._state.record
-    if meta == DEFAULT:
+    req = base._requires_grad
+    if meta == DEFAULT and (multi is not None or req):
+        state = _gm._state
         if multi is not None:
-            meta = MULTI if grad_on and base._requires_grad else MULTI_NO_GRAD
+            meta = MULTI if state.record and req else MULTI_NO_GRAD
             multi0 = multi
-        elif _gm._state.inference and base._requires_grad and not base._inference:
+        elif state.inference and not base._inference:
             meta = INFERENCE
-        elif not grad_on and base._requires_grad:
+        elif not state.record:
             meta = NO_GRAD
-    if meta in (NO_GRAD, INFERENCE) or (meta == MULTI_NO_GRAD and base._requires_grad):
-        out._requires_grad = base._requires_grad
+    if req and meta in (NO_GRAD, INFERENCE, MULTI_NO_GRAD):
+        out._requires_grad = True
     out._inference = base._inference
-    info = ViewInfo(root, chain, alldyn, layout, meta, multi0)
+    info = ViewInfo(root, chain, alldyn, parent, meta, multi0)
     info.seen = base._vc.v
     out._view = info
     out._st = ViewStorage(root_st, out._st.array, chain, alldyn)
