@@ -366,3 +366,36 @@ def test_detach_inplace_of_a_view(lib, make, requires_grad):
     with pytest.raises(RuntimeError, match=r"Can't detach views in-place\. Use detach\(\) instead"):
         v.detach_()
     assert npv(v.detach()).shape == tuple(v.shape)
+
+
+def test_inplace_add_of_a_grad_tensor_makes_a_non_leaf(lib):
+    a, b = lib.ones(5, 5), lib.ones(5, 5, requires_grad=True)
+    a += b
+    assert a.requires_grad and a.grad_fn is not None
+    c = lib.ones(5, 5)[:]
+    c += b
+    assert c.requires_grad
+
+
+def test_detached_alias_shares_storage_and_version(lib):
+    x = lib.ones(3, requires_grad=True)
+    y = x * 2
+    yd = y.detach()
+    yd.add_(1)
+    assert npv(y).tolist() == [3.0] * 3 and y._version == 1 and yd._version == 1
+    y.sum().backward()  # mul saved nothing of y: fine
+    assert npv(x.grad).tolist() == [2.0] * 3
+    e = x.exp()
+    e.detach().zero_()  # exp saved its result: the shared version makes backward fail
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        e.sum().backward()
+
+
+def test_data_assignment_keeps_the_grad_and_leaf_flags(lib):
+    a = lib.ones(2, requires_grad=True)
+    (a * 2).sum().backward()
+    a.data = lib.zeros(3)
+    assert npv(a.grad).tolist() == [2.0, 2.0] and a.is_leaf and a.requires_grad
+    with lib.no_grad():
+        a.requires_grad_(False)
+    assert not a.requires_grad
