@@ -28,10 +28,11 @@ from compat._core import device as _device
 from compat._core import dtypes as _dt
 from compat._core import grad_mode as _gm
 from compat._core import graph as _graph
+from compat._core import views as _views
 from compat._core.anomaly import STATE as _ANOMALY
 from compat._core.anomaly import record_stack
-from compat._core.graph import _FREED, Node, check_versions
-from compat._core.shape_ops import stack
+from compat._core.graph import _FREED, Node, check_versions, short_name
+from compat._core.shape_ops import stack, view
 from compat._core.tensor import Tensor, _saved_entry, is_tracing
 from compat._core.tensor_checks import INFERENCE_SAVED
 
@@ -524,10 +525,10 @@ def _meta(a: Any) -> tuple | None:
 
 
 def _alias(t: Tensor) -> Tensor:
-    """A new tensor sharing ``t``'s storage and version counter, with no autograd state."""
-    a = Tensor._wrap_result(t._st.array)
-    a._st, a._vc, a._inference = t._st, t._vc, t._inference
-    return a
+    """``t.view_as(t)`` made under ``no_grad``: a view sharing ``t``'s storage and
+    version counter (PyTorch returns a returned input as such a view)."""
+    with _gm.no_grad():
+        return view(t, *t.shape)
 
 
 def _set_history(t: Tensor, node: Node, nr: int, rebase: bool) -> None:
@@ -551,6 +552,8 @@ def _wrap_outputs(ctx: BackwardCFunction, args: tuple, outs: tuple, executable: 
     for t in {id(t): t for t in getattr(ctx, "dirty_tensors", ())}.values():
         t._vc.v += 1  # PyTorch counts the Function's in-place write once more
     result = []
+    # a differentiable output that is a view: in-place on it is PyTorch's error
+    meta = _views.MULTI if len(outs) > 1 else _views.CUSTOM
     for nr, o in enumerate(outs):
         if not isinstance(o, Tensor):
             result.append(o)
@@ -580,6 +583,9 @@ def _wrap_outputs(ctx: BackwardCFunction, args: tuple, outs: tuple, executable: 
             if is_input:
                 o = _alias(o)
             _set_history(o, ctx, nr, rebase=False)
+            if o._view is not None:
+                o._view.meta, o._view.multi = meta, (short_name(ctx), nr)
+                o._view.seen = o._vc.v
         result.append(o)
     return result
 

@@ -31,7 +31,7 @@ from funcgrad import numpy as fnp
 from funcgrad._engine import lookup_op
 
 #: creation metadata of a view (PyTorch's ``CreationMeta``)
-DEFAULT, MULTI, MULTI_NO_GRAD, NO_GRAD, INFERENCE = range(5)
+DEFAULT, MULTI, MULTI_NO_GRAD, NO_GRAD, INFERENCE, CUSTOM = range(6)
 
 _OVERLAP = (
     "unsupported operation: more than one element of the written-to tensor refers to a single "
@@ -42,6 +42,12 @@ _MULTI_TAIL = (
     "This view is the output of a function that returns multiple views. Such functions do not "
     "allow the output views to be modified inplace. You should replace the inplace operation by "
     "an out-of-place one."
+)
+_CUSTOM_TAIL = (
+    "This view was created inside a custom Function (or because an input was returned as-is) "
+    "and the autograd logic to handle view+inplace would override the custom backward "
+    "associated with the custom Function, leading to incorrect gradients. This behavior is "
+    "forbidden. You can fix this by cloning the output of the custom Function."
 )
 _NO_GRAD_HEAD = (
     "A view was created in no_grad mode and is being modified inplace with grad mode enabled."
@@ -355,7 +361,9 @@ class ViewInfo:
             return  # nothing records now; regenerate when grad mode is back on
         self.seen = t._vc.v
         root = self.root
-        if not root._requires_grad or root._grad_fn is None or self.meta in (NO_GRAD, INFERENCE):
+        if not root._requires_grad or root._grad_fn is None or self.meta >= NO_GRAD:
+            # (CUSTOM: PyTorch forbids using an autograd.Function's view output after its
+            # base changed; compat keeps the Function's node)
             return  # a leaf root: the view's own node still points at its AccumulateGrad
         r = apply(chain_f, "AsStridedBackward0", (root, *self.dyn), (("chain", self.chain),))
         t._st.set_local(r._st.array)
@@ -421,6 +429,11 @@ def check_inplace(t: Tensor, req: bool, fill: bool = False) -> None:
     if not (req and _gm._state.record):
         return
     meta = info.meta
+    if meta == CUSTOM:
+        name, k = info.multi
+        raise RuntimeError(
+            f"Output {k} of {name} is a view and is being modified inplace. " + _CUSTOM_TAIL
+        )
     if meta == MULTI:
         name, k = info.multi
         raise RuntimeError(

@@ -666,3 +666,52 @@ def test_vmap_of_a_function_needs_a_vmap_rule():
             rec(func.jacrev(lambda t: F.apply(t, 2.0))(x[0]))
 
     _check(scenario)
+
+
+def test_view_outputs_and_returned_inputs_are_views_not_writable():
+    def scenario(torch, rec):
+        class Id(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                return x
+
+            @staticmethod
+            def backward(ctx, g):
+                return g * 2
+
+        class View(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                return x.view(-1)
+
+            @staticmethod
+            def backward(ctx, g):
+                return g.view(2, 2) * 2
+
+        class Pair(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, a, b):
+                return a, b
+
+            @staticmethod
+            def backward(ctx, ga, gb):
+                return ga, gb
+
+        x = torch.ones(2, 2, requires_grad=True)
+        h = x * 1
+        y = Id.apply(h)
+        rec(y is h, y._base is h, y._version)
+        rec(_err(lambda: y.add_(1)))
+        y = View.apply(h)
+        rec(y._base is h, _err(lambda: y.add_(1)))
+        y.sum().backward()
+        rec(x.grad)
+        a = torch.ones(2, requires_grad=True)
+        b = torch.ones(2)
+        oa, ob = Pair.apply(a, b)
+        rec(oa._base is a, ob._base is b, ob.requires_grad, _err(lambda: ob.add_(1)))
+        with torch.no_grad():
+            oa, ob = Pair.apply(a, b)
+        rec(oa._base is a, ob._base is b, oa.requires_grad)
+
+    _check(scenario)
