@@ -695,3 +695,52 @@ def test_unpacked_saved_tensors_are_what_the_backward_uses():
         rec(x.grad)
 
     _check(scenario)
+
+
+@pytest.mark.parametrize("assemble", ["never", "always"])
+def test_leaf_node_hooks_on_both_engine_paths(assemble, monkeypatch):
+    from compat._core import engine
+
+    monkeypatch.setattr(engine.policy, "assemble", assemble)
+
+    def scenario(torch, rec):
+        a = torch.tensor([1.0, 2.0], requires_grad=True)
+        b = torch.tensor([3.0, 4.0], requires_grad=True)
+        # (the order between the two independent leaves is not compared: see the docs)
+        # (values are copied when logged: PyTorch's AccumulateGrad steals a first gradient
+        # nothing else refers to, so a kept reference would change what .grad is)
+        logs = {"a": [], "b": []}
+
+        def vals(ts):
+            return [t.tolist() for t in ts]
+
+        for t, log in ((a, logs["a"]), (b, logs["b"])):
+            acc = (t * 1).grad_fn.next_functions[0][0]
+            acc.register_prehook(lambda gout, log=log: log.append(("pre", vals(gout))))
+            acc.register_hook(
+                lambda gin, gout, log=log: log.append(("post", vals(gin), vals(gout)))
+            )
+            t.register_hook(lambda g, log=log: log.append(("tensor", g.tolist())) or g * 2)
+        for _ in range(3):
+            (a * b).sum().backward()
+        rec(a.grad, b.grad, logs["a"], logs["b"])
+        rec(torch.autograd.grad((a * b).sum(), [a]), logs["a"][-1])
+
+    engine.clear_cache()
+    _check(scenario)
+
+
+def test_multi_grad_hook_argument_errors_and_handle():
+    def scenario(torch, rec):
+        a = torch.tensor(1.0, requires_grad=True)
+        graph = torch.autograd.graph
+        rec(_err(lambda: graph.register_multi_grad_hook((a, torch.ones(1)), print)))
+        calls = []
+        h = graph.register_multi_grad_hook((a, torch.ones(1)), calls.append, mode="any")
+        (a * 2).backward()
+        rec(calls, type(h).__name__)
+        h.remove()
+        (a * 2).backward()
+        rec(len(calls))
+
+    _check(scenario)
