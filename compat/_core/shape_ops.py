@@ -180,7 +180,9 @@ def t(input: Tensor) -> Tensor:
 def unsqueeze(input: Tensor, dim: int) -> Tensor:
     axis = _wrap_dim(dim, input.ndim + 1)
     shp = tuple(input.shape)
-    return reshaped(input, (*shp[:axis], 1, *shp[axis:]), "UnsqueezeBackward0")
+    shape = (*shp[:axis], 1, *shp[axis:])
+    out = apply(_reshape_f, "UnsqueezeBackward0", (input,), (("shape", shape),))
+    return _views.make_view(out, input, ("us", shape, axis))
 
 
 @defop(samples=(Sample(((2, 1, 3),)), Sample(((2, 1, 3),), args=(1,))))
@@ -200,7 +202,9 @@ def squeeze(input: Tensor, dim: Any = None) -> Tensor:
             )
         )
     name = "SqueezeBackward0" if dim is None else "SqueezeBackward1"
-    return reshaped(input, tuple(s for i, s in enumerate(shp) if i not in axes), name)
+    shape = tuple(s for i, s in enumerate(shp) if i not in axes)
+    out = apply(_reshape_f, name, (input,), (("shape", shape),))
+    return _views.make_view(out, input, ("sq", shape, axes))
 
 
 def _expand_f(x: Any, *, shape: tuple) -> Any:

@@ -157,6 +157,12 @@ def step_layout(layout: tuple, step: tuple, dyn: tuple) -> tuple:
         return tuple(shape[i] for i in p), tuple(strides[i] for i in p), offset
     if k == "rs":
         return step[1], view_strides(shape, strides, step[1]), offset
+    if k == "us":  # unsqueeze: PyTorch's stride for the new dim
+        a = step[2]
+        st = shape[a] * strides[a] if a < len(shape) else 1
+        return step[1], (*strides[:a], st, *strides[a:]), offset
+    if k == "sq":
+        return step[1], tuple(s for i, s in enumerate(strides) if i not in step[2]), offset
     if k == "ex":
         new = step[1]
         lead = len(new) - len(shape)
@@ -243,7 +249,7 @@ def _forward(x: Any, step: tuple, dyn: tuple) -> Any:
     k = step[0]
     if k == "ix":
         return x[_index(step[1], dyn)]
-    if k == "rs":
+    if k in ("rs", "us", "sq"):
         return fnp.reshape(x, step[1])
     if k == "pm":
         return fnp.transpose(x, step[1])
@@ -256,7 +262,7 @@ def _inverse(base: Any, v: Any, step: tuple, dyn: tuple) -> Any:
     k = step[0]
     if k == "ix":
         return base.at[_index(step[1], dyn)].set(v)
-    if k == "rs":
+    if k in ("rs", "us", "sq"):
         return fnp.reshape(v, base.shape)
     return fnp.transpose(v, tuple(int(i) for i in np.argsort(step[1])))
 
