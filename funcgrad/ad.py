@@ -147,6 +147,7 @@ def reverse_accumulate(
     on_cotangent: Callable[[Hashable, Any], Any] | None = None,
     before: Callable[[Any, list], list] | None = None,
     after: Callable[[Any, list, Sequence[Any]], Sequence[Any]] | None = None,
+    run_empty: Callable[[Any], bool] | None = None,
 ) -> dict[Hashable, Any]:
     """The reverse-accumulation loop: every backward pass in funcgrad (and compat's) runs it.
 
@@ -157,7 +158,9 @@ def reverse_accumulate(
     ``before(step, cts)``, transposed by ``transpose(step, cts)`` (``None`` where an output
     got no cotangent; the step may return ``None`` to stop there), passed through
     ``after(step, cts, in_cts)`` and added (``add``) into its inputs' cotangents.
-    Cotangents that are ``None`` or symbolic zeros are never stored.
+    Cotangents that are ``None`` or symbolic zeros are never stored. A step whose output
+    cotangents are all ``None`` is skipped unless ``run_empty(step)`` is true (PyTorch
+    calls hooks with ``None`` there).
 
     Evaluation is whatever ``transpose`` and ``add`` do: called under a tracing builder
     the whole loop records one backward Program; called eagerly it runs each step now.
@@ -178,7 +181,8 @@ def reverse_accumulate(
             if c is not None:
                 break
         else:
-            continue
+            if run_empty is None or not run_empty(s):
+                continue
         if before is not None:
             cts = before(s, cts)
         in_cts = transpose(s, cts)

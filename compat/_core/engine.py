@@ -148,6 +148,8 @@ class _Run:
             return None
         if n._pre_hooks:
             cts = _hooks.node_pre_hooks(n, cts, self.create)
+        if all(c is None for c in cts):  # no gradient arrived: hooks see None (PyTorch)
+            return _hooks.no_gradient(n, cts, self.create)
         if n._packed:
             _hooks.unpack_saved(n)
         if n._freed or n._saved:
@@ -193,6 +195,7 @@ class _Run:
             _anomaly.checked(self.transpose) if _anomaly.STATE[0] else self.transpose,
             add=add,
             before=self.before if hooked else None,
+            run_empty=_hooks.has_hooks,
         )
 
 
@@ -296,7 +299,7 @@ def _assembled(run: _Run, roots: Sequence, grads: Sequence) -> bool:
             run.results[target] = g
             continue
         caps, acc, pos = target
-        if g is not None:
+        if g is not None or _hooks.has_hooks(plan.topo[pos]):
             _hooks.leaf(plan.topo[pos], g, False, run.results, caps, acc)
     if not run.keep:
         for n in nodes:

@@ -143,16 +143,33 @@ def leaf(
         g = run_hooks(var._hooks, g, create)
     for idx in caps:
         results[idx] = g
-    if not acc or g is None:
+    if not acc:
         return
     if n._pre_hooks:
         (g,) = node_pre_hooks(n, [g], create)
-        if g is None:
-            return
-    stolen = var._grad is None
-    accumulate(var, g, create)
-    if n._post_hooks:
+    gout = None
+    if g is not None:
+        stolen = var._grad is None
+        accumulate(var, g, create)
         # a first gradient becomes ``.grad`` itself (PyTorch steals it): hooks see one tensor
         gout = var._grad if stolen and var._grad is not None else as_tensor(g)
+    if n._post_hooks:
         for h in list(n._post_hooks.values()):
             h((), (gout,))
+
+
+def has_hooks(n: Node) -> bool:
+    """Whether ``n`` runs hooks (its own, its outputs' or its leaf's)."""
+    if isinstance(n, AccumulateGrad):
+        return bool(n.variable._hooks or n._pre_hooks or n._post_hooks)
+    return n._has_hooks()
+
+
+def no_gradient(n: Node, cts: list, create: bool) -> list:
+    """A node no gradient reached: no backward, ``None`` for each input (its post-hooks
+    are called with them)."""
+    edges = n._edges if n._entry is None else [e for e in n._edges if e is not None]
+    in_cts: list = [None] * len(edges)
+    if n._post_hooks:
+        in_cts = node_post_hooks(n, in_cts, cts, create)
+    return in_cts

@@ -16,6 +16,7 @@ from compat_helpers import check_scenario
 from compat_helpers import error_of as _err
 
 import compat.torch as ctorch
+from compat._core import engine
 
 
 def _check(scenario):
@@ -699,8 +700,6 @@ def test_unpacked_saved_tensors_are_what_the_backward_uses():
 
 @pytest.mark.parametrize("assemble", ["never", "always"])
 def test_leaf_node_hooks_on_both_engine_paths(assemble, monkeypatch):
-    from compat._core import engine
-
     monkeypatch.setattr(engine.policy, "assemble", assemble)
 
     def scenario(torch, rec):
@@ -742,5 +741,39 @@ def test_multi_grad_hook_argument_errors_and_handle():
         h.remove()
         (a * 2).backward()
         rec(len(calls))
+
+    _check(scenario)
+
+
+def test_hooks_of_nodes_no_gradient_reaches_are_called_with_none():
+    def scenario(torch, rec):
+        class NoneForY(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, x, y):
+                return x.clone(), y.clone()
+
+            @staticmethod
+            def backward(ctx, gx, gy):
+                rec("bwd", gx, gy)
+                return gx, None
+
+        # (the order between the independent branches is not compared: see the docs)
+        logs = {"x": [], "y": []}
+        x = torch.tensor([1.0, 2.0], requires_grad=True)
+        w = torch.tensor([3.0, 4.0], requires_grad=True)
+        y = w * 2
+        x.register_hook(lambda g: logs["x"].append(("x hook", g)))
+        y.register_hook(lambda g: logs["y"].append(("y hook", g)))
+        y.grad_fn.register_prehook(lambda gout: logs["y"].append(("y pre", gout)))
+        y.grad_fn.register_hook(lambda gin, gout: logs["y"].append(("y post", gin, gout)))
+        w.register_hook(lambda g: logs["y"].append(("w hook", g)))
+        acc = y.grad_fn.next_functions[0][0]
+        acc.register_prehook(lambda gout: logs["y"].append(("w acc pre", gout)))
+        acc.register_hook(lambda gin, gout: logs["y"].append(("w acc post", gin, gout)))
+        rx, ry = NoneForY.apply(x, y)
+        rx.register_hook(lambda g: rec("rx hook", g))
+        ry.register_hook(lambda g: rec("ry hook", g))
+        (rx + ry).sum().backward()
+        rec(logs["x"], logs["y"], x.grad, w.grad)
 
     _check(scenario)
