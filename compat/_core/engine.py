@@ -148,7 +148,7 @@ class _Run:
             return None
         if n._pre_hooks:
             cts = _hooks.node_pre_hooks(n, cts, self.create)
-        if all(c is None for c in cts):  # no gradient arrived: hooks see None (PyTorch)
+        if cts[0] is None and all(c is None for c in cts):  # none arrived: hooks saw None
             return _hooks.no_gradient(n, cts, self.create)
         if n._packed:
             _hooks.unpack_saved(n)
