@@ -6,8 +6,8 @@ from __future__ import annotations
 import importlib
 import os
 
-import numpy as np
 import pytest
+from compat_helpers import check_scenario
 
 import compat.torch as ctorch
 
@@ -22,45 +22,9 @@ def real():
         pytest.skip("PyTorch is not installed: the compat half ran, the comparison is skipped")
 
 
-def _norm(v):
-    """A comparable form of what a scenario records."""
-    if isinstance(v, (list, tuple)):
-        return type(v).__name__, [_norm(x) for x in v]
-    if hasattr(v, "detach") and hasattr(v, "requires_grad"):
-        return ("tensor", str(v.dtype).replace("torch.", ""), np.array(v.detach().numpy()))
-    return v
-
-
 def check(scenario):
     """Run ``scenario(torch, log)`` on both libraries; their logs must agree."""
-    logs = {}
-    for name in ("compat", "torch"):
-        lib = ctorch if name == "compat" else real()  # compat runs even without torch
-        log = []
-
-        def rec(*vals, log=log):
-            log.extend(_norm(v) for v in vals)
-
-        scenario(lib, rec)
-        logs[name] = log
-    a, b = logs["compat"], logs["torch"]
-    assert len(a) == len(b), (a, b)
-    for x, y in zip(a, b):
-        _assert_same(x, y)
-    return a
-
-
-def _assert_same(x, y):
-    if isinstance(x, tuple) and x and x[0] == "tensor":
-        assert isinstance(y, tuple) and y[0] == "tensor", (x, y)
-        assert x[1] == y[1], (x, y)
-        np.testing.assert_allclose(x[2], y[2], rtol=1e-6, atol=1e-6)
-    elif isinstance(x, tuple) and len(x) == 2 and isinstance(x[1], list):
-        assert isinstance(y, tuple) and x[0] == y[0] and len(x[1]) == len(y[1]), (x, y)
-        for p, q in zip(x[1], y[1]):
-            _assert_same(p, q)
-    else:
-        assert x == y, (x, y)
+    return check_scenario(scenario, ctorch, real)
 
 
 def err(fn):

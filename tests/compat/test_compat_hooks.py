@@ -14,6 +14,7 @@ import weakref
 import pytest
 from compat_helpers import check_scenario
 from compat_helpers import error_of as _err
+from function_helpers import square
 
 import compat.torch as ctorch
 from compat._core import engine
@@ -648,16 +649,7 @@ def test_node_prehook_removed_inside_backward_and_two_prehooks():
 
 def test_calling_function_nodes_freed_nodes_and_accumulate_grad():
     def scenario(torch, rec):
-        class Sq(torch.autograd.Function):
-            @staticmethod
-            def forward(ctx, x):
-                ctx.save_for_backward(x)
-                return x * x
-
-            @staticmethod
-            def backward(ctx, g):
-                (x,) = ctx.saved_tensors
-                return 2 * g * x
+        Sq = square(torch)
 
         x = torch.tensor([1.0, 3.0], requires_grad=True)
         y = Sq.apply(x)
