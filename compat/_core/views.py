@@ -194,12 +194,17 @@ def layout_of(t: Tensor) -> tuple:
     return shape, contiguous_strides(shape), 0
 
 
-def storage_key(t: Tensor) -> int:
-    """An address-like number shared by the tensors whose storage is the same."""
+def _root_cell(t: Tensor) -> Any:
+    """The plain storage cell at the bottom of ``t``'s (possibly nested) view storage."""
     st = t._st
     while isinstance(st, ViewStorage):
         st = st.root_st
-    return id(st)
+    return st
+
+
+def storage_key(t: Tensor) -> int:
+    """An address-like number shared by the tensors whose storage is the same."""
+    return id(_root_cell(t))
 
 
 class UntypedStorage:
@@ -207,10 +212,7 @@ class UntypedStorage:
     ``data_ptr()`` for tensors sharing it, its size in bytes."""
 
     def __init__(self, t: Tensor) -> None:
-        st = t._st
-        while isinstance(st, ViewStorage):
-            st = st.root_st
-        self._st = st
+        self._st = _root_cell(t)
 
     def data_ptr(self) -> int:
         return id(self._st)
