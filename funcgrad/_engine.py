@@ -17,7 +17,11 @@ side of that contract:
   node or records one backward :class:`Program`;
 * :meth:`OpVJP.recompute` is the backward as a function of the op's *inputs*
   and cotangents, the program compat records when ``create_graph=True`` so
-  higher derivatives come from funcgrad's VJP of it.
+  higher derivatives come from funcgrad's VJP of it;
+* :func:`x64` scopes JAX's 64-bit mode to compat's own calls: PyTorch programs
+  need float64/int64 arrays, but importing compat must not change the dtypes of
+  a funcgrad or JAX program in the same process, so compat switches
+  ``jax_enable_x64`` on thread-locally around each of its entry points.
 """
 
 from __future__ import annotations
@@ -28,6 +32,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from typing import Any
 
+import jax
 import numpy as np
 
 from funcgrad import ad, passes
@@ -59,10 +64,28 @@ __all__ = [
     "simplify",
     "trace_flat",
     "trace_op",
+    "x64",
 ]
 
 simplify = passes.simplify
 _ids = itertools.count(1)
+
+_X64 = jax.enable_x64
+
+
+def x64(fn: Callable) -> Callable:
+    """``fn`` run with JAX's 64-bit mode on in this thread (restored after; nests)."""
+    swap, restore = _X64.swap_local, _X64.set_local
+
+    @functools.wraps(fn)
+    def scoped(*args: Any, **kwargs: Any) -> Any:
+        prev = swap(True)
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            restore(prev)
+
+    return scoped
 
 
 #: programs with more outputs than this are compiled returning one flat buffer per

@@ -1,4 +1,4 @@
-"""Test configuration: float64 on, hypothesis profiles."""
+"""Test configuration: float64 on (tests/compat turn it off per test), hypothesis profiles."""
 
 import os
 

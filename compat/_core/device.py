@@ -14,6 +14,8 @@ from typing import Any
 
 import jax
 
+from funcgrad._engine import x64
+
 # PyTorch's device type names, in the order of its DeviceType enum (hash values use it)
 _TYPES = (
     "cpu",
@@ -214,6 +216,7 @@ def of_array(a: Any) -> device:
     return device("cuda", g.index(dev) if dev in g else 0)
 
 
+@x64
 def place(a: Any, d: Any) -> Any:
     """``a`` (a NumPy or jax array) on torch device ``d`` (``None``: the CPU)."""
     if d is None or (isinstance(d, str) and d == "cpu"):

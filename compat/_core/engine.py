@@ -16,7 +16,7 @@ an op's funcgrad program with its :class:`funcgrad._engine.OpVJP` and residuals.
      op, :meth:`~funcgrad._engine.OpVJP.recompute`, so higher derivatives are
      funcgrad's VJP of it); or
    * *traced* under a builder into one backward ``Program`` — from the second
-     sighting of a graph structure on (:data:`policy`), compiled once through
+     sighting of a graph structure on (:mod:`compat._core.assemble`), compiled once through
      funcgrad's compile cache; ``is_grads_batched`` is ``batch_program`` of it;
 
 3. **accumulates** into leaves' ``.grad`` as PyTorch's ``AccumulateGrad`` does and
@@ -28,14 +28,11 @@ from __future__ import annotations
 import gc
 import itertools
 import warnings
-from collections import OrderedDict
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
-
 from compat._core import anomaly as _anomaly
+from compat._core import assemble as _assemble
 from compat._core import grad_mode as _gm
 from compat._core import hooks as _hooks
 from compat._core.accumulate import CYCLE_WARNING, add, as_tensor, zeros
@@ -43,49 +40,14 @@ from compat._core.graph import AccumulateGrad, Node, check_node
 from compat._core.plan import Plan
 from compat._core.tensor import record
 from funcgrad._engine import (
-    Aval,
-    batch_program,
-    compile_cache,
-    executable,
-    new_builder,
     reverse_accumulate,
-    simplify,
+    x64,
 )
 
-
-@dataclass
-class Policy:
-    """When a backward is traced into one compiled program instead of run node by node.
-    ``"auto"`` assembles a structure on its ``compile_cache.POLICY.compile_after``-th sighting."""
-
-    #: ``"auto"``, ``"always"`` or ``"never"``
-    assemble: str = "auto"
-    #: graphs with more nodes run node by node: XLA's compile time grows faster than
-    #: linearly (an unrolled 40-step LSTMCell loop, ~600 nodes, compiles in seconds; 200
-    #: steps took minutes and >13 GB)
-    max_nodes: int = 1000
-    #: assembled programs kept (least recently used dropped first)
-    cache_size: int = 64
-
-
-policy = Policy()
-_compiled: OrderedDict[Any, Any] = OrderedDict()
-_seen: OrderedDict[Any, int] = OrderedDict()
-#: the last assembled backward program (batched when ``is_grads_batched``), for inspection
-last_backward_program: Any = None
-#: counters, for tests and benchmarks
-stats = {"compiled_runs": 0, "compiles": 0, "interpreted_runs": 0}
 _cycle_warned = [False]
 _task_ids = itertools.count()
-
-
-def clear_cache() -> None:
-    """Forget every assembled backward program."""
-    _compiled.clear()
-    _seen.clear()
-
-
-compile_cache.register("compat_backward", size=lambda: len(_compiled), clear=clear_cache)
+#: the assembled-backward cache, its policy and counters (re-exported for users and tests)
+policy, stats, clear_cache = _assemble.policy, _assemble.stats, _assemble.clear_cache
 
 
 class _Run:
@@ -199,6 +161,7 @@ class _Run:
         )
 
 
+@x64
 def run_backward(
     roots: Sequence[tuple[Node, int]],
     root_grads: Sequence[Any],
@@ -225,11 +188,11 @@ def run_backward(
     gc_was_enabled = gc.isenabled()
     gc.disable()
     try:
-        small = len(plan.topo) <= policy.max_nodes
+        small = len(plan.topo) <= _assemble.policy.max_nodes
         assemble = not (create_graph or plan.hooks or plan.python or _anomaly.STATE[0]) and small
-        if assemble and _assembled(run, roots, root_grads):
+        if assemble and _assemble.assembled(run, roots, root_grads):
             return run.results
-        stats["interpreted_runs"] += 1
+        _assemble.stats["interpreted_runs"] += 1
         run.loop(roots, root_grads)
         return run.results
     finally:
@@ -237,71 +200,3 @@ def run_backward(
             gc.enable()
         _gm._set(prev)
         _hooks.RUNS.stack.pop()
-
-
-def _assembled(run: _Run, roots: Sequence, grads: Sequence) -> bool:
-    """Run the backward as one compiled program, tracing it on a structure's second
-    sighting; ``False`` when the node-by-node loop should run instead."""
-    global last_backward_program
-    plan, batch = run.plan, run.batch
-    if policy.assemble == "never" and batch is None:
-        return False
-    key = plan.key(roots, grads, batch)
-    hit = _compiled.get(key)
-    if hit is None:
-        _seen[key] = count = _seen.get(key, 0) + 1
-        while len(_seen) > 16 * policy.cache_size:
-            _seen.popitem(last=False)
-        after = 1 if policy.assemble == "always" else compile_cache.POLICY.compile_after
-        if batch is None and count < after:
-            return False
-    nodes = plan.executed()
-    for n in nodes:
-        check_node(n)
-    if hit is None:
-        run.index = {id(n): i for i, n in enumerate(plan.topo)}
-        with new_builder("compat.backward") as b:
-            run.res_of = {
-                id(n): [b.new_arg(v.aval) for v in n._entry.bwd.invars[: n._entry.num_res]]
-                for n in nodes
-            }
-            cts = [
-                None
-                if g is None
-                else b.new_arg(Aval(g.shape[batch is not None :], np.dtype(g.dtype)))
-                for g in grads
-            ]
-            run.loop(roots, cts)
-            spec = [(kind, target, g is not None) for kind, target, g in run.outs]
-            prog = simplify(b.build([g for _, _, g in run.outs if g is not None]))
-        if batch is not None:
-            n_res = sum(len(r) for r in run.res_of.values())
-            prog, _ = batch_program(
-                prog,
-                [None] * n_res + [0] * sum(g is not None for g in grads),
-                batch,
-                out_dims=[0] * len(prog.outvars),
-            )
-        hit = _compiled[key] = (prog, executable(prog), spec)
-        stats["compiles"] += 1
-        while len(_compiled) > policy.cache_size:
-            _compiled.popitem(last=False)
-    else:
-        _compiled.move_to_end(key)
-    prog, fn, spec = hit
-    last_backward_program = prog
-    stats["compiled_runs"] += 1
-    values = iter(fn(*[r for n in nodes for r in n._res], *[g for g in grads if g is not None]))
-    run.res_of = None
-    for kind, target, present in spec:
-        g = next(values) if present else None
-        if kind == "cap":
-            run.results[target] = g
-            continue
-        caps, acc, pos = target
-        if g is not None or _hooks.has_hooks(plan.topo[pos]):
-            _hooks.leaf(plan.topo[pos], g, False, run.results, caps, acc)
-    if not run.keep:
-        for n in nodes:
-            n._release()
-    return True

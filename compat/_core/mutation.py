@@ -22,6 +22,7 @@ from compat._core.tensor import (
     _record,
     _saved_entry,
 )
+from funcgrad._engine import x64
 
 #: in-place ops that write one value to every element they touch: PyTorch allows them on
 #: tensors whose elements overlap in memory (an ``expand``), as the result is well defined
@@ -40,6 +41,7 @@ def check_inplace(self: Tensor, req: bool, name: str = "") -> None:
     self._check_inplace()
 
 
+@x64
 def apply_inplace(
     self: Tensor, fn: Callable, name: str, args: Sequence[Any], static: tuple = ()
 ) -> Tensor:

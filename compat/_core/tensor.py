@@ -32,6 +32,7 @@ from funcgrad._engine import (
     OpProgram,
     Tracer,
     is_tracing,
+    x64,
 )
 
 
@@ -539,6 +540,7 @@ def _rebuild(cls: type, arr: np.ndarray, requires_grad: bool) -> Tensor:
     return cls._make(arr, requires_grad)
 
 
+@x64
 def _to_jax(a: Any) -> Any:
     """A new array on the CPU device (jax's default device when that is its CPU)."""
     if _device.default_is_cpu():
@@ -558,6 +560,7 @@ def _wrap_dim(dim: int, ndim: int) -> int:
 # --------------------------------------------------------------------------- dispatch
 
 
+@x64
 def apply(
     fn: Callable,
     name: str,
@@ -608,6 +611,7 @@ _PY_SCALARS = (float, int, bool, complex)
 _scalar_cache: dict = {}
 
 
+@x64
 def _dev_scalar(x: Any) -> Any:
     """A cached weakly typed device scalar for a Python number: passing device arrays to
     the compiled programs is faster than passing Python numbers."""

@@ -28,7 +28,7 @@ import numpy as np
 from compat._core import grad_mode as _gm
 from compat._core.tensor import Tensor, _dev_scalar, apply
 from funcgrad import numpy as fnp
-from funcgrad._engine import lookup_op
+from funcgrad._engine import lookup_op, x64
 
 #: creation metadata of a view (PyTorch's ``CreationMeta``)
 DEFAULT, MULTI, MULTI_NO_GRAD, NO_GRAD, INFERENCE, CUSTOM = range(6)
@@ -291,6 +291,7 @@ def write_f(root: Any, v: Any, *dyn: Any, chain: tuple) -> Any:
     return v
 
 
+@x64
 def _run(fn: Any, name: str, arrays: tuple, chain: tuple) -> Any:
     """Run ``fn`` on arrays (ints among them as device scalars), no graph."""
     sig = tuple(int if type(a) is int else (a.shape, a.dtype) for a in arrays)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-import compat._core  # noqa: F401  (enables x64, installs Tensor methods)
+import compat._core  # noqa: F401  (installs Tensor methods)
 from compat._core.namespace import *  # noqa: F403
 from compat._core.namespace import __dict__ as _ns
 from compat.torch import autograd  # noqa: F401

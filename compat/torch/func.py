@@ -51,6 +51,7 @@ from funcgrad._engine import (
     is_tracing,
     new_builder,
     op_of_program,
+    x64,
 )
 
 __all__ = [
@@ -120,6 +121,7 @@ def _errors() -> Any:
         ) from e
 
 
+@x64
 def _top(who: str, body: Callable, args: tuple, kwargs: dict) -> Any:
     """``body(args, kwargs)`` (tensors in, tensors out) as one program of the tensors' arrays.
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import importlib
 import os
 
+import jax
 import numpy as np
 import pytest
 
@@ -24,6 +25,16 @@ def _real_torch():
         if os.environ.get("COMPAT_REQUIRE_TORCH") == "1":
             pytest.fail("COMPAT_REQUIRE_TORCH=1 but PyTorch is not importable")
         pytest.skip("PyTorch is not installed: the oracle half of this test is skipped")
+
+
+@pytest.fixture(autouse=True)
+def _x64_as_a_user_has_it():
+    """Run each compat test as a user's program runs: JAX's x64 mode off process-wide
+    (the root conftest turns it on for funcgrad's tests), so every compat path that
+    reaches JAX outside compat's thread-local x64 scope truncates to 32 bits and fails."""
+    jax.config.update("jax_enable_x64", False)
+    yield
+    jax.config.update("jax_enable_x64", True)
 
 
 @pytest.fixture(params=["compat", "torch"])

@@ -12,7 +12,7 @@ import pytest
 from compat_helpers import npv
 
 import compat.torch as ctorch
-from compat._core import engine
+from compat._core import assemble, engine
 
 
 @pytest.fixture
@@ -93,7 +93,7 @@ def test_cache_is_bounded(fresh_cache, monkeypatch):
     for n in range(1, 6):
         x = ctorch.randn(n, requires_grad=True)
         (x * x).sum().backward()
-    assert len(engine._compiled) == 3
+    assert len(assemble._compiled) == 3
 
 
 def test_compiled_path_checks_freed_graph_and_versions(fresh_cache, monkeypatch):
@@ -131,7 +131,7 @@ def test_batched_program_has_no_per_example_loop(fresh_cache):
         y = ctorch.tanh(w @ x) * x
         torch_eye = ctorch.randn(batch, 6)
         ctorch.autograd.grad(y, x, torch_eye, is_grads_batched=True)
-        prog = engine.last_backward_program
+        prog = assemble.last_backward_program
         counts.append(len(prog.eqns))
         assert prog.outvars[0].aval.shape == (batch, 6)
     assert counts[0] == counts[1] == counts[2]

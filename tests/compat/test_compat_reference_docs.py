@@ -299,22 +299,22 @@ class TestAutogradGrad:
 
     def test_is_grads_batched_vectorizes_calls_in_a_single_call(self, torch):
         # compat: one batched program (funcgrad.batching.batch_program), no Python loop
-        from compat._core import engine
+        from compat._core import assemble
 
         x = torch.tensor([1.0, 2.0], requires_grad=True)
         y = torch.tanh(x * 3)
         torch.autograd.grad(y, x, torch.ones(5, 2), is_grads_batched=True, retain_graph=True)
-        n5 = len(engine.last_backward_program.eqns)
+        n5 = len(assemble.last_backward_program.eqns)
         torch.autograd.grad(y, x, torch.ones(9, 2), is_grads_batched=True)
-        assert len(engine.last_backward_program.eqns) == n5
+        assert len(assemble.last_backward_program.eqns) == n5
 
     def test_is_grads_batched_performance_cliffs_note_no_fallback_loop(self, torch):
         # there is no per-example fallback: every batched program has the batch in its avals
-        from compat._core import engine
+        from compat._core import assemble
 
         x = torch.tensor([1.0, 2.0], requires_grad=True)
         torch.autograd.grad((x * x).exp(), x, torch.ones(4, 2), is_grads_batched=True)
-        prog = engine.last_backward_program
+        prog = assemble.last_backward_program
         assert all(v.aval.shape[0] == 4 for v in prog.outvars)
 
     def test_is_grads_batched_defaults_to_false(self, lib):

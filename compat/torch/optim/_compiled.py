@@ -30,6 +30,7 @@ from compat.torch.optim._functional import (
     adam_update,
     sgd_update,
 )
+from funcgrad._engine import x64
 
 __all__ = [
     "ArrayAccess",
@@ -88,11 +89,9 @@ def _resolve_access() -> ArrayAccess | None:
 
 
 def _hyper_dtype() -> Any:
-    # Scalars travel in double precision when the backend has it, and are rounded once to
-    # each parameter's dtype inside the program, as PyTorch rounds its Python scalars.
-    import jax
-
-    return np.float64 if jax.config.jax_enable_x64 else np.float32
+    # Scalars travel in double precision (the steps run in compat's x64 scope), rounded
+    # once to each parameter's dtype inside the program, as PyTorch rounds its Python scalars.
+    return np.float64
 
 
 class _Ops:
@@ -197,6 +196,7 @@ def _sgd_program(cfg: SGDConfig, donate: tuple[int, ...]) -> Any:
     return _jit(step, donate)
 
 
+@x64
 def sgd_step(
     access: ArrayAccess,
     cfg: SGDConfig,
@@ -258,6 +258,7 @@ def _adam_program(cfg: AdamConfig, donate: tuple[int, ...]) -> Any:
     return _jit(step, donate)
 
 
+@x64
 def adam_step(
     access: ArrayAccess,
     cfg: AdamConfig,
@@ -317,6 +318,7 @@ def _rule_program(rule: Any, cfg: Any, scalars_type: Any, donate: tuple[int, ...
     return _jit(step, donate)
 
 
+@x64
 def rule_step(
     access: ArrayAccess,
     rule: Any,
