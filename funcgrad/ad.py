@@ -19,7 +19,16 @@ import numpy as np
 
 from funcgrad import passes
 from funcgrad.core import ad_util, dtypes
-from funcgrad.core.interp import UNKNOWN, Tracer, _state, bind, current_builder, new_builder
+from funcgrad.core.errors import DerivedSource
+from funcgrad.core.interp import (
+    UNKNOWN,
+    Tracer,
+    _state,
+    bind,
+    current_builder,
+    keeps_source,
+    new_builder,
+)
 from funcgrad.core.ir import Aval, Eqn, Literal, Program, Var
 from funcgrad.core.zeros import Zero, is_zero
 
@@ -43,6 +52,7 @@ _add = ad_util.add_tangents
 # --------------------------------------------------------------------------- forward mode
 
 
+@keeps_source
 def jvp_eval(prog: Program, primals: Sequence[Any], tangents: Sequence[Any]) -> tuple[list, list]:
     """Evaluate ``prog`` and its JVP under the current interpreter.
 
@@ -63,7 +73,10 @@ def jvp_eval(prog: Program, primals: Sequence[Any], tangents: Sequence[Any]) -> 
             return tenv[a]
         return Zero(tangent_aval(a.aval))
 
+    st = _state
     for e in prog.eqns:
+        if e.source:
+            st.source = e.source
         ins = [read(a) for a in e.inputs]
         tins = [tread(a) for a in e.inputs]
         prim = e.prim
@@ -211,6 +224,19 @@ def _record_transpose(rec: tuple, cts: list) -> Sequence[Any] | None:
         return None
     if all(c is None or is_zero(c) for c in cts):
         return None
+    st = _state
+    saved = st.source
+    src = e.source
+    if src is not None:  # the backward equations point at the forward one
+        st.source = src if isinstance(src, DerivedSource) else DerivedSource(src, prim.name)
+    try:
+        return _transpose_rule(e, ins, outs, res, cts)
+    finally:
+        st.source = saved
+
+
+def _transpose_rule(e: Any, ins: list, outs: list, res: Any, cts: list) -> Sequence[Any] | None:
+    prim = e.prim
     cts = [Zero(tangent_aval(v.aval)) if c is None else c for v, c in zip(e.outvars, cts)]
     if res is not NO_RESIDUALS:
         return prim.vjp_bwd(res, cts, **e.params)
@@ -233,6 +259,7 @@ def backward_pass(
     return reverse_accumulate(reversed(records), seeds, _record_keys, _record_transpose)
 
 
+@keeps_source
 def forward_pass(
     prog: Program, args: Sequence[Any], active_in: Sequence[bool] | None = None
 ) -> tuple[list, list]:
@@ -243,7 +270,10 @@ def forward_pass(
     act = [True] * len(prog.invars) if active_in is None else active_in
     active = {v for v, on in zip(prog.invars, act) if on and differentiable_dtype(v.aval.dtype)}
     records = []
+    st = _state
     for e in prog.eqns:
+        if e.source:
+            st.source = e.source
         ins = [env[a] if type(a) is Var else a.val for a in e.inputs]
         prim = e.prim
         res = NO_RESIDUALS

@@ -11,12 +11,21 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from funcgrad.core import ad_util
-from funcgrad.core.interp import UNKNOWN, bind, is_tracing, new_builder, to_aval
+from funcgrad.core.interp import (
+    UNKNOWN,
+    _state,
+    bind,
+    is_tracing,
+    keeps_source,
+    new_builder,
+    to_aval,
+)
 from funcgrad.core.ir import Aval, Program, Var
 from funcgrad.lowering import run_program
 from funcgrad.tree import tree_flatten, tree_unflatten
 
 
+@keeps_source
 def batch_eval(
     prog: Program, args: Sequence[Any], dims: Sequence[int | None]
 ) -> tuple[list[Any], list[int | None]]:
@@ -25,7 +34,10 @@ def batch_eval(
     denv: dict[Var, int | None] = {}
     env.update(zip(prog.invars, args))
     denv.update(zip(prog.invars, dims))
+    st = _state
     for e in prog.eqns:
+        if e.source:
+            st.source = e.source
         ins = [env[a] if type(a) is Var else a.val for a in e.inputs]
         ds = [denv.get(a) if type(a) is Var else None for a in e.inputs]
         prim = e.prim

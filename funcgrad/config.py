@@ -13,24 +13,34 @@ them (:func:`define`).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import jax
 
 _OWN: dict[str, Any] = {}
 _DOCS: dict[str, str] = {}
+_ON_CHANGE: dict[str, Callable[[Any], None]] = {}
 
 
-def define(name: str, default: Any, doc: str) -> None:
-    """Register an option funcgrad owns (its default and what it does)."""
+def define(
+    name: str, default: Any, doc: str, on_change: Callable[[Any], None] | None = None
+) -> None:
+    """Register an option funcgrad owns (its default and what it does); ``on_change``
+    is called with each new value (and with the current one now)."""
     _OWN.setdefault(name, default)
     _DOCS[name] = doc
+    if on_change is not None:
+        _ON_CHANGE[name] = on_change
+        on_change(_OWN[name])
 
 
 def update(name: str, value: Any) -> None:
     """Set an option: funcgrad's own, or JAX's (``jax_enable_x64``, ``jax_platforms``...)."""
     if name in _OWN:
         _OWN[name] = value
+        if name in _ON_CHANGE:
+            _ON_CHANGE[name](value)
         return
     try:
         jax.config.update(name, value)

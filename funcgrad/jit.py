@@ -33,9 +33,11 @@ import jax
 from jax import tree_util
 
 from funcgrad import passes
+from funcgrad._aot import Lowered
 from funcgrad.api import check_callable
 from funcgrad.core import compile_cache
 from funcgrad.core.ad_util import close
+from funcgrad.core.debug_hooks import hooks
 from funcgrad.core.errors import user_frame, where
 from funcgrad.core.interp import Tracer, _state, leaked, new_builder, to_aval
 from funcgrad.core.ir import Program, aval_of
@@ -359,6 +361,8 @@ class Jitted:
         key = (static_vals, static_kw, tree, avals)
         entry = self._cache.get(key)
         if entry is None:
+            if hooks.recompiles and self._cache:
+                hooks.explain_recompile(self, key, list(self._cache), args, kwargs)
             entry = self._trace(args, kwargs, statics, leaves, tree, avals)
             if not any(isinstance(c, Tracer) for c in entry.consts):
                 self._cache[key] = entry
@@ -424,7 +428,10 @@ class Jitted:
             if self.static_argnums or self.static_argnames:
                 _check_hashable(self.static_argnums, self.static_argnames, args, kwargs)
             try:
-                return disp(*args, **kwargs)
+                out = disp(*args, **kwargs)
+                if hooks.nans:
+                    self._check_nans(args, kwargs, out)
+                return out
             except _ConstsTooLarge:
                 self._dispatch = None
             except TypeError:
@@ -435,7 +442,16 @@ class Jitted:
                 if err is not None:
                     raise err from None
                 raise
-        return self._call(args, kwargs)
+        out = self._call(args, kwargs)
+        if hooks.nans and not _state.stack:
+            self._check_nans(args, kwargs, out)
+        return out
+
+    def _check_nans(self, args: tuple, kwargs: dict, out: Any) -> None:
+        """``funcgrad.debug.nans``: a non-finite output re-runs the program to locate it."""
+        if hooks.check_program is not None:
+            entry, leaves = self._entry(args, kwargs)
+            hooks.check_program(entry.program, leaves, tree_flatten(out)[0])
 
     def _call(self, args: tuple, kwargs: dict) -> Any:
         """funcgrad's own dispatch: binds ``jit_call`` under a trace, else runs the
@@ -469,15 +485,26 @@ class Jitted:
         entry, _ = self._entry(args, kwargs)
         return entry.program
 
-    def lower(self, *args: Any, **kwargs: Any) -> str:
-        """The lowered text (StableHLO) XLA compiles for these arguments."""
+    def lower(self, *args: Any, **kwargs: Any) -> Lowered:
+        """This function lowered for these arguments: a :class:`~funcgrad._aot.Lowered`,
+        which is the lowered text (StableHLO, a ``str``) and has ``compile()``, giving a
+        :class:`~funcgrad._aot.Compiled` with XLA's ``cost_analysis()`` and
+        ``memory_analysis()``, callable with the dynamic arguments (as JAX's AOT API)."""
         if self._dispatch is not None:
             try:
-                return self._dispatch.lower(*args, **kwargs).as_text()
+                return Lowered(self._dispatch.lower(*args, **kwargs), self._name())
             except _ConstsTooLarge:
                 self._dispatch = None
         entry, leaves = self._entry(args, kwargs)
-        return self._executable(entry, args).lower(*entry.consts, *leaves).as_text()
+        consts = entry.consts
+
+        def adapt(compiled: Any, c_args: tuple, c_kwargs: dict) -> Any:
+            # called with the dynamic arguments only (JAX's Compiled), in this order
+            dyn_kw = {k: v for k, v in c_kwargs.items() if k not in self.static_argnames}
+            flat, _ = tree_flatten((tuple(c_args), dyn_kw))
+            return tree_unflatten(entry.out_tree, compiled(*consts, *flat))
+
+        return Lowered(self._executable(entry, args).lower(*consts, *leaves), self._name(), adapt)
 
     def clear_cache(self) -> None:
         self._cache.clear()

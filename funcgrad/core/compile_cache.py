@@ -35,6 +35,7 @@ from typing import Any, NamedTuple
 import jax
 import numpy as np
 
+from funcgrad.core.debug_hooks import hooks
 from funcgrad.core.interp import Tracer, eval_program, is_tracing, set_program_runner
 from funcgrad.core.ir import Program
 from funcgrad.core.lowering import lower_program
@@ -213,6 +214,19 @@ def run(prog: Program, *args: Any) -> list[Any]:
     """
     if is_tracing():
         return eval_program(prog, *args)
+    if hooks.nans:  # funcgrad.debug.nans: check the outputs, not each operation
+        hooks.in_program += 1
+        try:
+            outs = _run(prog, args)
+        finally:
+            hooks.in_program -= 1
+        if hooks.check_program is not None:
+            hooks.check_program(prog, args, outs)
+        return outs
+    return _run(prog, args)
+
+
+def _run(prog: Program, args: tuple) -> list[Any]:
     if not prog.eqns:  # outputs forwarded from inputs or literals: arrays, as JAX returns
         return [_as_jax(o) for o in eval_program(prog, *args)]
     if any(isinstance(c, Tracer) for c in prog.consts):

@@ -121,6 +121,18 @@ def user_frame() -> tuple[str, int] | None:
     return None
 
 
+class DerivedSource(tuple):
+    """The ``(file, line)`` of an equation a derivative rule made: the line of the
+    forward equation it differentiates, whose primitive is ``prim``."""
+
+    prim: str
+
+    def __new__(cls, source: tuple[str, int], prim: str) -> DerivedSource:
+        t = super().__new__(cls, source)
+        t.prim = prim
+        return t
+
+
 def where(source: tuple[str, int] | None) -> str:
     if source is None:
         return ""

@@ -10,6 +10,7 @@ outer trace records into the outer IR and transforms nest.
 
 from __future__ import annotations
 
+import functools
 import operator
 import threading
 from collections.abc import Callable, Iterator, Sequence
@@ -19,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from funcgrad.core import dtypes
+from funcgrad.core.debug_hooks import hooks
 from funcgrad.core.errors import (
     ConcretizationError,
     LeakedTracerError,
@@ -50,6 +52,9 @@ class _State(threading.local):
         self.stack: list[Builder] = []
         #: inside ``ensure_compile_time_eval``: operations on concrete values run now
         self.compile_time_eval = False
+        #: the source of the equation being re-bound by an interpreter walking a program
+        #: (recorded equations keep their user line through transforms), else None
+        self.source: tuple[str, int] | None = None
 
 
 _state = _State()
@@ -291,7 +296,7 @@ class Builder:
 
     def process(self, prim: Primitive, args: Sequence[Any], params: dict[str, Any]) -> Any:
         atoms = [self.to_atom(a) for a in args]
-        src = user_frame()
+        src = _state.source or user_frame()
         out_avals = abstract_eval_checked(prim, [a.aval for a in atoms], params, src)
         outvars = tuple(Var(a) for a in out_avals)
         self.eqns.append(Eqn(prim, tuple(atoms), outvars, params, src))
@@ -372,7 +377,10 @@ def eager_process(prim: Primitive, args: Sequence[Any], params: dict[str, Any]) 
             raise leaked(a)
         avals.append(aval_of(a))
     abstract_eval_checked(prim, avals, params, None)
-    return prim.lower(*args, **params)
+    out = prim.lower(*args, **params)
+    if hooks.nans and not hooks.in_program and hooks.check_eager is not None:
+        hooks.check_eager(prim, args, params, out)
+    return out
 
 
 def bind(prim: Primitive, *args: Any, **params: Any) -> Any:
@@ -444,6 +452,23 @@ def trace_flat(
         return b.build(list(outs))
 
 
+def keeps_source(fn: Callable) -> Callable:
+    """Decorate an interpreter that walks a program setting ``_state.source`` to each
+    equation's source (so re-bound equations keep their user line): the caller's
+    value is restored when it returns."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        st = _state
+        saved = st.source
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            st.source = saved
+
+    return wrapper
+
+
 def read_literal(a: Literal) -> Any:
     return a.val
 
@@ -452,13 +477,19 @@ def eval_program(prog: Program, *args: Any) -> list[Any]:
     """Evaluate ``prog`` by binding each equation under the current interpreter."""
     env: dict[Var, Any] = dict(zip(prog.constvars, prog.consts))
     env.update(zip(prog.invars, args))
-    for e in prog.eqns:
-        ins = [env[a] if type(a) is Var else a.val for a in e.inputs]
-        out = bind(e.prim, *ins, **e.params)
-        if e.prim.multiple_results:
-            env.update(zip(e.outvars, out))
-        else:
-            env[e.outvars[0]] = out
+    st = _state
+    saved = st.source
+    try:
+        for e in prog.eqns:
+            st.source = e.source or saved
+            ins = [env[a] if type(a) is Var else a.val for a in e.inputs]
+            out = bind(e.prim, *ins, **e.params)
+            if e.prim.multiple_results:
+                env.update(zip(e.outvars, out))
+            else:
+                env[e.outvars[0]] = out
+    finally:
+        st.source = saved
     return [env[a] if type(a) is Var else a.val for a in prog.outvars]
 
 

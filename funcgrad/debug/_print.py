@@ -1,14 +1,5 @@
-"""``funcgrad.debug``: JAX's ``jax.debug.print`` and ``jax.debug.callback``.
-
-Both work eagerly and under every transform: under ``jit`` the call is a host
-callback inside the compiled program, under ``vmap`` it runs once per batch
-element, under ``grad``/``jvp`` it sees the primal values (it is not
-differentiated, and dead-code elimination keeps it; see
-:mod:`funcgrad.primitives.effects`).
-
-    >>> import funcgrad as fg
-    >>> f = fg.jit(lambda x: (fg.debug.print("x = {}", x), x * 2)[1])
-"""
+"""``funcgrad.debug.print`` and ``funcgrad.debug.callback`` (JAX's ``jax.debug`` ones);
+see :mod:`funcgrad.debug`."""
 
 from __future__ import annotations
 

@@ -1,0 +1,34 @@
+"""``funcgrad.debug``: JAX's ``jax.debug.print`` and ``jax.debug.callback``, and tools
+that answer from funcgrad's IR: where a NaN was made (:func:`nans`), why a jitted
+function compiled again (:func:`explain_recompiles`), what the reverse pass keeps
+(:func:`saved_residuals`) and what XLA says a compiled program costs (:func:`cost`).
+
+``print``/``callback`` work eagerly and under every transform: under ``jit`` the call
+is a host callback inside the compiled program, under ``vmap`` it runs once per batch
+element, under ``grad``/``jvp`` it sees the primal values (it is not differentiated,
+and dead-code elimination keeps it; see :mod:`funcgrad.primitives.effects`).
+
+    >>> import funcgrad as fg
+    >>> f = fg.jit(lambda x: (fg.debug.print("x = {}", x), x * 2)[1])
+"""
+
+from __future__ import annotations
+
+from funcgrad.debug._cost import Cost, cost
+from funcgrad.debug._nans import nans
+from funcgrad.debug._print import callback, print
+from funcgrad.debug._recompiles import RecompileWarning, explain_recompiles
+from funcgrad.debug._residuals import Residual, SavedResiduals, saved_residuals
+
+__all__ = [
+    "Cost",
+    "RecompileWarning",
+    "Residual",
+    "SavedResiduals",
+    "callback",
+    "cost",
+    "explain_recompiles",
+    "nans",
+    "print",
+    "saved_residuals",
+]
