@@ -89,6 +89,7 @@ from compat.torch.nn.functional.loss import (
     mse_loss,
     nll_loss,
 )
+from compat.torch.nn.functional.loss_margin import multi_margin_loss, multilabel_margin_loss
 from compat.torch.nn.functional.loss_pointwise import (
     binary_cross_entropy,
     gaussian_nll_loss,
@@ -186,6 +187,8 @@ __all__ = [
     "max_pool2d",
     "mish",
     "mse_loss",
+    "multi_margin_loss",
+    "multilabel_margin_loss",
     "multilabel_soft_margin_loss",
     "nll_loss",
     "normalize",

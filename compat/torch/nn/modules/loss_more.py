@@ -19,7 +19,9 @@ __all__ = [
     "HuberLoss",
     "KLDivLoss",
     "MarginRankingLoss",
+    "MultiLabelMarginLoss",
     "MultiLabelSoftMarginLoss",
+    "MultiMarginLoss",
     "PairwiseDistance",
     "PoissonNLLLoss",
     "SmoothL1Loss",
@@ -266,3 +268,44 @@ class CTCLoss(_Loss):
             self.reduction,
             self.zero_infinity,
         )
+
+
+class MultiMarginLoss(_WeightedLoss):
+    """Multi-class hinge loss (``p`` 1 or 2, per-class ``weight``)."""
+
+    def __init__(
+        self,
+        p: int = 1,
+        margin: float = 1.0,
+        weight: Any = None,
+        size_average: bool | None = None,
+        reduce: bool | None = None,
+        reduction: str = "mean",
+    ) -> None:
+        super().__init__(weight, size_average, reduce, reduction)
+        if p != 1 and p != 2:
+            raise ValueError("only p == 1 and p == 2 supported")
+        if weight is not None and weight.dim() != 1:
+            raise ValueError(
+                "MultiMarginLoss: expected weight to be None or 1D tensor, got "
+                f"{weight.dim()}D instead"
+            )
+        self.p = p
+        self.margin = margin
+
+    def forward(self, input: Any, target: Any) -> Any:
+        return F.multi_margin_loss(
+            input,
+            target,
+            p=self.p,
+            margin=self.margin,
+            weight=self.weight,
+            reduction=self.reduction,
+        )
+
+
+class MultiLabelMarginLoss(_Loss):
+    """Multi-label hinge loss; ``target`` lists class indices, ended by ``-1``."""
+
+    def forward(self, input: Any, target: Any) -> Any:
+        return F.multilabel_margin_loss(input, target, reduction=self.reduction)

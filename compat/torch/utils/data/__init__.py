@@ -20,6 +20,7 @@ from compat.torch.utils.data.dataset import (
     TensorDataset,
     random_split,
 )
+from compat.torch.utils.data.distributed import DistributedSampler
 from compat.torch.utils.data.sampler import (
     BatchSampler,
     RandomSampler,
@@ -36,6 +37,7 @@ __all__ = [
     "ConcatDataset",
     "DataLoader",
     "Dataset",
+    "DistributedSampler",
     "IterableDataset",
     "RandomSampler",
     "Sampler",
