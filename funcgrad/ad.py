@@ -11,6 +11,7 @@ Tangents and cotangents known to be zero stay symbolic (:class:`Zero`).
 
 from __future__ import annotations
 
+import sys
 import threading
 from collections.abc import Callable, Hashable, Iterable, Sequence
 from typing import Any
@@ -225,14 +226,15 @@ def _record_transpose(rec: tuple, cts: list) -> Sequence[Any] | None:
     if all(c is None or is_zero(c) for c in cts):
         return None
     st = _state
-    saved = st.source
+    saved = st.source, st.walker
     src = e.source
     if src is not None:  # the backward equations point at the forward one
         st.source = src if isinstance(src, DerivedSource) else DerivedSource(src, prim.name)
+        st.walker = sys._getframe()
     try:
         return _transpose_rule(e, ins, outs, res, cts)
     finally:
-        st.source = saved
+        st.source, st.walker = saved
 
 
 def _transpose_rule(e: Any, ins: list, outs: list, res: Any, cts: list) -> Sequence[Any] | None:

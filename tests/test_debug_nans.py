@@ -187,3 +187,40 @@ def test_reported_index_is_the_bad_lane(n, data):
         fg.jit(f_log)(x)
     assert f"at index ({i},): 0.0" in str(info.value)
     assert f"(1 of {n} values)" in str(info.value)
+
+
+@fg.custom_vjp
+def _cv(x):
+    return fnp.sin(x)
+
+
+def _cv_fwd(x):
+    return fnp.sin(x), fnp.cos(x)
+
+
+def _cv_bwd(c, g):
+    return (g * fnp.log(c - c),)
+
+
+_cv.defvjp(_cv_fwd, _cv_bwd)
+
+
+@pytest.mark.parametrize("mode", ["grad", "jit(grad)", "grad(jit)"])
+def test_user_lines_inside_custom_vjp_rules_are_kept(mode):
+    x = np.array([1.0, 2.0], np.float32)
+    with fg.debug.nans(), pytest.raises(FloatingPointError) as info:
+        GRAD_MODES[mode](lambda x: fnp.sum(_cv(x)))(x)
+    assert "`log`" in str(info.value) and _line(_cv_bwd) in str(info.value)
+
+
+def test_equations_keep_user_lines_through_transforms():
+    x = np.array([1.0, 2.0], np.float32)
+    for prog in (
+        fg.make_ir(fg.grad(f_log))(x),
+        fg.make_ir(fg.vmap(f_log))(x[None]),
+        fg.make_ir(fg.jit(fg.grad(f_log)))(x).eqns[0].params["program"],
+    ):
+        lines = {f"{e.source[0].rsplit('/', 1)[-1]}:{e.source[1]}" for e in prog.eqns}
+        assert lines == {_line(f_log)}, prog
+    derived = [e for e in fg.make_ir(fg.grad(f_log))(x).eqns if hasattr(e.source, "prim")]
+    assert {e.source.prim for e in derived} >= {"log"}

@@ -109,11 +109,12 @@ def broadcast_error_type(shapes: Sequence[tuple[int, ...]]) -> type[BroadcastErr
     return BroadcastTypeError if len(ranks) <= 1 else BroadcastValueError
 
 
-def user_frame() -> tuple[str, int] | None:
+def user_frame(stop: types.FrameType | None = None) -> tuple[str, int] | None:
     """(filename, line) of the innermost frame outside funcgrad, the registered
-    packages (:func:`register_internal_package`) and jax."""
+    packages (:func:`register_internal_package`) and jax; None if the walk meets the
+    frame ``stop`` first."""
     f = sys._getframe(1)
-    while f is not None:
+    while f is not None and f is not stop:
         fn = f.f_code.co_filename
         if not fn.startswith(_PKG_DIRS) and not any(s in fn for s in _SKIP):
             return (fn, f.f_lineno)

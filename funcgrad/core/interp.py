@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 import operator
+import sys
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -55,6 +56,9 @@ class _State(threading.local):
         #: the source of the equation being re-bound by an interpreter walking a program
         #: (recorded equations keep their user line through transforms), else None
         self.source: tuple[str, int] | None = None
+        #: the frame of the interpreter that set ``source``: user code called below it
+        #: (a rule running the user's function) records its own lines instead
+        self.walker: Any = None
 
 
 _state = _State()
@@ -296,7 +300,8 @@ class Builder:
 
     def process(self, prim: Primitive, args: Sequence[Any], params: dict[str, Any]) -> Any:
         atoms = [self.to_atom(a) for a in args]
-        src = _state.source or user_frame()
+        st = _state
+        src = user_frame() if st.source is None else user_frame(st.walker) or st.source
         out_avals = abstract_eval_checked(prim, [a.aval for a in atoms], params, src)
         outvars = tuple(Var(a) for a in out_avals)
         self.eqns.append(Eqn(prim, tuple(atoms), outvars, params, src))
@@ -460,11 +465,12 @@ def keeps_source(fn: Callable) -> Callable:
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         st = _state
-        saved = st.source
+        saved = st.source, st.walker
+        st.walker = sys._getframe()
         try:
             return fn(*args, **kwargs)
         finally:
-            st.source = saved
+            st.source, st.walker = saved
 
     return wrapper
 
@@ -478,7 +484,8 @@ def eval_program(prog: Program, *args: Any) -> list[Any]:
     env: dict[Var, Any] = dict(zip(prog.constvars, prog.consts))
     env.update(zip(prog.invars, args))
     st = _state
-    saved = st.source
+    saved, saved_walker = st.source, st.walker
+    st.walker = sys._getframe()
     try:
         for e in prog.eqns:
             st.source = e.source or saved
@@ -489,7 +496,7 @@ def eval_program(prog: Program, *args: Any) -> list[Any]:
             else:
                 env[e.outvars[0]] = out
     finally:
-        st.source = saved
+        st.source, st.walker = saved, saved_walker
     return [env[a] if type(a) is Var else a.val for a in prog.outvars]
 
 
