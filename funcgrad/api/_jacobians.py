@@ -16,7 +16,7 @@ from funcgrad.api._util import (
     _split_diff,
     check_callable,
 )
-from funcgrad.api._vmap import vmap
+from funcgrad.api._vmap import check_chunk_size, vmap
 from funcgrad.core.interp import to_aval
 from funcgrad.primitives import elementwise as ew
 from funcgrad.primitives import shape as sh
@@ -48,12 +48,16 @@ def jacfwd(
     argnums: int | Sequence[int] = 0,
     has_aux: bool = False,
     holomorphic: bool = False,
+    *,
+    chunk_size: int | None = None,
 ) -> Callable:
     """Jacobian by forward mode: ``vmap`` of ``jvp`` over the input basis.
 
     As in JAX, inputs must be real floating unless ``holomorphic=True`` (then inputs and
-    outputs must be complex)."""
+    outputs must be complex). ``chunk_size=k`` pushes ``k`` basis vectors at a time
+    (``vmap``'s ``chunk_size``: one compiled loop over the chunks)."""
     check_callable(fun)
+    check_chunk_size(chunk_size, "jacfwd")
 
     def jac(*args: Any) -> Any:
         nums = _argnums_tuple(argnums, len(args), "jacfwd")
@@ -70,7 +74,8 @@ def jacfwd(
                     _check_out_dtype(to_aval(o).dtype, "jacfwd", True)
             return (r[1], r[2]) if has_aux else r[1]
 
-        res = vmap(push, in_axes=0, out_axes=(0, None) if has_aux else 0)(*basis)
+        out_axes = (0, None) if has_aux else 0
+        res = vmap(push, in_axes=0, out_axes=out_axes, chunk_size=chunk_size)(*basis)
         tout, aux = res if has_aux else (res, None)
         t_leaves, out_tree = tree_flatten(tout)
         in_shapes = [to_aval(x).shape for x in leaves]
@@ -103,12 +108,17 @@ def jacrev(
     argnums: int | Sequence[int] = 0,
     has_aux: bool = False,
     holomorphic: bool = False,
+    *,
+    chunk_size: int | None = None,
 ) -> Callable:
     """Jacobian by reverse mode: ``vmap`` of ``vjp`` over the output basis.
 
     As in JAX, outputs must be real floating unless ``holomorphic=True`` (then inputs and
-    outputs must be complex); complex inputs of a real function give ``df/dx - i df/dy``."""
+    outputs must be complex); complex inputs of a real function give ``df/dx - i df/dy``.
+    ``chunk_size=k`` pulls back ``k`` basis vectors at a time (``vmap``'s ``chunk_size``:
+    one compiled loop over the chunks; the forward pass runs once)."""
     check_callable(fun)
+    check_chunk_size(chunk_size, "jacrev")
 
     def jac(*args: Any) -> Any:
         nums = _argnums_tuple(argnums, len(args), "jacrev")
@@ -129,7 +139,7 @@ def jacrev(
         def pull(*c: Any) -> Any:
             return vjp_fn(tree_unflatten(out_tree, list(c)))
 
-        cts = vmap(pull)(*basis)
+        cts = vmap(pull, chunk_size=chunk_size)(*basis)
         ct_leaves = tree_flatten(cts)[0]  # per input leaf, shape (n_out_total, *in_shape)
         out_shapes = [to_aval(o).shape for o in o_leaves]
         jac_leaves = []

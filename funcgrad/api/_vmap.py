@@ -6,13 +6,17 @@ import functools
 from collections.abc import Callable, Sequence
 from typing import Any
 
+import numpy as np
 from jax import tree_util
 
 from funcgrad import batching
 from funcgrad.api._util import _check_leaf, check_callable
+from funcgrad.control_flow import scan
 from funcgrad.core.errors import user_frame, where
 from funcgrad.core.interp import UNKNOWN, is_tracing, new_builder, to_aval
+from funcgrad.core.ir import Program
 from funcgrad.lowering import run_program
+from funcgrad.primitives import shape as sh
 from funcgrad.tree import broadcast_prefix, tree_flatten, tree_leaves, tree_unflatten
 
 _PY_SCALARS = (bool, int, float, complex)
@@ -25,6 +29,73 @@ def _axis_spec_ok(spec: Any) -> bool:
 def _leaf_path(tree: Any, k: int) -> str:
     """``keystr`` of the ``k``-th leaf of ``tree`` (for error messages)."""
     return tree_util.keystr(tree_util.tree_flatten_with_path(tree)[0][k][0])
+
+
+def check_chunk_size(chunk_size: Any, who: str) -> None:
+    """``chunk_size`` must be ``None`` or a positive ``int``."""
+    if chunk_size is None:
+        return
+    if type(chunk_size) is not int and not isinstance(chunk_size, np.integer):
+        raise TypeError(
+            f"{who}: chunk_size must be None or a positive int, got "
+            f"{type(chunk_size).__name__} {chunk_size!r}"
+        )
+    if chunk_size < 1:
+        raise ValueError(f"{who}: chunk_size must be None or a positive int, got {chunk_size}")
+
+
+def _chunked(
+    prog: Program, args: list, dims: list[int | None], size: int, k: int
+) -> tuple[list[Any], list[int | None]]:
+    """``prog`` batched over ``args`` (batch axes ``dims``) ``k`` examples at a time:
+    a ``scan`` over the full chunks, one batched call on the remainder; outputs come
+    back batched at axis 0 (or unbatched: ``None``)."""
+    if not is_tracing():  # one program, so that the loop is compiled as a whole
+        with new_builder("vmap") as b:
+            avals = [to_aval(x) for x in args]
+            outs, ods = _chunked(prog, [b.new_arg(a) for a in avals], dims, size, k)
+            cprog = b.build(outs)
+        return run_program(cprog, *args), ods
+    n, rest = divmod(size, k)
+    mapped = [i for i, d in enumerate(dims) if d is not None]
+    front = [batching.move_dim(args[i], dims[i], 0, size) for i in mapped]
+    cdims = [None if d is None else 0 for d in dims]
+    ods: list[int | None] = []
+
+    def run(parts: list) -> list:
+        full = list(args)
+        for i, x in zip(mapped, parts):
+            full[i] = x
+        outs, od = batching.batch_eval(prog, full, cdims)
+        ods[:] = od
+        return [o if d is None else batching.move_dim(o, d, 0, k) for o, d in zip(outs, od)]
+
+    xs = [_reshape_lead(_slice_lead(x, 0, n * k), (n, k)) for x in front]
+    ys = scan(lambda c, x: (c, run(x)), (), xs)[1]
+    outs = [_reshape_lead(y, (n * k,)) if d is not None else _first(y) for y, d in zip(ys, ods)]
+    if rest:  # batchedness depends only on the input dims: the same as in the scan
+        tail = run([_slice_lead(x, n * k, size) for x in front])
+        outs = [
+            o if d is None else sh.concatenate(o, t, dimension=0)
+            for o, t, d in zip(outs, tail, ods)
+        ]
+    return outs, [None if d is None else 0 for d in ods]
+
+
+def _slice_lead(x: Any, lo: int, hi: int) -> Any:
+    shape = to_aval(x).shape
+    return sh.slice(x, (lo,) + (0,) * (len(shape) - 1), (hi, *shape[1:]))
+
+
+def _reshape_lead(x: Any, lead: tuple[int, ...]) -> Any:
+    """``x`` with its first one or two axes reshaped to ``lead``."""
+    shape = to_aval(x).shape
+    drop = 2 if len(lead) == 1 else 1
+    return sh.reshape(x, (*lead, *shape[drop:]))
+
+
+def _first(x: Any) -> Any:
+    return sh.reshape(_slice_lead(x, 0, 1), to_aval(x).shape[1:])
 
 
 def _prefix_axes(spec: Any, tree: Any, what: str) -> list:
@@ -41,14 +112,22 @@ def vmap(
     in_axes: int | Sequence[Any] | None = 0,
     out_axes: Any = 0,
     axis_size: int | None = None,
+    *,
+    chunk_size: int | None = None,
 ) -> Callable:
     """Vectorise ``fun`` over the ``in_axes`` of its positional arguments.
 
     As JAX: keyword arguments are always mapped over axis 0; an unmapped
     (``None``) Python scalar or non-array object reaches ``fun`` unchanged;
     ``out_axes=None`` requires that output to be unbatched.
+
+    ``chunk_size=k`` caps memory: the batched program runs on ``k`` examples at a
+    time, in one ``scan`` over the ``size // k`` full chunks (one compiled loop), plus
+    one batched call on the ``size % k`` remaining examples; results equal the
+    unchunked ones. ``None`` (or ``k >= size``) maps everything at once.
     """
     check_callable(fun)
+    check_chunk_size(chunk_size, "vmap")
     if isinstance(in_axes, list):
         in_axes = tuple(in_axes)
     if not (in_axes is None or type(in_axes) in (int, tuple)):
@@ -145,7 +224,9 @@ def vmap(
             out = fun(*a2, **k2)
             out_leaves, out_tree = tree_flatten(out)
             prog = b.build(out_leaves)
-        if is_tracing():
+        if chunk_size is not None and chunk_size < size:
+            outs, ods = _chunked(prog, arg_leaves, arg_dims, size, chunk_size)
+        elif is_tracing():
             outs, ods = batching.batch_eval(prog, arg_leaves, arg_dims)
         else:  # eagerly: one (cached, compiled once it recurs) batched program
             bprog, ods = batching.batch_program(prog, arg_dims, size)
