@@ -424,10 +424,12 @@ def jacrev(
     chunk_size: int | None = None,
     _preallocate_and_copy: bool = False,
 ) -> Callable:
-    """The Jacobian of ``func`` by reverse mode (funcgrad's ``jacrev``: one batched VJP)."""
-    if chunk_size is not None and not (isinstance(chunk_size, int) and chunk_size > 0):
+    """The Jacobian of ``func`` by reverse mode (funcgrad's ``jacrev``: one batched VJP;
+    with ``chunk_size``, one compiled loop pulling back ``chunk_size`` rows at a time)."""
+    if not (chunk_size is None or chunk_size > 0):
         raise ValueError("jacrev: `chunk_size` should be greater than 0.")
-    return _jac("jacrev", fg.jacrev, func, argnums, has_aux)
+    transform = functools.partial(fg.jacrev, chunk_size=chunk_size)
+    return _jac("jacrev", transform, func, argnums, has_aux)
 
 
 def jacfwd(
@@ -534,6 +536,11 @@ class _PerElement(Exception):
     """Internal: ``randomness='different'`` met a random op; map element by element."""
 
 
+class _SameByChunk(Exception):
+    """Internal: ``randomness='same'`` met a random op in a chunked ``vmap``; map chunk by
+    chunk, every chunk drawing from the same generator state."""
+
+
 def _size(leaves: list, dims: list) -> int:
     return next(x.shape[d] for x, d in zip(leaves, dims, strict=True) if d is not None)
 
@@ -552,13 +559,18 @@ def vmap(
     *,
     chunk_size: int | None = None,
 ) -> Callable:
-    """``func`` mapped over a dimension of its inputs: one ``funcgrad.vmap`` (per chunk of
-    ``chunk_size`` elements, results concatenated), outputs' batch dim at ``out_dims``."""
+    """``func`` mapped over a dimension of its inputs: one ``funcgrad.vmap`` (with
+    ``chunk_size``, funcgrad's chunked ``vmap``: one compiled loop over the chunks, so
+    ``func`` is traced once rather than called per chunk), outputs' batch dim at
+    ``out_dims``. A random op under ``randomness="same"`` with chunks maps chunk by chunk
+    (each chunk redraws the same values, as PyTorch)."""
     _check_randomness(randomness)
-    if chunk_size is not None and not (isinstance(chunk_size, int) and chunk_size > 0):
+    if not (chunk_size is None or chunk_size > 0):
         raise ValueError(f"vmap: chunk_size should be None or greater than 0. (got {chunk_size})")
 
-    def mapped(args: tuple, kwargs: dict, leaves: list, dims: list) -> Any:
+    def mapped(
+        args: tuple, kwargs: dict, leaves: list, dims: list, chunk: int | None = None
+    ) -> Any:
         _, tree = _flatten(list(args))
         pos = [i for i, (x, d) in enumerate(zip(leaves, dims)) if _is_tensor(x)]
 
@@ -579,8 +591,13 @@ def vmap(
         before = gen.get_state()
         axes = tuple(dims[i] for i in pos)
         with _function.vmapping():  # autograd.Function needs a vmap rule, as in PyTorch
-            out = fg.vmap(f, in_axes=axes, out_axes=out_dims)(*[leaves[i]._st.array for i in pos])
+            out = fg.vmap(f, in_axes=axes, out_axes=out_dims, chunk_size=chunk)(
+                *[leaves[i]._st.array for i in pos]
+            )
         if gen.get_state() != before:
+            if chunk is not None and randomness == "same":
+                gen.set_state(before)
+                raise _SameByChunk
             if randomness == "error":
                 raise RuntimeError(
                     "vmap: called random operation while in randomness error mode. Please "
@@ -593,15 +610,13 @@ def vmap(
 
     def body(args: tuple, kwargs: dict) -> Any:
         leaves, dims, size = _in_dims(in_dims, args, func)
-        if chunk_size is None or chunk_size >= size:
-            try:
-                return _ten(mapped(args, kwargs, leaves, dims))
-            except _PerElement:
-                return _ten(chunked(args, kwargs, leaves, dims, size, 1))
+        chunk = None if chunk_size is None or chunk_size >= size else chunk_size
         try:
-            return _ten(chunked(args, kwargs, leaves, dims, size, chunk_size))
+            return _ten(mapped(args, kwargs, leaves, dims, chunk))
         except _PerElement:
             return _ten(chunked(args, kwargs, leaves, dims, size, 1))
+        except _SameByChunk:
+            return _ten(chunked(args, kwargs, leaves, dims, size, chunk_size))
 
     def chunked(args: tuple, kwargs: dict, leaves: list, dims: list, size: int, n: int) -> Any:
         parts = []
