@@ -224,3 +224,9 @@ def test_equations_keep_user_lines_through_transforms():
         assert lines == {_line(f_log)}, prog
     derived = [e for e in fg.make_ir(fg.grad(f_log))(x).eqns if hasattr(e.source, "prim")]
     assert {e.source.prim for e in derived} >= {"log"}
+
+
+def test_donated_arguments_still_raise():
+    f = fg.jit(lambda x: fnp.log(x), donate_argnums=0)
+    with fg.debug.nans(), pytest.raises(FloatingPointError, match="nans"):
+        f(fnp.asarray(np.array([0.0, 1.0], np.float32)))

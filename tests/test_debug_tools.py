@@ -181,3 +181,12 @@ def test_lower_with_large_closed_over_constant():
     c = lowered.compile()
     assert float(c(F32(2.0))) == pytest.approx(2.0 * 600 * 600)
     assert c.memory_analysis().argument_size_in_bytes >= big.nbytes
+
+
+def test_cost_matches_jax_for_a_gradient_and_memory_falls_with_checkpoint():
+    g = fg.debug.cost(fg.grad(mlp), W, X)
+    jg = jax.jit(jax.grad(jmlp)).lower(W, X).compile()
+    ja = jg.cost_analysis()
+    ja = ja[0] if isinstance(ja, list) else ja
+    assert g.flops == pytest.approx(ja["flops"], rel=0.1)
+    assert g.output_bytes == jg.memory_analysis().output_size_in_bytes == W.nbytes

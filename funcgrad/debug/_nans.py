@@ -175,16 +175,13 @@ def _evaluate(prog: Program, args: Sequence[Any]) -> tuple[dict, dict]:
 
 
 def _lanes(mask: np.ndarray, shape: tuple) -> np.ndarray | None:
-    """``mask`` (of an output) seen from an input of ``shape`` broadcast to it."""
-    if shape == mask.shape:
-        return mask
+    """``mask`` (of an output) when an input of ``shape`` broadcasts to the output's
+    shape (its lanes line up with the output's), else None."""
     try:
-        np.broadcast_shapes(shape, mask.shape)
+        ok = np.broadcast_shapes(shape, mask.shape) == mask.shape
     except ValueError:
-        return None
-    if np.broadcast_shapes(shape, mask.shape) != mask.shape:
-        return None
-    return mask
+        ok = False
+    return mask if ok else None
 
 
 def _culprits(e: Eqn, ins: list, mask: np.ndarray) -> list[tuple[Var, np.ndarray]]:
@@ -247,9 +244,16 @@ def locate(prog: Program, args: Sequence[Any], target: int | None = None) -> str
 
 def check_program(prog: Program, args: Sequence[Any], outs: Sequence[Any]) -> None:
     """Raise, locating the origin, when an output of ``prog`` is non-finite."""
-    if not any(_bad(o) is not None for o in outs):
+    bad = [i for i, o in enumerate(outs) if _bad(o) is not None]
+    if not bad:
         return
-    msg = locate(prog, list(args))
+    try:
+        msg = locate(prog, list(args))
+    except Exception as e:  # the re-run failed (donated buffers, ...): say what is known
+        raise FloatingPointError(
+            f"funcgrad.debug.nans: output {bad[0]} of the program is non-finite; locating "
+            f"its origin by re-running the program failed: {type(e).__name__}: {e}"
+        ) from e
     if msg is not None:
         raise FloatingPointError(msg)
 
