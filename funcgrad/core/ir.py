@@ -6,13 +6,14 @@ like a jaxpr. Every transform reads a program and writes a new one.
 
 from __future__ import annotations
 
+import html
 import itertools
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from funcgrad.core import dtypes
+from funcgrad.core import dot, dtypes
 
 if TYPE_CHECKING:
     from funcgrad.core.primitive import Primitive
@@ -312,6 +313,25 @@ class Program:
 
     def __str__(self) -> str:
         return pp_program(self)
+
+    def to_dot(self, name: str = "program") -> str:
+        """Graphviz DOT text of the program: equations as boxes, edges by variables,
+        calls and loops as nested clusters (see :mod:`funcgrad.core.dot`)."""
+        return dot.to_dot(self, name)
+
+    def _repr_svg_(self) -> str | None:
+        """Notebooks: the rendered graph, or ``None`` (text) without Graphviz."""
+        return dot.to_svg(self)
+
+    def _repr_html_(self) -> str | None:
+        """Notebooks: the rendered graph above the text listing, or ``None`` (text)
+        without Graphviz."""
+        svg = dot.to_svg(self)
+        if svg is None:
+            return None
+        svg = svg[svg.find("<svg") :]  # no XML prolog inside HTML
+        text = html.escape(pp_program(self))
+        return f"<div>{svg}<details><summary>listing</summary><pre>{text}</pre></details></div>"
 
 
 def _var_names() -> Any:
