@@ -230,3 +230,35 @@ def test_donated_arguments_still_raise():
     f = fg.jit(lambda x: fnp.log(x), donate_argnums=0)
     with fg.debug.nans(), pytest.raises(FloatingPointError, match="nans"):
         f(fnp.asarray(np.array([0.0, 1.0], np.float32)))
+
+
+def _branch(x):
+    return fnp.sqrt(x - 5.0)
+
+
+def f_cond(x):
+    return fg.cond(x[0] > 0, _branch, lambda x: x, x)
+
+
+def _loop_body(i, c):
+    return c + fnp.log(c - 1.0)
+
+
+def f_loop(x):
+    return fg.fori_loop(0, 3, _loop_body, x)
+
+
+@pytest.mark.parametrize("mode", ["jit", "eager"])
+def test_cond_branch_is_entered(mode):
+    x = np.array([1.0, 3.0], np.float32)
+    with fg.debug.nans(), pytest.raises(FloatingPointError) as info:
+        MODES[mode](f_cond)(x)
+    assert "`sqrt`" in str(info.value) and _line(_branch) in str(info.value)
+
+
+def test_loop_is_reported_as_the_loop():
+    x = np.array([1.0, 3.0], np.float32)
+    with fg.debug.nans(), pytest.raises(FloatingPointError) as info:
+        fg.jit(f_loop)(x)
+    msg = str(info.value)
+    assert "`scan`" in msg and "in the body" in msg and _line(f_loop) in msg

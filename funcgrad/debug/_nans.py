@@ -15,7 +15,8 @@ equation (eagerly, one operation at a time) to find the origin. The rule:
   operation, an input with any non-finite lane;
 * follow the first culprit (with its lanes) and repeat; an equation with no culprit
   made the NaN/Inf from finite values: it is the origin. Calls (``jit_call``,
-  ``checkpoint``) are entered, so the origin is an equation of the user's function.
+  ``checkpoint``) and the branch a ``cond`` took are entered, so the origin is an
+  equation of the user's function; loops (``scan``, ``while``) are reported whole.
 
 So a NaN that never reaches an output (the untaken side of ``where``, masked lanes)
 raises nothing, and one that does is traced back along the lanes that carry it.
@@ -120,6 +121,8 @@ def _message(e: Eqn, ins: Sequence[Any], out: Any, mask: np.ndarray) -> str:
     inputs = ", ".join(_describe(x, at) for x in ins) or "no inputs"
     count = f"{int(np.sum(mask))} of {np.size(mask)} values"
     what = f"`{e.prim.name}` produced {_values_word(mask, out)} ({count}) from finite inputs"
+    if e.prim.name in _LOOPS:
+        what += f" (in the body of this `{e.prim.name}`, which is not entered)"
     src = e.source
     if isinstance(src, DerivedSource):
         return (
@@ -132,25 +135,33 @@ def _message(e: Eqn, ins: Sequence[Any], out: Any, mask: np.ndarray) -> str:
 def check_eager(prim: Any, args: Sequence[Any], params: dict, out: Any) -> None:
     """Raise for an eager operation that made a NaN/Inf from finite inputs."""
     outs = out if prim.multiple_results else [out]
-    for o in outs:
+    for k, o in enumerate(outs):
         mask = _bad(o)
         if mask is None:
             continue
         if any(_bad(a) is not None for a in args):
             return  # propagated, not made here
         e = Eqn(prim, (), (), params, user_frame())
-        raise FloatingPointError(_message(e, args, o, mask))
+        sub = _sub_call(e, list(args))
+        msg = locate(sub[0], sub[1], k) if sub is not None else None
+        raise FloatingPointError(msg or _message(e, args, o, mask))
 
 
 # --------------------------------------------------------------------------- programs
 
 _CALLS = ("jit_call", "checkpoint")
+_LOOPS = ("scan", "while")
 
 
-def _sub_program(e: Eqn) -> Program | None:
+def _sub_call(e: Eqn, ins: list) -> tuple[Program, list] | None:
+    """The program ``e`` runs and its arguments, for calls and a ``cond`` with a known
+    branch (loops are not entered: the loop equation is reported)."""
     p = e.params.get("program")
-    if e.prim.name in _CALLS and isinstance(p, Program) and len(p.invars) == len(e.inputs):
-        return p
+    if e.prim.name in _CALLS and isinstance(p, Program) and len(p.invars) == len(ins):
+        return p, ins
+    if e.prim.name == "cond" and np.ndim(ins[0]) == 0:
+        branches = e.params["branches"]
+        return branches[int(np.clip(np.asarray(ins[0]), 0, len(branches) - 1))], ins[1:]
     return None
 
 
@@ -228,9 +239,9 @@ def locate(prog: Program, args: Sequence[Any], target: int | None = None) -> str
     while v in producer:
         e, k = producer[v]
         ins = [env[a] if type(a) is Var else a.val for a in e.inputs]
-        sub = _sub_program(e)
+        sub = _sub_call(e, ins)
         if sub is not None:
-            msg = locate(sub, ins, k)
+            msg = locate(sub[0], sub[1], k)
             if msg is not None:
                 return msg
         found = _culprits(e, ins, mask)
