@@ -4,6 +4,7 @@ notebook display (``_repr_svg_``/``_repr_html_``), ``None`` without Graphviz."""
 
 import re
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pydot
@@ -171,3 +172,24 @@ def test_display_with_graphviz(monkeypatch):
     html = prog._repr_html_()
     assert re.match(r'<div><svg n="1"></svg><details>', html)
     assert "sin" in html and "&gt;" not in html.split("<pre>")[0]
+
+
+IR_PAGE = Path(__file__).resolve().parent.parent / "docs" / "ir.md"
+
+
+def test_ir_page_shows_what_to_dot_prints(capsys):
+    """docs/ir.md's examples run, and the DOT text it shows is what the MLP example
+    prints (each block compiled as file ``mlp.py``, as the page says)."""
+    page = IR_PAGE.read_text()
+    blocks = re.findall(r"^```python\n(.*?)^```", page, flags=re.S | re.M)
+    assert any("to_dot(" in b for b in blocks)
+    for block in blocks:
+        capsys.readouterr()
+        exec(compile(block, "mlp.py", "exec"), {"__name__": "docs_ir"})
+    printed = capsys.readouterr().out
+    shown = re.search(r"^    ```dot\n(.*?)^    ```", page, flags=re.S | re.M).group(1)
+    shown = "\n".join(line[4:] for line in shown.split("\n"))
+    assert printed.rstrip("\n") == shown.rstrip("\n")
+    assert (IR_PAGE.parent / "img" / "grad_mlp.svg").read_text().count('<g id="node') == (
+        shown.count("[shape=")
+    )
