@@ -16,7 +16,16 @@ def _blocks() -> list[str]:
 
 def test_page_has_an_example_of_each_tool():
     code = "\n".join(_blocks())
-    for name in ("nans", "explain_recompiles", "saved_residuals", "cost", ".lower(", ".compile()"):
+    for name in (
+        "nans",
+        "explain_recompiles",
+        "saved_residuals",
+        "cost",
+        ".lower(",
+        ".compile()",
+        "chunk_size",
+        "to_dot",
+    ):
         assert name in code, name
 
 
