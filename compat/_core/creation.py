@@ -11,6 +11,7 @@ import numpy as np
 
 from compat._core import device as _dev
 from compat._core import dtypes as _dt
+from compat._core import rng as _rng
 from compat._core.tensor import Size, Tensor
 
 
@@ -251,41 +252,7 @@ def eye(
 # --------------------------------------------------------------------------- randomness
 
 
-class Generator:
-    """``torch.Generator``: a random state (NumPy's PCG64) to pass as ``generator=``.
-
-    ``rand``/``randn``/``randint``/``randperm``/samplers draw from it instead of the
-    global ``default_generator`` (which ``torch.manual_seed`` seeds). Streams are not
-    PyTorch's (a different bit generator); seeding makes them reproducible.
-    """
-
-    def __init__(self, device: Any = "cpu") -> None:
-        self.device = device
-        self.manual_seed(67280421310721)  # PyTorch's default seed of a new generator
-
-    def manual_seed(self, seed: int) -> Generator:
-        """Reseed (negative seeds wrap to uint64, as PyTorch); returns ``self``."""
-        self._seed = int(seed) % 2**64
-        self.rng = np.random.default_rng(self._seed)
-        return self
-
-    def seed(self) -> int:
-        """Reseed from OS entropy and return the new seed."""
-        s = int(np.random.SeedSequence().entropy % 2**63)
-        self.manual_seed(s)
-        return s
-
-    def initial_seed(self) -> int:
-        return self._seed
-
-    def get_state(self) -> Any:
-        return self.rng.bit_generator.state
-
-    def set_state(self, state: Any) -> Generator:
-        self.rng.bit_generator.state = state
-        return self
-
-
+Generator = _rng.Generator
 default_generator = Generator().manual_seed(np.random.SeedSequence().entropy % (2**63))
 
 
@@ -295,15 +262,28 @@ def manual_seed(seed: int) -> Generator:
 
 
 def seed() -> int:
+    """Reseed the global generator from OS entropy; returns the seed."""
     return default_generator.seed()
 
 
 def initial_seed() -> int:
+    """The global generator's seed."""
     return default_generator.initial_seed()
 
 
-def _gen(generator: Any) -> np.random.Generator:
-    return (generator or default_generator).rng
+def get_rng_state() -> Tensor:
+    """The global generator's state (PyTorch's 5056-byte ``ByteTensor`` layout)."""
+    return default_generator.get_state()
+
+
+def set_rng_state(new_state: Tensor) -> None:
+    """Restore the global generator from ``get_rng_state`` (or PyTorch's own)."""
+    default_generator.set_state(new_state)
+
+
+def _gen(generator: Any) -> Generator:
+    """``generator`` or the global one."""
+    return default_generator if generator is None else generator
 
 
 def rand(
@@ -314,7 +294,8 @@ def rand(
     generator: Any = None,
 ) -> Tensor:
     shape = _size_args(size)
-    return _leaf(_gen(generator).random(shape).astype(_np_dtype(dtype)), requires_grad, device)
+    arr = _rng.uniform(_gen(generator), shape, _np_dtype(dtype))
+    return _leaf(arr, requires_grad, device)
 
 
 def randn(
@@ -325,9 +306,8 @@ def randn(
     generator: Any = None,
 ) -> Tensor:
     shape = _size_args(size)
-    return _leaf(
-        _gen(generator).standard_normal(shape).astype(_np_dtype(dtype)), requires_grad, device
-    )
+    arr = _rng.normal(_gen(generator), shape, _np_dtype(dtype))
+    return _leaf(arr, requires_grad, device)
 
 
 def randint(
@@ -347,8 +327,9 @@ def randint(
         raise RuntimeError(
             f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}"
         )
-    arr = _gen(generator).integers(low, high, size=_size_args(tuple(size)))
-    return _leaf(arr.astype(_np_dtype(dtype, np.dtype(np.int64))), requires_grad, device)
+    npd = _np_dtype(dtype, np.dtype(np.int64))
+    arr = _rng.random_from_to(_gen(generator), _size_args(tuple(size)), npd, low, high)
+    return _leaf(arr, requires_grad, device)
 
 
 def randperm(
@@ -358,7 +339,9 @@ def randperm(
     requires_grad: bool = False,
     generator: Any = None,
 ) -> Tensor:
-    arr = _gen(generator).permutation(n)
+    if n < 0:
+        raise RuntimeError(f"n must be non-negative, got{n}")
+    arr = _rng.randperm(_gen(generator), int(n))
     return _leaf(arr.astype(_np_dtype(dtype, np.dtype(np.int64))), requires_grad, device)
 
 
@@ -391,8 +374,10 @@ def randn_like(
 
 
 def bernoulli(input: Tensor, p: float | None = None, generator: Any = None) -> Tensor:
-    probs = np.asarray(input._st.array) if p is None else np.full(tuple(input.shape), p)
-    draw = _gen(generator).random(probs.shape) < probs
+    if p is None:
+        draw = _rng.bernoulli_tensor(_gen(generator), np.asarray(input._st.array))
+    else:
+        draw = _rng.bernoulli_scalar(_gen(generator), tuple(input.shape), p)
     return _leaf(draw.astype(input._npdtype), False)
 
 
@@ -401,12 +386,15 @@ def normal(mean: Any, std: Any = 1.0, size: Any = None, generator: Any = None) -
         m = np.asarray(mean._st.array) if isinstance(mean, Tensor) else mean
         s = np.asarray(std._st.array) if isinstance(std, Tensor) else std
         shape = np.broadcast_shapes(np.shape(m), np.shape(s))
-        out = m + s * _gen(generator).standard_normal(shape)
         npd = (mean if isinstance(mean, Tensor) else std)._npdtype
+        if isinstance(std, Tensor):  # PyTorch: normal_(0, 1) * std + mean
+            out = _rng.normal(_gen(generator), shape, npd) * s.astype(npd) + m
+        else:  # normal_(0, std) + mean
+            out = _rng.normal(_gen(generator), shape, npd, 0.0, s) + m
         return _leaf(np.asarray(out, npd), False)
     shape = _size_args((size,)) if size is not None else ()
-    out = mean + std * _gen(generator).standard_normal(shape)
-    return _leaf(np.asarray(out, _dt.get_default_dtype().np), False)
+    out = _rng.normal(_gen(generator), shape, _dt.get_default_dtype().np, mean, std)
+    return _leaf(out, False)
 
 
 def randint_like(
@@ -452,7 +440,7 @@ def multinomial(
     sums = rows.sum(-1)
     if np.any(sums <= 0):
         raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
-    rng = _gen(generator)
+    rng = _gen(generator).numpy()
     out = np.empty((rows.shape[0], num_samples), np.int64)
     for r, (row, s) in enumerate(zip(rows, sums)):
         if not replacement and np.count_nonzero(row) < num_samples:
@@ -468,7 +456,7 @@ def poisson(input: Tensor, generator: Any = None) -> Tensor:
     lam = np.asarray(input._st.array)
     if np.any(lam < 0):
         raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
-    return _leaf(_gen(generator).poisson(lam).astype(input._npdtype), False)
+    return _leaf(_gen(generator).numpy().poisson(lam).astype(input._npdtype), False)
 
 
 class _LegacyTensorType(type):

@@ -84,10 +84,8 @@ def _random_(
     ``random_(to)``: ``[0, to)``; ``random_(from, to)``: ``[from, to)``."""
     if to is None:
         if from_ == 0:
-            npd = self._npdtype
-            to = 2 ** (np.finfo(npd).nmant + 1) + 1 if npd.kind == "f" else int(np.iinfo(npd).max)
-        else:
-            from_, to = 0, from_
+            return O.inplace_random(self, "random", None, None, generator)
+        from_, to = 0, from_
     return O.inplace_random(self, "random", from_, to, generator)
 
 

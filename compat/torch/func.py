@@ -588,15 +588,15 @@ def vmap(
             return _arr(out)
 
         gen = _creation.default_generator
-        before = gen.get_state()
+        before = gen._state_bytes()
         axes = tuple(dims[i] for i in pos)
         with _function.vmapping():  # autograd.Function needs a vmap rule, as in PyTorch
             out = fg.vmap(f, in_axes=axes, out_axes=out_dims, chunk_size=chunk)(
                 *[leaves[i]._st.array for i in pos]
             )
-        if gen.get_state() != before:
+        if gen._state_bytes() != before:
             if chunk is not None and randomness == "same":
-                gen.set_state(before)
+                gen._set_state_bytes(before)
                 raise _SameByChunk
             if randomness == "error":
                 raise RuntimeError(
@@ -621,11 +621,11 @@ def vmap(
     def chunked(args: tuple, kwargs: dict, leaves: list, dims: list, size: int, n: int) -> Any:
         parts = []
         gen = _creation.default_generator
-        start = gen.get_state()
+        start = gen._state_bytes()
         for lo in range(0, size, n):
             hi = min(lo + n, size)
             if randomness == "same":  # every chunk draws the same values
-                gen.set_state(start)
+                gen._set_state_bytes(start)
             part = [_chunk(x, d, lo, hi) for x, d in zip(leaves, dims, strict=True)]
             parts.append(mapped(args, kwargs, part, dims))
         flat = [_flatten(p)[0] for p in parts]

@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 
 from compat._core import dtypes as _dt
+from compat._core import rng as _rng
 from compat._core.mutation import apply_inplace
 from compat._core.ops._common import _c, coerce
 from compat._core.ops.binary import _torch_power
@@ -134,32 +135,40 @@ def inplace_lerp(self: Tensor, end: Tensor, weight: Any) -> Tensor:
     )
 
 
-def inplace_random(self: Tensor, kind: str, a: float, b: float, generator: Any = None) -> Tensor:
+def inplace_random(self: Tensor, kind: str, a: Any, b: Any, generator: Any = None) -> Tensor:
     """``uniform_``/``normal_``/``bernoulli_``/``exponential_``/``cauchy_``/``log_normal_``/
-    ``geometric_``/``random_``: new values from the global generator (recorded
-    as a copy of a constant, so no gradient flows to the old values)."""
+    ``geometric_``/``random_``: new values drawn as PyTorch's CPU kernels draw them (see
+    ``compat._core.rng``), recorded as a copy of a constant so no gradient flows to the
+    old values."""
     from compat._core import creation
 
-    rng = creation._gen(generator)
+    gen = creation._gen(generator)
     shape = tuple(self.shape)
+    npd = self._npdtype
     if kind == "uniform":
-        vals = a + (b - a) * rng.random(shape)
+        vals = _rng.uniform(gen, shape, npd, a, b)
     elif kind == "normal":
-        vals = a + b * rng.standard_normal(shape)
+        vals = _rng.normal(gen, shape, npd, a, b)
     elif kind == "bernoulli":
-        p = np.asarray(a._st.array) if isinstance(a, Tensor) else a
-        vals = rng.random(shape) < p
+        if isinstance(a, Tensor):
+            p = np.broadcast_to(np.asarray(a._st.array), shape)
+            vals = _rng.bernoulli_tensor(gen, p)
+        else:
+            vals = _rng.bernoulli_scalar(gen, shape, a)
     elif kind == "exponential":
-        vals = rng.exponential(1.0 / a, shape)
+        vals = _rng.exponential(gen, shape, a)
     elif kind == "cauchy":
-        vals = a + b * rng.standard_cauchy(shape)
+        vals = _rng.cauchy(gen, shape, a, b)
     elif kind == "log_normal":
-        vals = np.exp(a + b * rng.standard_normal(shape))
+        vals = _rng.log_normal(gen, shape, a, b)
     elif kind == "geometric":
-        vals = rng.geometric(a, shape)
+        vals = _rng.geometric(gen, shape, a)
     elif kind == "random":
-        vals = rng.integers(a, b, shape)
+        if a is None and b is None:
+            vals = _rng.random_full(gen, shape, npd)
+        else:
+            vals = _rng.random_from_to(gen, shape, npd, a, b)
     else:
         raise ValueError(kind)
-    src = creation._leaf(np.asarray(vals, self._npdtype), False)
+    src = creation._leaf(np.asarray(vals, npd), False)
     return inplace_copy(self, src)

@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from compat._core import dtypes as _dt
+from compat._core import rng as _rng
 from compat._core.creation import default_generator, from_numpy, ones
 from compat._core.ops import clamp, exp, softmax
 from compat._core.shape_ops import cat
@@ -163,8 +164,9 @@ def eigvalsh(a: Tensor) -> Tensor:
 
 
 def rng() -> np.random.Generator:
-    """compat's global generator (``torch.manual_seed`` seeds it)."""
-    return default_generator.rng
+    """A NumPy generator seeded from one draw of compat's global generator, so
+    ``torch.manual_seed`` makes samples reproducible (they are not PyTorch's values)."""
+    return default_generator.numpy()
 
 
 def _key() -> np.ndarray:
@@ -172,8 +174,18 @@ def _key() -> np.ndarray:
 
 
 def standard_normal(shape: tuple[int, ...], dtype: np.dtype) -> Tensor:
-    """Standard normal draws of ``shape``."""
-    return as_tensor(rng().standard_normal(shape).astype(dtype))
+    """Standard normal draws of ``shape`` (PyTorch's ``normal_()`` stream)."""
+    return as_tensor(_rng.normal(default_generator, shape, dtype))
+
+
+def uniform(shape: tuple[int, ...], dtype: np.dtype, low: float = 0.0, high: float = 1.0) -> Tensor:
+    """``empty(shape).uniform_(low, high)`` draws (PyTorch's stream)."""
+    return as_tensor(_rng.uniform(default_generator, shape, dtype, low, high))
+
+
+def exponential(shape: tuple[int, ...], dtype: np.dtype) -> Tensor:
+    """``empty(shape).exponential_()`` draws (PyTorch's stream)."""
+    return as_tensor(np.asarray(_rng.exponential(default_generator, shape, 1.0), dtype))
 
 
 def as_tensor(a: np.ndarray) -> Tensor:

@@ -51,8 +51,7 @@ class Exponential(ExponentialFamily):
 
     def rsample(self, sample_shape: Any = ()) -> Tensor:
         shape = tuple(self._extended_shape(sample_shape))
-        e = _ops.rng().standard_exponential(shape).astype(_dt.np_dtype(self.rate.dtype))
-        return _ops.as_tensor(e) / self.rate
+        return _ops.exponential(shape, _dt.np_dtype(self.rate.dtype)) / self.rate
 
     def log_prob(self, value: Tensor) -> Tensor:
         if self._validate_args:

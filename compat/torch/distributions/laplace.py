@@ -56,7 +56,7 @@ class Laplace(Distribution):
         shape = tuple(self._extended_shape(sample_shape))
         dt = _dt.np_dtype(self.loc.dtype)
         eps = float(np.finfo(dt).eps)
-        u = _ops.as_tensor(_ops.rng().uniform(eps - 1, 1, shape).astype(dt))
+        u = _ops.uniform(shape, dt, eps - 1, 1)
         return self.loc - self.scale * u.sign() * (-u.abs()).log1p()
 
     def log_prob(self, value: Tensor) -> Tensor:

@@ -61,8 +61,8 @@ class Uniform(Distribution):
 
     def rsample(self, sample_shape: Any = ()) -> Tensor:
         shape = self._extended_shape(sample_shape)
-        u = _ops.rng().random(tuple(shape)).astype(_dt.np_dtype(self.low.dtype))
-        return self.low + _ops.as_tensor(u) * (self.high - self.low)
+        u = _ops.uniform(tuple(shape), _dt.np_dtype(self.low.dtype))
+        return self.low + u * (self.high - self.low)
 
     def log_prob(self, value: Tensor) -> Tensor:
         if self._validate_args:

@@ -43,22 +43,14 @@ def _no_grad_copy_(tensor: Tensor, values: Tensor) -> Tensor:
     return tensor
 
 
-def _draw(tensor: Tensor, fn: Any, generator: Any) -> Tensor:
-    if generator is None:  # the default generator, seeded by torch.manual_seed
-        return fn(tuple(tensor.shape), dtype=tensor.dtype)
-    return fn(tuple(tensor.shape), dtype=tensor.dtype, generator=generator)
-
-
 def _no_grad_uniform_(tensor: Tensor, a: float, b: float, generator: Any = None) -> Tensor:
-    with torch.no_grad():
-        values = _draw(tensor, torch.rand, generator) * (b - a) + a
-    return _no_grad_copy_(tensor, values)
+    with torch.no_grad():  # Tensor.uniform_: PyTorch's draws after the same manual_seed
+        return tensor.uniform_(a, b, generator=generator)
 
 
 def _no_grad_normal_(tensor: Tensor, mean: float, std: float, generator: Any = None) -> Tensor:
     with torch.no_grad():
-        values = _draw(tensor, torch.randn, generator) * std + mean
-    return _no_grad_copy_(tensor, values)
+        return tensor.normal_(mean, std, generator=generator)
 
 
 def calculate_gain(nonlinearity: str, param: float | None = None) -> float:

@@ -111,8 +111,8 @@ def log_softmax(
 def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
     """Zero each element with probability ``p`` and scale the rest by ``1 / (1 - p)``.
 
-    The mask is drawn with ``torch.rand`` from the generator ``torch.manual_seed``
-    seeds; with ``training=False`` (or ``p == 0``) the input is returned as is.
+    The mask is drawn as PyTorch's CPU dropout draws it (``bernoulli_(1 - p)`` on a tensor
+    like ``input``), so a seeded run zeroes the same elements; with ``training=False`` (or ``p == 0``) the input is returned as is.
     """
     if p < 0.0 or p > 1.0:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
@@ -123,8 +123,8 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
     if p == 1.0:
         return input * 0.0
     keep = 1.0 - p
-    with torch.no_grad():
-        draws = torch.rand(tuple(input.shape), dtype=input.dtype)
+    with torch.no_grad():  # 0 where kept, 1 where dropped: ``draws < keep`` is the mask
+        draws = 1.0 - torch.empty(tuple(input.shape), dtype=input.dtype).bernoulli_(keep)
     fused = _fused.scaled_mask_mul(input, draws, keep)
     if fused is not None:
         return fused

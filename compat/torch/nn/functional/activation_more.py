@@ -18,6 +18,8 @@ import compat.torch as torch
 import funcgrad.lax as flax
 import funcgrad.nn as fnn
 import funcgrad.numpy as fnp
+from compat._core import creation as _creation
+from compat._core import rng as _rng
 from compat._core.mutation import apply_inplace
 from compat._core.tensor import apply
 from compat.torch.nn.functional._utils import Tensor, _to_dtype
@@ -239,12 +241,16 @@ def rrelu(
     inplace: bool = False,
 ) -> Tensor:
     """Leaky ReLU whose negative slope is drawn uniformly from ``[lower, upper]`` per element
-    while training (compat's generator, so not PyTorch's draws), ``(lower + upper) / 2`` else."""
+    while training (PyTorch's draws: one double uniform per non-positive element, in order),
+    ``(lower + upper) / 2`` else."""
     _check_float("rrelu_with_noise", input)
     with torch.no_grad():
         if training:
-            draws = torch.rand(tuple(input.shape), dtype=input.dtype)
-            neg = draws * (upper - lower) + lower
+            neg = torch.from_numpy(
+                _rng.rrelu_slopes(
+                    _creation.default_generator, np.asarray(input._st.array), lower, upper
+                )
+            )
         else:
             neg = torch.full(tuple(input.shape), (lower + upper) / 2.0, dtype=input.dtype)
         slopes = torch.where(input > 0, torch.ones_like(input), neg)

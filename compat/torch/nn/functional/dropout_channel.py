@@ -1,8 +1,9 @@
 """``nn.functional`` channel-wise and alpha dropout: ``dropout1d/2d/3d``, ``alpha_dropout``,
 ``feature_alpha_dropout``.
 
-Masks are drawn with ``torch.rand`` from compat's generator (seeded by ``torch.manual_seed``),
-so they are not PyTorch's draws; shapes, scaling and the eval-mode identity are PyTorch's.
+Masks are drawn as PyTorch's CPU kernels draw them (``bernoulli_(1 - p)`` per element or per
+``(N, C)`` channel), so a seeded run drops the same elements; shapes, scaling and the eval-mode
+identity are PyTorch's.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from typing import Any
 import compat.torch as torch
 from compat._core.mutation import apply_inplace
 from compat._core.tensor import apply
-from compat.torch.nn.functional._utils import Tensor, _to_dtype
+from compat.torch.nn.functional._utils import Tensor
 
 _ALPHA = 1.7580993408473766  # SELU's scale * alpha: the value dropped units are pushed to
 
@@ -30,7 +31,7 @@ def _keep_mask(input: Tensor, p: float, feature: bool) -> Tensor:
     if feature:
         shape = shape[:2] + (1,) * (len(shape) - 2)
     with torch.no_grad():
-        return _to_dtype(torch.rand(shape, dtype=input.dtype) < (1.0 - p), input.dtype)
+        return torch.empty(shape, dtype=input.dtype).bernoulli_(1.0 - p)
 
 
 def _affine_f(x: Any, a: Any, b: Any) -> Any:

@@ -15,6 +15,7 @@ import numpy as np
 
 from compat._core import creation as _creation
 from compat._core import dtypes as _dt
+from compat._core import rng as _rng
 
 T_co = TypeVar("T_co", covariant=True)
 
@@ -22,7 +23,7 @@ T_co = TypeVar("T_co", covariant=True)
 def _draw_seed(generator: Any) -> int:
     """A fresh seed drawn from ``generator`` (the global generator when None)."""
     g = generator if generator is not None else _creation.default_generator
-    return int(g.rng.integers(0, 2**63 - 1))
+    return int(_rng.random_full(g, (), np.dtype(np.int64)))
 
 
 def _positive_int(name: str, value: Any) -> None:
@@ -88,14 +89,14 @@ class RandomSampler(Sampler[int]):
         g = self.generator
         if g is None:
             g = _creation.Generator().manual_seed(_draw_seed(None))
-        if self.replacement:
-            for start in range(0, self.num_samples, 32):
-                count = min(32, self.num_samples - start)
-                yield from g.rng.integers(0, n, size=count).tolist()
+        if self.replacement:  # PyTorch's draws: blocks of 32, then the remainder
+            for _ in range(self.num_samples // 32):
+                yield from _creation.randint(0, n, (32,), generator=g).tolist()
+            yield from _creation.randint(0, n, (self.num_samples % 32,), generator=g).tolist()
             return
         for _ in range(self.num_samples // n):
-            yield from g.rng.permutation(n).tolist()
-        yield from g.rng.permutation(n)[: self.num_samples % n].tolist()
+            yield from _creation.randperm(n, generator=g).tolist()
+        yield from _creation.randperm(n, generator=g).tolist()[: self.num_samples % n]
 
     def __len__(self) -> int:
         return self.num_samples
@@ -153,7 +154,8 @@ class WeightedRandomSampler(Sampler[int]):
             raise RuntimeError(
                 "cannot sample n_sample > prob_dist.size(-1) samples without replacement"
             )
-        rng = (self.generator if self.generator is not None else _creation.default_generator).rng
+        gen = self.generator if self.generator is not None else _creation.default_generator
+        rng = gen.numpy()  # seeded from compat's stream; not PyTorch's multinomial draws
         if self.replacement:
             yield from rng.choice(len(w), size=self.num_samples, p=w / w.sum()).tolist()
             return

@@ -1,0 +1,368 @@
+"""compat's CPU random generator: PyTorch's mt19937 stream and its draw algorithms.
+
+``Generator`` holds the same state as PyTorch's ``CPUGeneratorImpl`` (624 mt19937 words,
+the ``left``/``next`` counters, the initial seed and the cached second normal sample), so
+after the same ``manual_seed`` the functions below return PyTorch's numbers. Raw 32-bit
+draws come from NumPy's MT19937 bit generator (same recurrence and tempering) with the state
+handed over on every call; each draw function mirrors one PyTorch CPU kernel, vectorised:
+
+* ``uniform``: one 32-bit draw per element (24-bit mantissa) for float32, one 64-bit draw
+  (two 32-bit draws, the first one high, 53-bit mantissa) for float64; ``from + x * (to - from)``.
+* ``normal``: contiguous tensors of >= 16 elements use the 16-block Box-Muller fill
+  (uniforms first, the last block recomputed from 16 fresh uniforms); smaller ones the
+  scalar Box-Muller in double precision that caches its second sample in the generator.
+* ``random_from_to``: ``low + draw % range`` with a 64-bit draw when ``range >= 2**32``.
+* ``randperm``: Fisher-Yates with ``random() % (n - i)`` (inside-out with ``random64`` for
+  huge ``n``); the swaps are inherently sequential and run as a Python loop over a list.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from compat._core import device as _dev
+from compat._core.tensor import Tensor
+
+_N = 624
+_STATE_BYTES = 5056
+# PyTorch's CPUGeneratorImplState (legacy THGeneratorState plus the float normal cache).
+_STATE_DTYPE = np.dtype(
+    {
+        "names": [
+            "seed",
+            "left",
+            "seeded",
+            "next",
+            "state",
+            "normal_x",
+            "normal_y",
+            "normal_rho",
+            "normal_is_valid",
+            "next_float",
+            "float_valid",
+        ],
+        "formats": ["<u8", "<i4", "<i4", "<u8", ("<u8", _N), "<f8", "<f8", "<f8", "<i4"]
+        + ["<f4", "u1"],
+        "offsets": [0, 8, 12, 16, 24, 5016, 5024, 5032, 5040, 5048, 5052],
+        "itemsize": _STATE_BYTES,
+    }
+)
+DEFAULT_SEED = 67280421310721  # PyTorch's seed of a new generator
+
+
+def _init_words(seed: int) -> np.ndarray:
+    """mt19937's ``init_genrand`` on the low 32 bits of ``seed``."""
+    words = np.empty(_N, np.uint32)
+    x = seed & 0xFFFFFFFF
+    words[0] = x
+    for j in range(1, _N):
+        x = (1812433253 * (x ^ (x >> 30)) + j) & 0xFFFFFFFF
+        words[j] = x
+    return words
+
+
+class Generator:
+    """``torch.Generator``: PyTorch's CPU mt19937 state, to pass as ``generator=``.
+
+    ``rand``/``randn``/``randint``/``randperm``/``bernoulli``/dropout/``nn.init`` draw from it
+    (or from ``default_generator``, which ``torch.manual_seed`` seeds) exactly as PyTorch's
+    CPU kernels do, so a seed gives PyTorch's values; ``get_state`` is PyTorch's 5056-byte
+    ``ByteTensor`` layout, interchangeable with ``torch.Generator.get_state()``.
+    """
+
+    def __init__(self, device: Any = "cpu") -> None:
+        self.device = device
+        self._bits = np.random.MT19937()
+        self.manual_seed(DEFAULT_SEED)
+
+    def manual_seed(self, seed: int) -> Generator:
+        """Reseed (negative seeds wrap to uint64, as PyTorch); returns ``self``."""
+        seed = int(seed) % 2**64
+        self._seed = seed
+        self._words = _init_words(seed)
+        self._left, self._next = 1, 0
+        self._double_normal: float | None = None
+        self._float_normal: float | None = None
+        return self
+
+    def seed(self) -> int:
+        """Reseed from OS entropy and return the new seed."""
+        s = int(np.random.SeedSequence().entropy % 2**63)
+        self.manual_seed(s)
+        return s
+
+    def initial_seed(self) -> int:
+        """The seed last given to ``manual_seed`` (or chosen by ``seed``)."""
+        return self._seed
+
+    def get_state(self) -> Any:
+        """PyTorch's 5056-byte state as a ``uint8`` tensor."""
+        arr = np.frombuffer(self._state_bytes(), np.uint8).copy()
+        return Tensor._make(_dev.place(arr, None), False)
+
+    def set_state(self, new_state: Any) -> Generator:
+        """Restore a state from ``get_state`` (this library's or PyTorch's)."""
+        if not isinstance(new_state, Tensor):
+            raise TypeError(f"expected a torch.ByteTensor, but got {type(new_state).__name__}")
+        arr = np.asarray(new_state._st.array)
+        if arr.dtype != np.uint8:
+            raise TypeError(f"expected a torch.ByteTensor, but got {new_state.dtype}")
+        self._set_state_bytes(arr.reshape(-1).tobytes())
+        return self
+
+    def _state_bytes(self) -> bytes:
+        rec = np.zeros((), _STATE_DTYPE)
+        rec["seed"], rec["left"], rec["seeded"] = self._seed, self._left, 1
+        rec["next"], rec["state"] = self._next, self._words
+        if self._double_normal is not None:
+            rec["normal_is_valid"], rec["normal_y"] = 1, self._double_normal
+        if self._float_normal is not None:
+            rec["float_valid"], rec["next_float"] = 1, self._float_normal
+        return rec.tobytes()
+
+    def _set_state_bytes(self, raw: bytes) -> None:
+        if len(raw) != _STATE_BYTES:
+            raise RuntimeError(
+                "Expected either a THGeneratorState of size 5048 or a CPUGeneratorImplState "
+                f"of size 5056 but found the input RNG state size to be {len(raw)}"
+            )
+        rec = np.frombuffer(raw, _STATE_DTYPE)[0]
+        self._seed = int(rec["seed"])
+        self._left, self._next = int(rec["left"]), int(rec["next"])
+        self._words = rec["state"].astype(np.uint32)
+        self._double_normal = float(rec["normal_y"]) if rec["normal_is_valid"] else None
+        self._float_normal = float(rec["next_float"]) if rec["float_valid"] else None
+
+    # ------------------------------------------------------------------ raw draws
+
+    def _u32(self, n: int) -> np.ndarray:
+        """The next ``n`` 32-bit outputs (PyTorch's ``random()``), as uint64."""
+        if n == 0:
+            return np.zeros(0, np.uint64)
+        # PyTorch twists when ``--left`` hits 0; NumPy when ``pos`` reaches 624.
+        self._bits.state = {
+            "bit_generator": "MT19937",
+            "state": {"key": self._words, "pos": _N + 1 - self._left},
+        }
+        out = self._bits.random_raw(n)
+        st = self._bits.state["state"]
+        self._words = st["key"].astype(np.uint32)
+        self._next = int(st["pos"])
+        self._left = _N + 1 - self._next
+        return out
+
+    def _u64(self, n: int) -> np.ndarray:
+        """The next ``n`` 64-bit draws (PyTorch's ``random64()``: first 32-bit draw high)."""
+        r = self._u32(2 * n)
+        return (r[0::2] << np.uint64(32)) | r[1::2]
+
+    def numpy(self) -> np.random.Generator:
+        """A NumPy generator seeded from one 64-bit draw, for samplers PyTorch's stream
+        is not reproduced for (seeded runs stay reproducible, values differ from PyTorch)."""
+        return np.random.default_rng(int(self._u64(1)[0]))
+
+
+# --------------------------------------------------------------------------- draws
+
+
+_LIBM_MAX = 4096
+
+
+def _libm(name: str, x: np.ndarray) -> np.ndarray:
+    """``math.<name>`` elementwise: the C library's function, as PyTorch's scalar kernels
+    call it (NumPy's vectorised versions differ in the last bit now and then); arrays above
+    ``_LIBM_MAX`` elements take NumPy's (equal within 1 ulp) to stay vectorised."""
+    if x.size > _LIBM_MAX:
+        return getattr(np, name)(x)
+    fn = getattr(math, name)
+    return np.array([fn(v) for v in x.reshape(-1).tolist()], np.float64).reshape(x.shape)
+
+
+def _real(gen: Generator, n: int, npd: np.dtype) -> np.ndarray:
+    """``n`` uniforms in [0, 1) as PyTorch's ``uniform_real_distribution<npd>``."""
+    if np.dtype(npd) == np.float64:
+        return (gen._u64(n) & np.uint64(2**53 - 1)).astype(np.float64) * 2.0**-53
+    vals = (gen._u32(n) & np.uint64(2**24 - 1)).astype(np.float32) * np.float32(2.0**-24)
+    return vals.astype(npd)
+
+
+def _work_dtype(npd: np.dtype) -> np.dtype:
+    return np.dtype(np.float64) if np.dtype(npd) == np.float64 else np.dtype(np.float32)
+
+
+def uniform(gen: Generator, shape: tuple, npd: Any, a: float = 0.0, b: float = 1.0) -> np.ndarray:
+    """``Tensor.uniform_(a, b)`` / ``rand``: ``a + x * (b - a)`` in the tensor's precision."""
+    npd = np.dtype(npd)
+    wd = _work_dtype(npd)
+    x = _real(gen, math.prod(shape), wd)
+    lo, hi = wd.type(a), wd.type(b)
+    if wd == np.float64:
+        return _fma(x, float(hi - lo), float(lo)).astype(npd).reshape(shape)
+    # float32: PyTorch's kernel contracts to a fused multiply-add (one rounding)
+    out = x.astype(np.float64) * float(hi - lo) + float(lo)
+    return out.astype(np.float32).astype(npd).reshape(shape)
+
+
+def _fma(a: np.ndarray, b: float, c: float) -> np.ndarray:
+    """``a * b + c`` with (nearly always) one rounding, as the fused multiply-add PyTorch's
+    compiled kernel uses: Dekker's exact product, then an exact sum of the parts."""
+    split = 134217729.0  # 2**27 + 1
+    prod = a * b
+    ta = a * split
+    a_hi = ta - (ta - a)
+    a_lo = a - a_hi
+    tb = b * split
+    b_hi = tb - (tb - b)
+    b_lo = b - b_hi
+    prod_err = ((a_hi * b_hi - prod) + a_hi * b_lo + a_lo * b_hi) + a_lo * b_lo
+    total = prod + c
+    bv = total - prod
+    sum_err = (prod - (total - bv)) + (c - bv)
+    return total + (prod_err + sum_err)
+
+
+def _fill16(d: np.ndarray) -> np.ndarray:
+    """Box-Muller over rows of 16 uniforms: the first 8 give radii, the last 8 angles.
+
+    float32 mirrors PyTorch's vectorised kernel (float angle, float results) with double
+    log/sqrt/cos/sin rounded once, so values agree with PyTorch's within about 1 ulp."""
+    if d.dtype == np.float64:
+        u1, theta = 1.0 - d[:, :8], 2.0 * math.pi * d[:, 8:]
+    else:
+        u1 = (np.float32(1) - d[:, :8]).astype(np.float64)
+        theta = (np.float32(2 * math.pi) * d[:, 8:]).astype(np.float64)
+    radius = np.sqrt(-2.0 * _libm("log", u1))
+    both = np.concatenate([radius * np.cos(theta), radius * np.sin(theta)], axis=1)
+    return both.astype(d.dtype)
+
+
+def _normal_scalar(gen: Generator, n: int) -> np.ndarray:
+    """``n`` standard normals from PyTorch's scalar ``normal_distribution<double>``,
+    which draws pairs and keeps the second sample in the generator for the next call."""
+    out = np.empty(n)
+    i = 0
+    if n and gen._double_normal is not None:
+        out[0], gen._double_normal, i = gen._double_normal, None, 1
+    pairs = (n - i + 1) // 2
+    if pairs:  # at most 8 pairs (larger tensors take the fill path): libm, as PyTorch
+        u = _real(gen, 2 * pairs, np.dtype(np.float64)).tolist()
+        both = []
+        for k in range(pairs):
+            r = math.sqrt(-2.0 * math.log1p(-u[2 * k + 1]))
+            theta = 2.0 * math.pi * u[2 * k]
+            both += [r * math.cos(theta), r * math.sin(theta)]
+        out[i:] = both[: n - i]
+        if (n - i) % 2:
+            gen._double_normal = both[-1]
+    return out
+
+
+def normal(
+    gen: Generator, shape: tuple, npd: Any, mean: float = 0.0, std: float = 1.0
+) -> np.ndarray:
+    """``Tensor.normal_(mean, std)`` / ``randn`` for a contiguous tensor of ``shape``."""
+    npd = np.dtype(npd)
+    n = math.prod(shape)
+    if n < 16:
+        return (_normal_scalar(gen, n) * std + mean).astype(npd).reshape(shape)
+    wd = _work_dtype(npd)
+    d = _real(gen, n, wd)
+    full = n // 16 * 16
+    d[:full] = _fill16(d[:full].reshape(-1, 16)).reshape(-1)
+    if n % 16:
+        d[n - 16 :] = _fill16(_real(gen, 16, wd).reshape(1, 16)).reshape(-1)
+    # float32: one rounding of ``n * std + mean`` (PyTorch's kernel uses a fused multiply-add)
+    out = d.astype(np.float64) * float(wd.type(std)) + float(wd.type(mean))
+    return out.astype(npd).reshape(shape)
+
+
+def random_from_to(gen: Generator, shape: tuple, npd: Any, low: int, high: int) -> np.ndarray:
+    """``random_(low, high)`` / ``randint``: ``low + draw % (high - low)``."""
+    rng = int(high) - int(low)
+    n = math.prod(shape)
+    wide = rng >= 2**32 and np.dtype(npd) in (np.int64, np.float64, np.float32)
+    draws = gen._u64(n) if wide else gen._u32(n)
+    vals = (draws % np.uint64(rng)).astype(np.int64) + np.int64(low)
+    return vals.astype(npd).reshape(shape)
+
+
+def random_full(gen: Generator, shape: tuple, npd: Any) -> np.ndarray:
+    """``random_()``: ``[0, 2**mantissa]`` for floats, ``[0, max]`` for integers."""
+    npd = np.dtype(npd)
+    n = math.prod(shape)
+    wide = npd in (np.int64, np.float64)
+    draws = gen._u64(n) if wide else gen._u32(n)
+    if npd.kind == "f":
+        top = 2 ** (np.finfo(npd).nmant + 1) + 1
+    elif npd.kind == "b":
+        top = 2
+    else:
+        top = int(np.iinfo(npd).max) + 1
+    return (draws % np.uint64(top)).astype(npd).reshape(shape)
+
+
+def randperm(gen: Generator, n: int) -> np.ndarray:
+    """PyTorch's CPU ``randperm``: Fisher-Yates from the front with ``random() % (n - i)``;
+    for ``n >= 2**32 / 20`` the inside-out shuffle with ``random64() % (i + 1)``."""
+    if n < (2**32 - 1) // 20:
+        picks = (gen._u32(max(n - 1, 0)) % np.arange(n, 1, -1, dtype=np.uint64)).tolist()
+        out = list(range(n))
+        for i, z in enumerate(picks):
+            j = i + z
+            out[i], out[j] = out[j], out[i]
+        return np.asarray(out, np.int64)
+    picks = (gen._u64(n) % np.arange(1, n + 1, dtype=np.uint64)).tolist()
+    out = [0] * n
+    for i, z in enumerate(picks):
+        out[i] = out[z]
+        out[z] = i
+    return np.asarray(out, np.int64)
+
+
+def bernoulli_scalar(gen: Generator, shape: tuple, p: float) -> np.ndarray:
+    """``bernoulli_(p)`` with a float ``p``: a double uniform per element, ``u < p``."""
+    return (_real(gen, math.prod(shape), np.dtype(np.float64)) < p).reshape(shape)
+
+
+def bernoulli_tensor(gen: Generator, probs: np.ndarray) -> np.ndarray:
+    """``bernoulli(probs)``: per element a uniform in ``probs``' precision (double for
+    float64, float otherwise), ``u < p``."""
+    wd = np.dtype(np.float64) if probs.dtype == np.float64 else np.dtype(np.float32)
+    u = _real(gen, probs.size, wd).reshape(probs.shape)
+    return u < probs.astype(wd)
+
+
+def exponential(gen: Generator, shape: tuple, lambd: float) -> np.ndarray:
+    """``exponential_(lambd)``: ``-log1p(-u) / lambd`` from double uniforms."""
+    u = _real(gen, math.prod(shape), np.dtype(np.float64)).reshape(shape)
+    return (-1.0 / lambd) * _libm("log1p", -u)
+
+
+def cauchy(gen: Generator, shape: tuple, median: float, sigma: float) -> np.ndarray:
+    """``cauchy_(median, sigma)``: ``median + sigma * tan(pi * (u - 1/2))``."""
+    u = _real(gen, math.prod(shape), np.dtype(np.float64)).reshape(shape)
+    return median + sigma * _libm("tan", math.pi * (u - 0.5))
+
+
+def geometric(gen: Generator, shape: tuple, p: float) -> np.ndarray:
+    """``geometric_(p)``: ``ceil(log(u) / log1p(-p))`` from double uniforms."""
+    u = _real(gen, math.prod(shape), np.dtype(np.float64)).reshape(shape)
+    return np.ceil(_libm("log", u) / math.log1p(-p))
+
+
+def log_normal(gen: Generator, shape: tuple, mean: float, std: float) -> np.ndarray:
+    """``log_normal_(mean, std)``: ``exp`` of the scalar normal path (always, any size)."""
+    return _libm("exp", _normal_scalar(gen, math.prod(shape)) * std + mean).reshape(shape)
+
+
+def rrelu_slopes(gen: Generator, x: np.ndarray, lower: float, upper: float) -> np.ndarray:
+    """``rrelu`` training slopes: a double uniform in ``[lower, upper)`` for each element
+    ``<= 0`` in order (none drawn for positive ones), cast to ``x``'s dtype; 1 elsewhere."""
+    neg = x <= 0
+    u = _real(gen, int(np.count_nonzero(neg)), np.dtype(np.float64))
+    out = np.ones(x.shape, x.dtype)
+    out[neg] = (u * (upper - lower) + lower).astype(x.dtype)
+    return out
