@@ -245,3 +245,44 @@ def test_embedding_and_init_functions():
 
     assert_close(3, run_normal, **F32_NORMAL)
     assert same_state()
+
+
+def test_samplers_and_shuffling_follow_pytorch():
+    def run(t):
+        data = t.utils.data
+        ds = data.TensorDataset(t.arange(37))
+        return [
+            t.tensor(list(data.RandomSampler(ds))),
+            t.tensor(list(data.RandomSampler(ds, replacement=True, num_samples=70))),
+            t.tensor(list(data.RandomSampler(ds, num_samples=50))),
+            t.tensor(list(data.SubsetRandomSampler(list(range(3, 20))))),
+            t.cat([b[0] for b in data.DataLoader(ds, batch_size=8, shuffle=True)]),
+            t.tensor(data.random_split(ds, [30, 7])[1].indices),
+        ]
+
+    assert_exact(6, run)
+    assert same_state()
+
+
+def test_distributions_drawing_pytorch_stream():
+    def run(t):
+        d = t.distributions
+        loc, scale = t.tensor([0.0, 1.0, -0.5]), t.tensor([1.0, 0.5, 0.7])
+        return [
+            d.Uniform(loc - 1, loc + 2).sample((40,)),
+            d.Exponential(scale).sample((40,)),
+            d.Laplace(loc, scale).sample((2,)),
+            d.Normal(loc, scale).sample((3,)),
+        ]
+
+    assert_close(8, run, rtol=1e-6, atol=1e-6)
+    assert same_state()
+
+
+def test_large_tensors_stay_within_an_ulp():
+    n = 20000  # above the per-element libm threshold: NumPy's vectorised functions
+    assert_close(1, lambda t: t.empty(n, dtype=t.float64).exponential_(), rtol=1e-15)
+    assert_close(1, lambda t: t.randn(n, dtype=t.float64), rtol=1e-15, atol=1e-15)
+    assert_close(1, lambda t: t.randn(n), **F32_NORMAL)
+    assert_exact(1, lambda t: t.rand(n))
+    assert same_state()
