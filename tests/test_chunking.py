@@ -11,7 +11,6 @@ from hypothesis import strategies as st
 
 import funcgrad as fg
 import funcgrad.numpy as fnp
-from funcgrad.lowering import lower_program
 
 
 def _close(a, b, tol=1e-6):
@@ -96,6 +95,9 @@ def test_chunked_vmap_eager_jit_and_grad():
     want = jax.grad(lambda x: jnp.sum(jnp.sin(x) ** 2))(x)
     _close(fg.grad(loss)(x), want)
     _close(fg.jit(fg.grad(loss))(x), want)
+    # nothing mapped, the size from axis_size: the chunks still add up
+    got = fg.vmap(lambda w: w * 2.0, in_axes=None, axis_size=5, chunk_size=2)(x[0])
+    _close(got, np.broadcast_to(x[0] * 2.0, (5, 2)))
     # nested: chunked vmap inside a chunked vmap
     got = fg.vmap(fg.vmap(lambda v: v * 3.0, chunk_size=1), chunk_size=5)(x)
     _close(got, x * 3.0)
@@ -121,11 +123,8 @@ def test_chunk_size_type_errors(bad):
 
 
 def _temp_bytes(fn, *args):
-    """XLA's temporaries of the compiled program of ``fg.jit(fn)``."""
-    prog = fg.jit(fn).trace(*args)
-    low = lower_program(prog)
-    compiled = jax.jit(lambda *a: low(*a)).lower(*prog.consts, *args).compile()
-    return compiled.memory_analysis().temp_size_in_bytes
+    """XLA's temporaries of the compiled program of ``fg.jit(fn)`` (funcgrad's AOT API)."""
+    return fg.jit(fn).lower(*args).compile().memory_analysis().temp_size_in_bytes
 
 
 def test_peak_memory_falls_with_chunk_size():

@@ -71,7 +71,7 @@ def _chunked(
         return [o if d is None else batching.move_dim(o, d, 0, k) for o, d in zip(outs, od)]
 
     xs = [_reshape_lead(_slice_lead(x, 0, n * k), (n, k)) for x in front]
-    ys = scan(lambda c, x: (c, run(x)), (), xs)[1]
+    ys = scan(lambda c, x: (c, run(x)), (), xs, length=n)[1]
     outs = [_reshape_lead(y, (n * k,)) if d is not None else _first(y) for y, d in zip(ys, ods)]
     if rest:  # batchedness depends only on the input dims: the same as in the scan
         tail = run([_slice_lead(x, n * k, size) for x in front])
