@@ -424,7 +424,12 @@ def multinomial(
 ) -> Tensor:
     """Indices drawn from the categorical distribution(s) in ``input``'s last dim
     (unnormalised non-negative weights), without replacement unless asked."""
-    p = np.asarray(input._st.array, np.float64)
+    p = np.asarray(input._st.array)
+    if p.dtype.kind != "f":
+        raise RuntimeError(
+            "multinomial only supports floating-point dtypes for input, got: "
+            + _dt.scalar_type_name(p.dtype)
+        )
     if p.ndim not in (1, 2):
         raise RuntimeError("prob_dist must be 1 or 2 dim")
     rows = p.reshape(-1, p.shape[-1])
@@ -440,14 +445,7 @@ def multinomial(
     sums = rows.sum(-1)
     if np.any(sums <= 0):
         raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
-    rng = _gen(generator).numpy()
-    out = np.empty((rows.shape[0], num_samples), np.int64)
-    for r, (row, s) in enumerate(zip(rows, sums)):
-        if not replacement and np.count_nonzero(row) < num_samples:
-            raise RuntimeError(
-                "invalid multinomial distribution (with replacement=False, not enough non-negative category to sample)"
-            )
-        out[r] = rng.choice(n, size=num_samples, replace=replacement, p=row / s)
+    out = _rng.multinomial(_gen(generator), rows, num_samples, replacement)
     return _leaf(out.reshape(p.shape[:-1] + (num_samples,)), False)
 
 

@@ -366,3 +366,28 @@ def rrelu_slopes(gen: Generator, x: np.ndarray, lower: float, upper: float) -> n
     out = np.ones(x.shape, x.dtype)
     out[neg] = (u * (upper - lower) + lower).astype(x.dtype)
     return out
+
+
+def multinomial(gen: Generator, rows: np.ndarray, n_sample: int, replacement: bool) -> np.ndarray:
+    """PyTorch's CPU ``multinomial`` over the rows of a 2-D weight array.
+
+    Without replacement (or one sample): ``argmax``/``topk`` of ``w / q`` with
+    ``q = exponential_(1)`` drawn like ``rows``. With replacement: per row, ``n_sample``
+    double uniforms located by binary search in the normalised cumulative weights."""
+    if not replacement or n_sample == 1:
+        q = exponential(gen, rows.shape, 1.0).astype(rows.dtype)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            keys = rows / q
+        if n_sample == 1:
+            return np.argmax(keys, axis=-1)[:, None]
+        return np.argsort(-keys, axis=-1, kind="stable")[:, :n_sample]
+    u = _real(gen, rows.shape[0] * n_sample, np.dtype(np.float64)).reshape(-1, n_sample)
+    out = np.empty(u.shape, np.int64)
+    for i, row in enumerate(rows):
+        cum = np.cumsum(row, dtype=row.dtype)
+        total = cum[-1]
+        if total > 0:
+            cum = cum / total
+        cum[-1] = 1
+        out[i] = np.searchsorted(cum.astype(np.float64), u[i], side="left")
+    return out

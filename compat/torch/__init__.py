@@ -52,6 +52,7 @@ _LAZY = (
     "special",
     "fft",
     "multiprocessing",
+    "random",
     *_LAZY_DEVICES,
 )
 

@@ -286,3 +286,63 @@ def test_large_tensors_stay_within_an_ulp():
     assert_close(1, lambda t: t.randn(n), **F32_NORMAL)
     assert_exact(1, lambda t: t.rand(n))
     assert same_state()
+
+
+@pytest.mark.parametrize(
+    "shape, k, replacement",
+    [
+        ((5,), 1, False),
+        ((5,), 3, False),
+        ((2, 6), 4, False),
+        ((3, 7), 20, True),
+        ((7,), 1, True),
+        ((4,), 4, False),
+        ((100,), 50, False),
+        ((2, 1000), 300, True),
+    ],
+)
+@pytest.mark.parametrize("dt", FLOATS)
+def test_multinomial(shape, k, replacement, dt):
+    w = np.random.default_rng(len(shape) + k).random(shape) + 0.01  # positive: no ties
+    assert_exact(k, lambda t: t.multinomial(t.tensor(w, dtype=getattr(t, dt)), k, replacement))
+    assert same_state()
+
+
+def test_weighted_random_sampler():
+    w = [0.5, 1.0, 0.1, 2.0, 0.7]
+
+    def run(t):
+        data = t.utils.data
+        return [
+            t.tensor(list(data.WeightedRandomSampler(w, 12))),
+            t.tensor(list(data.WeightedRandomSampler(w, 4, replacement=False))),
+        ]
+
+    assert_exact(0, run)
+    assert same_state()
+
+
+def test_multinomial_errors():
+    for lib in (real, ct):
+        with pytest.raises(RuntimeError, match="floating-point dtypes"):
+            lib.multinomial(lib.tensor([1, 2]), 1)
+        with pytest.raises(RuntimeError, match="without replacement"):
+            lib.multinomial(lib.tensor([1.0, 2.0]), 3)
+
+
+def test_torch_random_module_and_fork_rng():
+    def run(t):
+        out = [t.random.get_rng_state()[:8].long()]
+        with t.random.fork_rng():
+            out.append(t.randn(20, dtype=t.float64))
+        out.append(t.rand(4, dtype=t.float64))  # as if the block had not drawn
+        with t.random.fork_rng(enabled=False):
+            out.append(t.rand(3, dtype=t.float64))
+        out.append(t.rand(3, dtype=t.float64))
+        t.random.manual_seed(5)
+        out.append(t.randint(0, 100, (5,)))
+        out.append(t.tensor([t.random.initial_seed()]))
+        return out
+
+    assert_exact(12, run)
+    assert same_state()

@@ -154,17 +154,10 @@ class WeightedRandomSampler(Sampler[int]):
             raise RuntimeError(
                 "cannot sample n_sample > prob_dist.size(-1) samples without replacement"
             )
-        gen = self.generator if self.generator is not None else _creation.default_generator
-        rng = gen.numpy()  # seeded from compat's stream; not PyTorch's multinomial draws
-        if self.replacement:
-            yield from rng.choice(len(w), size=self.num_samples, p=w / w.sum()).tolist()
-            return
-        # without replacement: an exponential race (Efraimidis-Spirakis); zero weights come
-        # last, in random order, once the positive ones are exhausted (as PyTorch)
-        with np.errstate(divide="ignore"):
-            arrival = rng.exponential(size=len(w)) / w
-        order = np.lexsort((rng.random(len(w)), arrival))
-        yield from order[: self.num_samples].tolist()
+        draws = _creation.multinomial(  # PyTorch's draws
+            self.weights, self.num_samples, self.replacement, generator=self.generator
+        )
+        yield from draws.tolist()
 
     def __len__(self) -> int:
         return self.num_samples
