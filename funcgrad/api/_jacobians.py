@@ -37,6 +37,29 @@ def _std_basis(leaves: list) -> tuple[Any, list[int]]:
     return out, sizes
 
 
+def _basis_row(idx: Any, leaves: list) -> list:
+    """Row ``idx`` of the identity :func:`_std_basis` splits, one one-hot array per leaf
+    (under a chunked ``vmap`` over ``idx``, only a chunk of the basis exists at once)."""
+    out, start = [], 0
+    for x in leaves:
+        a = to_aval(x)
+        pos = sh.iota(np.int32, (a.size,), 0)
+        at = sh.broadcast_in_dim(ew.sub(idx, np.int32(start)), (a.size,), ())
+        out.append(sh.reshape(ew.convert_element_type(ew.eq(pos, at), a.dtype), a.shape))
+        start += a.size
+    return out
+
+
+def _over_basis(f: Callable, leaves: list, chunk_size: int | None, **kw: Any) -> Any:
+    """``f`` mapped over the rows of the identity split like ``leaves``; chunked, the
+    rows are made inside the loop from their indices rather than stored whole."""
+    if chunk_size is None:
+        return vmap(f, **kw)(*_std_basis(leaves)[0])
+    n = sum(to_aval(x).size for x in leaves)
+    idx = sh.iota(np.int32, (n,), 0)
+    return vmap(lambda i: f(*_basis_row(i, leaves)), chunk_size=chunk_size, **kw)(idx)
+
+
 def _rows(x: Any, start: int, stop: int) -> Any:
     """``x[start:stop]`` (along the leading axis)."""
     shape = to_aval(x).shape
@@ -65,7 +88,6 @@ def jacfwd(
         diff = tuple(args[i] for i in nums)
         leaves, in_tree = tree_flatten(diff)
         _check_diff_dtypes(leaves, False, "jacfwd", holomorphic)
-        basis, _ = _std_basis(leaves)
 
         def push(*t: Any) -> Any:
             r = jvp(f, diff, tree_unflatten(in_tree, list(t)), has_aux=has_aux)
@@ -74,8 +96,7 @@ def jacfwd(
                     _check_out_dtype(to_aval(o).dtype, "jacfwd", True)
             return (r[1], r[2]) if has_aux else r[1]
 
-        out_axes = (0, None) if has_aux else 0
-        res = vmap(push, in_axes=0, out_axes=out_axes, chunk_size=chunk_size)(*basis)
+        res = _over_basis(push, leaves, chunk_size, out_axes=(0, None) if has_aux else 0)
         tout, aux = res if has_aux else (res, None)
         t_leaves, out_tree = tree_flatten(tout)
         in_shapes = [to_aval(x).shape for x in leaves]
@@ -134,12 +155,11 @@ def jacrev(
         o_leaves, out_tree = tree_flatten(out)
         for o in o_leaves:
             _check_out_dtype(to_aval(o).dtype, "jacrev", holomorphic)
-        basis, _ = _std_basis(o_leaves)
 
         def pull(*c: Any) -> Any:
             return vjp_fn(tree_unflatten(out_tree, list(c)))
 
-        cts = vmap(pull, chunk_size=chunk_size)(*basis)
+        cts = _over_basis(pull, o_leaves, chunk_size)
         ct_leaves = tree_flatten(cts)[0]  # per input leaf, shape (n_out_total, *in_shape)
         out_shapes = [to_aval(o).shape for o in o_leaves]
         jac_leaves = []
