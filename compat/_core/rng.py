@@ -202,8 +202,10 @@ def uniform(gen: Generator, shape: tuple, npd: Any, a: float = 0.0, b: float = 1
     if wd == np.float64:
         return _fma(x, float(hi - lo), float(lo)).astype(npd).reshape(shape)
     # float32: PyTorch's kernel contracts to a fused multiply-add (one rounding)
-    out = x.astype(np.float64) * float(hi - lo) + float(lo)
-    return out.astype(np.float32).astype(npd).reshape(shape)
+    out = (x.astype(np.float64) * float(hi - lo) + float(lo)).astype(np.float32).astype(npd)
+    if npd != np.float32:  # float16: a draw that rounds up to ``b`` becomes ``a`` (PyTorch)
+        out[out == npd.type(b)] = npd.type(a)
+    return out.reshape(shape)
 
 
 def _fma(a: np.ndarray, b: float, c: float) -> np.ndarray:

@@ -46,7 +46,7 @@ def same_state() -> bool:
 
 
 @pytest.mark.parametrize("n", SIZES)
-@pytest.mark.parametrize("dt", FLOATS)
+@pytest.mark.parametrize("dt", [*FLOATS, "float16"])
 def test_rand_and_uniform(n, dt):
     assert_exact(n, lambda t: t.rand(n, dtype=getattr(t, dt)))
     assert_exact(n, lambda t: t.empty(n, dtype=getattr(t, dt)).uniform_(-3.3, 7.1))
@@ -285,6 +285,7 @@ def test_large_tensors_stay_within_an_ulp():
     assert_close(1, lambda t: t.randn(n, dtype=t.float64), rtol=1e-15, atol=1e-15)
     assert_close(1, lambda t: t.randn(n), **F32_NORMAL)
     assert_exact(1, lambda t: t.rand(n))
+    assert_exact(1, lambda t: t.rand(n, dtype=t.float16))  # some draws round up to 1.0
     assert same_state()
 
 
