@@ -40,7 +40,7 @@ from funcgrad import lax as flax
 from funcgrad import numpy as fnp
 from funcgrad.ad import reverse_accumulate
 from funcgrad.batching import batch_program
-from funcgrad.core import compile_cache
+from funcgrad.core import compile_cache, dtypes
 from funcgrad.core.errors import ConcretizationError
 from funcgrad.core.interp import Tracer, _state, eval_program, is_tracing, new_builder, trace_flat
 from funcgrad.core.ir import Aval, Program, Var
@@ -186,7 +186,7 @@ _NO_RES: list = []  # shared, never mutated
 
 
 def _is_float(aval: Aval) -> bool:
-    return aval.dtype.kind in "fc"
+    return dtypes.is_inexact(aval.dtype)  # bfloat16 included
 
 
 class OpProgram:

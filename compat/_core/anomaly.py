@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 import funcgrad
+from compat._core import dtypes as _dt
 from compat._core.graph import full_inputs
 
 #: ``[enabled, check_nan]``
@@ -96,7 +97,7 @@ def check_nan(node: Any, grads: Sequence[Any]) -> None:
         if g is None:
             continue
         a = g._st.array if hasattr(g, "_st") else g
-        if np.asarray(a).dtype.kind in "fc" and np.isnan(np.asarray(a)).any():
+        if _dt.kind(np.asarray(a).dtype) in "fc" and np.isnan(np.asarray(a)).any():
             raise RuntimeError(f"Function '{node.name()}' returned nan values in its {i}th output.")
 
 

@@ -72,7 +72,7 @@ def _make_grads(outputs: Sequence[Any], grads: Sequence[Any], is_grads_batched: 
                     f"{_size(tuple(grad.shape))} and output[{i}] has a shape of "
                     f"{_size(out_shape)}."
                 )
-            if (out_dtype.kind == "c") != (grad._npdtype.kind == "c"):
+            if (_dt.kind(out_dtype) == "c") != (_dt.kind(grad._npdtype) == "c"):
                 raise RuntimeError(
                     "For complex Tensors, both grad_output and output are required to have "
                     f"the same dtype. Mismatch in dtype: grad_output[{i}] has a dtype of "
@@ -83,7 +83,7 @@ def _make_grads(outputs: Sequence[Any], grads: Sequence[Any], is_grads_batched: 
             if isinstance(out, GradientEdge) or out.requires_grad:
                 if int(np.prod(out_shape, dtype=np.int64)) != 1:
                     raise RuntimeError("grad can be implicitly created only for scalar outputs")
-                if out_dtype.kind != "f":
+                if _dt.kind(out_dtype) != "f":
                     raise RuntimeError(
                         "grad can be implicitly created only for real scalar outputs but got "
                         f"{out_dtype}"

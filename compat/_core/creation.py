@@ -54,7 +54,7 @@ def _infer_dtype(data: Any) -> np.dtype:
 
     def walk(x: Any) -> None:
         if isinstance(x, Tensor):
-            kinds.add(x._npdtype.kind)
+            kinds.add(_dt.kind(x._npdtype))
         elif _is_sequence(x):
             for e in x:
                 walk(e)
@@ -223,7 +223,7 @@ def arange(
     n = max(math.ceil((vals[1] - vals[0]) / vals[2]), 0)
     arr = (
         (vals[0] + vals[2] * np.arange(n, dtype=np.float64)).astype(npd)
-        if npd.kind == "f"
+        if _dt.kind(npd) == "f"
         else np.arange(vals[0], vals[1], vals[2]).astype(npd)
     )
     return _leaf(arr, requires_grad, device)
@@ -425,7 +425,7 @@ def multinomial(
     """Indices drawn from the categorical distribution(s) in ``input``'s last dim
     (unnormalised non-negative weights), without replacement unless asked."""
     p = np.asarray(input._st.array)
-    if p.dtype.kind != "f":
+    if _dt.kind(p.dtype) != "f":
         raise RuntimeError(
             "multinomial only supports floating-point dtypes for input, got: "
             + _dt.scalar_type_name(p.dtype)
@@ -481,6 +481,7 @@ def _legacy(name: str, npd: Any) -> type:
 FloatTensor = _legacy("FloatTensor", np.float32)
 DoubleTensor = _legacy("DoubleTensor", np.float64)
 HalfTensor = _legacy("HalfTensor", np.float16)
+BFloat16Tensor = _legacy("BFloat16Tensor", _dt.bfloat16.np)
 LongTensor = _legacy("LongTensor", np.int64)
 IntTensor = _legacy("IntTensor", np.int32)
 ShortTensor = _legacy("ShortTensor", np.int16)

@@ -7,6 +7,17 @@ from typing import Any
 
 import numpy as np
 
+from funcgrad.numpy import bfloat16 as _bfloat16
+from funcgrad.numpy import finfo as _np_finfo
+
+#: NumPy's bfloat16 (ml_dtypes', as JAX's); its NumPy kind letter is "V", not "f"
+_BF16 = np.dtype(_bfloat16)
+
+
+def kind(npd: np.dtype) -> str:
+    """NumPy's kind letter of ``npd`` ("b", "i", "u", "f", "c"), bfloat16 counted as "f"."""
+    return "f" if npd == _BF16 else npd.kind
+
 
 class dtype:
     """A tensor element type (``torch.float32`` ...), wrapping a NumPy dtype."""
@@ -16,9 +27,9 @@ class dtype:
     def __init__(self, name: str, np_dtype: Any) -> None:
         self.name = name
         self.np = np.dtype(np_dtype)
-        self.is_floating_point = self.np.kind == "f"
-        self.is_complex = self.np.kind == "c"
-        self.is_signed = self.np.kind in "fic"
+        self.is_floating_point = kind(self.np) == "f"
+        self.is_complex = kind(self.np) == "c"
+        self.is_signed = kind(self.np) in "fic"
         self.itemsize = self.np.itemsize
 
     def __repr__(self) -> str:
@@ -32,6 +43,7 @@ class dtype:
 
 
 float16 = half = dtype("float16", np.float16)
+bfloat16 = dtype("bfloat16", _BF16)
 float32 = float = dtype("float32", np.float32)
 float64 = double = dtype("float64", np.float64)
 int8 = dtype("int8", np.int8)
@@ -43,7 +55,20 @@ bool = dtype("bool", np.bool_)
 complex64 = cfloat = dtype("complex64", np.complex64)
 complex128 = cdouble = dtype("complex128", np.complex128)
 
-_ALL = (float16, float32, float64, int8, int16, int32, int64, uint8, bool, complex64, complex128)
+_ALL = (
+    float16,
+    bfloat16,
+    float32,
+    float64,
+    int8,
+    int16,
+    int32,
+    int64,
+    uint8,
+    bool,
+    complex64,
+    complex128,
+)
 _BY_NP: dict[np.dtype, dtype] = {d.np: d for d in _ALL}
 
 _default_float = [float32]
@@ -108,7 +133,7 @@ def np_dtype(d: Any) -> np.dtype:
 
 def category(npd: np.dtype) -> builtins.int:
     """0 bool, 1 integer, 2 floating, 3 complex."""
-    return {"b": 0, "u": 1, "i": 1, "f": 2, "c": 3}[npd.kind]
+    return {"b": 0, "u": 1, "i": 1, "f": 2, "c": 3}[kind(npd)]
 
 
 _SCALAR_CAT = {builtins.bool: 0, builtins.int: 1, builtins.float: 2, builtins.complex: 3}
@@ -142,20 +167,34 @@ def result_type(*args: Any) -> np.dtype:
         if ds:
             out = ds[0]
             for d in ds[1:]:
-                out = np.promote_types(out, d)
+                out = promote(out, d)
             return out
     return default_for_category(top)
 
 
+def promote(a: np.dtype, b: np.dtype) -> np.dtype:
+    """``np.promote_types`` with PyTorch's bfloat16 rules (bfloat16 with float16 is float32;
+    with a wider float, that float; with an integer or bool, bfloat16)."""
+    if a != _BF16 and b != _BF16:
+        return np.promote_types(a, b)
+    other = b if a == _BF16 else a
+    if other == _BF16 or kind(other) in "biu":
+        return _BF16
+    if other == np.float16:
+        return np.dtype(np.float32)
+    return np.promote_types(other, np.float32)
+
+
 def float_type(npd: np.dtype) -> np.dtype:
     """``npd`` if floating, else the default float dtype (integer inputs to float functions)."""
-    return npd if npd.kind in "fc" else get_default_dtype().np
+    return npd if kind(npd) in "fc" else get_default_dtype().np
 
 
 _SCALAR_TYPE = {
     "float32": "Float",
     "float64": "Double",
     "float16": "Half",
+    "bfloat16": "BFloat16",
     "int64": "Long",
     "int32": "Int",
     "int16": "Short",
@@ -170,3 +209,66 @@ _SCALAR_TYPE = {
 def scalar_type_name(npd: np.dtype) -> str:
     """PyTorch's ScalarType name of a dtype (``Float``, ``Long``, ...), as its errors say."""
     return _SCALAR_TYPE.get(np.dtype(npd).name, np.dtype(npd).name)
+
+
+class finfo:
+    """``torch.finfo(dtype=None)``: the numerical limits of a floating (or complex: its
+    real part's) dtype, as Python floats; the default dtype when none is given."""
+
+    def __init__(self, type: Any = None) -> None:
+        d = get_default_dtype() if type is None else to_dtype(type)
+        if not (d.is_floating_point or d.is_complex):
+            raise TypeError(
+                "torch.finfo() requires a floating point input type. "
+                "Use torch.iinfo to handle 'torch.finfo'"
+            )
+        real = {"complex64": float32, "complex128": float64}.get(d.name, d)
+        info = _np_finfo(real.np)
+        self.bits = builtins.int(info.bits)
+        self.eps = builtins.float(info.eps)
+        self.max = builtins.float(info.max)
+        self.min = builtins.float(info.min)
+        self.tiny = self.smallest_normal = builtins.float(info.smallest_normal)
+        self.resolution = 10.0 ** -builtins.int(np.floor(-np.log10(self.eps)))
+        self.dtype = real.name
+
+    def __eq__(self, other: object) -> builtins.bool:
+        return isinstance(other, finfo) and other.dtype == self.dtype
+
+    def __hash__(self) -> builtins.int:
+        return hash(("finfo", self.dtype))
+
+    def __repr__(self) -> str:
+        return (
+            f"finfo(resolution={self.resolution:g}, min={self.min:g}, max={self.max:g}, "
+            f"eps={self.eps:g}, smallest_normal={self.smallest_normal:g}, "
+            f"tiny={self.tiny:g}, dtype={self.dtype})"
+        )
+
+
+class iinfo:
+    """``torch.iinfo(dtype)``: the limits of an integer (or bool-free) dtype, as ints."""
+
+    def __init__(self, type: Any) -> None:
+        d = to_dtype(type)
+        if kind(d.np) not in "iu":
+            raise TypeError(
+                "torch.iinfo() requires an integer input type. "
+                "Use torch.finfo to handle 'torch.iinfo'"
+            )
+        info = np.iinfo(d.np)
+        self.bits, self.max, self.min = (
+            builtins.int(info.bits),
+            builtins.int(info.max),
+            builtins.int(info.min),
+        )
+        self.dtype = d.name
+
+    def __eq__(self, other: object) -> builtins.bool:
+        return isinstance(other, iinfo) and other.dtype == self.dtype
+
+    def __hash__(self) -> builtins.int:
+        return hash(("iinfo", self.dtype))
+
+    def __repr__(self) -> str:
+        return f"iinfo(min={self.min:g}, max={self.max:g}, dtype={self.dtype})"

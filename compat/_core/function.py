@@ -559,7 +559,7 @@ def _wrap_outputs(ctx: BackwardCFunction, args: tuple, outs: tuple, executable: 
             result.append(o)
             continue
         is_input, modified = id(o) in inputs, id(o) in dirty
-        if not (executable and id(o) not in non_diff and o._npdtype.kind in "fc"):
+        if not (executable and id(o) not in non_diff and _dt.kind(o._npdtype) in "fc"):
             ctx._non_diff.add(nr)
             if not o._requires_grad:
                 if is_input and not modified:

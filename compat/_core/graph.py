@@ -268,6 +268,7 @@ TYPE_NAMES = {
     "float32": "FloatTensor",
     "float64": "DoubleTensor",
     "float16": "HalfTensor",
+    "bfloat16": "BFloat16Tensor",
     "int64": "LongTensor",
     "int32": "IntTensor",
     "int16": "ShortTensor",

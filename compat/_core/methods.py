@@ -30,6 +30,7 @@ def _type(self: Tensor, dtype: Any = None) -> Any:
             "int32": "IntTensor",
             "bool": "BoolTensor",
             "float16": "HalfTensor",
+            "bfloat16": "BFloat16Tensor",
         }.get(self._npdtype.name, self._npdtype.name)
     return S.to_dtype(self, dtype)
 
@@ -232,6 +233,7 @@ def install() -> None:
         "float": lambda self: S.to_dtype(self, _dt.float32),
         "double": lambda self: S.to_dtype(self, _dt.float64),
         "half": lambda self: S.to_dtype(self, _dt.float16),
+        "bfloat16": lambda self: S.to_dtype(self, _dt.bfloat16),
         "long": lambda self: S.to_dtype(self, _dt.int64),
         "int": lambda self: S.to_dtype(self, _dt.int32),
         "bool": lambda self: S.to_dtype(self, _dt.bool),
@@ -241,7 +243,7 @@ def install() -> None:
         "cfloat": lambda self: S.to_dtype(self, _dt.complex64),
         "cdouble": lambda self: S.to_dtype(self, _dt.complex128),
         "fill_diagonal_": O.more.fill_diagonal_,
-        "is_signed": lambda self: self._npdtype.kind in "ifc",
+        "is_signed": lambda self: _dt.kind(self._npdtype) in "ifc",
         "is_same_size": lambda self, other: tuple(self.shape) == tuple(other.shape),
         "is_nonzero": _is_nonzero,
         "stride": _stride,

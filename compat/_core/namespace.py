@@ -13,6 +13,7 @@ from compat._core.anomaly import (  # noqa: F401
     set_anomaly_enabled,
 )
 from compat._core.creation import (  # noqa: F401
+    BFloat16Tensor,
     BoolTensor,
     ByteTensor,
     CharTensor,
@@ -57,6 +58,7 @@ from compat._core.creation import (  # noqa: F401
 )
 from compat._core.device import device  # noqa: F401
 from compat._core.dtypes import (  # noqa: F401
+    bfloat16,
     bool,
     cdouble,
     cfloat,
@@ -64,12 +66,14 @@ from compat._core.dtypes import (  # noqa: F401
     complex128,
     double,
     dtype,
+    finfo,
     float,
     float16,
     float32,
     float64,
     get_default_dtype,
     half,
+    iinfo,
     int,
     int8,
     int16,
@@ -124,9 +128,8 @@ def result_type(tensor1: object, tensor2: object) -> _dt.dtype:
 
 
 def promote_types(type1: _dt.dtype, type2: _dt.dtype) -> _dt.dtype:
-    import numpy as np
 
-    return _dt.from_np(np.promote_types(type1.np, type2.np))
+    return _dt.from_np(_dt.promote(type1.np, type2.np))
 
 
 def numpy_dtype(d: _dt.dtype) -> object:

@@ -23,9 +23,13 @@ row.
 
 from __future__ import annotations
 
+import functools
+import itertools
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
+
+from compat._core import dtypes as _dt
 
 
 @dataclass(frozen=True)
@@ -97,6 +101,9 @@ class OpDef:
     node_name: bool = True
     #: the namespace of the function: ``"torch"`` or a submodule (``"linalg"``, ``"special"``)
     module: str = "torch"
+    #: PyTorch has no bfloat16 kernel for this op: the exception type and message it
+    #: raises (``{shape}`` is the bfloat16 argument's shape), raised the same way here
+    bf16_error: tuple[type, str] | None = None
 
     def method_impl(self) -> Callable[..., Any] | None:
         if self.method is False:
@@ -120,6 +127,7 @@ def defop(
     random: bool = False,
     node_name: bool = True,
     module: str = "torch",
+    bf16_error: tuple[type, str] | None = None,
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Declare the row of the op implemented by the decorated function (returned as is)."""
 
@@ -144,10 +152,28 @@ def defop(
             random,
             node_name,
             module,
+            bf16_error,
         )
         return fn
 
     return register
+
+
+def _guarded(d: OpDef, fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``fn``, raising the row's ``bf16_error`` for a bfloat16 tensor argument."""
+    if d.bf16_error is None:
+        return fn
+    exc, message = d.bf16_error
+    bf16 = _dt.bfloat16.np
+
+    @functools.wraps(fn)
+    def guarded(*args: Any, **kwargs: Any) -> Any:
+        for a in itertools.chain(args, kwargs.values()):
+            if getattr(a, "_npdtype", None) == bf16:
+                raise exc(message.format(shape=list(a.shape)))
+        return fn(*args, **kwargs)
+
+    return guarded
 
 
 def functions(
@@ -159,7 +185,8 @@ def functions(
     out: dict[str, Callable[..., Any]] = {}
     for d in REGISTRY.values():
         if d.function and d.module == module:
-            f = with_out(d.fn) if with_out is not None else d.fn
+            f = _guarded(d, d.fn)
+            f = with_out(f) if with_out is not None else f
             for n in (d.name.rpartition(".")[2], *d.aliases):
                 out[n] = f
     return out
@@ -171,11 +198,12 @@ def methods(make_inplace: Callable[[Callable[..., Any]], Callable[..., Any]]) ->
     out: dict[str, Callable[..., Any]] = {}
     for d in REGISTRY.values():
         m = d.method_impl()
+        m = m if m is None else _guarded(d, m)
         if m is not None:
             for n in (d.name, *d.aliases, *d.method_aliases):
                 out[n] = m
         if d.inplace is not False:
-            ip = make_inplace(m or d.fn) if d.inplace is True else d.inplace
+            ip = make_inplace(m or _guarded(d, d.fn)) if d.inplace is True else d.inplace
             for n in (d.name, *d.aliases, *d.method_aliases):
                 out[n + "_"] = ip
     return out

@@ -76,7 +76,7 @@ class _Formatter:
     """Chooses a mode and a common width for the values of one (real) array."""
 
     def __init__(self, values: np.ndarray) -> None:
-        self.floating = values.dtype.kind == "f"
+        self.floating = _dt.kind(values.dtype) == "f"
         self.int_mode = True
         self.sci_mode = False
         self.width = 1
@@ -181,10 +181,10 @@ class _Printer:
 
 def _body(a: np.ndarray, indent: int) -> str:
     summarize = a.size > OPTS.threshold
-    if a.dtype == np.float16:
+    if a.dtype == np.float16 or a.dtype == _dt.bfloat16.np:
         a = a.astype(np.float32)
     data = _summary(a) if summarize else a
-    if a.dtype.kind == "c":
+    if _dt.kind(a.dtype) == "c":
         printer = _Printer(_Formatter(data.real), _Formatter(data.imag), summarize)
     else:
         printer = _Printer(_Formatter(data), None, summarize)

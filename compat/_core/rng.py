@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from compat._core import device as _dev
+from compat._core import dtypes as _dt
 from compat._core.tensor import Tensor
 
 _N = 624
@@ -291,14 +292,18 @@ def random_from_to(gen: Generator, shape: tuple, npd: Any, low: int, high: int) 
     return vals.astype(npd).reshape(shape)
 
 
+#: significand digits (with the implicit bit) per float dtype
+_DIGITS = {"float16": 11, "bfloat16": 8, "float32": 24, "float64": 53}
+
+
 def random_full(gen: Generator, shape: tuple, npd: Any) -> np.ndarray:
     """``random_()``: ``[0, 2**mantissa]`` for floats, ``[0, max]`` for integers."""
     npd = np.dtype(npd)
     n = math.prod(shape)
     wide = npd in (np.int64, np.float64)
     draws = gen._u64(n) if wide else gen._u32(n)
-    if npd.kind == "f":
-        top = 2 ** (np.finfo(npd).nmant + 1) + 1
+    if _dt.kind(npd) == "f":
+        top = 2 ** _DIGITS[npd.name] + 1
     elif npd.kind == "b":
         top = 2
     else:

@@ -466,7 +466,7 @@ def index_spec(idx: Any, shape: tuple) -> tuple[tuple, list]:
         elif isinstance(i, (bool, np.bool_)):
             raise IndexError("indexing with a Python bool is not supported by compat")
         elif isinstance(i, (int, np.integer)) or (
-            isinstance(i, Tensor) and i.ndim == 0 and i._npdtype.kind in "iu"
+            isinstance(i, Tensor) and i.ndim == 0 and _dt.kind(i._npdtype) in "iu"
         ):
             v = int(i)
             if dim >= len(shape):
@@ -494,7 +494,7 @@ def index_spec(idx: Any, shape: tuple) -> tuple[tuple, list]:
                         )
                 dim += arr.ndim
                 continue
-            if arr.dtype.kind not in "iu":
+            if _dt.kind(arr.dtype) not in "iu":
                 raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
             size = shape[dim] if dim < len(shape) else 0
             if arr.size and (arr.max() >= size or arr.min() < -size):
@@ -614,7 +614,7 @@ def _gather_f(x: Any, idx: Any, *, axis: int) -> Any:
 
 @defop(samples=Sample(((2, 3),), args=(1, Idx((2, 2), 3))))
 def gather(input: Tensor, dim: int, index: Tensor) -> Tensor:
-    if index._npdtype.kind not in "iu":
+    if _dt.kind(index._npdtype) not in "iu":
         raise RuntimeError("gather(): Expected dtype int64 for index")
     d = _wrap_dim(dim, input.ndim)
     if index.ndim != input.ndim:
@@ -671,7 +671,7 @@ def to_dtype(input: Tensor, dtype: Any, copy: bool = False) -> Tensor:
 
 
 def _clone_f(x: Any) -> Any:
-    return x + fnp.zeros((), x.dtype) if x.dtype.kind != "b" else fnp.logical_or(x, False)
+    return x + fnp.zeros((), x.dtype) if _dt.kind(x.dtype) != "b" else fnp.logical_or(x, False)
 
 
 @defop(samples=Sample(((2, 3),)))

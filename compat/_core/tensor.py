@@ -10,6 +10,7 @@ a :class:`~compat._core.graph.Node` holding the op's VJP and its residuals.
 
 from __future__ import annotations
 
+import warnings
 import weakref
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
@@ -71,7 +72,7 @@ _LEAF_INPLACE = "a leaf Variable that requires grad is being used in an in-place
 
 
 def _check_float_for_grad(npd: np.dtype, msg: str) -> None:
-    if npd.kind not in "fc":
+    if _dt.kind(npd) not in "fc":
         raise RuntimeError(msg)
 
 
@@ -216,10 +217,10 @@ class Tensor:
         return -1 if d.index is None else d.index
 
     def is_floating_point(self) -> bool:
-        return self._st.array.dtype.kind == "f"
+        return _dt.kind(self._st.array.dtype) == "f"
 
     def is_complex(self) -> bool:
-        return self._st.array.dtype.kind == "c"
+        return _dt.kind(self._st.array.dtype) == "c"
 
     def element_size(self) -> int:
         return self._st.array.dtype.itemsize
@@ -230,6 +231,8 @@ class Tensor:
                 "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
                 "instead."
             )
+        if self._st.array.dtype == _dt.bfloat16.np:
+            raise TypeError("Got unsupported ScalarType BFloat16")  # NumPy has no bfloat16
         return np.asarray(self._st.array)
 
     def item(self) -> Any:
@@ -262,13 +265,21 @@ class Tensor:
         return bool(self.item())
 
     def __float__(self) -> float:
+        if self._requires_grad and _gm._state.record and not _FLOAT_WARNED:
+            _float_warned()
+            warnings.warn(
+                "Converting a tensor with requires_grad=True to a scalar may lead to unexpected "
+                "behavior.\nConsider using tensor.detach() first.",
+                UserWarning,
+                stacklevel=2,
+            )
         return float(_tc.one_element(self))
 
     def __int__(self) -> int:
         return int(_tc.one_element(self))
 
     def __index__(self) -> int:
-        if self._st.array.dtype.kind not in "iub" or self._st.array.size != 1:
+        if _dt.kind(self._st.array.dtype) not in "iub" or self._st.array.size != 1:
             raise TypeError("only integer tensors of a single element can be converted to an index")
         return int(self.item())
 
@@ -608,6 +619,15 @@ def apply(
 
 
 _PY_SCALARS = (float, int, bool, complex)
+#: ``float()`` of a tensor requiring grad has warned (PyTorch warns once per process)
+_FLOAT_WARNED = False
+
+
+def _float_warned() -> None:
+    global _FLOAT_WARNED
+    _FLOAT_WARNED = True
+
+
 _scalar_cache: dict = {}
 
 

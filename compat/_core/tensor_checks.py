@@ -61,6 +61,7 @@ _TYPE_META = {
     "float32": "float",
     "float64": "double",
     "float16": "c10::Half",
+    "bfloat16": "c10::BFloat16",
     "int64": "long int",
     "int32": "int",
     "int16": "short int",
@@ -108,7 +109,7 @@ def requires_grad_value(t: Any, value: Any, method: bool) -> bool:
             "you can only change requires_grad flags of leaf variables." if value else NON_LEAF_FLAG
         )
     if value:
-        if t._st.array.dtype.kind not in "fc":
+        if _dt.kind(t._st.array.dtype) not in "fc":
             kinds = "floating point" if method else "floating point and complex"
             raise RuntimeError(f"only Tensors of {kinds} dtype can require gradients")
         if t._inference and not _gm._state.inference:
@@ -156,7 +157,7 @@ def check_data(t: Any, value: Any, is_tensor: bool) -> None:
     """``t.data = value``: a tensor, floating point or complex when ``t`` requires grad."""
     if not is_tensor:
         raise TypeError(f"Variable data has to be a tensor, but got {type(value).__name__}")
-    if t._requires_grad and np.dtype(value._st.array.dtype).kind not in "fc":
+    if t._requires_grad and _dt.kind(np.dtype(value._st.array.dtype)) not in "fc":
         raise RuntimeError(
             "data set to a tensor that requires gradients must be floating point or complex dtype"
         )

@@ -55,6 +55,7 @@ _STORAGE_OF = {
     "float32": "FloatStorage",
     "float64": "DoubleStorage",
     "float16": "HalfStorage",
+    "bfloat16": "BFloat16Storage",
     "int64": "LongStorage",
     "int32": "IntStorage",
     "int16": "ShortStorage",
@@ -302,8 +303,6 @@ class TorchUnpickler(pickle.Unpickler):
             return _storage_type(name)
         if module == "torch" and name in _DT_NAMES:
             return _dt.to_dtype(name)
-        if module == "torch" and name == "bfloat16":
-            raise NotImplementedError("torch.load: compat has no bfloat16 dtype")
         for obj in safe_globals_registry:
             if _qualified(obj) == f"{module}.{name}":
                 return obj

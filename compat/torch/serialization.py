@@ -10,8 +10,7 @@ plain Python objects. ``weights_only=True`` (the default, as in PyTorch 2.6+) al
 only PyTorch's allow-listed globals and those added with :func:`add_safe_globals`.
 
 Differences: loaded tensors never share storage (views saved by PyTorch come back as
-copies), ``mmap=True`` and the legacy pre-1.6 format are not supported, and
-``bfloat16`` tensors cannot be loaded (compat has no bfloat16 dtype).
+copies), and ``mmap=True`` and the legacy pre-1.6 format are not supported.
 """
 
 from __future__ import annotations

@@ -215,3 +215,58 @@ def test_row_out_argument_matches_pytorch(name, real_torch):
         assert all(a is b for a, b in zip(_flat(got), _flat(out))), name
         results.append(out)
     _assert_same(results[1], results[0], f"{name} (out=)")
+
+
+def _bf16(lib, v):
+    """A sample's float arrays as bfloat16 tensors of ``lib`` (both libraries round the
+    same float32 values to bfloat16 to nearest even), other arguments as usual."""
+    if isinstance(v, np.ndarray):
+        t = lib.tensor(v)
+        return t.to(lib.bfloat16) if v.dtype.kind == "f" else t
+    if isinstance(v, list):
+        return [_bf16(lib, x) for x in v]
+    return v
+
+
+BF16_CASES = [
+    pytest.param(name, id=name)
+    for name, d in sorted(REGISTRY.items())
+    if d.function and not d.random and d.samples and d.samples[0].dtype.startswith("float")
+]
+
+
+@pytest.mark.parametrize("name", BF16_CASES)
+def test_row_in_bfloat16_matches_pytorch(name, real_torch):
+    """Every float row's first sample with its float inputs in bfloat16: PyTorch's result
+    dtype and values to bfloat16 rounding (2 ulps), or PyTorch's exception type."""
+    d = REGISTRY[name]
+    sample = d.samples[0]
+    tensors, args, kwargs = _arrays(sample, seed=0)
+
+    def call(lib):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return _function(lib, d)(
+                *sample.prefix,
+                *[_bf16(lib, a) for a in tensors],
+                *[_bf16(lib, a) for a in args],
+                **{k: _bf16(lib, v) for k, v in kwargs.items()},
+            )
+
+    try:
+        theirs = call(real_torch)
+    except Exception as e:  # PyTorch has no bfloat16 kernel here: compat says so too
+        with pytest.raises(type(e)):
+            call(ctorch)
+        return
+    ours = call(ctorch)
+    ours, theirs = _flat(ours), _flat(theirs)
+    assert len(ours) == len(theirs), name
+    for o, t in zip(ours, theirs):
+        if not hasattr(t, "detach"):
+            assert o == t, name
+            continue
+        assert str(o.dtype) == str(t.dtype), (name, o.dtype, t.dtype)
+        assert tuple(o.shape) == tuple(t.shape), (name, o.shape, t.shape)
+        o, t = o.detach().to(ctorch.float64), t.detach().to(real_torch.float64)
+        np.testing.assert_allclose(npv(o), npv(t), rtol=2**-7, atol=2**-7, err_msg=name)

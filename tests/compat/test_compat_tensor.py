@@ -3,11 +3,14 @@ in-place ops, random generator — on compat.torch and real PyTorch alike."""
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 from compat_helpers import npv
 
 import compat.torch as ctorch
+from compat._core import tensor as _tensor
 
 
 def test_tensor_dtype_inference(lib):
@@ -303,3 +306,20 @@ def test_shift_inplace_bitwise_and_container_dunders_match_pytorch(real_torch):
     """Tensor's operator dunders beyond arithmetic: shifts (both sides), the in-place
     bitwise/floor-div/mod/pow operators, ``in``, ``reversed``, strides and byte sizes."""
     assert _more_dunders(ctorch) == _more_dunders(real_torch)
+
+
+def test_float_of_a_tensor_requiring_grad_warns_once_as_pytorch(monkeypatch):
+    # PyTorch warns once per process (TORCH_WARN_ONCE), only with grad mode on: compat's
+    # flag is reset here so the check does not depend on test order
+    monkeypatch.setattr(_tensor, "_FLOAT_WARNED", False)
+    x = ctorch.tensor(1.5, requires_grad=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with ctorch.no_grad():
+            assert float(x) == 1.5
+        assert (int(x), bool(x), x.item(), float(x.detach())) == (1, True, 1.5, 1.5)
+    with pytest.warns(UserWarning, match="Converting a tensor with requires_grad=True to a scalar"):
+        assert float(x * 2) == 3.0
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert float(x) == 1.5

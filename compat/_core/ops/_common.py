@@ -18,6 +18,15 @@ def _c(x: Any, dt: np.dtype) -> Any:
     return fnp.asarray(x, dt)
 
 
+_LOW = (np.dtype(np.float16), _dt.bfloat16.np)
+
+
+def acc(dt: np.dtype) -> np.dtype:
+    """The dtype PyTorch's CPU kernels compute ``dt`` in (its ``opmath`` type): float32
+    for float16 and bfloat16, which are rounded once at the end; ``dt`` otherwise."""
+    return np.dtype(np.float32) if dt in _LOW else dt
+
+
 def coerce(x: Any) -> Any:
     """Tensors and Python numbers pass; NumPy values become tensors."""
     if isinstance(x, Tensor) or type(x) in _NUM:

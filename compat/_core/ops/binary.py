@@ -73,9 +73,9 @@ def _torch_power(x: Any, y: Any) -> Any:
 
 def _pow_f(x: Any, y: Any, *, dtype: np.dtype) -> Any:
     x, y = _c(x, dtype), _c(y, dtype)
-    if dtype.kind in "iub":
+    if _dt.kind(dtype) in "iub":
         return fnp.power(x, y) if not isinstance(y, int) else x**y
-    if dtype.kind == "f":
+    if _dt.kind(dtype) == "f":
         return _conv.power(x, y)
     return _torch_power(x, y)
 
@@ -128,7 +128,7 @@ def _fast_dtype(a: Any, b: Any) -> np.dtype | None:
         da = a._st.array.dtype
         tb = type(b)
         if tb is float or tb is int:
-            return da if da.kind == "f" or (tb is int and da.kind in "iu") else None
+            return da if _dt.kind(da) == "f" or (tb is int and _dt.kind(da) in "iu") else None
         if isinstance(b, Tensor):
             return da if b._st.array.dtype == da else None
     elif isinstance(b, Tensor):
@@ -141,7 +141,7 @@ def _binary(fn: Any, a: Any, b: Any, *, true_div: bool = False) -> Tensor:
     if dt is None:
         a, b = coerce(a), coerce(b)
         dt = _dt.result_type(a, b)
-    if true_div and dt.kind not in "fc":
+    if true_div and _dt.kind(dt) not in "fc":
         dt = _dt.float_type(dt)
     return apply(fn, _BIN_NAMES.get(fn, fn.__name__), (a, b), (("dtype", dt),))
 
@@ -209,7 +209,7 @@ def div(input: Any, other: Any, *, rounding_mode: str | None = None) -> Tensor:
     q = _binary(_div_f, input, other, true_div=True)
     r = trunc(q)
     dt = _dt.result_type(coerce(input), coerce(other))
-    return r if dt.kind == "f" else r.to(_dt.from_np(dt))
+    return r if _dt.kind(dt) == "f" else r.to(_dt.from_np(dt))
 
 
 @defop(
@@ -226,7 +226,7 @@ def pow(input: Any, exponent: Any) -> Tensor:
         isinstance(input, Tensor)
         and isinstance(exponent, int)
         and not isinstance(exponent, bool)
-        and (exponent >= 0 or input._npdtype.kind in "fc")
+        and (exponent >= 0 or _dt.kind(input._npdtype) in "fc")
     ):
         dt = _dt.result_type(input, exponent)
         return apply(_ipow_f, "PowBackward0", (input,), (("n", exponent), ("dtype", dt)))
@@ -325,7 +325,7 @@ def logical_xor(input: Tensor, other: Tensor) -> Tensor:
 def _bitwise(op: str, a: Any, b: Any) -> Tensor:
     a, b = coerce(a), coerce(b)
     dt = _dt.result_type(a, b)
-    if dt.kind == "f":
+    if _dt.kind(dt) == "f":
         raise TypeError(f"bitwise_{op} is not implemented for floating-point tensors")
     return apply(_bitwise_f, f"bitwise_{op}", (a, b), (("op", op), ("dtype", dt)))
 

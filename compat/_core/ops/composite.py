@@ -14,7 +14,7 @@ import numpy as np
 
 from compat._core import dtypes as _dt
 from compat._core.creation import tensor
-from compat._core.ops._common import _c, coerce, warn_once
+from compat._core.ops._common import _c, acc, coerce, warn_once
 from compat._core.ops.reductions import _dims, mean, std, var
 from compat._core.ops.unary import sign
 from compat._core.optable import Sample, T, defop
@@ -31,8 +31,9 @@ def _tensor(a: Any, dtype: Any = None) -> Tensor:
 
 
 def _addmm_f(c: Any, a: Any, b: Any, beta: Any, alpha: Any, *, dtype: np.dtype) -> Any:
-    prod = fnp.matmul(_c(a, dtype), _c(b, dtype))
-    return _c(beta, dtype) * _c(c, dtype) + _c(alpha, dtype) * prod
+    f = acc(dtype)  # float16/bfloat16 computed in float32, rounded once
+    prod = fnp.matmul(_c(a, f), _c(b, f))
+    return (_c(beta, f) * _c(c, f) + _c(alpha, f) * prod).astype(dtype)
 
 
 def _fused(
@@ -91,8 +92,9 @@ def baddbmm(
 
 
 def _addbmm_f(c: Any, a: Any, b: Any, beta: Any, alpha: Any, *, dtype: np.dtype) -> Any:
-    prod = fnp.sum(fnp.matmul(_c(a, dtype), _c(b, dtype)), axis=0)
-    return _c(beta, dtype) * _c(c, dtype) + _c(alpha, dtype) * prod
+    f = acc(dtype)  # float16/bfloat16 accumulate over the batch in float32, round once
+    prod = fnp.sum(fnp.matmul(_c(a, f), _c(b, f)), axis=0)
+    return (_c(beta, f) * _c(c, f) + _c(alpha, f) * prod).astype(dtype)
 
 
 @defop(inplace=True, samples=Sample(((2, 4), (3, 2, 3), (3, 3, 4))))
@@ -209,6 +211,7 @@ def _cdist_f(a: Any, b: Any, *, p: float) -> Any:
         Sample(((2, 3, 2), (2, 4, 2)), args=(1.0,), method=False),
         Sample(((3, 2), (4, 2)), kwargs=(("p", 3.0),), method=False),
     ),
+    bf16_error=(NotImplementedError, "\"cdist\" not implemented for 'BFloat16'"),
 )
 def cdist(
     x1: Tensor,
@@ -298,7 +301,7 @@ def nansum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any 
     dt = (
         _dt.np_dtype(dtype)
         if dtype is not None
-        else (input._npdtype if input._npdtype.kind == "f" else np.dtype(np.int64))
+        else (input._npdtype if _dt.kind(input._npdtype) == "f" else np.dtype(np.int64))
     )
     st = (
         ("axes", _dims(dim, input.ndim)),
@@ -312,7 +315,7 @@ def nansum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any 
 @defop(node_name=False, samples=(Sample(((3, 4),)), Sample(((3, 4),), args=(0, True))))
 def nanmean(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
     """:func:`mean` over the non-NaN elements."""
-    if input._npdtype.kind != "f":
+    if _dt.kind(input._npdtype) != "f":
         raise RuntimeError(
             f"nanmean(): expected input to have floating point or complex dtype but got {input.dtype}"
         )
@@ -405,7 +408,7 @@ def _frac_f(x: Any) -> Any:
 
 @defop(inplace=True, samples=Sample(((2, 3),)))
 def frac(input: Tensor) -> Tensor:
-    if input._npdtype.kind != "f":
+    if _dt.kind(input._npdtype) != "f":
         raise RuntimeError(
             f"\"frac_cpu\" not implemented for '{_dt.scalar_type_name(input._npdtype)}'"
         )
@@ -448,7 +451,7 @@ def nan_to_num(
     input: Tensor, nan: float = 0.0, posinf: float | None = None, neginf: float | None = None
 ) -> Tensor:
     """NaN -> ``nan``, +inf -> ``posinf`` (default: the dtype's largest), -inf -> ``neginf``."""
-    if input._npdtype.kind != "f":
+    if _dt.kind(input._npdtype) != "f":
         return input.clone()
     st = (("nan", float(nan)), ("posinf", posinf), ("neginf", neginf))
     return apply(_nan_to_num_f, "NanToNumBackward0", (input,), st)

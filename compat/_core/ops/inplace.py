@@ -35,7 +35,7 @@ def _ip_binary_f(x: Any, y: Any, *, op: str, dtype: np.dtype, out: np.dtype) -> 
         "sub": fnp.subtract,
         "mul": fnp.multiply,
         "div": fnp.true_divide,
-        "pow": _torch_power if dtype.kind in "fc" else fnp.power,
+        "pow": _torch_power if _dt.kind(dtype) in "fc" else fnp.power,
         "maximum": fnp.maximum,
         "minimum": fnp.minimum,
     }[op](x, y)

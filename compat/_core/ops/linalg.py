@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from compat._core import dtypes as _dt
-from compat._core.ops._common import _c
+from compat._core.ops._common import _c, acc
 from compat._core.optable import Sample, defop
 from compat._core.tensor import Tensor, apply
 from funcgrad import numpy as fnp
@@ -105,8 +105,10 @@ def einsum(equation: str, *operands: Any) -> Tensor:
 
 
 def _linear_f(x: Any, w: Any, *b: Any) -> Any:
-    y = fnp.matmul(x, fnp.transpose(w))
-    return y + b[0] if b else y
+    out = fnp.result_type(x, w, *b)
+    a = acc(out)  # float16/bfloat16: accumulate, add the bias, round once
+    y = fnp.matmul(_c(x, a), fnp.transpose(_c(w, a)))
+    return (y + _c(b[0], a) if b else y).astype(out)
 
 
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:

@@ -27,7 +27,7 @@ _LA = {"module": "linalg", "method": False, "node_name": False}
 
 def _float(*ts: Tensor) -> np.dtype:
     dt = _dt.result_type(*ts)
-    if dt.kind not in "fc":
+    if _dt.kind(dt) not in "fc":
         raise RuntimeError(
             f"linalg: Expected a floating point or complex tensor as input. Got "
             f"{_dt.scalar_type_name(dt)}"
@@ -61,18 +61,30 @@ def _unary(op: str, a: Tensor, square: bool = True) -> Tensor:
     return apply(_unary_f, f"Linalg{op.capitalize()}Backward0", (a,), (("op", op),))
 
 
-@defop(samples=Sample(((3, 3),), domain=(-1, 1)), **_LA)
+@defop(
+    samples=Sample(((3, 3),), domain=(-1, 1)),
+    **_LA,
+    bf16_error=(RuntimeError, "linalg.inv: Low precision dtypes not supported. Got BFloat16"),
+)
 def inv(A: Tensor) -> Tensor:
     """The inverse of (batches of) square matrices."""
     return _unary("inv", A)
 
 
-@defop(samples=(Sample(((3, 3),)), Sample(((2, 3, 3),))), **_LA)
+@defop(
+    samples=(Sample(((3, 3),)), Sample(((2, 3, 3),))),
+    **_LA,
+    bf16_error=(NotImplementedError, "\"lu_cpu\" not implemented for 'BFloat16'"),
+)
 def det(A: Tensor) -> Tensor:
     return _unary("det", A)
 
 
-@defop(samples=Sample((SPD(3),)), **_LA)
+@defop(
+    samples=Sample((SPD(3),)),
+    **_LA,
+    bf16_error=(NotImplementedError, "\"cholesky_cpu\" not implemented for 'BFloat16'"),
+)
 def cholesky(A: Tensor, *, upper: bool = False) -> Tensor:
     """The lower Cholesky factor of a Hermitian positive-definite matrix (``upper``: its
     conjugate transpose)."""
@@ -80,19 +92,35 @@ def cholesky(A: Tensor, *, upper: bool = False) -> Tensor:
     return L.mT if upper else L
 
 
-@defop(samples=Sample(((3, 4),)), **_LA)
+@defop(
+    samples=Sample(((3, 4),)),
+    **_LA,
+    bf16_error=(
+        RuntimeError,
+        "linalg.pinv(BFloat16{{{shape}}}): expected a tensor with 2 or more dimensions "
+        "of float, double, cfloat or cdouble types",
+    ),
+)
 def pinv(A: Tensor, *, atol: Any = None, rtol: Any = None, hermitian: bool = False) -> Tensor:
     if atol is not None or rtol is not None:
         raise NotImplementedError("linalg.pinv: atol= and rtol= are not supported by compat")
     return _unary("pinv", A, square=False)
 
 
-@defop(samples=Sample(((3, 4),)), **_LA)
+@defop(
+    samples=Sample(((3, 4),)),
+    **_LA,
+    bf16_error=(NotImplementedError, "\"linalg_svd_cpu\" not implemented for 'BFloat16'"),
+)
 def svdvals(A: Tensor, *, driver: Any = None) -> Tensor:
     return _unary("svdvals", A, square=False)
 
 
-@defop(samples=Sample((SPD(3),)), **_LA)
+@defop(
+    samples=Sample((SPD(3),)),
+    **_LA,
+    bf16_error=(NotImplementedError, "\"linalg_eigh_cpu\" not implemented for 'BFloat16'"),
+)
 def eigvalsh(A: Tensor, UPLO: str = "L") -> Tensor:
     """Eigenvalues (ascending) of a symmetric matrix, read from its ``UPLO`` triangle."""
     if UPLO not in ("L", "U"):
@@ -105,7 +133,11 @@ def _slogdet_f(a: Any) -> Any:
     return sign, logabs
 
 
-@defop(samples=Sample(((3, 3),)), **_LA)
+@defop(
+    samples=Sample(((3, 3),)),
+    **_LA,
+    bf16_error=(RuntimeError, "linalg.slogdet: Low precision dtypes not supported. Got BFloat16"),
+)
 def slogdet(A: Tensor) -> tuple:
     """``(sign, log|det|)``."""
     _float(A)
@@ -121,7 +153,11 @@ def _solve_f(a: Any, b: Any, *, left: bool, vec: bool) -> Any:
     return fla.solve(a, b)
 
 
-@defop(samples=(Sample(((3, 3), (3, 2))), Sample(((3, 3), (3,)))), **_LA)
+@defop(
+    samples=(Sample(((3, 3), (3, 2))), Sample(((3, 3), (3,)))),
+    **_LA,
+    bf16_error=(NotImplementedError, "\"lu_cpu\" not implemented for 'BFloat16'"),
+)
 def solve(A: Tensor, B: Tensor, *, left: bool = True) -> Tensor:
     """``X`` with ``A @ X = B`` (``left=False``: ``X @ A = B``)."""
     _float(A, B)
@@ -145,6 +181,7 @@ def _solve_tri_f(a: Any, b: Any, *, upper: bool, left: bool, unit: bool) -> Any:
         Sample(((3, 3), (2, 3)), kwargs=(("upper", False), ("left", False)), domain=(0.5, 2)),
     ),
     **_LA,
+    bf16_error=(NotImplementedError, "\"triangular_solve_cpu\" not implemented for 'BFloat16'"),
 )
 def solve_triangular(
     A: Tensor, B: Tensor, *, upper: bool, left: bool = True, unitriangular: bool = False
@@ -269,7 +306,11 @@ def _matrix_rank_f(a: Any) -> Any:
     return fnp.asarray(fla.matrix_rank(a), np.int64)
 
 
-@defop(samples=Sample(((3, 4),), grad=False), **_LA)
+@defop(
+    samples=Sample(((3, 4),), grad=False),
+    **_LA,
+    bf16_error=(RuntimeError, "This function doesn't handle types other than float and double"),
+)
 def matrix_rank(
     A: Tensor, *, atol: Any = None, rtol: Any = None, hermitian: bool = False
 ) -> Tensor:
@@ -314,7 +355,13 @@ _SPECIAL = {
 }
 
 
+#: special functions PyTorch has no bfloat16 kernel for
+_NO_BF16 = ("ndtri", "log_ndtr")
+
+
 def _special_f(x: Any, *, op: str, dtype: np.dtype) -> Any:
+    if dtype == _dt.bfloat16.np:  # computed in float32 and rounded, as PyTorch's kernels
+        return _SPECIAL[op][0](_c(x, np.dtype(np.float32))).astype(dtype)
     return _SPECIAL[op][0](_c(x, dtype))
 
 
@@ -327,7 +374,13 @@ def _special(op: str) -> Any:
 
     f.__name__ = op
     f.__doc__ = f"``torch.special.{op}`` elementwise."
-    return defop(op, samples=Sample(((2, 3),), domain=_SPECIAL[op][1]), **_SP)(f)
+    no_bf16 = (NotImplementedError, f"\"{op}_cpu\" not implemented for 'BFloat16'")
+    return defop(
+        op,
+        samples=Sample(((2, 3),), domain=_SPECIAL[op][1]),
+        bf16_error=no_bf16 if op in _NO_BF16 else None,
+        **_SP,
+    )(f)
 
 
 for _op in _SPECIAL:

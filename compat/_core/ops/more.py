@@ -33,7 +33,7 @@ def _shift_f(x: Any, y: Any, *, left: bool, dtype: np.dtype) -> Any:
 def _shift(left: bool, input: Any, other: Any) -> Tensor:
     a, b = coerce(input), coerce(other)
     dt = _dt.result_type(a, b)
-    if dt.kind not in "iu":
+    if _dt.kind(dt) not in "iu":
         raise RuntimeError(
             f"\"{'lshift' if left else 'rshift'}_cpu\" not implemented for '{_dt.scalar_type_name(dt)}'"
         )
@@ -58,7 +58,7 @@ def _gcd_f(x: Any, y: Any, *, op: str, dtype: np.dtype) -> Any:
 def _int_pair(op: str) -> Any:
     def f(input: Tensor, other: Tensor) -> Tensor:
         dt = _dt.result_type(input, other)
-        if dt.kind not in "iu":
+        if _dt.kind(dt) not in "iu":
             raise RuntimeError(f"\"{op}_cpu\" not implemented for '{_dt.scalar_type_name(dt)}'")
         return apply(_gcd_f, op, (input, other), (("op", op), ("dtype", dt)))
 

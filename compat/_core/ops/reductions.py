@@ -11,7 +11,7 @@ import numpy as np
 
 from compat._core import dtypes as _dt
 from compat._core.ops import conventions as _conv
-from compat._core.ops._common import _c
+from compat._core.ops._common import _c, acc
 from compat._core.ops.binary import maximum, minimum
 from compat._core.optable import Mask, Sample, defop
 from compat._core.tensor import Tensor, _wrap_dim, apply
@@ -47,7 +47,7 @@ def sum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = N
     axes = _dims(dim, input.ndim)
     if dtype is not None:
         dt = _dt.np_dtype(dtype)
-    elif input._npdtype.kind in "biu":
+    elif _dt.kind(input._npdtype) in "biu":
         dt = np.dtype(np.int64)
     else:
         dt = input._npdtype
@@ -66,7 +66,7 @@ def _mean_f(x: Any, *, axes: Any, keepdims: bool, dtype: np.dtype) -> Any:
 @defop(samples=(Sample(((2, 3),)), Sample(((2, 3),), args=(0,))))
 def mean(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
     dt = _dt.np_dtype(dtype) if dtype is not None else input._npdtype
-    if dt.kind not in "fc":
+    if _dt.kind(dt) not in "fc":
         raise RuntimeError(
             "mean(): could not infer output dtype. Input dtype must be either a floating point "
             f"or complex dtype. Got: {_dt.from_np(dt).name.capitalize()}"
@@ -90,7 +90,7 @@ def prod(
 ) -> Tensor:
     if dtype is not None:
         dt = _dt.np_dtype(dtype)
-    elif input._npdtype.kind in "biu":
+    elif _dt.kind(input._npdtype) in "biu":
         dt = np.dtype(np.int64)
     else:
         dt = input._npdtype
@@ -104,7 +104,7 @@ def prod(
 
 
 def _amax_f(x: Any, *, axes: Any, keepdims: bool, op: str) -> Any:
-    if x.dtype.kind == "f":
+    if _dt.kind(x.dtype) == "f":
         return _conv.amax(x, axes, keepdims, op)
     f = fnp.max if op == "max" else fnp.min
     return f(x, axis=axes, keepdims=keepdims)
@@ -115,7 +115,7 @@ _FULL = {"max": _conv.even_extremum(fnp.max), "min": _conv.even_extremum(fnp.min
 
 def _full_extremum_f(x: Any, *, op: str) -> Any:
     """Full ``max``/``min``: the gradient shared by the elements equal to the result."""
-    if x.dtype.kind == "f":
+    if _dt.kind(x.dtype) == "f":
         return _FULL[op](x)
     return fnp.max(x) if op == "max" else fnp.min(x)
 
@@ -308,7 +308,7 @@ def _logsumexp_f(x: Any, *, axes: Any, keepdims: bool) -> Any:
 
 @defop(samples=Sample(((2, 3),), args=(1,)))
 def logsumexp(input: Tensor, dim: Any, keepdim: bool = False) -> Tensor:
-    x = input if input._npdtype.kind == "f" else input.to(_dt.get_default_dtype())
+    x = input if _dt.kind(input._npdtype) == "f" else input.to(_dt.get_default_dtype())
     return apply(
         _logsumexp_f,
         "LogsumexpBackward0",
@@ -349,7 +349,8 @@ def log_softmax(input: Tensor, dim: int | None = None, dtype: Any = None) -> Ten
 
 
 def _cum_f(x: Any, *, axis: int, op: str, dtype: np.dtype) -> Any:
-    return (fnp.cumsum if op == "sum" else fnp.cumprod)(_c(x, dtype), axis=axis)
+    f = acc(dtype)  # float16/bfloat16 accumulate in float32
+    return (fnp.cumsum if op == "sum" else fnp.cumprod)(_c(x, f), axis=axis).astype(dtype)
 
 
 @defop(inplace=True, samples=Sample(((2, 3),), args=(1,)))
@@ -357,7 +358,7 @@ def cumsum(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
     dt = (
         _dt.np_dtype(dtype)
         if dtype is not None
-        else (np.dtype(np.int64) if input._npdtype.kind in "biu" else input._npdtype)
+        else (np.dtype(np.int64) if _dt.kind(input._npdtype) in "biu" else input._npdtype)
     )
     return apply(
         _cum_f,
@@ -372,7 +373,7 @@ def cumprod(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
     dt = (
         _dt.np_dtype(dtype)
         if dtype is not None
-        else (np.dtype(np.int64) if input._npdtype.kind in "biu" else input._npdtype)
+        else (np.dtype(np.int64) if _dt.kind(input._npdtype) in "biu" else input._npdtype)
     )
     return apply(
         _cum_f,

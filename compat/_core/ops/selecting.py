@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from compat._core import dtypes as _dt
 from compat._core import views as _views
 from compat._core.ops._common import _c, coerce, warn_once
 from compat._core.optable import Idx, Mask, Sample, T, defop
@@ -166,7 +167,7 @@ def _take_f(x: Any, i: Any) -> Any:
 
 
 def _check_index(index: Tensor, n: int, what: str) -> np.ndarray:
-    if index._npdtype.kind not in "iu":
+    if _dt.kind(index._npdtype) not in "iu":
         raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
     a = np.asarray(index._st.array)
     if a.size and (a.max() >= n or a.min() < -n):
@@ -322,7 +323,7 @@ def _scatter_reduce_f(
             cnt = fnp.zeros(x.shape, dtype).at[where].add(1)
             cnt = cnt + (1 if include_self else 0)
             cnt = fnp.where(cnt == 0, 1, cnt)
-            out = out / cnt if dtype.kind == "f" else fnp.floor_divide(out, cnt)
+            out = out / cnt if _dt.kind(dtype) == "f" else fnp.floor_divide(out, cnt)
         return out
     if reduce == "prod":
         base = x if include_self else fnp.where(hit, fnp.ones_like(x), x)
@@ -330,7 +331,7 @@ def _scatter_reduce_f(
     if include_self:
         return x.at[where].max(src) if reduce == "amax" else x.at[where].min(src)
     fill = -fnp.inf if reduce == "amax" else fnp.inf
-    if dtype.kind != "f":
+    if _dt.kind(dtype) != "f":
         info = np.iinfo(dtype)
         fill = info.min if reduce == "amax" else info.max
     base = fnp.where(hit, fnp.full_like(x, fill), x)
@@ -388,7 +389,7 @@ def _index_args(input: Tensor, dim: int, index: Tensor, name: str) -> tuple[int,
     axis = _wrap_dim(dim, builtins.max(input.ndim, 1))
     if index.ndim > 1:
         raise IndexError(f"{name}(): Index is supposed to be a vector")
-    if index._npdtype.kind not in "iu":
+    if _dt.kind(index._npdtype) not in "iu":
         raise IndexError(f"{name}(): Expected dtype int32/int64 for index")
     return axis, _check_index(index, input.shape[axis], name).reshape(-1)
 

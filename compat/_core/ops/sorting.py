@@ -154,7 +154,7 @@ _EVEN_MEDIAN = {
 def _median_all_f(x: Any, *, ignore_nan: bool) -> Any:
     """The median of all elements; its gradient is shared evenly by the elements equal to
     it (NaN ones when it is NaN), as PyTorch's ``evenly_distribute_backward``."""
-    if x.dtype.kind == "f":
+    if _dt.kind(x.dtype) == "f":
         return _EVEN_MEDIAN[ignore_nan](x)
     return _median_value(x, ignore_nan)
 
@@ -245,7 +245,7 @@ def _quantile(
             "quantile() interpolation must be one of linear, lower, higher, midpoint or "
             f"nearest. Got {interpolation}"
         )
-    if input._npdtype.kind != "f":
+    if _dt.kind(input._npdtype) != "f":
         raise RuntimeError(
             f"quantile() input tensor must be either float or double dtype, got {input.dtype}"
         )
@@ -268,6 +268,7 @@ def _quantile(
         Sample(((3, 4),), args=(0.5, 1, True)),
         Sample(((5,),), args=(0.4,), kwargs=(("interpolation", "lower"),)),
     ),
+    bf16_error=(RuntimeError, "quantile() input tensor must be either float or double dtype"),
 )
 def quantile(
     input: Tensor,
@@ -280,7 +281,11 @@ def quantile(
     return _quantile(input, q, dim, keepdim, interpolation, False)
 
 
-@defop(node_name=False, samples=Sample(((3, 4),), args=(0.3, 1)))
+@defop(
+    node_name=False,
+    samples=Sample(((3, 4),), args=(0.3, 1)),
+    bf16_error=(RuntimeError, "quantile() input tensor must be either float or double dtype"),
+)
 def nanquantile(
     input: Tensor,
     q: Any,
@@ -497,7 +502,7 @@ def _bincount_f(x: Any, *w: Any, n: int, dtype: np.dtype) -> Any:
 )
 def bincount(input: Tensor, weights: Tensor | None = None, minlength: int = 0) -> Tensor:
     """Counts of each non-negative integer (weighted sums with ``weights``)."""
-    if input.ndim != 1 or input._npdtype.kind not in "iu":
+    if input.ndim != 1 or _dt.kind(input._npdtype) not in "iu":
         raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
     x = np.asarray(input._st.array)
     if x.size and x.min() < 0:
@@ -506,7 +511,7 @@ def bincount(input: Tensor, weights: Tensor | None = None, minlength: int = 0) -
     if weights is None:
         return apply(_bincount_f, "bincount", (input,), (("n", n), ("dtype", np.dtype(np.int64))))
     dt = np.dtype(np.float64) if weights._npdtype == np.float64 else weights._npdtype
-    if dt.kind != "f":
+    if _dt.kind(dt) != "f":
         dt = np.dtype(np.float64)
     return apply(_bincount_f, "bincount", (input, weights), (("n", n), ("dtype", dt)))
 
@@ -526,7 +531,7 @@ def _histc_f(x: Any, *, bins: int, lo: float, hi: float) -> Any:
 def histc(input: Tensor, bins: int = 100, min: float = 0, max: float = 0) -> Tensor:
     """A histogram with ``bins`` equal-width bins over ``[min, max]`` (the data's range
     when both are 0); values outside are ignored."""
-    if input._npdtype.kind != "f":
+    if _dt.kind(input._npdtype) != "f":
         raise RuntimeError(
             f"\"histogram_cpu\" not implemented for '{_dt.scalar_type_name(input._npdtype)}'"
         )

@@ -19,7 +19,7 @@ from funcgrad import numpy as fnp
 
 
 def _complex_of(npd: np.dtype) -> np.dtype:
-    if npd.kind == "c":
+    if _dt.kind(npd) == "c":
         return npd
     f = _dt.float_type(npd)
     return np.dtype(np.complex128 if f == np.float64 else np.complex64)
@@ -32,21 +32,21 @@ def _part_f(x: Any, *, op: str) -> Any:
 @defop(samples=(Sample(((2, 3),), dtype="complex128", grad=False), Sample(((3,),), grad=False)))
 def real(input: Tensor) -> Tensor:
     """The real part (the tensor itself for real dtypes)."""
-    if input._npdtype.kind != "c":
+    if _dt.kind(input._npdtype) != "c":
         return input
     return apply(_part_f, "RealBackward0", (input,), (("op", "real"),))
 
 
 @defop(samples=Sample(((2, 3),), dtype="complex128", grad=False))
 def imag(input: Tensor) -> Tensor:
-    if input._npdtype.kind != "c":
+    if _dt.kind(input._npdtype) != "c":
         raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
     return apply(_part_f, "ImagBackward0", (input,), (("op", "imag"),))
 
 
 @defop(samples=(Sample(((2, 3),), dtype="complex128", grad=False), Sample(((4,),))))
 def angle(input: Tensor) -> Tensor:
-    if input._npdtype.kind not in "fc":
+    if _dt.kind(input._npdtype) not in "fc":
         input = input.to(_dt.from_np(_dt.float_type(input._npdtype)))
     return apply(_part_f, "AngleBackward0", (input,), (("op", "angle"),))
 
@@ -56,7 +56,7 @@ def angle(input: Tensor) -> Tensor:
     samples=(Sample(((2, 3),), dtype="complex128", grad=False), Sample(((3,),))),
 )
 def conj(input: Tensor) -> Tensor:
-    if input._npdtype.kind != "c":
+    if _dt.kind(input._npdtype) != "c":
         return input
     return apply(_part_f, "ConjBackward0", (input,), (("op", "conj"),))
 
@@ -65,9 +65,16 @@ def _complex_f(re: Any, im: Any, *, dtype: np.dtype) -> Any:
     return fnp.asarray(re, dtype) + 1j * fnp.asarray(im, dtype)
 
 
-@defop(method=False, samples=Sample(((2, 3), (3,)), grad=False, method=False))
+@defop(
+    method=False,
+    samples=Sample(((2, 3), (3,)), grad=False, method=False),
+    bf16_error=(
+        RuntimeError,
+        "Expected both inputs to be Half, Float or Double tensors but got BFloat16 and BFloat16",
+    ),
+)
 def complex(real: Tensor, imag: Tensor) -> Tensor:
-    if real._npdtype != imag._npdtype or real._npdtype.kind != "f":
+    if real._npdtype != imag._npdtype or _dt.kind(real._npdtype) != "f":
         raise RuntimeError(
             f"Expected object of scalar type {_dt.scalar_type_name(real._npdtype)} but got "
             f"scalar type {_dt.scalar_type_name(imag._npdtype)} for second argument"
@@ -81,14 +88,26 @@ def _polar_f(r: Any, t: Any, *, dtype: np.dtype) -> Any:
     return fnp.asarray(r * fnp.cos(t), dtype) + 1j * fnp.asarray(r * fnp.sin(t), dtype)
 
 
-@defop(method=False, samples=Sample(((2, 3), (3,)), grad=False, method=False))
+@defop(
+    method=False,
+    samples=Sample(((2, 3), (3,)), grad=False, method=False),
+    bf16_error=(
+        RuntimeError,
+        "Expected both inputs to be Half, Float or Double tensors but got BFloat16 and BFloat16",
+    ),
+)
 def polar(abs: Tensor, angle: Tensor) -> Tensor:
     return apply(_polar_f, "PolarBackward0", (abs, angle), (("dtype", _complex_of(abs._npdtype)),))
 
 
 # ----------------------------------------------------------------------- torch.fft
 
-_FFT = {"module": "fft", "method": False, "node_name": False}
+_FFT = {
+    "module": "fft",
+    "method": False,
+    "node_name": False,
+    "bf16_error": (RuntimeError, "Unsupported dtype BFloat16"),
+}
 _NORMS = (None, "backward", "ortho", "forward")
 
 
@@ -104,7 +123,7 @@ def _fft(op: str, input: Tensor, n: Any, dim: Any, norm: Any) -> Tensor:
     if norm not in _NORMS:
         raise RuntimeError(f"Invalid normalization mode: {norm}")
     real_in = op in ("rfft", "rfftn", "rfft2", "ihfft")
-    if real_in and input._npdtype.kind == "c":
+    if real_in and _dt.kind(input._npdtype) == "c":
         raise RuntimeError(f"{op} expects a real input tensor, but got {input.dtype}")
     dt = _dt.float_type(input._npdtype) if real_in else _complex_of(input._npdtype)
     if isinstance(dim, (tuple, list)):
@@ -161,7 +180,8 @@ def _shift(name: str, inverse: bool) -> Any:
         return apply(_shift_f, "RollBackward0", (input,), (("axes", axes), ("inverse", inverse)))
 
     f.__name__ = name
-    return defop(name, samples=(Sample(((3, 4),)), Sample(((3, 4),), args=(1,))), **_FFT)(f)
+    shifts = {**_FFT, "bf16_error": None}  # a roll: PyTorch has it for bfloat16
+    return defop(name, samples=(Sample(((3, 4),)), Sample(((3, 4),), args=(1,))), **shifts)(f)
 
 
 _shift("fftshift", False)

@@ -201,7 +201,7 @@ def _invert_f(x: Any) -> Any:
 
 @defop(inplace=True, samples=Sample(((5,),), dtype="int64", grad=False))
 def bitwise_not(input: Tensor) -> Tensor:
-    if input._npdtype.kind == "f":
+    if _dt.kind(input._npdtype) == "f":
         raise TypeError("bitwise_not is not implemented for floating-point tensors")
     return apply(_invert_f, "bitwise_not", (input,))
 

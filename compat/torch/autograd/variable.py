@@ -11,6 +11,7 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
+from compat._core import dtypes as _dt
 from compat._core.creation import empty
 from compat._core.tensor import Tensor
 
@@ -49,7 +50,7 @@ class Variable(metaclass=_VariableMeta):
             raise TypeError(f"Variable data has to be a tensor, but got {type(data).__name__}")
         var = data.detach()
         if params.get("requires_grad"):
-            if var._npdtype.kind not in "fc":
+            if _dt.kind(var._npdtype) not in "fc":
                 raise RuntimeError(
                     "Only Tensors of floating point and complex dtype can require gradients"
                 )

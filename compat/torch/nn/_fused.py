@@ -17,6 +17,8 @@ import math
 from collections.abc import Callable
 from typing import Any
 
+from compat._core.ops.linalg import _linear_f
+
 __all__ = ["cross_entropy", "enabled", "linear", "mse_loss", "scaled_mask_mul", "set_enabled"]
 
 _UNRESOLVED = object()
@@ -50,13 +52,6 @@ def enabled() -> bool:
 # ---------------------------------------------------------------------------
 # linear
 # ---------------------------------------------------------------------------
-
-
-def _linear_f(x: Any, w: Any, *b: Any) -> Any:
-    import funcgrad.numpy as fnp
-
-    y = fnp.matmul(x, fnp.transpose(w))
-    return y + b[0] if b else y
 
 
 def linear(input: Any, weight: Any, bias: Any) -> Any | None:

@@ -224,7 +224,7 @@ class LBFGS(Optimizer):
 
     def _evaluate_at(self, closure: Callable[[], Any], x: list[Any], t: float, d: Any) -> Any:
         self._add_direction(t, d)
-        loss = float(closure())
+        loss = closure().item()  # PyTorch's float() runs under no_grad: no warning
         g = self._flat_grad()
         for p, saved in zip(self._params, x):
             p.copy_(saved)
@@ -252,7 +252,7 @@ class LBFGS(Optimizer):
         state.setdefault("n_iter", 0)
 
         orig_loss = self._call(closure)
-        loss = float(orig_loss)
+        loss = orig_loss.item()
         evals = 1
         state["func_evals"] += 1
         g = self._flat_grad()

@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 
 import compat.torch as torch
+from compat._core import dtypes as _dt
 from compat.torch.nn.functional._utils import (
     Tensor,
     _int_list,
@@ -192,13 +193,13 @@ def _max_pool_f(
     nd = len(kernel)
     spatial = tuple(x.shape[-nd:])
     dt = np.dtype(x.dtype)
-    fill = -np.inf if dt.kind == "f" else np.iinfo(dt).min
+    fill = -np.inf if _dt.kind(dt) == "f" else np.iinfo(dt).min
     pads = _pool_pads(spatial, kernel, stride, padding, dilation, out)
     xp = fnp.pad(x, [(0, 0)] * (x.ndim - nd) + pads, constant_values=fill)
     win = fnp.stack(_windows(xp, kernel, stride, dilation, out), axis=0)
     n_win = win.shape[0]
     first = fnp.argmax(win, axis=0)  # the first maximum in window order
-    if dt.kind == "f":  # a NaN wins, and PyTorch's kernel keeps the last NaN it meets
+    if _dt.kind(dt) == "f":  # a NaN wins, and PyTorch's kernel keeps the last NaN it meets
         nan = fnp.isnan(win)
         last_nan = (n_win - 1) - fnp.argmax(fnp.flip(nan, axis=0), axis=0)
         first = fnp.where(fnp.any(nan, axis=0), last_nan, first)

@@ -653,11 +653,8 @@ class Module(ModuleHooksMixin):
         return self._apply(lambda t: _cast(t, torch.float16) if _is_floating_dtype(t.dtype) else t)
 
     def bfloat16(self) -> Module:
-        """Cast floating parameters and buffers to ``bfloat16`` (where compat has that dtype)."""
-        bf16 = getattr(torch, "bfloat16", None)
-        if bf16 is None:
-            raise NotImplementedError("Module.bfloat16: compat.torch has no bfloat16 dtype")
-        return self._apply(lambda t: _cast(t, bf16) if _is_floating_dtype(t.dtype) else t)
+        """Cast floating parameters and buffers to ``bfloat16``."""
+        return self._apply(lambda t: _cast(t, torch.bfloat16) if _is_floating_dtype(t.dtype) else t)
 
     def cpu(self) -> Module:
         """Move parameters and buffers to the CPU."""

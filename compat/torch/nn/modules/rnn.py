@@ -498,7 +498,7 @@ class RNNCellBase(Module):
 
 
 def _scalar_name(dtype: Any) -> str:
-    return {"float32": "Float", "float64": "Double", "float16": "Half"}.get(
+    return {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16"}.get(
         str(dtype).removeprefix("torch."), str(dtype)
     )
 
