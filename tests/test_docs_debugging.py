@@ -25,6 +25,7 @@ def test_page_has_an_example_of_each_tool():
         ".compile()",
         "chunk_size",
         "to_dot",
+        "breakpoint(",
     ):
         assert name in code, name
 
