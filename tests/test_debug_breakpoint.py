@@ -8,6 +8,8 @@ import subprocess
 import sys
 import textwrap
 
+import jax
+import jax.numpy as jnp
 import numpy as np
 import pytest
 
@@ -16,6 +18,12 @@ import funcgrad.numpy as fnp
 from funcgrad.debug import _breakpoint
 
 X = np.array([0.5, 1.0, 2.0], np.float32)
+
+#: JAX's own breakpoint, recording instead of stopping (its registry is internal API).
+_JAX_SEEN: list = []
+pytest.importorskip("jax._src.debugger.core").register_debugger(
+    "record", lambda frames, tid, **kw: _JAX_SEEN.append(frames), -10
+)
 
 
 @pytest.fixture
@@ -147,3 +155,45 @@ def test_default_is_pdb_reading_stdin():
     assert "Array([1., 2.], dtype=float32)" in res.stdout
     assert "Array(14., dtype=float32)" in res.stdout
     assert res.stdout.rstrip().endswith("DONE")
+
+
+def _body(np_mod, dbg):
+    def h(x):
+        y = np_mod.cos(x) + x
+        k = 2
+        dbg.breakpoint(backend="record")
+        return np_mod.sum(y * k)
+
+    return h
+
+
+@pytest.mark.parametrize("transform", ["eager", "jit", "vmap", "grad", "jit_grad"])
+def test_same_locals_as_jax(seen, transform):
+    """JAX's own breakpoint (its debugger registry) is the oracle: the innermost frame's
+    locals have the same names and values, and it fires as many times."""
+    jseen = _JAX_SEEN
+    jseen.clear()
+    wrap = {
+        "eager": lambda m: lambda f: f,
+        "jit": lambda m: m.jit,
+        "vmap": lambda m: m.vmap,
+        "grad": lambda m: m.grad,
+        "jit_grad": lambda m: lambda f: m.jit(m.grad(f)),
+    }[transform]
+    x = np.stack([X, X * 2.0]) if transform == "vmap" else X
+    wrap(fg)(_body(fnp, fg.debug))(x)
+    wrap(jax)(_body(jnp, jax.debug))(x)
+    fg.effects_barrier()
+    jax.effects_barrier()
+    assert len(seen) == len(jseen) > 0
+
+    def key(d):
+        return tuple(np.asarray(d["x"]).tolist())
+
+    ours = sorted((fr[0].locals for fr, _ in seen), key=key)
+    theirs = sorted((fr[0].locals for fr in jseen), key=key)
+    for a, b in zip(ours, theirs):
+        assert set(a) == set(b) >= {"x", "y", "k"}
+        assert a["k"] == b["k"]
+        for name in ("x", "y"):
+            np.testing.assert_allclose(np.asarray(a[name]), np.asarray(b[name]), rtol=1e-6)
