@@ -61,6 +61,13 @@ def conj(input: Tensor) -> Tensor:
     return apply(_part_f, "ConjBackward0", (input,), (("op", "conj"),))
 
 
+#: PyTorch builds complex tensors from Half, Float or Double parts only
+_NO_BF16_PAIR = (
+    RuntimeError,
+    "Expected both inputs to be Half, Float or Double tensors but got BFloat16 and BFloat16",
+)
+
+
 def _complex_f(re: Any, im: Any, *, dtype: np.dtype) -> Any:
     return fnp.asarray(re, dtype) + 1j * fnp.asarray(im, dtype)
 
@@ -68,10 +75,7 @@ def _complex_f(re: Any, im: Any, *, dtype: np.dtype) -> Any:
 @defop(
     method=False,
     samples=Sample(((2, 3), (3,)), grad=False, method=False),
-    bf16_error=(
-        RuntimeError,
-        "Expected both inputs to be Half, Float or Double tensors but got BFloat16 and BFloat16",
-    ),
+    bf16_error=_NO_BF16_PAIR,
 )
 def complex(real: Tensor, imag: Tensor) -> Tensor:
     if real._npdtype != imag._npdtype or _dt.kind(real._npdtype) != "f":
@@ -91,10 +95,7 @@ def _polar_f(r: Any, t: Any, *, dtype: np.dtype) -> Any:
 @defop(
     method=False,
     samples=Sample(((2, 3), (3,)), grad=False, method=False),
-    bf16_error=(
-        RuntimeError,
-        "Expected both inputs to be Half, Float or Double tensors but got BFloat16 and BFloat16",
-    ),
+    bf16_error=_NO_BF16_PAIR,
 )
 def polar(abs: Tensor, angle: Tensor) -> Tensor:
     return apply(_polar_f, "PolarBackward0", (abs, angle), (("dtype", _complex_of(abs._npdtype)),))
