@@ -159,6 +159,11 @@ def defop(
     return register
 
 
+def no_bf16_kernel(kernel: str) -> tuple[type, str]:
+    """The ``bf16_error`` of a row whose PyTorch CPU kernel ``kernel`` has no bfloat16 version."""
+    return (NotImplementedError, f"\"{kernel}\" not implemented for 'BFloat16'")
+
+
 def _guarded(d: OpDef, fn: Callable[..., Any]) -> Callable[..., Any]:
     """``fn``, raising the row's ``bf16_error`` for a bfloat16 tensor argument."""
     if d.bf16_error is None:

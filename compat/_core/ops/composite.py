@@ -17,7 +17,7 @@ from compat._core.creation import tensor
 from compat._core.ops._common import _c, acc, coerce, warn_once
 from compat._core.ops.reductions import _dims, mean, std, var
 from compat._core.ops.unary import sign
-from compat._core.optable import Sample, T, defop
+from compat._core.optable import Sample, T, defop, no_bf16_kernel
 from compat._core.shape_ops import cat, stack
 from compat._core.tensor import Tensor, _wrap_dim, apply
 from funcgrad import numpy as fnp
@@ -211,7 +211,7 @@ def _cdist_f(a: Any, b: Any, *, p: float) -> Any:
         Sample(((2, 3, 2), (2, 4, 2)), args=(1.0,), method=False),
         Sample(((3, 2), (4, 2)), kwargs=(("p", 3.0),), method=False),
     ),
-    bf16_error=(NotImplementedError, "\"cdist\" not implemented for 'BFloat16'"),
+    bf16_error=no_bf16_kernel("cdist"),
 )
 def cdist(
     x1: Tensor,

@@ -14,7 +14,7 @@ import numpy as np
 from compat._core import dtypes as _dt
 from compat._core.ops._common import _c
 from compat._core.ops.composite import logit
-from compat._core.optable import SPD, Sample, T, defop
+from compat._core.optable import SPD, Sample, T, defop, no_bf16_kernel
 from compat._core.tensor import Tensor, _wrap_dim, apply
 from funcgrad import nn as fnn
 from funcgrad import numpy as fnp
@@ -74,7 +74,7 @@ def inv(A: Tensor) -> Tensor:
 @defop(
     samples=(Sample(((3, 3),)), Sample(((2, 3, 3),))),
     **_LA,
-    bf16_error=(NotImplementedError, "\"lu_cpu\" not implemented for 'BFloat16'"),
+    bf16_error=no_bf16_kernel("lu_cpu"),
 )
 def det(A: Tensor) -> Tensor:
     return _unary("det", A)
@@ -83,7 +83,7 @@ def det(A: Tensor) -> Tensor:
 @defop(
     samples=Sample((SPD(3),)),
     **_LA,
-    bf16_error=(NotImplementedError, "\"cholesky_cpu\" not implemented for 'BFloat16'"),
+    bf16_error=no_bf16_kernel("cholesky_cpu"),
 )
 def cholesky(A: Tensor, *, upper: bool = False) -> Tensor:
     """The lower Cholesky factor of a Hermitian positive-definite matrix (``upper``: its
@@ -110,7 +110,7 @@ def pinv(A: Tensor, *, atol: Any = None, rtol: Any = None, hermitian: bool = Fal
 @defop(
     samples=Sample(((3, 4),)),
     **_LA,
-    bf16_error=(NotImplementedError, "\"linalg_svd_cpu\" not implemented for 'BFloat16'"),
+    bf16_error=no_bf16_kernel("linalg_svd_cpu"),
 )
 def svdvals(A: Tensor, *, driver: Any = None) -> Tensor:
     return _unary("svdvals", A, square=False)
@@ -119,7 +119,7 @@ def svdvals(A: Tensor, *, driver: Any = None) -> Tensor:
 @defop(
     samples=Sample((SPD(3),)),
     **_LA,
-    bf16_error=(NotImplementedError, "\"linalg_eigh_cpu\" not implemented for 'BFloat16'"),
+    bf16_error=no_bf16_kernel("linalg_eigh_cpu"),
 )
 def eigvalsh(A: Tensor, UPLO: str = "L") -> Tensor:
     """Eigenvalues (ascending) of a symmetric matrix, read from its ``UPLO`` triangle."""
@@ -156,7 +156,7 @@ def _solve_f(a: Any, b: Any, *, left: bool, vec: bool) -> Any:
 @defop(
     samples=(Sample(((3, 3), (3, 2))), Sample(((3, 3), (3,)))),
     **_LA,
-    bf16_error=(NotImplementedError, "\"lu_cpu\" not implemented for 'BFloat16'"),
+    bf16_error=no_bf16_kernel("lu_cpu"),
 )
 def solve(A: Tensor, B: Tensor, *, left: bool = True) -> Tensor:
     """``X`` with ``A @ X = B`` (``left=False``: ``X @ A = B``)."""
@@ -181,7 +181,7 @@ def _solve_tri_f(a: Any, b: Any, *, upper: bool, left: bool, unit: bool) -> Any:
         Sample(((3, 3), (2, 3)), kwargs=(("upper", False), ("left", False)), domain=(0.5, 2)),
     ),
     **_LA,
-    bf16_error=(NotImplementedError, "\"triangular_solve_cpu\" not implemented for 'BFloat16'"),
+    bf16_error=no_bf16_kernel("triangular_solve_cpu"),
 )
 def solve_triangular(
     A: Tensor, B: Tensor, *, upper: bool, left: bool = True, unitriangular: bool = False
@@ -374,7 +374,7 @@ def _special(op: str) -> Any:
 
     f.__name__ = op
     f.__doc__ = f"``torch.special.{op}`` elementwise."
-    no_bf16 = (NotImplementedError, f"\"{op}_cpu\" not implemented for 'BFloat16'")
+    no_bf16 = no_bf16_kernel(f"{op}_cpu")
     return defop(
         op,
         samples=Sample(((2, 3),), domain=_SPECIAL[op][1]),
