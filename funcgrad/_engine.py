@@ -35,7 +35,7 @@ from typing import Any
 import jax
 import numpy as np
 
-from funcgrad import ad, passes
+from funcgrad import _lazy, ad, passes
 from funcgrad import lax as flax
 from funcgrad import numpy as fnp
 from funcgrad.ad import reverse_accumulate
@@ -44,19 +44,29 @@ from funcgrad.core import compile_cache, dtypes
 from funcgrad.core.errors import ConcretizationError
 from funcgrad.core.interp import Tracer, _state, eval_program, is_tracing, new_builder, trace_flat
 from funcgrad.core.ir import Aval, Program, Var
+from funcgrad.tree_util import tree_unflatten
+
+LazyArray = _lazy.LazyArray
+#: the pending graph of lazy execution (compat.lazy is its public face)
+lazy = _lazy
 
 __all__ = [
     "Aval",
     "ConcretizationError",
+    "LazyArray",
     "OpProgram",
     "OpVJP",
     "Program",
     "Tracer",
     "batch_program",
+    "call_jitted",
     "compile_cache",
     "executable",
     "is_tracing",
+    "lazy",
+    "lazy_on",
     "lookup_op",
+    "mark_step",
     "new_builder",
     "op_of_program",
     "reverse_accumulate",
@@ -96,13 +106,58 @@ def x64(fn: Callable) -> Callable:
 PACK_OUTPUTS = 128
 
 
+def lazy_on() -> bool:
+    """Whether executables defer their calls in this thread (compat's lazy execution)."""
+    return _lazy._state.on
+
+
+class _Exe:
+    """A compiled executable that, under lazy execution, appends its call to the pending
+    graph (:mod:`funcgrad._lazy`) instead of running."""
+
+    __slots__ = ("fn", "prog")
+
+    def __init__(self, prog: Program, fn: Callable) -> None:
+        self.prog = prog
+        self.fn = fn
+
+    def __call__(self, *args: Any) -> list:
+        if _lazy._state.on:
+            return _lazy.defer(self.prog, self.fn, args)
+        try:
+            return self.fn(*args)
+        except (TypeError, ValueError):
+            if not any(type(a) is LazyArray for a in args):
+                raise
+        return self.fn(*_lazy.concrete(args))
+
+
 def executable(prog: Program) -> Callable[..., list]:
     """The compiled executable of ``prog`` from the compile cache, called with its
     invars' values only (its constants are passed as leading arguments)."""
+    return _Exe(prog, _raw_executable(prog))
+
+
+def _raw_executable(prog: Program) -> Callable[..., list]:
     if len(prog.outvars) > PACK_OUTPUTS:
         return _packed(prog)
     fn = compile_cache.compiled(prog, name="compat_op")
     return functools.partial(fn, *prog.consts) if prog.consts else fn
+
+
+def call_jitted(f: Any, *args: Any) -> Any:
+    """``f(*args)`` for a ``funcgrad.jit`` function of arrays; under lazy execution the
+    call of its program is deferred like any op's."""
+    if not _lazy._state.on:
+        return f(*args)
+    entry, leaves = f._entry(args, {})
+    return tree_unflatten(entry.out_tree, executable(entry.program)(*leaves))
+
+
+def mark_step() -> None:
+    """Under lazy execution: evaluate everything pending now (a training step's end)."""
+    if _lazy._state.on:
+        _lazy.flush("step boundary (optimizer.step)")
 
 
 _RESHAPES = frozenset({"reshape", "squeeze", "expand_dims", "convert_element_type"})
@@ -149,9 +204,9 @@ def _packed(prog: Program) -> Callable[..., list]:
         ]
 
     packed = trace_flat(pack, prog.in_avals, "pack")
-    fn = executable(packed)
+    fn = _raw_executable(packed)
     slicers = {
-        (g, size, shape): executable(
+        (g, size, shape): _raw_executable(
             trace_flat(
                 lambda buf, off, size=size, shape=shape: [
                     flax.dynamic_slice(buf, (off,), (size,)).reshape(shape)
@@ -178,7 +233,7 @@ def _packed(prog: Program) -> Callable[..., list]:
 def run(prog: Program, *args: Any) -> list:
     """Evaluate ``prog``: inlined under a tracing builder, else its compiled executable."""
     if is_tracing():
-        return eval_program(prog, *args)
+        return eval_program(prog, *_lazy.concrete(args))
     return executable(prog)(*args)
 
 
@@ -229,7 +284,7 @@ class OpProgram:
         """Evaluate the op (no gradient bookkeeping); inlined under a tracing builder
         (a funcgrad transform tracing a function of compat tensors)."""
         if _state.stack:
-            return eval_program(self.program, *args)
+            return eval_program(self.program, *_lazy.concrete(args))
         f = self._exe
         if f is None:
             f = self._exe = executable(self.program)
@@ -238,7 +293,7 @@ class OpProgram:
     def apply(self, *args: Any) -> list:
         """:meth:`run`, or inlined when called under a tracing builder."""
         if is_tracing():
-            return eval_program(self.program, *args)
+            return eval_program(self.program, *_lazy.concrete(args))
         return self.run(*args)
 
     def vjp(self, mask: tuple[bool, ...]) -> OpVJP:
@@ -371,7 +426,7 @@ class OpVJP:
         if batch is not None:
             return run(self.batched(batch), *residuals, *cts)
         if is_tracing():
-            return eval_program(self.bwd, *residuals, *cts)
+            return eval_program(self.bwd, *_lazy.concrete([*residuals, *cts]))
         f = self._bwd_exe
         if f is None:
             f = self._bwd_exe = executable(self.bwd)

@@ -96,10 +96,10 @@ def accumulate(var: Tensor, g: Any, create_graph: bool) -> None:
     if create_graph:
         var._grad = g if var._grad is None else add(var._grad, g)
     elif var._grad is None:
-        var._grad = Tensor._wrap_result(cast(g, var._st.array.dtype))
+        var._grad = Tensor._wrap_result(cast(g, var._st.a.dtype))
     else:
         old = var._grad
-        old._set_data_inplace(add(old._st.array, cast(g, old._st.array.dtype)))
+        old._set_data_inplace(add(old._data, cast(g, old._st.a.dtype)))
     if var._post_acc_hooks:
         for h in list(var._post_acc_hooks.values()):
             r = h(var)

@@ -33,7 +33,7 @@ def _tensor_or_tensors_to_tuple(tensors: Any, length: int) -> tuple:
 def _out_meta(out: Any) -> tuple[tuple, np.dtype]:
     if isinstance(out, GradientEdge):
         node, nr = out
-        aval = node.variable._st.array if hasattr(node, "variable") else None
+        aval = node.variable._st.a if hasattr(node, "variable") else None
         if aval is not None:
             return tuple(aval.shape), aval.dtype
         if node._entry is None:  # an autograd.Function node
@@ -156,7 +156,7 @@ def _seed(grads: Sequence[Any], outputs: Sequence[Any], create_graph: bool) -> l
                 g = g.to(dtype)
             seeds.append(g)
         else:
-            seeds.append(cast(g._st.array, dtype))
+            seeds.append(cast(g._data, dtype))
     return seeds
 
 

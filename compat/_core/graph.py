@@ -157,7 +157,7 @@ def pack_saved(node: Node, tensors: list) -> None:
     array; ``unpack`` is called on each result when the node's backward runs."""
     res = node._res or ()
     node._packed = [
-        (entry, [k for k, r in enumerate(res) if r is t._st.array])
+        (entry, [k for k, r in enumerate(res) if r is t._st.a])
         for entry, t in zip(pack_all(tensors), tensors)
     ]
 

@@ -53,7 +53,7 @@ def apply_inplace(
         if isinstance(a, Tensor):
             if a._view is not None and a._view.seen != a._vc.v:
                 a._view.sync(a)
-            arrays.append(a._st.array)
+            arrays.append(a._data)
             if a._requires_grad:
                 req = True
         else:
@@ -124,7 +124,7 @@ def inplace_result(self: Tensor, fn: Callable, args: Sequence[Any], kwargs: dict
         r = r.to(_dt.from_np(self._npdtype))
     node = r._grad_fn
     if node is None:
-        self._set_data_inplace(r._st.array)
+        self._set_data_inplace(r._data)
         if self._grad_fn is not None and self._view is None:
             # the old graph no longer describes the value (PyTorch: computed under no_grad)
             self._unregister_retain()
@@ -135,7 +135,7 @@ def inplace_result(self: Tensor, fn: Callable, args: Sequence[Any], kwargs: dict
         _view_commit(self, r)
         return self
     old = _saved_entry(self)
-    self._st.array = r._st.array
+    self._st.array = r._data
     self._vc.v += 1
     self._rebind(node, r._output_nr)
     if node._saved:

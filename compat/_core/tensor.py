@@ -30,9 +30,11 @@ from compat._core.anomaly import record_stack as _record_stack
 from compat._core.graph import AccumulateGrad, Node, RemovableHandle
 from funcgrad._engine import (
     ConcretizationError,
+    LazyArray,
     OpProgram,
     Tracer,
     is_tracing,
+    lazy_on,
     x64,
 )
 
@@ -48,10 +50,25 @@ class Size(tuple):
 
 
 class _Storage:
-    __slots__ = ("array",)
+    """A tensor's storage cell. ``a`` is the array as recorded: under lazy execution a
+    :class:`~funcgrad._lazy.LazyArray` until computed; ``array`` is its value (reading it
+    evaluates what is pending)."""
+
+    __slots__ = ("a",)
 
     def __init__(self, array: Any) -> None:
-        self.array = array
+        self.a = array
+
+    @property
+    def array(self) -> Any:
+        a = self.a
+        if type(a) is LazyArray:
+            a = self.a = a.value()
+        return a
+
+    @array.setter
+    def array(self, value: Any) -> None:
+        self.a = value
 
 
 class _Version:
@@ -134,7 +151,7 @@ class Tensor:
     @classmethod
     def _make(cls, data: Any, requires_grad: bool = False) -> Tensor:
         """A leaf tensor of class ``cls`` holding ``data`` (a jax or NumPy array)."""
-        if not isinstance(data, jax.Array):
+        if not isinstance(data, (jax.Array, LazyArray)):
             data = _to_jax(data)
         t = _new_tensor(cls, data)
         if requires_grad:
@@ -162,68 +179,72 @@ class Tensor:
     # ------------------------------------------------------------------ data and metadata
     @property
     def _data(self) -> Any:
-        return self._st.array
+        """The array; under lazy execution possibly still pending (a ``LazyArray``)."""
+        a = self._st.a
+        if type(a) is LazyArray and (a._value is not None or not lazy_on()):
+            return self._st.array
+        return a
 
     @property
     def _npdtype(self) -> np.dtype:
-        return self._st.array.dtype
+        return self._st.a.dtype
 
     @property
     def shape(self) -> Size:
-        return Size(self._st.array.shape)
+        return Size(self._st.a.shape)
 
     def size(self, dim: int | None = None) -> Any:
-        s = self._st.array.shape
+        s = self._st.a.shape
         if dim is None:
             return Size(s)
         return s[_wrap_dim(dim, len(s))]
 
     @property
     def dtype(self) -> _dt.dtype:
-        return _dt.from_np(self._st.array.dtype)
+        return _dt.from_np(self._st.a.dtype)
 
     @property
     def ndim(self) -> int:
-        return self._st.array.ndim
+        return self._st.a.ndim
 
     def dim(self) -> int:
-        return self._st.array.ndim
+        return self._st.a.ndim
 
     ndimension = dim
 
     def numel(self) -> int:
-        return int(self._st.array.size)
+        return int(self._st.a.size)
 
     nelement = numel
 
     @property
     def device(self) -> _device.device:
         """Where this tensor's array lives (``cpu``, or ``cuda:i`` for jax's GPU ``i``)."""
-        return _device.of_array(self._st.array)
+        return _device.of_array(self._st.a)
 
     @property
     def is_cuda(self) -> bool:
-        return _device.of_array(self._st.array).type == "cuda"
+        return _device.of_array(self._st.a).type == "cuda"
 
     @property
     def is_cpu(self) -> bool:
-        return _device.of_array(self._st.array).type == "cpu"
+        return _device.of_array(self._st.a).type == "cpu"
 
     is_xpu = is_mps = is_meta = False
 
     def get_device(self) -> int:
         """The CUDA index of this tensor, ``-1`` on the CPU."""
-        d = _device.of_array(self._st.array)
+        d = _device.of_array(self._st.a)
         return -1 if d.index is None else d.index
 
     def is_floating_point(self) -> bool:
-        return _dt.kind(self._st.array.dtype) == "f"
+        return _dt.kind(self._st.a.dtype) == "f"
 
     def is_complex(self) -> bool:
-        return _dt.kind(self._st.array.dtype) == "c"
+        return _dt.kind(self._st.a.dtype) == "c"
 
     def element_size(self) -> int:
-        return self._st.array.dtype.itemsize
+        return self._st.a.dtype.itemsize
 
     def numpy(self, *, force: bool = False) -> np.ndarray:
         if self._requires_grad and _gm.is_grad_enabled() and not force:
@@ -231,14 +252,14 @@ class Tensor:
                 "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
                 "instead."
             )
-        if self._st.array.dtype == _dt.bfloat16.np:
+        if self._st.a.dtype == _dt.bfloat16.np:
             raise TypeError("Got unsupported ScalarType BFloat16")  # NumPy has no bfloat16
         return np.asarray(self._st.array)
 
     def item(self) -> Any:
-        if self._st.array.size != 1:
+        if self._st.a.size != 1:
             raise RuntimeError(
-                f"a Tensor with {self._st.array.size} elements cannot be converted to Scalar"
+                f"a Tensor with {self._st.a.size} elements cannot be converted to Scalar"
             )
         return np.asarray(self._st.array).reshape(()).item()
 
@@ -250,17 +271,17 @@ class Tensor:
         return a.astype(dtype) if dtype is not None else a
 
     def __len__(self) -> int:
-        if not self._st.array.ndim:
+        if not self._st.a.ndim:
             raise TypeError("len() of a 0-d tensor")
-        return self._st.array.shape[0]
+        return self._st.a.shape[0]
 
     def __iter__(self) -> Any:
-        if not self._st.array.ndim:
+        if not self._st.a.ndim:
             raise TypeError("iteration over a 0-d tensor")
-        return (self[i] for i in range(self._st.array.shape[0]))
+        return (self[i] for i in range(self._st.a.shape[0]))
 
     def __bool__(self) -> bool:
-        if self._st.array.size != 1:
+        if self._st.a.size != 1:
             raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
         return bool(self.item())
 
@@ -279,7 +300,7 @@ class Tensor:
         return int(_tc.one_element(self))
 
     def __index__(self) -> int:
-        if _dt.kind(self._st.array.dtype) not in "iub" or self._st.array.size != 1:
+        if _dt.kind(self._st.a.dtype) not in "iub" or self._st.a.size != 1:
             raise TypeError("only integer tensors of a single element can be converted to an index")
         return int(self.item())
 
@@ -302,7 +323,7 @@ class Tensor:
 
     def __format__(self, spec: str) -> str:
         """A 0-d plain Tensor formats its value (``f"{loss:.3f}"``); others as ``object``."""
-        if self._st.array.ndim == 0 and type(self) is Tensor:
+        if self._st.a.ndim == 0 and type(self) is Tensor:
             return format(self.item(), spec)
         if spec:
             raise TypeError("unsupported format string passed to Tensor.__format__")
@@ -398,7 +419,7 @@ class Tensor:
     @property
     def data(self) -> Tensor:
         """A tensor sharing this one's storage, outside the graph (no version tracking)."""
-        t = Tensor._wrap_result(self._st.array)
+        t = Tensor._wrap_result(self._st.a)
         t._st = self._st
         t._inference |= self._inference
         return t
@@ -427,7 +448,7 @@ class Tensor:
 
     def detach(self) -> Tensor:
         """A new leaf sharing this tensor's storage and version counter, with no grad."""
-        t = Tensor._wrap_result(self._st.array)
+        t = Tensor._wrap_result(self._st.a)
         t._st = self._st
         t._vc = self._vc
         t._inference |= self._inference
@@ -511,7 +532,7 @@ class Tensor:
     # ------------------------------------------------------------------ in-place plumbing
     def _set_data_inplace(self, data: Any) -> None:
         """Swap in a new array and bump the version (no graph change)."""
-        if type(data) is Tracer and type(self._st.array) is not Tracer:
+        if type(data) is Tracer and type(self._st.a) is not Tracer:
             raise RuntimeError(
                 "torch.func: an in-place operation inside a function transform wrote a "
                 "transformed value into a tensor from outside it (a captured tensor or "
@@ -540,7 +561,11 @@ class Tensor:
 def known_value(t: Tensor) -> np.ndarray | None:
     """``t``'s value as a NumPy array, or ``None`` when a funcgrad transform traces it
     without knowing it (inside ``torch.func.vmap``): input checks that read values
-    skip then, as PyTorch's batched kernels do not run them per element."""
+    skip then, as PyTorch's batched kernels do not run them per element. Under lazy
+    execution a value still pending is not computed for a check either (``None``)."""
+    a = t._st.a
+    if type(a) is LazyArray and a._value is None:
+        return None
     try:
         return np.asarray(t._st.array)
     except ConcretizationError:
@@ -593,7 +618,9 @@ def apply(
         if isinstance(a, Tensor):
             if a._view is not None and a._view.seen != a._vc.v:
                 a._view.sync(a)
-            x = a._st.array
+            x = a._st.a
+            if type(x) is LazyArray and x._value is not None:
+                x = a._st.array
             arrays.append(x)
             sig.append((x.shape, x.dtype))
             if a._requires_grad and grad_on:
@@ -660,7 +687,8 @@ def note_captured(args: Sequence[Any]) -> None:
 
 
 def _saved_entry(t: Tensor) -> tuple:
-    return (t._vc, t._vc.v, t._st.array.shape, t._st.array.dtype, t._grad_fn, t._output_nr)
+    a = t._st.a
+    return (t._vc, t._vc.v, a.shape, a.dtype, t._grad_fn, t._output_nr)
 
 
 def _record(

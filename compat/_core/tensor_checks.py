@@ -109,7 +109,7 @@ def requires_grad_value(t: Any, value: Any, method: bool) -> bool:
             "you can only change requires_grad flags of leaf variables." if value else NON_LEAF_FLAG
         )
     if value:
-        if _dt.kind(t._st.array.dtype) not in "fc":
+        if _dt.kind(t._st.a.dtype) not in "fc":
             kinds = "floating point" if method else "floating point and complex"
             raise RuntimeError(f"only Tensors of {kinds} dtype can require gradients")
         if t._inference and not _gm._state.inference:
@@ -128,7 +128,7 @@ def check_grad(t: Any, value: Any, is_tensor: bool) -> None:
         )
     if value is t:
         raise RuntimeError("can't assign Variable as its own grad")
-    gd, td = value._st.array.dtype, t._st.array.dtype
+    gd, td = value._st.a.dtype, t._st.a.dtype
     if gd != td:
         raise RuntimeError(
             f"attempting to assign a gradient with dtype '{_TYPE_META.get(gd.name, gd.name)}' "
@@ -145,10 +145,10 @@ def check_grad(t: Any, value: Any, is_tensor: bool) -> None:
             f"device type '{tdev.type}'. Please ensure that the gradient and the tensor are on "
             "the same device"
         )
-    if tuple(value._st.array.shape) != tuple(t._st.array.shape):
+    if tuple(value._st.a.shape) != tuple(t._st.a.shape):
         raise RuntimeError(
-            f"attempting to assign a gradient of size '{list(value._st.array.shape)}' to a "
-            f"tensor of size '{list(t._st.array.shape)}'. Please ensure that the gradient and "
+            f"attempting to assign a gradient of size '{list(value._st.a.shape)}' to a "
+            f"tensor of size '{list(t._st.a.shape)}'. Please ensure that the gradient and "
             "the tensor are the same size"
         )
 
@@ -157,7 +157,7 @@ def check_data(t: Any, value: Any, is_tensor: bool) -> None:
     """``t.data = value``: a tensor, floating point or complex when ``t`` requires grad."""
     if not is_tensor:
         raise TypeError(f"Variable data has to be a tensor, but got {type(value).__name__}")
-    if t._requires_grad and _dt.kind(np.dtype(value._st.array.dtype)) not in "fc":
+    if t._requires_grad and _dt.kind(np.dtype(value._st.a.dtype)) not in "fc":
         raise RuntimeError(
             "data set to a tensor that requires gradients must be floating point or complex dtype"
         )
@@ -180,7 +180,7 @@ def check_detached(node: Any, fn: Any, nr: int) -> None:
 
 def one_element(t: Any) -> Any:
     """The value of a one-element tensor for ``float()``/``int()``/``complex()``."""
-    if t._st.array.size != 1:
+    if t._st.a.size != 1:
         raise ValueError("only one element tensors can be converted to Python scalars")
     return t.item()
 
@@ -205,7 +205,7 @@ def trace_op(fn: Any, name: str, static: tuple, arrays: Sequence[Any], args: Seq
 
 
 def _shapes(args: Sequence[Any]) -> list:
-    return [a._st.array.shape for a in args if hasattr(a, "_st")]
+    return [a._st.a.shape for a in args if hasattr(a, "_st")]
 
 
 def _infer_size(a: tuple, b: tuple) -> tuple | str:

@@ -28,7 +28,7 @@ import numpy as np
 from compat._core import grad_mode as _gm
 from compat._core.tensor import Tensor, _dev_scalar, apply
 from funcgrad import numpy as fnp
-from funcgrad._engine import lookup_op, x64
+from funcgrad._engine import LazyArray, lookup_op, x64
 
 #: creation metadata of a view (PyTorch's ``CreationMeta``)
 DEFAULT, MULTI, MULTI_NO_GRAD, NO_GRAD, INFERENCE, CUSTOM = range(6)
@@ -190,7 +190,7 @@ def layout_of(t: Tensor) -> tuple:
     info = t._view
     if info is not None:
         return info.layout
-    shape = t._st.array.shape
+    shape = t._st.a.shape
     return shape, contiguous_strides(shape), 0
 
 
@@ -301,36 +301,43 @@ def _run(fn: Any, name: str, arrays: tuple, chain: tuple) -> Any:
 
 class ViewStorage:
     """The storage cell of a view: reads recompute from the root when it changed, writes
-    go through to the root."""
+    go through to the root. ``a`` is the view's array as recorded (pending under lazy
+    execution), ``array`` its value."""
 
     __slots__ = ("arr", "chain", "dyn", "root_st", "src")
 
     def __init__(self, root_st: Any, arr: Any, chain: tuple, dyn: tuple) -> None:
         self.root_st = root_st
-        self.src = root_st.array
+        self.src = root_st.a
         self.arr = arr
         self.chain = chain
         self.dyn = dyn
 
     @property
-    def array(self) -> Any:
-        cur = self.root_st.array
-        if cur is not self.src:
+    def a(self) -> Any:
+        cur = self.root_st.a
+        src = self.src
+        if cur is not src and not (type(src) is LazyArray and src._value is cur):
             self.arr = _run(chain_f, "view", (cur, *self.dyn), self.chain)
             self.src = cur
         return self.arr
 
+    @property
+    def array(self) -> Any:
+        a = self.a
+        return a.value() if type(a) is LazyArray else a
+
     @array.setter
     def array(self, value: Any) -> None:
-        new = _run(write_f, "CopySlices", (self.root_st.array, value, *self.dyn), self.chain)
+        new = _run(write_f, "CopySlices", (self.root_st.a, value, *self.dyn), self.chain)
         self.root_st.array = new
-        self.src = self.root_st.array
+        self.src = self.root_st.a
         self.arr = value
 
     def set_local(self, value: Any) -> None:
         """Take ``value`` as the view's value when the root was already updated to match."""
         self.arr = value
-        self.src = self.root_st.array
+        self.src = self.root_st.a
 
 
 class ViewInfo:
@@ -375,7 +382,7 @@ class ViewInfo:
             # base changed; compat keeps the Function's node)
             return  # a leaf root: the view's own node still points at its AccumulateGrad
         r = apply(chain_f, "AsStridedBackward0", (root, *self.dyn), (("chain", self.chain),))
-        t._st.set_local(r._st.array)
+        t._st.set_local(r._st.a)
         t._grad_fn = r._grad_fn
         t._output_nr = 0
         t._requires_grad = True
@@ -393,7 +400,7 @@ def make_view(out: Tensor, base: Tensor, step: tuple, dyn: tuple = (), multi: An
     bi = base._view
     if bi is None:
         root, root_st, chain, alldyn = base, base._st, (step,), dyn
-        parent = base._st.array.shape
+        parent = base._st.a.shape
         meta, multi0 = DEFAULT, None
     else:
         root, root_st = bi.root, base._st.root_st
@@ -420,7 +427,7 @@ def make_view(out: Tensor, base: Tensor, step: tuple, dyn: tuple = (), multi: An
     info = ViewInfo(root, chain, alldyn, parent, meta, multi0)
     info.seen = base._vc.v
     out._view = info
-    out._st = ViewStorage(root_st, out._st.array, chain, alldyn)
+    out._st = ViewStorage(root_st, out._st.a, chain, alldyn)
     out._vc = base._vc
     return out
 
@@ -467,7 +474,7 @@ def commit(t: Tensor, r: Tensor) -> None:
         write_f, "torch::autograd::CopySlices", (root, r, *info.dyn), (("chain", info.chain),)
     )
     st = t._st
-    st.root_st.array = new._st.array
-    st.set_local(r._st.array)
+    st.root_st.array = new._st.a
+    st.set_local(r._st.a)
     root._rebind(new._grad_fn)
     t._vc.v += 1

@@ -15,7 +15,12 @@ import jax
 import numpy as np
 import pytest
 
+import compat.lazy
 import compat.torch as ctorch
+
+#: ``COMPAT_LAZY=1`` runs every compat test with lazy execution on (CI runs eager; the
+#: lazy tests in test_compat_lazy.py run both)
+LAZY = os.environ.get("COMPAT_LAZY") == "1"
 
 
 def _real_torch():
@@ -33,8 +38,14 @@ def _x64_as_a_user_has_it():
     (the root conftest turns it on for funcgrad's tests), so every compat path that
     reaches JAX outside compat's thread-local x64 scope truncates to 32 bits and fails."""
     jax.config.update("jax_enable_x64", False)
-    yield
-    jax.config.update("jax_enable_x64", True)
+    if LAZY:
+        compat.lazy.set_default(True)
+    try:
+        yield
+    finally:
+        if LAZY:
+            compat.lazy.set_default(False)
+        jax.config.update("jax_enable_x64", True)
 
 
 @pytest.fixture(params=["compat", "torch"])

@@ -125,12 +125,12 @@ def _fast_dtype(a: Any, b: Any) -> np.dtype | None:
     """The promoted dtype for the common cases (same dtypes; float tensor with a Python
     number), without the general rule."""
     if isinstance(a, Tensor):
-        da = a._st.array.dtype
+        da = a._st.a.dtype
         tb = type(b)
         if tb is float or tb is int:
             return da if _dt.kind(da) == "f" or (tb is int and _dt.kind(da) in "iu") else None
         if isinstance(b, Tensor):
-            return da if b._st.array.dtype == da else None
+            return da if b._st.a.dtype == da else None
     elif isinstance(b, Tensor):
         return _fast_dtype(b, a)
     return None

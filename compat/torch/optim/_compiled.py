@@ -30,7 +30,7 @@ from compat.torch.optim._functional import (
     adam_update,
     sgd_update,
 )
-from funcgrad._engine import x64
+from funcgrad._engine import call_jitted, x64
 
 __all__ = [
     "ArrayAccess",
@@ -214,7 +214,8 @@ def sgd_step(
     hyper = np.asarray(s, dtype=_hyper_dtype())
     existing = [b for b in bufs if b is not None]
     donate = _donated(access, [(0, params), (2, existing if len(existing) == len(bufs) else [])])
-    new_params, new_bufs = _sgd_program(cfg, donate)(
+    new_params, new_bufs = call_jitted(
+        _sgd_program(cfg, donate),
         [get(p) for p in params],
         [get(g) for g in grads],
         [None if b is None else get(b) for b in bufs],
@@ -277,7 +278,8 @@ def adam_step(
         access,
         [(0, params), (2, exp_avgs), (3, exp_avg_sqs), (4, maxes if amsgrad else [])],
     )
-    new_p, new_m, new_v, new_max = _adam_program(cfg, donate)(
+    new_p, new_m, new_v, new_max = call_jitted(
+        _adam_program(cfg, donate),
         [get(p) for p in params],
         [get(g) for g in grads],
         [get(m) for m in exp_avgs],
@@ -338,7 +340,8 @@ def rule_step(
     hyper = np.asarray(scalars, dtype=_hyper_dtype()).reshape(len(params), -1)
     flat_states = [t for st in states for t in st]
     donate = _donated(access, [(0, params), (2, flat_states)])
-    new_params, new_states = _rule_program(rule, cfg, type(scalars[0]), donate)(
+    new_params, new_states = call_jitted(
+        _rule_program(rule, cfg, type(scalars[0]), donate),
         [get(p) for p in params],
         [get(g) for g in grads],
         [[get(t) for t in st] for st in states],

@@ -12,6 +12,7 @@ tensors.
 from __future__ import annotations
 
 import copy
+import functools
 import warnings
 from collections import defaultdict
 from collections.abc import Callable
@@ -21,6 +22,7 @@ from typing import Any
 import numpy as np
 
 import compat.torch as torch
+from funcgrad._engine import mark_step
 
 __all__ = ["Optimizer", "required"]
 
@@ -65,6 +67,22 @@ class Optimizer:
 
     Subclasses implement ``step(closure=None)``.
     """
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """A subclass's ``step`` ends a training step: under lazy execution what is pending
+        (forward, backward, this update) is evaluated then, as one program."""
+        super().__init_subclass__(**kwargs)
+        step = cls.__dict__.get("step")
+        if step is not None and not getattr(step, "_step_boundary", False):
+
+            @functools.wraps(step)
+            def bounded_step(self: Any, *args: Any, **kw: Any) -> Any:
+                out = step(self, *args, **kw)
+                mark_step()
+                return out
+
+            bounded_step._step_boundary = True  # type: ignore[attr-defined]
+            cls.step = bounded_step
 
     def __init__(self, params: Any, defaults: dict[str, Any]) -> None:
         self.defaults = defaults

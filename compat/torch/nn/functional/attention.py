@@ -26,6 +26,7 @@ import warnings
 from typing import Any
 
 import compat.torch as torch
+from compat._core.tensor import known_value
 from compat.torch.nn.functional._utils import Tensor
 from compat.torch.nn.functional.activation import dropout, linear
 
@@ -37,7 +38,8 @@ _NEG_INF = float("-inf")
 def _safe_softmax(scores: Tensor) -> Tensor:
     """Softmax over the last dim; rows that are all ``-inf`` give zeros instead of NaN."""
     dead = scores.amax(-1, keepdim=True) == _NEG_INF
-    if not bool(dead.any()):
+    anydead = known_value(dead.any())  # None while pending (lazy): take the general path
+    if anydead is not None and not anydead:
         return scores.softmax(-1)
     zero = torch.zeros((), dtype=scores.dtype)
     probs = torch.where(dead, zero, scores).softmax(-1)

@@ -38,11 +38,11 @@ def _from_array(arr: np.ndarray) -> Tensor:
 def collate_tensor_fn(batch: list, *, collate_fn_map: CollateMap | None = None) -> Tensor:
     """``torch.stack(batch)``; tensors outside autograd are stacked in NumPy (one transfer)."""
     first = batch[0]
-    shape, dtype = first._st.array.shape, first._st.array.dtype
+    shape, dtype = first._st.a.shape, first._st.a.dtype
     plain = all(
         isinstance(t, Tensor)
-        and t._st.array.shape == shape
-        and t._st.array.dtype == dtype
+        and t._st.a.shape == shape
+        and t._st.a.dtype == dtype
         and not (t._requires_grad and _gm.is_grad_enabled())
         for t in batch
     )

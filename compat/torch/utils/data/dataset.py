@@ -49,9 +49,7 @@ class IterableDataset(Dataset[T_co], Iterable[T_co]):
 def _plain(t: Any) -> bool:
     """A tensor whose rows can be read with NumPy: not a subclass, not 0-d, outside autograd."""
     return (
-        type(t) is Tensor
-        and t._st.array.ndim > 0
-        and not (t._requires_grad and _gm.is_grad_enabled())
+        type(t) is Tensor and t._st.a.ndim > 0 and not (t._requires_grad and _gm.is_grad_enabled())
     )
 
 

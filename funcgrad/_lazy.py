@@ -1,0 +1,448 @@
+"""Deferred evaluation of programs: the pending graph behind compat's lazy execution.
+
+While lazy mode is on, calling an executable made by :func:`funcgrad._engine.executable`
+does not run it: :func:`defer` appends a :class:`PendingNode` (the program, its
+executable and its inputs) to the pending graph and returns one :class:`LazyArray`
+per output, which carries the output's shape and dtype (so the caller's checks and
+its next op's tracing go on as usual) but no value.
+
+A value is computed when someone asks for it (:meth:`LazyArray.value`, or NumPy
+conversion), at :func:`mark_step`, or when the pending graph grows past
+:data:`POLICY.max_pending` nodes. :func:`flush` then evaluates *every* pending node
+at once, as one program:
+
+* the outputs of that program are the lazy arrays still alive at that moment
+  (held by a tensor, a saved residual, a user's list; an intermediate value whose
+  tensor was dropped is fused away), found through weak references;
+* the program's structure (which programs, how they are wired, which outputs are
+  alive) is a hashable key. The first ``POLICY.compile_after - 1`` sightings of a
+  structure run node by node through each node's own executable (exactly eager
+  execution, only later); from the next sighting on the nodes are traced into one
+  funcgrad ``Program``, compiled once through the compile cache and dispatched once.
+  A structure that never recurs (a loop whose shapes grow every iteration) therefore
+  never compiles a program of its own.
+
+The pending graph holds its nodes' inputs, as eager execution holds an op's
+inputs until it ran; computed lazy arrays drop their node, so nothing of a graph
+outlives its flush.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+import threading
+import weakref
+from collections import Counter, OrderedDict
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import jax
+import numpy as np
+
+from funcgrad.core import compile_cache
+from funcgrad.core.errors import user_frame
+from funcgrad.core.interp import eval_program, trace_flat
+from funcgrad.core.ir import Aval, Program
+
+__all__ = [
+    "POLICY",
+    "LazyArray",
+    "PendingNode",
+    "concrete",
+    "defer",
+    "enabled",
+    "flush",
+    "is_on",
+    "mark_step",
+    "set_default",
+    "set_enabled",
+    "stats",
+]
+
+
+@dataclass
+class Policy:
+    """When the pending graph is evaluated and when a structure gets one program.
+
+    * ``compile_after``: the sighting of a structure from which it runs as one compiled
+      program (earlier sightings run node by node);
+    * ``max_pending``: evaluate the pending graph once it holds this many nodes;
+    * ``max_fused_eqns``: a structure with more equations than this always runs node by
+      node (XLA's compile time grows faster than the dispatches it would save);
+    * ``max_structures``: how many structures the cache remembers (least recently used
+      dropped first).
+    """
+
+    compile_after: int = 2
+    max_pending: int = 4096
+    max_fused_eqns: int = 60000
+    max_structures: int = 64
+
+
+POLICY = Policy()
+
+#: counters: flushes, fused (one compiled program), eager (node by node), compiled
+#: (new programs), nodes, reasons (why each flush happened, by user line)
+_STATS: Counter = Counter()
+_REASONS: Counter = Counter()
+
+
+class _State(threading.local):
+    on = False  # the class attribute is the process-wide default (set_default)
+
+
+_state = _State()
+_pending: list[PendingNode] = []
+_lock = threading.RLock()
+
+
+class PendingNode:
+    """One deferred call: ``fn(*inputs)`` of ``prog``; an input is an array or
+    ``(node, j)``, output ``j`` of another pending node."""
+
+    __slots__ = ("fn", "ins", "outs", "pos", "prog")
+
+    def __init__(self, prog: Program, fn: Callable, ins: list) -> None:
+        self.prog = prog
+        self.fn = fn
+        self.ins = ins
+        self.outs: list = []
+        self.pos = -1
+
+
+class LazyArray:
+    """An output of a pending node: its shape and dtype now, its value on demand."""
+
+    __slots__ = ("__weakref__", "_value", "aval", "idx", "node")
+
+    def __init__(self, aval: Aval, node: PendingNode | None, idx: int) -> None:
+        self.aval = aval
+        self.node = node
+        self.idx = idx
+        self._value: Any = None
+
+    shape = property(lambda self: self.aval.shape)
+    dtype = property(lambda self: self.aval.dtype)
+    weak_type = property(lambda self: self.aval.weak_type)
+    ndim = property(lambda self: len(self.aval.shape))
+    size = property(lambda self: int(np.prod(self.aval.shape, dtype=np.int64)))
+
+    @property
+    def device(self) -> Any:
+        """The device of the computation: that of the first concrete input upstream."""
+        src = self._source()
+        return src.device if src is not None else None
+
+    def devices(self) -> Any:
+        src = self._source()
+        return src.devices() if src is not None else set()
+
+    def _source(self) -> Any:
+        if self._value is not None:
+            return self._value
+        stack, seen = [self.node], set()
+        while stack:
+            n = stack.pop()
+            if n is None or id(n) in seen:
+                continue
+            seen.add(id(n))
+            for a in n.ins:
+                if type(a) is tuple:
+                    stack.append(a[0])
+                elif hasattr(a, "devices"):
+                    return a
+        return None
+
+    @property
+    def done(self) -> bool:
+        return self._value is not None
+
+    def value(self) -> Any:
+        """The concrete array (evaluates the pending graph the first time)."""
+        if self._value is None:
+            flush(_caller_reason())
+        return self._value
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        return np.asarray(self.value(), dtype)
+
+    def __getattr__(self, name: str) -> Any:
+        # anything an array has beyond shape and dtype needs the value
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return getattr(self.value(), name)
+
+    def __repr__(self) -> str:
+        state = "computed" if self._value is not None else "pending"
+        return f"LazyArray({self.aval}, {state})"
+
+
+def is_on() -> bool:
+    """Whether calls are deferred in this thread."""
+    return _state.on
+
+
+def set_enabled(flag: bool) -> None:
+    """Turn deferral on or off in this thread (turning it off evaluates what is pending)."""
+    if not flag and _state.on:
+        flush("lazy mode switched off")
+    _state.on = bool(flag)
+
+
+def set_default(flag: bool) -> None:
+    """The setting of every thread that did not choose its own with :func:`set_enabled`."""
+    if not flag:
+        flush("lazy mode switched off")
+    _State.on = bool(flag)
+
+
+@contextlib.contextmanager
+def enabled(flag: bool = True) -> Iterator[None]:
+    """Within the block, deferral is ``flag``; the previous setting is restored after."""
+    prev = _state.on
+    set_enabled(flag)
+    try:
+        yield
+    finally:
+        set_enabled(prev)
+
+
+def defer(prog: Program, fn: Callable, args: Sequence[Any]) -> list[LazyArray]:
+    """Append the call ``fn(*args)`` of ``prog`` to the pending graph; its outputs."""
+    ins = []
+    for a in args:
+        if type(a) is LazyArray:
+            v = a._value
+            ins.append((a.node, a.idx) if v is None else v)
+        else:
+            ins.append(a)
+    node = PendingNode(prog, fn, ins)
+    outs = [LazyArray(v.aval, node, j) for j, v in enumerate(prog.outvars)]
+    node.outs = [weakref.ref(o) for o in outs]
+    with _lock:
+        _pending.append(node)
+        if len(_pending) >= POLICY.max_pending:
+            flush("the pending graph reached POLICY.max_pending nodes")
+    return outs
+
+
+def concrete(args: Sequence[Any]) -> list:
+    """``args`` with every lazy array replaced by its value."""
+    return [a.value() if type(a) is LazyArray else a for a in args]
+
+
+def mark_step() -> None:
+    """Evaluate everything pending now (a step boundary)."""
+    flush("mark_step")
+
+
+# --------------------------------------------------------------------------- evaluation
+
+
+class _Structure:
+    __slots__ = ("exe", "n_eqns", "progs", "seen")
+
+    def __init__(self, progs: list) -> None:
+        self.seen = 0
+        self.exe: Callable | None = None
+        self.progs = progs  # keeps the programs (hence their ids in the key) alive
+        self.n_eqns = sum(len(p.eqns) for p in progs)
+
+
+_STRUCTURES: OrderedDict[tuple, _Structure] = OrderedDict()
+
+
+def clear_structures() -> None:
+    """Forget every structure seen (sightings start again from zero)."""
+    _STRUCTURES.clear()
+
+
+compile_cache.register("lazy_structures", size=lambda: len(_STRUCTURES), clear=clear_structures)
+
+
+def flush(reason: str = "value read") -> None:
+    """Evaluate every pending node; the lazy arrays still alive receive their values."""
+    with _lock:
+        nodes = _pending[:]
+        _pending.clear()
+        if not nodes:
+            return
+        _STATS["flushes"] += 1
+        _REASONS[reason] += 1
+        # the programs were traced in 64-bit mode (compat's scope); evaluate them in it,
+        # with deferral off (the executables run now)
+        prev_on = _state.__dict__.get("on")
+        _state.on = False
+        prev_x64 = jax.enable_x64.swap_local(True)
+        try:
+            _evaluate(nodes)
+        finally:
+            jax.enable_x64.set_local(prev_x64)
+            if prev_on is None:
+                del _state.on
+            else:
+                _state.on = prev_on
+
+
+def _evaluate(nodes: list[PendingNode]) -> None:
+    for i, n in enumerate(nodes):
+        n.pos = i
+    live: list[tuple[LazyArray, int, int]] = []  # (array, node position, output)
+    key_parts: list = []
+    ext: list = []  # the distinct concrete inputs
+    where: dict[int, int] = {}  # id of a concrete input -> its position in ext
+    uses: list[int] = []  # how many node inputs refer to each
+    for i, n in enumerate(nodes):
+        refs: list = []
+        for a in n.ins:
+            if type(a) is tuple:
+                refs.append((a[0].pos, a[1]))
+            else:
+                k = where.get(id(a))
+                if k is None:
+                    k = where[id(a)] = len(ext)
+                    ext.append(a)
+                    uses.append(0)
+                uses[k] += 1
+                refs.append(k)
+        alive = []
+        for j, w in enumerate(n.outs):
+            o = w()
+            if o is not None:
+                live.append((o, i, j))
+                alive.append(j)
+        key_parts.append((id(n.prog), tuple(refs), tuple(alive)))
+    _STATS["nodes"] += len(nodes)
+    wanted = [(i, j) for _, i, j in live]
+    donate = _donatable(ext, uses, [o.aval for o, _, _ in live])
+    key = (tuple(key_parts), donate)
+    st = _STRUCTURES.get(key)
+    if st is None:
+        st = _STRUCTURES[key] = _Structure([n.prog for n in nodes])
+        if len(_STRUCTURES) > POLICY.max_structures:
+            _STRUCTURES.popitem(last=False)
+    else:
+        _STRUCTURES.move_to_end(key)
+    st.seen += 1
+    fuse = st.seen >= POLICY.compile_after and st.n_eqns <= POLICY.max_fused_eqns
+    del where, uses
+    if fuse and len(nodes) > 1:
+        if st.exe is None:
+            st.exe = _compile(nodes, wanted, len(ext), donate)
+            _STATS["compiled"] += 1
+        for n in nodes:  # the program holds the only references to donated inputs now
+            n.ins = []
+        values = st.exe(ext)
+        _STATS["fused"] += 1
+        _STATS["dispatches"] += 1
+    else:
+        values = _run_eagerly(nodes, wanted)
+        _STATS["eager"] += 1
+    for (o, _, _), v in zip(live, values):
+        o._value = v
+        o.node = None
+    for n in nodes:  # break the graph: inputs are no longer needed
+        n.ins = []
+        n.outs = []
+
+
+def _donatable(ext: list, uses: list[int], out_avals: list[Aval]) -> tuple[int, ...]:
+    """The concrete inputs referenced by nothing but the pending graph (CPython's
+    reference count proves it) whose buffers an output of the same shape and dtype can
+    take over: XLA updates them in place (a parameter, an optimizer state)."""
+    if sys.implementation.name != "cpython":
+        return ()
+    free: Counter = Counter((a.shape, a.dtype) for a in out_avals)
+    out = []
+    for k in range(len(ext)):
+        a = ext[k]
+        # references: one per node input, the ext list's, ``a``'s, getrefcount's argument
+        if not hasattr(a, "delete") or sys.getrefcount(a) > uses[k] + 3:
+            continue
+        sig = (tuple(a.shape), a.dtype)
+        if free[sig] > 0:
+            free[sig] -= 1
+            out.append(k)
+    return tuple(out)
+
+
+def _needed(nodes: list[PendingNode], wanted: list[tuple[int, int]]) -> list[bool]:
+    need = [False] * len(nodes)
+    for i, _ in wanted:
+        need[i] = True
+    for i in range(len(nodes) - 1, -1, -1):
+        if need[i]:
+            for a in nodes[i].ins:
+                if type(a) is tuple:
+                    need[a[0].pos] = True
+    return need
+
+
+def _run_eagerly(nodes: list[PendingNode], wanted: list[tuple[int, int]]) -> list:
+    """Each needed node through its own executable, in order (what eager mode does)."""
+    need = _needed(nodes, wanted)
+    results: list = [None] * len(nodes)
+    for i, n in enumerate(nodes):
+        if need[i]:
+            args = [results[a[0].pos][a[1]] if type(a) is tuple else a for a in n.ins]
+            results[i] = n.fn(*args)
+            _STATS["dispatches"] += 1
+    return [results[i][j] for i, j in wanted]
+
+
+def _compile(
+    nodes: list[PendingNode], wanted: list[tuple[int, int]], n_ext: int, donate: tuple
+) -> Callable:
+    """The nodes traced into one program of the distinct concrete inputs returning the
+    ``wanted`` outputs, compiled (``donate``: inputs whose buffers XLA may reuse)."""
+    need = _needed(nodes, wanted)
+    avals: list = [None] * n_ext
+    wiring = []
+    seen: dict[int, int] = {}
+    for i, n in enumerate(nodes):
+        ins: list = []
+        for k, a in enumerate(n.ins):
+            if type(a) is tuple:
+                ins.append((a[0].pos, a[1]))
+            else:
+                e = seen.setdefault(id(a), len(seen))
+                if avals[e] is None:
+                    avals[e] = n.prog.in_avals[k]
+                ins.append(e)
+        wiring.append((n.prog, ins, need[i]))
+
+    def body(*xs: Any) -> list:
+        results: list = [None] * len(wiring)
+        for i, (prog, ins, needed) in enumerate(wiring):
+            if needed:
+                args = [xs[r] if type(r) is int else results[r[0]][r[1]] for r in ins]
+                results[i] = eval_program(prog, *args)
+        return [results[i][j] for i, j in wanted]
+
+    prog = trace_flat(body, avals, "lazy")
+    consts = prog.consts
+    static = {"donate_argnums": tuple(len(consts) + k for k in donate)} if donate else {}
+    fn = compile_cache.compiled(prog, name="compat_lazy_step", **static)
+
+    def run(ext: list) -> list:
+        return fn(*consts, *ext)
+
+    return run
+
+
+def _caller_reason() -> str:
+    """``"value read at file:line"``: the user's line that asked for a value."""
+    at = user_frame()
+    return f"value read at {at[0]}:{at[1]}" if at is not None else "value read"
+
+
+def stats() -> dict[str, Any]:
+    """The counters (flushes, fused, eager, compiled, nodes) and why each flush happened."""
+    return {**_STATS, "reasons": dict(_REASONS)}
+
+
+def reset_stats() -> None:
+    _STATS.clear()
+    _REASONS.clear()

@@ -1,0 +1,226 @@
+"""Lazy execution (``compat.lazy``): a training step as one program.
+
+Oracle: the same program run eagerly (op by op, itself checked against real PyTorch
+elsewhere), and real PyTorch for the MLP step. Counters of ``compat.lazy.stats()``
+show how many programs ran: a steady-state step is one flush, one dispatch.
+"""
+
+from __future__ import annotations
+
+import gc
+import threading
+import weakref
+
+import numpy as np
+import pytest
+
+import compat.lazy as lazy
+import compat.torch as torch
+from benchmarks.models import MODELS, build, train_step
+
+pytestmark = pytest.mark.xdist_group("lazy")
+
+
+@pytest.fixture(autouse=True)
+def _fresh():
+    lazy.POLICY.compile_after = 2
+    lazy.reset_stats()
+    yield
+    lazy.disable()
+
+
+# --------------------------------------------------------------------------- training
+
+
+def _train(kind: str, steps: int, lazy_on: bool, warmup: int = 0, lib=torch) -> tuple:
+    """Train ``kind`` (small sizes) for ``steps`` steps on ``lib``; the losses, the final
+    parameters and the lazy counters of the steps after ``warmup``. Real PyTorch starts
+    from compat's initial parameters."""
+    model, opt, data = build(torch, kind, small=True)
+    if lib is not torch:
+        init = {k: lib.tensor(v.detach().numpy()) for k, v in model.state_dict().items()}
+        model, opt, _ = build(lib, kind, small=True)
+        model.load_state_dict(init)
+    rng = np.random.default_rng(0)
+    batches = [data(rng) for _ in range(steps)]
+    losses = []
+    with lazy.enabled(lazy_on):
+        for i, (x, y) in enumerate(batches):
+            if i == warmup:
+                lazy.reset_stats()
+            losses.append(train_step(lib, model, opt, lib.tensor(x), lib.tensor(y)))
+        stats = lazy.stats()
+    losses = [float(v.item()) for v in losses]
+    params = {k: v.detach().numpy().copy() for k, v in model.state_dict().items()}
+    return losses, params, stats
+
+
+@pytest.mark.parametrize("kind", sorted(MODELS))
+def test_training_step_is_one_dispatch_and_matches_eager_and_torch(kind, real_torch):
+    losses, params, stats = _train(kind, 6, True, warmup=3)
+    # step 1 records the backward op by op, step 2 runs the steady structure op by op,
+    # step 3 compiles it; steps 4..6: one evaluation each, at optimizer.step(), one program
+    assert stats["flushes"] == 3, stats
+    assert stats.get("fused") == 3 and stats.get("dispatches") == 3, stats
+    assert stats.get("eager", 0) == 0 and stats.get("compiled", 0) == 0, stats
+    assert set(stats["reasons"]) == {"step boundary (optimizer.step)"}
+    e_losses, e_params, _ = _train(kind, 6, False)
+    np.testing.assert_allclose(losses, e_losses, rtol=2e-5, atol=1e-6)
+    # (the GPT's key biases have an exactly-zero gradient: softmax ignores a constant
+    # shift of the keys; AdamW's g/sqrt(v) turns its float32 rounding noise into steps of
+    # the learning rate's size, so they differ by rounding between any two evaluations)
+    atol = 5e-3 if kind == "gpt" else 1e-5
+    for k in params:
+        np.testing.assert_allclose(params[k], e_params[k], rtol=1e-4, atol=atol, err_msg=k)
+    want, _, _ = _train(kind, 6, False, lib=real_torch)
+    np.testing.assert_allclose(losses, want, rtol=2e-4, atol=1e-5)
+
+
+def test_first_sightings_run_op_by_op_then_compile_once():
+    lazy.clear_cache()
+    _, _, stats = _train("mlp", 5, True)
+    # one or two op-by-op sightings (two when the backward was not yet assembled),
+    # then one compiled program for every later step
+    assert stats["compiled"] == 1 and stats["eager"] in (1, 2), stats
+    assert stats["eager"] + stats["fused"] == 5, stats
+
+
+def test_growing_generation_loop_never_compiles():
+    model, _, _ = build(torch, "gpt", small=True)
+    idx = torch.zeros((1, 1), dtype=torch.long)
+    with lazy.enabled(), torch.no_grad():
+        for _ in range(6):
+            logits = model(idx)[:, -1, :]
+            nxt = torch.argmax(logits, dim=-1, keepdim=True)
+            idx = torch.cat([idx, nxt], dim=1)
+            assert idx.shape[1] > 0 and int(idx[0, -1]) >= 0  # a value read each step
+        stats = lazy.stats()
+    assert stats.get("compiled", 0) == 0 and stats["eager"] == 6, stats
+    with torch.no_grad():
+        want = torch.zeros((1, 1), dtype=torch.long)
+        for _ in range(6):
+            nxt = torch.argmax(model(want)[:, -1, :], dim=-1, keepdim=True)
+            want = torch.cat([want, nxt], dim=1)
+    assert idx.tolist() == want.tolist()
+
+
+def test_values_are_computed_when_python_reads_them():
+    x = torch.arange(6.0).reshape(2, 3)
+    with lazy.enabled():
+        y = (x * 2).sin()
+        assert lazy.stats().get("flushes", 0) == 0  # nothing ran yet
+        assert y.shape == (2, 3) and y.dtype == torch.float32  # metadata needs no value
+        v = y.sum().item()  # <- this line is the reason
+        stats = lazy.stats()
+    assert v == pytest.approx(float(np.sin(np.arange(6.0) * 2).sum()), rel=1e-6)
+    assert stats["flushes"] == 1
+    (reason,) = stats["reasons"]
+    assert reason.startswith("value read at ") and "test_compat_lazy.py" in reason
+
+
+@pytest.mark.parametrize(
+    "read",
+    [
+        lambda t: t.tolist(),
+        lambda t: t.numpy(),
+        lambda t: repr(t),
+        lambda t: bool(t[0] > 0),
+        lambda t: float(t[1]),
+        lambda t: np.asarray(t),
+    ],
+    ids=["tolist", "numpy", "repr", "bool", "float", "asarray"],
+)
+def test_each_materialisation_point(read):
+    x = torch.tensor([1.0, 2.0, 3.0])
+    with lazy.enabled():
+        y = x.exp() - 1
+        read(y)
+        assert lazy.stats()["flushes"] == 1
+        np.testing.assert_allclose(y.numpy(), np.exp([1.0, 2.0, 3.0]) - 1, rtol=1e-6)
+
+
+def test_errors_are_raised_at_the_call_before_anything_runs():
+    a, b = torch.ones(2, 3), torch.ones(4, 5)
+    with lazy.enabled():
+        c = a * 3
+        with pytest.raises(RuntimeError, match="must match the size"):
+            c + b
+        assert lazy.stats().get("flushes", 0) == 0
+    np.testing.assert_allclose(c.numpy(), 3.0)
+
+
+def test_switch_off_evaluates_what_is_pending():
+    x = torch.ones(3)
+    lazy.enable()
+    y = x + 1
+    assert lazy.is_enabled()
+    lazy.disable()
+    assert not lazy.is_enabled() and lazy.stats()["flushes"] == 1
+    assert lazy.stats()["reasons"] == {"lazy mode switched off": 1}
+    z = y * 2  # eager again: runs on the computed value
+    assert lazy.stats()["flushes"] == 1
+    np.testing.assert_allclose(z.numpy(), 4.0)
+
+
+def test_dropped_intermediates_are_not_kept():
+    x = torch.randn(8, 8, requires_grad=True)
+    with lazy.enabled():
+        h = (x @ x).tanh()
+        probe = weakref.ref(h._st.a)
+        loss = h.sum()
+        loss.backward()
+        del h
+        gc.collect()
+        lazy.mark_step()
+        assert probe() is None  # the activation's array was fused away, not materialised
+        assert x.grad is not None and x.grad.shape == (8, 8)
+    np.testing.assert_allclose(
+        x.grad.numpy(),
+        _eager_grad(x.detach().numpy()),
+        rtol=1e-4,
+        atol=1e-5,
+    )
+
+
+def _eager_grad(xv: np.ndarray) -> np.ndarray:
+    x = torch.tensor(xv, requires_grad=True)
+    (x @ x).tanh().sum().backward()
+    return x.grad.numpy()
+
+
+def test_inplace_ops_views_and_hooks_under_lazy():
+    x = torch.randn(4, 4, requires_grad=True)
+    seen = []
+
+    def run():
+        w = x * 1.0
+        w.register_hook(lambda g: seen.append(g.sum().item()))
+        v = w[1:3]
+        v.mul_(2.0)
+        w.t().add_(1.0)
+        (w**2).sum().backward()
+        return w.detach().numpy().copy(), x.grad.numpy().copy()
+
+    with lazy.enabled():
+        got = run()
+    x.grad = None
+    want = run()
+    np.testing.assert_allclose(got[0], want[0], rtol=1e-6)
+    np.testing.assert_allclose(got[1], want[1], rtol=1e-5)
+    assert len(seen) == 2 and seen[0] == pytest.approx(seen[1], rel=1e-5)
+
+
+def test_process_wide_default_applies_to_other_threads():
+    out = {}
+
+    def worker():
+        out["on"] = lazy.is_enabled()
+
+    lazy.set_default(True)
+    try:
+        t = threading.Thread(target=worker)
+        t.start()
+        t.join()
+    finally:
+        lazy.set_default(False)
+    assert out["on"] is True
