@@ -408,13 +408,16 @@ def test_jit_decorators(lib):
 
 
 def test_compile_script_trace_return_their_argument():
-    # PyTorch returns wrappers (OptimizedModule, ScriptFunction); compat the argument itself
+    # PyTorch returns wrappers (OptimizedModule, ScriptFunction); compat returns a module
+    # itself (marked to run lazily) and a function wrapped to run lazily, same results
     def f(x):
         return x * 2
 
     m = ctorch.nn.Linear(2, 2)
-    assert ctorch.compile(m) is m and ctorch.compile(f) is f
-    assert ctorch.compile()(f) is f and ctorch.compile(mode="max-autotune")(f) is f
+    assert ctorch.compile(m) is m
+    x = ctorch.ones(1, 2)
+    for g in (ctorch.compile(f), ctorch.compile()(f), ctorch.compile(mode="max-autotune")(f)):
+        assert g is not f and g.__name__ == "f" and g(x).tolist() == [[2.0, 2.0]]
     assert ctorch.jit.script(f) is f and ctorch.jit.trace(m, ctorch.ones(1, 2)) is m
     with pytest.raises(AssertionError):  # PyTorch's error type for a non-callable
         ctorch.compile(3)

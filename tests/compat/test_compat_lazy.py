@@ -7,6 +7,7 @@ show how many programs ran: a steady-state step is one flush, one dispatch.
 
 from __future__ import annotations
 
+import copy
 import gc
 import threading
 import weakref
@@ -224,3 +225,28 @@ def test_process_wide_default_applies_to_other_threads():
     finally:
         lazy.set_default(False)
     assert out["on"] is True
+
+
+def test_torch_compile_runs_a_module_call_as_one_program():
+    model, _, data = build(torch, "mlp", small=True)
+    x = torch.tensor(data(np.random.default_rng(1))[0])
+    want = model(x).detach().numpy()
+    assert torch.compile(model) is model
+    lazy.clear_cache()
+    outs = [model(x) for _ in range(3)]  # each call is evaluated when it returns
+    stats = lazy.stats()
+    assert stats["flushes"] == 3 and stats["eager"] == 1 and stats["fused"] == 2, stats
+    assert not lazy.is_enabled()  # only inside the compiled module's calls
+    for o in outs:
+        np.testing.assert_allclose(o.detach().numpy(), want, rtol=1e-5, atol=1e-6)
+    twin = copy.deepcopy(model)  # the mark travels with a copy, not a bound method
+    twin[0].bias.data.zero_()
+    assert not np.allclose(twin(x).detach().numpy(), want)
+
+    @torch.compile(mode="reduce-overhead")
+    def f(a):
+        return (a * 2).sin().sum()
+
+    lazy.reset_stats()
+    assert float(f(x)) == pytest.approx(float(np.sin(x.numpy() * 2).sum()), rel=1e-5)
+    assert lazy.stats()["flushes"] == 1

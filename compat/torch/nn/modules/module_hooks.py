@@ -26,6 +26,7 @@ from typing import Any
 
 import compat.torch as torch
 from compat._core.tensor import apply
+from funcgrad._engine import lazy as _lazy
 
 __all__ = [
     "RemovableHandle",
@@ -247,6 +248,12 @@ class ModuleHooksMixin:
 
     # ------------------------------------------------------------------ calling
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if self.__dict__.get("_compat_compiled") and not _lazy.is_on():
+            with _lazy.enabled(True):  # torch.compile(module): the call as one program
+                return self._call_plain(args, kwargs)
+        return self._call_plain(args, kwargs)
+
+    def _call_plain(self, args: tuple, kwargs: dict) -> Any:
         if not (
             self._forward_pre_hooks
             or self._forward_hooks
