@@ -69,14 +69,16 @@ class Policy:
     * ``compile_after``: the sighting of a structure from which it runs as one compiled
       program (earlier sightings run node by node);
     * ``max_pending``: evaluate the pending graph once it holds this many nodes;
-    * ``max_fused_eqns``: a structure with more equations than this always runs node by
-      node (XLA's compile time grows faster than the dispatches it would save);
+    * ``max_fused_nodes`` / ``max_fused_eqns``: a structure with more calls or equations
+      than this always runs node by node (XLA's compile time, seconds for thousands of
+      tiny ops, grows faster than the dispatches it would save);
     * ``max_structures``: how many structures the cache remembers (least recently used
       dropped first).
     """
 
     compile_after: int = 2
     max_pending: int = 4096
+    max_fused_nodes: int = 2048
     max_fused_eqns: int = 60000
     max_structures: int = 64
 
@@ -326,7 +328,11 @@ def _evaluate(nodes: list[PendingNode]) -> None:
     else:
         _STRUCTURES.move_to_end(key)
     st.seen += 1
-    fuse = st.seen >= POLICY.compile_after and st.n_eqns <= POLICY.max_fused_eqns
+    fuse = (
+        st.seen >= POLICY.compile_after
+        and len(nodes) <= POLICY.max_fused_nodes
+        and st.n_eqns <= POLICY.max_fused_eqns
+    )
     del where, uses
     if fuse and len(nodes) > 1:
         if st.exe is None:
