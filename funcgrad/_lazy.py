@@ -30,6 +30,7 @@ outlives its flush.
 from __future__ import annotations
 
 import contextlib
+import itertools
 import sys
 import threading
 import weakref
@@ -96,15 +97,19 @@ class _State(threading.local):
 
 
 _state = _State()
-_pending: list[PendingNode] = []
+#: the pending calls in recording order (a topological order), by id
+_pending: dict[int, PendingNode] = {}
+#: the last call recorded before the latest soft boundary (the end of a ``backward()``)
+_soft: list = [None]
 _lock = threading.RLock()
+_seq = itertools.count()
 
 
 class PendingNode:
     """One deferred call: ``fn(*inputs)`` of ``prog``; an input is an array or
     ``(node, j)``, output ``j`` of another pending node."""
 
-    __slots__ = ("fn", "ins", "outs", "pos", "prog")
+    __slots__ = ("fn", "ins", "outs", "pos", "prog", "seq", "users")
 
     def __init__(self, prog: Program, fn: Callable, ins: list) -> None:
         self.prog = prog
@@ -112,6 +117,8 @@ class PendingNode:
         self.ins = ins
         self.outs: list = []
         self.pos = -1
+        self.seq = next(_seq)
+        self.users: list[PendingNode] | None = None  # pending calls reading an output
 
 
 class LazyArray:
@@ -164,7 +171,7 @@ class LazyArray:
     def value(self) -> Any:
         """The concrete array (evaluates the pending graph the first time)."""
         if self._value is None:
-            flush(_caller_reason())
+            flush(_caller_reason(), self)
         return self._value
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
@@ -213,21 +220,37 @@ def enabled(flag: bool = True) -> Iterator[None]:
 
 def defer(prog: Program, fn: Callable, args: Sequence[Any]) -> list[LazyArray]:
     """Append the call ``fn(*args)`` of ``prog`` to the pending graph; its outputs."""
-    ins = []
+    ins: list = []
+    node = PendingNode(prog, fn, ins)
     for a in args:
         if type(a) is LazyArray:
             v = a._value
-            ins.append((a.node, a.idx) if v is None else v)
+            if v is None:
+                src = a.node
+                ins.append((src, a.idx))
+                if src.users is None:
+                    src.users = [node]
+                else:
+                    src.users.append(node)
+            else:
+                ins.append(v)
         else:
             ins.append(a)
-    node = PendingNode(prog, fn, ins)
     outs = [LazyArray(v.aval, node, j) for j, v in enumerate(prog.outvars)]
     node.outs = [weakref.ref(o) for o in outs]
     with _lock:
-        _pending.append(node)
+        _pending[id(node)] = node
         if len(_pending) >= POLICY.max_pending:
-            flush("the pending graph reached POLICY.max_pending nodes")
+            flush("the pending graph reached POLICY.max_pending nodes", _SOFT)
     return outs
+
+
+def soft_boundary() -> None:
+    """Mark the end of a unit of work (a ``backward()``): when the pending graph grows
+    past its bound, it is cut here, so gradient-accumulation micro-steps are evaluated
+    in whole, recurring groups."""
+    if _pending:
+        _soft[0] = next(reversed(_pending.values()))
 
 
 def concrete(args: Sequence[Any]) -> list:
@@ -264,31 +287,100 @@ def clear_structures() -> None:
 compile_cache.register("lazy_structures", size=lambda: len(_STRUCTURES), clear=clear_structures)
 
 
-def flush(reason: str = "value read") -> None:
-    """Evaluate every pending node; the lazy arrays still alive receive their values."""
+#: ``flush``'s target meaning "up to the latest soft boundary"
+_SOFT: Any = object()
+
+
+def flush(reason: str = "value read", target: Any = None) -> None:
+    """Evaluate the pending graph; the lazy arrays still alive receive their values.
+
+    With ``target`` (a value Python reads) only the calls it depends on are evaluated,
+    the rest stays pending (reading a random index mid-step does not evaluate the
+    step); with ``_SOFT`` the calls up to the latest soft boundary; otherwise all.
+    """
     with _lock:
-        nodes = _pending[:]
-        _pending.clear()
+        if target is _SOFT:
+            nodes = _prefix()
+        elif target is not None and target.node is not None:
+            nodes = _ancestors(target.node)
+        else:
+            nodes = list(_pending.values())
         if not nodes:
             return
+        if len(nodes) == len(_pending):
+            _pending.clear()
+        else:
+            for n in nodes:
+                del _pending[id(n)]
+        _soft[0] = None if not _pending else _soft[0]
         _STATS["flushes"] += 1
         _REASONS[reason] += 1
+        extra = _read_later(nodes) if _pending else None
         # the programs were traced in 64-bit mode (compat's scope); evaluate them in it,
         # with deferral off (the executables run now)
         prev_on = _state.__dict__.get("on")
         _state.on = False
         prev_x64 = jax.enable_x64.swap_local(True)
         try:
-            _evaluate(nodes)
+            values = _evaluate(nodes, extra)
         finally:
             jax.enable_x64.set_local(prev_x64)
             if prev_on is None:
                 del _state.on
             else:
                 _state.on = prev_on
+        if extra:  # what stays pending now reads the computed values
+            for u in {id(u): u for n, _ in extra.values() for u in n.users or ()}.values():
+                u.ins = [values.get((id(a[0]), a[1]), a) if type(a) is tuple else a for a in u.ins]
+        for n in nodes:
+            n.users = None
 
 
-def _evaluate(nodes: list[PendingNode]) -> None:
+def _prefix() -> list[PendingNode]:
+    """The pending calls up to the latest soft boundary (all when there is none)."""
+    last = _soft[0]
+    if last is None or id(last) not in _pending:
+        return list(_pending.values())
+    out = []
+    for n in _pending.values():
+        out.append(n)
+        if n is last:
+            break
+    _soft[0] = None
+    return out
+
+
+def _ancestors(node: PendingNode) -> list[PendingNode]:
+    """The pending calls ``node`` depends on (itself included), in recording order."""
+    anc = {id(node): node}
+    stack = [node]
+    while stack:
+        for a in stack.pop().ins:
+            if type(a) is tuple and id(a[0]) not in anc:
+                anc[id(a[0])] = a[0]
+                stack.append(a[0])
+    return sorted(anc.values(), key=lambda n: n.seq)
+
+
+def _read_later(nodes: list[PendingNode]) -> dict:
+    """``(id(node), output) -> (node, output)`` of the evaluated calls' outputs that calls
+    left pending read."""
+    done = {id(n) for n in nodes}
+    out: dict = {}
+    for n in nodes:
+        for u in n.users or ():
+            if id(u) not in done:
+                for a in u.ins:
+                    if type(a) is tuple and a[0] is n:
+                        out[(id(n), a[1])] = (n, a[1])
+    return out
+
+
+def _evaluate(nodes: list[PendingNode], extra: set | None) -> dict:
+    """Run ``nodes``; outputs alive go to their lazy arrays, those in ``extra`` (``(id of
+    node, output)`` that calls left pending read) are returned by that key."""
+    if len(nodes) == 1:  # one call: its own executable is already the whole program
+        return _run_one(nodes[0], extra)
     for i, n in enumerate(nodes):
         n.pos = i
     live: list[tuple[LazyArray, int, int]] = []  # (array, node position, output)
@@ -312,13 +404,13 @@ def _evaluate(nodes: list[PendingNode]) -> None:
         alive = []
         for j, w in enumerate(n.outs):
             o = w()
-            if o is not None:
+            if o is not None or (extra is not None and (id(n), j) in extra):
                 live.append((o, i, j))
                 alive.append(j)
         key_parts.append((id(n.prog), tuple(refs), tuple(alive)))
     _STATS["nodes"] += len(nodes)
     wanted = [(i, j) for _, i, j in live]
-    donate = _donatable(ext, uses, [o.aval for o, _, _ in live])
+    donate = _donatable(ext, uses, [nodes[i].prog.outvars[j].aval for _, i, j in live])
     key = (tuple(key_parts), donate)
     st = _STRUCTURES.get(key)
     if st is None:
@@ -346,12 +438,35 @@ def _evaluate(nodes: list[PendingNode]) -> None:
     else:
         values = _run_eagerly(nodes, wanted)
         _STATS["eager"] += 1
-    for (o, _, _), v in zip(live, values):
-        o._value = v
-        o.node = None
+    computed = {}
+    for (o, i, j), v in zip(live, values):
+        if o is not None:
+            o._value = v
+            o.node = None
+        if extra is not None:
+            computed[(id(nodes[i]), j)] = v
     for n in nodes:  # break the graph: inputs are no longer needed
         n.ins = []
         n.outs = []
+    return computed
+
+
+def _run_one(n: PendingNode, extra: dict | None) -> dict:
+    values = n.fn(*n.ins)
+    _STATS["eager"] += 1
+    _STATS["dispatches"] += 1
+    _STATS["nodes"] += 1
+    computed = {}
+    for j, w in enumerate(n.outs):
+        o = w()
+        if o is not None:
+            o._value = values[j]
+            o.node = None
+        if extra is not None and (id(n), j) in extra:
+            computed[(id(n), j)] = values[j]
+    n.ins = []
+    n.outs = []
+    return computed
 
 
 def _donatable(ext: list, uses: list[int], out_avals: list[Aval]) -> tuple[int, ...]:

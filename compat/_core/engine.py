@@ -40,6 +40,7 @@ from compat._core.graph import AccumulateGrad, Node, check_node
 from compat._core.plan import Plan
 from compat._core.tensor import record
 from funcgrad._engine import (
+    lazy,
     reverse_accumulate,
     x64,
 )
@@ -190,10 +191,11 @@ def run_backward(
     try:
         small = len(plan.topo) <= _assemble.policy.max_nodes
         assemble = not (create_graph or plan.hooks or plan.python or _anomaly.STATE[0]) and small
-        if assemble and _assemble.assembled(run, roots, root_grads):
-            return run.results
-        _assemble.stats["interpreted_runs"] += 1
-        run.loop(roots, root_grads)
+        if not (assemble and _assemble.assembled(run, roots, root_grads)):
+            _assemble.stats["interpreted_runs"] += 1
+            run.loop(roots, root_grads)
+        if lazy.is_on():
+            lazy.soft_boundary()  # a backward ends a micro-step (gradient accumulation)
         return run.results
     finally:
         if gc_was_enabled:
