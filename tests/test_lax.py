@@ -305,7 +305,7 @@ def test_arg_reductions():
 
 
 @pytest.mark.parametrize("name", ["cumsum", "cumprod", "cummax", "cummin", "cumlogsumexp"])
-@pytest.mark.parametrize("axis,reverse", [(0, False), (2, True), (1, False)])
+@pytest.mark.parametrize("axis,reverse", [(0, False), (1, True)])
 def test_cumulative(name, axis, reverse):
     f, g = getattr(flax, name), getattr(jlax, name)
     _same(f(A, axis=axis, reverse=reverse), g(A, axis=axis, reverse=reverse), rtol=1e-10)

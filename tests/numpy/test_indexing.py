@@ -43,7 +43,7 @@ def basic_index(draw):
     return tuple(items) if draw(st.booleans()) or len(items) != 1 else items[0]
 
 
-@settings(max_examples=15)  # each example compiles new slice/gather signatures
+@settings(max_examples=8)  # each example compiles new slice/gather signatures
 @given(idx=basic_index())
 def test_basic_indexing(idx) -> None:
     check(lambda a: getitem(a, idx), lambda a: jnp.asarray(a)[idx], X)
@@ -83,7 +83,7 @@ def advanced_index(draw):
     return tuple(items)
 
 
-@settings(max_examples=15)  # each example compiles new slice/gather signatures
+@settings(max_examples=8)  # each example compiles new slice/gather signatures
 @given(idx=advanced_index())
 def test_advanced_indexing(idx) -> None:
     used = sum(1 for i in idx if i is not None and i is not Ellipsis)
@@ -92,7 +92,7 @@ def test_advanced_indexing(idx) -> None:
     check(lambda a: getitem(a, idx), lambda a: jnp.asarray(a)[idx], X)
 
 
-@settings(max_examples=15)  # each example compiles new slice/gather signatures
+@settings(max_examples=8)  # each example compiles new slice/gather signatures
 @given(seed=seeds, which=st.sampled_from(["first", "first2", "last", "all", "mid"]))
 def test_boolean_mask_indexing(seed: int, which: str) -> None:
     rng = np.random.default_rng(seed)
@@ -246,7 +246,7 @@ def test_at_grad() -> None:
 # --------------------------------------------------------------------------- take
 
 
-@settings(max_examples=15)  # each example compiles new slice/gather signatures
+@settings(max_examples=8)  # each example compiles new slice/gather signatures
 @given(
     seed=seeds,
     axis=st.sampled_from([None, 0, 1, -1]),
@@ -281,7 +281,7 @@ def test_take_out_of_range_fill() -> None:
     check(lambda a, i: fnp.take(a, i), lambda a, i: jnp.take(a, i), xb, np.array([0, 5], np.int32))
 
 
-@settings(max_examples=15)  # each example compiles new slice/gather signatures
+@settings(max_examples=8)  # each example compiles new slice/gather signatures
 @given(seed=seeds, axis=st.sampled_from([0, 1, 2, -1, None]), k=st.sampled_from([1, 2, 3]))
 def test_take_along_axis(seed: int, axis, k: int) -> None:
     rng = np.random.default_rng(seed)
