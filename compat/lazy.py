@@ -64,5 +64,7 @@ def stats() -> dict[str, Any]:
     """Counters since the last :func:`reset_stats`: ``flushes`` (evaluations of the
     pending graph), ``fused`` (of them, run as one compiled program), ``eager`` (run op
     by op), ``compiled`` (new programs), ``nodes`` (ops evaluated), and ``reasons``:
-    why each evaluation happened (``"value read at file.py:12"``, the step boundary...)."""
+    why each evaluation happened (``"value read at file.py:12"``, the step boundary...),
+    and ``changes``: why a structure was new (which call differs from the structure last
+    evaluated at the same place, with its input shapes)."""
     return _lazy.stats()

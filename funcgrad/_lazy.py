@@ -322,7 +322,7 @@ def flush(reason: str = "value read", target: Any = None) -> None:
         _state.on = False
         prev_x64 = jax.enable_x64.swap_local(True)
         try:
-            values = _evaluate(nodes, extra)
+            values = _evaluate(nodes, extra, reason)
         finally:
             jax.enable_x64.set_local(prev_x64)
             if prev_on is None:
@@ -376,7 +376,7 @@ def _read_later(nodes: list[PendingNode]) -> dict:
     return out
 
 
-def _evaluate(nodes: list[PendingNode], extra: set | None) -> dict:
+def _evaluate(nodes: list[PendingNode], extra: dict | None, reason: str = "") -> dict:
     """Run ``nodes``; outputs alive go to their lazy arrays, those in ``extra`` (``(id of
     node, output)`` that calls left pending read) are returned by that key."""
     if len(nodes) == 1:  # one call: its own executable is already the whole program
@@ -413,6 +413,7 @@ def _evaluate(nodes: list[PendingNode], extra: set | None) -> dict:
     donate = _donatable(ext, uses, [nodes[i].prog.outvars[j].aval for _, i, j in live])
     key = (tuple(key_parts), donate)
     st = _STRUCTURES.get(key)
+    _note_structure(reason, key, nodes, st is None)
     if st is None:
         st = _STRUCTURES[key] = _Structure([n.prog for n in nodes])
         if len(_STRUCTURES) > POLICY.max_structures:
@@ -559,11 +560,55 @@ def _caller_reason() -> str:
     return f"value read at {at[0]}:{at[1]}" if at is not None else "value read"
 
 
+#: the latest structure evaluated for each reason: (key, programs), to explain a change
+_LAST: OrderedDict[str, tuple] = OrderedDict()
+#: why structures changed ("new structure at <reason>: call 12: ... was ..."), newest last
+_CHANGES: list[str] = []
+
+
+def _note_structure(reason: str, key: tuple, nodes: list[PendingNode], new: bool) -> None:
+    """Remember the structure evaluated for ``reason``; a new one is explained against the
+    previous structure evaluated for the same reason (the same user line or boundary)."""
+    prev = _LAST.get(reason)
+    progs = [n.prog for n in nodes]
+    if new and prev is not None and prev[0] != key:
+        _CHANGES.append(f"new structure at {reason}: {_difference(prev, key, progs)}")
+        del _CHANGES[:-50]
+    _LAST[reason] = (key, progs)
+    _LAST.move_to_end(reason)
+    if len(_LAST) > 64:
+        _LAST.popitem(last=False)
+
+
+def _difference(prev: tuple, key: tuple, progs: list) -> str:
+    (pparts, pdonate), pprogs = prev
+    parts, donate = key
+    for i, (a, b) in enumerate(zip(pparts, parts)):
+        if a != b:
+            now, was = _describe(progs[i]), _describe(pprogs[i])
+            if a[0] == b[0]:
+                what = "reads other inputs" if a[1] != b[1] else "other results are still used"
+                return f"call {i} ({now}) {what}"
+            return f"call {i} is {now}, was {was}"
+    if len(parts) != len(pparts):
+        return f"{len(parts)} calls instead of {len(pparts)}"
+    return "other inputs can be donated" if donate != pdonate else "same calls"
+
+
+def _describe(prog: Program) -> str:
+    names = [e.prim.name for e in prog.eqns[:3]] or ["identity"]
+    more = "..." if len(prog.eqns) > 3 else ""
+    shapes = ", ".join(str(list(a.shape)) for a in prog.in_avals)
+    return f"{'/'.join(names)}{more} of ({shapes})"
+
+
 def stats() -> dict[str, Any]:
-    """The counters (flushes, fused, eager, compiled, nodes) and why each flush happened."""
-    return {**_STATS, "reasons": dict(_REASONS)}
+    """The counters (flushes, fused, eager, compiled, nodes), why each flush happened and
+    why structures changed (``"changes"``, the latest 50)."""
+    return {**_STATS, "reasons": dict(_REASONS), "changes": list(_CHANGES)}
 
 
 def reset_stats() -> None:
     _STATS.clear()
     _REASONS.clear()
+    _CHANGES.clear()

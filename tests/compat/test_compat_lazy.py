@@ -288,3 +288,18 @@ def test_gradient_accumulation_is_cut_at_backward_boundaries():
     assert stats["reasons"]["the pending graph reached POLICY.max_pending nodes"] >= 3, stats
     for g, w in zip(got, want):
         np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-6)
+
+
+def test_a_changed_structure_is_explained():
+    m = torch.nn.Linear(4, 3)
+    opt = torch.optim.SGD(m.parameters(), lr=0.1)
+    with lazy.enabled():
+        for b in (8, 8, 8, 5, 8):
+            opt.zero_grad()
+            m(torch.ones(b, 4)).sum().backward()
+            opt.step()
+        changes = lazy.stats()["changes"]
+    # the smaller batch: a new structure, its first call named with the shapes that changed
+    last = changes[-1]
+    assert last.startswith("new structure at step boundary (optimizer.step): call 0 ")
+    assert "[5, 4]" in last and "was" in last and "[8, 4]" in last
