@@ -170,6 +170,12 @@ def step_layout(layout: tuple, step: tuple, dyn: tuple) -> tuple:
             0 if shape[i] == 1 and new[lead + i] != 1 else strides[i] for i in range(len(shape))
         ]
         return new, tuple(st), offset
+    if k == "vr":  # view_as_real: each complex element is two floats
+        return (*shape, 2), (*(2 * s for s in strides), 1), 2 * offset
+    if k == "vc":  # view_as_complex: pairs of floats are one complex element
+        return shape[:-1], tuple(s // 2 for s in strides[:-1]), offset // 2
+    if k in ("re", "im"):  # .real / .imag: every other float of the complex storage
+        return shape, tuple(2 * s for s in strides), 2 * offset + (k == "im")
     if k == "dg":
         off, a1, a2 = step[1:]
         n1, n2 = shape[a1], shape[a2]
@@ -257,6 +263,14 @@ def _forward(x: Any, step: tuple, dyn: tuple) -> Any:
         return fnp.transpose(x, step[1])
     if k == "ex":
         return fnp.broadcast_to(x, step[1])
+    if k == "vr":
+        return fnp.stack([fnp.real(x), fnp.imag(x)], axis=-1)
+    if k == "vc":
+        return fnp.asarray(x[..., 0], step[1]) + 1j * fnp.asarray(x[..., 1], step[1])
+    if k == "re":
+        return fnp.real(x)
+    if k == "im":
+        return fnp.imag(x)
     return fnp.diagonal(x, offset=step[1], axis1=step[2], axis2=step[3])
 
 
@@ -266,6 +280,14 @@ def _inverse(base: Any, v: Any, step: tuple, dyn: tuple) -> Any:
         return base.at[_index(step[1], dyn)].set(v)
     if k in ("rs", "us", "sq"):
         return fnp.reshape(v, base.shape)
+    if k == "vr":
+        return fnp.asarray(v[..., 0], base.dtype) + 1j * fnp.asarray(v[..., 1], base.dtype)
+    if k == "vc":
+        return fnp.asarray(fnp.stack([fnp.real(v), fnp.imag(v)], axis=-1), base.dtype)
+    if k == "re":
+        return fnp.asarray(v, base.dtype) + 1j * fnp.imag(base)
+    if k == "im":
+        return fnp.asarray(fnp.real(base), base.dtype) + 1j * v
     return fnp.transpose(v, tuple(int(i) for i in np.argsort(step[1])))
 
 

@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from compat._core import dtypes as _dt
+from compat._core import views as _views
 from compat._core.ops._common import _c
 from compat._core.optable import Sample, defop
 from compat._core.tensor import Tensor, _wrap_dim, apply
@@ -31,17 +32,61 @@ def _part_f(x: Any, *, op: str) -> Any:
 
 @defop(samples=(Sample(((2, 3),), dtype="complex128", grad=False), Sample(((3,),), grad=False)))
 def real(input: Tensor) -> Tensor:
-    """The real part (the tensor itself for real dtypes)."""
+    """The real part, a view of the complex storage (the tensor itself for real dtypes)."""
     if _dt.kind(input._npdtype) != "c":
         return input
-    return apply(_part_f, "RealBackward0", (input,), (("op", "real"),))
+    out = apply(_part_f, "RealBackward0", (input,), (("op", "real"),))
+    return _views.make_view(out, input, ("re",))
 
 
 @defop(samples=Sample(((2, 3),), dtype="complex128", grad=False))
 def imag(input: Tensor) -> Tensor:
+    """The imaginary part, a view of the complex storage."""
     if _dt.kind(input._npdtype) != "c":
         raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
-    return apply(_part_f, "ImagBackward0", (input,), (("op", "imag"),))
+    out = apply(_part_f, "ImagBackward0", (input,), (("op", "imag"),))
+    return _views.make_view(out, input, ("im",))
+
+
+def _view_as_real_f(x: Any) -> Any:
+    return fnp.stack([fnp.real(x), fnp.imag(x)], axis=-1)
+
+
+@defop(method=False, samples=Sample(((2, 3),), dtype="complex128", grad=False, method=False))
+def view_as_real(input: Tensor) -> Tensor:
+    """The complex tensor's storage seen as floats: a trailing dimension of 2 (re, im)."""
+    if _dt.kind(input._npdtype) != "c":
+        raise RuntimeError("view_as_real is only supported for complex tensors")
+    out = apply(_view_as_real_f, "ViewAsRealBackward0", (input,))
+    return _views.make_view(out, input, ("vr",))
+
+
+def _view_as_complex_f(x: Any, *, dtype: np.dtype) -> Any:
+    return fnp.asarray(x[..., 0], dtype) + 1j * fnp.asarray(x[..., 1], dtype)
+
+
+@defop(method=False, samples=Sample(((3, 2),), grad=False, method=False))
+def view_as_complex(input: Tensor) -> Tensor:
+    """Pairs of floats (the last dimension, of size 2 and stride 1) seen as complex numbers."""
+    npd = input._npdtype
+    if npd not in (np.dtype(np.float32), np.dtype(np.float64)):
+        # (PyTorch's message names half too; compat has no complex32 to view half pairs as)
+        raise RuntimeError(
+            "view_as_complex is only supported for half, float and double tensors, but got a "
+            f"tensor of scalar type: {_dt.scalar_type_name(npd)}"
+        )
+    shape, strides, offset = _views.layout_of(input)
+    if not shape or shape[-1] != 2:
+        raise RuntimeError("Tensor must have a last dimension of size 2")
+    if strides[-1] != 1:
+        raise RuntimeError("Tensor must have a last dimension with stride 1")
+    if any(s % 2 for s in strides[:-1]):
+        raise RuntimeError("Tensor must have a stride divisible by 2 for all but last dimension")
+    if offset % 2:
+        raise RuntimeError("Tensor must have a storage_offset divisible by 2")
+    cd = _complex_of(npd)
+    out = apply(_view_as_complex_f, "ViewAsComplexBackward0", (input,), (("dtype", cd),))
+    return _views.make_view(out, input, ("vc", cd))
 
 
 @defop(samples=(Sample(((2, 3),), dtype="complex128", grad=False), Sample(((4,),))))
