@@ -59,28 +59,21 @@ def _impls(kind: str) -> Impls:
     return impls
 
 
-@workload("compat_lazy.mlp784.adam.b64", group="compat_lazy", subject="compat_lazy")
-def mlp() -> Impls:
-    """MLP 784-256-10, batch 64, Adam: one training step."""
-    return _impls("mlp")
+def _register(kind: str, name: str, doc: str) -> None:
+    def factory() -> Impls:
+        return _impls(kind)
+
+    factory.__doc__ = doc
+    workload(name, group="compat_lazy", subject="compat_lazy")(factory)
 
 
-@workload("compat_lazy.gpt2x64.adamw.b8", group="compat_lazy", subject="compat_lazy")
-def gpt() -> Impls:
-    """GPT (2 layers, 64 wide, 4 heads, 32 tokens, batch 8), AdamW: one training step."""
-    return _impls("gpt")
-
-
-@workload("compat_lazy.mnist_cnn.adadelta.b64", group="compat_lazy", subject="compat_lazy")
-def cnn() -> Impls:
-    """PyTorch mnist example's CNN, batch 64, Adadelta: one training step."""
-    return _impls("cnn")
-
-
-@workload("compat_lazy.lstm_lm.sgd.b8", group="compat_lazy", subject="compat_lazy")
-def lstm() -> Impls:
-    """2-layer LSTM language model (64 wide, 32 tokens, batch 8), SGD: one training step."""
-    return _impls("lstm")
+for _kind, _name, _doc in (
+    ("mlp", "mlp784.adam.b64", "MLP 784-256-10, batch 64, Adam: one training step."),
+    ("gpt", "gpt2x64.adamw.b8", "GPT (2 layers, 64 wide, 4 heads, 32 tokens, batch 8), AdamW."),
+    ("cnn", "mnist_cnn.adadelta.b64", "PyTorch mnist example's CNN, batch 64, Adadelta."),
+    ("lstm", "lstm_lm.sgd.b8", "2-layer LSTM language model (64 wide, 32 tokens, b8), SGD."),
+):
+    _register(_kind, f"compat_lazy.{_name}", _doc)
 
 
 def _chain(x: Any, n: int) -> Any:

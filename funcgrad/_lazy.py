@@ -30,6 +30,7 @@ outlives its flush.
 from __future__ import annotations
 
 import contextlib
+import functools
 import itertools
 import sys
 import threading
@@ -379,13 +380,11 @@ def _read_later(nodes: list[PendingNode]) -> dict:
 def _evaluate(nodes: list[PendingNode], extra: dict | None, reason: str = "") -> dict:
     """Run ``nodes``; outputs alive go to their lazy arrays, those in ``extra`` (``(id of
     node, output)`` that calls left pending read) are returned by that key."""
-    if len(nodes) == 1:  # one call: its own executable is already the whole program
-        return _run_one(nodes[0], extra)
     for i, n in enumerate(nodes):
         n.pos = i
-    live: list[tuple[LazyArray, int, int]] = []  # (array, node position, output)
-    key_parts: list = []
-    ext: list = []  # the distinct concrete inputs
+    live: list[tuple[LazyArray | None, int, int]] = []  # (array, node position, output)
+    key_parts: list = []  # per node: (program id, refs, live outputs); a ref is an index
+    ext: list = []  # into the distinct concrete inputs ``ext``, or (node position, output)
     where: dict[int, int] = {}  # id of a concrete input -> its position in ext
     uses: list[int] = []  # how many node inputs refer to each
     for i, n in enumerate(nodes):
@@ -408,8 +407,14 @@ def _evaluate(nodes: list[PendingNode], extra: dict | None, reason: str = "") ->
                 live.append((o, i, j))
                 alive.append(j)
         key_parts.append((id(n.prog), tuple(refs), tuple(alive)))
+    del where
     _STATS["nodes"] += len(nodes)
     wanted = [(i, j) for _, i, j in live]
+    if len(nodes) == 1:  # one call: its own executable is already the whole program
+        values = _interpret([(nodes[0].fn, key_parts[0][1], True)], ext, wanted)
+        _STATS["eager"] += 1
+        _STATS["dispatches"] += 1
+        return _deliver(nodes, live, values, extra)
     donate = _donatable(ext, uses, [nodes[i].prog.outvars[j].aval for _, i, j in live])
     key = (tuple(key_parts), donate)
     st = _STRUCTURES.get(key)
@@ -421,24 +426,31 @@ def _evaluate(nodes: list[PendingNode], extra: dict | None, reason: str = "") ->
     else:
         _STRUCTURES.move_to_end(key)
     st.seen += 1
-    fuse = (
+    need = _needed(key_parts, wanted)
+    if (
         st.seen >= POLICY.compile_after
         and len(nodes) <= POLICY.max_fused_nodes
         and st.n_eqns <= POLICY.max_fused_eqns
-    )
-    del where, uses
-    if fuse and len(nodes) > 1:
+    ):
         if st.exe is None:
-            st.exe = _compile(nodes, wanted, len(ext), donate)
+            st.exe = _compile(nodes, key_parts, need, ext, wanted, donate)
             _STATS["compiled"] += 1
         for n in nodes:  # the program holds the only references to donated inputs now
             n.ins = []
         values = st.exe(ext)
         _STATS["fused"] += 1
         _STATS["dispatches"] += 1
-    else:
-        values = _run_eagerly(nodes, wanted)
+    else:  # each needed node through its own executable, in order (what eager mode does)
+        steps = [(n.fn, part[1], nd) for n, part, nd in zip(nodes, key_parts, need)]
+        values = _interpret(steps, ext, wanted)
         _STATS["eager"] += 1
+        _STATS["dispatches"] += sum(need)
+    return _deliver(nodes, live, values, extra)
+
+
+def _deliver(nodes: list[PendingNode], live: list, values: list, extra: dict | None) -> dict:
+    """Store the computed values in their lazy arrays; return those ``extra`` asks for;
+    break the evaluated graph (its inputs are no longer needed)."""
     computed = {}
     for (o, i, j), v in zip(live, values):
         if o is not None:
@@ -446,28 +458,21 @@ def _evaluate(nodes: list[PendingNode], extra: dict | None, reason: str = "") ->
             o.node = None
         if extra is not None:
             computed[(id(nodes[i]), j)] = v
-    for n in nodes:  # break the graph: inputs are no longer needed
+    for n in nodes:
         n.ins = []
         n.outs = []
     return computed
 
 
-def _run_one(n: PendingNode, extra: dict | None) -> dict:
-    values = n.fn(*n.ins)
-    _STATS["eager"] += 1
-    _STATS["dispatches"] += 1
-    _STATS["nodes"] += 1
-    computed = {}
-    for j, w in enumerate(n.outs):
-        o = w()
-        if o is not None:
-            o._value = values[j]
-            o.node = None
-        if extra is not None and (id(n), j) in extra:
-            computed[(id(n), j)] = values[j]
-    n.ins = []
-    n.outs = []
-    return computed
+def _interpret(steps: list[tuple[Callable, tuple, bool]], xs: Sequence[Any], wanted: list) -> list:
+    """Call each needed step ``(call, refs, needed)`` on its inputs (``refs``: an index
+    into ``xs`` or an earlier step's output); the ``wanted`` outputs. Runs the eager
+    evaluation and, under a builder, traces the fused program."""
+    results: list = [None] * len(steps)
+    for i, (call, refs, needed) in enumerate(steps):
+        if needed:
+            results[i] = call(*[xs[r] if type(r) is int else results[r[0]][r[1]] for r in refs])
+    return [results[i][j] for i, j in wanted]
 
 
 def _donatable(ext: list, uses: list[int], out_avals: list[Aval]) -> tuple[int, ...]:
@@ -490,60 +495,39 @@ def _donatable(ext: list, uses: list[int], out_avals: list[Aval]) -> tuple[int, 
     return tuple(out)
 
 
-def _needed(nodes: list[PendingNode], wanted: list[tuple[int, int]]) -> list[bool]:
-    need = [False] * len(nodes)
+def _needed(key_parts: list, wanted: list[tuple[int, int]]) -> list[bool]:
+    """Which nodes a wanted output depends on (the rest is fused away or skipped)."""
+    need = [False] * len(key_parts)
     for i, _ in wanted:
         need[i] = True
-    for i in range(len(nodes) - 1, -1, -1):
+    for i in range(len(key_parts) - 1, -1, -1):
         if need[i]:
-            for a in nodes[i].ins:
-                if type(a) is tuple:
-                    need[a[0].pos] = True
+            for r in key_parts[i][1]:
+                if type(r) is tuple:
+                    need[r[0]] = True
     return need
 
 
-def _run_eagerly(nodes: list[PendingNode], wanted: list[tuple[int, int]]) -> list:
-    """Each needed node through its own executable, in order (what eager mode does)."""
-    need = _needed(nodes, wanted)
-    results: list = [None] * len(nodes)
-    for i, n in enumerate(nodes):
-        if need[i]:
-            args = [results[a[0].pos][a[1]] if type(a) is tuple else a for a in n.ins]
-            results[i] = n.fn(*args)
-            _STATS["dispatches"] += 1
-    return [results[i][j] for i, j in wanted]
-
-
 def _compile(
-    nodes: list[PendingNode], wanted: list[tuple[int, int]], n_ext: int, donate: tuple
+    nodes: list[PendingNode],
+    key_parts: list,
+    need: list[bool],
+    ext: list,
+    wanted: list[tuple[int, int]],
+    donate: tuple,
 ) -> Callable:
-    """The nodes traced into one program of the distinct concrete inputs returning the
-    ``wanted`` outputs, compiled (``donate``: inputs whose buffers XLA may reuse)."""
-    need = _needed(nodes, wanted)
-    avals: list = [None] * n_ext
-    wiring = []
-    seen: dict[int, int] = {}
-    for i, n in enumerate(nodes):
-        ins: list = []
-        for k, a in enumerate(n.ins):
-            if type(a) is tuple:
-                ins.append((a[0].pos, a[1]))
-            else:
-                e = seen.setdefault(id(a), len(seen))
-                if avals[e] is None:
-                    avals[e] = n.prog.in_avals[k]
-                ins.append(e)
-        wiring.append((n.prog, ins, need[i]))
-
-    def body(*xs: Any) -> list:
-        results: list = [None] * len(wiring)
-        for i, (prog, ins, needed) in enumerate(wiring):
-            if needed:
-                args = [xs[r] if type(r) is int else results[r[0]][r[1]] for r in ins]
-                results[i] = eval_program(prog, *args)
-        return [results[i][j] for i, j in wanted]
-
-    prog = trace_flat(body, avals, "lazy")
+    """The nodes traced into one program of the distinct concrete inputs ``ext``
+    returning the ``wanted`` outputs, compiled (``donate``: inputs XLA may reuse)."""
+    avals: list = [None] * len(ext)
+    for n, (_, refs, _) in zip(nodes, key_parts):
+        for k, r in enumerate(refs):
+            if type(r) is int and avals[r] is None:
+                avals[r] = n.prog.in_avals[k]
+    steps = [
+        (functools.partial(eval_program, n.prog), part[1], nd)
+        for n, part, nd in zip(nodes, key_parts, need)
+    ]
+    prog = trace_flat(lambda *xs: _interpret(steps, xs, wanted), avals, "lazy")
     consts = prog.consts
     static = {"donate_argnums": tuple(len(consts) + k for k in donate)} if donate else {}
     fn = compile_cache.compiled(prog, name="compat_lazy_step", **static)
