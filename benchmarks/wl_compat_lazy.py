@@ -2,8 +2,10 @@
 
 The same step code (``benchmarks.models``) runs on each backend: ``compat_lazy``
 (``compat.lazy`` on: each step recorded and dispatched as one compiled program),
-``compat`` (eager: one dispatch per op) and ``torch``. Ratios are
-``compat_lazy / other`` (below 1: lazy is faster). The first steps (op by op, then
+``compat`` (eager: one dispatch per op) and ``torch``; ``funcgrad_jit`` is the same
+step hand-written with funcgrad (``benchmarks.fg_models``: one ``funcgrad.jit`` of
+gradient and update, parameters and optimizer state donated), the floor lazy
+compat can approach. Ratios are ``compat_lazy / other`` (below 1: lazy is faster). The first steps (op by op, then
 the compilation of the step's program) are excluded: the workloads warm up first;
 ``python -m benchmarks.wl_compat_lazy`` prints the first-step times.
 
@@ -19,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from benchmarks.fg_models import from_compat
 from benchmarks.harness import Impls, try_import_torch, workload
 from benchmarks.models import build, train_step
 
@@ -46,12 +49,31 @@ def _stepper(torch: ModuleType, kind: str, lazy_on: bool) -> Callable[[], Any]:
     return step
 
 
+def _fg_stepper(kind: str) -> Callable[[], Any]:
+    """The hand-written funcgrad step, from the same initial parameters and batch."""
+    import compat.torch as ctorch
+
+    model, opt, data = build(ctorch, kind)
+    ref = from_compat(kind, model, opt)
+    x, y = ref.batch(data(np.random.default_rng(0)))
+    carry = [ref.params, ref.state]  # donated each step: only the newest values are kept
+
+    def step() -> Any:
+        carry[0], carry[1], _ = ref.step(carry[0], carry[1], x, y)
+        return carry[0]  # the harness waits on the new parameters
+
+    for _ in range(WARMUP_STEPS):
+        step()
+    return step
+
+
 def _impls(kind: str) -> Impls:
     import compat.torch as ctorch
 
     impls: dict[str, Callable[[], Any]] = {
         "compat_lazy": _stepper(ctorch, kind, True),
         "compat": _stepper(ctorch, kind, False),
+        "funcgrad_jit": _fg_stepper(kind),
     }
     torch = try_import_torch()
     if torch is not None:
