@@ -23,6 +23,8 @@ T = RNG.uniform(0.05, 0.95, (3, 4))
 P = RNG.uniform(0.02, 0.98, (3, 4))
 SIGN = np.where(RNG.uniform(size=(3, 4)) > 0.5, 1.0, -1.0)
 Y3 = np.array([1.0, -1.0, 1.0])
+XZ = X.copy()
+XZ[0, :2] = 0.0  # logits at the kink of max(x, 0) and |x|: PyTorch's gradient there
 
 # name -> (fn(F, torch, *ts, reduction), arrays, indices requiring grad)
 CASES = {
@@ -30,6 +32,18 @@ CASES = {
     "bce_weight": (
         lambda F, L, a, b, w, r: F.binary_cross_entropy(a, b, w, reduction=r),
         (P, T, T[0]),
+        (0, 1),
+    ),
+    "bce_logits": (
+        lambda F, L, a, b, r: F.binary_cross_entropy_with_logits(a, b, reduction=r),
+        (XZ, T),
+        (0, 1),
+    ),
+    "bce_logits_weights": (
+        lambda F, L, a, b, w, pw, r: F.binary_cross_entropy_with_logits(
+            a, b, w, reduction=r, pos_weight=pw
+        ),
+        (XZ, T, P[0], 1.0 + T[1]),
         (0, 1),
     ),
     "smooth_l1": (
@@ -117,6 +131,24 @@ def test_loss_matches_torch(real_torch, name, reduction):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # kl_div's 'mean' warning is checked below
         compare(real_torch, lambda F, L, *ts: fn(F, L, *ts, reduction), arrays, grads)
+
+
+@pytest.mark.parametrize("which", ["weight", "pos_weight"])
+def test_bce_logits_weights_are_not_differentiable(real_torch, which):
+    msgs = []
+    for lib in (real_torch, torch):
+        w = lib.tensor(T[0], requires_grad=True)
+        x, y = lib.tensor(XZ), lib.tensor(T)
+        with pytest.raises(RuntimeError, match=f"with respect to argument '{which}'") as e:
+            lib.nn.functional.binary_cross_entropy_with_logits(x, y, **{which: w})
+        msgs.append(str(e.value))
+        with lib.no_grad():  # fine without recording
+            lib.nn.functional.binary_cross_entropy_with_logits(x, y, **{which: w})
+    assert msgs[0] == msgs[1]
+    out = torch.nn.functional.binary_cross_entropy_with_logits(
+        torch.tensor(XZ, requires_grad=True), torch.tensor(T)
+    )
+    assert out.grad_fn.name() == "BinaryCrossEntropyWithLogitsBackward0"
 
 
 @pytest.mark.parametrize("name", ["bce", "kl", "triplet"])

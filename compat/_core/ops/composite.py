@@ -22,11 +22,6 @@ from compat._core.shape_ops import cat, stack
 from compat._core.tensor import Tensor, _wrap_dim, apply
 from funcgrad import numpy as fnp
 
-
-def _tensor(a: Any, dtype: Any = None) -> Tensor:
-    return tensor(a, dtype=dtype)
-
-
 # ------------------------------------------------------------------ fused products
 
 
@@ -598,7 +593,7 @@ def cartesian_prod(*tensors: Tensor) -> Tensor:
 @defop(samples=Sample(((2, 3),), grad=False))
 def argwhere(input: Tensor) -> Tensor:
     """Indices of the non-zero elements, one row each (the same as ``nonzero``)."""
-    return _tensor(np.argwhere(np.asarray(input._st.array)).astype(np.int64))
+    return tensor(np.argwhere(np.asarray(input._st.array)).astype(np.int64))
 
 
 def _index_grid(row: int, col: int, offset: int, lower: bool) -> np.ndarray:
@@ -624,7 +619,7 @@ def tril_indices(
     device: Any = None,
     layout: Any = None,
 ) -> Tensor:
-    return _tensor(_index_grid(row, col, offset, True), dtype=dtype)
+    return tensor(_index_grid(row, col, offset, True), dtype=dtype)
 
 
 @defop(
@@ -643,4 +638,4 @@ def triu_indices(
     device: Any = None,
     layout: Any = None,
 ) -> Tensor:
-    return _tensor(_index_grid(row, col, offset, False), dtype=dtype)
+    return tensor(_index_grid(row, col, offset, False), dtype=dtype)

@@ -13,6 +13,7 @@ import numpy as np
 
 from compat._core import dtypes as _dt
 from compat._core.ops._common import _c
+from compat._core.ops.binary import igamma_op
 from compat._core.ops.composite import logit
 from compat._core.optable import SPD, Sample, T, defop, no_bf16_kernel
 from compat._core.tensor import Tensor, _wrap_dim, apply
@@ -409,6 +410,18 @@ def _xlog(op: str) -> Any:
 
 _xlog("xlogy")
 _xlog("xlog1py")
+
+
+@defop("gammainc", samples=Sample(((2, 3), (3,)), domain=(0.5, 3), grad=False), **_SP)
+def special_gammainc(input: Tensor, other: Tensor) -> Tensor:
+    """``torch.special.gammainc``: ``torch.igamma``."""
+    return igamma_op(input, other, upper=False, name="special_gammainc")
+
+
+@defop("gammaincc", samples=Sample(((2, 3), (3,)), domain=(0.5, 3), grad=False), **_SP)
+def special_gammaincc(input: Tensor, other: Tensor) -> Tensor:
+    """``torch.special.gammaincc``: ``torch.igammac``."""
+    return igamma_op(input, other, upper=True, name="special_gammaincc")
 
 
 def _sinc_f(x: Any, *, dtype: np.dtype) -> Any:

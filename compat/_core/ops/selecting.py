@@ -17,17 +17,12 @@ import numpy as np
 
 from compat._core import dtypes as _dt
 from compat._core import views as _views
+from compat._core.creation import tensor
 from compat._core.ops._common import _c, coerce, warn_once
 from compat._core.optable import Idx, Mask, Sample, T, defop
 from compat._core.tensor import Tensor, _wrap_dim, apply
 from funcgrad import lax as flax
 from funcgrad import numpy as fnp
-
-
-def _tensor(a: Any) -> Tensor:
-    from compat._core.creation import tensor
-
-    return tensor(a)
 
 
 def _narrow_f(x: Any, *, axis: int, start: int, length: int) -> Any:
@@ -524,7 +519,7 @@ def repeat_interleave(
     tensor, ``repeat_interleave(r)`` repeats the indices ``0..len(r)-1``."""
     if repeats is None:  # torch.repeat_interleave(repeats_tensor)
         r = np.asarray(input._st.array)
-        return _tensor(np.repeat(np.arange(r.shape[0], dtype=np.int64), r))
+        return tensor(np.repeat(np.arange(r.shape[0], dtype=np.int64), r))
     if isinstance(repeats, Tensor):
         reps = tuple(int(v) for v in np.asarray(repeats._st.array).reshape(-1))
     else:

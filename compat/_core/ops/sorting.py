@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from compat._core import dtypes as _dt
+from compat._core.creation import tensor
 from compat._core.ops import conventions as _conv
 from compat._core.ops._common import _c, coerce
 from compat._core.optable import Idx, Sample, T, defop
@@ -25,12 +26,6 @@ from funcgrad import lax as flax
 from funcgrad import numpy as fnp
 
 ValuesIndices = namedtuple("ValuesIndices", ["values", "indices"])
-
-
-def _tensor(a: np.ndarray) -> Tensor:
-    from compat._core.creation import tensor
-
-    return tensor(a)
 
 
 def _order(x: Any, axis: int, descending: bool) -> Any:
@@ -61,7 +56,7 @@ def sort(
 ) -> ValuesIndices:
     """Values and indices along ``dim`` (always a stable sort)."""
     if input.ndim == 0:
-        return ValuesIndices(input * 1, _tensor(np.zeros((), np.int64)))
+        return ValuesIndices(input * 1, tensor(np.zeros((), np.int64)))
     axis = _wrap_dim(dim, input.ndim)
     st = (("axis", axis), ("descending", bool(descending)))
     return ValuesIndices(*apply(_sort_f, "SortBackward0", (input,), st))
@@ -76,7 +71,7 @@ def argsort(
     input: Tensor, dim: int = -1, descending: bool = False, *, stable: bool = False
 ) -> Tensor:
     if input.ndim == 0:
-        return _tensor(np.zeros((), np.int64))
+        return tensor(np.zeros((), np.int64))
     axis = _wrap_dim(dim, input.ndim)
     return apply(_argsort_f, "argsort", (input,), (("axis", axis), ("descending", descending)))
 
@@ -109,7 +104,7 @@ def topk(
         raise RuntimeError("selected index k out of range")
     st = (("axis", axis), ("k", int(k)), ("largest", bool(largest)))
     if input.ndim == 0:
-        return ValuesIndices(input * 1, _tensor(np.zeros((), np.int64)))
+        return ValuesIndices(input * 1, tensor(np.zeros((), np.int64)))
     return ValuesIndices(*apply(_topk_f, "TopkBackward0", (input,), st))
 
 
@@ -129,7 +124,7 @@ def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False) -> Val
     if not 1 <= k <= n:
         raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {axis}")
     if input.ndim == 0:
-        return ValuesIndices(input * 1, _tensor(np.zeros((), np.int64)))
+        return ValuesIndices(input * 1, tensor(np.zeros((), np.int64)))
     st = (("axis", axis), ("k", int(k) - 1), ("keepdims", bool(keepdim)))
     return ValuesIndices(*apply(_kth_f, "KthvalueBackward0", (input,), st))
 
@@ -182,7 +177,7 @@ def _median(input: Tensor, dim: Any, keepdim: bool, ignore_nan: bool, name: str)
             raise IndexError(f"{name.lower()}() input tensor cannot be empty")
         return apply(_median_all_f, f"{name}Backward0", (input,), (("ignore_nan", ignore_nan),))
     if input.ndim == 0:
-        return ValuesIndices(input * 1, _tensor(np.zeros((), np.int64)))
+        return ValuesIndices(input * 1, tensor(np.zeros((), np.int64)))
     axis = _wrap_dim(dim, input.ndim)
     st = (("axis", axis), ("keepdims", bool(keepdim)), ("ignore_nan", ignore_nan))
     return ValuesIndices(*apply(_median_dim_f, f"{name}Backward1", (input,), st))
@@ -216,7 +211,7 @@ def mode(input: Tensor, dim: int = -1, keepdim: bool = False) -> ValuesIndices:
     """The most frequent value along ``dim`` (the smallest among equally frequent ones)
     and the index of its last occurrence, as PyTorch on CPU."""
     if input.ndim == 0:
-        return ValuesIndices(input * 1, _tensor(np.zeros((), np.int64)))
+        return ValuesIndices(input * 1, tensor(np.zeros((), np.int64)))
     axis = _wrap_dim(dim, input.ndim)
     x = np.moveaxis(np.asarray(input._st.array), axis, -1)
     flat = x.reshape(-1, x.shape[-1])
@@ -226,7 +221,7 @@ def mode(input: Tensor, dim: int = -1, keepdim: bool = False) -> ValuesIndices:
         best = vals[np.argmax(counts)]
         idx[r] = np.nonzero(row == best)[0][-1]
     idx = np.moveaxis(idx.reshape(x.shape[:-1] + (1,)), -1, axis)
-    it = _tensor(idx)
+    it = tensor(idx)
     st = (("axis", axis), ("keepdims", bool(keepdim)))
     vals = apply(_gather_f, "ModeBackward0", (input, it), st)
     return ValuesIndices(vals, it if keepdim else it.squeeze(axis))
@@ -375,7 +370,7 @@ def searchsorted(
     if sorter is not None:
         sorted_sequence = sorted_sequence.gather(-1, sorter)
     scalar = not isinstance(input, Tensor)
-    v = _tensor(np.asarray([input])) if scalar else input
+    v = tensor(np.asarray([input])) if scalar else input
     if sorted_sequence.ndim > 1 and tuple(sorted_sequence.shape[:-1]) != tuple(v.shape[:-1]):
         raise RuntimeError(
             "torch.searchsorted(): boundaries tensor should be 1 dimension or the first N-1 "
@@ -427,11 +422,11 @@ def unique(
     axis = None if dim is None else _wrap_dim(dim, input.ndim)
     vals, inv, counts = np.unique(x, return_inverse=True, return_counts=True, axis=axis)
     inv = inv.reshape(x.shape if axis is None else (x.shape[axis],))
-    out = [_tensor(vals)]
+    out = [tensor(vals)]
     if return_inverse:
-        out.append(_tensor(inv.astype(np.int64)))
+        out.append(tensor(inv.astype(np.int64)))
     if return_counts:
-        out.append(_tensor(counts.astype(np.int64)))
+        out.append(tensor(counts.astype(np.int64)))
     return out[0] if len(out) == 1 else tuple(out)
 
 
@@ -465,12 +460,12 @@ def unique_consecutive(
         vals = np.moveaxis(vals, 0, _wrap_dim(dim, input.ndim))
     inv = np.cumsum(starts) - 1
     counts = np.diff(np.append(np.nonzero(starts)[0], len(x)))
-    out = [_tensor(vals)]
+    out = [tensor(vals)]
     if return_inverse:
         shape = input.shape if axis is None else (len(x),)
-        out.append(_tensor(inv.reshape(tuple(shape)).astype(np.int64)))
+        out.append(tensor(inv.reshape(tuple(shape)).astype(np.int64)))
     if return_counts:
-        out.append(_tensor(counts.astype(np.int64)))
+        out.append(tensor(counts.astype(np.int64)))
     return out[0] if len(out) == 1 else tuple(out)
 
 

@@ -9,7 +9,7 @@ from compat._core.creation import bernoulli as _bernoulli
 from compat._core.grad_mode import no_grad
 from compat._core.ops import where
 from compat._core.tensor import Size, Tensor
-from compat.torch.distributions import _ops, constraints
+from compat.torch.distributions import constraints
 from compat.torch.distributions._discrete import (
     check_one_of,
     enumerate_values,
@@ -22,6 +22,7 @@ from compat.torch.distributions.utils import (
     logits_to_probs,
     probs_to_logits,
 )
+from compat.torch.nn.functional.loss import binary_cross_entropy_with_logits
 
 __all__ = ["Bernoulli"]
 
@@ -85,10 +86,10 @@ class Bernoulli(ExponentialFamily):
         if self._validate_args:
             self._validate_sample(value)
         logits, value = broadcast_all(self.logits, value)
-        return -_ops.bce_with_logits(logits, value)
+        return -binary_cross_entropy_with_logits(logits, value, reduction="none")
 
     def entropy(self) -> Tensor:
-        return _ops.bce_with_logits(self.logits, self.probs)
+        return binary_cross_entropy_with_logits(self.logits, self.probs, reduction="none")
 
     def enumerate_support(self, expand: bool = True) -> Tensor:
         return enumerate_values(2, self._param.dtype, tuple(self._batch_shape), expand)

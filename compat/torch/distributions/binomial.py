@@ -9,6 +9,7 @@ import numpy as np
 from compat._core import dtypes as _dt
 from compat._core.grad_mode import no_grad
 from compat._core.ops import exp
+from compat._core.ops.unary import lgamma
 from compat._core.tensor import Size, Tensor
 from compat.torch.distributions import _ops, constraints
 from compat.torch.distributions._discrete import (
@@ -102,9 +103,9 @@ class Binomial(Distribution):
         if self._validate_args:
             self._validate_sample(value)
         n, logits = self.total_count, self.logits
-        log_factorial_n = _ops.lgamma(n + 1)
-        log_factorial_k = _ops.lgamma(value + 1)
-        log_factorial_nmk = _ops.lgamma(n - value + 1)
+        log_factorial_n = lgamma(n + 1)
+        log_factorial_k = lgamma(value + 1)
+        log_factorial_nmk = lgamma(n - value + 1)
         normalize = n * _clamp_by_zero(logits) + n * exp(-logits.abs()).log1p() - log_factorial_n
         return value * logits - log_factorial_k - log_factorial_nmk - normalize
 

@@ -11,9 +11,10 @@ from typing import Any
 
 import numpy as np
 
+from compat._core.ops.linalg_ns import eigvalsh
+from compat._core.ops.selecting import diagonal
 from compat._core.shape_ops import cat as _cat
 from compat._core.tensor import Tensor
-from compat.torch.distributions import _ops
 
 __all__ = [
     "Constraint",
@@ -272,7 +273,7 @@ class _LowerCholesky(Constraint):
 
     def check(self, value: Tensor) -> Tensor:
         lower = _all_last(value.tril() == value, 2)
-        return lower & (_ops.diagonal(value) > 0).all(-1)
+        return lower & (diagonal(value, dim1=-2, dim2=-1) > 0).all(-1)
 
 
 class _CorrCholesky(Constraint):
@@ -306,7 +307,7 @@ class _PositiveSemidefinite(_Symmetric):
         sym = super().check(value)
         if not bool(sym.all()):
             return sym
-        return (_ops.eigvalsh(value) >= 0).all(-1)
+        return (eigvalsh(value) >= 0).all(-1)
 
 
 class _PositiveDefinite(_Symmetric):
@@ -314,7 +315,7 @@ class _PositiveDefinite(_Symmetric):
         sym = super().check(value)
         if not bool(sym.all()):
             return sym
-        return (_ops.eigvalsh(value) > 0).all(-1)
+        return (eigvalsh(value) > 0).all(-1)
 
 
 class _Cat(Constraint):

@@ -6,6 +6,8 @@ from typing import Any
 
 from compat._core.creation import zeros_like
 from compat._core.ops import where
+from compat._core.ops.binary import xlogy
+from compat._core.ops.unary import digamma, lgamma
 from compat._core.tensor import Tensor
 from compat.torch.distributions import _ops, constraints
 from compat.torch.distributions._expand import expand_params
@@ -42,7 +44,7 @@ class Dirichlet(ExponentialFamily):
         if self._validate_args:
             self._validate_sample(value)
         c = self.concentration
-        return _ops.xlogy(c - 1.0, value).sum(-1) + _ops.lgamma(c.sum(-1)) - _ops.lgamma(c).sum(-1)
+        return xlogy(c - 1.0, value).sum(-1) + lgamma(c.sum(-1)) - lgamma(c).sum(-1)
 
     @property
     def mean(self) -> Tensor:
@@ -69,8 +71,8 @@ class Dirichlet(ExponentialFamily):
         k = c.size(-1)
         a0 = c.sum(-1)
         return (
-            _ops.lgamma(c).sum(-1)
-            - _ops.lgamma(a0)
-            - (k - a0) * _ops.digamma(a0)
-            - ((c - 1.0) * _ops.digamma(c)).sum(-1)
+            lgamma(c).sum(-1)
+            - lgamma(a0)
+            - (k - a0) * digamma(a0)
+            - ((c - 1.0) * digamma(c)).sum(-1)
         )

@@ -6,6 +6,8 @@ import numbers
 from typing import Any
 
 from compat._core.ops import log
+from compat._core.ops.binary import igamma, xlogy
+from compat._core.ops.unary import digamma, lgamma
 from compat._core.tensor import Size, Tensor
 from compat.torch.distributions import _ops, constraints
 from compat.torch.distributions._expand import expand_params
@@ -60,13 +62,13 @@ class Gamma(ExponentialFamily):
         if self._validate_args:
             self._validate_sample(value)
         c, r = self.concentration, self.rate
-        return _ops.xlogy(c, r) + _ops.xlogy(c - 1, value) - r * value - _ops.lgamma(c)
+        return xlogy(c, r) + xlogy(c - 1, value) - r * value - lgamma(c)
 
     def entropy(self) -> Tensor:
         c = self.concentration
-        return c - log(self.rate) + _ops.lgamma(c) + (1.0 - c) * _ops.digamma(c)
+        return c - log(self.rate) + lgamma(c) + (1.0 - c) * digamma(c)
 
     def cdf(self, value: Tensor) -> Tensor:
         if self._validate_args:
             self._validate_sample(value)
-        return _ops.gammainc(self.concentration, self.rate * value)
+        return igamma(self.concentration, self.rate * value)

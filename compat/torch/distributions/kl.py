@@ -15,8 +15,10 @@ import numpy as np
 
 from compat._core.creation import full_like
 from compat._core.ops import exp, log, where
+from compat._core.ops.linalg_ns import solve_triangular
+from compat._core.ops.selecting import diagonal
+from compat._core.ops.unary import digamma, lgamma
 from compat._core.tensor import Tensor
-from compat.torch.distributions import _ops
 from compat.torch.distributions.bernoulli import Bernoulli
 from compat.torch.distributions.beta import Beta
 from compat.torch.distributions.categorical import Categorical
@@ -33,6 +35,7 @@ from compat.torch.distributions.poisson import Poisson
 from compat.torch.distributions.transformed_distribution import TransformedDistribution
 from compat.torch.distributions.uniform import Uniform
 from compat.torch.distributions.utils import _sum_rightmost
+from compat.torch.nn.functional.activation_more import softplus
 
 __all__ = ["kl_divergence", "register_kl"]
 
@@ -121,7 +124,7 @@ def _kl_onehot_onehot(p: OneHotCategorical, q: OneHotCategorical) -> Tensor:
 
 @register_kl(Bernoulli, Bernoulli)
 def _kl_bernoulli_bernoulli(p: Bernoulli, q: Bernoulli) -> Tensor:
-    sp = _ops.softplus
+    sp = softplus
     t1 = p.probs * (sp(-q.logits) - sp(-p.logits))
     t1 = _zero_where(p.probs == 0, _inf_where(q.probs == 0, t1))
     t2 = (1 - p.probs) * (sp(q.logits) - sp(p.logits))
@@ -131,7 +134,7 @@ def _kl_bernoulli_bernoulli(p: Bernoulli, q: Bernoulli) -> Tensor:
 
 @register_kl(Beta, Beta)
 def _kl_beta_beta(p: Beta, q: Beta) -> Tensor:
-    lg, dg = _ops.lgamma, _ops.digamma
+    lg, dg = lgamma, digamma
     sum_p = p.concentration1 + p.concentration0
     sum_q = q.concentration1 + q.concentration0
     t1 = lg(q.concentration1) + lg(q.concentration0) + lg(sum_p)
@@ -144,7 +147,7 @@ def _kl_beta_beta(p: Beta, q: Beta) -> Tensor:
 
 @register_kl(Dirichlet, Dirichlet)
 def _kl_dirichlet_dirichlet(p: Dirichlet, q: Dirichlet) -> Tensor:
-    lg, dg = _ops.lgamma, _ops.digamma
+    lg, dg = lgamma, digamma
     sum_p = p.concentration.sum(-1)
     sum_q = q.concentration.sum(-1)
     t1 = lg(sum_p) - lg(sum_q)
@@ -163,8 +166,8 @@ def _kl_exponential_exponential(p: Exponential, q: Exponential) -> Tensor:
 @register_kl(Gamma, Gamma)
 def _kl_gamma_gamma(p: Gamma, q: Gamma) -> Tensor:
     t1 = q.concentration * log(p.rate / q.rate)
-    t2 = _ops.lgamma(q.concentration) - _ops.lgamma(p.concentration)
-    t3 = (p.concentration - q.concentration) * _ops.digamma(p.concentration)
+    t2 = lgamma(q.concentration) - lgamma(p.concentration)
+    t3 = (p.concentration - q.concentration) * digamma(p.concentration)
     t4 = (q.rate - p.rate) * (p.concentration / p.rate)
     return t1 + t2 + t3 + t4
 
@@ -198,10 +201,12 @@ def _kl_mvn_mvn(p: MultivariateNormal, q: MultivariateNormal) -> Tensor:
             "cannot be computed"
         )
     lp, lq = p._unbroadcasted_scale_tril, q._unbroadcasted_scale_tril
-    half_term1 = log(_ops.diagonal(lq)).sum(-1) - log(_ops.diagonal(lp)).sum(-1)
+    half_term1 = log(diagonal(lq, dim1=-2, dim2=-1)).sum(-1) - log(
+        diagonal(lp, dim1=-2, dim2=-1)
+    ).sum(-1)
     n = p.event_shape[0]
     batch = tuple(np.broadcast_shapes(tuple(lq.shape[:-2]), tuple(lp.shape[:-2])))
-    x = _ops.solve_lower(lq.expand(batch + (n, n)), lp.expand(batch + (n, n)))
+    x = solve_triangular(lq.expand(batch + (n, n)), lp.expand(batch + (n, n)), upper=False)
     term2 = x.pow(2).sum(-1).sum(-1)
     term3 = _batch_mahalanobis(lq, q.loc - p.loc)
     return half_term1 + 0.5 * (term2 + term3 - n)

@@ -8,8 +8,10 @@ from typing import Any
 import numpy as np
 
 from compat._core.ops import log, matmul
+from compat._core.ops.linalg_ns import cholesky, inv, solve_triangular
+from compat._core.ops.selecting import diagonal
 from compat._core.tensor import Tensor
-from compat.torch.distributions import _ops, constraints
+from compat.torch.distributions import constraints
 from compat.torch.distributions.distribution import Distribution
 from compat.torch.distributions.utils import _size, _standard_normal, lazy_property
 
@@ -22,12 +24,12 @@ def _batch_mv(bmat: Tensor, bvec: Tensor) -> Tensor:
 
 def _batch_mahalanobis(lower: Tensor, x: Tensor) -> Tensor:
     """``x^T (L L^T)^-1 x`` over the last dimension, batch dimensions broadcast."""
-    y = _ops.solve_lower(lower, x.unsqueeze(-1)).squeeze(-1)
+    y = solve_triangular(lower, x.unsqueeze(-1), upper=False).squeeze(-1)
     return (y * y).sum(-1)
 
 
 def _precision_to_scale_tril(p: Tensor) -> Tensor:
-    return _ops.cholesky(_ops.inverse(p))
+    return cholesky(inv(p))
 
 
 class MultivariateNormal(Distribution):
@@ -80,7 +82,7 @@ class MultivariateNormal(Distribution):
         if scale_tril is not None:
             self._unbroadcasted_scale_tril = scale_tril
         elif covariance_matrix is not None:
-            self._unbroadcasted_scale_tril = _ops.cholesky(covariance_matrix)
+            self._unbroadcasted_scale_tril = cholesky(covariance_matrix)
         else:
             self._unbroadcasted_scale_tril = _precision_to_scale_tril(precision_matrix)
 
@@ -113,7 +115,7 @@ class MultivariateNormal(Distribution):
     @lazy_property
     def precision_matrix(self) -> Tensor:
         lower = self._unbroadcasted_scale_tril
-        return _ops.inverse(matmul(lower, lower.mT)).expand(self._matrix_shape())
+        return inv(matmul(lower, lower.mT)).expand(self._matrix_shape())
 
     @property
     def mean(self) -> Tensor:
@@ -134,7 +136,7 @@ class MultivariateNormal(Distribution):
         return self.loc + _batch_mv(self._unbroadcasted_scale_tril, eps)
 
     def _half_log_det(self) -> Tensor:
-        return log(_ops.diagonal(self._unbroadcasted_scale_tril)).sum(-1)
+        return log(diagonal(self._unbroadcasted_scale_tril, dim1=-2, dim2=-1)).sum(-1)
 
     def log_prob(self, value: Tensor) -> Tensor:
         if self._validate_args:

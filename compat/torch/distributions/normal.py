@@ -9,8 +9,9 @@ from typing import Any
 from compat._core.creation import normal as _normal
 from compat._core.grad_mode import no_grad
 from compat._core.ops import log
+from compat._core.ops.unary import erfinv
 from compat._core.tensor import Size, Tensor
-from compat.torch.distributions import _ops, constraints
+from compat.torch.distributions import constraints
 from compat.torch.distributions._expand import expand_params
 from compat.torch.distributions.exp_family import ExponentialFamily
 from compat.torch.distributions.utils import _standard_normal, broadcast_all
@@ -80,7 +81,7 @@ class Normal(ExponentialFamily):
         return 0.5 * (1 + z.erf())
 
     def icdf(self, value: Tensor) -> Tensor:
-        return self.loc + self.scale * _ops.erfinv(2 * value - 1) * math.sqrt(2)
+        return self.loc + self.scale * erfinv(2 * value - 1) * math.sqrt(2)
 
     def entropy(self) -> Tensor:
         return 0.5 + 0.5 * math.log(2 * math.pi) + log(self.scale)

@@ -9,6 +9,8 @@ import numpy as np
 
 from compat._core import dtypes as _dt
 from compat._core.grad_mode import no_grad
+from compat._core.ops.binary import xlogy
+from compat._core.ops.unary import lgamma
 from compat._core.tensor import Size, Tensor
 from compat.torch.distributions import _ops, constraints
 from compat.torch.distributions._expand import expand_params
@@ -55,4 +57,4 @@ class Poisson(ExponentialFamily):
         if self._validate_args:
             self._validate_sample(value)
         rate, value = broadcast_all(self.rate, value)
-        return _ops.xlogy(value, rate) - rate - _ops.lgamma(value + 1)
+        return xlogy(value, rate) - rate - lgamma(value + 1)

@@ -17,8 +17,9 @@ import numpy as np
 from compat._core.creation import full_like, zeros_like
 from compat._core.ops import clamp, exp, log, sigmoid, tanh
 from compat._core.tensor import Tensor
-from compat.torch.distributions import _ops, constraints
+from compat.torch.distributions import constraints
 from compat.torch.distributions.utils import _sum_rightmost
+from compat.torch.nn.functional.activation_more import softplus
 
 __all__ = [
     "AffineTransform",
@@ -342,7 +343,7 @@ class SigmoidTransform(Transform):
         return y.log() - (-y).log1p()
 
     def log_abs_det_jacobian(self, x: Tensor, y: Tensor) -> Tensor:
-        return -_ops.softplus(-x) - _ops.softplus(x)
+        return -softplus(-x) - softplus(x)
 
 
 class TanhTransform(Transform):
@@ -365,7 +366,7 @@ class TanhTransform(Transform):
         return 0.5 * (y.log1p() - (-y).log1p())
 
     def log_abs_det_jacobian(self, x: Tensor, y: Tensor) -> Tensor:
-        return 2.0 * (math.log(2.0) - x - _ops.softplus(-2.0 * x))
+        return 2.0 * (math.log(2.0) - x - softplus(-2.0 * x))
 
 
 class AffineTransform(Transform):

@@ -19,7 +19,15 @@ from typing import Any
 
 from compat._core.ops.linalg import _linear_f
 
-__all__ = ["cross_entropy", "enabled", "linear", "mse_loss", "scaled_mask_mul", "set_enabled"]
+__all__ = [
+    "bce_with_logits",
+    "cross_entropy",
+    "enabled",
+    "linear",
+    "mse_loss",
+    "scaled_mask_mul",
+    "set_enabled",
+]
 
 _UNRESOLVED = object()
 _hook: Any = _UNRESOLVED
@@ -159,6 +167,41 @@ def mse_loss(input: Any, target: Any, weight: Any, reduction: str) -> Any | None
         return None
     args = (input, target) if weight is None else (input, target, weight)
     return apply(_mse_f, "MseLossBackward0", args, (("reduction", reduction),))
+
+
+def _bce_logits_f(x: Any, y: Any, *rest: Any, reduction: str, pos: bool, weighted: bool) -> Any:
+    import funcgrad.numpy as fnp
+    from funcgrad import nn as fnn
+
+    # (1 - y) x - log(sigmoid(x)) [times (pos_weight - 1) y + 1]: log_sigmoid's
+    # derivative is sigmoid(-x) everywhere, so x = 0 gets sigmoid(0) - y as PyTorch's
+    log_weight = (rest[0] - 1.0) * y + 1.0 if pos else 1.0
+    loss = (1.0 - y) * x - log_weight * fnn.log_sigmoid(x)
+    if weighted:
+        loss = loss * rest[-1]
+    if reduction == "mean":
+        return fnp.mean(loss)
+    if reduction == "sum":
+        return fnp.sum(loss)
+    return loss
+
+
+def bce_with_logits(
+    input: Any, target: Any, weight: Any, pos_weight: Any, reduction: str
+) -> Any | None:
+    """``binary_cross_entropy_with_logits`` as one op (PyTorch's single node)."""
+    apply = _apply()
+    if apply is None:
+        return None
+    extra = tuple(t for t in (pos_weight, weight) if t is not None)
+    static = (
+        ("reduction", reduction),
+        ("pos", pos_weight is not None),
+        ("weighted", weight is not None),
+    )
+    return apply(
+        _bce_logits_f, "BinaryCrossEntropyWithLogitsBackward0", (input, target, *extra), static
+    )
 
 
 def _dropout_f(x: Any, u: Any, *, keep: float) -> Any:

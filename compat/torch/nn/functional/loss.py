@@ -98,8 +98,20 @@ def binary_cross_entropy_with_logits(
             f"Target size ({_size(target)}) must be the same as input size ({_size(input)})"
         )
     reduction = _resolve_reduction(size_average, reduce, reduction)
-    # log(1 + exp(-|x|)) + max(-x, 0) = -log(sigmoid(x)), stably.
-    log_sig_neg = (1.0 + (-input.abs()).exp()).log() + torch.relu(-input)
+    if reduction not in ("mean", "sum", "none"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    for arg, what in ((weight, "weight"), (pos_weight, "pos_weight")):
+        if arg is not None and arg.requires_grad and torch.is_grad_enabled():
+            raise RuntimeError(
+                "The function 'binary_cross_entropy_with_logits' is not differentiable with "
+                f"respect to argument '{what}'. This input cannot have requires_grad True."
+            )
+    fused = _fused.bce_with_logits(input, target, weight, pos_weight, reduction)
+    if fused is not None:
+        return fused
+    # -log(sigmoid(x)), whose derivative at 0 is PyTorch's -1/2 (a formula with |x| or
+    # relu would take their derivatives' 0 at the kink)
+    log_sig_neg = -torch.nn.functional.logsigmoid(input)
     if pos_weight is not None:
         log_weight = (pos_weight - 1.0) * target + 1.0
         loss = (1.0 - target) * input + log_weight * log_sig_neg
