@@ -1,6 +1,11 @@
 """PyTorch's gradient accumulation and hook calls, shared by both evaluation modes of the
 engine: ``AccumulateGrad`` (first gradient stored, later ones added in place), tensor
 hooks (a returned tensor replaces the gradient), and the small array ops they need.
+
+Gradient conventions: the engine's cotangents are funcgrad's (JAX's); what users see
+and pass (seeds, ``.grad``, ``autograd.grad`` results, hook arguments, a Function's
+``backward``) is PyTorch's, their complex conjugate. :func:`flip` maps one to the other
+at each of those boundaries.
 """
 
 from __future__ import annotations
@@ -9,9 +14,10 @@ from typing import Any
 
 import numpy as np
 
+import funcgrad.numpy as fnp
 from compat._core.graph import TYPE_NAMES
 from compat._core.tensor import Tensor, apply
-from funcgrad._engine import trace_op
+from funcgrad._engine import trace_op, x64
 
 #: PyTorch's warning for ``backward(create_graph=True)`` (once per process)
 CYCLE_WARNING = (
@@ -31,6 +37,30 @@ def add(a: Any, b: Any) -> Any:
     if isinstance(a, Tensor) or isinstance(b, Tensor):
         return apply(_add_fn, "AddBackward0", (a, b))
     return trace_op(_add_fn, "add", (), (a, b)).apply(a, b)[0]
+
+
+def _conj_fn(a: Any) -> Any:
+    return fnp.conj(a)
+
+
+def flip(g: Any) -> Any:
+    """A gradient in the other convention (funcgrad's cotangent <-> PyTorch's gradient):
+    the complex conjugate, recorded when ``g`` is a Tensor (``create_graph``); ``g``
+    itself for real dtypes and ``None`` (nothing is dispatched)."""
+    if g is None:
+        return None
+    if isinstance(g, Tensor):
+        if g._npdtype.kind != "c":
+            return g
+        return apply(_conj_fn, "ConjBackward0", (g,))
+    if np.dtype(g.dtype).kind != "c":
+        return g
+    return _conj_array(g)
+
+
+@x64
+def _conj_array(g: Any) -> Any:
+    return trace_op(_conj_fn, "conj", (), (g,)).apply(g)[0]
 
 
 def _cast_fn(a: Any, *, dtype: Any) -> Any:

@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from compat._core import hooks as _hooks
+from compat._core.accumulate import flip
 from compat._core.graph import check_node
 from funcgrad._engine import Aval, batch_program, compile_cache, executable, new_builder, simplify
 
@@ -111,7 +112,7 @@ def assembled(run: Any, roots: Sequence, grads: Sequence) -> bool:
     for kind, target, present in spec:
         g = next(values) if present else None
         if kind == "cap":
-            run.results[target] = g
+            run.results[target] = flip(g)
             continue
         caps, acc, pos = target
         if g is not None or _hooks.has_hooks(plan.topo[pos]):

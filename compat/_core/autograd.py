@@ -17,7 +17,7 @@ import numpy as np
 from compat._core import dtypes as _dt
 from compat._core import engine
 from compat._core import grad_mode as _gm
-from compat._core.accumulate import cast
+from compat._core.accumulate import cast, flip
 from compat._core.graph import GradientEdge
 from compat._core.tensor import Tensor
 
@@ -144,7 +144,8 @@ def _input_edges(inputs: Sequence[Any], accumulate: bool) -> list:
 
 
 def _seed(grads: Sequence[Any], outputs: Sequence[Any], create_graph: bool) -> list:
-    """Engine seeds: arrays (Tensors when ``create_graph``), cast to the output dtype."""
+    """Engine seeds: arrays (Tensors when ``create_graph``), cast to the output dtype,
+    in funcgrad's convention (:func:`~compat._core.accumulate.flip`)."""
     seeds = []
     for g, out in zip(grads, outputs):
         if g is None:
@@ -154,9 +155,9 @@ def _seed(grads: Sequence[Any], outputs: Sequence[Any], create_graph: bool) -> l
         if create_graph:
             if g._npdtype != dtype:
                 g = g.to(dtype)
-            seeds.append(g)
+            seeds.append(flip(g))
         else:
-            seeds.append(cast(g._data, dtype))
+            seeds.append(flip(cast(g._data, dtype)))
     return seeds
 
 

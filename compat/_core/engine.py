@@ -35,7 +35,7 @@ from compat._core import anomaly as _anomaly
 from compat._core import assemble as _assemble
 from compat._core import grad_mode as _gm
 from compat._core import hooks as _hooks
-from compat._core.accumulate import CYCLE_WARNING, add, as_tensor, zeros
+from compat._core.accumulate import CYCLE_WARNING, add, as_tensor, flip, zeros
 from compat._core.graph import AccumulateGrad, Node, check_node
 from compat._core.plan import Plan
 from compat._core.tensor import record
@@ -93,10 +93,10 @@ class _Run:
         for nr, idx in caps:
             if cts[nr] is None:
                 continue
-            if self.res_of is not None:
+            if self.res_of is not None:  # traced: flipped when the program has run
                 self.outs.append(("cap", idx, cts[nr]))
             else:
-                self.results[idx] = cts[nr]
+                self.results[idx] = flip(cts[nr])
 
     def transpose(self, n: Node, cts: list) -> Any:
         plan = self.plan

@@ -29,6 +29,7 @@ from compat._core import dtypes as _dt
 from compat._core import grad_mode as _gm
 from compat._core import graph as _graph
 from compat._core import views as _views
+from compat._core.accumulate import flip
 from compat._core.anomaly import STATE as _ANOMALY
 from compat._core.anomaly import record_stack
 from compat._core.graph import _FREED, Node, check_versions, short_name
@@ -195,10 +196,13 @@ class BackwardCFunction(Node, FunctionCtx):
         return out
 
     def _backward_once(self, cts: list, create: bool) -> list:
+        """The user's ``backward`` on one set of funcgrad cotangents (it sees and returns
+        PyTorch's gradients: :func:`~compat._core.accumulate.flip` both ways)."""
         grads = []
         skip = () if getattr(self, "_materialize_non_diff_grads", True) else self._non_diff
         for nr, (c, meta) in enumerate(zip(cts, self._out_meta)):
             if c is not None and meta is not None:
+                c = flip(c)
                 grads.append(c if isinstance(c, Tensor) else Tensor._wrap_result(c))
             elif meta is not None and self.materialize_grads and nr not in skip:
                 zero = _device.place(np.zeros(meta[0], meta[1]), meta[2])
@@ -236,7 +240,7 @@ class BackwardCFunction(Node, FunctionCtx):
             if edge is None:
                 out.append(None)
                 continue
-            g = self._validate(len(out), g, meta)
+            g = flip(self._validate(len(out), g, meta))
             out.append(g if create else g._st.array)
         return out
 

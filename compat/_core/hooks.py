@@ -10,6 +10,9 @@ evaluation modes and by calling a ``grad_fn`` directly.
 * saved-tensor hooks (``torch.autograd.graph.saved_tensors_hooks``): ``unpack`` calls;
 * the running backward calls (``current_task_id``, ``will_execute``) that
   ``register_multi_grad_hook`` asks about.
+
+The engine passes funcgrad's cotangents; hooks see and return PyTorch's gradients
+(their conjugate for complex dtypes, :func:`~compat._core.accumulate.flip`).
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ import threading
 from collections.abc import Sequence
 from typing import Any
 
-from compat._core.accumulate import accumulate, as_tensor, as_value, run_hooks
+from compat._core.accumulate import accumulate, as_tensor, as_value, flip, run_hooks
 from compat._core.graph import AccumulateGrad, Node, full_inputs, unpack
 from compat._core.tensor import Tensor
 
@@ -64,6 +67,7 @@ def will_execute(node: Node) -> bool:
 def tensor_pre_hooks(n: Node, cts: list, create: bool) -> list:
     """The tensor hooks of ``n``'s outputs (registration order; ``None`` for an output
     without gradient), then ``retain_grad``."""
+    cts = [flip(c) for c in cts]
     th = n._tensor_hooks
     if th:
         if len(cts) == 1:
@@ -80,7 +84,7 @@ def tensor_pre_hooks(n: Node, cts: list, create: bool) -> list:
             if t is not None and g is not None:
                 new = g if create else as_tensor(g)._st.array
                 t._grad = as_tensor(new if t._grad is None else _add(t._grad, new, create))
-    return cts
+    return [flip(c) for c in cts]
 
 
 def _add(old: Tensor, new: Any, create: bool) -> Any:
@@ -95,6 +99,10 @@ def _wrap_all(gs: Sequence[Any]) -> tuple:
 
 def node_pre_hooks(n: Node, cts: list, create: bool) -> list:
     """``fn(grad_outputs)``; a returned tuple replaces them."""
+    return [flip(c) for c in _pre_hooks(n, [flip(c) for c in cts], create)]
+
+
+def _pre_hooks(n: Node, cts: list, create: bool) -> list:
     for h in list(n._pre_hooks.values()):
         r = h(_wrap_all(cts))
         if r is not None:
@@ -104,13 +112,13 @@ def node_pre_hooks(n: Node, cts: list, create: bool) -> list:
 
 def node_post_hooks(n: Node, in_cts: Sequence[Any], cts: Sequence[Any], create: bool) -> list:
     """``fn(grad_inputs, grad_outputs)``; a returned tuple replaces ``grad_inputs``."""
-    full = full_inputs(n, in_cts)
-    grads_in, grads_out = _wrap_all(full), _wrap_all(cts)
+    full = full_inputs(n, [flip(g) for g in in_cts])
+    grads_in, grads_out = _wrap_all(full), _wrap_all([flip(c) for c in cts])
     for h in list(n._post_hooks.values()):
         r = h(grads_in, grads_out)
         if r is not None:
             grads_in = tuple(r)
-    out = [as_value(g, create) for g in grads_in]
+    out = [flip(as_value(g, create)) for g in grads_in]
     if len(out) != len(in_cts):  # back to the edges the engine feeds
         out = [g for g, e in zip(out, n._edges) if e is not None]
     return out
@@ -137,7 +145,8 @@ def leaf(
 ) -> None:
     """A leaf's gradient: its tensor hooks, captures, then (when accumulating) the
     ``AccumulateGrad`` node: pre-hooks, accumulation and post-accumulate-grad hooks,
-    post-hooks."""
+    post-hooks. ``g`` is funcgrad's cotangent; all of these see PyTorch's gradient."""
+    g = flip(g)
     var = n.variable
     if var._hooks:
         g = run_hooks(var._hooks, g, create)
@@ -146,7 +155,7 @@ def leaf(
     if not acc:
         return
     if n._pre_hooks:
-        (g,) = node_pre_hooks(n, [g], create)
+        (g,) = _pre_hooks(n, [g], create)
     gout = None
     if g is not None:
         stolen = var._grad is None

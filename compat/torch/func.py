@@ -41,6 +41,7 @@ from compat._core import creation as _creation
 from compat._core import function as _function
 from compat._core import grad_mode as _gm
 from compat._core import tensor as _tensor
+from compat._core.accumulate import flip
 from compat._core.tensor import Tensor, _new_tensor
 from compat.torch._func_modules import functional_call, stack_module_state
 from funcgrad._engine import (
@@ -88,6 +89,11 @@ def _arr(tree: Any) -> Any:
 
 def _is_array(x: Any) -> bool:
     return type(x) is Tracer or (hasattr(x, "shape") and hasattr(x, "dtype"))
+
+
+def _flip(tree: Any) -> Any:
+    """Cotangents between funcgrad's convention and PyTorch's (complex conjugates)."""
+    return tu.tree_map(flip, tree)
 
 
 def _ten(tree: Any) -> Any:
@@ -260,7 +266,7 @@ def grad_and_value(
 
         vg = fg.value_and_grad(f, argnums=tuple(range(len(nums))), has_aux=True)
         (value, aux), g = vg(*[_arr(args[i]) for i in nums])
-        g = _ten(g[0] if isinstance(argnums, int) else g)
+        g = _ten(_flip(g[0] if isinstance(argnums, int) else g))
         value = _wrap(value)
         return (g, (value, _ten(aux))) if has_aux else (g, value)
 
@@ -320,7 +326,7 @@ def vjp(func: Callable, *primals: Any, has_aux: bool = False) -> tuple:
         if fn is None:
             out, fn, _ = _vjp_parts(func, ps, has_aux)
             _check_cotangents(out, cts)
-        return tuple(_ten(fn(_arr(cts))))
+        return tuple(_ten(_flip(fn(_flip(_arr(cts))))))
 
     if is_tracing():
         out, fn, aux = _vjp_parts(func, primals, has_aux)
@@ -396,17 +402,29 @@ def jvp(
 
 
 # ---------------------------------------------------------------- Jacobians
+def _no_complex(who: str, tree: Any, what: str) -> None:
+    """``torch.func``'s refusal of complex Jacobians."""
+    for i, t in enumerate(_flatten(tree)[0]):
+        if _is_tensor(t) and t.is_complex():
+            raise RuntimeError(
+                f"{who}: Expected all {what} to be real but received complex tensor at "
+                f"flattened input idx: {i}"
+            )
+
+
 def _jac(who: str, transform: Callable, func: Callable, argnums: Any, has_aux: bool) -> Callable:
     def body(args: tuple, kwargs: dict) -> Any:
         nums = _argnums(argnums, len(args), who)
         for i in nums:
             _check_diff(args[i])
+        _no_complex(who, [args[i] for i in nums], "inputs")
 
         def f(*diff: Any) -> Any:
             a = list(args)
             for i, d in zip(nums, diff, strict=True):
                 a[i] = _ten(d)
             out, aux = _split_aux(func(*a, **kwargs), has_aux, who)
+            _no_complex(who, out, "outputs")
             return (_arr(out), _arr(aux)) if has_aux else _arr(out)
 
         nums_arg = 0 if isinstance(argnums, int) else tuple(range(len(nums)))

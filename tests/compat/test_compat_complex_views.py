@@ -43,8 +43,7 @@ def _grads(lib):
 
 
 def test_gradients_to_real_leaves_match_pytorch(real_torch):
-    # (a complex leaf's .grad is the conjugate of PyTorch's in compat today, for every op:
-    # funcgrad's cotangent convention reaches the user unconverted; see docs/compat.md)
+    # (complex leaves' gradients: tests/compat/test_compat_complex_grad.py)
     got, want = _grads(ctorch), _grads(real_torch)
     np.testing.assert_allclose(np.array(got[0]), np.array(want[0]), rtol=1e-6)
     assert got[1] == want[1] == "ViewAsComplexBackward0"
