@@ -305,3 +305,45 @@ def _jac_errors(lib, dtype: str) -> dict:
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_func_jacobians_refuse_complex(real_torch, dtype):
     assert _jac_errors(ctorch, dtype) == _jac_errors(real_torch, dtype)
+
+
+# ------------------------------------------------------------------ more entry points
+def _more(lib, dtype: str) -> dict:
+    out: dict = {}
+    seen: dict = {}
+    z, w = _leaf(lib, dtype), _leaf(lib, dtype, Z0[::-1])
+
+    def multi(gs) -> None:
+        seen["multi"] = [_v(g) for g in gs if g is not None]
+
+    def post_acc(p) -> None:
+        seen["post_acc"] = _v(p.grad)
+
+    handle = lib.autograd.graph.register_multi_grad_hook((z, w), multi)
+    z.register_post_accumulate_grad_hook(post_acc)
+    mid = z * w
+    y = (mid.exp() * (1 - 1j)).abs().sum()
+    y.backward(inputs=[mid, w], retain_graph=True)  # a non-leaf input: retain_grad
+    out["mid"], out["w"] = _v(mid.grad), _v(w.grad)
+    y.backward()
+    out["z"] = _v(z.grad)
+    out["multi"], out["post_acc"] = np.stack(seen["multi"]), seen["post_acc"]
+    handle.remove()
+    # backward through a torch.func.grad, to a complex tensor it reads from outside
+    c = _leaf(lib, dtype, Z0[0])
+    x = lib.tensor(Z0[1], dtype=getattr(lib, dtype))
+    g = lib.func.grad(lambda x: ((x * c).abs() ** 2).sum())(x)
+    (g.real.sum() + 2 * g.imag.sum()).backward()
+    out["func_outer"] = _v(c.grad)
+    # a GradientEdge as the root, seeded with a complex gradient
+    z3 = _leaf(lib, dtype)
+    y = (z3 * (1 + 1j)).exp()
+    edge = lib.autograd.graph.get_gradient_edge(y)
+    (gz,) = lib.autograd.grad(edge, z3, grad_outputs=lib.ones_like(y) * (1 - 2j))
+    out["edge"] = _v(gz)
+    return out
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_multi_grad_hook_inputs_func_outer_and_edges(real_torch, dtype):
+    _both(_more, real_torch, dtype)
