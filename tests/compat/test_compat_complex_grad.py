@@ -347,3 +347,63 @@ def _more(lib, dtype: str) -> dict:
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_multi_grad_hook_inputs_func_outer_and_edges(real_torch, dtype):
     _both(_more, real_torch, dtype)
+
+
+# ------------------------------------------------------------------ many ops, complex leaves
+Z3 = [
+    [1 + 2j, 0.3 - 1j, 0.5 + 0.1j],
+    [0.2 - 0.5j, 0.7 + 0.25j, -1 - 1j],
+    [0.4 + 0.4j, -0.3 + 0.9j, 1.1 - 0.2j],
+]
+OPS = {
+    "log": lambda L, z: z.log(),
+    "sin": lambda L, z: z.sin(),
+    "tanh": lambda L, z: z.tanh(),
+    "sqrt": lambda L, z: z.sqrt(),
+    "rsqrt": lambda L, z: z.rsqrt(),
+    "reciprocal": lambda L, z: z.reciprocal(),
+    "sigmoid": lambda L, z: z.sigmoid(),
+    "sgn": lambda L, z: z.sgn(),
+    "pow_complex": lambda L, z: z ** (0.5 + 1j),
+    "div": lambda L, z: (1 + 2j) / z,
+    "asin": lambda L, z: z.asin(),
+    "log1p": lambda L, z: z.log1p(),
+    "prod": lambda L, z: z.prod(1),
+    "cumprod": lambda L, z: z.cumprod(1),
+    "mean": lambda L, z: z.mean(0),
+    "index": lambda L, z: z[1:, ::2] * 1,
+    "cat_where": lambda L, z: L.where(z.real > 0, z, L.cat([z[1:], z[:1]]) * 2j),
+    "einsum": lambda L, z: L.einsum("ij,jk->ik", z, z),
+    "vdot": lambda L, z: L.vdot(z[0], z[1]).reshape(1),
+    "linear": lambda L, z: L.nn.functional.linear(z, z),
+    "polar": lambda L, z: L.polar(z.abs(), z.angle()),
+    "inv": lambda L, z: L.linalg.inv(z),
+    "det": lambda L, z: L.linalg.det(z).reshape(1),
+    "slogdet": lambda L, z: L.linalg.slogdet(z)[1].reshape(1),
+    "solve": lambda L, z: L.linalg.solve(z, z.T.conj()),
+    "pinv": lambda L, z: L.linalg.pinv(z),
+    "svdvals": lambda L, z: L.linalg.svdvals(z),
+    "vector_norm": lambda L, z: L.linalg.vector_norm(z, dim=1),
+    "fft": lambda L, z: L.fft.fft(z),
+    "fft2": lambda L, z: L.fft.fft2(z),
+    "ifft": lambda L, z: L.fft.ifft(z, dim=0),
+}
+
+
+def _op_grad(lib, dtype: str, name: str) -> dict:
+    z = _leaf(lib, dtype, Z3)
+    out = OPS[name](lib, z)
+    rng = np.random.default_rng(0)
+    w = rng.standard_normal(tuple(out.shape))
+    if out.is_complex():
+        w = w + 1j * rng.standard_normal(tuple(out.shape))
+        loss = lib.view_as_real(out * lib.tensor(w, dtype=out.dtype)).sum()
+    else:
+        loss = (out * lib.tensor(w, dtype=out.dtype)).sum()
+    (g,) = lib.autograd.grad(loss, z)
+    return {"out": _v(out), "grad": _v(g)}
+
+
+@pytest.mark.parametrize("name", sorted(OPS))
+def test_op_gradients_complex_leaf(real_torch, name):
+    _both(_op_grad, real_torch, "complex128", name)

@@ -461,9 +461,17 @@ def signbit(input: Tensor) -> Tensor:
     return apply(_signbit_f, "signbit", (input,))
 
 
+def _sgn_f(x: Any) -> Any:
+    zero = x == 0
+    return fnp.where(zero, fnp.zeros_like(x), x / fnp.where(zero, 1, fnp.abs(x)))
+
+
 @defop(inplace=True, node_name=False, samples=Sample(((2, 3),)))
 def sgn(input: Tensor) -> Tensor:
-    """:func:`sign` (for real tensors)."""
+    """:func:`sign` for real tensors; ``z / |z|`` (0 at 0) for complex ones, with its
+    gradient (PyTorch's ``SgnBackward0``)."""
+    if _dt.kind(input._npdtype) == "c":
+        return apply(_sgn_f, "SgnBackward0", (input,))
     return sign(input)
 
 
