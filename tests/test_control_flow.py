@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import jax
 import jax.numpy as jnp
+import jax_oracle as jo
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -65,11 +66,11 @@ def test_cond_value_grad_jvp(p, x, y):
     close(fg_cond(p, x, y), jax_cond(p, x, y))
     close(fg.jit(fg_cond)(p, x, y), jax_cond(p, x, y))
     loss = lambda f: lambda x, y: (f(p, x, y) ** 2).sum()
-    close(fg.grad(loss(fg_cond), (0, 1))(x, y), jax.grad(loss(jax_cond), (0, 1))(x, y))
+    close(fg.grad(loss(fg_cond), (0, 1))(x, y), jo.grad(loss(jax_cond), (0, 1))(x, y))
     t = (np.ones(3), np.linspace(-1, 1, 3))
     close(
         fg.jvp(lambda x, y: fg_cond(p, x, y), (x, y), t),
-        jax.jvp(lambda x, y: jax_cond(p, x, y), (x, y), t),
+        jo.jvp(lambda x, y: jax_cond(p, x, y), (x, y), t),
     )
 
 
@@ -82,10 +83,10 @@ def test_vmap_cond_batched_predicate(x, y):
     def g(x, y):
         return lax.cond(x > 0, lambda x, y: y * x, lambda x, y: jnp.sin(y) + x, x, y)
 
-    close(fg.vmap(f)(x, y), jax.vmap(g)(x, y))
+    close(fg.vmap(f)(x, y), jo.vmap(g)(x, y))
     close(
         fg.vmap(fg.grad(lambda x, y: f(x, y).sum()))(x, y),
-        jax.vmap(jax.grad(lambda x, y: g(x, y).sum()))(x, y),
+        jo.vmap(jo.grad(lambda x, y: g(x, y).sum()))(x, y),
     )
     # a batched predicate becomes a select of both branches: no cond left
     prog = fg.make_ir(fg.vmap(f))(x, y)
@@ -93,7 +94,7 @@ def test_vmap_cond_batched_predicate(x, y):
     # an unbatched predicate keeps the cond, with batched branches
     prog = fg.make_ir(fg.vmap(lambda y: f(0.5, y)))(y)
     assert prims_in(prog, recurse=False).count("cond") == 1
-    close(fg.vmap(lambda y: f(0.5, y))(y), jax.vmap(lambda y: g(0.5, y))(y))
+    close(fg.vmap(lambda y: f(0.5, y))(y), jo.vmap(lambda y: g(0.5, y))(y))
 
 
 @SETTINGS
@@ -105,13 +106,13 @@ def test_switch(i, x):
     close(fg.jit(lambda i, x: fg.switch(i, fbr, x))(i, x), lax.switch(i, jbr, x))
     close(
         fg.grad(lambda x: fg.switch(i, fbr, x).sum())(x),
-        jax.grad(lambda x: lax.switch(i, jbr, x).sum())(x),
+        jo.grad(lambda x: lax.switch(i, jbr, x).sum())(x),
     )
     idx = np.array([i, 0, 1, 2, 7, -1])
     xs = np.stack([x] * 6)
     close(
         fg.vmap(lambda i, x: fg.switch(i, fbr, x))(idx, xs),
-        jax.vmap(lambda i, x: lax.switch(i, jbr, x))(idx, xs),
+        jo.vmap(lambda i, x: lax.switch(i, jbr, x))(idx, xs),
     )
 
 
@@ -163,7 +164,7 @@ def test_while_value_and_jvp(x, limit):
     close(fg.jit(fg_while)(x, limit), jax_while(x, limit))
     t = np.linspace(0.5, 1.0, 3)
     out, tout = fg.jvp(lambda x: fg_while(x, limit)[1], (x,), (t,))
-    jout, jtout = jax.jvp(lambda x: jax_while(x, limit)[1], (x,), (t,))
+    jout, jtout = jo.jvp(lambda x: jax_while(x, limit)[1], (x,), (t,))
     close(out, jout)
     close(tout, jtout)
 
@@ -173,7 +174,7 @@ def test_while_value_and_jvp(x, limit):
 def test_vmap_while_batched_predicate(x, limits):
     limits = limits * 20  # lanes need different trip counts
     got = fg.vmap(fg_while)(x, limits)
-    want = jax.vmap(jax_while)(x, limits)
+    want = jo.vmap(jax_while)(x, limits)
     close(got, want)
     for b in range(6):  # against a Python loop over the examples
         close((got[0][b], got[1][b]), fg_while(x[b], limits[b]))
@@ -182,7 +183,7 @@ def test_vmap_while_batched_predicate(x, limits):
         fg.vmap(
             lambda x: fg.while_loop(lambda c: c[0] < 3, lambda c: (c[0] + 1, c[1] * 2), (0, x))
         )(x),
-        jax.vmap(
+        jo.vmap(
             lambda x: lax.while_loop(lambda c: c[0] < 3, lambda c: (c[0] + 1, c[1] * 2), (0, x))
         )(x),
     )
@@ -190,7 +191,7 @@ def test_vmap_while_batched_predicate(x, limits):
     t = np.ones_like(x)
     close(
         fg.jvp(lambda x: fg.vmap(fg_while)(x, limits)[1], (x,), (t,)),
-        jax.jvp(lambda x: jax.vmap(jax_while)(x, limits)[1], (x,), (t,)),
+        jo.jvp(lambda x: jo.vmap(jax_while)(x, limits)[1], (x,), (t,)),
     )
 
 
@@ -224,13 +225,13 @@ def jax_fori(x, w, n):
 def test_fori_static_bounds(x, w, n):
     close(fg_fori(x, w, n), jax_fori(x, w, n))
     loss = lambda f: lambda x, w: (f(x, w, n) ** 2).sum()
-    close(fg.grad(loss(fg_fori), (0, 1))(x, w), jax.grad(loss(jax_fori), (0, 1))(x, w))
+    close(fg.grad(loss(fg_fori), (0, 1))(x, w), jo.grad(loss(jax_fori), (0, 1))(x, w))
     close(
         fg.jvp(lambda x: fg_fori(x, w, n), (x,), (w,)),
-        jax.jvp(lambda x: jax_fori(x, w, n), (x,), (w,)),
+        jo.jvp(lambda x: jax_fori(x, w, n), (x,), (w,)),
     )
     xs = np.stack([x, w, x * w])
-    close(fg.vmap(lambda x: fg_fori(x, w, n))(xs), jax.vmap(lambda x: jax_fori(x, w, n))(xs))
+    close(fg.vmap(lambda x: fg_fori(x, w, n))(xs), jo.vmap(lambda x: jax_fori(x, w, n))(xs))
     # static bounds lower to a scan, so reverse mode works
     prog = fg.make_ir(lambda x: fg_fori(x, w, n))(x)
     assert prims_in(prog, recurse=False) == ["scan"]
@@ -244,12 +245,12 @@ def test_fori_traced_bounds(x, w, n):
     assert "while" in prims_in(f.trace(x, w, n), recurse=False)
     close(
         fg.jvp(lambda x: f(x, w, n), (x,), (w,)),
-        jax.jvp(lambda x: jax.jit(jax_fori)(x, w, n), (x,), (w,)),
+        jo.jvp(lambda x: jax.jit(jax_fori)(x, w, n), (x,), (w,)),
     )
     ns = np.array([0, n, 3])
     close(
         fg.vmap(f, in_axes=(None, None, 0))(x, w, ns),
-        jax.vmap(jax_fori, in_axes=(None, None, 0))(x, w, ns),
+        jo.vmap(jax_fori, in_axes=(None, None, 0))(x, w, ns),
     )
 
 
@@ -297,22 +298,22 @@ def test_scan_value_grad_jvp_vmap(seed, length, reverse):
 
     close(
         fg.grad(loss(fg_rnn), (0, 1, 2))(params, h, xs),
-        jax.grad(loss(jax_rnn), (0, 1, 2))(params, h, xs),
+        jo.grad(loss(jax_rnn), (0, 1, 2))(params, h, xs),
     )
     tan = jax.tree_util.tree_map(np.ones_like, (params, h))
     close(
         fg.jvp(lambda p, h: fg_rnn(p, h, xs, reverse), (params, h), tan),
-        jax.jvp(lambda p, h: jax_rnn(p, h, xs, reverse), (params, h), tan),
+        jo.jvp(lambda p, h: jax_rnn(p, h, xs, reverse), (params, h), tan),
     )
     hs = np.stack([h, -h, 2 * h, h * 0])
     close(
         fg.vmap(lambda h: fg_rnn(params, h, xs, reverse))(hs),
-        jax.vmap(lambda h: jax_rnn(params, h, xs, reverse))(hs),
+        jo.vmap(lambda h: jax_rnn(params, h, xs, reverse))(hs),
     )
     xsb = jax.tree_util.tree_map(lambda a: np.stack([a, a[::-1]], 1), xs)  # batch axis 1
     close(
         fg.vmap(lambda xs: fg_rnn(params, h, xs, reverse), in_axes=({"a": 1, "b": 1},))(xsb),
-        jax.vmap(lambda xs: jax_rnn(params, h, xs, reverse), in_axes=({"a": 1, "b": 1},))(xsb),
+        jo.vmap(lambda xs: jax_rnn(params, h, xs, reverse), in_axes=({"a": 1, "b": 1},))(xsb),
     )
 
 
@@ -347,7 +348,7 @@ def test_scan_int_carry_and_residual_hoisting():
     w, x = 0.7, np.linspace(-1, 1, 5)
     close(f(w, x), g(w, x))
     loss = lambda f: lambda w, x: f(w, x)[0][1] + f(w, x)[1].sum()
-    close(fg.grad(loss(f), (0, 1))(w, x), jax.grad(loss(g), (0, 1))(w, x))
+    close(fg.grad(loss(f), (0, 1))(w, x), jo.grad(loss(g), (0, 1))(w, x))
     # the forward scan of the VJP stacks per-iteration residuals but not loop invariants (w)
     prog = fg.make_ir(fg.grad(loss(f)))(w, x)
     fwd = next(e for e in prog.eqns if e.prim is scan_p)
@@ -374,11 +375,11 @@ def test_scan_hessian_and_nested_control_flow():
         return jnp.sum(c) + jnp.sum(ys)
 
     x = np.array([0.3, -0.8])
-    close(fg.grad(f)(x), jax.grad(g)(x))
-    close(fg.hessian(f)(x), jax.hessian(g)(x))
-    close(fg.jit(fg.grad(f))(x), jax.grad(g)(x))
+    close(fg.grad(f)(x), jo.grad(g)(x))
+    close(fg.hessian(f)(x), jo.hessian(g)(x))
+    close(fg.jit(fg.grad(f))(x), jo.grad(g)(x))
     xs = np.array([[0.3, -0.8], [1.0, 0.2], [-0.5, 0.5]])
-    close(fg.vmap(fg.grad(f))(xs), jax.vmap(jax.grad(g))(xs))
+    close(fg.vmap(fg.grad(f))(xs), jo.vmap(jo.grad(g))(xs))
 
     # a scan inside a cond inside a while, under vmap with batched predicates
     def h(x, n):
@@ -408,7 +409,7 @@ def test_scan_hessian_and_nested_control_flow():
         return lax.while_loop(lambda c: c[0] < n, body, (0, x))[1]
 
     ns = np.array([0, 1, 4])
-    close(fg.vmap(h)(xs, ns), jax.vmap(hj)(xs, ns))
+    close(fg.vmap(h)(xs, ns), jo.vmap(hj)(xs, ns))
 
 
 # --------------------------------------------------------------------------- errors
@@ -486,7 +487,7 @@ def test_grad_of_jit_is_one_call_holding_the_transformed_program():
         return fnp.sum(fnp.sin(x) ** 2)
 
     x = np.linspace(0, 1, 4)
-    oracle = jax.grad(lambda x: jnp.sum(jnp.sin(x) ** 2))
+    oracle = jo.grad(lambda x: jnp.sum(jnp.sin(x) ** 2))
     prog = fg.make_ir(fg.grad(f))(x)
     prog.check()
     # one call equation and nothing else at the top level: nothing of f is inlined
@@ -516,7 +517,7 @@ def test_grad_of_jit_is_one_call_holding_the_transformed_program():
     assert prims_in(nprog).count("sin") == 1  # f's primal once (the outer sin's value is dead)
     close(
         fg.grad(lambda x: fnp.sin(f(x)))(x),
-        jax.grad(lambda x: jnp.sin(jnp.sum(jnp.sin(x) ** 2)))(x),
+        jo.grad(lambda x: jnp.sin(jnp.sum(jnp.sin(x) ** 2)))(x),
     )
     # vmap(jit(f)) and jit(grad(jit(f))) keep one unit too
     assert prims_in(fg.make_ir(fg.vmap(f))(np.ones((2, 4))), recurse=False) == ["jit_call"]
@@ -534,7 +535,7 @@ def test_nested_jits_fuse_level_by_level():
     assert prims_in(prog, recurse=False) == ["jit_call"], str(prog)
     # inside the outer call, inner's forward and backward are one call as well
     assert prims_in(prog.eqns[0].params["program"], recurse=False).count("jit_call") == 1
-    want = jax.grad(lambda x: 2.0 * jnp.sum(jnp.tanh(x) * x) + jnp.sum(x))(x)
+    want = jo.grad(lambda x: 2.0 * jnp.sum(jnp.tanh(x) * x) + jnp.sum(x))(x)
     close(fg.grad(outer)(x), want)
     close(fg.jit(fg.grad(outer))(x), want)
 
@@ -567,8 +568,8 @@ def test_weak_typed_init_takes_body_dtype_and_programs_check():
         prog.check()
     close(
         fg.jacrev(g)(x),
-        jax.jacrev(lambda x: lax.fori_loop(0, 4, lambda i, c: jnp.sin(c) * x, x))(x),
+        jo.jacrev(lambda x: lax.fori_loop(0, 4, lambda i, c: jnp.sin(c) * x, x))(x),
     )
     _, lin = fg.linearize(w, x)
     wj = lambda x: lax.while_loop(lambda c: c[0] < 3, lambda c: (c[0] + 1, c[1] * x), (0, x))[1]
-    close(lin(np.ones(2)), jax.jvp(wj, (x,), (np.ones(2),))[1])
+    close(lin(np.ones(2)), jo.jvp(wj, (x,), (np.ones(2),))[1])

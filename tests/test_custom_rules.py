@@ -8,6 +8,7 @@ import functools
 
 import jax
 import jax.numpy as jnp
+import jax_oracle as jo
 import numpy as np
 import pytest
 
@@ -41,10 +42,10 @@ def test_defjvps(none_second):
         return f
 
     f, g = make("fg"), make("jax")
-    _close(fg.grad(f, (0, 1))(2.0, 3.0), jax.grad(g, (0, 1))(2.0, 3.0))
-    _close(fg.jvp(f, (2.0, 3.0), (1.0, 0.5)), jax.jvp(g, (2.0, 3.0), (1.0, 0.5)))
+    _close(fg.grad(f, (0, 1))(2.0, 3.0), jo.grad(g, (0, 1))(2.0, 3.0))
+    _close(fg.jvp(f, (2.0, 3.0), (1.0, 0.5)), jo.jvp(g, (2.0, 3.0), (1.0, 0.5)))
     x = np.linspace(0, 1, 3, dtype=np.float32)
-    _close(fg.vmap(fg.grad(f))(x, x), jax.vmap(jax.grad(g))(x, x))
+    _close(fg.vmap(fg.grad(f))(x, x), jo.vmap(jo.grad(g))(x, x))
 
 
 def test_defjvp_symbolic_zeros():
@@ -71,9 +72,9 @@ def test_defjvp_symbolic_zeros():
         return f
 
     f, g = make("fg"), make("jax")
-    _close(fg.grad(f)(2.0, 3.0), jax.grad(g)(2.0, 3.0))
+    _close(fg.grad(f)(2.0, 3.0), jo.grad(g)(2.0, 3.0))
     assert seen["fg"] == seen["jax"] == (False, True)
-    _close(fg.jvp(f, (2.0, 3.0), (1.0, 1.0)), jax.jvp(g, (2.0, 3.0), (1.0, 1.0)))
+    _close(fg.jvp(f, (2.0, 3.0), (1.0, 1.0)), jo.jvp(g, (2.0, 3.0), (1.0, 1.0)))
     assert seen["fg"] == seen["jax"] == (False, False)
 
 
@@ -99,7 +100,7 @@ def test_defvjp_symbolic_zeros_and_optimize_remat():
         return f
 
     f, g = make("fg"), make("jax")
-    _close(fg.grad(f)(2.0, 3.0), jax.grad(g)(2.0, 3.0))
+    _close(fg.grad(f)(2.0, 3.0), jo.grad(g)(2.0, 3.0))
 
     def plain(which):
         t, m, _ = _lib(which)
@@ -111,7 +112,7 @@ def test_defvjp_symbolic_zeros_and_optimize_remat():
         h.defvjp(lambda x: (h(x), x), lambda x, ct: (m.cos(x) * ct,), optimize_remat=True)
         return h
 
-    _close(fg.grad(plain("fg"))(2.0), jax.grad(plain("jax"))(2.0))
+    _close(fg.grad(plain("fg"))(2.0), jo.grad(plain("jax"))(2.0))
 
 
 def test_nondiff_argnames_and_keyword_arguments():
@@ -134,11 +135,11 @@ def test_nondiff_argnames_and_keyword_arguments():
     _close(f(2.0, 3.0, power=3), g(2.0, 3.0, power=3))
     _close(
         fg.grad(lambda x: f(x, scale=3.0, power=2))(2.0),
-        jax.grad(lambda x: g(x, scale=3.0, power=2))(2.0),
+        jo.grad(lambda x: g(x, scale=3.0, power=2))(2.0),
     )
     _close(
         fg.grad(f, (0, 1))(2.0, 3.0, 3),
-        jax.grad(g, (0, 1))(2.0, 3.0, 3),
+        jo.grad(g, (0, 1))(2.0, 3.0, 3),
     )
 
 
@@ -160,11 +161,11 @@ def test_linear_rule_that_calls_its_own_function():
     x = np.arange(3.0, dtype=np.float32)
     loss_f = lambda x: (f(x) ** 2).sum()
     loss_g = lambda x: (g(x) ** 2).sum()
-    _close(fg.grad(loss_f)(x), jax.grad(loss_g)(x))
-    _close(fg.jvp(f, (x,), (x,)), jax.jvp(g, (x,), (x,)))
-    _close(fg.hessian(loss_f)(x), jax.hessian(loss_g)(x))
-    _close(fg.vmap(fg.grad(loss_f))(np.stack([x, x])), jax.vmap(jax.grad(loss_g))(np.stack([x, x])))
-    _close(fg.jacrev(f)(x), jax.jacrev(g)(x))
+    _close(fg.grad(loss_f)(x), jo.grad(loss_g)(x))
+    _close(fg.jvp(f, (x,), (x,)), jo.jvp(g, (x,), (x,)))
+    _close(fg.hessian(loss_f)(x), jo.hessian(loss_g)(x))
+    _close(fg.vmap(fg.grad(loss_f))(np.stack([x, x])), jo.vmap(jo.grad(loss_g))(np.stack([x, x])))
+    _close(fg.jacrev(f)(x), jo.jacrev(g)(x))
 
 
 def test_rules_closing_over_outer_tracers_do_not_leak():
@@ -190,7 +191,7 @@ def test_rules_closing_over_outer_tracers_do_not_leak():
         return outer
 
     a = np.linspace(0.5, 1.5, 3, dtype=np.float32)
-    _close(fg.vmap(make("fg"))(a), jax.vmap(make("jax"))(a))
+    _close(fg.vmap(make("fg"))(a), jo.vmap(make("jax"))(a))
     # JAX itself leaks a rule closing over an outer jvp/grad tracer: check against
     # the closed form instead, d/da cos(2) a = cos(2)
     one, c = np.float32(1.5), np.cos(np.float32(2.0))
@@ -262,7 +263,7 @@ def test_checkpoint_arguments_and_no_retrace():
     for _ in range(3):  # a fresh checkpoint(f) each time: traced once
         _close(
             fg.grad(lambda x: fg.checkpoint(f, static_argnums=1)(x, 2))(1.0),
-            jax.grad(lambda x: jax.checkpoint(g, static_argnums=1)(x, 2))(1.0),
+            jo.grad(lambda x: jax.checkpoint(g, static_argnums=1)(x, 2))(1.0),
         )
     assert len(calls) == 1
     _close(fg.grad(lambda x: fg.checkpoint(f, static_argnums=(1,))(x, 1))(1.0), 1.0)
@@ -282,7 +283,7 @@ def test_checkpoint_arguments_and_no_retrace():
     kw_g = lambda x, *, y=2.0: jnp.sin(x) * y
     _close(
         fg.grad(lambda y: fg.checkpoint(kw_f)(1.0, y=y))(3.0),
-        jax.grad(lambda y: jax.checkpoint(kw_g)(1.0, y=y))(3.0),
+        jo.grad(lambda y: jax.checkpoint(kw_g)(1.0, y=y))(3.0),
     )
     _close(fg.checkpoint(kw_f)(1.0), jax.checkpoint(kw_g)(1.0))
     typed = lambda x, k: x * 2 if isinstance(k, bool) else x * 3
@@ -312,11 +313,11 @@ def test_rule_closing_over_vmap_tracer_under_jvp():
 
     f, g = make("fg"), make("jax")
     z, dz = np.float32(0.5), np.float32(2.0)
-    _close(fg.jvp(f, (z,), (dz,)), jax.jvp(g, (z,), (dz,)))
-    _close(fg.jacrev(f)(z), jax.jacrev(g)(z))
+    _close(fg.jvp(f, (z,), (dz,)), jo.jvp(g, (z,), (dz,)))
+    _close(fg.jacrev(f)(z), jo.jacrev(g)(z))
     inner_f = lambda z: fg.jvp(f, (z,), (dz,))[1]
-    inner_g = lambda z: jax.jvp(g, (z,), (dz,))[1]
-    _close(fg.jvp(inner_f, (z,), (dz,)), jax.jvp(inner_g, (z,), (dz,)))
+    inner_g = lambda z: jo.jvp(g, (z,), (dz,))[1]
+    _close(fg.jvp(inner_f, (z,), (dz,)), jo.jvp(inner_g, (z,), (dz,)))
 
 
 def test_rule_closing_over_jvp_tracer_under_jvp_of_jvp():
@@ -347,11 +348,11 @@ def test_rule_closing_over_jvp_tracer_under_jvp_of_jvp():
 
     f, g = make(True), make(False)
     a, da = np.float32(0.7), np.float32(1.5)
-    _close(fg.jvp(f, (a,), (da,)), jax.jvp(g, (a,), (da,)))
+    _close(fg.jvp(f, (a,), (da,)), jo.jvp(g, (a,), (da,)))
     ff = lambda a: fg.jvp(f, (a,), (da,))[1]
-    gg = lambda a: jax.jvp(g, (a,), (da,))[1]
-    _close(fg.jvp(ff, (a,), (da,)), jax.jvp(gg, (a,), (da,)))
-    _close(fg.grad(ff)(a), jax.grad(gg)(a))
+    gg = lambda a: jo.jvp(g, (a,), (da,))[1]
+    _close(fg.jvp(ff, (a,), (da,)), jo.jvp(gg, (a,), (da,)))
+    _close(fg.grad(ff)(a), jo.grad(gg)(a))
     _close(fg.grad(fnp.cos)(1.0), np.float32(-np.sin(1.0)))  # nothing leaked
 
 
@@ -414,13 +415,13 @@ def test_custom_vjp_inside_vmap_differentiated_outside(capture):
 
     z = np.float32(0.5)
     f, g = make("fg", capture), make("jax", "fwd_residual")
-    _close(fg.grad(f)(z), jax.grad(g)(z))
+    _close(fg.grad(f)(z), jo.grad(g)(z))
     _close(fg.vjp(f, z)[1](np.float32(1.0)), jax.vjp(g, z)[1](np.float32(1.0)))
     zs = np.linspace(0.1, 0.5, 3, dtype=np.float32)
-    _close(fg.vmap(fg.grad(f))(zs), jax.vmap(jax.grad(g))(zs))
+    _close(fg.vmap(fg.grad(f))(zs), jo.vmap(jo.grad(g))(zs))
     if capture == "bwd":
         with pytest.raises(jax.errors.UnexpectedTracerError):
-            jax.grad(make("jax", "bwd"))(z)
+            jo.grad(make("jax", "bwd"))(z)
 
 
 # --------------------------------------------------------------------------- vjp runs bwd late
@@ -459,17 +460,17 @@ def test_vjp_runs_bwd_only_when_applied():
     # the returned function is applied under transforms too
     _close(fg.jit(fnf)(np.float32(3.0)), jax.jit(fng)(np.float32(3.0)))
     cs = np.linspace(1, 2, 3, dtype=np.float32)
-    _close(fg.vmap(fnf)(cs), jax.vmap(fng)(cs))
+    _close(fg.vmap(fnf)(cs), jo.vmap(fng)(cs))
     _close(
         fg.grad(lambda c: fnf(c)[0] ** 2)(np.float32(2.0)),
-        jax.grad(lambda c: fng(c)[0] ** 2)(np.float32(2.0)),
+        jo.grad(lambda c: fng(c)[0] ** 2)(np.float32(2.0)),
     )
     # ... and inside a composite: vjp of a function of a custom_vjp, jacrev
     h = lambda x: fnp.tanh(f(x, x) * 2.0)
     k = lambda x: jnp.tanh(g(x, x) * 2.0)
     _close(fg.vjp(h, x)[1](np.float32(1.0)), jax.vjp(k, x)[1](np.float32(1.0)))
     xs = np.linspace(0.1, 0.9, 4, dtype=np.float32)
-    _close(fg.jacrev(h)(xs), jax.jacrev(k)(xs))
+    _close(fg.jacrev(h)(xs), jo.jacrev(k)(xs))
 
 
 def test_vjp_bwd_reads_values_and_errors_when_applied():
@@ -492,7 +493,7 @@ def test_vjp_bwd_reads_values_and_errors_when_applied():
         return f
 
     for x in (2.0, -2.0):
-        _close(fg.value_and_grad(make("fg"))(x), jax.value_and_grad(make("jax"))(x))
+        _close(fg.value_and_grad(make("fg"))(x), jo.value_and_grad(make("jax"))(x))
         _close(fg.vjp(make("fg"), x)[1](1.0), jax.vjp(make("jax"), x)[1](1.0))
     _, fn = fg.vjp(make("fg", broken=True), 1.0)
     _, gn = jax.vjp(make("jax", broken=True), 1.0)
@@ -933,4 +934,4 @@ def test_custom_derivatives_helpers():
         f.defvjp(fwd, lambda r, g: (m.cos(r[0]) * r[1][0] * g, (None,)), symbolic_zeros=True)
         return f
 
-    _close(fg.grad(make("fg"))(1.0, (2.0,)), jax.grad(make("jax"))(1.0, (2.0,)))
+    _close(fg.grad(make("fg"))(1.0, (2.0,)), jo.grad(make("jax"))(1.0, (2.0,)))

@@ -13,6 +13,7 @@ import pytest
 
 jax = pytest.importorskip("jax")
 import jax.numpy as jnp  # noqa: E402
+import jax_oracle as jo  # noqa: E402
 from jax.example_libraries import optimizers as jopt  # noqa: E402
 from jax.example_libraries import stax as jstax  # noqa: E402
 
@@ -136,7 +137,7 @@ def test_pooling_matches_jax(name, build):
     # differentiable: max pool's gradient routes to the window maxima as JAX's
     np.testing.assert_allclose(
         np.asarray(fg.grad(lambda v: fnp.sum(f_apply((), v) ** 2))(x)),
-        jax.grad(lambda v: jnp.sum(j_apply((), v) ** 2))(x),
+        jo.grad(lambda v: jnp.sum(j_apply((), v) ** 2))(x),
         rtol=1e-5,
         atol=1e-6,
     )
@@ -184,7 +185,7 @@ def test_stax_model_grad_vmap_jit_match_jax():
     def f_loss(p):
         return -fnp.mean(fnp.sum(f_apply(p, x) * y, axis=1))
 
-    for a, b in zip(_leaves(fg.jit(fg.grad(f_loss))(params)), _leaves(jax.grad(j_loss)(params))):
+    for a, b in zip(_leaves(fg.jit(fg.grad(f_loss))(params)), _leaves(jo.grad(j_loss)(params))):
         np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
     per_example = fg.vmap(lambda xi: f_apply(params, xi[None])[0])(x)
     np.testing.assert_allclose(np.asarray(per_example), j_apply(params, x), rtol=1e-5, atol=1e-6)
@@ -229,7 +230,7 @@ def test_optimizer_trajectory_matches_jax(name, args, kwargs):
     j_state, f_state = j_init(PARAMS), f_init(PARAMS)
     assert isinstance(f_state, fopt.OptimizerState)
     for i in range(3):  # eager
-        j_state = j_update(i, jax.grad(_j_loss)(j_params(j_state)), j_state)
+        j_state = j_update(i, jo.grad(_j_loss)(j_params(j_state)), j_state)
         f_state = f_update(i, fg.grad(_f_loss)(f_params(f_state)), f_state)
         for a, b in zip(_leaves(f_params(f_state)), _leaves(j_params(j_state))):
             np.testing.assert_allclose(a, b, rtol=2e-6, atol=1e-7)
@@ -237,7 +238,7 @@ def test_optimizer_trajectory_matches_jax(name, args, kwargs):
     if name == "sm3":  # its state holds the shape as Python ints: not jittable in JAX either
         return
     step = fg.jit(lambda i, s: f_update(i, fg.grad(_f_loss)(f_params(s)), s))
-    j_step = jax.jit(lambda i, s: j_update(i, jax.grad(_j_loss)(j_params(s)), s))
+    j_step = jax.jit(lambda i, s: j_update(i, jo.grad(_j_loss)(j_params(s)), s))
     for i in range(3, 6):  # under jit with a traced step index
         j_state, f_state = j_step(i, j_state), step(i, f_state)
         for a, b in zip(_leaves(f_params(f_state)), _leaves(j_params(j_state))):
@@ -253,7 +254,7 @@ def test_update_inside_fori_loop():
 
     def j_run(state):
         return jax.lax.fori_loop(
-            0, 4, lambda i, s: j_update(i, jax.grad(_j_loss)(j_params(s)), s), state
+            0, 4, lambda i, s: j_update(i, jo.grad(_j_loss)(j_params(s)), s), state
         )
 
     out_f, out_j = fg.jit(f_run)(f_init(PARAMS)), jax.jit(j_run)(j_init(PARAMS))
@@ -280,7 +281,7 @@ def test_schedules_match_jax(name, args):
         [float(f_sched(int(i))) for i in steps], [float(j_sched(int(i))) for i in steps], rtol=1e-6
     )
     traced = fg.jit(fg.vmap(f_sched))(steps)  # schedules of a traced step
-    np.testing.assert_allclose(np.asarray(traced), jax.vmap(j_sched)(steps), rtol=1e-6)
+    np.testing.assert_allclose(np.asarray(traced), jo.vmap(j_sched)(steps), rtol=1e-6)
     # a schedule drives an optimizer
     f_init, f_update, f_params = fopt.sgd(f_sched)
     j_init, j_update, j_params = jopt.sgd(j_sched)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import jax
 import jax.numpy as jnp
+import jax_oracle as jo
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -76,40 +77,40 @@ def _tolerance(a, b):
 @pytest.mark.parametrize("x", [-1.3, 0.7, 2.0])
 def test_if_on_value_under_every_eager_transform(x):
     f, g = _both(_branchy)
-    _tolerance(fg.grad(f)(x), jax.grad(g)(x))
+    _tolerance(fg.grad(f)(x), jo.grad(g)(x))
     v, d = fg.value_and_grad(f)(x)
-    vj, dj = jax.value_and_grad(g)(x)
+    vj, dj = jo.value_and_grad(g)(x)
     _tolerance(v, vj)
     _tolerance(d, dj)
     out, fn = fg.vjp(f, x)
     outj, fnj = jax.vjp(g, x)
     _tolerance(out, outj)
     _tolerance(fn(1.0)[0], fnj(1.0)[0])
-    _tolerance(fg.jvp(f, (x,), (1.0,))[1], jax.jvp(g, (x,), (1.0,))[1])
+    _tolerance(fg.jvp(f, (x,), (1.0,))[1], jo.jvp(g, (x,), (1.0,))[1])
     out, lin = fg.linearize(f, x)
     _tolerance(lin(1.0), jax.linearize(g, x)[1](1.0))
     xa = np.float32(x)
-    _tolerance(fg.jacfwd(f)(xa), jax.jacfwd(g)(xa))
-    _tolerance(fg.jacrev(f)(xa), jax.jacrev(g)(xa))
-    _tolerance(fg.hessian(f)(xa), jax.hessian(g)(xa))
-    _tolerance(fg.grad(fg.grad(f))(x), jax.grad(jax.grad(g))(x))
+    _tolerance(fg.jacfwd(f)(xa), jo.jacfwd(g)(xa))
+    _tolerance(fg.jacrev(f)(xa), jo.jacrev(g)(xa))
+    _tolerance(fg.hessian(f)(xa), jo.hessian(g)(xa))
+    _tolerance(fg.grad(fg.grad(f))(x), jo.grad(jo.grad(g))(x))
 
 
 @pytest.mark.parametrize("a", [2.0, 9.0])
 def test_while_on_value_newton(a):
     f, g = _both(_newton_sqrt)
-    _tolerance(fg.grad(f)(a), jax.grad(g)(a))
+    _tolerance(fg.grad(f)(a), jo.grad(g)(a))
     _tolerance(fg.value_and_grad(f)(a)[0], np.sqrt(a))
 
 
 def test_int_range_item_and_asarray():
     f, g = _both(_int_loop)
-    _tolerance(fg.grad(f)(0.3, 3), jax.grad(g)(0.3, 3))
+    _tolerance(fg.grad(f)(0.3, 3), jo.grad(g)(0.3, 3))
     # int() of a traced-but-known integer argument
-    _tolerance(fg.grad(f)(0.3, np.int32(2)), jax.grad(g)(0.3, np.int32(2)))
+    _tolerance(fg.grad(f)(0.3, np.int32(2)), jo.grad(g)(0.3, np.int32(2)))
     f, g = _both(_item_and_asarray)
     for x in (np.float32(1.5), np.arange(3, dtype=np.float32)):
-        _tolerance(fg.grad(f)(x), jax.grad(g)(x))
+        _tolerance(fg.grad(f)(x), jo.grad(g)(x))
 
 
 def test_format_and_index_with_known_value():
@@ -140,8 +141,8 @@ def test_custom_rules_and_calls_see_values():
     f, g = make(fnp, fg.custom_jvp), make(jnp, jax.custom_jvp)
     for x in (-1.0, 1.0):
         _tolerance(f(x), g(x))  # called outside any transform
-        _tolerance(fg.grad(f)(x), jax.grad(g)(x))
-        _tolerance(fg.jvp(f, (x,), (1.0,))[1], jax.jvp(g, (x,), (1.0,))[1])
+        _tolerance(fg.grad(f)(x), jo.grad(g)(x))
+        _tolerance(fg.jvp(f, (x,), (1.0,))[1], jo.jvp(g, (x,), (1.0,))[1])
 
     def makev(m, custom_vjp):
         @custom_vjp
@@ -161,7 +162,7 @@ def test_custom_rules_and_calls_see_values():
     f, g = makev(fnp, fg.custom_vjp), makev(jnp, jax.custom_vjp)
     for x in (0.5, 3.0):
         _tolerance(f(x), g(x))
-        _tolerance(fg.grad(f)(x), jax.grad(g)(x))
+        _tolerance(fg.grad(f)(x), jo.grad(g)(x))
 
 
 def test_abstract_under_jit_and_batched_vmap():
@@ -216,7 +217,7 @@ def test_compiled_cache_correct_when_values_take_different_branches():
     """Each branch is its own program structure: alternate branches well past the
     point where the eager program cache compiles, and compare with JAX."""
     f, g = _both(_branchy)
-    gf, gj = fg.grad(f), jax.grad(g)
+    gf, gj = fg.grad(f), jo.grad(g)
     for x in [1.0, -1.0] * 4 + [0.5, -0.5, 3.0, -3.0]:
         _tolerance(gf(x), gj(x))
 
@@ -226,7 +227,7 @@ def test_compiled_cache_correct_when_values_take_different_branches():
     f, g = scaled(fnp), scaled(jnp)
     for k in range(1, 5):
         x = np.full(3, k, np.float32)
-        _tolerance(fg.grad(f)(x), jax.grad(g)(x))
+        _tolerance(fg.grad(f)(x), jo.grad(g)(x))
 
 
 # --------------------------------------------------------------------------- generated programs
@@ -277,9 +278,9 @@ def _program(steps, which):
 def test_generated_python_control_flow_matches_jax(steps, x):
     xs = np.asarray(x, np.float32)
     f, g = _program(steps, 0), _program(steps, 1)
-    _tolerance(fg.grad(f)(xs), jax.grad(g)(xs))
+    _tolerance(fg.grad(f)(xs), jo.grad(g)(xs))
     t = np.ones_like(xs)
-    _tolerance(fg.jvp(f, (xs,), (t,))[1], jax.jvp(g, (xs,), (t,))[1])
+    _tolerance(fg.jvp(f, (xs,), (t,))[1], jo.jvp(g, (xs,), (t,))[1])
     _tolerance(fg.vjp(f, xs)[1](np.float32(1.0))[0], jax.vjp(g, xs)[1](np.float32(1.0))[0])
 
 
