@@ -16,6 +16,7 @@ import numpy as np
 
 import funcgrad.numpy as fnp
 from compat._core.graph import TYPE_NAMES
+from compat._core.ops.spectral import conj
 from compat._core.tensor import Tensor, apply
 from funcgrad._engine import trace_op, x64
 
@@ -50,9 +51,7 @@ def flip(g: Any) -> Any:
     if g is None:
         return None
     if isinstance(g, Tensor):
-        if g._npdtype.kind != "c":
-            return g
-        return apply(_conj_fn, "ConjBackward0", (g,))
+        return conj(g)  # torch.conj: the tensor itself for real dtypes
     if np.dtype(g.dtype).kind != "c":
         return g
     return _conj_array(g)
