@@ -21,7 +21,7 @@ from compat._core.grad_mode import (
     no_grad,
     set_grad_enabled,
 )
-from compat.torch.autograd import anomaly_mode, function, graph
+from compat.torch.autograd import anomaly_mode, function, functional, graph
 from compat.torch.autograd.variable import Variable
 
 __all__ = [
@@ -32,6 +32,7 @@ __all__ = [
     "detect_anomaly",
     "enable_grad",
     "function",
+    "functional",
     "grad",
     "graph",
     "inference_mode",
