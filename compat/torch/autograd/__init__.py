@@ -11,6 +11,9 @@ Signatures and defaults are PyTorch's::
 
 from __future__ import annotations
 
+import importlib
+from typing import Any
+
 from compat._core.anomaly import detect_anomaly, set_detect_anomaly
 from compat._core.autograd import backward, grad
 from compat._core.function import Function
@@ -21,7 +24,7 @@ from compat._core.grad_mode import (
     no_grad,
     set_grad_enabled,
 )
-from compat.torch.autograd import anomaly_mode, function, functional, graph
+from compat.torch.autograd import anomaly_mode, function, graph
 from compat.torch.autograd.variable import Variable
 
 __all__ = [
@@ -41,3 +44,11 @@ __all__ = [
     "set_detect_anomaly",
     "set_grad_enabled",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    # ``functional`` builds on ``torch.func`` (forward mode), which imports compat.torch:
+    # loaded on first use to keep the package import acyclic
+    if name == "functional":
+        return importlib.import_module("compat.torch.autograd.functional")
+    raise AttributeError(f"module 'compat.torch.autograd' has no attribute {name!r}")
