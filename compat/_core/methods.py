@@ -8,6 +8,7 @@ import numpy as np
 
 from compat._core import creation as _creation
 from compat._core import dtypes as _dt
+from compat._core import matrix_views as _mv
 from compat._core import ops as O
 from compat._core import optable
 from compat._core import shape_ops as S
@@ -322,8 +323,10 @@ def install() -> None:
     for name, f in methods.items():
         setattr(T, name, f)
     T.T = property(lambda self: S.permute(self, *reversed(range(self.ndim))))
-    T.mT = property(lambda self: S.transpose(self, -2, -1))
-    T.H = T.T
+    T.mT = property(_mv.mT)
+    T.mH = property(_mv.mH)
+    T.H = property(_mv.H)
+    T.adjoint = _mv.adjoint
     T.real = property(O.spectral.real)
     T.imag = property(O.spectral.imag)
     T.is_sparse = False

@@ -92,6 +92,7 @@ from compat._core.grad_mode import (  # noqa: F401
     no_grad,
     set_grad_enabled,
 )
+from compat._core.matrix_views import adjoint  # noqa: F401
 from compat._core.optable import functions as _functions
 from compat._core.out_arg import with_out
 from compat._core.tensor import Size, Tensor  # noqa: F401
