@@ -142,12 +142,16 @@ def test_unused_input_gives_zeros_and_matrix_shapes(real_torch):
     both(real_torch, case)
 
 
-@pytest.mark.parametrize("name", ["vjp", "jvp", "vhp", "hvp", "jacobian", "hessian"])
+@pytest.mark.parametrize(
+    "name", ["vjp", "jvp", "vhp", "hvp", "jacobian", "hessian", "jacobian-vec", "hessian-vec"]
+)
 def test_create_graph_second_derivative(real_torch, name):
     """Results stay differentiable: their gradient w.r.t. the original input agrees."""
 
     def case(lib):
         Fn = lib.autograd.functional
+        vec = name.endswith("-vec")
+        name_ = name.removesuffix("-vec")
         x = lib.tensor(X, requires_grad=True)
         v = lib.tensor(Y)
         if name in ("vjp", "jvp"):
@@ -155,7 +159,8 @@ def test_create_graph_second_derivative(real_torch, name):
         elif name in ("vhp", "hvp"):
             out = getattr(Fn, name)(s1(lib), x, v, create_graph=True)[1]
         else:
-            out = getattr(Fn, name)(s1(lib) if name == "hessian" else f1(lib), x, create_graph=True)
+            f = s1(lib) if name_ == "hessian" else f1(lib)
+            out = getattr(Fn, name_)(f, x, create_graph=True, vectorize=vec)
         (g,) = lib.autograd.grad((out * out).sum(), x)
         return out, g
 

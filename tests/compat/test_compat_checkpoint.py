@@ -264,3 +264,21 @@ def test_backward_uses_recomputed_tensors(real_torch):
     ours = case(ctorch)
     close(ours, case(real_torch))
     close(ours, 2.0 * np.exp(3.0 * X[0]))
+
+
+@pytest.mark.parametrize("reentrant", REENTRANT)
+def test_tuple_outputs_non_tensor_args_and_two_backwards(real_torch, reentrant):
+    def case(lib):
+        lin = linear(lib, W1, B1)
+
+        def f(a, k):
+            return lin(a).tanh() * k, a.sum()
+
+        x = lib.tensor(X, requires_grad=True)
+        y, s = lib.utils.checkpoint.checkpoint(f, x, 3, use_reentrant=reentrant)
+        (y.sum() + s).backward(retain_graph=True)
+        first = x.grad.numpy().copy()
+        y.sum().backward()
+        return first, x.grad.numpy(), lin.weight.grad.numpy()
+
+    close(list(case(ctorch)), list(case(real_torch)))
