@@ -104,6 +104,9 @@ class OpDef:
     #: PyTorch has no bfloat16 kernel for this op: the exception type and message it
     #: raises (``{shape}`` is the bfloat16 argument's shape), raised the same way here
     bf16_error: tuple[type, str] | None = None
+    #: outputs unique only up to signs/phases (SVD, eigenvectors): maps either library's
+    #: result to gauge-invariant tensors, which the generic tests compare instead
+    gauge: Callable[[Any], Any] | None = None
 
     def method_impl(self) -> Callable[..., Any] | None:
         if self.method is False:
@@ -128,6 +131,7 @@ def defop(
     node_name: bool = True,
     module: str = "torch",
     bf16_error: tuple[type, str] | None = None,
+    gauge: Callable[[Any], Any] | None = None,
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Declare the row of the op implemented by the decorated function (returned as is)."""
 
@@ -153,6 +157,7 @@ def defop(
             node_name,
             module,
             bf16_error,
+            gauge,
         )
         return fn
 

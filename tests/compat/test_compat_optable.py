@@ -146,7 +146,12 @@ def test_row_matches_pytorch(name, i, real_torch):
                 _call(ctorch, d, sample, data, form)
             continue
         ours, _ = _call(ctorch, d, sample, data, form)
-        _assert_same(ours, theirs, f"{name} ({form})")
+        _assert_same(_gauged(d, ours), _gauged(d, theirs), f"{name} ({form})")
+
+
+def _gauged(d, out):
+    """The row's outputs, or their gauge-invariant functions for rows with a ``gauge``."""
+    return out if d.gauge is None else d.gauge(out)
 
 
 @pytest.mark.parametrize(
@@ -168,6 +173,7 @@ def test_row_gradients_match_pytorch(name, i, real_torch):
         with warnings.catch_warnings():  # once-per-process deprecations: tested above
             warnings.simplefilter("ignore")
             out, leaves = _call(lib, d, sample, data, form, requires_grad=True)
+        out = _gauged(d, out)
         outs = [o for o in _flat(out) if hasattr(o, "grad_fn") and o.requires_grad]
         assert outs, name
         rng = np.random.default_rng(7)
@@ -218,7 +224,7 @@ def test_row_out_argument_matches_pytorch(name, real_torch):
                 return  # PyTorch has no out= overload for this op
             raise
         assert all(a is b for a, b in zip(_flat(got), _flat(out))), name
-        results.append(out)
+        results.append(_gauged(d, out))
     _assert_same(results[1], results[0], f"{name} (out=)")
 
 
@@ -233,10 +239,18 @@ def _bf16(lib, v):
     return v
 
 
+#: rows whose PyTorch CPU bfloat16 kernel returns garbage (inf/nan for any input):
+#: compat computes them in float32 instead, tested in test_compat_linalg_decomp.py
+BF16_BROKEN_IN_PYTORCH = ("linalg.matrix_exp", "matrix_exp")
+
 BF16_CASES = [
     pytest.param(name, id=name)
     for name, d in sorted(REGISTRY.items())
-    if d.function and not d.random and d.samples and d.samples[0].dtype.startswith("float")
+    if d.function
+    and not d.random
+    and d.samples
+    and d.samples[0].dtype.startswith("float")
+    and name not in BF16_BROKEN_IN_PYTORCH
 ]
 
 
@@ -264,4 +278,4 @@ def test_row_in_bfloat16_matches_pytorch(name, real_torch):
         with pytest.raises(type(e)):
             call(ctorch)
         return
-    _assert_same(call(ctorch), theirs, name)
+    _assert_same(_gauged(d, call(ctorch)), _gauged(d, theirs), name)

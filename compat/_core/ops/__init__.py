@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from compat._core.ops import (
     composite,  # noqa: F401
+    linalg_decomp,  # noqa: F401
     linalg_ns,  # noqa: F401
     more,  # noqa: F401
     selecting,  # noqa: F401
