@@ -78,6 +78,8 @@ def _make_grads(outputs: Sequence[Any], grads: Sequence[Any], is_grads_batched: 
                     f"the same dtype. Mismatch in dtype: grad_output[{i}] has a dtype of "
                     f"{grad.dtype} and output[{i}] has a dtype of {_dt.from_np(out_dtype)}."
                 )
+            if grad._npdtype != out_dtype:  # PyTorch casts a gradient to its output's dtype
+                grad = grad.to(_dt.from_np(out_dtype))
             new_grads.append(grad)
         elif grad is None:
             if isinstance(out, GradientEdge) or out.requires_grad:

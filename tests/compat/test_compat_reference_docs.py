@@ -60,6 +60,18 @@ class TestAutogradBackward:
         lib.autograd.backward([s, v], [None, lib.tensor([1.0, 1.0])])
         np.testing.assert_allclose(npv(x.grad), [2 + 2, 4 + 2])
 
+    def test_a_gradient_of_another_float_dtype_is_cast_to_the_outputs(self, lib):
+        x = lib.tensor([1.0, 2.0], dtype=lib.float64, requires_grad=True)
+        (x * 3).backward(lib.tensor([1.0, 0.5]))  # float32 gradient, float64 output
+        assert x.grad.dtype == lib.float64 and npv(x.grad).tolist() == [3.0, 1.5]
+        y = lib.tensor([1.0, 2.0], requires_grad=True)  # float32 output, float64 gradient
+        (g,) = lib.autograd.grad(y.sin(), y, lib.tensor([1.0, 1.0], dtype=lib.float64))
+        assert g.dtype == lib.float32
+        np.testing.assert_allclose(npv(g), np.cos([1.0, 2.0]), rtol=1e-6)
+        (g,) = lib.autograd.grad(x * x, x, lib.ones(2, dtype=lib.float16), create_graph=True)
+        assert g.dtype == lib.float64 and g.requires_grad
+        assert npv(g).tolist() == [2.0, 4.0]
+
     def test_this_function_accumulates_gradients_in_the_leaves(self, lib):
         x = lib.tensor([1.0, 2.0], requires_grad=True)
         lib.autograd.backward((x * 3).sum())
