@@ -15,6 +15,7 @@ from compat._core import shape_ops as S
 from compat._core import transfer as T_
 from compat._core import views as _views
 from compat._core.mutation import inplace_result
+from compat._core.ops import linalg_top as _linalg_top
 from compat._core.tensor import Tensor, _wrap_dim
 
 
@@ -220,6 +221,7 @@ def install() -> None:
 
     methods = {
         "view_as": lambda self, other: S.view(self, *other.shape),
+        "lu_solve": _linalg_top.lu_solve,
         "reshape_as": lambda self, other: S.reshape(self, *other.shape),
         "contiguous": _contiguous,
         # no lazy conjugation/negation bits: conj() is materialised

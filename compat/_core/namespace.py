@@ -93,6 +93,7 @@ from compat._core.grad_mode import (  # noqa: F401
     set_grad_enabled,
 )
 from compat._core.matrix_views import adjoint  # noqa: F401
+from compat._core.ops.linalg_top import lu_solve, lu_unpack  # noqa: F401
 from compat._core.optable import functions as _functions
 from compat._core.out_arg import with_out
 from compat._core.tensor import Size, Tensor  # noqa: F401

@@ -385,3 +385,37 @@ def test_diagonal_vander_cross_tensorsolve(real_torch):
         lambda lib: lib.linalg.cond(lib.tensor(CPLX)),
     ]:
         _close(*_both(real_torch, f))
+
+
+# ------------------------------------------------------------------ old top-level LU API
+
+
+@pytest.mark.parametrize("x", [SQ, TALL, WIDE[None]], ids=["square", "tall", "wide"])
+@pytest.mark.parametrize(("data", "pivots"), [(True, True), (True, False), (False, True)])
+def test_lu_unpack(x, data, pivots, real_torch):
+    results = []
+    for lib in (ctorch, real_torch):
+        lu, piv = lib.linalg.lu_factor(lib.tensor(x))
+        lu = lu.detach().requires_grad_(True)
+        out = lib.lu_unpack(lu, piv, unpack_data=data, unpack_pivots=pivots)
+        grads = ()
+        if data:
+            grads = lib.autograd.grad((out.L**2).sum() + out.U.sin().sum(), lu)
+        results.append((out, *(o.detach() for o in out), *grads))
+    _same_fields(results[0][0], results[1][0])
+    _close(results[0][1:], results[1][1:])
+
+
+def test_old_lu_and_lu_solve_warn_and_match(real_torch):
+    b = RNG.uniform(-1, 1, (2, 3, 2))
+    results = []
+    for lib in (ctorch, real_torch):
+        with pytest.warns(UserWarning, match="torch.lu is deprecated"):
+            lu, piv = lib.lu(lib.tensor(SQ))
+        with pytest.warns(UserWarning, match="torch.lu_solve is deprecated"):
+            x = lib.lu_solve(lib.tensor(b), lu, piv)
+        results.append((lu, piv, x, lib.tensor(b).lu_solve(lu, piv)))
+    _close(results[0], results[1])
+    for lib in (ctorch, real_torch):
+        with pytest.raises(RuntimeError, match="int32"):
+            lib.lu_unpack(lib.tensor(SQ), lib.tensor(SQ[..., 0]))

@@ -7,6 +7,7 @@ implementation details (``LinalgInvExBackward0``, ...) and are not matched.
 
 from __future__ import annotations
 
+from collections import namedtuple
 from typing import Any
 
 import numpy as np
@@ -129,6 +130,9 @@ def eigvalsh(A: Tensor, UPLO: str = "L") -> Tensor:
     return _unary("eigvalsh", A if UPLO == "L" else A.mT)
 
 
+SLOGDET = namedtuple("linalg_slogdet", "sign logabsdet")
+
+
 def _slogdet_f(a: Any) -> Any:
     sign, logabs = fla.slogdet(a)
     return sign, logabs
@@ -143,7 +147,7 @@ def slogdet(A: Tensor) -> tuple:
     """``(sign, log|det|)``."""
     _float(A)
     _square(A, "slogdet")
-    return apply(_slogdet_f, "LinalgSlogdetBackward0", (A,))
+    return SLOGDET(*apply(_slogdet_f, "LinalgSlogdetBackward0", (A,)))
 
 
 def _solve_f(a: Any, b: Any, *, left: bool, vec: bool) -> Any:
