@@ -419,3 +419,28 @@ def test_old_lu_and_lu_solve_warn_and_match(real_torch):
     for lib in (ctorch, real_torch):
         with pytest.raises(RuntimeError, match="int32"):
             lib.lu_unpack(lib.tensor(SQ), lib.tensor(SQ[..., 0]))
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda lib: lib.linalg.cholesky(lib.tensor(NOT_PD)),
+        lambda lib: lib.linalg.cholesky(lib.tensor(NOT_PD[1]), upper=True),
+        lambda lib: lib.linalg.inv(lib.tensor(SINGULAR[1])),
+        lambda lib: lib.inverse(lib.tensor(SINGULAR)),
+        lambda lib: lib.linalg.solve(lib.tensor(SINGULAR), lib.ones(2, 3, dtype=lib.float64)),
+    ],
+)
+def test_failed_factorizations_raise_linalg_error(call, real_torch):
+    """A program can catch ``torch.linalg.LinAlgError`` (e.g. to add jitter and retry)."""
+    messages = []
+    for lib in (ctorch, real_torch):
+        with pytest.raises(lib.linalg.LinAlgError) as e:
+            call(lib)
+        messages.append(str(e.value))
+    assert messages[0] == messages[1]
+
+
+def test_cholesky_upper_of_a_complex_matrix_is_the_conjugate_transpose(real_torch):
+    ours, theirs = _both(real_torch, lambda lib: lib.linalg.cholesky(lib.tensor(HERM), upper=True))
+    _close(ours, theirs)

@@ -23,6 +23,17 @@ import numpy as np
 from compat._core import dtypes as _dt
 from compat._core.ops._common import warn_once
 from compat._core.ops.linalg import matmul as _matmul
+from compat._core.ops.linalg_info import (
+    LinAlgError,
+    _check_info,
+    _inv_ex_f,
+    _lu_msg,
+    _not_pd_msg,
+    _singular_info,
+    _singular_msg,
+    _solve_msg,
+    cholesky_info,
+)
 from compat._core.ops.linalg_ns import _float, _square
 from compat._core.ops.selecting import diagonal as _diagonal
 from compat._core.optable import SPD, Sample, T, defop, no_bf16_kernel
@@ -30,7 +41,6 @@ from compat._core.shape_ops import cat as _cat
 from compat._core.tensor import Tensor, _wrap_dim, apply
 from funcgrad import numpy as fnp
 from funcgrad import stop_gradient
-from funcgrad._engine import is_tracing
 from funcgrad.numpy import linalg as fla
 from funcgrad.scipy import linalg as fsl
 
@@ -311,13 +321,6 @@ def _lu_factor_f(a: Any, *, ex: bool) -> Any:
     return lu, piv, _singular_info(lu)
 
 
-def _singular_info(lu: Any) -> Any:
-    """LAPACK ``getrf``'s ``info``: 1 + the first zero pivot of ``U``, 0 if none."""
-    zero = fnp.diagonal(lu, axis1=-2, axis2=-1) == 0
-    first = fnp.argmax(zero, axis=-1) + 1
-    return fnp.where(fnp.any(zero, axis=-1), first, 0).astype(np.int32)
-
-
 def _no_pivot(pivot: bool, name: str) -> None:
     if not pivot:
         raise RuntimeError(f"linalg.{name}: LU without pivoting is not implemented on the CPU")
@@ -390,62 +393,6 @@ def lu_solve(
 # ------------------------------------------------------------------ *_ex variants
 
 
-class LinAlgError(RuntimeError):
-    """``torch.linalg.LinAlgError``: a decomposition or solve failed (``check_errors``)."""
-
-
-def _check_info(info: Tensor, name: str, message: Any, exc: type = LinAlgError) -> None:
-    if is_tracing():
-        return
-    bad = np.asarray(info.detach().numpy()).reshape(-1)
-    for i, v in enumerate(bad):
-        if v > 0:
-            where = f" (Batch element {i}):" if info.ndim else ""
-            raise exc(f"{name}:{where} {message(int(v))}")
-
-
-def _singular_msg(v: int) -> str:
-    return (
-        f"The diagonal element {v} is zero, the inversion could not be completed "
-        "because the input matrix is singular."
-    )
-
-
-def _lu_msg(v: int) -> str:
-    return (
-        f"U[{v},{v}] is zero and using it on lu_solve would result in a division by zero. "
-        "If you still want to perform the factorization, consider calling "
-        "linalg.lu(A, pivot) or linalg.lu_factor_ex(A, pivot)"
-    )
-
-
-def _solve_msg(v: int) -> str:
-    return "The solver failed because the input matrix is singular."
-
-
-def _not_pd_msg(v: int) -> str:
-    return (
-        "The factorization could not be completed because the input is not "
-        f"positive-definite (the leading minor of order {v} is not positive-definite)."
-    )
-
-
-def _cholesky_ex_f(a: Any) -> Any:
-    lo = fla.cholesky(a)
-    bad = ~fnp.all(fnp.isfinite(lo), axis=(-2, -1))
-    return lo, bad.astype(np.int32)
-
-
-def _leading_minor(a: np.ndarray) -> int:
-    """1 + the order of the first leading minor of ``a`` that is not positive-definite."""
-    for k in range(1, a.shape[-1] + 1):
-        try:
-            np.linalg.cholesky(a[:k, :k])
-        except np.linalg.LinAlgError:
-            return k
-    return a.shape[-1]
-
-
 @defop(
     samples=(Sample((SPD(3),)), Sample((SPD(3),), kwargs=(("upper", True),))),
     **_LA,
@@ -456,20 +403,10 @@ def cholesky_ex(A: Tensor, *, upper: bool = False, check_errors: bool = False) -
     positive-definite (0 on success)."""
     _float(A)
     _square(A, "cholesky")
-    lo, bad = apply(_cholesky_ex_f, "LinalgCholeskyExBackward0", (A,))
-    if not is_tracing() and bool(bad.any()):
-        a = np.asarray(A.detach().numpy())
-        flags = np.asarray(bad.numpy()).reshape(-1)
-        mats = a.reshape(-1, *a.shape[-2:])
-        info = [_leading_minor(m) if f else 0 for m, f in zip(mats, flags)]
-        bad = bad.new_tensor(np.asarray(info, np.int32).reshape(bad.shape))
+    lo, bad = cholesky_info(A)
     if check_errors:
         _check_info(bad, "linalg.cholesky_ex", _not_pd_msg)
     return CHOLESKY_EX(lo.mT.conj() if upper else lo, bad)
-
-
-def _inv_ex_f(a: Any) -> Any:
-    return fla.inv(a), _singular_info(fsl.lu_factor(stop_gradient(a))[0])
 
 
 @defop(

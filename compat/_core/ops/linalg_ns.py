@@ -16,10 +16,20 @@ from compat._core import dtypes as _dt
 from compat._core.ops._common import _c
 from compat._core.ops.binary import igamma_op
 from compat._core.ops.composite import logit
+from compat._core.ops.linalg_info import (
+    _check_info,
+    _inv_ex_f,
+    _not_pd_msg,
+    _singular_info,
+    _singular_msg,
+    _solve_msg,
+    cholesky_info,
+)
 from compat._core.optable import SPD, Sample, T, defop, no_bf16_kernel
 from compat._core.tensor import Tensor, _wrap_dim, apply
 from funcgrad import nn as fnn
 from funcgrad import numpy as fnp
+from funcgrad import stop_gradient
 from funcgrad.numpy import linalg as fla
 from funcgrad.scipy import linalg as fsl
 from funcgrad.scipy import special as fsp
@@ -69,8 +79,12 @@ def _unary(op: str, a: Tensor, square: bool = True) -> Tensor:
     bf16_error=(RuntimeError, "linalg.inv: Low precision dtypes not supported. Got BFloat16"),
 )
 def inv(A: Tensor) -> Tensor:
-    """The inverse of (batches of) square matrices."""
-    return _unary("inv", A)
+    """The inverse of (batches of) square matrices (``LinAlgError`` if singular)."""
+    _float(A)
+    _square(A, "inv")
+    x, info = apply(_inv_ex_f, "LinalgInvExBackward0", (A,))
+    _check_info(info, "linalg.inv", _singular_msg)
+    return x
 
 
 @defop(
@@ -89,9 +103,12 @@ def det(A: Tensor) -> Tensor:
 )
 def cholesky(A: Tensor, *, upper: bool = False) -> Tensor:
     """The lower Cholesky factor of a Hermitian positive-definite matrix (``upper``: its
-    conjugate transpose)."""
-    L = _unary("cholesky", A)
-    return L.mT if upper else L
+    conjugate transpose); ``LinAlgError`` if it is not positive-definite."""
+    _float(A)
+    _square(A, "cholesky")
+    L, info = cholesky_info(A)
+    _check_info(info, "linalg.cholesky", _not_pd_msg)
+    return L.mT.conj() if upper else L
 
 
 @defop(
@@ -151,11 +168,14 @@ def slogdet(A: Tensor) -> tuple:
 
 
 def _solve_f(a: Any, b: Any, *, left: bool, vec: bool) -> Any:
+    info = _singular_info(fsl.lu_factor(stop_gradient(a))[0])
     if not left:
-        return fnp.swapaxes(fla.solve(fnp.swapaxes(a, -1, -2), fnp.swapaxes(b, -1, -2)), -1, -2)
-    if vec:
-        return fla.solve(a, b[..., None])[..., 0]
-    return fla.solve(a, b)
+        x = fnp.swapaxes(fla.solve(fnp.swapaxes(a, -1, -2), fnp.swapaxes(b, -1, -2)), -1, -2)
+    elif vec:
+        x = fla.solve(a, b[..., None])[..., 0]
+    else:
+        x = fla.solve(a, b)
+    return x, info
 
 
 @defop(
@@ -169,7 +189,9 @@ def solve(A: Tensor, B: Tensor, *, left: bool = True) -> Tensor:
     _square(A, "solve")
     vec = B.ndim == 1 or (B.ndim == A.ndim - 1 and tuple(B.shape) == tuple(A.shape[:-1]))
     st = (("left", bool(left)), ("vec", bool(vec and left)))
-    return apply(_solve_f, "LinalgSolveExBackward0", (A, B), st)
+    x, info = apply(_solve_f, "LinalgSolveExBackward0", (A, B), st)
+    _check_info(info, "torch.linalg.solve", _solve_msg)
+    return x
 
 
 def _solve_tri_f(a: Any, b: Any, *, upper: bool, left: bool, unit: bool) -> Any:

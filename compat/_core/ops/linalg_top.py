@@ -19,6 +19,7 @@ from compat._core.ops._common import warn_once
 from compat._core.ops.linalg_decomp import lu_factor_ex
 from compat._core.ops.linalg_decomp import lu_solve as _linalg_lu_solve
 from compat._core.ops.linalg_ns import _float, _square, _unary
+from compat._core.ops.linalg_ns import inv as _inv
 from compat._core.ops.linalg_ns import slogdet as _slogdet
 from compat._core.optable import SPD, Sample, defop, no_bf16_kernel
 from compat._core.tensor import Tensor, apply
@@ -45,7 +46,7 @@ def det(input: Tensor) -> Tensor:
 )
 def inverse(input: Tensor) -> Tensor:
     """``torch.inverse``: ``torch.linalg.inv``."""
-    return _unary("inv", input)
+    return _inv(input)
 
 
 @defop(
