@@ -2,13 +2,13 @@
 
 ``nn.functional`` is written against the public Tensor API, where a loss like
 ``cross_entropy`` is several eager ops (log-softmax, one-hot, product, sums),
-each a dispatch and a node of the recorded graph. When the compat core offers
-its op-definition hook — ``compat._core.tensor.apply(fn, name, args, static)``,
-which traces a pure ``funcgrad.numpy`` function of arrays once per input avals
-and differentiates it with funcgrad's VJP — these functions become single ops
-instead. Results are the same (tests run both paths: ``set_enabled(False)``
-selects the composite one); every function returns ``None`` when the hook is
-missing, and the caller falls back to its composite definition.
+each a dispatch and a node of the recorded graph. Through compat's op-definition
+hook — ``compat._core.tensor.apply(fn, name, args, static)``, which traces a pure
+``funcgrad.numpy`` function of arrays once per input avals and differentiates it
+with funcgrad's VJP — these functions are single ops instead. Results are the
+same: tests run both paths, ``set_enabled(False)`` selecting the composite one
+(every function then returns ``None`` and its caller falls back to the composite
+definition).
 """
 
 from __future__ import annotations
@@ -17,7 +17,10 @@ import math
 from collections.abc import Callable
 from typing import Any
 
+import funcgrad.nn as fnn
+import funcgrad.numpy as fnp
 from compat._core.ops.linalg import _linear_f
+from compat._core.tensor import apply as _op
 
 __all__ = [
     "bce_with_logits",
@@ -29,8 +32,6 @@ __all__ = [
     "set_enabled",
 ]
 
-_UNRESOLVED = object()
-_hook: Any = _UNRESOLVED
 _enabled = True
 
 
@@ -42,14 +43,9 @@ def set_enabled(flag: bool) -> bool:
 
 
 def _apply() -> Callable[..., Any] | None:
-    global _hook
-    if _hook is _UNRESOLVED:
-        try:
-            from compat._core.tensor import apply
-        except ImportError:
-            apply = None
-        _hook = apply
-    return _hook if _enabled else None
+    """compat's op-definition hook (``compat._core.tensor.apply``), or ``None`` when the
+    fused path is switched off."""
+    return _op if _enabled else None
 
 
 def enabled() -> bool:
@@ -85,8 +81,6 @@ def _nll_f(
     label_smoothing: float,
     from_logits: bool,
 ) -> Any:
-    import funcgrad.nn as fnn
-    import funcgrad.numpy as fnp
 
     logp = fnn.log_softmax(x, axis=class_dim) if from_logits else x
     n_classes = x.shape[class_dim]
@@ -148,7 +142,6 @@ def cross_entropy(
 
 
 def _mse_f(x: Any, y: Any, *w: Any, reduction: str) -> Any:
-    import funcgrad.numpy as fnp
 
     d = x - y
     loss = d * d
@@ -170,8 +163,6 @@ def mse_loss(input: Any, target: Any, weight: Any, reduction: str) -> Any | None
 
 
 def _bce_logits_f(x: Any, y: Any, *rest: Any, reduction: str, pos: bool, weighted: bool) -> Any:
-    import funcgrad.numpy as fnp
-    from funcgrad import nn as fnn
 
     # (1 - y) x - log(sigmoid(x)) [times (pos_weight - 1) y + 1]: log_sigmoid's
     # derivative is sigmoid(-x) everywhere, so x = 0 gets sigmoid(0) - y as PyTorch's
@@ -205,7 +196,6 @@ def bce_with_logits(
 
 
 def _dropout_f(x: Any, u: Any, *, keep: float) -> Any:
-    import funcgrad.numpy as fnp
 
     scale = 1.0 / keep
     return fnp.where(u < keep, x * scale, fnp.zeros_like(x))
