@@ -15,6 +15,9 @@ Entries and their keys:
   makes) and later ones are one dispatch.
 * :func:`cached` — any other compiled object with a structural key (control
   flow's eager ``jax.jit`` of a lowering, keyed by its params).
+* :func:`run_lowering` — a primitive's lowering called on concrete arrays, for
+  lowerings that hold a loop: a cached ``jax.jit`` of it (op by op, JAX would
+  re-trace and recompile the loop on every call).
 
 All entries share one LRU bound (``POLICY.max_entries``) and one set of counters
 (:func:`info`). Caches kept elsewhere that hold traces per function (``jit``'s
@@ -28,7 +31,7 @@ from __future__ import annotations
 import contextlib
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
@@ -47,15 +50,19 @@ class Policy:
 
     Attributes:
         compile_after: :func:`run` compiles a program structure the
-            ``compile_after``-th time it sees it (1: always compile; 2: the first
-            evaluation runs op by op, the second compiles).
+            ``compile_after``-th time it sees it (1: always compile; 4, the
+            default: the first three evaluations run op by op, the fourth
+            compiles). Compiling costs 30–100 ms of XLA per program on a CPU and
+            a structure evaluated two or three times (a finite-difference check,
+            a gradient called twice at a prompt) never earns it back; a loop
+            reaches the compiled program within its first steps.
         max_entries: the most entries (executables and :func:`cached` values)
             kept; the least recently used is dropped first.
         max_seen: the most structures :func:`run` remembers having seen but not
             compiled yet; the oldest is forgotten first.
     """
 
-    compile_after: int = 2
+    compile_after: int = 4
     max_entries: int = 1024
     max_seen: int = 4096
 
@@ -262,6 +269,28 @@ def cached(key: Hashable, make: Callable[[], Any], *, kind: str = "other") -> An
     if value is _MISSING:
         value = _insert(k, make(), kind)
     return value
+
+
+def run_lowering(kind: str, key: Hashable, fn: Callable[..., Any], vals: Sequence[Any]) -> Any:
+    """Call the lowering ``fn`` on ``vals``: inline inside a JAX trace, else compiled.
+
+    For lowerings that hold a ``lax.while_loop``/``scan`` (control flow, gamma
+    sampling): called on concrete arrays JAX would trace and compile the loop anew
+    on each call, because each call builds new closures; here the ``jax.jit`` of
+    ``fn`` is cached under ``(kind, key)`` and compiles once per shape.
+
+    Args:
+        kind: the entry's kind (a label in :func:`info`).
+        key: the structural key of everything ``fn`` closes over (the params).
+        fn: the lowering, a function of the arrays ``vals``.
+        vals: its arguments.
+
+    Returns:
+        ``fn(*vals)``.
+    """
+    if any(isinstance(v, jax.core.Tracer) for v in vals):
+        return fn(*vals)
+    return cached(key, lambda: jax.jit(fn), kind=kind)(*vals)
 
 
 def _sighted(key: Hashable) -> bool:

@@ -29,7 +29,7 @@ import numpy as np
 from jax import lax
 from jax.extend.random import threefry2x32_p
 
-from funcgrad.core import dtypes
+from funcgrad.core import compile_cache, dtypes
 from funcgrad.core.interp import bind, to_aval
 from funcgrad.core.ir import Aval
 from funcgrad.core.primitive import Example, Primitive
@@ -414,6 +414,12 @@ def _random_gamma_abstract_eval(keys: Aval, a: Aval, *, log_space: bool) -> Aval
 
 @random_gamma_p.def_lower
 def _random_gamma_lower(keys: Any, a: Any, *, log_space: bool) -> Any:
+    # a rejection loop: compiled once per shape when called eagerly
+    sample = _gamma_log_samples if log_space else _gamma_samples
+    return compile_cache.run_lowering("random", ("gamma", bool(log_space)), sample, (keys, a))
+
+
+def _gamma_lower(keys: Any, a: Any, log_space: bool) -> Any:
     a_shape = tuple(a.shape)
     nb = keys.ndim - 1
     count = math.prod(a_shape[nb:])
@@ -422,8 +428,16 @@ def _random_gamma_lower(keys: Any, a: Any, *, log_space: bool) -> Any:
         return lax.full(a_shape, 0, a.dtype)
     keys = lax.reshape(keys, (math.prod(keys.shape[:-1]), 2))
     keys = lax.reshape(_random_split_lower(keys, shape=(count,)), (n, 2))
-    out = _gamma_elements(keys, lax.reshape(a, (n,)), bool(log_space))
+    out = _gamma_elements(keys, lax.reshape(a, (n,)), log_space)
     return lax.reshape(out, a_shape)
+
+
+def _gamma_samples(keys: Any, a: Any) -> Any:
+    return _gamma_lower(keys, a, False)
+
+
+def _gamma_log_samples(keys: Any, a: Any) -> Any:
+    return _gamma_lower(keys, a, True)
 
 
 def _gamma_grad(sample: Any, a: Any, log_space: bool) -> Any:
@@ -500,7 +514,8 @@ def _random_gamma_grad_abstract_eval(a: Aval, x: Aval) -> Aval:
 
 @random_gamma_grad_p.def_lower
 def _random_gamma_grad_lower(a: Any, x: Any) -> Any:
-    return lax.random_gamma_grad(a, x)
+    # a series loop, which JAX recompiles on every eager call: compiled once per shape
+    return compile_cache.run_lowering("random", "gamma_grad", lax.random_gamma_grad, (a, x))
 
 
 def _no_gamma_grad_derivative(*args: Any, **kwargs: Any) -> Any:

@@ -73,19 +73,10 @@ def _strong(v: Any, aval: Aval) -> Any:
 
 
 def _run(name: str, params: dict, fn: Callable, vals: Sequence[Any]) -> Any:
-    """Run a lowering: inline inside a JAX trace, else through a cached ``jax.jit``.
-
-    Called eagerly the lowering would otherwise re-trace the sub-programs and
-    recompile the loop on every call; the ``jax.jit`` lives in the one compile
-    cache, keyed on the structure of the params (structurally equal programs
-    lower identically).
-    """
-    if any(isinstance(v, jax.core.Tracer) for v in vals):
-        return fn(*vals)
-    f = compile_cache.cached(
-        (name, _hashable_param(params)), lambda: jax.jit(fn), kind="control_flow"
-    )
-    return f(*vals)
+    """Run a lowering through the compile cache (:func:`compile_cache.run_lowering`),
+    keyed on the structure of the params (structurally equal programs lower
+    identically)."""
+    return compile_cache.run_lowering("control_flow", (name, _hashable_param(params)), fn, vals)
 
 
 def _fresh(avals: Sequence[Aval]) -> tuple[Var, ...]:
