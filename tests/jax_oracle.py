@@ -55,3 +55,8 @@ vmap = _wrap(jax.vmap)
 def jvp(f: Callable[..., Any], primals: Any, tangents: Any) -> Any:
     """``jax.jvp(f, primals, tangents)``, compiled whole."""
     return compiled(lambda p, t: jax.jvp(f, p, t))(tuple(primals), tuple(tangents))
+
+
+def vjp(f: Callable[..., Any], primals: Any, cotangent: Any) -> Any:
+    """``jax.vjp(f, *primals)[1](cotangent)`` (the input cotangents), compiled whole."""
+    return compiled(lambda p, c: jax.vjp(f, *p)[1](c))(tuple(primals), cotangent)

@@ -91,16 +91,16 @@ def test_growing_generation_loop_never_compiles():
     model, _, _ = build(torch, "gpt", small=True)
     idx = torch.zeros((1, 1), dtype=torch.long)
     with lazy.enabled(), torch.no_grad():
-        for _ in range(6):
+        for _ in range(3):
             logits = model(idx)[:, -1, :]
             nxt = torch.argmax(logits, dim=-1, keepdim=True)
             idx = torch.cat([idx, nxt], dim=1)
             assert idx.shape[1] > 0 and int(idx[0, -1]) >= 0  # a value read each step
         stats = lazy.stats()
-    assert stats.get("compiled", 0) == 0 and stats["eager"] == 6, stats
+    assert stats.get("compiled", 0) == 0 and stats["eager"] == 3, stats
     with torch.no_grad():
         want = torch.zeros((1, 1), dtype=torch.long)
-        for _ in range(6):
+        for _ in range(3):
             nxt = torch.argmax(model(want)[:, -1, :], dim=-1, keepdim=True)
             want = torch.cat([want, nxt], dim=1)
     assert idx.tolist() == want.tolist()

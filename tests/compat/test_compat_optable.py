@@ -16,6 +16,7 @@ from compat_helpers import npv
 
 import compat.torch as ctorch
 from compat._core.optable import REGISTRY, SPD, Idx, Mask, T
+from tests.cases import sample as _sample
 
 CASES = [
     pytest.param(name, i, id=f"{name}-{i}")
@@ -125,7 +126,11 @@ def _assert_same(ours, theirs, name):
         np.testing.assert_allclose(npv(o), npv(t), rtol=tol[0], atol=tol[1], err_msg=name)
 
 
-@pytest.mark.parametrize(("name", "i"), CASES)
+def _row(case) -> str:
+    return case.values[0]
+
+
+@pytest.mark.parametrize(("name", "i"), _sample(CASES, salt="test_row_matches_pytorch", group=_row))
 def test_row_matches_pytorch(name, i, real_torch):
     d = REGISTRY[name]
     sample = d.samples[i]
@@ -156,12 +161,16 @@ def _gauged(d, out):
 
 @pytest.mark.parametrize(
     ("name", "i"),
-    [
-        c
-        for c in CASES
-        if REGISTRY[c.values[0]].samples[c.values[1]].grad
-        and REGISTRY[c.values[0]].samples[c.values[1]].dtype.startswith("float")
-    ],
+    _sample(
+        [
+            c
+            for c in CASES
+            if REGISTRY[c.values[0]].samples[c.values[1]].grad
+            and REGISTRY[c.values[0]].samples[c.values[1]].dtype.startswith("float")
+        ],
+        salt="test_row_gradients_match_pytorch",
+        group=_row,
+    ),
 )
 def test_row_gradients_match_pytorch(name, i, real_torch):
     d = REGISTRY[name]

@@ -1,0 +1,63 @@
+"""Which cases of a large parametrised table a run executes.
+
+The registry's rule tests and the op tables multiply primitives (or ops) by examples by
+rules: thousands of cases, each compiling a few small XLA programs. Under ``CI`` (set by
+``.ci/run``, which must stay within 30 minutes on 2 cores) a table runs a stable sample of
+its cases: the first case of every group (every primitive, every op) always, and a
+fraction of the others chosen by a hash of the case's id salted with the test's name, so
+different tests of the same table keep different cases and together cover all of them.
+This is what JAX's own suite does with ``JAX_NUM_GENERATED_CASES``, and what the
+hypothesis ``ci`` profile (tests/conftest.py) does for generated inputs.
+
+Without ``CI`` every case runs. ``FUNCGRAD_TEST_CASES=all`` or ``=sample`` overrides the
+choice either way (``FUNCGRAD_TEST_CASES=all CI=1 python -m pytest`` is the full run).
+"""
+
+from __future__ import annotations
+
+import os
+import zlib
+from collections.abc import Callable, Sequence
+from typing import Any
+
+MODE = os.environ.get("FUNCGRAD_TEST_CASES") or ("sample" if os.environ.get("CI") else "all")
+if MODE not in ("all", "sample"):
+    raise ValueError(f"FUNCGRAD_TEST_CASES must be 'all' or 'sample', not {MODE!r}")
+
+
+def _unit(text: str) -> float:
+    """A stable number in [0, 1) for ``text`` (not Python's salted ``hash``)."""
+    return zlib.crc32(text.encode()) / 2**32
+
+
+def sample(
+    cases: Sequence[Any],
+    *,
+    salt: str,
+    share: float = 0.5,
+    group: Callable[[Any], Any] | None = None,
+) -> list[Any]:
+    """The cases of ``cases`` this run executes (all of them unless sampling).
+
+    Args:
+        cases: ``pytest.param`` objects (their ``id`` is hashed) or plain values (their
+            ``str``).
+        salt: the test's name, so two tests sample the same table differently.
+        share: the fraction of the other cases to keep.
+        group: a case's group (its primitive, its op): the first case of each group is
+            kept whatever the hash, so every group is tested.
+
+    Returns:
+        The kept cases, in their original order.
+    """
+    if MODE == "all":
+        return list(cases)
+    kept, groups = [], set()
+    for c in cases:
+        name = getattr(c, "id", None) or str(c)
+        first = group is not None and group(c) not in groups
+        if group is not None:
+            groups.add(group(c))
+        if first or _unit(f"{salt}:{name}") < share:
+            kept.append(c)
+    return kept
