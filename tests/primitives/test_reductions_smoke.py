@@ -11,6 +11,7 @@ import pytest
 import funcgrad as fg
 from funcgrad.core.primitive import REGISTRY
 from funcgrad.primitives import reductions as rd
+from tests.cases import sample
 
 jax.config.update("jax_enable_x64", True)
 
@@ -27,7 +28,9 @@ def _example(p, i):
     return p.examples(np.random.default_rng(0))[i]
 
 
-@pytest.mark.parametrize("p,i", CASES)
+@pytest.mark.parametrize(
+    "p,i", sample(CASES, salt="test_rules_against_jax", group=lambda c: c.values[0].name)
+)
 def test_rules_against_jax(p, i):
     """First and second derivatives agree with JAX's derivatives of the lowering."""
     ex = _example(p, i)
@@ -48,7 +51,9 @@ def test_rules_against_jax(p, i):
         np.testing.assert_allclose(h, h_ref, rtol=1e-10, atol=1e-10)
 
 
-@pytest.mark.parametrize("p,i", CASES)
+@pytest.mark.parametrize(
+    "p,i", sample(CASES, salt="test_batch_rule_every_axis", group=lambda c: c.values[0].name)
+)
 def test_batch_rule_every_axis(p, i):
     ex = _example(p, i)
     (x,) = ex.args

@@ -15,6 +15,7 @@ from funcgrad.core.primitive import REGISTRY
 from funcgrad.core.zeros import Zero
 from funcgrad.primitives import indexing as ix
 from funcgrad.primitives import shape as sh
+from tests.cases import sample
 
 jax.config.update("jax_enable_x64", True)
 
@@ -40,7 +41,9 @@ def _variant(a, rng):
     return rng.random(a.shape) < 0.5
 
 
-@pytest.mark.parametrize("p,i", CASES)
+@pytest.mark.parametrize(
+    "p,i", sample(CASES, salt="test_rules_against_jax", group=lambda c: c.values[0].name)
+)
 def test_rules_against_jax(p, i):
     """fg.jvp / fg.vjp agree with JAX's own derivatives of the lowering."""
     ex = _example(p, i)
@@ -72,7 +75,10 @@ def test_rules_against_jax(p, i):
         np.testing.assert_allclose(np.asarray(g), np.asarray(g_ref), rtol=1e-12, atol=1e-12)
 
 
-@pytest.mark.parametrize("p,i", CASES)
+@pytest.mark.parametrize(
+    "p,i",
+    sample(CASES, salt="test_batch_rule_every_subset_and_axis", group=lambda c: c.values[0].name),
+)
 def test_batch_rule_every_subset_and_axis(p, i):
     """The batch rule vs a loop, for every subset of batched operands and batch positions,
     with index operands that differ per example (and go out of range)."""
