@@ -152,8 +152,8 @@ def _dispatch_executables() -> int:
     n = 0
     for sh in list(_all_shared):
         size = getattr(sh.dispatch, "_cache_size", None)
-        if size is not None:
-            n += size()
+        if size is not None:  # JAX's counter can go below zero after a clear_cache()
+            n += max(size(), 0)
     return n
 
 
