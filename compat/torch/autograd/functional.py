@@ -226,6 +226,31 @@ def _single_output(outputs: tuple, was_tuple: bool, fn: str) -> None:
 
 
 # ---------------------------------------------------------------- public API
+
+
+def _product(
+    outputs: tuple,
+    out_tuple: bool,
+    in_tuple: bool,
+    of: tuple,
+    wrt: tuple,
+    v: tuple,
+    check: tuple,
+    strict: bool,
+    create_graph: bool,
+    stage: str,
+) -> tuple[Any, Any]:
+    """The vector product ``grad(of, wrt, v)`` (unused inputs as zeros, or ``strict``'s error
+    naming ``stage``), returned with ``func``'s outputs in the caller's tuple structure."""
+    with _gm.set_grad_enabled(create_graph or _gm.is_grad_enabled()):
+        res = _grad_of(of, wrt, v, create_graph=create_graph)
+        res = _zeros_for_none(res, check, strict, create_graph, stage)
+    return (
+        _untuple(_finish(outputs, create_graph), out_tuple),
+        _untuple(_finish(res, create_graph), in_tuple),
+    )
+
+
 def vjp(
     func: Callable, inputs: Any, v: Any = None, create_graph: bool = False, strict: bool = False
 ) -> tuple[Any, Any]:
@@ -235,12 +260,8 @@ def vjp(
         inputs = _fresh(inputs, create_graph, need_graph=True)
         out_tuple, outputs = _call(func, inputs, "vjp", strict)
         v = _vector(v, outputs, out_tuple, create_graph, "vjp", _V_OF_OUTPUT)
-    with _gm.set_grad_enabled(create_graph or _gm.is_grad_enabled()):
-        res = _grad_of(outputs, inputs, v, create_graph=create_graph)
-        res = _zeros_for_none(res, inputs, strict, create_graph, "back")
-    return (
-        _untuple(_finish(outputs, create_graph), out_tuple),
-        _untuple(_finish(res, create_graph), in_tuple),
+    return _product(
+        outputs, out_tuple, in_tuple, outputs, inputs, v, inputs, strict, create_graph, "back"
     )
 
 
@@ -256,12 +277,9 @@ def jvp(
         dummies = tuple(_ns.zeros_like(o, requires_grad=True) for o in outputs)
         back = _grad_of(outputs, inputs, dummies, create_graph=True)
         _strict_grads(back, "grad_inputs", strict)
-    with _gm.set_grad_enabled(create_graph or _gm.is_grad_enabled()):
-        res = _grad_of(back, dummies, v, create_graph=create_graph)
-        res = _zeros_for_none(res, outputs, strict, create_graph, "back_trick")
-    return (
-        _untuple(_finish(outputs, create_graph), out_tuple),
-        _untuple(_finish(res, create_graph), out_tuple),
+    # J v has the outputs' structure
+    return _product(
+        outputs, out_tuple, out_tuple, back, dummies, v, outputs, strict, create_graph, "back_trick"
     )
 
 
@@ -450,12 +468,8 @@ def vhp(
         in_tuple, inputs, v, out_tuple, outputs, jac = _scalar_grad(
             func, inputs, v, create_graph, strict, "vhp"
         )
-    with _gm.set_grad_enabled(create_graph or _gm.is_grad_enabled()):
-        res = _grad_of(jac, inputs, v, create_graph=create_graph)
-        res = _zeros_for_none(res, inputs, strict, create_graph, "double_back")
-    return (
-        _untuple(_finish(outputs, create_graph), out_tuple),
-        _untuple(_finish(res, create_graph), in_tuple),
+    return _product(
+        outputs, out_tuple, in_tuple, jac, inputs, v, inputs, strict, create_graph, "double_back"
     )
 
 
@@ -470,10 +484,15 @@ def hvp(
         dummies = tuple(_ns.zeros_like(x, requires_grad=True) for x in inputs)
         back = _grad_of(jac, inputs, dummies, create_graph=True)
         _strict_grads(jac, "hessian", strict)
-    with _gm.set_grad_enabled(create_graph or _gm.is_grad_enabled()):
-        res = _grad_of(back, dummies, v, create_graph=create_graph)
-        res = _zeros_for_none(res, inputs, strict, create_graph, "double_back_trick")
-    return (
-        _untuple(_finish(outputs, create_graph), out_tuple),
-        _untuple(_finish(res, create_graph), in_tuple),
+    return _product(
+        outputs,
+        out_tuple,
+        in_tuple,
+        back,
+        dummies,
+        v,
+        inputs,
+        strict,
+        create_graph,
+        "double_back_trick",
     )
