@@ -420,11 +420,6 @@ def test_errors_name_function_and_shapes():
         flax_linalg.triangular_solve(A3, _rand(2, 2), left_side=True)
 
 
-def test_nonsymmetric_eig_not_available():
-    with pytest.raises(NotImplementedError, match="eig"):
-        fnp.linalg.eig(A3)
-
-
 @pytest.mark.parametrize("ord", [2, -2, "nuc"])
 def test_matrix_norms_from_singular_values(ord):
     x = _rand(2, 3, 4)

@@ -27,11 +27,13 @@ from funcgrad.numpy._core import (
     unsupported,
 )
 from funcgrad.primitives import decomp
+from funcgrad.primitives import eig as _eig
 from funcgrad.primitives import elementwise as ew
 from funcgrad.primitives import shape as sh
 
 __all__ = [
     "cholesky",
+    "eig",
     "eigh",
     "lu",
     "lu_pivots_to_permutation",
@@ -71,6 +73,29 @@ def cholesky(x: Any, *, symmetrize_input: bool = True) -> Any:
     if symmetrize_input:
         x = symmetrize(x)
     return decomp.cholesky(x)
+
+
+def eig(
+    x: Any,
+    *,
+    compute_left_eigenvectors: bool = True,
+    compute_right_eigenvectors: bool = True,
+    enable_eigvec_derivs: bool = False,
+    implementation: Any = None,
+    use_magma: bool | None = None,
+) -> list[Any]:
+    """Eigendecomposition of a general square matrix: ``[w, vl, vr]`` (``vl``/``vr`` only
+    when asked for), all complex. CPU only, as in JAX. Eigenvalue derivatives assume
+    distinct eigenvalues; eigenvector derivatives need ``enable_eigvec_derivs=True``
+    (``geev``'s normalisation: unit norm, real largest-magnitude component)."""
+    del implementation, use_magma
+    x = _matrix(x, "eig", square=True)
+    return _eig.eig(
+        x,
+        compute_left_eigenvectors=compute_left_eigenvectors,
+        compute_right_eigenvectors=compute_right_eigenvectors,
+        enable_eigvec_derivs=enable_eigvec_derivs,
+    )
 
 
 def eigh(

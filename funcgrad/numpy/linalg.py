@@ -43,6 +43,7 @@ from funcgrad.numpy._shape import matrix_transpose
 from funcgrad.primitives import decomp
 
 __all__ = [
+    "EigResult",
     "EighResult",
     "QRResult",
     "SVDResult",
@@ -52,7 +53,9 @@ __all__ = [
     "cross",
     "det",
     "diagonal",
+    "eig",
     "eigh",
+    "eigvals",
     "eigvalsh",
     "inv",
     "lstsq",
@@ -77,6 +80,11 @@ __all__ = [
     "vecdot",
     "vector_norm",
 ]
+
+
+class EigResult(NamedTuple):
+    eigenvalues: Any
+    eigenvectors: Any
 
 
 class EighResult(NamedTuple):
@@ -296,6 +304,22 @@ def qr(a: ArrayLike, mode: str = "reduced") -> Any:
         raise ValueError(f"qr: unsupported mode {mode!r}{here()}")
     q, r = decomp.qr(a, full_matrices=mode == "complete")
     return r if mode == "r" else QRResult(q, r)
+
+
+def eig(a: ArrayLike) -> EigResult:
+    """Eigenvalues and right eigenvectors (columns, unit norm) of a general square
+    matrix, always complex. CPU only, as in JAX; eigenvalue derivatives only."""
+    (a,) = _inexact("eig", a)
+    _square("eig", a)
+    w, v = lax_linalg.eig(a, compute_left_eigenvectors=False)
+    return EigResult(w, v)
+
+
+def eigvals(a: ArrayLike) -> Any:
+    """Eigenvalues of a general square matrix, always complex."""
+    (a,) = _inexact("eigvals", a)
+    _square("eigvals", a)
+    return lax_linalg.eig(a, compute_left_eigenvectors=False, compute_right_eigenvectors=False)[0]
 
 
 def eigh(a: ArrayLike, UPLO: str | None = None, symmetrize_input: bool = True) -> EighResult:
@@ -621,11 +645,3 @@ def diagonal(x: Any, /, *, offset: int = 0) -> Any:
     """The ``offset`` diagonal of the last two axes (Array API)."""
 
     return _diagonal(x, offset, -2, -1)
-
-
-def __getattr__(name: str) -> object:
-    if name in ("eig", "eigvals"):
-        raise NotImplementedError(
-            f"funcgrad.numpy.linalg.{name} is not implemented (nonsymmetric eigenproblems)"
-        )
-    raise AttributeError(f"module 'funcgrad.numpy.linalg' has no attribute {name!r}")

@@ -9,6 +9,7 @@ from funcgrad.primitives import (  # noqa: F401
     custom_calls,
     decomp,
     effects,
+    eig,
     elementwise,
     fft,
     indexing,

@@ -1,0 +1,243 @@
+"""The general (non-symmetric) eigendecomposition ``eig`` as a primitive, lowered to
+``jax.lax.linalg.eig`` (CPU only, as in JAX).
+
+Outputs are ``[w, vl?, vr?]``: complex eigenvalues, then the left and right eigenvectors
+that ``compute_left_eigenvectors`` / ``compute_right_eigenvectors`` ask for, always of
+the complex dtype of the operand's precision. LAPACK's ``geev`` normalises each
+eigenvector to unit 2-norm with a real largest-magnitude component.
+
+Derivatives (JAX's rules, written with ``funcgrad.numpy`` so they transform again):
+
+* eigenvalues: ``dw = diag(V^{-1} dA V)`` (distinct eigenvalues assumed);
+* eigenvectors, only with ``enable_eigvec_derivs=True`` (as in JAX, since the result is
+  valid only for distinct eigenvalues and a unique largest-magnitude component):
+  ``dV = V (F o V^{-1} dA V) + V diag(c)`` where ``c`` keeps ``geev``'s normalisation;
+  left eigenvectors are right eigenvectors of ``A^H`` with eigenvalues ``conj(w)``.
+* the VJP is the exact (real-linear) adjoint of that JVP; for a real operand the
+  cotangent is its real part.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from jax import lax
+
+from funcgrad.core.interp import bind, to_aval
+from funcgrad.core.ir import Aval
+from funcgrad.core.primitive import Example, Primitive
+from funcgrad.core.zeros import Zero, is_zero
+from funcgrad.primitives import rules
+from funcgrad.primitives.decomp import (
+    _H,
+    FAMILY,
+    _as,
+    _check_matrix,
+    _conj,
+    _ct,
+    _diag,
+    _embed,
+    _fnp,
+    _mm,
+    _pairing_adjoint,
+)
+from funcgrad.primitives.rules import rand
+
+_PARAMS = ("compute_left_eigenvectors", "compute_right_eigenvectors", "enable_eigvec_derivs")
+
+eig_p = Primitive("eig", family=FAMILY, multiple_results=True)
+
+
+def _complex_dtype(dtype: np.dtype) -> np.dtype:
+    return np.result_type(dtype, np.complex64)
+
+
+@eig_p.def_abstract_eval
+def _eig_abstract_eval(
+    a: Aval,
+    *,
+    compute_left_eigenvectors: bool,
+    compute_right_eigenvectors: bool,
+    enable_eigvec_derivs: bool,
+) -> list[Aval]:
+    _check_matrix("eig", a)
+    ct = _complex_dtype(a.dtype)
+    outs = [Aval(a.shape[:-1], ct)]
+    outs += [Aval(a.shape, ct)] * (int(compute_left_eigenvectors) + int(compute_right_eigenvectors))
+    return outs
+
+
+def _eig_lower(
+    a: Any,
+    *,
+    compute_left_eigenvectors: bool,
+    compute_right_eigenvectors: bool,
+    enable_eigvec_derivs: bool,
+) -> list:
+    del enable_eigvec_derivs
+    return list(
+        lax.linalg.eig(
+            a,
+            compute_left_eigenvectors=compute_left_eigenvectors,
+            compute_right_eigenvectors=compute_right_eigenvectors,
+        )
+    )
+
+
+eig_p.lower = _eig_lower
+
+
+def _check_vec_derivs(p: dict) -> None:
+    if (p["compute_left_eigenvectors"] or p["compute_right_eigenvectors"]) and not p[
+        "enable_eigvec_derivs"
+    ]:
+        raise NotImplementedError(
+            "Derivatives of non-symmetric eigenvectors are only valid under assumptions on "
+            "the input that funcgrad cannot check (distinct eigenvalues, a unique "
+            "largest-magnitude component per eigenvector). Pass enable_eigvec_derivs=True "
+            "to funcgrad.lax.linalg.eig to opt in."
+        )
+
+
+def _gaps(w: Any) -> Any:
+    """``F_ij = 1 / (w_j - w_i)`` off the diagonal, ``0`` on it (complex ``w``)."""
+    fnp = _fnp()
+    n = to_aval(w).shape[-1]
+    eye = fnp.eye(n, dtype=to_aval(w).dtype)
+    return 1.0 / (eye + w[..., None, :] - w[..., :, None]) - eye
+
+
+def _argmax_mask(v: Any) -> Any:
+    """One-hot (per column) of each eigenvector's largest-magnitude component."""
+    fnp = _fnp()
+    n = to_aval(v).shape[-2]
+    k = fnp.argmax(fnp.abs(v), axis=-2)
+    return _as(fnp.equal(fnp.arange(n)[:, None], k[..., None, :]), to_aval(v).dtype)
+
+
+def _vec_tangent(w: Any, v: Any, p_mat: Any) -> tuple[Any, Any]:
+    """``(dw, dv)`` from ``P = V^{-1} dA V`` under ``geev``'s normalisation."""
+    fnp = _fnp()
+    u = _mm(v, _gaps(w) * p_mat)
+    mask = _argmax_mask(v)
+    re = -fnp.real(fnp.sum(_conj(v) * u, axis=-2))
+    im = -fnp.imag(fnp.sum(mask * u, axis=-2)) / fnp.real(fnp.sum(mask * v, axis=-2))
+    c = _as(re, to_aval(v).dtype) + 1j * _as(im, to_aval(v).dtype)
+    return _diag(p_mat), u + v * c[..., None, :]
+
+
+def _vec_adjoint(w: Any, v: Any, gv: Any) -> Any:
+    """Hermitian adjoint of ``P -> dv`` of :func:`_vec_tangent` (``P``'s cotangent)."""
+    fnp = _fnp()
+    dt = to_aval(v).dtype
+    gc = fnp.sum(_conj(v) * gv, axis=-2)
+    mask = _argmax_mask(v)
+    r = fnp.real(fnp.sum(mask * v, axis=-2))
+    gu = gv - v * _as(fnp.real(gc), dt)[..., None, :]
+    gu = gu - 1j * mask * _as(fnp.imag(gc) / r, dt)[..., None, :]
+    return _conj(_gaps(w)) * _mm(_H(v), gu)
+
+
+def _solve(v: Any, b: Any) -> Any:
+    return _fnp().linalg.solve(v, b)
+
+
+@eig_p.def_jvp
+def _eig_jvp(primals: list, tangents: list, **p: Any) -> tuple:
+    (a,), (da,) = primals, tangents
+    _check_vec_derivs(p)
+    left = p["compute_left_eigenvectors"]
+    outs = eig_p.bind(a, **{**p, "compute_right_eigenvectors": True})
+    w, vr = outs[0], outs[-1]
+    dt = to_aval(w).dtype
+    da = _as(da, dt)
+    p_mat = _mm(_solve(vr, da), vr)
+    if not (left or p["compute_right_eigenvectors"]):
+        return [w], [_diag(p_mat)]
+    dw, dvr = _vec_tangent(w, vr, p_mat)
+    primal, tangent = [w], [dw]
+    if left:
+        vl = outs[1]
+        _, dvl = _vec_tangent(_conj(w), vl, _mm(_solve(vl, _H(da)), vl))
+        primal.append(vl)
+        tangent.append(dvl)
+    if p["compute_right_eigenvectors"]:
+        primal.append(vr)
+        tangent.append(dvr)
+    return primal, tangent
+
+
+@eig_p.def_vjp
+def _eig_vjp(cts: list, a: Any, *, out: Any, **p: Any) -> tuple:
+    a_aval = to_aval(a).strip_weak()
+    if all(is_zero(c) for c in cts):
+        return (Zero(a_aval),)
+    _check_vec_derivs(p)
+    left, right = p["compute_left_eigenvectors"], p["compute_right_eigenvectors"]
+    w = out[0]
+    vl = out[1] if left else None
+    vr = out[-1] if right else eig_p.bind(a, **{**p, "compute_right_eigenvectors": True})[-1]
+    dt = to_aval(w).dtype
+    gs = [_ct(cts[0], w)]
+    if left:
+        gs.append(_ct(cts[1], vl))
+    if right:
+        gs.append(_ct(cts[-1], vr))
+
+    def adjoint(gw: Any, *gvs: Any) -> Any:
+        gp = _embed(gw, dt)
+        ga = 0.0
+        if right:
+            gp = gp + _vec_adjoint(w, vr, gvs[-1])
+        if left:
+            gpl = _vec_adjoint(_conj(w), vl, gvs[0])
+            # P_l = vl^{-1} dA^H vl: dA's Hermitian cotangent is (vl^{-H} gpl vl^H)^H
+            ga = _H(_mm(_solve(_H(vl), gpl), _H(vl)))
+        return _mm(_solve(_H(vr), gp), _H(vr)) + ga
+
+    g = _pairing_adjoint(adjoint, *gs)
+    if a_aval.dtype.kind != "c":
+        g = _fnp().real(g)
+    return (g,)
+
+
+@eig_p.def_batch
+def _eig_batch(args: list, dims: list, **p: Any) -> tuple:
+    outs = eig_p.bind(rules.moveaxis(args[0], dims[0], 0), **p)
+    return outs, [0] * len(outs)
+
+
+def _distinct(rng: np.random.Generator, n: int, dtype: str = "float64") -> np.ndarray:
+    """A matrix with eigenvalues 1, 2, ..., n and a well-conditioned eigenbasis."""
+    s = np.eye(n) + 0.3 * rand(rng, (n, n), dtype)
+    return ((s * np.arange(1.0, n + 1)) @ np.linalg.inv(s)).astype(dtype)
+
+
+def _ex(a: np.ndarray, left: bool = False, right: bool = False, derivs: bool = True) -> Example:
+    return Example([a], dict(zip(_PARAMS, (left, right, derivs))))
+
+
+eig_p.examples = lambda rng: [
+    _ex(_distinct(rng, 3)),
+    _ex(_distinct(rng, 3), right=True),
+    _ex(np.stack([_distinct(rng, 2), _distinct(rng, 2)]), left=True, right=True),
+    _ex(_distinct(rng, 3, "complex128"), left=True, right=True),
+]
+
+
+def eig(
+    x: Any,
+    *,
+    compute_left_eigenvectors: bool = True,
+    compute_right_eigenvectors: bool = True,
+    enable_eigvec_derivs: bool = False,
+) -> list:
+    """``[w, vl?, vr?]``: eigenvalues and the requested left/right eigenvectors."""
+    return bind(
+        eig_p,
+        x,
+        compute_left_eigenvectors=bool(compute_left_eigenvectors),
+        compute_right_eigenvectors=bool(compute_right_eigenvectors),
+        enable_eigvec_derivs=bool(enable_eigvec_derivs),
+    )

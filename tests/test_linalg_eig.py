@@ -1,0 +1,157 @@
+"""The general eigendecomposition (``funcgrad.numpy.linalg.eig``/``eigvals``,
+``funcgrad.lax.linalg.eig``) against JAX: values (both lower to LAPACK's ``geev``, so
+they agree exactly, and ``A V = V diag(w)`` holds), derivatives vs ``jax.jvp``/``jax.grad``,
+``vmap`` vs a loop, ``jit`` and errors. The primitive's own rules are also checked by
+tests/test_registry.py (finite differences, adjoint identity, second order, batching).
+"""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import jax_oracle as jo
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import funcgrad as fg
+import funcgrad.numpy as fnp
+from funcgrad.lax import linalg as flax_linalg
+
+
+def _distinct(seed: int, n: int, dtype: str = "float64", batch: tuple = ()) -> np.ndarray:
+    """Matrices with eigenvalues 1..n (well separated) and a well-conditioned basis."""
+    rng = np.random.default_rng(seed)
+    s = rng.standard_normal((*batch, n, n))
+    if np.dtype(dtype).kind == "c":
+        s = s + 1j * rng.standard_normal((*batch, n, n))
+    s = np.eye(n) + 0.3 * s
+    return ((s * np.arange(1.0, n + 1)) @ np.linalg.inv(s)).astype(dtype)
+
+
+def _rand(seed: int, *shape: int) -> np.ndarray:
+    return np.random.default_rng(seed).standard_normal(shape)
+
+
+def _close(got, want, rtol=1e-8, atol=1e-8):
+    got, want = jax.tree_util.tree_leaves(got), jax.tree_util.tree_leaves(want)
+    assert len(got) == len(want)
+    for g, w in zip(got, want):
+        g, w = np.asarray(g), np.asarray(w)
+        assert g.shape == w.shape and g.dtype == w.dtype, (g.shape, w.shape, g.dtype, w.dtype)
+        np.testing.assert_allclose(g, w, rtol=rtol, atol=atol)
+
+
+ROTATION = np.array([[0.0, -2.0, 0.5], [2.0, 0.0, 0.1], [0.0, 0.3, 1.0]])  # complex pair
+
+
+@pytest.mark.parametrize(
+    "a",
+    [ROTATION, _distinct(0, 3, "complex128"), _distinct(1, 2, batch=(2,))],
+    ids=["real-complex-pair", "complex128", "batch"],
+)
+def test_values_match_jax_and_satisfy_the_eigen_equation(a):
+    got = fnp.linalg.eig(a)
+    assert type(got).__name__ == "EigResult"
+    _close(tuple(got), tuple(jnp.linalg.eig(a)))
+    w, v = np.asarray(got.eigenvalues), np.asarray(got.eigenvectors)
+    np.testing.assert_allclose(a @ v, v * w[..., None, :], atol=1e-10)
+    np.testing.assert_allclose(np.linalg.norm(v, axis=-2), 1.0)
+    _close(fnp.linalg.eigvals(a), jnp.linalg.eigvals(a))
+    # left eigenvectors: vl^H a = diag(w) vl^H
+    got = flax_linalg.eig(a)
+    _close(got, jax.lax.linalg.eig(a))
+    w, vl, _ = (np.asarray(x) for x in got)
+    vlh = np.conj(np.swapaxes(vl, -1, -2))
+    np.testing.assert_allclose(vlh @ a, w[..., :, None] * vlh, atol=1e-10)
+
+
+def test_dtypes_jit_and_vmap():
+    a = _distinct(2, 3, batch=(4,))
+    assert fnp.linalg.eigvals(a.astype(np.float32)).dtype == np.complex64
+    assert (
+        fnp.linalg.eigvals(np.eye(2, dtype=np.int32)).dtype
+        == jnp.linalg.eigvals(np.eye(2, dtype=np.int32)).dtype
+    )
+    _close(fg.jit(fnp.linalg.eig)(a[0]), jax.jit(jnp.linalg.eig)(a[0]))
+    got = fg.vmap(fnp.linalg.eig, in_axes=0)(a)
+    loop = [fnp.linalg.eig(x) for x in a]
+    for i, (w, v) in enumerate(loop):
+        _close((got[0][i], got[1][i]), (w, v))
+    got = fg.vmap(fnp.linalg.eigvals, in_axes=2)(np.moveaxis(a, 0, 2))
+    _close(got, jnp.linalg.eigvals(a))
+
+
+def _eigval_loss(m, c):
+    def f(a):
+        w = m.linalg.eigvals(a)
+        return m.sum(m.real(w) * c) + m.sum(m.imag(w) ** 2 * c)
+
+    return f
+
+
+@settings(max_examples=4, deadline=None)
+@given(seed=st.integers(0, 2**16), n=st.integers(2, 4))
+def test_eigenvalue_gradient_matches_jax(seed, n):
+    a = _distinct(seed, n) + 0.2 * _rand(seed + 1, n, n)
+    c = np.arange(1.0, n + 1)
+    want = jo.grad(_eigval_loss(jnp, c))(a)
+    _close(fg.grad(_eigval_loss(fnp, c))(a), want, rtol=1e-6, atol=1e-8)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "complex128"])
+def test_eigenvalue_jvp_and_vjp_match_jax(dtype):
+    a = _distinct(3, 3, dtype)
+    t = _distinct(4, 3, dtype)
+    _close(fg.jvp(fnp.linalg.eigvals, (a,), (t,)), jax.jvp(jnp.linalg.eigvals, (a,), (t,)))
+    ct = np.array([1.0 + 2.0j, -0.5j, 3.0])
+    got = fg.vjp(fnp.linalg.eigvals, a)[1](ct)
+    _close(got, jax.vjp(jnp.linalg.eigvals, a)[1](ct))
+
+
+def _vec_loss(m, linalg, left):
+    def f(a):
+        outs = linalg.eig(a, compute_left_eigenvectors=left, enable_eigvec_derivs=True)
+        w, vs = outs[0], outs[1:]
+        c = m.arange(1.0, a.shape[-1] + 1)
+        return m.sum(m.real(w) * c) + sum(m.sum(m.abs(v) ** 3 + m.real(v) * m.imag(v)) for v in vs)
+
+    return f
+
+
+@pytest.mark.parametrize("left", [False, True])
+@pytest.mark.parametrize("dtype", ["float64", "complex128"])
+def test_eigenvector_derivatives_match_jax(left, dtype):
+    """With enable_eigvec_derivs=True (geev's normalisation), gradients and JVPs of a
+    loss that depends on the normalised eigenvectors' components agree with JAX."""
+    a = _distinct(5, 3, dtype)
+    t = _distinct(6, 3, dtype)
+    f, g = _vec_loss(fnp, flax_linalg, left), _vec_loss(jnp, jax.lax.linalg, left)
+    _close(fg.grad(f)(a), jo.grad(g)(a), rtol=1e-6, atol=1e-8)
+    _close(fg.jvp(f, (a,), (t,)), jax.jvp(g, (a,), (t,)), rtol=1e-6, atol=1e-8)
+
+
+def test_gradient_under_vmap_and_jit():
+    a = _distinct(7, 3, batch=(2,))
+    c = np.array([1.0, -1.0, 2.0])
+    got = fg.jit(fg.vmap(fg.grad(_eigval_loss(fnp, c))))(a)
+    _close(got, jax.jit(jax.vmap(jax.grad(_eigval_loss(jnp, c))))(a), rtol=1e-6)
+
+
+def test_errors_like_jax():
+    a = _distinct(8, 3)
+    # eigenvector derivatives need the opt-in, in JAX as well
+    with pytest.raises(NotImplementedError, match="enable_eigvec_derivs"):
+        jax.grad(lambda x: jnp.sum(jnp.abs(jnp.linalg.eig(x)[1])))(a)
+    with pytest.raises(NotImplementedError, match="enable_eigvec_derivs"):
+        fg.grad(lambda x: fnp.sum(fnp.abs(fnp.linalg.eig(x)[1])))(a)
+    for fn in (fnp.linalg.eig, fnp.linalg.eigvals, flax_linalg.eig):
+        with pytest.raises(ValueError):
+            jnp.linalg.eig(np.ones((2, 3)))
+        with pytest.raises(ValueError, match="square"):
+            fn(np.ones((2, 3)))
+    with pytest.raises(TypeError):
+        jax.lax.linalg.eig(np.eye(2, dtype=np.int32))
+    with pytest.raises(TypeError, match="eig"):
+        flax_linalg.eig(np.eye(2, dtype=np.int32))
