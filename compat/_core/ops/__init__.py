@@ -25,6 +25,7 @@ from __future__ import annotations
 from compat._core.ops import (
     composite,  # noqa: F401
     linalg_decomp,  # noqa: F401
+    linalg_eig,  # noqa: F401
     linalg_ns,  # noqa: F401
     linalg_top,  # noqa: F401
     more,  # noqa: F401

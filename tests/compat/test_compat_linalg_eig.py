@@ -1,0 +1,207 @@
+"""``torch.linalg.eig``/``eigvals``, ``torch.cholesky`` and ``torch.triangular_solve``
+against real PyTorch.
+
+The op table's rows (``compat/_core/ops/linalg_eig.py``) are also compared value by
+value and gradient by gradient in ``test_compat_optable.py`` (``eig`` through its
+``gauge``). Here: eigenvalues directly (PyTorch's CPU kernel and funcgrad's both call
+LAPACK's ``geev``, so the order agrees), eigenvectors up to their phase, gradients of
+gauge-invariant losses (float64 and complex128), PyTorch's rejection of phase-dependent
+losses, errors, deprecation warnings and ``Tensor`` methods.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+from compat_helpers import npv
+
+import compat.torch as ctorch
+from compat._core.ops import _common
+
+RNG = np.random.default_rng(22)
+REAL = RNG.uniform(-1, 1, (3, 3))  # a random real matrix: a complex-conjugate pair or not
+PAIR = np.array([[0.0, -2.0, 0.5], [2.0, 0.0, 0.1], [0.0, 0.3, 1.0]])  # one conjugate pair
+CPLX = RNG.uniform(-1, 1, (2, 3, 3)) + 1j * RNG.uniform(-1, 1, (2, 3, 3))
+BATCH = RNG.uniform(-1, 1, (2, 4, 4))
+MATRICES = [REAL, PAIR, CPLX, BATCH]
+IDS = ["real", "pair", "complex128", "batch"]
+
+
+def _close(ours, theirs, rtol=1e-9, atol=1e-10):
+    assert str(ours.dtype) == str(theirs.dtype) and tuple(ours.shape) == tuple(theirs.shape)
+    np.testing.assert_allclose(npv(ours), npv(theirs.resolve_conj()), rtol=rtol, atol=atol)
+
+
+@pytest.mark.parametrize("a", MATRICES, ids=IDS)
+def test_eig_values_and_vectors_match_pytorch(a, real_torch):
+    ours, theirs = ctorch.linalg.eig(ctorch.tensor(a)), real_torch.linalg.eig(real_torch.tensor(a))
+    assert type(ours).__name__ == type(theirs).__name__ == "linalg_eig"
+    assert ours._fields == ("eigenvalues", "eigenvectors")
+    _close(ours.eigenvalues, theirs.eigenvalues)
+    assert str(ours.eigenvectors.dtype) == str(theirs.eigenvectors.dtype)
+    v, vt = npv(ours.eigenvectors), npv(theirs.eigenvectors)
+    # columns of unit norm, equal up to a phase each: |v_j^H vt_j| = 1
+    np.testing.assert_allclose(np.linalg.norm(v, axis=-2), 1.0, rtol=1e-12)
+    overlap = np.abs(np.sum(np.conj(v) * vt, axis=-2))
+    np.testing.assert_allclose(overlap, 1.0, rtol=1e-9)
+    w = npv(ours.eigenvalues)
+    np.testing.assert_allclose(a @ v, v * w[..., None, :], atol=1e-12)
+    _close(ctorch.linalg.eigvals(ctorch.tensor(a)), real_torch.linalg.eigvals(real_torch.tensor(a)))
+
+
+def test_eig_float32_gives_complex64(real_torch):
+    a = REAL.astype(np.float32)
+    ours, theirs = ctorch.linalg.eig(ctorch.tensor(a)), real_torch.linalg.eig(real_torch.tensor(a))
+    _close(ours.eigenvalues, theirs.eigenvalues, rtol=1e-5, atol=1e-6)
+    assert str(ours.eigenvectors.dtype) == str(theirs.eigenvectors.dtype) == "torch.complex64"
+
+
+def _grad(lib, a, loss):
+    x = lib.tensor(a, requires_grad=True)
+    (g,) = lib.autograd.grad(loss(lib, x), x)
+    return g
+
+
+def _eigvals_loss(lib, x):
+    w = lib.linalg.eigvals(x)
+    c = lib.arange(1.0, w.shape[-1] + 1, dtype=lib.float64)
+    return (w.real * c).sum() + (w.imag**2).sum()
+
+
+def _eig_loss(lib, x):
+    """Invariant under each eigenvector's phase: its squared moduli, and the
+    eigenvalue-weighted projector ``V diag(w) V^+`` through ``A``'s own product."""
+    w, v = lib.linalg.eig(x)
+    p = v.abs() ** 2
+    c = lib.arange(1.0, w.shape[-1] + 1, dtype=lib.float64)
+    return (p * c).sum() + ((w.real + w.imag) ** 2).sum() + (v * v.conj()).real.mean()
+
+
+@pytest.mark.parametrize("a", MATRICES, ids=IDS)
+@pytest.mark.parametrize("loss", [_eigvals_loss, _eig_loss], ids=["eigvals", "eig"])
+def test_gradients_of_gauge_invariant_losses_match_pytorch(a, loss, real_torch):
+    _close(_grad(ctorch, a, loss), _grad(real_torch, a, loss), rtol=1e-7, atol=1e-9)
+
+
+@pytest.mark.parametrize("a", [REAL, CPLX[0]], ids=["float64", "complex128"])
+def test_phase_dependent_losses_are_rejected_like_pytorch(a, real_torch):
+    def loss(lib, x):
+        return lib.linalg.eig(x).eigenvectors.real.sum()
+
+    for lib in (real_torch, ctorch):
+        with pytest.raises(RuntimeError, match=r"specified up to multiplication by e\^\{i phi\}"):
+            _grad(lib, a, loss)
+
+
+@pytest.mark.parametrize(
+    ("call", "exc", "match"),
+    [
+        (lambda lib: lib.linalg.eig(lib.ones(2, 3)), RuntimeError, "square matrices"),
+        (lambda lib: lib.linalg.eigvals(lib.ones(3)), RuntimeError, "at least 2 dimensions"),
+        (lambda lib: lib.linalg.eig(lib.eye(3, dtype=lib.int64)), RuntimeError, "Unknown Complex"),
+        (lambda lib: lib.linalg.eig(lib.eye(3, dtype=lib.half)), NotImplementedError, "'Half'"),
+        (lambda lib: lib.linalg.eigvals(lib.eye(3, dtype=lib.bfloat16)), NotImplementedError, ""),
+        (lambda lib: lib.cholesky(-lib.eye(3)), RuntimeError, "cholesky: .*not positive-def"),
+        (lambda lib: lib.cholesky(lib.ones(3)), RuntimeError, "^cholesky: .*2 dimensions"),
+        (lambda lib: lib.cholesky(lib.ones(2, 3)), RuntimeError, "^cholesky: .*square"),
+        (lambda lib: lib.cholesky(lib.eye(3, dtype=lib.int64)), NotImplementedError, "'Long'"),
+        (lambda lib: lib.triangular_solve(lib.ones(3), lib.eye(3)), RuntimeError, "b to have"),
+        (lambda lib: lib.triangular_solve(lib.ones(3, 1), lib.ones(3)), RuntimeError, "A to have"),
+        (
+            lambda lib: lib.triangular_solve(lib.ones(3, 1), lib.eye(3, dtype=lib.float64)),
+            RuntimeError,
+            "same dtype",
+        ),
+        (lambda lib: lib.triangular_solve(lib.ones(4, 1), lib.eye(3)), RuntimeError, "Incompat"),
+        (lambda lib: lib.triangular_solve(lib.ones(2, 1), lib.ones(2, 3)), RuntimeError, "square"),
+    ],
+)
+def test_errors_match_pytorch(call, exc, match, real_torch):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the deprecations, tested below
+        for lib in (real_torch, ctorch):
+            with pytest.raises(exc, match=match):
+                call(lib)
+    if match == "cholesky: .*not positive-def":
+        with pytest.raises(ctorch.linalg.LinAlgError):
+            call(ctorch)
+
+
+SPD = BATCH @ BATCH.transpose(0, 2, 1) + 4 * np.eye(4)
+HPD = CPLX @ CPLX.conj().transpose(0, 2, 1) + 3 * np.eye(3)
+
+
+@pytest.mark.parametrize("a", [SPD, HPD], ids=["float64", "complex128"])
+@pytest.mark.parametrize("upper", [False, True])
+def test_cholesky_matches_pytorch(a, upper, real_torch):
+    def loss(lib, x):
+        lo = lib.cholesky(x, upper)
+        return (lo.abs() ** 2 * lib.arange(1.0, lo.shape[-1] + 1, dtype=lib.float64)).sum()
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        _close(
+            ctorch.cholesky(ctorch.tensor(a), upper),
+            real_torch.cholesky(real_torch.tensor(a), upper),
+        )
+        _close(ctorch.tensor(a).cholesky(upper=upper), real_torch.tensor(a).cholesky(upper=upper))
+        _close(_grad(ctorch, a, loss), _grad(real_torch, a, loss), rtol=1e-8)
+
+
+TRI = (
+    np.triu(RNG.uniform(0.5, 2, (2, 3, 3)))
+    + 2 * np.eye(3)
+    + np.tril(RNG.uniform(-1, 1, (3, 3)), -1)
+)
+CTRI = TRI + 1j * RNG.uniform(-1, 1, (2, 3, 3))
+
+
+@pytest.mark.parametrize("a", [TRI, CTRI], ids=["float64", "complex128"])
+@pytest.mark.parametrize(
+    "kw",
+    [{}, {"upper": False}, {"transpose": True}, {"upper": False, "unitriangular": True}],
+    ids=["upper", "lower", "transpose", "unit-lower"],
+)
+def test_triangular_solve_matches_pytorch(a, kw, real_torch):
+    b = RNG.uniform(-1, 1, (3, 2)).astype(a.dtype)  # broadcast against A's batch
+
+    def run(lib):
+        bt, at = lib.tensor(b, requires_grad=True), lib.tensor(a, requires_grad=True)
+        out = lib.triangular_solve(bt, at, **kw)
+        w = lib.tensor(np.arange(24.0).reshape(2, 3, 4)[..., :2] / 10)
+        loss = (out.solution.abs() ** 2 * w).sum() + (out.cloned_coefficient.abs() ** 2).sum()
+        return out, lib.autograd.grad(loss, (bt, at))
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ours, theirs = run(ctorch), run(real_torch)
+    assert type(ours[0]).__name__ == type(theirs[0]).__name__ == "triangular_solve"
+    assert ours[0]._fields == ("solution", "cloned_coefficient")
+    for o, t in zip((*ours[0], *ours[1]), (*theirs[0], *theirs[1])):
+        _close(o, t, rtol=1e-8)
+
+
+def test_deprecation_warnings_and_methods(real_torch, monkeypatch):
+    """Both warn once per process (PyTorch: TORCH_WARN_ONCE); compat's once-set is reset
+    so its warning is seen, and PyTorch's text is compared where this process has not
+    shown it yet."""
+    monkeypatch.setattr(_common, "_WARNED", set())
+    msgs = {}
+    for lib in (real_torch, ctorch):
+        with warnings.catch_warnings(record=True) as seen:
+            warnings.simplefilter("always")
+            lib.tensor(SPD[0]).cholesky()
+            lib.tensor(np.eye(3)).triangular_solve(lib.tensor(TRI[0]))
+        msgs[lib] = [str(w.message).split(" (Triggered")[0] for w in seen]
+    ours = msgs[ctorch]
+    assert len(ours) == 2
+    assert ours[0].startswith("torch.cholesky is deprecated in favor of torch.linalg.cholesky")
+    assert ours[1].startswith("torch.triangular_solve is deprecated in favor of")
+    for theirs in msgs[real_torch]:
+        assert theirs in ours
+    _close(
+        ctorch.tensor(np.eye(3)).triangular_solve(ctorch.tensor(TRI[0])).solution,
+        real_torch.tensor(np.eye(3)).triangular_solve(real_torch.tensor(TRI[0])).solution,
+    )
