@@ -139,10 +139,44 @@ def executable(prog: Program) -> Callable[..., list]:
 
 
 def _raw_executable(prog: Program) -> Callable[..., list]:
+    if not prog.eqns and not prog.consts and all(type(v) is Var for v in prog.outvars):
+        return _Forward(prog)
     if len(prog.outvars) > PACK_OUTPUTS:
         return _packed(prog)
     fn = compile_cache.compiled(prog, name="compat_op")
     return functools.partial(fn, *prog.consts) if prog.consts else fn
+
+
+#: per argument type: whether it is a JAX array (a forwarded one is the output as is)
+_IS_JAX_ARRAY: dict[type, bool] = {}
+
+
+class _Forward:
+    """The executable of a program without equations whose outputs are among its inputs
+    (the backward of ``y + c``, of a reshape to the same shape...): returns those
+    arguments, as the compiled program would, without an XLA dispatch. Arguments that
+    are not JAX arrays (NumPy values, Python numbers) go through the compiled program,
+    which turns them into arrays."""
+
+    __slots__ = ("_fn", "idx", "prog")
+
+    def __init__(self, prog: Program) -> None:
+        pos = {v: i for i, v in enumerate(prog.invars)}
+        self.prog = prog
+        self.idx = tuple(pos[v] for v in prog.outvars)
+        self._fn: Callable | None = None
+
+    def __call__(self, *args: Any) -> list:
+        out = [args[i] for i in self.idx]
+        for o in out:
+            ok = _IS_JAX_ARRAY.get(type(o))
+            if ok is None:
+                ok = _IS_JAX_ARRAY[type(o)] = isinstance(o, jax.Array)
+            if not ok:
+                if self._fn is None:
+                    self._fn = compile_cache.compiled(self.prog, name="compat_op")
+                return self._fn(*args)
+        return out
 
 
 def call_jitted(f: Any, *args: Any) -> Any:

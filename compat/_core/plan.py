@@ -19,23 +19,24 @@ def toposort(roots: Sequence[Node]) -> list[Node]:
     """Nodes reachable from ``roots``, each before every node it feeds gradient into."""
     post: list[Node] = []
     seen: set[int] = set()
+    mark, done = seen.add, post.append
     for root in roots:
         if id(root) in seen:
             continue
-        seen.add(id(root))
-        stack: list[list] = [[root, 0]]
+        mark(id(root))
+        # each entry: a node and the iterator over its edges, resumed where it stopped
+        stack = [(root, iter(root._edges))]
+        push, pop = stack.append, stack.pop
         while stack:
-            top = stack[-1]
-            node, i = top
-            if i < len(node._edges):
-                top[1] = i + 1
-                e = node._edges[i]
+            node, edges = stack[-1]
+            for e in edges:
                 if e is not None and id(e[0]) not in seen:
-                    seen.add(id(e[0]))
-                    stack.append([e[0], 0])
+                    mark(id(e[0]))
+                    push((e[0], iter(e[0]._edges)))
+                    break
             else:
-                stack.pop()
-                post.append(node)
+                pop()
+                done(node)
     post.reverse()
     return post
 
@@ -65,9 +66,15 @@ class Plan:
                     reach.add(id(n))
             topo = [n for n in topo if id(n) in reach]
         self.topo, self.acc = topo, acc
-        self.hooks = any(not isinstance(n, AccumulateGrad) and n._has_hooks() for n in topo)
-        #: a node whose backward is Python (``autograd.Function``): run node by node
-        self.python = any(n._entry is None and not isinstance(n, AccumulateGrad) for n in topo)
+        self.hooks = self.python = False
+        for n in topo:
+            if n._entry is None:
+                if isinstance(n, AccumulateGrad):
+                    continue
+                #: a node whose backward is Python (``autograd.Function``): run node by node
+                self.python = True
+            if n._has_hooks():
+                self.hooks = True
 
     def executed(self) -> list[Node]:
         """The nodes whose backward runs (not leaves, not capture-only nodes)."""

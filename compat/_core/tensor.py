@@ -626,7 +626,7 @@ def apply(
             if a._requires_grad and grad_on:
                 req = True
         elif type(a) in _PY_SCALARS:
-            arrays.append(_dev_scalar(a))
+            arrays.append(_scalar_array(a))
             sig.append(type(a))
         else:
             arrays.append(a)
@@ -658,10 +658,9 @@ def _float_warned() -> None:
 _scalar_cache: dict = {}
 
 
-@x64
-def _dev_scalar(x: Any) -> Any:
+def _scalar_array(x: Any) -> Any:
     """A cached weakly typed device scalar for a Python number: passing device arrays to
-    the compiled programs is faster than passing Python numbers."""
+    the compiled programs is faster than passing Python numbers (64-bit mode must be on)."""
     key = (type(x), x)
     a = _scalar_cache.get(key)
     if a is None:
@@ -669,6 +668,10 @@ def _dev_scalar(x: Any) -> Any:
             _scalar_cache.clear()
         a = _scalar_cache[key] = jax.device_put(x)
     return a
+
+
+#: :func:`_scalar_array` with 64-bit mode switched on for the call
+_dev_scalar = x64(_scalar_array)
 
 
 #: while ``torch.func`` traces a function at top level: the tensors requiring grad that

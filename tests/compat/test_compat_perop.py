@@ -1,0 +1,91 @@
+"""The per-op fast paths keep PyTorch's results: backward nodes whose program only
+forwards a cotangent (``y + c``, ``y - c``, a same-shape reshape) skip the dispatch,
+and the graph walk orders shared nodes (diamonds) correctly; compared with PyTorch."""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+from compat_helpers import npv
+
+import compat.torch as ctorch
+from compat._core import engine
+from funcgrad import _engine
+
+real = pytest.importorskip("torch")
+
+
+def _mixed(t, x, n):
+    """A chain mixing nodes with a forwarding backward and nodes with a real one, with
+    diamonds (a value used twice) every few steps."""
+    y = x
+    for i in range(n):
+        y = y * 1.0001
+        y = y + 0.5
+        y = y - 0.25
+        y = y.reshape(y.shape)
+        if i % 3 == 0:
+            y = y * y + y  # a diamond: y feeds three uses
+    return y.sum()
+
+
+@pytest.mark.parametrize("assemble", ["never", "auto"])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_forwarding_backward_nodes_match_torch(monkeypatch, assemble, dtype):
+    monkeypatch.setattr(engine.policy, "assemble", assemble)
+    x0 = np.linspace(-0.5, 0.5, 3)
+    grads = {}
+    for lib in (ctorch, real):
+        x = lib.tensor(x0, dtype=getattr(lib, dtype), requires_grad=True)
+        out = _mixed(lib, x, 7)
+        for _ in range(3):  # node by node, then (auto) assembled from the second sighting
+            x.grad = None
+            out.backward(retain_graph=True)
+        grads[lib.__name__] = (npv(out), npv(x.grad), str(x.grad.dtype))
+    c, r = grads["compat.torch"], grads["torch"]
+    np.testing.assert_allclose(c[0], r[0], rtol=1e-5)
+    np.testing.assert_allclose(c[1], r[1], rtol=1e-5)
+    assert c[2] == r[2]
+
+
+def test_hooks_see_the_forwarded_gradient():
+    seen = {}
+    for lib in (ctorch, real):
+        x = lib.tensor([1.0, 2.0], requires_grad=True)
+        y = x * 3.0
+        z = y + 1.0  # AddBackward0 forwards z's gradient to y
+        got = []
+        y.register_hook(lambda g, got=got: got.append(npv(g)) or g * 2)
+        z.retain_grad()
+        (z * z).sum().backward()
+        seen[lib.__name__] = (got, npv(z.grad), npv(x.grad))
+    c, r = seen["compat.torch"], seen["torch"]
+    for a, b in zip(c[0], r[0]):
+        np.testing.assert_allclose(a, b)
+    np.testing.assert_allclose(c[1], r[1])
+    np.testing.assert_allclose(c[2], r[2])
+
+
+def _program(fn, *avals):
+    return _engine.trace_flat(fn, [_engine.Aval(s, np.dtype(d)) for s, d in avals], "test")
+
+
+def test_forwarding_executable_returns_jax_arrays_like_the_compiled_one():
+    """An equation-free program's executable: JAX arrays pass through, other values
+    (NumPy) become JAX arrays as the compiled program (the oracle, ``jax.jit``) makes them."""
+    prog = _program(lambda a, b: [b, a, b], ((2,), "float32"), ((), "float64"))
+    assert not prog.eqns
+    run = _engine.x64(_engine.executable(prog))
+    a, b = jnp.asarray([1.0, 2.0], jnp.float32), np.float64(3.5)
+    with jax.enable_x64(True):
+        want = jax.jit(lambda a, b: [b, a, b])(a, b)
+        arrays = (a, jnp.asarray(b))
+    for args in (arrays, (np.asarray(a), b)):
+        got = run(*args)
+        assert len(got) == len(want)
+        for g, w in zip(got, want):
+            assert isinstance(g, jax.Array)
+            assert g.dtype == w.dtype and g.shape == w.shape
+            np.testing.assert_array_equal(np.asarray(g), np.asarray(w))
