@@ -205,3 +205,84 @@ def test_deprecation_warnings_and_methods(real_torch, monkeypatch):
         ctorch.tensor(np.eye(3)).triangular_solve(ctorch.tensor(TRI[0])).solution,
         real_torch.tensor(np.eye(3)).triangular_solve(real_torch.tensor(TRI[0])).solution,
     )
+
+
+# ------------------------------------------------------------------ tolerances
+
+LOWRANK = np.stack(
+    [np.diag([3.0, 1.0, 1e-3]), RNG.uniform(-1, 1, (3, 2)) @ RNG.uniform(-1, 1, (2, 3))]
+)
+LOWRANK_C = LOWRANK + 1j * RNG.uniform(-0.1, 0.1, (2, 3, 3)) * np.array([1.0, 0.0])[:, None, None]
+
+
+def _tols(lib):
+    """Keyword/positional tolerance combinations, floats and batch-shaped tensors."""
+    return [
+        ((), {}),
+        ((), {"atol": 0.5}),
+        ((), {"rtol": 0.4}),
+        ((), {"atol": 0.1, "rtol": 0.4}),
+        ((), {"atol": -1.0}),
+        ((), {"atol": lib.tensor([0.5, 2.0], dtype=lib.float64)}),
+        ((), {"atol": lib.tensor([0.0, 2.0]), "rtol": lib.tensor([0.5, 0.0])}),
+        ((0.5,), {}),
+        ((), {"atol": lib.tensor(0.5, dtype=lib.float64), "rtol": 0.1}),  # 0-d: a float
+    ]
+
+
+@pytest.mark.parametrize("a", [LOWRANK, LOWRANK_C], ids=["float64", "complex128"])
+def test_pinv_and_matrix_rank_tolerances_match_pytorch(a, real_torch):
+    for i in range(len(_tols(ctorch))):
+        (args_o, kw_o), (args_t, kw_t) = _tols(ctorch)[i], _tols(real_torch)[i]
+        x_o, x_t = ctorch.tensor(a), real_torch.tensor(a)
+        _close(
+            ctorch.linalg.pinv(x_o, *args_o, **kw_o), real_torch.linalg.pinv(x_t, *args_t, **kw_t)
+        )
+        _close(
+            ctorch.linalg.matrix_rank(x_o, *args_o, **kw_o),
+            real_torch.linalg.matrix_rank(x_t, *args_t, **kw_t),
+        )
+
+
+@pytest.mark.parametrize("kw", [{"atol": 0.5}, {"rtol": 0.4}, {}], ids=["atol", "rtol", "default"])
+def test_pinv_gradients_with_tolerances_match_pytorch(kw, real_torch):
+    a = np.diag([3.0, 1.0, 1e-3]) + 0.01 * RNG.uniform(-1, 1, (3, 3))
+    c = np.arange(9.0).reshape(3, 3)
+
+    def loss(lib, x):
+        return (lib.linalg.pinv(x, **kw) * lib.tensor(c)).sum()
+
+    _close(_grad(ctorch, a, loss), _grad(real_torch, a, loss), rtol=1e-7, atol=1e-9)
+
+
+@pytest.mark.parametrize("driver", ["gelsy", "gelsd", "gelss", "gels"])
+@pytest.mark.parametrize("rcond", [None, 1e-2])
+def test_lstsq_rcond_matches_pytorch(driver, rcond, real_torch):
+    a, b = LOWRANK[0], np.ones((3, 2))
+    ours = ctorch.linalg.lstsq(ctorch.tensor(a), ctorch.tensor(b), rcond, driver=driver)
+    theirs = real_torch.linalg.lstsq(
+        real_torch.tensor(a), real_torch.tensor(b), rcond, driver=driver
+    )
+    for o, t in zip(ours, theirs):
+        _close(o, t, rtol=1e-8)
+
+
+@pytest.mark.parametrize(
+    ("call", "exc", "match"),
+    [
+        (
+            lambda lib: lib.linalg.pinv(lib.eye(3), atol=lib.tensor([0.5]), rtol=0.1),
+            TypeError,
+            "invalid combination of arguments",
+        ),
+        (lambda lib: lib.linalg.pinv(lib.eye(3), 0.1, atol=0.2), TypeError, "invalid combination"),
+        (lambda lib: lib.linalg.pinv(lib.ones(3)), RuntimeError, r"pinv\(Float\{\[3\]\}\)"),
+        (lambda lib: lib.linalg.pinv(lib.eye(3, dtype=lib.int64)), RuntimeError, "Long"),
+        (lambda lib: lib.linalg.matrix_rank(lib.ones(3)), RuntimeError, "at least 2 dimensions"),
+        (lambda lib: lib.linalg.matrix_rank(lib.eye(3).half()), RuntimeError, "float and double"),
+    ],
+)
+def test_tolerance_errors_match_pytorch(call, exc, match, real_torch):
+    for lib in (real_torch, ctorch):
+        with pytest.raises(exc, match=match):
+            call(lib)

@@ -261,10 +261,10 @@ def unsupported(name: str) -> NotImplementedError:
 _DRIVERS = ("gels", "gelsy", "gelsd", "gelss")
 
 
-def _lstsq_f(a: Any, b: Any, *, driver: str, vec: bool) -> Any:
+def _lstsq_f(a: Any, b: Any, *, driver: str, vec: bool, rcond: float) -> Any:
     m, n = a.shape[-2:]
     bb = b[..., None] if vec else b
-    x = fnp.matmul(fla.pinv(a), bb)
+    x = fnp.matmul(fla.pinv(a, rtol=rcond), bb)
     empty = fnp.zeros((0,), x.dtype)
     real = fnp.real(empty)
     if driver != "gelsy" and m > n:
@@ -276,7 +276,8 @@ def _lstsq_f(a: Any, b: Any, *, driver: str, vec: bool) -> Any:
     rank = fnp.zeros((0,), np.int64)
     sv = real
     if driver != "gels":
-        rank = fnp.asarray(fla.matrix_rank(stop_gradient(a)), np.int64)
+        s = fla.svdvals(stop_gradient(a))
+        rank = fnp.sum(s > rcond * s[..., :1], axis=-1).astype(np.int64)
     if driver in ("gelsd", "gelss"):
         sv = fla.svdvals(stop_gradient(a))
     return (x[..., 0] if vec else x), res, rank, sv
@@ -287,25 +288,28 @@ def _lstsq_f(a: Any, b: Any, *, driver: str, vec: bool) -> Any:
         Sample(((4, 3), (4, 2))),
         Sample(((4, 3), (4, 2)), kwargs=(("driver", "gelsd"),)),
         Sample(((2, 3, 3), (2, 3, 1)), kwargs=(("driver", "gels"),)),
+        Sample(((4, 3), (4, 2)), args=(0.3,), kwargs=(("driver", "gelss"),)),
     ),
     **_LA,
     bf16_error=(RuntimeError, "This function doesn't handle types other than float and double"),
 )
 def lstsq(A: Tensor, B: Tensor, rcond: Any = None, *, driver: str | None = None) -> tuple:
     """``(solution, residuals, rank, singular_values)`` of ``min ||A X - B||`` (full-rank
-    ``A``); which of the last three are filled depends on ``driver`` as in PyTorch."""
+    ``A``); which of the last three are filled depends on ``driver`` as in PyTorch.
+    Singular values at or below ``rcond * s_max`` count as zero (default ``max(m, n)``
+    times the dtype's epsilon; ``gels`` assumes full rank and ignores it)."""
     driver = driver or "gelsy"
     if driver not in _DRIVERS:
         raise RuntimeError(
             "torch.linalg.lstsq: parameter `driver` should be one of "
             f"(gels, gelsy, gelsd, gelss), but got {driver}"
         )
-    if rcond is not None:
-        raise NotImplementedError("linalg.lstsq: rcond= is not supported by compat")
     _float(A, B)
     _matrix(A, "lstsq")
+    if rcond is None or driver == "gels":
+        rcond = max(A.shape[-2:]) * float(np.finfo(A._npdtype).eps)
     vec = B.ndim == A.ndim - 1
-    st = (("driver", driver), ("vec", bool(vec)))
+    st = (("driver", driver), ("vec", bool(vec)), ("rcond", float(rcond)))
     return LSTSQ(*apply(_lstsq_f, "LinalgLstsqBackward0", (A, B), st))
 
 

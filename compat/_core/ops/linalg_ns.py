@@ -111,8 +111,58 @@ def cholesky(A: Tensor, *, upper: bool = False) -> Tensor:
     return L.mT.conj() if upper else L
 
 
+#: the dtypes PyTorch's LAPACK-based kernels take
+_LAPACK = ("float32", "float64", "complex64", "complex128")
+
+
+def _tolerances(A: Tensor, name: str, atol: Any, rtol: Any) -> tuple:
+    """PyTorch's ``(atol, rtol)`` of ``pinv``/``matrix_rank``: ``atol`` 0 when not given,
+    ``rtol`` ``max(m, n) * eps`` when not given (0 where a given ``atol`` is positive).
+    Floats or tensors (broadcast against the batch dimensions), not one of each."""
+    mixed = (isinstance(atol, Tensor) and isinstance(rtol, (int, float))) or (
+        isinstance(rtol, Tensor) and isinstance(atol, (int, float))
+    )
+    if mixed and all(t.ndim == 0 for t in (atol, rtol) if isinstance(t, Tensor)):
+        # PyTorch's argument parser reads a 0-d tensor as a float
+        atol, rtol = (float(t) if isinstance(t, Tensor) else t for t in (atol, rtol))
+    elif mixed:
+        raise TypeError(
+            f"linalg_{name}() received an invalid combination of arguments - got a Tensor "
+            "and a float for atol and rtol: pass both as floats or both as Tensors"
+        )
+    m, n = A.shape[-2:]
+    default = max(m, n) * float(np.finfo(A._npdtype).eps)
+    if rtol is None:
+        if atol is None:
+            rtol = default
+        elif isinstance(atol, Tensor):
+            rtol = (atol > 0).logical_not().to(atol.dtype) * default
+        else:
+            rtol = 0.0 if atol > 0 else default
+    return (0.0 if atol is None else atol), rtol
+
+
+def _cutoff(s: Any, atol: Any, rtol: Any) -> Any:
+    """``max(atol, rtol * s_max)`` per matrix (``s``: singular values, descending)."""
+    return fnp.maximum(fnp.asarray(atol), fnp.asarray(rtol) * s[..., 0])
+
+
+def _pinv_tol_f(a: Any, atol: Any, rtol: Any) -> Any:
+    s = fla.svdvals(stop_gradient(a))
+    smax = s[..., 0]
+    ok = smax > 0
+    # the threshold as a relative tolerance for funcgrad's pinv (its Golub-Pereyra rule)
+    rel = fnp.where(ok, _cutoff(s, atol, rtol) / fnp.where(ok, smax, 1.0), fnp.asarray(rtol))
+    return fla.pinv(a, rtol=stop_gradient(rel))
+
+
 @defop(
-    samples=Sample(((3, 4),)),
+    samples=(
+        Sample(((3, 4),)),
+        Sample(((2, 4, 3),), kwargs=(("atol", 0.5),)),
+        Sample(((3, 3),), kwargs=(("atol", 0.1), ("rtol", 0.4))),
+        Sample(((3, 4),), args=(0.3,)),
+    ),
     **_LA,
     bf16_error=(
         RuntimeError,
@@ -120,10 +170,36 @@ def cholesky(A: Tensor, *, upper: bool = False) -> Tensor:
         "of float, double, cfloat or cdouble types",
     ),
 )
-def pinv(A: Tensor, *, atol: Any = None, rtol: Any = None, hermitian: bool = False) -> Tensor:
-    if atol is not None or rtol is not None:
-        raise NotImplementedError("linalg.pinv: atol= and rtol= are not supported by compat")
-    return _unary("pinv", A, square=False)
+def pinv(
+    A: Tensor,
+    rcond: Any = None,
+    hermitian: bool = False,
+    *,
+    atol: Any = None,
+    rtol: Any = None,
+) -> Tensor:
+    """The pseudo-inverse: singular values at or below ``max(atol, rtol * s_max)`` are
+    dropped (``rcond``, positional: NumPy's name for ``rtol``)."""
+    if rcond is not None:
+        if atol is not None or rtol is not None:
+            raise TypeError(
+                "linalg_pinv() received an invalid combination of arguments - rcond cannot "
+                "be passed together with atol or rtol"
+            )
+        atol, rtol = 0.0, rcond
+    if A.ndim < 2 or A._npdtype.name not in _LAPACK:
+        raise RuntimeError(
+            f"linalg.pinv({_dt.scalar_type_name(A._npdtype)}{{{list(A.shape)}}}): expected a "
+            "tensor with 2 or more dimensions of float, double, cfloat or cdouble types"
+        )
+    atol, rtol = _tolerances(A, "pinv", atol, rtol)
+    return apply(_pinv_tol_f, "LinalgPinvBackward0", (A, *_batch_tols(A, atol, rtol)))
+
+
+def _batch_tols(A: Tensor, atol: Any, rtol: Any) -> tuple:
+    """Tensor tolerances as arrays of ``A``'s real dtype; floats pass as Python floats."""
+    real = _dt.from_np(np.finfo(A._npdtype).dtype)
+    return tuple(t.to(real) if isinstance(t, Tensor) else float(t) for t in (atol, rtol))
 
 
 @defop(
@@ -329,21 +405,46 @@ def multi_dot(tensors: Any) -> Tensor:
     return apply(_multi_dot_f, "LinalgMultiDotBackward0", tensors)
 
 
-def _matrix_rank_f(a: Any) -> Any:
-    return fnp.asarray(fla.matrix_rank(a), np.int64)
+def _matrix_rank_f(a: Any, atol: Any, rtol: Any) -> Any:
+    s = fla.svdvals(a)
+    return fnp.sum(s > _cutoff(s, atol, rtol)[..., None], axis=-1).astype(np.int64)
 
 
 @defop(
-    samples=Sample(((3, 4),), grad=False),
+    samples=(
+        Sample(((3, 4),), grad=False),
+        Sample(((2, 3, 3),), kwargs=(("atol", 0.8),), grad=False),
+        Sample(((3, 4),), kwargs=(("rtol", 0.5),), grad=False),
+        Sample(((3, 4),), args=(0.8,), grad=False),
+    ),
     **_LA,
     bf16_error=(RuntimeError, "This function doesn't handle types other than float and double"),
 )
 def matrix_rank(
-    A: Tensor, *, atol: Any = None, rtol: Any = None, hermitian: bool = False
+    A: Tensor,
+    tol: Any = None,
+    hermitian: bool = False,
+    *,
+    atol: Any = None,
+    rtol: Any = None,
 ) -> Tensor:
-    if atol is not None or rtol is not None:
-        raise NotImplementedError("linalg.matrix_rank: atol= and rtol= are not supported by compat")
-    return apply(_matrix_rank_f, "linalg_matrix_rank", (A,))
+    """The number of singular values above ``max(atol, rtol * s_max)`` (``tol``,
+    positional: NumPy's name for ``atol``)."""
+    if tol is not None:
+        if atol is not None or rtol is not None:
+            raise TypeError(
+                "linalg_matrix_rank() received an invalid combination of arguments - tol "
+                "cannot be passed together with atol or rtol"
+            )
+        atol = tol
+    if A.ndim < 2:
+        raise RuntimeError(
+            "torch.linalg.matrix_rank: The input tensor input must have at least 2 dimensions."
+        )
+    if A._npdtype.name not in _LAPACK:
+        raise RuntimeError("This function doesn't handle types other than float and double")
+    atol, rtol = _tolerances(A, "matrix_rank", atol, rtol)
+    return apply(_matrix_rank_f, "linalg_matrix_rank", (A.detach(), *_batch_tols(A, atol, rtol)))
 
 
 def _vecdot_f(x: Any, y: Any, *, axis: int, dtype: np.dtype) -> Any:
