@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from funcgrad.core import dtypes
+from funcgrad.lax import _householder
 from funcgrad.numpy._core import (
     as_array,
     aval,
@@ -35,8 +36,10 @@ __all__ = [
     "cholesky",
     "eig",
     "eigh",
+    "householder_product",
     "lu",
     "lu_pivots_to_permutation",
+    "ormqr",
     "qr",
     "svd",
     "triangular_solve",
@@ -114,6 +117,43 @@ def eigh(
     if symmetrize_input:
         x = symmetrize(x)
     return decomp.eigh(x, lower=lower)
+
+
+def householder_product(a: Any, taus: Any) -> Any:
+    """The first ``n`` columns of the product of the Householder reflectors stored in
+    ``a`` (``[..., m, n]``, below the diagonal) and ``taus`` (``[..., k]``), as LAPACK's
+    ``orgqr``. A composite (one step per reflector), so it differentiates."""
+    a = _matrix(a, "householder_product")
+    taus = as_array(taus, "householder_product")
+    m, n = aval(a).shape[-2:]
+    k = aval(taus).shape[-1] if aval(taus).ndim else -1
+    if not (m >= n >= k >= 0) or aval(taus).shape[:-1] != aval(a).shape[:-2]:
+        raise ValueError(
+            "householder_product: expected a of shape [..., m, n] with m >= n and taus of "
+            f"shape [..., k] with k <= n, got a {fmt(a)} and taus {fmt(taus)}{here()}"
+        )
+    return _householder.householder_product(a, taus)
+
+
+def ormqr(a: Any, taus: Any, c: Any, *, left: bool = True, transpose: bool = False) -> Any:
+    """``Q @ c`` (``left``; ``c @ Q`` otherwise) for the ``Q`` of the Householder
+    reflectors in ``(a, taus)``, without forming ``Q``; ``transpose`` uses ``Q^H``.
+    A composite (one step per reflector), so it differentiates."""
+    a = _matrix(a, "ormqr")
+    taus, c = as_array(taus, "ormqr"), _matrix(c, "ormqr")
+    if not aval(a).dtype == aval(taus).dtype == aval(c).dtype:
+        raise TypeError(
+            "ormqr requires arguments to have the same dtypes, got "
+            f"{aval(a).dtype}, {aval(taus).dtype}, {aval(c).dtype}{here()}"
+        )
+    m = aval(a).shape[-2]
+    side = aval(c).shape[-2] if left else aval(c).shape[-1]
+    if side != m or aval(taus).ndim < 1 or aval(taus).shape[-1] > m:
+        raise ValueError(
+            f"ormqr: c's {'rows' if left else 'columns'} must match a's {m} rows, got a "
+            f"{fmt(a)}, taus {fmt(taus)} and c {fmt(c)}{here()}"
+        )
+    return _householder.ormqr(a, taus, c, left=left, transpose=transpose)
 
 
 def lu(x: Any) -> tuple[Any, Any, Any]:

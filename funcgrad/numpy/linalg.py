@@ -24,6 +24,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from funcgrad.custom import custom_jvp
+from funcgrad.lax import _householder
 from funcgrad.lax import linalg as lax_linalg
 from funcgrad.numpy import _creation, _indexing, _linalg, _reductions, _shape, _sorting, _ufuncs
 from funcgrad.numpy._core import ArrayLike, as_array, aval, fmt, here, promote
@@ -295,12 +296,13 @@ def cholesky(a: ArrayLike, *, upper: bool = False, symmetrize_input: bool = True
 
 def qr(a: ArrayLike, mode: str = "reduced") -> Any:
     """QR decomposition: ``QRResult(Q, R)`` for ``mode`` ``'reduced'``/``'complete'``,
-    ``R`` alone for ``'r'``."""
+    ``R`` alone for ``'r'``, LAPACK's Householder form ``(h, tau)`` for ``'raw'``."""
     (a,) = _inexact("qr", a)
     _matrix("qr", a)
+    if mode == "raw":  # LAPACK's geqrf output, transposed as NumPy's
+        h, tau = _householder.geqrf(a)
+        return QRResult(_shape.swapaxes(h, -1, -2), tau)
     if mode not in ("reduced", "complete", "r"):
-        if mode == "raw":
-            raise NotImplementedError(f"qr: mode='raw' is not supported{here()}")
         raise ValueError(f"qr: unsupported mode {mode!r}{here()}")
     q, r = decomp.qr(a, full_matrices=mode == "complete")
     return r if mode == "r" else QRResult(q, r)
