@@ -111,31 +111,25 @@ def lazy_on() -> bool:
     return _lazy._state.on
 
 
-class _Exe:
-    """A compiled executable that, under lazy execution, appends its call to the pending
-    graph (:mod:`funcgrad._lazy`) instead of running."""
+def executable(prog: Program) -> Callable[..., list]:
+    """The compiled executable of ``prog`` from the compile cache, called with its
+    invars' values only (its constants are passed as leading arguments); under lazy
+    execution a call appends itself to the pending graph (:mod:`funcgrad._lazy`)
+    instead of running. (A closure: calling it costs less than a ``__call__`` method.)"""
+    fn = _raw_executable(prog)
+    state, defer, concrete = _lazy._state, _lazy.defer, _lazy.concrete
 
-    __slots__ = ("fn", "prog")
-
-    def __init__(self, prog: Program, fn: Callable) -> None:
-        self.prog = prog
-        self.fn = fn
-
-    def __call__(self, *args: Any) -> list:
-        if _lazy._state.on:
-            return _lazy.defer(self.prog, self.fn, args)
+    def call(*args: Any) -> list:
+        if state.on:
+            return defer(prog, fn, args)
         try:
-            return self.fn(*args)
+            return fn(*args)
         except (TypeError, ValueError):
             if not any(type(a) is LazyArray for a in args):
                 raise
-        return self.fn(*_lazy.concrete(args))
+        return fn(*concrete(args))
 
-
-def executable(prog: Program) -> Callable[..., list]:
-    """The compiled executable of ``prog`` from the compile cache, called with its
-    invars' values only (its constants are passed as leading arguments)."""
-    return _Exe(prog, _raw_executable(prog))
+    return call
 
 
 def _raw_executable(prog: Program) -> Callable[..., list]:
@@ -378,6 +372,7 @@ class OpVJP:
         "_bwd_exe",
         "_fwd_exe",
         "_recompute",
+        "_res_tail",
         "bwd",
         "ct_outs",
         "fwd",
@@ -430,6 +425,8 @@ class OpVJP:
         elif op.saves == "none":
             saved_in, saved_out = set(), set()
         self.res_src = tuple(src)
+        #: the residuals are exactly the forward's extra outputs, in order (the common case)
+        self._res_tail = all(k == 2 and i == j for j, (k, i) in enumerate(src))
         self.num_res = len(src)
         #: whether the node saved anything (freeing it makes a second backward fail)
         self.tensor_res = bool(src)
@@ -450,6 +447,8 @@ class OpVJP:
         if not self.res_src:
             return res, _NO_RES
         n = self.op.n_out
+        if self._res_tail:
+            return res[:n], res[n:]
         return res[:n], [
             args[i] if k == 0 else res[i] if k == 1 else res[n + i] for k, i in self.res_src
         ]

@@ -54,6 +54,7 @@ class Node:
         "_entry",
         "_freed",
         "_inputs",
+        "_metadata",
         "_packed",
         "_post_hooks",
         "_pre_hooks",
@@ -61,7 +62,6 @@ class Node:
         "_retain",
         "_saved",
         "_tensor_hooks",
-        "metadata",
     )
 
     def __init__(
@@ -87,7 +87,15 @@ class Node:
         self._tensor_hooks: dict[int, OrderedDict] | None = None
         #: output_nr -> weakref of the tensor that ``retain_grad()``-ed it
         self._retain: dict[int, Any] | None = None
-        self.metadata: dict = {}
+        self._metadata: dict | None = None
+
+    @property
+    def metadata(self) -> dict:
+        """The node's metadata dict (created on first use)."""
+        m = self._metadata
+        if m is None:
+            m = self._metadata = {}
+        return m
 
     # ------------------------------------------------------------------ PyTorch's Node API
     def name(self) -> str:

@@ -143,7 +143,8 @@ def _binary(fn: Any, a: Any, b: Any, *, true_div: bool = False) -> Tensor:
         dt = _dt.result_type(a, b)
     if true_div and _dt.kind(dt) not in "fc":
         dt = _dt.float_type(dt)
-    return apply(fn, _BIN_NAMES.get(fn, fn.__name__), (a, b), (("dtype", dt),))
+    name = _BIN_NAMES.get(fn)
+    return apply(fn, fn.__name__ if name is None else name, (a, b), (("dtype", dt),))
 
 
 @defop(
