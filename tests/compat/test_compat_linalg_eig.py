@@ -286,3 +286,82 @@ def test_tolerance_errors_match_pytorch(call, exc, match, real_torch):
     for lib in (real_torch, ctorch):
         with pytest.raises(exc, match=match):
             call(lib)
+
+
+# ------------------------------------------------------------------ Householder
+
+
+@pytest.mark.parametrize(
+    "a",
+    [RNG.uniform(-1, 1, (2, 4, 3)), CPLX[0], RNG.uniform(-1, 1, (3, 5))],
+    ids=["tall-batch", "complex128", "wide"],
+)
+def test_geqrf_orgqr_ormqr_match_pytorch(a, real_torch):
+    ours, theirs = ctorch.geqrf(ctorch.tensor(a)), real_torch.geqrf(real_torch.tensor(a))
+    assert type(ours).__name__ == type(theirs).__name__ == "geqrf"
+    assert ours._fields == ("a", "tau")
+    _close(ours.a, theirs.a)
+    _close(ours.tau, theirs.tau)
+    m, n = a.shape[-2:]
+    if m >= n:
+        _close(ctorch.orgqr(*ours), real_torch.orgqr(*theirs))
+        _close(ours.a.orgqr(ours.tau), theirs.a.orgqr(theirs.tau))
+    c = RNG.uniform(-1, 1, (*a.shape[:-2], m, 2)).astype(a.dtype)
+    for left in (True, False):
+        cc = c if left else np.swapaxes(c, -1, -2).copy()
+        for transpose in (False, True):
+            _close(
+                ctorch.ormqr(*ours, ctorch.tensor(cc), left, transpose),
+                real_torch.ormqr(*theirs, real_torch.tensor(cc), left, transpose),
+            )
+
+
+def test_geqrf_backward_raises_like_pytorch(real_torch):
+    for lib in (real_torch, ctorch):
+        out = lib.geqrf(lib.tensor(REAL, requires_grad=True))
+        with pytest.raises(NotImplementedError, match="the derivative for 'geqrf' is not"):
+            out.a.sum().backward()
+        with pytest.raises(RuntimeError, match="geqrf does not support automatic diff"):
+            lib.geqrf(lib.tensor(CPLX[0], requires_grad=True))
+        with lib.no_grad():
+            lib.geqrf(lib.tensor(CPLX[0], requires_grad=True))
+
+
+@pytest.mark.parametrize("dtype", ["float64", "complex128"])
+def test_householder_product_gradients_match_pytorch(dtype, real_torch):
+    a = RNG.uniform(-1, 1, (4, 3)).astype(dtype)
+    tau = RNG.uniform(0.5, 1.5, (3,)).astype(dtype)
+    res = []
+    for lib in (ctorch, real_torch):
+        x, t = lib.tensor(a, requires_grad=True), lib.tensor(tau, requires_grad=True)
+        q = lib.linalg.householder_product(x, t)
+        loss = (q.abs() ** 2 * lib.arange(12.0, dtype=lib.float64).reshape(4, 3)).sum()
+        res.append((q, *lib.autograd.grad(loss, (x, t))))
+    for o, t in zip(*res):
+        _close(o, t, rtol=1e-8)
+
+
+def _f64(lib, *shape):
+    return lib.ones(*shape, dtype=lib.float64)
+
+
+@pytest.mark.parametrize(
+    ("call", "exc", "match"),
+    [
+        (lambda lib: lib.linalg.householder_product(_f64(lib, 2, 3), _f64(lib, 2)), RuntimeError, r"shape\[-2\] must be greater"),
+        (lambda lib: lib.linalg.householder_product(_f64(lib, 3, 2), _f64(lib, 3)), RuntimeError, r"shape\[-1\] must be greater"),
+        (lambda lib: lib.linalg.householder_product(_f64(lib, 3), _f64(lib, 1)), RuntimeError, "at least 2 dimensions"),
+        (lambda lib: lib.linalg.householder_product(_f64(lib, 3, 2), lib.ones(2)), RuntimeError, "tau dtype Float does not match input dtype Double"),
+        (lambda lib: lib.orgqr(lib.ones(3, 2, dtype=lib.int64), lib.ones(2, dtype=lib.int64)), NotImplementedError, "orgqr_cpu"),
+        (lambda lib: lib.linalg.householder_product(_f64(lib, 2, 3, 2), _f64(lib, 3, 2)), RuntimeError, "batch dimensions of tau"),
+        (lambda lib: lib.geqrf(lib.ones(3)), RuntimeError, "at least 2 dimensions"),
+        (lambda lib: lib.geqrf(lib.ones(3, 3, dtype=lib.int64)), NotImplementedError, "geqrf_cpu"),
+        (lambda lib: lib.ormqr(_f64(lib, 3, 2), _f64(lib, 2), _f64(lib, 2, 2)), RuntimeError, r"other.shape\[-2\] must be equal"),
+        (lambda lib: lib.ormqr(_f64(lib, 3, 2), _f64(lib, 1), _f64(lib, 3, 2)), RuntimeError, r"tau.shape\[-1\] must be equal"),
+        (lambda lib: lib.ormqr(_f64(lib, 3, 2), _f64(lib, 2), lib.ones(3, 2)), RuntimeError, "same dtype"),
+    ],
+)  # fmt: skip
+def test_householder_errors_match_pytorch(call, exc, match, real_torch):
+    for lib in (real_torch, ctorch):
+        with pytest.raises(exc, match=match):
+            call(lib)

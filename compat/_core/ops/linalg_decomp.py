@@ -8,8 +8,9 @@ rules for the decompositions (PyTorch's backward node names are not matched).
 Decompositions that are unique only up to signs/phases (Q/R, U/V, eigenvectors) come
 from the same LAPACK routines PyTorch uses, so they agree on the op table's small
 samples; ``tests/compat/test_compat_linalg_decomp.py`` compares them up to that gauge.
-funcgrad has no Householder product or LDL factorisation: ``householder_product`` and
-``ldl_factor`` raise ``NotImplementedError`` (``eig``/``eigvals`` are in ``linalg_eig.py``).
+funcgrad has no LDL factorisation: ``ldl_factor``, ``ldl_factor_ex`` and ``ldl_solve``
+raise ``NotImplementedError`` (``eig``/``eigvals`` and the Householder functions are in
+``linalg_eig.py``).
 """
 
 from __future__ import annotations
@@ -246,7 +247,7 @@ def eigh(A: Tensor, UPLO: str = "L") -> tuple:
 
 #: functions of torch.linalg that funcgrad has no kernel for (see the module docstring):
 #: ``compat.torch.linalg`` raises NotImplementedError on access
-UNSUPPORTED = ("householder_product", "ldl_factor", "ldl_factor_ex", "ldl_solve")
+UNSUPPORTED = ("ldl_factor", "ldl_factor_ex", "ldl_solve")
 
 
 def unsupported(name: str) -> NotImplementedError:

@@ -1,5 +1,8 @@
-"""``torch.linalg.eig``/``eigvals`` (general, non-symmetric matrices) and the older
-top-level ``torch.cholesky`` and ``torch.triangular_solve``: rows of the op table.
+"""``torch.linalg.eig``/``eigvals`` (general, non-symmetric matrices), the older
+top-level ``torch.cholesky`` and ``torch.triangular_solve``, and the Householder
+functions (``linalg.householder_product``, ``torch.orgqr``, ``torch.geqrf``,
+``torch.ormqr``, funcgrad's composites in ``funcgrad/lax/_householder.py``): rows of the
+op table.
 
 ``eig`` binds funcgrad's ``eig`` primitive (``funcgrad.lax.linalg.eig``, LAPACK's
 ``geev`` as PyTorch's CPU kernel): eigenvalues and eigenvectors are always complex, the
@@ -18,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from compat._core import dtypes as _dt
-from compat._core.grad_mode import no_grad
+from compat._core.grad_mode import is_grad_enabled, no_grad
 from compat._core.ops._common import warn_once
 from compat._core.ops.linalg_info import _check_info, _not_pd_msg, cholesky_info
 from compat._core.ops.linalg_ns import _square
@@ -26,6 +29,7 @@ from compat._core.optable import SPD, Sample, defop, no_bf16_kernel
 from compat._core.tensor import Tensor, apply
 from funcgrad import numpy as fnp
 from funcgrad.lax import linalg as flax
+from funcgrad.numpy import linalg as fla
 from funcgrad.scipy import linalg as fsl
 
 _LA = {"module": "linalg", "method": False, "node_name": False}
@@ -221,3 +225,131 @@ def triangular_solve(
     st = (("upper", bool(upper)), ("trans", bool(transpose)), ("unit", bool(unitriangular)))
     x = apply(_tri_solve_f, "TriangularSolveBackward0", (b, a), st)
     return TRIANGULAR_SOLVE(x, a.clone())
+
+
+# ------------------------------------------------------------------ Householder (issue 15)
+
+GEQRF = namedtuple("geqrf", "a tau")
+
+
+def _hh_check(A: Tensor, tau: Tensor, name: str, kernel: str) -> None:
+    if A.ndim < 2:
+        raise RuntimeError(f"{name}: input must have at least 2 dimensions.")
+    _kernel_dtype(A, kernel)
+    if tau._npdtype != A._npdtype:
+        raise RuntimeError(
+            f"{name}: tau dtype {_dt.scalar_type_name(tau._npdtype)} does not match input "
+            f"dtype {_dt.scalar_type_name(A._npdtype)}"
+        )
+    if tuple(tau.shape[:-1]) != tuple(A.shape[:-2]):
+        raise RuntimeError(
+            f"{name}: Expected batch dimensions of tau to be equal to input.shape[:-2], but "
+            f"got {list(tau.shape[:-1])}"
+        )
+
+
+def _householder_f(a: Any, tau: Any) -> Any:
+    return flax.householder_product(a, tau)
+
+
+def _householder(A: Tensor, tau: Tensor, name: str) -> Tensor:
+    _hh_check(A, tau, name, "orgqr_cpu")
+    if A.shape[-2] < A.shape[-1]:
+        raise RuntimeError(
+            f"{name}: input.shape[-2] must be greater than or equal to input.shape[-1]"
+        )
+    if A.shape[-1] < tau.shape[-1]:
+        raise RuntimeError(
+            f"{name}: input.shape[-1] must be greater than or equal to tau.shape[-1]"
+        )
+    return apply(_householder_f, "LinalgHouseholderProductBackward0", (A, tau))
+
+
+_HH_SAMPLES = (
+    Sample(((4, 3), (3,)), domain=(-1, 1)),
+    Sample(((2, 3, 3), (2, 2)), domain=(-1, 1)),
+    Sample(((3, 2), (2,)), domain=(-1, 1), dtype="complex128"),
+)
+
+
+@defop(samples=_HH_SAMPLES, **_LA, bf16_error=no_bf16_kernel("orgqr_cpu"))
+def householder_product(A: Tensor, tau: Tensor) -> Tensor:
+    """The first ``n`` columns of ``H_1 ... H_k``, ``H_i = I - tau_i v_i v_i^H`` with
+    ``v_i`` stored below ``A``'s diagonal (LAPACK's ``orgqr``)."""
+    return _householder(A, tau, "torch.linalg.householder_product")
+
+
+@defop(samples=_HH_SAMPLES[:1], node_name=False, bf16_error=no_bf16_kernel("orgqr_cpu"))
+def orgqr(input: Tensor, input2: Tensor) -> Tensor:
+    """``torch.orgqr``: ``torch.linalg.householder_product``."""
+    return _householder(input, input2, "torch.linalg.householder_product")
+
+
+def _geqrf_f(a: Any) -> Any:
+    h, tau = fla.qr(a, mode="raw")
+    return fnp.swapaxes(h, -1, -2), tau
+
+
+def _no_derivative(name: str) -> Callable[[Tensor], None]:
+    def hook(grad: Tensor) -> None:
+        raise NotImplementedError(f"the derivative for '{name}' is not implemented.")
+
+    return hook
+
+
+@defop(
+    samples=(Sample(((4, 3),), grad=False), Sample(((2, 3, 4),), grad=False)),
+    node_name=False,
+    bf16_error=no_bf16_kernel("geqrf_cpu"),
+)
+def geqrf(input: Tensor) -> tuple:
+    """``(a, tau)``: LAPACK's ``geqrf``, ``R`` on and above ``a``'s diagonal and the
+    Householder vectors below it. Not differentiable (as in PyTorch: backward raises)."""
+    if input.ndim < 2:
+        raise RuntimeError("torch.geqrf: input must have at least 2 dimensions.")
+    _kernel_dtype(input, "geqrf_cpu")
+    if input.requires_grad and is_grad_enabled() and _dt.kind(input._npdtype) == "c":
+        raise RuntimeError(
+            "geqrf does not support automatic differentiation for outputs with complex dtype."
+        )
+    out = GEQRF(*apply(_geqrf_f, "GeqrfBackward0", (input,)))
+    for t in out:
+        if t.requires_grad:
+            t.register_hook(_no_derivative("geqrf"))
+    return out
+
+
+def _ormqr_f(a: Any, tau: Any, c: Any, *, left: bool, transpose: bool) -> Any:
+    return flax.ormqr(a, tau, c, left=left, transpose=transpose)
+
+
+@defop(
+    samples=(
+        Sample(((4, 3), (3,), (4, 2)), domain=(-1, 1)),
+        Sample(((3, 3), (3,), (2, 3)), args=(False, True), domain=(-1, 1)),
+        Sample(((2, 3, 2), (2, 2), (2, 3, 3)), kwargs=(("transpose", True),), domain=(-1, 1)),
+    ),
+    node_name=False,
+    bf16_error=no_bf16_kernel("ormqr_cpu"),
+)
+def ormqr(
+    input: Tensor, input2: Tensor, input3: Tensor, left: bool = True, transpose: bool = False
+) -> Tensor:
+    """``op(Q) C`` (``left``) or ``C op(Q)`` for ``Q`` of the Householder reflectors
+    ``(input, input2)`` and ``C = input3`` (``op``: conjugate transpose if ``transpose``)."""
+    _hh_check(input, input2, "torch.ormqr", "ormqr_cpu")
+    if input3._npdtype != input._npdtype:
+        raise RuntimeError(
+            "torch.ormqr: Expected input and other to have the same dtype, but input has dtype"
+            f"{_dt.scalar_type_name(input._npdtype)} and other has dtype "
+            f"{_dt.scalar_type_name(input3._npdtype)}"
+        )
+    ax = -2 if left else -1
+    if input3.ndim < 2 or input3.shape[ax] != input.shape[-2]:
+        raise RuntimeError(f"torch.ormqr: other.shape[{ax}] must be equal to input.shape[-2]")
+    if input2.shape[-1] != min(input3.shape[ax], input.shape[-1]):
+        raise RuntimeError(
+            f"torch.ormqr: tau.shape[-1] must be equal to min(other.shape[{ax}], input.shape[-1])"
+        )
+    st = (("left", bool(left)), ("transpose", bool(transpose)))
+    return apply(_ormqr_f, "OrmqrBackward0", (input, input2, input3), st)
