@@ -68,9 +68,12 @@ class _Run:
             if isinstance(n, AccumulateGrad):
                 return ((n, 0),), ()
             return [(n, i) for i in range(n._n_out)], n._edges  # an autograd.Function node
+        edges = n._edges
+        if None in edges:
+            edges = [e for e in edges if e is not None]
         if entry.op.n_out == 1:
-            return ((n, 0),), [e for e in n._edges if e is not None]
-        return [(n, i) for i in range(entry.op.n_out)], [e for e in n._edges if e is not None]
+            return ((n, 0),), edges
+        return [(n, i) for i in range(entry.op.n_out)], edges
 
     def before(self, n: Node, cts: list) -> list:
         """A node's complete output cotangents: its outputs' tensor hooks and
@@ -131,8 +134,9 @@ class _Run:
         """The input cotangents of an op's node: its compiled backward, recorded as an op
         under ``create_graph``, or inlined into the traced program."""
         entry, batch = n._entry, self.batch if self.res_of is None else None  # traced: unbatched
-        avals = entry.op.out_avals
-        cts = [cts[i] if cts[i] is not None else zeros(avals[i], batch) for i in entry.ct_outs]
+        if len(cts) != 1 or cts[0] is None or not entry.ct_outs:  # (else: cts as they are)
+            avals = entry.op.out_avals
+            cts = [cts[i] if cts[i] is not None else zeros(avals[i], batch) for i in entry.ct_outs]
         if self.create:
             xs, edges = n._inputs, list(n._edges)
             if xs is None:  # freed, but the node saved no tensors: its inputs are unused
