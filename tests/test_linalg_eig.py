@@ -97,7 +97,7 @@ def test_eigenvalue_gradient_matches_jax(seed, n):
     a = _distinct(seed, n) + 0.2 * _rand(seed + 1, n, n)
     c = np.arange(1.0, n + 1)
     want = jo.grad(_eigval_loss(jnp, c))(a)
-    _close(fg.grad(_eigval_loss(fnp, c))(a), want, rtol=1e-6, atol=1e-8)
+    _close(fg.jit(fg.grad(_eigval_loss(fnp, c)))(a), want, rtol=1e-6, atol=1e-8)
 
 
 @pytest.mark.parametrize("dtype", ["float64", "complex128"])
@@ -128,8 +128,10 @@ def test_eigenvector_derivatives_match_jax(left, dtype):
     a = _distinct(5, 3, dtype)
     t = _distinct(6, 3, dtype)
     f, g = _vec_loss(fnp, flax_linalg, left), _vec_loss(jnp, jax.lax.linalg, left)
-    _close(fg.grad(f)(a), jo.grad(g)(a), rtol=1e-6, atol=1e-8)
-    _close(fg.jvp(f, (a,), (t,)), jax.jvp(g, (a,), (t,)), rtol=1e-6, atol=1e-8)
+    _close(fg.jit(fg.grad(f))(a), jo.grad(g)(a), rtol=1e-6, atol=1e-8)
+    got = fg.jit(lambda a, t: fg.jvp(f, (a,), (t,)))(a, t)
+    want = jax.jit(lambda a, t: jax.jvp(g, (a,), (t,)))(a, t)
+    _close(got, want, rtol=1e-6, atol=1e-8)
 
 
 def test_gradient_under_vmap_and_jit():
@@ -173,21 +175,29 @@ def _cplx(seed, *shape, dtype="float64"):
     [((4, 3), "float64"), ((3, 3), "complex128"), ((2, 5, 3), "float64"), ((3, 4), "float64")],
 )
 def test_householder_qr_raw_product_and_ormqr_match_jax(shape, dtype):
+    """(each composite compiled whole: eagerly its many small ops compile one by one)"""
     a = _cplx(10, *shape, dtype=dtype)
-    h, tau = fnp.linalg.qr(a, mode="raw")
+    h, tau = fg.jit(lambda x: tuple(fnp.linalg.qr(x, mode="raw")))(a)
     _close((h, tau), tuple(jnp.linalg.qr(a, mode="raw")), rtol=1e-10, atol=1e-12)
     hm = np.swapaxes(np.asarray(h), -1, -2)
     tau = np.asarray(tau)
     if shape[-2] >= shape[-1]:
         want = jax.lax.linalg.householder_product(hm, tau)
-        _close(flax_linalg.householder_product(hm, tau), want, rtol=1e-10, atol=1e-12)
+        got = fg.jit(flax_linalg.householder_product)(hm, tau)
+        _close(got, want, rtol=1e-10, atol=1e-12)
     c = _cplx(11, *shape[:-2], shape[-2], 2, dtype=dtype)
-    for left in (True, False):
-        cc = c if left else np.swapaxes(c, -1, -2)
-        for transpose in (False, True):
-            got = flax_linalg.ormqr(hm, tau, cc, left=left, transpose=transpose)
-            want = jax.lax.linalg.ormqr(hm, tau, cc, left=left, transpose=transpose)
-            _close(got, want, rtol=1e-10, atol=1e-12)
+
+    ct = np.swapaxes(c, -1, -2)
+
+    def all_ormqr(lib, hm, tau, c, ct):
+        return [
+            lib.ormqr(hm, tau, c if left else ct, left=left, transpose=t)
+            for left in (True, False)
+            for t in (False, True)
+        ]
+
+    got = fg.jit(lambda *xs: all_ormqr(flax_linalg, *xs))(hm, tau, c, ct)
+    _close(got, all_ormqr(jax.lax.linalg, hm, tau, c, ct), rtol=1e-10, atol=1e-12)
 
 
 def test_householder_product_differentiates_and_batches():
