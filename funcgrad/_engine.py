@@ -359,6 +359,22 @@ def _depends(prog: Program, var: Var) -> set[int]:
     return out
 
 
+def _rematerialized(bwd: Program, remat: dict, in_avals: Sequence[Aval]) -> Program:
+    """``bwd`` taking, for each residual ``j`` in ``remat``, the op's input it is computed
+    from instead (``remat[j] = (input, program of the residual from that input)``)."""
+    avals = [v.aval for v in bwd.invars]
+    for j, (i, _) in remat.items():
+        avals[j] = in_avals[i]
+
+    def body(*args: Any) -> list:
+        vals = list(args)
+        for j, (_, part) in remat.items():
+            vals[j] = eval_program(part, vals[j])[0]
+        return eval_program(bwd, *vals)
+
+    return passes.prune_constvars(passes.simplify(trace_flat(body, avals, "compat")))
+
+
 class OpVJP:
     """:func:`funcgrad.ad.vjp_program` of an :class:`OpProgram` for the inputs ``mask`` selects.
 
@@ -409,7 +425,8 @@ class OpVJP:
         new_vars: list[Any] = []
         saved_in: set[int] = set()
         saved_out: set[int] = set()
-        for rv in res_vars:
+        remat: dict[int, tuple[int, Program]] = {}  # residual -> (input, program from it)
+        for j, rv in enumerate(res_vars):
             if rv in inv:
                 src.append((0, inv[rv]))
                 saved_in.add(inv[rv])
@@ -417,9 +434,21 @@ class OpVJP:
                 src.append((1, outv[rv]))
                 saved_out.add(outv[rv])
             else:
-                src.append((2, len(new_vars)))
-                new_vars.append(rv)
-                saved_in |= _depends(fwd, rv)
+                deps = _depends(fwd, rv)
+                i = next(iter(deps)) if len(deps) == 1 else -1
+                if i >= 0 and op.in_avals[i].weak_type and not op.in_avals[i].shape:
+                    # a value of one Python-number input (``c`` cast to ``x``'s dtype in
+                    # ``x * c``): the backward recomputes it from that input, so the forward
+                    # executable returns one output less (each output costs dispatch time)
+                    part = passes.dce(fwd.replace(outvars=(rv,)))
+                    remat[j] = (i, part.replace(invars=(fwd.invars[i],)))
+                    src.append((0, i))
+                else:
+                    src.append((2, len(new_vars)))
+                    new_vars.append(rv)
+                saved_in |= deps
+        if remat:
+            self.bwd = _rematerialized(self.bwd, remat, op.in_avals)
         if op.saves == "result":
             saved_in, saved_out = set(), set(range(n_out)) if src else set()
         elif op.saves == "none":
