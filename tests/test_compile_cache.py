@@ -124,8 +124,9 @@ def test_lru_bound_and_evictions(monkeypatch):
     assert (info.entries, info.evictions, info.compiles) == (2, 2, 4)
 
 
-def test_run_compiles_on_the_policys_sighting():
+def test_run_compiles_on_the_policys_sighting(monkeypatch):
     assert compile_cache.POLICY.compile_after == 4  # the default
+    monkeypatch.setattr(compile_cache.POLICY, "compile_cold", 0)  # count sightings only
     c = np.arange(6, dtype=np.float32)
     want = np.sin(X) * c + 1.0
     p = _program(_sin_times(c), X)
@@ -148,6 +149,7 @@ def test_run_compiles_on_the_policys_sighting():
 @pytest.mark.parametrize("after", [1, 3])
 def test_run_policy_compile_after(monkeypatch, after):
     monkeypatch.setattr(compile_cache.POLICY, "compile_after", after)
+    monkeypatch.setattr(compile_cache.POLICY, "compile_cold", 0)
     p = _program(_sin_times(np.float32(0.5)), X)
     counts = []
     for _ in range(3):
@@ -157,8 +159,39 @@ def test_run_policy_compile_after(monkeypatch, after):
     assert counts == ([1, 1, 1] if after == 1 else [0, 0, 1])
 
 
+def test_run_compiles_at_once_what_op_by_op_would_compile_op_by_op(monkeypatch):
+    assert compile_cache.POLICY.compile_cold == 3  # the default
+    x = np.linspace(0.1, 0.9, 7)  # a shape no other test here uses
+    p = _program(_sin_times(np.float64(2.0)), x)  # sin, mul, add: three cold equations
+    assert len(p.eqns) == 3
+    (out,) = compile_cache.run(p, x)
+    np.testing.assert_allclose(out, np.sin(x) * 2.0 + 1.0)
+    info = fg.cache_info()
+    assert (info.compiles, info.seen) == (1, 0)  # compiled at its first sighting
+    # a program whose equations all ran op by op before runs op by op
+    compile_cache.clear()
+    monkeypatch.setattr(compile_cache.POLICY, "compile_cold", 4)
+    compile_cache.run(p, x)  # three cold equations < 4: op by op, now warm
+    assert fg.cache_info().compiles == 0
+    monkeypatch.setattr(compile_cache.POLICY, "compile_cold", 1)
+    q = _program(lambda x: fnp.sin(x) * np.float64(3.0) + 1.0, x)  # same ops, new consts
+    (out,) = compile_cache.run(q, x)
+    np.testing.assert_allclose(out, np.sin(x) * 3.0 + 1.0)
+    info = fg.cache_info()
+    assert (info.compiles, info.seen) == (0, 2)  # no cold equation: op by op (p, q seen)
+    r = _program(lambda x: fnp.cos(x) * np.float64(3.0), x)  # cos is cold
+    compile_cache.run(r, x)
+    assert fg.cache_info().compiles == 1
+    # the memory of warm signatures is bounded
+    monkeypatch.setattr(compile_cache.POLICY, "compile_cold", 0)
+    monkeypatch.setattr(compile_cache.POLICY, "max_warm", 2)
+    compile_cache.run(p, x)
+    assert len(compile_cache._warm) == 2
+
+
 def test_seen_structures_are_bounded(monkeypatch):
     monkeypatch.setattr(compile_cache.POLICY, "max_seen", 2)
+    monkeypatch.setattr(compile_cache.POLICY, "compile_cold", 0)
     for k in (1, 2, 3):
         x = np.ones(k, np.float32)
         compile_cache.run(_program(_sin_times(np.float32(2.0)), x), x)

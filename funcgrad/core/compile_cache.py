@@ -40,7 +40,7 @@ import numpy as np
 
 from funcgrad.core.debug_hooks import hooks
 from funcgrad.core.interp import Tracer, eval_program, is_tracing, set_program_runner
-from funcgrad.core.ir import Program
+from funcgrad.core.ir import Program, _hashable_param
 from funcgrad.core.lowering import lower_program
 
 
@@ -56,15 +56,23 @@ class Policy:
             a structure evaluated two or three times (a finite-difference check,
             a gradient called twice at a prompt) never earns it back; a loop
             reaches the compiled program within its first steps.
+        compile_cold: :func:`run` compiles a structure at its first sighting
+            when at least this many of its equations are *cold*: their primitive,
+            avals and params were never run op by op here, so JAX would compile
+            each of them on its own (one XLA compilation per equation, where the
+            whole program is one). ``0`` turns this off.
         max_entries: the most entries (executables and :func:`cached` values)
             kept; the least recently used is dropped first.
         max_seen: the most structures :func:`run` remembers having seen but not
             compiled yet; the oldest is forgotten first.
+        max_warm: the most equation signatures remembered as run op by op.
     """
 
     compile_after: int = 4
+    compile_cold: int = 3
     max_entries: int = 1024
     max_seen: int = 4096
+    max_warm: int = 16384
 
 
 #: the settings in force (module-level, read on every miss)
@@ -118,6 +126,8 @@ _MISSING: Any = object()
 _store: OrderedDict[Hashable, tuple[Any, str]] = OrderedDict()
 #: structures run() has seen (key -> sightings), oldest first
 _seen: dict[Hashable, int] = {}
+#: signatures of equations run op by op (see Policy.compile_cold), oldest first
+_warm: dict[Hashable, None] = {}
 _stats = _Stats()
 _registered: dict[str, _Registered] = {}
 _lock = threading.Lock()
@@ -241,8 +251,11 @@ def _run(prog: Program, args: tuple) -> list[Any]:
     key = _program_key(prog, {})
     fn = _lookup(key)
     if fn is _MISSING:
-        if not _sighted(key):
-            return eval_program(prog, *args)
+        sigs = _signatures(prog)
+        if not _mostly_cold(sigs) and not _sighted(key):
+            outs = eval_program(prog, *args)
+            _warm_up(sigs)
+            return outs
         fn = _insert(key, _jit(prog, None, {}), "program")
     return list(fn(*prog.consts, *args))
 
@@ -305,6 +318,36 @@ def _sighted(key: Hashable) -> bool:
     return False
 
 
+def _signatures(prog: Program) -> list[Hashable]:
+    """What JAX keys its per-primitive executables by, for each equation of ``prog``."""
+    return [
+        (e.prim.name, tuple(a.aval for a in e.inputs), _hashable_param(e.params)) for e in prog.eqns
+    ]
+
+
+def _mostly_cold(sigs: list[Hashable]) -> bool:
+    """True when op by op would compile at least ``POLICY.compile_cold`` equations."""
+    need = POLICY.compile_cold
+    if need <= 0:
+        return False
+    cold = 0
+    for s in sigs:
+        if s not in _warm:
+            cold += 1
+            if cold >= need:
+                return True
+    return False
+
+
+def _warm_up(sigs: list[Hashable]) -> None:
+    """Remember ``sigs`` as run op by op (their per-primitive executables exist)."""
+    with _lock:
+        for s in sigs:
+            _warm[s] = None
+        while len(_warm) > max(POLICY.max_warm, 0):
+            del _warm[next(iter(_warm))]
+
+
 def _as_jax(x: Any) -> Any:
     if isinstance(x, (np.ndarray, np.generic)) and x.dtype == jax.dtypes.float0:
         return x
@@ -348,6 +391,7 @@ def clear() -> None:
     with _lock:
         _store.clear()
         _seen.clear()
+        _warm.clear()
         _stats.reset()
     for reg in list(_registered.values()):
         reg.clear()
