@@ -1,5 +1,5 @@
 """Test configuration: float64 on (tests/compat turn it off per test), hypothesis profiles,
-and XLA's CPU compiler set for many small programs (classic emitters, optimisation level 0)."""
+and XLA's CPU compiler set for many small programs."""
 
 import os
 
@@ -17,14 +17,6 @@ import jax
 from hypothesis import HealthCheck, settings
 
 jax.config.update("jax_enable_x64", True)
-# JAX's own switch for programs that run once: XLA at optimisation level 0 without its
-# expensive LLVM passes (a further 14 % of the suite's time, measured on 513 tests: 433 ->
-# 374 s; XLA compile 210 -> 151 s). The programs mean the same; only their speed differs.
-# Subprocesses inherit it through the environment variable.
-os.environ.setdefault("JAX_DISABLE_MOST_OPTIMIZATIONS", "1")
-jax.config.update(
-    "jax_disable_most_optimizations", os.environ["JAX_DISABLE_MOST_OPTIMIZATIONS"] == "1"
-)
 
 settings.register_profile(
     "default",
