@@ -42,6 +42,7 @@ from funcgrad.core.debug_hooks import hooks
 from funcgrad.core.interp import Tracer, eval_program, is_tracing, set_program_runner
 from funcgrad.core.ir import Program, _hashable_param
 from funcgrad.core.lowering import lower_program
+from funcgrad.passes import has_effects
 
 
 @dataclass
@@ -252,7 +253,7 @@ def _run(prog: Program, args: tuple) -> list[Any]:
     fn = _lookup(key)
     if fn is _MISSING:
         sigs = _signatures(prog)
-        if not _mostly_cold(sigs) and not _sighted(key):
+        if not _mostly_cold(prog, sigs) and not _sighted(key):
             outs = eval_program(prog, *args)
             _warm_up(sigs)
             return outs
@@ -325,10 +326,13 @@ def _signatures(prog: Program) -> list[Hashable]:
     ]
 
 
-def _mostly_cold(sigs: list[Hashable]) -> bool:
-    """True when op by op would compile at least ``POLICY.compile_cold`` equations."""
+def _mostly_cold(prog: Program, sigs: list[Hashable]) -> bool:
+    """True when op by op would compile at least ``POLICY.compile_cold`` equations.
+
+    Never for a program with effects (``debug.print``): op by op runs them in program
+    order, as JAX's eager transforms do; a compiled program need not."""
     need = POLICY.compile_cold
-    if need <= 0:
+    if need <= 0 or any(has_effects(e) for e in prog.eqns):
         return False
     cold = 0
     for s in sigs:
