@@ -60,3 +60,13 @@ def jvp(f: Callable[..., Any], primals: Any, tangents: Any) -> Any:
 def vjp(f: Callable[..., Any], primals: Any, cotangent: Any) -> Any:
     """``jax.vjp(f, *primals)[1](cotangent)`` (the input cotangents), compiled whole."""
     return compiled(lambda p, c: jax.vjp(f, *p)[1](c))(tuple(primals), cotangent)
+
+
+def trees_close(got: Any, want: Any, rtol: float = 1e-8, atol: float = 1e-8) -> None:
+    """Assert two pytrees have the same leaves' shapes and dtypes and close values."""
+    got, want = jax.tree_util.tree_leaves(got), jax.tree_util.tree_leaves(want)
+    assert len(got) == len(want)
+    for g, w in zip(got, want):
+        g, w = np.asarray(g), np.asarray(w)
+        assert g.shape == w.shape and g.dtype == w.dtype, (g.shape, w.shape, g.dtype, w.dtype)
+        np.testing.assert_allclose(g, w, rtol=rtol, atol=atol)

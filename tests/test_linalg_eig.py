@@ -34,13 +34,7 @@ def _rand(seed: int, *shape: int) -> np.ndarray:
     return np.random.default_rng(seed).standard_normal(shape)
 
 
-def _close(got, want, rtol=1e-8, atol=1e-8):
-    got, want = jax.tree_util.tree_leaves(got), jax.tree_util.tree_leaves(want)
-    assert len(got) == len(want)
-    for g, w in zip(got, want):
-        g, w = np.asarray(g), np.asarray(w)
-        assert g.shape == w.shape and g.dtype == w.dtype, (g.shape, w.shape, g.dtype, w.dtype)
-        np.testing.assert_allclose(g, w, rtol=rtol, atol=atol)
+_close = jo.trees_close
 
 
 ROTATION = np.array([[0.0, -2.0, 0.5], [2.0, 0.0, 0.1], [0.0, 0.3, 1.0]])  # complex pair

@@ -30,13 +30,7 @@ def _spd(n, batch=(), dtype="float64"):
     return (x @ np.conj(np.swapaxes(x, -1, -2)) + n * np.eye(n)).astype(dtype)
 
 
-def _close(got, want, rtol=1e-8, atol=1e-8):
-    got, want = jax.tree_util.tree_leaves(got), jax.tree_util.tree_leaves(want)
-    assert len(got) == len(want)
-    for g, w in zip(got, want):
-        g, w = np.asarray(g), np.asarray(w)
-        assert g.shape == w.shape and g.dtype == w.dtype, (g.shape, w.shape, g.dtype, w.dtype)
-        np.testing.assert_allclose(g, w, rtol=rtol, atol=atol)
+_close = jo.trees_close
 
 
 A = _rand(3, 3)
