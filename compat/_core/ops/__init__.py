@@ -26,6 +26,7 @@ from compat._core.ops import (
     composite,  # noqa: F401
     linalg_decomp,  # noqa: F401
     linalg_eig,  # noqa: F401
+    linalg_ldl,  # noqa: F401
     linalg_ns,  # noqa: F401
     linalg_top,  # noqa: F401
     more,  # noqa: F401

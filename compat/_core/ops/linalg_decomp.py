@@ -8,9 +8,8 @@ rules for the decompositions (PyTorch's backward node names are not matched).
 Decompositions that are unique only up to signs/phases (Q/R, U/V, eigenvectors) come
 from the same LAPACK routines PyTorch uses, so they agree on the op table's small
 samples; ``tests/compat/test_compat_linalg_decomp.py`` compares them up to that gauge.
-funcgrad has no LDL factorisation: ``ldl_factor``, ``ldl_factor_ex`` and ``ldl_solve``
-raise ``NotImplementedError`` (``eig``/``eigvals`` and the Householder functions are in
-``linalg_eig.py``).
+``eig``/``eigvals`` and the Householder functions are in ``linalg_eig.py``, the LDL
+factorisation (``ldl_factor``, ``ldl_factor_ex``, ``ldl_solve``) in ``linalg_ldl.py``.
 """
 
 from __future__ import annotations
@@ -243,18 +242,6 @@ def eigh(A: Tensor, UPLO: str = "L") -> tuple:
     _square(A, "eigh")
     st = (("lower", lower), ("vectors", True))
     return EIGH(*apply(_eigh_f, "LinalgEighBackward0", (A,), st))
-
-
-#: functions of torch.linalg that funcgrad has no kernel for (see the module docstring):
-#: ``compat.torch.linalg`` raises NotImplementedError on access
-UNSUPPORTED = ("ldl_factor", "ldl_factor_ex", "ldl_solve")
-
-
-def unsupported(name: str) -> NotImplementedError:
-    """The error for a ``torch.linalg`` function compat has no kernel for."""
-    return NotImplementedError(
-        f"torch.linalg.{name} is not supported by compat: funcgrad has no kernel for it"
-    )
 
 
 # ------------------------------------------------------------------ least squares
