@@ -68,6 +68,7 @@ __all__ = [
     "lookup_op",
     "mark_step",
     "new_builder",
+    "op_cache",
     "op_of_program",
     "reverse_accumulate",
     "run",
@@ -388,6 +389,7 @@ class OpVJP:
         "_bwd_exe",
         "_fwd_exe",
         "_recompute",
+        "_res_in",
         "_res_tail",
         "bwd",
         "ct_outs",
@@ -456,6 +458,8 @@ class OpVJP:
         self.res_src = tuple(src)
         #: the residuals are exactly the forward's extra outputs, in order (the common case)
         self._res_tail = all(k == 2 and i == j for j, (k, i) in enumerate(src))
+        #: the inputs that are the residuals, when all of them are (else ``None``)
+        self._res_in = tuple(i for _, i in src) if all(k == 0 for k, _ in src) else None
         self.num_res = len(src)
         #: whether the node saved anything (freeing it makes a second backward fail)
         self.tensor_res = bool(src)
@@ -475,6 +479,8 @@ class OpVJP:
         res = f(*args)
         if not self.res_src:
             return res, _NO_RES
+        if self._res_in is not None:  # the forward returned the outputs only
+            return res, [args[i] for i in self._res_in]
         n = self.op.n_out
         if self._res_tail:
             return res[:n], res[n:]
@@ -539,6 +545,11 @@ _BY_KEY: dict[Any, OpProgram] = {}
 _TRACES: OrderedDict[Any, dict[tuple, OpProgram]] = OrderedDict()
 #: how many (function, static values) pairs the trace cache keeps
 MAX_TRACED_FUNCTIONS = 4096
+#: the trace cache in one level, for the dispatch hot path (one lookup, one hash):
+#: ``(function, name, static values, signature, saves) -> OpProgram``; emptied with
+#: the trace cache and whenever it grows past :data:`MAX_CACHED_SIGNATURES`
+op_cache: dict[tuple, OpProgram] = {}
+MAX_CACHED_SIGNATURES = 16384
 
 _SCALAR_AVAL = {
     bool: Aval((), np.dtype(np.bool_), False),
@@ -608,12 +619,16 @@ def lookup_op(
 
         prog = passes.prune_constvars(passes.simplify(trace_flat(flat, avals, "compat")))
         op = table[sig] = _intern(prog, name, single[0], saves)
+    if len(op_cache) >= MAX_CACHED_SIGNATURES:
+        op_cache.clear()
+    op_cache[(fn, name, static, sig, saves)] = op
     return op
 
 
 def _clear() -> None:
     _BY_KEY.clear()
     _TRACES.clear()
+    op_cache.clear()
 
 
 compile_cache.register("compat_ops", size=lambda: len(_BY_KEY), clear=_clear)

@@ -235,3 +235,22 @@ def same_place(a: Any, d: Any) -> bool:
         jax_device(want)  # the absent-device error first, as PyTorch
         return False
     return want._type == "cpu" or (want._index or 0) == (have._index or 0)
+
+
+_scalar_cache: dict = {}
+
+
+def scalar_array(x: Any) -> Any:
+    """A cached weakly typed device scalar for a Python number: passing device arrays to
+    the compiled programs is faster than passing Python numbers (64-bit mode must be on)."""
+    key = (type(x), x)
+    a = _scalar_cache.get(key)
+    if a is None:
+        if len(_scalar_cache) > 4096:
+            _scalar_cache.clear()
+        a = _scalar_cache[key] = jax.device_put(x)
+    return a
+
+
+#: :func:`scalar_array` with 64-bit mode switched on for the call
+dev_scalar = x64(scalar_array)

@@ -15,10 +15,10 @@ from compat._core import dtypes as _dt
 from compat._core import grad_mode as _gm
 from compat._core import tensor_checks as _tc
 from compat._core import views as _views
+from compat._core.device import dev_scalar as _dev_scalar
 from compat._core.tensor import (
     _PY_SCALARS,
     Tensor,
-    _dev_scalar,
     _record,
     _saved_entry,
 )

@@ -27,6 +27,7 @@ from compat._core import printing as _printing
 from compat._core import tensor_checks as _tc
 from compat._core.anomaly import STATE as _ANOMALY
 from compat._core.anomaly import record_stack as _record_stack
+from compat._core.device import scalar_array as _scalar_array
 from compat._core.graph import AccumulateGrad, Node, RemovableHandle
 from funcgrad._engine import (
     ConcretizationError,
@@ -37,6 +38,7 @@ from funcgrad._engine import (
     lazy_on,
     x64,
 )
+from funcgrad._engine import op_cache as _op_cache
 
 
 class Size(tuple):
@@ -612,8 +614,8 @@ def apply(
     """
     arrays = []
     sig = []
+    mask = []  # which arguments are tensors requiring grad
     req = False
-    grad_on = _gm._state.record
     for a in args:
         if isinstance(a, Tensor):
             if a._view is not None and a._view.seen != a._vc.v:
@@ -622,26 +624,33 @@ def apply(
             if type(x) is LazyArray and x._value is not None:
                 x = a._st.array
             arrays.append(x)
-            sig.append((x.shape, x.dtype))
-            if a._requires_grad and grad_on:
-                req = True
-        elif type(a) in _PY_SCALARS:
-            arrays.append(_scalar_array(a))
-            sig.append(type(a))
+            av = getattr(x, "aval", x)  # one attribute read (a jax array's is fast)
+            sig.append((av.shape, av.dtype))
+            r = a._requires_grad
+            mask.append(r)
+            req = req or r
         else:
-            arrays.append(a)
-            d = getattr(a, "dtype", None)
-            sig.append((a.shape, d) if d is not None else type(a))
-    op = _tc.lookup_op(fn, name, static, tuple(sig), saves, args)
-    if req and not is_tracing():
-        outs = _record(op, args, arrays)
-    elif req:
+            mask.append(False)
+            if type(a) in _PY_SCALARS:
+                arrays.append(_scalar_array(a))
+                sig.append(type(a))
+            else:
+                arrays.append(a)
+                d = getattr(a, "dtype", None)
+                sig.append((a.shape, d) if d is not None else type(a))
+    sig = tuple(sig)
+    op = _op_cache.get((fn, name, static, sig, saves))
+    if op is None:
+        op = _tc.lookup_op(fn, name, static, sig, saves, args)
+    if not (req and _gm._state.record):
+        if op.single:
+            return _new_tensor(Tensor, op.run(*arrays)[0])
+        return tuple([_new_tensor(Tensor, o) for o in op.run(*arrays)])
+    if is_tracing():
         note_captured(args)  # under a funcgrad transform: values, no graph
         outs = [_new_tensor(Tensor, o) for o in op.run(*arrays)]
-    elif op.single:
-        return _new_tensor(Tensor, op.run(*arrays)[0])
     else:
-        outs = [_new_tensor(Tensor, o) for o in op.run(*arrays)]
+        outs = _record(op, args, arrays, None, tuple(mask))
     return outs[0] if op.single else tuple(outs)
 
 
@@ -653,25 +662,6 @@ _FLOAT_WARNED = False
 def _float_warned() -> None:
     global _FLOAT_WARNED
     _FLOAT_WARNED = True
-
-
-_scalar_cache: dict = {}
-
-
-def _scalar_array(x: Any) -> Any:
-    """A cached weakly typed device scalar for a Python number: passing device arrays to
-    the compiled programs is faster than passing Python numbers (64-bit mode must be on)."""
-    key = (type(x), x)
-    a = _scalar_cache.get(key)
-    if a is None:
-        if len(_scalar_cache) > 4096:
-            _scalar_cache.clear()
-        a = _scalar_cache[key] = jax.device_put(x)
-    return a
-
-
-#: :func:`_scalar_array` with 64-bit mode switched on for the call
-_dev_scalar = x64(_scalar_array)
 
 
 #: while ``torch.func`` traces a function at top level: the tensors requiring grad that
@@ -695,20 +685,21 @@ def _saved_entry(t: Tensor) -> tuple:
 
 
 def _record(
-    op: OpProgram, args: Sequence[Any], arrays: list, inplace: Tensor | None = None
+    op: OpProgram,
+    args: Sequence[Any],
+    arrays: list,
+    inplace: Tensor | None = None,
+    mask: tuple[bool, ...] | None = None,
 ) -> list:
     """Record ``op`` applied to ``args`` (tensors and numbers): edges from the tensors that
-    require grad, version counters of the tensors PyTorch would consider saved."""
-    edges = []
-    mask = []
-    for a in args:
-        if isinstance(a, Tensor) and a._requires_grad:
-            edges.append(a._edge())
-            mask.append(True)
-        else:
-            edges.append(None)
-            mask.append(False)
-    return record(op, arrays, edges, args, inplace, tuple(mask))
+    require grad (``mask``, when the caller knows them outside any trace), version
+    counters of the tensors PyTorch would consider saved."""
+    if mask is None:
+        if is_tracing():
+            return record(op, arrays, (), args, inplace, ())
+        mask = tuple([isinstance(a, Tensor) and a._requires_grad for a in args])
+    edges = tuple([a._edge() if m else None for a, m in zip(args, mask)])
+    return _finish(op, op.vjp(mask), arrays, edges, args, inplace, None)
 
 
 def record(
@@ -747,7 +738,18 @@ def record(
         if not all(i in used for i, m in enumerate(mask) if m):
             mask = tuple(m and i in used for i, m in enumerate(mask))
             edges = tuple(e if m else None for e, m in zip(edges, mask))
-    entry = op.vjp(mask)
+    return _finish(op, op.vjp(mask), arrays, tuple(edges), args, inplace, live)
+
+
+def _finish(
+    op: OpProgram,
+    entry: Any,
+    arrays: Sequence[Any],
+    edges: tuple,
+    args: Sequence[Any] | None,
+    inplace: Tensor | None,
+    live: list | None,
+) -> list:
     if args is not None and entry.saved_in:
         _tc.check_saved(args, entry.saved_in)
     outs, res = entry.forward(arrays)
@@ -758,7 +760,7 @@ def record(
             for i in entry.saved_in
             if not (inplace is not None and i == 0) and isinstance(args[i], Tensor)
         ]
-    node = Node(entry, res, arrays, tuple(edges), saved)
+    node = Node(entry, res, arrays, edges, saved)
     if _ANOMALY[0]:
         _record_stack(node)
     if inplace is not None:

@@ -26,7 +26,8 @@ from typing import Any
 import numpy as np
 
 from compat._core import grad_mode as _gm
-from compat._core.tensor import Tensor, _dev_scalar, apply
+from compat._core.device import dev_scalar as _dev_scalar
+from compat._core.tensor import Tensor, apply
 from funcgrad import numpy as fnp
 from funcgrad._engine import LazyArray, lookup_op, x64
 

@@ -19,6 +19,26 @@ def _c(x: Any, dt: np.dtype) -> Any:
 
 
 _LOW = (np.dtype(np.float16), _dt.bfloat16.np)
+_BOOL = np.dtype(np.bool_)
+
+
+def _is_bool(x: Any) -> bool:
+    return type(x) is bool or (isinstance(x, Tensor) and x._st.a.dtype == _BOOL)
+
+
+def sub_check(a: Any, b: Any) -> None:
+    """PyTorch refuses to subtract bool tensors (or Python bools)."""
+    ba, bb = _is_bool(a), _is_bool(b)
+    if ba and bb:
+        raise RuntimeError(
+            "Subtraction, the `-` operator, with two bool tensors is not supported. "
+            "Use the `^` or `logical_xor()` operator instead."
+        )
+    if ba or bb:
+        raise RuntimeError(
+            "Subtraction, the `-` operator, with a bool tensor is not supported. If you are "
+            "trying to invert a mask, use the `~` or `logical_not()` operator instead."
+        )
 
 
 def acc(dt: np.dtype) -> np.dtype:

@@ -10,7 +10,7 @@ import numpy as np
 import funcgrad as fg
 from compat._core import dtypes as _dt
 from compat._core.ops import conventions as _conv
-from compat._core.ops._common import _c, coerce
+from compat._core.ops._common import _c, coerce, sub_check
 from compat._core.ops.unary import trunc
 from compat._core.optable import Mask, Sample, defop
 from compat._core.tensor import Tensor, apply
@@ -121,6 +121,9 @@ _BIN_NAMES = {
 }
 
 
+_BF16 = _dt.bfloat16.np
+
+
 def _fast_dtype(a: Any, b: Any) -> np.dtype | None:
     """The promoted dtype for the common cases (same dtypes; float tensor with a Python
     number), without the general rule."""
@@ -128,7 +131,8 @@ def _fast_dtype(a: Any, b: Any) -> np.dtype | None:
         da = a._st.a.dtype
         tb = type(b)
         if tb is float or tb is int:
-            return da if _dt.kind(da) == "f" or (tb is int and _dt.kind(da) in "iu") else None
+            k = da.kind  # bfloat16's is "V"
+            return da if k == "f" or (tb is int and k in "iu") or da == _BF16 else None
         if isinstance(b, Tensor):
             return da if b._st.a.dtype == da else None
     elif isinstance(b, Tensor):
@@ -140,7 +144,11 @@ def _binary(fn: Any, a: Any, b: Any, *, true_div: bool = False) -> Tensor:
     dt = _fast_dtype(a, b)
     if dt is None:
         a, b = coerce(a), coerce(b)
+        if fn is _sub_f:
+            sub_check(a, b)
         dt = _dt.result_type(a, b)
+    elif fn is _sub_f and dt.kind == "b":
+        sub_check(a, b)
     if true_div and _dt.kind(dt) not in "fc":
         dt = _dt.float_type(dt)
     name = _BIN_NAMES.get(fn)
@@ -173,6 +181,7 @@ def sub(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
     if alpha == 1:
         return _binary(_sub_f, input, other)
     a, b = coerce(input), coerce(other)
+    sub_check(a, b)
     dt = _dt.result_type(a, b)
     return apply(_sub_alpha_f, "SubBackward0", (a, b, alpha), (("dtype", dt),))
 

@@ -13,7 +13,7 @@ import numpy as np
 from compat._core import dtypes as _dt
 from compat._core import rng as _rng
 from compat._core.mutation import apply_inplace
-from compat._core.ops._common import _c, coerce
+from compat._core.ops._common import _c, coerce, sub_check
 from compat._core.ops.binary import _torch_power
 from compat._core.ops.unary import _addcdiv_f, _addcmul_f, _clamp_f, _lerp_f
 from compat._core.tensor import Tensor
@@ -50,6 +50,8 @@ def _ip_alpha_f(x: Any, y: Any, a: Any, *, op: str, dtype: np.dtype, out: np.dty
 
 def inplace_binary(self: Tensor, op: str, other: Any, alpha: Any = 1) -> Tensor:
     other = coerce(other)
+    if op == "sub":
+        sub_check(self, other)
     dt = _dt.result_type(self, other)
     if op == "div":
         dt = _dt.float_type(dt)
