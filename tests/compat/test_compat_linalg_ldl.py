@@ -199,8 +199,22 @@ def _errors():
         return lib.ones(*shape, dtype=getattr(lib, dtype))
 
     return [
-        (lambda lib: lib.linalg.ldl_factor(b(lib, 3, 4)), RuntimeError, "3 by 4 matrices"),
-        (lambda lib: lib.linalg.ldl_factor(b(lib, 3)), RuntimeError, "at least 2 dimensions"),
+        (
+            lambda lib: lib.linalg.ldl_factor(b(lib, 3, 4)),
+            RuntimeError,
+            "^torch.linalg.ldl_factor_ex: A must be batches of square matrices, but they are "
+            "3 by 4 matrices",
+        ),
+        (
+            lambda lib: lib.linalg.ldl_factor(b(lib, 3, dtype="int64")),
+            RuntimeError,
+            "^torch.linalg.ldl_factor_ex: The input tensor A must have at least 2 dimensions.",
+        ),
+        (
+            lambda lib: lib.linalg.ldl_factor(b(lib, 3, 4, dtype="float16")),
+            RuntimeError,
+            "3 by 4 matrices",
+        ),
         (
             lambda lib: lib.linalg.ldl_factor_ex(b(lib, 3, 3, dtype="int64")),
             RuntimeError,
@@ -272,6 +286,46 @@ def _errors():
             lambda lib: lib.linalg.ldl_solve(*ld(lib), b(lib, 3)),
             IndexError,
             r"Dimension out of range \(expected to be in range of \[-1, 0\], but got -2\)",
+        ),
+        # PyTorch's order of checks
+        (
+            lambda lib: lib.linalg.ldl_solve(*ld(lib, dtype="float32"), b(lib, 4, 1)),
+            RuntimeError,
+            "found b of type Double and A of type Float",
+        ),
+        (
+            lambda lib: lib.linalg.ldl_solve(ld(lib)[0], ld(lib)[1][:2].float(), b(lib, 4, 1)),
+            RuntimeError,
+            "Incompatible matrix sizes",
+        ),
+        (
+            lambda lib: lib.linalg.ldl_solve(ld(lib)[0], ld(lib)[1][:2].float(), b(lib, 3, 1)),
+            RuntimeError,
+            "Expected LD.shape",
+        ),
+        (
+            lambda lib: lib.linalg.ldl_solve(
+                ld(lib)[0].int(), ld(lib)[1][:2].float(), b(lib, 3, dtype="float32")
+            ),
+            RuntimeError,
+            "ldl_solve: Expected a floating point or complex tensor as input. Got Int",
+        ),
+        (
+            lambda lib: lib.linalg.ldl_solve(
+                ld(lib)[0].half(), ld(lib)[1][:2], b(lib, 3, 1, dtype="float16")
+            ),
+            RuntimeError,
+            "Expected LD.shape",
+        ),
+        (
+            lambda lib: lib.linalg.ldl_solve(
+                ld(lib)[0].half().expand(2, 3, 3),
+                ld(lib)[1].expand(2, 3),
+                b(lib, 3, 3, 1, dtype="float16"),
+            ),
+            RuntimeError,
+            r"^The size of tensor a \(3\) must match the size of tensor b \(2\) at "
+            "non-singleton dimension 0$",
         ),
     ]
 

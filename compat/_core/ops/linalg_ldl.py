@@ -33,7 +33,7 @@ from compat._core.ops.linalg_ns import _square
 from compat._core.optable import Sample, defop, no_bf16_kernel
 from compat._core.out_arg import with_out, write_out
 from compat._core.tensor import Tensor, apply
-from compat._core.tensor_checks import _TYPE_META
+from compat._core.tensor_checks import _TYPE_META, _infer_size
 from funcgrad import custom_vjp, fori_loop, stop_gradient, vmap
 from funcgrad import numpy as fnp
 from funcgrad._engine import is_tracing
@@ -83,39 +83,7 @@ def _ldl_one(a: Any, *, herm: bool) -> tuple:
             w = fnp.where(diag, fnp.real(w).astype(w.dtype), w)
         return w
 
-    def step(k: Any, state: tuple) -> tuple:
-        w, piv, info, skip = state
-        colk = w[:, k]
-        absakk = absd(w[k, k])
-        colabs = fnp.where(idx > k, _abs1(colk), -1.0)
-        imax = fnp.argmax(colabs)
-        colmax = fnp.where(k < n - 1, colabs[imax], 0.0)
-        rowmax = fnp.max(fnp.where((idx >= k) & (idx != imax), _abs1(w[imax]), -1.0))
-        zero = (fnp.maximum(absakk, colmax) == 0) | fnp.isnan(absakk)
-        keep = zero | (absakk >= alpha * colmax) | (absakk >= alpha * colmax * (colmax / rowmax))
-        two = ~keep & ~(absd(w[imax, imax]) >= alpha * rowmax)
-        kp = fnp.where(keep, k, imax)
-        kk = k + two.astype(idx.dtype)
-        # interchange rows and columns kk, kp of the trailing matrix (columns of L stay)
-        perm = fnp.where(idx == kk, kp, fnp.where(idx == kp, kk, idx))
-        trail = (row >= k) & (col >= k)
-        w = fnp.where(trail, fnp.take(fnp.take(w, perm, axis=0), perm, axis=1), w)
-        w1 = _update1(w, k)
-        w2 = _update2(w, k)
-        wn = fnp.where(~zero & ~two & (k < n - 1), w1, w)
-        wn = fnp.where(~zero & two & (k < n - 2), w2, wn)
-        pv = (kp + 1).astype(np.int32)
-        pn = fnp.where(idx == k, fnp.where(two, -pv, pv), piv)
-        pn = fnp.where(two & (idx == k + 1), -pv, pn)
-        infon = fnp.where(zero & (info == 0), k + 1, info).astype(np.int32)
-        return (
-            fnp.where(skip, state[0], wn),
-            fnp.where(skip, piv, pn),
-            fnp.where(skip, info, infon),
-            ~skip & two,
-        )
-
-    def _update1(w: Any, k: Any) -> Any:  # 1 x 1 pivot: xSYR / xHER, then scale L's column
+    def update1(w: Any, k: Any) -> Any:  # 1 x 1 pivot: xSYR / xHER, then scale L's column
         below = idx > k
         x = fnp.where(below, w[:, k], 0)
         if herm:
@@ -129,11 +97,11 @@ def _ldl_one(a: Any, *, herm: bool) -> tuple:
         w = fnp.where(below[:, None] & (col == k), xs[:, None], w)
         return fnp.where(below[:, None] & below[None, :], whole(new), w)
 
-    def _update2(w: Any, k: Any) -> Any:  # 2 x 2 pivot: LAPACK's explicit rank-2 update
+    def update2(w: Any, k: Any) -> Any:  # 2 x 2 pivot: LAPACK's explicit rank-2 update
         below = idx > k + 1
+        k1 = fnp.minimum(k + 1, n - 1)  # (k + 1 = n only where the result is not used)
         ck = fnp.where(below, w[:, k], 0)
-        ck1 = fnp.where(below, w[:, fnp.minimum(k + 1, n - 1)], 0)
-        k1 = fnp.minimum(k + 1, n - 1)
+        ck1 = fnp.where(below, w[:, k1], 0)
         a21 = w[k1, k]
         if herm:
             d = fnp.abs(a21)
@@ -154,6 +122,38 @@ def _ldl_one(a: Any, *, herm: bool) -> tuple:
         w = fnp.where(below[:, None] & (col == k), wk[:, None], w)
         w = fnp.where(below[:, None] & (col == k1), wkp1[:, None], w)
         return fnp.where(below[:, None] & below[None, :], whole(new), w)
+
+    def step(k: Any, state: tuple) -> tuple:
+        w, piv, info, skip = state
+        colk = w[:, k]
+        absakk = absd(w[k, k])
+        colabs = fnp.where(idx > k, _abs1(colk), -1.0)
+        imax = fnp.argmax(colabs)
+        colmax = fnp.where(k < n - 1, colabs[imax], 0.0)
+        rowmax = fnp.max(fnp.where((idx >= k) & (idx != imax), _abs1(w[imax]), -1.0))
+        zero = (fnp.maximum(absakk, colmax) == 0) | fnp.isnan(absakk)
+        keep = zero | (absakk >= alpha * colmax) | (absakk >= alpha * colmax * (colmax / rowmax))
+        two = ~keep & ~(absd(w[imax, imax]) >= alpha * rowmax)
+        kp = fnp.where(keep, k, imax)
+        kk = k + two.astype(idx.dtype)
+        # interchange rows and columns kk, kp of the trailing matrix (columns of L stay)
+        perm = fnp.where(idx == kk, kp, fnp.where(idx == kp, kk, idx))
+        trail = (row >= k) & (col >= k)
+        w = fnp.where(trail, fnp.take(fnp.take(w, perm, axis=0), perm, axis=1), w)
+        w1 = update1(w, k)
+        w2 = update2(w, k)
+        wn = fnp.where(~zero & ~two & (k < n - 1), w1, w)
+        wn = fnp.where(~zero & two & (k < n - 2), w2, wn)
+        pv = (kp + 1).astype(np.int32)
+        pn = fnp.where(idx == k, fnp.where(two, -pv, pv), piv)
+        pn = fnp.where(two & (idx == k + 1), -pv, pn)
+        infon = fnp.where(zero & (info == 0), k + 1, info).astype(np.int32)
+        return (
+            fnp.where(skip, state[0], wn),
+            fnp.where(skip, piv, pn),
+            fnp.where(skip, info, infon),
+            ~skip & two,
+        )
 
     init = (whole(a), fnp.zeros((n,), np.int32), fnp.zeros((), np.int32), fnp.zeros((), bool))
     w, piv, info, _ = fori_loop(0, n, step, init)
@@ -285,15 +285,18 @@ def _hook(t: Tensor, name: str) -> Tensor:
     return t
 
 
-def _kernel_dtype(t: Tensor, name: str, kernel: str) -> None:
-    dt = t._npdtype
-    if _dt.kind(dt) not in "fc":
+def _float_kind(t: Tensor, name: str) -> None:
+    if _dt.kind(t._npdtype) not in "fc":
         raise RuntimeError(
             f"torch.linalg.{name}: Expected a floating point or complex tensor as input. "
-            f"Got {_dt.scalar_type_name(dt)}"
+            f"Got {_dt.scalar_type_name(t._npdtype)}"
         )
-    if dt in (_dt.float16.np, _dt.bfloat16.np):
-        name = _dt.scalar_type_name(dt)
+
+
+def _kernel_dtype(t: Tensor, kernel: str) -> None:
+    """PyTorch's CPU kernels have no half-precision versions."""
+    if t._npdtype in (_dt.float16.np, _dt.bfloat16.np):
+        name = _dt.scalar_type_name(t._npdtype)
         raise NotImplementedError(f"\"{kernel}\" not implemented for '{name}'")
 
 
@@ -312,9 +315,10 @@ def _factor_f(a: Any, *, herm: bool, traced: bool) -> tuple:
     return ldl_kernel(a, herm=herm, traced=traced)
 
 
-def _factor(A: Tensor, hermitian: bool, name: str) -> tuple:
-    _check_matrix(A, name)
-    _kernel_dtype(A, name, "ldl_factor_kernel_cpu")
+def _factor(A: Tensor, hermitian: bool) -> tuple:
+    _check_matrix(A, "ldl_factor_ex")  # (PyTorch's ldl_factor is ldl_factor_ex)
+    _float_kind(A, "ldl_factor_ex")
+    _kernel_dtype(A, "ldl_factor_kernel_cpu")
     herm = bool(hermitian) and _dt.kind(A._npdtype) == "c"  # real: sytrf = hetrf
     st = (("herm", herm), ("traced", is_tracing()))
     ld, piv, info = apply(_factor_f, "NotImplemented", (A,), st)
@@ -345,7 +349,7 @@ def ldl_factor(A: Tensor, *, hermitian: bool = False) -> tuple:
     """``(LD, pivots)``: LAPACK's compact Bunch-Kaufman ``L D L^T`` (``L D L^H`` with
     ``hermitian`` for complex input) of the lower triangle of ``A``, 1-based pivots.
     Raises for a singular block of ``D`` (LAPACK's ``info > 0``)."""
-    ld, piv, info = _factor(A, hermitian, "ldl_factor")
+    ld, piv, info = _factor(A, hermitian)
     _raise_info(info, "ldl_factor")
     return LDL_FACTOR(ld, piv)
 
@@ -354,7 +358,7 @@ def ldl_factor(A: Tensor, *, hermitian: bool = False) -> tuple:
 def ldl_factor_ex(A: Tensor, *, hermitian: bool = False, check_errors: bool = False) -> tuple:
     """``(LD, pivots, info)``: ``ldl_factor`` with LAPACK's ``info`` (``k`` if ``D[k-1,
     k-1]`` is exactly zero, 0 otherwise); ``check_errors`` raises as ``ldl_factor``."""
-    out = LDL_FACTOR_EX(*_factor(A, hermitian, "ldl_factor_ex"))
+    out = LDL_FACTOR_EX(*_factor(A, hermitian))
     if check_errors:
         _raise_info(out.info, "ldl_factor_ex")
     return out
@@ -367,11 +371,25 @@ def _solve_f(ld: Any, piv: Any, b: Any, *, herm: bool, traced: bool) -> Any:
 def ldl_solve(LD: Tensor, pivots: Tensor, B: Tensor, *, hermitian: bool = False) -> Tensor:
     """``X`` with ``A X = B`` from ``ldl_factor``'s ``(LD, pivots)`` (``hermitian`` as
     given to ``ldl_factor``); ``B``'s batch dimensions broadcast with ``LD``'s."""
+    # PyTorch's checks, in its order
     _check_matrix(LD, "ldl_solve")
+    _float_kind(LD, "ldl_solve")
+    if B._npdtype != LD._npdtype:
+        raise RuntimeError(
+            f"Expected b and A to have the same dtype, but found b of type "
+            f"{_dt.scalar_type_name(B._npdtype)} and A of type "
+            f"{_dt.scalar_type_name(LD._npdtype)} instead."
+        )
     if B.ndim < 2:
         raise IndexError(
             f"Dimension out of range (expected to be in range of [{-max(B.ndim, 1)}, "
             f"{max(B.ndim, 1) - 1}], but got -2)"
+        )
+    if B.shape[-2] != LD.shape[-1]:
+        raise RuntimeError(
+            "Incompatible matrix sizes for torch.linalg.ldl_solve: each A matrix is "
+            f"{LD.shape[-2]} by {LD.shape[-1]} but each b matrix is {B.shape[-2]} by "
+            f"{B.shape[-1]}"
         )
     if tuple(pivots.shape) != tuple(LD.shape[:-1]):
         raise RuntimeError(
@@ -383,20 +401,10 @@ def ldl_solve(LD: Tensor, pivots: Tensor, B: Tensor, *, hermitian: bool = False)
             "torch.linalg.ldl_solve: Expected pivots to be integers. Got "
             f"{_dt.scalar_type_name(pivots._npdtype)}"
         )
-    if B._npdtype != LD._npdtype:
-        raise RuntimeError(
-            f"Expected b and A to have the same dtype, but found b of type "
-            f"{_dt.scalar_type_name(B._npdtype)} and A of type "
-            f"{_dt.scalar_type_name(LD._npdtype)} instead."
-        )
-    _kernel_dtype(LD, "ldl_solve", "ldl_solve_kernel_cpu")
-    if B.shape[-2] != LD.shape[-1]:
-        raise RuntimeError(
-            "Incompatible matrix sizes for torch.linalg.ldl_solve: each A matrix is "
-            f"{LD.shape[-2]} by {LD.shape[-1]} but each b matrix is {B.shape[-2]} by "
-            f"{B.shape[-1]}"
-        )
-    batch = tuple(np.broadcast_shapes(tuple(LD.shape[:-2]), tuple(B.shape[:-2])))
+    batch = _infer_size(tuple(B.shape[:-2]), tuple(LD.shape[:-2]))
+    if isinstance(batch, str):
+        raise RuntimeError(batch)
+    _kernel_dtype(LD, "ldl_solve_kernel_cpu")
     n = LD.shape[-1]
     ld = LD.expand(*batch, n, n)
     piv = pivots.expand(*batch, n)
