@@ -367,6 +367,16 @@ def test_not_differentiable_as_in_pytorch(real_torch):
             RuntimeError, match="derivative for aten::linalg_ldl_solve is not implemented"
         ):
             lib.func.grad(lambda t: lib.linalg.ldl_solve(ld.detach(), piv, t).sum())(lib.tensor(b))
+    # results used as constants do not stop differentiation of the rest
+    grads = []
+    for lib in (real_torch, ctorch):
+        c = lib.tensor(a)
+        grads.append(
+            lib.func.grad(lambda t, c=c, lib=lib: (t * lib.linalg.ldl_factor(c).LD).sum())(
+                lib.tensor(a)
+            )
+        )
+    _same(grads[1], grads[0], 1e-12)
 
 
 def test_vmap_and_out_match_pytorch(real_torch):
