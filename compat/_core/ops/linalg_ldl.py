@@ -83,44 +83,37 @@ def _ldl_one(a: Any, *, herm: bool) -> tuple:
             w = fnp.where(diag, fnp.real(w).astype(w.dtype), w)
         return w
 
-    def update1(w: Any, k: Any) -> Any:  # 1 x 1 pivot: xSYR / xHER, then scale L's column
-        below = idx > k
-        x = fnp.where(below, w[:, k], 0)
-        if herm:
-            r1 = 1 / fnp.real(w[k, k])
-            new = w + x[:, None] * fnp.conj(-r1 * x)[None, :]
-            xs = x * r1
-        else:
-            d11 = 1 / w[k, k]
-            new = w + x[:, None] * (-d11 * x)[None, :]
-            xs = x * d11
-        w = fnp.where(below[:, None] & (col == k), xs[:, None], w)
-        return fnp.where(below[:, None] & below[None, :], whole(new), w)
-
-    def update2(w: Any, k: Any) -> Any:  # 2 x 2 pivot: LAPACK's explicit rank-2 update
-        below = idx > k + 1
-        k1 = fnp.minimum(k + 1, n - 1)  # (k + 1 = n only where the result is not used)
-        ck = fnp.where(below, w[:, k], 0)
-        ck1 = fnp.where(below, w[:, k1], 0)
+    def update(w: Any, k: Any, two: Any) -> Any:
+        """Eliminate the pivot block at ``k`` (1 x 1, or 2 x 2 where ``two``): LAPACK's
+        ``xSYR``/``xHER`` and scaling of ``L``'s column, or its explicit rank-2 update,
+        written as one: ``W -= c1 u1^T + c2 u2^T`` below the block (``^H`` if herm)."""
+        k1 = fnp.minimum(k + 1, n - 1)  # (k + 1 = n only for a 1 x 1 block)
+        below = idx > k + two.astype(idx.dtype)
+        c1 = fnp.where(below, w[:, k], 0)
+        c2 = fnp.where(below & two, w[:, k1], 0)
         a21 = w[k1, k]
         if herm:
+            u1 = c1 * (1 / fnp.real(w[k, k]))
             d = fnp.abs(a21)
             d11 = fnp.real(w[k1, k1]) / d
             d22 = fnp.real(w[k, k]) / d
             tt = 1 / (d11 * d22 - 1)
             d21 = a21 / d
             d = tt / d
-            wk = d * (d11 * ck - d21 * ck1)
-            wkp1 = d * (d22 * ck1 - fnp.conj(d21) * ck)
+            wk = d * (d11 * c1 - d21 * c2)
+            wkp1 = d * (d22 * c2 - fnp.conj(d21) * c1)
         else:
+            u1 = c1 * (1 / w[k, k])
             d11 = w[k1, k1] / a21
             d22 = w[k, k] / a21
             d21 = (1 / (d11 * d22 - 1)) / a21
-            wk = d21 * (d11 * ck - ck1)
-            wkp1 = d21 * (d22 * ck1 - ck)
-        new = w - ck[:, None] * _conj(wk, herm)[None, :] - ck1[:, None] * _conj(wkp1, herm)[None, :]
-        w = fnp.where(below[:, None] & (col == k), wk[:, None], w)
-        w = fnp.where(below[:, None] & (col == k1), wkp1[:, None], w)
+            wk = d21 * (d11 * c1 - c2)
+            wkp1 = d21 * (d22 * c2 - c1)
+        u1 = fnp.where(two, wk, u1)
+        u2 = fnp.where(two, wkp1, 0)
+        new = w - c1[:, None] * _conj(u1, herm)[None, :] - c2[:, None] * _conj(u2, herm)[None, :]
+        w = fnp.where(below[:, None] & (col == k), u1[:, None], w)
+        w = fnp.where(below[:, None] & two & (col == k1), u2[:, None], w)
         return fnp.where(below[:, None] & below[None, :], whole(new), w)
 
     def step(k: Any, state: tuple) -> tuple:
@@ -140,10 +133,7 @@ def _ldl_one(a: Any, *, herm: bool) -> tuple:
         perm = fnp.where(idx == kk, kp, fnp.where(idx == kp, kk, idx))
         trail = (row >= k) & (col >= k)
         w = fnp.where(trail, fnp.take(fnp.take(w, perm, axis=0), perm, axis=1), w)
-        w1 = update1(w, k)
-        w2 = update2(w, k)
-        wn = fnp.where(~zero & ~two & (k < n - 1), w1, w)
-        wn = fnp.where(~zero & two & (k < n - 2), w2, wn)
+        wn = fnp.where(zero, w, update(w, k, two))
         pv = (kp + 1).astype(np.int32)
         pn = fnp.where(idx == k, fnp.where(two, -pv, pv), piv)
         pn = fnp.where(two & (idx == k + 1), -pv, pn)
