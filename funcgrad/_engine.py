@@ -75,10 +75,14 @@ __all__ = [
     "simplify",
     "trace_flat",
     "trace_op",
+    "tracing",
     "x64",
 ]
 
 simplify = passes.simplify
+#: the thread's tracing state: ``tracing.stack`` is non-empty under a tracing builder
+#: (what :func:`is_tracing` tests, read without a call on the dispatch hot path)
+tracing = _state
 _ids = itertools.count(1)
 
 _X64 = jax.enable_x64
@@ -479,8 +483,9 @@ class OpVJP:
         res = f(*args)
         if not self.res_src:
             return res, _NO_RES
-        if self._res_in is not None:  # the forward returned the outputs only
-            return res, [args[i] for i in self._res_in]
+        idx = self._res_in
+        if idx is not None:  # the forward returned the outputs only
+            return res, [args[idx[0]]] if len(idx) == 1 else [args[i] for i in idx]
         n = self.op.n_out
         if self._res_tail:
             return res[:n], res[n:]

@@ -155,17 +155,24 @@ def _operand_checked(f: Any) -> Any:
     return op
 
 
+def _fast_binary(fn: Any, *, reflected: bool = False, true_div: bool = False) -> Any:
+    """An arithmetic operator that goes straight to ``_binary``, as the named op (``add``
+    without ``alpha``, ``div`` without ``rounding_mode``) does: one call less per op."""
+    binary, coerce = O.binary._binary, O.coerce
+
+    def op(self: Tensor, other: Any) -> Any:
+        if not isinstance(other, _OPERANDS):
+            return NotImplemented
+        if reflected:
+            return binary(fn, coerce(other), self, true_div=true_div)
+        return binary(fn, self, other, true_div=true_div)
+
+    return op
+
+
 def install() -> None:
     T = Tensor
     ops = {
-        "__add__": O.add,
-        "__radd__": _r(O.add),
-        "__sub__": O.sub,
-        "__rsub__": _r(O.sub),
-        "__mul__": O.mul,
-        "__rmul__": _r(O.mul),
-        "__truediv__": O.div,
-        "__rtruediv__": _r(O.div),
         "__floordiv__": O.floor_divide,
         "__rfloordiv__": _r(O.floor_divide),
         "__mod__": O.remainder,
@@ -213,6 +220,12 @@ def install() -> None:
     }
     for name, f in ops.items():
         setattr(T, name, _operand_checked(f) if name in _BINARY_DUNDERS else f)
+    B = O.binary  # + - * / straight to _binary
+    fast = {"add": B._add_f, "sub": B._sub_f, "mul": B._mul_f, "truediv": B._div_f}
+    for name, fn in fast.items():
+        div = name == "truediv"
+        setattr(T, f"__{name}__", _fast_binary(fn, true_div=div))
+        setattr(T, f"__r{name}__", _fast_binary(fn, reflected=True, true_div=div))
     T.__hash__ = object.__hash__  # type: ignore[assignment]
 
     # every row of the op table: Tensor.X, its aliases and the in-place X_

@@ -39,6 +39,7 @@ from funcgrad._engine import (
     x64,
 )
 from funcgrad._engine import op_cache as _op_cache
+from funcgrad._engine import tracing as _tracing
 
 
 class Size(tuple):
@@ -615,7 +616,9 @@ def apply(
     arrays = []
     sig = []
     mask = []  # which arguments are tensors requiring grad
+    edges = []  # their edges, when grad mode is on
     req = False
+    grad_on = _gm._state.record
     for a in args:
         if isinstance(a, Tensor):
             if a._view is not None and a._view.seen != a._vc.v:
@@ -628,9 +631,14 @@ def apply(
             sig.append((av.shape, av.dtype))
             r = a._requires_grad
             mask.append(r)
-            req = req or r
+            if r and grad_on:
+                req = True
+                edges.append(a._edge())
+            else:
+                edges.append(None)
         else:
             mask.append(False)
+            edges.append(None)
             if type(a) in _PY_SCALARS:
                 arrays.append(_scalar_array(a))
                 sig.append(type(a))
@@ -642,15 +650,16 @@ def apply(
     op = _op_cache.get((fn, name, static, sig, saves))
     if op is None:
         op = _tc.lookup_op(fn, name, static, sig, saves, args)
-    if not (req and _gm._state.record):
+    if not req:
         if op.single:
             return _new_tensor(Tensor, op.run(*arrays)[0])
         return tuple([_new_tensor(Tensor, o) for o in op.run(*arrays)])
-    if is_tracing():
+    if _tracing.stack:
         note_captured(args)  # under a funcgrad transform: values, no graph
         outs = [_new_tensor(Tensor, o) for o in op.run(*arrays)]
     else:
-        outs = _record(op, args, arrays, None, tuple(mask))
+        mask = tuple(mask)
+        outs = _finish(op, op.vjp(mask), arrays, tuple(edges), args, None, None)
     return outs[0] if op.single else tuple(outs)
 
 
@@ -685,19 +694,13 @@ def _saved_entry(t: Tensor) -> tuple:
 
 
 def _record(
-    op: OpProgram,
-    args: Sequence[Any],
-    arrays: list,
-    inplace: Tensor | None = None,
-    mask: tuple[bool, ...] | None = None,
+    op: OpProgram, args: Sequence[Any], arrays: list, inplace: Tensor | None = None
 ) -> list:
     """Record ``op`` applied to ``args`` (tensors and numbers): edges from the tensors that
-    require grad (``mask``, when the caller knows them outside any trace), version
-    counters of the tensors PyTorch would consider saved."""
-    if mask is None:
-        if is_tracing():
-            return record(op, arrays, (), args, inplace, ())
-        mask = tuple([isinstance(a, Tensor) and a._requires_grad for a in args])
+    require grad, version counters of the tensors PyTorch would consider saved."""
+    if is_tracing():
+        return record(op, arrays, (), args, inplace, ())
+    mask = tuple([isinstance(a, Tensor) and a._requires_grad for a in args])
     edges = tuple([a._edge() if m else None for a, m in zip(args, mask)])
     return _finish(op, op.vjp(mask), arrays, edges, args, inplace, None)
 
