@@ -155,7 +155,9 @@ def _operand_checked(f: Any) -> Any:
     return op
 
 
-def _fast_binary(fn: Any, *, reflected: bool = False, true_div: bool = False) -> Any:
+def _fast_binary(
+    fn: Any, *, reflected: bool = False, true_div: bool = False, name: str | None = None
+) -> Any:
     """An arithmetic operator that goes straight to ``_binary``, as the named op (``add``
     without ``alpha``, ``div`` without ``rounding_mode``) does: one call less per op."""
     binary, coerce = O.binary._binary, O.coerce
@@ -164,7 +166,7 @@ def _fast_binary(fn: Any, *, reflected: bool = False, true_div: bool = False) ->
         if not isinstance(other, _OPERANDS):
             return NotImplemented
         if reflected:
-            return binary(fn, coerce(other), self, true_div=true_div)
+            return binary(fn, coerce(other), self, true_div=true_div, name=name)
         return binary(fn, self, other, true_div=true_div)
 
     return op
@@ -225,7 +227,9 @@ def install() -> None:
     for name, fn in fast.items():
         div = name == "truediv"
         setattr(T, f"__{name}__", _fast_binary(fn, true_div=div))
-        setattr(T, f"__r{name}__", _fast_binary(fn, reflected=True, true_div=div))
+        # ``2 - t`` is PyTorch's rsub of a number: its node is RsubBackward1
+        node = "RsubBackward1" if name == "sub" else None
+        setattr(T, f"__r{name}__", _fast_binary(fn, reflected=True, true_div=div, name=node))
     T.__hash__ = object.__hash__  # type: ignore[assignment]
 
     # every row of the op table: Tensor.X, its aliases and the in-place X_

@@ -195,3 +195,32 @@ def test_subtracting_a_bool_tensor_in_every_form_is_refused_as_in_torch(form):
             call()
         msgs[lib.__name__] = str(e.value)
     assert msgs["compat.torch"] == msgs["torch"]
+
+
+def test_reflected_operators_and_rsub_name_their_nodes_as_pytorch():
+    """``2 - t`` is PyTorch's rsub of a number (``RsubBackward1``), ``torch.rsub`` of two
+    tensors ``RsubBackward0``, ``2 ** t`` ``PowBackward2``; values and gradients too."""
+
+    def run(lib):
+        out = []
+        for _ in range(2):  # the second time through the cached signatures
+            t = lib.tensor([1.0, 2.0, 3.0], requires_grad=True)
+            u = lib.tensor([0.5, -1.0, 4.0], requires_grad=True)
+            results = [
+                2 - t,
+                2.5 - t,
+                lib.rsub(t, 2),
+                lib.rsub(t, u),
+                lib.rsub(t, u, alpha=3),
+                lib.rsub(t, 1.5, alpha=0.5),
+                2**t,
+                lib.pow(2, t),
+                t**u,
+                t**2,
+            ]
+            for r in results:
+                (gt, gu) = lib.autograd.grad(r.sum(), (t, u), allow_unused=True)
+                out.append((_state(r), npv(gt).tolist(), None if gu is None else npv(gu).tolist()))
+        return out
+
+    assert run(ctorch) == run(real)

@@ -140,7 +140,7 @@ def _fast_dtype(a: Any, b: Any) -> np.dtype | None:
     return None
 
 
-def _binary(fn: Any, a: Any, b: Any, *, true_div: bool = False) -> Tensor:
+def _binary(fn: Any, a: Any, b: Any, *, true_div: bool = False, name: str | None = None) -> Tensor:
     dt = _fast_dtype(a, b)
     if dt is None:
         a, b = coerce(a), coerce(b)
@@ -151,8 +151,9 @@ def _binary(fn: Any, a: Any, b: Any, *, true_div: bool = False) -> Tensor:
         sub_check(a, b)
     if true_div and _dt.kind(dt) not in "fc":
         dt = _dt.float_type(dt)
-    name = _BIN_NAMES.get(fn)
-    return apply(fn, fn.__name__ if name is None else name, (a, b), (("dtype", dt),))
+    if name is None:
+        name = _BIN_NAMES.get(fn, fn.__name__)
+    return apply(fn, name, (a, b), (("dtype", dt),))
 
 
 @defop(
@@ -184,6 +185,28 @@ def sub(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
     sub_check(a, b)
     dt = _dt.result_type(a, b)
     return apply(_sub_alpha_f, "SubBackward0", (a, b, alpha), (("dtype", dt),))
+
+
+@defop(
+    method=False,
+    grad_fn="RsubBackward0",
+    samples=(
+        Sample(((2, 3), (3,))),
+        Sample(((2, 3), (2, 3)), kwargs=(("alpha", 2),)),
+        Sample(((3,),), args=(1.5,)),
+        Sample(((3,),), args=(2,), kwargs=(("alpha", 0.5),)),
+    ),
+)
+def rsub(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
+    """``other - alpha * input`` (``torch.rsub``): ``RsubBackward1`` when ``other`` is a
+    number, as PyTorch names the node."""
+    name = "RsubBackward0" if isinstance(other, Tensor) else "RsubBackward1"
+    if alpha == 1:
+        return _binary(_sub_f, other, input, name=name)
+    a, b = coerce(input), coerce(other)
+    sub_check(b, a)
+    dt = _dt.result_type(a, b)
+    return apply(_sub_alpha_f, name, (b, a, alpha), (("dtype", dt),))
 
 
 @defop(
@@ -241,7 +264,10 @@ def pow(input: Any, exponent: Any) -> Tensor:
         dt = _dt.result_type(input, exponent)
         return apply(_ipow_f, "PowBackward0", (input,), (("n", exponent), ("dtype", dt)))
     dt = _dt.result_type(input, exponent)
-    name = "PowBackward1" if isinstance(exponent, Tensor) else "PowBackward0"
+    if not isinstance(input, Tensor):  # pow(number, tensor)
+        name = "PowBackward2"
+    else:
+        name = "PowBackward1" if isinstance(exponent, Tensor) else "PowBackward0"
     return apply(_pow_f, name, (input, exponent), (("dtype", dt),))
 
 
