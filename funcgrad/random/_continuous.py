@@ -16,11 +16,12 @@ import numpy as np
 
 from funcgrad import numpy as fnp
 from funcgrad.core import dtypes
-from funcgrad.core.interp import Tracer, to_aval
+from funcgrad.core.interp import Tracer, bind, to_aval
 from funcgrad.jit import jit
 from funcgrad.numpy import linalg
 from funcgrad.primitives import elementwise as ew
 from funcgrad.primitives import random as rp
+from funcgrad.primitives.bits import nextafter_p
 from funcgrad.primitives.calls import stop_gradient
 from funcgrad.random._core import (
     _check_key,
@@ -290,9 +291,7 @@ def ball(key: Any, d: int, p: float = 2, shape: Sequence[int] = (), dtype: Any =
 # --------------------------------------------------------------------------- normal family
 
 
-def _truncated_normal(
-    key: Any, lower: Any, upper: Any, lo: Any, hi: Any, shape: Any, dt: np.dtype
-) -> Any:
+def _truncated_normal(key: Any, lower: Any, upper: Any, shape: Any, dt: np.dtype) -> Any:
     if shape is None:
         shape = tuple(np.broadcast_shapes(_bshape(lower), _bshape(upper)))
     else:
@@ -303,21 +302,13 @@ def _truncated_normal(
     b = ew.erf(ew.div(upper, sqrt2))
     u = uniform(key, shape, dt, minval=a, maxval=b)
     out = ew.mul(sqrt2, ew.erf_inv(u))
-    return fnp.minimum(fnp.maximum(out, stop_gradient(lo)), stop_gradient(hi))
+    # clamped to the open interval: the exact neighbours of the bounds, as JAX
+    lo = bind(nextafter_p, stop_gradient(lower), _c(np.inf, dt))
+    hi = bind(nextafter_p, stop_gradient(upper), _c(-np.inf, dt))
+    return fnp.clip(out, lo, hi)
 
 
-def _nextafter(x: Any, direction: int, dt: np.dtype) -> Any:
-    """The neighbour of ``x`` towards ``direction · inf``: exact for concrete ``x``; for a
-    traced ``x`` a step of about one ulp (only used to keep samples inside open bounds)."""
-    if not isinstance(x, Tracer):
-        xv = np.asarray(x, dt)
-        return np.nextafter(xv, np.asarray(direction * np.inf, dt)).astype(dt)
-    info = _finfo(dt)
-    step = ew.max(ew.mul(fnp.abs(x), _c(float(info.eps) * 0.75, dt)), _c(float(info.tiny), dt))
-    return ew.add(x, step) if direction > 0 else ew.sub(x, step)
-
-
-_truncated_normal_unit = jit(_truncated_normal, static_argnums=(5, 6))
+_truncated_normal_unit = jit(_truncated_normal, static_argnums=(3, 4))
 
 
 def truncated_normal(
@@ -327,10 +318,7 @@ def truncated_normal(
     key = _check_key("truncated_normal", key)
     dt = _float_dtype("truncated_normal", dtype)
     shape = None if shape is None else _shape("truncated_normal", shape)
-    # the clamp to the open interval: exact neighbours for concrete bounds
-    lo = _nextafter(_cast(lower, dt) if isinstance(lower, Tracer) else lower, 1, dt)
-    hi = _nextafter(_cast(upper, dt) if isinstance(upper, Tracer) else upper, -1, dt)
-    return _truncated_normal_unit(key, lower, upper, lo, hi, shape, dt)
+    return _truncated_normal_unit(key, lower, upper, shape, dt)
 
 
 def _multivariate_normal(

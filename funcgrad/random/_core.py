@@ -13,8 +13,9 @@ from funcgrad import numpy as fnp
 from funcgrad.core import dtypes
 from funcgrad.core.axes import normalize_axis
 from funcgrad.core.errors import user_frame, where
-from funcgrad.core.interp import Tracer, to_aval
+from funcgrad.core.interp import Tracer, bind, to_aval
 from funcgrad.jit import jit
+from funcgrad.primitives import bits as bits_ops
 from funcgrad.primitives import elementwise as ew
 from funcgrad.primitives import random as rp
 from funcgrad.primitives import shape as sh
@@ -191,17 +192,20 @@ def bits(key: Any, shape: Sequence[int] = (), dtype: Any = None) -> Any:
 
 
 def _unit(key: Any, shape: tuple[int, ...], dt: np.dtype) -> Any:
-    """Uniform floats in [0, 1): ``nmant`` random bits as the mantissa.
-
-    The same values as JAX's bit-cast recipe ``bitcast(bits >> s | 1.0) - 1``:
-    ``1 + m·2⁻ⁿᵐᵃⁿᵗ - 1 = m·2⁻ⁿᵐᵃⁿᵗ`` exactly.
-    """
+    """Uniform floats in [0, 1): ``nmant`` random bits as the mantissa of a float in [1, 2),
+    minus one -- JAX's recipe op for op, so XLA compiles the same program (and rounds what
+    follows the same way) at every optimisation level."""
     info = _jnp_dtypes.finfo(dt)
     nbits, nmant = info.bits, info.nmant
     rng_bits = 8 if nmant < 8 else nbits
+    udt = np.dtype(f"uint{nbits}")
     b = rp.random_bits(key, rng_bits, shape)
-    m = ew.div(b, np.asarray(2 ** (rng_bits - nmant), np.dtype(f"uint{rng_bits}")))
-    return ew.mul(ew.convert_element_type(m, dt), np.asarray(2.0**-nmant, dt))
+    if rng_bits != nbits:
+        b = ew.convert_element_type(b, udt)
+    m = bind(bits_ops.shift_right_logical_p, b, np.asarray(rng_bits - nmant, udt))
+    one = np.asarray(1.0, dt).view(udt)
+    f = bits_ops.bitcast_convert_type(ew.bitwise_or(m, one), dt)
+    return ew.sub(f, np.asarray(1.0, dt))
 
 
 def _uniform(key: Any, minval: Any, maxval: Any, shape: tuple[int, ...], dt: np.dtype) -> Any:
