@@ -57,7 +57,10 @@ def test_unary_values_and_grads_at_edges(name):
     # elementwise: the gradient of the sum is the derivative at each point
     gf = fg.grad(lambda x: f(x).sum())(EDGES)
     gj = jo.grad(lambda x: j(x).sum())(EDGES)
-    _close(gf, gj)
+    # gelu's tanh form at x <= -6: 1 - tanh(u)^2 cancels in float32, so both libraries
+    # return rounding noise of ~1e-5 where the derivative is ~1e-10 (float64: -7.7e-10 at
+    # -6); the noise differs with how XLA fuses the program
+    _close(gf, gj, atol=2e-5 if name == "gelu" else 1e-6)
 
 
 @pytest.mark.parametrize("name", ["relu", "gelu", "sigmoid"])

@@ -117,7 +117,10 @@ _EXPM = fg.jit(fsl.expm)
 def test_expm_matches_scipy(scale):
     a = scale * _rand(4, 4)
     got = _EXPM(a)
-    np.testing.assert_allclose(np.asarray(got), scipy.linalg.expm(a), rtol=1e-11, atol=1e-12)
+    # at scale 60 the entries reach 1e39 after squarings that amplify rounding by the
+    # matrix's condition: a few 1e-11 relative between two correct implementations
+    rtol = 1e-10 if scale > 10 else 1e-11
+    np.testing.assert_allclose(np.asarray(got), scipy.linalg.expm(a), rtol=rtol, atol=1e-12)
 
 
 def test_expm_variants():
