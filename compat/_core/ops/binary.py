@@ -124,27 +124,19 @@ _BIN_NAMES = {
 _BF16 = _dt.bfloat16.np
 
 
-def _storage_dtype(t: Tensor) -> np.dtype:
-    """The dtype of ``t``'s array: a jax array's aval is a faster read than its dtype;
-    a storage may also hold a NumPy array (an autograd.Function's saved values)."""
-    arr = t._st.a
-    try:
-        return arr.aval.dtype
-    except AttributeError:
-        return arr.dtype
-
-
 def _fast_dtype(a: Any, b: Any) -> np.dtype | None:
     """The promoted dtype for the common cases (same dtypes; float tensor with a Python
     number), without the general rule."""
     if isinstance(a, Tensor):
-        da = _storage_dtype(a)
+        # a jax array's aval is a faster read than its dtype (as in ``apply``); a storage
+        # may also hold a NumPy array (an autograd.Function's saved values)
+        da = getattr(a._st.a, "aval", a._st.a).dtype
         tb = type(b)
         if tb is float or tb is int:
             k = da.kind  # bfloat16's is "V"
             return da if k == "f" or (tb is int and k in "iu") or da == _BF16 else None
         if isinstance(b, Tensor):
-            return da if _storage_dtype(b) == da else None
+            return da if getattr(b._st.a, "aval", b._st.a).dtype == da else None
     elif isinstance(b, Tensor):
         return _fast_dtype(b, a)
     return None
