@@ -142,7 +142,7 @@ def _raw_executable(prog: Program) -> Callable[..., list]:
         return _Forward(prog)
     if len(prog.outvars) > PACK_OUTPUTS:
         return _packed(prog)
-    fn = compile_cache.compiled(prog, name="compat_op")
+    fn = compile_cache.compiled(prog, name="compat_op", eager=True)
     return functools.partial(fn, *prog.consts) if prog.consts else fn
 
 
@@ -173,7 +173,7 @@ class _Forward:
                 ok = _IS_JAX_ARRAY[type(o)] = isinstance(o, jax.Array)
             if not ok:
                 if self._fn is None:
-                    self._fn = compile_cache.compiled(self.prog, name="compat_op")
+                    self._fn = compile_cache.compiled(self.prog, name="compat_op", eager=True)
                 return self._fn(*args)
         return out
 

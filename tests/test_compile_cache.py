@@ -142,8 +142,8 @@ def test_run_compiles_on_the_policys_sighting(monkeypatch):
     (out,) = compile_cache.run(p, X)
     np.testing.assert_allclose(out, want, rtol=1e-6)
     assert fg.cache_info().hits == 1
-    # the executable run() made is the one compiled() returns
-    assert compile_cache.compiled(p) is not None and fg.cache_info().compiles == 1
+    # the executable run() made is the one compiled() returns for an eager program
+    assert compile_cache.compiled(p, eager=True) is not None and fg.cache_info().compiles == 1
 
 
 @pytest.mark.parametrize("after", [1, 3])
@@ -318,3 +318,54 @@ def test_interop_derived_functions_live_in_the_cache():
     np.testing.assert_allclose(
         fg.grad(lambda x: fnp.sum(softplus(x)))(X), 1.0 / (1.0 + np.exp(-X)), rtol=1e-5
     )
+
+
+def _options_of_entries() -> list:
+    """The ``compiler_options`` in each program entry's key (``None``: XLA's defaults)."""
+    out = []
+    for key in list(compile_cache._store):
+        if key[0] == "program":
+            opts = dict(key[2]).get("compiler_options")
+            out.append(dict(opts[1]) if opts is not None else None)
+    return out
+
+
+def test_eager_programs_compile_with_the_policys_options_jit_with_xlas_defaults():
+    assert compile_cache.POLICY.eager_compiler_options == {"xla_cpu_use_fusion_emitters": False}
+    p = _program(_sin_times(np.float32(2.0)), X)
+    eager = compile_cache.compiled(p, eager=True)
+    plain = compile_cache.compiled(p)
+    assert eager is not plain  # compiled differently, so keyed apart
+    assert compile_cache.compiled(p, eager=True) is eager
+    assert sorted(_options_of_entries(), key=str) == [
+        None,
+        {"xla_cpu_use_fusion_emitters": False},
+    ]
+    for fn in (eager, plain):
+        np.testing.assert_allclose(fn(*p.consts, X)[0], np.sin(X) * 2.0 + 1.0, rtol=1e-6)
+
+
+def test_compat_ops_and_run_use_the_eager_options(monkeypatch):
+    import compat.torch as torch
+
+    monkeypatch.setattr(compile_cache.POLICY, "compile_after", 1)
+    t = torch.tensor(X) * 3.5 - 1.0  # compat's op executables
+    np.testing.assert_allclose(t.numpy(), X * 3.5 - 1.0, rtol=1e-6)
+    c = np.arange(6, dtype=np.float32)
+    (out,) = compile_cache.run(_program(_sin_times(c), X), X)
+    np.testing.assert_allclose(out, np.sin(X) * c + 1.0, rtol=1e-6)
+    opts = _options_of_entries()
+    assert opts and all(o == {"xla_cpu_use_fusion_emitters": False} for o in opts), opts
+
+
+def test_eager_options_this_xla_rejects_are_dropped_with_a_warning(monkeypatch):
+    monkeypatch.setattr(
+        compile_cache.POLICY, "eager_compiler_options", {"xla_no_such_option_here": True}
+    )
+    p = _program(_sin_times(np.float32(2.0)), X)
+    with pytest.warns(RuntimeWarning, match="xla_no_such_option_here"):
+        fn = compile_cache.compiled(p, eager=True)
+    assert fn is compile_cache.compiled(p)  # XLA's defaults: the plain entry
+    np.testing.assert_allclose(fn(*p.consts, X)[0], np.sin(X) * 2.0 + 1.0, rtol=1e-6)
+    monkeypatch.setattr(compile_cache.POLICY, "eager_compiler_options", None)
+    assert compile_cache.compiled(p, eager=True) is fn

@@ -13,6 +13,11 @@ Entries and their keys:
   structure's first ``POLICY.compile_after - 1`` sightings run op by op (one-off
   programs never pay for XLA), the next compiles it (the entry :func:`compiled`
   makes) and later ones are one dispatch.
+
+Executables of programs evaluated eagerly (:func:`run`, and compat's ops through
+``compiled(..., eager=True)``) are compiled with ``POLICY.eager_compiler_options``:
+they are small, many, and often run for one shape only, so XLA's compile time is
+what a user waits for. ``jit``'s programs get XLA's defaults, as ``jax.jit``'s.
 * :func:`cached` — any other compiled object with a structural key (control
   flow's eager ``jax.jit`` of a lowering, keyed by its params).
 * :func:`run_lowering` — a primitive's lowering called on concrete arrays, for
@@ -30,9 +35,10 @@ from __future__ import annotations
 
 import contextlib
 import threading
+import warnings
 from collections import OrderedDict
 from collections.abc import Callable, Hashable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 import jax
@@ -67,6 +73,15 @@ class Policy:
         max_seen: the most structures :func:`run` remembers having seen but not
             compiled yet; the oldest is forgotten first.
         max_warm: the most equation signatures remembered as run op by op.
+        eager_compiler_options: XLA options (``jax.jit``'s ``compiler_options``)
+            for the executables of programs evaluated eagerly: compat's ops and
+            :func:`run`. The default selects XLA's classic CPU emitters, which
+            compile a small program in about half the time of the fusion
+            emitters (XLA's default) for code that runs about as fast (measured
+            in docs/design.md); XLA's GPU compiler ignores the option. ``None`` or
+            ``{}``: XLA's defaults. Options this XLA does not know are dropped,
+            with a warning, at the first eager compilation. Assign a new dict to
+            change them (the one in force is resolved once).
     """
 
     compile_after: int = 4
@@ -74,6 +89,9 @@ class Policy:
     max_entries: int = 1024
     max_seen: int = 4096
     max_warm: int = 16384
+    eager_compiler_options: dict[str, Any] | None = field(
+        default_factory=lambda: {"xla_cpu_use_fusion_emitters": False}
+    )
 
 
 #: the settings in force (module-level, read on every miss)
@@ -191,7 +209,9 @@ def _jit(prog: Program, name: str | None, static: dict[str, Any]) -> Callable[..
 # --------------------------------------------------------------------------- entry points
 
 
-def compiled(prog: Program, *, name: str | None = None, **static: Any) -> Callable[..., list]:
+def compiled(
+    prog: Program, *, name: str | None = None, eager: bool = False, **static: Any
+) -> Callable[..., list]:
     """The compiled executable of ``prog``, called as ``fn(*prog.consts, *args)``.
 
     Cached by ``prog``'s structure and ``static`` (keyword arguments of ``jax.jit``:
@@ -203,12 +223,16 @@ def compiled(prog: Program, *, name: str | None = None, **static: Any) -> Callab
     Args:
         prog: the program; its consts are not looked at.
         name: the executable's name, if this call creates it.
+        eager: a program evaluated eagerly (an op of compat's eager mode): compiled
+            with ``POLICY.eager_compiler_options``.
         **static: passed to ``jax.jit``; must be hashable (lists and dicts of
             hashable values are accepted).
 
     Returns:
         A function of ``(*consts, *args)`` returning the list of outputs.
     """
+    if eager:
+        static = {**static, **_eager_static()}
     key = _program_key(prog, static)
     fn = _lookup(key)
     if fn is _MISSING:
@@ -249,7 +273,8 @@ def _run(prog: Program, args: tuple) -> list[Any]:
         return [_as_jax(o) for o in eval_program(prog, *args)]
     if any(isinstance(c, Tracer) for c in prog.consts):
         return eval_program(prog, *args)
-    key = _program_key(prog, {})
+    static = _eager_static()
+    key = _program_key(prog, static)
     fn = _lookup(key)
     if fn is _MISSING:
         sigs = _signatures(prog)
@@ -257,8 +282,42 @@ def _run(prog: Program, args: tuple) -> list[Any]:
             outs = eval_program(prog, *args)
             _warm_up(sigs)
             return outs
-        fn = _insert(key, _jit(prog, None, {}), "program")
+        fn = _insert(key, _jit(prog, None, static), "program")
     return list(fn(*prog.consts, *args))
+
+
+#: options -> whether this XLA accepts them all (probed once per set of options)
+_accepted: dict[Hashable, bool] = {}
+#: the options object last resolved and its keyword (a read per eager call, no hashing)
+_last_eager: list[Any] = [None, {}]
+
+
+def _eager_static() -> dict[str, Any]:
+    """``jax.jit``'s keyword for ``POLICY.eager_compiler_options`` (empty when unset or
+    not accepted by this XLA: a flag XLA retired must not break every op)."""
+    opts = POLICY.eager_compiler_options
+    if opts is _last_eager[0]:
+        return _last_eager[1]
+    if not opts:
+        return {}
+    frozen = _freeze(opts)
+    ok = _accepted.get(frozen)
+    if ok is None:
+        try:
+            jax.jit(lambda x: x, compiler_options=opts).lower(np.float32(0)).compile()
+            ok = True
+        except Exception as e:  # XLA: "No such compile option"
+            warnings.warn(
+                f"funcgrad: XLA rejected POLICY.eager_compiler_options {opts!r} ({e}); "
+                "eager executables are compiled with XLA's defaults",
+                RuntimeWarning,
+                stacklevel=3,
+            )
+            ok = False
+        _accepted[frozen] = ok
+    static = {"compiler_options": opts} if ok else {}
+    _last_eager[:] = [opts, static]
+    return static
 
 
 def cached(key: Hashable, make: Callable[[], Any], *, kind: str = "other") -> Any:
