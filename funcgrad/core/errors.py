@@ -15,6 +15,9 @@ _FG_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 #: own and those of the packages built on it that registered themselves
 _PKG_DIRS: tuple[str, ...] = (_FG_DIR + os.sep,)
 _SKIP = ("jax" + os.sep, "contextlib.py", "functools.py", "<frozen")
+#: per code object: whether its frames are library code (user_frame runs for every
+#: traced equation, and a stack is mostly the same few dozen code objects)
+_INTERNAL_CODE: dict[types.CodeType, bool] = {}
 
 
 def register_internal_package(package: str | types.ModuleType) -> None:
@@ -35,6 +38,7 @@ def register_internal_package(package: str | types.ModuleType) -> None:
         d = os.path.abspath(p) + os.sep
         if d not in _PKG_DIRS:
             _PKG_DIRS = (*_PKG_DIRS, d)
+            _INTERNAL_CODE.clear()
 
 
 class ConcretizationError(TypeError):
@@ -114,10 +118,17 @@ def user_frame(stop: types.FrameType | None = None) -> tuple[str, int] | None:
     packages (:func:`register_internal_package`) and jax; None if the walk meets the
     frame ``stop`` first."""
     f = sys._getframe(1)
+    known = _INTERNAL_CODE
     while f is not None and f is not stop:
-        fn = f.f_code.co_filename
-        if not fn.startswith(_PKG_DIRS) and not any(s in fn for s in _SKIP):
-            return (fn, f.f_lineno)
+        code = f.f_code
+        internal = known.get(code)
+        if internal is None:
+            if len(known) > 16384:  # code objects made at run time (exec): stay bounded
+                known.clear()
+            fn = code.co_filename
+            internal = known[code] = fn.startswith(_PKG_DIRS) or any(s in fn for s in _SKIP)
+        if not internal:
+            return (code.co_filename, f.f_lineno)
         f = f.f_back
     return None
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import html
 import itertools
+import math
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -57,7 +58,7 @@ class Aval:
 
     @property
     def size(self) -> int:
-        return int(np.prod(self.shape, dtype=np.int64))
+        return math.prod(self.shape)
 
     def update(self, **kw: Any) -> Aval:
         return Aval(
@@ -138,7 +139,17 @@ class Eqn:
     source: tuple[str, int] | None = None
 
 
+#: param types that are their own key (the common case, checked first: every traced
+#: equation's params are keyed when its program is looked up in the compile cache)
+_PLAIN = frozenset({int, str, bool, float, type(None)})
+
+
 def _hashable_param(v: Any) -> Any:
+    t = type(v)
+    if t in _PLAIN:
+        return v
+    if t is tuple and all(type(x) in _PLAIN for x in v):
+        return v
     if isinstance(v, Program):
         return ("program", v.hashed_key())
     if isinstance(v, (list, tuple)):

@@ -53,7 +53,20 @@ def _dilate(n: int, d: int) -> int:
     return 0 if n == 0 else (n - 1) * d + 1
 
 
-def _desc(lhs: Aval, rhs: Aval, params: dict) -> str:
+class _desc:
+    """The operands and params of a convolution, formatted only when an error shows them
+    (abstract evaluation runs for every traced convolution)."""
+
+    __slots__ = ("lhs", "params", "rhs")
+
+    def __init__(self, lhs: Aval, rhs: Aval, params: dict) -> None:
+        self.lhs, self.rhs, self.params = lhs, rhs, params
+
+    def __str__(self) -> str:
+        return _describe(self.lhs, self.rhs, self.params)
+
+
+def _describe(lhs: Aval, rhs: Aval, params: dict) -> str:
     dn = params["dimension_numbers"]
     return (
         f"lhs {lhs}, rhs {rhs} (window_strides={params['window_strides']}, "
@@ -64,8 +77,8 @@ def _desc(lhs: Aval, rhs: Aval, params: dict) -> str:
     )
 
 
-def _join_dtype(lhs: Aval, rhs: Aval, desc: str) -> tuple[np.dtype, bool]:
-    return rules.join_dtypes("conv_general_dilated", lhs, rhs, described=desc)
+def _join_dtype(lhs: Aval, rhs: Aval, desc: _desc | str) -> tuple[np.dtype, bool]:
+    return rules.join_dtypes("conv_general_dilated", lhs, rhs, described=desc.__str__)
 
 
 def _check_preferred(dtype: np.dtype, pet: np.dtype, desc: str) -> None:

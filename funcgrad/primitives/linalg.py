@@ -42,7 +42,21 @@ def _free(ndim: int, contract: Sequence[int], batch: Sequence[int]) -> list[int]
 
 
 def _join_dtype(x: Aval, y: Aval, dn: Any) -> tuple[np.dtype, bool]:
-    return rules.join_dtypes("dot_general", x, y, described=f"{x} and {y} (dimension_numbers={dn})")
+    return rules.join_dtypes(
+        "dot_general", x, y, described=lambda: f"{x} and {y} (dimension_numbers={dn})"
+    )
+
+
+class _Described:
+    """``dot_general``'s operands and dimension numbers, formatted when shown."""
+
+    __slots__ = ("dn", "x", "y")
+
+    def __init__(self, x: Aval, y: Aval, dn: Any) -> None:
+        self.x, self.y, self.dn = x, y, dn
+
+    def __str__(self) -> str:
+        return f"{self.x} and {self.y} with dimension_numbers={self.dn}"
 
 
 def _as_dtype(v: Any, dtype: np.dtype) -> Any:
@@ -62,7 +76,7 @@ def _dot_general_abstract_eval(
 ) -> Aval:
     dn = dimension_numbers
     (lc, rc), (lb, rb) = dn
-    desc = f"{x} and {y} with dimension_numbers={dn}"
+    desc = _Described(x, y, dn)  # formatted only in an error message
     if len(lc) != len(rc):
         raise TypeError(f"dot_general: contracting dimensions differ in number, got {desc}")
     if len(lb) != len(rb):

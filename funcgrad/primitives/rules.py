@@ -47,14 +47,20 @@ def rand(rng: np.random.Generator, shape: tuple, dtype: str = "float64", lo=-2.0
     raise TypeError(dt)
 
 
-def join_dtypes(name: str, *avals: Aval, described: str | None = None) -> tuple[np.dtype, bool]:
+def join_dtypes(
+    name: str, *avals: Aval, described: str | Callable[[], str] | None = None
+) -> tuple[np.dtype, bool]:
     """Result dtype and weak type of a primitive whose operands share one dtype
     (:func:`funcgrad.core.dtypes.join_strict`: a weakly typed operand takes the others'
-    dtype when it fits). ``described`` names the operands in errors (default: their avals)."""
+    dtype when it fits). ``described`` names the operands in errors (default: their avals);
+    a function returning it is called only for an error (tracing formats no text)."""
     try:
         return dtypes.join_strict(*((a.dtype, a.weak_type) for a in avals))
     except dtypes.DtypeJoinError as e:
-        desc = ", ".join(str(a) for a in avals) if described is None else described
+        if described is None:
+            desc = ", ".join(str(a) for a in avals)
+        else:
+            desc = described() if callable(described) else described
         if e.reason == "weak":
             raise TypeError(
                 f"{name}: weakly typed operand {avals[e.index]} does not fit dtype {e.dtype}, "
