@@ -70,6 +70,10 @@ class Policy:
 
     * ``compile_after``: the sighting of a structure from which it runs as one compiled
       program (earlier sightings run node by node);
+    * ``compile_cold``: a structure seen for the first time runs as one compiled program
+      at once when node by node would compile at least this many executables that never
+      ran (their op met new shapes: the first training step, a loop whose shapes grow):
+      one compilation then costs less than many (0: off);
     * ``max_pending``: evaluate the pending graph once it holds this many nodes;
     * ``max_fused_nodes`` / ``max_fused_eqns``: a structure with more calls or equations
       than this always runs node by node (XLA's compile time, seconds for thousands of
@@ -79,6 +83,7 @@ class Policy:
     """
 
     compile_after: int = 2
+    compile_cold: int = 3
     max_pending: int = 4096
     max_fused_nodes: int = 2048
     max_fused_eqns: int = 60000
@@ -428,7 +433,7 @@ def _evaluate(nodes: list[PendingNode], extra: dict | None, reason: str = "") ->
     st.seen += 1
     need = _needed(key_parts, wanted)
     if (
-        st.seen >= POLICY.compile_after
+        (st.seen >= POLICY.compile_after or (st.seen == 1 and _mostly_cold(nodes, need)))
         and len(nodes) <= POLICY.max_fused_nodes
         and st.n_eqns <= POLICY.max_fused_eqns
     ):
@@ -462,6 +467,28 @@ def _deliver(nodes: list[PendingNode], live: list, values: list, extra: dict | N
         n.ins = []
         n.outs = []
     return computed
+
+
+def _mostly_cold(nodes: list[PendingNode], need: list[bool]) -> bool:
+    """Whether running the needed ``nodes`` one by one would compile at least
+    ``POLICY.compile_cold`` executables that never ran (JAX compiles a ``jax.jit``
+    function at its first call; ``_cache_size`` counts its compiled signatures)."""
+    want = POLICY.compile_cold
+    if want <= 0:
+        return False
+    seen: set[int] = set()
+    cold = 0
+    for n, nd in zip(nodes, need):
+        fn = getattr(n.fn, "func", n.fn)  # an executable with constants is a partial
+        if not nd or id(fn) in seen:
+            continue
+        seen.add(id(fn))
+        size = getattr(fn, "_cache_size", None)
+        if size is not None and size() == 0:
+            cold += 1
+            if cold >= want:
+                return True
+    return False
 
 
 def _interpret(steps: list[tuple[Callable, tuple, bool]], xs: Sequence[Any], wanted: list) -> list:
