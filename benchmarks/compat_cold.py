@@ -15,7 +15,8 @@ compat runs three times: with ``POLICY.eager_compiler_options`` as shipped (XLA'
 classic CPU emitters for eager executables), with XLA's defaults (``None``), and with
 XLA's optimisation level 0 added (compiles faster still, but code that XLA would
 vectorise, ``tanh`` of a large tensor, runs up to 20x slower: a choice for loops of
-one-off shapes, not the default).
+one-off shapes, not the default). ``compat_lazy`` is the shipped options with
+``compat.lazy`` on: a first sighting whose ops are cold compiles one program.
 
     python -m benchmarks.compat_cold
 """
@@ -31,7 +32,7 @@ from typing import Any
 import numpy as np
 
 N_TOKENS = 16
-MODES = ("torch", "compat", "compat_xla_defaults", "compat_level_0")
+MODES = ("torch", "compat", "compat_lazy", "compat_xla_defaults", "compat_level_0")
 
 
 def _measure(mode: str) -> dict[str, float]:
@@ -49,19 +50,29 @@ def _measure(mode: str) -> dict[str, float]:
                 "xla_cpu_use_fusion_emitters": False,
                 "xla_backend_optimization_level": 0,
             }
+    import contextlib
+
     from benchmarks.models import build, train_step
+
+    if mode == "compat_lazy":
+        import compat.lazy
+
+        scope = compat.lazy.enabled
+    else:
+        scope = contextlib.nullcontext
 
     out: dict[str, float] = {}
     for kind in ("mlp", "cnn", "lstm", "gpt"):
         model, opt, data = build(torch, kind)
         x, y = (torch.tensor(a) for a in data(np.random.default_rng(0)))
         t = time.perf_counter()
-        float(train_step(torch, model, opt, x, y))
+        with scope():
+            float(train_step(torch, model, opt, x, y))
         out[f"first step {kind}"] = time.perf_counter() - t
         if kind == "gpt":
             idx = torch.zeros((1, 1), dtype=torch.long)
             t = time.perf_counter()
-            with torch.no_grad():
+            with torch.no_grad(), scope():
                 for _ in range(N_TOKENS):
                     nxt = model(idx)[:, -1, :].argmax(-1, keepdim=True)
                     idx = torch.cat([idx, nxt], dim=1)
