@@ -84,6 +84,84 @@ def test_sdpa_values_and_grads(real_torch, case):
         close(a, b)
 
 
+def _node_names(lib, out):
+    """The output's node and the names of the nodes it feeds (the graph's top)."""
+    return out.grad_fn.name(), [f.name() if f else None for f, _ in out.grad_fn.next_functions]
+
+
+@pytest.mark.parametrize(
+    "shapes, kw",
+    [
+        (((2, 4, 3, 8), (2, 4, 5, 8), (2, 4, 5, 8)), {}),  # PyTorch's fused CPU kernel
+        (((2, 4, 3, 8), (2, 4, 5, 8), (2, 4, 5, 8)), {"attn_mask": "float"}),
+        (((2, 4, 3, 8), (2, 4, 5, 8), (2, 4, 5, 8)), {"attn_mask": "bool"}),
+        (((2, 4, 3, 8), (2, 4, 5, 8), (2, 4, 5, 8)), {"is_causal": True}),
+        (((2, 4, 3, 8), (2, 2, 5, 8), (2, 2, 5, 8)), {"enable_gqa": True}),
+        # PyTorch's composite graph: 3-D, value's head size differs, batch broadcast,
+        # dropout, a mask requiring grad
+        (((4, 3, 8), (4, 5, 8), (4, 5, 8)), {}),
+        (((2, 4, 3, 8), (2, 4, 5, 8), (2, 4, 5, 6)), {}),
+        (((1, 4, 3, 8), (2, 4, 5, 8), (2, 4, 5, 8)), {}),
+        (((2, 4, 3, 8), (2, 4, 5, 8), (2, 4, 5, 8)), {"dropout_p": 0.5}),
+        (((2, 4, 3, 8), (2, 4, 5, 8), (2, 4, 5, 8)), {"attn_mask": "float_grad"}),
+    ],
+)
+def test_sdpa_graph_nodes_match_pytorch(real_torch, shapes, kw):
+    # 4-D without dropout is one node (and one compiled program) as PyTorch's fused
+    # kernel, whose inputs are the leaves; other cases are PyTorch's composite graph
+    g = np.random.default_rng(2)
+    arrays = [g.standard_normal(sh) for sh in shapes]
+    names = []
+    for lib in (real_torch, ctorch):
+        qkv = [lib.tensor(a, dtype=lib.float32, requires_grad=True) for a in arrays]
+        kwl = dict(kw)
+        m = kwl.get("attn_mask")
+        if m in ("float", "float_grad"):
+            kwl["attn_mask"] = lib.tensor(np.linspace(-1, 1, 15).reshape(3, 5), dtype=lib.float32)
+            kwl["attn_mask"].requires_grad_(m == "float_grad")
+        elif m == "bool":
+            kwl["attn_mask"] = lib.tensor(np.arange(15).reshape(3, 5) % 4 != 0)
+        out = lib.nn.functional.scaled_dot_product_attention(*qkv, **kwl)
+        names.append(_node_names(lib, out))
+    if names[0][0].startswith("ScaledDotProduct"):  # one node over the three leaves
+        # (compat lists the mask too, as a slot without a gradient: (None, 0))
+        assert names[1][0] == names[0][0] and names[1][1][:3] == names[0][1]
+        assert names[1][1][3:] in ([], [None])
+    else:  # compat's composite graph below the top differs from PyTorch's bmm graph
+        assert names[1][0] == names[0][0]
+
+
+def test_sdpa_float_mask_gradient_and_masked_rows(real_torch):
+    g = np.random.default_rng(3)
+    arrays = [g.standard_normal(sh) for sh in ((1, 2, 4, 3), (1, 2, 6, 3), (1, 2, 6, 5))]
+    mask = g.standard_normal((1, 1, 4, 6))
+    mask[0, 0, 2] = -np.inf  # a row with every key masked: zeros and zero gradients
+    mask[0, 0, 0, :3] = -np.inf
+    results = []
+    for lib in (real_torch, ctorch):
+        ts = [lib.tensor(a, dtype=lib.float64, requires_grad=True) for a in (*arrays, mask)]
+        out = lib.nn.functional.scaled_dot_product_attention(*ts[:3], attn_mask=ts[3])
+        (out * lib.tensor(np.linspace(-2, 1, out.numel()).reshape(out.shape))).sum().backward()
+        results.append((out, [t.grad for t in ts]))
+    (ro, rg), (co, cg) = results
+    close(co, ro, 1e-10, 1e-12)
+    assert np.all(co.detach().numpy()[0, :, 2] == 0)
+    for a, b in zip(cg, rg, strict=True):
+        close(a, b, 1e-10, 1e-12)
+
+
+def test_sdpa_reads_no_value_under_lazy_execution():
+    import compat.lazy as lazy
+
+    q = ctorch.randn(2, 4, 3, 8)
+    lazy.reset_stats()
+    with lazy.enabled():
+        out = ctorch.nn.functional.scaled_dot_product_attention(q, q, q, is_causal=True)
+        assert lazy.stats().get("flushes", 0) == 0  # nothing was evaluated to decide a path
+        out = out * 2.0
+    assert np.isfinite(out.numpy()).all()
+
+
 def test_sdpa_float64_and_unbatched(real_torch):
     g = np.random.default_rng(1)
     q, k, v = (g.standard_normal(s) for s in ((3, 4), (5, 4), (5, 2)))

@@ -25,8 +25,12 @@ import math
 import warnings
 from typing import Any
 
+import numpy as np
+
 import compat.torch as torch
-from compat._core.tensor import known_value
+import funcgrad.nn as fnn
+import funcgrad.numpy as fnp
+from compat._core.tensor import apply, known_value
 from compat.torch.nn.functional._utils import Tensor
 from compat.torch.nn.functional.activation import dropout, linear
 
@@ -44,6 +48,57 @@ def _safe_softmax(scores: Tensor) -> Tensor:
     zero = torch.zeros((), dtype=scores.dtype)
     probs = torch.where(dead, zero, scores).softmax(-1)
     return torch.where(dead, zero, probs)
+
+
+def _attention_f(
+    q: Any, k: Any, v: Any, *mask: Any, causal: bool, scale: float, reps: tuple[int, int]
+) -> Any:
+    """Scaled dot-product attention as one program: the composed path's operations in
+    its order (key/value heads repeated for grouped queries, scores, causal and given
+    masks, softmax with all-masked rows zero, the weighted sum), so the results agree,
+    in one executable and without reading a value."""
+    if reps[0] > 1:
+        k = fnp.repeat(k, reps[0], axis=-3)
+    if reps[1] > 1:
+        v = fnp.repeat(v, reps[1], axis=-3)
+    scores = fnp.matmul(q, fnp.swapaxes(k, -1, -2)) * scale
+    if causal:
+        size = scores.shape[-2:]
+        scores = fnp.where(fnp.tril(fnp.ones(size, dtype=bool)), scores, _NEG_INF)
+    if mask:
+        m = mask[0]
+        scores = fnp.where(m, scores, _NEG_INF) if m.dtype == bool else scores + m
+    dead = fnp.max(scores, axis=-1, keepdims=True) == _NEG_INF
+    weights = fnn.softmax(fnp.where(dead, 0.0, scores), axis=-1)
+    return fnp.matmul(fnp.where(dead, 0.0, weights), v)
+
+
+def _fusable(
+    query: Tensor, key: Tensor, value: Tensor, attn_mask: Tensor | None, reps: tuple[int, int]
+) -> bool:
+    """Whether PyTorch 2.13 takes its fused CPU kernel, whose single node compat makes:
+    4-D inputs with one batch size and one head size, non-empty sequences, and a mask
+    that needs no gradient and broadcasts to the scores without growing them. (Other
+    inputs run PyTorch's composite graph, which compat's composed path mirrors.)"""
+    if not (query.dim() == key.dim() == value.dim() == 4):
+        return False
+    if not (query.shape[0] == key.shape[0] == value.shape[0]):
+        return False
+    if not (query.shape[1] == key.shape[1] * reps[0] == value.shape[1] * reps[1]):
+        return False
+    if not (query.shape[-1] == key.shape[-1] == value.shape[-1]):
+        return False
+    if query.shape[-2] == 0 or key.shape[-2] == 0:
+        return False
+    if attn_mask is None:
+        return True
+    if attn_mask.requires_grad:
+        return False
+    scores = (query.shape[0], query.shape[1], query.shape[2], key.shape[2])
+    try:
+        return np.broadcast_shapes(tuple(attn_mask.shape), scores) == scores
+    except ValueError:
+        return False
 
 
 def _float_mask(mask: Tensor, dtype: Any, masked_when: bool) -> Tensor:
@@ -106,21 +161,30 @@ def scaled_dot_product_attention(
         )
     if dropout_p < 0.0 or dropout_p > 1.0:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {dropout_p}")
+    if is_causal and attn_mask is not None:
+        raise RuntimeError(
+            "_scaled_dot_product_attention: Explicit attn_mask should not be set when "
+            "is_causal=True"
+        )
+    factor = 1.0 / math.sqrt(query.shape[-1]) if scale is None else float(scale)
+    reps = (1, 1)
     if enable_gqa and query.dim() >= 3:
         hq, hk, hv = query.shape[-3], key.shape[-3], value.shape[-3]
         if hq % hk != 0 or hq % hv != 0:
             raise RuntimeError(
                 "Number of heads in key and value must divide the number of heads in query"
             )
-        key = _repeat_heads(key, hq // hk)
-        value = _repeat_heads(value, hq // hv)
-    if is_causal and attn_mask is not None:
-        raise RuntimeError(
-            "_scaled_dot_product_attention: Explicit attn_mask should not be set when "
-            "is_causal=True"
-        )
+        reps = (hq // hk, hq // hv)
+    if dropout_p == 0.0 and _fusable(query, key, value, attn_mask, reps):
+        if attn_mask is not None and attn_mask.dtype != torch.bool:
+            _check_mask_dtype(attn_mask, query)
+        masks = () if attn_mask is None else (attn_mask,)  # needs no gradient here
+        static = (("causal", bool(is_causal)), ("scale", factor), ("reps", reps))
+        name = "ScaledDotProductFlashAttentionForCpuBackward0"
+        return apply(_attention_f, name, (query, key, value, *masks), static)
+    key = _repeat_heads(key, reps[0])
+    value = _repeat_heads(value, reps[1])
     L, S = query.shape[-2], key.shape[-2]
-    factor = 1.0 / math.sqrt(query.shape[-1]) if scale is None else float(scale)
     scores = torch.matmul(query, key.transpose(-2, -1)) * factor
     if is_causal:
         allowed = torch.ones((L, S), dtype=torch.bool).tril()
@@ -129,17 +193,21 @@ def scaled_dot_product_attention(
         if attn_mask.dtype == torch.bool:
             scores = scores.masked_fill(attn_mask.logical_not(), _NEG_INF)
         else:
-            if attn_mask.dtype != query.dtype:
-                raise RuntimeError(
-                    "Expected attn_mask dtype to be bool or float or to match query dtype, "
-                    f"but got attn_mask.dtype: {attn_mask.dtype} and query.dtype: {query.dtype} "
-                    "instead."
-                )
+            _check_mask_dtype(attn_mask, query)
             scores = scores + attn_mask
     weights = _safe_softmax(scores)
     if dropout_p > 0.0:
         weights = dropout(weights, dropout_p, training=True)
     return torch.matmul(weights, value)
+
+
+def _check_mask_dtype(attn_mask: Tensor, query: Tensor) -> None:
+    if attn_mask.dtype != query.dtype:
+        raise RuntimeError(
+            "Expected attn_mask dtype to be bool or float or to match query dtype, "
+            f"but got attn_mask.dtype: {attn_mask.dtype} and query.dtype: {query.dtype} "
+            "instead."
+        )
 
 
 def _canonical_mask(mask: Tensor | None, name: str, other: Tensor | None, dtype: Any) -> Any:
