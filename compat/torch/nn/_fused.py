@@ -17,6 +17,7 @@ import math
 from collections.abc import Callable
 from typing import Any
 
+import funcgrad.lax as flax
 import funcgrad.nn as fnn
 import funcgrad.numpy as fnp
 from compat._core.ops.linalg import _linear_f
@@ -26,10 +27,12 @@ __all__ = [
     "bce_with_logits",
     "cross_entropy",
     "enabled",
+    "gelu",
     "linear",
     "mse_loss",
     "scaled_mask_mul",
     "set_enabled",
+    "silu",
 ]
 
 _enabled = True
@@ -195,6 +198,41 @@ def bce_with_logits(
     )
 
 
+# ---------------------------------------------------------------------------
+# activations PyTorch computes in one kernel
+# ---------------------------------------------------------------------------
+
+_SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
+_INV_SQRT_2 = 1.0 / math.sqrt(2.0)
+
+
+def _gelu_f(x: Any, *, tanh: bool) -> Any:
+    # the composite definition's operations in its order, so both paths agree
+    if tanh:
+        return 0.5 * x * (1.0 + fnp.tanh(_SQRT_2_OVER_PI * (x + 0.044715 * x * x * x)))
+    return 0.5 * x * (1.0 + flax.erf(x * _INV_SQRT_2))
+
+
+def gelu(input: Any, approximate: str) -> Any | None:
+    """``gelu`` as one op (PyTorch's ``GeluBackward0``) for a floating ``input``."""
+    apply = _apply()
+    if apply is None or not input.is_floating_point():
+        return None
+    return apply(_gelu_f, "GeluBackward0", (input,), (("tanh", approximate == "tanh"),))
+
+
+def _silu_f(x: Any) -> Any:
+    return x * fnn.sigmoid(x)
+
+
+def silu(input: Any) -> Any | None:
+    """``silu`` as one op (PyTorch's ``SiluBackward0``) for a floating ``input``."""
+    apply = _apply()
+    if apply is None or not input.is_floating_point():
+        return None
+    return apply(_silu_f, "SiluBackward0", (input,))
+
+
 def _dropout_f(x: Any, u: Any, *, keep: float) -> Any:
 
     scale = 1.0 / keep
@@ -202,8 +240,9 @@ def _dropout_f(x: Any, u: Any, *, keep: float) -> Any:
 
 
 def scaled_mask_mul(input: Any, draws: Any, keep: float) -> Any | None:
-    """``input * (draws < keep) / keep`` as one op (``draws`` uniform on [0, 1))."""
+    """``input * (draws < keep) / keep`` as one op (``draws`` uniform on [0, 1)); its node
+    is PyTorch's on a CPU, ``MulBackward0`` (the fused ``native_dropout`` kernel is CUDA's)."""
     apply = _apply()
     if apply is None or not math.isfinite(1.0 / keep):
         return None
-    return apply(_dropout_f, "NativeDropoutBackward0", (input, draws), (("keep", float(keep)),))
+    return apply(_dropout_f, "MulBackward0", (input, draws), (("keep", float(keep)),))

@@ -60,11 +60,16 @@ def silu(input: Tensor, inplace: bool = False) -> Tensor:
     """``input * sigmoid(input)``."""
     if inplace:
         return inplace_result(input, silu, (), {})
-    return input * torch.sigmoid(input)
+    out = _fused.silu(input)
+    return out if out is not None else input * torch.sigmoid(input)
 
 
 def gelu(input: Tensor, approximate: str = "none") -> Tensor:
     """Gaussian error linear unit; ``approximate='tanh'`` for the tanh formula."""
+    if approximate in ("none", "tanh"):
+        out = _fused.gelu(input, approximate)
+        if out is not None:
+            return out
     if approximate == "tanh":
         c = math.sqrt(2.0 / math.pi)
         return 0.5 * input * (1.0 + torch.tanh(c * (input + 0.044715 * input * input * input)))
