@@ -817,3 +817,51 @@ def test_fused_activations_are_pytorchs_single_nodes(nn_path, real_torch, name, 
         # cancels; PyTorch's kernel rounds differently), here scaled by weights up to 24
         tol = {"rtol": 1e-5, "atol": 2e-4}
     np.testing.assert_allclose(cg, rg, **tol)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "bfloat16"])
+@pytest.mark.parametrize("weighted", [True, False])
+@pytest.mark.parametrize("eps", [None, 1e-3])
+def test_rms_norm_matches_pytorch(real_torch, dtype, weighted, eps):
+    """``F.rms_norm`` / ``nn.RMSNorm``: values, gradients of input and weight, the default
+    eps (the computation dtype's epsilon: float32's for bfloat16), the top node's name."""
+    g = np.random.default_rng(5)
+    x = g.standard_normal((3, 2, 4)) * 0.1  # small values: eps matters
+    w = g.standard_normal((2, 4))
+    results = []
+    for lib in (torch, real_torch):
+        dt = getattr(lib, dtype)
+        t = lib.tensor(x, dtype=dt, requires_grad=True)
+        m = lib.nn.RMSNorm([2, 4], eps=eps, elementwise_affine=weighted, dtype=dt)
+        if weighted:
+            with lib.no_grad():
+                m.weight.copy_(lib.tensor(w, dtype=dt))
+        y = m(t)
+        y.float().mul(lib.arange(24.0).reshape(3, 2, 4)).sum().backward()
+        grads = [t.grad] + ([m.weight.grad] if weighted else [])
+        results.append(
+            (
+                y.grad_fn.name(),
+                y.float().detach().numpy(),
+                [gr.float().numpy() for gr in grads],
+                repr(m),
+            )
+        )
+    (cname, cy, cg, crepr), (rname, ry, rg, rrepr) = results
+    assert cname == rname and crepr == rrepr
+    tol = {"bfloat16": 2e-2, "float32": 1e-5, "float64": 1e-12}[dtype]
+    np.testing.assert_allclose(cy, ry, rtol=tol, atol=tol)
+    for a, b in zip(cg, rg, strict=True):
+        np.testing.assert_allclose(a, b, rtol=tol, atol=tol * 10)
+
+
+def test_rms_norm_errors_match_pytorch(real_torch):
+    for lib in (torch, real_torch):
+        F = lib.nn.functional
+        x = lib.ones(2, 4)
+        with pytest.raises(RuntimeError, match=r"expected input with shape \[\*3\]"):
+            F.rms_norm(x, (3,))
+        with pytest.raises(RuntimeError, match="Expected weight to be of same shape"):
+            F.rms_norm(x, (4,), lib.ones(3))
+        with pytest.raises(NotImplementedError, match="not implemented for 'Long'"):
+            F.rms_norm(lib.ones(2, 4, dtype=lib.int64), (4,))

@@ -105,6 +105,7 @@ from compat.torch.nn.functional.normalization import (
     group_norm,
     instance_norm,
     layer_norm,
+    rms_norm,
 )
 from compat.torch.nn.functional.padding import pad
 from compat.torch.nn.functional.pooling import (
@@ -201,6 +202,7 @@ __all__ = [
     "prelu",
     "relu",
     "relu6",
+    "rms_norm",
     "rrelu",
     "selu",
     "sigmoid",

@@ -158,6 +158,63 @@ def layer_norm(
     return apply(_layer_norm_f, "NativeLayerNormBackward0", (input, *wb), static)
 
 
+def _rms_norm_f(x: Any, *w: Any, k: int, eps: float) -> Any:
+    """PyTorch's composite: in float32 at least (half types upcast), ``x`` times the
+    reciprocal root of the mean square over the last ``k`` axes plus ``eps``, times the
+    weight, cast back to ``x``'s dtype."""
+    import funcgrad.lax as flax
+    import funcgrad.numpy as fnp
+
+    dtype = x.dtype
+    up = x if dtype.itemsize >= 4 else fnp.asarray(x, np.float32)
+    axes = tuple(range(x.ndim - k, x.ndim))
+    ms = fnp.mean(up * up, axis=axes, keepdims=True)
+    y = up * flax.rsqrt(ms + np.asarray(eps, up.dtype))
+    if w:
+        y = y * w[0]
+    return fnp.asarray(y, dtype)
+
+
+def rms_norm(
+    input: Tensor,
+    normalized_shape: list[int] | tuple[int, ...],
+    weight: Tensor | None = None,
+    eps: float | None = None,
+) -> Tensor:
+    """Root-mean-square normalisation over the trailing ``normalized_shape`` dimensions,
+    scaled by ``weight``; ``eps`` defaults to the machine epsilon of the computation's
+    dtype (float32 for half types), as PyTorch. One op, named as PyTorch's top node."""
+    from compat._core.tensor import apply
+
+    shape = [normalized_shape] if isinstance(normalized_shape, int) else list(normalized_shape)
+    k = len(shape)
+    if weight is not None and list(weight.shape) != shape:
+        raise RuntimeError(
+            "Expected weight to be of same shape as normalized_shape, but got weight of "
+            f"shape {list(weight.shape)} and normalized_shape = {shape}"
+        )
+    if input.dim() < k or list(input.shape[input.dim() - k :]) != shape:
+        raise RuntimeError(
+            f"Given normalized_shape={shape}, expected input with shape "
+            f"[*{', '.join(map(str, shape))}], but got input of size{list(input.shape)}"
+        )
+    if not (input.is_floating_point() or input.is_complex()):
+        raise NotImplementedError(f"\"rms_norm\" not implemented for '{_dtype_name(input)}'")
+    half = input.element_size() < 4
+    if eps is None:
+        eps = float(np.finfo(np.float32 if half else input._npdtype).eps)
+    name = "ToCopyBackward0" if half else "MulBackward0"
+    ws = () if weight is None else (weight,)
+    return apply(_rms_norm_f, name, (input, *ws), (("k", k), ("eps", float(eps))))
+
+
+def _dtype_name(t: Tensor) -> str:
+    """PyTorch's kernel-dispatch name of ``t``'s dtype (``Long``, ``Int``, ``Bool``...)."""
+    names = {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char"}
+    n = str(t.dtype).removeprefix("torch.")
+    return names.get(n, {"uint8": "Byte", "bool": "Bool"}.get(n, n))
+
+
 def _group_norm_f(x: Any, *wb: Any, groups: int, eps: float, has_weight: bool) -> Any:
     import funcgrad.numpy as fnp
 

@@ -84,7 +84,7 @@ from compat.torch.nn.modules.loss_more import (
     TripletMarginLoss,
 )
 from compat.torch.nn.modules.module import Module
-from compat.torch.nn.modules.normalization import GroupNorm, LayerNorm
+from compat.torch.nn.modules.normalization import GroupNorm, LayerNorm, RMSNorm
 from compat.torch.nn.modules.padding import (
     CircularPad1d,
     CircularPad2d,
@@ -220,6 +220,7 @@ __all__ = [
     "PixelShuffle",
     "PixelUnshuffle",
     "PoissonNLLLoss",
+    "RMSNorm",
     "RReLU",
     "ReLU",
     "ReLU6",
