@@ -134,6 +134,7 @@ from compat.torch.nn.modules import (
     ZeroPad3d,
 )
 from compat.torch.nn.modules.activation_attention import MultiheadAttention
+from compat.torch.nn.modules.container_params import ParameterDict, ParameterList
 from compat.torch.nn.modules.transformer import (
     Transformer,
     TransformerDecoder,
@@ -141,7 +142,7 @@ from compat.torch.nn.modules.transformer import (
     TransformerEncoder,
     TransformerEncoderLayer,
 )
-from compat.torch.nn.parameter import Parameter
+from compat.torch.nn.parameter import Buffer, Parameter
 
 __all__ = [
     "CELU",
@@ -287,3 +288,6 @@ __all__ += [
     "TransformerEncoder",
     "TransformerEncoderLayer",
 ]
+
+# parameter containers, buffers
+__all__ += ["Buffer", "ParameterDict", "ParameterList"]

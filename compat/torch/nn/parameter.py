@@ -19,7 +19,7 @@ from typing import Any
 
 import compat.torch as torch
 
-__all__ = ["Parameter", "is_parameter"]
+__all__ = ["Buffer", "Parameter", "is_parameter"]
 
 
 def _new_subclass_instance(cls: type, data: Any, requires_grad: bool) -> Any:
@@ -93,6 +93,33 @@ def _clone(t: Any) -> Any:
 
 def _rebuild_parameter(values: Any, requires_grad: bool) -> Parameter:
     return Parameter(torch.tensor(values), requires_grad)
+
+
+class _BufferMeta(type(torch.Tensor)):
+    """Makes ``isinstance(t, Buffer)`` true for any Tensor that ``Buffer`` marked."""
+
+    def __instancecheck__(cls, instance: Any) -> bool:
+        if cls is Buffer and getattr(instance, "_is_buffer", False):
+            return isinstance(instance, torch.Tensor)
+        return super().__instancecheck__(instance)
+
+
+class Buffer(torch.Tensor, metaclass=_BufferMeta):
+    """A Tensor that registers itself as a buffer when assigned as a module attribute.
+
+    As in PyTorch 2.5+, ``Buffer(data, persistent=True)`` returns a plain
+    Tensor (a detached alias of ``data``, same ``requires_grad``) marked so that
+    ``module.name = Buffer(...)`` calls ``register_buffer(name, ..., persistent)``;
+    ``persistent=False`` keeps it out of ``state_dict``.
+    """
+
+    def __new__(cls, data: Any = None, *, persistent: bool = True) -> Any:
+        if data is None:
+            data = torch.empty(0)
+        t = data.detach().requires_grad_(data.requires_grad)
+        t.persistent = persistent
+        t._is_buffer = True
+        return t
 
 
 def is_parameter(obj: Any) -> bool:

@@ -24,6 +24,7 @@ from compat.torch.nn.functional._utils import _legacy_reduction  # noqa: F401 (n
 from compat.torch.nn.functional.activation import (
     dropout,
     gelu,
+    gumbel_softmax,
     leaky_relu,
     linear,
     log_softmax,
@@ -32,6 +33,16 @@ from compat.torch.nn.functional.activation import (
     silu,
     softmax,
     tanh,
+)
+from compat.torch.nn.functional.activation_inplace import (
+    celu_,
+    elu_,
+    hardtanh_,
+    leaky_relu_,
+    relu_,
+    rrelu_,
+    selu_,
+    threshold_,
 )
 from compat.torch.nn.functional.activation_more import (
     celu,
@@ -228,4 +239,17 @@ __all__ = [
 __all__ += [
     "multi_head_attention_forward",
     "scaled_dot_product_attention",
+]
+
+# in-place activation aliases, gumbel_softmax
+__all__ += [
+    "celu_",
+    "elu_",
+    "gumbel_softmax",
+    "hardtanh_",
+    "leaky_relu_",
+    "relu_",
+    "rrelu_",
+    "selu_",
+    "threshold_",
 ]

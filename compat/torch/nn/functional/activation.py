@@ -7,7 +7,9 @@ import warnings
 from typing import Any
 
 import compat.torch as torch
-from compat._core.mutation import inplace_result
+import funcgrad.numpy as fnp
+from compat._core.mutation import apply_inplace, inplace_result
+from compat._core.tensor import apply
 from compat.torch.nn import _fused
 from compat.torch.nn.functional._utils import (
     Tensor,
@@ -39,11 +41,24 @@ def relu(input: Tensor, inplace: bool = False) -> Tensor:
     return torch.relu(input)
 
 
+def _leaky_relu_f(x: Any, *, slope: float) -> Any:
+    return fnp.where(x > 0, x, x * slope)
+
+
 def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
-    """``input`` where positive, ``negative_slope * input`` elsewhere."""
+    """``input`` where positive, ``negative_slope * input`` elsewhere (one op, PyTorch's
+    ``LeakyReluBackward0``, ``LeakyReluBackward1`` in place)."""
+    if not isinstance(input, torch.Tensor):
+        raise TypeError(
+            f"leaky_relu(): argument 'input' (position 1) must be Tensor, not "
+            f"{type(input).__name__}"
+        )
+    if not input.is_floating_point():
+        raise NotImplementedError(f"\"leaky_relu\" not implemented for '{input.dtype}'")
+    static = (("slope", float(negative_slope)),)
     if inplace:
-        return inplace_result(input, leaky_relu, (negative_slope,), {})
-    return torch.where(input > 0, input, input * negative_slope)
+        return apply_inplace(input, _leaky_relu_f, "LeakyReluBackward1", (), static)
+    return apply(_leaky_relu_f, "LeakyReluBackward0", (input,), static)
 
 
 def sigmoid(input: Tensor) -> Tensor:
@@ -136,3 +151,24 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
     with torch.no_grad():
         mask = _to_dtype(draws < keep, input.dtype) * (1.0 / keep)
     return input * mask
+
+
+def gumbel_softmax(
+    logits: Tensor, tau: float = 1, hard: bool = False, eps: float = 1e-10, dim: int = -1
+) -> Tensor:
+    """A Gumbel-softmax sample: ``softmax((logits + g) / tau, dim)`` with ``g ~ Gumbel(0, 1)``.
+
+    The noise is ``-log`` of ``empty_like(logits).exponential_()``, as PyTorch
+    draws it, so a seeded run gives PyTorch's sample. ``hard=True`` returns the
+    one-hot of the sample's argmax in the forward pass and the soft sample's
+    gradient (straight-through). ``eps`` is deprecated and unused.
+    """
+    if eps != 1e-10:
+        warnings.warn("`eps` parameter is deprecated and has no effect.", stacklevel=2)
+    noise = -torch.empty_like(logits).exponential_().log()
+    y_soft = ((logits + noise) / tau).softmax(dim)
+    if not hard:
+        return y_soft
+    index = y_soft.max(dim, keepdim=True)[1]
+    y_hard = torch.zeros_like(logits).scatter_(dim, index, 1.0)
+    return y_hard - y_soft.detach() + y_soft

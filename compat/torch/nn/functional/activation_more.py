@@ -29,11 +29,19 @@ _SELU_ALPHA = 1.6732632423543772848170429916717
 _SELU_SCALE = 1.0507009873554804934193349852946
 
 
-def _run(fn: Any, name: str, input: Tensor, static: tuple = (), inplace: bool = False) -> Tensor:
+def _run(
+    fn: Any,
+    name: str,
+    input: Tensor,
+    static: tuple = (),
+    inplace: bool = False,
+    inplace_name: str | None = None,
+) -> Tensor:
     """``fn`` applied to ``input`` as one op, or in place (``input`` takes the result and
-    the gradient is taken at its old value) when ``inplace``."""
+    the gradient is taken at its old value) when ``inplace``; ``inplace_name`` is the
+    in-place node's name where PyTorch's differs (``EluBackward1`` for ``elu_``)."""
     if inplace:
-        return apply_inplace(input, fn, name, (), static)
+        return apply_inplace(input, fn, inplace_name or name, (), static)
     return apply(fn, name, (input,), static)
 
 
@@ -59,7 +67,8 @@ def _elu(
 ) -> Tensor:
     _check_float(name, input)
     static = (("alpha", float(alpha)), ("scale", float(scale)), ("input_scale", float(in_scale)))
-    return _run(_elu_f, "EluBackward0", input, static, inplace)
+    node = "CeluBackward" if name == "celu" else "EluBackward"
+    return _run(_elu_f, node + "0", input, static, inplace, node + "1")
 
 
 def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
@@ -202,7 +211,7 @@ def _threshold_f(x: Any, *, threshold: float, value: float) -> Any:
 def threshold(input: Tensor, threshold: float, value: float, inplace: bool = False) -> Tensor:
     """``x`` where ``x > threshold``, ``value`` elsewhere."""
     static = (("threshold", float(threshold)), ("value", float(value)))
-    return _run(_threshold_f, "ThresholdBackward0", input, static, inplace)
+    return _run(_threshold_f, "ThresholdBackward0", input, static, inplace, "ThresholdBackward1")
 
 
 def _prelu_f(x: Any, w: Any) -> Any:
@@ -255,7 +264,7 @@ def rrelu(
             neg = torch.full(tuple(input.shape), (lower + upper) / 2.0, dtype=input.dtype)
         slopes = torch.where(input > 0, torch.ones_like(input), neg)
     if inplace:
-        return apply_inplace(input, _mul_f, "RreluWithNoiseBackward0", (slopes,))
+        return apply_inplace(input, _mul_f, "RreluWithNoiseBackward1", (slopes,))
     return apply(_mul_f, "RreluWithNoiseBackward0", (input, slopes))
 
 

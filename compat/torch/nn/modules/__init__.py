@@ -35,6 +35,7 @@ from compat.torch.nn.modules.activation_more import (
 )
 from compat.torch.nn.modules.batchnorm import BatchNorm1d, BatchNorm2d
 from compat.torch.nn.modules.container import ModuleDict, ModuleList, Sequential
+from compat.torch.nn.modules.container_params import ParameterDict, ParameterList
 from compat.torch.nn.modules.conv import (
     Conv1d,
     Conv2d,
@@ -276,3 +277,6 @@ __all__ += [
     "TransformerEncoder",
     "TransformerEncoderLayer",
 ]
+
+# parameter containers
+__all__ += ["ParameterDict", "ParameterList"]

@@ -10,7 +10,6 @@ NumPy arrays.
 
 Example:
     >>> import compat.torch as torch
-from compat._core import transfer as _transfer
     >>> from compat.torch import nn
     >>> class Net(nn.Module):
     ...     def __init__(self):
@@ -42,7 +41,7 @@ from compat.torch.nn.modules.module_hooks import (
     register_module_full_backward_hook,
     register_module_full_backward_pre_hook,
 )
-from compat.torch.nn.parameter import Parameter
+from compat.torch.nn.parameter import Buffer, Parameter
 
 __all__ = [
     "Module",
@@ -304,7 +303,9 @@ class Module(ModuleHooksMixin):
                 modules[name] = value
             else:
                 buffers = self.__dict__.get("_buffers")
-                if buffers is not None and name in buffers:
+                if isinstance(value, Buffer):  # nn.Buffer registers itself
+                    self.register_buffer(name, value, value.persistent)
+                elif buffers is not None and name in buffers:
                     if value is not None and not isinstance(value, torch.Tensor):
                         raise TypeError(
                             f"cannot assign '{_typename(value)}' as buffer '{name}' "

@@ -1,0 +1,72 @@
+"""The in-place activation aliases of ``torch.nn.functional``: ``relu_``, ``elu_``, ...
+
+Each is its activation with ``inplace=True``, with PyTorch's positional
+signature (no ``inplace`` argument): ``input`` takes the result and is
+returned, the graph node is the in-place one (``EluBackward1``, ...), and a
+leaf that requires grad raises PyTorch's ``RuntimeError``.
+"""
+
+from __future__ import annotations
+
+import compat.torch as torch
+from compat.torch.nn.functional._utils import Tensor
+from compat.torch.nn.functional.activation import leaky_relu, relu
+from compat.torch.nn.functional.activation_more import (
+    celu,
+    elu,
+    hardtanh,
+    rrelu,
+    selu,
+)
+from compat.torch.nn.functional.activation_more import threshold as _threshold
+
+
+def _tensor(name: str, input: Tensor) -> Tensor:
+    """``input``, or PyTorch's ``TypeError`` when it is not a Tensor."""
+    if not isinstance(input, torch.Tensor):
+        raise TypeError(
+            f"{name}(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}"
+        )
+    return input
+
+
+def relu_(input: Tensor) -> Tensor:
+    """In-place ``relu``."""
+    return relu(_tensor("relu_", input), inplace=True)
+
+
+def elu_(input: Tensor, alpha: float = 1.0) -> Tensor:
+    """In-place ``elu``."""
+    return elu(_tensor("elu_", input), alpha, inplace=True)
+
+
+def celu_(input: Tensor, alpha: float = 1.0) -> Tensor:
+    """In-place ``celu``."""
+    return celu(_tensor("celu_", input), alpha, inplace=True)
+
+
+def selu_(input: Tensor) -> Tensor:
+    """In-place ``selu``."""
+    return selu(_tensor("selu_", input), inplace=True)
+
+
+def leaky_relu_(input: Tensor, negative_slope: float = 0.01) -> Tensor:
+    """In-place ``leaky_relu``."""
+    return leaky_relu(_tensor("leaky_relu_", input), negative_slope, inplace=True)
+
+
+def hardtanh_(input: Tensor, min_val: float = -1.0, max_val: float = 1.0) -> Tensor:
+    """In-place ``hardtanh``."""
+    return hardtanh(_tensor("hardtanh_", input), min_val, max_val, inplace=True)
+
+
+def rrelu_(
+    input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False
+) -> Tensor:
+    """In-place ``rrelu`` (random slopes drawn as PyTorch draws them while ``training``)."""
+    return rrelu(_tensor("rrelu_", input), lower, upper, training, inplace=True)
+
+
+def threshold_(input: Tensor, threshold: float, value: float) -> Tensor:
+    """In-place ``threshold``: ``value`` where ``input <= threshold``."""
+    return _threshold(_tensor("threshold_", input), threshold, value, inplace=True)
