@@ -8,7 +8,7 @@ ignore-index / label-smoothing arithmetic follow ``torch.nn.functional``.
 over funcgrad's ``conv_general_dilated`` primitive, with PyTorch's argument checks.
 
 The functions live in modules by job (``activation``, ``conv``, ``pooling``,
-``normalization``, ``sparse``, ``loss``); this package re-exports them.
+``normalization``, ``sparse``, ``loss``, ``grid``); this package re-exports them.
 
 Example:
     >>> import compat.torch as torch
@@ -92,6 +92,7 @@ from compat.torch.nn.functional.dropout_channel import (
     dropout3d,
     feature_alpha_dropout,
 )
+from compat.torch.nn.functional.grid import affine_grid, grid_sample
 from compat.torch.nn.functional.im2col import fold, unfold
 from compat.torch.nn.functional.loss import (
     binary_cross_entropy_with_logits,
@@ -150,6 +151,7 @@ __all__ = [
     "adaptive_max_pool1d",
     "adaptive_max_pool2d",
     "adaptive_max_pool3d",
+    "affine_grid",
     "alpha_dropout",
     "avg_pool1d",
     "avg_pool2d",
@@ -178,6 +180,7 @@ __all__ = [
     "gaussian_nll_loss",
     "gelu",
     "glu",
+    "grid_sample",
     "group_norm",
     "hardshrink",
     "hardsigmoid",
