@@ -226,6 +226,7 @@ def _errors(lib):
         lambda: F_.affine_grid(th, (2, 3, 0, 5), align_corners=False),
         lambda: F_.affine_grid(th, (3, 3, 4, 5), align_corners=False),
         lambda: F_.affine_grid(lib.zeros(1, 3, 4), (2, 3, 4, 5, 6), align_corners=False),
+        lambda: F_.affine_grid(th, (2, 3, 4, 5.0), align_corners=False),
     ]
 
 

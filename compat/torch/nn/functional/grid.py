@@ -114,14 +114,15 @@ def affine_grid(theta: Tensor, size: Any, align_corners: bool | None = None) -> 
         )
     elif min(size) <= 0:
         raise ValueError(f"Expected non-zero, positive output size. Got {size}")
-    try:
-        dims = [operator.index(s) for s in size]
-    except TypeError:
-        bad = next(s for s in size if not isinstance(s, int))
-        raise TypeError(
-            "affine_grid_generator(): argument 'size' must be tuple of ints, but found "
-            f"element of type {type(bad).__name__}"
-        ) from None
+    dims = []
+    for pos, s in enumerate(size, 1):
+        try:
+            dims.append(operator.index(s))
+        except TypeError:
+            raise TypeError(
+                "affine_grid_generator(): argument 'size' failed to unpack the object at pos "
+                f'{pos} with error "type must be tuple of ints,but got {type(s).__name__}"'
+            ) from None
     if theta.shape[0] != dims[0]:
         k1 = theta.shape[-1]
         raise RuntimeError(
