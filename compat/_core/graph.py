@@ -282,7 +282,12 @@ TYPE_NAMES = {
     "int16": "ShortTensor",
     "int8": "CharTensor",
     "uint8": "ByteTensor",
+    "uint16": "UInt16Tensor",
+    "uint32": "UInt32Tensor",
+    "uint64": "UInt64Tensor",
     "bool": "BoolTensor",
+    "complex64": "ComplexFloatTensor",
+    "complex128": "ComplexDoubleTensor",
 }
 
 

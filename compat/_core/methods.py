@@ -8,6 +8,7 @@ import numpy as np
 
 from compat._core import creation as _creation
 from compat._core import dtypes as _dt
+from compat._core import graph as _graph
 from compat._core import matrix_views as _mv
 from compat._core import ops as O
 from compat._core import optable
@@ -24,16 +25,9 @@ def _r(f: Any) -> Any:
 
 
 def _type(self: Tensor, dtype: Any = None) -> Any:
-    if dtype is None:
-        return "torch." + {
-            "float32": "FloatTensor",
-            "float64": "DoubleTensor",
-            "int64": "LongTensor",
-            "int32": "IntTensor",
-            "bool": "BoolTensor",
-            "float16": "HalfTensor",
-            "bfloat16": "BFloat16Tensor",
-        }.get(self._npdtype.name, self._npdtype.name)
+    if dtype is None:  # PyTorch's legacy type name (``t.type()``)
+        name = self._npdtype.name
+        return "torch." + _graph.TYPE_NAMES.get(name, name)
     return S.to_dtype(self, dtype)
 
 

@@ -15,7 +15,7 @@ from typing import Any
 import compat._core  # noqa: F401  (installs Tensor methods)
 from compat._core.namespace import *  # noqa: F403
 from compat._core.namespace import __dict__ as _ns
-from compat.torch import autograd  # noqa: F401
+from compat.torch import _inplace, autograd  # noqa: F401
 
 for _k, _v in _ns.items():
     if not _k.startswith("__"):
@@ -57,7 +57,12 @@ _LAZY = (
 )
 
 
+globals().update(_inplace.FUNCTIONS)  # torch.abs_(x), torch.relu_(x), ...
+
+
 def __getattr__(name: str) -> Any:
+    if name in _inplace.FUNCTIONAL_NAMES:  # torch.selu_ is nn.functional.selu_
+        return getattr(importlib.import_module("compat.torch.nn.functional"), name)
     if name in _LAZY:
         return importlib.import_module(f"compat.torch.{name}")
     if name in ("save", "load"):

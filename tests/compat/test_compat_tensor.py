@@ -323,3 +323,54 @@ def test_float_of_a_tensor_requiring_grad_warns_once_as_pytorch(monkeypatch):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert float(x) == 1.5
+
+
+@pytest.mark.parametrize(
+    "dtype",
+    [
+        "float32",
+        "float64",
+        "float16",
+        "bfloat16",
+        "int64",
+        "int32",
+        "int16",
+        "int8",
+        "uint8",
+        "bool",
+        "complex64",
+        "complex128",
+    ],
+)
+def test_legacy_type_names_match_pytorch(dtype):
+    real = pytest.importorskip("torch")
+    want = real.zeros(1, dtype=getattr(real, dtype)).type()
+    assert ctorch.zeros(1, dtype=getattr(ctorch, dtype)).type() == want
+
+
+@pytest.mark.parametrize(
+    "name, args",
+    [
+        ("relu_", ()),
+        ("sqrt_", ()),
+        ("clamp_", (0.0, 1.5)),
+        ("selu_", ()),
+        ("threshold_", (1.0, -2.0)),
+    ],
+)
+def test_top_level_inplace_functions_match_pytorch(name, args):
+    real = pytest.importorskip("torch")
+    values = np.array([-1.5, 0.25, 2.0])
+    results = []
+    for lib in (ctorch, real):
+        w = lib.tensor(np.abs(values) if name == "sqrt_" else values, requires_grad=True)
+        h = w * 1.0
+        out = getattr(lib, name)(h, *args)
+        assert out is h
+        (h * lib.tensor([1.0, 2.0, 3.0], dtype=h.dtype)).sum().backward()
+        results.append((h.grad_fn.name(), h.detach().numpy(), w.grad.numpy()))
+        with pytest.raises(TypeError, match=rf"^{name}\(\)"):  # overloads word it apart
+            getattr(lib, name)([1.0], *args)
+    assert results[0][0] == results[1][0]
+    np.testing.assert_allclose(results[0][1], results[1][1], rtol=1e-6)
+    np.testing.assert_allclose(results[0][2], results[1][2], rtol=1e-6)
