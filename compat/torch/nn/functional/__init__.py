@@ -124,8 +124,10 @@ from compat.torch.nn.functional.pooling import (
     adaptive_avg_pool2d,
     avg_pool1d,
     avg_pool2d,
+    avg_pool3d,
     max_pool1d,
     max_pool2d,
+    max_pool3d,
 )
 from compat.torch.nn.functional.pooling_adaptive import (
     adaptive_avg_pool1d,
@@ -155,6 +157,7 @@ __all__ = [
     "alpha_dropout",
     "avg_pool1d",
     "avg_pool2d",
+    "avg_pool3d",
     "batch_norm",
     "binary_cross_entropy",
     "binary_cross_entropy_with_logits",
@@ -200,6 +203,7 @@ __all__ = [
     "margin_ranking_loss",
     "max_pool1d",
     "max_pool2d",
+    "max_pool3d",
     "mish",
     "mse_loss",
     "multi_margin_loss",

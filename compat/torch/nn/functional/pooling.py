@@ -252,7 +252,12 @@ def _max_pool(
         ("with_indices", bool(return_indices)),
     )
     # PyTorch runs 1-D pooling with indices through its 2-D kernel
-    name = "MaxPool2DWithIndicesBackward0" if nd == 2 or return_indices else "MaxPool1DBackward0"
+    if nd == 3:
+        name = "MaxPool3DWithIndicesBackward0"
+    elif nd == 2 or return_indices:
+        name = "MaxPool2DWithIndicesBackward0"
+    else:
+        name = "MaxPool1DBackward0"
     return apply(_max_pool_f, name, (input,), static)
 
 
@@ -295,6 +300,20 @@ def max_pool2d(
         [5.0, 7.0, 13.0, 15.0]
     """
     return _max_pool(2, input, kernel_size, stride, padding, dilation, ceil_mode, return_indices)
+
+
+def max_pool3d(
+    input: Tensor,
+    kernel_size: int | tuple[int, int, int],
+    stride: int | tuple[int, int, int] | None = None,
+    padding: int | tuple[int, int, int] = 0,
+    dilation: int | tuple[int, int, int] = 1,
+    ceil_mode: bool = False,
+    return_indices: bool = False,
+) -> Any:
+    """3-D max pooling over ``(N, C, D, H, W)`` or ``(C, D, H, W)``, as :func:`max_pool2d`
+    (one op, ``MaxPool3DWithIndicesBackward0``; indices into ``D * H * W``)."""
+    return _max_pool(3, input, kernel_size, stride, padding, dilation, ceil_mode, return_indices)
 
 
 def _avg_divisor(
@@ -375,7 +394,8 @@ def _avg_pool(
         ("count_include_pad", bool(count_include_pad)),
         ("divisor_override", None if divisor_override is None else int(divisor_override)),
     )
-    return apply(_avg_pool_f, "AvgPool2DBackward0", (input,), static)
+    name = "AvgPool3DBackward0" if nd == 3 else "AvgPool2DBackward0"
+    return apply(_avg_pool_f, name, (input,), static)
 
 
 def avg_pool1d(
@@ -407,6 +427,21 @@ def avg_pool2d(
     """
     return _avg_pool(
         2, input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override
+    )
+
+
+def avg_pool3d(
+    input: Tensor,
+    kernel_size: int | tuple[int, int, int],
+    stride: int | tuple[int, int, int] | None = None,
+    padding: int | tuple[int, int, int] = 0,
+    ceil_mode: bool = False,
+    count_include_pad: bool = True,
+    divisor_override: int | None = None,
+) -> Tensor:
+    """3-D average pooling over ``(N, C, D, H, W)`` or ``(C, D, H, W)``, as :func:`avg_pool2d`."""
+    return _avg_pool(
+        3, input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override
     )
 
 

@@ -33,7 +33,7 @@ from compat.torch.nn.modules.activation_more import (
     Tanhshrink,
     Threshold,
 )
-from compat.torch.nn.modules.batchnorm import BatchNorm1d, BatchNorm2d
+from compat.torch.nn.modules.batchnorm import BatchNorm1d, BatchNorm2d, BatchNorm3d
 from compat.torch.nn.modules.container import ModuleDict, ModuleList, Sequential
 from compat.torch.nn.modules.container_params import ParameterDict, ParameterList
 from compat.torch.nn.modules.conv import (
@@ -56,7 +56,7 @@ from compat.torch.nn.modules.dropout import (
 )
 from compat.torch.nn.modules.flatten import Flatten, Unflatten
 from compat.torch.nn.modules.fold import Fold, Unfold
-from compat.torch.nn.modules.instancenorm import InstanceNorm1d, InstanceNorm2d
+from compat.torch.nn.modules.instancenorm import InstanceNorm1d, InstanceNorm2d, InstanceNorm3d
 from compat.torch.nn.modules.linear import Identity, Linear
 from compat.torch.nn.modules.loss import (
     BCEWithLogitsLoss,
@@ -112,8 +112,10 @@ from compat.torch.nn.modules.pooling import (
     AdaptiveMaxPool3d,
     AvgPool1d,
     AvgPool2d,
+    AvgPool3d,
     MaxPool1d,
     MaxPool2d,
+    MaxPool3d,
 )
 
 # recurrent layers
@@ -158,10 +160,12 @@ __all__ = [
     "AlphaDropout",
     "AvgPool1d",
     "AvgPool2d",
+    "AvgPool3d",
     "BCELoss",
     "BCEWithLogitsLoss",
     "BatchNorm1d",
     "BatchNorm2d",
+    "BatchNorm3d",
     "CTCLoss",
     "CircularPad1d",
     "CircularPad2d",
@@ -197,6 +201,7 @@ __all__ = [
     "Identity",
     "InstanceNorm1d",
     "InstanceNorm2d",
+    "InstanceNorm3d",
     "KLDivLoss",
     "L1Loss",
     "LayerNorm",
@@ -208,6 +213,7 @@ __all__ = [
     "MarginRankingLoss",
     "MaxPool1d",
     "MaxPool2d",
+    "MaxPool3d",
     "Mish",
     "Module",
     "ModuleDict",

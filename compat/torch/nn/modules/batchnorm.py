@@ -140,3 +140,11 @@ class BatchNorm2d(_BatchNorm):
     def _check_input_dim(self, input: Any) -> None:
         if input.dim() != 4:
             raise ValueError(f"expected 4D input (got {input.dim()}D input)")
+
+
+class BatchNorm3d(_BatchNorm):
+    """Batch normalisation of ``(N, C, D, H, W)`` input over all but dim 1."""
+
+    def _check_input_dim(self, input: Any) -> None:
+        if input.dim() != 5:
+            raise ValueError(f"expected 5D input (got {input.dim()}D input)")

@@ -89,6 +89,21 @@ class MaxPool2d(_MaxPoolNd):
         )
 
 
+class MaxPool3d(_MaxPoolNd):
+    """Max over sliding windows of ``(N, C, D, H, W)`` or ``(C, D, H, W)`` input."""
+
+    def forward(self, input: Any) -> Any:
+        return F.max_pool3d(
+            input,
+            self.kernel_size,
+            self.stride,
+            self.padding,
+            self.dilation,
+            ceil_mode=self.ceil_mode,
+            return_indices=self.return_indices,
+        )
+
+
 class AvgPool1d(Module):
     """Average over sliding windows of ``(N, C, L)`` or ``(C, L)`` input."""
 
@@ -155,6 +170,21 @@ class AvgPool2d(Module):
 
     def extra_repr(self) -> str:
         return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+
+class AvgPool3d(AvgPool2d):
+    """Average over sliding windows of ``(N, C, D, H, W)`` or ``(C, D, H, W)`` input."""
+
+    def forward(self, input: Any) -> Any:
+        return F.avg_pool3d(
+            input,
+            self.kernel_size,
+            self.stride,
+            self.padding,
+            self.ceil_mode,
+            self.count_include_pad,
+            self.divisor_override,
+        )
 
 
 class AdaptiveAvgPool2d(Module):
