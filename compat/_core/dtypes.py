@@ -200,10 +200,17 @@ _SCALAR_TYPE = {
     "int16": "Short",
     "int8": "Char",
     "uint8": "Byte",
+    "uint16": "UInt16",
+    "uint32": "UInt32",
+    "uint64": "UInt64",
     "bool": "Bool",
     "complex64": "ComplexFloat",
     "complex128": "ComplexDouble",
 }
+
+
+#: PyTorch's legacy tensor type names (``t.type()``: ``FloatTensor``, ``LongTensor``, ...)
+TENSOR_TYPE_NAMES = {k: v + "Tensor" for k, v in _SCALAR_TYPE.items()}
 
 
 def scalar_type_name(npd: np.dtype) -> str:

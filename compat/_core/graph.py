@@ -16,6 +16,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from compat._core import dtypes as _dt
 from compat._core import tensor_checks as _tc
 
 if TYPE_CHECKING:
@@ -272,23 +273,7 @@ _FREED = (
     "backward through the graph a second time or if you need to access saved tensors after "
     "calling backward."
 )
-TYPE_NAMES = {
-    "float32": "FloatTensor",
-    "float64": "DoubleTensor",
-    "float16": "HalfTensor",
-    "bfloat16": "BFloat16Tensor",
-    "int64": "LongTensor",
-    "int32": "IntTensor",
-    "int16": "ShortTensor",
-    "int8": "CharTensor",
-    "uint8": "ByteTensor",
-    "uint16": "UInt16Tensor",
-    "uint32": "UInt32Tensor",
-    "uint64": "UInt64Tensor",
-    "bool": "BoolTensor",
-    "complex64": "ComplexFloatTensor",
-    "complex128": "ComplexDoubleTensor",
-}
+TYPE_NAMES = _dt.TENSOR_TYPE_NAMES
 
 
 def check_node(n: Node) -> None:

@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 
 import compat.torch as torch
+from compat._core import dtypes as _dt
 from compat.torch.nn.functional._utils import (
     Tensor,
 )
@@ -199,20 +200,15 @@ def rms_norm(
             f"[*{', '.join(map(str, shape))}], but got input of size{list(input.shape)}"
         )
     if not (input.is_floating_point() or input.is_complex()):
-        raise NotImplementedError(f"\"rms_norm\" not implemented for '{_dtype_name(input)}'")
+        raise NotImplementedError(
+            f"\"rms_norm\" not implemented for '{_dt.scalar_type_name(input._npdtype)}'"
+        )
     half = input.element_size() < 4
     if eps is None:
         eps = float(np.finfo(np.float32 if half else input._npdtype).eps)
     name = "ToCopyBackward0" if half else "MulBackward0"
     ws = () if weight is None else (weight,)
     return apply(_rms_norm_f, name, (input, *ws), (("k", k), ("eps", float(eps))))
-
-
-def _dtype_name(t: Tensor) -> str:
-    """PyTorch's kernel-dispatch name of ``t``'s dtype (``Long``, ``Int``, ``Bool``...)."""
-    names = {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char"}
-    n = str(t.dtype).removeprefix("torch.")
-    return names.get(n, {"uint8": "Byte", "bool": "Bool"}.get(n, n))
 
 
 def _group_norm_f(x: Any, *wb: Any, groups: int, eps: float, has_weight: bool) -> Any:

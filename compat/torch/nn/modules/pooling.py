@@ -43,6 +43,18 @@ class _MaxPoolNd(Module):
         self.return_indices = return_indices
         self.ceil_mode = ceil_mode
 
+    def forward(self, input: Any) -> Any:
+        # ``_pool``: the subclass's functional form (``F.max_pool1d``/``2d``/``3d``)
+        return self._pool(
+            input,
+            self.kernel_size,
+            self.stride,
+            self.padding,
+            self.dilation,
+            ceil_mode=self.ceil_mode,
+            return_indices=self.return_indices,
+        )
+
     def extra_repr(self) -> str:
         return (
             f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}, "
@@ -56,16 +68,7 @@ class MaxPool1d(_MaxPoolNd):
     The gradient of a window goes to its first maximum, as in PyTorch.
     """
 
-    def forward(self, input: Any) -> Any:
-        return F.max_pool1d(
-            input,
-            self.kernel_size,
-            self.stride,
-            self.padding,
-            self.dilation,
-            ceil_mode=self.ceil_mode,
-            return_indices=self.return_indices,
-        )
+    _pool = staticmethod(F.max_pool1d)
 
 
 class MaxPool2d(_MaxPoolNd):
@@ -77,31 +80,13 @@ class MaxPool2d(_MaxPoolNd):
         torch.Size([1, 3, 4, 4])
     """
 
-    def forward(self, input: Any) -> Any:
-        return F.max_pool2d(
-            input,
-            self.kernel_size,
-            self.stride,
-            self.padding,
-            self.dilation,
-            ceil_mode=self.ceil_mode,
-            return_indices=self.return_indices,
-        )
+    _pool = staticmethod(F.max_pool2d)
 
 
 class MaxPool3d(_MaxPoolNd):
     """Max over sliding windows of ``(N, C, D, H, W)`` or ``(C, D, H, W)`` input."""
 
-    def forward(self, input: Any) -> Any:
-        return F.max_pool3d(
-            input,
-            self.kernel_size,
-            self.stride,
-            self.padding,
-            self.dilation,
-            ceil_mode=self.ceil_mode,
-            return_indices=self.return_indices,
-        )
+    _pool = staticmethod(F.max_pool3d)
 
 
 class AvgPool1d(Module):
@@ -157,8 +142,10 @@ class AvgPool2d(Module):
         self.count_include_pad = count_include_pad
         self.divisor_override = divisor_override
 
+    _pool = staticmethod(F.avg_pool2d)  # AvgPool3d: F.avg_pool3d
+
     def forward(self, input: Any) -> Any:
-        return F.avg_pool2d(
+        return self._pool(
             input,
             self.kernel_size,
             self.stride,
@@ -175,16 +162,7 @@ class AvgPool2d(Module):
 class AvgPool3d(AvgPool2d):
     """Average over sliding windows of ``(N, C, D, H, W)`` or ``(C, D, H, W)`` input."""
 
-    def forward(self, input: Any) -> Any:
-        return F.avg_pool3d(
-            input,
-            self.kernel_size,
-            self.stride,
-            self.padding,
-            self.ceil_mode,
-            self.count_include_pad,
-            self.divisor_override,
-        )
+    _pool = staticmethod(F.avg_pool3d)
 
 
 class AdaptiveAvgPool2d(Module):
