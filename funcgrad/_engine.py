@@ -40,7 +40,7 @@ from funcgrad import lax as flax
 from funcgrad import numpy as fnp
 from funcgrad.ad import reverse_accumulate
 from funcgrad.batching import batch_program
-from funcgrad.core import compile_cache, dtypes
+from funcgrad.core import compile_cache, dtypes, tiers
 from funcgrad.core.errors import ConcretizationError
 from funcgrad.core.interp import Tracer, _state, eval_program, is_tracing, new_builder, trace_flat
 from funcgrad.core.ir import Aval, Program, Var
@@ -142,39 +142,34 @@ def _raw_executable(prog: Program) -> Callable[..., list]:
         return _Forward(prog)
     if len(prog.outvars) > PACK_OUTPUTS:
         return _packed(prog)
-    fn = compile_cache.compiled(prog, name="compat_op", eager=True)
-    return functools.partial(fn, *prog.consts) if prog.consts else fn
+    return tiers.executable(prog)
 
 
-#: per argument type: whether it is a JAX array (a forwarded one is the output as is)
-_IS_JAX_ARRAY: dict[type, bool] = {}
+#: per argument type: whether it is an array (a forwarded one is the output as is)
+_IS_ARRAY: dict[type, bool] = {np.ndarray: True}
 
 
 class _Forward:
     """The executable of a program without equations whose outputs are among its inputs
     (the backward of ``y + c``, of a reshape to the same shape...): returns those
-    arguments, as the compiled program would, without an XLA dispatch. Arguments that
-    are not JAX arrays (NumPy values, Python numbers) go through the compiled program,
-    which turns them into arrays."""
+    arguments, as the compiled program would, without a call. Arguments that are not
+    arrays (Python numbers, NumPy scalars) become arrays of their aval's dtype."""
 
-    __slots__ = ("_fn", "idx", "prog")
+    __slots__ = ("avals", "idx")
 
     def __init__(self, prog: Program) -> None:
         pos = {v: i for i, v in enumerate(prog.invars)}
-        self.prog = prog
         self.idx = tuple(pos[v] for v in prog.outvars)
-        self._fn: Callable | None = None
+        self.avals = tuple(v.aval for v in prog.outvars)
 
     def __call__(self, *args: Any) -> list:
         out = [args[i] for i in self.idx]
-        for o in out:
-            ok = _IS_JAX_ARRAY.get(type(o))
+        for k, o in enumerate(out):
+            ok = _IS_ARRAY.get(type(o))
             if ok is None:
-                ok = _IS_JAX_ARRAY[type(o)] = isinstance(o, jax.Array)
+                ok = _IS_ARRAY[type(o)] = isinstance(o, (jax.Array, np.ndarray))
             if not ok:
-                if self._fn is None:
-                    self._fn = compile_cache.compiled(self.prog, name="compat_op", eager=True)
-                return self._fn(*args)
+                out[k] = np.asarray(o, self.avals[k].dtype)
         return out
 
 

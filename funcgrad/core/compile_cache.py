@@ -82,6 +82,17 @@ class Policy:
             ``{}``: XLA's defaults. Options this XLA does not know are dropped,
             with a warning, at the first eager compilation. Assign a new dict to
             change them (the one in force is resolved once).
+        tier: where eager work runs (:mod:`funcgrad.core.tiers`): ``"auto"`` (the
+            default: tiered on a CPU backend, compiled on an accelerator),
+            ``"tiered"`` (the host tier, compiled in the background once hot),
+            ``"host"`` (the host tier only) or ``"compiled"`` (:func:`run`'s
+            compile-on-recurrence policy, every eager program an XLA executable).
+        tier_compile_after: a program on the host tier is considered for compilation
+            from its ``tier_compile_after``-th call on.
+        tier_compile_min_us: ... and compiled (in the background) when its mean host
+            time per call is at least this many microseconds: below it, XLA's call
+            floor (7-12 us a call plus ~1 us an output on this machine's CPU) would eat
+            what compilation saves (docs/design.md, *Execution tiers*).
     """
 
     compile_after: int = 4
@@ -92,6 +103,9 @@ class Policy:
     eager_compiler_options: dict[str, Any] | None = field(
         default_factory=lambda: {"xla_cpu_use_fusion_emitters": False}
     )
+    tier: str = "auto"
+    tier_compile_after: int = 8
+    tier_compile_min_us: float = 40.0
 
 
 #: the settings in force (module-level, read on every miss)

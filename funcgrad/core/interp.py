@@ -381,11 +381,27 @@ def eager_process(prim: Primitive, args: Sequence[Any], params: dict[str, Any]) 
         if isinstance(a, Tracer):
             raise leaked(a)
         avals.append(aval_of(a))
-    abstract_eval_checked(prim, avals, params, None)
-    out = prim.lower(*args, **params)
+    out_avals = abstract_eval_checked(prim, avals, params, None)
+    out = None
+    if prim.host is not None and _eager_host is not None:
+        out = _eager_host(prim, args, params, out_avals)
+    if out is None:
+        out = prim.lower(*args, **params)
     if hooks.nans and not hooks.in_program and hooks.check_eager is not None:
         hooks.check_eager(prim, args, params, out)
     return out
+
+
+#: the host tier's evaluation of one primitive outside any trace (installed by
+#: ``core.tiers``, above this module): ``(prim, args, params, out_avals) -> outputs``, or
+#: ``None`` when the tier policy sends the primitive to its lowering
+_eager_host: Callable[..., Any] | None = None
+
+
+def set_eager_host(fn: Callable[..., Any] | None) -> None:
+    """Install the host tier's evaluator of eagerly bound primitives (``core.tiers``)."""
+    global _eager_host
+    _eager_host = fn
 
 
 def bind(prim: Primitive, *args: Any, **params: Any) -> Any:

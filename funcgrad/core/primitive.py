@@ -12,6 +12,10 @@ Rule signatures (``params`` are the equation's keyword parameters):
   ``vjp_fwd(*primals, **params) -> (outs, residuals)`` and
   ``vjp_bwd(residuals, cts, **params) -> cts_in`` replace ``vjp``.
 * ``batch(args, dims, **params) -> (out, out_dim)``; a dim is an int or ``None``.
+* ``host(*values, **params)`` — the evaluation on host values (NumPy arrays and
+  Python scalars; :mod:`funcgrad.core.host`), for eager work too cold or small for
+  XLA. Optional: an equation without one runs compiled. ``host_join`` marks lax-style
+  n-ary operations whose array operands are cast to one dtype first.
 
 Rules are written with funcgrad's own operations, so what they emit can be
 transformed again.
@@ -70,6 +74,10 @@ class Primitive:
         self.vjp_fwd: Callable[..., Any] | None = None
         self.vjp_bwd: Callable[..., Any] | None = None
         self.batch: Callable[..., Any] | None = None
+        #: the host tier's rule (optional, see the module docstring)
+        self.host: Callable[..., Any] | None = None
+        #: the host rule wants its array operands cast to one dtype (lax's binary ops)
+        self.host_join = False
         #: callable(rng) -> list of test Examples, used by the registry tests
         self.examples: Callable[..., list] | None = None
         if register:
@@ -120,6 +128,10 @@ class Primitive:
 
     def def_batch(self, f: Callable) -> Callable:
         self.batch = f
+        return f
+
+    def def_host(self, f: Callable) -> Callable:
+        self.host = f
         return f
 
     def def_examples(self, f: Callable) -> Callable:

@@ -105,3 +105,72 @@ def bitcast_convert_type(operand: Any, new_dtype: Any) -> Any:
     """Reinterpret the bits of ``operand`` as ``new_dtype`` (``lax.bitcast_convert_type``);
     a narrower type adds a trailing dimension, a wider one consumes it."""
     return bind(bitcast_convert_type_p, operand, new_dtype=dtypes.canonicalize(new_dtype))
+
+
+# --------------------------------------------------------------------------- host rules
+# (the host tier, funcgrad.core.host): XLA's results for shifts by a negative amount or
+# past the bit width (0, or the sign for an arithmetic right shift), where C's and so
+# NumPy's are undefined
+
+
+def _host_shift_amount(x: Any, y: Any) -> tuple[Any, Any, Any]:
+    x = np.asarray(x)
+    bits = x.dtype.itemsize * 8
+    y = np.asarray(y, x.dtype)
+    unsigned = y.astype(np.dtype(f"u{x.dtype.itemsize}"))
+    out_of_range = unsigned >= bits
+    return x, np.where(out_of_range, 0, y), out_of_range
+
+
+def _host_shift_left(x: Any, y: Any) -> Any:
+    x, y, big = _host_shift_amount(x, y)
+    return np.where(big, 0, np.left_shift(x, y)).astype(x.dtype)
+
+
+def _host_shift_right_logical(x: Any, y: Any) -> Any:
+    x, y, big = _host_shift_amount(x, y)
+    u = x.view(np.dtype(f"u{x.dtype.itemsize}"))
+    out = np.right_shift(u, y.astype(u.dtype)).view(x.dtype)
+    return np.where(big, 0, out).astype(x.dtype)
+
+
+def _host_shift_right_arithmetic(x: Any, y: Any) -> Any:
+    x, y, big = _host_shift_amount(x, y)
+    s = x.view(np.dtype(f"i{x.dtype.itemsize}"))
+    sign = np.where(s < 0, -1, 0).astype(s.dtype)
+    out = np.where(big, sign, np.right_shift(s, y.astype(s.dtype)))
+    return out.astype(s.dtype).view(x.dtype)
+
+
+def _host_population_count(x: Any) -> Any:
+    x = np.asarray(x)  # (NumPy counts the bits of |x| for signed integers)
+    return np.bitwise_count(x.view(np.dtype(f"u{x.dtype.itemsize}"))).astype(x.dtype)
+
+
+def _host_clz(x: Any) -> Any:
+    x = np.asarray(x)
+    bits = x.dtype.itemsize * 8
+    u = x.view(np.dtype(f"u{x.dtype.itemsize}"))
+    n = np.zeros(u.shape, np.int64)
+    for s in range(bits):  # a leading zero for each s with u < 2**s
+        n += np.right_shift(u, s) == 0
+    return n.astype(x.dtype)
+
+
+shift_left_p.host = _host_shift_left
+shift_right_logical_p.host = _host_shift_right_logical
+shift_right_arithmetic_p.host = _host_shift_right_arithmetic
+nextafter_p.host = np.nextafter
+nextafter_p.host_join = True
+population_count_p.host = _host_population_count
+clz_p.host = _host_clz
+
+
+@bitcast_convert_type_p.def_host
+def _bitcast_host(x: Any, *, new_dtype: np.dtype) -> Any:
+    x = np.ascontiguousarray(x)
+    a, b = x.dtype.itemsize, np.dtype(new_dtype).itemsize
+    if a < b:  # the last dimension's b // a pieces become one element
+        return x.view(new_dtype).reshape(x.shape[:-1])
+    out = x.view(new_dtype)
+    return out if a == b else out.reshape((*x.shape, a // b))

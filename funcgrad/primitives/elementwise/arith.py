@@ -605,3 +605,120 @@ def _integer_pow_examples(rng: np.random.Generator) -> list[Example]:
 
 def integer_pow(x: Any, y: int) -> Any:
     return bind(integer_pow_p, x, y=y)
+
+
+# --------------------------------------------------------------------------- host rules
+# (the host tier, funcgrad.core.host: NumPy on host arrays, XLA's semantics where
+# NumPy's differ: C-style integer division and remainder, XLA's results for a zero
+# divisor, shifts past the bit width, integer_pow's multiplication chain)
+
+
+def _host_int(x: Any) -> bool:
+    return type(x) is np.ndarray and x.dtype.kind in "iub"
+
+
+def _host_div(x: Any, y: Any) -> Any:
+    if not (_host_int(x) or _host_int(y)):
+        return np.true_divide(x, y)
+    q = np.floor_divide(x, y)
+    r = np.remainder(x, y)
+    q = np.where((r != 0) & ((np.less(x, 0)) != (np.less(y, 0))), q + 1, q)
+    return np.where(np.equal(y, 0), np.asarray(-1).astype(q.dtype), q)
+
+
+def _host_rem(x: Any, y: Any) -> Any:
+    r = np.fmod(x, y)
+    if _host_int(x) or _host_int(y):
+        return np.where(np.equal(y, 0), x, r)
+    return r
+
+
+def _host_integer_pow(x: Any, *, y: int) -> Any:
+    """``x ** y`` by the multiplication chain XLA computes (same rounding)."""
+    if y == 0:
+        return np.ones_like(x)
+    n, acc = -y if y < 0 else y, None
+    while n > 0:
+        if n & 1:
+            acc = x if acc is None else np.multiply(acc, x)
+        n >>= 1
+        if n > 0:
+            x = np.multiply(x, x)
+    return np.divide(np.ones_like(acc), acc) if y < 0 else acc
+
+
+def _host_logistic(x: Any) -> Any:
+    return np.divide(1, np.add(1, np.exp(np.negative(x))))
+
+
+def _host_rsqrt(x: Any) -> Any:
+    return np.reciprocal(np.sqrt(x))
+
+
+def _host_special(name: str) -> Callable:
+    def rule(x: Any) -> Any:
+        import scipy.special  # (first use only: SciPy costs ~0.1 s to import)
+
+        return getattr(scipy.special, name)(x)
+
+    return rule
+
+
+for _p, _rule in (
+    (neg_p, np.negative),
+    (exp_p, np.exp),
+    (log_p, np.log),
+    (log1p_p, np.log1p),
+    (expm1_p, np.expm1),
+    (sin_p, np.sin),
+    (cos_p, np.cos),
+    (tan_p, np.tan),
+    (asin_p, np.arcsin),
+    (acos_p, np.arccos),
+    (atan_p, np.arctan),
+    (sinh_p, np.sinh),
+    (cosh_p, np.cosh),
+    (tanh_p, np.tanh),
+    (asinh_p, np.arcsinh),
+    (acosh_p, np.arccosh),
+    (atanh_p, np.arctanh),
+    (sqrt_p, np.sqrt),
+    (rsqrt_p, _host_rsqrt),
+    (cbrt_p, np.cbrt),
+    (logistic_p, _host_logistic),
+    (erf_p, _host_special("erf")),
+    (erf_inv_p, _host_special("erfinv")),
+    (lgamma_p, _host_special("gammaln")),
+    (digamma_p, _host_special("psi")),
+    (sign_p, np.sign),
+    (floor_p, np.floor),
+    (ceil_p, np.ceil),
+    (round_p, np.rint),
+    (not_p, np.invert),
+    (is_finite_p, np.isfinite),
+    (integer_pow_p, _host_integer_pow),
+):
+    _p.host = _rule
+for _p, _rule in (
+    (add_p, np.add),
+    (sub_p, np.subtract),
+    (mul_p, np.multiply),
+    (div_p, _host_div),
+    (rem_p, _host_rem),
+    (pow_p, np.power),
+    (max_p, np.maximum),
+    (min_p, np.minimum),
+    (atan2_p, np.arctan2),
+    (and_p, np.bitwise_and),
+    (or_p, np.bitwise_or),
+    (xor_p, np.bitwise_xor),
+    (eq_p, np.equal),
+    (ne_p, np.not_equal),
+    (lt_p, np.less),
+    (le_p, np.less_equal),
+    (gt_p, np.greater),
+    (ge_p, np.greater_equal),
+):
+    _p.host = _rule
+    _p.host_join = True
+abs_p.host = np.abs

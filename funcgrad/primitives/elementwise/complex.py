@@ -242,3 +242,9 @@ def _integer_pow_all_examples(rng: np.random.Generator) -> list[Example]:
 
 
 integer_pow_p.examples = _integer_pow_all_examples
+
+
+# host rules (the host tier, funcgrad.core.host)
+imag_p.host = np.imag
+conj_p.host = np.conjugate
+complex_p.host = lambda x, y: np.add(x, np.multiply(y, 1j))

@@ -73,6 +73,7 @@ def _unary_complex(name: str, lower: Callable, abstract_eval: Callable) -> Primi
 
 
 real_p = _unary_complex("real", lax.real, _complex_part_aval("real"))
+real_p.host = np.real
 
 
 def real(x: Any) -> Any:
@@ -128,6 +129,23 @@ def _convert_lower(x: Any, *, new_dtype: np.dtype, weak_type: bool = False) -> A
 
 
 convert_element_type_p.lower = _convert_lower
+
+
+def _convert_host(x: Any, *, new_dtype: np.dtype, weak_type: bool = False) -> Any:
+    """(host tier) XLA's conversion: complex to real keeps the real part, float to
+    integer truncates (NaN to 0), anything to bool is ``x != 0``."""
+    new = np.dtype(new_dtype)
+    x = np.asarray(x)
+    if x.dtype.kind == "c" and new.kind != "c":
+        x = x.real
+    if new.kind == "b":
+        return np.not_equal(x, 0)
+    if new.kind in "iu" and x.dtype.kind == "f":
+        x = np.where(np.isnan(x), 0, x)
+    return x.astype(new)
+
+
+convert_element_type_p.host = _convert_host
 rules.def_vectorized_unary(convert_element_type_p)
 
 

@@ -52,6 +52,18 @@ def _select_n_lower(which: Any, *cases: Any) -> Any:
 select_n_p.lower = _select_n_lower
 
 
+def _select_n_host(which: Any, *cases: Any) -> Any:
+    """(host tier) ``cases[which]`` elementwise; the plan casts the cases to one dtype."""
+    if len(cases) == 1:
+        return cases[0]
+    if which.dtype == np.bool_:
+        return np.where(which, cases[1], cases[0])
+    return np.choose(which, np.broadcast_arrays(*cases))
+
+
+select_n_p.host = _select_n_host
+
+
 @select_n_p.def_batch
 def _select_n_batch(args: list, dims: list) -> tuple:
     which, *cases = args

@@ -1,0 +1,350 @@
+"""Execution tiers for eager work: the host tier while cold or small, XLA when hot.
+
+Nobody waits for a compile they did not ask for. Eager evaluation (un-jitted
+transforms through :func:`run`, compat's op-by-op forward and node-by-node backward
+through :func:`executable`, a primitive bound outside any trace through
+:func:`eager_bind`) goes to one of two tiers:
+
+* the **host tier** (:mod:`funcgrad.core.host`): the program's equations on NumPy
+  arrays, no compile and about 1 us per equation;
+* the **compiled tier**: the program's XLA executable from the one compile cache.
+
+A :class:`Tiered` executable (one per program structure) starts on the host tier and
+measures it. Once it has run ``POLICY.tier_compile_after`` times at a mean of at least
+``POLICY.tier_compile_min_us`` microseconds per call (host work large enough that
+XLA's fused code wins over NumPy's pass per equation), it is compiled **in a
+background thread** while the host tier keeps serving; calls switch to the
+executable when it is ready. ``POLICY.tier`` chooses the mode: ``"auto"`` (tiered on
+a CPU backend, compiled on a GPU or TPU, where arrays live on the device and XLA's
+call is the cheap path), ``"tiered"``, ``"host"`` (never compile: every equation
+without a host rule still compiles alone) or ``"compiled"`` (the compile cache's
+compile-on-recurrence policy, as before the host tier). :func:`eager_tier` sets the
+mode for a block; ``funcgrad.config.update("funcgrad_eager_tier", mode)`` for good.
+
+:func:`stats` counts, per tier, the programs and equations run, the background
+compiles and their time; ``funcgrad.debug.tier_stats()`` is the public call.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+import time
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import jax
+import numpy as np
+
+from funcgrad import config
+from funcgrad.core import compile_cache, interp
+from funcgrad.core.compile_cache import POLICY
+from funcgrad.core.debug_hooks import hooks
+from funcgrad.core import host
+from funcgrad.core.host import HostPlan, device_value, host_value
+from funcgrad.core.interp import Tracer, eval_program, is_tracing
+from funcgrad.core.ir import Aval, Eqn, Program, Var
+from funcgrad.passes import has_effects
+
+MODES = ("auto", "tiered", "host", "compiled")
+
+
+class _Stats:
+    """Counters of the tiers (one process-wide instance; :func:`stats` reads it)."""
+
+    __slots__ = (
+        "background_compiles",
+        "background_seconds",
+        "compiled_calls",
+        "fallback_eqns",
+        "host_calls",
+        "host_eqns",
+        "host_seconds",
+        "switches",
+    )
+
+    def __init__(self) -> None:
+        self.reset()
+
+    def reset(self) -> None:
+        self.host_calls = self.host_eqns = self.fallback_eqns = 0
+        self.compiled_calls = self.background_compiles = self.switches = 0
+        self.host_seconds = self.background_seconds = 0.0
+
+
+_stats = _Stats()
+_mode_local = threading.local()
+_resolved: list[str] = []  # "auto" resolved against the backend, once
+
+
+def mode() -> str:
+    """The tier mode in force in this thread: ``"tiered"``, ``"host"`` or ``"compiled"``."""
+    m = getattr(_mode_local, "mode", None) or POLICY.tier
+    if m == "auto":
+        if not _resolved:
+            _resolved.append("tiered" if jax.default_backend() == "cpu" else "compiled")
+        return _resolved[0]
+    return m
+
+
+def _check_mode(m: str) -> str:
+    if m not in MODES:
+        raise ValueError(f"eager tier mode must be one of {MODES}, got {m!r}")
+    return m
+
+
+@contextlib.contextmanager
+def eager_tier(m: str) -> Iterator[None]:
+    """Run eager work in this thread under tier mode ``m`` for the block (``"auto"``,
+    ``"tiered"``, ``"host"`` or ``"compiled"``); jitted code is compiled whatever it is."""
+    saved = getattr(_mode_local, "mode", None)
+    _mode_local.mode = _check_mode(m)
+    try:
+        yield
+    finally:
+        _mode_local.mode = saved
+
+
+def _set_policy_tier(m: str) -> None:
+    POLICY.tier = _check_mode(m)
+
+
+config.define(
+    "funcgrad_eager_tier",
+    POLICY.tier,
+    "Where eager work runs: 'auto' (host tier then compiled in the background on a CPU, "
+    "compiled on an accelerator), 'tiered', 'host' or 'compiled'.",
+    _set_policy_tier,
+)
+
+# --------------------------------------------------------------------------- background
+
+_executor: list[ThreadPoolExecutor] = []
+_pending: set[Tiered] = set()
+_pending_lock = threading.Lock()
+
+
+def _pool() -> ThreadPoolExecutor:
+    if not _executor:
+        _executor.append(ThreadPoolExecutor(1, thread_name_prefix="funcgrad-compile"))
+    return _executor[0]
+
+
+def wait_for_background(timeout: float | None = None) -> bool:
+    """Block until every background compilation submitted so far is done (tests and
+    benchmarks use it to reach the steady state); true when none is left."""
+    deadline = None if timeout is None else time.perf_counter() + timeout
+    while True:
+        with _pending_lock:
+            if not _pending:
+                return True
+        if deadline is not None and time.perf_counter() > deadline:
+            return False
+        time.sleep(0.001)
+
+
+def _zero_arg(a: Aval) -> Any:
+    if a.weak_type and not a.shape:
+        return a.dtype.type(0).item()
+    return np.zeros(a.shape, a.dtype)
+
+
+# --------------------------------------------------------------------------- tiered
+
+
+def _fallback(e: Eqn) -> Callable[..., Any]:
+    """An equation without a host rule: its one-equation program, compiled (on first
+    use) through the compile cache, on host values in and out."""
+    ins = tuple(Var(a.aval) for a in e.inputs)
+    outs = tuple(Var(v.aval) for v in e.outvars)
+    prog = Program(ins, (), (Eqn(e.prim, ins, outs, e.params, e.source),), outs)
+    multi = e.prim.multiple_results
+    fn: list[Any] = []
+
+    def run(*args: Any) -> Any:
+        if not fn:
+            fn.append(compile_cache.compiled(prog, name=e.prim.name, eager=True))
+        _stats.fallback_eqns += 1
+        res = fn[0](*args)
+        if multi:
+            return [np.asarray(r) for r in res]
+        return np.asarray(res[0])
+
+    return run
+
+
+class Tiered:
+    """The eager executable of one program structure, called ``t(*consts, *args)``:
+    the host tier while cold, the compiled tier once hot (see the module docstring).
+    Returns host values (NumPy arrays) from the host tier and JAX arrays from the
+    compiled one; :func:`run` hands JAX arrays to funcgrad's users either way."""
+
+    __slots__ = (
+        "__weakref__",
+        "calls",
+        "exe",
+        "host_ns",
+        "n_eqns",
+        "plan",
+        "prog",
+        "submitted",
+    )
+
+    def __init__(self, prog: Program) -> None:
+        self.prog = prog
+        self.plan: HostPlan | None = None
+        self.exe: Callable[..., Any] | None = None
+        self.calls = 0
+        self.host_ns = 0
+        self.submitted = False
+        self.n_eqns = len(prog.eqns)
+
+    def __call__(self, *args: Any) -> list[Any]:
+        exe = self.exe
+        if exe is not None:
+            _stats.compiled_calls += 1
+            return exe(*args)
+        m = mode()
+        if m == "compiled":
+            return self._compile_now()(*args)
+        plan = self.plan
+        if plan is None:
+            plan = self.plan = HostPlan(self.prog, _fallback)
+        t0 = time.perf_counter_ns()
+        out = plan(*args)
+        dt = time.perf_counter_ns() - t0
+        self.calls += 1
+        self.host_ns += dt
+        s = _stats
+        s.host_calls += 1
+        s.host_eqns += self.n_eqns
+        s.host_seconds += dt * 1e-9
+        if (
+            m == "tiered"
+            and not self.submitted
+            and self.calls >= POLICY.tier_compile_after
+            and self.host_ns >= POLICY.tier_compile_min_us * 1e3 * self.calls
+        ):
+            self._submit()
+        return out
+
+    def _compile_now(self) -> Callable[..., Any]:
+        fn = compile_cache.compiled(self.prog, eager=True)
+        self.exe = fn
+        return fn
+
+    def _submit(self) -> None:
+        """Compile in the background thread; the host tier serves until it is ready."""
+        self.submitted = True
+        if any(has_effects(e) for e in self.prog.eqns):
+            return  # its effects run in program order on the host tier, never twice
+        prog = self.prog
+        x64 = bool(jax.config.jax_enable_x64)
+        avals = [v.aval for v in (*prog.constvars, *prog.invars)]
+        with _pending_lock:
+            _pending.add(self)
+
+        def job() -> None:
+            t0 = time.perf_counter()
+            prev = jax.enable_x64.swap_local(x64)
+            try:
+                fn = compile_cache.compiled(prog, eager=True)
+                fn(*[_zero_arg(a) for a in avals])  # compiles, and warms jit's dispatch
+                self.exe = fn
+                _stats.background_compiles += 1
+                _stats.switches += 1
+            except Exception:  # noqa: BLE001 - the host tier keeps serving this program
+                pass
+            finally:
+                jax.enable_x64.set_local(prev)
+                _stats.background_seconds += time.perf_counter() - t0
+                with _pending_lock:
+                    _pending.discard(self)
+
+        _pool().submit(job)
+
+
+def tiered(prog: Program) -> Tiered:
+    """The :class:`Tiered` executable of ``prog``'s structure (shared by programs of the
+    same structure, kept in the one compile cache)."""
+    return compile_cache.cached(prog.hashed_key(), lambda: Tiered(prog), kind="tiered")
+
+
+def executable(prog: Program) -> Callable[..., list]:
+    """``fn(*args)`` evaluating ``prog`` eagerly on ``args`` (its invars; its consts are
+    bound) through its :class:`Tiered` executable. Outputs are host or JAX arrays."""
+    t = tiered(prog)
+    if prog.consts:
+        consts = prog.consts
+        return lambda *args: t(*consts, *args)
+    return t
+
+
+def run(prog: Program, *args: Any) -> list[Any]:
+    """Evaluate ``prog`` eagerly (funcgrad's un-jitted transforms, known values of eager
+    traces, vmap's programs) in the tier the policy picks; returns JAX arrays.
+
+    Under a trace its equations are bound, so they record into the trace."""
+    if is_tracing():
+        return eval_program(prog, *args)
+    if mode() == "compiled" or not prog.eqns or any(isinstance(c, Tracer) for c in prog.consts):
+        return compile_cache.run(prog, *args)
+    if hooks.nans:  # funcgrad.debug.nans: check the outputs, not each operation
+        hooks.in_program += 1
+        try:
+            outs = _run(prog, args)
+        finally:
+            hooks.in_program -= 1
+        if hooks.check_program is not None:
+            hooks.check_program(prog, args, outs)
+        return outs
+    return _run(prog, args)
+
+
+def _run(prog: Program, args: tuple) -> list[Any]:
+    outs = tiered(prog)(*prog.consts, *args)
+    return [device_value(o, a.aval) for o, a in zip(outs, prog.outvars)]
+
+
+def _eager_host(prim: Any, args: Any, params: dict[str, Any], out_avals: list[Aval]) -> Any:
+    """A primitive bound outside any trace: its host rule on host values, unless the
+    tier mode is ``"compiled"`` (``None``: JAX evaluates its lowering)."""
+    if mode() == "compiled":
+        return None
+    token = host.ignore_fp_errors()
+    try:
+        out = prim.host(*[host_value(a) for a in args], **params)
+    finally:
+        host.restore_fp_errors(token)
+    _stats.host_eqns += 1
+    if prim.multiple_results:
+        return [device_value(o, a) for o, a in zip(out, out_avals)]
+    return device_value(out, out_avals[0])
+
+
+def stats() -> dict[str, Any]:
+    """Counters of the tiers since the last :func:`reset_stats`."""
+    s = _stats
+    with _pending_lock:
+        pending = len(_pending)
+    return {
+        "mode": mode(),
+        "host_calls": s.host_calls,
+        "host_equations": s.host_eqns,
+        "host_seconds": s.host_seconds,
+        "fallback_equations": s.fallback_eqns,
+        "compiled_calls": s.compiled_calls,
+        "background_compiles": s.background_compiles,
+        "background_seconds": s.background_seconds,
+        "background_pending": pending,
+    }
+
+
+def reset_stats() -> None:
+    """Zero the counters of :func:`stats`."""
+    _stats.reset()
+
+
+interp.set_program_runner(run)
+interp.set_eager_host(_eager_host)
