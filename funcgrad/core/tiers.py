@@ -45,7 +45,6 @@ from funcgrad.core import host
 from funcgrad.core.host import HostPlan, device_value, host_value
 from funcgrad.core.interp import Tracer, eval_program, is_tracing
 from funcgrad.core.ir import Aval, Eqn, Program, Var
-from funcgrad.passes import has_effects
 
 MODES = ("auto", "tiered", "host", "compiled")
 
@@ -153,6 +152,17 @@ def _zero_arg(a: Aval) -> Any:
 # --------------------------------------------------------------------------- tiered
 
 
+def _has_effects(e: Eqn) -> bool:
+    """Whether ``e`` is effectful or holds a program with an effectful equation."""
+    if e.prim.effectful:
+        return True
+    for p in e.params.values():
+        for q in p if isinstance(p, (tuple, list)) else (p,):
+            if isinstance(q, Program) and any(_has_effects(x) for x in q.eqns):
+                return True
+    return False
+
+
 def _fallback(e: Eqn) -> Callable[..., Any]:
     """An equation without a host rule: its one-equation program, compiled (on first
     use) through the compile cache, on host values in and out."""
@@ -237,7 +247,7 @@ class Tiered:
     def _submit(self) -> None:
         """Compile in the background thread; the host tier serves until it is ready."""
         self.submitted = True
-        if any(has_effects(e) for e in self.prog.eqns):
+        if any(_has_effects(e) for e in self.prog.eqns):
             return  # its effects run in program order on the host tier, never twice
         prog = self.prog
         x64 = bool(jax.config.jax_enable_x64)
@@ -263,6 +273,16 @@ class Tiered:
                     _pending.discard(self)
 
         _pool().submit(job)
+
+
+def host_eval(prog: Program, *args: Any) -> list[Any]:
+    """Evaluate ``prog`` on host values with its :class:`HostPlan` (built once per
+    structure): for host rules that run inner programs (control flow, calls). Equations
+    without a host rule run compiled, one by one; returns host values."""
+    plan = compile_cache.cached(
+        prog.hashed_key(), lambda: HostPlan(prog, _fallback), kind="host_plan"
+    )
+    return plan(*prog.consts, *args)
 
 
 def tiered(prog: Program) -> Tiered:
