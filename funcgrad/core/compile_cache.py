@@ -88,11 +88,14 @@ class Policy:
             ``"host"`` (the host tier only) or ``"compiled"`` (:func:`run`'s
             compile-on-recurrence policy, every eager program an XLA executable).
         tier_compile_after: a program on the host tier is considered for compilation
-            from its ``tier_compile_after``-th call on.
-        tier_compile_min_us: ... and compiled (in the background) when its mean host
-            time per call is at least this many microseconds: below it, XLA's call
-            floor (7-12 us a call plus ~1 us an output on this machine's CPU) would eat
-            what compilation saves (docs/design.md, *Execution tiers*).
+            from its ``tier_compile_after``-th call on (a one-off program never is).
+        tier_compile_host_ms: ... once its calls have spent this many milliseconds on
+            the host tier in all (about what compiling a small program costs: the
+            compile pays for itself from then on) ...
+        tier_compile_min_us: ... and at a mean of at least this many microseconds a
+            call: below it, XLA's call floor (7-12 us a call plus ~1 us an output on
+            this machine's CPU) eats what compilation saves (docs/design.md,
+            *Execution tiers*).
     """
 
     compile_after: int = 4
@@ -104,8 +107,9 @@ class Policy:
         default_factory=lambda: {"xla_cpu_use_fusion_emitters": False}
     )
     tier: str = "auto"
-    tier_compile_after: int = 8
-    tier_compile_min_us: float = 40.0
+    tier_compile_after: int = 2
+    tier_compile_host_ms: float = 10.0
+    tier_compile_min_us: float = 30.0
 
 
 #: the settings in force (module-level, read on every miss)

@@ -10,10 +10,11 @@ through :func:`executable`, a primitive bound outside any trace through
 * the **compiled tier**: the program's XLA executable from the one compile cache.
 
 A :class:`Tiered` executable (one per program structure) starts on the host tier and
-measures it. Once it has run ``POLICY.tier_compile_after`` times at a mean of at least
-``POLICY.tier_compile_min_us`` microseconds per call (host work large enough that
-XLA's fused code wins over NumPy's pass per equation), it is compiled **in a
-background thread** while the host tier keeps serving; calls switch to the
+measures it. Once it has run at least ``POLICY.tier_compile_after`` times, for at
+least ``POLICY.tier_compile_host_ms`` milliseconds in all (about what compiling it
+costs) and at a mean of at least ``POLICY.tier_compile_min_us`` microseconds per call
+(host work large enough that XLA's fused code wins over NumPy's pass per equation
+and XLA's call floor), it is compiled **in a background thread** while the host tier keeps serving; calls switch to the
 executable when it is ready. ``POLICY.tier`` chooses the mode: ``"auto"`` (tiered on
 a CPU backend, compiled on a GPU or TPU, where arrays live on the device and XLA's
 call is the cheap path), ``"tiered"``, ``"host"`` (never compile: every equation
@@ -234,6 +235,7 @@ class Tiered:
             m == "tiered"
             and not self.submitted
             and self.calls >= POLICY.tier_compile_after
+            and self.host_ns >= POLICY.tier_compile_host_ms * 1e6
             and self.host_ns >= POLICY.tier_compile_min_us * 1e3 * self.calls
         ):
             self._submit()

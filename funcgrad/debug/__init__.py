@@ -1,7 +1,8 @@
 """``funcgrad.debug``: JAX's ``jax.debug.print`` and ``jax.debug.callback``, and tools
 that answer from funcgrad's IR: where a NaN was made (:func:`nans`), why a jitted
 function compiled again (:func:`explain_recompiles`), what the reverse pass keeps
-(:func:`saved_residuals`) and what XLA says a compiled program costs (:func:`cost`).
+(:func:`saved_residuals`), what XLA says a compiled program costs (:func:`cost`) and
+where eager work ran, host tier or compiled (:func:`tier_stats`).
 :func:`breakpoint` (``jax.debug.breakpoint``) stops in a debugger (:mod:`pdb` unless
 another backend is registered with :func:`register_debugger`) on the runtime values
 of the caller's locals.
@@ -23,6 +24,7 @@ from funcgrad.debug._nans import nans
 from funcgrad.debug._print import callback, print
 from funcgrad.debug._recompiles import RecompileWarning, explain_recompiles
 from funcgrad.debug._residuals import Residual, SavedResiduals, saved_residuals
+from funcgrad.debug._tiers import reset_tier_stats, tier_stats
 
 __all__ = [
     "Cost",
@@ -37,5 +39,7 @@ __all__ = [
     "nans",
     "print",
     "register_debugger",
+    "reset_tier_stats",
     "saved_residuals",
+    "tier_stats",
 ]

@@ -1,0 +1,175 @@
+"""The tier policy (funcgrad.core.tiers): cold eager work on the host tier, hot work
+compiled in the background with calls switching over, explicit modes, the counters."""
+
+from __future__ import annotations
+
+import threading
+
+import jax
+import numpy as np
+import pytest
+
+import funcgrad as fg
+import funcgrad.numpy as fnp
+from funcgrad.core import compile_cache, tiers
+from funcgrad.core.interp import trace_flat
+from funcgrad.core.ir import Aval
+
+
+def _prog(n: int = 6, size: int = 64):
+    def f(x, y):
+        for i in range(n):
+            x = fnp.tanh(x * y + 0.5) if i % 2 else x * x - y
+        return [x, x * 2.0]
+
+    a = Aval((size,), np.dtype("float32"))
+    return trace_flat(f, [a, a], "test")
+
+
+def _args(size: int = 64):
+    rng = np.random.default_rng(0)
+    return [rng.uniform(-1, 1, size).astype(np.float32) for _ in range(2)]
+
+
+@pytest.fixture
+def policy():
+    """The compile policy, restored after the test."""
+    p = compile_cache.POLICY
+    saved = (p.tier, p.tier_compile_after, p.tier_compile_host_ms, p.tier_compile_min_us)
+    yield p
+    p.tier, p.tier_compile_after, p.tier_compile_host_ms, p.tier_compile_min_us = saved
+
+
+def test_cold_program_runs_on_host_without_compiling(policy):
+    policy.tier = "tiered"
+    prog = _prog()
+    t = tiers.Tiered(prog)
+    before = compile_cache.info().compiles
+    out = t(*_args())
+    assert all(type(o) is np.ndarray for o in out)
+    assert t.exe is None and not t.submitted
+    assert compile_cache.info().compiles == before  # nothing compiled, not even alone
+    ref = compile_cache.compiled(prog)(*_args())
+    for o, r in zip(out, ref):
+        assert o.dtype == np.float32
+        np.testing.assert_allclose(o, np.asarray(r), rtol=1e-6, atol=1e-6)
+
+
+def test_hot_program_switches_to_compiled_with_same_results(policy):
+    policy.tier = "tiered"
+    policy.tier_compile_after, policy.tier_compile_host_ms, policy.tier_compile_min_us = 3, 0, 0
+    t = tiers.Tiered(_prog())
+    args = _args()
+    host = [t(*args) for _ in range(3)]
+    assert t.submitted
+    assert tiers.wait_for_background(60)
+    assert t.exe is not None
+    compiled = t(*args)
+    assert not isinstance(compiled[0], np.ndarray)  # the executable's JAX arrays
+    for h in host:
+        for a, b in zip(h, compiled):
+            np.testing.assert_allclose(a, np.asarray(b), rtol=1e-6, atol=1e-6)
+
+
+def test_threads_calling_while_it_compiles_see_one_result(policy):
+    """No race: threads keep calling the same program while the background thread
+    compiles it and the calls switch over; every result is the same."""
+    policy.tier = "tiered"
+    policy.tier_compile_after, policy.tier_compile_host_ms, policy.tier_compile_min_us = 2, 0, 0
+    t = tiers.Tiered(_prog(n=12))
+    args = _args()
+    ref = [np.asarray(o) for o in compile_cache.compiled(t.prog)(*args)]
+    results: list = []
+    errors: list = []
+
+    def work():
+        try:
+            for _ in range(200):
+                results.append([np.asarray(o) for o in t(*args)])
+        except Exception as e:  # noqa: BLE001 - reported below
+            errors.append(e)
+
+    threads = [threading.Thread(target=work) for _ in range(4)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    assert not errors
+    assert tiers.wait_for_background(60) and t.exe is not None
+    assert len(results) == 800
+    for r in results:
+        for a, b in zip(r, ref):
+            np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-6)
+
+
+def test_host_mode_never_compiles_in_background(policy):
+    policy.tier = "host"
+    policy.tier_compile_after, policy.tier_compile_host_ms, policy.tier_compile_min_us = 1, 0, 0
+    t = tiers.Tiered(_prog())
+    for _ in range(5):
+        t(*_args())
+    assert not t.submitted and t.exe is None
+
+
+def test_compiled_mode_never_uses_the_host_tier(policy):
+    tiers.reset_stats()
+    with tiers.eager_tier("compiled"):
+        assert tiers.mode() == "compiled"
+        t = tiers.Tiered(_prog())
+        out = t(*_args())
+        assert t.plan is None and t.exe is not None
+        assert not isinstance(out[0], np.ndarray)
+        y = fg.grad(lambda x: fnp.sum(fnp.sin(x)))(fnp.ones(3))
+    assert tiers.stats()["host_calls"] == 0
+    assert tiers.stats()["host_equations"] == 0
+    np.testing.assert_allclose(y, np.cos(np.ones(3)), rtol=1e-6)
+
+
+def test_auto_mode_is_compiled_on_an_accelerator(policy, monkeypatch):
+    policy.tier = "auto"
+    monkeypatch.setattr(tiers, "_resolved", [])
+    monkeypatch.setattr(jax, "default_backend", lambda: "gpu")
+    assert tiers.mode() == "compiled"
+    monkeypatch.setattr(tiers, "_resolved", [])
+    monkeypatch.setattr(jax, "default_backend", lambda: "cpu")
+    assert tiers.mode() == "tiered"
+
+
+def test_mode_switches_validate_and_nest(policy):
+    with pytest.raises(ValueError, match="eager tier mode"):
+        with tiers.eager_tier("fast"):
+            pass
+    with tiers.eager_tier("host"):
+        with tiers.eager_tier("compiled"):
+            assert tiers.mode() == "compiled"
+        assert tiers.mode() == "host"
+    fg.config.update("funcgrad_eager_tier", "host")
+    assert policy.tier == "host"
+    with pytest.raises(ValueError):
+        fg.config.update("funcgrad_eager_tier", "gpu")
+    fg.config.update("funcgrad_eager_tier", "auto")
+
+
+def test_eager_results_are_jax_arrays_with_weak_types(policy):
+    """Users see one array type: the host tier's values leave as JAX arrays, weakly
+    typed where the compiled tier's would be."""
+    policy.tier = "tiered"
+    x = fnp.ones(3, dtype=fnp.float32)
+    y = fnp.sin(x)
+    assert isinstance(y, jax.Array) and y.dtype == np.float32
+    g = fg.grad(lambda v: fnp.sum(v * 2.0))(x)
+    assert isinstance(g, jax.Array) and g.dtype == np.float32
+    w = fnp.sin(2.0)  # a weakly typed result stays weak: it takes float32 from x
+    assert getattr(w, "weak_type", False)
+    assert (w + x).dtype == np.float32
+
+
+def test_stats_count_tiers(policy):
+    policy.tier = "tiered"
+    fg.debug.reset_tier_stats()
+    fg.grad(lambda v: fnp.sum(fnp.tanh(v) * 3.0))(fnp.ones(4))
+    s = fg.debug.tier_stats()
+    assert s["mode"] == "tiered"
+    assert s["host_calls"] >= 1 and s["host_equations"] >= 3
+    for k in ("background_compiles", "background_seconds", "compiled_calls"):
+        assert k in s
