@@ -16,7 +16,7 @@ from funcgrad.core.primitive import REGISTRY
 from tests.test_registry import PRIMS, _examples
 
 try:  # optional families register on import
-    import funcgrad.control_flow  # noqa: F401
+    import funcgrad.control_flow
     import funcgrad.random  # noqa: F401
 except ImportError:  # pragma: no cover
     pass

@@ -86,7 +86,7 @@ def test_threads_calling_while_it_compiles_see_one_result(policy):
         try:
             for _ in range(200):
                 results.append([np.asarray(o) for o in t(*args)])
-        except Exception as e:  # noqa: BLE001 - reported below
+        except Exception as e:
             errors.append(e)
 
     threads = [threading.Thread(target=work) for _ in range(4)]
@@ -136,9 +136,8 @@ def test_auto_mode_is_compiled_on_an_accelerator(policy, monkeypatch):
 
 
 def test_mode_switches_validate_and_nest(policy):
-    with pytest.raises(ValueError, match="eager tier mode"):
-        with tiers.eager_tier("fast"):
-            pass
+    with pytest.raises(ValueError, match="eager tier mode"), tiers.eager_tier("fast"):
+        pass
     with tiers.eager_tier("host"):
         with tiers.eager_tier("compiled"):
             assert tiers.mode() == "compiled"
