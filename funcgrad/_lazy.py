@@ -273,11 +273,13 @@ def mark_step() -> None:
 
 
 class _Structure:
-    __slots__ = ("exe", "n_eqns", "progs", "seen")
+    __slots__ = ("exes", "n_eqns", "progs", "seen")
 
     def __init__(self, progs: list) -> None:
         self.seen = 0
-        self.exe: Callable | None = None
+        #: the compiled programs by donated inputs (host-tier inputs, NumPy arrays, cannot
+        #: be donated: a step after one on the host tier is the same structure)
+        self.exes: dict[tuple[int, ...], Callable] = {}
         self.progs = progs  # keeps the programs (hence their ids in the key) alive
         self.n_eqns = sum(len(p.eqns) for p in progs)
 
@@ -421,7 +423,7 @@ def _evaluate(nodes: list[PendingNode], extra: dict | None, reason: str = "") ->
         _STATS["dispatches"] += 1
         return _deliver(nodes, live, values, extra)
     donate = _donatable(ext, uses, [nodes[i].prog.outvars[j].aval for _, i, j in live])
-    key = (tuple(key_parts), donate)
+    key = tuple(key_parts)
     st = _STRUCTURES.get(key)
     _note_structure(reason, key, nodes, st is None)
     if st is None:
@@ -437,12 +439,13 @@ def _evaluate(nodes: list[PendingNode], extra: dict | None, reason: str = "") ->
         and len(nodes) <= POLICY.max_fused_nodes
         and st.n_eqns <= POLICY.max_fused_eqns
     ):
-        if st.exe is None:
-            st.exe = _compile(nodes, key_parts, need, ext, wanted, donate)
+        exe = st.exes.get(donate)
+        if exe is None:
+            exe = st.exes[donate] = _compile(nodes, key_parts, need, ext, wanted, donate)
             _STATS["compiled"] += 1
         for n in nodes:  # the program holds the only references to donated inputs now
             n.ins = []
-        values = st.exe(ext)
+        values = exe(ext)
         _STATS["fused"] += 1
         _STATS["dispatches"] += 1
     else:  # each needed node through its own executable, in order (what eager mode does)
@@ -471,20 +474,21 @@ def _deliver(nodes: list[PendingNode], live: list, values: list, extra: dict | N
 
 def _mostly_cold(nodes: list[PendingNode], need: list[bool]) -> bool:
     """Whether running the needed ``nodes`` one by one would compile at least
-    ``POLICY.compile_cold`` executables that never ran (JAX compiles a ``jax.jit``
-    function at its first call; ``_cache_size`` counts its compiled signatures)."""
+    ``POLICY.compile_cold`` executables that never ran (an op's tiered executable says
+    so: on the host tier nothing compiles; in the compiled tier mode an executable
+    compiles at its first call)."""
     want = POLICY.compile_cold
     if want <= 0:
         return False
     seen: set[int] = set()
     cold = 0
     for n, nd in zip(nodes, need):
-        fn = getattr(n.fn, "func", n.fn)  # an executable with constants is a partial
+        fn = n.fn
         if not nd or id(fn) in seen:
             continue
         seen.add(id(fn))
-        size = getattr(fn, "_cache_size", None)
-        if size is not None and size() == 0:
+        would_compile = getattr(fn, "would_compile", None)
+        if would_compile is not None and would_compile():
             cold += 1
             if cold >= want:
                 return True
@@ -513,7 +517,11 @@ def _donatable(ext: list, uses: list[int], out_avals: list[Aval]) -> tuple[int, 
     for k in range(len(ext)):
         a = ext[k]
         # references: one per node input, the ext list's, ``a``'s, getrefcount's argument
-        if not hasattr(a, "delete") or sys.getrefcount(a) > uses[k] + 3:
+        # (a NumPy array, a host-tier value, is copied in by the executable and that copy
+        # donated: the same structure whether the last step ran on the host or compiled)
+        if not (type(a) is np.ndarray or hasattr(a, "delete")):
+            continue
+        if sys.getrefcount(a) > uses[k] + 3:
             continue
         sig = (tuple(a.shape), a.dtype)
         if free[sig] > 0:
@@ -592,8 +600,8 @@ def _note_structure(reason: str, key: tuple, nodes: list[PendingNode], new: bool
 
 
 def _difference(prev: tuple, key: tuple, progs: list) -> str:
-    (pparts, pdonate), pprogs = prev
-    parts, donate = key
+    pparts, pprogs = prev
+    parts = key
     for i, (a, b) in enumerate(zip(pparts, parts)):
         if a != b:
             now, was = _describe(progs[i]), _describe(pprogs[i])
@@ -603,7 +611,7 @@ def _difference(prev: tuple, key: tuple, progs: list) -> str:
             return f"call {i} is {now}, was {was}"
     if len(parts) != len(pparts):
         return f"{len(parts)} calls instead of {len(pparts)}"
-    return "other inputs can be donated" if donate != pdonate else "same calls"
+    return "same calls"
 
 
 def _describe(prog: Program) -> str:

@@ -113,7 +113,7 @@ class HostPlan:
     ``missing`` names the primitives that run through the fallback.
     """
 
-    __slots__ = ("in_slots", "missing", "out_slots", "steps", "template")
+    __slots__ = ("in_slots", "made", "missing", "out_slots", "steps", "template")
 
     def __init__(
         self, prog: Program, fallback: Callable[[Eqn], Callable[..., Any]] | None = None
@@ -155,6 +155,8 @@ class HostPlan:
                 steps.append((rule, params, ins, outs[0], dts[0], False, cast))
         self.steps = tuple(steps)
         self.out_slots = tuple(atom(a) for a in prog.outvars)
+        #: the outputs the plan makes (not its inputs, which belong to the caller)
+        self.made = tuple(k for k, s in enumerate(self.out_slots) if s not in self.in_slots)
         self.template = template
         self.missing = tuple(dict.fromkeys(missing))
 
@@ -183,7 +185,12 @@ class HostPlan:
         finally:
             if token is not None:
                 _ERR_VAR.reset(token)
-        return [env[s] for s in self.out_slots]
+        outs = [env[s] for s in self.out_slots]
+        for k in self.made:  # values are immutable: np.asarray(value) is read-only
+            o = outs[k]
+            if type(o) is _ndarray:
+                o.flags.writeable = False
+        return outs
 
 
 def _literal(a: Literal) -> Any:

@@ -240,6 +240,11 @@ class Tiered:
             self._submit()
         return out
 
+    def would_compile(self) -> bool:
+        """Whether a call now would wait for XLA to compile this program (compiled tier
+        mode, no executable yet): compat's lazy mode compiles a step at once instead."""
+        return self.exe is None and mode() == "compiled"
+
     def _compile_now(self) -> Callable[..., Any]:
         fn = compile_cache.compiled(self.prog, eager=True)
         self.exe = fn
@@ -296,10 +301,15 @@ def executable(prog: Program) -> Callable[..., list]:
     """``fn(*args)`` evaluating ``prog`` eagerly on ``args`` (its invars; its consts are
     bound) through its :class:`Tiered` executable. Outputs are host or JAX arrays."""
     t = tiered(prog)
-    if prog.consts:
-        consts = prog.consts
-        return lambda *args: t(*consts, *args)
-    return t
+    if not prog.consts:
+        return t
+    consts = prog.consts
+
+    def call(*args: Any) -> list:
+        return t(*consts, *args)
+
+    call.would_compile = t.would_compile  # type: ignore[attr-defined]
+    return call
 
 
 def run(prog: Program, *args: Any) -> list[Any]:
