@@ -61,6 +61,10 @@ from funcgrad.toplevel import (
 
 __version__ = "0.1.0"
 
+# executables kept on disk across runs (needs __version__: it names the cache directory)
+from funcgrad.core import disk_cache as _disk_cache  # noqa: F401
+from funcgrad.core.tiers import eager_tier
+
 #: JAX's name for the reverse-mode Jacobian
 jacobian = jacrev
 
@@ -91,6 +95,7 @@ __all__ = [
     "device_get",
     "device_put",
     "devices",
+    "eager_tier",
     "effects_barrier",
     "ensure_compile_time_eval",
     "eval_shape",

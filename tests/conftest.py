@@ -44,6 +44,8 @@ if "FUNCGRAD_TEST_XLA_CACHE" not in os.environ:
     os.environ["FUNCGRAD_TEST_XLA_CACHE"] = tempfile.mkdtemp(prefix="funcgrad-xla-cache-")
     atexit.register(shutil.rmtree, os.environ["FUNCGRAD_TEST_XLA_CACHE"], True)
 jax.config.update("jax_compilation_cache_dir", os.environ["FUNCGRAD_TEST_XLA_CACHE"])
+# the suite's subprocesses (which do not load this file) use the run's cache too
+os.environ.setdefault("FUNCGRAD_CACHE_DIR", os.environ["FUNCGRAD_TEST_XLA_CACHE"])
 jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.0)
 jax.config.update("jax_persistent_cache_min_entry_size_bytes", 0)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from funcgrad.core import tiers
+from funcgrad.core import disk_cache, tiers
 
 
 def tier_stats() -> dict[str, Any]:
@@ -21,7 +21,8 @@ def tier_stats() -> dict[str, Any]:
         persistent cache's ``disk_hits``/``disk_misses`` (XLA executables read from
         or not found on the disk).
     """
-    return tiers.stats()
+    disk = disk_cache.stats()
+    return {**tiers.stats(), "disk_hits": disk["hits"], "disk_misses": disk["misses"]}
 
 
 def reset_tier_stats() -> None:
