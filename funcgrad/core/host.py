@@ -15,8 +15,8 @@ An equation whose primitive has no host rule runs through ``fallback(eqn)``, a
 function its caller supplies (the compiled one-equation program: see
 :mod:`funcgrad.core.tiers`), so coverage grows rule by rule.
 
-Values: host values are ``numpy.ndarray`` (0-d arrays, never NumPy scalars) and
-Python scalars for weakly typed inputs; :func:`host_value` takes a JAX array to a
+Values: host values are ``numpy.ndarray`` and NumPy scalars (a ufunc's 0-d result),
+and Python scalars for weakly typed inputs; :func:`host_value` takes a JAX array to a
 NumPy one (no copy on a CPU), :func:`device_value` takes a host value back to a
 JAX array of the aval's weak type.
 """
@@ -27,12 +27,20 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import jax
+import ml_dtypes
 import numpy as np
 
 from funcgrad.core.ir import Aval, Eqn, Literal, Program, Var
 
 _ndarray = np.ndarray
 _SCALARS = (bool, int, float, complex)
+#: the types of host values: arrays, and NumPy scalars (what a ufunc returns for 0-d
+#: operands: kept as they are, an ``np.asarray`` per 0-d result costs ~0.5 us)
+_HOST_TYPES = frozenset(
+    {_ndarray, *(t for t in np.sctypeDict.values() if issubclass(t, np.generic))}
+    | {getattr(ml_dtypes, d) for d in ("bfloat16", "float8_e4m3fn", "float8_e5m2")}
+)
+_INPUT_TYPES = _HOST_TYPES | frozenset(_SCALARS)
 
 try:  # NumPy >= 2: errstate is a context variable; setting it directly costs ~0.2 us
     from numpy._core._ufunc_config import _extobj_contextvar as _ERR_VAR
@@ -57,17 +65,17 @@ def restore_fp_errors(token: Any) -> None:
 
 
 def host_value(x: Any) -> Any:
-    """``x`` as a host value: a NumPy array (a JAX array's buffer, not copied on a CPU),
-    or a Python scalar as it is."""
-    t = type(x)
-    if t is _ndarray or t in _SCALARS:
+    """``x`` as a host value: a NumPy array (a JAX array's buffer, not copied on a CPU)
+    or scalar, or a Python scalar as it is."""
+    if type(x) in _INPUT_TYPES:
         return x
     return np.asarray(x)
 
 
-def fix_dtype(x: Any, dtype: np.dtype) -> np.ndarray:
-    """``x`` as an array of exactly ``dtype`` (NumPy may promote, or return a scalar)."""
-    if type(x) is _ndarray:
+def fix_dtype(x: Any, dtype: np.dtype) -> Any:
+    """``x`` as a host value of exactly ``dtype`` (NumPy may promote, and returns Python
+    or NumPy scalars for some 0-d results)."""
+    if type(x) in _HOST_TYPES:
         return x if x.dtype == dtype else x.astype(dtype)
     return np.asarray(x, dtype)
 
@@ -87,6 +95,8 @@ def device_value(x: Any, aval: Aval) -> Any:
     if isinstance(x, jax.Array):
         return x
     x = fix_dtype(x, aval.dtype)
+    if type(x) is not _ndarray:
+        x = np.asarray(x)
     if _put is not None and x.dtype != jax.dtypes.float0:
         if not _DEVICE:
             d = jax.devices()[0]
@@ -109,88 +119,104 @@ class MissingHostRule(NotImplementedError):
 class HostPlan:
     """A program prepared for the host tier (see the module docstring).
 
-    Called as ``plan(*consts, *args)``; returns the list of outputs as host values.
-    ``missing`` names the primitives that run through the fallback.
+    ``plan.run(*consts, *args)`` (or ``plan(...)``) returns the list of outputs as host
+    values. The plan is generated Python code, one line per equation with its rule, its
+    params and its output dtypes bound as names, so a call costs the NumPy calls and
+    little more (no interpreter loop, no dictionary of variables). ``missing`` names
+    the primitives that run through the fallback.
     """
 
-    __slots__ = ("in_slots", "made", "missing", "out_slots", "steps", "template")
+    __slots__ = ("missing", "run", "source")
 
     def __init__(
         self, prog: Program, fallback: Callable[[Eqn], Callable[..., Any]] | None = None
     ) -> None:
-        slots: dict[Var, int] = {}
-        template: list[Any] = []
+        names: dict[Var, str] = {}
+        ns: dict[str, Any] = {
+            "HOST": _HOST_TYPES,
+            "OK": _INPUT_TYPES,
+            "asarray": np.asarray,
+            "fix": fix_dtype,
+            "cast": _cast_operand,
+            "nd": _ndarray,
+            "errset": _ERR_VAR.set if _ERR_VAR is not None else (lambda t: None),
+            "errreset": _ERR_VAR.reset if _ERR_VAR is not None else (lambda t: None),
+            "IGN": _ERR_IGNORE,
+        }
 
-        def slot(v: Var) -> int:
-            s = slots.get(v)
-            if s is None:
-                s = slots[v] = len(template)
-                template.append(None)
-            return s
+        def name(v: Var) -> str:
+            n = names.get(v)
+            if n is None:
+                n = names[v] = f"v{len(names)}"
+            return n
 
-        def atom(a: Any) -> int:
+        def atom(a: Any) -> str:
             if type(a) is Literal:
-                template.append(_literal(a))
-                return len(template) - 1
-            return slot(a)
+                n = f"c{len(ns)}"
+                ns[n] = _literal(a)
+                return n
+            return name(a)
 
-        self.in_slots = tuple(slot(v) for v in (*prog.constvars, *prog.invars))
-        steps = []
+        params_in = [name(v) for v in (*prog.constvars, *prog.invars)]
+        body: list[str] = [f"    if type({n}) not in OK: {n} = asarray({n})" for n in params_in]
+        body.append("    tok = errset(IGN)")
+        body.append("    try:")
         missing: list[str] = []
-        for e in prog.eqns:
+        for k, e in enumerate(prog.eqns):
             rule = e.prim.host
+            params = e.params
             if rule is None:
                 missing.append(e.prim.name)
                 rule = fallback(e) if fallback is not None else _missing(e)
-                params: dict[str, Any] = {}
+                params = {}
+            ns[f"r{k}"] = rule
+            args = [atom(a) for a in e.inputs]
+            if e.prim.host_join:
+                want = _operand_dtype(e)
+                for j, a in enumerate(e.inputs):
+                    if a.aval.dtype != want and type(a) is not Literal:
+                        ns[f"t{k}"] = want
+                        args[j] = f"cast({args[j]}, t{k})"
+            if params:
+                ns[f"p{k}"] = params
+                args.append(f"**p{k}")
+            call = f"r{k}({', '.join(args)})"
+            outs = [name(v) for v in e.outvars]
+            if e.prim.multiple_results and not outs:
+                body.append(f"        {call}")
+            elif e.prim.multiple_results:
+                body.append(f"        {', '.join(outs)}, = {call}")
             else:
-                params = e.params
-            ins = tuple(atom(a) for a in e.inputs)
-            cast = _operand_dtype(e) if getattr(e.prim, "host_join", False) else None
-            outs = tuple(slot(v) for v in e.outvars)
-            dts = tuple(v.aval.dtype for v in e.outvars)
-            if e.prim.multiple_results:
-                steps.append((rule, params, ins, outs, dts, True, cast))
-            else:
-                steps.append((rule, params, ins, outs[0], dts[0], False, cast))
-        self.steps = tuple(steps)
-        self.out_slots = tuple(atom(a) for a in prog.outvars)
-        #: the outputs the plan makes (not its inputs, which belong to the caller)
-        self.made = tuple(k for k, s in enumerate(self.out_slots) if s not in self.in_slots)
-        self.template = template
+                body.append(f"        {outs[0]} = {call}")
+            for o, v in zip(outs, e.outvars):
+                d = f"d{k}_{o}"
+                ns[d] = v.aval.dtype
+                body.append(
+                    f"        if type({o}) not in HOST or {o}.dtype != {d}: {o} = fix({o}, {d})"
+                )
+        body.append("    finally:")
+        body.append("        errreset(tok)")
+        outs = [atom(a) for a in prog.outvars]
+        inputs = set(params_in)
+        for o in dict.fromkeys(outs):  # values are immutable: np.asarray(value) is read-only
+            if o not in inputs and o.startswith("v"):
+                body.append(f"    if type({o}) is nd: {o}.flags.writeable = False")
+        body.append(f"    return [{', '.join(outs)}]")
+        self.source = f"def run({', '.join(params_in)}):\n" + "\n".join(body)
+        exec(compile(self.source, f"<host plan of {len(prog.eqns)} equations>", "exec"), ns)
+        self.run = ns["run"]
         self.missing = tuple(dict.fromkeys(missing))
 
     def __call__(self, *vals: Any) -> list[Any]:
-        env = self.template.copy()
-        for s, v in zip(self.in_slots, vals):
-            t = type(v)
-            env[s] = v if t is _ndarray or t in _SCALARS else np.asarray(v)
-        token = _ERR_VAR.set(_ERR_IGNORE) if _ERR_VAR is not None else None
-        try:
-            for rule, params, ins, outs, dts, multi, cast in self.steps:
-                args = [env[i] for i in ins]
-                if cast is not None:
-                    args = [
-                        a.astype(cast) if type(a) is _ndarray and a.dtype != cast else a
-                        for a in args
-                    ]
-                out = rule(*args, **params)
-                if multi:
-                    for s, o, d in zip(outs, out, dts):
-                        env[s] = o if type(o) is _ndarray and o.dtype == d else fix_dtype(o, d)
-                else:
-                    env[outs] = (
-                        out if type(out) is _ndarray and out.dtype == dts else fix_dtype(out, dts)
-                    )
-        finally:
-            if token is not None:
-                _ERR_VAR.reset(token)
-        outs = [env[s] for s in self.out_slots]
-        for k in self.made:  # values are immutable: np.asarray(value) is read-only
-            o = outs[k]
-            if type(o) is _ndarray:
-                o.flags.writeable = False
-        return outs
+        return self.run(*vals)
+
+
+def _cast_operand(x: Any, dtype: np.dtype) -> Any:
+    """An operand of a lax-style n-ary operation in the operation's dtype (Python
+    scalars stay: NumPy treats them as weakly typed, as XLA does)."""
+    if type(x) in _SCALARS:
+        return x
+    return x if x.dtype == dtype else x.astype(dtype)
 
 
 def _literal(a: Literal) -> Any:

@@ -222,7 +222,7 @@ class Tiered:
         if plan is None:
             plan = self.plan = HostPlan(self.prog, _fallback)
         t0 = time.perf_counter_ns()
-        out = plan(*args)
+        out = plan.run(*args)
         dt = time.perf_counter_ns() - t0
         self.calls += 1
         self.host_ns += dt
@@ -288,7 +288,7 @@ def host_eval(prog: Program, *args: Any) -> list[Any]:
     plan = compile_cache.cached(
         prog.hashed_key(), lambda: HostPlan(prog, _fallback), kind="host_plan"
     )
-    return plan(*prog.consts, *args)
+    return plan.run(*prog.consts, *args)
 
 
 def tiered(prog: Program) -> Tiered:
