@@ -174,9 +174,12 @@ class _Forward:
 
 
 def call_jitted(f: Any, *args: Any) -> Any:
-    """``f(*args)`` for a ``funcgrad.jit`` function of arrays; under lazy execution the
-    call of its program is deferred like any op's."""
-    if not _lazy._state.on:
+    """``f(*args)`` for a ``funcgrad.jit`` function of arrays that compat calls on the
+    user's behalf (an optimizer's update of every parameter): its program runs through
+    its tiered executable (on the host tier while cold, compiled in the background once
+    hot: a compile the user did not ask for is not waited for), as ``jit`` in the
+    compiled tier mode; under lazy execution the call is deferred like any op's."""
+    if not _lazy._state.on and tiers.mode() == "compiled":
         return f(*args)
     entry, leaves = f._entry(args, {})
     return tree_unflatten(entry.out_tree, executable(entry.program)(*leaves))

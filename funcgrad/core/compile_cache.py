@@ -107,7 +107,7 @@ class Policy:
         default_factory=lambda: {"xla_cpu_use_fusion_emitters": False}
     )
     tier: str = "auto"
-    tier_compile_after: int = 2
+    tier_compile_after: int = 8
     tier_compile_host_ms: float = 10.0
     tier_compile_min_us: float = 30.0
 

@@ -23,6 +23,8 @@ JAX array of the aval's weak type.
 
 from __future__ import annotations
 
+import contextlib
+import threading
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -31,6 +33,16 @@ import ml_dtypes
 import numpy as np
 
 from funcgrad.core.ir import Aval, Eqn, Literal, Program, Var
+
+
+def _prefetch_scipy() -> None:
+    with contextlib.suppress(ImportError):
+        import scipy.special  # noqa: F401
+
+
+# SciPy (the host rules of erf, lgamma & co.) takes 0.3-0.6 s to import: it is imported in
+# the background now, not by the first eager op that needs it (a GPT's first gelu)
+threading.Thread(target=_prefetch_scipy, name="funcgrad-prefetch-scipy", daemon=True).start()
 
 _ndarray = np.ndarray
 _SCALARS = (bool, int, float, complex)
@@ -114,6 +126,10 @@ def device_value(x: Any, aval: Aval) -> Any:
 
 class MissingHostRule(NotImplementedError):
     """Raised by a plan asked to run an equation without a host rule and no fallback."""
+
+
+#: generated plan source -> its compiled code
+_CODE: dict[str, Any] = {}
 
 
 class HostPlan:
@@ -203,7 +219,13 @@ class HostPlan:
                 body.append(f"    if type({o}) is nd: {o}.flags.writeable = False")
         body.append(f"    return [{', '.join(outs)}]")
         self.source = f"def run({', '.join(params_in)}):\n" + "\n".join(body)
-        exec(compile(self.source, f"<host plan of {len(prog.eqns)} equations>", "exec"), ns)
+        code = _CODE.get(self.source)
+        if code is None:  # (compiling the source costs ~1 ms; a structure met again at
+            # other shapes, a growing sequence, has the same source)
+            if len(_CODE) >= 4096:
+                _CODE.clear()
+            code = _CODE[self.source] = compile(self.source, "<host plan>", "exec")
+        exec(code, ns)
         self.run = ns["run"]
         self.missing = tuple(dict.fromkeys(missing))
 
