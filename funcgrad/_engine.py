@@ -61,6 +61,7 @@ __all__ = [
     "batch_program",
     "call_jitted",
     "compile_cache",
+    "donates",
     "executable",
     "is_tracing",
     "lazy",
@@ -183,6 +184,14 @@ def call_jitted(f: Any, *args: Any) -> Any:
         return f(*args)
     entry, leaves = f._entry(args, {})
     return tree_unflatten(entry.out_tree, executable(entry.program)(*leaves))
+
+
+def donates() -> bool:
+    """Whether :func:`call_jitted` calls a ``jit``'s own executable, so that its
+    ``donate_argnums`` apply (the compiled tier mode, or lazy execution); on the host tier
+    nothing is donated, and choosing a program by what could be donated would only
+    trace it again."""
+    return _lazy._state.on or tiers.mode() == "compiled"
 
 
 def mark_step() -> None:

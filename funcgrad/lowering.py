@@ -9,7 +9,7 @@ compile cache.
 
 from __future__ import annotations
 
-from funcgrad.core.tiers import run as run_program
 from funcgrad.core.lowering import lower_program
+from funcgrad.core.tiers import run as run_program
 
 __all__ = ["lower_program", "run_program"]

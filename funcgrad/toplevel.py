@@ -19,9 +19,9 @@ from funcgrad import ad, passes
 from funcgrad.api import TreeFunction, make_ir, trace_pytree
 from funcgrad.core import compile_cache, dtypes
 from funcgrad.core.ad_util import close
-from funcgrad.core.tiers import run as run_program
 from funcgrad.core.interp import Tracer, compile_time_eval, eval_program, new_builder, to_aval
 from funcgrad.core.ir import Aval, Var
+from funcgrad.core.tiers import run as run_program
 from funcgrad.tree import tree_flatten, tree_map, tree_unflatten
 
 __all__ = [

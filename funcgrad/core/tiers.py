@@ -47,6 +47,7 @@ from funcgrad.core.interp import Tracer, eval_program, is_tracing
 from funcgrad.core.ir import Aval, Eqn, Program, Var
 
 MODES = ("auto", "tiered", "host", "compiled")
+_JaxTracer = jax.core.Tracer
 
 
 class _Stats:
@@ -343,6 +344,9 @@ def _eager_host(prim: Any, args: Any, params: dict[str, Any], out_avals: list[Av
     tier mode is ``"compiled"`` (``None``: JAX evaluates its lowering)."""
     if mode() == "compiled":
         return None
+    for a in args:  # a funcgrad function called inside JAX's own trace (jax.jit of it)
+        if isinstance(a, _JaxTracer):
+            return None
     token = host.ignore_fp_errors()
     try:
         out = prim.host(*[host_value(a) for a in args], **params)

@@ -17,6 +17,7 @@ With clamping on both sides ``scatter_add`` is the exact transpose of
 
 from __future__ import annotations
 
+import builtins
 import operator
 from collections.abc import Sequence
 from typing import Any
@@ -110,6 +111,13 @@ def _gather_lower(x: Any, indices: Any, *, axis: int) -> Any:
 
 
 gather_p.lower = _gather_lower
+
+
+@gather_p.def_host
+def _gather_host(x: Any, indices: Any, *, axis: int) -> Any:
+    if getattr(indices, "dtype", None) == np.uint64:  # (NumPy's clip would wrap them first)
+        indices = np.minimum(indices, x.shape[axis])
+    return x.take(indices, axis, mode="clip")
 
 
 @gather_p.def_jvp
@@ -232,6 +240,23 @@ def _scatter_add_lower(x: Any, indices: Any, updates: Any, *, axis: int) -> Any:
 scatter_add_p.lower = _scatter_add_lower
 
 
+def host_clamp(i: Any, hi: Any) -> np.ndarray:
+    """(host rules) integer indices ``i`` of any dtype clamped into ``[0, hi]`` (an int, or
+    one per entry of the last axis), as int64 (``np.clip`` costs ~10x as much)."""
+    i = np.asarray(i)
+    if i.dtype == np.uint64:  # (not to wrap round in int64)
+        i = np.minimum(i, np.asarray(hi, np.uint64))
+    return np.minimum(np.maximum(i.astype(np.int64), 0), hi)
+
+
+@scatter_add_p.def_host
+def _scatter_add_host(x: Any, indices: Any, updates: Any, *, axis: int) -> Any:
+    out = np.array(x, np.result_type(x, updates))
+    idx = host_clamp(indices, max(out.shape[axis] - 1, 0))
+    np.add.at(out, (builtins.slice(None),) * axis + (idx,) if axis else idx, updates)
+    return out
+
+
 @scatter_add_p.def_jvp
 def _scatter_add_jvp(primals: list, tangents: list, *, axis: int) -> tuple:
     (x, idx, u), (tx, _, tu) = primals, tangents
@@ -335,6 +360,20 @@ def _dynamic_slice_lower(x: Any, *starts: Any, slice_sizes: tuple) -> Any:
 dynamic_slice_p.lower = _dynamic_slice_lower
 
 
+def _host_window(starts: tuple, shape: tuple, sizes: tuple) -> tuple:
+    """The slices of a window of ``sizes`` at ``starts`` clamped into ``shape``."""
+    out = []
+    for s, n, k in zip(starts, shape, sizes):
+        s = min(max(int(s), 0), n - k)
+        out.append(builtins.slice(s, s + k))
+    return tuple(out)
+
+
+dynamic_slice_p.host = lambda x, *starts, slice_sizes: np.asarray(x)[
+    _host_window(starts, np.shape(x), slice_sizes)
+]
+
+
 @dynamic_slice_p.def_jvp
 def _dynamic_slice_jvp(primals: list, tangents: list, *, slice_sizes: tuple) -> tuple:
     x, *starts = primals
@@ -434,6 +473,13 @@ def _dus_lower(x: Any, update: Any, *starts: Any) -> Any:
 dynamic_update_slice_p.lower = _dus_lower
 
 
+@dynamic_update_slice_p.def_host
+def _dus_host(x: Any, update: Any, *starts: Any) -> Any:
+    out = np.array(x, np.result_type(x, update))
+    out[_host_window(starts, out.shape, np.shape(update))] = update
+    return out
+
+
 @dynamic_update_slice_p.def_jvp
 def _dus_jvp(primals: list, tangents: list) -> tuple:
     x, u, *starts = primals
@@ -507,6 +553,8 @@ def _dus_examples(rng: np.random.Generator) -> list[Example]:
             [rand(rng, (3, 4)), rand(rng, (3, 2)), np.asarray(0, i32), np.asarray(1, i32)],
             diff_argnums=(0, 1),
         ),
+        # a negative start clamps to 0
+        Example([rand(rng, (5,)), rand(rng, (2,)), np.asarray(-3, i32)], diff_argnums=(0, 1)),
     ]
 
 

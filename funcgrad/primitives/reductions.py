@@ -148,7 +148,12 @@ def _chooser_ad(p: Primitive) -> None:
 
 def _examples_with_ties(rng: np.random.Generator) -> list[Example]:
     ties = np.array([[1.0, 3.0, 3.0], [-2.0, -2.0, 0.5]])
-    return [*_reduce_examples(rng, smooth=False), Example([ties], {"axes": (1,)}, smooth=False)]
+    return [
+        *_reduce_examples(rng, smooth=False),
+        Example([ties], {"axes": (1,)}, smooth=False),
+        # an empty axis gives the identity (-inf for max, +inf for min)
+        Example([np.zeros((2, 0))], {"axes": (1,)}, diff_argnums=()),
+    ]
 
 
 reduce_max_p = _reduction("reduce_max", lax.reduce_max, "noncomplex")
@@ -231,6 +236,8 @@ def _bool_examples(rng: np.random.Generator) -> list[Example]:
         Example([rand(rng, (4,), "bool")], {"axes": (0,)}),
         Example([rand(rng, (2, 3), "bool")], {"axes": (1,)}),
         Example([rand(rng, (2, 3, 2), "bool")], {"axes": (0, 2)}),
+        Example([np.array([[5, 3, 7], [12, -10, 6]], np.int32)], {"axes": (1,)}),  # bitwise
+        Example([np.zeros((2, 0), np.uint8)], {"axes": (1,)}),  # empty: all ones / zeros
     ]
 
 
@@ -277,6 +284,11 @@ def _arg_reduction(name: str, lower: Callable) -> Primitive:
         Example([rand(rng, (5,))], {"axis": 0, "index_dtype": np.dtype("int32")}),
         Example([rand(rng, (3, 4))], {"axis": 1, "index_dtype": np.dtype("int32")}),
         Example([rand(rng, (3, 4, 2))], {"axis": 0, "index_dtype": np.dtype("int64")}),
+        # the first NaN wins (as the first of tied extrema)
+        Example(
+            [np.array([[1.0, np.nan, 3.0, np.nan], [2.0, -1.0, 2.0, -1.0]])],
+            {"axis": 1, "index_dtype": np.dtype("int32")},
+        ),
     ]
     return p
 
@@ -459,3 +471,62 @@ cumsum = _cum_wrapper(cumsum_p)
 cumprod = _cum_wrapper(cumprod_p)
 cummax = _cum_wrapper(cummax_p)
 cummin = _cum_wrapper(cummin_p)
+
+
+# --------------------------------------------------------------------------- host rules
+# (the host tier, funcgrad.core.host: NumPy's reductions; an empty max/min gives XLA's
+# identity, -inf/+inf or the integer bounds; argmax/argmin and NaN as XLA: the first NaN)
+
+
+def _host_bound(dtype: np.dtype, top: bool) -> Any:
+    """The largest (``top``) or smallest value of ``dtype`` (infinities for floats)."""
+    if dtype.kind in "iu":
+        info = np.iinfo(dtype)
+        return info.max if top else info.min
+    return np.inf if top else -np.inf
+
+
+def _host_extremum(ufunc: np.ufunc, top: bool) -> Callable:
+    def rule(x: Any, *, axes: tuple[int, ...]) -> Any:
+        if x.size:
+            return ufunc.reduce(x, axis=axes)
+        return ufunc.reduce(x, axis=axes, initial=_host_bound(x.dtype, top))
+
+    return rule
+
+
+def _host_fold(ufunc: np.ufunc) -> Callable:
+    def rule(x: Any, *, axes: tuple[int, ...]) -> Any:
+        if x.dtype.itemsize > 2 or x.dtype.kind not in "fV" or not x.size:
+            return ufunc.reduce(x, axis=axes)
+        # 8- and 16-bit floats: XLA rounds every step, in row-major order (NumPy rounds
+        # float16 once, in the end, and goes in memory order)
+        keep = [d for d in range(x.ndim) if d not in axes]
+        y = np.transpose(x, (*keep, *axes)).reshape(*(x.shape[d] for d in keep), -1)
+        return ufunc.accumulate(y, axis=-1)[..., -1]
+
+    return rule
+
+
+def _host_cumulative(ufunc: np.ufunc) -> Callable:
+    def rule(x: Any, *, axis: int, reverse: bool) -> Any:
+        if not reverse:
+            return ufunc.accumulate(x, axis=axis)
+        flip = (slice(None),) * axis + (slice(None, None, -1),)
+        return ufunc.accumulate(x[flip], axis=axis)[flip]
+
+    return rule
+
+
+reduce_sum_p.host = _host_fold(np.add)
+reduce_prod_p.host = _host_fold(np.multiply)
+reduce_max_p.host = _host_extremum(np.maximum, False)
+reduce_min_p.host = _host_extremum(np.minimum, True)
+reduce_and_p.host = lambda x, *, axes: np.bitwise_and.reduce(x, axis=axes)
+reduce_or_p.host = lambda x, *, axes: np.bitwise_or.reduce(x, axis=axes)
+argmax_p.host = lambda x, *, axis, index_dtype: x.argmax(axis)
+argmin_p.host = lambda x, *, axis, index_dtype: x.argmin(axis)
+cumsum_p.host = _host_cumulative(np.add)
+cumprod_p.host = _host_cumulative(np.multiply)
+cummax_p.host = _host_cumulative(np.maximum)
+cummin_p.host = _host_cumulative(np.minimum)

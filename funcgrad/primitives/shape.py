@@ -10,6 +10,7 @@ primitives (``gather``/``scatter_add``, ``dynamic_slice``/
 
 from __future__ import annotations
 
+import builtins
 import itertools
 import operator
 from collections.abc import Sequence
@@ -129,6 +130,23 @@ broadcast_in_dim_p.lower = lambda x, *, shape, broadcast_dimensions: lax.broadca
 rules.def_linear(broadcast_in_dim_p)
 
 
+def _host_spread(x: Any, shape: tuple, dims: Sequence[int]) -> np.ndarray:
+    """(host rules) ``x``'s dim ``i`` broadcast to dim ``dims[i]`` of a new array of ``shape``
+    (written out: for small arrays faster than ``np.broadcast_to``'s view)."""
+    x = np.asarray(x)
+    sizes = [1] * len(shape)
+    for i, d in enumerate(dims):
+        sizes[d] = x.shape[i]
+    out = np.empty(shape, x.dtype)
+    out[...] = x.reshape(sizes)
+    return out
+
+
+broadcast_in_dim_p.host = lambda x, *, shape, broadcast_dimensions: _host_spread(
+    x, shape, broadcast_dimensions
+)
+
+
 @broadcast_in_dim_p.def_vjp
 def _broadcast_in_dim_vjp(ct: Any, x: Any, *, out: Any, shape: tuple, broadcast_dimensions: tuple):
     xa = to_aval(x)
@@ -234,6 +252,7 @@ def _reshape_abstract_eval(x: Aval, *, new_sizes: tuple[int, ...]) -> Aval:
 
 reshape_p.lower = lambda x, *, new_sizes: lax.reshape(x, new_sizes)
 rules.def_linear(reshape_p)
+reshape_p.host = lambda x, *, new_sizes: np.asarray(x).reshape(new_sizes)
 reshape_p.vjp = lambda ct, x, *, out, new_sizes: (reshape(ct, to_aval(x).shape),)
 
 
@@ -314,6 +333,7 @@ def _transpose_abstract_eval(x: Aval, *, permutation: tuple[int, ...]) -> Aval:
 
 transpose_p.lower = lambda x, *, permutation: lax.transpose(x, permutation)
 rules.def_linear(transpose_p)
+transpose_p.host = lambda x, *, permutation: np.asarray(x).transpose(permutation)
 transpose_p.vjp = lambda ct, x, *, out, permutation: (
     transpose(ct, tuple(int(i) for i in np.argsort(permutation))),
 )
@@ -373,6 +393,11 @@ slice_p.lower = lambda x, *, start_indices, limit_indices, strides: lax.slice(
     x, start_indices, limit_indices, strides
 )
 rules.def_linear(slice_p)
+slice_p.host = lambda x, *, start_indices, limit_indices, strides: np.asarray(x)[
+    tuple(
+        map(builtins.slice, start_indices, limit_indices, strides or (None,) * len(limit_indices))
+    )
+]
 
 
 @slice_p.def_vjp
@@ -469,6 +494,24 @@ def _pad_lower(x: Any, padding_value: Any, *, padding_config: tuple) -> Any:
 pad_p.lower = _pad_lower
 
 
+@pad_p.def_host
+def _pad_host(x: Any, padding_value: Any, *, padding_config: tuple) -> Any:
+    # fill the padding with lo/hi clipped at 0 and place x every interior+1 elements,
+    # then crop what negative lo/hi remove
+    x = np.asarray(x)
+    dtype = np.result_type(x, padding_value)
+    shape, place, crop = [], [], []
+    for (lo, hi, interior), n in zip(padding_config, x.shape):
+        lo_, spread = max(lo, 0), n + max(n - 1, 0) * interior
+        shape.append(lo_ + spread + max(hi, 0))
+        place.append(builtins.slice(lo_, lo_ + spread, interior + 1))
+        crop.append(builtins.slice(max(-lo, 0), shape[-1] - max(-hi, 0)))
+    out = np.empty(shape, dtype)
+    out.fill(padding_value)
+    out[tuple(place)] = x
+    return out[tuple(crop)]
+
+
 rules.def_linear(pad_p)  # (linear in the operand and the padding value jointly)
 
 
@@ -536,6 +579,9 @@ def _rev_abstract_eval(x: Aval, *, dimensions: tuple[int, ...]) -> Aval:
 rev_p.lower = lambda x, *, dimensions: lax.rev(x, dimensions)
 rules.def_linear(rev_p)
 rev_p.vjp = lambda ct, x, *, out, dimensions: (rev(ct, dimensions),)
+rev_p.host = lambda x, *, dimensions: x[
+    tuple(builtins.slice(None, None, -1 if d in dimensions else 1) for d in range(x.ndim))
+]
 rev_p.batch = lambda args, dims, *, dimensions: (
     rev(args[0], tuple(a + (a >= dims[0]) for a in dimensions)),
     dims[0],
@@ -590,6 +636,7 @@ def _concatenate_lower(*xs: Any, dimension: int) -> Any:
 
 
 concatenate_p.lower = _concatenate_lower
+concatenate_p.host = lambda *xs, dimension: np.concatenate(xs, axis=dimension)
 
 
 rules.def_linear(concatenate_p)
@@ -647,6 +694,9 @@ def _iota_abstract_eval(*, dtype: np.dtype, shape: tuple[int, ...], dimension: i
 
 
 iota_p.lower = lambda *, dtype, shape, dimension: lax.broadcasted_iota(dtype, shape, dimension)
+iota_p.host = lambda *, dtype, shape, dimension: _host_spread(
+    np.arange(shape[dimension]).astype(dtype), shape, (dimension,)
+)
 # never called (iota has no operands to batch); present so the registry is complete
 iota_p.batch = lambda args, dims, **params: (bind(iota_p, **params), None)
 iota_p.examples = lambda rng: [

@@ -53,6 +53,18 @@ def _sort_lower(*operands: Any, dimension: int, is_stable: bool, num_keys: int) 
     return list(out)
 
 
+@sort_p.def_host
+def _sort_host(*operands: Any, dimension: int, is_stable: bool, num_keys: int) -> list:
+    # (NumPy's order is the lowering's: NaNs last and equal, -0.0 == 0.0; always stable)
+    if num_keys == 1:
+        perm = operands[0].argsort(axis=dimension, kind="stable")
+    else:
+        perm = np.lexsort(operands[num_keys - 1 :: -1], axis=dimension)
+    if perm.ndim == 1:
+        return [o[perm] for o in operands]
+    return [np.take_along_axis(o, perm, axis=dimension) for o in operands]
+
+
 @sort_p.def_jvp
 def _sort_jvp(primals: list, tangents: list, *, dimension: int, is_stable: bool, num_keys: int):
     # tangents ride along as extra payload operands: they are permuted exactly as their primals
@@ -107,6 +119,22 @@ def _sort_examples(rng: np.random.Generator) -> list[Example]:
             [np.asarray(rng.integers(0, 3, (6,)), np.float64), rand(rng, (6,))],
             {"dimension": 0, **p},
             diff_argnums=(1,),
+        ),
+        # NaNs last, -0.0 and 0.0 equal (the stable sort keeps their order); ties in the
+        # first key sorted by the second
+        Example(
+            [np.array([0.0, np.nan, -0.0, 1.0, -np.inf, 0.0]), rand(rng, (6,))],
+            {"dimension": 0, **p},
+            diff_argnums=(),
+        ),
+        Example(
+            [
+                np.array([1, 0, 1, 0, 1, 0], np.int32),
+                np.array([3.0, 2.0, 1.0, 2.0, -1.0, 2.0]),
+                rand(rng, (6,)),
+            ],
+            {"dimension": 0, **p, "num_keys": 2},
+            diff_argnums=(2,),
         ),
     ]
 

@@ -16,6 +16,7 @@ import pytest
 
 import compat.torch as torch
 import compat.torch.nn as nn
+import funcgrad as fg
 from compat.torch import optim
 
 PATHS = [None, False]  # fused=None: compiled group step where available; False: per tensor
@@ -568,7 +569,15 @@ def test_copies_taken_before_a_step_keep_their_values(name):
             np.testing.assert_array_equal(_np(v), state_before[k][n])
 
 
-def test_exclusive_buffers_are_donated_shared_ones_are_not():
+@pytest.fixture
+def compiled_tier():
+    """The compiled tier mode, where the optimizer's jitted update donates its buffers
+    (on the host tier nothing is donated)."""
+    with fg.eager_tier("compiled"):
+        yield
+
+
+def test_exclusive_buffers_are_donated_shared_ones_are_not(compiled_tier):
     _compiled, access = _compiled_access()
     params = _params(W0, B0)
     opt = optim.Adam(params, lr=0.1)

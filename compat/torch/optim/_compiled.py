@@ -30,7 +30,7 @@ from compat.torch.optim._functional import (
     adam_update,
     sgd_update,
 )
-from funcgrad._engine import call_jitted, x64
+from funcgrad._engine import call_jitted, donates, x64
 
 __all__ = [
     "ArrayAccess",
@@ -172,6 +172,8 @@ def _exclusive(access: ArrayAccess, tensors: Sequence[Any]) -> bool:
 
 
 def _donated(access: ArrayAccess, groups: Sequence[tuple[int, Sequence[Any]]]) -> tuple[int, ...]:
+    if not donates():
+        return ()
     return tuple(pos for pos, tensors in groups if tensors and _exclusive(access, tensors))
 
 
