@@ -210,6 +210,8 @@ class HostPlan:
                 body.append(
                     f"        if type({o}) not in HOST or {o}.dtype != {d}: {o} = fix({o}, {d})"
                 )
+        if not prog.eqns:
+            body.append("        pass")
         body.append("    finally:")
         body.append("        errreset(tok)")
         outs = [atom(a) for a in prog.outvars]

@@ -48,6 +48,7 @@ from funcgrad.core.ir import Aval, Eqn, Program, Var
 
 MODES = ("auto", "tiered", "host", "compiled")
 _JaxTracer = jax.core.Tracer
+_PY_SCALARS = (bool, int, float, complex)
 
 
 class _Stats:
@@ -342,8 +343,11 @@ def _run(prog: Program, args: tuple) -> list[Any]:
 def _eager_host(prim: Any, args: Any, params: dict[str, Any], out_avals: list[Aval]) -> Any:
     """A primitive bound outside any trace: its host rule on host values, unless the
     tier mode is ``"compiled"`` (``None``: JAX evaluates its lowering)."""
-    if mode() == "compiled":
+    if mode() == "compiled" or out_avals[0].weak_type:
+        # (a weakly typed result, all operands weak: JAX's lowering picks its dtype)
         return None
+    if all(type(a) in _PY_SCALARS or getattr(a, "weak_type", False) for a in args):
+        return None  # (only weak operands: JAX's lowering decides the result's weak type)
     for a in args:  # a funcgrad function called inside JAX's own trace (jax.jit of it)
         if isinstance(a, _JaxTracer):
             return None

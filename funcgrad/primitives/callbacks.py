@@ -91,6 +91,30 @@ def _pure_callback_lower(*vals: Any, callback: FlatCallback, vmap_method: Any) -
     return list(jax.pure_callback(callback, shapes, *vals, vmap_method="sequential"))
 
 
+_SCALARS = (bool, int, float, complex)
+
+
+def _host_arg(v: Any) -> np.ndarray:
+    """A host value as the compiled tier hands it to a callback: an array (a weakly typed
+    Python scalar in its canonical dtype), read-only, as the views of XLA's buffers are
+    (a callback writing to it would change a value the program still holds)."""
+    if type(v) in _SCALARS:
+        v = np.asarray(v, dtypes.python_scalar_dtype(v))
+    elif type(v) is not np.ndarray:  # a NumPy scalar
+        v = np.asarray(v)
+    if v.flags.writeable:
+        v = v.view()
+        v.flags.writeable = False
+    return v
+
+
+@pure_callback_p.def_host
+def _pure_callback_host(*vals: Any, callback: FlatCallback, vmap_method: Any) -> list:
+    # the user's function on the values directly (no device round trip); FlatCallback
+    # checks the results' structure, shapes and dtypes as on the compiled tier
+    return list(callback(*[_host_arg(v) for v in vals]))
+
+
 @pure_callback_p.def_jvp
 def _pure_callback_jvp(primals: list, tangents: list, **params: Any) -> tuple:
     raise ValueError(

@@ -10,15 +10,17 @@ primitive again, so a jitted function stays one unit under ``grad`` and ``vmap``
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 from jax import lax
 
 from funcgrad import ad, batching, passes
+from funcgrad.core import tiers
 from funcgrad.core.ad_util import close
 from funcgrad.core.compile_cache import compiled
+from funcgrad.core.host import fix_dtype
 from funcgrad.core.interp import Tracer, bind, eval_program, new_builder, to_aval
 from funcgrad.core.ir import Aval, Eqn, Literal, Program, Var
 from funcgrad.core.lowering import lower_program
@@ -42,6 +44,26 @@ def _check_call_avals(name: str, avals: tuple[Aval, ...], program: Program) -> l
     return program.out_avals
 
 
+_SCALARS = (bool, int, float, complex)
+
+
+def host_inputs(invars: Sequence[Var], vals: Sequence[Any]) -> list:
+    """Host values (:mod:`funcgrad.core.host`) for a sub-program's inputs ``invars``: a
+    weakly typed Python scalar of the enclosing program reaching a strongly typed input
+    becomes an array of exactly its dtype, so the sub-program computes in that dtype, as
+    its lowering does; NumPy values pass as they are."""
+    return [
+        v if type(v) in _SCALARS and x.aval.weak_type else fix_dtype(v, x.aval.dtype)
+        for v, x in zip(vals, invars)
+    ]
+
+
+def host_call(program: Program, vals: Sequence[Any]) -> list:
+    """``program`` evaluated on host values (the host rule of a call): its inputs as
+    :func:`host_inputs` makes them, its plan from :func:`funcgrad.core.tiers.host_eval`."""
+    return tiers.host_eval(program, *host_inputs(program.invars, vals))
+
+
 def _split_tangents(outs: list, n: int, out_nz: list[bool], avals: list[Aval]) -> tuple:
     primal, rest = outs[:n], iter(outs[n:])
     touts = [next(rest) if nz else Zero(a.strip_weak()) for nz, a in zip(out_nz, avals)]
@@ -63,6 +85,11 @@ def _jit_call_lower(*vals: Any, program: Program, name: str) -> list:
     # the executable of the sub-program's structure (transforms make fresh but identical
     # programs on every eager call); inside an outer lowering it is a nested jax.jit
     return compiled(program, name=name)(*vals)
+
+
+# jit_call has no host rule: a ``jit`` the user asked for (or a jit unit, like the random
+# samplers whose fused arithmetic matches JAX's bit for bit) runs its executable even
+# inside eager work on the host tier (the plan's compiled fallback for the equation)
 
 
 @jit_call_p.def_jvp
@@ -129,6 +156,7 @@ def jit_call(program: Program, *args: Any, name: str = "fun") -> list:
 stop_gradient_p = Primitive("stop_gradient", family=FAMILY)
 stop_gradient_p.abstract_eval = lambda x: x
 stop_gradient_p.lower = lambda x: x
+stop_gradient_p.host = lambda x: x
 rules.def_vectorized_unary(stop_gradient_p)
 
 
@@ -159,6 +187,8 @@ def stop_gradient(x: Any) -> Any:
 optimization_barrier_p = Primitive("optimization_barrier", family=FAMILY, multiple_results=True)
 optimization_barrier_p.abstract_eval = lambda *avals: list(avals)
 optimization_barrier_p.lower = lambda *xs: list(lax.optimization_barrier(tuple(xs)))
+# on the host tier nothing is fused or reordered across an equation: the identity
+optimization_barrier_p.host = lambda *xs: list(xs)
 
 
 @optimization_barrier_p.def_jvp
@@ -197,6 +227,11 @@ def _checkpoint_abstract_eval(*avals: Aval, program: Program, policy: Any = None
 @checkpoint_p.def_lower
 def _checkpoint_lower(*vals: Any, program: Program, policy: Any = None) -> list:
     return lower_program(program)(*vals)
+
+
+@checkpoint_p.def_host
+def _checkpoint_host(*vals: Any, program: Program, policy: Any = None) -> list:
+    return host_call(program, vals)
 
 
 @checkpoint_p.def_jvp
@@ -319,6 +354,7 @@ def _checkpoint_examples(rng: np.random.Generator) -> list[Example]:
 checkpoint_name_p = Primitive("checkpoint_name", family=FAMILY)
 checkpoint_name_p.abstract_eval = lambda x, *, name: x
 checkpoint_name_p.lower = lambda x, *, name: x
+checkpoint_name_p.host = lambda x, *, name: x
 
 
 @checkpoint_name_p.def_jvp

@@ -35,7 +35,7 @@ from funcgrad.core.zeros import Zero, is_zero
 from funcgrad.lowering import lower_program, run_program
 from funcgrad.primitives import elementwise as ew
 from funcgrad.primitives import rules
-from funcgrad.primitives.calls import FAMILY, _check_call_avals, _sub_program
+from funcgrad.primitives.calls import FAMILY, _check_call_avals, _sub_program, host_call
 from funcgrad.primitives.rules import rand
 from funcgrad.tree import tree_flatten, tree_unflatten
 
@@ -72,6 +72,11 @@ def _custom_jvp_abstract_eval(*avals: Aval, program: Program, jvp: Callable) -> 
 @custom_jvp_call_p.def_lower
 def _custom_jvp_lower(*vals: Any, program: Program, jvp: Callable) -> list:
     return lower_program(program)(*vals)
+
+
+@custom_jvp_call_p.def_host
+def _custom_jvp_host(*vals: Any, program: Program, jvp: Callable) -> list:
+    return host_call(program, vals)
 
 
 @custom_jvp_call_p.def_jvp
@@ -234,6 +239,11 @@ def _custom_vjp_lower(*vals: Any, program: Program, fwd: Callable, bwd: Callable
     return lower_program(program)(*vals)
 
 
+@custom_vjp_call_p.def_host
+def _custom_vjp_host(*vals: Any, program: Program, fwd: Callable, bwd: Callable) -> list:
+    return host_call(program, vals)
+
+
 @custom_vjp_call_p.def_jvp
 def _custom_vjp_jvp(primals: list, tangents: list, **params: Any) -> tuple:
     raise TypeError("can't apply forward-mode autodiff (jvp) to a custom_vjp function.")
@@ -308,6 +318,7 @@ class DeferredBwd:
         ]
         self.in_avals = [to_aval(x) for x in self.operands]
         self.bwd = bwd
+        self._host_program: Program | None = None
 
     def __call__(self, *operands: Any) -> list:
         it = iter(operands)
@@ -326,6 +337,14 @@ class DeferredBwd:
         """The user's ``bwd`` traced (abstractly) at the operands' avals."""
         with new_builder("custom_vjp_bwd") as b:
             return b.build(self(*[b.new_arg(a) for a in self.in_avals]))
+
+    def host_program(self) -> Program:
+        """:meth:`program`, traced on first use and kept: the host tier runs it on each
+        evaluation (the compiled tier traces it once per compilation)."""
+        prog = self._host_program
+        if prog is None:
+            prog = self._host_program = self.program()
+        return prog
 
     def __repr__(self) -> str:
         return f"DeferredBwd({getattr(self.bwd, '__qualname__', self.bwd)})"
@@ -355,6 +374,11 @@ def _custom_vjp_bwd_lower(*vals: Any, bwd: DeferredBwd) -> list:
     prog = bwd.program()
     outs = lower_program(prog)(*prog.consts, *vals)
     return [jax.numpy.asarray(o, a.dtype) for o, a in zip(outs, bwd.out_avals)]
+
+
+@custom_vjp_bwd_p.def_host
+def _custom_vjp_bwd_host(*vals: Any, bwd: DeferredBwd) -> list:
+    return host_call(bwd.host_program(), vals)
 
 
 @custom_vjp_bwd_p.def_jvp

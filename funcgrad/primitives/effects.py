@@ -16,6 +16,8 @@ from typing import Any
 import jax
 import numpy as np
 
+from funcgrad.core import dtypes
+from funcgrad.core.host import device_value
 from funcgrad.core.interp import bind
 from funcgrad.core.ir import Aval
 from funcgrad.core.primitive import Example, Primitive
@@ -41,6 +43,25 @@ def _debug_callback_abstract_eval(*avals: Aval, callback: Callable, ordered: boo
 def _debug_callback_lower(*vals: Any, callback: Callable, ordered: bool) -> list:
     # eagerly JAX calls it now; inside the jitted program it is a host callback
     jax.debug.callback(callback, *vals, ordered=ordered)
+    return []
+
+
+_SCALARS = (bool, int, float, complex)
+
+
+def _device_arg(v: Any) -> Any:
+    """A host value as the compiled tier hands it to a debug callback: a JAX array
+    (strongly typed, as a value inside a jitted program is)."""
+    if type(v) in _SCALARS:
+        return device_value(v, Aval((), dtypes.python_scalar_dtype(v)))
+    return device_value(v, Aval(np.shape(v), v.dtype))
+
+
+@debug_callback_p.def_host
+def _debug_callback_host(*vals: Any, callback: Callable, ordered: bool) -> list:
+    # called once, now: a host plan runs its equations once each, in program order (and
+    # the tier policy never moves an effectful program to a background compile)
+    callback(*[_device_arg(v) for v in vals])
     return []
 
 

@@ -13,6 +13,7 @@ from jax import lax
 
 from funcgrad import ad
 from funcgrad.core import compile_cache, dtypes
+from funcgrad.core.host import fix_dtype
 from funcgrad.core.interp import eval_program, new_builder
 from funcgrad.core.ir import Aval, Program, Var, _hashable_param
 from funcgrad.core.zeros import Zero
@@ -76,6 +77,21 @@ def _run(name: str, params: dict, fn: Callable, vals: Sequence[Any]) -> Any:
     keyed on the structure of the params (structurally equal programs lower
     identically)."""
     return compile_cache.run_lowering("control_flow", (name, _hashable_param(params)), fn, vals)
+
+
+def _host_strong(vals: Sequence[Any], dts: Sequence[np.dtype]) -> list:
+    """Host values of exactly ``dts`` (carries are strongly typed: a Python scalar, for a
+    weakly typed initial value, is made an array)."""
+    return [fix_dtype(v, d) for v, d in zip(vals, dts)]
+
+
+def _untyped_carries(prog: Program, n_consts: int, n_carry: int) -> list[int]:
+    """Positions of the carry outputs of a loop body ``prog`` (inputs ``(*consts, *carry,
+    ...)``, outputs ``(*carry, ...)``) that its host plan may return as other than a host
+    value of the carry's dtype: literals and consts passed through (an equation's output
+    is cast to its dtype by the plan, a carry passed through stays one)."""
+    consts = set(prog.invars[:n_consts])
+    return [k for k, v in enumerate(prog.outvars[:n_carry]) if type(v) is not Var or v in consts]
 
 
 def _fresh(avals: Sequence[Aval]) -> tuple[Var, ...]:

@@ -10,7 +10,7 @@ import numpy as np
 from jax import lax
 
 from funcgrad import ad, batching
-from funcgrad.core import dtypes
+from funcgrad.core import dtypes, tiers
 from funcgrad.core.interp import bind, eval_program, to_aval
 from funcgrad.core.ir import Aval, Program
 from funcgrad.core.lowering import lower_program
@@ -18,7 +18,7 @@ from funcgrad.core.primitive import Example, Primitive
 from funcgrad.core.zeros import is_zero
 from funcgrad.primitives import elementwise as ew
 from funcgrad.primitives import rules
-from funcgrad.primitives.calls import close
+from funcgrad.primitives.calls import close, host_inputs
 from funcgrad.primitives.control_flow.common import (
     FAMILY,
     _check_inputs,
@@ -80,6 +80,16 @@ def _cond_lower(index: Any, *ops: Any, branches: tuple[Program, ...]) -> list:
         return list(lax.switch(index, fns, *ops))
 
     return _run("cond", {"branches": branches}, run, [index, *ops])
+
+
+@cond_p.def_host
+def _cond_host(index: Any, *ops: Any, branches: tuple[Program, ...]) -> list:
+    # the index as int32 (wrapping, as a conversion does) clamped into range, as the
+    # lowering's lax.switch makes it
+    i = int(np.asarray(index).astype(np.int32, copy=False))
+    n = len(branches)
+    b = branches[0 if i < 0 else n - 1 if i >= n else i]
+    return tiers.host_eval(b, *host_inputs(b.invars, ops))
 
 
 @cond_p.def_jvp

@@ -11,6 +11,8 @@ import numpy as np
 from jax import lax
 
 from funcgrad import ad, batching, passes
+from funcgrad.core import tiers
+from funcgrad.core.host import fix_dtype
 from funcgrad.core.interp import bind, eval_program, to_aval
 from funcgrad.core.ir import Aval, Literal, Program, Var
 from funcgrad.core.lowering import lower_program
@@ -18,18 +20,20 @@ from funcgrad.core.primitive import Example, Primitive
 from funcgrad.core.zeros import Zero, is_zero
 from funcgrad.primitives import elementwise as ew
 from funcgrad.primitives import rules
-from funcgrad.primitives.calls import close
+from funcgrad.primitives.calls import close, host_inputs
 from funcgrad.primitives.control_flow.common import (
     FAMILY,
     _check_carry,
     _check_inputs,
     _fixpoint,
+    _host_strong,
     _is_float,
     _jvp_instantiated,
     _permute,
     _run,
     _split,
     _strong,
+    _untyped_carries,
     _zeros,
     trace_program,
 )
@@ -98,6 +102,35 @@ def _scan_lower(*vals: Any, **params: Any) -> list:
         return list(carry) + list(ys)
 
     return _run("scan", params, run, vals)
+
+
+@scan_p.def_host
+def _scan_host(
+    *vals: Any,
+    program: Program,
+    length: int,
+    reverse: bool,
+    num_consts: int,
+    num_carry: int,
+) -> list:
+    nc, ncar = num_consts, num_carry
+    n_in = nc + ncar
+    consts = host_inputs(program.invars[:nc], vals[:nc])
+    dts = [v.aval.dtype for v in program.invars[nc:n_in]]
+    carry = _host_strong(vals[nc:n_in], dts)
+    retype = _untyped_carries(program, nc, ncar)
+    xs = vals[n_in:]
+    # the stacked outputs, written in place slice by slice
+    ys = [np.empty((length, *a.shape), a.dtype) for a in program.out_avals[ncar:]]
+    run = tiers.host_eval
+    for i in range(length - 1, -1, -1) if reverse else range(length):
+        outs = run(program, *consts, *carry, *[x[i] for x in xs])
+        carry = outs[:ncar]
+        for k in retype:
+            carry[k] = fix_dtype(carry[k], dts[k])
+        for y, o in zip(ys, outs[ncar:]):
+            y[i] = o
+    return carry + ys
 
 
 @scan_p.def_jvp

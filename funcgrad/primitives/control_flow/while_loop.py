@@ -11,6 +11,8 @@ import numpy as np
 from jax import lax
 
 from funcgrad import ad, batching
+from funcgrad.core import tiers
+from funcgrad.core.host import fix_dtype
 from funcgrad.core.interp import bind, eval_program, to_aval
 from funcgrad.core.ir import Aval, Program
 from funcgrad.core.lowering import lower_program
@@ -18,12 +20,13 @@ from funcgrad.core.primitive import Example, Primitive
 from funcgrad.core.zeros import is_zero
 from funcgrad.primitives import elementwise as ew
 from funcgrad.primitives import rules
-from funcgrad.primitives.calls import close
+from funcgrad.primitives.calls import close, host_inputs
 from funcgrad.primitives.control_flow.common import (
     FAMILY,
     _check_carry,
     _check_inputs,
     _fixpoint,
+    _host_strong,
     _is_float,
     _jvp_instantiated,
     _permute,
@@ -31,6 +34,7 @@ from funcgrad.primitives.control_flow.common import (
     _split,
     _strong,
     _tangents_out,
+    _untyped_carries,
     _with_unused_inputs,
     trace_program,
 )
@@ -90,6 +94,28 @@ def _while_lower(*vals: Any, **params: Any) -> list:
         )
 
     return _run("while", params, run, vals)
+
+
+@while_p.def_host
+def _while_host(
+    *vals: Any,
+    cond_program: Program,
+    body_program: Program,
+    cond_nconsts: int,
+    body_nconsts: int,
+) -> list:
+    ncc, nbc = cond_nconsts, body_nconsts
+    cc = host_inputs(cond_program.invars[:ncc], vals[:ncc])
+    bc = host_inputs(body_program.invars[:nbc], vals[ncc : ncc + nbc])
+    dts = [v.aval.dtype for v in body_program.invars[nbc:]]
+    carry = _host_strong(vals[ncc + nbc :], dts)
+    retype = _untyped_carries(body_program, nbc, len(dts))
+    run = tiers.host_eval
+    while run(cond_program, *cc, *carry)[0]:
+        carry = run(body_program, *bc, *carry)
+        for k in retype:
+            carry[k] = fix_dtype(carry[k], dts[k])
+    return carry
 
 
 @while_p.def_jvp
