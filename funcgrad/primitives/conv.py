@@ -13,12 +13,15 @@ one more feature group, so a batched convolution is still one convolution.
 
 from __future__ import annotations
 
+import itertools
+import math
 import operator
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
 import numpy as np
 from jax import lax
+from numpy.lib.stride_tricks import as_strided
 
 from funcgrad.core import dtypes
 from funcgrad.core.interp import bind, to_aval
@@ -28,7 +31,9 @@ from funcgrad.core.zeros import Zero, is_zero
 from funcgrad.primitives import elementwise as ew
 from funcgrad.primitives import rules
 from funcgrad.primitives import shape as sh
+from funcgrad.primitives.linalg import host_compute_dtype
 from funcgrad.primitives.rules import rand
+from funcgrad.primitives.windowed import host_pad
 
 FAMILY = "linalg"
 
@@ -427,6 +432,165 @@ def _conv_batch(args: list, dims: list, **params: Any) -> tuple:
     return _merge_into(out, f, f + 1), f
 
 
+# --------------------------------------------------------------------------- host rule
+
+
+def _conv_host(
+    lhs: np.ndarray,
+    rhs: np.ndarray,
+    *,
+    window_strides: tuple[int, ...],
+    padding: Padding,
+    lhs_dilation: tuple[int, ...],
+    rhs_dilation: tuple[int, ...],
+    dimension_numbers: ConvDimensionNumbers,
+    feature_group_count: int,
+    batch_group_count: int,
+    preferred_element_type: Any,
+) -> np.ndarray:
+    """``conv_general_dilated`` on host arrays: BLAS GEMMs on strided views of the lhs.
+
+    The lhs in ``(N, C, *spatial)`` order is dilated and padded (one copy, skipped when
+    there is nothing to do); its windows are a strided view ``(N, C, *out, *window)``
+    (the window strides and the rhs dilation are strides of the view). Three ways to
+    contract it with the kernel, chosen by shape:
+
+    * im2col, ``(C * K, N * out)``: the view copied once into a patch matrix per group
+      and multiplied with the ``(O, C * K)`` kernel matrix; the copy runs along the
+      output's last spatial dimension or, when that has stride 1 and the window adds
+      little to a row ("whole rows"), along whole padded rows: the output is computed
+      for every start in a row and the columns past the last valid start dropped;
+    * im2col, ``(N * out, C * K)``, when windows are wider than the output (the kernel
+      gradient convolutions): the copy runs along the window's last dimension;
+    * direct, with fewer output than input features per group (input gradients), unit
+      strides and a window small against the padded lhs: no patch matrix; the padded lhs
+      is copied once channel-major, ``(C, N * spatial)``, and for each window offset a
+      shifted slice of it (outputs computed at every position, those past the last valid
+      start dropped) is multiplied with the offset's ``(O, C)`` kernel slice by one GEMM,
+      accumulated.
+    """
+    lspec, rspec, ospec = dimension_numbers
+    bgc, fgc = batch_group_count, feature_group_count
+    dt = host_compute_dtype(np.result_type(lhs, rhs), preferred_element_type)
+    x = np.asarray(lhs).transpose(lspec).astype(dt, copy=False)  # (N, C, *spatial)
+    w = np.asarray(rhs).transpose(rspec).astype(dt, copy=False)  # (O, I, *window)
+    nsp = x.ndim - 2
+    groups = fgc * bgc  # (at most one of them exceeds 1)
+    n, i, o, ksz = x.shape[0] // bgc, w.shape[1], w.shape[0], w.shape[2:]
+    og = o // groups
+    padded = [
+        _dilate(size, d) + lo + hi for size, (lo, hi), d in zip(x.shape[2:], padding, lhs_dilation)
+    ]
+    eff = [_dilate(k, d) for k, d in zip(ksz, rhs_dilation)]
+    strides = window_strides
+    out_sp = tuple((p - e) // s + 1 if p >= e else 0 for p, e, s in zip(padded, eff, strides))
+    rows, cols = n * math.prod(out_sp), i * math.prod(ksz)
+    if rows == 0 or cols == 0 or o == 0:
+        return _conv_host_layout(np.zeros((o, n, *out_sp), dt), ospec)
+    config = [(0, 0, 0)] * 2 + [(lo, hi, d - 1) for (lo, hi), d in zip(padding, lhs_dilation)]
+    if og < i and all(s == 1 for s in strides) and 2 * rows >= n * math.prod(padded):
+        tmp = _conv_host_direct(x, w, config, out_sp, bgc, fgc, rhs_dilation)
+        return _conv_host_layout(tmp, ospec)
+    # whole rows: a stride-1 last dimension whose window adds little to the row
+    full = nsp >= 2 and strides[-1] == 1 and 4 * (eff[-1] - 1) <= out_sp[-1]
+    if full:  # one more zero row: the last row's starts read past its end
+        lo, hi, it = config[-2]
+        config[-2] = (lo, hi + 1, it)
+    x = host_pad(x, np.zeros((), dt), config)
+    if full and not x.flags.c_contiguous:  # (rows run on into the next)
+        x = np.ascontiguousarray(x)
+    st = x.strides
+    outv = (*out_sp[:-1], x.shape[-1]) if full else out_sp
+    win = as_strided(
+        x,
+        (bgc, n, fgc, i, *outv, *ksz),
+        (
+            n * st[0],
+            st[0],
+            i * st[1],
+            st[1],
+            *(s * st[2 + d] for d, s in enumerate(strides)),
+            *(r * st[2 + d] for d, r in enumerate(rhs_dilation)),
+        ),
+        writeable=False,
+    )
+    sp = tuple(range(4, 4 + nsp))
+    ks = tuple(range(4 + nsp, 4 + 2 * nsp))
+    kern = w.reshape(groups, og, cols)
+    run_out = out_sp[-1] if strides[-1] == 1 else 1
+    run_win = ksz[-1] if rhs_dilation[-1] == 1 else 1
+    if full or run_out >= run_win:  # patches (C * K, N * out)
+        a = win.transpose(0, 2, 3, *ks, 1, *sp).reshape(groups, cols, -1)
+        tmp = (kern[0] @ a[0] if groups == 1 else np.matmul(kern, a)).reshape(o, n, *outv)
+    else:  # patches (N * out, C * K)
+        a = win.transpose(0, 2, 1, *sp, 3, *ks).reshape(groups, rows, cols)
+        if groups == 1:
+            tmp = (a[0] @ kern[0].T).reshape(n, *out_sp, o)
+        else:
+            prod = np.matmul(a, kern.transpose(0, 2, 1)).reshape(groups, n, *out_sp, og)
+            tmp = prod.transpose(1, *range(2, 2 + nsp), 0, 2 + nsp).reshape(n, *out_sp, o)
+        tmp = tmp.transpose(nsp + 1, *range(nsp + 1))
+    if full:
+        tmp = tmp[..., : out_sp[-1]]
+    return _conv_host_layout(tmp, ospec)
+
+
+def _conv_host_direct(
+    x: np.ndarray,
+    w: np.ndarray,
+    config: list,
+    out_sp: tuple[int, ...],
+    bgc: int,
+    fgc: int,
+    rhs_dilation: tuple[int, ...],
+) -> np.ndarray:
+    """The direct contraction of :func:`_conv_host`; ``(O, N, *out_sp)``.
+
+    The lhs, ``(groups, C/groups, N + 1, *padded)`` (one zero image more: the shifted
+    slices of the last image read into it), flattened to ``(groups, C/groups, length)``:
+    the window offset ``k`` reads it shifted by ``sum_d k_d * dilation_d * step_d``
+    (``step_d`` the flat stride of spatial dimension ``d``), one GEMM per offset."""
+    groups = bgc * fgc
+    nsp = x.ndim - 2
+    n, i, o, ksz = x.shape[0] // bgc, w.shape[1], w.shape[0], w.shape[2:]
+    og = o // groups
+    xt = x.reshape(bgc, n, fgc, i, *x.shape[2:])
+    xt = xt.transpose(0, 2, 3, 1, *range(4, 4 + nsp)).reshape(groups, i, n, *x.shape[2:])
+    buf = host_pad(xt, np.zeros((), x.dtype), [(0, 0, 0), (0, 0, 0), (0, 1, 0), *config[2:]])
+    padded = buf.shape[3:]
+    plane = math.prod(padded)
+    length = n * plane
+    flat = buf.reshape(groups, i, (n + 1) * plane)
+    steps = [math.prod(padded[d + 1 :]) for d in range(nsp)]
+    # the kernel offset-major and contiguous: (K, groups, O/groups, C/groups) (BLAS takes
+    # a strided slice through a slow path)
+    kern = np.ascontiguousarray(np.moveaxis(w.reshape(groups, og, i, -1), -1, 0))
+    acc = None
+    for kk, k in enumerate(itertools.product(*(range(size) for size in ksz))):
+        shift = sum(j * r * step for j, r, step in zip(k, rhs_dilation, steps))
+        xk = flat[:, :, shift : shift + length]
+        wk = kern[kk]
+        r = (wk[0] @ xk[0])[None] if groups == 1 else np.matmul(wk, xk)
+        acc = r if acc is None else np.add(acc, r, out=acc)
+    # (groups, O/groups, N * padded) -> (O, N, *out_sp)
+    out = acc.reshape(o, n, *padded)
+    return out[(slice(None), slice(None), *(slice(0, size) for size in out_sp))]
+
+
+def _conv_host_layout(tmp: np.ndarray, ospec: Sequence[int]) -> np.ndarray:
+    """``(O, N, *out_spatial)`` in the output layout ``out_spec``."""
+    nsp = tmp.ndim - 2
+    roles = (1, 0, *range(2, nsp + 2))
+    perm = [0] * (nsp + 2)
+    for role, d in enumerate(ospec):
+        perm[d] = roles[role]
+    return tmp.transpose(perm)
+
+
+conv_general_dilated_p.host = _conv_host
+conv_general_dilated_p.host_join = True
+
+
 # --------------------------------------------------------------------------- examples
 
 
@@ -469,6 +633,14 @@ def _conv_examples(rng: np.random.Generator) -> list[Example]:
             lhs_dilation=(1, 2),
             padding=((0, 1), (1, 0)),
         ),
+        # the host rule's ways (funcgrad.core.host): per window offset on whole rows
+        # (fewer output than input features), without and with batch groups, and in 1-D
+        ex((2, 4, 6, 10), (2, 4, 2, 3), padding=((1, 1), (2, 2))),
+        ex((4, 6, 5, 12), (4, 6, 2, 3), batch_group_count=2),
+        ex((2, 4, 7), (2, 4, 3), padding=((1, 1),)),
+        # im2col on whole rows with feature groups; windows wider than the output
+        ex((2, 4, 5, 11), (6, 2, 3, 2), feature_group_count=2, rhs_dilation=(1, 2)),
+        ex((4, 2, 8, 8), (4, 2, 6, 6), batch_group_count=2),
     ]
 
 

@@ -214,6 +214,13 @@ def _distinct(rng: np.random.Generator, n: int, dtype: str = "float64") -> np.nd
     return ((s * np.arange(1.0, n + 1)) @ np.linalg.inv(s)).astype(dtype)
 
 
+def _conjugate_pair(rng: np.random.Generator) -> np.ndarray:
+    """A real 3 x 3 matrix with eigenvalues 1 + 2i, 1 - 2i and 3."""
+    s = np.eye(3) + 0.3 * rand(rng, (3, 3))
+    block = np.array([[1.0, 2.0, 0.0], [-2.0, 1.0, 0.0], [0.0, 0.0, 3.0]])
+    return s @ block @ np.linalg.inv(s)
+
+
 def _ex(a: np.ndarray, left: bool = False, right: bool = False, derivs: bool = True) -> Example:
     return Example([a], dict(zip(_PARAMS, (left, right, derivs))))
 
@@ -223,6 +230,8 @@ eig_p.examples = lambda rng: [
     _ex(_distinct(rng, 3), right=True),
     _ex(np.stack([_distinct(rng, 2), _distinct(rng, 2)]), left=True, right=True),
     _ex(_distinct(rng, 3, "complex128"), left=True, right=True),
+    # a real matrix with a conjugate pair of eigenvalues (LAPACK packs its eigenvectors)
+    _ex(_conjugate_pair(rng), left=True, right=True),
 ]
 
 
@@ -241,3 +250,75 @@ def eig(
         compute_right_eigenvectors=bool(compute_right_eigenvectors),
         enable_eigvec_derivs=bool(enable_eigvec_derivs),
     )
+
+
+# --------------------------------------------------------------------------- host rule
+
+
+def _eig_host(
+    a: Any,
+    *,
+    compute_left_eigenvectors: bool,
+    compute_right_eigenvectors: bool,
+    enable_eigvec_derivs: bool,
+) -> list:
+    """``geev`` per matrix (XLA's CPU kernel: the same routine, the same vectors asked
+    for, so the same eigenvalue order and eigenvector normalisation); a real matrix's
+    conjugate pairs of eigenvectors, packed by LAPACK as real and imaginary parts in
+    adjacent columns, are unpacked; NaN for a matrix with a non-finite entry or one
+    LAPACK fails on."""
+    from scipy.linalg import get_lapack_funcs
+
+    del enable_eigvec_derivs
+    a = np.asarray(a)
+    n = a.shape[-1]
+    ct = _complex_dtype(a.dtype)
+    left, right = compute_left_eigenvectors, compute_right_eigenvectors
+    w = np.empty(a.shape[:-1], ct)
+    vl = np.empty(a.shape, ct) if left else None
+    vr = np.empty(a.shape, ct) if right else None
+    if a.size:
+        geev = get_lapack_funcs("geev", dtype=a.dtype)
+        query = get_lapack_funcs("geev_lwork", dtype=a.dtype)
+        flags = dict(compute_vl=int(left), compute_vr=int(right))
+        lwork = max(1, int(np.real(query(n, **flags)[0])))
+        real = a.dtype.kind != "c"
+        finite = np.isfinite(a).all(axis=(-2, -1))
+        for i in np.ndindex(a.shape[:-2]):
+            if finite[i]:
+                res = geev(a[i], lwork=lwork, **flags)
+                if real:
+                    wr, wi, l_, r_, info = res
+                    wi_ = wr + 1j * wi
+                else:
+                    wi_, l_, r_, info = res
+            else:  # (XLA's kernel does not call LAPACK, whose balancing rejects them)
+                info = -1
+            if info != 0:
+                w[i] = np.nan
+                if left:
+                    vl[i] = np.nan
+                if right:
+                    vr[i] = np.nan
+                continue
+            w[i] = wi_
+            if left:
+                vl[i] = _unpack_pairs(wi, l_) if real else l_
+            if right:
+                vr[i] = _unpack_pairs(wi, r_) if real else r_
+    return [w, *([vl] if left else []), *([vr] if right else [])]
+
+
+def _unpack_pairs(wi: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """Complex eigenvectors from LAPACK's real packing: for a conjugate pair (columns
+    ``j``, ``j + 1``, ``wi[j] > 0``) ``v[:, j] +- 1j v[:, j + 1]``."""
+    out = v.astype(np.result_type(v.dtype, np.complex64))
+    first = np.nonzero(wi > 0)[0]
+    if first.size:
+        re, im = v[:, first], v[:, first + 1]
+        out[:, first] = re + 1j * im
+        out[:, first + 1] = re - 1j * im
+    return out
+
+
+eig_p.host = _eig_host

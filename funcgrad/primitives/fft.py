@@ -130,6 +130,37 @@ def _fft_batch(args: list, dims: list, *, fft_type: str, fft_lengths: tuple) -> 
     return fft(rules.moveaxis(x, d, 0), fft_type, fft_lengths), 0
 
 
+def _fft_host(x: Any, *, fft_type: str, fft_lengths: tuple[int, ...]) -> np.ndarray:
+    """``fft`` on host arrays: NumPy's FFTs (pocketfft: single precision stays single, as
+    in XLA) over the trailing ``len(fft_lengths)`` axes."""
+    x = np.asarray(x)
+    if x.dtype.kind == "V" or (x.dtype.kind == "f" and x.itemsize < 4):
+        x = x.astype(np.float32)
+    axes = tuple(range(x.ndim - len(fft_lengths), x.ndim))
+    if 0 in fft_lengths or x.size == 0:  # (an empty transform: zeros of the result's shape)
+        return _fft_host_empty(x, fft_type, fft_lengths, axes)
+    if fft_type == "fft":
+        return np.fft.fftn(x, axes=axes)
+    if fft_type == "ifft":
+        return np.fft.ifftn(x, axes=axes)
+    if fft_type == "rfft":
+        return np.fft.rfftn(x, axes=axes)
+    return np.fft.irfftn(x, s=fft_lengths, axes=axes)
+
+
+def _fft_host_empty(x: np.ndarray, fft_type: str, fft_lengths: tuple, axes: tuple) -> np.ndarray:
+    lead = x.shape[: x.ndim - len(axes)]
+    if fft_type == "irfft":
+        return np.zeros((*lead, *fft_lengths), np.finfo(x.dtype).dtype)
+    if fft_type == "rfft":
+        shape = (*lead, *fft_lengths[:-1], fft_lengths[-1] // 2 + 1)
+        return np.zeros(shape, np.result_type(x.dtype, np.complex64))
+    return np.zeros(x.shape, x.dtype)
+
+
+fft_p.host = _fft_host
+
+
 @fft_p.def_examples
 def _fft_examples(rng: np.random.Generator) -> list[Example]:
     c = "complex128"

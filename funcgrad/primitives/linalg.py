@@ -12,6 +12,8 @@ into a free dimension, so a batched dot is always one ``dot_general``.
 
 from __future__ import annotations
 
+import functools
+import math
 import operator
 from collections.abc import Sequence
 from typing import Any
@@ -219,6 +221,61 @@ def _dot_general_batch(
     return out, out_dim
 
 
+@functools.lru_cache(maxsize=64)
+def host_compute_dtype(dtype: np.dtype, preferred_element_type: Any = None) -> np.dtype:
+    """(host tier) The dtype a contraction (``dot_general``, a convolution) computes in on
+    NumPy: the preferred element type when there is one (XLA widens the operands to it),
+    and float32 for a narrower float (XLA's CPU contractions accumulate float16 and
+    bfloat16 in float32; NumPy has no BLAS for them)."""
+    dt = np.dtype(dtype if preferred_element_type is None else preferred_element_type)
+    if dt.kind == "V" or (dt.kind == "f" and dt.itemsize < 4):  # (bfloat16's kind is "V")
+        return np.dtype(np.float32)
+    return dt
+
+
+def host_operand(x: Any, like: Any) -> np.ndarray:
+    """(host tier) ``x`` as an array: a weakly typed Python scalar takes the dtype of the
+    other operand ``like`` (as the join does); arrays are returned as they are."""
+    if type(x) is np.ndarray:
+        return x
+    if type(like) is np.ndarray:
+        return np.asarray(x, like.dtype)
+    return np.asarray(x)
+
+
+def _dot_general_host(
+    x: Any, y: Any, *, dimension_numbers: DimensionNumbers, preferred_element_type: Any = None
+) -> np.ndarray:
+    """``dot_general`` on host arrays: the operands transposed to ``(batch, free,
+    contracting)`` / ``(batch, contracting, free)``, one (stacked) ``np.matmul`` (BLAS for
+    float32/float64/complex, in the operands' precision), reshaped back."""
+    x, y = host_operand(x, y), host_operand(y, x)
+    (lc, rc), (lb, rb) = dimension_numbers
+    dt = host_compute_dtype(x.dtype, preferred_element_type)
+    if x.dtype != dt:
+        x = x.astype(dt)
+    if y.dtype != dt:
+        y = y.astype(dt)
+    xf = _free(x.ndim, lc, lb)
+    yf = _free(y.ndim, rc, rb)
+    xs, ys = x.shape, y.shape
+    nb = math.prod([xs[i] for i in lb])
+    m = math.prod([xs[i] for i in xf])
+    k = math.prod([xs[i] for i in lc])
+    n = math.prod([ys[i] for i in yf])
+    xt = x.transpose((*lb, *xf, *lc))
+    yt = y.transpose((*rb, *rc, *yf))
+    if lb:
+        out = np.matmul(xt.reshape(nb, m, k), yt.reshape(nb, k, n))
+    else:
+        out = np.matmul(xt.reshape(m, k), yt.reshape(k, n))
+    return out.reshape((*(xs[i] for i in lb), *(xs[i] for i in xf), *(ys[i] for i in yf)))
+
+
+dot_general_p.host = _dot_general_host
+dot_general_p.host_join = True
+
+
 @dot_general_p.def_examples
 def _dot_general_examples(rng: np.random.Generator) -> list[Example]:
     def ex(xs: tuple, ys: tuple, dn: Any) -> Example:
@@ -233,6 +290,18 @@ def _dot_general_examples(rng: np.random.Generator) -> list[Example]:
         ex((3, 2, 4), (4, 5, 3), (((0, 2), (2, 0)), ((), ()))),  # permuted contraction
         ex((3, 2, 4), (4, 2), (((2,), (0,)), ((1,), (1,)))),  # batch dims not in front
         ex((2, 3, 4, 5), (4, 3, 5, 2, 6), (((2, 1), (0, 1)), ((3, 0), (2, 3)))),
+        # integer operands, and int8 accumulated in int32 (preferred_element_type)
+        Example(
+            [rand(rng, (2, 3, 4), "int32"), rand(rng, (4, 2, 5), "int32")],
+            {"dimension_numbers": (((2,), (0,)), ((0,), (1,)))},
+        ),
+        Example(
+            [rand(rng, (3, 40), "int8", -100, 100), rand(rng, (40, 2), "int8", -100, 100)],
+            {
+                "dimension_numbers": (((1,), (0,)), ((), ())),
+                "preferred_element_type": np.dtype("int32"),
+            },
+        ),
     ]
 
 

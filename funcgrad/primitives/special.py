@@ -262,3 +262,209 @@ def bessel_i0e(x: Any) -> Any:
 def bessel_i1e(x: Any) -> Any:
     """Exponentially scaled modified Bessel function of order 1, ``exp(-|x|) I1(x)``."""
     return bind(bessel_i1e_p, x)
+
+
+# --------------------------------------------------------------------------- host rules
+# (the host tier, funcgrad.core.host: SciPy's functions, imported on first use, with
+# XLA's results where their conventions differ: the poles and the infinite arguments
+# below; igamma_grad_a, which SciPy lacks, by its own series and continued fraction)
+
+
+def _scipy_special() -> Any:
+    import scipy.special  # (first use only: SciPy costs ~0.1 s to import)
+
+    return scipy.special
+
+
+def _host_float(x: Any) -> Any:
+    """A host operand SciPy takes: float16 and bfloat16 computed in float32 (as XLA
+    does), Python scalars and other arrays as they are."""
+    if type(x) is np.ndarray and (x.dtype.kind == "V" or x.itemsize < 4):
+        return x.astype(np.float32)
+    return x
+
+
+def _host_unary(name: str) -> Callable[[Any], Any]:
+    def rule(x: Any) -> Any:
+        return getattr(_scipy_special(), name)(_host_float(x))
+
+    return rule
+
+
+def _is_int(v: Any) -> Any:
+    """Where ``v`` is an integer (``±inf`` included, as ``floor(v) == v`` says)."""
+    return np.floor(v) == v
+
+
+def _host_igamma(a: Any, x: Any) -> Any:
+    a, x = _host_float(a), _host_float(x)
+    out = _scipy_special().gammainc(a, x)
+    # XLA at a == 0: NaN for x < 1, 1 from there on (SciPy: 1 for x > 0); at a == inf: 0
+    # for x < 1, NaN from there on, 1 at x == inf (SciPy: 0, NaN at x == inf)
+    out = np.where(a == 0, np.where(x >= 1, 1.0, np.nan), out)
+    at_inf = np.where(x < 1, 0.0, np.where(x == np.inf, 1.0, np.nan))
+    return np.where(a == np.inf, np.where(x < 0, np.nan, at_inf), out)
+
+
+def _host_igammac(a: Any, x: Any) -> Any:
+    a, x = _host_float(a), _host_float(x)
+    out = _scipy_special().gammaincc(a, x)
+    # XLA at a == inf: 1 for x < 1, NaN from there on, 0 at x == inf
+    at_inf = np.where(x < 1, 1.0, np.where(x == np.inf, 0.0, np.nan))
+    return np.where(a == np.inf, np.where(x < 0, np.nan, at_inf), out)
+
+
+def _host_zeta(x: Any, q: Any) -> Any:
+    x, q = _host_float(x), _host_float(q)
+    out = _scipy_special().zeta(x, q)
+    # XLA: NaN for x < 1, at q == inf, for x == inf and x == NaN; at the poles (q a
+    # non-positive integer, -inf included) +inf for an even integer x, else NaN; +inf
+    # for x == 1 whatever q
+    out = np.where((x < 1) | (q == np.inf) | (x == np.inf), np.nan, out)
+    pole = (q <= 0) & _is_int(q)
+    even = np.isfinite(x) & _is_int(np.multiply(x, 0.5))
+    out = np.where(pole, np.where(even, np.inf, np.nan), out)
+    return np.where(x == 1, np.inf, out)
+
+
+def _host_polygamma(m: Any, x: Any) -> Any:
+    """``polygamma(m, x)``: digamma for ``m == 0``, ``(-1)^(m+1) m! zeta(m + 1, x)``
+    (XLA's zeta, poles included) for a positive integer ``m``, NaN for any other ``m``."""
+    m, x = _host_float(m), _host_float(x)
+    sc = _scipy_special()
+    mm = np.where(_is_int(m) & (m >= 0) & np.isfinite(m), m, np.nan)
+    psi = np.where((x <= 0) & _is_int(x), np.nan, sc.psi(x))  # (XLA: NaN at the poles)
+    z = _host_zeta(np.add(mm, 1), x)
+    sign = np.where(np.remainder(mm, 2) == 1, 1.0, -1.0)
+    higher = np.multiply(np.multiply(sign, sc.gamma(np.add(mm, 1))), z)
+    return np.where(mm == 0, psi, np.where(np.isnan(mm), np.nan, higher))
+
+
+def _host_betainc(a: Any, b: Any, x: Any) -> Any:
+    return _scipy_special().betainc(_host_float(a), _host_float(b), _host_float(x))
+
+
+#: at most this many terms of a series or continued fraction (XLA stops near there too)
+_MAX_TERMS = 4000
+
+
+def _iterate(state: list, step: Callable, done: Callable, finish: Callable) -> np.ndarray:
+    """Run ``state = step(k, state)`` for ``k = 1, 2, ...`` elementwise on 1-d arrays,
+    every 4 steps setting aside the elements ``done(state)`` says have converged (their
+    ``finish(state)``), until none is left or :data:`_MAX_TERMS`."""
+    out = np.empty_like(state[0])
+    idx = np.arange(out.size)
+    for k in range(1, _MAX_TERMS + 1):
+        state = step(k, state)
+        if k % 4 == 0 or k == _MAX_TERMS:
+            ok = done(state) if k < _MAX_TERMS else np.ones(idx.size, bool)
+            if ok.any():
+                out[idx[ok]] = finish([v[ok] for v in state])
+                keep = ~ok
+                idx = idx[keep]
+                state = [v[keep] for v in state]
+                if not idx.size:
+                    break
+    return out
+
+
+def _igamma_grad_a_series(a: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """``dP(a, x)/da`` for ``x < a + 1``: ``P = F S`` with ``F = x^a e^-x / Gamma(a+1)``
+    and ``S = sum_n c_n``, ``c_0 = 1``, ``c_n = c_{n-1} x / (a + n)``, differentiated
+    term by term (``dc_n = dc_{n-1} x / (a + n) - c_n / (a + n)``)."""
+    sc = _scipy_special()
+    eps = np.finfo(np.float64).eps
+
+    def step(k: int, st: list) -> list:
+        a, x, c, dc, s, ds = st
+        r = x / (a + k)
+        c, dc = c * r, dc * r - c * r / (a + k)
+        return [a, x, c, dc, s + c, ds + dc]
+
+    def done(st: list) -> np.ndarray:
+        _, _, c, dc, s, ds = st
+        return (np.abs(c) <= eps * np.abs(s)) & (np.abs(dc) <= eps * np.abs(ds))
+
+    def finish(st: list) -> np.ndarray:
+        a, x, _, _, s, ds = st
+        f = np.exp(a * np.log(x) - x - sc.gammaln(a + 1))
+        return f * ((np.log(x) - sc.psi(a + 1)) * s + ds)
+
+    one, zero = np.ones_like(a), np.zeros_like(a)
+    return _iterate([a, x, one, zero, one, zero], step, done, finish)
+
+
+def _igamma_grad_a_fraction(a: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """``dP(a, x)/da = -dQ(a, x)/da`` for ``x >= a + 1``: ``Q = F g`` with
+    ``F = x^a e^-x / Gamma(a)`` and ``g`` the continued fraction
+    ``1 / (b_1 + a_2 / (b_2 + ...))``, ``b_n = x + 2n - 1 - a``, ``a_{n+1} = -n (n - a)``,
+    evaluated by its continuants ``A_n / B_n`` carried with their derivatives in ``a``
+    (all rescaled together by ``1 / |B_n|``, which keeps both ``g`` and ``dg``)."""
+    sc = _scipy_special()
+    tol = 1e-14
+
+    def step(n: int, st: list) -> list:
+        a, x, p2, p1, q2, q1, dp2, dp1, dq2, dq1, g, dg, g_old, dg_old = st
+        bn = x + (2 * n - 1) - a  # (d bn / da = -1)
+        if n == 1:
+            p0, q0, dp0, dq0 = bn * p1 + p2, bn * q1 + q2, -p1 + bn * dp1, -q1 + bn * dq1
+        else:
+            an, dan = -(n - 1) * ((n - 1) - a), float(n - 1)
+            p0 = bn * p1 + an * p2
+            q0 = bn * q1 + an * q2
+            dp0 = -p1 + bn * dp1 + dan * p2 + an * dp2
+            dq0 = -q1 + bn * dq1 + dan * q2 + an * dq2
+        scale = 1 / np.where(q0 == 0, 1.0, np.abs(q0))
+        p2, p1, q2, q1 = p1 * scale, p0 * scale, q1 * scale, q0 * scale
+        dp2, dp1, dq2, dq1 = dp1 * scale, dp0 * scale, dq1 * scale, dq0 * scale
+        if n % 4 == 3:  # (the values 4 steps apart, for the test of convergence)
+            g_old, dg_old = p1 / q1, (dp1 * q1 - p1 * dq1) / (q1 * q1)
+        if n % 4 == 0:
+            g, dg = p1 / q1, (dp1 * q1 - p1 * dq1) / (q1 * q1)
+        return [a, x, p2, p1, q2, q1, dp2, dp1, dq2, dq1, g, dg, g_old, dg_old]
+
+    def done(st: list) -> np.ndarray:
+        g, dg, g_old, dg_old = st[-4:]
+        return (np.abs(g - g_old) <= tol * np.abs(g)) & (np.abs(dg - dg_old) <= tol * np.abs(dg))
+
+    def finish(st: list) -> np.ndarray:
+        a, x, g, dg = st[0], st[1], st[-4], st[-3]
+        f = np.exp(a * np.log(x) - x - sc.gammaln(a))
+        return -(f * ((np.log(x) - sc.psi(a)) * g + dg))
+
+    one, zero = np.ones_like(a), np.zeros_like(a)
+    nan = np.full_like(a, np.nan)
+    st = [a, x, one, zero, zero, one, zero, zero, zero, zero, nan, nan, nan, nan]
+    return _iterate(st, step, done, finish)
+
+
+def _host_igamma_grad_a(a: Any, x: Any) -> Any:
+    """``d igamma(a, x) / da``; XLA's results at the edges: NaN for ``a <= 0``, ``x < 0``,
+    ``x == inf`` (and ``a == inf`` with ``x > 0``), 0 at ``x == 0``."""
+    a = np.asarray(a, np.float64)
+    x = np.asarray(x, np.float64)
+    a, x = np.broadcast_arrays(a, x)
+    ok = (a > 0) & (x > 0) & np.isfinite(a) & np.isfinite(x)
+    out = np.where((x == 0) & (a > 0), 0.0, np.nan)
+    series = ok & (x < a + 1)
+    fraction = ok & ~series
+    if series.any():
+        out[series] = _igamma_grad_a_series(a[series], x[series])
+    if fraction.any():
+        out[fraction] = _igamma_grad_a_fraction(a[fraction], x[fraction])
+    return out
+
+
+erfc_p.host = _host_unary("erfc")
+bessel_i0e_p.host = _host_unary("i0e")
+bessel_i1e_p.host = _host_unary("i1e")
+for _p, _rule in (
+    (igamma_p, _host_igamma),
+    (igammac_p, _host_igammac),
+    (igamma_grad_a_p, _host_igamma_grad_a),
+    (betainc_p, _host_betainc),
+    (polygamma_p, _host_polygamma),
+    (zeta_p, _host_zeta),
+):
+    _p.host = _rule
+    _p.host_join = True

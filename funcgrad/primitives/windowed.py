@@ -156,6 +156,26 @@ def _chooser_masks(x: Any, out: Any, name: str, p: dict) -> tuple[list, list, tu
     return _first_masks(slices, out), wins, xp_shape
 
 
+def host_pad(x: np.ndarray, value: Any, config: Sequence[tuple[int, int, int]]) -> np.ndarray:
+    """(host tier) ``x`` padded as ``lax.pad`` does: per dimension ``(lo, hi, interior)``,
+    ``interior`` copies of ``value`` between neighbours, negative ``lo``/``hi`` cropping."""
+    if all(lo == 0 and hi == 0 and it == 0 for lo, hi, it in config):
+        return x
+    shape, place, crop = [], [], []
+    for n, (lo, hi, it) in zip(x.shape, config):
+        dilated = n + (n - 1) * it if n else 0
+        plo, phi = max(lo, 0), max(hi, 0)
+        size = plo + dilated + phi
+        shape.append(size)
+        place.append(slice(plo, plo + dilated, it + 1))
+        crop.append(slice(max(-lo, 0), max(size - max(-hi, 0), max(-lo, 0))))
+    out = np.full(shape, value, x.dtype)
+    out[tuple(place)] = x
+    if any(lo < 0 or hi < 0 for lo, hi, _ in config):
+        out = out[tuple(crop)]
+    return out
+
+
 def _declare(name: str, lower_op: Any, allowed: str) -> Primitive:
     prim = Primitive(name, family=FAMILY)
 
@@ -185,6 +205,58 @@ def _declare(name: str, lower_op: Any, allowed: str) -> Primitive:
 reduce_window_sum_p = _declare("reduce_window_sum", lax.add, "num")
 reduce_window_max_p = _declare("reduce_window_max", lax.max, "noncomplex")
 reduce_window_min_p = _declare("reduce_window_min", lax.min, "noncomplex")
+
+
+# --------------------------------------------------------------------------- host rules
+
+
+def _host_rule(name: str, op: np.ufunc) -> Any:
+    """The host rule of ``name``: the operand padded with the reduction's identity (and
+    base-dilated), then ``op`` accumulated over strided slices, one per window offset. The
+    sum takes the offsets in XLA's order (row-major) while there are few; max and min (and
+    a sum over a large window) reduce one dimension at a time (a window is a product of
+    per-dimension windows), ``sum(w)`` slices instead of ``prod(w)``."""
+
+    def rule(x: Any, **p: Any) -> np.ndarray:
+        x = np.asarray(x)  # (a weakly typed Python scalar: 0-d)
+        init = _init(name, x.dtype)
+        win, strides, padding, bdil, wdil = _params(p)
+        if x.ndim == 0:
+            return x.copy()
+        xp = host_pad(x, init, [(lo, hi, b - 1) for (lo, hi), b in zip(padding, bdil)])
+        eff = [(w - 1) * d + 1 for w, d in zip(win, wdil)]
+        out = [(n - e) // s + 1 if n >= e else 0 for n, e, s in zip(xp.shape, eff, strides)]
+        if 0 in out:
+            return np.full(out, init, x.dtype)
+        if name == "reduce_window_sum" and math.prod(win) <= 64:
+            acc = None
+            for k in itertools.product(*(range(w) for w in win)):
+                v = xp[
+                    tuple(
+                        slice(j * d, j * d + (o - 1) * s + 1, s)
+                        for j, d, o, s in zip(k, wdil, out, strides)
+                    )
+                ]
+                acc = v.copy() if acc is None else op(acc, v, out=acc)
+            return acc
+        for ax, (w, d, o, s) in enumerate(zip(win, wdil, out, strides)):
+            if w == 1 and s == 1 and o == xp.shape[ax]:
+                continue
+            acc = None
+            for j in range(w):
+                index = [slice(None)] * xp.ndim
+                index[ax] = slice(j * d, j * d + (o - 1) * s + 1, s)
+                v = xp[tuple(index)]
+                acc = v.copy() if acc is None else op(acc, v, out=acc)
+            xp = acc
+        return xp if xp is not x else x.copy()
+
+    return rule
+
+
+reduce_window_sum_p.host = _host_rule("reduce_window_sum", np.add)
+reduce_window_max_p.host = _host_rule("reduce_window_max", np.maximum)
+reduce_window_min_p.host = _host_rule("reduce_window_min", np.minimum)
 
 
 rules.def_linear(reduce_window_sum_p)
@@ -262,6 +334,8 @@ def _window_examples(smooth: bool) -> Any:
                 ps((2, 2), (1, 2), ((0, 1), (1, 0)), (2, 1), (1, 2)),
                 smooth=smooth,
             ),
+            # a large window (the host rule reduces it one dimension at a time)
+            Example([distinct((10, 9))], ps((9, 8), (1, 1), ((0, 0), (0, 0))), smooth=smooth),
         ]
 
     return examples
