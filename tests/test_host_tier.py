@@ -36,6 +36,9 @@ WITHOUT_HOST_RULE = {
     "random_gamma_grad",
     "random_seed",
     "random_split",
+    # random.normal's samples are erf_inv of uniform bits: XLA's approximation keeps them
+    # JAX's bit for bit (SciPy's erfinv differs in the last bit now and then)
+    "erf_inv",
 }
 
 HOST_CASES = [

@@ -96,6 +96,11 @@ class Policy:
             call: below it, XLA's call floor (7-12 us a call plus ~1 us an output on
             this machine's CPU) eats what compilation saves (docs/design.md,
             *Execution tiers*).
+        tier_eager_binds: a primitive bound eagerly at the top level (``fnp.sin(x)``
+            outside any transform) runs on the host tier too. Off by default: such
+            binds are JAX's eager path, bit-identical to JAX's eager results (random
+            samplers and initializers compose primitives eagerly, and their bits must
+            be JAX's); programs (compat's ops, un-jitted transforms) use the tiers.
     """
 
     compile_after: int = 4
@@ -110,6 +115,7 @@ class Policy:
     tier_compile_after: int = 8
     tier_compile_host_ms: float = 10.0
     tier_compile_min_us: float = 30.0
+    tier_eager_binds: bool = False
 
 
 #: the settings in force (module-level, read on every miss)

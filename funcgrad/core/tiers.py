@@ -2,8 +2,8 @@
 
 Nobody waits for a compile they did not ask for. Eager evaluation (un-jitted
 transforms through :func:`run`, compat's op-by-op forward and node-by-node backward
-through :func:`executable`, a primitive bound outside any trace through
-:func:`eager_bind`) goes to one of two tiers:
+through :func:`executable`, and, with ``POLICY.tier_eager_binds``, a primitive bound
+outside any trace) goes to one of two tiers:
 
 * the **host tier** (:mod:`funcgrad.core.host`): the program's equations on NumPy
   arrays, no compile and about 1 us per equation;
@@ -343,7 +343,7 @@ def _run(prog: Program, args: tuple) -> list[Any]:
 def _eager_host(prim: Any, args: Any, params: dict[str, Any], out_avals: list[Aval]) -> Any:
     """A primitive bound outside any trace: its host rule on host values, unless the
     tier mode is ``"compiled"`` (``None``: JAX evaluates its lowering)."""
-    if mode() == "compiled" or out_avals[0].weak_type:
+    if not POLICY.tier_eager_binds or mode() == "compiled" or out_avals[0].weak_type:
         # (a weakly typed result, all operands weak: JAX's lowering picks its dtype)
         return None
     if all(type(a) in _PY_SCALARS or getattr(a, "weak_type", False) for a in args):

@@ -36,9 +36,8 @@ from funcgrad.core.ir import Aval
 from funcgrad.core.primitive import Example, Primitive
 from funcgrad.core.zeros import Zero, is_zero
 from funcgrad.primitives import elementwise as ew
-from funcgrad.primitives import rules
+from funcgrad.primitives import rules, scatter_host
 from funcgrad.primitives import shape as sh
-from funcgrad.primitives.indexing import host_clamp
 from funcgrad.primitives.rules import rand
 
 FAMILY = "scatter"
@@ -195,46 +194,12 @@ def _gather_lower(
     return lax.gather(x, idx, dn, slice_sizes, mode=_jax_mode(mode), fill_value=fill_value, **kw)
 
 
-def _host_locate(shape, idx, index_map, op_batch, idx_batch, kept, window, clip) -> tuple:
-    """(host rules) Where a gather reads or a scatter writes: the flat indices into an
-    operand of ``shape``, shaped ``idx.shape[:-1]`` (one window per index vector) + the
-    window's ``kept`` dims (``window``: its size in every operand dim); and which windows
-    lie wholly inside the operand (``True`` when ``clip``: starts clamp so all do)."""
-    idx = np.asarray(idx)
-    lead = idx.shape[:-1]
-    strides = [1] * len(shape)
-    for d in range(len(shape) - 2, -1, -1):
-        strides[d] = strides[d + 1] * shape[d + 1]
-    starts = host_clamp(idx, np.array([shape[d] - window[d] for d in index_map], np.int64))
-    ok = True if clip else np.logical_and.reduce(starts == idx, axis=-1)
-    flat = starts @ np.array([strides[d] for d in index_map], np.int64)
-    for od, bd in zip(op_batch, idx_batch):
-        pos = np.arange(0, lead[bd] * strides[od], strides[od])
-        flat = flat + pos.reshape([-1 if j == bd else 1 for j in range(len(lead))])
-    flat = flat.reshape(lead + (1,) * len(kept))
-    for j, d in enumerate(kept):
-        step = np.arange(0, window[d] * strides[d], strides[d])
-        flat = flat + step.reshape([-1 if m == j else 1 for m in range(-len(lead), len(kept))])
-    return flat, ok
-
-
-def _host_fill(dtype: np.dtype, fill_value: Any) -> Any:
-    """Gather's ``fill`` value: ``fill_value``, else NaN, the least signed or greatest
-    unsigned integer, or ``True`` (as JAX)."""
-    if fill_value is not None:
-        return fill_value
-    if dtype.kind in "iu":
-        info = np.iinfo(dtype)
-        return info.min if dtype.kind == "i" else info.max
-    return True if dtype.kind == "b" else np.nan
-
-
 @gather_general_p.def_host
 def _gather_host(x, idx, *, dimension_numbers, slice_sizes, mode, fill_value, **kw: Any) -> Any:
     dn, x = dimension_numbers, np.asarray(x)
     drop = (*dn.collapsed_slice_dims, *dn.operand_batching_dims)
     kept = [d for d in range(x.ndim) if d not in drop]
-    flat, ok = _host_locate(
+    flat, ok = scatter_host.locate(
         x.shape,
         idx,
         dn.start_index_map,
@@ -246,7 +211,7 @@ def _gather_host(x, idx, *, dimension_numbers, slice_sizes, mode, fill_value, **
     )
     out = x.reshape(-1)[flat] if x.size else np.zeros(flat.shape, x.dtype)
     if ok is not True:
-        fill = _host_fill(x.dtype, fill_value)
+        fill = scatter_host.fill_value(x.dtype, fill_value)
         out = np.where(ok.reshape(ok.shape + (1,) * len(kept)), out, fill)
     # out is (index batch dims..., window dims...): the window dims go to offset_dims
     nb = out.ndim - len(kept)
@@ -501,47 +466,11 @@ scatter_min_p = _declare_scatter("scatter_min", lax.scatter_min)
 scatter_max_p = _declare_scatter("scatter_max", lax.scatter_max)
 
 
-def _host_scatter(put: Any) -> Any:
-    """The host rule of a scatter whose writes ``put(flat_operand, flat_indices, values)``
-    makes; out-of-bounds windows are dropped unless ``mode`` is ``clip`` (XLA's, and so
-    ``promise_in_bounds``'s, semantics)."""
-
-    def rule(x, idx, u, *, dimension_numbers, mode, **kw: Any) -> Any:
-        dn, out, u = dimension_numbers, np.array(x, order="C"), np.asarray(u)
-        drop = (*dn.inserted_window_dims, *dn.operand_batching_dims)
-        kept = [d for d in range(out.ndim) if d not in drop]
-        window = [1] * out.ndim
-        for d, wd in zip(kept, dn.update_window_dims):
-            window[d] = u.shape[wd]
-        flat, ok = _host_locate(
-            out.shape,
-            idx,
-            dn.scatter_dims_to_operand_dims,
-            dn.operand_batching_dims,
-            dn.scatter_indices_batching_dims,
-            kept,
-            window,
-            mode == "clip",
-        )
-        scattered = [d for d in range(u.ndim) if d not in dn.update_window_dims]
-        u = u.transpose((*scattered, *dn.update_window_dims)).astype(out.dtype, copy=False)
-        if ok is not True:
-            flat, u = flat[ok], u[ok]
-        put(out.reshape(-1), flat.reshape(-1), u.reshape(-1))
-        return out
-
-    return rule
-
-
-def _host_set(a: Any, i: Any, v: Any) -> None:
-    a[i] = v
-
-
-scatter_general_p.host = _host_scatter(_host_set)
-scatter_add_general_p.host = _host_scatter(np.add.at)
-scatter_mul_p.host = _host_scatter(np.multiply.at)
-scatter_min_p.host = _host_scatter(np.minimum.at)
-scatter_max_p.host = _host_scatter(np.maximum.at)
+scatter_general_p.host = scatter_host.scatter_rule(scatter_host.set_at)
+scatter_add_general_p.host = scatter_host.scatter_rule(np.add.at)
+scatter_mul_p.host = scatter_host.scatter_rule(np.multiply.at)
+scatter_min_p.host = scatter_host.scatter_rule(np.minimum.at)
+scatter_max_p.host = scatter_host.scatter_rule(np.maximum.at)
 
 
 def _scatter(prim, x, idx, u, dn, mode, sorted_=False, unique=False):

@@ -610,7 +610,9 @@ def integer_pow(x: Any, y: int) -> Any:
 # --------------------------------------------------------------------------- host rules
 # (the host tier, funcgrad.core.host: NumPy on host arrays, XLA's semantics where
 # NumPy's differ: C-style integer division and remainder, XLA's results for a zero
-# divisor, shifts past the bit width, integer_pow's multiplication chain)
+# divisor, shifts past the bit width, integer_pow's multiplication chain). erf_inv has
+# none: ``random.normal`` is ``erf_inv`` of uniform bits, and its samples must be JAX's
+# bit for bit, which only XLA's own approximation gives.
 
 
 def _host_int(x: Any) -> bool:
@@ -651,6 +653,14 @@ def _host_logistic(x: Any) -> Any:
     return np.divide(1, np.add(1, np.exp(np.negative(x))))
 
 
+def _host_sign(x: Any) -> Any:
+    """XLA's sign: ``z / |z|`` for complex (NaN parts for infinite ``z``, 0 at 0)."""
+    if np.iscomplexobj(x):
+        a = np.abs(x)
+        return np.where(a == 0, 0, x / np.where(a == 0, 1, a))
+    return np.sign(x)
+
+
 def _host_rsqrt(x: Any) -> Any:
     return np.reciprocal(np.sqrt(x))
 
@@ -687,10 +697,9 @@ for _p, _rule in (
     (cbrt_p, np.cbrt),
     (logistic_p, _host_logistic),
     (erf_p, _host_special("erf")),
-    (erf_inv_p, _host_special("erfinv")),
     (lgamma_p, _host_special("gammaln")),
     (digamma_p, _host_special("psi")),
-    (sign_p, np.sign),
+    (sign_p, _host_sign),
     (floor_p, np.floor),
     (ceil_p, np.ceil),
     (round_p, np.rint),
