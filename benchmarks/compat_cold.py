@@ -11,12 +11,14 @@ in memory; JAX's persistent cache is off unless you turned it on):
 * ``generate``: greedy generation of ``N_TOKENS`` tokens from a one-token prompt by
   the GPT of ``benchmarks.models`` (``no_grad``; every token a new sequence length).
 
-compat runs three times: with ``POLICY.eager_compiler_options`` as shipped (XLA's
-classic CPU emitters for eager executables), with XLA's defaults (``None``), and with
-XLA's optimisation level 0 added (compiles faster still, but code that XLA would
-vectorise, ``tanh`` of a large tensor, runs up to 20x slower: a choice for loops of
-one-off shapes, not the default). ``compat_lazy`` is the shipped options with
-``compat.lazy`` on: a first sighting whose ops are cold compiles one program.
+Modes (each a fresh process with an empty persistent compilation cache of its own):
+``compat`` as shipped (the execution tiers: cold ops on the host tier, hot ones
+compiled in the background); ``compat_again`` a second process on ``compat``'s cache
+directory (what a second run of a script compiles); ``compat_lazy`` with
+``compat.lazy`` on; ``compat_compiled`` the compiled tier mode (every eager op an XLA
+executable: compat before the host tier); ``compat_xla_defaults`` and
+``compat_level_0`` (not run by default: ``--one`` them) the compiled mode with XLA's
+default eager options or its optimisation level 0.
 
     python -m benchmarks.compat_cold
 """
@@ -24,15 +26,18 @@ one-off shapes, not the default). ``compat_lazy`` is the shipped options with
 from __future__ import annotations
 
 import json
+import os
+import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from typing import Any
 
 import numpy as np
 
 N_TOKENS = 16
-MODES = ("torch", "compat", "compat_lazy", "compat_xla_defaults", "compat_level_0")
+MODES = ("torch", "compat", "compat_again", "compat_lazy", "compat_compiled")
 
 
 def _measure(mode: str) -> dict[str, float]:
@@ -43,6 +48,8 @@ def _measure(mode: str) -> dict[str, float]:
         import compat.torch as torch
         from funcgrad.core import compile_cache
 
+        if mode in ("compat_compiled", "compat_xla_defaults", "compat_level_0"):
+            compile_cache.POLICY.tier = "compiled"
         if mode == "compat_xla_defaults":
             compile_cache.POLICY.eager_compiler_options = None
         elif mode == "compat_level_0":
@@ -78,27 +85,48 @@ def _measure(mode: str) -> dict[str, float]:
                     idx = torch.cat([idx, nxt], dim=1)
             int(idx[0, -1])
             out[f"generate {N_TOKENS} tokens"] = time.perf_counter() - t
+    if mode != "torch":  # what XLA compiled, and what came from the disk instead
+        from funcgrad.core import disk_cache
+
+        d = disk_cache.stats()
+        out["XLA compiles (n)"] = d["misses"]
+        out["read from disk (n)"] = d["hits"]
     return out
 
 
 def main() -> None:
     """Run each mode in its own process and print the figures side by side."""
     results: dict[str, dict[str, Any]] = {}
+    caches = tempfile.mkdtemp(prefix="compat-cold-")
     for mode in MODES:
+        cache = os.path.join(caches, "compat" if mode == "compat_again" else mode)
+        env = {**os.environ, "FUNCGRAD_CACHE_DIR": cache}
+        env.pop("JAX_COMPILATION_CACHE_DIR", None)
         proc = subprocess.run(
             [sys.executable, "-m", "benchmarks.compat_cold", "--one", mode],
             capture_output=True,
             text=True,
             check=False,
+            env=env,
         )
         if proc.returncode != 0:
             print(f"{mode}: failed\n{proc.stderr[-2000:]}")
             continue
         results[mode] = json.loads(proc.stdout.strip().splitlines()[-1])
+    shutil.rmtree(caches, ignore_errors=True)
     rows = list(next(iter(results.values()), {}))
     print(f"{'':24s}" + "".join(f"{m:>22s}" for m in results))
     for r in rows:
-        print(f"{r:24s}" + "".join(f"{results[m][r]:21.2f}s" for m in results))
+        cells = []
+        for m in results:
+            v = results[m].get(r)
+            if v is None:
+                cells.append(f"{'-':>22s}")
+            elif r.endswith("(n)"):
+                cells.append(f"{v:22d}")
+            else:
+                cells.append(f"{v:21.2f}s")
+        print(f"{r:24s}" + "".join(cells))
 
 
 if __name__ == "__main__":
