@@ -107,6 +107,7 @@ _DTYPE_CATEGORIES: dict[str, tuple[Callable[[int, np.dtype], bool], str]] = {
     "inexact": (lambda k, d: k in (2, 3), "a floating (or complex) dtype"),
     "real_float": (lambda k, d: k == 2, "a real floating dtype"),
     "noncomplex": (lambda k, d: k in (1, 2), "a real (non-complex) numeric dtype"),
+    "ordered": (lambda k, d: k in (0, 1, 2), "a bool, integer or real floating dtype"),
     "num": (lambda k, d: k in (1, 2, 3), "a numeric dtype"),
     "signed": (lambda k, d: k in (2, 3) or (k == 1 and d.kind == "i"), "a signed numeric dtype"),
     "int": (lambda k, d: k == 1, "an integer dtype"),

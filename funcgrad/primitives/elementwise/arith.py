@@ -322,10 +322,10 @@ or_p = _binary("or", lax.bitwise_or, allowed="intbool", differentiable=False)
 xor_p = _binary("xor", lax.bitwise_xor, allowed="intbool", differentiable=False)
 eq_p = _binary("eq", lax.eq, allowed="any", out_dtype="bool", differentiable=False)
 ne_p = _binary("ne", lax.ne, allowed="any", out_dtype="bool", differentiable=False)
-lt_p = _binary("lt", lax.lt, allowed="noncomplex", out_dtype="bool", differentiable=False)
-le_p = _binary("le", lax.le, allowed="noncomplex", out_dtype="bool", differentiable=False)
-gt_p = _binary("gt", lax.gt, allowed="noncomplex", out_dtype="bool", differentiable=False)
-ge_p = _binary("ge", lax.ge, allowed="noncomplex", out_dtype="bool", differentiable=False)
+lt_p = _binary("lt", lax.lt, allowed="ordered", out_dtype="bool", differentiable=False)
+le_p = _binary("le", lax.le, allowed="ordered", out_dtype="bool", differentiable=False)
+gt_p = _binary("gt", lax.gt, allowed="ordered", out_dtype="bool", differentiable=False)
+ge_p = _binary("ge", lax.ge, allowed="ordered", out_dtype="bool", differentiable=False)
 
 
 def add(x: Any, y: Any) -> Any:
