@@ -114,7 +114,7 @@ def main() -> None:
             continue
         results[mode] = json.loads(proc.stdout.strip().splitlines()[-1])
     shutil.rmtree(caches, ignore_errors=True)
-    rows = list(next(iter(results.values()), {}))
+    rows = list(dict.fromkeys(r for res in results.values() for r in res))
     print(f"{'':24s}" + "".join(f"{m:>22s}" for m in results))
     for r in rows:
         cells = []

@@ -141,8 +141,8 @@ def executable(prog: Program) -> Callable[..., list]:
 def _raw_executable(prog: Program) -> Callable[..., list]:
     if not prog.eqns and not prog.consts and all(type(v) is Var for v in prog.outvars):
         return _Forward(prog)
-    if len(prog.outvars) > PACK_OUTPUTS:
-        return _packed(prog)
+    if len(prog.outvars) > PACK_OUTPUTS and tiers.mode() == "compiled":
+        return _packed(prog)  # (on the host tier outputs cost nothing: no packing)
     return tiers.executable(prog)
 
 

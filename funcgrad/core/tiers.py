@@ -47,6 +47,9 @@ from funcgrad.core.interp import Tracer, eval_program, is_tracing
 from funcgrad.core.ir import Aval, Eqn, Program, Var
 
 MODES = ("auto", "tiered", "host", "compiled")
+#: programs with more outputs stay on the host tier (the backward of ``stack`` of 1,000
+#: tensors: 8 s of XLA compile unpacked; compat packs them in the compiled tier mode)
+MAX_COMPILED_OUTPUTS = 128
 _JaxTracer = jax.core.Tracer
 _PY_SCALARS = (bool, int, float, complex)
 
@@ -255,6 +258,8 @@ class Tiered:
     def _submit(self) -> None:
         """Compile in the background thread; the host tier serves until it is ready."""
         self.submitted = True
+        if len(self.prog.outvars) > MAX_COMPILED_OUTPUTS:
+            return  # XLA's compile time grows steeply with outputs (seconds at 1,000)
         if any(_has_effects(e) for e in self.prog.eqns):
             return  # its effects run in program order on the host tier, never twice
         prog = self.prog
