@@ -280,16 +280,22 @@ def run(prog: Program, *args: Any) -> list[Any]:
     """
     if is_tracing():
         return eval_program(prog, *args)
-    if hooks.nans:  # funcgrad.debug.nans: check the outputs, not each operation
-        hooks.in_program += 1
-        try:
-            outs = _run(prog, args)
-        finally:
-            hooks.in_program -= 1
-        if hooks.check_program is not None:
-            hooks.check_program(prog, args, outs)
-        return outs
-    return _run(prog, args)
+    return run_checked(prog, args, _run)
+
+
+def run_checked(prog: Program, args: tuple, runner: Callable[[Program, tuple], list]) -> list:
+    """``runner(prog, args)``; under ``funcgrad.debug.nans`` its outputs are checked (not
+    each operation: the program's equations run with the per-operation check off)."""
+    if not hooks.nans:
+        return runner(prog, args)
+    hooks.in_program += 1
+    try:
+        outs = runner(prog, args)
+    finally:
+        hooks.in_program -= 1
+    if hooks.check_program is not None:
+        hooks.check_program(prog, args, outs)
+    return outs
 
 
 def _run(prog: Program, args: tuple) -> list[Any]:

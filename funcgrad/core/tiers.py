@@ -41,7 +41,6 @@ import numpy as np
 from funcgrad import config
 from funcgrad.core import compile_cache, host, interp
 from funcgrad.core.compile_cache import POLICY
-from funcgrad.core.debug_hooks import hooks
 from funcgrad.core.host import HostPlan, device_value, host_value
 from funcgrad.core.interp import Tracer, eval_program, is_tracing
 from funcgrad.core.ir import Aval, Eqn, Program, Var
@@ -328,16 +327,7 @@ def run(prog: Program, *args: Any) -> list[Any]:
         return eval_program(prog, *args)
     if mode() == "compiled" or not prog.eqns or any(isinstance(c, Tracer) for c in prog.consts):
         return compile_cache.run(prog, *args)
-    if hooks.nans:  # funcgrad.debug.nans: check the outputs, not each operation
-        hooks.in_program += 1
-        try:
-            outs = _run(prog, args)
-        finally:
-            hooks.in_program -= 1
-        if hooks.check_program is not None:
-            hooks.check_program(prog, args, outs)
-        return outs
-    return _run(prog, args)
+    return compile_cache.run_checked(prog, args, _run)
 
 
 def _run(prog: Program, args: tuple) -> list[Any]:
