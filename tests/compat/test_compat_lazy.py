@@ -340,8 +340,10 @@ def test_gradient_accumulation_is_cut_at_backward_boundaries():
     assert stats["reasons"]["the pending graph reached POLICY.max_pending nodes"] >= 3, stats
     for g, w in zip(got, want):
         # (float32 rounding: the eager run's ops ran on the host tier, NumPy's summation
-        # order, the lazy one compiled)
-        np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-5)
+        # order, or compiled in the background, the lazy one compiled; Adam's g/sqrt(v)
+        # turns that noise into steps of up to the learning rate, 1e-3, for a weight
+        # whose gradient is near zero: one of 200,704 moved 1.1e-5 in one CI run)
+        np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-4)
 
 
 def test_a_changed_structure_is_explained():
