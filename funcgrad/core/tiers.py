@@ -44,6 +44,7 @@ from funcgrad.core.compile_cache import POLICY
 from funcgrad.core.host import HostPlan, device_value, host_value
 from funcgrad.core.interp import Tracer, eval_program, is_tracing
 from funcgrad.core.ir import Aval, Eqn, Program, Var
+from funcgrad.passes import has_effects  # (as compile_cache: the one check of effects)
 
 MODES = ("auto", "tiered", "host", "compiled")
 #: programs with more outputs stay on the host tier (the backward of ``stack`` of 1,000
@@ -156,17 +157,6 @@ def _zero_arg(a: Aval) -> Any:
 # --------------------------------------------------------------------------- tiered
 
 
-def _has_effects(e: Eqn) -> bool:
-    """Whether ``e`` is effectful or holds a program with an effectful equation."""
-    if e.prim.effectful:
-        return True
-    for p in e.params.values():
-        for q in p if isinstance(p, (tuple, list)) else (p,):
-            if isinstance(q, Program) and any(_has_effects(x) for x in q.eqns):
-                return True
-    return False
-
-
 def _fallback(e: Eqn) -> Callable[..., Any]:
     """An equation without a host rule: its one-equation program, compiled (on first
     use) through the compile cache, on host values in and out."""
@@ -259,7 +249,7 @@ class Tiered:
         self.submitted = True
         if len(self.prog.outvars) > MAX_COMPILED_OUTPUTS:
             return  # XLA's compile time grows steeply with outputs (seconds at 1,000)
-        if any(_has_effects(e) for e in self.prog.eqns):
+        if any(has_effects(e) for e in self.prog.eqns):
             return  # its effects run in program order on the host tier, never twice
         prog = self.prog
         x64 = bool(jax.config.jax_enable_x64)
