@@ -65,7 +65,6 @@ class _Stats:
         "host_calls",
         "host_eqns",
         "host_seconds",
-        "switches",
     )
 
     def __init__(self) -> None:
@@ -73,7 +72,7 @@ class _Stats:
 
     def reset(self) -> None:
         self.host_calls = self.host_eqns = self.fallback_eqns = 0
-        self.compiled_calls = self.background_compiles = self.switches = 0
+        self.compiled_calls = self.background_compiles = 0
         self.host_seconds = self.background_seconds = 0.0
 
 
@@ -265,7 +264,6 @@ class Tiered:
                 fn(*[_zero_arg(a) for a in avals])  # compiles, and warms jit's dispatch
                 self.exe = fn
                 _stats.background_compiles += 1
-                _stats.switches += 1
             except Exception:
                 pass
             finally:
