@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from funcgrad.core.ir import Eqn, Literal, Program, Var, _hashable_param
+from funcgrad.core.ir import Eqn, Literal, Program, Var, _hashable_param, literal_key
 
 
 def dce(prog: Program, used_outputs: list[bool] | None = None) -> Program:
@@ -72,9 +72,7 @@ def cse(prog: Program) -> Program:
         return subst.get(a, a) if isinstance(a, Var) else a
 
     def key_of(a: Any) -> Any:
-        if isinstance(a, Literal):
-            return ("lit", a.aval, repr(a.val))
-        return id(a)
+        return literal_key(a) if isinstance(a, Literal) else id(a)
 
     changed = False
     for e in prog.eqns:

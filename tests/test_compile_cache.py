@@ -13,6 +13,7 @@ import pytest
 
 import funcgrad as fg
 import funcgrad.numpy as fnp
+from funcgrad import passes
 from funcgrad.core import compile_cache
 
 X = np.linspace(-1.0, 1.0, 6).astype(np.float32)
@@ -67,6 +68,23 @@ def test_identical_programs_share_one_executable():
     assert info.kinds["program"] == 1
     (out,) = f2(*p2.consts, X)
     np.testing.assert_allclose(out, np.sin(X) * 3.0 + 1.0, rtol=1e-6)
+
+
+@pytest.mark.parametrize("literal", [np.float32(0.0), 0.0])
+def test_signed_zero_literals_are_different_programs(literal):
+    # x * 0.0 and x * -0.0 differ in sign: neither the executable cache nor CSE may
+    # take one literal for the other (their keys once compared the literals with ==)
+    pos, neg = literal, -literal
+    p_pos = _program(lambda x: x * pos, X)
+    p_neg = _program(lambda x: x * neg, X)
+    assert p_pos.key() != p_neg.key()
+    both = _program(lambda x: (x * pos, x * neg), X)
+    assert len(passes.simplify(both).eqns) == len(both.eqns)
+    z = np.ones(6, np.float32)
+    out_pos = compile_cache.compiled(p_pos)(*p_pos.consts, z)[0]
+    out_neg = compile_cache.compiled(p_neg)(*p_neg.consts, z)[0]
+    assert not np.signbit(out_pos).any() and np.signbit(out_neg).all()
+    assert fg.cache_info().compiles == 2
 
 
 def test_consts_are_arguments_not_baked_in():

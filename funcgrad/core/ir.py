@@ -128,6 +128,15 @@ class Literal:
 Atom = Var | Literal
 
 
+def literal_key(a: Literal) -> tuple:
+    """A hashable key of a literal, by its bits: ``0.0`` and ``-0.0`` differ, a NaN
+    equals itself (``repr`` of a NumPy scalar is ~100x slower than this)."""
+    v = a.val
+    if isinstance(v, (np.ndarray, np.generic)):
+        return ("lit", a.aval, v.tobytes())
+    return ("lit", a.aval, type(v), repr(v))
+
+
 @dataclass(frozen=True, eq=False)
 class Eqn:
     """``outvars = prim[params](*inputs)``; ``source`` is the user's (file, line)."""
@@ -239,7 +248,7 @@ class Program:
 
         def atom(a: Atom) -> Any:
             if isinstance(a, Literal):
-                return ("lit", a.aval, np.asarray(a.val).item())
+                return literal_key(a)
             return names[a]
 
         for v in (*self.constvars, *self.invars):
