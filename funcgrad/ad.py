@@ -35,10 +35,14 @@ from funcgrad.core.zeros import Zero, is_zero
 
 
 def tangent_aval(aval: Aval) -> Aval:
+    """The abstract value of a tangent (or cotangent) for a primal of type ``aval``: the same
+    shape and dtype, never weakly typed."""
     return aval.strip_weak()
 
 
 def differentiable_dtype(dtype: np.dtype) -> bool:
+    """Whether values of ``dtype`` carry tangents: floating and complex dtypes do, integer
+    and boolean dtypes do not."""
     return dtypes.is_inexact(dtype)
 
 

@@ -59,6 +59,7 @@ def batch_eval(
 
 
 def unbatched_aval(aval: Aval, dim: int | None) -> Aval:
+    """``aval`` with its batch axis ``dim`` removed (unchanged when ``dim`` is ``None``)."""
     if dim is None:
         return aval
     shape = list(aval.shape)
@@ -67,6 +68,8 @@ def unbatched_aval(aval: Aval, dim: int | None) -> Aval:
 
 
 def batched_aval(aval: Aval, dim: int | None, size: int) -> Aval:
+    """``aval`` with a batch axis of length ``size`` inserted at ``dim`` (unchanged when
+    ``dim`` is ``None``)."""
     if dim is None:
         return aval
     shape = list(aval.shape)
@@ -105,6 +108,7 @@ def batch_program(
 
 
 def batch_size_of(x: Any, dim: int) -> int:
+    """The length of ``x``'s axis ``dim`` (its batch size when ``dim`` is its batch axis)."""
     return to_aval(x).shape[dim]
 
 

@@ -440,6 +440,11 @@ class custom_jvp:
         return self if obj is None else functools.partial(self, obj)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        """Call the function; under a transform its JVP rule (set by ``defjvp``) is used.
+
+        Raises:
+            AttributeError: no rule was set with ``defjvp`` (JAX's message).
+        """
         if self.jvp is None:
             raise AttributeError(
                 f"No JVP defined for custom_jvp function {self.__name__} using defjvp."
@@ -553,6 +558,11 @@ class custom_vjp:
         return self if obj is None else functools.partial(self, obj)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        """Call the function; under a transform its rules (set by ``defvjp``) are used.
+
+        Raises:
+            AttributeError: no rules were set with ``defvjp`` (JAX's message).
+        """
         if self.fwd is None or self.bwd is None:
             raise AttributeError(
                 f"No VJP defined for custom_vjp function {self.__name__} using defvjp."

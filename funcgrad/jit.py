@@ -423,6 +423,9 @@ class Jitted:
 
     # ------------------------------------------------------------------ calls
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        """Run the compiled function, tracing and compiling it first for an abstract signature
+        (shapes, dtypes, static values) it has not seen; inside another transform it is
+        traced inline as one ``jit`` equation."""
         disp = self._disp
         if disp is not None and not _state.stack:
             if self.static_argnums or self.static_argnames:
@@ -507,6 +510,8 @@ class Jitted:
         return Lowered(self._executable(entry, args).lower(*consts, *leaves), self._name(), adapt)
 
     def clear_cache(self) -> None:
+        """Forget this function's traced programs and compiled executables (``fg.clear_caches()``
+        empties every cache at once)."""
         self._cache.clear()
         self._fast.clear()
         if self._dispatch is not None:

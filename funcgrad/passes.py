@@ -57,6 +57,7 @@ def _used_vars(prog: Program) -> set[Var]:
 
 
 def used_invars(prog: Program) -> list[bool]:
+    """One flag per input of ``prog``: whether any equation or output reads it."""
     used = _used_vars(prog)
     return [v in used for v in prog.invars]
 

@@ -57,7 +57,9 @@ class Initializer(Protocol):
 
     def __call__(
         self, key: Any, shape: Sequence[int], dtype: Any = None, out_sharding: Any = None
-    ) -> Any: ...
+    ) -> Any:
+        """A new array of ``shape`` and ``dtype`` (the default float dtype when ``None``) drawn with ``key``."""
+        ...
 
 
 def _dtype(dtype: Any) -> np.dtype:

@@ -84,26 +84,36 @@ __all__ = [
 
 
 class EigResult(NamedTuple):
+    """``linalg.eig``'s result: ``(eigenvalues, eigenvectors)``, as in NumPy 2."""
+
     eigenvalues: Any
     eigenvectors: Any
 
 
 class EighResult(NamedTuple):
+    """``linalg.eigh``'s result: ascending ``eigenvalues`` and the ``eigenvectors`` as columns."""
+
     eigenvalues: Any
     eigenvectors: Any
 
 
 class QRResult(NamedTuple):
+    """``linalg.qr``'s result: ``(Q, R)``."""
+
     Q: Any
     R: Any
 
 
 class SlogdetResult(NamedTuple):
+    """``linalg.slogdet``'s result: ``(sign, logabsdet)``, with ``det == sign * exp(logabsdet)``."""
+
     sign: Any
     logabsdet: Any
 
 
 class SVDResult(NamedTuple):
+    """``linalg.svd``'s result: ``(U, S, Vh)`` with ``a == U @ diag(S) @ Vh``."""
+
     U: Any
     S: Any
     Vh: Any
