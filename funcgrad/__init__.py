@@ -138,6 +138,7 @@ _LAZY_SUBMODULES = (
     "config",
     "checkpoint_policies",
     "ad_checkpoint",
+    "distributed",
 )
 
 

@@ -158,7 +158,7 @@ def gpus() -> list:
     """jax's GPU devices (empty on a CPU-only jax)."""
     if not _gpu_cache:
         try:
-            found = list(jax.devices("gpu"))
+            found = list(jax.local_devices(backend="gpu"))
         except RuntimeError:
             found = []
         _gpu_cache.append(found)
@@ -170,7 +170,7 @@ _cpu_dev: list = []
 
 def cpu_jax() -> Any:
     if not _cpu_dev:
-        _cpu_dev.append(jax.devices("cpu")[0])
+        _cpu_dev.append(jax.local_devices(backend="cpu")[0])
     return _cpu_dev[0]
 
 

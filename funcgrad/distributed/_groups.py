@@ -1,0 +1,274 @@
+"""Process groups: collectives between processes on their process-local arrays.
+
+A :class:`ProcessGroup` is a list of processes and a one-axis mesh holding one device
+of each (axis ``"processes"``, in the group's rank order). A collective stacks every
+process's array into a global array of shape ``(group size, *shape)`` sharded over that
+axis, runs a small ``funcgrad.jit`` program on it (a sum over the axis, an index, ...)
+whose output sharding asks XLA for the communication (an all-reduce, an all-gather, a
+reduce-scatter), and returns this process's shard. The communication is XLA's: gloo on
+CPU, NCCL on GPU. Programs are funcgrad programs, compiled once per signature through
+the one compile cache.
+
+Before a signature (collective, shape, dtype) is first used in a group, the processes
+compare it through the coordination service's key-value store: different shapes or
+dtypes are a :class:`CollectiveError` naming both, instead of a crash inside gloo; a
+process that does not arrive within :func:`collective_timeout` seconds is one too.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import jax
+import numpy as np
+from jax.sharding import Mesh, NamedSharding, PartitionSpec
+
+import funcgrad.numpy as fnp
+from funcgrad.distributed._runtime import (
+    CollectiveError,
+    collective_timeout,
+    kv_client,
+    process_count,
+    process_index,
+)
+from funcgrad.jit import jit
+
+__all__ = ["REDUCE_OPS", "ProcessGroup", "world"]
+
+AXIS = "processes"
+#: reduction names accepted by :meth:`ProcessGroup.all_reduce`
+REDUCE_OPS = ("sum", "avg", "product", "min", "max", "band", "bor", "bxor")
+_BITWISE = {"band": fnp.bitwise_and, "bor": fnp.bitwise_or, "bxor": fnp.bitwise_xor}
+
+
+def _reduce(op: str, g: Any) -> Any:
+    """``g`` reduced over its leading (process) axis with ``op``, in ``g``'s dtype."""
+    dtype = g.dtype
+    if op in _BITWISE:
+        if not (fnp.issubdtype(dtype, fnp.integer) or dtype == np.bool_):
+            raise TypeError(f"reduce op {op!r} needs an integer or bool array, got {dtype}")
+        out = g[0]
+        for i in range(1, g.shape[0]):
+            out = _BITWISE[op](out, g[i])
+        return out
+    if op in ("sum", "avg"):
+        out = fnp.sum(g, axis=0, dtype=dtype)
+        if op == "avg":
+            out = out / g.shape[0]
+    elif op == "product":
+        out = fnp.prod(g, axis=0, dtype=dtype)
+    elif op == "min":
+        out = fnp.min(g, axis=0)
+    elif op == "max":
+        out = fnp.max(g, axis=0)
+    else:
+        raise ValueError(f"unknown reduce op {op!r}; expected one of {REDUCE_OPS}")
+    return out.astype(dtype)
+
+
+def _device_of(process: int, platform: str | None) -> Any:
+    for d in jax.devices(platform):
+        if d.process_index == process:
+            return d
+    raise CollectiveError(f"process {process} has no {platform or 'default'} device")
+
+
+class ProcessGroup:
+    """A group of processes and the collectives between them.
+
+    Args:
+        ranks: the processes (global indices) in the group; all of them by default.
+            Every process constructs every group, members or not, in the same order.
+        platform: the devices that carry the collectives (``"cpu"``: gloo; ``"gpu"``:
+            NCCL); JAX's default backend when ``None``.
+
+    Raises:
+        ValueError: a rank out of range or repeated.
+    """
+
+    _count = 0
+
+    def __init__(
+        self,
+        ranks: Sequence[int] | None = None,
+        platform: str | None = None,
+        *,
+        gid: str | None = None,
+    ) -> None:
+        n = process_count()
+        ranks = list(range(n)) if ranks is None else sorted(int(r) for r in ranks)
+        if len(set(ranks)) != len(ranks) or any(not 0 <= r < n for r in ranks):
+            raise ValueError(f"ProcessGroup: ranks {ranks} must be distinct and in [0, {n - 1}]")
+        if gid is None:  # groups made by every process in the same order share a number
+            ProcessGroup._count += 1
+            gid = str(ProcessGroup._count)
+        self.gid = gid
+        self.ranks = tuple(ranks)
+        self.size = len(ranks)
+        me = process_index()
+        self.rank = ranks.index(me) if me in ranks else -1
+        self.platform = platform
+        self.device = _device_of(me, platform)
+        self._mesh: Mesh | None = None
+        self._checked: set[tuple] = set()
+        self._checks = 0
+        self._pairs: dict[tuple[int, int], ProcessGroup] = {}
+
+    def __repr__(self) -> str:
+        return f"ProcessGroup(ranks={list(self.ranks)}, rank={self.rank})"
+
+    # ------------------------------------------------------------------ plumbing
+    @property
+    def mesh(self) -> Mesh:
+        """The one-axis mesh (``"processes"``) of one device per member process."""
+        if self._mesh is None:
+            devs = [_device_of(r, self.platform) for r in self.ranks]
+            self._mesh = Mesh(np.array(devs), (AXIS,))
+        return self._mesh
+
+    def _member(self, what: str) -> None:
+        if self.rank < 0:
+            raise CollectiveError(f"{what}: process {process_index()} is not in {self!r}")
+
+    def _agree(self, what: str, key: tuple) -> None:
+        """Check (once per signature) that every member calls ``what`` with ``key``."""
+        if key in self._checked or self.size == 1:
+            return
+        client = kv_client()
+        self._checks += 1
+        prefix = f"funcgrad/g{self.gid}/c{self._checks}/"
+        mine = repr(key)
+        client.key_value_set(prefix + str(self.rank), mine)
+        timeout = collective_timeout()
+        for r in range(self.size):
+            if r == self.rank:
+                continue
+            try:
+                theirs = client.blocking_key_value_get(prefix + str(r), int(timeout * 1000))
+            except Exception as e:
+                raise CollectiveError(
+                    f"{what}: process {self.ranks[r]} did not reach this collective within "
+                    f"{timeout:g} s (it may have exited or be waiting elsewhere): {e}"
+                ) from None
+            if theirs != mine:
+                raise CollectiveError(
+                    f"{what}: processes disagree on the call: process {process_index()} "
+                    f"has {mine}, process {self.ranks[r]} has {theirs}"
+                )
+        self._checked.add(key)
+
+    def _stack(self, x: Any) -> Any:
+        """The global ``(size, *x.shape)`` array whose row ``rank`` is this process's ``x``."""
+        if not isinstance(x, jax.Array):
+            x = np.asarray(x)
+        local = jax.device_put(x.reshape((1, *x.shape)), self.device)
+        sharding = NamedSharding(self.mesh, PartitionSpec(AXIS))
+        return jax.make_array_from_single_device_arrays((self.size, *x.shape), sharding, [local])
+
+    @functools.cache  # noqa: B019  (one program per group and kind; groups live for the run)
+    def _program(self, kind: str, arg: Any) -> Callable:
+        sharded = NamedSharding(self.mesh, PartitionSpec(AXIS))
+        replicated = NamedSharding(self.mesh, PartitionSpec())
+        if kind == "reduce":
+            return jit(
+                functools.partial(_reduce, arg), in_shardings=sharded, out_shardings=replicated
+            )
+        if kind == "gather":
+            return jit(
+                lambda g: g + fnp.zeros((), g.dtype), in_shardings=sharded, out_shardings=replicated
+            )
+        if kind == "pick":
+            return jit(lambda g: g[arg], in_shardings=sharded, out_shardings=replicated)
+        if kind == "reduce_scatter":
+            return jit(functools.partial(_reduce, arg), in_shardings=sharded, out_shardings=sharded)
+        raise AssertionError(kind)
+
+    def _run(self, what: str, kind: str, arg: Any, x: Any) -> Any:
+        self._member(what)
+        x_aval = (tuple(np.shape(x)), str(np.dtype(x.dtype)))
+        self._agree(what, (what, arg, *x_aval))
+        if self.size == 1 and kind != "reduce_scatter":
+            return x if kind != "gather" else jax.device_put(x, self.device)[None]
+        try:
+            out = self._program(kind, arg)(self._stack(x))
+            local = out.addressable_data(0)
+            local.block_until_ready()
+        except CollectiveError:
+            raise
+        except Exception as e:
+            raise CollectiveError(
+                f"{what}: the collective failed on process {process_index()} (a peer process "
+                f"may have exited): {e}"
+            ) from None
+        return local
+
+    # ------------------------------------------------------------------ collectives
+    def all_reduce(self, x: Any, op: str = "sum") -> Any:
+        """``x`` reduced over the group with ``op`` (one of :data:`REDUCE_OPS`), on every member."""
+        if op not in REDUCE_OPS:
+            raise ValueError(f"all_reduce: unknown reduce op {op!r}; expected one of {REDUCE_OPS}")
+        return self._run("all_reduce", "reduce", op, x)
+
+    def all_gather(self, x: Any) -> Any:
+        """Every member's ``x`` stacked along a new leading axis of size ``self.size``."""
+        return self._run("all_gather", "gather", None, x)
+
+    def broadcast(self, x: Any, src: int = 0) -> Any:
+        """Member ``src``'s ``x`` (group rank), on every member; ``x`` gives the shape elsewhere."""
+        if not 0 <= src < self.size:
+            raise ValueError(f"broadcast: src {src} is not a rank of {self!r}")
+        return self._run("broadcast", "pick", src, x)
+
+    def reduce_scatter(self, x: Any, op: str = "sum") -> Any:
+        """Reduce ``x`` of shape ``(size, *s)`` over the group; member ``i`` gets row ``i``."""
+        if op not in REDUCE_OPS:
+            raise ValueError(f"reduce_scatter: unknown reduce op {op!r}")
+        if np.ndim(x) == 0 or np.shape(x)[0] != self.size:
+            raise ValueError(
+                f"reduce_scatter: input of shape {tuple(np.shape(x))} needs a leading axis of "
+                f"the group size {self.size}"
+            )
+        if self.size == 1:
+            return x[0]
+        return self._run("reduce_scatter", "reduce_scatter", op, x)[0]
+
+    def pair(self, a: int, b: int) -> ProcessGroup:
+        """The two-member group of members ``a`` and ``b`` (group ranks), made once per pair."""
+        key = (min(a, b), max(a, b))
+        g = self._pairs.get(key)
+        if g is None:  # made by the two members only: named by them, not by the counter
+            a, b = self.ranks[key[0]], self.ranks[key[1]]
+            g = ProcessGroup((a, b), self.platform, gid=f"{self.gid}p{a}-{b}")
+            self._pairs[key] = g
+        return g
+
+    def send_recv(self, x: Any, src: int, dst: int) -> Any:
+        """Point to point: member ``src``'s ``x`` arrives at member ``dst`` (group ranks)."""
+        if src == dst:
+            raise ValueError(f"send/recv: source and destination are both rank {src}")
+        p = self.pair(src, dst)
+        return p.broadcast(x, 0 if src < dst else 1)
+
+    def barrier(self, name: str = "barrier") -> None:
+        """Wait until every member reached this barrier (at most :func:`collective_timeout` s)."""
+        self._member(name)
+        if self.size == 1:
+            return
+        self._checks += 1
+        timeout = collective_timeout()
+        try:
+            kv_client().wait_at_barrier(
+                f"funcgrad/g{self.gid}/b{self._checks}", int(timeout * 1000), list(self.ranks)
+            )
+        except Exception as e:
+            raise CollectiveError(
+                f"{name}: not every process of {self!r} arrived within {timeout:g} s: {e}"
+            ) from None
+
+
+@functools.cache
+def world(platform: str | None = None) -> ProcessGroup:
+    """The group of all processes on ``platform``'s devices (made once per platform)."""
+    return ProcessGroup(None, platform, gid=f"w{platform or ''}")

@@ -1,0 +1,191 @@
+"""The multi-process runtime: JAX's distributed service, started and queried.
+
+``initialize`` starts ``jax.distributed`` (the coordination service on process 0, a
+client in every process) with timeouts chosen so that a failure ends a run instead of
+hanging it: a process that stops sending heartbeats (it died) makes the service end
+the others within ``heartbeat_timeout`` seconds (30 by default), and every wait
+funcgrad itself makes on the other processes (signature checks, barriers) gives up
+after ``collective_timeout`` seconds (45 by default). The values are documented on
+the "Many devices" page.
+
+The key-value store of the coordination service, used for rendezvous and for the
+signature checks of the collectives, is reached through ``jax._src.distributed``
+(JAX has no public accessor for it); :func:`kv_client` is the one place that does.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from typing import Any
+
+import jax
+from jax._src import distributed as _jax_distributed
+from jax._src import xla_bridge as _xla_bridge
+
+__all__ = [
+    "CollectiveError",
+    "collective_timeout",
+    "initialize",
+    "is_initialized",
+    "kv_client",
+    "process_count",
+    "process_index",
+    "set_collective_timeout",
+    "shutdown",
+]
+
+#: seconds without heartbeats after which the coordination service declares a process dead
+DEFAULT_HEARTBEAT_TIMEOUT = 30
+#: seconds a process waits for the others at a collective's check or a barrier
+DEFAULT_COLLECTIVE_TIMEOUT = 45.0
+#: seconds ``initialize`` waits for every process to connect
+DEFAULT_INITIALIZATION_TIMEOUT = 50
+
+_state: dict[str, Any] = {"initialized": False, "timeout": DEFAULT_COLLECTIVE_TIMEOUT}
+
+
+class CollectiveError(RuntimeError):
+    """A collective failed: a peer process is gone, timed out, or disagreed on the call."""
+
+
+def _env_int(*names: str) -> int | None:
+    for n in names:
+        v = os.environ.get(n)
+        if v not in (None, ""):
+            try:
+                return int(v)
+            except ValueError:
+                raise ValueError(
+                    f"funcgrad.distributed.initialize: {n}={v!r} is not an integer"
+                ) from None
+    return None
+
+
+def _env_address() -> str | None:
+    addr = os.environ.get("JAX_COORDINATOR_ADDRESS")
+    if addr:
+        return addr
+    host, port = os.environ.get("MASTER_ADDR"), os.environ.get("MASTER_PORT")
+    if host and port:
+        return f"{host}:{port}"
+    return None
+
+
+def initialize(
+    coordinator_address: str | None = None,
+    num_processes: int | None = None,
+    process_id: int | None = None,
+    local_device_ids: int | Sequence[int] | None = None,
+    *,
+    initialization_timeout: int = DEFAULT_INITIALIZATION_TIMEOUT,
+    heartbeat_timeout_seconds: int = DEFAULT_HEARTBEAT_TIMEOUT,
+) -> None:
+    """Join a multi-process run: connect to (process 0: start) the coordination service.
+
+    Arguments left out are read from the environment: ``JAX_COORDINATOR_ADDRESS``,
+    ``JAX_NUM_PROCESSES``, ``JAX_PROCESS_ID``, or torchrun's ``MASTER_ADDR`` +
+    ``MASTER_PORT``, ``WORLD_SIZE``, ``RANK``. Call it before any array is created:
+    the devices of all processes are fixed when JAX's backend starts.
+
+    Args:
+        coordinator_address: ``host:port`` where process 0 serves the coordination service.
+        num_processes: how many processes take part.
+        process_id: this process's index, ``0 <= process_id < num_processes``.
+        local_device_ids: the local devices this process uses (default: all).
+        initialization_timeout: seconds to wait for every process to connect.
+        heartbeat_timeout_seconds: a process silent this long is declared dead and the
+            service ends the others.
+
+    Raises:
+        RuntimeError: called twice, or after JAX's backend started; a process that
+            cannot reach the coordinator within ``initialization_timeout``.
+        ValueError: missing or inconsistent arguments.
+    """
+    if _state["initialized"]:
+        raise RuntimeError("funcgrad.distributed.initialize should only be called once")
+    coordinator_address = coordinator_address or _env_address()
+    if num_processes is None:
+        num_processes = _env_int("JAX_NUM_PROCESSES", "WORLD_SIZE")
+    if process_id is None:
+        process_id = _env_int("JAX_PROCESS_ID", "RANK")
+    missing = [
+        n
+        for n, v in (
+            ("coordinator_address", coordinator_address),
+            ("num_processes", num_processes),
+            ("process_id", process_id),
+        )
+        if v is None
+    ]
+    if missing:
+        raise ValueError(
+            f"funcgrad.distributed.initialize: {', '.join(missing)} not given and not in the "
+            "environment (JAX_COORDINATOR_ADDRESS, JAX_NUM_PROCESSES, JAX_PROCESS_ID, or "
+            "MASTER_ADDR/MASTER_PORT, WORLD_SIZE, RANK)"
+        )
+    assert num_processes is not None and process_id is not None
+    if not 0 <= process_id < num_processes:
+        raise ValueError(
+            f"funcgrad.distributed.initialize: process_id={process_id} is not in "
+            f"[0, {num_processes - 1}] for num_processes={num_processes}"
+        )
+    if _xla_bridge.backends_are_initialized():
+        raise RuntimeError(
+            "funcgrad.distributed.initialize must be called before any array is created "
+            "(JAX's backend has already started in this process)"
+        )
+    try:
+        jax.distributed.initialize(
+            coordinator_address,
+            num_processes,
+            process_id,
+            local_device_ids,
+            initialization_timeout=initialization_timeout,
+            heartbeat_timeout_seconds=heartbeat_timeout_seconds,
+        )
+    except Exception as e:  # JAX's errors are runtime errors of the service
+        raise RuntimeError(
+            f"funcgrad.distributed.initialize: process {process_id} of {num_processes} could "
+            f"not join the coordination service at {coordinator_address}: {e}"
+        ) from e
+    _state["initialized"] = True
+
+
+def is_initialized() -> bool:
+    """Whether :func:`initialize` has run (and :func:`shutdown` has not)."""
+    return bool(_state["initialized"])
+
+
+def shutdown() -> None:
+    """Leave the run: disconnect from (process 0: stop) the coordination service."""
+    if _state["initialized"]:
+        jax.distributed.shutdown()
+        _state["initialized"] = False
+
+
+def process_index() -> int:
+    """This process's index among the processes of the run (0 in a single process)."""
+    return jax.process_index()
+
+
+def process_count() -> int:
+    """How many processes take part in the run (1 in a single process)."""
+    return jax.process_count()
+
+
+def collective_timeout() -> float:
+    """Seconds a process waits for the others at a collective's check or a barrier."""
+    return float(_state["timeout"])
+
+
+def set_collective_timeout(seconds: float) -> None:
+    """Set the seconds a process waits for the others (see :func:`collective_timeout`)."""
+    if not seconds > 0:
+        raise ValueError(f"collective timeout must be positive, got {seconds}")
+    _state["timeout"] = float(seconds)
+
+
+def kv_client() -> Any:
+    """The coordination service's key-value client (``None`` in a single process)."""
+    return _jax_distributed.global_state.client
