@@ -149,3 +149,9 @@ def __getattr__(name: str) -> object:
 
         return importlib.import_module(f"funcgrad.{name}")
     raise AttributeError(f"module 'funcgrad' has no attribute {name!r}")
+
+
+# the ~120,000 objects the imports left alive stay out of Python's full collections
+from funcgrad.core import gc_freeze as _gc_freeze  # noqa: E402
+
+_gc_freeze.freeze()

@@ -8,6 +8,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+import funcgrad.lax as lax
+import funcgrad.numpy as fnp
 from funcgrad.core import compile_cache
 from funcgrad.core.host import HostPlan
 from funcgrad.core.interp import trace_flat
@@ -67,9 +69,14 @@ def _program(prim, ex):
 def test_host_rule_matches_compiled(prim, i):
     ex = _examples(prim)[i]
     prog, args = _program(prim, ex)
-    host = HostPlan(prog)(*prog.consts, *args)
+    plan = HostPlan(prog, generate_after=1)
+    host = plan.run(*prog.consts, *args)  # interpreted
+    generated = plan.run(*prog.consts, *args)  # the generated code
     compiled = compile_cache.compiled(prog)(*prog.consts, *args)
-    assert len(host) == len(compiled)
+    assert len(host) == len(generated) == len(compiled)
+    for h, g in zip(host, generated):
+        assert type(h) is type(g) and h.dtype == g.dtype
+        np.testing.assert_array_equal(h, g)
     for h, c, v in zip(host, compiled, prog.outvars):
         c = np.asarray(c)
         assert isinstance(h, (np.ndarray, np.generic)), f"{prim.name}: a {type(h).__name__}"
@@ -80,6 +87,36 @@ def test_host_rule_matches_compiled(prim, i):
             np.testing.assert_allclose(h, c, rtol=tol, atol=tol, equal_nan=True)
         else:
             np.testing.assert_array_equal(h, c)
+
+
+def test_generated_plans_equal_interpreted_ones():
+    """A plan's first calls interpret it, later ones run its generated code: the same
+    outputs, dtypes and read-only flags for literals, passed-through inputs, repeated
+    outputs, multiple results and lax-style operand casts."""
+
+    def f(x, i):
+        s = fnp.sin(x) * 2.0
+        srt = lax.sort((x, s), num_keys=1)
+        return [s, x, s, 1.5, srt[1], lax.add(i, 3), fnp.cumsum(x) / (i.sum() + 0.5)]
+
+    x = np.linspace(-2.0, 3.0, 7, dtype=np.float32)[::-1].copy()
+    i = np.arange(7, dtype=np.int32)
+    prog = trace_flat(f, [aval_of(x), aval_of(i)], "test")
+    plan = HostPlan(prog, generate_after=2)
+    first = plan.run(*prog.consts, x, i)
+    assert plan.run.__name__ == "_interpret"
+    second = plan.run(*prog.consts, x, i)  # the call that generates still interprets
+    third = plan.run(*prog.consts, x, i)
+    assert plan.run.__name__ == "run"
+    compiled = compile_cache.compiled(prog)(*prog.consts, x, i)
+    for a, b, c, d in zip(first, second, third, compiled):
+        assert type(a) is type(b) is type(c), (type(a), type(c))
+        assert np.asarray(a).dtype == np.asarray(c).dtype == np.asarray(d).dtype
+        np.testing.assert_array_equal(a, c)
+        np.testing.assert_allclose(np.asarray(a), np.asarray(d), rtol=1e-6)
+        if isinstance(a, np.ndarray) and a is not x:
+            assert not a.flags.writeable and not c.flags.writeable
+    assert first[1] is x and third[1] is x
 
 
 def test_host_rule_coverage_is_listed():

@@ -70,3 +70,9 @@ def __getattr__(name: str) -> Any:
     if name == "vmap":  # torch.vmap is torch.func.vmap
         return importlib.import_module("compat.torch.func").vmap
     raise AttributeError(f"module 'compat.torch' has no attribute {name!r}")
+
+
+# the objects compat's import left alive join funcgrad's out of the full collections
+from funcgrad.core import gc_freeze as _gc_freeze  # noqa: E402
+
+_gc_freeze.freeze()

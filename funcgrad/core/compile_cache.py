@@ -96,6 +96,10 @@ class Policy:
             call: below it, XLA's call floor (7-12 us a call plus ~1 us an output on
             this machine's CPU) eats what compilation saves (docs/design.md,
             *Execution tiers*).
+        tier_generate_after: a host-tier plan interprets its equations for its first
+            calls and runs generated Python code from this call on (generating costs
+            Python's ``compile``, ~17 us an equation, that a program run once or twice
+            never earns back: :class:`funcgrad.core.host.HostPlan`).
         tier_eager_binds: a primitive bound eagerly at the top level (``fnp.sin(x)``
             outside any transform) runs on the host tier too. Off by default: such
             binds are JAX's eager path, bit-identical to JAX's eager results (random
@@ -116,6 +120,7 @@ class Policy:
     tier_compile_host_ms: float = 10.0
     tier_compile_min_us: float = 30.0
     tier_eager_binds: bool = False
+    tier_generate_after: int = 4
 
 
 #: the settings in force (module-level, read on every miss)

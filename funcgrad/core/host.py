@@ -32,7 +32,7 @@ import jax
 import ml_dtypes
 import numpy as np
 
-from funcgrad.core.ir import Aval, Eqn, Literal, Program, Var
+from funcgrad.core.ir import Aval, Eqn, Literal, Program
 
 
 def _prefetch_scipy() -> None:
@@ -128,111 +128,181 @@ class MissingHostRule(NotImplementedError):
     """Raised by a plan asked to run an equation without a host rule and no fallback."""
 
 
-#: generated plan source -> its compiled code
-_CODE: dict[str, Any] = {}
+class _Step:
+    """One equation of a :class:`HostPlan`: its rule, params, slots and output dtypes."""
+
+    __slots__ = ("casts", "ins", "multi", "out_dtypes", "outs", "params", "rule")
+
+    def __init__(self, e: Eqn, slot: Callable[[Any], int], fallback: Any) -> None:
+        rule, params = e.prim.host, e.params
+        if rule is None:
+            rule = fallback(e) if fallback is not None else _missing(e)
+            params = {}
+        self.rule = rule
+        self.params = params
+        self.ins = tuple(slot(a) for a in e.inputs)
+        casts: list[np.dtype | None] = [None] * len(e.inputs)
+        if e.prim.host_join:
+            want = _operand_dtype(e)
+            for j, a in enumerate(e.inputs):
+                if a.aval.dtype != want and type(a) is not Literal:
+                    casts[j] = want
+        self.casts = tuple(casts) if any(c is not None for c in casts) else None
+        self.outs = tuple(slot(v) for v in e.outvars)
+        self.out_dtypes = tuple(v.aval.dtype for v in e.outvars)
+        self.multi = e.prim.multiple_results
 
 
 class HostPlan:
     """A program prepared for the host tier (see the module docstring).
 
     ``plan.run(*consts, *args)`` (or ``plan(...)``) returns the list of outputs as host
-    values. The plan is generated Python code, one line per equation with its rule, its
-    params and its output dtypes bound as names, so a call costs the NumPy calls and
-    little more (no interpreter loop, no dictionary of variables). ``missing`` names
-    the primitives that run through the fallback.
+    values. Its first calls interpret the equations (a loop over slots of a flat
+    environment); from the ``generate_after``-th call on it runs generated Python code,
+    one line per equation with its rule, its params and its output dtypes bound as
+    names (no interpreter loop, no environment list: ~1 us less per equation). The
+    generated code costs Python's ``compile`` ~17 us per equation, once per structure
+    (cached by source), which a program run once or twice (a 2,000-equation optimizer
+    update: 37 ms) never earns back. ``missing`` names the primitives that run through
+    the fallback.
     """
 
-    __slots__ = ("missing", "run", "source")
+    __slots__ = ("_calls", "_generate_after", "_template", "missing", "run", "steps")
 
     def __init__(
-        self, prog: Program, fallback: Callable[[Eqn], Callable[..., Any]] | None = None
+        self,
+        prog: Program,
+        fallback: Callable[[Eqn], Callable[..., Any]] | None = None,
+        generate_after: int = 4,
     ) -> None:
-        names: dict[Var, str] = {}
-        ns: dict[str, Any] = {
-            "HOST": _HOST_TYPES,
-            "OK": _INPUT_TYPES,
-            "asarray": np.asarray,
-            "fix": fix_dtype,
-            "cast": _cast_operand,
-            "nd": _ndarray,
-            "errset": _ERR_VAR.set if _ERR_VAR is not None else (lambda t: None),
-            "errreset": _ERR_VAR.reset if _ERR_VAR is not None else (lambda t: None),
-            "IGN": _ERR_IGNORE,
-        }
+        slots: dict[Any, int] = {}
+        template: list[Any] = []
 
-        def name(v: Var) -> str:
-            n = names.get(v)
-            if n is None:
-                n = names[v] = f"v{len(names)}"
-            return n
+        def slot(a: Any) -> int:
+            key = id(a) if type(a) is Literal else a
+            i = slots.get(key)
+            if i is None:
+                i = slots[key] = len(template)
+                template.append(_literal(a) if type(a) is Literal else None)
+            return i
 
-        def atom(a: Any) -> str:
-            if type(a) is Literal:
-                n = f"c{len(ns)}"
-                ns[n] = _literal(a)
-                return n
-            return name(a)
-
-        params_in = [name(v) for v in (*prog.constvars, *prog.invars)]
-        body: list[str] = [f"    if type({n}) not in OK: {n} = asarray({n})" for n in params_in]
-        body.append("    tok = errset(IGN)")
-        body.append("    try:")
-        missing: list[str] = []
-        for k, e in enumerate(prog.eqns):
-            rule = e.prim.host
-            params = e.params
-            if rule is None:
-                missing.append(e.prim.name)
-                rule = fallback(e) if fallback is not None else _missing(e)
-                params = {}
-            ns[f"r{k}"] = rule
-            args = [atom(a) for a in e.inputs]
-            if e.prim.host_join:
-                want = _operand_dtype(e)
-                for j, a in enumerate(e.inputs):
-                    if a.aval.dtype != want and type(a) is not Literal:
-                        ns[f"t{k}"] = want
-                        args[j] = f"cast({args[j]}, t{k})"
-            if params:
-                ns[f"p{k}"] = params
-                args.append(f"**p{k}")
-            call = f"r{k}({', '.join(args)})"
-            outs = [name(v) for v in e.outvars]
-            if e.prim.multiple_results and not outs:
-                body.append(f"        {call}")
-            elif e.prim.multiple_results:
-                body.append(f"        {', '.join(outs)}, = {call}")
-            else:
-                body.append(f"        {outs[0]} = {call}")
-            for o, v in zip(outs, e.outvars):
-                d = f"d{k}_{o}"
-                ns[d] = v.aval.dtype
-                body.append(
-                    f"        if type({o}) not in HOST or {o}.dtype != {d}: {o} = fix({o}, {d})"
-                )
-        if not prog.eqns:
-            body.append("        pass")
-        body.append("    finally:")
-        body.append("        errreset(tok)")
-        outs = [atom(a) for a in prog.outvars]
-        inputs = set(params_in)
-        for o in dict.fromkeys(outs):  # values are immutable: np.asarray(value) is read-only
-            if o not in inputs and o.startswith("v"):
-                body.append(f"    if type({o}) is nd: {o}.flags.writeable = False")
-        body.append(f"    return [{', '.join(outs)}]")
-        self.source = f"def run({', '.join(params_in)}):\n" + "\n".join(body)
-        code = _CODE.get(self.source)
-        if code is None:  # (compiling the source costs ~1 ms; a structure met again at
-            # other shapes, a growing sequence, has the same source)
-            if len(_CODE) >= 4096:
-                _CODE.clear()
-            code = _CODE[self.source] = compile(self.source, "<host plan>", "exec")
-        exec(code, ns)
-        self.run = ns["run"]
-        self.missing = tuple(dict.fromkeys(missing))
+        for v in (*prog.constvars, *prog.invars):
+            slot(v)
+        n_in = len(template)
+        self.steps = tuple(_Step(e, slot, fallback) for e in prog.eqns)
+        outs = tuple(slot(a) for a in prog.outvars)
+        self._template = (tuple(template), n_in, outs)
+        self.missing = tuple(dict.fromkeys(e.prim.name for e in prog.eqns if e.prim.host is None))
+        self._calls = 0
+        self._generate_after = generate_after
+        self.run = self._interpret
 
     def __call__(self, *vals: Any) -> list[Any]:
         return self.run(*vals)
+
+    def _interpret(self, *vals: Any) -> list[Any]:
+        self._calls += 1
+        if self._calls >= self._generate_after:
+            self.run = _generate(self.steps, self._template)
+        template, n_in, outs = self._template
+        env = list(template)
+        ok = _INPUT_TYPES
+        for i, v in enumerate(vals):
+            env[i] = v if type(v) in ok else np.asarray(v)
+        host = _HOST_TYPES
+        tok = _ERR_VAR.set(_ERR_IGNORE) if _ERR_VAR is not None else None
+        try:
+            for st in self.steps:
+                args = [env[i] for i in st.ins]
+                if st.casts is not None:
+                    args = [a if t is None else _cast_operand(a, t) for a, t in zip(args, st.casts)]
+                r = st.rule(*args, **st.params)
+                if not st.multi:
+                    r = (r,)
+                for k, o, d in zip(st.outs, r, st.out_dtypes):
+                    env[k] = o if type(o) in host and o.dtype == d else fix_dtype(o, d)
+        finally:
+            if tok is not None:
+                _ERR_VAR.reset(tok)
+        result = [env[k] for k in outs]
+        for k, o in zip(outs, result):  # values are immutable: np.asarray(value) is read-only
+            if k >= n_in and type(o) is _ndarray and template[k] is None:
+                o.flags.writeable = False
+        return result
+
+
+#: generated plan source -> its compiled code
+_CODE: dict[str, Any] = {}
+
+
+def _generate(steps: tuple[_Step, ...], template_info: tuple) -> Callable[..., list[Any]]:
+    """The generated-code form of a :class:`HostPlan` (see its docstring)."""
+    template, n_in, outs = template_info
+    ns: dict[str, Any] = {
+        "HOST": _HOST_TYPES,
+        "OK": _INPUT_TYPES,
+        "asarray": np.asarray,
+        "fix": fix_dtype,
+        "cast": _cast_operand,
+        "nd": _ndarray,
+        "errset": _ERR_VAR.set if _ERR_VAR is not None else (lambda t: None),
+        "errreset": _ERR_VAR.reset if _ERR_VAR is not None else (lambda t: None),
+        "IGN": _ERR_IGNORE,
+    }
+
+    def name(i: int) -> str:
+        if i < n_in or template[i] is None:
+            return f"v{i}"
+        ns[f"c{i}"] = template[i]
+        return f"c{i}"
+
+    params_in = [f"v{i}" for i in range(n_in)]
+    body: list[str] = [f"    if type({n}) not in OK: {n} = asarray({n})" for n in params_in]
+    body.append("    tok = errset(IGN)")
+    body.append("    try:")
+    for k, st in enumerate(steps):
+        ns[f"r{k}"] = st.rule
+        args = [name(i) for i in st.ins]
+        if st.casts is not None:
+            for j, t in enumerate(st.casts):
+                if t is not None:
+                    ns[f"t{k}_{j}"] = t
+                    args[j] = f"cast({args[j]}, t{k}_{j})"
+        if st.params:
+            ns[f"p{k}"] = st.params
+            args.append(f"**p{k}")
+        call = f"r{k}({', '.join(args)})"
+        out_names = [f"v{i}" for i in st.outs]
+        if st.multi and not out_names:
+            body.append(f"        {call}")
+        elif st.multi:
+            body.append(f"        {', '.join(out_names)}, = {call}")
+        else:
+            body.append(f"        {out_names[0]} = {call}")
+        for o, d in zip(out_names, st.out_dtypes):
+            dn = f"d{k}_{o}"
+            ns[dn] = d
+            body.append(
+                f"        if type({o}) not in HOST or {o}.dtype != {dn}: {o} = fix({o}, {dn})"
+            )
+    if not steps:
+        body.append("        pass")
+    body.append("    finally:")
+    body.append("        errreset(tok)")
+    out_names = [name(i) for i in outs]
+    for i in dict.fromkeys(outs):  # values are immutable: np.asarray(value) is read-only
+        if i >= n_in and template[i] is None:
+            body.append(f"    if type(v{i}) is nd: v{i}.flags.writeable = False")
+    body.append(f"    return [{', '.join(out_names)}]")
+    source = f"def run({', '.join(params_in)}):\n" + "\n".join(body)
+    code = _CODE.get(source)
+    if code is None:  # (a structure met again at other shapes, a growing sequence, has
+        # the same source)
+        if len(_CODE) >= 4096:
+            _CODE.clear()
+        code = _CODE[source] = compile(source, "<host plan>", "exec")
+    exec(code, ns)
+    return ns["run"]
 
 
 def _cast_operand(x: Any, dtype: np.dtype) -> Any:

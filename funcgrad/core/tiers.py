@@ -213,7 +213,7 @@ class Tiered:
             return self._compile_now()(*args)
         plan = self.plan
         if plan is None:
-            plan = self.plan = HostPlan(self.prog, _fallback)
+            plan = self.plan = HostPlan(self.prog, _fallback, POLICY.tier_generate_after)
         t0 = time.perf_counter_ns()
         out = plan.run(*args)
         dt = time.perf_counter_ns() - t0
@@ -280,7 +280,9 @@ def host_eval(prog: Program, *args: Any) -> list[Any]:
     structure): for host rules that run inner programs (control flow, calls). Equations
     without a host rule run compiled, one by one; returns host values."""
     plan = compile_cache.cached(
-        prog.hashed_key(), lambda: HostPlan(prog, _fallback), kind="host_plan"
+        prog.hashed_key(),
+        lambda: HostPlan(prog, _fallback, POLICY.tier_generate_after),
+        kind="host_plan",
     )
     return plan.run(*prog.consts, *args)
 
