@@ -68,6 +68,14 @@ def _reduce(op: str, g: Any) -> Any:
     return out.astype(dtype)
 
 
+def _copy(g: Any) -> Any:
+    return g + fnp.zeros((), g.dtype)
+
+
+def _pick(i: int, g: Any) -> Any:
+    return g[i]
+
+
 def _device_of(process: int, platform: str | None) -> Any:
     for d in jax.devices(platform):
         if d.process_index == process:
@@ -172,29 +180,35 @@ class ProcessGroup:
         sharded = NamedSharding(self.mesh, PartitionSpec(AXIS))
         replicated = NamedSharding(self.mesh, PartitionSpec())
         if kind == "reduce":
-            return jit(
-                functools.partial(_reduce, arg), in_shardings=sharded, out_shardings=replicated
-            )
-        if kind == "gather":
-            return jit(
-                lambda g: g + fnp.zeros((), g.dtype), in_shardings=sharded, out_shardings=replicated
-            )
-        if kind == "pick":
-            return jit(lambda g: g[arg], in_shardings=sharded, out_shardings=replicated)
-        if kind == "reduce_scatter":
-            return jit(functools.partial(_reduce, arg), in_shardings=sharded, out_shardings=sharded)
-        raise AssertionError(kind)
+            fn = functools.partial(_reduce, arg)
+        elif kind == "gather":
+            fn = _copy
+        elif kind == "pick":
+            fn = functools.partial(_pick, arg)
+        elif kind == "reduce_scatter":
+            fn = functools.partial(_reduce, arg)
+            replicated = sharded
+        else:
+            raise AssertionError(kind)
+        return jit(lambda *gs: [fn(g) for g in gs], in_shardings=sharded, out_shardings=replicated)
 
     def _run(self, what: str, kind: str, arg: Any, x: Any) -> Any:
+        return self._run_many(what, kind, arg, [x])[0]
+
+    def _run_many(self, what: str, kind: str, arg: Any, xs: Sequence[Any]) -> list:
+        """One program over the stacked ``xs``; this process's part of each output."""
         self._member(what)
-        x_aval = (tuple(np.shape(x)), str(np.dtype(x.dtype)))
-        self._agree(what, (what, arg, *x_aval))
+        sig = tuple((tuple(np.shape(x)), str(np.dtype(x.dtype))) for x in xs)
+        self._agree(what, (what, arg, *sig))
         if self.size == 1 and kind != "reduce_scatter":
-            return x if kind != "gather" else jax.device_put(x, self.device)[None]
+            if kind == "gather":
+                return [jax.device_put(x, self.device)[None] for x in xs]
+            return list(xs)
         try:
-            out = self._program(kind, arg)(self._stack(x))
-            local = out.addressable_data(0)
-            local.block_until_ready()
+            outs = self._program(kind, arg)(*[self._stack(x) for x in xs])
+            local = [o.addressable_data(0) for o in outs]
+            for o in local:
+                o.block_until_ready()
         except CollectiveError:
             raise
         except Exception as e:
@@ -210,6 +224,18 @@ class ProcessGroup:
         if op not in REDUCE_OPS:
             raise ValueError(f"all_reduce: unknown reduce op {op!r}; expected one of {REDUCE_OPS}")
         return self._run("all_reduce", "reduce", op, x)
+
+    def all_reduce_many(self, xs: Sequence[Any], op: str = "sum") -> list:
+        """Each array of ``xs`` reduced over the group, in one program (one launch)."""
+        if op not in REDUCE_OPS:
+            raise ValueError(f"all_reduce: unknown reduce op {op!r}; expected one of {REDUCE_OPS}")
+        return self._run_many("all_reduce", "reduce", op, xs)
+
+    def broadcast_many(self, xs: Sequence[Any], src: int = 0) -> list:
+        """Member ``src``'s arrays ``xs`` on every member, in one program."""
+        if not 0 <= src < self.size:
+            raise ValueError(f"broadcast: src {src} is not a rank of {self!r}")
+        return self._run_many("broadcast", "pick", src, xs)
 
     def all_gather(self, x: Any) -> Any:
         """Every member's ``x`` stacked along a new leading axis of size ``self.size``."""

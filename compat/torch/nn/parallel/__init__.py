@@ -1,9 +1,9 @@
-"""``torch.nn.parallel``: single-process stand-ins for data parallelism.
+"""``torch.nn.parallel``: data parallelism.
 
 ``DataParallel`` wraps a module and calls it (one device, no scatter or gather);
-its ``state_dict`` keys carry the ``module.`` prefix as PyTorch's. compat has no
-process groups, so ``DistributedDataParallel`` raises PyTorch's error for a missing
-default group.
+its ``state_dict`` keys carry the ``module.`` prefix as PyTorch's.
+``DistributedDataParallel`` (in :mod:`compat.torch.nn.parallel.distributed`) averages
+gradients over the processes of a ``torch.distributed`` process group.
 """
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from compat._core import device as _dev
-from compat.torch.distributed import _NOT_INIT
 from compat.torch.nn.modules.module import Module
+from compat.torch.nn.parallel.distributed import DistributedDataParallel
 
 __all__ = ["DataParallel", "DistributedDataParallel"]
 
@@ -37,10 +37,3 @@ class DataParallel(Module):
 
     def forward(self, *inputs: Any, **kwargs: Any) -> Any:
         return self.module(*inputs, **kwargs)
-
-
-class DistributedDataParallel(Module):
-    """Needs an initialized process group, which compat cannot create."""
-
-    def __init__(self, module: Module, *args: Any, **kwargs: Any) -> None:
-        raise ValueError(_NOT_INIT)
