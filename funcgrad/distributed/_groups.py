@@ -17,7 +17,9 @@ process that does not arrive within :func:`collective_timeout` seconds is one to
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -74,6 +76,46 @@ def _copy(g: Any) -> Any:
 
 def _pick(i: int, g: Any) -> Any:
     return g[i]
+
+
+_FAILED = "funcgrad/failed"
+
+
+def _failed(message: str) -> CollectiveError:
+    """The error to raise, first published so that processes waiting on this one stop."""
+    with contextlib.suppress(Exception):  # the service may be gone: the error stands alone
+        kv_client().key_value_set(_FAILED, message, allow_overwrite=True)
+    return CollectiveError(message)
+
+
+def _wait_for(client: Any, key: str, process: int, what: str) -> str:
+    """The value of ``key`` that ``process`` sets, waiting at most :func:`collective_timeout`
+    seconds; stops early when that process is gone or another one failed."""
+    timeout = collective_timeout()
+    deadline = time.monotonic() + timeout
+    while True:
+        left = deadline - time.monotonic()
+        try:
+            return client.blocking_key_value_get(key, max(1, int(min(left, 1.0) * 1000)))
+        except Exception:
+            pass
+        failed = _try_get(client, _FAILED)
+        if failed:
+            raise CollectiveError(f"{what}: stopped because another process failed: {failed}")
+        if process not in client.get_live_nodes([process]):
+            raise _failed(f"{what}: process {process} is gone (it exited or lost contact)")
+        if time.monotonic() >= deadline:
+            raise _failed(
+                f"{what}: process {process} did not reach this collective within {timeout:g} s "
+                "(it may be waiting in another collective)"
+            )
+
+
+def _try_get(client: Any, key: str) -> str | None:
+    try:
+        return client.key_value_try_get(key)
+    except Exception:  # not set
+        return None
 
 
 def _device_of(process: int, platform: str | None) -> Any:
@@ -138,7 +180,7 @@ class ProcessGroup:
 
     def _member(self, what: str) -> None:
         if self.rank < 0:
-            raise CollectiveError(f"{what}: process {process_index()} is not in {self!r}")
+            raise _failed(f"{what}: process {process_index()} is not in {self!r}")
 
     def _agree(self, what: str, key: tuple) -> None:
         """Check (once per signature) that every member calls ``what`` with ``key``."""
@@ -149,22 +191,14 @@ class ProcessGroup:
         prefix = f"funcgrad/g{self.gid}/c{self._checks}/"
         mine = repr(key)
         client.key_value_set(prefix + str(self.rank), mine)
-        timeout = collective_timeout()
         for r in range(self.size):
-            if r == self.rank:
-                continue
-            try:
-                theirs = client.blocking_key_value_get(prefix + str(r), int(timeout * 1000))
-            except Exception as e:
-                raise CollectiveError(
-                    f"{what}: process {self.ranks[r]} did not reach this collective within "
-                    f"{timeout:g} s (it may have exited or be waiting elsewhere): {e}"
-                ) from None
-            if theirs != mine:
-                raise CollectiveError(
-                    f"{what}: processes disagree on the call: process {process_index()} "
-                    f"has {mine}, process {self.ranks[r]} has {theirs}"
-                )
+            if r != self.rank:
+                theirs = _wait_for(client, prefix + str(r), self.ranks[r], what)
+                if theirs != mine:
+                    raise _failed(
+                        f"{what}: processes disagree on the call: process {process_index()} "
+                        f"has {mine}, process {self.ranks[r]} has {theirs}"
+                    )
         self._checked.add(key)
 
     def _stack(self, x: Any) -> Any:
@@ -212,7 +246,7 @@ class ProcessGroup:
         except CollectiveError:
             raise
         except Exception as e:
-            raise CollectiveError(
+            raise _failed(
                 f"{what}: the collective failed on process {process_index()} (a peer process "
                 f"may have exited): {e}"
             ) from None
@@ -289,7 +323,7 @@ class ProcessGroup:
                 f"funcgrad/g{self.gid}/b{self._checks}", int(timeout * 1000), list(self.ranks)
             )
         except Exception as e:
-            raise CollectiveError(
+            raise _failed(
                 f"{name}: not every process of {self!r} arrived within {timeout:g} s: {e}"
             ) from None
 

@@ -1,0 +1,222 @@
+"""``funcgrad.distributed``: several processes on localhost as one run.
+
+Each test starts its processes with :func:`tests.multiprocess.run_workers` (one CPU
+device each, collectives through gloo) and compares what they report with a
+single-device computation or with NumPy on the inputs every process knows.
+"""
+
+from __future__ import annotations
+
+import textwrap
+
+import numpy as np
+import pytest
+
+from tests.multiprocess import run_workers
+
+pytestmark = pytest.mark.xdist_group("multiprocess")
+
+DATA_PARALLEL = textwrap.dedent(
+    """
+    import json
+    import numpy as np
+    from jax.sharding import NamedSharding, PartitionSpec as P
+    import funcgrad as fg
+    import funcgrad.numpy as fnp
+    import funcgrad.distributed as fd
+
+    fd.initialize()  # from RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT
+    me, n = fd.process_index(), fd.process_count()
+    rng = np.random.default_rng(0)
+    f32 = lambda a: np.asarray(a, np.float32)
+    params = {"w": f32(rng.normal(size=(4, 8)) * 0.5), "b": f32(np.zeros(8)),
+              "v": f32(rng.normal(size=(8,)) * 0.5)}
+    X = f32(rng.normal(size=(6 * n, 4)))
+    Y = f32(np.sin(X.sum(1)))
+
+    def loss(p, x, y):
+        return fnp.mean((fnp.tanh(x @ p["w"] + p["b"]) @ p["v"] - y) ** 2)
+
+    def step(p, x, y):
+        l, g = fg.value_and_grad(loss)(p, x, y)
+        return {k: p[k] - 0.5 * g[k] for k in p}, l
+
+    mesh = fd.global_mesh("data")
+    repl, data = NamedSharding(mesh, P()), NamedSharding(mesh, P("data"))
+    mine = slice(6 * me, 6 * (me + 1))
+    xs = fd.make_array_from_process_local_data(data, X[mine])
+    ys = fd.make_array_from_process_local_data(data, Y[mine])
+    ps = {k: fd.make_array_from_process_local_data(repl, v) for k, v in params.items()}
+    sharded = fg.jit(step, in_shardings=(repl, data, data), out_shardings=(repl, repl))
+    new, l = sharded(ps, xs, ys)
+    new, l = sharded(new, xs, ys)  # two steps: the second starts from global outputs
+
+    # the oracle: the same two steps on one device over the whole batch
+    ref, rl = fg.jit(step)(params, X, Y)
+    ref, rl = fg.jit(step)(ref, X, Y)
+    errs = {k: float(np.max(np.abs(fd.local_shards(new[k])[0] - np.asarray(ref[k]))))
+            for k in params}
+    print("RESULT", json.dumps({"errs": errs, "loss": float(fd.local_shards(l)[0]),
+                                "ref_loss": float(rl), "global": list(xs.shape),
+                                "local": list(fd.local_shards(xs)[0].shape)}))
+    """
+)
+
+
+def test_data_parallel_step_equals_single_device_step(tmp_path):
+    workers = run_workers(DATA_PARALLEL, 2, tmp_path, timeout=90)
+    for w in workers:
+        assert w.returncode == 0, w.describe()
+        r = w.result
+        assert r["global"] == [12, 4] and r["local"] == [6, 4]
+        assert max(r["errs"].values()) < 1e-5, r
+        assert r["loss"] == pytest.approx(r["ref_loss"], rel=1e-5)
+
+
+COLLECTIVES = textwrap.dedent(
+    """
+    import json
+    import numpy as np
+    import funcgrad.distributed as fd
+
+    fd.initialize()
+    me, n = fd.process_index(), fd.process_count()
+    g = fd.world()
+    rows = lambda dtype: [np.arange(3, dtype=dtype) * (r + 1) + r for r in range(n)]
+    out = {}
+    for op in fd.REDUCE_OPS:
+        dtype = np.int32 if op in ("band", "bor", "bxor") else np.float32
+        out[op] = np.asarray(g.all_reduce(rows(dtype)[me], op)).tolist()
+    out["all_gather"] = np.asarray(g.all_gather(rows(np.float32)[me])).tolist()
+    out["broadcast"] = np.asarray(g.broadcast(rows(np.float32)[me], n - 1)).tolist()
+    chunks = np.stack(rows(np.float32)) * (me + 1)  # (n, 3): row i goes to process i
+    out["reduce_scatter"] = np.asarray(g.reduce_scatter(chunks)).tolist()
+    if me < 2:  # a pair: only the two take part
+        got = np.asarray(g.send_recv(rows(np.float32)[me], 1, 0))
+    out["recv"] = got.tolist() if me == 0 else None
+    sub = fd.ProcessGroup([0, n - 1])  # every process makes it, members or not
+    out["sub_rank"] = sub.rank
+    if sub.rank >= 0:
+        out["sub_sum"] = np.asarray(sub.all_reduce(rows(np.float32)[me])).tolist()
+    out["allgather_tiled"] = fd.process_allgather(rows(np.float32)[me], tiled=True).tolist()
+    g.barrier()
+    print("RESULT", json.dumps(out))
+    """
+)
+
+
+def _expected(n: int, me: int) -> dict:
+    f = [np.arange(3, dtype=np.float32) * (r + 1) + r for r in range(n)]
+    i = [a.astype(np.int32) for a in f]
+    band, bor, bxor = i[0], i[0], i[0]
+    for a in i[1:]:
+        band, bor, bxor = band & a, bor | a, bxor ^ a
+    s = np.sum(f, 0)
+    chunks = [np.stack(f) * (r + 1) for r in range(n)]
+    exp = {
+        "sum": s,
+        "avg": s / n,
+        "product": np.prod(f, 0),
+        "min": np.min(f, 0),
+        "max": np.max(f, 0),
+        "band": band,
+        "bor": bor,
+        "bxor": bxor,
+        "all_gather": np.stack(f),
+        "broadcast": f[n - 1],
+        "reduce_scatter": np.sum(chunks, 0)[me],
+        "recv": f[1] if me == 0 else None,
+        "sub_rank": {0: 0, n - 1: 1}.get(me, -1),
+        "allgather_tiled": np.concatenate(f),
+    }
+    if me in (0, n - 1):
+        exp["sub_sum"] = f[0] + f[n - 1]
+    return {k: (v.tolist() if hasattr(v, "tolist") else v) for k, v in exp.items()}
+
+
+@pytest.mark.parametrize("n", [2, 4])
+def test_collectives_values(tmp_path, n):
+    workers = run_workers(COLLECTIVES, n, tmp_path, timeout=120)
+    for w in workers:
+        assert w.returncode == 0, w.describe()
+        got, exp = w.result, _expected(n, w.rank)
+        assert got.keys() == exp.keys()
+        for k in exp:
+            if exp[k] is None or isinstance(exp[k], int):
+                assert got[k] == exp[k], (k, w.rank)
+            else:
+                np.testing.assert_allclose(got[k], exp[k], rtol=1e-6, err_msg=f"{k} {w.rank}")
+
+
+MISMATCH = textwrap.dedent(
+    """
+    import json, time
+    import numpy as np
+    import funcgrad.distributed as fd
+
+    fd.initialize(heartbeat_timeout_seconds=5)
+    me = fd.process_index()
+    t = time.monotonic()
+    try:
+        fd.world().all_reduce(np.ones((2, 3 + me), np.float32))
+        msg = None
+    except fd.CollectiveError as e:
+        msg = str(e)
+    print("RESULT", json.dumps({"msg": msg, "seconds": time.monotonic() - t}))
+    """
+)
+
+
+def test_mismatched_shapes_are_an_error_naming_both(tmp_path):
+    workers = run_workers(MISMATCH, 2, tmp_path, timeout=60)
+    for w in workers:
+        assert w.returncode == 0, w.describe()
+        r = w.result
+        assert r["msg"] is not None and "all_reduce" in r["msg"], r
+        assert "(2, 3)" in r["msg"] and "(2, 4)" in r["msg"], r
+        assert r["seconds"] < 10
+
+
+DEAD_PEER = textwrap.dedent(
+    """
+    import json, os, sys, time
+    import numpy as np
+    import funcgrad.distributed as fd
+
+    fd.initialize(heartbeat_timeout_seconds=4)
+    me = fd.process_index()
+    g = fd.world()
+    g.all_reduce(np.ones(4, np.float32))  # everybody is there once
+    if me == 1:
+        os._exit(7)  # dies without a word
+    t = time.monotonic()
+    if sys.argv[1] == "collective":
+        try:
+            g.all_reduce(np.ones(4, np.float32))
+            msg = None
+        except fd.CollectiveError as e:
+            msg = str(e)
+        print("RESULT", json.dumps({"msg": msg, "seconds": time.monotonic() - t}), flush=True)
+        os._exit(0)
+    time.sleep(60)  # not in a collective: the runtime's heartbeat check ends this process
+    print("RESULT", json.dumps({"msg": "still alive"}), flush=True)
+    """
+)
+
+
+def test_dead_peer_fails_a_waiting_collective(tmp_path):
+    workers = run_workers(DEAD_PEER, 2, tmp_path, timeout=60, args=("collective",))
+    assert workers[1].returncode == 7
+    r = workers[0].result
+    assert r["msg"] is not None and "all_reduce" in r["msg"] and "peer" in r["msg"], r
+    assert r["seconds"] < 10, r
+
+
+def test_dead_peer_ends_an_idle_process_within_the_heartbeat_timeout(tmp_path):
+    workers = run_workers(DEAD_PEER, 2, tmp_path, timeout=60, args=("idle",))
+    assert workers[1].returncode == 7
+    survivor = workers[0]
+    assert survivor.returncode != 0, survivor.describe()
+    assert "RESULT" not in survivor.stdout
+    assert "task died" in survivor.stderr or "heartbeat" in survivor.stderr, survivor.describe()
+    assert survivor.seconds - workers[1].seconds < 4 + 15, (survivor.seconds, workers[1].seconds)
