@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+import sys
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -35,7 +36,7 @@ from typing import Any
 import jax
 import numpy as np
 
-from funcgrad import _lazy, ad, passes
+from funcgrad import _lazy, ad, config, passes
 from funcgrad import lax as flax
 from funcgrad import numpy as fnp
 from funcgrad.ad import reverse_accumulate
@@ -104,11 +105,8 @@ def x64(fn: Callable) -> Callable:
     return scoped
 
 
-#: programs with more outputs than this are compiled returning one flat buffer per
-#: dtype, split afterwards: XLA's compile time grows steeply with the number of
-#: outputs (the backward of ``stack`` of 1,000 tensors: 8 s unpacked, 0.3 s packed),
-#: but each call then pays one small dispatch per output (~10 us), so programs with
-#: fewer outputs (a model's parameter gradients) stay unpacked
+#: programs with more outputs are compiled returning one flat buffer per dtype (the
+#: option ``compat_pack_outputs``, documented with it below)
 PACK_OUTPUTS = 128
 
 
@@ -562,6 +560,31 @@ MAX_TRACED_FUNCTIONS = 4096
 #: the trace cache and whenever it grows past :data:`MAX_CACHED_SIGNATURES`
 op_cache: dict[tuple, OpProgram] = {}
 MAX_CACHED_SIGNATURES = 16384
+
+_THIS = sys.modules[__name__]
+config.bind(
+    "compat_pack_outputs",
+    _THIS,
+    "PACK_OUTPUTS",
+    "In the compiled tier mode, compat's programs with more outputs than this return one "
+    "flat buffer per dtype, split afterwards: XLA's compile time grows steeply with "
+    "outputs (the backward of stack of 1,000 tensors: 8 s unpacked, 0.3 s packed), but "
+    "each call then pays ~10 us an output.",
+)
+config.bind(
+    "compat_max_traced_functions",
+    _THIS,
+    "MAX_TRACED_FUNCTIONS",
+    "How many (op function, static arguments) pairs compat's trace cache keeps (least "
+    "recently used dropped first).",
+)
+config.bind(
+    "compat_max_cached_signatures",
+    _THIS,
+    "MAX_CACHED_SIGNATURES",
+    "Size of compat's one-level dispatch cache of (op, input signature) pairs; emptied "
+    "when it grows past it.",
+)
 
 _SCALAR_AVAL = {
     bool: Aval((), np.dtype(np.bool_), False),

@@ -43,6 +43,7 @@ from typing import Any
 import jax
 import numpy as np
 
+from funcgrad import config
 from funcgrad.core import compile_cache
 from funcgrad.core.errors import user_frame
 from funcgrad.core.interp import eval_program, trace_flat
@@ -66,21 +67,9 @@ __all__ = [
 
 @dataclass
 class Policy:
-    """When the pending graph is evaluated and when a structure gets one program.
-
-    * ``compile_after``: the sighting of a structure from which it runs as one compiled
-      program (earlier sightings run node by node);
-    * ``compile_cold``: a structure seen for the first time runs as one compiled program
-      at once when node by node would compile at least this many executables that never
-      ran (their op met new shapes: the first training step, a loop whose shapes grow):
-      one compilation then costs less than many (0: off);
-    * ``max_pending``: evaluate the pending graph once it holds this many nodes;
-    * ``max_fused_nodes`` / ``max_fused_eqns``: a structure with more calls or equations
-      than this always runs node by node (XLA's compile time, seconds for thousands of
-      tiny ops, grows faster than the dispatches it would save);
-    * ``max_structures``: how many structures the cache remembers (least recently used
-      dropped first).
-    """
+    """When the pending graph is evaluated and when a structure gets one program; each
+    field is an option of :mod:`funcgrad.config` (``compat_lazy_<field>``, the table
+    below says what it does)."""
 
     compile_after: int = 2
     compile_cold: int = 3
@@ -91,6 +80,22 @@ class Policy:
 
 
 POLICY = Policy()
+
+_OPTIONS = {
+    "compile_after": "The sighting of a step's structure from which it runs as one "
+    "compiled program (earlier sightings run node by node).",
+    "compile_cold": "A structure seen for the first time runs as one compiled program at "
+    "once when node by node would compile at least this many executables that never ran "
+    "(one compilation then costs less than many; 0: off).",
+    "max_pending": "Evaluate the pending graph once it holds this many nodes.",
+    "max_fused_nodes": "A structure with more calls than this always runs node by node "
+    "(XLA's compile time grows faster than the dispatches it saves).",
+    "max_fused_eqns": "... likewise for a structure with more equations than this.",
+    "max_structures": "How many step structures lazy mode remembers (least recently used "
+    "dropped first).",
+}
+for _field, _doc in _OPTIONS.items():
+    config.bind(f"compat_lazy_{_field}", POLICY, _field, _doc)
 
 #: counters: flushes, fused (one compiled program), eager (node by node), compiled
 #: (new programs), nodes, reasons (why each flush happened, by user line)

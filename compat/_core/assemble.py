@@ -19,25 +19,50 @@ import numpy as np
 from compat._core import hooks as _hooks
 from compat._core.accumulate import flip
 from compat._core.graph import check_node
+from funcgrad import config
 from funcgrad._engine import Aval, batch_program, compile_cache, executable, new_builder, simplify
 
 
 @dataclass
 class Policy:
-    """When a backward is traced into one compiled program instead of run node by node.
-    ``"auto"`` assembles a structure on its ``compile_cache.POLICY.compile_after``-th sighting."""
+    """When a backward is traced into one compiled program instead of run node by node;
+    each field is the option ``compat_backward_<field>`` of :mod:`funcgrad.config`."""
 
-    #: ``"auto"``, ``"always"`` or ``"never"``
     assemble: str = "auto"
-    #: graphs with more nodes run node by node: XLA's compile time grows faster than
-    #: linearly (an unrolled 40-step LSTMCell loop, ~600 nodes, compiles in seconds; 200
-    #: steps took minutes and >13 GB)
     max_nodes: int = 1000
-    #: assembled programs kept (least recently used dropped first)
     cache_size: int = 64
 
 
 policy = Policy()
+
+
+def _check_assemble(v: Any) -> str:
+    if v not in ("auto", "always", "never"):
+        raise ValueError(f"compat_backward_assemble must be 'auto', 'always' or 'never', got {v!r}")
+    return v
+
+
+config.bind(
+    "compat_backward_assemble",
+    policy,
+    "assemble",
+    "'auto': a backward's structure is traced into one compiled program on its "
+    "funcgrad_eager_compile_after-th sighting; 'always'; 'never' (node by node).",
+    _check_assemble,
+)
+config.bind(
+    "compat_backward_max_nodes",
+    policy,
+    "max_nodes",
+    "Backward graphs with more nodes run node by node: XLA's compile time grows faster "
+    "than linearly (a 40-step LSTMCell loop, ~600 nodes, compiles in seconds).",
+)
+config.bind(
+    "compat_backward_cache_size",
+    policy,
+    "cache_size",
+    "Assembled backward programs kept (least recently used dropped first).",
+)
 _compiled: OrderedDict[Any, Any] = OrderedDict()
 _seen: OrderedDict[Any, int] = OrderedDict()
 #: the last assembled backward program (batched when ``is_grads_batched``), for inspection

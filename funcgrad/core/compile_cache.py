@@ -44,6 +44,7 @@ from typing import Any, NamedTuple
 import jax
 import numpy as np
 
+from funcgrad import config
 from funcgrad.core.debug_hooks import hooks
 from funcgrad.core.interp import Tracer, eval_program, is_tracing, set_program_runner
 from funcgrad.core.ir import Program, _hashable_param
@@ -53,59 +54,9 @@ from funcgrad.passes import has_effects
 
 @dataclass
 class Policy:
-    """The cache's settings; change the fields of the module's :data:`POLICY`.
-
-    Attributes:
-        compile_after: :func:`run` compiles a program structure the
-            ``compile_after``-th time it sees it (1: always compile; 4, the
-            default: the first three evaluations run op by op, the fourth
-            compiles). Compiling costs 30–100 ms of XLA per program on a CPU and
-            a structure evaluated two or three times (a finite-difference check,
-            a gradient called twice at a prompt) never earns it back; a loop
-            reaches the compiled program within its first steps.
-        compile_cold: :func:`run` compiles a structure at its first sighting
-            when at least this many of its equations are *cold*: their primitive,
-            avals and params were never run op by op here, so JAX would compile
-            each of them on its own (one XLA compilation per equation, where the
-            whole program is one). ``0`` turns this off.
-        max_entries: the most entries (executables and :func:`cached` values)
-            kept; the least recently used is dropped first.
-        max_seen: the most structures :func:`run` remembers having seen but not
-            compiled yet; the oldest is forgotten first.
-        max_warm: the most equation signatures remembered as run op by op.
-        eager_compiler_options: XLA options (``jax.jit``'s ``compiler_options``)
-            for the executables of programs evaluated eagerly: compat's ops and
-            :func:`run`. The default selects XLA's classic CPU emitters, which
-            compile a small program in about half the time of the fusion
-            emitters (XLA's default) for code that runs about as fast (measured
-            in docs/design.md); XLA's GPU compiler ignores the option. ``None`` or
-            ``{}``: XLA's defaults. Options this XLA does not know are dropped,
-            with a warning, at the first eager compilation. Assign a new dict to
-            change them (the one in force is resolved once).
-        tier: where eager work runs (:mod:`funcgrad.core.tiers`): ``"auto"`` (the
-            default: tiered on a CPU backend, compiled on an accelerator),
-            ``"tiered"`` (the host tier, compiled in the background once hot),
-            ``"host"`` (the host tier only) or ``"compiled"`` (:func:`run`'s
-            compile-on-recurrence policy, every eager program an XLA executable).
-        tier_compile_after: a program on the host tier is considered for compilation
-            from its ``tier_compile_after``-th call on (a one-off program never is).
-        tier_compile_host_ms: ... once its calls have spent this many milliseconds on
-            the host tier in all (about what compiling a small program costs: the
-            compile pays for itself from then on) ...
-        tier_compile_min_us: ... and at a mean of at least this many microseconds a
-            call: below it, XLA's call floor (7-12 us a call plus ~1 us an output on
-            this machine's CPU) eats what compilation saves (docs/design.md,
-            *Execution tiers*).
-        tier_generate_after: a host-tier plan interprets its equations for its first
-            calls and runs generated Python code from this call on (generating costs
-            Python's ``compile``, ~17 us an equation, that a program run once or twice
-            never earns back: :class:`funcgrad.core.host.HostPlan`).
-        tier_eager_binds: a primitive bound eagerly at the top level (``fnp.sin(x)``
-            outside any transform) runs on the host tier too. Off by default: such
-            binds are JAX's eager path, bit-identical to JAX's eager results (random
-            samplers and initializers compose primitives eagerly, and their bits must
-            be JAX's); programs (compat's ops, un-jitted transforms) use the tiers.
-    """
+    """The settings of eager compilation and the execution tiers; each field is an
+    option of :mod:`funcgrad.config` (the table below says which and what it does:
+    ``fg.config.update("funcgrad_eager_compile_after", 2)`` sets ``compile_after``)."""
 
     compile_after: int = 4
     compile_cold: int = 3
@@ -121,10 +72,99 @@ class Policy:
     tier_compile_min_us: float = 30.0
     tier_eager_binds: bool = False
     tier_generate_after: int = 4
+    tier_max_compiled_outputs: int = 128
 
 
 #: the settings in force (module-level, read on every miss)
 POLICY = Policy()
+
+#: field of :data:`POLICY` -> (its option in :mod:`funcgrad.config`, what it does)
+_OPTIONS = {
+    "compile_after": (
+        "funcgrad_eager_compile_after",
+        "In the compiled tier mode, run() compiles a program structure the n-th time it "
+        "sees it (1: always; 4: three evaluations op by op, then one executable). A "
+        "structure evaluated two or three times never earns back XLA's 30-100 ms.",
+    ),
+    "compile_cold": (
+        "funcgrad_eager_compile_cold",
+        "In the compiled tier mode, run() compiles a structure at its first sighting "
+        "when at least this many of its equations were never run op by op (each would "
+        "be an XLA compilation of its own). 0: off.",
+    ),
+    "max_entries": (
+        "funcgrad_cache_max_entries",
+        "Most entries (executables, traces, plans) the one compile cache keeps; the "
+        "least recently used is dropped first.",
+    ),
+    "max_seen": (
+        "funcgrad_cache_max_seen",
+        "Most structures run() remembers having seen but not compiled yet.",
+    ),
+    "max_warm": (
+        "funcgrad_cache_max_warm",
+        "Most equation signatures run() remembers as already run op by op.",
+    ),
+    "eager_compiler_options": (
+        "funcgrad_eager_compiler_options",
+        "XLA compiler options for executables of eagerly evaluated programs (compat's "
+        "ops, run()): XLA's classic CPU emitters by default, which compile a small "
+        "program in half the time. None or {}: XLA's defaults. Options this XLA does "
+        "not know are dropped with a warning.",
+    ),
+    "tier": (
+        "funcgrad_eager_tier",
+        "Where eager work runs: 'auto' (tiered on a CPU, compiled on an accelerator), "
+        "'tiered' (host tier, compiled in the background once hot), 'host' or "
+        "'compiled'. jit is compiled whatever it is.",
+    ),
+    "tier_compile_after": (
+        "funcgrad_tier_compile_after",
+        "A program on the host tier is considered for background compilation from its "
+        "n-th call on (a one-off program never is).",
+    ),
+    "tier_compile_host_ms": (
+        "funcgrad_tier_compile_host_ms",
+        "... once its calls have spent this many milliseconds on the host tier in all "
+        "(about one small compile: it pays for itself from then on) ...",
+    ),
+    "tier_compile_min_us": (
+        "funcgrad_tier_compile_min_us",
+        "... at a mean of at least this many microseconds a call (below it XLA's call "
+        "floor, 7-12 us, eats what compiling saves).",
+    ),
+    "tier_eager_binds": (
+        "funcgrad_tier_eager_binds",
+        "Primitives bound eagerly at top level (fnp.sin(x) outside any transform) run "
+        "on the host tier too. Off: they are JAX's eager path, bit-identical to JAX's "
+        "results (random initializers compose primitives eagerly).",
+    ),
+    "tier_generate_after": (
+        "funcgrad_tier_generate_after",
+        "A host-tier plan interprets its equations for its first calls and runs "
+        "generated Python code from this call on (generating costs ~17 us an equation, "
+        "once per structure).",
+    ),
+    "tier_max_compiled_outputs": (
+        "funcgrad_tier_max_compiled_outputs",
+        "A program with more outputs is never compiled in the background (XLA's "
+        "compile time grows steeply with outputs: seconds at 1,000).",
+    ),
+}
+
+
+def check_tier(m: Any) -> str:
+    """``m`` if it is a tier mode (:data:`TIER_MODES`); else ValueError."""
+    if m not in TIER_MODES:
+        raise ValueError(f"eager tier mode must be one of {TIER_MODES}, got {m!r}")
+    return m
+
+
+#: the values of the ``funcgrad_eager_tier`` option
+TIER_MODES = ("auto", "tiered", "host", "compiled")
+
+for _field, (_name, _doc) in _OPTIONS.items():
+    config.bind(_name, POLICY, _field, _doc, check_tier if _field == "tier" else None)
 
 
 class CacheInfo(NamedTuple):
@@ -466,6 +506,17 @@ def register(kind: str, *, size: Callable[[], int], clear: Callable[[], None]) -
         clear: empties it.
     """
     _registered[kind] = _Registered(size, clear)
+
+
+def register_lru_kind(kind: str) -> Callable[[Any], Any]:
+    """A decorator putting a ``functools.lru_cache``-wrapped function's cache under
+    :func:`clear` and :func:`info` as ``kind`` (:func:`register`)."""
+
+    def reg(fn: Any) -> Any:
+        register(kind, size=lambda: fn.cache_info().currsize, clear=fn.cache_clear)
+        return fn
+
+    return reg
 
 
 def info() -> CacheInfo:

@@ -38,7 +38,6 @@ from typing import Any
 import jax
 import numpy as np
 
-from funcgrad import config
 from funcgrad.core import compile_cache, host, interp
 from funcgrad.core.compile_cache import POLICY
 from funcgrad.core.host import HostPlan, device_value, host_value
@@ -46,10 +45,7 @@ from funcgrad.core.interp import Tracer, eval_program, is_tracing
 from funcgrad.core.ir import Aval, Eqn, Program, Var
 from funcgrad.passes import has_effects  # (as compile_cache: the one check of effects)
 
-MODES = ("auto", "tiered", "host", "compiled")
-#: programs with more outputs stay on the host tier (the backward of ``stack`` of 1,000
-#: tensors: 8 s of XLA compile unpacked; compat packs them in the compiled tier mode)
-MAX_COMPILED_OUTPUTS = 128
+MODES = compile_cache.TIER_MODES
 _JaxTracer = jax.core.Tracer
 _PY_SCALARS = (bool, int, float, complex)
 
@@ -91,35 +87,17 @@ def mode() -> str:
     return m
 
 
-def _check_mode(m: str) -> str:
-    if m not in MODES:
-        raise ValueError(f"eager tier mode must be one of {MODES}, got {m!r}")
-    return m
-
-
 @contextlib.contextmanager
 def eager_tier(m: str) -> Iterator[None]:
     """Run eager work in this thread under tier mode ``m`` for the block (``"auto"``,
     ``"tiered"``, ``"host"`` or ``"compiled"``); jitted code is compiled whatever it is."""
     saved = getattr(_mode_local, "mode", None)
-    _mode_local.mode = _check_mode(m)
+    _mode_local.mode = compile_cache.check_tier(m)
     try:
         yield
     finally:
         _mode_local.mode = saved
 
-
-def _set_policy_tier(m: str) -> None:
-    POLICY.tier = _check_mode(m)
-
-
-config.define(
-    "funcgrad_eager_tier",
-    POLICY.tier,
-    "Where eager work runs: 'auto' (host tier then compiled in the background on a CPU, "
-    "compiled on an accelerator), 'tiered', 'host' or 'compiled'.",
-    _set_policy_tier,
-)
 
 # --------------------------------------------------------------------------- background
 
@@ -246,7 +224,7 @@ class Tiered:
     def _submit(self) -> None:
         """Compile in the background thread; the host tier serves until it is ready."""
         self.submitted = True
-        if len(self.prog.outvars) > MAX_COMPILED_OUTPUTS:
+        if len(self.prog.outvars) > POLICY.tier_max_compiled_outputs:
             return  # XLA's compile time grows steeply with outputs (seconds at 1,000)
         if any(has_effects(e) for e in self.prog.eqns):
             return  # its effects run in program order on the host tier, never twice

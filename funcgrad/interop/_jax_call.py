@@ -73,6 +73,7 @@ def _jitted(fun: Callable, in_tree: Any) -> Callable:
     return _derive(("jit", fun, in_tree), lambda: jax.jit(_flat(fun, in_tree)))
 
 
+@compile_cache.register_lru_kind("jax_call_shapes")
 @functools.lru_cache(maxsize=4096)
 def _eval_shape(fun: Callable, in_tree: Any, avals: tuple[Aval, ...]) -> tuple[Any, list[Aval]]:
     args, kwargs = tree_util.tree_unflatten(

@@ -31,6 +31,7 @@ from compat.torch.optim._functional import (
     sgd_update,
 )
 from funcgrad._engine import call_jitted, donates, x64
+from funcgrad.core import compile_cache
 
 __all__ = [
     "ArrayAccess",
@@ -182,6 +183,7 @@ def _donated(access: ArrayAccess, groups: Sequence[tuple[int, Sequence[Any]]]) -
 # ---------------------------------------------------------------------------
 
 
+@compile_cache.register_lru_kind("optim_sgd_programs")
 @functools.lru_cache(maxsize=64)
 def _sgd_program(cfg: SGDConfig, donate: tuple[int, ...]) -> Any:
     def step(params: list, grads: list, bufs: list, hyper: Any) -> tuple[list, list]:
@@ -242,6 +244,7 @@ def sgd_step(
 # ---------------------------------------------------------------------------
 
 
+@compile_cache.register_lru_kind("optim_adam_programs")
 @functools.lru_cache(maxsize=64)
 def _adam_program(cfg: AdamConfig, donate: tuple[int, ...]) -> Any:
     n_scalars = len(AdamScalars._fields)
@@ -302,6 +305,7 @@ def adam_step(
 # ---------------------------------------------------------------------------
 
 
+@compile_cache.register_lru_kind("optim_rule_programs")
 @functools.lru_cache(maxsize=128)
 def _rule_program(rule: Any, cfg: Any, scalars_type: Any, donate: tuple[int, ...]) -> Any:
     n_scalars = len(scalars_type._fields)

@@ -19,6 +19,7 @@ import funcgrad.numpy as fnp
 from compat._core.tensor import apply
 from compat.torch.nn.functional._utils import Tensor, _is_floating
 from compat.torch.nn.functional.upsampling import _axis_matrix, _interp_f, _Key
+from funcgrad.core import compile_cache
 
 
 def _sizes(fname: str, input: Tensor, output_size: Any, nd: int) -> tuple[int, ...]:
@@ -73,6 +74,7 @@ def adaptive_avg_pool3d(input: Tensor, output_size: Any) -> Tensor:
     return _adaptive_avg(3, input, output_size)
 
 
+@compile_cache.register_lru_kind("adaptive_pool_windows")
 @functools.lru_cache(maxsize=256)
 def _window_table(n: int, o: int) -> _Key:
     """``(o, k)`` input positions of each window, padded with the window's last position."""

@@ -24,6 +24,7 @@ import funcgrad.numpy as fnp
 from compat._core.tensor import apply
 from compat.torch.nn.functional._utils import Tensor
 from compat.torch.nn.functional.pooling import _adaptive_matrix
+from funcgrad.core import compile_cache
 
 _MODES = "nearest | linear | bilinear | bicubic | trilinear | area | nearest-exact"
 _MODE_DIMS = {"linear": 3, "bilinear": 4, "bicubic": 4, "trilinear": 5}
@@ -101,6 +102,7 @@ def _area_matrix(n_in: int, n_out: int) -> np.ndarray:
     return m / m.sum(axis=1, keepdims=True)
 
 
+@compile_cache.register_lru_kind("resampling_matrices")
 @functools.lru_cache(maxsize=256)
 def _axis_matrix(mode: str, n: int, o: int, s: float | None, align: bool, dt: Any) -> _Key:
     """One axis's resampling matrix, cached (a model resamples the same sizes every step)."""
