@@ -431,17 +431,17 @@ def all_gather(tensor_list: list, tensor: Tensor, group: Any = None, async_op: b
 def all_gather_into_tensor(
     output_tensor: Tensor, input_tensor: Tensor, group: Any = None, async_op: bool = False
 ):
-    """Every process's ``input_tensor`` concatenated (or stacked) into ``output_tensor``."""
+    """Every process's ``input_tensor`` concatenated along dim 0 into ``output_tensor``."""
     g = _group(group)
     if _not_member(g, "all_gather_into_tensor"):
         return None
     x = _array(input_tensor, "all_gather_into_tensor")
     n = g._g.size
-    stacked, cat = (n, *x.shape), (n * x.shape[0], *x.shape[1:]) if x.ndim else (n,)
-    if tuple(output_tensor.shape) not in (stacked, cat):
-        raise ValueError(
+    want = (n * x.shape[0], *x.shape[1:]) if x.ndim else (n,)
+    if tuple(output_tensor.shape) != want:
+        raise RuntimeError(
             f"all_gather_into_tensor: output of shape {tuple(output_tensor.shape)} does not hold "
-            f"{n} inputs of shape {tuple(x.shape)} (expected {cat} or {stacked})"
+            f"{n} inputs of shape {tuple(x.shape)} concatenated along dim 0 (expected {want})"
         )
     out = _call(g._g.all_gather, x)
     _write(output_tensor, out.reshape(tuple(output_tensor.shape)))
@@ -458,10 +458,10 @@ def reduce_scatter_tensor(
     x = _array(input, "reduce_scatter_tensor")
     n = g._g.size
     o = tuple(output.shape)
-    if x.shape not in ((n, *o), (n * o[0], *o[1:]) if o else (n,)):
-        raise ValueError(
+    if x.shape != ((n * o[0], *o[1:]) if o else (n,)):
+        raise RuntimeError(
             f"reduce_scatter_tensor: input of shape {tuple(x.shape)} is not {n} chunks of the "
-            f"output's shape {o}"
+            f"output's shape {o} along dim 0"
         )
     out = _call(g._g.reduce_scatter, x.reshape((n, *o)), _op(op))
     _write(output, out)

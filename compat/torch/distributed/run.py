@@ -6,8 +6,8 @@ two processes running ``train.py --lr 0.1`` with the variables torchrun sets
 ``MASTER_ADDR``, ``MASTER_PORT``, ``TORCHELASTIC_RUN_ID``). On several hosts, run it on
 each with ``--nnodes``, ``--node-rank``, ``--master-addr`` and ``--master-port``.
 When a worker fails, the launcher stops the others (SIGTERM, then SIGKILL after
-``--stop-timeout`` seconds) and exits with the worst exit code (a signal ``s``
-counts as ``128 + s``). A single-node run without ``--master-port`` uses a free port
+``--stop-timeout`` seconds) and exits with the worst exit code of the workers that
+failed by themselves (a signal ``s`` counts as ``128 + s``). A single-node run without ``--master-port`` uses a free port
 (torchrun's default is 29500).
 """
 
@@ -102,29 +102,26 @@ def main(argv: Sequence[str] | None = None) -> int:
             TORCHELASTIC_RUN_ID=run_id,
         )
         procs.append(subprocess.Popen(_command(a), env=env))
-    failed: list[tuple[int, int]] = []
     try:
         while any(p.poll() is None for p in procs):
-            failed = [
-                (i, p.returncode) for i, p in enumerate(procs) if p.returncode not in (None, 0)
-            ]
-            if failed:
+            if any(p.returncode not in (None, 0) for p in procs):
                 break
             time.sleep(0.05)
     except KeyboardInterrupt:
         _stop(procs, a.stop_timeout)
         return 130
+    # the workers that failed by themselves decide the exit code, not those stopped below
+    own = [(i, p.returncode) for i, p in enumerate(procs) if p.returncode not in (None, 0)]
     _stop(procs, a.stop_timeout)
-    codes = [p.returncode for p in procs]
-    bad = [(i, c) for i, c in enumerate(codes) if c != 0]
-    for i, c in bad:
-        first = " (first failure)" if failed and failed[0][0] == i else ""
-        print(
-            f"compat.torch.distributed.run: local rank {i} (rank {a.node_rank * a.nproc + i}) "
-            f"exited with code {c}{first}",
-            file=sys.stderr,
-        )
-    return worst_exit_code(codes)
+    for i, p in enumerate(procs):
+        if p.returncode != 0:
+            how = "failed" if i in dict(own) else "was stopped"
+            print(
+                f"compat.torch.distributed.run: local rank {i} (rank {a.node_rank * a.nproc + i}) "
+                f"{how} with exit code {p.returncode}",
+                file=sys.stderr,
+            )
+    return worst_exit_code([c for _, c in own])
 
 
 if __name__ == "__main__":
