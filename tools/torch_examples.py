@@ -21,6 +21,7 @@ The checkouts stay outside the repository; nothing upstream is copied into it.
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import os
 import pickle
@@ -204,6 +205,8 @@ PROGRAMS: list[Program] = [
     Program(
         "time_sequence_prediction", "examples", "time_sequence_prediction/train.py",
         ["--steps", "2"], setup=_setup_sine,
+        # its data file holds a NumPy array: PyTorch's switch for loading it as before 2.6
+        env={"TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD": "1"},
     ),
     Program("wlm_lstm", "examples", "word_language_model/main.py", [*_WLM, "--model", "LSTM"], setup=_setup_corpus),
     Program("wlm_gru", "examples", "word_language_model/main.py", [*_WLM, "--model", "GRU"], setup=_setup_corpus),
@@ -222,7 +225,7 @@ PROGRAMS: list[Program] = [
     Program(
         "mingpt_adder", "mingpt", "projects/adder/adder.py",
         ["--trainer.max_iters=100", "--trainer.num_workers=0", "--data.ndigit=1",
-         "--system.work_dir={work}/out"],
+         "--system.work_dir='{work}/out'"],  # minGPT literal_evals values
         pythonpath=["."],
     ),
 ]  # fmt: skip
@@ -241,7 +244,7 @@ def steady_step(events: Sequence[float]) -> float | None:
     """
     if len(events) < 5:
         return None
-    gaps = [b - a for a, b in zip(events, events[1:])]
+    gaps = [b - a for a, b in itertools.pairwise(events)]
     return statistics.median(gaps[len(gaps) // 2 :] if len(gaps) >= 8 else gaps[1:])
 
 
@@ -427,6 +430,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--workdir", type=Path, help="where runs happen (default: a new temp dir)")
     ap.add_argument("--timeout", type=float, default=900.0, help="seconds per run")
     ap.add_argument("--threads", type=int, default=0, help="cap math-library threads (0: as is)")
+    ap.add_argument(
+        "--compat-root",
+        type=Path,
+        help="funcgrad checkout to import compat from (default: this one); e.g. an export of HEAD",
+    )
     ap.add_argument("--list", action="store_true", help="list the programs and exit")
     ns = ap.parse_args(argv)
     if ns.list:
@@ -436,6 +444,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     roots = {"examples": ns.examples, "nanogpt": ns.nanogpt, "mingpt": ns.mingpt}
     only = {n for n in ns.only.split(",") if n}
     base = ns.workdir or Path(tempfile.mkdtemp(prefix="torch_examples_"))
+    if ns.compat_root:
+        os.environ["TORCH_EXAMPLES_COMPAT_ROOT"] = str(ns.compat_root.resolve())
     pairs: list[Pair] = []
     for prog in PROGRAMS:
         root = roots.get(prog.repo)
@@ -457,6 +467,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             "machine": f"{platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}",
             "note": NOTE,
             "threads": ns.threads or "as is",
+            "compat_root": str(ns.compat_root or HERE.parent),
             "date": time.strftime("%Y-%m-%d %H:%M"),
             "summary": summary(pairs),
             "programs": [asdict(p) for p in pairs],

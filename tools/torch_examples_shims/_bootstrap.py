@@ -5,7 +5,8 @@ Usage: ``python _bootstrap.py {torch|compat} SCRIPT [ARGS...]``. In ``compat`` m
 module objects). In both modes every ``torch.optim`` optimizer's ``step`` and
 ``Tensor.backward`` record a wall-clock timestamp; at exit the timestamps go to the
 JSON file named by ``TORCH_EXAMPLES_TIMING``. ``TORCH_EXAMPLES_MAX_STEPS`` ends the
-program (exit 0) after that many optimizer steps, for programs without an iteration flag.
+program (exit 0) after that many optimizer steps, for programs without an iteration flag;
+``TORCH_EXAMPLES_COMPAT_ROOT`` names the funcgrad checkout to import compat from.
 """
 
 from __future__ import annotations
@@ -168,7 +169,9 @@ def main(argv: list[str]) -> None:
     mode, script, *args = argv
     here = os.path.dirname(os.path.abspath(__file__))
     if mode == "compat":
-        repo = os.path.dirname(os.path.dirname(here))
+        repo = os.environ.get("TORCH_EXAMPLES_COMPAT_ROOT") or os.path.dirname(
+            os.path.dirname(here)
+        )
         sys.path.append(repo)
         sys.meta_path.insert(0, _AliasFinder())
     elif mode != "torch":
