@@ -43,6 +43,7 @@ from funcgrad.ad import reverse_accumulate
 from funcgrad.batching import batch_program
 from funcgrad.core import compile_cache, dtypes, tiers
 from funcgrad.core.errors import ConcretizationError
+from funcgrad.core.gc_freeze import freeze as freeze_gc
 from funcgrad.core.interp import Tracer, _state, eval_program, is_tracing, new_builder, trace_flat
 from funcgrad.core.ir import Aval, Program, Var
 from funcgrad.tree_util import tree_unflatten
@@ -64,6 +65,7 @@ __all__ = [
     "compile_cache",
     "donates",
     "executable",
+    "freeze_gc",
     "is_tracing",
     "lazy",
     "lazy_on",

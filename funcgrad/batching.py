@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from funcgrad.core import ad_util
+from funcgrad.core import ad_util, tiers
 from funcgrad.core.interp import (
     UNKNOWN,
     _state,
@@ -21,8 +21,7 @@ from funcgrad.core.interp import (
     to_aval,
 )
 from funcgrad.core.ir import Aval, Program, Var
-from funcgrad.lowering import run_program
-from funcgrad.tree import tree_flatten, tree_unflatten
+from funcgrad.tree_util import tree_flatten, tree_unflatten
 
 
 @keeps_source
@@ -128,5 +127,5 @@ def vmap_leading(fun: Callable[..., Any], *args: Any) -> Any:
         outs, ods = batch_eval(prog, leaves, dims)
     else:  # eagerly: one (cached, compiled once it recurs) batched program
         bprog, ods = batch_program(prog, dims, size)
-        outs = run_program(bprog, *leaves)
+        outs = tiers.run(bprog, *leaves)
     return tree_unflatten(out_tree, [move_dim(o, d, 0, size) for o, d in zip(outs, ods)])

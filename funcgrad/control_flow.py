@@ -34,7 +34,7 @@ from funcgrad.core.interp import Tracer, eval_program, new_builder, to_aval
 from funcgrad.core.ir import Aval, Program
 from funcgrad.primitives import control_flow as cf
 from funcgrad.primitives import elementwise as ew
-from funcgrad.tree import tree_flatten, tree_leaves, tree_unflatten
+from funcgrad.tree_util import tree_flatten, tree_leaves, tree_unflatten
 
 __all__ = ["cond", "fori_loop", "scan", "switch", "while_loop"]
 

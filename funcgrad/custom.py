@@ -39,7 +39,7 @@ from funcgrad.primitives.custom_calls import (
     inline_custom_jvp as _inline_custom_jvp,
 )
 from funcgrad.primitives.elementwise import convert_element_type
-from funcgrad.tree import tree_flatten, tree_map, tree_unflatten
+from funcgrad.tree_util import tree_flatten, tree_map, tree_unflatten
 
 
 def _trace(fun: Callable, leaves: list, in_tree: Any, name: str, known: bool = True) -> tuple:

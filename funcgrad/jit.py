@@ -35,6 +35,7 @@ from jax import tree_util
 from funcgrad import passes
 from funcgrad._aot import Lowered
 from funcgrad.api import check_callable
+from funcgrad.api._util import broadcast_prefix
 from funcgrad.core import compile_cache
 from funcgrad.core.ad_util import close
 from funcgrad.core.debug_hooks import hooks
@@ -43,7 +44,7 @@ from funcgrad.core.interp import Tracer, _state, leaked, new_builder, to_aval
 from funcgrad.core.ir import Program, aval_of
 from funcgrad.core.lowering import lower_program
 from funcgrad.primitives.calls import jit_call
-from funcgrad.tree import broadcast_prefix, tree_flatten, tree_unflatten
+from funcgrad.tree_util import tree_flatten, tree_unflatten
 
 _EMBED_LIMIT = 1 << 20  # bytes of closed-over constants jax.jit may embed in an executable
 

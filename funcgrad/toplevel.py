@@ -17,12 +17,11 @@ import numpy as np
 
 from funcgrad import ad, passes
 from funcgrad.api import TreeFunction, make_ir, trace_pytree
-from funcgrad.core import compile_cache, dtypes
+from funcgrad.core import compile_cache, dtypes, tiers
 from funcgrad.core.ad_util import close
 from funcgrad.core.interp import Tracer, compile_time_eval, eval_program, new_builder, to_aval
 from funcgrad.core.ir import Aval, Var
-from funcgrad.core.tiers import run as run_program
-from funcgrad.tree import tree_flatten, tree_map, tree_unflatten
+from funcgrad.tree_util import tree_flatten, tree_map, tree_unflatten
 
 __all__ = [
     "Device",
@@ -126,7 +125,7 @@ def linear_transpose(fun: Callable, *primals: Any, reduce_axes: tuple = ()) -> C
             )
     # the residuals do not depend on the inputs: compute them once, at zeros
     zeros = [np.zeros(a.shape, a.dtype) for a in in_avals]
-    residuals = run_program(vp.fwd, *zeros)[n_out:]
+    residuals = tiers.run(vp.fwd, *zeros)[n_out:]
     bwd, bconsts = close(vp.bwd)
     n_b = len(bconsts)
 
@@ -143,7 +142,7 @@ def linear_transpose(fun: Callable, *primals: Any, reduce_axes: tuple = ()) -> C
                     "cotangent type does not match function output, "
                     f"expected {[str(x) for x in out_avals]} but got {ca}"
                 )
-        in_cts = run_program(bwd, *saved[:n_b], *saved[n_b:], *cts)
+        in_cts = tiers.run(bwd, *saved[:n_b], *saved[n_b:], *cts)
         args, _ = tree_unflatten(in_tree, list(in_cts))
         return tuple(args)
 

@@ -14,13 +14,12 @@ from funcgrad.api._util import (
     check_callable,
     trace_pytree,
 )
-from funcgrad.core import dtypes
+from funcgrad.core import dtypes, tiers
 from funcgrad.core.ad_util import close
 from funcgrad.core.interp import is_tracing, new_builder, to_aval
 from funcgrad.core.ir import Aval
 from funcgrad.core.zeros import is_zero
-from funcgrad.lowering import run_program
-from funcgrad.tree import tree_flatten, tree_unflatten
+from funcgrad.tree_util import tree_flatten, tree_unflatten
 
 
 def _check_tangents(primals: tuple, tangents: tuple, name: str) -> tuple[list, list, Any]:
@@ -80,7 +79,7 @@ def jvp(fun: Callable, primals: Sequence[Any], tangents: Sequence[Any], has_aux:
     else:  # eagerly: one (cached, compiled once it recurs) forward-mode program
         nz = [not is_zero(t) for t in tans]
         jprog, out_nz = ad.jvp_program(prog, nz, known=p_leaves, known_tangents=tans)
-        res = run_program(jprog, *p_leaves, *[t for t, z in zip(tans, nz) if z])
+        res = tiers.run(jprog, *p_leaves, *[t for t, z in zip(tans, nz) if z])
         it = iter(res[len(prog.outvars) :])
         outs = res[: len(prog.outvars)]
         touts = [next(it) if z else ad.Zero(o.aval) for z, o in zip(out_nz, prog.outvars)]
@@ -125,7 +124,7 @@ def linearize(fun: Callable, *primals: Any, has_aux: bool = False) -> tuple:
     if any(o is None for o in outs):
         # a call-like equation mixes primal and tangent outputs, so partial
         # evaluation staged it whole: compute the primal outputs directly
-        outs = run_program(prog, *leaves)
+        outs = tiers.run(prog, *leaves)
     # which of the linear program's outputs are the tangent outputs
     lin_pos = [i for i, u in enumerate(unknown) if u]
     tangent_slots = [
@@ -140,7 +139,7 @@ def linearize(fun: Callable, *primals: Any, has_aux: bool = False) -> tuple:
     def jvp_fn(saved: list, *tangents: Any) -> Any:
         t_leaves = _check_tangent_avals(in_avals, in_tree, tangents, "linearize")
         t_in = [t for t, nz in zip(t_leaves, nonzero) if nz]
-        lin_outs = run_program(lin, *saved[:n_consts], *t_in)
+        lin_outs = tiers.run(lin, *saved[:n_consts], *t_in)
         known_tangents = saved[n_consts:]
         touts, k = [], 0
         for a, nz in zip(out_avals, out_nz):

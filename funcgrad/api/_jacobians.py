@@ -20,7 +20,7 @@ from funcgrad.api._vmap import check_chunk_size, vmap
 from funcgrad.core.interp import to_aval
 from funcgrad.primitives import elementwise as ew
 from funcgrad.primitives import shape as sh
-from funcgrad.tree import tree_flatten, tree_leaves, tree_unflatten
+from funcgrad.tree_util import tree_flatten, tree_leaves, tree_unflatten
 
 
 def _std_basis(leaves: list) -> tuple[Any, list[int]]:

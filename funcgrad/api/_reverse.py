@@ -19,13 +19,12 @@ from funcgrad.api._util import (
     _zeros_ct,
     check_callable,
 )
-from funcgrad.core import dtypes
+from funcgrad.core import dtypes, tiers
 from funcgrad.core.ad_util import close
 from funcgrad.core.interp import new_builder, to_aval
-from funcgrad.lowering import run_program
 from funcgrad.primitives.calls import fuse_calls
 from funcgrad.primitives.custom_calls import run_backward
-from funcgrad.tree import tree_flatten, tree_unflatten
+from funcgrad.tree_util import tree_flatten, tree_unflatten
 
 
 def value_and_grad(
@@ -97,7 +96,7 @@ def _value_and_grad(
         n_out = len(prog.outvars)
         vp = ad.vjp_program(prog, ct_mask=[True] + [False] * (n_out - 1), known=leaves)
         keep = [want_value] + [True] * (n_out - 1)
-        res = run_program(fuse_calls(ad.seeded_program(vp, n_out, 1, keep)), *leaves)
+        res = tiers.run(fuse_calls(ad.seeded_program(vp, n_out, 1, keep)), *leaves)
         n_kept = sum(keep)
         outs, cts = [None] * (1 - want_value) + res[:n_kept], res[n_kept:]
         grads = [
@@ -166,7 +165,7 @@ def vjp(fun: Callable, *primals: Any, has_aux: bool = False) -> tuple:
     vp = ad.vjp_program(
         prog, ct_mask=[True] * n + [False] * (n_out - n), known=leaves, defer_custom_bwd=True
     )
-    res = run_program(vp.fwd, *leaves)
+    res = tiers.run(vp.fwd, *leaves)
     outs, residuals = res[:n], res[n_out:]
     out_avals = [v.aval for v in prog.outvars[:n]]
     out_tree = holder["out_tree"]

@@ -16,7 +16,7 @@ from funcgrad.core.interp import UNKNOWN, is_tracing, new_builder, to_aval
 from funcgrad.core.ir import Aval, Program
 from funcgrad.primitives import elementwise as ew
 from funcgrad.primitives import shape as sh
-from funcgrad.tree import tree_flatten, tree_unflatten
+from funcgrad.tree_util import tree_flatten, tree_unflatten
 
 float0 = jax_dtypes.float0
 
@@ -199,3 +199,23 @@ def make_ir(fun: Callable, static_argnums: int | Sequence[int] = ()) -> Callable
         return prog
 
     return wrapped
+
+
+def broadcast_prefix(prefix: Any, full: Any, name: str, what: str) -> list[Any]:
+    """Expand a pytree prefix (e.g. ``in_axes``) to one entry per leaf of ``full``.
+
+    ``None`` entries in the prefix are leaves (they apply to a whole subtree).
+    """
+    out: list[Any] = []
+
+    def add(p: Any, sub: Any) -> None:
+        out.extend([p] * len(tree_util.tree_leaves(sub)))
+
+    try:
+        tree_util.tree_map(add, prefix, full, is_leaf=lambda x: x is None)
+    except ValueError as e:
+        raise ValueError(
+            f"{name}: {what} {prefix!r} is not a pytree prefix of the arguments "
+            f"with structure {tree_util.tree_structure(full)}: {e}"
+        ) from None
+    return out

@@ -10,14 +10,14 @@ import numpy as np
 from jax import tree_util
 
 from funcgrad import batching
-from funcgrad.api._util import _check_leaf, check_callable
+from funcgrad.api._util import _check_leaf, broadcast_prefix, check_callable
 from funcgrad.control_flow import scan
+from funcgrad.core import tiers
 from funcgrad.core.errors import user_frame, where
 from funcgrad.core.interp import UNKNOWN, is_tracing, new_builder, to_aval
 from funcgrad.core.ir import Program
-from funcgrad.lowering import run_program
 from funcgrad.primitives import shape as sh
-from funcgrad.tree import broadcast_prefix, tree_flatten, tree_leaves, tree_unflatten
+from funcgrad.tree_util import tree_flatten, tree_leaves, tree_unflatten
 
 _PY_SCALARS = (bool, int, float, complex)
 
@@ -55,7 +55,7 @@ def _chunked(
             avals = [to_aval(x) for x in args]
             outs, ods = _chunked(prog, [b.new_arg(a) for a in avals], dims, size, k)
             cprog = b.build(outs)
-        return run_program(cprog, *args), ods
+        return tiers.run(cprog, *args), ods
     n, rest = divmod(size, k)
     mapped = [i for i, d in enumerate(dims) if d is not None]
     front = [batching.move_dim(args[i], dims[i], 0, size) for i in mapped]
@@ -230,7 +230,7 @@ def vmap(
             outs, ods = batching.batch_eval(prog, arg_leaves, arg_dims)
         else:  # eagerly: one (cached, compiled once it recurs) batched program
             bprog, ods = batching.batch_program(prog, arg_dims, size)
-            outs = run_program(bprog, *arg_leaves)
+            outs = tiers.run(bprog, *arg_leaves)
         oaxes = _prefix_axes(out_axes, out, "out_axes")
         final = []
         for k, (o, d, t) in enumerate(zip(outs, ods, oaxes)):

@@ -15,7 +15,7 @@ from typing import Any
 
 from funcgrad.core.interp import Tracer, to_aval
 from funcgrad.primitives.effects import debug_callback
-from funcgrad.tree import tree_flatten, tree_unflatten
+from funcgrad.tree_util import tree_flatten, tree_unflatten
 
 __all__ = ["DebuggerFrame", "breakpoint", "register_debugger"]
 

@@ -12,7 +12,7 @@ import numpy as np
 
 from funcgrad.core.interp import to_aval
 from funcgrad.primitives.effects import debug_callback
-from funcgrad.tree import tree_flatten, tree_unflatten
+from funcgrad.tree_util import tree_flatten, tree_unflatten
 
 __all__ = ["callback", "print"]
 

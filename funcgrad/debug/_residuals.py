@@ -20,7 +20,7 @@ from jax import tree_util
 from funcgrad import ad
 from funcgrad.core.interp import Tracer, new_builder, to_aval
 from funcgrad.core.ir import Program, Var
-from funcgrad.tree import tree_flatten
+from funcgrad.tree_util import tree_flatten
 
 __all__ = ["Residual", "SavedResiduals", "saved_residuals"]
 

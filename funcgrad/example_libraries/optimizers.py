@@ -28,7 +28,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from funcgrad import numpy as fnp
-from funcgrad import tree
+from funcgrad import tree_util
 
 __all__ = [
     "JoinPoint",
@@ -70,7 +70,7 @@ ParamsFn = Callable[[Any], Params]
 #: parameters' tree structure and each leaf state's own structure (as JAX's).
 OptimizerState = namedtuple("OptimizerState", ["packed_state", "tree_def", "subtree_defs"])
 
-tree.register_pytree_node(
+tree_util.register_pytree_node(
     OptimizerState,
     lambda s: ((s.packed_state,), (s.tree_def, s.subtree_defs)),
     lambda aux, children: OptimizerState(children[0], aux[0], aux[1]),
@@ -103,24 +103,24 @@ def optimizer(opt_maker: Callable[..., Any]) -> Callable[..., Optimizer]:
         init, update, get_params = opt_maker(*args, **kwargs)
 
         def split_states(states: list[Any]) -> tuple[list[Any], list[Any]]:
-            flat = [tree.tree_flatten(s) for s in states]
+            flat = [tree_util.tree_flatten(s) for s in states]
             return [f for f, _ in flat], [d for _, d in flat]
 
         def unpack(opt_state: Any) -> tuple[list[Any], Any]:
             packed, tree_def, subtree_defs = opt_state
-            states = [tree.tree_unflatten(d, p) for d, p in zip(subtree_defs, packed)]
+            states = [tree_util.tree_unflatten(d, p) for d, p in zip(subtree_defs, packed)]
             return states, tree_def
 
         @functools.wraps(init)
         def tree_init(x0_tree: Params) -> OptimizerState:
-            leaves, tree_def = tree.tree_flatten(x0_tree)
+            leaves, tree_def = tree_util.tree_flatten(x0_tree)
             packed, subtree_defs = split_states([init(x0) for x0 in leaves])
             return OptimizerState(packed, tree_def, subtree_defs)
 
         @functools.wraps(update)
         def tree_update(i: Step, grad_tree: Updates, opt_state: OptimizerState) -> OptimizerState:
             states, tree_def = unpack(opt_state)
-            grads, grad_def = tree.tree_flatten(grad_tree)
+            grads, grad_def = tree_util.tree_flatten(grad_tree)
             if grad_def != tree_def:
                 raise TypeError(
                     "optimizer update function was passed a gradient tree that did not "
@@ -139,7 +139,7 @@ def optimizer(opt_maker: Callable[..., Any]) -> Callable[..., Optimizer]:
         @functools.wraps(get_params)
         def tree_get_params(opt_state: OptimizerState) -> Params:
             states, tree_def = unpack(opt_state)
-            return tree.tree_unflatten(tree_def, [get_params(s) for s in states])
+            return tree_util.tree_unflatten(tree_def, [get_params(s) for s in states])
 
         return Optimizer(tree_init, tree_update, tree_get_params)
 
@@ -407,14 +407,16 @@ def make_schedule(scalar_or_schedule: Any) -> Schedule:
 
 def l2_norm(tree_: Any) -> Any:
     """Euclidean norm of all the leaves of a pytree taken together (for weight decay)."""
-    leaves = tree.tree_leaves(tree_)
+    leaves = tree_util.tree_leaves(tree_)
     return fnp.sqrt(sum(fnp.vdot(x, x) for x in leaves))
 
 
 def clip_grads(grad_tree: Any, max_norm: Any) -> Any:
     """Scale a pytree of gradients so that its :func:`l2_norm` is at most ``max_norm``."""
     norm = l2_norm(grad_tree)
-    return tree.tree_map(lambda g: fnp.where(norm < max_norm, g, g * (max_norm / norm)), grad_tree)
+    return tree_util.tree_map(
+        lambda g: fnp.where(norm < max_norm, g, g * (max_norm / norm)), grad_tree
+    )
 
 
 class JoinPoint:
@@ -433,8 +435,8 @@ def unpack_optimizer_state(opt_state: OptimizerState) -> Any:
     Useful to serialise an :class:`OptimizerState`; :func:`pack_optimizer_state` inverts it.
     """
     packed, tree_def, subtree_defs = opt_state
-    states = [JoinPoint(tree.tree_unflatten(d, p)) for d, p in zip(subtree_defs, packed)]
-    return tree.tree_unflatten(tree_def, states)
+    states = [JoinPoint(tree_util.tree_unflatten(d, p)) for d, p in zip(subtree_defs, packed)]
+    return tree_util.tree_unflatten(tree_def, states)
 
 
 def pack_optimizer_state(marked_pytree: Any) -> OptimizerState:
@@ -443,8 +445,8 @@ def pack_optimizer_state(marked_pytree: Any) -> OptimizerState:
     Raises:
         TypeError: if a leaf of ``marked_pytree`` is not a :class:`JoinPoint`.
     """
-    joins, tree_def = tree.tree_flatten(marked_pytree)
+    joins, tree_def = tree_util.tree_flatten(marked_pytree)
     if not all(isinstance(j, JoinPoint) for j in joins):
         raise TypeError("pack_optimizer_state: every leaf must be a JoinPoint")
-    flat = [tree.tree_flatten(j.subtree) for j in joins]
+    flat = [tree_util.tree_flatten(j.subtree) for j in joins]
     return OptimizerState([f for f, _ in flat], tree_def, [d for _, d in flat])

@@ -25,7 +25,7 @@ from funcgrad.primitives import random as _random
 from funcgrad.primitives import shape as sh
 from funcgrad.primitives import special as _special
 from funcgrad.primitives.conv import ConvDimensionNumbers
-from funcgrad.tree import tree_flatten, tree_unflatten
+from funcgrad.tree_util import tree_flatten, tree_unflatten
 
 __all__ = [
     "ConvGeneralDilatedDimensionNumbers",

@@ -29,7 +29,7 @@ from funcgrad.core.zeros import Zero, is_zero
 from funcgrad.primitives import elementwise as ew
 from funcgrad.primitives import rules
 from funcgrad.primitives.rules import rand
-from funcgrad.tree import tree_map
+from funcgrad.tree_util import tree_map
 
 FAMILY = "calls"
 

@@ -19,7 +19,7 @@ import jax
 import numpy as np
 
 from funcgrad import ad, batching
-from funcgrad.core import dtypes
+from funcgrad.core import dtypes, tiers
 from funcgrad.core.ad_util import close
 from funcgrad.core.interp import (
     Tracer,
@@ -30,14 +30,14 @@ from funcgrad.core.interp import (
     to_aval,
 )
 from funcgrad.core.ir import Aval, Program, Var
+from funcgrad.core.lowering import lower_program
 from funcgrad.core.primitive import Example, Primitive
 from funcgrad.core.zeros import Zero, is_zero
-from funcgrad.lowering import lower_program, run_program
 from funcgrad.primitives import elementwise as ew
 from funcgrad.primitives import rules
 from funcgrad.primitives.calls import FAMILY, _check_call_avals, _sub_program, host_call
 from funcgrad.primitives.rules import rand
-from funcgrad.tree import tree_flatten, tree_unflatten
+from funcgrad.tree_util import tree_flatten, tree_unflatten
 
 
 def _vjp_of(fun: Callable[..., list], primals: list) -> tuple[list, Callable[[list], list]]:
@@ -423,13 +423,13 @@ def run_backward(prog: Program, *args: Any) -> list:
     ``custom_vjp`` ``bwd`` rules are called now, inline (eagerly on a trace whose
     inputs are known, so they may read values), and the result runs as one program."""
     if not any(e.prim is custom_vjp_bwd_p for e in prog.eqns):
-        return run_program(prog, *args)
+        return tiers.run(prog, *args)
     if is_tracing():
         return _eval_calling_bwd(prog, args)
     with new_builder("vjp") as b:
         ins = [b.new_arg(to_aval(x), x) for x in args]
         resolved = b.build(_eval_calling_bwd(prog, ins))
-    return run_program(resolved, *args)
+    return tiers.run(resolved, *args)
 
 
 def _eval_calling_bwd(prog: Program, args: Any) -> list:

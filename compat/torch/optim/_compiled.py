@@ -30,8 +30,7 @@ from compat.torch.optim._functional import (
     adam_update,
     sgd_update,
 )
-from funcgrad._engine import call_jitted, donates, x64
-from funcgrad.core import compile_cache
+from funcgrad._engine import call_jitted, compile_cache, donates, x64
 
 __all__ = [
     "ArrayAccess",
