@@ -633,6 +633,7 @@ def stats() -> dict[str, Any]:
 
 
 def reset_stats() -> None:
+    """Set the counters, reasons and changes that :func:`stats` reports back to empty."""
     _STATS.clear()
     _REASONS.clear()
     _CHANGES.clear()
