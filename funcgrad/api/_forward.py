@@ -53,7 +53,22 @@ def _check_tangent_avals(p_avals: list[Aval], p_tree: Any, tangents: tuple, name
 
 
 def jvp(fun: Callable, primals: Sequence[Any], tangents: Sequence[Any], has_aux: bool = False):
-    """``(out, tangent_out)`` of ``fun`` at ``primals`` along ``tangents``."""
+    """Evaluate ``fun`` and its directional derivative (forward mode).
+
+    Args:
+        fun: a function of the primals (arrays or pytrees of arrays).
+        primals: a tuple or list with one value per positional argument of ``fun``.
+        tangents: the direction, structured like ``primals`` with the same shapes and
+            dtypes.
+        has_aux: ``fun`` returns ``(out, aux)``; ``aux`` is returned as a third element.
+
+    Returns:
+        ``(out, tangent_out)``: ``fun(*primals)`` and the Jacobian of ``fun`` applied to
+        ``tangents``; ``(out, tangent_out, aux)`` with ``has_aux``.
+
+    Raises:
+        ValueError: a tangent's shape or dtype differs from its primal's.
+    """
     check_callable(fun)
     if not isinstance(primals, (tuple, list)) or not isinstance(tangents, (tuple, list)):
         raise TypeError("jvp: primals and tangents must be tuples or lists")
@@ -93,9 +108,19 @@ def jvp(fun: Callable, primals: Sequence[Any], tangents: Sequence[Any], has_aux:
 
 
 def linearize(fun: Callable, *primals: Any, has_aux: bool = False) -> tuple:
-    """``(out, jvp_fn)``: the primal computed once, and its linear tangent map
-    (a pytree over its residuals, so it can pass through ``jit``); with ``has_aux``
-    ``fun`` returns ``(out, aux)`` and the result is ``(out, jvp_fn, aux)``."""
+    """Evaluate ``fun`` once and return its linear tangent map at that point.
+
+    Args:
+        fun: a function of the primals.
+        *primals: the point of linearisation.
+        has_aux: ``fun`` returns ``(out, aux)``.
+
+    Returns:
+        ``(out, jvp_fn)``, or ``(out, jvp_fn, aux)`` with ``has_aux``. ``jvp_fn(*tangents)``
+        applies the Jacobian at ``primals`` to tangents structured like ``primals``,
+        without evaluating ``fun`` again. ``jvp_fn`` is a pytree over its residuals, so it
+        can pass through ``jit``.
+    """
     check_callable(fun)
     if has_aux:
 

@@ -76,9 +76,25 @@ def jacfwd(
 ) -> Callable:
     """Jacobian by forward mode: ``vmap`` of ``jvp`` over the input basis.
 
-    As in JAX, inputs must be real floating unless ``holomorphic=True`` (then inputs and
-    outputs must be complex). ``chunk_size=k`` pushes ``k`` basis vectors at a time
-    (``vmap``'s ``chunk_size``: one compiled loop over the chunks)."""
+    Cheaper than :func:`jacrev` when there are fewer inputs than outputs.
+
+    Args:
+        fun: the function to differentiate.
+        argnums: which positional argument(s) to differentiate with respect to.
+        has_aux: ``fun`` returns ``(out, aux)``; the Jacobian function then returns
+            ``(jacobian, aux)``.
+        holomorphic: ``fun`` is complex-to-complex; inputs and outputs must be complex.
+        chunk_size: push ``chunk_size`` basis vectors at a time (``vmap``'s
+            ``chunk_size``: one compiled loop over the chunks); funcgrad's own.
+
+    Returns:
+        A function returning the Jacobian: for an output of shape ``S`` and an input of
+        shape ``T``, an array of shape ``S + T`` (pytrees nest accordingly).
+
+    Raises:
+        TypeError: an input is not real floating (or not complex with ``holomorphic``),
+            as in JAX.
+    """
     check_callable(fun)
     check_chunk_size(chunk_size, "jacfwd")
 
@@ -134,10 +150,26 @@ def jacrev(
 ) -> Callable:
     """Jacobian by reverse mode: ``vmap`` of ``vjp`` over the output basis.
 
-    As in JAX, outputs must be real floating unless ``holomorphic=True`` (then inputs and
-    outputs must be complex); complex inputs of a real function give ``df/dx - i df/dy``.
-    ``chunk_size=k`` pulls back ``k`` basis vectors at a time (``vmap``'s ``chunk_size``:
-    one compiled loop over the chunks; the forward pass runs once)."""
+    Cheaper than :func:`jacfwd` when there are fewer outputs than inputs.
+
+    Args:
+        fun: the function to differentiate.
+        argnums: which positional argument(s) to differentiate with respect to.
+        has_aux: ``fun`` returns ``(out, aux)``; the Jacobian function then returns
+            ``(jacobian, aux)``.
+        holomorphic: ``fun`` is complex-to-complex; inputs and outputs must be complex.
+        chunk_size: pull back ``chunk_size`` basis vectors at a time (one compiled loop
+            over the chunks; the forward pass runs once); funcgrad's own.
+
+    Returns:
+        A function returning the Jacobian: for an output of shape ``S`` and an input of
+        shape ``T``, an array of shape ``S + T``. Complex inputs of a real function give
+        ``df/dx - i df/dy``, as in JAX.
+
+    Raises:
+        TypeError: an output is not real floating (or not complex with
+            ``holomorphic``), as in JAX.
+    """
     check_callable(fun)
     check_chunk_size(chunk_size, "jacrev")
 
@@ -184,6 +216,18 @@ def hessian(
     has_aux: bool = False,
     holomorphic: bool = False,
 ) -> Callable:
-    """Hessian as ``jacfwd(jacrev(fun))`` (``has_aux`` and ``holomorphic`` passed to both)."""
+    """Hessian as ``jacfwd(jacrev(fun))``.
+
+    Args:
+        fun: a scalar-output function.
+        argnums: which positional argument(s) to differentiate with respect to.
+        has_aux: ``fun`` returns ``(out, aux)``; passed to both Jacobians.
+        holomorphic: passed to both Jacobians.
+
+    Returns:
+        A function returning the matrix of second derivatives, of shape ``T + T`` for
+        an input of shape ``T``. For large inputs prefer a Hessian-vector product,
+        ``jvp(grad(fun), (x,), (v,))[1]``, which never forms the matrix.
+    """
     inner = jacrev(fun, argnums, has_aux=has_aux, holomorphic=holomorphic)
     return jacfwd(inner, argnums, has_aux=has_aux, holomorphic=holomorphic)

@@ -34,10 +34,23 @@ def value_and_grad(
     allow_int: bool = False,
     holomorphic: bool = False,
 ) -> Callable:
-    """``(value, grad)`` of a scalar function; ``((value, aux), grad)`` with ``has_aux``.
+    """Like :func:`grad`, but the function returns the value and the gradient together.
 
-    ``holomorphic=True`` differentiates a complex function of complex inputs (its
-    derivative ``f'(z)``); without it the output must be real (see ``grad``)."""
+    Args:
+        fun: a function returning a real scalar, or ``(scalar, aux)`` with ``has_aux``.
+        argnums: which positional argument(s) to differentiate with respect to.
+        has_aux: ``fun`` returns ``(value, aux)``.
+        allow_int: allow integer inputs (their gradient is a ``float0`` zero).
+        holomorphic: ``fun`` is a complex function of complex inputs (its derivative
+            ``f'(z)``); without it the output must be real.
+
+    Returns:
+        A function returning ``(value, gradient)``, or ``((value, aux), gradient)`` with
+        ``has_aux``. The forward pass runs once for both.
+
+    Raises:
+        TypeError: as :func:`grad`.
+    """
     return _value_and_grad(fun, argnums, has_aux, allow_int, want_value=True, holo=holomorphic)
 
 
@@ -122,9 +135,38 @@ def grad(
 ) -> Callable:
     """Gradient of a scalar-output function with respect to ``argnums``.
 
-    As in JAX, for a real ``f`` of complex ``z = x + iy`` it is ``df/dx - i df/dy`` (the
-    conjugate of the Wirtinger-style gradient); a complex output needs ``holomorphic=True``
-    (then the result is ``f'(z)``, and the inputs must be complex)."""
+    Args:
+        fun: a function of arrays (or pytrees of arrays) returning a real scalar, or
+            ``(scalar, aux)`` with ``has_aux``.
+        argnums: which positional argument(s) to differentiate with respect to; a
+            sequence gives a tuple of gradients.
+        has_aux: ``fun`` returns ``(value, aux)``; the gradient function then returns
+            ``(gradient, aux)``.
+        allow_int: allow integer inputs (their gradient is a ``float0`` zero) instead of
+            raising.
+        holomorphic: ``fun`` is a complex function of complex inputs; the result is
+            ``f'(z)``.
+
+    Returns:
+        A function with ``fun``'s arguments returning the gradient, shaped like the
+        argument(s) selected by ``argnums``.
+
+    Raises:
+        TypeError: ``fun`` is not callable; its output is not a scalar, or is complex
+            without ``holomorphic``; an input is an integer without ``allow_int`` (JAX's
+            messages).
+
+    As in JAX, for a real ``f`` of complex ``z = x + iy`` the gradient is
+    ``df/dx - i df/dy`` (the conjugate of the Wirtinger-style gradient). Unlike JAX,
+    the function is traced once into funcgrad's IR and the whole program is
+    transformed; outside ``jit`` it may still read its own values in Python (``if x >
+    0:``, ``float(x)``).
+
+    Example:
+        >>> import funcgrad as fg, funcgrad.numpy as fnp
+        >>> fg.grad(lambda x: fnp.sum(x ** 2))(fnp.arange(3.0))
+        Array([0., 2., 4.], dtype=float32)
+    """
     vg = _value_and_grad(fun, argnums, has_aux, allow_int, want_value=False, holo=holomorphic)
 
     @functools.wraps(fun)
@@ -138,9 +180,22 @@ def grad(
 
 
 def vjp(fun: Callable, *primals: Any, has_aux: bool = False) -> tuple:
-    """``(out, vjp_fn)`` (and ``aux``); ``vjp_fn(ct)`` returns one cotangent per primal.
+    """Evaluate ``fun`` and return a function that pulls cotangents back (reverse mode).
 
-    ``vjp_fn`` is a pytree whose leaves are the residuals, so it can pass through ``jit``.
+    Args:
+        fun: a function of the ``primals`` (arrays or pytrees of arrays).
+        *primals: the point at which to evaluate and differentiate.
+        has_aux: ``fun`` returns ``(out, aux)``; ``aux`` is returned as is.
+
+    Returns:
+        ``(out, vjp_fn)``, or ``(out, vjp_fn, aux)`` with ``has_aux``. ``vjp_fn(ct)``,
+        with ``ct`` shaped like ``out``, returns a tuple with one cotangent per primal.
+        ``vjp_fn`` is a pytree whose leaves are the saved residuals, so it can be passed
+        into and out of ``jit``-compiled functions (as JAX's ``tree_util.Partial``).
+
+    Raises:
+        ValueError: ``vjp_fn`` receives a cotangent whose shape or dtype differs from
+            ``out``'s.
     """
     check_callable(fun)
     leaves, in_tree = tree_flatten(primals)

@@ -183,7 +183,25 @@ def _like(g: Any, x: Any) -> Any:
 
 
 def make_ir(fun: Callable, static_argnums: int | Sequence[int] = ()) -> Callable[..., Program]:
-    """``make_ir(f)(*args)`` returns the traced :class:`Program` (print it to read it)."""
+    """Trace ``fun`` and return its program instead of running it.
+
+    Args:
+        fun: the function to trace (any transforms inside it are applied).
+        static_argnums: positional arguments passed as Python values rather than traced.
+
+    Returns:
+        A function with ``fun``'s arguments returning the traced :class:`Program`;
+        ``print`` it to read it (see the tutorial *Reading and transforming the IR*).
+        ``make_jaxpr`` (JAX's name) returns the same program.
+
+    Example:
+        >>> import funcgrad as fg, funcgrad.numpy as fnp
+        >>> print(fg.make_ir(lambda x: fnp.sin(x) * 2.0)(1.0))
+        { lambda a:f32[]. let
+            b:f32[] = sin a
+            c:f32[] = mul b 2.0
+          in (c) }
+    """
     statics = (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums)
 
     def wrapped(*args: Any, **kwargs: Any) -> Program:

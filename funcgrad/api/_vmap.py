@@ -115,16 +115,40 @@ def vmap(
     *,
     chunk_size: int | None = None,
 ) -> Callable:
-    """Vectorise ``fun`` over the ``in_axes`` of its positional arguments.
+    """Vectorise ``fun`` over an axis of its arguments.
 
-    As JAX: keyword arguments are always mapped over axis 0; an unmapped
-    (``None``) Python scalar or non-array object reaches ``fun`` unchanged;
-    ``out_axes=None`` requires that output to be unbatched.
+    Args:
+        fun: the function to map; it sees one slice of each mapped argument.
+        in_axes: for each positional argument, the axis to map over, or ``None`` for an
+            argument passed unchanged to every call: an int (every argument), ``None``,
+            or a tuple with one entry per positional argument (pytree prefixes allowed).
+            Keyword arguments are always mapped over axis 0.
+        out_axes: where the batch axis goes in each output (an int, or a pytree prefix
+            of the outputs); ``None`` requires that output to be unbatched.
+        axis_size: the batch size, needed only when no argument is mapped.
+        chunk_size: funcgrad's own (after ``torch.func``): run the batched program on
+            ``chunk_size`` examples at a time, in one compiled ``scan`` over the full
+            chunks plus one call on the remainder, to cap memory. Results equal the
+            unchunked ones; ``None`` maps everything at once.
 
-    ``chunk_size=k`` caps memory: the batched program runs on ``k`` examples at a
-    time, in one ``scan`` over the ``size // k`` full chunks (one compiled loop), plus
-    one batched call on the ``size % k`` remaining examples; results equal the
-    unchunked ones. ``None`` (or ``k >= size``) maps everything at once.
+    Returns:
+        The batched function: the same arguments with a batch axis, the outputs with a
+        batch axis at ``out_axes``. It is one batched program, not a Python loop.
+
+    Raises:
+        TypeError: ``in_axes`` is not an int, ``None`` or a tuple, or ``fun`` is not
+            callable.
+        ValueError: ``in_axes`` does not match the arguments, mapped axes have different
+            sizes, an output declared unbatched (``out_axes=None``) is batched, or
+            ``chunk_size`` is not ``None`` or a positive int.
+
+    An unmapped (``None``) Python scalar or non-array object reaches ``fun`` unchanged,
+    as in JAX.
+
+    Example:
+        >>> import funcgrad as fg, funcgrad.numpy as fnp
+        >>> fg.vmap(fnp.dot, in_axes=(0, None))(fnp.ones((4, 3)), fnp.ones(3)).shape
+        (4,)
     """
     check_callable(fun)
     check_chunk_size(chunk_size, "vmap")
