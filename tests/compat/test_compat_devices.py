@@ -423,11 +423,17 @@ def test_compile_script_trace_return_their_argument():
         ctorch.compile(3)
 
 
-def test_distributed_and_onnx_not_supported():
+def test_distributed_without_a_run_and_onnx_not_supported(monkeypatch, real_torch):
     dist = ctorch.distributed
-    assert dist.is_available() is False and dist.is_initialized() is False
-    with pytest.raises(NotImplementedError, match="init_process_group"):
-        dist.init_process_group("gloo")
+    assert dist.is_available() is True and dist.is_initialized() is False
+    for k in ("RANK", "WORLD_SIZE", "MASTER_ADDR", "MASTER_PORT"):
+        monkeypatch.delenv(k, raising=False)
+    for kw in ({}, {"rank": 0, "world_size": 1}):  # env:// without torchrun's variables
+        with pytest.raises(ValueError) as ours:
+            dist.init_process_group("gloo", **kw)
+        with pytest.raises(ValueError) as theirs:
+            real_torch.distributed.init_process_group("gloo", **kw)
+        assert str(ours.value) == str(theirs.value)
     with pytest.raises(NotImplementedError, match=r"torch\.onnx\.export"):
         ctorch.onnx.export(ctorch.nn.Linear(2, 2), (ctorch.ones(1, 2),), "m.onnx")
     with pytest.raises(NotImplementedError):

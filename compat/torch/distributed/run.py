@@ -103,8 +103,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
         procs.append(subprocess.Popen(_command(a), env=env))
     try:
-        while any(p.poll() is None for p in procs):
-            if any(p.returncode not in (None, 0) for p in procs):
+        while True:
+            codes = [p.poll() for p in procs]  # poll every worker, not up to the first alive
+            if all(c is not None for c in codes) or any(c not in (None, 0) for c in codes):
                 break
             time.sleep(0.05)
     except KeyboardInterrupt:
