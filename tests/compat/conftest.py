@@ -3,17 +3,17 @@
 ``lib`` runs a scenario twice: on ``compat.torch`` and, where it is installed, on
 real PyTorch as an oracle (skipped with a reason otherwise; set
 ``COMPAT_REQUIRE_TORCH=1`` to turn the skip into a failure, as CI does when it
-could install torch).
+could install torch). ``real_torch`` is PyTorch alone (the same skip), ``torch`` is
+``compat.torch``. The plain helpers these files share are in ``torch_oracle.py``.
 """
 
 from __future__ import annotations
 
-import importlib
 import os
 
 import jax
-import numpy as np
 import pytest
+from torch_oracle import import_real_torch
 
 import compat.lazy
 import compat.torch as ctorch
@@ -21,15 +21,6 @@ import compat.torch as ctorch
 #: ``COMPAT_LAZY=1`` runs every compat test with lazy execution on (CI runs eager; the
 #: lazy tests in test_compat_lazy.py run both)
 LAZY = os.environ.get("COMPAT_LAZY") == "1"
-
-
-def _real_torch():
-    try:
-        return importlib.import_module("torch")
-    except ImportError:
-        if os.environ.get("COMPAT_REQUIRE_TORCH") == "1":
-            pytest.fail("COMPAT_REQUIRE_TORCH=1 but PyTorch is not importable")
-        pytest.skip("PyTorch is not installed: the oracle half of this test is skipped")
 
 
 @pytest.fixture(autouse=True)
@@ -53,19 +44,16 @@ def lib(request):
     """``compat.torch`` or real ``torch``: the same scenario runs on both."""
     if request.param == "compat":
         return ctorch
-    return _real_torch()
+    return import_real_torch()
 
 
 @pytest.fixture
 def real_torch():
-    return _real_torch()
+    """Real PyTorch, the oracle (``torch_oracle.import_real_torch``: skipped without it)."""
+    return import_real_torch()
 
 
 @pytest.fixture
 def torch():
+    """``compat.torch``."""
     return ctorch
-
-
-def npv(t) -> np.ndarray:
-    """A tensor's values as a NumPy array (either library)."""
-    return np.asarray(t.detach().cpu().numpy() if hasattr(t, "cpu") else t.detach().numpy())

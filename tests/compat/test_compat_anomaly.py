@@ -6,15 +6,8 @@ from __future__ import annotations
 
 import warnings
 
-import pytest
-from compat_helpers import check_scenario
-from compat_helpers import error_of as _err
-
-import compat.torch as ctorch
-
-
-def _check(scenario):
-    return check_scenario(scenario, ctorch, pytest.importorskip("torch"))
+from torch_oracle import check as _check
+from torch_oracle import error_of as _err
 
 
 def _warnings(fn):

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import warnings
 
-from function_helpers import check as _check
-from function_helpers import err as _err
-from function_helpers import square as _square
+from torch_oracle import check as _check
+from torch_oracle import error_of as _err
+from torch_oracle import square as _square
 
 from compat._core import engine
 

@@ -1,4 +1,5 @@
-"""compat's conv1d/conv2d and nn.Conv1d/Conv2d against real PyTorch on the same numbers.
+"""compat's convolutions against real PyTorch on the same numbers: conv1d/conv2d and
+nn.Conv1d/Conv2d, the transposed and 3-D ones, and the modules' padding modes.
 
 Forward values, ``.backward()`` gradients of input, weight and bias, double backward
 (``create_graph=True``), batched gradients, initialisation, ``repr`` and PyTorch's
@@ -12,6 +13,7 @@ import math
 
 import numpy as np
 import pytest
+from torch_oracle import compare, npv, same_error
 
 import compat.torch as torch
 import compat.torch.nn as nn
@@ -21,10 +23,6 @@ import compat.torch.nn.functional as F
 pytestmark = pytest.mark.filterwarnings("ignore:Using padding='same' with even kernel:UserWarning")
 
 TOL = {np.float64: dict(rtol=1e-10, atol=1e-10), np.float32: dict(rtol=2e-4, atol=2e-5)}
-
-
-def _np(t) -> np.ndarray:
-    return np.asarray(t.detach().numpy())
 
 
 def _pair(real_torch, arrays, requires_grad=True):
@@ -61,13 +59,13 @@ def test_functional_forward_and_backward_vs_torch(real_torch, case, bias, dtype)
     f_theirs = getattr(real_torch.nn.functional, f"conv{nd}d")
     y, yt = f_ours(*ours, **kw), f_theirs(*theirs, **kw)
     assert tuple(y.shape) == tuple(yt.shape) and str(y.dtype) == str(yt.dtype)
-    np.testing.assert_allclose(_np(y), _np(yt), **TOL[dtype])
+    np.testing.assert_allclose(npv(y), npv(yt), **TOL[dtype])
     ct = rng.standard_normal(tuple(yt.shape)).astype(dtype)
     (y * torch.tensor(ct)).sum().backward()
     (yt * real_torch.tensor(ct)).sum().backward()
     for a, b in zip(ours, theirs):
         assert a.grad.dtype == a.dtype
-        np.testing.assert_allclose(_np(a.grad), _np(b.grad), **TOL[dtype])
+        np.testing.assert_allclose(npv(a.grad), npv(b.grad), **TOL[dtype])
 
 
 def test_grad_fn_name_and_one_node(real_torch):
@@ -96,7 +94,7 @@ def test_double_backward_vs_torch(real_torch, nd):
         gx, gw = lib.autograd.grad(loss, (x, w), create_graph=True)
         assert gx.requires_grad and gw.requires_grad
         (gx * gx).sum().add((gw * w).sum()).backward()
-        results.append([_np(t) for t in (gx, gw, x.grad, w.grad, b.grad)])
+        results.append([npv(t) for t in (gx, gw, x.grad, w.grad, b.grad)])
     for a, b in zip(*results):
         np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-10)
 
@@ -112,7 +110,7 @@ def test_batched_grads_vs_torch(real_torch):
         y = lib.nn.functional.conv2d(x, w, **kw)
         assert tuple(y.shape) == out_shape
         grads = lib.autograd.grad(y, (x, w), lib.tensor(v), is_grads_batched=True)
-        results.append([_np(g) for g in grads])
+        results.append([npv(g) for g in grads])
     for a, b in zip(*results):
         np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-10)
 
@@ -142,12 +140,12 @@ def test_modules_vs_torch(real_torch, cls, args, kw, xs):
     x = np.random.default_rng(1).standard_normal(xs).astype(np.float32)
     xo, xt = torch.tensor(x, requires_grad=True), real_torch.tensor(x, requires_grad=True)
     y, yt = ours(xo), theirs(xt)
-    np.testing.assert_allclose(_np(y), _np(yt), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(npv(y), npv(yt), rtol=1e-5, atol=1e-6)
     (y * y).mean().backward()
     (yt * yt).mean().backward()
-    np.testing.assert_allclose(_np(xo.grad), _np(xt.grad), rtol=1e-4, atol=1e-6)
+    np.testing.assert_allclose(npv(xo.grad), npv(xt.grad), rtol=1e-4, atol=1e-6)
     for (n, p), (_, q) in zip(ours.named_parameters(), theirs.named_parameters()):
-        np.testing.assert_allclose(_np(p.grad), _np(q.grad), rtol=1e-4, atol=1e-6, err_msg=n)
+        np.testing.assert_allclose(npv(p.grad), npv(q.grad), rtol=1e-4, atol=1e-6, err_msg=n)
 
 
 def test_small_conv_net_trains_like_torch(real_torch):
@@ -195,15 +193,15 @@ def test_init_bounds_and_statistics(real_torch, cls, args, fan_in):
     bound = 1 / math.sqrt(fan_in)  # kaiming_uniform_(a=sqrt(5)) and the bias rule agree
     for ours, theirs in ((m.weight, t.weight), (m.bias, t.bias)):
         assert tuple(ours.shape) == tuple(theirs.shape) and ours.dtype == torch.float32
-        assert np.abs(_np(ours)).max() <= bound and np.abs(_np(theirs)).max() <= bound
-    w = _np(m.weight).ravel().astype(np.float64)
+        assert np.abs(npv(ours)).max() <= bound and np.abs(npv(theirs)).max() <= bound
+    w = npv(m.weight).ravel().astype(np.float64)
     n = w.size
     assert np.abs(w).max() > 0.95 * bound
     # uniform on [-b, b]: mean 0 and variance b²/3, within 5 standard errors
     assert abs(w.mean()) < 5 * bound / math.sqrt(3 * n)
     assert abs(np.mean(w * w) - bound**2 / 3) < 5 * math.sqrt(4 / 45) * bound**2 / math.sqrt(n)
     # the bias is drawn on the same bound
-    assert np.abs(_np(m.bias)).max() > 0.5 * bound
+    assert np.abs(npv(m.bias)).max() > 0.5 * bound
 
 
 def test_module_repr_variants_and_dtype(real_torch):
@@ -283,7 +281,7 @@ def test_other_errors(real_torch):
             lib.nn.Conv1d(2, 2, 3, padding_mode="foo")
         with pytest.raises(TypeError):
             lib.nn.functional.conv2d(lib.zeros(1, 3, 4, 4), 3.0)
-    # the non-zeros padding modes are supported (values: test_compat_nn_more_layers.py)
+    # the non-zeros padding modes are supported (values: test_conv_modules_match_torch)
     assert nn.Conv2d(3, 4, 3, padding_mode="reflect").padding_mode == "reflect"
 
 
@@ -295,4 +293,126 @@ def test_integer_convolution_vs_torch(real_torch):
         real_torch.tensor(x), real_torch.tensor(w), stride=2, padding=1
     )
     assert ours.dtype == torch.int64
-    np.testing.assert_array_equal(_np(ours), _np(theirs))
+    np.testing.assert_array_equal(npv(ours), npv(theirs))
+
+
+# ---------------------------------------------------------------------------
+# transposed and 3-D convolution, padding modes (torch_oracle.compare)
+# ---------------------------------------------------------------------------
+
+RNG = np.random.default_rng(0)
+X4 = RNG.standard_normal((2, 4, 5, 6))
+X3 = RNG.standard_normal((2, 4, 7))
+X5 = RNG.standard_normal((1, 2, 3, 4, 5))
+
+CONV_T = [
+    (2, X4, (4, 3, 3, 3), dict(stride=2, padding=1, output_padding=1), True),
+    (2, X4, (4, 3, 3, 2), dict(stride=(2, 1), padding=(0, 2), groups=2, dilation=(1, 2)), False),
+    (2, X4, (4, 3, 3, 3), dict(padding=3), False),
+    (2, X4[0], (4, 2, 2, 2), dict(stride=3, output_padding=(2, 0)), True),
+    (1, X3, (4, 2, 3), dict(stride=3, output_padding=2, groups=2), True),
+    (3, X5, (2, 2, 2, 3, 2), dict(stride=(1, 2, 2), padding=(1, 0, 1)), True),
+]
+
+
+@pytest.mark.parametrize("nd, x, w_shape, kw, bias", CONV_T)
+def test_conv_transpose_matches_torch(real_torch, nd, x, w_shape, kw, bias):
+    w = RNG.standard_normal(w_shape)
+    b = RNG.standard_normal(w_shape[1] * kw.get("groups", 1))
+
+    def fn(F, L, *ts):
+        return getattr(F, f"conv_transpose{nd}d")(*ts, **kw)
+
+    compare(real_torch, fn, (x, w, b) if bias else (x, w))
+
+
+def test_conv3d_matches_torch(real_torch):
+    w = RNG.standard_normal((4, 1, 2, 3, 2))
+    b = RNG.standard_normal(4)
+    compare(
+        real_torch, lambda F, L, *t: F.conv3d(*t, stride=(1, 2, 1), padding=1, groups=2), (X5, w, b)
+    )
+    compare(
+        real_torch,
+        lambda F, L, *t: F.conv3d(*t, padding="same", dilation=2),
+        (X5, w[:, :1].repeat(2, 1)),
+    )
+    compare(
+        real_torch,
+        lambda F, L, *t: F.conv3d(*t),
+        (X5[0].astype(np.float32), w[:2].repeat(2, 1).astype(np.float32)),
+    )
+
+
+@pytest.mark.parametrize(
+    "fn, arrays",
+    [
+        (
+            lambda F, L, x, w: F.conv_transpose2d(x, w, output_padding=1),
+            (X4, np.ones((4, 3, 3, 3))),
+        ),
+        (lambda F, L, x, w: F.conv_transpose2d(x, w), (X4, np.ones((3, 3, 3, 3)))),
+        (lambda F, L, x, w: F.conv_transpose2d(x, w), (X4[0, 0], np.ones((4, 3, 3, 3)))),
+        (
+            lambda F, L, x, w, b: F.conv_transpose2d(x, w, b),
+            (X4, np.ones((4, 3, 3, 3)), np.ones(4)),
+        ),
+        (lambda F, L, x, w: F.conv_transpose1d(x, w, stride=0), (X3, np.ones((4, 3, 3)))),
+        (lambda F, L, x, w: F.conv3d(x, w), (X5, np.ones((2, 3, 1, 1, 1)))),
+    ],
+)
+def test_conv_transpose_errors(real_torch, fn, arrays):
+    same_error(real_torch, fn, arrays)
+
+
+def _copy_params(real_torch, src, dst):
+    with real_torch.no_grad():
+        for (n, p), (n2, q) in zip(src.named_parameters(), dst.named_parameters()):
+            assert n == n2
+            q.copy_(real_torch.from_numpy(np.array(npv(p))))
+
+
+MODULES = [
+    ("ConvTranspose2d", (4, 6, 3), dict(stride=2, padding=1, output_padding=1, groups=2), X4),
+    ("ConvTranspose3d", (2, 3, (1, 2, 2)), dict(dilation=2), X5),
+    ("Conv1d", (4, 2, 3), dict(padding=2, padding_mode="reflect"), X3),
+    ("Conv2d", (4, 3, (3, 2)), dict(padding=(1, 2), padding_mode="replicate"), X4),
+    ("Conv2d", (4, 3, 3), dict(padding="same", padding_mode="circular", dilation=2), X4),
+    ("Conv3d", (2, 2, 3), dict(padding=1, padding_mode="circular"), X5),
+]
+
+
+@pytest.mark.parametrize("name, args, kw, x", MODULES, ids=[f"{m[0]}-{m[2]}" for m in MODULES])
+def test_conv_modules_match_torch(real_torch, name, args, kw, x):
+    torch.manual_seed(0)
+    m = getattr(nn, name)(*args, **kw, dtype=torch.float64)
+    mt = getattr(real_torch.nn, name)(*args, **kw, dtype=real_torch.float64)
+    _copy_params(real_torch, m, mt)
+    assert repr(m) == repr(mt)
+    assert [tuple(p.shape) for p in m.parameters()] == [tuple(p.shape) for p in mt.parameters()]
+    outs = []
+    for mod, lib in ((m, torch), (mt, real_torch)):
+        a = lib.tensor(x, requires_grad=True)
+        y = mod(a)
+        (y * y).sum().backward()
+        outs.append([npv(y), npv(a.grad), *(npv(p.grad) for p in mod.parameters())])
+    for c, t in zip(*outs):
+        np.testing.assert_allclose(c, t, rtol=1e-9, atol=1e-10)
+
+
+def test_conv_transpose_output_size(real_torch):
+    torch.manual_seed(0)
+    m = nn.ConvTranspose2d(4, 2, 3, stride=3, padding=1)
+    mt = real_torch.nn.ConvTranspose2d(4, 2, 3, stride=3, padding=1)
+    _copy_params(real_torch, m, mt)
+    x = X4.astype(np.float32)
+    for size in ([14, 17], [2, 4, 15, 16]):
+        y = m(torch.tensor(x), output_size=size)
+        yt = mt(real_torch.tensor(x), output_size=size)
+        assert tuple(y.shape) == tuple(yt.shape)
+        np.testing.assert_allclose(npv(y), npv(yt), rtol=1e-5, atol=1e-5)
+    for mod, lib in ((m, torch), (mt, real_torch)):
+        with pytest.raises(ValueError):
+            mod(lib.tensor(x), output_size=[20, 20])
+        with pytest.raises(ValueError):
+            lib.nn.ConvTranspose2d(2, 2, 3, padding_mode="reflect")

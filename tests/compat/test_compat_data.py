@@ -1,4 +1,5 @@
-"""compat.torch.utils.data against real PyTorch: datasets, samplers, collation, DataLoader.
+"""compat.torch.utils.data against real PyTorch: datasets, samplers (``DistributedSampler``
+too), collation, DataLoader.
 
 Every scenario runs on both libraries (``lib``) and compares batch structure,
 shapes, dtypes and values (orders are compared where they are deterministic;
@@ -14,6 +15,7 @@ import itertools
 
 import numpy as np
 import pytest
+from torch_oracle import import_real_torch
 
 import compat.torch as ctorch
 
@@ -41,7 +43,7 @@ def describe(obj):
 
 def both(fn):
     """``fn(lib)`` on compat and on real torch."""
-    real = pytest.importorskip("torch")
+    real = import_real_torch()
     return fn(ctorch), fn(real)
 
 
@@ -256,7 +258,7 @@ def test_loader_argument_errors(lib, case):
 
 
 def _ref_error(case):
-    real = pytest.importorskip("torch")
+    real = import_real_torch()
     ds, bad = _loader_errors(real)
     try:
         _data(real).DataLoader(ds, **bad[case])
@@ -388,7 +390,7 @@ def test_random_split(lib):
 
 
 def _split_sizes(lengths):
-    real = pytest.importorskip("torch")
+    real = import_real_torch()
     parts = _data(real).random_split(range(10), lengths, generator=real.Generator().manual_seed(0))
     return [len(p) for p in parts]
 
@@ -397,7 +399,7 @@ def test_torch_utils_attribute():
     import compat.torch.utils.data as cdata
 
     assert ctorch.utils.data is cdata and ctorch.utils.data.DataLoader is cdata.DataLoader
-    real = pytest.importorskip("torch")
+    real = import_real_torch()
     missing = [n for n in cdata.__all__ if not hasattr(real.utils.data, n)]
     assert missing == []
 
@@ -408,6 +410,73 @@ def test_pin_memory_accepted(lib):
     with pytest.warns(UserWarning, match="pin"):
         got = [describe(b) for b in d.DataLoader(ds, batch_size=2, pin_memory=True)]
     assert got == [describe(b) for b in d.DataLoader(ds, batch_size=2)]
+
+
+# ----------------------------------------------------------------------------- DistributedSampler
+def _indices(lib, n, epoch=0, **kwargs):
+    s = lib.utils.data.distributed.DistributedSampler(list(range(n)), **kwargs)
+    s.set_epoch(epoch)
+    return list(s), len(s), s.num_samples, s.total_size
+
+
+SAMPLER_CASES = [
+    (n, replicas, rank, drop_last)
+    for n in (0, 1, 3, 10, 11)
+    for replicas in (1, 3, 4)
+    for rank in sorted({0, replicas - 1})
+    for drop_last in (False, True)
+]
+
+
+@pytest.mark.parametrize("n, replicas, rank, drop_last", SAMPLER_CASES)
+def test_distributed_sampler_unshuffled_matches_torch(real_torch, n, replicas, rank, drop_last):
+    kw = dict(num_replicas=replicas, rank=rank, shuffle=False, drop_last=drop_last)
+    assert _indices(ctorch, n, **kw) == _indices(real_torch, n, **kw)
+
+
+@pytest.mark.parametrize("n, replicas, drop_last", [(10, 3, False), (11, 4, True), (7, 2, False)])
+@pytest.mark.parametrize("epoch", (0, 1, 5))
+@pytest.mark.parametrize("seed", (0, 3))
+def test_distributed_sampler_shuffled_matches_torch(
+    real_torch, n, replicas, drop_last, epoch, seed
+):
+    """Shuffled shares equal PyTorch's index for index: compat's ``randperm`` under a
+    Generator seeded with ``seed + epoch`` draws PyTorch's mt19937 stream."""
+    kw = dict(num_replicas=replicas, drop_last=drop_last, seed=seed)
+    for rank in range(replicas):
+        assert _indices(ctorch, n, epoch, rank=rank, **kw) == _indices(
+            real_torch, n, epoch, rank=rank, **kw
+        )
+
+
+def test_distributed_sampler_pads_short_dataset_by_cycling(real_torch):
+    kw = dict(num_replicas=7, shuffle=False)
+    for rank in range(7):
+        assert _indices(ctorch, 2, rank=rank, **kw) == _indices(real_torch, 2, rank=rank, **kw)
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [dict(num_replicas=3, rank=3), dict(num_replicas=3, rank=-1), dict(), dict(num_replicas=2)],
+)
+def test_distributed_sampler_errors(real_torch, kwargs):
+    errs = []
+    for lib in (ctorch, real_torch):
+        with pytest.raises(Exception) as info:
+            lib.utils.data.distributed.DistributedSampler(list(range(5)), **kwargs)
+        errs.append(info.value)
+    assert type(errs[0]) is type(errs[1]) is ValueError
+    assert str(errs[0]) == str(errs[1])
+
+
+def test_distributed_sampler_in_dataloader(real_torch):
+    out = []
+    for lib in (ctorch, real_torch):
+        ds = lib.utils.data.TensorDataset(lib.arange(10))
+        s = lib.utils.data.DistributedSampler(ds, num_replicas=2, rank=1, shuffle=False)
+        dl = lib.utils.data.DataLoader(ds, batch_size=3, sampler=s)
+        out.append([b[0].tolist() for b in dl])
+    assert out[0] == out[1] == [[1, 3, 5], [7, 9]]
 
 
 # ----------------------------------------------------------------------------- worker processes

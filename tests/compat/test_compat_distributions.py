@@ -12,6 +12,7 @@ import math
 
 import numpy as np
 import pytest
+from torch_oracle import npv
 
 import compat.torch as ctorch
 
@@ -83,13 +84,9 @@ CASES = {
 ICDF_AT = _a(0.1, 0.5, 0.8)
 
 
-def _np(x):
-    return np.asarray(x.detach().numpy())
-
-
 def _grads(lib, out, params):
     gs = lib.autograd.grad(out.sum(), params, allow_unused=True, retain_graph=True)
-    return [None if g is None else _np(g) for g in gs]
+    return [None if g is None else npv(g) for g in gs]
 
 
 def _evaluate(lib, name):
@@ -98,24 +95,24 @@ def _evaluate(lib, name):
     d = build(lib.distributions, params, lib)
     res = {"batch": tuple(d.batch_shape), "event": tuple(d.event_shape)}
     lp = d.log_prob(lib.tensor(value))
-    res["log_prob"] = (_np(lp), str(lp.dtype).split(".")[-1], _grads(lib, lp, params))
+    res["log_prob"] = (npv(lp), str(lp.dtype).split(".")[-1], _grads(lib, lp, params))
     for attr in ("mean", "variance", "stddev", "mode"):
         try:
-            res[attr] = _np(getattr(d, attr))
+            res[attr] = npv(getattr(d, attr))
         except NotImplementedError:
             res[attr] = "not implemented"
     try:
         h = d.entropy()
-        res["entropy"] = (_np(h), _grads(lib, h, params) if h.requires_grad else None)
+        res["entropy"] = (npv(h), _grads(lib, h, params) if h.requires_grad else None)
     except NotImplementedError:
         res["entropy"] = "not implemented"
     if "cdf" in extra:
         c = d.cdf(lib.tensor(value))
         # PyTorch has no derivative of the incomplete gamma function in its first argument
-        res["cdf"] = (_np(c), _grads(lib, c, params[1:] if name == "gamma" else params))
+        res["cdf"] = (npv(c), _grads(lib, c, params[1:] if name == "gamma" else params))
     if "icdf" in extra:
         q = d.icdf(lib.tensor(ICDF_AT))
-        res["icdf"] = (_np(q), _grads(lib, q, params))
+        res["icdf"] = (npv(q), _grads(lib, q, params))
     return res
 
 
@@ -163,13 +160,13 @@ def test_samples_shape_dtype_support_and_moments(name, real_torch):
     if r is not None:
         assert tuple(r.shape) == tuple(tr.shape) and str(r.dtype) == str(tr.dtype)
     assert bool(d.support.check(s).all())
-    x = _np(s).astype(np.float64)
+    x = npv(s).astype(np.float64)
     try:
-        mean, var = _np(d.mean).astype(np.float64), _np(d.variance).astype(np.float64)
+        mean, var = npv(d.mean).astype(np.float64), npv(d.variance).astype(np.float64)
     except NotImplementedError:
         return
     if np.isnan(mean).any():  # Categorical: compare frequencies with probs
-        probs = _np(d.probs)
+        probs = npv(d.probs)
         freq = np.stack([(x == k).mean(0) for k in range(probs.shape[-1])], -1)
         np.testing.assert_allclose(freq, probs / probs.sum(-1, keepdims=True), atol=0.03)
         return
@@ -191,8 +188,8 @@ def test_rsample_gradient_estimates_mean_gradient(name):
     est = ctorch.autograd.grad((d.rsample((2500,)).mean(0) * w).sum(), params)
     exact = ctorch.autograd.grad((d.mean * w).sum(), params, allow_unused=True)
     for e, g in zip(est, exact):
-        g = np.zeros(tuple(e.shape)) if g is None else _np(g)
-        np.testing.assert_allclose(_np(e), g, atol=0.1 * (1 + np.abs(g).max()))
+        g = np.zeros(tuple(e.shape)) if g is None else npv(g)
+        np.testing.assert_allclose(npv(e), g, atol=0.1 * (1 + np.abs(g).max()))
 
 
 def test_sampling_follows_manual_seed(torch):
@@ -201,7 +198,7 @@ def test_sampling_follows_manual_seed(torch):
     a = d.sample((4,))
     torch.manual_seed(3)
     b = d.sample((4,))
-    np.testing.assert_array_equal(_np(a), _np(b))
+    np.testing.assert_array_equal(npv(a), npv(b))
 
 
 # --------------------------------------------------------------------------- KL divergence
@@ -264,7 +261,7 @@ def _kl(lib, kind):
     qp = [lib.tensor(a, requires_grad=True) for a in qa]
     D = lib.distributions
     kl = D.kl_divergence(_mk(D, kind, pp), _mk(D, kind, qp))
-    return _np(kl), _grads(lib, kl, pp + qp)
+    return npv(kl), _grads(lib, kl, pp + qp)
 
 
 @pytest.mark.parametrize("kind", sorted(KL_CASES))
@@ -376,7 +373,7 @@ def test_log_prob_needs_a_tensor(lib):
 def test_validate_args_false_and_default_switch(lib):
     D = lib.distributions
     d = D.Normal(lib.tensor([0.0]), lib.tensor([-1.0]), validate_args=False)
-    assert np.isnan(_np(d.log_prob(lib.tensor([0.0])))).all()
+    assert np.isnan(npv(d.log_prob(lib.tensor([0.0])))).all()
     D.Distribution.set_default_validate_args(False)
     try:
         D.Gamma(lib.tensor([-1.0]), lib.tensor([1.0])).log_prob(lib.tensor([-2.0]))
@@ -411,7 +408,7 @@ def _shapes(lib):
     out.append(tuple(D.Bernoulli(lib.tensor([0.3, 0.6])).enumerate_support().shape))
     out.append(tuple(c.enumerate_support(expand=False).shape))
     out.append(tuple(oh.enumerate_support().shape))
-    out.append(_np(bin_.enumerate_support()).tolist())
+    out.append(npv(bin_.enumerate_support()).tolist())
     out.append(str(c.sample().dtype))
     out.append(repr(D.Normal(lib.zeros(2), 1.0)))
     out.append(repr(D.Independent(D.Normal(0.0, lib.ones(1)), 1)))
@@ -426,7 +423,7 @@ def test_lazy_probs_logits_and_perplexity(lib):
     D = lib.distributions
     c = D.Categorical(probs=lib.tensor([1.0, 3.0]))
     b = D.Bernoulli(logits=lib.tensor([0.0, 2.0]))
-    got = [_np(c.logits), _np(b.probs), _np(c.perplexity()), _np(D.Normal(0.0, 2.0).stddev)]
+    got = [npv(c.logits), npv(b.probs), npv(c.perplexity()), npv(D.Normal(0.0, 2.0).stddev)]
     want = [
         np.log([0.25, 0.75]),
         1 / (1 + np.exp([0.0, -2.0])),
@@ -456,9 +453,9 @@ def _transforms(lib):
         xi = t.inv(y)
         ladj = t.log_abs_det_jacobian(xi, y)
         (g,) = lib.autograd.grad(ladj.sum() + y.sum(), x)
-        out += [_np(y), _np(xi), _np(ladj), _np(g)]
+        out += [npv(y), npv(xi), npv(ladj), npv(g)]
     a = D.AffineTransform(0.0, lib.ones(2, 3), event_dim=1)
-    out.append(_np(a.log_abs_det_jacobian(lib.zeros(2, 3), lib.zeros(2, 3))))
+    out.append(npv(a.log_abs_det_jacobian(lib.zeros(2, 3), lib.zeros(2, 3))))
     out.append(tuple(a.forward_shape((3,))))
     out.append((D.AffineTransform(0.0, -2.0).sign, D.ExpTransform().inv.inv == D.ExpTransform()))
     cached = D.ExpTransform(cache_size=1)
@@ -488,10 +485,10 @@ def test_constraints_check_matches_torch(real_torch):
             c.less_than(0.5), c.integer_interval(0, 1), c.simplex, c.real_vector,
             c.independent(c.positive, 1), c.one_hot,
         ]  # fmt: skip
-        out = [_np(k.check(v)).tolist() for k in checks]
+        out = [npv(k.check(v)).tolist() for k in checks]
         m = lib.tensor([[[2.0, 0.0], [1.0, 1.0]], [[1.0, 2.0], [2.0, 1.0]]])
         for k in (c.lower_cholesky, c.lower_triangular, c.positive_definite, c.symmetric):
-            out.append(_np(k.check(m)).tolist())
+            out.append(npv(k.check(m)).tolist())
         out.append([k.event_dim for k in (c.simplex, c.lower_cholesky, c.real_vector)])
         out.append([c.is_dependent(c.dependent), c.is_dependent(c.real), c.boolean.is_discrete])
         out.append([repr(c.positive), repr(c.interval(0, 1)), repr(c.real_vector)])
@@ -514,12 +511,12 @@ def _tanh_policy(lib, eps):
         y = d.rsample((4,))
         lib.manual_seed(0)
         x = d.base_dist.sample((4,))
-        eps = (_np(x) - _np(mu)) / _np(std)
+        eps = (npv(x) - npv(mu)) / npv(std)
     else:  # PyTorch: the same base draw, pushed through the same transform
         y = d.transforms[0](mu + lib.tensor(eps) * std)
     lp = d.log_prob(y)
     grads = lib.autograd.grad((lp - 3.0 * y).sum(), [mu, std])
-    return eps, [_np(y), _np(lp), *[_np(g) for g in grads]]
+    return eps, [npv(y), npv(lp), *[npv(g) for g in grads]]
 
 
 def test_squashed_gaussian_policy_matches_torch(real_torch):

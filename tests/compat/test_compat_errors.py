@@ -10,7 +10,7 @@ import warnings
 
 import numpy as np
 import pytest
-from compat_helpers import npv
+from torch_oracle import npv
 
 
 def test_second_backward_through_freed_saved_tensors(lib):

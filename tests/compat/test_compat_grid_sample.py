@@ -13,6 +13,7 @@ import warnings
 
 import numpy as np
 import pytest
+from torch_oracle import npv
 
 import compat.torch as torch
 import compat.torch.nn.functional as F
@@ -21,15 +22,6 @@ MODES_2D = ["bilinear", "nearest", "bicubic"]
 PADDINGS = ["zeros", "border", "reflection"]
 IN_2D, GRID_2D = (2, 3, 4, 8), (2, 5, 6, 2)
 IN_3D, GRID_3D = (2, 2, 3, 4, 2), (2, 2, 3, 4, 3)
-
-
-@pytest.fixture
-def real_torch():
-    return pytest.importorskip("torch")
-
-
-def _np(t) -> np.ndarray:
-    return np.asarray(t.detach().numpy())
 
 
 def _grid(shape: tuple, spatial: tuple, align: bool, dt, seed: int) -> np.ndarray:
@@ -55,7 +47,7 @@ def _run_both(rt, x, g, gout, **kw):
         gi = lib.tensor(g, requires_grad=True)
         out = fn(xi, gi, **kw)
         (out * lib.tensor(gout)).sum().backward()
-        res.append((_np(out), _np(xi.grad), _np(gi.grad), out.grad_fn.name()))
+        res.append((npv(out), npv(xi.grad), npv(gi.grad), out.grad_fn.name()))
     return res
 
 
@@ -116,7 +108,7 @@ def test_grid_sample_non_finite_locations(real_torch, dim):
         for mode in ("bilinear", "nearest"):
             kw = dict(mode=mode, padding_mode=padding, align_corners=False)
             want = rt.nn.functional.grid_sample(rt.tensor(x), rt.tensor(g), **kw).numpy()
-            got = _np(F.grid_sample(torch.tensor(x), torch.tensor(g), **kw))
+            got = npv(F.grid_sample(torch.tensor(x), torch.tensor(g), **kw))
             np.testing.assert_allclose(got, want, rtol=1e-12, atol=0, equal_nan=True)
 
 
@@ -133,7 +125,7 @@ def test_affine_grid_values_and_theta_grad(real_torch, dim, align):
         th = lib.tensor(theta, requires_grad=True)
         out = lib.nn.functional.affine_grid(th, size, align_corners=align)
         (out * lib.tensor(gout)).sum().backward()
-        res.append((_np(out), _np(th.grad), out.grad_fn.name()))
+        res.append((npv(out), npv(th.grad), out.grad_fn.name()))
     (want, want_g, want_name), (got, got_g, got_name) = res
     np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
     np.testing.assert_allclose(got_g, want_g, rtol=1e-10, atol=1e-10)
@@ -147,13 +139,13 @@ def test_affine_grid_float32_and_unit_sizes(real_torch):
         want = rt.nn.functional.affine_grid(rt.tensor(theta), size, align_corners=align)
         got = F.affine_grid(torch.tensor(theta), torch.Size(size), align_corners=align)
         assert got.dtype == torch.float32
-        np.testing.assert_allclose(_np(got), want.numpy(), rtol=1e-6, atol=1e-6)
+        np.testing.assert_allclose(npv(got), want.numpy(), rtol=1e-6, atol=1e-6)
     with pytest.warns(UserWarning, match="unit-size grids when align_corners=True"):
         got = F.affine_grid(torch.tensor(theta), (1, 1, 1, 4), align_corners=True)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         want = rt.nn.functional.affine_grid(rt.tensor(theta), (1, 1, 1, 4), align_corners=True)
-    np.testing.assert_allclose(_np(got), want.numpy(), rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(npv(got), want.numpy(), rtol=1e-6, atol=1e-6)
 
 
 def test_spatial_transformer_gradients(real_torch):
@@ -171,7 +163,7 @@ def test_spatial_transformer_gradients(real_torch):
         grid = lib.nn.functional.affine_grid(th, IN_2D, align_corners=False)
         out = lib.nn.functional.grid_sample(xi, grid, align_corners=False)
         (out * lib.tensor(gout)).sum().backward()
-        res.append((_np(out), _np(th.grad), _np(xi.grad)))
+        res.append((npv(out), npv(th.grad), npv(xi.grad)))
     for got, want in zip(res[1], res[0]):
         np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-10)
     np.testing.assert_allclose(res[1][0][1], x[1], rtol=1e-12, atol=1e-12)

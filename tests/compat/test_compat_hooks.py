@@ -12,17 +12,11 @@ import gc
 import weakref
 
 import pytest
-from compat_helpers import check_scenario
-from compat_helpers import error_of as _err
-from function_helpers import square
+from torch_oracle import check as _check
+from torch_oracle import error_of as _err
+from torch_oracle import square
 
-import compat.torch as ctorch
 from compat._core import engine
-
-
-def _check(scenario):
-    return check_scenario(scenario, ctorch, pytest.importorskip("torch"))
-
 
 # --------------------------------------------------------------------------- order
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from compat_helpers import npv
+from torch_oracle import npv
 
 import compat.torch as ctorch
 from compat._core.ops.linalg_decomp import eigh_gauge, svd_gauge

@@ -15,7 +15,7 @@ import warnings
 
 import numpy as np
 import pytest
-from compat_helpers import npv
+from torch_oracle import npv
 
 import compat.torch as ctorch
 from compat._core.ops import _common

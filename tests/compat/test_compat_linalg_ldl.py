@@ -15,9 +15,9 @@ import warnings
 
 import numpy as np
 import pytest
-from compat_helpers import npv
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from torch_oracle import npv
 
 import compat.torch as ctorch
 

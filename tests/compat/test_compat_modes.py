@@ -8,7 +8,7 @@ import warnings
 
 import numpy as np
 import pytest
-from compat_helpers import npv
+from torch_oracle import npv
 
 _SAVED = "Inference tensors cannot be saved for backward"
 _INPLACE = "Inplace update to inference tensor outside InferenceMode is not allowed"

@@ -13,15 +13,11 @@ from collections import OrderedDict
 
 import numpy as np
 import pytest
+from torch_oracle import npv
 
 import compat.torch as torch
 import compat.torch.nn as nn
 import compat.torch.nn.functional as F
-
-
-@pytest.fixture
-def real_torch():
-    return pytest.importorskip("torch")
 
 
 @pytest.fixture(params=["fused", "composite"])
@@ -35,10 +31,6 @@ def nn_path(request):
 
 
 both_paths = pytest.mark.usefixtures("nn_path")
-
-
-def _np(t) -> np.ndarray:
-    return np.asarray(t.detach().numpy())
 
 
 def _log_softmax(x: np.ndarray, axis: int = -1) -> np.ndarray:
@@ -80,14 +72,14 @@ def test_parameter_ops_return_plain_tensors_with_grad():
     assert not isinstance(y, nn.Parameter)
     assert y.grad_fn is not None
     y.sum().backward()
-    np.testing.assert_allclose(_np(p.grad), [3.0, 3.0])
+    np.testing.assert_allclose(npv(p.grad), [3.0, 3.0])
 
 
 def test_parameter_from_non_leaf_is_detached():
     x = torch.tensor([1.0, 2.0], requires_grad=True)
     p = nn.Parameter(x * 2.0)
     assert p.is_leaf and p.requires_grad
-    np.testing.assert_allclose(_np(p), [2.0, 4.0])
+    np.testing.assert_allclose(npv(p), [2.0, 4.0])
 
 
 # ---------------------------------------------------------------------------
@@ -169,7 +161,7 @@ def test_buffers_persistent_and_not():
     assert [n for n, _ in m.named_buffers()] == ["running", "scratch"]
     assert list(m.state_dict()) == ["running"]
     m.running = torch.full((3,), 2.0)
-    np.testing.assert_allclose(_np(m.running), 2.0)
+    np.testing.assert_allclose(npv(m.running), 2.0)
     with pytest.raises(TypeError, match="as buffer 'running'"):
         m.running = 5
     assert list(m.parameters()) == []
@@ -196,7 +188,7 @@ def test_zero_grad_set_to_none_and_zeros():
     net.zero_grad(set_to_none=False)
     for p in net.parameters():
         assert p.grad is not None
-        np.testing.assert_array_equal(_np(p.grad), 0.0)
+        np.testing.assert_array_equal(npv(p.grad), 0.0)
     net.zero_grad()
     assert all(p.grad is None for p in net.parameters())
 
@@ -207,7 +199,7 @@ def test_call_runs_forward_and_hooks():
     h = lin.register_forward_hook(lambda mod, args, out: seen.append(tuple(out.shape)))
     pre = lin.register_forward_pre_hook(lambda mod, args: (args[0] * 0.0,))
     out = lin(torch.ones(4, 3))
-    np.testing.assert_allclose(_np(out), np.broadcast_to(_np(lin.bias), (4, 2)), rtol=1e-6)
+    np.testing.assert_allclose(npv(out), np.broadcast_to(npv(lin.bias), (4, 2)), rtol=1e-6)
     assert seen == [(4, 2)]
     h.remove()
     pre.remove()
@@ -236,10 +228,10 @@ def test_deepcopy_is_independent():
     clone = copy.deepcopy(net)
     assert clone.fc1.weight is not net.fc1.weight
     assert isinstance(clone.fc1.weight, nn.Parameter)
-    np.testing.assert_array_equal(_np(clone.fc1.weight), _np(net.fc1.weight))
+    np.testing.assert_array_equal(npv(clone.fc1.weight), npv(net.fc1.weight))
     with torch.no_grad():
         clone.fc1.weight.fill_(0.0)
-    assert np.abs(_np(net.fc1.weight)).sum() > 0
+    assert np.abs(npv(net.fc1.weight)).sum() > 0
 
 
 def test_pickle_round_trip_keeps_parameters():
@@ -251,7 +243,7 @@ def test_pickle_round_trip_keeps_parameters():
     assert isinstance(clone.fc1.weight, nn.Parameter)
     assert clone.fc1.weight.requires_grad and not clone.fc2.bias.requires_grad
     x = torch.randn(2, 4)
-    np.testing.assert_array_equal(_np(clone(x)), _np(net(x)))
+    np.testing.assert_array_equal(npv(clone(x)), npv(net(x)))
 
 
 def test_get_submodule_and_parameter():
@@ -292,7 +284,7 @@ def test_sequential_indexing_len_iteration():
     assert [type(m).__name__ for m in seq] == ["Linear", "Linear", "Sigmoid"]
     assert [n for n, _ in seq.named_children()] == ["0", "1", "2"]
     x = torch.randn(5, 2)
-    np.testing.assert_allclose(_np(seq(x)), _np(torch.sigmoid(c(a(x)))), rtol=1e-6)
+    np.testing.assert_allclose(npv(seq(x)), npv(torch.sigmoid(c(a(x)))), rtol=1e-6)
 
 
 def test_sequential_from_ordered_dict():
@@ -321,11 +313,11 @@ def test_linear_forward_and_grads_match_hand_formulas():
     lin = nn.Linear(3, 2)
     x = torch.tensor([[1.0, -2.0, 0.5], [0.0, 1.0, 3.0]])
     y = lin(x)
-    w, b = _np(lin.weight), _np(lin.bias)
-    np.testing.assert_allclose(_np(y), _np(x) @ w.T + b, rtol=1e-6, atol=1e-6)
+    w, b = npv(lin.weight), npv(lin.bias)
+    np.testing.assert_allclose(npv(y), npv(x) @ w.T + b, rtol=1e-6, atol=1e-6)
     y.sum().backward()
-    np.testing.assert_allclose(_np(lin.weight.grad), np.tile(_np(x).sum(0), (2, 1)), rtol=1e-6)
-    np.testing.assert_allclose(_np(lin.bias.grad), [2.0, 2.0])
+    np.testing.assert_allclose(npv(lin.weight.grad), np.tile(npv(x).sum(0), (2, 1)), rtol=1e-6)
+    np.testing.assert_allclose(npv(lin.bias.grad), [2.0, 2.0])
     assert lin.extra_repr() == "in_features=3, out_features=2, bias=True"
     no_bias = nn.Linear(3, 2, bias=False)
     assert no_bias.bias is None and [n for n, _ in no_bias.named_parameters()] == ["weight"]
@@ -335,7 +327,7 @@ def test_linear_default_init_is_pytorchs():
     torch.manual_seed(0)
     lin = nn.Linear(400, 300)
     bound = 1 / math.sqrt(400)  # kaiming_uniform_(a=sqrt(5)) → gain·sqrt(3/fan_in) = 1/sqrt(fan_in)
-    w, b = _np(lin.weight), _np(lin.bias)
+    w, b = npv(lin.weight), npv(lin.bias)
     assert w.dtype == np.float32 and w.shape == (300, 400)
     assert np.abs(w).max() <= bound and np.abs(b).max() <= bound
     # Uniform on ±bound: mean 0, std bound/sqrt(3).
@@ -351,9 +343,9 @@ def test_manual_seed_makes_init_reproducible():
     b = nn.Linear(5, 4)
     torch.manual_seed(124)
     c = nn.Linear(5, 4)
-    np.testing.assert_array_equal(_np(a.weight), _np(b.weight))
-    np.testing.assert_array_equal(_np(a.bias), _np(b.bias))
-    assert not np.array_equal(_np(a.weight), _np(c.weight))
+    np.testing.assert_array_equal(npv(a.weight), npv(b.weight))
+    np.testing.assert_array_equal(npv(a.bias), npv(b.bias))
+    assert not np.array_equal(npv(a.weight), npv(c.weight))
 
 
 def test_calculate_fan_and_gain():
@@ -370,27 +362,27 @@ def test_calculate_fan_and_gain():
 def test_init_functions_in_place():
     w = nn.Parameter(torch.empty(200, 100))
     assert nn.init.zeros_(w) is w and not w.grad_fn
-    np.testing.assert_array_equal(_np(w), 0.0)
+    np.testing.assert_array_equal(npv(w), 0.0)
     nn.init.ones_(w)
-    np.testing.assert_array_equal(_np(w), 1.0)
+    np.testing.assert_array_equal(npv(w), 1.0)
     nn.init.constant_(w, 0.25)
-    np.testing.assert_array_equal(_np(w), 0.25)
+    np.testing.assert_array_equal(npv(w), 0.25)
     nn.init.uniform_(w, -2.0, 3.0)
-    v = _np(w)
+    v = npv(w)
     assert v.min() >= -2.0 and v.max() <= 3.0 and abs(v.mean() - 0.5) < 0.05
     nn.init.normal_(w, mean=1.0, std=0.5)
-    v = _np(w)
+    v = npv(w)
     assert abs(v.mean() - 1.0) < 0.02 and abs(v.std() - 0.5) < 0.02
     nn.init.xavier_uniform_(w, gain=2.0)
     a = 2.0 * math.sqrt(6.0 / 300)
-    assert np.abs(_np(w)).max() <= a and np.abs(_np(w)).max() > 0.98 * a
+    assert np.abs(npv(w)).max() <= a and np.abs(npv(w)).max() > 0.98 * a
     nn.init.xavier_normal_(w)
-    assert abs(_np(w).std() - math.sqrt(2.0 / 300)) < 0.03 * math.sqrt(2.0 / 300)
+    assert abs(npv(w).std() - math.sqrt(2.0 / 300)) < 0.03 * math.sqrt(2.0 / 300)
     nn.init.kaiming_uniform_(w, nonlinearity="relu")
     bound = math.sqrt(2.0) * math.sqrt(3.0 / 100)
-    assert np.abs(_np(w)).max() <= bound and np.abs(_np(w)).max() > 0.98 * bound
+    assert np.abs(npv(w)).max() <= bound and np.abs(npv(w)).max() > 0.98 * bound
     nn.init.kaiming_normal_(w, mode="fan_out", nonlinearity="relu")
-    assert abs(_np(w).std() - math.sqrt(2.0 / 200)) < 0.03 * math.sqrt(2.0 / 200)
+    assert abs(npv(w).std() - math.sqrt(2.0 / 200)) < 0.03 * math.sqrt(2.0 / 200)
     assert w.requires_grad and w.is_leaf
     with pytest.raises(ValueError, match="Mode fan_avg not supported"):
         nn.init.kaiming_uniform_(w, mode="fan_avg")
@@ -402,7 +394,7 @@ def test_init_with_explicit_generator():
     a, b = torch.empty(4, 5), torch.empty(4, 5)
     nn.init.kaiming_uniform_(a, generator=torch.Generator().manual_seed(3))
     nn.init.kaiming_uniform_(b, generator=torch.Generator().manual_seed(3))
-    np.testing.assert_array_equal(_np(a), _np(b))
+    np.testing.assert_array_equal(npv(a), npv(b))
 
 
 # ---------------------------------------------------------------------------
@@ -424,13 +416,13 @@ def test_activation_modules_match_formulas():
         (nn.Identity(54, unused="ok"), xv),
     ]
     for module, expected in cases:
-        np.testing.assert_allclose(_np(module(x)), expected, rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(npv(module(x)), expected, rtol=1e-5, atol=1e-6)
 
 
 def test_relu_gradient_is_zero_at_zero():
     x = torch.tensor([-1.0, 0.0, 2.0], requires_grad=True)
     F.relu(x).sum().backward()
-    np.testing.assert_array_equal(_np(x.grad), [0.0, 0.0, 1.0])
+    np.testing.assert_array_equal(npv(x.grad), [0.0, 0.0, 1.0])
 
 
 def test_flatten():
@@ -442,7 +434,7 @@ def test_flatten():
 def test_softmax_without_dim_warns():
     with pytest.warns(UserWarning, match="Implicit dimension choice for softmax"):
         out = F.softmax(torch.zeros(2, 3))
-    np.testing.assert_allclose(_np(out), 1 / 3, rtol=1e-6)
+    np.testing.assert_allclose(npv(out), 1 / 3, rtol=1e-6)
 
 
 # ---------------------------------------------------------------------------
@@ -455,19 +447,19 @@ def test_dropout_train_masks_and_scales():
     torch.manual_seed(0)
     drop = nn.Dropout(p=0.25)
     x = torch.ones(400, 500)
-    y = _np(drop(x))
+    y = npv(drop(x))
     kept = y != 0
     np.testing.assert_allclose(y[kept], 1 / 0.75, rtol=1e-6)
     assert abs(1 - kept.mean() - 0.25) < 0.005  # 200k Bernoulli draws
     # A fresh mask each call.
-    assert not np.array_equal(kept, _np(drop(x)) != 0)
+    assert not np.array_equal(kept, npv(drop(x)) != 0)
 
 
 def test_dropout_eval_is_identity():
     drop = nn.Dropout(p=0.5)
     drop.eval()
     x = torch.randn(10, 10)
-    np.testing.assert_array_equal(_np(drop(x)), _np(x))
+    np.testing.assert_array_equal(npv(drop(x)), npv(x))
     assert F.dropout(x, 0.5, training=False) is x
 
 
@@ -475,9 +467,9 @@ def test_dropout_eval_is_identity():
 def test_dropout_reproducible_with_manual_seed():
     x = torch.ones(64, 64)
     torch.manual_seed(7)
-    a = _np(F.dropout(x, 0.5))
+    a = npv(F.dropout(x, 0.5))
     torch.manual_seed(7)
-    b = _np(F.dropout(x, 0.5))
+    b = npv(F.dropout(x, 0.5))
     np.testing.assert_array_equal(a, b)
 
 
@@ -487,17 +479,84 @@ def test_dropout_gradient_is_the_mask():
     x = torch.ones(50, 40, requires_grad=True)
     y = F.dropout(x, 0.4)
     y.sum().backward()
-    np.testing.assert_allclose(_np(x.grad), _np(y), rtol=1e-6)
+    np.testing.assert_allclose(npv(x.grad), npv(y), rtol=1e-6)
 
 
 def test_dropout_edge_probabilities():
     x = torch.randn(4, 4)
-    np.testing.assert_array_equal(_np(F.dropout(x, 0.0)), _np(x))
-    np.testing.assert_array_equal(_np(F.dropout(x, 1.0)), 0.0)
+    np.testing.assert_array_equal(npv(F.dropout(x, 0.0)), npv(x))
+    np.testing.assert_array_equal(npv(F.dropout(x, 1.0)), 0.0)
     with pytest.raises(ValueError, match="dropout probability has to be between 0 and 1"):
         nn.Dropout(1.5)
     with pytest.raises(ValueError, match="dropout probability has to be between 0 and 1"):
         F.dropout(x, -0.1)
+
+
+# channel (1-D/2-D/3-D) and alpha dropout
+
+
+@pytest.mark.parametrize(
+    "name, shape, channel_shape",
+    [
+        ("dropout1d", (8, 16, 5), (8, 16, 1)),
+        ("dropout1d", (16, 5), (16, 1)),
+        ("dropout2d", (8, 16, 3, 2), (8, 16, 1, 1)),
+        ("dropout3d", (4, 16, 2, 2, 2), (4, 16, 1, 1, 1)),
+        ("dropout3d", (16, 2, 2, 2), (16, 1, 1, 1)),
+    ],
+)
+def test_channel_dropout_drops_whole_channels(name, shape, channel_shape):
+    torch.manual_seed(0)
+    x = torch.ones(shape, requires_grad=True)
+    y = getattr(F, name)(x, p=0.25)
+    vals = npv(y)
+    flat = vals.reshape(int(np.prod([s for s, c in zip(shape, channel_shape) if c != 1])), -1)
+    assert np.isclose(flat, 0.0).sum() + np.isclose(flat, 1.0 / 0.75).sum() == flat.size
+    assert (flat.min(axis=1) == flat.max(axis=1)).all()  # a channel is kept or dropped whole
+    assert 0 < (flat[:, 0] == 0).sum() < flat.shape[0]
+    y.sum().backward()
+    np.testing.assert_array_equal(npv(x.grad), vals)
+    np.testing.assert_array_equal(npv(getattr(F, name)(x, p=0.25, training=False)), npv(x))
+
+
+def test_alpha_dropout_statistics_and_values():
+    torch.manual_seed(0)
+    p = 0.2
+    alpha = 1.7580993408473766
+    a = 1.0 / np.sqrt((alpha**2 * p + 1) * (1 - p))
+    x = torch.tensor(np.random.default_rng(0).standard_normal(20000), requires_grad=True)
+    y = F.alpha_dropout(x, p, training=True)
+    xs, ys = npv(x), npv(y)
+    kept = np.isclose(ys, a * xs + alpha * a * p)
+    dropped = np.isclose(ys, -alpha * a * (1 - p))
+    assert (kept | dropped).all()
+    assert abs(dropped.mean() - p) < 0.02
+    assert abs(ys.mean()) < 0.05 and abs(ys.std() - 1) < 0.05  # self-normalising
+    y.sum().backward()
+    np.testing.assert_allclose(npv(x.grad), np.where(kept, a, 0.0))
+    assert F.alpha_dropout(x, p) is x  # training=False by default
+    z = npv(F.feature_alpha_dropout(torch.ones(6, 50, 4), 0.5, training=True))
+    assert (z.min(axis=2) == z.max(axis=2)).all()
+
+
+def test_dropout_modules_and_errors(real_torch):
+    for name in ["Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout", "FeatureAlphaDropout"]:
+        m, mt = getattr(nn, name)(0.3), getattr(real_torch.nn, name)(0.3)
+        assert repr(m) == repr(mt)
+        m.eval()
+        dims = {"Dropout1d": 3, "Dropout2d": 4}.get(name, 5)
+        x = torch.ones((2, 3, 4, 5, 2)[:dims])
+        assert m(x) is x
+    for lib in (torch, real_torch):
+        with pytest.raises(RuntimeError):
+            lib.nn.functional.dropout1d(lib.ones(2, 3, 4, 5))
+        with pytest.raises(ValueError):
+            lib.nn.functional.alpha_dropout(lib.ones(3), 1.5)
+        with pytest.warns(UserWarning, match="dropout2d"):
+            lib.nn.functional.dropout2d(lib.ones(2, 3, 4))
+    x = torch.ones(4, 8, 3) * 1.0
+    h = x * 1.0
+    assert F.dropout1d(h, 0.5, inplace=True) is h
 
 
 # ---------------------------------------------------------------------------
@@ -512,10 +571,10 @@ def test_mse_loss_reductions():
     sq = (a - b) ** 2
     for reduction, expected in (("mean", sq.mean()), ("sum", sq.sum()), ("none", sq)):
         out = nn.MSELoss(reduction=reduction)(torch.tensor(a), torch.tensor(b))
-        np.testing.assert_allclose(_np(out), expected, rtol=1e-6)
+        np.testing.assert_allclose(npv(out), expected, rtol=1e-6)
     x = torch.tensor(a, requires_grad=True)
     F.mse_loss(x, torch.tensor(b)).backward()
-    np.testing.assert_allclose(_np(x.grad), 2 * (a - b) / a.size, rtol=1e-6)
+    np.testing.assert_allclose(npv(x.grad), 2 * (a - b) / a.size, rtol=1e-6)
     with pytest.raises(ValueError, match="is not a valid value for reduction"):
         F.mse_loss(x, torch.tensor(b), reduction="avg")
 
@@ -557,7 +616,7 @@ def test_cross_entropy_matches_reference(reduction, use_weight, ls):
     )
     out = loss_fn(torch.tensor(logits), torch.tensor(target))
     expected = _ce_reference(logits, target, weight, reduction=reduction, ls=ls)
-    np.testing.assert_allclose(_np(out), expected, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(npv(out), expected, rtol=1e-5, atol=1e-6)
 
 
 @both_paths
@@ -568,7 +627,7 @@ def test_cross_entropy_gradient_is_softmax_minus_onehot():
     x = torch.tensor(logits, requires_grad=True)
     F.cross_entropy(x, torch.tensor(target)).backward()
     expected = (np.exp(_log_softmax(logits, 1)) - np.eye(3)[target]) / 5
-    np.testing.assert_allclose(_np(x.grad), expected, rtol=1e-5, atol=1e-7)
+    np.testing.assert_allclose(npv(x.grad), expected, rtol=1e-5, atol=1e-7)
 
 
 @both_paths
@@ -578,14 +637,14 @@ def test_cross_entropy_probability_targets_and_kdim():
     probs = rng.dirichlet(np.ones(3), size=4).astype(np.float32)
     out = F.cross_entropy(torch.tensor(logits), torch.tensor(probs))
     expected = -(probs * _log_softmax(logits, 1)).sum(1).mean()
-    np.testing.assert_allclose(_np(out), expected, rtol=1e-5)
+    np.testing.assert_allclose(npv(out), expected, rtol=1e-5)
     # (N, C, d) logits with (N, d) targets: the class dimension is 1.
     logits3 = rng.standard_normal((2, 3, 5)).astype(np.float32)
     target3 = rng.integers(0, 3, size=(2, 5))
     out3 = F.cross_entropy(torch.tensor(logits3), torch.tensor(target3), reduction="none")
     flat = np.moveaxis(logits3, 1, -1).reshape(-1, 3)
     expected3 = _ce_reference(flat, target3.reshape(-1), reduction="none").reshape(2, 5)
-    np.testing.assert_allclose(_np(out3), expected3, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(npv(out3), expected3, rtol=1e-5, atol=1e-6)
 
 
 @both_paths
@@ -600,10 +659,10 @@ def test_cross_entropy_errors():
 def test_nll_loss_and_one_hot():
     logp = _log_softmax(np.array([[1.0, 2.0, 0.5], [0.1, 0.2, 0.3]], dtype=np.float32), 1)
     out = F.nll_loss(torch.tensor(logp.astype(np.float32)), torch.tensor([1, 2]))
-    np.testing.assert_allclose(_np(out), -(logp[0, 1] + logp[1, 2]) / 2, rtol=1e-6)
+    np.testing.assert_allclose(npv(out), -(logp[0, 1] + logp[1, 2]) / 2, rtol=1e-6)
     oh = F.one_hot(torch.tensor([0, 2, 1]))
     assert oh.dtype == torch.int64
-    np.testing.assert_array_equal(_np(oh), np.eye(3, dtype=np.int64)[[0, 2, 1]])
+    np.testing.assert_array_equal(npv(oh), np.eye(3, dtype=np.int64)[[0, 2, 1]])
     assert tuple(F.one_hot(torch.tensor([1]), num_classes=5).shape) == (1, 5)
     with pytest.raises(RuntimeError, match=r"Class values must be smaller than num_classes\."):
         F.one_hot(torch.tensor([4]), num_classes=3)
@@ -629,10 +688,10 @@ def test_losses_against_pytorch(real_torch):
             theirs = real_torch.nn.CrossEntropyLoss(
                 weight=None if w is None else real_torch.tensor(w), **kwargs
             )(real_torch.tensor(logits), real_torch.tensor(target))
-            np.testing.assert_allclose(_np(ours), theirs.numpy(), rtol=1e-5, atol=1e-6)
+            np.testing.assert_allclose(npv(ours), theirs.numpy(), rtol=1e-5, atol=1e-6)
     a, b = rng.standard_normal((2, 3, 4)).astype(np.float32)
     np.testing.assert_allclose(
-        _np(F.mse_loss(torch.tensor(a), torch.tensor(b))),
+        npv(F.mse_loss(torch.tensor(a), torch.tensor(b))),
         real_torch.nn.functional.mse_loss(real_torch.tensor(a), real_torch.tensor(b)).numpy(),
         rtol=1e-6,
     )
@@ -652,7 +711,7 @@ def test_state_dict_keys_values_and_numpy():
     for key, value in sd.items():
         assert isinstance(value, torch.Tensor) and not value.requires_grad
         assert isinstance(value.numpy(), np.ndarray), key
-    np.testing.assert_array_equal(sd["fc1.weight"].numpy(), _np(net.fc1.weight))
+    np.testing.assert_array_equal(sd["fc1.weight"].numpy(), npv(net.fc1.weight))
     assert net.state_dict(keep_vars=True)["fc1.weight"] is net.fc1.weight
 
 
@@ -670,14 +729,14 @@ def test_state_dict_round_trip(source):
     assert result.missing_keys == [] and result.unexpected_keys == []
     assert b.fc1.weight is weight_obj  # copied in place, identity kept
     x = torch.randn(3, 4)
-    np.testing.assert_array_equal(_np(a(x)), _np(b(x)))
+    np.testing.assert_array_equal(npv(a(x)), npv(b(x)))
 
 
 def test_load_state_dict_casts_float64_numpy():
     lin = nn.Linear(2, 2)
     lin.load_state_dict({"weight": np.eye(2), "bias": np.array([1.0, 2.0])})
     assert lin.weight.dtype == torch.float32
-    np.testing.assert_array_equal(_np(lin.weight), np.eye(2))
+    np.testing.assert_array_equal(npv(lin.weight), np.eye(2))
 
 
 def test_load_state_dict_strict_errors():
@@ -717,14 +776,14 @@ def test_state_dict_to_and_from_real_pytorch(real_torch):
     )
     with real_torch.no_grad():
         expected = theirs(real_torch.from_numpy(x)).numpy()
-    np.testing.assert_allclose(_np(ours(torch.tensor(x))), expected, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(npv(ours(torch.tensor(x))), expected, rtol=1e-5, atol=1e-6)
 
     real_torch.manual_seed(5)
     theirs2 = rnn.Sequential(rnn.Linear(6, 16), rnn.Tanh(), rnn.Linear(16, 3))
     ours.load_state_dict(theirs2.state_dict())  # real torch tensors, via np.asarray
     with real_torch.no_grad():
         expected2 = theirs2(real_torch.from_numpy(x)).numpy()
-    np.testing.assert_allclose(_np(ours(torch.tensor(x))), expected2, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(npv(ours(torch.tensor(x))), expected2, rtol=1e-5, atol=1e-6)
 
 
 @both_paths
@@ -745,16 +804,16 @@ def test_same_model_same_gradients_as_pytorch(real_torch):
     nn.CrossEntropyLoss()(ours(torch.tensor(x)), torch.tensor(y)).backward()
     real_torch.nn.CrossEntropyLoss()(theirs(real_torch.tensor(x)), real_torch.tensor(y)).backward()
     for (name, p), q in zip(ours.named_parameters(), theirs.parameters()):
-        np.testing.assert_allclose(_np(p.grad), q.grad.numpy(), rtol=1e-5, atol=1e-6, err_msg=name)
+        np.testing.assert_allclose(npv(p.grad), q.grad.numpy(), rtol=1e-5, atol=1e-6, err_msg=name)
 
 
 def test_module_double_and_float():
     lin = nn.Linear(2, 3)
-    w_before = _np(lin.weight)
+    w_before = npv(lin.weight)
     lin.double()
     assert lin.weight.dtype == torch.float64 and isinstance(lin.weight, nn.Parameter)
     assert lin.weight.requires_grad
-    np.testing.assert_array_equal(_np(lin.weight), w_before.astype(np.float64))
+    np.testing.assert_array_equal(npv(lin.weight), w_before.astype(np.float64))
     out = lin(torch.ones(1, 2, dtype=torch.float64))
     assert out.dtype == torch.float64
     lin.to(torch.float32)

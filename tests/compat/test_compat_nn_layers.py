@@ -15,16 +15,13 @@ import numpy as np
 import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
+from torch_oracle import compare, npv, same_error
 
 import compat.torch as torch
 import compat.torch.nn as nn
 import compat.torch.nn.functional as F
 
 F64 = dict(rtol=1e-10, atol=1e-10)
-
-
-def _np(t) -> np.ndarray:
-    return np.asarray(t.detach().numpy())
 
 
 def _sd_to_torch(real_torch, module) -> dict:
@@ -56,12 +53,12 @@ def _compare(real_torch, fn, arrays, seed=0, tol=F64):
     yt, yti, gts = _forward_backward(real_torch, fn, arrays, ct)
     assert tuple(y.shape) == tuple(yt.shape)
     assert str(y.dtype) == str(yt.dtype)
-    np.testing.assert_allclose(_np(y), _np(yt), **tol)
+    np.testing.assert_allclose(npv(y), npv(yt), **tol)
     if yti is not None:
         assert str(yi.dtype) == str(yti.dtype) == "torch.int64"
-        np.testing.assert_array_equal(_np(yi), _np(yti))
+        np.testing.assert_array_equal(npv(yi), npv(yti))
     for g, gt in zip(gs, gts):
-        np.testing.assert_allclose(_np(g), _np(gt), **tol)
+        np.testing.assert_allclose(npv(g), npv(gt), **tol)
     return y
 
 
@@ -149,14 +146,14 @@ def test_max_pool_tie_gradient_goes_to_first_maximum(real_torch):
     F.max_pool2d(xo, 2, 1).sum().backward()
     # each window's single unit of gradient lands on its first maximum (row-major)
     expected = np.array([[[[0, 2, 1, 0], [1, 0, 0, 0], [0, 0, 2, 0]]]], dtype=np.float64)
-    np.testing.assert_array_equal(_np(xo.grad), expected)
+    np.testing.assert_array_equal(npv(xo.grad), expected)
     assert y.grad_fn.name() == "MaxPool2DWithIndicesBackward0"
 
 
 def test_max_pool_padding_is_minus_infinity(real_torch):
     x = -np.arange(1.0, 10.0).reshape(1, 1, 3, 3) - 100.0
     y = _compare(real_torch, lambda lib, t: lib.nn.functional.max_pool2d(t, 3, 1, 1), [x])
-    assert np.all(_np(y) < -100.0)
+    assert np.all(npv(y) < -100.0)
 
 
 def test_max_pool_nan_windows(real_torch):
@@ -183,7 +180,7 @@ def test_float32_and_int_pooling(real_torch):
     ours = F.max_pool2d(torch.tensor(xi), 2, padding=1)
     theirs = real_torch.nn.functional.max_pool2d(real_torch.tensor(xi), 2, padding=1)
     assert ours.dtype == torch.int64
-    np.testing.assert_array_equal(_np(ours), _np(theirs))
+    np.testing.assert_array_equal(npv(ours), npv(theirs))
 
 
 @pytest.mark.parametrize(
@@ -210,7 +207,7 @@ def _double_backward(lib, fn, arrays):
     grads = lib.autograd.grad(loss, ts, create_graph=True)
     assert all(g.requires_grad for g in grads)
     sum(((g * g).sum() for g in grads), lib.zeros(())).backward()
-    return [_np(g) for g in grads] + [_np(t.grad) for t in ts]
+    return [npv(g) for g in grads] + [npv(t.grad) for t in ts]
 
 
 @pytest.mark.parametrize(
@@ -294,7 +291,7 @@ def _train_steps(real_torch, ctor, shape, steps, training=True, seed=0, create_g
                 got = [xt.grad, *(p.grad for p in params)]
                 for p in params:
                     p.grad = None
-            results.append([_np(y)] + [None if g is None else _np(g) for g in got])
+            results.append([npv(y)] + [None if g is None else npv(g) for g in got])
         for a, b in zip(*results):
             if b is None:  # PyTorch leaves the .grad of an unused parameter None; so do we
                 assert a is None
@@ -302,7 +299,7 @@ def _train_steps(real_torch, ctor, shape, steps, training=True, seed=0, create_g
                 np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-10)
     for (k, v), (k2, v2) in zip(ours.state_dict().items(), theirs.state_dict().items()):
         assert k == k2 and str(v.dtype) == str(v2.dtype), (k, v.dtype, v2.dtype)
-        np.testing.assert_allclose(_np(v), _np(v2), rtol=1e-12, atol=1e-12, err_msg=k)
+        np.testing.assert_allclose(npv(v), npv(v2), rtol=1e-12, atol=1e-12, err_msg=k)
     return ours, theirs
 
 
@@ -339,13 +336,13 @@ def test_batchnorm_eval_after_training_and_state_dict_round_trip(real_torch):
     fresh = nn.BatchNorm2d(3).double()
     assert str(fresh.load_state_dict(theirs.state_dict())) == "<All keys matched successfully>"
     for (k, v), (_, v2) in zip(fresh.state_dict().items(), theirs.state_dict().items()):
-        np.testing.assert_array_equal(_np(v), _np(v2), err_msg=k)
+        np.testing.assert_array_equal(npv(v), npv(v2), err_msg=k)
     assert fresh.num_batches_tracked.dtype == torch.int64
     # eval mode does not touch the buffers
-    before = {k: _np(v).copy() for k, v in ours.state_dict().items()}
+    before = {k: npv(v).copy() for k, v in ours.state_dict().items()}
     ours(torch.tensor(x))
     for k, v in ours.state_dict().items():
-        np.testing.assert_array_equal(_np(v), before[k])
+        np.testing.assert_array_equal(npv(v), before[k])
 
 
 def test_batchnorm_double_backward_vs_torch(real_torch):
@@ -391,7 +388,7 @@ def test_functional_batch_norm_updates_buffers_like_torch(real_torch):
         xt, wt, bt = (lib.tensor(a, requires_grad=True) for a in (x, w, b))
         y = lib.nn.functional.batch_norm(xt, m, v, wt, bt, training=True, momentum=0.25)
         y.pow(2).sum().backward()
-        bufs[lib] = [_np(t) for t in (y, m, v, xt.grad, wt.grad, bt.grad)]
+        bufs[lib] = [npv(t) for t in (y, m, v, xt.grad, wt.grad, bt.grad)]
     for a, b2 in zip(bufs[torch], bufs[real_torch]):
         np.testing.assert_allclose(a, b2, **F64)
 
@@ -425,9 +422,9 @@ def test_norm_layers_float32_and_dtype_argument(real_torch):
             y = ours(torch.tensor(x))
             yt = theirs(real_torch.tensor(x))
             assert y.dtype == torch.float32
-            np.testing.assert_allclose(_np(y), _np(yt), rtol=1e-4, atol=1e-5)
+            np.testing.assert_allclose(npv(y), npv(yt), rtol=1e-4, atol=1e-5)
         for (k, v), (_, v2) in zip(ours.state_dict().items(), theirs.state_dict().items()):
-            np.testing.assert_allclose(_np(v), _np(v2), rtol=1e-5, atol=1e-6, err_msg=k)
+            np.testing.assert_allclose(npv(v), npv(v2), rtol=1e-5, atol=1e-6, err_msg=k)
     bn = nn.BatchNorm1d(2, dtype=torch.float64)
     assert bn.weight.dtype == bn.running_var.dtype == torch.float64
     assert nn.LayerNorm(3, dtype=torch.float64).bias.dtype == torch.float64
@@ -445,7 +442,7 @@ def test_embedding_vs_torch(real_torch, padding_idx):
     theirs = real_torch.nn.Embedding(6, 3, padding_idx=padding_idx).double()
     assert repr(ours) == repr(theirs) and ours.padding_idx == theirs.padding_idx
     if padding_idx is not None:  # the padding row starts at zero
-        assert not _np(ours.weight)[ours.padding_idx].any()
+        assert not npv(ours.weight)[ours.padding_idx].any()
     theirs.load_state_dict(_sd_to_torch(real_torch, ours))
     idx = np.array([[0, 2, 5, 3], [5, 5, 1, 0]])
     ct = np.random.default_rng(8).standard_normal((2, 4, 3))
@@ -453,14 +450,14 @@ def test_embedding_vs_torch(real_torch, padding_idx):
     for lib, m in ((torch, ours), (real_torch, theirs)):
         y = m(lib.tensor(idx))
         (y * lib.tensor(ct)).sum().backward()
-        grads.append((_np(y), _np(m.weight.grad)))
+        grads.append((npv(y), npv(m.weight.grad)))
     np.testing.assert_allclose(grads[0][0], grads[1][0], **F64)
     np.testing.assert_allclose(grads[0][1], grads[1][1], **F64)
     if padding_idx is not None:
         assert not grads[0][1][ours.padding_idx].any()
     # int32 indices and the functional form
     y32 = F.embedding(torch.tensor(idx.astype(np.int32)), ours.weight)
-    np.testing.assert_array_equal(_np(y32), grads[0][0])
+    np.testing.assert_array_equal(npv(y32), grads[0][0])
 
 
 def test_embedding_trains_with_optimizer_and_from_pretrained(real_torch):
@@ -474,7 +471,7 @@ def test_embedding_trains_with_optimizer_and_from_pretrained(real_torch):
             opt.zero_grad()
             emb(lib.tensor(idx)).pow(2).sum().backward()
             opt.step()
-        finals.append(_np(emb.weight))
+        finals.append(npv(emb.weight))
         frozen = lib.nn.Embedding.from_pretrained(lib.tensor(w))
         assert not frozen.weight.requires_grad
     np.testing.assert_allclose(finals[0], finals[1], **F64)
@@ -627,7 +624,7 @@ def test_lenet_trains_like_torch(real_torch):
         losses.append(run)
     np.testing.assert_allclose(losses[0], losses[1], rtol=1e-10)
     for (k, v), (_, v2) in zip(ours.state_dict().items(), theirs.state_dict().items()):
-        np.testing.assert_allclose(_np(v), _np(v2), rtol=1e-9, atol=1e-12, err_msg=k)
+        np.testing.assert_allclose(npv(v), npv(v2), rtol=1e-9, atol=1e-12, err_msg=k)
 
 
 # ---------------------------------------------------------------------------
@@ -689,10 +686,10 @@ def test_instance_norm_state_dict_round_trip_and_eval_vs_torch(real_torch):
     x = rng.standard_normal((2, 3, 3, 3))
     _compare(real_torch, lambda lib, t: (ours if lib is torch else theirs)(t), [x])
     # eval mode leaves the buffers as they are (up to PyTorch's mean of N equal copies)
-    before = {k: _np(v).copy() for k, v in ours.state_dict().items()}
+    before = {k: npv(v).copy() for k, v in ours.state_dict().items()}
     ours(torch.tensor(x))
     for k, v in ours.state_dict().items():
-        np.testing.assert_allclose(_np(v), before[k], rtol=1e-15, atol=0, err_msg=k)
+        np.testing.assert_allclose(npv(v), before[k], rtol=1e-15, atol=0, err_msg=k)
     # real torch -> fresh compat module, and compat -> fresh torch module
     fresh = ctor(nn).double()
     assert str(fresh.load_state_dict(theirs.state_dict())) == "<All keys matched successfully>"
@@ -701,11 +698,11 @@ def test_instance_norm_state_dict_round_trip_and_eval_vs_torch(real_torch):
     for (k, v), (_, v2), (_, v3) in zip(
         fresh.state_dict().items(), theirs.state_dict().items(), back.state_dict().items()
     ):
-        np.testing.assert_array_equal(_np(v), _np(v2), err_msg=k)
-        np.testing.assert_allclose(_np(v3), _np(v2), rtol=1e-12, atol=1e-12, err_msg=k)
+        np.testing.assert_array_equal(npv(v), npv(v2), err_msg=k)
+        np.testing.assert_allclose(npv(v3), npv(v2), rtol=1e-12, atol=1e-12, err_msg=k)
     fresh.eval()
     np.testing.assert_allclose(
-        _np(fresh(torch.tensor(x))), _np(theirs(real_torch.tensor(x))), rtol=1e-10, atol=1e-10
+        npv(fresh(torch.tensor(x))), npv(theirs(real_torch.tensor(x))), rtol=1e-10, atol=1e-10
     )
     untracked = nn.InstanceNorm1d(4)
     assert list(untracked.state_dict()) == [] and untracked.running_mean is None
@@ -727,10 +724,10 @@ def test_functional_instance_norm_vs_torch(real_torch, use_input_stats, shape):
         names = [y.grad_fn.name(), y.grad_fn.next_functions[0][0].name()]
         assert names == ["ViewBackward0", "NativeBatchNormBackward0"]
         (y.pow(3) * lib.tensor(x)).sum().backward()
-        got[lib] = [_np(t) for t in (y, m, v, xt.grad, wt.grad, bt.grad)]
+        got[lib] = [npv(t) for t in (y, m, v, xt.grad, wt.grad, bt.grad)]
         # without buffers, affine parameters or gradients
         plain = lib.nn.functional.instance_norm(lib.tensor(x))
-        got[lib].append(_np(plain))
+        got[lib].append(npv(plain))
     for a, b2 in zip(got[torch], got[real_torch]):
         np.testing.assert_allclose(a, b2, rtol=1e-10, atol=1e-12)
     if use_input_stats:
@@ -746,10 +743,10 @@ def test_instance_norm_float32_and_feature_mismatch_warning(real_torch):
             theirs.train(training)
             y, yt = ours(torch.tensor(x)), theirs(real_torch.tensor(x))
             assert y.dtype == torch.float32
-            np.testing.assert_allclose(_np(y), _np(yt), rtol=1e-4, atol=1e-5)
+            np.testing.assert_allclose(npv(y), npv(yt), rtol=1e-4, atol=1e-5)
         for (k, v), (_, v2) in zip(ours.state_dict().items(), theirs.state_dict().items()):
             assert str(v.dtype) == str(v2.dtype)
-            np.testing.assert_allclose(_np(v), _np(v2), rtol=1e-5, atol=1e-6, err_msg=k)
+            np.testing.assert_allclose(npv(v), npv(v2), rtol=1e-5, atol=1e-6, err_msg=k)
     assert nn.InstanceNorm2d(2, affine=True, dtype=torch.float64).weight.dtype == torch.float64
     # affine=False: num_features is unused, a mismatch only warns (as in PyTorch)
     for lib in (torch, real_torch):
@@ -799,3 +796,48 @@ def test_instance_norm_errors_match_torch(real_torch, fn):
     ours, theirs = _error(torch, fn), _error(real_torch, fn)
     assert theirs[0] is not None and ours[0] is theirs[0], (ours, theirs)
     assert ours[1] == theirs[1], (ours[1], theirs[1])
+
+
+# ---------------------------------------------------------------------------
+# adaptive pooling (1-D and 3-D, max pooling with indices; torch_oracle.compare)
+# ---------------------------------------------------------------------------
+
+RNG = np.random.default_rng(0)
+X4 = RNG.standard_normal((2, 4, 5, 6))
+X3 = RNG.standard_normal((2, 4, 7))
+X5 = RNG.standard_normal((1, 2, 3, 4, 5))
+INTS = np.round(RNG.standard_normal((2, 3, 7, 5, 4)) * 2)  # repeated maxima: tie-breaking
+
+
+@pytest.mark.parametrize(
+    "fn, x",
+    [
+        (lambda F, L, a: F.adaptive_avg_pool1d(a, 3), X3),
+        (lambda F, L, a: F.adaptive_avg_pool3d(a, (2, None, 4)), X5),
+        (lambda F, L, a: F.adaptive_avg_pool3d(a, 2), X5[0]),
+        (lambda F, L, a: F.adaptive_max_pool1d(a, 4), INTS[0, :, :, 0]),
+        (lambda F, L, a: F.adaptive_max_pool1d(a, 3, return_indices=True), INTS[:, :, :, 0, 0]),
+        (lambda F, L, a: F.adaptive_max_pool2d(a, (3, 2)), INTS[:, :, :, :, 0]),
+        (
+            lambda F, L, a: F.adaptive_max_pool2d(a, (5, 4), return_indices=True),
+            INTS[0, :, :, :, 0],
+        ),
+        (lambda F, L, a: F.adaptive_max_pool3d(a, (3, 2, 3), return_indices=True), INTS),
+    ],
+)
+def test_adaptive_pools_match_torch(real_torch, fn, x):
+    compare(real_torch, fn, (x,))
+
+
+def test_adaptive_pool_modules(real_torch):
+    for name, args in [
+        ("AdaptiveAvgPool1d", (2,)),
+        ("AdaptiveAvgPool3d", ((1, 2, 3),)),
+        ("AdaptiveMaxPool1d", (3,)),
+        ("AdaptiveMaxPool2d", ((2, 3),)),
+        ("AdaptiveMaxPool3d", (2,)),
+    ]:
+        assert repr(getattr(nn, name)(*args)) == repr(getattr(real_torch.nn, name)(*args))
+    compare(real_torch, lambda F, L, a: L.nn.AdaptiveMaxPool2d((2, 3))(a), (X4,))
+    compare(real_torch, lambda F, L, a: L.nn.AdaptiveAvgPool1d(2)(a), (X3,))
+    same_error(real_torch, lambda F, L, a: F.adaptive_max_pool2d(a, 2), (X3[0],))

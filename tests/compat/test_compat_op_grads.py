@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from compat_helpers import fd_jacobian, npv
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from torch_oracle import fd_jacobian, npv
 
 import compat.torch as ctorch
 

@@ -12,11 +12,11 @@ import warnings
 
 import numpy as np
 import pytest
-from compat_helpers import npv
+from cases import sample as _sample
+from torch_oracle import npv
 
 import compat.torch as ctorch
 from compat._core.optable import REGISTRY, SPD, Idx, Mask, T
-from tests.cases import sample as _sample
 
 CASES = [
     pytest.param(name, i, id=f"{name}-{i}")

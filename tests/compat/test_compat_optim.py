@@ -13,6 +13,7 @@ import math
 
 import numpy as np
 import pytest
+from torch_oracle import npv
 
 import compat.torch as torch
 import compat.torch.nn as nn
@@ -20,15 +21,6 @@ import funcgrad as fg
 from compat.torch import optim
 
 PATHS = [None, False]  # fused=None: compiled group step where available; False: per tensor
-
-
-@pytest.fixture
-def real_torch():
-    return pytest.importorskip("torch")
-
-
-def _np(t) -> np.ndarray:
-    return np.asarray(t.detach().numpy(), dtype=np.float64)
 
 
 def _params(*arrays):
@@ -88,7 +80,7 @@ def test_sgd_matches_formula(config, fused):
         _set_grads(params, grads)
         opt.step()
     for p, expected in zip(params, _sgd_reference(**config)):
-        np.testing.assert_allclose(_np(p), expected, rtol=1e-6, atol=1e-7)
+        np.testing.assert_allclose(npv(p, np.float64), expected, rtol=1e-6, atol=1e-7)
 
 
 @pytest.mark.parametrize("fused", PATHS)
@@ -98,13 +90,15 @@ def test_sgd_momentum_first_step_has_no_dampening(fused):
     _set_grads([p], [[1.0, -1.0]])
     opt.step()
     # First step: buf = g exactly (dampening not applied): p = p - lr * g.
-    np.testing.assert_allclose(_np(p), [0.5, 2.5])
-    np.testing.assert_allclose(_np(opt.state[p]["momentum_buffer"]), [1.0, -1.0])
+    np.testing.assert_allclose(npv(p, np.float64), [0.5, 2.5])
+    np.testing.assert_allclose(npv(opt.state[p]["momentum_buffer"], np.float64), [1.0, -1.0])
     _set_grads([p], [[1.0, 1.0]])
     opt.step()
     # Second step: buf = 0.9 * buf + 0.5 * g = [1.4, -0.4].
-    np.testing.assert_allclose(_np(opt.state[p]["momentum_buffer"]), [1.4, -0.4], rtol=1e-6)
-    np.testing.assert_allclose(_np(p), [0.5 - 0.7, 2.5 + 0.2], rtol=1e-6)
+    np.testing.assert_allclose(
+        npv(opt.state[p]["momentum_buffer"], np.float64), [1.4, -0.4], rtol=1e-6
+    )
+    np.testing.assert_allclose(npv(p, np.float64), [0.5 - 0.7, 2.5 + 0.2], rtol=1e-6)
 
 
 def test_sgd_momentum_buffer_does_not_alias_grad():
@@ -113,7 +107,7 @@ def test_sgd_momentum_buffer_does_not_alias_grad():
     _set_grads([p], [[2.0]])
     opt.step()
     opt.zero_grad(set_to_none=False)  # zeroes the gradient in place
-    np.testing.assert_allclose(_np(opt.state[p]["momentum_buffer"]), [2.0])
+    np.testing.assert_allclose(npv(opt.state[p]["momentum_buffer"], np.float64), [2.0])
 
 
 def test_sgd_defaults_and_validation():
@@ -210,11 +204,11 @@ def test_adam_matches_formula(config, fused):
         opt.step()
     expected, m, v = _adam_reference(**config)
     for p, e in zip(params, expected):
-        np.testing.assert_allclose(_np(p), e, rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(npv(p, np.float64), e, rtol=1e-5, atol=1e-6)
     for p, mi, vi in zip(params, m, v):
         state = opt.state[p]
-        np.testing.assert_allclose(_np(state["exp_avg"]), mi, rtol=1e-5, atol=1e-7)
-        np.testing.assert_allclose(_np(state["exp_avg_sq"]), vi, rtol=1e-5, atol=1e-9)
+        np.testing.assert_allclose(npv(state["exp_avg"], np.float64), mi, rtol=1e-5, atol=1e-7)
+        np.testing.assert_allclose(npv(state["exp_avg_sq"], np.float64), vi, rtol=1e-5, atol=1e-9)
         assert float(state["step"]) == len(GRADS)
         assert ("max_exp_avg_sq" in state) == bool(config.get("amsgrad"))
 
@@ -237,7 +231,7 @@ def test_adamw_matches_formula(config, fused):
     wd = config.get("weight_decay", 1e-2)
     expected, _, _ = _adam_reference(**{**config, "weight_decay": wd}, decoupled=True)
     for p, e in zip(params, expected):
-        np.testing.assert_allclose(_np(p), e, rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(npv(p, np.float64), e, rtol=1e-5, atol=1e-6)
 
 
 def test_adam_first_step_moves_each_coordinate_by_lr():
@@ -246,7 +240,7 @@ def test_adam_first_step_moves_each_coordinate_by_lr():
     opt = optim.Adam([p], lr=0.01)
     _set_grads([p], [[1e-3, -5.0, 1e4]])
     opt.step()
-    np.testing.assert_allclose(_np(p), [0.99, 1.01, 0.99], rtol=1e-5)
+    np.testing.assert_allclose(npv(p, np.float64), [0.99, 1.01, 0.99], rtol=1e-5)
 
 
 def test_adam_and_adamw_defaults():
@@ -278,14 +272,14 @@ def test_params_without_grad_are_skipped(fused):
         opt.step()
     expected, _, _ = _adam_reference(lr=0.1, grads_seq=seq)
     for p, e in zip(params, expected):
-        np.testing.assert_allclose(_np(p), e, rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(npv(p, np.float64), e, rtol=1e-5, atol=1e-6)
     assert float(opt.state[params[0]]["step"]) == 2
     assert float(opt.state[params[1]]["step"]) == 2
 
     (q,) = _params([1.0])
     sgd = optim.SGD([q], lr=0.1, momentum=0.9, fused=fused)
     sgd.step()  # no grad at all: nothing happens, no state
-    np.testing.assert_array_equal(_np(q), [1.0])
+    np.testing.assert_array_equal(npv(q, np.float64), [1.0])
     assert len(sgd.state[q]) == 0
 
 
@@ -297,7 +291,7 @@ def test_changing_lr_between_steps_takes_effect(fused):
     opt.step()
     opt.param_groups[0]["lr"] = 0.5
     opt.step()
-    np.testing.assert_allclose(_np(p), [1.0 - 0.1 - 0.5], rtol=1e-6)
+    np.testing.assert_allclose(npv(p, np.float64), [1.0 - 0.1 - 0.5], rtol=1e-6)
 
 
 def test_param_groups_with_their_own_hyperparameters():
@@ -306,8 +300,8 @@ def test_param_groups_with_their_own_hyperparameters():
     assert opt.param_groups[0]["lr"] == 0.1 and opt.param_groups[1]["lr"] == 1.0
     _set_grads([a, b], [[1.0], [1.0]])
     opt.step()
-    np.testing.assert_allclose(_np(a), [0.9], rtol=1e-6)
-    np.testing.assert_allclose(_np(b), [0.0], atol=1e-7)
+    np.testing.assert_allclose(npv(a, np.float64), [0.9], rtol=1e-6)
+    np.testing.assert_allclose(npv(b, np.float64), [0.0], atol=1e-7)
     with pytest.raises(ValueError, match="some parameters appear in more than one parameter group"):
         opt.add_param_group({"params": [a]})
 
@@ -333,7 +327,7 @@ def test_zero_grad_set_to_none_and_zeros():
     _set_grads(params, GRADS[0])
     opt.zero_grad(set_to_none=False)
     for p in params:
-        np.testing.assert_array_equal(_np(p.grad), 0.0)
+        np.testing.assert_array_equal(npv(p.grad, np.float64), 0.0)
     opt.zero_grad()
     assert all(p.grad is None for p in params)
 
@@ -350,7 +344,7 @@ def test_step_with_closure_returns_loss():
 
     loss = opt.step(closure)
     assert float(loss.item()) == pytest.approx(9.0)
-    np.testing.assert_allclose(_np(p), [3.0 - 0.1 * 6.0], rtol=1e-6)
+    np.testing.assert_allclose(npv(p, np.float64), [3.0 - 0.1 * 6.0], rtol=1e-6)
 
 
 # ---------------------------------------------------------------------------
@@ -401,7 +395,7 @@ def test_state_dict_round_trip_resumes_identically(as_numpy):
         _set_grads(ps, GRADS[2])
         o.step()
     for p, p2 in zip(params, params2):
-        np.testing.assert_array_equal(_np(p), _np(p2))
+        np.testing.assert_array_equal(npv(p, np.float64), npv(p2, np.float64))
 
 
 def test_state_dict_shares_state_tensors_like_pytorch():
@@ -412,8 +406,8 @@ def test_state_dict_shares_state_tensors_like_pytorch():
     exp_avg = opt.state_dict()["state"][0]["exp_avg"]
     opt.step()
     # PyTorch updates state in place: an earlier state_dict sees the new moments.
-    np.testing.assert_allclose(_np(exp_avg), _np(opt.state[p]["exp_avg"]))
-    np.testing.assert_allclose(_np(exp_avg), [0.19, 0.19], rtol=1e-6)
+    np.testing.assert_allclose(npv(exp_avg, np.float64), npv(opt.state[p]["exp_avg"], np.float64))
+    np.testing.assert_allclose(npv(exp_avg, np.float64), [0.19, 0.19], rtol=1e-6)
 
 
 def test_load_state_dict_group_mismatch_errors():
@@ -449,7 +443,7 @@ def test_compiled_and_per_tensor_paths_agree(make):
         for grads in GRADS:
             _set_grads(params, grads)
             opt.step()
-        results.append([_np(p) for p in params])
+        results.append([npv(p, np.float64) for p in params])
     for a, b in zip(*results):
         np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-7)
 
@@ -509,7 +503,9 @@ def test_against_pytorch(real_torch, name, config, fused):
         ).backward()
         ref.step()
     for (key, p), q in zip(ours.named_parameters(), theirs.parameters()):
-        np.testing.assert_allclose(_np(p), q.detach().numpy(), rtol=1e-4, atol=1e-5, err_msg=key)
+        np.testing.assert_allclose(
+            npv(p, np.float64), q.detach().numpy(), rtol=1e-4, atol=1e-5, err_msg=key
+        )
     # And the optimizer state carries over: PyTorch loads ours through NumPy.
     sd = opt.state_dict()
     ref.load_state_dict(
@@ -549,24 +545,28 @@ def test_copies_taken_before_a_step_keep_their_values(name):
     for grads in GRADS[:2]:
         _set_grads(params, grads)
         opt.step()
-    before = [_np(p) for p in params]
+    before = [npv(p, np.float64) for p in params]
     deep = [copy.deepcopy(p) for p in params]
     clones = [p.clone() for p in params]
     views = [np.asarray(p.detach().numpy()) for p in params]
     aliases = [p.detach() for p in params]
     saved_state = copy.deepcopy(opt.state_dict())
-    state_before = {k: {n: _np(v) for n, v in s.items()} for k, s in saved_state["state"].items()}
+    state_before = {
+        k: {n: npv(v, np.float64) for n, v in s.items()} for k, s in saved_state["state"].items()
+    }
     _set_grads(params, GRADS[2])
     opt.step()
     for i, p in enumerate(params):
-        assert not np.array_equal(_np(p), before[i])
-        np.testing.assert_array_equal(_np(deep[i]), before[i])
-        np.testing.assert_array_equal(_np(clones[i]), before[i])
+        assert not np.array_equal(npv(p, np.float64), before[i])
+        np.testing.assert_array_equal(npv(deep[i], np.float64), before[i])
+        np.testing.assert_array_equal(npv(clones[i], np.float64), before[i])
         np.testing.assert_array_equal(views[i], before[i])
-        np.testing.assert_array_equal(_np(aliases[i]), _np(p))  # shares storage, like PyTorch
+        np.testing.assert_array_equal(
+            npv(aliases[i], np.float64), npv(p, np.float64)
+        )  # shares storage, like PyTorch
     for k, s in saved_state["state"].items():
         for n, v in s.items():
-            np.testing.assert_array_equal(_np(v), state_before[k][n])
+            np.testing.assert_array_equal(npv(v, np.float64), state_before[k][n])
 
 
 @pytest.fixture

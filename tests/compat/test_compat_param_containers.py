@@ -16,17 +16,9 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from torch_oracle import import_real_torch, npv
 
 import compat.torch as torch
-
-
-@pytest.fixture
-def real_torch():
-    return pytest.importorskip("torch")
-
-
-def _np(t) -> np.ndarray:
-    return np.asarray(t.detach().numpy())
 
 
 def _both(real_torch, scenario):
@@ -116,7 +108,7 @@ def test_parameter_list_assignment_and_growth(real_torch):
             repr(pl),
             len(pl),
             [n for n, _ in pl.named_parameters()],
-            _np(first),
+            npv(first),
             [p.requires_grad for p in pl if isinstance(p, lib.Tensor)],
             pl[5].is_leaf,
             pl[5].grad_fn is None,
@@ -313,7 +305,7 @@ def test_containers_in_a_model_train_like_pytorch(real_torch):
             opt.step()
     for (k, a), (k2, b) in zip(ours.state_dict().items(), theirs.state_dict().items(), strict=True):
         assert k == k2
-        np.testing.assert_allclose(_np(a), b.numpy(), rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(npv(a), b.numpy(), rtol=1e-5, atol=1e-6)
     ours.zero_grad()
     assert all(p.grad is None for p in ours.parameters())
     ours.to(torch.float64)
@@ -334,7 +326,7 @@ def test_containers_copy_and_pickle():
         assert len(clone["pl"]) == 2 and list(clone["pd"]) == ["bias", "scale"]
         assert clone["pl"][0] is not model["pl"][0]
         assert isinstance(clone["pl"][1], nn.Parameter)
-        np.testing.assert_array_equal(_np(clone["pd"]["scale"]), _np(model["pd"]["scale"]))
+        np.testing.assert_array_equal(npv(clone["pd"]["scale"]), npv(model["pd"]["scale"]))
 
 
 # ---------------------------------------------------------------------------- Buffer
@@ -356,7 +348,7 @@ def test_buffer_registers_itself(real_torch):
         out += [list(m.state_dict())]
         m.c = nn.Buffer(lib.ones(2), persistent=False)
         m.c = lib.zeros(1)  # a plain tensor keeps the buffer's persistence
-        out += [sorted(m._non_persistent_buffers_set), _np(m.c)]
+        out += [sorted(m._non_persistent_buffers_set), npv(m.c)]
         m.x = 3
         m.p = nn.Parameter(lib.ones(1))
         m.lin = nn.Linear(1, 1)
@@ -387,7 +379,7 @@ def test_buffer_before_init_and_sharing():
     buf = torch.nn.Buffer(t)
     with torch.no_grad():
         buf.add_(1.0)
-    np.testing.assert_array_equal(_np(t), [1.0, 2.0, 3.0])  # an alias of ``data``
+    np.testing.assert_array_equal(npv(t), [1.0, 2.0, 3.0])  # an alias of ``data``
 
 
 # ---------------------------------------------------------------------------- in-place aliases
@@ -413,7 +405,7 @@ def test_inplace_aliases_match_pytorch(real_torch, name, args, kwargs):
         y = x * 1.5
         out = getattr(lib.nn.functional, name)(y, *args, **kwargs)
         (out * lib.arange(6.0).reshape(2, 3)).sum().backward()
-        return [out is y, out.grad_fn.name(), _np(out), _np(x.grad), y._version]
+        return [out is y, out.grad_fn.name(), npv(out), npv(x.grad), y._version]
 
     ours, theirs = _both(real_torch, scenario)
     _assert_same(ours, theirs)
@@ -440,12 +432,12 @@ def test_inplace_alias_dtypes(real_torch):
         F = lib.nn.functional
         ints = lib.arange(-2, 3)
         return [
-            _np(F.relu_(ints.clone())),
-            _np(F.hardtanh_(ints.clone())),
-            _np(F.threshold_(ints.clone(), 0, 7)),
+            npv(F.relu_(ints.clone())),
+            npv(F.hardtanh_(ints.clone())),
+            npv(F.threshold_(ints.clone(), 0, 7)),
             _error(lambda: F.elu_(ints.clone()))[0],
             _error(lambda: F.leaky_relu_(ints.clone()))[0],
-            _np(F.selu_(lib.tensor([-1.0, 2.0], dtype=lib.float64))),
+            npv(F.selu_(lib.tensor([-1.0, 2.0], dtype=lib.float64))),
         ]
 
     ours, theirs = _both(real_torch, scenario)
@@ -461,7 +453,7 @@ def test_rrelu_inplace_training_follows_the_seed(real_torch):
         y = x + 0.0
         out = lib.nn.functional.rrelu_(y, 0.1, 0.4, True)
         out.sum().backward()
-        return [out.grad_fn.name(), _np(out), _np(x.grad)]
+        return [out.grad_fn.name(), npv(out), npv(x.grad)]
 
     ours, theirs = _both(real_torch, scenario)
     _assert_same(ours, theirs)
@@ -473,7 +465,7 @@ def _gumbel(lib, logits, weights, seed, **kwargs):
     x = lib.tensor(logits, requires_grad=True)
     out = lib.nn.functional.gumbel_softmax(x, **kwargs)
     (out * lib.tensor(weights)).sum().backward()
-    return [out.grad_fn.name(), _np(out), _np(x.grad)]
+    return [out.grad_fn.name(), npv(out), npv(x.grad)]
 
 
 @pytest.mark.parametrize("hard", [False, True])
@@ -500,7 +492,7 @@ def test_gumbel_softmax_matches_pytorch_for_a_seed(real_torch, hard, tau, dim, d
     hard=st.booleans(),
 )
 def test_gumbel_softmax_shapes(shape, seed, hard):
-    real_torch = pytest.importorskip("torch")  # hypothesis tests cannot take the fixture
+    real_torch = import_real_torch()  # hypothesis tests cannot take the fixture
 
     rng = np.random.default_rng(seed)
     logits = rng.standard_normal(shape).astype(np.float32)

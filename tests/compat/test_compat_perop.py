@@ -8,7 +8,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
-from compat_helpers import npv
+from torch_oracle import npv
 
 import compat.torch as ctorch
 from compat._core import engine

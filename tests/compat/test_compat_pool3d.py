@@ -24,11 +24,6 @@ MODULES = {
 }
 
 
-@pytest.fixture(scope="module")
-def real_torch():
-    return pytest.importorskip("torch")
-
-
 @pytest.mark.parametrize("kind", list(MODULES))
 def test_3d_modules_match_pytorch(real_torch, kind):
     results = []

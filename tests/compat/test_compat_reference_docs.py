@@ -13,7 +13,7 @@ import warnings
 
 import numpy as np
 import pytest
-from compat_helpers import is_compat, npv
+from torch_oracle import is_compat, npv
 
 import compat.oneflow as flow
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from torch_oracle import npv
 
 import compat.torch as torch
 import compat.torch.nn as nn
@@ -21,16 +22,12 @@ TOL = dict(rtol=1e-9, atol=1e-10)
 pytestmark = pytest.mark.filterwarnings("ignore:LSTM with projections:UserWarning")
 
 
-def _np(t) -> np.ndarray:
-    return np.asarray(t.detach().numpy())
-
-
 def _twin(real_torch, cls: str, *args, **kwargs):
     """The compat module (float64) and a real one holding the same weights."""
     torch.manual_seed(0)
     ours = getattr(nn, cls)(*args, **kwargs).double()
     theirs = getattr(real_torch.nn, cls)(*args, **kwargs).double()
-    sd = {k: real_torch.from_numpy(_np(v).copy()) for k, v in ours.state_dict().items()}
+    sd = {k: real_torch.from_numpy(npv(v).copy()) for k, v in ours.state_dict().items()}
     theirs.load_state_dict(sd, strict=True)
     assert list(ours.state_dict()) == list(theirs.state_dict())
     return ours, theirs
@@ -65,13 +62,13 @@ def _compare(real_torch, pair, arrays, call):
     for a, b in zip(flat, tflat):
         assert tuple(a.shape) == tuple(b.shape)
         assert str(a.dtype) == str(b.dtype)
-        np.testing.assert_allclose(_np(a), _np(b), **TOL)
+        np.testing.assert_allclose(npv(a), npv(b), **TOL)
     names = [n for n, _ in ours.named_parameters()]
     assert names == [n for n, _ in theirs.named_parameters()]
     for i, (g, tg) in enumerate(zip(grads, tgrads)):
         assert (g is None) == (tg is None), i
         if g is not None:
-            np.testing.assert_allclose(_np(g), _np(tg), **TOL, err_msg=str(i))
+            np.testing.assert_allclose(npv(g), npv(tg), **TOL, err_msg=str(i))
     return out, tout
 
 
@@ -267,7 +264,7 @@ def test_state_dict_from_torch_and_attributes(real_torch):
     tout, (th, tc) = theirs(real_torch.tensor(x))
     for a, b in ((out, tout), (h, th), (c, tc)):
         assert str(a.dtype) == str(b.dtype) == "torch.float32"
-        np.testing.assert_allclose(_np(a), _np(b), rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(npv(a), npv(b), rtol=1e-5, atol=1e-6)
     assert repr(ours) == repr(theirs)
     assert ours._flat_weights_names == theirs._flat_weights_names
     assert [len(w) for w in ours.all_weights] == [len(w) for w in theirs.all_weights]
@@ -281,7 +278,7 @@ def test_default_init_bounds():
     torch.manual_seed(0)
     for m in (nn.LSTM(5, 16, proj_size=4), nn.GRUCell(5, 16)):
         for p in m.parameters():
-            v = _np(p)
+            v = npv(p)
             assert np.abs(v).max() <= 0.25 and np.abs(v).max() > 0.2 and v.std() > 0.1
 
 
@@ -361,7 +358,7 @@ def test_tiny_lstm_training_matches_torch(real_torch, opt_name):
     """A few optimiser steps of an LSTM regressor (with gradient clipping): same losses."""
     torch.manual_seed(0)
     init = nn.ModuleDict({"lstm": nn.LSTM(3, 5, batch_first=True), "head": nn.Linear(5, 2)})
-    state = {k: _np(v).astype(np.float64) for k, v in init.state_dict().items()}
+    state = {k: npv(v).astype(np.float64) for k, v in init.state_dict().items()}
     xs, ys = _rand(4, 6, 3), _rand(4, 2)
     ours = _train(torch, state, xs, ys, opt_name)
     theirs = _train(real_torch, state, xs, ys, opt_name)

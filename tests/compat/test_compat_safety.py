@@ -8,7 +8,7 @@ import warnings
 
 import numpy as np
 import pytest
-from compat_helpers import npv
+from torch_oracle import npv
 
 _LEAF_ONLY = "you can only change requires_grad flags of leaf variables"
 

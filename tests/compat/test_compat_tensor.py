@@ -7,7 +7,7 @@ import warnings
 
 import numpy as np
 import pytest
-from compat_helpers import npv
+from torch_oracle import import_real_torch, npv
 
 import compat.torch as ctorch
 from compat._core import tensor as _tensor
@@ -343,7 +343,7 @@ def test_float_of_a_tensor_requiring_grad_warns_once_as_pytorch(monkeypatch):
     ],
 )
 def test_legacy_type_names_match_pytorch(dtype):
-    real = pytest.importorskip("torch")
+    real = import_real_torch()
     want = real.zeros(1, dtype=getattr(real, dtype)).type()
     assert ctorch.zeros(1, dtype=getattr(ctorch, dtype)).type() == want
 
@@ -359,7 +359,7 @@ def test_legacy_type_names_match_pytorch(dtype):
     ],
 )
 def test_top_level_inplace_functions_match_pytorch(name, args):
-    real = pytest.importorskip("torch")
+    real = import_real_torch()
     values = np.array([-1.5, 0.25, 2.0])
     results = []
     for lib in (ctorch, real):

@@ -21,6 +21,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 from tensorboard.backend.event_processing import event_accumulator, event_file_loader
+from torch_oracle import import_real_torch
 
 import compat.torch as ctorch
 from compat.torch.utils.tensorboard import FileWriter, RecordWriter, SummaryWriter
@@ -168,7 +169,7 @@ def test_histograms_match_pytorch(real_torch, tmp_path):
     bins=st.sampled_from(["tensorflow", "auto", 5]),
 )
 def test_hypothesis_values_match_pytorch(values, bins):
-    real = pytest.importorskip("torch")
+    real = import_real_torch()
     from torch.utils.tensorboard import SummaryWriter as TorchWriter
 
     with tempfile.TemporaryDirectory() as tmp:

@@ -10,6 +10,7 @@ import subprocess
 import sys
 
 import pytest
+from torch_oracle import import_real_torch
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "examples" / "port_torch.py"
@@ -75,7 +76,7 @@ def test_compat_backend_trains(compat_run):
 
 
 def test_same_script_on_real_pytorch_reaches_the_same_accuracy(compat_run):
-    pytest.importorskip("torch")
+    import_real_torch()
     proc = _run("--backend", "torch", "--epochs", str(EPOCHS), "--no-progress")
     torch_acc = _final_accuracy(proc)
     assert "backend: torch" in proc.stdout
@@ -89,7 +90,7 @@ def test_cnn_with_conv_batchnorm_pooling_and_a_schedule_matches_real_pytorch():
     """The CNN variant (Conv2d, BatchNorm2d, MaxPool2d, AdaptiveAvgPool2d, Flatten, cosine
     LR schedule) trains unchanged on both backends to the same accuracy within noise."""
     pytest.importorskip("sklearn")
-    pytest.importorskip("torch")
+    import_real_torch()
     args = ("--model", "cnn", "--epochs", "5", "--lr", "0.01", "--no-progress")
     compat_acc = _final_accuracy(_run("--backend", "compat", *args))
     torch_acc = _final_accuracy(_run("--backend", "torch", *args))

@@ -1,6 +1,7 @@
-"""compat's additional ``nn.functional`` losses and loss modules against real PyTorch.
+"""compat's ``nn.functional`` losses and loss modules (beyond ``mse_loss``, ``cross_entropy`` and
+``nll_loss``, tested in test_compat_nn.py) against real PyTorch, margin losses included.
 
-Each case runs the same numbers through ``compat.torch`` and PyTorch (``nn_more_helpers``):
+Each case runs the same numbers through ``compat.torch`` and PyTorch (``torch_oracle.compare``):
 forward values, dtypes, shapes, the gradients of inputs (and targets where PyTorch
 differentiates them) for every reduction, plus PyTorch's error types for bad shapes and
 arguments.
@@ -12,7 +13,7 @@ import warnings
 
 import numpy as np
 import pytest
-from nn_more_helpers import compare, npv, same_error
+from torch_oracle import compare, npv, same_error
 
 import compat.torch as torch
 import compat.torch.nn as nn
@@ -335,4 +336,205 @@ def test_ctc_loss_blank_zero_infinity_unbatched_and_module(real_torch):
         real_torch,
         lambda F, L, x, t: F.ctc_loss(x, t, [10, 7, 9], [4, 2, 3], reduction="x"),
         (lp, CTC_TARGETS),
+    )
+
+
+# ------------------------------------------------------------------- margin losses
+# multi_margin_loss, multilabel_margin_loss and their modules: values, input gradients and
+# node names for random inputs under every reduction (float64 to 1e-10), and PyTorch's
+# errors with their messages.
+
+REDUCTIONS = ("mean", "sum", "none")
+
+
+def _margin_run(lib, fn, x, *rest):
+    """``fn(F, nn, input, *rest)`` on ``lib``; returns (loss values, input gradient, loss)."""
+    xt = lib.tensor(x, requires_grad=True)
+    ts = [lib.tensor(a) if a is not None else None for a in rest]
+    loss = fn(lib.nn.functional, lib.nn, xt, *ts)
+    g = np.ones(tuple(loss.shape))
+    loss.backward(lib.tensor(g, dtype=loss.dtype))
+    return loss.detach().numpy(), xt.grad.numpy(), loss
+
+
+def _margin_compare(real, fn, x, *rest):
+    cv, cg, closs = _margin_run(torch, fn, x, *rest)
+    tv, tg, tloss = _margin_run(real, fn, x, *rest)
+    assert cv.shape == tv.shape and cv.dtype == tv.dtype
+    np.testing.assert_allclose(cv, tv, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(cg, tg, rtol=1e-10, atol=1e-12)
+    assert closs.grad_fn.name() == tloss.grad_fn.name()
+
+
+def _margin_same_error(real, fn, *arrays):
+    errs = []
+    for lib in (torch, real):
+        ts = [lib.tensor(a) for a in arrays]
+        with pytest.raises(Exception) as info:
+            fn(lib.nn.functional, lib.nn, *ts)
+        errs.append(info.value)
+    assert type(errs[0]) is type(errs[1]), errs
+    assert str(errs[0]) == str(errs[1]), errs
+
+
+def _random_case(seed, n, c):
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal((n, c)) * 0.8
+    y = rng.integers(0, c, n)
+    w = rng.uniform(0.2, 2.0, c)
+    return x, y, w
+
+
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+@pytest.mark.parametrize("p", (1, 2))
+@pytest.mark.parametrize("weighted", (False, True))
+@pytest.mark.parametrize("seed", (0, 1, 2))
+def test_multi_margin_loss_matches_torch(real_torch, reduction, p, weighted, seed):
+    x, y, w = _random_case(seed, 5, 4)
+    margin = (1.0, 0.5, 2.0)[seed]
+
+    def fn(F, nn, a, t, wt):
+        return F.multi_margin_loss(a, t, p=p, margin=margin, weight=wt, reduction=reduction)
+
+    _margin_compare(real_torch, fn, x, y, w if weighted else None)
+
+
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+@pytest.mark.parametrize("target", (np.array(2), np.array([2])))
+def test_multi_margin_loss_unbatched(real_torch, reduction, target):
+    x = np.array([0.3, -0.2, 0.9, 1.4])
+
+    def fn(F, nn, a, t):
+        return F.multi_margin_loss(a, t, reduction=reduction)
+
+    _margin_compare(real_torch, fn, x, target)
+
+
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+def test_multi_margin_module_and_float32(real_torch, reduction):
+    x, y, w = _random_case(3, 6, 3)
+    x = x.astype(np.float32)
+    w = w.astype(np.float32)
+
+    def fn(F, nn, a, t, wt):
+        return nn.MultiMarginLoss(p=2, margin=0.7, weight=wt, reduction=reduction)(a, t)
+
+    cv, cg, _ = _margin_run(torch, fn, x, y, w)
+    tv, tg, _ = _margin_run(real_torch, fn, x, y, w)
+    assert cv.dtype == tv.dtype == np.float32
+    np.testing.assert_allclose(cv, tv, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(cg, tg, rtol=1e-5, atol=1e-6)
+    m = torch.nn.MultiMarginLoss(weight=torch.tensor(w))
+    assert "weight" in dict(m.named_buffers())
+
+
+def test_multi_margin_legacy_reduction_args(real_torch):
+    x, y, _ = _random_case(4, 3, 5)
+    with pytest.warns(UserWarning, match="size_average and reduce args will be deprecated"):
+        c = torch.nn.functional.multi_margin_loss(
+            torch.tensor(x), torch.tensor(y), size_average=False
+        )
+    with pytest.warns(UserWarning):
+        t = real_torch.nn.functional.multi_margin_loss(
+            real_torch.tensor(x), real_torch.tensor(y), size_average=False
+        )
+    np.testing.assert_allclose(c.numpy(), t.numpy(), rtol=1e-12)
+
+
+X34 = np.zeros((3, 4))
+MULTI_MARGIN_ERRORS = [
+    (lambda F, nn, a, t: F.multi_margin_loss(a, t), (X34, np.array([1, 2, 4]))),
+    (lambda F, nn, a, t: F.multi_margin_loss(a, t), (X34, np.array([1, 2, -1]))),
+    (lambda F, nn, a, t: F.multi_margin_loss(a, t), (X34, np.array([1, 2]))),
+    (lambda F, nn, a, t: F.multi_margin_loss(a, t), (np.zeros((3, 4, 2)), np.array([1, 2, 1]))),
+    (lambda F, nn, a, t: F.multi_margin_loss(a, t), (np.zeros(4), np.array([[1]]))),
+    (lambda F, nn, a, t: F.multi_margin_loss(a, t, p=3), (X34, np.array([1, 2, 1]))),
+    (lambda F, nn, a, t: F.multi_margin_loss(a, t, reduction="foo"), (X34, np.array([1, 2, 1]))),
+    (lambda F, nn, a, t: F.multi_margin_loss(a, t), (X34, np.array([1.0, 2.0, 1.0]))),
+    (lambda F, nn, a, t: F.multi_margin_loss(a, t), (X34, np.array([1, 2, 1], np.int32))),
+    (
+        lambda F, nn, a, t, w: F.multi_margin_loss(a, t, weight=w),
+        (X34, np.array([1, 2, 1]), np.ones((2, 2))),
+    ),
+    (
+        lambda F, nn, a, t, w: F.multi_margin_loss(a, t, weight=w),
+        (X34, np.array([1, 2, 1]), np.ones(3)),
+    ),
+    (
+        lambda F, nn, a, t, w: F.multi_margin_loss(a, t, weight=w),
+        (X34, np.array([1, 2, 1]), np.ones(4, np.float32)),
+    ),
+    (lambda F, nn, w: nn.MultiMarginLoss(p=0), (np.ones(3),)),
+    (lambda F, nn, w: nn.MultiMarginLoss(weight=w), (np.ones((3, 1)),)),
+]
+
+
+@pytest.mark.parametrize("fn, arrays", MULTI_MARGIN_ERRORS)
+def test_multi_margin_errors(real_torch, fn, arrays):
+    _margin_same_error(real_torch, fn, *arrays)
+
+
+def _label_target(rng, n, c):
+    """Rows of class labels (possibly repeated) padded with -1, junk after the first -1."""
+    t = np.full((n, c), -1)
+    for i in range(n):
+        k = int(rng.integers(0, c + 1))
+        t[i, :k] = rng.integers(0, c, k)
+        if k < c - 1:
+            t[i, k + 1 :] = rng.integers(-1, c, c - k - 1)
+    return t
+
+
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+@pytest.mark.parametrize("seed", (0, 1, 2, 3))
+def test_multilabel_margin_loss_matches_torch(real_torch, reduction, seed):
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal((6, 5)) * 0.6
+    t = _label_target(rng, 6, 5)
+
+    def fn(F, nn, a, tt):
+        return F.multilabel_margin_loss(a, tt, reduction=reduction)
+
+    _margin_compare(real_torch, fn, x, t)
+
+    def module(F, nn, a, tt):
+        return nn.MultiLabelMarginLoss(reduction=reduction)(a, tt)
+
+    _margin_compare(real_torch, module, x, t)
+
+
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+def test_multilabel_margin_loss_unbatched(real_torch, reduction):
+    x = np.array([0.1, 0.2, 0.4, 0.8])
+    t = np.array([3, 0, -1, 1])
+
+    def fn(F, nn, a, tt):
+        return F.multilabel_margin_loss(a, tt, reduction=reduction)
+
+    _margin_compare(real_torch, fn, x, t)
+
+
+MULTILABEL_ERRORS = [
+    (X34, np.array([1, 2, 1])),
+    (X34, np.array([[1, 2, 1, 4]] * 3)),
+    (X34, np.array([[1, 2, -2, 0]] * 3)),
+    (np.zeros(4), np.array([1, -1, 5, 0])),
+    (np.zeros((3, 4, 1)), np.array([[1, 2, 1, -1]] * 3)),
+    (np.zeros((1, 4)), np.array([1, -1, 3, 0])),
+    (np.zeros(4), np.array([[1, -1, 3, 0]])),
+    (np.zeros(4), np.array([1, -1, 3, 0], np.int32)),
+]
+
+
+@pytest.mark.parametrize("arrays", MULTILABEL_ERRORS)
+def test_multilabel_margin_errors(real_torch, arrays):
+    _margin_same_error(real_torch, lambda F, nn, a, t: F.multilabel_margin_loss(a, t), *arrays)
+
+
+def test_multilabel_margin_bad_reduction(real_torch):
+    _margin_same_error(
+        real_torch,
+        lambda F, nn, a, t: F.multilabel_margin_loss(a, t, reduction="foo"),
+        X34,
+        np.array([[0, -1, 0, 0]] * 3),
     )

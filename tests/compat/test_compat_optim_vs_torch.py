@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from torch_oracle import npv
 
 import compat.torch as ctorch
 from compat.torch.optim import _compiled
@@ -56,12 +57,6 @@ IDS = [f"{name}-{i}" for i, (name, _) in enumerate(CASES)]
 STEPS = {"RAdam": 8}
 
 
-def _np(value):
-    if hasattr(value, "detach"):
-        return np.asarray(value.detach().numpy())
-    return np.asarray(value)
-
-
 def _params(lib):
     return [lib.nn.Parameter(lib.tensor(p.copy())) for p in P0]
 
@@ -89,7 +84,7 @@ def _run(lib, name, kw, steps=5):
 
 
 def _assert_close(a, b, what):
-    np.testing.assert_allclose(_np(a), _np(b), rtol=1e-5, atol=1e-6, err_msg=what)
+    np.testing.assert_allclose(npv(a), npv(b), rtol=1e-5, atol=1e-6, err_msg=what)
 
 
 def _assert_same_state(sd_compat, sd_torch):
@@ -161,14 +156,14 @@ def _to_torch(rt, value):
     if isinstance(value, list):
         return [_to_torch(rt, v) for v in value]
     if hasattr(value, "detach"):
-        return rt.tensor(_np(value))
+        return rt.tensor(npv(value))
     return value
 
 
 def _to_numpy(value):
     if isinstance(value, list):
         return [_to_numpy(v) for v in value]
-    return _np(value) if hasattr(value, "detach") else value
+    return npv(value) if hasattr(value, "detach") else value
 
 
 def _portable(sd, convert):
@@ -187,11 +182,11 @@ def test_state_dict_round_trip_with_torch(name, kw, real_torch):
     cparams, copt = _run(ctorch, name, kw, steps=2)
     tparams, topt = _run(rt, name, kw, steps=2)
     # compat -> torch: a fresh torch optimizer continues from compat's state.
-    tparams2 = [rt.nn.Parameter(rt.tensor(_np(p))) for p in cparams]
+    tparams2 = [rt.nn.Parameter(rt.tensor(npv(p))) for p in cparams]
     topt2 = getattr(rt.optim, name)(tparams2, **kw)
     topt2.load_state_dict(_portable(copt.state_dict(), lambda v: _to_torch(rt, v)))
     # torch -> compat (through NumPy): a fresh compat optimizer continues from torch's state.
-    cparams2 = [ctorch.nn.Parameter(ctorch.tensor(_np(p))) for p in tparams]
+    cparams2 = [ctorch.nn.Parameter(ctorch.tensor(npv(p))) for p in tparams]
     copt2 = getattr(ctorch.optim, name)(cparams2, **kw)
     copt2.load_state_dict(_portable(topt.state_dict(), _to_numpy))
     _train(rt, topt2, tparams2, 2)
@@ -254,7 +249,7 @@ def test_lbfgs_matches_torch(kw, real_torch):
         assert len(pair[0]) == len(pair[1]), key
         for u, v in zip(*pair):
             # y = g_new - g_old cancels: compare on the gradients' scale (~1).
-            np.testing.assert_allclose(_np(u), _np(v), rtol=1e-4, atol=1e-5, err_msg=key)
+            np.testing.assert_allclose(npv(u), npv(v), rtol=1e-4, atol=1e-5, err_msg=key)
     np.testing.assert_allclose(float(cst["t"]), float(tst["t"]), rtol=1e-5)
     np.testing.assert_allclose(cst["prev_loss"], tst["prev_loss"], rtol=1e-5)
 
@@ -265,10 +260,10 @@ def test_lbfgs_state_dict_round_trip_with_torch(real_torch):
     cparams, copt, _ = _lbfgs(ctorch, 1, **kw)
     tparams, topt, _ = _lbfgs(rt, 1, **kw)
     # torch -> compat through NumPy, and compat -> torch.
-    cparams2 = [ctorch.nn.Parameter(ctorch.tensor(_np(p))) for p in tparams]
+    cparams2 = [ctorch.nn.Parameter(ctorch.tensor(npv(p))) for p in tparams]
     copt2 = ctorch.optim.LBFGS(cparams2, **kw)
     copt2.load_state_dict(_portable(topt.state_dict(), _to_numpy))
-    tparams2 = [rt.nn.Parameter(rt.tensor(_np(p))) for p in cparams]
+    tparams2 = [rt.nn.Parameter(rt.tensor(npv(p))) for p in cparams]
     topt2 = rt.optim.LBFGS(tparams2, **kw)
     topt2.load_state_dict(_portable(copt.state_dict(), lambda v: _to_torch(rt, v)))
 

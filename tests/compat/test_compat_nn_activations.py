@@ -11,7 +11,7 @@ import warnings
 
 import numpy as np
 import pytest
-from nn_more_helpers import compare, npv, same_error
+from torch_oracle import compare, npv, same_error
 
 import compat.torch as torch
 import compat.torch.nn as nn
