@@ -153,13 +153,33 @@ def _branches(index: Any, funs: Sequence[Callable], operands: tuple, name: str, 
 
 
 def cond(pred: Any, true_fun: Callable, false_fun: Callable, *operands: Any) -> Any:
-    """``true_fun(*operands)`` if ``pred`` else ``false_fun(*operands)``, as one ``cond``.
+    """Call ``true_fun(*operands)`` if ``pred`` is true, else ``false_fun(*operands)``.
 
-    Both branches are traced; they must return pytrees of the same structure,
-    shapes and dtypes. ``pred`` is a boolean or numeric scalar (non-zero is true).
+    Both branches are traced and held by one ``cond`` equation; the choice is made when
+    the program runs, so ``cond`` works under ``jit`` and on traced predicates, where a
+    Python ``if`` cannot. Same signature as ``jax.lax.cond``.
+
+    Args:
+        pred: a boolean or numeric scalar (non-zero is true).
+        true_fun: the function called when ``pred`` is true.
+        false_fun: the function called otherwise; it must return a pytree of the same
+            structure, shapes and dtypes as ``true_fun``.
+        *operands: the arguments passed to the branch.
+
+    Returns:
+        The chosen branch's result.
+
+    Raises:
+        TypeError: ``pred`` is not a scalar.
+
+    Under ``vmap`` with a batched ``pred`` both branches run on the whole batch and the
+    results are selected per example, as in JAX. Differentiable in both modes: the
+    derivative is the chosen branch's.
 
     Example:
-        >>> fg.cond(x > 0, lambda x: x, lambda x: -x, x)  # |x|
+        >>> import funcgrad as fg
+        >>> fg.cond(-2.0 > 0, lambda x: x, lambda x: -x, -2.0)  # |x|
+        Array(2., dtype=float32)
     """
     if not (callable(true_fun) and callable(false_fun)):
         raise TypeError("cond: true_fun and false_fun arguments should be callable.")
@@ -177,7 +197,19 @@ def cond(pred: Any, true_fun: Callable, false_fun: Callable, *operands: Any) -> 
 
 
 def switch(index: Any, branches: Sequence[Callable], *operands: Any) -> Any:
-    """``branches[index](*operands)``, with ``index`` clamped into range (``lax.switch``)."""
+    """Call ``branches[index](*operands)``, with ``index`` clamped into range (``lax.switch``).
+
+    Args:
+        index: an integer scalar; values below 0 select the first branch, values past
+            the end the last one.
+        branches: the functions to choose from; all must return the same structure,
+            shapes and dtypes.
+        *operands: the arguments passed to the chosen branch.
+
+    Returns:
+        The chosen branch's result. Like :func:`cond` (which is ``switch`` on two
+        branches), every branch is traced and the choice is made when the program runs.
+    """
     branches = list(branches)
     if not branches:
         raise ValueError("switch: empty branch sequence")
@@ -283,8 +315,19 @@ def _cast_init(leaves: list, avals: list[Aval]) -> list:
 def while_loop(cond_fun: Callable, body_fun: Callable, init_val: Any) -> Any:
     """Repeat ``val = body_fun(val)`` while ``cond_fun(val)`` is true (``lax.while_loop``).
 
-    Forward-mode differentiable and batchable; reverse mode needs a static trip
-    count (use :func:`fori_loop` with Python-int bounds, or :func:`scan`).
+    Args:
+        cond_fun: returns a boolean scalar for the current value.
+        body_fun: returns the next value, with the same pytree structure, shapes and
+            dtypes as its input.
+        init_val: the initial value (any pytree of arrays).
+
+    Returns:
+        The value for which ``cond_fun`` first returned false.
+
+    Forward-mode differentiable and batchable (under ``vmap`` with a batched
+    condition the loop runs until every example is done). Reverse mode needs a trip
+    count known when tracing, as in JAX: ``grad`` through it raises ``ValueError``; use
+    :func:`fori_loop` with Python-int bounds, or :func:`scan`.
     """
     return _while_loop(cond_fun, body_fun, init_val)
 
@@ -366,13 +409,29 @@ def _index_dtype(lower: Any, upper: Any) -> np.dtype:
 def fori_loop(
     lower: Any, upper: Any, body_fun: Callable, init_val: Any, *, unroll: int | bool | None = None
 ) -> Any:
-    """``for i in range(lower, upper): val = body_fun(i, val)``.
+    """``for i in range(lower, upper): val = body_fun(i, val)``, as ``lax.fori_loop``.
+
+    Args:
+        lower: the first value of the counter.
+        upper: one past the last value of the counter; both bounds must have the same
+            dtype (two signed integers may differ when one is a Python int), which may
+            be a float.
+        body_fun: ``body_fun(i, val)`` returns the next value, with ``val``'s structure,
+            shapes and dtypes.
+        init_val: the initial value (any pytree of arrays).
+        unroll: accepted with concrete bounds only (XLA decides how to unroll).
+
+    Returns:
+        The final value.
+
+    Raises:
+        ValueError: ``unroll`` with traced bounds.
 
     With concrete (Python or non-traced) bounds this is a :func:`scan` of
-    ``int(upper) - int(lower)`` steps whose counter ``i`` starts as the Python
-    int ``int(lower)`` (so float bounds are truncated, as in JAX), and reverse-mode
-    differentiation works; with traced bounds it is a :func:`while_loop` whose
-    counter has the bounds' dtype. ``unroll`` needs concrete bounds (XLA decides).
+    ``int(upper) - int(lower)`` steps whose counter ``i`` starts as the Python int
+    ``int(lower)`` (so float bounds are truncated, as in JAX), and reverse-mode
+    differentiation works; with traced bounds it is a :func:`while_loop` whose counter
+    has the bounds' dtype, differentiable in forward mode only.
     """
     if not callable(body_fun):
         raise TypeError("fori_loop: body_fun argument should be callable.")
@@ -419,10 +478,30 @@ def scan(
     reverse: bool = False,
     unroll: int | bool = 1,
 ) -> tuple[Any, Any]:
-    """``lax.scan``: ``carry, y = f(carry, x)`` over the leading axis of ``xs``.
+    """Loop ``carry, y = f(carry, x)`` over the leading axis of ``xs`` (``lax.scan``).
 
-    Returns ``(final carry, stacked ys)``. ``xs`` may be ``None`` with ``length``
-    given. ``unroll`` is accepted for compatibility and ignored (XLA decides).
+    Args:
+        f: the step function; its new carry must have the structure, shapes and dtypes
+            of the carry it receives.
+        init: the initial carry (any pytree of arrays).
+        xs: a pytree of arrays scanned over their leading axis, or ``None``.
+        length: the number of steps; required when ``xs`` is ``None``, and must match
+            the leading axis of ``xs`` otherwise.
+        reverse: walk from the last element to the first (the outputs keep their
+            positions).
+        unroll: accepted for compatibility and ignored (XLA decides).
+
+    Returns:
+        ``(final_carry, ys)``, with the per-step outputs ``y`` stacked along a new
+        leading axis.
+
+    Raises:
+        TypeError: the step changes the carry's shape or dtype.
+        ValueError: ``length`` disagrees with the leading axis of ``xs``.
+
+    One equation however many steps: the program and the compile time do not grow
+    with the length. Differentiable in both modes (reverse mode is a reversed
+    ``scan`` over the saved per-step values) and batchable.
     """
     del unroll
     return _scan(f, init, xs, length, reverse)

@@ -690,13 +690,26 @@ def checkpoint(
     policy: Callable | None = None,
     static_argnums: int | Sequence[int] = (),
 ) -> Callable:
-    """Recompute ``fun``'s forward pass during the backward pass instead of saving
-    residuals. ``static_argnums`` are passed through as Python values (the function
-    may branch on them). ``policy(prim, *avals, **params) -> bool`` (see
-    ``funcgrad.checkpoint_policies``) names the values worth saving: residuals they
-    produce are saved, and recomputation starts from them; without a policy only the
-    inputs are saved. ``prevent_cse`` is accepted for JAX compatibility: funcgrad
-    always keeps the recomputation from being merged with the forward pass."""
+    """Recompute ``fun``'s forward pass during the backward pass instead of saving it.
+
+    Trades compute for memory in reverse mode (also called rematerialisation; the
+    alias ``fg.remat`` is the same function).
+
+    Args:
+        fun: the function whose intermediate values should not be kept.
+        prevent_cse: accepted for JAX compatibility: funcgrad always keeps the
+            recomputation from being merged with the forward pass.
+        policy: ``policy(prim, *avals, **params) -> bool`` names the values worth saving
+            (see ``funcgrad.checkpoint_policies``, e.g. ``dots_saveable``): the values
+            it accepts are saved and recomputation starts from them. Without a policy
+            only ``fun``'s inputs are saved.
+        static_argnums: positional arguments passed through as Python values (the
+            function may branch on them).
+
+    Returns:
+        A function with ``fun``'s signature and values; only its derivatives are
+        computed differently. ``fg.debug.saved_residuals`` shows what it keeps.
+    """
     if not callable(fun):
         raise TypeError(f"Expected a callable value, got {fun!r}")
     if policy is not None and not callable(policy):
