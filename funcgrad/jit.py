@@ -554,13 +554,49 @@ def jit(
     out_shardings: Any = None,
     donate_argnames: str | Sequence[str] | None = None,
 ) -> Any:
-    """Compile ``fun`` through XLA; usable as ``@jit`` or ``@jit(static_argnums=...)``.
+    """Compile ``fun`` with XLA; usable as ``@jit`` or ``@jit(static_argnums=...)``.
 
-    As JAX: given only one of ``static_argnums``/``static_argnames``, the other is
-    filled in from ``fun``'s signature (so a static argument is static whether
-    passed by position or by name); out-of-range numbers and unknown names raise
-    ``ValueError``; ``fun`` may be a function, a ``functools.partial``, a callable
-    object, or a method (``@jit`` in a class body binds ``self``).
+    The first call with a new abstract signature (argument shapes, dtypes, weak types,
+    pytree structure and the values of static arguments) traces ``fun`` into a
+    program, lowers it to StableHLO and compiles it; later calls with that signature
+    run the cached executable. Inside another transform a jitted function is one
+    ``jit_call`` equation holding its program.
+
+    Args:
+        fun: a function, a ``functools.partial``, a callable object or a method
+            (``@jit`` in a class body binds ``self``).
+        static_argnums: positional arguments passed as Python values: part of the
+            cache key (they must be hashable), so ``fun`` may branch on them.
+        static_argnames: the same, by name. Given only one of the two, the other is
+            filled in from ``fun``'s signature, so a static argument is static whether
+            passed by position or by name.
+        donate_argnums: arguments whose buffers XLA may reuse for the outputs; a
+            donated array is deleted by the call and must not be used again.
+        in_shardings: shardings of the inputs, as in JAX.
+        out_shardings: shardings of the outputs, as in JAX.
+        donate_argnames: ``donate_argnums`` by name.
+
+    Returns:
+        A :class:`Jitted` function with ``fun``'s signature, and ``lower(*args)``
+        (ahead-of-time lowering, then ``.compile()``), ``trace(*args)`` (the traced
+        :class:`Program`) and ``clear_cache()``.
+
+    Raises:
+        ValueError: at ``jit`` time, out-of-range ``static_argnums``/``donate_argnums``
+            or unknown ``static_argnames``; at call time, an unhashable static argument.
+        TypeError: at call time, a dynamic argument that is not an array (a ``str``, an
+            arbitrary object: mark it static).
+
+    Under ``jit`` values are abstract: Python ``if``/``float()`` on them raise
+    ``ConcretizationError``; use :func:`cond`, :func:`while_loop` or static arguments.
+    As in JAX, a closed-over array is a constant of the traced program: changing it
+    later does not retrace.
+
+    Example:
+        >>> import funcgrad as fg, funcgrad.numpy as fnp
+        >>> power = fg.jit(lambda x, n: x**n, static_argnums=1)
+        >>> power(fnp.arange(3.0), 2)
+        Array([0., 1., 4.], dtype=float32)
     """
     if fun is _NotGiven:
         return functools.partial(
