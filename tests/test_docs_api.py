@@ -1,0 +1,59 @@
+"""The API reference (docs/api/*.md, rendered by mkdocstrings) has a page section for
+every public namespace, and every page is in mkdocs.yml's nav."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+DOCS = Path(__file__).resolve().parent.parent / "docs"
+API = DOCS / "api"
+
+NAMESPACES = [
+    "funcgrad",
+    "funcgrad.numpy",
+    "funcgrad.numpy.linalg",
+    "funcgrad.numpy.fft",
+    "funcgrad.lax",
+    "funcgrad.lax.linalg",
+    "funcgrad.scipy.linalg",
+    "funcgrad.scipy.special",
+    "funcgrad.scipy.stats",
+    "funcgrad.scipy.optimize",
+    "funcgrad.scipy.signal",
+    "funcgrad.scipy.fft",
+    "funcgrad.scipy.integrate",
+    "funcgrad.scipy.interpolate",
+    "funcgrad.scipy.ndimage",
+    "funcgrad.scipy.cluster.vq",
+    "funcgrad.scipy.spatial.transform",
+    "funcgrad.random",
+    "funcgrad.nn",
+    "funcgrad.nn.initializers",
+    "funcgrad.optim",
+    "funcgrad.debug",
+    "funcgrad.interop",
+    "funcgrad.example_libraries.stax",
+    "funcgrad.example_libraries.optimizers",
+    "compat.lazy",
+]
+
+
+def _rendered() -> set[str]:
+    found: set[str] = set()
+    for page in API.glob("*.md"):
+        found.update(re.findall(r"^::: ([\w.]+)", page.read_text(), flags=re.M))
+    return found
+
+
+@pytest.mark.parametrize("namespace", NAMESPACES)
+def test_namespace_has_a_reference_section(namespace):
+    assert namespace in _rendered(), f"no '::: {namespace}' in docs/api/*.md"
+
+
+def test_every_api_page_is_in_the_nav():
+    nav = (DOCS.parent / "mkdocs.yml").read_text()
+    for page in API.glob("*.md"):
+        assert f"api/{page.name}" in nav, f"api/{page.name} is not in mkdocs.yml's nav"
