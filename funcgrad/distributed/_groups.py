@@ -70,6 +70,22 @@ def _reduce(op: str, g: Any) -> Any:
     return out.astype(dtype)
 
 
+@jit
+def _flatten(*xs: Any) -> Any:
+    return fnp.concatenate([fnp.ravel(x) for x in xs])
+
+
+@functools.cache
+def _unflatten(shapes: tuple[tuple[int, ...], ...]) -> Callable:
+    sizes = [int(np.prod(s)) for s in shapes]
+    offsets = np.cumsum([0, *sizes])
+
+    def split(flat: Any) -> list:
+        return [flat[a:b].reshape(s) for a, b, s in zip(offsets[:-1], offsets[1:], shapes)]
+
+    return jit(split)
+
+
 def _copy(g: Any) -> Any:
     return g + fnp.zeros((), g.dtype)
 
@@ -202,12 +218,18 @@ class ProcessGroup:
         self._checked.add(key)
 
     def _stack(self, x: Any) -> Any:
-        """The global ``(size, *x.shape)`` array whose row ``rank`` is this process's ``x``."""
+        """The global ``(size * n, ...)`` array whose ``rank``-th block is this process's ``x``
+        (of shape ``(n, ...)``; a scalar counts as shape ``(1,)``)."""
         if not isinstance(x, jax.Array):
             x = np.asarray(x)
-        local = jax.device_put(x.reshape((1, *x.shape)), self.device)
+        if x.ndim == 0:
+            x = x.reshape((1,))
+        if not (isinstance(x, jax.Array) and x.devices() == {self.device}):
+            x = jax.device_put(x, self.device)
         sharding = NamedSharding(self.mesh, PartitionSpec(AXIS))
-        return jax.make_array_from_single_device_arrays((self.size, *x.shape), sharding, [local])
+        return jax.make_array_from_single_device_arrays(
+            (self.size * x.shape[0], *x.shape[1:]), sharding, [x]
+        )
 
     @functools.cache  # noqa: B019  (one program per group and kind; groups live for the run)
     def _program(self, kind: str, arg: Any) -> Callable:
@@ -224,13 +246,19 @@ class ProcessGroup:
             replicated = sharded
         else:
             raise AssertionError(kind)
-        return jit(lambda *gs: [fn(g) for g in gs], in_shardings=sharded, out_shardings=replicated)
+        size = self.size
+
+        def program(*gs: Any) -> list:  # blocks of rows -> a leading process axis
+            return [fn(g.reshape((size, g.shape[0] // size, *g.shape[1:]))) for g in gs]
+
+        return jit(program, in_shardings=sharded, out_shardings=replicated)
 
     def _run(self, what: str, kind: str, arg: Any, x: Any) -> Any:
         return self._run_many(what, kind, arg, [x])[0]
 
     def _run_many(self, what: str, kind: str, arg: Any, xs: Sequence[Any]) -> list:
-        """One program over the stacked ``xs``; this process's part of each output."""
+        """One program over the stacked ``xs``; this process's part of each output. Several
+        arrays of one dtype travel as one flat buffer (one collective, as PyTorch's buckets)."""
         self._member(what)
         sig = tuple((tuple(np.shape(x)), str(np.dtype(x.dtype))) for x in xs)
         self._agree(what, (what, arg, *sig))
@@ -238,6 +266,16 @@ class ProcessGroup:
             if kind == "gather":
                 return [jax.device_put(x, self.device)[None] for x in xs]
             return list(xs)
+        if len(xs) > 1 and kind in ("reduce", "pick") and len({s[1] for s in sig}) == 1:
+            flat = self._collect(what, kind, arg, [_flatten(*xs)])[0]
+            return list(_unflatten(tuple(s[0] for s in sig))(flat))
+        outs = self._collect(what, kind, arg, xs)
+        for i, (shape, _) in enumerate(sig):
+            if shape == ():  # a scalar travelled as shape (1,)
+                outs[i] = outs[i].reshape((self.size,) if kind == "gather" else ())
+        return outs
+
+    def _collect(self, what: str, kind: str, arg: Any, xs: Sequence[Any]) -> list:
         try:
             outs = self._program(kind, arg)(*[self._stack(x) for x in xs])
             local = [o.addressable_data(0) for o in outs]
