@@ -1,0 +1,1 @@
+"""Conformance runners: JAX's and PyTorch's own test files against funcgrad and compat."""

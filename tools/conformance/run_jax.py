@@ -1,0 +1,116 @@
+"""Run JAX's own test files against funcgrad (and against JAX, the baseline).
+
+Needs a checkout of ``jax-ml/jax`` at :data:`PINNED_COMMIT` (the ``jax-v0.10.2``
+tag, the JAX installed beside funcgrad) outside this repository, e.g.::
+
+    git --git-dir=<jax.git> archive jax-v0.10.2 tests | tar -x -C /tmp/jax-src
+    python tools/conformance/run_jax.py --jax-src /tmp/jax-src
+    python tools/conformance/run_jax.py --jax-src /tmp/jax-src --files api_test --sample 4 -v
+
+Each file runs twice, in separate processes: as it is (real JAX and JAX's own
+``jax._src.test_util``), then with ``jax`` swapped for ``funcgrad`` and the test
+helpers for :mod:`tools.conformance.shims.jax_test_util`. ``--sample N`` keeps at
+most N cases of each test method (and makes JAX's sampled products generate N);
+the default run takes a few minutes on two cores. See ``docs/conformance.md``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import pathlib
+import sys
+
+if __package__ in (None, ""):
+    sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2]))
+
+from tools.conformance.common import compare_file, report, write_json
+
+#: the jax-ml/jax commit the selection is read from: tag jax-v0.10.2
+PINNED_COMMIT = "990e6a0b84138346e6a38785412f36356e0e5dc3"
+
+#: the selection (issue 35): JAX's test files, by stem, under ``tests/``
+FILES = [
+    "api_test",
+    "custom_api_test",
+    "batching_test",
+    "lax_autodiff_test",
+    "lax_control_flow_test",
+    "lax_numpy_test",
+    "random_test",
+    "api_util_test",
+]
+
+#: tests needing what funcgrad deliberately does not have: (regex on the test id, reason)
+OUT_OF_SCOPE: list[tuple[str, str]] = [
+    (r"[Pp]map|PmapTest|xmap", "pmap / several devices"),
+    (r"[Jj]axpr|[Dd]ce|DCE|PartialEval|pe_", "JAX's IR (jaxpr text, DCE, partial eval)"),
+    (r"[Ss]hard|[Mm]esh|PartitionSpec|[Ss]pmd|_pjit|Pjit", "shardings and device meshes"),
+    (r"[Dd]onat", "buffer donation"),
+    (r"[Dd]evices?_?[Pp]ut.*[Dd]evice|[Mm]ulti_?[Dd]evice|[Cc]ommitted", "several devices"),
+    (r"[Cc]ache_?[Mm]iss|[Cc]ompilation_?[Cc]ache|CppJit|cpp_jit|_cpp_", "JAX's C++ dispatch"),
+    (r"[Ll]ower|[Hh]lo|HLO|[Mm]lir|MLIR|[Ss]table_?hlo|[Cc]ompiled_?[Tt]ext", "lowered text"),
+    (
+        r"[Kk]ey[Aa]rray|[Tt]yped_?[Kk]ey|[Nn]ew_?[Kk]ey|KeyTy|[Kk]ey_?[Ii]mpl|PRNGImpl|[Pp]rng_?[Ii]mpl",
+        "typed PRNG keys",
+    ),
+    (r"[Ww]rap_?[Kk]ey|[Kk]ey_?[Dd]ata|[Cc]ustom_?[Pp]rng|[Uu]nsafe_rbg|[Rr]bg", "typed PRNG keys"),
+    (r"[Cc]uda|[Gg]pu|GPU|[Tt]pu|TPU|[Rr]ocm", "accelerators"),
+    (r"[Ee]xport|[Ss]erializ", "jax.export"),
+    (r"[Tt]raceback|[Ss]tack_?[Tt]race|[Ff]iltered", "JAX's traceback filtering"),
+    (r"[Ww]eak_?[Rr]ef.*[Cc]ache|[Cc]lear_?[Bb]ackends|[Bb]ackend_?[Ii]nit", "JAX's backends"),
+]
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    p.add_argument("--jax-src", required=True, help=f"jax-ml/jax checkout at {PINNED_COMMIT}")
+    p.add_argument("--files", nargs="*", default=FILES, help="test file stems (default: all)")
+    p.add_argument("--sample", type=int, default=1, help="cases per test method (0: all)")
+    p.add_argument("--limit", type=int, default=60, help="tests per file at most (0: all)")
+    p.add_argument("--timeout", type=float, default=30.0, help="seconds per test")
+    p.add_argument("--serial", action="store_true", help="one process at a time")
+    p.add_argument("--xla-defaults", action="store_true", help="XLA's default compiler flags")
+    p.add_argument("--json", default=None, help="write all records here")
+    p.add_argument("-v", "--verbose", action="store_true", help="one line per test")
+    args = p.parse_args(argv)
+
+    tests = pathlib.Path(args.jax_src) / "tests"
+    if not tests.is_dir():
+        p.error(f"{tests} is not a directory: give a jax-ml/jax checkout at {PINNED_COMMIT}")
+    env = {
+        "JAX_NUM_GENERATED_CASES": str(args.sample or 10),
+        "JAX_PLATFORMS": "cpu",
+        "JAX_ENABLE_X64": "0",
+    }
+    if not args.xla_defaults:
+        # as the project's test suite runs: XLA's classic CPU emitters, optimisations
+        # off (programs that run once); the same for both runs
+        env["XLA_FLAGS"] = "--xla_cpu_use_fusion_emitters=false"
+        env["JAX_DISABLE_MOST_OPTIMIZATIONS"] = "1"
+    results = []
+    for stem in args.files:
+        file = tests / f"{stem}.py"
+        if not file.exists():
+            print(f"{stem}: not in this checkout", file=sys.stderr)
+            continue
+        res = compare_file(
+            "jax",
+            file,
+            args.sample,
+            args.timeout,
+            OUT_OF_SCOPE,
+            env,
+            parallel=not args.serial,
+            limit=args.limit,
+        )
+        print(f"{stem}: {len(res.upstream)} tests, {res.seconds[0]:.0f} s upstream, "
+              f"{res.seconds[1]:.0f} s swapped", file=sys.stderr)  # fmt: skip
+        results.append(res)
+    title = f"JAX tests (jax-ml/jax {PINNED_COMMIT[:12]}, jax-v0.10.2) against funcgrad"
+    summary = report(results, args.verbose, title, "funcgrad")
+    write_json(args.json, results, summary)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

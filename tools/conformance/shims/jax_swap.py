@@ -1,0 +1,155 @@
+"""The ``jax`` -> ``funcgrad`` swap for JAX's test files.
+
+``jax.X`` resolves to ``funcgrad.X`` name for name; ``jax._src.test_util`` (and
+``jax.test_util``'s helpers) to :mod:`tools.conformance.shims.jax_test_util`; a few
+of JAX's private modules whose names the test files import at top level map onto
+the public namesakes funcgrad has (``jax._src.api`` -> ``funcgrad``); everything
+else under ``jax._src`` is JAX's implementation: looked-up names there are recorded
+as internals.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import enum
+import importlib
+from collections.abc import Iterator
+from typing import Any
+
+from tools.conformance.shims.swap import Alias, Missing, Swap
+
+SHIM = "tools.conformance.shims.jax_test_util"
+
+
+#: public JAX names whose tests are out of scope, and why (a test looking one up is
+#: listed as out of scope whatever its outcome)
+SCOPE: dict[str, str] = {
+    "jax.make_jaxpr": "jaxpr text and JAX's IR",
+    "jax.pmap": "pmap / several devices",
+    "jax.sharding": "shardings and device meshes",
+    "jax.shard_map": "shardings and device meshes",
+    "jax.random.key_data": "typed PRNG keys",
+    "jax.random.wrap_key_data": "typed PRNG keys",
+    "jax.random.key_impl": "typed PRNG keys",
+    "jax.dtypes.prng_key": "typed PRNG keys",
+    "jax.export": "jax.export",
+    # configuration of JAX's own runtime: out of scope in docs/jax-coverage.md
+    "jax.numpy_dtype_promotion": "JAX runtime configuration",
+    "jax.numpy_rank_promotion": "JAX runtime configuration",
+    "jax.default_matmul_precision": "JAX runtime configuration",
+    "jax.enable_x64": "JAX runtime configuration",
+    "jax.disable_jit": "JAX runtime configuration",
+    "jax.transfer_guard": "JAX runtime configuration",
+    "jax.log_compiles": "JAX runtime configuration",
+    "jax.checking_leaks": "JAX runtime configuration",
+    "jax.check_tracer_leaks": "JAX runtime configuration",
+    "jax.default_device": "JAX runtime configuration",
+    "jax.debug_infs": "JAX runtime configuration",
+    "jax.default_prng_impl": "JAX runtime configuration",
+}
+
+
+#: ``jax._src.random.prng.prngs``'s keys in JAX 0.10.2 (read from that JAX)
+PRNG_NAMES = ["philox2x32", "philox4x32", "threefry2x32", "rbg", "unsafe_rbg", "threefry4x32"]
+
+
+def make_swap() -> Swap:
+    """The swap, with the ``jtu`` shim registered as an importer of swapped names."""
+    swap: Swap
+
+    def jtu() -> Any:
+        swap.add_importer(SHIM)
+        return importlib.import_module(SHIM)
+
+    def prng() -> Any:
+        # random_test builds its case names from the PRNG implementations' names at
+        # import: the same names, in JAX 0.10.2's registration order; each is internal
+        mod = Alias("jax._src.random.prng", None, swap)
+        mod.__dict__["prngs"] = {
+            n: Missing(f"jax._src.random.prng.prngs[{n!r}]", "internal") for n in PRNG_NAMES
+        }
+        return mod
+
+    def config() -> Any:
+        return _Config("jax._src.config", importlib.import_module("funcgrad.config"), swap)
+
+    def lib() -> Any:
+        # the runtime's version numbers, read from the jaxlib funcgrad runs on
+        mod = Alias("jax._src.lib", None, swap)
+        real = importlib.import_module("jax._src.lib")
+        for name in ("jaxlib_extension_version", "version", "version_str"):
+            mod.__dict__[name] = getattr(real, name)
+        return mod
+
+    swap = Swap(
+        root="jax",
+        target="funcgrad",
+        overrides={
+            "jax._src.test_util": jtu,
+            "jax._src.random.prng": prng,
+            "jax._src.config": config,
+            "jax._src.lib": lib,
+        },
+        internal=("jax._src", "jax.interpreters", "jax.extend", "jax.experimental"),
+        renames={
+            "jax._src.api": "funcgrad",
+            "jax._src.dtypes": "funcgrad.dtypes",
+            "jax._src.ad_checkpoint": "funcgrad.ad_checkpoint",
+            "jax._src.custom_derivatives": "funcgrad.custom_derivatives",
+            "jax._src.random": "funcgrad.random",
+            "jax._src.lax.control_flow": "funcgrad.lax",
+            "jax._src.tree_util": "funcgrad.tree_util",
+            "jax._src.numpy": "funcgrad.numpy",
+        },
+        scope=SCOPE,
+    )
+    import funcgrad  # noqa: F401 - funcgrad (and the real jax under it) loads first
+
+    return swap
+
+
+class _Flag:
+    """A JAX option as ``jax._src.config`` exposes it: ``.value`` reads it through
+    ``funcgrad.config``; calling it gives a context manager that sets it."""
+
+    def __init__(self, cfg: Any, name: str) -> None:
+        self._cfg, self._name = cfg, name
+
+    @property
+    def value(self) -> Any:
+        return self._cfg.read(self._name)
+
+    def __call__(self, new: Any) -> Any:
+        return _set_option(self._cfg, self._name, new)
+
+
+@contextlib.contextmanager
+def _set_option(cfg: Any, name: str, new: Any) -> Iterator[None]:
+    old = cfg.read(name)
+    cfg.update(name, new)
+    try:
+        yield
+    finally:
+        cfg.update(name, old)
+
+
+class _Config(Alias):
+    """``jax._src.config`` over ``funcgrad.config``: options by name (``.value``,
+    context managers), ``parse_flags_with_absl`` a no-op."""
+
+    def __getattr__(self, attr: str) -> Any:
+        if attr.startswith("__") and attr.endswith("__"):
+            raise AttributeError(attr)
+        target = self.__dict__["_target"]
+        if attr == "parse_flags_with_absl":
+            return lambda *a, **k: None
+        real = getattr(importlib.import_module("jax._src.config"), attr, None)
+        if isinstance(real, type) and issubclass(real, enum.Enum):
+            return real  # an option's values (ExplicitX64Mode): the runtime's enum
+        if hasattr(target, attr):
+            return getattr(target, attr)
+        try:
+            target.read(f"jax_{attr}")
+        except AttributeError:
+            return super().__getattr__(attr)
+        return _Flag(target, f"jax_{attr}")

@@ -1,0 +1,81 @@
+"""The ``torch`` -> ``compat.torch`` swap for PyTorch's ``test/test_autograd.py``.
+
+``torch.X`` resolves to ``compat.torch.X`` name for name; the modules of
+``torch.testing._internal`` the test file imports resolve to
+:mod:`tools.conformance.shims.torch_test_util`; ``torch._C``, ``torch._dynamo``,
+``torch._functorch`` and the other private packages are PyTorch's implementation:
+names looked up there are recorded as internals.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+from tools.conformance.shims.swap import Swap
+
+SHIM = "tools.conformance.shims.torch_test_util"
+
+#: public PyTorch names whose tests are out of scope, and why
+SCOPE: dict[str, str] = {
+    "torch.cuda.is_available": "CUDA",
+    "torch.cuda.Stream": "CUDA",
+    "torch.compile": "torch.compile / dynamo",
+    "torch.jit.script": "TorchScript",
+    "torch.jit.trace": "TorchScript",
+    "torch.autograd.profiler": "the profiler",
+    "torch.profiler": "the profiler",
+    "torch.sparse_coo_tensor": "sparse tensors",
+    "torch.sparse_csr_tensor": "sparse tensors",
+    "torch.nested": "nested tensors",
+    "torch.utils.cpp_extension": "C++ extensions",
+    "torch.multiprocessing": "several processes",
+    "torch.utils.flop_counter": "FLOP counting",
+    "torch.library": "custom operator registration",
+}
+
+
+def make_swap() -> Swap:
+    """The swap, with the helper shim registered as an importer of swapped names."""
+    swap: Swap
+
+    def shim() -> Any:
+        swap.add_importer(SHIM)
+        return importlib.import_module(SHIM)
+
+    def part(name: str, names: str) -> Any:
+        return lambda: shim().submodule(name, getattr(shim(), names))
+
+    base = "torch.testing._internal"
+    swap = Swap(
+        root="torch",
+        target="compat.torch",
+        overrides={
+            f"{base}.common_utils": shim,
+            f"{base}.common_device_type": part(f"{base}.common_device_type", "COMMON_DEVICE_TYPE"),
+            f"{base}.common_dtype": part(f"{base}.common_dtype", "COMMON_DTYPE"),
+            f"{base}.common_cuda": part(f"{base}.common_cuda", "COMMON_CUDA"),
+            f"{base}.common_methods_invocations": part(
+                f"{base}.common_methods_invocations", "COMMON_METHODS"
+            ),
+        },
+        internal=(
+            "torch._C",
+            "torch._dynamo",
+            "torch._functorch",
+            "torch._subclasses",
+            "torch._inductor",
+            "torch._higher_order_ops",
+            "torch._prims",
+            "torch._refs",
+            "torch.fx",
+            "torch.utils._python_dispatch",
+            "torch.utils._mode_utils",
+            "torch.utils._pytree",
+            "torch.testing._internal",
+        ),
+        scope=SCOPE,
+    )
+    import compat.torch  # noqa: F401 - loaded before any swapped import
+
+    return swap
