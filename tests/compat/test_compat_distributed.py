@@ -332,3 +332,19 @@ def test_launcher_ends_the_run_when_a_worker_dies(tmp_path):
     assert p.returncode == max(128 - c if c < 0 else c for c in own), (p.returncode, own)
     if "local rank 0 (rank 0) failed" in p.stderr:
         assert "ERROR" in p.stdout and "all_reduce" in p.stdout, p.stdout
+
+
+def test_ddp_digits_example_through_the_launcher(tmp_path):
+    pytest.importorskip("sklearn")
+    cmd = [sys.executable, "-m", "compat.torch.distributed.run", "--nproc-per-node", "2"]
+    cmd += ["--standalone", str(REPO / "examples" / "ddp_digits.py"), "--epochs", "3"]
+    p = subprocess.run(
+        cmd, env=worker_env(0, 1, 0), cwd=tmp_path, capture_output=True, text=True, timeout=120
+    )
+    assert p.returncode == 0, p.stderr[-3000:]
+    lines = p.stdout.strip().splitlines()
+    assert "processes: 2" in lines
+    losses = [float(line.split()[-1]) for line in lines if line.startswith("epoch ")]
+    assert len(losses) == 3 and losses[-1] < losses[0]
+    m = re.fullmatch(r"test accuracy: (\d\.\d{4})", lines[-1])
+    assert m and float(m.group(1)) >= 0.8, p.stdout

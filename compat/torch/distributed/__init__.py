@@ -173,12 +173,16 @@ def is_torchelastic_launched() -> bool:
 
 
 def _backend_name(backend: str | None) -> str:
+    """The backend ``backend`` names; ``None`` or ``"cpu:gloo,cuda:nccl"`` give ``"auto"``,
+    decided once the runtime is up (asking for GPUs before it would start JAX's backend)."""
     if backend is None:
-        return Backend.NCCL if _dev.gpus() else Backend.GLOO
+        return "auto"
     name = str(backend).lower()
-    if ":" in name:  # "cpu:gloo,cuda:nccl": the device kind compat uses picks one
+    if ":" in name:  # "cpu:gloo,cuda:nccl": the device kind compat has picks one
         pairs = dict(p.split(":", 1) for p in name.split(","))
-        name = pairs.get("cuda" if _dev.gpus() else "cpu", next(iter(pairs.values())))
+        if set(pairs.values()) == {Backend.GLOO, Backend.NCCL}:
+            return "auto"
+        name = next(iter(pairs.values()))
     if name not in (Backend.GLOO, Backend.NCCL, Backend.MPI):
         raise AssertionError(f"Unknown backend type {backend}")
     if name == Backend.MPI:
@@ -217,8 +221,6 @@ def init_process_group(
     if store is not None:
         raise NotImplementedError("init_process_group: store= is not supported; use init_method")
     name = _backend_name(backend)
-    if name == Backend.NCCL and not _dev.gpus():
-        raise RuntimeError("Distributed package doesn't have NCCL built in")
     seconds = _seconds(timeout)
     if seconds is not None:
         fd.set_collective_timeout(seconds)
@@ -232,10 +234,16 @@ def init_process_group(
                 f"distributed runtime (process {fd.process_index()} of {fd.process_count()})"
             )
     else:
+        # one GPU per process, as torchrun's LOCAL_RANK says (CPU processes use their CPU)
+        local = os.environ.get("LOCAL_RANK") if name != Backend.GLOO else None
         try:
-            fd.initialize(addr, world_size, rank)
+            fd.initialize(addr, world_size, rank, None if local is None else [int(local)])
         except RuntimeError as e:
             raise DistBackendError(str(e)) from None
+    if name == "auto":
+        name = Backend.NCCL if _dev.gpus() else Backend.GLOO
+    if name == Backend.NCCL and not _dev.gpus():
+        raise RuntimeError("Distributed package doesn't have NCCL built in")
     platform = "gpu" if name == Backend.NCCL else "cpu"
     GroupMember.WORLD = ProcessGroup(fd.ProcessGroup(None, platform, gid="world"), name)
 
@@ -298,7 +306,9 @@ def new_group(
     """A group of ``ranks`` (all processes by default). Every process calls it, members or
     not, in the same order; a non-member gets ``GroupMember.NON_GROUP_MEMBER``."""
     world = _world()
-    name = world._backend if backend is None else _backend_name(backend)
+    name = _backend_name(backend)
+    if name == "auto":
+        name = world._backend
     g = fd.ProcessGroup(ranks, "gpu" if name == Backend.NCCL else "cpu")
     if g.rank < 0:
         return GroupMember.NON_GROUP_MEMBER
