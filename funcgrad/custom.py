@@ -391,9 +391,36 @@ def _is_zero_marker(x: Any) -> bool:
 
 
 class custom_jvp:
-    """A function with a user-supplied JVP rule: ``f.defjvp(jvp)`` where
-    ``jvp(primals, tangents) -> (primal_out, tangent_out)``, or per-argument
-    rules with ``f.defjvps(*jvps)``."""
+    """A function with a hand-written JVP rule, as ``jax.custom_jvp``.
+
+    Used as a decorator; set the rule with ``f.defjvp(jvp)``, where
+    ``jvp(primals, tangents) -> (primal_out, tangent_out)``, or give one rule per
+    argument with ``f.defjvps(*jvps)``. Reverse mode uses the same rule (funcgrad
+    transposes its linear part), so one rule serves ``jvp``, ``grad`` and ``vmap``.
+
+    Args:
+        fun: the function; called as is when nothing differentiates it.
+        nondiff_argnums: positions of arguments that are not differentiated (passed to
+            the rule first).
+        nondiff_argnames: the same, by name.
+
+    Raises:
+        AttributeError: the function is called before ``defjvp`` set a rule.
+        TypeError: the rule's output structure differs from the function's (JAX's
+            message, naming both structures).
+
+    Example:
+        >>> import funcgrad as fg, funcgrad.numpy as fnp
+        >>> @fg.custom_jvp
+        ... def softplus(x):
+        ...     return fnp.log1p(fnp.exp(x))
+        >>> @softplus.defjvp
+        ... def _(primals, tangents):
+        ...     (x,), (t,) = primals, tangents
+        ...     return softplus(x), t * fg.nn.sigmoid(x)
+        >>> fg.grad(softplus)(100.0)  # the derived rule would give nan
+        Array(1., dtype=float32, weak_type=True)
+    """
 
     def __init__(
         self,
@@ -517,8 +544,36 @@ class custom_jvp:
 
 
 class custom_vjp:
-    """A function with a user-supplied VJP: ``f.defvjp(fwd, bwd)``;
-    ``fwd(*args) -> (out, residuals)``, ``bwd(*nondiff, residuals, ct) -> tuple of cts``."""
+    """A function with hand-written reverse-mode rules, as ``jax.custom_vjp``.
+
+    Used as a decorator; set the rules with ``f.defvjp(fwd, bwd)``:
+    ``fwd(*args) -> (out, residuals)`` runs in the forward pass and chooses what to
+    keep, ``bwd(*nondiff, residuals, ct) -> tuple`` returns one cotangent per
+    differentiable argument (``None`` for a zero one).
+
+    Args:
+        fun: the function; called as is when nothing differentiates it.
+        nondiff_argnums: positions of arguments that are not differentiated (passed to
+            ``bwd`` first).
+        nondiff_argnames: the same, by name.
+
+    Raises:
+        AttributeError: the function is called before ``defvjp`` set the rules.
+        TypeError: ``fwd`` or ``bwd`` returns the wrong structure (JAX's messages).
+
+    As in JAX, forward mode (``jvp``) of a ``custom_vjp`` function is an error.
+    ``bwd`` runs when the pullback is applied; inside ``jit``, loops or
+    ``checkpoint`` it is traced with that body's backward program.
+
+    Example:
+        >>> import funcgrad as fg, funcgrad.numpy as fnp
+        >>> @fg.custom_vjp
+        ... def clip_gradient(x):
+        ...     return x
+        >>> clip_gradient.defvjp(lambda x: (x, None), lambda _, g: (fnp.clip(g, -1.0, 1.0),))
+        >>> fg.grad(lambda x: 10.0 * clip_gradient(x))(2.0)
+        Array(1., dtype=float32, weak_type=True)
+    """
 
     def __init__(
         self,
