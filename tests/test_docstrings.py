@@ -19,6 +19,8 @@ NAMESPACES = [
     "funcgrad.numpy",
     "funcgrad.numpy.linalg",
     "funcgrad.numpy.fft",
+    "funcgrad.lax",
+    "funcgrad.lax.linalg",
     "funcgrad.scipy.linalg",
     "funcgrad.scipy.special",
     "funcgrad.scipy.stats",
