@@ -1,4 +1,4 @@
-"""``torch.special``: the op table's rows of that namespace (see ``compat/_core/ops/linalg_ns.py``)."""
+"""``torch.special``: the op table's rows of that namespace (see ``compat/_core/ops/special.py``)."""
 
 from __future__ import annotations
 

@@ -10,11 +10,15 @@ compat has no kernel for.
 
 from __future__ import annotations
 
+import re
+import warnings
+
 import numpy as np
 import pytest
 from torch_oracle import npv
 
 import compat.torch as ctorch
+from compat._core.ops import _common as ops_common
 from compat._core.ops.linalg_decomp import eigh_gauge, svd_gauge
 
 RNG = np.random.default_rng(15)
@@ -81,15 +85,29 @@ def test_qr_matches(x, mode, real_torch):
     _close(ours, theirs)
 
 
-def test_old_svd_and_qr_return_v_and_warn(real_torch):
+def _warns_once(lib, match, fn, monkeypatch):
+    """compat warns (its once-per-process record reset first); PyTorch warns only the
+    first time in a process (TORCH_WARN_ONCE), so another test may have had its warning:
+    when it warns, the message matches."""
+    if lib is ctorch:
+        monkeypatch.setattr(ops_common, "_WARNED", set())
+        with pytest.warns(UserWarning, match=match):
+            return fn()
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        out = fn()
+    assert all(re.search(match, str(w.message)) for w in seen if w.category is UserWarning)
+    return out
+
+
+def test_old_svd_and_qr_return_v_and_warn(real_torch, monkeypatch):
     ours, theirs = _both(real_torch, lambda lib: lib.svd(lib.tensor(TALL)))
     _close(svd_gauge((ours.U, ours.S, ours.V.mT)), svd_gauge((theirs.U, theirs.S, theirs.V.mT)))
     ours, theirs = _both(real_torch, lambda lib: lib.svd(lib.tensor(TALL), compute_uv=False))
     _close(ours, theirs)
     _close(ctorch.tensor(TALL).svd(some=False).S, real_torch.tensor(TALL).svd(some=False).S)
     for lib in (ctorch, real_torch):
-        with pytest.warns(UserWarning, match="torch.qr is deprecated"):
-            lib.qr(lib.tensor(SQ))
+        _warns_once(lib, "torch.qr is deprecated", lambda: lib.qr(lib.tensor(SQ)), monkeypatch)
     _close(ctorch.tensor(WIDE).qr(), real_torch.tensor(WIDE).qr())
 
 
@@ -401,14 +419,19 @@ def test_lu_unpack(x, data, pivots, real_torch):
     _close(results[0][1:], results[1][1:])
 
 
-def test_old_lu_and_lu_solve_warn_and_match(real_torch):
+def test_old_lu_and_lu_solve_warn_and_match(real_torch, monkeypatch):
     b = RNG.uniform(-1, 1, (2, 3, 2))
     results = []
     for lib in (ctorch, real_torch):
-        with pytest.warns(UserWarning, match="torch.lu is deprecated"):
-            lu, piv = lib.lu(lib.tensor(SQ))
-        with pytest.warns(UserWarning, match="torch.lu_solve is deprecated"):
-            x = lib.lu_solve(lib.tensor(b), lu, piv)
+        lu, piv = _warns_once(
+            lib, "torch.lu is deprecated", lambda: lib.lu(lib.tensor(SQ)), monkeypatch
+        )
+        x = _warns_once(
+            lib,
+            "torch.lu_solve is deprecated",
+            lambda: lib.lu_solve(lib.tensor(b), lu, piv),
+            monkeypatch,
+        )
         results.append((lu, piv, x, lib.tensor(b).lu_solve(lu, piv)))
     _close(results[0], results[1])
     for lib in (ctorch, real_torch):

@@ -16,22 +16,26 @@ PyTorch's subgradient conventions:
 Type promotion follows PyTorch (:func:`compat._core.dtypes.result_type`), computed
 in Python and passed to each op as a static ``dtype``.
 
-The ops live in modules by job (``binary``, ``unary``, ``reductions``, ``linalg``,
-``inplace``); this package re-exports them.
+The ops live in modules by job (``binary``, ``unary``, ``integer``, ``floating``,
+``special``, ``reductions``, ``reshaping``, ``linalg``, ``inplace``, ...); this package
+re-exports them.
 """
 
 from __future__ import annotations
 
 from compat._core.ops import (
     composite,  # noqa: F401
+    floating,  # noqa: F401
+    integer,  # noqa: F401
     linalg_decomp,  # noqa: F401
     linalg_eig,  # noqa: F401
     linalg_ldl,  # noqa: F401
     linalg_ns,  # noqa: F401
     linalg_top,  # noqa: F401
-    more,  # noqa: F401
+    reshaping,  # noqa: F401
     selecting,  # noqa: F401
     sorting,  # noqa: F401  (rows of the op table)
+    special,  # noqa: F401
     spectral,  # noqa: F401
 )
 from compat._core.ops._common import (  # noqa: F401

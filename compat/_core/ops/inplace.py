@@ -6,17 +6,18 @@
 
 from __future__ import annotations
 
+import builtins
 from typing import Any
 
 import numpy as np
 
 from compat._core import dtypes as _dt
 from compat._core import rng as _rng
-from compat._core.mutation import apply_inplace
+from compat._core.mutation import apply_inplace, inplace_result
 from compat._core.ops._common import _c, coerce, sub_check
 from compat._core.ops.binary import _torch_power
 from compat._core.ops.unary import _addcdiv_f, _addcmul_f, _clamp_f, _lerp_f
-from compat._core.tensor import Tensor
+from compat._core.tensor import Tensor, apply
 from funcgrad import numpy as fnp
 
 
@@ -174,3 +175,47 @@ def inplace_random(self: Tensor, kind: str, a: Any, b: Any, generator: Any = Non
         raise ValueError(kind)
     src = creation._leaf(np.asarray(vals, npd), False)
     return inplace_copy(self, src)
+
+
+def _fill_diag_f(x: Any, v: Any, *, wrap: bool, dtype: np.dtype) -> Any:
+    rows, cols = x.shape[0], x.shape[1]
+    n = rows if wrap else builtins.min(rows, cols)
+    r = np.arange(n)
+    if wrap and rows > cols:
+        keep = [i for i in range(rows) if (i % (cols + 1)) < cols]
+        r = np.asarray(keep)
+        c = r % (cols + 1)
+    else:
+        c = r
+    return x.at[r, c].set(_c(v, dtype))
+
+
+def fill_diagonal_(self: Tensor, fill_value: Any, wrap: bool = False) -> Tensor:
+    """Fill the main diagonal (all dims of equal size for more than 2 dims) in place."""
+    if self.ndim < 2:
+        raise RuntimeError("dimensions must larger than 1")
+    if self.ndim > 2 and len(set(self.shape)) != 1:
+        raise RuntimeError("all dimensions of input must be of equal length")
+
+    def out_of_place(x: Tensor, v: Any) -> Tensor:
+        if x.ndim > 2:
+            n = x.shape[0]
+            idx = tuple(np.arange(n) for _ in range(x.ndim))
+            return apply(
+                _fill_nd_f,
+                "FillBackward0",
+                (x, coerce(v), *[np.asarray(i) for i in idx]),
+                (("dtype", x._npdtype),),
+            )
+        return apply(
+            _fill_diag_f,
+            "FillBackward0",
+            (x, coerce(v)),
+            (("wrap", bool(wrap)), ("dtype", x._npdtype)),
+        )
+
+    return inplace_result(self, out_of_place, (fill_value,), {})
+
+
+def _fill_nd_f(x: Any, v: Any, *idx: Any, dtype: np.dtype) -> Any:
+    return x.at[tuple(idx)].set(_c(v, dtype))

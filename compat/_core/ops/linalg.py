@@ -115,3 +115,25 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """``input @ weight.T + bias`` as one op (one node in the graph)."""
     args = (input, weight) if bias is None else (input, weight, bias)
     return apply(_linear_f, "AddmmBackward0" if bias is not None else "MmBackward0", args)
+
+
+def _inner_f(x: Any, y: Any, *, dtype: np.dtype) -> Any:
+    return fnp.inner(_c(x, dtype), _c(y, dtype))
+
+
+@defop(node_name=False, samples=(Sample(((2, 3), (4, 3))), Sample(((3,), (3,)))))
+def inner(input: Tensor, other: Tensor) -> Tensor:
+    dt = _dt.result_type(input, other)
+    return apply(_inner_f, "InnerBackward0", (input, other), (("dtype", dt),))
+
+
+def _vdot_f(x: Any, y: Any, *, dtype: np.dtype) -> Any:
+    return fnp.vdot(_c(x, dtype), _c(y, dtype))
+
+
+@defop(node_name=False, samples=Sample(((3,), (3,))))
+def vdot(input: Tensor, other: Tensor) -> Tensor:
+    if input.ndim != 1 or other.ndim != 1:
+        raise RuntimeError(f"1D tensors expected, but got {input.ndim}D and {other.ndim}D tensors")
+    dt = _dt.result_type(input, other)
+    return apply(_vdot_f, "VdotBackward0", (input, other), (("dtype", dt),))

@@ -13,7 +13,7 @@ from compat._core import dtypes as _dt
 from compat._core.ops import conventions as _conv
 from compat._core.ops._common import _c, acc
 from compat._core.ops.binary import maximum, minimum
-from compat._core.optable import Mask, Sample, defop
+from compat._core.optable import Mask, Sample, T, defop
 from compat._core.tensor import Tensor, _wrap_dim, apply
 from funcgrad import nn as fnn
 from funcgrad import numpy as fnp
@@ -409,3 +409,89 @@ def norm(
         (input,),
         (("p", pv), ("axes", _dims(dim, input.ndim)), ("keepdims", bool(keepdim))),
     )
+
+
+ValuesMinMax = namedtuple("aminmax", ["min", "max"])
+
+
+def _diff_f(x: Any, *extra: Any, n: int, axis: int, pre: bool, app: bool) -> Any:
+    parts = list(extra)
+    prepend = parts.pop(0) if pre else None
+    append = parts.pop(0) if app else None
+    return fnp.diff(x, n=n, axis=axis, prepend=prepend, append=append)
+
+
+@defop(
+    node_name=False,
+    samples=(
+        Sample(((3, 4),)),
+        Sample(((3, 4),), args=(2, 0)),
+        Sample(((4,),), kwargs=(("prepend", T((2,))),)),
+    ),
+)
+def diff(
+    input: Tensor, n: int = 1, dim: int = -1, prepend: Any = None, append: Any = None
+) -> Tensor:
+    """The ``n``-th forward difference along ``dim``."""
+    axis = _wrap_dim(dim, input.ndim)
+    args = [input] + [t for t in (prepend, append) if t is not None]
+    st = (("n", int(n)), ("axis", axis), ("pre", prepend is not None), ("app", append is not None))
+    return apply(_diff_f, "DiffBackward0", args, st)
+
+
+@defop(
+    node_name=False,
+    samples=(Sample(((3, 4),), grad=False), Sample(((3, 4),), kwargs=(("dim", 1),), grad=False)),
+)
+def aminmax(input: Tensor, *, dim: int | None = None, keepdim: bool = False) -> ValuesMinMax:
+    """``(min, max)`` over ``dim`` (all elements by default)."""
+    d = () if dim is None else dim
+    return ValuesMinMax(input.amin(d, keepdim), input.amax(d, keepdim))
+
+
+def _cov_f(x: Any, *w: Any, correction: int, fw: bool, aw: bool) -> Any:
+    ws = list(w)
+    fweights = ws.pop(0) if fw else None
+    aweights = ws.pop(0) if aw else None
+    return fnp.cov(x, ddof=correction, fweights=fweights, aweights=aweights)
+
+
+@defop(node_name=False, samples=(Sample(((3, 5),)), Sample(((3, 5),), kwargs=(("correction", 0),))))
+def cov(
+    input: Tensor, *, correction: int = 1, fweights: Any = None, aweights: Any = None
+) -> Tensor:
+    if input.ndim > 2:
+        raise RuntimeError(
+            f"cov(): expected input to have two or fewer dimensions but got an input with {input.ndim} dimensions"
+        )
+    args = [input] + [t for t in (fweights, aweights) if t is not None]
+    st = (
+        ("correction", int(correction)),
+        ("fw", fweights is not None),
+        ("aw", aweights is not None),
+    )
+    return apply(_cov_f, "CovBackward0", args, st)
+
+
+def _corrcoef_f(x: Any) -> Any:
+    return fnp.corrcoef(x)
+
+
+@defop(node_name=False, samples=Sample(((3, 5),)))
+def corrcoef(input: Tensor) -> Tensor:
+    return apply(_corrcoef_f, "CorrcoefBackward0", (input,))
+
+
+def _renorm_f(x: Any, *, p: float, axis: int, maxnorm: float) -> Any:
+    axes = tuple(a for a in range(x.ndim) if a != axis)
+    norms = fnp.sum(fnp.abs(x) ** p, axis=axes, keepdims=True) ** (1.0 / p)
+    scale = fnp.where(norms > maxnorm, maxnorm / (norms + 1e-7), fnp.ones_like(norms))
+    return x * scale
+
+
+@defop(inplace=True, node_name=False, samples=Sample(((3, 4),), args=(2, 0, 1.0)))
+def renorm(input: Tensor, p: float, dim: int, maxnorm: float) -> Tensor:
+    """Each slice along ``dim`` rescaled to ``p``-norm at most ``maxnorm``."""
+    axis = _wrap_dim(dim, input.ndim)
+    st = (("p", float(p)), ("axis", axis), ("maxnorm", float(maxnorm)))
+    return apply(_renorm_f, "RenormBackward0", (input,), st)

@@ -356,3 +356,10 @@ def addcmul(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) 
 def addcdiv(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) -> Tensor:
     dt = _dt.result_type(input, tensor1, tensor2)
     return apply(_addcdiv_f, "AddcdivBackward0", (input, tensor1, tensor2, value), (("dtype", dt),))
+
+
+@defop(node_name=False, samples=Sample(((3,),)))
+def positive(input: Tensor) -> Tensor:
+    if input._npdtype == np.bool_:
+        raise RuntimeError("The `+` operator, on a bool tensor is not supported.")
+    return input

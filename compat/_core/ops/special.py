@@ -1,0 +1,160 @@
+"""``torch.special`` as op-table rows (``torch.special.erf``, ``xlogy``, ``gammainc``,
+...), and ``polygamma``/``mvlgamma``, which PyTorch also has at the top level."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from compat._core import dtypes as _dt
+from compat._core.ops._common import _c
+from compat._core.ops.binary import igamma_op
+from compat._core.ops.composite import logit
+from compat._core.optable import Sample, defop, no_bf16_kernel
+from compat._core.tensor import Tensor, apply
+from funcgrad import nn as fnn
+from funcgrad import numpy as fnp
+from funcgrad.scipy import special as fsp
+
+_SP = {"module": "special", "method": False, "node_name": False}
+
+_SPECIAL = {
+    "expit": (fnn.sigmoid, (-2, 2)),
+    "erf": (fsp.erf, (-2, 2)),
+    "erfc": (fsp.erfc, (-2, 2)),
+    "erfinv": (fsp.erfinv, (-0.9, 0.9)),
+    "gammaln": (fsp.gammaln, (0.5, 3)),
+    "digamma": (fsp.digamma, (0.5, 3)),
+    "psi": (fsp.digamma, (0.5, 3)),
+    "entr": (fsp.entr, (0.1, 2)),
+    "ndtr": (fsp.ndtr, (-2, 2)),
+    "ndtri": (fsp.ndtri, (0.1, 0.9)),
+    "log_ndtr": (fsp.log_ndtr, (-2, 2)),
+    "i0": (fsp.i0, (-2, 2)),
+    "i0e": (fsp.i0e, (-2, 2)),
+    "i1": (fsp.i1, (-2, 2)),
+    "i1e": (fsp.i1e, (-2, 2)),
+    "expm1": (fnp.expm1, (-2, 2)),
+    "exp2": (fnp.exp2, (-2, 2)),
+    "log1p": (fnp.log1p, (-0.5, 2)),
+}
+
+
+#: special functions PyTorch has no bfloat16 kernel for
+_NO_BF16 = ("ndtri", "log_ndtr")
+
+
+def _special_f(x: Any, *, op: str, dtype: np.dtype) -> Any:
+    if dtype == _dt.bfloat16.np:  # computed in float32 and rounded, as PyTorch's kernels
+        return _SPECIAL[op][0](_c(x, np.dtype(np.float32))).astype(dtype)
+    return _SPECIAL[op][0](_c(x, dtype))
+
+
+def _special(op: str) -> Any:
+    def f(input: Tensor) -> Tensor:
+        dt = _dt.float_type(input._npdtype)
+        return apply(
+            _special_f, f"Special{op.capitalize()}Backward0", (input,), (("op", op), ("dtype", dt))
+        )
+
+    f.__name__ = op
+    f.__doc__ = f"``torch.special.{op}`` elementwise."
+    no_bf16 = no_bf16_kernel(f"{op}_cpu")
+    return defop(
+        op,
+        samples=Sample(((2, 3),), domain=_SPECIAL[op][1]),
+        bf16_error=no_bf16 if op in _NO_BF16 else None,
+        **_SP,
+    )(f)
+
+
+for _op in _SPECIAL:
+    _special(_op)
+del _op
+
+
+def _xlog_f(x: Any, y: Any, *, op: str, dtype: np.dtype) -> Any:
+    f = fsp.xlogy if op == "xlogy" else fsp.xlog1py
+    return f(_c(x, dtype), _c(y, dtype))
+
+
+def _xlog(op: str) -> Any:
+    def f(input: Any, other: Any) -> Tensor:
+        dt = _dt.float_type(_dt.result_type(input, other))
+        return apply(
+            _xlog_f,
+            f"Special{op.capitalize()}Backward0",
+            (input, other),
+            (("op", op), ("dtype", dt)),
+        )
+
+    f.__name__ = op
+    return defop(op, samples=Sample(((2, 3), (3,)), domain=(0.5, 2)), **_SP)(f)
+
+
+_xlog("xlogy")
+_xlog("xlog1py")
+
+
+@defop("gammainc", samples=Sample(((2, 3), (3,)), domain=(0.5, 3), grad=False), **_SP)
+def special_gammainc(input: Tensor, other: Tensor) -> Tensor:
+    """``torch.special.gammainc``: ``torch.igamma``."""
+    return igamma_op(input, other, upper=False, name="special_gammainc")
+
+
+@defop("gammaincc", samples=Sample(((2, 3), (3,)), domain=(0.5, 3), grad=False), **_SP)
+def special_gammaincc(input: Tensor, other: Tensor) -> Tensor:
+    """``torch.special.gammaincc``: ``torch.igammac``."""
+    return igamma_op(input, other, upper=True, name="special_gammaincc")
+
+
+def _sinc_f(x: Any, *, dtype: np.dtype) -> Any:
+    return fnp.sinc(_c(x, dtype))
+
+
+@defop(samples=Sample(((2, 3),)), **_SP)
+def sinc(input: Tensor) -> Tensor:
+    return apply(_sinc_f, "SincBackward0", (input,), (("dtype", _dt.float_type(input._npdtype)),))
+
+
+@defop(name="logit", samples=Sample(((2, 3),), domain=(0.1, 0.9)), **_SP)
+def special_logit(input: Tensor, eps: float | None = None) -> Tensor:
+    """``torch.special.logit`` is ``torch.logit``."""
+    return logit(input, eps)
+
+
+def _polygamma_f(x: Any, *, n: int, dtype: np.dtype) -> Any:
+    return fsp.polygamma(n, _c(x, dtype))
+
+
+@defop(
+    method=lambda self, n: polygamma(n, self),
+    samples=Sample(((3,),), prefix=(1,), domain=(0.5, 3), method=False),
+    node_name=False,
+)
+def polygamma(n: int, input: Tensor) -> Tensor:
+    """The ``n``-th derivative of the digamma function."""
+    dt = _dt.float_type(input._npdtype)
+    return apply(_polygamma_f, "PolygammaBackward0", (input,), (("n", int(n)), ("dtype", dt)))
+
+
+def _mvlgamma_f(x: Any, *, p: int, dtype: np.dtype) -> Any:
+    x = _c(x, dtype)
+    out = p * (p - 1) / 4 * math.log(math.pi)
+    for j in range(p):
+        out = out + fsp.gammaln(x - j / 2)
+    return out
+
+
+@defop(inplace=True, samples=Sample(((3,),), args=(2,), domain=(1.5, 3)), node_name=False)
+def mvlgamma(input: Tensor, p: int) -> Tensor:
+    """The multivariate log-gamma function of dimension ``p``."""
+    if p < 1:
+        raise RuntimeError("p has to be greater than or equal to 1")
+    x = np.asarray(input._st.array)
+    if np.any(x <= (p - 1) / 2):
+        raise RuntimeError("All elements must be greater than (p-1)/2")
+    dt = _dt.float_type(input._npdtype)
+    return apply(_mvlgamma_f, "MvlgammaBackward0", (input,), (("p", int(p)), ("dtype", dt)))
