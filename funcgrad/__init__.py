@@ -128,6 +128,7 @@ __all__ = [
 ]
 
 _LAZY_SUBMODULES = (
+    "dtypes",
     "optim",
     "interop",
     "nn",

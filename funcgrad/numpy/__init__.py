@@ -77,6 +77,7 @@ from funcgrad.numpy._indexing import take, take_along_axis  # noqa: F401
 from funcgrad.numpy._info import (  # noqa: F401
     can_cast,
     isscalar,
+    issubdtype,
     ndarray,
     ndim,
     promote_types,
@@ -413,6 +414,11 @@ float8_e4m3fnuz = _ml_dtypes.float8_e4m3fnuz
 float8_e5m2 = _ml_dtypes.float8_e5m2
 float8_e5m2fnuz = _ml_dtypes.float8_e5m2fnuz
 float8_e8m0fnu = _ml_dtypes.float8_e8m0fnu
+float4_e2m1fn = _ml_dtypes.float4_e2m1fn
+int2 = _ml_dtypes.int2
+int4 = _ml_dtypes.int4
+uint2 = _ml_dtypes.uint2
+uint4 = _ml_dtypes.uint4
 number = _np.number
 integer = _np.integer
 signedinteger = _np.signedinteger
@@ -424,7 +430,6 @@ generic = _np.generic
 dtype = _np.dtype
 finfo = _ml_dtypes.finfo
 iinfo = _ml_dtypes.iinfo
-issubdtype = _np.issubdtype
 
 
 _methods.install()

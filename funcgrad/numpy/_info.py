@@ -9,6 +9,8 @@ from typing import Any
 
 import jax as _jax
 import numpy as _np
+from ml_dtypes import finfo as _ml_finfo
+from ml_dtypes import iinfo as _ml_iinfo
 
 from funcgrad.core import dtypes as _dtypes
 from funcgrad.core.interp import Tracer as _Tracer
@@ -82,3 +84,41 @@ def isscalar(element: Any) -> bool:
     if isinstance(element, (_jax.Array, _Tracer, _np.ndarray)):
         return element.ndim == 0
     return _builtins.bool(_np.isscalar(element))
+
+
+def _custom_parent(dt: _np.dtype) -> type | None:
+    """The NumPy abstract type an ml_dtypes type (``bfloat16``, ``int4``...) belongs
+    under, as JAX's ``issubdtype`` places it; ``None`` for NumPy's own dtypes."""
+    if issubclass(dt.type, (_np.number, _np.bool_)) or dt.names is not None:
+        return None
+    try:
+        _ml_finfo(dt)
+        return _np.floating
+    except ValueError:
+        pass
+    try:
+        return _np.signedinteger if _ml_iinfo(dt).min < 0 else _np.unsignedinteger
+    except ValueError:
+        return None
+
+
+_ABSTRACT = (_np.generic, _np.number, _np.inexact, _np.floating, _np.integer)
+_ABSTRACT += (_np.signedinteger, _np.unsignedinteger, _np.complexfloating)
+
+
+def issubdtype(arg1: Any, arg2: Any) -> bool:
+    """``numpy.issubdtype``, with ml_dtypes' types where JAX puts them:
+    ``issubdtype(bfloat16, floating)`` and ``issubdtype(int4, signedinteger)`` are true."""
+    try:
+        dt1 = _np.dtype(arg1)
+    except TypeError:
+        return bool(_np.issubdtype(arg1, arg2))
+    parent = _custom_parent(dt1)
+    if parent is None:
+        return bool(_np.issubdtype(arg1, arg2))
+    if arg2 in _ABSTRACT:
+        return issubclass(parent, arg2)
+    try:
+        return _np.dtype(arg2) == dt1
+    except TypeError:
+        return False
