@@ -35,7 +35,7 @@ from compat.torch.distributions.poisson import Poisson
 from compat.torch.distributions.transformed_distribution import TransformedDistribution
 from compat.torch.distributions.uniform import Uniform
 from compat.torch.distributions.utils import _sum_rightmost
-from compat.torch.nn.functional.activation_more import softplus
+from compat.torch.nn.functional.activation import softplus
 
 __all__ = ["kl_divergence", "register_kl"]
 

@@ -19,7 +19,7 @@ from compat._core.ops import clamp, exp, log, sigmoid, tanh
 from compat._core.tensor import Tensor
 from compat.torch.distributions import constraints
 from compat.torch.distributions.utils import _sum_rightmost
-from compat.torch.nn.functional.activation_more import softplus
+from compat.torch.nn.functional.activation import softplus
 
 __all__ = [
     "AffineTransform",

@@ -1,13 +1,28 @@
-"""``nn.functional`` layers and activations: ``linear``, ``relu``, ``gelu``, ``softmax``, ``dropout``."""
+"""``nn.functional`` layers and activations: ``linear``, ``relu``, ``gelu``, ``softmax``,
+``dropout``, the ELU family, ``softplus``, the hard and shrink functions,
+``prelu``/``rrelu``, ``glu``, ``softmin``, ``mish``, ``logsigmoid``.
+
+Each activation is one compat op over a ``funcgrad.numpy`` function. Piecewise
+functions are written with ``where`` so that the gradient at a breakpoint is the one
+PyTorch's backward gives (e.g. ``hardtanh``'s is 0 at ``min_val``/``max_val``,
+``hardswish``'s is 0 at -3 and 1 at 3). ``inplace=True`` runs the op in place (PyTorch's
+version-counter rules apply)."""
 
 from __future__ import annotations
 
 import math
+import operator
 import warnings
 from typing import Any
 
+import numpy as np
+
 import compat.torch as torch
+import funcgrad.lax as flax
+import funcgrad.nn as fnn
 import funcgrad.numpy as fnp
+from compat._core import creation as _creation
+from compat._core import rng as _rng
 from compat._core.mutation import apply_inplace, inplace_result
 from compat._core.tensor import apply
 from compat.torch.nn import _fused
@@ -172,3 +187,280 @@ def gumbel_softmax(
     index = y_soft.max(dim, keepdim=True)[1]
     y_hard = torch.zeros_like(logits).scatter_(dim, index, 1.0)
     return y_hard - y_soft.detach() + y_soft
+
+
+_SELU_ALPHA = 1.6732632423543772848170429916717
+_SELU_SCALE = 1.0507009873554804934193349852946
+
+
+def _run(
+    fn: Any,
+    name: str,
+    input: Tensor,
+    static: tuple = (),
+    inplace: bool = False,
+    inplace_name: str | None = None,
+) -> Tensor:
+    """``fn`` applied to ``input`` as one op, or in place (``input`` takes the result and
+    the gradient is taken at its old value) when ``inplace``; ``inplace_name`` is the
+    in-place node's name where PyTorch's differs (``EluBackward1`` for ``elu_``)."""
+    if inplace:
+        return apply_inplace(input, fn, inplace_name or name, (), static)
+    return apply(fn, name, (input,), static)
+
+
+def _mul_f(x: Any, s: Any) -> Any:
+    return x * s
+
+
+def _check_float(name: str, input: Tensor) -> None:
+    if not isinstance(input, torch.Tensor):
+        raise TypeError(f"{name}(): argument 'input' must be Tensor, not {type(input).__name__}")
+    if not input.is_floating_point():
+        raise NotImplementedError(f"\"{name}\" not implemented for '{input.dtype}'")
+
+
+def _elu_f(x: Any, *, alpha: float, scale: float, input_scale: float) -> Any:
+    pos = x > 0
+    neg = alpha * (fnp.exp(fnp.where(pos, fnp.zeros_like(x), x) * input_scale) - 1.0)
+    return scale * fnp.where(pos, x, neg)
+
+
+def _elu(
+    name: str, input: Tensor, alpha: float, scale: float, in_scale: float, inplace: bool
+) -> Tensor:
+    _check_float(name, input)
+    static = (("alpha", float(alpha)), ("scale", float(scale)), ("input_scale", float(in_scale)))
+    node = "CeluBackward" if name == "celu" else "EluBackward"
+    return _run(_elu_f, node + "0", input, static, inplace, node + "1")
+
+
+def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
+    """``x`` where positive, ``alpha * (exp(x) - 1)`` elsewhere."""
+    return _elu("elu", input, alpha, 1.0, 1.0, inplace)
+
+
+def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
+    """``max(0, x) + min(0, alpha * (exp(x / alpha) - 1))``."""
+    if alpha == 0:
+        raise RuntimeError("ZeroDivisionError")
+    return _elu("celu", input, alpha, 1.0, 1.0 / alpha, inplace)
+
+
+def selu(input: Tensor, inplace: bool = False) -> Tensor:
+    """``scale * elu(x, alpha)`` with the self-normalising constants."""
+    return _elu("selu", input, _SELU_ALPHA, _SELU_SCALE, 1.0, inplace)
+
+
+def _softplus_f(x: Any, *, beta: float, threshold: float) -> Any:
+    linear = x * beta > threshold
+    safe = fnp.where(linear, fnp.zeros_like(x), x)
+    return fnp.where(linear, x, fnp.log1p(fnp.exp(safe * beta)) / beta)
+
+
+def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
+    """``log(1 + exp(beta x)) / beta``, the identity where ``beta x > threshold``."""
+    _check_float("softplus", input)
+    static = (("beta", float(beta)), ("threshold", float(threshold)))
+    return apply(_softplus_f, "SoftplusBackward0", (input,), static)
+
+
+def _hardtanh_f(x: Any, *, lo: float, hi: float) -> Any:
+    low = fnp.full_like(x, lo)
+    return fnp.where(x <= lo, low, fnp.where(x >= hi, fnp.full_like(x, hi), x))
+
+
+def hardtanh(
+    input: Tensor, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False
+) -> Tensor:
+    """``clamp(x, min_val, max_val)`` (gradient 0 at and beyond the bounds)."""
+    if min_val > max_val:
+        raise ValueError("min_val cannot be greater than max_val")
+    if not isinstance(input, torch.Tensor):
+        raise TypeError(f"hardtanh(): argument 'input' must be Tensor, not {type(input).__name__}")
+    static = (("lo", float(min_val)), ("hi", float(max_val)))
+    return _run(_hardtanh_f, "HardtanhBackward0", input, static, inplace)
+
+
+def relu6(input: Tensor, inplace: bool = False) -> Tensor:
+    """``min(max(0, x), 6)``."""
+    return hardtanh(input, 0.0, 6.0, inplace)
+
+
+def _hardswish_f(x: Any) -> Any:
+    mid = x * (x + 3.0) / 6.0
+    return fnp.where(x <= -3.0, fnp.zeros_like(x), fnp.where(x < 3.0, mid, x))
+
+
+def hardswish(input: Tensor, inplace: bool = False) -> Tensor:
+    """``x * relu6(x + 3) / 6``."""
+    _check_float("hardswish", input)
+    return _run(_hardswish_f, "HardswishBackward0", input, (), inplace)
+
+
+def _hardsigmoid_f(x: Any) -> Any:
+    # PyTorch's backward multiplies by 1/6 rounded to float32 (also for float64 inputs)
+    c = float(np.float32(1.0 / 6.0))
+    mid = c * x + flax.stop_gradient(x / 6.0 - c * x) + 0.5
+    return fnp.where(x <= -3.0, fnp.zeros_like(x), fnp.where(x >= 3.0, fnp.ones_like(x), mid))
+
+
+def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:
+    """``relu6(x + 3) / 6``."""
+    _check_float("hardsigmoid", input)
+    return _run(_hardsigmoid_f, "HardsigmoidBackward0", input, (), inplace)
+
+
+def _mish_f(x: Any) -> Any:
+    return x * fnp.tanh(fnn.softplus(x))
+
+
+def mish(input: Tensor, inplace: bool = False) -> Tensor:
+    """``x * tanh(softplus(x))``."""
+    _check_float("mish", input)
+    return _run(_mish_f, "MishBackward0", input, (), inplace)
+
+
+def logsigmoid(input: Tensor) -> Tensor:
+    """``log(sigmoid(x))``, computed stably."""
+    _check_float("log_sigmoid_forward", input)
+    return apply(fnn.log_sigmoid, "LogSigmoidBackward0", (input,))
+
+
+def _softsign_f(x: Any) -> Any:
+    return x / (1.0 + fnp.abs(x))
+
+
+def softsign(input: Tensor) -> Tensor:
+    """``x / (1 + |x|)``."""
+    return apply(_softsign_f, "DivBackward0", (input,))
+
+
+def _tanhshrink_f(x: Any) -> Any:
+    return x - fnp.tanh(x)
+
+
+def tanhshrink(input: Tensor) -> Tensor:
+    """``x - tanh(x)``."""
+    return apply(_tanhshrink_f, "SubBackward0", (input,))
+
+
+def _softshrink_f(x: Any, *, lambd: float) -> Any:
+    zero = fnp.zeros_like(x)
+    return fnp.where(x > lambd, x - lambd, fnp.where(x < -lambd, x + lambd, zero))
+
+
+def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
+    """``x ∓ lambd`` outside ``[-lambd, lambd]``, 0 inside."""
+    if lambd < 0:
+        raise RuntimeError(f"lambda must be greater or equal to 0, but found to be {lambd}.")
+    _check_float("softshrink", input)
+    return apply(_softshrink_f, "SoftshrinkBackward0", (input,), (("lambd", float(lambd)),))
+
+
+def _hardshrink_f(x: Any, *, lambd: float) -> Any:
+    return fnp.where((x >= -lambd) & (x <= lambd), fnp.zeros_like(x), x)
+
+
+def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
+    """``x`` outside ``[-lambd, lambd]``, 0 inside."""
+    _check_float("hardshrink", input)
+    return apply(_hardshrink_f, "HardshrinkBackward0", (input,), (("lambd", float(lambd)),))
+
+
+def _threshold_f(x: Any, *, threshold: float, value: float) -> Any:
+    return fnp.where(x > threshold, x, fnp.full_like(x, value))
+
+
+def threshold(input: Tensor, threshold: float, value: float, inplace: bool = False) -> Tensor:
+    """``x`` where ``x > threshold``, ``value`` elsewhere."""
+    static = (("threshold", float(threshold)), ("value", float(value)))
+    return _run(_threshold_f, "ThresholdBackward0", input, static, inplace, "ThresholdBackward1")
+
+
+def _prelu_f(x: Any, w: Any) -> Any:
+    if w.size != 1 and x.ndim >= 2:
+        w = fnp.reshape(w, (1, -1) + (1,) * (x.ndim - 2))
+    elif w.size == 1:
+        w = fnp.reshape(w, ())
+    return fnp.where(x > 0, x, w * x)
+
+
+def prelu(input: Tensor, weight: Tensor) -> Tensor:
+    """``x`` where positive, ``weight * x`` elsewhere; ``weight`` has one element or one per
+    channel (dimension 1 of the input)."""
+    n = weight.numel()
+    if n != 1:
+        if input.dim() == 0:
+            raise RuntimeError("Not allow zero-dim input tensor.")
+        channels = input.shape[1] if input.dim() >= 2 else 1
+        if n != channels:
+            raise RuntimeError(
+                "Mismatch of parameter numbers and input channel size. Found parameter numbers "
+                f"= {n} and channel size = {channels}."
+            )
+    if weight.dim() > 1:
+        raise RuntimeError(
+            f"prelu: Expected `weight` to be a scalar or 1D tensor, but got: ndim = {weight.dim()}"
+        )
+    return apply(_prelu_f, "PreluKernelBackward0", (input, weight))
+
+
+def rrelu(
+    input: Tensor,
+    lower: float = 1.0 / 8,
+    upper: float = 1.0 / 3,
+    training: bool = False,
+    inplace: bool = False,
+) -> Tensor:
+    """Leaky ReLU whose negative slope is drawn uniformly from ``[lower, upper]`` per element
+    while training (PyTorch's draws: one double uniform per non-positive element, in order),
+    ``(lower + upper) / 2`` else."""
+    _check_float("rrelu_with_noise", input)
+    with torch.no_grad():
+        if training:
+            neg = torch.from_numpy(
+                _rng.rrelu_slopes(
+                    _creation.default_generator, np.asarray(input._st.array), lower, upper
+                )
+            )
+        else:
+            neg = torch.full(tuple(input.shape), (lower + upper) / 2.0, dtype=input.dtype)
+        slopes = torch.where(input > 0, torch.ones_like(input), neg)
+    if inplace:
+        return apply_inplace(input, _mul_f, "RreluWithNoiseBackward1", (slopes,))
+    return apply(_mul_f, "RreluWithNoiseBackward0", (input, slopes))
+
+
+def _glu_f(x: Any, *, dim: int) -> Any:
+    a, b = fnp.split(x, 2, axis=dim)
+    return a * fnn.sigmoid(b)
+
+
+def glu(input: Tensor, dim: int = -1) -> Tensor:
+    """``a * sigmoid(b)`` where ``a``, ``b`` are the two halves of ``input`` along ``dim``."""
+    if input.dim() == 0:
+        raise RuntimeError("glu does not support scalars because halving size must be even")
+    nd = input.dim()
+    dim = operator.index(dim)
+    if not -nd <= dim < nd:
+        raise IndexError(
+            f"Dimension out of range (expected to be in range of [{-nd}, {nd - 1}], but got {dim})"
+        )
+    dim %= nd
+    if input.shape[dim] % 2:
+        raise RuntimeError(
+            f"Halving dimension must be even, but dimension {dim} is size {input.shape[dim]}"
+        )
+    return apply(_glu_f, "GluBackward0", (input,), (("dim", dim),))
+
+
+def softmin(
+    input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype: Any = None
+) -> Tensor:
+    """``softmax(-input, dim)``."""
+    if dim is None:
+        dim = _softmax_dim("softmin", input.dim(), _stacklevel)
+    if dtype is not None:
+        input = _to_dtype(input, dtype)
+    return (-input).softmax(dim)

@@ -10,15 +10,16 @@ from __future__ import annotations
 
 import compat.torch as torch
 from compat.torch.nn.functional._utils import Tensor
-from compat.torch.nn.functional.activation import leaky_relu, relu
-from compat.torch.nn.functional.activation_more import (
+from compat.torch.nn.functional.activation import (
     celu,
     elu,
     hardtanh,
+    leaky_relu,
+    relu,
     rrelu,
     selu,
 )
-from compat.torch.nn.functional.activation_more import threshold as _threshold
+from compat.torch.nn.functional.activation import threshold as _threshold
 
 
 def _tensor(name: str, input: Tensor) -> Tensor:

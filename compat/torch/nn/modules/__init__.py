@@ -1,38 +1,36 @@
 """The ``nn`` layers, one file per family as in ``torch/nn/modules/``."""
 
 from compat.torch.nn.modules.activation import (
-    GELU,
-    LeakyReLU,
-    LogSoftmax,
-    ReLU,
-    Sigmoid,
-    SiLU,
-    Softmax,
-    Tanh,
-)
-from compat.torch.nn.modules.activation_attention import MultiheadAttention
-from compat.torch.nn.modules.activation_more import (
     CELU,
     ELU,
+    GELU,
     GLU,
     SELU,
     Hardshrink,
     Hardsigmoid,
     Hardswish,
     Hardtanh,
+    LeakyReLU,
     LogSigmoid,
+    LogSoftmax,
     Mish,
     PReLU,
+    ReLU,
     ReLU6,
     RReLU,
+    Sigmoid,
+    SiLU,
+    Softmax,
     Softmax2d,
     Softmin,
     Softplus,
     Softshrink,
     Softsign,
+    Tanh,
     Tanhshrink,
     Threshold,
 )
+from compat.torch.nn.modules.activation_attention import MultiheadAttention
 from compat.torch.nn.modules.batchnorm import BatchNorm1d, BatchNorm2d, BatchNorm3d
 from compat.torch.nn.modules.container import ModuleDict, ModuleList, Sequential
 from compat.torch.nn.modules.container_params import ParameterDict, ParameterList
@@ -46,6 +44,7 @@ from compat.torch.nn.modules.conv_transpose import (
     ConvTranspose2d,
     ConvTranspose3d,
 )
+from compat.torch.nn.modules.distance import CosineSimilarity, PairwiseDistance
 from compat.torch.nn.modules.dropout import (
     AlphaDropout,
     Dropout,
@@ -59,26 +58,22 @@ from compat.torch.nn.modules.fold import Fold, Unfold
 from compat.torch.nn.modules.instancenorm import InstanceNorm1d, InstanceNorm2d, InstanceNorm3d
 from compat.torch.nn.modules.linear import Identity, Linear
 from compat.torch.nn.modules.loss import (
-    BCEWithLogitsLoss,
-    CrossEntropyLoss,
-    L1Loss,
-    MSELoss,
-    NLLLoss,
-)
-from compat.torch.nn.modules.loss_more import (
     BCELoss,
+    BCEWithLogitsLoss,
     CosineEmbeddingLoss,
-    CosineSimilarity,
+    CrossEntropyLoss,
     CTCLoss,
     GaussianNLLLoss,
     HingeEmbeddingLoss,
     HuberLoss,
     KLDivLoss,
+    L1Loss,
     MarginRankingLoss,
+    MSELoss,
     MultiLabelMarginLoss,
     MultiLabelSoftMarginLoss,
     MultiMarginLoss,
-    PairwiseDistance,
+    NLLLoss,
     PoissonNLLLoss,
     SmoothL1Loss,
     SoftMarginLoss,
