@@ -6,8 +6,8 @@ MLP (``IN -> HIDDEN -> HIDDEN -> OUT``, ReLU, cross-entropy, SGD with momentum) 
 own ``BATCH`` rows per step; a step is ``zero_grad``, forward, ``backward`` (which
 averages the gradients over both processes) and ``optimizer.step()``. After
 ``WARMUP`` steps the median of ``STEPS`` timed steps is reported by rank 0, with the
-median time of the gradient average alone (one ``all_reduce`` of a flat buffer of all
-gradients in PyTorch; compat's DDP reduction in compat).
+median step under ``no_sync()`` (no gradient average: the local work) and the median
+time of one ``all_reduce`` of a flat buffer holding all gradients.
 
     python -m benchmarks.ddp_step
 """
@@ -71,6 +71,13 @@ def _worker(lib: str, out_path: str) -> None:
         t = time.perf_counter()
         step()
         times.append(time.perf_counter() - t)
+    # the same step without the gradient average (DDP's no_sync): the local work
+    local = []
+    with ddp.no_sync():
+        for _ in range(STEPS):
+            t = time.perf_counter()
+            step()
+            local.append(time.perf_counter() - t)
     # the communication alone: an all_reduce of every gradient, flat
     flat = torch.cat([p.grad.reshape(-1) for p in model.parameters()])
     comm = []
@@ -85,6 +92,7 @@ def _worker(lib: str, out_path: str) -> None:
             json.dumps(
                 {
                     "step_ms": 1e3 * float(np.median(times)),
+                    "local_ms": 1e3 * float(np.median(local)),
                     "allreduce_ms": 1e3 * float(np.median(comm)),
                 }
             )
@@ -101,13 +109,21 @@ def _run(lib: str) -> dict[str, float]:
         return json.loads(Path(out).read_text())
 
 
-def main() -> None:
-    """Run both, print the figures and compat's ratio to PyTorch."""
-    res = {lib: _run(lib) for lib in ("torch", "compat")}
+def main(rounds: int = 3) -> None:
+    """Run both ``rounds`` times, alternating; print the medians and compat's ratio."""
+    runs: dict[str, list[dict[str, float]]] = {"torch": [], "compat": []}
+    for _ in range(rounds):
+        for lib in runs:
+            runs[lib].append(_run(lib))
+    res = {
+        lib: {k: float(np.median([r[k] for r in rs])) for k in rs[0]} for lib, rs in runs.items()
+    }
     print(f"2-process DDP MLP step ({IN}-{HIDDEN}-{HIDDEN}-{OUT}, batch {BATCH} per process)")
+    print(f"medians over {rounds} alternating runs of {STEPS} steps each")
     for lib, r in res.items():
         print(
-            f"  {lib:7s} step {r['step_ms']:7.2f} ms   all_reduce of all grads {r['allreduce_ms']:6.2f} ms"
+            f"  {lib:7s} step {r['step_ms']:7.2f} ms   without the average (no_sync) "
+            f"{r['local_ms']:6.2f} ms   all_reduce of all grads {r['allreduce_ms']:6.2f} ms"
         )
     print(f"  ratio compat/torch: step {res['compat']['step_ms'] / res['torch']['step_ms']:.2f}x")
 
