@@ -81,13 +81,13 @@ class Adagrad(ElementwiseOptimizer):
             for p in group["params"]:
                 self._fill(self.state[p], p, group["initial_accumulator_value"])
 
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        super().__setstate__(state)
-        for group in self.param_groups:
-            group.setdefault("foreach", None)
-            group.setdefault("maximize", False)
-            group.setdefault("differentiable", False)
-            group.setdefault("fused", None)
+    #: group options a pickled optimizer may lack, and their defaults
+    _state_defaults = {
+        "foreach": None,
+        "maximize": False,
+        "differentiable": False,
+        "fused": None,
+    }
 
     @staticmethod
     def _fill(state: dict[str, Any], p: Any, value: float) -> None:

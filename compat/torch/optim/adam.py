@@ -94,16 +94,16 @@ class Adam(Optimizer):
         }
         super().__init__(params, defaults)
 
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        super().__setstate__(state)
-        for group in self.param_groups:
-            group.setdefault("amsgrad", False)
-            group.setdefault("maximize", False)
-            group.setdefault("foreach", None)
-            group.setdefault("capturable", False)
-            group.setdefault("differentiable", False)
-            group.setdefault("fused", None)
-            group.setdefault("decoupled_weight_decay", False)
+    #: group options a pickled optimizer may lack, and their defaults
+    _state_defaults = {
+        "amsgrad": False,
+        "maximize": False,
+        "foreach": None,
+        "capturable": False,
+        "differentiable": False,
+        "fused": None,
+        "decoupled_weight_decay": False,
+    }
 
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
         """One Adam step over every group; returns ``closure()``'s loss if given."""

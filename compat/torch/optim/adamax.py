@@ -87,13 +87,13 @@ class Adamax(ElementwiseOptimizer):
         }
         super().__init__(params, defaults)
 
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        super().__setstate__(state)
-        for group in self.param_groups:
-            group.setdefault("foreach", None)
-            group.setdefault("maximize", False)
-            group.setdefault("differentiable", False)
-            group.setdefault("capturable", False)
+    #: group options a pickled optimizer may lack, and their defaults
+    _state_defaults = {
+        "foreach": None,
+        "maximize": False,
+        "differentiable": False,
+        "capturable": False,
+    }
 
     def _config(self, group: dict[str, Any]) -> _rules.MomentConfig:
         return moment_config(group)

@@ -14,14 +14,14 @@ __all__ = ["MomentOptimizer", "NAdam"]
 class MomentOptimizer(ElementwiseOptimizer):
     """Shared group setup of NAdam and RAdam (decoupled weight decay option)."""
 
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        super().__setstate__(state)
-        for group in self.param_groups:
-            group.setdefault("foreach", None)
-            group.setdefault("maximize", False)
-            group.setdefault("capturable", False)
-            group.setdefault("differentiable", False)
-            group.setdefault("decoupled_weight_decay", False)
+    #: group options a pickled optimizer may lack, and their defaults
+    _state_defaults = {
+        "foreach": None,
+        "maximize": False,
+        "capturable": False,
+        "differentiable": False,
+        "decoupled_weight_decay": False,
+    }
 
     def _config(self, group: dict[str, Any]) -> _rules.MomentConfig:
         return moment_config(group)

@@ -108,8 +108,15 @@ class Optimizer:
             "param_groups": self.param_groups,
         }
 
+    #: group options a pickled optimizer of this class may lack, and their defaults
+    #: (filled in by ``__setstate__``, as PyTorch's optimizers do)
+    _state_defaults: dict[str, Any] = {}
+
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
+        for group in self.param_groups:
+            for k, v in self._state_defaults.items():
+                group.setdefault(k, v)
 
     def __repr__(self) -> str:
         text = type(self).__name__ + " ("

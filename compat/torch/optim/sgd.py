@@ -73,14 +73,14 @@ class SGD(Optimizer):
             raise ValueError("Nesterov momentum requires a momentum and zero dampening")
         super().__init__(params, defaults)
 
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        super().__setstate__(state)
-        for group in self.param_groups:
-            group.setdefault("nesterov", False)
-            group.setdefault("maximize", False)
-            group.setdefault("foreach", None)
-            group.setdefault("differentiable", False)
-            group.setdefault("fused", None)
+    #: group options a pickled optimizer may lack, and their defaults
+    _state_defaults = {
+        "nesterov": False,
+        "maximize": False,
+        "foreach": None,
+        "differentiable": False,
+        "fused": False,  # PyTorch's: an old pickle runs the per-parameter update
+    }
 
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
         """One SGD step over every group; returns ``closure()``'s loss if given."""
