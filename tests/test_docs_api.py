@@ -57,3 +57,15 @@ def test_every_api_page_is_in_the_nav():
     nav = (DOCS.parent / "mkdocs.yml").read_text()
     for page in API.glob("*.md"):
         assert f"api/{page.name}" in nav, f"api/{page.name} is not in mkdocs.yml's nav"
+
+
+def test_every_funcgrad_section_loads_by_inspection():
+    # Griffe loads a package once for every page: one funcgrad section loaded statically
+    # (the first page in build order wins) would leave the factory-made functions of
+    # funcgrad.numpy and funcgrad.lax without their docstrings on every page.
+    for page in API.glob("*.md"):
+        text = page.read_text()
+        for match in re.finditer(
+            r"^::: (funcgrad[\w.]*)\n((?:    .*\n)*)", text + "\n", flags=re.M
+        ):
+            assert "force_inspection: true" in match.group(2), f"{page.name}: {match.group(1)}"
