@@ -206,7 +206,8 @@ def report(results: list[FileResult], verbose: bool, title: str, lib_name: str) 
                     tag = "PASS"
                 else:
                     tag = f"FAIL [{classify(sw) if sw else 'not collected'}]"
-                print(f"{res.name}::{i} {tag}")
+                name = " ".join(i.split())  # parameter reprs may span lines
+                print(f"{res.name}::{name} {tag}")
     print(f"\n== {title}")
     header = f"{'file':28} {'sampled':>7} {'upstream':>8} {'scope':>6} {lib_name:>9} {'rate':>7}"
     print(header)

@@ -19,6 +19,7 @@ from typing import Any
 from tools.conformance.shims.swap import Alias, Missing, Swap
 
 SHIM = "tools.conformance.shims.jax_test_util"
+UTIL = "tools.conformance.shims.jax_util"
 
 
 #: public JAX names whose tests are out of scope, and why (a test looking one up is
@@ -89,6 +90,7 @@ def make_swap() -> Swap:
             "jax._src.random.prng": prng,
             "jax._src.config": config,
             "jax._src.lib": lib,
+            "jax._src.util": lambda: Alias("jax._src.util", importlib.import_module(UTIL), swap),
         },
         internal=("jax._src", "jax.interpreters", "jax.extend", "jax.experimental"),
         renames={
