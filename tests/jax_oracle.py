@@ -6,6 +6,10 @@ own (a test's oracle could cost dozens of XLA compilations); the same call under
 ``jax.jit``, falling back to the eager call when its arguments are not all arrays
 or its output shape depends on values (``jax.jit`` would refuse them). Use as
 ``import jax_oracle as jo`` and ``jo.grad(f)(x)`` wherever the test used ``jax.grad``.
+
+``compare_jitted(fmod, jmod, name, args, kwargs)`` runs a funcgrad function and JAX's of
+the same name, each compiled once, and checks ``same_array`` (shape, dtype, weak type,
+values).
 """
 
 from __future__ import annotations
@@ -16,6 +20,8 @@ from typing import Any
 
 import jax
 import numpy as np
+
+import funcgrad
 
 _ARRAYS = (np.ndarray, np.generic, jax.Array, float, int, complex, bool)
 
@@ -70,3 +76,47 @@ def trees_close(got: Any, want: Any, rtol: float = 1e-8, atol: float = 1e-8) -> 
         g, w = np.asarray(g), np.asarray(w)
         assert g.shape == w.shape and g.dtype == w.dtype, (g.shape, w.shape, g.dtype, w.dtype)
         np.testing.assert_allclose(g, w, rtol=rtol, atol=atol)
+
+
+def same_array(got: Any, want: Any, rtol: float = 1e-5, atol: float = 1e-5) -> None:
+    """``got`` (a funcgrad result) equals JAX's ``want``: a ``jax.Array`` of the same shape,
+    dtype and weak type with close values; tuples element by element."""
+    if isinstance(want, tuple):
+        assert len(got) == len(want)
+        for g, w in zip(got, want):
+            same_array(g, w, rtol, atol)
+        return
+    assert isinstance(got, jax.Array)
+    assert got.shape == want.shape and got.dtype == want.dtype
+    assert got.weak_type == want.weak_type
+    np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=rtol, atol=atol)
+
+
+def jitted_call(fn: Callable[..., Any], args: tuple, kwargs: dict, jit: Callable) -> Any:
+    """``fn(*args, **kwargs)`` compiled once by ``jit`` (``funcgrad.jit`` or ``jax.jit``):
+    the NumPy array arguments are traced, the rest static."""
+    dyn = [i for i, a in enumerate(args) if isinstance(a, np.ndarray)]
+
+    def call(*vals: Any) -> Any:
+        full = list(args)
+        for i, v in zip(dyn, vals):
+            full[i] = v
+        return fn(*full, **kwargs)
+
+    return jit(call)(*(args[i] for i in dyn))
+
+
+def compare_jitted(fmod: Any, jmod: Any, name: str, args: tuple, kwargs: dict, **tol: Any) -> None:
+    """``fmod.<name>`` (funcgrad) and ``jmod.<name>`` (JAX) on the same arguments, each
+    compiled once (eager dispatch compiles every operation separately): ``same_array``."""
+    got = jitted_call(getattr(fmod, name), args, kwargs, funcgrad.jit)
+    same_array(got, jitted_call(getattr(jmod, name), args, kwargs, jax.jit), **tol)
+
+
+def same_values(a: Any, b: Any, rtol: float = 1e-6, atol: float = 1e-9) -> None:
+    """``a`` and ``b`` (arrays of either library) have the same dtype and shape and close
+    values, NaNs in the same places (weak types not compared)."""
+    a, b = np.asarray(a), np.asarray(b)
+    assert a.dtype == b.dtype, (a.dtype, b.dtype)
+    assert a.shape == b.shape, (a.shape, b.shape)
+    np.testing.assert_allclose(a, b, rtol=rtol, atol=atol, equal_nan=True)

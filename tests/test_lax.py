@@ -400,3 +400,165 @@ def test_control_flow_reexports_accept_unroll():
     )
     assert flax.while_loop is fg.while_loop and flax.cond is fg.cond
     assert flax.stop_gradient is fg.stop_gradient
+
+
+# ---------------------------------------------------------------------------
+# special functions, fft, optimization_barrier, stack/unstack, scatter_sub, conv_transpose
+# ---------------------------------------------------------------------------
+
+LAX_RNG = np.random.default_rng(0)
+
+SX = np.array([0.5, 1.5, 3.0])
+SA = np.array([0.5, 2.0, 3.0])
+
+
+@pytest.mark.parametrize(
+    "name, args",
+    [
+        ("bessel_i0e", (np.array([-2.0, 0.0, 0.5, 3.0]),)),
+        ("bessel_i1e", (np.array([-2.0, 0.0, 0.5, 3.0]),)),
+        ("igamma", (SA, SX)),
+        ("igammac", (SA, SX)),
+        ("igamma_grad_a", (SA, SX)),
+        ("betainc", (SA, SA[::-1], np.array([0.1, 0.5, 0.9]))),
+        ("polygamma", (np.array([0.0, 1.0, 2.0]), SX)),
+        ("zeta", (np.array([2.0, 3.0, 4.5]), SX)),
+        ("random_gamma_grad", (SA, SX)),
+        ("reciprocal", (SX,)),
+    ],
+)
+def test_lax_special_values(name, args):
+    jo.same_values(getattr(flax, name)(*args), getattr(jlax, name)(*args))
+
+
+def test_lax_special_scalar_operand_and_grad():
+    jo.same_values(flax.igamma(2.0, SX), jlax.igamma(2.0, SX))
+    x32 = SX.astype(np.float32)
+    jo.same_values(flax.igamma(np.float32(2.0), x32), jlax.igamma(np.float32(2.0), x32), rtol=1e-5)
+    g = fg.grad(lambda x: flax.igamma(2.0, x).sum())(SX)
+    jo.same_values(g, jo.grad(lambda x: jlax.igamma(2.0, x).sum())(SX))
+    g = fg.grad(lambda x: flax.zeta(3.0, x).sum())(SX)
+    jo.same_values(
+        g, -3.0 * jlax.zeta(4.0, SX)
+    )  # d/dq zeta(s, q) = -s zeta(s + 1, q) (JAX has no rule)
+    g = fg.grad(lambda x: flax.bessel_i1e(x).sum())(SX)
+    jo.same_values(g, jo.grad(lambda x: jlax.bessel_i1e(x).sum())(SX))
+
+
+def test_lax_special_errors():
+    with pytest.raises(TypeError, match="igamma: operands must have one dtype"):
+        flax.igamma(np.ones(2, np.float32), np.ones(2))
+    with pytest.raises(TypeError, match="zeta: operands must have one shape"):
+        flax.zeta(np.ones(2), np.ones(3))
+
+
+@pytest.mark.parametrize("kind", ["FFT", "IFFT"])
+def test_lax_fft(kind):
+    c = LAX_RNG.normal(size=(2, 4)) + 1j * LAX_RNG.normal(size=(2, 4))
+    jo.same_values(
+        flax.fft(c, getattr(flax.FftType, kind), (4,)),
+        jlax.fft(c, getattr(jlax.FftType, kind), (4,)),
+    )
+    jo.same_values(
+        flax.fft(c, getattr(jlax.FftType, kind), (2, 4)),
+        jlax.fft(c, getattr(jlax.FftType, kind), (2, 4)),
+    )
+    r = LAX_RNG.normal(size=(3, 6))
+    jo.same_values(flax.fft(r, flax.FftType.RFFT, (6,)), jlax.fft(r, jlax.FftType.RFFT, (6,)))
+
+
+def test_optimization_barrier_pytree_and_grad():
+    tree = {"a": SX, "b": (np.float64(2.0),)}
+    res = flax.optimization_barrier(tree)
+    assert set(res) == {"a", "b"} and isinstance(res["b"], tuple)
+    jo.same_values(res["a"], SX)
+    g = fg.grad(lambda x: (flax.optimization_barrier((x, x))[0] ** 2).sum())(SX)
+    jo.same_values(g, 2 * SX)
+    assert flax.optimization_barrier(()) == ()
+
+
+def test_broadcast_shapes_empty_stack_unstack():
+    assert flax.broadcast_shapes((2, 1), (3,)) == jlax.broadcast_shapes((2, 1), (3,)) == (2, 3)
+    assert flax.broadcast_shapes() == ()
+    with pytest.raises(ValueError, match="broadcast_shapes"):
+        flax.broadcast_shapes((2,), (3,))
+    e = flax.empty((2, 3), np.int32)
+    assert e.shape == (2, 3) and e.dtype == np.int32
+    xs = [LAX_RNG.normal(size=(2, 3)) for _ in range(3)]
+    for axis in (0, 1, -1):
+        jo.same_values(flax.stack(xs, axis), jlax.stack(xs, axis))
+        for a, b in zip(flax.unstack(xs[0], axis), jlax.unstack(xs[0], axis)):
+            jo.same_values(a, b)
+    g = fg.grad(lambda x: (flax.stack([x, 2 * x], 1) ** 2).sum())(xs[0])
+    jo.same_values(g, 10 * xs[0])
+    with pytest.raises(ValueError, match="stack: axis 3"):
+        flax.stack(xs, 3)
+
+
+def test_scatter_sub():
+    dn = jlax.ScatterDimensionNumbers((), (0,), (0,))
+    idx, upd = np.array([[0], [2], [0]]), np.array([1.0, 2.0, 3.0])
+    jo.same_values(flax.scatter_sub(SX, idx, upd, dn), jlax.scatter_sub(SX, idx, upd, dn))
+    g = fg.grad(lambda u: flax.scatter_sub(SX, idx, u, dn).sum())(upd)
+    jo.same_values(g, -np.ones(3))
+
+
+def test_dimension_number_aliases():
+    assert flax.DotDimensionNumbers is not None
+    assert flax.ConvGeneralDilatedDimensionNumbers is not None
+
+
+LHS = LAX_RNG.normal(size=(1, 5, 6, 2))
+RHS = LAX_RNG.normal(size=(3, 2, 2, 4))
+
+
+@pytest.mark.parametrize("padding", ["SAME", "VALID", [(1, 2), (0, 1)]])
+@pytest.mark.parametrize("transpose_kernel", [False, True])
+def test_conv_transpose(padding, transpose_kernel):
+    w = np.swapaxes(RHS, 2, 3).copy() if transpose_kernel else RHS
+    kw = dict(transpose_kernel=transpose_kernel)
+    jo.same_values(
+        flax.conv_transpose(LHS, w, (2, 1), padding, **kw),
+        jlax.conv_transpose(LHS, w, (2, 1), padding, **kw),
+        rtol=1e-10,
+    )
+
+
+def test_conv_transpose_nchw_dilation_consistent_padding_and_grad():
+    lhs, rhs = LAX_RNG.normal(size=(1, 2, 4, 4)), LAX_RNG.normal(size=(3, 2, 2, 2))
+    dn = ("NCHW", "OIHW", "NCHW")
+    for pad, cons in [("SAME", False), ([(1, 0), (0, 1)], True)]:
+        kw = dict(rhs_dilation=(2, 1), dimension_numbers=dn, use_consistent_padding=cons)
+        jo.same_values(
+            flax.conv_transpose(lhs, rhs, (2, 2), pad, **kw),
+            jlax.conv_transpose(lhs, rhs, (2, 2), pad, **kw),
+        )
+    g = fg.grad(lambda w: flax.conv_transpose(LHS, w, (2, 1), "SAME").sum())(RHS)
+    jo.same_values(g, jo.grad(lambda w: jlax.conv_transpose(LHS, w, (2, 1), "SAME").sum())(RHS))
+
+
+def test_conv_with_general_padding_and_shape_tuples():
+    lhs, rhs = LAX_RNG.normal(size=(1, 2, 5, 5)), LAX_RNG.normal(size=(3, 2, 2, 2))
+    args = ((1, 1), [(1, 1), (0, 1)], (2, 1), (1, 2))
+    jo.same_values(
+        flax.conv_with_general_padding(lhs, rhs, *args),
+        jlax.conv_with_general_padding(lhs, rhs, *args),
+    )
+    for pads in ["SAME", "VALID", [(1, 0), (0, 0)]]:
+        ours = flax.conv_shape_tuple((2, 3, 7, 8), (4, 3, 3, 2), (2, 1), pads)
+        assert ours == tuple(
+            int(d) for d in jlax.conv_shape_tuple((2, 3, 7, 8), (4, 3, 3, 2), (2, 1), pads)
+        )
+    assert flax.conv_shape_tuple((4, 3, 7, 8), (4, 3, 3, 2), (1, 1), "VALID", 2)[0] == 2
+    for dn in [("NHWC", "HWIO", "NHWC"), ("NCHW", "OIHW", "NCHW")]:
+        for pad in ["SAME", "VALID", [(1, 2), (0, 1)]]:
+            ours = flax.conv_transpose_shape_tuple(LHS.shape, RHS.shape, (2, 1), pad, dn)
+            ref = jlax.conv_transpose_shape_tuple(LHS.shape, RHS.shape, (2, 1), pad, dn)
+            assert ours == tuple(int(d) for d in ref)
+
+
+def test_conv_transpose_errors():
+    with pytest.raises(TypeError, match="conv_transpose: lhs and rhs"):
+        flax.conv_transpose(np.ones((1, 3, 3, 1)), np.ones((3, 3, 1)), (1, 1), "SAME")
+    with pytest.raises(ValueError, match="conv_transpose: padding"):
+        flax.conv_transpose(LHS, RHS, (2, 1), ["FULL", "SAME"], use_consistent_padding=True)

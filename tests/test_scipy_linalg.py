@@ -1,5 +1,6 @@
 """``funcgrad.scipy.linalg`` against ``jax.scipy.linalg`` (and SciPy for ``expm``):
-values, dtypes, gradients in float64, ``vmap``, ``jit`` and errors."""
+values, dtypes, gradients in float64, ``vmap``, ``jit`` and errors; the matrix
+constructors (toeplitz ... dft), ``polar`` and ``expm_frechet`` in float32, with weak types."""
 
 from __future__ import annotations
 
@@ -268,3 +269,121 @@ def test_errors():
         fsl.block_diag(_rand(2, 2, 2))
     with pytest.raises(ValueError, match="lu_solve"):
         fsl.lu_solve(fsl.lu_factor(A), B, trans=5)
+
+
+# --------------------------------------------------------------------------- matrix constructors, polar, expm_frechet
+
+RNG0 = np.random.default_rng(0)
+C3 = np.array([1.0, -2.0, 3.0], np.float32)
+R4 = np.array([4.0, 5.0, 6.0, 7.0], np.float32)
+A33 = RNG0.standard_normal((3, 3)).astype(np.float32)
+E33 = RNG0.standard_normal((3, 3)).astype(np.float32)
+
+LINALG_CASES = [
+    ("toeplitz", (C3,), {}),
+    ("toeplitz", (C3, R4), {}),
+    ("toeplitz", (np.ones((2, 3), np.float32), R4), {}),
+    ("toeplitz", (np.array([1, 2, 3]),), {}),
+    ("toeplitz", (C3 + 1j * C3,), {}),
+    ("hankel", (C3,), {}),
+    ("hankel", (C3, R4), {}),
+    ("circulant", (C3,), {}),
+    ("circulant", (np.arange(6.0, dtype=np.float32).reshape(2, 3),), {}),
+    ("leslie", (np.array([0.1, 0.2, 0.3], np.float32), np.array([0.5, 0.6], np.float32)), {}),
+    ("leslie", (np.array([1, 2]), np.array([3])), {}),
+    ("companion", (C3,), {}),
+    ("companion", (np.array([1, 2, 3]),), {}),
+    ("fiedler", (C3,), {}),
+    ("fiedler", (np.array([1, 5, 2]),), {}),
+    ("fiedler_companion", (np.array([2.0, 3.0], np.float32),), {}),
+    ("fiedler_companion", (np.array([1.0, 2, 3, 4, 5, 6], np.float32),), {}),
+    ("fiedler_companion", (np.array([1.0, 2, 3, 4, 5], np.float32),), {}),
+    ("convolution_matrix", (C3, 5), {}),
+    ("convolution_matrix", (C3, 5, "valid"), {}),
+    ("convolution_matrix", (C3, 5, "same"), {}),
+    ("convolution_matrix", (np.ones((2, 4), np.float32), 3, "same"), {}),
+    ("hilbert", (4,), {}),
+    ("invhilbert", (4,), {}),
+    ("pascal", (5,), {}),
+    ("pascal", (5, "lower"), {}),
+    ("pascal", (5, "upper"), {}),
+    ("invpascal", (5,), {}),
+    ("invpascal", (5, "lower"), {}),
+    ("invpascal", (5, "upper"), {}),
+    ("helmert", (4,), {}),
+    ("helmert", (4, True), {}),
+    ("hadamard", (8,), {}),
+    ("hadamard", (4, np.float32), {}),
+    ("dft", (5,), {}),
+    ("dft", (4, "sqrtn"), {}),
+    ("dft", (4, "n"), {}),
+    ("polar", (A33,), {}),
+    ("polar", (RNG0.standard_normal((2, 4, 3)).astype(np.float32), "left"), {"method": "svd"}),
+]
+
+
+@pytest.mark.parametrize("name,args,kwargs", LINALG_CASES)
+def test_linalg_matches_jax(name, args, kwargs):
+    jo.compare_jitted(fsl, jsl, name, args, kwargs, rtol=2e-4, atol=2e-4)
+
+
+def test_constructors_under_jit_and_grad():
+    def f(c, r):
+        return fnp.sum(fsl.toeplitz(c, r) ** 2) + fnp.sum(
+            fsl.circulant(c) * fsl.hankel(c, r)[:, :3]
+        )
+
+    def g(c, r):
+        return jax.numpy.sum(jsl.toeplitz(c, r) ** 2) + jax.numpy.sum(
+            jsl.circulant(c) * jsl.hankel(c, r)[:, :3]
+        )
+
+    jo.same_array(fg.jit(f)(C3, R4), g(C3, R4))
+    got_grads = fg.jit(fg.grad(f, argnums=(0, 1)))(C3, R4)
+    for got, want in zip(got_grads, jax.jit(jo.grad(g, (0, 1)))(C3, R4)):
+        jo.same_array(got, want)
+
+
+def test_expm_frechet_value_and_gradient_under_jit():
+    def f(a, e):
+        expa, frechet = fsl.expm_frechet(a, e)
+        return fnp.sum(frechet**2) + fnp.sum(expa)
+
+    def g(a, e):
+        expa, frechet = jsl.expm_frechet(a, e)
+        return jax.numpy.sum(frechet**2) + jax.numpy.sum(expa)
+
+    a, e = 0.5 * A33, E33
+    jo.compare_jitted(fsl, jsl, "expm_frechet", (a, e), {}, rtol=1e-4, atol=1e-4)
+    got = fg.jit(fg.grad(f, argnums=(0, 1)))(a, e)
+    want = jax.jit(jo.grad(g, (0, 1)))(a, e)
+    for gv, wv in zip(got, want):
+        jo.same_array(gv, wv, rtol=1e-3, atol=1e-3)
+
+
+@pytest.mark.parametrize(
+    "call,err",
+    [
+        (lambda: fsl.leslie([1.0], []), ValueError),
+        (lambda: fsl.leslie([1.0, 2.0, 3.0], [1.0]), ValueError),
+        (lambda: fsl.companion([1.0]), ValueError),
+        (lambda: fsl.fiedler_companion(np.zeros((0,), np.float32)), ValueError),
+        (lambda: fsl.convolution_matrix(C3, 0), ValueError),
+        (lambda: fsl.convolution_matrix(C3, 2, "wide"), ValueError),
+        (lambda: fsl.convolution_matrix(1.0, 2), ValueError),
+        (lambda: fsl.hankel(1.0), ValueError),
+        (lambda: fsl.pascal(3, "diag"), ValueError),
+        (lambda: fsl.invpascal(3, "diag"), ValueError),
+        (lambda: fsl.helmert(0), ValueError),
+        (lambda: fsl.hadamard(6), ValueError),
+        (lambda: fsl.dft(4, "half"), ValueError),
+        (lambda: fsl.dft(4, dtype=np.float32), ValueError),
+        (lambda: fsl.hilbert(2.5), TypeError),
+        (lambda: fsl.polar(A33, "up"), ValueError),
+        (lambda: fsl.polar(C3), ValueError),
+        (lambda: fsl.expm_frechet(A33, C3), ValueError),
+    ],
+)
+def test_linalg_errors(call, err):
+    with pytest.raises(err):
+        call()

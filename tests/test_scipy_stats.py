@@ -3,6 +3,7 @@ gradients, vmap, jit and errors."""
 
 from __future__ import annotations
 
+import jax
 import jax.numpy as jnp
 import jax.scipy.stats as jst
 import jax_oracle as jo
@@ -244,3 +245,138 @@ def test_vmap_and_jit_over_parameters():
     _close(got, want)
     got = fg.jit(fg.vmap(fst.norm.cdf))(X, POS)
     _close(got, jst.norm.cdf(X, POS))
+
+
+# --------------------------------------------------------------------------- rankdata, mode, sem, gaussian_kde
+
+DATA = np.array([[3.0, 1, 2, 2], [5, 5, 1, 0], [1, 1, 1, np.nan]], np.float32)
+IDATA = np.array([[3, 1, 2, 2], [5, 5, 1, 0], [1, 1, 1, 4]])
+
+
+@pytest.mark.parametrize("method", ["average", "min", "max", "dense", "ordinal"])
+@pytest.mark.parametrize("axis,data", [(None, DATA), (1, DATA), (0, IDATA)])
+def test_rankdata(method, axis, data):
+    got = jo.jitted_call(fst.rankdata, (data, method), {"axis": axis}, fg.jit)
+    want = jo.jitted_call(jst.rankdata, (data, method), {"axis": axis}, jax.jit)
+    assert got.dtype == want.dtype and got.shape == want.shape
+    np.testing.assert_array_equal(np.asarray(got), np.asarray(want))
+
+
+def test_rankdata_jit_and_errors():
+    x = np.array([2.0, 2.0, 1.0, 7.0, 2.0], np.float32)
+    got = fg.jit(lambda v: fst.rankdata(v, "average"))(x)
+    np.testing.assert_array_equal(np.asarray(got), np.asarray(jst.rankdata(x)))
+    with pytest.raises(ValueError, match="rankdata"):
+        fst.rankdata(x, "mean")
+    with pytest.raises(ValueError, match="nan_policy"):
+        fst.rankdata(x, nan_policy="skip")
+    with pytest.raises(NotImplementedError):
+        fst.rankdata(x, nan_policy="omit")
+
+
+@pytest.mark.parametrize(
+    "axis,keepdims,data", [(None, False, IDATA), (0, True, IDATA), (-1, False, DATA[:2])]
+)
+def test_mode(axis, keepdims, data):
+    got = jo.jitted_call(fst.mode, (data, axis), {"keepdims": keepdims}, fg.jit)
+    want = jo.jitted_call(jst.mode, (data, axis), {"keepdims": keepdims}, jax.jit)
+    assert type(got).__name__ == "ModeResult"
+    for g, w in zip(got, want):
+        assert g.dtype == w.dtype and g.shape == w.shape
+        np.testing.assert_array_equal(np.asarray(g), np.asarray(w))
+
+
+def test_mode_scalar_and_errors():
+    for g, w in zip(fst.mode(3.0), jst.mode(3.0)):
+        jo.same_array(g, w)
+    with pytest.raises(NotImplementedError):
+        fst.mode(IDATA, nan_policy="raise")
+
+
+@pytest.mark.parametrize("axis,ddof", [(None, 1), (0, 0), (1, 1)])
+@pytest.mark.parametrize("nan_policy", ["propagate", "omit"])
+def test_sem(axis, nan_policy, ddof):
+    got = jo.jitted_call(fst.sem, (DATA, axis, ddof, nan_policy), {}, fg.jit)
+    want = jo.jitted_call(jst.sem, (DATA, axis, ddof, nan_policy), {}, jax.jit)
+    assert got.dtype == want.dtype and got.shape == want.shape
+    np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-5, equal_nan=True)
+
+
+def test_sem_int_keepdims_grad_and_errors():
+    jo.same_array(fst.sem(IDATA, keepdims=True), jst.sem(IDATA, keepdims=True))
+    x = DATA[:2]
+    jo.same_array(
+        fg.grad(lambda v: fnp.sum(fst.sem(v, 1)))(x),
+        jo.grad(lambda v: jax.numpy.sum(jst.sem(v, 1)))(x),
+    )
+    with pytest.raises(ValueError, match="sem"):
+        fst.sem(x, nan_policy="raise")
+
+
+KDE_RNG = np.random.default_rng(0)
+KDE_1D = np.array([0.3, -1.2, 0.8, 2.0, -0.1, 0.5, 1.1], np.float32)
+KDE_W = np.array([0.6, 0.9, 0.7, 0.5, 1.0, 0.8, 0.55], np.float32)
+KDE_2D = KDE_RNG.standard_normal((2, 6)).astype(np.float32)
+KDE_PTS = KDE_RNG.standard_normal((2, 3)).astype(np.float32)
+
+
+def _kde_summary(stats, data, weights, points, bw):
+    kde = stats.gaussian_kde(data, bw, weights)
+    other = stats.gaussian_kde(data[..., :4])
+    eye = np.eye(kde.d, dtype=np.float32)
+    out = (
+        kde.evaluate(points),
+        kde(points),
+        kde.pdf(points),
+        kde.logpdf(points),
+        kde.neff,
+        kde.covariance,
+        kde.integrate_gaussian(np.zeros(kde.d, np.float32), eye),
+        kde.integrate_kde(other),
+    )
+    if kde.d == 1:
+        out += (kde.integrate_box_1d(-0.5, 1.0),)
+    return out
+
+
+@pytest.mark.parametrize(
+    "data,weights,points,bw",
+    [
+        (KDE_1D, None, np.array([0.1, 0.5], np.float32), None),
+        (KDE_1D, KDE_W, np.array([0.3], np.float32), "silverman"),
+        (KDE_2D, None, KDE_PTS, 0.7),
+    ],
+)
+def test_gaussian_kde_matches_jax(data, weights, points, bw):
+    def run(stats, jit):
+        return jit(lambda d, w, p: _kde_summary(stats, d, w, p, bw))(data, weights, points)
+
+    jo.same_array(run(fst, fg.jit), run(jst, jax.jit), rtol=1e-4, atol=1e-6)
+
+
+def test_gaussian_kde_pytree_grad_resample_errors():
+    kde = fst.gaussian_kde(KDE_2D, lambda k: 0.5)
+    np.testing.assert_allclose(
+        np.asarray(fg.jit(lambda k, x: k.logpdf(x))(kde, KDE_PTS)),
+        np.asarray(jst.gaussian_kde(KDE_2D, lambda k: 0.5).logpdf(KDE_PTS)),
+        rtol=1e-5,
+    )
+    got = fg.jit(fg.grad(lambda d: fnp.sum(fst.gaussian_kde(d).logpdf(KDE_PTS))))(KDE_2D)
+    want = jo.grad(lambda d: jax.numpy.sum(jst.gaussian_kde(d).logpdf(KDE_PTS)))(KDE_2D)
+    jo.same_array(got, want, rtol=1e-3, atol=1e-4)
+    # a tiny bandwidth: every draw lies next to a data point
+    draws = fst.gaussian_kde(KDE_1D, 1e-4).resample(fg.random.key(0), (5,))
+    assert draws.shape == (1, 5) and draws.dtype == np.float32
+    assert np.min(np.abs(np.asarray(draws)[0][:, None] - KDE_1D[None, :]), axis=1).max() < 1e-2
+    with pytest.raises(ValueError, match="multiple elements"):
+        fst.gaussian_kde(np.ones(1, np.float32))
+    with pytest.raises(ValueError, match="bw_method"):
+        fst.gaussian_kde(KDE_1D, "wide")
+    with pytest.raises(ValueError, match="weights"):
+        fst.gaussian_kde(KDE_1D, weights=KDE_W[:3])
+    with pytest.raises(ValueError, match="dimension"):
+        kde.evaluate(np.ones((3, 2), np.float32))
+    with pytest.raises(ValueError, match="1-D"):
+        kde.integrate_box_1d(0.0, 1.0)
+    with pytest.raises(NotImplementedError):
+        kde.integrate_box(0.0, 1.0)

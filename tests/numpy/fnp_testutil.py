@@ -7,6 +7,9 @@
 * ``check_abstract(f_fnp, f_jnp, *args)`` compares only the traced result avals
   (shape, dtype, weak type) with ``jax.eval_shape`` of the ``jax.numpy`` function:
   no XLA compilation, so whole dtype x shape tables are cheap to check.
+* ``fg_call(name, args, kw)`` runs ``fnp.<name>`` under one ``fg.jit`` and
+  ``assert_same_leaves(got, want)`` compares it leaf by leaf with ``jax.numpy``'s result
+  (the table tests of test_numpy_gaps.py and test_statistics.py).
 
 XLA compiles every new (primitive, shape, dtype) signature, which dominates the
 runtime of these tests; the value tests therefore draw random *values* for a
@@ -27,6 +30,8 @@ import numpy as np
 from hypothesis import strategies as st
 
 import funcgrad as fg
+import funcgrad.numpy as fnp
+from funcgrad.errors import ConcretizationTypeError
 
 # dtypes (after canonicalisation with jax_enable_x64, which tests/conftest.py turns on)
 BOOL = np.dtype("bool")
@@ -300,3 +305,43 @@ def weak_array(x: Any) -> jax.Array:
 
     x = np.asarray(x)
     return _convert_element_type(x, x.dtype, weak_type=True)
+
+
+def assert_same_leaves(got: Any, want: Any, what: str = "") -> None:
+    """Every leaf of ``got`` is a ``jax.Array`` with ``want``'s shape, dtype and weak type
+    and values to 1e-7 (NaNs equal); tuples and named tuples on both sides alike."""
+    gl, wl = jax.tree_util.tree_leaves(got), jax.tree_util.tree_leaves(want)
+    assert len(gl) == len(wl), (what, got, want)
+    assert isinstance(got, tuple) == isinstance(want, tuple), what
+    assert getattr(got, "_fields", None) == getattr(want, "_fields", None), what
+    for g, w in zip(gl, wl):
+        assert isinstance(g, jax.Array), what
+        assert (g.shape, g.dtype, g.weak_type) == (w.shape, w.dtype, w.weak_type), (
+            what,
+            g.shape,
+            w.shape,
+            g.dtype,
+            w.dtype,
+            g.weak_type,
+            w.weak_type,
+        )
+        np.testing.assert_allclose(g, w, rtol=1e-7, atol=1e-9, equal_nan=True, err_msg=what)
+
+
+def fg_call(name: str, args: Sequence[Any], kw: dict) -> Any:
+    """``fnp.<name>(*args, **kw)`` under one ``fg.jit`` (array arguments traced, the rest
+    closed over): one compilation per case instead of one per operation. Functions whose
+    output shape depends on values (no ``size=``) run eagerly."""
+    f = getattr(fnp, name)
+    pos = [i for i, a in enumerate(args) if isinstance(a, np.ndarray)]
+
+    def g(*arrs):
+        full = list(args)
+        for i, a in zip(pos, arrs):
+            full[i] = a
+        return f(*full, **kw)
+
+    try:
+        return fg.jit(g)(*[args[i] for i in pos])
+    except ConcretizationTypeError:
+        return f(*args, **kw)

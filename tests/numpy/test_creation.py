@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import jax.numpy as jnp
+import jax_oracle as jo
 import numpy as np
 import pytest
 from fnp_testutil import (
@@ -232,3 +233,65 @@ def test_asarray_of_tracers_and_jax_arrays() -> None:
     assert isinstance(fnp.zeros(2), fnp.ndarray) and isinstance(a, fnp.ndarray)
     assert not isinstance(np.zeros(2), fnp.ndarray)
     assert fg.jit(lambda x: isinstance(x, fnp.ndarray) and x)(np.float32(1)) == 1
+
+
+# ---------------------------------------------------------------------------
+# index tricks (mgrid/ogrid/r_/c_), from* constructors, printing, shifts of traced values
+# ---------------------------------------------------------------------------
+
+
+def test_grids():
+    jo.same_values(fnp.mgrid[0:3, 0:2], jnp.mgrid[0:3, 0:2])
+    jo.same_values(fnp.mgrid[0:1:5j], jnp.mgrid[0:1:5j])
+    jo.same_values(fnp.mgrid[0:1:0.25, 0:2], jnp.mgrid[0:1:0.25, 0:2])
+    for a, b in zip(fnp.ogrid[0:3, 1:4:2], jnp.ogrid[0:3, 1:4:2]):
+        jo.same_values(a, b)
+
+
+@pytest.mark.parametrize(
+    "key",
+    [
+        (slice(1, 3), [5, 6], 7),
+        ("0,2", [1, 2]),
+        ("0,2,0", [1, 2], [3, 4]),
+        ("1,3", [1, 2], [3, 4]),
+        ("0,3,1", [1, 2]),
+        ("-1", np.ones((2, 2)), np.zeros((2, 1))),
+        (slice(0, 1, 3j), 2.5),
+    ],
+)
+def test_r_(key):
+    jo.same_values(fnp.r_[key], jnp.r_[key])
+
+
+def test_c_():
+    jo.same_values(fnp.c_[[1, 2], [3, 4]], jnp.c_[[1, 2], [3, 4]])
+    jo.same_values(fnp.c_[np.ones((2, 2)), [3, 4]], jnp.c_[np.ones((2, 2)), [3, 4]])
+
+
+def test_printing_and_from_helpers():
+    assert fnp.get_printoptions() == np.get_printoptions()
+    with fnp.printoptions(precision=2):
+        assert fnp.array_str(fnp.asarray([1.23456])) == "[1.23]"
+    assert fnp.set_printoptions is np.set_printoptions
+    assert fnp.array_repr(np.arange(2)) == np.array_repr(np.arange(2))
+    jo.same_values(
+        fnp.frombuffer(b"\x01\x02\x03", np.uint8, offset=1),
+        jnp.frombuffer(b"\x01\x02\x03", np.uint8, offset=1),
+    )
+    jo.same_values(fnp.fromstring("1 2 3", sep=" "), jnp.fromstring("1 2 3", sep=" "))
+    with pytest.raises(NotImplementedError, match="fromiter"):
+        fnp.fromiter(iter([1, 2]), float)
+
+
+def test_shift_operators_on_traced_values_match_jax():
+    import jax
+
+    x = np.arange(4, dtype=np.int32)
+
+    def f(a):
+        return a << 2, 1 << a, a >> 1, 16 >> a
+
+    for g, w in zip(fg.jit(f)(x), jax.jit(f)(x)):
+        np.testing.assert_array_equal(g, w)
+        assert g.dtype == w.dtype

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import jax
 import jax.numpy as jnp
+import jax_oracle as jo
 import numpy as np
 import pytest
 from fnp_testutil import BOOL, F32, I32, assert_same, check, rand, seeds, weak_array
@@ -16,6 +17,7 @@ from hypothesis import strategies as st
 
 import funcgrad as fg
 import funcgrad.numpy as fnp
+from funcgrad.errors import ConcretizationTypeError
 from funcgrad.numpy._indexing import getitem
 
 SHAPE = (4, 5, 3)
@@ -310,3 +312,71 @@ def test_take_along_axis_argsort_pattern() -> None:
     assert_same(fg.jit(f)(x), jnp.sort(x, axis=1))
     assert_same(f(x), jnp.sort(x, axis=1))
     _ = BOOL
+
+
+# ---------------------------------------------------------------------------
+# trim_zeros, put, put_along_axis, place
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("trim", ["fb", "f", "b", "B"])
+def test_trim_zeros(trim):
+    t = np.array([0, 0, 1, 2, 0, 3, 0])
+    jo.same_values(fnp.trim_zeros(t, trim), jnp.trim_zeros(t, trim))
+    jo.same_values(fnp.trim_zeros(np.zeros(3), trim), jnp.trim_zeros(np.zeros(3), trim))
+    m = np.array([[0, 0, 0], [0, 1, 0], [0, 0, 0]])
+    jo.same_values(fnp.trim_zeros(m, trim, axis=1), jnp.trim_zeros(m, trim, axis=1))
+    with pytest.raises(ConcretizationTypeError, match="trim_zeros"):
+        fg.jit(fnp.trim_zeros)(t)
+
+
+ARR = np.arange(6.0).reshape(2, 3)
+
+
+@pytest.mark.parametrize("mode", [None, "clip", "wrap"])
+def test_put(mode):
+    ind = np.array([0, 7, -1, 2])
+    v = np.array([9.0, 8.0, 7.0])
+    jo.same_values(
+        fnp.put(ARR, ind, v, mode=mode, inplace=False),
+        jnp.put(ARR, ind, v, mode=mode, inplace=False),
+    )
+    jo.same_values(
+        fg.jit(lambda a: fnp.put(a, ind, v, mode=mode, inplace=False))(ARR),
+        jnp.put(ARR, ind, v, mode=mode, inplace=False),
+    )
+
+
+def test_put_along_axis_place_and_inplace_errors():
+    i = np.array([[0], [2]])
+    for axis in (1, -1):
+        jo.same_values(
+            fnp.put_along_axis(ARR, i, 99.0, axis, inplace=False),
+            jnp.put_along_axis(ARR, i, 99.0, axis, inplace=False),
+        )
+    jo.same_values(
+        fnp.put_along_axis(
+            ARR.ravel(), np.array([1, -1]), np.array([5.0, 6.0]), None, inplace=False
+        ),
+        jnp.put_along_axis(
+            ARR.ravel(), np.array([1, -1]), np.array([5.0, 6.0]), None, inplace=False
+        ),
+    )
+    mask = ARR > 2
+    jo.same_values(
+        fnp.place(ARR, mask, [7.0, 8.0], inplace=False),
+        jnp.place(ARR, mask, jnp.array([7.0, 8.0]), inplace=False),
+    )
+    jo.same_values(
+        fg.jit(lambda a, m: fnp.place(a, m, [1.0], inplace=False))(ARR, mask),
+        jnp.place(ARR, mask, jnp.array([1.0]), inplace=False),
+    )
+    g = fg.grad(lambda v: fnp.place(ARR, mask, v, inplace=False).sum())(np.array([7.0, 8.0]))
+    jo.same_values(
+        g, jo.grad(lambda v: jnp.place(ARR, mask, v, inplace=False).sum())(np.array([7.0, 8.0]))
+    )
+    for fn, args in [(fnp.put, (ARR, [0], [1.0])), (fnp.place, (ARR, mask, [1.0]))]:
+        with pytest.raises(ValueError, match="inplace=False"):
+            fn(*args)
+    with pytest.raises(ValueError, match="inplace=False"):
+        fnp.put_along_axis(ARR, i, 1.0, 1)

@@ -10,49 +10,11 @@ import jax.numpy as jnp
 import jax_oracle as jo
 import numpy as np
 import pytest
+from fnp_testutil import assert_same_leaves, fg_call
 
 import funcgrad as fg
 import funcgrad.numpy as fnp
 from funcgrad.errors import ConcretizationTypeError
-
-
-def assert_same(got, want, what=""):
-    gl, wl = jax.tree_util.tree_leaves(got), jax.tree_util.tree_leaves(want)
-    assert len(gl) == len(wl), (what, got, want)
-    assert isinstance(got, tuple) == isinstance(want, tuple), what
-    assert getattr(got, "_fields", None) == getattr(want, "_fields", None), what
-    for g, w in zip(gl, wl):
-        assert isinstance(g, jax.Array), what
-        assert (g.shape, g.dtype, g.weak_type) == (w.shape, w.dtype, w.weak_type), (
-            what,
-            g.shape,
-            w.shape,
-            g.dtype,
-            w.dtype,
-            g.weak_type,
-            w.weak_type,
-        )
-        np.testing.assert_allclose(g, w, rtol=1e-7, atol=1e-9, equal_nan=True, err_msg=what)
-
-
-def fg_call(name, args, kw):
-    """``fnp.<name>(*args, **kw)`` under one ``fg.jit`` (array arguments traced, the rest
-    closed over): one compilation per case instead of one per operation. Functions whose
-    output shape depends on values (no ``size=``) run eagerly."""
-    f = getattr(fnp, name)
-    pos = [i for i, a in enumerate(args) if isinstance(a, np.ndarray)]
-
-    def g(*arrs):
-        full = list(args)
-        for i, a in zip(pos, arrs):
-            full[i] = a
-        return f(*full, **kw)
-
-    try:
-        return fg.jit(g)(*[args[i] for i in pos])
-    except ConcretizationTypeError:
-        return f(*args, **kw)
-
 
 RNG = np.random.default_rng(0)
 X = RNG.standard_normal((3, 5))
@@ -186,13 +148,13 @@ CASES = [
 def test_against_jnp(name, args, kw):
     got = fg_call(name, args, kw)
     want = getattr(jnp, name)(*args, **kw)
-    assert_same(got, want, what=f"{name}{kw}")
+    assert_same_leaves(got, want, what=f"{name}{kw}")
 
 
 @pytest.mark.parametrize("i", [1, 12, 24, 31, 62, 71, 80])
 def test_eager(i):
     name, args, kw = CASES[i]
-    assert_same(getattr(fnp, name)(*args, **kw), getattr(jnp, name)(*args, **kw), what=name)
+    assert_same_leaves(getattr(fnp, name)(*args, **kw), getattr(jnp, name)(*args, **kw), what=name)
 
 
 def test_size_under_jit():
@@ -359,7 +321,7 @@ MISC = [
 def test_misc_against_jnp(name, args, kw):
     got = getattr(fnp, name)(*args, **kw)
     want = getattr(jnp, name)(*args, **kw)
-    assert_same(got, want, what=f"{name}{kw}")
+    assert_same_leaves(got, want, what=f"{name}{kw}")
 
 
 def test_misc_traced_and_kinds():
@@ -397,3 +359,32 @@ def test_vectorize_against_jax():
     np.testing.assert_allclose(got, jo.grad(lambda x: jnp.sum(jnp.sin(x) * x))(XM))
     with pytest.raises(TypeError, match="positional"):
         fnp.vectorize(lambda a: a, signature="(n),(n)->()")(y)
+
+
+# ---------------------------------------------------------------------------
+# polyfit
+# ---------------------------------------------------------------------------
+
+XS = np.linspace(0.0, 1.0, 7)
+YS = np.sin(3 * XS)
+
+
+def test_polyfit():
+    jo.same_values(fnp.polyfit(XS, YS, 0), jnp.polyfit(XS, YS, 0), rtol=1e-8)
+    jo.same_values(fnp.polyfit(XS, YS, 3), jnp.polyfit(XS, YS, 3), rtol=1e-8)
+    y2 = np.stack([YS, YS**2], 1)
+    jo.same_values(fnp.polyfit(XS, y2, 2, w=XS + 1), jnp.polyfit(XS, y2, 2, w=XS + 1), rtol=1e-8)
+    for a, b in zip(fnp.polyfit(XS, YS, 2, full=True), jnp.polyfit(XS, YS, 2, full=True)):
+        jo.same_values(a, b, rtol=1e-8)
+    for cov, y in ((True, YS), ("unscaled", y2)):
+        for a, b in zip(fnp.polyfit(XS, y, 2, cov=cov), jnp.polyfit(XS, y, 2, cov=cov)):
+            jo.same_values(a, b, rtol=1e-7)
+
+
+def test_polyfit_grad_and_errors():
+    g = fg.grad(lambda v: fnp.polyfit(XS, v, 2).sum())(YS)
+    jo.same_values(g, jo.grad(lambda v: jnp.polyfit(XS, v, 2).sum())(YS), rtol=1e-8)
+    with pytest.raises(TypeError, match="polyfit: y"):
+        fnp.polyfit(XS, YS[:3], 1)
+    with pytest.raises(ValueError, match="polyfit: deg"):
+        fnp.polyfit(XS, YS, -1)

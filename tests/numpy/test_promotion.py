@@ -7,6 +7,7 @@ import itertools
 
 import jax
 import jax.numpy as jnp
+import ml_dtypes
 import numpy as np
 import pytest
 from fnp_testutil import (
@@ -226,3 +227,23 @@ def test_x32_mode_defaults() -> None:
         check(lambda x: fnp.add(x, 1.5), lambda x: jnp.add(x, 1.5), np.ones(3, np.int32))
         check(lambda x: fnp.asarray(x), lambda x: jnp.asarray(x), [1, 2], static=(0,))
         check(lambda: fnp.asarray(2.0), lambda: jnp.asarray(2.0))
+
+
+# ---------------------------------------------------------------------------
+# dtype aliases
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["bool", "cdouble", "complex_", "csingle", "double", "float_", "int_", "single", "uint"]
+    + [n for n in dir(ml_dtypes) if n.startswith("float8_") and hasattr(jnp, n)],
+)
+def test_dtype_aliases(name):
+    assert np.dtype(getattr(fnp, name)) == np.dtype(getattr(jnp, name))
+    if not name.startswith("float8_"):  # (funcgrad arrays do not hold float8 yet)
+        assert fnp.zeros(2, getattr(fnp, name)).dtype == np.dtype(getattr(jnp, name))
+
+
+def test_bool_alias_keeps_helpers_working():
+    assert fnp.can_cast(np.int8, np.int16) is True and fnp.isscalar(3) is True

@@ -12,6 +12,7 @@ import itertools
 
 import jax
 import jax.numpy as jnp
+import jax_oracle as jo
 import numpy as np
 import pytest
 from fnp_testutil import (
@@ -513,3 +514,88 @@ def test_operators_on_tracers_match_jnp() -> None:
     want = jax.jit(all_ops)(x, y)
     for i, (gg, ww) in enumerate(zip(got, want)):
         assert_same(gg, ww, what=f"operator #{i}")
+
+
+# ---------------------------------------------------------------------------
+# integer and bit functions, float decomposition, i0/kaiser
+# ---------------------------------------------------------------------------
+
+IA = np.array([3, -8, 12, 0, 7], np.int32)
+J = np.array([1, 2, 18, 5, 0], np.int32)
+
+
+@pytest.mark.parametrize(
+    "name", ["left_shift", "right_shift", "bitwise_left_shift", "bitwise_right_shift", "gcd", "lcm"]
+)
+@pytest.mark.parametrize("dtype", [np.int8, np.uint16])
+def test_integer_binary(name, dtype):
+    x, y = np.abs(IA).astype(dtype) if dtype == np.uint16 else IA.astype(dtype), J.astype(dtype)
+    if "shift" in name:
+        y = y % 4
+    jo.same_values(getattr(fnp, name)(x, y), getattr(jnp, name)(x, y))
+    jo.same_values(getattr(fnp, name)(x, 3), getattr(jnp, name)(x, 3))
+
+
+def test_gcd_jit_and_errors():
+    jo.same_values(fg.jit(fnp.gcd)(IA, J), jnp.gcd(IA, J))
+    jo.same_values(fnp.right_shift(np.uint8(200), 1), jnp.right_shift(np.uint8(200), 1))
+    with pytest.raises(TypeError, match="gcd"):
+        fnp.gcd(np.ones(2), np.ones(2))
+    with pytest.raises(TypeError, match="left_shift"):
+        fnp.left_shift(np.ones(2), 1)
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.int64, np.uint32, np.bool_])
+def test_bitwise_count(dtype):
+    x = IA.astype(dtype)
+    jo.same_values(fnp.bitwise_count(x), jnp.bitwise_count(x))
+
+
+F = np.array([3.0, 0.0, -0.3, np.inf, 1e-3, 4.0, -np.inf, np.nan, 1e30, -7.5])
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_float_decomposition(dtype):
+    f = F.astype(dtype)
+    for a, b in zip(fnp.frexp(f), jnp.frexp(f)):
+        jo.same_values(a, b)
+    for a, b in zip(fnp.modf(f), jnp.modf(f)):
+        jo.same_values(a, b)
+    jo.same_values(fnp.spacing(f), jnp.spacing(f))
+    jo.same_values(fnp.nextafter(f, dtype(0)), jnp.nextafter(f, dtype(0)))
+    e = np.arange(-5, 5, dtype=np.int32)
+    jo.same_values(fnp.ldexp(f, e), jnp.ldexp(f, e))
+    jo.same_values(
+        fnp.ldexp(np.array([1.5], dtype), np.array([-140])),
+        jnp.ldexp(np.array([1.5], dtype), np.array([-140])),
+    )
+
+
+def test_vmap_of_loops_and_bit_tricks():
+    a, b = np.array([[4, 6], [9, 12]]), np.array([[6, 4], [6, 8]])
+    jo.same_values(fg.vmap(fnp.gcd)(a, b), jnp.gcd(a, b))
+    f = np.array([[3.0, 5.0], [0.1, 8.0]])
+    for x, y in zip(fg.vmap(fnp.frexp)(f), jnp.frexp(f)):
+        jo.same_values(x, y)
+
+
+def test_float_helpers_grad_and_errors():
+    jo.same_values(fnp.ldexp(3, 2), jnp.ldexp(3, 2))
+    g = fg.grad(lambda x: fnp.modf(x)[0].sum())(np.array([1.5, -2.25]))
+    jo.same_values(g, np.ones(2))
+    g = fg.grad(lambda x: fnp.ldexp(x, np.array([2, -1])).sum())(np.array([1.5, -2.25]))
+    jo.same_values(g, np.array([4.0, 0.5]))
+    with pytest.raises(TypeError, match="ldexp"):
+        fnp.ldexp(np.ones(2), np.ones(2))
+
+
+def test_i0_kaiser():
+    x = np.array([-2.0, 0.0, 0.5, 3.0])
+    jo.same_values(fnp.i0(x), jnp.i0(x))
+    jo.same_values(fg.grad(lambda v: fnp.i0(v).sum())(x), jo.grad(lambda v: jnp.i0(v).sum())(x))
+    for m in (1, 6):
+        jo.same_values(fnp.kaiser(m, 2.5), jnp.kaiser(m, 2.5))
+    jo.same_values(
+        fg.grad(lambda b: fnp.kaiser(5, b).sum())(2.5),
+        jo.grad(lambda b: jnp.kaiser(5, b).sum())(2.5),
+    )
