@@ -13,12 +13,12 @@ import zlib
 
 import numpy as np
 import pytest
+from cases import sample
 
 import funcgrad as fg
 from funcgrad.core import dtypes
 from funcgrad.core.primitive import REGISTRY
 from funcgrad.testing import check_jvp, check_vjp
-from tests.cases import sample
 
 try:  # optional families register on import
     import funcgrad.control_flow

@@ -7,11 +7,11 @@ import jax.numpy as jnp
 import jax_oracle as jo
 import numpy as np
 import pytest
+from cases import sample
 
 import funcgrad as fg
 from funcgrad.core.primitive import REGISTRY
 from funcgrad.primitives import reductions as rd
-from tests.cases import sample
 
 jax.config.update("jax_enable_x64", True)
 

@@ -8,6 +8,7 @@ import jax
 import jax_oracle as jo
 import numpy as np
 import pytest
+from cases import sample
 from jax import lax
 
 import funcgrad as fg
@@ -15,7 +16,6 @@ from funcgrad.core.primitive import REGISTRY
 from funcgrad.core.zeros import Zero
 from funcgrad.primitives import indexing as ix
 from funcgrad.primitives import shape as sh
-from tests.cases import sample
 
 jax.config.update("jax_enable_x64", True)
 
