@@ -188,19 +188,23 @@ class Swap:
         internal: tuple[str, ...],
         renames: dict[str, str] | None = None,
         scope: dict[str, str] | None = None,
+        noops: tuple[str, ...] = (),
     ) -> None:
         """``overrides``: upstream module name -> factory of the module to use there
         (shims); ``internal``: upstream package prefixes that are private; ``renames``:
         upstream module name -> target module name where the layout differs; ``scope``:
         public upstream names the target deliberately lacks or differs on (``jax.pmap``,
         ``jax.make_jaxpr``) -> why: a test that looks one up is recorded as out of
-        scope, whatever its outcome."""
+        scope, whatever its outcome; ``noops``: private upstream functions a test's
+        set-up or tear-down calls to reset upstream-only state, absent in the target:
+        they resolve to a function doing nothing."""
         self.root = root
         self.target = target
         self.overrides = overrides
         self.internal = internal
         self.renames = renames or {}
         self.scope = scope or {}
+        self.noops = noops
         self.importers: set[str] = set()
         self.modules: dict[str, Any] = {}
         self._orig_import: Callable[..., Any] | None = None
@@ -235,6 +239,8 @@ class Swap:
 
     def resolve(self, full: str, target: types.ModuleType | None, attr: str) -> Any:
         """Attribute ``attr`` of the alias of ``full``'s parent (``full`` = its name)."""
+        if full in self.noops and not (target is not None and hasattr(target, attr)):
+            return lambda *args, **kwargs: None
         if full in self.overrides or full in self.renames:
             return self.module(full)
         if target is not None and hasattr(target, attr):

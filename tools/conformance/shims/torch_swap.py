@@ -75,6 +75,7 @@ def make_swap() -> Swap:
             "torch.testing._internal",
         ),
         scope=SCOPE,
+        noops=("torch.autograd._force_original_view_tracking",),  # test_autograd's tearDown
     )
     import compat.torch  # noqa: F401 - loaded before any swapped import
 
