@@ -93,7 +93,16 @@ def _key_row(keys: Any, i: int) -> Any:
 
 
 def key(seed: Any) -> Any:
-    """A PRNG key (``uint32[2]``) from an integer seed; the same as ``jax.random.PRNGKey``."""
+    """A PRNG key from an integer seed; the same as ``jax.random.PRNGKey``.
+
+    Args:
+        seed: a Python int or an integer scalar array.
+
+    Returns:
+        A raw key, a ``uint32[2]`` array. Unlike ``jax.random.key``, which returns a
+        typed key array, funcgrad's keys are always raw ``uint32`` arrays; the numbers
+        drawn from them are those of ``jax.random`` with the same key (threefry).
+    """
     if isinstance(seed, bool) or (hasattr(seed, "dtype") and "key<" in str(seed.dtype)):
         raise TypeError(f"key: PRNG key seed must be an integer, got {seed!r}")
     if isinstance(seed, int):
@@ -155,7 +164,16 @@ def clone(key: Any) -> Any:
 
 
 def split(key: Any, num: int | Sequence[int] = 2) -> Any:
-    """``num`` new keys (``uint32[num, 2]``, or ``uint32[*num, 2]`` for a shape)."""
+    """Split ``key`` into new, independent keys.
+
+    Args:
+        key: a key from :func:`key` or an earlier split.
+        num: the number of keys, or a shape of keys.
+
+    Returns:
+        ``uint32[num, 2]`` (or ``uint32[*num, 2]`` for a shape): one key per row, as
+        ``jax.random.split``. Draw with the new keys and do not reuse ``key``.
+    """
     if to_aval(key).ndim > 1 and to_aval(key).dtype == _U32:
         raise TypeError(
             "split accepts a single key, but was given a key array of shape "
@@ -223,7 +241,19 @@ _uniform_unit = jit(_uniform, static_argnums=(3, 4))
 def uniform(
     key: Any, shape: Sequence[int] = (), dtype: Any = None, minval: Any = 0.0, maxval: Any = 1.0
 ) -> Any:
-    """Uniform floats in ``[minval, maxval)``."""
+    """Uniform samples in ``[minval, maxval)``, as ``jax.random.uniform``.
+
+    Args:
+        key: the key to draw with.
+        shape: the shape of the result.
+        dtype: a float dtype (the default float dtype when ``None``).
+        minval: the lower bound (inclusive), broadcast to ``shape``.
+        maxval: the upper bound (exclusive), broadcast to ``shape``.
+
+    Returns:
+        An array of ``shape`` and ``dtype``: the same numbers as ``jax.random.uniform``
+        with the same key.
+    """
     key = _check_key("uniform", key)
     shape = _shape("uniform", shape)
     dt = _float_dtype("uniform", dtype)
@@ -232,8 +262,21 @@ def uniform(
 
 
 def normal(key: Any, shape: Sequence[int] = (), dtype: Any = None) -> Any:
-    """Standard normal floats (inverse-CDF of a uniform, as ``jax.random.normal``); for a
-    complex ``dtype``, real and imaginary parts have variance 1/2."""
+    """Standard normal samples, as ``jax.random.normal``.
+
+    Args:
+        key: the key to draw with.
+        shape: the shape of the result.
+        dtype: a float dtype (the default float dtype when ``None``), or a complex one,
+            whose real and imaginary parts then have variance 1/2.
+
+    Returns:
+        An array of ``shape`` and ``dtype``, computed by the inverse CDF of uniform
+        samples: the same numbers as ``jax.random.normal`` with the same key.
+
+    Raises:
+        ValueError: ``dtype`` is not a float or complex dtype.
+    """
     key = _check_key("normal", key)
     shape = _shape("normal", shape)
     dt = dtypes.canonicalize(np.float64 if dtype is None else dtype)
