@@ -98,6 +98,8 @@ def check_vjp(
     u = [_rand_like(rng, a) for a in args]
     if numerical:
         out = f(*args)
+        if any(np.asarray(x).dtype in (np.float32, np.complex64) for x in [*args, *_flat(out)]):
+            eps, rtol, atol = max(eps, 1e-3), max(rtol, 1e-2), max(atol, 1e-2)
         tout = numerical_jvp(f, args, u, eps)
         rtol, atol = max(rtol, 1e-5), max(atol, 1e-5)
     else:
@@ -113,22 +115,58 @@ def check_vjp(
     np.testing.assert_allclose(lhs, rhs, rtol=rtol, atol=atol, err_msg="⟨v, J u⟩ != ⟨Jᵀ v, u⟩")
 
 
+#: JAX's default gradient-check tolerance per dtype (``jax.test_util``), used for the
+#: dtypes a tolerance table passed to :func:`check_grads` does not name
+_GRAD_TOL = {
+    np.dtype(np.float16): 1e-2,
+    np.dtype(np.float32): 2e-3,
+    np.dtype(np.float64): 1e-5,
+    np.dtype(np.complex64): 1e-3,
+    np.dtype(np.complex128): 1e-5,
+}
+
+
+def _tolerance(tol: Any, values: Sequence[Any], default: float) -> float:
+    """A tolerance: ``tol`` itself, or from a ``{dtype: tol}`` table the largest entry
+    for the dtypes of ``values``; ``default`` when ``tol`` is ``None``."""
+    if tol is None:
+        return default
+    if not isinstance(tol, dict):
+        return float(tol)
+    table = {np.dtype(k): v for k, v in tol.items()}
+    found = [
+        table.get(dt, _GRAD_TOL.get(dt, default))
+        for dt in {np.asarray(v).dtype for v in values}
+        if dt.kind in "fcV"
+    ]
+    return float(max(found, default=default))
+
+
 def check_grads(
     f: Callable,
     args: Sequence[Any],
     order: int = 1,
     modes: Sequence[str] = ("fwd", "rev"),
-    *,
-    eps: float = 1e-6,
-    rtol: float = 1e-5,
-    atol: float = 1e-5,
+    atol: Any = None,
+    rtol: Any = None,
+    eps: float | None = None,
 ) -> None:
-    """Check derivatives of ``f`` up to ``order`` in forward and reverse mode."""
+    """Check derivatives of ``f`` up to ``order`` in forward and reverse mode, with
+    ``jax.test_util.check_grads``'s signature: ``atol``/``rtol`` may be numbers or
+    ``{dtype: tolerance}`` tables. Reverse mode alone (``modes=["rev"]``) checks the
+    VJP against finite differences, so it needs no forward mode (``custom_vjp``)."""
     rng = np.random.default_rng(0)
+    if isinstance(modes, str):
+        modes = (modes,)
+    values = [*args, *_flat(f(*args))]
+    atol_ = _tolerance(atol, values, 1e-5)
+    rtol_ = _tolerance(rtol, values, 1e-5)
+    eps_ = 1e-6 if eps is None else eps
     if "fwd" in modes:
-        check_jvp(f, args, rng=rng, eps=eps, rtol=rtol, atol=atol)
+        check_jvp(f, args, rng=rng, eps=eps_, rtol=rtol_, atol=atol_)
     if "rev" in modes:
-        check_vjp(f, args, rng=rng, rtol=rtol, atol=atol)
+        fwd = "fwd" in modes
+        check_vjp(f, args, rng=rng, rtol=rtol_, atol=atol_, numerical=not fwd, eps=eps_)
     if order > 1:
         v = [_rand_like(rng, o) for o in _flat(f(*args))]
 
@@ -137,4 +175,4 @@ def check_grads(
             ct = tuple(v) if isinstance(out, tuple) else (v if isinstance(out, list) else v[0])
             return list(pb(ct))
 
-        check_grads(pullback_of, args, order - 1, modes, eps=eps, rtol=rtol * 10, atol=atol * 10)
+        check_grads(pullback_of, args, order - 1, modes, atol_ * 10, rtol_ * 10, eps_)

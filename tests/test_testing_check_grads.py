@@ -1,0 +1,79 @@
+"""``funcgrad.test_util.check_grads`` takes ``jax.test_util.check_grads``'s arguments
+(positional ``atol, rtol, eps``; ``{dtype: tol}`` tables) and checks reverse mode alone
+without forward mode; JAX's ``check_grads`` is the oracle on the same calls."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import jax.test_util as jtu
+import numpy as np
+import pytest
+
+import funcgrad as fg
+import funcgrad.numpy as fnp
+from funcgrad import test_util as ftu
+
+
+def _custom_vjp(lib: Any, np_: Any, wrong: bool) -> Callable:
+    @lib.custom_vjp
+    def f(x: Any) -> Any:
+        return np_.sin(x) * 2.0
+
+    def fwd(x: Any) -> Any:
+        return f(x), x
+
+    def bwd(x: Any, g: Any) -> Any:
+        return ((3.0 if wrong else 2.0) * np_.cos(x) * g,)
+
+    f.defvjp(fwd, bwd)
+    return f
+
+
+def _both(check: Callable[[Any, Any, Any], None]) -> list[bool]:
+    """Whether the check passes under JAX and under funcgrad."""
+    out = []
+    for lib, np_, tu in ((jax, jnp, jtu), (fg, fnp, ftu)):
+        try:
+            check(lib, np_, tu)
+            out.append(True)
+        except AssertionError:
+            out.append(False)
+    return out
+
+
+def test_positional_tolerances_and_tables() -> None:
+    x = np.linspace(0.1, 1.0, 5).astype(np.float32)
+    tol = {np.float32: 2e-2, np.float64: 1e-5}
+
+    def check(lib: Any, np_: Any, tu: Any) -> None:
+        tu.check_grads(lambda a: np_.tanh(a) * a, (x,), 2, ["fwd", "rev"], tol, tol, 1e-2)
+
+    assert _both(check) == [True, True]
+
+
+@pytest.mark.parametrize("wrong", [False, True])
+def test_reverse_mode_only_on_custom_vjp(wrong: bool) -> None:
+    x = np.array([0.3, -0.7, 1.1])
+
+    def check(lib: Any, np_: Any, tu: Any) -> None:
+        tu.check_grads(_custom_vjp(lib, np_, wrong), (x,), 1, modes=["rev"])
+
+    assert _both(check) == [not wrong, not wrong]
+
+
+def test_forward_mode_on_custom_vjp_raises_like_jax() -> None:
+    x = np.array([0.3, -0.7])
+    for lib, np_, tu in ((jax, jnp, jtu), (fg, fnp, ftu)):
+        with pytest.raises(TypeError, match="custom_vjp"):
+            tu.check_grads(_custom_vjp(lib, np_, False), (x,), 1, modes=["fwd"])
+
+
+def test_keyword_calls_still_work() -> None:
+    x = np.array([0.5, 1.5])
+    ftu.check_grads(fnp.sin, (x,), order=2, eps=1e-6, rtol=1e-5, atol=1e-5)
+    with pytest.raises(AssertionError):
+        ftu.check_grads(_custom_vjp(fg, fnp, True), (x,), modes=("rev",), rtol=1e-5)
