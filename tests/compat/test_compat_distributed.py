@@ -348,3 +348,56 @@ def test_ddp_digits_example_through_the_launcher(tmp_path):
     assert len(losses) == 3 and losses[-1] < losses[0]
     m = re.fullmatch(r"test accuracy: (\d\.\d{4})", lines[-1])
     assert m and float(m.group(1)) >= 0.8, p.stdout
+
+
+SPAWNED = textwrap.dedent(
+    """
+    import os, sys, time
+    import compat.torch.multiprocessing as mp
+
+    def work(i, port, fail):
+        os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port), RANK=str(i),
+                          WORLD_SIZE="2")
+        import compat.torch as torch
+        import compat.torch.distributed as dist
+        dist.init_process_group("gloo")
+        t = torch.tensor([float(i + 1)])
+        dist.all_reduce(t)
+        if fail and i == 1:
+            raise ValueError(f"rank {i} saw {t.item()}")
+        print("SUM", i, t.item(), flush=True)
+
+    if __name__ == "__main__":
+        port, fail = int(sys.argv[1]), sys.argv[2] == "fail"
+        t = time.monotonic()
+        try:
+            mp.spawn(work, args=(port, fail), nprocs=2)
+            print("OK", flush=True)
+        except mp.ProcessRaisedException as e:
+            print("RAISED", e.error_index, round(time.monotonic() - t), repr(e.msg[-200:]))
+    """
+)
+
+
+@pytest.mark.parametrize("mode", ["ok", "fail"])
+def test_multiprocessing_spawn(tmp_path, mode):
+    script = tmp_path / "spawned.py"
+    script.write_text(SPAWNED)
+    p = subprocess.run(
+        [sys.executable, str(script), str(free_port()), mode],
+        env=worker_env(0, 1, 0),
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert p.returncode == 0, p.stderr[-3000:]
+    if mode == "ok":
+        assert sorted(line for line in p.stdout.splitlines() if line.startswith("SUM")) == [
+            "SUM 0 3.0",
+            "SUM 1 3.0",
+        ]
+        assert p.stdout.strip().endswith("OK")
+    else:  # the child's exception, with its traceback, in the parent
+        line = p.stdout.strip().splitlines()[-1]
+        assert line.startswith("RAISED 1 ") and "ValueError: rank 1 saw 3.0" in line, p.stdout
