@@ -114,6 +114,8 @@ def vmap(
     axis_size: int | None = None,
     *,
     chunk_size: int | None = None,
+    axis_name: Any = None,
+    spmd_axis_name: Any = None,
 ) -> Callable:
     """Vectorise ``fun`` over an axis of its arguments.
 
@@ -130,6 +132,10 @@ def vmap(
             ``chunk_size`` examples at a time, in one compiled ``scan`` over the full
             chunks plus one call on the remainder, to cap memory. Results equal the
             unchunked ones; ``None`` maps everything at once.
+        axis_name: a name for the mapped axis, accepted as JAX accepts it; funcgrad has
+            no named-axis collectives (``lax.psum``...), so nothing refers to it.
+        spmd_axis_name: JAX's mesh axes for sharding constraints; only ``None`` (funcgrad
+            has no device meshes).
 
     Returns:
         The batched function: the same arguments with a batch axis, the outputs with a
@@ -152,6 +158,12 @@ def vmap(
     """
     check_callable(fun)
     check_chunk_size(chunk_size, "vmap")
+    if spmd_axis_name is not None:
+        raise NotImplementedError(
+            f"vmap spmd_axis_name={spmd_axis_name!r}: it names device-mesh axes for "
+            "sharding constraints, and funcgrad has no device meshes"
+        )
+    del axis_name  # names the axis for collectives, which funcgrad does not have
     if isinstance(in_axes, list):
         in_axes = tuple(in_axes)
     if not (in_axes is None or type(in_axes) in (int, tuple)):
