@@ -34,6 +34,26 @@ SCOPE: dict[str, str] = {
     "jax.random.key_impl": "typed PRNG keys",
     "jax.dtypes.prng_key": "typed PRNG keys",
     "jax.export": "jax.export",
+    **{
+        f"jax.lax.{name}": "named-axis collectives (pmap/shard_map)"
+        for name in (
+            "psum",
+            "pmean",
+            "pmax",
+            "pmin",
+            "ppermute",
+            "pshuffle",
+            "pswapaxes",
+            "all_gather",
+            "all_to_all",
+            "axis_index",
+            "axis_size",
+            "psum_scatter",
+            "pbroadcast",
+            "pcast",
+            "pvary",
+        )
+    },
     # configuration of JAX's own runtime: out of scope in docs/jax-coverage.md
     "jax.numpy_dtype_promotion": "JAX runtime configuration",
     "jax.numpy_rank_promotion": "JAX runtime configuration",
