@@ -135,6 +135,7 @@ _LAZY_SUBMODULES = (
     "testing",
     "scipy",
     "debug",
+    "tree",
     "tree_util",
     "config",
     "checkpoint_policies",

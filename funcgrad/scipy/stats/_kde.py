@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from funcgrad import numpy as fnp
-from funcgrad import random, tree
+from funcgrad import random, tree_util
 from funcgrad.numpy._core import ArrayLike, aval, fmt, here, promote
 from funcgrad.scipy.linalg import cho_factor, cho_solve, cholesky
 from funcgrad.scipy.special import logsumexp, ndtr
@@ -201,4 +201,4 @@ class gaussian_kde:
         return kde
 
 
-tree.register_pytree_node(gaussian_kde, gaussian_kde.tree_flatten, gaussian_kde.tree_unflatten)
+tree_util.register_pytree_node(gaussian_kde, gaussian_kde.tree_flatten, gaussian_kde.tree_unflatten)
