@@ -69,11 +69,6 @@ LOCAL_IMPORT_DEBT: frozenset[tuple[str, str]] = frozenset(
         ("funcgrad.primitives.callbacks", "funcgrad.control_flow"),
         ("funcgrad.primitives.callbacks", "funcgrad.numpy._core"),
         ("funcgrad.primitives.decomp", "funcgrad.numpy"),
-        ("funcgrad.primitives.elementwise.arith", "funcgrad.primitives.shape"),
-        ("funcgrad.primitives.elementwise.arith", "funcgrad.primitives.special"),
-        ("funcgrad.primitives.elementwise.base", "funcgrad.primitives.shape"),
-        ("funcgrad.primitives.elementwise.convert", "funcgrad.primitives.reductions"),
-        ("funcgrad.primitives.elementwise.selection", "funcgrad.primitives.shape"),
     }
 )
 

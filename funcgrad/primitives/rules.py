@@ -18,7 +18,7 @@ from funcgrad.core.ad_util import (  # noqa: F401  (re-exported: rules are writt
 )
 from funcgrad.core.interp import to_aval
 from funcgrad.core.ir import Aval
-from funcgrad.core.primitive import Primitive
+from funcgrad.core.primitive import REGISTRY, Primitive
 
 
 def float_tangent_dtype(dtype: np.dtype) -> bool:
@@ -122,3 +122,28 @@ def check_dtype(name: str, aval: Aval, allowed: str) -> None:
     ok, need = _DTYPE_CATEGORIES[allowed]
     if not ok(dtypes.kind(aval.dtype), aval.dtype):
         raise TypeError(f"{name} requires {need}, got an operand of type {aval}")
+
+
+# --------------------------------------------------------------------------- late binding
+# The derivative and batching rules of the elementwise primitives need structural ones
+# (broadcast_in_dim, reduce_sum, polygamma), whose own rules are written with
+# elementwise primitives. The layers stay floors (elementwise below shape, reductions and
+# special) because these rules bind the higher primitive by its registered name: the
+# registry is complete once funcgrad.primitives is imported, before any rule runs.
+
+
+def bind_named(name: str, *args: Any, **params: Any) -> Any:
+    """Bind the primitive registered as ``name`` (see the comment above)."""
+    return REGISTRY[name].bind(*args, **params)
+
+
+def broadcast(x: Any, shape: tuple[int, ...], dims: tuple[int, ...]) -> Any:
+    """``broadcast_in_dim(x, shape, dims)``, ``x`` itself when that changes nothing."""
+    shape, dims = tuple(map(int, shape)), tuple(map(int, dims))
+    if (
+        not isinstance(x, (bool, int, float, complex))
+        and to_aval(x).shape == shape
+        and dims == tuple(range(len(shape)))
+    ):
+        return x
+    return bind_named("broadcast_in_dim", x, shape=shape, broadcast_dimensions=dims)

@@ -80,9 +80,7 @@ def _full_like(x: Any, v: float) -> Any:
 
 
 def _bcast_scalar(v: float, aval: Aval) -> Any:
-    from funcgrad.primitives.shape import full
-
-    return full(aval.shape, v, aval.dtype)
+    return rules.broadcast(np.asarray(v, dtypes.canonicalize(aval.dtype)), aval.shape, ())
 
 
 def _c(x: Any, v: float) -> Any:
@@ -131,9 +129,7 @@ lgamma_p = _unary("lgamma", lax.lgamma, lambda x, y: digamma(x), lo=0.5, hi=3.0,
 
 
 def _digamma_deriv(x: Any, y: Any) -> Any:
-    from funcgrad.primitives import special  # (special builds on this module)
-
-    return special.polygamma(_c(x, 1.0), x)
+    return rules.bind_named("polygamma", _c(x, 1.0), x)
 
 
 digamma_p = _unary("digamma", lax.digamma, _digamma_deriv, lo=0.5, hi=3.0)
@@ -445,9 +441,7 @@ def _bcast_to(t: Any, aval: Aval) -> Any:
     ta = to_aval(t)
     if ta.shape == aval.shape:
         return t
-    from funcgrad.primitives.shape import broadcast_in_dim
-
-    return broadcast_in_dim(t, aval.shape, ())
+    return rules.broadcast(t, aval.shape, ())
 
 
 def _select_mask(mask: Any, z: Any) -> Any:
@@ -462,9 +456,7 @@ def _sel(pred: Any, on_false: Any, on_true: Any) -> Any:
         a = to_aval(v)
         if a.shape == shape:
             return v
-        from funcgrad.primitives.shape import broadcast_in_dim
-
-        return broadcast_in_dim(v, shape, ())
+        return rules.broadcast(v, shape, ())
 
     return select_n(fit(pred), fit(on_false), fit(on_true))
 

@@ -95,8 +95,6 @@ def vectorized_batch(prim: Primitive) -> Callable:
     """Batching rule for elementwise primitives: align batch axes, then apply."""
 
     def batch(args: list, dims: list, **params: Any) -> tuple[Any, int]:
-        from funcgrad.primitives.shape import broadcast_in_dim
-
         size = rules.batch_size(args, dims)
         bd = next(d for d in dims if d is not None)
         rest = _rest_shape(args, dims)
@@ -109,9 +107,9 @@ def vectorized_batch(prim: Primitive) -> Callable:
                     out_args.append(a)
                 else:
                     keep = tuple(i for i in range(len(full)) if i != bd)
-                    out_args.append(broadcast_in_dim(a, full, keep))
+                    out_args.append(rules.broadcast(a, full, keep))
             elif nd == 1 and rest:
-                out_args.append(broadcast_in_dim(a, full, (bd,)))
+                out_args.append(rules.broadcast(a, full, (bd,)))
             else:
                 out_args.append(rules.moveaxis(a, d, bd))
         return prim.bind(*out_args, **params), bd

@@ -104,9 +104,7 @@ def unbroadcast(ct: Any, aval: Aval) -> Any:
         return ct
     ct_aval = to_aval(ct)
     if aval.shape == () and ct_aval.shape != ():
-        from funcgrad.primitives.reductions import reduce_sum
-
-        ct = reduce_sum(ct, tuple(range(ct_aval.ndim)))
+        ct = rules.bind_named("reduce_sum", ct, axes=tuple(range(ct_aval.ndim)))
     if to_aval(ct).dtype != aval.dtype and dtypes.is_inexact(aval.dtype):
         ct = cast_tangent(ct, aval.dtype)
     return ct

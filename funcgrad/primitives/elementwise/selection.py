@@ -83,16 +83,14 @@ def _select_n_batch(args: list, dims: list) -> tuple:
     if cds[0] is not None:
         shape.pop(cds[0])
     full_shape = (size, *shape)
-    from funcgrad.primitives.shape import broadcast_in_dim
-
     if wd is None:
-        which = broadcast_in_dim(
+        which = rules.broadcast(
             which, full_shape, tuple(range(1, len(full_shape))) if to_aval(which).ndim else ()
         )
     else:
         which = rules.moveaxis(which, wd, 0)
         if to_aval(which).ndim == 1 and len(full_shape) > 1:
-            which = broadcast_in_dim(which, full_shape, (0,))
+            which = rules.broadcast(which, full_shape, (0,))
     cs = [rules.bdim_to_front(c, d, size) for c, d in zip(cases, cds)]
     del case_aval
     return select_n(which, *cs), 0
