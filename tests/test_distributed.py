@@ -220,3 +220,37 @@ def test_dead_peer_ends_an_idle_process_within_the_heartbeat_timeout(tmp_path):
     assert "RESULT" not in survivor.stdout
     assert "task died" in survivor.stderr or "heartbeat" in survivor.stderr, survivor.describe()
     assert survivor.seconds - workers[1].seconds < 4 + 15, (survivor.seconds, workers[1].seconds)
+
+
+BAD_COORDINATOR = textwrap.dedent(
+    """
+    import json, socket, sys, time
+    import funcgrad.distributed as fd
+
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    s.listen()
+    port = s.getsockname()[1]
+    if sys.argv[1] == "unreachable":
+        s.close()  # nobody serves the coordinator: process 1 waits for it, then gives up
+    t = time.monotonic()
+    try:
+        fd.initialize(f"127.0.0.1:{port}", 2, 0 if sys.argv[1] == "busy" else 1,
+                      initialization_timeout=3)
+        msg = None
+    except RuntimeError as e:
+        msg = str(e)
+    print("RESULT", json.dumps({"msg": msg, "seconds": time.monotonic() - t}))
+    """
+)
+
+
+@pytest.mark.parametrize(
+    "case, words", [("busy", "is the port in use"), ("unreachable", "did not answer within 3 s")]
+)
+def test_coordinator_port_in_use_or_unreachable_is_a_clear_error(tmp_path, case, words):
+    (w,) = run_workers(BAD_COORDINATOR, 1, tmp_path, timeout=60, args=(case,))
+    assert w.returncode == 0, w.describe()
+    r = w.result
+    assert r["msg"] is not None and words in r["msg"], r
+    assert r["seconds"] < 10

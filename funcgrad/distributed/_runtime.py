@@ -16,6 +16,8 @@ signature checks of the collectives, is reached through ``jax._src.distributed``
 from __future__ import annotations
 
 import os
+import socket
+import time
 from collections.abc import Sequence
 from typing import Any
 
@@ -135,6 +137,10 @@ def initialize(
             "funcgrad.distributed.initialize must be called before any array is created "
             "(JAX's backend has already started in this process)"
         )
+    if process_id != 0:  # JAX's client aborts the process when the coordinator never answers
+        _wait_reachable(coordinator_address, initialization_timeout)
+    else:  # and its service may crash the process on a port in use
+        _check_port_free(coordinator_address)
     try:
         jax.distributed.initialize(
             coordinator_address,
@@ -145,11 +151,54 @@ def initialize(
             heartbeat_timeout_seconds=heartbeat_timeout_seconds,
         )
     except Exception as e:  # JAX's errors are runtime errors of the service
+        if process_id == 0 and "Failed to start RPC server" in str(e):
+            raise RuntimeError(
+                f"funcgrad.distributed.initialize: process 0 could not start the coordination "
+                f"service at {coordinator_address} (is the port in use?): {e}"
+            ) from None
         raise RuntimeError(
             f"funcgrad.distributed.initialize: process {process_id} of {num_processes} could "
             f"not join the coordination service at {coordinator_address}: {e}"
         ) from e
     _state["initialized"] = True
+
+
+def _check_port_free(address: str) -> None:
+    """Raise if the port of ``host:port`` cannot be bound on every interface (JAX's bind)."""
+    port = int(address.rpartition(":")[2])
+    for family, host in ((socket.AF_INET6, "::"), (socket.AF_INET, "0.0.0.0")):
+        try:
+            s = socket.socket(family, socket.SOCK_STREAM)
+        except OSError:  # no IPv6 here: try IPv4
+            continue
+        with s:
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            try:
+                s.bind((host, port))
+            except OSError as e:
+                raise RuntimeError(
+                    f"funcgrad.distributed.initialize: process 0 could not start the "
+                    f"coordination service at {address} (is the port in use?): {e}"
+                ) from None
+        return
+
+
+def _wait_reachable(address: str, timeout: float) -> None:
+    """Return once ``host:port`` accepts a TCP connection; raise after ``timeout`` seconds."""
+    host, _, port = address.rpartition(":")
+    host = host.strip("[]")
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            with socket.create_connection((host, int(port)), timeout=1.0):
+                return
+        except OSError as e:
+            if time.monotonic() >= deadline:
+                raise RuntimeError(
+                    f"funcgrad.distributed.initialize: the coordinator at {address} did not "
+                    f"answer within {timeout:g} s (is process 0 running?): {e}"
+                ) from None
+            time.sleep(0.1)
 
 
 def is_initialized() -> bool:
