@@ -103,6 +103,16 @@ def install() -> None:
     def nonzero(self: Any, *, size: int | None = None, fill_value: Any = None) -> Any:
         return _setops.nonzero(self, size=size, fill_value=fill_value)
 
+    def round_(self: Any, ndigits: int | None = None) -> Any:
+        # Python's round(): an integer array without ndigits (as jax.Array's), else
+        # rounded to ndigits decimals in the array's dtype
+        if ndigits is None:
+            return _creation.asarray(_ufuncs.round(self), int)
+        return _ufuncs.round(self, ndigits)
+
+    def searchsorted(self: Any, v: Any, side: str = "left", sorter: Any = None, **kw: Any):
+        return _setops.searchsorted(self, v, side=side, sorter=sorter, **kw)
+
     methods = {
         "reshape": reshape,
         "transpose": transpose,
@@ -137,6 +147,8 @@ def install() -> None:
         "sort": sort,
         "argsort": argsort,
         "nonzero": nonzero,
+        "__round__": round_,
+        "searchsorted": searchsorted,
     }
     for name, f in methods.items():
         setattr(Tracer, name, f)

@@ -54,12 +54,21 @@ def reshape(
     newshape: Any = None,
     copy: bool | None = None,
 ) -> Any:
-    """Row-major reshape; one dimension may be ``-1`` (inferred)."""
+    """Reshape in row-major (``order="C"``) or column-major (``"F"``) order; one
+    dimension may be ``-1`` (inferred)."""
     del copy
-    if order != "C":
-        raise unsupported(f"reshape with order={order!r}")
     if shape is None:
         shape = newshape
+    if order == "F":
+        # column-major: reverse the axes, reshape row-major to the reversed shape, reverse
+        if shape is None:
+            raise TypeError(f"reshape: missing the new shape{here()}")
+        dims = (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
+        return transpose(reshape(transpose(as_array(a, "reshape")), dims[::-1]))
+    if order == "A":
+        raise unsupported("reshape with order='A' (as jnp.reshape)")
+    if order != "C":
+        raise ValueError(f"reshape: order must be 'C' or 'F', got {order!r}{here()}")
     if shape is None:
         raise TypeError(f"reshape: missing the new shape{here()}")
     a = as_array(a, "reshape")
@@ -473,11 +482,19 @@ def _pad_index(mode: str, n: int, lo: int, hi: int) -> np.ndarray:
 
 
 def pad(array: ArrayLike, pad_width: Any, mode: str = "constant", **kwargs: Any) -> Any:
-    """Pad an array. Modes ``constant`` (``constant_values``), ``edge``, ``wrap``,
-    ``reflect`` and ``symmetric``."""
+    """Pad an array. Modes ``constant`` (``constant_values``), ``empty`` (zeros, as
+    JAX), ``edge``, ``wrap``, ``reflect`` and ``symmetric``."""
     a = as_array(array, "pad")
     av = aval(a)
     widths = _pad_widths("pad", pad_width, av.ndim)
+    if mode == "empty":
+        # NumPy leaves the padding uninitialised; JAX fills it with zeros, as here
+        if kwargs:
+            raise ValueError(
+                f"unsupported keyword arguments for mode 'empty': {set(kwargs)}{here()}"
+            )
+        zero = convert(np.zeros((), av.dtype), av.dtype, av.weak_type)
+        return out(sh.pad(a, zero, [(lo, hi, 0) for lo, hi in widths]))
     if mode == "constant":
         cv = kwargs.pop("constant_values", 0)
         if kwargs:
