@@ -11,6 +11,10 @@ hypothesis ``ci`` profile (tests/conftest.py) does for generated inputs.
 
 Without ``CI`` every case runs. ``FUNCGRAD_TEST_CASES=all`` or ``=sample`` overrides the
 choice either way (``FUNCGRAD_TEST_CASES=all CI=1 python -m pytest`` is the full run).
+
+The registry's table itself is here too: ``PRIMS`` (every registered primitive, the
+optional families included) and ``examples(prim)`` (its examples, drawn with a seed of its
+own), which test_registry.py and test_host_tier.py run.
 """
 
 from __future__ import annotations
@@ -19,6 +23,16 @@ import os
 import zlib
 from collections.abc import Callable, Sequence
 from typing import Any
+
+import numpy as np
+
+from funcgrad.core.primitive import REGISTRY
+
+try:  # optional families register on import
+    import funcgrad.control_flow
+    import funcgrad.random  # noqa: F401
+except ImportError:  # pragma: no cover
+    pass
 
 MODE = os.environ.get("FUNCGRAD_TEST_CASES") or ("sample" if os.environ.get("CI") else "all")
 if MODE not in ("all", "sample"):
@@ -61,3 +75,14 @@ def sample(
         if first or _unit(f"{salt}:{name}") < share:
             kept.append(c)
     return kept
+
+
+#: every registered primitive, by name
+PRIMS = sorted(REGISTRY.values(), key=lambda p: p.name)
+
+
+def examples(prim: Any) -> list:
+    """The registry examples of ``prim`` (none when it has no example generator)."""
+    if prim.examples is None:
+        return []
+    return prim.examples(np.random.default_rng(abs(hash(prim.name)) % 2**32))

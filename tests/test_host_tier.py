@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from cases import PRIMS, examples
 
 import funcgrad.lax as lax
 import funcgrad.numpy as fnp
@@ -15,7 +16,6 @@ from funcgrad.core.host import HostPlan
 from funcgrad.core.interp import trace_flat
 from funcgrad.core.ir import aval_of
 from funcgrad.core.primitive import REGISTRY
-from tests.test_registry import PRIMS, _examples
 
 try:  # optional families register on import
     import funcgrad.control_flow
@@ -47,7 +47,7 @@ HOST_CASES = [
     pytest.param(p, i, id=f"{p.name}-{i}")
     for p in PRIMS
     if p.host is not None
-    for i in range(len(_examples(p)))
+    for i in range(len(examples(p)))
 ]
 
 
@@ -67,7 +67,7 @@ def _program(prim, ex):
 
 @pytest.mark.parametrize("prim,i", HOST_CASES)
 def test_host_rule_matches_compiled(prim, i):
-    ex = _examples(prim)[i]
+    ex = examples(prim)[i]
     prog, args = _program(prim, ex)
     plan = HostPlan(prog, generate_after=1)
     host = plan.run(*prog.consts, *args)  # interpreted

@@ -13,29 +13,13 @@ import zlib
 
 import numpy as np
 import pytest
-from cases import sample
+from cases import PRIMS, examples, sample
 
 import funcgrad as fg
 from funcgrad.core import dtypes
-from funcgrad.core.primitive import REGISTRY
 from funcgrad.testing import check_jvp, check_vjp
 
-try:  # optional families register on import
-    import funcgrad.control_flow
-    import funcgrad.random
-except ImportError:  # pragma: no cover
-    pass
-
-PRIMS = sorted(REGISTRY.values(), key=lambda p: p.name)
-
-
-def _examples(prim):
-    if prim.examples is None:
-        return []
-    return prim.examples(np.random.default_rng(abs(hash(prim.name)) % 2**32))
-
-
-CASES = [pytest.param(p, i, id=f"{p.name}-{i}") for p in PRIMS for i in range(len(_examples(p)))]
+CASES = [pytest.param(p, i, id=f"{p.name}-{i}") for p in PRIMS for i in range(len(examples(p)))]
 
 
 def _cases(test: str) -> list:
@@ -79,7 +63,7 @@ def _partial(prim, ex, nums):
 
 @pytest.mark.parametrize("prim,i", _cases("test_lowering_eager_vs_jit"))
 def test_lowering_eager_vs_jit(prim, i):
-    ex = _examples(prim)[i]
+    ex = examples(prim)[i]
     eager = _call(prim, ex, ex.args)
     compiled = fg.jit(lambda *a: _call(prim, ex, a))(*ex.args)
     for a, b in zip(
@@ -95,7 +79,7 @@ def _differentiable(prim, ex):
 
 @pytest.mark.parametrize("prim,i", _cases("test_jvp_finite_differences"))
 def test_jvp_finite_differences(prim, i):
-    ex = _examples(prim)[i]
+    ex = examples(prim)[i]
     if not _differentiable(prim, ex):
         pytest.skip("non-differentiable primitive")
     if not prim.forward_differentiable:
@@ -109,7 +93,7 @@ def test_jvp_finite_differences(prim, i):
 
 @pytest.mark.parametrize("prim,i", _cases("test_vjp_adjoint"))
 def test_vjp_adjoint(prim, i):
-    ex = _examples(prim)[i]
+    ex = examples(prim)[i]
     if not _differentiable(prim, ex) or not prim.reverse_differentiable:
         pytest.skip("no reverse mode")
     nums = _diff_argnums(prim, ex)
@@ -125,7 +109,7 @@ def test_vjp_adjoint(prim, i):
 
 @pytest.mark.parametrize("prim,i", _cases("test_second_order"))
 def test_second_order(prim, i):
-    ex = _examples(prim)[i]
+    ex = examples(prim)[i]
     if not _differentiable(prim, ex) or not ex.smooth:
         pytest.skip("not smooth")
     if not prim.reverse_differentiable or not prim.forward_differentiable:
@@ -189,7 +173,7 @@ def _axes_sample(prim, i, ex, batch_argnums):
 
 @pytest.mark.parametrize("prim,i", _cases("test_batching_vs_loop"))
 def test_batching_vs_loop(prim, i):
-    ex = _examples(prim)[i]
+    ex = examples(prim)[i]
     batch_argnums = ex.batch_argnums
     if batch_argnums is None:
         batch_argnums = tuple(range(len(ex.args)))
