@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from torch_oracle import npv
+from torch_oracle import import_real_torch, npv
 
 import compat.torch as ctorch
 import funcgrad
 from funcgrad import _engine
 
-real = pytest.importorskip("torch")
+real = import_real_torch()
 
 LIBS = (ctorch, real)
 

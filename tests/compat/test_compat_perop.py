@@ -8,13 +8,13 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
-from torch_oracle import npv
+from torch_oracle import import_real_torch, npv
 
 import compat.torch as ctorch
 from compat._core import engine
 from funcgrad import _engine
 
-real = pytest.importorskip("torch")
+real = import_real_torch()
 
 
 def _mixed(t, x, n):

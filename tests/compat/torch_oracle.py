@@ -32,14 +32,19 @@ def import_real_torch():
     """Real PyTorch, the oracle; the test is skipped where it is not installed.
 
     ``COMPAT_REQUIRE_TORCH=1`` (CI, where it could install torch) turns the skip into a
-    failure, so a broken install cannot pass the suite with every oracle skipped.
+    failure, so a broken install cannot pass the suite with every oracle skipped. Usable in
+    a test, a fixture, or at a module's top level (``real = import_real_torch()``).
     """
     try:
         return importlib.import_module("torch")
     except ImportError:
         if os.environ.get("COMPAT_REQUIRE_TORCH") == "1":
             pytest.fail("COMPAT_REQUIRE_TORCH=1 but PyTorch is not importable")
-        pytest.skip("PyTorch is not installed: the oracle half of this test is skipped")
+        # (at a module's top level it skips the whole module, as pytest.importorskip does)
+        pytest.skip(
+            "PyTorch is not installed: the oracle half of this test is skipped",
+            allow_module_level=True,
+        )
 
 
 def is_compat(lib) -> bool:
