@@ -14,6 +14,7 @@ from funcgrad import (
     primitives,  # noqa: F401  (registers every primitive)
     random,  # noqa: F401  (fg.random, like jax.random)
 )
+from funcgrad.ad_checkpoint import checkpoint, remat
 from funcgrad.api import (
     grad,
     hessian,
@@ -30,7 +31,7 @@ from funcgrad.control_flow import cond, fori_loop, scan, switch, while_loop
 from funcgrad.core.errors import ConcretizationError, LeakedTracerError
 from funcgrad.core.interp import Tracer
 from funcgrad.core.ir import Aval, Eqn, Literal, Program, Var
-from funcgrad.custom import checkpoint, custom_gradient, custom_jvp, custom_vjp, remat
+from funcgrad.custom import custom_gradient, custom_jvp, custom_vjp
 from funcgrad.interop._jax_array import Array
 from funcgrad.jit import jit
 from funcgrad.primitives.callbacks import pure_callback

@@ -11,11 +11,10 @@ import contextlib
 import functools
 import inspect
 import types
-import weakref
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from funcgrad.core import compile_cache, dtypes
+from funcgrad.core import dtypes
 from funcgrad.core.ad_util import close
 from funcgrad.core.interp import (
     UNKNOWN,
@@ -30,7 +29,6 @@ from funcgrad.core.interp import (
 from funcgrad.core.ir import Program, Var
 from funcgrad.core.zeros import Zero, is_zero
 from funcgrad.primitives import rules
-from funcgrad.primitives.calls import checkpoint_p
 from funcgrad.primitives.custom_calls import (
     custom_jvp_call_p,
     custom_vjp_call_p,
@@ -42,7 +40,9 @@ from funcgrad.primitives.elementwise import convert_element_type
 from funcgrad.tree_util import tree_flatten, tree_map, tree_unflatten
 
 
-def _trace(fun: Callable, leaves: list, in_tree: Any, name: str, known: bool = True) -> tuple:
+def trace_function(
+    fun: Callable, leaves: list, in_tree: Any, name: str, known: bool = True
+) -> tuple:
     """Trace ``fun``; with ``known`` (custom_jvp/custom_vjp, as in JAX) the function
     may read its arguments' values when they are known (outside jit)."""
     with new_builder(name) as b:
@@ -488,7 +488,7 @@ class custom_jvp:
         static, dyn = _split_nondiff(args, self.nondiff_argnums)
         leaves, in_tree = tree_flatten(dyn)
         fun = lambda *d: self.fun(*_merge(static, d, self.nondiff_argnums))
-        prog, consts, out_tree = _trace(fun, leaves, in_tree, "custom_jvp")
+        prog, consts, out_tree = trace_function(fun, leaves, in_tree, "custom_jvp")
         n_consts = len(consts)
         user_jvp, symbolic = self.jvp, self.symbolic_zeros
         in_avals = [to_aval(x) for x in leaves]
@@ -629,7 +629,7 @@ class custom_vjp:
         static, dyn = _split_nondiff(args, nd)
         leaves, in_tree = tree_flatten(dyn)
         fun = lambda *d: self.fun(*_merge(static, d, nd))
-        prog, consts, out_tree = _trace(fun, leaves, in_tree, "custom_vjp")
+        prog, consts, out_tree = trace_function(fun, leaves, in_tree, "custom_vjp")
         n_consts = len(consts)
         user_fwd, user_bwd, symbolic = self.fwd, self.bwd, self.symbolic_zeros
         in_avals = [to_aval(x) for x in leaves]
@@ -726,91 +726,6 @@ class custom_vjp:
             consts = (*consts, *closed)
         outs = bind(custom_vjp_call_p, *consts, *leaves, program=prog, fwd=fwd_rule, bwd=bwd_rule)
         return tree_unflatten(out_tree, outs)
-
-
-#: traces of checkpointed functions, per function: a fresh ``checkpoint(f)`` of a
-#: function already seen (with the same avals and static arguments) does not retrace
-_CHECKPOINT_TRACES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-compile_cache.register(
-    "checkpoint_traces",
-    size=lambda: sum(len(per_fun) for per_fun in list(_CHECKPOINT_TRACES.values())),
-    clear=_CHECKPOINT_TRACES.clear,
-)
-
-
-def checkpoint(
-    fun: Callable,
-    *,
-    prevent_cse: bool = True,
-    policy: Callable | None = None,
-    static_argnums: int | Sequence[int] = (),
-) -> Callable:
-    """Recompute ``fun``'s forward pass during the backward pass instead of saving it.
-
-    Trades compute for memory in reverse mode (also called rematerialisation; the
-    alias ``fg.remat`` is the same function).
-
-    Args:
-        fun: the function whose intermediate values should not be kept.
-        prevent_cse: accepted for JAX compatibility: funcgrad always keeps the
-            recomputation from being merged with the forward pass.
-        policy: ``policy(prim, *avals, **params) -> bool`` names the values worth saving
-            (see ``funcgrad.checkpoint_policies``, e.g. ``dots_saveable``): the values
-            it accepts are saved and recomputation starts from them. Without a policy
-            only ``fun``'s inputs are saved.
-        static_argnums: positional arguments passed through as Python values (the
-            function may branch on them).
-
-    Returns:
-        A function with ``fun``'s signature and values; only its derivatives are
-        computed differently. ``fg.debug.saved_residuals`` shows what it keeps.
-    """
-    if not callable(fun):
-        raise TypeError(f"Expected a callable value, got {fun!r}")
-    if policy is not None and not callable(policy):
-        raise TypeError(f"checkpoint: policy must be callable or None, got {policy!r}")
-    statics = (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums)
-
-    @functools.wraps(fun)
-    def wrapped(*args: Any, **kwargs: Any) -> Any:
-        n = len(args)
-        for i in statics:
-            if not -n <= i < n:
-                raise ValueError(
-                    f"checkpoint: static_argnums {static_argnums!r} must be integers in "
-                    f"[-len(args), len(args)) but len(args) = {n}"
-                )
-        fixed = {i % n: args[i] for i in statics}
-        dyn = tuple(a for i, a in enumerate(args) if i not in fixed)
-        leaves, in_tree = tree_flatten((dyn, kwargs))  # keyword arguments are traced
-
-        def body(d: tuple, kw: dict) -> Any:
-            it = iter(d)
-            return fun(*[fixed[i] if i in fixed else next(it) for i in range(n)], **kw)
-
-        try:
-            statics_key = tuple((i, type(v), v) for i, v in sorted(fixed.items()))
-            key: Any = (in_tree, tuple(to_aval(x) for x in leaves), statics_key)
-            hash(key)
-        except TypeError:
-            key = None
-        per_fun: dict | None = None
-        if key is not None:
-            with contextlib.suppress(TypeError):  # not weak-referenceable: no cache
-                per_fun = _CHECKPOINT_TRACES.setdefault(fun, {})
-        entry = per_fun.get(key) if per_fun is not None else None
-        if entry is None:
-            entry = _trace(body, leaves, in_tree, "checkpoint", known=False)
-            if per_fun is not None and not any(isinstance(c, Tracer) for c in entry[1]):
-                per_fun[key] = entry
-        prog, consts, out_tree = entry
-        outs = bind(checkpoint_p, *consts, *leaves, program=prog, policy=policy)
-        return tree_unflatten(out_tree, outs)
-
-    return wrapped
-
-
-remat = checkpoint
 
 
 def custom_gradient(fun: Callable) -> Callable:
