@@ -1,23 +1,28 @@
 """Elementwise ``jax.lax`` functions: arithmetic, math, comparisons, bitwise, complex.
 
 Each binds one funcgrad primitive (or a short composite of them), so ``grad``,
-``vmap`` and ``jit`` apply. As in ``jax.lax``, operands must share one dtype
-(weakly typed Python scalars adapt) and one shape (0-d operands broadcast); there
-is no NumPy-style promotion: that is ``funcgrad.numpy``'s job.
+``vmap`` and ``jit`` apply. As in ``jax.lax`` (0.10), binary operands share one
+dtype (weakly typed Python scalars adapt; ``pow`` takes an integer exponent) and one
+rank, with size-1 dimensions and 0-d operands broadcasting; there is no NumPy-style
+promotion or rank broadcasting: that is ``funcgrad.numpy``'s job.
 """
 
 from __future__ import annotations
 
+import builtins
 import enum
 import math
 import operator
 from typing import Any
+
+import numpy as np
 
 from funcgrad.core import dtypes
 from funcgrad.core.interp import to_aval
 from funcgrad.numpy._core import here, prep
 from funcgrad.primitives import bits
 from funcgrad.primitives import elementwise as ew
+from funcgrad.primitives import shape as sh
 
 __all__ = [
     "RoundingMethod",
@@ -98,13 +103,47 @@ def _un(fn: Any, name: str, doc: str) -> Any:
     return f
 
 
+def _broadcast_size_one(name: str, x: Any, y: Any) -> tuple[Any, Any]:
+    """JAX 0.10's ``lax`` rule for binary operands: equal ranks (or a 0-d operand),
+    each dimension equal or 1; size-1 dimensions broadcast to the other's size."""
+    xs, ys = to_aval(x).shape, to_aval(y).shape
+    if xs == ys or not xs or not ys:
+        return x, y
+    if len(xs) != len(ys):
+        raise TypeError(
+            f"{name}: arrays must have the same number of dimensions, got "
+            f"{ {len(xs), len(ys)} }{here()}"
+        )
+    if any(a != b and 1 not in (a, b) for a, b in zip(xs, ys)):
+        raise TypeError(f"{name} got incompatible shapes for broadcasting: {xs}, {ys}.{here()}")
+    shape = tuple(builtins.max(a, b) for a, b in zip(xs, ys))
+    dims = tuple(range(len(shape)))
+    return sh.broadcast_in_dim(x, shape, dims), sh.broadcast_in_dim(y, shape, dims)
+
+
 def _bin(fn: Any, name: str, doc: str) -> Any:
     def f(x: Any, y: Any) -> Any:
-        return fn(prep(x, name), prep(y, name))
+        return fn(*_broadcast_size_one(name, prep(x, name), prep(y, name)))
 
     f.__name__ = f.__qualname__ = name
     f.__doc__ = doc
     return f
+
+
+def _pow(x: Any, y: Any) -> Any:
+    """``x ** y``; JAX 0.10 takes an integer exponent of any integer dtype for an
+    inexact base. Where that exponent is 0 the result is 1 with derivative 0 (as JAX's
+    rule: not ``0 * x**-1``, NaN at ``x = 0``); the power sees ``x = 1`` there, so no
+    NaN reaches the gradient through the selection."""
+    xa, ya = to_aval(x), to_aval(y)
+    if not (dtypes.is_inexact(xa.dtype) and dtypes.is_integer(ya.dtype)):
+        return ew.pow(x, y)
+    shape = xa.shape or ya.shape
+    x = sh.broadcast_in_dim(x, shape, ()) if not xa.shape and shape else x
+    zero = ew.eq(y, np.zeros((), ya.dtype))
+    one = sh.broadcast_in_dim(np.ones((), xa.dtype), shape, ()) if shape else np.ones((), xa.dtype)
+    safe_x = ew.select_n(zero, x, one)
+    return ew.select_n(zero, ew.pow(safe_x, ew.convert_element_type(y, xa.dtype)), one)
 
 
 neg = _un(ew.neg, "neg", "Elementwise ``-x``.")
@@ -152,7 +191,7 @@ sub = _bin(ew.sub, "sub", "Elementwise ``x - y``.")
 mul = _bin(ew.mul, "mul", "Elementwise ``x * y``.")
 div = _bin(ew.div, "div", "Elementwise ``x / y`` (rounds toward zero for integers).")
 rem = _bin(ew.rem, "rem", "Elementwise remainder with the sign of ``x`` (C's ``fmod``).")
-pow = _bin(ew.pow, "pow", "Elementwise ``x ** y``.")
+pow = _bin(_pow, "pow", "Elementwise ``x ** y``; an integer ``y`` with an inexact ``x``.")
 max = _bin(ew.max, "max", "Elementwise maximum (NaN-propagating).")
 min = _bin(ew.min, "min", "Elementwise minimum (NaN-propagating).")
 atan2 = _bin(ew.atan2, "atan2", "Elementwise ``atan(x / y)`` in the right quadrant.")
@@ -169,7 +208,8 @@ ge = _bin(ew.ge, "ge", "Elementwise ``x >= y``.")
 
 def nextafter(x1: Any, x2: Any) -> Any:
     """Next float after ``x1`` toward ``x2``."""
-    return bits.nextafter_p.bind(prep(x1, "nextafter"), prep(x2, "nextafter"))
+    x1, x2 = _broadcast_size_one("nextafter", prep(x1, "nextafter"), prep(x2, "nextafter"))
+    return bits.nextafter_p.bind(x1, x2)
 
 
 shift_left = _bin(
