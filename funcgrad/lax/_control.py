@@ -1,5 +1,5 @@
-"""``lax.map`` and ``lax.associative_scan`` (control flow itself lives in
-``funcgrad.control_flow`` and is re-exported by ``funcgrad.lax``)."""
+"""``lax.map``, ``lax.associative_scan`` and ``lax.platform_dependent`` (control flow
+itself lives in ``funcgrad.control_flow`` and is re-exported by ``funcgrad.lax``)."""
 
 from __future__ import annotations
 
@@ -15,7 +15,36 @@ from funcgrad.core.interp import to_aval
 from funcgrad.numpy._core import here, prep
 from funcgrad.primitives import shape as sh
 
-__all__ = ["associative_scan", "map"]
+__all__ = ["associative_scan", "map", "platform_dependent"]
+
+#: the names ``platform_dependent`` accepts for a branch, per backend funcgrad runs on
+_PLATFORM_NAMES = {"cpu": ("cpu",), "gpu": ("cuda", "rocm", "gpu"), "tpu": ("tpu",)}
+
+
+def platform_dependent(
+    *args: Any, default: Callable | None = None, **per_platform: Callable
+) -> Any:
+    """``per_platform[p](*args)`` for the platform ``p`` funcgrad runs on (``cpu``,
+    ``cuda``/``rocm``, ``tpu``), else ``default(*args)``, as ``jax.lax.platform_dependent``.
+
+    funcgrad compiles for one backend, known when it traces, so the branch is chosen
+    then; the other branches are not traced.
+
+    Example:
+        >>> import funcgrad.lax as lax
+        >>> float(lax.platform_dependent(2.0, cpu=lambda x: x + 1, default=lambda x: x))
+        3.0
+    """
+    backend = jax.default_backend()
+    for name in _PLATFORM_NAMES.get(backend, (backend,)):
+        if name in per_platform:
+            return per_platform[name](*args)
+    if default is None:
+        raise NotImplementedError(
+            f"platform_dependent: no branch for platform {backend!r} and no default "
+            f"(branches for {sorted(per_platform)}){here()}"
+        )
+    return default(*args)
 
 
 def map(f: Callable, xs: Any, *, batch_size: int | None = None) -> Any:
