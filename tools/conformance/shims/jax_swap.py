@@ -67,6 +67,9 @@ SCOPE: dict[str, str] = {
     "jax.default_device": "JAX runtime configuration",
     "jax.debug_infs": "JAX runtime configuration",
     "jax.default_prng_impl": "JAX runtime configuration",
+    "jax.legacy_prng_key": "JAX runtime configuration",
+    "jax.enable_custom_prng": "JAX runtime configuration",
+    "re:jax\\.lax\\.[a-z0-9_]+_p": "JAX's primitives (funcgrad has its own)",
 }
 
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 import builtins
 import functools
 import importlib
+import re
 import types
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -145,8 +146,8 @@ class Alias(types.ModuleType):
             raise AttributeError(attr)
         full = f"{self.__name__}.{attr}"
         value = self._swap.resolve(full, self._target, attr)
-        if full in self._swap.scope:
-            why = f"{self._swap.scope[full]} ({full})"
+        why = self._swap.scope_of(full)
+        if why:
             if isinstance(value, Missing) or (
                 isinstance(value, type) and value.__module__ == "missing"
             ):
@@ -195,7 +196,8 @@ class Swap:
         upstream module name -> target module name where the layout differs; ``scope``:
         public upstream names the target deliberately lacks or differs on (``jax.pmap``,
         ``jax.make_jaxpr``) -> why: a test that looks one up is recorded as out of
-        scope, whatever its outcome; ``noops``: private upstream functions a test's
+        scope, whatever its outcome (a key ``"re:<regex>"`` matches whole names);
+        ``noops``: private upstream functions a test's
         set-up or tear-down calls to reset upstream-only state, absent in the target:
         they resolve to a function doing nothing."""
         self.root = root
@@ -275,6 +277,9 @@ class Swap:
 
     def scope_of(self, full: str) -> str:
         """Why ``full`` (or a package above it) is out of scope, or ``""``."""
+        for pattern, why in self.scope.items():
+            if pattern.startswith("re:") and re.fullmatch(pattern[3:], full):
+                return f"{why} ({full})"
         parts = full.split(".")
         for i in range(len(parts), 0, -1):
             why = self.scope.get(".".join(parts[:i]))
