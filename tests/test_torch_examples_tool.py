@@ -43,14 +43,14 @@ TOY = textwrap.dedent(
 
 def test_pair_on_toy_script(tmp_path: Path) -> None:
     (tmp_path / "toy.py").write_text(TOY)
-    prog = tx.Program("toy", "local", "toy.py", ["--steps", "40"])
+    prog = tx.Program("toy", "local", "toy.py", ["--steps", "12"])
     pair = tx.run_pair(prog, tmp_path, tmp_path / "runs", timeout=120)
     for run in (pair.torch, pair.compat):
         assert run.rc == 0, run.error
         assert run.wall_s > 0
-        assert run.step_kind == "step" and run.n_steps == 40
+        assert run.step_kind == "step" and run.n_steps == 12
         assert run.steady_step_s is not None and run.first_step_s is not None
-        assert run.final_loss is not None and run.final_loss < 0.05
+        assert run.final_loss is not None and run.final_loss < 0.5
     assert pair.ratio is not None and pair.ratio > 0
     assert pair.step_ratio is not None and pair.step_ratio > 0
     assert pair.loss_agree is True
@@ -65,7 +65,7 @@ def test_failure_is_reported(tmp_path: Path) -> None:
     (tmp_path / "bad.py").write_text("import sys\nsys.exit('failing on purpose')\n")
     run = tx.run_program(tx.Program("bad", "local", "bad.py"), "compat", tmp_path, tmp_path / "w")
     assert run.rc == 1 and run.error == "failing on purpose"
-    pair = tx.Pair("bad", run, run)
+    pair = tx.Pair("bad", tx.Run("torch", 0, 1.0), run)
     assert "compat failed: failing on purpose" in tx.table([pair])
 
 
