@@ -1,4 +1,6 @@
-"""compat's additional activations (functional and modules) against real PyTorch.
+"""compat's activations (functional, in-place and modules: elu, celu, selu, softplus, the
+hard*/soft* family, prelu, rrelu, glu, softmin, Softmax2d, ...) against real PyTorch; relu,
+the softmax family's basics and the fused nodes are in test_compat_nn.py.
 
 Inputs include every breakpoint (0, ±lambd, ±3, the clamp bounds), where the gradient is
 PyTorch's one-sided choice; forward values, dtypes and input/parameter gradients are

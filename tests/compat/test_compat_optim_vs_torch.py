@@ -1,4 +1,6 @@
-"""compat.torch.optim beyond SGD/Adam: every optimizer against real PyTorch 2.13.
+"""compat.torch.optim's optimizers against real PyTorch 2.13 (test_compat_optim.py checks
+SGD/Adam/AdamW against their formulas): Adadelta, Adagrad, RMSprop, Adamax, NAdam, RAdam,
+ASGD, Rprop, Adam/AdamW with amsgrad, L-BFGS.
 
 The same small problem (two float32 parameters, a curved elementwise loss)
 runs for a few steps on compat and on real torch from identical starting
