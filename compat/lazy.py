@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from funcgrad._engine import lazy as _lazy
+from funcgrad._compat_contract import lazy as _lazy
 
 __all__ = [
     "POLICY",

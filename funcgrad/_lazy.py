@@ -1,6 +1,6 @@
 """Deferred evaluation of programs: the pending graph behind compat's lazy execution.
 
-While lazy mode is on, calling an executable made by :func:`funcgrad._engine.executable`
+While lazy mode is on, calling an executable made by :func:`funcgrad._compat_contract.executable`
 does not run it: :func:`defer` appends a :class:`PendingNode` (the program, its
 executable and its inputs) to the pending graph and returns one :class:`LazyArray`
 per output, which carries the output's shape and dtype (so the caller's checks and

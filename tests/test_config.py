@@ -14,7 +14,7 @@ import compat.torch as torch
 import funcgrad as fg
 import funcgrad.debug  # (registers debug_nans, debug_recompiles)
 from compat._core import assemble
-from funcgrad import _engine
+from funcgrad import _compat_contract
 from funcgrad.core import compile_cache
 
 DOC = pathlib.Path(__file__).resolve().parents[1] / "docs" / "configuration.md"
@@ -44,7 +44,7 @@ def test_the_docs_table_lists_every_option_with_its_default():
         ("funcgrad_tier_compile_host_ms", compile_cache.POLICY, "tier_compile_host_ms", 3),
         ("compat_lazy_max_pending", compat.lazy.POLICY, "max_pending", 99),
         ("compat_backward_max_nodes", assemble.policy, "max_nodes", 12),
-        ("compat_max_traced_functions", _engine, "MAX_TRACED_FUNCTIONS", 5),
+        ("compat_max_traced_functions", _compat_contract, "MAX_TRACED_FUNCTIONS", 5),
     ],
 )
 def test_options_set_and_read_their_attribute(name, obj, attr, value):

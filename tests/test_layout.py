@@ -4,7 +4,7 @@ source (an AST scan, nothing is imported):
 * no import cycle among the module-level imports of ``funcgrad/`` and ``compat/``,
   within either package or across them;
 * no module over 800 lines;
-* ``compat`` imports only funcgrad's public modules, plus ``funcgrad._engine``;
+* ``compat`` imports only funcgrad's public modules, plus ``funcgrad._compat_contract``;
 * inside ``funcgrad/``, no function-local import of a funcgrad module (the usual way
   to hide a cycle) except the few listed, with their reason, in ``LOCAL_IMPORTS_OK``,
   and the known debt in ``LOCAL_IMPORT_DEBT`` (which may only shrink).
@@ -51,7 +51,7 @@ PUBLIC = {
     "funcgrad.tree_util",
 }
 PUBLIC_PREFIXES = ("funcgrad.scipy",)  # every public module of funcgrad.scipy
-ENGINE_MODULE = "funcgrad._engine"
+CONTRACT_MODULE = "funcgrad._compat_contract"
 
 #: function-local imports of funcgrad modules that stay, each with its reason:
 #: (importing module, imported module) -> why it cannot be at module level. Keep it short;
@@ -269,7 +269,7 @@ def test_modules_at_most_800_lines():
 
 
 def _public(name: str) -> bool:
-    if name == ENGINE_MODULE or name in PUBLIC:
+    if name == CONTRACT_MODULE or name in PUBLIC:
         return True
     parts = name.split(".")
     return name.startswith(PUBLIC_PREFIXES) and not any(p.startswith("_") for p in parts)
@@ -286,7 +286,7 @@ def test_compat_imports_only_public_funcgrad():
                 bad.append(f"{m.path.relative_to(ROOT)}:{line} imports {t}")
     assert not bad, (
         "compat may import only funcgrad's public modules and "
-        f"{ENGINE_MODULE}:\n  " + "\n  ".join(sorted(bad))
+        f"{CONTRACT_MODULE}:\n  " + "\n  ".join(sorted(bad))
     )
 
 

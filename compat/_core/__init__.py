@@ -2,7 +2,7 @@
 
 PyTorch code uses float64 and int64 tensors, which JAX only keeps with x64 on:
 compat switches ``jax_enable_x64`` on thread-locally around its own entry points
-(``funcgrad._engine.x64``), so importing it leaves a funcgrad or JAX program's
+(``funcgrad._compat_contract.x64``), so importing it leaves a funcgrad or JAX program's
 dtypes unchanged. compat's own default dtype stays float32
 (``torch.tensor(1.5).dtype == float32``).
 """

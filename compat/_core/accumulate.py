@@ -18,7 +18,7 @@ import funcgrad.numpy as fnp
 from compat._core.graph import TYPE_NAMES
 from compat._core.ops.spectral import conj
 from compat._core.tensor import Tensor, apply
-from funcgrad._engine import trace_op, x64
+from funcgrad._compat_contract import trace_op, x64
 
 #: PyTorch's warning for ``backward(create_graph=True)`` (once per process)
 CYCLE_WARNING = (

@@ -20,7 +20,14 @@ from compat._core import hooks as _hooks
 from compat._core.accumulate import flip
 from compat._core.graph import check_node
 from funcgrad import config
-from funcgrad._engine import Aval, batch_program, compile_cache, executable, new_builder, simplify
+from funcgrad._compat_contract import (
+    Aval,
+    batch_program,
+    compile_cache,
+    executable,
+    new_builder,
+    simplify,
+)
 
 
 @dataclass

@@ -14,7 +14,7 @@ from typing import Any
 
 import jax
 
-from funcgrad._engine import x64
+from funcgrad._compat_contract import x64
 
 # PyTorch's device type names, in the order of its DeviceType enum (hash values use it)
 _TYPES = (

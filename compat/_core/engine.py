@@ -1,7 +1,7 @@
 """The backward engine: plan the cut of the recorded graph, hand it to funcgrad's reverse loop.
 
 Recording leaves a graph of :class:`~compat._core.graph.Node` objects, each a call of
-an op's funcgrad program with its :class:`funcgrad._engine.OpVJP` and residuals.
+an op's funcgrad program with its :class:`funcgrad._compat_contract.OpVJP` and residuals.
 ``run_backward``
 
 1. **plans** (:mod:`compat._core.plan`): the nodes that reach the requested
@@ -13,7 +13,7 @@ an op's funcgrad program with its :class:`funcgrad._engine.OpVJP` and residuals.
    * *eagerly*, node by node through each backward's compiled executable (the
      first time a structure is seen, when hooks touch intermediate nodes, and
      with ``create_graph=True``, where each node's backward is recorded as an
-     op, :meth:`~funcgrad._engine.OpVJP.recompute`, so higher derivatives are
+     op, :meth:`~funcgrad._compat_contract.OpVJP.recompute`, so higher derivatives are
      funcgrad's VJP of it); or
    * *traced* under a builder into one backward ``Program`` — from the second
      sighting of a graph structure on (:mod:`compat._core.assemble`), compiled once through
@@ -39,7 +39,7 @@ from compat._core.accumulate import CYCLE_WARNING, add, as_tensor, flip, zeros
 from compat._core.graph import AccumulateGrad, Node, check_node
 from compat._core.plan import Plan
 from compat._core.tensor import record
-from funcgrad._engine import (
+from funcgrad._compat_contract import (
     lazy,
     reverse_accumulate,
     x64,

@@ -2,7 +2,7 @@
 leaf's gradient sink), :class:`GradientEdge` and :func:`get_gradient_edge`.
 
 A node is one call of an op's funcgrad program: it holds the op's
-:class:`funcgrad._engine.OpVJP`, the residual arrays the forward saved, the input
+:class:`funcgrad._compat_contract.OpVJP`, the residual arrays the forward saved, the input
 arrays (so ``create_graph=True`` can record the node's backward as a
 differentiable op), its input edges and the version counters of the tensors
 PyTorch would consider saved.
@@ -21,7 +21,7 @@ from compat._core import tensor_checks as _tc
 
 if TYPE_CHECKING:
     from compat._core.tensor import Tensor
-    from funcgrad._engine import OpVJP
+    from funcgrad._compat_contract import OpVJP
 
 _handle_ids = itertools.count()
 

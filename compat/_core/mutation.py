@@ -22,7 +22,7 @@ from compat._core.tensor import (
     _record,
     _saved_entry,
 )
-from funcgrad._engine import x64
+from funcgrad._compat_contract import x64
 
 #: in-place ops that write one value to every element they touch: PyTorch allows them on
 #: tensors whose elements overlap in memory (an ``expand``), as the result is well defined

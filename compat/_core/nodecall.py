@@ -14,7 +14,7 @@ from compat._core.accumulate import as_tensor, flip
 from compat._core.engine import _Run
 from compat._core.graph import AccumulateGrad, Node, check_node, full_inputs
 from compat._core.hooks import leaf, unpack_saved
-from funcgrad._engine import x64
+from funcgrad._compat_contract import x64
 
 
 @x64

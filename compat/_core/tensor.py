@@ -29,7 +29,7 @@ from compat._core.anomaly import STATE as _ANOMALY
 from compat._core.anomaly import record_stack as _record_stack
 from compat._core.device import scalar_array as _scalar_array
 from compat._core.graph import AccumulateGrad, Node, RemovableHandle
-from funcgrad._engine import (
+from funcgrad._compat_contract import (
     ConcretizationError,
     LazyArray,
     OpProgram,
@@ -38,8 +38,8 @@ from funcgrad._engine import (
     lazy_on,
     x64,
 )
-from funcgrad._engine import op_cache as _op_cache
-from funcgrad._engine import tracing as _tracing
+from funcgrad._compat_contract import op_cache as _op_cache
+from funcgrad._compat_contract import tracing as _tracing
 
 
 class Size(tuple):

@@ -21,7 +21,7 @@ import numpy as np
 
 from compat._core import dtypes as _dt
 from compat._core import grad_mode as _gm
-from funcgrad import _engine
+from funcgrad import _compat_contract
 from funcgrad.errors import BroadcastError
 
 INFERENCE_SAVED = (
@@ -188,18 +188,18 @@ def one_element(t: Any) -> Any:
 def lookup_op(
     fn: Any, name: str, static: tuple, sig: tuple, saves: str | None, args: Sequence[Any]
 ) -> Any:
-    """``funcgrad._engine.lookup_op`` with PyTorch's error for operands ``args`` that do
+    """``funcgrad._compat_contract.lookup_op`` with PyTorch's error for operands ``args`` that do
     not broadcast (:func:`broadcast_error`)."""
     try:
-        return _engine.lookup_op(fn, name, static, sig, saves)
+        return _compat_contract.lookup_op(fn, name, static, sig, saves)
     except BroadcastError as e:
         raise broadcast_error(_shapes(args), e) from None
 
 
 def trace_op(fn: Any, name: str, static: tuple, arrays: Sequence[Any], args: Sequence[Any]) -> Any:
-    """``funcgrad._engine.trace_op`` with PyTorch's broadcast error (see :func:`lookup_op`)."""
+    """``funcgrad._compat_contract.trace_op`` with PyTorch's broadcast error (see :func:`lookup_op`)."""
     try:
-        return _engine.trace_op(fn, name, static, arrays)
+        return _compat_contract.trace_op(fn, name, static, arrays)
     except BroadcastError as e:
         raise broadcast_error(_shapes(args), e) from None
 

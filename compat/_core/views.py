@@ -29,7 +29,7 @@ from compat._core import grad_mode as _gm
 from compat._core.device import dev_scalar as _dev_scalar
 from compat._core.tensor import Tensor, apply
 from funcgrad import numpy as fnp
-from funcgrad._engine import LazyArray, lookup_op, x64
+from funcgrad._compat_contract import LazyArray, lookup_op, x64
 
 #: creation metadata of a view (PyTorch's ``CreationMeta``)
 DEFAULT, MULTI, MULTI_NO_GRAD, NO_GRAD, INFERENCE, CUSTOM = range(6)

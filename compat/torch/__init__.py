@@ -73,6 +73,6 @@ def __getattr__(name: str) -> Any:
 
 
 # the objects compat's import left alive join funcgrad's out of the full collections
-from funcgrad._engine import freeze_gc  # noqa: E402
+from funcgrad._compat_contract import freeze_gc  # noqa: E402
 
 freeze_gc()

@@ -15,7 +15,7 @@ import functools
 from collections.abc import Callable
 from typing import Any
 
-from funcgrad._engine import lazy as _lazy
+from funcgrad._compat_contract import lazy as _lazy
 
 __all__ = ["compile"]
 

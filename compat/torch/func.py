@@ -6,7 +6,7 @@
 
 How: a compat tensor is a wrapper around an array, and every compat op is a
 funcgrad program applied to the arrays; while a funcgrad builder traces, the
-op's program is inlined (:meth:`funcgrad._engine.OpProgram.run`) and nothing is
+op's program is inlined (:meth:`funcgrad._compat_contract.OpProgram.run`) and nothing is
 recorded for autograd. So ``torch.func.vmap(f)`` is ``funcgrad.vmap`` of ``f``
 with the tracers wrapped as compat tensors (one batched program, not a loop),
 ``grad`` is ``funcgrad.value_and_grad``, ``jvp`` is forward mode, and so on;
@@ -44,7 +44,7 @@ from compat._core import tensor as _tensor
 from compat._core.accumulate import flip
 from compat._core.tensor import Tensor, _new_tensor
 from compat.torch._func_modules import functional_call, stack_module_state
-from funcgrad._engine import (
+from funcgrad._compat_contract import (
     Aval,
     ConcretizationError,
     Tracer,

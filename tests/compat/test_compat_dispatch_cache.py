@@ -1,5 +1,5 @@
 """The dispatch hot path's caches keep PyTorch's behaviour: ``apply`` finds a repeated
-op by its signature in one lookup (``funcgrad._engine.op_cache``), reads the
+op by its signature in one lookup (``funcgrad._compat_contract.op_cache``), reads the
 requires-grad pattern of its arguments while collecting them, and the forward of a
 node whose residuals are all inputs returns its outputs as they are. The same op is
 run many times with changing grad modes, requires-grad patterns, dtypes and Python
@@ -13,7 +13,7 @@ from torch_oracle import import_real_torch, npv
 
 import compat.torch as ctorch
 import funcgrad
-from funcgrad import _engine
+from funcgrad import _compat_contract
 
 real = import_real_torch()
 
@@ -124,9 +124,9 @@ def test_residuals_from_inputs_give_torch_gradients_and_free_after_backward(op):
 def test_cleared_caches_trace_again_and_agree_with_torch():
     a = ctorch.tensor([1.0, 2.0], requires_grad=True)
     (a * 1.25).sum().backward()
-    assert _engine.op_cache  # the op was cached by its signature
+    assert _compat_contract.op_cache  # the op was cached by its signature
     funcgrad.clear_caches()
-    assert not _engine.op_cache
+    assert not _compat_contract.op_cache
     got = {}
     for lib in LIBS:
         x = lib.tensor([1.0, 2.0], requires_grad=True)
@@ -134,16 +134,16 @@ def test_cleared_caches_trace_again_and_agree_with_torch():
         y.backward()
         got[lib.__name__] = (_state(y), npv(x.grad).tolist())
     assert got["compat.torch"] == got["torch"]
-    assert _engine.op_cache
+    assert _compat_contract.op_cache
 
 
 def test_the_signature_cache_is_bounded(monkeypatch):
-    monkeypatch.setattr(_engine, "MAX_CACHED_SIGNATURES", 4)
+    monkeypatch.setattr(_compat_contract, "MAX_CACHED_SIGNATURES", 4)
     x = ctorch.tensor([1.0, 2.0, 3.0])
     tx = real.tensor([1.0, 2.0, 3.0])
     for n in range(1, 10):  # a new signature each time: (n,) shapes
         assert npv(x[:n] * 2.0).tolist() == npv(tx[:n] * 2.0).tolist()
-        assert len(_engine.op_cache) <= 4
+        assert len(_compat_contract.op_cache) <= 4
 
 
 def test_inference_tensors_still_refuse_to_be_saved_on_a_cached_signature():

@@ -12,7 +12,7 @@ from torch_oracle import import_real_torch, npv
 
 import compat.torch as ctorch
 from compat._core import engine
-from funcgrad import _engine
+from funcgrad import _compat_contract
 
 real = import_real_torch()
 
@@ -69,7 +69,9 @@ def test_hooks_see_the_forwarded_gradient():
 
 
 def _program(fn, *avals):
-    return _engine.trace_flat(fn, [_engine.Aval(s, np.dtype(d)) for s, d in avals], "test")
+    return _compat_contract.trace_flat(
+        fn, [_compat_contract.Aval(s, np.dtype(d)) for s, d in avals], "test"
+    )
 
 
 def test_forwarding_executable_returns_arrays_like_the_compiled_one():
@@ -78,7 +80,7 @@ def test_forwarding_executable_returns_arrays_like_the_compiled_one():
     dtype and shape the compiled program (the oracle, ``jax.jit``) makes."""
     prog = _program(lambda a, b: [b, a, b], ((2,), "float32"), ((), "float64"))
     assert not prog.eqns
-    run = _engine.x64(_engine.executable(prog))
+    run = _compat_contract.x64(_compat_contract.executable(prog))
     a, b = jnp.asarray([1.0, 2.0], jnp.float32), np.float64(3.5)
     with jax.enable_x64(True):
         want = jax.jit(lambda a, b: [b, a, b])(a, b)

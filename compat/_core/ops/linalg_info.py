@@ -15,7 +15,7 @@ import numpy as np
 from compat._core.tensor import Tensor, apply
 from funcgrad import numpy as fnp
 from funcgrad import stop_gradient
-from funcgrad._engine import is_tracing
+from funcgrad._compat_contract import is_tracing
 from funcgrad.numpy import linalg as fla
 from funcgrad.scipy import linalg as fsl
 

@@ -36,7 +36,7 @@ from compat._core.tensor import Tensor, apply
 from compat._core.tensor_checks import _TYPE_META, _infer_size
 from funcgrad import custom_vjp, fori_loop, stop_gradient, vmap
 from funcgrad import numpy as fnp
-from funcgrad._engine import is_tracing
+from funcgrad._compat_contract import is_tracing
 
 _LA = {"module": "linalg", "method": False, "node_name": False}
 

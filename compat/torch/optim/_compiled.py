@@ -30,7 +30,7 @@ from compat.torch.optim._functional import (
     adam_update,
     sgd_update,
 )
-from funcgrad._engine import call_jitted, compile_cache, donates, x64
+from funcgrad._compat_contract import call_jitted, compile_cache, donates, x64
 
 __all__ = [
     "ArrayAccess",

@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 import compat.torch as torch
-from funcgrad._engine import mark_step
+from funcgrad._compat_contract import mark_step
 
 __all__ = ["Optimizer", "required"]
 

@@ -19,7 +19,7 @@ import funcgrad.numpy as fnp
 from compat._core.tensor import apply
 from compat.torch.nn.functional._utils import Tensor, _is_floating
 from compat.torch.nn.functional.upsampling import _axis_matrix, _interp_f, _Key
-from funcgrad._engine import compile_cache
+from funcgrad._compat_contract import compile_cache
 
 
 def _sizes(fname: str, input: Tensor, output_size: Any, nd: int) -> tuple[int, ...]:

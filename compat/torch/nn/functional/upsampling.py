@@ -24,7 +24,7 @@ import funcgrad.numpy as fnp
 from compat._core.tensor import apply
 from compat.torch.nn.functional._utils import Tensor
 from compat.torch.nn.functional.pooling import _adaptive_matrix
-from funcgrad._engine import compile_cache
+from funcgrad._compat_contract import compile_cache
 
 _MODES = "nearest | linear | bilinear | bicubic | trilinear | area | nearest-exact"
 _MODE_DIMS = {"linear": 3, "bilinear": 4, "bicubic": 4, "trilinear": 5}

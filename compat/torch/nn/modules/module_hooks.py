@@ -26,7 +26,7 @@ from typing import Any
 
 import compat.torch as torch
 from compat._core.tensor import apply
-from funcgrad._engine import lazy as _lazy
+from funcgrad._compat_contract import lazy as _lazy
 
 __all__ = [
     "RemovableHandle",
