@@ -141,6 +141,29 @@ WORKER = textwrap.dedent(
     out["no_sync_synced"] = lin.weight.grad.tolist()
     dist.barrier()
 
+    # ---------------------------------------------------------------- unused parameters
+    class Two(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.a, self.b = torch.nn.Linear(3, 2), torch.nn.Linear(3, 2)
+
+        def forward(self, x):
+            return self.a(x)  # b is never used
+
+    two = Two()
+    init_params(two, 300 + rank)
+    ddp = DDP(two, find_unused_parameters=True)
+    ddp(torch.ones(2, 3) * (rank + 1)).sum().backward()
+    out["unused"] = [two.a.weight.grad.tolist(), two.b.weight.grad is None]
+    ddp = DDP(Two())
+    ddp(torch.ones(2, 3)).sum().backward()
+    try:
+        ddp(torch.ones(2, 3))
+        out["unfinished"] = None
+    except RuntimeError as e:
+        out["unfinished"] = str(e).split(". ")[0]
+    dist.barrier()
+
     if sys.argv[1] == "compat":  # gloo itself crashes or hangs here; compat says why
         try:
             dist.all_reduce(torch.ones(2, 2 + rank))
@@ -253,6 +276,14 @@ def test_no_sync_accumulates_locally_then_averages(runs):
     # inside no_sync each rank kept its own gradient; the next backward averaged the sums
     assert not np.allclose(ours[0]["no_sync_local"], ours[1]["no_sync_local"])
     np.testing.assert_allclose(ours[0]["no_sync_synced"], ours[1]["no_sync_synced"], rtol=1e-6)
+
+
+def test_unused_parameters_as_pytorch(runs):
+    for ours, theirs in zip(runs["compat"], runs["torch"]):
+        np.testing.assert_allclose(ours["unused"][0], theirs["unused"][0], rtol=1e-6)
+        assert ours["unused"][1] is theirs["unused"][1] is True
+        assert ours["unfinished"] == theirs["unfinished"]
+        assert ours["unfinished"].startswith("Expected to have finished reduction")
 
 
 def test_mismatched_shapes_are_a_backend_error_naming_both(runs):
