@@ -23,6 +23,7 @@ __all__ = [
     "GatherScatterMode",
     "ScatterDimensionNumbers",
     "gather",
+    "index_take",
     "scatter",
     "scatter_add",
     "scatter_apply",
@@ -149,3 +150,30 @@ def scatter_apply(
         mode=mode,
     )
     return ew.select_n(mask, operand, func(operand))
+
+
+def index_take(src: Any, idxs: Sequence[Any], axes: Sequence[int]) -> Any:
+    """Take ``src`` at the integer index arrays ``idxs``, one per axis of ``axes``
+    (``jax.lax.index_take``): the result has the index arrays' shape followed by the
+    axes of ``src`` not indexed, in order. Negative indices count from the end."""
+    src = prep(src, "index_take")
+    shape = to_aval(src).shape
+    axes = tuple(int(a) for a in axes)
+    if len(idxs) != len(axes):
+        raise TypeError(f"index_take: {len(idxs)} index arrays for {len(axes)} axes {axes}{here()}")
+    columns = []
+    for i, ax in zip(idxs, axes):
+        i = prep(i, "index_take")
+        size = np.asarray(shape[ax], to_aval(i).dtype)
+        wrapped = ew.rem(ew.add(ew.rem(i, size), size), size)  # -1 -> size - 1
+        columns.append(sh.expand_dims(wrapped, (to_aval(i).ndim,)))
+    indices = sh.concatenate(*columns, dimension=to_aval(columns[0]).ndim - 1)
+    batch = to_aval(indices).ndim - 1
+    rest = [d for d in range(len(shape)) if d not in axes]
+    dnums = GatherDimensionNumbers(
+        offset_dims=tuple(range(batch, batch + len(rest))),
+        collapsed_slice_dims=tuple(sorted(axes)),
+        start_index_map=axes,
+    )
+    sizes = tuple(1 if d in axes else shape[d] for d in range(len(shape)))
+    return gather(src, indices, dnums, sizes)
