@@ -111,7 +111,7 @@ def device_value(x: Any, aval: Aval) -> Any:
         x = np.asarray(x)
     if _put is not None and x.dtype != jax.dtypes.float0:
         if not _DEVICE:
-            d = jax.devices()[0]
+            d = jax.local_devices()[0]  # this process's (jax.devices() lists every process's)
             _DEVICE[:] = [d, jax.sharding.SingleDeviceSharding(d)]
         d, sharding = _DEVICE
         try:
