@@ -79,8 +79,9 @@ def _value_and_grad(
             if has_aux:
                 if not (isinstance(out, (tuple, list)) and len(out) == 2):
                     raise TypeError(
-                        "grad with has_aux=True requires the function to return a pair "
-                        f"(output, aux), got {type(out).__name__}"
+                        "expected function with aux output to return a two-element tuple, "
+                        f"but got type {type(out)} (grad with has_aux=True: the function "
+                        "returns a pair (output, aux))"
                     )
                 out, aux = out
             else:

@@ -102,7 +102,10 @@ def _stack(xs: list[Any], name: str) -> Any:
 
 def _canon_or_raise(dt: np.dtype, name: str) -> np.dtype:
     if dt.kind not in "biufc" and dt != dtypes.bfloat16:
-        raise TypeError(f"{name}: unsupported dtype {dt} (JAX arrays are numeric or bool){here()}")
+        raise TypeError(
+            f"JAX only supports number, bool, and string dtypes, got dtype {dt} ({name}: "
+            f"funcgrad's arrays are numeric or bool){here()}"
+        )
     return dtypes.canonicalize(dt)
 
 
@@ -217,14 +220,15 @@ def broadcast_to_shape(x: Any, shape: tuple[int, ...], name: str = "broadcast_to
     nd = len(shape)
     if a.ndim > nd:
         raise ValueError(
-            f"{name}: cannot broadcast an operand {fmt(x)} to the smaller rank shape {shape}"
-            f"{here()}"
+            f"Cannot broadcast to shape with fewer dimensions: arr_shape={a.shape} "
+            f"shape={shape} ({name}: an operand {fmt(x)}){here()}"
         )
     dims = tuple(range(nd - a.ndim, nd))
     for d, s in zip(dims, a.shape):
         if s != 1 and s != shape[d]:
             raise ValueError(
-                f"{name}: cannot broadcast an operand {fmt(x)} to shape {shape}{here()}"
+                f"Incompatible shapes for broadcasting: {a.shape} and requested shape "
+                f"{shape} ({name}: an operand {fmt(x)}){here()}"
             )
     keep = [i for i, s in enumerate(a.shape) if s == shape[dims[i]]]
     if len(keep) != a.ndim:

@@ -569,7 +569,10 @@ def take_along_axis(
             f"{fmt(i, a)}{here()}"
         )
     if not dtypes.is_integer(aval(i).dtype):
-        raise TypeError(f"take_along_axis: indices must be integers, got {fmt(i)}{here()}")
+        raise TypeError(
+            f"take_along_axis indices must be of integer type, got {aval(i).dtype} "
+            f"(indices {fmt(i)}){here()}"
+        )
     ax = normalize_axis(axis, nd, "take_along_axis")
     items: list = []
     for d in range(nd):

@@ -204,7 +204,7 @@ def test_traced_values_where_static_ones_are_needed() -> None:
     "f,feature",
     [
         (lambda a: fnp.pad(a, 1, mode="median"), "median"),
-        (lambda a: fnp.reshape(a, (3,), order="F"), "order='F'"),
+        (lambda a: fnp.reshape(a, (3,), order="A"), "order='A'"),
         (lambda a: fnp.sum(a, out=a), "out="),
         (lambda a: fnp.einsum(a, [0], [0]), "sublist"),
         (lambda a: fnp.round(a.astype(np.int32), -1), "negative decimals"),
