@@ -3,6 +3,8 @@ compiled in the background with calls switching over, explicit modes, the counte
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import threading
 
 import jax
@@ -100,6 +102,56 @@ def test_threads_calling_while_it_compiles_see_one_result(policy):
     for r in results:
         for a, b in zip(r, ref):
             np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-6)
+
+
+def test_programs_over_the_equation_bound_stay_on_the_host_tier(policy, monkeypatch):
+    policy.tier = "tiered"
+    policy.tier_compile_after, policy.tier_compile_host_ms, policy.tier_compile_min_us = 2, 0, 0
+    prog = _prog(n=6)
+    monkeypatch.setattr(policy, "tier_max_compiled_eqns", len(prog.eqns) - 1)
+    t = tiers.Tiered(prog)
+    for _ in range(4):
+        out = t(*_args())
+    assert t.submitted and tiers.wait_for_background(60)
+    assert t.exe is None and type(out[0]) is np.ndarray  # still the host tier
+    monkeypatch.setattr(policy, "tier_max_compiled_eqns", len(prog.eqns))
+    t = tiers.Tiered(prog)
+    for _ in range(4):
+        t(*_args())
+    assert tiers.wait_for_background(60) and t.exe is not None
+
+
+_SLOW_EXIT = """
+import time
+import numpy as np
+import funcgrad.numpy as fnp
+from funcgrad.core import compile_cache, tiers
+from funcgrad.core.interp import trace_flat
+from funcgrad.core.ir import Aval
+
+def slow(prog, eager=False):
+    time.sleep(60)  # a compile that outlasts the program
+
+compile_cache.compiled = slow
+p = compile_cache.POLICY
+p.tier = "tiered"
+p.tier_compile_after, p.tier_compile_host_ms, p.tier_compile_min_us = 1, 0, 0
+a = Aval((4,), np.dtype("float32"))
+for k in range(3):  # one compile running, two queued
+    t = tiers.Tiered(trace_flat(lambda x, k=k: [fnp.sin(x) + k], [a], "test"))
+    t(np.ones(4, np.float32))
+print("done", len(tiers._pending))
+"""
+
+
+def test_exit_does_not_wait_for_background_compiles():
+    # three queued compiles of 60 s each: the process must still end (the old thread
+    # pool ran every queued job at exit, and the run below would time out)
+    out = subprocess.run(
+        [sys.executable, "-c", _SLOW_EXIT], capture_output=True, text=True, timeout=50
+    )
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["done", "3"]
 
 
 def test_host_mode_never_compiles_in_background(policy):

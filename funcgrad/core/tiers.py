@@ -28,11 +28,12 @@ compiles and their time; ``funcgrad.debug.tier_stats()`` is the public call.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
+import queue
 import threading
 import time
 from collections.abc import Callable, Iterator
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import jax
@@ -101,15 +102,43 @@ def eager_tier(m: str) -> Iterator[None]:
 
 # --------------------------------------------------------------------------- background
 
-_executor: list[ThreadPoolExecutor] = []
 _pending: set[Tiered] = set()
 _pending_lock = threading.Lock()
+#: compile jobs for the background thread; ``None`` stops it
+_jobs: queue.SimpleQueue = queue.SimpleQueue()
+_worker: list[threading.Thread] = []
+#: set at interpreter exit: jobs not started are dropped
+_exiting = threading.Event()
 
 
-def _pool() -> ThreadPoolExecutor:
-    if not _executor:
-        _executor.append(ThreadPoolExecutor(1, thread_name_prefix="funcgrad-compile"))
-    return _executor[0]
+def _work() -> None:
+    while True:
+        job = _jobs.get()
+        if job is None or _exiting.is_set():
+            return
+        job()
+
+
+def _submit_job(job: Callable[[], None]) -> None:
+    """Queue ``job`` for the background thread (a daemon: a program's exit never waits
+    for compiles nobody asked for; ``concurrent.futures``' workers would run every
+    queued job first, minutes for a program that queued large ones)."""
+    if _exiting.is_set():
+        return
+    with _pending_lock:
+        if not _worker or not _worker[0].is_alive():
+            _worker[:] = [threading.Thread(target=_work, name="funcgrad-compile", daemon=True)]
+            _worker[0].start()
+    _jobs.put(job)
+
+
+@atexit.register
+def _stop_background() -> None:
+    """At exit: drop the jobs not started, and give the one running a moment to end."""
+    _exiting.set()
+    _jobs.put(None)
+    if _worker and _worker[0].is_alive():
+        _worker[0].join(timeout=1.0)
 
 
 def wait_for_background(timeout: float | None = None) -> bool:
@@ -225,7 +254,9 @@ class Tiered:
         """Compile in the background thread; the host tier serves until it is ready."""
         self.submitted = True
         if len(self.prog.outvars) > POLICY.tier_max_compiled_outputs:
-            return  # XLA's compile time grows steeply with outputs (seconds at 1,000)
+            return
+        if self.n_eqns > POLICY.tier_max_compiled_eqns:
+            return  # XLA's compile time grows faster than the program (minutes)  # XLA's compile time grows steeply with outputs (seconds at 1,000)
         if any(has_effects(e) for e in self.prog.eqns):
             return  # its effects run in program order on the host tier, never twice
         prog = self.prog
@@ -250,7 +281,7 @@ class Tiered:
                 with _pending_lock:
                     _pending.discard(self)
 
-        _pool().submit(job)
+        _submit_job(job)
 
 
 def host_eval(prog: Program, *args: Any) -> list[Any]:
