@@ -99,6 +99,9 @@ COLLECTIVES = textwrap.dedent(
     if sub.rank >= 0:
         out["sub_sum"] = np.asarray(sub.all_reduce(rows(np.float32)[me])).tolist()
     out["allgather_tiled"] = fd.process_allgather(rows(np.float32)[me], tiled=True).tolist()
+    import funcgrad.numpy as fnp  # eager values live on this process's own device
+    vals = [fnp.sin(np.ones(3, np.float32)), fnp.asarray(np.ones(3)) + 1, fnp.zeros(2)]
+    out["own_device"] = all(d.process_index == me for v in vals for d in v.devices())
     g.barrier()
     print("RESULT", json.dumps(out))
     """
@@ -128,6 +131,7 @@ def _expected(n: int, me: int) -> dict:
         "recv": f[1] if me == 0 else None,
         "sub_rank": {0: 0, n - 1: 1}.get(me, -1),
         "allgather_tiled": np.concatenate(f),
+        "own_device": True,
     }
     if me in (0, n - 1):
         exp["sub_sum"] = f[0] + f[n - 1]
@@ -142,7 +146,7 @@ def test_collectives_values(tmp_path, n):
         got, exp = w.result, _expected(n, w.rank)
         assert got.keys() == exp.keys()
         for k in exp:
-            if exp[k] is None or isinstance(exp[k], int):
+            if exp[k] is None or isinstance(exp[k], (bool, int)):
                 assert got[k] == exp[k], (k, w.rank)
             else:
                 np.testing.assert_allclose(got[k], exp[k], rtol=1e-6, err_msg=f"{k} {w.rank}")
