@@ -85,3 +85,16 @@ def test_pow_integer_exponent_derivatives(power: int) -> None:
         want = jax.jvp(lambda a: jlax.pow(a, y), (p,), (1.0,))
         got = fg.jvp(lambda a: flax.pow(a, y), (p,), (1.0,))
         np.testing.assert_allclose(got, want, rtol=1e-6)
+
+
+@pytest.mark.parametrize(
+    ("dt", "out"), [(np.int8, np.int32), (np.int16, np.int32), (np.float16, np.float32)]
+)
+def test_mul_out_dtype(dt: Any, out: Any) -> None:
+    x = np.array([100, -7, 3], dt)
+    y = np.array([3, 90, -2], dt)
+    want = jlax.mul(x, y, out_dtype=out)
+    got = flax.mul(x, y, out_dtype=out)
+    assert got.dtype == want.dtype
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(fg.jit(lambda a, b: flax.mul(a, b, out_dtype=out))(x, y), want)

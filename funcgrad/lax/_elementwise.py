@@ -188,7 +188,19 @@ clz = _un(lambda x: bits.clz_p.bind(x), "clz", "Number of leading zero bits.")
 
 add = _bin(ew.add, "add", "Elementwise ``x + y``.")
 sub = _bin(ew.sub, "sub", "Elementwise ``x - y``.")
-mul = _bin(ew.mul, "mul", "Elementwise ``x * y``.")
+_mul = _bin(ew.mul, "mul", "Elementwise ``x * y``.")
+
+
+def mul(x: Any, y: Any, *, out_dtype: Any = None) -> Any:
+    """Elementwise ``x * y``; with ``out_dtype`` (a wider type, e.g. ``int32`` for
+    ``int8`` operands) the product is computed and returned in that type."""
+    if out_dtype is not None:
+        dt = dtypes.canonicalize(np.dtype(out_dtype))
+        x = ew.convert_element_type(prep(x, "mul"), dt)
+        y = ew.convert_element_type(prep(y, "mul"), dt)
+    return _mul(x, y)
+
+
 div = _bin(ew.div, "div", "Elementwise ``x / y`` (rounds toward zero for integers).")
 rem = _bin(ew.rem, "rem", "Elementwise remainder with the sign of ``x`` (C's ``fmod``).")
 pow = _bin(_pow, "pow", "Elementwise ``x ** y``; an integer ``y`` with an inexact ``x``.")
