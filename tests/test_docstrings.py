@@ -40,6 +40,13 @@ NAMESPACES = [
     "funcgrad.interop",
     "funcgrad.example_libraries.stax",
     "funcgrad.example_libraries.optimizers",
+    "funcgrad.config",
+    "funcgrad.distributed",
+    "funcgrad.ad_checkpoint",
+    "funcgrad.checkpoint_policies",
+    "funcgrad.custom_derivatives",
+    # compat's own additions (what PyTorch has not): lazy mode and its policy
+    "compat.lazy",
 ]
 
 
@@ -60,7 +67,7 @@ def test_exported_functions_and_classes_have_docstrings(namespace):
             continue
         # only what funcgrad defines: re-exported NumPy/ml_dtypes objects (fnp.iinfo,
         # dtype classes) and typing aliases are documented, or not, by their owners
-        if not str(getattr(obj, "__module__", "") or "").startswith("funcgrad"):
+        if not str(getattr(obj, "__module__", "") or "").startswith(("funcgrad", "compat")):
             continue
         if not (inspect.getdoc(obj) or "").strip():
             missing.append(name)
