@@ -1,5 +1,7 @@
-"""Array creation: ``asarray``, ``zeros``/``ones``/``full`` (and ``*_like``), ``arange``,
-``linspace``, ``logspace``, ``eye``, ``tri``, ``meshgrid``, ``diag``.
+"""Array creation and conversion: ``asarray``/``array``/``astype``, ``zeros``/``ones``/
+``full`` (and ``*_like``), ``arange``, ``linspace``/``logspace``/``geomspace``, ``eye``,
+``tri``, ``meshgrid``, ``diag``, arrays from host buffers and text (``frombuffer``,
+``fromstring``), from nested blocks (``block``) and by cyclic repetition (``resize``).
 
 Dtype defaults follow ``jax.numpy``: ``zeros``/``ones``/``eye``/``linspace``
 default to the default float, ``full`` and the ``*_like`` functions keep a
@@ -9,6 +11,8 @@ its arguments.
 
 from __future__ import annotations
 
+import builtins
+from collections.abc import Sequence
 from typing import Any
 
 import jax
@@ -16,6 +20,7 @@ import numpy as np
 
 from funcgrad.core import dtypes
 from funcgrad.core.interp import Tracer
+from funcgrad.numpy import _info, _ufuncs
 from funcgrad.numpy._core import (
     ArrayLike,
     as_array,
@@ -31,7 +36,7 @@ from funcgrad.numpy._core import (
     result_dtype,
     user_dtype,
 )
-from funcgrad.numpy._shape import diagonal, pad
+from funcgrad.numpy._shape import concatenate, diagonal, moveaxis, pad, ravel, reshape, tile
 from funcgrad.numpy._ufuncs import power, where
 from funcgrad.primitives import elementwise as ew
 from funcgrad.primitives import shape as sh
@@ -347,3 +352,109 @@ def diagflat(v: ArrayLike, k: int = 0) -> Any:
     """A matrix with the flattened ``v`` on its ``k``-th diagonal."""
     v = as_array(v, "diagflat")
     return diag(sh.reshape(v, (aval(v).size,)), k)
+
+
+def astype(x: ArrayLike, dtype: Any, /, *, copy: bool = False, device: Any = None) -> Any:
+    """``x`` converted to ``dtype`` (the array API function form of ``x.astype``)."""
+
+    x = as_array(x, "astype")
+    if dtype is None:
+        dtype = dtypes.default_dtype(2)
+    return out(convert(x, user_dtype(dtype, "astype")))
+
+
+def geomspace(
+    start: ArrayLike,
+    stop: ArrayLike,
+    num: int = 50,
+    endpoint: bool = True,
+    dtype: Any = None,
+    axis: int = 0,
+) -> Any:
+    """Numbers spaced evenly on a log scale from ``start`` to ``stop``."""
+    s, e = asarray(start), asarray(stop)
+    dt = dtypes.to_inexact(dtypes.result_type((aval(s).dtype, False), (aval(e).dtype, False))[0])
+    s, e = convert(s, dt), convert(e, dt)
+    sign = _ufuncs.sign(s)
+    res = sign * logspace(
+        _ufuncs.log10(s * sign),
+        _ufuncs.log10(e * sign),
+        num,
+        endpoint=endpoint,
+        base=10.0,
+        dtype=dt,
+        axis=axis,
+    )
+    if num > 0:
+        res = moveaxis(res, axis, 0)
+        res = res.at[0].set(s)
+        if endpoint and num > 1:
+            res = res.at[-1].set(e)
+        res = moveaxis(res, 0, axis)
+    return out(res if dtype is None else asarray(res, dtype=dtype))
+
+
+def frombuffer(buffer: Any, dtype: Any = float, count: int = -1, offset: int = 0) -> Any:
+    """A 1-D array interpreting ``buffer``'s bytes as ``dtype`` (copied to the device)."""
+    return asarray(np.frombuffer(buffer, dtype=dtype, count=count, offset=offset))
+
+
+def fromstring(string: str, dtype: Any = float, count: int = -1, *, sep: str) -> Any:
+    """A 1-D array parsed from text ``string`` with separator ``sep``."""
+    return asarray(np.fromstring(string, dtype=dtype, count=count, sep=sep))
+
+
+def fromiter(*args: Any, **kwargs: Any) -> Any:
+    """Not implemented, as in JAX: consuming an iterator is not a pure function."""
+    raise NotImplementedError(
+        "funcgrad.numpy.fromiter() is not implemented because it may be non-pure and thus "
+        "unsafe for use with jit and other transformations. Consider "
+        "_creation.asarray(np.fromiter(...)) instead."
+    )
+
+
+def block(arrays: ArrayLike | list) -> Any:
+    """Assemble an array from nested lists of blocks (innermost lists join the last axis)."""
+
+    def depth(x: Any) -> int:
+        return 1 + depth(x[0]) if isinstance(x, list) and x else (1 if isinstance(x, list) else 0)
+
+    d = depth(arrays)
+    if d == 0:
+        return asarray(arrays)
+    leaves_ndim = []
+
+    def collect(x: Any) -> None:
+        if isinstance(x, list):
+            for e in x:
+                collect(e)
+        else:
+            leaves_ndim.append(_info.ndim(x))
+
+    collect(arrays)
+    nd = builtins.max([d, *leaves_ndim])
+
+    def rec(x: Any, level: int) -> Any:
+        if not isinstance(x, list):
+            a = asarray(x)
+            return reshape(a, (1,) * (nd - aval(a).ndim) + aval(a).shape)
+        if not x:
+            raise ValueError("Lists cannot be empty")
+        parts = [rec(e, level + 1) for e in x]
+        return concatenate(parts, axis=-(d - level))
+
+    return out(rec(arrays, 0))
+
+
+def resize(a: ArrayLike, new_shape: int | Sequence[int]) -> Any:
+    """``a`` flattened, repeated cyclically and reshaped to ``new_shape``."""
+    a = ravel(a)
+    shape = (new_shape,) if isinstance(new_shape, int) else tuple(new_shape)
+    if any(s < 0 for s in shape):
+        raise ValueError("All elements of `new_shape` must be non-negative")
+    total = int(np.prod(shape, dtype=np.int64))
+    n = aval(a).shape[0]
+    if n == 0 or total == 0:
+        return out(zeros(shape, aval(a).dtype))
+    reps = -(-total // n)
+    return out(reshape(tile(a, reps)[:total], shape))

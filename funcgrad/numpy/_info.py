@@ -1,6 +1,6 @@
 """Introspection of arrays and dtypes: ``result_type``, ``promote_types``, ``can_cast``,
-``ndim``, ``shape``, ``size``, ``isscalar`` and the ``ndarray`` type for ``isinstance``
-checks (below the other ``funcgrad.numpy`` modules, which use them)."""
+``ndim``, ``shape``, ``size``, ``isscalar``, ``isdtype``, ``iterable`` and the ``ndarray``
+type for ``isinstance`` checks (below the other ``funcgrad.numpy`` modules, which use them)."""
 
 from __future__ import annotations
 
@@ -122,3 +122,38 @@ def issubdtype(arg1: Any, arg2: Any) -> bool:
         return _np.dtype(arg2) == dt1
     except TypeError:
         return False
+
+
+_KINDS = {
+    "bool": lambda d: d == _np.bool_,
+    "signed integer": lambda d: d.kind == "i",
+    "unsigned integer": lambda d: d.kind == "u",
+    "integral": lambda d: d.kind in "iu",
+    "real floating": lambda d: d.kind == "f" or d == _dtypes.bfloat16,
+    "complex floating": lambda d: d.kind == "c",
+    "numeric": lambda d: d.kind in "iufc" or d == _dtypes.bfloat16,
+}
+
+
+def isdtype(dtype: Any, kind: Any) -> bool:
+    """Whether ``dtype`` is of ``kind`` (an array-API kind name, a dtype, or a tuple)."""
+    dt = _np.dtype(dtype)
+    kinds = kind if isinstance(kind, tuple) else (kind,)
+    for k in kinds:
+        if isinstance(k, str):
+            if k not in _KINDS:
+                raise ValueError(f"Unrecognized {k=!r}")
+            if _KINDS[k](dt):
+                return True
+        elif dt == _np.dtype(k):
+            return True
+    return False
+
+
+def iterable(y: Any) -> bool:
+    """Whether ``iter(y)`` works."""
+    try:
+        iter(y)
+    except TypeError:
+        return False
+    return True

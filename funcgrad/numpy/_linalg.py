@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from funcgrad.core import dtypes
-from funcgrad.numpy import _reductions, _ufuncs
+from funcgrad.numpy import _creation, _reductions, _ufuncs
 from funcgrad.numpy._core import (
     ArrayLike,
     as_array,
@@ -282,6 +282,16 @@ def cross(
     shape = broadcast_shapes("cross", c0, c1, c2)
     res = stack([broadcast_to_shape(as_array(c, "cross"), shape) for c in (c0, c1, c2)], axis=-1)
     return moveaxis(res, -1, axisc)
+
+
+def matvec(x1: ArrayLike, x2: ArrayLike, /) -> Any:
+    """Batched matrix-vector product ``x1 @ x2[..., None]`` (broadcast batch axes)."""
+    return matmul(x1, _creation.asarray(x2)[..., None])[..., 0]
+
+
+def vecmat(x1: ArrayLike, x2: ArrayLike, /) -> Any:
+    """Batched vector-matrix product ``conj(x1)[..., None, :] @ x2``."""
+    return matmul(_ufuncs.conj(_creation.asarray(x1))[..., None, :], x2)[..., 0, :]
 
 
 # --------------------------------------------------------------------------- einsum

@@ -1,8 +1,8 @@
-"""Differences, integration, interpolation, convolution and polynomials.
+"""Differences, integration, interpolation and convolution.
 
 Composites of funcgrad.numpy operations: ``convolve``/``correlate`` are one
 ``conv_general_dilated`` (a 1-D cross-correlation), ``interp`` is a ``searchsorted`` and two
-gathers, polynomials are Horner loops and convolutions.
+gathers.
 """
 
 from __future__ import annotations
@@ -14,7 +14,6 @@ from typing import Any
 import numpy as np
 
 from funcgrad.core import dtypes
-from funcgrad.core.interp import Tracer
 from funcgrad.numpy import _creation, _indexing, _info, _reductions, _shape, _sorting, _ufuncs
 from funcgrad.numpy._core import ArrayLike, as_array, aval, convert, here, normalize_axis, out
 from funcgrad.numpy._core import promote as _promote
@@ -301,148 +300,6 @@ def correlate(
     return _conv("correlate", a, v, mode, True, preferred_element_type)
 
 
-# --------------------------------------------------------------------------- polynomials
-
-
-def polyval(p: ArrayLike, x: ArrayLike, *, unroll: int = 16) -> Any:
-    """Value of the polynomial with coefficients ``p`` (highest degree first) at ``x``."""
-    p, x = (as_array(v, "polyval") for v in _promote("polyval", p, x))
-    if aval(p).ndim != 1:
-        raise ValueError(f"polyval: p must be 1-dimensional, got shape {aval(p).shape}")
-    y = _creation.zeros_like(x)
-    for i in range(aval(p).shape[0]):
-        y = y * x + p[i]
-    return out(y)
-
-
-def _trim_lead(name: str, a: ArrayLike) -> Any:
-    a = _shape.atleast_1d(a)
-    if aval(a).ndim != 1:
-        raise ValueError(f"{name}: input must be 1-dimensional")
-    return a
-
-
-def polyadd(a1: ArrayLike, a2: ArrayLike) -> Any:
-    """Sum of two polynomials (coefficients highest degree first)."""
-    a, b = (as_array(v, "polyadd") for v in _promote("polyadd", a1, a2))
-    a, b = _trim_lead("polyadd", a), _trim_lead("polyadd", b)
-    na, nb = aval(a).shape[0], aval(b).shape[0]
-    if na < nb:
-        a, b, na, nb = b, a, nb, na
-    return out(a + _shape.pad(b, (na - nb, 0)))
-
-
-def polysub(a1: ArrayLike, a2: ArrayLike) -> Any:
-    """Difference of two polynomials."""
-    a, b = (as_array(v, "polysub") for v in _promote("polysub", a1, a2))
-    a, b = _trim_lead("polysub", a), _trim_lead("polysub", b)
-    n = max(aval(a).shape[0], aval(b).shape[0])
-    a = _shape.pad(a, (n - aval(a).shape[0], 0))
-    b = _shape.pad(b, (n - aval(b).shape[0], 0))
-    return out(a - b)
-
-
-def polymul(a1: ArrayLike, a2: ArrayLike, *, trim_leading_zeros: bool = False) -> Any:
-    """Product of two polynomials (a full convolution)."""
-    a, b = _inexact("polymul", a1, a2)
-    a, b = _trim_lead("polymul", a), _trim_lead("polymul", b)
-    if trim_leading_zeros:
-        a, b = (np.trim_zeros(np.asarray(v), "f") if not _traced(v) else v for v in (a, b))
-        a = a if np.size(a) else np.zeros(1, aval(b).dtype)
-        b = b if np.size(b) else np.zeros(1, aval(a).dtype)
-    return convolve(a, b, mode="full")
-
-
-def _traced(v: Any) -> bool:
-
-    return isinstance(v, Tracer)
-
-
-def polyder(p: ArrayLike, m: int = 1) -> Any:
-    """The ``m``-th derivative of a polynomial."""
-    m = operator.index(m)
-    if m < 0:
-        raise ValueError("Order of derivative must be positive")
-    p = _trim_lead("polyder", as_array(p, "polyder"))
-    if m == 0:
-        return out(p)
-    n = aval(p).shape[0]
-    # coefficient j (power n - 1 - j) times (n-1-j)(n-2-j)...(n-m-j)
-    powers = np.arange(n - 1, m - 1, -1)
-    fact = np.ones(powers.shape)
-    for k in range(m):
-        fact = fact * (powers - k)
-    dt = dtypes.result_type((aval(p).dtype, aval(p).weak_type), (dtypes.default_dtype(1), True))[0]
-    res = p[: max(n - m, 0)] * fact.astype(dt)
-    return out(res if n - m > 0 else _creation.zeros((0,), aval(p).dtype))
-
-
-def polyint(p: ArrayLike, m: int = 1, k: int | ArrayLike | None = None) -> Any:
-    """The ``m``-th antiderivative of a polynomial (integration constants ``k``)."""
-    m = operator.index(m)
-    if m < 0:
-        raise ValueError(f"Order of integral must be positive (see polyder) got {m}")
-    (p,) = _inexact("polyint", p)
-    p = _trim_lead("polyint", p)
-    if m == 0:
-        return out(p)
-    ks = (
-        _creation.zeros((m,), aval(p).dtype)
-        if k is None
-        else _shape.broadcast_to(_creation.asarray(k, dtype=aval(p).dtype), (m,))
-    )
-    for i in range(m):
-        n = aval(p).shape[0]
-        p = _shape.concatenate([p / np.arange(n, 0, -1).astype(aval(p).dtype), ks[i : i + 1]])
-    return out(p)
-
-
-def poly(seq_of_zeros: ArrayLike) -> Any:
-    """Coefficients of the monic polynomial with the given roots (or a square matrix's
-    characteristic polynomial is not supported)."""
-    (z,) = _inexact("poly", seq_of_zeros)
-    if aval(z).ndim != 1:
-        raise NotImplementedError("poly of a matrix (its eigenvalues) is not supported")
-    a = _creation.ones((1,), aval(z).dtype)
-    for i in range(aval(z).shape[0]):
-        a = convolve(a, _shape.stack([_creation.ones((), aval(z).dtype), -z[i]]), mode="full")
-    return out(a)
-
-
-def polydiv(u: ArrayLike, v: ArrayLike, *, trim_leading_zeros: bool = False) -> tuple[Any, Any]:
-    """Quotient and remainder of polynomial division."""
-    u, v = _inexact("polydiv", u, v)
-    u, v = _trim_lead("polydiv", u), _trim_lead("polydiv", v)
-    m, n = aval(u).shape[0] - 1, aval(v).shape[0] - 1
-    scale = 1.0 / v[0]
-    q = _creation.zeros((max(m - n + 1, 1),), aval(u).dtype)
-    r = u
-    for k in range(0, m - n + 1):
-        d = scale * r[k]
-        q = q.at[k].set(d)
-        r = r.at[k : k + n + 1].add(-d * v)
-    if trim_leading_zeros:
-        r = _creation.asarray(np.trim_zeros(np.asarray(r), "f"))
-    return out(q), out(r)
-
-
-def vander(x: ArrayLike, N: int | None = None, increasing: bool = False) -> Any:
-    """Vandermonde matrix: columns are powers of ``x`` (decreasing unless ``increasing``)."""
-    x = as_array(x, "vander")
-    if aval(x).ndim != 1:
-        raise ValueError("x must be a one-dimensional array")
-    n = aval(x).shape[0] if N is None else operator.index(N)
-    if n < 0:
-        raise ValueError("N must be nonnegative")
-    powers = np.arange(n)
-    if not increasing:
-        powers = powers[::-1]
-    cols = [_creation.ones_like(x) if k == 0 else x**k for k in powers.tolist()]
-    if not cols:
-        return out(_creation.zeros((aval(x).shape[0], 0), aval(x).dtype))
-    return out(_shape.stack(cols, axis=-1))
-
-
 __all__ = [
     "convolve",
     "correlate",
@@ -450,15 +307,6 @@ __all__ = [
     "ediff1d",
     "gradient",
     "interp",
-    "poly",
-    "polyadd",
-    "polyder",
-    "polydiv",
-    "polyint",
-    "polymul",
-    "polysub",
-    "polyval",
     "trapezoid",
     "unwrap",
-    "vander",
 ]

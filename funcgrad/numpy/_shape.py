@@ -1,4 +1,5 @@
-"""Shape manipulation: reshape, transpose, stacking, splitting, flipping, padding, rolling.
+"""Shape manipulation: reshape, transpose, stacking and unstacking, splitting, flipping,
+padding, rolling.
 
 All of these move data without arithmetic, so they keep the operand's dtype and
 weak type (``jnp.reshape(2.0, (1,))`` is a weakly typed ``float``); joins of
@@ -15,6 +16,7 @@ import numpy as np
 
 from funcgrad.core.errors import ConcretizationTypeError
 from funcgrad.core.interp import Tracer
+from funcgrad.numpy import _info
 from funcgrad.numpy._core import (
     ArrayLike,
     as_array,
@@ -692,3 +694,35 @@ def append(arr: ArrayLike, values: ArrayLike, axis: int | None = None) -> Any:
     if axis is None:
         return concatenate([ravel(arr), ravel(values)], axis=0)
     return concatenate([arr, values], axis=axis)
+
+
+def unstack(x: ArrayLike, /, *, axis: int = 0) -> tuple[Any, ...]:
+    """Split ``x`` along ``axis`` into a tuple of arrays with that axis removed."""
+    x = as_array(x, "unstack")
+    if aval(x).ndim == 0:
+        raise ValueError(
+            "Unstack requires arrays with rank > 0, however a scalar array was passed."
+        )
+    ax = normalize_axis(axis, aval(x).ndim, "unstack")
+    m = moveaxis(x, ax, 0)
+    return tuple(m[i] for i in range(aval(m).shape[0]))
+
+
+def rollaxis(a: ArrayLike, axis: int, start: int = 0) -> Any:
+    """Roll ``axis`` backwards until it lies before ``start``."""
+    a = as_array(a, "rollaxis")
+    nd = aval(a).ndim
+    ax = normalize_axis(axis, nd, "rollaxis")
+    if not -nd <= start <= nd:
+        raise ValueError(f"start={start} must satisfy {-nd} <= start <= {nd}")
+    start = start + nd if start < 0 else start
+    if ax < start:
+        start -= 1
+    return moveaxis(a, ax, start)
+
+
+def dsplit(ary: ArrayLike, indices_or_sections: Any) -> list[Any]:
+    """Split along the third axis."""
+    if _info.ndim(ary) < 3:
+        raise ValueError("dsplit only works on arrays of 3 or more dimensions")
+    return split(ary, indices_or_sections, axis=2)

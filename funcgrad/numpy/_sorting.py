@@ -1,12 +1,16 @@
-"""Sorting: ``sort``, ``argsort`` and ``median``, on the ``sort`` primitive."""
+"""Sorting: ``sort``, ``argsort``, ``lexsort``, ``sort_complex``, ``partition``/
+``argpartition`` and ``median``, on the ``sort`` primitive."""
 
 from __future__ import annotations
 
+import operator
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
 from funcgrad.core import dtypes
+from funcgrad.numpy import _creation, _shape
 from funcgrad.numpy._core import (
     ArrayLike,
     as_array,
@@ -131,3 +135,69 @@ def median(
         kept = tuple(1 if d in axes else k for d, k in enumerate(shape))
         mid = sh.reshape(mid, kept or (1,))
     return _out(mid)
+
+
+def _int() -> np.dtype:
+    return dtypes.default_dtype(1)
+
+
+def lexsort(keys: Sequence[ArrayLike], axis: int = -1) -> Any:
+    """Indices that sort by the last key, then the one before it, and so on (stable)."""
+    keys = [_creation.asarray(k) for k in keys]
+    if not keys:
+        raise TypeError("need sequence of keys with len > 0 in lexsort")
+    shape = aval(keys[0]).shape
+    if any(aval(k).shape != shape for k in keys):
+        raise ValueError("all keys need to be the same shape")
+    if not shape:
+        return out(_creation.zeros((), _int()))
+    ax = normalize_axis(axis, len(shape), "lexsort")
+    iota = _shape.broadcast_to(
+        _shape.reshape(
+            _creation.arange(shape[ax], dtype=_int()),
+            [-1 if d == ax else 1 for d in range(len(shape))],
+        ),
+        shape,
+    )
+    res = _sort(*keys[::-1], iota, dimension=ax, is_stable=True, num_keys=len(keys))
+    return out(res[-1])
+
+
+def _partition_order(name: str, a: ArrayLike, kth: int, axis: int) -> tuple[Any, int, int]:
+    a = as_array(a, name)
+    ax = normalize_axis(axis, aval(a).ndim, name)
+    n = aval(a).shape[ax]
+    kth = operator.index(kth)
+    if not -n <= kth < n:
+        raise ValueError(f"{name}: kth={kth} out of range for an axis of length {n}")
+    return a, ax, kth % n
+
+
+def _halves(x: Any, ax: int, kth: int) -> Any:
+    """The ``kth + 1`` smallest in ascending order, then the rest in descending order (the
+    layout ``jnp`` produces from two ``top_k``)."""
+    m = _shape.moveaxis(x, ax, -1)
+    res = _shape.concatenate([m[..., : kth + 1], m[..., kth + 1 :][..., ::-1]], axis=-1)
+    return _shape.moveaxis(res, -1, ax)
+
+
+def partition(a: ArrayLike, kth: int, axis: int = -1) -> Any:
+    """A copy of ``a`` with the ``kth`` element in its sorted place, the smaller ones before
+    it (ascending) and the larger ones after (descending)."""
+    a, ax, kth = _partition_order("partition", a, kth, axis)
+    return out(_halves(sort(a, axis=ax), ax, kth))
+
+
+def sort_complex(a: ArrayLike) -> Any:
+    """Sort by real part, then imaginary part; the result is complex."""
+    a = as_array(a, "sort_complex")
+    dt = dtypes.to_inexact(aval(a).dtype)
+
+    return out(convert(sort(a, axis=-1), ew.complex_dtype(dt)))
+
+
+def argpartition(a: ArrayLike, kth: int, axis: int = -1) -> Any:
+    """Indices that partition ``a`` around its ``kth`` element (here all in ascending
+    order, a valid partition; ties in stable order)."""
+    a, ax, kth = _partition_order("argpartition", a, kth, axis)
+    return out(convert(argsort(a, axis=ax), np.dtype(np.int32)))

@@ -36,6 +36,7 @@ from funcgrad.numpy._core import (
 )
 from funcgrad.primitives import elementwise as ew
 from funcgrad.primitives import shape as sh
+from funcgrad.primitives import special
 
 _BOOL = np.dtype("bool")
 
@@ -146,6 +147,13 @@ def _sinc(x: Any) -> Any:
 
 
 sinc = _unary_inexact("sinc", _sinc, "``sin(pi x) / (pi x)`` with ``sinc(0) = 1``")
+
+
+def i0(x: ArrayLike) -> Any:
+    """Modified Bessel function of the first kind, order 0."""
+    (x,) = promote_broadcast("i0", x, to="inexact")
+    check_kind("i0", "real", x)
+    return exp(abs(x)) * special.bessel_i0e(x)
 
 
 def _select(pred: Any, on_false: Any, on_true: Any) -> Any:

@@ -1,0 +1,134 @@
+"""Python functions applied over arrays: ``vectorize`` (``vmap`` over broadcast loop
+axes, with gufunc signatures), ``apply_along_axis``, ``apply_over_axes``, ``piecewise``
+(functions chosen by conditions) and ``fromfunction`` (a function of the index grids)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from funcgrad.api import vmap
+from funcgrad.numpy import _creation, _info, _shape, _ufuncs
+from funcgrad.numpy._core import ArrayLike, aval, normalize_axis, out
+from funcgrad.numpy._index_tricks import indices
+
+
+def _parse_signature(signature: str) -> tuple[list[tuple[str, ...]], list[tuple[str, ...]]]:
+    import re
+
+    def dims(group: str) -> list[tuple[str, ...]]:
+        return [tuple(d for d in g.split(",") if d) for g in re.findall(r"\(([\w,]*)\)", group)]
+
+    if "->" not in signature:
+        raise ValueError(f"not a valid gufunc signature: {signature}")
+    ins, outs = signature.replace(" ", "").split("->")
+    return dims(ins), dims(outs)
+
+
+def vectorize(
+    pyfunc: Callable, *, excluded: Any = frozenset(), signature: str | None = None
+) -> Callable:
+    """A function that maps ``pyfunc`` over the broadcast leading (loop) axes of its array
+    arguments with ``vmap``; ``signature`` (``"(n),(n)->()"``) names each argument's core
+    axes; positional indices or keyword names in ``excluded`` are passed through."""
+    import functools
+
+    in_core = None if signature is None else _parse_signature(signature)[0]
+
+    @functools.wraps(pyfunc)
+    def wrapped(*args: Any, **kwargs: Any) -> Any:
+        static = {i: a for i, a in enumerate(args) if i in excluded}
+        skw = {k: v for k, v in kwargs.items() if k in excluded}
+        dyn_kw = [k for k in kwargs if k not in excluded]
+        dyn = [_creation.asarray(a) for i, a in enumerate(args) if i not in excluded]
+        dyn += [_creation.asarray(kwargs[k]) for k in dyn_kw]
+        core = in_core if in_core is not None else [()] * len(dyn)
+        if len(core) != len(dyn):
+            raise TypeError(
+                f"wrong number of positional arguments: expected {len(core)}, got {len(dyn)}"
+            )
+        loops = [aval(a).shape[: aval(a).ndim - len(c)] for a, c in zip(dyn, core)]
+        loop = np.broadcast_shapes(*loops) if loops else ()
+        dyn = [
+            _shape.broadcast_to(a, (*loop, *aval(a).shape[len(s) :])) for a, s in zip(dyn, loops)
+        ]
+
+        def call(*xs: Any) -> Any:
+            full, it = [], iter(xs[: len(xs) - len(dyn_kw)])
+            for i in range(len(args)):
+                full.append(static[i] if i in static else next(it))
+            kw = dict(skw, **dict(zip(dyn_kw, xs[len(xs) - len(dyn_kw) :])))
+            return pyfunc(*full, **kw)
+
+        f = call
+        for _ in loop:
+            f = vmap(f)
+        return f(*dyn)
+
+    return wrapped
+
+
+def apply_along_axis(func1d: Callable, axis: int, arr: ArrayLike, *args: Any, **kwargs: Any) -> Any:
+    """``func1d`` applied to the 1-D slices of ``arr`` along ``axis`` (one ``vmap`` per
+    other axis)."""
+
+    a = _creation.asarray(arr)
+    nd = aval(a).ndim
+    ax = normalize_axis(axis, nd, "apply_along_axis")
+
+    def f(x: Any) -> Any:
+        return func1d(x, *args, **kwargs)
+
+    for _ in range(nd - 1):
+        f = vmap(f)
+    res = f(_shape.moveaxis(a, ax, -1))  # (*other axes, *func1d's output axes)
+    k = aval(res).ndim - (nd - 1)
+    perm = (*range(ax), *range(nd - 1, nd - 1 + k), *range(ax, nd - 1))
+    return _shape.transpose(res, perm)
+
+
+def apply_over_axes(func: Callable[[Any, int], Any], a: ArrayLike, axes: Sequence[int]) -> Any:
+    """Apply ``func(a, axis)`` repeatedly, keeping the reduced axes."""
+    a = _creation.asarray(a)
+    for axis in axes:
+        b = func(a, axis)
+        a = b if _info.ndim(b) == _info.ndim(a) else _shape.expand_dims(b, axis)
+    return a
+
+
+def piecewise(x: ArrayLike, condlist: Any, funclist: list, *args: Any, **kw: Any) -> Any:
+    """Evaluate each function (or constant) of ``funclist`` where its condition holds (an
+    extra last function is the default)."""
+    x = _creation.asarray(x)
+    conds = _creation.asarray(condlist)
+    if aval(conds).ndim == aval(x).ndim:
+        conds = conds[None]
+    nc, nf = aval(conds).shape[0], len(funclist)
+    if nf == nc + 1:
+        default = funclist[-1]
+        funclist = funclist[:-1]
+    elif nf == nc:
+        default = 0
+    else:
+        raise ValueError(
+            f"with {nc} condition(s), either {nc} or {nc + 1} functions are expected; got {nf}"
+        )
+
+    def ev(f: Any) -> Any:
+        v = f(x, *args, **kw) if callable(f) else f
+        return _creation.asarray(v, dtype=aval(x).dtype)
+
+    res = _shape.broadcast_to(ev(default), aval(x).shape)
+    for i in range(nc):
+        res = _ufuncs.where(conds[i], ev(funclist[i]), res)
+    return out(res)
+
+
+def fromfunction(
+    function: Callable[..., Any], shape: Any, *, dtype: Any = float, **kwargs: Any
+) -> Any:
+    """``function`` evaluated on the index grids of ``shape``."""
+    grids = indices(shape, dtype=dtype, sparse=False)
+    return function(*[grids[i] for i in range(len(shape))], **kwargs)
