@@ -18,18 +18,20 @@ from funcgrad.lax import (
     _control,
     _conv,
     _elementwise,
-    _extras,
+    _fft,
     _gather,
     _reductions,
+    _special,
     _structural,
     _windowed,
 )
 from funcgrad.lax._control import *  # noqa: F403
 from funcgrad.lax._conv import *  # noqa: F403
 from funcgrad.lax._elementwise import *  # noqa: F403
-from funcgrad.lax._extras import *  # noqa: F403
+from funcgrad.lax._fft import *  # noqa: F403
 from funcgrad.lax._gather import *  # noqa: F403
 from funcgrad.lax._reductions import *  # noqa: F403
+from funcgrad.lax._special import *  # noqa: F403
 from funcgrad.lax._structural import *  # noqa: F403
 from funcgrad.lax._windowed import *  # noqa: F403
 from funcgrad.primitives.calls import stop_gradient
@@ -38,9 +40,10 @@ __all__ = [
     *_control.__all__,
     *_conv.__all__,
     *_elementwise.__all__,
-    *_extras.__all__,
+    *_fft.__all__,
     *_gather.__all__,
     *_reductions.__all__,
+    *_special.__all__,
     *_structural.__all__,
     *_windowed.__all__,
     "cond",

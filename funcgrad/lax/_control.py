@@ -1,5 +1,6 @@
-"""``lax.map``, ``lax.associative_scan`` and ``lax.platform_dependent`` (control flow
-itself lives in ``funcgrad.control_flow`` and is re-exported by ``funcgrad.lax``)."""
+"""``lax.map``, ``lax.associative_scan``, ``lax.platform_dependent`` and
+``lax.optimization_barrier`` (control flow itself lives in ``funcgrad.control_flow``
+and is re-exported by ``funcgrad.lax``)."""
 
 from __future__ import annotations
 
@@ -13,9 +14,11 @@ from funcgrad.control_flow import scan
 from funcgrad.core.axes import normalize_axis
 from funcgrad.core.interp import to_aval
 from funcgrad.numpy._core import here, prep
+from funcgrad.primitives import calls as _calls
 from funcgrad.primitives import shape as sh
+from funcgrad.tree_util import tree_flatten, tree_unflatten
 
-__all__ = ["associative_scan", "map", "platform_dependent"]
+__all__ = ["associative_scan", "map", "optimization_barrier", "platform_dependent"]
 
 #: the names ``platform_dependent`` accepts for a branch, per backend funcgrad runs on
 _PLATFORM_NAMES = {"cpu": ("cpu",), "gpu": ("cuda", "rocm", "gpu"), "tpu": ("tpu",)}
@@ -45,6 +48,16 @@ def platform_dependent(
             f"(branches for {sorted(per_platform)}){here()}"
         )
     return default(*args)
+
+
+def optimization_barrier(operand: Any, /) -> Any:
+    """Return ``operand`` (a pytree) unchanged, keeping XLA from moving computations
+    across this point (e.g. merging a rematerialisation into the forward pass)."""
+    leaves, tree = tree_flatten(operand)
+    if not leaves:
+        return operand
+    outs = _calls.optimization_barrier(*[prep(x, "optimization_barrier") for x in leaves])
+    return tree_unflatten(tree, list(outs))
 
 
 def map(f: Callable, xs: Any, *, batch_size: int | None = None) -> Any:

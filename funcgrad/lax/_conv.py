@@ -1,5 +1,7 @@
-"""``lax``'s convolutions: ``conv_general_dilated``, ``conv``, ``conv_dimension_numbers``
-and ``padtype_to_pads`` (also used by ``reduce_window`` and ``conv_transpose``)."""
+"""``lax``'s convolutions: ``conv_general_dilated`` and its forms ``conv``,
+``conv_with_general_padding`` and ``conv_transpose``; the shape helpers
+``conv_shape_tuple`` and ``conv_transpose_shape_tuple``; ``conv_dimension_numbers``
+and ``padtype_to_pads`` (also used by ``reduce_window``)."""
 
 from __future__ import annotations
 
@@ -9,19 +11,27 @@ from collections.abc import Sequence
 from typing import Any
 
 from funcgrad.core.interp import to_aval
+from funcgrad.lax import _structural
 from funcgrad.numpy._core import here, prep
 from funcgrad.primitives import conv as _conv
 from funcgrad.primitives.conv import ConvDimensionNumbers
 
 __all__ = [
     "ConvDimensionNumbers",
+    "ConvGeneralDilatedDimensionNumbers",
     "conv",
     "conv_dimension_numbers",
     "conv_general_dilated",
+    "conv_shape_tuple",
+    "conv_transpose",
+    "conv_transpose_shape_tuple",
+    "conv_with_general_padding",
     "padtype_to_pads",
 ]
 
 DimensionNumbers = ConvDimensionNumbers | Sequence[str] | Sequence[Sequence[int]] | None
+#: Layout strings, a :class:`ConvDimensionNumbers` or ``None``, as ``jax.lax``'s alias.
+ConvGeneralDilatedDimensionNumbers = tuple[str, str, str] | ConvDimensionNumbers | None
 
 
 def padtype_to_pads(
@@ -216,3 +226,164 @@ def conv(
         precision=precision,
         preferred_element_type=preferred_element_type,
     )
+
+
+def conv_with_general_padding(
+    lhs: Any,
+    rhs: Any,
+    window_strides: Sequence[int],
+    padding: str | Sequence[tuple[int, int]],
+    lhs_dilation: Sequence[int] | None,
+    rhs_dilation: Sequence[int] | None,
+    precision: Any = None,
+    preferred_element_type: Any = None,
+) -> Any:
+    """``conv_general_dilated`` in the default ``NC...``/``OI...`` layout."""
+    return conv_general_dilated(
+        lhs,
+        rhs,
+        window_strides,
+        padding,
+        lhs_dilation,
+        rhs_dilation,
+        precision=precision,
+        preferred_element_type=preferred_element_type,
+    )
+
+
+def _transpose_pads(k: int, s: int, padding: Any) -> tuple[int, int]:
+    # padding of the dilated input so the output matches keras' Conv2DTranspose; a
+    # (lo, hi) pair is the forward convolution's padding
+    if isinstance(padding, (tuple, list)) and len(padding) == 2:
+        return k - operator.index(padding[0]) - 1, k - operator.index(padding[1]) - 1
+    if padding == "SAME":
+        total = k + s - 2
+        lo = k - 1 if s > k - 1 else -(-total // 2)
+    elif padding == "VALID":
+        total = k + s - 2 + builtins.max(k - s, 0)
+        lo = k - 1
+    else:
+        raise ValueError(
+            f"conv_transpose: padding must be 'SAME', 'VALID' or (lo, hi) pairs, "
+            f"got {padding!r}{here()}"
+        )
+    return lo, total - lo
+
+
+_DEFAULT_TRANSPOSE_DN = {
+    2: ("NC", "IO", "NC"),
+    3: ("NHC", "HIO", "NHC"),
+    4: ("NHWC", "HWIO", "NHWC"),
+    5: ("NHWDC", "HWDIO", "NHWDC"),
+}
+
+
+def conv_transpose(
+    lhs: Any,
+    rhs: Any,
+    strides: Sequence[int],
+    padding: str | Sequence[tuple[int, int]],
+    rhs_dilation: Sequence[int] | None = None,
+    dimension_numbers: ConvGeneralDilatedDimensionNumbers = None,
+    transpose_kernel: bool = False,
+    precision: Any = None,
+    preferred_element_type: Any = None,
+    use_consistent_padding: bool = False,
+) -> Any:
+    """Transposed ("deconvolution") n-d convolution, as ``jax.lax.conv_transpose``.
+
+    The input is dilated by ``strides`` and convolved with stride 1; ``'SAME'`` and
+    ``'VALID'`` pad as Keras' ``Conv2DTranspose`` does, explicit ``(lo, hi)`` pairs pad
+    the dilated input (unless ``use_consistent_padding``, which reads them as the
+    forward convolution's padding). The default layout is ``NHWC``/``HWIO``.
+    ``transpose_kernel=True`` flips the kernel's spatial axes and swaps I and O, giving
+    the gradient of a forward convolution.
+    """
+    lhs, rhs = prep(lhs, "conv_transpose"), prep(rhs, "conv_transpose")
+    lshape, rshape = to_aval(lhs).shape, to_aval(rhs).shape
+    nd = len(lshape)
+    if len(rshape) != nd or nd < 2:
+        raise TypeError(
+            f"conv_transpose: lhs and rhs must have one rank >= 2, got {to_aval(lhs)} and "
+            f"{to_aval(rhs)}{here()}"
+        )
+    if dimension_numbers is None:
+        if nd not in _DEFAULT_TRANSPOSE_DN:
+            raise ValueError(f"conv_transpose: no default dimension_numbers for rank {nd}")
+        dimension_numbers = _DEFAULT_TRANSPOSE_DN[nd]
+    dn = conv_dimension_numbers(lshape, rshape, dimension_numbers)
+    ksp = [rshape[d] for d in dn.rhs_spec[2:]]
+    rd = (1,) * (nd - 2) if rhs_dilation is None else tuple(rhs_dilation)
+    strides = tuple(operator.index(s) for s in strides)
+    if use_consistent_padding or (isinstance(padding, str) and padding in ("SAME", "VALID")):
+        each = [padding] * len(strides) if isinstance(padding, str) else list(padding)
+        pads = [
+            _transpose_pads(_conv._dilate(k, r), s, p) for k, r, s, p in zip(ksp, rd, strides, each)
+        ]
+    else:
+        pads = padding
+    if transpose_kernel:
+        rhs = _structural.rev(rhs, tuple(dn.rhs_spec[2:]))
+        perm = list(range(nd))
+        o, i = dn.rhs_spec[0], dn.rhs_spec[1]
+        perm[o], perm[i] = i, o
+        rhs = _structural.transpose(rhs, tuple(perm))
+    return conv_general_dilated(
+        lhs,
+        rhs,
+        (1,) * (nd - 2),
+        pads,
+        strides,
+        rd,
+        dn,
+        precision=precision,
+        preferred_element_type=preferred_element_type,
+    )
+
+
+def conv_shape_tuple(
+    lhs_shape: Sequence[int],
+    rhs_shape: Sequence[int],
+    strides: Sequence[int],
+    pads: str | Sequence[tuple[int, int]],
+    batch_group_count: int = 1,
+) -> tuple[int, ...]:
+    """Output shape of an ``NC...``/``OI...`` convolution with these strides and pads."""
+    if isinstance(pads, str):
+        pads = padtype_to_pads(lhs_shape[2:], rhs_shape[2:], strides, pads)
+    if len(pads) != len(lhs_shape) - 2:
+        raise TypeError(
+            f"conv_shape_tuple: pads {pads} need one entry per spatial dimension of "
+            f"{tuple(lhs_shape)}"
+        )
+    space = [
+        builtins.max(0, (n + lo + hi - k) // s + 1)
+        for n, k, s, (lo, hi) in zip(lhs_shape[2:], rhs_shape[2:], strides, pads)
+    ]
+    return (lhs_shape[0] // batch_group_count, rhs_shape[0], *space)
+
+
+def conv_transpose_shape_tuple(
+    lhs_shape: Sequence[int],
+    rhs_shape: Sequence[int],
+    window_strides: Sequence[int],
+    padding: str | Sequence[tuple[int, int]],
+    dimension_numbers: ConvGeneralDilatedDimensionNumbers,
+) -> tuple[int, ...]:
+    """Output shape of :func:`conv_transpose` (``dimension_numbers`` as layout strings
+    like ``('NHWC', 'HWIO', 'NHWC')`` or a :class:`ConvDimensionNumbers`)."""
+    dn = conv_dimension_numbers(lhs_shape, rhs_shape, dimension_numbers)
+    lhs_spec, rhs_spec, out_spec = dn.lhs_spec, dn.rhs_spec, dn.out_spec
+    lt = [lhs_shape[d] for d in lhs_spec]
+    rt = [rhs_shape[d] for d in rhs_spec]
+    if isinstance(padding, str):
+        padding = [_transpose_pads(k, s, padding) for k, s in zip(rt[2:], window_strides)]
+    space = [
+        (n - 1) * s - k + 2 + lo + hi
+        for n, k, s, (lo, hi) in zip(lt[2:], rt[2:], window_strides, padding)
+    ]
+    out_t = (lt[0], rt[0], *space)
+    out = [0] * len(out_t)
+    for pos, d in enumerate(out_spec):
+        out[d] = out_t[pos]
+    return tuple(int(v) for v in out)

@@ -76,6 +76,7 @@ __all__ = [
     "population_count",
     "pow",
     "real",
+    "reciprocal",
     "rem",
     "round",
     "rsqrt",
@@ -248,6 +249,11 @@ def exp2(x: Any) -> Any:
     """Elementwise ``2 ** x``."""
     x = prep(x, "exp2")
     return ew.exp(ew.mul(x, ew._c(x, math.log(2.0))))
+
+
+def reciprocal(x: Any) -> Any:
+    """Elementwise ``1 / x``."""
+    return ew.integer_pow(prep(x, "reciprocal"), -1)
 
 
 def square(x: Any) -> Any:

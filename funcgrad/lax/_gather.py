@@ -30,6 +30,7 @@ __all__ = [
     "scatter_max",
     "scatter_min",
     "scatter_mul",
+    "scatter_sub",
 ]
 
 
@@ -118,6 +119,28 @@ scatter_min = _scatter(sc.scatter_min_p, "scatter_min")
 scatter_min.__doc__ = "Elementwise minimum of ``operand`` and ``updates`` at the windows."
 scatter_max = _scatter(sc.scatter_max_p, "scatter_max")
 scatter_max.__doc__ = "Elementwise maximum of ``operand`` and ``updates`` at the windows."
+
+
+def scatter_sub(
+    operand: Any,
+    scatter_indices: Any,
+    updates: Any,
+    dimension_numbers: Any,
+    *,
+    indices_are_sorted: bool = False,
+    unique_indices: bool = False,
+    mode: Any = None,
+) -> Any:
+    """Subtract ``updates`` from ``operand`` at the selected windows (see ``scatter``)."""
+    return scatter_add(
+        operand,
+        scatter_indices,
+        ew.neg(prep(updates, "scatter_sub")),
+        dimension_numbers,
+        indices_are_sorted=indices_are_sorted,
+        unique_indices=unique_indices,
+        mode=mode,
+    )
 
 
 def scatter_apply(

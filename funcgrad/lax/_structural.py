@@ -1,4 +1,5 @@
-"""Shape, slicing, creation, selection and contraction functions of ``jax.lax``."""
+"""Shape, slicing, stacking, creation, selection and contraction functions of
+``jax.lax``, with ``broadcast_shapes`` and the ``DotDimensionNumbers`` alias."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ import numpy as np
 
 from funcgrad.core import dtypes
 from funcgrad.core.interp import to_aval
-from funcgrad.numpy._core import here, prep
+from funcgrad.numpy._core import here, prep, user_dtype
 from funcgrad.primitives import bits
 from funcgrad.primitives import elementwise as ew
 from funcgrad.primitives import indexing as ix
@@ -21,11 +22,13 @@ from funcgrad.primitives import linalg as la
 from funcgrad.primitives import shape as sh
 
 __all__ = [
+    "DotDimensionNumbers",
     "Precision",
     "batch_matmul",
     "bitcast_convert_type",
     "broadcast",
     "broadcast_in_dim",
+    "broadcast_shapes",
     "broadcast_to_rank",
     "broadcasted_iota",
     "clamp",
@@ -40,6 +43,7 @@ __all__ = [
     "dynamic_update_index_in_dim",
     "dynamic_update_slice",
     "dynamic_update_slice_in_dim",
+    "empty",
     "expand_dims",
     "full",
     "full_like",
@@ -54,9 +58,16 @@ __all__ = [
     "slice_in_dim",
     "split",
     "squeeze",
+    "stack",
     "tile",
     "transpose",
+    "unstack",
     "zeros_like_array",
+]
+
+#: ``((lhs_contracting, rhs_contracting), (lhs_batch, rhs_batch))``, as ``jax.lax``'s alias.
+DotDimensionNumbers = tuple[
+    tuple[Sequence[int], Sequence[int]], tuple[Sequence[int], Sequence[int]]
 ]
 
 
@@ -560,3 +571,49 @@ def batch_matmul(lhs: Any, rhs: Any, precision: Any = None) -> Any:
     nd = la_.ndim
     batch = tuple(range(nd - 2))
     return dot_general(lhs, rhs, (((nd - 1,), (nd - 2,)), (batch, batch)), precision)
+
+
+def broadcast_shapes(*shapes: Sequence[int]) -> tuple[int, ...]:
+    """The NumPy-style broadcast of ``shapes`` (ranks aligned on the right)."""
+    try:
+        norm = [tuple(operator.index(d) for d in s) for s in shapes]
+    except TypeError as e:
+        raise TypeError(f"broadcast_shapes: shapes must be int sequences, got {shapes}") from e
+    rank = builtins.max((len(s) for s in norm), default=0)
+    out = []
+    for i in range(rank):
+        dims = {s[len(s) - rank + i] for s in norm if len(s) - rank + i >= 0}
+        dims.discard(1)
+        if len(dims) > 1:
+            raise ValueError(f"broadcast_shapes: incompatible shapes for broadcasting: {norm}")
+        out.append(dims.pop() if dims else 1)
+    return tuple(out)
+
+
+def empty(shape: Sequence[int], dtype: Any, *, out_sharding: Any = None) -> Any:
+    """An array of ``shape`` and ``dtype`` whose contents are unspecified (zeros here)."""
+    del out_sharding
+    dt = user_dtype(dtype, "empty")
+    return sh.full(tuple(operator.index(d) for d in shape), 0, dt)
+
+
+def stack(operands: Sequence[Any], axis: int = 0) -> Any:
+    """Stack arrays of one shape and dtype along a new axis ``axis``."""
+    xs = [prep(x, "stack") for x in operands]
+    if not xs:
+        raise ValueError(f"stack: need at least one operand{here()}")
+    nd = len(to_aval(xs[0]).shape) + 1
+    if not -nd <= axis < nd:
+        raise ValueError(f"stack: axis {axis} is out of bounds for rank {nd}{here()}")
+    axis = axis % nd
+    return concatenate([expand_dims(x, (axis,)) for x in xs], axis)
+
+
+def unstack(x: Any, axis: int = 0) -> tuple[Any, ...]:
+    """Split ``x`` along ``axis`` into a tuple of arrays with that axis removed."""
+    x = prep(x, "unstack")
+    shape = to_aval(x).shape
+    if not -len(shape) <= axis < len(shape):
+        raise ValueError(f"unstack: axis {axis} is out of bounds for shape {shape}{here()}")
+    axis = axis % len(shape)
+    return tuple(index_in_dim(x, i, axis, keepdims=False) for i in range(shape[axis]))
