@@ -7,38 +7,10 @@ import re
 from pathlib import Path
 
 import pytest
+from public_namespaces import NAMESPACES
 
 DOCS = Path(__file__).resolve().parent.parent / "docs"
 API = DOCS / "api"
-
-NAMESPACES = [
-    "funcgrad",
-    "funcgrad.numpy",
-    "funcgrad.numpy.linalg",
-    "funcgrad.numpy.fft",
-    "funcgrad.lax",
-    "funcgrad.lax.linalg",
-    "funcgrad.scipy.linalg",
-    "funcgrad.scipy.special",
-    "funcgrad.scipy.stats",
-    "funcgrad.scipy.optimize",
-    "funcgrad.scipy.signal",
-    "funcgrad.scipy.fft",
-    "funcgrad.scipy.integrate",
-    "funcgrad.scipy.interpolate",
-    "funcgrad.scipy.ndimage",
-    "funcgrad.scipy.cluster.vq",
-    "funcgrad.scipy.spatial.transform",
-    "funcgrad.random",
-    "funcgrad.nn",
-    "funcgrad.nn.initializers",
-    "funcgrad.optim",
-    "funcgrad.debug",
-    "funcgrad.interop",
-    "funcgrad.example_libraries.stax",
-    "funcgrad.example_libraries.optimizers",
-    "compat.lazy",
-]
 
 
 def _rendered() -> set[str]:
