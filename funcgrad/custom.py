@@ -391,7 +391,7 @@ def _is_zero_marker(x: Any) -> bool:
 
 
 class custom_jvp:
-    """A function with a hand-written JVP rule, as ``jax.custom_jvp``.
+    """A function with a hand-written JVP rule, as JAX's ``custom_jvp``.
 
     Used as a decorator; set the rule with ``f.defjvp(jvp)``, where
     ``jvp(primals, tangents) -> (primal_out, tangent_out)``, or give one rule per
@@ -544,7 +544,7 @@ class custom_jvp:
 
 
 class custom_vjp:
-    """A function with hand-written reverse-mode rules, as ``jax.custom_vjp``.
+    """A function with hand-written reverse-mode rules, as JAX's ``custom_vjp``.
 
     Used as a decorator; set the rules with ``f.defvjp(fwd, bwd)``:
     ``fwd(*args) -> (out, residuals)`` runs in the forward pass and chooses what to

@@ -110,9 +110,12 @@ def test_config_reads_and_forwards_jax_options():
         fg.config.no_such_option  # noqa: B018
 
 
-def test_config_own_options():
+def test_config_own_options(monkeypatch):
     from funcgrad import config
 
+    # the registry as it was, after the test (the option must not outlive it)
+    monkeypatch.setattr(config, "_OWN", dict(config._OWN))
+    monkeypatch.setattr(config, "_DOCS", dict(config._DOCS))
     config.define("funcgrad_test_option", 3, "an option for this test")
     assert fg.config.funcgrad_test_option == 3
     fg.config.update("funcgrad_test_option", 4)
