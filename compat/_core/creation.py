@@ -475,7 +475,9 @@ def _legacy(name: str, npd: Any) -> type:
             return tensor(data, dtype=_dt.from_np(npd), device=device)
         return _leaf(np.zeros(_size_args(args), npd), False, device)
 
-    return _LegacyTensorType(name, (), {"__new__": __new__, "_npd": np.dtype(npd)})
+    return _LegacyTensorType(
+        name, (), {"__new__": __new__, "_npd": np.dtype(npd), "dtype": _dt.from_np(npd)}
+    )
 
 
 FloatTensor = _legacy("FloatTensor", np.float32)

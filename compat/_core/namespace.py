@@ -93,6 +93,13 @@ from compat._core.grad_mode import (  # noqa: F401
     set_grad_enabled,
 )
 from compat._core.matrix_views import adjoint  # noqa: F401
+from compat._core.memory_formats import (  # noqa: F401
+    channels_last,
+    channels_last_3d,
+    contiguous_format,
+    memory_format,
+    preserve_format,
+)
 from compat._core.ops.linalg_top import lu_solve, lu_unpack  # noqa: F401
 from compat._core.optable import functions as _functions
 from compat._core.out_arg import with_out
@@ -145,20 +152,3 @@ e = math.e
 pi = math.pi
 inf = math.inf
 nan = math.nan
-
-
-class memory_format:
-    """``torch.contiguous_format`` & co: accepted by ``memory_format=`` arguments;
-    compat's tensors are always contiguous, so every format reads as that."""
-
-    def __init__(self, name: str) -> None:
-        self._name = name
-
-    def __repr__(self) -> str:
-        return f"torch.{self._name}"
-
-
-contiguous_format = memory_format("contiguous_format")
-preserve_format = memory_format("preserve_format")
-channels_last = memory_format("channels_last")
-channels_last_3d = memory_format("channels_last_3d")

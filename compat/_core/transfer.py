@@ -8,6 +8,7 @@ from compat._core import device as _dev
 from compat._core import dtypes as _dt
 from compat._core import grad_mode as _gm
 from compat._core import shape_ops as S
+from compat._core.memory_formats import memory_format
 from compat._core.tensor import Tensor
 
 
@@ -15,15 +16,25 @@ def _is_dtype(x: Any) -> bool:
     return isinstance(x, _dt.dtype) or x in (float, int, bool, complex)
 
 
-def parse_to(args: tuple, kwargs: dict) -> tuple[Any, Any, bool]:
-    """``(device, dtype, copy)`` from ``to``'s three signatures: ``to(dtype, ...)``,
-    ``to(device=None, dtype=None, ...)`` and ``to(other, ...)``."""
+def parse_to(args: tuple, kwargs: dict) -> tuple[Any, Any, bool, Any]:
+    """``(device, dtype, copy, memory_format)`` from ``to``'s three signatures:
+    ``to(dtype, ...)``, ``to(device=None, dtype=None, ...)`` and ``to(other, ...)``.
+
+    ``memory_format`` is one of ``torch.contiguous_format`` & co (or ``None``) and changes
+    nothing: compat's layout is XLA's, and PyTorch's ``to`` also returns the tensor itself
+    when its dtype and device stay, whatever the format.
+    """
     device = kwargs.pop("device", None)
     dtype = kwargs.pop("dtype", None)
     copy = kwargs.pop("copy", False)
     kwargs.pop("non_blocking", None)
-    if kwargs.pop("memory_format", None) not in (None, "torch.preserve_format"):
-        raise NotImplementedError("Tensor.to: memory_format (compat tensors are contiguous)")
+    fmt = kwargs.pop("memory_format", None)
+    if fmt is not None and not isinstance(fmt, memory_format):
+        raise TypeError(
+            "to() received an invalid combination of arguments - got "
+            f"(memory_format={type(fmt).__name__}, ...): memory_format must be a "
+            "torch.memory_format"
+        )
     if kwargs:
         raise TypeError(f"to() got an unexpected keyword argument '{next(iter(kwargs))}'")
     rest: list = list(args)
@@ -43,7 +54,7 @@ def parse_to(args: tuple, kwargs: dict) -> tuple[Any, Any, bool]:
         )
     if len(rest) > 1:
         copy = rest[1]
-    return device, dtype, bool(copy)
+    return device, dtype, bool(copy), fmt
 
 
 def move(t: Tensor, device: Any) -> Tensor:
@@ -63,7 +74,7 @@ def move(t: Tensor, device: Any) -> Tensor:
 
 def to(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
     """``to(dtype)``, ``to(device, dtype)``, ``to(other)``: same tensor when nothing changes."""
-    device, dtype, copy = parse_to(args, dict(kwargs))
+    device, dtype, copy, _fmt = parse_to(args, dict(kwargs))
     out = self
     if device is not None:
         out = move(out, device)

@@ -27,6 +27,7 @@ from compat._core.printing import get_printoptions as get_printoptions  # noqa: 
 from compat._core.printing import set_printoptions as set_printoptions  # noqa: E402
 from compat.torch._compile import compile as compile  # noqa: E402
 from compat.torch._runtime import *  # noqa: E402, F403
+from compat.torch.amp import GradScaler as GradScaler  # noqa: E402
 from compat.torch.amp import autocast as autocast  # noqa: E402
 
 _LAZY_DEVICES = (

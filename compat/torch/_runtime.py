@@ -9,15 +9,19 @@ from __future__ import annotations
 import os
 import warnings
 
+from compat._core.ops import _common as _ops_common
+
 __all__ = [
     "are_deterministic_algorithms_enabled",
     "get_float32_matmul_precision",
     "get_num_interop_threads",
     "get_num_threads",
     "is_deterministic_algorithms_warn_only_enabled",
+    "is_warn_always_enabled",
     "set_float32_matmul_precision",
     "set_num_interop_threads",
     "set_num_threads",
+    "set_warn_always",
     "use_deterministic_algorithms",
 ]
 
@@ -85,3 +89,14 @@ def set_num_interop_threads(num: int) -> None:
 
 def get_num_interop_threads() -> int:
     return _state["interop"]
+
+
+def set_warn_always(b: bool) -> None:
+    """Make the warnings PyTorch gives once per process (the deprecated ``torch.svd``,
+    ``torch.lu``, ... ops) warn every time, or once again (``False``)."""
+    _ops_common.WARN_ALWAYS[0] = bool(b)
+
+
+def is_warn_always_enabled() -> bool:
+    """Whether :func:`set_warn_always` is on."""
+    return _ops_common.WARN_ALWAYS[0]

@@ -61,11 +61,14 @@ def coerce(x: Any) -> Any:
 
 
 _WARNED: set[str] = set()
+#: ``torch.set_warn_always(True)``: every once-per-process warning warns every time
+WARN_ALWAYS = [False]
 
 
 def warn_once(key: str, message: str) -> None:
-    """A ``UserWarning`` the first time only, as PyTorch's ``TORCH_WARN_ONCE``."""
-    if key not in _WARNED:
+    """A ``UserWarning`` the first time only, as PyTorch's ``TORCH_WARN_ONCE`` (every time
+    under ``torch.set_warn_always(True)``)."""
+    if key not in _WARNED or WARN_ALWAYS[0]:
         _WARNED.add(key)
         warnings.warn(message, UserWarning, stacklevel=3)
 

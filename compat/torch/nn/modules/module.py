@@ -623,7 +623,7 @@ class Module(ModuleHooksMixin):
         floating ``dtype`` converts floating parameters and buffers (as new Parameter
         objects: build optimizers after converting, as PyTorch recommends).
         """
-        device, dtype, _ = _transfer.parse_to(args, dict(kwargs))
+        device, dtype, _, _ = _transfer.parse_to(args, dict(kwargs))
         if dtype is not None and not _is_floating_dtype(dtype):
             raise TypeError(
                 "nn.Module.to only accepts floating point or complex dtypes, but got "

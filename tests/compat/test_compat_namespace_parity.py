@@ -1,0 +1,74 @@
+"""Names PyTorch programs use that compat had missing or different (issue 35's sample):
+``torch.GradScaler``, ``torch.set_warn_always``/``is_warn_always_enabled``, the legacy
+tensor types' ``dtype``, and ``Tensor.to(memory_format=...)``; checked against PyTorch."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+import compat.torch as ctorch
+
+LEGACY = [
+    "FloatTensor",
+    "DoubleTensor",
+    "HalfTensor",
+    "BFloat16Tensor",
+    "LongTensor",
+    "IntTensor",
+    "ShortTensor",
+    "CharTensor",
+    "ByteTensor",
+    "BoolTensor",
+]
+
+
+def test_top_level_grad_scaler_is_amps(real_torch):
+    assert real_torch.GradScaler is real_torch.amp.GradScaler
+    assert ctorch.GradScaler is ctorch.amp.GradScaler
+    scaler = ctorch.GradScaler(enabled=False)
+    assert not scaler.is_enabled()
+
+
+@pytest.mark.parametrize("name", LEGACY)
+def test_legacy_tensor_types_have_their_dtype(real_torch, name):
+    ours, theirs = getattr(ctorch, name).dtype, getattr(real_torch, name).dtype
+    assert str(ours) == str(theirs)
+    assert getattr(ctorch, name)([1, 0]).dtype == ours
+
+
+def test_warn_always_makes_once_per_process_warnings_repeat(real_torch):
+    for lib in (ctorch, real_torch):
+        assert lib.is_warn_always_enabled() is False
+        x = lib.tensor(np.eye(3))
+        lib.set_warn_always(True)
+        try:
+            assert lib.is_warn_always_enabled() is True
+            for _ in range(2):  # a deprecated op warns at each call, not only the first
+                with pytest.warns(UserWarning, match="torch.qr is deprecated"):
+                    lib.qr(x)
+        finally:
+            lib.set_warn_always(False)
+        assert lib.is_warn_always_enabled() is False
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        ctorch.qr(ctorch.tensor(np.eye(3)))  # once again: compat warned already
+    assert not [w for w in seen if "torch.qr is deprecated" in str(w.message)]
+
+
+@pytest.mark.parametrize("fmt", ["contiguous_format", "preserve_format", "channels_last"])
+def test_to_memory_format_returns_the_tensor_as_pytorch(real_torch, fmt):
+    shape = (1, 2, 2, 3) if fmt == "channels_last" else (2, 3)
+    results = []
+    for lib in (ctorch, real_torch):
+        x = lib.arange(float(np.prod(shape))).reshape(shape)
+        y = x.to(memory_format=getattr(lib, fmt))
+        z = x.to(lib.float64, memory_format=getattr(lib, fmt))
+        results.append((y.tolist(), str(z.dtype), z.tolist()))
+        if fmt != "channels_last":  # PyTorch returns the tensor itself when nothing changes
+            assert y is x
+    assert results[0] == results[1]
+    with pytest.raises(TypeError, match="invalid combination of arguments"):
+        ctorch.ones(2).to(memory_format="channels_last")
