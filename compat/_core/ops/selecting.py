@@ -404,6 +404,53 @@ def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha: 
     return apply(_index_op_f, "IndexAddBackward0", (input, idx, src), st)
 
 
+_INDEX_REDUCE_OPS = ("prod", "mean", "amax", "amin")
+
+
+@defop(
+    inplace=True,
+    samples=(
+        Sample(((4, 3),), args=(0, Idx((3,), 4), T((3, 3)), "mean")),
+        Sample(((4, 3),), args=(1, Idx((2,), 3), T((4, 2)), "amax")),
+        Sample(
+            ((4, 3),),
+            args=(0, Idx((2,), 4), T((2, 3)), "amin"),
+            kwargs=(("include_self", False),),
+        ),
+        Sample(((4, 3),), args=(0, Idx((3,), 4), T((3, 3)), "prod"), grad=False),
+    ),
+)
+def index_reduce(
+    input: Tensor,
+    dim: int,
+    index: Tensor,
+    source: Tensor,
+    reduce: str,
+    *,
+    include_self: bool = True,
+) -> Tensor:
+    """Reduces ``source``'s slices into the slices of ``dim`` at ``index`` with ``prod``,
+    ``mean``, ``amax`` or ``amin`` (``include_self=False``: the targeted slices start
+    from ``source`` alone); PyTorch's beta warning once."""
+    if reduce not in _INDEX_REDUCE_OPS:
+        raise RuntimeError(
+            "index_reduce(): Expected reduce to be one of prod, mean, amax or amin but got "
+            f"{reduce}."
+        )
+    warn_once("index_reduce", "index_reduce() is in beta and the API may change at any time.")
+    axis, idx = _index_args(input, dim, index, "index_reduce")
+    along = [1] * builtins.max(source.ndim, 1)
+    along[axis] = -1
+    full = np.broadcast_to(idx.reshape(along), tuple(source.shape) or (1,))
+    st = (
+        ("axis", axis),
+        ("reduce", reduce),
+        ("include_self", bool(include_self)),
+        ("dtype", input._npdtype),
+    )
+    return apply(_scatter_reduce_f, "IndexReduceBackward0", (input, full, source), st)
+
+
 @defop(
     inplace=True,
     samples=Sample(((4, 3),), args=(0, Idx((1,), 4), T((1, 3)))),
