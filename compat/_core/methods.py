@@ -17,7 +17,7 @@ from compat._core import transfer as T_
 from compat._core import views as _views
 from compat._core.mutation import inplace_result
 from compat._core.ops import linalg_top as _linalg_top
-from compat._core.tensor import Tensor, _wrap_dim
+from compat._core.tensor import Size, Tensor, _wrap_dim
 
 
 def _r(f: Any) -> Any:
@@ -34,10 +34,42 @@ def _type(self: Tensor, dtype: Any = None) -> Any:
 def _new(
     self: Tensor, fill: Any, size: tuple, dtype: Any, requires_grad: bool, device: Any = None
 ) -> Tensor:
-    from compat._core.creation import _factory
-
     where = self.device if device is None else device
-    return _factory(fill, size, dtype or self.dtype, requires_grad, where)
+    return _creation._factory(fill, size, dtype or self.dtype, requires_grad, where)
+
+
+def _legacy_new(self: Tensor, *args: Any, device: Any = None, **kwargs: Any) -> Tensor:
+    """``Tensor.new``, the legacy constructor: ``new(*sizes)`` or ``new(size)`` a tensor of
+    those sizes (zeros: compat has no uninitialised memory), ``new(data)`` one from data,
+    ``new(tensor)`` that tensor's data, ``new()`` an empty one; ``self``'s dtype, and
+    ``self``'s device unless ``device=`` says otherwise."""
+    if kwargs:
+        raise TypeError(
+            f"new() received an invalid combination of arguments - got "
+            f"({', '.join(f'{k}={type(v).__name__}' for k, v in kwargs.items())}): "
+            "new() takes sizes, data, a tensor or a storage, and device= only"
+        )
+    where = self.device if device is None else device
+    if not args:
+        return _creation._factory(0, (0,), self.dtype, False, where)
+    if all(isinstance(a, (int, np.integer)) and not isinstance(a, bool) for a in args):
+        return _creation._factory(0, tuple(int(a) for a in args), self.dtype, False, where)
+    if len(args) == 1 and isinstance(args[0], Size):
+        return _creation._factory(0, tuple(args[0]), self.dtype, False, where)
+    if len(args) == 1 and isinstance(args[0], Tensor):
+        other = args[0]
+        if other.dtype != self.dtype:
+            raise TypeError(
+                f"expected {self.dtype} (got {other.dtype}): Tensor.new(tensor) takes a "
+                "tensor of self's dtype"
+            )
+        return other.detach()
+    if len(args) == 1:
+        return _creation.tensor(args[0], dtype=self.dtype, device=where)
+    raise TypeError(
+        "new() received an invalid combination of arguments - got "
+        f"({', '.join(type(a).__name__ for a in args)})"
+    )
 
 
 def _setitem(self: Tensor, idx: Any, value: Any) -> None:
@@ -270,6 +302,7 @@ def install() -> None:
         "cpu": T_.cpu,
         "cuda": T_.cuda,
         "xpu": T_.xpu,
+        "new": _legacy_new,
         "new_zeros": lambda self, *size, dtype=None, device=None, requires_grad=False: _new(
             self, 0, size, dtype, requires_grad, device
         ),
@@ -282,13 +315,13 @@ def install() -> None:
         "new_empty": lambda self, *size, dtype=None, device=None, requires_grad=False: _new(
             self, 0, size, dtype, requires_grad, device
         ),
-        "new_tensor": lambda self, data, dtype=None, device=None, requires_grad=False: __import__(
-            "compat._core.creation", fromlist=["tensor"]
-        ).tensor(
-            data,
-            dtype=dtype or self.dtype,
-            device=self.device if device is None else device,
-            requires_grad=requires_grad,
+        "new_tensor": lambda self, data, dtype=None, device=None, requires_grad=False: (
+            _creation.tensor(
+                data,
+                dtype=dtype or self.dtype,
+                device=self.device if device is None else device,
+                requires_grad=requires_grad,
+            )
         ),
         # in-place
         "add_": _ipm("add"),

@@ -367,7 +367,11 @@ def _split_f(x: Any, *, axis: int, bounds: tuple) -> Any:
     return tuple(outs)
 
 
-@defop(samples=(Sample(((5, 2),), args=(2,)), Sample(((5, 2),), args=([1, 4],))))
+@defop(
+    aliases=("unsafe_split",),
+    method_aliases=("unsafe_split",),
+    samples=(Sample(((5, 2),), args=(2,)), Sample(((5, 2),), args=([1, 4],))),
+)
 def split(input: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple:
     d = _wrap_dim(dim, input.ndim)
     n = input.shape[d]
@@ -396,7 +400,11 @@ def split(input: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple:
     return out
 
 
-@defop(samples=Sample(((5, 2),), args=(3,)))
+@defop(
+    aliases=("unsafe_chunk",),
+    method_aliases=("unsafe_chunk",),
+    samples=Sample(((5, 2),), args=(3,)),
+)
 def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple:
     n = input.shape[_wrap_dim(dim, input.ndim)]
     size = -(-n // chunks) if n else 1

@@ -72,3 +72,39 @@ def test_to_memory_format_returns_the_tensor_as_pytorch(real_torch, fmt):
     assert results[0] == results[1]
     with pytest.raises(TypeError, match="invalid combination of arguments"):
         ctorch.ones(2).to(memory_format="channels_last")
+
+
+def _new_cases(lib):
+    x = lib.ones(2, 3, dtype=lib.float64)
+    return [
+        (tuple(x.new(2, 3).shape), str(x.new(2, 3).dtype), x.new(2, 3).requires_grad),
+        x.new([1, 2]).tolist(),
+        tuple(x.new().shape),
+        tuple(x.new(lib.Size([4])).shape),
+        x.new((1, 2)).tolist(),  # a tuple is data, not sizes
+        x.new([1.5]).tolist(),
+        x.new(lib.tensor([3.0, 4.0], dtype=lib.float64)).tolist(),
+    ]
+
+
+def test_legacy_tensor_new_as_pytorch(real_torch):
+    assert _new_cases(ctorch) == _new_cases(real_torch)
+    for lib in (ctorch, real_torch):
+        x = lib.ones(2, dtype=lib.float64)
+        with pytest.raises(TypeError):
+            x.new([1], dtype=lib.int32)
+        with pytest.raises(TypeError):
+            x.new(lib.tensor([1, 2]))  # another dtype
+
+
+def test_unsafe_split_and_chunk_are_split_and_chunk(real_torch):
+    def cases(lib):
+        a = lib.arange(6)
+        return [
+            [t.tolist() for t in lib.unsafe_split(a, 4)],
+            [t.tolist() for t in a.unsafe_split(2)],
+            [t.tolist() for t in lib.unsafe_chunk(a, 4)],
+            [t.tolist() for t in a.unsafe_chunk(3)],
+        ]
+
+    assert cases(ctorch) == cases(real_torch)
