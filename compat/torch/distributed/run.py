@@ -111,7 +111,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         _stop(procs, a.stop_timeout)
         return 130
-    # the workers that failed by themselves decide the exit code, not those stopped below
+    # workers ending on their own at about the same time (a failure every rank meets) are
+    # given a moment to do so before the others are stopped: they decide the exit code
+    settle = time.monotonic() + min(1.0, a.stop_timeout)
+    while any(p.poll() is None for p in procs) and time.monotonic() < settle:
+        time.sleep(0.02)
     own = [(i, p.returncode) for i, p in enumerate(procs) if p.returncode not in (None, 0)]
     _stop(procs, a.stop_timeout)
     for i, p in enumerate(procs):
