@@ -13,6 +13,7 @@ import re
 from typing import Any
 
 import jax
+import numpy as np
 
 from funcgrad._compat_contract import x64
 
@@ -218,8 +219,17 @@ def of_array(a: Any) -> device:
 
 @x64
 def place(a: Any, d: Any) -> Any:
-    """``a`` (a NumPy or jax array) on torch device ``d`` (``None``: the CPU)."""
-    if d is None or (isinstance(d, str) and d == "cpu"):
+    """``a`` (a NumPy or jax array) on torch device ``d`` (``None``: the CPU).
+
+    A NumPy array bound for the CPU, when that is JAX's default backend, stays a NumPy
+    array: a read-only copy (1 us, where ``jax.device_put`` costs ~100 us of Python), the
+    host tier's own kind of value, made a JAX array only if a compiled program takes it."""
+    cpu = d is None or (isinstance(d, str) and d == "cpu")
+    if type(a) is np.ndarray and default_is_cpu() and (cpu or as_device(d)._type == "cpu"):
+        out = np.array(a, copy=True)
+        out.flags.writeable = False
+        return out
+    if cpu:
         return jax.device_put(a) if default_is_cpu() else jax.device_put(a, cpu_jax())
     target = jax_device(d)
     if target is cpu_jax() and default_is_cpu():

@@ -108,3 +108,17 @@ def test_unsafe_split_and_chunk_are_split_and_chunk(real_torch):
         ]
 
     assert cases(ctorch) == cases(real_torch)
+
+
+def test_tensors_made_from_numpy_do_not_share_its_memory(real_torch):
+    # compat keeps a CPU tensor made from NumPy data as a read-only NumPy copy (the host
+    # tier's values); like PyTorch's torch.tensor, writing to the source changes nothing
+    for lib in (ctorch, real_torch):
+        a = np.arange(4.0)
+        t = lib.tensor(a)
+        z = lib.zeros(3)
+        a[0] = 100.0
+        assert t.tolist() == [0.0, 1.0, 2.0, 3.0]
+        t.add_(1.0)  # in place on the tensor, never on the source
+        assert a.tolist() == [100.0, 1.0, 2.0, 3.0] and t.tolist() == [1.0, 2.0, 3.0, 4.0]
+        assert (z + 1).tolist() == [1.0, 1.0, 1.0]
