@@ -218,13 +218,8 @@ def conv(
     preferred_element_type: Any = None,
 ) -> Any:
     """Convolution in the default ``NC...``/``OI...`` layout, as ``jax.lax.conv``."""
-    return conv_general_dilated(
-        lhs,
-        rhs,
-        window_strides,
-        padding,
-        precision=precision,
-        preferred_element_type=preferred_element_type,
+    return conv_with_general_padding(
+        lhs, rhs, window_strides, padding, None, None, precision, preferred_element_type
     )
 
 
