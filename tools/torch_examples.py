@@ -279,11 +279,18 @@ def _error_line(stderr: str, stdout: str) -> str:
 
 
 def run_program(
-    prog: Program, mode: str, root: Path, work: Path, timeout: float = 900.0, threads: int = 0
+    prog: Program,
+    mode: str,
+    root: Path,
+    work: Path,
+    timeout: float = 900.0,
+    threads: int = 0,
+    extra_env: dict[str, str] | None = None,
 ) -> Run:
     """Run ``prog`` once in ``mode`` ("torch" or "compat") in a fresh ``work`` directory.
 
-    ``threads`` > 0 caps the math libraries' threads (OpenMP/MKL/OpenBLAS; with 1, XLA's too).
+    ``threads`` > 0 caps the math libraries' threads (OpenMP/MKL/OpenBLAS; with 1, XLA's too);
+    ``extra_env`` is set last (e.g. the step recorder's ``TORCH_EXAMPLES_TRACE``).
     """
     if work.exists():
         shutil.rmtree(work)
@@ -295,6 +302,7 @@ def run_program(
     env.update(prog.env)
     env["TORCH_EXAMPLES_TIMING"] = str(timing)
     env["MPLBACKEND"] = "Agg"
+    env.update(extra_env or {})
     if threads:
         for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
             env[var] = str(threads)

@@ -181,6 +181,41 @@ def _packed_call(enforce_sorted, lengths):
     return call
 
 
+DROPOUT = {
+    "rnn-tanh-3l": ("RNN", (3, 4), dict(num_layers=3), [_rand(5, 2, 3)], _plain),
+    "lstm-bidir-batch_first": (
+        "LSTM",
+        (3, 4),
+        dict(num_layers=2, bidirectional=True, batch_first=True),
+        [_rand(2, 5, 3)],
+        _plain,
+    ),
+    "gru-packed": (
+        "GRU",
+        (2, 3),
+        dict(num_layers=2),
+        [_rand(4, 3, 2)],
+        _packed_call(False, [2, 4, 3]),
+    ),
+}
+
+
+@pytest.mark.parametrize("p", [0.2, 0.5])
+@pytest.mark.parametrize("case", list(DROPOUT))
+def test_seeded_dropout_between_layers_matches_torch(real_torch, case, p):
+    """With the same seed, the stack drops the elements PyTorch drops: one
+    ``bernoulli_(1 - p)`` over each layer's output (packed output when packed), in
+    layer order, after nothing else drew."""
+    cls, args, kwargs, arrays, call = DROPOUT[case]
+    ours, theirs = _twin(real_torch, cls, *args, dropout=p, **kwargs)
+    for seed in (0, 7):
+        torch.manual_seed(seed)
+        real_torch.manual_seed(seed)
+        _compare(real_torch, (ours, theirs), arrays, call)
+    # the stream afterwards: the same number of draws were taken
+    assert torch.rand(3).tolist() == real_torch.rand(3).tolist()
+
+
 PACKED = {
     "lstm-proj-bidir-unsorted-h0c0": (
         "LSTM",

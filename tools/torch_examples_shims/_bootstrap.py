@@ -6,7 +6,10 @@ module objects). In both modes every ``torch.optim`` optimizer's ``step`` and
 ``Tensor.backward`` record a wall-clock timestamp; at exit the timestamps go to the
 JSON file named by ``TORCH_EXAMPLES_TIMING``. ``TORCH_EXAMPLES_MAX_STEPS`` ends the
 program (exit 0) after that many optimizer steps, for programs without an iteration flag;
-``TORCH_EXAMPLES_COMPAT_ROOT`` names the funcgrad checkout to import compat from.
+``TORCH_EXAMPLES_COMPAT_ROOT`` names the funcgrad checkout to import compat from;
+``TORCH_EXAMPLES_DEFAULT_DTYPE`` (e.g. ``float64``) sets the default dtype before the
+program runs. ``TORCH_EXAMPLES_TRACE`` records losses and weights at every step
+(``_trace.py``).
 """
 
 from __future__ import annotations
@@ -25,6 +28,8 @@ import time
 from collections.abc import Callable, Sequence
 from types import ModuleType
 from typing import Any
+
+import _trace
 
 EVENTS: dict[str, list[float]] = {"step": [], "backward": []}
 _DEPTH = {"step": 0, "backward": 0}
@@ -74,7 +79,13 @@ def _patch_torch(module: ModuleType) -> None:
     """Time ``Tensor.backward``; with ``TORCH_EXAMPLES_NUMPY_LOADS``, allow NumPy arrays in loads."""
     tensor = getattr(module, "Tensor", None)
     if tensor is not None and "backward" in vars(tensor):
-        tensor.backward = _timed("backward", vars(tensor)["backward"])
+        backward = vars(tensor)["backward"]
+        if _trace.enabled():
+            backward = _trace.wrap_backward(backward)
+        tensor.backward = _timed("backward", backward)
+    dtype = os.environ.get("TORCH_EXAMPLES_DEFAULT_DTYPE")
+    if dtype and hasattr(module, "set_default_dtype"):
+        module.set_default_dtype(getattr(module, dtype))
     if os.environ.get("TORCH_EXAMPLES_NUMPY_LOADS"):
         import numpy as np
 
@@ -82,9 +93,17 @@ def _patch_torch(module: ModuleType) -> None:
         importlib.import_module(module.__name__ + ".serialization").add_safe_globals(allowed)
 
 
+def _patch_nn(module: ModuleType) -> None:
+    """With a trace on, remember every ``nn.Module`` made (``_trace``)."""
+    if _trace.enabled() and isinstance(getattr(module, "Module", None), type):
+        _trace.patch_module_class(module.Module)
+
+
 _PATCHES = {
     "torch": _patch_torch,
     "compat.torch": _patch_torch,
+    "torch.nn": _patch_nn,
+    "compat.torch.nn": _patch_nn,
     "torch.optim": _patch_optim,
     "compat.torch.optim": _patch_optim,
 }
@@ -183,6 +202,7 @@ def main(argv: list[str]) -> None:
         raise SystemExit(f"unknown mode {mode!r}")
     sys.meta_path.insert(0, _PatchFinder())
     atexit.register(_write_timing)
+    atexit.register(_trace.at_exit)
     sys.argv = [script, *args]
     sys.path[0] = os.path.dirname(os.path.abspath(script))
     sys.path.insert(1, here)  # the torchvision stand-in

@@ -146,8 +146,11 @@ def _stack_f(
             cs.append(cn)
         x = outs[0] if directions == 1 else fnp.concatenate(outs, axis=-1)
         if draws is not None and layer < layers - 1:
+            drop = draws[layer]
+            if packed:  # drawn over the packed output: into the padded layout, as x was
+                drop = fnp.concatenate([drop, fnp.ones((1, drop.shape[-1]), drop.dtype)])[rows]
             if keep_prob > 0:
-                x = fnp.where(draws[layer] < keep_prob, x / keep_prob, fnp.zeros_like(x))
+                x = fnp.where(drop < keep_prob, x / keep_prob, fnp.zeros_like(x))
             else:
                 x = fnp.zeros_like(x)
     if packed:
@@ -175,9 +178,10 @@ def stack(
     ``directions``, ``bias``, ``proj`` and ``batch_first``. ``packing`` —
     ``(lengths, rows, steps, cols)`` — makes ``x`` packed data: ``rows`` gathers it into
     a padded batch (index ``len(x)`` is the zero row), the scans mask steps past
-    ``lengths`` and ``(steps, cols)`` packs the output again. ``draws`` (uniform,
-    ``(layers - 1, T, B, features)``) drop the inputs of layers after the first with
-    keep probability ``keep_prob``. Returns ``(output, h_n)`` or ``(output, h_n, c_n)``.
+    ``lengths`` and ``(steps, cols)`` packs the output again. ``draws`` (``(layers - 1, T, B,
+    features)``, or ``(layers - 1, len(x), features)`` when packed; 0 where an element is
+    kept, at least ``keep_prob`` where dropped) drop the inputs of layers after the first,
+    the kept ones scaled by ``1 / keep_prob``. Returns ``(output, h_n)`` or ``(output, h_n, c_n)``.
     """
     states = list(hx) if mode == "LSTM" else [hx]
     args = [x, *states, *weights, *packing]

@@ -295,15 +295,26 @@ class RNNBase(Module):
         )
         draws = None
         if self.dropout and self.training and self.num_layers > 1:
-            if packing:
-                steps, batch = packing[1].shape
-            elif self.batch_first:
-                batch, steps = x.shape[0], x.shape[1]
-            else:
-                steps, batch = x.shape[0], x.shape[1]
             features = directions * (self.proj_size or self.hidden_size)
-            shape = (self.num_layers - 1, steps, batch, features)
-            draws = torch.rand(shape, dtype=x.dtype)
+            if packing:  # PyTorch drops elements of each layer's packed output
+                shape: tuple[int, ...] = (x.shape[0], features)
+            elif self.batch_first:
+                shape = (x.shape[1], x.shape[0], features)
+            else:
+                shape = (x.shape[0], x.shape[1], features)
+            # as PyTorch's stack draws them: after each layer but the last, one
+            # ``bernoulli_(1 - p)`` over the layer's output (none when p == 1); stored as
+            # 0 where kept, 1 where dropped, so that ``draws < 1 - p`` is the mask
+            with torch.no_grad():
+                if self.dropout < 1:
+                    keep = 1.0 - self.dropout
+                    masks = [
+                        1.0 - torch.empty(shape, dtype=x.dtype).bernoulli_(keep)
+                        for _ in range(self.num_layers - 1)
+                    ]
+                    draws = torch.stack(masks)
+                else:
+                    draws = torch.ones((self.num_layers - 1, *shape), dtype=x.dtype)
         res = _rnn.stack(
             self.mode, x, hx, self._flat_weights, config, packing, draws, 1.0 - self.dropout
         )
