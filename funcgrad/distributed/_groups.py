@@ -94,6 +94,11 @@ def _pick(i: int, g: Any) -> Any:
     return g[i]
 
 
+def _transpose_blocks(g: Any) -> Any:
+    """``(sender, receiver, ...)`` blocks to ``(receiver, sender, ...)``: an all-to-all."""
+    return fnp.swapaxes(g, 0, 1)
+
+
 _FAILED = "funcgrad/failed"
 
 
@@ -244,6 +249,9 @@ class ProcessGroup:
         elif kind == "reduce_scatter":
             fn = functools.partial(_reduce, arg)
             replicated = sharded
+        elif kind == "all_to_all":
+            fn = _transpose_blocks
+            replicated = sharded
         else:
             raise AssertionError(kind)
         size = self.size
@@ -331,6 +339,18 @@ class ProcessGroup:
         if self.size == 1:
             return x[0]
         return self._run("reduce_scatter", "reduce_scatter", op, x)[0]
+
+    def all_to_all(self, x: Any) -> Any:
+        """Exchange blocks: ``x`` of shape ``(size, *s)``; member ``i`` gets, as row ``j`` of
+        its result, row ``i`` of member ``j``'s ``x``."""
+        if np.ndim(x) == 0 or np.shape(x)[0] != self.size:
+            raise ValueError(
+                f"all_to_all: input of shape {tuple(np.shape(x))} needs a leading axis of "
+                f"the group size {self.size}"
+            )
+        if self.size == 1:
+            return x
+        return self._run("all_to_all", "all_to_all", None, x)[0]
 
     def pair(self, a: int, b: int) -> ProcessGroup:
         """The two-member group of members ``a`` and ``b`` (group ranks), made once per pair."""

@@ -92,6 +92,48 @@ WORKER = textwrap.dedent(
     out["group"] = [dist.get_rank(g), dist.get_world_size(g), t.tolist()]
     dist.barrier()
 
+    # ---------------------------------------------------------------- more collectives
+    t = torch.zeros(3)
+    dist.scatter(t, [torch.arange(3.0) + 10 * i for i in range(world)] if rank == 0 else None,
+                 src=0)
+    out["scatter"] = t.tolist()
+    inp = torch.arange(2.0 * world) + 100 * rank
+    res = torch.zeros(2 * world)
+    dist.all_to_all_single(res, inp)
+    out["all_to_all_single"] = res.tolist()
+    rs = torch.zeros(2)
+    dist.reduce_scatter(rs, [torch.ones(2) * (i + 1) * (rank + 1) for i in range(world)])
+    out["reduce_scatter"] = rs.tolist()
+    objs = [None] * world
+    dist.all_gather_object(objs, {"rank": rank, "s": "x" * (rank * 70)})
+    out["all_gather_object"] = objs
+    lst = [rank, "a"] if rank == 1 else [None, None]
+    dist.broadcast_object_list(lst, src=1)
+    out["broadcast_object_list"] = lst
+    got = [None]
+    dist.scatter_object_list(got, [f"to{i}" for i in range(world)] if rank == 0 else None, src=0)
+    out["scatter_object_list"] = got
+    gl = [None] * world if rank == 0 else None
+    dist.gather_object(("g", rank), gl, dst=0)
+    out["gather_object"] = gl
+    out["ranks"] = [dist.get_process_group_ranks(g), dist.get_global_rank(g, 1),
+                    dist.get_group_rank(g, 0)]
+    # a ring: every process sends first, then receives (isend/irecv and the batch form)
+    right, left = (rank + 1) % world, (rank - 1) % world
+    mine = torch.arange(3.0) + 10 * rank
+    got = torch.zeros(3)
+    works = [dist.isend(mine, right), dist.irecv(got, left)]
+    for w in works:
+        w.wait()
+    out["ring"] = got.tolist()
+    got2 = torch.zeros(2, dtype=torch.int64)
+    ops = [dist.P2POp(dist.isend, torch.tensor([rank, 7 * rank]), right),
+           dist.P2POp(dist.irecv, got2, left)]
+    for w in dist.batch_isend_irecv(ops):
+        w.wait()
+    out["batch_p2p"] = got2.tolist()
+    dist.barrier()
+
     # ---------------------------------------------------------------- DDP training
     def init_params(model, seed):
         rng = np.random.default_rng(seed)
@@ -199,6 +241,16 @@ _COLLECTIVES = [
     "reduce_scatter_tensor",
     "send_recv",
     "group",
+    "scatter",
+    "all_to_all_single",
+    "reduce_scatter",
+    "all_gather_object",
+    "broadcast_object_list",
+    "scatter_object_list",
+    "gather_object",
+    "ranks",
+    "ring",
+    "batch_p2p",
 ]
 
 
@@ -307,6 +359,50 @@ LAUNCHED = textwrap.dedent(
     sys.exit(int(os.environ["RANK"]) * int(sys.argv[1]))
     """
 )
+
+
+RING = textwrap.dedent(
+    """
+    import json
+    import compat.torch as torch
+    dist = torch.distributed
+    dist.init_process_group("gloo")
+    rank, world = dist.get_rank(), dist.get_world_size()
+    right, left = (rank + 1) % world, (rank - 1) % world
+    # every process sends before it receives: blocking sends would wait on each other
+    got = torch.zeros(2)
+    works = [dist.isend(torch.tensor([1.0, rank]), right), dist.irecv(got, left)]
+    [w.wait() for w in works]
+    # the other way round, and a message two hops away, all in one batch
+    back, far = torch.zeros(2), torch.zeros(1, dtype=torch.int32)
+    ops = [dist.P2POp(dist.irecv, back, right), dist.P2POp(dist.isend, got * 2, left),
+           dist.P2POp(dist.isend, torch.tensor([rank], dtype=torch.int32), (rank + 2) % world),
+           dist.P2POp(dist.irecv, far, (rank - 2) % world)]
+    [w.wait() for w in dist.batch_isend_irecv(ops)]
+    try:
+        dist.send(torch.zeros(1), dst=rank)
+        err = None
+    except ValueError as e:
+        err = str(e)
+    print("RESULT", json.dumps({"got": got.tolist(), "back": back.tolist(),
+                                "far": far.tolist(), "self": err}))
+    dist.destroy_process_group()
+    """
+)
+
+
+def test_point_to_point_ring_of_three_processes(tmp_path):
+    """isend/irecv in a ring where each process sends first, and a batch mixing
+    directions and distances, end with each message where it was sent."""
+    ws = run_workers(RING, 3, tmp_path, timeout=120)
+    for w in ws:
+        assert w.returncode == 0, w.describe()
+    for r, w in enumerate(ws):
+        res = w.result
+        assert res["got"] == [1.0, float((r - 1) % 3)]
+        assert res["back"] == [2.0, 2.0 * r]  # right neighbour's got, doubled
+        assert res["far"] == [(r - 2) % 3]
+        assert "should not be the same" in res["self"]
 
 
 def test_launcher_sets_torchrun_variables_and_returns_worst_exit_code(tmp_path):

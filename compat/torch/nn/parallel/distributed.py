@@ -20,7 +20,7 @@ from contextlib import contextmanager
 from typing import Any
 
 import compat.torch as torch
-from compat.torch import distributed as dist
+from compat.torch.distributed._group import _call, _world
 from compat.torch.nn.modules.module import Module
 
 __all__ = ["DistributedDataParallel"]
@@ -100,7 +100,7 @@ class DistributedDataParallel(Module):
         static_graph: bool = False,
         **kwargs: Any,
     ) -> None:
-        group = process_group if process_group is not None else dist._world()
+        group = process_group if process_group is not None else _world()
         super().__init__()
         self.module = module
         self.device_ids = device_ids
@@ -131,7 +131,7 @@ class DistributedDataParallel(Module):
         if not tensors or self._group().size == 1:
             return
         arrays = [t._st.array for t in tensors]
-        out = dist._call(self._group().broadcast_many, arrays, 0)
+        out = _call(self._group().broadcast_many, arrays, 0)
         with torch.no_grad():
             for t, a in zip(tensors, out):
                 t._set_data_inplace(a)
@@ -156,7 +156,7 @@ class DistributedDataParallel(Module):
         if self.find_unused_parameters:
             used = torch.tensor([0.0 if p.grad is None else 1.0 for p in params])
             grads.append(used._st.array)
-        out = dist._call(g.all_reduce_many, grads, "avg")
+        out = _call(g.all_reduce_many, grads, "avg")
         used_anywhere = out[-1].tolist() if self.find_unused_parameters else None
         for i, p in enumerate(params):
             if p.grad is None:
