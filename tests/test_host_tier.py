@@ -41,6 +41,16 @@ WITHOUT_HOST_RULE = {
     # random.normal's samples are erf_inv of uniform bits: XLA's approximation keeps them
     # JAX's bit for bit (SciPy's erfinv differs in the last bit now and then)
     "erf_inv",
+    # collectives over named axes and the per-device map: they run only lowered, inside
+    # the mesh's per-device program (under vmap their batching rules replace them)
+    "psum",
+    "pmax",
+    "pmin",
+    "all_gather",
+    "psum_scatter",
+    "ppermute",
+    "all_to_all",
+    "shard_map",
 }
 
 HOST_CASES = [

@@ -4,12 +4,14 @@ Each traces the user function into a :class:`~funcgrad.core.ir.Program`,
 rewrites it with :mod:`funcgrad.ad` or :mod:`funcgrad.batching`, and
 evaluates the result under the current interpreter, so transforms nest.
 One module per job: :mod:`._util` (tracing, argument checks, ``make_ir``),
-:mod:`._reverse`, :mod:`._forward`, :mod:`._vmap`, :mod:`._jacobians`.
+:mod:`._reverse`, :mod:`._forward`, :mod:`._vmap`, :mod:`._jacobians`,
+:mod:`._shard_map`.
 """
 
 from funcgrad.api._forward import jvp, linearize
 from funcgrad.api._jacobians import hessian, jacfwd, jacrev
 from funcgrad.api._reverse import grad, value_and_grad, vjp
+from funcgrad.api._shard_map import shard_map
 from funcgrad.api._util import TreeFunction, check_callable, float0, make_ir, trace_pytree
 from funcgrad.api._vmap import vmap
 
@@ -24,6 +26,7 @@ __all__ = [
     "jvp",
     "linearize",
     "make_ir",
+    "shard_map",
     "trace_pytree",
     "value_and_grad",
     "vjp",

@@ -16,6 +16,7 @@ from funcgrad.core import tiers
 from funcgrad.core.errors import user_frame, where
 from funcgrad.core.interp import UNKNOWN, is_tracing, new_builder, to_aval
 from funcgrad.core.ir import Program
+from funcgrad.primitives import collectives as col
 from funcgrad.primitives import shape as sh
 from funcgrad.tree_util import tree_flatten, tree_leaves, tree_unflatten
 
@@ -98,6 +99,17 @@ def _first(x: Any) -> Any:
     return sh.reshape(_slice_lead(x, 0, 1), to_aval(x).shape[1:])
 
 
+def _with_token(prog: Program, args: list, dims: list, size: int) -> tuple[Program, list, list]:
+    """``prog`` (whose last input is the axis token) with its arguments: the token's value
+    is the example index, an ``iota`` batched at axis 0; an unused token is dropped."""
+    token = prog.invars[-1]
+    atoms = [*prog.outvars, *(a for e in prog.eqns for a in e.inputs)]
+    used = any(a is token for a in atoms)
+    if not used:
+        return prog.replace(invars=prog.invars[:-1]), args, dims
+    return prog, [*args, sh.iota(np.int32, size)], [*dims, 0]
+
+
 def _prefix_axes(spec: Any, tree: Any, what: str) -> list:
     try:
         return broadcast_prefix(spec, tree, "vmap", what)
@@ -132,8 +144,9 @@ def vmap(
             ``chunk_size`` examples at a time, in one compiled ``scan`` over the full
             chunks plus one call on the remainder, to cap memory. Results equal the
             unchunked ones; ``None`` maps everything at once.
-        axis_name: a name for the mapped axis, accepted as JAX accepts it; funcgrad has
-            no named-axis collectives (``lax.psum``...), so nothing refers to it.
+        axis_name: a name for the mapped axis: inside ``fun``, the collectives of
+            :mod:`funcgrad.lax` (``psum``, ``all_gather``, ``axis_index``...) over this
+            name act across the mapped examples, as in JAX.
         spmd_axis_name: JAX's mesh axes for sharding constraints; only ``None`` (funcgrad
             has no device meshes).
 
@@ -163,7 +176,6 @@ def vmap(
             f"vmap spmd_axis_name={spmd_axis_name!r}: it names device-mesh axes for "
             "sharding constraints, and funcgrad has no device meshes"
         )
-    del axis_name  # names the axis for collectives, which funcgrad does not have
     if isinstance(in_axes, list):
         in_axes = tuple(in_axes)
     if not (in_axes is None or type(in_axes) in (int, tuple)):
@@ -257,16 +269,29 @@ def vmap(
             a2, k2 = tree_unflatten(
                 in_tree, [x if st else next(it) for x, st in zip(leaves, static)]
             )
-            out = fun(*a2, **k2)
+            if axis_name is None:
+                out = fun(*a2, **k2)
+            else:  # the name's token: the example index, an input batched as an iota
+                token = b.new_arg(col.TOKEN_AVAL)
+                with col.bind_axes([col.AxisFrame(axis_name, size, token)]):
+                    out = fun(*a2, **k2)
             out_leaves, out_tree = tree_flatten(out)
             prog = b.build(out_leaves)
-        if chunk_size is not None and chunk_size < size:
-            outs, ods = _chunked(prog, arg_leaves, arg_dims, size, chunk_size)
-        elif is_tracing():
-            outs, ods = batching.batch_eval(prog, arg_leaves, arg_dims)
-        else:  # eagerly: one (cached, compiled once it recurs) batched program
-            bprog, ods = batching.batch_program(prog, arg_dims, size)
-            outs = tiers.run(bprog, *arg_leaves)
+        if axis_name is not None:
+            prog, arg_leaves, arg_dims = _with_token(prog, arg_leaves, arg_dims, size)
+            if len(arg_leaves) > len(avals) and chunk_size is not None and chunk_size < size:
+                raise NotImplementedError(
+                    f"vmap with chunk_size={chunk_size} and collectives over axis_name="
+                    f"{axis_name!r}: a collective would see one chunk at a time"
+                )
+        with col.batching_axis(axis_name):
+            if chunk_size is not None and chunk_size < size:
+                outs, ods = _chunked(prog, arg_leaves, arg_dims, size, chunk_size)
+            elif is_tracing():
+                outs, ods = batching.batch_eval(prog, arg_leaves, arg_dims)
+            else:  # eagerly: one (cached, compiled once it recurs) batched program
+                bprog, ods = batching.batch_program(prog, arg_dims, size)
+                outs = tiers.run(bprog, *arg_leaves)
         oaxes = _prefix_axes(out_axes, out, "out_axes")
         final = []
         for k, (o, d, t) in enumerate(zip(outs, ods, oaxes)):

@@ -20,6 +20,7 @@ from funcgrad.lax import (
     _elementwise,
     _fft,
     _gather,
+    _parallel,
     _reductions,
     _special,
     _structural,
@@ -30,6 +31,7 @@ from funcgrad.lax._conv import *  # noqa: F403
 from funcgrad.lax._elementwise import *  # noqa: F403
 from funcgrad.lax._fft import *  # noqa: F403
 from funcgrad.lax._gather import *  # noqa: F403
+from funcgrad.lax._parallel import *  # noqa: F403
 from funcgrad.lax._reductions import *  # noqa: F403
 from funcgrad.lax._special import *  # noqa: F403
 from funcgrad.lax._structural import *  # noqa: F403
@@ -42,6 +44,7 @@ __all__ = [
     *_elementwise.__all__,
     *_fft.__all__,
     *_gather.__all__,
+    *_parallel.__all__,
     *_reductions.__all__,
     *_special.__all__,
     *_structural.__all__,

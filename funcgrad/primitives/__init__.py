@@ -5,6 +5,7 @@ from funcgrad.primitives import (  # noqa: F401
     bits,
     callbacks,
     calls,
+    collectives,
     conv,
     custom_calls,
     decomp,

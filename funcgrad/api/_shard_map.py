@@ -1,0 +1,232 @@
+"""``fg.shard_map``: write per-device code over a device mesh, with collectives.
+
+The user's function is traced once on one device's blocks, with the mesh's axis names
+bound (:mod:`funcgrad.primitives.collectives`), into the body of one ``shard_map``
+equation (:mod:`funcgrad.primitives.shard_map`), whose rules differentiate and batch it.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from jax import tree_util
+from jax.sharding import Mesh, PartitionSpec
+
+from funcgrad.api._util import broadcast_prefix, check_callable
+from funcgrad.core import tiers
+from funcgrad.core.errors import user_frame, where
+from funcgrad.core.interp import Tracer, is_tracing, new_builder, to_aval
+from funcgrad.core.ir import Aval, Program, Var
+from funcgrad.primitives import collectives as col
+from funcgrad.primitives import shard_map as smp
+from funcgrad.primitives.shard_map import Spec
+from funcgrad.tree_util import tree_flatten, tree_unflatten
+
+
+def _normalize(spec: Any, aval: Aval, mesh: Mesh, what: str) -> Spec:
+    """A ``PartitionSpec`` (or ``None``: replicated) as one tuple of mesh axis names per
+    dimension of ``aval``."""
+    if spec is None:
+        spec = PartitionSpec()
+    if not isinstance(spec, PartitionSpec):
+        raise TypeError(f"shard_map {what} must be PartitionSpec instances (or None), got {spec!r}")
+    if len(spec) > aval.ndim:
+        raise ValueError(
+            f"shard_map {what} {spec} has {len(spec)} entries, more than the {aval.ndim} "
+            f"dimensions of the value of shape {aval.shape}"
+        )
+    out: list[tuple] = []
+    seen: set = set()
+    for entry in spec:
+        names = () if entry is None else tuple(entry) if isinstance(entry, tuple) else (entry,)
+        for n in names:
+            if n not in mesh.shape:
+                raise ValueError(
+                    f"shard_map {what} {spec} names the axis {n!r}, which the mesh with axes "
+                    f"{tuple(mesh.axis_names)} does not have"
+                )
+            if n in seen:
+                raise ValueError(f"shard_map {what} {spec} uses the mesh axis {n!r} twice")
+            seen.add(n)
+        out.append(names)
+    return tuple(out) + ((),) * (aval.ndim - len(out))
+
+
+def _specs(prefix: Any, tree: Any, what: str) -> list:
+    return broadcast_prefix(prefix, tree, "shard_map", what)
+
+
+def shard_map(
+    f: Callable | None = None,
+    /,
+    *,
+    out_specs: Any,
+    in_specs: Any = None,
+    mesh: Mesh | None = None,
+    axis_names: Any = frozenset(),
+    check_vma: bool = True,
+) -> Any:
+    """Map ``f`` over the blocks of its arguments on a device mesh (``jax.shard_map``).
+
+    Args:
+        f: the per-device function: it sees each argument's block on one device and may
+            use the collectives of :mod:`funcgrad.lax` over the mesh's axis names.
+        out_specs: a ``PartitionSpec`` per output (a pytree prefix of the outputs): how
+            the per-device outputs assemble into global arrays; a mesh axis it leaves out
+            means the output is the same on every device along it.
+        in_specs: a ``PartitionSpec`` per argument (a pytree prefix of the positional
+            arguments; ``None`` entries are replicated): how each argument is cut.
+        mesh: the ``jax.sharding.Mesh`` of devices (required).
+        axis_names: the mesh axes ``f`` is manual over; only all of them (the default).
+        check_vma: check that every output declared replicated over a mesh axis does not
+            vary along it (the only use here: funcgrad always differentiates as JAX does
+            with ``check_vma=False``, see docs/design.md).
+
+    Returns:
+        The mapped function on global arrays; usable under ``jit``, ``grad`` and ``vmap``.
+
+    Raises:
+        TypeError: ``mesh`` is not a ``Mesh`` or ``in_specs`` is missing.
+        ValueError: a spec names an unknown axis, does not fit its value, splits a
+            dimension unevenly, or claims replication that the body does not ensure.
+
+    Example:
+        >>> import numpy as np, jax, funcgrad as fg
+        >>> from jax.sharding import Mesh, PartitionSpec as P
+        >>> mesh = Mesh(np.array(jax.devices()[:1]), ("i",))
+        >>> f = fg.shard_map(lambda x: fg.lax.psum(x, "i"), mesh=mesh, in_specs=P("i"),
+        ...                  out_specs=P())
+        >>> f(np.arange(3.0))
+        Array([0., 1., 2.], dtype=float32)
+    """
+    if f is None:
+        return functools.partial(
+            shard_map,
+            out_specs=out_specs,
+            in_specs=in_specs,
+            mesh=mesh,
+            axis_names=axis_names,
+            check_vma=check_vma,
+        )
+    check_callable(f)
+    if not isinstance(mesh, Mesh):
+        raise TypeError(f"shard_map requires a jax.sharding.Mesh as mesh=, got {mesh!r}")
+    if axis_names and set(axis_names) != set(mesh.axis_names):
+        raise NotImplementedError(
+            f"shard_map axis_names={set(axis_names)}: funcgrad maps over every mesh axis "
+            f"({tuple(mesh.axis_names)})"
+        )
+    if isinstance(in_specs, PartitionSpec):
+        in_specs = (in_specs,)
+    name = getattr(f, "__name__", "fun")
+
+    @functools.wraps(f)
+    def mapped(*args: Any) -> Any:
+        if in_specs is None:
+            raise TypeError("shard_map: in_specs is required (funcgrad does not infer it)")
+        leaves, in_tree = tree_flatten(args)
+        avals = [to_aval(x) for x in leaves]
+        if not isinstance(in_specs, tuple) or len(in_specs) != len(args):
+            raise ValueError(
+                f"shard_map in_specs must be a tuple with one entry per positional argument "
+                f"({len(args)}), got {in_specs!r}"
+            )
+        specs_in = [
+            _normalize(s, a, mesh, f"in_specs{_path(args, k)}")
+            for k, (s, a) in enumerate(zip(_specs(in_specs, args, "in_specs"), avals))
+        ]
+        local = [
+            smp.local_aval(a, s, mesh, f"argument {_path(args, k)}")
+            for k, (a, s) in enumerate(zip(avals, specs_in))
+        ]
+        holder: list = []
+
+        def per_device(toks: list, *xs: Any) -> list:
+            with col.bind_axes(smp.frames(mesh, toks)):
+                out = f(*tree_unflatten(in_tree, list(xs)))
+            out_leaves, out_tree = tree_flatten(out)
+            holder.extend([out, out_tree])
+            return out_leaves
+
+        body = smp.trace_body(mesh, per_device, local)
+        out, out_tree = holder
+        specs_out = [
+            _normalize(s, a, mesh, f"out_specs{_path(out, k)}")
+            for k, (s, a) in enumerate(zip(_specs(out_specs, out, "out_specs"), body.out_avals))
+        ]
+        ntok = len(mesh.axis_names)
+        body, consts = smp.close_body(body, ntok)
+        specs_in = [*[((),) * to_aval(c).ndim for c in consts], *specs_in]
+        if check_vma:
+            _check_replication(body, ntok, mesh, specs_in, specs_out, out, name)
+        operands = [*consts, *leaves]
+        outs = _run(operands, body, mesh, specs_in, specs_out, check_vma)
+        return tree_unflatten(out_tree, outs)
+
+    return mapped
+
+
+def _path(tree: Any, k: int) -> str:
+    return tree_util.keystr(tree_util.tree_flatten_with_path(tree)[0][k][0])
+
+
+def _run(operands: list, body: Program, mesh: Mesh, specs_in, specs_out, check_vma) -> list:
+    params = {
+        "body": body,
+        "mesh": mesh,
+        "in_specs": tuple(specs_in),
+        "out_specs": tuple(specs_out),
+        "check_vma": check_vma,
+    }
+    if is_tracing() or any(isinstance(x, Tracer) for x in operands):
+        return smp.shard_map_p.bind(*operands, **params)
+    # eagerly: one program holding the equation, run (compiled) through the tiers
+    with new_builder("shard_map") as b:
+        ins = [b.new_arg(to_aval(x)) for x in operands]
+        prog = b.build(smp.shard_map_p.bind(*ins, **params))
+    return tiers.run(prog, *operands)
+
+
+# --------------------------------------------------------------------------- check_vma
+
+
+def varying_axes(prog: Program, vary: Sequence[frozenset]) -> list[frozenset]:
+    """For each output of ``prog``, the mesh axes along which it may differ between
+    devices, given those of its inputs (``vary``): values computed from varying ones
+    vary; ``psum``/``pmax``/``pmin``/``all_gather`` make their axes invariant; the
+    sub-program of a ``jit`` is followed, other sub-programs are taken conservatively."""
+    env: dict[Var, frozenset] = dict(zip(prog.invars, vary))
+    invariant = (col.psum_p, col.pmax_p, col.pmin_p, col.all_gather_p)
+    for e in prog.eqns:
+        ins = [env.get(a, frozenset()) if type(a) is Var else frozenset() for a in e.inputs]
+        union = frozenset().union(*ins)
+        sub = e.params.get("program")
+        if e.prim in invariant:
+            outs = [union - frozenset(e.params["axes"])]
+        elif isinstance(sub, Program) and len(sub.invars) == len(e.inputs):
+            outs = varying_axes(sub, ins)
+        else:
+            outs = [union] * len(e.outvars)
+        env.update(zip(e.outvars, outs))
+    return [env.get(a, frozenset()) if type(a) is Var else frozenset() for a in prog.outvars]
+
+
+def _check_replication(
+    body: Program, ntok: int, mesh: Mesh, specs_in: list, specs_out: list, out: Any, name: str
+) -> None:
+    tokens = [frozenset([n]) for n in mesh.axis_names]
+    vary = [frozenset(n for names in s for n in names) for s in specs_in]
+    for k, (v, s) in enumerate(zip(varying_axes(body, tokens + vary), specs_out)):
+        missing = [n for n in smp.unmentioned(mesh, s) if n in v]
+        if missing:
+            raise ValueError(
+                f"shard_map applied to the function '{name}' was given out_specs which require "
+                f"replication which can't be statically inferred given the mesh: "
+                f"out_specs{_path(out, k)} is {smp.partition_spec(s)}, which implies that the "
+                f"corresponding output is replicated across mesh axes {tuple(missing)}, but "
+                "it varies along them. Mention the axes in out_specs, reduce over them "
+                "(psum, pmean, all_gather), or pass check_vma=False to skip this check"
+                f"{where(user_frame())}"
+            )
