@@ -7,6 +7,7 @@ fg.grad(lambda x: fnp.sum(fnp.sin(x) ** 2))(fnp.ones(3))
 """
 
 from funcgrad import (
+    custom_batching,  # noqa: F401  (fg.custom_batching, like jax.custom_batching)
     custom_derivatives,  # noqa: F401  (fg.custom_derivatives, like jax.custom_derivatives)
     errors,  # noqa: F401  (fg.errors, like jax.errors)
     lax,  # noqa: F401  (fg.lax, like jax.lax: convolutions)

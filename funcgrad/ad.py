@@ -294,7 +294,7 @@ def forward_pass(
                 out, res = prim.vjp_fwd(*ins, **e.params)
         else:
             out = bind(prim, *ins, **e.params)
-        if res is not INACTIVE:
+        if res is not INACTIVE and prim.differentiable:  # (stop_gradient: no derivative)
             active.update(v for v in e.outvars if differentiable_dtype(v.aval.dtype))
         outs = list(out) if prim.multiple_results else [out]
         env.update(zip(e.outvars, outs))

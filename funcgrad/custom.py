@@ -7,27 +7,37 @@ every transform.
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import inspect
-import types
 from collections.abc import Callable, Sequence
 from typing import Any
 
+import numpy as np
+
+from funcgrad._rule_closures import (
+    RULES_IN_TRACE,
+    CustomFunction,
+    insert_invars,
+    jvp_from_program,
+    live_tracers,
+    trace_jvp_rule,
+    trace_vjp_rules,
+    vjp_from_programs,
+)
 from funcgrad.core import dtypes
 from funcgrad.core.ad_util import close
+from funcgrad.core.errors import LeakedTracerError
 from funcgrad.core.interp import (
     UNKNOWN,
     Tracer,
     bind,
     current_builder,
-    eval_program,
     is_tracing,
     new_builder,
     to_aval,
 )
-from funcgrad.core.ir import Program, Var
-from funcgrad.core.zeros import Zero, is_zero
+from funcgrad.core.ir import Var
+from funcgrad.core.zeros import is_zero
 from funcgrad.primitives import rules
 from funcgrad.primitives.custom_calls import (
     custom_jvp_call_p,
@@ -37,7 +47,13 @@ from funcgrad.primitives.custom_calls import (
     inline_custom_jvp as _inline_custom_jvp,
 )
 from funcgrad.primitives.elementwise import convert_element_type
-from funcgrad.tree_util import tree_flatten, tree_map, tree_unflatten
+from funcgrad.tree_util import (
+    keystr,
+    tree_flatten,
+    tree_flatten_with_path,
+    tree_map,
+    tree_unflatten,
+)
 
 
 def trace_function(
@@ -81,9 +97,30 @@ def _nondiff_nums(fun: Callable, argnums: Sequence[int], argnames: Sequence[str]
     return tuple(sorted(nums))
 
 
-def _positional(fun: Callable, name: str, args: tuple, kwargs: dict) -> tuple:
+def fun_name(fun: Any) -> str:
+    """``fun``'s name for messages (a ``functools.partial``'s function's name)."""
+    while isinstance(fun, functools.partial):
+        fun = fun.func
+    return getattr(fun, "__name__", None) or repr(fun)
+
+
+def forward_attr(self: Any, name: str) -> Any:
+    """``__getattr__`` of the custom-rule wrappers: attributes they lack come from the
+    function they wrap, so stacked wrappers (``custom_vjp(custom_vmap(f))``) reach each
+    other's ``def*`` methods, as in JAX."""
+    if name.startswith("__") or name in ("fun", "__wrapped__"):
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+    try:
+        fun = object.__getattribute__(self, "fun")
+    except AttributeError:
+        raise AttributeError(name) from None
+    return getattr(fun, name)
+
+
+def positional_args(fun: Callable, name: str, args: tuple, kwargs: dict) -> tuple:
     """The arguments resolved to positions through ``fun``'s signature, defaults
-    applied, as JAX does (a ``functools.partial`` counts as ``*args, **kwargs``)."""
+    applied, as JAX does (a ``functools.partial`` counts as ``*args, **kwargs``);
+    ``name`` (``"custom_jvp"``...) is the decorator named by the error."""
     try:
         if isinstance(fun, functools.partial):
             if kwargs:
@@ -107,7 +144,7 @@ def _positional(fun: Callable, name: str, args: tuple, kwargs: dict) -> tuple:
                 + ", ".join(passed)
             )
     except TypeError as e:
-        fname = getattr(fun, "__name__", repr(fun))
+        fname = fun_name(fun)
         raise TypeError(
             f"The input arguments to the {name}-decorated function {fname} could not be "
             f"resolved to positional-only arguments. Binding failed with the error:\n{e}"
@@ -129,6 +166,7 @@ def _depends_on_trace_inputs(leaves: list) -> bool:
 
 
 def _type_str(aval: Any) -> str:
+    """JAX's spelling of an aval in messages: ``float32[3,4]``."""
     return f"{aval.dtype.name}[{','.join(map(str, aval.shape))}]"
 
 
@@ -136,192 +174,36 @@ def _tree_str(tree: Any) -> str:
     return str(tree).replace("PyTreeDef", "")
 
 
-def _live_tracers(root: Any) -> list:
-    """The tracers of live traces reachable from ``root`` (a rule and its static
-    arguments) through closure cells, default arguments, ``functools.partial`` and
-    containers: what the rule closes over. Other custom functions are not entered
-    (their rules are examined when they are called)."""
-    found: dict[int, Tracer] = {}
-    seen: set[int] = set()
+def _shown(x: Any) -> str:
+    """``x`` for an error message, with known traced values shown as values (JAX's
+    rules see concrete values outside jit and print them)."""
 
-    def visit(x: Any, depth: int) -> None:
-        if depth > 8 or id(x) in seen:
-            return
-        seen.add(id(x))
-        if isinstance(x, Tracer):
-            if x._builder.alive:
-                found[id(x)] = x
-        elif isinstance(x, (custom_jvp, custom_vjp, str, bytes)):
-            return
-        elif isinstance(x, (list, tuple, set, frozenset)):
-            for y in list(x)[:1000]:
-                visit(y, depth + 1)
-        elif isinstance(x, dict):
-            for y in list(x.values())[:1000]:
-                visit(y, depth + 1)
-        elif isinstance(x, functools.partial):
-            visit(x.func, depth + 1)
-            visit(x.args, depth + 1)
-            visit(x.keywords, depth + 1)
-        elif isinstance(x, types.MethodType):
-            visit(x.__func__, depth + 1)
-        elif isinstance(x, types.FunctionType):
-            for cell in x.__closure__ or ():
-                with contextlib.suppress(ValueError):  # an empty cell
-                    visit(cell.cell_contents, depth + 1)
-            visit(x.__defaults__, depth + 1)
-            visit(x.__kwdefaults__, depth + 1)
+    def leaf(v: Any) -> Any:
+        if isinstance(v, Tracer):
+            try:
+                return np.asarray(v).item() if v.aval.shape == () else np.asarray(v)
+            except Exception:  # an unknown value: the tracer itself
+                return v
+        return v
 
-    visit(root, 0)
-    return list(found.values())
+    shown = tree_map(leaf, x)
+    return str(shown)
 
 
-class _RuleProgram:
-    """A custom rule traced at call time: ``prog`` takes (closed-over values,
-    primals, tangents of the inexact primals) and returns (outputs, tangents)."""
-
-    prog: Program | None = None
-    bwd_prog: Program | None = None
-    n_out = 0
-
-
-#: rules being traced at call time, by (function, avals, closed-over values): a call
-#: of the same function inside its own rule reuses the program being traced (a rule
-#: such as ``lambda p, t: (f(*p), f(*t))`` would otherwise trace itself forever)
-_RULES_IN_TRACE: dict[Any, _RuleProgram] = {}
-
-
-def _trace_jvp_rule(
-    key: Any, jvp_rule: Callable, closed: list, leaves: list, in_avals: list, n_consts: int
-) -> _RuleProgram:
-    ref = _RuleProgram()
-    _RULES_IN_TRACE[key] = ref
-    try:
-        with new_builder("custom_jvp") as b:
-            for t in closed:  # the closed-over values become the first constants
-                b.to_atom(t)
-            ps = [b.new_arg(a, x) for a, x in zip(in_avals, leaves)]
-            tans = [
-                b.new_arg(a.strip_weak()) if dtypes.is_inexact(a.dtype) else Zero(a.strip_weak())
-                for a in in_avals
-            ]
-            outs, touts = jvp_rule([None] * n_consts + ps, [None] * n_consts + tans)
-            rp = b.build(list(outs) + list(touts))
-    finally:
-        del _RULES_IN_TRACE[key]
-    n = len(closed)
-    ref.prog = Program(
-        invars=rp.constvars[:n] + rp.invars,
-        constvars=rp.constvars[n:],
-        eqns=rp.eqns,
-        outvars=rp.outvars,
-        consts=rp.consts[n:],
-    )
-    ref.n_out = len(outs)
-    return ref
-
-
-def _jvp_from_program(ref: _RuleProgram, n_consts: int, n_closed: int, in_avals: list) -> Callable:
-    diff = [i for i, a in enumerate(in_avals) if dtypes.is_inexact(a.dtype)]
-    k = n_consts + n_closed
-
-    def jvp_rule(primals: list, tangents: list) -> tuple:
-        if ref.prog is None:
-            raise NotImplementedError(
-                "a custom_jvp rule that closes over traced values differentiates its own "
-                "function inside the rule"
+def _check_tangent_avals(primals: list, tangents: list) -> None:
+    """JAX's check that a custom JVP rule's tangents have the primals' tangent types."""
+    for p, t in zip(primals, tangents):
+        pa = to_aval(p).strip_weak()
+        if not dtypes.is_inexact(pa.dtype):
+            continue
+        ta = t.aval if isinstance(t, SymbolicZero) else to_aval(t)
+        if ta.shape != pa.shape or (not ta.weak_type and ta.dtype != pa.dtype):
+            ta = ta.strip_weak()
+            raise TypeError(
+                "Custom JVP rule must produce primal and tangent outputs with corresponding "
+                f"shapes and dtypes. Expected {_type_str(pa)} (tangent type of "
+                f"{_type_str(pa)}) but got {_type_str(ta)}."
             )
-        ts = [rules.instantiate(tangents[k + i], in_avals[i].strip_weak()) for i in diff]
-        outs = eval_program(ref.prog, *primals[n_consts:k], *primals[k:], *ts)
-        return outs[: ref.n_out], outs[ref.n_out :]
-
-    return jvp_rule
-
-
-def _trace_vjp_rules(
-    key: Any,
-    fwd_rule: Callable,
-    bwd_rule: Callable,
-    closed: list,
-    leaves: list,
-    in_avals: list,
-    n_consts: int,
-    out_avals: list,
-) -> _RuleProgram:
-    """Trace ``fwd`` (every input perturbed) and ``bwd`` (every cotangent nonzero)
-    into ``ref.prog`` (closed-over values, primals) -> (outputs, array residuals) and
-    ``ref.bwd_prog`` (closed-over values, array residuals, cotangents) -> cotangents
-    of the inexact primals."""
-    ref = _RuleProgram()
-    _RULES_IN_TRACE[key] = ref
-    n = len(closed)
-    try:
-        with new_builder("custom_vjp") as b:
-            for t in closed:
-                b.to_atom(t)
-            ps = [b.new_arg(a, x) for a, x in zip(in_avals, leaves)]
-            outs, res = fwd_rule([None] * n_consts + ps)
-            r_leaves, r_tree = tree_flatten(res)
-            is_arr = [isinstance(x, Tracer) or hasattr(x, "shape") for x in r_leaves]
-            arrays = [x for x, on in zip(r_leaves, is_arr) if on]
-            fp = b.build(list(outs) + arrays)
-        with new_builder("custom_vjp") as b:
-            for t in closed:
-                b.to_atom(t)
-            it = iter([b.new_arg(to_aval(x)) for x in arrays])
-            res = tree_unflatten(r_tree, [next(it) if on else x for x, on in zip(r_leaves, is_arr)])
-            cts = [b.new_arg(a.strip_weak()) for a in out_avals]
-            got = bwd_rule(res, cts)[n_consts:]
-            bp = b.build(
-                [
-                    rules.instantiate(c, a.strip_weak())
-                    for c, a in zip(got, in_avals)
-                    if dtypes.is_inexact(a.dtype)
-                ]
-            )
-    finally:
-        del _RULES_IN_TRACE[key]
-
-    def with_closed_inputs(p: Program) -> Program:
-        return Program(p.constvars[:n] + p.invars, p.constvars[n:], p.eqns, p.outvars, p.consts[n:])
-
-    ref.prog, ref.bwd_prog = with_closed_inputs(fp), with_closed_inputs(bp)
-    ref.n_out = len(outs)
-    return ref
-
-
-def _vjp_from_programs(ref: _RuleProgram, n_consts: int, n_closed: int, in_avals: list) -> tuple:
-    diff = [i for i, a in enumerate(in_avals) if dtypes.is_inexact(a.dtype)]
-    k = n_consts + n_closed
-
-    def fwd_rule(primals: list, active: list | None = None) -> tuple:
-        if ref.prog is None:
-            raise NotImplementedError(
-                "a custom_vjp rule that closes over traced values differentiates its own "
-                "function inside the rule"
-            )
-        closed = list(primals[n_consts:k])
-        outs = eval_program(ref.prog, *closed, *primals[k:])
-        return outs[: ref.n_out], (closed, outs[ref.n_out :])
-
-    def bwd_rule(res: tuple, cts: list) -> list:
-        closed, arrays = res
-        ct_vars = ref.bwd_prog.invars[len(ref.bwd_prog.invars) - len(cts) :]
-        cts = [rules.instantiate(c, v.aval) for c, v in zip(cts, ct_vars)]
-        got = iter(eval_program(ref.bwd_prog, *closed, *arrays, *cts))
-        flat: list = [None] * (k + len(in_avals))
-        for i in diff:
-            flat[k + i] = next(got)
-        return flat
-
-    return fwd_rule, bwd_rule
-
-
-def _insert_invars(prog: Program, pos: int, avals: list) -> Program:
-    """``prog`` with unused inputs of ``avals`` inserted at ``pos``."""
-    new = tuple(Var(a) for a in avals)
-    ins = prog.invars[:pos] + new + prog.invars[pos:]
-    return Program(ins, prog.constvars, prog.eqns, prog.outvars, prog.consts)
 
 
 class SymbolicZero:
@@ -390,7 +272,7 @@ def _is_zero_marker(x: Any) -> bool:
     return x is None or isinstance(x, SymbolicZero) or is_zero(x)
 
 
-class custom_jvp:
+class custom_jvp(CustomFunction):
     """A function with a hand-written JVP rule, as JAX's ``custom_jvp``.
 
     Used as a decorator; set the rule with ``f.defjvp(jvp)``, where
@@ -428,11 +310,13 @@ class custom_jvp:
         nondiff_argnums: Sequence[int] = (),
         nondiff_argnames: Sequence[str] = (),
     ) -> None:
+        functools.update_wrapper(self, fun)
         self.fun = fun
         self.nondiff_argnums = _nondiff_nums(fun, nondiff_argnums, nondiff_argnames)
         self.jvp: Callable | None = None
         self.symbolic_zeros = False
-        functools.update_wrapper(self, fun)
+
+    __getattr__ = forward_attr
 
     def defjvp(self, jvp: Callable, symbolic_zeros: bool = False) -> Callable:
         """Set the rule ``jvp(primals, tangents) -> (primal_out, tangent_out)``; with
@@ -474,9 +358,9 @@ class custom_jvp:
         """
         if self.jvp is None:
             raise AttributeError(
-                f"No JVP defined for custom_jvp function {self.__name__} using defjvp."
+                f"No JVP defined for custom_jvp function {fun_name(self.fun)} using defjvp."
             )
-        args = _positional(self.fun, "custom_jvp", args, kwargs)
+        args = positional_args(self.fun, "custom_jvp", args, kwargs)
         if not is_tracing():  # nothing differentiates it: the function itself, as JAX runs it
             return self.fun(*args)
         if _inline_custom_jvp() and _depends_on_trace_inputs(tree_flatten(args)[0]):
@@ -492,7 +376,8 @@ class custom_jvp:
         n_consts = len(consts)
         user_jvp, symbolic = self.jvp, self.symbolic_zeros
         in_avals = [to_aval(x) for x in leaves]
-        name = self.__name__
+        name = fun_name(self.fun)
+        rule_name = f"{fun_name(user_jvp)} for function {name}"
 
         def jvp_rule(primals: list, tangents: list) -> tuple:
             tans = []
@@ -506,44 +391,45 @@ class custom_jvp:
             res = user_jvp(*static, tuple(p), tuple(t))
             if not (isinstance(res, (tuple, list)) and len(res) == 2):
                 raise TypeError(
-                    f"Custom JVP rule {name} must produce a pair (list or tuple of length two) "
-                    f"representing primal and tangent outputs, but got {res!r}."
+                    f"Custom JVP rule {rule_name} must produce a pair (list or tuple of length "
+                    f"two) representing primal and tangent outputs, but got {_shown(res)}."
                 )
             out, tout = res
             o_leaves, o_tree = tree_flatten(out)
             t_leaves, t_tree = tree_flatten(tout, is_leaf=lambda x: isinstance(x, SymbolicZero))
+            if t_tree != o_tree:
+                raise TypeError(
+                    f"Custom JVP rule {rule_name} must produce primal and tangent outputs with "
+                    f"equal container (pytree) structures, but got {o_tree} and {t_tree} "
+                    "respectively."
+                )
             if o_tree != out_tree:
                 raise TypeError(
-                    f"Custom JVP rule {name} must produce primal outputs with the same "
+                    f"Custom JVP rule {rule_name} must produce primal outputs with the same "
                     f"container (pytree) structure as the function {name} itself, but the rule "
                     f"produced {_tree_str(o_tree)} and the function {_tree_str(out_tree)}."
                 )
-            if t_tree != o_tree:
-                raise TypeError(
-                    f"Custom JVP rule {name} must produce primal and tangent outputs with equal "
-                    f"container (pytree) structures, but got {_tree_str(o_tree)} and "
-                    f"{_tree_str(t_tree)} respectively."
-                )
+            _check_tangent_avals(o_leaves, t_leaves)
             t_leaves = [t.instantiate() if isinstance(t, SymbolicZero) else t for t in t_leaves]
             return o_leaves, t_leaves
 
-        closed = _live_tracers((user_jvp, static)) if is_tracing() else []
+        closed = live_tracers((user_jvp, static)) if is_tracing() else []
         if closed:
             # the rule closes over values of live traces (a vmap's batched value, a jvp's
             # primal): trace it now, while they are alive, with them as explicit operands,
             # so transforms that apply it after those traces end get their values
             key = (id(self), in_tree, tuple(in_avals), tuple(map(id, closed)))
-            ref = _RULES_IN_TRACE.get(key) or _trace_jvp_rule(
+            ref = RULES_IN_TRACE.get(key) or trace_jvp_rule(
                 key, jvp_rule, closed, leaves, in_avals, n_consts
             )
-            jvp_rule = _jvp_from_program(ref, n_consts, len(closed), in_avals)
-            prog = _insert_invars(prog, n_consts, [to_aval(t) for t in closed])
+            jvp_rule = jvp_from_program(ref, n_consts, len(closed), in_avals, name)
+            prog = insert_invars(prog, n_consts, [to_aval(t) for t in closed])
             consts = (*consts, *closed)
         outs = bind(custom_jvp_call_p, *consts, *leaves, program=prog, jvp=jvp_rule)
         return tree_unflatten(out_tree, outs)
 
 
-class custom_vjp:
+class custom_vjp(CustomFunction):
     """A function with hand-written reverse-mode rules, as JAX's ``custom_vjp``.
 
     Used as a decorator; set the rules with ``f.defvjp(fwd, bwd)``:
@@ -581,13 +467,15 @@ class custom_vjp:
         nondiff_argnums: Sequence[int] = (),
         nondiff_argnames: Sequence[str] = (),
     ) -> None:
+        functools.update_wrapper(self, fun)
         self.fun = fun
         self.nondiff_argnums = _nondiff_nums(fun, nondiff_argnums, nondiff_argnames)
         self.fwd: Callable | None = None
         self.bwd: Callable | None = None
         self.symbolic_zeros = False
         self.optimize_remat = False
-        functools.update_wrapper(self, fun)
+
+    __getattr__ = forward_attr
 
     def defvjp(
         self,
@@ -620,20 +508,29 @@ class custom_vjp:
         """
         if self.fwd is None or self.bwd is None:
             raise AttributeError(
-                f"No VJP defined for custom_vjp function {self.__name__} using defvjp."
+                f"No VJP defined for custom_vjp function {fun_name(self.fun)} using defvjp."
             )
-        args = _positional(self.fun, "custom_vjp", args, kwargs)
+        args = positional_args(self.fun, "custom_vjp", args, kwargs)
         if not is_tracing():
             return self.fun(*args)
         nd = self.nondiff_argnums
         static, dyn = _split_nondiff(args, nd)
+        if any(isinstance(x, Tracer) for x in tree_flatten(static)[0]):
+            raise LeakedTracerError(
+                "Found a JAX Tracer object passed as an argument to a custom_vjp function in "
+                "a position indicated by nondiff_argnums as non-differentiable. Tracers "
+                "cannot be passed as non-differentiable arguments to custom_vjp functions; "
+                "pass arrays as ordinary arguments (nondiff_argnums is for values that are "
+                f"not arrays, e.g. functions). Function: {fun_name(self.fun)}."
+            )
         leaves, in_tree = tree_flatten(dyn)
         fun = lambda *d: self.fun(*_merge(static, d, nd))
         prog, consts, out_tree = trace_function(fun, leaves, in_tree, "custom_vjp")
         n_consts = len(consts)
         user_fwd, user_bwd, symbolic = self.fwd, self.bwd, self.symbolic_zeros
         in_avals = [to_aval(x) for x in leaves]
-        name = self.__name__
+        name = fun_name(self.fun)
+        fwd_name = f"{fun_name(user_fwd)} for function {name}"
 
         def fwd_rule(primals: list, active: list | None = None) -> tuple:
             vals = primals[n_consts:]
@@ -647,7 +544,7 @@ class custom_vjp:
             res = user_fwd(*_merge(static, p, nd))
             if not (isinstance(res, (tuple, list)) and len(res) == 2):
                 raise TypeError(
-                    f"Custom VJP fwd rule {name} must produce a pair (list or tuple of length "
+                    f"Custom VJP fwd rule {fwd_name} must produce a pair (list or tuple of length "
                     f"two) where the first element represents the primal output and the second "
                     f"the residuals, but got {type(res).__name__}."
                 )
@@ -655,7 +552,7 @@ class custom_vjp:
             out_leaves, tree = tree_flatten(out)
             if tree != out_tree:
                 raise TypeError(
-                    f"Custom VJP fwd rule {name} must produce primal outputs with the same "
+                    f"Custom VJP fwd rule {fwd_name} must produce primal outputs with the same "
                     f"container (pytree) structure as the function {name} itself, but the fwd "
                     f"rule produced {_tree_str(tree)} and the function {_tree_str(out_tree)}."
                 )
@@ -670,62 +567,82 @@ class custom_vjp:
             else:
                 cts = [rules.instantiate(c, a.strip_weak()) for c, a in zip(cts, prog.out_avals)]
             ct = tree_unflatten(out_tree, cts)
-            in_cts = user_bwd(*static, res, ct)
-            if not isinstance(in_cts, (tuple, list)):
-                raise TypeError(
-                    f"Custom VJP bwd rule {name} must produce a tuple with one cotangent per "
-                    f"differentiable argument, got {type(in_cts).__name__}"
-                )
-            if len(in_cts) != len(dyn):
-                raise TypeError(
-                    f"Custom VJP bwd rule {name} must produce a tuple of length equal to the "
-                    f"number of primal arguments ({len(dyn)}), but got a tuple of length "
-                    f"{len(in_cts)}."
-                )
-            flat: list = []
-            for k, (c, sub) in enumerate(zip(in_cts, tuple(dyn))):
-                sub_leaves, sub_tree = tree_flatten(sub)
-                if c is None or isinstance(c, SymbolicZero):
-                    flat.extend([None] * len(sub_leaves))
-                    continue
-                c_leaves, c_tree = tree_flatten(
-                    c, is_leaf=lambda x: x is None or isinstance(x, SymbolicZero)
-                )
-                if c_tree != sub_tree:
-                    raise TypeError(
-                        f"Custom VJP bwd rule {name} must produce an output with the same "
-                        f"container (pytree) structure as the args tuple of the primal "
-                        f"function; for argument {k} the primal has structure "
-                        f"{_tree_str(sub_tree)} but the cotangent has {_tree_str(c_tree)}."
-                    )
-                flat.extend(None if isinstance(x, SymbolicZero) else x for x in c_leaves)
+            flat = _flat_cotangents(user_bwd(*static, res, ct), dyn, name)
             for k, (c, a) in enumerate(zip(flat, in_avals)):
-                if c is None:
+                if c is None or not dtypes.is_inexact(a.dtype):  # float0: no cotangent
+                    flat[k] = None
                     continue
                 ca = to_aval(c)
                 if ca.shape != a.shape:
+                    path = keystr(tree_flatten_with_path(dyn)[0][k][0])
                     raise ValueError(
-                        f"Custom VJP bwd rule {name}: output[{k}] (the cotangent of leaf {k} "
-                        f"of the primal arguments) is {_type_str(ca)} but that input is "
-                        f"{_type_str(a)}: the shapes differ"
+                        f"Custom VJP bwd rule {name} must produce an output with the same "
+                        "type as the args tuple of the primal function, but at "
+                        f"output{path} the bwd rule produced an output of type "
+                        f"{_type_str(ca)} corresponding to an input of type {_type_str(a)}"
                     )
                 if ca.dtype != a.dtype and dtypes.is_inexact(a.dtype):
                     # e.g. a float32 cotangent for a weakly typed float64 input
                     flat[k] = convert_element_type(c, a.dtype)
             return [None] * n_consts + flat
 
-        closed = _live_tracers((user_fwd, user_bwd, static)) if is_tracing() else []
+        closed = live_tracers((user_fwd, user_bwd, static)) if is_tracing() else []
         if closed:
             # the rules close over values of live traces: trace them now (see custom_jvp)
             key = (id(self), in_tree, tuple(in_avals), tuple(map(id, closed)))
-            ref = _RULES_IN_TRACE.get(key) or _trace_vjp_rules(
+            ref = RULES_IN_TRACE.get(key) or trace_vjp_rules(
                 key, fwd_rule, bwd_rule, closed, leaves, in_avals, n_consts, prog.out_avals
             )
-            fwd_rule, bwd_rule = _vjp_from_programs(ref, n_consts, len(closed), in_avals)
-            prog = _insert_invars(prog, n_consts, [to_aval(t) for t in closed])
+            fwd_rule, bwd_rule = vjp_from_programs(ref, n_consts, len(closed), in_avals, name)
+            prog = insert_invars(prog, n_consts, [to_aval(t) for t in closed])
             consts = (*consts, *closed)
         outs = bind(custom_vjp_call_p, *consts, *leaves, program=prog, fwd=fwd_rule, bwd=bwd_rule)
         return tree_unflatten(out_tree, outs)
+
+
+def _flat_cotangents(in_cts: Any, dyn: tuple, name: str) -> list:
+    """A ``bwd`` rule's cotangents, one per leaf of the differentiable arguments
+    ``dyn`` (``None`` for zero), as JAX reads them: ``None`` stands for zeros of a
+    whole subtree (an argument, or part of one), a ``SymbolicZero`` for zeros of its
+    leaf, and an array where the argument has a subtree serves each of its leaves."""
+    if isinstance(in_cts, list) and len(in_cts) == len(dyn):
+        in_cts = tuple(in_cts)
+    if not isinstance(in_cts, tuple):
+        raise TypeError(
+            f"Custom VJP bwd rule {name} must produce a tuple with one cotangent per "
+            f"differentiable argument, got {type(in_cts).__name__}"
+        )
+    if len(in_cts) != len(dyn):
+        raise TypeError(
+            f"Custom VJP bwd rule {name} must produce a tuple of length equal to the "
+            f"number of primal arguments ({len(dyn)}), but got a tuple of length "
+            f"{len(in_cts)}."
+        )
+    leaves, tree = tree_flatten(dyn)
+    dummy = tree_unflatten(tree, [_Slot() for _ in leaves])
+    flat: list = []
+
+    def put(c: Any, d: Any) -> None:
+        n = len(tree_flatten(d)[0])
+        zero = c is None or isinstance(c, SymbolicZero)
+        flat.extend([None if zero else c] * n)
+
+    try:
+        tree_map(put, in_cts, dummy, is_leaf=lambda x: x is None)
+    except (ValueError, TypeError):
+        raise TypeError(
+            f"Custom VJP bwd rule {name} must produce an output with the same container "
+            "(pytree) structure as the args tuple of the primal function, and in particular "
+            "must produce a tuple of length equal to the number of arguments to the primal "
+            f"function, but got bwd output structure {tree_flatten(in_cts)[1]} for primal "
+            f"input structure {tree}."
+        ) from None
+    return flat
+
+
+class _Slot:
+    """A leaf of the primal arguments' structure (what ``_flat_cotangents`` matches a
+    cotangent against: never ``None``, never a pytree node)."""
 
 
 def custom_gradient(fun: Callable) -> Callable:

@@ -157,21 +157,29 @@ def closure_convert(fun: Callable, *example_args: Any) -> tuple[Callable, list]:
     closed, consts = close(prog)
     hoist = [i for i, c in enumerate(consts) if isinstance(c, Tracer)]
     hoisted = [consts[i] for i in hoist]
+    # the converted function holds only the concrete constants: the traced ones are
+    # its explicit arguments (a custom rule given it must not see them as closed over)
     kept = {i: c for i, c in enumerate(consts) if i not in set(hoist)}
-    n_args = len(prog.invars)
+    n_consts = len(consts)
+    in_tree = tree_flatten(tuple(example_args))[1]
+    del consts
 
     def converted(*args: Any) -> Any:
-        if len(args) < len(example_args) + len(hoisted):
+        if len(args) < len(hoisted):
             raise TypeError(
                 f"closure_convert: the converted function takes {len(example_args)} arguments "
                 f"and {len(hoisted)} closed-over values, got {len(args)} values"
             )
         user, extra = args[: len(args) - len(hoisted)], args[len(args) - len(hoisted) :]
-        leaves, _ = tree_flatten((tuple(user), {}))
-        if len(leaves) != n_args:
-            raise TypeError(f"closure_convert: expected {n_args} array leaves, got {len(leaves)}")
+        leaves, tree = tree_flatten(tuple(user))
+        if tree != in_tree:
+            raise TypeError(
+                "The inputs to the closure produced by closure_convert must have the same "
+                "Pytree structure as the example arguments passed when closure_convert was "
+                f"called. Expected {in_tree}, but got {tree}"
+            )
         it = iter(extra)
-        cvals = [kept[i] if i in kept else next(it) for i in range(len(consts))]
+        cvals = [kept[i] if i in kept else next(it) for i in range(n_consts)]
         return tree_unflatten(out_tree, eval_program(closed, *cvals, *leaves))
 
     return converted, hoisted

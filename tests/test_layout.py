@@ -30,6 +30,7 @@ PUBLIC = {
     "funcgrad.ad_checkpoint",
     "funcgrad.checkpoint_policies",
     "funcgrad.config",
+    "funcgrad.custom_batching",
     "funcgrad.custom_derivatives",
     "funcgrad.debug",
     "funcgrad.distributed",

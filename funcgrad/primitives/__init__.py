@@ -8,6 +8,7 @@ from funcgrad.primitives import (  # noqa: F401
     collectives,
     conv,
     custom_calls,
+    custom_vmap,
     decomp,
     effects,
     eig,

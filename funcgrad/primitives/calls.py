@@ -21,7 +21,7 @@ from funcgrad.core import tiers
 from funcgrad.core.ad_util import close
 from funcgrad.core.compile_cache import compiled
 from funcgrad.core.host import fix_dtype
-from funcgrad.core.interp import Tracer, bind, eval_program, new_builder, to_aval
+from funcgrad.core.interp import Tracer, bind, eval_program, new_builder
 from funcgrad.core.ir import Aval, Eqn, Literal, Program, Var
 from funcgrad.core.lowering import lower_program
 from funcgrad.core.primitive import Example, Primitive
@@ -153,25 +153,15 @@ def jit_call(program: Program, *args: Any, name: str = "fun") -> list:
 
 # --------------------------------------------------------------------------- stop_gradient
 
-stop_gradient_p = Primitive("stop_gradient", family=FAMILY)
+stop_gradient_p = Primitive("stop_gradient", family=FAMILY, differentiable=False)
 stop_gradient_p.abstract_eval = lambda x: x
 stop_gradient_p.lower = lambda x: x
 stop_gradient_p.host = lambda x: x
 rules.def_vectorized_unary(stop_gradient_p)
 
 
-@stop_gradient_p.def_jvp
-def _stop_gradient_jvp(primals: list, tangents: list) -> tuple:
-    out = stop_gradient(primals[0])
-    return out, Zero(to_aval(out).strip_weak())
-
-
-@stop_gradient_p.def_vjp
-def _stop_gradient_vjp(ct: Any, x: Any, *, out: Any) -> tuple:
-    return (None,)
-
-
-# its derivative is zero by definition, so finite differences do not apply
+# non-differentiable: its derivative is zero by definition (no tangent, no cotangent, and
+# its output is no longer active in a reverse pass), so finite differences do not apply
 stop_gradient_p.examples = lambda rng: [Example([rand(rng, (3,))], diff_argnums=())]
 
 
