@@ -12,6 +12,7 @@ from compat._core import graph as _graph
 from compat._core import matrix_views as _mv
 from compat._core import ops as O
 from compat._core import optable
+from compat._core import restride as _restride
 from compat._core import shape_ops as S
 from compat._core import transfer as T_
 from compat._core import views as _views
@@ -366,7 +367,7 @@ def install() -> None:
             self, p, generator
         ),
     }
-    for name, f in methods.items():
+    for name, f in (methods | _restride.METHODS).items():
         setattr(T, name, f)
     T.T = property(lambda self: S.permute(self, *reversed(range(self.ndim))))
     T.mT = property(_mv.mT)

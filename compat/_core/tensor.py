@@ -383,11 +383,17 @@ class Tensor:
 
     @property
     def _base(self) -> Tensor | None:
-        """The tensor whose storage this view aliases (``None`` if not a view)."""
-        return None if self._view is None else self._view.root
+        """The tensor whose storage this view aliases (``None`` if not a view, as for a
+        tensor an in-place view op or ``set_`` re-pointed: ``compat._core.restride``)."""
+        v = self._view
+        if v is None or (self.__dict__ and "_holder" in self.__dict__):
+            return None
+        r = v.root
+        owner = r.__dict__.get("_owner") if r.__dict__ else None
+        return r if owner is None else owner()
 
     def _is_view(self) -> bool:
-        return self._view is not None
+        return self._base is not None
 
     @property
     def output_nr(self) -> int:
@@ -581,10 +587,13 @@ def _rebuild(cls: type, arr: np.ndarray, requires_grad: bool) -> Tensor:
 
 @x64
 def _to_jax(a: Any) -> Any:
-    """A new array on the CPU device (jax's default device when that is its CPU)."""
-    if _device.default_is_cpu():
-        return jax.numpy.asarray(a)
-    return _device.place(np.asarray(a), None)
+    """A new array on the CPU: with JAX's default device its CPU, a read-only NumPy copy
+    (the host tier's value, as ``device.place`` makes; ``jnp.asarray`` would compile a
+    conversion per new shape), else a device array on the CPU device."""
+    a = np.asarray(a)
+    if not a.flags.writeable and a.base is None and _device.default_is_cpu():
+        return a  # already a copy nobody else writes (``device.place``'s)
+    return _device.place(a, None)
 
 
 def _wrap_dim(dim: int, ndim: int) -> int:

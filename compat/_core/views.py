@@ -177,6 +177,8 @@ def step_layout(layout: tuple, step: tuple, dyn: tuple) -> tuple:
         return shape[:-1], tuple(s // 2 for s in strides[:-1]), offset // 2
     if k in ("re", "im"):  # .real / .imag: every other float of the complex storage
         return shape, tuple(2 * s for s in strides), 2 * offset + (k == "im")
+    if k == "as":  # as_strided: absolute, from the root's storage
+        return step[1], step[2], step[3]
     if k == "dg":
         off, a1, a2 = step[1:]
         n1, n2 = shape[a1], shape[a2]
@@ -220,6 +222,7 @@ class UntypedStorage:
 
     def __init__(self, t: Tensor) -> None:
         self._st = _root_cell(t)
+        self._root = t if t._view is None else t._view.root
 
     def data_ptr(self) -> int:
         return id(self._st)
@@ -254,10 +257,20 @@ def _index(spec: tuple, dyn: tuple) -> tuple:
     return tuple(out)
 
 
+def strided_gather(x: Any, size: tuple, stride: tuple, offset: int) -> Any:
+    """The elements of ``x``'s contiguous storage at ``offset + sum(i_k * stride_k)``."""
+    pos = np.full(size, offset, np.int64)
+    for d, (n, s) in enumerate(zip(size, stride)):
+        pos = pos + (np.arange(n, dtype=np.int64) * s).reshape((n,) + (1,) * (len(size) - d - 1))
+    return fnp.reshape(x, (-1,))[pos]
+
+
 def _forward(x: Any, step: tuple, dyn: tuple) -> Any:
     k = step[0]
     if k == "ix":
         return x[_index(step[1], dyn)]
+    if k == "as":
+        return strided_gather(x, *step[1:])
     if k in ("rs", "us", "sq"):
         return fnp.reshape(x, step[1])
     if k == "pm":
@@ -301,7 +314,7 @@ def chain_f(x: Any, *dyn: Any, chain: tuple) -> Any:
 
 def write_f(root: Any, v: Any, *dyn: Any, chain: tuple) -> Any:
     """``root`` with the view that ``chain`` describes replaced by ``v``."""
-    if any(step[0] in ("ex", "dg") for step in chain):
+    if any(step[0] in ("ex", "dg", "as") for step in chain):
         # no cheap inverse: scatter by the memory position of each view element
         pos = chain_f(fnp.reshape(fnp.arange(root.size), root.shape), *dyn, chain=chain)
         flat = fnp.reshape(root, (-1,)).at[fnp.reshape(pos, (-1,))].set(fnp.reshape(v, (-1,)))
@@ -370,12 +383,12 @@ class ViewInfo:
     The layout is computed on first use (``stride()``, ``is_contiguous()``, a reshape or
     an in-place op on the view), from the parent's layout and the last step."""
 
-    __slots__ = ("_layout", "_parent", "chain", "dyn", "meta", "multi", "root", "seen")
+    __slots__ = ("_layout", "_parent", "_root", "chain", "dyn", "meta", "multi", "seen")
 
     def __init__(
         self, root: Tensor, chain: tuple, dyn: tuple, parent: Any, meta: int, multi: Any
     ) -> None:
-        self.root = root
+        self._root = root
         self.chain = chain
         self.dyn = dyn
         self._parent = parent  # the parent's ViewInfo, or the root's shape
@@ -383,6 +396,18 @@ class ViewInfo:
         self.meta = meta
         self.multi = multi
         self.seen = 0
+
+    @property
+    def root(self) -> Tensor:
+        """The tensor whose storage the chain starts from. When an in-place view op or
+        ``set_``/``resize_`` made that tensor show other memory, its old storage went to
+        a holder (:mod:`compat._core.restride`), which is then the root."""
+        r = self._root
+        if r.__dict__:
+            h = r.__dict__.get("_holder")
+            if h is not None:
+                r = self._root = h
+        return r
 
     @property
     def layout(self) -> tuple:

@@ -523,3 +523,30 @@ def test_squashed_gaussian_policy_matches_torch(real_torch):
     eps, ours = _tanh_policy(ctorch, None)
     _, theirs = _tanh_policy(real_torch, eps)
     _close(ours, theirs, 1e-4)
+
+
+# Distributions whose draws are PyTorch's own for the same seed: their samplers consume
+# the generator as PyTorch's do (Categorical: one ``multinomial`` with replacement over
+# the rows of ``probs``; Normal/Bernoulli/Uniform: ``normal``/``bernoulli``/``rand``).
+SAME_DRAWS = [
+    "normal", "lognormal", "uniform", "laplace", "exponential", "bernoulli_probs",
+    "bernoulli_logits", "categorical_probs", "categorical_logits", "onehot", "mvn_tril",
+    "mvn_cov", "mvn_prec", "independent", "tanh_affine", "sigmoid_neg",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("name", SAME_DRAWS)
+@pytest.mark.parametrize("seed, shape", [(0, ()), (1, (5,)), (7, (2, 3))])
+def test_draws_are_pytorchs_for_the_same_seed(name, seed, shape, real_torch):
+    out = []
+    for lib in (ctorch, real_torch):
+        build, arrays, _, _ = CASES[name]
+        d = build(lib.distributions, [lib.tensor(a) for a in arrays], lib)
+        lib.manual_seed(seed)
+        draws = [d.sample(shape), d.sample()]
+        if d.has_rsample:
+            draws.append(d.rsample(shape))
+        out.append(draws)
+    for ours, theirs in zip(*out):
+        assert tuple(ours.shape) == tuple(theirs.shape) and str(ours.dtype) == str(theirs.dtype)
+        np.testing.assert_allclose(npv(ours), npv(theirs), rtol=1e-6, atol=1e-6)

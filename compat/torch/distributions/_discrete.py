@@ -4,11 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
 from compat._core.creation import arange
 from compat._core.tensor import Tensor
-from compat.torch.distributions import _ops
 from compat.torch.distributions.distribution import Distribution
 from compat.torch.distributions.utils import _size
 
@@ -42,16 +39,3 @@ def enumerate_values(n: int, dtype: Any, batch_shape: tuple, expand: bool) -> Te
     if expand:
         values = values.expand((-1, *batch_shape))
     return values
-
-
-def categorical_draws(probs: Tensor, n: int) -> np.ndarray:
-    """``n`` category indices per row of ``probs`` (``(..., K)``): an ``(n, rows)`` int64 array,
-    by inverting each row's cumulative distribution at uniform draws."""
-    p = np.asarray(probs.detach()._st.array, np.float64)
-    k = p.shape[-1]
-    p = p.reshape(-1, k)
-    cdf = np.cumsum(p, -1)
-    cdf /= cdf[:, -1:]
-    u = _ops.rng().random((n, p.shape[0]))
-    idx = (u[..., None] >= cdf[None]).sum(-1)
-    return np.minimum(idx, k - 1).astype(np.int64)

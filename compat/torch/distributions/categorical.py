@@ -6,13 +6,12 @@ from typing import Any
 
 import numpy as np
 
-from compat._core.creation import full
+from compat._core.creation import full, multinomial
 from compat._core.dtypes import int64
 from compat._core.ops import clamp
 from compat._core.tensor import Size, Tensor
-from compat.torch.distributions import _ops, constraints
+from compat.torch.distributions import constraints
 from compat.torch.distributions._discrete import (
-    categorical_draws,
     check_one_of,
     enumerate_values,
     expand_probs_logits,
@@ -83,9 +82,11 @@ class Categorical(Distribution):
         return full(tuple(self._extended_shape()), float("nan"), dtype=self.probs.dtype)
 
     def sample(self, sample_shape: Any = ()) -> Tensor:
+        # PyTorch's draws: one multinomial call (with replacement) over the rows of probs
         sample_shape = _size(sample_shape)
-        draws = categorical_draws(self.probs, sample_shape.numel())
-        return _ops.as_tensor(draws.reshape(tuple(self._extended_shape(sample_shape))))
+        probs_2d = self.probs.detach().reshape(-1, self._num_events)
+        samples_2d = multinomial(probs_2d, sample_shape.numel(), True).T
+        return samples_2d.reshape(tuple(self._extended_shape(sample_shape)))
 
     def log_prob(self, value: Tensor) -> Tensor:
         if self._validate_args:
