@@ -110,7 +110,10 @@ def full(shape: Any, fill_value: ArrayLike, dtype: Any = None) -> Any:
 
 
 def zeros(shape: Any, dtype: Any = None) -> Any:
-    """An array of zeros (the default float dtype unless ``dtype`` is given)."""
+    """An array of zeros (the default float dtype unless ``dtype`` is given); with
+    ``dtype=float0`` (the tangent type of integers) a NumPy ``float0`` array, as JAX."""
+    if dtype is not None and np.dtype(dtype) == jax.dtypes.float0:
+        return np.zeros(_shape("zeros", shape), jax.dtypes.float0)
     return out(sh.full(_shape("zeros", shape), 0, _dtype("zeros", dtype)))
 
 
