@@ -20,14 +20,21 @@ executable: compat before the host tier); ``compat_xla_defaults`` and
 ``compat_level_0`` (not run by default: ``--one`` them) the compiled mode with XLA's
 default eager options or its optimisation level 0.
 
-    python -m benchmarks.compat_cold
+    python -m benchmarks.compat_cold [--threads 1] [--repeat 5] [--modes torch,compat]
+
+``--threads N`` runs every library with N threads (BLAS, OpenMP, PyTorch's intra-op
+pool): on a machine other processes share, NumPy's OpenBLAS waking a second thread for
+a host-tier matmul of a few million multiply-adds took 30-50 ms where one thread takes
+30 us. ``--repeat`` prints the median of that many fresh processes per mode.
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -38,12 +45,18 @@ import numpy as np
 
 N_TOKENS = 16
 MODES = ("torch", "compat", "compat_again", "compat_lazy", "compat_compiled")
+#: the environment variables ``--threads`` sets in each process
+THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
 
 
-def _measure(mode: str) -> dict[str, float]:
-    """The figures of one mode, in this (fresh) process."""
+def _measure(mode: str, threads: int | None = None) -> dict[str, float]:
+    """The figures of one mode, in this (fresh) process (``threads``: PyTorch's intra-op
+    threads; BLAS's and OpenMP's come from the environment ``main`` sets)."""
     if mode == "torch":
         import torch
+
+        if threads is not None:
+            torch.set_num_threads(threads)
     else:
         import compat.torch as torch
         from funcgrad.core import compile_cache
@@ -94,26 +107,55 @@ def _measure(mode: str) -> dict[str, float]:
     return out
 
 
-def main() -> None:
-    """Run each mode in its own process and print the figures side by side."""
-    results: dict[str, dict[str, Any]] = {}
-    caches = tempfile.mkdtemp(prefix="compat-cold-")
-    for mode in MODES:
-        cache = os.path.join(caches, "compat" if mode == "compat_again" else mode)
-        env = {**os.environ, "FUNCGRAD_CACHE_DIR": cache}
-        env.pop("JAX_COMPILATION_CACHE_DIR", None)
-        proc = subprocess.run(
-            [sys.executable, "-m", "benchmarks.compat_cold", "--one", mode],
-            capture_output=True,
-            text=True,
-            check=False,
-            env=env,
-        )
-        if proc.returncode != 0:
-            print(f"{mode}: failed\n{proc.stderr[-2000:]}")
-            continue
-        results[mode] = json.loads(proc.stdout.strip().splitlines()[-1])
-    shutil.rmtree(caches, ignore_errors=True)
+def _run_one(mode: str, cache: str, threads: int | None) -> dict[str, Any] | None:
+    """The figures of ``mode`` from a fresh process (``None`` if it failed)."""
+    env = {**os.environ, "FUNCGRAD_CACHE_DIR": cache}
+    env.pop("JAX_COMPILATION_CACHE_DIR", None)
+    if threads is not None:  # BLAS (NumPy's OpenBLAS: the host tier), OpenMP (PyTorch)
+        for var in THREAD_VARS:
+            env[var] = str(threads)
+    args = [sys.executable, "-m", "benchmarks.compat_cold", "--one", mode]
+    if threads is not None:
+        args += ["--threads", str(threads)]
+    proc = subprocess.run(args, capture_output=True, text=True, check=False, env=env)
+    if proc.returncode != 0:
+        print(f"{mode}: failed\n{proc.stderr[-2000:]}")
+        return None
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Run each mode in fresh processes and print the figures side by side (medians
+    over ``--repeat`` runs per mode, the runs of the modes interleaved)."""
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--modes", default=",".join(MODES), help="comma-separated modes")
+    ap.add_argument("--repeat", type=int, default=1, help="fresh processes per mode")
+    ap.add_argument(
+        "--threads",
+        type=int,
+        default=None,
+        help="threads of BLAS, OpenMP and PyTorch's intra-op pool in every mode "
+        "(default: each library's own choice)",
+    )
+    opts = ap.parse_args(argv)
+    modes = [m for m in opts.modes.split(",") if m]
+    runs: dict[str, list[dict[str, Any]]] = {m: [] for m in modes}
+    for _ in range(opts.repeat):
+        caches = tempfile.mkdtemp(prefix="compat-cold-")
+        for mode in modes:
+            cache = os.path.join(caches, "compat" if mode == "compat_again" else mode)
+            res = _run_one(mode, cache, opts.threads)
+            if res is not None:
+                runs[mode].append(res)
+        shutil.rmtree(caches, ignore_errors=True)
+    results = {
+        m: {
+            k: statistics.median(r[k] for r in rs if k in r)
+            for k in dict.fromkeys(k for r in rs for k in r)
+        }
+        for m, rs in runs.items()
+        if rs
+    }
     rows = list(dict.fromkeys(r for res in results.values() for r in res))
     print(f"{'':24s}" + "".join(f"{m:>22s}" for m in results))
     for r in rows:
@@ -123,14 +165,25 @@ def main() -> None:
             if v is None:
                 cells.append(f"{'-':>22s}")
             elif r.endswith("(n)"):
-                cells.append(f"{v:22d}")
+                cells.append(f"{v:22.0f}")
             else:
-                cells.append(f"{v:21.2f}s")
+                cells.append(f"{v:21.3f}s")
         print(f"{r:24s}" + "".join(cells))
+    if "torch" in results:  # compat's figures as multiples of PyTorch's
+        for m in results:
+            if m == "torch":
+                continue
+            ratios = [
+                f"{r} {results[m][r] / results['torch'][r]:.1f}x"
+                for r in rows
+                if not r.endswith("(n)") and r in results[m] and results["torch"].get(r)
+            ]
+            print(f"{m} / torch: " + ", ".join(ratios))
 
 
 if __name__ == "__main__":
-    if len(sys.argv) == 3 and sys.argv[1] == "--one":
-        print(json.dumps(_measure(sys.argv[2])))
+    if len(sys.argv) >= 3 and sys.argv[1] == "--one":
+        n = int(sys.argv[4]) if len(sys.argv) == 5 and sys.argv[3] == "--threads" else None
+        print(json.dumps(_measure(sys.argv[2], n)))
     else:
         main()
