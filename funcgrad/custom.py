@@ -622,10 +622,11 @@ def _flat_cotangents(in_cts: Any, dyn: tuple, name: str) -> list:
     dummy = tree_unflatten(tree, [_Slot() for _ in leaves])
     flat: list = []
 
-    def put(c: Any, d: Any) -> None:
+    def put(c: Any, d: Any) -> Any:
         n = len(tree_flatten(d)[0])
         zero = c is None or isinstance(c, SymbolicZero)
         flat.extend([None if zero else c] * n)
+        return c  # (tree_map rebuilds the cotangents' tree: user nodes may check leaves)
 
     try:
         tree_map(put, in_cts, dummy, is_leaf=lambda x: x is None)

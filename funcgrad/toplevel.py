@@ -160,17 +160,17 @@ def closure_convert(fun: Callable, *example_args: Any) -> tuple[Callable, list]:
     # the converted function holds only the concrete constants: the traced ones are
     # its explicit arguments (a custom rule given it must not see them as closed over)
     kept = {i: c for i, c in enumerate(consts) if i not in set(hoist)}
-    n_consts = len(consts)
+    n_consts, n_hoisted, n_args = len(consts), len(hoisted), len(example_args)
     in_tree = tree_flatten(tuple(example_args))[1]
     del consts
 
     def converted(*args: Any) -> Any:
-        if len(args) < len(hoisted):
+        if len(args) < n_hoisted:
             raise TypeError(
-                f"closure_convert: the converted function takes {len(example_args)} arguments "
-                f"and {len(hoisted)} closed-over values, got {len(args)} values"
+                f"closure_convert: the converted function takes {n_args} arguments "
+                f"and {n_hoisted} closed-over values, got {len(args)} values"
             )
-        user, extra = args[: len(args) - len(hoisted)], args[len(args) - len(hoisted) :]
+        user, extra = args[: len(args) - n_hoisted], args[len(args) - n_hoisted :]
         leaves, tree = tree_flatten(tuple(user))
         if tree != in_tree:
             raise TypeError(

@@ -17,6 +17,7 @@ from funcgrad.api._util import (
     check_callable,
 )
 from funcgrad.api._vmap import check_chunk_size, vmap
+from funcgrad.core import dtypes
 from funcgrad.core.interp import to_aval
 from funcgrad.primitives import elementwise as ew
 from funcgrad.primitives import shape as sh
@@ -145,6 +146,7 @@ def jacrev(
     argnums: int | Sequence[int] = 0,
     has_aux: bool = False,
     holomorphic: bool = False,
+    allow_int: bool = False,
     *,
     chunk_size: int | None = None,
 ) -> Callable:
@@ -158,6 +160,7 @@ def jacrev(
         has_aux: ``fun`` returns ``(out, aux)``; the Jacobian function then returns
             ``(jacobian, aux)``.
         holomorphic: ``fun`` is complex-to-complex; inputs and outputs must be complex.
+        allow_int: allow integer inputs; their Jacobian blocks are zeros of their dtype (JAX's).
         chunk_size: pull back ``chunk_size`` basis vectors at a time (one compiled loop
             over the chunks; the forward pass runs once); funcgrad's own.
 
@@ -178,7 +181,7 @@ def jacrev(
         f = _split_diff(fun, args, nums, {})
         diff = tuple(args[i] for i in nums)
         leaves, in_tree = tree_flatten(diff)
-        _check_diff_dtypes(leaves, False, "jacrev", holomorphic)
+        _check_diff_dtypes(leaves, allow_int, "jacrev", holomorphic)
         if has_aux:
             out, vjp_fn, aux = vjp(f, *diff, has_aux=True)
         else:
@@ -199,8 +202,10 @@ def jacrev(
         for s in out_shapes:
             sz = int(np.prod(s, dtype=np.int64))
             parts = [
-                sh.reshape(_rows(c, start, start + sz), (*s, *to_aval(c).shape[1:]))
-                for c in ct_leaves
+                sh.full((*s, *to_aval(x).shape), 0, to_aval(x).dtype)  # as JAX: not float0
+                if not dtypes.is_inexact(to_aval(x).dtype)
+                else sh.reshape(_rows(c, start, start + sz), (*s, *to_aval(c).shape[1:]))
+                for c, x in zip(ct_leaves, leaves)
             ]
             jac_leaves.append(_pack(parts, in_tree, argnums))
             start += sz

@@ -1,0 +1,284 @@
+"""Custom rules at their edges, as JAX has them: the errors JAX raises (a rule closing
+over a value being differentiated, tracers as ``custom_vjp`` nondiff arguments,
+malformed JVP rules, ``closure_convert`` called with another structure), ``None``
+cotangents for parts of pytrees, ``float0`` tangents of integer inputs, ``jacrev``'s
+``allow_int`` and the wrappers' function attributes. Each case runs on JAX and on
+funcgrad: the same exception type and message pattern, or the same values."""
+
+from __future__ import annotations
+
+import copy
+import functools
+import re
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import funcgrad as fg
+import funcgrad.numpy as fnp
+
+
+def _lib(which):
+    return (fg, fnp) if which == "fg" else (jax, jnp)
+
+
+def _close(a, b):
+    jax.tree_util.tree_map(
+        lambda x, y: np.testing.assert_allclose(np.asarray(x), np.asarray(y), rtol=1e-6), a, b
+    )
+
+
+def _same_error(run, exc, pattern=None):
+    """``run(which)`` raises ``exc`` (matching ``pattern``) on JAX and on funcgrad; an
+    ``exc`` given by name is each library's ``errors.<name>``."""
+    for which in ("jax", "fg"):
+        e = getattr(_lib(which)[0].errors, exc) if isinstance(exc, str) else exc
+        with pytest.raises(e, match=pattern):
+            run(which)
+
+
+def test_custom_jvp_rule_closing_over_a_differentiated_value():
+    def run(which, transform):
+        t, _ = _lib(which)
+
+        def f(x):
+            @t.custom_jvp
+            def g(y):
+                return x + y
+
+            g.defjvp(lambda p, tn: (g(x), 2 * p[0]))
+            return g(1.0)
+
+        if transform == "jvp":
+            return t.jvp(f, (3.0,), (1.0,))
+        return t.grad(f)(3.0)
+
+    for transform in ("jvp", "grad"):
+        _same_error(lambda w: run(w, transform), "UnexpectedTracerError")
+    with pytest.raises(fg.errors.UnexpectedTracerError, match="closes over a value that is being"):
+        run("fg", "jvp")
+
+
+def test_nondiff_argument_hiding_a_jvp_tracer():
+    def run(which):
+        t, _ = _lib(which)
+
+        def f(x):
+            @functools.partial(t.custom_jvp, nondiff_argnums=(0,))
+            def g(h, x):
+                return h(x)
+
+            g.defjvp(lambda h, p, tn: (g(h, p[0]), 2.0 * tn[0]))
+            return g(lambda y: x + y, x)
+
+        return t.jvp(f, (2.0,), (1.0,))
+
+    _same_error(run, "UnexpectedTracerError")
+
+
+def test_closing_over_values_that_are_not_differentiated_still_works():
+    """A vmap's batched value and a stop_gradient'ed value are not differentiated by the
+    transform applying the rule: no error, JAX's values."""
+
+    def run(which):
+        t, m = _lib(which)
+
+        def outer(x):
+            c = t.lax.stop_gradient(x * x)
+
+            @t.custom_vjp
+            def f(y):
+                return c * y
+
+            f.defvjp(lambda y: (f(y), m.cos(y)), lambda cos_y, g: (cos_y * g * c,))
+            return t.grad(f)(3.0) + t.grad(lambda y: f(y) * x)(2.0)
+
+        return t.vmap(outer)(m.arange(3.0)), t.grad(outer)(1.5)
+
+    _close(run("fg"), run("jax"))
+
+
+def test_tracer_in_a_custom_vjp_nondiff_argument():
+    def run(which, transform):
+        t, m = _lib(which)
+
+        @functools.partial(t.custom_vjp, nondiff_argnums=(0,))
+        def f(x, y):
+            return x * y
+
+        f.defvjp(lambda x, y: (f(x, y), m.cos(y)), lambda x, cos_y, g: (cos_y * g,))
+        g = t.jit(lambda x, y: f(x, y))
+        return g(2, 3.0) if transform == "jit" else t.grad(g, 1)(2.0, 3.0)
+
+    for transform in ("jit", "grad"):
+        _same_error(lambda w: run(w, transform), "UnexpectedTracerError", "custom_vjp")
+
+
+def _bad_jvp_rule(which, kind):
+    t, m = _lib(which)
+
+    @t.custom_jvp
+    def f(x):
+        return (x**2,) if kind == "tree" else x**2
+
+    def foo_jvp(primals, tangents):
+        (x,), (tn,) = primals, tangents
+        if kind == "pair":
+            return tn
+        if kind == "tree":
+            return f(x), [2 * x * tn, x]
+        return f(x), m.reshape(tn, (1,))
+
+    f.defjvp(foo_jvp)
+    f(2.0)  # calling it is fine
+    return t.jvp(f, (np.float32(2.0),), (np.float32(1.0),))
+
+
+@pytest.mark.parametrize(
+    "kind,pattern",
+    [
+        (
+            "pair",
+            "Custom JVP rule foo_jvp for function f must produce a pair (list or tuple of length "
+            "two) representing primal and tangent outputs, but got 1.0",
+        ),
+        (
+            "tree",
+            "Custom JVP rule foo_jvp for function f must produce primal and tangent outputs "
+            "with equal container (pytree) structures, but got PyTreeDef((*,)) and "
+            "PyTreeDef([*, *]) respectively.",
+        ),
+        (
+            "aval",
+            "Custom JVP rule must produce primal and tangent outputs with corresponding shapes "
+            "and dtypes. Expected float32[] (tangent type of float32[]) but got float32[1].",
+        ),
+    ],
+)
+def test_malformed_jvp_rules(kind, pattern):
+    _same_error(lambda w: _bad_jvp_rule(w, kind), TypeError, re.escape(pattern))
+
+
+def test_closure_convert_structure_mismatch():
+    def run(which, bad):
+        t, _ = _lib(which)
+        _, vjp = t.vjp(lambda x, z: z * x, 2.0, 3.0)
+        pure, aux = t.closure_convert(vjp, 2.0)
+        return pure(2.0, aux) if bad else pure(2.0, *aux)
+
+    _close(run("fg", False), run("jax", False))
+    _same_error(
+        lambda w: run(w, True),
+        TypeError,
+        "The inputs to the closure produced by closure_convert must have the same Pytree",
+    )
+
+
+def test_bwd_none_for_parts_of_a_pytree_argument():
+    def run(which):
+        t, _ = _lib(which)
+
+        @t.custom_vjp
+        def f(x):
+            return x[0] * x[1][0]
+
+        f.defvjp(lambda x: (f(x), x), lambda x, g: ((g * x[1][0], (None, None)),))
+        return t.grad(f)((1.5, (2.0, None)))
+
+    _close(run("fg"), run("jax"))
+
+
+def test_bwd_array_for_a_pytree_node_serves_each_leaf():
+    def run(which):
+        t, _ = _lib(which)
+
+        @t.custom_vjp
+        def f(box, y):
+            return box["a"] * box["b"] * y
+
+        f.defvjp(lambda box, y: (f(box, y), (box, y)), lambda r, g: (r[1] * g, 2.0 * g))
+        return t.grad(f, argnums=(0, 1))({"a": 3.0, "b": 4.0}, 5.0)
+
+    _close(run("fg"), run("jax"))
+
+
+def test_float0_tangents_of_integer_inputs_through_custom_rules():
+    def run(which, style):
+        t, m = _lib(which)
+        scalar_float0 = m.zeros((), dtype=jax.dtypes.float0)
+        assert scalar_float0.dtype == jax.dtypes.float0 and scalar_float0.shape == ()
+
+        @t.custom_jvp
+        def f(x, y):
+            return x, y
+
+        f.defjvp(lambda p, tn: (p, (2.0 * tn[0], t.custom_derivatives.zero_from_primal(p[1]))))
+        g = f
+        if style == "scan":
+            g = lambda x, y: t.lax.scan(lambda c, _: (f(*c), None), (x, y), None, length=1)[0]
+        return t.jvp(g, (np.float32(2.0), 3), (np.float32(1.0), scalar_float0))
+
+    for style in ("direct", "scan"):
+        (fp, ft), (jp, jt) = run("fg", style), run("jax", style)
+        _close(fp, jp)
+        _close(ft[0], jt[0])
+        assert np.asarray(ft[1]).dtype == np.asarray(jt[1]).dtype == jax.dtypes.float0
+
+
+def test_float0_cotangent_from_a_custom_vjp_bwd():
+    def run(which):
+        t, m = _lib(which)
+
+        @t.custom_vjp
+        def f(x):
+            return x
+
+        f.defvjp(
+            lambda x: (x, (2.0, x)),
+            lambda r, g: ((2.0 * g[0], m.zeros((), dtype=jax.dtypes.float0)),),
+        )
+
+        def foo(x, y):
+            out, _ = t.lax.scan(lambda c, _: (f(c), None), (x, y), None, length=1)
+            return out[0]
+
+        return t.grad(foo, allow_int=True, argnums=(0, 1))(2.0, 3)
+
+    (fx, fy), (jx, jy) = run("fg"), run("jax")
+    _close(fx, jx)
+    assert np.asarray(fy).dtype == np.asarray(jy).dtype == jax.dtypes.float0
+
+
+def test_jacrev_allow_int():
+    def run(which):
+        t, _ = _lib(which)
+        f = lambda x, i, j: (x * 2.0, x * i)
+        args = (np.float32(3.0), np.array(7, np.int32), np.array([1, 2], np.int32))
+        return t.jacrev(f, argnums=(0, 1, 2), allow_int=True)(*args)
+
+    got, want = run("fg"), run("jax")
+    _close(got, want)
+    assert [np.asarray(x).dtype for x in jax.tree_util.tree_leaves(got)] == [
+        np.asarray(x).dtype for x in jax.tree_util.tree_leaves(want)
+    ]
+    with pytest.raises(TypeError, match="allow_int"):
+        fg.jacrev(lambda i: i * 2.0)(np.array(3, np.int32))
+
+
+def test_wrappers_keep_the_wrapped_function_attributes():
+    def fun(x, y):
+        """Doc of fun."""
+        return x * y
+
+    for deco in (fg.custom_jvp, fg.custom_vjp, fg.custom_batching.custom_vmap):
+        w = deco(fun)
+        assert (w.__name__, w.__doc__, w.__wrapped__) == ("fun", "Doc of fun.", fun)
+        c = copy.deepcopy(w)
+        assert c.__name__ == "fun" and c.fun is fun
+    part = fg.custom_jvp(functools.partial(fun, 2.0))
+    part.defjvp(lambda p, tn: (part(*p), 0.1 * tn[0]))
+    want = jax.custom_jvp(functools.partial(fun, 2.0))
+    want.defjvp(lambda p, tn: (want(*p), 0.1 * tn[0]))
+    _close(fg.grad(lambda a: part(*a))((1.0,)), jax.grad(lambda a: want(*a))((1.0,)))
