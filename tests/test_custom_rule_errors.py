@@ -282,3 +282,33 @@ def test_wrappers_keep_the_wrapped_function_attributes():
     want = jax.custom_jvp(functools.partial(fun, 2.0))
     want.defjvp(lambda p, tn: (want(*p), 0.1 * tn[0]))
     _close(fg.grad(lambda a: part(*a))((1.0,)), jax.grad(lambda a: want(*a))((1.0,)))
+
+
+def test_closure_converted_function_as_a_nondiff_argument():
+    """closure_convert hoists the differentiated values the closure reads, so a custom_vjp
+    taking the converted function as a nondiff argument sees them as inputs (no error)."""
+
+    def run(which):
+        t, m = _lib(which)
+
+        @functools.partial(t.custom_vjp, nondiff_argnums=(0,))
+        def cos_after(fn, x, *args):
+            return m.cos(fn(x, *args))
+
+        def fwd(fn, x, *args):
+            return cos_after(fn, x, *args), (x, args)
+
+        def rev(fn, res, g):
+            x, args = res
+            return (17.0 * x, *[42.0 * a for a in args])
+
+        cos_after.defvjp(fwd, rev)
+
+        def solve(c, x):
+            converted, aux = t.closure_convert(lambda x: m.sum((x - c) ** 2.0), x)
+            return cos_after(converted, x, *aux)
+
+        c, x = 2.0 * m.ones(2), m.ones(2)
+        return solve(c, x), t.grad(solve, argnums=(0, 1))(c, x)
+
+    _close(run("fg"), run("jax"))
