@@ -103,6 +103,7 @@ from compat._core.memory_formats import (  # noqa: F401
 from compat._core.ops.linalg_top import lu_solve, lu_unpack  # noqa: F401
 from compat._core.optable import functions as _functions
 from compat._core.out_arg import with_out
+from compat._core.restride import as_strided  # noqa: F401
 from compat._core.tensor import Size, Tensor  # noqa: F401
 
 # ``torch.X`` for every row of the op table (aliases included)

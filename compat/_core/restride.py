@@ -333,6 +333,13 @@ def resize_as_(self: Tensor, other: Tensor, *, memory_format: Any = None) -> Ten
     return resize_(self, tuple(other.shape), memory_format=memory_format)
 
 
+def is_set_to(self: Tensor, tensor: Tensor) -> bool:
+    """Whether both tensors show the same memory: one storage, offset, sizes and strides."""
+    return _views.storage_key(self) == _views.storage_key(tensor) and _views.layout_of(
+        self
+    ) == _views.layout_of(tensor)
+
+
 #: the Tensor methods this module defines
 METHODS = {
     "transpose_": transpose_,
@@ -346,4 +353,5 @@ METHODS = {
     "set_": set_,
     "resize_": resize_,
     "resize_as_": resize_as_,
+    "is_set_to": is_set_to,
 }

@@ -138,6 +138,7 @@ def test_set_semantics():
         a = torch.zeros(3)
         old = a[1:]
         rec(a.set_(y) is a, a, _layout(a), a._base is None, a._version, y._version)
+        rec(a.is_set_to(y), y.is_set_to(a), a.is_set_to(y[:]), old.is_set_to(y))
         a.add_(1)  # a shares y's memory; old keeps a's old memory
         rec(y, old, a._version, y._version)
         a.set_(y, 1, (2, 2), (1, 2))
