@@ -21,6 +21,7 @@ gives it (as JAX's weak types do).
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -32,6 +33,11 @@ from funcgrad.core.ad_util import close
 from funcgrad.core.errors import user_frame, where
 from funcgrad.core.interp import Tracer, eval_program, new_builder, to_aval
 from funcgrad.core.ir import Aval, Program
+from funcgrad.core.tree_diff import (
+    bullet_list,
+    structure_differences_of_trees,
+    type_mismatch_reason,
+)
 from funcgrad.primitives import control_flow as cf
 from funcgrad.primitives import elementwise as ew
 from funcgrad.tree_util import tree_flatten, tree_leaves, tree_unflatten
@@ -183,7 +189,14 @@ def cond(pred: Any, true_fun: Callable, false_fun: Callable, *operands: Any) -> 
     """
     if not (callable(true_fun) and callable(false_fun)):
         raise TypeError("cond: true_fun and false_fun arguments should be callable.")
-    aval = _aval(pred, "cond predicate")
+    if pred is None:
+        raise TypeError(f"cond predicate is None{where(user_frame())}")
+    try:
+        aval = to_aval(pred)
+    except TypeError:
+        raise TypeError(
+            f"Pred type must be either boolean or number, got {pred}.{where(user_frame())}"
+        ) from None
     if aval.shape != ():
         raise TypeError(
             f"Pred must be a scalar, got {pred!r} of shape {aval.shape}.{where(user_frame())}"
@@ -215,12 +228,60 @@ def switch(index: Any, branches: Sequence[Callable], *operands: Any) -> Any:
         raise ValueError("switch: empty branch sequence")
     if not all(callable(b) for b in branches):
         raise TypeError("switch: branches argument should be a sequence of callables.")
+    try:
+        to_aval(index)
+    except TypeError:
+        raise TypeError(
+            f"Index type must be an integer, got {index}.{where(user_frame())}"
+        ) from None
     idx = _as_index(index, len(branches), "switch index")
     labels = [f"branch {i}" for i in range(len(branches))]
     return _branches(idx, branches, operands, "switch", labels)
 
 
 # --------------------------------------------------------------------------- loops
+
+
+def _first_param(fun: Callable, k: int = 0) -> str | None:
+    """The name of ``fun``'s ``k``-th parameter (the carry, named in errors), if known."""
+    try:
+        names = list(inspect.signature(fun).parameters)
+    except (TypeError, ValueError):
+        return None
+    return names[k] if len(names) > k else None
+
+
+def _component(carry_name: str | None, path: str) -> str:
+    if carry_name:
+        return (
+            f"the input carry component {carry_name}{path}"
+            if path
+            else (f"the input carry {carry_name}")
+        )
+    return f"the input carry at path {path}" if path else "the input carry"
+
+
+def _jax_str(a: Aval) -> str:
+    """An aval as JAX prints types in errors: ``float32[3,4]``."""
+    return f"{a.dtype.name}[{','.join(map(str, a.shape))}]"
+
+
+def _carry_structure_error(shown: str, carry_name: str | None, t_in: Any, t_out: Any) -> None:
+    """Raise JAX's error for a loop body that changed its carry's pytree structure,
+    naming where the two structures differ."""
+    diffs = [
+        f"{_component(carry_name, path)} is a {x} but the corresponding component of the "
+        f"carry output is a {y}, so {why}"
+        for path, x, y, why in structure_differences_of_trees(t_in, t_out)
+    ]
+    if not diffs:
+        diffs = [f"the input carry has structure {t_in} but the output has structure {t_out}"]
+    raise TypeError(
+        f"{shown} body function carry input and carry output must have the same pytree "
+        f"structure, but they differ:\n\n{bullet_list(diffs)}\nRevise the function so that "
+        f"the carry output has the same pytree structure as the carry input."
+        f"{where(user_frame())}"
+    )
 
 
 def _trace_body(
@@ -232,21 +293,22 @@ def _trace_body(
     extra_tree: Any,
     name: str,
     split_out: Callable[[Any], tuple[Any, Any]],
-    label: tuple[str, str] | None = None,
+    label: tuple[str, str, str | None] | None = None,
 ) -> tuple:
     """Trace a loop body, giving weakly typed initial carries the dtype the body returns
     and checking that the carry keeps its structure, shapes and dtypes.
 
     ``label`` (the function the user called, the carry path prefix of funcgrad's own
-    leading carries) names errors for loops built on this one (``fori_loop``).
+    leading carries, the name of the user's carry parameter) names errors for loops built on this one (``fori_loop``).
 
     Returns (closed program, consts, carry avals, ``{"y_tree": ...}`` for the extra outputs).
     """
     init_avals = [_aval(x, f"{name} carry") for x in carry_leaves]
     paths = _paths(carry_tree)
     shown = name
+    carry_name = _first_param(fun)
     if label is not None:
-        shown = label[0]
+        shown, carry_name = label[0], label[2]
         paths = [p[len(label[1]) :] if p.startswith(label[1]) else p for p in paths]
     n = len(init_avals)
 
@@ -270,11 +332,7 @@ def _trace_body(
                 kids = t_out.children()
                 t_in = t_in.children()[k]
                 t_out = kids[k] if t_out.num_nodes > 1 and len(kids) > k else t_out
-            raise TypeError(
-                f"{shown}: body_fun output and input must have identical types: the carry "
-                f"input has structure {t_in} but the output has structure "
-                f"{t_out}.{where(user_frame())}"
-            )
+            _carry_structure_error(shown, carry_name, t_in, t_out)
         return prog, consts, holder
 
     avals = [a.strip_weak() for a in init_avals]
@@ -290,15 +348,21 @@ def _trace_body(
     prog, consts, holder = trace(avals)
     outs = prog.out_avals[:n]
     targets: list[Aval | None] = []
+    bad = []
     for path, a, o in zip(paths, avals, outs):
         ok_weak = o.weak_type and dtypes.kind(o.dtype) <= dtypes.kind(a.dtype)
         if o.shape != a.shape or (o.dtype != a.dtype and not ok_weak):
-            raise TypeError(
-                f"{shown}: body_fun output and input must have identical types, but the carry "
-                f"component carry{path} has {_desc(a)} as input and {_desc(o)} as output."
-                f"{where(user_frame())}"
+            bad.append(
+                f"{_component(carry_name, path)} has type {_jax_str(a)} but the corresponding "
+                f"output carry component has type {_jax_str(o)}{type_mismatch_reason(a, o)}"
             )
         targets.append(a if o.dtype != a.dtype else None)
+    if bad:
+        raise TypeError(
+            f"{shown} body function carry input and carry output must have equal types, but "
+            f"they differ:\n\n{bullet_list(bad)}\nRevise the function so that all output "
+            f"types match the corresponding input types.{where(user_frame())}"
+        )
     targets += [None] * (len(prog.outvars) - n)
     prog = _coerce(prog, len(consts), targets)
     return prog, consts, avals, holder
@@ -333,7 +397,10 @@ def while_loop(cond_fun: Callable, body_fun: Callable, init_val: Any) -> Any:
 
 
 def _while_loop(
-    cond_fun: Callable, body_fun: Callable, init_val: Any, label: tuple[str, str] | None = None
+    cond_fun: Callable,
+    body_fun: Callable,
+    init_val: Any,
+    label: tuple[str, str, str | None] | None = None,
 ) -> Any:
     leaves, tree = tree_flatten(init_val)
     body, bconsts, avals, _ = _trace_body(
@@ -350,13 +417,16 @@ def _while_loop(
     _, args_tree = tree_flatten((init_val,))
     cprog, cconsts, cout = _trace(cond_fun, args_tree, avals, "while_loop")
     outs = cprog.out_avals
-    if len(outs) != 1 or outs[0].shape != () or outs[0].dtype != np.dtype("bool"):
-        got = ", ".join(str(a) for a in outs)
+    if cout.num_nodes != 1 or len(outs) != 1:
         raise TypeError(
-            f"cond_fun must return a boolean scalar, but got output type(s) [{got}]."
-            f"{where(user_frame())}"
+            f"cond_fun must return a boolean scalar, but got pytree {cout}.{where(user_frame())}"
         )
-    del cout
+    if outs[0].shape != () or outs[0].dtype != np.dtype("bool"):
+        weak = ", weak_type=True" if outs[0].weak_type else ""
+        raise TypeError(
+            "cond_fun must return a boolean scalar, but got output type(s) "
+            f"[ShapedArray({_jax_str(outs[0])}{weak})].{where(user_frame())}"
+        )
     init = _cast_init(leaves, avals)
     n_c = len(bconsts)
     fwd = [o is v for o, v in zip(body.outvars, body.invars[n_c:])]
@@ -450,7 +520,12 @@ def fori_loop(
             return (ew.add(i, 1), body_fun(i, val)), None
 
         (_, result), _ = _scan(
-            step, (lo, init_val), None, max(hi - lo, 0), False, ("fori_loop", "[1]")
+            step,
+            (lo, init_val),
+            None,
+            max(hi - lo, 0),
+            False,
+            ("fori_loop", "[1]", _first_param(body_fun, 1)),
         )
         return result
     if unroll is not None and unroll is not False and unroll != 1:
@@ -467,7 +542,8 @@ def fori_loop(
         i, u, val = c
         return ew.add(i, 1), u, body_fun(i, val)
 
-    return _while_loop(cond_fun, body, (lower, upper, init_val), ("fori_loop", "[2]"))[2]
+    label = ("fori_loop", "[2]", _first_param(body_fun, 1))
+    return _while_loop(cond_fun, body, (lower, upper, init_val), label)[2]
 
 
 def scan(
@@ -513,7 +589,7 @@ def _scan(
     xs: Any,
     length: int | None,
     reverse: bool,
-    label: tuple[str, str] | None = None,
+    label: tuple[str, str, str | None] | None = None,
 ) -> tuple[Any, Any]:
     x_leaves, x_tree = tree_flatten(xs)
     x_avals = [_aval(x, "scan xs") for x in x_leaves]

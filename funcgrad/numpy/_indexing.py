@@ -552,9 +552,19 @@ def take_along_axis(
     axis: int | None,
     mode: str | None = None,
     fill_value: Any = None,
+    *,
+    unique_indices: bool = False,
+    indices_are_sorted: bool = False,
+    wrap_negative_indices: bool | None = None,
 ) -> Any:
     """``arr`` gathered along ``axis`` with ``indices`` of the same rank (other axes
-    broadcast); negative indices count from the end."""
+    broadcast).
+
+    Negative indices count from the end when ``wrap_negative_indices`` (by default unless
+    ``mode="promise_in_bounds"``, as JAX); then ``mode``
+    ``"fill"`` (default) gives ``fill_value`` (NaN for floats) out of range, ``"clip"``
+    clamps into range and ``"promise_in_bounds"`` trusts the indices (clamped, as a
+    gather)."""
     a = as_array(arr, "take_along_axis")
     i = as_array(indices, "take_along_axis")
     if axis is None:
@@ -573,13 +583,34 @@ def take_along_axis(
             f"take_along_axis indices must be of integer type, got {aval(i).dtype} "
             f"(indices {fmt(i)}){here()}"
         )
+    mode = mode or "fill"
+    if mode not in ("fill", "clip", "promise_in_bounds"):
+        raise ValueError(
+            f"take_along_axis: mode must be 'fill', 'clip' or 'promise_in_bounds', got "
+            f"{mode!r}{here()}"
+        )
     ax = normalize_axis(axis, nd, "take_along_axis")
+    n = shape[ax]
+    dt = _index_dtype(n)
+    i = convert(i, dt)
+    zero, size = np.asarray(0, dt), np.asarray(n, dt)
+    if wrap_negative_indices is None:
+        wrap_negative_indices = mode != "promise_in_bounds"
+    if wrap_negative_indices:
+        i = ew.select_n(ew.lt(i, zero), i, ew.add(i, size))
+    ok = ew.bitwise_and(ew.ge(i, zero), ew.lt(i, size)) if mode == "fill" else None
+    i = ew.min(ew.max(i, zero), np.asarray(max(n - 1, 0), dt))
     items: list = []
     for d in range(nd):
         if d == ax:
-            items.append(i if isinstance(i, Tracer) else np.asarray(i))
+            items.append(i)
         else:
             s = [1] * nd
             s[d] = shape[d]
             items.append(np.arange(shape[d], dtype=np.int32).reshape(s))
-    return getitem(a, tuple(items))
+    g = getitem(a, tuple(items))
+    if ok is None:
+        return g
+    ok = broadcast_to_shape(ok, aval(g).shape, "take_along_axis")
+    fv = _fill_value(aval(a).dtype) if fill_value is None else fill_value
+    return where(ok, g, np.asarray(fv, aval(a).dtype))

@@ -303,6 +303,40 @@ def test_take_along_axis(seed: int, axis, k: int) -> None:
     )
 
 
+@pytest.mark.parametrize(
+    "kw",
+    [
+        {},
+        {"mode": "fill"},
+        {"mode": "clip"},
+        {"mode": "fill", "fill_value": 10.0},
+        {"mode": "clip", "wrap_negative_indices": False},
+        {"mode": "fill", "wrap_negative_indices": False},
+        {"mode": "promise_in_bounds", "wrap_negative_indices": True},
+    ],
+)
+def test_take_along_axis_out_of_bounds_modes(kw) -> None:
+    # out-of-range and negative indices: filled, clamped or wrapped as jnp does per mode
+    x = np.arange(10, dtype=F32)
+    i = np.array([-11, -10, -9, -5, -1, 0, 1, 5, 9, 10, 11], np.int32)
+    if kw.get("mode") == "promise_in_bounds":
+        i = i[1:-2]  # in bounds after wrapping: the only indices the mode defines
+    check(
+        lambda a, j: fnp.take_along_axis(a, j, 0, **kw),
+        lambda a, j: jnp.take_along_axis(a, j, 0, **kw),
+        x,
+        i,
+    )
+    m = rand(np.random.default_rng(4), (3, 4), F32)
+    j = np.array([[0, -1, 4, -5]] * 3, np.int8)  # narrow index dtype
+    check(
+        lambda a, k: fnp.take_along_axis(a, k, 1, **kw),
+        lambda a, k: jnp.take_along_axis(a, k, 1, **kw),
+        m,
+        j if kw.get("mode") != "promise_in_bounds" else j[:, :2],
+    )
+
+
 def test_take_along_axis_argsort_pattern() -> None:
     x = rand(np.random.default_rng(3), (3, 4), F32)
 

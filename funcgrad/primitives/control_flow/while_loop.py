@@ -43,8 +43,9 @@ from funcgrad.primitives.rules import rand
 from funcgrad.primitives.shape import broadcast_in_dim
 
 WHILE_VJP_ERROR = (
-    "Reverse-mode differentiation does not work for while_loop with dynamic trip count. "
-    "Try using fori_loop with static bounds or scan."
+    "Reverse-mode differentiation does not work for lax.while_loop or lax.fori_loop with "
+    "dynamic start/stop values (a dynamic trip count). Try using lax.scan, or using "
+    "fori_loop with static start/stop."
 )
 
 
