@@ -86,6 +86,12 @@ def _unflatten(shapes: tuple[tuple[int, ...], ...]) -> Callable:
     return jit(split)
 
 
+def _split(flat: np.ndarray, shapes: tuple[tuple[int, ...], ...]) -> list[np.ndarray]:
+    """``flat`` cut into consecutive arrays of ``shapes`` (views, no copies)."""
+    offsets = np.cumsum([0, *(int(np.prod(s)) for s in shapes)])
+    return [flat[a:b].reshape(s) for a, b, s in zip(offsets[:-1], offsets[1:], shapes)]
+
+
 def _copy(g: Any) -> Any:
     return g + fnp.zeros((), g.dtype)
 
@@ -275,8 +281,13 @@ class ProcessGroup:
                 return [jax.device_put(x, self.device)[None] for x in xs]
             return list(xs)
         if len(xs) > 1 and kind in ("reduce", "pick") and len({s[1] for s in sig}) == 1:
+            shapes = tuple(s[0] for s in sig)
+            if self.device.platform == "cpu":  # host memory: NumPy joins and splits for free
+                flat = np.concatenate([np.asarray(x).reshape(-1) for x in xs])
+                out = np.asarray(self._collect(what, kind, arg, [flat])[0])
+                return _split(out, shapes)
             flat = self._collect(what, kind, arg, [_flatten(*xs)])[0]
-            return list(_unflatten(tuple(s[0] for s in sig))(flat))
+            return list(_unflatten(shapes)(flat))
         outs = self._collect(what, kind, arg, xs)
         for i, (shape, _) in enumerate(sig):
             if shape == ():  # a scalar travelled as shape (1,)
