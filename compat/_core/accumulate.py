@@ -17,6 +17,7 @@ import numpy as np
 import funcgrad.numpy as fnp
 from compat._core.graph import TYPE_NAMES
 from compat._core.ops.spectral import conj
+from compat._core.restride import laid_out_like
 from compat._core.tensor import Tensor, apply
 from funcgrad._compat_contract import trace_op, x64
 
@@ -125,7 +126,7 @@ def accumulate(var: Tensor, g: Any, create_graph: bool) -> None:
     if create_graph:
         var._grad = g if var._grad is None else add(var._grad, g)
     elif var._grad is None:
-        var._grad = Tensor._wrap_result(cast(g, var._st.a.dtype))
+        var._grad = laid_out_like(cast(g, var._st.a.dtype), var)
     else:
         old = var._grad
         old._set_data_inplace(add(old._data, cast(g, old._st.a.dtype)))

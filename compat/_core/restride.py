@@ -333,6 +333,33 @@ def resize_as_(self: Tensor, other: Tensor, *, memory_format: Any = None) -> Ten
     return resize_(self, tuple(other.shape), memory_format=memory_format)
 
 
+def _dense(shape: tuple, strides: tuple) -> bool:
+    """PyTorch's ``is_non_overlapping_and_dense``: the elements tile one block of memory."""
+    expected = 1
+    for st, n in sorted((st, n) for n, st in zip(shape, strides) if n != 1):
+        if st != expected:
+            return False
+        expected *= n
+    return True
+
+
+def laid_out_like(arr: Any, like: Tensor) -> Tensor:
+    """A tensor holding ``arr`` with ``like``'s strides when ``like`` is a permuted dense
+    block of memory (PyTorch's layout contract for a leaf's ``.grad``), else contiguous."""
+    t = Tensor._wrap_result(arr)
+    if like._view is None:
+        return t
+    shape, strides, _ = like._view.layout
+    if _views.is_contiguous(shape, strides) or not _dense(shape, strides):
+        return t
+    pos = np.asarray(_views.strided_gather(np.arange(t.numel()), shape, strides, 0))
+    inv = np.empty(pos.size, np.int64)
+    inv[pos.reshape(-1)] = np.arange(pos.size)
+    with _gm.no_grad():
+        flat = t.reshape(-1)[Tensor._wrap_result(inv)]
+        return as_strided_(flat, shape, strides, 0)
+
+
 def is_set_to(self: Tensor, tensor: Tensor) -> bool:
     """Whether both tensors show the same memory: one storage, offset, sizes and strides."""
     return _views.storage_key(self) == _views.storage_key(tensor) and _views.layout_of(

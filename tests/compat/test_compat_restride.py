@@ -188,3 +188,21 @@ def test_resize_semantics():
         rec(error_of(lambda: i.resize_(2, 3)))
 
     check(scenario)
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.permutations([0, 1, 2]), st.sampled_from([(2, 3, 4), (1, 3, 2), (2, 1, 1)]))
+def test_grad_of_a_strided_leaf_has_the_leafs_layout(perm, shape):
+    def scenario(torch, rec):
+        base = torch.tensor(np.arange(np.prod(shape), dtype=np.float32).reshape(shape))
+        for leaf in (base.permute(*perm), base.permute(*perm)[:, ::2], base.expand(2, *shape)):
+            leaf.requires_grad_()
+            w = torch.tensor(np.linspace(-1, 2, leaf.numel(), dtype=np.float32))
+            for _ in range(2):  # stored, then accumulated in place
+                (leaf * w.reshape(leaf.shape)).sum().backward()
+                g = leaf.grad
+                rec(g, tuple(g.stride()), g._base is None, g.is_contiguous())
+            g.mul_(2)
+            rec(leaf.grad)
+
+    check(scenario)
