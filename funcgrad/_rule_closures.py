@@ -105,7 +105,8 @@ def trace_jvp_rule(
                 for a in in_avals
             ]
             outs, touts = jvp_rule([None] * n_consts + ps, [None] * n_consts + tans)
-            rp = b.build(list(outs) + list(touts))
+            touts = [rules.instantiate(t, t.aval) if is_zero(t) else t for t in touts]
+            rp = b.build(list(outs) + touts)
     finally:
         del RULES_IN_TRACE[key]
     n = len(closed)

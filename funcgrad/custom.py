@@ -37,7 +37,7 @@ from funcgrad.core.interp import (
     to_aval,
 )
 from funcgrad.core.ir import Var
-from funcgrad.core.zeros import is_zero
+from funcgrad.core.zeros import Zero, is_zero
 from funcgrad.primitives import rules
 from funcgrad.primitives.custom_calls import (
     custom_jvp_call_p,
@@ -410,7 +410,11 @@ class custom_jvp(CustomFunction):
                     f"produced {_tree_str(o_tree)} and the function {_tree_str(out_tree)}."
                 )
             _check_tangent_avals(o_leaves, t_leaves)
-            t_leaves = [t.instantiate() if isinstance(t, SymbolicZero) else t for t in t_leaves]
+            # a SymbolicZero stays symbolic, so rules downstream see it as one
+            t_leaves = [
+                Zero(to_aval(o).strip_weak()) if isinstance(t, SymbolicZero) else t
+                for o, t in zip(o_leaves, t_leaves)
+            ]
             return o_leaves, t_leaves
 
         closed = live_tracers((user_jvp, static)) if is_tracing() else []

@@ -39,6 +39,9 @@ class _FlatRule:
         self.in_tree = in_tree
         self.out_tree = out_tree
 
+    def __repr__(self) -> str:  # the user's rule: printed programs name it, as JAX's
+        return repr(self.rule)
+
     def __call__(self, size: int, in_batched: list, args: list) -> tuple:
         k = self.n_consts
         if any(in_batched[:k]):

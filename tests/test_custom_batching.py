@@ -403,3 +403,20 @@ def test_function_closing_over_a_batched_value_is_an_error():
 
     with pytest.raises(fg.errors.UnexpectedTracerError, match="closes over a value"):
         fg.vmap(outer)(fnp.arange(3.0))
+
+
+@pytest.mark.parametrize("in_axes", [(0, 0), (0, None)])
+def test_sequential_vmap_is_lax_map(in_axes):
+    """vmap of a sequential_vmap function is the program of lax.map over the batched
+    arguments (JAX's definition), printed the same: the rule is shown by its name."""
+    f = fg.custom_batching.sequential_vmap(lambda x, y: x + y)
+    xs = fnp.arange(3.0, dtype=fnp.float32)
+    y = xs if in_axes[1] == 0 else fnp.float32(4.0)
+    if in_axes[1] == 0:
+        ref = lambda xs, ys: fg.lax.map(lambda a: f(*a), (xs, ys))
+    else:
+        ref = lambda xs, y: fg.lax.map(lambda x: f(x, y), xs)
+    got = fg.make_ir(fg.vmap(f, in_axes=in_axes))(xs, y)
+    assert str(got) == str(fg.make_ir(ref)(xs, y))
+    assert "sequential_vmap.<locals>.rule" in str(got)
+    _close(fg.vmap(f, in_axes=in_axes)(xs, y), jax.vmap(lambda a, b: a + b, in_axes)(xs, y))

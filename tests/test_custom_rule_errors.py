@@ -312,3 +312,25 @@ def test_closure_converted_function_as_a_nondiff_argument():
         return solve(c, x), t.grad(solve, argnums=(0, 1))(c, x)
 
     _close(run("fg"), run("jax"))
+
+
+def test_symbolic_zero_returned_by_a_rule_stays_symbolic_under_vmap():
+    seen = {"fg": [], "jax": []}
+
+    def run(which):
+        t, m = _lib(which)
+
+        @t.custom_jvp
+        def f(x, y):
+            return y
+
+        def f_jvp(primals, tangents):
+            seen[which].append(type(tangents[1]) is t.custom_derivatives.SymbolicZero)
+            return primals[1], tangents[1]
+
+        f.defjvp(f_jvp, symbolic_zeros=True)
+        g = lambda x: f(x, f(x, 1.0))
+        return t.jvp(t.vmap(g), (m.ones(3),), (m.ones(3),))
+
+    _close(run("fg"), run("jax"))
+    assert seen["fg"] == seen["jax"] == [True, True]

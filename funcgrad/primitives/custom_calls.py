@@ -123,7 +123,10 @@ def _custom_jvp_vjp_bwd(res: tuple, cts: list, *, program: Program, jvp: Callabl
     def tangent_map(*t: Any) -> list:
         it = iter(t)
         tans = [next(it) if on else Zero(a) for a, on in zip(avals, act)]
-        return [t for t, on in zip(jvp(primals, tans)[1], live) if on]
+        touts = jvp(primals, tans)[1]
+        return [
+            rules.instantiate(t, t.aval) if is_zero(t) else t for t, on in zip(touts, live) if on
+        ]
 
     _inline.depth += 1
     try:
@@ -169,12 +172,21 @@ def _custom_jvp_batch(args: list, dims: list, *, program: Program, jvp: Callable
             None if z else Zero(batching.unbatched_aval(t.aval, 0)) for t, z in zip(tangents, nz)
         ]
 
+        out_zero: list = []  # the rule's symbolic-zero tangents stay symbolic too
+
         def one(p: list, t_nz: list) -> tuple:
             it = iter(t_nz)
             ts = [next(it) if z else zero for z, zero in zip(nz, zeros)]
-            return tuple(map(list, jvp(p, ts)))
+            outs, touts = jvp(p, ts)
+            out_zero[:] = [t.aval if is_zero(t) else None for t in touts]
+            return list(outs), [t for t in touts if not is_zero(t)]
 
-        return batching.vmap_leading(one, primals, [t for t, z in zip(tangents, nz) if z])
+        outs, touts = batching.vmap_leading(one, primals, [t for t, z in zip(tangents, nz) if z])
+        size = to_aval(primals[0]).shape[0]
+        it = iter(touts)
+        return outs, [
+            next(it) if a is None else Zero(batching.batched_aval(a, 0, size)) for a in out_zero
+        ]
 
     return bind(custom_jvp_call_p, *args, program=bprog, jvp=bjvp), [0] * n_out
 

@@ -131,6 +131,9 @@ class JvpOfRule:
         self.program = program
         self.__name__ = _rule_name(rule)
 
+    def __repr__(self) -> str:
+        return f"jvp_of({self.rule!r})"
+
     def __call__(self, size: int, in_batched: list, args: list) -> tuple:
         in_avals, out_avals = self.program.in_avals, self.program.out_avals
         n = len(in_avals)
