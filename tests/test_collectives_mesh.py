@@ -309,3 +309,34 @@ def test_shard_map_on_one_device_and_argument_errors():
         fg.shard_map(lambda v: lax.psum(v, "y"), mesh=MESH1, in_specs=P(), out_specs=P())(x)
     with pytest.raises(NotImplementedError, match="every mesh axis"):
         fg.shard_map(lambda v: v, mesh=MESH1, in_specs=P(), out_specs=P(), axis_names={"z"})
+
+
+def test_shard_map_under_every_transform_on_one_device():
+    """linearize, linear_transpose, hessian and jacfwd through a shard_map equal the same
+    transforms of the body's computation without it (one device: the blocks are the
+    arrays)."""
+    x = np.linspace(-1.0, 1.0, 6).reshape(3, 2)
+
+    def body(v):
+        return lax.psum(fg.numpy.sin(v) * v, "x") + lax.all_gather(v, "x", tiled=True)
+
+    f = fg.shard_map(body, mesh=MESH1, in_specs=P("x"), out_specs=P("x"))
+
+    def plain(v):
+        return fg.numpy.sin(v) * v + v
+
+    t = np.ones_like(x)
+    np.testing.assert_allclose(fg.linearize(f, x)[1](t), fg.linearize(plain, x)[1](t), 1e-12)
+    lin = fg.shard_map(
+        lambda v: lax.psum(3 * v, "x") + lax.all_gather(v, "x", tiled=True),
+        mesh=MESH1,
+        in_specs=P("x"),
+        out_specs=P("x"),
+    )
+    np.testing.assert_allclose(fg.linear_transpose(lin, x)(x)[0], 4 * x)
+    h = fg.hessian(lambda v: fg.numpy.sum(f(v) ** 2))(x)
+    np.testing.assert_allclose(h, fg.hessian(lambda v: fg.numpy.sum(plain(v) ** 2))(x), 1e-10)
+    np.testing.assert_allclose(fg.jacfwd(f)(x), fg.jacfwd(plain)(x), 1e-12)
+    np.testing.assert_allclose(
+        fg.jit(fg.vmap(f))(np.stack([x, 2 * x])), fg.vmap(plain)(np.stack([x, 2 * x])), 1e-12
+    )

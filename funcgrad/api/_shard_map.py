@@ -15,7 +15,7 @@ from jax import tree_util
 from jax.sharding import Mesh, PartitionSpec
 
 from funcgrad.api._util import broadcast_prefix, check_callable
-from funcgrad.core import tiers
+from funcgrad.core import compile_cache
 from funcgrad.core.errors import user_frame, where
 from funcgrad.core.interp import Tracer, is_tracing, new_builder, to_aval
 from funcgrad.core.ir import Aval, Program, Var
@@ -182,11 +182,12 @@ def _run(operands: list, body: Program, mesh: Mesh, specs_in, specs_out, check_v
     }
     if is_tracing() or any(isinstance(x, Tracer) for x in operands):
         return smp.shard_map_p.bind(*operands, **params)
-    # eagerly: one program holding the equation, run (compiled) through the tiers
+    # eagerly: the one-equation program, compiled (cached by its structure), so that it
+    # runs on arrays spread over several processes too
     with new_builder("shard_map") as b:
         ins = [b.new_arg(to_aval(x)) for x in operands]
         prog = b.build(smp.shard_map_p.bind(*ins, **params))
-    return tiers.run(prog, *operands)
+    return compile_cache.compiled(prog, name="shard_map")(*operands)
 
 
 # --------------------------------------------------------------------------- check_vma

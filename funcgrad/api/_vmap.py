@@ -148,7 +148,7 @@ def vmap(
             :mod:`funcgrad.lax` (``psum``, ``all_gather``, ``axis_index``...) over this
             name act across the mapped examples, as in JAX.
         spmd_axis_name: JAX's mesh axes for sharding constraints; only ``None`` (funcgrad
-            has no device meshes).
+            does not constrain shardings inside programs).
 
     Returns:
         The batched function: the same arguments with a batch axis, the outputs with a
@@ -174,7 +174,7 @@ def vmap(
     if spmd_axis_name is not None:
         raise NotImplementedError(
             f"vmap spmd_axis_name={spmd_axis_name!r}: it names device-mesh axes for "
-            "sharding constraints, and funcgrad has no device meshes"
+            "sharding constraints, which funcgrad does not put inside programs"
         )
     if isinstance(in_axes, list):
         in_axes = tuple(in_axes)

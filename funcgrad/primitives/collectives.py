@@ -453,7 +453,7 @@ def _ppermute_batch(args: list, dims: list, *, axes, sizes, perm) -> tuple:
 
 def check_perm(perm: Any, size: int) -> tuple[tuple[int, int], ...]:
     """``perm`` as pairs of ints in ``[0, size)`` with distinct sources and destinations."""
-    if not isinstance(perm, (list, tuple)):
+    if not isinstance(perm, (list, tuple, np.ndarray)):
         raise TypeError(
             "`perm` passed to `lax.ppermute` must be a list or a tuple. Got perm of type "
             f"{type(perm)}"

@@ -199,21 +199,25 @@ def _vjp_fwd(*primals: Any, body, mesh, in_specs, out_specs, check_vma, active=N
     vp = ad.vjp_program(body, active=None if active is None else [False] * ntok + list(active))
     n = len(out_specs)
     fwd, consts = close_body(vp.fwd, ntok)
-    res_avals = fwd.out_avals[n:]
+    # a residual that is a token needs no block: the backward map has the same tokens
+    where = {id(v): k for k, v in enumerate(fwd.invars[:ntok])}
+    kinds = [where.get(id(r)) for r in fwd.outvars[n:]]
+    res_avals = [a for a, k in zip(fwd.out_avals[n:], kinds) if k is None]
 
     def blocks(toks: list, *args: Any) -> list:
         outs = eval_program(fwd, *toks, *args)
-        return outs[:n] + [sh.reshape(r, (1, *to_aval(r).shape)) for r in outs[n:]]
+        res = [r for r, k in zip(outs[n:], kinds) if k is None]
+        return outs[:n] + [sh.reshape(r, (1, *to_aval(r).shape)) for r in res]
 
     fwd = trace_body(mesh, blocks, fwd.in_avals[ntok:])
     specs_in = [*[_replicated(to_aval(c)) for c in consts], *in_specs]
     specs_out = [*out_specs, *[_residual_spec(mesh, a) for a in res_avals]]
     outs = _call([*consts, *primals], fwd, mesh, specs_in, specs_out, check_vma)
-    return outs[:n], (vp, outs[n:], res_avals)
+    return outs[:n], (vp, outs[n:], res_avals, kinds)
 
 
 def _vjp_bwd(res: tuple, cts: list, *, body, mesh, in_specs, out_specs, check_vma) -> list:
-    vp, residuals, res_avals = res
+    vp, residuals, res_avals, kinds = res
     ntok = len(mesh.axis_names)
     out_local = body.out_avals
     nz_in = [not z for z in vp.zero_cts[ntok:]]
@@ -222,7 +226,8 @@ def _vjp_bwd(res: tuple, cts: list, *, body, mesh, in_specs, out_specs, check_vm
 
     def backward(toks: list, *args: Any) -> list:
         fr = frames(mesh, toks)
-        res_vals = [sh.reshape(r, a.shape) for r, a in zip(args, res_avals)]
+        blocks = iter(sh.reshape(r, a.shape) for r, a in zip(args, res_avals))
+        res_vals = [next(blocks) if k is None else toks[k] for k in kinds]
         it = iter(args[len(res_avals) :])
         ct_vals = []
         for a, s, on in zip(out_local, out_specs, live):
@@ -231,7 +236,7 @@ def _vjp_bwd(res: tuple, cts: list, *, body, mesh, in_specs, out_specs, check_vm
                 continue
             c = next(it)
             k = factor(mesh, unmentioned(mesh, s))
-            if k > 1 and dtypes.is_inexact(a.dtype):  # replicated: every device holds the cotangent
+            if k > 1 and dtypes.is_inexact(a.dtype):  # every device holds the cotangent
                 c = ew.div(c, np.array(k, to_aval(c).dtype))
             ct_vals.append(c)
         in_cts = eval_program(vp.bwd, *res_vals, *ct_vals)[ntok:]

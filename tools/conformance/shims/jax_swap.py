@@ -37,18 +37,8 @@ SCOPE: dict[str, str] = {
     **{
         f"jax.lax.{name}": "named-axis collectives (pmap/shard_map)"
         for name in (
-            "psum",
-            "pmean",
-            "pmax",
-            "pmin",
-            "ppermute",
             "pshuffle",
             "pswapaxes",
-            "all_gather",
-            "all_to_all",
-            "axis_index",
-            "axis_size",
-            "psum_scatter",
             "pbroadcast",
             "pcast",
             "pvary",
