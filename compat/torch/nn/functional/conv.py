@@ -6,6 +6,9 @@ import operator
 from typing import Any
 
 import compat.torch as torch
+import funcgrad.lax as flax
+import funcgrad.numpy as fnp
+from compat._core.tensor import apply
 from compat.torch.nn.functional._utils import _SCALAR_NAME, Tensor, _int_list, _type_name
 
 
@@ -19,8 +22,6 @@ def _conv_f(
     groups: int,
     unbatched: bool,
 ) -> Any:
-    import funcgrad.lax as flax
-    import funcgrad.numpy as fnp
 
     if unbatched:
         x = fnp.expand_dims(x, 0)
@@ -56,7 +57,6 @@ def _conv(
     groups: int,
 ) -> Tensor:
     """``torch.nn.functional.conv{nd}d``: argument checks in PyTorch's words, then one op."""
-    from compat._core.tensor import apply  # the op-definition hook (see ``_fused``)
 
     name = f"conv{nd}d"
     for arg, value in (("input", input), ("weight", weight), ("bias", bias)):

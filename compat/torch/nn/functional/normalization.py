@@ -7,7 +7,10 @@ from typing import Any
 import numpy as np
 
 import compat.torch as torch
+import funcgrad.lax as flax
+import funcgrad.numpy as fnp
 from compat._core import dtypes as _dt
+from compat._core.tensor import apply
 from compat.torch.nn.functional._utils import (
     Tensor,
 )
@@ -15,7 +18,6 @@ from compat.torch.nn.functional._utils import (
 
 def _affine(y: Any, wb: tuple[Any, ...], has_weight: bool, shape: tuple[int, ...]) -> Any:
     """``y * weight + bias`` with each (if present) reshaped to ``shape``."""
-    import funcgrad.numpy as fnp
 
     i = 0
     if has_weight:
@@ -28,7 +30,6 @@ def _affine(y: Any, wb: tuple[Any, ...], has_weight: bool, shape: tuple[int, ...
 
 def _normalize(x: Any, axes: tuple[int, ...], eps: float) -> Any:
     """``(x - mean) / sqrt(var + eps)`` over ``axes`` with the biased variance."""
-    import funcgrad.numpy as fnp
 
     mean = fnp.mean(x, axis=axes, keepdims=True)
     xc = x - mean
@@ -43,7 +44,6 @@ def _batch_norm_train_f(x: Any, *wb: Any, eps: float, has_weight: bool) -> Any:
 
 
 def _batch_norm_eval_f(x: Any, mean: Any, var: Any, *wb: Any, eps: float, has_weight: bool) -> Any:
-    import funcgrad.numpy as fnp
 
     shape = (1, x.shape[1]) + (1,) * (x.ndim - 2)
     inv = 1 / fnp.sqrt(fnp.reshape(var, shape) + np.asarray(eps, dtype=x.dtype))
@@ -53,7 +53,6 @@ def _batch_norm_eval_f(x: Any, mean: Any, var: Any, *wb: Any, eps: float, has_we
 
 def _batch_stats_f(x: Any) -> Any:
     """Per-channel mean and unbiased variance (for the running statistics)."""
-    import funcgrad.numpy as fnp
 
     axes = (0, *range(2, x.ndim))
     n = x.size // x.shape[1]
@@ -85,7 +84,6 @@ def batch_norm(
     ``running = (1 - momentum) * running + momentum * batch`` with the *unbiased*
     batch variance. ``training=False`` normalises with the running buffers.
     """
-    from compat._core.tensor import apply
 
     if training:
         size = list(input.shape)
@@ -134,7 +132,6 @@ def layer_norm(
 ) -> Tensor:
     """Normalise over the trailing ``normalized_shape`` dimensions (biased variance), then
     scale by ``weight`` and shift by ``bias`` (each of shape ``normalized_shape``)."""
-    from compat._core.tensor import apply
 
     shape = [normalized_shape] if isinstance(normalized_shape, int) else list(normalized_shape)
     k = len(shape)
@@ -163,8 +160,6 @@ def _rms_norm_f(x: Any, *w: Any, k: int, eps: float) -> Any:
     """PyTorch's composite: in float32 at least (half types upcast), ``x`` times the
     reciprocal root of the mean square over the last ``k`` axes plus ``eps``, times the
     weight, cast back to ``x``'s dtype."""
-    import funcgrad.lax as flax
-    import funcgrad.numpy as fnp
 
     dtype = x.dtype
     up = x if dtype.itemsize >= 4 else fnp.asarray(x, np.float32)
@@ -185,7 +180,6 @@ def rms_norm(
     """Root-mean-square normalisation over the trailing ``normalized_shape`` dimensions,
     scaled by ``weight``; ``eps`` defaults to the machine epsilon of the computation's
     dtype (float32 for half types), as PyTorch. One op, named as PyTorch's top node."""
-    from compat._core.tensor import apply
 
     shape = [normalized_shape] if isinstance(normalized_shape, int) else list(normalized_shape)
     k = len(shape)
@@ -212,7 +206,6 @@ def rms_norm(
 
 
 def _group_norm_f(x: Any, *wb: Any, groups: int, eps: float, has_weight: bool) -> Any:
-    import funcgrad.numpy as fnp
 
     grouped = fnp.reshape(x, (x.shape[0], groups, -1))
     y = fnp.reshape(_normalize(grouped, (2,), eps), x.shape)
@@ -228,7 +221,6 @@ def group_norm(
 ) -> Tensor:
     """Normalise each sample's channel groups (``num_groups`` of them) over their channels
     and spatial positions, then apply the per-channel ``weight`` and ``bias``."""
-    from compat._core.tensor import apply
 
     if input.dim() < 2:
         raise RuntimeError(
@@ -260,7 +252,6 @@ def _instance_norm_f(x: Any, *wb: Any, eps: float, has_weight: bool) -> Any:
 
 def _instance_stats_f(x: Any) -> Any:
     """Per-(sample, channel) mean and unbiased variance, each ``(N, C)``."""
-    import funcgrad.numpy as fnp
 
     axes = tuple(range(2, x.ndim))
     n = x.size // (x.shape[0] * x.shape[1])
@@ -289,7 +280,6 @@ def instance_norm(
     ``use_input_stats=False`` normalises with the running buffers. The result is one
     ``NativeBatchNormBackward0`` node under a ``ViewBackward0``, like PyTorch's graph.
     """
-    from compat._core.tensor import apply
 
     if use_input_stats:
         size = list(input.shape)

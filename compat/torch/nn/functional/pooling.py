@@ -9,7 +9,9 @@ from typing import Any
 import numpy as np
 
 import compat.torch as torch
+import funcgrad.numpy as fnp
 from compat._core import dtypes as _dt
+from compat._core.tensor import apply
 from compat.torch.nn.functional._utils import (
     Tensor,
     _int_list,
@@ -188,7 +190,6 @@ def _max_pool_f(
     with_indices: bool,
 ) -> Any:
     """Max pooling whose gradient goes to the first maximum of each window (as PyTorch's)."""
-    import funcgrad.numpy as fnp
 
     nd = len(kernel)
     spatial = tuple(x.shape[-nd:])
@@ -231,7 +232,6 @@ def _max_pool(
     ceil_mode: bool,
     return_indices: bool,
 ) -> Any:
-    from compat._core.tensor import apply
 
     fname = f"max_pool{nd}d"
     kernel = _pool_arg(fname, "kernel_size", kernel_size, nd)
@@ -345,7 +345,6 @@ def _avg_pool_f(
     count_include_pad: bool,
     divisor_override: int | None,
 ) -> Any:
-    import funcgrad.numpy as fnp
 
     nd = len(kernel)
     spatial = tuple(x.shape[-nd:])
@@ -372,7 +371,6 @@ def _avg_pool(
     count_include_pad: bool,
     divisor_override: int | None,
 ) -> Tensor:
-    from compat._core.tensor import apply
 
     fname = f"avg_pool{nd}d"
     kernel = _pool_arg(fname, "kernel_size", kernel_size, nd)
@@ -457,7 +455,6 @@ def _adaptive_matrix(n: int, o: int) -> np.ndarray:
 
 
 def _adaptive_avg_f(x: Any, *, out: tuple[int, int]) -> Any:
-    import funcgrad.numpy as fnp
 
     h, w = x.shape[-2:]
     mh = _adaptive_matrix(h, out[0])
@@ -473,7 +470,6 @@ def adaptive_avg_pool2d(input: Tensor, output_size: int | tuple[int | None, ...]
     Output cell ``i`` averages input rows ``floor(i * H / out) .. ceil((i + 1) * H / out)``
     (PyTorch's windows, any sizes); one op, two matmuls with constant 0/1 matrices.
     """
-    from compat._core.tensor import apply
 
     if not isinstance(input, torch.Tensor):
         raise TypeError(

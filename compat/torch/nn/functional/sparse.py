@@ -7,17 +7,17 @@ from typing import Any
 import numpy as np
 
 import compat.torch as torch
-from compat._core.tensor import known_value
+import funcgrad.numpy as fnp
+from compat._core.tensor import apply, known_value
 from compat.torch.nn.functional._utils import (
     Tensor,
     _to_dtype,
     _type_name,
 )
+from funcgrad import stop_gradient
 
 
 def _embedding_f(idx: Any, weight: Any, *, padding_idx: int | None) -> Any:
-    import funcgrad.numpy as fnp
-    from funcgrad import stop_gradient
 
     if padding_idx is not None:  # the padding row gets no gradient
         rows = fnp.reshape(fnp.arange(weight.shape[0]) == padding_idx, (-1, 1))
@@ -37,7 +37,6 @@ def embedding(
     """Rows of ``weight`` picked by the integer ``input``; the ``padding_idx`` row's
     gradient is zero. ``max_norm``, ``scale_grad_by_freq`` and ``sparse`` are not
     supported (``NotImplementedError``)."""
-    from compat._core.tensor import apply
 
     if padding_idx is not None:
         if padding_idx > 0:
