@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from funcgrad import config
 from funcgrad._rule_closures import (
     RULES_IN_TRACE,
     CustomFunction,
@@ -530,6 +531,14 @@ class custom_vjp(CustomFunction):
         leaves, in_tree = tree_flatten(dyn)
         fun = lambda *d: self.fun(*_merge(static, d, nd))
         prog, consts, out_tree = trace_function(fun, leaves, in_tree, "custom_vjp")
+        traced = [c for c in consts if isinstance(c, Tracer) and dtypes.is_inexact(c.aval.dtype)]
+        if traced and config.read("jax_custom_vjp3"):  # JAX's opt-in stricter custom_vjp
+            raise LeakedTracerError(
+                f"custom_vjp-decorated function {fun_name(self.fun)} closed over a tracer of "
+                f"type {_type_str(traced[0].aval)} (traced by {traced[0]._builder.transform}), "
+                "but custom_vjp functions can't close over Tracers with jax_custom_vjp3 set. "
+                "Rewrite the function to take it as an explicit input."
+            )
         n_consts = len(consts)
         user_fwd, user_bwd, symbolic = self.fwd, self.bwd, self.symbolic_zeros
         in_avals = [to_aval(x) for x in leaves]

@@ -334,3 +334,43 @@ def test_symbolic_zero_returned_by_a_rule_stays_symbolic_under_vmap():
 
     _close(run("fg"), run("jax"))
     assert seen["fg"] == seen["jax"] == [True, True]
+
+
+@pytest.fixture
+def custom_vjp3():
+    """JAX's opt-in ``jax_custom_vjp3`` (funcgrad reads JAX's setting), restored after."""
+    old = fg.config.read("jax_custom_vjp3")
+    fg.config.update("jax_custom_vjp3", True)
+    yield
+    fg.config.update("jax_custom_vjp3", old)
+
+
+def test_custom_vjp3_refuses_a_function_closing_over_a_tracer(custom_vjp3):
+    def run(which):
+        t, m = _lib(which)
+
+        def outer(x):
+            @t.custom_vjp
+            def f(y):
+                return x * y
+
+            f.defvjp(lambda y: (f(y), m.cos(y)), lambda cos_y, g: (cos_y * g,))
+            return f(3.0)
+
+        return t.vmap(outer)(np.arange(3.0, dtype=np.float32))
+
+    _same_error(run, "UnexpectedTracerError", "can't close over")
+
+
+def test_custom_vjp3_still_takes_explicit_arguments(custom_vjp3):
+    def run(which):
+        t, m = _lib(which)
+
+        @t.custom_vjp
+        def f(x, y):
+            return x * y
+
+        f.defvjp(lambda x, y: (f(x, y), (x, y)), lambda r, g: (r[1] * g, r[0] * g))
+        return t.vmap(t.grad(f, argnums=(0, 1)))(m.arange(3.0), m.ones(3))
+
+    _close(run("fg"), run("jax"))
