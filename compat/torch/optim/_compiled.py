@@ -22,6 +22,8 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+import funcgrad as fg
+import funcgrad.numpy as fnp
 from compat.torch.optim._functional import (
     AdamConfig,
     AdamScalars,
@@ -99,50 +101,42 @@ class _Ops:
 
     @staticmethod
     def sqrt(x: Any) -> Any:
-        import funcgrad.numpy as fnp
 
         return fnp.sqrt(x)
 
     @staticmethod
     def maximum(a: Any, b: Any) -> Any:
-        import funcgrad.numpy as fnp
 
         return fnp.maximum(a, b)
 
     @staticmethod
     def minimum(a: Any, b: Any) -> Any:
-        import funcgrad.numpy as fnp
 
         return fnp.minimum(a, b)
 
     @staticmethod
     def abs(x: Any) -> Any:
-        import funcgrad.numpy as fnp
 
         return fnp.abs(x)
 
     @staticmethod
     def sign(x: Any) -> Any:
-        import funcgrad.numpy as fnp
 
         return fnp.sign(x)
 
     @staticmethod
     def where(cond: Any, a: Any, b: Any) -> Any:
-        import funcgrad.numpy as fnp
 
         return fnp.where(cond, a, b)
 
     @staticmethod
     def select(flag: Any, then: Callable[[], Any], otherwise: Callable[[], Any]) -> Any:
         """``then()`` where the runtime scalar ``flag`` is non-zero, else ``otherwise()``."""
-        import funcgrad.numpy as fnp
 
         return fnp.where(flag != 0, then(), otherwise())
 
 
 def _jit(fun: Callable[..., Any], donate: tuple[int, ...] = ()) -> Any:
-    import funcgrad as fg
 
     return fg.jit(fun, donate_argnums=donate)
 
