@@ -19,7 +19,9 @@ import jax
 import numpy as np
 
 from funcgrad.core import dtypes
+from funcgrad.core.errors import ConcretizationTypeError
 from funcgrad.core.interp import Tracer
+from funcgrad.core.ir import Aval
 from funcgrad.numpy import _info, _ufuncs
 from funcgrad.numpy._core import (
     ArrayLike,
@@ -30,6 +32,7 @@ from funcgrad.numpy._core import (
     fmt,
     here,
     index,
+    is_array,
     normalize_axis,
     out,
     prep,
@@ -43,17 +46,61 @@ from funcgrad.primitives import shape as sh
 
 
 def _shape(name: str, shape: Any) -> tuple[int, ...]:
-    if isinstance(shape, (int, np.integer, Tracer)):
+    """A static shape from an int or a sequence of ints, with JAX's errors (a
+    ``TypeError`` for a non-integer, traced or negative dimension)."""
+    if isinstance(shape, (int, np.integer, Tracer)) or (
+        isinstance(shape, (np.ndarray, jax.Array)) and np.ndim(shape) == 0
+    ):
         shape = (shape,)
     try:
-        dims = tuple(index(s, "shape", name) for s in shape)
+        items = tuple(shape)
+    except TypeError:
+        items = (shape,)
+    if any(isinstance(s, Tracer) for s in items):
+        raise TypeError(
+            f"Shapes must be 1D sequences of concrete values of integer type, got {items}.\n"
+            "If using `jit`, try using `static_argnums` or applying `jit` to smaller "
+            f"subfunctions. ({name}: the shape is traced){here()}"
+        )
+    try:
+        dims = tuple(index(s, "shape", name) for s in items)
     except TypeError:
         raise TypeError(
-            f"{name}: shape must be an int or a sequence of ints, got {shape!r}{here()}"
+            f"Shapes must be 1D sequences of concrete values of integer type, got {items}. "
+            f"({name}: the shape is an int or a sequence of ints){here()}"
         ) from None
     if any(d < 0 for d in dims):
-        raise ValueError(f"{name}: negative dimensions are not allowed, got shape {dims}{here()}")
+        raise TypeError(f"{name}: shape must have every element be nonnegative, got {dims}{here()}")
     return dims
+
+
+def _shape_dtype(name: str, shape: Any, dtype: Any) -> tuple[tuple[int, ...], np.dtype]:
+    """``(shape, dtype)`` of ``zeros(shape, dtype)``-style calls, with JAX's hint for
+    ``zeros(2, 3)`` (a dimension where the dtype goes)."""
+    try:
+        dt = _dtype(name, dtype)
+    except TypeError as e:
+        if isinstance(shape, (int, np.integer)) and isinstance(dtype, (int, np.integer)):
+            raise TypeError(
+                f"Cannot interpret '{dtype}' as a data type.\n\nDid you accidentally write "
+                f"`jax.numpy.{name}({shape}, {dtype})` when you meant "
+                f"`jax.numpy.{name}(({shape}, {dtype}))`, i.e. with a single tuple argument "
+                f"for the shape?{here()}"
+            ) from None
+        raise e from None
+    return _shape(name, shape), dt
+
+
+def _on(x: Any, device: Any) -> Any:
+    """``x`` placed on ``device`` (a device or sharding) outside transforms; inside, the
+    placement is the compiled program's, as with ``jax.device_put``."""
+    if device is None:
+        return x
+    if isinstance(x, tuple):
+        return tuple(_on(v, device) for v in x)
+    if isinstance(x, Tracer):
+        return x
+    return jax.device_put(x, device)
 
 
 def _dtype(name: str, dtype: Any, default_kind: int = 2) -> np.dtype:
@@ -61,7 +108,12 @@ def _dtype(name: str, dtype: Any, default_kind: int = 2) -> np.dtype:
 
 
 def asarray(
-    a: ArrayLike, dtype: Any = None, order: str | None = None, copy: bool | None = None
+    a: ArrayLike,
+    dtype: Any = None,
+    order: str | None = None,
+    copy: bool | None = None,
+    *,
+    device: Any = None,
 ) -> Any:
     """Convert to an array (a ``jax.Array`` outside transforms; tracers pass through).
 
@@ -74,8 +126,8 @@ def asarray(
     if isinstance(x, (np.ndarray, np.generic)):
         # a jax.Array even while tracing (as jnp.asarray), so that ``table[i]`` with a
         # traced ``i`` indexes through funcgrad rather than NumPy
-        return jax.device_put(x)
-    return out(x)
+        return jax.device_put(x, device)
+    return _on(out(x), device)
 
 
 def array(
@@ -84,6 +136,8 @@ def array(
     copy: bool = True,
     order: str | None = "K",
     ndmin: int = 0,
+    *,
+    device: Any = None,
 ) -> Any:
     """Like :func:`asarray` (arrays are immutable, so copies are free); ``ndmin`` pads the
     shape with leading ones."""
@@ -91,7 +145,7 @@ def array(
     nd = aval(x).ndim
     if ndmin > nd:
         x = sh.reshape(x, (1,) * (ndmin - nd) + aval(x).shape)
-    return out(x)
+    return _on(out(x), device)
 
 
 def copy(a: ArrayLike, order: str | None = None) -> Any:
@@ -99,84 +153,121 @@ def copy(a: ArrayLike, order: str | None = None) -> Any:
     return out(as_array(a, "copy"))
 
 
-def full(shape: Any, fill_value: ArrayLike, dtype: Any = None) -> Any:
+def full(shape: Any, fill_value: ArrayLike, dtype: Any = None, *, device: Any = None) -> Any:
     """An array of ``shape`` filled with ``fill_value`` (which may be an array to broadcast)."""
     shape = _shape("full", shape)
     v = prep(fill_value, "full")
     if dtype is not None:
         v = convert(v, user_dtype(dtype, "full"))
     v = as_array(v, "full")
-    return out(broadcast_to_shape(v, shape, "full"))
+    return _on(out(broadcast_to_shape(v, shape, "full")), device)
 
 
-def zeros(shape: Any, dtype: Any = None) -> Any:
+def zeros(shape: Any, dtype: Any = None, *, device: Any = None) -> Any:
     """An array of zeros (the default float dtype unless ``dtype`` is given); with
     ``dtype=float0`` (the tangent type of integers) a NumPy ``float0`` array, as JAX."""
-    if dtype is not None and np.dtype(dtype) == jax.dtypes.float0:
+    if isinstance(dtype, (type, np.dtype, str)) and np.dtype(dtype) == jax.dtypes.float0:
         return np.zeros(_shape("zeros", shape), jax.dtypes.float0)
-    return out(sh.full(_shape("zeros", shape), 0, _dtype("zeros", dtype)))
+    return _on(out(_filled("zeros", shape, dtype, 0)), device)
 
 
-def ones(shape: Any, dtype: Any = None) -> Any:
+def ones(shape: Any, dtype: Any = None, *, device: Any = None) -> Any:
     """An array of ones (the default float dtype unless ``dtype`` is given)."""
-    return out(sh.full(_shape("ones", shape), 1, _dtype("ones", dtype)))
+    return _on(out(_filled("ones", shape, dtype, 1)), device)
 
 
-def empty(shape: Any, dtype: Any = None) -> Any:
+def empty(shape: Any, dtype: Any = None, *, device: Any = None) -> Any:
     """Same as :func:`zeros` (arrays are immutable, so there is nothing to leave uninitialised)."""
-    return zeros(shape, dtype)
+    if isinstance(dtype, (type, np.dtype, str)) and np.dtype(dtype) == jax.dtypes.float0:
+        return zeros(shape, dtype)
+    return _on(out(_filled("empty", shape, dtype, 0)), device)
 
 
-def _like(name: str, a: ArrayLike, fill: Any, dtype: Any, shape: Any) -> Any:
-    av = aval(prep(a, name))
+def _filled(name: str, shape: Any, dtype: Any, value: Any) -> Any:
+    dims, dt = _shape_dtype(name, shape, dtype)
+    return sh.full(dims, value, dt)
+
+
+def _template(a: Any, name: str) -> Aval:
+    """The aval of a ``*_like`` template: an array, or anything with ``shape`` and
+    ``dtype`` (``ShapeDtypeStruct``, duck-typed arrays), as JAX."""
+    if not is_array(a) and hasattr(a, "shape") and hasattr(a, "dtype"):
+        return Aval(tuple(a.shape), dtypes.canonicalize(np.dtype(a.dtype)), False)
+    return aval(prep(a, name))
+
+
+def _like(name: str, a: ArrayLike, fill: Any, dtype: Any, shape: Any, device: Any) -> Any:
+    av = _template(a, name)
     s = _shape(name, shape) if shape is not None else av.shape
     if dtype is not None:
-        return out(sh.full(s, fill, user_dtype(dtype, name)))
+        return _on(out(sh.full(s, fill, user_dtype(dtype, name))), device)
     v = convert(fill, av.dtype, av.weak_type)
-    return out(broadcast_to_shape(as_array(v, name), s, name))
+    return _on(out(broadcast_to_shape(as_array(v, name), s, name)), device)
 
 
-def zeros_like(a: ArrayLike, dtype: Any = None, shape: Any = None) -> Any:
+def zeros_like(a: ArrayLike, dtype: Any = None, shape: Any = None, *, device: Any = None) -> Any:
     """Zeros with the shape and dtype (and weak type) of ``a``."""
-    return _like("zeros_like", a, 0, dtype, shape)
+    return _like("zeros_like", a, 0, dtype, shape, device)
 
 
-def ones_like(a: ArrayLike, dtype: Any = None, shape: Any = None) -> Any:
+def ones_like(a: ArrayLike, dtype: Any = None, shape: Any = None, *, device: Any = None) -> Any:
     """Ones with the shape and dtype (and weak type) of ``a``."""
-    return _like("ones_like", a, 1, dtype, shape)
+    return _like("ones_like", a, 1, dtype, shape, device)
 
 
-def empty_like(a: ArrayLike, dtype: Any = None, shape: Any = None) -> Any:
+def empty_like(a: ArrayLike, dtype: Any = None, shape: Any = None, *, device: Any = None) -> Any:
     """Same as :func:`zeros_like`."""
-    return zeros_like(a, dtype, shape)
+    return zeros_like(a, dtype, shape, device=device)
 
 
-def full_like(a: ArrayLike, fill_value: ArrayLike, dtype: Any = None, shape: Any = None) -> Any:
+def full_like(
+    a: ArrayLike,
+    fill_value: ArrayLike,
+    dtype: Any = None,
+    shape: Any = None,
+    *,
+    device: Any = None,
+) -> Any:
     """``fill_value`` broadcast to the shape of ``a``, in ``a``'s dtype unless ``dtype``."""
-    av = aval(prep(a, "full_like"))
+    av = _template(a, "full_like")
     s = _shape("full_like", shape) if shape is not None else av.shape
     v = prep(fill_value, "full_like")
     if dtype is not None:
         v = convert(v, user_dtype(dtype, "full_like"))
     else:
         v = convert(v, av.dtype, av.weak_type)
-    return out(broadcast_to_shape(as_array(v, "full_like"), s, "full_like"))
+    return _on(out(broadcast_to_shape(as_array(v, "full_like"), s, "full_like")), device)
 
 
 def _static(name: str, v: Any, what: str) -> Any:
     if isinstance(v, Tracer):
-        raise TypeError(
-            f"{name}: {what} must be concrete (static), got a traced value {v.aval}; mark it "
-            f"static with jit(static_argnums=...){here()}"
+        raise ConcretizationTypeError(
+            f"Abstract tracer value encountered where concrete value is expected: traced "
+            f"array with shape {v.aval}. It arose in the jnp.{name} argument '{what}': it must "
+            f"be concrete (static); mark it static with jit(static_argnums=...){here()}"
         )
     if hasattr(v, "shape") and not isinstance(v, np.ndarray):
         v = np.asarray(v)
     return v
 
 
-def arange(start: Any, stop: Any = None, step: Any = None, dtype: Any = None) -> Any:
+def arange(
+    start: Any, stop: Any = None, step: Any = None, dtype: Any = None, *, device: Any = None
+) -> Any:
     """Evenly spaced values in ``[start, stop)`` (static bounds); the dtype is that of the
     arguments (default int for Python ints, default float for Python floats)."""
+    return _on(_arange(start, stop, step, dtype), device)
+
+
+def _arange(start: Any, stop: Any, step: Any, dtype: Any) -> Any:
+    if stop is None:
+        start, stop = None, start  # one bound: the stop (named so in errors)
+    for v in (start, stop, step):
+        if isinstance(v, complex) or (np.iscomplexobj(v) and not isinstance(v, Tracer)):
+            raise ValueError(
+                f"Passing complex start/stop/step to jnp.arange is no longer supported, got "
+                f"{v!r}{here()}"
+            )
     start = _static("arange", start, "start")
     stop = _static("arange", stop, "stop")
     step = _static("arange", step, "step")
@@ -190,8 +281,8 @@ def arange(start: Any, stop: Any = None, step: Any = None, dtype: Any = None) ->
             dt = dtypes.default_dtype(1)
     else:
         dt = user_dtype(dtype, "arange")
-    if stop is None:
-        start, stop = 0, start
+    if start is None:
+        start = 0
     step = 1 if step is None else step
     if step == 0:
         raise ValueError(f"arange: step must not be zero{here()}")
@@ -212,9 +303,23 @@ def linspace(
     retstep: bool = False,
     dtype: Any = None,
     axis: int = 0,
+    *,
+    device: Any = None,
 ) -> Any:
     """``num`` evenly spaced samples from ``start`` to ``stop`` (``start``/``stop`` may be
     arrays; the samples run along ``axis``)."""
+    return _on(_linspace(start, stop, num, endpoint, retstep, dtype, axis), device)
+
+
+def _linspace(
+    start: ArrayLike,
+    stop: ArrayLike,
+    num: int,
+    endpoint: bool,
+    retstep: bool,
+    dtype: Any,
+    axis: int,
+) -> Any:
     num = index(num, "num", "linspace")
     if num < 0:
         raise ValueError(f"linspace: number of samples, {num}, must be non-negative{here()}")
@@ -283,7 +388,7 @@ def logspace(
     return out(convert(power(convert(prep(base, "logspace"), ct), lin), dt))
 
 
-def eye(N: int, M: int | None = None, k: int = 0, dtype: Any = None) -> Any:
+def eye(N: int, M: int | None = None, k: int = 0, dtype: Any = None, *, device: Any = None) -> Any:
     """An ``N x M`` matrix with ones on the ``k``-th diagonal."""
     n = index(N, "N", "eye")
     m = n if M is None else index(M, "M", "eye")
@@ -293,7 +398,9 @@ def eye(N: int, M: int | None = None, k: int = 0, dtype: Any = None) -> Any:
     dt = _dtype("eye", dtype)
     i = sh.iota(np.dtype("int32"), (n, m), 0)
     j = sh.iota(np.dtype("int32"), (n, m), 1)
-    return out(ew.convert_element_type(ew.eq(ew.sub(j, i), np.asarray(k, np.int32)), dt))
+    return _on(
+        out(ew.convert_element_type(ew.eq(ew.sub(j, i), np.asarray(k, np.int32)), dt)), device
+    )
 
 
 def identity(n: int, dtype: Any = None) -> Any:
@@ -303,6 +410,7 @@ def identity(n: int, dtype: Any = None) -> Any:
 
 def tri(N: int, M: int | None = None, k: int = 0, dtype: Any = None) -> Any:
     """Ones at and below the ``k``-th diagonal (``float32`` by default, as in ``jax.numpy``)."""
+    _shape("tri", (N, N if M is None else M))  # JAX's error for traced sizes
     n = index(N, "N", "tri")
     m = n if M is None else index(M, "M", "tri")
     k = index(k, "k", "tri")
@@ -363,7 +471,7 @@ def astype(x: ArrayLike, dtype: Any, /, *, copy: bool = False, device: Any = Non
     x = as_array(x, "astype")
     if dtype is None:
         dtype = dtypes.default_dtype(2)
-    return out(convert(x, user_dtype(dtype, "astype")))
+    return _on(out(convert(x, user_dtype(dtype, "astype"))), device)
 
 
 def geomspace(

@@ -9,8 +9,11 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from funcgrad.core.interp import Tracer
 from funcgrad.numpy import (
+    _bitviews,
     _creation,
     _indexing,
     _integers,
@@ -113,7 +116,14 @@ def install() -> None:
     def searchsorted(self: Any, v: Any, side: str = "left", sorter: Any = None, **kw: Any):
         return _setops.searchsorted(self, v, side=side, sorter=sorter, **kw)
 
+    def tobytes(self: Any, order: str = "C") -> bytes:
+        v = self._value("The tobytes() method was called on traced array: tobytes()")
+        return np.asarray(v).tobytes(order)
+
     methods = {
+        "view": _bitviews.view,
+        "byteswap": _bitviews.byteswap,
+        "tobytes": tobytes,
         "reshape": reshape,
         "transpose": transpose,
         "astype": astype,

@@ -295,3 +295,88 @@ def test_shift_operators_on_traced_values_match_jax():
     for g, w in zip(fg.jit(f)(x), jax.jit(f)(x)):
         np.testing.assert_array_equal(g, w)
         assert g.dtype == w.dtype
+
+
+# --------------------------------------------------------------------------- device=, errors
+
+_DEVICE_CALLS = [
+    lambda m, d: m.arange(5, dtype=np.float32, device=d),
+    lambda m, d: m.eye(5, 6, device=d),
+    lambda m, d: m.linspace(5, 6, 7, device=d),
+    lambda m, d: m.linspace(5, 6, 7, retstep=True, device=d)[0],
+    lambda m, d: m.array([1, 2, 3], device=d),
+    lambda m, d: m.asarray([1.0, 2.0], device=d),
+    lambda m, d: m.zeros((2, 3), device=d),
+    lambda m, d: m.ones(3, np.int32, device=d),
+    lambda m, d: m.empty(2, device=d),
+    lambda m, d: m.full((2,), 7, device=d),
+    lambda m, d: m.zeros_like(np.ones(3, np.int8), device=d),
+    lambda m, d: m.ones_like(np.ones(3), device=d),
+    lambda m, d: m.empty_like(np.ones(3), device=d),
+    lambda m, d: m.full_like(np.ones(3), 2, device=d),
+    lambda m, d: m.astype(np.ones(3), np.int32, device=d),
+]
+
+
+@pytest.mark.parametrize("call", _DEVICE_CALLS)
+def test_creation_with_device(call) -> None:
+    """``device=`` places the result as jax.numpy does (and is ignored under jit)."""
+    import jax
+
+    dev = jax.devices()[-1]
+    want = call(jnp, dev)
+    got = call(fnp, dev)
+    jo.same_values(got, want)
+    assert got.devices() == want.devices() == {dev}
+    jo.same_values(fg.jit(lambda: call(fnp, dev))(), jax.jit(lambda: call(jnp, dev))())
+
+
+def test_like_functions_take_duck_typed_templates() -> None:
+    import jax
+
+    spec = jax.ShapeDtypeStruct((2, 3), np.int16)
+    for name in ("zeros_like", "ones_like", "empty_like"):
+        jo.same_values(getattr(fnp, name)(spec), getattr(jnp, name)(spec))
+    jo.same_values(fnp.full_like(spec, 3), jnp.full_like(spec, 3))
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda m, tr: m.ones((-1, 1)),
+        lambda m, tr: m.zeros(1.0),
+        lambda m, tr: tr.jit(m.zeros)(2),
+        lambda m, tr: m.ones(2, 3),
+        lambda m, tr: m.zeros(2, 3),
+        lambda m, tr: tr.jit(m.tri)(3, M=3, k=0),
+        lambda m, tr: tr.jit(m.arange)(3),
+        lambda m, tr: tr.jit(lambda s: m.arange(s, 3))(0),
+        lambda m, tr: m.arange(1 + 2j, 5 + 3j),
+        lambda m, tr: m.arange(0, 5, 1 + 1j),
+    ],
+)
+def test_creation_errors_as_jax(call) -> None:
+    """JAX's exception type, and the phrases its own tests match."""
+    import jax
+
+    with pytest.raises(Exception) as want:
+        call(jnp, jax)
+    with pytest.raises(Exception) as got:
+        call(fnp, fg)
+    assert isinstance(got.value, getattr(fg.errors, type(want.value).__name__, type(want.value)))
+    w, g = str(want.value), str(got.value)
+    for phrase in (
+        "Shapes must be 1D sequences of concrete values of integer type",
+        "If using `jit`, try using `static_argnums`",
+        "Did you accidentally write `jax.numpy.",
+        "It arose in the jnp.arange argument 'stop'",
+        "It arose in the jnp.arange argument 'start'",
+        "Passing complex start/stop/step to jnp.arange is no longer supported",
+        "must have every element be nonnegative",
+    ):
+        assert (phrase in w) == (phrase in g), (phrase, g, w)
+
+
+def test_arange_with_one_bound_and_a_step() -> None:
+    jo.same_values(fnp.arange(5, step=2), jnp.arange(5, step=2))
+    jo.same_values(fnp.arange(7, None, 3), jnp.arange(7, None, 3))
