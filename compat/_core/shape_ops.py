@@ -462,8 +462,8 @@ def index_spec(idx: Any, shape: tuple) -> tuple[tuple, list]:
     for i in idx:
         if i is None:
             spec.append(("n",))
-        elif i is Ellipsis:
-            spec.append(("e",))
+        elif i is Ellipsis:  # as full slices: one form for every index kind
+            spec.extend([("s", None, None, None)] * max(len(shape) - used, 0))
             dim += len(shape) - used
         elif isinstance(i, slice):
             parts = tuple(int(v) if v is not None else None for v in (i.start, i.stop, i.step))
@@ -586,6 +586,13 @@ def _basic(spec: tuple) -> bool:
     return builtins.all(s[0] != "a" for s in spec)
 
 
+def _sliced(spec: tuple) -> bool:
+    """Whether PyTorch takes a view before writing the advanced indices (an integer, a
+    ``None`` or a slice that is not all of its dim): the write is then ``CopySlices``."""
+    full = ((None, None, None), (None, None, 1), (0, None, None), (0, None, 1))
+    return builtins.any(s[0] in "dn" or (s[0] == "s" and s[1:] not in full) for s in spec)
+
+
 def _setitem_f(x: Any, v: Any, *arrays: Any, spec: tuple, dtype: np.dtype) -> Any:
     two = _phases(spec, arrays)
     if two is not None:
@@ -610,7 +617,7 @@ def setitem(self: Tensor, idx: Any, value: Any) -> None:
     apply_inplace(
         self,
         _setitem_f,
-        "torch::autograd::CopySlices" if _basic(spec) else "IndexPutBackward0",
+        "torch::autograd::CopySlices" if _basic(spec) or _sliced(spec) else "IndexPutBackward0",
         (value, *dyn),
         (("spec", spec), ("dtype", self._npdtype)),
     )

@@ -313,13 +313,13 @@ class Tensor:
     __hash__ = object.__hash__
 
     def __repr__(self) -> str:
-        fn = self._grad_fn
-        return _printing.tensor_repr(
-            np.asarray(self._st.array),
-            self.device,
-            None if fn is None else fn.name().removeprefix("torch::autograd::"),
-            self._requires_grad,
-        )
+        try:
+            fn = self.grad_fn
+            name = None if fn is None else fn.name().removeprefix("torch::autograd::")
+        except RuntimeError:  # a view that may no longer be used (PyTorch prints this too)
+            name = "Invalid"
+        a = np.asarray(self._st.array)
+        return _printing.tensor_repr(a, self.device, name, self._requires_grad)
 
     def __str__(self) -> str:
         return self.__repr__()  # a subclass's __repr__ (Parameter's) is its str too
@@ -351,8 +351,9 @@ class Tensor:
     # ------------------------------------------------------------------ autograd state
     @property
     def requires_grad(self) -> bool:
-        if self._view is not None and self._view.seen != self._vc.v:
-            self._view.sync(self)
+        v = self._view  # (a view with creation metadata already requires grad)
+        if v is not None and v.seen != self._vc.v and not v.meta:
+            v.sync(self)
         return self._requires_grad
 
     @requires_grad.setter
@@ -383,8 +384,7 @@ class Tensor:
 
     @property
     def _base(self) -> Tensor | None:
-        """The tensor whose storage this view aliases (``None`` if not a view, as for a
-        tensor an in-place view op or ``set_`` re-pointed: ``compat._core.restride``)."""
+        """The tensor whose storage this view aliases (``None`` if none: see restride)."""
         v = self._view
         if v is None or (self.__dict__ and "_holder" in self.__dict__):
             return None

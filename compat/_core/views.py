@@ -21,6 +21,7 @@ The layout (shape, strides, storage offset) is tracked as PyTorch's, so ``stride
 from __future__ import annotations
 
 import math
+import re
 from typing import Any
 
 import numpy as np
@@ -419,21 +420,49 @@ class ViewInfo:
             self._parent = None
         return lay
 
+    def rebase_error(self, t: Tensor) -> str:
+        """PyTorch's error for using a view (made under no_grad or inference mode, or an
+        output of a multi-output or custom op) after its memory changed in place."""
+        changed = "its base or another view of its base has been modified inplace"
+        if self.meta in (NO_GRAD, MULTI_NO_GRAD):
+            return (
+                f"A view was created in no_grad mode and {changed} with grad mode enabled. "
+                + _NO_GRAD_TAIL
+            )
+        if self.meta == INFERENCE:
+            return (
+                f"A view was created in inference mode and {changed} in normal mode. "
+                + _INFERENCE.split(". ", 1)[1]
+            )
+        name, k = _output_of(self, t)
+        tail = _MULTI_TAIL if self.meta == MULTI else _CUSTOM_TAIL
+        return f"Output {k} of {name} is a view and {changed}. " + tail
+
     def sync(self, t: Tensor) -> None:
         """After the root changed in place: regenerate ``t``'s node from the root's."""
         if not _gm._state.record:
             return  # nothing records now; regenerate when grad mode is back on
+        if self.meta != DEFAULT:
+            raise RuntimeError(self.rebase_error(t))
         self.seen = t._vc.v
         root = self.root
-        if not root._requires_grad or root._grad_fn is None or self.meta >= NO_GRAD:
-            # (CUSTOM: PyTorch forbids using an autograd.Function's view output after its
-            # base changed; compat keeps the Function's node)
+        if not root._requires_grad or root._grad_fn is None:
             return  # a leaf root: the view's own node still points at its AccumulateGrad
         r = apply(chain_f, "AsStridedBackward0", (root, *self.dyn), (("chain", self.chain),))
         t._st.set_local(r._st.a)
         t._grad_fn = r._grad_fn
         t._output_nr = 0
         t._requires_grad = True
+
+
+def _output_of(info: ViewInfo, t: Tensor) -> tuple:
+    """(op name, output number) PyTorch's errors name for the view ``t``: its own node's
+    (``Slice`` for a slice of an ``unbind`` output), else the multi-output op's."""
+    fn = t._grad_fn
+    if fn is None:
+        return info.multi
+    name = fn.name().rsplit("::", 1)[-1]
+    return re.sub(r"Backward\d*$", "", name), t._output_nr
 
 
 def _renumber(step: tuple, shift: int) -> tuple:
@@ -493,16 +522,10 @@ def check_inplace(t: Tensor, req: bool, fill: bool = False) -> None:
     if not (req and _gm._state.record):
         return
     meta = info.meta
-    if meta == CUSTOM:
-        name, k = info.multi
-        raise RuntimeError(
-            f"Output {k} of {name} is a view and is being modified inplace. " + _CUSTOM_TAIL
-        )
-    if meta == MULTI:
-        name, k = info.multi
-        raise RuntimeError(
-            f"Output {k} of {name} is a view and is being modified inplace. " + _MULTI_TAIL
-        )
+    if meta in (CUSTOM, MULTI):
+        name, k = _output_of(info, t)
+        tail = _CUSTOM_TAIL if meta == CUSTOM else _MULTI_TAIL
+        raise RuntimeError(f"Output {k} of {name} is a view and is being modified inplace. " + tail)
     if meta == MULTI_NO_GRAD:
         raise RuntimeError(f"{_NO_GRAD_HEAD} {_MULTI_TAIL}")
     if meta == NO_GRAD:

@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from compat._core import dtypes as _dt
+from compat._core import grad_mode as _gm
 from compat._core.creation import tensor
 from compat._core.ops import conventions as _conv
 from compat._core.ops._common import _c, coerce
@@ -396,6 +397,25 @@ def bucketize(
     return searchsorted(sorted_boundaries, input, out_int32=out_int32, right=right)
 
 
+def _ident_f(x: Any) -> Any:
+    return x
+
+
+def _no_derivative(vals: np.ndarray, input: Tensor, node: str, aten: str) -> Tensor:
+    """``vals`` as an output of ``input``'s op whose backward PyTorch does not implement:
+    it requires grad (a ``node`` node) when ``input`` does, and backward through it raises."""
+    out = tensor(vals)
+    if not (input._requires_grad and _gm._state.record):
+        return out
+    out = apply(_ident_f, node, (out.requires_grad_(),))
+
+    def hook(grad: Tensor) -> None:
+        raise NotImplementedError(f"the derivative for '{aten}' is not implemented.")
+
+    out.register_hook(hook)
+    return out
+
+
 @defop(
     samples=(
         Sample(((8,),), dtype="int64", domain=(0, 3), grad=False),
@@ -422,7 +442,10 @@ def unique(
     axis = None if dim is None else _wrap_dim(dim, input.ndim)
     vals, inv, counts = np.unique(x, return_inverse=True, return_counts=True, axis=axis)
     inv = inv.reshape(x.shape if axis is None else (x.shape[axis],))
-    out = [tensor(vals)]
+    node, aten = (
+        ("Unique2Backward0", "_unique2") if axis is None else ("UniqueDimBackward0", "unique_dim")
+    )
+    out = [_no_derivative(vals, input, node, aten)]
     if return_inverse:
         out.append(tensor(inv.astype(np.int64)))
     if return_counts:
@@ -460,7 +483,7 @@ def unique_consecutive(
         vals = np.moveaxis(vals, 0, _wrap_dim(dim, input.ndim))
     inv = np.cumsum(starts) - 1
     counts = np.diff(np.append(np.nonzero(starts)[0], len(x)))
-    out = [tensor(vals)]
+    out = [_no_derivative(vals, input, "UniqueConsecutiveBackward0", "unique_consecutive")]
     if return_inverse:
         shape = input.shape if axis is None else (len(x),)
         out.append(tensor(inv.reshape(tuple(shape)).astype(np.int64)))
