@@ -188,7 +188,7 @@ def _marker(*args: Any, **kwargs: Any) -> Any:
     return lambda fn: fn
 
 
-skipIfTorchDynamo = skipIfTorchInductor = skipIfCrossRef = skipIfXpu = _marker
+skipIfTorchDynamo = skipIfTorchInductor = skipIfCrossRef = skipIfXpu = xfailIfTorchDynamo = _marker
 skipIfMPS = skipIfSlowGradcheckEnv = skipIfRocm = skipIfNoLapack = _marker
 skipIfWindows = skipIfNoSciPy = suppress_warnings = serialTest = _marker
 slowTest = unittest.skip("slow test")
