@@ -114,6 +114,25 @@ def test_nested_vmaps_with_different_names(axes):
     _close(g, jax_oracle.grad(lambda x: jnp.sum(jnp.cos(theirs(x))))(X), 1e-4)
 
 
+def test_all_gather_and_psum_scatter_over_two_axes_against_reshapes():
+    """Over ("i", "j") the gathered index is i * n_j + j (JAX's vmap has no oracle here;
+    the 8-device tests compare with jax.shard_map)."""
+    x = X[:2, :3, :2]  # (n_i, n_j, 2)
+    both = fg.vmap(fg.vmap(lambda v: lax.all_gather(v, ("i", "j")), axis_name="j"), axis_name="i")
+    _close(both(x), np.broadcast_to(x.reshape(6, 2), (2, 3, 6, 2)))
+    tiled = fg.vmap(
+        fg.vmap(lambda v: lax.all_gather(v, ("j", "i"), tiled=True), axis_name="j"), axis_name="i"
+    )
+    _close(tiled(x), np.broadcast_to(x.transpose(1, 0, 2).reshape(12), (2, 3, 12)))
+    y = X[:2, :3, :3].reshape(2, 3, 3)[..., None] * np.ones(6, np.float32)  # (2, 3, 3, 6)
+    sc = fg.vmap(
+        fg.vmap(lambda v: lax.psum_scatter(v, ("i", "j"), scatter_dimension=1), axis_name="j"),
+        axis_name="i",
+    )
+    total = y.sum((0, 1))  # (3, 6): block k = i * 3 + j of the scattered dimension
+    _close(sc(y), total.T.reshape(2, 3, 3))
+
+
 def test_inner_name_shadows_outer_name():
     ours = fg.vmap(fg.vmap(lambda v: lax.psum(v, "i"), axis_name="i"), axis_name="i")
     theirs = jax.vmap(jax.vmap(lambda v: jax.lax.psum(v, "i"), axis_name="i"), axis_name="i")

@@ -84,6 +84,14 @@ EIGHT_DEVICES = textwrap.dedent(
             P("x", "y"), X)
     compare("axis_index", lambda L, N, v: v * L.axis_index("x") + L.axis_index(("x", "y")),
             (P("x", "y"),), P("x", "y"), X)
+    for names in (("x", "y"), ("y", "x")):  # several axes: row-major, the first major
+        key = "".join(names)
+        compare(f"all_gather_{key}", lambda L, N, v: L.all_gather(v, names, axis=1),
+                (P(("x", "y")),), P(), X)
+        compare(f"all_gather_tiled_{key}", lambda L, N, v: L.all_gather(v, names, tiled=True),
+                (P(("x", "y")),), P(), X)
+        compare(f"psum_scatter_{key}", lambda L, N, v: L.psum_scatter(v[:, :8], names,
+                scatter_dimension=1, tiled=True), (P(),), P(None, names), np.tile(X, (1, 2)))
     compare("replicated_in", lambda L, N, w, v: L.psum(N.tanh(v @ w), "x"),
             (P(), P("x")), P(), W, X, mesh=mesh1)
 
@@ -186,6 +194,7 @@ COLLECTIVES = [
     "axis_index",
     "replicated_in",
     "grad_inside",
+    *[f"{k}_{n}" for k in ("all_gather", "all_gather_tiled", "psum_scatter") for n in ("xy", "yx")],
 ]
 
 

@@ -8,6 +8,7 @@ A name is bound by ``fg.vmap(..., axis_name=)`` or by ``fg.shard_map`` (see
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -105,14 +106,19 @@ def all_gather(
     x: Any, axis_name: Any, *, axis_index_groups: Any = None, axis: int = 0, tiled: bool = False
 ) -> Any:
     """Gather ``x`` from every index of the named axis: stacked along a new axis ``axis``
-    (or concatenated along ``axis`` when ``tiled``)."""
+    (or concatenated along ``axis`` when ``tiled``). Over several names the indices are
+    taken row-major (the first name major)."""
     _no_groups(axis_index_groups, "all_gather")
-    frame = _one_axis(axis_name, "all_gather")
+    frames = col.frames_for(axis_name, "all_gather")
 
     def leaf(v: Any) -> Any:
         nd = to_aval(v).ndim
         ax = normalize_axis(axis, nd if tiled else nd + 1, "all_gather")
-        return col.all_gather(v, frame, axis=ax, tiled=bool(tiled))
+        if len(frames) == 1:
+            return col.all_gather(v, frames[0], axis=ax, tiled=bool(tiled))
+        for f in reversed(frames):  # the minor axis first: the major one ends up in front
+            v = col.all_gather(v, f, axis=ax, tiled=False)
+        return _merge(v, ax, len(frames) + bool(tiled))
 
     return tree_map(leaf, x)
 
@@ -126,15 +132,36 @@ def psum_scatter(
     tiled: bool = False,
 ) -> Any:
     """Sum ``x`` over the named axis; index ``i`` keeps block ``i`` of
-    ``scatter_dimension`` (whose size must be the axis size, or a multiple when ``tiled``)."""
+    ``scatter_dimension`` (whose size must be the axis size, or a multiple when ``tiled``).
+    Over several names the blocks are indexed row-major (the first name major)."""
     _no_groups(axis_index_groups, "psum_scatter")
-    frame = _one_axis(axis_name, "psum_scatter")
+    frames = col.frames_for(axis_name, "psum_scatter")
 
     def leaf(v: Any) -> Any:
-        d = normalize_axis(scatter_dimension, to_aval(v).ndim, "psum_scatter")
-        return col.psum_scatter(v, frame, scatter_dimension=d, tiled=bool(tiled))
+        shape = to_aval(v).shape
+        d = normalize_axis(scatter_dimension, len(shape), "psum_scatter")
+        if len(frames) == 1:
+            return col.psum_scatter(v, frames[0], scatter_dimension=d, tiled=bool(tiled))
+        n = col.axis_size(frames)
+        if (shape[d] % n) if tiled else (shape[d] != n):
+            raise ValueError(
+                f"psum_scatter: operand scatter dimension size {shape[d]} must "
+                + (f"be divisible by shard_count {n}" if tiled else f"match shard count {n}")
+            )
+        split = [f.size for f in frames] + ([shape[d] // n] if tiled else [])
+        v = sh.reshape(v, (*shape[:d], *split, *shape[d + 1 :]))
+        for f in frames:  # the major axis first: each keeps its block and drops its axis
+            v = col.psum_scatter(v, f, scatter_dimension=d, tiled=False)
+        return v
 
     return tree_map(leaf, x)
+
+
+def _merge(x: Any, axis: int, count: int) -> Any:
+    """``x`` with its ``count`` axes from ``axis`` on merged into one (row-major)."""
+    shape = to_aval(x).shape
+    size = math.prod(shape[axis : axis + count])
+    return sh.reshape(x, (*shape[:axis], size, *shape[axis + count :]))
 
 
 def ppermute(x: Any, axis_name: Any, perm: Any) -> Any:
