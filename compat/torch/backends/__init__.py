@@ -6,6 +6,6 @@ likewise)."""
 
 from __future__ import annotations
 
-from compat.torch.backends import cuda, cudnn, mps
+from compat.torch.backends import cuda, cudnn, mkldnn, mps
 
-__all__ = ["cuda", "cudnn", "mps"]
+__all__ = ["cuda", "cudnn", "mkldnn", "mps"]
