@@ -64,9 +64,14 @@ def used_invars(prog: Program) -> list[bool]:
 
 def cse(prog: Program) -> Program:
     """Merge equations that apply the same primitive to the same inputs with the same params
-    (never two equations of an ``effectful`` primitive)."""
+    (never two equations of an ``effectful`` primitive).
+
+    Equations are grouped by primitive and inputs first; params are keyed only when a
+    group has a second member (most equations have unique inputs, and keying params
+    costs more than the rest of the pass)."""
     subst: dict[Var, Var] = {}
-    seen: dict[Any, tuple[Var, ...]] = {}
+    # (primitive, inputs) -> [(params key or _UNKEYED, params, outvars), ...]
+    seen: dict[Any, list] = {}
     eqns: list[Eqn] = []
 
     def atom(a: Any) -> Any:
@@ -78,27 +83,52 @@ def cse(prog: Program) -> Program:
     changed = False
     for e in prog.eqns:
         ins = tuple(atom(a) for a in e.inputs)
-        try:
-            k = (e.prim.name, tuple(key_of(a) for a in ins), _hashable_param(e.params))
-            hash(k)
-        except TypeError:
-            k = None
-        if k is not None and has_effects(e):
-            k = None
-        if k is not None and k in seen:
-            for v, w in zip(e.outvars, seen[k]):
-                subst[v] = w
-            changed = True
-            continue
         if ins != e.inputs:
             e = Eqn(e.prim, ins, e.outvars, e.params, e.source)
             changed = True
-        if k is not None:
-            seen[k] = e.outvars
+        if has_effects(e):
+            eqns.append(e)
+            continue
+        k = (e.prim.name, tuple(key_of(a) for a in ins))
+        group = seen.get(k)
+        if group is None:
+            seen[k] = [[_UNKEYED, e.params, e.outvars]]
+            eqns.append(e)
+            continue
+        pk = _params_key(e.params)
+        match = None
+        if pk is not None:
+            for entry in group:
+                if entry[0] is _UNKEYED:
+                    entry[0] = _params_key(entry[1])
+                if entry[0] is not None and entry[0] == pk:
+                    match = entry[2]
+                    break
+        if match is not None:
+            for v, w in zip(e.outvars, match):
+                subst[v] = w
+            changed = True
+            continue
+        group.append([pk, e.params, e.outvars])
         eqns.append(e)
     if not changed:
         return prog
     return prog.replace(eqns=tuple(eqns), outvars=tuple(atom(a) for a in prog.outvars))
+
+
+#: a CSE group member whose params were not keyed yet
+_UNKEYED: Any = object()
+
+
+def _params_key(params: dict[str, Any]) -> Any:
+    """The hashable key of an equation's params, or ``None`` (never merged) when some
+    param is unhashable."""
+    k = _hashable_param(params)
+    try:
+        hash(k)
+    except TypeError:
+        return None
+    return k
 
 
 def simplify(prog: Program) -> Program:

@@ -13,6 +13,7 @@ import pytest
 import funcgrad as fg
 import funcgrad.numpy as fnp
 from funcgrad import passes
+from funcgrad.core.interp import eval_program
 from funcgrad.core.ir import Aval, Eqn, Program, Var
 
 
@@ -210,6 +211,26 @@ def test_cse_and_dce():
     simple.check()
     np.testing.assert_allclose(fg.jit(f)(np.ones(3)), 2 * np.sin(np.ones(3)))
     assert [e.prim.name for e in fg.jit(f).trace(np.ones(3)).eqns].count("sin") == 1
+
+
+def test_cse_merges_by_params_within_one_primitive_and_inputs():
+    # same primitive and inputs: merged only where the params agree (CSE keys params
+    # lazily, on a second equation of the same inputs), the values are the program's
+    def f(x):
+        a = fnp.sum(x, axis=0)
+        b = fnp.sum(x, axis=1)  # same inputs, other params: kept
+        c = fnp.sum(x, axis=0)  # same as a: merged
+        d = fnp.sum(x, axis=1)  # same as b: merged
+        return a + c, b * d
+
+    x = np.arange(9.0).reshape(3, 3)
+    prog = fg.make_ir(f)(x)
+    simple = passes.simplify(prog)
+    assert [e.prim.name for e in simple.eqns].count("reduce_sum") == 2
+    simple.check()
+    want = (2 * x.sum(axis=0), x.sum(axis=1) ** 2)  # NumPy as the oracle
+    for got, ref in zip(eval_program(simple, x), want):
+        np.testing.assert_array_equal(np.asarray(got), np.asarray(ref))
 
 
 def test_no_jax_transforms_in_library_sources():
