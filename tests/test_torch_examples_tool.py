@@ -6,11 +6,13 @@ import sys
 import textwrap
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from tools import torch_examples as tx
+from tools import torch_examples_steps as steps
 
 pytest.importorskip("torch")
 
@@ -76,3 +78,37 @@ def test_helpers() -> None:
     assert tx.last_loss("Loss_D: 1.0 Loss_G: 2.0 D(x): 0.5", tx.LOSS_RE) == 2.0
     assert tx.losses_agree(1.0, 1.1) and not tx.losses_agree(1.0, 2.0)
     assert tx.losses_agree(None, 1.0) is None
+
+
+def test_steps_on_toy_script(tmp_path: Path) -> None:
+    """The step recorder sees every backward under both libraries, the weights included."""
+    (tmp_path / "toy.py").write_text(TOY)
+    prog = tx.Program("toy", "local", "toy.py", ["--steps", "12"])
+    cmp = steps.run_both(prog, tmp_path, tmp_path / "runs", steps=5, timeout=120, grads=True)
+    assert (cmp.rc_torch, cmp.rc_compat) == (0, 0)
+    assert cmp.steps_torch == cmp.steps_compat == 6  # steps 0-5: the 6th backward stops it
+    assert cmp.first_over is None and cmp.max_rel < 1e-5, steps.detail(cmp)
+    rec = steps.read_trace(tmp_path / "runs" / "toy" / "torch.trace")
+    assert [p["shape"] for p in rec[0]["params"]] == [(1, 1), (1,)]
+    assert rec[0]["loss"] > rec[5]["loss"] and "grads" in rec[0]
+    assert steps.same(cmp) and "| toy | 6 / 6 | none |" in steps.table([cmp])
+
+
+def _rec(k: int, loss: float, w: list[float]) -> dict:
+    return {"k": k, "loss": loss, "params": [{"shape": (len(w),), "values": np.array(w)}]}
+
+
+def test_steps_compare_finds_the_first_difference() -> None:
+    a = [_rec(0, 1.0, [1.0, 2.0]), _rec(1, 0.5, [1.1, 2.0]), _rec(2, 0.25, [1.2, 2.0])]
+    b = [_rec(0, 1.0, [1.0, 2.0]), _rec(1, 0.5, [1.1, 2.0 + 1e-9]), _rec(2, 0.25, [1.2, 2.1])]
+    cmp = steps.compare("x", a, b, tol=1e-3)
+    assert cmp.first_over == 2
+    assert cmp.steps[1].weight_rel == pytest.approx(1e-9 / 2.0, rel=1e-3)
+    assert cmp.steps[2].weight_rel == pytest.approx(0.1 / 2.1) and cmp.steps[2].worst_param == 0
+    short = steps.compare("y", a, a[:2])
+    assert short.first_over == 2 and "step counts differ" in short.note
+    other = [{"k": 0, "loss": 1.0, "params": []}]
+    assert steps.compare("z", a[:1], other).note.startswith("parameters differ")
+    assert steps.rel(float("nan"), float("nan")) == 0.0 and steps.rel(1.0, float("nan")) == float(
+        "inf"
+    )

@@ -72,6 +72,8 @@ class StepDiff:
     loss_rel: float | None
     weight_rel: float | None
     worst_param: int | None = None  # index of the parameter tensor with the largest difference
+    grad_rel: float | None = None  # the same over the gradients, when they were recorded
+    worst_grad: int | None = None
 
 
 @dataclass
@@ -90,7 +92,22 @@ class Comparison:
 
 
 def read_trace(path: Path) -> list[dict[str, Any]]:
-    """The records of a trace file (as many as were written before the process ended)."""
+    """The step records of a trace file (as many as were written before the process ended).
+
+    Gradient records (``TORCH_EXAMPLES_TRACE_GRADS``) go into their step's record as
+    ``"grads"``.
+    """
+    out: list[dict[str, Any]] = []
+    for rec in _records(path):
+        if "grads" in rec:
+            if out and out[-1]["k"] == rec["k"]:
+                out[-1]["grads"] = rec["grads"]
+        else:
+            out.append(rec)
+    return out
+
+
+def _records(path: Path) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     if not Path(path).exists():
         return out
@@ -158,7 +175,16 @@ def compare(
         lt, lc = rt["loss"], rc["loss"]
         lr = None if lt is None or lc is None else rel(lt, lc)
         wr, at, note = weight_rel(rt["params"], rc["params"])
-        cmp.steps.append(StepDiff(k, lt, lc, lr, wr, at))
+        step = StepDiff(k, lt, lc, lr, wr, at)
+        if "grads" in rt and "grads" in rc:
+            gt, gc = rt["grads"], rc["grads"]
+            pairs = [
+                (a, b) for a, b in zip(gt, gc, strict=False) if a is not None and b is not None
+            ]
+            step.grad_rel, step.worst_grad, _ = weight_rel(
+                [a for a, _ in pairs], [b for _, b in pairs]
+            )
+        cmp.steps.append(step)
         worst = max(lr or 0.0, wr)
         cmp.max_rel = max(cmp.max_rel, worst)
         if worst > tol and cmp.first_over is None:
@@ -176,6 +202,7 @@ def run_both(
     timeout: float = 900.0,
     threads: int = 0,
     dtype: str = "",
+    grads: bool = False,
 ) -> Comparison:
     """Run ``prog`` under each library for ``steps`` steps with the recorder on; compare.
 
@@ -187,9 +214,15 @@ def run_both(
         trace = base / prog.name / f"{mode}.trace"
         trace.parent.mkdir(parents=True, exist_ok=True)
         trace.unlink(missing_ok=True)
-        env = {"TORCH_EXAMPLES_TRACE": str(trace), "TORCH_EXAMPLES_TRACE_STEPS": str(steps)}
+        env = {
+            "TORCH_EXAMPLES_TRACE": str(trace),
+            "TORCH_EXAMPLES_TRACE_STEPS": str(steps),
+            "TORCH_EXAMPLES_SEED": "0",  # the same draws for programs that seed nothing
+        }
         if dtype:
             env["TORCH_EXAMPLES_DEFAULT_DTYPE"] = dtype
+        if grads:
+            env["TORCH_EXAMPLES_TRACE_GRADS"] = "1"
         run = tx.run_program(prog, mode, root, work, timeout, threads, extra_env=env)
         rcs[mode] = run.rc
         recs[mode] = read_trace(trace)
@@ -197,7 +230,15 @@ def run_both(
             print(f"[steps] {prog.name} ({mode}): rc {run.rc} {run.error}", file=sys.stderr)
     cmp = compare(prog.name, recs["torch"], recs["compat"], tol)
     cmp.rc_torch, cmp.rc_compat = rcs["torch"], rcs["compat"]
+    if cmp.rc_torch != 0 or cmp.rc_compat != 0:
+        exits = f"exit status torch {cmp.rc_torch} / compat {cmp.rc_compat}"
+        cmp.note = f"{cmp.note}; {exits}" if cmp.note else exits
     return cmp
+
+
+def same(c: Comparison) -> bool:
+    """Both runs recorded steps, ended alike (exit status) and agree within tol at every step."""
+    return c.first_over is None and c.steps_torch > 0 and c.rc_torch == c.rc_compat
 
 
 def _f(x: float | None) -> str:
@@ -211,7 +252,7 @@ def table(cmps: Sequence[Comparison], tol: float = TOL) -> str:
         "| at the last step | max rel diff | note |",
         "|" + "---|" * 8,
     ]
-    same = 0
+    n_same = 0
     for c in cmps:
         worst = [
             None if s.loss_rel is None else max(s.loss_rel, s.weight_rel or 0.0) for s in c.steps
@@ -219,23 +260,27 @@ def table(cmps: Sequence[Comparison], tol: float = TOL) -> str:
         pick = [worst[i] if i < len(worst) else None for i in (1, 5)]
         last = next((w for w in reversed(worst) if w is not None), None)
         first = "none" if c.first_over is None else str(c.first_over)
-        same += c.first_over is None and c.steps_torch > 0
+        n_same += same(c)
         lines.append(
             f"| {c.name} | {c.steps_torch} / {c.steps_compat} | {first} | {_f(pick[0])} "
             f"| {_f(pick[1])} | {_f(last)} | {c.max_rel:.1e} | {c.note} |"
         )
     lines.append("")
-    lines.append(f"Same to {tol:g} at every step: {same} of {len(cmps)} runs.")
+    lines.append(f"Same to {tol:g} at every step: {n_same} of {len(cmps)} runs.")
     return "\n".join(lines)
 
 
 def detail(c: Comparison) -> str:
     """Per step: both losses and the relative differences."""
-    rows = [f"{c.name}: step, loss torch, loss compat, loss rel, weight rel (worst tensor)"]
+    rows = [
+        f"{c.name}: step, loss torch, loss compat, loss rel, weight rel (worst tensor)"
+        " [, grad rel (worst tensor)]"
+    ]
     for s in c.steps:
+        grads = "" if s.grad_rel is None else f"  {_f(s.grad_rel)} ({s.worst_grad})"
         rows.append(
             f"  {s.k:4d}  {s.loss_torch!s:>22}  {s.loss_compat!s:>22}  {_f(s.loss_rel)}  "
-            f"{_f(s.weight_rel)} ({s.worst_param})"
+            f"{_f(s.weight_rel)} ({s.worst_param}){grads}"
         )
     return "\n".join(rows)
 
@@ -251,6 +296,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--steps", type=int, default=30, help="training steps (backward calls) per run")
     ap.add_argument("--tol", type=float, default=TOL, help="relative difference that counts")
     ap.add_argument("--detail", action="store_true", help="print every step's differences")
+    ap.add_argument("--grads", action="store_true", help="also record and compare gradients")
     ap.add_argument(
         "--dtype", default="", help="default dtype for both runs (e.g. float64: the rounding check)"
     )
@@ -278,7 +324,15 @@ def main(argv: Sequence[str] | None = None) -> int:
             continue
         print(f"[steps] {prog.name} ...", file=sys.stderr, flush=True)
         c = run_both(
-            prog, Path(root).resolve(), base, ns.steps, ns.tol, ns.timeout, ns.threads, ns.dtype
+            prog,
+            Path(root).resolve(),
+            base,
+            ns.steps,
+            ns.tol,
+            ns.timeout,
+            ns.threads,
+            ns.dtype,
+            ns.grads,
         )
         print(f"[steps] {prog.name}: first step over tol: {c.first_over}", file=sys.stderr)
         if ns.detail:

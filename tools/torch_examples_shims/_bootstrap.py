@@ -7,7 +7,8 @@ module objects). In both modes every ``torch.optim`` optimizer's ``step`` and
 JSON file named by ``TORCH_EXAMPLES_TIMING``. ``TORCH_EXAMPLES_MAX_STEPS`` ends the
 program (exit 0) after that many optimizer steps, for programs without an iteration flag;
 ``TORCH_EXAMPLES_COMPAT_ROOT`` names the funcgrad checkout to import compat from;
-``TORCH_EXAMPLES_DEFAULT_DTYPE`` (e.g. ``float64``) sets the default dtype before the
+``TORCH_EXAMPLES_DEFAULT_DTYPE`` (e.g. ``float64``) sets the default dtype and
+``TORCH_EXAMPLES_SEED`` seeds Python's, NumPy's and torch's generators before the
 program runs. ``TORCH_EXAMPLES_TRACE`` records losses and weights at every step
 (``_trace.py``).
 """
@@ -83,6 +84,9 @@ def _patch_torch(module: ModuleType) -> None:
         if _trace.enabled():
             backward = _trace.wrap_backward(backward)
         tensor.backward = _timed("backward", backward)
+    seed = os.environ.get("TORCH_EXAMPLES_SEED")
+    if seed and hasattr(module, "manual_seed"):
+        module.manual_seed(int(seed))
     dtype = os.environ.get("TORCH_EXAMPLES_DEFAULT_DTYPE")
     if dtype and hasattr(module, "set_default_dtype"):
         module.set_default_dtype(getattr(module, dtype))
@@ -203,6 +207,14 @@ def main(argv: list[str]) -> None:
     sys.meta_path.insert(0, _PatchFinder())
     atexit.register(_write_timing)
     atexit.register(_trace.at_exit)
+    seed = os.environ.get("TORCH_EXAMPLES_SEED")
+    if seed:  # for programs that draw from unseeded generators (Python's, NumPy's, torch's)
+        import random
+
+        import numpy as np
+
+        random.seed(int(seed))
+        np.random.seed(int(seed))
     sys.argv = [script, *args]
     sys.path[0] = os.path.dirname(os.path.abspath(script))
     sys.path.insert(1, here)  # the torchvision stand-in

@@ -9,7 +9,9 @@ after the previous steps' updates. Parameters up to ``FULL`` elements are kept w
 larger ones as ``SAMPLE`` evenly spaced elements plus their sum, sum of squares and
 largest magnitude. ``TORCH_EXAMPLES_TRACE_STEPS=N`` ends the program (exit 0) at the
 ``N+1``-th backward, after recording it, so record ``k`` holds the weights after ``k``
-steps. A final record (loss ``None``) is written at exit.
+steps. A final record (loss ``None``) is written at exit. ``TORCH_EXAMPLES_TRACE_GRADS``
+adds, after each backward, a record of the parameters' gradients (``"grads"``);
+``TORCH_EXAMPLES_TRACE_FULL`` changes ``FULL``.
 
 Library-agnostic: works the same on real PyTorch and on compat.torch.
 """
@@ -24,8 +26,10 @@ from typing import Any
 
 import numpy as np
 
-FULL = 100_000
+FULL = int(os.environ.get("TORCH_EXAMPLES_TRACE_FULL", "100000"))
 SAMPLE = 4096
+#: also record every parameter's ``.grad`` after each backward (records with ``"grads"``)
+_GRADS = bool(os.environ.get("TORCH_EXAMPLES_TRACE_GRADS"))
 _PATH = os.environ.get("TORCH_EXAMPLES_TRACE", "")
 _STEPS = int(os.environ.get("TORCH_EXAMPLES_TRACE_STEPS", "0") or 0)
 _MODULES: list[weakref.ref] = []
@@ -83,13 +87,14 @@ def _parameters() -> list[Any]:
 
 
 def _summary(p: Any) -> dict[str, Any]:
-    a = _to_numpy(p).astype(np.float64).reshape(-1)
+    a = _to_numpy(p).reshape(-1)
     rec: dict[str, Any] = {"shape": tuple(p.shape), "dtype": str(p.dtype)}
     if a.size > FULL:
         idx = np.linspace(0, a.size - 1, SAMPLE).astype(np.int64)
         rec["values"] = a[idx]
-        rec["sum"], rec["sumsq"] = float(a.sum()), float((a * a).sum())
-        rec["maxabs"] = float(np.abs(a).max())
+        w = a.astype(np.float64)
+        rec["sum"], rec["sumsq"] = float(w.sum()), float((w * w).sum())
+        rec["maxabs"] = float(np.abs(w).max())
     else:
         rec["values"] = a
     return rec
@@ -104,6 +109,13 @@ def record(loss: Any) -> None:
     rec = {"k": _COUNT[0], "loss": value, "params": [_summary(p) for p in _parameters()]}
     with open(_PATH, "ab") as f:
         pickle.dump(rec, f)
+
+
+def record_grads() -> None:
+    """Append the parameters' gradients (a ``"grads"`` record; None where a grad is None)."""
+    grads = [None if p.grad is None else _summary(p.grad) for p in _parameters()]
+    with open(_PATH, "ab") as f:
+        pickle.dump({"k": _COUNT[0] - 1, "grads": grads}, f)
 
 
 def before_backward(tensor: Any) -> None:
@@ -130,9 +142,12 @@ def wrap_backward(fn: Callable[..., Any]) -> Callable[..., Any]:
             before_backward(self)
         depth[0] += 1
         try:
-            return fn(self, *args, **kwargs)
+            out = fn(self, *args, **kwargs)
         finally:
             depth[0] -= 1
+        if depth[0] == 0 and _GRADS:
+            record_grads()
+        return out
 
     backward.__name__ = getattr(fn, "__name__", "backward")
     backward.__doc__ = getattr(fn, "__doc__", None)
