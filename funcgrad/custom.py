@@ -25,6 +25,7 @@ from funcgrad._rule_closures import (
     trace_vjp_rules,
     vjp_from_programs,
 )
+from funcgrad.api._util import fun_name
 from funcgrad.core import dtypes
 from funcgrad.core.ad_util import close
 from funcgrad.core.errors import LeakedTracerError
@@ -96,13 +97,6 @@ def _nondiff_nums(fun: Callable, argnums: Sequence[int], argnames: Sequence[str]
                 raise ValueError(f"nondiff_argnames: {name!r} is not a parameter of {fun}")
             nums.add(params.index(name))
     return tuple(sorted(nums))
-
-
-def fun_name(fun: Any) -> str:
-    """``fun``'s name for messages (a ``functools.partial``'s function's name)."""
-    while isinstance(fun, functools.partial):
-        fun = fun.func
-    return getattr(fun, "__name__", None) or repr(fun)
 
 
 def forward_attr(self: Any, name: str) -> Any:

@@ -13,9 +13,10 @@ from collections.abc import Callable
 from typing import Any
 
 from funcgrad._rule_closures import CustomFunction
+from funcgrad.api._util import fun_name
 from funcgrad.core.errors import LeakedTracerError
 from funcgrad.core.interp import bind, is_tracing
-from funcgrad.custom import forward_attr, fun_name, positional_args, trace_function
+from funcgrad.custom import forward_attr, positional_args, trace_function
 from funcgrad.lax import map as lax_map
 from funcgrad.primitives.custom_vmap import custom_vmap_call_p
 from funcgrad.tree_util import tree_flatten, tree_map, tree_unflatten

@@ -7,17 +7,17 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from funcgrad import ad
+from funcgrad.api._pullback import VJP
 from funcgrad.api._util import (
-    TreeFunction,
     _argnums_tuple,
     _check_diff_dtypes,
     _check_leaf,
     _check_out_dtype,
-    _complex_mismatch,
     _like,
     _split_diff,
     _zeros_ct,
     check_callable,
+    fun_name,
 )
 from funcgrad.core import dtypes, tiers
 from funcgrad.core.ad_util import close
@@ -224,34 +224,27 @@ def vjp(fun: Callable, *primals: Any, has_aux: bool = False) -> tuple:
     res = tiers.run(vp.fwd, *leaves)
     outs, residuals = res[:n], res[n_out:]
     out_avals = [v.aval for v in prog.outvars[:n]]
-    out_tree = holder["out_tree"]
     bwd, bwd_consts = close(vp.bwd)
-    n_consts = len(bwd_consts)
+    # which residuals are primal inputs passed through (JAX's ``args_res``)
+    pos = {v: i for i, v in enumerate(vp.fwd.invars)}
+    primal_of = [None] * len(bwd_consts) + [pos.get(v) for v in vp.fwd.outvars[n_out:]]
 
-    def vjp_fn(saved: list, ct: Any) -> tuple:
-        ct_leaves, ct_tree = tree_flatten(ct)
-        if ct_tree != out_tree:
-            raise ValueError(
-                f"vjp: cotangent tree structure {ct_tree} does not match the output "
-                f"structure {out_tree}"
-            )
-        for i, (c, a) in enumerate(zip(ct_leaves, out_avals)):
-            ca = _check_leaf(c, "vjp cotangent")
-            if ca.shape != a.shape or (
-                dtypes.is_inexact(a.dtype)
-                and ca.dtype != a.dtype
-                and (not ca.weak_type or _complex_mismatch(ca.dtype, a.dtype))
-            ):
-                raise ValueError(
-                    f"vjp: cotangent {i} has shape {ca.shape} and dtype {ca.dtype.name}, but "
-                    f"the primal output has shape {a.shape} and dtype {a.dtype.name}"
-                )
-        cts = run_backward(bwd, *saved[:n_consts], *saved[n_consts:], *ct_leaves)
+    def backward(saved: list, ct_leaves: list) -> tuple:
+        cts = run_backward(bwd, *saved, *ct_leaves)
         cts = [_zeros_ct(a) if not dtypes.is_inexact(a.dtype) else g for a, g in zip(avals, cts)]
         return tuple(tree_unflatten(in_tree, cts))
 
-    out = tree_unflatten(out_tree, outs)
-    fn = TreeFunction(vjp_fn, [*bwd_consts, *residuals])
+    out = tree_unflatten(holder["out_tree"], outs)
+    fn = VJP.build(
+        backward,
+        leaves,
+        in_tree,
+        [*bwd_consts, *residuals],
+        primal_of,
+        out_avals,
+        holder["out_tree"],
+        fun_name(fun),
+    )
     if has_aux:
         return out, fn, tree_unflatten(holder["aux_tree"], res[n:n_out])
     return out, fn

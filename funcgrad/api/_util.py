@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import inspect
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -56,6 +57,13 @@ class TreeFunction:
 
     def __repr__(self) -> str:
         return f"TreeFunction({getattr(self._fn, '__qualname__', self._fn)})"
+
+
+def fun_name(fun: Any) -> str:
+    """``fun``'s name for messages (a ``functools.partial``'s function's name)."""
+    while isinstance(fun, functools.partial):
+        fun = fun.func
+    return getattr(fun, "__name__", None) or repr(fun)
 
 
 def _check_leaf(x: Any, name: str) -> Aval:
