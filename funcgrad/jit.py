@@ -278,6 +278,16 @@ class Jitted:
         self._shared.owners.add(self)
         self._disp = self._shared.dispatch  # a plain attribute: read on every call
 
+    def __getattr__(self, name: str) -> Any:
+        # the wrapped function's own attributes (``f.some_value``), as JAX's jit copies
+        # them; read through, not copied, so this object's own state stays its own
+        if name.startswith("_") or name == "fun":
+            raise AttributeError(f"'Jitted' object has no attribute {name!r}")
+        try:
+            return getattr(self.__dict__["fun"], name)
+        except (KeyError, AttributeError):
+            raise AttributeError(f"'Jitted' object has no attribute {name!r}") from None
+
     # the caches live in the state shared with the other wrappers of the same function
     @property
     def _cache(self) -> dict:

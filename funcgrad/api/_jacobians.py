@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -99,6 +100,7 @@ def jacfwd(
     check_callable(fun)
     check_chunk_size(chunk_size, "jacfwd")
 
+    @functools.wraps(fun)  # fun's signature: jit's static_argnames may name its parameters
     def jac(*args: Any) -> Any:
         nums = _argnums_tuple(argnums, len(args), "jacfwd")
         f = _split_diff(fun, args, nums, {})
@@ -176,6 +178,7 @@ def jacrev(
     check_callable(fun)
     check_chunk_size(chunk_size, "jacrev")
 
+    @functools.wraps(fun)  # fun's signature: jit's static_argnames may name its parameters
     def jac(*args: Any) -> Any:
         nums = _argnums_tuple(argnums, len(args), "jacrev")
         f = _split_diff(fun, args, nums, {})
