@@ -69,7 +69,6 @@ LOCAL_IMPORT_DEBT: frozenset[tuple[str, str]] = frozenset(
     {
         ("funcgrad.primitives.callbacks", "funcgrad.control_flow"),
         ("funcgrad.primitives.callbacks", "funcgrad.numpy._core"),
-        ("funcgrad.primitives.decomp", "funcgrad.numpy"),
     }
 )
 

@@ -32,106 +32,36 @@ from funcgrad.core.interp import bind, to_aval
 from funcgrad.core.ir import Aval
 from funcgrad.core.primitive import Example, Primitive
 from funcgrad.core.zeros import Zero, is_zero
+from funcgrad.primitives import elementwise as ew
 from funcgrad.primitives import lapack_host, rules
-from funcgrad.primitives.elementwise import convert_element_type
+from funcgrad.primitives import shape as sh
+from funcgrad.primitives.matrix_rules import (
+    _H,
+    _T,
+    _as,
+    _bcast,
+    _check_matrix,
+    _conj,
+    _ct,
+    _diag,
+    _embed,
+    _eye,
+    _hermitian_from,
+    _hermitian_from_adjoint,
+    _is_complex,
+    _mm,
+    _pairing_adjoint,
+    _real,
+    _real_dtype,
+    _tril,
+    _triu,
+)
 from funcgrad.primitives.rules import rand
 
 FAMILY = "decomp"
 
 _LAPACK = {np.dtype(t) for t in ("float32", "float64", "complex64", "complex128")}
 _I32 = np.dtype("int32")
-
-
-# --------------------------------------------------------------------------- helpers
-
-
-def _fnp() -> Any:
-    import funcgrad.numpy as fnp  # rules emit funcgrad.numpy ops (a lazy import: no cycle)
-
-    return fnp
-
-
-def _check_matrix(name: str, x: Aval, square: bool = True) -> None:
-    if x.dtype not in _LAPACK:
-        raise TypeError(
-            f"{name} requires a float32, float64, complex64 or complex128 operand, got {x}"
-        )
-    if x.ndim < 2:
-        raise ValueError(f"{name} requires a matrix (or a stack of them), got {x}")
-    if square and x.shape[-1] != x.shape[-2]:
-        raise ValueError(f"{name} requires square matrices in its last two axes, got {x}")
-
-
-def _real_dtype(dtype: np.dtype) -> np.dtype:
-    return np.dtype(np.finfo(dtype).dtype)
-
-
-def _is_complex(x: Any) -> bool:
-    return to_aval(x).dtype.kind == "c"
-
-
-def _T(x: Any) -> Any:
-    return _fnp().swapaxes(x, -1, -2)
-
-
-def _conj(x: Any) -> Any:
-    return _fnp().conjugate(x) if _is_complex(x) else x
-
-
-def _H(x: Any) -> Any:
-    return _T(_conj(x))
-
-
-def _mm(a: Any, b: Any) -> Any:
-    return _fnp().matmul(a, b)
-
-
-def _as(x: Any, dtype: np.dtype) -> Any:
-
-    return x if to_aval(x).dtype == dtype else convert_element_type(x, dtype)
-
-
-def _diag(x: Any) -> Any:
-    return _fnp().diagonal(x, 0, -2, -1)
-
-
-def _embed(d: Any, dtype: np.dtype) -> Any:
-    """A diagonal matrix (stack) with diagonal ``d`` (as ``dtype``)."""
-    fnp = _fnp()
-    n = to_aval(d).shape[-1]
-    return _as(d, dtype)[..., None] * fnp.eye(n, dtype=dtype)
-
-
-def _real_diag_part(x: Any) -> Any:
-    """``diag(Re(diag(x)))``: the real diagonal of ``x`` as a matrix of ``x``'s dtype."""
-    return _embed(_fnp().real(_diag(x)), to_aval(x).dtype)
-
-
-def _ct(ct: Any, x: Any) -> Any:
-    return rules.instantiate(ct, to_aval(x).strip_weak())
-
-
-def _hermitian_from(x: Any, lower: bool) -> Any:
-    """``E(x)``: the Hermitian matrix a LAPACK kernel reads from ``x``'s lower (upper)
-    triangle: the strict triangle, its conjugate transpose and the real diagonal."""
-    fnp = _fnp()
-    tri = fnp.tril(x, -1) if lower else fnp.triu(x, 1)
-    return tri + _H(tri) + _real_diag_part(x)
-
-
-def _hermitian_from_adjoint(g: Any, lower: bool) -> Any:
-    """The (Hermitian-pairing) adjoint of :func:`_hermitian_from`."""
-    fnp = _fnp()
-    s = g + _H(g)
-    tri = fnp.tril(s, -1) if lower else fnp.triu(s, 1)
-    return tri + _real_diag_part(g)
-
-
-def _pairing_adjoint(adj: Any, *cts: Any) -> Any:
-    """funcgrad's cotangent (pairing ``Re(sum(a * b))``) from a Hermitian adjoint ``adj``:
-    ``conj(adj(conj(ct)))``; for real operands just ``adj(ct)``."""
-    res = adj(*(_conj(c) for c in cts))
-    return _conj(res)
 
 
 def _front(args: list, dims: list) -> list:
@@ -199,9 +129,8 @@ triangular_solve_p.lower = lambda a, b, **p: lax.linalg.triangular_solve(a, b, *
 
 def _tri_mask(x: Any, lower: bool, unit_diagonal: bool) -> Any:
     """The part of ``x`` the solve reads: one triangle, without the diagonal if unit."""
-    fnp = _fnp()
     k = (-1 if lower else 1) if unit_diagonal else 0
-    return fnp.tril(x, k) if lower else fnp.triu(x, k)
+    return _tril(x, k) if lower else _triu(x, k)
 
 
 def _op(x: Any, transpose_a: bool, conjugate_a: bool) -> Any:
@@ -372,26 +301,28 @@ lu_p.lower = lambda a: list(lax.linalg.lu(a))
 
 def _perm_matrix(perm: Any, dtype: np.dtype) -> Any:
     """``P`` with ``P @ x == x[perm]`` (a one-hot matrix, so batching comes for free)."""
-    fnp = _fnp()
-    m = to_aval(perm).shape[-1]
-    return _as(fnp.equal(perm[..., :, None], fnp.arange(m, dtype=_I32)), dtype)
+    *batch, m = to_aval(perm).shape
+    rows = sh.broadcast_in_dim(perm, (*batch, m, m), tuple(range(len(batch) + 1)))
+    cols = _bcast(np.arange(m, dtype=_I32), (*batch, m, m))
+    return _as(ew.eq(_as(rows, _I32), cols), dtype)
 
 
 def _lu_factors(lu: Any) -> tuple[Any, Any]:
     """Unit-lower ``L`` padded to ``m x m`` and upper ``U`` padded to ``n x n``."""
-    fnp = _fnp()
     av = to_aval(lu)
     *batch, m, n = av.shape
     k, dt = min(m, n), av.dtype
-    lo = fnp.tril(lu[..., :, :k], -1) + fnp.eye(m, k, dtype=dt)
+    lo = _tril(lu[..., :, :k], -1) + _eye(m, k, dtype=dt)
     if m > k:
-        lo = fnp.concatenate(
-            [lo, fnp.broadcast_to(fnp.eye(m, dtype=dt)[:, k:], (*batch, m, m - k))], -1
+        lo = sh.concatenate(
+            lo,
+            _bcast(_eye(m, dtype=dt)[:, k:], (*batch, m, m - k)),
+            dimension=-1 % (len(batch) + 2),
         )
-    up = fnp.triu(lu[..., :k, :])
+    up = _triu(lu[..., :k, :])
     if n > k:
-        up = fnp.concatenate(
-            [up, fnp.broadcast_to(fnp.eye(n, dtype=dt)[k:, :], (*batch, n - k, n))], -2
+        up = sh.concatenate(
+            up, _bcast(_eye(n, dtype=dt)[k:, :], (*batch, n - k, n)), dimension=len(batch)
         )
     return lo, up
 
@@ -404,8 +335,7 @@ def _lu_jvp(primals: list, tangents: list) -> tuple:
     x = _mm(_perm_matrix(perm, to_aval(a).dtype), da)
     la = triangular_solve(lo, x, left_side=True, lower=True, unit_diagonal=True)
     lau = triangular_solve(up, la, lower=False)
-    fnp = _fnp()
-    dlu = _mm(lo, fnp.tril(lau, -1)) + _mm(fnp.triu(lau), up)
+    dlu = _mm(lo, _tril(lau, -1)) + _mm(_triu(lau), up)
     return [lu, piv, perm], [dlu, None, None]
 
 
@@ -414,11 +344,10 @@ def _lu_vjp(cts: list, a: Any, *, out: Any) -> tuple:
     ct = cts[0]
     if is_zero(ct):
         return (Zero(to_aval(a).strip_weak()),)
-    fnp = _fnp()
     lu, _, perm = out
     lo, up = _lu_factors(lu)
     # the transpose of the (complex-linear) JVP, step by step in reverse
-    lau = fnp.tril(_mm(_T(lo), ct), -1) + fnp.triu(_mm(ct, _T(up)))
+    lau = _tril(_mm(_T(lo), ct), -1) + _triu(_mm(ct, _T(up)))
     la = triangular_solve(up, lau, lower=False, transpose_a=True)
     x = triangular_solve(lo, la, left_side=True, lower=True, unit_diagonal=True, transpose_a=True)
     return (_mm(_T(_perm_matrix(perm, to_aval(a).dtype)), x),)
@@ -512,7 +441,7 @@ def _qr_check_jvp(a: Any, full_matrices: bool) -> None:
 
 def _imag_diag_part(x: Any) -> Any:
     """``I o (x - Re x)``: the imaginary part of ``x``'s diagonal, as a matrix."""
-    return _embed(_fnp().imag(_diag(x)), to_aval(x).dtype) * 1j
+    return _embed(ew.imag(_diag(x)), to_aval(x).dtype) * 1j
 
 
 @qr_p.def_jvp
@@ -520,10 +449,9 @@ def _qr_jvp(primals: list, tangents: list, *, full_matrices: bool) -> tuple:
     (a,), (da,) = primals, tangents
     _qr_check_jvp(a, full_matrices)
     q, r = qr(a, full_matrices=full_matrices)
-    fnp = _fnp()
     y = triangular_solve(r, da, lower=False)  # dA R^{-1}
     z = _mm(_H(q), y)
-    lw = fnp.tril(z, -1)
+    lw = _tril(z, -1)
     d = lw - _H(lw)
     if _is_complex(a):
         d = d + _imag_diag_part(z)
@@ -537,11 +465,10 @@ def _qr_vjp(cts: list, a: Any, *, out: Any, full_matrices: bool) -> tuple:
     _qr_check_jvp(a, full_matrices)
     q, r = out
     qb, rb = _ct(cts[0], q), _ct(cts[1], r)
-    fnp = _fnp()
 
     def adjoint(qb: Any, rb: Any) -> Any:
         e = _mm(_H(q), qb) - _mm(rb, _H(r))
-        zb = fnp.tril(e - _H(e), -1) - e
+        zb = _tril(e - _H(e), -1) - e
         if _is_complex(a):
             zb = zb + _imag_diag_part(e)
         yb = qb + _mm(q, zb)
@@ -583,9 +510,8 @@ eigh_p.lower = lambda a, *, lower: list(lax.linalg.eigh(a, lower=lower, symmetri
 
 def _gap_inverse(w: Any) -> Any:
     """``F_ij = 1 / (w_j - w_i)`` off the diagonal, ``0`` on it."""
-    fnp = _fnp()
     n = to_aval(w).shape[-1]
-    eye = fnp.eye(n, dtype=to_aval(w).dtype)
+    eye = _eye(n, dtype=to_aval(w).dtype)
     return 1.0 / (eye + w[..., None, :] - w[..., :, None]) - eye
 
 
@@ -596,7 +522,7 @@ def _eigh_jvp(primals: list, tangents: list, *, lower: bool) -> tuple:
     dt = to_aval(a).dtype
     m = _mm(_mm(_H(v), _hermitian_from(da, lower)), v)
     dv = _mm(v, _as(_gap_inverse(w), dt) * m)
-    return [v, w], [dv, _fnp().real(_diag(m))]
+    return [v, w], [dv, _real(_diag(m))]
 
 
 @eigh_p.def_vjp
@@ -673,16 +599,15 @@ def _svd_check_jvp(full_matrices: bool, compute_uv: bool) -> None:
 
 def _safe_inverse(s: Any) -> Any:
     """``1 / s`` with ``0`` where ``s == 0``."""
-    fnp = _fnp()
-    zero = _as(fnp.equal(s, 0), to_aval(s).dtype)
+    zero = _as(ew.eq(s, sh.full(to_aval(s).shape, 0, to_aval(s).dtype)), to_aval(s).dtype)
     return 1.0 / (s + zero) - zero
 
 
 def _svd_f(s: Any) -> Any:
     """``F_ij = 1 / (s_j^2 - s_i^2)`` off equal pairs, ``0`` where they are equal."""
-    fnp = _fnp()
     diffs = (s[..., None, :] + s[..., :, None]) * (s[..., None, :] - s[..., :, None])
-    zero = _as(fnp.equal(diffs, 0), to_aval(s).dtype)
+    av = to_aval(diffs)
+    zero = _as(ew.eq(diffs, sh.full(av.shape, 0, av.dtype)), to_aval(s).dtype)
     return 1.0 / (diffs + zero) - zero
 
 
@@ -690,12 +615,11 @@ def _svd_f(s: Any) -> Any:
 def _svd_jvp(primals: list, tangents: list, *, full_matrices: bool, compute_uv: bool) -> tuple:
     (a,), (da,) = primals, tangents
     _svd_check_jvp(full_matrices, compute_uv)
-    fnp = _fnp()
     s, u, vt = svd_p.bind(a, full_matrices=False, compute_uv=True)
     dt = to_aval(a).dtype
     v = _H(vt)
     ds_mat = _mm(_mm(_H(u), da), v)
-    ds = fnp.real(_diag(ds_mat))
+    ds = _real(_diag(ds_mat))
     if not compute_uv:
         return [s], [ds]
     f = _as(_svd_f(s), dt)

@@ -28,19 +28,28 @@ from funcgrad.core.interp import bind, to_aval
 from funcgrad.core.ir import Aval
 from funcgrad.core.primitive import Example, Primitive
 from funcgrad.core.zeros import Zero, is_zero
+from funcgrad.primitives import elementwise as ew
+from funcgrad.primitives import reductions as red
 from funcgrad.primitives import rules
+from funcgrad.primitives import shape as sh
 from funcgrad.primitives.decomp import (
-    _H,
     FAMILY,
+    _perm_matrix,
+    lu_p,
+    triangular_solve,
+)
+from funcgrad.primitives.matrix_rules import (
+    _H,
     _as,
     _check_matrix,
     _conj,
     _ct,
     _diag,
     _embed,
-    _fnp,
+    _eye,
     _mm,
     _pairing_adjoint,
+    _real,
 )
 from funcgrad.primitives.rules import rand
 
@@ -102,45 +111,52 @@ def _check_vec_derivs(p: dict) -> None:
 
 def _gaps(w: Any) -> Any:
     """``F_ij = 1 / (w_j - w_i)`` off the diagonal, ``0`` on it (complex ``w``)."""
-    fnp = _fnp()
     n = to_aval(w).shape[-1]
-    eye = fnp.eye(n, dtype=to_aval(w).dtype)
+    eye = _eye(n, dtype=to_aval(w).dtype)
     return 1.0 / (eye + w[..., None, :] - w[..., :, None]) - eye
 
 
 def _argmax_mask(v: Any) -> Any:
     """One-hot (per column) of each eigenvector's largest-magnitude component."""
-    fnp = _fnp()
-    n = to_aval(v).shape[-2]
-    k = fnp.argmax(fnp.abs(v), axis=-2)
-    return _as(fnp.equal(fnp.arange(n)[:, None], k[..., None, :]), to_aval(v).dtype)
+    *batch, n, m = to_aval(v).shape
+    k = red.argmax(ew.abs(v), axis=len(batch), index_dtype=np.int32)  # (*batch, m)
+    rows = sh.broadcast_in_dim(np.arange(n, dtype=np.int32), (*batch, n, m), (len(batch),))
+    best = sh.broadcast_in_dim(k, (*batch, n, m), (*range(len(batch)), len(batch) + 1))
+    return _as(ew.eq(rows, best), to_aval(v).dtype)
 
 
 def _vec_tangent(w: Any, v: Any, p_mat: Any) -> tuple[Any, Any]:
     """``(dw, dv)`` from ``P = V^{-1} dA V`` under ``geev``'s normalisation."""
-    fnp = _fnp()
     u = _mm(v, _gaps(w) * p_mat)
     mask = _argmax_mask(v)
-    re = -fnp.real(fnp.sum(_conj(v) * u, axis=-2))
-    im = -fnp.imag(fnp.sum(mask * u, axis=-2)) / fnp.real(fnp.sum(mask * v, axis=-2))
+    re = -_real(_col_sum(_conj(v) * u))
+    im = -ew.imag(_col_sum(mask * u)) / _real(_col_sum(mask * v))
     c = _as(re, to_aval(v).dtype) + 1j * _as(im, to_aval(v).dtype)
     return _diag(p_mat), u + v * c[..., None, :]
 
 
 def _vec_adjoint(w: Any, v: Any, gv: Any) -> Any:
     """Hermitian adjoint of ``P -> dv`` of :func:`_vec_tangent` (``P``'s cotangent)."""
-    fnp = _fnp()
     dt = to_aval(v).dtype
-    gc = fnp.sum(_conj(v) * gv, axis=-2)
+    gc = _col_sum(_conj(v) * gv)
     mask = _argmax_mask(v)
-    r = fnp.real(fnp.sum(mask * v, axis=-2))
-    gu = gv - v * _as(fnp.real(gc), dt)[..., None, :]
-    gu = gu - 1j * mask * _as(fnp.imag(gc) / r, dt)[..., None, :]
+    r = _real(_col_sum(mask * v))
+    gu = gv - v * _as(_real(gc), dt)[..., None, :]
+    gu = gu - 1j * mask * _as(ew.imag(gc) / r, dt)[..., None, :]
     return _conj(_gaps(w)) * _mm(_H(v), gu)
 
 
+def _col_sum(x: Any) -> Any:
+    """Sum over the rows of each matrix (axis -2)."""
+    return red.reduce_sum(x, to_aval(x).ndim - 2)
+
+
 def _solve(v: Any, b: Any) -> Any:
-    return _fnp().linalg.solve(v, b)
+    """``v^{-1} b`` through ``v``'s LU factors (``P v = L U``)."""
+    lu, _, perm = lu_p.bind(v)
+    pb = _mm(_perm_matrix(perm, to_aval(lu).dtype), b)
+    y = triangular_solve(lu, pb, left_side=True, lower=True, unit_diagonal=True)
+    return triangular_solve(lu, y, left_side=True, lower=False)
 
 
 @eig_p.def_jvp
@@ -198,7 +214,7 @@ def _eig_vjp(cts: list, a: Any, *, out: Any, **p: Any) -> tuple:
 
     g = _pairing_adjoint(adjoint, *gs)
     if a_aval.dtype.kind != "c":
-        g = _fnp().real(g)
+        g = _real(g)
     return (g,)
 
 
