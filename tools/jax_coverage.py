@@ -2,9 +2,9 @@
 
 For every public name of ``jax``, ``jax.numpy`` (and ``linalg``, ``fft``), ``jax.lax``
 (and ``linalg``), ``jax.random``, ``jax.nn`` (and ``initializers``), ``jax.scipy.*``,
-``jax.debug``, ``jax.tree_util``, ``jax.custom_derivatives``, ``jax.errors`` and
-``jax.example_libraries``, the page says whether the namesake ``funcgrad`` namespace
-has it, or why it is out of scope (a device mesh, typed keys, JAX's own internals).
+``jax.debug``, ``jax.tree_util``, ``jax.custom_derivatives``, ``jax.custom_batching``,
+``jax.errors`` and ``jax.example_libraries``, the page says whether the namesake
+``funcgrad`` namespace has it, or why it is out of scope (a device mesh, typed keys, JAX's own internals).
 ``tests/test_jax_coverage.py`` fails when a name the page calls supported is missing.
 
     python tools/jax_coverage.py            # rewrite docs/jax-coverage.md
@@ -80,6 +80,7 @@ NAMESPACES: list[str] = [
     "jax.tree_util",
     "jax.tree",
     "jax.custom_derivatives",
+    "jax.custom_batching",
     "jax.errors",
     "jax.example_libraries.stax",
     "jax.example_libraries.optimizers",
