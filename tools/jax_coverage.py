@@ -4,7 +4,8 @@ For every public name of ``jax``, ``jax.numpy`` (and ``linalg``, ``fft``), ``jax
 (and ``linalg``), ``jax.random``, ``jax.nn`` (and ``initializers``), ``jax.scipy.*``,
 ``jax.debug``, ``jax.tree_util``, ``jax.custom_derivatives``, ``jax.custom_batching``,
 ``jax.errors`` and ``jax.example_libraries``, the page says whether the namesake
-``funcgrad`` namespace has it, or why it is out of scope (a device mesh, typed keys, JAX's own internals).
+``funcgrad`` namespace has it, or why it is out of scope (a device mesh, typed keys,
+JAX's own internals).
 ``tests/test_jax_coverage.py`` fails when a name the page calls supported is missing.
 
     python tools/jax_coverage.py            # rewrite docs/jax-coverage.md
