@@ -15,9 +15,11 @@ _FG_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 #: own and those of the packages built on it that registered themselves
 _PKG_DIRS: tuple[str, ...] = (_FG_DIR + os.sep,)
 _SKIP = ("jax" + os.sep, "contextlib.py", "functools.py", "<frozen")
-#: per code object: whether its frames are library code (user_frame runs for every
-#: traced equation, and a stack is mostly the same few dozen code objects)
-_INTERNAL_CODE: dict[types.CodeType, bool] = {}
+#: per code object, by its id: ``(code, whether its frames are library code)`` (user_frame
+#: runs for every traced equation, and a stack is mostly the same few dozen code objects;
+#: hashing a code object hashes its constants each time, ~1.7 us a probe against 0.1 us
+#: by id; the entry holds the code object, so its id is not reused while it is cached)
+_INTERNAL_CODE: dict[int, tuple[types.CodeType, bool]] = {}
 
 
 def register_internal_package(package: str | types.ModuleType) -> None:
@@ -121,12 +123,15 @@ def user_frame(stop: types.FrameType | None = None) -> tuple[str, int] | None:
     known = _INTERNAL_CODE
     while f is not None and f is not stop:
         code = f.f_code
-        internal = known.get(code)
-        if internal is None:
+        entry = known.get(id(code))
+        if entry is not None and entry[0] is code:
+            internal = entry[1]
+        else:
             if len(known) > 16384:  # code objects made at run time (exec): stay bounded
                 known.clear()
             fn = code.co_filename
-            internal = known[code] = fn.startswith(_PKG_DIRS) or any(s in fn for s in _SKIP)
+            internal = fn.startswith(_PKG_DIRS) or any(s in fn for s in _SKIP)
+            known[id(code)] = (code, internal)
         if not internal:
             return (code.co_filename, f.f_lineno)
         f = f.f_back
