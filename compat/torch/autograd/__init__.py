@@ -25,6 +25,7 @@ from compat._core.grad_mode import (
     set_grad_enabled,
 )
 from compat.torch.autograd import anomaly_mode, function, graph
+from compat.torch.autograd.gradcheck import gradcheck, gradgradcheck
 from compat.torch.autograd.variable import Variable
 
 __all__ = [
@@ -37,6 +38,8 @@ __all__ = [
     "function",
     "functional",
     "grad",
+    "gradcheck",
+    "gradgradcheck",
     "graph",
     "inference_mode",
     "is_grad_enabled",

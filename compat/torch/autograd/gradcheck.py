@@ -1,0 +1,266 @@
+"""``torch.autograd.gradcheck`` / ``gradgradcheck``: compare the gradients compat's
+autograd computes with central finite differences, as PyTorch's do.
+
+The numerical Jacobian perturbs each element of each input that requires grad in place
+(through ``.data``, so a function closing over the input sees it), ``eps`` either way;
+the analytical one is a row per output element, each from ``torch.autograd.grad`` with
+a one-hot ``grad_outputs``. Both are compared with ``|a - n| <= atol + rtol * |n|``,
+and the backward is run twice more to check that it is reentrant (deterministic within
+``nondet_tol``). ``fast_mode`` runs the same full comparison (it only changes speed in
+PyTorch). Complex inputs and outputs are split into real and imaginary parts as
+PyTorch's slow mode does: an output's imaginary part is compared separately.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from compat._core import views as _views
+from compat._core.autograd import grad as _grad
+from compat._core.creation import tensor as _tensor
+from compat._core.tensor import Tensor
+
+__all__ = ["GradcheckError", "gradcheck", "gradgradcheck"]
+
+
+class GradcheckError(RuntimeError):
+    """A gradient check failed (PyTorch's ``torch.autograd.gradcheck.GradcheckError``)."""
+
+
+def _as_tuple(x: Any) -> tuple:
+    return tuple(x) if isinstance(x, (tuple, list)) else (x,)
+
+
+def _is_float(t: Any) -> bool:
+    return isinstance(t, Tensor) and (t.is_floating_point() or t.is_complex())
+
+
+def _diff_inputs(inputs: tuple) -> list[int]:
+    return [i for i, t in enumerate(inputs) if _is_float(t) and t.requires_grad]
+
+
+def _check_inputs(inputs: tuple, diff: list[int]) -> None:
+    if not diff:
+        raise ValueError(
+            "gradcheck expects at least one input tensor to require gradient, but none of "
+            "them have requires_grad=True."
+        )
+    for i in diff:
+        t = inputs[i]
+        if t.dtype.__str__() not in ("torch.float64", "torch.complex128"):
+            warnings.warn(
+                f"Input #{i} requires gradient and is not a double precision floating point "
+                "or complex. This check will likely fail if all the inputs are not of double "
+                "precision floating point or complex. ",
+                UserWarning,
+                stacklevel=3,
+            )
+        shape, strides, _ = _views.layout_of(t)
+        if any(s == 0 and n > 1 for n, s in zip(shape, strides)):
+            raise RuntimeError(
+                f"The {i}th input has a dimension with stride 0. gradcheck only supports "
+                "inputs that are non-overlapping to be able to compute the numerical "
+                "gradients correctly. You should call .contiguous on the input before "
+                "passing it to gradcheck."
+            )
+
+
+def _outputs(func: Callable, inputs: tuple) -> tuple:
+    return tuple(o for o in _as_tuple(func(*inputs)) if isinstance(o, Tensor))
+
+
+def _parts(o: Tensor) -> list[np.ndarray]:
+    """An output's values as real arrays: (real, imag) for complex outputs."""
+    a = np.asarray(o.detach().numpy())
+    if np.iscomplexobj(a):
+        return [a.real.reshape(-1), a.imag.reshape(-1)]
+    return [a.astype(np.float64).reshape(-1)]
+
+
+def _numerical(func: Callable, inputs: tuple, diff: list[int], eps: float) -> list:
+    """``num[j][k]``: the Jacobian (output part k's elements × input j's real parameters)."""
+    result = []
+    for j in diff:
+        x = inputs[j].data
+        cplx = x.is_complex()
+        cols: list = []
+        for idx in np.ndindex(*tuple(x.shape)):
+            for step in (1.0, 1j) if cplx else (1.0,):
+                orig = x[idx].clone()
+                x[idx] = orig + step * eps
+                plus = [p for o in _outputs(func, inputs) for p in _parts(o)]
+                x[idx] = orig - step * eps
+                minus = [p for o in _outputs(func, inputs) for p in _parts(o)]
+                x[idx] = orig
+                cols.append([(p - m) / (2 * eps) for p, m in zip(plus, minus)])
+        nparts = len(cols[0]) if cols else 0
+        result.append([np.stack([c[k] for c in cols], -1) for k in range(nparts)])
+    return result
+
+
+def _analytical(func: Callable, inputs: tuple, diff: list[int]) -> tuple[list, list]:
+    """The Jacobians from backward, twice (the second run checks reentrancy)."""
+    outs = _outputs(func, inputs)
+    xs = [inputs[j] for j in diff]
+    runs = []
+    for _ in range(2):
+        per_input: list = [[] for _ in diff]
+        for o in outs:
+            parts = (1.0, 1j) if o.is_complex() else (1.0,)
+            for unit in parts:
+                rows: list = [[] for _ in diff]
+                for k in range(o.numel()):
+                    go = np.zeros(o.numel(), np.asarray(o.detach().numpy()).dtype)
+                    go[k] = unit
+                    if o.requires_grad:
+                        gs = _grad(
+                            o,
+                            xs,
+                            _tensor(go.reshape(tuple(o.shape))),
+                            retain_graph=True,
+                            allow_unused=True,
+                        )
+                    else:
+                        gs = [None] * len(xs)
+                    for r, (g, x) in enumerate(zip(gs, xs)):
+                        a = np.zeros(tuple(x.shape), np.asarray(x.detach().numpy()).dtype)
+                        if g is not None:
+                            a = np.asarray(g.detach().numpy()).reshape(a.shape)
+                        a = a.reshape(-1)
+                        if np.iscomplexobj(a):  # d/d(re), d/d(im) as PyTorch's convention
+                            a = np.stack([a.real, a.imag], -1).reshape(-1)
+                        rows[r].append(a)
+                for r in range(len(diff)):
+                    per_input[r].append(
+                        np.stack(rows[r]) if rows[r] else np.zeros((0, inputs[diff[r]].numel()))
+                    )
+        runs.append(per_input)
+    return runs[0], runs[1]
+
+
+def _fail(msg: str, raise_exception: bool) -> bool:
+    if raise_exception:
+        raise GradcheckError(msg)
+    return False
+
+
+def gradcheck(
+    func: Callable,
+    inputs: Any,
+    *,
+    eps: float = 1e-6,
+    atol: float = 1e-5,
+    rtol: float = 1e-3,
+    raise_exception: bool = True,
+    nondet_tol: float = 0.0,
+    check_undefined_grad: bool = True,
+    check_grad_dtypes: bool = False,
+    check_batched_grad: bool = False,
+    check_batched_forward_grad: bool = False,
+    check_forward_ad: bool = False,
+    check_backward_ad: bool = True,
+    fast_mode: bool = False,
+    masked: bool | None = None,
+) -> bool:
+    """Whether the gradients of ``func`` at ``inputs`` match finite differences."""
+    inputs = _as_tuple(inputs)
+    diff = _diff_inputs(inputs)
+    _check_inputs(inputs, diff)
+    if not check_backward_ad:
+        return True
+    num = _numerical(func, inputs, diff, eps)
+    ana, again = _analytical(func, inputs, diff)
+    outs = _outputs(func, inputs)
+    for r, j in enumerate(diff):
+        base = 0
+        for i, o in enumerate(outs):
+            # (complex outputs: the imaginary part is checked first, as PyTorch does)
+            for part in (1, 0) if o.is_complex() else (0,):
+                k = base + part
+                n = num[r][k] if k < len(num[r]) else np.zeros_like(ana[r][k])
+                a = ana[r][k]
+                if not o.requires_grad:
+                    if np.any(n != 0):
+                        return _fail(
+                            "Numerical gradient for function expected to be zero", raise_exception
+                        )
+                elif not np.allclose(a, n, rtol=rtol, atol=atol):
+                    head = (
+                        "While considering the imaginary part of complex outputs only, "
+                        if part == 1
+                        else ""
+                    )
+                    return _fail(
+                        f"{head}Jacobian mismatch for output {i} with respect to input {j},\n"
+                        f"numerical:{n}\nanalytical:{a}\n",
+                        raise_exception,
+                    )
+                if np.abs(again[r][k] - ana[r][k]).max(initial=0.0) > nondet_tol:
+                    return _fail(
+                        "Backward is not reentrant, i.e., running backward with same input and "
+                        "grad_output multiple times gives different values, although analytical "
+                        "gradient matches numerical gradient.The tolerance for nondeterminism "
+                        f"was {nondet_tol}.",
+                        raise_exception,
+                    )
+            base += 2 if o.is_complex() else 1
+    return True
+
+
+def gradgradcheck(
+    func: Callable,
+    inputs: Any,
+    grad_outputs: Sequence[Tensor] | Tensor | None = None,
+    *,
+    eps: float = 1e-6,
+    atol: float = 1e-5,
+    rtol: float = 1e-3,
+    gen_non_contig_grad_outputs: bool = False,
+    raise_exception: bool = True,
+    nondet_tol: float = 0.0,
+    check_undefined_grad: bool = True,
+    check_grad_dtypes: bool = False,
+    check_batched_grad: bool = False,
+    check_fwd_over_rev: bool = False,
+    check_rev_over_rev: bool = True,
+    fast_mode: bool = False,
+    masked: bool = False,
+) -> bool:
+    """``gradcheck`` of ``func``'s vector-Jacobian product (with random ``grad_outputs``
+    that require grad unless given), so second derivatives are checked."""
+    inputs = _as_tuple(inputs)
+    diff = _diff_inputs(inputs)
+    if grad_outputs is None:
+        rng = np.random.default_rng(0)
+        grad_outputs = tuple(
+            _tensor(
+                rng.uniform(-1, 1, tuple(o.shape)).astype(np.asarray(o.detach().numpy()).dtype),
+                requires_grad=True,
+            )
+            for o in _outputs(func, inputs)
+            if _is_float(o) and o.requires_grad
+        )
+    grad_outputs = _as_tuple(grad_outputs)
+    n_in = len(inputs)
+
+    def vjp(*args: Any) -> tuple:
+        outs = [o for o in _outputs(func, args[:n_in]) if _is_float(o) and o.requires_grad]
+        xs = [args[j] for j in diff]
+        gs = _grad(outs, xs, list(args[n_in:]), create_graph=True, allow_unused=True)
+        return tuple(g for g in gs if g is not None)
+
+    return gradcheck(
+        vjp,
+        inputs + grad_outputs,
+        eps=eps,
+        atol=atol,
+        rtol=rtol,
+        raise_exception=raise_exception,
+        nondet_tol=nondet_tol,
+        check_backward_ad=check_rev_over_rev,
+        fast_mode=fast_mode,
+    )
