@@ -374,3 +374,14 @@ def test_custom_vjp3_still_takes_explicit_arguments(custom_vjp3):
         return t.vmap(t.grad(f, argnums=(0, 1)))(m.arange(3.0), m.ones(3))
 
     _close(run("fg"), run("jax"))
+
+
+def test_operations_on_float0_arrays_are_errors_as_in_jax():
+    def run(which, how):
+        t, m = _lib(which)
+        a = t.grad(lambda x: x + 0.0, allow_int=True)(1)
+        assert a.dtype == jax.dtypes.float0
+        return a + m.zeros(()) if how == "numpy" else t.lax.add(a, m.zeros(()))
+
+    for how in ("numpy", "lax"):
+        _same_error(lambda w: run(w, how), TypeError, "float0s do not support any operations")

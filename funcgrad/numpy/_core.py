@@ -101,6 +101,13 @@ def _stack(xs: list[Any], name: str) -> Any:
 
 
 def _canon_or_raise(dt: np.dtype, name: str) -> np.dtype:
+    if dt == jax.dtypes.float0:
+        raise TypeError(
+            f"Called {name} with a float0 array. float0s do not support any operations by "
+            "design, because they are not compatible with non-trivial vector spaces (the "
+            "tangent type of integers). Use np.zeros_like(arr, dtype=float) for a zeros "
+            f"array.{here()}"
+        )
     if dt.kind not in "biufc" and dt != dtypes.bfloat16:
         raise TypeError(
             f"JAX only supports number, bool, and string dtypes, got dtype {dt} ({name}: "
