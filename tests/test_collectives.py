@@ -44,6 +44,8 @@ CASES = [
     ("all_to_all_tiled_same", lambda L, v: L.all_to_all(v, "i", 1, 1, tiled=True), True),
     ("all_to_all", lambda L, v: L.all_to_all(v[:4], "i", 0, 1), True),
     ("axis_index", lambda L, v: v * L.axis_index("i"), True),
+    ("pshuffle", lambda L, v: L.pshuffle(v, "i", [2, 0, 3, 1]), True),
+    ("pswapaxes", lambda L, v: L.pswapaxes(v[:, :4], "i", 1), True),
     ("mixed", lambda L, v: L.psum(v, "i") * v - L.pmean(v * v, "i"), True),
 ]
 
@@ -243,6 +245,8 @@ def test_bad_permutations_and_sizes():
         fg.vmap(lambda v: lax.ppermute(v, "i", [(0, 4)]), axis_name="i")(X)
     with pytest.raises(TypeError, match="must be a list or a tuple"):
         fg.vmap(lambda v: lax.ppermute(v, "i", {0: 1}), axis_name="i")(X)
+    with pytest.raises(ValueError, match="does not represent a permutation"):
+        fg.vmap(lambda v: lax.pshuffle(v, "i", [0, 0, 1, 2]), axis_name="i")(X)
     with pytest.raises(ValueError, match="must match shard count 4"):
         fg.vmap(lambda v: lax.psum_scatter(v, "i"), axis_name="i")(X)
     with pytest.raises(ValueError, match="divisible by shard_count 4"):

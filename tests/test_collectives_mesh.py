@@ -297,6 +297,27 @@ def test_data_parallel_shard_map_across_two_processes(tmp_path):
 MESH1 = Mesh(np.array(jax.devices()[:1]), ("x",))
 
 
+def test_vmap_axis_inside_a_shard_map_body():
+    """A shard_map under vmap(axis_name="i") whose body names "i": the token of "i" is an
+    operand of the shard_map, batched, so the body's batching reduces over the examples."""
+    xs = np.random.default_rng(1).normal(size=(4, 3)).astype(np.float32)
+
+    def body(u):
+        return lax.psum(u, "i") * lax.axis_index("i") + lax.psum(u, "x")
+
+    f = fg.vmap(
+        lambda v: fg.shard_map(body, mesh=MESH1, in_specs=P(), out_specs=P())(v), axis_name="i"
+    )
+    want = xs.sum(0)[None] * np.arange(4)[:, None] + xs
+    np.testing.assert_allclose(f(xs), want, rtol=1e-6)
+    np.testing.assert_allclose(fg.jit(f)(xs), want, rtol=1e-6)
+    g = fg.grad(lambda x: fg.numpy.sum(fg.numpy.sin(f(x))))(xs)
+    g_plain = fg.grad(
+        lambda x: fg.numpy.sum(fg.numpy.sin(x.sum(0)[None] * fg.numpy.arange(4.0)[:, None] + x))
+    )(xs)
+    np.testing.assert_allclose(g, g_plain, rtol=1e-5, atol=1e-6)
+
+
 def test_shard_map_on_one_device_and_argument_errors():
     x = np.arange(6.0, dtype=np.float32).reshape(3, 2)
     f = fg.shard_map(

@@ -30,8 +30,10 @@ __all__ = [
     "pmean",
     "pmin",
     "ppermute",
+    "pshuffle",
     "psum",
     "psum_scatter",
+    "pswapaxes",
 ]
 
 
@@ -170,6 +172,23 @@ def ppermute(x: Any, axis_name: Any, perm: Any) -> Any:
     frame = _one_axis(axis_name, "ppermute")
     pairs = col.check_perm(perm, frame.size)
     return tree_map(lambda v: col.ppermute(v, frame, pairs), x)
+
+
+def pshuffle(x: Any, axis_name: Any, perm: Any) -> Any:
+    """Index ``i`` of the named axis receives index ``perm[i]``'s value (``perm`` a
+    permutation of the indices): a :func:`ppermute` with pairs ``(perm[i], i)``."""
+    frame = _one_axis(axis_name, "pshuffle")
+    perm = [int(p) for p in perm]
+    if sorted(perm) != list(range(len(perm))):
+        raise ValueError(f"`perm` does not represent a permutation: {perm}")
+    pairs = col.check_perm([(p, i) for i, p in enumerate(perm)], frame.size)
+    return tree_map(lambda v: col.ppermute(v, frame, pairs), x)
+
+
+def pswapaxes(x: Any, axis_name: Any, axis: int, *, axis_index_groups: Any = None) -> Any:
+    """Exchange the named axis with positional axis ``axis`` (of the axis's size): an
+    untiled :func:`all_to_all` splitting and concatenating ``axis``."""
+    return all_to_all(x, axis_name, axis, axis, axis_index_groups=axis_index_groups)
 
 
 def all_to_all(

@@ -37,9 +37,7 @@ SCOPE: dict[str, str] = {
     **{
         f"jax.lax.{name}": "named-axis collectives (pmap/shard_map)"
         for name in (
-            "pshuffle",
-            "pswapaxes",
-            "pbroadcast",
+                            "pbroadcast",
             "pcast",
             "pvary",
         )
