@@ -37,7 +37,7 @@ SCOPE: dict[str, str] = {
     **{
         f"jax.lax.{name}": "named-axis collectives (pmap/shard_map)"
         for name in (
-                            "pbroadcast",
+            "pbroadcast",
             "pcast",
             "pvary",
         )
