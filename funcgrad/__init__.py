@@ -29,6 +29,7 @@ from funcgrad.api import (
     vjp,
     vmap,
 )
+from funcgrad.callbacks import pure_callback
 from funcgrad.control_flow import cond, fori_loop, scan, switch, while_loop
 from funcgrad.core.errors import ConcretizationError, LeakedTracerError
 from funcgrad.core.interp import Tracer
@@ -36,7 +37,6 @@ from funcgrad.core.ir import Aval, Eqn, Literal, Program, Var
 from funcgrad.custom import custom_gradient, custom_jvp, custom_vjp
 from funcgrad.interop._jax_array import Array
 from funcgrad.jit import jit
-from funcgrad.primitives.callbacks import pure_callback
 from funcgrad.primitives.calls import stop_gradient
 from funcgrad.toplevel import (
     Device,

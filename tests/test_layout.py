@@ -6,8 +6,9 @@ source (an AST scan, nothing is imported):
 * no module over 800 lines;
 * ``compat`` imports only funcgrad's public modules, plus ``funcgrad._compat_contract``;
 * inside ``funcgrad/``, no function-local import of a funcgrad module (the usual way
-  to hide a cycle) except the few listed, with their reason, in ``LOCAL_IMPORTS_OK``,
-  and the known debt in ``LOCAL_IMPORT_DEBT`` (which may only shrink).
+  to hide a cycle) except the few listed, with their reason, in ``LOCAL_IMPORTS_OK``;
+* no import cycle among ``funcgrad/`` and ``compat/`` counting function-local imports
+  too (a lazy import postpones a cycle; it does not remove it).
 """
 
 from __future__ import annotations
@@ -60,18 +61,6 @@ CONTRACT_MODULE = "funcgrad._compat_contract"
 #: ``fg.checkpoint_policies`` load through ``importlib`` in ``funcgrad.__getattr__`` and
 #: need no entry.)
 LOCAL_IMPORTS_OK: dict[tuple[str, str], str] = {}
-
-#: function-local imports that existed when this test was written (2026-11-25): known
-#: debt, to be moved to module level. The test fails on any pair not listed here or in
-#: ``LOCAL_IMPORTS_OK``, and on a listed pair that no longer occurs, so the list only
-#: shrinks.
-LOCAL_IMPORT_DEBT: frozenset[tuple[str, str]] = frozenset(
-    {
-        ("funcgrad.primitives.callbacks", "funcgrad.control_flow"),
-        ("funcgrad.primitives.callbacks", "funcgrad.numpy._core"),
-    }
-)
-
 
 @dataclass
 class Module:
@@ -296,11 +285,11 @@ def test_no_cycle_dodging_local_imports_in_funcgrad():
         if not m.name.startswith("funcgrad"):
             continue
         for t, line in m.local_imports:
-            known = (m.name, t) in LOCAL_IMPORTS_OK or (m.name, t) in LOCAL_IMPORT_DEBT
+            known = (m.name, t) in LOCAL_IMPORTS_OK
             if t.startswith("funcgrad") and not known:
                 bad.append(f"{m.path.relative_to(ROOT)}:{line} imports {t} inside a function")
     used = {(m.name, t) for m in MODULES.values() for t, _ in m.local_imports}
-    stale = sorted((set(LOCAL_IMPORTS_OK) | LOCAL_IMPORT_DEBT) - used)
+    stale = sorted(set(LOCAL_IMPORTS_OK) - used)
     assert not stale, f"listed local imports that no longer occur (remove them): {stale}"
     assert not bad, (
         "function-local imports of funcgrad modules (move them to module level, or put "

@@ -3,7 +3,6 @@
 from funcgrad.core import ad_util
 from funcgrad.primitives import (  # noqa: F401
     bits,
-    callbacks,
     calls,
     collectives,
     conv,

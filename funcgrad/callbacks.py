@@ -17,10 +17,12 @@ from typing import Any
 import jax
 import numpy as np
 
+from funcgrad.control_flow import scan
 from funcgrad.core import dtypes
 from funcgrad.core.interp import bind, to_aval
 from funcgrad.core.ir import Aval
 from funcgrad.core.primitive import Example, Primitive
+from funcgrad.numpy._core import prep
 from funcgrad.primitives.rules import bdim_to_front, rand
 from funcgrad.primitives.shape import reshape
 
@@ -54,6 +56,8 @@ class FlatCallback:
         return hash(self._key())
 
     def __call__(self, *flat: Any) -> tuple:
+        """Run the user's callback on host arrays; its flat results, checked against the
+        declared shapes and dtypes."""
         args, kwargs = jax.tree_util.tree_unflatten(self.in_tree, [np.asarray(a) for a in flat])
         res = self.fun(*args, **kwargs)
         leaves, tree = jax.tree_util.tree_flatten(res)
@@ -139,8 +143,6 @@ def _pure_callback_batch(args: list, dims: list, *, callback: FlatCallback, vmap
             f"funcgrad.pure_callback (callback {_name(callback.fun)})"
         )
     if vmap_method in ("sequential", "sequential_unrolled"):
-        from funcgrad.control_flow import scan
-
         front = [bdim_to_front(a, d, size) if d is not None else a for a, d in zip(args, dims)]
         batched = [d is not None for d in dims]
 
@@ -213,7 +215,6 @@ def pure_callback(
             f"vmap_method must be one of the allowed methods {list(VMAP_METHODS)}, but "
             f"got: {vmap_method!r}"
         )
-    from funcgrad.numpy._core import prep
 
     def to_result_aval(s: Any) -> Aval:
         if not (hasattr(s, "shape") and hasattr(s, "dtype")):
