@@ -179,6 +179,7 @@ from funcgrad.numpy._reductions import (  # noqa: F401
     sum,
     var,
 )
+from funcgrad.numpy._scalar_types import scalar_type as _scalar_type
 from funcgrad.numpy._selection import (  # noqa: F401
     choose,
     compress,
@@ -402,29 +403,29 @@ nan = _np.nan
 newaxis = None
 
 # dtypes (scalar types usable as ``dtype=``) and dtype helpers
-bool_ = _np.bool_
-bool = _np.bool_  # as jax.numpy.bool (shadows the builtin here: use _builtins.bool)
-bfloat16 = _ml_dtypes.bfloat16
-float16 = _np.float16
-float32 = _np.float32
-float64 = _np.float64
-int8 = _np.int8
-int16 = _np.int16
-int32 = _np.int32
-int64 = _np.int64
-uint8 = _np.uint8
-uint16 = _np.uint16
-uint32 = _np.uint32
-uint64 = _np.uint64
-complex64 = _np.complex64
-complex128 = _np.complex128
+bool_ = _scalar_type(_np.bool_)
+bool = bool_  # as jax.numpy.bool (shadows the builtin here: use _builtins.bool)
+bfloat16 = _scalar_type(_ml_dtypes.bfloat16)
+float16 = _scalar_type(_np.float16)
+float32 = _scalar_type(_np.float32)
+float64 = _scalar_type(_np.float64)
+int8 = _scalar_type(_np.int8)
+int16 = _scalar_type(_np.int16)
+int32 = _scalar_type(_np.int32)
+int64 = _scalar_type(_np.int64)
+uint8 = _scalar_type(_np.uint8)
+uint16 = _scalar_type(_np.uint16)
+uint32 = _scalar_type(_np.uint32)
+uint64 = _scalar_type(_np.uint64)
+complex64 = _scalar_type(_np.complex64)
+complex128 = _scalar_type(_np.complex128)
 # NumPy-style aliases, resolved as jax.numpy does (its defaults follow jax_enable_x64)
-single = _np.float32
-csingle = _np.complex64
-double = float_ = _np.float64
-cdouble = complex_ = _np.complex128
-int_ = _np.int64
-uint = _np.uint64
+single = float32
+csingle = complex64
+double = float_ = float64
+cdouble = complex_ = complex128
+int_ = int64
+uint = uint64
 float8_e3m4 = _ml_dtypes.float8_e3m4
 float8_e4m3 = _ml_dtypes.float8_e4m3
 float8_e4m3b11fnuz = _ml_dtypes.float8_e4m3b11fnuz

@@ -166,7 +166,7 @@ def full(shape: Any, fill_value: ArrayLike, dtype: Any = None, *, device: Any = 
 def zeros(shape: Any, dtype: Any = None, *, device: Any = None) -> Any:
     """An array of zeros (the default float dtype unless ``dtype`` is given); with
     ``dtype=float0`` (the tangent type of integers) a NumPy ``float0`` array, as JAX."""
-    if isinstance(dtype, (type, np.dtype, str)) and np.dtype(dtype) == jax.dtypes.float0:
+    if _is_float0(dtype):
         return np.zeros(_shape("zeros", shape), jax.dtypes.float0)
     return _on(out(_filled("zeros", shape, dtype, 0)), device)
 
@@ -178,9 +178,16 @@ def ones(shape: Any, dtype: Any = None, *, device: Any = None) -> Any:
 
 def empty(shape: Any, dtype: Any = None, *, device: Any = None) -> Any:
     """Same as :func:`zeros` (arrays are immutable, so there is nothing to leave uninitialised)."""
-    if isinstance(dtype, (type, np.dtype, str)) and np.dtype(dtype) == jax.dtypes.float0:
+    if _is_float0(dtype):
         return zeros(shape, dtype)
     return _on(out(_filled("empty", shape, dtype, 0)), device)
+
+
+def _is_float0(dtype: Any) -> bool:
+    try:
+        return dtype is not None and np.dtype(dtype) == jax.dtypes.float0
+    except TypeError:
+        return False
 
 
 def _filled(name: str, shape: Any, dtype: Any, value: Any) -> Any:

@@ -173,8 +173,8 @@ def _range(name: str, s: slice) -> Any:
     step = 1 if s.step is None else s.step
     if isinstance(step, complex):
         return _creation.linspace(start, s.stop, int(abs(step)), endpoint=True)
-    if s.stop is None:
-        raise ValueError(f"{name}: slices need a stop value, got {s}{here()}")
+    if s.stop is None:  # ``[:]``: an empty range, as NumPy's (and JAX's) grids
+        return _creation.arange(0, dtype=_int())
     return _creation.arange(start, s.stop, step)
 
 
@@ -187,7 +187,7 @@ class _Grid:
             return _range(self.name, key)
         ranges = [_range(self.name, k) for k in key]
         if not ranges:
-            return _creation.zeros((0,))
+            return _creation.arange(0, dtype=_int())
         dt = _info.result_type(*ranges)
         grids = _creation.meshgrid(
             *[r.astype(dt) for r in ranges], indexing="ij", sparse=self.sparse

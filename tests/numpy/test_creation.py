@@ -246,6 +246,11 @@ def test_grids():
     jo.same_values(fnp.mgrid[0:1:0.25, 0:2], jnp.mgrid[0:1:0.25, 0:2])
     for a, b in zip(fnp.ogrid[0:3, 1:4:2], jnp.ogrid[0:3, 1:4:2]):
         jo.same_values(a, b)
+    # corner cases: empty keys and open slices give an empty integer range, as jnp
+    for key in [(), slice(None), slice(None, None, 2)]:
+        jo.same_values(fnp.mgrid[key], jnp.mgrid[key])
+        if key != ():
+            jo.same_values(fnp.ogrid[key], jnp.ogrid[key])
 
 
 @pytest.mark.parametrize(
@@ -380,3 +385,39 @@ def test_creation_errors_as_jax(call) -> None:
 def test_arange_with_one_bound_and_a_step() -> None:
     jo.same_values(fnp.arange(5, step=2), jnp.arange(5, step=2))
     jo.same_values(fnp.arange(7, None, 3), jnp.arange(7, None, 3))
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "bool_",
+        "uint8",
+        "uint16",
+        "uint32",
+        "int8",
+        "int16",
+        "int32",
+        "bfloat16",
+        "float16",
+        "float32",
+        "complex64",
+    ],  # fmt: skip
+)
+def test_scalar_types_are_callable_like_jax(name: str) -> None:
+    """``fnp.int8(0)`` is a 0-d array of that dtype (not a NumPy scalar), traceable, and
+    the type still works as a dtype, as ``jnp.int8``."""
+    import jax
+
+    ours, theirs = getattr(fnp, name), getattr(jnp, name)
+    for v in (0, 1, 2.5):
+        got, want = ours(v), theirs(v)
+        assert isinstance(got, jax.Array) and isinstance(want, jax.Array)
+        jo.same_values(got, want)
+    jo.same_values(fg.jit(lambda x: ours(x) * 2)(3), jax.jit(lambda x: theirs(x) * 2)(3))
+    assert np.dtype(ours) == np.dtype(theirs)
+    assert fnp.zeros(2, ours).dtype == jnp.zeros(2, theirs).dtype
+    assert np.issubdtype(ours, np.number) == np.issubdtype(theirs, np.number)
+    scalar = np.dtype(theirs).type(1)
+    assert isinstance(scalar, ours) and isinstance(scalar, theirs)
+    assert (ours == np.dtype(ours).type) == (theirs == np.dtype(theirs).type)
+    assert hash(ours) == hash(np.dtype(ours).type)
