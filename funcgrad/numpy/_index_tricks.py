@@ -15,7 +15,7 @@ import numpy as np
 from funcgrad.core import dtypes
 from funcgrad.core.interp import Tracer
 from funcgrad.numpy import _creation, _info, _setops, _shape, _ufuncs
-from funcgrad.numpy._core import ArrayLike, aval, here, out
+from funcgrad.numpy._core import ArrayLike, aval, out
 
 
 def _int() -> np.dtype:

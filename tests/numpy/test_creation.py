@@ -401,7 +401,7 @@ def test_arange_with_one_bound_and_a_step() -> None:
         "float16",
         "float32",
         "complex64",
-    ],  # fmt: skip
+    ],
 )
 def test_scalar_types_are_callable_like_jax(name: str) -> None:
     """``fnp.int8(0)`` is a 0-d array of that dtype (not a NumPy scalar), traceable, and
