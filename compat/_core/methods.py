@@ -6,6 +6,7 @@ from typing import Any
 
 import numpy as np
 
+from compat._core import autograd as _autograd
 from compat._core import creation as _creation
 from compat._core import dtypes as _dt
 from compat._core import graph as _graph
@@ -199,8 +200,35 @@ def _fast_binary(
     return op
 
 
+def _construct(cls: type, *args: Any, **kwargs: Any) -> Tensor:
+    """``Tensor(data)`` (float tensor of the data) or ``Tensor(*sizes)`` (uninitialised)."""
+    if len(args) == 1 and not isinstance(args[0], int):
+        data = args[0]
+        if isinstance(data, Tensor):
+            return cls._make(data._st.array, False)
+        made = _creation.tensor(data, dtype=_dt.get_default_dtype())
+        return cls._make(made._st.array, False)
+    shape = tuple(args[0]) if len(args) == 1 and not isinstance(args[0], int) else args
+    return cls._make(np.zeros(shape, _dt.get_default_dtype().np), False)
+
+
+def _backward(
+    self: Tensor,
+    gradient: Tensor | None = None,
+    retain_graph: bool | None = None,
+    create_graph: bool = False,
+    inputs: Any = None,
+) -> None:
+    """Compute the gradient of this tensor w.r.t. graph leaves (see ``autograd.backward``)."""
+    _autograd.backward(
+        self, gradient, retain_graph=retain_graph, create_graph=create_graph, inputs=inputs
+    )
+
+
 def install() -> None:
     T = Tensor
+    T.__new__ = staticmethod(_construct)
+    T.backward = _backward
     ops = {
         "__floordiv__": O.floor_divide,
         "__rfloordiv__": _r(O.floor_divide),

@@ -14,6 +14,7 @@ import numpy as np
 
 from compat._core import dtypes as _dt
 from compat._core import views as _views
+from compat._core.creation import _leaf
 from compat._core.mutation import apply_inplace
 from compat._core.ops._common import _c, coerce
 from compat._core.optable import Idx, Mask, Sample, T, defop
@@ -567,7 +568,6 @@ def _getitem_f(x: Any, *arrays: Any, spec: tuple) -> Any:
 
 def getitem(self: Tensor, idx: Any) -> Tensor:
     spec, arrays = index_spec(idx, tuple(self.shape))
-    from compat._core.creation import _leaf
 
     dyn = [a if type(a) is int else _leaf(a, False) for a in arrays]
     name = (
@@ -602,7 +602,6 @@ def _setitem_f(x: Any, v: Any, *arrays: Any, spec: tuple, dtype: np.dtype) -> An
 
 def setitem(self: Tensor, idx: Any, value: Any) -> None:
     spec, arrays = index_spec(idx, tuple(self.shape))
-    from compat._core.creation import _leaf
 
     value = coerce(value)
     if self._view is not None and _basic(spec):

@@ -136,17 +136,9 @@ class Tensor:
     __array_priority__ = 1000
 
     # ------------------------------------------------------------------ construction
-    def __new__(cls, *args: Any, **kwargs: Any) -> Tensor:
-        """``Tensor(data)`` (float tensor of the data) or ``Tensor(*sizes)`` (uninitialised)."""
-        if len(args) == 1 and not isinstance(args[0], int):
-            from compat._core.creation import tensor as _tensor
-
-            data = args[0]
-            if isinstance(data, Tensor):
-                return cls._make(data._st.array, False)
-            return cls._make(_tensor(data, dtype=_dt.get_default_dtype())._st.array, False)
-        shape = tuple(args[0]) if len(args) == 1 and not isinstance(args[0], int) else args
-        return cls._make(np.zeros(shape, _dt.get_default_dtype().np), False)
+    # ``Tensor(data)`` and ``Tensor(*sizes)`` (``__new__``) and ``backward`` are installed by
+    # ``compat._core.methods``: they need tensor creation and the autograd engine, which
+    # are built on this class.
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         pass
@@ -519,24 +511,6 @@ class Tensor:
         h = RemovableHandle(self._post_acc_hooks)
         self._post_acc_hooks[h.id] = hook
         return h
-
-    def backward(
-        self,
-        gradient: Tensor | None = None,
-        retain_graph: bool | None = None,
-        create_graph: bool = False,
-        inputs: Any = None,
-    ) -> None:
-        """Compute the gradient of this tensor w.r.t. graph leaves (see ``autograd.backward``)."""
-        from compat._core.autograd import backward
-
-        backward(
-            self,
-            gradient,
-            retain_graph=retain_graph,
-            create_graph=create_graph,
-            inputs=inputs,
-        )
 
     # ------------------------------------------------------------------ in-place plumbing
     def _set_data_inplace(self, data: Any) -> None:

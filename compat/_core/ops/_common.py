@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 
 from compat._core import dtypes as _dt
+from compat._core.creation import tensor
 from compat._core.tensor import Tensor
 from funcgrad import numpy as fnp
 
@@ -52,8 +53,6 @@ def coerce(x: Any) -> Any:
     if isinstance(x, Tensor) or type(x) in _NUM:
         return x
     if isinstance(x, (np.ndarray, np.generic)):
-        from compat._core.creation import tensor
-
         return tensor(x)
     if isinstance(x, _NUM):
         return type(x).__mro__[-2](x) if not isinstance(x, bool) else bool(x)

@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from compat._core import creation
 from compat._core import dtypes as _dt
 from compat._core import rng as _rng
 from compat._core.mutation import apply_inplace, inplace_result
@@ -143,7 +144,6 @@ def inplace_random(self: Tensor, kind: str, a: Any, b: Any, generator: Any = Non
     ``geometric_``/``random_``: new values drawn as PyTorch's CPU kernels draw them (see
     ``compat._core.rng``), recorded as a copy of a constant so no gradient flows to the
     old values."""
-    from compat._core import creation
 
     gen = creation._gen(generator)
     shape = tuple(self.shape)

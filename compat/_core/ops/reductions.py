@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 
 from compat._core import dtypes as _dt
+from compat._core.creation import zeros
 from compat._core.ops import conventions as _conv
 from compat._core.ops._common import _c, acc
 from compat._core.ops.binary import maximum, minimum
@@ -177,7 +178,6 @@ def _extremum(op: str, input: Tensor, dim: Any, keepdim: bool, other: Any) -> An
 
 
 def zeros_like_int(t: Tensor) -> Tensor:
-    from compat._core.creation import zeros
 
     return zeros(*t.shape, dtype=_dt.int64)
 

@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 
+from compat._core.ops.selecting import tensor_split
 from compat._core.optable import Sample, defop
 from compat._core.shape_ops import reshape, split
 from compat._core.tensor import Tensor, _wrap_dim, apply
@@ -64,7 +65,6 @@ def flipud(input: Tensor) -> Tensor:
 
 
 def _dir_split(input: Tensor, sections: Any, dim: int, name: str, min_dim: int) -> tuple:
-    from compat._core.ops.selecting import tensor_split
 
     if input.ndim < min_dim:
         raise RuntimeError(

@@ -13,6 +13,7 @@ import numpy as np
 
 from compat._core import dtypes as _dt
 from compat._core import views as _views
+from compat._core.creation import tensor
 from compat._core.ops._common import _c
 from compat._core.optable import Sample, defop
 from compat._core.tensor import Tensor, _wrap_dim, apply
@@ -244,7 +245,6 @@ def _freq(name: str) -> Any:
         requires_grad: bool = False,
         layout: Any = None,
     ) -> Tensor:
-        from compat._core.creation import tensor
 
         vals = (np.fft.fftfreq if name == "fftfreq" else np.fft.rfftfreq)(n, d)
         return tensor(vals, dtype=dtype or _dt.get_default_dtype(), requires_grad=requires_grad)

@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 
 from compat._core import dtypes as _dt
+from compat._core.creation import tensor
 from compat._core.ops._common import _c, coerce
 from compat._core.optable import Mask, Sample, defop
 from compat._core.tensor import Tensor, apply
@@ -305,7 +306,6 @@ def where(condition: Tensor, input: Any = None, other: Any = None) -> Any:
 
 @defop(samples=Sample(((5,),), dtype="int64", grad=False))
 def nonzero(input: Tensor, *, as_tuple: bool = False) -> Any:
-    from compat._core.creation import tensor
 
     idx = np.nonzero(np.asarray(input._st.array))
     if as_tuple:
