@@ -283,7 +283,8 @@ def check_node(n: Node) -> None:
     if _tc._detached:
         for _vc, _ver, _shape, _dtype, fn, nr in n._saved or ():
             _tc.check_detached(n, fn, nr)
-    check_versions(n._saved or ())
+    if not (n._packed and all(e is None or hasattr(e[0], "allows_mutation") for e, _ in n._packed)):
+        check_versions(n._saved or ())  # (allow_mutation_on_saved_tensors: no check)
 
 
 def check_versions(saved: Any) -> None:

@@ -232,3 +232,35 @@ def test_inference_tensors_and_views():
         rec(n, nv)
 
     check(scenario)
+
+
+@pytest.mark.parametrize("modify", ["self", "view", "base", "twice"])
+def test_allow_mutation_on_saved_tensors(modify):
+    def scenario(torch, rec):
+        allow = torch.autograd.graph.allow_mutation_on_saved_tensors
+
+        def fn(a):
+            b = a.clone()
+            c = b[:1] if modify == "view" else b
+            out = (c**2).sum() if modify != "base" else (b[:] ** 3).sum()
+            b.sin_() if modify != "view" else c.mul_(10)
+            if modify == "twice":
+                b.exp_()
+            out.backward()
+            return a.grad
+
+        a = torch.tensor(np.linspace(0.1, 1, 6).reshape(2, 3), requires_grad=True)
+        rec(error_of(lambda: fn(a))[0])
+        a.grad = None
+        with allow() as ctx:
+            rec(fn(a), len(ctx.cloned))
+            da = torch.autograd.grad((a.clone() ** 3).sum(), a, create_graph=True)[0]
+            b = a.clone()
+            out = (b**2).sum()
+            b.mul_(3)
+            rec(torch.autograd.grad(da.sum() + out, a))
+            rec(error_of(lambda: allow().__enter__()))
+            late = (a.clone() ** 2).sum()
+        rec(error_of(lambda: late.backward()))
+
+    check(scenario)

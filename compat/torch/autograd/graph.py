@@ -30,6 +30,7 @@ from compat._core.tensor import Tensor
 __all__ = [
     "GradientEdge",
     "Node",
+    "allow_mutation_on_saved_tensors",
     "disable_saved_tensors_hooks",
     "get_gradient_edge",
     "increment_version",
@@ -37,6 +38,46 @@ __all__ = [
     "save_on_cpu",
     "saved_tensors_hooks",
 ]
+
+
+_MUTATION_CTX: list[Any] = [None]
+_OUT_OF_CONTEXT = (
+    "Trying to backward outside of the 'allow_mutation_on_saved_tensors' contextin which the "
+    "graph was originally recorded."  # (sic: PyTorch's message)
+)
+
+
+class allow_mutation_on_saved_tensors:
+    """Context manager: the tensors ops recorded inside save for backward may be modified
+    in place before the backward, which uses the values they had when saved (PyTorch
+    clones them on mutation; compat's arrays are immutable, so it keeps them and
+    ``cloned`` stays empty). The backward must run inside the same context."""
+
+    def __enter__(self) -> allow_mutation_on_saved_tensors:
+        if _MUTATION_CTX[0] is not None:
+            raise RuntimeError("allow_mutation_on_saved_tensors contexts cannot be nested")
+        self.cloned: dict = {}
+        _MUTATION_CTX[0] = self
+        SAVED_HOOKS.append((self._pack, _unpack_saved_value))
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        SAVED_HOOKS.remove((self._pack, _unpack_saved_value))
+        _MUTATION_CTX[0] = None
+        self.cloned.clear()
+
+    def _pack(self, t: Tensor) -> tuple:
+        return self, Tensor._wrap_result(t._st.a)  # the value as saved (arrays are immutable)
+
+
+def _unpack_saved_value(packed: tuple) -> Tensor:
+    ctx, value = packed
+    if _MUTATION_CTX[0] is not ctx:
+        raise AssertionError(_OUT_OF_CONTEXT)
+    return value
+
+
+_unpack_saved_value.allows_mutation = True  # type: ignore[attr-defined]
 
 
 def increment_version(tensor: Tensor | Iterable[Tensor]) -> None:
