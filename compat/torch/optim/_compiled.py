@@ -24,6 +24,7 @@ import numpy as np
 
 import funcgrad as fg
 import funcgrad.numpy as fnp
+from compat._core.tensor import Tensor
 from compat.torch.optim._functional import (
     AdamConfig,
     AdamScalars,
@@ -32,6 +33,7 @@ from compat.torch.optim._functional import (
     adam_update,
     sgd_update,
 )
+from funcgrad import lax as flax
 from funcgrad._compat_contract import call_jitted, compile_cache, donates, x64
 
 __all__ = [
@@ -75,9 +77,7 @@ def _resolve_access() -> ArrayAccess | None:
     (swap the array and bump the version counter, exactly what an in-place op
     under ``no_grad`` does) and ``Tensor._make`` (a new leaf from an array).
     """
-    import compat.torch as torch
-
-    tensor_type = getattr(torch, "Tensor", None)
+    tensor_type = Tensor
     needed = ("_data", "_set_data_inplace", "_make")
     if tensor_type is None or not all(hasattr(tensor_type, n) for n in needed):
         return None
@@ -176,14 +176,35 @@ def _donated(access: ArrayAccess, groups: Sequence[tuple[int, Sequence[Any]]]) -
 # ---------------------------------------------------------------------------
 
 
+def _scalars(hyper: Any, row: int | None, n: int, dtype: Any, cache: dict) -> list[Any]:
+    """The ``n`` hyperparameters of a parameter (row ``row`` of the traced 2-D ``hyper``, or
+    the 1-D ``hyper`` shared by all with ``row=None``) as scalars of ``dtype``: ``hyper``
+    cast once per dtype, each scalar one slice and reshape (tracing ``hyper[i, j]``'s
+    general indexing per scalar per parameter was a tenth of a first training step)."""
+    key = (dtype, row)
+    got = cache.get(key)
+    if got is not None:
+        return got
+    h = cache.get(dtype)
+    if h is None:
+        h = cache[dtype] = hyper.astype(dtype)
+    if row is None:
+        got = [flax.reshape(flax.slice(h, (j,), (j + 1,)), ()) for j in range(n)]
+    else:
+        got = [flax.reshape(flax.slice(h, (row, j), (row + 1, j + 1)), ()) for j in range(n)]
+    cache[key] = got
+    return got
+
+
 @compile_cache.register_lru_kind("optim_sgd_programs")
 @functools.lru_cache(maxsize=64)
 def _sgd_program(cfg: SGDConfig, donate: tuple[int, ...]) -> Any:
     def step(params: list, grads: list, bufs: list, hyper: Any) -> tuple[list, list]:
         trace_counts["sgd_step"] += 1  # runs only while tracing
         new_params, new_bufs = [], []
+        cache: dict = {}
         for p, g, b in zip(params, grads, bufs):
-            s = SGDScalars(*(hyper[j].astype(p.dtype) for j in range(len(SGDScalars._fields))))
+            s = SGDScalars(*_scalars(hyper, None, len(SGDScalars._fields), p.dtype, cache))
             new_p, new_b = sgd_update(cfg, s, p, g, b)
             new_params.append(new_p)
             new_bufs.append(new_b)
@@ -247,8 +268,9 @@ def _adam_program(cfg: AdamConfig, donate: tuple[int, ...]) -> Any:
     ) -> tuple[list, list, list, list]:
         trace_counts["adam_step"] += 1  # runs only while tracing
         outs: tuple[list, list, list, list] = ([], [], [], [])
+        cache: dict = {}
         for i, (p, g, m, v, vmax) in enumerate(zip(params, grads, exp_avgs, exp_avg_sqs, maxes)):
-            s = AdamScalars(*(hyper[i, j].astype(p.dtype) for j in range(n_scalars)))
+            s = AdamScalars(*_scalars(hyper, i, n_scalars, p.dtype, cache))
             for out, value in zip(outs, adam_update(cfg, s, _Ops, p, g, m, v, vmax)):
                 out.append(value)
         return outs
@@ -307,8 +329,9 @@ def _rule_program(rule: Any, cfg: Any, scalars_type: Any, donate: tuple[int, ...
         trace_counts[rule.name + "_step"] += 1  # runs only while tracing
         new_params: list = []
         new_states: list = [[] for _ in states]
+        cache: dict = {}
         for i, (p, g) in enumerate(zip(params, grads)):
-            s = scalars_type(*(hyper[i, j].astype(p.dtype) for j in range(n_scalars)))
+            s = scalars_type(*_scalars(hyper, i, n_scalars, p.dtype, cache))
             out = rule.fn(cfg, s, _Ops, p, g, *(st[i] for st in states))
             new_params.append(out[0])
             for lst, value in zip(new_states, out[1:]):
