@@ -155,7 +155,11 @@ def closure_convert(fun: Callable, *example_args: Any) -> tuple[Callable, list]:
     explicitly, so ``fun`` can be given to ``custom_vjp``/``custom_jvp`` rules."""
     prog, out_tree = trace_pytree(fun, example_args, None, "closure_convert")
     closed, consts = close(prog)
-    hoist = [i for i, c in enumerate(consts) if isinstance(c, Tracer)]
+    # hoisted: the traced values that may carry a derivative (JAX's "maybe perturbed":
+    # inexact ones); integer tracers stay closed over, as in JAX
+    hoist = [
+        i for i, c in enumerate(consts) if isinstance(c, Tracer) and dtypes.is_inexact(c.aval.dtype)
+    ]
     hoisted = [consts[i] for i in hoist]
     # the converted function holds only the concrete constants: the traced ones are
     # its explicit arguments (a custom rule given it must not see them as closed over)

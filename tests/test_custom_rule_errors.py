@@ -385,3 +385,22 @@ def test_operations_on_float0_arrays_are_errors_as_in_jax():
 
     for how in ("numpy", "lax"):
         _same_error(lambda w: run(w, how), TypeError, "float0s do not support any operations")
+
+
+def test_closure_convert_keeps_integer_tracers_closed_over():
+    """Only values that may carry a derivative are hoisted (JAX's "maybe perturbed")."""
+
+    def run(which):
+        t, m = _lib(which)
+
+        @t.jit
+        def f(i, x):
+            g, aux = t.closure_convert(lambda y: y * i * x, 2.0)
+            return len(aux), g(3.0, *aux)
+
+        n, val = f(np.int32(4), np.float32(0.5))
+        return n, val
+
+    (fn, fv), (jn, jv) = run("fg"), run("jax")
+    assert fn == jn == 1
+    _close(fv, jv)
