@@ -135,6 +135,24 @@ def test_all_gather_and_psum_scatter_over_two_axes_against_reshapes():
     _close(sc(y), total.T.reshape(2, 3, 3))
 
 
+@pytest.mark.parametrize("split,concat,mapped", [(0, 0, 0), (0, 1, 2), (1, 0, 1), (1, 1, 0)])
+def test_all_to_all_over_two_axes_moves_the_mapped_axis(split, concat, mapped):
+    """all_to_all over ("i", "j") under two vmaps splitting one axis of 4 into 2 x 2: the
+    mapped axis and the split axis trade places (JAX's batching_test expectation)."""
+    shape = (4, 4, 4)
+    x = np.arange(64.0).reshape(shape)
+    f = fg.vmap(
+        fg.vmap(lambda v: lax.all_to_all(v, ("i", "j"), split, concat), mapped, axis_name="j"),
+        mapped,
+        axis_name="i",
+    )
+    unrolled = list(shape)
+    unrolled[mapped : mapped + 1] = (2, 2)
+    y = np.asarray(f(x.reshape(unrolled))).reshape(shape)
+    s = split + 1 if mapped <= split else split
+    _close(y, np.moveaxis(x, (mapped, s), (concat + 1, 0)))
+
+
 def test_inner_name_shadows_outer_name():
     ours = fg.vmap(fg.vmap(lambda v: lax.psum(v, "i"), axis_name="i"), axis_name="i")
     theirs = jax.vmap(jax.vmap(lambda v: jax.lax.psum(v, "i"), axis_name="i"), axis_name="i")

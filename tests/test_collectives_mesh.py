@@ -92,6 +92,8 @@ EIGHT_DEVICES = textwrap.dedent(
                 (P(("x", "y")),), P(), X)
         compare(f"psum_scatter_{key}", lambda L, N, v: L.psum_scatter(v[:, :8], names,
                 scatter_dimension=1, tiled=True), (P(),), P(None, names), np.tile(X, (1, 2)))
+        compare(f"all_to_all_{key}", lambda L, N, v: L.all_to_all(v, names, 1, 0, tiled=True),
+                (P(("x", "y")),), P(("x", "y")), np.tile(X, (1, 4)))
     compare("replicated_in", lambda L, N, w, v: L.psum(N.tanh(v @ w), "x"),
             (P(), P("x")), P(), W, X, mesh=mesh1)
 
@@ -194,7 +196,11 @@ COLLECTIVES = [
     "axis_index",
     "replicated_in",
     "grad_inside",
-    *[f"{k}_{n}" for k in ("all_gather", "all_gather_tiled", "psum_scatter") for n in ("xy", "yx")],
+    *[
+        f"{k}_{n}"
+        for k in ("all_gather", "all_gather_tiled", "psum_scatter", "all_to_all")
+        for n in ("xy", "yx")
+    ],
 ]
 
 

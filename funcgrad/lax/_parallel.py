@@ -203,33 +203,60 @@ def all_to_all(
     """Split ``split_axis`` into one block per index of the named axis, send block ``d``
     to index ``d`` and concatenate what arrives along ``concat_axis`` (``tiled``); without
     ``tiled`` the split axis must have the axis size, and is removed while a new axis of
-    that size is inserted at ``concat_axis``."""
+    that size is inserted at ``concat_axis``. Over several names the indices are
+    row-major (the first name major)."""
     _no_groups(axis_index_groups, "all_to_all")
-    frame = _one_axis(axis_name, "all_to_all")
+    frames = col.frames_for(axis_name, "all_to_all")
+    n = col.axis_size(frames)
 
     def leaf(v: Any) -> Any:
         nd = to_aval(v).ndim
         s = normalize_axis(split_axis, nd, "all_to_all")
+        c = normalize_axis(concat_axis, nd, "all_to_all")
         if tiled:
-            return col.all_to_all(v, frame, s, normalize_axis(concat_axis, nd, "all_to_all"))
-        if to_aval(v).shape[s] != frame.size:
+            return _exchange(v, frames, s, c)
+        if to_aval(v).shape[s] != n:
             raise ValueError(
                 f"all_to_all: the split axis {s} has size {to_aval(v).shape[s]}, which must "
-                f"equal the size {frame.size} of axis {frame.name!r} (or pass tiled=True)"
+                f"equal the size {n} of axis {axis_name!r} (or pass tiled=True)"
             )
         # untiled: concat_axis is a position in the result, whose split axis is gone;
         # exchange blocks of one along a new axis there, then drop the split axis
-        c = normalize_axis(concat_axis, nd, "all_to_all")
         if s == c:
-            return col.all_to_all(v, frame, s, c)
+            return _exchange(v, frames, s, c)
         if s < c:
             c += 1
         else:
             s += 1
-        y = col.all_to_all(_with_axis(v, c), frame, s, c)
-        return _without_axis(y, s)
+        return _without_axis(_exchange(_with_axis(v, c), frames, s, c), s)
 
     return tree_map(leaf, x)
+
+
+def _exchange(v: Any, frames: list, s: int, c: int) -> Any:
+    """The tiled all_to_all over ``frames``: one primitive for one axis; over several, one
+    exchange per axis, each gathering its sources on a new leading axis (the last name
+    first, so the sources end up row-major in front), then merged into ``concat_axis``."""
+    if len(frames) == 1:
+        return col.all_to_all(v, frames[0], s, c)
+    shape = to_aval(v).shape
+    n = col.axis_size(frames)
+    if shape[s] % n:
+        raise ValueError(
+            f"all_to_all: the split axis {s} has size {shape[s]}, which is not divisible by "
+            f"the axis size {n}"
+        )
+    k = len(frames)
+    v = sh.reshape(v, (*shape[:s], *[f.size for f in frames], shape[s] // n, *shape[s + 1 :]))
+    for j in reversed(range(k)):  # block axis j sits at s + j, shifted by the sources
+        v = col.all_to_all(_with_axis(v, 0), frames[j], s + (k - j) + j, 0)
+    # (sources..., rest with k block axes of size one at s..s+k-1): drop those
+    rest = list(to_aval(v).shape)
+    del rest[k + s : k + s + k]
+    v = sh.reshape(v, tuple(rest))
+    # the k source axes go just before the concat axis and merge with it
+    v = sh.transpose(v, (*range(k, k + c), *range(k), *range(k + c, len(rest))))
+    return _merge(v, c, k + 1)
 
 
 def _with_axis(x: Any, axis: int) -> Any:
