@@ -9,7 +9,7 @@ import numpy as np
 
 from funcgrad import numpy as fnp
 from funcgrad.numpy._core import ArrayLike
-from funcgrad.scipy.stats._util import inexact
+from funcgrad.scipy.stats._promotion import inexact
 
 __all__ = ["cdf", "logcdf", "logpdf", "logsf", "pdf", "ppf", "sf"]
 

@@ -6,7 +6,7 @@ from typing import Any
 
 from funcgrad import numpy as fnp
 from funcgrad.numpy._core import ArrayLike
-from funcgrad.scipy.stats._util import inexact
+from funcgrad.scipy.stats._promotion import inexact
 
 __all__ = ["cdf", "logpdf", "pdf"]
 

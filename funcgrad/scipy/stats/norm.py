@@ -8,7 +8,7 @@ from typing import Any
 from funcgrad import numpy as fnp
 from funcgrad.numpy._core import ArrayLike
 from funcgrad.scipy import special
-from funcgrad.scipy.stats._util import inexact
+from funcgrad.scipy.stats._promotion import inexact
 
 __all__ = ["cdf", "isf", "logcdf", "logpdf", "logsf", "pdf", "ppf", "sf"]
 

@@ -9,7 +9,7 @@ import numpy as np
 from funcgrad import numpy as fnp
 from funcgrad.numpy._core import ArrayLike
 from funcgrad.scipy.special import entr, gammaincc, gammaln, xlogy
-from funcgrad.scipy.stats._util import const, inexact
+from funcgrad.scipy.stats._promotion import const, inexact
 
 __all__ = ["cdf", "entropy", "logpmf", "pmf"]
 

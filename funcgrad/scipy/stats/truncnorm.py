@@ -11,7 +11,7 @@ from funcgrad import numpy as fnp
 from funcgrad.numpy._core import ArrayLike
 from funcgrad.scipy.special import log_ndtr, logsumexp, ndtr
 from funcgrad.scipy.stats import norm
-from funcgrad.scipy.stats._util import const, inexact
+from funcgrad.scipy.stats._promotion import const, inexact
 
 __all__ = ["cdf", "logcdf", "logpdf", "logsf", "pdf", "sf"]
 

@@ -1,4 +1,5 @@
-"""Shared helpers of ``funcgrad.scipy.stats``: argument promotion as ``jax.scipy.stats``."""
+"""Argument promotion shared by ``funcgrad.scipy.stats``: inexact operands as ``jax.scipy.stats``
+promotes them, and constants in their dtype."""
 
 from __future__ import annotations
 
