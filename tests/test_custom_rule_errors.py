@@ -391,7 +391,7 @@ def test_closure_convert_keeps_integer_tracers_closed_over():
     """Only values that may carry a derivative are hoisted (JAX's "maybe perturbed")."""
 
     def run(which):
-        t, m = _lib(which)
+        t, _ = _lib(which)
 
         @t.jit
         def f(i, x):
