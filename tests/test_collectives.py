@@ -153,6 +153,31 @@ def test_all_to_all_over_two_axes_moves_the_mapped_axis(split, concat, mapped):
     _close(y, np.moveaxis(x, (mapped, s), (concat + 1, 0)))
 
 
+@pytest.mark.parametrize("names", [("i", "j"), ("j", "i")])
+def test_ppermute_over_two_axes_against_a_loop(names):
+    """A partial permutation of the 4 x 2 indices (row-major over ``names``) moves each
+    example's value; the gradient moves back along the inverse permutation."""
+    perm = [(0, 5), (5, 2), (2, 7), (7, 1), (1, 0), (3, 4)]
+    x = X[:, :2, :3]  # (4, 2, 3)
+    f = fg.vmap(fg.vmap(lambda v: lax.ppermute(v, names, perm), axis_name="j"), axis_name="i")
+    sizes = {"i": 4, "j": 2}
+    where = {}
+    for i in range(4):
+        for j in range(2):
+            d = {"i": i, "j": j}
+            where[d[names[0]] * sizes[names[1]] + d[names[1]]] = (i, j)
+    want = np.zeros_like(x)
+    for s, d in perm:
+        want[where[d]] = x[where[s]]
+    _close(f(x), want)
+    w = np.arange(24.0, dtype=np.float32).reshape(4, 2, 3)
+    g = fg.grad(lambda x: fnp.sum(fnp.sin(f(x)) * w))(x)
+    g_want = np.zeros_like(x)
+    for s, d in perm:
+        g_want[where[s]] = np.cos(want[where[d]]) * w[where[d]]
+    _close(g, g_want)
+
+
 def test_inner_name_shadows_outer_name():
     ours = fg.vmap(fg.vmap(lambda v: lax.psum(v, "i"), axis_name="i"), axis_name="i")
     theirs = jax.vmap(jax.vmap(lambda v: jax.lax.psum(v, "i"), axis_name="i"), axis_name="i")

@@ -84,6 +84,7 @@ EIGHT_DEVICES = textwrap.dedent(
             P("x", "y"), X)
     compare("axis_index", lambda L, N, v: v * L.axis_index("x") + L.axis_index(("x", "y")),
             (P("x", "y"),), P("x", "y"), X)
+    perm2 = [(0, 5), (5, 2), (2, 7), (7, 1), (1, 0), (3, 4)]  # partial, over 4 x 2
     for names in (("x", "y"), ("y", "x")):  # several axes: row-major, the first major
         key = "".join(names)
         compare(f"all_gather_{key}", lambda L, N, v: L.all_gather(v, names, axis=1),
@@ -94,6 +95,8 @@ EIGHT_DEVICES = textwrap.dedent(
                 scatter_dimension=1, tiled=True), (P(),), P(None, names), np.tile(X, (1, 2)))
         compare(f"all_to_all_{key}", lambda L, N, v: L.all_to_all(v, names, 1, 0, tiled=True),
                 (P(("x", "y")),), P(("x", "y")), np.tile(X, (1, 4)))
+        compare(f"ppermute_{key}", lambda L, N, v: L.ppermute(v, names, perm2),
+                (P(("x", "y")),), P(("x", "y")), X)
     compare("replicated_in", lambda L, N, w, v: L.psum(N.tanh(v @ w), "x"),
             (P(), P("x")), P(), W, X, mesh=mesh1)
 
@@ -198,7 +201,7 @@ COLLECTIVES = [
     "grad_inside",
     *[
         f"{k}_{n}"
-        for k in ("all_gather", "all_gather_tiled", "psum_scatter", "all_to_all")
+        for k in ("all_gather", "all_gather_tiled", "psum_scatter", "all_to_all", "ppermute")
         for n in ("xy", "yx")
     ],
 ]

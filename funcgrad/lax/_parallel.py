@@ -42,15 +42,6 @@ def _no_groups(axis_index_groups: Any, api: str) -> None:
         raise NotImplementedError(f"{api}: axis_index_groups is not supported by funcgrad")
 
 
-def _one_axis(axis_name: Any, api: str) -> col.AxisFrame:
-    frames = col.frames_for(axis_name, api)
-    if len(frames) != 1:
-        raise NotImplementedError(
-            f"{api} over several axes {axis_name!r}: funcgrad supports one named axis here"
-        )
-    return frames[0]
-
-
 def _reduce(p: Any, x: Any, axis_name: Any, api: str, constant: Any) -> Any:
     frames = col.frames_for(axis_name, api)
 
@@ -169,20 +160,20 @@ def _merge(x: Any, axis: int, count: int) -> Any:
 def ppermute(x: Any, axis_name: Any, perm: Any) -> Any:
     """Send ``x`` along the named axis: for each ``(src, dst)`` in ``perm`` index ``dst``
     receives ``src``'s value; an index nobody sends to receives zeros."""
-    frame = _one_axis(axis_name, "ppermute")
-    pairs = col.check_perm(perm, frame.size)
-    return tree_map(lambda v: col.ppermute(v, frame, pairs), x)
+    frames = col.frames_for(axis_name, "ppermute")
+    pairs = col.check_perm(perm, col.axis_size(frames))
+    return tree_map(lambda v: col.ppermute(v, frames, pairs), x)
 
 
 def pshuffle(x: Any, axis_name: Any, perm: Any) -> Any:
     """Index ``i`` of the named axis receives index ``perm[i]``'s value (``perm`` a
     permutation of the indices): a :func:`ppermute` with pairs ``(perm[i], i)``."""
-    frame = _one_axis(axis_name, "pshuffle")
+    frames = col.frames_for(axis_name, "pshuffle")
     perm = [int(p) for p in perm]
     if sorted(perm) != list(range(len(perm))):
         raise ValueError(f"`perm` does not represent a permutation: {perm}")
-    pairs = col.check_perm([(p, i) for i, p in enumerate(perm)], frame.size)
-    return tree_map(lambda v: col.ppermute(v, frame, pairs), x)
+    pairs = col.check_perm([(p, i) for i, p in enumerate(perm)], col.axis_size(frames))
+    return tree_map(lambda v: col.ppermute(v, frames, pairs), x)
 
 
 def pswapaxes(x: Any, axis_name: Any, axis: int, *, axis_index_groups: Any = None) -> Any:

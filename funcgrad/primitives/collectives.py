@@ -407,47 +407,78 @@ ppermute_p.def_examples(no_examples)
 
 
 @ppermute_p.def_abstract_eval
-def _ppermute_abstract(x: Aval, tok: Aval, *, axes: tuple, sizes: tuple, perm: tuple) -> Aval:
-    _check_tokens("ppermute", [tok], axes)
+def _ppermute_abstract(x: Aval, *toks: Aval, axes: tuple, sizes: tuple, perm: tuple) -> Aval:
+    _check_tokens("ppermute", toks, axes)
     return x
 
 
 @ppermute_p.def_lower
-def _ppermute_lower(x: Any, tok: Any, *, axes: tuple, sizes: tuple, perm: tuple) -> Any:
-    return lax.ppermute(x, axes[0], perm)
+def _ppermute_lower(x: Any, *toks: Any, axes: tuple, sizes: tuple, perm: tuple) -> Any:
+    return lax.ppermute(x, axes if len(axes) > 1 else axes[0], perm)
 
 
 @ppermute_p.def_jvp
 def _ppermute_jvp(primals: list, tangents: list, **params: Any) -> tuple:
-    x, tok = primals
-    return ppermute_p.bind(x, tok, **params), ppermute_p.bind(tangents[0], tok, **params)
+    x, *toks = primals
+    return ppermute_p.bind(x, *toks, **params), ppermute_p.bind(tangents[0], *toks, **params)
 
 
 @ppermute_p.def_vjp
-def _ppermute_vjp(ct: Any, x: Any, tok: Any, *, out, axes, sizes, perm) -> tuple:
+def _ppermute_vjp(ct: Any, x: Any, *toks: Any, out, axes, sizes, perm) -> tuple:
     inverse = tuple((d, s) for s, d in perm)
-    return ppermute_p.bind(ct, tok, axes=axes, sizes=sizes, perm=inverse), None
+    return (ppermute_p.bind(ct, *toks, axes=axes, sizes=sizes, perm=inverse), *[None] * len(toks))
+
+
+def _digits(i: int, sizes: Sequence[int]) -> list[int]:
+    """The row-major digits of the linear index ``i`` over axes of ``sizes``."""
+    out = []
+    for n in reversed(sizes):
+        i, d = divmod(i, n)
+        out.append(d)
+    return out[::-1]
+
+
+def _linear(digits: Sequence[int], sizes: Sequence[int]) -> int:
+    i = 0
+    for d, n in zip(digits, sizes):
+        i = i * n + d
+    return i
 
 
 @ppermute_p.def_batch
 def _ppermute_batch(args: list, dims: list, *, axes, sizes, perm) -> tuple:
-    x, xd, (tok,), k = _split(args, dims, axes)
+    x, xd, toks, k = _split(args, dims, axes)
     if k is None:
-        return ppermute_p.bind(x, tok, axes=axes, sizes=sizes, perm=perm), xd
-    n = sizes[0]
+        return ppermute_p.bind(x, *toks, axes=axes, sizes=sizes, perm=perm), xd
+    # the mapped axis moves data between examples; the other axes (if any) between
+    # indices of the enclosing binders: index d of the batch receives, for each source
+    # example s, what a ppermute over the other axes sends it from s
+    n = sizes[k]
+    rest_axes, rest_sizes, rest_toks = _drop(axes, k), _drop(sizes, k), _drop(toks, k)
+    moves: dict[tuple[int, int], list[tuple[int, int]]] = {}
+    for src, dst in perm:
+        ds, dd = _digits(src, sizes), _digits(dst, sizes)
+        rs = _linear(_drop(ds, k), rest_sizes)
+        rd = _linear(_drop(dd, k), rest_sizes)
+        moves.setdefault((ds[k], dd[k]), []).append((rs, rd))
     xs = bdim_to_front(x, xd, n)
     shape = to_aval(xs).shape
-    source = {d: s for s, d in perm}
-    zero = None
     parts = []
     for dst in range(n):
-        s = source.get(dst)
-        if s is None:  # nothing is sent to this index: zeros, as XLA's collective-permute
-            if zero is None:
-                zero = sh.full((1, *shape[1:]), 0, to_aval(xs).dtype)
-            parts.append(zero)
-        else:
-            parts.append(sh.slice(xs, (s,) + (0,) * (len(shape) - 1), (s + 1, *shape[1:])))
+        got = None
+        for src in range(n):
+            pairs = moves.get((src, dst))
+            if pairs is None:
+                continue
+            piece = sh.slice(xs, (src,) + (0,) * (len(shape) - 1), (src + 1, *shape[1:]))
+            if rest_axes:
+                piece = ppermute_p.bind(
+                    piece, *rest_toks, axes=rest_axes, sizes=rest_sizes, perm=tuple(pairs)
+                )
+            got = piece if got is None else ew.add(got, piece)  # disjoint receivers
+        if got is None:  # nothing is sent to this index: zeros, as XLA's collective-permute
+            got = sh.full((1, *shape[1:]), 0, to_aval(xs).dtype)
+        parts.append(got)
     return sh.concatenate(*parts, dimension=0), 0
 
 
@@ -468,9 +499,16 @@ def check_perm(perm: Any, size: int) -> tuple[tuple[int, int], ...]:
     return pairs
 
 
-def ppermute(x: Any, frame: AxisFrame, perm: tuple[tuple[int, int], ...]) -> Any:
-    """Send ``x`` from index ``s`` to index ``d`` for each ``(s, d)`` of ``perm``."""
-    return ppermute_p.bind(x, frame.token, axes=(frame.name,), sizes=(frame.size,), perm=perm)
+def ppermute(x: Any, frames: Sequence[AxisFrame], perm: tuple[tuple[int, int], ...]) -> Any:
+    """Send ``x`` from index ``s`` to index ``d`` for each ``(s, d)`` of ``perm`` (indices
+    row-major over the axes of ``frames``)."""
+    return ppermute_p.bind(
+        x,
+        *[f.token for f in frames],
+        axes=tuple(f.name for f in frames),
+        sizes=tuple(f.size for f in frames),
+        perm=perm,
+    )
 
 
 # --------------------------------------------------------------------------- all_to_all
