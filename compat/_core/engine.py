@@ -37,6 +37,7 @@ from compat._core import grad_mode as _gm
 from compat._core import hooks as _hooks
 from compat._core.accumulate import CYCLE_WARNING, add, as_tensor, flip, zeros
 from compat._core.graph import AccumulateGrad, Node, check_node
+from compat._core.ops._common import WARN_ALWAYS
 from compat._core.plan import Plan
 from compat._core.tensor import record
 from funcgrad._compat_contract import (
@@ -180,7 +181,7 @@ def run_backward(
     """Run backward from ``roots`` (edges) seeded with ``root_grads`` (arrays, or Tensors
     when ``create_graph``). Returns the gradient captured at each of ``inputs`` (``None``
     where none arrived); with ``accumulate`` leaves' ``.grad`` are updated instead."""
-    if create_graph and accumulate and not _cycle_warned[0]:
+    if create_graph and accumulate and (not _cycle_warned[0] or WARN_ALWAYS[0]):
         _cycle_warned[0] = True
         warnings.warn(CYCLE_WARNING, UserWarning, stacklevel=4)
     plan = Plan(roots, inputs, accumulate)

@@ -30,6 +30,10 @@ def _type(self: Tensor, dtype: Any = None) -> Any:
     if dtype is None:  # PyTorch's legacy type name (``t.type()``)
         name = self._npdtype.name
         return "torch." + _graph.TYPE_NAMES.get(name, name)
+    if isinstance(dtype, str):  # a legacy type name: ``t.type("torch.DoubleTensor")``
+        dtype = getattr(_creation, dtype.rsplit(".", 1)[-1])
+    if isinstance(dtype, _creation._LegacyTensorType):
+        dtype = dtype.dtype
     return S.to_dtype(self, dtype)
 
 

@@ -8,6 +8,7 @@ through to the base and share its version counter.
 from __future__ import annotations
 
 import builtins
+import warnings
 from typing import Any
 
 import numpy as np
@@ -444,9 +445,22 @@ def _to_index_array(i: Any) -> np.ndarray:
     return np.asarray(i)
 
 
+_LIST_INDEX = (
+    "Using a non-tuple sequence for multidimensional indexing is deprecated and will be "
+    "changed in pytorch 2.9; use x[tuple(seq)] instead of x[seq]. In pytorch 2.9 this will be "
+    "interpreted as tensor index, x[torch.tensor(seq)], which will result either in an error "
+    "or a different result"
+)
+
+
 def index_spec(idx: Any, shape: tuple) -> tuple[tuple, list]:
     """Split an index into a static spec and dynamic integer index arrays (boolean masks
     become the integer arrays of their ``nonzero``, since compat runs eagerly)."""
+    if isinstance(idx, list) and builtins.any(
+        i is None or i is Ellipsis or isinstance(i, (Tensor, list, tuple, slice)) for i in idx
+    ):
+        idx = tuple(idx)  # PyTorch's (NumPy's legacy) rule: such a list is a tuple
+        warnings.warn(_LIST_INDEX, UserWarning, stacklevel=3)
     if not isinstance(idx, tuple):
         idx = (idx,)
     spec: list = []
@@ -627,7 +641,7 @@ def _gather_f(x: Any, idx: Any, *, axis: int) -> Any:
 
 
 @defop(samples=Sample(((2, 3),), args=(1, Idx((2, 2), 3))))
-def gather(input: Tensor, dim: int, index: Tensor) -> Tensor:
+def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False) -> Tensor:
     if _dt.kind(index._npdtype) not in "iu":
         raise RuntimeError("gather(): Expected dtype int64 for index")
     d = _wrap_dim(dim, input.ndim)

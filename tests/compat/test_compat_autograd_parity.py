@@ -5,6 +5,8 @@ with an ellipsis or a mask, ``materialize_grads``, and inference tensors."""
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -262,5 +264,43 @@ def test_allow_mutation_on_saved_tensors(modify):
             rec(error_of(lambda: allow().__enter__()))
             late = (a.clone() ** 2).sum()
         rec(error_of(lambda: late.backward()))
+
+    check(scenario)
+
+
+def test_list_indices_type_conversions_and_warn_always():
+    def scenario(torch, rec):
+        x = torch.arange(16.0, requires_grad=True)
+        y = x.reshape(4, 4) * 1
+        for idx in (
+            [[1, 2], [3, 0]],
+            [[2, 3], slice(None)],
+            [torch.tensor([0, 1]), torch.tensor([2, 2])],
+            [1, 2],
+        ):
+            with warnings.catch_warnings(record=True) as ws:
+                warnings.simplefilter("always")
+                rec(y[idx])
+                z = y.clone()
+                z[idx] = 0.0
+                rec(z)
+            rec([str(w.message)[:60] for w in ws])
+        leaf = torch.ones(3, requires_grad=True)
+        out = leaf.gather(0, torch.tensor([0, 0, 2]), sparse_grad=False)
+        out.sum().backward()
+        rec(leaf.grad)
+        for t in (torch.DoubleTensor, torch.IntTensor, "torch.FloatTensor"):
+            r = y.type(t)
+            rec(str(r.dtype), r.type())
+        with warnings.catch_warnings(record=True) as ws:
+            warnings.simplefilter("always")
+            torch.set_warn_always(True)
+            try:
+                for _ in range(2):
+                    b = torch.ones(2, requires_grad=True)
+                    (b * b).sum().backward(create_graph=True)
+            finally:
+                torch.set_warn_always(False)
+        rec(sum("create_graph=True" in str(w.message) for w in ws))
 
     check(scenario)
