@@ -579,7 +579,8 @@ def scan(
     with the length. Differentiable in both modes (reverse mode is a reversed
     ``scan`` over the saved per-step values) and batchable.
     """
-    del unroll
+    if not isinstance(unroll, bool) and (not isinstance(unroll, int) or unroll < 0):
+        raise ValueError("`unroll` must be a `bool` or a non-negative `int`.")
     return _scan(f, init, xs, length, reverse)
 
 

@@ -190,9 +190,10 @@ def _bad_leaf(x: Any) -> bool:
 
 
 def _dynamic_error(
-    name: str, statics: set, names: tuple, args: tuple, kwargs: dict
+    name: str, statics: set, names: tuple, args: tuple, kwargs: dict, fun: Any = None
 ) -> TypeError | None:
-    """funcgrad's ``TypeError`` for a non-array dynamic argument (a ``str``, ...), if any."""
+    """JAX's ``TypeError`` for a non-array dynamic argument (a ``str``, ...), if any: the
+    argument's path (by parameter name) and type, then funcgrad's hint."""
     dyn = (
         {i: a for i, a in enumerate(args) if i not in statics},
         {k: v for k, v in kwargs.items() if k not in names},
@@ -203,11 +204,19 @@ def _dynamic_error(
         if _bad_leaf(leaf):
             kind = "positional argument" if path[0].idx == 0 else "keyword argument"
             label = f"{kind} {path[1].key!r}{tree_util.keystr(path[2:])}"
+            arg = path[1].key
+            if isinstance(arg, int):
+                params = list(getattr(_signature(fun), "parameters", ())) if fun else []
+                arg = params[arg] if arg < len(params) else f"args[{arg}]"
             return TypeError(
-                f"jit-compiled function {name}: {label} is {leaf!r} of type "
-                f"{type(leaf).__name__}, which is not an array; dynamic arguments must be "
-                "arrays, Python scalars or pytrees of them (mark it static with "
-                f"static_argnums/static_argnames){where(user_frame())}"
+                f"Error interpreting argument to {fun if fun is not None else name} as an "
+                f"abstract array. The problematic value is of type {type(leaf)} and was "
+                f"passed to the function at path {arg}{tree_util.keystr(path[2:])}.\n"
+                "This typically means that a jit-wrapped function was called with a "
+                "non-array argument, and this argument was not marked as static using the "
+                "static_argnums or static_argnames parameters of jax.jit. (jit-compiled "
+                f"function {name}: {label} is {leaf!r}; dynamic arguments must be arrays, "
+                f"Python scalars or pytrees of them){where(user_frame())}"
             )
     return None
 
@@ -248,9 +257,11 @@ class Jitted:
         in_shardings: Any = None,
         out_shardings: Any = None,
         donate_argnames: str | Sequence[str] | None = None,
+        compiler_options: dict[str, Any] | None = None,
     ) -> None:
         check_callable(fun)
         self.fun = fun
+        self.compiler_options = tuple(sorted((compiler_options or {}).items()))
         sig = _signature(fun)
         self.static_argnums, self.static_argnames = _resolve_argnums(
             sig, static_argnums, static_argnames, "static"
@@ -269,6 +280,7 @@ class Jitted:
                 self.static_argnames,
                 self.donate_argnums,
                 self.donate_argnames,
+                self.compiler_options,
             )
             self._shared = _shared_for(fun, config)
             if self._shared.dispatch is None:
@@ -338,6 +350,7 @@ class Jitted:
             static_argnames=self.static_argnames,
             donate_argnums=self.donate_argnums,
             donate_argnames=self.donate_argnames,
+            compiler_options=dict(self.compiler_options) or None,
         )
 
     # ------------------------------------------------------------------ signature
@@ -365,7 +378,9 @@ class Jitted:
     def _entry(self, args: tuple, kwargs: dict) -> tuple[_Entry, list]:
         statics, static_vals, static_kw, leaves, tree = self._split(args, kwargs)
         if any(map(_bad_leaf, leaves)):
-            err = _dynamic_error(self._name(), set(statics), self.static_argnames, args, kwargs)
+            err = _dynamic_error(
+                self._name(), set(statics), self.static_argnames, args, kwargs, self.fun
+            )
             if err is not None:
                 raise err
         avals = tuple(to_aval(x) for x in leaves)
@@ -452,7 +467,9 @@ class Jitted:
                 # JAX rejects a non-array argument before tracing: say it as funcgrad
                 n = len(args)
                 statics = {i % n for i in self.static_argnums if -n <= i < n}
-                err = _dynamic_error(self._name(), statics, self.static_argnames, args, kwargs)
+                err = _dynamic_error(
+                    self._name(), statics, self.static_argnames, args, kwargs, self.fun
+                )
                 if err is not None:
                     raise err from None
                 raise
@@ -563,6 +580,9 @@ def jit(
     in_shardings: Any = None,
     out_shardings: Any = None,
     donate_argnames: str | Sequence[str] | None = None,
+    keep_unused: bool = False,
+    inline: bool = False,
+    compiler_options: dict[str, Any] | None = None,
 ) -> Any:
     """Compile ``fun`` with XLA; usable as ``@jit`` or ``@jit(static_argnums=...)``.
 
@@ -585,6 +605,12 @@ def jit(
         in_shardings: shardings of the inputs, as in JAX.
         out_shardings: shardings of the outputs, as in JAX.
         donate_argnames: ``donate_argnums`` by name.
+        keep_unused: accepted for JAX's signature (funcgrad's programs keep their
+            parameters; XLA may drop unused ones either way).
+        inline: accepted for JAX's signature (inside a transform a jitted function is
+            one ``jit_call`` equation, which funcgrad's passes may fuse).
+        compiler_options: XLA compiler options for this function's executables, passed
+            to ``jax.jit`` as JAX's own.
 
     Returns:
         A :class:`Jitted` function with ``fun``'s signature, and ``lower(*args)``
@@ -617,7 +643,11 @@ def jit(
             in_shardings=in_shardings,
             out_shardings=out_shardings,
             donate_argnames=donate_argnames,
+            keep_unused=keep_unused,
+            inline=inline,
+            compiler_options=compiler_options,
         )
+    del keep_unused, inline
     return Jitted(
         fun,
         static_argnums,
@@ -626,4 +656,5 @@ def jit(
         in_shardings,
         out_shardings,
         donate_argnames,
+        compiler_options,
     )

@@ -9,18 +9,20 @@ decided when the program is compiled), as in JAX.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import jax
 import numpy as np
 
-from funcgrad import ad, passes
+from funcgrad import ad, config, passes
 from funcgrad.api import TreeFunction, make_ir, trace_pytree
 from funcgrad.core import compile_cache, dtypes, tiers
 from funcgrad.core.ad_util import close
 from funcgrad.core.interp import Tracer, compile_time_eval, eval_program, new_builder, to_aval
 from funcgrad.core.ir import Aval, Var
+from funcgrad.primitives.elementwise import convert_element_type as ew_convert
 from funcgrad.tree_util import tree_flatten, tree_map, tree_unflatten
 
 __all__ = [
@@ -36,6 +38,7 @@ __all__ = [
     "device_put",
     "devices",
     "effects_barrier",
+    "enable_checks",
     "ensure_compile_time_eval",
     "eval_shape",
     "float0",
@@ -77,6 +80,37 @@ def _trace_abstract(fun: Callable, args: tuple, kwargs: dict, name: str) -> tupl
     return prog, in_tree, out_tree, avals
 
 
+class _OptionBlock:
+    """One configuration option set for a block: a context manager, and a decorator
+    setting it around each call (as JAX's configuration context managers)."""
+
+    def __init__(self, name: str, value: Any) -> None:
+        self._name, self._value = name, value
+        self._saved: list = []
+
+    def __enter__(self) -> None:
+        self._saved.append(config.read(self._name))
+        config.update(self._name, self._value)
+
+    def __exit__(self, *exc: Any) -> None:
+        config.update(self._name, self._saved.pop())
+
+    def __call__(self, fn: Callable) -> Callable:
+        @functools.wraps(fn)
+        def wrapped(*args: Any, **kwargs: Any) -> Any:
+            with self:
+                return fn(*args, **kwargs)
+
+        return wrapped
+
+
+def enable_checks(value: bool = True) -> _OptionBlock:
+    """Turn JAX's internal checks (the ``jax_enable_checks`` option, which funcgrad
+    passes to the JAX it runs on) on or off for a block or a decorated function, as
+    ``jax.enable_checks``."""
+    return _OptionBlock("jax_enable_checks", bool(value))
+
+
 def eval_shape(fun: Callable, *args: Any, **kwargs: Any) -> Any:
     """The shapes and dtypes ``fun(*args, **kwargs)`` would return, as a pytree of
     ``jax.ShapeDtypeStruct``, found by tracing only (nothing is computed).
@@ -112,6 +146,8 @@ def linear_transpose(fun: Callable, *primals: Any, reduce_axes: tuple = ()) -> C
             "linear_transpose only supports [float or complex] -> [float or complex], and "
             f"integer -> integer functions, but got {in_dt} -> {out_dt}."
         )
+    if in_dt and all(dtypes.is_integer(d) for d in in_dt + out_dt):
+        return _integer_transpose(fun, primals, in_avals, out_avals, out_tree)
     vp = ad.vjp_program(passes.dce(prog))
     n_out = len(prog.outvars)
     dep = _depends_on_inputs(vp.fwd)
@@ -147,6 +183,34 @@ def linear_transpose(fun: Callable, *primals: Any, reduce_axes: tuple = ()) -> C
         return tuple(args)
 
     return TreeFunction(transposed, [*bconsts, *residuals])
+
+
+def _integer_transpose(
+    fun: Callable, primals: tuple, in_avals: list, out_avals: list, out_tree: Any
+) -> Callable:
+    """The transpose of an integer-to-integer linear function: transposed over the
+    default float dtype (integers do not carry cotangents), its results converted back
+    to the inputs' integer dtypes (exact for the integer-valued results a linear map of
+    integers gives)."""
+    fdt = dtypes.default_dtype(2)
+    _, in_tree = tree_flatten(primals)
+    floats = tree_unflatten(in_tree, [jax.ShapeDtypeStruct(a.shape, fdt) for a in in_avals])
+    ft = linear_transpose(lambda *xs: tree_map(lambda o: ew_convert(o, fdt), fun(*xs)), *floats)
+
+    def transposed(out_cotangent: Any) -> tuple:
+        cts, tree = tree_flatten(out_cotangent)
+        if tree != out_tree:
+            raise TypeError(
+                f"cotangent tree does not match function output, expected {out_tree} but got {tree}"
+            )
+        res = ft(tree_unflatten(tree, [ew_convert(c, fdt) for c in cts]))
+        flat, _ = tree_flatten(res)
+        return tuple(
+            tree_unflatten(in_tree, [ew_convert(r, a.dtype) for r, a in zip(flat, in_avals)])
+        )
+
+    del out_avals
+    return transposed
 
 
 def closure_convert(fun: Callable, *example_args: Any) -> tuple[Callable, list]:

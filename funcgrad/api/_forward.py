@@ -28,26 +28,47 @@ def _check_tangents(primals: tuple, tangents: tuple, name: str) -> tuple[list, l
     return p_leaves, t_leaves, p_tree
 
 
+def _jax_aval(a: Aval) -> str:
+    return f"ShapedArray({a.dtype.name}[{','.join(map(str, a.shape))}])"
+
+
 def _check_tangent_avals(p_avals: list[Aval], p_tree: Any, tangents: tuple, name: str) -> list:
+    """Tangents that fit the primals, or JAX's errors: ``TypeError`` for another tree
+    structure or dtype, ``ValueError`` for another shape (``linearize``'s function: a
+    ``ValueError`` naming both avals)."""
     t_leaves, t_tree = tree_flatten(tangents)
     if p_tree != t_tree:
-        raise ValueError(
-            f"{name}: primal and tangent arguments must have the same tree structure; "
-            f"got {p_tree} and {t_tree}"
+        raise TypeError(
+            f"primal and tangent arguments to jax.{name} must have the same tree structure; "
+            f"primals have tree structure {p_tree} whereas tangents have tree structure "
+            f"{t_tree}. ({name})"
         )
     for pa, t in zip(p_avals, t_leaves):
         ta = to_aval(t)
-        if pa.shape != ta.shape:
-            raise ValueError(
-                f"{name}: primal and tangent shapes differ: primal {pa} vs tangent {ta}"
-            )
-        if (
+        bad_dtype = (
             dtypes.is_inexact(pa.dtype)
             and ta.dtype != pa.dtype
             and (not ta.weak_type or _complex_mismatch(ta.dtype, pa.dtype))
-        ):
+        )
+        if name == "linearize" and (pa.shape != ta.shape or bad_dtype):
+            want = pa.dtype.name if dtypes.is_inexact(pa.dtype) else "float0"
+            raise ValueError(
+                "linearized function called on tangent values inconsistent with the original "
+                f"primal values:\nGot tangent aval {_jax_aval(ta)} for primal aval "
+                f"{_jax_aval(pa)} but expected ShapedArray({want}"
+                f"[{','.join(map(str, pa.shape))}])."
+            )
+        if bad_dtype:
             raise TypeError(
-                f"{name}: primal and tangent dtypes differ: primal {pa} vs tangent {ta}"
+                f"primal and tangent arguments to jax.{name} do not match; dtypes must be "
+                "equal, or in case of int/bool primal dtype the tangent dtype must be float0."
+                f"Got primal dtype {pa.dtype.name} and so expected tangent dtype "
+                f"{pa.dtype.name}, but got tangent dtype {ta.dtype.name} instead."
+            )
+        if pa.shape != ta.shape:
+            raise ValueError(
+                f"{name} called with different primal and tangent shapes;Got primal shape "
+                f"{pa.shape} and tangent shape as {ta.shape}"
             )
     return t_leaves
 
@@ -67,12 +88,17 @@ def jvp(fun: Callable, primals: Sequence[Any], tangents: Sequence[Any], has_aux:
         ``tangents``; ``(out, tangent_out, aux)`` with ``has_aux``.
 
     Raises:
-        ValueError: a tangent's shape or dtype differs from its primal's.
+        TypeError: the tangents' tree structure or a tangent's dtype differs from the
+            primals'.
+        ValueError: a tangent's shape differs from its primal's.
     """
     check_callable(fun)
     if not isinstance(primals, (tuple, list)) or not isinstance(tangents, (tuple, list)):
-        raise TypeError("jvp: primals and tangents must be tuples or lists")
-    p_leaves, t_leaves, p_tree = _check_tangents(tuple(primals), tuple(tangents), "jvp")
+        raise TypeError(
+            "primal and tangent arguments to jax.jvp must be tuples or lists; found "
+            f"{type(primals).__name__} and {type(tangents).__name__}. (jvp)"
+        )
+    p_leaves, t_leaves, p_tree = _check_tangents(primals, tangents, "jvp")
     holder: dict[str, Any] = {}
 
     def flat(*xs: Any) -> list:

@@ -68,11 +68,13 @@ def fun_name(fun: Any) -> str:
 
 def _check_leaf(x: Any, name: str) -> Aval:
     try:
-        return to_aval(x)
-    except TypeError:
+        a = to_aval(x)
+        dtypes.kind(a.dtype)  # a KeyError for dtypes no array has (object, str)
+        return a
+    except (TypeError, KeyError):
         raise TypeError(
-            f"{name}: argument {x!r} of type {type(x).__name__} is not an array; "
-            "arguments must be arrays, Python scalars or pytrees of them"
+            f"Argument '{x}' of type {type(x)} is not a valid JAX type ({name}: arguments "
+            "must be arrays, Python scalars or pytrees of them)"
         ) from None
 
 
@@ -98,9 +100,11 @@ def _argnums_tuple(argnums: int | Sequence[int], nargs: int, name: str) -> tuple
     t = (argnums,) if isinstance(argnums, int) else tuple(argnums)
     for i in t:
         if not -nargs <= i < nargs:
-            raise ValueError(
-                f"{name}: argnums {argnums!r} out of range for a function called with "
-                f"{nargs} positional arguments"
+            need = max(i + 1 if i >= 0 else -i for i in t)
+            raise TypeError(
+                f"differentiating with respect to argnums={argnums!r} requires at least "
+                f"{need} positional arguments to be passed by the caller, but got only "
+                f"{nargs} positional arguments. ({name})"
             )
     return tuple(i % nargs for i in t)
 
@@ -119,7 +123,7 @@ def _split_diff(fun: Callable, args: tuple, argnums: tuple[int, ...], kwargs: di
 
 def _check_diff_dtypes(leaves: list, allow_int: bool, name: str, holomorphic: bool = False) -> None:
     for x in leaves:
-        dt = to_aval(x).dtype
+        dt = _check_leaf(x, name).dtype
         if holomorphic:
             if dtypes.kind(dt) != 3:
                 raise TypeError(

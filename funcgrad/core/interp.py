@@ -64,6 +64,14 @@ class _State(threading.local):
 _state = _State()
 
 
+def _cast_hint(fn: str) -> str:
+    """What ``float()``/``int()``/``complex()`` of a tracer needs, with JAX's hint."""
+    return (
+        f"The problem arose with the `{fn}` function. If trying to convert the data type of "
+        f"a value, try using `x.astype({fn})` or `jnp.array(x, {fn})` instead. {fn}()"
+    )
+
+
 class Tracer:
     """An abstract value inside a trace; operators and array methods come from funcgrad.numpy."""
 
@@ -150,13 +158,13 @@ class Tracer:
         )
 
     def __float__(self) -> float:
-        return float(self._value("float()"))
+        return float(self._value(_cast_hint("float")))
 
     def __int__(self) -> int:
-        return int(self._value("int()"))
+        return int(self._value(_cast_hint("int")))
 
     def __complex__(self) -> complex:
-        return complex(self._value("complex()"))
+        return complex(self._value(_cast_hint("complex")))
 
     def __index__(self) -> int:
         v = self._value("Using it as a Python index", TracerIntegerConversionError)

@@ -180,7 +180,17 @@ is_finite = _un(ew.is_finite, "is_finite", "Elementwise ``True`` where finite.")
 bitwise_not = _un(ew.bitwise_not, "bitwise_not", "Elementwise bitwise NOT (logical for bool).")
 real = _un(ew.real, "real", "Real part of a complex array.")
 imag = _un(ew.imag, "imag", "Imaginary part of a complex array.")
-conj = _un(ew.conj, "conj", "Complex conjugate.")
+
+
+def _conj(x: Any) -> Any:
+    # a real operand becomes complex first, as lax.conj's (its conjugate is itself)
+    a = to_aval(x)
+    if dtypes.kind(a.dtype) != 3:
+        x = ew.convert_element_type(x, ew.complex_dtype(a.dtype), a.weak_type)
+    return ew.conj(x)
+
+
+conj = _un(_conj, "conj", "Complex conjugate (of a real operand: the operand as complex).")
 erfc = _un(lambda x: bits.erfc_p.bind(x), "erfc", "Elementwise ``1 - erf(x)``, accurate tails.")
 population_count = _un(
     lambda x: bits.population_count_p.bind(x), "population_count", "Number of set bits."

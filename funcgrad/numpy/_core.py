@@ -19,7 +19,13 @@ from funcgrad.core import dtypes
 from funcgrad.core.axes import normalize_axes as normalize_axes
 from funcgrad.core.axes import normalize_axis as normalize_axis
 from funcgrad.core.axes import static_index
-from funcgrad.core.errors import BroadcastValueError, broadcast_error_type, user_frame, where
+from funcgrad.core.errors import (
+    BroadcastTypeError,
+    BroadcastValueError,
+    broadcast_error_type,
+    user_frame,
+    where,
+)
 from funcgrad.core.interp import Tracer, is_tracing, to_aval
 from funcgrad.core.ir import Aval
 from funcgrad.primitives import elementwise as ew
@@ -213,7 +219,13 @@ def broadcast_shapes(name: str, *args: Any, elementwise: bool = False) -> tuple[
         return tuple(np.broadcast_shapes(*shapes))
     except ValueError:
         err = broadcast_error_type(shapes) if elementwise else BroadcastValueError
-        e = err(f"{name}: operands could not be broadcast together: {fmt(*args)}{here()}")
+        # JAX's sentence first (its tests match its start), then the operands
+        if err is BroadcastTypeError:
+            head = f"{name} got incompatible shapes for broadcasting: "
+            head += ", ".join(map(str, shapes)) + "."
+        else:
+            head = f"Incompatible shapes for broadcasting: shapes={[tuple(s) for s in shapes]}"
+        e = err(f"{head} ({name}: operands {fmt(*args)}){here()}")
         e.shapes = tuple(tuple(s) for s in shapes)
         raise e from None
 

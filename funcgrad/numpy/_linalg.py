@@ -99,7 +99,9 @@ def _matmul(name: str, a: Any, b: Any, preferred_element_type: Any) -> Any:
     if ka != kb:
         # a TypeError, as jnp's (lax.dot_general's shape check)
         raise TypeError(
-            f"{name}: contracting dimensions differ: {fmt(a)} and {fmt(b)} ({ka} != {kb}){here()}"
+            "dot_general requires contracting dimensions to have the same shape, got "
+            f"{(ka,)} and {(kb,)}. ({name}: contracting dimensions differ: {fmt(a)} and "
+            f"{fmt(b)}){here()}"
         )
     if len(sa) == 1 or len(sb) <= 2:
         # a vector operand or a (k, n) matrix: one plain contraction, no reshapes; the

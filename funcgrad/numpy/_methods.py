@@ -120,7 +120,15 @@ def install() -> None:
         v = self._value("The tobytes() method was called on traced array: tobytes()")
         return np.asarray(v).tobytes(order)
 
+    def copy_(self: Any, *args: Any) -> Any:
+        # values are immutable: a copy of a traced value is the value (``copy.copy``,
+        # ``copy.deepcopy`` and ``x.copy()`` inside a transform, as JAX's tracers)
+        return self
+
     methods = {
+        "__copy__": copy_,
+        "__deepcopy__": copy_,
+        "copy": copy_,
         "view": _bitviews.view,
         "byteswap": _bitviews.byteswap,
         "tobytes": tobytes,

@@ -89,9 +89,16 @@ def _dot_general_abstract_eval(
         if len(set(dims)) != len(dims):
             raise ValueError(f"dot_general: {side} dimensions repeated, got {desc}")
     if any(x.shape[i] != y.shape[j] for i, j in zip(lc, rc)):
-        raise TypeError(f"dot_general: contracting dimensions must have equal sizes, got {desc}")
+        raise TypeError(
+            "dot_general requires contracting dimensions to have the same shape, got "
+            f"{tuple(x.shape[i] for i in lc)} and {tuple(y.shape[j] for j in rc)}. ({desc})"
+        )
     if any(x.shape[i] != y.shape[j] for i, j in zip(lb, rb)):
-        raise TypeError(f"dot_general: batch dimensions must have equal sizes, got {desc}")
+        raise TypeError(
+            "dot_general requires lhs batch dimensions and rhs batch dimensions to have the "
+            f"same shape, got {tuple(x.shape[i] for i in lb)} and "
+            f"{tuple(y.shape[j] for j in rb)}. ({desc})"
+        )
     dtype, weak = _join_dtype(x, y, dn)
     if dtypes.kind(dtype) == 0:
         raise TypeError(f"dot_general requires numeric operands, got {desc}")
