@@ -365,7 +365,7 @@ def test_map_and_batch_size():
     xs = RNG.normal(size=(7, 3))
     f = lambda x: x * 2.0 + 1.0
     want = jlax.map(f, xs)
-    for bs in (None, 2, 7, 10):
+    for bs in (None, 0, 2, 7, 10):  # 0: one full batch, as JAX
         _same(flax.map(f, xs, batch_size=bs), want)
     tree = {"a": xs, "b": xs[:, 0]}
     got = flax.map(lambda t: t["a"] * t["b"][None], tree, batch_size=3)

@@ -68,9 +68,9 @@ def map(f: Callable, xs: Any, *, batch_size: int | None = None) -> Any:
     leaves, tree = jax.tree_util.tree_flatten(xs)
     n = to_aval(leaves[0]).shape[0]
     bs = int(batch_size)
-    if bs < 1:
-        raise ValueError(f"map: batch_size must be positive, got {batch_size}{here()}")
-    nfull = (n // bs) * bs
+    if bs < 0:
+        raise ValueError(f"map: batch_size must not be negative, got {batch_size}{here()}")
+    nfull = (n // bs) * bs if bs else 0  # batch_size=0: one full batch (a vmap), as JAX
     outs = []
     if nfull:
         chunks = [sh.reshape(_head(x, nfull), (n // bs, bs, *to_aval(x).shape[1:])) for x in leaves]
