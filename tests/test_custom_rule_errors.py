@@ -404,3 +404,30 @@ def test_closure_convert_keeps_integer_tracers_closed_over():
     (fn, fv), (jn, jv) = run("fg"), run("jax")
     assert fn == jn == 1
     _close(fv, jv)
+
+
+def test_symbolic_zero_cotangents_reach_a_vmapped_bwd():
+    seen = {"fg": [], "jax": []}
+
+    def run(which):
+        t, m = _lib(which)
+
+        @t.custom_vjp
+        def f(x, y):
+            return x * y, x + y
+
+        def fwd(x, y):
+            return f(x.value, y.value), (x.value, y.value)
+
+        def bwd(res, g):
+            seen[which].append([type(c) is t.custom_derivatives.SymbolicZero for c in g])
+            x, y = res
+            g0 = m.zeros_like(x) if type(g[0]) is t.custom_derivatives.SymbolicZero else g[0]
+            return g0 * y, g0 * x
+
+        f.defvjp(fwd, bwd, symbolic_zeros=True)
+        loss = lambda x, y: m.sum(t.vmap(f)(x, y)[0])  # the second output is unused
+        return t.grad(loss, argnums=(0, 1))(m.arange(3.0), m.ones(3))
+
+    _close(run("fg"), run("jax"))
+    assert seen["fg"][-1] == seen["jax"][-1] == [False, True]

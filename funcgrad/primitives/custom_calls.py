@@ -290,7 +290,15 @@ def _custom_vjp_batch(args: list, dims: list, *, program: Program, fwd: Callable
         return batching.vmap_leading(lambda p: tuple(fwd(p, active)), primals)
 
     def bbwd(res: Any, cts: list) -> list:
-        return batching.vmap_leading(lambda r, c: list(bwd(r, c)), res, cts)
+        # zero cotangents stay symbolic (per example) inside the vmapped rule
+        nz = [not is_zero(c) for c in cts]
+        zeros = [None if z else Zero(batching.unbatched_aval(c.aval, 0)) for c, z in zip(cts, nz)]
+
+        def one(r: Any, c_nz: list) -> list:
+            it = iter(c_nz)
+            return list(bwd(r, [next(it) if z else zero for z, zero in zip(nz, zeros)]))
+
+        return batching.vmap_leading(one, res, [c for c, z in zip(cts, nz) if z])
 
     return bind(custom_vjp_call_p, *args, program=bprog, fwd=bfwd, bwd=bbwd), [0] * n_out
 
