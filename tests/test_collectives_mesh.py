@@ -379,3 +379,61 @@ def test_shard_map_under_every_transform_on_one_device():
     np.testing.assert_allclose(
         fg.jit(fg.vmap(f))(np.stack([x, 2 * x])), fg.vmap(plain)(np.stack([x, 2 * x])), 1e-12
     )
+
+
+def _replicated_out(body):
+    return fg.shard_map(body, mesh=MESH1, in_specs=P("x"), out_specs=P())
+
+
+@pytest.mark.parametrize(
+    "body,ok",
+    [
+        (
+            lambda v: fg.lax.scan(
+                lambda c, r: (c + lax.psum(r, "x"), c), fg.numpy.zeros(2, np.float32), v
+            )[0],
+            True,
+        ),
+        (
+            lambda v: fg.lax.scan(lambda c, r: (c + r, c), fg.numpy.zeros(2, np.float32), v)[0],
+            False,
+        ),
+        # the varying value reaches the first carry only after two iterations
+        (
+            lambda v: fg.lax.scan(
+                lambda c, r: ((c[1], c[2], r), r),
+                (
+                    fg.numpy.zeros(2, np.float32),
+                    fg.numpy.zeros(2, np.float32),
+                    fg.numpy.zeros(2, np.float32),
+                ),
+                v,
+            )[0][0],
+            False,
+        ),
+        (
+            lambda v: fg.lax.cond(True, lambda u: lax.psum(u, "x"), lambda u: lax.pmax(u, "x"), v),
+            True,
+        ),
+        (lambda v: fg.lax.cond(True, lambda u: lax.psum(u, "x"), lambda u: u, v), False),
+        (
+            lambda v: fg.lax.while_loop(
+                lambda c: c[0] < 3,
+                lambda c: (c[0] + 1, c[1] + lax.psum(v, "x")),
+                (0, fg.numpy.zeros((3, 2), np.float32)),
+            )[1],
+            True,
+        ),
+        (lambda v: fg.jit(lambda u: lax.all_gather(u, "x", tiled=True))(v), True),
+    ],
+)
+def test_replication_check_follows_control_flow(body, ok):
+    """check_vma's analysis follows cond branches, jit bodies and loop carries (to a fixed
+    point): replicated results are accepted, varying ones rejected."""
+    x = np.arange(6.0, dtype=np.float32).reshape(3, 2)
+    f = _replicated_out(body)
+    if ok:
+        f(x)
+    else:
+        with pytest.raises(ValueError, match="replicated across mesh axes"):
+            f(x)

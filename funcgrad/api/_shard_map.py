@@ -196,22 +196,50 @@ def _run(operands: list, body: Program, mesh: Mesh, specs_in, specs_out, check_v
 def varying_axes(prog: Program, vary: Sequence[frozenset]) -> list[frozenset]:
     """For each output of ``prog``, the mesh axes along which it may differ between
     devices, given those of its inputs (``vary``): values computed from varying ones
-    vary; ``psum``/``pmax``/``pmin``/``all_gather`` make their axes invariant; the
-    sub-program of a ``jit`` is followed, other sub-programs are taken conservatively."""
+    vary; ``psum``/``pmax``/``pmin``/``all_gather`` make their axes invariant. Calls,
+    ``cond`` branches and loop bodies are followed (a loop's carries to a fixed point);
+    other sub-programs are taken conservatively (every output varies as all inputs)."""
     env: dict[Var, frozenset] = dict(zip(prog.invars, vary))
     invariant = (col.psum_p, col.pmax_p, col.pmin_p, col.all_gather_p)
     for e in prog.eqns:
         ins = [env.get(a, frozenset()) if type(a) is Var else frozenset() for a in e.inputs]
-        union = frozenset().union(*ins)
-        sub = e.params.get("program")
         if e.prim in invariant:
-            outs = [union - frozenset(e.params["axes"])]
-        elif isinstance(sub, Program) and len(sub.invars) == len(e.inputs):
-            outs = varying_axes(sub, ins)
+            outs = [frozenset().union(*ins) - frozenset(e.params["axes"])]
         else:
-            outs = [union] * len(e.outvars)
+            outs = _through_subprograms(e, ins)
         env.update(zip(e.outvars, outs))
     return [env.get(a, frozenset()) if type(a) is Var else frozenset() for a in prog.outvars]
+
+
+def _through_subprograms(e: Any, ins: list[frozenset]) -> list[frozenset]:
+    p = e.params
+    union = frozenset().union(*ins)
+    sub = p.get("program")
+    if e.prim.name == "scan":  # consts, carries, xs -> carries, ys
+        nc, nk = p["num_consts"], p["num_carry"]
+        carry = ins[nc : nc + nk]
+        while True:
+            outs = varying_axes(sub, [*ins[:nc], *carry, *ins[nc + nk :]])
+            grown = [a | b for a, b in zip(carry, outs[:nk])]
+            if grown == carry:
+                return outs
+            carry = grown
+    if e.prim.name == "while":  # cond consts, body consts, carries -> carries
+        cn, bn = p["cond_nconsts"], p["body_nconsts"]
+        carry = ins[cn + bn :]
+        while True:
+            pred = varying_axes(p["cond_program"], [*ins[:cn], *carry])[0]
+            outs = varying_axes(p["body_program"], [*ins[cn : cn + bn], *carry])
+            grown = [a | b | pred for a, b in zip(carry, outs)]
+            if grown == carry:
+                return carry
+            carry = grown
+    if e.prim.name == "cond":  # index, operands -> the union over the branches
+        outs = [varying_axes(b, ins[1:]) for b in p["branches"]]
+        return [frozenset(ins[0]).union(*o) for o in zip(*outs)]
+    if isinstance(sub, Program) and len(sub.invars) == len(e.inputs):
+        return varying_axes(sub, ins)
+    return [union] * len(e.outvars)
 
 
 def _check_replication(
