@@ -122,3 +122,19 @@ def test_tensors_made_from_numpy_do_not_share_its_memory(real_torch):
         t.add_(1.0)  # in place on the tensor, never on the source
         assert a.tolist() == [100.0, 1.0, 2.0, 3.0] and t.tolist() == [1.0, 2.0, 3.0, 4.0]
         assert (z + 1).tolist() == [1.0, 1.0, 1.0]
+
+
+def test_factories_keep_host_values_and_match_pytorch(real_torch):
+    # arange/zeros/tensor (Tensor._make) keep the read-only NumPy copy as the tensor's value
+    # (no conversion per new shape: jnp.asarray compiled one), with PyTorch's values/dtypes
+    for n in (1, 2, 5):
+        for make in (
+            lambda lib, n=n: lib.arange(n),
+            lambda lib, n=n: lib.arange(0.5, n, 0.5),
+            lambda lib, n=n: lib.zeros((n, 2), dtype=lib.float64),
+            lambda lib, n=n: lib.tensor(np.arange(n, dtype=np.int32)),
+        ):
+            got, want = make(ctorch), make(real_torch)
+            assert type(got._st.a) is np.ndarray and not got._st.a.flags.writeable
+            assert str(got.dtype) == str(want.dtype) and got.tolist() == want.tolist()
+            assert (got * 2).tolist() == (want * 2).tolist()
