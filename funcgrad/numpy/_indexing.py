@@ -613,4 +613,6 @@ def take_along_axis(
         return g
     ok = broadcast_to_shape(ok, aval(g).shape, "take_along_axis")
     fv = _fill_value(aval(a).dtype) if fill_value is None else fill_value
-    return where(ok, g, np.asarray(fv, aval(a).dtype))
+    fill = np.asarray(fv, aval(a).dtype)
+    # a weakly typed operand stays weak: the fill joins it as a Python scalar
+    return where(ok, g, fill.item() if aval(a).weak_type else fill)
