@@ -420,3 +420,36 @@ def test_sequential_vmap_is_lax_map(in_axes):
     assert str(got) == str(fg.make_ir(ref)(xs, y))
     assert "sequential_vmap.<locals>.rule" in str(got)
     _close(fg.vmap(f, in_axes=in_axes)(xs, y), jax.vmap(lambda a, b: a + b, in_axes)(xs, y))
+
+
+@pytest.mark.parametrize(
+    "in_axes", [(0, 0, 0), (None, 0, 0), (0, 0, None), (0, None, None), (None, None, 0)]
+)
+def test_jvp_of_rule_with_integer_and_mixed_batching(in_axes):
+    """vmap of jvp where an integer operand (no tangent) is batched, or batched pairs
+    meet lone batched primals or tangents: the rule sees one batch axis and the values
+    are the function's (oracle: JAX on the function without a custom rule; JAX's own
+    custom_vmap returns two batch axes in the mixed cases)."""
+    log = []
+    f = fg.custom_batching.custom_vmap(lambda x, n: fnp.sin(x) * n)
+
+    @f.def_vmap
+    def rule(size, b, xs, ns):
+        log.append(list(b))
+        if not any(b):  # (inside the map over lone batched primals or tangents)
+            return fnp.sin(xs) * ns, False
+        xs = xs if b[0] else fnp.broadcast_to(xs, (size, *xs.shape))
+        ns = ns if b[1] else fnp.broadcast_to(ns, (size, *ns.shape))
+        return fnp.sin(xs) * ns, True
+
+    def g(t, fun):
+        return lambda x, n, tx: t.jvp(lambda x: fun(x, n), (x,), (tx,))
+
+    xs, ns = np.linspace(0.1, 1.0, 3).astype(np.float32), np.arange(1, 4, dtype=np.int32)
+    full = {0: (xs, ns, xs * 2), None: (np.float32(0.3), np.int32(2), np.float32(1.5))}
+    args = [full[a][i] for i, a in enumerate(in_axes)]
+    got = fg.vmap(g(fg, f), in_axes=in_axes)(*args)
+    want = jax.vmap(g(jax, lambda x, n: jnp.sin(x) * n), in_axes=in_axes)(*args)
+    _close(got, want)
+    if in_axes[:2] == (0, 0):
+        assert log[-1] == [True, True]

@@ -134,12 +134,34 @@ class JvpOfRule:
     def __repr__(self) -> str:
         return f"jvp_of({self.rule!r})"
 
+    @staticmethod
+    def _pair_up(size: int, args: list, pb: list, tb: list, has_t: list) -> tuple:
+        n = len(pb)
+        t_pos = iter(range(n, len(args)))
+        args = list(args)
+        for i, on in enumerate(has_t):
+            if not on:
+                continue
+            k = next(t_pos)
+            if pb[i] and not tb[i]:
+                args[k] = rules.bdim_to_front(args[k], None, size)
+            elif tb[i] and not pb[i]:
+                args[i] = rules.bdim_to_front(args[i], None, size)
+        both = [p or t for p, t in zip(pb, tb)]
+        return args, both, both
+
     def __call__(self, size: int, in_batched: list, args: list) -> tuple:
         in_avals, out_avals = self.program.in_avals, self.program.out_avals
         n = len(in_avals)
         has_t = _inexact(in_avals)
         pb, tb_it = in_batched[:n], iter(in_batched[n:])
-        tb = [next(tb_it) if on else False for on in has_t]
+        tb = [next(tb_it) if on else p for on, p in zip(has_t, pb)]  # no tangent: as its primal
+        if any(p and t for p, t in zip(pb, tb)) and any(p != t for p, t in zip(pb, tb)):
+            # batched pairs and lone batched primals or tangents together: the rule's batch
+            # axis and the outer map's would be two axes, so the lone ones' partners are
+            # broadcast and every batched operand goes to the rule batched (JAX's own
+            # rule returns two batch axes here)
+            args, pb, tb = self._pair_up(size, args, pb, tb, has_t)
         mutual = [p and t for p, t in zip(pb, tb)]
         extra = [p and not t for p, t in zip(pb, tb)] + [
             t and not p for p, t, on in zip(pb, tb, has_t) if on
