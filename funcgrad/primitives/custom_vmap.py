@@ -124,7 +124,10 @@ class JvpOfRule:
     with its tangent goes to the rule batched; a primal or a tangent batched alone
     (``vmap`` of ``jvp`` over only one of them, as ``jacfwd`` does) is mapped over
     by an ordinary ``vmap`` around the JVP of the rule, which infers which outputs
-    come out batched (so a linear rule keeps an unbatched tangent unbatched)."""
+    come out batched (so a linear rule keeps an unbatched tangent unbatched). An
+    operand without a tangent (an integer) counts as batched with its tangent, and when
+    batched pairs meet lone batched ones, the lone ones' partners are broadcast so the
+    rule sees a single batch axis."""
 
     def __init__(self, rule: Callable, program: Program) -> None:
         self.rule = rule
