@@ -568,6 +568,9 @@ def _wrap_outputs(ctx: BackwardCFunction, args: tuple, outs: tuple, executable: 
             if not o._requires_grad:
                 if is_input and not modified:
                     o = _alias(o)
+                elif o._view is not None and not is_input:  # in-place on it is an error
+                    nograd = _views.MULTI_NO_GRAD if len(outs) > 1 else _views.CUSTOM_NO_GRAD
+                    o._view.meta, o._view.multi = nograd, (short_name(ctx), nr)
             elif is_input:
                 o = o.detach()
             else:

@@ -33,7 +33,7 @@ from funcgrad import numpy as fnp
 from funcgrad._compat_contract import LazyArray, lookup_op, x64
 
 #: creation metadata of a view (PyTorch's ``CreationMeta``)
-DEFAULT, MULTI, MULTI_NO_GRAD, NO_GRAD, INFERENCE, CUSTOM = range(6)
+DEFAULT, MULTI, MULTI_NO_GRAD, NO_GRAD, INFERENCE, CUSTOM, CUSTOM_NO_GRAD = range(7)
 
 _OVERLAP = (
     "unsupported operation: more than one element of the written-to tensor refers to a single "
@@ -384,7 +384,17 @@ class ViewInfo:
     The layout is computed on first use (``stride()``, ``is_contiguous()``, a reshape or
     an in-place op on the view), from the parent's layout and the last step."""
 
-    __slots__ = ("_layout", "_parent", "_root", "chain", "dyn", "meta", "multi", "seen")
+    __slots__ = (
+        "_layout",
+        "_parent",
+        "_root",
+        "chain",
+        "dyn",
+        "inherited",
+        "meta",
+        "multi",
+        "seen",
+    )
 
     def __init__(
         self, root: Tensor, chain: tuple, dyn: tuple, parent: Any, meta: int, multi: Any
@@ -397,6 +407,8 @@ class ViewInfo:
         self.meta = meta
         self.multi = multi
         self.seen = 0
+        #: the creation mode came from the parent view (PyTorch: "a view of a view")
+        self.inherited = False
 
     @property
     def root(self) -> Tensor:
@@ -442,7 +454,7 @@ class ViewInfo:
         """After the root changed in place: regenerate ``t``'s node from the root's."""
         if not _gm._state.record:
             return  # nothing records now; regenerate when grad mode is back on
-        if self.meta != DEFAULT:
+        if self.meta != DEFAULT and t._requires_grad:
             raise RuntimeError(self.rebase_error(t))
         self.seen = t._vc.v
         root = self.root
@@ -489,19 +501,24 @@ def make_view(out: Tensor, base: Tensor, step: tuple, dyn: tuple = (), multi: An
         chain, parent = bi.chain + (step,), bi
         meta, multi0 = bi.meta, bi.multi
     req = base._requires_grad
-    if meta == DEFAULT and (multi is not None or req):
-        state = _gm._state
+    state = _gm._state
+    # PyTorch records the mode a view was made in even when its base does not require
+    # grad: an in-place op with a requires-grad operand on it is an error then too
+    inherited = meta in (NO_GRAD, INFERENCE) and state.record
+    if meta == DEFAULT and (multi is not None or req or not state.record):
         if multi is not None:
             meta = MULTI if state.record and req else MULTI_NO_GRAD
             multi0 = multi
-        elif state.inference and not base._inference:
-            meta = INFERENCE
+        elif state.inference:
+            if not base._inference:
+                meta = INFERENCE
         elif not state.record:
             meta = NO_GRAD
     if req and meta in (NO_GRAD, INFERENCE, MULTI_NO_GRAD):
         out._requires_grad = True
     out._inference = base._inference
     info = ViewInfo(root, chain, alldyn, parent, meta, multi0)
+    info.inherited = inherited
     info.seen = base._vc.v
     out._view = info
     out._st = ViewStorage(root_st, out._st.a, chain, alldyn)
@@ -528,6 +545,17 @@ def check_inplace(t: Tensor, req: bool, fill: bool = False) -> None:
         raise RuntimeError(f"Output {k} of {name} is a view and is being modified inplace. " + tail)
     if meta == MULTI_NO_GRAD:
         raise RuntimeError(f"{_NO_GRAD_HEAD} {_MULTI_TAIL}")
+    if meta == CUSTOM_NO_GRAD:  # a custom Function's view output, no input requiring grad
+        raise RuntimeError(f"{_NO_GRAD_HEAD} {_CUSTOM_TAIL}")
+    if info.inherited and meta in (NO_GRAD, INFERENCE):
+        name, k = _output_of(info, t) if t._grad_fn is not None else ("View", 0)
+        mode = "no_grad mode" if meta == NO_GRAD else "inference mode"
+        where = "with grad mode enabled" if meta == NO_GRAD else "in normal mode"
+        tail = _NO_GRAD_TAIL if meta == NO_GRAD else _INFERENCE.split(". ", 1)[1]
+        raise RuntimeError(
+            f"Output {k} of {name} is a view of a view which was created in {mode} and is "
+            f"being modified inplace {where}. " + tail
+        )
     if meta == NO_GRAD:
         raise RuntimeError(f"{_NO_GRAD_HEAD} {_NO_GRAD_TAIL}")
     if meta == INFERENCE:

@@ -304,3 +304,37 @@ def test_list_indices_type_conversions_and_warn_always():
         rec(sum("create_graph=True" in str(w.message) for w in ws))
 
     check(scenario)
+
+
+def test_views_made_without_grad_and_custom_function_views():
+    def scenario(torch, rec):
+        for mode in (torch.no_grad, torch.inference_mode):
+            x = torch.zeros(2)
+            with mode():
+                y = x.view(2)
+            y.requires_grad_(True)
+            z = y.view(2)
+            rec(error_of(lambda: z.div_(2)), error_of(lambda: y.mul_(2)))
+            b = torch.ones(2, requires_grad=True)
+            with mode():
+                w = torch.zeros(2)[:]
+            rec(error_of(lambda: w.add_(b)))
+
+        class MyFn(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, inp):
+                return inp.view_as(inp)
+
+            @staticmethod
+            def backward(ctx, grad):
+                return grad
+
+        a = torch.rand(1, 2)
+        b = torch.rand(1, requires_grad=True)
+        v = MyFn.apply(a)
+        rec(error_of(lambda: v.add_(b)), error_of(lambda: v.copy_(b)))
+        v.mul_(2)  # nothing requires grad: allowed
+        a.add_(1)
+        rec(v.requires_grad, torch.equal(v, a))
+
+    check(scenario)
