@@ -81,9 +81,27 @@ def _parts(o: Tensor) -> list[np.ndarray]:
     return [a.astype(np.float64).reshape(-1)]
 
 
+def _same_as(ref: list, func: Callable, inputs: tuple, eps: float) -> tuple:
+    """``func``'s outputs at perturbed inputs, which must keep their shapes and dtypes."""
+    outs = _outputs(func, inputs)
+    for (shape, dtype), o in zip(ref, outs):
+        if tuple(o.shape) != shape:
+            raise AssertionError(
+                "Expected `func` to return outputs with the same shape when inputs are "
+                f"perturbed by {eps}, but got: shapes {o.shape} and {shape}."
+            )
+        if o.dtype != dtype:
+            raise AssertionError(
+                "Expected `func` to return outputs with the same dtype when inputs are "
+                f"perturbed by {eps}, but got: dtypes {o.dtype} and {dtype}."
+            )
+    return outs
+
+
 def _numerical(func: Callable, inputs: tuple, diff: list[int], eps: float) -> list:
     """``num[j][k]``: the Jacobian (output part k's elements × input j's real parameters)."""
     result = []
+    ref = [(tuple(o.shape), o.dtype) for o in _outputs(func, inputs)]
     for j in diff:
         x = inputs[j].data
         cplx = x.is_complex()
@@ -92,9 +110,9 @@ def _numerical(func: Callable, inputs: tuple, diff: list[int], eps: float) -> li
             for step in (1.0, 1j) if cplx else (1.0,):
                 orig = x[idx].clone()
                 x[idx] = orig + step * eps
-                plus = [p for o in _outputs(func, inputs) for p in _parts(o)]
+                plus = [p for o in _same_as(ref, func, inputs, eps) for p in _parts(o)]
                 x[idx] = orig - step * eps
-                minus = [p for o in _outputs(func, inputs) for p in _parts(o)]
+                minus = [p for o in _same_as(ref, func, inputs, eps) for p in _parts(o)]
                 x[idx] = orig
                 cols.append([(p - m) / (2 * eps) for p, m in zip(plus, minus)])
         nparts = len(cols[0]) if cols else 0
