@@ -16,7 +16,7 @@ from jax.sharding import Mesh, PartitionSpec
 
 from funcgrad.api._util import broadcast_prefix, check_callable
 from funcgrad.core import compile_cache
-from funcgrad.core.errors import user_frame, where
+from funcgrad.core.errors import DerivedSource, user_frame, where
 from funcgrad.core.interp import Tracer, is_tracing, new_builder, to_aval
 from funcgrad.core.ir import Aval, Program, Var
 from funcgrad.primitives import collectives as col
@@ -81,8 +81,9 @@ def shard_map(
         mesh: the ``jax.sharding.Mesh`` of devices (required).
         axis_names: the mesh axes ``f`` is manual over; only all of them (the default).
         check_vma: check that every output declared replicated over a mesh axis does not
-            vary along it (the only use here: funcgrad always differentiates as JAX does
-            with ``check_vma=False``, see docs/design.md).
+            vary along it. funcgrad differentiates collectives as JAX does with
+            ``check_vma=False``; with ``True``, reverse mode through ``psum`` inside ``f``
+            (where JAX's rules differ) is an error (docs/design.md).
 
     Returns:
         The mapped function on global arrays; usable under ``jit``, ``grad`` and ``vmap``.
@@ -144,7 +145,7 @@ def shard_map(
         holder: list = []
 
         def per_device(toks: list, *xs: Any) -> list:
-            with col.bind_axes(smp.frames(mesh, toks)):
+            with col.bind_axes(smp.frames(mesh, toks, check_vma)):
                 out = f(*tree_unflatten(in_tree, list(xs)))
             out_leaves, out_tree = tree_flatten(out)
             holder.extend([out, out_tree])
@@ -160,6 +161,7 @@ def shard_map(
         body, consts = smp.close_body(body, ntok)
         specs_in = [*[((),) * to_aval(c).ndim for c in consts], *specs_in]
         if check_vma:
+            _refuse_reverse_mode_of_replicated(body, mesh, specs_in, name)
             _check_replication(body, ntok, mesh, specs_in, specs_out, out, name)
         operands = [*consts, *leaves]
         outs = _run(operands, body, mesh, specs_in, specs_out, check_vma)
@@ -240,6 +242,40 @@ def _through_subprograms(e: Any, ins: list[frozenset]) -> list[frozenset]:
     if isinstance(sub, Program) and len(sub.invars) == len(e.inputs):
         return varying_axes(sub, ins)
     return [union] * len(e.outvars)
+
+
+def _reverse_mode_inside(prog: Program) -> bool:
+    """Whether ``prog`` (or a sub-program) holds equations of a reverse-mode pass (their
+    source is the forward equation's, :class:`DerivedSource`)."""
+    for e in prog.eqns:
+        if isinstance(e.source, DerivedSource):
+            return True
+        for v in e.params.values():
+            subs = v if isinstance(v, tuple) else (v,)
+            if any(isinstance(q, Program) and _reverse_mode_inside(q) for q in subs):
+                return True
+    return False
+
+
+def _refuse_reverse_mode_of_replicated(
+    body: Program, mesh: Mesh, specs_in: list, name: str
+) -> None:
+    """With ``check_vma=True`` JAX sums the gradient of a replicated value taken inside the
+    body over the devices (its varying-axes types make the value's use by per-device
+    data a ``pvary``, whose transpose is a ``psum``); funcgrad has no such types and
+    would return each device's own gradient, so the combination is an error."""
+    big = {n for n in mesh.axis_names if mesh.shape[n] > 1}
+    replicated = any(big & set(smp.unmentioned(mesh, s)) for s in specs_in)
+    if replicated and _reverse_mode_inside(body):
+        raise NotImplementedError(
+            f"shard_map applied to the function '{name}' with check_vma=True differentiates "
+            "in reverse mode inside its body while some operand is replicated over a mesh "
+            "axis: JAX's result there (the gradient of a replicated value summed over the "
+            "devices) comes from varying-axes types, which funcgrad does not implement. Pass "
+            "check_vma=False (JAX's rules without them: each device gets its own gradient, "
+            "e.g. averaged with pmean), or differentiate the shard_map from outside"
+            f"{where(user_frame())}"
+        )
 
 
 def _check_replication(

@@ -62,6 +62,9 @@ class AxisFrame:
     name: Hashable
     size: int
     token: Any
+    #: bound by a ``shard_map`` with ``check_vma=True``: JAX differentiates collectives over
+    #: it with varying-axes types, which funcgrad does not have (see ``_psum_vjp``)
+    vma: bool = False
 
 
 class _Env(threading.local):
@@ -211,7 +214,25 @@ def _psum_jvp(primals: list, tangents: list, *, axes: tuple, sizes: tuple) -> tu
 
 @psum_p.def_vjp
 def _psum_vjp(ct: Any, x: Any, *toks: Any, out: Any, axes: tuple, sizes: tuple) -> tuple:
+    _refuse_vma_transpose(axes)
     return (psum_p.bind(ct, *toks, axes=axes, sizes=sizes), *[None] * len(toks))
+
+
+def _refuse_vma_transpose(axes: tuple) -> None:
+    """Reverse mode through ``psum`` while tracing the body of a ``shard_map`` with
+    ``check_vma=True``: JAX's result there (``psum``'s transpose an identity on
+    invariant values) differs from the one funcgrad computes (``psum``'s transpose a
+    ``psum``, JAX's ``check_vma=False``), so it is an error rather than another number."""
+    for name in axes:
+        frame = next((f for f in reversed(_env.frames) if f.name == name), None)
+        if frame is not None and frame.vma and frame.size > 1:
+            raise NotImplementedError(
+                f"reverse-mode differentiation of a collective over mesh axis {name!r} inside "
+                "a shard_map body with check_vma=True: JAX's rules there use varying-axes "
+                "types, which funcgrad does not implement. Pass check_vma=False to "
+                "shard_map (JAX's rules without them, where psum's transpose is psum), or "
+                "differentiate the shard_map from outside"
+            )
 
 
 def _extremum_share(x: Any, out: Any, toks: list, axes: tuple, sizes: tuple) -> tuple:

@@ -113,9 +113,10 @@ def trace_body(mesh: Any, fn: Any, local: Sequence[Aval]) -> Program:
         return b.build(list(fn(toks, *args)))
 
 
-def frames(mesh: Any, toks: Sequence[Any]) -> list[col.AxisFrame]:
-    """The axis frames of ``mesh`` whose tokens are ``toks``."""
-    return [col.AxisFrame(n, mesh.shape[n], t) for n, t in zip(mesh.axis_names, toks)]
+def frames(mesh: Any, toks: Sequence[Any], vma: bool = False) -> list[col.AxisFrame]:
+    """The axis frames of ``mesh`` whose tokens are ``toks`` (``vma``: the user's body of
+    a ``shard_map`` with ``check_vma=True`` is being traced)."""
+    return [col.AxisFrame(n, mesh.shape[n], t, vma) for n, t in zip(mesh.axis_names, toks)]
 
 
 def _call(operands: Sequence[Any], body: Program, mesh, in_specs, out_specs, check_vma) -> list:
