@@ -43,6 +43,15 @@ class _FlatRule:
     def __repr__(self) -> str:  # the user's rule: printed programs name it, as JAX's
         return repr(self.rule)
 
+    def _key(self) -> tuple:
+        return (self.rule, self.n_consts, self.in_tree, self.out_tree)
+
+    def __eq__(self, other: object) -> bool:  # equal rules: one program structure (caches)
+        return type(other) is _FlatRule and self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
     def __call__(self, size: int, in_batched: list, args: list) -> tuple:
         k = self.n_consts
         if any(in_batched[:k]):

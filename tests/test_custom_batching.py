@@ -453,3 +453,20 @@ def test_jvp_of_rule_with_integer_and_mixed_batching(in_axes):
     _close(got, want)
     if in_axes[:2] == (0, 0):
         assert log[-1] == [True, True]
+
+
+def test_calls_of_one_function_are_one_program_structure():
+    """Two calls of one custom_vmap function (and of its JVP) trace to programs with
+    equal structural keys, so the compile cache serves the second; another rule gives
+    another key."""
+    f = fg.custom_batching.custom_vmap(fnp.sin)
+    f.def_vmap(lambda n, b, xs: (fnp.cos(xs), b[0]))
+    g = fg.custom_batching.custom_vmap(fnp.sin)
+    g.def_vmap(lambda n, b, xs: (fnp.cos(xs) + 1.0, b[0]))
+
+    def key(fun):
+        return fg.make_ir(lambda x, t: fg.jvp(fun, (x,), (t,)))(1.0, 1.0).key()
+
+    assert key(f) == key(f) != key(g)
+    xs = fnp.arange(3.0, dtype=fnp.float32)
+    _close(fg.vmap(g)(xs), np.cos(np.arange(3.0)) + 1.0)

@@ -137,6 +137,16 @@ class JvpOfRule:
     def __repr__(self) -> str:
         return f"jvp_of({self.rule!r})"
 
+    def __eq__(self, other: object) -> bool:  # equal rules: one program structure (caches)
+        return (
+            type(other) is JvpOfRule
+            and self.rule == other.rule
+            and self.program.hashed_key() == other.program.hashed_key()
+        )
+
+    def __hash__(self) -> int:
+        return hash((self.rule, self.program.hashed_key()))
+
     @staticmethod
     def _pair_up(size: int, args: list, pb: list, tb: list, has_t: list) -> tuple:
         n = len(pb)
