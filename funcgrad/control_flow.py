@@ -150,12 +150,49 @@ def _branches(index: Any, funs: Sequence[Callable], operands: tuple, name: str, 
         strong = [o.dtype for o in outs if not o.weak_type]
         dt = strong[0] if strong else dtypes.result_type(*[(o.dtype, True) for o in outs])[0]
         targets.append(Aval(outs[0].shape, dt))
+    # outputs every branch passes through from the same operand are that operand (JAX's
+    # forwarding: under vmap an unbatched operand stays unbatched), not cond outputs
+    fwd = [_forwarded_operand(traced, k, targets[k]) for k in range(len(targets))]
+    keep = [k for k, f in enumerate(fwd) if f is None]
     items = []
     for prog, consts, _ in traced:
-        items.append((_coerce(prog, len(consts), targets), consts))
+        prog = prog.replace(outvars=tuple(prog.outvars[k] for k in keep))
+        items.append((_coerce(prog, len(consts), [targets[k] for k in keep]), consts))
     progs, consts = cf.join_consts(items)
-    outs = cf.cond(index, *consts, *leaves, branches=progs)
+    res = iter(cf.cond(index, *consts, *leaves, branches=progs) if keep else [])
+    outs = []
+    for k, f in enumerate(fwd):
+        if f is not None:
+            outs.append(_as_value(leaves[f]))
+            continue
+        o = next(res)
+        # JAX's result is weakly typed where the first branch's output is
+        first = traced[0][0].out_avals[k]
+        if first.weak_type and first.dtype == targets[k].dtype:
+            o = ew.convert_element_type(o, targets[k].dtype, True)
+        outs.append(o)
     return tree_unflatten(out_tree, outs)
+
+
+def _as_value(x: Any) -> Any:
+    """A forwarded operand as an output: a Python scalar becomes a weakly typed array."""
+    if type(x) in (bool, int, float, complex):
+        return ew.convert_element_type(x, dtypes.python_scalar_dtype(x), type(x) is not bool)
+    return x
+
+
+def _forwarded_operand(traced: list, k: int, target: Aval) -> int | None:
+    """The operand index every branch returns unchanged as output ``k``, if any."""
+    found = None
+    for prog, consts, _ in traced:
+        ops = prog.invars[len(consts) :]
+        v = prog.outvars[k]
+        j = next((i for i, w in enumerate(ops) if w is v), None)
+        if j is None or (found is not None and j != found):
+            return None
+        found = j
+    a = traced[0][0].in_avals[len(traced[0][1]) + found] if found is not None else None
+    return found if a is not None and a.dtype == target.dtype else None
 
 
 def cond(pred: Any, true_fun: Callable, false_fun: Callable, *operands: Any) -> Any:
@@ -630,8 +667,14 @@ def _scan(
     prog, consts, avals, holder = _trace_body(
         f, lambda a: (a[0], a[1]), leaves, tree, slices, x_tree, "scan", split_out, label
     )
-    outs = cf.scan(
-        prog, consts, _cast_init(leaves, avals), x_leaves, length=length, reverse=reverse
-    )
+    init = _cast_init(leaves, avals)
+    outs = cf.scan(prog, consts, init, x_leaves, length=length, reverse=reverse)
     n = len(leaves)
+    # a carry the body returns unchanged ends as it started (JAX's forwarding: under vmap
+    # an unbatched read-only carry stays unbatched)
+    carry_in = prog.invars[len(consts) : len(consts) + n]
+    outs = [
+        _as_value(init[k]) if k < n and prog.outvars[k] is carry_in[k] else o
+        for k, o in enumerate(outs)
+    ]
     return tree_unflatten(tree, outs[:n]), tree_unflatten(holder["y_tree"], outs[n:])

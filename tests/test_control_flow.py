@@ -652,3 +652,54 @@ def test_weak_typed_init_takes_body_dtype_and_programs_check():
     _, lin = fg.linearize(w, x)
     wj = lambda x: lax.while_loop(lambda c: c[0] < 3, lambda c: (c[0] + 1, c[1] * x), (0, x))[1]
     close(lin(np.ones(2)), jo.jvp(wj, (x,), (np.ones(2),))[1])
+
+
+def _same_value(a, b) -> None:
+    a, b = np.asarray(a), np.asarray(b)
+    assert a.dtype == b.dtype and a.shape == b.shape
+    np.testing.assert_allclose(a, b, rtol=1e-6)
+
+
+def test_forwarded_outputs_stay_unbatched_under_vmap():
+    # an operand every branch returns unchanged (and a carry the body does not change)
+    # is forwarded, as JAX: vmap's out_axes=None accepts it
+    def cond_fwd(lib, m):
+        def f(x, y):
+            return lib.lax.cond(x < 3, lambda x, y: (x * 2, y), lambda x, y: (x * 3, y), x, y)
+
+        return lib.vmap(f, in_axes=(0, None), out_axes=(0, None))(m.arange(3), m.array(3.0))
+
+    def scan_fwd(lib, m):
+        def f(x, y):
+            def g(_, y):
+                y, _ = lib.lax.scan(lambda y, _: (y, None), y, None, length=1)
+                return y
+
+            return lib.lax.cond(x < 0, g, g, x, y)
+
+        return lib.vmap(f, (0, None), None)(m.arange(3.0), 3.0)
+
+    for case in (cond_fwd, scan_fwd):
+        got, want = case(fg, fnp), case(jax, jnp)
+        for g, w in zip(jax.tree.leaves(got), jax.tree.leaves(want)):
+            _same_value(g, w)
+            assert g.weak_type == w.weak_type
+    # derivatives through forwarded outputs are unchanged
+    h = lambda lib: (
+        lambda x: lib.lax.cond(x > 0, lambda x, y: (x * 2, y), lambda x, y: (x, y), x, x)[1] * x
+    )
+    _same_value(fg.grad(h(fg))(2.0), jax.grad(h(jax))(2.0))
+
+
+@pytest.mark.parametrize("pred", [True, False])
+def test_cond_output_weak_type_as_jax(pred):
+    # JAX's cond result is weakly typed where the first (false) branch's output is
+    for args in ((0,), (4,)):
+        for branches in (
+            (lambda x: 5, lambda x: x),
+            (lambda x: x, lambda x: 5),
+        ):
+            got = fg.jit(lambda p, x: fg.lax.cond(p, *branches, x))(pred, *args)
+            want = jax.jit(lambda p, x: lax.cond(p, *branches, x))(pred, *args)
+            _same_value(got, want)
+            assert got.weak_type == want.weak_type, (branches, args)

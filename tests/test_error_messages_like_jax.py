@@ -136,6 +136,13 @@ _CASES: list[tuple[str, type, str, Callable[[Any, Any], Any]]] = [
         r"`unroll` must be",
         lambda lib, np_: lib.lax.scan(lambda x, _: (x, x), 0, np_.arange(5), unroll=-1),
     ),
+    (
+        "lax.add of a string array",
+        TypeError,
+        r"Error interpreting argument to .* as a JAX value. The problematic value is of "
+        r"type .* and was passed to add at position 1.",
+        lambda lib, np_: lib.lax.add(np_.array(7), np.array("hello")),
+    ),
 ]
 
 

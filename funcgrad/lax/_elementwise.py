@@ -122,9 +122,20 @@ def _broadcast_size_one(name: str, x: Any, y: Any) -> tuple[Any, Any]:
     return sh.broadcast_in_dim(x, shape, dims), sh.broadcast_in_dim(y, shape, dims)
 
 
+def _operand(x: Any, name: str, pos: int) -> Any:
+    """``prep(x)`` with JAX's error for a value that is no JAX type (a string array)."""
+    try:
+        return prep(x, name)
+    except TypeError as e:
+        raise TypeError(
+            f"Error interpreting argument to {name} as a JAX value. The problematic value is "
+            f"of type {type(x)} and was passed to {name} at position {pos}.\n{e}"
+        ) from None
+
+
 def _bin(fn: Any, name: str, doc: str) -> Any:
     def f(x: Any, y: Any) -> Any:
-        return fn(*_broadcast_size_one(name, prep(x, name), prep(y, name)))
+        return fn(*_broadcast_size_one(name, _operand(x, name, 0), _operand(y, name, 1)))
 
     f.__name__ = f.__qualname__ = name
     f.__doc__ = doc
