@@ -39,6 +39,8 @@ def has_effects(e: Eqn) -> bool:
 
 def prune_constvars(prog: Program) -> Program:
     """Drop constvars (and their values) that no equation or output uses."""
+    if not prog.constvars:
+        return prog  # (the common case: no walk over the equations)
     used = _used_vars(prog)
     keep = [i for i, v in enumerate(prog.constvars) if v in used]
     if len(keep) == len(prog.constvars):
