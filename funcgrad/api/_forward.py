@@ -28,6 +28,11 @@ def _check_tangents(primals: tuple, tangents: tuple, name: str) -> tuple[list, l
     return p_leaves, t_leaves, p_tree
 
 
+#: the start of JAX's messages about jvp's and linearize's arguments (its test suite matches
+#: them; they name the JAX function the user's code called, ``name``)
+_JAX_WORDS = "primal and tangent arguments to jax.{name} "
+
+
 def _jax_aval(a: Aval) -> str:
     return f"ShapedArray({a.dtype.name}[{','.join(map(str, a.shape))}])"
 
@@ -39,7 +44,7 @@ def _check_tangent_avals(p_avals: list[Aval], p_tree: Any, tangents: tuple, name
     t_leaves, t_tree = tree_flatten(tangents)
     if p_tree != t_tree:
         raise TypeError(
-            f"primal and tangent arguments to jax.{name} must have the same tree structure; "
+            _JAX_WORDS.format(name=name) + "must have the same tree structure; "
             f"primals have tree structure {p_tree} whereas tangents have tree structure "
             f"{t_tree}. ({name})"
         )
@@ -60,7 +65,7 @@ def _check_tangent_avals(p_avals: list[Aval], p_tree: Any, tangents: tuple, name
             )
         if bad_dtype:
             raise TypeError(
-                f"primal and tangent arguments to jax.{name} do not match; dtypes must be "
+                _JAX_WORDS.format(name=name) + "do not match; dtypes must be "
                 "equal, or in case of int/bool primal dtype the tangent dtype must be float0."
                 f"Got primal dtype {pa.dtype.name} and so expected tangent dtype "
                 f"{pa.dtype.name}, but got tangent dtype {ta.dtype.name} instead."
@@ -95,8 +100,11 @@ def jvp(fun: Callable, primals: Sequence[Any], tangents: Sequence[Any], has_aux:
     check_callable(fun)
     if not isinstance(primals, (tuple, list)) or not isinstance(tangents, (tuple, list)):
         raise TypeError(
-            "primal and tangent arguments to jax.jvp must be tuples or lists; found "
-            f"{type(primals).__name__} and {type(tangents).__name__}. (jvp)"
+            _JAX_WORDS.format(name="jvp")
+            + (
+                "must be tuples or lists; found "
+                f"{type(primals).__name__} and {type(tangents).__name__}. (jvp)"
+            )
         )
     p_leaves, t_leaves, p_tree = _check_tangents(primals, tangents, "jvp")
     holder: dict[str, Any] = {}
