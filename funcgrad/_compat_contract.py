@@ -599,7 +599,7 @@ _SCALAR_AVAL = {
 def _intern(prog: Program, name: str, single: bool, saves: str | None) -> OpProgram:
     if prog.consts:  # the structure key leaves constants out: such ops are not shared
         return OpProgram(prog, name, single, saves)
-    key = (prog.key(), name, single, saves)
+    key = (prog.hashed_key(), name, single, saves)  # (its hash computed once, shared)
     op = _BY_KEY.get(key)
     if op is None:
         op = _BY_KEY[key] = OpProgram(prog, name, single, saves)

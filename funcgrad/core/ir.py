@@ -9,6 +9,7 @@ from __future__ import annotations
 import html
 import itertools
 import math
+import operator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -151,12 +152,22 @@ class Eqn:
 #: param types that are their own key (the common case, checked first: every traced
 #: equation's params are keyed when its program is looked up in the compile cache)
 _PLAIN = frozenset({int, str, bool, float, type(None)})
+_FIRST = operator.itemgetter(0)
 
 
 def _hashable_param(v: Any) -> Any:
     t = type(v)
     if t in _PLAIN:
         return v
+    if t is dict:  # an equation's params: mostly plain values and tuples of them
+        items = []
+        for k, x in v.items():
+            tx = type(x)
+            if not (tx in _PLAIN or (tx is tuple and all(type(y) in _PLAIN for y in x))):
+                x = _hashable_param(x)
+            items.append((k, x))
+        items.sort(key=_FIRST)  # (param names are distinct strings)
+        return tuple(items)
     if t is tuple and all(type(x) in _PLAIN for x in v):
         return v
     if isinstance(v, Program):
