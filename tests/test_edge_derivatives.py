@@ -109,3 +109,15 @@ def test_out_of_bounds_static_index_clamps_as_jax(k):
     _close(fg.vmap(f)(two), jo.vmap(f)(two))
     if k not in (4, 7):  # JAX drops (not clamps) the gradient of an OOB index *array*
         _close(fg.grad(lambda x: f(x).sum())(arr), jo.grad(lambda x: f(x).sum())(arr))
+
+
+@pytest.mark.parametrize("x, n", [(0.0, 0), (0.0, 1), (0.0, 2), (2.0, 0), (2.0, 3), (-1.5, 2)])
+def test_power_with_a_traced_integer_exponent(x, n):
+    """``x ** n`` with ``n`` a traced integer: its derivative at ``n = 0`` is 0, also at
+    ``x = 0`` (JAX's rule; ``0 * x**-1`` would be NaN)."""
+    import funcgrad.numpy as fnp
+
+    f = lambda lib: lib.grad(lib.jit(lambda x, n: x**n))
+    np.testing.assert_allclose(f(fg)(x, n), f(jax)(x, n), rtol=1e-6)
+    vec = lambda lib, m: lib.grad(lambda z: m.sum(z ** m.arange(0, 3)))
+    np.testing.assert_allclose(vec(fg, fnp)(x), vec(jax, jax.numpy)(x), rtol=1e-6)

@@ -647,7 +647,11 @@ def power(x: ArrayLike, y: ArrayLike, /) -> Any:
         w = ax.weak_type and ay.weak_type
         xb, yb = (convert(v, ax.dtype, w) for v in (x, y))
         xb, yb = promote_broadcast("power", xb, yb)
-        return out(ew.pow(xb, yb))
+        # where the exponent is 0 the result is 1 with derivative 0 (JAX's rule), not
+        # 0 * x**-1 (NaN at x = 0): the power sees x = 1 there
+        zero = ew.eq(yb, _c(yb, 0))
+        one = _c(xb, 1) if not aval(xb).shape else sh.full(aval(xb).shape, 1, aval(xb).dtype)
+        return out(_select(zero, ew.pow(_select(zero, xb, one), yb), one))
     return out(ew.pow(xn, yn))
 
 
