@@ -346,7 +346,7 @@ class Tensor:
         v = self._view  # (a view with creation metadata already requires grad)
         if v is not None and v.seen != self._vc.v and not v.meta:
             v.sync(self)
-        return self._requires_grad
+        return self._requires_grad or (v is not None and v.root._requires_grad)
 
     @requires_grad.setter
     def requires_grad(self, value: bool) -> None:

@@ -462,9 +462,7 @@ class ViewInfo:
             return  # a leaf root: the view's own node still points at its AccumulateGrad
         r = apply(chain_f, "AsStridedBackward0", (root, *self.dyn), (("chain", self.chain),))
         t._st.set_local(r._st.a)
-        t._grad_fn = r._grad_fn
-        t._output_nr = 0
-        t._requires_grad = True
+        t._rebind(r._grad_fn)  # (retain_grad moves to the new node; hooks are dropped)
 
 
 def _output_of(info: ViewInfo, t: Tensor) -> tuple:
@@ -536,8 +534,8 @@ def check_inplace(t: Tensor, req: bool, fill: bool = False) -> None:
     shape, strides, _ = info.layout
     if not fill and any(s == 0 and n > 1 for n, s in zip(shape, strides)):
         raise RuntimeError(_OVERLAP)
-    if not (req and _gm._state.record):
-        return
+    if not ((req or info.root._requires_grad) and _gm._state.record):
+        return  # (a view of a tensor that requires grad requires grad itself)
     meta = info.meta
     if meta in (CUSTOM, MULTI):
         name, k = _output_of(info, t)
@@ -569,6 +567,9 @@ def commit(t: Tensor, r: Tensor) -> None:
     ``r``: write it into the root as ``CopySlices`` and rebind the root's node."""
     info = t._view
     root = info.root
+    old = t._grad_fn
+    if old is not None and old._tensor_hooks:  # PyTorch's CopySlices bypasses that node
+        old._tensor_hooks.pop(t._output_nr, None)
     new = apply(
         write_f, "torch::autograd::CopySlices", (root, r, *info.dyn), (("chain", info.chain),)
     )

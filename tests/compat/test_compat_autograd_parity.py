@@ -338,3 +338,24 @@ def test_views_made_without_grad_and_custom_function_views():
         rec(v.requires_grad, torch.equal(v, a))
 
     check(scenario)
+
+
+def test_views_of_a_base_changed_in_place_retain_grad_and_hooks():
+    def scenario(torch, rec):
+        base = torch.tensor([1.0], requires_grad=True).clone()
+        view, view2 = base[:], base[:]
+        view.retain_grad()
+        view2.retain_grad()
+        calls = []
+        view.register_hook(lambda g: calls.append("old"))
+        view.mul_(2)
+        view2.grad_fn  # noqa: B018  (regenerates view2's node)
+        view2.register_hook(lambda g: calls.append(("new", g.item())))
+        (view + view2).sum().backward()
+        rec(view.grad, view2.grad, calls)
+        a = torch.randn(2, 3)
+        b = a[:]
+        a.requires_grad = True
+        rec(b.requires_grad, error_of(lambda: a.add_(5)), error_of(lambda: b.add_(5)))
+
+    check(scenario)
