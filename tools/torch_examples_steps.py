@@ -59,7 +59,14 @@ RUNS: list[tx.Program] = [
     _variant("wlm_transformer", "wlm_transformer_adamw", ["--use-optimizer", "--lr", "0.002"]),
     _variant("wlm_gru", "wlm_gru_nodropout", ["--dropout", "0"]),
     _variant("wlm_lstm", "wlm_lstm_tied", ["--tied"]),
+    _variant("nanogpt", "nanogpt_dropout", ["--dropout=0.1"]),
+    _variant("mingpt_adder", "mingpt_adder_2digit", ["--data.ndigit=2"]),
+    _variant("time_sequence_prediction", "time_sequence_prediction_long", ["--steps", "4"]),
 ]
+
+#: runs recorded over more steps than ``--steps``: LBFGS calls backward up to 20 times a
+#: step; regression runs until its loss is under 1e-3
+MIN_STEPS = {"time_sequence_prediction_long": 90, "regression": 5000}
 
 
 @dataclass
@@ -203,13 +210,19 @@ def run_both(
     threads: int = 0,
     dtype: str = "",
     grads: bool = False,
+    control: bool = False,
 ) -> Comparison:
     """Run ``prog`` under each library for ``steps`` steps with the recorder on; compare.
 
-    ``dtype`` (e.g. ``"float64"``) sets both runs' default dtype.
+    ``dtype`` (e.g. ``"float64"``) sets both runs' default dtype. ``control=True`` makes
+    the second run real PyTorch again with one more math-library thread than the first
+    (its kernels then round differently): how far PyTorch agrees with itself.
     """
     recs, rcs = {}, {}
     for mode in tx.MODES:
+        lib, n_threads = mode, threads
+        if control and mode == "compat":
+            lib, n_threads = "torch", (threads or 1) + 1
         work = base / prog.name / mode
         trace = base / prog.name / f"{mode}.trace"
         trace.parent.mkdir(parents=True, exist_ok=True)
@@ -223,7 +236,7 @@ def run_both(
             env["TORCH_EXAMPLES_DEFAULT_DTYPE"] = dtype
         if grads:
             env["TORCH_EXAMPLES_TRACE_GRADS"] = "1"
-        run = tx.run_program(prog, mode, root, work, timeout, threads, extra_env=env)
+        run = tx.run_program(prog, lib, root, work, timeout, n_threads, extra_env=env)
         rcs[mode] = run.rc
         recs[mode] = read_trace(trace)
         if run.rc != 0:
@@ -298,6 +311,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--detail", action="store_true", help="print every step's differences")
     ap.add_argument("--grads", action="store_true", help="also record and compare gradients")
     ap.add_argument(
+        "--control",
+        action="store_true",
+        help="second run: PyTorch with one more thread instead of compat (PyTorch vs itself)",
+    )
+    ap.add_argument(
         "--dtype", default="", help="default dtype for both runs (e.g. float64: the rounding check)"
     )
     ap.add_argument("--json", type=Path, help="write the comparisons here")
@@ -327,12 +345,13 @@ def main(argv: Sequence[str] | None = None) -> int:
             prog,
             Path(root).resolve(),
             base,
-            ns.steps,
+            max(ns.steps, MIN_STEPS.get(prog.name, 0)),
             ns.tol,
             ns.timeout,
             ns.threads,
             ns.dtype,
             ns.grads,
+            ns.control,
         )
         print(f"[steps] {prog.name}: first step over tol: {c.first_over}", file=sys.stderr)
         if ns.detail:

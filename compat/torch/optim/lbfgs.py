@@ -294,8 +294,11 @@ class LBFGS(Optimizer):
             prev_loss = loss
 
             if state["n_iter"] == 1:
-                inv = f32(1.0 / float(g.abs().sum()))
-                t = f32(inv * f32(lr)) if inv < 1.0 else lr
+                # PyTorch computes ``min(1, 1 / |g|_1) * lr`` with tensors of the
+                # gradient's dtype: float32 rounding for float32 parameters, none for float64
+                rnd = (lambda v: v) if g.dtype == torch.float64 else f32
+                inv = rnd(1.0 / float(g.abs().sum()))
+                t = rnd(inv * rnd(lr)) if inv < 1.0 else lr
             else:
                 t = lr
             gtd = float(g.dot(d))
