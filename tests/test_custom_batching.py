@@ -470,3 +470,25 @@ def test_calls_of_one_function_are_one_program_structure():
     assert key(f) == key(f) != key(g)
     xs = fnp.arange(3.0, dtype=fnp.float32)
     _close(fg.vmap(g)(xs), np.cos(np.arange(3.0)) + 1.0)
+
+
+def test_jvp_that_makes_constants():
+    """A JVP whose rules create arrays (here a custom_jvp rule inside) runs eagerly,
+    under jit and under vmap, with JAX's values."""
+
+    def run(which):
+        t, m = _lib(which)
+
+        @t.custom_jvp
+        def g(x):
+            return m.sin(x)
+
+        scale = np.array([2.0, 3.0, 4.0], np.float32)
+        g.defjvp(lambda p, tn: (g(p[0]), tn[0] * m.asarray(scale)))
+        f = t.custom_batching.custom_vmap(lambda x: g(x))
+        f.def_vmap(lambda n, b, xs: (g(xs), b[0]))
+        x, xs = np.ones(3, np.float32), np.ones((2, 3), np.float32)
+        j = lambda x, tx: t.jvp(f, (x,), (tx,))
+        return j(x, x), t.jit(j)(x, x), t.vmap(j)(xs, xs), t.vmap(j, (None, 0))(x, xs)
+
+    _close(run("fg"), run("jax"))

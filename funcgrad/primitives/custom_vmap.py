@@ -21,6 +21,7 @@ import numpy as np
 
 from funcgrad import ad, batching
 from funcgrad.core import dtypes
+from funcgrad.core.ad_util import close
 from funcgrad.core.interp import UNKNOWN, bind, new_builder, to_aval
 from funcgrad.core.ir import Aval, Program
 from funcgrad.core.lowering import lower_program
@@ -100,9 +101,9 @@ def _inexact(avals: list[Aval]) -> list[bool]:
     return [dtypes.is_inexact(a.dtype) for a in avals]
 
 
-def _jvp_program(program: Program) -> Program:
-    """(primals, tangents of the inexact inputs) -> (outputs, tangents of the inexact
-    outputs), zero tangents materialised."""
+def _jvp_program(program: Program) -> tuple[Program, list]:
+    """(constants, primals, tangents of the inexact inputs) -> (outputs, tangents of the
+    inexact outputs), zero tangents materialised, with the constants its rules made."""
     in_avals, out_avals = program.in_avals, program.out_avals
     with new_builder("custom_vmap") as b:
         ps = [b.new_arg(a) for a in in_avals]
@@ -114,7 +115,7 @@ def _jvp_program(program: Program) -> Program:
             for t, a, on in zip(touts, out_avals, _inexact(out_avals))
             if on
         ]
-        return b.build(list(outs) + touts)
+        return close(b.build(list(outs) + touts))
 
 
 class JvpOfRule:
@@ -129,9 +130,10 @@ class JvpOfRule:
     batched pairs meet lone batched ones, the lone ones' partners are broadcast so the
     rule sees a single batch axis."""
 
-    def __init__(self, rule: Callable, program: Program) -> None:
+    def __init__(self, rule: Callable, program: Program, n_consts: int = 0) -> None:
         self.rule = rule
         self.program = program
+        self.n_consts = n_consts  # leading operands: constants of the JVP (unbatched)
         self.__name__ = _rule_name(rule)
 
     def __repr__(self) -> str:
@@ -140,12 +142,12 @@ class JvpOfRule:
     def __eq__(self, other: object) -> bool:  # equal rules: one program structure (caches)
         return (
             type(other) is JvpOfRule
-            and self.rule == other.rule
+            and (self.rule, self.n_consts) == (other.rule, other.n_consts)
             and self.program.hashed_key() == other.program.hashed_key()
         )
 
     def __hash__(self) -> int:
-        return hash((self.rule, self.program.hashed_key()))
+        return hash((self.rule, self.n_consts, self.program.hashed_key()))
 
     @staticmethod
     def _pair_up(size: int, args: list, pb: list, tb: list, has_t: list) -> tuple:
@@ -164,6 +166,7 @@ class JvpOfRule:
         return args, both, both
 
     def __call__(self, size: int, in_batched: list, args: list) -> tuple:
+        in_batched, args = in_batched[self.n_consts :], args[self.n_consts :]
         in_avals, out_avals = self.program.in_avals, self.program.out_avals
         n = len(in_avals)
         has_t = _inexact(in_avals)
@@ -216,12 +219,14 @@ def _custom_vmap_jvp(primals: list, tangents: list, *, program: Program, rule: C
         for t, a, on in zip(tangents, in_avals, _inexact(in_avals))
         if on
     ]
+    jprog, consts = _jvp_program(program)
     outs = bind(
         custom_vmap_call_p,
+        *consts,
         *primals,
         *tans,
-        program=_jvp_program(program),
-        rule=JvpOfRule(rule, program),
+        program=jprog,
+        rule=JvpOfRule(rule, program, len(consts)),
     )
     m = len(out_avals)
     t_it = iter(outs[m:])
