@@ -28,7 +28,7 @@ from __future__ import annotations
 import gc
 import itertools
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from compat._core import anomaly as _anomaly
@@ -47,6 +47,18 @@ from funcgrad._compat_contract import (
 )
 
 _cycle_warned = [False]
+#: per running backward (innermost last): callbacks to run when it finishes
+CALLBACKS: list[list[Callable[[], Any]]] = []
+
+
+def queue_callback(callback: Callable[[], Any]) -> None:
+    """Run ``callback()`` when the backward now running finishes (PyTorch's
+    ``Variable._execution_engine.queue_callback``)."""
+    if not CALLBACKS:
+        raise RuntimeError("Final callbacks can only be installed during backward pass.")
+    CALLBACKS[-1].append(callback)
+
+
 _task_ids = itertools.count()
 #: the assembled-backward cache, its policy and counters (re-exported for users and tests)
 policy, stats, clear_cache = _assemble.policy, _assemble.stats, _assemble.clear_cache
@@ -196,9 +208,13 @@ def run_backward(
     try:
         small = len(plan.topo) <= _assemble.policy.max_nodes
         assemble = not (create_graph or plan.hooks or plan.python or _anomaly.STATE[0]) and small
+        CALLBACKS.append([])
         if not (assemble and _assemble.assembled(run, roots, root_grads)):
             _assemble.stats["interpreted_runs"] += 1
             run.loop(roots, root_grads)
+        done = CALLBACKS[-1]
+        for cb in done:  # (a callback may queue more: they run too)
+            cb()
         if lazy.is_on():
             lazy.soft_boundary()  # a backward ends a micro-step (gradient accumulation)
         return run.results
@@ -207,3 +223,5 @@ def run_backward(
             gc.enable()
         _gm._set(prev)
         _hooks.RUNS.stack.pop()
+        if len(CALLBACKS) > len(_hooks.RUNS.stack):
+            CALLBACKS.pop()

@@ -359,3 +359,43 @@ def test_views_of_a_base_changed_in_place_retain_grad_and_hooks():
         rec(b.requires_grad, error_of(lambda: a.add_(5)), error_of(lambda: b.add_(5)))
 
     check(scenario)
+
+
+def test_engine_callbacks_and_version_counter_preservation():
+    def scenario(torch, rec):
+        calls = []
+        engine = torch.autograd.Variable._execution_engine
+
+        class Fn(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                return x * 1
+
+            @staticmethod
+            def backward(ctx, g):
+                calls.append(("backward", x.grad is None))
+
+                def first():
+                    calls.append(("first", x.grad is None))
+                    engine.queue_callback(lambda: calls.append(("second", x.grad is None)))
+
+                engine.queue_callback(first)
+                return g * 2
+
+        x = torch.ones(3, requires_grad=True)
+        Fn.apply(x).sum().backward()
+        rec(calls, x.grad)
+        rec(error_of(lambda: engine.queue_callback(lambda: None)))
+        y = torch.ones(2, requires_grad=True).clone()
+        y.add_(1)
+        with torch.autograd._unsafe_preserve_version_counter(y):
+            y.mul_(2)
+        z = torch.ones(2)
+        with torch.autograd._unsafe_preserve_version_counter((y, z)):
+            y.mul_(2)
+            z.add_(1)
+        rec(y._version, z._version, y)
+        with torch.autograd.grad_mode.no_grad():
+            rec(torch.is_grad_enabled())
+
+    check(scenario)

@@ -24,7 +24,8 @@ from compat._core.grad_mode import (
     no_grad,
     set_grad_enabled,
 )
-from compat.torch.autograd import anomaly_mode, function, graph
+from compat.torch.autograd import anomaly_mode, function, grad_mode, graph
+from compat.torch.autograd.grad_mode import _unsafe_preserve_version_counter  # noqa: F401
 from compat.torch.autograd.gradcheck import gradcheck, gradgradcheck
 from compat.torch.autograd.variable import Variable
 
@@ -38,6 +39,7 @@ __all__ = [
     "function",
     "functional",
     "grad",
+    "grad_mode",
     "gradcheck",
     "gradgradcheck",
     "graph",

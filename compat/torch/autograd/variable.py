@@ -13,6 +13,7 @@ from typing import Any
 
 from compat._core import dtypes as _dt
 from compat._core.creation import empty
+from compat._core.engine import queue_callback
 from compat._core.tensor import Tensor
 
 __all__ = ["Variable"]
@@ -23,6 +24,15 @@ _ARGS = ("data", "requires_grad", "volatile", "_grad_fn", "name")
 class _VariableMeta(type):
     def __instancecheck__(cls, other: Any) -> bool:
         return isinstance(other, Tensor)
+
+
+class _ExecutionEngine:
+    """``Variable._execution_engine``: what PyTorch programs reach of its C++ engine."""
+
+    @staticmethod
+    def queue_callback(callback: Any) -> None:
+        """Run ``callback()`` when the backward now running finishes."""
+        queue_callback(callback)
 
 
 class Variable(metaclass=_VariableMeta):
@@ -56,3 +66,5 @@ class Variable(metaclass=_VariableMeta):
                 )
             var._requires_grad = True
         return var
+
+    _execution_engine = _ExecutionEngine()
