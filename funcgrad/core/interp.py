@@ -196,12 +196,6 @@ class Tracer:
 
     __hash__ = object.__hash__
 
-    def __copy__(self) -> Tracer:  # values are immutable: a copy is the value itself
-        return self
-
-    def __deepcopy__(self, memo: dict) -> Tracer:
-        return self
-
 
 class Builder:
     """The tracing interpreter: records equations into a program under construction."""
