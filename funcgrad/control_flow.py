@@ -225,9 +225,12 @@ def cond(pred: Any, true_fun: Callable, false_fun: Callable, *operands: Any) -> 
         Array(2., dtype=float32)
     """
     if not (callable(true_fun) and callable(false_fun)):
-        raise TypeError("cond: true_fun and false_fun arguments should be callable.")
+        raise TypeError("lax.cond: true_fun and false_fun arguments should be callable.")
     if pred is None:
         raise TypeError(f"cond predicate is None{where(user_frame())}")
+    if isinstance(pred, (Sequence, str)) or np.ndim(pred) != 0:
+        what = f"type {type(pred)}" if isinstance(pred, Sequence) else f"shape {np.shape(pred)}."
+        raise TypeError(f"Pred must be a scalar, got {pred} of {what}{where(user_frame())}")
     try:
         aval = to_aval(pred)
     except TypeError:
@@ -264,7 +267,12 @@ def switch(index: Any, branches: Sequence[Callable], *operands: Any) -> Any:
     if not branches:
         raise ValueError("switch: empty branch sequence")
     if not all(callable(b) for b in branches):
-        raise TypeError("switch: branches argument should be a sequence of callables.")
+        raise TypeError("lax.switch: branches argument should be a sequence of callables.")
+    if not isinstance(index, Tracer) and len(np.shape(index)) != 0:
+        raise TypeError(
+            f"Branch index must be scalar, got {index} of shape {np.shape(index)}."
+            f"{where(user_frame())}"
+        )
     try:
         to_aval(index)
     except TypeError:
@@ -541,7 +549,7 @@ def fori_loop(
     has the bounds' dtype, differentiable in forward mode only.
     """
     if not callable(body_fun):
-        raise TypeError("fori_loop: body_fun argument should be callable.")
+        raise TypeError("lax.fori_loop: body_fun argument should be callable.")
     dtype = _index_dtype(lower, upper)
     bounds: tuple[int, int] | None = None
     if not isinstance(lower, Tracer) and not isinstance(upper, Tracer):

@@ -549,3 +549,34 @@ def test_primal_function_runs_once_per_call(name):
         return out
 
     assert count("fg") == count("jax") == [1, 1]
+
+
+def test_vmap_inconsistent_sizes_message_as_jax():
+    """Each size, how many axes have it and an example argument, in JAX's words."""
+    x = np.ones((10, 4), np.float32)
+    u = np.ones((10, 2), np.float32)
+    calls = [
+        lambda lib, m: lib.vmap(lambda a, b: m.sum(a) + m.sum(b), in_axes=(0, 1))(x, u),
+        lambda lib, m: lib.vmap(lambda x, y, z: None, in_axes=(0, 1, 0))(x, u, x),
+        lambda lib, m: lib.vmap(lambda a, b: None, in_axes=((0, 1), 0))((x, u), u),
+        lambda lib, m: lib.vmap(lambda x, y: x)(m.ones(1), y=m.ones(2)),
+    ]
+    for call in calls:
+        with pytest.raises(ValueError) as want:
+            call(jax, jax.numpy)
+        with pytest.raises(ValueError) as got:
+            call(fg, fnp)
+        assert str(got.value) == str(want.value)
+
+
+def test_vmap_returns_a_forwarded_unmapped_input_itself():
+    def f(lib):
+        def g(x, y):
+            return lib.lax.cond(x < 3, lambda x, y: (x * 2, y), lambda x, y: (x * 3, y), x, y)
+
+        return g
+
+    for lib, m in ((jax, jax.numpy), (fg, fnp)):
+        y = m.array(3.0)
+        _, y2 = lib.vmap(f(lib), in_axes=(0, None), out_axes=(0, None))(m.arange(3), y)
+        assert y2 is y

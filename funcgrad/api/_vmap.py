@@ -11,6 +11,7 @@ from jax import tree_util
 
 from funcgrad import batching
 from funcgrad.api._util import _check_leaf, broadcast_prefix, check_callable
+from funcgrad.api._vmap_errors import inconsistent_sizes
 from funcgrad.control_flow import scan
 from funcgrad.core import tiers
 from funcgrad.core.errors import user_frame, where
@@ -238,10 +239,7 @@ def vmap(
             dims.append(d)
             sizes.setdefault(aval.shape[d], []).append(i)
         if len(sizes) > 1:
-            desc = "; ".join(
-                f"argument leaves {idx} have size {s}" for s, idx in sorted(sizes.items())
-            )
-            raise ValueError(f"vmap got inconsistent sizes for array axes to be mapped: {desc}")
+            raise ValueError(inconsistent_sizes(fun, args, kwargs, leaves, dims))
         if sizes:
             size = next(iter(sizes))
             if axis_size is not None and axis_size != size:
@@ -293,6 +291,7 @@ def vmap(
                 bprog, ods = batching.batch_program(prog, arg_dims, size)
                 outs = tiers.run(bprog, *arg_leaves)
         oaxes = _prefix_axes(out_axes, out, "out_axes")
+        in_pos = {v: i for i, v in enumerate(prog.invars)}
         final = []
         for k, (o, d, t) in enumerate(zip(outs, ods, oaxes)):
             if t is None:
@@ -301,7 +300,9 @@ def vmap(
                         f"at vmap out_axes{_leaf_path(out, k)}, got axis spec None but output "
                         f"was batched on axis {d}{where(user_frame())}"
                     )
-                final.append(o)
+                # an input returned unchanged is that input (JAX's forwarding)
+                j = in_pos.get(prog.outvars[k]) if len(prog.outvars) == len(outs) else None
+                final.append(arg_leaves[j] if j is not None and j < len(arg_leaves) else o)
                 continue
             nd = to_aval(o).ndim + (d is None)
             if not -nd <= t < nd:
