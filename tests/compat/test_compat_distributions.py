@@ -550,3 +550,40 @@ def test_draws_are_pytorchs_for_the_same_seed(name, seed, shape, real_torch):
     for ours, theirs in zip(*out):
         assert tuple(ours.shape) == tuple(theirs.shape) and str(ours.dtype) == str(theirs.dtype)
         np.testing.assert_allclose(npv(ours), npv(theirs), rtol=1e-6, atol=1e-6)
+
+
+def test_reinforce_loop_draws_pytorchs_actions(real_torch):
+    """A REINFORCE loop as pytorch/examples' reinforcement_learning runs it: a policy's
+    ``Categorical(probs).sample()`` picks the same actions, so losses and weights agree."""
+    rng = np.random.default_rng(5)
+    w0 = rng.normal(size=(3, 4)).astype(F) * 0.5
+    states = rng.normal(size=(12, 4)).astype(F)
+    runs = []
+    for lib in (ctorch, real_torch):
+        lib.manual_seed(543)
+        policy = lib.nn.Linear(4, 3)
+        with lib.no_grad():
+            policy.weight.copy_(lib.tensor(w0))
+            policy.bias.zero_()
+        opt = lib.optim.Adam(policy.parameters(), lr=1e-2)
+        actions, losses = [], []
+        for episode in range(3):
+            log_probs, rewards = [], []
+            for s in states:
+                probs = lib.nn.functional.softmax(policy(lib.tensor(s)), dim=-1)
+                m = lib.distributions.Categorical(probs)
+                a = m.sample()
+                actions.append(int(a))
+                log_probs.append(m.log_prob(a))
+                rewards.append(1.0 if int(a) == episode % 3 else 0.0)
+            ret = lib.tensor(rewards)
+            ret = (ret - ret.mean()) / (ret.std() + 1e-6)
+            loss = -(lib.stack(log_probs) * ret).sum()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            losses.append(loss.item())
+        runs.append((actions, losses, npv(policy.weight)))
+    assert runs[0][0] == runs[1][0]
+    np.testing.assert_allclose(runs[0][1], runs[1][1], rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(runs[0][2], runs[1][2], rtol=1e-5, atol=1e-6)
