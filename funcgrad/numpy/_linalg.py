@@ -212,7 +212,11 @@ def _tensordot(name: str, a: Any, b: Any, axes: Any, preferred_element_type: Any
     if isinstance(axes, (int, np.integer)):
         k = index(axes, "axes", name)
         if not 0 <= k <= min(na, nb):
-            raise TypeError(f"{name}: axes={k} does not fit operands {fmt(a, b)}{here()}")
+            raise TypeError(
+                f"Number of tensordot axes (axes {k}) exceeds input ranks ({aval(a).shape} "
+                f"and {aval(b).shape}) "
+                f"({name}: operands {fmt(a, b)}){here()}"
+            )
         ax_a, ax_b = tuple(range(na - k, na)), tuple(range(k))
     else:
         try:
@@ -459,8 +463,8 @@ def trace(a: ArrayLike, offset: int = 0, axis1: int = 0, axis2: int = 1, dtype: 
     if nd >= 2 and normalize_axis(axis1, nd, "trace") == normalize_axis(axis2, nd, "trace"):
         # a ValueError here, as jnp.trace (jnp.diagonal's is a TypeError)
         raise ValueError(
-            f"trace: axis1 and axis2 cannot be the same, got {axis1} and {axis2} for "
-            f"{fmt(a)}{here()}"
+            f"axis1 and axis2 can not be same. axis1={axis1} and axis2={axis2} (trace of "
+            f"{fmt(a)}){here()}"
         )
     return _sum(diagonal(a, offset, axis1, axis2), axis=-1, dtype=dtype)
 

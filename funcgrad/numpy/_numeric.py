@@ -193,10 +193,8 @@ def interp(
     """Piecewise-linear interpolation of the points ``(xp, fp)`` (``xp`` increasing) at
     ``x``; ``left``/``right`` (or ``"extrapolate"``) outside, ``period`` for angles."""
 
-    if _info.ndim(xp) != 1 or _info.ndim(fp) != 1:
-        raise ValueError("xp and fp must be one-dimensional")
-    if _info.shape(xp)[0] != _info.shape(fp)[0]:
-        raise ValueError("xp and fp must be the same length")
+    if _info.ndim(xp) != 1 or _info.ndim(fp) != 1 or _info.shape(xp)[0] != _info.shape(fp)[0]:
+        raise ValueError("xp and fp must be one-dimensional arrays of equal size")
     if _info.shape(xp)[0] == 0:
         raise ValueError("xp and fp must be non-empty")
     x, xp, fp = _inexact("interp", x, xp, fp)

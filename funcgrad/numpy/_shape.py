@@ -35,6 +35,7 @@ from funcgrad.numpy._core import (
     user_dtype,
 )
 from funcgrad.numpy._core import broadcast_shapes as _bshapes
+from funcgrad.numpy._pad_modes import pad_linear_ramp, pad_stat
 from funcgrad.numpy._ufuncs import remainder, subtract, where
 from funcgrad.primitives import elementwise as ew
 from funcgrad.primitives import indexing as ix
@@ -434,6 +435,11 @@ def rot90(m: ArrayLike, k: int = 1, axes: tuple[int, int] = (0, 1)) -> Any:
     """Rotate by 90 degrees ``k`` times in the plane of ``axes``."""
     a = as_array(m, "rot90")
     nd = aval(a).ndim
+    if nd < 2:
+        raise ValueError(
+            "rot90 requires its first argument to have ndim at least two, but got first "
+            f"argument of shape {aval(a).shape}, which has ndim {nd}{here()}"
+        )
     ax = normalize_axes(axes, nd, "rot90")
     if len(ax) != 2:
         raise ValueError(f"rot90: axes must be two different axes, got {axes!r}{here()}")
@@ -483,6 +489,20 @@ def _pad_index(mode: str, n: int, lo: int, hi: int) -> np.ndarray:
     return j.astype(np.int32)
 
 
+#: the keyword arguments each ``pad`` mode takes (as NumPy's)
+_PAD_OPTIONS: dict[str, set[str]] = {
+    "edge": set(),
+    "wrap": set(),
+    "linear_ramp": {"end_values"},
+    "maximum": {"stat_length"},
+    "mean": {"stat_length"},
+    "median": {"stat_length"},
+    "minimum": {"stat_length"},
+    "reflect": {"reflect_type"},
+    "symmetric": {"reflect_type"},
+}
+
+
 def pad(array: ArrayLike, pad_width: Any, mode: str = "constant", **kwargs: Any) -> Any:
     """Pad an array. Modes ``constant`` (``constant_values``), ``empty`` (zeros, as
     JAX), ``edge``, ``wrap``, ``reflect`` and ``symmetric``."""
@@ -500,8 +520,8 @@ def pad(array: ArrayLike, pad_width: Any, mode: str = "constant", **kwargs: Any)
     if mode == "constant":
         cv = kwargs.pop("constant_values", 0)
         if kwargs:
-            raise TypeError(
-                f"pad: unexpected arguments {sorted(kwargs)} for mode='constant'{here()}"
+            raise ValueError(
+                f"unsupported keyword arguments for mode 'constant': {set(kwargs)}{here()}"
             )
         if isinstance(cv, Tracer) or (hasattr(cv, "shape") and not isinstance(cv, np.ndarray)):
             vals = convert(prep(cv, "pad"), av.dtype)
@@ -520,8 +540,19 @@ def pad(array: ArrayLike, pad_width: Any, mode: str = "constant", **kwargs: Any)
                     v = np.asarray(cvs[d, side]).astype(av.dtype)
                     a = sh.pad(a, convert(v, av.dtype, av.weak_type), cfg)
         return out(a)
+    allowed = _PAD_OPTIONS.get(mode) if isinstance(mode, str) else None
+    if allowed is not None and set(kwargs) - allowed:
+        raise ValueError(
+            f"unsupported keyword arguments for mode '{mode}': {set(kwargs) - allowed}{here()}"
+        )
+    if mode in ("maximum", "minimum", "mean", "median"):
+        return out(pad_stat(a, widths, mode, kwargs.get("stat_length")))
+    if mode == "linear_ramp":
+        return out(pad_linear_ramp(a, widths, kwargs.get("end_values", 0)))
     if mode not in ("edge", "wrap", "reflect", "symmetric"):
         raise unsupported(f"pad with mode={mode!r}")
+    if mode in ("reflect", "symmetric") and kwargs.get("reflect_type", "even") == "even":
+        kwargs.pop("reflect_type", None)
     if kwargs:
         raise unsupported(f"pad mode={mode!r} with options {sorted(kwargs)}")
     for d, (lo, hi) in enumerate(widths):

@@ -121,7 +121,11 @@ def test_axis_errors(f, args, patterns) -> None:
         (lambda a: fnp.reshape(a, (4, 2)), (M23,), ["reshape", r"f32\[2,3\]", r"\(4, 2\)"]),
         (lambda a: fnp.reshape(a, (-1, -1)), (M23,), ["reshape", "one unknown"]),
         (lambda a: fnp.reshape(a, (5, -1)), (M23,), ["reshape", r"\(5, -1\)"]),
-        (lambda a, b: fnp.matmul(a, b), (M23, M23), ["matmul", r"f32\[2,3\]", "3 != 2"]),
+        (
+            lambda a, b: fnp.matmul(a, b),
+            (M23, M23),
+            ["matmul", r"f32\[2,3\]", r"\(3,\) and \(2,\)"],
+        ),
         (lambda a, b: fnp.dot(a, b), (M23, F4), ["dot|matmul", r"f32\[4\]"]),
         (lambda a, b: fnp.tensordot(a, b, axes=([1], [0])), (M23, F4), ["tensordot", r"f32\[4\]"]),
         (
@@ -203,7 +207,7 @@ def test_traced_values_where_static_ones_are_needed() -> None:
 @pytest.mark.parametrize(
     "f,feature",
     [
-        (lambda a: fnp.pad(a, 1, mode="median"), "median"),
+        (lambda a: fnp.pad(a, 1, mode=lambda v, w, i, kw: v), "pad with mode"),
         (lambda a: fnp.reshape(a, (3,), order="A"), "order='A'"),
         (lambda a: fnp.sum(a, out=a), "out="),
         (lambda a: fnp.einsum(a, [0], [0]), "sublist"),

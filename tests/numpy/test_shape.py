@@ -24,6 +24,7 @@ from fnp_testutil import (
 from hypothesis import given
 from hypothesis import strategies as st
 
+import funcgrad as fg
 import funcgrad.numpy as fnp
 
 X = rand(np.random.default_rng(0), (2, 3, 4), F32)
@@ -393,3 +394,65 @@ def test_weak_pairs_table() -> None:
             y,
             what=f"stack({k1},{k2})",
         )
+
+
+@pytest.mark.parametrize("mode", ["maximum", "minimum", "mean", "median", "linear_ramp"])
+@pytest.mark.parametrize("dtype", [np.float32, np.int32])
+def test_pad_statistic_and_ramp_modes(mode, dtype) -> None:
+    """pad's statistic modes (with stat_length) and linear_ramp (with end_values), against
+    NumPy (jnp agrees except for some rounded integer ramps, where it differs from NumPy)
+    and jnp's dtypes, eagerly and under jit."""
+    import jax.numpy as jnp
+
+    rng = np.random.default_rng(0)
+    for shape in [(5,), (3, 4)]:
+        x = (rng.normal(size=shape) * 5).astype(dtype)
+        opts = (
+            [{}, {"stat_length": 2}, {"stat_length": ((1, 2),) * len(shape)}]
+            if mode != "linear_ramp"
+            else [{}, {"end_values": 4}, {"end_values": ((1, -2),) * len(shape)}]
+        )
+        for pw in [1, ((1, 2),) * len(shape), 3]:
+            for kw in opts:
+                want = np.pad(x, pw, mode, **kw)
+                for got in (
+                    fnp.pad(x, pw, mode, **kw),
+                    fg.jit(lambda a: fnp.pad(a, pw, mode, **kw))(x),
+                ):
+                    assert got.dtype == jnp.pad(x, pw, mode, **kw).dtype
+                    np.testing.assert_allclose(np.asarray(got), want, rtol=1e-6, atol=1e-5)
+
+
+def test_pad_rejects_other_modes_options_as_jax() -> None:
+    import jax.numpy as jnp
+
+    arr = np.array([1, 2, 3])
+    for mode, kw in [("constant", {"end_values": 0}), ("edge", {"stat_length": None}),
+                     ("maximum", {"reflect_type": "even"}), ("linear_ramp", {"constant_values": 0}),
+                     ("wrap", {"end_values": 0}), ("reflect", {"stat_length": None})]:  # fmt: skip
+        for m in (jnp, fnp):
+            with pytest.raises(
+                ValueError, match=f"unsupported keyword arguments for mode '{mode}'"
+            ):
+                m.pad(arr, 1, mode, **kw)
+    np.testing.assert_array_equal(fnp.pad(arr, 1, "reflect", reflect_type="even"),
+                                  jnp.pad(arr, 1, "reflect", reflect_type="even"))  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda m: m.tensordot(np.ones((3, 2, 2)), np.ones(2), 2),
+        lambda m: m.trace(np.ones((2, 3, 2), np.int32), axis1=1, axis2=-2),
+        lambda m: m.interp(0.0, m.arange(2.0), m.arange(3.0)),
+        lambda m: m.rot90(m.ones(3)),
+    ],
+)
+def test_shape_errors_in_jax_words(call) -> None:
+    import jax.numpy as jnp
+
+    with pytest.raises(Exception) as want:
+        call(jnp)
+    with pytest.raises(type(want.value)) as got:
+        call(fnp)
+    assert str(got.value).startswith(str(want.value).split("\n")[0]), (got.value, want.value)
