@@ -26,21 +26,6 @@ from compat._core.mutation import check_inplace
 from compat._core.shape_ops import _reshape_f, _transpose_f
 from compat._core.tensor import Tensor, _new_tensor, _wrap_dim, apply
 
-_CXX_NAMES = {
-    "float32": "float",
-    "float64": "double",
-    "float16": "c10::Half",
-    "bfloat16": "c10::BFloat16",
-    "int64": "long int",
-    "int32": "int",
-    "int16": "short int",
-    "int8": "signed char",
-    "uint8": "unsigned char",
-    "bool": "bool",
-    "complex64": "c10::complex<float>",
-    "complex128": "c10::complex<double>",
-}
-
 
 def _holder(self: Tensor) -> Tensor:
     """The hidden tensor holding ``self``'s storage and node, ``self`` being a root."""
@@ -275,7 +260,7 @@ def set_(
 
 
 def _cxx(npd: np.dtype) -> str:
-    return _CXX_NAMES.get(npd.name, npd.name)
+    return _tc._TYPE_META.get(npd.name, npd.name)
 
 
 def _sizes(args: tuple) -> tuple:
