@@ -465,3 +465,24 @@ def test_schedulers_drive_new_optimizers_like_torch(name, kw, sched, skw, real_t
     for a, b in zip(results[0][0], results[1][0]):
         _assert_close(a, b, "param")
     _assert_same_state(results[0][1], results[1][1])
+
+
+@pytest.mark.parametrize("name, kw", [("NAdam", {}), ("ASGD", {"lr": 0.1, "t0": 1})])
+def test_scalar_state_follows_the_default_dtype(name, kw, real_torch):
+    """With float64 the default dtype, PyTorch keeps NAdam's ``mu_product`` and ASGD's
+    ``eta``/``mu`` in float64 tensors: float64 parameters then match to float64 rounding
+    (rounded to float32, they were 2.5e-11 apart after five steps)."""
+    out = []
+    for lib in (ctorch, real_torch):
+        lib.set_default_dtype(lib.float64)
+        try:
+            p = lib.nn.Parameter(lib.tensor(np.linspace(-1.0, 1.0, 7)))
+            opt = getattr(lib.optim, name)([p], **kw)
+            for _ in range(5):
+                opt.zero_grad()
+                (p**4).sum().backward()
+                opt.step()
+        finally:
+            lib.set_default_dtype(lib.float32)
+        out.append(npv(p))
+    np.testing.assert_allclose(out[0], out[1], rtol=1e-14, atol=1e-15)

@@ -32,6 +32,12 @@ def f32(x: float) -> float:
     return float(np.float32(x))
 
 
+def scalar_state(x: float) -> float:
+    """``x`` in the dtype of PyTorch's scalar optimizer state: float32, or float64 where
+    the default dtype is float64 (``torch.optim.optimizer._get_scalar_dtype``)."""
+    return float(x) if torch.get_default_dtype() == torch.float64 else f32(x)
+
+
 def check_lr(lr: Any) -> None:
     """PyTorch's learning-rate checks: a Tensor must have one element, the value be >= 0."""
     if isinstance(lr, torch.Tensor) and lr.numel() != 1:

@@ -6,7 +6,12 @@ from typing import Any
 
 import compat.torch as torch
 from compat.torch.optim import _rules
-from compat.torch.optim._elementwise import ElementwiseOptimizer, check_flags, check_lr, f32
+from compat.torch.optim._elementwise import (
+    ElementwiseOptimizer,
+    check_flags,
+    check_lr,
+    scalar_state,
+)
 
 __all__ = ["ASGD"]
 
@@ -79,7 +84,7 @@ class ASGD(ElementwiseOptimizer):
 
     def _init_state(self, group: dict[str, Any], p: Any, state: dict[str, Any]) -> None:
         state["step"] = 0.0
-        state["eta"] = f32(float(group["lr"]))
+        state["eta"] = scalar_state(float(group["lr"]))
         state["mu"] = 1.0
         state["ax"] = torch.zeros_like(p)
 
@@ -96,6 +101,6 @@ class ASGD(ElementwiseOptimizer):
             mu=mu,
             average=1.0 if mu != 1 else 0.0,
         )
-        state["eta"] = f32(lr / ((1 + lambd * lr * step) ** group["alpha"]))
-        state["mu"] = f32(1 / max(1, step - group["t0"]))
+        state["eta"] = scalar_state(lr / ((1 + lambd * lr * step) ** group["alpha"]))
+        state["mu"] = scalar_state(1 / max(1, step - group["t0"]))
         return scalars

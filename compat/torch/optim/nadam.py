@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from compat.torch.optim import _rules
-from compat.torch.optim._elementwise import ElementwiseOptimizer, check_flags, f32
+from compat.torch.optim._elementwise import ElementwiseOptimizer, check_flags, scalar_state
 from compat.torch.optim.adamax import check_betas, moment_config, moment_state
 
 __all__ = ["MomentOptimizer", "NAdam"]
@@ -101,8 +101,9 @@ class NAdam(MomentOptimizer):
         decay_rate = float(group["momentum_decay"])
         mu = beta1 * (1.0 - 0.5 * (0.96 ** (step * decay_rate)))
         mu_next = beta1 * (1.0 - 0.5 * (0.96 ** ((step + 1) * decay_rate)))
-        # PyTorch keeps mu_product in a float32 tensor: the product is rounded each step.
-        mu_product = f32(f32(state["mu_product"]) * f32(mu))
+        # PyTorch keeps mu_product in a scalar-state tensor (float32 unless the default
+        # dtype is float64): the product is rounded each step.
+        mu_product = scalar_state(scalar_state(state["mu_product"]) * scalar_state(mu))
         state["mu_product"] = mu_product
         _, w, w_c = _rules.lerp_weights(1.0 - beta1)
         return _rules.NAdamScalars(
