@@ -41,6 +41,8 @@ def delete(
     ax = normalize_axis(axis, aval(a).ndim, "delete")
     n = aval(a).shape[ax]
     idx = _obj_indices("delete", obj, n)
+    if idx.dtype == np.bool_ and idx.shape == (n,):  # a mask: delete where it is True
+        idx = np.flatnonzero(idx)
     if idx.dtype.kind not in "iu" and idx.size:
         raise ValueError(f"np.delete(): index must be an integer or slice, got {idx.dtype}")
     idx = np.where(idx < 0, idx + n, idx).astype(np.int64)

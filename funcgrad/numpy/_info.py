@@ -76,7 +76,8 @@ def size(a: Any, axis: int | None = None) -> int:
     s = shape(a)
     if axis is None:
         return int(_np.prod(s, dtype=_np.int64))
-    return s[axis]
+    axes = (axis,) if isinstance(axis, int) else tuple(axis)
+    return int(_np.prod([s[i] for i in axes], dtype=_np.int64))
 
 
 def isscalar(element: Any) -> bool:

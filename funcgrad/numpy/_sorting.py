@@ -22,6 +22,7 @@ from funcgrad.numpy._core import (
     out,
     promote,
     unsupported,
+    user_dtype,
 )
 from funcgrad.numpy._core import out as _out
 from funcgrad.numpy._reductions import any as _any
@@ -70,13 +71,17 @@ def argsort(
     order: Any = None,
     stable: bool = True,
     descending: bool = False,
+    dtype: Any = None,
 ) -> Any:
-    """Indices that sort ``a`` along ``axis`` (stable: ties keep their order)."""
+    """Indices that sort ``a`` along ``axis`` (stable: ties keep their order), of the
+    default integer dtype or ``dtype``."""
     if order is not None:
         raise unsupported("argsort with order= (structured arrays)")
     a, ax = _prepare("argsort", a, axis)
     av = aval(a)
-    idx_dt = dtypes.default_dtype(1)
+    idx_dt = dtypes.default_dtype(1) if dtype is None else user_dtype(dtype, "argsort")
+    if not dtypes.is_integer(idx_dt):
+        raise ValueError(f"argsort: dtype must be an integer dtype, got {idx_dt}{here()}")
     n = av.shape[ax]
     if descending:
         a = sh.rev(a, (ax,))

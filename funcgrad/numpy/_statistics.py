@@ -558,7 +558,9 @@ def histogramdd(
     flat = _creation.zeros((n,), dtypes.default_dtype(1))
     inside = _creation.ones((n,), bool)
     for i, e in enumerate(edges):
-        v = sample[:, i]
+        # the values in the edges' dtype (NumPy's comparison; explicit, so JAX's strict
+        # promotion mode does not reject funcgrad's own arithmetic)
+        v = _creation.asarray(sample[:, i], aval(e).dtype)
         j = searchsorted(e, v, side="right") - 1
         j = _ufuncs.where(_ufuncs.equal(v, e[-1]), sizes[i] - 1, j)
         inside = _ufuncs.logical_and(inside, _ufuncs.logical_and(v >= e[0], v <= e[-1]))

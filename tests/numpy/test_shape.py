@@ -456,3 +456,19 @@ def test_shape_errors_in_jax_words(call) -> None:
     with pytest.raises(type(want.value)) as got:
         call(fnp)
     assert str(got.value).startswith(str(want.value).split("\n")[0]), (got.value, want.value)
+
+
+def test_argsort_dtype_size_over_axes_and_delete_with_a_mask() -> None:
+    x = np.random.default_rng(0).normal(size=10).astype(np.float32)
+    for dt in (np.int16, np.uint32):
+        got, want = fnp.argsort(x, dtype=dt), jnp.argsort(x, dtype=dt)
+        assert got.dtype == want.dtype
+        np.testing.assert_array_equal(got, want)
+        assert fg.jit(lambda v: fnp.argsort(v, dtype=dt))(x).dtype == want.dtype
+    y = np.ones((2, 3, 4))
+    for axis in (None, 1, (0, 2), (-1,)):
+        assert fnp.size(y, axis) == jnp.size(y, axis)
+    mask = np.array([True, False, True, False, False])
+    np.testing.assert_array_equal(fnp.delete(np.arange(5), mask), jnp.delete(np.arange(5), mask))
+    m2 = np.arange(10).reshape(2, 5)
+    np.testing.assert_array_equal(fnp.delete(m2, mask, axis=1), jnp.delete(m2, mask, axis=1))

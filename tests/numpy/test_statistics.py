@@ -119,3 +119,24 @@ def test_vmap_and_jit():
     np.testing.assert_allclose(got, jnp.histogram(X, bins=4)[0])
     got = fg.vmap(lambda r: fnp.nanmedian(r))(XN)
     np.testing.assert_allclose(got, jo.vmap(lambda r: jnp.nanmedian(r))(XN))
+
+
+def test_histograms_of_integers_under_strict_promotion() -> None:
+    """funcgrad's own arithmetic makes its conversions explicit: JAX's strict promotion
+    mode (which JAX's test case class turns on) does not reject a histogram of ints."""
+    import jax
+    import jax.numpy as jnp
+
+    x = np.arange(10).astype(np.int16)
+    y = (np.arange(10) % 3).astype(np.int16)
+    want2, wantd = jnp.histogram2d(x, y), jnp.histogramdd(np.stack([x, y], 1))
+    old = jax.config.jax_numpy_dtype_promotion
+    jax.config.update("jax_numpy_dtype_promotion", "strict")
+    try:
+        got2, gotd = fnp.histogram2d(x, y), fnp.histogramdd(np.stack([x, y], 1))
+    finally:
+        jax.config.update("jax_numpy_dtype_promotion", old)
+    for g, w in ((got2, want2), (gotd, wantd)):
+        np.testing.assert_allclose(g[0], w[0])
+        for ge, we in zip(g[1], w[1]):
+            np.testing.assert_allclose(ge, we, rtol=1e-6)
