@@ -564,7 +564,7 @@ def histogramdd(
         j = searchsorted(e, v, side="right") - 1
         j = _ufuncs.where(_ufuncs.equal(v, e[-1]), sizes[i] - 1, j)
         inside = _ufuncs.logical_and(inside, _ufuncs.logical_and(v >= e[0], v <= e[-1]))
-        flat = flat * sizes[i] + j
+        flat = flat * sizes[i] + _creation.asarray(j, aval(flat).dtype)
     total = int(np.prod(sizes))
     flat = _ufuncs.where(inside, flat, total)
     w = _creation.ones((n,), dtypes.default_dtype(1)) if weights is None else _shape.ravel(weights)
