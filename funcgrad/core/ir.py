@@ -265,17 +265,13 @@ class Program:
         for v in (*self.constvars, *self.invars):
             names[v] = len(names)
         eqn_keys = []
-        for e in self.eqns:
-            ins = tuple(atom(a) for a in e.inputs)
-            for v in e.outvars:
+        for e in self.eqns:  # (atom() inlined: this loop runs for every new program)
+            ins = tuple([literal_key(a) if type(a) is Literal else names[a] for a in e.inputs])
+            outs = e.outvars
+            for v in outs:
                 names[v] = len(names)
             eqn_keys.append(
-                (
-                    e.prim.name,
-                    ins,
-                    tuple(v.aval for v in e.outvars),
-                    _hashable_param(e.params),
-                )
+                (e.prim.name, ins, tuple([v.aval for v in outs]), _hashable_param(e.params))
             )
         k = (
             tuple(v.aval for v in self.constvars),
