@@ -91,7 +91,7 @@ def test_leaked_tracer_error():
         return x + 1
 
     f(np.ones(2))
-    with pytest.raises(fg.LeakedTracerError, match="escaped"):
+    with pytest.raises(fg.LeakedTracerError, match="to escape the scope"):
         fnp.sin(leaked[0])
     with pytest.raises(fg.LeakedTracerError):
         fg.jit(lambda y: y + leaked[0])(np.ones(2))
