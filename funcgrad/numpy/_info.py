@@ -73,10 +73,12 @@ def shape(a: Any) -> tuple[int, ...]:
 
 def size(a: Any, axis: int | None = None) -> int:
     """Number of elements of ``a`` (along ``axis`` if given)."""
-    s = shape(a)
+    s = tuple(_as_array(a, "size").shape)
     if axis is None:
         return int(_np.prod(s, dtype=_np.int64))
     axes = (axis,) if isinstance(axis, int) else tuple(axis)
+    if len({i % len(s) for i in axes}) != len(axes):
+        raise ValueError(f"repeated axis: {axis}")
     return int(_np.prod([s[i] for i in axes], dtype=_np.int64))
 
 

@@ -468,6 +468,9 @@ def test_argsort_dtype_size_over_axes_and_delete_with_a_mask() -> None:
     y = np.ones((2, 3, 4))
     for axis in (None, 1, (0, 2), (-1,)):
         assert fnp.size(y, axis) == jnp.size(y, axis)
+    for m in (fnp, jnp):
+        with pytest.raises(ValueError, match="repeated axis"):
+            m.size(y, (0, -3))
     mask = np.array([True, False, True, False, False])
     np.testing.assert_array_equal(fnp.delete(np.arange(5), mask), jnp.delete(np.arange(5), mask))
     m2 = np.arange(10).reshape(2, 5)
