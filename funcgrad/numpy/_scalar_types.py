@@ -41,4 +41,9 @@ class _ScalarMeta(type):
 def scalar_type(numpy_type: type) -> type:
     """A ``funcgrad.numpy`` scalar type standing for ``numpy_type``."""
     dt = np.dtype(numpy_type)
-    return _ScalarMeta(dt.name if dt != np.bool_ else "bool", (object,), {"dtype": dt})
+    doc = (
+        f"The ``{dt.name}`` scalar type: usable as a dtype, and calling it makes a "
+        f"``{dt.name}`` array (``x.astype({dt.name})``), as ``jax.numpy.{dt.name}``."
+    )
+    name = dt.name if dt != np.bool_ else "bool"
+    return _ScalarMeta(name, (object,), {"dtype": dt, "__doc__": doc})
