@@ -62,6 +62,7 @@ CONTRACT_MODULE = "funcgrad._compat_contract"
 #: need no entry.)
 LOCAL_IMPORTS_OK: dict[tuple[str, str], str] = {}
 
+
 @dataclass
 class Module:
     name: str
