@@ -265,7 +265,7 @@ def switch(index: Any, branches: Sequence[Callable], *operands: Any) -> Any:
     """
     branches = list(branches)
     if not branches:
-        raise ValueError("switch: empty branch sequence")
+        raise ValueError("Empty branch sequence")
     if not all(callable(b) for b in branches):
         raise TypeError("lax.switch: branches argument should be a sequence of callables.")
     if not isinstance(index, Tracer) and len(np.shape(index)) != 0:
@@ -438,6 +438,8 @@ def while_loop(cond_fun: Callable, body_fun: Callable, init_val: Any) -> Any:
     count known when tracing, as in JAX: ``grad`` through it raises ``ValueError``; use
     :func:`fori_loop` with Python-int bounds, or :func:`scan`.
     """
+    if not (callable(body_fun) and callable(cond_fun)):
+        raise TypeError("lax.while_loop: body_fun and cond_fun arguments should be callable.")
     return _while_loop(cond_fun, body_fun, init_val)
 
 
@@ -626,6 +628,8 @@ def scan(
     """
     if not isinstance(unroll, bool) and (not isinstance(unroll, int) or unroll < 0):
         raise ValueError("`unroll` must be a `bool` or a non-negative `int`.")
+    if not callable(f):
+        raise TypeError("lax.scan: f argument should be a callable.")
     return _scan(f, init, xs, length, reverse)
 
 

@@ -508,6 +508,9 @@ def test_loop_and_branch_argument_errors():
         lambda m: m.cond([True], lambda: 1.0, lambda: 2.0),
         lambda m: m.fori_loop(0, 1, None, 1.0),
         lambda m: m.cond(True, None, lambda: 1.0),
+        lambda m: m.while_loop(42, 42, 0),
+        lambda m: m.scan(42, 0, None, length=1),
+        lambda m: m.switch(0, [], 1.0),
         lambda m: m.while_loop(lambda c: (1.0, 1.0), lambda c: c, 0.0),
         lambda m: m.while_loop(lambda c: np.float32(1.0), lambda c: c, np.float32(0.0)),
     ):
