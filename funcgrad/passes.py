@@ -15,12 +15,25 @@ def dce(prog: Program, used_outputs: list[bool] | None = None) -> Program:
         outvars = tuple(v for v, u in zip(outvars, used_outputs) if u)
     live: set[Var] = {v for v in outvars if isinstance(v, Var)}
     kept: list[Eqn] = []
+    pruned = False
     for e in reversed(prog.eqns):
         if any(v in live for v in e.outvars) or has_effects(e):
+            used = [v in live for v in e.outvars]
+            if e.prim.prune_outputs is not None and not all(used) and not has_effects(e):
+                # a call-like equation with outputs nobody reads: its sub-programs lose
+                # them too (and whatever only they needed)
+                e = Eqn(
+                    e.prim,
+                    e.inputs,
+                    tuple(v for v, u in zip(e.outvars, used) if u),
+                    e.prim.prune_outputs(used, **e.params),
+                    e.source,
+                )
+                pruned = True
             kept.append(e)
             live.update(a for a in e.inputs if isinstance(a, Var))
     kept.reverse()
-    if len(kept) == len(prog.eqns) and outvars is prog.outvars:
+    if len(kept) == len(prog.eqns) and outvars is prog.outvars and not pruned:
         return prog
     return prog.replace(eqns=tuple(kept), outvars=outvars)
 

@@ -101,3 +101,28 @@ def test_names_match_jax():
 def test_bad_policy():
     with pytest.raises(TypeError, match="policy must be callable"):
         fg.checkpoint(F, policy="dots")
+
+
+def test_linearized_checkpoint_of_cond_recomputes_only_the_tangent():
+    """linearize(checkpoint(f)) with a cond inside: the linear function keeps only what the
+    tangent needs (cos, not sin), as JAX's (DCE prunes unused outputs of call-like
+    equations: a checkpoint's program, a cond's branches), with JAX's values."""
+    import jax
+    import jax.numpy as jnp
+
+    import funcgrad.numpy as fnp
+
+    def f(lib, m):
+        branch = lambda c: (m.sin(c), m.sin(c))
+        return lambda x: lib.lax.cond(x > 0.0, branch, branch, x)
+
+    ours = fg.linearize(fg.checkpoint(f(fg, fnp)), 4.0)
+    theirs = jax.linearize(jax.checkpoint(f(jax, jnp)), 4.0)
+    text = str(fg.make_jaxpr(ours[1])(1.0))
+    jtext = str(jax.make_jaxpr(theirs[1])(1.0))
+    assert " sin " not in text and " sin " not in jtext
+    assert " cos " in text and " cos " in jtext
+    for a, b in zip(ours[1](1.5), theirs[1](1.5)):
+        np.testing.assert_allclose(a, b, rtol=1e-6)
+    for a, b in zip(ours[0], theirs[0]):
+        np.testing.assert_allclose(a, b, rtol=1e-6)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from funcgrad import ad
+from funcgrad import ad, passes
 from funcgrad.api._util import (
     TreeFunction,
     _check_leaf,
@@ -192,7 +192,13 @@ def linearize(fun: Callable, *primals: Any, has_aux: bool = False) -> tuple:
     known_tangents = known[n_out:]
     out_avals = [v.aval for v in prog.outvars]
     in_avals, in_tree = list(prog.in_avals), tree_flatten(primals)[1]
-    lin, lin_consts = close(lin)
+    # the linear program computes the tangent outputs only (a call-like equation staged
+    # whole loses its primal outputs, and what only they needed: a checkpoint of cond
+    # recomputes cos for the tangent, not sin)
+    needed = [i in set(tangent_slots) for i in range(len(lin.outvars))]
+    new_pos = {old: k for k, old in enumerate(i for i, n in enumerate(needed) if n)}
+    tangent_slots = [None if t is None else new_pos[t] for t in tangent_slots]
+    lin, lin_consts = close(passes.dce(lin, used_outputs=needed))
     n_consts = len(lin_consts)
 
     def jvp_fn(saved: list, *tangents: Any) -> Any:

@@ -78,6 +78,9 @@ class Primitive:
         self.host: Callable[..., Any] | None = None
         #: the host rule wants its array operands cast to one dtype (lax's binary ops)
         self.host_join = False
+        #: optional, for equations holding sub-programs: ``prune_outputs(used, **params)``
+        #: gives the params of the same equation with only the ``used`` outputs (DCE)
+        self.prune_outputs: Callable[..., dict[str, Any]] | None = None
         #: callable(rng) -> list of test Examples, used by the registry tests
         self.examples: Callable[..., list] | None = None
         if register:

@@ -214,6 +214,13 @@ def _checkpoint_abstract_eval(*avals: Aval, program: Program, policy: Any = None
     return _check_call_avals("checkpoint", avals, program)
 
 
+def _checkpoint_prune(used: list[bool], *, program: Program, policy: Any = None) -> dict:
+    return {"program": passes.dce(program, used), "policy": policy}
+
+
+checkpoint_p.prune_outputs = _checkpoint_prune
+
+
 @checkpoint_p.def_lower
 def _checkpoint_lower(*vals: Any, program: Program, policy: Any = None) -> list:
     return lower_program(program)(*vals)

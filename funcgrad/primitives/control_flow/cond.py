@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 from jax import lax
 
-from funcgrad import ad, batching
+from funcgrad import ad, batching, passes
 from funcgrad.core import dtypes, tiers
 from funcgrad.core.interp import bind, eval_program, to_aval
 from funcgrad.core.ir import Aval, Program
@@ -63,6 +63,13 @@ def _cond_abstract_eval(index: Aval, *ops: Aval, branches: tuple[Program, ...]) 
                     f"{_desc(a)} in branch 0 and {_desc(o)} in branch {i}"
                 )
     return [a.strip_weak() for a in out0]
+
+
+def _cond_prune(used: list[bool], *, branches: tuple[Program, ...]) -> dict:
+    return {"branches": tuple(passes.dce(b, used) for b in branches)}
+
+
+cond_p.prune_outputs = _cond_prune
 
 
 @cond_p.def_lower
