@@ -562,3 +562,15 @@ def test_conv_transpose_errors():
         flax.conv_transpose(np.ones((1, 3, 3, 1)), np.ones((3, 3, 1)), (1, 1), "SAME")
     with pytest.raises(ValueError, match="conv_transpose: padding"):
         flax.conv_transpose(LHS, RHS, (2, 1), ["FULL", "SAME"], use_consistent_padding=True)
+
+
+def test_vmap_of_select_with_a_python_bool_predicate():
+    """An unmapped Python-bool predicate reaches select_n's host rule as a Python bool."""
+    import jax
+
+    for pred, axes in ((True, (None, 0, None)), (np.array([False, True]), (0, 0, None))):
+        args = (pred, np.array([0, 1], np.float32), np.array(3, np.float32))
+        got = fg.vmap(fg.lax.select, axes)(*args)
+        want = jax.vmap(jax.lax.select, axes)(*args)
+        np.testing.assert_array_equal(got, want)
+        assert got.dtype == want.dtype

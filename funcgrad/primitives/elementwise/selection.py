@@ -56,6 +56,7 @@ def _select_n_host(which: Any, *cases: Any) -> Any:
     """(host tier) ``cases[which]`` elementwise; the plan casts the cases to one dtype."""
     if len(cases) == 1:
         return cases[0]
+    which = np.asarray(which)  # (a Python bool or int predicate, e.g. a weak literal)
     if which.dtype == np.bool_:
         return np.where(which, cases[1], cases[0])
     return np.choose(which, np.broadcast_arrays(*cases))
