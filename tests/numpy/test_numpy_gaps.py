@@ -216,7 +216,7 @@ def test_errors():
         fnp.convolve(X, v3)
     with pytest.raises(ValueError, match="mode"):
         fnp.convolve(a5, v3, mode="middle")
-    with pytest.raises(ValueError, match="same length"):
+    with pytest.raises(ValueError, match="equal size"):
         fnp.interp(1.0, XP, FP[:2])
     with pytest.raises(TypeError, match="integer"):
         fnp.bincount(a5)
