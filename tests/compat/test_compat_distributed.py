@@ -492,7 +492,8 @@ SPAWNED = textwrap.dedent(
         dist.all_reduce(t)
         if fail and i == 1:
             raise ValueError(f"rank {i} saw {t.item()}")
-        print("SUM", i, t.item(), flush=True)
+        sys.stdout.write(f"SUM {i} {t.item()}\n")  # one write: both workers share the pipe
+        sys.stdout.flush()
 
     if __name__ == "__main__":
         mp.spawn(work, args=(int(sys.argv[1]), False), nprocs=2)
