@@ -492,7 +492,7 @@ SPAWNED = textwrap.dedent(
         dist.all_reduce(t)
         if fail and i == 1:
             raise ValueError(f"rank {i} saw {t.item()}")
-        sys.stdout.write(f"SUM {i} {t.item()}\n")  # one write: both workers share the pipe
+        sys.stdout.write(f"SUM {i} {t.item()}\\n")  # one write: both workers share the pipe
         sys.stdout.flush()
 
     if __name__ == "__main__":
