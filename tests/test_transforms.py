@@ -13,7 +13,7 @@ import jax.numpy as jnp
 import jax_oracle as jo
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import assume, given
 from hypothesis import strategies as st
 
 import funcgrad as fg
@@ -81,6 +81,27 @@ def build(recipe, lib):
         return red(vals[-1] * vals[-1]) + red(vals[-1]) * 0.5
 
     return f
+
+
+def near_kink(recipe, pairs, tol=1e-5):
+    """Whether a ``max`` or ``where`` step of ``recipe``, evaluated (float32, with JAX) on
+    any of the operand ``pairs``, compares two values equal to within rounding: its
+    derivative there depends on which of two equal-in-exact-arithmetic values rounding
+    made larger (funcgrad's host tier and XLA round a matmul differently in the last
+    bit), so either library's answer is a valid one-sided derivative."""
+    for x, y in pairs:
+        vals = [jnp.asarray(x, jnp.float32), jnp.asarray(y, jnp.float32)]
+        for step in recipe:
+            if step[0] == "u":
+                vals.append(UNARY[step[1]][1](vals[-1]))
+                continue
+            a, b = vals[-1], vals[step[2] % len(vals)]
+            if step[1] in ("max", "where"):
+                gap = np.abs(np.asarray(a) - np.asarray(b))
+                if np.any(gap <= tol * (1.0 + np.abs(np.asarray(a)))):
+                    return True
+            vals.append(BINARY[step[1]][1](a, b))
+    return False
 
 
 arrays = st.integers(0, 2**31 - 1).map(
@@ -171,6 +192,8 @@ def test_jacobians_and_hessian_match_jax(recipe, x):
 
 @given(recipes(), arrays, arrays)
 def test_vmap_and_per_example_grads_match_jax(recipe, x, y):
+    rows = [(x[i], y[i]) for i in range(x.shape[0])]
+    assume(not near_kink(recipe, rows + [(x[:, j], y[:, 0]) for j in range(x.shape[1])]))
     f, g = build(recipe, "fg"), build(recipe, "jax")
     close(fg.vmap(f)(x, y), jo.vmap(g)(x, y))
     close(fg.vmap(f, in_axes=(1, None))(x, y[:, 0]), jo.vmap(g, in_axes=(1, None))(x, y[:, 0]))
