@@ -25,7 +25,7 @@ from funcgrad._rule_closures import (
     trace_vjp_rules,
     vjp_from_programs,
 )
-from funcgrad.api._util import fun_name
+from funcgrad.api._tracing import fun_name
 from funcgrad.core import dtypes
 from funcgrad.core.ad_util import close
 from funcgrad.core.errors import LeakedTracerError

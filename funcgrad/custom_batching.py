@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from funcgrad._rule_closures import CustomFunction
-from funcgrad.api._util import fun_name
+from funcgrad.api._tracing import fun_name
 from funcgrad.core.errors import LeakedTracerError
 from funcgrad.core.interp import bind, is_tracing
 from funcgrad.custom import forward_attr, positional_args, trace_function

@@ -35,7 +35,7 @@ from jax import tree_util
 from funcgrad import passes
 from funcgrad._aot import Lowered
 from funcgrad.api import check_callable
-from funcgrad.api._util import broadcast_prefix
+from funcgrad.api._tracing import broadcast_prefix
 from funcgrad.core import compile_cache
 from funcgrad.core.ad_util import close
 from funcgrad.core.debug_hooks import hooks

@@ -6,7 +6,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from funcgrad import ad, passes
-from funcgrad.api._util import (
+from funcgrad.api._tracing import (
     TreeFunction,
     _check_leaf,
     _complex_mismatch,

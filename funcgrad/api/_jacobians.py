@@ -10,7 +10,7 @@ import numpy as np
 
 from funcgrad.api._forward import jvp
 from funcgrad.api._reverse import vjp
-from funcgrad.api._util import (
+from funcgrad.api._tracing import (
     _argnums_tuple,
     _check_diff_dtypes,
     _check_out_dtype,

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from funcgrad.api._util import _check_leaf, _complex_mismatch
+from funcgrad.api._tracing import _check_leaf, _complex_mismatch
 from funcgrad.core import dtypes
 from funcgrad.core.ir import Aval
 from funcgrad.tree_util import register_pytree_node, tree_flatten, tree_unflatten

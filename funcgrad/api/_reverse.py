@@ -8,7 +8,7 @@ from typing import Any
 
 from funcgrad import ad
 from funcgrad.api._pullback import VJP
-from funcgrad.api._util import (
+from funcgrad.api._tracing import (
     _argnums_tuple,
     _check_diff_dtypes,
     _check_leaf,

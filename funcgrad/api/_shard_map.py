@@ -14,7 +14,7 @@ from typing import Any
 from jax import tree_util
 from jax.sharding import Mesh, PartitionSpec
 
-from funcgrad.api._util import broadcast_prefix, check_callable
+from funcgrad.api._tracing import broadcast_prefix, check_callable
 from funcgrad.core import compile_cache
 from funcgrad.core.errors import DerivedSource, user_frame, where
 from funcgrad.core.interp import Tracer, is_tracing, new_builder, to_aval

@@ -10,7 +10,7 @@ import numpy as np
 from jax import tree_util
 
 from funcgrad import batching
-from funcgrad.api._util import _check_leaf, broadcast_prefix, check_callable
+from funcgrad.api._tracing import _check_leaf, broadcast_prefix, check_callable
 from funcgrad.api._vmap_errors import inconsistent_sizes
 from funcgrad.control_flow import scan
 from funcgrad.core import tiers
