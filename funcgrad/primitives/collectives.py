@@ -165,6 +165,16 @@ def _scale(x: Any, n: int) -> Any:
 # --------------------------------------------------------------------------- psum / pmax / pmin
 
 
+def _linear_jvp(p: Primitive) -> None:
+    """``p``'s JVP: it is linear in its operand, so the tangent takes the same collective
+    (the axis tokens pass through unchanged)."""
+
+    @p.def_jvp
+    def _jvp(primals: list, tangents: list, **params: Any) -> tuple:
+        x, *toks = primals
+        return p.bind(x, *toks, **params), p.bind(tangents[0], *toks, **params)
+
+
 def _reduction(name: str, lower: Callable, reduce: Callable, unbatched: Callable) -> Primitive:
     """An all-reduce over named axes: ``x`` and one token per axis in; ``x``'s aval out."""
     p = Primitive(name, family=FAMILY)
@@ -204,12 +214,7 @@ pmax_p = _reduction("pmax", lambda x, a: lax.pmax(x, a), red.reduce_max, lambda 
 pmin_p = _reduction("pmin", lambda x, a: lax.pmin(x, a), red.reduce_min, lambda x, n: x)
 
 
-@psum_p.def_jvp
-def _psum_jvp(primals: list, tangents: list, *, axes: tuple, sizes: tuple) -> tuple:
-    x, *toks = primals
-    return psum_p.bind(x, *toks, axes=axes, sizes=sizes), psum_p.bind(
-        tangents[0], *toks, axes=axes, sizes=sizes
-    )
+_linear_jvp(psum_p)
 
 
 @psum_p.def_vjp
@@ -297,10 +302,7 @@ def _all_gather_lower(x: Any, tok: Any, *, axes: tuple, sizes: tuple, axis: int,
     return lax.all_gather(x, axes[0], axis=axis, tiled=tiled)
 
 
-@all_gather_p.def_jvp
-def _all_gather_jvp(primals: list, tangents: list, **params: Any) -> tuple:
-    x, tok = primals
-    return all_gather_p.bind(x, tok, **params), all_gather_p.bind(tangents[0], tok, **params)
+_linear_jvp(all_gather_p)
 
 
 @all_gather_p.def_vjp
@@ -371,10 +373,7 @@ def _psum_scatter_lower(x, tok, *, axes, sizes, scatter_dimension, tiled) -> Any
     return lax.psum_scatter(x, axes[0], scatter_dimension=scatter_dimension, tiled=tiled)
 
 
-@psum_scatter_p.def_jvp
-def _psum_scatter_jvp(primals: list, tangents: list, **params: Any) -> tuple:
-    x, tok = primals
-    return psum_scatter_p.bind(x, tok, **params), psum_scatter_p.bind(tangents[0], tok, **params)
+_linear_jvp(psum_scatter_p)
 
 
 @psum_scatter_p.def_vjp
@@ -438,10 +437,7 @@ def _ppermute_lower(x: Any, *toks: Any, axes: tuple, sizes: tuple, perm: tuple) 
     return lax.ppermute(x, axes if len(axes) > 1 else axes[0], perm)
 
 
-@ppermute_p.def_jvp
-def _ppermute_jvp(primals: list, tangents: list, **params: Any) -> tuple:
-    x, *toks = primals
-    return ppermute_p.bind(x, *toks, **params), ppermute_p.bind(tangents[0], *toks, **params)
+_linear_jvp(ppermute_p)
 
 
 @ppermute_p.def_vjp
@@ -561,10 +557,7 @@ def _all_to_all_lower(x, tok, *, axes, sizes, split_axis, concat_axis) -> Any:
     return lax.all_to_all(x, axes[0], split_axis, concat_axis, tiled=True)
 
 
-@all_to_all_p.def_jvp
-def _all_to_all_jvp(primals: list, tangents: list, **params: Any) -> tuple:
-    x, tok = primals
-    return all_to_all_p.bind(x, tok, **params), all_to_all_p.bind(tangents[0], tok, **params)
+_linear_jvp(all_to_all_p)
 
 
 @all_to_all_p.def_vjp
