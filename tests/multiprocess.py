@@ -129,3 +129,25 @@ def run_workers(
     hung = [w for w in workers if w.seconds == float("inf")]
     assert not hung, f"still running after {timeout} s:\n" + "\n".join(w.describe() for w in hung)
     return workers
+
+
+def run_on_8_devices(script: str, timeout: float = 900) -> dict:
+    """Run ``script`` (Python source) in a fresh process that sees 8 simulated CPU devices;
+    the JSON it printed on its last line starting with ``RESULT ``."""
+    env = dict(os.environ)
+    env["XLA_FLAGS"] = (
+        env.get("XLA_FLAGS", "") + " --xla_force_host_platform_device_count=8"
+    ).strip()
+    env["JAX_PLATFORMS"] = "cpu"
+    env["PYTHONPATH"] = os.pathsep.join([str(REPO), env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
+    proc = subprocess.run(
+        [sys.executable, "-c", script],
+        env=env,
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+    assert proc.returncode == 0, f"subprocess failed:\n{proc.stdout}\n{proc.stderr}"
+    line = [x for x in proc.stdout.splitlines() if x.startswith("RESULT ")][-1]
+    return json.loads(line[len("RESULT ") :])

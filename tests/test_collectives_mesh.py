@@ -8,10 +8,6 @@ one-device mesh.
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
 import textwrap
 
 import jax
@@ -22,7 +18,7 @@ from jax.sharding import PartitionSpec as P
 
 import funcgrad as fg
 from funcgrad import lax
-from tests.multiprocess import REPO, run_workers
+from tests.multiprocess import run_on_8_devices, run_workers
 
 EIGHT_DEVICES = textwrap.dedent(
     """
@@ -176,24 +172,9 @@ EIGHT_DEVICES = textwrap.dedent(
 )
 
 
-def _run_8_devices(script: str) -> dict:
-    env = dict(os.environ)
-    env["XLA_FLAGS"] = (
-        env.get("XLA_FLAGS", "") + " --xla_force_host_platform_device_count=8"
-    ).strip()
-    env["JAX_PLATFORMS"] = "cpu"
-    env["PYTHONPATH"] = os.pathsep.join([str(REPO), env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
-    proc = subprocess.run(
-        [sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=600
-    )
-    assert proc.returncode == 0, f"subprocess failed:\n{proc.stdout}\n{proc.stderr}"
-    line = [x for x in proc.stdout.splitlines() if x.startswith("RESULT ")][-1]
-    return json.loads(line[len("RESULT ") :])
-
-
 @pytest.fixture(scope="module")
 def eight() -> dict:
-    return _run_8_devices(EIGHT_DEVICES)
+    return run_on_8_devices(EIGHT_DEVICES)
 
 
 COLLECTIVES = [

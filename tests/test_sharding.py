@@ -8,10 +8,6 @@ JAX initialises its backend, so it cannot be applied to the test process).
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
 import textwrap
 from pathlib import Path
 
@@ -21,6 +17,7 @@ import numpy as np
 
 import funcgrad as fg
 import funcgrad.numpy as fnp
+from tests.multiprocess import run_on_8_devices
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -80,7 +77,7 @@ DATA_PARALLEL = textwrap.dedent(
 
     new_params, l, preds = out
     leaves = jax.tree_util.tree_leaves(new_params)
-    print(json.dumps({
+    print("RESULT " + json.dumps({
         "n_devices": len(devices),
         "err_step": err(out, single),
         "err_numpy_inputs": err(out_np, single),
@@ -101,27 +98,8 @@ DATA_PARALLEL = textwrap.dedent(
 )
 
 
-def _run_8_devices(script: str) -> dict:
-    env = dict(os.environ)
-    env["XLA_FLAGS"] = (
-        env.get("XLA_FLAGS", "") + " --xla_force_host_platform_device_count=8"
-    ).strip()
-    env["JAX_PLATFORMS"] = "cpu"
-    env["PYTHONPATH"] = os.pathsep.join([str(REPO), env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
-    proc = subprocess.run(
-        [sys.executable, "-c", script],
-        env=env,
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        timeout=900,
-    )
-    assert proc.returncode == 0, f"subprocess failed:\n{proc.stdout}\n{proc.stderr}"
-    return json.loads(proc.stdout.strip().splitlines()[-1])
-
-
 def test_data_parallel_step_on_8_devices():
-    res = _run_8_devices(DATA_PARALLEL)
+    res = run_on_8_devices(DATA_PARALLEL)
     assert res["n_devices"] == 8
     # same numbers as the single-device step (float32; the sharded mean sums in another order)
     assert res["err_step"] < 1e-5, res
