@@ -9,7 +9,6 @@ JAX initialises its backend, so it cannot be applied to the test process).
 from __future__ import annotations
 
 import textwrap
-from pathlib import Path
 
 import jax
 import jax.numpy as jnp
@@ -18,8 +17,6 @@ import numpy as np
 import funcgrad as fg
 import funcgrad.numpy as fnp
 from tests.multiprocess import run_on_8_devices
-
-REPO = Path(__file__).resolve().parents[1]
 
 DATA_PARALLEL = textwrap.dedent(
     """
