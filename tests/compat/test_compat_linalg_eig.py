@@ -260,9 +260,21 @@ def test_pinv_gradients_with_tolerances_match_pytorch(kw, real_torch):
 def test_lstsq_rcond_matches_pytorch(driver, rcond, real_torch):
     a, b = LOWRANK[0], np.ones((3, 2))
     ours = ctorch.linalg.lstsq(ctorch.tensor(a), ctorch.tensor(b), rcond, driver=driver)
-    theirs = real_torch.linalg.lstsq(
-        real_torch.tensor(a), real_torch.tensor(b), rcond, driver=driver
-    )
+
+    def oracle():
+        return real_torch.linalg.lstsq(
+            real_torch.tensor(a), real_torch.tensor(b), rcond, driver=driver
+        )
+
+    theirs = oracle()
+    if driver == "gelsy":
+        # PyTorch hands LAPACK's gelsy an uninitialised pivot array, which can fix columns
+        # at random: an occasional call on this rank-deficient matrix returns rank 1 or
+        # another basic solution. The oracle is the answer most of 25 calls give.
+        runs = [oracle() for _ in range(25)]
+        key = lambda r: (int(r.rank), tuple(np.round(r.solution.numpy().ravel(), 9)))
+        keys = [key(r) for r in runs]
+        theirs = runs[max(range(len(runs)), key=lambda i: keys.count(keys[i]))]
     for o, t in zip(ours, theirs):
         _close(o, t, rtol=1e-8)
 
