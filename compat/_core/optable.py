@@ -10,7 +10,8 @@ says everything PyTorch has under one op name, in the spirit of PyTorch's
   signature differs, as ``Tensor.where(condition, other)``),
 * the in-place ``Tensor.X_`` (``inplace=True`` derives it from the out-of-place op:
   the result replaces ``self``'s value and graph node, with PyTorch's checks; or an
-  explicit callable),
+  explicit callable), and whether PyTorch also exposes it as ``torch.X_(input, ...)``
+  (``inplace_function=``),
 * the backward node's name (``grad_fn``),
 * the test cases (``samples``: input shapes, domain, dtypes and extra arguments),
   which ``tests/compat/test_compat_optable.py`` runs against real PyTorch for values,
@@ -107,6 +108,10 @@ class OpDef:
     #: outputs unique only up to signs/phases (SVD, eigenvectors): maps either library's
     #: result to gauge-invariant tensors, which the generic tests compare instead
     gauge: Callable[[Any], Any] | None = None
+    #: PyTorch also has the in-place method as a function, ``torch.X_(input, ...)``:
+    #: ``True`` for the row's name and aliases, or the spellings that have it
+    #: (``torch.abs_`` but no ``torch.absolute_``)
+    inplace_function: bool | tuple[str, ...] = False
 
     def method_impl(self) -> Callable[..., Any] | None:
         if self.method is False:
@@ -132,6 +137,7 @@ def defop(
     module: str = "torch",
     bf16_error: tuple[type, str] | None = None,
     gauge: Callable[[Any], Any] | None = None,
+    inplace_function: bool | tuple[str, ...] = False,
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Declare the row of the op implemented by the decorated function (returned as is)."""
 
@@ -143,6 +149,8 @@ def defop(
                 raise ValueError(f"{n}: functions of torch.{module} have no Tensor method")
         if n in REGISTRY:
             raise ValueError(f"op {n!r} is declared twice in the op table")
+        if inplace_function and inplace is False:
+            raise ValueError(f"{n}: inplace_function= needs an in-place form (inplace=)")
         REGISTRY[n] = OpDef(
             n,
             fn,
@@ -158,6 +166,7 @@ def defop(
             module,
             bf16_error,
             gauge,
+            inplace_function,
         )
         return fn
 
@@ -217,3 +226,14 @@ def methods(make_inplace: Callable[[Callable[..., Any]], Callable[..., Any]]) ->
             for n in (d.name, *d.aliases, *d.method_aliases):
                 out[n + "_"] = ip
     return out
+
+
+def inplace_function_names() -> list[str]:
+    """The in-place methods PyTorch also exposes as ``torch.X_(input, ...)``, by name."""
+    out = []
+    for d in REGISTRY.values():
+        if d.inplace_function is True:
+            out += [n + "_" for n in (d.name, *d.aliases, *d.method_aliases)]
+        elif d.inplace_function:
+            out += [n + "_" for n in d.inplace_function]
+    return sorted(out)

@@ -418,6 +418,7 @@ def _float_binary(op: str) -> Any:
     return defop(
         op,
         inplace=op not in ("fmax", "fmin", "logaddexp", "logaddexp2"),
+        inplace_function=op == "xlogy",
         grad_fn=name,
         samples=Sample(((2, 3), (3,)), domain=domain),
     )(f)

@@ -64,7 +64,11 @@ def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: An
     return _fused("addmm", input, mat1, mat2, beta, alpha, "AddmmBackward0")
 
 
-@defop(inplace=True, samples=Sample(((2,), (2, 3), (3,)), kwargs=(("beta", 0.5),)))
+@defop(
+    inplace=True,
+    inplace_function=True,
+    samples=Sample(((2,), (2, 3), (3,)), kwargs=(("beta", 0.5),)),
+)
 def addmv(input: Tensor, mat: Tensor, vec: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
     """``beta * input + alpha * (mat @ vec)``."""
     if mat.ndim != 2 or vec.ndim != 1:
@@ -401,7 +405,7 @@ def _frac_f(x: Any) -> Any:
     return x - fnp.trunc(x)
 
 
-@defop(inplace=True, samples=Sample(((2, 3),)))
+@defop(inplace=True, inplace_function=True, samples=Sample(((2, 3),)))
 def frac(input: Tensor) -> Tensor:
     if _dt.kind(input._npdtype) != "f":
         raise RuntimeError(
@@ -419,6 +423,7 @@ def _logit_f(x: Any, *, eps: Any, dtype: np.dtype) -> Any:
 
 @defop(
     inplace=True,
+    inplace_function=True,
     samples=(
         Sample(((2, 3),), domain=(0.1, 0.9)),
         Sample(((4,),), args=(0.2,), domain=(0.05, 0.95)),
@@ -440,6 +445,7 @@ def _nan_to_num_f(x: Any, *, nan: float, posinf: Any, neginf: Any) -> Any:
 
 @defop(
     inplace=True,
+    inplace_function=True,
     samples=(Sample(((2, 3),)), Sample(((4,),), kwargs=(("nan", 1.0), ("posinf", 9.0)))),
 )
 def nan_to_num(

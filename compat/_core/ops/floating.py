@@ -18,7 +18,7 @@ def _ldexp_f(x: Any, e: Any, *, dtype: np.dtype) -> Any:
     return _c(x, dtype) * fnp.exp2(_c(e, dtype))
 
 
-@defop(inplace=True, samples=Sample(((3,), (3,))), node_name=False)
+@defop(inplace=True, inplace_function=True, samples=Sample(((3,), (3,))), node_name=False)
 def ldexp(input: Tensor, other: Any = None) -> Tensor:
     """``input * 2**other``."""
     other = coerce(other if other is not None else 1)

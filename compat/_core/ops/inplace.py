@@ -18,6 +18,7 @@ from compat._core.mutation import apply_inplace, inplace_result
 from compat._core.ops._common import _c, coerce, sub_check
 from compat._core.ops.binary import _torch_power
 from compat._core.ops.unary import _addcdiv_f, _addcmul_f, _clamp_f, _lerp_f
+from compat._core.optable import Sample, defop
 from compat._core.tensor import Tensor, apply
 from funcgrad import numpy as fnp
 
@@ -85,6 +86,21 @@ def inplace_fill(self: Tensor, value: Any) -> Tensor:
             f"{value.ndim} dimensions."
         )
     return apply_inplace(self, _ip_fill_f, "FillBackward0", (value,), (("dtype", self._npdtype),))
+
+
+def inplace_zero(self: Tensor) -> Tensor:
+    """``fill_(0)``."""
+    return inplace_fill(self, 0)
+
+
+def _inplace_only(name: str, f: Any, sample: Sample) -> None:
+    """The row of an op PyTorch has only in place: ``Tensor.X_`` and ``torch.X_``."""
+    defop(name, function=False, method=False, inplace=f, inplace_function=True, samples=sample)(f)
+
+
+_inplace_only("fill", inplace_fill, Sample(((2, 3),), args=(1.5,), grad=False))
+_inplace_only("zero", inplace_zero, Sample(((2, 3),), grad=False))
+_inplace_only("detach", Tensor.detach_, Sample(((2, 3),), grad=False))
 
 
 def _ip_copy_f(x: Any, src: Any, *, dtype: np.dtype) -> Any:

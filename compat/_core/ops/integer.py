@@ -53,7 +53,7 @@ def _int_pair(op: str) -> Any:
 
     f.__name__ = op
     samples = Sample(((5,), (5,)), dtype="int64", domain=(1, 12), grad=False)
-    return defop(op, inplace=True, samples=samples)(f)
+    return defop(op, inplace=True, inplace_function=True, samples=samples)(f)
 
 
 gcd = _int_pair("gcd")

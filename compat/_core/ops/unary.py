@@ -54,6 +54,8 @@ _UNARY = {
     "rad2deg": (fnp.rad2deg, "Rad2DegBackward0", None, (-2, 2), ()),
     "reciprocal": (lambda x: 1.0 / x, "ReciprocalBackward0", "result", (0.5, 2), ()),
 }
+#: the rows above whose in-place method PyTorch has no ``torch.X_`` function for
+_NO_INPLACE_FUNCTION = ("erfinv", "lgamma", "digamma")
 
 
 def _unary_float_f(x: Any, *, op: str, dtype: np.dtype) -> Any:
@@ -70,7 +72,14 @@ def _unary_float(op: str) -> Any:
     f.__name__ = op
     f.__doc__ = f"Elementwise ``{op}`` (integer inputs give the default float dtype)."
     samples = (Sample(((2, 3),), domain=domain), Sample(((4,),), domain=domain, dtype="int64"))
-    return defop(op, inplace=True, aliases=aliases, grad_fn=name, samples=samples)(f)
+    return defop(
+        op,
+        inplace=True,
+        inplace_function=op not in _NO_INPLACE_FUNCTION,
+        aliases=aliases,
+        grad_fn=name,
+        samples=samples,
+    )(f)
 
 
 for _op in _UNARY:
@@ -113,6 +122,7 @@ def _round_f(x: Any, *, op: str) -> Any:
 
 @defop(
     inplace=True,
+    inplace_function=True,
     aliases=("negative",),
     grad_fn="NegBackward0",
     samples=(Sample(((2, 3),)), Sample(((3,),), dtype="int64", grad=False)),
@@ -131,6 +141,7 @@ negative = neg
 
 @defop(
     inplace=True,
+    inplace_function=("abs",),
     aliases=("absolute",),
     grad_fn="AbsBackward0",
     samples=(Sample(((2, 3),)), Sample(((3,),), dtype="int64", grad=False)),
@@ -147,28 +158,29 @@ def sign(input: Tensor) -> Tensor:
     return apply(_sign_f, "SignBackward0", (input,))
 
 
-@defop(inplace=True, grad_fn="ReluBackward0", samples=Sample(((2, 3),)))
+@defop(inplace=True, inplace_function=True, grad_fn="ReluBackward0", samples=Sample(((2, 3),)))
 def relu(input: Tensor) -> Tensor:
     return apply(_relu_f, "ReluBackward0", (input,), saves="result")
 
 
-@defop(inplace=True, grad_fn="PowBackward0", samples=Sample(((2, 3),)))
+@defop(inplace=True, inplace_function=True, grad_fn="PowBackward0", samples=Sample(((2, 3),)))
 def square(input: Tensor) -> Tensor:
     return pow(input, 2)
 
 
-@defop(inplace=True, grad_fn="FloorBackward0", samples=Sample(((2, 3),)))
+@defop(inplace=True, inplace_function=True, grad_fn="FloorBackward0", samples=Sample(((2, 3),)))
 def floor(input: Tensor) -> Tensor:
     return apply(_round_f, "FloorBackward0", (input,), (("op", "floor"),))
 
 
-@defop(inplace=True, grad_fn="CeilBackward0", samples=Sample(((2, 3),)))
+@defop(inplace=True, inplace_function=True, grad_fn="CeilBackward0", samples=Sample(((2, 3),)))
 def ceil(input: Tensor) -> Tensor:
     return apply(_round_f, "CeilBackward0", (input,), (("op", "ceil"),))
 
 
 @defop(
     inplace=True,
+    inplace_function=True,
     grad_fn="RoundBackward0",
     samples=(Sample(((2, 3),)), Sample(((4,),), kwargs=(("decimals", 1),))),
 )
@@ -182,7 +194,13 @@ def _round_dec_f(x: Any, *, decimals: int) -> Any:
     return fnp.round(x, decimals)
 
 
-@defop(inplace=True, aliases=("fix",), grad_fn="TruncBackward0", samples=Sample(((2, 3),)))
+@defop(
+    inplace=True,
+    inplace_function=True,
+    aliases=("fix",),
+    grad_fn="TruncBackward0",
+    samples=Sample(((2, 3),)),
+)
 def trunc(input: Tensor) -> Tensor:
     return apply(_round_f, "TruncBackward0", (input,), (("op", "trunc"),))
 
@@ -241,6 +259,7 @@ def _clamp_f(x: Any, lo: Any, hi: Any, *, has_lo: bool, has_hi: bool, dtype: np.
 
 @defop(
     inplace=True,
+    inplace_function=True,
     aliases=("clip",),
     grad_fn="ClampBackward1",
     samples=(
@@ -273,12 +292,22 @@ def _clamp(input: Tensor, min: Any, max: Any, name: str | None) -> Tensor:
 clip = clamp
 
 
-@defop(inplace=True, grad_fn="ClampMinBackward0", samples=Sample(((6,),), args=(0.1,)))
+@defop(
+    inplace=True,
+    inplace_function=True,
+    grad_fn="ClampMinBackward0",
+    samples=Sample(((6,),), args=(0.1,)),
+)
 def clamp_min(input: Tensor, min: Any) -> Tensor:
     return _clamp(input, min, None, "ClampMinBackward0")
 
 
-@defop(inplace=True, grad_fn="ClampMaxBackward0", samples=Sample(((6,),), args=(0.1,)))
+@defop(
+    inplace=True,
+    inplace_function=True,
+    grad_fn="ClampMaxBackward0",
+    samples=Sample(((6,),), args=(0.1,)),
+)
 def clamp_max(input: Tensor, max: Any) -> Tensor:
     return _clamp(input, None, max, "ClampMaxBackward0")
 
