@@ -24,7 +24,7 @@ from compat.torch.nn import init
 from compat.torch.nn.modules.module import Module
 from compat.torch.nn.parameter import Parameter
 
-__all__ = ["BatchNorm1d", "BatchNorm2d"]
+__all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d"]
 
 
 def _factory(shape: tuple[int, ...], fn: Any, dtype: Any) -> Any:

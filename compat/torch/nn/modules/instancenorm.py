@@ -20,7 +20,7 @@ from typing import Any
 from compat.torch.nn import functional as F
 from compat.torch.nn.modules.batchnorm import _NormBase
 
-__all__ = ["InstanceNorm1d", "InstanceNorm2d"]
+__all__ = ["InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d"]
 
 
 class _InstanceNorm(_NormBase):

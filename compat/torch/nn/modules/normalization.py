@@ -10,7 +10,7 @@ from compat.torch.nn import init
 from compat.torch.nn.modules.module import Module
 from compat.torch.nn.parameter import Parameter
 
-__all__ = ["GroupNorm", "LayerNorm"]
+__all__ = ["GroupNorm", "LayerNorm", "RMSNorm"]
 
 
 def _empty(shape: tuple[int, ...], dtype: Any) -> Any:
