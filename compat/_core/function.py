@@ -26,12 +26,15 @@ import numpy as np
 import funcgrad as fg
 from compat._core import device as _device
 from compat._core import dtypes as _dt
+from compat._core import forward as _fw
 from compat._core import grad_mode as _gm
 from compat._core import graph as _graph
+from compat._core import tensor as _tensor
 from compat._core import views as _views
 from compat._core.accumulate import flip
 from compat._core.anomaly import STATE as _ANOMALY
 from compat._core.anomaly import record_stack
+from compat._core.creation import zeros_like
 from compat._core.graph import _FREED, Node, check_versions, short_name
 from compat._core.shape_ops import stack, view
 from compat._core.tensor import Tensor, _saved_entry, is_tracing
@@ -83,7 +86,7 @@ class FunctionCtx:
         self.to_save = tensors
 
     def save_for_forward(self, *tensors: Tensor | None) -> None:
-        """Save tensors for a ``jvp`` (kept; compat has no forward-mode AD for Functions)."""
+        """Save tensors for ``jvp`` (its ``ctx.saved_tensors``)."""
         self.saved_for_forward = tensors
 
     def mark_dirty(self, *args: Tensor) -> None:
@@ -119,6 +122,8 @@ class BackwardCFunction(Node, FunctionCtx):
         self._in_meta: list = []
         #: outputs that got no gradient edge (``mark_non_differentiable``, integer dtypes)
         self._non_diff: set = set()
+        #: while the user's ``jvp`` runs (``saved_tensors`` are ``save_for_forward``'s)
+        self._in_jvp = False
 
     # ------------------------------------------------------------------ Node API
     def name(self) -> str:
@@ -147,6 +152,8 @@ class BackwardCFunction(Node, FunctionCtx):
     @property
     def saved_tensors(self) -> tuple:
         """The tensors given to ``save_for_backward`` (PyTorch's checks on unpacking)."""
+        if self._in_jvp:  # inside ``jvp``: what ``save_for_forward`` kept
+            return tuple(getattr(self, "saved_for_forward", None) or ())
         if self._released:
             raise RuntimeError(_FREED)
         if self._saved_vars is None:
@@ -357,7 +364,7 @@ class Function(FunctionCtx, metaclass=FunctionMeta):
 
     @staticmethod
     def jvp(ctx: Any, *grad_inputs: Any) -> Any:
-        """Forward-mode rule (compat has no forward-mode AD: never called)."""
+        """Forward-mode rule: one tangent per output from one (or ``None``) per input."""
         raise NotImplementedError(
             "You must implement the jvp function for custom autograd.Function to use it "
             "with forward mode AD."
@@ -416,7 +423,8 @@ def _apply(cls: type, args: tuple, has_setup: bool) -> Any:
     if _ANOMALY[0]:
         record_stack(ctx)
     ctx.needs_input_grad = needs
-    with _gm.no_grad():
+    # (forward runs without pushing forward-AD tangents: ``jvp`` gives the outputs' own)
+    with _gm.no_grad(), _fw.suspended():
         if has_setup:
             output = cls.forward(*args)
             cls.setup_context(ctx, args, output)
@@ -435,7 +443,66 @@ def _apply(cls: type, args: tuple, has_setup: bool) -> Any:
     if executable and ctx.to_save is not None:
         ctx._saved_vars = _save(ctx, ctx.to_save)
     ctx.to_save = None
+    if _tensor.FORWARD is not None:
+        _forward_tangents(cls, ctx, args, outs, result)
     return tuple(result) if is_tuple else result[0]
+
+
+_JVP_VIEW = (
+    "A custom Function's forward is returning a view (or an input as-is) but the jvp is "
+    "not returning a view of the input's tangent. Please make sure the jvp returns a view "
+    "(e.g. tangent.view_as(tangent)) for outputs that are views of inputs."
+)
+
+
+def _float_t(t: Tensor) -> bool:
+    return _dt.kind(t._npdtype) in "fc"
+
+
+def _forward_tangents(cls: type, ctx: BackwardCFunction, args: tuple, outs: tuple, result: list):
+    """Inside a dual level: the user's ``jvp`` on the inputs' tangents (``None`` for
+    inputs without one) gives the outputs' tangents."""
+    tans = [_fw.tangent_of(a) if isinstance(a, Tensor) else None for a in args]
+    if all(t is None for t in tans) or not _fw.STATE.enabled:
+        return
+    # tensor inputs without a tangent get zeros (PyTorch materializes them), others None
+    with _fw.suspended(), _gm.no_grad():
+        tans = [
+            zeros_like(a) if t is None and isinstance(a, Tensor) and _float_t(a) else t
+            for a, t in zip(args, tans)
+        ]
+    if cls.jvp is Function.jvp:
+        raise RuntimeError(
+            "You must implement the jvp function for custom autograd.Function to use it "
+            "with forward mode AD."
+        )
+    ctx._in_jvp = True
+    try:
+        with _fw.suspended():
+            got = cls.jvp(ctx, *tans)
+    finally:
+        ctx._in_jvp = False
+    got = got if isinstance(got, tuple) else (got,)
+    if len(got) != len(outs):
+        raise RuntimeError(
+            f"function {cls.__name__}Backward returned an incorrect number of tangents "
+            f"(expected {len(outs)}, got {len(got)})"
+        )
+    inputs = {id(a) for a in args if isinstance(a, Tensor)}
+    dirty = {id(t) for t in getattr(ctx, "dirty_tensors", ())}
+    non_diff = {id(t) for t in getattr(ctx, "non_differentiable", ())}
+    for raw, o, t in zip(outs, result, got):
+        if t is None or not isinstance(o, Tensor) or id(raw) in non_diff:
+            continue
+        if not _float_t(o):
+            continue
+        if id(raw) in inputs and id(raw) not in dirty and t._view is None:
+            raise RuntimeError(_JVP_VIEW)
+        if id(raw) in dirty:
+            with _fw.suspended():
+                _fw.update(o, t)
+        else:
+            _fw.set_tangent(o, t)
 
 
 def _save(ctx: BackwardCFunction, tensors: tuple) -> list:

@@ -13,6 +13,7 @@ from typing import Any
 
 from compat._core import dtypes as _dt
 from compat._core import grad_mode as _gm
+from compat._core import tensor as _tensor
 from compat._core import tensor_checks as _tc
 from compat._core import views as _views
 from compat._core.device import dev_scalar as _dev_scalar
@@ -46,6 +47,8 @@ def apply_inplace(
     self: Tensor, fn: Callable, name: str, args: Sequence[Any], static: tuple = ()
 ) -> Tensor:
     """In-place op: ``self`` takes the value of ``fn(self, *args)`` (same shape and dtype)."""
+    if _tensor.FORWARD is not None:  # a forward-AD dual level: tangents too
+        return _tensor.FORWARD.inplace(self, fn, name, args, static)
     full = (self, *args)
     arrays = []
     req = False
@@ -103,6 +106,8 @@ def inplace_result(self: Tensor, fn: Callable, args: Sequence[Any], kwargs: dict
     The result must have ``self``'s shape, and its dtype must cast to ``self``'s under
     PyTorch's rule (float results do not go into integer tensors).
     """
+    if _tensor.FORWARD is not None:  # a forward-AD dual level: tangents too
+        return _tensor.FORWARD.inplace_result(self, fn, args, kwargs)
     if self._view is None:
         check_inplace(self, False)
     r = fn(self, *args, **kwargs)

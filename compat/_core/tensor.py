@@ -311,7 +311,9 @@ class Tensor:
         except RuntimeError:  # a view that may no longer be used (PyTorch prints this too)
             name = "Invalid"
         a = np.asarray(self._st.array)
-        return _printing.tensor_repr(a, self.device, name, self._requires_grad)
+        text = _printing.tensor_repr(a, self.device, name, self._requires_grad)
+        tangent = self.__dict__.get("_fw")  # a forward-AD tangent (compat._core.forward)
+        return text if tangent is None else f"{text[:-1]}, tangent={tangent!r})"
 
     def __str__(self) -> str:
         return self.__repr__()  # a subclass's __repr__ (Parameter's) is its str too
@@ -466,6 +468,7 @@ class Tensor:
         self._output_nr = 0
         self._requires_grad = False
         self._hooks = None
+        self.__dict__.pop("_fw", None)  # a forward-AD tangent goes too
         return self
 
     def retain_grad(self) -> None:
@@ -581,6 +584,10 @@ def _wrap_dim(dim: int, ndim: int) -> int:
 
 # --------------------------------------------------------------------------- dispatch
 
+#: while a forward-AD dual level is entered, :mod:`compat._core.forward`'s hooks (else None)
+FORWARD: Any = None
+
+
 
 @x64
 def apply(
@@ -596,6 +603,8 @@ def apply(
     program (cached); tensors in ``args`` are passed by their arrays, Python numbers
     as weakly typed scalars. Returns a Tensor, or a tuple for multiple outputs.
     """
+    if FORWARD is not None:  # a forward-AD dual level is entered (compat._core.forward)
+        return FORWARD.apply(fn, name, args, static, saves)
     arrays = []
     sig = []
     mask = []  # which arguments are tensors requiring grad
@@ -637,6 +646,8 @@ def apply(
         if op.single:
             return _new_tensor(Tensor, op.run(*arrays)[0])
         return tuple([_new_tensor(Tensor, o) for o in op.run(*arrays)])
+    if op.generic:  # a shape template's op: the graph wants the concrete program
+        op = op.real()
     if _tracing.stack:
         note_captured(args)  # under a funcgrad transform: values, no graph
         outs = [_new_tensor(Tensor, o) for o in op.run(*arrays)]

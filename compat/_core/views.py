@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from compat._core import grad_mode as _gm
+from compat._core import tensor as _tensor
 from compat._core.device import dev_scalar as _dev_scalar
 from compat._core.tensor import Tensor, apply
 from funcgrad import numpy as fnp
@@ -521,6 +522,8 @@ def make_view(out: Tensor, base: Tensor, step: tuple, dyn: tuple = (), multi: An
     out._view = info
     out._st = ViewStorage(root_st, out._st.a, chain, alldyn)
     out._vc = base._vc
+    if _tensor.FORWARD is not None:  # a forward-AD dual level: the tangent is a view too
+        _tensor.FORWARD.view(out, base, step, dyn)
     return out
 
 

@@ -24,7 +24,7 @@ from compat._core.grad_mode import (
     no_grad,
     set_grad_enabled,
 )
-from compat.torch.autograd import anomaly_mode, function, grad_mode, graph
+from compat.torch.autograd import anomaly_mode, forward_ad, function, grad_mode, graph
 from compat.torch.autograd.grad_mode import _unsafe_preserve_version_counter  # noqa: F401
 from compat.torch.autograd.gradcheck import gradcheck, gradgradcheck
 from compat.torch.autograd.variable import Variable
@@ -36,6 +36,7 @@ __all__ = [
     "backward",
     "detect_anomaly",
     "enable_grad",
+    "forward_ad",
     "function",
     "functional",
     "grad",

@@ -23,6 +23,7 @@ from compat._core import views as _views
 from compat._core.autograd import grad as _grad
 from compat._core.creation import tensor as _tensor
 from compat._core.tensor import Tensor
+from compat.torch.autograd import forward_ad as _fwad
 
 __all__ = ["GradcheckError", "gradcheck", "gradgradcheck"]
 
@@ -185,12 +186,73 @@ def gradcheck(
     masked: bool | None = None,
 ) -> bool:
     """Whether the gradients of ``func`` at ``inputs`` match finite differences."""
+    if not (check_forward_ad or check_backward_ad):
+        raise AssertionError(
+            "Expected at least one of check_forward_ad or check_backward_ad to be True"
+        )
     inputs = _as_tuple(inputs)
     diff = _diff_inputs(inputs)
     _check_inputs(inputs, diff)
-    if not check_backward_ad:
-        return True
     num = _numerical(func, inputs, diff, eps)
+    if check_backward_ad:
+        msg = _check_backward(func, inputs, diff, num, rtol, atol, nondet_tol)
+        if msg is not None:
+            return _fail(msg, raise_exception)
+    if check_forward_ad:
+        fwd = _forward(func, inputs, diff)
+        outs = _outputs(func, inputs)
+        for r, j in enumerate(diff):
+            base = 0
+            for i, o in enumerate(outs):
+                for part in (1, 0) if o.is_complex() else (0,):
+                    k = base + part
+                    if k >= len(num[r]) or k >= len(fwd[r]):
+                        continue  # an input without elements
+                    n, a = num[r][k], fwd[r][k]
+                    if not np.allclose(a, n, rtol=rtol, atol=atol):
+                        return _fail(
+                            f"Jacobian computed with forward mode mismatch for output {i} with "
+                            f"respect to input {j},\nnumerical:{n}\nanalytical:{a}\n",
+                            raise_exception,
+                        )
+                base += 2 if o.is_complex() else 1
+    return True
+
+
+def _forward(func: Callable, inputs: tuple, diff: list[int]) -> list:
+    """``fwd[j][k]``, laid out as :func:`_numerical`'s: each column the output tangents
+    (forward mode) for a one-hot tangent of one real parameter of input ``j``; every
+    differentiable input is a dual tensor (zero tangents but for that one), as in PyTorch."""
+    result = []
+    with _fwad.dual_level():
+        full = list(inputs)
+        tangents = []
+        for j in diff:
+            x = inputs[j]
+            t = _tensor(np.zeros(tuple(x.shape), np.asarray(x.detach().numpy()).dtype))
+            full[j] = _fwad.make_dual(x.detach(), t)
+            tangents.append(t)
+        for t in tangents:
+            cols: list = []
+            for idx in np.ndindex(*tuple(t.shape)):
+                for step in (1.0, 1j) if t.is_complex() else (1.0,):
+                    t[idx] = step
+                    col = []
+                    for o in _outputs(func, tuple(full)):
+                        ot = _fwad.unpack_dual(o).tangent
+                        col.extend(_parts(o.detach() * 0 if ot is None else ot))
+                    cols.append(col)
+                    t[idx] = 0.0
+            nparts = len(cols[0]) if cols else 0
+            result.append([np.stack([c[k] for c in cols], -1) for k in range(nparts)])
+    return result
+
+
+def _check_backward(
+    func: Callable, inputs: tuple, diff: list[int], num: list, rtol: float, atol: float,
+    nondet_tol: float,
+) -> str | None:  # fmt: skip
+    """Compare the backward Jacobians with ``num``: the failure's message, or ``None``."""
     ana, again = _analytical(func, inputs, diff)
     outs = _outputs(func, inputs)
     for r, j in enumerate(diff):
@@ -203,30 +265,26 @@ def gradcheck(
                 a = ana[r][k]
                 if not o.requires_grad:
                     if np.any(n != 0):
-                        return _fail(
-                            "Numerical gradient for function expected to be zero", raise_exception
-                        )
+                        return "Numerical gradient for function expected to be zero"
                 elif not np.allclose(a, n, rtol=rtol, atol=atol):
                     head = (
                         "While considering the imaginary part of complex outputs only, "
                         if part == 1
                         else ""
                     )
-                    return _fail(
+                    return (
                         f"{head}Jacobian mismatch for output {i} with respect to input {j},\n"
-                        f"numerical:{n}\nanalytical:{a}\n",
-                        raise_exception,
+                        f"numerical:{n}\nanalytical:{a}\n"
                     )
                 if np.abs(again[r][k] - ana[r][k]).max(initial=0.0) > nondet_tol:
-                    return _fail(
+                    return (
                         "Backward is not reentrant, i.e., running backward with same input and "
                         "grad_output multiple times gives different values, although analytical "
                         "gradient matches numerical gradient.The tolerance for nondeterminism "
-                        f"was {nondet_tol}.",
-                        raise_exception,
+                        f"was {nondet_tol}."
                     )
             base += 2 if o.is_complex() else 1
-    return True
+    return None
 
 
 def gradgradcheck(

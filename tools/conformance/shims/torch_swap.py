@@ -58,6 +58,11 @@ def make_swap() -> Swap:
             f"{base}.common_methods_invocations": part(
                 f"{base}.common_methods_invocations", "COMMON_METHODS"
             ),
+            # the module itself, not an alias caching its attributes: ``_current_level``
+            # is a module global that changes (read live, as PyTorch's is)
+            "torch.autograd.forward_ad": lambda: importlib.import_module(
+                "compat.torch.autograd.forward_ad"
+            ),
         },
         internal=(
             "torch._C",
