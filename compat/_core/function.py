@@ -472,7 +472,7 @@ def _forward_tangents(cls: type, ctx: BackwardCFunction, args: tuple, outs: tupl
             for a, t in zip(args, tans)
         ]
     if cls.jvp is Function.jvp:
-        raise RuntimeError(
+        raise NotImplementedError(
             "You must implement the jvp function for custom autograd.Function to use it "
             "with forward mode AD."
         )
