@@ -450,8 +450,12 @@ def _apply(cls: type, args: tuple, has_setup: bool) -> Any:
 
 _JVP_VIEW = (
     "A custom Function's forward is returning a view (or an input as-is) but the jvp is "
-    "not returning a view of the input's tangent. Please make sure the jvp returns a view "
-    "(e.g. tangent.view_as(tangent)) for outputs that are views of inputs."
+    "not returning a view"
+)
+_JVP_INPLACE = (
+    "An inplace custom Function is not modifying the forward mode gradients inplace. If the "
+    "forward is modifying an input inplace, then the jvp function must modify the "
+    "corresponding gradient inplace."
 )
 
 
@@ -476,6 +480,7 @@ def _forward_tangents(cls: type, ctx: BackwardCFunction, args: tuple, outs: tupl
             "You must implement the jvp function for custom autograd.Function to use it "
             "with forward mode AD."
         )
+    versions = [None if t is None else t._version for t in tans]
     ctx._in_jvp = True
     try:
         with _fw.suspended():
@@ -488,21 +493,54 @@ def _forward_tangents(cls: type, ctx: BackwardCFunction, args: tuple, outs: tupl
             f"function {cls.__name__}Backward returned an incorrect number of tangents "
             f"(expected {len(outs)}, got {len(got)})"
         )
-    inputs = {id(a) for a in args if isinstance(a, Tensor)}
     dirty = {id(t) for t in getattr(ctx, "dirty_tensors", ())}
     non_diff = {id(t) for t in getattr(ctx, "non_differentiable", ())}
-    for raw, o, t in zip(outs, result, got):
-        if t is None or not isinstance(o, Tensor) or id(raw) in non_diff:
+    for i, (raw, o, t) in enumerate(zip(outs, result, got)):
+        if t is None or not isinstance(o, Tensor):
             continue
-        if not _float_t(o):
-            continue
-        if id(raw) in inputs and id(raw) not in dirty and t._view is None:
-            raise RuntimeError(_JVP_VIEW)
+        if id(raw) in non_diff or not _float_t(o):
+            raise RuntimeError(
+                f"The jvp of {cls.__name__} returned a tangent for output {i}, which is not "
+                "differentiable (marked non-differentiable, or not of a floating dtype). You "
+                "should return None at that position instead."
+            )
+        k = _input_of(raw, args)
         if id(raw) in dirty:
-            with _fw.suspended():
-                _fw.update(o, t)
-        else:
-            _fw.set_tangent(o, t)
+            if k is None or t is not tans[k] or t._version == versions[k]:
+                raise RuntimeError(_JVP_INPLACE)
+        elif k is not None:
+            _check_view_tangent(t, tans[k])
+        if id(raw) in dirty and _fw.tangent_of(o) is t:
+            continue  # the input's own tangent, modified in place
+        _fw.set_tangent(o, t)
+
+
+def _input_of(raw: Any, args: tuple) -> int | None:
+    """The position of the input that the output ``raw`` is, or is a view of."""
+    base = raw._base if isinstance(raw, Tensor) else None
+    for k, a in enumerate(args):
+        if isinstance(a, Tensor) and (raw is a or (base is not None and base is _base_of(a))):
+            return k
+    return None
+
+
+def _base_of(a: Tensor) -> Tensor:
+    b = a._base
+    return a if b is None else b
+
+
+def _check_view_tangent(t: Tensor, given: Tensor | None) -> None:
+    """An output that is a view of an input needs a tangent that is a view of the same
+    base as that input's tangent (PyTorch's checks)."""
+    if t._view is None:
+        raise RuntimeError(_JVP_VIEW + ".")
+    if given is None:
+        return
+    if given._view is None:
+        if t._base is not given:
+            raise RuntimeError(_JVP_VIEW + " of the given tangent of the input.")
+    elif t._base is not given._base:
+        raise RuntimeError(_JVP_VIEW + " of the same base as the given tangent of the input.")
 
 
 def _save(ctx: BackwardCFunction, tensors: tuple) -> list:
