@@ -9,6 +9,7 @@ from typing import Any
 import jax.numpy as _jnp_dtypes  # dtype metadata (finfo/iinfo) only
 import numpy as np
 
+from funcgrad import config
 from funcgrad import numpy as fnp
 from funcgrad.core import dtypes
 from funcgrad.core.axes import normalize_axis
@@ -92,37 +93,77 @@ def _key_row(keys: Any, i: int) -> Any:
 # --------------------------------------------------------------------------- keys
 
 
-def key(seed: Any) -> Any:
+#: the PRNG implementation funcgrad's raw keys use (the one ``jax_default_prng_impl`` names
+#: by default); JAX's other implementations come with its typed keys
+_IMPL = "threefry2x32"
+_JAX_IMPLS = ("philox2x32", "philox4x32", "threefry2x32", "rbg", "unsafe_rbg", "threefry4x32")
+
+
+def _check_impl(name: str, impl: Any) -> None:
+    if impl is None or impl == _IMPL:
+        return
+    if isinstance(impl, str) and impl not in _JAX_IMPLS:
+        names = ", ".join(f'"{n}"' for n in _JAX_IMPLS)
+        raise ValueError(
+            f'unrecognized PRNG implementation "{impl}". Did you mean one of: {names}?'
+        )
+    if not isinstance(impl, str):
+        raise TypeError(f"unrecognized type {type(impl)} for specifying PRNG implementation.")
+    raise NotImplementedError(
+        f"{name}: funcgrad's keys are raw {_IMPL} keys; impl={impl!r} needs JAX's typed keys"
+    )
+
+
+def key(seed: Any, *, impl: Any = None, dtype: Any = None) -> Any:
     """A PRNG key from an integer seed; the same as ``jax.random.PRNGKey``.
 
     Args:
         seed: a Python int or an integer scalar array.
+        impl: the PRNG implementation's name; only ``"threefry2x32"`` (the default).
+        dtype: the same as ``impl`` (JAX's newer spelling); not both.
 
     Returns:
         A raw key, a ``uint32[2]`` array. Unlike ``jax.random.key``, which returns a
         typed key array, funcgrad's keys are always raw ``uint32`` arrays; the numbers
-        drawn from them are those of ``jax.random`` with the same key (threefry).
+        drawn from them are those of ``jax.random`` with the same key (threefry). The
+        ``jax_random_seed_offset`` option is added to the seed, as in JAX.
     """
+    if dtype is not None:
+        if impl is not None:
+            raise ValueError("Cannot specify both `impl` and `dtype` arguments to jax.random.key")
+        impl = dtype
+    return _key("key", seed, impl)
+
+
+def PRNGKey(seed: Any, *, impl: Any = None) -> Any:
+    """A PRNG key from an integer seed (``jax.random.PRNGKey``): the same as :func:`key`."""
+    return _key("PRNGKey", seed, impl)
+
+
+def _key(name: str, seed: Any, impl: Any) -> Any:
+    _check_impl(name, impl)
     if isinstance(seed, bool) or (hasattr(seed, "dtype") and "key<" in str(seed.dtype)):
-        raise TypeError(f"key: PRNG key seed must be an integer, got {seed!r}")
+        raise TypeError(f"{name}: PRNG key seed must be an integer, got {seed!r}")
+    offset = config.read("jax_random_seed_offset")
     if isinstance(seed, int):
+        seed += offset
         dt = dtypes.default_dtype(1)
         info = np.iinfo(dt)
         if not info.min <= seed <= info.max:
-            raise OverflowError(f"key: seed {seed} does not fit in {dt.name}")
+            raise OverflowError(f"{name}: seed {seed} does not fit in {dt.name}")
         seed = np.asarray(seed, dt)
+        offset = 0
     aval = to_aval(seed)
     if aval.shape != ():
         raise TypeError(
-            f"key accepts a scalar seed, but was given an array of shape {aval.shape}; "
+            f"{name} accepts a scalar seed, but was given an array of shape {aval.shape}; "
             "use vmap for batching"
         )
     if not dtypes.is_integer(aval.dtype):
-        raise TypeError(f"key: PRNG key seed must be an integer, got {aval}")
+        raise TypeError(f"{name}: PRNG key seed must be an integer, got {aval}")
+    if offset:
+        seed = fnp.add(seed, np.asarray(offset, aval.dtype))
     return rp.random_seed(seed)
-
-
-PRNGKey = key
 
 
 def key_data(keys: Any) -> Any:

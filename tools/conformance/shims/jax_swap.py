@@ -16,6 +16,7 @@ import importlib
 from collections.abc import Iterator
 from typing import Any
 
+from tools import jax_coverage
 from tools.conformance.shims.swap import Alias, Missing, Swap
 
 SHIM = "tools.conformance.shims.jax_test_util"
@@ -58,7 +59,28 @@ SCOPE: dict[str, str] = {
     "jax.legacy_prng_key": "JAX runtime configuration",
     "jax.enable_custom_prng": "JAX runtime configuration",
     "re:jax\\.lax\\.[a-z0-9_]+_p": "JAX's primitives (funcgrad has its own)",
+    # the dtype of typed keys (``key<impl>``), which funcgrad's raw keys do not have
+    "jax.random.key_dtype": "typed PRNG keys",
 }
+
+#: the short reasons for the out-of-scope classes of ``docs/jax-coverage.md``
+_COVERAGE_REASONS = {
+    jax_coverage._CONFIG: "JAX runtime configuration",
+    jax_coverage._MESH: "device meshes and several devices",
+    jax_coverage._KEYS: "typed PRNG keys",
+}
+
+
+def _coverage_scope() -> dict[str, str]:
+    """The names ``docs/jax-coverage.md`` calls out of scope (JAX's runtime
+    configuration, device meshes, typed keys) that funcgrad does not have."""
+    out = {}
+    for ns, names in jax_coverage.OUT_OF_SCOPE.items():
+        target = importlib.import_module(ns.replace("jax", "funcgrad", 1))
+        for name, why in names.items():
+            if why in _COVERAGE_REASONS and not hasattr(target, name):
+                out.setdefault(f"{ns}.{name}", _COVERAGE_REASONS[why])
+    return out
 
 
 #: ``jax._src.random.prng.prngs``'s keys in JAX 0.10.2 (read from that JAX)
@@ -114,7 +136,7 @@ def make_swap() -> Swap:
             "jax._src.tree_util": "funcgrad.tree_util",
             "jax._src.numpy": "funcgrad.numpy",
         },
-        scope=SCOPE,
+        scope={**_coverage_scope(), **SCOPE},
     )
     import funcgrad  # noqa: F401 - funcgrad (and the real jax under it) loads first
 
