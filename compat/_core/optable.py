@@ -70,7 +70,12 @@ class Sample:
 
     ``dtype`` is the float tensors' dtype (``"int64"`` draws integers from the domain);
     ``grad=False`` skips the gradient comparison (integer outputs, piecewise-constant
-    ops); ``method=False`` skips the method form (PyTorch has no such overload).
+    ops); ``method=False`` skips the method form (PyTorch has no such overload);
+    ``fd=False``: the gradient is PyTorch's convention, not the derivative finite
+    differences see (the op reads one triangle of its input, truncates small singular
+    values, or has outputs PyTorch does not differentiate), so it is compared with
+    PyTorch's only (``tests/compat/test_compat_op_grads.py`` checks the others against
+    finite differences too).
     """
 
     tensors: tuple[Any, ...] = ((3,),)
@@ -81,6 +86,7 @@ class Sample:
     grad: bool = True
     method: bool = True
     prefix: tuple[Any, ...] = ()
+    fd: bool = True
 
 
 @dataclass

@@ -1,86 +1,53 @@
-"""Gradients of every op API.md lists, against finite differences through the compat API
-(float64), and values and gradients against real PyTorch where it is installed.
+"""Gradients against finite differences through the compat API (float64): every row of
+the op table from its own samples (shapes and input domain written once, in the row),
+and the operator and indexing forms that are no row; values and gradients of those forms
+against real PyTorch where it is installed (the rows are in test_compat_optable.py).
 
 Also: PyTorch's subgradient and tie conventions, and hypothesis-driven shape checks.
 """
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
+from cases import sample as _sample
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from optable_cases import arrays, call, flat, gauged
 from torch_oracle import fd_jacobian, npv
 
 import compat.torch as ctorch
+from compat._core.optable import REGISTRY
 
+# the forms that are no op-table row (operators, indexing, other overloads):
 # name -> (function of (lib, *tensors), input shapes, (low, high) input domain)
 OPS = {
-    "add": (lambda t, a, b: a + b, [(2, 3), (3,)], (-2, 2)),
-    "sub": (lambda t, a, b: a - b, [(2, 3), (2, 3)], (-2, 2)),
     "rsub_scalar": (lambda t, a: 2.5 - a, [(3,)], (-2, 2)),
-    "mul": (lambda t, a, b: a * b, [(2, 3), (2, 1)], (-2, 2)),
-    "div": (lambda t, a, b: a / b, [(2, 3), (3,)], (0.5, 2)),
     "rdiv_scalar": (lambda t, a: 1.5 / a, [(3,)], (0.5, 2)),
-    "neg": (lambda t, a: -a, [(4,)], (-2, 2)),
     "pow_tensor": (lambda t, a, b: a**b, [(3,), (3,)], (0.5, 2)),
     "pow_int": (lambda t, a: a**3, [(3,)], (-2, 2)),
     "pow_float": (lambda t, a: a**2.5, [(3,)], (0.5, 2)),
     "rpow": (lambda t, a: 2.0**a, [(3,)], (-1, 1)),
     "pow_fn": (lambda t, a, b: t.pow(a, b), [(2, 2), (2, 2)], (0.5, 2)),
-    "matmul": (lambda t, a, b: a @ b, [(2, 3), (3, 4)], (-1, 1)),
     "matmul_vec": (lambda t, a, b: t.matmul(a, b), [(3, 4), (4,)], (-1, 1)),
     "matmul_batched": (lambda t, a, b: t.matmul(a, b), [(2, 3, 4), (4, 2)], (-1, 1)),
-    "mm": (lambda t, a, b: t.mm(a, b), [(2, 3), (3, 2)], (-1, 1)),
-    "sum": (lambda t, a: a.sum(), [(2, 3)], (-2, 2)),
     "sum_dim": (lambda t, a: a.sum(dim=1, keepdim=True), [(2, 3)], (-2, 2)),
     "sum_dims": (lambda t, a: t.sum(a, (0, 2)), [(2, 3, 2)], (-2, 2)),
-    "mean": (lambda t, a: a.mean(), [(2, 3)], (-2, 2)),
     "mean_dim": (lambda t, a: a.mean(0), [(2, 3)], (-2, 2)),
-    "max": (lambda t, a: a.max(), [(2, 3)], (-2, 2)),
     "max_dim": (lambda t, a: a.max(dim=1)[0], [(2, 3)], (-2, 2)),
-    "min": (lambda t, a: a.min(), [(2, 3)], (-2, 2)),
     "min_dim": (lambda t, a: t.min(a, 0).values, [(2, 3)], (-2, 2)),
-    "amax": (lambda t, a: t.amax(a, dim=(0, 1)), [(2, 3)], (-2, 2)),
     "amax_dim": (lambda t, a: a.amax(dim=-1, keepdim=True), [(2, 3)], (-2, 2)),
-    "maximum": (lambda t, a, b: t.maximum(a, b), [(2, 3), (2, 3)], (-2, 2)),
-    "prod": (lambda t, a: a.prod(), [(2, 3)], (0.5, 1.5)),
     "prod_dim": (lambda t, a: a.prod(dim=1), [(2, 3)], (-2, 2)),
-    "exp": (lambda t, a: a.exp(), [(3,)], (-2, 2)),
-    "log": (lambda t, a: t.log(a), [(3,)], (0.5, 3)),
-    "sin": (lambda t, a: a.sin(), [(3,)], (-2, 2)),
-    "cos": (lambda t, a: t.cos(a), [(3,)], (-2, 2)),
-    "tanh": (lambda t, a: a.tanh(), [(3,)], (-2, 2)),
-    "sigmoid": (lambda t, a: t.sigmoid(a), [(3,)], (-2, 2)),
-    "relu": (lambda t, a: a.relu(), [(5,)], (-2, 2)),
-    "sqrt": (lambda t, a: a.sqrt(), [(3,)], (0.5, 3)),
-    "abs": (lambda t, a: a.abs(), [(5,)], (-2, 2)),
-    "clamp": (lambda t, a: a.clamp(-0.5, 0.7), [(6,)], (-2, 2)),
-    "clamp_min": (lambda t, a: t.clamp(a, min=0.1), [(6,)], (-2, 2)),
     "clamp_tensor": (lambda t, a, lo: t.clamp(a, min=lo), [(6,), (6,)], (-2, 2)),
-    "softmax": (lambda t, a: t.softmax(a, dim=1), [(2, 4)], (-2, 2)),
-    "log_softmax": (lambda t, a: a.log_softmax(dim=0), [(3, 2)], (-2, 2)),
-    "t": (lambda t, a: a.t() * t.arange(6.0, dtype=t.float64).reshape(3, 2), [(2, 3)], (-2, 2)),
     "T": (lambda t, a: a.T.exp(), [(2, 3)], (-1, 1)),
-    "transpose": (lambda t, a: a.transpose(0, 2).sin(), [(2, 3, 2)], (-2, 2)),
-    "permute": (lambda t, a: a.permute(2, 0, 1).sin(), [(2, 3, 2)], (-2, 2)),
-    "reshape": (lambda t, a: a.reshape(3, -1).sin(), [(2, 3)], (-2, 2)),
-    "view": (lambda t, a: a.view(6).sin(), [(2, 3)], (-2, 2)),
-    "flatten": (lambda t, a: a.flatten(1).sin(), [(2, 3, 2)], (-2, 2)),
-    "unsqueeze": (lambda t, a: a.unsqueeze(1).sin(), [(2, 3)], (-2, 2)),
-    "squeeze": (lambda t, a: a.squeeze().sin(), [(2, 1, 3)], (-2, 2)),
-    "expand": (lambda t, a: a.expand(4, 3).sin(), [(1, 3)], (-2, 2)),
-    "cat": (lambda t, a, b: t.cat([a, b], dim=0).sin(), [(2, 3), (1, 3)], (-2, 2)),
-    "stack": (lambda t, a, b: t.stack([a, b], dim=1).sin(), [(2, 3), (2, 3)], (-2, 2)),
-    "where": (lambda t, a, b: t.where(a > 0, a, b), [(6,), (6,)], (-2, 2)),
     "getitem_int": (lambda t, a: a[1], [(3, 2)], (-2, 2)),
     "getitem_slice": (lambda t, a: a[:, 1:3], [(2, 4)], (-2, 2)),
     "getitem_step_none": (lambda t, a: a[::2, None], [(5,)], (-2, 2)),
     "getitem_ellipsis": (lambda t, a: a[..., 0], [(2, 3, 2)], (-2, 2)),
     "getitem_index_tensor": (lambda t, a: a[t.tensor([2, 0, 2])], [(4,)], (-2, 2)),
     "getitem_mask": (lambda t, a: a[a > 0], [(6,)], (-2, 2)),
-    "gather": (lambda t, a: t.gather(a, 1, t.tensor([[0, 2], [1, 1]])), [(2, 3)], (-2, 2)),
-    "logsumexp": (lambda t, a: t.logsumexp(a, dim=1), [(2, 3)], (-2, 2)),
 }
 
 
@@ -136,6 +103,99 @@ def test_op_value_and_gradient_match_pytorch(name, real_torch):
             np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-12, err_msg=name)
 
 
+def _float_positions(data):
+    """Paths of the float arrays in a row sample's ``(tensors, args, kwargs)``."""
+    tensors, args, kwargs = data
+    out = []
+
+    def walk(v, path):
+        if isinstance(v, np.ndarray) and v.dtype.kind == "f":
+            out.append(path)
+        elif isinstance(v, list):
+            for i, x in enumerate(v):
+                walk(x, (*path, i))
+
+    for i, v in enumerate(tensors):
+        walk(v, (0, i))
+    for i, v in enumerate(args):
+        walk(v, (1, i))
+    for k, v in kwargs.items():
+        walk(v, (2, k))
+    return out
+
+
+def _with(data, paths, values):
+    """``data`` with the arrays at ``paths`` replaced by ``values``."""
+    tensors, args, kwargs = data
+    new = [list(tensors), list(args), dict(kwargs)]
+    for path, value in zip(paths, values):
+        holder = new[path[0]]
+        for key in path[1:-1]:
+            holder[key] = list(holder[key])
+            holder = holder[key]
+        holder[path[-1]] = value
+    return tuple(new)
+
+
+#: every float64 sample of a differentiable row (the row's shapes and domain), but those
+#: whose gradient is PyTorch's convention rather than the derivative (``fd=False``)
+ROW_CASES = [
+    pytest.param(name, i, id=f"{name}-{i}")
+    for name, d in sorted(REGISTRY.items())
+    for i, s in enumerate(d.samples)
+    if s.grad and s.fd and s.dtype == "float64" and not d.random
+]
+
+
+@pytest.mark.parametrize(
+    ("name", "i"),
+    # a sampled run (CI) keeps a stable sixth of the rows' samples: every row's gradient
+    # is compared with PyTorch's in test_compat_optable.py, finite differences add the
+    # independent oracle
+    _sample(ROW_CASES, salt="test_row_gradient_matches_finite_differences", share=1 / 6),
+)
+def test_row_gradient_matches_finite_differences(name, i):
+    d = REGISTRY[name]
+    sample = d.samples[i]
+    data = arrays(sample, seed=i)
+    form = "function" if d.function else "method"
+    paths = _float_positions(data)
+
+    def outputs(lib_out):
+        return [o for o in flat(gauged(d, lib_out)) if o.dtype.is_floating_point]
+
+    def value(*xs):
+        with ctorch.no_grad():
+            out, _ = call(ctorch, d, sample, _with(data, paths, xs), form)
+        return np.concatenate([npv(o).ravel() for o in outputs(out)])
+
+    xs = [_get(data, p) for p in paths]
+    with warnings.catch_warnings():  # deprecations and betas: tested on their own
+        warnings.simplefilter("ignore", UserWarning)
+        out, jacs = fd_jacobian(value, xs)
+        y, leaves = call(ctorch, d, sample, data, form, requires_grad=True)
+    ct = np.random.default_rng(1).standard_normal(out.shape)
+    ys, offset = outputs(y), 0
+    loss = 0
+    for o in ys:
+        n = int(np.prod(o.shape))
+        w = ctorch.tensor(ct[offset : offset + n].reshape(tuple(o.shape)), dtype=o.dtype)
+        loss = loss + (o * w).sum()
+        offset += n
+    grads = ctorch.autograd.grad(loss, leaves, allow_unused=True)
+    for g, jac, x in zip(grads, jacs, xs):
+        expected = np.tensordot(ct, jac, axes=1)
+        got = np.zeros(x.shape) if g is None else npv(g)
+        np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-6, err_msg=name)
+
+
+def _get(data, path):
+    v = data[path[0]]
+    for key in path[1:]:
+        v = v[key]
+    return v
+
+
 def test_every_api_md_op_has_a_gradient_test():
     listed = [
         "sum",
@@ -179,8 +239,9 @@ def test_every_api_md_op_has_a_gradient_test():
         "neg",
         "getitem",
     ]
+    rows = {c.values[0] for c in ROW_CASES}
     for op in listed:
-        assert any(k == op or k.startswith(op + "_") for k in OPS), op
+        assert op in rows or any(k == op or k.startswith(op + "_") for k in OPS), op
 
 
 # --------------------------------------------------------------------------- conventions

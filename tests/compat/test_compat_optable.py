@@ -13,10 +13,16 @@ import warnings
 import numpy as np
 import pytest
 from cases import sample as _sample
+from optable_cases import arrays as _arrays
+from optable_cases import call as _call
+from optable_cases import flat as _flat
+from optable_cases import function_of as _function
+from optable_cases import gauged as _gauged
+from optable_cases import to_lib as _to_lib
 from torch_oracle import npv
 
 import compat.torch as ctorch
-from compat._core.optable import REGISTRY, SPD, Idx, Mask, T
+from compat._core.optable import REGISTRY
 
 CASES = [
     pytest.param(name, i, id=f"{name}-{i}")
@@ -29,82 +35,6 @@ CASES = [
 def test_every_row_has_samples():
     missing = sorted(n for n, d in REGISTRY.items() if not d.samples and not d.random)
     assert missing == []
-
-
-def _arrays(sample, seed):
-    """The sample's tensor arguments as NumPy arrays, in call order (markers resolved)."""
-    rng = np.random.default_rng(seed)
-    lo, hi = sample.domain
-
-    def make(spec):
-        if isinstance(spec, Idx):
-            return rng.integers(0, spec.high, spec.shape)
-        if isinstance(spec, Mask):
-            return rng.random(spec.shape) < 0.5
-        if isinstance(spec, SPD):
-            a = rng.uniform(lo, hi, (spec.n, spec.n))
-            return (a @ a.T + spec.n * np.eye(spec.n)).astype(sample.dtype)
-        shape = spec.shape if isinstance(spec, T) else spec
-        if sample.dtype == "int64":
-            return rng.integers(int(np.floor(lo)), int(np.ceil(hi)) + 1, shape)
-        if sample.dtype.startswith("complex"):
-            return (rng.uniform(lo, hi, shape) + 1j * rng.uniform(lo, hi, shape)).astype(
-                sample.dtype
-            )
-        return rng.uniform(lo, hi, shape).astype(sample.dtype)
-
-    def walk(v):
-        if isinstance(v, (T, Idx, Mask, SPD)):
-            return make(v)
-        if isinstance(v, list):
-            return [walk(x) for x in v]
-        return v
-
-    tensors = [make(s) for s in sample.tensors]
-    args = [walk(a) for a in sample.args]
-    kwargs = {k: walk(v) for k, v in sample.kwargs}
-    return tensors, args, kwargs
-
-
-def _to_lib(lib, v, requires_grad, leaves):
-    if isinstance(v, np.ndarray):
-        t = lib.tensor(v)
-        if requires_grad and v.dtype.kind == "f":
-            t.requires_grad_(True)
-            leaves.append(t)
-        return t
-    if isinstance(v, list):
-        return [_to_lib(lib, x, requires_grad, leaves) for x in v]
-    return v
-
-
-def _call(lib, d, sample, data, form, requires_grad=False):
-    tensors, args, kwargs = data
-    leaves: list = []
-    ts = [_to_lib(lib, a, requires_grad, leaves) for a in tensors]
-    args = [_to_lib(lib, a, requires_grad, leaves) for a in args]
-    kwargs = {k: _to_lib(lib, v, requires_grad, leaves) for k, v in kwargs.items()}
-    if form == "function":
-        out = _function(lib, d)(*sample.prefix, *ts, *args, **kwargs)
-    elif form == "method":
-        out = getattr(ts[0], d.name)(*ts[1:], *args, **kwargs)
-    else:  # in place on a non-leaf copy
-        self = ts[0] * 1 if requires_grad and ts[0].requires_grad else ts[0].clone()
-        out = getattr(self, d.name + "_")(*ts[1:], *args, **kwargs)
-        assert out is self
-    return out, leaves
-
-
-def _function(lib, d):
-    """``torch.X`` or ``torch.linalg.X`` of either library."""
-    ns = lib if d.module == "torch" else getattr(lib, d.module)
-    return getattr(ns, d.name.rpartition(".")[2])
-
-
-def _flat(out):
-    if isinstance(out, (tuple, list)):
-        return [o for x in out for o in _flat(x)]
-    return [out]
 
 
 def _assert_same(ours, theirs, name):
@@ -156,11 +86,6 @@ def test_row_matches_pytorch(name, i, real_torch):
                 continue
             ours, _ = _call(ctorch, d, sample, data, form)
         _assert_same(_gauged(d, ours), _gauged(d, theirs), f"{name} ({form})")
-
-
-def _gauged(d, out):
-    """The row's outputs, or their gauge-invariant functions for rows with a ``gauge``."""
-    return out if d.gauge is None else d.gauge(out)
 
 
 @pytest.mark.parametrize(

@@ -229,7 +229,11 @@ def _uplo(UPLO: str) -> bool:
 
 
 @defop(
-    samples=(Sample((SPD(3),)), Sample((SPD(3),), args=("U",)), Sample(((2, 3, 3),))),
+    samples=(
+        Sample((SPD(3),), fd=False),
+        Sample((SPD(3),), args=("U",), fd=False),
+        Sample(((2, 3, 3),), fd=False),
+    ),
     **_LA,
     bf16_error=no_bf16_kernel("linalg_eigh_cpu"),
     gauge=eigh_gauge,
@@ -274,9 +278,9 @@ def _lstsq_f(a: Any, b: Any, *, driver: str, vec: bool, rcond: float) -> Any:
 @defop(
     samples=(
         Sample(((4, 3), (4, 2))),
-        Sample(((4, 3), (4, 2)), kwargs=(("driver", "gelsd"),)),
+        Sample(((4, 3), (4, 2)), kwargs=(("driver", "gelsd"),), fd=False),
         Sample(((2, 3, 3), (2, 3, 1)), kwargs=(("driver", "gels"),)),
-        Sample(((4, 3), (4, 2)), args=(0.3,), kwargs=(("driver", "gelss"),)),
+        Sample(((4, 3), (4, 2)), args=(0.3,), kwargs=(("driver", "gelss"),), fd=False),
     ),
     **_LA,
     bf16_error=(RuntimeError, "This function doesn't handle types other than float and double"),
@@ -615,8 +619,8 @@ def _cho_solve_f(b: Any, c: Any, *, upper: bool) -> Any:
 
 @defop(
     samples=(
-        Sample(((3, 2),), args=(T((3, 3)),), domain=(0.5, 2)),
-        Sample(((3, 2),), args=(T((3, 3)),), kwargs=(("upper", True),), domain=(0.5, 2)),
+        Sample(((3, 2),), args=(T((3, 3)),), domain=(0.5, 2), fd=False),
+        Sample(((3, 2),), args=(T((3, 3)),), kwargs=(("upper", True),), domain=(0.5, 2), fd=False),
     ),
     node_name=False,
     bf16_error=no_bf16_kernel("cholesky_solve_cpu"),
@@ -634,7 +638,10 @@ def _cho_inv_f(c: Any, *, upper: bool) -> Any:
 
 
 @defop(
-    samples=(Sample(((3, 3),), domain=(0.5, 2)), Sample(((3, 3),), args=(True,), domain=(0.5, 2))),
+    samples=(
+        Sample(((3, 3),), domain=(0.5, 2), fd=False),
+        Sample(((3, 3),), args=(True,), domain=(0.5, 2), fd=False),
+    ),
     node_name=False,
     bf16_error=no_bf16_kernel("cholesky_inverse_cpu"),
 )

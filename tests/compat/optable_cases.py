@@ -1,0 +1,99 @@
+"""Calls built from op-table rows' samples, shared by the tests that run the table.
+
+A row's :class:`~compat._core.optable.Sample` says its input shapes, domain and dtypes
+once; ``arrays`` draws them, ``call`` runs one form of the row (``torch.X``,
+``Tensor.X`` or the in-place ``X_``) on either library.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from compat._core.optable import SPD, Idx, Mask, T
+
+
+def arrays(sample, seed):
+    """The sample's tensor arguments as NumPy arrays, in call order (markers resolved):
+    ``(tensors, args, kwargs)``."""
+    rng = np.random.default_rng(seed)
+    lo, hi = sample.domain
+
+    def make(spec):
+        if isinstance(spec, Idx):
+            return rng.integers(0, spec.high, spec.shape)
+        if isinstance(spec, Mask):
+            return rng.random(spec.shape) < 0.5
+        if isinstance(spec, SPD):
+            a = rng.uniform(lo, hi, (spec.n, spec.n))
+            return (a @ a.T + spec.n * np.eye(spec.n)).astype(sample.dtype)
+        shape = spec.shape if isinstance(spec, T) else spec
+        if sample.dtype == "int64":
+            return rng.integers(int(np.floor(lo)), int(np.ceil(hi)) + 1, shape)
+        if sample.dtype.startswith("complex"):
+            return (rng.uniform(lo, hi, shape) + 1j * rng.uniform(lo, hi, shape)).astype(
+                sample.dtype
+            )
+        return rng.uniform(lo, hi, shape).astype(sample.dtype)
+
+    def walk(v):
+        if isinstance(v, (T, Idx, Mask, SPD)):
+            return make(v)
+        if isinstance(v, list):
+            return [walk(x) for x in v]
+        return v
+
+    tensors = [make(s) for s in sample.tensors]
+    args = [walk(a) for a in sample.args]
+    kwargs = {k: walk(v) for k, v in sample.kwargs}
+    return tensors, args, kwargs
+
+
+def to_lib(lib, v, requires_grad, leaves):
+    """``v`` with its NumPy arrays as ``lib`` tensors (float ones appended to ``leaves``
+    and requiring grad when ``requires_grad``)."""
+    if isinstance(v, np.ndarray):
+        t = lib.tensor(v)
+        if requires_grad and v.dtype.kind == "f":
+            t.requires_grad_(True)
+            leaves.append(t)
+        return t
+    if isinstance(v, list):
+        return [to_lib(lib, x, requires_grad, leaves) for x in v]
+    return v
+
+
+def function_of(lib, d):
+    """``torch.X`` or ``torch.linalg.X`` of either library."""
+    ns = lib if d.module == "torch" else getattr(lib, d.module)
+    return getattr(ns, d.name.rpartition(".")[2])
+
+
+def call(lib, d, sample, data, form, requires_grad=False):
+    """Row ``d`` called on ``data`` in ``form`` (``"function"``, ``"method"`` or
+    ``"inplace"``): ``(output, float leaves)``."""
+    tensors, args, kwargs = data
+    leaves: list = []
+    ts = [to_lib(lib, a, requires_grad, leaves) for a in tensors]
+    args = [to_lib(lib, a, requires_grad, leaves) for a in args]
+    kwargs = {k: to_lib(lib, v, requires_grad, leaves) for k, v in kwargs.items()}
+    if form == "function":
+        out = function_of(lib, d)(*sample.prefix, *ts, *args, **kwargs)
+    elif form == "method":
+        out = getattr(ts[0], d.name)(*ts[1:], *args, **kwargs)
+    else:  # in place on a non-leaf copy
+        self = ts[0] * 1 if requires_grad and ts[0].requires_grad else ts[0].clone()
+        out = getattr(self, d.name + "_")(*ts[1:], *args, **kwargs)
+        assert out is self
+    return out, leaves
+
+
+def flat(out):
+    """A (nested) tuple or list of outputs as one flat list."""
+    if isinstance(out, (tuple, list)):
+        return [o for x in out for o in flat(x)]
+    return [out]
+
+
+def gauged(d, out):
+    """The row's outputs, or their gauge-invariant functions for rows with a ``gauge``."""
+    return out if d.gauge is None else d.gauge(out)
