@@ -19,6 +19,7 @@ from typing import Any, NamedTuple
 
 from compat._core import dtypes as _dt
 from compat._core import forward as _fw
+from compat._core import grad_mode as _gm
 from compat._core.shape_ops import view as _view
 from compat._core.tensor import Tensor
 
@@ -44,6 +45,10 @@ def _level(level: int | None) -> int:
 
 
 def _alias(t: Tensor) -> Tensor:
+    """A new tensor sharing ``t``'s storage and version counter: a view, but in inference
+    mode (where PyTorch makes no view) a plain alias."""
+    if _gm._state.inference:
+        return t.detach()
     with _fw.suspended():
         return _view(t, *t.shape)
 
