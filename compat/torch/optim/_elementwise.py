@@ -24,7 +24,7 @@ import compat.torch as torch
 from compat.torch.optim import _compiled
 from compat.torch.optim.optimizer import Optimizer, params_with_grad
 
-__all__ = ["ElementwiseOptimizer", "check_flags", "check_lr", "f32"]
+__all__ = ["FLAGS", "ElementwiseOptimizer", "check_flags", "check_lr", "f32", "flags"]
 
 
 def f32(x: float) -> float:
@@ -53,6 +53,30 @@ def check_flags(differentiable: bool) -> None:
             "differentiable=True is not supported by compat.torch.optim: the step is not recorded "
             "for autograd"
         )
+
+
+#: the flags PyTorch's elementwise optimizers take beside their hyperparameters, with
+#: their defaults: also the group options a pickled optimizer may lack
+#: (``Optimizer.__setstate__`` fills them in from ``_state_defaults``)
+FLAGS: dict[str, Any] = {
+    "foreach": None,
+    "maximize": False,
+    "differentiable": False,
+    "capturable": False,
+}
+
+
+def flags(
+    *, foreach: bool | None, maximize: bool, differentiable: bool, capturable: bool
+) -> dict[str, Any]:
+    """The group options of :data:`FLAGS` (``differentiable=True`` raises)."""
+    check_flags(differentiable)
+    return {
+        "foreach": foreach,
+        "maximize": maximize,
+        "differentiable": differentiable,
+        "capturable": capturable,
+    }
 
 
 class _TensorOps:

@@ -6,7 +6,7 @@ from typing import Any
 
 import compat.torch as torch
 from compat.torch.optim import _rules
-from compat.torch.optim._elementwise import ElementwiseOptimizer, check_flags, check_lr
+from compat.torch.optim._elementwise import FLAGS, ElementwiseOptimizer, check_lr, flags
 
 __all__ = ["Adadelta"]
 
@@ -52,26 +52,22 @@ class Adadelta(ElementwiseOptimizer):
             raise ValueError(f"Invalid epsilon value: {eps}")
         if not weight_decay >= 0.0:
             raise ValueError(f"Invalid weight_decay value: {weight_decay}")
-        check_flags(differentiable)
         defaults = {
             "lr": lr,
             "rho": rho,
             "eps": eps,
             "weight_decay": weight_decay,
-            "maximize": maximize,
-            "capturable": capturable,
-            "foreach": foreach,
-            "differentiable": differentiable,
+            **flags(
+                foreach=foreach,
+                maximize=maximize,
+                differentiable=differentiable,
+                capturable=capturable,
+            ),
         }
         super().__init__(params, defaults)
 
     #: group options a pickled optimizer may lack, and their defaults
-    _state_defaults = {
-        "foreach": None,
-        "maximize": False,
-        "differentiable": False,
-        "capturable": False,
-    }
+    _state_defaults = FLAGS
 
     def _config(self, group: dict[str, Any]) -> _rules.DecayConfig:
         return _rules.DecayConfig(

@@ -6,7 +6,7 @@ from typing import Any
 
 import compat.torch as torch
 from compat.torch.optim import _rules
-from compat.torch.optim._elementwise import ElementwiseOptimizer, check_flags, check_lr
+from compat.torch.optim._elementwise import FLAGS, ElementwiseOptimizer, check_lr, flags
 
 __all__ = ["Adamax", "check_betas"]
 
@@ -74,26 +74,22 @@ class Adamax(ElementwiseOptimizer):
         capturable: bool = False,
     ) -> None:
         check_betas(lr, eps, betas, weight_decay)
-        check_flags(differentiable)
         defaults = {
             "lr": lr,
             "betas": betas,
             "eps": eps,
             "weight_decay": weight_decay,
-            "foreach": foreach,
-            "maximize": maximize,
-            "differentiable": differentiable,
-            "capturable": capturable,
+            **flags(
+                foreach=foreach,
+                maximize=maximize,
+                differentiable=differentiable,
+                capturable=capturable,
+            ),
         }
         super().__init__(params, defaults)
 
     #: group options a pickled optimizer may lack, and their defaults
-    _state_defaults = {
-        "foreach": None,
-        "maximize": False,
-        "differentiable": False,
-        "capturable": False,
-    }
+    _state_defaults = FLAGS
 
     def _config(self, group: dict[str, Any]) -> _rules.MomentConfig:
         return moment_config(group)

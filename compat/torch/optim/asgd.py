@@ -7,9 +7,10 @@ from typing import Any
 import compat.torch as torch
 from compat.torch.optim import _rules
 from compat.torch.optim._elementwise import (
+    FLAGS,
     ElementwiseOptimizer,
-    check_flags,
     check_lr,
+    flags,
     scalar_state,
 )
 
@@ -55,27 +56,23 @@ class ASGD(ElementwiseOptimizer):
         check_lr(lr)
         if not weight_decay >= 0.0:
             raise ValueError(f"Invalid weight_decay value: {weight_decay}")
-        check_flags(differentiable)
         defaults = {
             "lr": lr,
             "lambd": lambd,
             "alpha": alpha,
             "t0": t0,
             "weight_decay": weight_decay,
-            "foreach": foreach,
-            "maximize": maximize,
-            "differentiable": differentiable,
-            "capturable": capturable,
+            **flags(
+                foreach=foreach,
+                maximize=maximize,
+                differentiable=differentiable,
+                capturable=capturable,
+            ),
         }
         super().__init__(params, defaults)
 
     #: group options a pickled optimizer may lack, and their defaults
-    _state_defaults = {
-        "foreach": None,
-        "maximize": False,
-        "differentiable": False,
-        "capturable": False,
-    }
+    _state_defaults = FLAGS
 
     def _config(self, group: dict[str, Any]) -> _rules.DecayConfig:
         return _rules.DecayConfig(

@@ -6,7 +6,7 @@ from typing import Any
 
 import compat.torch as torch
 from compat.torch.optim import _rules
-from compat.torch.optim._elementwise import ElementwiseOptimizer, check_flags, check_lr
+from compat.torch.optim._elementwise import FLAGS, ElementwiseOptimizer, check_lr, flags
 
 __all__ = ["RMSprop"]
 
@@ -58,7 +58,6 @@ class RMSprop(ElementwiseOptimizer):
             raise ValueError(f"Invalid weight_decay value: {weight_decay}")
         if not alpha >= 0.0:
             raise ValueError(f"Invalid alpha value: {alpha}")
-        check_flags(differentiable)
         defaults = {
             "lr": lr,
             "momentum": momentum,
@@ -66,22 +65,17 @@ class RMSprop(ElementwiseOptimizer):
             "eps": eps,
             "centered": centered,
             "weight_decay": weight_decay,
-            "capturable": capturable,
-            "foreach": foreach,
-            "maximize": maximize,
-            "differentiable": differentiable,
+            **flags(
+                foreach=foreach,
+                maximize=maximize,
+                differentiable=differentiable,
+                capturable=capturable,
+            ),
         }
         super().__init__(params, defaults)
 
     #: group options a pickled optimizer may lack, and their defaults
-    _state_defaults = {
-        "momentum": 0,
-        "centered": False,
-        "foreach": None,
-        "maximize": False,
-        "differentiable": False,
-        "capturable": False,
-    }
+    _state_defaults = {"momentum": 0, "centered": False, **FLAGS}
 
     def _config(self, group: dict[str, Any]) -> _rules.RMSpropConfig:
         return _rules.RMSpropConfig(

@@ -6,7 +6,7 @@ from typing import Any
 
 import compat.torch as torch
 from compat.torch.optim import _rules
-from compat.torch.optim._elementwise import ElementwiseOptimizer, check_flags, check_lr
+from compat.torch.optim._elementwise import FLAGS, ElementwiseOptimizer, check_lr, flags
 
 __all__ = ["Rprop"]
 
@@ -48,25 +48,21 @@ class Rprop(ElementwiseOptimizer):
         check_lr(lr)
         if not 0.0 < etas[0] < 1.0 < etas[1]:
             raise ValueError(f"Invalid eta values: {etas[0]}, {etas[1]}")
-        check_flags(differentiable)
         defaults = {
             "lr": lr,
             "etas": etas,
             "step_sizes": step_sizes,
-            "foreach": foreach,
-            "maximize": maximize,
-            "differentiable": differentiable,
-            "capturable": capturable,
+            **flags(
+                foreach=foreach,
+                maximize=maximize,
+                differentiable=differentiable,
+                capturable=capturable,
+            ),
         }
         super().__init__(params, defaults)
 
     #: group options a pickled optimizer may lack, and their defaults
-    _state_defaults = {
-        "foreach": None,
-        "maximize": False,
-        "differentiable": False,
-        "capturable": False,
-    }
+    _state_defaults = FLAGS
 
     def _config(self, group: dict[str, Any]) -> _rules.RpropConfig:
         return _rules.RpropConfig(maximize=bool(group["maximize"]))
