@@ -53,6 +53,43 @@ def test_tangents_match_pytorch(torch, real_torch, name):
             np.testing.assert_allclose(gt, wt, rtol=1e-12, atol=1e-14)
 
 
+_rng = np.random.default_rng(0)
+X4 = _rng.standard_normal((2, 3, 4, 4))
+T4 = _rng.standard_normal(X4.shape)
+K4 = _rng.standard_normal((5, 3, 3, 3))
+
+
+def _setitem(lib, d):
+    z = lib.zeros(2, 3, 4, 4, dtype=lib.float64)
+    z[:, 1] = d[:, 0] * 3
+    return z
+
+
+NN_FNS = {
+    "conv2d": lambda lib, d: lib.nn.functional.conv2d(d, lib.tensor(K4)),
+    "layer_norm": lambda lib, d: lib.nn.functional.layer_norm(d, (4,)),
+    "cross_entropy": lambda lib, d: lib.nn.functional.cross_entropy(
+        d.reshape(2, -1)[:, :6], lib.tensor([1, 4])
+    ),
+    "max_pool_gelu": lambda lib, d: lib.nn.functional.gelu(lib.nn.functional.max_pool2d(d, 2)),
+    "batch_norm": lambda lib, d: lib.nn.functional.batch_norm(d, None, None, training=True),
+    "sort_topk": lambda lib, d: d.reshape(-1).sort()[0][:5] + d.reshape(-1).topk(3)[0].sum(),
+    "inplace_chain": lambda lib, d: d.clone().mul_(2).add_(d.exp()).relu_(),
+    "setitem": _setitem,
+}
+
+
+@pytest.mark.parametrize("name", sorted(NN_FNS))
+def test_nn_tangents_match_pytorch(torch, real_torch, name):
+    def run(lib):
+        fwad = lib.autograd.forward_ad
+        with fwad.dual_level():
+            out = NN_FNS[name](lib, fwad.make_dual(lib.tensor(X4), lib.tensor(T4)))
+            return _np(fwad.unpack_dual(out).tangent)
+
+    np.testing.assert_allclose(run(torch), run(real_torch), rtol=1e-9, atol=1e-12)
+
+
 def _inplace_views(lib):
     fwad = lib.autograd.forward_ad
     foo, bar = lib.tensor(X), lib.tensor(T)
