@@ -46,6 +46,7 @@ from funcgrad.core.errors import ConcretizationError
 from funcgrad.core.gc_freeze import freeze as freeze_gc
 from funcgrad.core.interp import Tracer, _state, eval_program, is_tracing, new_builder, trace_flat
 from funcgrad.core.ir import Aval, Program, Var
+from funcgrad.shape_templates import Template, TemplateOp, changed_dims, instantiate_program
 from funcgrad.tree_util import tree_unflatten
 
 LazyArray = _lazy.LazyArray
@@ -317,6 +318,13 @@ class OpProgram:
         self._vjps: dict[tuple[bool, ...], OpVJP] = {}
         self._deps: tuple | None = None
 
+    #: (a :class:`~funcgrad.shape_templates.TemplateOp` has ``generic = True``)
+    generic = False
+
+    def real(self) -> OpProgram:
+        """This op (a :class:`~funcgrad.shape_templates.TemplateOp` gives its concrete one)."""
+        return self
+
     def __repr__(self) -> str:
         return f"OpProgram({self.name}#{self.id})"
 
@@ -562,6 +570,8 @@ MAX_TRACED_FUNCTIONS = 4096
 #: the trace cache and whenever it grows past :data:`MAX_CACHED_SIGNATURES`
 op_cache: dict[tuple, OpProgram] = {}
 MAX_CACHED_SIGNATURES = 16384
+#: whether eager ops at new shapes run through shape templates (config below)
+SHAPE_TEMPLATES = True
 
 _THIS = sys.modules[__name__]
 config.bind(
@@ -586,6 +596,15 @@ config.bind(
     "MAX_CACHED_SIGNATURES",
     "Size of compat's one-level dispatch cache of (op, input signature) pairs; emptied "
     "when it grows past it.",
+)
+
+config.bind(
+    "compat_shape_templates",
+    _THIS,
+    "SHAPE_TEMPLATES",
+    "Whether compat's eager ops met at a new shape may run through a shape template (the "
+    "op traced once at symbolic dimensions, reused wherever its guards hold) instead of "
+    "being traced again: see docs/design.md, 'What a new shape costs an eager op'.",
 )
 
 _SCALAR_AVAL = {
@@ -629,10 +648,18 @@ def trace_op(
 
 
 def lookup_op(
-    fn: Callable, name: str, static: tuple, sig: tuple, saves: str | None = None
-) -> OpProgram:
+    fn: Callable,
+    name: str,
+    static: tuple,
+    sig: tuple,
+    saves: str | None = None,
+    generic: bool = False,
+) -> Any:
     """:func:`trace_op` given the inputs' signature: ``(shape, dtype)`` per array, the
-    type per Python scalar (the dispatch hot path computes it with the arrays)."""
+    type per Python scalar (the dispatch hot path computes it with the arrays).
+
+    ``generic``: the caller takes a :class:`~funcgrad.shape_templates.TemplateOp` (an op
+    run through a shape template, see :func:`_template_op`) where one applies."""
     fkey = (fn, name, static, saves)
     table = _TRACES.get(fkey)
     if table is None:
@@ -641,29 +668,124 @@ def lookup_op(
             _TRACES.popitem(last=False)
     op = table.get(sig)
     if op is None:
-        avals = [
-            _SCALAR_AVAL[a] if isinstance(a, type) else Aval(a[0], np.dtype(a[1])) for a in sig
-        ]
-        kw = dict(static)
-        single = [True]
-
-        def flat(*xs: Any) -> list:
-            out = fn(*xs, **kw)
-            if isinstance(out, (tuple, list)):
-                single[0] = False
-                return list(out)
-            return [out]
-
-        prog = passes.prune_constvars(passes.simplify(trace_flat(flat, avals, "compat")))
-        op = table[sig] = _intern(prog, name, single[0], saves)
+        if generic:
+            op = _template_op(fkey, sig, table)
+        if op is None:
+            op = _trace_concrete(fkey, sig)
+            shapes = _SHAPES.get(fkey)
+            if shapes is None:
+                shapes = _SHAPES[fkey] = _ShapeState()
+            shapes.recent.append(sig)
+            if len(shapes.recent) > _RECENT:
+                del shapes.recent[0]
+        table[sig] = op
     if len(op_cache) >= MAX_CACHED_SIGNATURES:
         op_cache.clear()
     op_cache[(fn, name, static, sig, saves)] = op
     return op
 
 
+def _flat(fn: Callable, static: tuple, single: list) -> Callable:
+    """``fn`` with keyword arguments ``static``, returning a flat list of outputs
+    (``single[0]`` records whether it returned one array)."""
+    kw = dict(static)
+
+    def flat(*xs: Any) -> list:
+        out = fn(*xs, **kw)
+        if isinstance(out, (tuple, list)):
+            single[0] = False
+            return list(out)
+        return [out]
+
+    return flat
+
+
+def _trace_concrete(fkey: tuple, sig: tuple) -> OpProgram:
+    """The op ``fkey`` traced at signature ``sig``, simplified and interned."""
+    fn, name, static, saves = fkey
+    avals = [_SCALAR_AVAL[a] if isinstance(a, type) else Aval(a[0], np.dtype(a[1])) for a in sig]
+    single = [True]
+    traced = trace_flat(_flat(fn, static, single), avals, "compat")
+    return _intern(passes.prune_constvars(passes.simplify(traced)), name, single[0], saves)
+
+
+class _ShapeState:
+    """Per op function: the signatures it was last traced at concretely, its shape
+    templates, and whether symbolic tracing failed for it (then it is always traced
+    concretely)."""
+
+    __slots__ = ("off", "recent", "templates")
+
+    def __init__(self) -> None:
+        self.recent: list[tuple] = []
+        self.off = False
+        self.templates: list[Template] = []
+
+
+#: op function key -> its :class:`_ShapeState`
+_SHAPES: dict[tuple, _ShapeState] = {}
+#: shape templates kept per op function
+MAX_TEMPLATES = 8
+#: concrete signatures kept per op function, to find which dimensions changed
+_RECENT = 8
+
+
+def _n_sym(layout: tuple) -> int:
+    return sum(k is not None for dims in layout if dims for k in dims)
+
+
+def _template_op(fkey: tuple, sig: tuple, table: dict) -> Any:
+    """An op for signature ``sig`` run through a shape template of ``fkey``
+    (:mod:`funcgrad.shape_templates`), or ``None`` where none applies: eager host-tier
+    work only, never under a trace or in lazy mode or the compiled tier mode."""
+    st = _SHAPES.get(fkey)
+    if st is None or st.off or not SHAPE_TEMPLATES:
+        return None
+    if _state.stack or _lazy._state.on or tiers.mode() == "compiled":
+        return None
+
+    def make_real() -> OpProgram:
+        op = _trace_concrete(fkey, sig)
+        table[sig] = op
+        op_cache[(*fkey[:3], sig, fkey[3])] = op
+        return op
+
+    for tm in st.templates:
+        dims = tm.match(sig)
+        if dims is None:
+            continue
+        if not tm.validated:  # once: the instantiated template against a real trace
+            real = make_real()
+            if instantiate_program(tm.program, dims).key() != real.program.key():
+                st.off = True
+                st.templates.clear()
+            else:
+                tm.validated = True
+            return real
+        return TemplateOp(tm, dims, make_real)
+    if len(st.templates) >= MAX_TEMPLATES:
+        return None
+    layout = None  # the fewest dimensions made symbolic: against the closest signature
+    for old in st.recent:
+        lay = changed_dims(old, sig)
+        if lay is not None and (layout is None or _n_sym(lay) < _n_sym(layout)):
+            layout = lay
+    if layout is None:
+        return None
+    single = [True]
+    try:
+        tm = Template(_flat(fkey[0], fkey[2], single), sig, layout, _SCALAR_AVAL)
+    except Exception:  # what a symbolic trace cannot do: trace concretely from now on
+        st.off = True
+        return None
+    tm.single = single[0]
+    st.templates.append(tm)
+    return TemplateOp(tm, tm.traced_dims, make_real)
+
+
 def _clear() -> None:
     _BY_KEY.clear()
+    _SHAPES.clear()
     _TRACES.clear()
     op_cache.clear()
 

@@ -191,7 +191,7 @@ def lookup_op(
     """``funcgrad._compat_contract.lookup_op`` with PyTorch's error for operands ``args`` that do
     not broadcast (:func:`broadcast_error`)."""
     try:
-        return _compat_contract.lookup_op(fn, name, static, sig, saves)
+        return _compat_contract.lookup_op(fn, name, static, sig, saves, generic=True)
     except BroadcastError as e:
         raise broadcast_error(_shapes(args), e) from None
 

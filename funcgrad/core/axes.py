@@ -23,6 +23,7 @@ import numpy as np
 
 from funcgrad.core.errors import AxisError, user_frame, where
 from funcgrad.core.interp import Tracer
+from funcgrad.core.symbolic import SymDim
 
 
 def static_index(x: Any, what: str, name: str) -> int:
@@ -32,6 +33,8 @@ def static_index(x: Any, what: str, name: str) -> int:
             f"{name}: {what} must be a static int, got a traced value {x.aval}; mark it static "
             f"(jit(static_argnums=...)){where(user_frame())}"
         )
+    if type(x) is SymDim:  # a symbolic dimension stays symbolic
+        return x  # type: ignore[return-value]
     try:
         return operator.index(x)
     except TypeError:

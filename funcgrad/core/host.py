@@ -200,6 +200,26 @@ class HostPlan:
     def __call__(self, *vals: Any) -> list[Any]:
         return self.run(*vals)
 
+    def with_params(self, params: dict[int, dict[str, Any]]) -> HostPlan:
+        """A copy of this plan whose steps ``i`` take ``params[i]`` (a shape template's
+        plan at concrete dimensions: :mod:`funcgrad.core.shape_templates`)."""
+        plan = object.__new__(HostPlan)
+        steps = list(self.steps)
+        for i, p in params.items():
+            st = object.__new__(_Step)
+            old = steps[i]
+            for name in _Step.__slots__:
+                setattr(st, name, getattr(old, name))
+            st.params = p
+            steps[i] = st
+        plan.steps = tuple(steps)
+        plan._template = self._template
+        plan.missing = self.missing
+        plan._calls = 0
+        plan._generate_after = self._generate_after
+        plan.run = plan._interpret
+        return plan
+
     def _interpret(self, *vals: Any) -> list[Any]:
         self._calls += 1
         if self._calls >= self._generate_after:

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from funcgrad.core import dot, dtypes
+from funcgrad.core.symbolic import SymDim
 
 if TYPE_CHECKING:
     from funcgrad.core.primitive import Primitive
@@ -170,6 +171,8 @@ def _hashable_param(v: Any) -> Any:
         return tuple(items)
     if t is tuple and all(type(x) in _PLAIN for x in v):
         return v
+    if t is SymDim:  # keyed by its expression: never by the value it was traced at
+        return ("sym", v.expr)
     if isinstance(v, Program):
         return ("program", v.hashed_key())
     if isinstance(v, (list, tuple)):

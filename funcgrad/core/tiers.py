@@ -62,6 +62,8 @@ class _Stats:
         "host_calls",
         "host_eqns",
         "host_seconds",
+        "template_calls",
+        "templates",
     )
 
     def __init__(self) -> None:
@@ -70,6 +72,7 @@ class _Stats:
     def reset(self) -> None:
         self.host_calls = self.host_eqns = self.fallback_eqns = 0
         self.compiled_calls = self.background_compiles = 0
+        self.templates = self.template_calls = 0
         self.host_seconds = self.background_seconds = 0.0
 
 
@@ -371,6 +374,8 @@ def stats() -> dict[str, Any]:
         "background_compiles": s.background_compiles,
         "background_seconds": s.background_seconds,
         "background_pending": pending,
+        "shape_templates": s.templates,
+        "template_calls": s.template_calls,
     }
 
 

@@ -17,7 +17,9 @@ def tier_stats() -> dict[str, Any]:
         ``host_seconds``, ``fallback_equations`` (equations without a host rule, run
         compiled one by one), ``compiled_calls`` (calls of executables that replaced
         the host tier), ``background_compiles``, ``background_seconds`` (the
-        background thread's compile time), ``background_pending``, and the
+        background thread's compile time), ``background_pending``,
+        ``shape_templates`` (compat ops traced once at symbolic dimensions),
+        ``template_calls`` (calls run through them at a new shape), and the
         persistent cache's ``disk_hits``/``disk_misses`` (XLA executables read from
         or not found on the disk).
     """

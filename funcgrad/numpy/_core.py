@@ -210,13 +210,35 @@ def promote(name: str, *args: Any, to: str | None = None) -> list[Any]:
     return [convert(x, dtype, weak) for x in args]
 
 
+def _broadcast(shapes: list[tuple]) -> tuple:
+    """NumPy's broadcast of ``shapes`` (``ValueError`` if they do not broadcast), in
+    Python so that a symbolic dimension's comparisons are guards
+    (:mod:`funcgrad.core.symbolic`; ``np.broadcast_shapes`` reads them as plain ints)."""
+    first = shapes[0]
+    if all(s == first for s in shapes):
+        return tuple(first)
+    nd = max(len(s) for s in shapes)
+    out = [1] * nd
+    for s in shapes:
+        off = nd - len(s)
+        for i, d in enumerate(s):
+            o = out[off + i]
+            if d == 1 or d is o or d == o:
+                continue
+            if o == 1:
+                out[off + i] = d
+                continue
+            raise ValueError(f"shapes {shapes} do not broadcast")
+    return tuple(out)
+
+
 def broadcast_shapes(name: str, *args: Any, elementwise: bool = False) -> tuple[int, ...]:
     """NumPy's broadcast of the operands' shapes; a clear error naming ``name`` otherwise
     (a ``ValueError``; for ``elementwise`` operations the type ``jnp``'s raise, see
     :func:`~funcgrad.core.errors.broadcast_error_type`)."""
     shapes = [aval(a).shape for a in args]
     try:
-        return tuple(np.broadcast_shapes(*shapes))
+        return _broadcast(shapes)
     except ValueError:
         err = broadcast_error_type(shapes) if elementwise else BroadcastValueError
         # JAX's sentence first (its tests match its start), then the operands

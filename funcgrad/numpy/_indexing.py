@@ -15,6 +15,7 @@ wrap negatives and clamp, as in JAX.
 from __future__ import annotations
 
 import builtins
+import operator
 from collections.abc import Callable
 from typing import Any
 
@@ -186,8 +187,8 @@ def _basic(x: Any, items: list) -> Any:
         s = _static_slice(i)
         if s.step == 0:
             raise ValueError(f"indexing: slice step cannot be zero{here()}")
-        lo, hi, st = s.indices(n)
-        cnt = len(range(lo, hi, st))
+        lo, hi, st = _slice_indices(s, n)
+        cnt = _slice_count(lo, hi, st)
         if st > 0:
             first = lo if cnt else 0
         else:
@@ -616,3 +617,36 @@ def take_along_axis(
     fill = np.asarray(fv, aval(a).dtype)
     # a weakly typed operand stays weak: the fill joins it as a Python scalar
     return where(ok, g, fill.item() if aval(a).weak_type else fill)
+
+
+def _clamp_index(i: Any, n: Any, low: int, high: Any) -> Any:
+    """A slice bound ``i`` on an axis of size ``n``: counted from the end when negative,
+    then clamped to ``[low, high]`` (as ``slice.indices`` does)."""
+    if i < 0:
+        i = i + n
+        return low if i < low else i
+    return high if i > high else i
+
+
+def _slice_indices(s: slice, n: Any) -> tuple[Any, Any, int]:
+    """``s.indices(n)`` in Python, so that a symbolic size ``n`` is compared, not read
+    as a plain int (:mod:`funcgrad.core.symbolic`)."""
+    if type(n) is int:
+        return s.indices(n)
+    st = 1 if s.step is None else operator.index(s.step)
+    if st > 0:
+        lo = 0 if s.start is None else _clamp_index(operator.index(s.start), n, 0, n)
+        hi = n if s.stop is None else _clamp_index(operator.index(s.stop), n, 0, n)
+    else:
+        lo = n - 1 if s.start is None else _clamp_index(operator.index(s.start), n, -1, n - 1)
+        hi = -1 if s.stop is None else _clamp_index(operator.index(s.stop), n, -1, n - 1)
+    return lo, hi, st
+
+
+def _slice_count(lo: Any, hi: Any, st: int) -> Any:
+    """``len(range(lo, hi, st))`` without reading symbolic bounds as plain ints."""
+    if type(lo) is int and type(hi) is int:
+        return len(range(lo, hi, st))
+    if st > 0:
+        return (hi - lo + st - 1) // st if hi > lo else 0
+    return (lo - hi - st - 1) // (-st) if lo > hi else 0

@@ -26,6 +26,7 @@ from funcgrad.core.errors import user_frame, where
 from funcgrad.core.interp import bind, to_aval
 from funcgrad.core.ir import Aval
 from funcgrad.core.primitive import Example, Primitive
+from funcgrad.core.symbolic import SymDim
 from funcgrad.primitives import elementwise as ew
 from funcgrad.primitives import rules
 from funcgrad.primitives.rules import rand
@@ -39,7 +40,8 @@ _SCALARS = (bool, int, float, complex)
 
 
 def _ints(xs: Sequence[Any]) -> tuple[int, ...]:
-    return tuple(operator.index(x) for x in xs)
+    """``xs`` as ints; a symbolic dimension stays symbolic (its value is not read)."""
+    return tuple(x if type(x) is SymDim else operator.index(x) for x in xs)
 
 
 def _fmt(*avals: Aval) -> str:
@@ -290,8 +292,8 @@ def reshape(x: Any, new_sizes: Sequence[int] | int) -> Any:
     aval = to_aval(x)
     if isinstance(new_sizes, (int, np.integer)):
         new_sizes = (new_sizes,)
-    sizes = [operator.index(s) for s in new_sizes]
-    if sizes.count(-1) > 1:
+    sizes = list(_ints(new_sizes))
+    if sum(1 for s in sizes if type(s) is int and s == -1) > 1:
         raise ValueError(f"reshape: only one -1 allowed in {tuple(sizes)}{where(user_frame())}")
     shape = infer_minus_one(sizes, aval.size)
     if shape is None:

@@ -35,13 +35,20 @@ def _unary_aval(name: str, allowed: str) -> Callable[..., Aval]:
 
 
 def _join_avals(name: str, avals: tuple[Aval, ...], allowed: str) -> Aval:
-    shapes = {a.shape for a in avals if a.shape != ()}
-    if len(shapes) > 1:
+    shape: tuple = ()
+    mismatch = False
+    for a in avals:  # (no set of shapes: a symbolic dimension is compared, not hashed)
+        s = a.shape
+        if s != ():
+            if shape == ():
+                shape = s
+            elif s != shape:
+                mismatch = True
+    if mismatch:
         raise TypeError(
             f"{name} requires operands of equal shapes (or 0-d), got {_fmt(avals)}; "
             "funcgrad.numpy broadcasts by NumPy's rules before calling it"
         )
-    shape = shapes.pop() if shapes else ()
     dtype, weak = rules.join_dtypes(name, *avals)
     out = Aval(shape, dtype, weak)
     _check_dtype(name, out, allowed)

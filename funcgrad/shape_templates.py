@@ -1,0 +1,246 @@
+"""Shape templates: an eager op's host plan traced once with symbolic dimensions and
+run at every shape its guards admit (see :mod:`funcgrad.core.symbolic`).
+
+A :class:`Template` is made from a signature (per input ``(shape, dtype)`` or a Python
+scalar type) and the dimensions that changed since the op was last traced: those
+become :class:`~funcgrad.core.symbolic.SymDim` (equal values share one symbol), the
+others stay concrete. The op is traced once with them; the program's equations keep
+the symbolic params (a broadcast shape ``(1, t, 64)``, a slice limit ``t - 1``), and its
+host plan is instantiated at a new signature by computing those params: a few
+microseconds where a new trace costs ~150 us.
+
+A template is used only when it is sound to: every guard the trace recorded holds at
+the new dimensions, every equation has a host rule (nothing compiles at symbolic
+shapes), and it was **validated** once: at its first use at dimensions other than the
+traced ones, the op is also traced concretely there and the instantiated program must
+equal that trace equation for equation and param for param. A template that fails
+is dropped and its op is no longer traced symbolically.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from funcgrad import _lazy, passes
+from funcgrad.core import tiers
+from funcgrad.core.host import HostPlan
+from funcgrad.core.interp import is_tracing, trace_flat
+from funcgrad.core.ir import Aval, Eqn, Program, Var
+from funcgrad.core.symbolic import Guards, SymDim, has_sym, holds, substitute
+
+__all__ = ["Template", "TemplateOp", "changed_dims", "instantiate_program"]
+
+
+def changed_dims(old: tuple, new: tuple) -> tuple | None:
+    """The symbol layout for signature ``new`` given a traced ``old``: per input, a tuple
+    giving for each dimension its symbol index or ``None`` (concrete); ``None`` when the
+    two signatures differ in anything but array dimensions, or in none. Dimensions of
+    equal new values share a symbol; a new value of 0 or 1 stays concrete (a size-1
+    dimension broadcasts: the trace would pin it)."""
+    if len(old) != len(new):
+        return None
+    values: dict[int, int] = {}
+    layout = []
+    changed = False
+    for a, b in zip(old, new):
+        if type(b) is type:
+            if a is not b:
+                return None
+            layout.append(None)
+            continue
+        if type(a) is type or len(a[0]) != len(b[0]) or a[1] != b[1]:
+            return None
+        dims = []
+        for da, db in zip(a[0], b[0]):
+            if da == db or db <= 1:  # (0 and 1 are special to broadcasting: concrete)
+                dims.append(None)
+            else:
+                changed = True
+                dims.append(values.setdefault(db, len(values)))
+        layout.append(tuple(dims))
+    return tuple(layout) if changed else None
+
+
+class Template:
+    """One op traced at symbolic dimensions (see the module docstring)."""
+
+    __slots__ = (
+        "guards",
+        "layout",
+        "n_syms",
+        "plan",
+        "program",
+        "sig",
+        "single",
+        "sym_steps",
+        "traced_dims",
+        "validated",
+    )
+
+    def __init__(
+        self,
+        fn: Callable[..., Sequence[Any]],
+        sig: tuple,
+        layout: tuple,
+        scalar_avals: dict[type, Aval],
+        fallback: Any = None,
+    ) -> None:
+        """Trace ``fn`` (flat inputs to a flat list of outputs) at ``sig`` with the
+        dimensions ``layout`` marks symbolic. Raises on anything a symbolic trace cannot
+        do (the caller traces concretely instead)."""
+        guards = Guards()
+        n_syms = 1 + max((k for dims in layout if dims for k in dims if k is not None), default=-1)
+        traced = [0] * n_syms
+        syms: list[SymDim | None] = [None] * n_syms
+        avals = []
+        for s, dims in zip(sig, layout):
+            if dims is None:
+                avals.append(scalar_avals[s])
+                continue
+            shape = []
+            for d, k in zip(s[0], dims):
+                if k is None:
+                    shape.append(d)
+                    continue
+                if syms[k] is None:
+                    traced[k] = d
+                    syms[k] = SymDim(d, ("in", k), guards)
+                shape.append(syms[k])
+            avals.append(Aval(tuple(shape), np.dtype(s[1])))
+        try:
+            prog = passes.prune_constvars(passes.simplify(trace_flat(fn, avals, "compat")))
+        finally:
+            guards.closed = True
+        if prog.consts:
+            raise ValueError("a shape template cannot hold constants")
+        if guards.pinned >= n_syms and n_syms:  # every dimension read as a plain value
+            raise ValueError("every symbolic dimension was pinned")
+        self.guards = guards
+        self.sig = sig
+        self.layout = layout
+        self.n_syms = n_syms
+        self.traced_dims = tuple(traced)
+        self.program = prog
+        self.plan = HostPlan(prog, None)
+        if self.plan.missing:
+            raise ValueError(f"no host rule for {self.plan.missing}")
+        self.sym_steps = tuple((i, e.params) for i, e in enumerate(prog.eqns) if has_sym(e.params))
+        self.single = True
+        self.validated = False
+        tiers._stats.templates += 1
+
+    def match(self, sig: tuple) -> tuple[int, ...] | None:
+        """The symbols' values at signature ``sig`` if this template applies to it."""
+        if len(sig) != len(self.layout):
+            return None
+        dims: list[int | None] = [None] * self.n_syms
+        for s, t, lay in zip(sig, self.sig, self.layout):
+            if lay is None:
+                if s is not t:
+                    return None
+                continue
+            if type(s) is type or s[1] != t[1]:
+                return None
+            shape = s[0]
+            if len(shape) != len(lay):
+                return None
+            for d, dt, k in zip(shape, t[0], lay):
+                if k is None:
+                    if d != dt:
+                        return None
+                    continue
+                seen = dims[k]
+                if seen is None:
+                    dims[k] = d
+                elif seen != d:
+                    return None
+        out = tuple(dims)  # type: ignore[arg-type]
+        return out if holds(self.guards, out) else None
+
+    def host_plan(self, dims: tuple[int, ...]) -> HostPlan:
+        """The template's host plan with its symbolic params computed at ``dims``."""
+        return self.plan.with_params({i: substitute(p, dims) for i, p in self.sym_steps})
+
+
+def _concrete_aval(a: Aval, dims: tuple[int, ...]) -> Aval:
+    if not has_sym(a.shape):
+        return a
+    return Aval(substitute(a.shape, dims), a.dtype, a.weak_type)
+
+
+def instantiate_program(prog: Program, dims: tuple[int, ...]) -> Program:
+    """``prog`` (traced at symbolic dimensions) at the input dimensions ``dims``: every
+    var's aval and every equation's params computed there."""
+    new: dict[Any, Any] = {}
+
+    def var(v: Any) -> Any:
+        if type(v) is not Var:
+            return v
+        w = new.get(v)
+        if w is None:
+            w = new[v] = Var(_concrete_aval(v.aval, dims))
+        return w
+
+    invars = tuple(var(v) for v in prog.invars)
+    constvars = tuple(var(v) for v in prog.constvars)
+    eqns = tuple(
+        Eqn(
+            e.prim,
+            tuple(var(a) for a in e.inputs),
+            tuple(var(v) for v in e.outvars),
+            substitute(e.params, dims) if has_sym(e.params) else e.params,
+            e.source,
+        )
+        for e in prog.eqns
+    )
+    return Program(invars, constvars, eqns, tuple(var(a) for a in prog.outvars), prog.consts)
+
+
+class TemplateOp:
+    """An op at one signature run through a validated :class:`Template`'s host plan.
+
+    It stands in for the op's concrete program (compat's ``OpProgram``) where only
+    values are wanted: ``run`` evaluates the plan. Everything else (a VJP, the program,
+    a call under a trace or in lazy mode, and every call once the signature has run
+    :data:`HOT_CALLS` times, when compiling it may pay) goes to the concrete op,
+    traced on first need by ``make_real``."""
+
+    __slots__ = ("_make", "_plan", "_real", "calls", "single")
+
+    #: calls of one signature after which it runs through its concrete op (which the
+    #: tiers may compile in the background, as any eager op's)
+    HOT_CALLS = 8
+    #: (compat's ``OpProgram`` has ``generic = False``)
+    generic = True
+
+    def __init__(self, template: Template, dims: tuple[int, ...], make_real: Callable) -> None:
+        self._plan = template.host_plan(dims)
+        self._make = make_real
+        self._real: Any = None
+        self.calls = 0
+        self.single = template.single
+
+    def real(self) -> Any:
+        """The op's concrete program (traced at this signature on first need)."""
+        if self._real is None:
+            self._real = self._make()
+        return self._real
+
+    def run(self, *args: Any) -> list:
+        """Evaluate the op on host values (or through the concrete op, see above)."""
+        if self._real is not None or is_tracing() or _lazy._state.on:
+            return self.real().run(*args)
+        self.calls += 1
+        if self.calls > self.HOT_CALLS:
+            return self.real().run(*args)
+        tiers._stats.template_calls += 1
+        return self._plan.run(*args)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.real(), name)
+
+    def __repr__(self) -> str:
+        return f"TemplateOp({self._make!r})"
