@@ -30,7 +30,7 @@ from jax import tree_util
 
 from funcgrad.core import dtypes
 from funcgrad.core.ad_util import close
-from funcgrad.core.errors import user_frame, where
+from funcgrad.core.errors import ConcretizationTypeError, user_frame, where
 from funcgrad.core.interp import Tracer, eval_program, new_builder, to_aval
 from funcgrad.core.ir import Aval, Program
 from funcgrad.core.tree_diff import (
@@ -129,9 +129,17 @@ def _branches(index: Any, funs: Sequence[Callable], operands: tuple, name: str, 
     out_tree = traced[0][2]
     for i, (_, _, t) in enumerate(traced[1:], 1):
         if t != out_tree:
+            a, b = (i, 0) if name == "cond" else (0, i)  # cond: true_fun first
+            diffs = [
+                f"{labels[a]} output{_at(path)} is a {x} but {labels[b]} output{_at(path)} "
+                f"is a {y}, so {why}"
+                for path, x, y, why in structure_differences_of_trees(traced[a][2], traced[b][2])
+            ] or [f"{labels[a]} output is {traced[a][2]} but {labels[b]} output is {traced[b][2]}"]
             raise TypeError(
-                f"{name}: {labels[0]} and {labels[i]} must return the same pytree structure, "
-                f"got {out_tree} and {t}.{where(user_frame())}"
+                f"{name} branch outputs must have the same pytree structure, but they differ:"
+                f"\n\n{_branch_names(funs, labels, a, b)}{_sentences(diffs)}\nRevise "
+                f"{labels[a]} and/or {labels[b]} so that they have the same pytree structure."
+                f"{where(user_frame())}"
             )
     paths = _paths(out_tree)
     # join each output leaf over the branches (weakly typed outputs take the strong dtype)
@@ -142,10 +150,14 @@ def _branches(index: Any, funs: Sequence[Callable], operands: tuple, name: str, 
             strong_clash = not o.weak_type and not outs[0].weak_type and o.dtype != outs[0].dtype
             if o.shape != outs[0].shape or strong_clash:
                 a, b = (i, 0) if name == "cond" else (0, i)  # cond: true_fun first
+                at = f" at path {path}" if path else ""
                 raise TypeError(
-                    f"{name}: {labels[a]} and {labels[b]} outputs must have identical types, "
-                    f"but output{path} has {_desc(outs[a])} in {labels[a]} and {_desc(outs[b])} "
-                    f"in {labels[b]}.{where(user_frame())}"
+                    f"{name} branches must have equal output types but they differ.\n\n"
+                    f"{_branch_names(funs, labels, a, b)}The output of {labels[a]}{at} has type "
+                    f"{_type(outs[a])} but the corresponding output of {labels[b]} has type "
+                    f"{_type(outs[b])}{type_mismatch_reason(outs[a], outs[b])}.\n\nRevise "
+                    f"{labels[a]} and/or {labels[b]} so that all output types match."
+                    f"{where(user_frame())}"
                 )
         strong = [o.dtype for o in outs if not o.weak_type]
         dt = strong[0] if strong else dtypes.result_type(*[(o.dtype, True) for o in outs])[0]
@@ -172,6 +184,33 @@ def _branches(index: Any, funs: Sequence[Callable], operands: tuple, name: str, 
             o = ew.convert_element_type(o, targets[k].dtype, True)
         outs.append(o)
     return tree_unflatten(out_tree, outs)
+
+
+def _at(path: str) -> str:
+    return f" at path {path}" if path else ""
+
+
+def _type(a: Aval) -> str:
+    """An aval as JAX's errors print it: ``float32[1]``."""
+    return f"{a.dtype.name}[{','.join(map(str, a.shape))}]"
+
+
+def _branch_names(funs: Sequence[Callable], labels: list[str], a: int, b: int) -> str:
+    """``true_fun is f at file.py:3`` lines for two branches, then a blank line."""
+
+    def name(f: Callable) -> str:
+        code = getattr(f, "__code__", None)
+        n = getattr(f, "__name__", repr(f))
+        return f"{n} at {code.co_filename}:{code.co_firstlineno}" if code is not None else n
+
+    return f"{labels[a]} is {name(funs[a])}\n{labels[b]} is {name(funs[b])}\n\n"
+
+
+def _sentences(items: list[str]) -> str:
+    """One difference as a sentence, several as ``  * item;`` lines."""
+    if len(items) == 1:
+        return items[0] + ".\n"
+    return "".join(f"  * {d};\n" for d in items[:-1]) + f"  * {items[-1]}.\n"
 
 
 def _as_value(x: Any) -> Any:
@@ -280,7 +319,8 @@ def switch(index: Any, branches: Sequence[Callable], *operands: Any) -> Any:
             f"Index type must be an integer, got {index}.{where(user_frame())}"
         ) from None
     idx = _as_index(index, len(branches), "switch index")
-    labels = [f"branch {i}" for i in range(len(branches))]
+    # JAX's words: "branch 0", then "branch1", "branch2"...
+    labels = ["branch 0"] + [f"branch{i}" for i in range(1, len(branches))]
     return _branches(idx, branches, operands, "switch", labels)
 
 
@@ -651,6 +691,12 @@ def _scan(
             )
     lengths = sorted({a.shape[0] for a in x_avals})
     if length is not None:
+        if isinstance(length, Tracer):
+            raise ConcretizationTypeError(
+                "The `length` argument to `scan` expects a concrete `int` value. "
+                f"Abstract tracer value encountered where concrete value is expected: "
+                f"traced array with shape {length.aval}.{where(user_frame())}"
+            )
         length = int(length)
         if lengths and lengths != [length]:
             raise ValueError(

@@ -13,9 +13,10 @@ from typing import Any
 import numpy as np
 
 from funcgrad.core import dtypes
+from funcgrad.core.errors import ConcretizationTypeError
 from funcgrad.core.interp import Tracer
 from funcgrad.numpy import _creation, _info, _setops, _shape, _ufuncs
-from funcgrad.numpy._core import ArrayLike, aval, out
+from funcgrad.numpy._core import ArrayLike, aval, here, out
 
 
 def _int() -> np.dtype:
@@ -169,6 +170,14 @@ def ravel_multi_index(
 
 
 def _range(name: str, s: slice) -> Any:
+    for part in ("start", "stop", "step"):
+        v = getattr(s, part)
+        if isinstance(v, Tracer):
+            raise ConcretizationTypeError(
+                "Abstract tracer value encountered where concrete value is expected: traced "
+                f"array with shape {v.aval}. The problem arose with the slice {part} of "
+                f"jnp.{name}: grid bounds must be concrete (static){here()}"
+            )
     start = 0 if s.start is None else s.start
     step = 1 if s.step is None else s.step
     if isinstance(step, complex):

@@ -120,6 +120,10 @@ def install() -> None:
         v = self._value("The tobytes() method was called on traced array: tobytes()")
         return np.asarray(v).tobytes(order)
 
+    def tolist(self: Any) -> Any:
+        v = self._value("The tolist() method was called on traced array: tolist()")
+        return np.asarray(v).tolist()
+
     def copy_(self: Any, *args: Any) -> Any:
         # values are immutable: a copy of a traced value is the value (``copy.copy``,
         # ``copy.deepcopy`` and ``x.copy()`` inside a transform, as JAX's tracers)
@@ -132,6 +136,7 @@ def install() -> None:
         "view": _bitviews.view,
         "byteswap": _bitviews.byteswap,
         "tobytes": tobytes,
+        "tolist": tolist,
         "reshape": reshape,
         "transpose": transpose,
         "astype": astype,

@@ -104,6 +104,20 @@ def make_swap() -> Swap:
         }
         return mod
 
+    def core() -> Any:
+        # ``jax._src.core`` is JAX's internals, but the errors of ``jax.errors`` live
+        # there too and tests name them through it (``core.ConcretizationTypeError``):
+        # those are funcgrad's public errors of the same names
+        mod = Alias("jax._src.core", None, swap)
+        real_core = importlib.import_module("jax._src.core")
+        real_errors = importlib.import_module("jax.errors")
+        ours = importlib.import_module("funcgrad.errors")
+        for name in dir(real_errors):
+            public = getattr(real_errors, name)
+            if getattr(real_core, name, None) is public and hasattr(ours, name):
+                mod.__dict__[name] = getattr(ours, name)
+        return mod
+
     def config() -> Any:
         return _Config("jax._src.config", importlib.import_module("funcgrad.config"), swap)
 
@@ -122,6 +136,7 @@ def make_swap() -> Swap:
             "jax._src.test_util": jtu,
             "jax._src.random.prng": prng,
             "jax._src.config": config,
+            "jax._src.core": core,
             "jax._src.lib": lib,
             "jax._src.util": lambda: Alias("jax._src.util", importlib.import_module(UTIL), swap),
         },
