@@ -20,7 +20,7 @@ Example:
 
 from __future__ import annotations
 
-from compat.torch.nn.functional._utils import _legacy_reduction  # noqa: F401 (nn.modules.loss)
+from compat.torch.nn.functional._reduction import _legacy_reduction  # noqa: F401 (nn.modules.loss)
 from compat.torch.nn.functional.activation import (
     celu,
     dropout,

@@ -26,10 +26,8 @@ from compat._core import rng as _rng
 from compat._core.mutation import apply_inplace, inplace_result
 from compat._core.tensor import apply
 from compat.torch.nn import _fused
-from compat.torch.nn.functional._utils import (
-    Tensor,
-    _to_dtype,
-)
+from compat.torch.nn.functional._arguments import Tensor
+from compat.torch.nn.functional._dtype_names import _to_dtype
 
 
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:

@@ -9,7 +9,7 @@ leaf that requires grad raises PyTorch's ``RuntimeError``.
 from __future__ import annotations
 
 import compat.torch as torch
-from compat.torch.nn.functional._utils import Tensor
+from compat.torch.nn.functional._arguments import Tensor
 from compat.torch.nn.functional.activation import (
     celu,
     elu,

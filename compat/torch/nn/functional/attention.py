@@ -31,7 +31,7 @@ import compat.torch as torch
 import funcgrad.nn as fnn
 import funcgrad.numpy as fnp
 from compat._core.tensor import apply, known_value
-from compat.torch.nn.functional._utils import Tensor
+from compat.torch.nn.functional._arguments import Tensor
 from compat.torch.nn.functional.activation import dropout, linear
 
 __all__ = ["multi_head_attention_forward", "scaled_dot_product_attention"]

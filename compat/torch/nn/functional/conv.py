@@ -9,7 +9,8 @@ import compat.torch as torch
 import funcgrad.lax as flax
 import funcgrad.numpy as fnp
 from compat._core.tensor import apply
-from compat.torch.nn.functional._utils import _SCALAR_NAME, Tensor, _int_list, _type_name
+from compat.torch.nn.functional._arguments import Tensor, _int_list
+from compat.torch.nn.functional._dtype_names import _SCALAR_NAME, _type_name
 
 
 def _conv_f(

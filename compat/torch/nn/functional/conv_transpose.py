@@ -11,7 +11,8 @@ import compat.torch as torch
 import funcgrad.lax as flax
 import funcgrad.numpy as fnp
 from compat._core.tensor import apply
-from compat.torch.nn.functional._utils import Tensor, _type_name
+from compat.torch.nn.functional._arguments import Tensor
+from compat.torch.nn.functional._dtype_names import _type_name
 from compat.torch.nn.functional.conv import _conv_arg
 
 

@@ -18,7 +18,7 @@ import compat.torch as torch
 import funcgrad.lax as flax
 import funcgrad.numpy as fnp
 from compat._core.tensor import apply
-from compat.torch.nn.functional._utils import Tensor
+from compat.torch.nn.functional._arguments import Tensor
 from compat.torch.nn.functional.upsampling import _Key
 
 _NEG_INF = -np.inf

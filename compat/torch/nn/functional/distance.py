@@ -10,7 +10,8 @@ import compat.torch as torch
 import funcgrad.lax as flax
 import funcgrad.numpy as fnp
 from compat._core.tensor import apply
-from compat.torch.nn.functional._utils import Tensor, _apply_reduction, _resolve_reduction
+from compat.torch.nn.functional._arguments import Tensor
+from compat.torch.nn.functional._reduction import _apply_reduction, _resolve_reduction
 
 
 def _check_reduction(reduction: str) -> None:

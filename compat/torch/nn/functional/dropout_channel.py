@@ -15,7 +15,7 @@ from typing import Any
 import compat.torch as torch
 from compat._core.mutation import apply_inplace
 from compat._core.tensor import apply
-from compat.torch.nn.functional._utils import Tensor
+from compat.torch.nn.functional._arguments import Tensor
 
 _ALPHA = 1.7580993408473766  # SELU's scale * alpha: the value dropped units are pushed to
 

@@ -23,7 +23,7 @@ import compat.torch as torch
 import funcgrad.numpy as fnp
 from compat._core import dtypes as _dt
 from compat._core.tensor import apply
-from compat.torch.nn.functional._utils import Tensor
+from compat.torch.nn.functional._arguments import Tensor
 
 _A = -0.75  # the cubic convolution constant PyTorch uses
 _MODES = {"bilinear": 0, "nearest": 1, "bicubic": 2}

@@ -12,7 +12,7 @@ from typing import Any
 import funcgrad
 import funcgrad.numpy as fnp
 from compat._core.tensor import apply
-from compat.torch.nn.functional._utils import Tensor, _int_list
+from compat.torch.nn.functional._arguments import Tensor, _int_list
 
 
 def _pair(fname: str, name: str, value: Any) -> tuple[int, int]:

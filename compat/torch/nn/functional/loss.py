@@ -6,17 +6,15 @@ import warnings
 
 import compat.torch as torch
 from compat.torch.nn import _fused
-from compat.torch.nn.functional._utils import (
-    Tensor,
-    _apply_reduction,
+from compat.torch.nn.functional._arguments import Tensor
+from compat.torch.nn.functional._dtype_names import _is_floating, _to_dtype
+from compat.torch.nn.functional._reduction import _apply_reduction, _resolve_reduction
+from compat.torch.nn.functional._targets import (
     _check_class_target_shape,
     _check_targets,
     _class_dim,
     _class_mask,
-    _is_floating,
-    _resolve_reduction,
     _size,
-    _to_dtype,
 )
 
 

@@ -9,7 +9,9 @@ from typing import Any
 import compat.torch as torch
 import funcgrad.numpy as fnp
 from compat._core.tensor import apply, known_value
-from compat.torch.nn.functional._utils import Tensor, _resolve_reduction, _type_name
+from compat.torch.nn.functional._arguments import Tensor
+from compat.torch.nn.functional._dtype_names import _type_name
+from compat.torch.nn.functional._reduction import _resolve_reduction
 
 _REDUCTIONS = ("mean", "sum", "none")
 

@@ -21,12 +21,9 @@ import funcgrad.lax as flax
 import funcgrad.nn as fnn
 import funcgrad.numpy as fnp
 from compat._core.tensor import apply
-from compat.torch.nn.functional._utils import (
-    Tensor,
-    _apply_reduction,
-    _resolve_reduction,
-    _size,
-)
+from compat.torch.nn.functional._arguments import Tensor
+from compat.torch.nn.functional._reduction import _apply_reduction, _resolve_reduction
+from compat.torch.nn.functional._targets import _size
 
 _REDUCTIONS = ("mean", "sum", "none")
 

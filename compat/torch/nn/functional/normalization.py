@@ -11,9 +11,7 @@ import funcgrad.lax as flax
 import funcgrad.numpy as fnp
 from compat._core import dtypes as _dt
 from compat._core.tensor import apply
-from compat.torch.nn.functional._utils import (
-    Tensor,
-)
+from compat.torch.nn.functional._arguments import Tensor
 
 
 def _affine(y: Any, wb: tuple[Any, ...], has_weight: bool, shape: tuple[int, ...]) -> Any:

@@ -12,7 +12,7 @@ import compat.torch as torch
 import funcgrad.lax as flax
 import funcgrad.numpy as fnp
 from compat._core.tensor import apply
-from compat.torch.nn.functional._utils import Tensor
+from compat.torch.nn.functional._arguments import Tensor
 
 _NP_MODE = {"reflect": "reflect", "replicate": "edge", "circular": "wrap"}
 

@@ -12,11 +12,8 @@ import compat.torch as torch
 import funcgrad.numpy as fnp
 from compat._core import dtypes as _dt
 from compat._core.tensor import apply
-from compat.torch.nn.functional._utils import (
-    Tensor,
-    _int_list,
-    _is_floating,
-)
+from compat.torch.nn.functional._arguments import Tensor, _int_list
+from compat.torch.nn.functional._dtype_names import _is_floating
 
 
 def _pool_arg(fname: str, name: str, value: Any, nd: int, default: Any = None) -> tuple[int, ...]:

@@ -17,7 +17,8 @@ import numpy as np
 import compat.torch as torch
 import funcgrad.numpy as fnp
 from compat._core.tensor import apply
-from compat.torch.nn.functional._utils import Tensor, _is_floating
+from compat.torch.nn.functional._arguments import Tensor
+from compat.torch.nn.functional._dtype_names import _is_floating
 from compat.torch.nn.functional.upsampling import _axis_matrix, _interp_f, _Key
 from funcgrad._compat_contract import compile_cache
 

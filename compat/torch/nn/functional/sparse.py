@@ -9,11 +9,8 @@ import numpy as np
 import compat.torch as torch
 import funcgrad.numpy as fnp
 from compat._core.tensor import apply, known_value
-from compat.torch.nn.functional._utils import (
-    Tensor,
-    _to_dtype,
-    _type_name,
-)
+from compat.torch.nn.functional._arguments import Tensor
+from compat.torch.nn.functional._dtype_names import _to_dtype, _type_name
 from funcgrad import stop_gradient
 
 

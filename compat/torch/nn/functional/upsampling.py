@@ -22,7 +22,7 @@ import numpy as np
 import compat.torch as torch
 import funcgrad.numpy as fnp
 from compat._core.tensor import apply
-from compat.torch.nn.functional._utils import Tensor
+from compat.torch.nn.functional._arguments import Tensor
 from compat.torch.nn.functional.pooling import _adaptive_matrix
 from funcgrad._compat_contract import compile_cache
 
