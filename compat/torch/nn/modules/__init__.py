@@ -30,7 +30,8 @@ from compat.torch.nn.modules import (
     upsampling,
 )
 
-#: the modules whose ``__all__`` is exported whole
+#: the modules whose ``__all__`` is exported whole (``module`` and ``activation_attention``
+#: also hold helpers)
 _FAMILIES = (
     activation,
     batchnorm,

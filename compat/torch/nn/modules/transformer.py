@@ -55,13 +55,14 @@ def generate_square_subsequent_mask(sz: int, device: Any = None, dtype: Any = No
     return torch.triu(torch.full((sz, sz), float("-inf"), dtype=dtype), diagonal=1)
 
 
-class TransformerEncoderLayer(Module):
-    """Self-attention then a feed-forward block, each with residual and LayerNorm.
-
-    ``norm_first`` puts the LayerNorm before each block (pre-norm) instead of after.
-    """
+class _TransformerLayer(Module):
+    """What the encoder and decoder layers share: self-attention (and, with
+    ``_blocks == 3``, attention over ``memory``), the feed-forward block, one LayerNorm
+    and one dropout per block (``norm1``, ``dropout1``, ...) and the activation."""
 
     __constants__ = ["norm_first"]
+    #: residual blocks: self-attention, [attention over memory,] feed-forward
+    _blocks = 2
 
     def __init__(
         self,
@@ -78,18 +79,45 @@ class TransformerEncoderLayer(Module):
         dtype: Any = None,
     ) -> None:
         super().__init__()
-        self.self_attn = MultiheadAttention(
-            d_model, nhead, dropout=dropout, bias=bias, batch_first=batch_first, dtype=dtype
-        )
+        for name in ("self_attn", "multihead_attn")[: self._blocks - 1]:
+            attn = MultiheadAttention(
+                d_model, nhead, dropout=dropout, bias=bias, batch_first=batch_first, dtype=dtype
+            )
+            setattr(self, name, attn)
         self.linear1 = Linear(d_model, dim_feedforward, bias=bias, dtype=dtype)
         self.dropout = Dropout(dropout)
         self.linear2 = Linear(dim_feedforward, d_model, bias=bias, dtype=dtype)
         self.norm_first = norm_first
-        self.norm1 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, dtype=dtype)
-        self.norm2 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, dtype=dtype)
-        self.dropout1 = Dropout(dropout)
-        self.dropout2 = Dropout(dropout)
+        for i in range(1, self._blocks + 1):
+            setattr(
+                self, f"norm{i}", LayerNorm(d_model, eps=layer_norm_eps, bias=bias, dtype=dtype)
+            )
+        for i in range(1, self._blocks + 1):
+            setattr(self, f"dropout{i}", Dropout(dropout))
         self.activation = _activation(activation)
+
+    def _sa_block(self, x: Any, attn_mask: Any, key_padding_mask: Any, is_causal: bool) -> Any:
+        x = self.self_attn(
+            x,
+            x,
+            x,
+            attn_mask=attn_mask,
+            key_padding_mask=key_padding_mask,
+            need_weights=False,
+            is_causal=is_causal,
+        )[0]
+        return self.dropout1(x)
+
+    def _ff_block(self, x: Any) -> Any:
+        x = self.linear2(self.dropout(self.activation(self.linear1(x))))
+        return getattr(self, f"dropout{self._blocks}")(x)
+
+
+class TransformerEncoderLayer(_TransformerLayer):
+    """Self-attention then a feed-forward block, each with residual and LayerNorm.
+
+    ``norm_first`` puts the LayerNorm before each block (pre-norm) instead of after.
+    """
 
     def forward(
         self,
@@ -107,60 +135,11 @@ class TransformerEncoderLayer(Module):
             x = self.norm2(x + self._ff_block(x))
         return x
 
-    def _sa_block(self, x: Any, attn_mask: Any, key_padding_mask: Any, is_causal: bool) -> Any:
-        x = self.self_attn(
-            x,
-            x,
-            x,
-            attn_mask=attn_mask,
-            key_padding_mask=key_padding_mask,
-            need_weights=False,
-            is_causal=is_causal,
-        )[0]
-        return self.dropout1(x)
 
-    def _ff_block(self, x: Any) -> Any:
-        x = self.linear2(self.dropout(self.activation(self.linear1(x))))
-        return self.dropout2(x)
-
-
-class TransformerDecoderLayer(Module):
+class TransformerDecoderLayer(_TransformerLayer):
     """Self-attention, attention over ``memory``, then feed-forward; residuals and LayerNorms."""
 
-    __constants__ = ["norm_first"]
-
-    def __init__(
-        self,
-        d_model: int,
-        nhead: int,
-        dim_feedforward: int = 2048,
-        dropout: float = 0.1,
-        activation: str | Callable[[Any], Any] = F.relu,
-        layer_norm_eps: float = 1e-5,
-        batch_first: bool = False,
-        norm_first: bool = False,
-        bias: bool = True,
-        device: Any = None,
-        dtype: Any = None,
-    ) -> None:
-        super().__init__()
-        self.self_attn = MultiheadAttention(
-            d_model, nhead, dropout=dropout, batch_first=batch_first, bias=bias, dtype=dtype
-        )
-        self.multihead_attn = MultiheadAttention(
-            d_model, nhead, dropout=dropout, batch_first=batch_first, bias=bias, dtype=dtype
-        )
-        self.linear1 = Linear(d_model, dim_feedforward, bias=bias, dtype=dtype)
-        self.dropout = Dropout(dropout)
-        self.linear2 = Linear(dim_feedforward, d_model, bias=bias, dtype=dtype)
-        self.norm_first = norm_first
-        self.norm1 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, dtype=dtype)
-        self.norm2 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, dtype=dtype)
-        self.norm3 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, dtype=dtype)
-        self.dropout1 = Dropout(dropout)
-        self.dropout2 = Dropout(dropout)
-        self.dropout3 = Dropout(dropout)
-        self.activation = _activation(activation)
+    _blocks = 3
 
     def forward(
         self,
@@ -189,18 +168,6 @@ class TransformerDecoderLayer(Module):
             x = self.norm3(x + self._ff_block(x))
         return x
 
-    def _sa_block(self, x: Any, attn_mask: Any, key_padding_mask: Any, is_causal: bool) -> Any:
-        x = self.self_attn(
-            x,
-            x,
-            x,
-            attn_mask=attn_mask,
-            key_padding_mask=key_padding_mask,
-            is_causal=is_causal,
-            need_weights=False,
-        )[0]
-        return self.dropout1(x)
-
     def _mha_block(
         self, x: Any, mem: Any, attn_mask: Any, key_padding_mask: Any, is_causal: bool
     ) -> Any:
@@ -214,10 +181,6 @@ class TransformerDecoderLayer(Module):
             need_weights=False,
         )[0]
         return self.dropout2(x)
-
-    def _ff_block(self, x: Any) -> Any:
-        x = self.linear2(self.dropout(self.activation(self.linear1(x))))
-        return self.dropout3(x)
 
 
 class TransformerEncoder(Module):
