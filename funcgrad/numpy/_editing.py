@@ -12,19 +12,48 @@ from typing import Any
 
 import numpy as np
 
+from funcgrad.core import dtypes
 from funcgrad.core.interp import Tracer
-from funcgrad.numpy import _creation, _indexing, _setops, _shape, _ufuncs
+from funcgrad.numpy import _creation, _indexing, _setops, _shape, _sorting, _ufuncs
 from funcgrad.numpy._core import ArrayLike, as_array, aval, here, normalize_axis, out
 from funcgrad.numpy._creation import resize
 
 
 def _obj_indices(name: str, obj: Any, n: int) -> np.ndarray:
-
     if isinstance(obj, slice):
         return np.arange(n)[obj]
     if isinstance(obj, Tracer):
         raise ValueError(f"jnp.{name}(): index obj must be static (not traced) in funcgrad")
     return np.asarray(obj)
+
+
+def _insert_traced(moved: Any, idx: Any, v: Any, ax: int) -> Any:
+    """:func:`insert` along axis 0 of ``moved`` at traced integer indices ``idx``
+    (negative ones count from the end; out-of-range ones are clipped, as in JAX)."""
+    n, rest = aval(moved).shape[0], aval(moved).shape[1:]
+    nd = len(rest) + 1
+    if aval(v).ndim < nd:  # NumPy's ndmin: leading axes of size 1
+        v = _shape.reshape(v, (1,) * (nd - aval(v).ndim) + aval(v).shape)
+    if aval(idx).ndim == 0:  # the values' first axis (along ``ax``) holds the insertions
+        v = _shape.moveaxis(v, ax, 0)
+        k = aval(v).shape[0]
+        vals = _shape.broadcast_to(v, (k, *rest))
+        idx = _shape.broadcast_to(idx, (k,))
+    else:
+        idx = _shape.ravel(idx)
+        k = aval(idx).shape[0]
+        target = (k, *rest)
+        vals = _shape.broadcast_to(_shape.moveaxis(v, ax, 0), target)
+    idx = _ufuncs.clip(_ufuncs.where(idx < 0, idx + n, idx), 0, n)
+    order = _sorting.argsort(idx)
+    sidx = _indexing.take(idx, order)
+    vals = _indexing.take(vals, order, axis=0)
+    arange_n = _creation.arange(n, dtype=aval(sidx).dtype)
+    old_pos = arange_n + _setops.searchsorted(sidx, arange_n, side="right")
+    new_pos = sidx + _creation.arange(k, dtype=aval(sidx).dtype)
+    res = _creation.zeros((n + k, *rest), aval(moved).dtype)
+    res = _indexing.at(res)[old_pos].set(moved)
+    return _indexing.at(res)[new_pos].set(vals)
 
 
 def delete(
@@ -61,6 +90,12 @@ def insert(
         a, axis = _shape.ravel(a), 0
     ax = normalize_axis(axis, aval(a).ndim, "insert")
     n = aval(a).shape[ax]
+    if isinstance(obj, Tracer):
+        if not dtypes.is_integer(aval(obj).dtype):
+            raise TypeError(f"jnp.insert(): index array must be integer typed, got {aval(obj)}")
+        v = _creation.asarray(values, dtype=aval(a).dtype)
+        res = _insert_traced(_shape.moveaxis(a, ax, 0), obj, v, ax)
+        return out(_shape.moveaxis(res, 0, ax))
     idx = _obj_indices("insert", obj, n + 1 if isinstance(obj, slice) else n)
     scalar = idx.ndim == 0
     idx = np.atleast_1d(idx).astype(np.int64)

@@ -136,14 +136,15 @@ def ravel_multi_index(
     dtype: Any = None,
 ) -> Any:
     """Flat indices of the multi-indices ``multi_index`` into an array of shape ``dims``
-    (``mode``: ``"clip"``/``"wrap"``; ``"raise"`` checks concrete inputs)."""
+    (``mode``: ``"clip"``/``"wrap"``/``"ignore"``; ``"raise"`` checks concrete inputs).
+    The result's dtype is ``dtype``, else the indices' promoted with ``int``."""
     dims = tuple(operator.index(d) for d in dims)
     if len(multi_index) != len(dims):
         raise ValueError(f"parameter multi_index must be a sequence of length {len(dims)}")
     if order not in ("C", "F"):
         raise ValueError("only 'C' or 'F' order is permitted")
-    if mode not in ("raise", "clip", "wrap"):
-        raise ValueError(f"invalid mode={mode!r}. Expected 'raise', 'wrap', or 'clip'")
+    if mode not in ("raise", "clip", "wrap", "ignore"):
+        raise ValueError(f"invalid mode={mode!r}. Expected 'raise', 'wrap', 'clip', or 'ignore'.")
     idx = [_creation.asarray(i) for i in multi_index]
     for i in idx:
         if dtypes.kind(aval(i).dtype) > 1:
@@ -159,14 +160,16 @@ def ravel_multi_index(
                 raise ValueError("invalid entry in coordinates array")
     elif mode == "clip":
         idx = [_ufuncs.clip(i, 0, d - 1) for i, d in zip(idx, dims)]
-    else:
+    elif mode == "wrap":
         idx = [i % d for i, d in zip(idx, dims)]
+    dt = _info.result_type(int, *idx) if dtype is None else dtypes.canonicalize(dtype)
+    if not dtypes.is_integer(dt):
+        raise ValueError(f"dtype={dt} is not an integer type.")
     order_dims = list(zip(idx, dims)) if order == "C" else list(zip(idx, dims))[::-1]
-    res: Any = 0
+    res: Any = _creation.asarray(0, dtype=dt)
     for i, d in order_dims:
-        res = res * d + i
-    dt = _int() if dtype is None else dtype
-    return out(_creation.asarray(res, dtype=dt))
+        res = res * np.asarray(d, dt) + _creation.asarray(i, dtype=dt)
+    return out(res)
 
 
 def _range(name: str, s: slice) -> Any:
