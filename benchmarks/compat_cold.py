@@ -18,7 +18,8 @@ directory (what a second run of a script compiles); ``compat_lazy`` with
 ``compat.lazy`` on; ``compat_compiled`` the compiled tier mode (every eager op an XLA
 executable: compat before the host tier); ``compat_xla_defaults`` and
 ``compat_level_0`` (not run by default: ``--one`` them) the compiled mode with XLA's
-default eager options or its optimisation level 0.
+default eager options or its optimisation level 0; ``compat_no_templates`` (not run by
+default) ``compat`` with shape templates off (every new shape traced again).
 
     python -m benchmarks.compat_cold [--threads 1] [--repeat 5] [--modes torch,compat]
 
@@ -61,6 +62,10 @@ def _measure(mode: str, threads: int | None = None) -> dict[str, float]:
         import compat.torch as torch
         from funcgrad.core import compile_cache
 
+        if mode == "compat_no_templates":  # every new shape traced again (before templates)
+            from funcgrad import config
+
+            config.update("compat_shape_templates", False)
         if mode in ("compat_compiled", "compat_xla_defaults", "compat_level_0"):
             compile_cache.POLICY.tier = "compiled"
         if mode == "compat_xla_defaults":
