@@ -220,7 +220,13 @@ def _quantile(
     method: str,
     keepdims: bool,
     squash_nans: bool,
+    out_arg: Any,
+    interpolation: Any,
 ) -> Any:
+    """The quantile functions' one body (``name`` for messages; ``q`` in [0, 1])."""
+    _no_out(name, out_arg)
+    if interpolation is not None:
+        raise TypeError(f"{name}() argument interpolation was removed; use method instead.")
     if method not in _METHODS:
         raise ValueError(
             f"{name}: method can only be {', '.join(map(repr, _METHODS))}, got {method!r}"
@@ -289,10 +295,7 @@ def quantile(
     interpolation: Any = None,
 ) -> Any:
     """The ``q``-th quantiles (``q`` in [0, 1], scalar or 1-D) over ``axis``."""
-    _no_out("quantile", out)
-    if interpolation is not None:
-        raise TypeError("quantile() argument interpolation was removed; use method instead.")
-    return _quantile("quantile", a, q, axis, method, keepdims, False)
+    return _quantile("quantile", a, q, axis, method, keepdims, False, out, interpolation)
 
 
 def nanquantile(
@@ -307,10 +310,7 @@ def nanquantile(
     interpolation: Any = None,
 ) -> Any:
     """:func:`quantile` ignoring NaNs."""
-    _no_out("nanquantile", out)
-    if interpolation is not None:
-        raise TypeError("nanquantile() argument interpolation was removed; use method instead.")
-    return _quantile("nanquantile", a, q, axis, method, keepdims, True)
+    return _quantile("nanquantile", a, q, axis, method, keepdims, True, out, interpolation)
 
 
 def percentile(
@@ -325,11 +325,8 @@ def percentile(
     interpolation: Any = None,
 ) -> Any:
     """The ``q``-th percentiles (``q`` in [0, 100])."""
-    _no_out("percentile", out)
-    if interpolation is not None:
-        raise TypeError("percentile() argument interpolation was removed; use method instead.")
     q = _ufuncs.true_divide(q, 100.0)
-    return _quantile("percentile", a, q, axis, method, keepdims, False)
+    return _quantile("percentile", a, q, axis, method, keepdims, False, out, interpolation)
 
 
 def nanpercentile(
@@ -344,11 +341,8 @@ def nanpercentile(
     interpolation: Any = None,
 ) -> Any:
     """:func:`percentile` ignoring NaNs."""
-    _no_out("nanpercentile", out)
-    if interpolation is not None:
-        raise TypeError("nanpercentile() argument interpolation was removed; use method instead.")
     q = _ufuncs.true_divide(q, 100.0)
-    return _quantile("nanpercentile", a, q, axis, method, keepdims, True)
+    return _quantile("nanpercentile", a, q, axis, method, keepdims, True, out, interpolation)
 
 
 def nanmedian(
@@ -359,8 +353,7 @@ def nanmedian(
     keepdims: bool = False,
 ) -> Any:
     """Median ignoring NaNs."""
-    _no_out("nanmedian", out)
-    return _quantile("nanmedian", a, 0.5, axis, "linear", keepdims, True)
+    return _quantile("nanmedian", a, 0.5, axis, "linear", keepdims, True, out, None)
 
 
 # --------------------------------------------------------------------------- cov, corrcoef
