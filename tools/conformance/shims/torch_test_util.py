@@ -242,35 +242,42 @@ def gradgradcheck(fn: Callable, inputs: Any, grad_outputs: Any = None, **kwargs:
 
 # -- parametrization -----------------------------------------------------------
 class parametrize:
-    """``@parametrize("x", [1, 2])``: one test per value, named ``test_f_x_1``."""
+    """``@parametrize("x", [1, 2])``: one test per value, named ``test_f_x_1`` as PyTorch
+    names them: numbers and strings by value, dtypes and devices by name, other values by
+    position (``test_f_x0``); with stacked decorators the outermost's part comes first."""
 
     def __init__(self, arg_str: str, arg_values: Sequence[Any], name_fn: Any = None) -> None:
         self.names = [n.strip() for n in arg_str.split(",")]
         self.values = list(arg_values)
         self.name_fn = name_fn
 
-    def _case_name(self, value: Any) -> str:
+    def _case_name(self, idx: int, value: Any) -> str:
         if self.name_fn is not None:
             return str(self.name_fn(*value) if len(self.names) > 1 else self.name_fn(value))
         vals = value if len(self.names) > 1 else (value,)
-        return "_".join(f"{n}_{_value_name(v)}" for n, v in zip(self.names, vals))
+        return "_".join(_value_name(idx, n, v) for n, v in zip(self.names, vals))
 
     def __call__(self, fn: Any) -> Any:
         cases = getattr(fn, "_parametrize_cases", [{}])
         new = []
-        for case in cases:
-            for value in self.values:
+        for idx, value in enumerate(self.values):
+            for case in cases:
                 vals = value if len(self.names) > 1 else (value,)
                 new.append({**case, **dict(zip(self.names, vals)), "__name__": [
-                    *case.get("__name__", []), self._case_name(value)]})  # fmt: skip
+                    self._case_name(idx, value), *case.get("__name__", [])]})  # fmt: skip
         fn._parametrize_cases = new
         return fn
 
 
-def _value_name(v: Any) -> str:
-    if isinstance(v, type) or callable(v):
-        return getattr(v, "__name__", str(v))
-    return str(v).replace(".", "_").replace("torch_", "").replace(" ", "")
+def _value_name(idx: int, name: str, v: Any) -> str:
+    kind = type(v).__name__
+    if kind == "dtype" and type(v).__module__.startswith("compat"):
+        return str(v).removeprefix("torch.")
+    if kind == "device" and type(v).__module__.startswith("compat"):
+        return str(v)
+    if isinstance(v, (int, float, str)):
+        return f"{name}_{str(v).replace('.', '_')}"
+    return f"{name}{idx}"
 
 
 def instantiate_parametrized_tests(cls: type) -> type:
