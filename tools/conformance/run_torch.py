@@ -36,6 +36,7 @@ OUT_OF_SCOPE: list[tuple[str, str]] = [
     (r"[Jj]it|[Ss]cript|[Tt]orch[Ss]cript", "TorchScript"),
     (r"[Ss]parse|[Nn]ested|[Jj]agged", "sparse and nested tensors"),
     (r"test_gradcheck_input_layout\d", "sparse and nested tensors (a sparse layout per case)"),
+    (r"[Mm]kldnn|test_gradcheck_test_outputs", "MKL-DNN tensors (the tests need an MKL-DNN build)"),
     (r"[Dd]ispatch|[Ss]ubclass|python_mode|[Tt]orch_?[Ff]unction", "dispatcher modes"),
     (r"[Cc]pp|[Cc]_?extension|[Ll]oad_inline", "C++ extensions"),
     (r"[Mm]ultiprocess|[Ff]ork|[Tt]hread|[Rr]eentrant_?[Bb]ackwards?_?[Pp]arallel", "threads and processes"),

@@ -12,7 +12,7 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-from tools.conformance.shims.swap import Swap
+from tools.conformance.shims.swap import Swap, _record
 
 SHIM = "tools.conformance.shims.torch_test_util"
 
@@ -82,6 +82,31 @@ def make_swap() -> Swap:
         scope=SCOPE,
         noops=("torch.autograd._force_original_view_tracking",),  # test_autograd's tearDown
     )
-    import compat.torch  # noqa: F401 - loaded before any swapped import
+    import compat.torch  # loaded before any swapped import
 
+    _scope_methods(compat.torch.Tensor)
     return swap
+
+
+#: Tensor methods of out-of-scope features compat lacks: a test calling one is out of
+#: scope (the swap sees module attributes only, so these record it themselves)
+SCOPE_METHODS: dict[str, str] = {
+    "to_sparse": "sparse tensors",
+    "to_sparse_coo": "sparse tensors",
+    "to_sparse_csr": "sparse tensors",
+    "to_mkldnn": "MKL-DNN tensors",
+}
+
+
+def _scope_methods(tensor_cls: type) -> None:
+    """Give the swapped run's ``Tensor`` the :data:`SCOPE_METHODS` compat lacks, each
+    recording its reason and raising ``NotImplementedError``."""
+    for name, why in SCOPE_METHODS.items():
+        if hasattr(tensor_cls, name):
+            continue
+
+        def method(self: Any, *args: Any, _name: str = name, _why: str = why, **kw: Any) -> Any:
+            _record("scope", f"{_why} (Tensor.{_name})")
+            raise NotImplementedError(f"Tensor.{_name}: {_why} are out of scope")
+
+        setattr(tensor_cls, name, method)
