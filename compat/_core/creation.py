@@ -164,34 +164,27 @@ def _like(t: Tensor, fill: Any, dtype: Any, requires_grad: bool, device: Any = N
     return _leaf(np.full(tuple(t.shape), fill, npd), requires_grad, where)
 
 
-def zeros_like(
-    input: Tensor,
-    dtype: Any = None,
-    device: Any = None,
-    requires_grad: bool = False,
-    memory_format: Any = None,
-) -> Tensor:
-    return _like(input, 0, dtype, requires_grad, device)
+def _like_factory(name: str, fill: Any) -> Any:
+    """``torch.<name>(input, dtype=None, device=None, requires_grad=False,
+    memory_format=None)``: a new leaf of ``input``'s shape filled with ``fill``."""
+
+    def like(
+        input: Tensor,
+        dtype: Any = None,
+        device: Any = None,
+        requires_grad: bool = False,
+        memory_format: Any = None,
+    ) -> Tensor:
+        return _like(input, fill, dtype, requires_grad, device)
+
+    like.__name__ = like.__qualname__ = name
+    like.__doc__ = f"A new leaf tensor of ``input``'s shape (and dtype, device) filled with {fill}."
+    return like
 
 
-def ones_like(
-    input: Tensor,
-    dtype: Any = None,
-    device: Any = None,
-    requires_grad: bool = False,
-    memory_format: Any = None,
-) -> Tensor:
-    return _like(input, 1, dtype, requires_grad, device)
-
-
-def empty_like(
-    input: Tensor,
-    dtype: Any = None,
-    device: Any = None,
-    requires_grad: bool = False,
-    memory_format: Any = None,
-) -> Tensor:
-    return _like(input, 0, dtype, requires_grad, device)
+zeros_like = _like_factory("zeros_like", 0)
+ones_like = _like_factory("ones_like", 1)
+empty_like = _like_factory("empty_like", 0)
 
 
 def full_like(
