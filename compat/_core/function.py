@@ -678,6 +678,8 @@ def _wrap_outputs(ctx: BackwardCFunction, args: tuple, outs: tuple, executable: 
                     o._view.meta, o._view.multi = nograd, (short_name(ctx), nr)
             elif is_input:
                 o = o.detach()
+            elif o._view is not None and not executable:
+                pass  # a view made under no_grad keeps its base's requires_grad, as PyTorch
             else:
                 o.detach_()
         elif modified:
