@@ -66,6 +66,7 @@ from funcgrad.numpy._functional import (  # noqa: F401
     apply_along_axis,
     apply_over_axes,
     fromfunction,
+    pad,
     piecewise,
     vectorize,
 )
@@ -228,7 +229,6 @@ from funcgrad.numpy._shape import (  # noqa: F401
     hstack,
     matrix_transpose,
     moveaxis,
-    pad,
     permute_dims,
     ravel,
     repeat,

@@ -89,6 +89,21 @@ def apply_along_axis(func1d: Callable, axis: int, arr: ArrayLike, *args: Any, **
     return _shape.transpose(res, perm)
 
 
+def pad(array: ArrayLike, pad_width: Any, mode: Any = "constant", **kwargs: Any) -> Any:
+    """Pad an array (``jnp.pad``): the modes of :func:`funcgrad.numpy._shape.pad`, or a
+    function ``mode(vector, (before, after), axis, kwargs)`` returning each 1-D slice
+    with its padding filled in (NumPy's convention, but returning the vector, as JAX);
+    the padding starts as zeros and the function runs along each axis in turn."""
+    if not callable(mode):
+        return _shape.pad(array, pad_width, mode, **kwargs)
+    a = _creation.asarray(array)
+    widths = _shape._pad_widths("pad", pad_width, aval(a).ndim)
+    a = _shape.pad(a, widths)
+    for ax, w in enumerate(widths):
+        a = apply_along_axis(mode, ax, a, w, ax, kwargs)
+    return a
+
+
 def apply_over_axes(func: Callable[[Any, int], Any], a: ArrayLike, axes: Sequence[int]) -> Any:
     """Apply ``func(a, axis)`` repeatedly, keeping the reduced axes."""
     a = _creation.asarray(a)

@@ -219,16 +219,32 @@ def _tensordot(name: str, a: Any, b: Any, axes: Any, preferred_element_type: Any
             )
         ax_a, ax_b = tuple(range(na - k, na)), tuple(range(k))
     else:
-        try:
-            xa, xb = axes
-        except (TypeError, ValueError):
+        if isinstance(axes, np.ndarray):
+            axes = axes.tolist()
+        if not (isinstance(axes, (list, tuple)) and len(axes) == 2):
             raise TypeError(
-                f"{name}: axes must be an int or a pair of sequences, got {axes!r}{here()}"
-            ) from None
+                "tensordot axes argument must be an int, a pair of ints, or a pair of lists/"
+                f"tuples of ints ({name}: got {axes!r}){here()}"
+            )
+        xa, xb = axes
+        ints = (int, np.integer)
+        if isinstance(xa, ints) and isinstance(xb, ints):
+            xa, xb = (xa,), (xb,)
+        elif isinstance(xa, (list, tuple, np.ndarray)) and isinstance(
+            xb, (list, tuple, np.ndarray)
+        ):
+            xa, xb = tuple(np.asarray(xa).tolist()), tuple(np.asarray(xb).tolist())
+        else:
+            raise TypeError(
+                "tensordot requires both axes lists to be either ints, tuples or lists, "
+                f"got {xa} and {xb}{here()}"
+            )
+        if len(xa) != len(xb):
+            raise TypeError(
+                f"tensordot requires axes lists to have equal length, got {xa} and {xb}.{here()}"
+            )
         ax_a = normalize_axes(xa, na, name)
         ax_b = normalize_axes(xb, nb, name)
-        if len(ax_a) != len(ax_b):
-            raise TypeError(f"{name}: axes {axes!r} must pair up the same number of axes{here()}")
     for i, j in zip(ax_a, ax_b):
         if aval(a).shape[i] != aval(b).shape[j]:
             raise TypeError(

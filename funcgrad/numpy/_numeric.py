@@ -198,9 +198,13 @@ def interp(
     if _info.shape(xp)[0] == 0:
         raise ValueError("xp and fp must be non-empty")
     x, xp, fp = _inexact("interp", x, xp, fp)
+    if aval(x).dtype.kind == "c" or aval(xp).dtype.kind == "c":
+        raise ValueError("jnp.interp: complex x values not supported.")
     for name, v in (("left", left), ("right", right)):
         if isinstance(v, str) and v != "extrapolate":
-            raise ValueError(f"{name}={v!r} is not valid; expected a value or 'extrapolate'")
+            raise ValueError(
+                f"the only valid string value of `{name}` is 'extrapolate', but got: {v!r}"
+            )
     if period is not None:
         if _info.ndim(period) != 0:
             raise ValueError(f"period must be a scalar; got {period}")

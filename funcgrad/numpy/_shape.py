@@ -540,7 +540,9 @@ def pad(array: ArrayLike, pad_width: Any, mode: str = "constant", **kwargs: Any)
                     v = np.asarray(cvs[d, side]).astype(av.dtype)
                     a = sh.pad(a, convert(v, av.dtype, av.weak_type), cfg)
         return out(a)
-    allowed = _PAD_OPTIONS.get(mode) if isinstance(mode, str) else None
+    if not isinstance(mode, str) or mode not in _PAD_OPTIONS:
+        raise NotImplementedError(f"Unimplemented padding mode '{mode}' for np.pad.{here()}")
+    allowed = _PAD_OPTIONS.get(mode)
     if allowed is not None and set(kwargs) - allowed:
         raise ValueError(
             f"unsupported keyword arguments for mode '{mode}': {set(kwargs) - allowed}{here()}"

@@ -207,7 +207,6 @@ def test_traced_values_where_static_ones_are_needed() -> None:
 @pytest.mark.parametrize(
     "f,feature",
     [
-        (lambda a: fnp.pad(a, 1, mode=lambda v, w, i, kw: v), "pad with mode"),
         (lambda a: fnp.reshape(a, (3,), order="A"), "order='A'"),
         (lambda a: fnp.sum(a, out=a), "out="),
         (lambda a: fnp.einsum(a, [0], [0]), "sublist"),
