@@ -20,8 +20,10 @@ Example:
 
 from __future__ import annotations
 
+from types import ModuleType as _ModuleType
+
 from compat.torch.nn.functional._reduction import _legacy_reduction  # noqa: F401 (nn.modules.loss)
-from compat.torch.nn.functional.activation import (
+from compat.torch.nn.functional.activation import (  # noqa: F401
     celu,
     dropout,
     elu,
@@ -53,7 +55,7 @@ from compat.torch.nn.functional.activation import (
     tanhshrink,
     threshold,
 )
-from compat.torch.nn.functional.activation_inplace import (
+from compat.torch.nn.functional.activation_inplace import (  # noqa: F401
     celu_,
     elu_,
     hardtanh_,
@@ -63,18 +65,18 @@ from compat.torch.nn.functional.activation_inplace import (
     selu_,
     threshold_,
 )
-from compat.torch.nn.functional.attention import (
+from compat.torch.nn.functional.attention import (  # noqa: F401
     multi_head_attention_forward,
     scaled_dot_product_attention,
 )
-from compat.torch.nn.functional.conv import conv1d, conv2d, conv3d
-from compat.torch.nn.functional.conv_transpose import (
+from compat.torch.nn.functional.conv import conv1d, conv2d, conv3d  # noqa: F401
+from compat.torch.nn.functional.conv_transpose import (  # noqa: F401
     conv_transpose1d,
     conv_transpose2d,
     conv_transpose3d,
 )
-from compat.torch.nn.functional.ctc import ctc_loss
-from compat.torch.nn.functional.distance import (
+from compat.torch.nn.functional.ctc import ctc_loss  # noqa: F401
+from compat.torch.nn.functional.distance import (  # noqa: F401
     cosine_embedding_loss,
     cosine_similarity,
     hinge_embedding_loss,
@@ -83,24 +85,24 @@ from compat.torch.nn.functional.distance import (
     pairwise_distance,
     triplet_margin_loss,
 )
-from compat.torch.nn.functional.dropout_channel import (
+from compat.torch.nn.functional.dropout_channel import (  # noqa: F401
     alpha_dropout,
     dropout1d,
     dropout2d,
     dropout3d,
     feature_alpha_dropout,
 )
-from compat.torch.nn.functional.grid import affine_grid, grid_sample
-from compat.torch.nn.functional.im2col import fold, unfold
-from compat.torch.nn.functional.loss import (
+from compat.torch.nn.functional.grid import affine_grid, grid_sample  # noqa: F401
+from compat.torch.nn.functional.im2col import fold, unfold  # noqa: F401
+from compat.torch.nn.functional.loss import (  # noqa: F401
     binary_cross_entropy_with_logits,
     cross_entropy,
     l1_loss,
     mse_loss,
     nll_loss,
 )
-from compat.torch.nn.functional.loss_margin import multi_margin_loss, multilabel_margin_loss
-from compat.torch.nn.functional.loss_pointwise import (
+from compat.torch.nn.functional.loss_margin import multi_margin_loss, multilabel_margin_loss  # noqa: F401
+from compat.torch.nn.functional.loss_pointwise import (  # noqa: F401
     binary_cross_entropy,
     gaussian_nll_loss,
     huber_loss,
@@ -110,15 +112,15 @@ from compat.torch.nn.functional.loss_pointwise import (
     smooth_l1_loss,
     soft_margin_loss,
 )
-from compat.torch.nn.functional.normalization import (
+from compat.torch.nn.functional.normalization import (  # noqa: F401
     batch_norm,
     group_norm,
     instance_norm,
     layer_norm,
     rms_norm,
 )
-from compat.torch.nn.functional.padding import pad
-from compat.torch.nn.functional.pooling import (
+from compat.torch.nn.functional.padding import pad  # noqa: F401
+from compat.torch.nn.functional.pooling import (  # noqa: F401
     adaptive_avg_pool2d,
     avg_pool1d,
     avg_pool2d,
@@ -127,15 +129,15 @@ from compat.torch.nn.functional.pooling import (
     max_pool2d,
     max_pool3d,
 )
-from compat.torch.nn.functional.pooling_adaptive import (
+from compat.torch.nn.functional.pooling_adaptive import (  # noqa: F401
     adaptive_avg_pool1d,
     adaptive_avg_pool3d,
     adaptive_max_pool1d,
     adaptive_max_pool2d,
     adaptive_max_pool3d,
 )
-from compat.torch.nn.functional.sparse import embedding, one_hot
-from compat.torch.nn.functional.upsampling import (
+from compat.torch.nn.functional.sparse import embedding, one_hot  # noqa: F401
+from compat.torch.nn.functional.upsampling import (  # noqa: F401
     interpolate,
     pixel_shuffle,
     pixel_unshuffle,
@@ -144,117 +146,9 @@ from compat.torch.nn.functional.upsampling import (
     upsample_nearest,
 )
 
-__all__ = [
-    "adaptive_avg_pool1d",
-    "adaptive_avg_pool2d",
-    "adaptive_avg_pool3d",
-    "adaptive_max_pool1d",
-    "adaptive_max_pool2d",
-    "adaptive_max_pool3d",
-    "affine_grid",
-    "alpha_dropout",
-    "avg_pool1d",
-    "avg_pool2d",
-    "avg_pool3d",
-    "batch_norm",
-    "binary_cross_entropy",
-    "binary_cross_entropy_with_logits",
-    "celu",
-    "conv1d",
-    "conv2d",
-    "conv3d",
-    "conv_transpose1d",
-    "conv_transpose2d",
-    "conv_transpose3d",
-    "cosine_embedding_loss",
-    "cosine_similarity",
-    "cross_entropy",
-    "ctc_loss",
-    "dropout",
-    "dropout1d",
-    "dropout2d",
-    "dropout3d",
-    "elu",
-    "embedding",
-    "feature_alpha_dropout",
-    "fold",
-    "gaussian_nll_loss",
-    "gelu",
-    "glu",
-    "grid_sample",
-    "group_norm",
-    "hardshrink",
-    "hardsigmoid",
-    "hardswish",
-    "hardtanh",
-    "hinge_embedding_loss",
-    "huber_loss",
-    "instance_norm",
-    "interpolate",
-    "kl_div",
-    "l1_loss",
-    "layer_norm",
-    "leaky_relu",
-    "linear",
-    "log_softmax",
-    "logsigmoid",
-    "margin_ranking_loss",
-    "max_pool1d",
-    "max_pool2d",
-    "max_pool3d",
-    "mish",
-    "mse_loss",
-    "multi_margin_loss",
-    "multilabel_margin_loss",
-    "multilabel_soft_margin_loss",
-    "nll_loss",
-    "normalize",
-    "one_hot",
-    "pad",
-    "pairwise_distance",
-    "pixel_shuffle",
-    "pixel_unshuffle",
-    "poisson_nll_loss",
-    "prelu",
-    "relu",
-    "relu6",
-    "rms_norm",
-    "rrelu",
-    "selu",
-    "sigmoid",
-    "silu",
-    "smooth_l1_loss",
-    "soft_margin_loss",
-    "softmax",
-    "softmin",
-    "softplus",
-    "softshrink",
-    "softsign",
-    "tanh",
-    "tanhshrink",
-    "threshold",
-    "triplet_margin_loss",
-    "unfold",
-    "upsample",
-    "upsample_bilinear",
-    "upsample_nearest",
-]
-
-# attention
-__all__ += [
-    "multi_head_attention_forward",
-    "scaled_dot_product_attention",
-]
-
-# in-place activation aliases, gumbel_softmax
-__all__ += [
-    "celu_",
-    "elu_",
-    "gumbel_softmax",
-    "hardtanh_",
-    "leaky_relu_",
-    "relu_",
-    "rrelu_",
-    "selu_",
-    "threshold_",
-]
+#: every function imported above: the imports are the one list of ``nn.functional``'s names
+__all__ = sorted(
+    name
+    for name, value in globals().items()
+    if not name.startswith("_") and name != "annotations" and not isinstance(value, _ModuleType)
+)
