@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import math
 import time
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -70,26 +71,20 @@ def _reduce(op: str, g: Any) -> Any:
     return out.astype(dtype)
 
 
-@jit
-def _flatten(*xs: Any) -> Any:
-    return fnp.concatenate([fnp.ravel(x) for x in xs])
-
-
-@functools.cache
-def _unflatten(shapes: tuple[tuple[int, ...], ...]) -> Callable:
-    sizes = [int(np.prod(s)) for s in shapes]
-    offsets = np.cumsum([0, *sizes])
-
-    def split(flat: Any) -> list:
-        return [flat[a:b].reshape(s) for a, b, s in zip(offsets[:-1], offsets[1:], shapes)]
-
-    return jit(split)
-
-
 def _split(flat: np.ndarray, shapes: tuple[tuple[int, ...], ...]) -> list[np.ndarray]:
     """``flat`` cut into consecutive arrays of ``shapes`` (views, no copies)."""
     offsets = np.cumsum([0, *(int(np.prod(s)) for s in shapes)])
     return [flat[a:b].reshape(s) for a, b, s in zip(offsets[:-1], offsets[1:], shapes)]
+
+
+def _bucket(size: int, kind: str, arg: Any, shapes: tuple[tuple[int, ...], ...], *gs: Any) -> list:
+    """Several stacked arrays as one bucket: each member's blocks joined into one row,
+    reduced (``kind`` ``"reduce"``) or picked (``"pick"``) over the process axis, and
+    cut back into arrays of ``shapes``."""
+    flat = fnp.concatenate([g.reshape((size, -1)) for g in gs], axis=1)
+    out = _reduce(arg, flat) if kind == "reduce" else flat[arg]
+    offsets = np.cumsum([0, *(math.prod(s) for s in shapes)])
+    return [out[a:b].reshape(s) for a, b, s in zip(offsets[:-1], offsets[1:], shapes)]
 
 
 def _copy(g: Any) -> Any:
@@ -258,6 +253,12 @@ class ProcessGroup:
         elif kind == "all_to_all":
             fn = _transpose_blocks
             replicated = sharded
+        elif kind == "bucket":
+            return jit(
+                functools.partial(_bucket, self.size, *arg),
+                in_shardings=sharded,
+                out_shardings=replicated,
+            )
         else:
             raise AssertionError(kind)
         size = self.size
@@ -282,12 +283,13 @@ class ProcessGroup:
             return list(xs)
         if len(xs) > 1 and kind in ("reduce", "pick") and len({s[1] for s in sig}) == 1:
             shapes = tuple(s[0] for s in sig)
-            if self.device.platform == "cpu":  # host memory: NumPy joins and splits for free
+            if self.device.platform == "cpu" and not any(isinstance(x, jax.Array) for x in xs):
+                # host values (compat's host tier): NumPy joins and splits them for free
                 flat = np.concatenate([np.asarray(x).reshape(-1) for x in xs])
                 out = np.asarray(self._collect(what, kind, arg, [flat])[0])
                 return _split(out, shapes)
-            flat = self._collect(what, kind, arg, [_flatten(*xs)])[0]
-            return list(_unflatten(shapes)(flat))
+            # device arrays: one program joins, reduces and splits (no copy to the host)
+            return self._collect(what, "bucket", (kind, arg, shapes), xs)
         outs = self._collect(what, kind, arg, xs)
         for i, (shape, _) in enumerate(sig):
             if shape == ():  # a scalar travelled as shape (1,)

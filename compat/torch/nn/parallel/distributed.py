@@ -19,6 +19,8 @@ from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any
 
+import numpy as np
+
 import compat.torch as torch
 from compat.torch.distributed._group import _call, _world
 from compat.torch.nn.modules.module import Module
@@ -150,12 +152,13 @@ class DistributedDataParallel(Module):
         g = self._group()
         if g.size == 1:
             return
-        grads = []
-        for p in params:
-            grads.append(p.grad._st.array if p.grad is not None else torch.zeros_like(p)._st.array)
-        if self.find_unused_parameters:
-            used = torch.tensor([0.0 if p.grad is None else 1.0 for p in params])
-            grads.append(used._st.array)
+        grads = [
+            p.grad._st.array if p.grad is not None else np.zeros(p.shape, p._npdtype)
+            for p in params
+        ]
+        if self.find_unused_parameters:  # in the gradients' dtype: the same bucket
+            used = np.array([0.0 if p.grad is None else 1.0 for p in params], grads[0].dtype)
+            grads.append(used)
         out = _call(g.all_reduce_many, grads, "avg")
         used_anywhere = out[-1].tolist() if self.find_unused_parameters else None
         for i, p in enumerate(params):
