@@ -17,6 +17,30 @@ def _empty(shape: tuple[int, ...], dtype: Any) -> Any:
     return torch.empty(shape) if dtype is None else torch.empty(shape, dtype=dtype)
 
 
+def _affine_parameters(
+    module: Module, affine: bool, bias: bool, shape: tuple[int, ...], dtype: Any
+) -> None:
+    """``module.weight`` and (with ``bias``) ``module.bias`` of ``shape`` when ``affine``;
+    otherwise both registered as ``None``."""
+    if affine:
+        module.weight = Parameter(_empty(shape, dtype))
+        if bias:
+            module.bias = Parameter(_empty(shape, dtype))
+        else:
+            module.register_parameter("bias", None)
+    else:
+        module.register_parameter("weight", None)
+        module.register_parameter("bias", None)
+
+
+def _reset_affine(module: Module, affine: bool) -> None:
+    """``weight`` to ones, ``bias`` (if any) to zeros, when ``affine``."""
+    if affine:
+        init.ones_(module.weight)
+        if module.bias is not None:
+            init.zeros_(module.bias)
+
+
 class LayerNorm(Module):
     """Normalise over the trailing ``normalized_shape`` dimensions; ``weight`` (ones) and
     ``bias`` (zeros) of that shape when ``elementwise_affine``.
@@ -42,23 +66,12 @@ class LayerNorm(Module):
         self.normalized_shape = tuple(normalized_shape)
         self.eps = eps
         self.elementwise_affine = elementwise_affine
-        if self.elementwise_affine:
-            self.weight = Parameter(_empty(self.normalized_shape, dtype))
-            if bias:
-                self.bias = Parameter(_empty(self.normalized_shape, dtype))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        _affine_parameters(self, self.elementwise_affine, bias, self.normalized_shape, dtype)
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
         """``weight`` to ones, ``bias`` to zeros."""
-        if self.elementwise_affine:
-            init.ones_(self.weight)
-            if self.bias is not None:
-                init.zeros_(self.bias)
+        _reset_affine(self, self.elementwise_affine)
 
     def forward(self, input: Any) -> Any:
         return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
@@ -133,23 +146,12 @@ class GroupNorm(Module):
         self.num_channels = num_channels
         self.eps = eps
         self.affine = affine
-        if self.affine:
-            self.weight = Parameter(_empty((num_channels,), dtype))
-            if bias:
-                self.bias = Parameter(_empty((num_channels,), dtype))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        _affine_parameters(self, self.affine, bias, (num_channels,), dtype)
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
         """``weight`` to ones, ``bias`` to zeros."""
-        if self.affine:
-            init.ones_(self.weight)
-            if self.bias is not None:
-                init.zeros_(self.bias)
+        _reset_affine(self, self.affine)
 
     def forward(self, input: Any) -> Any:
         return F.group_norm(input, self.num_groups, self.weight, self.bias, self.eps)
