@@ -11,6 +11,7 @@ its arguments.
 
 from __future__ import annotations
 
+import array as pyarray
 import builtins
 from collections.abc import Sequence
 from typing import Any
@@ -120,6 +121,11 @@ def asarray(
     Python scalars become weakly typed 0-d arrays, as in ``jax.numpy``.
     """
     del order, copy
+    if isinstance(a, (bytearray, memoryview, pyarray.array)) or (
+        hasattr(a, "__array__") and not isinstance(a, (Tracer, jax.Array, np.ndarray, np.generic))
+    ):
+        # NumPy's array protocol and Python's buffers (``array.array``, ``bytearray``)
+        a = np.asarray(a, getattr(a, "dtype", None))
     x = prep(a, "asarray")
     if dtype is not None:
         x = convert(x, user_dtype(dtype, "asarray"))

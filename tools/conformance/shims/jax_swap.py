@@ -118,6 +118,13 @@ def make_swap() -> Swap:
                 mod.__dict__[name] = getattr(ours, name)
         return mod
 
+    def array() -> Any:
+        # funcgrad's concrete arrays are the runtime's own ``ArrayImpl`` objects (what
+        # ``jax.Array`` is at run time), so ``array.ArrayImpl`` is that class
+        mod = Alias("jax._src.array", None, swap)
+        mod.__dict__["ArrayImpl"] = type(importlib.import_module("jax.numpy").zeros(()))
+        return mod
+
     def config() -> Any:
         return _Config("jax._src.config", importlib.import_module("funcgrad.config"), swap)
 
@@ -137,6 +144,7 @@ def make_swap() -> Swap:
             "jax._src.random.prng": prng,
             "jax._src.config": config,
             "jax._src.core": core,
+            "jax._src.array": array,
             "jax._src.lib": lib,
             "jax._src.util": lambda: Alias("jax._src.util", importlib.import_module(UTIL), swap),
         },
