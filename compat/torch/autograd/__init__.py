@@ -24,13 +24,32 @@ from compat._core.grad_mode import (
     no_grad,
     set_grad_enabled,
 )
+from compat._core.tensor import Tensor
 from compat.torch.autograd import anomaly_mode, forward_ad, function, grad_mode, graph
 from compat.torch.autograd.grad_mode import _unsafe_preserve_version_counter  # noqa: F401
 from compat.torch.autograd.gradcheck import gradcheck, gradgradcheck
 from compat.torch.autograd.variable import Variable
 
+
+def _calculate_shape(output: Any, grad: Any, is_grads_batched: bool) -> tuple:
+    """The shapes ``backward`` compares for an output and its gradient (the gradient's
+    without its batch dimension when ``is_grads_batched``): PyTorch's private helper."""
+    if not isinstance(output, Tensor):
+        raise TypeError(f"_calculate_shape: expected a Tensor output, got {type(output).__name__}")
+    return output.shape, (grad.shape[1:] if is_grads_batched else grad.shape)
+
+
+class SavedTensor:
+    """A saved tensor's handle in a node (``grad_fn._raw_saved_*``); only the autograd
+    engine makes them."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        raise RuntimeError("Trying to create a SavedTensor object from Python is forbidden.")
+
+
 __all__ = [
     "Function",
+    "SavedTensor",
     "Variable",
     "anomaly_mode",
     "backward",
