@@ -36,7 +36,8 @@ def _calculate_shape(output: Any, grad: Any, is_grads_batched: bool) -> tuple:
     without its batch dimension when ``is_grads_batched``): PyTorch's private helper."""
     if not isinstance(output, Tensor):
         raise TypeError(f"_calculate_shape: expected a Tensor output, got {type(output).__name__}")
-    return output.shape, (grad.shape[1:] if is_grads_batched else grad.shape)
+    shape = grad.shape
+    return output.shape, (type(shape)(shape[1:]) if is_grads_batched else shape)
 
 
 class SavedTensor:
