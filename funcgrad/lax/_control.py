@@ -44,8 +44,9 @@ def platform_dependent(
             return per_platform[name](*args)
     if default is None:
         raise NotImplementedError(
-            f"platform_dependent: no branch for platform {backend!r} and no default "
-            f"(branches for {sorted(per_platform)}){here()}"
+            f"platform_dependent: translation rule for platform {backend!r} not found for "
+            f"platform {backend} (no branch for it and no default; branches for "
+            f"{sorted(per_platform)}){here()}"
         )
     return default(*args)
 
@@ -124,6 +125,8 @@ def _interleave(a: Any, b: Any, axis: int) -> Any:
 def associative_scan(fn: Callable, elems: Any, reverse: bool = False, axis: int = 0) -> Any:
     """All prefix combinations ``fn(...fn(fn(e0, e1), e2)..., ek)`` along ``axis`` for an
     associative ``fn`` on pytrees of arrays, in logarithmic depth (odd/even recursion)."""
+    if not callable(fn):
+        raise TypeError(f"lax.associative_scan: fn argument should be callable.{here()}")
     leaves, tree = jax.tree_util.tree_flatten(elems)
     if not leaves:
         raise ValueError(f"associative_scan: elems must contain arrays{here()}")
