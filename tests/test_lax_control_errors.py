@@ -9,11 +9,11 @@ import funcgrad as fg
 
 @pytest.mark.parametrize("lax", [fg.lax, jax.lax])
 def test_associative_scan_not_callable(lax):
-    with pytest.raises(TypeError, match="lax.associative_scan.*callable"):
+    with pytest.raises(TypeError, match=r"lax.associative_scan.*callable"):
         lax.associative_scan(42, 0)
 
 
 @pytest.mark.parametrize("lax", [fg.lax, jax.lax])
 def test_platform_dependent_without_branch(lax):
-    with pytest.raises(NotImplementedError, match="translation rule .* not found for platform"):
+    with pytest.raises(NotImplementedError, match=r"translation rule .* not found for platform"):
         lax.platform_dependent(3.0, tpu=lambda x: x + 2.0)
