@@ -116,7 +116,8 @@ def _prefix_axes(spec: Any, tree: Any, what: str) -> list:
         return broadcast_prefix(spec, tree, "vmap", what)
     except ValueError as e:
         raise ValueError(
-            f"vmap {what} specification must be a tree prefix of the corresponding value; {e}"
+            f"vmap {what} specification must be a tree prefix of the corresponding value; "
+            f"Mismatch details:\n  {e}"
         ) from None
 
 
@@ -295,6 +296,12 @@ def vmap(
         final = []
         for k, (o, d, t) in enumerate(zip(outs, ods, oaxes)):
             if t is None:
+                if d is not None and axis_name is not None:
+                    raise ValueError(
+                        f"vmap has mapped output (axis_name={axis_name}) but out_axes is None "
+                        f"(at vmap out_axes{_leaf_path(out, k)}: the output is batched on axis "
+                        f"{d}){where(user_frame())}"
+                    )
                 if d is not None:
                     raise ValueError(
                         f"at vmap out_axes{_leaf_path(out, k)}, got axis spec None but output "
