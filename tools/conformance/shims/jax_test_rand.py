@@ -170,11 +170,12 @@ def rand_int(rng: np.random.RandomState, low: int = 0, high: int | None = None) 
     def gen(shape: Any, dtype: Any) -> Any:
         dt = np.dtype(dtype)
         hi = high
-        if hi is None:
+        if hi is None and low == 0:
             if dt.kind not in "iu":
                 raise ValueError("rand_int needs `high` for non-integer dtypes")
             hi = np.iinfo(dt).max
         kind = dt if dt.kind in "iu" else np.int64
+        # NumPy's convention: randint(low) alone draws from [0, low)
         return rng.randint(low, hi, size=shape, dtype=kind).astype(dt)
 
     return gen
