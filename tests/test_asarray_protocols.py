@@ -2,6 +2,7 @@
 (``bytearray``, ``array.array``, ``memoryview``), against JAX."""
 
 import array
+import warnings
 
 import jax.numpy as jnp
 import numpy as np
@@ -29,3 +30,20 @@ def test_array_of_protocol_objects(make, ndmin):
     np.testing.assert_array_equal(got, want)
     assert got.dtype == want.dtype and got.shape == want.shape
     np.testing.assert_array_equal(fnp.asarray(make()), jnp.asarray(make()))
+
+
+def test_array_copy_and_positional_arguments():
+    for np_ in (fnp, jnp):
+        x = np_.array([1, 2, 3])
+        assert np_.array(x, copy=False) is x
+        assert np_.array(x) is not x
+        with pytest.warns(DeprecationWarning, match="Passing the copy, order, and ndmin"):
+            assert np_.array(x, None, False) is x
+        with pytest.warns(DeprecationWarning, match="Passing the copy, order, and ndmin"):
+            assert np_.array(x, None, True) is not x
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)
+            with pytest.raises(TypeError, match="got multiple values for argument 'copy'"):
+                np_.array(x, None, True, copy=False)
+            with pytest.raises(TypeError, match="takes at most 5 positional arguments"):
+                np_.array(x, None, True, "K", 0, "extra")

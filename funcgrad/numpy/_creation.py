@@ -12,6 +12,7 @@ its arguments.
 from __future__ import annotations
 
 import array as pyarray
+import warnings
 import builtins
 from collections.abc import Sequence
 from typing import Any
@@ -139,19 +140,44 @@ def asarray(
 def array(
     object: ArrayLike,
     dtype: Any = None,
+    *args: Any,
     copy: bool = True,
     order: str | None = "K",
     ndmin: int = 0,
-    *,
     device: Any = None,
 ) -> Any:
-    """Like :func:`asarray` (arrays are immutable, so copies are free); ``ndmin`` pads the
-    shape with leading ones."""
+    """Like :func:`asarray`; ``ndmin`` pads the shape with leading ones, and ``copy=True``
+    (the default) gives a new array object even for an array of the right dtype, as
+    ``jnp.array``. Passing ``copy``, ``order`` and ``ndmin`` positionally is deprecated
+    (a ``DeprecationWarning``, as JAX's)."""
+    if args:
+        names = ("copy", "order", "ndmin")
+        if len(args) > len(names):
+            raise TypeError(
+                f"array() takes at most 5 positional arguments but {len(args) + 2} were given"
+            )
+        warnings.warn(
+            "Passing the copy, order, and ndmin arguments to jnp.array positionally is "
+            "deprecated. Use keyword arguments instead.",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        given = dict(zip(names, args))
+        defaults = {"copy": True, "order": "K", "ndmin": 0}
+        passed = {"copy": copy, "order": order, "ndmin": ndmin}
+        for name in given:
+            if passed[name] != defaults[name]:
+                raise TypeError(f"array() got multiple values for argument '{name}'")
+        copy = given.get("copy", copy)
+        ndmin = given.get("ndmin", ndmin)
     x = asarray(object, dtype)
     nd = aval(x).ndim
     if ndmin > nd:
         x = sh.reshape(x, (1,) * (ndmin - nd) + aval(x).shape)
-    return _on(out(x), device)
+    res = _on(out(x), device)
+    if copy and res is object and isinstance(res, jax.Array):
+        res = jax.device_put(res, may_alias=False)
+    return res
 
 
 def copy(a: ArrayLike, order: str | None = None) -> Any:

@@ -597,6 +597,14 @@ class JaxTestCase(parameterized.TestCase):
     def rng(self) -> np.random.RandomState:
         return self._rng
 
+    def assertDeprecationWarnsOrRaises(
+        self, deprecation_id: str, message: str, *, error_class: type[Exception] = ValueError
+    ) -> Any:
+        """A ``DeprecationWarning`` matching ``message`` (funcgrad accelerates no
+        deprecation into an error, so JAX's ``deprecation_id`` is only a label here)."""
+        del deprecation_id, error_class
+        return self.assertWarnsRegex(DeprecationWarning, message)
+
     def assertDtypesMatch(self, actual: Any, desired: Any, *, canonicalize_dtypes: bool = True):
         if canonicalize_dtypes:
             self.assertEqual(_canonical(_dtype_of(actual)), _canonical(_dtype_of(desired)))
