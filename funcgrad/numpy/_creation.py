@@ -12,8 +12,8 @@ its arguments.
 from __future__ import annotations
 
 import array as pyarray
-import warnings
 import builtins
+import warnings
 from collections.abc import Sequence
 from typing import Any
 
