@@ -19,9 +19,10 @@ from funcgrad.api._tracing import (
     check_callable,
     fun_name,
 )
-from funcgrad.core import dtypes, tiers
+from funcgrad.core import compile_cache, dtypes, tiers
 from funcgrad.core.ad_util import close
 from funcgrad.core.interp import new_builder, to_aval
+from funcgrad.core.ir import Program
 from funcgrad.primitives.calls import fuse_calls
 from funcgrad.primitives.custom_calls import run_backward
 from funcgrad.tree_util import tree_flatten, tree_unflatten
@@ -108,9 +109,8 @@ def _value_and_grad(
         with new_builder("grad") as b:
             prog = b.build(flat(*[b.new_arg(a, x) for a, x in zip(avals, leaves)]))
         n_out = len(prog.outvars)
-        vp = ad.vjp_program(prog, ct_mask=[True] + [False] * (n_out - 1), known=leaves)
         keep = [want_value] + [True] * (n_out - 1)
-        res = tiers.run(fuse_calls(ad.seeded_program(vp, n_out, 1, keep)), *leaves)
+        res = _run_seeded(prog, leaves, keep)
         n_kept = sum(keep)
         outs, cts = [None] * (1 - want_value) + res[:n_kept], res[n_kept:]
         grads = [
@@ -125,6 +125,58 @@ def _value_and_grad(
         return value, g
 
     return value_and_grad_f
+
+
+#: eager grad's seeded VJP programs by the structure of the traced program (its
+#: constants made inputs): see :func:`_run_seeded`
+_SEEDED: dict[tuple, Program] = {}
+_MAX_SEEDED = 512
+
+
+def _plain(prog: Program) -> bool:
+    """Whether ``prog``'s VJP depends on its structure alone: no sub-programs, callables
+    (custom rules, control flow, callbacks) or effects among its equations' params."""
+    for e in prog.eqns:
+        if e.prim.effectful:
+            return False
+        for v in e.params.values():
+            if isinstance(v, Program) or callable(v):
+                return False
+            if type(v) in (tuple, list) and any(isinstance(x, Program) or callable(x) for x in v):
+                return False
+    return True
+
+
+def _run_seeded(prog: Program, leaves: list, keep: list[bool]) -> list:
+    """Run ``prog``'s forward and its backward seeded with 1 (eager ``grad``): the kept
+    outputs, then the cotangents of ``prog``'s inputs.
+
+    ``grad`` traces its function at every call (it may read Python state), but the
+    transformation of a traced structure met before is reused: a plain program's
+    constants become inputs, and its seeded VJP, built once without known values
+    (as ``jit`` would), is cached by that structure (~half an eager step's time)."""
+    n_out, n_in = len(prog.outvars), len(prog.invars)
+    ct_mask = [True] + [False] * (n_out - 1)
+    if not _plain(prog):
+        vp = ad.vjp_program(prog, ct_mask=ct_mask, known=leaves)
+        return tiers.run(fuse_calls(ad.seeded_program(vp, n_out, 1, keep)), *leaves)
+    opened = Program(
+        invars=(*prog.invars, *prog.constvars), constvars=(), eqns=prog.eqns, outvars=prog.outvars
+    )
+    key = (opened.hashed_key(), tuple(keep), n_in)
+    seeded = _SEEDED.get(key)
+    if seeded is None:
+        active = [True] * n_in + [False] * len(prog.constvars)
+        vp = ad.vjp_program(opened, ct_mask=ct_mask, active=active)
+        seeded = fuse_calls(ad.seeded_program(vp, n_out, 1, keep))
+        if len(_SEEDED) >= _MAX_SEEDED:
+            _SEEDED.clear()
+        _SEEDED[key] = seeded
+    res = tiers.run(seeded, *leaves, *prog.consts)
+    return res[: sum(keep) + n_in]
+
+
+compile_cache.register("eager_grad", size=lambda: len(_SEEDED), clear=_SEEDED.clear)
 
 
 def grad(
