@@ -110,7 +110,9 @@ from funcgrad.numpy._integers import (  # noqa: F401
     gcd,
     lcm,
     left_shift,
+    packbits,
     right_shift,
+    unpackbits,
 )
 from funcgrad.numpy._linalg import (  # noqa: F401
     cross,

@@ -73,3 +73,54 @@ def lcm(x1: ArrayLike, x2: ArrayLike) -> Any:
     d = gcd(a, b)
     safe = _ufuncs.where(d == 0, _creation.ones_like(d), d)
     return _ufuncs.where(d == 0, _creation.zeros_like(d), _ufuncs.abs(a * (b // safe)))
+
+
+def _bitorder(name: str, bitorder: str) -> None:
+    if bitorder not in ("big", "little"):
+        raise ValueError(f"{name}: 'order' must be either 'little' or 'big', got {bitorder!r}")
+
+
+def packbits(a: ArrayLike, axis: int | None = None, bitorder: str = "big") -> Any:
+    """The truth values of ``a`` packed eight to a ``uint8`` along ``axis`` (the
+    flattened array if ``None``), the last byte padded with zeros (``np.packbits``)."""
+    _bitorder("packbits", bitorder)
+    x = _creation.asarray(a)
+    if aval(x).dtype.kind not in "biu":
+        raise TypeError(f"Expected an input array of integer or boolean data type, got {aval(x)}")
+    if axis is None:
+        x, axis = _shape.ravel(x), 0
+    ax = axis % max(aval(x).ndim, 1)
+    x = _shape.moveaxis(ew.convert_element_type(_ufuncs.not_equal(x, 0), np.uint8), ax, -1)
+    n = aval(x).shape[-1]
+    x = _shape.pad(x, [(0, 0)] * (aval(x).ndim - 1) + [(0, -n % 8)])
+    x = _shape.reshape(x, (*aval(x).shape[:-1], -1, 8))
+    shifts = np.arange(7, -1, -1) if bitorder == "big" else np.arange(8)
+    packed = _reductions.sum(left_shift(x, shifts.astype(np.uint8)), axis=-1, dtype=np.uint8)
+    return out(_shape.moveaxis(packed, -1, ax))
+
+
+def unpackbits(
+    a: ArrayLike, axis: int | None = None, count: int | None = None, bitorder: str = "big"
+) -> Any:
+    """The bits of the ``uint8`` array ``a`` as 0/1 ``uint8`` values along ``axis`` (the
+    flattened array if ``None``), the first ``count`` of them if given
+    (``np.unpackbits``)."""
+    _bitorder("unpackbits", bitorder)
+    x = _creation.asarray(a)
+    if aval(x).dtype != np.uint8:
+        raise TypeError("Expected an input array of unsigned byte data type")
+    if axis is None:
+        x, axis = _shape.ravel(x), 0
+    ax = axis % max(aval(x).ndim, 1)
+    x = _shape.moveaxis(x, ax, -1)
+    shifts = (np.arange(7, -1, -1) if bitorder == "big" else np.arange(8)).astype(np.uint8)
+    bits_ = _ufuncs.bitwise_and(right_shift(_shape.expand_dims(x, -1), shifts), np.uint8(1))
+    bits_ = _shape.reshape(bits_, (*aval(x).shape[:-1], -1))
+    if count is not None:
+        n = aval(bits_).shape[-1]
+        keep = count if count >= 0 else max(n + count, 0)
+        if keep <= n:
+            bits_ = bits_[..., :keep]
+        else:
+            bits_ = _shape.pad(bits_, [(0, 0)] * (aval(bits_).ndim - 1) + [(0, keep - n)])
+    return out(_shape.moveaxis(bits_, -1, ax))
