@@ -13,6 +13,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
+from jax import dtypes as jnp_dtypes
 
 from funcgrad import api
 
@@ -118,6 +119,7 @@ def check_vjp(
 #: JAX's default gradient-check tolerance per dtype (``jax.test_util``), used for the
 #: dtypes a tolerance table passed to :func:`check_grads` does not name
 _GRAD_TOL = {
+    np.dtype(jnp_dtypes.bfloat16): 1e-1,
     np.dtype(np.float16): 1e-2,
     np.dtype(np.float32): 2e-3,
     np.dtype(np.float64): 1e-5,
@@ -128,9 +130,10 @@ _GRAD_TOL = {
 
 def _tolerance(tol: Any, values: Sequence[Any], default: float) -> float:
     """A tolerance: ``tol`` itself, or from a ``{dtype: tol}`` table the largest entry
-    for the dtypes of ``values``; ``default`` when ``tol`` is ``None``."""
-    if tol is None:
-        return default
+    for the dtypes of ``values``; ``None`` is the table of JAX's default gradient
+    tolerances per dtype (``default`` for dtypes it does not list)."""
+    if tol is None:  # JAX's check_grads: its per-dtype gradient tolerances
+        tol = {}
     if not isinstance(tol, dict):
         return float(tol)
     table = {np.dtype(k): v for k, v in tol.items()}
