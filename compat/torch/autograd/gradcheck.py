@@ -216,6 +216,10 @@ def gradcheck(
                             raise_exception,
                         )
                 base += 2 if o.is_complex() else 1
+    if check_forward_ad and check_undefined_grad:
+        msg = _check_undefined_tangents(func, inputs, diff)
+        if msg is not None:
+            return _fail(msg, raise_exception)
     return True
 
 
@@ -246,6 +250,36 @@ def _forward(func: Callable, inputs: tuple, diff: list[int]) -> list:
             nparts = len(cols[0]) if cols else 0
             result.append([np.stack([c[k] for c in cols], -1) for k in range(nparts)])
     return result
+
+
+def _check_undefined_tangents(func: Callable, inputs: tuple, diff: list[int]) -> str | None:
+    """Forward mode with one input's tangent absent must give the outputs the tangents a
+    zero tangent gives (the other inputs' tangents random): the failure's message, or
+    ``None``."""
+    rng = np.random.default_rng(0)
+    with _fwad.dual_level():
+        full = list(inputs)
+        for j in diff:
+            x = inputs[j]
+            t = rng.uniform(-1, 1, tuple(x.shape)).astype(np.asarray(x.detach().numpy()).dtype)
+            full[j] = _fwad.make_dual(x.detach(), _tensor(t))
+        for j in diff:
+            kept = full[j]
+            x = inputs[j].detach()
+            full[j] = _fwad.make_dual(x, _tensor(np.zeros_like(np.asarray(x.numpy()))))
+            zero = [_fwad.unpack_dual(o).tangent for o in _outputs(func, tuple(full))]
+            full[j] = x
+            absent = [_fwad.unpack_dual(o).tangent for o in _outputs(func, tuple(full))]
+            full[j] = kept
+            for i, (a, b) in enumerate(zip(zero, absent)):
+                if a is None or b is None:
+                    continue
+                if not np.allclose(np.asarray(a.detach().numpy()), np.asarray(b.detach().numpy())):
+                    return (
+                        f"Mismatch in tangent values for output with index: {i} when input: "
+                        f"{inputs[j]} has an undefined tangent value. Got: {b} but expected: {a}"
+                    )
+    return None
 
 
 def _check_backward(
