@@ -150,9 +150,12 @@ def gradient(
             a = -d2 / (d1 * (d1 + d2))
             b = (d2 - d1) / (d1 * d2)
             c = d1 / (d2 * (d1 + d2))
+            # coefficients of t's rank (so the rank-promotion option is not involved)
+            lead = (1,) * (aval(t).ndim - 1)
+            a, b, c, dx = (_shape.reshape(v, lead + aval(v).shape) for v in (a, b, c, dx))
             inner = a * t[..., :-2] + b * t[..., 1:-1] + c * t[..., 2:]
-            first = (t[..., 1:2] - t[..., :1]) / dx[0]
-            last = (t[..., -1:] - t[..., -2:-1]) / dx[-1]
+            first = (t[..., 1:2] - t[..., :1]) / dx[..., :1]
+            last = (t[..., -1:] - t[..., -2:-1]) / dx[..., -1:]
         g = _shape.concatenate([first, inner, last], axis=-1)
         res.append(out(_shape.moveaxis(g, -1, ax)))
     return res[0] if len(res) == 1 else res
