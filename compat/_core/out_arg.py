@@ -101,6 +101,11 @@ def write_out(name: str, result: Any, out: Any) -> Any:
                 f"{name}(): functions with out=... arguments don't support automatic "
                 "differentiation, but one of the arguments requires grad."
             )
+        if "_fw" in r.__dict__ or "_fw" in o.__dict__:  # a forward-AD tangent
+            raise NotImplementedError(
+                f"Trying to use forward AD with {name}_out that does not support it because it is "
+                "an out= function"
+            )
         if _dt.category(r._npdtype) > _dt.category(o._npdtype):
             raise RuntimeError(
                 f"result type {_dt.scalar_type_name(r._npdtype)} can't be cast to the desired "

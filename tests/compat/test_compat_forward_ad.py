@@ -207,3 +207,21 @@ def test_custom_function_without_jvp_errors(torch, real_torch):
             d = fwad.make_dual(lib.tensor(X), lib.tensor(T))
             e = error_of(lambda: NoJvp.apply(d))
         assert e[0] == "NotImplementedError" and "must implement the jvp function" in e[1]
+
+
+def test_out_variant_with_dual_errors(torch, real_torch):
+    for lib in (torch, real_torch):
+        fwad = lib.autograd.forward_ad
+        with fwad.dual_level():
+            dual = fwad.make_dual(lib.tensor(X), lib.tensor(T))
+            plain = lib.tensor(X)
+            for call in (
+                lambda: lib.add(plain, plain, out=dual),
+                lambda: lib.add(dual, plain, out=plain),
+            ):
+                e = error_of(call)
+                assert e == (
+                    "NotImplementedError",
+                    "Trying to use forward AD with add_out that does not support it because it "
+                    "is an out= function",
+                )
