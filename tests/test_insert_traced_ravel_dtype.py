@@ -50,3 +50,18 @@ def test_ravel_multi_index_dtype_and_ignore(in_dtype, out_dtype, mode):
     got, want = run(fnp, fg.jit), run(jnp, jax.jit)
     np.testing.assert_array_equal(got, want)
     assert got.dtype == want.dtype and got.weak_type == want.weak_type
+
+
+@pytest.mark.parametrize("shape", [(2, 3), (5,), (2, 3, 4), (1, 0, 2), 7])
+@pytest.mark.parametrize("dtype", [np.int8, np.int32, np.uint8])
+def test_unravel_index_traced_shape(shape, dtype):
+    size = int(np.prod(shape))
+    idx = np.arange(-2 * size - 2, 2 * size + 2)
+    if dtype == np.uint8:
+        idx = idx[idx >= 0]
+    idx = np.clip(idx, np.iinfo(dtype).min, np.iinfo(dtype).max).astype(dtype)
+    want = jnp.unravel_index(idx, shape)
+    for got in (fnp.unravel_index(idx, shape), fg.jit(fnp.unravel_index)(idx, shape)):
+        for g, w in zip(got, want):
+            np.testing.assert_array_equal(g, w)
+            assert g.dtype == w.dtype

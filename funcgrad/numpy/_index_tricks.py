@@ -116,15 +116,24 @@ def unravel_index(indices: ArrayLike, shape: Sequence[int]) -> tuple[Any, ...]:
     idx = _creation.asarray(indices)
     if dtypes.kind(aval(idx).dtype) > 1:
         raise TypeError(f"unravel_index: indices must be integers, got {aval(idx).dtype}")
-    shape = tuple(operator.index(s) for s in shape)
-    total = int(np.prod(shape, dtype=np.int64))
-    idx = _ufuncs.where(idx < 0, idx + total, idx)
-    idx = _ufuncs.clip(idx, 0, max(total - 1, 0))
-    res = []
-    for s in reversed(shape):
-        res.append(idx % s if s else idx)
-        idx = idx // s if s else idx
-    return tuple(out(r) for r in reversed(res))
+    try:
+        shape = list(shape)
+    except TypeError:
+        shape = [shape]
+    if any(np.ndim(s) != 0 for s in shape):
+        raise ValueError("unravel_index: shape should be a scalar or 1D sequence.")
+    shape = [s if isinstance(s, Tracer) else operator.index(s) for s in shape]
+    # successive divmods (sizes may be traced); what is left over says whether the index
+    # was out of range above (clamped to the last entry) or below -size (to the first)
+    res: list[Any] = [0] * len(shape)
+    for i in reversed(range(len(shape))):
+        s = shape[i]
+        idx, res[i] = _ufuncs.floor_divide(idx, s), _ufuncs.remainder(idx, s)
+    above = idx > 0
+    below = idx < -1 if aval(idx).dtype.kind == "i" else _creation.asarray(False)
+    return tuple(
+        out(_ufuncs.where(above, s - 1, _ufuncs.where(below, 0, r))) for s, r in zip(shape, res)
+    )
 
 
 def ravel_multi_index(
