@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from funcgrad.control_flow import scan
 from funcgrad.core import dtypes
 from funcgrad.lax import _householder
 from funcgrad.numpy._core import (
@@ -43,6 +44,7 @@ __all__ = [
     "qr",
     "svd",
     "triangular_solve",
+    "tridiagonal_solve",
 ]
 
 
@@ -235,3 +237,56 @@ def triangular_solve(
         conjugate_a=conjugate_a,
         unit_diagonal=unit_diagonal,
     )
+
+
+def _rows_first(v: Any) -> Any:
+    """``(..., m, n)`` as ``(m, ..., n)``."""
+    nd = aval(v).ndim
+    return sh.transpose(v, (nd - 2, *range(nd - 2), nd - 1))
+
+
+def tridiagonal_solve(dl: Any, d: Any, du: Any, b: Any) -> Any:
+    """Solve the tridiagonal systems ``A x = b``: ``d`` the diagonal, ``dl`` the
+    subdiagonal (``dl[..., 0]`` ignored), ``du`` the superdiagonal (``du[..., -1]``
+    ignored), all ``(..., m)``; ``b`` is ``(..., m, n)``. Thomas's algorithm (no pivoting)
+    as two ``scan``s, so it differentiates and batches."""
+    dl, d, du, b = promote("tridiagonal_solve", dl, d, du, b)
+    dl, d, du, b = (as_array(v, "tridiagonal_solve") for v in (dl, d, du, b))
+    m = aval(d).shape[-1] if aval(d).ndim else 0
+    for name, v in (("dl", dl), ("du", du)):
+        if aval(v).shape != aval(d).shape:
+            raise ValueError(
+                f"tridiagonal_solve: {name} must have the shape of d, got {fmt(v)} and "
+                f"{fmt(d)}{here()}"
+            )
+    if aval(b).ndim != aval(d).ndim + 1 or aval(b).shape[:-1] != aval(d).shape:
+        raise ValueError(
+            f"tridiagonal_solve: b must have shape (..., m, n) for d of shape (..., m), got "
+            f"{fmt(b)} and {fmt(d)}{here()}"
+        )
+    if m == 0:
+        return b
+    # the rows along a leading axis; the diagonals' entries broadcast against b's columns
+    dl_, d_, du_, b_ = (
+        _rows_first(v if v is b else sh.reshape(v, (*aval(v).shape, 1))) for v in (dl, d, du, b)
+    )
+    zero = ew.mul(b_[0], 0)
+
+    def forward(carry: Any, row: Any) -> Any:
+        c_prev, y_prev = carry
+        lo, di, up, bi = row
+        den = di - lo * c_prev
+        c = up / den
+        y = (bi - lo * y_prev) / den
+        return (c, y), (c, y)
+
+    _, (c, y) = scan(forward, (zero, zero), (dl_, d_, du_, b_))
+
+    def backward(x_next: Any, row: Any) -> Any:
+        ci, yi = row
+        x = yi - ci * x_next
+        return x, x
+
+    _, x = scan(backward, zero, (c, y), reverse=True)
+    nd = aval(x).ndim
+    return sh.transpose(x, (*range(1, nd - 1), 0, nd - 1))
