@@ -67,6 +67,7 @@ __all__ = [
     "donates",
     "executable",
     "freeze_gc",
+    "host_scalars",
     "is_tracing",
     "lazy",
     "lazy_on",
@@ -116,6 +117,16 @@ PACK_OUTPUTS = 128
 def lazy_on() -> bool:
     """Whether executables defer their calls in this thread (compat's lazy execution)."""
     return _lazy._state.on
+
+
+def host_scalars() -> bool:
+    """Whether an op called now may take Python numbers as they are: the host tier reads
+    them directly (a device scalar costs it an ``np.asarray``, ~1-3 us); a deferred
+    (lazy) call, a trace, or the compiled tier mode wants cached device scalars."""
+    if _state.stack or _lazy._state.on:
+        return False
+    m = getattr(tiers._mode_local, "mode", None) or compile_cache.POLICY.tier
+    return m != "compiled" and (m != "auto" or tiers.mode() != "compiled")
 
 
 def executable(prog: Program) -> Callable[..., list]:

@@ -38,6 +38,7 @@ from funcgrad._compat_contract import (
     lazy_on,
     x64,
 )
+from funcgrad._compat_contract import host_scalars as _host_scalars
 from funcgrad._compat_contract import op_cache as _op_cache
 from funcgrad._compat_contract import tracing as _tracing
 
@@ -588,7 +589,6 @@ def _wrap_dim(dim: int, ndim: int) -> int:
 FORWARD: Any = None
 
 
-
 @x64
 def apply(
     fn: Callable,
@@ -611,29 +611,36 @@ def apply(
     edges = []  # their edges, when grad mode is on
     req = False
     grad_on = _gm._state.record
+    raw = None  # whether Python numbers go as they are (see ``host_scalars``)
     for a in args:
         if isinstance(a, Tensor):
-            if a._view is not None and a._view.seen != a._vc.v:
-                a._view.sync(a)
+            v = a._view
+            if v is not None and v.seen != a._vc.v:
+                v.sync(a)
             x = a._st.a
             if type(x) is LazyArray and x._value is not None:
                 x = a._st.array
             arrays.append(x)
             av = getattr(x, "aval", x)  # one attribute read (a jax array's is fast)
             sig.append((av.shape, av.dtype))
-            r = a._requires_grad
-            mask.append(r)
-            if r and grad_on:
-                req = True
-                edges.append(a._edge())
+            if a._requires_grad:
+                mask.append(True)
+                if grad_on:
+                    req = True
+                    edges.append(a._edge())
+                    continue
             else:
-                edges.append(None)
+                mask.append(False)
+            edges.append(None)
         else:
             mask.append(False)
             edges.append(None)
-            if type(a) in _PY_SCALARS:
-                arrays.append(_scalar_array(a))
-                sig.append(type(a))
+            ta = type(a)
+            if ta in _PY_SCALARS:
+                if raw is None:
+                    raw = _host_scalars()
+                arrays.append(a if raw else _scalar_array(a))
+                sig.append(ta)
             else:
                 arrays.append(a)
                 d = getattr(a, "dtype", None)

@@ -124,6 +124,30 @@ def device_value(x: Any, aval: Aval) -> Any:
     return jax.device_put(x)
 
 
+_FLOAT_SCALAR_DTYPES = frozenset({np.dtype(ml_dtypes.bfloat16)})
+
+
+def _scalar_convert(e: Eqn) -> tuple[type, type] | None:
+    """For a ``convert_element_type`` of a weakly typed 0-d float or integer input to a
+    floating dtype: the Python type such an input arrives as and the output's scalar
+    type (``np.float32(1.5)`` rounds as XLA's conversion does, ~0.3 us instead of the
+    rule's ~3 us); else ``None``."""
+    if e.prim.name != "convert_element_type" or e.prim.host is None or len(e.inputs) != 1:
+        return None
+    a, out = e.inputs[0].aval, e.outvars[0].aval
+    if not a.weak_type or a.shape or out.shape:
+        return None
+    d = np.dtype(out.dtype)
+    if d.kind != "f" and d not in _FLOAT_SCALAR_DTYPES:
+        return None
+    kind = np.dtype(a.dtype).kind
+    if kind == "f":
+        return (float, d.type)
+    if kind == "i" and d.itemsize >= 4:  # (a float16 would overflow where XLA gives inf)
+        return (int, d.type)
+    return None
+
+
 class MissingHostRule(NotImplementedError):
     """Raised by a plan asked to run an equation without a host rule and no fallback."""
 
@@ -131,10 +155,13 @@ class MissingHostRule(NotImplementedError):
 class _Step:
     """One equation of a :class:`HostPlan`: its rule, params, slots and output dtypes."""
 
-    __slots__ = ("casts", "ins", "multi", "out_dtypes", "outs", "params", "rule")
+    __slots__ = ("casts", "ins", "multi", "out_dtypes", "outs", "params", "rule", "scalar")
 
     def __init__(self, e: Eqn, slot: Callable[[Any], int], fallback: Any) -> None:
         rule, params = e.prim.host, e.params
+        #: ``(python type, scalar type)``: a conversion of a weakly typed Python number to
+        #: a float dtype, which the generated plan does as ``np.float32(x)`` (same rounding)
+        self.scalar = _scalar_convert(e)
         if rule is None:
             rule = fallback(e) if fallback is not None else _missing(e)
             params = {}
@@ -292,6 +319,9 @@ def _generate(steps: tuple[_Step, ...], template_info: tuple) -> Callable[..., l
             ns[f"p{k}"] = st.params
             args.append(f"**p{k}")
         call = f"r{k}({', '.join(args)})"
+        if st.scalar is not None and st.casts is None and not st.multi:
+            ns[f"py{k}"], ns[f"s{k}"] = st.scalar
+            call = f"s{k}({args[0]}) if type({args[0]}) is py{k} else {call}"
         out_names = [f"v{i}" for i in st.outs]
         if st.multi and not out_names:
             body.append(f"        {call}")

@@ -218,7 +218,9 @@ class Tiered:
         if exe is not None:
             _stats.compiled_calls += 1
             return exe(*args)
-        m = mode()
+        m = getattr(_mode_local, "mode", None) or POLICY.tier  # (mode(), inlined)
+        if m == "auto":
+            m = _resolved[0] if _resolved else mode()
         if m == "compiled":
             return self._compile_now()(*args)
         plan = self.plan
