@@ -29,6 +29,8 @@ import numpy as np
 from jax.sharding import Mesh, NamedSharding, PartitionSpec
 
 import funcgrad.numpy as fnp
+from funcgrad.core import compile_cache
+from funcgrad.core.ir import Program
 from funcgrad.distributed._runtime import (
     CollectiveError,
     collective_timeout,
@@ -87,6 +89,36 @@ def _bucket(size: int, kind: str, arg: Any, shapes: tuple[tuple[int, ...], ...],
     return [out[a:b].reshape(s) for a, b, s in zip(offsets[:-1], offsets[1:], shapes)]
 
 
+def _function(size: int, kind: str, arg: Any) -> Callable:
+    """The program of a collective of ``kind`` over ``size`` members' stacked arrays."""
+    if kind == "bucket":
+        return functools.partial(_bucket, size, *arg)
+    if kind in ("reduce", "reduce_scatter"):
+        fn = functools.partial(_reduce, arg)
+    elif kind == "gather":
+        fn = _copy
+    elif kind == "pick":
+        fn = functools.partial(_pick, arg)
+    elif kind == "all_to_all":
+        fn = _transpose_blocks
+    else:
+        raise AssertionError(kind)
+
+    def program(*gs: Any) -> list:  # blocks of rows -> a leading process axis
+        return [fn(g.reshape((size, g.shape[0] // size, *g.shape[1:]))) for g in gs]
+
+    return program
+
+
+@compile_cache.register_lru_kind("distributed_programs")
+@functools.lru_cache(maxsize=1024)
+def _traced(size: int, kind: str, arg: Any, avals: tuple) -> Program:
+    """The traced program of a collective for stacked arrays of ``avals`` (shape, dtype)."""
+    return jit(_function(size, kind, arg)).trace(
+        *(jax.ShapeDtypeStruct(shape, dtype) for shape, dtype in avals)
+    )
+
+
 def _copy(g: Any) -> Any:
     return g + fnp.zeros((), g.dtype)
 
@@ -112,7 +144,10 @@ def _failed(message: str) -> CollectiveError:
 
 def _wait_for(client: Any, key: str, process: int, what: str) -> str:
     """The value of ``key`` that ``process`` sets, waiting at most :func:`collective_timeout`
-    seconds; stops early when that process is gone or another one failed."""
+    seconds; stops early when another process failed (it published its error). A process
+    that died silently is noticed by the runtime's heartbeat, which ends this one.
+    (JAX's live-node query is no test here: it raises unless the asking process is in
+    the list, and with it in the list it is a barrier the peer must join.)"""
     timeout = collective_timeout()
     deadline = time.monotonic() + timeout
     while True:
@@ -124,8 +159,6 @@ def _wait_for(client: Any, key: str, process: int, what: str) -> str:
         failed = _try_get(client, _FAILED)
         if failed:
             raise CollectiveError(f"{what}: stopped because another process failed: {failed}")
-        if process not in client.get_live_nodes([process]):
-            raise _failed(f"{what}: process {process} is gone (it exited or lost contact)")
         if time.monotonic() >= deadline:
             raise _failed(
                 f"{what}: process {process} did not reach this collective within {timeout:g} s "
@@ -232,41 +265,32 @@ class ProcessGroup:
             x = x.reshape((1,))
         if not (isinstance(x, jax.Array) and x.devices() == {self.device}):
             x = jax.device_put(x, self.device)
-        sharding = NamedSharding(self.mesh, PartitionSpec(AXIS))
         return jax.make_array_from_single_device_arrays(
-            (self.size * x.shape[0], *x.shape[1:]), sharding, [x]
+            (self.size * x.shape[0], *x.shape[1:]), self._shardings[0], [x]
         )
 
-    @functools.cache  # noqa: B019  (one program per group and kind; groups live for the run)
-    def _program(self, kind: str, arg: Any) -> Callable:
-        sharded = NamedSharding(self.mesh, PartitionSpec(AXIS))
-        replicated = NamedSharding(self.mesh, PartitionSpec())
-        if kind == "reduce":
-            fn = functools.partial(_reduce, arg)
-        elif kind == "gather":
-            fn = _copy
-        elif kind == "pick":
-            fn = functools.partial(_pick, arg)
-        elif kind == "reduce_scatter":
-            fn = functools.partial(_reduce, arg)
-            replicated = sharded
-        elif kind == "all_to_all":
-            fn = _transpose_blocks
-            replicated = sharded
-        elif kind == "bucket":
-            return jit(
-                functools.partial(_bucket, self.size, *arg),
-                in_shardings=sharded,
-                out_shardings=replicated,
-            )
-        else:
-            raise AssertionError(kind)
-        size = self.size
+    @functools.cached_property
+    def _shardings(self) -> tuple[NamedSharding, NamedSharding]:
+        """The stacked arrays' sharding (a block per member) and the replicated one."""
+        return NamedSharding(self.mesh, PartitionSpec(AXIS)), NamedSharding(
+            self.mesh, PartitionSpec()
+        )
 
-        def program(*gs: Any) -> list:  # blocks of rows -> a leading process axis
-            return [fn(g.reshape((size, g.shape[0] // size, *g.shape[1:]))) for g in gs]
-
-        return jit(program, in_shardings=sharded, out_shardings=replicated)
+    def _execute(self, kind: str, arg: Any, gs: list) -> list:
+        """Run the program of ``kind`` on the stacked arrays ``gs``: its traced program is
+        kept per signature, its executable comes from the one compile cache (as ``fg.jit``
+        with shardings, without its per-call argument handling)."""
+        prog = _traced(self.size, kind, arg, tuple((g.shape, g.dtype) for g in gs))
+        sharded, replicated = self._shardings
+        out = sharded if kind in ("reduce_scatter", "all_to_all") else replicated
+        n = len(prog.consts)
+        fn = compile_cache.compiled(
+            prog,
+            name=f"collective_{kind}",
+            in_shardings=(None,) * n + (sharded,) * len(gs),
+            out_shardings=out,
+        )
+        return fn(*prog.consts, *gs)
 
     def _run(self, what: str, kind: str, arg: Any, x: Any) -> Any:
         return self._run_many(what, kind, arg, [x])[0]
@@ -298,10 +322,9 @@ class ProcessGroup:
 
     def _collect(self, what: str, kind: str, arg: Any, xs: Sequence[Any]) -> list:
         try:
-            outs = self._program(kind, arg)(*[self._stack(x) for x in xs])
+            outs = self._execute(kind, arg, [self._stack(x) for x in xs])
             local = [o.addressable_data(0) for o in outs]
-            for o in local:
-                o.block_until_ready()
+            jax.block_until_ready(local)
         except CollectiveError:
             raise
         except Exception as e:
