@@ -3,7 +3,9 @@
 ``python -m compat.torch.distributed.run --nproc-per-node 2 train.py --lr 0.1`` starts
 two processes running ``train.py --lr 0.1`` with the variables torchrun sets
 (``RANK``, ``LOCAL_RANK``, ``WORLD_SIZE``, ``LOCAL_WORLD_SIZE``, ``GROUP_RANK``,
-``MASTER_ADDR``, ``MASTER_PORT``, ``TORCHELASTIC_RUN_ID``). On several hosts, run it on
+``MASTER_ADDR``, ``MASTER_PORT``, ``TORCHELASTIC_RUN_ID``), and, as torchrun, with
+``OMP_NUM_THREADS=1`` when several workers share the node and the variable is unset
+(NumPy's OpenBLAS, which compat's host tier runs on, reads it too). On several hosts, run it on
 each with ``--nnodes``, ``--node-rank``, ``--master-addr`` and ``--master-port``.
 When a worker fails, the launcher stops the others (SIGTERM, then SIGKILL after
 ``--stop-timeout`` seconds) and exits with the worst exit code of the workers that
@@ -86,9 +88,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     a = parse_args(sys.argv[1:] if argv is None else argv)
     world = a.nnodes * a.nproc
     run_id = os.environ.get("TORCHELASTIC_RUN_ID", uuid.uuid4().hex[:8])
+    threads = {}
+    if a.nproc > 1 and "OMP_NUM_THREADS" not in os.environ:  # as torchrun
+        threads["OMP_NUM_THREADS"] = "1"
+        print(
+            f"compat.torch.distributed.run: {a.nproc} workers share this machine, so each runs "
+            "with OMP_NUM_THREADS=1 (one OpenMP/BLAS thread); set the variable to choose",
+            file=sys.stderr,
+        )
     procs: list[subprocess.Popen] = []
     for local in range(a.nproc):
-        env = dict(os.environ)
+        env = dict(os.environ, **threads)
         env.update(
             RANK=str(a.node_rank * a.nproc + local),
             LOCAL_RANK=str(local),
