@@ -125,8 +125,10 @@ def host_scalars() -> bool:
     (lazy) call, a trace, or the compiled tier mode wants cached device scalars."""
     if _state.stack or _lazy._state.on:
         return False
-    m = getattr(tiers._mode_local, "mode", None) or compile_cache.POLICY.tier
-    return m != "compiled" and (m != "auto" or tiers.mode() != "compiled")
+    m = tiers._mode_local.mode or compile_cache.POLICY.tier
+    if m == "auto":
+        m = tiers._resolved[0] if tiers._resolved else tiers.mode()
+    return m != "compiled"
 
 
 def executable(prog: Program) -> Callable[..., list]:

@@ -20,6 +20,7 @@ from compat._core import views as _views
 from compat._core.mutation import inplace_result
 from compat._core.ops import linalg_top as _linalg_top
 from compat._core.tensor import Size, Tensor, _wrap_dim
+from compat._core.tensor import apply as _apply
 
 
 def _r(f: Any) -> Any:
@@ -193,8 +194,17 @@ def _fast_binary(
     """An arithmetic operator that goes straight to ``_binary``, as the named op (``add``
     without ``alpha``, ``div`` without ``rounding_mode``) does: one call less per op."""
     binary, coerce = O.binary._binary, O.coerce
+    node = name if name is not None else O.binary._BIN_NAMES.get(fn, fn.__name__)
 
     def op(self: Tensor, other: Any) -> Any:
+        to = type(other)
+        if to is float or to is int:
+            x = self._st.a
+            d = getattr(x, "aval", x).dtype
+            if d.kind == "f":  # a float tensor and a Python number: the tensor's dtype, as
+                # ``_binary`` finds, without its calls (the common ``y * 0.5``)
+                args = (other, self) if reflected else (self, other)
+                return _apply(fn, node, args, (("dtype", d),))
         if not isinstance(other, _OPERANDS):
             return NotImplemented
         if reflected:

@@ -627,7 +627,8 @@ def apply(
                 mask.append(True)
                 if grad_on:
                     req = True
-                    edges.append(a._edge())
+                    fn_ = a._grad_fn  # (``a._edge()``, inlined for a non-leaf)
+                    edges.append((fn_, a._output_nr) if fn_ is not None else a._edge())
                     continue
             else:
                 mask.append(False)
@@ -660,7 +661,10 @@ def apply(
         outs = [_new_tensor(Tensor, o) for o in op.run(*arrays)]
     else:
         mask = tuple(mask)
-        outs = _finish(op, op.vjp(mask), arrays, tuple(edges), args, None, None)
+        entry = op._vjps.get(mask)  # (``op.vjp(mask)``, its cache read inlined)
+        if entry is None:
+            entry = op.vjp(mask)
+        outs = _finish(op, entry, arrays, tuple(edges), args, None, None)
     return outs[0] if op.single else tuple(outs)
 
 
