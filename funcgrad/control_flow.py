@@ -666,6 +666,12 @@ def scan(
     with the length. Differentiable in both modes (reverse mode is a reversed
     ``scan`` over the saved per-step values) and batchable.
     """
+    if isinstance(unroll, Tracer):
+        raise ConcretizationTypeError(
+            "The `unroll` argument to `scan` expects a concrete `int` or `bool` value. "
+            "Abstract tracer value encountered where concrete value is expected: traced "
+            f"array with shape {unroll.aval}.{where(user_frame())}"
+        )
     if not isinstance(unroll, bool) and (not isinstance(unroll, int) or unroll < 0):
         raise ValueError("`unroll` must be a `bool` or a non-negative `int`.")
     if not callable(f):

@@ -17,6 +17,10 @@ CASES = [
         "The `length` argument to `scan` expects a concrete `int` value",
         lambda lib, np_: lambda x: lib.lax.scan(lambda c, z: (c, z), 0.0, (), x[0, 0]),
     ),
+    (
+        "The `unroll` argument to `scan` expects a concrete `int` or `bool` value",
+        lambda lib, np_: lambda x: lib.lax.scan(lambda c, z: (c, z), 0.0, (), 3, unroll=x[0, 0]),
+    ),
 ]
 
 
