@@ -291,7 +291,7 @@ def run(prog: Program, *args: Any) -> list:
     return executable(prog)(*args)
 
 
-_NO_RES: list = []  # shared, never mutated
+_NO_RES: tuple = ()  # shared
 
 
 def _is_float(aval: Aval) -> bool:
@@ -513,7 +513,7 @@ class OpVJP:
             return res, _NO_RES
         idx = self._res_in
         if idx is not None:  # the forward returned the outputs only
-            return res, [args[idx[0]]] if len(idx) == 1 else [args[i] for i in idx]
+            return res, (args[idx[0]],) if len(idx) == 1 else tuple([args[i] for i in idx])
         n = self.op.n_out
         if self._res_tail:
             return res[:n], res[n:]
