@@ -11,7 +11,9 @@ agrees to float32 rounding (``tools/jax_examples.py`` runs the upstream programs
 
 from __future__ import annotations
 
+import sys
 import types
+from pathlib import Path
 
 import jax
 import jax.numpy as jjnp
@@ -26,6 +28,10 @@ import funcgrad.numpy as fjnp
 import funcgrad.scipy as fsp
 from funcgrad.example_libraries import optimizers as foptim
 from funcgrad.example_libraries import stax as fstax
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from tools import jax_examples as jx
 
 JAX = types.SimpleNamespace(
     np=jjnp, sp=jsp, grad=jax.grad, jit=jax.jit, vmap=jax.vmap, stax=jstax, opt=joptim
@@ -243,3 +249,17 @@ def test_stax_resnet_momentum_steps(dtype, rtol):
             scale = max(float(np.abs(b).max()), 1e-3)
             err = float(np.abs(a - b).max()) / scale
             assert err <= rtol, f"step {i}, leaf {j} {b.shape}: rel {err:.2e}"
+
+
+# -- the runner's comparison ----------------------------------------------------------
+
+
+def test_runner_reads_printed_numbers_without_timings_or_dtypes():
+    text = (
+        "Epoch 0 in 1.23 sec\nTraining set accuracy 0.875\n"
+        "{'a': Array([[7.5]], dtype=float32)}\n  3 -242.67 (0.540 sec)\njaxpr text\n"
+    )
+    assert jx.printed_numbers(text) == [[0.0], [0.875], [7.5], [3.0, -242.67]]
+    assert jx.printed_numbers(text, r"^Training") == [[0.875]]
+    assert jx.rel(np.array([1.0, np.nan]), np.array([1.001, np.nan])) == pytest.approx(1e-3 / 1.001)
+    assert jx.rel(np.zeros(2), np.zeros(3)) == float("inf")
