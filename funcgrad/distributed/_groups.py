@@ -79,20 +79,25 @@ def _split(flat: np.ndarray, shapes: tuple[tuple[int, ...], ...]) -> list[np.nda
     return [flat[a:b].reshape(s) for a, b, s in zip(offsets[:-1], offsets[1:], shapes)]
 
 
-def _bucket(size: int, kind: str, arg: Any, shapes: tuple[tuple[int, ...], ...], *gs: Any) -> list:
-    """Several stacked arrays as one bucket: each member's blocks joined into one row,
-    reduced (``kind`` ``"reduce"``) or picked (``"pick"``) over the process axis, and
-    cut back into arrays of ``shapes``."""
-    flat = fnp.concatenate([g.reshape((size, -1)) for g in gs], axis=1)
-    out = _reduce(arg, flat) if kind == "reduce" else flat[arg]
+@jit
+def _join(*xs: Any) -> Any:
+    """Arrays raveled and joined into one flat buffer (on their device)."""
+    return fnp.concatenate([fnp.ravel(x) for x in xs])
+
+
+@functools.cache
+def _cutter(shapes: tuple[tuple[int, ...], ...]) -> Callable:
+    """A compiled function cutting a flat buffer back into arrays of ``shapes``."""
     offsets = np.cumsum([0, *(math.prod(s) for s in shapes)])
-    return [out[a:b].reshape(s) for a, b, s in zip(offsets[:-1], offsets[1:], shapes)]
+
+    def cut(flat: Any) -> list:
+        return [flat[a:b].reshape(s) for a, b, s in zip(offsets[:-1], offsets[1:], shapes)]
+
+    return jit(cut)
 
 
 def _function(size: int, kind: str, arg: Any) -> Callable:
     """The program of a collective of ``kind`` over ``size`` members' stacked arrays."""
-    if kind == "bucket":
-        return functools.partial(_bucket, size, *arg)
     if kind in ("reduce", "reduce_scatter"):
         fn = functools.partial(_reduce, arg)
     elif kind == "gather":
@@ -312,8 +317,10 @@ class ProcessGroup:
                 flat = np.concatenate([np.asarray(x).reshape(-1) for x in xs])
                 out = np.asarray(self._collect(what, kind, arg, [flat])[0])
                 return _split(out, shapes)
-            # device arrays: one program joins, reduces and splits (no copy to the host)
-            return self._collect(what, "bucket", (kind, arg, shapes), xs)
+            # device arrays: joined and cut on the device (no copy to the host); the
+            # collective gets one operand, which is what its dispatch costs scale with
+            flat = self._collect(what, kind, arg, [_join(*xs)])[0]
+            return list(_cutter(shapes)(flat))
         outs = self._collect(what, kind, arg, xs)
         for i, (shape, _) in enumerate(sig):
             if shape == ():  # a scalar travelled as shape (1,)
