@@ -120,15 +120,8 @@ def lazy_on() -> bool:
 
 
 def host_scalars() -> bool:
-    """Whether an op called now may take Python numbers as they are: the host tier reads
-    them directly (a device scalar costs it an ``np.asarray``, ~1-3 us); a deferred
-    (lazy) call, a trace, or the compiled tier mode wants cached device scalars."""
-    if _state.stack or _lazy._state.on:
-        return False
-    m = tiers._mode_local.mode or compile_cache.POLICY.tier
-    if m == "auto":
-        m = tiers._resolved[0] if tiers._resolved else tiers.mode()
-    return m != "compiled"
+    """Whether an op may take Python numbers as they are (on the host tier: design.md)."""
+    return not (_state.stack or _lazy._state.on) and tiers.mode() != "compiled"
 
 
 def executable(prog: Program) -> Callable[..., list]:

@@ -768,15 +768,9 @@ def _finish(
             for i in entry.saved_in
             if not (inplace is not None and i == 0) and isinstance(args[i], Tensor)
         ]
-    # tuples: a tuple of untracked values (arrays, numbers) leaves the GC's young
-    # generation untracked, so the older generations' passes skip it (a list stays)
-    node = Node(
-        entry,
-        res if type(res) is tuple else tuple(res),
-        arrays if type(arrays) is tuple else tuple(arrays),
-        edges,
-        saved,
-    )
+    # tuples of untracked values leave the GC's tracking at a young collection (lists stay)
+    ins = arrays if type(arrays) is tuple else tuple(arrays)
+    node = Node(entry, res if type(res) is tuple else tuple(res), ins, edges, saved)
     if _ANOMALY[0]:
         _record_stack(node)
     if inplace is not None:
