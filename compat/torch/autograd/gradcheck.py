@@ -14,7 +14,7 @@ PyTorch's slow mode does: an output's imaginary part is compared separately.
 from __future__ import annotations
 
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -201,21 +201,16 @@ def gradcheck(
     if check_forward_ad:
         fwd = _forward(func, inputs, diff)
         outs = _outputs(func, inputs)
-        for r, j in enumerate(diff):
-            base = 0
-            for i, o in enumerate(outs):
-                for part in (1, 0) if o.is_complex() else (0,):
-                    k = base + part
-                    if k >= len(num[r]) or k >= len(fwd[r]):
-                        continue  # an input without elements
-                    n, a = num[r][k], fwd[r][k]
-                    if not np.allclose(a, n, rtol=rtol, atol=atol):
-                        return _fail(
-                            f"Jacobian computed with forward mode mismatch for output {i} with "
-                            f"respect to input {j},\nnumerical:{n}\nanalytical:{a}\n",
-                            raise_exception,
-                        )
-                base += 2 if o.is_complex() else 1
+        for r, j, i, _o, _part, k in _columns(diff, outs):
+            if k >= len(num[r]) or k >= len(fwd[r]):
+                continue  # an input without elements
+            n, a = num[r][k], fwd[r][k]
+            if not np.allclose(a, n, rtol=rtol, atol=atol):
+                return _fail(
+                    f"Jacobian computed with forward mode mismatch for output {i} with "
+                    f"respect to input {j},\nnumerical:{n}\nanalytical:{a}\n",
+                    raise_exception,
+                )
     if check_forward_ad and check_undefined_grad:
         msg = _check_undefined_tangents(func, inputs, diff)
         if msg is not None:
@@ -289,36 +284,42 @@ def _check_backward(
     """Compare the backward Jacobians with ``num``: the failure's message, or ``None``."""
     ana, again = _analytical(func, inputs, diff)
     outs = _outputs(func, inputs)
+    for r, j, i, o, part, k in _columns(diff, outs):
+        n = num[r][k] if k < len(num[r]) else np.zeros_like(ana[r][k])
+        a = ana[r][k]
+        if not o.requires_grad:
+            if np.any(n != 0):
+                return "Numerical gradient for function expected to be zero"
+        elif not np.allclose(a, n, rtol=rtol, atol=atol):
+            head = (
+                "While considering the imaginary part of complex outputs only, "
+                if part == 1
+                else ""
+            )
+            return (
+                f"{head}Jacobian mismatch for output {i} with respect to input {j},\n"
+                f"numerical:{n}\nanalytical:{a}\n"
+            )
+        if np.abs(again[r][k] - ana[r][k]).max(initial=0.0) > nondet_tol:
+            return (
+                "Backward is not reentrant, i.e., running backward with same input and "
+                "grad_output multiple times gives different values, although analytical "
+                "gradient matches numerical gradient.The tolerance for nondeterminism "
+                f"was {nondet_tol}."
+            )
+    return None
+
+
+def _columns(diff: list[int], outs: Sequence[Tensor]) -> Iterator[tuple]:
+    """``(r, j, i, output, part, k)`` for each differentiable input ``j`` (its row ``r``)
+    and each real part of each output ``i`` (column ``k`` of the Jacobian layout; complex
+    outputs: the imaginary part first, as PyTorch checks it)."""
     for r, j in enumerate(diff):
         base = 0
         for i, o in enumerate(outs):
-            # (complex outputs: the imaginary part is checked first, as PyTorch does)
             for part in (1, 0) if o.is_complex() else (0,):
-                k = base + part
-                n = num[r][k] if k < len(num[r]) else np.zeros_like(ana[r][k])
-                a = ana[r][k]
-                if not o.requires_grad:
-                    if np.any(n != 0):
-                        return "Numerical gradient for function expected to be zero"
-                elif not np.allclose(a, n, rtol=rtol, atol=atol):
-                    head = (
-                        "While considering the imaginary part of complex outputs only, "
-                        if part == 1
-                        else ""
-                    )
-                    return (
-                        f"{head}Jacobian mismatch for output {i} with respect to input {j},\n"
-                        f"numerical:{n}\nanalytical:{a}\n"
-                    )
-                if np.abs(again[r][k] - ana[r][k]).max(initial=0.0) > nondet_tol:
-                    return (
-                        "Backward is not reentrant, i.e., running backward with same input and "
-                        "grad_output multiple times gives different values, although analytical "
-                        "gradient matches numerical gradient.The tolerance for nondeterminism "
-                        f"was {nondet_tol}."
-                    )
+                yield r, j, i, o, part, base + part
             base += 2 if o.is_complex() else 1
-    return None
 
 
 def gradgradcheck(
