@@ -77,3 +77,17 @@ def test_reused_gradient_matches_jax_for_any_captured_coefficients(coeffs, power
     np.testing.assert_allclose(
         fg.grad(f)(w), jax.grad(lambda w: f(w, jnp))(w), rtol=1e-4, atol=1e-5
     )
+
+
+def test_a_reused_program_keeps_the_lines_of_the_call_it_serves():
+    def f(w):
+        return fnp.sum(fnp.tanh(w))
+
+    def g(w):
+        return fnp.sum(fnp.tanh(w))
+
+    w = np.ones(3, np.float32)
+    fg.grad(f)(w)
+    lines = {e.source[1] for e in fg.make_ir(fg.grad(g))(w).eqns if e.source}
+    assert g.__code__.co_firstlineno + 1 in lines
+    assert f.__code__.co_firstlineno + 1 not in lines

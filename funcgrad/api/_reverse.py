@@ -6,7 +6,7 @@ import functools
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from funcgrad import ad
+from funcgrad import ad, passes
 from funcgrad.api._pullback import VJP
 from funcgrad.api._tracing import (
     _argnums_tuple,
@@ -163,17 +163,21 @@ def _run_seeded(prog: Program, leaves: list, keep: list[bool]) -> list:
     opened = Program(
         invars=(*prog.invars, *prog.constvars), constvars=(), eqns=prog.eqns, outvars=prog.outvars
     )
-    key = (opened.hashed_key(), tuple(keep), n_in)
+    # (the user lines the equations came from are part of the key: error messages and
+    # debugging name them, and the structural key leaves them out)
+    key = (opened.hashed_key(), tuple(e.source for e in prog.eqns), tuple(keep), n_in)
     seeded = _SEEDED.get(key)
     if seeded is None:
         active = [True] * n_in + [False] * len(prog.constvars)
         vp = ad.vjp_program(opened, ct_mask=ct_mask, active=active)
-        seeded = fuse_calls(ad.seeded_program(vp, n_out, 1, keep))
+        seeded = ad.seeded_program(vp, n_out, 1, keep)
+        # the constants' cotangents are nobody's: dropped with what only they needed
+        used = [True] * (sum(keep) + n_in) + [False] * len(prog.constvars)
+        seeded = fuse_calls(passes.prune_constvars(passes.dce(seeded, used)))
         if len(_SEEDED) >= _MAX_SEEDED:
             _SEEDED.clear()
         _SEEDED[key] = seeded
-    res = tiers.run(seeded, *leaves, *prog.consts)
-    return res[: sum(keep) + n_in]
+    return tiers.run(seeded, *leaves, *prog.consts)
 
 
 compile_cache.register("eager_grad", size=lambda: len(_SEEDED), clear=_SEEDED.clear)
