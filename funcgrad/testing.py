@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 from jax import dtypes as jnp_dtypes
 
-from funcgrad import api
+from funcgrad import api, tree_util
 
 
 def _rand_like(rng: np.random.Generator, x: Any) -> np.ndarray:
@@ -145,6 +145,18 @@ def _tolerance(tol: Any, values: Sequence[Any], default: float) -> float:
     return float(max(found, default=default))
 
 
+def _flattened(f: Callable, args: Sequence[Any]) -> tuple[Callable, list[Any]]:
+    """``f`` on the leaves of its pytree arguments, giving the leaves of its result (one
+    array for a single-leaf result), with those leaves: what the checks work on."""
+    leaves, treedef = tree_util.tree_flatten(tuple(args))
+
+    def flat_f(*xs: Any) -> Any:
+        out = tree_util.tree_leaves(f(*tree_util.tree_unflatten(treedef, xs)))
+        return out[0] if len(out) == 1 else tuple(out)
+
+    return flat_f, leaves
+
+
 def check_grads(
     f: Callable,
     args: Sequence[Any],
@@ -161,6 +173,7 @@ def check_grads(
     rng = np.random.default_rng(0)
     if isinstance(modes, str):
         modes = (modes,)
+    f, args = _flattened(f, args)
     values = [*args, *_flat(f(*args))]
     atol_ = _tolerance(atol, values, 1e-5)
     rtol_ = _tolerance(rtol, values, 1e-5)

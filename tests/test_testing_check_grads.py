@@ -77,3 +77,34 @@ def test_keyword_calls_still_work() -> None:
     ftu.check_grads(fnp.sin, (x,), order=2, eps=1e-6, rtol=1e-5, atol=1e-5)
     with pytest.raises(AssertionError):
         ftu.check_grads(_custom_vjp(fg, fnp, True), (x,), modes=("rev",), rtol=1e-5)
+
+
+@pytest.mark.parametrize("wrong", [False, True])
+def test_pytree_arguments_and_results(wrong: bool) -> None:
+    """Arguments and results that are pytrees (a tuple of weights, a dict), as JAX's
+    ``testScanRnn`` passes; a wrong derivative on one leaf is caught by both."""
+    rng = np.random.default_rng(0)
+    params = (rng.standard_normal((2, 3)), rng.standard_normal(3))
+    x = {"a": rng.standard_normal(3), "b": 0.5}
+
+    def make(lib: Any, np_: Any) -> Callable:
+        @lib.custom_jvp
+        def g(y: Any) -> Any:
+            return np_.sin(y)
+
+        @g.defjvp
+        def g_jvp(p: Any, t: Any) -> Any:
+            return g(p[0]), (2.0 if wrong else 1.0) * np_.cos(p[0]) * t[0]
+
+        def f(params: Any, x: Any) -> Any:
+            w, b = params
+            h = np_.tanh(w @ x["a"] + b[:2] * x["b"])
+            return {"out": g(np_.sum(h**2)), "h": h}
+
+        return f
+
+    def check(lib: Any, np_: Any, tu: Any) -> None:
+        tu.check_grads(make(lib, np_), (params, x), order=2, modes=["fwd", "rev"])
+
+    with jax.enable_x64(True):
+        assert _both(check) == [not wrong, not wrong]
