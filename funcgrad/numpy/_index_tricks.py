@@ -232,12 +232,13 @@ class _Concat:
     def __getitem__(self, key: Any) -> Any:
         items = key if isinstance(key, tuple) else (key,)
         axis, ndmin, trans1d = self.axis, self.ndmin, self.trans1d
-        if items and isinstance(items[0], str):
+        matrix = None
+        if items and isinstance(items[0], str) and items[0] in ("r", "c"):
+            # NumPy's matrix directives: a 1-D result becomes one row ('r') or one
+            # column ('c'); an array here, not an ``np.matrix``
+            matrix, items = items[0], items[1:]
+        elif items and isinstance(items[0], str):
             spec, items = items[0], items[1:]
-            if spec in ("r", "c"):
-                raise NotImplementedError(
-                    f"{self.name}: the matrix directives 'r'/'c' are unsupported"
-                )
             try:
                 parts = [int(p) for p in spec.split(",")]
             except ValueError as e:
@@ -260,7 +261,10 @@ class _Concat:
             arrays.append(a)
         if not arrays:
             return _creation.zeros((0,))
-        return _shape.concatenate(arrays, axis=axis)
+        out = _shape.concatenate(arrays, axis=axis)
+        if matrix is not None and out.ndim == 1:
+            out = _shape.reshape(out, (-1, 1) if matrix == "c" else (1, -1))
+        return out
 
 
 r_ = _Concat(0, 1, -1, "r_")

@@ -263,6 +263,9 @@ def test_grids():
         ("0,3,1", [1, 2]),
         ("-1", np.ones((2, 2)), np.zeros((2, 1))),
         (slice(0, 1, 3j), 2.5),
+        ("r", [1, 2, 3], [4, 5, 6]),
+        ("c", [1, 2, 3], 4, slice(0, 2)),
+        ("c", np.ones((2, 2)), np.zeros((1, 2))),
     ],
 )
 def test_r_(key):
@@ -272,6 +275,7 @@ def test_r_(key):
 def test_c_():
     jo.same_values(fnp.c_[[1, 2], [3, 4]], jnp.c_[[1, 2], [3, 4]])
     jo.same_values(fnp.c_[np.ones((2, 2)), [3, 4]], jnp.c_[np.ones((2, 2)), [3, 4]])
+    jo.same_values(fnp.c_["r", [1, 2], [3, 4]], jnp.c_["r", [1, 2], [3, 4]])
 
 
 def test_printing_and_from_helpers():
