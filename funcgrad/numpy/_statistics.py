@@ -35,6 +35,7 @@ from funcgrad.numpy._core import (
     normalize_axes,
     normalize_axis,
     out,
+    promote,
     unsupported,
     user_dtype,
 )
@@ -455,8 +456,8 @@ def histogram_bin_edges(
 ) -> Any:
     """Bin edges :func:`histogram` uses: ``bins + 1`` even edges over ``range`` (by default
     the data's min and max), or ``bins`` itself when it is an array of edges."""
-    a = _shape.ravel(a)
-    dt = dtypes.to_inexact(aval(a).dtype)
+    (a,) = promote("histogram_bin_edges", _shape.ravel(a), to="inexact")
+    dt = aval(a).dtype
     if isinstance(bins, (int, np.integer)) and not isinstance(bins, bool):
         nb = operator.index(bins)
         if nb < 1:
@@ -476,7 +477,7 @@ def histogram_bin_edges(
     edges = _creation.asarray(bins)
     if aval(edges).ndim != 1:
         raise ValueError(f"histogram: bins must be an int or a 1-D array, got {aval(edges).shape}")
-    return out(convert(edges, dtypes.to_inexact(aval(edges).dtype)))
+    return out(convert(edges, dt))
 
 
 def histogram(
@@ -489,18 +490,20 @@ def histogram(
     """Counts (or summed ``weights``) of ``a`` in each bin, and the bin edges; the last bin
     includes its right edge; values outside the edges are dropped."""
 
-    a = _shape.ravel(a)
-    edges = histogram_bin_edges(a, bins, range, weights)
-    nb = aval(edges).shape[0] - 1
+    # as jnp: the data and the weights promoted together to an inexact dtype, which the
+    # edges and the counts take
     if weights is not None:
-        w = _shape.ravel(weights)
+        a, w = promote("histogram", _shape.ravel(a), _shape.ravel(weights), to="inexact")
         if aval(w).shape != aval(a).shape:
             raise ValueError(
                 f"histogram: weights should have the same shape as a, got {aval(w).shape} and "
                 f"{aval(a).shape}"
             )
     else:
-        w = _creation.ones(aval(a).shape, aval(edges).dtype)
+        (a,) = promote("histogram", _shape.ravel(a), to="inexact")
+        w = _creation.ones(aval(a).shape, aval(a).dtype)
+    edges = histogram_bin_edges(a, bins, range, weights)
+    nb = aval(edges).shape[0] - 1
     idx = searchsorted(edges, a, side="right") - 1
     idx = _ufuncs.where(_ufuncs.equal(a, edges[-1]), nb - 1, idx)
     inside = _ufuncs.logical_and(
@@ -539,6 +542,12 @@ def histogramdd(
     sample = _creation.asarray(sample)
     if aval(sample).ndim == 1:
         sample = sample[:, None]
+    # as jnp: the sample (with the weights) promoted to an inexact dtype, which the edges
+    # take, and the weighted counts too; unweighted counts are integers
+    if weights is not None:
+        sample, weights = promote("histogramdd", sample, _shape.ravel(weights), to="inexact")
+    else:
+        (sample,) = promote("histogramdd", sample, to="inexact")
     n, d = aval(sample).shape
     if isinstance(bins, (int, np.integer)):
         bins = [bins] * d
@@ -563,6 +572,7 @@ def histogramdd(
     w = _creation.ones((n,), dtypes.default_dtype(1)) if weights is None else _shape.ravel(weights)
     h = _shape.reshape(bincount(flat, w, length=total), sizes)
     if density:
+        h = convert(h, aval(sample).dtype)
         h = h / _reductions.sum(h)
         for i, e in enumerate(edges):
             shape = [1] * d

@@ -140,3 +140,31 @@ def test_histograms_of_integers_under_strict_promotion() -> None:
         np.testing.assert_allclose(g[0], w[0])
         for ge, we in zip(g[1], w[1]):
             np.testing.assert_allclose(ge, we, rtol=1e-6)
+
+
+@pytest.mark.parametrize("adt", [np.int16, np.float16, np.float32])
+@pytest.mark.parametrize("wdt", [None, np.int16, np.uint8, np.float16, np.float32])
+@pytest.mark.parametrize("density", [False, True])
+def test_histogram_dtypes_with_weights(adt, wdt, density) -> None:
+    """Data and weights are promoted together to an inexact dtype, which the edges and
+    the weighted counts take (unweighted ``histogramdd`` counts stay integers); the
+    values, dtypes and strict promotion (weights of the data's dtype) as ``jnp``."""
+    import jax
+
+    a = np.array([1, -2, 3, 0, 2, 1]).astype(adt)
+    w = None if wdt is None else np.array([1, 2, 1, 3, 2, 1]).astype(wdt)
+    bins_list = [2, np.array([0, 1, 3], np.int32), np.array([-2, 0, 3], np.float16)]
+    for bins in bins_list:
+        bins2 = bins if isinstance(bins, int) else [bins, bins]
+        got = fnp.histogram(a, bins=bins, weights=w, density=density)
+        want = jnp.histogram(a, bins=bins, weights=w, density=density)
+        got2 = fnp.histogram2d(a, a[::-1], bins=bins2, weights=w, density=density)
+        want2 = jnp.histogram2d(a, a[::-1], bins=bins2, weights=w, density=density)
+        for g, wt in zip((*got, *got2), (*want, *want2)):
+            assert g.dtype == wt.dtype, (bins, g.dtype, wt.dtype)
+            np.testing.assert_allclose(g, wt, rtol=1e-3)
+    if wdt is None or np.dtype(wdt) == np.dtype(adt):
+        with jax.numpy_dtype_promotion("strict"):
+            got2 = fnp.histogram2d(a, a, bins=2, weights=w, density=density)
+            want2 = jnp.histogram2d(a, a, bins=2, weights=w, density=density)
+        np.testing.assert_allclose(got2[0], want2[0], rtol=1e-3)
