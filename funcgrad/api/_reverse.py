@@ -23,6 +23,7 @@ from funcgrad.core import compile_cache, dtypes, tiers
 from funcgrad.core.ad_util import close
 from funcgrad.core.interp import new_builder, to_aval
 from funcgrad.core.ir import Program
+from funcgrad.primitives import elementwise as ew
 from funcgrad.primitives.calls import fuse_calls
 from funcgrad.primitives.custom_calls import run_backward
 from funcgrad.tree_util import tree_flatten, tree_unflatten
@@ -117,6 +118,7 @@ def _value_and_grad(
             _zeros_ct(to_aval(x)) if not dtypes.is_inexact(to_aval(x).dtype) else _like(g, x)
             for x, g in zip(leaves, cts)
         ]
+        grads = [_strong_if_complex(g, x) if not holo else g for x, g in zip(leaves, grads)]
         g = tree_unflatten(in_tree, grads)
         g = g[0] if isinstance(argnums, int) else g
         value = outs[0]
@@ -125,6 +127,17 @@ def _value_and_grad(
         return value, g
 
     return value_and_grad_f
+
+
+def _strong_if_complex(g: Any, x: Any) -> Any:
+    """A real-valued function's gradient at a weakly typed complex input (a Python
+    complex), strongly typed as JAX gives it: there the gradient comes back through
+    the transpose of taking the real or imaginary part, which JAX builds with a
+    strongly typed zero part."""
+    a = to_aval(x)
+    if a.weak_type and dtypes.kind(a.dtype) == 3:
+        return ew.convert_element_type(g, a.dtype, False)
+    return g
 
 
 #: eager grad's seeded VJP programs by the structure of the traced program (its

@@ -187,8 +187,9 @@ class Tracer:
 
     def __repr__(self) -> str:
         a = self.aval
-        if self._builder.transform == "jit" and self._builder.alive:
+        if self._builder.transform == "jit":
             # JAX's spelling, so code that prints inside jit shows what it shows on JAX
+            # (a leaked one too: JAX's repr does not say it leaked)
             dims = ",".join(str(d) for d in a.shape)
             return f"JitTracer({'~' if a.weak_type else ''}{a.dtype.name}[{dims}])"
         state = "" if self._builder.alive else ", leaked"
