@@ -36,6 +36,7 @@ from compat._core.anomaly import STATE as _ANOMALY
 from compat._core.anomaly import record_stack
 from compat._core.creation import zeros_like
 from compat._core.graph import _FREED, Node, check_versions, short_name
+from compat._core.saved import function_raw_saved
 from compat._core.shape_ops import stack, view
 from compat._core.tensor import Tensor, _saved_entry, is_tracing
 from compat._core.tensor_checks import INFERENCE_SAVED
@@ -168,6 +169,11 @@ class BackwardCFunction(Node, FunctionCtx):
             ]
         )
         return tuple(t if p is None else _graph.unpack(p) for t, _, _, p in self._saved_vars)
+
+    @property
+    def _raw_saved_tensors(self) -> tuple:
+        """The saved tensors as objects taking per-tensor hooks (``register_hooks``)."""
+        return function_raw_saved(self)
 
     @property
     def saved_variables(self) -> tuple:

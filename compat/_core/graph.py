@@ -151,6 +151,7 @@ class Node:
             self._res = None
         self._inputs = None
         self._packed = None
+        self._saved = None  # (holds saved inputs' tensors)
         self._freed = True
 
 
@@ -162,19 +163,42 @@ SAVED_HOOKS_DISABLED: list[str | None] = [None]
 
 def pack_saved(node: Node, tensors: list) -> None:
     """Call the innermost ``pack`` hook on each tensor ``node`` saves (PyTorch's order:
-    saved inputs, then saved outputs), remembering which residuals are that tensor's
-    array; ``unpack`` is called on each result when the node's backward runs."""
-    res = node._res or ()
+    saved inputs, then saved outputs), remembering which saved field (:func:`saved_keys`)
+    and which residuals each is; ``unpack`` is called on each result when the node's
+    backward runs (or a ``grad_fn._saved_*`` field is read)."""
+    keys = saved_keys(node, tensors)
     node._packed = [
-        (entry, [k for k, r in enumerate(res) if r is t._st.a])
-        for entry, t in zip(pack_all(tensors), tensors)
+        (entry, residuals_of(node, key), key) for entry, key in zip(pack_all(tensors), keys)
     ]
 
 
-def pack_all(tensors: Sequence[Any]) -> list:
-    """``(unpack, pack(t))`` per tensor (``None`` for ``None``) with the innermost hooks;
-    PyTorch's error when ``pack`` modifies its input in place."""
-    pack, unpack = SAVED_HOOKS[-1]
+def saved_keys(node: Node, tensors: Sequence[Any]) -> list:
+    """The saved field of each of ``tensors`` (what ``node`` saved, inputs then outputs):
+    ``("in", i)`` for the op's input ``i``, ``("out", j)`` for its output ``j``."""
+    keys: list = []
+    entry, ins = node._entry, node._inputs or ()
+    free = list(entry.saved_in)
+    n_in = len(tensors) - len(entry.saved_out)
+    for t in tensors[:n_in]:
+        a = t._st.a
+        i = next((i for i in free if ins[i] is a), free[0] if free else -1)
+        if i in free:
+            free.remove(i)
+        keys.append(("in", i))
+    return keys + [("out", j) for j in entry.saved_out]
+
+
+def residuals_of(node: Node, key: tuple) -> list:
+    """The positions of ``node``'s residuals that are the saved field ``key``'s array."""
+    kind = 0 if key[0] == "in" else 1
+    return [k for k, (src, idx) in enumerate(node._entry.res_src) if src == kind and idx == key[1]]
+
+
+def pack_all(tensors: Sequence[Any], hooks: tuple[Callable, Callable] | None = None) -> list:
+    """``(unpack, pack(t))`` per tensor (``None`` for ``None``) with ``hooks`` (default: the
+    innermost ``saved_tensors_hooks``); PyTorch's error when ``pack`` modifies its input in
+    place."""
+    pack, unpack = hooks or SAVED_HOOKS[-1]
     out: list = []
     for t in tensors:
         if t is None:
@@ -281,15 +305,18 @@ def check_node(n: Node) -> None:
     if n._freed and n._entry.tensor_res:
         raise RuntimeError(_FREED)
     if _tc._detached:
-        for _vc, _ver, _shape, _dtype, fn, nr in n._saved or ():
-            _tc.check_detached(n, fn, nr)
-    if not (n._packed and all(e is None or hasattr(e[0], "allows_mutation") for e, _ in n._packed)):
+        for e in n._saved or ():
+            _tc.check_detached(n, e[4], e[5])
+    if not (
+        n._packed and all(p[0] is None or hasattr(p[0][0], "allows_mutation") for p in n._packed)
+    ):
         check_versions(n._saved or ())  # (allow_mutation_on_saved_tensors: no check)
 
 
 def check_versions(saved: Any) -> None:
     """PyTorch's error for a saved tensor modified in place (entries: ``_saved_entry``)."""
-    for vc, ver, shape, dtype, fn, nr in saved:
+    for e in saved:
+        vc, ver, shape, dtype, fn, nr = e[:6]
         if vc.v != ver:
             which = f", which is output {nr} of {short_name(fn)}," if fn is not None else ""
             kind = TYPE_NAMES.get(dtype.name, dtype.name)

@@ -129,7 +129,7 @@ def unpack_saved(n: Node) -> None:
     when the node's backward reads its saved tensors; where a residual is the saved
     tensor's own array, the backward uses what ``unpack`` returned (same shape and dtype)."""
     res = None
-    for entry, positions in n._packed:
+    for entry, positions, _key in n._packed:
         a = unpack(entry)._st.array
         for k in positions:
             if res is None:

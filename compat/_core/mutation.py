@@ -150,6 +150,6 @@ def inplace_result(self: Tensor, fn: Callable, args: Sequence[Any], kwargs: dict
         for e in node._saved:
             if _is_entry_of(e, old):
                 continue
-            saved.append(_saved_entry(self) if e[0] is r._vc else e)
+            saved.append(_saved_entry(self, True) if e[0] is r._vc else e)
         node._saved = saved
     return self

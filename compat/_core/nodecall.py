@@ -14,6 +14,7 @@ from compat._core.accumulate import as_tensor, flip
 from compat._core.engine import _Run
 from compat._core.graph import AccumulateGrad, Node, check_node, full_inputs
 from compat._core.hooks import leaf, unpack_saved
+from compat._core.saved import node_getattr
 from funcgrad._compat_contract import x64
 
 
@@ -43,5 +44,6 @@ def call_node(n: Node, *grads: Any) -> Any:
 
 
 def install() -> None:
-    """Make recorded nodes callable."""
+    """Make recorded nodes callable, with PyTorch's saved fields (``_saved_self``, ...)."""
     Node.__call__ = call_node
+    Node.__getattr__ = node_getattr

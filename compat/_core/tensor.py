@@ -693,9 +693,9 @@ def note_captured(args: Sequence[Any]) -> None:
             captured[id(a._st.array)] = a
 
 
-def _saved_entry(t: Tensor) -> tuple:
-    a = t._st.a
-    return (t._vc, t._vc.v, a.shape, a.dtype, t._grad_fn, t._output_nr)
+def _saved_entry(t: Tensor, out: bool = False) -> tuple:
+    a = t._st.a  # last: an input itself (``_saved_self is t``), an output's storage (no cycle)
+    return (t._vc, t._vc.v, a.shape, a.dtype, t._grad_fn, t._output_nr, t._st if out else t)
 
 
 def _record(
@@ -779,7 +779,7 @@ def _finish(
         t._vc.v += 1
         t._rebind(node)
         if saved is not None and entry.saved_out:
-            saved.append(_saved_entry(t))
+            saved.append(_saved_entry(t, True))
         return [t]
     result = []
     for j, o in enumerate(outs):
@@ -791,7 +791,7 @@ def _finish(
         result.append(t)
     if saved is not None:
         for j in entry.saved_out:
-            saved.append(_saved_entry(result[j]))
+            saved.append(_saved_entry(result[j], True))
         if _graph.SAVED_HOOKS:
             ins = [args[i] for i in entry.saved_in if isinstance(args[i], Tensor)]
             _graph.pack_saved(node, ins + [result[j] for j in entry.saved_out])

@@ -13,6 +13,7 @@ from compat._core.ops import conventions as _conv
 from compat._core.ops._common import _c, coerce, sub_check
 from compat._core.ops.unary import trunc
 from compat._core.optable import Mask, Sample, defop
+from compat._core.saved import declare as _declare_saved
 from compat._core.tensor import Tensor, apply
 from funcgrad import numpy as fnp
 from funcgrad.scipy import special as fsp
@@ -271,6 +272,11 @@ def pow(input: Any, exponent: Any) -> Tensor:
     else:
         name = "PowBackward1" if isinstance(exponent, Tensor) else "PowBackward0"
     return apply(_pow_f, name, (input, exponent), (("dtype", dt),))
+
+
+# ``grad_fn._saved_<name>`` of pow's nodes (``PowBackward0``'s exponent is a static int)
+_declare_saved("PowBackward1", "self", "exponent")
+_declare_saved("PowBackward2", "self", "exponent")
 
 
 def _compare(op: str, a: Any, b: Any) -> Tensor:

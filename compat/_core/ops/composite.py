@@ -15,7 +15,7 @@ import numpy as np
 from compat._core import dtypes as _dt
 from compat._core.creation import tensor
 from compat._core.ops._common import _c, acc, coerce, warn_once
-from compat._core.ops.reductions import _dims, mean, std, var
+from compat._core.ops.reductions import _dims, _var_args, _var_f
 from compat._core.ops.unary import sign
 from compat._core.optable import Sample, T, defop, no_bf16_kernel
 from compat._core.shape_ops import cat, stack
@@ -265,9 +265,8 @@ def var_mean(
     *,
     correction: Any = None,
 ) -> tuple:
-    """``(var, mean)`` over ``dim``."""
-    v = var(input, dim, unbiased, keepdim, correction=correction)
-    return v, mean(input, dim, keepdim)
+    """``(var, mean)`` over ``dim``: one node of two outputs, as PyTorch's."""
+    return _moments(input, dim, unbiased, keepdim, correction, std=False)
 
 
 @defop(
@@ -283,9 +282,26 @@ def std_mean(
     *,
     correction: Any = None,
 ) -> tuple:
-    """``(std, mean)`` over ``dim``."""
-    s = std(input, dim, unbiased, keepdim, correction=correction)
-    return s, mean(input, dim, keepdim)
+    """``(std, mean)`` over ``dim``: one node of two outputs, as PyTorch's."""
+    return _moments(input, dim, unbiased, keepdim, correction, std=True)
+
+
+def _moments_f(x: Any, *, axes: Any, keepdims: bool, correction: float, std: bool) -> tuple:
+    v = _var_f(x, axes=axes, keepdims=keepdims, correction=correction, std=std)
+    return v, fnp.mean(x, axis=axes, keepdims=keepdims)
+
+
+def _moments(
+    input: Tensor, dim: Any, unbiased: Any, keepdim: bool, correction: Any, std: bool
+) -> tuple:
+    dim, corr = _var_args(dim, unbiased, correction)
+    static = (
+        ("axes", _dims(dim, input.ndim)),
+        ("keepdims", bool(keepdim)),
+        ("correction", corr),
+        ("std", std),
+    )
+    return apply(_moments_f, "StdMeanBackward0" if std else "VarMeanBackward0", (input,), static)
 
 
 def _nanred_f(x: Any, *, axes: Any, keepdims: bool, op: str, dtype: np.dtype) -> Any:
