@@ -16,7 +16,7 @@ import numpy as np
 
 import funcgrad.numpy as fnp
 from compat._core.graph import TYPE_NAMES
-from compat._core.ops.spectral import conj
+from compat._core.ops.spectral import conj_copy as conj
 from compat._core.restride import laid_out_like
 from compat._core.tensor import Tensor, apply
 from funcgrad._compat_contract import trace_op, x64

@@ -169,6 +169,10 @@ def result_type(*args: Any) -> np.dtype:
             for d in ds[1:]:
                 out = promote(out, d)
             return out
+    if top == 3:  # a complex Python number with float tensors: their complex counterpart
+        fl = [d for g in groups for d in g if category(d) == 2]
+        if fl:
+            return np.dtype(np.complex128 if np.float64 in fl else np.complex64)
     return default_for_category(top)
 
 

@@ -132,6 +132,24 @@ def _tangent_f(*xs: Any, fn: Callable, kw: tuple, pos: tuple, n: int) -> list:
     return [t for o, t in zip(outs, touts) if fnp.issubdtype(o.dtype, fnp.inexact)]
 
 
+#: ops PyTorch has no forward derivative for (node name -> op name): they raise here too
+_NO_FORWARD = {"IgammaBackward0": "igamma", "IgammacBackward0": "igammac"}
+_NO_FORWARD_TAIL = (
+    " that does not support it because it has not been implemented yet.\nPlease file an "
+    "issue to PyTorch at https://github.com/pytorch/pytorch/issues/new?template=feature-"
+    "request.yml so that we can prioritize its implementation"
+)
+
+
+def _no_forward(name: str, inplace: bool) -> None:
+    op = _NO_FORWARD.get(name)
+    if op is not None:
+        tail = "." if inplace else " or submit a PR adding the implementation to derivatives.yaml"
+        raise NotImplementedError(
+            f"Trying to use forward AD with {op}{'_' if inplace else ''}{_NO_FORWARD_TAIL}{tail}"
+        )
+
+
 def _dual_args(args: Sequence[Any]) -> list:
     if not STATE.enabled:
         return []
@@ -162,6 +180,8 @@ class _Hooks:
     @staticmethod
     def apply(fn: Callable, name: str, args: Sequence[Any], static: tuple, saves: Any) -> Any:
         duals = _dual_args(args)
+        if duals:
+            _no_forward(name, False)
         with suspended():
             out = _t.apply(fn, name, args, static, saves)
             if duals and not _t._tracing.stack:
@@ -176,6 +196,8 @@ class _Hooks:
     def inplace(self: Tensor, fn: Callable, name: str, args: Sequence[Any], static: tuple) -> Any:
         full = (self, *args)
         duals = _dual_args(full)
+        if duals:
+            _no_forward(name, True)
         with suspended():
             new = None
             if duals and _float(self):

@@ -310,11 +310,12 @@ def install() -> None:
         "lu_solve": _linalg_top.lu_solve,
         "reshape_as": lambda self, other: S.reshape(self, *other.shape),
         "contiguous": _contiguous,
-        # no lazy conjugation/negation bits: conj() is materialised
-        "resolve_conj": lambda self: self,
-        "resolve_neg": lambda self: self,
-        "is_conj": lambda self: False,
-        "is_neg": lambda self: False,
+        # conjugate/negative bits: views (compat/_core/ops/spectral.py)
+        "resolve_conj": O.spectral.resolve_conj,
+        "resolve_neg": O.spectral.resolve_neg,
+        "is_conj": O.spectral.is_conj,
+        "is_neg": O.spectral.is_neg,
+        "_neg_view": O.spectral._neg_view,
         "is_contiguous": _is_contiguous,
         # dtype / device
         "to": T_.to,
@@ -339,6 +340,7 @@ def install() -> None:
         "storage_offset": lambda self: _views.layout_of(self)[2],
         "data_ptr": _data_ptr,
         "untyped_storage": lambda self: _views.UntypedStorage(self),
+        "storage": _views.storage,
         "nbytes": property(lambda self: self.numel() * self._npdtype.itemsize),
         "itemsize": property(lambda self: self._npdtype.itemsize),
         "type_as": lambda self, other: S.to_dtype(self, other.dtype),

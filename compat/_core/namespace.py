@@ -101,6 +101,13 @@ from compat._core.memory_formats import (  # noqa: F401
     preserve_format,
 )
 from compat._core.ops.linalg_top import lu_solve, lu_unpack  # noqa: F401
+from compat._core.ops.spectral import (  # noqa: F401
+    _neg_view,
+    is_conj,
+    is_neg,
+    resolve_conj,
+    resolve_neg,
+)
 from compat._core.optable import functions as _functions
 from compat._core.out_arg import with_out
 from compat._core.restride import as_strided  # noqa: F401

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import math
 import re
+import warnings
 from typing import Any
 
 import numpy as np
@@ -177,6 +178,8 @@ def step_layout(layout: tuple, step: tuple, dyn: tuple) -> tuple:
         return (*shape, 2), (*(2 * s for s in strides), 1), 2 * offset
     if k == "vc":  # view_as_complex: pairs of floats are one complex element
         return shape[:-1], tuple(s // 2 for s in strides[:-1]), offset // 2
+    if k in ("cj", "ng"):  # conj() / _neg_view(): the same memory read with a bit set
+        return layout
     if k in ("re", "im"):  # .real / .imag: every other float of the complex storage
         return shape, tuple(2 * s for s in strides), 2 * offset + (k == "im")
     if k == "as":  # as_strided: absolute, from the root's storage
@@ -239,6 +242,62 @@ class UntypedStorage:
         return f"compat UntypedStorage of {self.nbytes()} bytes at {hex(self.data_ptr())}"
 
 
+def bits(t: Tensor) -> tuple[bool, bool]:
+    """PyTorch's conjugate and negative bits of ``t`` (``is_conj()``, ``is_neg()``): set by
+    the view steps ``conj()`` and ``_neg_view()`` and kept by further views; ``.imag`` of a
+    conjugated view is a negated view, ``.real`` drops the conjugation. compat's values
+    never depend on them: a view's value is computed through its chain."""
+    conj = neg = False
+    info = t._view
+    if info is None:
+        return conj, neg
+    for step in info.chain:
+        k = step[0]
+        if k == "cj":
+            conj = not conj
+        elif k == "ng":
+            neg = not neg
+        elif k == "im":
+            neg, conj = neg != conj, False
+        elif k in ("re", "vr"):
+            conj = False
+    return conj, neg
+
+
+class TypedStorage(UntypedStorage):
+    """What ``Tensor.storage()`` shows: the same memory counted in elements of the
+    tensor's dtype (PyTorch warns that ``TypedStorage`` is deprecated)."""
+
+    def __init__(self, t: Tensor) -> None:
+        super().__init__(t)
+        self.dtype = t.dtype
+        self._item = t._npdtype.itemsize
+
+    def element_size(self) -> int:
+        return self._item
+
+    def size(self) -> int:  # type: ignore[override]
+        return self.nbytes() // self._item
+
+    __len__ = size  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"compat TypedStorage of {self.size()} {self.dtype} at {hex(self.data_ptr())}"
+
+
+def storage(t: Tensor) -> TypedStorage:
+    """``Tensor.storage()``, with PyTorch's deprecation warning."""
+    warnings.warn(
+        "TypedStorage is deprecated. It will be removed in the future and UntypedStorage will "
+        "be the only storage class. This should only matter to you if you are using storages "
+        "directly.  To access UntypedStorage directly, use tensor.untyped_storage() instead "
+        "of tensor.storage()",
+        UserWarning,
+        stacklevel=2,
+    )
+    return TypedStorage(t)
+
+
 # --------------------------------------------------------------------------- view functions
 
 
@@ -287,6 +346,10 @@ def _forward(x: Any, step: tuple, dyn: tuple) -> Any:
         return fnp.real(x)
     if k == "im":
         return fnp.imag(x)
+    if k == "cj":
+        return fnp.conj(x)
+    if k == "ng":
+        return fnp.negative(x)
     return fnp.diagonal(x, offset=step[1], axis1=step[2], axis2=step[3])
 
 
@@ -304,6 +367,10 @@ def _inverse(base: Any, v: Any, step: tuple, dyn: tuple) -> Any:
         return fnp.asarray(v, base.dtype) + 1j * fnp.imag(base)
     if k == "im":
         return fnp.asarray(fnp.real(base), base.dtype) + 1j * v
+    if k == "cj":
+        return fnp.conj(v)
+    if k == "ng":
+        return fnp.negative(v)
     return fnp.transpose(v, tuple(int(i) for i in np.argsort(step[1])))
 
 

@@ -54,6 +54,8 @@ _LAZY = (
     "fft",
     "multiprocessing",
     "random",
+    "ops",
+    "_vmap_internals",
     *_LAZY_DEVICES,
 )
 

@@ -58,6 +58,12 @@ def view_as_real(input: Tensor) -> Tensor:
     """The complex tensor's storage seen as floats: a trailing dimension of 2 (re, im)."""
     if _dt.kind(input._npdtype) != "c":
         raise RuntimeError("view_as_real is only supported for complex tensors")
+    if _views.bits(input)[0]:
+        raise RuntimeError(
+            "view_as_real doesn't work on unresolved conjugated tensors.  To resolve the "
+            "conjugate tensor so you can view it as real, use self.resolve_conj(); however, be warned that the resulting tensor will NOT "
+            "alias the original."
+        )
     out = apply(_view_as_real_f, "ViewAsRealBackward0", (input,))
     return _views.make_view(out, input, ("vr",))
 
@@ -97,14 +103,59 @@ def angle(input: Tensor) -> Tensor:
     return apply(_part_f, "AngleBackward0", (input,), (("op", "angle"),))
 
 
+@defop(samples=(Sample(((2, 3),), dtype="complex128", grad=False), Sample(((3,),))))
+def conj(input: Tensor) -> Tensor:
+    """The conjugate as a view with the conjugate bit (``is_conj()``); the tensor itself
+    for real dtypes."""
+    if _dt.kind(input._npdtype) != "c":
+        return input
+    out = apply(_part_f, "ConjBackward0", (input,), (("op", "conj"),))
+    return _views.make_view(out, input, ("cj",))
+
+
 @defop(
-    aliases=("conj_physical",),
+    inplace=True,
     samples=(Sample(((2, 3),), dtype="complex128", grad=False), Sample(((3,),))),
 )
-def conj(input: Tensor) -> Tensor:
+def conj_physical(input: Tensor) -> Tensor:
+    """The conjugate in new memory (no conjugate bit)."""
+    if _dt.kind(input._npdtype) != "c":
+        return input
+    return apply(_part_f, "ConjPhysicalBackward0", (input,), (("op", "conj"),))
+
+
+def conj_copy(input: Tensor) -> Tensor:
+    """The conjugate as a new tensor recorded as ``ConjBackward0`` (no view, no bit): the
+    engine's switch between gradient conventions under ``create_graph``."""
     if _dt.kind(input._npdtype) != "c":
         return input
     return apply(_part_f, "ConjBackward0", (input,), (("op", "conj"),))
+
+
+def _neg_view(input: Tensor) -> Tensor:
+    """``Tensor._neg_view()``: the negation as a view with the negative bit."""
+    out = apply(fnp.negative, "NegViewBackward0", (input,))
+    return _views.make_view(out, input, ("ng",))
+
+
+def resolve_conj(input: Tensor) -> Tensor:
+    """``input`` with its conjugate bit resolved: a new tensor when it was set."""
+    return input.clone() if _views.bits(input)[0] else input
+
+
+def resolve_neg(input: Tensor) -> Tensor:
+    """``input`` with its negative bit resolved: a new tensor when it was set."""
+    return input.clone() if _views.bits(input)[1] else input
+
+
+def is_conj(input: Tensor) -> bool:
+    """Whether ``input`` has the conjugate bit (a ``conj()`` view of a complex tensor)."""
+    return _views.bits(input)[0]
+
+
+def is_neg(input: Tensor) -> bool:
+    """Whether ``input`` has the negative bit (``_neg_view()``, ``.imag`` of a conjugate)."""
+    return _views.bits(input)[1]
 
 
 #: PyTorch builds complex tensors from Half, Float or Double parts only

@@ -20,6 +20,7 @@ from typing import Any, NamedTuple
 from compat._core import dtypes as _dt
 from compat._core import forward as _fw
 from compat._core import grad_mode as _gm
+from compat._core import views as _views
 from compat._core.shape_ops import view as _view
 from compat._core.tensor import Tensor
 
@@ -83,9 +84,23 @@ def make_dual(tensor: Tensor, tangent: Tensor, *, level: int | None = None) -> T
     if tangent._npdtype != tensor._npdtype:
         with _fw.suspended():
             tangent = tangent.to(_dt.from_np(tensor._npdtype))
+    bits = _views.bits(tensor)
+    if _views.bits(tangent) != bits:  # PyTorch copies it into the primal's conj/neg bits
+        with _fw.suspended():
+            tangent = _with_bits(tangent.clone(), bits)
     dual = _alias(tensor)
     _fw.set_tangent(dual, tangent)
     return dual
+
+
+def _with_bits(t: Tensor, bits: tuple[bool, bool]) -> Tensor:
+    """``t``'s values as a view with the conjugate and negative bits ``bits``."""
+    conj, neg = bits
+    if conj:
+        t = t.conj_physical().conj()
+    if neg:
+        t = t.neg()._neg_view()
+    return t
 
 
 class UnpackedDualTensor(NamedTuple):

@@ -23,10 +23,14 @@ its saved tensors, so checkpointing saves less memory than in PyTorch.
 from __future__ import annotations
 
 import contextlib
+import enum
 import warnings
+from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
+from compat._core import aten as _aten
+from compat._core import dispatch_mode as _dm
 from compat._core import grad_mode as _gm
 from compat._core import hooks as _hooks
 from compat._core.autograd import backward as _backward
@@ -35,13 +39,17 @@ from compat._core.function import Function
 from compat._core.tensor import Tensor
 from compat.torch.autograd.graph import saved_tensors_hooks
 from compat.torch.random import fork_rng
+from compat.torch.utils._python_dispatch import TorchDispatchMode
 
 __all__ = [
     "CheckpointError",
     "CheckpointFunction",
+    "CheckpointPolicy",
+    "SelectiveCheckpointContext",
     "check_backward_validity",
     "checkpoint",
     "checkpoint_sequential",
+    "create_selective_checkpoint_contexts",
     "detach_variable",
     "noop_context_fn",
     "set_checkpoint_early_stop",
@@ -163,6 +171,10 @@ class CheckpointFunction(Function):
         return (None, None) + tuple(x.grad if isinstance(x, Tensor) else None for x in detached)
 
 
+def _detach(t: Tensor) -> Tensor:
+    return t.detach()
+
+
 def _meta(t: Tensor) -> dict:
     return {"shape": t.shape, "dtype": t.dtype, "device": t.device}
 
@@ -192,7 +204,8 @@ class _Frame:
                         "torch.utils.checkpoint: trying to save more tensors during "
                         "recomputation than during the original forward pass.\n" + _DEBUG_TIP
                     )
-                saved.append(t.detach())
+                # (PyTorch's unpack runs above the dispatch modes: they see the detach)
+                saved.append(_dm.call_from_autograd(_aten.ATEN.detach.default, (t,), _detach))
                 if self.early_stop and len(saved) == len(self.meta):
                     raise _StopRecomputation
 
@@ -332,3 +345,171 @@ def checkpoint_sequential(
             run(start, end), input, use_reentrant=use_reentrant, preserve_rng_state=preserve
         )
     return run(end + 1, len(functions) - 1)(input)
+
+
+# --------------------------------------------------------------------------- selective
+
+
+class CheckpointPolicy(enum.Enum):
+    """Whether an op's output is kept from the forward (``*_SAVE``) or recomputed."""
+
+    MUST_SAVE = 0
+    PREFER_SAVE = 1
+    MUST_RECOMPUTE = 2
+    PREFER_RECOMPUTE = 3
+    MUST_CPU_OFFLOAD = 4
+    PREFER_CPU_OFFLOAD = 5
+
+
+class SelectiveCheckpointContext:
+    """What a selective-checkpoint policy is told besides the op and its arguments."""
+
+    def __init__(self, *, is_recompute: bool, op_output: Any = None) -> None:
+        self.is_recompute = is_recompute
+        self.op_output = op_output
+
+
+_SAVED = (CheckpointPolicy.MUST_SAVE, CheckpointPolicy.PREFER_SAVE)
+_RECOMPUTE = object()
+_CONSUMED = object()
+_MISMATCH = (
+    "This can happen if the operations in the checkpointed region are nondeterministic or "
+    "depend on global state that changed between forward and backward."
+)
+
+
+def _ignored(func: Any) -> bool:
+    return func is _aten.ATEN.detach.default
+
+
+class _Kept:
+    """An op output kept by the forward (detached, sharing its version counter)."""
+
+    def __init__(self, val: Any) -> None:
+        self.val = val
+        self.version = val._version if isinstance(val, Tensor) else None
+
+    def check(self, allow_mutation: bool) -> None:
+        if self.version is not None and not allow_mutation and self.val._version != self.version:
+            raise RuntimeError(
+                "Tensor cached during selective activation checkpoint has been mutated"
+            )
+
+
+def _detached(out: Any) -> Any:
+    if isinstance(out, tuple):
+        return tuple(_detached(o) for o in out)
+    return _Kept(out.detach() if isinstance(out, Tensor) else out)
+
+
+def _check_all(kept: Any, allow_mutation: bool) -> None:
+    for k in kept if isinstance(kept, tuple) else (kept,):
+        k.check(allow_mutation)
+
+
+class _CachingTorchDispatchMode(TorchDispatchMode):
+    """The forward's mode: asks the policy about each op and keeps what it says to save."""
+
+    def __init__(self, policy_fn: Callable, storage: dict) -> None:
+        self.policy_fn = policy_fn
+        self.storage = storage
+        self.func_counter: dict[Any, int] = defaultdict(int)
+
+    def __torch_dispatch__(
+        self, func: Any, types: Any, args: tuple = (), kwargs: Any = None
+    ) -> Any:
+        kwargs = kwargs or {}
+        if _ignored(func):
+            return func(*args, **kwargs)
+        out = func(*args, **kwargs)
+        idx = self.func_counter[func]
+        self.func_counter[func] += 1
+        ctx = SelectiveCheckpointContext(is_recompute=False, op_output=out)
+        policy = self.policy_fn(ctx, func, *args, **kwargs)
+        if isinstance(policy, bool):
+            policy = CheckpointPolicy.MUST_SAVE if policy else CheckpointPolicy.PREFER_RECOMPUTE
+        self.storage[func][idx] = _detached(out) if policy in _SAVED else _RECOMPUTE
+        return out
+
+
+class _CachedTorchDispatchMode(TorchDispatchMode):
+    """The recomputation's mode: each op the forward kept is taken (once) from the cache.
+
+    compat still runs the op, so that its node and residuals exist for the backward
+    (compat's residuals are what the op's VJP computes); the kept output is checked for
+    in-place changes and spent, as PyTorch's is."""
+
+    def __init__(
+        self, policy_fn: Any, storage: dict, allow_cache_entry_mutation: bool = False
+    ) -> None:
+        self.storage = storage
+        self.allow_cache_entry_mutation = allow_cache_entry_mutation
+        self.func_counter: dict[Any, int] = defaultdict(int)
+
+    def __enter__(self) -> _CachedTorchDispatchMode:
+        self.func_counter.clear()
+        return super().__enter__()  # type: ignore[return-value]
+
+    def __torch_dispatch__(
+        self, func: Any, types: Any, args: tuple = (), kwargs: Any = None
+    ) -> Any:
+        kwargs = kwargs or {}
+        if _ignored(func):
+            return func(*args, **kwargs)
+        idx = self.func_counter[func]
+        self.func_counter[func] += 1
+        entries = self.storage.get(func)
+        if entries is None:
+            raise RuntimeError(
+                f"{func} encountered during backward but not found in storage. {_MISMATCH}"
+            )
+        entry = entries.get(idx)
+        if entry is None:
+            raise RuntimeError(
+                f"{func} invocation index {idx} encountered during backward but not found in "
+                f"storage. {_MISMATCH}"
+            )
+        if entry is _CONSUMED:
+            raise RuntimeError(
+                "Trying to backward an extra time. You are only allowed to backward once on any "
+                "region computed under selective activation checkpoint."
+            )
+        if entry is not _RECOMPUTE:
+            _check_all(entry, self.allow_cache_entry_mutation)
+            entries[idx] = _CONSUMED
+        return func(*args, **kwargs)
+
+
+def create_selective_checkpoint_contexts(
+    policy_fn_or_list: Any, allow_cache_entry_mutation: bool = False
+) -> tuple[TorchDispatchMode, TorchDispatchMode]:
+    """The ``context_fn`` pair of selective activation checkpointing: ``policy_fn(ctx, op,
+    *args, **kwargs)`` (or a list of ``torch.ops.aten`` overloads to save) says which ops'
+    outputs the forward keeps instead of recomputing them."""
+    if isinstance(policy_fn_or_list, list):
+        for op in policy_fn_or_list:
+            if not isinstance(op, _aten.OpOverload):
+                extra = (
+                    "Please update the OpOverloadPacket to a specific OpOverload.For example, "
+                    "if you have `torch.ops.aten.mm`, change it to `torch.ops.aten.mm.default`."
+                    if isinstance(op, _aten.OpOverloadPacket)
+                    else ""
+                )
+                raise ValueError(
+                    f"Expected op in `op_list` to be an OpOverload but got: {op} of type "
+                    f"{type(op)}. {extra}"
+                )
+        ops = list(policy_fn_or_list)
+
+        def policy_fn(ctx: Any, op: Any, *args: Any, **kwargs: Any) -> CheckpointPolicy:
+            return CheckpointPolicy.MUST_SAVE if op in ops else CheckpointPolicy.PREFER_RECOMPUTE
+
+    elif callable(policy_fn_or_list):
+        policy_fn = policy_fn_or_list
+    else:
+        raise TypeError("policy_fn_or_list must be either a function or a list of ops.")
+    storage: dict[Any, dict[int, Any]] = defaultdict(dict)
+    return (
+        _CachingTorchDispatchMode(policy_fn, storage),
+        _CachedTorchDispatchMode(None, storage, allow_cache_entry_mutation),
+    )

@@ -1,0 +1,146 @@
+"""``torch.ops.aten`` overloads, ``TorchDispatchMode`` and selective activation
+checkpointing (``create_selective_checkpoint_contexts``) against real PyTorch."""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import importlib
+
+import numpy as np
+import pytest
+from torch_oracle import check, error_of
+
+X = np.array([0.3, -1.2, 0.7])
+
+
+def _modes(lib):
+    return importlib.import_module(lib.__name__ + ".utils._python_dispatch").TorchDispatchMode
+
+
+def _recorder(lib):
+    class Recorder(_modes(lib)):
+        def __init__(self):
+            super().__init__()
+            self.ops = []
+
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            self.ops.append(func.__name__)
+            return func(*args, **(kwargs or {}))
+
+    return Recorder()
+
+
+def test_aten_overloads_name_and_call_ops():
+    def scenario(lib, rec):
+        aten = lib.ops.aten
+        x = lib.tensor(X, requires_grad=True)
+        rec(str(aten.sin.default), aten.sin.default.__name__, aten.var_mean.correction.__name__)
+        rec(aten.sin.default(x), aten.sin(x), aten.exp.default(x).grad_fn.name())
+        rec(aten.sin.default == aten.sin.default, aten.sin.default == aten.cos.default)
+        rec(error_of(lambda: aten.sin.nonexistent)[0])
+
+    check(scenario)
+
+
+def test_a_dispatch_mode_sees_each_op():
+    def scenario(lib, rec):
+        x = lib.tensor(X)
+        with _recorder(lib) as m:
+            y = x.exp().sin()
+            lib.var_mean(x)
+        rec(m.ops, y)
+        x.requires_grad_()
+        with _recorder(lib) as m:
+            y = x.sin()
+        y.sum().backward()
+        rec(m.ops[:1], x.grad)
+
+    check(scenario)
+
+
+def test_a_mode_as_checkpoint_context_fn():
+    def scenario(lib, rec):
+        cp = lib.utils.checkpoint
+        x = lib.tensor(1.0, requires_grad=True)
+        m = _recorder(lib)
+        cp.checkpoint(
+            lambda t: t.exp(),
+            x,
+            use_reentrant=False,
+            context_fn=lambda: (m, contextlib.nullcontext()),
+        )
+        rec(m.ops)
+        m.ops = []
+        out = cp.checkpoint(
+            lambda t: t.exp(),
+            x,
+            use_reentrant=False,
+            context_fn=lambda: (contextlib.nullcontext(), m),
+        )
+        out.backward()
+        rec(m.ops, x.grad)
+
+    check(scenario)
+
+
+def _sac(lib, policy, fn, x, **kw):
+    cp = lib.utils.checkpoint
+    ctx = functools.partial(cp.create_selective_checkpoint_contexts, policy, **kw)
+    return cp.checkpoint(fn, x, use_reentrant=False, context_fn=ctx)
+
+
+def test_selective_checkpoint_policy_calls_and_gradients():
+    def scenario(lib, rec):
+        cp = lib.utils.checkpoint
+        seen = []
+
+        def policy(ctx, op, *args, **kwargs):
+            seen.append((op.__name__, ctx.is_recompute))
+            if op == lib.ops.aten.sin.default:
+                return cp.CheckpointPolicy.MUST_SAVE
+            return cp.CheckpointPolicy.PREFER_RECOMPUTE
+
+        x = lib.tensor(X, requires_grad=True)
+        out = _sac(lib, policy, lambda t: t.sin().cos().exp(), x)
+        out.sum().backward(retain_graph=True)
+        rec(seen, x.grad)
+        rec(error_of(lambda: out.sum().backward(retain_graph=True)))
+        x2 = lib.tensor(X, requires_grad=True)
+        out = _sac(lib, [lib.ops.aten.var_mean.correction], lambda t: lib.mul(*lib.var_mean(t)), x2)
+        rec(lib.autograd.grad(out, (x2,)))
+
+    check(scenario)
+
+
+def test_selective_checkpoint_errors():
+    def scenario(lib, rec):
+        cp = lib.utils.checkpoint
+        make = cp.create_selective_checkpoint_contexts
+        rec(error_of(lambda: make([2]))[0], error_of(lambda: make([lib.ops.aten.sin]))[0])
+        rec(error_of(lambda: make(2)))
+        policy = [lib.ops.aten.sin.default]
+        x = lib.tensor(X, requires_grad=True)
+        out = _sac(lib, policy, lambda t: t.sin().mul_(2).cos(), x)
+        rec(error_of(lambda: out.sum().backward()))
+        # allowed: no error (PyTorch then differentiates with the mutated value, compat
+        # with the recomputed one)
+        out = _sac(lib, policy, lambda t: t.sin().mul_(2).cos(), x, allow_cache_entry_mutation=True)
+        rec(error_of(lambda: out.sum().backward()))
+
+    check(scenario)
+
+
+@pytest.mark.parametrize("dual", [False, True])
+def test_no_mode_no_overhead_path_unchanged(torch, dual):
+    """Leaving a mode restores the dispatch slot (also under a dual level)."""
+    from compat._core import tensor as _t
+
+    fwad = torch.autograd.forward_ad
+    with contextlib.ExitStack() as stack:
+        if dual:
+            stack.enter_context(fwad.dual_level())
+        before = _t.FORWARD
+        with _recorder(torch):
+            torch.tensor(X).sin()
+        assert _t.FORWARD is before
