@@ -83,6 +83,14 @@ class Primitive:
         self.prune_outputs: Callable[..., dict[str, Any]] | None = None
         #: callable(rng) -> list of test Examples, used by the registry tests
         self.examples: Callable[..., list] | None = None
+        #: the real input domain ``(lo, hi)`` the tests draw from (funcgrad's examples and
+        #: value tests, compat's op-table samples): declared once, here
+        self.domain: tuple[float, float] | None = None
+        #: the public forms this primitive declares, namespace -> names
+        #: (``{"numpy": ("arccosh", "acosh"), "lax": ("acosh",)}``), which those
+        #: namespaces generate from it; ``doc`` is their docstring's first words
+        self.public: dict[str, tuple[str, ...]] = {}
+        self.doc: str | None = None
         if register:
             if name in REGISTRY:
                 raise ValueError(f"primitive {name!r} registered twice")

@@ -28,24 +28,19 @@ __all__ = [
     "RoundingMethod",
     "abs",
     "acos",
-    "acosh",
     "add",
     "asin",
-    "asinh",
     "atan",
     "atan2",
-    "atanh",
     "bitwise_and",
     "bitwise_not",
     "bitwise_or",
     "bitwise_xor",
-    "cbrt",
     "ceil",
     "clz",
     "complex",
     "conj",
     "cos",
-    "cosh",
     "digamma",
     "div",
     "eq",
@@ -85,12 +80,10 @@ __all__ = [
     "shift_right_logical",
     "sign",
     "sin",
-    "sinh",
     "sqrt",
     "square",
     "sub",
     "tan",
-    "tanh",
 ]
 
 
@@ -169,15 +162,8 @@ tan = _un(ew.tan, "tan", "Elementwise tangent.")
 asin = _un(ew.asin, "asin", "Elementwise arc sine.")
 acos = _un(ew.acos, "acos", "Elementwise arc cosine.")
 atan = _un(ew.atan, "atan", "Elementwise arc tangent.")
-sinh = _un(ew.sinh, "sinh", "Elementwise hyperbolic sine.")
-cosh = _un(ew.cosh, "cosh", "Elementwise hyperbolic cosine.")
-tanh = _un(ew.tanh, "tanh", "Elementwise hyperbolic tangent.")
-asinh = _un(ew.asinh, "asinh", "Elementwise inverse hyperbolic sine.")
-acosh = _un(ew.acosh, "acosh", "Elementwise inverse hyperbolic cosine.")
-atanh = _un(ew.atanh, "atanh", "Elementwise inverse hyperbolic tangent.")
 sqrt = _un(ew.sqrt, "sqrt", "Elementwise square root.")
 rsqrt = _un(ew.rsqrt, "rsqrt", "Elementwise ``1 / sqrt(x)``.")
-cbrt = _un(ew.cbrt, "cbrt", "Elementwise cube root.")
 logistic = _un(ew.logistic, "logistic", "Elementwise ``1 / (1 + e**-x)``.")
 erf = _un(ew.erf, "erf", "Elementwise error function.")
 erf_inv = _un(ew.erf_inv, "erf_inv", "Elementwise inverse error function.")

@@ -9,74 +9,15 @@ differentiable, batchable and compilable like any user function.
     [0.0, 2.0]
 """
 
-from funcgrad.nn import initializers
-from funcgrad.nn._activations import (
-    celu,
-    elu,
-    gelu,
-    glu,
-    hard_sigmoid,
-    hard_silu,
-    hard_swish,
-    hard_tanh,
-    identity,
-    leaky_relu,
-    log1mexp,
-    log_sigmoid,
-    log_softmax,
-    logmeanexp,
-    logsumexp,
-    mish,
-    one_hot,
-    relu,
-    relu6,
-    selu,
-    sigmoid,
-    silu,
-    soft_sign,
-    softmax,
-    softplus,
-    sparse_plus,
-    sparse_sigmoid,
-    squareplus,
-    standardize,
-    swish,
-    tanh,
-)
-from funcgrad.nn._attention import dot_product_attention
+from funcgrad import numpy as _fnp
+from funcgrad.nn import _activations, initializers  # noqa: F401
+from funcgrad.nn._activations import *  # noqa: F403
+from funcgrad.nn._attention import dot_product_attention  # noqa: F401
+from funcgrad.primitives import public_forms as _public_forms
 
-__all__ = [
-    "celu",
-    "dot_product_attention",
-    "elu",
-    "gelu",
-    "glu",
-    "hard_sigmoid",
-    "hard_silu",
-    "hard_swish",
-    "hard_tanh",
-    "identity",
-    "initializers",
-    "leaky_relu",
-    "log1mexp",
-    "log_sigmoid",
-    "log_softmax",
-    "logmeanexp",
-    "logsumexp",
-    "mish",
-    "one_hot",
-    "relu",
-    "relu6",
-    "selu",
-    "sigmoid",
-    "silu",
-    "soft_sign",
-    "softmax",
-    "softplus",
-    "sparse_plus",
-    "sparse_sigmoid",
-    "squareplus",
-    "standardize",
-    "swish",
-    "tanh",
-]
+# the forms the primitives' rows declare (``public=("nn", ...)``): as in JAX, each is
+# the ``funcgrad.numpy`` function (``jax.nn.tanh`` is ``jnp.tanh``)
+_DECLARED = {name: getattr(_fnp, name) for name in _public_forms("nn")}
+globals().update(_DECLARED)
+
+__all__ = sorted([*_activations.__all__, *_DECLARED, "dot_product_attention", "initializers"])

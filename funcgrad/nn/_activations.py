@@ -47,7 +47,6 @@ __all__ = [
     "squareplus",
     "standardize",
     "swish",
-    "tanh",
 ]
 
 
@@ -273,11 +272,6 @@ def standardize(
 def identity(x: ArrayLike) -> Any:
     """``x`` unchanged (as an array)."""
     return fnp.asarray(x)
-
-
-def tanh(x: ArrayLike, /) -> Any:
-    """Hyperbolic tangent (``jax.nn.tanh`` is ``jnp.tanh``)."""
-    return fnp.tanh(x)
 
 
 def sparse_plus(x: ArrayLike) -> Any:

@@ -16,7 +16,7 @@ import ml_dtypes as _ml_dtypes
 import numpy as _np
 
 from funcgrad.interop import _jax_array
-from funcgrad.numpy import _indexing, _methods, fft, linalg  # noqa: F401
+from funcgrad.numpy import _indexing, _methods, _ufuncs, fft, linalg  # noqa: F401
 from funcgrad.numpy._creation import (  # noqa: F401
     arange,
     array,
@@ -287,35 +287,27 @@ from funcgrad.numpy._ufuncs import (  # noqa: F401
     abs,
     absolute,
     acos,
-    acosh,
     add,
     angle,
     arccos,
-    arccosh,
     arcsin,
-    arcsinh,
     arctan,
     arctan2,
-    arctanh,
     around,
     asin,
-    asinh,
     atan,
     atan2,
-    atanh,
     bitwise_and,
     bitwise_invert,
     bitwise_not,
     bitwise_or,
     bitwise_xor,
-    cbrt,
     ceil,
     clip,
     conj,
     conjugate,
     copysign,
     cos,
-    cosh,
     deg2rad,
     degrees,
     divide,
@@ -381,12 +373,10 @@ from funcgrad.numpy._ufuncs import (  # noqa: F401
     signbit,
     sin,
     sinc,
-    sinh,
     sqrt,
     square,
     subtract,
     tan,
-    tanh,
     true_divide,
     trunc,
 )
@@ -397,6 +387,7 @@ from funcgrad.numpy._windows import (  # noqa: F401
     hanning,
     kaiser,
 )
+from funcgrad.primitives import public_forms as _public_forms
 
 pi = _np.pi
 e = _np.e
@@ -454,6 +445,14 @@ dtype = _np.dtype
 finfo = _ml_dtypes.finfo
 iinfo = _ml_dtypes.iinfo
 
+# the forms the primitives' rows declare (``public=("numpy", "numpy:arccosh", ...)``):
+# NumPy's promotion, then the primitive; a primitive's names are one function
+_forms: dict = {}
+for _name, _prim in _public_forms("numpy").items():
+    if _prim not in _forms:
+        _forms[_prim] = _ufuncs._unary_inexact(_name, _prim.bind, _prim.doc or _name)
+    globals()[_name] = _forms[_prim]
+del _forms, _name, _prim
 
 _methods.install()
 _jax_array.install(_indexing.at)  # jax.Array methods given funcgrad tracers route here

@@ -1,6 +1,7 @@
 """Primitive families. Importing this package registers every primitive."""
 
 from funcgrad.core import ad_util
+from funcgrad.core.primitive import REGISTRY, Primitive
 from funcgrad.primitives import (  # noqa: F401
     bits,
     calls,
@@ -32,3 +33,10 @@ ad_util.register_array_ops(
     broadcast_in_dim=shape.broadcast_in_dim,
     reduce_sum=reductions.reduce_sum,
 )
+
+
+def public_forms(namespace: str) -> dict[str, Primitive]:
+    """The public forms the primitives declare in ``namespace`` (``"numpy"``, ``"lax"``,
+    ``"nn"``: ``public=`` on their rows), name -> primitive; that namespace generates
+    them, so each is written once, on its primitive's row."""
+    return {n: p for p in REGISTRY.values() for n in p.public.get(namespace, ())}

@@ -51,11 +51,26 @@ def _unary(
     lo: float = -2.0,
     hi: float = 2.0,
     smooth: bool = True,
+    host: Callable | None = None,
+    doc: str | None = None,
+    public: tuple[str, ...] = (),
 ) -> Primitive:
-    """Declare a unary elementwise primitive; ``deriv(x, y)`` is dy/dx."""
+    """Declare a unary elementwise primitive; ``deriv(x, y)`` is dy/dx.
+
+    ``lo``/``hi`` is its input domain (the tests of every form draw from it), ``host``
+    its host-tier rule, and ``public`` the public forms generated from it, each
+    ``"namespace"`` (named as the primitive) or ``"namespace:name"``, with ``doc``
+    their docstring's first words.
+    """
     p = Primitive(name, family=FAMILY, differentiable=deriv is not None)
     p.abstract_eval = _unary_aval(name, allowed)
     p.lower = lower
+    p.host = host
+    p.domain = (lo, hi)
+    p.doc = doc
+    for form in public:
+        ns, _, public_name = form.partition(":")
+        p.public[ns] = (*p.public.get(ns, ()), public_name or name)
     rules.def_vectorized_unary(p)
     if deriv is not None:
 
@@ -101,17 +116,70 @@ acos_p = _unary(
     "acos", lax.acos, lambda x, y: neg(rsqrt(sub(_c(x, 1.0), mul(x, x)))), lo=-0.9, hi=0.9
 )
 atan_p = _unary("atan", lax.atan, lambda x, y: div(_c(x, 1.0), add(_c(x, 1.0), mul(x, x))))
-sinh_p = _unary("sinh", lax.sinh, lambda x, y: cosh(x))
-cosh_p = _unary("cosh", lax.cosh, lambda x, y: sinh(x))
-tanh_p = _unary("tanh", lax.tanh, lambda x, y: sub(_c(x, 1.0), mul(y, y)))
-asinh_p = _unary("asinh", lax.asinh, lambda x, y: rsqrt(add(mul(x, x), _c(x, 1.0))))
-acosh_p = _unary("acosh", lax.acosh, lambda x, y: rsqrt(sub(mul(x, x), _c(x, 1.0))), lo=1.2, hi=3.0)
+sinh_p = _unary(
+    "sinh",
+    lax.sinh,
+    lambda x, y: cosh(x),
+    host=np.sinh,
+    doc="Elementwise hyperbolic sine",
+    public=("lax", "numpy"),
+)
+cosh_p = _unary(
+    "cosh",
+    lax.cosh,
+    lambda x, y: sinh(x),
+    host=np.cosh,
+    doc="Elementwise hyperbolic cosine",
+    public=("lax", "numpy"),
+)
+tanh_p = _unary(
+    "tanh",
+    lax.tanh,
+    lambda x, y: sub(_c(x, 1.0), mul(y, y)),
+    host=np.tanh,
+    doc="Elementwise hyperbolic tangent",
+    public=("lax", "numpy", "nn"),
+)
+asinh_p = _unary(
+    "asinh",
+    lax.asinh,
+    lambda x, y: rsqrt(add(mul(x, x), _c(x, 1.0))),
+    host=np.arcsinh,
+    doc="Elementwise inverse hyperbolic sine",
+    public=("lax", "numpy:arcsinh", "numpy:asinh"),
+)
+acosh_p = _unary(
+    "acosh",
+    lax.acosh,
+    lambda x, y: rsqrt(sub(mul(x, x), _c(x, 1.0))),
+    lo=1.2,
+    hi=3.0,
+    host=np.arccosh,
+    doc="Elementwise inverse hyperbolic cosine",
+    public=("lax", "numpy:arccosh", "numpy:acosh"),
+)
 atanh_p = _unary(
-    "atanh", lax.atanh, lambda x, y: div(_c(x, 1.0), sub(_c(x, 1.0), mul(x, x))), lo=-0.9, hi=0.9
+    "atanh",
+    lax.atanh,
+    lambda x, y: div(_c(x, 1.0), sub(_c(x, 1.0), mul(x, x))),
+    lo=-0.9,
+    hi=0.9,
+    host=np.arctanh,
+    doc="Elementwise inverse hyperbolic tangent",
+    public=("lax", "numpy:arctanh", "numpy:atanh"),
 )
 sqrt_p = _unary("sqrt", lax.sqrt, lambda x, y: div(_c(x, 0.5), y), lo=0.5, hi=3.0)
 rsqrt_p = _unary("rsqrt", lax.rsqrt, lambda x, y: mul(_c(x, -0.5), div(y, x)), lo=0.5, hi=3.0)
-cbrt_p = _unary("cbrt", lax.cbrt, lambda x, y: div(_c(x, 1.0 / 3.0), mul(y, y)), lo=0.5, hi=3.0)
+cbrt_p = _unary(
+    "cbrt",
+    lax.cbrt,
+    lambda x, y: div(_c(x, 1.0 / 3.0), mul(y, y)),
+    lo=0.5,
+    hi=3.0,
+    host=np.cbrt,
+    doc="Elementwise cube root",
+    public=("lax", "numpy"),
+)
 logistic_p = _unary("logistic", lax.logistic, lambda x, y: mul(y, sub(_c(x, 1.0), y)))
 erf_p = _unary(
     "erf",
@@ -678,15 +746,8 @@ for _p, _rule in (
     (asin_p, np.arcsin),
     (acos_p, np.arccos),
     (atan_p, np.arctan),
-    (sinh_p, np.sinh),
-    (cosh_p, np.cosh),
-    (tanh_p, np.tanh),
-    (asinh_p, np.arcsinh),
-    (acosh_p, np.arccosh),
-    (atanh_p, np.arctanh),
     (sqrt_p, np.sqrt),
     (rsqrt_p, _host_rsqrt),
-    (cbrt_p, np.cbrt),
     (logistic_p, _host_logistic),
     (erf_p, _host_special("erf")),
     (lgamma_p, _host_special("gammaln")),

@@ -1,0 +1,81 @@
+"""The public forms funcgrad generates from its primitives' rows (``public=`` on a row in
+``funcgrad/primitives/``), checked against JAX's namespaces; nothing is listed by hand.
+
+Each declared form must be exported (in ``__all__`` where the namespace has one), be what
+JAX's namespace has under that name (a function, with the same parameter names, the same
+object as its aliases exactly when JAX's are), carry the row's docstring, and compute
+JAX's values on the input domain the row declares. That the names funcgrad exported
+before are all still there is the coverage page's check (tests/test_jax_coverage.py
+renders docs/jax-coverage.md again); ``test_callable_kinds_match_jax`` adds that every
+name funcgrad shares with JAX's namespaces is the same kind of object.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import types
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+from funcgrad.primitives import public_forms
+
+JAX = {"numpy": jnp, "lax": jax.lax, "nn": jax.nn}
+FORMS = [pytest.param(ns, name, id=f"{ns}.{name}") for ns in JAX for name in public_forms(ns)]
+
+
+def _required(f):
+    """The names of ``f``'s parameters without a default."""
+    params = inspect.signature(f).parameters.values()
+    return [
+        p.name
+        for p in params
+        if p.default is p.empty and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
+    ]
+
+
+def _kind(v):
+    if isinstance(v, (types.UnionType, types.GenericAlias)) or type(v).__module__ == "typing":
+        return "type alias"
+    if inspect.ismodule(v):
+        return "module"
+    if inspect.isclass(v):
+        return "class"
+    return "callable" if callable(v) else "value"
+
+
+def test_rows_declare_forms_in_every_namespace():
+    # the generation must see the rows (or every check below passes vacuously)
+    assert all(public_forms(ns) for ns in JAX)
+
+
+@pytest.mark.parametrize(("ns", "name"), FORMS)
+def test_declared_form_is_exported_as_jax_has_it(ns, name):
+    mod = importlib.import_module(f"funcgrad.{ns}")
+    prim = public_forms(ns)[name]
+    ours, theirs = getattr(mod, name), getattr(JAX[ns], name)
+    assert _kind(ours) == _kind(theirs) == "callable"
+    assert name in getattr(mod, "__all__", [name])
+    assert _required(ours) == _required(theirs)
+    assert ours.__doc__.startswith(prim.doc)
+    for other, p in public_forms(ns).items():  # a primitive's names are one function
+        assert (getattr(mod, other) is ours) == (p is prim)
+    lo, hi = prim.domain
+    x = np.random.default_rng(0).uniform(lo, hi, (2, 3)).astype(np.float32)
+    np.testing.assert_allclose(np.asarray(ours(x)), np.asarray(theirs(x)), rtol=2e-6)
+
+
+@pytest.mark.parametrize("ns", sorted(JAX))
+def test_callable_kinds_match_jax(ns):
+    mod = importlib.import_module(f"funcgrad.{ns}")
+    shared = [n for n in dir(JAX[ns]) if not n.startswith("_") and hasattr(mod, n)]
+    assert shared
+    differ = {
+        n: (_kind(getattr(mod, n)), _kind(getattr(JAX[ns], n)))
+        for n in shared
+        if _kind(getattr(mod, n)) != _kind(getattr(JAX[ns], n))
+    }
+    assert not differ, f"funcgrad.{ns} names of another kind than JAX's: {differ}"
