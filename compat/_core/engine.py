@@ -34,9 +34,10 @@ from typing import Any
 from compat._core import anomaly as _anomaly
 from compat._core import assemble as _assemble
 from compat._core import grad_mode as _gm
+from compat._core import graph as _graph
 from compat._core import hooks as _hooks
 from compat._core.accumulate import CYCLE_WARNING, add, as_tensor, flip, zeros
-from compat._core.graph import AccumulateGrad, Node, check_node
+from compat._core.graph import SAVED_HOOKS, AccumulateGrad, Node, check_node
 from compat._core.ops._common import WARN_ALWAYS
 from compat._core.plan import Plan
 from compat._core.tensor import record
@@ -129,23 +130,23 @@ class _Run:
             cts = _hooks.node_pre_hooks(n, cts, self.create)
         if cts[0] is None and all(c is None for c in cts):  # none arrived: hooks saw None
             return _hooks.no_gradient(n, cts, self.create)
-        if n._packed:
-            _hooks.unpack_saved(n)
+        unpacked = _hooks.unpack_saved(n) if n._packed else None
         if n._freed or n._saved:
             check_node(n)
         if n._entry is None:  # an autograd.Function node: its backward is Python code
             in_cts = n._run_backward(cts, self.create, self.batch)
         else:
-            in_cts = self._op_backward(n, cts)
+            in_cts = self._op_backward(n, cts, unpacked)
         if n._post_hooks:
             in_cts = _hooks.node_post_hooks(n, in_cts, cts, self.create)
         if not self.keep and self.res_of is None:
             n._release()
         return in_cts
 
-    def _op_backward(self, n: Node, cts: list) -> Any:
+    def _op_backward(self, n: Node, cts: list, unpacked: dict | None = None) -> Any:
         """The input cotangents of an op's node: its compiled backward, recorded as an op
-        under ``create_graph``, or inlined into the traced program."""
+        under ``create_graph`` (from the inputs, those a saved-tensor hook unpacked
+        replaced), or inlined into the traced program."""
         entry, batch = n._entry, self.batch if self.res_of is None else None  # traced: unbatched
         if len(cts) != 1 or cts[0] is None or not entry.ct_outs:  # (else: cts as they are)
             avals = entry.op.out_avals
@@ -155,9 +156,14 @@ class _Run:
             if xs is None:  # freed, but the node saved no tensors: its inputs are unused
                 xs = [zeros(a.strip_weak(), None) for a in entry.op.in_avals]
                 edges = [None] * len(xs)
+            if unpacked:
+                xs = [unpacked.get(i, x) for i, x in enumerate(xs)]
             cts = [as_tensor(c) for c in cts]
             edges += [c._edge() if c._requires_grad else None for c in cts]
-            in_cts = record(entry.recompute(batch), [*xs, *(c._st.array for c in cts)], edges)
+            args = [*xs, *(c._st.array for c in cts)]
+            in_cts = record(op := entry.recompute(batch), args, edges)
+            if SAVED_HOOKS and in_cts:
+                _pack_recorded(op, args, in_cts)
         elif self.res_of is None:
             f = entry._bwd_exe  # the compiled backward, once it exists (the common case)
             in_cts = f(*n._res, *cts) if f and batch is None else entry.backward(n._res, cts, batch)
@@ -177,6 +183,17 @@ class _Run:
             before=self.before if hooked else None,
             run_empty=_hooks.has_hooks,
         )
+
+
+def _pack_recorded(op: Any, args: list, outs: list) -> None:
+    """Under ``saved_tensors_hooks``, a ``create_graph`` backward's recorded node packs what
+    it saves, as any recorded op (its inputs are arrays: they are packed as tensors)."""
+    node = next((t._grad_fn for t in outs if t._grad_fn is not None), None)
+    if node is None or node._entry.op is not op:
+        return
+    entry = node._entry
+    ins = [as_tensor(args[i]) for i in entry.saved_in]
+    _graph.pack_saved(node, ins + [outs[j] for j in entry.saved_out])
 
 
 @x64
@@ -201,6 +218,9 @@ def run_backward(
     prev = _gm.is_grad_enabled()
     _gm._set(create_graph)
     _hooks.RUNS.stack.append((next(_task_ids), plan, accumulate))
+    # saved-tensor hooks entered or left inside the backward (by an ``unpack`` hook) end
+    # with it, as PyTorch restores its thread-local state after the graph task
+    saved_hooks = SAVED_HOOKS[:]
     # the walk allocates many small containers while the whole graph is alive: pausing the
     # cyclic GC avoids repeated full traversals of it (reference counting still frees)
     gc_was_enabled = gc.isenabled()
@@ -222,6 +242,8 @@ def run_backward(
         if gc_was_enabled:
             gc.enable()
         _gm._set(prev)
+        if saved_hooks != SAVED_HOOKS:
+            SAVED_HOOKS[:] = saved_hooks
         _hooks.RUNS.stack.pop()
         if len(CALLBACKS) > len(_hooks.RUNS.stack):
             CALLBACKS.pop()

@@ -124,13 +124,20 @@ def node_post_hooks(n: Node, in_cts: Sequence[Any], cts: Sequence[Any], create: 
     return out
 
 
-def unpack_saved(n: Node) -> None:
+def unpack_saved(n: Node) -> dict:
     """Call the saved-tensor ``unpack`` hook on what ``pack`` returned, as PyTorch does
     when the node's backward reads its saved tensors; where a residual is the saved
-    tensor's own array, the backward uses what ``unpack`` returned (same shape and dtype)."""
+    tensor's own array, the backward uses what ``unpack`` returned (same shape and dtype).
+    Returns the unpacked arrays of saved inputs by position (a ``create_graph`` backward
+    recomputes from the inputs)."""
     res = None
-    for entry, positions, _key in n._packed:
+    inputs = {}
+    for entry, positions, key in n._packed:
+        if entry is None:
+            continue
         a = unpack(entry)._st.array
+        if key[0] == "in":
+            inputs[key[1]] = a
         for k in positions:
             if res is None:
                 res = list(n._res)
@@ -138,6 +145,7 @@ def unpack_saved(n: Node) -> None:
                 res[k] = a
     if res is not None:
         n._res = res
+    return inputs
 
 
 def leaf(

@@ -34,11 +34,10 @@ def call_node(n: Node, *grads: Any) -> Any:
         raise TypeError(f"expected {n_out} arguments, got {len(grads)} instead")
     create = _gm.is_grad_enabled()
     cts = [None if g is None else flip(g if create else g._st.array) for g in grads]
-    if n._packed:
-        unpack_saved(n)
+    unpacked = unpack_saved(n) if n._packed else None
     if n._freed or n._saved:
         check_node(n)
-    in_cts = _Run(None, 0, True, create, None)._op_backward(n, cts)
+    in_cts = _Run(None, 0, True, create, None)._op_backward(n, cts, unpacked)
     out = tuple(None if g is None else as_tensor(flip(g)) for g in full_inputs(n, in_cts))
     return out[0] if len(out) == 1 else out
 

@@ -149,3 +149,39 @@ def test_input_metadata():
         rec(x.grad)
 
     _check(scenario)
+
+
+def test_default_hooks_reach_double_backward():
+    """``pack``/``unpack`` around the forward, the ``create_graph`` backward, or both: the
+    recorded backward's saved tensors are packed too (PyTorch: 6, 12, 24, 48 times a)."""
+
+    def scenario(torch, rec):
+        hooks = torch.autograd.graph.saved_tensors_hooks
+        for fwd, bwd in ((False, False), (True, False), (False, True), (True, True)):
+            a = torch.tensor([1.0, -0.5, 2.0], requires_grad=True)
+            with hooks(lambda x: 2 * x, lambda x: x) if fwd else hooks(lambda x: x, lambda x: x):
+                s = (a**3).sum()
+            with hooks(lambda x: 2 * x, lambda x: x) if bwd else hooks(lambda x: x, lambda x: x):
+                (g,) = torch.autograd.grad(s, (a,), create_graph=True)
+                g.sum().backward()
+            rec(a.grad)
+
+    _check(scenario)
+
+
+def test_hooks_entered_or_left_during_backward_end_with_it():
+    def scenario(torch, rec):
+        hooks = torch.autograd.graph.saved_tensors_hooks
+        inner = hooks(lambda x: x, lambda x: x)
+
+        def unpack(x):
+            inner.__enter__()  # left on the stack by the hook: gone after the backward
+            return x
+
+        with hooks(lambda x: x, unpack):
+            torch.tensor([1.0, 2.0], requires_grad=True).sin().sum().backward()
+        y = torch.tensor(1.0, requires_grad=True).exp()
+        y.grad_fn._raw_saved_result.register_hooks(lambda x: x, lambda x: x)  # none set
+        rec(y)
+
+    _check(scenario)
