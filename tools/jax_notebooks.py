@@ -105,6 +105,12 @@ NOTEBOOKS = [
         files={"mnist_standin.py": MNIST_STANDIN},
         record=["params"],
     ),
+    # not named by the task; runs with a synthetic image for scipy's downloaded one
+    Notebook(
+        "convolutions",
+        subs=[(r"datasets\.face\(\)\.mean\(-1\)", "np.random.RandomState(0).rand(96, 128) * 255")],
+        record=["smooth_image", "out"],
+    ),
 ]
 
 #: notebooks the task names that the pinned JAX's docs do not have
