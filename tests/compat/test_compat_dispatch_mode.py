@@ -144,3 +144,51 @@ def test_no_mode_no_overhead_path_unchanged(torch, dual):
         with _recorder(torch):
             torch.tensor(X).sin()
         assert _t.FORWARD is before
+
+
+def test_checkpoint_keeps_a_saved_input_not_requiring_grad_as_is():
+    def scenario(lib, rec):
+        got = []
+
+        class Test(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x, y):
+                ctx.save_for_backward(y)
+                return x
+
+            @staticmethod
+            def backward(ctx, g):
+                got.append(ctx.saved_tensors[0])
+                return g, None
+
+        a = lib.tensor(1.0, requires_grad=True)
+        b = lib.tensor(1.0)
+        lib.utils.checkpoint.checkpoint(Test.apply, a, b, use_reentrant=False).backward()
+        rec(got[0] is b)
+
+    check(scenario)
+
+
+def test_checkpoint_saved_tensors_unpacked_twice_in_one_backward():
+    def scenario(lib, rec):
+        errs = []
+
+        class MyFunc(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                ctx.save_for_backward(x, x * 2)
+                return x * 3
+
+            @staticmethod
+            def backward(ctx, g):
+                ctx.saved_tensors  # noqa: B018  (first unpack)
+                errs.append(error_of(lambda: ctx.saved_tensors))
+                return g * 3
+
+        x = lib.tensor(2.0, requires_grad=True)
+        out = lib.utils.checkpoint.checkpoint(lambda t: MyFunc.apply(t * 1), x, use_reentrant=False)
+        out.backward(retain_graph=True)
+        out.backward()  # a new backward call recomputes again
+        rec(errs, x.grad)
+
+    check(scenario)

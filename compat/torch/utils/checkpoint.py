@@ -188,14 +188,18 @@ class _Frame:
         self.check = check
         self.early_stop = early_stop
         self.meta: list[dict] = []
+        #: the recomputed tensors by position, for the backward call that recomputed them
         self.recomputed: dict[int, Tensor] = {}
+        self.task = None
 
     def pack(self, t: Tensor) -> int:
         self.meta.append(_meta(t))
         return len(self.meta) - 1
 
     def unpack(self, idx: int) -> Tensor:
-        if idx not in self.recomputed:
+        task = _hooks.current_task_id()
+        if task != self.task or (task == -1 and idx not in self.recomputed):
+            self.task = task
             saved: list[Tensor] = []
 
             def keep(t: Tensor) -> None:
@@ -204,8 +208,11 @@ class _Frame:
                         "torch.utils.checkpoint: trying to save more tensors during "
                         "recomputation than during the original forward pass.\n" + _DEBUG_TIP
                     )
-                # (PyTorch's unpack runs above the dispatch modes: they see the detach)
-                saved.append(_dm.call_from_autograd(_aten.ATEN.detach.default, (t,), _detach))
+                # (a tensor not requiring grad is kept as it is, so its identity holds;
+                # PyTorch's unpack runs above the dispatch modes: they see the detach)
+                if t.requires_grad:
+                    t = _dm.call_from_autograd(_aten.ATEN.detach.default, (t,), _detach)
+                saved.append(t)
                 if self.early_stop and len(saved) == len(self.meta):
                     raise _StopRecomputation
 
@@ -216,6 +223,12 @@ class _Frame:
                 pass
             self._check(saved)
             self.recomputed = dict(enumerate(saved))
+        if idx not in self.recomputed:
+            raise CheckpointError(
+                "torch.utils.checkpoint: Unpack is being triggered for a tensor that was already "
+                "unpacked once. If you are calling ctx.saved_tensors in backward, make sure to do "
+                "so only once. Otherwise please open an issue with details on your use case."
+            )
         return self.recomputed.pop(idx)
 
     def _check(self, saved: list[Tensor]) -> None:
