@@ -341,6 +341,7 @@ def install() -> None:
         "data_ptr": _data_ptr,
         "untyped_storage": lambda self: _views.UntypedStorage(self),
         "storage": _views.storage,
+        "_view_func": _views.view_func,
         "nbytes": property(lambda self: self.numel() * self._npdtype.itemsize),
         "itemsize": property(lambda self: self._npdtype.itemsize),
         "type_as": lambda self, other: S.to_dtype(self, other.dtype),

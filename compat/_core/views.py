@@ -298,6 +298,37 @@ def storage(t: Tensor) -> TypedStorage:
     return TypedStorage(t)
 
 
+#: PyTorch's view replay switch (``torch.autograd._force_original_view_tracking``): the
+#: node a view gets after an in-place change of its base is then named after the view op
+#: (``ViewBackward0``) instead of ``AsStridedBackward0``
+REPLAY = [False]
+
+
+def view_func(t: Tensor, new_base: Tensor, symint_visitor_fn: Any = None) -> Tensor:
+    """``Tensor._view_func``: ``t``'s view chain replayed on ``new_base`` (a new view of
+    it); ``symint_visitor_fn`` maps the integer indices the chain saved."""
+    info = t._view
+    if info is None:
+        raise RuntimeError("_view_func() called on a tensor that is not a view")
+    chain, dyn = info.chain, info.dyn
+    if symint_visitor_fn is not None:
+        chain = tuple(_visit_ints(step, symint_visitor_fn) for step in chain)
+        dyn = tuple(int(symint_visitor_fn(d)) for d in dyn)
+    out = new_base
+    for i, step in enumerate(chain):
+        # each step's indices point into ``dyn``, which the first view carries
+        r = apply(chain_f, "AsStridedBackward0", (out, *dyn), (("chain", (step,)),))
+        out = make_view(r, out, step, dyn if i == 0 else ())
+    return out
+
+
+def _visit_ints(step: tuple, fn: Any) -> tuple:
+    if step[0] != "ix":
+        return step
+    spec = tuple((s[0], int(fn(s[1]))) if s[0] == "i" else s for s in step[1])
+    return ("ix", spec)
+
+
 # --------------------------------------------------------------------------- view functions
 
 
@@ -528,7 +559,10 @@ class ViewInfo:
         root = self.root
         if not root._requires_grad or root._grad_fn is None:
             return  # a leaf root: the view's own node still points at its AccumulateGrad
-        r = apply(chain_f, "AsStridedBackward0", (root, *self.dyn), (("chain", self.chain),))
+        name = "AsStridedBackward0"
+        if REPLAY[0] and t._grad_fn is not None:  # view replay: the view op's own node
+            name = t._grad_fn.name()
+        r = apply(chain_f, name, (root, *self.dyn), (("chain", self.chain),))
         t._st.set_local(r._st.a)
         t._rebind(r._grad_fn)  # (retain_grad moves to the new node; hooks are dropped)
 

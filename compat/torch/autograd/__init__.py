@@ -26,7 +26,11 @@ from compat._core.grad_mode import (
 )
 from compat._core.tensor import Tensor
 from compat.torch.autograd import anomaly_mode, forward_ad, function, grad_mode, graph
-from compat.torch.autograd.grad_mode import _unsafe_preserve_version_counter  # noqa: F401
+from compat.torch.autograd.grad_mode import (  # noqa: F401
+    _force_original_view_tracking,
+    _unsafe_preserve_version_counter,
+    is_view_replay_enabled,
+)
 from compat.torch.autograd.gradcheck import gradcheck, gradgradcheck
 from compat.torch.autograd.variable import Variable
 
