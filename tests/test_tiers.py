@@ -6,6 +6,7 @@ from __future__ import annotations
 import subprocess
 import sys
 import threading
+import time
 
 import jax
 import numpy as np
@@ -152,6 +153,48 @@ def test_exit_does_not_wait_for_background_compiles():
     )
     assert out.returncode == 0, out.stderr
     assert out.stdout.split() == ["done", "3"]
+
+
+class _Clock:
+    """A stand-in for ``time`` in :mod:`tiers`: each host call lasts the next of ``durations_us``."""
+
+    def __init__(self, durations_us):
+        self.durations = list(durations_us)
+        self.now = 0
+        self.starting = True
+        self.perf_counter = time.perf_counter
+
+    def perf_counter_ns(self):
+        if not self.starting:
+            self.now += int(self.durations.pop(0) * 1e3)
+        self.starting = not self.starting
+        return self.now
+
+
+def _calls_with_durations(policy, monkeypatch, durations_us):
+    policy.tier = "tiered"
+    policy.tier_compile_after, policy.tier_compile_host_ms, policy.tier_compile_min_us = 4, 0.2, 30
+    monkeypatch.setattr(tiers, "time", _Clock(durations_us))
+    t = tiers.Tiered(_prog())
+    for _ in durations_us:
+        t(*_args())
+    monkeypatch.undo()
+    tiers.wait_for_background(60)
+    return t
+
+
+def test_preempted_calls_do_not_make_a_small_program_compile(policy, monkeypatch):
+    # 5 us of work a call, one call preempted for 20 ms: the mean (4 ms) would pass
+    # tier_compile_min_us and make a program compile that XLA's call floor makes slower;
+    # the fastest call measures the work
+    t = _calls_with_durations(policy, monkeypatch, [5, 5, 20_000, 5, 5, 5, 5, 5])
+    assert not t.submitted and t.exe is None
+    # work over the bound on every call compiles, preempted or not
+    t = _calls_with_durations(policy, monkeypatch, [40, 20_000, 40, 40, 40])
+    assert t.submitted
+    # ... once the work, calls times the fastest, reaches tier_compile_host_ms
+    t = _calls_with_durations(policy, monkeypatch, [40, 20_000, 40, 40])
+    assert not t.submitted
 
 
 def test_host_mode_never_compiles_in_background(policy):

@@ -126,13 +126,15 @@ _OPTIONS = {
     ),
     "tier_compile_host_ms": (
         "funcgrad_tier_compile_host_ms",
-        "... once its calls have spent this many milliseconds on the host tier in all "
-        "(about one small compile: it pays for itself from then on) ...",
+        "... once its calls have done this many milliseconds of host-tier work in all "
+        "(calls times the fastest call; about one small compile: it pays for itself from "
+        "then on) ...",
     ),
     "tier_compile_min_us": (
         "funcgrad_tier_compile_min_us",
-        "... at a mean of at least this many microseconds a call (below it XLA's call "
-        "floor, 7-12 us, eats what compiling saves).",
+        "... and its fastest call took at least this many microseconds (below it XLA's "
+        "call floor, 7-12 us, eats what compiling saves; the fastest, not the mean: "
+        "preemptions on a loaded machine inflate a mean).",
     ),
     "tier_eager_binds": (
         "funcgrad_tier_eager_binds",
