@@ -17,6 +17,8 @@ from compat._core import tensor as _tensor
 from compat._core import tensor_checks as _tc
 from compat._core import views as _views
 from compat._core.device import dev_scalar as _dev_scalar
+from compat._core.graph import SAVED_HOOKS
+from compat._core.saved import original_alias
 from compat._core.tensor import (
     _PY_SCALARS,
     Tensor,
@@ -110,7 +112,9 @@ def inplace_result(self: Tensor, fn: Callable, args: Sequence[Any], kwargs: dict
         return _tensor.FORWARD.inplace_result(self, fn, args, kwargs)
     if self._view is None:
         check_inplace(self, False)
-    r = fn(self, *args, **kwargs)
+    # under saved-tensor hooks ``pack`` sees a copy of the original, as in PyTorch
+    src = original_alias(self) if SAVED_HOOKS and self._view is None else self
+    r = fn(src, *args, **kwargs)
     if not isinstance(r, Tensor):
         raise TypeError(f"in-place variant of {getattr(fn, '__name__', fn)} has no tensor result")
     if self._view is not None:

@@ -263,3 +263,18 @@ def function_raw_saved(ctx: Any) -> tuple:
     if ctx._released:
         raise RuntimeError(_FREED)
     return tuple(FunctionSavedTensor(ctx, k) for k in range(len(ctx._saved_vars or ())))
+
+
+def original_alias(t: Tensor) -> Tensor:
+    """A new tensor with ``t``'s value and place in the graph (its own version counter):
+    what an in-place op on ``t`` reads and saves (PyTorch saves a copy of the original
+    ``self``, so saved-tensor hooks never see the tensor being overwritten)."""
+    a = _new_tensor(Tensor, t._st.a)
+    a._inference = t._inference
+    a._grad_fn, a._output_nr, a._requires_grad, a._acc = (
+        t._grad_fn,
+        t._output_nr,
+        t._requires_grad,
+        t._acc,
+    )
+    return a

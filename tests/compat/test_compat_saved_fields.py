@@ -185,3 +185,58 @@ def test_hooks_entered_or_left_during_backward_end_with_it():
         rec(y)
 
     _check(scenario)
+
+
+def test_allow_mutation_bookkeeping():
+    """``allow_mutation_on_saved_tensors``: one handle per saved (tensor, version), counted
+    as cloned once its tensor changes in place, gone with the nodes that saved it."""
+
+    def scenario(torch, rec):
+        with torch.autograd.graph.allow_mutation_on_saved_tensors() as ctx:
+
+            def counts():
+                rec(len(ctx.tid_to_weakhandle), len(ctx.cloned))
+
+            a = torch.tensor([0.5, -1.0, 2.0], requires_grad=True).clone()
+            out = (a**2).sum()
+            counts()
+            out.backward()
+            a.sin_()
+            counts()
+            b = a**2
+            c = a**2
+            a.sin_()
+            counts()
+            d = a**2
+            a.sin_()
+            counts()
+            del b, c
+            counts()
+            d.sum().backward()
+            counts()
+            x = torch.tensor([1.0], requires_grad=True)
+            y = torch.tensor([1.0])
+            out = x * y
+            torch.sin(torch.tensor([2.0]), out=y)
+            counts()
+            out.backward()
+            rec(x.grad)
+            counts()
+        counts()
+
+    _check(scenario)
+
+
+def test_pack_sees_a_copy_of_the_tensor_an_inplace_op_overwrites():
+    def scenario(torch, rec):
+        a = torch.tensor([0.5, 1.0], requires_grad=True).clone()
+
+        def pack(t):
+            rec(t is a, t._version, t.requires_grad, t)
+            return t
+
+        with torch.autograd.graph.saved_tensors_hooks(pack, lambda x: x):
+            a.sin_()
+        a.sum().backward()
+
+    _check(scenario)

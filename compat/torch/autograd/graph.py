@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import threading
+import weakref
 from collections.abc import Callable, Generator, Iterable, Sequence
 from typing import Any
 
@@ -47,16 +48,33 @@ _OUT_OF_CONTEXT = (
 )
 
 
+class _Handle:
+    """What ``allow_mutation_on_saved_tensors``' pack hook returns: the saved value (arrays
+    are immutable, so it is the value as saved), and the tensor's version then."""
+
+    __slots__ = ("__weakref__", "ctx", "value", "vc", "version")
+
+    def __init__(self, ctx: allow_mutation_on_saved_tensors, t: Tensor) -> None:
+        self.ctx, self.vc, self.version = ctx, t._vc, t._vc.v
+        self.value = Tensor._wrap_result(t._st.a)
+
+
 class allow_mutation_on_saved_tensors:
     """Context manager: the tensors ops recorded inside save for backward may be modified
-    in place before the backward, which uses the values they had when saved (PyTorch
-    clones them on mutation; compat's arrays are immutable, so it keeps them and
-    ``cloned`` stays empty). The backward must run inside the same context."""
+    in place before the backward, which uses the values they had when saved. The backward
+    must run inside the same context.
+
+    PyTorch clones a saved tensor when it is first modified in place; compat's arrays are
+    immutable, so the saved value is kept as it is and the bookkeeping is read off the
+    version counters: ``tid_to_weakhandle`` maps (tensor, version) to the live handle of
+    each saved tensor (one per tensor and version, however often it is saved), ``cloned``
+    holds the live handles whose tensor changed since (what PyTorch would have cloned),
+    ``original`` the others. A handle lives as long as a node that saved it."""
 
     def __enter__(self) -> allow_mutation_on_saved_tensors:
         if _MUTATION_CTX[0] is not None:
             raise RuntimeError("allow_mutation_on_saved_tensors contexts cannot be nested")
-        self.cloned: dict = {}
+        self.tid_to_weakhandle: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
         _MUTATION_CTX[0] = self
         SAVED_HOOKS.append((self._pack, _unpack_saved_value))
         return self
@@ -64,17 +82,30 @@ class allow_mutation_on_saved_tensors:
     def __exit__(self, *exc: Any) -> None:
         SAVED_HOOKS.remove((self._pack, _unpack_saved_value))
         _MUTATION_CTX[0] = None
-        self.cloned.clear()
+        self.tid_to_weakhandle.clear()
 
-    def _pack(self, t: Tensor) -> tuple:
-        return self, Tensor._wrap_result(t._st.a)  # the value as saved (arrays are immutable)
+    @property
+    def cloned(self) -> dict:
+        """The live handles whose tensor was modified in place since it was saved."""
+        return {h: h.value for h in self.tid_to_weakhandle.values() if h.vc.v != h.version}
+
+    @property
+    def original(self) -> dict:
+        """The live handles whose tensor is unchanged."""
+        return {h: h.value for h in self.tid_to_weakhandle.values() if h.vc.v == h.version}
+
+    def _pack(self, t: Tensor) -> _Handle:
+        tid = (id(t), id(t._vc), t._vc.v)
+        h = self.tid_to_weakhandle.get(tid)
+        if h is None:
+            h = self.tid_to_weakhandle[tid] = _Handle(self, t)
+        return h
 
 
-def _unpack_saved_value(packed: tuple) -> Tensor:
-    ctx, value = packed
-    if _MUTATION_CTX[0] is not ctx:
+def _unpack_saved_value(h: _Handle) -> Tensor:
+    if _MUTATION_CTX[0] is not h.ctx:
         raise AssertionError(_OUT_OF_CONTEXT)
-    return value
+    return h.value
 
 
 _unpack_saved_value.allows_mutation = True  # type: ignore[attr-defined]
