@@ -579,7 +579,7 @@ def block(arrays: ArrayLike | list) -> Any:
             for e in x:
                 collect(e)
         else:
-            leaves_ndim.append(_info.ndim(x))
+            leaves_ndim.append(_info.ndim_of(x))
 
     collect(arrays)
     nd = builtins.max([d, *leaves_ndim])

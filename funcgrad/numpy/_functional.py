@@ -109,7 +109,7 @@ def apply_over_axes(func: Callable[[Any, int], Any], a: ArrayLike, axes: Sequenc
     a = _creation.asarray(a)
     for axis in axes:
         b = func(a, axis)
-        a = b if _info.ndim(b) == _info.ndim(a) else _shape.expand_dims(b, axis)
+        a = b if _info.ndim_of(b) == _info.ndim_of(a) else _shape.expand_dims(b, axis)
     return a
 
 

@@ -5,6 +5,7 @@ type for ``isinstance`` checks (below the other ``funcgrad.numpy`` modules, whic
 from __future__ import annotations
 
 import builtins as _builtins
+import warnings as _warnings
 from typing import Any
 
 import jax as _jax
@@ -61,19 +62,43 @@ def can_cast(from_: Any, to: Any, casting: str = "safe") -> bool:
     )
 
 
+def ndim_of(a: Any) -> int:
+    """Number of dimensions of ``a`` (lists too, silently: funcgrad's own callers)."""
+    return len(_as_array(a, "ndim").shape)
+
+
+def shape_of(a: Any) -> tuple[int, ...]:
+    """Shape of ``a`` (lists too, silently: funcgrad's own callers)."""
+    return tuple(_as_array(a, "shape").shape)
+
+
+def _warn_sequence(name: str, a: Any) -> None:
+    """JAX's deprecation warning for a list or tuple where an array is expected."""
+    if isinstance(a, (list, tuple)):
+        _warnings.warn(
+            f"{name} requires ndarray or scalar arguments, got {type(a)} at position 0. "
+            "In a future JAX release this will be an error.",
+            DeprecationWarning,
+            stacklevel=3,
+        )
+
+
 def ndim(a: Any) -> int:
     """Number of dimensions of ``a``."""
-    return len(_as_array(a, "ndim").shape)
+    _warn_sequence("ndim", a)
+    return ndim_of(a)
 
 
 def shape(a: Any) -> tuple[int, ...]:
     """Shape of ``a``."""
-    return tuple(_as_array(a, "shape").shape)
+    _warn_sequence("shape", a)
+    return shape_of(a)
 
 
 def size(a: Any, axis: int | None = None) -> int:
     """Number of elements of ``a`` (along ``axis`` if given)."""
-    s = tuple(_as_array(a, "size").shape)
+    _warn_sequence("size", a)
+    s = shape_of(a)
     if axis is None:
         return int(_np.prod(s, dtype=_np.int64))
     axes = (axis,) if isinstance(axis, int) else tuple(axis)

@@ -124,7 +124,7 @@ def gradient(
         axes = tuple(normalize_axis(a, nd, "gradient") for a in axis)
     if not varargs:
         spacing = [1.0] * len(axes)
-    elif len(varargs) == 1 and _info.ndim(varargs[0]) == 0:
+    elif len(varargs) == 1 and _info.ndim_of(varargs[0]) == 0:
         spacing = list(varargs) * len(axes)
     elif len(varargs) == len(axes):
         spacing = list(varargs)
@@ -139,7 +139,7 @@ def gradient(
                 f"(edge_order + 1) elements are required.{here()}"
             )
         t = _shape.moveaxis(y, ax, -1)
-        if _info.ndim(h) == 0:
+        if _info.ndim_of(h) == 0:
             inner = (t[..., 2:] - t[..., :-2]) / (2.0 * h)
             first = (t[..., 1:2] - t[..., :1]) / h
             last = (t[..., -1:] - t[..., -2:-1]) / h
@@ -196,9 +196,13 @@ def interp(
     """Piecewise-linear interpolation of the points ``(xp, fp)`` (``xp`` increasing) at
     ``x``; ``left``/``right`` (or ``"extrapolate"``) outside, ``period`` for angles."""
 
-    if _info.ndim(xp) != 1 or _info.ndim(fp) != 1 or _info.shape(xp)[0] != _info.shape(fp)[0]:
+    if (
+        _info.ndim_of(xp) != 1
+        or _info.ndim_of(fp) != 1
+        or _info.shape_of(xp)[0] != _info.shape_of(fp)[0]
+    ):
         raise ValueError("xp and fp must be one-dimensional arrays of equal size")
-    if _info.shape(xp)[0] == 0:
+    if _info.shape_of(xp)[0] == 0:
         raise ValueError("xp and fp must be non-empty")
     x, xp, fp = _inexact("interp", x, xp, fp)
     if aval(x).dtype.kind == "c" or aval(xp).dtype.kind == "c":
@@ -209,7 +213,7 @@ def interp(
                 f"the only valid string value of `{name}` is 'extrapolate', but got: {v!r}"
             )
     if period is not None:
-        if _info.ndim(period) != 0:
+        if _info.ndim_of(period) != 0:
             raise ValueError(f"period must be a scalar; got {period}")
         period = _ufuncs.abs(period)
         x = _ufuncs.mod(x, period)
@@ -240,7 +244,7 @@ def interp(
 
 def _conv(name: str, a: ArrayLike, v: ArrayLike, mode: str, correlate: bool, pet: Any) -> Any:
 
-    if _info.ndim(a) != 1 or _info.ndim(v) != 1:
+    if _info.ndim_of(a) != 1 or _info.ndim_of(v) != 1:
         raise ValueError(f"{name}() only support 1-dimensional inputs.{here()}")
     a, v = _inexact(name, a, v)
     if aval(a).shape[0] == 0 or aval(v).shape[0] == 0:

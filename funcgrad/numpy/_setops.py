@@ -102,7 +102,7 @@ def nonzero(a: ArrayLike, *, size: int | None = None, fill_value: Any = None) ->
         stride *= shape[d]
         if fills[d] is not None:
             f = _creation.asarray(fills[d])
-            if _info.ndim(f):
+            if _info.ndim_of(f):
                 raise ValueError(f"nonzero: fill_value must be a scalar; got {fill_value}")
             i = _ufuncs.where(valid, i, convert(f, _int()))
         outs.append(out(convert(i, _int())))

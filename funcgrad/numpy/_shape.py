@@ -756,6 +756,6 @@ def rollaxis(a: ArrayLike, axis: int, start: int = 0) -> Any:
 
 def dsplit(ary: ArrayLike, indices_or_sections: Any) -> list[Any]:
     """Split along the third axis."""
-    if _info.ndim(ary) < 3:
+    if _info.ndim_of(ary) < 3:
         raise ValueError("dsplit only works on arrays of 3 or more dimensions")
     return split(ary, indices_or_sections, axis=2)

@@ -475,3 +475,28 @@ def test_argsort_dtype_size_over_axes_and_delete_with_a_mask() -> None:
     np.testing.assert_array_equal(fnp.delete(np.arange(5), mask), jnp.delete(np.arange(5), mask))
     m2 = np.arange(10).reshape(2, 5)
     np.testing.assert_array_equal(fnp.delete(m2, mask, axis=1), jnp.delete(m2, mask, axis=1))
+
+
+@pytest.mark.parametrize("name", ["ndim", "shape", "size"])
+@pytest.mark.parametrize("arg", [[1, 2, 3], ((1, 2), (3, 4)), 3.0, np.ones((2, 3))])
+def test_ndim_shape_size_of_sequences_warn(name: str, arg: object) -> None:
+    """A list or tuple gives JAX's DeprecationWarning (word for word) and the same
+    answer; arrays and scalars do not warn."""
+    import warnings
+
+    records = []
+    for m in (jnp, fnp):
+        with warnings.catch_warnings(record=True) as rec:
+            warnings.simplefilter("always")
+            value = getattr(m, name)(arg)
+        records.append((value, [(w.category, str(w.message)) for w in rec]))
+    (got, got_w), (want, want_w) = records[1], records[0]
+    assert got == want
+    # JAX's ``size`` warns a second time from the ``shape`` it calls; one is enough
+    assert got_w == want_w[:1]
+    assert bool(want_w) == isinstance(arg, (list, tuple))
+    # funcgrad's own functions taking lists do not warn
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        fnp.interp(1.5, [1.0, 2.0], [0.0, 1.0])
+        fnp.gradient(np.arange(4.0), [0.0, 1.0, 3.0, 4.0])
