@@ -12,14 +12,19 @@ says everything PyTorch has under one op name, in the spirit of PyTorch's
   the result replaces ``self``'s value and graph node, with PyTorch's checks; or an
   explicit callable), and whether PyTorch also exposes it as ``torch.X_(input, ...)``
   (``inplace_function=``),
+* the ``nn.functional.X(input)`` function (``functional=``, its docstring) and the
+  ``nn.X`` module that calls it (``nn_module=``, its class name and docstring), for the
+  plain elementwise activations,
 * the backward node's name (``grad_fn``),
 * the test cases (``samples``: input shapes, domain, dtypes and extra arguments),
   which ``tests/compat/test_compat_optable.py`` runs against real PyTorch for values,
   dtypes, gradients, methods and in-place variants.
 
-``compat._core.namespace`` exports every row's functions and ``compat._core.methods``
-installs every row's methods, so adding an op is writing its implementation and one
-row.
+``compat._core.namespace`` exports every row's functions, ``compat._core.methods``
+installs every row's methods, ``compat._core.ops`` re-exports every row's
+implementation, ``compat.torch`` its ``torch.X_`` and ``nn.functional``/``nn.modules``
+its activation forms, so adding an op is writing its implementation and one row. Rows
+are read once, at import: nothing here runs per call.
 """
 
 from __future__ import annotations
@@ -28,9 +33,12 @@ import functools
 import itertools
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from compat._core import dtypes as _dt
+
+if TYPE_CHECKING:
+    from compat._core.tensor import Tensor
 
 
 @dataclass(frozen=True)
@@ -68,6 +76,8 @@ class Sample:
     :class:`Mask`), then ``args`` and ``kwargs`` (which may hold :class:`T`, :class:`Idx`
     and :class:`Mask` too); float tensors are drawn from ``domain``.
 
+    ``domain`` may name a funcgrad primitive instead (``"acosh"``): the samples draw from
+    the input domain that primitive declares, written once for both libraries' tests.
     ``dtype`` is the float tensors' dtype (``"int64"`` draws integers from the domain);
     ``grad=False`` skips the gradient comparison (integer outputs, piecewise-constant
     ops); ``method=False`` skips the method form (PyTorch has no such overload);
@@ -81,7 +91,7 @@ class Sample:
     tensors: tuple[Any, ...] = ((3,),)
     args: tuple[Any, ...] = ()
     kwargs: tuple[tuple[str, Any], ...] = ()
-    domain: tuple[float, float] = (-2.0, 2.0)
+    domain: tuple[float, float] | str = (-2.0, 2.0)
     dtype: str = "float64"
     grad: bool = True
     method: bool = True
@@ -118,6 +128,10 @@ class OpDef:
     #: ``True`` for the row's name and aliases, or the spellings that have it
     #: (``torch.abs_`` but no ``torch.absolute_``)
     inplace_function: bool | tuple[str, ...] = False
+    #: ``nn.functional`` has the op as ``X(input)``: that function's docstring
+    functional: str | None = None
+    #: ``nn`` has a module calling ``nn.functional.X``: its class name and docstring
+    nn_module: tuple[str, str] | None = None
 
     def method_impl(self) -> Callable[..., Any] | None:
         if self.method is False:
@@ -144,6 +158,8 @@ def defop(
     bf16_error: tuple[type, str] | None = None,
     gauge: Callable[[Any], Any] | None = None,
     inplace_function: bool | tuple[str, ...] = False,
+    functional: str | None = None,
+    nn_module: tuple[str, str] | None = None,
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Declare the row of the op implemented by the decorated function (returned as is)."""
 
@@ -157,6 +173,8 @@ def defop(
             raise ValueError(f"op {n!r} is declared twice in the op table")
         if inplace_function and inplace is False:
             raise ValueError(f"{n}: inplace_function= needs an in-place form (inplace=)")
+        if nn_module is not None and functional is None:
+            raise ValueError(f"{n}: nn_module= calls the nn.functional form (functional=)")
         REGISTRY[n] = OpDef(
             n,
             fn,
@@ -173,6 +191,8 @@ def defop(
             bf16_error,
             gauge,
             inplace_function,
+            functional,
+            nn_module,
         )
         return fn
 
@@ -243,3 +263,52 @@ def inplace_function_names() -> list[str]:
         elif d.inplace_function:
             out += [n + "_" for n in d.inplace_function]
     return sorted(out)
+
+
+def implementations(module: str = "torch") -> dict[str, Callable[..., Any]]:
+    """Every row's implementation by name and alias, unwrapped (no ``out=``, no bfloat16
+    guard): what ``compat._core.ops`` re-exports for compat's own modules."""
+    out: dict[str, Callable[..., Any]] = {}
+    for d in REGISTRY.values():
+        if d.module == module:
+            for n in (d.name.rpartition(".")[2], *d.aliases):
+                out[n] = d.fn
+    return out
+
+
+def _functional(d: OpDef) -> Callable[..., Any]:
+    fn = _guarded(d, d.fn)
+
+    def functional(input: Tensor) -> Tensor:
+        return fn(input)
+
+    functional.__name__ = functional.__qualname__ = d.name
+    functional.__doc__ = d.functional
+    return functional
+
+
+def functional_forms() -> dict[str, Callable[..., Any]]:
+    """``nn.functional.X(input)`` for every row declared with ``functional=``."""
+    return {d.name: _functional(d) for d in REGISTRY.values() if d.functional is not None}
+
+
+def module_forms(base: type, functional: Any, module: str) -> dict[str, type]:
+    """The ``nn`` module class of every row declared with ``nn_module=``: a subclass of
+    ``base`` (defined in ``module``) whose ``forward`` calls the row's function of the
+    ``functional`` namespace."""
+    out: dict[str, type] = {}
+    for d in REGISTRY.values():
+        if d.nn_module is not None:
+            name, doc = d.nn_module
+            out[name] = _module_class(base, name, doc, getattr(functional, d.name), module)
+    return out
+
+
+def _module_class(base: type, name: str, doc: str, fn: Callable[..., Any], module: str) -> type:
+    def forward(self: Any, input: Any) -> Any:
+        return fn(input)
+
+    forward.__qualname__ = f"{name}.forward"
+    forward.__module__ = module
+    namespace = {"__doc__": doc, "__module__": module, "__qualname__": name, "forward": forward}
+    return type(name, (base,), namespace)

@@ -17,53 +17,35 @@ Type promotion follows PyTorch (:func:`compat._core.dtypes.result_type`), comput
 in Python and passed to each op as a static ``dtype``.
 
 The ops live in modules by job (``binary``, ``unary``, ``integer``, ``floating``,
-``special``, ``reductions``, ``reshaping``, ``linalg``, ``inplace``, ...); this package
-re-exports them.
+``special``, ``reductions``, ``reshaping``, ``linalg``, ``inplace``, ...), each declaring
+its rows of the op table (``compat._core.optable``); this package re-exports every row's
+implementation by name and alias (``ops.tanh``, ``ops.clip``), generated from the rows,
+and the few helpers that are no row.
 """
 
 from __future__ import annotations
 
-from compat._core.ops import (
-    composite,  # noqa: F401
-    floating,  # noqa: F401
-    integer,  # noqa: F401
-    linalg_decomp,  # noqa: F401
-    linalg_eig,  # noqa: F401
-    linalg_ldl,  # noqa: F401
-    linalg_ns,  # noqa: F401
-    linalg_top,  # noqa: F401
-    reshaping,  # noqa: F401
-    selecting,  # noqa: F401
-    sorting,  # noqa: F401  (rows of the op table)
-    special,  # noqa: F401
-    spectral,  # noqa: F401
+from compat._core.ops import (  # noqa: F401  (each declares its rows of the op table)
+    binary,
+    composite,
+    floating,
+    integer,
+    linalg,
+    linalg_decomp,
+    linalg_eig,
+    linalg_ldl,
+    linalg_ns,
+    linalg_top,
+    reductions,
+    reshaping,
+    selecting,
+    sorting,
+    special,
+    spectral,
+    unary,
 )
-from compat._core.ops._common import (  # noqa: F401
-    _c,
-    coerce,
-)
-from compat._core.ops.binary import (  # noqa: F401
-    _bitwise,
-    add,
-    atan2,
-    div,
-    eq,
-    floor_divide,
-    ge,
-    gt,
-    le,
-    logical_and,
-    logical_or,
-    logical_xor,
-    lt,
-    maximum,
-    minimum,
-    mul,
-    ne,
-    pow,
-    remainder,
-    sub,
-)
+from compat._core.ops._common import _c, coerce  # noqa: F401
+from compat._core.ops.binary import _bitwise  # noqa: F401
 from compat._core.ops.inplace import (  # noqa: F401
     inplace_addc,
     inplace_binary,
@@ -73,73 +55,9 @@ from compat._core.ops.inplace import (  # noqa: F401
     inplace_lerp,
     inplace_random,
 )
-from compat._core.ops.linalg import (  # noqa: F401
-    bmm,
-    dot,
-    einsum,
-    ger,
-    linear,
-    matmul,
-    mm,
-    mv,
-    outer,
-)
-from compat._core.ops.reductions import (  # noqa: F401
-    all,
-    amax,
-    amin,
-    any,
-    argmax,
-    argmin,
-    cumprod,
-    cumsum,
-    log_softmax,
-    logsumexp,
-    max,
-    mean,
-    min,
-    norm,
-    prod,
-    softmax,
-    std,
-    sum,
-    var,
-    zeros_like_int,
-)
-from compat._core.ops.unary import (  # noqa: F401
-    _UNARY,
-    abs,
-    absolute,
-    addcdiv,
-    addcmul,
-    bitwise_not,
-    ceil,
-    clamp,
-    clamp_max,
-    clamp_min,
-    clip,
-    cos,
-    exp,
-    floor,
-    isfinite,
-    isinf,
-    isnan,
-    lerp,
-    log,
-    logical_not,
-    neg,
-    negative,
-    nonzero,
-    reciprocal,
-    relu,
-    round,
-    rsqrt,
-    sigmoid,
-    sign,
-    sin,
-    sqrt,
-    square,
-    tanh,
-    trunc,
-    where,
-)
+from compat._core.ops.linalg import linear  # noqa: F401
+from compat._core.ops.reductions import zeros_like_int  # noqa: F401
+from compat._core.optable import implementations as _implementations
+
+# every row's implementation (``tanh``, ``clamp`` and its alias ``clip``, ...)
+globals().update(_implementations())

@@ -20,35 +20,51 @@ from funcgrad import nn as fnn
 from funcgrad import numpy as fnp
 from funcgrad.scipy import special as fsp
 
-# name -> (float function, backward node, what it saves, test domain, aliases)
-_UNARY = {
-    "exp": (fnp.exp, "ExpBackward0", "result", (-2, 2), ()),
+# name -> (float function, backward node, what it saves, test domain: a (lo, hi) or the
+# funcgrad primitive whose declared domain it is, aliases), and for the plain activations
+# their nn forms too: (nn.functional docstring, (nn module class, its docstring))
+_UNARY: dict[str, tuple] = {
+    "exp": (fnp.exp, "ExpBackward0", "result", "exp", ()),
     "exp2": (fnp.exp2, "Exp2Backward0", "result", (-2, 2), ()),
-    "log": (fnp.log, "LogBackward0", None, (0.5, 3), ()),
+    "log": (fnp.log, "LogBackward0", None, "log", ()),
     "log2": (fnp.log2, "Log2Backward0", None, (0.5, 3), ()),
     "log10": (fnp.log10, "Log10Backward0", None, (0.5, 3), ()),
-    "log1p": (fnp.log1p, "Log1PBackward0", None, (-0.5, 2), ()),
-    "expm1": (fnp.expm1, "Expm1Backward0", "result", (-2, 2), ()),
-    "sin": (fnp.sin, "SinBackward0", None, (-2, 2), ()),
-    "cos": (fnp.cos, "CosBackward0", None, (-2, 2), ()),
-    "tan": (fnp.tan, "TanBackward0", "result", (-1, 1), ()),
-    "asin": (fnp.arcsin, "AsinBackward0", None, (-0.9, 0.9), ("arcsin",)),
-    "acos": (fnp.arccos, "AcosBackward0", None, (-0.9, 0.9), ("arccos",)),
-    "atan": (fnp.arctan, "AtanBackward0", None, (-2, 2), ("arctan",)),
-    "sinh": (fnp.sinh, "SinhBackward0", None, (-2, 2), ()),
-    "cosh": (fnp.cosh, "CoshBackward0", None, (-2, 2), ()),
-    "tanh": (fnp.tanh, "TanhBackward0", "result", (-2, 2), ()),
-    "asinh": (fnp.arcsinh, "AsinhBackward0", None, (-2, 2), ("arcsinh",)),
-    "acosh": (fnp.arccosh, "AcoshBackward0", None, (1.5, 3), ("arccosh",)),
-    "atanh": (fnp.arctanh, "AtanhBackward0", None, (-0.9, 0.9), ("arctanh",)),
-    "sigmoid": (fnn.sigmoid, "SigmoidBackward0", "result", (-2, 2), ()),
-    "sqrt": (fnp.sqrt, "SqrtBackward0", "result", (0.5, 3), ()),
-    "rsqrt": (lambda x: 1.0 / fnp.sqrt(x), "RsqrtBackward0", "result", (0.5, 3), ()),
-    "erf": (flax.erf, "ErfBackward0", None, (-2, 2), ()),
+    "log1p": (fnp.log1p, "Log1PBackward0", None, "log1p", ()),
+    "expm1": (fnp.expm1, "Expm1Backward0", "result", "expm1", ()),
+    "sin": (fnp.sin, "SinBackward0", None, "sin", ()),
+    "cos": (fnp.cos, "CosBackward0", None, "cos", ()),
+    "tan": (fnp.tan, "TanBackward0", "result", "tan", ()),
+    "asin": (fnp.arcsin, "AsinBackward0", None, "asin", ("arcsin",)),
+    "acos": (fnp.arccos, "AcosBackward0", None, "acos", ("arccos",)),
+    "atan": (fnp.arctan, "AtanBackward0", None, "atan", ("arctan",)),
+    "sinh": (fnp.sinh, "SinhBackward0", None, "sinh", ()),
+    "cosh": (fnp.cosh, "CoshBackward0", None, "cosh", ()),
+    "tanh": (
+        fnp.tanh,
+        "TanhBackward0",
+        "result",
+        "tanh",
+        (),
+        ("Hyperbolic tangent.", ("Tanh", "Hyperbolic tangent.")),
+    ),
+    "asinh": (fnp.arcsinh, "AsinhBackward0", None, "asinh", ("arcsinh",)),
+    "acosh": (fnp.arccosh, "AcoshBackward0", None, "acosh", ("arccosh",)),
+    "atanh": (fnp.arctanh, "AtanhBackward0", None, "atanh", ("arctanh",)),
+    "sigmoid": (
+        fnn.sigmoid,
+        "SigmoidBackward0",
+        "result",
+        "logistic",
+        (),
+        ("``1 / (1 + exp(-input))``.", ("Sigmoid", "Logistic sigmoid.")),
+    ),
+    "sqrt": (fnp.sqrt, "SqrtBackward0", "result", "sqrt", ()),
+    "rsqrt": (lambda x: 1.0 / fnp.sqrt(x), "RsqrtBackward0", "result", "rsqrt", ()),
+    "erf": (flax.erf, "ErfBackward0", None, "erf", ()),
     "erfc": (fsp.erfc, "ErfcBackward0", None, (-2, 2), ()),
-    "erfinv": (fsp.erfinv, "ErfinvBackward0", None, (-0.9, 0.9), ()),
-    "lgamma": (fsp.gammaln, "LgammaBackward0", None, (0.5, 3), ()),
-    "digamma": (fsp.digamma, "DigammaBackward0", None, (0.5, 3), ()),
+    "erfinv": (fsp.erfinv, "ErfinvBackward0", None, "erf_inv", ()),
+    "lgamma": (fsp.gammaln, "LgammaBackward0", None, "lgamma", ()),
+    "digamma": (fsp.digamma, "DigammaBackward0", None, "digamma", ()),
     "i0": (fsp.i0, "I0Backward0", None, (-2, 2), ()),
     "deg2rad": (fnp.deg2rad, "Deg2RadBackward0", None, (-2, 2), ()),
     "rad2deg": (fnp.rad2deg, "Rad2DegBackward0", None, (-2, 2), ()),
@@ -63,7 +79,8 @@ def _unary_float_f(x: Any, *, op: str, dtype: np.dtype) -> Any:
 
 
 def _unary_float(op: str) -> Any:
-    _, name, saves, domain, aliases = _UNARY[op]
+    _, name, saves, domain, aliases, *nn = _UNARY[op]
+    functional, nn_module = nn[0] if nn else (None, None)
 
     def f(input: Tensor) -> Tensor:
         dt = _dt.float_type(input._npdtype)
@@ -79,21 +96,13 @@ def _unary_float(op: str) -> Any:
         aliases=aliases,
         grad_fn=name,
         samples=samples,
+        functional=functional,
+        nn_module=nn_module,
     )(f)
 
 
 for _op in _UNARY:
     globals()[_op] = _unary_float(_op)
-
-exp = globals()["exp"]
-log = globals()["log"]
-sin = globals()["sin"]
-cos = globals()["cos"]
-tanh = globals()["tanh"]
-sigmoid = globals()["sigmoid"]
-sqrt = globals()["sqrt"]
-rsqrt = globals()["rsqrt"]
-reciprocal = globals()["reciprocal"]
 
 
 def _neg_f(x: Any) -> Any:
@@ -136,9 +145,6 @@ def neg(input: Tensor) -> Tensor:
     return apply(_neg_f, "NegBackward0", (input,))
 
 
-negative = neg
-
-
 @defop(
     inplace=True,
     inplace_function=("abs",),
@@ -148,9 +154,6 @@ negative = neg
 )
 def abs(input: Tensor) -> Tensor:
     return apply(_abs_f, "AbsBackward0", (input,))
-
-
-absolute = abs
 
 
 @defop(inplace=True, grad_fn="SignBackward0", samples=Sample(((5,),), dtype="int64", grad=False))
@@ -287,9 +290,6 @@ def _clamp(input: Tensor, min: Any, max: Any, name: str | None) -> Tensor:
         (input, lo, hi),
         (("has_lo", min is not None), ("has_hi", max is not None), ("dtype", dt)),
     )
-
-
-clip = clamp
 
 
 @defop(

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from types import ModuleType as _ModuleType
 
+from compat._core.optable import functional_forms as _functional_forms
 from compat.torch.nn.functional._reduction import _legacy_reduction  # noqa: F401 (nn.modules.loss)
 from compat.torch.nn.functional.activation import (  # noqa: F401
     celu,
@@ -44,14 +45,12 @@ from compat.torch.nn.functional.activation import (  # noqa: F401
     relu6,
     rrelu,
     selu,
-    sigmoid,
     silu,
     softmax,
     softmin,
     softplus,
     softshrink,
     softsign,
-    tanh,
     tanhshrink,
     threshold,
 )
@@ -146,7 +145,11 @@ from compat.torch.nn.functional.upsampling import (  # noqa: F401
     upsample_nearest,
 )
 
-#: every function imported above: the imports are the one list of ``nn.functional``'s names
+# ``sigmoid``, ``tanh``, ...: the plain elementwise activations, from their op-table rows
+# (``functional=``)
+globals().update(_functional_forms())
+
+#: every function imported or generated above: the imports and rows are the one list of ``nn.functional``'s names
 __all__ = sorted(
     name
     for name, value in globals().items()

@@ -74,16 +74,6 @@ def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = Fals
     return apply(_leaky_relu_f, "LeakyReluBackward0", (input,), static)
 
 
-def sigmoid(input: Tensor) -> Tensor:
-    """``1 / (1 + exp(-input))``."""
-    return torch.sigmoid(input)
-
-
-def tanh(input: Tensor) -> Tensor:
-    """Hyperbolic tangent."""
-    return torch.tanh(input)
-
-
 def silu(input: Tensor, inplace: bool = False) -> Tensor:
     """``input * sigmoid(input)``."""
     if inplace:

@@ -7,11 +7,18 @@ import warnings
 from typing import Any
 
 import compat.torch as torch
+from compat._core.optable import module_forms
 from compat.torch.nn import functional as F
 from compat.torch.nn.modules.module import Module
 from compat.torch.nn.parameter import Parameter
 
+# ``Sigmoid``, ``Tanh``, ...: the modules of the plain elementwise activations, from their
+# op-table rows (``nn_module=``)
+_DECLARED = module_forms(Module, F, __name__)
+globals().update(_DECLARED)
+
 __all__ = [
+    *_DECLARED,
     "CELU",
     "ELU",
     "GELU",
@@ -30,14 +37,12 @@ __all__ = [
     "ReLU",
     "ReLU6",
     "SiLU",
-    "Sigmoid",
     "Softmax",
     "Softmax2d",
     "Softmin",
     "Softplus",
     "Softshrink",
     "Softsign",
-    "Tanh",
     "Tanhshrink",
     "Threshold",
 ]
@@ -71,20 +76,6 @@ class LeakyReLU(Module):
     def extra_repr(self) -> str:
         inplace = ", inplace=True" if self.inplace else ""
         return f"negative_slope={self.negative_slope}{inplace}"
-
-
-class Tanh(Module):
-    """Hyperbolic tangent."""
-
-    def forward(self, input: Any) -> Any:
-        return F.tanh(input)
-
-
-class Sigmoid(Module):
-    """Logistic sigmoid."""
-
-    def forward(self, input: Any) -> Any:
-        return F.sigmoid(input)
 
 
 class SiLU(Module):

@@ -1,0 +1,91 @@
+"""Every form an op-table row declares exists on compat as on real PyTorch, of the same
+kind; nothing is listed by hand (the rows and PyTorch's namespaces are the lists).
+
+A row yields ``torch.X`` (or ``torch.<module>.X``) and its aliases, ``Tensor.X``,
+``Tensor.X_``, ``torch.X_``, and for the plain activations ``nn.functional.X`` and the
+``nn`` module; each must be exported (``__all__`` where the namespace has one) and be a
+callable where PyTorch's is, a class where PyTorch's is. The generated activation forms
+also keep their row's docstring, PyTorch's parameter names, and compute PyTorch's values.
+That every name compat exported before is still there is the coverage page's check
+(test_compat_coverage.py renders docs/compat_coverage.md again).
+"""
+
+from __future__ import annotations
+
+import inspect
+
+import numpy as np
+import pytest
+from torch_oracle import npv
+
+import compat.torch as ctorch
+import compat.torch.nn as cnn
+import compat.torch.nn.functional as cF
+from compat._core.optable import REGISTRY
+
+ROWS = sorted(REGISTRY)
+
+
+def _kind(v):
+    return "class" if inspect.isclass(v) else "callable" if callable(v) else "value"
+
+
+def _forms(d):
+    """(namespace path, name) of every form the row declares."""
+    module, _, name = d.name.rpartition(".")
+    ns = f"torch.{module}" if module else "torch"
+    out = [(ns, n) for n in (name, *d.aliases)] if d.function else []
+    if d.method_impl() is not None:
+        out += [("torch.Tensor", n) for n in (name, *d.aliases, *d.method_aliases)]
+    if d.inplace is not False:
+        out += [("torch.Tensor", n + "_") for n in (name, *d.aliases, *d.method_aliases)]
+    if d.inplace_function is True:
+        out += [("torch", n + "_") for n in (name, *d.aliases, *d.method_aliases)]
+    elif d.inplace_function:
+        out += [("torch", n + "_") for n in d.inplace_function]
+    if d.functional is not None:
+        out.append(("torch.nn.functional", name))
+    if d.nn_module is not None:
+        out.append(("torch.nn", d.nn_module[0]))
+    return out
+
+
+def _resolve(lib, path, name):
+    obj = lib
+    for part in path.split(".")[1:]:
+        obj = getattr(obj, part)
+    return getattr(obj, name)
+
+
+@pytest.mark.parametrize("row", ROWS)
+def test_row_forms_exist_as_in_pytorch(row, real_torch):
+    for path, name in _forms(REGISTRY[row]):
+        ours, theirs = _resolve(ctorch, path, name), _resolve(real_torch, path, name)
+        assert _kind(ours) == _kind(theirs), (path, name)
+        if path == "torch.nn":
+            assert issubclass(ours, cnn.Module) and name in cnn.__all__
+        if path == "torch.nn.functional":
+            assert name in cF.__all__
+
+
+ACTIVATIONS = [n for n in ROWS if REGISTRY[n].functional is not None]
+
+
+def test_rows_declare_activation_forms():
+    assert ACTIVATIONS  # or the test below passes vacuously
+
+
+@pytest.mark.parametrize("row", ACTIVATIONS)
+def test_generated_activation_forms_match_pytorch(row, real_torch):
+    d = REGISTRY[row]
+    f, rf = getattr(cF, row), getattr(real_torch.nn.functional, row)
+    assert f.__doc__ == d.functional
+    assert list(inspect.signature(f).parameters) == list(inspect.signature(rf).parameters)
+    x = np.random.default_rng(0).uniform(-2, 2, (2, 3))
+    want = rf(real_torch.tensor(x)).numpy()
+    np.testing.assert_allclose(npv(f(ctorch.tensor(x))), want, rtol=1e-12)
+    if d.nn_module is not None:
+        name, doc = d.nn_module
+        m, rm = getattr(cnn, name)(), getattr(real_torch.nn, name)()
+        assert type(m).__doc__ == doc and repr(m) == repr(rm)
+        np.testing.assert_allclose(npv(m(ctorch.tensor(x))), want, rtol=1e-12)
