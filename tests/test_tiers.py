@@ -123,15 +123,22 @@ def test_programs_over_the_equation_bound_stay_on_the_host_tier(policy, monkeypa
 
 
 _SLOW_EXIT = """
-import time
+import os, sys, time
 import numpy as np
 import funcgrad.numpy as fnp
 from funcgrad.core import compile_cache, tiers
 from funcgrad.core.interp import trace_flat
 from funcgrad.core.ir import Aval
 
+def note(word):
+    with open(sys.argv[1], "a") as f:
+        f.write(word + "\\n")
+
 def slow(prog, eager=False):
-    time.sleep(60)  # a compile that outlasts the program
+    note("started")
+    time.sleep(2)  # a compile that outlasts the program
+    note("compiled")
+    raise RuntimeError("no executable")
 
 compile_cache.compiled = slow
 p = compile_cache.POLICY
@@ -141,18 +148,24 @@ a = Aval((4,), np.dtype("float32"))
 for k in range(3):  # one compile running, two queued
     t = tiers.Tiered(trace_flat(lambda x, k=k: [fnp.sin(x) + k], [a], "test"))
     t(np.ones(4, np.float32))
+while not os.path.exists(sys.argv[1]):  # the first compile is running
+    time.sleep(0.01)
 print("done", len(tiers._pending))
 """
 
 
-def test_exit_does_not_wait_for_background_compiles():
-    # three queued compiles of 60 s each: the process must still end (the old thread
-    # pool ran every queued job at exit, and the run below would time out)
+def test_exit_drops_queued_compiles_and_waits_for_the_running_one(tmp_path):
+    # three queued compiles: the process ends after the one running, without the two
+    # queued (the old thread pool ran every queued job at exit: a program that queued
+    # large ones did not exit for minutes); the running one is waited for (a daemon
+    # thread ended inside XLA at finalization aborted the process)
+    log = tmp_path / "compiles.txt"
     out = subprocess.run(
-        [sys.executable, "-c", _SLOW_EXIT], capture_output=True, text=True, timeout=50
+        [sys.executable, "-c", _SLOW_EXIT, str(log)], capture_output=True, text=True, timeout=50
     )
     assert out.returncode == 0, out.stderr
     assert out.stdout.split() == ["done", "3"]
+    assert log.read_text().split() == ["started", "compiled"]
 
 
 class _Clock:

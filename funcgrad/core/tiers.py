@@ -147,13 +147,21 @@ def _submit_job(job: Callable[[], None]) -> None:
     _jobs.put(job)
 
 
+#: how long exit waits for the compile running then (one compile of a program under
+#: ``tier_max_compiled_eqns``: seconds at most)
+_EXIT_WAIT_S = 120.0
+
+
 @atexit.register
 def _stop_background() -> None:
-    """At exit: drop the jobs not started, and give the one running a moment to end."""
+    """At exit: drop the jobs not started, and wait for the one running to end. A daemon
+    thread still inside XLA when the interpreter finalizes is ended by ``pthread_exit``
+    as it returns to Python, and that unwinds through jaxlib's C++ frames: the process
+    aborted ("FATAL: exception not rethrown") after the program's own end."""
     _exiting.set()
     _jobs.put(None)
     if _worker and _worker[0].is_alive():
-        _worker[0].join(timeout=1.0)
+        _worker[0].join(timeout=_EXIT_WAIT_S)
 
 
 def wait_for_background(timeout: float | None = None) -> bool:
