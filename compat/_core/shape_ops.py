@@ -369,12 +369,18 @@ def _split_f(x: Any, *, axis: int, bounds: tuple) -> Any:
     return tuple(outs)
 
 
-@defop(
-    aliases=("unsafe_split",),
-    method_aliases=("unsafe_split",),
-    samples=(Sample(((5, 2),), args=(2,)), Sample(((5, 2),), args=([1, 4],))),
-)
+@defop(samples=(Sample(((5, 2),), args=(2,)), Sample(((5, 2),), args=([1, 4],))))
 def split(input: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple:
+    return _split(input, split_size_or_sections, dim, False)
+
+
+@defop(samples=Sample(((5, 2),), args=(2,)))
+def unsafe_split(input: Tensor, split_size: Any, dim: int = 0) -> tuple:
+    """``split`` whose outputs autograd does not treat as views (in-place ops allowed)."""
+    return _split(input, split_size, dim, True)
+
+
+def _split(input: Tensor, split_size_or_sections: Any, dim: int, unsafe: bool) -> tuple:
     d = _wrap_dim(dim, input.ndim)
     n = input.shape[d]
     if isinstance(split_size_or_sections, int):
@@ -394,23 +400,37 @@ def split(input: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple:
     name = (
         "SplitBackward0" if isinstance(split_size_or_sections, int) else "SplitWithSizesBackward0"
     )
+    if unsafe:
+        name = "Unsafe" + name
     out = apply(_split_f, name, (input,), (("axis", d), ("bounds", tuple(bounds))))
     out = out if isinstance(out, tuple) else (out,)
+    if unsafe:
+        return out
     full = (("s", None, None, None),) * d
     for k, (t, (a, b)) in enumerate(zip(out, bounds)):
         _views.make_view(t, input, ("ix", (*full, ("s", a, b, None))), multi=(name[:-9], k))
     return out
 
 
-@defop(
-    aliases=("unsafe_chunk",),
-    method_aliases=("unsafe_chunk",),
-    samples=Sample(((5, 2),), args=(3,)),
-)
+@defop(samples=Sample(((5, 2),), args=(3,)))
 def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple:
     n = input.shape[_wrap_dim(dim, input.ndim)]
     size = -(-n // chunks) if n else 1
     return split(input, size, dim)
+
+
+@defop(samples=Sample(((5, 2),), args=(3,)))
+def unsafe_chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple:
+    """``chunk`` whose outputs autograd does not treat as views."""
+    n = input.shape[_wrap_dim(dim, input.ndim)]
+    size = -(-n // chunks) if n else 1
+    return _split(input, size, dim, True)
+
+
+@defop(samples=Sample(((5, 2),), args=([1, 4],)))
+def unsafe_split_with_sizes(input: Tensor, split_sizes: Any, dim: int = 0) -> tuple:
+    """``split_with_sizes`` whose outputs autograd does not treat as views."""
+    return _split(input, list(split_sizes), dim, True)
 
 
 @defop(samples=Sample(((3, 2),), args=(1,)))
