@@ -183,7 +183,15 @@ def check_grads(
     if "rev" in modes:
         fwd = "fwd" in modes
         check_vjp(f, args, rng=rng, rtol=rtol_, atol=atol_, numerical=not fwd, eps=eps_)
-    if order > 1:
+    if order > 1 and "rev" not in modes:
+        # forward mode alone (as JAX's): differentiate the JVP itself, in the primals and
+        # the tangents, never reverse mode (a while_loop has none)
+        def jvp_of(primals: Any, tangents: Any) -> Any:
+            return api.jvp(f, tuple(primals), tuple(tangents))
+
+        pair = (tuple(args), tuple(args))
+        check_grads(jvp_of, pair, order - 1, modes, atol_ * 10, rtol_ * 10, eps_)
+    elif order > 1:
         v = [_rand_like(rng, o) for o in _flat(f(*args))]
 
         def pullback_of(*xs: Any) -> Any:

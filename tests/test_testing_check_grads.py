@@ -108,3 +108,35 @@ def test_pytree_arguments_and_results(wrong: bool) -> None:
 
     with jax.enable_x64(True):
         assert _both(check) == [not wrong, not wrong]
+
+
+@pytest.mark.parametrize("wrong", [False, True])
+def test_forward_mode_alone_at_second_order(wrong: bool) -> None:
+    """``modes=["fwd"]`` with ``order=2`` differentiates the JVP in forward mode only:
+    a jitted ``while_loop`` (no reverse mode) passes, as in JAX's ``testWhileJVP``, and
+    a wrong second derivative (a first derivative whose own rule is wrong) is caught."""
+    x = np.arange(9.0).reshape(3, 3) / 10
+
+    def make(lib: Any, np_: Any) -> Callable:
+        @lib.custom_jvp
+        def c(y: Any) -> Any:
+            return np_.cos(y)
+
+        c.defjvp(lambda p, t: (c(p[0]), (1.0 if wrong else -1.0) * np_.sin(p[0]) * t[0]))
+
+        @lib.custom_jvp
+        def s(y: Any) -> Any:
+            return np_.sin(y)
+
+        s.defjvp(lambda p, t: (s(p[0]), c(p[0]) * t[0]))
+
+        def loop(v: Any) -> Any:
+            return lib.lax.while_loop(lambda u: u[0, 2] <= 1, lambda u: u * 1.5 + 0.1 * u * u, v)
+
+        return lib.jit(lambda v: s(loop(v)))
+
+    def check(lib: Any, np_: Any, tu: Any) -> None:
+        tu.check_grads(make(lib, np_), (x,), order=2, modes=["fwd"])
+
+    with jax.enable_x64(True):
+        assert _both(check) == [not wrong, not wrong]
