@@ -285,6 +285,16 @@ def _exc(rec: dict[str, Any]) -> str:
     return f"{e[0]}: {e[1][:400]}" if e else ""
 
 
+def _first_difference(ref: dict[str, Any], got: dict[str, Any]) -> str:
+    """Where the two cells' displayed lines first differ in text (numbers aside)."""
+    a, b = _shown(ref).splitlines(), _shown(got).splitlines()
+    for k in range(max(len(a), len(b))):
+        la, lb = (a[k] if k < len(a) else ""), (b[k] if k < len(b) else "")
+        if tokens(la)[0] != tokens(lb)[0] or len(tokens(la)[1]) != len(tokens(lb)[1]):
+            return f" from line {k + 1}: {lb[:60]!r} where JAX shows {la[:60]!r}"
+    return ""
+
+
 def compare_cell(
     i: int, code: str, kind: str, reason: str, ref: dict | None, got: dict | None
 ) -> Cell:
@@ -330,7 +340,7 @@ def compare_cell(
     sk_got, n_got = tokens(_shown(got))
     if sk_ref != sk_got or len(n_ref) != len(n_got):
         cell.status = "different"
-        cell.reason = cell.reason or "printed text differs"
+        cell.reason = cell.reason or "printed text differs" + _first_difference(ref, got)
         return cell
     cell.max_rel = max_rel(n_got, n_ref)
     cell.status = "same" if cell.max_rel <= RTOL else "different"
