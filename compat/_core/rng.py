@@ -3,8 +3,9 @@
 ``Generator`` holds the same state as PyTorch's ``CPUGeneratorImpl`` (624 mt19937 words,
 the ``left``/``next`` counters, the initial seed and the cached second normal sample), so
 after the same ``manual_seed`` the functions below return PyTorch's numbers. Raw 32-bit
-draws come from NumPy's MT19937 bit generator (same recurrence and tempering) with the state
-handed over on every call; each draw function mirrors one PyTorch CPU kernel, vectorised:
+draws come from NumPy's MT19937 bit generator (same recurrence and tempering), which holds
+the state between draws (handed over after a seed or ``set_state``, read back for
+``get_state``); each draw function mirrors one PyTorch CPU kernel, vectorised:
 
 * ``uniform``: one 32-bit draw per element (24-bit mantissa) for float32, one 64-bit draw
   (two 32-bit draws, the first one high, 53-bit mantissa) for float64; ``from + x * (to - from)``.
@@ -77,6 +78,11 @@ class Generator:
     def __init__(self, device: Any = "cpu") -> None:
         self.device = device
         self._bits = np.random.MT19937()
+        #: whether ``_bits`` holds the current state (``_words``/``_left``/``_next`` may
+        #: be behind it); else those hold it. Handing NumPy's bit generator the state
+        #: through its ``state`` dict costs ~100-250 us each way: the state stays in it
+        #: between draws and is read back only for ``get_state``.
+        self._live = False
         self.manual_seed(DEFAULT_SEED)
 
     def manual_seed(self, seed: int) -> Generator:
@@ -85,6 +91,7 @@ class Generator:
         self._seed = seed
         self._words = _init_words(seed)
         self._left, self._next = 1, 0
+        self._live = False
         self._double_normal: float | None = None
         self._float_normal: float | None = None
         return self
@@ -115,6 +122,7 @@ class Generator:
         return self
 
     def _state_bytes(self) -> bytes:
+        self._read_back()
         rec = np.zeros((), _STATE_DTYPE)
         rec["seed"], rec["left"], rec["seeded"] = self._seed, self._left, 1
         rec["next"], rec["state"] = self._next, self._words
@@ -134,6 +142,7 @@ class Generator:
         self._seed = int(rec["seed"])
         self._left, self._next = int(rec["left"]), int(rec["next"])
         self._words = rec["state"].astype(np.uint32)
+        self._live = False
         self._double_normal = float(rec["normal_y"]) if rec["normal_is_valid"] else None
         self._float_normal = float(rec["next_float"]) if rec["float_valid"] else None
 
@@ -143,17 +152,22 @@ class Generator:
         """The next ``n`` 32-bit outputs (PyTorch's ``random()``), as uint64."""
         if n == 0:
             return np.zeros(0, np.uint64)
-        # PyTorch twists when ``--left`` hits 0; NumPy when ``pos`` reaches 624.
-        self._bits.state = {
-            "bit_generator": "MT19937",
-            "state": {"key": self._words, "pos": _N + 1 - self._left},
-        }
-        out = self._bits.random_raw(n)
-        st = self._bits.state["state"]
-        self._words = st["key"].astype(np.uint32)
-        self._next = int(st["pos"])
-        self._left = _N + 1 - self._next
-        return out
+        if not self._live:
+            # PyTorch twists when ``--left`` hits 0; NumPy when ``pos`` reaches 624.
+            self._bits.state = {
+                "bit_generator": "MT19937",
+                "state": {"key": self._words, "pos": _N + 1 - self._left},
+            }
+            self._live = True
+        return self._bits.random_raw(n)
+
+    def _read_back(self) -> None:
+        """Bring ``_words``/``_left``/``_next`` up to the bit generator's state."""
+        if self._live:
+            st = self._bits.state["state"]
+            self._words = st["key"].astype(np.uint32)
+            self._next = int(st["pos"])
+            self._left = _N + 1 - self._next
 
     def _u64(self, n: int) -> np.ndarray:
         """The next ``n`` 64-bit draws (PyTorch's ``random64()``: first 32-bit draw high)."""

@@ -4,6 +4,8 @@ generators, interleaved calls and state round trips."""
 
 from __future__ import annotations
 
+import copy
+
 import numpy as np
 import pytest
 from torch_oracle import import_real_torch
@@ -207,6 +209,28 @@ def test_state_round_trip_and_exchange():
     np.testing.assert_array_equal(
         real.rand(5, generator=g).numpy(), ct.rand(5, generator=h).numpy()
     )
+
+
+def test_state_read_between_draws_and_copies():
+    # the bit generator keeps the state between draws; reading it (get_state), copying a
+    # generator and setting a state in between must all see the stream where it is
+    gens = {lib: lib.Generator().manual_seed(5) for lib in (real, ct)}
+    states = {lib: [] for lib in gens}
+    draws = {lib: [] for lib in gens}
+    for lib, g in gens.items():
+        for n in (3, 700, 1, 40, 624):
+            draws[lib].append(lib.rand(n, generator=g).numpy())
+            states[lib].append(bytes(g.get_state().numpy()))
+        dup = copy.deepcopy(g)
+        draws[lib].append(lib.randn(17, dtype=lib.float64, generator=dup).numpy())
+        draws[lib].append(lib.randn(17, dtype=lib.float64, generator=g).numpy())
+        g.set_state(lib.tensor(np.frombuffer(states[lib][1], np.uint8).copy()))
+        draws[lib].append(lib.randint(0, 100, (50,), generator=g).numpy())
+        states[lib].append(bytes(g.get_state().numpy()))
+    assert states[real] == states[ct]
+    for a, b in zip(draws[real], draws[ct], strict=True):
+        np.testing.assert_array_equal(a, b)
+    np.testing.assert_array_equal(draws[ct][-3], draws[ct][-2])  # the copy drew the same
 
 
 def test_set_state_errors():
