@@ -699,6 +699,8 @@ def _wrap_outputs(ctx: BackwardCFunction, args: tuple, outs: tuple, executable: 
                     stacklevel=4,
                 )
             _set_history(o, ctx, nr, rebase=True)
+            if o._view is not None:  # the view's root takes the write (CopySlices)
+                _views.rebase_custom(o)
         else:
             if is_input:
                 o = _alias(o)

@@ -682,3 +682,19 @@ def commit(t: Tensor, r: Tensor) -> None:
     st.set_local(r._st.a)
     root._rebind(new._grad_fn)
     t._vc.v += 1
+
+
+def rebase_custom(t: Tensor) -> None:
+    """A custom Function modified the view ``t`` in place (``mark_dirty``) and ``t`` now
+    has the Function's node: write it into the root as ``CopySlices`` (as :func:`commit`
+    does for an op), so the root's gradient goes through the Function; ``t``'s own node is
+    regenerated from the root's on its next use, as PyTorch's is."""
+    info = t._view
+    root = info.root
+    info.seen = t._vc.v
+    new = apply(
+        write_f, "torch::autograd::CopySlices", (root, t, *info.dyn), (("chain", info.chain),)
+    )
+    t._st.root_st.array = new._st.a
+    root._rebind(new._grad_fn)
+    info.seen = -1
