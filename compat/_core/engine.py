@@ -125,6 +125,9 @@ class _Run:
                 _hooks.leaf(n, cts[0], self.create, self.results, caps, id(n) in plan.acc)
             return None
         if plan.runs is not None and id(n) not in plan.runs:
+            if n._pre_hooks and id(n) in plan.captures and _hooks.RUNS.stack[-1][2]:
+                # ``backward(inputs=)`` runs a captured node's pre-hooks, not the node
+                _hooks.node_pre_hooks(n, cts, self.create)
             return None
         if n._pre_hooks:
             cts = _hooks.node_pre_hooks(n, cts, self.create)
@@ -137,6 +140,8 @@ class _Run:
             in_cts = n._run_backward(cts, self.create, self.batch)
         else:
             in_cts = self._op_backward(n, cts, unpacked)
+            if len(cts) > 1 and any(c is None for c in cts):
+                in_cts = _reached(n, cts, in_cts)
         if n._post_hooks:
             in_cts = _hooks.node_post_hooks(n, in_cts, cts, self.create)
         if not self.keep and self.res_of is None:
@@ -183,6 +188,15 @@ class _Run:
             before=self.before if hooked else None,
             run_empty=_hooks.has_hooks,
         )
+
+
+def _reached(n: Node, cts: list, in_cts: Any) -> list:
+    """``None`` for the inputs of a node of several outputs that no output with a gradient
+    depends on (their gradient is structurally zero: PyTorch computes none)."""
+    entry = n._entry
+    deps = entry.op.out_deps()
+    live = set().union(*(deps[j] for j, c in enumerate(cts) if c is not None))
+    return [g if i in live else None for g, i in zip(in_cts, entry.in_idx)]
 
 
 def _pack_recorded(op: Any, args: list, outs: list) -> None:

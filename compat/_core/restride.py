@@ -253,6 +253,8 @@ def set_(
         self._unregister_retain()
         self._grad_fn = None
         self._requires_grad = False
+    if self._grad_fn is None:
+        self._acc = None  # a new gradient accumulator (PyTorch's: graphs before keep theirs)
     self._vc.v += 1
     if self._view is not None:
         self._view.seen = self._vc.v

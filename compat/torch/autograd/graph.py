@@ -22,10 +22,10 @@ from compat._core.graph import (
     SAVED_HOOKS,
     SAVED_HOOKS_DISABLED,
     GradientEdge,
-    Node,
     RemovableHandle,
     get_gradient_edge,
 )
+from compat._core.graph import Node as _Node
 from compat._core.tensor import Tensor
 
 __all__ = [
@@ -39,6 +39,29 @@ __all__ = [
     "save_on_cpu",
     "saved_tensors_hooks",
 ]
+
+
+class _VirtualBase(type):
+    def __instancecheck__(cls, obj: object) -> bool:
+        return isinstance(obj, _Node)
+
+    def __subclasscheck__(cls, sub: type) -> bool:
+        return sub is cls or (isinstance(sub, type) and issubclass(sub, _Node))
+
+
+class Node(metaclass=_VirtualBase):
+    """A node of the recorded graph (a ``grad_fn``, a leaf's ``AccumulateGrad``, a custom
+    ``Function``'s ctx): a virtual base class, as PyTorch's, so ``isinstance(t.grad_fn,
+    Node)`` holds while ``Node`` is not in the nodes' ``mro()``."""
+
+    def name(self) -> str:
+        """The node's name (``MulBackward0``)."""
+        raise NotImplementedError
+
+    @property
+    def next_functions(self) -> tuple:
+        """``(node, output_nr)`` per input of the recorded op."""
+        raise NotImplementedError
 
 
 _MUTATION_CTX: list[Any] = [None]
@@ -172,7 +195,7 @@ class _MultiHandle(RemovableHandle):
             h.remove()
 
 
-def _node_of(t: Tensor | GradientEdge) -> Node:
+def _node_of(t: Tensor | GradientEdge) -> _Node:
     if isinstance(t, GradientEdge):
         return t.node
     if t.grad_fn is None and not t.requires_grad:

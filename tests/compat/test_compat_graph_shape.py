@@ -1,0 +1,81 @@
+"""The recorded graph's shape as PyTorch's: which gradients are ``None`` (structurally
+zero), which hooks run for a node that is captured but not executed, ``Node`` as a
+virtual base class, a leaf's gradient accumulator after ``set_``. Each scenario runs on
+compat and on real PyTorch and the records must agree."""
+
+from __future__ import annotations
+
+from torch_oracle import check as _check
+from torch_oracle import error_of as _err
+
+
+def test_structurally_zero_gradient_of_a_recorded_backward_is_none():
+    def scenario(torch, rec):
+        x = torch.tensor(0.5, requires_grad=True)
+        a = torch.tensor(1.0, requires_grad=True)
+        (dydx,) = torch.autograd.grad(x * a, x, create_graph=True)
+        rec(torch.autograd.grad(dydx, x, create_graph=True, allow_unused=True))
+        (z,) = torch.autograd.grad(dydx, x, create_graph=True, materialize_grads=True)
+        rec(z, z.requires_grad, torch.autograd.grad(z, x, materialize_grads=True))
+        rec(torch.autograd.grad(dydx, a, allow_unused=True))
+
+    _check(scenario)
+
+
+def test_unreached_output_of_a_multi_output_node_gives_none():
+    def scenario(torch, rec):
+        x = torch.tensor([[1.0, 2.0], [3.0, 5.0]], requires_grad=True)
+        v, m = torch.var_mean(x, dim=0)
+        rec(torch.autograd.grad(m.sum(), x, retain_graph=True))
+        rec(torch.autograd.grad(v.sum() + m.sum(), x))
+
+    _check(scenario)
+
+
+def test_prehooks_of_a_captured_node_run_after_the_tensor_hooks():
+    def scenario(torch, rec):
+        def hook1(g):
+            rec(1)
+            return g * 3
+
+        def hook2(gs):
+            rec(2)
+            return tuple(g * 2 for g in gs)
+
+        a = torch.tensor(1.0, requires_grad=True)
+        b = a.clone()
+        b.grad_fn.register_prehook(hook2)
+        b.register_hook(hook1)
+        b.grad_fn.register_prehook(hook2)
+        b.sum().backward(inputs=(b,))
+        rec(b.grad, a.grad)
+        rec(torch.autograd.grad((b * 2).sum(), b))
+
+    _check(scenario)
+
+
+def test_node_is_a_virtual_base_class():
+    def scenario(torch, rec):
+        Node = torch.autograd.graph.Node
+        a = torch.rand(3, requires_grad=True)
+        b = a.exp()
+        rec(isinstance(b.grad_fn, Node), issubclass(type(b.grad_fn), Node))
+        rec(Node in type(b.grad_fn).mro(), isinstance(b.grad_fn.next_functions[0][0], Node))
+        rec(isinstance(None, Node), isinstance(1, Node), isinstance(Node, Node))
+        rec(issubclass(Node, Node), issubclass(int, Node))
+        rec(issubclass(torch.autograd.function.BackwardCFunction, Node))
+
+    _check(scenario)
+
+
+def test_set_gives_a_leaf_a_new_gradient_accumulator():
+    def scenario(torch, rec):
+        x = torch.tensor([1.0, 2.0], requires_grad=True)
+        edge = torch.autograd.graph.get_gradient_edge(x)
+        out = x.clone()
+        with torch.no_grad():
+            x.set_(torch.tensor([3.0, 4.0]))
+        rec(_err(lambda: torch.autograd.grad(out.sum(), x, retain_graph=True)))
+        rec(torch.autograd.grad(out.sum(), edge))
+
+    _check(scenario)
