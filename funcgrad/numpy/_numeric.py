@@ -246,7 +246,12 @@ def _conv(name: str, a: ArrayLike, v: ArrayLike, mode: str, correlate: bool, pet
 
     if _info.ndim_of(a) != 1 or _info.ndim_of(v) != 1:
         raise ValueError(f"{name}() only support 1-dimensional inputs.{here()}")
-    a, v = _inexact(name, a, v)
+    # as jnp: an inexact result by default; with ``preferred_element_type`` the operands
+    # keep their promoted dtype (integers convolve as integers)
+    if pet is None:
+        a, v = _inexact(name, a, v)
+    else:
+        a, v = (as_array(x, name) for x in _promote(name, a, v))
     if aval(a).shape[0] == 0 or aval(v).shape[0] == 0:
         raise ValueError(
             f"{name}: inputs cannot be empty, got shapes {aval(a).shape} and {aval(v).shape}."

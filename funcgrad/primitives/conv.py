@@ -87,8 +87,11 @@ def _join_dtype(lhs: Aval, rhs: Aval, desc: _desc | str) -> tuple[np.dtype, bool
 
 
 def _check_preferred(dtype: np.dtype, pet: np.dtype, desc: str) -> None:
-    """JAX's rule: same category (int → float allowed), same signedness, not narrower."""
+    """JAX's rule: same category (int → float allowed), same signedness, not narrower;
+    booleans count as integers of either signedness."""
     k, kp = dtypes.kind(dtype), dtypes.kind(pet)
+    if k == 0 and kp <= 2:
+        return
     ok = k == kp or (k == 1 and kp == 2)
     if ok and k == 1 and kp == 1:
         ok = (dtype.kind == "i") == (pet.kind == "i")
@@ -199,8 +202,6 @@ def _conv_abstract_eval(lhs: Aval, rhs: Aval, **params: Any) -> Aval:
             f"feature count {rhs_out}, got {desc}"
         )
     dtype, weak = _join_dtype(lhs, rhs, desc)
-    if dtypes.kind(dtype) == 0:
-        raise TypeError(f"conv_general_dilated requires numeric operands, got {desc}")
     pet = params["preferred_element_type"]
     if pet is not None:
         _check_preferred(dtype, pet, desc)

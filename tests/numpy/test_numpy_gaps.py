@@ -388,3 +388,21 @@ def test_polyfit_grad_and_errors():
         fnp.polyfit(XS, YS[:3], 1)
     with pytest.raises(ValueError, match="polyfit: deg"):
         fnp.polyfit(XS, YS, -1)
+
+
+@pytest.mark.parametrize("dt", [np.bool_, np.int8, np.uint16, np.int32, np.float16, np.complex64])
+@pytest.mark.parametrize("op", ["convolve", "correlate"])
+@pytest.mark.parametrize("mode", ["full", "same", "valid"])
+def test_convolve_with_preferred_element_type(dt, op, mode) -> None:
+    """With ``preferred_element_type`` the operands keep their promoted dtype (integers and
+    booleans convolve as such, as JAX's ``lax.conv_general_dilated`` lets them); without
+    it the result is inexact. Eager and under jit, against ``jnp``."""
+    rng = np.random.default_rng(0)
+    for n1, n2 in ((6, 1), (3, 5)):
+        x, y = rng.integers(0, 3, n1).astype(dt), rng.integers(0, 3, n2).astype(dt)
+        for pet in (dt, None):
+            want = getattr(jnp, op)(x, y, mode=mode, preferred_element_type=pet)
+            f = lambda a, b, pet=pet: getattr(fnp, op)(a, b, mode=mode, preferred_element_type=pet)
+            for got in (f(x, y), fg.jit(f)(x, y)):
+                assert got.dtype == want.dtype
+                np.testing.assert_allclose(got, want, rtol=1e-3)
