@@ -26,7 +26,9 @@ class _ScalarMeta(type):
         return hash(cls.dtype.type)
 
     def __eq__(cls, other: Any) -> bool:
-        return cls is other or other is cls.dtype.type
+        # as NumPy's type compares (and JAX's scalar types): equal to the NumPy type and
+        # to its dtype (``fnp.float32 == np.dtype("float32")``), not to a name
+        return cls is other or bool(cls.dtype.type == other)
 
     def __ne__(cls, other: Any) -> bool:
         return not cls == other

@@ -425,3 +425,12 @@ def test_scalar_types_are_callable_like_jax(name: str) -> None:
     assert isinstance(scalar, ours) and isinstance(scalar, theirs)
     assert (ours == np.dtype(ours).type) == (theirs == np.dtype(theirs).type)
     assert hash(ours) == hash(np.dtype(ours).type)
+    # equal to its dtype too (JAX's testDtypeWrappers filters on ``t == canonicalize(t)``),
+    # not to its name or another dtype
+    for other in (np.dtype(ours), name, np.dtype("int64"), np.dtype("float64"), None, 0):
+        assert (ours == other) == (theirs == other), other
+        assert (ours != other) == (theirs != other), other
+    for t in ("int64", "float64", "complex128", "uint64"):
+        assert (getattr(fnp, t) == fg.dtypes.canonicalize_dtype(getattr(fnp, t))) == (
+            getattr(jnp, t) == jax.dtypes.canonicalize_dtype(getattr(jnp, t))
+        )
