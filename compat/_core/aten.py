@@ -142,6 +142,18 @@ def _packets() -> dict[str, OpOverloadPacket]:
     return out
 
 
+#: aten ops that are no op-table row (``torch.ops.aten`` only), added by the modules
+#: implementing them (:func:`register`)
+_EXTRA: dict[str, OpOverloadPacket] = {}
+
+
+def register(name: str, impl: Callable, overloads: tuple[str, ...] = ("default",)) -> None:
+    """Add an aten op that has no op-table row (PyTorch exposes it as an overload only)."""
+    _EXTRA[name] = OpOverloadPacket(name, impl, overloads)
+    if ATEN._ops is not None:
+        ATEN._ops[name] = _EXTRA[name]
+
+
 class _OpNamespace:
     """``torch.ops.aten``: packets by name, generated from the op table on first use."""
 
@@ -150,7 +162,7 @@ class _OpNamespace:
 
     def _table(self) -> dict[str, OpOverloadPacket]:
         if self._ops is None:
-            self._ops = _packets()
+            self._ops = {**_packets(), **_EXTRA}
         return self._ops
 
     def __getattr__(self, name: str) -> OpOverloadPacket:

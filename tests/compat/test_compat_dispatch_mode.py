@@ -11,6 +11,8 @@ import numpy as np
 import pytest
 from torch_oracle import check, error_of
 
+pytestmark = pytest.mark.filterwarnings("ignore:.*torch.jit.script.*:DeprecationWarning")
+
 X = np.array([0.3, -1.2, 0.7])
 
 
@@ -190,5 +192,29 @@ def test_checkpoint_saved_tensors_unpacked_twice_in_one_backward():
         out.backward(retain_graph=True)
         out.backward()  # a new backward call recomputes again
         rec(errs, x.grad)
+
+    check(scenario)
+
+
+def test_aten_convolution_backward_and_its_tangent():
+    rng = np.random.default_rng(0)
+    g, x, w = (
+        rng.standard_normal((1, 2, 3, 3)),
+        rng.standard_normal((1, 1, 5, 5)),
+        rng.standard_normal((2, 1, 3, 3)),
+    )
+
+    def scenario(lib, rec):
+        T = functools.partial(lib.tensor, dtype=lib.float64)
+        args = ((0,), (1, 1), (0, 0), (1, 1), False, (0, 0), 1)
+        gi, gw, gb = lib.ops.aten.convolution_backward(T(g), T(x), T(w), *args, (True, True, True))
+        rec(gi, gw, gb)
+        fwad = lib.autograd.forward_ad
+        with fwad.dual_level():
+            dw = fwad.make_dual(T(w), lib.ones_like(T(w)))
+            gi, gw, gb = lib.ops.aten.convolution_backward(
+                T(g), T(x), dw, *args, (True, False, False)
+            )
+            rec(gw is None, gb is None, fwad.unpack_dual(gi).tangent)
 
     check(scenario)
