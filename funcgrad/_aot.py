@@ -22,7 +22,8 @@ def _direct(compiled: Any, args: tuple, kwargs: dict) -> Any:
 class Lowered(str):
     """A jitted function lowered for one signature, not yet compiled. It is the lowered
     text (StableHLO) as a ``str`` (what ``Jitted.lower`` returned before), with JAX's
-    ``Lowered`` methods: :meth:`as_text`, :meth:`compile`, :meth:`cost_analysis`."""
+    ``Lowered`` methods: :meth:`as_text`, :meth:`compiler_ir`, :meth:`compile`,
+    :meth:`cost_analysis`."""
 
     _lowered: Any
     _adapt: Adapter
@@ -36,6 +37,11 @@ class Lowered(str):
     def as_text(self, dialect: str | None = None) -> str:
         """The lowered module's text (StableHLO; ``dialect="hlo"`` for HLO)."""
         return self._lowered.as_text(dialect) if dialect else str.__str__(self)
+
+    def compiler_ir(self, dialect: str | None = None) -> Any:
+        """The lowered module as XLA's compiler takes it: an MLIR module (StableHLO, the
+        default) or, with ``dialect="hlo"``, an HLO module (``.as_hlo_text()``)."""
+        return self._lowered.compiler_ir(dialect) if dialect else self._lowered.compiler_ir()
 
     def compile(self) -> Compiled:
         """Compile with XLA."""

@@ -165,6 +165,23 @@ def test_lower_returns_lowered_text_and_compiles():
     assert "HloModule" in compiled.as_text()
 
 
+def test_lowered_compiler_ir_in_both_dialects():
+    """``Lowered.compiler_ir`` gives the module XLA takes, as JAX's: StableHLO (MLIR) by
+    default, HLO with ``dialect="hlo"``; the same operations as JAX's lowering."""
+
+    def e(np_, x):
+        return np_.sin(np_.cos(x))
+
+    ours = fg.jit(lambda x: e(fnp, x)).lower(2.0)
+    theirs = jax.jit(lambda x: e(jnp, x)).lower(2.0)
+    for lowered in (ours, theirs):
+        hlo = lowered.compiler_ir(dialect="hlo").as_hlo_text()
+        assert " cosine" in hlo and " sine" in hlo
+        for ir in (lowered.compiler_ir(dialect="stablehlo"), lowered.compiler_ir()):
+            assert "stablehlo.cosine" in str(ir) and "stablehlo.sine" in str(ir)
+    assert type(ours.compiler_ir()) is type(theirs.compiler_ir())
+
+
 def test_compiled_takes_dynamic_arguments_only():
     h = fg.jit(lambda x, n: x * n, static_argnums=1)
     c = h.lower(np.ones(3, F32), 3).compile()
