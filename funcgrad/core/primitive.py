@@ -86,6 +86,9 @@ class Primitive:
         #: the real input domain ``(lo, hi)`` the tests draw from (funcgrad's examples and
         #: value tests, compat's op-table samples): declared once, here
         self.domain: tuple[float, float] | None = None
+        #: for rules that are holomorphic: the ``(lo, hi)`` of the real and imaginary
+        #: parts of its complex test examples (``None``: no complex examples)
+        self.complex_domain: tuple[float, float] | None = None
         #: the public forms this primitive declares, namespace -> names
         #: (``{"numpy": ("arccosh", "acosh"), "lax": ("acosh",)}``), which those
         #: namespaces generate from it; ``doc`` is their docstring's first words

@@ -54,11 +54,13 @@ def _unary(
     host: Callable | None = None,
     doc: str | None = None,
     public: tuple[str, ...] = (),
+    complex_domain: tuple[float, float] | None = None,
 ) -> Primitive:
     """Declare a unary elementwise primitive; ``deriv(x, y)`` is dy/dx.
 
-    ``lo``/``hi`` is its input domain (the tests of every form draw from it), ``host``
-    its host-tier rule, and ``public`` the public forms generated from it, each
+    ``lo``/``hi`` is its input domain (the tests of every form draw from it),
+    ``complex_domain`` that of its complex examples (holomorphic rules), ``host`` its
+    host-tier rule, and ``public`` the public forms generated from it, each
     ``"namespace"`` (named as the primitive) or ``"namespace:name"``, with ``doc``
     their docstring's first words.
     """
@@ -67,6 +69,7 @@ def _unary(
     p.lower = lower
     p.host = host
     p.domain = (lo, hi)
+    p.complex_domain = complex_domain
     p.doc = doc
     for form in public:
         ns, _, public_name = form.partition(":")
@@ -103,13 +106,21 @@ def _c(x: Any, v: float) -> Any:
     return np.asarray(v, to_aval(x).dtype)
 
 
-neg_p = _unary("neg", lax.neg, lambda x, y: _c(x, -1.0), allowed="num")
-exp_p = _unary("exp", lax.exp, lambda x, y: y)
-log_p = _unary("log", lax.log, lambda x, y: div(_c(x, 1.0), x), lo=0.5, hi=3.0)
-log1p_p = _unary("log1p", lax.log1p, lambda x, y: div(_c(x, 1.0), add(x, _c(x, 1.0))), lo=-0.5)
-expm1_p = _unary("expm1", lax.expm1, lambda x, y: add(y, _c(x, 1.0)))
-sin_p = _unary("sin", lax.sin, lambda x, y: cos(x))
-cos_p = _unary("cos", lax.cos, lambda x, y: neg(sin(x)))
+neg_p = _unary("neg", lax.neg, lambda x, y: _c(x, -1.0), allowed="num", complex_domain=(-2.0, 2.0))
+exp_p = _unary("exp", lax.exp, lambda x, y: y, complex_domain=(-1.5, 1.5))
+log_p = _unary(
+    "log", lax.log, lambda x, y: div(_c(x, 1.0), x), lo=0.5, hi=3.0, complex_domain=(0.5, 2.0)
+)
+log1p_p = _unary(
+    "log1p",
+    lax.log1p,
+    lambda x, y: div(_c(x, 1.0), add(x, _c(x, 1.0))),
+    lo=-0.5,
+    complex_domain=(0.2, 1.5),
+)
+expm1_p = _unary("expm1", lax.expm1, lambda x, y: add(y, _c(x, 1.0)), complex_domain=(-1.5, 1.5))
+sin_p = _unary("sin", lax.sin, lambda x, y: cos(x), complex_domain=(-1.5, 1.5))
+cos_p = _unary("cos", lax.cos, lambda x, y: neg(sin(x)), complex_domain=(-1.5, 1.5))
 tan_p = _unary("tan", lax.tan, lambda x, y: add(_c(x, 1.0), mul(y, y)), lo=-1.2, hi=1.2)
 asin_p = _unary("asin", lax.asin, lambda x, y: rsqrt(sub(_c(x, 1.0), mul(x, x))), lo=-0.9, hi=0.9)
 acos_p = _unary(
@@ -123,6 +134,7 @@ sinh_p = _unary(
     host=np.sinh,
     doc="Elementwise hyperbolic sine",
     public=("lax", "numpy"),
+    complex_domain=(-1.5, 1.5),
 )
 cosh_p = _unary(
     "cosh",
@@ -131,6 +143,7 @@ cosh_p = _unary(
     host=np.cosh,
     doc="Elementwise hyperbolic cosine",
     public=("lax", "numpy"),
+    complex_domain=(-1.5, 1.5),
 )
 tanh_p = _unary(
     "tanh",
@@ -139,6 +152,7 @@ tanh_p = _unary(
     host=np.tanh,
     doc="Elementwise hyperbolic tangent",
     public=("lax", "numpy", "nn"),
+    complex_domain=(-1.0, 1.0),
 )
 asinh_p = _unary(
     "asinh",
@@ -168,8 +182,17 @@ atanh_p = _unary(
     doc="Elementwise inverse hyperbolic tangent",
     public=("lax", "numpy:arctanh", "numpy:atanh"),
 )
-sqrt_p = _unary("sqrt", lax.sqrt, lambda x, y: div(_c(x, 0.5), y), lo=0.5, hi=3.0)
-rsqrt_p = _unary("rsqrt", lax.rsqrt, lambda x, y: mul(_c(x, -0.5), div(y, x)), lo=0.5, hi=3.0)
+sqrt_p = _unary(
+    "sqrt", lax.sqrt, lambda x, y: div(_c(x, 0.5), y), lo=0.5, hi=3.0, complex_domain=(0.5, 2.0)
+)
+rsqrt_p = _unary(
+    "rsqrt",
+    lax.rsqrt,
+    lambda x, y: mul(_c(x, -0.5), div(y, x)),
+    lo=0.5,
+    hi=3.0,
+    complex_domain=(0.5, 2.0),
+)
 cbrt_p = _unary(
     "cbrt",
     lax.cbrt,

@@ -18,7 +18,7 @@ from jax import lax
 from funcgrad.core import dtypes
 from funcgrad.core.interp import bind, to_aval
 from funcgrad.core.ir import Aval
-from funcgrad.core.primitive import Example, Primitive
+from funcgrad.core.primitive import REGISTRY, Example, Primitive
 from funcgrad.primitives import rules
 from funcgrad.primitives.elementwise.arith import (
     _bcast_to,
@@ -28,27 +28,15 @@ from funcgrad.primitives.elementwise.arith import (
     abs,
     abs_p,
     add_p,
-    cos_p,
-    cosh_p,
     div,
     div_p,
     eq,
-    exp_p,
-    expm1_p,
     integer_pow_p,
-    log1p_p,
-    log_p,
     mul,
     mul_p,
     neg,
-    neg_p,
-    rsqrt_p,
     sign,
-    sin_p,
-    sinh_p,
-    sqrt_p,
     sub_p,
-    tanh_p,
 )
 from funcgrad.primitives.elementwise.base import (
     _cast,
@@ -212,21 +200,8 @@ def _add_complex_examples(p: Primitive, lo: float = -2.0, hi: float = 2.0, n_arg
     p.examples = examples
 
 
-for _p, _lo, _hi in (
-    (neg_p, -2.0, 2.0),
-    (exp_p, -1.5, 1.5),
-    (log_p, 0.5, 2.0),
-    (sin_p, -1.5, 1.5),
-    (cos_p, -1.5, 1.5),
-    (tanh_p, -1.0, 1.0),
-    (sqrt_p, 0.5, 2.0),
-    (rsqrt_p, 0.5, 2.0),
-    (expm1_p, -1.5, 1.5),
-    (log1p_p, 0.2, 1.5),
-    (sinh_p, -1.5, 1.5),
-    (cosh_p, -1.5, 1.5),
-):
-    _add_complex_examples(_p, _lo, _hi)
+for _p in [p for p in REGISTRY.values() if p.complex_domain is not None]:  # declared on rows
+    _add_complex_examples(_p, *_p.complex_domain)
 for _p, _lo, _hi in ((add_p, -2.0, 2.0), (sub_p, -2.0, 2.0), (mul_p, -2.0, 2.0), (div_p, 0.5, 2.0)):
     _add_complex_examples(_p, _lo, _hi, n_args=2)
 _integer_pow_real_examples = integer_pow_p.examples
