@@ -1,5 +1,6 @@
-"""``lax.map``, ``lax.associative_scan``, ``lax.platform_dependent`` and
-``lax.optimization_barrier`` (control flow itself lives in ``funcgrad.control_flow``
+"""``lax.map``, ``lax.associative_scan``, ``lax.platform_dependent``,
+``lax.optimization_barrier`` and the ordering tokens ``create_token``/``after_all``
+(control flow itself lives in ``funcgrad.control_flow``
 and is re-exported by ``funcgrad.lax``)."""
 
 from __future__ import annotations
@@ -16,9 +17,16 @@ from funcgrad.core.interp import to_aval
 from funcgrad.numpy._core import here, prep
 from funcgrad.primitives import calls as _calls
 from funcgrad.primitives import shape as sh
-from funcgrad.tree_util import tree_flatten, tree_unflatten
+from funcgrad.tree_util import register_pytree_node, tree_flatten, tree_unflatten
 
-__all__ = ["associative_scan", "map", "optimization_barrier", "platform_dependent"]
+__all__ = [
+    "after_all",
+    "associative_scan",
+    "create_token",
+    "map",
+    "optimization_barrier",
+    "platform_dependent",
+]
 
 #: the names ``platform_dependent`` accepts for a branch, per backend funcgrad runs on
 _PLATFORM_NAMES = {"cpu": ("cpu",), "gpu": ("cuda", "rocm", "gpu"), "tpu": ("tpu",)}
@@ -170,3 +178,44 @@ def associative_scan(fn: Callable, elems: Any, reverse: bool = False, axis: int 
     if reverse:
         out = [sh.rev(x, (axis,)) for x in out]
     return jax.tree_util.tree_unflatten(tree, out)
+
+
+class Token:
+    """An ordering token (:func:`create_token`, :func:`after_all`). It carries no value:
+    funcgrad orders effects by data dependence, so a token is a pytree with no leaves,
+    passing through ``jit``, ``vmap`` and the derivative transforms as structure (a
+    jitted function returning one gives a new ``Token``, as JAX's)."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "Token()"
+
+
+register_pytree_node(Token, lambda t: ((), None), lambda aux, children: Token())
+
+
+def create_token(_: Any = None) -> Token:
+    """A new ordering token; the argument is ignored (``jax.lax.create_token``'s
+    signature).
+
+    Example:
+        >>> import funcgrad as fg
+        >>> fg.jit(lambda x, t: (x + 1, t))(1.0, fg.lax.create_token())[1]
+        Token()
+    """
+    return Token()
+
+
+def after_all(*operands: Token) -> Token:
+    """A token after all of ``operands`` (tokens), as ``jax.lax.after_all``.
+
+    Example:
+        >>> import funcgrad as fg
+        >>> fg.lax.after_all(fg.lax.create_token(), fg.lax.create_token())
+        Token()
+    """
+    for t in operands:
+        if not isinstance(t, Token):
+            raise TypeError(f"Arguments to after_all must be tokens, got {type(t).__name__}")
+    return Token()

@@ -116,6 +116,10 @@ def make_swap() -> Swap:
             public = getattr(real_errors, name)
             if getattr(real_core, name, None) is public and hasattr(ours, name):
                 mod.__dict__[name] = getattr(ours, name)
+        # the class of ``lax.create_token``'s values (public in JAX as
+        # ``jax.extend.core.Token``): the class of funcgrad's tokens
+        lax = importlib.import_module("funcgrad.lax")
+        mod.__dict__["Token"] = type(lax.create_token())
         return mod
 
     def array() -> Any:
