@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import gc
 import itertools
+import threading
 import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -199,6 +200,33 @@ def _reached(n: Node, cts: list, in_cts: Any) -> list:
     return [g if i in live else None for g, i in zip(in_cts, entry.in_idx)]
 
 
+#: backward calls nested in one thread (a custom ``Function``'s backward calling backward)
+#: before the next nested one runs in a new thread: PyTorch's escape from deep reentrant
+#: backward, so the depth is not bounded by one thread's stack and recursion limit
+REENTRANT_PER_THREAD = 16
+
+
+def _in_new_thread(fn: Callable, *args: Any, **kwargs: Any) -> Any:
+    """``fn(*args, **kwargs)`` in a new thread with this thread's grad mode, waited for;
+    its exception is raised here."""
+    state = (_gm._state.enabled, _gm._state.inference)
+    out: list = [None, None]
+
+    def run() -> None:
+        _gm._set_both(*state)
+        try:
+            out[0] = fn(*args, **kwargs)
+        except BaseException as e:  # (re-raised in the calling thread)
+            out[1] = e
+
+    t = threading.Thread(target=run, name="compat-reentrant-backward")
+    t.start()
+    t.join()
+    if out[1] is not None:
+        raise out[1]
+    return out[0]
+
+
 def _pack_recorded(op: Any, args: list, outs: list) -> None:
     """Under ``saved_tensors_hooks``, a ``create_graph`` backward's recorded node packs what
     it saves, as any recorded op (its inputs are arrays: they are packed as tensors)."""
@@ -224,6 +252,17 @@ def run_backward(
     """Run backward from ``roots`` (edges) seeded with ``root_grads`` (arrays, or Tensors
     when ``create_graph``). Returns the gradient captured at each of ``inputs`` (``None``
     where none arrived); with ``accumulate`` leaves' ``.grad`` are updated instead."""
+    if len(_hooks.RUNS.stack) >= REENTRANT_PER_THREAD:
+        return _in_new_thread(
+            run_backward,
+            roots,
+            root_grads,
+            inputs,
+            keep_graph=keep_graph,
+            create_graph=create_graph,
+            accumulate=accumulate,
+            batch_size=batch_size,
+        )
     if create_graph and accumulate and (not _cycle_warned[0] or WARN_ALWAYS[0]):
         _cycle_warned[0] = True
         warnings.warn(CYCLE_WARNING, UserWarning, stacklevel=4)
@@ -239,10 +278,12 @@ def run_backward(
     # cyclic GC avoids repeated full traversals of it (reference counting still frees)
     gc_was_enabled = gc.isenabled()
     gc.disable()
+    pushed = False
     try:
         small = len(plan.topo) <= _assemble.policy.max_nodes
         assemble = not (create_graph or plan.hooks or plan.python or _anomaly.STATE[0]) and small
         CALLBACKS.append([])
+        pushed = True
         if not (assemble and _assemble.assembled(run, roots, root_grads)):
             _assemble.stats["interpreted_runs"] += 1
             run.loop(roots, root_grads)
@@ -259,5 +300,5 @@ def run_backward(
         if saved_hooks != SAVED_HOOKS:
             SAVED_HOOKS[:] = saved_hooks
         _hooks.RUNS.stack.pop()
-        if len(CALLBACKS) > len(_hooks.RUNS.stack):
+        if pushed:
             CALLBACKS.pop()

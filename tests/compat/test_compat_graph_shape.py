@@ -79,3 +79,47 @@ def test_set_gives_a_leaf_a_new_gradient_accumulator():
         rec(torch.autograd.grad(out.sum(), edge))
 
     _check(scenario)
+
+
+def test_deep_reentrant_backward():
+    """A custom ``Function`` whose backward runs a backward, 400 levels deep (past one
+    thread's recursion limit: nested levels move to new threads, as PyTorch's do)."""
+
+    def scenario(torch, rec):
+        class Deep(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                with torch.enable_grad():
+                    ctx.x = x.detach().requires_grad_() - 1
+                return ctx.x.detach()
+
+            @staticmethod
+            def backward(ctx, g):
+                if ctx.x < 0:
+                    return g
+                with torch.enable_grad():
+                    Deep.apply(ctx.x).sum().backward()
+                return g * 2
+
+        v = torch.tensor(400.0, requires_grad=True)
+        Deep.apply(v).sum().backward()
+        rec(v.grad, torch.is_grad_enabled())
+
+        class DeepFail(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                with torch.enable_grad():
+                    ctx.x = x.detach().requires_grad_() - 1
+                return ctx.x.detach()
+
+            @staticmethod
+            def backward(ctx, g):
+                if ctx.x < 0:
+                    raise ValueError("deep failure")
+                with torch.enable_grad():
+                    DeepFail.apply(ctx.x).sum().backward()
+                return g
+
+        rec(_err(lambda: DeepFail.apply(torch.tensor(40.0, requires_grad=True)).backward()))
+
+    _check(scenario)
