@@ -301,32 +301,12 @@ def cosh(x: Any) -> Any:
     return bind(cosh_p, x)
 
 
-def tanh(x: Any) -> Any:
-    return bind(tanh_p, x)
-
-
-def asinh(x: Any) -> Any:
-    return bind(asinh_p, x)
-
-
-def acosh(x: Any) -> Any:
-    return bind(acosh_p, x)
-
-
-def atanh(x: Any) -> Any:
-    return bind(atanh_p, x)
-
-
 def sqrt(x: Any) -> Any:
     return bind(sqrt_p, x)
 
 
 def rsqrt(x: Any) -> Any:
     return bind(rsqrt_p, x)
-
-
-def cbrt(x: Any) -> Any:
-    return bind(cbrt_p, x)
 
 
 def logistic(x: Any) -> Any:
