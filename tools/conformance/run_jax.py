@@ -64,6 +64,16 @@ OUT_OF_SCOPE: list[tuple[str, str]] = [
     # (``str(f_lin.func.args[0])``), an attribute of JAX's own closure
     (r"test_remat_custom_policy|test_remat_checkpoint_dots", "jaxpr text of residuals"),
     (r"[Ww]eak_?[Rr]ef.*[Cc]ache|[Cc]lear_?[Bb]ackends|[Bb]ackend_?[Ii]nit", "JAX's backends"),
+    # one case per PRNG implementation (philox, rbg...: the case names carry only an
+    # index); each checks the key's implementation object (``key._impl`` or
+    # ``impl.key_shape``, internals); funcgrad's raw keys are threefry only
+    (r"test_key_construction_with_explicit_impl_name", "typed PRNG keys"),
+    # its last assertion is ``isclose(key, key)`` of a typed key (a scalar; funcgrad's
+    # raw key gives one boolean per key word); the rest of the test passes
+    (r"LaxBackedNumpyTests\.testIsClose$", "typed PRNG keys"),
+    # JAX raises NotImplementedError for the derivative of ``.at[].apply``; funcgrad
+    # differentiates it (tests/test_scatter_apply_derivative.py checks the values)
+    (r"test_scatter_apply_(jvp|vjp)$", "a derivative JAX lacks (scatter_apply)"),
 ]
 
 
