@@ -248,6 +248,12 @@ def update(self: Tensor, new: Tensor) -> None:
         new = new.to(_dt.from_np(self._npdtype))
     old = tangent_of(self)
     if old is None and self._view is not None:
+        root = self._view.root
+        if tangent_of(root) is None and _views.layout_of(self) == _views.layout_of(root):
+            # a view laid out as its root: both take the new tangent itself (PyTorch)
+            set_tangent(root, new)
+            set_tangent(self, new)
+            return
         old = _root_view_tangent(self)
     if old is None:
         set_tangent(self, new)

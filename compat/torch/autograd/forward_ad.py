@@ -88,6 +88,9 @@ def make_dual(tensor: Tensor, tangent: Tensor, *, level: int | None = None) -> T
     if _views.bits(tangent) != bits:  # PyTorch copies it into the primal's conj/neg bits
         with _fw.suspended():
             tangent = _with_bits(tangent.clone(), bits)
+    elif tangent.numel() and _views.layout_of(tangent)[1] != _views.layout_of(tensor)[1]:
+        with _fw.suspended():  # and into the primal's layout (strides)
+            tangent = tangent.clone()
     dual = _alias(tensor)
     _fw.set_tangent(dual, tangent)
     return dual
