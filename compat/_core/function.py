@@ -700,7 +700,7 @@ def _wrap_outputs(ctx: BackwardCFunction, args: tuple, outs: tuple, executable: 
                 )
             _set_history(o, ctx, nr, rebase=True)
             if o._view is not None:  # the view's root takes the write (CopySlices)
-                _views.rebase_custom(o)
+                _views.rebase_custom(o, len(outs))
         else:
             if is_input:
                 o = _alias(o)

@@ -684,11 +684,24 @@ def commit(t: Tensor, r: Tensor) -> None:
     t._vc.v += 1
 
 
-def rebase_custom(t: Tensor) -> None:
+_CUSTOM_MULTI = (
+    "If your Function modifies inplace an input that is a view of another Tensor, your "
+    "Function cannot return more than one Tensor. This is not supported by the current "
+    "autograd engine. You should either make sure the input is not a view (using .clone() "
+    "for example) or make your Function only return one Tensor (potentially splitting it "
+    "into two Functions: one doing the inplace that returns a single Tensor and a second one "
+    "that does the other operations). You can ask on the forum https://discuss.pytorch.org/ "
+    "if you need help to do this change."
+)
+
+
+def rebase_custom(t: Tensor, n_outputs: int = 1) -> None:
     """A custom Function modified the view ``t`` in place (``mark_dirty``) and ``t`` now
     has the Function's node: write it into the root as ``CopySlices`` (as :func:`commit`
     does for an op), so the root's gradient goes through the Function; ``t``'s own node is
     regenerated from the root's on its next use, as PyTorch's is."""
+    if n_outputs > 1:
+        raise RuntimeError(_CUSTOM_MULTI)
     info = t._view
     root = info.root
     info.seen = t._vc.v

@@ -4,7 +4,7 @@ root takes the write and its gradient goes through the Function, against real Py
 from __future__ import annotations
 
 import numpy as np
-from torch_oracle import check
+from torch_oracle import check, error_of
 
 
 def _inplace_mul(lib):
@@ -56,5 +56,28 @@ def test_dirty_views_of_one_root_gradients():
         PyAdd.apply(x.narrow(1, 0, 2).narrow(0, 1, 2), b)
         (x * lib.tensor(np.arange(16.0).reshape(4, 4), dtype=lib.float64)).sum().backward()
         rec(x, a.grad, b.grad)
+
+    check(scenario)
+
+
+def test_dirty_view_with_several_outputs_is_refused():
+    def scenario(lib, rec):
+        class MyBadAdder(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, a, b):
+                a.add_(b)
+                ctx.mark_dirty(a)
+                return a, a + b
+
+            @staticmethod
+            def backward(ctx, ga, gab):
+                return ga + gab, ga + gab
+
+        a = lib.ones(2, requires_grad=True)
+        b = lib.ones(2, requires_grad=True)
+        rec(error_of(lambda: MyBadAdder.apply(a.clone().view_as(a), b)))
+        c, d = MyBadAdder.apply(a.clone(), b)
+        (c * d).sum().backward()
+        rec(a.grad, b.grad)
 
     check(scenario)
