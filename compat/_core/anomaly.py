@@ -12,6 +12,7 @@ The normal path pays one list lookup per recorded op.
 from __future__ import annotations
 
 import os
+import sys
 import traceback
 import warnings
 from collections.abc import Callable, Sequence
@@ -66,29 +67,31 @@ def warn_error(node: Any) -> None:
     """PyTorch's warning before an error in ``node``'s backward propagates."""
     stack = node.metadata.get("traceback_") if node.metadata else None
     if not stack:
-        warnings.warn(
+        _warn(
             f"Error detected in {node.name()}. No forward pass information available. "
-            "Enable detect anomaly during forward pass for more information.",
-            UserWarning,
-            stacklevel=2,
+            "Enable detect anomaly during forward pass for more information."
         )
         return
-    warnings.warn(
+    _warn(
         f"Error detected in {node.name()}. Traceback of forward call that caused the "
-        "error:\n" + "".join(stack),
-        UserWarning,
-        stacklevel=2,
+        "error:\n" + "".join(stack)
     )
     parent = node.metadata.get("parent_")
     while parent is not None and parent.metadata.get("traceback_"):
-        warnings.warn(
+        _warn(
             f"\n\nPrevious calculation was induced by {parent.name()}. Traceback of forward "
-            "call that induced the previous calculation:\n"
-            + "".join(parent.metadata["traceback_"]),
-            UserWarning,
-            stacklevel=2,
+            "call that induced the previous calculation:\n" + "".join(parent.metadata["traceback_"])
         )
         parent = parent.metadata.get("parent_")
+
+
+def _warn(message: str) -> None:
+    """A warning; printed to ``stderr`` when warnings are errors (the backward's own error
+    is the one that propagates, as in PyTorch)."""
+    try:
+        warnings.warn(message, UserWarning, stacklevel=3)
+    except Warning:
+        print(f"Warning: {message}", file=sys.stderr)
 
 
 def check_nan(node: Any, grads: Sequence[Any]) -> None:

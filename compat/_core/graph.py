@@ -310,14 +310,16 @@ def check_node(n: Node) -> None:
     if not (
         n._packed and all(p[0] is None or hasattr(p[0][0], "allows_mutation") for p in n._packed)
     ):
-        check_versions(n._saved or ())  # (allow_mutation_on_saved_tensors: no check)
+        check_versions(n._saved or (), n)  # (allow_mutation_on_saved_tensors: no check)
 
 
-def check_versions(saved: Any) -> None:
-    """PyTorch's error for a saved tensor modified in place (entries: ``_saved_entry``)."""
+def check_versions(saved: Any, node: Node | None = None) -> None:
+    """PyTorch's error for a saved tensor modified in place (entries: ``_saved_entry``; a
+    saved output's names no node: it is ``node``'s)."""
     for e in saved:
         vc, ver, shape, dtype, fn, nr = e[:6]
         if vc.v != ver:
+            fn = node if fn is None else fn
             which = f", which is output {nr} of {short_name(fn)}," if fn is not None else ""
             kind = TYPE_NAMES.get(dtype.name, dtype.name)
             raise RuntimeError(

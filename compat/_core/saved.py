@@ -121,7 +121,7 @@ def _entry_of(node: Node, key: tuple) -> tuple | None:
     saved = node._saved or ()
     if key[0] == "out":
         return next(
-            (e for e in saved if type(e[6]) is _Storage and e[4] is node and e[5] == key[1]),
+            (e for e in saved if type(e[6]) is _Storage and e[5] == key[1]),
             None,
         )
     a = (node._inputs or ())[key[1]]
@@ -149,7 +149,7 @@ def _plain(node: Node, key: tuple) -> Tensor | None:
         return Tensor._wrap_result(a) if hasattr(a, "shape") else Tensor._make(np.asarray(a))
     j = key[1]
     if entry is not None:
-        check_versions([entry])
+        check_versions([entry], node)
         t = _new_tensor(Tensor, None)
         t._st, t._vc = entry[6], entry[0]
     else:  # recorded without saved entries (a ``create_graph`` backward)
@@ -192,12 +192,19 @@ def read_field(node: Node, key: tuple) -> Tensor | None:
 
 
 class SavedTensor:
-    """``grad_fn._raw_saved_<name>``: one saved tensor of a node."""
+    """``grad_fn._raw_saved_<name>``: one saved tensor of a node (only the autograd engine
+    makes them)."""
 
     __slots__ = ("_key", "_node")
 
-    def __init__(self, node: Node, key: tuple) -> None:
-        self._node, self._key = node, key
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        raise RuntimeError("Trying to create a SavedTensor object from Python is forbidden.")
+
+    @classmethod
+    def _of(cls, node: Node, key: tuple) -> SavedTensor:
+        s = object.__new__(cls)
+        s._node, s._key = node, key
+        return s
 
     def register_hooks(self, pack_hook: Callable, unpack_hook: Callable) -> None:
         """``pack_hook(tensor)`` now; ``unpack_hook(packed)`` whenever the saved tensor is
@@ -231,19 +238,22 @@ def node_getattr(node: Node, name: str) -> Any:
         key = _fields(node).get(name[11:] if raw else name[7:])
         if key is not None:
             if raw:
-                return SavedTensor(node, key)
+                return SavedTensor._of(node, key)
             return read_field(node, key)
     raise AttributeError(f"'{node.name()}' object has no attribute '{name}'")
 
 
-class FunctionSavedTensor:
+class FunctionSavedTensor(SavedTensor):
     """``ctx._raw_saved_tensors[k]`` of a custom ``Function``'s node: what
     ``save_for_backward`` kept at position ``k``."""
 
     __slots__ = ("_ctx", "_k")
 
-    def __init__(self, ctx: Any, k: int) -> None:
-        self._ctx, self._k = ctx, k
+    @classmethod
+    def _at(cls, ctx: Any, k: int) -> FunctionSavedTensor:
+        s = object.__new__(cls)
+        s._ctx, s._k = ctx, k
+        return s
 
     def register_hooks(self, pack_hook: Callable, unpack_hook: Callable) -> None:
         """``pack_hook(tensor)`` now; ``unpack_hook(packed)`` when ``saved_tensors`` is read."""
@@ -257,12 +267,16 @@ class FunctionSavedTensor:
             raise RuntimeError(_NONE_FORBIDDEN)
         saved[self._k] = (None, None, False, pack_all([t.detach()], (pack_hook, unpack_hook))[0])
 
+    def unpack(self) -> Tensor | None:
+        """The saved tensor (as ``saved_tensors[k]``)."""
+        return self._ctx.saved_tensors[self._k]
+
 
 def function_raw_saved(ctx: Any) -> tuple:
     """``ctx._raw_saved_tensors``: one :class:`FunctionSavedTensor` per saved tensor."""
     if ctx._released:
         raise RuntimeError(_FREED)
-    return tuple(FunctionSavedTensor(ctx, k) for k in range(len(ctx._saved_vars or ())))
+    return tuple(FunctionSavedTensor._at(ctx, k) for k in range(len(ctx._saved_vars or ())))
 
 
 def original_alias(t: Tensor) -> Tensor:

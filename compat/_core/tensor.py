@@ -694,8 +694,10 @@ def note_captured(args: Sequence[Any]) -> None:
 
 
 def _saved_entry(t: Tensor, out: bool = False) -> tuple:
-    a = t._st.a  # last: an input itself (``_saved_self is t``), an output's storage (no cycle)
-    return (t._vc, t._vc.v, a.shape, a.dtype, t._grad_fn, t._output_nr, t._st if out else t)
+    a = t._st.a  # last: an input itself (``_saved_self is t``), an output's storage
+    if out:  # (no node either: an entry of its own node's output; no reference cycle)
+        return (t._vc, t._vc.v, a.shape, a.dtype, None, t._output_nr, t._st)
+    return (t._vc, t._vc.v, a.shape, a.dtype, t._grad_fn, t._output_nr, t)
 
 
 def _record(

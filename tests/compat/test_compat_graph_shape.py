@@ -5,6 +5,11 @@ compat and on real PyTorch and the records must agree."""
 
 from __future__ import annotations
 
+import gc
+import importlib
+import warnings
+import weakref
+
 from torch_oracle import check as _check
 from torch_oracle import error_of as _err
 
@@ -121,5 +126,75 @@ def test_deep_reentrant_backward():
                 return g
 
         rec(_err(lambda: DeepFail.apply(torch.tensor(40.0, requires_grad=True)).backward()))
+
+    _check(scenario)
+
+
+def test_resize_function_and_gradient_edges():
+    def scenario(torch, rec):
+        resize = importlib.import_module(torch.__name__ + ".autograd._functions").Resize
+        x = torch.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+        y = resize.apply(x, (4,))
+        rec(y, type(y.grad_fn).__name__)
+        ref = torch.autograd.grad((y * y).sum(), x, retain_graph=True)
+        new = torch.autograd.grad((y * y).sum(), torch.autograd.graph.get_gradient_edge(x))
+        rec(ref, new)
+        rec(_err(lambda: resize.apply(x, (3,)))[0])
+        rec(_err(lambda: torch.autograd.SavedTensor()))
+
+    _check(scenario)
+
+
+def test_anomaly_parent_does_not_keep_nodes_alive():
+    """In anomaly mode a ``create_graph`` backward's nodes name the node that recorded them
+    (``metadata["parent_"]``); nothing else keeps that node alive."""
+
+    def scenario(torch, rec):
+        def make():
+            x = torch.tensor([0.5, 1.0], requires_grad=True)
+            t = x.exp()
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                with torch.autograd.detect_anomaly():
+                    torch.autograd.grad(t, x, torch.ones_like(t), create_graph=True)
+
+            class Foo:
+                pass
+
+            obj = Foo()
+            t.grad_fn.metadata[0] = obj
+            return t, weakref.ref(obj)
+
+        gc.disable()
+        try:
+            t, ref = make()
+            rec(ref() is not None)
+            del t
+            rec(ref() is None)
+        finally:
+            gc.enable()
+
+    _check(scenario)
+
+
+def test_anomaly_warning_as_error_goes_to_stderr(capsys):
+    def scenario(torch, rec):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            try:
+                with torch.autograd.detect_anomaly():
+                    pass
+            except UserWarning:
+                pass
+            torch.autograd.set_detect_anomaly(True)
+            try:
+                a = torch.tensor([1.0, 2.0], requires_grad=True)
+                d1 = a + 1
+                d2 = d1**2
+                d1 += 1
+                rec(_err(lambda: torch.autograd.grad(d2.sum(), a))[0])
+            finally:
+                torch.autograd.set_detect_anomaly(False)
+        rec("Error detected in PowBackward0" in capsys.readouterr().err)
 
     _check(scenario)

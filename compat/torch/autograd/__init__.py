@@ -24,8 +24,16 @@ from compat._core.grad_mode import (
     no_grad,
     set_grad_enabled,
 )
+from compat._core.saved import SavedTensor
 from compat._core.tensor import Tensor
-from compat.torch.autograd import anomaly_mode, forward_ad, function, grad_mode, graph
+from compat.torch.autograd import (
+    _functions,  # noqa: F401
+    anomaly_mode,
+    forward_ad,
+    function,
+    grad_mode,
+    graph,
+)
 from compat.torch.autograd.grad_mode import (  # noqa: F401
     _force_original_view_tracking,
     _unsafe_preserve_version_counter,
@@ -42,14 +50,6 @@ def _calculate_shape(output: Any, grad: Any, is_grads_batched: bool) -> tuple:
         raise TypeError(f"_calculate_shape: expected a Tensor output, got {type(output).__name__}")
     shape = grad.shape
     return output.shape, (type(shape)(shape[1:]) if is_grads_batched else shape)
-
-
-class SavedTensor:
-    """A saved tensor's handle in a node (``grad_fn._raw_saved_*``); only the autograd
-    engine makes them."""
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        raise RuntimeError("Trying to create a SavedTensor object from Python is forbidden.")
 
 
 __all__ = [
