@@ -47,3 +47,22 @@ def test_array_copy_and_positional_arguments():
                 np_.array(x, None, True, copy=False)
             with pytest.raises(TypeError, match="takes at most 5 positional arguments"):
                 np_.array(x, None, True, "K", 0, "extra")
+
+
+def test_array_copy_of_traced_values():
+    """A traced ``array(x, copy=True)`` is an equation of its own (JAX's ``copy_p``), so
+    ``vmap`` returns a new array where ``copy=False`` (an identity) returns its input."""
+    import jax
+
+    import funcgrad as fg
+
+    for lib, np_ in ((jax, jnp), (fg, fnp)):
+        x = np_.ones(10)
+        y = lib.vmap(lambda v, np_=np_: np_.array(v, copy=True))(x)
+        assert y is not x
+        np.testing.assert_array_equal(y, x)
+        assert (lib.vmap(lambda v, np_=np_: np_.array(v, copy=False))(x) is x) == (
+            jax.vmap(lambda v: jnp.array(v, copy=False))(x) is x
+        )
+        g = lib.grad(lambda v, np_=np_: np_.sum(np_.array(v, copy=True) ** 2))(x)
+        np.testing.assert_array_equal(g, 2 * np.ones(10))

@@ -22,7 +22,7 @@ import numpy as np
 
 from funcgrad.core import dtypes
 from funcgrad.core.errors import ConcretizationTypeError
-from funcgrad.core.interp import Tracer
+from funcgrad.core.interp import Tracer, bind
 from funcgrad.core.ir import Aval
 from funcgrad.numpy import _info, _ufuncs
 from funcgrad.numpy._core import (
@@ -177,6 +177,11 @@ def array(
     res = _on(out(x), device)
     if copy and res is object and isinstance(res, jax.Array):
         res = jax.device_put(res, may_alias=False)
+    elif copy and res is object and isinstance(res, Tracer):
+        # a traced copy is an equation of its own (a conversion to the same type, JAX's
+        # ``copy_p``), so what a transform returns is a new array, not its input
+        a = aval(res)
+        res = bind(ew.convert_element_type_p, res, new_dtype=a.dtype, weak_type=a.weak_type)
     return res
 
 
