@@ -7,8 +7,9 @@ here: an output that is, in every example, the example's slice of an input is th
 input; one that is, in every example, the same tensor as an earlier output is that
 output's result; one that is, in every example, a view of an earlier output is the same
 view (with the batch dimension in front) of that output's result. Unlike PyTorch's
-batching, ``func`` runs once per example (side effects and call counts show it), and
-random ops inside draw per example where PyTorch's legacy vmap refuses them.
+batching, ``func`` runs once per example (side effects and call counts show it). A
+random op inside (one that advances the default generator) raises, as PyTorch's legacy
+vmap refuses them.
 """
 
 from __future__ import annotations
@@ -17,12 +18,18 @@ import functools
 from collections.abc import Callable
 from typing import Any
 
+from compat._core import creation as _creation
 from compat._core import views as _views
 from compat._core.restride import as_strided
 from compat._core.shape_ops import stack
 from compat._core.tensor import Tensor
 
 __all__ = ["_vmap"]
+
+_RANDOM = (
+    "vmap: We do not yet support calling random operations inside of vmap. Please perform "
+    "random operations outside of vmap as a workaround"
+)
 
 
 def _dims(dims: Any, n: int, what: str) -> tuple:
@@ -70,7 +77,11 @@ def _vmap(func: Callable, in_dims: Any = 0, out_dims: Any = 0) -> Callable:
             ]
             for i in range(n)
         ]
+        gen = _creation.default_generator
+        before = gen._state_bytes()
         outs = [func(*ex) for ex in examples]
+        if gen._state_bytes() != before:
+            raise RuntimeError(_RANDOM)
         single = not isinstance(outs[0], tuple)
         cols = [[o] for o in outs] if single else [list(o) for o in outs]
         k = len(cols[0])

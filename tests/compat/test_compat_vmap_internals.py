@@ -68,3 +68,35 @@ def test_vmap_stacks_along_out_dims():
         rec(_vmap(lib)(lambda a: a.exp(), 0, 1)(x))
 
     check(scenario)
+
+
+def test_gradcheck_batched_forward_grad():
+    def scenario(lib, rec):
+        from_ = lib.autograd.gradcheck
+        x = lib.tensor([0.5, -1.5], dtype=lib.float64, requires_grad=True)
+        opts = dict(check_forward_ad=True, check_backward_ad=False, check_batched_grad=False)
+        opts.update(check_undefined_grad=False, check_batched_forward_grad=True)
+        rec(from_(lambda a, b: (a.sin(), a * b), (x, 2), **opts))
+        rec(from_(lambda a, c: a.exp(), (x, x.detach().clone()), **opts))
+
+        class Fn(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, foo):
+                return foo * 2
+
+            @staticmethod
+            def vjp(ctx, g):
+                return g * 2
+
+            @staticmethod
+            def jvp(ctx, g):
+                lib.randn_like(g)
+                return g * 2
+
+        try:
+            from_(Fn.apply, (x,), check_forward_ad=True, check_batched_forward_grad=True)
+            rec("no error")
+        except RuntimeError as e:  # (PyTorch's is a GradcheckError, a RuntimeError)
+            rec("random operations inside of vmap" in str(e))
+
+    check(scenario)

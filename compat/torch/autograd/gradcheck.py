@@ -23,6 +23,7 @@ from compat._core import views as _views
 from compat._core.autograd import grad as _grad
 from compat._core.creation import tensor as _tensor
 from compat._core.tensor import Tensor
+from compat.torch._vmap_internals import _vmap
 from compat.torch.autograd import forward_ad as _fwad
 
 __all__ = ["GradcheckError", "gradcheck", "gradgradcheck"]
@@ -211,11 +212,45 @@ def gradcheck(
                     f"respect to input {j},\nnumerical:{n}\nanalytical:{a}\n",
                     raise_exception,
                 )
+    if check_forward_ad and check_batched_forward_grad:
+        msg = _check_batched_forward(func, inputs, diff, rtol, atol)
+        if msg is not None:
+            return _fail(msg, raise_exception)
     if check_forward_ad and check_undefined_grad:
         msg = _check_undefined_tangents(func, inputs, diff)
         if msg is not None:
             return _fail(msg, raise_exception)
     return True
+
+
+def _check_batched_forward(
+    func: Callable, inputs: tuple, diff: list[int], rtol: float, atol: float
+) -> str | None:
+    """PyTorch's batched forward-grad check: for each differentiable input, the output
+    tangents of a batch of two tangents under ``_vmap`` equal those of each tangent."""
+    rng = np.random.default_rng(0)
+    for j in diff:
+        x = inputs[j]
+        dt = np.asarray(x.detach().numpy()).dtype
+        batch = _tensor(rng.standard_normal((2, *tuple(x.shape))).astype(dt))
+
+        def jvp(t: Tensor, j: int = j) -> tuple:
+            with _fwad.dual_level():
+                full = [a.detach() if isinstance(a, Tensor) else a for a in inputs]
+                full[j] = _fwad.make_dual(inputs[j].detach(), t)
+                outs = _outputs(func, tuple(full))
+                tans = [_fwad.unpack_dual(o).tangent for o in outs]
+                return tuple(o.detach() * 0 if t is None else t for o, t in zip(outs, tans))
+
+        got = _vmap(jvp)(batch)
+        for b in range(2):
+            for i, (g, w) in enumerate(zip(got, jvp(batch[b]))):
+                if not np.allclose(g[b].numpy(), w.numpy(), rtol=rtol, atol=atol):
+                    return (
+                        f"While computing batched gradients, got: {g[b]}\n"
+                        f"Expected: {w}\n(output {i}, input {j}, forward mode)"
+                    )
+    return None
 
 
 def _forward(func: Callable, inputs: tuple, diff: list[int]) -> list:
