@@ -198,3 +198,18 @@ def test_anomaly_warning_as_error_goes_to_stderr(capsys):
         rec("Error detected in PowBackward0" in capsys.readouterr().err)
 
     _check(scenario)
+
+
+def test_full_backward_hook_not_called_by_a_double_backward():
+    def scenario(torch, rec):
+        x = torch.tensor([0.25, 0.5], requires_grad=True)
+        y = torch.tensor([1.0, -1.0])
+        func = torch.nn.MSELoss()
+        func.register_full_backward_hook(lambda m, gi, go: rec("hook", gi, go))
+        f = func(x, y)
+        (gx,) = torch.autograd.grad(f, x, create_graph=True)
+        rec(torch.autograd.grad(gx.sum(), x))
+        func(x, y).backward()
+        rec(x.grad)
+
+    _check(scenario)

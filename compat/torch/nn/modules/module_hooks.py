@@ -215,9 +215,12 @@ class _BackwardHook:
         for s, g in zip(self.input_idx, grads, strict=True):
             if g is not None:
                 full[s] = g
-        if self.grad_output is None:  # the outputs got no gradient through this module
-            self.grad_output = ()
+        if self.grad_output is None:
+            # the gradient reached the inputs without passing through the outputs (a double
+            # backward through the first one's graph): PyTorch calls no hook
+            return grads
         out = self._call_hooks(tuple(full))
+        self.grad_output = None  # (one call per backward through the outputs)
         return tuple(out[s] for s in self.input_idx)
 
 
