@@ -102,6 +102,23 @@ COLLECTIVES = textwrap.dedent(
     import funcgrad.numpy as fnp  # eager values live on this process's own device
     vals = [fnp.sin(np.ones(3, np.float32)), fnp.asarray(np.ones(3)) + 1, fnp.zeros(2)]
     out["own_device"] = all(d.process_index == me for v in vals for d in v.devices())
+    # a prepared bucket: device arrays, host values, both mixed, called twice
+    import jax
+    parts = [np.arange(6, dtype=np.float32).reshape(2, 3) * (me + 1),
+             np.full(3, me, np.float32), np.array([me + 0.5], np.float32)]
+    shapes = [p.shape for p in parts]
+    avg, mx = fd.Bucket(g, shapes, np.float32, "avg"), fd.Bucket(g, shapes, "float32", "max")
+    on_dev = [jax.device_put(p, g.device) for p in parts]
+    res = avg(on_dev)
+    out["bucket_avg"] = [np.asarray(a).tolist() for a in res]
+    out["bucket_on_device"] = all(isinstance(a, jax.Array) for a in res)
+    out["bucket_max"] = [np.asarray(a).tolist() for a in mx(parts)]
+    out["bucket_mixed"] = [np.asarray(a).tolist() for a in avg([on_dev[0], *parts[1:]])]
+    try:
+        avg([parts[0].T, *parts[1:]])
+        out["bucket_bad"] = None
+    except ValueError as e:
+        out["bucket_bad"] = str(e)
     g.barrier()
     print("RESULT", json.dumps(out))
     """
@@ -135,6 +152,17 @@ def _expected(n: int, me: int) -> dict:
     }
     if me in (0, n - 1):
         exp["sub_sum"] = f[0] + f[n - 1]
+    parts = [
+        [np.arange(6.0).reshape(2, 3) * (r + 1), np.full(3, float(r)), np.array([r + 0.5])]
+        for r in range(n)
+    ]
+    exp["bucket_avg"] = exp["bucket_mixed"] = [np.mean(p, 0) for p in zip(*parts)]
+    exp["bucket_max"] = [np.max(p, 0) for p in zip(*parts)]
+    exp["bucket_on_device"] = True
+    exp["bucket_bad"] = (
+        "all_reduce: the bucket holds arrays of shapes [(2, 3), (3,), (1,)] and dtype float32, "
+        "got [((3, 2), 'float32'), ((3,), 'float32'), ((1,), 'float32')]"
+    )
     return {k: (v.tolist() if hasattr(v, "tolist") else v) for k, v in exp.items()}
 
 
@@ -146,8 +174,11 @@ def test_collectives_values(tmp_path, n):
         got, exp = w.result, _expected(n, w.rank)
         assert got.keys() == exp.keys()
         for k in exp:
-            if exp[k] is None or isinstance(exp[k], (bool, int)):
+            if exp[k] is None or isinstance(exp[k], (bool, int, str)):
                 assert got[k] == exp[k], (k, w.rank)
+            elif k.startswith("bucket_"):  # a list of arrays of several shapes
+                for a, b in zip(got[k], exp[k], strict=True):
+                    np.testing.assert_allclose(a, b, rtol=1e-6, err_msg=f"{k} {w.rank}")
             else:
                 np.testing.assert_allclose(got[k], exp[k], rtol=1e-6, err_msg=f"{k} {w.rank}")
 

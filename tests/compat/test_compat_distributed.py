@@ -59,6 +59,9 @@ WORKER = textwrap.dedent(
         t = base(dtype)
         dist.all_reduce(t, op=getattr(dist.ReduceOp, name))
         out["all_reduce_" + name] = t.tolist()
+    t = base(torch.float64) / 3  # (float64 stays float64: it came back float32)
+    dist.all_reduce(t)
+    out["all_reduce_float64"] = [str(t.dtype), t.tolist()]
     t = base(torch.float32)
     dist.reduce(t, dst=1, op=dist.ReduceOp.MAX)
     out["reduce"] = t.tolist() if rank == 1 else None  # elsewhere unspecified (gloo: scratch)
@@ -197,6 +200,20 @@ WORKER = textwrap.dedent(
     ddp = DDP(two, find_unused_parameters=True)
     ddp(torch.ones(2, 3) * (rank + 1)).sum().backward()
     out["unused"] = [two.a.weight.grad.tolist(), two.b.weight.grad is None]
+    class Mixed(torch.nn.Module):  # two gradient dtypes: one average per dtype
+        def __init__(self):
+            super().__init__()
+            self.a, self.b = torch.nn.Linear(3, 2), torch.nn.Linear(2, 1).double()
+
+        def forward(self, x):
+            return self.b(self.a(x).double())
+
+    mixed = Mixed()
+    init_params(mixed, 400 + rank)
+    ddp = DDP(mixed)
+    for _ in range(2):  # the second average reuses what the first prepared
+        ddp(torch.ones(2, 3) * (rank + 1)).sum().backward()
+    out["mixed"] = [[str(p.grad.dtype).split(".")[-1], p.grad.tolist()] for p in mixed.parameters()]
     ddp = DDP(Two())
     ddp(torch.ones(2, 3)).sum().backward()
     try:
@@ -233,6 +250,7 @@ def runs(tmp_path_factory):
 
 _COLLECTIVES = [
     *(f"all_reduce_{op}" for op in ["SUM", "PRODUCT", "MIN", "MAX", "AVG", "BAND", "BOR", "BXOR"]),
+    "all_reduce_float64",
     "reduce",
     "broadcast",
     "work",
@@ -336,6 +354,14 @@ def test_unused_parameters_as_pytorch(runs):
         assert ours["unused"][1] is theirs["unused"][1] is True
         assert ours["unfinished"] == theirs["unfinished"]
         assert ours["unfinished"].startswith("Expected to have finished reduction")
+
+
+def test_ddp_averages_each_gradient_dtype(runs):
+    for ours, theirs in zip(runs["compat"], runs["torch"]):
+        assert [d for d, _ in ours["mixed"]] == [d for d, _ in theirs["mixed"]]
+        assert [d for d, _ in ours["mixed"]] == ["float32"] * 2 + ["float64"] * 2
+        for (_, a), (_, b) in zip(ours["mixed"], theirs["mixed"]):
+            np.testing.assert_allclose(a, b, rtol=1e-6)
 
 
 def test_mismatched_shapes_are_a_backend_error_naming_both(runs):

@@ -11,6 +11,7 @@ import numpy as np
 
 import funcgrad.distributed as fd
 from compat._core.tensor import Tensor
+from funcgrad._compat_contract import x64
 
 _NOT_INIT = (
     "Default process group has not been initialized, please make sure to call init_process_group."
@@ -160,6 +161,7 @@ def _write(t: Tensor, value: Any) -> None:
     t._set_data_inplace(value)
 
 
+@x64  # as compat's ops: a float64 tensor's collective stays float64 (it came back float32)
 def _call(fn: Any, *args: Any) -> Any:
     try:
         return fn(*args)

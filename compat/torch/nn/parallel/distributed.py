@@ -2,9 +2,11 @@
 
 At construction rank 0's parameters and buffers are broadcast to every process. Each
 parameter gets a post-accumulate-grad hook; when the last expected parameter's
-gradient has been accumulated, one collective averages all gradients across the
-processes (a bucket per call: compat's backward is one compiled program, so there is no
-backward left to overlap the communication with). Under ``no_sync()`` the hooks only
+gradient has been accumulated, one collective per gradient dtype averages all gradients
+across the processes (compat's backward is one compiled program, so there is no
+backward left to overlap the communication with). Each is a
+:class:`funcgrad.distributed.Bucket` made at the first average and reused every step
+(signature checked and executables built once). Under ``no_sync()`` the hooks only
 let gradients accumulate locally; the first backward after it averages the sums.
 
 With ``find_unused_parameters=True`` the forward walks the output's graph for the
@@ -22,6 +24,7 @@ from typing import Any
 import numpy as np
 
 import compat.torch as torch
+import funcgrad.distributed as fd
 from compat.torch.distributed._group import _call, _world
 from compat.torch.nn.modules.module import Module
 
@@ -80,7 +83,7 @@ class DistributedDataParallel(Module):
         dim: accepted as PyTorch's.
         broadcast_buffers: broadcast rank 0's buffers before each forward.
         process_group: the group to average over (the default group when ``None``).
-        bucket_cap_mb: accepted; compat reduces all gradients in one collective.
+        bucket_cap_mb: accepted; compat reduces all gradients of a dtype in one collective.
         find_unused_parameters: walk each forward's graph for the parameters it uses.
 
     Raises:
@@ -117,6 +120,8 @@ class DistributedDataParallel(Module):
         self._expected: set[int] = {id(p) for p in self._params}
         self._ready: set[int] = set()
         self._sync_now = True
+        #: prepared averages, made at the first one: (find_unused, *dtypes) -> buckets
+        self._buckets: dict[tuple, list] = {}
         self._sync_params_and_buffers()
         for p in self._params:
             p.register_post_accumulate_grad_hook(self._on_grad)
@@ -146,28 +151,55 @@ class DistributedDataParallel(Module):
             self._reduce()
 
     def _reduce(self) -> None:
-        """Average the gradients of every parameter over the group, in one collective."""
+        """Average the gradients of every parameter over the group: one prepared
+        collective per gradient dtype (a :class:`funcgrad.distributed.Bucket`)."""
         self._ready.clear()
-        params = self._params
         g = self._group()
         if g.size == 1:
             return
+        params = self._params
         grads = [
             p.grad._st.array if p.grad is not None else np.zeros(p.shape, p._npdtype)
             for p in params
         ]
-        if self.find_unused_parameters:  # in the gradients' dtype: the same bucket
-            used = np.array([0.0 if p.grad is None else 1.0 for p in params], grads[0].dtype)
-            grads.append(used)
-        out = _call(g.all_reduce_many, grads, "avg")
-        used_anywhere = out[-1].tolist() if self.find_unused_parameters else None
+        unused = self.find_unused_parameters
+        key = (unused, *(a.dtype for a in grads))
+        buckets = self._buckets.get(key)
+        if buckets is None:
+            buckets = self._buckets[key] = _call(self._make_buckets, g, grads)
+        out: list = [None] * len(params)
+        flags = None
+        for k, (idx, bucket) in enumerate(buckets):
+            xs = [grads[i] for i in idx]
+            if unused and k == 0:  # in the first bucket's dtype: no collective of its own
+                xs.append(np.array([p.grad is not None for p in params], bucket.dtype))
+            res = _call(bucket, xs)
+            if unused and k == 0:
+                flags = res.pop().tolist()
+            for i, r in zip(idx, res):
+                out[i] = r
         for i, p in enumerate(params):
             if p.grad is None:
-                if used_anywhere is not None and used_anywhere[i] == 0.0:
+                if flags is not None and flags[i] == 0.0:
                     continue  # no process used it: PyTorch leaves its grad alone
                 p.grad = torch.Tensor._wrap_result(out[i])
             else:
                 p.grad._set_data_inplace(out[i])
+
+    def _make_buckets(self, g: Any, grads: list) -> list:
+        """One bucket per gradient dtype (in order of first appearance), made at the
+        first average: ``(parameter indices, Bucket)``; with ``find_unused_parameters``
+        the first one also carries the flags of the parameters each process used."""
+        by_dtype: dict[Any, list[int]] = {}
+        for i, a in enumerate(grads):
+            by_dtype.setdefault(a.dtype, []).append(i)
+        buckets = []
+        for k, (dtype, idx) in enumerate(by_dtype.items()):
+            shapes = [tuple(grads[i].shape) for i in idx]
+            if self.find_unused_parameters and k == 0:
+                shapes.append((len(grads),))
+            buckets.append((idx, fd.Bucket(g, shapes, dtype, "avg")))
+        return buckets
 
     # ------------------------------------------------------------------ the module
     def forward(self, *inputs: Any, **kwargs: Any) -> Any:

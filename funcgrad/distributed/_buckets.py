@@ -1,0 +1,153 @@
+"""A prepared all-reduce of a fixed list of arrays: what data parallelism repeats every step.
+
+:meth:`ProcessGroup.all_reduce_many` works out, at each call, the signature of its
+arrays, checks it (once) with the other members, traces (once) and looks up its
+programs, and dispatches three of them (join, collective, cut). A training loop
+averages the same gradients every step, so a :class:`Bucket` does all that once, when
+it is made, and each call is: join the arrays into one flat buffer on this process's
+device (one compiled local program, or NumPy for host values), wrap it as this
+process's block of the global array, and run one program over the process mesh that
+reduces the blocks (XLA's all-reduce), applies the reduction's finish (``avg``'s
+division) and cuts the result back into arrays of the bucket's shapes. The collective
+keeps one operand: what building a global array and dispatching over the process mesh
+cost grows with the number of operands.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import jax
+import numpy as np
+
+import funcgrad.numpy as fnp
+from funcgrad.core import compile_cache
+from funcgrad.distributed._groups import REDUCE_OPS, ProcessGroup, _failed, _reduce
+from funcgrad.distributed._runtime import CollectiveError, process_index
+from funcgrad.jit import jit
+
+__all__ = ["Bucket"]
+
+
+def _offsets(shapes: Sequence[tuple[int, ...]]) -> list[int]:
+    return [0, *np.cumsum([math.prod(s) for s in shapes]).tolist()]
+
+
+def _joiner(shapes: tuple[tuple[int, ...], ...], dtype: np.dtype) -> Callable:
+    """The compiled local program raveling and joining arrays of ``shapes``."""
+
+    def join(*xs: Any) -> Any:
+        return fnp.concatenate([fnp.ravel(x) for x in xs])
+
+    prog = jit(join).trace(*(jax.ShapeDtypeStruct(s, dtype) for s in shapes))
+    fn = compile_cache.compiled(prog, name="bucket_join")
+    consts = tuple(prog.consts)
+    return lambda xs: fn(*consts, *xs)[0]
+
+
+def _reducer(group: ProcessGroup, shapes: tuple[tuple[int, ...], ...], dtype: np.dtype, op: str):
+    """The compiled program over the process mesh: the members' flat buffers (one block
+    each of a global array) reduced with ``op`` and cut into arrays of ``shapes``."""
+    offsets, size = _offsets(shapes), group.size
+
+    def reduce_and_cut(g: Any) -> list:
+        out = _reduce(op, g.reshape((size, offsets[-1])))
+        return [out[a:b].reshape(s) for a, b, s in zip(offsets[:-1], offsets[1:], shapes)]
+
+    prog = jit(reduce_and_cut).trace(jax.ShapeDtypeStruct((size * offsets[-1],), dtype))
+    sharded, replicated = group._shardings
+    fn = compile_cache.compiled(
+        prog,
+        name="bucket_all_reduce",
+        in_shardings=(None,) * len(prog.consts) + (sharded,),
+        out_shardings=replicated,
+    )
+    consts = tuple(prog.consts)
+    return lambda g: fn(*consts, g)
+
+
+class Bucket:
+    """An all-reduce of arrays of fixed shapes and one dtype, prepared once, called often.
+
+    Made in every member of ``group`` at the same point of the program (the members
+    compare the signature then, as a first collective call does). Calling it with arrays
+    of the bucket's shapes (device arrays, or host values) returns, on every member, each
+    array reduced over the group, as device arrays on this process's device of the group.
+
+    Args:
+        group: the process group.
+        shapes: the arrays' shapes, in call order.
+        dtype: their dtype (one dtype per bucket, as PyTorch's buckets).
+        op: the reduction, one of :data:`REDUCE_OPS`.
+
+    Raises:
+        ValueError: an unknown ``op`` or no arrays.
+        CollectiveError: this process is not a member, or the members disagree on the
+            signature.
+
+    Example:
+        >>> b = Bucket(world(), [(3, 2), (2,)], np.float32, "avg")  # doctest: +SKIP
+        >>> w_avg, b_avg = b([w, bias])  # doctest: +SKIP
+    """
+
+    def __init__(
+        self, group: ProcessGroup, shapes: Sequence[Sequence[int]], dtype: Any, op: str = "sum"
+    ) -> None:
+        if op not in REDUCE_OPS:
+            raise ValueError(f"all_reduce: unknown reduce op {op!r}; expected one of {REDUCE_OPS}")
+        if not shapes:
+            raise ValueError("all_reduce: a bucket needs at least one array")
+        self.group, self.op = group, op
+        self.shapes = tuple(tuple(int(d) for d in s) for s in shapes)
+        self.dtype = np.dtype(dtype)
+        group._member("all_reduce")
+        # the key the generic path uses for the same arrays, so both paths check alike
+        group._agree("all_reduce", ("all_reduce", op, *((s, str(self.dtype)) for s in self.shapes)))
+        self._numel = _offsets(self.shapes)[-1]
+        self._global_shape = (group.size * self._numel,)
+        if group.size > 1:
+            self._join = _joiner(self.shapes, self.dtype)
+            self._reduce_cut = _reducer(group, self.shapes, self.dtype, op)
+
+    def __repr__(self) -> str:
+        return f"Bucket({len(self.shapes)} arrays, {self._numel} {self.dtype}, {self.op!r})"
+
+    def __call__(self, xs: Sequence[Any]) -> list:
+        """Each array of ``xs`` reduced over the group (this process's device arrays)."""
+        if len(xs) != len(self.shapes) or any(
+            tuple(x.shape) != s or x.dtype != self.dtype for x, s in zip(xs, self.shapes)
+        ):
+            got = [(tuple(np.shape(x)), str(np.result_type(x))) for x in xs]
+            raise ValueError(
+                f"all_reduce: the bucket holds arrays of shapes {list(self.shapes)} and dtype "
+                f"{self.dtype}, got {got}"
+            )
+        g = self.group
+        if g.size == 1:
+            return list(xs)
+        dev = g.device
+        try:
+            on_device = [isinstance(x, jax.Array) for x in xs]
+            if not any(on_device):  # host values (compat's host tier): NumPy joins them
+                flat = np.concatenate([np.asarray(x).reshape(-1) for x in xs])
+            else:  # (a host value among device arrays: a zero gradient, say, moves over)
+                flat = self._join(
+                    [x if d else jax.device_put(x, dev) for x, d in zip(xs, on_device)]
+                )
+            if not (isinstance(flat, jax.Array) and flat.devices() == {dev}):
+                flat = jax.device_put(flat, dev)
+            whole = jax.make_array_from_single_device_arrays(
+                self._global_shape, g._shardings[0], [flat]
+            )
+            local = [o.addressable_data(0) for o in self._reduce_cut(whole)]
+            jax.block_until_ready(local)
+        except CollectiveError:
+            raise
+        except Exception as e:
+            raise _failed(
+                f"all_reduce: the collective failed on process {process_index()} (a peer "
+                f"process may have exited): {e}"
+            ) from None
+        return local
