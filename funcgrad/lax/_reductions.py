@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 from jax import lax as _jl
 
+from funcgrad.api import make_ir
 from funcgrad.core import dtypes
 from funcgrad.core.axes import normalize_axis, sorted_axes
 from funcgrad.core.interp import to_aval
@@ -206,6 +207,49 @@ def monoid_of(computation: Callable) -> str | None:
         return None
 
 
+_MONOID_PRIMS = {
+    ew.add_p: "add",
+    ew.mul_p: "mul",
+    ew.max_p: "max",
+    ew.min_p: "min",
+    ew.and_p: "and",
+    ew.or_p: "or",
+    ew.xor_p: "xor",
+}
+
+
+def _traced_monoids(computation: Callable, xs: list, tree: Any) -> list[str] | None:
+    """The monoid of each operand when ``computation``, traced on scalars, combines each
+    operand with its own counterpart by one monoid operation (``lambda x, y: x + y``,
+    ``lambda a, b: (a[0] + b[0], a[1] * b[1])``); ``None`` otherwise."""
+    import jax
+
+    n = len(xs)
+    scalars = [jax.ShapeDtypeStruct((), to_aval(x).dtype) for x in xs]
+
+    def flat(*zs: Any) -> Any:
+        a, b = (jax.tree_util.tree_unflatten(tree, list(z)) for z in (zs[:n], zs[n:]))
+        return jax.tree_util.tree_leaves(computation(a, b))
+
+    try:
+        prog = make_ir(flat)(*scalars, *scalars)
+    except Exception:  # not traceable on scalars: not a monoid funcgrad knows
+        return None
+    if len(prog.outvars) != n:
+        return None
+    made = {v: e for e in prog.eqns for v in e.outvars}
+    out = []
+    for i, v in enumerate(prog.outvars):
+        e = made.get(v)
+        monoid = None if e is None else _MONOID_PRIMS.get(e.prim)
+        if monoid is None or set(e.inputs) != {prog.invars[i], prog.invars[n + i]}:
+            return None
+        if v.aval.dtype != scalars[i].dtype:
+            return None
+        out.append(monoid)
+    return out
+
+
 def identity_of(monoid: str, dtype: np.dtype) -> Any:
     """The identity of ``monoid`` in ``dtype`` (what JAX requires as ``init_value``)."""
     if monoid == "add" or monoid in ("or", "xor"):
@@ -271,19 +315,21 @@ def reduce(
     del out_sharding
     import jax
 
-    monoid = monoid_of(computation)
-    if monoid is None:
-        raise NotImplementedError(
-            f"reduce: computation {computation!r} is not a recognised monoid (add, mul, max, "
-            f"min, bitwise and/or/xor); use those or a reduction of funcgrad.numpy{here()}"
-        )
     xs, tree = jax.tree_util.tree_flatten(operands)
     inits, tree2 = jax.tree_util.tree_flatten(init_values)
     if tree != tree2:
         raise TypeError(f"reduce: operands and init_values must have the same structure{here()}")
+    xs = [prep(x, "reduce") for x in xs]
+    monoid = monoid_of(computation)
+    monoids = [monoid] * len(xs) if monoid else _traced_monoids(computation, xs, tree)
+    if monoids is None:
+        raise NotImplementedError(
+            f"reduce: computation {computation!r} is not a recognised monoid (add, mul, max, "
+            f"min, bitwise and/or/xor, or one of them per operand); use those or a reduction "
+            f"of funcgrad.numpy{here()}"
+        )
     outs = []
-    for x, init in zip(xs, inits):
-        x = prep(x, "reduce")
+    for x, init, monoid in zip(xs, inits, monoids):
         dt = to_aval(x).dtype
         r = _REDUCERS[monoid](x, dimensions)
         if not is_identity(init, monoid, dt):
