@@ -319,7 +319,8 @@ def check_versions(saved: Any, node: Node | None = None) -> None:
     for e in saved:
         vc, ver, shape, dtype, fn, nr = e[:6]
         if vc.v != ver:
-            fn = node if fn is None else fn
+            if fn is None and len(e) > 6 and not hasattr(e[6], "_vc"):
+                fn = node  # a saved output's entry (its storage last): ``node``'s output
             which = f", which is output {nr} of {short_name(fn)}," if fn is not None else ""
             kind = TYPE_NAMES.get(dtype.name, dtype.name)
             raise RuntimeError(

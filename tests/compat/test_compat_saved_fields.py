@@ -240,3 +240,18 @@ def test_pack_sees_a_copy_of_the_tensor_an_inplace_op_overwrites():
         a.sum().backward()
 
     _check(scenario)
+
+
+def test_version_errors_name_the_node_of_a_saved_output_only():
+    def scenario(torch, rec):
+        x = torch.tensor([1.0, 2.0], requires_grad=True)
+        w = torch.ones(2)
+        b = x * w
+        w.add_(1)
+        rec(_err(lambda: b.sum().backward()))
+        y = x.exp()
+        with torch.no_grad():
+            y.add_(1)
+        rec(_err(lambda: y.sum().backward()))
+
+    _check(scenario)
