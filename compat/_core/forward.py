@@ -73,8 +73,21 @@ def enter_dual_level() -> int:
             "level before entering a new one."
         )
     STATE.level = 0
-    _t.FORWARD = HOOKS
+    _set_bottom(None, HOOKS)
     return 0
+
+
+def _set_bottom(old: Any, new: Any) -> None:
+    """Put ``new`` where ``old`` is at the bottom of the dispatch slot's chain: under the
+    dispatch modes entered (each mode's hooks keep what was below them), else the slot."""
+    h = _t.FORWARD
+    if h is old:
+        _t.FORWARD = new
+        return
+    while getattr(h, "below", old) is not old:
+        h = h.below
+    if hasattr(h, "below"):
+        h.below = new
 
 
 def exit_dual_level(*, level: int | None = None) -> None:
@@ -92,7 +105,7 @@ def exit_dual_level(*, level: int | None = None) -> None:
             t.__dict__.pop("_fw", None)
     STATE.duals = []
     STATE.level = -1
-    _t.FORWARD = None
+    _set_bottom(HOOKS, None)
 
 
 @contextlib.contextmanager

@@ -218,3 +218,18 @@ def test_aten_convolution_backward_and_its_tangent():
             rec(gw is None, gb is None, fwad.unpack_dual(gi).tangent)
 
     check(scenario)
+
+
+def test_a_dual_level_entered_inside_a_mode():
+    def scenario(lib, rec):
+        fwad = lib.autograd.forward_ad
+        m = _recorder(lib)
+        with m:
+            with fwad.dual_level():
+                d = fwad.make_dual(lib.tensor(X), lib.ones(3))
+                y = d.sin()
+                rec(fwad.unpack_dual(y).tangent)
+            lib.tensor(X).exp()
+        rec("sin.default" in m.ops, m.ops[-1])
+
+    check(scenario)
