@@ -15,7 +15,7 @@ import numpy as np
 from compat._core import dtypes as _dt
 from compat._core.creation import tensor
 from compat._core.ops._common import _c, acc, coerce, warn_once
-from compat._core.ops.reductions import _dims, _var_args, _var_f
+from compat._core.ops.reductions import _dims, _var_f, _var_static
 from compat._core.ops.unary import sign
 from compat._core.optable import Sample, T, defop, no_bf16_kernel
 from compat._core.shape_ops import cat, stack
@@ -294,13 +294,7 @@ def _moments_f(x: Any, *, axes: Any, keepdims: bool, correction: float, std: boo
 def _moments(
     input: Tensor, dim: Any, unbiased: Any, keepdim: bool, correction: Any, std: bool
 ) -> tuple:
-    dim, corr = _var_args(dim, unbiased, correction)
-    static = (
-        ("axes", _dims(dim, input.ndim)),
-        ("keepdims", bool(keepdim)),
-        ("correction", corr),
-        ("std", std),
-    )
+    static = _var_static(input, dim, unbiased, keepdim, correction, std)
     return apply(_moments_f, "StdMeanBackward0" if std else "VarMeanBackward0", (input,), static)
 
 

@@ -243,14 +243,21 @@ def _var_args(dim: Any, unbiased: Any, correction: Any) -> tuple[Any, float]:
     return dim, float(correction)
 
 
-def _var_std(input: Tensor, dim: Any, unbiased: Any, keepdim: bool, correction: Any, std: bool):
+def _var_static(
+    input: Tensor, dim: Any, unbiased: Any, keepdim: bool, correction: Any, std: bool
+) -> tuple:
+    """The static params of ``var``/``std`` and their ``*_mean`` forms."""
     dim, corr = _var_args(dim, unbiased, correction)
-    static = (
+    return (
         ("axes", _dims(dim, input.ndim)),
         ("keepdims", bool(keepdim)),
         ("correction", corr),
         ("std", std),
     )
+
+
+def _var_std(input: Tensor, dim: Any, unbiased: Any, keepdim: bool, correction: Any, std: bool):
+    static = _var_static(input, dim, unbiased, keepdim, correction, std)
     return apply(_var_f, "StdBackward0" if std else "VarBackward0", (input,), static)
 
 
