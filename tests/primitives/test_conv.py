@@ -324,8 +324,11 @@ def test_dtype_and_parameter_errors():
         match=r"^conv_general_dilated requires operands of one dtype.*f32\[1,2,5\].*f64\[3,2,2\]",
     ):
         fg.lax.conv(x.astype(np.float32), w, (1,), "VALID")
-    with pytest.raises(TypeError, match="numeric"):
-        fg.lax.conv(x > 0, w > 0, (1,), "VALID")
+    # Booleans convolve as booleans (JAX's conv_general_dilated accepts them).
+    both = fg.lax.conv(x > 0, w > 0, (1,), "VALID")
+    want = jax.lax.conv(x > 0, w > 0, (1,), "VALID")
+    assert both.dtype == want.dtype == np.bool_
+    np.testing.assert_array_equal(np.asarray(both), np.asarray(want))
     with pytest.raises(TypeError, match="preferred_element_type"):
         fg.lax.conv(x, w, (1,), "VALID", preferred_element_type=np.float32)
     with pytest.raises(ValueError, match="Unrecognized padding type"):
