@@ -323,7 +323,7 @@ def instantiate_device_type_tests(
                 def test(self: Any) -> Any:
                     if getattr(f, "_only_cuda", False):
                         raise unittest.SkipTest("CUDA only")
-                    return f(self, "cpu", **p)
+                    return f(self, ["cpu"] if getattr(f, "_device_list", False) else "cpu", **p)
 
                 return test
 
@@ -379,7 +379,15 @@ onlyCPU = skipMeta = expectedFailureMPS = skipCUDAIfRocm = onlyNativeDeviceTypes
 
 
 def deviceCountAtLeast(n: int) -> Callable:
-    return lambda fn: unittest.skip("several devices")(fn) if n > 1 else fn
+    """PyTorch's tests so marked take a list of devices (``["cpu"]`` here) for ``device``."""
+
+    def mark(fn: Callable) -> Callable:
+        if n > 1:
+            return unittest.skip("several devices")(fn)
+        fn._device_list = True  # type: ignore[attr-defined]
+        return fn
+
+    return mark
 
 
 def floating_types_and(*extra: Any) -> tuple[Any, ...]:
