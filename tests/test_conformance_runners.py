@@ -57,6 +57,8 @@ TORCH_MODULE = """
 import torch
 from torch.testing._internal.common_utils import (
     TestCase, instantiate_parametrized_tests, parametrize, run_tests)
+from torch.testing._internal.common_device_type import (
+    deviceCountAtLeast, instantiate_device_type_tests)
 
 
 class TestTiny(TestCase):
@@ -81,6 +83,16 @@ class TestTiny(TestCase):
 
 
 instantiate_parametrized_tests(TestTiny)
+
+
+class TestDevices(TestCase):
+    @deviceCountAtLeast(1)
+    def test_device_list(self, devices):
+        self.assertEqual(devices[0], "cpu")
+        self.assertEqual(int(torch.tensor(1e300, dtype=torch.float64)), 1e300)
+
+
+instantiate_device_type_tests(TestDevices, globals(), only_for="cpu")
 
 if __name__ == "__main__":
     run_tests()
@@ -153,9 +165,15 @@ def test_torch_runner_machinery(tmp_path: pathlib.Path) -> None:
     assert set(res.upstream) == set(res.swapped)
     assert {"TestTiny.test_ones_n_1", "TestTiny.test_ones_n_3"} <= set(res.upstream)
     sw = res.swapped
-    for name in ("test_backward", "test_ones_n_1", "test_ones_n_3", "test_error"):
-        assert res.upstream[f"TestTiny.{name}"]["outcome"] == "pass"
-        assert sw[f"TestTiny.{name}"]["outcome"] == "pass", sw[f"TestTiny.{name}"]
+    for name in (
+        "TestTiny.test_backward",
+        "TestTiny.test_ones_n_1",
+        "TestTiny.test_ones_n_3",
+        "TestTiny.test_error",
+        "TestDevicesCPU.test_device_list_cpu",
+    ):
+        assert res.upstream[name]["outcome"] == "pass", res.upstream[name]
+        assert sw[name]["outcome"] == "pass", sw[name]
     assert res.upstream["TestTiny.test_missing"]["outcome"] == "error"
     assert classify(sw["TestTiny.test_missing"]) == "missing name"
     assert res.out_of_scope["TestTiny.test_cuda_is_out_of_scope"] == "CUDA and other accelerators"

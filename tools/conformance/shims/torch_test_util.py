@@ -67,6 +67,13 @@ def _dtype_name(x: Any) -> str:
     return np.asarray(x).dtype.name
 
 
+def _numbers(x: complex, y: complex) -> tuple[np.ndarray, np.ndarray]:
+    """Two Python numbers, not both integers, as arrays of one kind (an int past int64
+    compares as a float, as in PyTorch's ``assertEqual``, not as an object array)."""
+    cast = complex if isinstance(x, complex) or isinstance(y, complex) else float
+    return np.asarray(cast(x)), np.asarray(cast(y))
+
+
 class TestCase(unittest.TestCase):
     """PyTorch's test case: ``assertEqual`` compares tensors, numbers and sequences."""
 
@@ -103,7 +110,10 @@ class TestCase(unittest.TestCase):
             if isinstance(x, (int, float, complex, bool)) and isinstance(
                 y, (int, float, complex, bool)
             ):
-                self._close(np.asarray(x), np.asarray(y), atol, rtol, equal_nan, msg)
+                if isinstance(x, int) and isinstance(y, int):
+                    super().assertEqual(x, y, msg)  # exact, whatever their size
+                else:
+                    self._close(*_numbers(x, y), atol, rtol, equal_nan, msg)
                 return
             super().assertEqual(x, y, msg)
             return
