@@ -29,6 +29,8 @@ from compat._core.anomaly import STATE as _ANOMALY
 from compat._core.anomaly import record_stack as _record_stack
 from compat._core.device import scalar_array as _scalar_array
 from compat._core.graph import AccumulateGrad, Node, RemovableHandle
+from compat._core.tensor_convert import ValueConversions
+from compat._core.tensor_convert import rebuild as _rebuild  # noqa: F401  (old pickles)
 from funcgrad._compat_contract import (
     ConcretizationError,
     LazyArray,
@@ -89,6 +91,8 @@ _NON_LEAF_GRAD_WARNING = (
     "If you access the non-leaf Tensor by mistake, make sure you access the leaf Tensor "
     "instead. See github.com/pytorch/pytorch/pull/30531 for more informations."
 )
+_VOLATILE_READ = "volatile was removed (Variable.volatile is always False)"
+_VOLATILE_SET = "volatile was removed and now has no effect. Use `with torch.no_grad():` instead."
 _LEAF_INPLACE = "a leaf Variable that requires grad is being used in an in-place operation."
 
 
@@ -115,7 +119,7 @@ def _new_tensor(cls: type, data: Any) -> Tensor:
     return t
 
 
-class Tensor:
+class Tensor(ValueConversions):
     """A PyTorch-style tensor (see the module docstring)."""
 
     __slots__ = (
@@ -242,67 +246,6 @@ class Tensor:
     def element_size(self) -> int:
         return self._st.a.dtype.itemsize
 
-    def numpy(self, *, force: bool = False) -> np.ndarray:
-        if self._requires_grad and _gm.is_grad_enabled() and not force:
-            raise RuntimeError(
-                "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
-                "instead."
-            )
-        if self._st.a.dtype == _dt.bfloat16.np:
-            raise TypeError("Got unsupported ScalarType BFloat16")  # NumPy has no bfloat16
-        return np.asarray(self._st.array)
-
-    def item(self) -> Any:
-        if self._st.a.size != 1:
-            raise RuntimeError(
-                f"a Tensor with {self._st.a.size} elements cannot be converted to Scalar"
-            )
-        return np.asarray(self._st.array).reshape(()).item()
-
-    def tolist(self) -> Any:
-        return np.asarray(self._st.array).tolist()
-
-    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
-        a = np.asarray(self._st.array)
-        return a.astype(dtype) if dtype is not None else a
-
-    def __len__(self) -> int:
-        if not self._st.a.ndim:
-            raise TypeError("len() of a 0-d tensor")
-        return self._st.a.shape[0]
-
-    def __iter__(self) -> Any:
-        if not self._st.a.ndim:
-            raise TypeError("iteration over a 0-d tensor")
-        return (self[i] for i in range(self._st.a.shape[0]))
-
-    def __bool__(self) -> bool:
-        if self._st.a.size != 1:
-            raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
-        return bool(self.item())
-
-    def __float__(self) -> float:
-        if self._requires_grad and _gm._state.record and not _FLOAT_WARNED:
-            _float_warned()
-            warnings.warn(
-                "Converting a tensor with requires_grad=True to a scalar may lead to unexpected "
-                "behavior.\nConsider using tensor.detach() first.",
-                UserWarning,
-                stacklevel=2,
-            )
-        return float(_tc.one_element(self))
-
-    def __int__(self) -> int:
-        return int(_tc.one_element(self))
-
-    def __index__(self) -> int:
-        if _dt.kind(self._st.a.dtype) not in "iub" or self._st.a.size != 1:
-            raise TypeError("only integer tensors of a single element can be converted to an index")
-        return int(self.item())
-
-    def __complex__(self) -> complex:
-        return complex(_tc.one_element(self))
-
     __hash__ = object.__hash__
 
     def __repr__(self) -> str:
@@ -326,9 +269,6 @@ class Tensor:
         if spec:
             raise TypeError("unsupported format string passed to Tensor.__format__")
         return str(self)
-
-    def __reduce_ex__(self, proto: int) -> Any:
-        return (_rebuild, (type(self), np.asarray(self._st.array), self._requires_grad))
 
     def __deepcopy__(self, memo: dict) -> Tensor:
         if not self.is_leaf:
@@ -362,6 +302,32 @@ class Tensor:
     def requires_grad_(self, requires_grad: bool = True) -> Tensor:
         self._requires_grad = _tc.requires_grad_value(self, requires_grad, True)
         return self
+
+    @property
+    def volatile(self) -> bool:
+        """Removed from PyTorch long ago: always ``False``, with PyTorch's warning."""
+        warnings.warn(_VOLATILE_READ, UserWarning, stacklevel=2)
+        return False
+
+    @volatile.setter
+    def volatile(self, value: bool) -> None:
+        warnings.warn(_VOLATILE_SET, UserWarning, stacklevel=2)
+
+    @volatile.deleter
+    def volatile(self) -> None:
+        warnings.warn(_VOLATILE_SET, UserWarning, stacklevel=2)
+
+    @property
+    def _backward_hooks(self) -> OrderedDict | None:
+        """The hooks ``register_hook`` added, by handle id (``None`` before the first)."""
+        return self._hooks
+
+    def __delattr__(self, name: str) -> None:
+        if name == "_grad_fn":
+            raise RuntimeError("Deletion of _grad_fn not allowed. Detach tensor instead!")
+        if name == "_backward_hooks":
+            raise RuntimeError("Deletion of _backwards_hooks not allowed!")
+        object.__delattr__(self, name)
 
     def is_inference(self) -> bool:
         """Whether this tensor was made in inference mode (see ``tensor_checks``)."""
@@ -406,8 +372,6 @@ class Tensor:
     @property
     def grad(self) -> Tensor | None:
         if self._grad_fn is not None and not self._retains_grad and self._grad is None:
-            import warnings
-
             warnings.warn(_NON_LEAF_GRAD_WARNING, UserWarning, stacklevel=2)
         return self._grad
 
@@ -559,10 +523,6 @@ def known_value(t: Tensor) -> np.ndarray | None:
         return None
 
 
-def _rebuild(cls: type, arr: np.ndarray, requires_grad: bool) -> Tensor:
-    return cls._make(arr, requires_grad)
-
-
 @x64
 def _to_jax(a: Any) -> Any:
     """A new array on the CPU: with JAX's default device its CPU, a read-only NumPy copy
@@ -669,13 +629,6 @@ def apply(
 
 
 _PY_SCALARS = (float, int, bool, complex)
-#: ``float()`` of a tensor requiring grad has warned (PyTorch warns once per process)
-_FLOAT_WARNED = False
-
-
-def _float_warned() -> None:
-    global _FLOAT_WARNED
-    _FLOAT_WARNED = True
 
 
 #: while ``torch.func`` traces a function at top level: the tensors requiring grad that

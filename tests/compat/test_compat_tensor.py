@@ -10,7 +10,7 @@ import pytest
 from torch_oracle import import_real_torch, npv
 
 import compat.torch as ctorch
-from compat._core import tensor as _tensor
+from compat._core import tensor_convert as _tensor_convert
 
 
 def test_tensor_dtype_inference(lib):
@@ -311,7 +311,7 @@ def test_shift_inplace_bitwise_and_container_dunders_match_pytorch(real_torch):
 def test_float_of_a_tensor_requiring_grad_warns_once_as_pytorch(monkeypatch):
     # PyTorch warns once per process (TORCH_WARN_ONCE), only with grad mode on: compat's
     # flag is reset here so the check does not depend on test order
-    monkeypatch.setattr(_tensor, "_FLOAT_WARNED", False)
+    monkeypatch.setattr(_tensor_convert, "_FLOAT_WARNED", False)
     x = ctorch.tensor(1.5, requires_grad=True)
     with warnings.catch_warnings():
         warnings.simplefilter("error")

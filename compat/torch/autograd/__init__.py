@@ -81,4 +81,6 @@ def __getattr__(name: str) -> Any:
     # loaded on first use to keep the package import acyclic
     if name == "functional":
         return importlib.import_module("compat.torch.autograd.functional")
+    if name == "torch":  # PyTorch's ``torch.autograd.torch`` (its module imports torch)
+        return importlib.import_module("compat.torch")
     raise AttributeError(f"module 'compat.torch.autograd' has no attribute {name!r}")

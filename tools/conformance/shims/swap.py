@@ -248,6 +248,10 @@ class Swap:
         if target is not None and hasattr(target, attr):
             value = getattr(target, attr)
             if isinstance(value, types.ModuleType) and value.__name__.startswith(self.target):
+                if value.__name__ in (self._target_name(full), self.target):
+                    # the target's module of that name, or its root re-exported
+                    # (``torch.autograd.torch``): the alias of its upstream name
+                    return self.module(full if value.__name__ != self.target else self.root)
                 return self.module(full)
             return value
         try:

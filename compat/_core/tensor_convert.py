@@ -1,0 +1,97 @@
+"""A compat ``Tensor``'s values leaving it: NumPy arrays, Python numbers and lists,
+iteration, truth value and pickling (PyTorch's ``numpy``/``item``/``tolist`` and the
+Python conversion protocols). :class:`ValueConversions` is a base of ``Tensor``; it reads
+only the tensor's storage cell (``_st``) and ``_requires_grad``.
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import numpy as np
+
+from compat._core import dtypes as _dt
+from compat._core import grad_mode as _gm
+from compat._core import tensor_checks as _tc
+
+#: ``float()`` of a tensor requiring grad has warned (PyTorch warns once per process)
+_FLOAT_WARNED = False
+
+
+def rebuild(cls: type, arr: np.ndarray, requires_grad: bool) -> Any:
+    """Unpickle a tensor of class ``cls`` (what ``__reduce_ex__`` names)."""
+    return cls._make(arr, requires_grad)
+
+
+class ValueConversions:
+    """The conversions of a tensor's value to NumPy and Python objects."""
+
+    __slots__ = ()
+    _st: Any
+    _requires_grad: bool
+
+    def numpy(self, *, force: bool = False) -> np.ndarray:
+        if self._requires_grad and _gm.is_grad_enabled() and not force:
+            raise RuntimeError(
+                "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
+                "instead."
+            )
+        if self._st.a.dtype == _dt.bfloat16.np:
+            raise TypeError("Got unsupported ScalarType BFloat16")  # NumPy has no bfloat16
+        return np.asarray(self._st.array)
+
+    def item(self) -> Any:
+        if self._st.a.size != 1:
+            raise RuntimeError(
+                f"a Tensor with {self._st.a.size} elements cannot be converted to Scalar"
+            )
+        return np.asarray(self._st.array).reshape(()).item()
+
+    def tolist(self) -> Any:
+        return np.asarray(self._st.array).tolist()
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        a = np.asarray(self._st.array)
+        return a.astype(dtype) if dtype is not None else a
+
+    def __len__(self) -> int:
+        if not self._st.a.ndim:
+            raise TypeError("len() of a 0-d tensor")
+        return self._st.a.shape[0]
+
+    def __iter__(self) -> Any:
+        if not self._st.a.ndim:
+            raise TypeError("iteration over a 0-d tensor")
+        return (self[i] for i in range(self._st.a.shape[0]))  # type: ignore[index]
+
+    def __bool__(self) -> bool:
+        if self._st.a.size != 1:
+            raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
+        return bool(self.item())
+
+    def __float__(self) -> float:
+        global _FLOAT_WARNED
+        if self._requires_grad and _gm._state.record and not _FLOAT_WARNED:
+            _FLOAT_WARNED = True
+            warnings.warn(
+                "Converting a tensor with requires_grad=True to a scalar may lead to unexpected "
+                "behavior.\nConsider using tensor.detach() first.",
+                UserWarning,
+                stacklevel=2,
+            )
+        return float(_tc.one_element(self))
+
+    def __int__(self) -> int:
+        return int(_tc.one_element(self))
+
+    def __index__(self) -> int:
+        if _dt.kind(self._st.a.dtype) not in "iub" or self._st.a.size != 1:
+            raise TypeError("only integer tensors of a single element can be converted to an index")
+        return int(self.item())
+
+    def __complex__(self) -> complex:
+        return complex(_tc.one_element(self))
+
+    def __reduce_ex__(self, proto: int) -> Any:
+        return (rebuild, (type(self), np.asarray(self._st.array), self._requires_grad))
