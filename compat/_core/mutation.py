@@ -34,6 +34,33 @@ _FILLS = frozenset(
 )
 
 
+#: in-place forms whose derivative PyTorch does not implement (``derivatives.yaml``'s
+#: ``not_implemented``): their node, of PyTorch's name, raises when backward reaches it
+_NO_INPLACE_DERIVATIVE = {
+    "acosh": "AcoshBackward1",
+    "asinh": "AsinhBackward1",
+    "atanh": "AtanhBackward1",
+}
+
+
+def _second_f(x: Any, y: Any) -> Any:
+    return y
+
+
+def _underivable(src: Tensor, r: Tensor, name: str) -> Tensor:
+    """``r``'s value as the output of a node on ``src`` whose backward raises PyTorch's
+    error (a pre-hook: it runs before the node, whatever hooks the tensor gets later)."""
+    out = _tensor.apply(_second_f, _NO_INPLACE_DERIVATIVE[name], (src, r.detach()))
+
+    def refuse(grad_outputs: Any) -> None:
+        raise NotImplementedError(
+            f"the derivative for 'inplace version of {name}' is not implemented."
+        )
+
+    out._grad_fn.register_prehook(refuse)
+    return out
+
+
 def check_inplace(self: Tensor, req: bool, name: str = "") -> None:
     """PyTorch's errors for modifying ``self`` in place (``req``: an input requires grad)."""
     if self._view is not None:
@@ -117,6 +144,8 @@ def inplace_result(self: Tensor, fn: Callable, args: Sequence[Any], kwargs: dict
     r = fn(src, *args, **kwargs)
     if not isinstance(r, Tensor):
         raise TypeError(f"in-place variant of {getattr(fn, '__name__', fn)} has no tensor result")
+    if r._grad_fn is not None and getattr(fn, "__name__", "") in _NO_INPLACE_DERIVATIVE:
+        r = _underivable(src, r, fn.__name__)
     if self._view is not None:
         check_inplace(self, r._grad_fn is not None, getattr(fn, "__name__", ""))
     if tuple(r.shape) != tuple(self.shape):

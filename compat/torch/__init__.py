@@ -56,6 +56,7 @@ _LAZY = (
     "random",
     "ops",
     "_vmap_internals",
+    "_VF",
     *_LAZY_DEVICES,
 )
 

@@ -438,19 +438,63 @@ def unique(
 ) -> Any:
     """Distinct values (sorted), optionally the inverse indices and counts; the output
     size depends on the data, so the values are read eagerly."""
+    if dim is None:
+        out = _unique_parts(input, None, "Unique2Backward0", "_unique2")
+    else:
+        out = _unique_parts(input, dim, "UniqueDimBackward0", "unique_dim")
+    out = [o for o, keep in zip(out, (True, return_inverse, return_counts)) if keep]
+    return out[0] if len(out) == 1 else tuple(out)
+
+
+def _unique_parts(input: Tensor, dim: int | None, node: str, aten: str) -> list[Tensor]:
+    """The distinct values (sorted; a ``node`` output of ``input``), the inverse indices
+    and the counts."""
     x = np.asarray(input._st.array)
     axis = None if dim is None else _wrap_dim(dim, input.ndim)
     vals, inv, counts = np.unique(x, return_inverse=True, return_counts=True, axis=axis)
     inv = inv.reshape(x.shape if axis is None else (x.shape[axis],))
-    node, aten = (
-        ("Unique2Backward0", "_unique2") if axis is None else ("UniqueDimBackward0", "unique_dim")
-    )
-    out = [_no_derivative(vals, input, node, aten)]
-    if return_inverse:
-        out.append(tensor(inv.astype(np.int64)))
-    if return_counts:
-        out.append(tensor(counts.astype(np.int64)))
-    return out[0] if len(out) == 1 else tuple(out)
+    return [
+        _no_derivative(vals, input, node, aten),
+        tensor(inv.astype(np.int64)),
+        tensor(counts.astype(np.int64)),
+    ]
+
+
+def _empty_unless(t: Tensor, keep: bool) -> Tensor:
+    return t if keep else tensor(np.zeros(0, np.int64))
+
+
+@defop(
+    method=False, samples=Sample(((8,),), dtype="int64", domain=(0, 3), grad=False, method=False)
+)
+def _unique(input: Tensor, sorted: bool = True, return_inverse: bool = False) -> tuple:
+    """PyTorch's internal ``torch._unique``: values and inverse (empty unless asked for)."""
+    vals, inv, _ = _unique_parts(input, None, "UniqueBackward0", "_unique")
+    return vals, _empty_unless(inv, return_inverse)
+
+
+@defop(
+    method=False, samples=Sample(((8,),), dtype="int64", domain=(0, 3), grad=False, method=False)
+)
+def _unique2(
+    input: Tensor, sorted: bool = True, return_inverse: bool = False, return_counts: bool = False
+) -> tuple:
+    """PyTorch's internal ``torch._unique2``: values, inverse and counts (each of the last
+    two empty unless asked for)."""
+    vals, inv, counts = _unique_parts(input, None, "Unique2Backward0", "_unique2")
+    return vals, _empty_unless(inv, return_inverse), _empty_unless(counts, return_counts)
+
+
+def unique_dim(
+    input: Tensor,
+    dim: int,
+    sorted: bool = True,
+    return_inverse: bool = False,
+    return_counts: bool = False,
+) -> tuple:
+    """``torch._VF.unique_dim``: the distinct slices along ``dim``, the inverse and the
+    counts (all three always, as PyTorch's)."""
+    return tuple(_unique_parts(input, dim, "UniqueDimBackward0", "unique_dim"))
 
 
 @defop(
