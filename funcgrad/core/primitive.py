@@ -91,9 +91,15 @@ class Primitive:
         self.complex_domain: tuple[float, float] | None = None
         #: the public forms this primitive declares, namespace -> names
         #: (``{"numpy": ("arccosh", "acosh"), "lax": ("acosh",)}``), which those
-        #: namespaces generate from it; ``doc`` is their docstring's first words
+        #: namespaces generate from it; ``doc`` is their docstring's first words, ``docs``
+        #: a namespace's own where it differs (lax's "arc sine", numpy's "inverse sine")
         self.public: dict[str, tuple[str, ...]] = {}
         self.doc: str | None = None
+        self.docs: dict[str, str] = {}
+        #: how the numpy form prepares its operand before binding: ``"inexact"`` (bool and
+        #: integers promote to float), ``"keep"`` (the dtype kept, bool refused) or
+        #: ``"float_or_id"`` (identity on integers and bools)
+        self.numpy_promotion = "inexact"
         if register:
             if name in REGISTRY:
                 raise ValueError(f"primitive {name!r} registered twice")

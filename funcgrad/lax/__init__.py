@@ -36,15 +36,7 @@ from funcgrad.lax._reductions import *  # noqa: F403
 from funcgrad.lax._special import *  # noqa: F403
 from funcgrad.lax._structural import *  # noqa: F403
 from funcgrad.lax._windowed import *  # noqa: F403
-from funcgrad.primitives import public_forms as _public_forms
 from funcgrad.primitives.calls import stop_gradient
-
-# the forms the primitives' rows declare (``public=("lax", ...)``)
-_DECLARED = {
-    name: _elementwise._un(prim.bind, name, f"{prim.doc or name}.")
-    for name, prim in _public_forms("lax").items()
-}
-globals().update(_DECLARED)
 
 __all__ = [
     *_control.__all__,
@@ -57,7 +49,6 @@ __all__ = [
     *_special.__all__,
     *_structural.__all__,
     *_windowed.__all__,
-    *_DECLARED,
     "cond",
     "fori_loop",
     "scan",

@@ -20,53 +20,34 @@ import numpy as np
 from funcgrad.core import dtypes
 from funcgrad.core.interp import to_aval
 from funcgrad.numpy._core import here, prep
-from funcgrad.primitives import bits
+from funcgrad.primitives import bits, public_doc, public_forms
 from funcgrad.primitives import elementwise as ew
 from funcgrad.primitives import shape as sh
 
 __all__ = [
     "RoundingMethod",
-    "abs",
-    "acos",
     "add",
-    "asin",
-    "atan",
     "atan2",
     "bitwise_and",
-    "bitwise_not",
     "bitwise_or",
     "bitwise_xor",
-    "ceil",
     "clz",
     "complex",
     "conj",
-    "cos",
-    "digamma",
     "div",
     "eq",
-    "erf",
-    "erf_inv",
     "erfc",
-    "exp",
     "exp2",
-    "expm1",
-    "floor",
     "ge",
     "gt",
     "imag",
     "integer_pow",
-    "is_finite",
     "le",
-    "lgamma",
-    "log",
-    "log1p",
-    "logistic",
     "lt",
     "max",
     "min",
     "mul",
     "ne",
-    "neg",
     "nextafter",
     "population_count",
     "pow",
@@ -74,16 +55,11 @@ __all__ = [
     "reciprocal",
     "rem",
     "round",
-    "rsqrt",
     "shift_left",
     "shift_right_arithmetic",
     "shift_right_logical",
-    "sign",
-    "sin",
-    "sqrt",
     "square",
     "sub",
-    "tan",
 ]
 
 
@@ -151,32 +127,16 @@ def _pow(x: Any, y: Any) -> Any:
     return ew.select_n(zero, ew.pow(safe_x, ew.convert_element_type(y, xa.dtype)), one)
 
 
-neg = _un(ew.neg, "neg", "Elementwise ``-x``.")
-exp = _un(ew.exp, "exp", "Elementwise ``e**x``.")
-log = _un(ew.log, "log", "Elementwise natural logarithm.")
-log1p = _un(ew.log1p, "log1p", "Elementwise ``log(1 + x)``, accurate near 0.")
-expm1 = _un(ew.expm1, "expm1", "Elementwise ``e**x - 1``, accurate near 0.")
-sin = _un(ew.sin, "sin", "Elementwise sine.")
-cos = _un(ew.cos, "cos", "Elementwise cosine.")
-tan = _un(ew.tan, "tan", "Elementwise tangent.")
-asin = _un(ew.asin, "asin", "Elementwise arc sine.")
-acos = _un(ew.acos, "acos", "Elementwise arc cosine.")
-atan = _un(ew.atan, "atan", "Elementwise arc tangent.")
-sqrt = _un(ew.sqrt, "sqrt", "Elementwise square root.")
-rsqrt = _un(ew.rsqrt, "rsqrt", "Elementwise ``1 / sqrt(x)``.")
-logistic = _un(ew.logistic, "logistic", "Elementwise ``1 / (1 + e**-x)``.")
-erf = _un(ew.erf, "erf", "Elementwise error function.")
-erf_inv = _un(ew.erf_inv, "erf_inv", "Elementwise inverse error function.")
-lgamma = _un(ew.lgamma, "lgamma", "Elementwise log-gamma.")
-digamma = _un(ew.digamma, "digamma", "Elementwise digamma (derivative of lgamma).")
-abs = _un(ew.abs, "abs", "Elementwise absolute value (magnitude for complex).")
-sign = _un(ew.sign, "sign", "Elementwise sign (-1, 0 or 1).")
-floor = _un(ew.floor, "floor", "Elementwise floor.")
-ceil = _un(ew.ceil, "ceil", "Elementwise ceiling.")
-is_finite = _un(ew.is_finite, "is_finite", "Elementwise ``True`` where finite.")
-bitwise_not = _un(ew.bitwise_not, "bitwise_not", "Elementwise bitwise NOT (logical for bool).")
 real = _un(ew.real, "real", "Real part of a complex array.")
 imag = _un(ew.imag, "imag", "Imaginary part of a complex array.")
+
+# the forms the primitives' rows declare (``public=("lax", ...)``): ``exp``, ``sin``, ...
+DECLARED = {
+    name: _un(prim.bind, name, f"{public_doc(prim, 'lax')}.")
+    for name, prim in public_forms("lax").items()
+}
+globals().update(DECLARED)
+__all__ += sorted(DECLARED)
 
 
 def _conj(x: Any) -> Any:

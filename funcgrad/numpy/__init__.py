@@ -286,39 +286,28 @@ from funcgrad.numpy._statistics import (  # noqa: F401
 from funcgrad.numpy._ufuncs import (  # noqa: F401
     abs,
     absolute,
-    acos,
     add,
     angle,
-    arccos,
-    arcsin,
-    arctan,
     arctan2,
     around,
-    asin,
-    atan,
     atan2,
     bitwise_and,
     bitwise_invert,
     bitwise_not,
     bitwise_or,
     bitwise_xor,
-    ceil,
     clip,
     conj,
     conjugate,
     copysign,
-    cos,
     deg2rad,
     degrees,
     divide,
     divmod,
     equal,
-    exp,
     exp2,
-    expm1,
     fabs,
     float_power,
-    floor,
     floor_divide,
     fmax,
     fmin,
@@ -341,8 +330,6 @@ from funcgrad.numpy._ufuncs import (  # noqa: F401
     isrealobj,
     less,
     less_equal,
-    log,
-    log1p,
     log2,
     log10,
     logaddexp,
@@ -356,7 +343,6 @@ from funcgrad.numpy._ufuncs import (  # noqa: F401
     mod,
     multiply,
     nan_to_num,
-    negative,
     not_equal,
     positive,
     pow,
@@ -369,14 +355,10 @@ from funcgrad.numpy._ufuncs import (  # noqa: F401
     rint,
     round,
     select,
-    sign,
     signbit,
-    sin,
     sinc,
-    sqrt,
     square,
     subtract,
-    tan,
     true_divide,
     trunc,
 )
@@ -387,7 +369,6 @@ from funcgrad.numpy._windows import (  # noqa: F401
     hanning,
     kaiser,
 )
-from funcgrad.primitives import public_forms as _public_forms
 
 pi = _np.pi
 e = _np.e
@@ -445,14 +426,8 @@ dtype = _np.dtype
 finfo = _ml_dtypes.finfo
 iinfo = _ml_dtypes.iinfo
 
-# the forms the primitives' rows declare (``public=("numpy", "numpy:arccosh", ...)``):
-# NumPy's promotion, then the primitive; a primitive's names are one function
-_forms: dict = {}
-for _name, _prim in _public_forms("numpy").items():
-    if _prim not in _forms:
-        _forms[_prim] = _ufuncs._unary_inexact(_name, _prim.bind, _prim.doc or _name)
-    globals()[_name] = _forms[_prim]
-del _forms, _name, _prim
+# the forms the primitives' rows declare (``exp``, ``arcsin``/``asin``, ...)
+globals().update(_ufuncs.DECLARED)
 
 _methods.install()
 _jax_array.install(_indexing.at)  # jax.Array methods given funcgrad tracers route here

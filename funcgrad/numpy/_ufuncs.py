@@ -17,6 +17,7 @@ import ml_dtypes
 import numpy as np
 
 from funcgrad.core import dtypes
+from funcgrad.core.primitive import Primitive
 from funcgrad.custom import custom_jvp
 from funcgrad.numpy._core import (
     ArrayLike,
@@ -35,8 +36,8 @@ from funcgrad.numpy._core import (
     unsupported,
 )
 from funcgrad.primitives import elementwise as ew
+from funcgrad.primitives import public_doc, public_forms, special
 from funcgrad.primitives import shape as sh
-from funcgrad.primitives import special
 
 _BOOL = np.dtype("bool")
 
@@ -87,18 +88,6 @@ def _unary_inexact(name: str, fn: Callable[[Any], Any], doc: str) -> Callable[[A
     return f
 
 
-sin = _unary_inexact("sin", ew.sin, "Elementwise sine")
-cos = _unary_inexact("cos", ew.cos, "Elementwise cosine")
-tan = _unary_inexact("tan", ew.tan, "Elementwise tangent")
-arcsin = _unary_inexact("arcsin", ew.asin, "Elementwise inverse sine")
-arccos = _unary_inexact("arccos", ew.acos, "Elementwise inverse cosine")
-arctan = _unary_inexact("arctan", ew.atan, "Elementwise inverse tangent")
-exp = _unary_inexact("exp", ew.exp, "Elementwise ``e ** x``")
-expm1 = _unary_inexact("expm1", ew.expm1, "Elementwise ``exp(x) - 1``")
-log = _unary_inexact("log", ew.log, "Elementwise natural logarithm")
-log1p = _unary_inexact("log1p", ew.log1p, "Elementwise ``log(1 + x)``")
-sqrt = _unary_inexact("sqrt", ew.sqrt, "Elementwise square root")
-asin, acos, atan = arcsin, arccos, arctan
 exp2 = _unary_inexact("exp2", lambda x: ew.exp(ew.mul(x, _c(x, math.log(2.0)))), "``2 ** x``")
 log2 = _unary_inexact("log2", lambda x: ew.div(ew.log(x), _k(x, math.log(2.0))), "Base-2 log")
 log10 = _unary_inexact(
@@ -145,7 +134,7 @@ def i0(x: ArrayLike) -> Any:
     """Modified Bessel function of the first kind, order 0."""
     (x,) = promote_broadcast("i0", x, to="inexact")
     check_kind("i0", "real", x)
-    return exp(abs(x)) * special.bessel_i0e(x)
+    return ew.exp(ew.abs(x)) * special.bessel_i0e(x)
 
 
 def _select(pred: Any, on_false: Any, on_true: Any) -> Any:
@@ -177,8 +166,6 @@ def _unary_keep(
     return f
 
 
-negative = _unary_keep("negative", ew.neg, "Elementwise ``-x``.")
-sign = _unary_keep("sign", ew.sign, "Elementwise sign (-1, 0 or 1).")
 absolute = _unary_keep(
     "absolute",
     lambda x: x if aval(x).dtype.kind == "u" else ew.abs(x),  # lax.abs rejects unsigned ints
@@ -223,8 +210,6 @@ def _float_or_id(name: str, fn: Callable[[Any], Any], doc: str) -> Callable[[Arr
     return f
 
 
-floor = _float_or_id("floor", ew.floor, "Round down (identity on integers and bools).")
-ceil = _float_or_id("ceil", ew.ceil, "Round up (identity on integers and bools).")
 trunc = _float_or_id(
     "trunc",
     lambda x: _select(ew.lt(x, _lc(x, 0)), ew.floor(x), ew.ceil(x)),
@@ -399,6 +384,31 @@ def logical_not(x: ArrayLike) -> Any:
     """Elementwise logical not."""
     return out(ew.bitwise_not(_as_bool(x, "logical_not")))
 
+
+def _declared_form(name: str, prim: Primitive) -> Callable[[ArrayLike], Any]:
+    """The numpy form of a primitive's row: its operand prepared as the row says
+    (``Primitive.numpy_promotion``), then the primitive."""
+    doc = public_doc(prim, "numpy")
+    if prim.numpy_promotion == "keep":
+        return _unary_keep(name, prim.bind, f"{doc}.")
+    if prim.numpy_promotion == "float_or_id":
+        return _float_or_id(name, prim.bind, f"{doc}.")
+    return _unary_inexact(name, prim.bind, doc)
+
+
+def _declared_forms() -> dict[str, Callable[[ArrayLike], Any]]:
+    """Every form the rows declare in ``numpy`` (``exp``, ``arcsin`` and ``asin``, ...):
+    a primitive's names are one function."""
+    by_prim: dict[Primitive, Callable[[ArrayLike], Any]] = {}
+    for name, prim in public_forms("numpy").items():
+        if prim not in by_prim:
+            by_prim[prim] = _declared_form(name, prim)
+    return {name: by_prim[prim] for name, prim in public_forms("numpy").items()}
+
+
+#: the forms the primitives' rows declare (``public=("numpy", "numpy:arcsin", ...)``)
+DECLARED = _declared_forms()
+globals().update(DECLARED)
 
 # --------------------------------------------------------------------------- binary
 

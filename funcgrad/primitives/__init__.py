@@ -40,3 +40,9 @@ def public_forms(namespace: str) -> dict[str, Primitive]:
     ``"nn"``: ``public=`` on their rows), name -> primitive; that namespace generates
     them, so each is written once, on its primitive's row."""
     return {n: p for p in REGISTRY.values() for n in p.public.get(namespace, ())}
+
+
+def public_doc(prim: Primitive, namespace: str) -> str:
+    """The first words of the docstring of ``prim``'s forms in ``namespace``: the row's
+    ``docs[namespace]`` where that namespace has its own, else its ``doc``."""
+    return prim.docs.get(namespace) or prim.doc or prim.name

@@ -1,5 +1,7 @@
-"""Unary math (``exp``, ``log``, trigonometric, ``sqrt``, rounding, ...), binary arithmetic,
-comparisons, bitwise operations and ``integer_pow``.
+"""The unary row declaration (``_unary``), the unary primitives the binary rules use
+(``neg``, ``abs``, ``sign``, rounding, ``not``, ``is_finite``), binary arithmetic,
+comparisons, bitwise operations and ``integer_pow``. The transcendental functions
+(``exp``, ``log``, trigonometric, ``sqrt``, ...) are in ``transcendental.py``.
 
 Binary primitives take operands of one dtype and one shape; 0-d operands
 broadcast (as in ``jax.lax``), and weakly typed scalars take the other
@@ -10,7 +12,6 @@ before binding them.
 from __future__ import annotations
 
 import builtins
-import math
 from collections.abc import Callable
 from typing import Any
 
@@ -30,6 +31,7 @@ from funcgrad.primitives.elementwise.base import (
     _examples_unary,
     _lower_nary,
     _unary_aval,
+    declare,
     vectorized_batch,
 )
 from funcgrad.primitives.elementwise.convert import convert_element_type, unbroadcast
@@ -53,27 +55,27 @@ def _unary(
     smooth: bool = True,
     host: Callable | None = None,
     doc: str | None = None,
+    docs: dict[str, str] | None = None,
     public: tuple[str, ...] = (),
+    numpy: str = "inexact",
     complex_domain: tuple[float, float] | None = None,
 ) -> Primitive:
     """Declare a unary elementwise primitive; ``deriv(x, y)`` is dy/dx.
 
-    ``lo``/``hi`` is its input domain (the tests of every form draw from it),
-    ``complex_domain`` that of its complex examples (holomorphic rules), ``host`` its
-    host-tier rule, and ``public`` the public forms generated from it, each
-    ``"namespace"`` (named as the primitive) or ``"namespace:name"``, with ``doc``
-    their docstring's first words.
+    ``lo``/``hi`` is its input domain (the tests of every form draw from it; none for
+    integer and bool primitives), ``complex_domain`` that of its complex examples
+    (holomorphic rules), ``host`` its host-tier rule, and ``public`` the public forms
+    generated from it, each ``"namespace"`` (named as the primitive) or
+    ``"namespace:name"``, with ``doc`` their docstring's first words (``docs``: a
+    namespace's own) and ``numpy`` how the numpy form prepares its operand
+    (``Primitive.numpy_promotion``).
     """
     p = Primitive(name, family=FAMILY, differentiable=deriv is not None)
     p.abstract_eval = _unary_aval(name, allowed)
     p.lower = lower
-    p.host = host
-    p.domain = (lo, hi)
     p.complex_domain = complex_domain
-    p.doc = doc
-    for form in public:
-        ns, _, public_name = form.partition(":")
-        p.public[ns] = (*p.public.get(ns, ()), public_name or name)
+    domain = None if allowed == "intbool" else (lo, hi)
+    declare(p, domain=domain, host=host, doc=doc, docs=docs, public=public, numpy=numpy)
     rules.def_vectorized_unary(p)
     if deriv is not None:
 
@@ -106,135 +108,87 @@ def _c(x: Any, v: float) -> Any:
     return np.asarray(v, to_aval(x).dtype)
 
 
-neg_p = _unary("neg", lax.neg, lambda x, y: _c(x, -1.0), allowed="num", complex_domain=(-2.0, 2.0))
-exp_p = _unary("exp", lax.exp, lambda x, y: y, complex_domain=(-1.5, 1.5))
-log_p = _unary(
-    "log", lax.log, lambda x, y: div(_c(x, 1.0), x), lo=0.5, hi=3.0, complex_domain=(0.5, 2.0)
-)
-log1p_p = _unary(
-    "log1p",
-    lax.log1p,
-    lambda x, y: div(_c(x, 1.0), add(x, _c(x, 1.0))),
-    lo=-0.5,
-    complex_domain=(0.2, 1.5),
-)
-expm1_p = _unary("expm1", lax.expm1, lambda x, y: add(y, _c(x, 1.0)), complex_domain=(-1.5, 1.5))
-sin_p = _unary("sin", lax.sin, lambda x, y: cos(x), complex_domain=(-1.5, 1.5))
-cos_p = _unary("cos", lax.cos, lambda x, y: neg(sin(x)), complex_domain=(-1.5, 1.5))
-tan_p = _unary("tan", lax.tan, lambda x, y: add(_c(x, 1.0), mul(y, y)), lo=-1.2, hi=1.2)
-asin_p = _unary("asin", lax.asin, lambda x, y: rsqrt(sub(_c(x, 1.0), mul(x, x))), lo=-0.9, hi=0.9)
-acos_p = _unary(
-    "acos", lax.acos, lambda x, y: neg(rsqrt(sub(_c(x, 1.0), mul(x, x)))), lo=-0.9, hi=0.9
-)
-atan_p = _unary("atan", lax.atan, lambda x, y: div(_c(x, 1.0), add(_c(x, 1.0), mul(x, x))))
-sinh_p = _unary(
-    "sinh",
-    lax.sinh,
-    lambda x, y: cosh(x),
-    host=np.sinh,
-    doc="Elementwise hyperbolic sine",
-    public=("lax", "numpy"),
-    complex_domain=(-1.5, 1.5),
-)
-cosh_p = _unary(
-    "cosh",
-    lax.cosh,
-    lambda x, y: sinh(x),
-    host=np.cosh,
-    doc="Elementwise hyperbolic cosine",
-    public=("lax", "numpy"),
-    complex_domain=(-1.5, 1.5),
-)
-tanh_p = _unary(
-    "tanh",
-    lax.tanh,
-    lambda x, y: sub(_c(x, 1.0), mul(y, y)),
-    host=np.tanh,
-    doc="Elementwise hyperbolic tangent",
-    public=("lax", "numpy", "nn"),
-    complex_domain=(-1.0, 1.0),
-)
-asinh_p = _unary(
-    "asinh",
-    lax.asinh,
-    lambda x, y: rsqrt(add(mul(x, x), _c(x, 1.0))),
-    host=np.arcsinh,
-    doc="Elementwise inverse hyperbolic sine",
-    public=("lax", "numpy:arcsinh", "numpy:asinh"),
-)
-acosh_p = _unary(
-    "acosh",
-    lax.acosh,
-    lambda x, y: rsqrt(sub(mul(x, x), _c(x, 1.0))),
-    lo=1.2,
-    hi=3.0,
-    host=np.arccosh,
-    doc="Elementwise inverse hyperbolic cosine",
-    public=("lax", "numpy:arccosh", "numpy:acosh"),
-)
-atanh_p = _unary(
-    "atanh",
-    lax.atanh,
-    lambda x, y: div(_c(x, 1.0), sub(_c(x, 1.0), mul(x, x))),
-    lo=-0.9,
-    hi=0.9,
-    host=np.arctanh,
-    doc="Elementwise inverse hyperbolic tangent",
-    public=("lax", "numpy:arctanh", "numpy:atanh"),
-)
-sqrt_p = _unary(
-    "sqrt", lax.sqrt, lambda x, y: div(_c(x, 0.5), y), lo=0.5, hi=3.0, complex_domain=(0.5, 2.0)
-)
-rsqrt_p = _unary(
-    "rsqrt",
-    lax.rsqrt,
-    lambda x, y: mul(_c(x, -0.5), div(y, x)),
-    lo=0.5,
-    hi=3.0,
-    complex_domain=(0.5, 2.0),
-)
-cbrt_p = _unary(
-    "cbrt",
-    lax.cbrt,
-    lambda x, y: div(_c(x, 1.0 / 3.0), mul(y, y)),
-    lo=0.5,
-    hi=3.0,
-    host=np.cbrt,
-    doc="Elementwise cube root",
-    public=("lax", "numpy"),
-)
-logistic_p = _unary("logistic", lax.logistic, lambda x, y: mul(y, sub(_c(x, 1.0), y)))
-erf_p = _unary(
-    "erf",
-    lax.erf,
-    lambda x, y: mul(_c(x, 2.0 / math.sqrt(math.pi)), exp(neg(mul(x, x)))),
-)
-erf_inv_p = _unary(
-    "erf_inv",
-    lax.erf_inv,
-    lambda x, y: mul(_c(x, math.sqrt(math.pi) / 2.0), exp(mul(y, y))),
-    lo=-0.9,
-    hi=0.9,
-)
-lgamma_p = _unary("lgamma", lax.lgamma, lambda x, y: digamma(x), lo=0.5, hi=3.0, smooth=False)
+def _host_sign(x: Any) -> Any:
+    """XLA's sign: ``z / |z|`` for complex (NaN parts for infinite ``z``, 0 at 0)."""
+    if np.iscomplexobj(x):
+        a = np.abs(x)
+        return np.where(a == 0, 0, x / np.where(a == 0, 1, a))
+    return np.sign(x)
 
 
-def _digamma_deriv(x: Any, y: Any) -> Any:
-    return rules.bind_named("polygamma", _c(x, 1.0), x)
-
-
-digamma_p = _unary("digamma", lax.digamma, _digamma_deriv, lo=0.5, hi=3.0)
+neg_p = _unary(
+    "neg",
+    lax.neg,
+    lambda x, y: _c(x, -1.0),
+    allowed="num",
+    complex_domain=(-2.0, 2.0),
+    host=np.negative,
+    doc="Elementwise ``-x``",
+    public=("lax", "numpy:negative"),
+    numpy="keep",
+)
 # abs: d|x|/dx = sign(x) (0 at 0, as in JAX and PyTorch); complex |z| is real, its rules
-# are in the complex section below
-# lax.abs rejects unsigned integers (fnp.abs returns them unchanged before binding)
-abs_p = _unary("abs", lax.abs, lambda x, y: sign(x), allowed="signed", smooth=False)
-sign_p = _unary("sign", lax.sign, None, allowed="num")
-floor_p = _unary("floor", lax.floor, None, allowed="real_float")
-ceil_p = _unary("ceil", lax.ceil, None, allowed="real_float")
-round_p = _unary(
-    "round", lambda x: lax.round(x, lax.RoundingMethod.TO_NEAREST_EVEN), None, allowed="real_float"
+# are in complex.py. lax.abs rejects unsigned integers (fnp.abs, hand-written in
+# numpy/_ufuncs.py, returns them unchanged before binding)
+abs_p = _unary(
+    "abs",
+    lax.abs,
+    lambda x, y: sign(x),
+    allowed="signed",
+    smooth=False,
+    host=np.abs,
+    doc="Elementwise absolute value (magnitude for complex)",
+    public=("lax",),
 )
-not_p = _unary("not", lax.bitwise_not, None, allowed="intbool")
+sign_p = _unary(
+    "sign",
+    lax.sign,
+    None,
+    allowed="num",
+    host=_host_sign,
+    doc="Elementwise sign (-1, 0 or 1)",
+    public=("lax", "numpy"),
+    numpy="keep",
+)
+floor_p = _unary(
+    "floor",
+    lax.floor,
+    None,
+    allowed="real_float",
+    host=np.floor,
+    doc="Elementwise floor",
+    docs={"numpy": "Round down (identity on integers and bools)"},
+    public=("lax", "numpy"),
+    numpy="float_or_id",
+)
+ceil_p = _unary(
+    "ceil",
+    lax.ceil,
+    None,
+    allowed="real_float",
+    host=np.ceil,
+    doc="Elementwise ceiling",
+    docs={"numpy": "Round up (identity on integers and bools)"},
+    public=("lax", "numpy"),
+    numpy="float_or_id",
+)
+# (lax.round's rounding_method and numpy's round/rint are written in their namespaces)
+round_p = _unary(
+    "round",
+    lambda x: lax.round(x, lax.RoundingMethod.TO_NEAREST_EVEN),
+    None,
+    allowed="real_float",
+    host=np.rint,
+)
+not_p = _unary(
+    "not",
+    lax.bitwise_not,
+    None,
+    allowed="intbool",
+    host=np.invert,
+    doc="Elementwise bitwise NOT (logical for bool)",
+    public=("lax:bitwise_not",),
+)
 
 is_finite_p = Primitive("is_finite", family=FAMILY, differentiable=False)
 
@@ -247,86 +201,17 @@ def _is_finite_abstract_eval(x: Aval) -> Aval:
 
 is_finite_p.lower = lax.is_finite
 rules.def_vectorized_unary(is_finite_p)
+declare(
+    is_finite_p,
+    domain=(-2.0, 2.0),
+    host=np.isfinite,
+    doc="Elementwise ``True`` where finite",
+    public=("lax",),
+)
 
 
 def neg(x: Any) -> Any:
     return bind(neg_p, x)
-
-
-def exp(x: Any) -> Any:
-    return bind(exp_p, x)
-
-
-def log(x: Any) -> Any:
-    return bind(log_p, x)
-
-
-def log1p(x: Any) -> Any:
-    return bind(log1p_p, x)
-
-
-def expm1(x: Any) -> Any:
-    return bind(expm1_p, x)
-
-
-def sin(x: Any) -> Any:
-    return bind(sin_p, x)
-
-
-def cos(x: Any) -> Any:
-    return bind(cos_p, x)
-
-
-def tan(x: Any) -> Any:
-    return bind(tan_p, x)
-
-
-def asin(x: Any) -> Any:
-    return bind(asin_p, x)
-
-
-def acos(x: Any) -> Any:
-    return bind(acos_p, x)
-
-
-def atan(x: Any) -> Any:
-    return bind(atan_p, x)
-
-
-def sinh(x: Any) -> Any:
-    return bind(sinh_p, x)
-
-
-def cosh(x: Any) -> Any:
-    return bind(cosh_p, x)
-
-
-def sqrt(x: Any) -> Any:
-    return bind(sqrt_p, x)
-
-
-def rsqrt(x: Any) -> Any:
-    return bind(rsqrt_p, x)
-
-
-def logistic(x: Any) -> Any:
-    return bind(logistic_p, x)
-
-
-def erf(x: Any) -> Any:
-    return bind(erf_p, x)
-
-
-def erf_inv(x: Any) -> Any:
-    return bind(erf_inv_p, x)
-
-
-def lgamma(x: Any) -> Any:
-    return bind(lgamma_p, x)
-
-
-def digamma(x: Any) -> Any:
-    return bind(digamma_p, x)
 
 
 def abs(x: Any) -> Any:
@@ -542,7 +427,8 @@ def _pow_dx(x: Any, y: Any, z: Any) -> Any:
 def _pow_dy(x: Any, y: Any, z: Any) -> Any:
     # log(x) * x**y with log(1) substituted at x == 0 (JAX's _replace_zero): 0 there
     x_is_0 = eq(x, _c(x, 0.0))
-    return mul(log(_sel(x_is_0, x, _c(x, 1.0))), z)
+    # (log is bound by name: its row, in transcendental.py, is built on this module)
+    return mul(rules.bind_named("log", _sel(x_is_0, x, _c(x, 1.0))), z)
 
 
 def _max_dx(x: Any, y: Any, z: Any) -> Any:
@@ -673,9 +559,8 @@ def integer_pow(x: Any, y: int) -> Any:
 # --------------------------------------------------------------------------- host rules
 # (the host tier, funcgrad.core.host: NumPy on host arrays, XLA's semantics where
 # NumPy's differ: C-style integer division and remainder, XLA's results for a zero
-# divisor, shifts past the bit width, integer_pow's multiplication chain). erf_inv has
-# none: ``random.normal`` is ``erf_inv`` of uniform bits, and its samples must be JAX's
-# bit for bit, which only XLA's own approximation gives.
+# divisor, shifts past the bit width, integer_pow's multiplication chain). The unary
+# rows declare theirs (``host=``).
 
 
 def _host_int(x: Any) -> bool:
@@ -712,58 +597,7 @@ def _host_integer_pow(x: Any, *, y: int) -> Any:
     return np.divide(np.ones_like(acc), acc) if y < 0 else acc
 
 
-def _host_logistic(x: Any) -> Any:
-    return np.divide(1, np.add(1, np.exp(np.negative(x))))
-
-
-def _host_sign(x: Any) -> Any:
-    """XLA's sign: ``z / |z|`` for complex (NaN parts for infinite ``z``, 0 at 0)."""
-    if np.iscomplexobj(x):
-        a = np.abs(x)
-        return np.where(a == 0, 0, x / np.where(a == 0, 1, a))
-    return np.sign(x)
-
-
-def _host_rsqrt(x: Any) -> Any:
-    return np.reciprocal(np.sqrt(x))
-
-
-def _host_special(name: str) -> Callable:
-    def rule(x: Any) -> Any:
-        import scipy.special  # (first use only: SciPy costs ~0.1 s to import)
-
-        return getattr(scipy.special, name)(x)
-
-    return rule
-
-
-for _p, _rule in (
-    (neg_p, np.negative),
-    (exp_p, np.exp),
-    (log_p, np.log),
-    (log1p_p, np.log1p),
-    (expm1_p, np.expm1),
-    (sin_p, np.sin),
-    (cos_p, np.cos),
-    (tan_p, np.tan),
-    (asin_p, np.arcsin),
-    (acos_p, np.arccos),
-    (atan_p, np.arctan),
-    (sqrt_p, np.sqrt),
-    (rsqrt_p, _host_rsqrt),
-    (logistic_p, _host_logistic),
-    (erf_p, _host_special("erf")),
-    (lgamma_p, _host_special("gammaln")),
-    (digamma_p, _host_special("psi")),
-    (sign_p, _host_sign),
-    (floor_p, np.floor),
-    (ceil_p, np.ceil),
-    (round_p, np.rint),
-    (not_p, np.invert),
-    (is_finite_p, np.isfinite),
-    (integer_pow_p, _host_integer_pow),
-):
-    _p.host = _rule
+integer_pow_p.host = _host_integer_pow
 for _p, _rule in (
     (add_p, np.add),
     (sub_p, np.subtract),
@@ -786,4 +620,3 @@ for _p, _rule in (
 ):
     _p.host = _rule
     _p.host_join = True
-abs_p.host = np.abs

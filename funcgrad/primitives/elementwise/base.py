@@ -163,3 +163,25 @@ def _examples_binary(lo: float = -2.0, hi: float = 2.0, smooth: bool = True, lo2
         ]
 
     return examples
+
+
+def declare(
+    p: Primitive,
+    *,
+    domain: tuple[float, float] | None = None,
+    host: Callable | None = None,
+    doc: str | None = None,
+    docs: dict[str, str] | None = None,
+    public: tuple[str, ...] = (),
+    numpy: str = "inexact",
+) -> Primitive:
+    """Record on ``p`` its input domain, host rule and public forms (see ``_unary``)."""
+    p.domain = domain
+    p.host = host
+    p.doc = doc
+    p.docs = dict(docs or {})
+    p.numpy_promotion = numpy
+    for form in public:
+        ns, _, public_name = form.partition(":")
+        p.public[ns] = (*p.public.get(ns, ()), public_name or p.name)
+    return p

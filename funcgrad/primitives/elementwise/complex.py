@@ -20,6 +20,7 @@ from funcgrad.core.interp import bind, to_aval
 from funcgrad.core.ir import Aval
 from funcgrad.core.primitive import REGISTRY, Example, Primitive
 from funcgrad.primitives import rules
+from funcgrad.primitives.elementwise import transcendental  # noqa: F401  (rows below)
 from funcgrad.primitives.elementwise.arith import (
     _bcast_to,
     _c,
