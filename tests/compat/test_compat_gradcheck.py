@@ -16,12 +16,24 @@ def _wrong_hook(torch, t):
     return z
 
 
+def _refuses_undefined(torch, t):
+    def hook(g):
+        if g is None:
+            raise RuntimeError("x is undefined")
+
+    z = t.clone()
+    z.register_hook(hook)
+    return z
+
+
 CASES = {
     "smooth": (lambda torch, a, b: (a * b).sin().sum(0), "real2"),
     "two_outputs": (lambda torch, a, b: (a.exp(), (a @ b.unsqueeze(-1)).tanh()), "real2"),
     "int_output": (lambda torch, a, b: (a * 2, a.long()), "real2"),
     "no_output": (lambda torch, a, b: (), "real2"),
     "wrong_grad": (lambda torch, a, b: _wrong_hook(torch, a), "real2"),
+    "undefined_grad": (lambda torch, a, b: _refuses_undefined(torch, a), "real2"),
+    "undefined_grad_of_one": (lambda torch, a, b: (a * 2, _refuses_undefined(torch, b)), "real2"),
     "detached": (lambda torch, a, b: torch.tensor([a.sum().item()]), "real2"),
     "complex": (lambda torch, a: (a * a).exp(), "complex"),
     "complex_wrong": (lambda torch, a: _wrong_hook(torch, a), "complex"),
@@ -39,6 +51,8 @@ CASES = {
 
 
 CASES_FIRST_ORDER_ONLY = (
+    "undefined_grad",
+    "undefined_grad_of_one",
     "wrong_grad",
     "complex_wrong",
     "detached",
@@ -94,5 +108,22 @@ def test_gradcheck_input_validation():
         rec([str(m.message)[:60] for m in w if "double precision" in str(m.message)])
         module = importlib.import_module(torch.__name__ + ".autograd.gradcheck")
         rec(issubclass(module.GradcheckError, RuntimeError))
+
+    check(scenario)
+
+
+def test_gradcheck_undefined_grad_warning():
+    """The backward-compatibility warning comes with the undefined-gradient failure, and
+    ``check_undefined_grad=False`` skips the check."""
+
+    def scenario(torch, rec):
+        x = torch.ones(1, dtype=torch.float64, requires_grad=True)
+        f = lambda t: _refuses_undefined(torch, t)
+        for fast in (False, True):
+            with warnings.catch_warnings(record=True) as w:
+                warnings.simplefilter("always")
+                rec(_verdict(lambda: torch.autograd.gradcheck(f, (x,), fast_mode=fast)))
+            rec([str(m.message)[:70] for m in w if "Backwards compatibility" in str(m.message)])
+        rec(torch.autograd.gradcheck(f, (x,), check_undefined_grad=False))
 
     check(scenario)

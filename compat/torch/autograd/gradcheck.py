@@ -22,6 +22,7 @@ import numpy as np
 from compat._core import views as _views
 from compat._core.autograd import grad as _grad
 from compat._core.creation import tensor as _tensor
+from compat._core.function import Function
 from compat._core.tensor import Tensor
 from compat.torch._vmap_internals import _vmap
 from compat.torch.autograd import forward_ad as _fwad
@@ -220,7 +221,71 @@ def gradcheck(
         msg = _check_undefined_tangents(func, inputs, diff)
         if msg is not None:
             return _fail(msg, raise_exception)
+    if check_backward_ad and check_undefined_grad:
+        msg = _check_undefined_grads(func, inputs, diff)
+        if msg is not None:
+            return _fail(msg, raise_exception)
     return True
+
+
+class _UndefinedGrad(Function):
+    """The identity, whose backward gives its input an undefined (``None``) gradient
+    (PyTorch's ``torch._C._functions.UndefinedGrad``)."""
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor) -> Tensor:
+        return x.clone()
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> None:
+        return None
+
+
+_UNDEFINED_BC = (
+    "Backwards compatibility: New undefined gradient support checking feature is enabled by "
+    "default, but it may break existing callers of this function. If this is true for you, "
+    'you can call this function with "check_undefined_grad=False" to disable the feature'
+)
+_UNDEFINED_NOTES = (
+    'Please look at "Notes about undefined output gradients" in "tools/autograd/derivatives.yaml"'
+)
+
+
+def _check_undefined_grads(func: Callable, inputs: tuple, diff: list[int]) -> str | None:
+    """PyTorch's check that backward copes with undefined output gradients: all of them
+    undefined, then (with several outputs) one at a time; the inputs' gradients must then
+    be undefined or zero. The failure's message (after PyTorch's warning), or ``None``."""
+    xs = [inputs[j] for j in diff]
+
+    def differentiable() -> list[Tensor]:
+        outs = _outputs(func, inputs)
+        return [o for o in outs if isinstance(o, Tensor) and o.requires_grad]
+
+    cases = [[_UndefinedGrad.apply(o) for o in differentiable()]]
+    if len(cases[0]) > 1:
+        for k in range(len(cases[0])):
+            cases.append(
+                [_UndefinedGrad.apply(o) if i == k else o for i, o in enumerate(differentiable())]
+            )
+    for outs in cases:
+        zeros = [
+            _tensor(np.zeros(tuple(o.shape), np.asarray(o.detach().numpy()).dtype)) for o in outs
+        ]
+        try:
+            gs = _grad(outs, xs, zeros, allow_unused=True)
+        except RuntimeError:
+            warnings.warn(_UNDEFINED_BC, UserWarning, stacklevel=3)
+            return (
+                f"Expected backward function to handle undefined output grads. {_UNDEFINED_NOTES}"
+            )
+        for g in gs:
+            if g is not None and np.any(np.asarray(g.detach().numpy()) != 0):
+                warnings.warn(_UNDEFINED_BC, UserWarning, stacklevel=3)
+                return (
+                    "Expected all input grads to be undefined or zero when all output grads "
+                    f"are undefined or zero. {_UNDEFINED_NOTES}"
+                )
+    return None
 
 
 def _check_batched_forward(
@@ -407,6 +472,7 @@ def gradgradcheck(
         rtol=rtol,
         raise_exception=raise_exception,
         nondet_tol=nondet_tol,
+        check_undefined_grad=check_undefined_grad,
         check_backward_ad=check_rev_over_rev,
         fast_mode=fast_mode,
     )
