@@ -34,7 +34,8 @@ from funcgrad.control_flow import cond, fori_loop, scan, switch, while_loop
 from funcgrad.core.errors import ConcretizationError, LeakedTracerError
 from funcgrad.core.interp import Tracer
 from funcgrad.core.ir import Aval, Eqn, Literal, Program, Var
-from funcgrad.custom import custom_gradient, custom_jvp, custom_vjp
+from funcgrad.custom import custom_jvp, custom_vjp
+from funcgrad.custom_derivatives import custom_gradient
 from funcgrad.interop._jax_array import Array
 from funcgrad.jit import jit
 from funcgrad.primitives.calls import stop_gradient

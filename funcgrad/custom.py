@@ -25,6 +25,8 @@ from funcgrad._rule_closures import (
     trace_vjp_rules,
     vjp_from_programs,
 )
+from funcgrad._rules_at_call import fwd_at_call, jvp_at_call, pending_level
+from funcgrad.api._levels import zero_tangents
 from funcgrad.api._tracing import fun_name
 from funcgrad.core import dtypes
 from funcgrad.core.ad_util import close
@@ -345,32 +347,20 @@ class custom_jvp(CustomFunction):
     def __get__(self, obj: Any, objtype: Any = None) -> Any:
         return self if obj is None else functools.partial(self, obj)
 
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        """Call the function; under a transform its JVP rule (set by ``defjvp``) is used.
-
-        Raises:
-            AttributeError: no rule was set with ``defjvp`` (JAX's message).
-        """
-        if self.jvp is None:
-            raise AttributeError(
-                f"No JVP defined for custom_jvp function {fun_name(self.fun)} using defjvp."
-            )
-        args = positional_args(self.fun, "custom_jvp", args, kwargs)
-        if not is_tracing():  # nothing differentiates it: the function itself, as JAX runs it
-            return self.fun(*args)
-        if _inline_custom_jvp() and _depends_on_trace_inputs(tree_flatten(args)[0]):
-            # applied to tangents inside the transpose of a custom rule's tangent map: the
-            # function is used as the linear map it is, not differentiated again (else a
-            # rule that calls its own function on the tangents would recurse forever);
-            # calls on primals keep their rule, so higher derivatives stay exact
-            return self.fun(*args)
-        static, dyn = _split_nondiff(args, self.nondiff_argnums)
-        leaves, in_tree = tree_flatten(dyn)
-        fun = lambda *d: self.fun(*_merge(static, d, self.nondiff_argnums))
-        prog, consts, out_tree = trace_function(fun, leaves, in_tree, "custom_jvp")
-        n_consts = len(consts)
+    def _rule(
+        self,
+        static: list,
+        in_tree: Any,
+        in_avals: list,
+        out_tree: Any,
+        n_consts: int,
+        got: dict | None = None,
+    ) -> Callable:
+        """The user's rule over flat lists ``(primals, tangents)`` (``n_consts`` leading
+        entries skipped), with JAX's checks of what it returns; ``out_tree`` is the
+        function's output structure when the function ran (else the rule's is stored
+        in ``got["out_tree"]``)."""
         user_jvp, symbolic = self.jvp, self.symbolic_zeros
-        in_avals = [to_aval(x) for x in leaves]
         name = fun_name(self.fun)
         rule_name = f"{fun_name(user_jvp)} for function {name}"
 
@@ -398,7 +388,10 @@ class custom_jvp(CustomFunction):
                     f"equal container (pytree) structures, but got {o_tree} and {t_tree} "
                     "respectively."
                 )
-            if o_tree != out_tree:
+            if out_tree is None:
+                if got is not None:
+                    got["out_tree"] = o_tree
+            elif o_tree != out_tree:
                 raise TypeError(
                     f"Custom JVP rule {rule_name} must produce primal outputs with the same "
                     f"container (pytree) structure as the function {name} itself, but the rule "
@@ -412,7 +405,51 @@ class custom_jvp(CustomFunction):
             ]
             return o_leaves, t_leaves
 
-        closed = live_tracers((user_jvp, static)) if is_tracing() else []
+        return jvp_rule
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        """Call the function; under a transform its JVP rule (set by ``defjvp``) is used.
+
+        Raises:
+            AttributeError: no rule was set with ``defjvp`` (JAX's message).
+        """
+        if self.jvp is None:
+            raise AttributeError(
+                f"No JVP defined for custom_jvp function {fun_name(self.fun)} using defjvp."
+            )
+        args = positional_args(self.fun, "custom_jvp", args, kwargs)
+        if not is_tracing():  # nothing differentiates it: the function itself, as JAX runs it
+            return self.fun(*args)
+        if _inline_custom_jvp() and _depends_on_trace_inputs(tree_flatten(args)[0]):
+            # applied to tangents inside the transpose of a custom rule's tangent map: the
+            # function is used as the linear map it is, not differentiated again (else a
+            # rule that calls its own function on the tangents would recurse forever);
+            # calls on primals keep their rule, so higher derivatives stay exact
+            return self.fun(*args)
+        static, dyn = _split_nondiff(args, self.nondiff_argnums)
+        leaves, in_tree = tree_flatten(dyn)
+        in_avals = [to_aval(x) for x in leaves]
+        name = fun_name(self.fun)
+        level, pert = pending_level(leaves, "custom_jvp", name)
+        if level is not None:
+            # an eager differentiation perturbs the arguments: JAX runs the rule now and
+            # never the function (its primal output is the rule's)
+            closed = live_tracers((self.jvp, static))
+            got: dict = {}
+            rule = self._rule(static, in_tree, in_avals, None, 0, got)
+            consts, prog, jvp_now, zero = jvp_at_call(
+                rule, rule, leaves, in_avals, level, pert, closed, name
+            )
+            if prog is not None:
+                outs = bind(custom_jvp_call_p, *consts, *leaves, program=prog, jvp=jvp_now)
+                zero_tangents([o for o, z in zip(outs, zero) if z], level)
+                return tree_unflatten(got["out_tree"], outs)
+        fun = lambda *d: self.fun(*_merge(static, d, self.nondiff_argnums))
+        prog, consts, out_tree = trace_function(fun, leaves, in_tree, "custom_jvp")
+        n_consts = len(consts)
+        jvp_rule = self._rule(static, in_tree, in_avals, out_tree, n_consts)
+
+        closed = live_tracers((self.jvp, static))
         if closed:
             # the rule closes over values of live traces (a vmap's batched value, a jvp's
             # primal): trace it now, while they are alive, with them as explicit operands,
@@ -499,6 +536,97 @@ class custom_vjp(CustomFunction):
     def __get__(self, obj: Any, objtype: Any = None) -> Any:
         return self if obj is None else functools.partial(self, obj)
 
+    def _fwd_rule(
+        self,
+        static: list,
+        in_tree: Any,
+        in_avals: list,
+        out_tree: Any,
+        n_consts: int,
+        got: dict | None = None,
+    ) -> Callable:
+        """The user's ``fwd`` over flat primals (``n_consts`` leading entries skipped) and
+        their activity, with JAX's checks; ``out_tree`` is the function's output
+        structure when the function ran (else ``fwd``'s is stored in ``got``)."""
+        user_fwd, symbolic, nd = self.fwd, self.symbolic_zeros, self.nondiff_argnums
+        name = fun_name(self.fun)
+        fwd_name = f"{fun_name(user_fwd)} for function {name}"
+
+        def fwd_rule(primals: list, active: list | None = None) -> tuple:
+            vals = primals[n_consts:]
+            if symbolic:
+                act = active[n_consts:] if active is not None else [True] * len(vals)
+                vals = [
+                    CustomVJPPrimal(v, bool(on) and dtypes.is_inexact(a.dtype))
+                    for v, a, on in zip(vals, in_avals, act)
+                ]
+            p = tree_unflatten(in_tree, vals)
+            res = user_fwd(*_merge(static, p, nd))
+            if not (isinstance(res, (tuple, list)) and len(res) == 2):
+                raise TypeError(
+                    f"Custom VJP fwd rule {fwd_name} must produce a pair (list or tuple of length "
+                    f"two) where the first element represents the primal output and the second "
+                    f"the residuals, but got {type(res).__name__}."
+                )
+            out, residuals = res
+            out_leaves, tree = tree_flatten(out)
+            if out_tree is None:
+                if got is not None:
+                    got["out_tree"] = tree
+            elif tree != out_tree:
+                raise TypeError(
+                    f"Custom VJP fwd rule {fwd_name} must produce primal outputs with the same "
+                    f"container (pytree) structure as the function {name} itself, but the fwd "
+                    f"rule produced {_tree_str(tree)} and the function {_tree_str(out_tree)}."
+                )
+            return out_leaves, residuals
+
+        return fwd_rule
+
+    def _bwd_rule(
+        self,
+        static: list,
+        dyn: tuple,
+        in_avals: list,
+        out_avals: list,
+        out_tree: Any,
+        n_consts: int,
+    ) -> Callable:
+        """The user's ``bwd`` over the residuals and flat output cotangents, giving one
+        cotangent per operand (``None`` for the ``n_consts`` leading ones and for zeros)."""
+        user_bwd, symbolic = self.bwd, self.symbolic_zeros
+        name = fun_name(self.fun)
+
+        def bwd_rule(res: Any, cts: list) -> list:
+            if symbolic:
+                cts = [
+                    SymbolicZero(a.strip_weak()) if _is_zero_marker(c) else c
+                    for c, a in zip(cts, out_avals)
+                ]
+            else:
+                cts = [rules.instantiate(c, a.strip_weak()) for c, a in zip(cts, out_avals)]
+            ct = tree_unflatten(out_tree, cts)
+            flat = _flat_cotangents(user_bwd(*static, res, ct), dyn, name)
+            for k, (c, a) in enumerate(zip(flat, in_avals)):
+                if c is None or not dtypes.is_inexact(a.dtype):  # float0: no cotangent
+                    flat[k] = None
+                    continue
+                ca = to_aval(c)
+                if ca.shape != a.shape:
+                    path = keystr(tree_flatten_with_path(dyn)[0][k][0])
+                    raise ValueError(
+                        f"Custom VJP bwd rule {name} must produce an output with the same "
+                        "type as the args tuple of the primal function, but at "
+                        f"output{path} the bwd rule produced an output of type "
+                        f"{_type_str(ca)} corresponding to an input of type {_type_str(a)}"
+                    )
+                if ca.dtype != a.dtype and dtypes.is_inexact(a.dtype):
+                    # e.g. a float32 cotangent for a weakly typed float64 input
+                    flat[k] = convert_element_type(c, a.dtype)
+            return [None] * n_consts + flat
+
+        return bwd_rule
+
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         """Call the function; under a transform its rules (set by ``defvjp``) are used.
 
@@ -523,6 +651,23 @@ class custom_vjp(CustomFunction):
                 f"not arrays, e.g. functions). Function: {fun_name(self.fun)}."
             )
         leaves, in_tree = tree_flatten(dyn)
+        in_avals = [to_aval(x) for x in leaves]
+        name = fun_name(self.fun)
+        level, pert = pending_level(leaves, "custom_vjp", name)
+        if level is not None and not live_tracers((self.bwd,)):
+            # an eager differentiation perturbs the arguments: JAX runs fwd now (bwd when
+            # the backward pass runs) and never the function (a bwd closing over traced
+            # values is traced with fwd below, while they are alive)
+            closed = live_tracers((self.fwd, static))
+            got: dict = {}
+            fwd = self._fwd_rule(static, in_tree, in_avals, None, 0, got)
+            consts, prog, fwd_now = fwd_at_call(
+                fwd, fwd, leaves, in_avals, level, pert, closed, name, self.symbolic_zeros
+            )
+            out_tree = got["out_tree"]
+            bwd = self._bwd_rule(static, dyn, in_avals, prog.out_avals, out_tree, len(consts))
+            outs = bind(custom_vjp_call_p, *consts, *leaves, program=prog, fwd=fwd_now, bwd=bwd)
+            return tree_unflatten(out_tree, outs)
         fun = lambda *d: self.fun(*_merge(static, d, nd))
         prog, consts, out_tree = trace_function(fun, leaves, in_tree, "custom_vjp")
         traced = [c for c in consts if isinstance(c, Tracer) and dtypes.is_inexact(c.aval.dtype)]
@@ -534,64 +679,9 @@ class custom_vjp(CustomFunction):
                 "Rewrite the function to take it as an explicit input."
             )
         n_consts = len(consts)
-        user_fwd, user_bwd, symbolic = self.fwd, self.bwd, self.symbolic_zeros
-        in_avals = [to_aval(x) for x in leaves]
-        name = fun_name(self.fun)
-        fwd_name = f"{fun_name(user_fwd)} for function {name}"
-
-        def fwd_rule(primals: list, active: list | None = None) -> tuple:
-            vals = primals[n_consts:]
-            if symbolic:
-                act = active[n_consts:] if active is not None else [True] * len(vals)
-                vals = [
-                    CustomVJPPrimal(v, bool(on) and dtypes.is_inexact(a.dtype))
-                    for v, a, on in zip(vals, in_avals, act)
-                ]
-            p = tree_unflatten(in_tree, vals)
-            res = user_fwd(*_merge(static, p, nd))
-            if not (isinstance(res, (tuple, list)) and len(res) == 2):
-                raise TypeError(
-                    f"Custom VJP fwd rule {fwd_name} must produce a pair (list or tuple of length "
-                    f"two) where the first element represents the primal output and the second "
-                    f"the residuals, but got {type(res).__name__}."
-                )
-            out, residuals = res
-            out_leaves, tree = tree_flatten(out)
-            if tree != out_tree:
-                raise TypeError(
-                    f"Custom VJP fwd rule {fwd_name} must produce primal outputs with the same "
-                    f"container (pytree) structure as the function {name} itself, but the fwd "
-                    f"rule produced {_tree_str(tree)} and the function {_tree_str(out_tree)}."
-                )
-            return out_leaves, residuals
-
-        def bwd_rule(res: Any, cts: list) -> list:
-            if symbolic:
-                cts = [
-                    SymbolicZero(a.strip_weak()) if _is_zero_marker(c) else c
-                    for c, a in zip(cts, prog.out_avals)
-                ]
-            else:
-                cts = [rules.instantiate(c, a.strip_weak()) for c, a in zip(cts, prog.out_avals)]
-            ct = tree_unflatten(out_tree, cts)
-            flat = _flat_cotangents(user_bwd(*static, res, ct), dyn, name)
-            for k, (c, a) in enumerate(zip(flat, in_avals)):
-                if c is None or not dtypes.is_inexact(a.dtype):  # float0: no cotangent
-                    flat[k] = None
-                    continue
-                ca = to_aval(c)
-                if ca.shape != a.shape:
-                    path = keystr(tree_flatten_with_path(dyn)[0][k][0])
-                    raise ValueError(
-                        f"Custom VJP bwd rule {name} must produce an output with the same "
-                        "type as the args tuple of the primal function, but at "
-                        f"output{path} the bwd rule produced an output of type "
-                        f"{_type_str(ca)} corresponding to an input of type {_type_str(a)}"
-                    )
-                if ca.dtype != a.dtype and dtypes.is_inexact(a.dtype):
-                    # e.g. a float32 cotangent for a weakly typed float64 input
-                    flat[k] = convert_element_type(c, a.dtype)
-            return [None] * n_consts + flat
+        fwd_rule = self._fwd_rule(static, in_tree, in_avals, out_tree, n_consts)
+        bwd_rule = self._bwd_rule(static, dyn, in_avals, prog.out_avals, out_tree, n_consts)
+        user_fwd, user_bwd = self.fwd, self.bwd
 
         closed = live_tracers((user_fwd, user_bwd, static)) if is_tracing() else []
         if closed:
@@ -651,50 +741,3 @@ def _flat_cotangents(in_cts: Any, dyn: tuple, name: str) -> list:
 class _Slot:
     """A leaf of the primal arguments' structure (what ``_flat_cotangents`` matches a
     cotangent against: never ``None``, never a pytree node)."""
-
-
-def custom_gradient(fun: Callable) -> Callable:
-    """JAX's ``custom_gradient``: ``fun(*args)`` returns ``(value, vjp_fn)`` where
-    ``vjp_fn(ct)`` gives the cotangents of the arguments (one array or a tuple, one per
-    argument); the result is a function returning ``value`` whose reverse-mode
-    derivative is ``vjp_fn``. ``vjp_fn`` may close over intermediate values."""
-
-    def primal(*args: Any) -> Any:
-        return fun(*args)[0]
-
-    def fwd(*args: Any) -> tuple:
-        res = fun(*args)
-        if not (isinstance(res, (tuple, list)) and len(res) == 2 and callable(res[1])):
-            raise TypeError(
-                "custom_gradient: the function must return a pair (value, vjp_fn) with a "
-                f"callable vjp_fn, got {type(res).__name__}"
-            )
-        return res[0], _GradientRule(res[1])
-
-    def bwd(rule: _GradientRule, ct: Any) -> tuple:
-        cts = rule.fn(ct)
-        _, tree = tree_flatten(cts)
-        return (cts,) if tree.num_leaves == 1 and tree.num_nodes == 1 else tuple(cts)
-
-    wrapped = custom_vjp(primal)
-    wrapped.defvjp(fwd, bwd)
-
-    @functools.wraps(fun)
-    def call(*args: Any, **kwargs: Any) -> Any:
-        if kwargs:
-            bound = inspect.signature(fun).bind(*args, **kwargs)
-            bound.apply_defaults()
-            args = bound.args
-            if bound.kwargs:
-                raise TypeError("custom_gradient: keyword-only arguments are not supported")
-        return wrapped(*args)
-
-    return call
-
-
-class _GradientRule:
-    """The ``vjp_fn`` of a ``custom_gradient`` carried as a residual (no array leaves:
-    the values it closes over are lifted into the backward program when it is traced)."""
-
-    def __init__(self, fn: Callable) -> None:
-        self.fn = fn

@@ -245,9 +245,11 @@ def _structure_cases(which):
 def test_structure_mismatches_are_type_errors(case):
     with pytest.raises(TypeError) as jerr:
         _structure_cases("jax")[case]()
-    with pytest.raises(jerr.type, match=r"structure|length|pair") as ferr:
+    with pytest.raises(jerr.type, match=r"structure|length|pair|scalar-output") as ferr:
         _structure_cases("fg")[case]()
-    assert "Custom" in str(ferr.value)
+    # (under grad JAX runs fwd alone, never the function: a fwd giving a pair where the
+    # function gives one value fails as a non-scalar output, in both)
+    assert str(jerr.value).split(" ")[0] in str(ferr.value)
 
 
 def test_checkpoint_arguments_and_no_retrace():

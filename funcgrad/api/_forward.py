@@ -6,6 +6,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from funcgrad import ad, passes
+from funcgrad.api import _levels
 from funcgrad.api._tracing import (
     TreeFunction,
     _check_leaf,
@@ -121,7 +122,13 @@ def jvp(fun: Callable, primals: Sequence[Any], tangents: Sequence[Any], has_aux:
 
     avals = [_check_leaf(x, "jvp") for x in p_leaves]
     with new_builder("jvp") as b:
-        prog = b.build(flat(*[b.new_arg(a, x) for a, x in zip(avals, p_leaves)]))
+        ins = [b.new_arg(a, x) for a, x in zip(avals, p_leaves)]
+        # (integer primals and explicitly symbolic-zero tangents perturb nothing)
+        on = [not is_zero(t) for t in t_leaves]
+        _levels.differentiates(
+            b, [x for x, o in zip(ins, on) if o], [t for t, o in zip(t_leaves, on) if o]
+        )
+        prog = b.build(flat(*ins))
     tans = [t if dtypes.is_inexact(a.dtype) else ad.Zero(a) for t, a in zip(t_leaves, avals)]
     if is_tracing():
         outs, touts = ad.jvp_eval(prog, p_leaves, tans)
@@ -170,7 +177,7 @@ def linearize(fun: Callable, *primals: Any, has_aux: bool = False) -> tuple:
         (out, aux), lin = linearize(pair, *primals)
         inner = lin._fn
         return out, TreeFunction(lambda saved, *t: inner(saved, *t)[0], lin._leaves), aux
-    prog, out_tree = trace_pytree(fun, primals, None, "linearize", known=True)
+    prog, out_tree = trace_pytree(fun, primals, None, "linearize", known=True, differentiates=True)
     leaves, _in_tree = tree_flatten(primals)
     nonzero = [dtypes.is_inexact(a.dtype) for a in prog.in_avals]
     jprog, out_nz = ad.jvp_program(prog, nonzero, known=leaves)

@@ -7,6 +7,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from funcgrad import ad, passes
+from funcgrad.api import _levels
 from funcgrad.api._pullback import VJP
 from funcgrad.api._tracing import (
     _argnums_tuple,
@@ -91,8 +92,8 @@ def _value_and_grad(
             out_leaves, out_tree = tree_flatten(out)
             if len(out_leaves) != 1:
                 raise TypeError(
-                    f"grad requires a scalar output, got a pytree {out_tree} of "
-                    f"{len(out_leaves)} leaves"
+                    "Gradient only defined for scalar-output functions. Output was "
+                    f"{out}. (grad: a pytree {out_tree} of {len(out_leaves)} leaves)"
                 )
             aval = _check_leaf(out_leaves[0], "grad output")
             if aval.shape != ():
@@ -108,7 +109,9 @@ def _value_and_grad(
         holder: dict[str, Any] = {}
         avals = [to_aval(x) for x in leaves]
         with new_builder("grad") as b:
-            prog = b.build(flat(*[b.new_arg(a, x) for a, x in zip(avals, leaves)]))
+            ins = [b.new_arg(a, x) for a, x in zip(avals, leaves)]
+            _levels.differentiates(b, ins)
+            prog = b.build(flat(*ins))
         n_out = len(prog.outvars)
         keep = [want_value] + [True] * (n_out - 1)
         res = _run_seeded(prog, leaves, keep)
@@ -283,7 +286,9 @@ def vjp(fun: Callable, *primals: Any, has_aux: bool = False) -> tuple:
 
     avals = [_check_leaf(x, "vjp") for x in leaves]
     with new_builder("vjp") as b:
-        prog = b.build(flat(*[b.new_arg(a, x) for a, x in zip(avals, leaves)]))
+        ins = [b.new_arg(a, x) for a, x in zip(avals, leaves)]
+        _levels.differentiates(b, ins)
+        prog = b.build(flat(*ins))
     n = holder["n"]
     n_out = len(prog.outvars)
     # custom_vjp bwd rules run when vjp_fn is applied (calls.run_backward), as in JAX

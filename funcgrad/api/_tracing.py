@@ -12,6 +12,7 @@ import numpy as np
 from jax import dtypes as jax_dtypes
 from jax import tree_util
 
+from funcgrad.api import _levels
 from funcgrad.core import dtypes
 from funcgrad.core.interp import UNKNOWN, is_tracing, new_builder, to_aval
 from funcgrad.core.ir import Aval, Program
@@ -79,14 +80,23 @@ def _check_leaf(x: Any, name: str) -> Aval:
 
 
 def trace_pytree(
-    fun: Callable, args: tuple, kwargs: dict | None, transform: str, known: bool = False
+    fun: Callable,
+    args: tuple,
+    kwargs: dict | None,
+    transform: str,
+    known: bool = False,
+    differentiates: bool = False,
 ) -> tuple[Program, Any]:
     """Trace ``fun(*args, **kwargs)`` (pytrees of arrays) into a Program; returns
-    (program, out_tree). With ``known`` the function may read the arguments' values."""
+    (program, out_tree). With ``known`` the function may read the arguments' values;
+    ``differentiates`` marks the trace as an eager differentiation of every argument
+    (:mod:`funcgrad.api._levels`)."""
     leaves, in_tree = tree_flatten((args, kwargs or {}))
     avals = [_check_leaf(x, transform) for x in leaves]
     with new_builder(transform) as b:
         tracers = [b.new_arg(a, x if known else UNKNOWN) for a, x in zip(avals, leaves)]
+        if differentiates:
+            _levels.differentiates(b, tracers)
         a2, k2 = tree_unflatten(in_tree, tracers)
         out = fun(*a2, **k2)
         out_leaves, out_tree = tree_flatten(out)

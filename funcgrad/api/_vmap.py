@@ -10,6 +10,7 @@ import numpy as np
 from jax import tree_util
 
 from funcgrad import batching
+from funcgrad.api import _levels
 from funcgrad.api._tracing import _check_leaf, broadcast_prefix, check_callable
 from funcgrad.api._vmap_errors import inconsistent_sizes
 from funcgrad.control_flow import scan
@@ -259,12 +260,14 @@ def vmap(
         avals = [batching.unbatched_aval(to_aval(x), d) for x, d in zip(arg_leaves, arg_dims)]
         with new_builder("vmap") as b:
             # an unmapped argument keeps its value (Python control flow on it works)
-            it = iter(
-                [
-                    b.new_arg(a, x if d is None else UNKNOWN)
-                    for a, x, d in zip(avals, arg_leaves, arg_dims)
-                ]
-            )
+            ins = [
+                b.new_arg(a, x if d is None else UNKNOWN)
+                for a, x, d in zip(avals, arg_leaves, arg_dims)
+            ]
+            for t, x, d in zip(ins, arg_leaves, arg_dims):
+                if d is not None:  # (what differentiates x perturbs t: api._levels)
+                    _levels.maps(b, t, x)
+            it = iter(ins)
             a2, k2 = tree_unflatten(
                 in_tree, [x if st else next(it) for x, st in zip(leaves, static)]
             )
