@@ -1,10 +1,12 @@
 """compat.torch's cold start vs PyTorch: what a user waits for before the steady state.
 
-compat compiles one XLA executable per op and shape the first time it runs, so the
-first training step, and every step of a loop whose shapes keep changing (a GPT
-generating token by token: the sequence grows by one each step), pays XLA's compile
-time; PyTorch pays nothing. Each figure comes from a fresh process (nothing cached
-in memory; JAX's persistent cache is off unless you turned it on):
+compat traces each op the first time it meets an op signature (and, in the compiled
+tier mode, compiles an XLA executable for it), so the first training step, and every
+step of a loop whose shapes keep changing (a GPT generating token by token: the
+sequence grows by one each step, which shape templates serve after a few tokens), pays
+for it; PyTorch pays nothing. Each figure comes from a fresh process (nothing cached
+in memory; JAX's persistent cache is off unless you turned it on); the ``(cpu)`` rows
+are the main thread's CPU time, what a loaded machine distorts least:
 
 * ``first step``: the first training step of each model in ``benchmarks.models``
   (``zero_grad``, forward, cross-entropy, ``backward``, ``step``);

@@ -36,7 +36,7 @@ from typing import Any
 import jax
 import numpy as np
 
-from funcgrad import _lazy, ad, config, passes
+from funcgrad import _lazy, ad, config, passes, shape_templates
 from funcgrad import lax as flax
 from funcgrad import numpy as fnp
 from funcgrad.ad import reverse_accumulate
@@ -46,7 +46,6 @@ from funcgrad.core.errors import ConcretizationError
 from funcgrad.core.gc_freeze import freeze as freeze_gc
 from funcgrad.core.interp import Tracer, _state, eval_program, is_tracing, new_builder, trace_flat
 from funcgrad.core.ir import Aval, Program, Var
-from funcgrad.shape_templates import Template, TemplateOp, changed_dims, instantiate_program
 from funcgrad.tree_util import tree_unflatten
 
 LazyArray = _lazy.LazyArray
@@ -678,12 +677,8 @@ def lookup_op(
             op = _template_op(fkey, sig, table)
         if op is None:
             op = _trace_concrete(fkey, sig)
-            shapes = _SHAPES.get(fkey)
-            if shapes is None:
-                shapes = _SHAPES[fkey] = _ShapeState()
-            shapes.recent.append(sig)
-            if len(shapes.recent) > _RECENT:
-                del shapes.recent[0]
+            fam, ints, _ = shape_templates.family(*fkey)
+            fam.note_traced((*ints, *sig))
         table[sig] = op
     if len(op_cache) >= MAX_CACHED_SIGNATURES:
         op_cache.clear()
@@ -715,39 +710,11 @@ def _trace_concrete(fkey: tuple, sig: tuple) -> OpProgram:
     return _intern(passes.prune_constvars(passes.simplify(traced)), name, single[0], saves)
 
 
-class _ShapeState:
-    """Per op function: the signatures it was last traced at concretely, its shape
-    templates, and whether symbolic tracing failed for it (then it is always traced
-    concretely)."""
-
-    __slots__ = ("off", "recent", "templates")
-
-    def __init__(self) -> None:
-        self.recent: list[tuple] = []
-        self.off = False
-        self.templates: list[Template] = []
-
-
-#: op function key -> its :class:`_ShapeState`
-_SHAPES: dict[tuple, _ShapeState] = {}
-#: shape templates kept per op function
-MAX_TEMPLATES = 8
-#: concrete signatures kept per op function, to find which dimensions changed
-_RECENT = 8
-
-
-def _n_sym(layout: tuple) -> int:
-    return sum(k is not None for dims in layout if dims for k in dims)
-
-
 def _template_op(fkey: tuple, sig: tuple, table: dict) -> Any:
-    """An op for signature ``sig`` run through a shape template of ``fkey``
+    """An op for signature ``sig`` run through a shape template of ``fkey``'s family
     (:mod:`funcgrad.shape_templates`), or ``None`` where none applies: eager host-tier
     work only, never under a trace or in lazy mode or the compiled tier mode."""
-    st = _SHAPES.get(fkey)
-    if st is None or st.off or not SHAPE_TEMPLATES:
-        return None
-    if _state.stack or _lazy._state.on or tiers.mode() == "compiled":
+    if not SHAPE_TEMPLATES or _state.stack or _lazy._state.on or tiers.mode() == "compiled":
         return None
 
     def make_real() -> OpProgram:
@@ -756,42 +723,17 @@ def _template_op(fkey: tuple, sig: tuple, table: dict) -> Any:
         op_cache[(*fkey[:3], sig, fkey[3])] = op
         return op
 
-    for tm in st.templates:
-        dims = tm.match(sig)
-        if dims is None:
-            continue
-        if not tm.validated:  # once: the instantiated template against a real trace
-            real = make_real()
-            if instantiate_program(tm.program, dims).key() != real.program.key():
-                st.off = True
-                st.templates.clear()
-            else:
-                tm.validated = True
-            return real
-        return TemplateOp(tm, dims, make_real)
-    if len(st.templates) >= MAX_TEMPLATES:
-        return None
-    layout = None  # the fewest dimensions made symbolic: against the closest signature
-    for old in st.recent:
-        lay = changed_dims(old, sig)
-        if lay is not None and (layout is None or _n_sym(lay) < _n_sym(layout)):
-            layout = lay
-    if layout is None:
-        return None
-    single = [True]
-    try:
-        tm = Template(_flat(fkey[0], fkey[2], single), sig, layout, _SCALAR_AVAL)
-    except Exception:  # what a symbolic trace cannot do: trace concretely from now on
-        st.off = True
-        return None
-    tm.single = single[0]
-    st.templates.append(tm)
-    return TemplateOp(tm, tm.traced_dims, make_real)
+    def fn_of(static: tuple) -> tuple[Callable, list]:
+        single = [True]
+        return _flat(fkey[0], static, single), single
+
+    fam, ints, n = shape_templates.family(*fkey)
+    return fam.template_op((*ints, *sig), n, make_real, fn_of, _SCALAR_AVAL)
 
 
 def _clear() -> None:
     _BY_KEY.clear()
-    _SHAPES.clear()
+    shape_templates.clear()
     _TRACES.clear()
     op_cache.clear()
 

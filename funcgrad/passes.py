@@ -42,6 +42,8 @@ def has_effects(e: Eqn) -> bool:
     """Whether ``e`` is an ``effectful`` primitive or a call whose sub-programs hold one."""
     if e.prim.effectful:
         return True
+    if not e.params:
+        return False
     for p in e.params.values():
         subs = p if isinstance(p, (tuple, list)) else (p,)
         for q in subs:
@@ -92,19 +94,26 @@ def cse(prog: Program) -> Program:
     def atom(a: Any) -> Any:
         return subst.get(a, a) if isinstance(a, Var) else a
 
-    def key_of(a: Any) -> Any:
-        return literal_key(a) if isinstance(a, Literal) else id(a)
-
     changed = False
     for e in prog.eqns:
-        ins = tuple(atom(a) for a in e.inputs)
+        ins_l = []  # the inputs after substitution, and their keys (one pass)
+        keys = []
+        for a in e.inputs:
+            if type(a) is Literal:
+                ins_l.append(a)
+                keys.append(literal_key(a))
+            else:
+                a = subst.get(a, a) if subst else a
+                ins_l.append(a)
+                keys.append(id(a))
+        ins = tuple(ins_l)
         if ins != e.inputs:
             e = Eqn(e.prim, ins, e.outvars, e.params, e.source)
             changed = True
         if has_effects(e):
             eqns.append(e)
             continue
-        k = (e.prim.name, tuple(key_of(a) for a in ins))
+        k = (e.prim.name, tuple(keys))
         group = seen.get(k)
         if group is None:
             seen[k] = [[_UNKEYED, e.params, e.outvars]]

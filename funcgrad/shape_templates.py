@@ -9,12 +9,20 @@ the symbolic params (a broadcast shape ``(1, t, 64)``, a slice limit ``t - 1``),
 host plan is instantiated at a new signature by computing those params: a few
 microseconds where a new trace costs ~150 us.
 
+An op's static arguments take part too: the integers in them (a ``view``'s target
+shape ``(1, t, 4, 16)``, a slice's bounds) are read as extra one-dimensional inputs of
+the signature (:func:`split_static`), so an op whose static arguments differ only in
+integers is one *family* (:class:`Family`), and an integer that changed with the
+sequence becomes a symbol like a changed dimension (sharing it when their values are
+equal), traced as a :class:`~funcgrad.core.symbolic.SymDim` passed in the static
+argument.
+
 A template is used only when it is sound to: every guard the trace recorded holds at
 the new dimensions, every equation has a host rule (nothing compiles at symbolic
 shapes), and it was **validated** once: at its first use at dimensions other than the
 traced ones, the op is also traced concretely there and the instantiated program must
 equal that trace equation for equation and param for param. A template that fails
-is dropped and its op is no longer traced symbolically.
+is dropped and its family is no longer traced symbolically.
 """
 
 from __future__ import annotations
@@ -29,9 +37,64 @@ from funcgrad.core import tiers
 from funcgrad.core.host import HostPlan
 from funcgrad.core.interp import is_tracing, trace_flat
 from funcgrad.core.ir import Aval, Eqn, Program, Var
-from funcgrad.core.symbolic import Guards, SymDim, has_sym, holds, substitute
+from funcgrad.core.symbolic import Guards, SymDim, has_sym, holds, param_maker, substitute
 
-__all__ = ["Template", "TemplateOp", "changed_dims", "instantiate_program"]
+__all__ = [
+    "Family",
+    "Template",
+    "TemplateOp",
+    "changed_dims",
+    "clear",
+    "family",
+    "instantiate_program",
+    "split_static",
+]
+
+#: the dtype of a static integer read as a one-dimensional input of a signature
+STATIC = np.dtype(np.int64)
+
+
+class _Hole:
+    """Where an integer was in a static argument's skeleton (:func:`split_static`)."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "_"
+
+
+_HOLE = _Hole()
+
+
+def split_static(static: Any) -> tuple[Any, tuple[int, ...]]:
+    """``static`` (nested tuples) as its skeleton, every ``int`` (not ``bool``) replaced by
+    a hole, and those integers in order."""
+    ints: list[int] = []
+
+    def walk(x: Any) -> Any:
+        t = type(x)
+        if t is int:
+            ints.append(x)
+            return _HOLE
+        if t is tuple:
+            return tuple([walk(y) for y in x])
+        return x
+
+    return walk(static), tuple(ints)
+
+
+def fill_static(skeleton: Any, values: Sequence[Any]) -> Any:
+    """The static argument of ``skeleton`` with its holes filled by ``values`` in order."""
+    it = iter(values)
+
+    def walk(x: Any) -> Any:
+        if x is _HOLE:
+            return next(it)
+        if type(x) is tuple:
+            return tuple([walk(y) for y in x])
+        return x
+
+    return walk(skeleton)
 
 
 def changed_dims(old: tuple, new: tuple) -> tuple | None:
@@ -68,9 +131,11 @@ class Template:
     """One op traced at symbolic dimensions (see the module docstring)."""
 
     __slots__ = (
+        "_make_params",
         "guards",
         "layout",
         "n_syms",
+        "pinned_static",
         "plan",
         "program",
         "sig",
@@ -82,24 +147,23 @@ class Template:
 
     def __init__(
         self,
-        fn: Callable[..., Sequence[Any]],
+        fn_of: Callable[[tuple], Callable[..., Sequence[Any]]],
         sig: tuple,
         layout: tuple,
         scalar_avals: dict[type, Aval],
-        fallback: Any = None,
+        n_static: int = 0,
     ) -> None:
-        """Trace ``fn`` (flat inputs to a flat list of outputs) at ``sig`` with the
-        dimensions ``layout`` marks symbolic. Raises on anything a symbolic trace cannot
-        do (the caller traces concretely instead)."""
+        """Trace ``fn_of(static)`` (flat inputs to a flat list of outputs) at ``sig`` with
+        the dimensions ``layout`` marks symbolic; ``sig``'s first ``n_static`` entries are
+        the static integers (``((value,), STATIC)``), passed to ``fn_of`` as a tuple of
+        ints and :class:`SymDim`. Raises on anything a symbolic trace cannot do (the
+        caller traces concretely instead)."""
         guards = Guards()
         n_syms = 1 + max((k for dims in layout if dims for k in dims if k is not None), default=-1)
         traced = [0] * n_syms
         syms: list[SymDim | None] = [None] * n_syms
-        avals = []
-        for s, dims in zip(sig, layout):
-            if dims is None:
-                avals.append(scalar_avals[s])
-                continue
+
+        def dims_of(s: tuple, dims: tuple) -> list:
             shape = []
             for d, k in zip(s[0], dims):
                 if k is None:
@@ -109,15 +173,33 @@ class Template:
                     traced[k] = d
                     syms[k] = SymDim(d, ("in", k), guards)
                 shape.append(syms[k])
-            avals.append(Aval(tuple(shape), np.dtype(s[1])))
+            return shape
+
+        statics = [dims_of(s, dims)[0] for s, dims in zip(sig[:n_static], layout[:n_static])]
+        avals = []
+        for s, dims in zip(sig[n_static:], layout[n_static:]):
+            if dims is None:
+                avals.append(scalar_avals[s])
+            else:
+                avals.append(Aval(tuple(dims_of(s, dims)), np.dtype(s[1])))
         try:
-            prog = passes.prune_constvars(passes.simplify(trace_flat(fn, avals, "compat")))
+            prog = trace_flat(fn_of(tuple(statics)), avals, "compat")
+            prog = passes.prune_constvars(passes.simplify(prog))
         finally:
             guards.closed = True
         if prog.consts:
             raise ValueError("a shape template cannot hold constants")
         if guards.pinned >= n_syms and n_syms:  # every dimension read as a plain value
             raise ValueError("every symbolic dimension was pinned")
+        in_inputs = {k for dims in layout[n_static:] if dims for k in dims if k is not None}
+        #: whether a static integer that is no input's dimension was read as a plain value
+        #: (an axis, a count: not a length)
+        self.pinned_static = any(
+            ("in", k) in guards.pinned_exprs
+            for dims in layout[:n_static]
+            for k in dims
+            if k is not None and k not in in_inputs
+        )
         self.guards = guards
         self.sig = sig
         self.layout = layout
@@ -128,6 +210,7 @@ class Template:
         if self.plan.missing:
             raise ValueError(f"no host rule for {self.plan.missing}")
         self.sym_steps = tuple((i, e.params) for i, e in enumerate(prog.eqns) if has_sym(e.params))
+        self._make_params: Callable[[tuple], dict] | None = None
         self.single = True
         self.validated = False
         tiers._stats.templates += 1
@@ -162,7 +245,10 @@ class Template:
 
     def host_plan(self, dims: tuple[int, ...]) -> HostPlan:
         """The template's host plan with its symbolic params computed at ``dims``."""
-        return self.plan.with_params({i: substitute(p, dims) for i, p in self.sym_steps})
+        make = self._make_params
+        if make is None:  # (generated once: every symbolic param at once, no tree walk)
+            make = self._make_params = param_maker(dict(self.sym_steps))
+        return self.plan.with_params(make(dims))
 
 
 def _concrete_aval(a: Aval, dims: tuple[int, ...]) -> Aval:
@@ -244,3 +330,114 @@ class TemplateOp:
 
     def __repr__(self) -> str:
         return f"TemplateOp({self._make!r})"
+
+
+# --------------------------------------------------------------------------- families
+
+#: shape templates kept per family
+MAX_TEMPLATES = 16
+#: concrete signatures kept per family, to find which dimensions changed
+RECENT = 12
+
+
+def _n_sym(layout: tuple) -> int:
+    return sum(k is not None for dims in layout if dims for k in dims)
+
+
+class Family:
+    """The ops of one function whose static arguments differ only in integers: the
+    signatures (static integers first) it was last traced at concretely, its shape
+    templates, and whether symbolic tracing failed for it (then it is always traced
+    concretely)."""
+
+    __slots__ = ("off", "recent", "skeleton", "static_off", "templates")
+
+    def __init__(self, skeleton: Any) -> None:
+        self.skeleton = skeleton
+        self.recent: list[tuple] = []
+        self.off = False
+        #: set when a trace with symbolic static integers failed: inputs' dimensions only
+        self.static_off = False
+        self.templates: list[Template] = []
+
+    def note_traced(self, ext: tuple) -> None:
+        """Remember a signature the op was traced at concretely."""
+        self.recent.append(ext)
+        if len(self.recent) > RECENT:
+            del self.recent[0]
+
+    def template_op(
+        self,
+        ext: tuple,
+        n_static: int,
+        make_real: Callable[[], Any],
+        fn_of: Callable[[tuple], tuple[Callable, list]],
+        scalar_avals: dict[type, Aval],
+    ) -> TemplateOp | Any | None:
+        """The op at extended signature ``ext`` (static integers first) through a
+        template: a :class:`TemplateOp`, the concrete op where a template is validated
+        (``make_real()``), or ``None`` where none applies (the caller traces)."""
+        if self.off:
+            return None
+        for tm in self.templates:
+            dims = tm.match(ext)
+            if dims is None:
+                continue
+            if not tm.validated:  # once: the instantiated template against a real trace
+                real = make_real()
+                if instantiate_program(tm.program, dims).key() != real.program.key():
+                    self.off = True
+                    self.templates.clear()
+                else:
+                    tm.validated = True
+                return real
+            return TemplateOp(tm, dims, make_real)
+        if len(self.templates) >= MAX_TEMPLATES:
+            return None
+        layout = None  # the fewest dimensions made symbolic: against the closest signature
+        for old in self.recent:
+            lay = changed_dims(old, ext)
+            if lay is None or (self.static_off and _n_sym(lay[:n_static])):
+                continue
+            if layout is None or _n_sym(lay) < _n_sym(layout):
+                layout = lay
+        if layout is None:
+            return None
+        single: list = [[True]]
+
+        def fn(statics: tuple) -> Callable:
+            f, single[0] = fn_of(fill_static(self.skeleton, statics))
+            return f
+
+        try:
+            tm = Template(fn, ext, layout, scalar_avals, n_static)
+        except Exception:  # what a symbolic trace cannot do: trace concretely from now on
+            if _n_sym(layout[:n_static]):
+                self.static_off = True  # (an axis or a count, not a length: inputs only)
+            else:
+                self.off = True
+            return None
+        tm.single = single[0][0]
+        if tm.pinned_static:  # (sound at that value; but the family's integers are no lengths)
+            self.static_off = True
+        self.templates.append(tm)
+        return TemplateOp(tm, tm.traced_dims, make_real)
+
+
+#: (function, name, static skeleton, saves) -> its :class:`Family`
+_FAMILIES: dict[tuple, Family] = {}
+
+
+def family(fn: Any, name: str, static: tuple, saves: Any) -> tuple[Family, tuple, int]:
+    """The family of an op, its static integers as signature entries, and their count."""
+    skeleton, ints = split_static(static)
+    key = (fn, name, skeleton, saves)
+    fam = _FAMILIES.get(key)
+    if fam is None:
+        fam = _FAMILIES[key] = Family(skeleton)
+    return fam, tuple([((v,), STATIC) for v in ints]), len(ints)
+
+
+def clear() -> None:
+    """Forget every family (``funcgrad.clear_caches``)."""
+    _FAMILIES.clear()

@@ -17,7 +17,8 @@ from hypothesis import strategies as st
 
 import compat.torch as torch
 import funcgrad as fg
-from funcgrad.core.symbolic import Guards, SymDim, holds, substitute
+from funcgrad import _compat_contract as _contract
+from funcgrad.core.symbolic import Guards, SymDim, holds, param_maker, substitute
 
 F = torch.nn.functional
 
@@ -176,3 +177,87 @@ def test_any_slice_of_a_growing_axis_matches_numpy(lengths, start, stop, step):
         a = rng.standard_normal((2, t)).astype(np.float32)
         got = (torch.tensor(a)[:, start:stop:step] + 1).numpy()
         np.testing.assert_array_equal(got, a[:, start:stop:step] + 1)
+
+
+# --------------------------------------------------------------------------- static integers
+
+
+def test_param_maker_computes_what_substitute_computes():
+    g = Guards()
+    t, u = SymDim(5, ("in", 0), g), SymDim(3, ("in", 1), g)
+    params = {
+        0: {"shape": (1, t, 64), "xs": [t - 1, "a"], "n": None},
+        2: {"lim": (t * u // 2, u % 2)},
+    }
+    make = param_maker(params)
+    for dims in [(5, 3), (9, 4), (2, 7)]:
+        assert make(dims) == {k: substitute(v, dims) for k, v in params.items()}
+
+
+def _traced_per_length(fn, lengths, make):
+    """How many new op programs ``fn`` traced at each length."""
+    counts = []
+    for t in lengths:
+        before = len(_contract._BY_KEY)
+        fn(make(t))
+        counts.append(len(_contract._BY_KEY) - before)
+    return counts
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["view", "view_back", "last", "select", "int_and_slice", "arange"],
+)
+def test_static_integers_of_a_growing_axis_are_symbols(name):
+    fns = {
+        "view": (lambda x: x.view(1, x.shape[1], 4, 2) * 2, lambda a: a.reshape(1, -1, 4, 2) * 2),
+        "view_back": (
+            lambda x: x.view(1, x.shape[1], 4, 2).transpose(1, 2).contiguous().view(1, 4, -1),
+            lambda a: a.reshape(1, -1, 4, 2).transpose(0, 2, 1, 3).reshape(1, 4, -1),
+        ),
+        "last": (lambda x: x[:, -1, :] + 1, lambda a: a[:, -1, :] + 1),
+        "select": (lambda x: x[0, 0] * 3, lambda a: a[0, 0] * 3),
+        "int_and_slice": (lambda x: x[0, -2:, 1], lambda a: a[0, -2:, 1]),
+        "arange": (
+            lambda x: x[0, :, 0] * torch.arange(x.shape[1], dtype=torch.float32),
+            lambda a: a[0, :, 0] * np.arange(a.shape[1], dtype=np.float32),
+        ),
+    }
+    fc, fn = fns[name]
+    rng = np.random.default_rng(5)
+    data = {t: rng.standard_normal((1, t, 8)).astype(np.float32) for t in range(1, 12)}
+    with torch.no_grad():
+        for t in range(1, 12):
+            np.testing.assert_allclose(fc(torch.tensor(data[t])).numpy(), fn(data[t]), rtol=1e-6)
+        new = _traced_per_length(
+            fc,
+            range(12, 16),
+            lambda t: torch.tensor(rng.standard_normal((1, t, 8)), dtype=torch.float32),
+        )
+    assert new == [0, 0, 0, 0]  # every op of a new length served by a template
+    assert _stats()["template_calls"] > 0
+
+
+def test_static_integers_that_are_no_lengths_stay_exact():
+    rng = np.random.default_rng(6)
+    a = rng.standard_normal((2, 3, 4, 5)).astype(np.float32)
+    perms = [(0, 2, 1, 3), (0, 1, 3, 2), (3, 2, 1, 0), (0, 3, 2, 1), (2, 3, 0, 1), (1, 0, 3, 2)]
+    for p in perms * 2:
+        np.testing.assert_array_equal(torch.tensor(a).permute(*p).numpy(), a.transpose(p))
+    for k in range(-3, 4):
+        np.testing.assert_array_equal(
+            torch.tril(torch.tensor(a[0, 0]), k).numpy(), np.tril(a[0, 0], k)
+        )
+    for n in range(2, 9):
+        np.testing.assert_array_equal(torch.tensor(a).reshape(-1)[:n].numpy(), a.reshape(-1)[:n])
+
+
+def test_an_integer_index_of_a_growing_axis_keeps_its_gradient():
+    rng = np.random.default_rng(7)
+    for t in range(2, 7):
+        a = rng.standard_normal((2, t, 3)).astype(np.float32)
+        x = torch.tensor(a, requires_grad=True)
+        (x[:, -1, 1:] * 2).sum().backward()
+        want = np.zeros_like(a)
+        want[:, -1, 1:] = 2
+        np.testing.assert_array_equal(x.grad.numpy(), want)

@@ -597,7 +597,40 @@ def _getitem_f(x: Any, *arrays: Any, spec: tuple) -> Any:
     two = _phases(spec, arrays)
     if two is not None:
         return x[two[0]][two[1]]
+    kinds = {s[0] for s in spec}
+    if "d" in kinds and kinds <= {"d", "s", "n"}:
+        return _select_ints(x, arrays, spec)
     return x[_rebuild(spec, arrays)]
+
+
+def _select_ints(x: Any, arrays: tuple, spec: tuple) -> Any:
+    """``x[spec]`` for integers (in range: :func:`index_spec` wrapped them), slices and
+    ``None``: the integers as one ``dynamic_slice`` of size 1 on their dims, which drops
+    them, then the rest. No param holds the indexed dims' sizes (a gather would, through
+    its index arithmetic), so the op is one shape template for a growing axis."""
+    shape = x.shape
+    starts: list = [0] * len(shape)
+    sizes = list(shape)
+    keep: list = []  # the remaining dims' sizes
+    rest: list = []  # the index of what remains
+    dim = 0
+    for s in spec:
+        if s[0] == "n":
+            rest.append(None)
+            continue
+        if s[0] == "d":
+            starts[dim] = arrays[s[1]]
+            sizes[dim] = 1
+        else:
+            keep.append(shape[dim])
+            rest.append(slice(s[1], s[2], s[3]))
+        dim += 1
+    keep.extend(shape[dim:])
+    y = fnp.reshape(flax.dynamic_slice(x, starts, sizes, allow_negative_indices=False), keep)
+    full = (None, None, None), (None, None, 1), (0, None, None), (0, None, 1)
+    if builtins.all(r is not None and (r.start, r.stop, r.step) in full for r in rest):
+        return y
+    return y[tuple(rest)]
 
 
 def getitem(self: Tensor, idx: Any) -> Tensor:

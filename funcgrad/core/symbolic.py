@@ -21,7 +21,8 @@ fails instead, and the caller falls back to a concrete trace.
 
 A :class:`Guards` context collects the guards of one trace; :func:`holds` checks them
 at other input dimensions, and :func:`substitute` computes a param (a nested
-tuple/list/dict possibly holding :class:`SymDim`) at given input dimensions.
+tuple/list/dict possibly holding :class:`SymDim`) at given input dimensions;
+:func:`param_maker` generates one function computing many such params at once.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["Guards", "SymDim", "has_sym", "holds", "substitute"]
+__all__ = ["Guards", "SymDim", "has_sym", "holds", "param_maker", "substitute"]
 
 #: expression node kinds: ``("in", k)`` the k-th symbolic input dimension,
 #: ``(op, a, b)`` a binary operation of expressions or ints
@@ -57,20 +58,24 @@ class Guards:
     """The guards recorded while tracing with symbolic dimensions: a list of
     ``(cmp, lhs expr, rhs expr, outcome)``."""
 
-    __slots__ = ("closed", "items", "pinned")
+    __slots__ = ("closed", "items", "pinned", "pinned_exprs")
 
     def __init__(self) -> None:
         #: (comparison, lhs, rhs, outcome) -> None: an ordered set (a trace repeats them)
         self.items: dict[tuple[str, Any, Any, bool], None] = {}
         #: how many guards pin a dimension to its value (a read through ``int()``...)
         self.pinned = 0
+        #: the expressions pinned so
+        self.pinned_exprs: set = set()
         #: set when the trace is over: later uses (printing a program) decide nothing
         self.closed = False
 
     def add(self, cmp: str, a: Any, b: Any, outcome: bool, pin: bool = False) -> None:
         if not self.closed:
             self.items[(cmp, a, b, outcome)] = None
-            self.pinned += pin
+            if pin:
+                self.pinned += 1
+                self.pinned_exprs.add(a)
 
 
 def _as_int(x: Any) -> int | None:
@@ -264,3 +269,43 @@ def substitute(x: Any, dims: tuple[int, ...]) -> Any:
     if t is dict:
         return {k: substitute(y, dims) for k, y in x.items()}
     return x
+
+
+_OPS = {"add": "+", "sub": "-", "mul": "*", "floordiv": "//", "mod": "%"}
+
+
+def _expr_code(expr: Any) -> str:
+    if type(expr) is not tuple:
+        return repr(int(expr))
+    if expr[0] == "in":
+        return f"d[{expr[1]}]"
+    return f"({_expr_code(expr[1])} {_OPS[expr[0]]} {_expr_code(expr[2])})"
+
+
+def param_maker(params: dict[Any, Any]) -> Callable[[tuple[int, ...]], dict[Any, Any]]:
+    """A function of input dimensions ``d`` returning ``params`` (keys kept, values
+    nested tuples/lists/dicts possibly holding :class:`SymDim`) computed at ``d``, as
+    :func:`substitute` would, in one generated expression: parts without a
+    :class:`SymDim` are shared as they are, each :class:`SymDim` is its arithmetic."""
+    ns: dict[str, Any] = {}
+
+    def const(x: Any) -> str:
+        name = f"c{len(ns)}"
+        ns[name] = x
+        return name
+
+    def code(x: Any) -> str:
+        t = type(x)
+        if t is SymDim:
+            return _expr_code(x.expr)
+        if not has_sym(x):
+            return const(x)
+        if t is tuple:
+            return "(" + "".join(f"{code(y)}, " for y in x) + ")"
+        if t is list:
+            return "[" + ", ".join(code(y) for y in x) + "]"
+        return "{" + ", ".join(f"{const(k)}: {code(y)}" for k, y in x.items()) + "}"
+
+    body = ", ".join(f"{const(k)}: {code(v)}" for k, v in params.items())
+    exec(f"def make(d):\n    return {{{body}}}\n", ns)  # (source generated above)
+    return ns["make"]

@@ -14,6 +14,7 @@ import numpy as np
 
 from funcgrad.core import dtypes
 from funcgrad.core.interp import to_aval
+from funcgrad.core.symbolic import SymDim
 from funcgrad.numpy._core import here, prep, user_dtype
 from funcgrad.primitives import bits
 from funcgrad.primitives import elementwise as ew
@@ -72,8 +73,8 @@ DotDimensionNumbers = tuple[
 
 
 def _ints(name: str, what: str, xs: Any) -> tuple[int, ...]:
-    try:
-        return tuple(operator.index(x) for x in xs)
+    try:  # (a shape template's symbolic dimension stays symbolic: its value is not read)
+        return tuple(x if type(x) is SymDim else operator.index(x) for x in xs)
     except TypeError as e:
         raise TypeError(f"{name}: {what} must be a sequence of ints, got {xs!r}{here()}") from e
 

@@ -9,6 +9,7 @@ several arrays promote them on JAX's lattice first.
 from __future__ import annotations
 
 import itertools
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -16,6 +17,7 @@ import numpy as np
 
 from funcgrad.core.errors import ConcretizationTypeError
 from funcgrad.core.interp import Tracer
+from funcgrad.core.symbolic import SymDim
 from funcgrad.numpy import _info
 from funcgrad.numpy._core import (
     ArrayLike,
@@ -46,7 +48,8 @@ from funcgrad.primitives import shape as sh
 def _ints(name: str, what: str, v: Any) -> tuple[int, ...]:
     if isinstance(v, (int, np.integer, Tracer)):
         return (index(v, what, name),)
-    return tuple(index(s, what, name) for s in v)
+    # (a symbolic dimension of a shape template stays symbolic: its value is not read)
+    return tuple(s if type(s) is SymDim else index(s, what, name) for s in v)
 
 
 def reshape(
@@ -86,7 +89,7 @@ def reshape(
     if any(s < -1 for s in new):
         raise TypeError(f"reshape: negative dimension in {tuple(new)} for {fmt(a)}{here()}")
     shape = sh.infer_minus_one(new, av.size)
-    if shape is None or int(np.prod(shape, dtype=np.int64)) != av.size:
+    if shape is None or math.prod(shape) != av.size:
         raise TypeError(
             f"reshape: cannot reshape an array {fmt(a)} of size {av.size} into shape "
             f"{tuple(new)}{here()}"
