@@ -375,8 +375,6 @@ def install() -> None:
         "mul_": _iop("mul"),
         "div_": _div_,
         "pow_": _iop("pow"),
-        "clamp_": O.inplace_clamp,
-        "clip_": O.inplace_clamp,
         "copy_": lambda self, src, non_blocking=False: O.inplace_copy(self, src),
         "addcmul_": lambda self, t1, t2, *, value=1: O.inplace_addc(self, "mul", t1, t2, value),
         "addcdiv_": lambda self, t1, t2, *, value=1: O.inplace_addc(self, "div", t1, t2, value),

@@ -138,6 +138,29 @@ class OpDef:
             return None
         return self.fn if self.method is True else self.method  # type: ignore[return-value]
 
+    def forms(self) -> list[tuple[str, str]]:
+        """(namespace, name) of every public form the row declares: ``torch.X`` (or
+        ``torch.<module>.X``) and aliases, ``Tensor.X``, ``Tensor.X_``, ``torch.X_``,
+        ``nn.functional.X`` and the ``nn`` module (what the tests and the coverage page
+        read)."""
+        module, _, name = self.name.rpartition(".")
+        names = (name, *self.aliases, *self.method_aliases)
+        out = [(f"torch.{module}" if module else "torch", n) for n in (name, *self.aliases)]
+        out = out if self.function else []
+        if self.method_impl() is not None:
+            out += [("torch.Tensor", n) for n in names]
+        if self.inplace is not False:
+            out += [("torch.Tensor", n + "_") for n in names]
+        if self.inplace_function is True:
+            out += [("torch", n + "_") for n in names]
+        elif self.inplace_function:
+            out += [("torch", n + "_") for n in self.inplace_function]
+        if self.functional is not None:
+            out.append(("torch.nn.functional", name))
+        if self.nn_module is not None:
+            out.append(("torch.nn", self.nn_module[0]))
+        return out
+
 
 REGISTRY: dict[str, OpDef] = {}
 

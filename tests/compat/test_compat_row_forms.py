@@ -30,26 +30,6 @@ def _kind(v):
     return "class" if inspect.isclass(v) else "callable" if callable(v) else "value"
 
 
-def _forms(d):
-    """(namespace path, name) of every form the row declares."""
-    module, _, name = d.name.rpartition(".")
-    ns = f"torch.{module}" if module else "torch"
-    out = [(ns, n) for n in (name, *d.aliases)] if d.function else []
-    if d.method_impl() is not None:
-        out += [("torch.Tensor", n) for n in (name, *d.aliases, *d.method_aliases)]
-    if d.inplace is not False:
-        out += [("torch.Tensor", n + "_") for n in (name, *d.aliases, *d.method_aliases)]
-    if d.inplace_function is True:
-        out += [("torch", n + "_") for n in (name, *d.aliases, *d.method_aliases)]
-    elif d.inplace_function:
-        out += [("torch", n + "_") for n in d.inplace_function]
-    if d.functional is not None:
-        out.append(("torch.nn.functional", name))
-    if d.nn_module is not None:
-        out.append(("torch.nn", d.nn_module[0]))
-    return out
-
-
 def _resolve(lib, path, name):
     obj = lib
     for part in path.split(".")[1:]:
@@ -59,7 +39,7 @@ def _resolve(lib, path, name):
 
 @pytest.mark.parametrize("row", ROWS)
 def test_row_forms_exist_as_in_pytorch(row, real_torch):
-    for path, name in _forms(REGISTRY[row]):
+    for path, name in REGISTRY[row].forms():
         ours, theirs = _resolve(ctorch, path, name), _resolve(real_torch, path, name)
         assert _kind(ours) == _kind(theirs), (path, name)
         if path == "torch.nn":

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from compat._core.ops import (  # noqa: F401  (each declares its rows of the op table)
     binary,
+    clamping,
     composite,
     floating,
     integer,
@@ -49,7 +50,6 @@ from compat._core.ops.binary import _bitwise  # noqa: F401
 from compat._core.ops.inplace import (  # noqa: F401
     inplace_addc,
     inplace_binary,
-    inplace_clamp,
     inplace_copy,
     inplace_fill,
     inplace_lerp,

@@ -1,6 +1,6 @@
 """In-place torch ops through ``apply_inplace``, with PyTorch's result-type cast check.
 
-``add_``/``mul_``/..., ``fill_``, ``copy_``, ``clamp_``, ``addcmul_``/``addcdiv_``,
+``add_``/``mul_``/..., ``fill_``, ``copy_``, ``addcmul_``/``addcdiv_``,
 ``lerp_`` and the random fills (``uniform_``, ``normal_``, ``bernoulli_``).
 """
 
@@ -17,7 +17,7 @@ from compat._core import rng as _rng
 from compat._core.mutation import apply_inplace, inplace_result
 from compat._core.ops._common import _c, coerce, sub_check
 from compat._core.ops.binary import _torch_power
-from compat._core.ops.unary import _addcdiv_f, _addcmul_f, _clamp_f, _lerp_f
+from compat._core.ops.unary import _addcdiv_f, _addcmul_f, _lerp_f
 from compat._core.optable import Sample, defop
 from compat._core.tensor import Tensor, apply
 from funcgrad import numpy as fnp
@@ -112,22 +112,6 @@ def inplace_copy(self: Tensor, src: Any) -> Tensor:
     if not isinstance(src, Tensor):
         raise TypeError(f"copy_(): argument 'src' must be Tensor, not {type(src).__name__}")
     return apply_inplace(self, _ip_copy_f, "CopyBackwards", (src,), (("dtype", self._npdtype),))
-
-
-def _ip_clamp_f(x: Any, lo: Any, hi: Any, *, has_lo: bool, has_hi: bool, dtype: np.dtype) -> Any:
-    return _c(_clamp_f(x, lo, hi, has_lo=has_lo, has_hi=has_hi, dtype=dtype), dtype)
-
-
-def inplace_clamp(self: Tensor, min: Any = None, max: Any = None) -> Tensor:
-    lo = coerce(min) if min is not None else 0
-    hi = coerce(max) if max is not None else 0
-    return apply_inplace(
-        self,
-        _ip_clamp_f,
-        "ClampBackward1",
-        (lo, hi),
-        (("has_lo", min is not None), ("has_hi", max is not None), ("dtype", self._npdtype)),
-    )
 
 
 def _ip_addc_f(x: Any, a: Any, b: Any, v: Any, *, op: str, dtype: np.dtype) -> Any:

@@ -1,7 +1,8 @@
 """Unary and ternary elementwise torch ops.
 
 Float math (``exp``, ``log``, ``sigmoid``, ... from one table), rounding, ``isnan``-style
-tests, ``clamp``, ``where``, ``nonzero``, ``lerp``, ``addcmul``/``addcdiv``.
+tests, ``where``, ``nonzero``, ``lerp``, ``addcmul``/``addcdiv`` (``clamp`` is in
+``clamping.py``, with its in-place form).
 """
 
 from __future__ import annotations
@@ -245,71 +246,6 @@ def isinf(input: Tensor) -> Tensor:
 @defop(samples=Sample(((4,),), grad=False))
 def isfinite(input: Tensor) -> Tensor:
     return apply(_isx_f, "isfinite", (input,), (("op", "isfinite"),))
-
-
-def _clamp_f(x: Any, lo: Any, hi: Any, *, has_lo: bool, has_hi: bool, dtype: np.dtype) -> Any:
-    # value min(max(x, lo), hi); gradient 1 for lo <= x <= hi (bounds included), else to
-    # the bound that was selected (none when lo > hi, as in PyTorch)
-    y = _c(x, dtype)
-    if has_lo:
-        lo = _c(lo, dtype)
-        y = fnp.where(y < lo, lo, y)
-    if has_hi:
-        hi = _c(hi, dtype)
-        y = fnp.where(y > hi, hi, y)
-    return y
-
-
-@defop(
-    inplace=True,
-    inplace_function=True,
-    aliases=("clip",),
-    grad_fn="ClampBackward1",
-    samples=(
-        Sample(((6,),), args=(-0.5, 0.7)),
-        Sample(((6,), (6,)), kwargs=()),
-        Sample(((2, 3),), kwargs=(("max", 0.3),)),
-    ),
-)
-def clamp(input: Tensor, min: Any = None, max: Any = None) -> Tensor:
-    return _clamp(input, min, max, None)
-
-
-def _clamp(input: Tensor, min: Any, max: Any, name: str | None) -> Tensor:
-    if min is None and max is None:
-        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
-    lo = coerce(min) if min is not None else 0
-    hi = coerce(max) if max is not None else 0
-    dt = _dt.result_type(input, *(v for v in (min, max) if v is not None))
-    if name is None:
-        tensor_bound = isinstance(lo, Tensor) or isinstance(hi, Tensor)
-        name = "ClampBackward0" if tensor_bound else "ClampBackward1"
-    return apply(
-        _clamp_f,
-        name,
-        (input, lo, hi),
-        (("has_lo", min is not None), ("has_hi", max is not None), ("dtype", dt)),
-    )
-
-
-@defop(
-    inplace=True,
-    inplace_function=True,
-    grad_fn="ClampMinBackward0",
-    samples=Sample(((6,),), args=(0.1,)),
-)
-def clamp_min(input: Tensor, min: Any) -> Tensor:
-    return _clamp(input, min, None, "ClampMinBackward0")
-
-
-@defop(
-    inplace=True,
-    inplace_function=True,
-    grad_fn="ClampMaxBackward0",
-    samples=Sample(((6,),), args=(0.1,)),
-)
-def clamp_max(input: Tensor, max: Any) -> Tensor:
-    return _clamp(input, None, max, "ClampMaxBackward0")
 
 
 def _where_f(c: Any, x: Any, y: Any, *, dtype: np.dtype) -> Any:
