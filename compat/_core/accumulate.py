@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 import funcgrad.numpy as fnp
-from compat._core.graph import TYPE_NAMES
+from compat._core.graph import TYPE_NAMES, CopyBackwards
 from compat._core.ops.spectral import conj_copy as conj
 from compat._core.restride import laid_out_like
 from compat._core.tensor import Tensor, apply
@@ -117,6 +117,20 @@ def _type_name(dtype: np.dtype) -> str:
     return TYPE_NAMES.get(np.dtype(dtype).name, np.dtype(dtype).name)
 
 
+def _second_fn(a: Any, b: Any) -> Any:
+    return b
+
+
+def first_copy(g: Any) -> Any:
+    """A leaf's first gradient under ``create_graph``: PyTorch copies it into a new tensor,
+    so the leaf's ``.grad`` has a ``CopyBackwards`` node on the gradient's graph."""
+    if not isinstance(g, Tensor) or g._grad_fn is None:
+        return g
+    out = apply(_second_fn, "CopyBackwards", (Tensor._wrap_result(np.zeros((), g._npdtype)), g))
+    out._grad_fn.__class__ = CopyBackwards  # the node class PyTorch's graph shows
+    return out
+
+
 def accumulate(var: Tensor, g: Any, create_graph: bool) -> None:
     """PyTorch's AccumulateGrad: the first gradient is stored; later ones are added in
     place (out of place when ``create_graph``). A leaf that stopped requiring grad (its
@@ -124,7 +138,7 @@ def accumulate(var: Tensor, g: Any, create_graph: bool) -> None:
     if not var._requires_grad:
         return
     if create_graph:
-        var._grad = g if var._grad is None else add(var._grad, g)
+        var._grad = first_copy(g) if var._grad is None else add(var._grad, g)
     elif var._grad is None:
         var._grad = laid_out_like(cast(g, var._st.a.dtype), var)
     else:

@@ -728,6 +728,7 @@ class _DelayedError(Function):
 
 
 _DelayedError._backward_cls._node_name = "torch::autograd::Error"
+_UNDEFINED = Tensor._wrap_result(np.zeros(0, np.float32))
 _DelayedError._backward_cls.__name__ = _DelayedError._backward_cls.__qualname__ = "Error"
 
 
@@ -745,8 +746,10 @@ def once_differentiable(fn: Callable) -> Callable:
             return outputs
         single = not isinstance(outputs, tuple)
         outs = (outputs,) if single else outputs
-        fakes = [o if o is None else o.detach().requires_grad_(True) for o in outs]
-        r = _DelayedError.apply(*fakes)
+        # a None output is an undefined tensor to PyTorch's C++ Error node: an edge of
+        # its own (None); a placeholder that does not require grad gives compat's that
+        fakes = [_UNDEFINED if o is None else o.detach().requires_grad_(True) for o in outs]
+        r = tuple(None if o is None else x for o, x in zip(outs, _DelayedError.apply(*fakes)))
         return r[0] if single else r
 
     return wrapper

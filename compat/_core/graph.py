@@ -229,6 +229,14 @@ def unpack(entry: tuple) -> Any:
     return t
 
 
+class CopyBackwards(Node):
+    """The node of the copy PyTorch's AccumulateGrad makes of a leaf's first gradient
+    under ``create_graph`` (its ``copy_`` into a new tensor): edges
+    ``(None, <the gradient's node>)``."""
+
+    __slots__ = ()
+
+
 class AccumulateGrad(Node):
     """The gradient sink of a leaf tensor (``next_functions`` of its consumers)."""
 
