@@ -66,6 +66,7 @@ __all__ = [
     "donates",
     "executable",
     "freeze_gc",
+    "host_callable",
     "host_scalars",
     "is_tracing",
     "lazy",
@@ -123,6 +124,17 @@ def host_scalars() -> bool:
     return not (_state.stack or _lazy._state.on) and tiers.mode() != "compiled"
 
 
+#: read inline by compat's per-op fast path instead of :func:`host_scalars`
+lazy_state, tier_local, tier_policy = _lazy._state, tiers.mode_local, compile_cache.POLICY
+HOST_MODES = tiers.HOST_MODES
+
+
+def host_callable(exe: Callable[..., list] | None) -> tiers.Tiered | None:
+    """The ``Tiered`` executable an :func:`executable` calls after its lazy check, if so."""
+    fn = getattr(exe, "raw", None)
+    return fn if type(fn) is tiers.Tiered else None
+
+
 def executable(prog: Program) -> Callable[..., list]:
     """The compiled executable of ``prog`` from the compile cache, called with its
     invars' values only (its constants are passed as leading arguments); under lazy
@@ -141,6 +153,7 @@ def executable(prog: Program) -> Callable[..., list]:
                 raise
         return fn(*concrete(args))
 
+    call.raw = fn  # type: ignore[attr-defined]
     return call
 
 
@@ -411,6 +424,7 @@ class OpVJP:
     __slots__ = (
         "_batched",
         "_bwd_exe",
+        "_bwd_raw",
         "_fwd_exe",
         "_recompute",
         "_res_in",
@@ -492,6 +506,7 @@ class OpVJP:
         self.fwd = fwd.replace(outvars=tuple(fwd.outvars[:n_out]) + tuple(new_vars))
         self._fwd_exe: Callable | None = None
         self._bwd_exe: Callable | None = None
+        self._bwd_raw: Callable | None = None  # what it calls after its lazy check
         self._batched: dict[int, Program] = {}
         self._recompute: dict[int | None, OpProgram] = {}
 
@@ -523,6 +538,7 @@ class OpVJP:
         f = self._bwd_exe
         if f is None:
             f = self._bwd_exe = executable(self.bwd)
+            self._bwd_raw = f.raw  # type: ignore[attr-defined]
         return f(*residuals, *cts)
 
     def batched(self, size: int) -> Program:

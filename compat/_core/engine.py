@@ -44,6 +44,7 @@ from compat._core.plan import Plan
 from compat._core.tensor import record
 from funcgrad._compat_contract import (
     lazy,
+    lazy_state,
     reverse_accumulate,
     x64,
 )
@@ -149,6 +150,35 @@ class _Run:
             n._release()
         return in_cts
 
+    def transpose_plain(self, n: Node, cts: list) -> Any:
+        """:meth:`transpose` for a backward without hooks, captures, ``create_graph``,
+        batching or Python nodes (the engine's common case): a node of one output that
+        got its cotangent runs its backward's host-tier executable directly; anything
+        else (a leaf, a node without a cotangent, hooks added meanwhile, lazy mode) takes
+        :meth:`transpose`."""
+        entry = n._entry
+        if (
+            entry is None
+            or len(cts) != 1
+            or cts[0] is None
+            or n._pre_hooks
+            or n._post_hooks
+            or n._packed
+            or lazy_state.on
+            or not entry.ct_outs
+        ):
+            return self.transpose(n, cts)
+        if n._freed or n._saved:
+            check_node(n)
+        f = entry._bwd_raw
+        try:
+            in_cts = f(*n._res, cts[0])
+        except (TypeError, ValueError):  # (``None``: not built yet; residuals recorded in
+            in_cts = entry.backward(n._res, cts)  # lazy mode: the executable computes them)
+        if not self.keep:
+            n._release()
+        return in_cts
+
     def _op_backward(self, n: Node, cts: list, unpacked: dict | None = None) -> Any:
         """The input cotangents of an op's node: its compiled backward, recorded as an op
         under ``create_graph`` (from the inputs, those a saved-tensor hook unpacked
@@ -180,11 +210,19 @@ class _Run:
     def loop(self, roots: Sequence, grads: Sequence) -> None:
         plan = self.plan
         hooked = plan.hooks or plan.captures
+        if _anomaly.STATE[0]:
+            transpose = _anomaly.checked(self.transpose)
+        elif hooked or plan.python or plan.runs is not None or self.create:
+            transpose = self.transpose
+        elif self.batch is None and self.res_of is None:
+            transpose = self.transpose_plain
+        else:
+            transpose = self.transpose
         reverse_accumulate(
             plan.topo,
             [(r, g) for r, g in zip(roots, grads)],
             self.keys,
-            _anomaly.checked(self.transpose) if _anomaly.STATE[0] else self.transpose,
+            transpose,
             add=add,
             before=self.before if hooked else None,
             run_empty=_hooks.has_hooks,

@@ -9,6 +9,7 @@ import numpy as np
 from compat._core import autograd as _autograd
 from compat._core import creation as _creation
 from compat._core import dtypes as _dt
+from compat._core import fastpath as _fastpath
 from compat._core import graph as _graph
 from compat._core import matrix_views as _mv
 from compat._core import ops as O
@@ -20,7 +21,6 @@ from compat._core import views as _views
 from compat._core.mutation import inplace_result
 from compat._core.ops import linalg_top as _linalg_top
 from compat._core.tensor import Size, Tensor, _wrap_dim
-from compat._core.tensor import apply as _apply
 
 
 def _r(f: Any) -> Any:
@@ -192,26 +192,20 @@ def _fast_binary(
     fn: Any, *, reflected: bool = False, true_div: bool = False, name: str | None = None
 ) -> Any:
     """An arithmetic operator that goes straight to ``_binary``, as the named op (``add``
-    without ``alpha``, ``div`` without ``rounding_mode``) does: one call less per op."""
+    without ``alpha``, ``div`` without ``rounding_mode``) does: one call less per op. A
+    floating tensor and a Python number (the common ``y * 0.5``) take the memoised
+    dispatch of :mod:`compat._core.fastpath`."""
     binary, coerce = O.binary._binary, O.coerce
     node = name if name is not None else O.binary._BIN_NAMES.get(fn, fn.__name__)
 
-    def op(self: Tensor, other: Any) -> Any:
-        to = type(other)
-        if to is float or to is int:
-            x = self._st.a
-            d = getattr(x, "aval", x).dtype
-            if d.kind == "f":  # a float tensor and a Python number: the tensor's dtype, as
-                # ``_binary`` finds, without its calls (the common ``y * 0.5``)
-                args = (other, self) if reflected else (self, other)
-                return _apply(fn, node, args, (("dtype", d),))
+    def other_operands(self: Tensor, other: Any) -> Any:
         if not isinstance(other, _OPERANDS):
             return NotImplemented
         if reflected:
             return binary(fn, coerce(other), self, true_div=true_div, name=name)
         return binary(fn, self, other, true_div=true_div)
 
-    return op
+    return _fastpath.binary_operator(fn, node, reflected, other_operands)
 
 
 def _construct(cls: type, *args: Any, **kwargs: Any) -> Tensor:

@@ -90,7 +90,13 @@ class _ModeLocal(threading.local):
 
 
 _mode_local = _ModeLocal()
+#: the thread's :func:`eager_tier` setting, for callers that read it inline (compat's
+#: per-op fast path: ``HOST_MODES.get(mode_local.mode or POLICY.tier)``)
+mode_local = _mode_local
 _resolved: list[str] = []  # "auto" resolved against the backend, once
+#: per tier mode, whether eager work runs on the host tier when cold (``"auto"`` appears
+#: once resolved against the backend, by the first :func:`mode` call)
+HOST_MODES: dict[str, bool] = {"tiered": True, "host": True, "compiled": False}
 
 
 def mode() -> str:
@@ -99,6 +105,7 @@ def mode() -> str:
     if m == "auto":
         if not _resolved:
             _resolved.append("tiered" if jax.default_backend() == "cpu" else "compiled")
+            HOST_MODES["auto"] = _resolved[0] != "compiled"
         return _resolved[0]
     return m
 
