@@ -322,6 +322,11 @@ class Tensor(ValueConversions):
         """The hooks ``register_hook`` added, by handle id (``None`` before the first)."""
         return self._hooks
 
+    @_backward_hooks.setter
+    def _backward_hooks(self, hooks: OrderedDict | None) -> None:
+        # as PyTorch's: the dict is stored; only ``register_hook`` attaches hooks to the graph
+        self._hooks = hooks
+
     def __delattr__(self, name: str) -> None:
         if name == "_grad_fn":
             raise RuntimeError("Deletion of _grad_fn not allowed. Detach tensor instead!")

@@ -10,6 +10,7 @@ import math
 import pickle
 import sys
 import warnings
+from collections import OrderedDict
 
 import pytest
 
@@ -42,6 +43,27 @@ def test_backward_hooks_attribute(lib):
 
     x.register_hook(hook)
     assert list(x._backward_hooks.values()) == [hook]
+    x.grad = None
+    (x * 1).sum().backward()
+    assert x.grad.tolist() == [2.0, 2.0, 2.0]
+
+    def error(*args):
+        raise RuntimeError("called")
+
+    # hooks set as a dict on tensors that take no part in backward are never called
+    a, b = lib.randn(2), lib.randn(2)
+    c = a + b
+    for t in (a, b, c):
+        t._backward_hooks = OrderedDict()
+        t._backward_hooks["test"] = error
+    z = lib.randn(2, requires_grad=True)
+    (c + z).sum().backward()
+    assert z.grad.tolist() == [1.0, 1.0]
+    y = z * 3
+    y._backward_hooks = OrderedDict(double=lambda g: g * 2)  # stored, not registered
+    z.grad = None
+    y.sum().backward()
+    assert z.grad.tolist() == [3.0, 3.0]
 
 
 def test_volatile_is_removed(lib):
