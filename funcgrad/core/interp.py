@@ -311,7 +311,11 @@ class Builder:
         atoms = [self.to_atom(a) for a in args]
         st = _state
         src = user_frame() if st.source is None else user_frame(st.walker) or st.source
-        out_avals = abstract_eval_checked(prim, [a.aval for a in atoms], params, src)
+        avals = [a.aval for a in atoms]
+        if params:
+            out_avals = abstract_eval_checked(prim, avals, params, src)
+        else:
+            out_avals = _abstract_eval_memo(prim, avals, src)
         outvars = tuple(Var(a) for a in out_avals)
         self.eqns.append(Eqn(prim, tuple(atoms), outvars, params, src))
         if prim.multiple_results:
@@ -395,6 +399,33 @@ def abstract_eval_checked(
             msg = f"{prim.name}: {msg}"
         err = type(e)(msg + where(src or user_frame()))
         raise err from None
+
+
+#: output avals of parameterless primitives by (primitive, x64 mode, input avals): a
+#: trace applies the same few elementwise primitives to the same avals over and over,
+#: and their abstract evaluation (dtype join, shape check, a new Aval) costs several
+#: microseconds an equation; only successes are kept, so errors are raised each time
+_AEVAL: dict[tuple, list[Aval]] = {}
+_MAX_AEVAL = 4096
+
+
+def _abstract_eval_memo(
+    prim: Primitive, avals: list[Aval], src: tuple[str, int] | None
+) -> list[Aval]:
+    """:func:`abstract_eval_checked` of a primitive without params, memoised. Avals with
+    a symbolic dimension are not keyed (comparing one records a guard)."""
+    for a in avals:
+        for d in a.shape:
+            if type(d) is not int:
+                return abstract_eval_checked(prim, avals, {}, src)
+    key = (prim, dtypes.x64_enabled(), *avals)
+    out = _AEVAL.get(key)
+    if out is None:
+        out = abstract_eval_checked(prim, avals, {}, src)
+        if len(_AEVAL) >= _MAX_AEVAL:
+            _AEVAL.clear()
+        _AEVAL[key] = out
+    return out
 
 
 def eager_process(prim: Primitive, args: Sequence[Any], params: dict[str, Any]) -> Any:
@@ -558,6 +589,8 @@ def is_concrete(x: Any) -> bool:
 
 
 def to_aval(x: Any) -> Aval:
+    if type(x) is Tracer:
+        return x._var.aval
     return x.aval if isinstance(x, Tracer) else aval_of(x)
 
 

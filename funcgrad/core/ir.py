@@ -79,8 +79,39 @@ class Aval:
         return self.str_short()
 
 
+#: avals of concrete values met before, by (type, shape, dtype, weak type, x64 mode):
+#: a trace asks for the aval of the same Python scalars and closed-over arrays many
+#: times (every operand of every ``funcgrad.numpy`` call), and building one costs
+#: several microseconds of ``canonicalize`` and a frozen dataclass
+_AVALS: dict[tuple, tuple[Any, Aval]] = {}
+_MAX_AVALS = 4096
+_PY_SCALARS = frozenset({bool, int, float, complex})
+
+
 def aval_of(x: Any) -> Aval:
     """The aval of a concrete value (Python scalar, NumPy or JAX array)."""
+    t = type(x)
+    if t in _PY_SCALARS:
+        dtype: Any = None
+        key: tuple = (t, dtypes.x64_enabled())
+    else:
+        shape = getattr(x, "shape", None)
+        dtype = getattr(x, "dtype", None)
+        if type(shape) is not tuple or dtype is None or not all(type(d) is int for d in shape):
+            return _aval_of(x)  # (a symbolic dimension's comparisons are guards: no key)
+        # (the dtype by identity, checked below: hashing a NumPy dtype costs more)
+        key = (t, shape, id(dtype), getattr(x, "weak_type", False), dtypes.x64_enabled())
+    hit = _AVALS.get(key)
+    if hit is not None and hit[0] is dtype:
+        return hit[1]
+    a = _aval_of(x)
+    if len(_AVALS) >= _MAX_AVALS:
+        _AVALS.clear()
+    _AVALS[key] = (dtype, a)
+    return a
+
+
+def _aval_of(x: Any) -> Aval:
     if isinstance(x, (bool, int, float, complex)) and not isinstance(x, np.generic):
         return Aval((), dtypes.python_scalar_dtype(x), not isinstance(x, bool))
     shape = getattr(x, "shape", None)
