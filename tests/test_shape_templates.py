@@ -206,10 +206,17 @@ def _traced_per_length(fn, lengths, make):
 
 @pytest.mark.parametrize(
     "name",
-    ["view", "view_back", "last", "select", "int_and_slice", "arange"],
+    ["view", "view_back", "last", "select", "int_and_slice", "arange", "bounds", "causal"],
 )
 def test_static_integers_of_a_growing_axis_are_symbols(name):
+    tril = np.tril(np.ones((16, 16), np.float32))
+    bias = torch.tensor(tril).view(1, 1, 16, 16)
     fns = {
+        "bounds": (lambda x: x[:, : x.shape[1] - 1] * 2, lambda a: a[:, : a.shape[1] - 1] * 2),
+        "causal": (  # nanoGPT's mask: a buffer sliced to the sequence length
+            lambda x: bias[:, :, : x.shape[1], : x.shape[1]] * x[0, 0, 0],
+            lambda a: tril[None, None, : a.shape[1], : a.shape[1]] * a[0, 0, 0],
+        ),
         "view": (lambda x: x.view(1, x.shape[1], 4, 2) * 2, lambda a: a.reshape(1, -1, 4, 2) * 2),
         "view_back": (
             lambda x: x.view(1, x.shape[1], 4, 2).transpose(1, 2).contiguous().view(1, 4, -1),

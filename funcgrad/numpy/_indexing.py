@@ -25,6 +25,7 @@ import numpy as np
 from funcgrad.core import dtypes
 from funcgrad.core.errors import ConcretizationError, NonConcreteBooleanIndexError
 from funcgrad.core.interp import Tracer
+from funcgrad.core.symbolic import SymDim
 from funcgrad.numpy._core import (
     ArrayLike,
     as_array,
@@ -161,6 +162,8 @@ def _static_slice(s: slice) -> slice:
                 f"fg.lax-style dynamic slicing (funcgrad.numpy.take / x[i] with a traced "
                 f"integer i) or mark it static{here()}"
             )
+        if type(v) is SymDim:  # (a shape template's symbolic bound: compared, not read)
+            return v
         return index(v, f"slice {what}", "indexing")
 
     return slice(conv(s.start, "start"), conv(s.stop, "stop"), conv(s.step, "step"))
@@ -631,16 +634,21 @@ def _clamp_index(i: Any, n: Any, low: int, high: Any) -> Any:
 def _slice_indices(s: slice, n: Any) -> tuple[Any, Any, int]:
     """``s.indices(n)`` in Python, so that a symbolic size ``n`` is compared, not read
     as a plain int (:mod:`funcgrad.core.symbolic`)."""
-    if type(n) is int:
+    if type(n) is int and type(s.start) is not SymDim and type(s.stop) is not SymDim:
         return s.indices(n)
     st = 1 if s.step is None else operator.index(s.step)
+    start, stop = _bound(s.start), _bound(s.stop)
     if st > 0:
-        lo = 0 if s.start is None else _clamp_index(operator.index(s.start), n, 0, n)
-        hi = n if s.stop is None else _clamp_index(operator.index(s.stop), n, 0, n)
+        lo = 0 if start is None else _clamp_index(start, n, 0, n)
+        hi = n if stop is None else _clamp_index(stop, n, 0, n)
     else:
-        lo = n - 1 if s.start is None else _clamp_index(operator.index(s.start), n, -1, n - 1)
-        hi = -1 if s.stop is None else _clamp_index(operator.index(s.stop), n, -1, n - 1)
+        lo = n - 1 if start is None else _clamp_index(start, n, -1, n - 1)
+        hi = -1 if stop is None else _clamp_index(stop, n, -1, n - 1)
     return lo, hi, st
+
+
+def _bound(v: Any) -> Any:
+    return v if v is None or type(v) is SymDim else operator.index(v)
 
 
 def _slice_count(lo: Any, hi: Any, st: int) -> Any:
