@@ -564,7 +564,8 @@ def integer_pow(x: Any, y: int) -> Any:
 
 
 def _host_int(x: Any) -> bool:
-    return type(x) is np.ndarray and x.dtype.kind in "iub"
+    # (a NumPy integer scalar too: a ufunc's 0-d result is one on the host tier)
+    return isinstance(x, (np.ndarray, np.generic)) and x.dtype.kind in "iub"
 
 
 def _host_div(x: Any, y: Any) -> Any:
