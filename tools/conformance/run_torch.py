@@ -46,7 +46,6 @@ OUT_OF_SCOPE: list[tuple[str, str]] = [
     (r"[Mm]emory_?[Ff]ormat|[Cc]hannels_?[Ll]ast|[Ss]trided?_|[Ss]torage", "memory layout and storage"),
     (r"[Gg]raph_?[Tt]ask|[Ee]ngine|[Cc]ompiled_?[Aa]utograd|[Nn]ode_?[Nn]ame", "the C++ autograd engine"),
     (r"test_checkpointing_non_reentrant_autocast", "autocast (compat never changes dtypes under torch.autocast: docs/compat.md, torch.amp)"),
-    (r"test_autograd_inplace_views_cross_dtype", "pins a gradient PyTorch's test marks as wrong (TODO): after transpose_ of a view_as_real view PyTorch's comes out transposed; compat's is that of the out-of-place transpose"),
 ]  # fmt: skip
 
 
