@@ -86,6 +86,7 @@ def test_clear_caches_reaches_the_optimizers_programs():
     p = torch.nn.Parameter(torch.ones(3))
     opt = torch.optim.Adam([p], lr=0.1)
     p.grad = torch.tensor(np.full(3, 0.5, np.float32))
+    opt.step()  # a first step runs on NumPy (compat/torch/optim/_cold.py): no program
     opt.step()
     assert fg.cache_info().kinds.get("optim_adam_programs", 0) >= 1
     compile_cache.clear()  # what fg.clear_caches() empties of funcgrad's (it adds JAX's)

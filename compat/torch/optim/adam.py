@@ -6,7 +6,7 @@ from collections.abc import Callable
 from typing import Any
 
 import compat.torch as torch
-from compat.torch.optim import _compiled
+from compat.torch.optim import _cold, _compiled
 from compat.torch.optim._elementwise import check_flags
 from compat.torch.optim._functional import adam_config, adam_scalars, adam_update
 from compat.torch.optim.optimizer import Optimizer, params_with_grad
@@ -120,6 +120,7 @@ class Adam(Optimizer):
         cfg = adam_config(group)
         states = []
         scalars = []
+        last = 0.0  # the highest step count after this step
         for p in params:
             st = self.state[p]
             if len(st) == 0:
@@ -130,6 +131,7 @@ class Adam(Optimizer):
                     st["max_exp_avg_sq"] = torch.zeros_like(p)
             step = _step_value(st["step"]) + 1.0
             st["step"] = step
+            last = max(last, step)
             states.append(st)
             scalars.append(adam_scalars(group, step))
         exp_avgs = [st["exp_avg"] for st in states]
@@ -138,7 +140,12 @@ class Adam(Optimizer):
 
         access = _compiled.array_access() if group["fused"] is not False else None
         if access is not None:
-            _compiled.adam_step(access, cfg, scalars, params, grads, exp_avgs, exp_avg_sqs, maxes)
+            state = (params, grads, exp_avgs, exp_avg_sqs, maxes)
+            # a first step runs on NumPy, no program traced (see ``_cold``)
+            if not (
+                last <= _cold.COLD_STEPS and _cold.adam_host_step(access, cfg, scalars, *state)
+            ):
+                _compiled.adam_step(access, cfg, scalars, *state)
             return
         for i, p in enumerate(params):
             new_p, m, v, vmax = adam_update(
