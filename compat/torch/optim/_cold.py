@@ -3,7 +3,8 @@
 The compiled steps (``_compiled``) trace one program over a whole parameter group: for a
 small GPT's AdamW that trace was about half of the first training step, and a one-off
 step never repays it. A parameter's first step (``step == 1``) therefore runs the same
-update rule (``_functional``) directly on NumPy arrays, parameter by parameter, when the
+update rule (``_functional``; ``_rules`` for Adadelta, Adagrad, RMSprop, Adamax, NAdam,
+RAdam, ASGD and Rprop) directly on NumPy arrays, parameter by parameter, when the
 arrays are host values (JAX's default backend is the CPU, nothing is being traced, lazy
 execution is off, and the tier mode is not ``compiled``); the fused program is traced
 from the second step on, as the execution tiers trace an op only once it repeats.
@@ -25,7 +26,7 @@ from compat._core import device as _device
 from compat.torch.optim._functional import AdamConfig, AdamScalars, adam_update
 from funcgrad._compat_contract import host_scalars
 
-__all__ = ["COLD_STEPS", "adam_host_step"]
+__all__ = ["COLD_STEPS", "adam_host_step", "rule_host_step"]
 
 #: a parameter's steps up to this count run on NumPy without tracing
 COLD_STEPS = 1.0
@@ -39,6 +40,16 @@ class _NumpyOps:
 
     sqrt = staticmethod(np.sqrt)
     maximum = staticmethod(np.maximum)
+    minimum = staticmethod(np.minimum)
+    abs = staticmethod(np.abs)
+    sign = staticmethod(np.sign)
+    where = staticmethod(np.where)
+
+    @staticmethod
+    def select(flag: Any, then: Any, otherwise: Any) -> Any:
+        """``then()`` where the scalar ``flag`` is non-zero, else ``otherwise()`` (both
+        evaluated, as in the traced program)."""
+        return np.where(flag != 0, then(), otherwise())
 
 
 def _host_array(a: Any) -> np.ndarray | None:
@@ -61,6 +72,53 @@ def _frozen(a: Any, dtype: np.dtype) -> np.ndarray:
     return a
 
 
+def _host_rows(access: Any, columns: Sequence[Sequence[Any]]) -> list[list[Any]] | None:
+    """Per parameter, the host arrays of its tensors in ``columns`` (one list per kind:
+    params, grads, each state), or ``None`` where the NumPy step does not apply."""
+    if not (host_scalars() and _device.default_is_cpu()):
+        return None
+    get = access.get
+    rows = []
+    for ts in zip(*columns):
+        arrays = [_host_array(get(t)) for t in ts]
+        if any(a is None for a in arrays):
+            return None
+        dtype = arrays[0].dtype
+        if dtype not in _DTYPES or any(a.dtype != dtype for a in arrays):
+            return None
+        rows.append(arrays)
+    return rows
+
+
+def rule_host_step(
+    access: Any,
+    rule: Any,
+    cfg: Any,
+    scalars: Sequence[Any],
+    params: Sequence[Any],
+    grads: Sequence[Any],
+    states: Sequence[Sequence[Any]],
+) -> bool:
+    """``_compiled.rule_step`` on NumPy: update ``params`` and ``states`` in place with
+    ``rule``; ``False`` (nothing done) where the NumPy step does not apply."""
+    rows = _host_rows(access, [params, grads, *states])
+    if rows is None:
+        return False
+    with np.errstate(all="ignore"):  # XLA computes inf and nan silently
+        outs = []
+        for arrays, sc in zip(rows, scalars):
+            dtype = arrays[0].dtype
+            s = type(sc)(*(dtype.type(v) for v in sc))
+            outs.append(rule.fn(cfg, s, _NumpyOps, *arrays))
+    put = access.put
+    for i, (arrays, out) in enumerate(zip(rows, outs)):
+        dtype = arrays[0].dtype
+        put(params[i], _frozen(out[0], dtype))
+        for st, value in zip(states, out[1:]):
+            put(st[i], _frozen(value, dtype))
+    return True
+
+
 def adam_host_step(
     access: Any,
     cfg: AdamConfig,
@@ -73,20 +131,12 @@ def adam_host_step(
 ) -> bool:
     """Update ``params`` and their Adam state in place on NumPy; ``False`` (nothing done)
     when an array is not a host value of a NumPy dtype or the context rules it out."""
-    if not (host_scalars() and _device.default_is_cpu()):
-        return False
-    get, put, _ = access
     amsgrad = cfg.amsgrad
-    rows = []
-    for i, p in enumerate(params):
-        ts = (p, grads[i], exp_avgs[i], exp_avg_sqs[i]) + ((maxes[i],) if amsgrad else ())
-        arrays = [_host_array(get(t)) for t in ts]
-        if any(a is None for a in arrays):
-            return False
-        dtype = arrays[0].dtype
-        if dtype not in _DTYPES or any(a.dtype != dtype for a in arrays):
-            return False
-        rows.append(arrays)
+    columns = [params, grads, exp_avgs, exp_avg_sqs] + ([maxes] if amsgrad else [])
+    rows = _host_rows(access, columns)
+    if rows is None:
+        return False
+    put = access.put
     with np.errstate(all="ignore"):  # XLA computes inf and nan silently
         outs = []
         for i, arrays in enumerate(rows):

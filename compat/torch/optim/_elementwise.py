@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 import compat.torch as torch
-from compat.torch.optim import _compiled
+from compat.torch.optim import _cold, _compiled
 from compat.torch.optim.optimizer import Optimizer, params_with_grad
 
 __all__ = ["FLAGS", "ElementwiseOptimizer", "check_flags", "check_lr", "f32", "flags"]
@@ -151,7 +151,11 @@ class ElementwiseOptimizer(Optimizer):
         state_lists = [[st[k] for st in states] for k in keys]
         access = _compiled.array_access() if group.get("fused") is not False else None
         if access is not None:
-            _compiled.rule_step(access, self._rule, cfg, scalars, params, grads, state_lists)
+            args = (access, self._rule, cfg, scalars, params, grads, state_lists)
+            # a first step runs on NumPy, no program traced (see ``_cold``)
+            first = all(st.get("step", _cold.COLD_STEPS + 1) <= _cold.COLD_STEPS for st in states)
+            if not (first and _cold.rule_host_step(*args)):
+                _compiled.rule_step(*args)
             return
         for i, p in enumerate(params):
             out = self._rule.fn(
