@@ -22,24 +22,11 @@ import statistics
 import time
 from collections.abc import Callable
 
-N_OPS = 100
+from benchmarks.wl_compat import _chain
+from benchmarks.wl_compat_ops import N_OPS, _ops
+
 N_REPEAT = 200
 N_CHAIN = 20_000
-
-
-def _ops(x):
-    y = x
-    for _ in range(N_OPS):
-        y = y * 1.0001
-    return y
-
-
-def _chain(x, n):
-    y = x
-    for _ in range(n // 2):
-        y = y * 1.0001
-        y = y + 0.0
-    return y
 
 
 def _op_loop(lib, requires_grad: bool) -> Callable[[], None]:
