@@ -486,3 +486,29 @@ def test_scalar_state_follows_the_default_dtype(name, kw, real_torch):
             lib.set_default_dtype(lib.float32)
         out.append(npv(p))
     np.testing.assert_allclose(out[0], out[1], rtol=1e-14, atol=1e-15)
+
+
+# lerp's weight complement is taken in the parameter's compute type: float32 for a
+# float32 parameter, double for a float64 one (beta1 / alpha < 0.5 selects that formula).
+HIGH_WEIGHT = [
+    ("Adam", {"betas": (0.3, 0.999)}),
+    ("AdamW", {"betas": (0.3, 0.999)}),
+    ("Adamax", {"betas": (0.3, 0.999)}),
+    ("NAdam", {"betas": (0.3, 0.999)}),
+    ("RAdam", {"betas": (0.3, 0.999)}),
+]
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize(("name", "kw"), HIGH_WEIGHT, ids=[c[0] for c in HIGH_WEIGHT])
+def test_high_weight_lerp_is_bit_exact_in_each_dtype(name, kw, dtype, real_torch):
+    def run(lib):
+        p = lib.nn.Parameter(lib.tensor(np.linspace(-1.0, 1.0, 7), dtype=getattr(lib, dtype)))
+        opt = getattr(lib.optim, name)([p], **kw)
+        for _ in range(5):
+            opt.zero_grad()
+            (p * p * p).sum().backward()
+            opt.step()
+        return npv(p.detach())
+
+    np.testing.assert_array_equal(run(ctorch), run(real_torch))

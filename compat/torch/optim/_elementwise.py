@@ -112,7 +112,7 @@ class ElementwiseOptimizer(Optimizer):
     def _init_state(self, group: dict[str, Any], p: Any, state: dict[str, Any]) -> None:
         raise NotImplementedError
 
-    def _advance(self, group: dict[str, Any], state: dict[str, Any]) -> Any:
+    def _advance(self, group: dict[str, Any], state: dict[str, Any], p: Any) -> Any:
         """Advance the scalar state one step; return the rule's scalars for this step."""
         raise NotImplementedError
 
@@ -145,7 +145,7 @@ class ElementwiseOptimizer(Optimizer):
             for key in self._scalar_state:
                 if key in st and not isinstance(st[key], float):
                     st[key] = _float(st[key])
-            scalars.append(self._advance(group, st))
+            scalars.append(self._advance(group, st, p))
             states.append(st)
         keys = self._rule.state_keys(cfg)
         state_lists = [[st[k] for st in states] for k in keys]

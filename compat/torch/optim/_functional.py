@@ -23,6 +23,8 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, NamedTuple
 
+from compat.torch.optim._rules import lerp_weights
+
 __all__ = [
     "AdamConfig",
     "AdamScalars",
@@ -124,17 +126,18 @@ def adam_config(group: dict[str, Any]) -> AdamConfig:
     )
 
 
-def adam_scalars(group: dict[str, Any], step: float) -> AdamScalars:
-    """Hyperparameters after ``step`` steps (``step`` already incremented), in Python floats."""
-    import numpy as np
+def adam_scalars(group: dict[str, Any], step: float, dtype: Any = None) -> AdamScalars:
+    """Hyperparameters after ``step`` steps (``step`` already incremented), in Python floats.
 
+    ``dtype`` is the parameter's: it decides the precision of ``lerp``'s ``1 - w``.
+    """
     lr = float(group["lr"])
     beta1, beta2 = (float(b) for b in group["betas"])
     wd = float(group["weight_decay"])
-    lerp_w = 1.0 - beta1
+    _, lerp_w, lerp_w_c = lerp_weights(1.0 - beta1, dtype)
     return AdamScalars(
         lerp_w=lerp_w,
-        lerp_w_c=1.0 - float(np.float32(lerp_w)),
+        lerp_w_c=lerp_w_c,
         beta2=beta2,
         one_minus_beta2=1.0 - beta2,
         eps=float(group["eps"]),

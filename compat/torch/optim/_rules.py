@@ -49,11 +49,15 @@ class Rule:
         return hash(self.name)
 
 
-def lerp_weights(w: float) -> tuple[bool, float, float]:
+def lerp_weights(w: float, dtype: Any = None) -> tuple[bool, float, float]:
     """``(high, w, 1 - w)`` for PyTorch's two-formula ``lerp`` with weight ``w``.
 
-    ``1 - w`` is taken from ``w`` rounded to float32, as the CPU kernel does.
+    The CPU kernel takes ``1 - w`` in the parameter's compute type: from ``w``
+    rounded to float32 for float32 (and narrower) parameters, in double precision
+    for float64 ones (``dtype`` is the parameter's; ``None`` means float32).
     """
+    if dtype is not None and dtype.itemsize == 8 and dtype.is_floating_point:
+        return abs(w) >= 0.5, w, 1.0 - w
     return abs(w) >= 0.5, w, 1.0 - float(np.float32(w))
 
 

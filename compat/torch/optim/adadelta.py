@@ -79,7 +79,9 @@ class Adadelta(ElementwiseOptimizer):
         state["square_avg"] = torch.zeros_like(p)
         state["acc_delta"] = torch.zeros_like(p)
 
-    def _advance(self, group: dict[str, Any], state: dict[str, Any]) -> _rules.AdadeltaScalars:
+    def _advance(
+        self, group: dict[str, Any], state: dict[str, Any], p: Any
+    ) -> _rules.AdadeltaScalars:
         state["step"] += 1.0
         rho = float(group["rho"])
         return _rules.AdadeltaScalars(

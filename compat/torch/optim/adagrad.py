@@ -103,7 +103,9 @@ class Adagrad(ElementwiseOptimizer):
         # Parameters added later start from the optimizer's default accumulator, as PyTorch's.
         self._fill(state, p, self.defaults["initial_accumulator_value"])
 
-    def _advance(self, group: dict[str, Any], state: dict[str, Any]) -> _rules.AdagradScalars:
+    def _advance(
+        self, group: dict[str, Any], state: dict[str, Any], p: Any
+    ) -> _rules.AdagradScalars:
         state["step"] += 1.0
         lr = float(group["lr"])
         clr = lr / (1 + (state["step"] - 1) * group["lr_decay"])

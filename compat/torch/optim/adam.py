@@ -133,7 +133,7 @@ class Adam(Optimizer):
             st["step"] = step
             last = max(last, step)
             states.append(st)
-            scalars.append(adam_scalars(group, step))
+            scalars.append(adam_scalars(group, step, p.dtype))
         exp_avgs = [st["exp_avg"] for st in states]
         exp_avg_sqs = [st["exp_avg_sq"] for st in states]
         maxes = [st.get("max_exp_avg_sq") if cfg.amsgrad else None for st in states]

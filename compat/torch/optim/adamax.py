@@ -97,10 +97,12 @@ class Adamax(ElementwiseOptimizer):
     def _init_state(self, group: dict[str, Any], p: Any, state: dict[str, Any]) -> None:
         moment_state(p, state, "exp_inf")
 
-    def _advance(self, group: dict[str, Any], state: dict[str, Any]) -> _rules.AdamaxScalars:
+    def _advance(
+        self, group: dict[str, Any], state: dict[str, Any], p: Any
+    ) -> _rules.AdamaxScalars:
         state["step"] += 1.0
         beta1, beta2 = (float(b) for b in group["betas"])
-        _, w, w_c = _rules.lerp_weights(1.0 - beta1)
+        _, w, w_c = _rules.lerp_weights(1.0 - beta1, p.dtype)
         return _rules.AdamaxScalars(
             lerp_w=w,
             lerp_w_c=w_c,

@@ -85,7 +85,7 @@ class ASGD(ElementwiseOptimizer):
         state["mu"] = 1.0
         state["ax"] = torch.zeros_like(p)
 
-    def _advance(self, group: dict[str, Any], state: dict[str, Any]) -> _rules.ASGDScalars:
+    def _advance(self, group: dict[str, Any], state: dict[str, Any], p: Any) -> _rules.ASGDScalars:
         state["step"] += 1.0
         step = state["step"]
         lr = float(group["lr"])

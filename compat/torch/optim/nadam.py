@@ -92,7 +92,7 @@ class NAdam(MomentOptimizer):
         state["mu_product"] = 1.0
         moment_state(p, state, "exp_avg_sq")
 
-    def _advance(self, group: dict[str, Any], state: dict[str, Any]) -> _rules.NAdamScalars:
+    def _advance(self, group: dict[str, Any], state: dict[str, Any], p: Any) -> _rules.NAdamScalars:
         state["step"] += 1.0
         step = state["step"]
         lr = float(group["lr"])
@@ -105,7 +105,7 @@ class NAdam(MomentOptimizer):
         # dtype is float64): the product is rounded each step.
         mu_product = scalar_state(scalar_state(state["mu_product"]) * scalar_state(mu))
         state["mu_product"] = mu_product
-        _, w, w_c = _rules.lerp_weights(1.0 - beta1)
+        _, w, w_c = _rules.lerp_weights(1.0 - beta1, p.dtype)
         return _rules.NAdamScalars(
             lerp_w=w,
             lerp_w_c=w_c,

@@ -69,7 +69,7 @@ class RAdam(MomentOptimizer):
     def _init_state(self, group: dict[str, Any], p: Any, state: dict[str, Any]) -> None:
         moment_state(p, state, "exp_avg_sq")
 
-    def _advance(self, group: dict[str, Any], state: dict[str, Any]) -> _rules.RAdamScalars:
+    def _advance(self, group: dict[str, Any], state: dict[str, Any], p: Any) -> _rules.RAdamScalars:
         state["step"] += 1.0
         step = state["step"]
         lr = float(group["lr"])
@@ -83,7 +83,7 @@ class RAdam(MomentOptimizer):
         if rectified:
             num = (rho_t - 4) * (rho_t - 2) * rho_inf
             rect = (num / ((rho_inf - 4) * (rho_inf - 2) * rho_t)) ** 0.5
-        _, w, w_c = _rules.lerp_weights(1.0 - beta1)
+        _, w, w_c = _rules.lerp_weights(1.0 - beta1, p.dtype)
         return _rules.RAdamScalars(
             lerp_w=w,
             lerp_w_c=w_c,

@@ -94,10 +94,12 @@ class RMSprop(ElementwiseOptimizer):
         if group["centered"]:
             state["grad_avg"] = torch.zeros_like(p)
 
-    def _advance(self, group: dict[str, Any], state: dict[str, Any]) -> _rules.RMSpropScalars:
+    def _advance(
+        self, group: dict[str, Any], state: dict[str, Any], p: Any
+    ) -> _rules.RMSpropScalars:
         state["step"] += 1.0
         alpha = float(group["alpha"])
-        _, w, w_c = _rules.lerp_weights(1.0 - alpha)
+        _, w, w_c = _rules.lerp_weights(1.0 - alpha, p.dtype)
         return _rules.RMSpropScalars(
             neg_lr=-float(group["lr"]),
             alpha=alpha,

@@ -72,7 +72,7 @@ class Rprop(ElementwiseOptimizer):
         state["prev"] = torch.zeros_like(p)
         state["step_size"] = torch.full_like(p, float(group["lr"]))
 
-    def _advance(self, group: dict[str, Any], state: dict[str, Any]) -> _rules.RpropScalars:
+    def _advance(self, group: dict[str, Any], state: dict[str, Any], p: Any) -> _rules.RpropScalars:
         state["step"] += 1.0
         etaminus, etaplus = (float(e) for e in group["etas"])
         lo, hi = (float(s) for s in group["step_sizes"])
