@@ -28,13 +28,29 @@ FORMS = [pytest.param(ns, name, id=f"{ns}.{name}") for ns in JAX for name in pub
 
 
 def _required(f):
-    """The names of ``f``'s parameters without a default."""
+    """``f``'s parameters without a default, as (name, positional only)."""
     params = inspect.signature(f).parameters.values()
     return [
-        p.name
+        (p.name, p.kind is p.POSITIONAL_ONLY)
         for p in params
         if p.default is p.empty and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
     ]
+
+
+def _same_parameters(ours, theirs):
+    """The same required parameters; a name is compared where both can be passed by it
+    (a positional-only one's name is no part of the API: ``jnp.true_divide(x1, x2, /)``
+    and ``(x, y, /)`` agree)."""
+    a, b = _required(ours), _required(theirs)
+    return len(a) == len(b) and all(p == q or (po and qo) for (p, po), (q, qo) in zip(a, b))
+
+
+def _operands(prim, rng):
+    """One operand per operand of ``prim`` (its arity), drawn from the domain its row
+    declares for that operand (integers for an integer and bool primitive)."""
+    if prim.domains is None:  # (bitwise_not, bitwise_and, ...)
+        return [rng.integers(-5, 5, (2, 3)).astype(np.int32) for _ in range(prim.arity)]
+    return [rng.uniform(*d, (2, 3)).astype(np.float32) for d in prim.domains]
 
 
 def _kind(v):
@@ -60,16 +76,14 @@ def test_declared_form_is_exported_as_jax_has_it(ns, name):
     assert _kind(ours) == _kind(theirs) == "callable"
     assert name in getattr(mod, "__all__", [name])
     if not isinstance(theirs, jnp.ufunc):  # (a ufunc object's parameters are *args)
-        assert _required(ours) == _required(theirs)
+        assert _same_parameters(ours, theirs), (_required(ours), _required(theirs))
     assert ours.__doc__.startswith(public_doc(prim, ns))
     for other, p in public_forms(ns).items():  # a primitive's names are one function
         assert (getattr(mod, other) is ours) == (p is prim)
-    rng = np.random.default_rng(0)
-    if prim.domain is None:  # an integer and bool primitive (bitwise_not)
-        x = rng.integers(-5, 5, (2, 3)).astype(np.int32)
-    else:
-        x = rng.uniform(*prim.domain, (2, 3)).astype(np.float32)
-    np.testing.assert_allclose(np.asarray(ours(x)), np.asarray(theirs(x)), rtol=2e-6)
+    xs = _operands(prim, np.random.default_rng(0))
+    got, want = np.asarray(ours(*xs)), np.asarray(theirs(*xs))
+    assert got.dtype == want.dtype
+    np.testing.assert_allclose(got, want, rtol=2e-6)
 
 
 @pytest.mark.parametrize("ns", sorted(JAX))

@@ -96,10 +96,18 @@ class Primitive:
         self.public: dict[str, tuple[str, ...]] = {}
         self.doc: str | None = None
         self.docs: dict[str, str] = {}
-        #: how the numpy form prepares its operand before binding: ``"inexact"`` (bool and
-        #: integers promote to float), ``"keep"`` (the dtype kept, bool refused) or
-        #: ``"float_or_id"`` (identity on integers and bools)
+        #: how the numpy form prepares its operands before binding: ``"inexact"`` (bool and
+        #: integers promote to float), ``"keep"`` (the dtype kept; a unary form refuses
+        #: bool), ``"float_or_id"`` (identity on integers and bools) or ``"intbool"``
+        #: (the dtype kept, integer or bool only)
         self.numpy_promotion = "inexact"
+        #: a binary numpy form's bool operands: ``None`` (the primitive takes them),
+        #: ``"error"``, or the name of the primitive bound instead (``add`` -> ``"or"``)
+        self.numpy_bool: str | None = None
+        #: the number of operands of a row with public forms (which generator builds them)
+        self.arity = 1
+        #: the input domain of each operand (``domain`` is the first's)
+        self.domains: tuple[tuple[float, float], ...] | None = None
         if register:
             if name in REGISTRY:
                 raise ValueError(f"primitive {name!r} registered twice")

@@ -26,40 +26,24 @@ from funcgrad.primitives import shape as sh
 
 __all__ = [
     "RoundingMethod",
-    "add",
-    "atan2",
-    "bitwise_and",
-    "bitwise_or",
-    "bitwise_xor",
     "clz",
     "complex",
     "conj",
-    "div",
-    "eq",
     "erfc",
     "exp2",
-    "ge",
-    "gt",
     "imag",
     "integer_pow",
-    "le",
-    "lt",
-    "max",
-    "min",
     "mul",
-    "ne",
     "nextafter",
     "population_count",
     "pow",
     "real",
     "reciprocal",
-    "rem",
     "round",
     "shift_left",
     "shift_right_arithmetic",
     "shift_right_logical",
     "square",
-    "sub",
 ]
 
 
@@ -111,6 +95,17 @@ def _bin(fn: Any, name: str, doc: str) -> Any:
     return f
 
 
+#: the forms the primitives' rows declare (``public=("lax", ...)``): ``exp``, ``add``, ...
+#: (a row's arity says which wrapper: ``accuracy=`` for unary ones, size-1 broadcasting
+#: for binary ones)
+DECLARED = {
+    name: (_un if prim.arity == 1 else _bin)(prim.bind, name, f"{public_doc(prim, 'lax')}.")
+    for name, prim in public_forms("lax").items()
+}
+globals().update(DECLARED)
+__all__ += sorted(DECLARED)
+
+
 def _pow(x: Any, y: Any) -> Any:
     """``x ** y``; JAX 0.10 takes an integer exponent of any integer dtype for an
     inexact base. Where that exponent is 0 the result is 1 with derivative 0 (as JAX's
@@ -130,14 +125,6 @@ def _pow(x: Any, y: Any) -> Any:
 real = _un(ew.real, "real", "Real part of a complex array.")
 imag = _un(ew.imag, "imag", "Imaginary part of a complex array.")
 
-# the forms the primitives' rows declare (``public=("lax", ...)``): ``exp``, ``sin``, ...
-DECLARED = {
-    name: _un(prim.bind, name, f"{public_doc(prim, 'lax')}.")
-    for name, prim in public_forms("lax").items()
-}
-globals().update(DECLARED)
-__all__ += sorted(DECLARED)
-
 
 def _conj(x: Any) -> Any:
     # a real operand becomes complex first, as lax.conj's (its conjugate is itself)
@@ -154,8 +141,6 @@ population_count = _un(
 )
 clz = _un(lambda x: bits.clz_p.bind(x), "clz", "Number of leading zero bits.")
 
-add = _bin(ew.add, "add", "Elementwise ``x + y``.")
-sub = _bin(ew.sub, "sub", "Elementwise ``x - y``.")
 _mul = _bin(ew.mul, "mul", "Elementwise ``x * y``.")
 
 
@@ -169,21 +154,7 @@ def mul(x: Any, y: Any, *, out_dtype: Any = None) -> Any:
     return _mul(x, y)
 
 
-div = _bin(ew.div, "div", "Elementwise ``x / y`` (rounds toward zero for integers).")
-rem = _bin(ew.rem, "rem", "Elementwise remainder with the sign of ``x`` (C's ``fmod``).")
 pow = _bin(_pow, "pow", "Elementwise ``x ** y``; an integer ``y`` with an inexact ``x``.")
-max = _bin(ew.max, "max", "Elementwise maximum (NaN-propagating).")
-min = _bin(ew.min, "min", "Elementwise minimum (NaN-propagating).")
-atan2 = _bin(ew.atan2, "atan2", "Elementwise ``atan(x / y)`` in the right quadrant.")
-bitwise_and = _bin(ew.bitwise_and, "bitwise_and", "Elementwise bitwise AND.")
-bitwise_or = _bin(ew.bitwise_or, "bitwise_or", "Elementwise bitwise OR.")
-bitwise_xor = _bin(ew.bitwise_xor, "bitwise_xor", "Elementwise bitwise XOR.")
-eq = _bin(ew.eq, "eq", "Elementwise ``x == y``.")
-ne = _bin(ew.ne, "ne", "Elementwise ``x != y``.")
-lt = _bin(ew.lt, "lt", "Elementwise ``x < y``.")
-le = _bin(ew.le, "le", "Elementwise ``x <= y``.")
-gt = _bin(ew.gt, "gt", "Elementwise ``x > y``.")
-ge = _bin(ew.ge, "ge", "Elementwise ``x >= y``.")
 
 
 def nextafter(x1: Any, x2: Any) -> Any:

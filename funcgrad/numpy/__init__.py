@@ -286,34 +286,23 @@ from funcgrad.numpy._statistics import (  # noqa: F401
 from funcgrad.numpy._ufuncs import (  # noqa: F401
     abs,
     absolute,
-    add,
     angle,
-    arctan2,
     around,
-    atan2,
-    bitwise_and,
     bitwise_invert,
     bitwise_not,
-    bitwise_or,
-    bitwise_xor,
     clip,
     conj,
     conjugate,
     copysign,
     deg2rad,
     degrees,
-    divide,
     divmod,
-    equal,
     exp2,
     fabs,
-    float_power,
     floor_divide,
     fmax,
     fmin,
     fmod,
-    greater,
-    greater_equal,
     heaviside,
     hypot,
     i0,
@@ -328,8 +317,6 @@ from funcgrad.numpy._ufuncs import (  # noqa: F401
     isposinf,
     isreal,
     isrealobj,
-    less,
-    less_equal,
     log2,
     log10,
     logaddexp,
@@ -338,12 +325,8 @@ from funcgrad.numpy._ufuncs import (  # noqa: F401
     logical_not,
     logical_or,
     logical_xor,
-    maximum,
-    minimum,
     mod,
-    multiply,
     nan_to_num,
-    not_equal,
     positive,
     pow,
     power,
@@ -358,8 +341,6 @@ from funcgrad.numpy._ufuncs import (  # noqa: F401
     signbit,
     sinc,
     square,
-    subtract,
-    true_divide,
     trunc,
 )
 from funcgrad.numpy._windows import (  # noqa: F401
@@ -426,7 +407,7 @@ dtype = _np.dtype
 finfo = _ml_dtypes.finfo
 iinfo = _ml_dtypes.iinfo
 
-# the forms the primitives' rows declare (``exp``, ``arcsin``/``asin``, ...)
+# the forms the primitives' rows declare (``exp``, ``arcsin``/``asin``, ``add``, ...)
 globals().update(_ufuncs.DECLARED)
 
 _methods.install()

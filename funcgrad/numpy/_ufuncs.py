@@ -17,13 +17,14 @@ import ml_dtypes
 import numpy as np
 
 from funcgrad.core import dtypes
-from funcgrad.core.primitive import Primitive
+from funcgrad.core.primitive import REGISTRY, Primitive
 from funcgrad.custom import custom_jvp
 from funcgrad.numpy._core import (
     ArrayLike,
     aval,
     broadcast_shapes,
     broadcast_to_shape,
+    check_arraylike,
     check_kind,
     convert,
     fmt,
@@ -336,7 +337,7 @@ def angle(z: ArrayLike, deg: bool = False) -> Any:
     dt = aval(re).dtype
     if not dtypes.is_inexact(dt) or (not _is_complex(z) and aval(z).ndim == 0):
         dt = dtypes.default_dtype(2)
-    res = arctan2(convert(im, dt), convert(re, dt))
+    res = DECLARED["arctan2"](convert(im, dt), convert(re, dt))
     return out(ew.mul(res, _k(res, 180.0 / math.pi)) if deg else res)
 
 
@@ -357,12 +358,12 @@ def isrealobj(x: Any) -> bool:
 
 def iscomplex(x: ArrayLike) -> Any:
     """Elementwise: a nonzero imaginary part."""
-    return not_equal(imag(x), 0)
+    return DECLARED["not_equal"](imag(x), 0)
 
 
 def isreal(x: ArrayLike) -> Any:
     """Elementwise: a zero imaginary part."""
-    return equal(imag(x), 0)
+    return DECLARED["equal"](imag(x), 0)
 
 
 def invert(x: ArrayLike) -> Any:
@@ -384,31 +385,6 @@ def logical_not(x: ArrayLike) -> Any:
     """Elementwise logical not."""
     return out(ew.bitwise_not(_as_bool(x, "logical_not")))
 
-
-def _declared_form(name: str, prim: Primitive) -> Callable[[ArrayLike], Any]:
-    """The numpy form of a primitive's row: its operand prepared as the row says
-    (``Primitive.numpy_promotion``), then the primitive."""
-    doc = public_doc(prim, "numpy")
-    if prim.numpy_promotion == "keep":
-        return _unary_keep(name, prim.bind, f"{doc}.")
-    if prim.numpy_promotion == "float_or_id":
-        return _float_or_id(name, prim.bind, f"{doc}.")
-    return _unary_inexact(name, prim.bind, doc)
-
-
-def _declared_forms() -> dict[str, Callable[[ArrayLike], Any]]:
-    """Every form the rows declare in ``numpy`` (``exp``, ``arcsin`` and ``asin``, ...):
-    a primitive's names are one function."""
-    by_prim: dict[Primitive, Callable[[ArrayLike], Any]] = {}
-    for name, prim in public_forms("numpy").items():
-        if prim not in by_prim:
-            by_prim[prim] = _declared_form(name, prim)
-    return {name: by_prim[prim] for name, prim in public_forms("numpy").items()}
-
-
-#: the forms the primitives' rows declare (``public=("numpy", "numpy:arcsin", ...)``)
-DECLARED = _declared_forms()
-globals().update(DECLARED)
 
 # --------------------------------------------------------------------------- binary
 
@@ -437,34 +413,60 @@ def _binary(
     return f
 
 
-add = _binary("add", ew.add, "Elementwise ``x + y``", on_bool=ew.bitwise_or)
-subtract = _binary("subtract", ew.sub, "Elementwise ``x - y``", on_bool="error")
-multiply = _binary("multiply", ew.mul, "Elementwise ``x * y``", on_bool=ew.bitwise_and)
-maximum = _binary("maximum", ew.max, "Elementwise maximum", on_bool=ew.bitwise_or)
-minimum = _binary("minimum", ew.min, "Elementwise minimum", on_bool=ew.bitwise_and)
-equal = _binary("equal", ew.eq, "Elementwise ``x == y``")
-not_equal = _binary("not_equal", ew.ne, "Elementwise ``x != y``")
-less = _binary("less", ew.lt, "Elementwise ``x < y``")
-less_equal = _binary("less_equal", ew.le, "Elementwise ``x <= y``")
-greater = _binary("greater", ew.gt, "Elementwise ``x > y``")
-greater_equal = _binary("greater_equal", ew.ge, "Elementwise ``x >= y``")
-bitwise_and = _binary("bitwise_and", ew.bitwise_and, "Bitwise and", kinds="intbool")
-bitwise_or = _binary("bitwise_or", ew.bitwise_or, "Bitwise or", kinds="intbool")
-bitwise_xor = _binary("bitwise_xor", ew.bitwise_xor, "Bitwise xor", kinds="intbool")
+def _declared_form(name: str, prim: Primitive) -> Callable[..., Any]:
+    """The numpy form of a primitive's row: its operands prepared as the row says
+    (``Primitive.numpy_promotion``, and ``numpy_bool`` for a binary row's bool operands),
+    then the primitive."""
+    doc = public_doc(prim, "numpy")
+    if prim.arity == 2:
+        promotion = prim.numpy_promotion
+        on_bool = prim.numpy_bool
+        if on_bool not in (None, "error"):
+            on_bool = REGISTRY[on_bool].bind
+        return _binary(
+            name,
+            prim.bind,
+            doc,
+            to="inexact" if promotion == "inexact" else None,
+            on_bool=on_bool,
+            kinds="intbool" if promotion == "intbool" else None,
+        )
+    if prim.numpy_promotion == "keep":
+        return _unary_keep(name, prim.bind, f"{doc}.")
+    if prim.numpy_promotion == "float_or_id":
+        return _float_or_id(name, prim.bind, f"{doc}.")
+    return _unary_inexact(name, prim.bind, doc)
+
+
+def _declared_forms() -> dict[str, Callable[..., Any]]:
+    """Every form the rows declare in ``numpy`` (``exp``, ``arcsin`` and ``asin``, ``add``,
+    ``true_divide`` and ``divide``, ...): a primitive's names are one function."""
+    by_prim: dict[Primitive, Callable[..., Any]] = {}
+    for name, prim in public_forms("numpy").items():
+        if prim not in by_prim:
+            by_prim[prim] = _declared_form(name, prim)
+    return {name: by_prim[prim] for name, prim in public_forms("numpy").items()}
+
+
+#: the forms the primitives' rows declare (``public=("numpy", "numpy:arcsin", ...)``);
+#: this module's own functions call them as ``DECLARED["subtract"]``
+DECLARED = _declared_forms()
+globals().update(DECLARED)
 
 
 def fmax(x: ArrayLike, y: ArrayLike, /) -> Any:
     """Elementwise maximum ignoring NaNs (NaN only where both are NaN)."""
-    return where(logical_or(greater(x, y), isnan(y)), x, y)
+    return where(logical_or(DECLARED["greater"](x, y), isnan(y)), x, y)
 
 
 def fmin(x: ArrayLike, y: ArrayLike, /) -> Any:
     """Elementwise minimum ignoring NaNs (NaN only where both are NaN)."""
-    return where(logical_or(less(x, y), isnan(y)), x, y)
+    return where(logical_or(DECLARED["less"](x, y), isnan(y)), x, y)
 
 
 def _logical(name: str, fn: Callable[[Any, Any], Any]) -> Callable[[ArrayLike, ArrayLike], Any]:
     def f(x: ArrayLike, y: ArrayLike, /) -> Any:
+        check_arraylike(name, x, y)
         bx, by = _as_bool(x, name), _as_bool(y, name)
         return out(fn(*promote_broadcast(name, bx, by)))
 
@@ -477,18 +479,13 @@ logical_and = _logical("logical_and", ew.bitwise_and)
 logical_or = _logical("logical_or", ew.bitwise_or)
 logical_xor = _logical("logical_xor", ew.bitwise_xor)
 
-true_divide = _binary(
-    "true_divide", ew.div, "Elementwise ``x / y`` in floating point", to="inexact"
-)
-divide = true_divide
-
 
 def _int_floor_divide(x: Any, y: Any) -> Any:
     # jnp: truncating quotient, minus one where the signs differ and the division is inexact
     # (``quotient - 1`` with a Python 1, so weakly typed int32 operands give weak int64)
     q = ew.div(x, y)
     adjust = ew.bitwise_and(ew.ne(ew.sign(x), ew.sign(y)), ew.ne(ew.rem(x, y), _k(x, 0)))
-    return where(adjust, subtract(q, 1), q)
+    return where(adjust, DECLARED["subtract"](q, 1), q)
 
 
 def _float_divmod(x: Any, y: Any) -> tuple[Any, Any]:
@@ -532,7 +529,7 @@ mod = remainder
 
 def fmod(x: ArrayLike, y: ArrayLike, /) -> Any:
     """C-style remainder (the sign of ``x``); integer division by zero gives 0."""
-    xp, yp = prep(x, "fmod"), prep(y, "fmod")
+    xp, yp = prep(x, "fmod"), prep(y, "fmod", 1)
     int_result = dtypes.is_integer(result_dtype(xp, yp)[0])  # bools: no zero fix, as jnp
     x, y = promote_broadcast("fmod", xp, yp, to="numeric")
     return out(ew.rem(x, _no_zero(y) if int_result else y))
@@ -540,17 +537,8 @@ def fmod(x: ArrayLike, y: ArrayLike, /) -> Any:
 
 def divmod(x: ArrayLike, y: ArrayLike, /) -> tuple[Any, Any]:
     """``(floor_divide(x, y), remainder(x, y))``."""
+    check_arraylike("divmod", x, y)
     return floor_divide(x, y), remainder(x, y)
-
-
-def _atan2(x: Any, y: Any) -> Any:
-    return ew.atan2(x, y)
-
-
-arctan2 = _binary(
-    "arctan2", _atan2, "Elementwise ``arctan(x / y)`` in the right quadrant", to="inexact"
-)
-atan2 = arctan2
 
 
 def _logaddexp(x: Any, y: Any) -> Any:
@@ -609,7 +597,6 @@ def _heaviside(x: Any, h0: Any) -> Any:
 
 
 heaviside = _binary("heaviside", _heaviside, "0 for x < 0, ``h0`` at 0, 1 for x > 0", to="inexact")
-float_power = _binary("float_power", ew.pow, "``x ** y`` in floating point", to="inexact")
 
 
 def _concrete_int(y: Any) -> int | None:
@@ -630,7 +617,7 @@ def _concrete_int(y: Any) -> int | None:
 def power(x: ArrayLike, y: ArrayLike, /) -> Any:
     """``x ** y``. A concrete integer exponent uses ``integer_pow`` (exact, differentiable at
     ``x = 0``); integer bases with integer array exponents use binary exponentiation."""
-    x, y = prep(x, "power"), prep(y, "power")
+    x, y = prep(x, "power"), prep(y, "power", 1)
     k = _concrete_int(y)
     if k is not None:
         (x,) = promote("power", x, to="numeric")
@@ -709,6 +696,7 @@ def where(
 
 def select(condlist: list, choicelist: list, default: ArrayLike = 0) -> Any:
     """The first choice whose condition holds, elementwise (``default`` otherwise)."""
+    check_arraylike("select", *condlist, *choicelist, default)
     if len(condlist) != len(choicelist):
         raise ValueError(f"select: condlist and choicelist must have the same length{here()}")
     outv: Any = default
@@ -735,9 +723,9 @@ def clip(
             f"{fmt(res)}; convert to real values first (for example with abs or real){here()}"
         )
     if lo is not None:
-        res = maximum(lo, res)
+        res = DECLARED["maximum"](lo, res)
     if hi is not None:
-        res = minimum(hi, res)
+        res = DECLARED["minimum"](hi, res)
     return out(res if (lo is not None or hi is not None) else positive(res))
 
 

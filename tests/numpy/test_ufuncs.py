@@ -47,7 +47,7 @@ from funcgrad.primitives import public_forms
 # primitive's row declares (``public=("numpy", ...)``) draws from the domain that row
 # declares (cbrt's is widened to negative inputs: its row keeps away from 0 for derivatives)
 UNARY = {
-    **{name: prim.domain for name, prim in public_forms("numpy").items()},
+    **{name: prim.domain for name, prim in public_forms("numpy").items() if prim.arity == 1},
     "cbrt": (-5, 5),
     "sin": (-3, 3),
     "cos": (-3, 3),

@@ -252,32 +252,211 @@ def _binary(
     allowed: str = "num",
     out_dtype: str | None = None,
     differentiable: bool = True,
+    lo: float = -2.0,
+    hi: float = 2.0,
+    lo2: float | None = None,
+    hi2: float | None = None,
+    smooth: bool = True,
+    host: Callable | None = None,
+    doc: str | None = None,
+    docs: dict[str, str] | None = None,
+    public: tuple[str, ...] = (),
+    numpy: str = "keep",
+    numpy_bool: str | None = None,
 ) -> Primitive:
+    """Declare a binary elementwise primitive (its derivative rules: ``_binary_ad``).
+
+    ``lo``/``hi`` is its operands' input domain (``lo2``/``hi2`` the second's where it
+    differs; none for integer and bool primitives), from which its examples are drawn;
+    ``host`` its host-tier rule (NumPy's function, on operands cast to one dtype);
+    ``public``, ``doc`` and ``docs`` its public forms as ``_unary``'s. Where NumPy's
+    semantics differ from the primitive's, the row says how: ``numpy`` is how the numpy
+    form promotes its operands (``"keep"``: JAX's promotion; ``"inexact"``: to a float;
+    ``"intbool"``: integers and bools only) and ``numpy_bool`` what it does with bool
+    operands (``"error"``, or the primitive bound instead: ``add`` is ``or`` on bools).
+    Both forms broadcast: numpy by NumPy's rules, lax JAX 0.10's (equal ranks, size-1
+    dimensions and 0-d operands broadcast).
+    """
     p = Primitive(name, family=FAMILY, differentiable=differentiable)
     p.abstract_eval = _binary_aval(name, allowed, out_dtype)
     p.lower = _lower_nary(lower, name)
     p.batch = vectorized_batch(p)
+    p.host_join = True
+    second = (lo if lo2 is None else lo2, hi if hi2 is None else hi2)
+    domains = None if allowed == "intbool" else ((lo, hi), second)
+    declare(
+        p,
+        domains=domains,
+        host=host,
+        doc=doc,
+        docs=docs,
+        public=public,
+        numpy=numpy,
+        numpy_bool=numpy_bool,
+        arity=2,
+    )
+    if allowed in ("num", "inexact", "real_float"):
+        p.examples = _examples_binary(lo, hi, smooth, *second)
     return p
 
 
-add_p = _binary("add", lax.add)
-sub_p = _binary("sub", lax.sub)
-mul_p = _binary("mul", lax.mul)
-div_p = _binary("div", lax.div)
-rem_p = _binary("rem", lax.rem)
-pow_p = _binary("pow", lax.pow, allowed="inexact")
-max_p = _binary("max", lax.max)
-min_p = _binary("min", lax.min)
-atan2_p = _binary("atan2", lax.atan2, allowed="real_float")
-and_p = _binary("and", lax.bitwise_and, allowed="intbool", differentiable=False)
-or_p = _binary("or", lax.bitwise_or, allowed="intbool", differentiable=False)
-xor_p = _binary("xor", lax.bitwise_xor, allowed="intbool", differentiable=False)
-eq_p = _binary("eq", lax.eq, allowed="any", out_dtype="bool", differentiable=False)
-ne_p = _binary("ne", lax.ne, allowed="any", out_dtype="bool", differentiable=False)
-lt_p = _binary("lt", lax.lt, allowed="ordered", out_dtype="bool", differentiable=False)
-le_p = _binary("le", lax.le, allowed="ordered", out_dtype="bool", differentiable=False)
-gt_p = _binary("gt", lax.gt, allowed="ordered", out_dtype="bool", differentiable=False)
-ge_p = _binary("ge", lax.ge, allowed="ordered", out_dtype="bool", differentiable=False)
+# (XLA's semantics where NumPy's differ: C-style integer division and remainder, XLA's
+# results for a zero divisor)
+def _host_int(x: Any) -> bool:
+    # (a NumPy integer scalar too: a ufunc's 0-d result is one on the host tier)
+    return isinstance(x, (np.ndarray, np.generic)) and x.dtype.kind in "iub"
+
+
+def _host_div(x: Any, y: Any) -> Any:
+    if not (_host_int(x) or _host_int(y)):
+        return np.true_divide(x, y)
+    q = np.floor_divide(x, y)
+    r = np.remainder(x, y)
+    q = np.where((r != 0) & ((np.less(x, 0)) != (np.less(y, 0))), q + 1, q)
+    return np.where(np.equal(y, 0), np.asarray(-1).astype(q.dtype), q)
+
+
+def _host_rem(x: Any, y: Any) -> Any:
+    r = np.fmod(x, y)
+    if _host_int(x) or _host_int(y):
+        return np.where(np.equal(y, 0), x, r)
+    return r
+
+
+add_p = _binary(
+    "add",
+    lax.add,
+    host=np.add,
+    doc="Elementwise ``x + y``",
+    public=("lax", "numpy"),
+    numpy_bool="or",
+)
+sub_p = _binary(
+    "sub",
+    lax.sub,
+    host=np.subtract,
+    doc="Elementwise ``x - y``",
+    public=("lax", "numpy:subtract"),
+    numpy_bool="error",
+)
+# (lax.mul is written in funcgrad.lax: its out_dtype= widens the operands first)
+mul_p = _binary(
+    "mul",
+    lax.mul,
+    host=np.multiply,
+    doc="Elementwise ``x * y``",
+    public=("numpy:multiply",),
+    numpy_bool="and",
+)
+div_p = _binary(
+    "div",
+    lax.div,
+    lo2=0.5,
+    hi2=2.0,
+    host=_host_div,
+    doc="Elementwise ``x / y`` (rounds toward zero for integers)",
+    docs={"numpy": "Elementwise ``x / y`` in floating point"},
+    public=("lax", "numpy:true_divide", "numpy:divide"),
+    numpy="inexact",
+)
+# (numpy's remainder/mod/fmod round or fix signs: composites in funcgrad.numpy)
+rem_p = _binary(
+    "rem",
+    lax.rem,
+    lo=0.1,
+    hi=3.0,
+    lo2=0.7,
+    hi2=1.3,
+    smooth=False,
+    host=_host_rem,
+    doc="Elementwise remainder with the sign of ``x`` (C's ``fmod``)",
+    public=("lax",),
+)
+# (lax.pow takes integer exponents and numpy's power concrete ones: written in their
+# namespaces; float_power is the primitive on operands promoted to float)
+pow_p = _binary(
+    "pow",
+    lax.pow,
+    allowed="inexact",
+    lo=0.5,
+    hi=2.0,
+    host=np.power,
+    doc="Elementwise ``x ** y``",
+    docs={"numpy": "``x ** y`` in floating point"},
+    public=("numpy:float_power",),
+    numpy="inexact",
+)
+max_p = _binary(
+    "max",
+    lax.max,
+    smooth=False,
+    host=np.maximum,
+    doc="Elementwise maximum (NaN-propagating)",
+    docs={"numpy": "Elementwise maximum"},
+    public=("lax", "numpy:maximum"),
+    numpy_bool="or",
+)
+min_p = _binary(
+    "min",
+    lax.min,
+    smooth=False,
+    host=np.minimum,
+    doc="Elementwise minimum (NaN-propagating)",
+    docs={"numpy": "Elementwise minimum"},
+    public=("lax", "numpy:minimum"),
+    numpy_bool="and",
+)
+atan2_p = _binary(
+    "atan2",
+    lax.atan2,
+    allowed="real_float",
+    lo=0.5,
+    hi=2.0,
+    host=np.arctan2,
+    doc="Elementwise ``atan(x / y)`` in the right quadrant",
+    docs={"numpy": "Elementwise ``arctan(x / y)`` in the right quadrant"},
+    public=("lax", "numpy:arctan2", "numpy:atan2"),
+    numpy="inexact",
+)
+
+
+def _bitwise(name: str, lower: Callable, host: Callable, op: str) -> Primitive:
+    # (numpy's logical_and/or/xor test their operands against zero first: composites)
+    return _binary(
+        name,
+        lower,
+        allowed="intbool",
+        differentiable=False,
+        host=host,
+        doc=f"Elementwise bitwise {op.upper()}",
+        docs={"numpy": f"Bitwise {op}"},
+        public=(f"lax:bitwise_{op}", f"numpy:bitwise_{op}"),
+        numpy="intbool",
+    )
+
+
+def _comparison(name: str, lower: Callable, host: Callable, op: str, numpy: str) -> Primitive:
+    return _binary(
+        name,
+        lower,
+        allowed="any" if name in ("eq", "ne") else "ordered",
+        out_dtype="bool",
+        differentiable=False,
+        host=host,
+        doc=f"Elementwise ``x {op} y``",
+        public=("lax", f"numpy:{numpy}"),
+    )
+
+
+and_p = _bitwise("and", lax.bitwise_and, np.bitwise_and, "and")
+or_p = _bitwise("or", lax.bitwise_or, np.bitwise_or, "or")
+xor_p = _bitwise("xor", lax.bitwise_xor, np.bitwise_xor, "xor")
+eq_p = _comparison("eq", lax.eq, np.equal, "==", "equal")
+ne_p = _comparison("ne", lax.ne, np.not_equal, "!=", "not_equal")
+lt_p = _comparison("lt", lax.lt, np.less, "<", "less")
+le_p = _comparison("le", lax.le, np.less_equal, "<=", "less_equal")
+gt_p = _comparison("gt", lax.gt, np.greater, ">", "greater")
+ge_p = _comparison("ge", lax.ge, np.greater_equal, ">=", "greater_equal")
 
 
 def add(x: Any, y: Any) -> Any:
@@ -492,15 +671,6 @@ is_finite_p.examples = lambda rng: [
     Example([np.array([1.0, np.inf, -np.inf, np.nan, 0.0])]),
     Example([rand(rng, (2, 3))]),
 ]
-add_p.examples = _examples_binary()
-sub_p.examples = _examples_binary()
-mul_p.examples = _examples_binary()
-div_p.examples = _examples_binary(lo2=0.5, hi2=2.0)
-rem_p.examples = _examples_binary(lo=0.1, hi=3.0, lo2=0.7, hi2=1.3, smooth=False)
-pow_p.examples = _examples_binary(lo=0.5, hi=2.0)
-max_p.examples = _examples_binary(smooth=False)
-min_p.examples = _examples_binary(smooth=False)
-atan2_p.examples = _examples_binary(lo=0.5, hi=2.0)
 
 
 # --------------------------------------------------------------------------- integer_pow
@@ -558,30 +728,8 @@ def integer_pow(x: Any, y: int) -> Any:
 
 # --------------------------------------------------------------------------- host rules
 # (the host tier, funcgrad.core.host: NumPy on host arrays, XLA's semantics where
-# NumPy's differ: C-style integer division and remainder, XLA's results for a zero
-# divisor, shifts past the bit width, integer_pow's multiplication chain). The unary
-# rows declare theirs (``host=``).
-
-
-def _host_int(x: Any) -> bool:
-    # (a NumPy integer scalar too: a ufunc's 0-d result is one on the host tier)
-    return isinstance(x, (np.ndarray, np.generic)) and x.dtype.kind in "iub"
-
-
-def _host_div(x: Any, y: Any) -> Any:
-    if not (_host_int(x) or _host_int(y)):
-        return np.true_divide(x, y)
-    q = np.floor_divide(x, y)
-    r = np.remainder(x, y)
-    q = np.where((r != 0) & ((np.less(x, 0)) != (np.less(y, 0))), q + 1, q)
-    return np.where(np.equal(y, 0), np.asarray(-1).astype(q.dtype), q)
-
-
-def _host_rem(x: Any, y: Any) -> Any:
-    r = np.fmod(x, y)
-    if _host_int(x) or _host_int(y):
-        return np.where(np.equal(y, 0), x, r)
-    return r
+# NumPy's differ: integer_pow's multiplication chain). The unary and binary rows declare
+# theirs (``host=``).
 
 
 def _host_integer_pow(x: Any, *, y: int) -> Any:
@@ -599,25 +747,3 @@ def _host_integer_pow(x: Any, *, y: int) -> Any:
 
 
 integer_pow_p.host = _host_integer_pow
-for _p, _rule in (
-    (add_p, np.add),
-    (sub_p, np.subtract),
-    (mul_p, np.multiply),
-    (div_p, _host_div),
-    (rem_p, _host_rem),
-    (pow_p, np.power),
-    (max_p, np.maximum),
-    (min_p, np.minimum),
-    (atan2_p, np.arctan2),
-    (and_p, np.bitwise_and),
-    (or_p, np.bitwise_or),
-    (xor_p, np.bitwise_xor),
-    (eq_p, np.equal),
-    (ne_p, np.not_equal),
-    (lt_p, np.less),
-    (le_p, np.less_equal),
-    (gt_p, np.greater),
-    (ge_p, np.greater_equal),
-):
-    _p.host = _rule
-    _p.host_join = True

@@ -174,13 +174,22 @@ def declare(
     docs: dict[str, str] | None = None,
     public: tuple[str, ...] = (),
     numpy: str = "inexact",
+    numpy_bool: str | None = None,
+    domains: tuple[tuple[float, float], ...] | None = None,
+    arity: int = 1,
 ) -> Primitive:
-    """Record on ``p`` its input domain, host rule and public forms (see ``_unary``)."""
-    p.domain = domain
+    """Record on ``p`` its input domain (``domains``: each operand's, where they differ),
+    host rule, arity and public forms (see ``_unary`` and ``_binary``)."""
+    if domains is None and domain is not None:
+        domains = (domain,) * arity
+    p.domain = domains[0] if domains else None
+    p.domains = domains
+    p.arity = arity
     p.host = host
     p.doc = doc
     p.docs = dict(docs or {})
     p.numpy_promotion = numpy
+    p.numpy_bool = numpy_bool
     for form in public:
         ns, _, public_name = form.partition(":")
         p.public[ns] = (*p.public.get(ns, ()), public_name or p.name)
