@@ -24,7 +24,6 @@ from funcgrad.numpy._core import (
     aval,
     broadcast_shapes,
     broadcast_to_shape,
-    check_arraylike,
     check_kind,
     convert,
     fmt,
@@ -466,7 +465,6 @@ def fmin(x: ArrayLike, y: ArrayLike, /) -> Any:
 
 def _logical(name: str, fn: Callable[[Any, Any], Any]) -> Callable[[ArrayLike, ArrayLike], Any]:
     def f(x: ArrayLike, y: ArrayLike, /) -> Any:
-        check_arraylike(name, x, y)
         bx, by = _as_bool(x, name), _as_bool(y, name)
         return out(fn(*promote_broadcast(name, bx, by)))
 
@@ -529,7 +527,7 @@ mod = remainder
 
 def fmod(x: ArrayLike, y: ArrayLike, /) -> Any:
     """C-style remainder (the sign of ``x``); integer division by zero gives 0."""
-    xp, yp = prep(x, "fmod"), prep(y, "fmod", 1)
+    xp, yp = prep(x, "fmod"), prep(y, "fmod")
     int_result = dtypes.is_integer(result_dtype(xp, yp)[0])  # bools: no zero fix, as jnp
     x, y = promote_broadcast("fmod", xp, yp, to="numeric")
     return out(ew.rem(x, _no_zero(y) if int_result else y))
@@ -537,7 +535,6 @@ def fmod(x: ArrayLike, y: ArrayLike, /) -> Any:
 
 def divmod(x: ArrayLike, y: ArrayLike, /) -> tuple[Any, Any]:
     """``(floor_divide(x, y), remainder(x, y))``."""
-    check_arraylike("divmod", x, y)
     return floor_divide(x, y), remainder(x, y)
 
 
@@ -617,7 +614,7 @@ def _concrete_int(y: Any) -> int | None:
 def power(x: ArrayLike, y: ArrayLike, /) -> Any:
     """``x ** y``. A concrete integer exponent uses ``integer_pow`` (exact, differentiable at
     ``x = 0``); integer bases with integer array exponents use binary exponentiation."""
-    x, y = prep(x, "power"), prep(y, "power", 1)
+    x, y = prep(x, "power"), prep(y, "power")
     k = _concrete_int(y)
     if k is not None:
         (x,) = promote("power", x, to="numeric")
@@ -696,7 +693,6 @@ def where(
 
 def select(condlist: list, choicelist: list, default: ArrayLike = 0) -> Any:
     """The first choice whose condition holds, elementwise (``default`` otherwise)."""
-    check_arraylike("select", *condlist, *choicelist, default)
     if len(condlist) != len(choicelist):
         raise ValueError(f"select: condlist and choicelist must have the same length{here()}")
     outv: Any = default
