@@ -1,8 +1,9 @@
 """Conversion, dtype promotion, NumPy broadcasting and error helpers for ``funcgrad.numpy``.
 
 Every public function normalises its operands with :func:`prep` (tracers, jax
-arrays and Python scalars pass through; NumPy values and nested lists become
-canonical-dtype NumPy arrays), promotes them on JAX's lattice with
+arrays and Python scalars pass through; NumPy values become canonical-dtype NumPy
+arrays; lists and tuples are refused as ``jax.numpy`` refuses them, except in the
+functions that take one, such as ``asarray``), promotes them on JAX's lattice with
 :func:`promote` (so Python scalars stay weakly typed), broadcasts them with
 :func:`broadcast_args` and binds primitives. Errors name the function, the
 operands' shapes and dtypes, and the user's line.
@@ -59,19 +60,39 @@ def fmt(*xs: Any) -> str:
     return ", ".join(out)
 
 
-def prep(x: Any, name: str = "funcgrad.numpy") -> Any:
-    """Normalise an operand: tracers, jax arrays and Python scalars pass; NumPy values and
-    (nested) lists/tuples become canonical-dtype NumPy arrays (lists holding tracers are
-    stacked)."""
+def refusal(name: str, x: Any, pos: int = 0) -> TypeError:
+    """JAX's error for a list or tuple where ``jax.numpy`` wants an array: "``name``
+    requires ndarray or scalar arguments, got <class 'list'> at position ``pos``."."""
+    return TypeError(
+        f"{name} requires ndarray or scalar arguments, got {type(x)} at position {pos}.{here()}"
+    )
+
+
+def check_arraylike(name: str, *args: Any) -> None:
+    """Refuse lists and tuples among ``args`` as ``jax.numpy``'s function ``name`` does
+    (the position counts ``args``)."""
+    for i, a in enumerate(args):
+        if isinstance(a, (list, tuple)):
+            raise refusal(name, a, i)
+
+
+def prep(x: Any, name: str = "funcgrad.numpy", pos: int = 0, sequences: bool = False) -> Any:
+    """Normalise an operand: tracers, jax arrays and Python scalars pass; NumPy values
+    become canonical-dtype NumPy arrays. A (nested) list or tuple is refused as
+    ``jax.numpy`` refuses it (:func:`refusal`, naming ``name`` and ``pos``), unless
+    ``sequences`` (``asarray``, ``array_equal``... the functions that take one): then it
+    becomes an array (lists holding tracers are stacked)."""
     if isinstance(x, (Tracer, jax.Array)) or type(x) in SCALARS:
         return x
     if isinstance(x, (np.ndarray, np.generic)):
         dt = _canon_or_raise(x.dtype, name)
         return np.asarray(x, dt)
     if isinstance(x, (list, tuple)):
+        if not sequences:
+            raise refusal(name, x, pos)
         flat = _flat(x)
         if any(isinstance(e, (Tracer, jax.Array)) for e in flat):
-            return _stack([prep(e, name) for e in x], name)
+            return _stack([prep(e, name, sequences=True) for e in x], name)
         try:
             arr = np.asarray(x)
         except ValueError as e:
@@ -80,7 +101,7 @@ def prep(x: Any, name: str = "funcgrad.numpy") -> Any:
             raise TypeError(f"{name}: cannot convert {x!r} to an array{here()}")
         if flat and any(type(e) not in SCALARS for e in flat):
             # NumPy values in a list: JAX's lattice over the elements (Python scalars weak)
-            leaves = [prep(e, name) for e in flat]
+            leaves = [prep(e, name, sequences=True) for e in flat]
             dt, _ = dtypes.result_type(*[(aval(e).dtype, type(e) in SCALARS) for e in leaves])
             return np.asarray(arr, dt)
         return np.asarray(arr, _canon_or_raise(arr.dtype, name))
@@ -128,9 +149,9 @@ def _flat(x: Any) -> list:
     return [x]
 
 
-def as_array(x: Any, name: str) -> Any:
+def as_array(x: Any, name: str, pos: int = 0, sequences: bool = False) -> Any:
     """Like :func:`prep`, but a Python scalar becomes a weakly typed 0-d array."""
-    x = prep(x, name)
+    x = prep(x, name, pos, sequences)
     if type(x) in SCALARS:
         return ew.convert_element_type(x, dtypes.python_scalar_dtype(x), type(x) is not bool)
     return x
@@ -201,7 +222,7 @@ def promote(name: str, *args: Any, to: str | None = None) -> list[Any]:
 
     Every operand is converted to the joined ``(dtype, weak_type)``, as ``jnp`` does (a
     Python scalar stays a Python scalar when that is already its own aval)."""
-    args = [prep(a, name) for a in args]
+    args = [prep(a, name, i) for i, a in enumerate(args)]
     dtype, weak = result_dtype(*args)
     if to == "inexact":
         dtype = dtypes.to_inexact(dtype)

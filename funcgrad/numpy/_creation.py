@@ -30,6 +30,7 @@ from funcgrad.numpy._core import (
     as_array,
     aval,
     broadcast_to_shape,
+    check_arraylike,
     convert,
     fmt,
     here,
@@ -127,7 +128,7 @@ def asarray(
     ):
         # NumPy's array protocol and Python's buffers (``array.array``, ``bytearray``)
         a = np.asarray(a, getattr(a, "dtype", None))
-    x = prep(a, "asarray")
+    x = prep(a, "asarray", sequences=True)
     if dtype is not None:
         x = convert(x, user_dtype(dtype, "asarray"))
     if isinstance(x, (np.ndarray, np.generic)):
@@ -261,6 +262,7 @@ def ones_like(a: ArrayLike, dtype: Any = None, shape: Any = None, *, device: Any
 
 def empty_like(a: ArrayLike, dtype: Any = None, shape: Any = None, *, device: Any = None) -> Any:
     """Same as :func:`zeros_like`."""
+    check_arraylike("ones_like", a)
     return zeros_like(a, dtype, shape, device=device)
 
 
@@ -273,6 +275,7 @@ def full_like(
     device: Any = None,
 ) -> Any:
     """``fill_value`` broadcast to the shape of ``a``, in ``a``'s dtype unless ``dtype``."""
+    check_arraylike("full_like", a, fill_value)
     av = _template(a, "full_like")
     s = _shape("full_like", shape) if shape is not None else av.shape
     v = prep(fill_value, "full_like")
@@ -352,6 +355,7 @@ def linspace(
 ) -> Any:
     """``num`` evenly spaced samples from ``start`` to ``stop`` (``start``/``stop`` may be
     arrays; the samples run along ``axis``)."""
+    check_arraylike("linspace", start, stop)
     return _on(_linspace(start, stop, num, endpoint, retstep, dtype, axis), device)
 
 
@@ -468,6 +472,7 @@ def meshgrid(
     *xi: ArrayLike, copy: bool = True, sparse: bool = False, indexing: str = "xy"
 ) -> list[Any]:
     """Coordinate arrays from coordinate vectors (``indexing`` ``"xy"`` or ``"ij"``)."""
+    check_arraylike("meshgrid", *xi)
     if indexing not in ("xy", "ij"):
         raise ValueError(f"meshgrid: indexing must be 'xy' or 'ij', got {indexing!r}{here()}")
     arrs = [as_array(x, "meshgrid") for x in xi]
@@ -527,6 +532,7 @@ def geomspace(
     axis: int = 0,
 ) -> Any:
     """Numbers spaced evenly on a log scale from ``start`` to ``stop``."""
+    check_arraylike("geomspace", start, stop)
     s, e = asarray(start), asarray(stop)
     dt = dtypes.to_inexact(dtypes.result_type((aval(s).dtype, False), (aval(e).dtype, False))[0])
     s, e = convert(s, dt), convert(e, dt)
@@ -603,6 +609,7 @@ def block(arrays: ArrayLike | list) -> Any:
 
 def resize(a: ArrayLike, new_shape: int | Sequence[int]) -> Any:
     """``a`` flattened, repeated cyclically and reshaped to ``new_shape``."""
+    check_arraylike("resize", a)
     a = ravel(a)
     shape = (new_shape,) if isinstance(new_shape, int) else tuple(new_shape)
     if any(s < 0 for s in shape):

@@ -15,7 +15,15 @@ import numpy as np
 from funcgrad.core import dtypes
 from funcgrad.core.interp import Tracer
 from funcgrad.numpy import _creation, _indexing, _setops, _shape, _sorting, _ufuncs
-from funcgrad.numpy._core import ArrayLike, as_array, aval, here, normalize_axis, out
+from funcgrad.numpy._core import (
+    ArrayLike,
+    as_array,
+    aval,
+    check_arraylike,
+    here,
+    normalize_axis,
+    out,
+)
 from funcgrad.numpy._creation import resize
 
 
@@ -64,6 +72,7 @@ def delete(
     assume_unique_indices: bool = False,
 ) -> Any:
     """``arr`` without the entries at ``obj`` (static indices or a slice) along ``axis``."""
+    check_arraylike("delete", arr, obj)
     a = as_array(arr, "delete")
     if axis is None:
         a, axis = _shape.ravel(a), 0
@@ -85,6 +94,7 @@ def insert(
     arr: ArrayLike, obj: ArrayLike | slice, values: ArrayLike, axis: int | None = None
 ) -> Any:
     """``arr`` with ``values`` inserted before the static indices ``obj`` along ``axis``."""
+    check_arraylike("insert", arr, obj, values)
     a = as_array(arr, "insert")
     if axis is None:
         a, axis = _shape.ravel(a), 0

@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from funcgrad.numpy._core import ArrayLike, aval, out, prep, promote_broadcast
+from funcgrad.numpy._core import ArrayLike, aval, check_arraylike, out, prep, promote_broadcast
 from funcgrad.numpy._reductions import all as _all
 from funcgrad.numpy._ufuncs import equal, isinf, isnan, logical_and, logical_or
 from funcgrad.primitives import elementwise as ew
@@ -35,12 +35,13 @@ def allclose(
     a: ArrayLike, b: ArrayLike, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False
 ) -> Any:
     """Whether :func:`isclose` holds everywhere (a 0-d bool array)."""
+    check_arraylike("allclose", a, b)
     return _all(isclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan))
 
 
 def array_equal(a1: ArrayLike, a2: ArrayLike, equal_nan: bool = False) -> Any:
     """Whether two arrays have the same shape and elements (a 0-d bool array)."""
-    a1, a2 = prep(a1, "array_equal"), prep(a2, "array_equal")
+    a1, a2 = prep(a1, "array_equal", sequences=True), prep(a2, "array_equal", sequences=True)
     if aval(a1).shape != aval(a2).shape:
         return out(np.asarray(False))
     eq = equal(a1, a2)
@@ -51,7 +52,7 @@ def array_equal(a1: ArrayLike, a2: ArrayLike, equal_nan: bool = False) -> Any:
 
 def array_equiv(a1: ArrayLike, a2: ArrayLike) -> Any:
     """Whether two arrays are equal after broadcasting (a 0-d bool array)."""
-    a1, a2 = prep(a1, "array_equiv"), prep(a2, "array_equiv")
+    a1, a2 = prep(a1, "array_equiv", sequences=True), prep(a2, "array_equiv", sequences=True)
     try:
         np.broadcast_shapes(aval(a1).shape, aval(a2).shape)
     except ValueError:

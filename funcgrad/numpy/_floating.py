@@ -14,7 +14,14 @@ import numpy as np
 
 from funcgrad import lax
 from funcgrad.numpy import _creation, _ufuncs
-from funcgrad.numpy._core import ArrayLike, aval, check_kind, out, promote_broadcast
+from funcgrad.numpy._core import (
+    ArrayLike,
+    aval,
+    check_arraylike,
+    check_kind,
+    out,
+    promote_broadcast,
+)
 from funcgrad.numpy._integers import left_shift
 from funcgrad.primitives import bits
 
@@ -47,6 +54,7 @@ def _pow2(k: Any, dt: np.dtype) -> Any:
 def ldexp(x1: ArrayLike, x2: ArrayLike, /) -> Any:
     """Elementwise ``x1 * 2**x2`` (``x2`` an integer array), exact unless the result
     over- or underflows."""
+    check_arraylike("ldexp", x1, x2)
     (e,) = promote_broadcast("ldexp", _creation.asarray(x2))
     check_kind("ldexp", "int", e)
     (x,) = promote_broadcast("ldexp", x1, to="inexact")

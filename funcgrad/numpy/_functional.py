@@ -11,7 +11,7 @@ import numpy as np
 
 from funcgrad.api import vmap
 from funcgrad.numpy import _creation, _info, _shape, _ufuncs
-from funcgrad.numpy._core import ArrayLike, aval, normalize_axis, out
+from funcgrad.numpy._core import ArrayLike, aval, check_arraylike, normalize_axis, out
 from funcgrad.numpy._index_tricks import indices
 
 
@@ -116,6 +116,7 @@ def apply_over_axes(func: Callable[[Any, int], Any], a: ArrayLike, axes: Sequenc
 def piecewise(x: ArrayLike, condlist: Any, funclist: list, *args: Any, **kw: Any) -> Any:
     """Evaluate each function (or constant) of ``funclist`` where its condition holds (an
     extra last function is the default)."""
+    check_arraylike("piecewise", x)
     x = _creation.asarray(x)
     conds = _creation.asarray(condlist)
     if aval(conds).ndim == aval(x).ndim:

@@ -16,7 +16,7 @@ from funcgrad.core import dtypes
 from funcgrad.core.errors import ConcretizationTypeError
 from funcgrad.core.interp import Tracer
 from funcgrad.numpy import _creation, _info, _setops, _shape, _ufuncs
-from funcgrad.numpy._core import ArrayLike, aval, here, out
+from funcgrad.numpy._core import ArrayLike, aval, check_arraylike, here, out
 
 
 def _int() -> np.dtype:
@@ -36,6 +36,7 @@ def triu_indices(n: int, k: int = 0, m: int | None = None) -> tuple[Any, Any]:
 
 
 def _shape2(name: str, arr: Any) -> tuple[int, int]:
+    check_arraylike(name, arr)
     shape = tuple(arr.shape) if hasattr(arr, "shape") else np.shape(arr)
     if len(shape) != 2:
         raise ValueError(f"{name} requires a 2-D array, got shape {shape}")
@@ -66,6 +67,7 @@ def diag_indices(n: int, ndim: int = 2) -> tuple[Any, ...]:
 
 def diag_indices_from(arr: ArrayLike) -> tuple[Any, ...]:
     """:func:`diag_indices` for a square ``arr``."""
+    check_arraylike("diag_indices_from", arr)
     shape = np.shape(arr) if not hasattr(arr, "shape") else tuple(arr.shape)
     if len(shape) < 2:
         raise ValueError("input array must be at least 2-d")
@@ -98,6 +100,7 @@ def indices(dimensions: Sequence[int], dtype: Any = None, sparse: bool = False) 
 
 def ix_(*args: ArrayLike) -> tuple[Any, ...]:
     """Open mesh from 1-D sequences, for cross-product indexing."""
+    check_arraylike("ix", *args)
     n = len(args)
     res = []
     for i, a in enumerate(args):
@@ -113,6 +116,7 @@ def ix_(*args: ArrayLike) -> tuple[Any, ...]:
 def unravel_index(indices: ArrayLike, shape: Sequence[int]) -> tuple[Any, ...]:
     """Multi-indices of flat ``indices`` into an array of ``shape`` (out-of-range clamped;
     negative ones count from the end)."""
+    check_arraylike("unravel_index", indices)
     idx = _creation.asarray(indices)
     if dtypes.kind(aval(idx).dtype) > 1:
         raise TypeError(f"unravel_index: indices must be integers, got {aval(idx).dtype}")
@@ -147,6 +151,7 @@ def ravel_multi_index(
     """Flat indices of the multi-indices ``multi_index`` into an array of shape ``dims``
     (``mode``: ``"clip"``/``"wrap"``/``"ignore"``; ``"raise"`` checks concrete inputs).
     The result's dtype is ``dtype``, else the indices' promoted with ``int``."""
+    check_arraylike("ravel_multi_index", *multi_index)
     dims = tuple(operator.index(d) for d in dims)
     if len(multi_index) != len(dims):
         raise ValueError(f"parameter multi_index must be a sequence of length {len(dims)}")

@@ -32,6 +32,7 @@ from funcgrad.numpy._core import (
     aval,
     broadcast_shapes,
     broadcast_to_shape,
+    check_arraylike,
     convert,
     fmt,
     here,
@@ -510,6 +511,7 @@ def take(
     give ``fill_value``, NaN for floats), ``"clip"`` (clamp into range) or ``"wrap"``.
     """
 
+    check_arraylike("take", a, indices)
     if out is not None:
         raise unsupported("take(..., out=...)")
     a = as_array(a, "take")
@@ -569,6 +571,7 @@ def take_along_axis(
     ``"fill"`` (default) gives ``fill_value`` (NaN for floats) out of range, ``"clip"``
     clamps into range and ``"promise_in_bounds"`` trusts the indices (clamped, as a
     gather)."""
+    check_arraylike("take_along_axis", arr, indices)
     a = as_array(arr, "take_along_axis")
     i = as_array(indices, "take_along_axis")
     if axis is None:

@@ -64,12 +64,12 @@ def can_cast(from_: Any, to: Any, casting: str = "safe") -> bool:
 
 def ndim_of(a: Any) -> int:
     """Number of dimensions of ``a`` (lists too, silently: funcgrad's own callers)."""
-    return len(_as_array(a, "ndim").shape)
+    return len(_as_array(a, "ndim", sequences=True).shape)
 
 
 def shape_of(a: Any) -> tuple[int, ...]:
     """Shape of ``a`` (lists too, silently: funcgrad's own callers)."""
-    return tuple(_as_array(a, "shape").shape)
+    return tuple(_as_array(a, "shape", sequences=True).shape)
 
 
 def _warn_sequence(name: str, a: Any) -> None:

@@ -14,7 +14,14 @@ import numpy as np
 
 from funcgrad import lax
 from funcgrad.numpy import _creation, _reductions, _shape, _ufuncs
-from funcgrad.numpy._core import ArrayLike, aval, check_kind, out, promote_broadcast
+from funcgrad.numpy._core import (
+    ArrayLike,
+    aval,
+    check_arraylike,
+    check_kind,
+    out,
+    promote_broadcast,
+)
 from funcgrad.primitives import bits
 from funcgrad.primitives import elementwise as ew
 
@@ -83,6 +90,7 @@ def _bitorder(name: str, bitorder: str) -> None:
 def packbits(a: ArrayLike, axis: int | None = None, bitorder: str = "big") -> Any:
     """The truth values of ``a`` packed eight to a ``uint8`` along ``axis`` (the
     flattened array if ``None``), the last byte padded with zeros (``np.packbits``)."""
+    check_arraylike("packbits", a)
     _bitorder("packbits", bitorder)
     x = _creation.asarray(a)
     if aval(x).dtype.kind not in "biu":

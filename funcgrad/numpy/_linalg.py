@@ -20,6 +20,7 @@ from funcgrad.numpy._core import (
     aval,
     broadcast_shapes,
     broadcast_to_shape,
+    check_arraylike,
     convert,
     fmt,
     here,
@@ -81,6 +82,7 @@ def matmul(
     a: ArrayLike, b: ArrayLike, *, precision: Any = None, preferred_element_type: Any = None
 ) -> Any:
     """Matrix product with NumPy's broadcasting of leading (batch) dimensions."""
+    check_arraylike("matmul", a, b)
     del precision
     return _matmul("matmul", a, b, preferred_element_type)
 
@@ -126,6 +128,7 @@ def dot(
 ) -> Any:
     """NumPy ``dot``: products of scalars, inner products of vectors, matrix products, and
     sums over ``a``'s last and ``b``'s second-to-last axis beyond."""
+    check_arraylike("dot", a, b)
     na, nb = aval(as_array(a, "dot")).ndim, aval(as_array(b, "dot")).ndim
     if na == 0 or nb == 0:
         return _scaled("dot", a, b, preferred_element_type)
@@ -150,6 +153,7 @@ def vdot(
 ) -> Any:
     """Dot product of the flattened arrays."""
 
+    check_arraylike("vdot", a, b)
     a, b = as_array(a, "vdot"), as_array(b, "vdot")
     return _matmul(
         "vdot",
@@ -162,6 +166,7 @@ def vdot(
 def vecdot(x1: ArrayLike, x2: ArrayLike, /, *, axis: int = -1) -> Any:
     """Dot product of vectors along ``axis``, broadcasting the other axes."""
 
+    check_arraylike("jnp.vecdot", x1, x2)
     (x1, x2), is_bool = _operands("vecdot", x1, x2)
     x1 = conjugate(x1)
     shape = broadcast_shapes("vecdot", x1, x2)
@@ -175,6 +180,7 @@ def inner(
 ) -> Any:
     """Sum of products over the last axes."""
 
+    check_arraylike("inner", a, b)
     na, nb = aval(as_array(a, "inner")).ndim, aval(as_array(b, "inner")).ndim
     if na == 0 or nb == 0:
         return multiply(a, b)  # jnp.inner: plain promotion here, unlike dot
@@ -184,6 +190,7 @@ def inner(
 def outer(a: ArrayLike, b: ArrayLike, out: Any = None) -> Any:
     """Outer product of the flattened arrays."""
 
+    check_arraylike("outer", a, b)
     if out is not None:
         raise unsupported("outer(..., out=...)")
     a, b = as_array(a, "outer"), as_array(b, "outer")
@@ -200,6 +207,7 @@ def tensordot(
 ) -> Any:
     """Sum products over ``axes`` (an int: the last/first ``axes`` axes; or a pair of
     axis sequences)."""
+    check_arraylike("tensordot", a, b)
     return _tensordot("tensordot", a, b, axes, preferred_element_type)
 
 
@@ -257,6 +265,7 @@ def _tensordot(name: str, a: Any, b: Any, axes: Any, preferred_element_type: Any
 def kron(a: ArrayLike, b: ArrayLike) -> Any:
     """Kronecker product."""
 
+    check_arraylike("kron", a, b)
     a, b = as_array(a, "kron"), as_array(b, "kron")
     nd = max(aval(a).ndim, aval(b).ndim)
     sa = (1,) * (nd - aval(a).ndim) + aval(a).shape
@@ -308,11 +317,13 @@ def cross(
 
 def matvec(x1: ArrayLike, x2: ArrayLike, /) -> Any:
     """Batched matrix-vector product ``x1 @ x2[..., None]`` (broadcast batch axes)."""
+    check_arraylike("matvec", x1, x2)
     return matmul(x1, _creation.asarray(x2)[..., None])[..., 0]
 
 
 def vecmat(x1: ArrayLike, x2: ArrayLike, /) -> Any:
     """Batched vector-matrix product ``conj(x1)[..., None, :] @ x2``."""
+    check_arraylike("matvec", x1, x2)
     return matmul(_ufuncs.conj(_creation.asarray(x1))[..., None, :], x2)[..., 0, :]
 
 
@@ -329,6 +340,7 @@ def einsum(
 ) -> Any:
     """Einstein summation: explicit (``"ij,jk->ik"``) or implicit output, ``...``
     broadcasting, repeated labels within an operand (diagonals)."""
+    check_arraylike("einsum", *operands)
     del optimize, precision
     if not isinstance(subscripts, str):
         raise unsupported("einsum with the sublist (interleaved operand/axis list) form")
@@ -489,6 +501,7 @@ def norm(x: ArrayLike, ord: Any = None, axis: Any = None, keepdims: bool = False
     """Vector norms (``ord`` None/2, 1, inf, -inf, 0, p) and matrix norms (``'fro'``, 1, -1,
     inf, -inf) as ``numpy.linalg.norm``; integer inputs are promoted to float."""
 
+    check_arraylike("jnp.linalg.norm", x)
     (x,) = promote("norm", x, to="inexact")
     x = as_array(convert(x, aval(x).dtype), "norm")
     nd = aval(x).ndim
@@ -565,6 +578,7 @@ def _svd_norm(x: Any, ord: Any, row: int, col: int) -> Any:
 def vector_norm(x: ArrayLike, /, *, axis: Any = None, keepdims: bool = False, ord: Any = 2) -> Any:
     """Vector norm over ``axis`` (the flattened array when ``None``)."""
 
+    check_arraylike("jnp.linalg.vector_norm", x)
     x = as_array(x, "vector_norm")
     if axis is None:
         res = norm(reshape(x, (-1,)), ord, 0)
@@ -574,4 +588,5 @@ def vector_norm(x: ArrayLike, /, *, axis: Any = None, keepdims: bool = False, or
 
 def matrix_norm(x: ArrayLike, /, *, keepdims: bool = False, ord: Any = "fro") -> Any:
     """Matrix norm over the last two axes."""
+    check_arraylike("jnp.linalg.matrix_norm", x)
     return norm(x, ord, (-2, -1), keepdims)

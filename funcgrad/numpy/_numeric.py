@@ -15,7 +15,16 @@ import numpy as np
 
 from funcgrad.core import dtypes
 from funcgrad.numpy import _creation, _indexing, _info, _reductions, _shape, _sorting, _ufuncs
-from funcgrad.numpy._core import ArrayLike, as_array, aval, convert, here, normalize_axis, out
+from funcgrad.numpy._core import (
+    ArrayLike,
+    as_array,
+    aval,
+    check_arraylike,
+    convert,
+    here,
+    normalize_axis,
+    out,
+)
 from funcgrad.numpy._core import promote as _promote
 from funcgrad.numpy._setops import searchsorted
 from funcgrad.primitives.conv import ConvDimensionNumbers, conv_general_dilated
@@ -76,6 +85,7 @@ def ediff1d(
     ary: ArrayLike, to_end: ArrayLike | None = None, to_begin: ArrayLike | None = None
 ) -> Any:
     """Differences of consecutive elements of the flattened array, with optional ends."""
+    check_arraylike("ediff1d", ary)
     x = _shape.ravel(ary)
     d = x[1:] - x[:-1]
     parts = []

@@ -17,7 +17,7 @@ import numpy as np
 from funcgrad.core import dtypes
 from funcgrad.core.interp import Tracer
 from funcgrad.numpy import _creation, _info, _linalg, _reductions, _shape, _ufuncs, linalg
-from funcgrad.numpy._core import ArrayLike, as_array, aval, here, out
+from funcgrad.numpy._core import ArrayLike, as_array, aval, check_arraylike, here, out
 from funcgrad.numpy._core import promote as _promote
 from funcgrad.numpy._numeric import _inexact, convolve
 
@@ -175,6 +175,7 @@ def polyfit(
     ``full=True`` adds ``(residuals, rank, singular_values, rcond)``; ``cov=True`` adds
     the scaled covariance of the coefficients (``cov='unscaled'`` skips the scaling).
     """
+    check_arraylike("polyfit", x, y)
     deg = operator.index(deg)
     if deg < 0:
         raise ValueError(f"polyfit: deg must be non-negative, got {deg}{here()}")

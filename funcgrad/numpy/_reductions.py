@@ -21,6 +21,7 @@ from funcgrad.numpy._core import (
     as_array,
     aval,
     broadcast_to_shape,
+    check_arraylike,
     convert,
     fmt,
     here,
@@ -221,6 +222,7 @@ amax, amin = max, min
 def ptp(a: ArrayLike, axis: Any = None, out: Any = None, keepdims: bool = False) -> Any:
     """``max - min`` over ``axis``."""
 
+    check_arraylike("ptp", a)
     _no_out("ptp", out)
     return subtract(max(a, axis, keepdims=keepdims), min(a, axis, keepdims=keepdims))
 
@@ -350,6 +352,7 @@ def std(
     correction: int | float | None = None,
 ) -> Any:
     """Standard deviation over ``axis``."""
+    check_arraylike("std", a)
     v = var(a, axis, dtype, out, ddof, keepdims, where=where, correction=correction)
     return ew.sqrt(v)
 

@@ -13,7 +13,7 @@ from funcgrad.core import dtypes
 from funcgrad.core.errors import ConcretizationTypeError
 from funcgrad.core.interp import Tracer
 from funcgrad.numpy import _creation, _indexing, _setops, _shape, _ufuncs
-from funcgrad.numpy._core import ArrayLike, aval, here, normalize_axis
+from funcgrad.numpy._core import ArrayLike, aval, check_arraylike, here, normalize_axis
 
 
 def compress(
@@ -27,6 +27,7 @@ def compress(
 ) -> Any:
     """The slices of ``a`` along ``axis`` where ``condition`` holds (``size``: a static
     length padded with ``fill_value``)."""
+    check_arraylike("compress", condition, a)
     if out is not None:
         raise NotImplementedError("The 'out' argument to jnp.compress is not supported.")
     c = _shape.ravel(condition)
@@ -50,11 +51,13 @@ def extract(
     condition: ArrayLike, arr: ArrayLike, *, size: int | None = None, fill_value: ArrayLike = 0
 ) -> Any:
     """Entries of ``ravel(arr)`` where ``ravel(condition)`` is non-zero."""
+    check_arraylike("extract", condition, arr)
     return compress(_shape.ravel(condition), _shape.ravel(arr), size=size, fill_value=fill_value)
 
 
 def choose(a: ArrayLike, choices: Any, out: None = None, mode: str = "raise") -> Any:
     """Entry ``i`` taken from ``choices[a[i]]`` (all broadcast together)."""
+    check_arraylike("choose", a, *choices)
     if out is not None:
         raise NotImplementedError("The 'out' argument to jnp.choose is not supported.")
     a = _creation.asarray(a)
@@ -82,6 +85,7 @@ def choose(a: ArrayLike, choices: Any, out: None = None, mode: str = "raise") ->
 def trim_zeros(filt: ArrayLike, trim: str = "fb", axis: int | Iterable[int] | None = None) -> Any:
     """``filt`` without its leading (``'f'``) and/or trailing (``'b'``) zeros. The output
     shape depends on the values, so ``filt`` must be concrete (not traced)."""
+    check_arraylike("trim_zeros", filt)
     if isinstance(filt, Tracer):
         raise ConcretizationTypeError(
             f"trim_zeros: the output shape depends on the values of the traced operand "

@@ -24,6 +24,7 @@ from funcgrad.numpy._core import (
     ArrayLike,
     as_array,
     aval,
+    check_arraylike,
     convert,
     here,
     normalize_axis,
@@ -122,6 +123,7 @@ def argwhere(a: ArrayLike, *, size: int | None = None, fill_value: Any = None) -
 
 def flatnonzero(a: ArrayLike, *, size: int | None = None, fill_value: Any = None) -> Any:
     """Indices of the non-zero entries of ``ravel(a)``."""
+    check_arraylike("ravel", a)
     return nonzero(_shape.ravel(a), size=size, fill_value=fill_value)[0]
 
 
@@ -136,6 +138,7 @@ def where(
 ) -> Any:
     """``x`` where ``condition`` else ``y``, broadcast together; with ``condition`` alone,
     ``nonzero(condition, size=size, fill_value=fill_value)``."""
+    check_arraylike("where", condition, x, y)
     if x is None and y is None:
         return nonzero(_creation.asarray(condition), size=size, fill_value=fill_value)
     return _ufuncs.where(condition, x, y, size=size, fill_value=fill_value)
@@ -243,24 +246,28 @@ UniqueInverseResult = namedtuple("UniqueInverseResult", ["values", "inverse_indi
 
 def unique_all(x: ArrayLike, /, *, size: int | None = None, fill_value: Any = None) -> Any:
     """Unique values with their first indices, inverse indices and counts (array API)."""
+    check_arraylike("unique_all", x)
     r = unique(x, True, True, True, equal_nan=False, size=size, fill_value=fill_value)
     return UniqueAllResult(*r)
 
 
 def unique_counts(x: ArrayLike, /, *, size: int | None = None, fill_value: Any = None) -> Any:
     """Unique values and their counts (array API)."""
+    check_arraylike("unique_counts", x)
     r = unique(x, return_counts=True, equal_nan=False, size=size, fill_value=fill_value)
     return UniqueCountsResult(*r)
 
 
 def unique_inverse(x: ArrayLike, /, *, size: int | None = None, fill_value: Any = None) -> Any:
     """Unique values and the inverse map, shaped like ``x`` (array API)."""
+    check_arraylike("unique_inverse", x)
     r = unique(x, return_inverse=True, equal_nan=False, size=size, fill_value=fill_value)
     return UniqueInverseResult(*r)
 
 
 def unique_values(x: ArrayLike, /, *, size: int | None = None, fill_value: Any = None) -> Any:
     """Unique values (array API)."""
+    check_arraylike("unique_values", x)
     return unique(x, equal_nan=False, size=size, fill_value=fill_value)
 
 
@@ -276,6 +283,7 @@ def isin(
     method: str = "auto",
 ) -> Any:
     """Whether each entry of ``element`` occurs in ``test_elements`` (shape of ``element``)."""
+    check_arraylike("isin", element, test_elements)
     if method not in ("auto", "compare_all", "binary_search", "sort"):
         raise ValueError(f"isin: unrecognized method {method!r}{here()}")
     e = _creation.asarray(element)
@@ -296,6 +304,7 @@ def union1d(
     ar1: ArrayLike, ar2: ArrayLike, *, size: int | None = None, fill_value: ArrayLike | None = None
 ) -> Any:
     """Sorted unique values of either array."""
+    check_arraylike("union1d", ar1, ar2)
     both = _shape.concatenate([_shape.ravel(ar1), _shape.ravel(ar2)])
     return unique(both, size=size, fill_value=fill_value)
 
@@ -318,6 +327,7 @@ def setdiff1d(
 ) -> Any:
     """Sorted unique values of ``ar1`` that are not in ``ar2`` (``size``: padded with
     ``fill_value``, by default 0)."""
+    check_arraylike("setdiff1d", ar1, ar2)
     a1 = _shape.ravel(ar1)
     s, _, first = _unique_sorted([a1], aval(a1).shape[0], True)
     (s,) = s
@@ -338,6 +348,7 @@ def intersect1d(
 ) -> Any:
     """Sorted unique values in both arrays (``return_indices``: where each first occurs in
     each input)."""
+    check_arraylike("intersect1d", ar1, ar2)
     a1, a2 = _shape.ravel(ar1), _shape.ravel(ar2)
     (s,), perm, first = _unique_sorted([a1], aval(a1).shape[0], True)
     keep = _ufuncs.logical_and(first, isin(s, a2))
@@ -367,6 +378,7 @@ def setxor1d(
     fill_value: ArrayLike | None = None,
 ) -> Any:
     """Sorted unique values in exactly one of the arrays."""
+    check_arraylike("setxor1d", ar1, ar2)
     a1, a2 = _shape.ravel(ar1), _shape.ravel(ar2)
     both = _shape.concatenate([a1, a2])
     in1 = isin(both, a1)
@@ -433,6 +445,7 @@ def searchsorted(
 ) -> Any:
     """Insertion indices of ``v`` in the sorted 1-D ``a`` (``side="left"``: before equal
     entries; ``"right"``: after). A vectorised binary search (``log2(n)`` gathers)."""
+    check_arraylike("searchsorted", a, v)
     if side not in ("left", "right"):
         raise ValueError(
             f"{side!r} is an invalid value for keyword 'side'. Expected one of ['left', 'right']"
@@ -468,6 +481,7 @@ def digitize(
     x: ArrayLike, bins: ArrayLike, right: bool = False, *, method: str | None = None
 ) -> Any:
     """Index of the bin each ``x`` falls in; ``bins`` increasing or decreasing."""
+    check_arraylike("digitize", x, bins)
     x, bins = _creation.asarray(x), _creation.asarray(bins)
     if aval(bins).ndim != 1:
         raise ValueError(f"digitize: bins must be a 1-dimensional array; got {aval(bins).shape}")

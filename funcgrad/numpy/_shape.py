@@ -24,6 +24,7 @@ from funcgrad.numpy._core import (
     as_array,
     aval,
     broadcast_to_shape,
+    check_arraylike,
     convert,
     fmt,
     here,
@@ -99,6 +100,7 @@ def reshape(
 
 def ravel(a: ArrayLike, order: str = "C") -> Any:
     """Flatten to 1-D."""
+    check_arraylike("ravel", a)
     return reshape(a, (-1,), order)
 
 
@@ -227,6 +229,7 @@ def broadcast_to(array: ArrayLike, shape: Any) -> Any:
 def broadcast_arrays(*args: ArrayLike) -> list[Any]:
     """Broadcast arrays against each other."""
 
+    check_arraylike("broadcast_arrays", *args)
     arrs = [as_array(a, "broadcast_arrays") for a in args]
     shape = _bshapes("broadcast_arrays", *arrs)
     return [out(broadcast_to_shape(a, shape, "broadcast_arrays")) for a in arrs]
@@ -251,16 +254,19 @@ def _atleast(name: str, nd: int, arys: tuple) -> Any:
 
 def atleast_1d(*arys: ArrayLike) -> Any:
     """Views with at least one dimension (a list for several inputs)."""
+    check_arraylike("atleast_1d", *arys)
     return _atleast("atleast_1d", 1, arys)
 
 
 def atleast_2d(*arys: ArrayLike) -> Any:
     """Views with at least two dimensions."""
+    check_arraylike("atleast_2d", *arys)
     return _atleast("atleast_2d", 2, arys)
 
 
 def atleast_3d(*arys: ArrayLike) -> Any:
     """Views with at least three dimensions (``(n,)`` → ``(1, n, 1)``)."""
+    check_arraylike("atleast_3d", *arys)
     return _atleast("atleast_3d", 3, arys)
 
 
@@ -282,6 +288,7 @@ def _seq(name: str, arrays: Any) -> list[Any]:
 
 def concatenate(arrays: Sequence[ArrayLike], axis: int | None = 0, dtype: Any = None) -> Any:
     """Join arrays along an existing axis (flattened first when ``axis`` is ``None``)."""
+    check_arraylike("concatenate", *arrays)
     arrs = _seq("concatenate", arrays)
     if axis is None:
         arrs = [sh.reshape(a, (aval(a).size,)) for a in arrs]
@@ -408,6 +415,7 @@ def hsplit(ary: ArrayLike, indices_or_sections: Any) -> list[Any]:
 
 def vsplit(ary: ArrayLike, indices_or_sections: Any) -> list[Any]:
     """Split along axis 0."""
+    check_arraylike("vsplit", ary)
     return split(ary, indices_or_sections, axis=0)
 
 
@@ -587,6 +595,7 @@ def repeat(
     a: ArrayLike, repeats: Any, axis: int | None = None, *, total_repeat_length: int | None = None
 ) -> Any:
     """Repeat each element ``repeats`` times along ``axis`` (flattened when ``None``)."""
+    check_arraylike("repeat", a, repeats)
     a = as_array(a, "repeat")
     if axis is None or aval(a).ndim == 0:
         a = sh.reshape(a, (aval(a).size,))
@@ -727,6 +736,7 @@ def diagonal(a: ArrayLike, offset: int = 0, axis1: int = 0, axis2: int = 1) -> A
 
 def append(arr: ArrayLike, values: ArrayLike, axis: int | None = None) -> Any:
     """``arr`` with ``values`` appended (both flattened when ``axis`` is ``None``)."""
+    check_arraylike("ravel", arr) or check_arraylike("ravel", values)
     if axis is None:
         return concatenate([ravel(arr), ravel(values)], axis=0)
     return concatenate([arr, values], axis=axis)

@@ -15,6 +15,7 @@ from funcgrad.numpy._core import (
     ArrayLike,
     as_array,
     aval,
+    check_arraylike,
     convert,
     here,
     normalize_axes,
@@ -148,6 +149,7 @@ def _int() -> np.dtype:
 
 def lexsort(keys: Sequence[ArrayLike], axis: int = -1) -> Any:
     """Indices that sort by the last key, then the one before it, and so on (stable)."""
+    check_arraylike("lexsort", *keys)
     keys = [_creation.asarray(k) for k in keys]
     if not keys:
         raise TypeError("need sequence of keys with len > 0 in lexsort")
@@ -204,5 +206,6 @@ def sort_complex(a: ArrayLike) -> Any:
 def argpartition(a: ArrayLike, kth: int, axis: int = -1) -> Any:
     """Indices that partition ``a`` around its ``kth`` element (here all in ascending
     order, a valid partition; ties in stable order)."""
+    check_arraylike("partition", a)
     a, ax, kth = _partition_order("argpartition", a, kth, axis)
     return out(convert(argsort(a, axis=ax), np.dtype(np.int32)))

@@ -30,6 +30,7 @@ from funcgrad.numpy._core import (
     ArrayLike,
     as_array,
     aval,
+    check_arraylike,
     convert,
     here,
     normalize_axes,
@@ -193,6 +194,7 @@ def nanstd(
     where: ArrayLike | None = None,
 ) -> Any:
     """Standard deviation ignoring NaNs."""
+    check_arraylike("nanstd", a)
     return _ufuncs.sqrt(nanvar(a, axis, dtype, out, ddof, keepdims, where))
 
 
@@ -296,6 +298,7 @@ def quantile(
     interpolation: Any = None,
 ) -> Any:
     """The ``q``-th quantiles (``q`` in [0, 1], scalar or 1-D) over ``axis``."""
+    check_arraylike("quantile", a, q)
     return _quantile("quantile", a, q, axis, method, keepdims, False, out, interpolation)
 
 
@@ -311,6 +314,7 @@ def nanquantile(
     interpolation: Any = None,
 ) -> Any:
     """:func:`quantile` ignoring NaNs."""
+    check_arraylike("nanquantile", a, q)
     return _quantile("nanquantile", a, q, axis, method, keepdims, True, out, interpolation)
 
 
@@ -326,6 +330,7 @@ def percentile(
     interpolation: Any = None,
 ) -> Any:
     """The ``q``-th percentiles (``q`` in [0, 100])."""
+    check_arraylike("percentile", a, q)
     q = _ufuncs.true_divide(q, 100.0)
     return _quantile("percentile", a, q, axis, method, keepdims, False, out, interpolation)
 
@@ -342,6 +347,7 @@ def nanpercentile(
     interpolation: Any = None,
 ) -> Any:
     """:func:`percentile` ignoring NaNs."""
+    check_arraylike("nanpercentile", a, q)
     q = _ufuncs.true_divide(q, 100.0)
     return _quantile("nanpercentile", a, q, axis, method, keepdims, True, out, interpolation)
 
@@ -434,6 +440,7 @@ def cov(
 
 def corrcoef(x: ArrayLike, y: ArrayLike | None = None, rowvar: bool = True) -> Any:
     """Pearson correlation coefficients (``cov`` normalised by the standard deviations)."""
+    check_arraylike("corrcoef", x)
     c = cov(x, y, rowvar)
     if aval(c).ndim == 0:
         return out(c / c)
@@ -456,6 +463,7 @@ def histogram_bin_edges(
 ) -> Any:
     """Bin edges :func:`histogram` uses: ``bins + 1`` even edges over ``range`` (by default
     the data's min and max), or ``bins`` itself when it is an array of edges."""
+    check_arraylike("histogram_bin_edges", a)
     (a,) = promote("histogram_bin_edges", _shape.ravel(a), to="inexact")
     dt = aval(a).dtype
     if isinstance(bins, (int, np.integer)) and not isinstance(bins, bool):
@@ -492,6 +500,7 @@ def histogram(
 
     # as jnp: the data and the weights promoted together to an inexact dtype, which the
     # edges and the counts take
+    check_arraylike("histogram", a)
     if weights is not None:
         a, w = promote("histogram", _shape.ravel(a), _shape.ravel(weights), to="inexact")
         if aval(w).shape != aval(a).shape:
@@ -525,6 +534,7 @@ def histogram2d(
     density: bool | None = None,
 ) -> tuple[Any, Any, Any]:
     """Two-dimensional histogram of the points ``(x[i], y[i])``."""
+    check_arraylike("histogram2d", x, y)
     sample = _shape.stack([_shape.ravel(x), _shape.ravel(y)], axis=1)
     h, edges = histogramdd(sample, bins, range, weights, density)
     return h, edges[0], edges[1]
@@ -539,6 +549,7 @@ def histogramdd(
 ) -> tuple[Any, list[Any]]:
     """D-dimensional histogram of the rows of ``sample`` (shape ``(N, D)``)."""
 
+    check_arraylike("histogramdd", sample)
     sample = _creation.asarray(sample)
     if aval(sample).ndim == 1:
         sample = sample[:, None]

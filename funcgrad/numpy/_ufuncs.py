@@ -24,6 +24,7 @@ from funcgrad.numpy._core import (
     aval,
     broadcast_shapes,
     broadcast_to_shape,
+    check_arraylike,
     check_kind,
     convert,
     fmt,
@@ -346,7 +347,7 @@ def iscomplexobj(x: Any) -> bool:
         return False
     dt = getattr(x, "dtype", None)
     if dt is None:
-        dt = aval(prep(x, "iscomplexobj")).dtype
+        dt = aval(prep(x, "iscomplexobj", sequences=True)).dtype
     return np.dtype(dt).kind == "c"
 
 
@@ -465,6 +466,7 @@ def fmin(x: ArrayLike, y: ArrayLike, /) -> Any:
 
 def _logical(name: str, fn: Callable[[Any, Any], Any]) -> Callable[[ArrayLike, ArrayLike], Any]:
     def f(x: ArrayLike, y: ArrayLike, /) -> Any:
+        check_arraylike(name, x, y)
         bx, by = _as_bool(x, name), _as_bool(y, name)
         return out(fn(*promote_broadcast(name, bx, by)))
 
@@ -527,7 +529,7 @@ mod = remainder
 
 def fmod(x: ArrayLike, y: ArrayLike, /) -> Any:
     """C-style remainder (the sign of ``x``); integer division by zero gives 0."""
-    xp, yp = prep(x, "fmod"), prep(y, "fmod")
+    xp, yp = prep(x, "fmod"), prep(y, "fmod", 1)
     int_result = dtypes.is_integer(result_dtype(xp, yp)[0])  # bools: no zero fix, as jnp
     x, y = promote_broadcast("fmod", xp, yp, to="numeric")
     return out(ew.rem(x, _no_zero(y) if int_result else y))
@@ -535,6 +537,7 @@ def fmod(x: ArrayLike, y: ArrayLike, /) -> Any:
 
 def divmod(x: ArrayLike, y: ArrayLike, /) -> tuple[Any, Any]:
     """``(floor_divide(x, y), remainder(x, y))``."""
+    check_arraylike("divmod", x, y)
     return floor_divide(x, y), remainder(x, y)
 
 
@@ -614,7 +617,7 @@ def _concrete_int(y: Any) -> int | None:
 def power(x: ArrayLike, y: ArrayLike, /) -> Any:
     """``x ** y``. A concrete integer exponent uses ``integer_pow`` (exact, differentiable at
     ``x = 0``); integer bases with integer array exponents use binary exponentiation."""
-    x, y = prep(x, "power"), prep(y, "power")
+    x, y = prep(x, "power"), prep(y, "power", 1)
     k = _concrete_int(y)
     if k is not None:
         (x,) = promote("power", x, to="numeric")
@@ -693,6 +696,7 @@ def where(
 
 def select(condlist: list, choicelist: list, default: ArrayLike = 0) -> Any:
     """The first choice whose condition holds, elementwise (``default`` otherwise)."""
+    check_arraylike("select", *condlist, *choicelist, default)
     if len(condlist) != len(choicelist):
         raise ValueError(f"select: condlist and choicelist must have the same length{here()}")
     outv: Any = default

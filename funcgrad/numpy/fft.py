@@ -23,6 +23,7 @@ from funcgrad.numpy._core import (
     ArrayLike,
     as_array,
     aval,
+    check_arraylike,
     convert,
     here,
     normalize_axis,
@@ -173,22 +174,26 @@ def _one(name: str, fft_type: str, a: ArrayLike, n: int | None, axis: int, norm:
 
 def fft(a: ArrayLike, n: int | None = None, axis: int = -1, norm: str | None = None) -> Any:
     """One-dimensional discrete Fourier transform along ``axis`` (``n`` crops or pads)."""
+    check_arraylike("jax.numpy.fft.fft", a)
     return _one("fft", "fft", a, n, axis, norm)
 
 
 def ifft(a: ArrayLike, n: int | None = None, axis: int = -1, norm: str | None = None) -> Any:
     """One-dimensional inverse discrete Fourier transform along ``axis``."""
+    check_arraylike("jax.numpy.fft.ifft", a)
     return _one("ifft", "ifft", a, n, axis, norm)
 
 
 def rfft(a: ArrayLike, n: int | None = None, axis: int = -1, norm: str | None = None) -> Any:
     """Discrete Fourier transform of a real array: the ``n // 2 + 1`` non-negative
     frequencies."""
+    check_arraylike("jax.numpy.fft.rfft", a)
     return _one("rfft", "rfft", a, n, axis, norm)
 
 
 def irfft(a: ArrayLike, n: int | None = None, axis: int = -1, norm: str | None = None) -> Any:
     """Inverse of :func:`rfft`: a real signal of length ``n`` (default ``2 * (m - 1)``)."""
+    check_arraylike("jax.numpy.fft.irfft", a)
     return _one("irfft", "irfft", a, n, axis, norm)
 
 
@@ -199,6 +204,7 @@ def fftn(
     norm: str | None = None,
 ) -> Any:
     """N-dimensional discrete Fourier transform over ``axes`` (all axes by default)."""
+    check_arraylike("jax.numpy.fft.fftn", a)
     return _fft_core("fftn", "fft", a, s, axes, norm)
 
 
@@ -209,6 +215,7 @@ def ifftn(
     norm: str | None = None,
 ) -> Any:
     """N-dimensional inverse discrete Fourier transform."""
+    check_arraylike("jax.numpy.fft.ifftn", a)
     return _fft_core("ifftn", "ifft", a, s, axes, norm)
 
 
@@ -219,6 +226,7 @@ def rfftn(
     norm: str | None = None,
 ) -> Any:
     """N-dimensional transform of a real array (the last axis halved)."""
+    check_arraylike("jax.numpy.fft.rfftn", a)
     return _fft_core("rfftn", "rfft", a, s, axes, norm)
 
 
@@ -229,6 +237,7 @@ def irfftn(
     norm: str | None = None,
 ) -> Any:
     """Inverse of :func:`rfftn`."""
+    check_arraylike("jax.numpy.fft.irfftn", a)
     return _fft_core("irfftn", "irfft", a, s, axes, norm)
 
 
@@ -239,6 +248,7 @@ def fft2(
     norm: str | None = None,
 ) -> Any:
     """Two-dimensional discrete Fourier transform."""
+    check_arraylike("jax.numpy.fft.fft2", a)
     return _fft_core("fft2", "fft", a, s, axes, norm)
 
 
@@ -249,6 +259,7 @@ def ifft2(
     norm: str | None = None,
 ) -> Any:
     """Two-dimensional inverse discrete Fourier transform."""
+    check_arraylike("jax.numpy.fft.ifft2", a)
     return _fft_core("ifft2", "ifft", a, s, axes, norm)
 
 
@@ -259,6 +270,7 @@ def rfft2(
     norm: str | None = None,
 ) -> Any:
     """Two-dimensional transform of a real array."""
+    check_arraylike("jax.numpy.fft.rfft2", a)
     return _fft_core("rfft2", "rfft", a, s, axes, norm)
 
 
@@ -269,6 +281,7 @@ def irfft2(
     norm: str | None = None,
 ) -> Any:
     """Inverse of :func:`rfft2`."""
+    check_arraylike("jax.numpy.fft.irfft2", a)
     return _fft_core("irfft2", "irfft", a, s, axes, norm)
 
 
@@ -277,6 +290,7 @@ _SWAP = {None: "forward", "backward": "forward", "ortho": "ortho", "forward": "b
 
 def hfft(a: ArrayLike, n: int | None = None, axis: int = -1, norm: str | None = None) -> Any:
     """Transform of a Hermitian-symmetric signal given by its first half: a real spectrum."""
+    check_arraylike("conjugate", a)
     _check_norm(norm)
     x = _prepare("hfft", a, "fft")
     return _one("hfft", "irfft", ew.conj(x), n, axis, _SWAP[norm])
@@ -285,6 +299,7 @@ def hfft(a: ArrayLike, n: int | None = None, axis: int = -1, norm: str | None = 
 def ihfft(a: ArrayLike, n: int | None = None, axis: int = -1, norm: str | None = None) -> Any:
     """Inverse of :func:`hfft`: the half spectrum of a real signal, conjugated."""
     _check_norm(norm)
+    a = as_array(a, "ihfft", sequences=True)  # as in jax.numpy, a list is taken here
     return out(ew.conj(_one("ihfft", "rfft", a, n, axis, _SWAP[norm])))
 
 

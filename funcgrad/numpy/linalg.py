@@ -27,7 +27,7 @@ from funcgrad.custom import custom_jvp
 from funcgrad.lax import _householder
 from funcgrad.lax import linalg as lax_linalg
 from funcgrad.numpy import _creation, _indexing, _linalg, _reductions, _shape, _sorting, _ufuncs
-from funcgrad.numpy._core import ArrayLike, as_array, aval, fmt, here, promote
+from funcgrad.numpy._core import ArrayLike, as_array, aval, check_arraylike, fmt, here, promote
 from funcgrad.numpy._linalg import (
     cross,
     matmul,
@@ -180,6 +180,7 @@ def _lu_solve(lu: Any, perm: Any, b: Any, trans: int = 0) -> Any:
 def solve(a: ArrayLike, b: ArrayLike) -> Any:
     """Solve ``a @ x = b``: ``b`` of shape ``(n,)`` or ``(..., n, k)``, batch dimensions
     broadcast (JAX's convention). Singular ``a`` gives ``inf``/``nan``."""
+    check_arraylike("jnp.linalg.solve", a, b)
     a, b = _inexact("solve", a, b)
     if aval(a).ndim < 2:
         raise ValueError(
@@ -200,6 +201,7 @@ def solve(a: ArrayLike, b: ArrayLike) -> Any:
 
 def inv(a: ArrayLike) -> Any:
     """Inverse of a (stack of) square matrices; singular matrices give ``inf``/``nan``."""
+    check_arraylike("jnp.linalg.inv", a)
     (a,) = _inexact("inv", a)
     _square("inv", a)
     n = aval(a).shape[-1]
@@ -237,6 +239,7 @@ def _det_fn() -> Any:
 def det(a: ArrayLike) -> Any:
     """Determinant of a (stack of) square matrices, via LU; its JVP is
     ``det(a) * trace(solve(a, da))``, as JAX's."""
+    check_arraylike("jnp.linalg.det", a)
     (a,) = _inexact("det", a)
     _square("det", a)
     n = aval(a).shape[-1]
@@ -261,6 +264,7 @@ def _det_small(a: Any, n: int) -> Any:
 def slogdet(a: ArrayLike, *, method: str | None = None) -> SlogdetResult:
     """``(sign, logabsdet)`` of the determinant, via LU (``method='lu'``, the default) or
     QR (``'qr'``); a singular matrix gives sign 0 and ``-inf``."""
+    check_arraylike("jnp.linalg.slogdet", a)
     (a,) = _inexact("slogdet", a)
     _square("slogdet", a)
     if (method is None or method == "lu") and aval(a).shape[-1] in (1, 2):
@@ -298,6 +302,7 @@ def slogdet(a: ArrayLike, *, method: str | None = None) -> SlogdetResult:
 def cholesky(a: ArrayLike, *, upper: bool = False, symmetrize_input: bool = True) -> Any:
     """Cholesky factor of a Hermitian positive-definite matrix: lower ``L`` with
     ``a = L L^H`` (upper ``U = L^H`` with ``upper=True``). Non-PD input gives NaNs."""
+    check_arraylike("jnp.linalg.cholesky", a)
     (a,) = _inexact("cholesky", a)
     _square("cholesky", a)
     lo = lax_linalg.cholesky(a, symmetrize_input=symmetrize_input)
@@ -307,6 +312,7 @@ def cholesky(a: ArrayLike, *, upper: bool = False, symmetrize_input: bool = True
 def qr(a: ArrayLike, mode: str = "reduced") -> Any:
     """QR decomposition: ``QRResult(Q, R)`` for ``mode`` ``'reduced'``/``'complete'``,
     ``R`` alone for ``'r'``, LAPACK's Householder form ``(h, tau)`` for ``'raw'``."""
+    check_arraylike("jnp.linalg.qr", a)
     (a,) = _inexact("qr", a)
     _matrix("qr", a)
     if mode == "raw":  # LAPACK's geqrf output, transposed as NumPy's
@@ -321,6 +327,7 @@ def qr(a: ArrayLike, mode: str = "reduced") -> Any:
 def eig(a: ArrayLike) -> EigResult:
     """Eigenvalues and right eigenvectors (columns, unit norm) of a general square
     matrix, always complex. CPU only, as in JAX; eigenvalue derivatives only."""
+    check_arraylike("jnp.linalg.eig", a)
     (a,) = _inexact("eig", a)
     _square("eig", a)
     w, v = lax_linalg.eig(a, compute_left_eigenvectors=False)
@@ -329,6 +336,7 @@ def eig(a: ArrayLike) -> EigResult:
 
 def eigvals(a: ArrayLike) -> Any:
     """Eigenvalues of a general square matrix, always complex."""
+    check_arraylike("jnp.linalg.eigvals", a)
     (a,) = _inexact("eigvals", a)
     _square("eigvals", a)
     return lax_linalg.eig(a, compute_left_eigenvectors=False, compute_right_eigenvectors=False)[0]
@@ -337,6 +345,7 @@ def eigvals(a: ArrayLike) -> Any:
 def eigh(a: ArrayLike, UPLO: str | None = None, symmetrize_input: bool = True) -> EighResult:
     """Eigenvalues (ascending) and eigenvectors of a Hermitian matrix, read from its
     lower (``UPLO='L'``, default) or upper triangle."""
+    check_arraylike("jnp.linalg.eigh", a)
     (a,) = _inexact("eigh", a)
     _square("eigh", a)
     if UPLO is None:
@@ -349,6 +358,7 @@ def eigh(a: ArrayLike, UPLO: str | None = None, symmetrize_input: bool = True) -
 
 def eigvalsh(a: ArrayLike, UPLO: str | None = "L", *, symmetrize_input: bool = True) -> Any:
     """Eigenvalues (ascending) of a Hermitian matrix."""
+    check_arraylike("jnp.linalg.eigvalsh", a)
     return eigh(a, UPLO, symmetrize_input).eigenvalues
 
 
@@ -362,6 +372,7 @@ def svd(
     """Singular value decomposition ``a = U @ diag(S) @ Vh`` (``SVDResult``), or the
     descending singular values alone without ``compute_uv``. ``hermitian=True`` uses
     ``eigh``."""
+    check_arraylike("jnp.linalg.svd", a)
     (a,) = _inexact("svd", a)
     _matrix("svd", a)
     if subset_by_index is not None:
@@ -386,6 +397,7 @@ def svd(
 
 def svdvals(x: ArrayLike, /) -> Any:
     """Singular values, in descending order."""
+    check_arraylike("jnp.linalg.svdvals", x)
     return svd(x, compute_uv=False)
 
 
@@ -400,6 +412,7 @@ def lstsq(
     Singular values below ``rcond * s[0]`` are dropped (``rcond=None``: ``eps *
     max(m, n)``). ``resid`` is always the squared residual norm per column unless
     ``numpy_resid`` (then empty where NumPy returns empty)."""
+    check_arraylike("jnp.linalg.lstsq", a, b)
     a, b = _inexact("lstsq", a, b)
     if aval(a).ndim != 2:
         raise TypeError(
@@ -472,6 +485,7 @@ def pinv(
     """Moore-Penrose pseudo-inverse via the SVD; singular values at or below
     ``rtol * s_max`` (default ``10 * max(m, n) * eps``) count as zero. ``rcond`` is the
     older name of ``rtol``."""
+    check_arraylike("jnp.linalg.pinv", a)
     (a,) = _inexact("pinv", a)
     _matrix("pinv", a)
     if rcond is not None:
@@ -487,6 +501,7 @@ def pinv(
 
 def matrix_power(a: ArrayLike, n: int) -> Any:
     """``a`` raised to the integer power ``n`` by repeated squaring (``n < 0`` inverts)."""
+    check_arraylike("jnp.linalg.matrix_power", a)
     a = as_array(a, "matrix_power")
     if aval(a).ndim < 2:
         raise TypeError(
@@ -520,6 +535,7 @@ def matrix_rank(
     M: ArrayLike, rtol: ArrayLike | None = None, *, hermitian: bool = False, tol: Any = None
 ) -> Any:
     """Number of singular values above ``rtol`` (default ``s_max * max(m, n) * eps``)."""
+    check_arraylike("jnp.linalg.matrix_rank", M)
     if tol is not None:
         if rtol is not None:
             raise ValueError(f"matrix_rank: only one of tol or rtol may be specified{here()}")
@@ -572,6 +588,7 @@ def tensorinv(a: ArrayLike, ind: int = 2) -> Any:
 def tensorsolve(a: ArrayLike, b: ArrayLike, axes: tuple[int, ...] | None = None) -> Any:
     """Solve ``tensordot(a, x, x.ndim) = b`` for ``x`` (``axes`` of ``a`` moved to the end
     first)."""
+    check_arraylike("tensorsolve", a, b)
     a, b = as_array(a, "tensorsolve"), as_array(b, "tensorsolve")
     if axes is not None:
         a = _shape.moveaxis(a, axes, len(axes) * (aval(a).ndim - 1,))
@@ -593,6 +610,7 @@ def tensorsolve(a: ArrayLike, b: ArrayLike, axes: tuple[int, ...] | None = None)
 def multi_dot(arrays: Sequence[ArrayLike], *, precision: Any = None) -> Any:
     """Product of a chain of matrices (vectors allowed at the ends), multiplied in the
     cheapest order (dynamic programming over the chain, as NumPy's)."""
+    check_arraylike("jnp.linalg.multi_dot", *arrays)
     del precision
     arrs = [as_array(x, "multi_dot") for x in arrays]
     if len(arrs) < 2:
@@ -650,10 +668,12 @@ def _chain_order(dims: list[int]) -> list[list[int]]:
 def trace(x: Any, /, *, offset: int = 0, dtype: Any = None) -> Any:
     """Sum of the ``offset`` diagonal of the last two axes (Array API)."""
 
+    check_arraylike("jnp.linalg.trace", x)
     return _trace(x, offset, -2, -1, dtype)
 
 
 def diagonal(x: Any, /, *, offset: int = 0) -> Any:
     """The ``offset`` diagonal of the last two axes (Array API)."""
 
+    check_arraylike("jnp.linalg.diagonal", x)
     return _diagonal(x, offset, -2, -1)
