@@ -124,10 +124,10 @@ def _second_fn(a: Any, b: Any) -> Any:
 def first_copy(g: Any) -> Any:
     """A leaf's first gradient under ``create_graph``: PyTorch copies it into a new tensor,
     so the leaf's ``.grad`` has a ``CopyBackwards`` node on the gradient's graph."""
-    if not isinstance(g, Tensor) or g._grad_fn is None:
+    if not isinstance(g, Tensor) or g._gfn is None:
         return g
     out = apply(_second_fn, "CopyBackwards", (Tensor._wrap_result(np.zeros((), g._npdtype)), g))
-    out._grad_fn.__class__ = CopyBackwards  # the node class PyTorch's graph shows
+    out._gfn.__class__ = CopyBackwards  # the node class PyTorch's graph shows
     return out
 
 

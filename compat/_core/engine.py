@@ -268,7 +268,7 @@ def _in_new_thread(fn: Callable, *args: Any, **kwargs: Any) -> Any:
 def _pack_recorded(op: Any, args: list, outs: list) -> None:
     """Under ``saved_tensors_hooks``, a ``create_graph`` backward's recorded node packs what
     it saves, as any recorded op (its inputs are arrays: they are packed as tensors)."""
-    node = next((t._grad_fn for t in outs if t._grad_fn is not None), None)
+    node = next((t._gfn for t in outs if t._gfn is not None), None)
     if node is None or node._entry.op is not op:
         return
     entry = node._entry

@@ -166,7 +166,7 @@ def binary_operator(fn: Any, node: str, reflected: bool, other_operands: Any) ->
                 outs = t(*ins)
             finally:
                 _restore_x64(prev)
-            g = self._grad_fn
+            g = self._gfn
             edge = (g, self._output_nr) if g is not None else self._edge()
             r = f.res
             res = () if not r else (ins[r[0]],) if len(r) == 1 else (ins[r[0]], ins[r[1]])
@@ -175,7 +175,7 @@ def binary_operator(fn: Any, node: str, reflected: bool, other_operands: Any) ->
                 _record_stack(n)
             out = _new_tensor(Tensor, outs[0])
             out._requires_grad = True
-            out._grad_fn = n
+            out._gfn = n
             return out
         t = f.run
         if not t or t.exe is not None:
