@@ -49,33 +49,18 @@ from funcgrad.primitives import public_forms
 UNARY = {
     **{name: prim.domain for name, prim in public_forms("numpy").items() if prim.arity == 1},
     "cbrt": (-5, 5),
-    "sin": (-3, 3),
-    "cos": (-3, 3),
-    "tan": (-1.2, 1.2),
-    "arcsin": (-0.99, 0.99),
-    "arccos": (-0.99, 0.99),
-    "arctan": (-3, 3),
-    "exp": (-3, 3),
-    "expm1": (-3, 3),
     "exp2": (-3, 3),
-    "log": (0.1, 5),
     "log2": (0.1, 5),
     "log10": (0.1, 5),
-    "log1p": (-0.9, 5),
-    "sqrt": (0, 5),
     "reciprocal": (0.5, 4),
     "deg2rad": (-200, 200),
     "rad2deg": (-3, 3),
     "sinc": (-3, 3),
     "fabs": (-3, 3),
-    "negative": (-3, 3),
-    "sign": (-3, 3),
     "absolute": (-3, 3),
     "abs": (-3, 3),
     "square": (-3, 3),
     "positive": (-3, 3),
-    "floor": (-3, 3),
-    "ceil": (-3, 3),
     "trunc": (-3, 3),
     "rint": (-3, 3),
     "round": (-3, 3),
@@ -94,51 +79,43 @@ UNARY = {
     "real": (-3, 3),
     "imag": (-3, 3),
     "nan_to_num": (-3, 3),
-    "asin": (-0.99, 0.99),
-    "acos": (-0.99, 0.99),
-    "atan": (-3, 3),
     "radians": (-200, 200),
     "degrees": (-3, 3),
     "bitwise_invert": (-3, 3),
 }
 
-# name -> options for the value tests: nonzero divisors, base domain
+
+def _binary_options(prim):
+    """A binary row's value-test options: a nonzero second operand where the domain the
+    row declares for it excludes 0 (``div``'s divisor)."""
+    lo, hi = prim.domains[1] if prim.domains else (-3, 3)
+    return {"nonzero": True} if lo > 0 or hi < 0 else {}
+
+
+# name -> options for the value tests: nonzero divisors, base domain; a function a binary
+# primitive's row declares (``add``, ``true_divide``, ``equal``, ...) takes its row's
 BINARY = {
-    "add": {},
-    "subtract": {},
-    "multiply": {},
-    "divide": {"nonzero": True},
-    "true_divide": {"nonzero": True},
+    **{
+        name: _binary_options(prim)
+        for name, prim in public_forms("numpy").items()
+        if prim.arity == 2
+    },
     "floor_divide": {"nonzero": True},
     "remainder": {"nonzero": True},
     "mod": {"nonzero": True},
     "fmod": {"nonzero": True},
     "power": {"lo": 0.25, "hi": 2.5},
     "pow": {"lo": 0.25, "hi": 2.5},
-    "float_power": {"lo": 0.25, "hi": 2.5},
-    "maximum": {},
-    "minimum": {},
     "fmax": {},
     "fmin": {},
-    "arctan2": {},
-    "atan2": {},
     "hypot": {},
     "copysign": {},
     "logaddexp": {},
     "logaddexp2": {},
     "heaviside": {},
-    "equal": {},
-    "not_equal": {},
-    "less": {},
-    "less_equal": {},
-    "greater": {},
-    "greater_equal": {},
     "logical_and": {},
     "logical_or": {},
     "logical_xor": {},
-    "bitwise_and": {},
-    "bitwise_or": {},
-    "bitwise_xor": {},
     "isclose": {},
 }
 
