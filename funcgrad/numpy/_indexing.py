@@ -72,7 +72,7 @@ def _normalize(idx: Any, shape: tuple[int, ...]) -> list:
     items: list = []
     for i in idx:
         if isinstance(i, list):
-            i = prep(i, "indexing") if i else np.zeros((0,), np.int32)
+            i = prep(i, "indexing", sequences=True) if i else np.zeros((0,), np.int32)
         if isinstance(i, (bool, np.bool_)):
             raise unsupported("indexing with a Python bool (x[True])")
         if isinstance(i, Tracer) and i.dtype == np.bool_:
@@ -302,7 +302,7 @@ class _IndexUpdateRef:
         av = aval(x)
         pos = _positions(av.shape, self.idx)
         pshape = aval(pos).shape
-        v = prep(values, f"at[].{name}")
+        v = prep(values, f"at[].{name}", sequences=True)
         vdt = np.dtype("int32") if av.dtype == np.bool_ and name in ("add", "set") else av.dtype
         v = as_array(convert(v, vdt), f"at[].{name}")
         try:
@@ -359,7 +359,9 @@ class _IndexUpdateRef:
         """``x`` with ``x[idx] -= values``."""
 
         x = as_array(self.x, "at[].subtract")
-        return self.add(negative(convert(prep(values, "at[].subtract"), aval(x).dtype)))
+        return self.add(
+            negative(convert(prep(values, "at[].subtract", sequences=True), aval(x).dtype))
+        )
 
     def _combine(self, values: Any, name: str, op: Callable, ident: Any, reduce: Any) -> Any:
         x, av, flat, pos, v, k = self._prepare(values, name)

@@ -18,6 +18,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
+import funcgrad as fg
 import funcgrad.numpy as fnp
 
 ENV = {
@@ -280,5 +281,48 @@ def test_keyword_and_sequence_refusals(call: Any, message: Any) -> None:
     """Lists in keyword arguments, values and elements of sequence arguments."""
     _, jerr = _call(call, (jnp,))
     _, ferr = _call(call, (fnp,))
+    assert isinstance(jerr, TypeError) and type(ferr) is TypeError, (jerr, ferr)
+    assert _first_line(ferr) == _first_line(jerr)
+
+
+@pytest.mark.parametrize(
+    "f",
+    [
+        lambda m, x: x.at[m.array([0, 1])].set([1.0, 2.0]),
+        lambda m, x: x.at[m.array([0, 1])].add((1.0, 2.0)),
+        lambda m, x: x.at[m.array([0, 1])].subtract([1.0, 2.0]),
+        lambda m, x: x.reshape([3, 1]).transpose([1, 0]),
+        lambda m, x: m.reshape(x, [3, 1])[[0, 1], [0, 0]],
+        lambda m, x: m.concatenate([x, x]),
+        lambda m, x: m.sum(m.asarray([x, x, 2 * x]), axis=[0]),
+        lambda m, x: m.select([x > 1.6], [x], 0.0),
+    ],
+)
+def test_sequences_jax_accepts_traced(f: Any) -> None:
+    """Under ``jit``, where the array is a tracer and its methods are funcgrad's."""
+    x = np.array([1.5, 2.0, 3.0], np.float32)
+    with warnings.catch_warnings():
+        # JAX with x64 on: a float list is float64, which it warns about scattering into
+        # float32 (funcgrad casts as JAX does, without the deprecation warning)
+        warnings.simplefilter("ignore", FutureWarning)
+        want = jax.jit(lambda x: f(jnp, x))(x)
+        got = fg.jit(lambda x: f(fnp, x))(x)
+    np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-6)
+
+
+@pytest.mark.parametrize(
+    "f",
+    [
+        lambda m, x: m.sum([x, x]),
+        lambda m, x: m.add(x, [1.0, 2.0, 3.0]),
+        lambda m, x: m.dot([1.0, 2.0, 3.0], x),
+        lambda m, x: m.where(x > 2, [1.0, 2.0, 3.0], x),
+    ],
+)
+def test_refusals_traced(f: Any) -> None:
+    """Under ``jit`` too (a list of tracers is still a list)."""
+    x = np.array([1.5, 2.0, 3.0], np.float32)
+    _, jerr = _call(jax.jit(lambda x: f(jnp, x)), (x,))
+    _, ferr = _call(fg.jit(lambda x: f(fnp, x)), (x,))
     assert isinstance(jerr, TypeError) and type(ferr) is TypeError, (jerr, ferr)
     assert _first_line(ferr) == _first_line(jerr)

@@ -498,5 +498,6 @@ def test_ndim_shape_size_of_sequences_warn(name: str, arg: object) -> None:
     # funcgrad's own functions taking lists do not warn
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        fnp.interp(1.5, [1.0, 2.0], [0.0, 1.0])
-        fnp.gradient(np.arange(4.0), [0.0, 1.0, 3.0, 4.0])
+        fnp.block([[1.0, 2.0], [3.0, 4.0]])
+        fnp.array_equal([1.0, 2.0], [1.0, 2.0])
+        fnp.piecewise(np.arange(3.0), [[True, False, True]], [1.0, 2.0])
