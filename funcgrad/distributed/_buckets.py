@@ -25,7 +25,7 @@ import numpy as np
 import funcgrad.numpy as fnp
 from funcgrad.core import compile_cache
 from funcgrad.distributed._groups import REDUCE_OPS, ProcessGroup, _failed, _reduce
-from funcgrad.distributed._runtime import CollectiveError, process_index
+from funcgrad.distributed._runtime import CollectiveError, block_assembler, process_index
 from funcgrad.jit import jit
 
 __all__ = ["Bucket"]
@@ -110,6 +110,7 @@ class Bucket:
         if group.size > 1:
             self._join = _joiner(self.shapes, self.dtype)
             self._reduce_cut = _reducer(group, self.shapes, self.dtype, op)
+            self._assemble = block_assembler(self._global_shape, self.dtype, group._shardings[0])
 
     def __repr__(self) -> str:
         return f"Bucket({len(self.shapes)} arrays, {self._numel} {self.dtype}, {self.op!r})"
@@ -138,10 +139,7 @@ class Bucket:
                 )
             if not (isinstance(flat, jax.Array) and flat.devices() == {dev}):
                 flat = jax.device_put(flat, dev)
-            whole = jax.make_array_from_single_device_arrays(
-                self._global_shape, g._shardings[0], [flat]
-            )
-            local = [o.addressable_data(0) for o in self._reduce_cut(whole)]
+            local = [o.addressable_data(0) for o in self._reduce_cut(self._assemble(flat))]
             jax.block_until_ready(local)
         except CollectiveError:
             raise

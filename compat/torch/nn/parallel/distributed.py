@@ -117,6 +117,8 @@ class DistributedDataParallel(Module):
         self.process_group = group
         self.require_backward_grad_sync = True
         self._params = [p for p in module.parameters() if p.requires_grad]
+        #: the buffers broadcast before each forward: listed once, as PyTorch's DDP does
+        self._module_buffers = list(module.buffers())
         self._expected: set[int] = {id(p) for p in self._params}
         self._ready: set[int] = set()
         self._sync_now = True
@@ -131,8 +133,7 @@ class DistributedDataParallel(Module):
         return self.process_group._g
 
     def _sync_params_and_buffers(self) -> None:
-        tensors = list(self.module.parameters()) + list(self.module.buffers())
-        self._broadcast(tensors)
+        self._broadcast(list(self.module.parameters()) + self._module_buffers)
 
     def _broadcast(self, tensors: list) -> None:
         if not tensors or self._group().size == 1:
@@ -206,8 +207,8 @@ class DistributedDataParallel(Module):
         if self._ready and not self.find_unused_parameters:
             raise RuntimeError(_UNFINISHED)
         self._ready.clear()
-        if self.broadcast_buffers:
-            self._broadcast(list(self.module.buffers()))
+        if self.broadcast_buffers and self._module_buffers:
+            self._broadcast(self._module_buffers)
         self._sync_now = self.require_backward_grad_sync
         out = self.module(*inputs, **kwargs)
         if self.find_unused_parameters and torch.is_grad_enabled():
