@@ -206,7 +206,9 @@ class Template:
         self.n_syms = n_syms
         self.traced_dims = tuple(traced)
         self.program = prog
-        self.plan = HostPlan(prog, None)
+        # (interpreted: an instantiation serves one signature for at most HOT_CALLS calls,
+        # too few to earn back generating its code, ~5 % of a generated token's time)
+        self.plan = HostPlan(prog, None, generate_after=TemplateOp.HOT_CALLS + 1)
         if self.plan.missing:
             raise ValueError(f"no host rule for {self.plan.missing}")
         self.sym_steps = tuple((i, e.params) for i, e in enumerate(prog.eqns) if has_sym(e.params))
