@@ -98,8 +98,9 @@ class Primitive:
         self.docs: dict[str, str] = {}
         #: how the numpy form prepares its operands before binding: ``"inexact"`` (bool and
         #: integers promote to float), ``"keep"`` (the dtype kept; a unary form refuses
-        #: bool), ``"float_or_id"`` (identity on integers and bools) or ``"intbool"``
-        #: (the dtype kept, integer or bool only)
+        #: bool), ``"float_or_id"`` (identity on integers and bools), ``"id_unsigned"``
+        #: (identity on unsigned integers and bools) or ``"intbool"`` (the dtype kept,
+        #: integer or bool only)
         self.numpy_promotion = "inexact"
         #: a binary numpy form's bool operands: ``None`` (the primitive takes them),
         #: ``"error"``, or the name of the primitive bound instead (``add`` -> ``"or"``)

@@ -284,12 +284,8 @@ from funcgrad.numpy._statistics import (  # noqa: F401
     quantile,
 )
 from funcgrad.numpy._ufuncs import (  # noqa: F401
-    abs,
-    absolute,
     angle,
     around,
-    bitwise_invert,
-    bitwise_not,
     clip,
     conj,
     conjugate,
@@ -307,7 +303,6 @@ from funcgrad.numpy._ufuncs import (  # noqa: F401
     hypot,
     i0,
     imag,
-    invert,
     iscomplex,
     iscomplexobj,
     isfinite,

@@ -167,13 +167,6 @@ def _unary_keep(
     return f
 
 
-absolute = _unary_keep(
-    "absolute",
-    lambda x: x if aval(x).dtype.kind == "u" else ew.abs(x),  # lax.abs rejects unsigned ints
-    "Elementwise absolute value.",
-    on_bool="id",
-)
-abs = absolute
 square = _unary_keep(
     "square", lambda x: ew.integer_pow(x, 2), "Elementwise ``x * x`` (bool → int32).", "numeric"
 )
@@ -366,16 +359,6 @@ def isreal(x: ArrayLike) -> Any:
     return DECLARED["equal"](imag(x), 0)
 
 
-def invert(x: ArrayLike) -> Any:
-    """Bitwise not (logical not for bools)."""
-    (x,) = promote("invert", x)
-    check_kind("invert", "intbool", x)
-    return out(ew.bitwise_not(x))
-
-
-bitwise_not = bitwise_invert = invert
-
-
 def _as_bool(x: Any, name: str) -> Any:
     (x,) = promote(name, x)
     return x if _is_bool(x) else ew.ne(x, _c(x, 0))
@@ -413,6 +396,17 @@ def _binary(
     return f
 
 
+def _unary_intbool(name: str, fn: Callable[[Any], Any], doc: str) -> Callable[[ArrayLike], Any]:
+    def f(x: ArrayLike) -> Any:
+        (x,) = promote(name, x)
+        check_kind(name, "intbool", x)
+        return out(fn(x))
+
+    f.__name__ = f.__qualname__ = name
+    f.__doc__ = doc
+    return f
+
+
 def _declared_form(name: str, prim: Primitive) -> Callable[..., Any]:
     """The numpy form of a primitive's row: its operands prepared as the row says
     (``Primitive.numpy_promotion``, and ``numpy_bool`` for a binary row's bool operands),
@@ -433,6 +427,11 @@ def _declared_form(name: str, prim: Primitive) -> Callable[..., Any]:
         )
     if prim.numpy_promotion == "keep":
         return _unary_keep(name, prim.bind, f"{doc}.")
+    if prim.numpy_promotion == "id_unsigned":  # (the primitive rejects them: abs)
+        unsigned_id = lambda x: x if aval(x).dtype.kind == "u" else prim.bind(x)
+        return _unary_keep(name, unsigned_id, f"{doc}.", on_bool="id")
+    if prim.numpy_promotion == "intbool":
+        return _unary_intbool(name, prim.bind, f"{doc}.")
     if prim.numpy_promotion == "float_or_id":
         return _float_or_id(name, prim.bind, f"{doc}.")
     return _unary_inexact(name, prim.bind, doc)

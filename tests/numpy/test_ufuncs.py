@@ -45,9 +45,14 @@ from funcgrad.primitives import public_forms
 
 # name -> (lo, hi): the value domain of float inputs in the value tests; a function a
 # primitive's row declares (``public=("numpy", ...)``) draws from the domain that row
-# declares (cbrt's is widened to negative inputs: its row keeps away from 0 for derivatives)
+# declares (cbrt's is widened to negative inputs: its row keeps away from 0 for derivatives;
+# an integer and bool row declares none: (-3, 3) for the float kinds it must refuse)
 UNARY = {
-    **{name: prim.domain for name, prim in public_forms("numpy").items() if prim.arity == 1},
+    **{
+        name: prim.domain or (-3, 3)
+        for name, prim in public_forms("numpy").items()
+        if prim.arity == 1
+    },
     "cbrt": (-5, 5),
     "exp2": (-3, 3),
     "log2": (0.1, 5),
@@ -57,8 +62,6 @@ UNARY = {
     "rad2deg": (-3, 3),
     "sinc": (-3, 3),
     "fabs": (-3, 3),
-    "absolute": (-3, 3),
-    "abs": (-3, 3),
     "square": (-3, 3),
     "positive": (-3, 3),
     "trunc": (-3, 3),
@@ -72,8 +75,6 @@ UNARY = {
     "isneginf": (-3, 3),
     "signbit": (-3, 3),
     "logical_not": (-1, 1),
-    "invert": (-3, 3),
-    "bitwise_not": (-3, 3),
     "conjugate": (-3, 3),
     "conj": (-3, 3),
     "real": (-3, 3),
@@ -81,7 +82,6 @@ UNARY = {
     "nan_to_num": (-3, 3),
     "radians": (-200, 200),
     "degrees": (-3, 3),
-    "bitwise_invert": (-3, 3),
 }
 
 

@@ -128,8 +128,8 @@ neg_p = _unary(
     numpy="keep",
 )
 # abs: d|x|/dx = sign(x) (0 at 0, as in JAX and PyTorch); complex |z| is real, its rules
-# are in complex.py. lax.abs rejects unsigned integers (fnp.abs, hand-written in
-# numpy/_ufuncs.py, returns them unchanged before binding)
+# are in complex.py. lax.abs rejects unsigned integers and bools; numpy's absolute returns
+# them unchanged (numpy="id_unsigned")
 abs_p = _unary(
     "abs",
     lax.abs,
@@ -138,7 +138,9 @@ abs_p = _unary(
     smooth=False,
     host=np.abs,
     doc="Elementwise absolute value (magnitude for complex)",
-    public=("lax",),
+    docs={"numpy": "Elementwise absolute value"},
+    public=("lax", "numpy:absolute", "numpy:abs"),
+    numpy="id_unsigned",
 )
 sign_p = _unary(
     "sign",
@@ -187,7 +189,9 @@ not_p = _unary(
     allowed="intbool",
     host=np.invert,
     doc="Elementwise bitwise NOT (logical for bool)",
-    public=("lax:bitwise_not",),
+    docs={"numpy": "Bitwise not (logical not for bools)"},
+    public=("lax:bitwise_not", "numpy:invert", "numpy:bitwise_not", "numpy:bitwise_invert"),
+    numpy="intbool",
 )
 
 is_finite_p = Primitive("is_finite", family=FAMILY, differentiable=False)
@@ -386,26 +390,24 @@ pow_p = _binary(
     public=("numpy:float_power",),
     numpy="inexact",
 )
-max_p = _binary(
-    "max",
-    lax.max,
-    smooth=False,
-    host=np.maximum,
-    doc="Elementwise maximum (NaN-propagating)",
-    docs={"numpy": "Elementwise maximum"},
-    public=("lax", "numpy:maximum"),
-    numpy_bool="or",
-)
-min_p = _binary(
-    "min",
-    lax.min,
-    smooth=False,
-    host=np.minimum,
-    doc="Elementwise minimum (NaN-propagating)",
-    docs={"numpy": "Elementwise minimum"},
-    public=("lax", "numpy:minimum"),
-    numpy_bool="and",
-)
+
+
+def _extremum(name: str, lower: Callable, host: Callable, numpy_bool: str) -> Primitive:
+    word = f"{name}imum"
+    return _binary(
+        name,
+        lower,
+        smooth=False,
+        host=host,
+        doc=f"Elementwise {word} (NaN-propagating)",
+        docs={"numpy": f"Elementwise {word}"},
+        public=("lax", f"numpy:{word}"),
+        numpy_bool=numpy_bool,
+    )
+
+
+max_p = _extremum("max", lax.max, np.maximum, "or")
+min_p = _extremum("min", lax.min, np.minimum, "and")
 atan2_p = _binary(
     "atan2",
     lax.atan2,
