@@ -307,5 +307,15 @@ def param_maker(params: dict[Any, Any]) -> Callable[[tuple[int, ...]], dict[Any,
         return "{" + ", ".join(f"{const(k)}: {code(y)}" for k, y in x.items()) + "}"
 
     body = ", ".join(f"{const(k)}: {code(v)}" for k, v in params.items())
-    exec(f"def make(d):\n    return {{{body}}}\n", ns)  # (source generated above)
+    source = f"def make(d):\n    return {{{body}}}\n"
+    compiled = _MAKER_CODE.get(source)
+    if compiled is None:  # (ops of one structure at other constants share the source)
+        if len(_MAKER_CODE) >= 4096:
+            _MAKER_CODE.clear()
+        compiled = _MAKER_CODE[source] = compile(source, "<template params>", "exec")
+    exec(compiled, ns)  # (source generated above)
     return ns["make"]
+
+
+#: generated :func:`param_maker` source -> its compiled code
+_MAKER_CODE: dict[str, Any] = {}
