@@ -40,9 +40,6 @@ __all__ = [
     "real",
     "reciprocal",
     "round",
-    "shift_left",
-    "shift_right_arithmetic",
-    "shift_right_logical",
     "square",
 ]
 
@@ -161,21 +158,6 @@ def nextafter(x1: Any, x2: Any) -> Any:
     """Next float after ``x1`` toward ``x2``."""
     x1, x2 = _broadcast_size_one("nextafter", prep(x1, "nextafter"), prep(x2, "nextafter"))
     return bits.nextafter_p.bind(x1, x2)
-
-
-shift_left = _bin(
-    lambda x, y: bits.shift_left_p.bind(x, y), "shift_left", "Elementwise ``x << y``."
-)
-shift_right_logical = _bin(
-    lambda x, y: bits.shift_right_logical_p.bind(x, y),
-    "shift_right_logical",
-    "Elementwise logical right shift (zeros shifted in).",
-)
-shift_right_arithmetic = _bin(
-    lambda x, y: bits.shift_right_arithmetic_p.bind(x, y),
-    "shift_right_arithmetic",
-    "Elementwise arithmetic right shift (the sign bit shifted in).",
-)
 
 
 def complex(x: Any, y: Any) -> Any:

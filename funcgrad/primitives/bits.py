@@ -26,12 +26,24 @@ FAMILY = "elementwise"
 # ``erfc`` is the special family's (one declaration); lax re-exports it from here too
 erfc_p = special.erfc_p
 
-shift_left_p = ew._binary("shift_left", lax.shift_left, allowed="int", differentiable=False)
-shift_right_logical_p = ew._binary(
-    "shift_right_logical", lax.shift_right_logical, allowed="int", differentiable=False
+
+def _shift(name: str, lower: Any, doc: str) -> Primitive:
+    """A shift's row: its lax form is generated from it (numpy's ``left_shift`` and
+    ``right_shift``, which picks its primitive by signedness, are written in
+    ``funcgrad.numpy``)."""
+    return ew._binary(name, lower, allowed="int", differentiable=False, doc=doc, public=("lax",))
+
+
+shift_left_p = _shift("shift_left", lax.shift_left, "Elementwise ``x << y``")
+shift_right_logical_p = _shift(
+    "shift_right_logical",
+    lax.shift_right_logical,
+    "Elementwise logical right shift (zeros shifted in)",
 )
-shift_right_arithmetic_p = ew._binary(
-    "shift_right_arithmetic", lax.shift_right_arithmetic, allowed="int", differentiable=False
+shift_right_arithmetic_p = _shift(
+    "shift_right_arithmetic",
+    lax.shift_right_arithmetic,
+    "Elementwise arithmetic right shift (the sign bit shifted in)",
 )
 nextafter_p = ew._binary("nextafter", lax.nextafter, allowed="real_float", differentiable=False)
 population_count_p = ew._unary("population_count", lax.population_count, None, allowed="int")

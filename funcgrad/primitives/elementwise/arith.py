@@ -285,9 +285,9 @@ def _binary(
     p.abstract_eval = _binary_aval(name, allowed, out_dtype)
     p.lower = _lower_nary(lower, name)
     p.batch = vectorized_batch(p)
-    p.host_join = True
+    p.host_join = host is not None
     second = (lo if lo2 is None else lo2, hi if hi2 is None else hi2)
-    domains = None if allowed == "intbool" else ((lo, hi), second)
+    domains = None if allowed in ("intbool", "int") else ((lo, hi), second)
     declare(
         p,
         domains=domains,
