@@ -340,10 +340,10 @@ def einsum(
 ) -> Any:
     """Einstein summation: explicit (``"ij,jk->ik"``) or implicit output, ``...``
     broadcasting, repeated labels within an operand (diagonals)."""
-    check_arraylike("einsum", *operands)
     del optimize, precision
     if not isinstance(subscripts, str):
         raise unsupported("einsum with the sublist (interleaved operand/axis list) form")
+    check_arraylike("einsum", *operands)
     if not operands:
         raise ValueError(f"einsum: needs at least one operand{here()}")
     pet = _pet("einsum", preferred_element_type)
