@@ -12,7 +12,8 @@ from jax import lax as _jl
 from funcgrad.api import make_ir
 from funcgrad.core import dtypes
 from funcgrad.core.axes import normalize_axis, sorted_axes
-from funcgrad.core.interp import to_aval
+from funcgrad.core.interp import Tracer, to_aval
+from funcgrad.core.ir import Program
 from funcgrad.lax import _elementwise as E
 from funcgrad.lax._control import associative_scan
 from funcgrad.numpy._core import here, prep
@@ -21,6 +22,7 @@ from funcgrad.primitives import reductions as red
 from funcgrad.primitives import scatter as _sc
 from funcgrad.primitives import shape as sh
 from funcgrad.primitives import sort as _srt
+from funcgrad.primitives.reduce_general import reduce_general
 from funcgrad.primitives.rules import moveaxis
 
 __all__ = [
@@ -307,10 +309,12 @@ def reduce(
 ) -> Any:
     """Reduce ``operands`` over ``dimensions`` with ``computation``.
 
-    ``computation`` must be one of the monoids ``add``, ``mul``, ``max``, ``min``,
-    ``bitwise_and``/``or``/``xor`` (from ``funcgrad.lax``, ``jax.lax`` or
-    ``operator``); a non-identity ``init_value`` is combined once with the result.
-    A pytree of operands is reduced leaf by leaf when the computation is a monoid.
+    ``computation`` takes two pytrees like ``operands`` (of scalars) and returns one.
+    The monoids ``add``, ``mul``, ``max``, ``min``, ``bitwise_and``/``or``/``xor`` (from
+    ``funcgrad.lax``, ``jax.lax`` or ``operator``, or a function applying one of them per
+    operand) use their own reductions, a non-identity ``init_value`` combined once with
+    the result; any other computation is traced into a program and reduced by XLA (as in
+    ``jax.lax``, it should be associative with ``init_values`` its identity).
     """
     del out_sharding
     import jax
@@ -318,16 +322,15 @@ def reduce(
     xs, tree = jax.tree_util.tree_flatten(operands)
     inits, tree2 = jax.tree_util.tree_flatten(init_values)
     if tree != tree2:
-        raise TypeError(f"reduce: operands and init_values must have the same structure{here()}")
+        raise ValueError(
+            f"reduce: operands must have the same tree structure as init_values: {tree} vs. "
+            f"{tree2}{here()}"
+        )
     xs = [prep(x, "reduce") for x in xs]
     monoid = monoid_of(computation)
     monoids = [monoid] * len(xs) if monoid else _traced_monoids(computation, xs, tree)
     if monoids is None:
-        raise NotImplementedError(
-            f"reduce: computation {computation!r} is not a recognised monoid (add, mul, max, "
-            f"min, bitwise and/or/xor, or one of them per operand); use those or a reduction "
-            f"of funcgrad.numpy{here()}"
-        )
+        return _reduce_general(xs, inits, tree, computation, dimensions)
     outs = []
     for x, init, monoid in zip(xs, inits, monoids):
         dt = to_aval(x).dtype
@@ -339,6 +342,52 @@ def reduce(
             r = _OPS[monoid](r, init)
         outs.append(r)
     return jax.tree_util.tree_unflatten(tree, outs)
+
+
+def trace_computation(
+    name: str, computation: Callable, dts: Sequence[Any], tree: Any
+) -> tuple[Program, tuple, Any]:
+    """``computation`` (two pytrees of ``tree`` in, one out) traced on scalars of ``dts``
+    into a closed program (its consts first); returns (program, consts, output tree)."""
+    import jax
+
+    n = len(dts)
+    scalars = [jax.ShapeDtypeStruct((), np.dtype(d)) for d in dts]
+    box: list = []
+
+    def flat(*zs: Any) -> Any:
+        a, b = (jax.tree_util.tree_unflatten(tree, list(z)) for z in (zs[:n], zs[n:]))
+        leaves, out_tree = jax.tree_util.tree_flatten(computation(a, b))
+        box.append(out_tree)
+        return leaves
+
+    prog = make_ir(flat)(*scalars, *scalars)
+    if any(isinstance(c, Tracer) for c in prog.consts):
+        raise NotImplementedError(
+            f"{name}: the computation closes over a traced value; pass it as an operand{here()}"
+        )
+    consts = tuple(np.asarray(c) for c in prog.consts)
+    closed = Program(prog.constvars + prog.invars, (), prog.eqns, prog.outvars, ())
+    return closed, consts, box[-1]
+
+
+def _reduce_general(
+    xs: list, inits: list, tree: Any, computation: Callable, dimensions: Sequence[int]
+) -> Any:
+    """``reduce`` with a computation that is not a recognised monoid (``reduce_general``)."""
+    import jax
+
+    inits = [prep(i, "reduce") for i in inits]
+    ia = [to_aval(i) for i in inits]
+    xa = [to_aval(x) for x in xs]
+    if [a.dtype for a in xa] != [a.dtype for a in ia]:
+        raise TypeError(
+            f"reduce: operand dtypes should match corresponding initial value dtypes, got "
+            f"operands={[str(a) for a in xa]} and initial_values={[str(a) for a in ia]}{here()}"
+        )
+    prog, consts, out_tree = trace_computation("reduce", computation, [a.dtype for a in xa], tree)
+    outs = reduce_general(xs, inits, prog, consts, tuple(operator.index(d) for d in dimensions))
+    return jax.tree_util.tree_unflatten(out_tree, outs)
 
 
 # --------------------------------------------------------------------------- sorting

@@ -8,10 +8,11 @@ from typing import Any
 
 from funcgrad.core.interp import to_aval
 from funcgrad.lax._conv import conv_dimension_numbers, padtype_to_pads
-from funcgrad.lax._reductions import is_identity, monoid_of
+from funcgrad.lax._reductions import is_identity, monoid_of, trace_computation
 from funcgrad.numpy._core import here, prep
 from funcgrad.primitives import elementwise as ew
 from funcgrad.primitives import windowed as win
+from funcgrad.primitives.reduce_general import reduce_window_general
 
 __all__ = ["conv_general_shape_tuple", "reduce_window", "reduce_window_shape_tuple"]
 
@@ -54,20 +55,26 @@ def reduce_window(
     base_dilation: Sequence[int] | None = None,
     window_dilation: Sequence[int] | None = None,
 ) -> Any:
-    """Reduce each window of ``operand`` with ``computation`` (``add``, ``max`` or
-    ``min``, from ``funcgrad.lax``, ``jax.lax`` or ``operator``), as pooling layers do.
+    """Reduce each window of ``operand`` with ``computation``, as pooling layers do.
 
-    Each window's reduction starts from ``init_value`` (padding adds nothing, as in
-    ``jax.lax``): one ``reduce_window_*`` primitive, combined once with a non-identity
-    ``init_value``.
+    ``add``, ``max`` and ``min`` (from ``funcgrad.lax``, ``jax.lax`` or ``operator``) use
+    their own primitives (padding adds nothing, a non-identity ``init_value`` is combined
+    once with the result); any other computation, and a pytree of operands, is traced into
+    a program (``reduce_window_general``: forward-mode differentiable only, as in
+    ``jax.lax``).
     """
     monoid = monoid_of(computation)
-    if monoid not in _PRIMS:
-        raise NotImplementedError(
-            f"reduce_window: computation {computation!r} is not add, max or min{here()}"
+    if monoid not in _PRIMS or isinstance(operand, (list, tuple, dict)):
+        return _general(
+            operand,
+            init_value,
+            computation,
+            window_dimensions,
+            window_strides,
+            padding,
+            base_dilation,
+            window_dilation,
         )
-    if isinstance(operand, (list, tuple)):
-        raise NotImplementedError(f"reduce_window: one operand only (got a sequence){here()}")
     operand = prep(operand, "reduce_window")
     a = to_aval(operand)
     nd = a.ndim
@@ -90,6 +97,78 @@ def reduce_window(
         raise TypeError(f"reduce_window: init_value must be a scalar{here()}")
     out = prim(operand, window, strides, pads, bdil, wdil)
     return _OPS[monoid](out, init)
+
+
+def _general(
+    operands: Any,
+    init_values: Any,
+    computation: Callable,
+    window_dimensions: Sequence[int],
+    window_strides: Sequence[int] | None,
+    padding: Any,
+    base_dilation: Sequence[int] | None,
+    window_dilation: Sequence[int] | None,
+) -> Any:
+    """``reduce_window`` with any computation and a pytree of operands."""
+    import jax
+
+    xs, tree = jax.tree_util.tree_flatten(operands)
+    inits, tree2 = jax.tree_util.tree_flatten(init_values)
+    if tree != tree2:
+        raise ValueError(
+            f"reduce_window: operands and init_values must have the same structure, got "
+            f"{tree} and {tree2}{here()}"
+        )
+    xs = [prep(x, "reduce_window") for x in xs]
+    inits = [prep(i, "reduce_window") for i in inits]
+    xa, ia = [to_aval(x) for x in xs], [to_aval(i) for i in inits]
+    if any(a.shape != () for a in ia):
+        raise TypeError(
+            f"reduce_window: expected init_values to be scalars but init_values have shapes "
+            f"{[a.shape for a in ia]}{here()}"
+        )
+    if [a.dtype for a in xa] != [a.dtype for a in ia]:
+        raise TypeError(
+            f"reduce_window: got inconsistent dtypes for operands and init_values: operand "
+            f"dtypes {[a.dtype.name for a in xa]} and init_value dtypes "
+            f"{[a.dtype.name for a in ia]}{here()}"
+        )
+    if any(a.shape != xa[0].shape for a in xa):
+        raise TypeError(
+            f"reduce_window: all operands must have the same shape, got "
+            f"{[a.shape for a in xa]}{here()}"
+        )
+    shape = xa[0].shape
+    nd = len(shape)
+    ones = (1,) * nd
+    window = tuple(operator.index(w) for w in window_dimensions)
+    strides = ones if window_strides is None else tuple(operator.index(s) for s in window_strides)
+    bdil = ones if base_dilation is None else tuple(operator.index(b) for b in base_dilation)
+    wdil = ones if window_dilation is None else tuple(operator.index(d) for d in window_dilation)
+    for k, v in (("window_dimensions", window), ("window_strides", strides)):
+        if len(v) != nd:
+            raise TypeError(
+                f"reduce_window: got the wrong number of {k} for operand: got operand shape "
+                f"{shape} with {k} {v}{here()}"
+            )
+    if any(w < 1 for w in window):
+        raise TypeError(
+            f"reduce_window: window_dimensions must have every element be strictly "
+            f"positive, got {window}{here()}"
+        )
+    pads = _pads("reduce_window", shape, window, strides, padding, bdil, wdil)
+    prog, consts, out_tree = trace_computation(
+        "reduce_window", computation, [a.dtype for a in xa], tree
+    )
+    params = {
+        "window_dimensions": window,
+        "window_strides": strides,
+        "padding": pads,
+        "base_dilation": bdil,
+        "window_dilation": wdil,
+    }
+    outs = reduce_window_general(xs, inits, prog, consts, params)
+    return jax.tree_util.tree_unflatten(out_tree, outs)
 
 
 def reduce_window_shape_tuple(

@@ -16,6 +16,7 @@ from funcgrad.primitives import (  # noqa: F401
     fft,
     indexing,
     linalg,
+    reduce_general,
     reductions,
     scatter,
     shape,
