@@ -364,9 +364,10 @@ def test_expm_frechet_value_and_gradient_under_jit():
 @pytest.mark.parametrize(
     "call,err",
     [
-        (lambda: fsl.leslie([1.0], []), ValueError),
-        (lambda: fsl.leslie([1.0, 2.0, 3.0], [1.0]), ValueError),
-        (lambda: fsl.companion([1.0]), ValueError),
+        (lambda: fsl.leslie(np.array([1.0]), np.zeros(0)), ValueError),
+        (lambda: fsl.leslie(np.array([1.0, 2.0, 3.0]), np.array([1.0])), ValueError),
+        (lambda: fsl.companion(np.array([1.0])), ValueError),
+        (lambda: fsl.companion([1.0, 2.0]), TypeError),  # a list: refused, as JAX
         (lambda: fsl.fiedler_companion(np.zeros((0,), np.float32)), ValueError),
         (lambda: fsl.convolution_matrix(C3, 0), ValueError),
         (lambda: fsl.convolution_matrix(C3, 2, "wide"), ValueError),
