@@ -41,6 +41,10 @@ from funcgrad.primitives import shape as sh
 from funcgrad.primitives.control_flow.common import _run, _strong, trace_program
 from funcgrad.primitives.windowed import _out_shape as win_out_shape
 
+#: one family for both: they hold a program, unlike the single-operand ``reductions`` and
+#: ``windowed`` families (whose smoke tests assume one operand and one result)
+FAMILY = "general_reductions"
+
 INIT_TANGENT_ERROR = (
     "Gradient of general lax.reduce with non-zero tangents for initial values to "
     "reduction not implemented"
@@ -141,7 +145,7 @@ def _tree(prog: Program, consts: tuple, dimensions: tuple, *vals: Any) -> list:
 # --------------------------------------------------------------------------- reduce_general
 
 reduce_general_p = Primitive(
-    "reduce_general", family="reductions", multiple_results=True, vjp_fwd_active=True
+    "reduce_general", family=FAMILY, multiple_results=True, vjp_fwd_active=True
 )
 
 
@@ -258,7 +262,7 @@ _WINDOW = ("window_dimensions", "window_strides", "padding", "base_dilation", "w
 
 reduce_window_general_p = Primitive(
     "reduce_window_general",
-    family="windowed",
+    family=FAMILY,
     multiple_results=True,
     reverse_differentiable=False,
 )
