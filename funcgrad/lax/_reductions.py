@@ -6,6 +6,7 @@ import operator
 from collections.abc import Callable, Sequence
 from typing import Any
 
+import jax
 import numpy as np
 from jax import lax as _jl
 
@@ -224,8 +225,6 @@ def _traced_monoids(computation: Callable, xs: list, tree: Any) -> list[str] | N
     """The monoid of each operand when ``computation``, traced on scalars, combines each
     operand with its own counterpart by one monoid operation (``lambda x, y: x + y``,
     ``lambda a, b: (a[0] + b[0], a[1] * b[1])``); ``None`` otherwise."""
-    import jax
-
     n = len(xs)
     scalars = [jax.ShapeDtypeStruct((), to_aval(x).dtype) for x in xs]
 
@@ -317,8 +316,6 @@ def reduce(
     ``jax.lax``, it should be associative with ``init_values`` its identity).
     """
     del out_sharding
-    import jax
-
     xs, tree = jax.tree_util.tree_flatten(operands)
     inits, tree2 = jax.tree_util.tree_flatten(init_values)
     if tree != tree2:
@@ -349,8 +346,6 @@ def trace_computation(
 ) -> tuple[Program, tuple, Any]:
     """``computation`` (two pytrees of ``tree`` in, one out) traced on scalars of ``dts``
     into a closed program (its consts first); returns (program, consts, output tree)."""
-    import jax
-
     n = len(dts)
     scalars = [jax.ShapeDtypeStruct((), np.dtype(d)) for d in dts]
     box: list = []
@@ -375,8 +370,6 @@ def _reduce_general(
     xs: list, inits: list, tree: Any, computation: Callable, dimensions: Sequence[int]
 ) -> Any:
     """``reduce`` with a computation that is not a recognised monoid (``reduce_general``)."""
-    import jax
-
     inits = [prep(i, "reduce") for i in inits]
     ia = [to_aval(i) for i in inits]
     xa = [to_aval(x) for x in xs]

@@ -6,6 +6,8 @@ import operator
 from collections.abc import Callable, Sequence
 from typing import Any
 
+import jax
+
 from funcgrad.core.interp import to_aval
 from funcgrad.lax._conv import conv_dimension_numbers, padtype_to_pads
 from funcgrad.lax._reductions import is_identity, monoid_of, trace_computation
@@ -110,8 +112,6 @@ def _general(
     window_dilation: Sequence[int] | None,
 ) -> Any:
     """``reduce_window`` with any computation and a pytree of operands."""
-    import jax
-
     xs, tree = jax.tree_util.tree_flatten(operands)
     inits, tree2 = jax.tree_util.tree_flatten(init_values)
     if tree != tree2:
@@ -121,23 +121,8 @@ def _general(
         )
     xs = [prep(x, "reduce_window") for x in xs]
     inits = [prep(i, "reduce_window") for i in inits]
-    xa, ia = [to_aval(x) for x in xs], [to_aval(i) for i in inits]
-    if any(a.shape != () for a in ia):
-        raise TypeError(
-            f"reduce_window: expected init_values to be scalars but init_values have shapes "
-            f"{[a.shape for a in ia]}{here()}"
-        )
-    if [a.dtype for a in xa] != [a.dtype for a in ia]:
-        raise TypeError(
-            f"reduce_window: got inconsistent dtypes for operands and init_values: operand "
-            f"dtypes {[a.dtype.name for a in xa]} and init_value dtypes "
-            f"{[a.dtype.name for a in ia]}{here()}"
-        )
-    if any(a.shape != xa[0].shape for a in xa):
-        raise TypeError(
-            f"reduce_window: all operands must have the same shape, got "
-            f"{[a.shape for a in xa]}{here()}"
-        )
+    # init shapes, dtypes and operand shapes are checked by the primitive's abstract eval
+    xa = [to_aval(x) for x in xs]
     shape = xa[0].shape
     nd = len(shape)
     ones = (1,) * nd

@@ -102,6 +102,21 @@ def _lowered(prog: Program, consts: tuple, dts: Sequence[np.dtype]) -> Callable:
     return comp
 
 
+def _lower_with(name: str, params: dict, vals: Sequence[Any], reduce: Callable) -> list:
+    """Lower ``name``: operands and inits made strongly typed, the Program handed to
+    ``reduce(operands, inits, computation)`` (``jax.lax.reduce`` or ``reduce_window``)."""
+    n = len(vals) // 2
+    avals = [to_aval(v).strip_weak() for v in vals[:n]]
+    dts = [a.dtype for a in avals]
+
+    def run(*vals: Any) -> list:
+        xs = tuple(_strong(v, a) for v, a in zip(vals[:n], avals))
+        inits = tuple(_strong(v, a.update(shape=())) for v, a in zip(vals[n:], avals))
+        return list(reduce(xs, inits, _lowered(params["computation"], params["consts"], dts)))
+
+    return _run(name, params, run, vals)
+
+
 def _apply(prog: Program, consts: tuple, a: Sequence[Any], b: Sequence[Any]) -> list:
     """The computation applied elementwise to equal-shaped arrays (batched over axis 0 of
     their flattened forms)."""
@@ -171,18 +186,13 @@ def _reduce_general_abstract_eval(
 def _reduce_general_lower(
     *vals: Any, computation: Program, consts: tuple, dimensions: tuple
 ) -> list:
-    n = len(vals) // 2
-    avals = [to_aval(v).strip_weak() for v in vals[:n]]
-    dts = [a.dtype for a in avals]
-
-    def run(*vals: Any) -> list:
-        xs = [_strong(v, a) for v, a in zip(vals[:n], avals)]
-        inits = [_strong(v, a.update(shape=())) for v, a in zip(vals[n:], avals)]
-        comp = _lowered(computation, consts, dts)
-        return list(lax.reduce(tuple(xs), tuple(inits), comp, dimensions))
-
     params = {"computation": computation, "consts": consts, "dimensions": dimensions}
-    return _run("reduce_general", params, run, vals)
+    return _lower_with(
+        "reduce_general",
+        params,
+        vals,
+        lambda xs, inits, comp: lax.reduce(xs, inits, comp, dimensions),
+    )
 
 
 def _tree_program(vals: Sequence[Any], **p: Any) -> tuple[Program, tuple]:
@@ -304,18 +314,14 @@ def _reduce_window_general_abstract_eval(
 
 @reduce_window_general_p.def_lower
 def _reduce_window_general_lower(*vals: Any, computation: Program, consts: tuple, **p: Any) -> list:
-    n = len(vals) // 2
-    avals = [to_aval(v).strip_weak() for v in vals[:n]]
-    dts = [a.dtype for a in avals]
-
-    def run(*vals: Any) -> list:
-        xs = [_strong(v, a) for v, a in zip(vals[:n], avals)]
-        inits = [_strong(v, a.update(shape=())) for v, a in zip(vals[n:], avals)]
-        comp = _lowered(computation, consts, dts)
-        return list(lax.reduce_window(tuple(xs), tuple(inits), comp, *(p[k] for k in _WINDOW)))
-
     params = {"computation": computation, "consts": consts, **p}
-    return _run("reduce_window_general", params, run, vals)
+    window = tuple(p[k] for k in _WINDOW)
+    return _lower_with(
+        "reduce_window_general",
+        params,
+        vals,
+        lambda xs, inits, comp: lax.reduce_window(xs, inits, comp, *window),
+    )
 
 
 def _jvp_computation(prog: Program, consts: tuple, dts: list, fl: list[int]) -> tuple:
