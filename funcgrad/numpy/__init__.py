@@ -106,11 +106,9 @@ from funcgrad.numpy._info import (  # noqa: F401
 )
 from funcgrad.numpy._integers import (  # noqa: F401
     bitwise_count,
-    bitwise_left_shift,
     bitwise_right_shift,
     gcd,
     lcm,
-    left_shift,
     packbits,
     right_shift,
     unpackbits,

@@ -22,7 +22,6 @@ from funcgrad.numpy._core import (
     out,
     promote_broadcast,
 )
-from funcgrad.numpy._integers import left_shift
 from funcgrad.primitives import bits
 
 
@@ -48,7 +47,9 @@ def _pow2(k: Any, dt: np.dtype) -> Any:
     width = np.dtype(dt).itemsize * 8
     ut = np.dtype(f"uint{width}")
     biased = (k + (fi.maxexp - 1)).astype(ut)
-    return lax.bitcast_convert_type(left_shift(biased, np.asarray(fi.nmant, ut)), dt)
+    return lax.bitcast_convert_type(
+        _ufuncs.DECLARED["left_shift"](biased, np.asarray(fi.nmant, ut)), dt
+    )
 
 
 def ldexp(x1: ArrayLike, x2: ArrayLike, /) -> Any:

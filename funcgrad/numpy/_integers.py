@@ -1,6 +1,5 @@
-"""Integer functions: bit shifts (``left_shift``, ``right_shift`` and their
-``bitwise_left_shift``/``bitwise_right_shift`` names), ``bitwise_count`` and
-``gcd``/``lcm``.
+"""Integer functions: ``right_shift`` (and its ``bitwise_right_shift`` name; ``left_shift``
+is declared on the ``shift_left`` row), ``bitwise_count`` and ``gcd``/``lcm``.
 
 Composites of the ``bits`` primitives and other funcgrad.numpy functions (``gcd`` runs
 Euclid's algorithm in a ``lax.while_loop``), so they trace.
@@ -26,13 +25,6 @@ from funcgrad.primitives import bits
 from funcgrad.primitives import elementwise as ew
 
 
-def left_shift(x: ArrayLike, y: ArrayLike, /) -> Any:
-    """Elementwise ``x << y`` on integers."""
-    x, y = promote_broadcast("left_shift", x, y)
-    check_kind("left_shift", "int", x)
-    return out(bits.shift_left_p.bind(x, y))
-
-
 def right_shift(x1: ArrayLike, x2: ArrayLike, /) -> Any:
     """Elementwise ``x1 >> x2``: arithmetic for signed, logical for unsigned integers."""
     x, y = promote_broadcast("right_shift", x1, x2)
@@ -42,7 +34,6 @@ def right_shift(x1: ArrayLike, x2: ArrayLike, /) -> Any:
     return out(p.bind(x, y))
 
 
-bitwise_left_shift = left_shift
 bitwise_right_shift = right_shift
 
 
@@ -103,7 +94,9 @@ def packbits(a: ArrayLike, axis: int | None = None, bitorder: str = "big") -> An
     x = _shape.pad(x, [(0, 0)] * (aval(x).ndim - 1) + [(0, -n % 8)])
     x = _shape.reshape(x, (*aval(x).shape[:-1], -1, 8))
     shifts = np.arange(7, -1, -1) if bitorder == "big" else np.arange(8)
-    packed = _reductions.sum(left_shift(x, shifts.astype(np.uint8)), axis=-1, dtype=np.uint8)
+    packed = _reductions.sum(
+        _ufuncs.DECLARED["left_shift"](x, shifts.astype(np.uint8)), axis=-1, dtype=np.uint8
+    )
     return out(_shape.moveaxis(packed, -1, ax))
 
 

@@ -410,8 +410,15 @@ def _unary_intbool(name: str, fn: Callable[[Any], Any], doc: str) -> Callable[[A
 def _declared_form(name: str, prim: Primitive) -> Callable[..., Any]:
     """The numpy form of a primitive's row: its operands prepared as the row says
     (``Primitive.numpy_promotion``, and ``numpy_bool`` for a binary row's bool operands),
-    then the primitive."""
-    doc = public_doc(prim, "numpy")
+    then the primitive. A row's numpy doc that is a whole sentence (ends with ``.``) is the
+    form's whole docstring."""
+    f = _declared_builder(name, prim, public_doc(prim, "numpy").removesuffix("."))
+    if public_doc(prim, "numpy").endswith("."):
+        f.__doc__ = public_doc(prim, "numpy")
+    return f
+
+
+def _declared_builder(name: str, prim: Primitive, doc: str) -> Callable[..., Any]:
     if prim.arity == 2:
         promotion = prim.numpy_promotion
         on_bool = prim.numpy_bool
@@ -421,9 +428,9 @@ def _declared_form(name: str, prim: Primitive) -> Callable[..., Any]:
             name,
             prim.bind,
             doc,
-            to="inexact" if promotion == "inexact" else None,
+            to={"inexact": "inexact", "int": "numeric"}.get(promotion),
             on_bool=on_bool,
-            kinds="intbool" if promotion == "intbool" else None,
+            kinds=promotion if promotion in ("int", "intbool") else None,
         )
     if prim.numpy_promotion == "keep":
         return _unary_keep(name, prim.bind, f"{doc}.")

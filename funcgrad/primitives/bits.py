@@ -27,23 +27,32 @@ FAMILY = "elementwise"
 erfc_p = special.erfc_p
 
 
-def _shift(name: str, lower: Any, doc: str) -> Primitive:
-    """A shift's row: its lax form is generated from it (numpy's ``left_shift`` and
-    ``right_shift``, which picks its primitive by signedness, are written in
-    ``funcgrad.numpy``)."""
-    return ew._binary(name, lower, allowed="int", differentiable=False, doc=doc, public=("lax",))
+def _shift(name: str, lower: Any, doc: str, **numpy: Any) -> Primitive:
+    """A shift's row: its lax form is generated from it, and ``shift_left``'s numpy forms
+    (``numpy="int"``: integers only; numpy's ``right_shift`` picks its primitive by
+    signedness, so it is written in ``funcgrad.numpy``)."""
+    return ew._binary(name, lower, allowed="int", differentiable=False, doc=doc, **numpy)
 
 
-shift_left_p = _shift("shift_left", lax.shift_left, "Elementwise ``x << y``")
+shift_left_p = _shift(
+    "shift_left",
+    lax.shift_left,
+    "Elementwise ``x << y``",
+    docs={"numpy": "Elementwise ``x << y`` on integers."},
+    public=("lax", "numpy:left_shift", "numpy:bitwise_left_shift"),
+    numpy="int",
+)
 shift_right_logical_p = _shift(
     "shift_right_logical",
     lax.shift_right_logical,
     "Elementwise logical right shift (zeros shifted in)",
+    public=("lax",),
 )
 shift_right_arithmetic_p = _shift(
     "shift_right_arithmetic",
     lax.shift_right_arithmetic,
     "Elementwise arithmetic right shift (the sign bit shifted in)",
+    public=("lax",),
 )
 nextafter_p = ew._binary("nextafter", lax.nextafter, allowed="real_float", differentiable=False)
 population_count_p = ew._unary("population_count", lax.population_count, None, allowed="int")

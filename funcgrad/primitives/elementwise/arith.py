@@ -276,8 +276,9 @@ def _binary(
     ``public``, ``doc`` and ``docs`` its public forms as ``_unary``'s. Where NumPy's
     semantics differ from the primitive's, the row says how: ``numpy`` is how the numpy
     form promotes its operands (``"keep"``: JAX's promotion; ``"inexact"``: to a float;
-    ``"intbool"``: integers and bools only) and ``numpy_bool`` what it does with bool
-    operands (``"error"``, or the primitive bound instead: ``add`` is ``or`` on bools).
+    ``"intbool"``: integers and bools only; ``"int"``: bools to integers, then integers
+    only) and ``numpy_bool`` what it does with bool operands (``"error"``, or the
+    primitive bound instead: ``add`` is ``or`` on bools).
     Both forms broadcast: numpy by NumPy's rules, lax JAX 0.10's (equal ranks, size-1
     dimensions and 0-d operands broadcast).
     """
