@@ -60,7 +60,6 @@ from funcgrad.numpy._floating import (  # noqa: F401
     frexp,
     ldexp,
     modf,
-    nextafter,
     spacing,
 )
 from funcgrad.numpy._functional import (  # noqa: F401

@@ -1,8 +1,8 @@
 """Floating-point representation: ``frexp`` and ``ldexp`` (mantissa and exponent),
-``modf`` (fractional and integral parts), ``nextafter`` and ``spacing`` (the neighbouring
-representable floats).
+``modf`` (fractional and integral parts) and ``spacing`` (the distance to the neighbouring
+representable float; ``nextafter`` is declared on its row).
 
-Composites of the ``bits`` primitives and other funcgrad.numpy functions, so they trace;
+Composites of other funcgrad.numpy functions, so they trace;
 ``ldexp`` and ``frexp`` are exact (powers of two are built from their bit patterns).
 """
 
@@ -19,17 +19,8 @@ from funcgrad.numpy._core import (
     aval,
     check_arraylike,
     check_kind,
-    out,
     promote_broadcast,
 )
-from funcgrad.primitives import bits
-
-
-def nextafter(x: ArrayLike, y: ArrayLike, /) -> Any:
-    """Next representable float after ``x`` toward ``y``."""
-    x, y = promote_broadcast("nextafter", x, y, to="inexact")
-    check_kind("nextafter", "real", x)
-    return out(bits.nextafter_p.bind(x, y))
 
 
 def spacing(x: ArrayLike, /) -> Any:
@@ -37,7 +28,7 @@ def spacing(x: ArrayLike, /) -> Any:
     (x,) = promote_broadcast("spacing", x, to="inexact")
     check_kind("spacing", "real", x)
     toward = _ufuncs.where(x < 0, -np.inf, np.inf).astype(aval(x).dtype)
-    return nextafter(x, toward) - x
+    return _ufuncs.DECLARED["nextafter"](x, toward) - x
 
 
 def _pow2(k: Any, dt: np.dtype) -> Any:

@@ -54,7 +54,16 @@ shift_right_arithmetic_p = _shift(
     "Elementwise arithmetic right shift (the sign bit shifted in)",
     public=("lax",),
 )
-nextafter_p = ew._binary("nextafter", lax.nextafter, allowed="real_float", differentiable=False)
+# (lax.nextafter is written in funcgrad.lax: its parameters are x1, x2)
+nextafter_p = ew._binary(
+    "nextafter",
+    lax.nextafter,
+    allowed="real_float",
+    differentiable=False,
+    doc="Next representable float after ``x`` toward ``y``.",
+    public=("numpy",),
+    numpy="inexact",
+)
 population_count_p = ew._unary("population_count", lax.population_count, None, allowed="int")
 clz_p = ew._unary("clz", lax.clz, None, allowed="int")
 
