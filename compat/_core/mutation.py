@@ -25,7 +25,7 @@ from compat._core.tensor import (
     _record,
     _saved_entry,
 )
-from funcgrad._compat_contract import x64
+from funcgrad._compat_contract import torch_rows, x64
 
 #: in-place ops that write one value to every element they touch: PyTorch allows them on
 #: tensors whose elements overlap in memory (an ``expand``), as the result is well defined
@@ -35,11 +35,12 @@ _FILLS = frozenset(
 
 
 #: in-place forms whose derivative PyTorch does not implement (``derivatives.yaml``'s
-#: ``not_implemented``): their node, of PyTorch's name, raises when backward reaches it
+#: ``not_implemented``): their node, of PyTorch's name, raises when backward reaches it;
+#: the primitive rows declare them (``TorchForm.inplace_grad_fn``)
 _NO_INPLACE_DERIVATIVE = {
-    "acosh": "AcoshBackward1",
-    "asinh": "AsinhBackward1",
-    "atanh": "AtanhBackward1",
+    p.torch.name or p.name: p.torch.inplace_grad_fn
+    for p in torch_rows()
+    if p.torch.inplace_grad_fn is not None
 }
 
 

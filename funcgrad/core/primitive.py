@@ -24,11 +24,41 @@ transformed again.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from funcgrad.core.ir import Aval
 
 RULES = ("abstract_eval", "lower", "jvp", "vjp", "batch")
+
+
+@dataclass(frozen=True)
+class TorchForm:
+    """How a primitive's row reads in PyTorch (``torch=`` on the row): compat builds
+    ``torch.X`` and its aliases, ``Tensor.X``, ``Tensor.X_``, ``torch.X_``, ``out=`` and
+    the ``nn.functional``/``nn`` forms from it; funcgrad itself never reads it.
+
+    ``name`` is PyTorch's name where it is not the primitive's (``logistic`` is
+    ``sigmoid``), ``aliases`` its other spellings (``arcsin``), ``grad_fn`` the backward
+    node's name and ``saves`` what that node keeps (``"result"`` or the input: ``None``).
+    ``promote`` is how integer and bool inputs are prepared, where PyTorch and NumPy
+    differ: ``"default_float"`` (to PyTorch's default float dtype, where the numpy form
+    gives JAX's). ``inplace_function=False``: PyTorch has ``Tensor.X_`` but no
+    ``torch.X_``; ``inplace_grad_fn``: PyTorch has no derivative for ``Tensor.X_`` (its
+    node of that name raises). ``functional``/``module``: the ``nn.functional.X`` docstring
+    and the ``nn`` module's (class name, docstring) of a plain activation.
+    """
+
+    grad_fn: str
+    name: str | None = None
+    aliases: tuple[str, ...] = ()
+    saves: str | None = None
+    promote: str = "default_float"
+    inplace_function: bool = True
+    inplace_grad_fn: str | None = None
+    functional: str | None = None
+    module: tuple[str, str] | None = None
+
 
 REGISTRY: dict[str, Primitive] = {}
 
@@ -109,6 +139,8 @@ class Primitive:
         self.arity = 1
         #: the input domain of each operand (``domain`` is the first's)
         self.domains: tuple[tuple[float, float], ...] | None = None
+        #: the row's PyTorch form (:class:`TorchForm`), which compat builds its op from
+        self.torch: TorchForm | None = None
         if register:
             if name in REGISTRY:
                 raise ValueError(f"primitive {name!r} registered twice")

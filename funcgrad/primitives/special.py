@@ -29,7 +29,7 @@ import numpy as np
 from jax import lax
 
 from funcgrad.core.interp import bind, to_aval
-from funcgrad.core.primitive import Example, Primitive
+from funcgrad.core.primitive import Example, Primitive, TorchForm
 from funcgrad.core.zeros import Zero, is_zero
 from funcgrad.primitives import elementwise as ew
 from funcgrad.primitives import rules
@@ -113,6 +113,7 @@ erfc_p = ew._unary(
     "erfc",
     lax.erfc,
     lambda x, y: ew.mul(_c(x, -_TWO_OVER_SQRT_PI), ew.exp(ew.neg(ew.mul(x, x)))),
+    torch=TorchForm("ErfcBackward0"),
 )
 erfc_p.family = FAMILY
 

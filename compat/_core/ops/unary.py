@@ -1,13 +1,15 @@
 """Unary and ternary elementwise torch ops.
 
-Float math (``exp``, ``log``, ``sigmoid``, ... from one table), rounding, ``isnan``-style
+Float math (``exp``, ``log``, ``sigmoid``, ...: the rows of funcgrad's primitives that
+declare a PyTorch form, and a few composites), rounding, ``isnan``-style
 tests, ``where``, ``nonzero``, ``lerp``, ``addcmul``/``addcdiv`` (``clamp`` is in
 ``clamping.py``, with its in-place form).
 """
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -16,72 +18,61 @@ from compat._core.creation import tensor
 from compat._core.ops._common import _c, coerce
 from compat._core.optable import Mask, Sample, defop
 from compat._core.tensor import Tensor, apply
-from funcgrad import lax as flax
-from funcgrad import nn as fnn
 from funcgrad import numpy as fnp
+from funcgrad._compat_contract import torch_rows
 from funcgrad.scipy import special as fsp
 
-# name -> (float function, backward node, what it saves, test domain: a (lo, hi) or the
-# funcgrad primitive whose declared domain it is, aliases), and for the plain activations
-# their nn forms too: (nn.functional docstring, (nn module class, its docstring))
-_UNARY: dict[str, tuple] = {
-    "exp": (fnp.exp, "ExpBackward0", "result", "exp", ()),
-    "exp2": (fnp.exp2, "Exp2Backward0", "result", (-2, 2), ()),
-    "log": (fnp.log, "LogBackward0", None, "log", ()),
-    "log2": (fnp.log2, "Log2Backward0", None, (0.5, 3), ()),
-    "log10": (fnp.log10, "Log10Backward0", None, (0.5, 3), ()),
-    "log1p": (fnp.log1p, "Log1PBackward0", None, "log1p", ()),
-    "expm1": (fnp.expm1, "Expm1Backward0", "result", "expm1", ()),
-    "sin": (fnp.sin, "SinBackward0", None, "sin", ()),
-    "cos": (fnp.cos, "CosBackward0", None, "cos", ()),
-    "tan": (fnp.tan, "TanBackward0", "result", "tan", ()),
-    "asin": (fnp.arcsin, "AsinBackward0", None, "asin", ("arcsin",)),
-    "acos": (fnp.arccos, "AcosBackward0", None, "acos", ("arccos",)),
-    "atan": (fnp.arctan, "AtanBackward0", None, "atan", ("arctan",)),
-    "sinh": (fnp.sinh, "SinhBackward0", None, "sinh", ()),
-    "cosh": (fnp.cosh, "CoshBackward0", None, "cosh", ()),
-    "tanh": (
-        fnp.tanh,
-        "TanhBackward0",
-        "result",
-        "tanh",
-        (),
-        ("Hyperbolic tangent.", ("Tanh", "Hyperbolic tangent.")),
-    ),
-    "asinh": (fnp.arcsinh, "AsinhBackward0", None, "asinh", ("arcsinh",)),
-    "acosh": (fnp.arccosh, "AcoshBackward0", None, "acosh", ("arccosh",)),
-    "atanh": (fnp.arctanh, "AtanhBackward0", None, "atanh", ("arctanh",)),
-    "sigmoid": (
-        fnn.sigmoid,
-        "SigmoidBackward0",
-        "result",
-        "logistic",
-        (),
-        ("``1 / (1 + exp(-input))``.", ("Sigmoid", "Logistic sigmoid.")),
-    ),
-    "sqrt": (fnp.sqrt, "SqrtBackward0", "result", "sqrt", ()),
-    "rsqrt": (lambda x: 1.0 / fnp.sqrt(x), "RsqrtBackward0", "result", "rsqrt", ()),
-    "erf": (flax.erf, "ErfBackward0", None, "erf", ()),
-    "erfc": (fsp.erfc, "ErfcBackward0", None, (-2, 2), ()),
-    "erfinv": (fsp.erfinv, "ErfinvBackward0", None, "erf_inv", ()),
-    "lgamma": (fsp.gammaln, "LgammaBackward0", None, "lgamma", ()),
-    "digamma": (fsp.digamma, "DigammaBackward0", None, "digamma", ()),
-    "i0": (fsp.i0, "I0Backward0", None, (-2, 2), ()),
-    "deg2rad": (fnp.deg2rad, "Deg2RadBackward0", None, (-2, 2), ()),
-    "rad2deg": (fnp.rad2deg, "Rad2DegBackward0", None, (-2, 2), ()),
-    "reciprocal": (lambda x: 1.0 / x, "ReciprocalBackward0", "result", (0.5, 2), ()),
-}
-#: the rows above whose in-place method PyTorch has no ``torch.X_`` function for
-_NO_INPLACE_FUNCTION = ("erfinv", "lgamma", "digamma")
+
+class _Float(NamedTuple):
+    """A float op's row: its function of a float array, backward node, what the node saves
+    (``"result"`` or the input: ``None``), test domain (a ``(lo, hi)``, or the funcgrad
+    primitive whose declared domain it is), aliases, whether PyTorch has ``torch.X_``, and
+    for the plain activations their ``nn.functional`` docstring and ``nn`` module."""
+
+    fn: Callable[[Any], Any]
+    grad_fn: str
+    saves: str | None
+    domain: tuple[float, float] | str
+    aliases: tuple[str, ...] = ()
+    inplace_function: bool = True
+    functional: str | None = None
+    module: tuple[str, str] | None = None
+
+
+def _declared(p: Any) -> tuple[str, _Float]:
+    """The op funcgrad's primitive row ``p`` declares with ``torch=`` (a ``TorchForm``)."""
+    t = p.torch
+    if t.promote != "default_float":
+        raise ValueError(f"{p.name}: torch form promotion {t.promote!r} is not a float op's")
+    row = _Float(
+        p.bind, t.grad_fn, t.saves, p.name, t.aliases, t.inplace_function, t.functional, t.module
+    )
+    return t.name or p.name, row
+
+
+#: the float ops: every primitive row declaring a PyTorch form (``exp``, ``tanh``,
+#: ``sigmoid`` as ``logistic``'s, ...), then compat's composites of several primitives
+_UNARY: dict[str, _Float] = dict(_declared(p) for p in torch_rows())
+_UNARY.update(
+    exp2=_Float(fnp.exp2, "Exp2Backward0", "result", (-2, 2)),
+    log2=_Float(fnp.log2, "Log2Backward0", None, (0.5, 3)),
+    log10=_Float(fnp.log10, "Log10Backward0", None, (0.5, 3)),
+    i0=_Float(fsp.i0, "I0Backward0", None, (-2, 2)),
+    deg2rad=_Float(fnp.deg2rad, "Deg2RadBackward0", None, (-2, 2)),
+    rad2deg=_Float(fnp.rad2deg, "Rad2DegBackward0", None, (-2, 2)),
+    reciprocal=_Float(lambda x: 1.0 / x, "ReciprocalBackward0", "result", (0.5, 2)),
+)
+#: op -> its function of a float array (what the traced function reads)
+_FLOAT_FN = {op: row.fn for op, row in _UNARY.items()}
 
 
 def _unary_float_f(x: Any, *, op: str, dtype: np.dtype) -> Any:
-    return _UNARY[op][0](_c(x, dtype))
+    return _FLOAT_FN[op](_c(x, dtype))
 
 
 def _unary_float(op: str) -> Any:
-    _, name, saves, domain, aliases, *nn = _UNARY[op]
-    functional, nn_module = nn[0] if nn else (None, None)
+    row = _UNARY[op]
+    name, saves = row.grad_fn, row.saves
 
     def f(input: Tensor) -> Tensor:
         dt = _dt.float_type(input._npdtype)
@@ -89,16 +80,17 @@ def _unary_float(op: str) -> Any:
 
     f.__name__ = op
     f.__doc__ = f"Elementwise ``{op}`` (integer inputs give the default float dtype)."
+    domain = row.domain
     samples = (Sample(((2, 3),), domain=domain), Sample(((4,),), domain=domain, dtype="int64"))
     return defop(
         op,
         inplace=True,
-        inplace_function=op not in _NO_INPLACE_FUNCTION,
-        aliases=aliases,
+        inplace_function=row.inplace_function,
+        aliases=row.aliases,
         grad_fn=name,
         samples=samples,
-        functional=functional,
-        nn_module=nn_module,
+        functional=row.functional,
+        nn_module=row.module,
     )(f)
 
 

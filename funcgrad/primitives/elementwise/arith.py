@@ -21,7 +21,7 @@ from jax import lax
 from funcgrad.core import dtypes
 from funcgrad.core.interp import bind, to_aval
 from funcgrad.core.ir import Aval
-from funcgrad.core.primitive import Example, Primitive
+from funcgrad.core.primitive import Example, Primitive, TorchForm
 from funcgrad.core.zeros import Zero, is_zero
 from funcgrad.primitives import rules
 from funcgrad.primitives.elementwise.base import (
@@ -59,6 +59,7 @@ def _unary(
     public: tuple[str, ...] = (),
     numpy: str = "inexact",
     complex_domain: tuple[float, float] | None = None,
+    torch: TorchForm | None = None,
 ) -> Primitive:
     """Declare a unary elementwise primitive; ``deriv(x, y)`` is dy/dx.
 
@@ -68,14 +69,16 @@ def _unary(
     generated from it, each ``"namespace"`` (named as the primitive) or
     ``"namespace:name"``, with ``doc`` their docstring's first words (``docs``: a
     namespace's own) and ``numpy`` how the numpy form prepares its operand
-    (``Primitive.numpy_promotion``).
+    (``Primitive.numpy_promotion``); ``torch`` its PyTorch form (compat's op).
     """
     p = Primitive(name, family=FAMILY, differentiable=deriv is not None)
     p.abstract_eval = _unary_aval(name, allowed)
     p.lower = lower
     p.complex_domain = complex_domain
     domain = None if allowed == "intbool" else (lo, hi)
-    declare(p, domain=domain, host=host, doc=doc, docs=docs, public=public, numpy=numpy)
+    declare(
+        p, domain=domain, host=host, doc=doc, docs=docs, public=public, numpy=numpy, torch=torch
+    )
     rules.def_vectorized_unary(p)
     if deriv is not None:
 

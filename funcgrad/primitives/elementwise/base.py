@@ -12,7 +12,7 @@ from jax import lax
 
 from funcgrad.core.interp import to_aval
 from funcgrad.core.ir import Aval
-from funcgrad.core.primitive import Example, Primitive
+from funcgrad.core.primitive import Example, Primitive, TorchForm
 from funcgrad.primitives import rules
 from funcgrad.primitives.rules import rand
 
@@ -177,9 +177,10 @@ def declare(
     numpy_bool: str | None = None,
     domains: tuple[tuple[float, float], ...] | None = None,
     arity: int = 1,
+    torch: TorchForm | None = None,
 ) -> Primitive:
     """Record on ``p`` its input domain (``domains``: each operand's, where they differ),
-    host rule, arity and public forms (see ``_unary`` and ``_binary``)."""
+    host rule, arity, public forms and PyTorch form (see ``_unary`` and ``_binary``)."""
     if domains is None and domain is not None:
         domains = (domain,) * arity
     p.domain = domains[0] if domains else None
@@ -190,6 +191,7 @@ def declare(
     p.docs = dict(docs or {})
     p.numpy_promotion = numpy
     p.numpy_bool = numpy_bool
+    p.torch = torch
     for form in public:
         ns, _, public_name = form.partition(":")
         p.public[ns] = (*p.public.get(ns, ()), public_name or p.name)

@@ -17,6 +17,7 @@ import numpy as np
 from jax import lax
 
 from funcgrad.core.interp import bind
+from funcgrad.core.primitive import TorchForm
 from funcgrad.primitives import rules
 from funcgrad.primitives.elementwise.arith import _c, _unary, add, div, mul, neg, sub
 
@@ -47,6 +48,7 @@ exp_p = _unary(
     doc="Elementwise ``e**x``",
     docs={"numpy": "Elementwise ``e ** x``"},
     public=("lax", "numpy"),
+    torch=TorchForm("ExpBackward0", saves="result"),
 )
 log_p = _unary(
     "log",
@@ -58,6 +60,7 @@ log_p = _unary(
     host=np.log,
     doc="Elementwise natural logarithm",
     public=("lax", "numpy"),
+    torch=TorchForm("LogBackward0"),
 )
 log1p_p = _unary(
     "log1p",
@@ -69,6 +72,7 @@ log1p_p = _unary(
     doc="Elementwise ``log(1 + x)``, accurate near 0",
     docs={"numpy": "Elementwise ``log(1 + x)``"},
     public=("lax", "numpy"),
+    torch=TorchForm("Log1PBackward0"),
 )
 expm1_p = _unary(
     "expm1",
@@ -79,6 +83,7 @@ expm1_p = _unary(
     doc="Elementwise ``e**x - 1``, accurate near 0",
     docs={"numpy": "Elementwise ``exp(x) - 1``"},
     public=("lax", "numpy"),
+    torch=TorchForm("Expm1Backward0", saves="result"),
 )
 sin_p = _unary(
     "sin",
@@ -88,6 +93,7 @@ sin_p = _unary(
     host=np.sin,
     doc="Elementwise sine",
     public=("lax", "numpy"),
+    torch=TorchForm("SinBackward0"),
 )
 cos_p = _unary(
     "cos",
@@ -97,6 +103,7 @@ cos_p = _unary(
     host=np.cos,
     doc="Elementwise cosine",
     public=("lax", "numpy"),
+    torch=TorchForm("CosBackward0"),
 )
 tan_p = _unary(
     "tan",
@@ -107,6 +114,7 @@ tan_p = _unary(
     host=np.tan,
     doc="Elementwise tangent",
     public=("lax", "numpy"),
+    torch=TorchForm("TanBackward0", saves="result"),
 )
 asin_p = _unary(
     "asin",
@@ -118,6 +126,7 @@ asin_p = _unary(
     doc="Elementwise arc sine",
     docs={"numpy": "Elementwise inverse sine"},
     public=("lax", "numpy:arcsin", "numpy:asin"),
+    torch=TorchForm("AsinBackward0", aliases=("arcsin",)),
 )
 acos_p = _unary(
     "acos",
@@ -129,6 +138,7 @@ acos_p = _unary(
     doc="Elementwise arc cosine",
     docs={"numpy": "Elementwise inverse cosine"},
     public=("lax", "numpy:arccos", "numpy:acos"),
+    torch=TorchForm("AcosBackward0", aliases=("arccos",)),
 )
 atan_p = _unary(
     "atan",
@@ -138,6 +148,7 @@ atan_p = _unary(
     doc="Elementwise arc tangent",
     docs={"numpy": "Elementwise inverse tangent"},
     public=("lax", "numpy:arctan", "numpy:atan"),
+    torch=TorchForm("AtanBackward0", aliases=("arctan",)),
 )
 sinh_p = _unary(
     "sinh",
@@ -147,6 +158,7 @@ sinh_p = _unary(
     doc="Elementwise hyperbolic sine",
     public=("lax", "numpy"),
     complex_domain=(-1.5, 1.5),
+    torch=TorchForm("SinhBackward0"),
 )
 cosh_p = _unary(
     "cosh",
@@ -156,6 +168,7 @@ cosh_p = _unary(
     doc="Elementwise hyperbolic cosine",
     public=("lax", "numpy"),
     complex_domain=(-1.5, 1.5),
+    torch=TorchForm("CoshBackward0"),
 )
 tanh_p = _unary(
     "tanh",
@@ -165,6 +178,12 @@ tanh_p = _unary(
     doc="Elementwise hyperbolic tangent",
     public=("lax", "numpy", "nn"),
     complex_domain=(-1.0, 1.0),
+    torch=TorchForm(
+        "TanhBackward0",
+        saves="result",
+        functional="Hyperbolic tangent.",
+        module=("Tanh", "Hyperbolic tangent."),
+    ),
 )
 asinh_p = _unary(
     "asinh",
@@ -173,6 +192,7 @@ asinh_p = _unary(
     host=np.arcsinh,
     doc="Elementwise inverse hyperbolic sine",
     public=("lax", "numpy:arcsinh", "numpy:asinh"),
+    torch=TorchForm("AsinhBackward0", aliases=("arcsinh",), inplace_grad_fn="AsinhBackward1"),
 )
 acosh_p = _unary(
     "acosh",
@@ -183,6 +203,7 @@ acosh_p = _unary(
     host=np.arccosh,
     doc="Elementwise inverse hyperbolic cosine",
     public=("lax", "numpy:arccosh", "numpy:acosh"),
+    torch=TorchForm("AcoshBackward0", aliases=("arccosh",), inplace_grad_fn="AcoshBackward1"),
 )
 atanh_p = _unary(
     "atanh",
@@ -193,6 +214,7 @@ atanh_p = _unary(
     host=np.arctanh,
     doc="Elementwise inverse hyperbolic tangent",
     public=("lax", "numpy:arctanh", "numpy:atanh"),
+    torch=TorchForm("AtanhBackward0", aliases=("arctanh",), inplace_grad_fn="AtanhBackward1"),
 )
 sqrt_p = _unary(
     "sqrt",
@@ -204,6 +226,7 @@ sqrt_p = _unary(
     host=np.sqrt,
     doc="Elementwise square root",
     public=("lax", "numpy"),
+    torch=TorchForm("SqrtBackward0", saves="result"),
 )
 rsqrt_p = _unary(
     "rsqrt",
@@ -215,6 +238,7 @@ rsqrt_p = _unary(
     host=_host_rsqrt,
     doc="Elementwise ``1 / sqrt(x)``",
     public=("lax",),
+    torch=TorchForm("RsqrtBackward0", saves="result"),
 )
 cbrt_p = _unary(
     "cbrt",
@@ -233,6 +257,13 @@ logistic_p = _unary(
     host=_host_logistic,
     doc="Elementwise ``1 / (1 + e**-x)``",
     public=("lax",),
+    torch=TorchForm(
+        "SigmoidBackward0",
+        name="sigmoid",
+        saves="result",
+        functional="``1 / (1 + exp(-input))``.",
+        module=("Sigmoid", "Logistic sigmoid."),
+    ),
 )
 erf_p = _unary(
     "erf",
@@ -241,6 +272,7 @@ erf_p = _unary(
     host=_host_special("erf"),
     doc="Elementwise error function",
     public=("lax",),
+    torch=TorchForm("ErfBackward0"),
 )
 # erf_inv has no host rule: ``random.normal`` is ``erf_inv`` of uniform bits, and its
 # samples must be JAX's bit for bit, which only XLA's own approximation gives
@@ -252,6 +284,7 @@ erf_inv_p = _unary(
     hi=0.9,
     doc="Elementwise inverse error function",
     public=("lax",),
+    torch=TorchForm("ErfinvBackward0", name="erfinv", inplace_function=False),
 )
 lgamma_p = _unary(
     "lgamma",
@@ -263,6 +296,7 @@ lgamma_p = _unary(
     host=_host_special("gammaln"),
     doc="Elementwise log-gamma",
     public=("lax",),
+    torch=TorchForm("LgammaBackward0", inplace_function=False),
 )
 digamma_p = _unary(
     "digamma",
@@ -273,6 +307,7 @@ digamma_p = _unary(
     host=_host_special("psi"),
     doc="Elementwise digamma (derivative of lgamma)",
     public=("lax",),
+    torch=TorchForm("DigammaBackward0", inplace_function=False),
 )
 
 
