@@ -147,6 +147,7 @@ from funcgrad.numpy._polynomial import (  # noqa: F401
     polymul,
     polysub,
     polyval,
+    roots,
     vander,
 )
 from funcgrad.numpy._printing import (  # noqa: F401

@@ -14,7 +14,9 @@ from typing import Any
 
 import numpy as np
 
+from funcgrad import lax
 from funcgrad.core import dtypes
+from funcgrad.core.errors import ConcretizationError
 from funcgrad.core.interp import Tracer
 from funcgrad.numpy import _creation, _info, _linalg, _reductions, _shape, _ufuncs, linalg
 from funcgrad.numpy._core import ArrayLike, as_array, aval, check_arraylike, here, out
@@ -125,6 +127,50 @@ def poly(seq_of_zeros: ArrayLike) -> Any:
     for i in range(aval(z).shape[0]):
         a = convolve(a, _shape.stack([_creation.ones((), aval(z).dtype), -z[i]]), mode="full")
     return out(a)
+
+
+def _companion_eigvals(p: Any) -> Any:
+    """Roots of ``p`` (leading coefficient nonzero) as its companion matrix's eigenvalues."""
+    n = aval(p).shape[0]
+    if n < 2:
+        wide = aval(p).dtype == np.float64
+        return _creation.zeros((0,), np.dtype("complex128" if wide else "complex64"))
+    c = _creation.diag(_creation.ones((n - 2,), aval(p).dtype), -1)
+    c = c.at[0, :].set(-p[1:] / p[0])
+    return linalg.eigvals(c)
+
+
+def roots(p: ArrayLike, *, strip_zeros: bool = True) -> Any:
+    """Roots of the polynomial with coefficients ``p`` (highest degree first), always
+    complex. ``strip_zeros=True`` drops leading zeros as NumPy does, which needs concrete
+    coefficients; ``strip_zeros=False`` works under ``jit`` and gives NaN for the roots
+    that leading zeros remove."""
+    check_arraylike("roots", p)
+    (p,) = _inexact("roots", p)
+    p = _shape.atleast_1d(p)
+    n = aval(p).shape[0] if aval(p).ndim == 1 else -1
+    if n < 0:
+        raise ValueError(f"roots: input must be a rank-1 array, got shape {aval(p).shape}")
+    if n < 2:
+        return out(_companion_eigvals(p))
+    is_zero = p == 0
+    n_lead = _ufuncs.where(_reductions.all(is_zero), n, _reductions.argmin(is_zero))
+    if strip_zeros:
+        try:
+            k = operator.index(n_lead)
+        except ConcretizationError as e:
+            raise ConcretizationError(
+                "roots: stripping leading zeros needs concrete coefficients; under jit pass"
+                " strip_zeros=False (the roots that leading zeros remove are then NaN)"
+            ) from e
+        return out(_companion_eigvals(p[k:]))
+    # all-zero coefficients would make the companion matrix NaN everywhere: use ones
+    p = _ufuncs.where(n_lead == n, _creation.ones_like(p), p)
+    r = _companion_eigvals(_shape.roll(p, -n_lead))
+    # the rolled-in trailing zeros give zero roots: sort them last, then mark them NaN
+    r = lax.sort_key_val(r == 0, r)[1]
+    keep = _creation.arange(n - 1) < (n - 1) - n_lead
+    return out(_ufuncs.where(keep, r, _creation.asarray(complex(np.nan, np.nan), r.dtype)))
 
 
 def polydiv(u: ArrayLike, v: ArrayLike, *, trim_leading_zeros: bool = False) -> tuple[Any, Any]:
