@@ -118,14 +118,20 @@ def polyint(p: ArrayLike, m: int = 1, k: int | ArrayLike | None = None) -> Any:
 
 
 def poly(seq_of_zeros: ArrayLike) -> Any:
-    """Coefficients of the monic polynomial with the given roots (or a square matrix's
-    characteristic polynomial is not supported)."""
+    """Coefficients of the monic polynomial with the given roots; for a nonempty square
+    matrix, of its characteristic polynomial (from its eigenvalues, so complex)."""
     (z,) = _inexact("poly", seq_of_zeros)
+    shape = aval(z).shape
+    if len(shape) == 2 and shape[0] == shape[1] != 0:
+        z = linalg.eigvals(z)
     if aval(z).ndim != 1:
-        raise NotImplementedError("poly of a matrix (its eigenvalues) is not supported")
-    a = _creation.ones((1,), aval(z).dtype)
+        raise ValueError(f"poly: input must be 1d or non-empty square 2d array, got shape {shape}")
+    dt = aval(z).dtype
+    if aval(z).shape[0] == 0:
+        return out(_creation.ones((), dt))
+    a = _creation.ones((1,), dt)
     for i in range(aval(z).shape[0]):
-        a = convolve(a, _shape.stack([_creation.ones((), aval(z).dtype), -z[i]]), mode="full")
+        a = convolve(a, _shape.stack([_creation.ones((), dt), -z[i]]), mode="full")
     return out(a)
 
 

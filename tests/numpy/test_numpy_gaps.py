@@ -141,6 +141,8 @@ CASES = [
     ("polydiv", (v4, v3), {}),
     ("vander", (v3,), {}),
     ("vander", (I3,), {"N": 4, "increasing": True}),
+    ("poly", (np.array([[1.0, 2.0], [3.0, 4.0]], np.float32),), {}),
+    ("poly", (np.zeros(0, np.float32),), {}),
 ]
 
 
