@@ -34,22 +34,28 @@ RULES = ("abstract_eval", "lower", "jvp", "vjp", "batch")
 
 @dataclass(frozen=True)
 class TorchForm:
-    """How a primitive's row reads in PyTorch (``torch=`` on the row): compat builds
-    ``torch.X`` and its aliases, ``Tensor.X``, ``Tensor.X_``, ``torch.X_``, ``out=`` and
-    the ``nn.functional``/``nn`` forms from it; funcgrad itself never reads it.
+    """How a primitive's row reads in PyTorch (``torch=`` on the row): compat builds its
+    op from it; funcgrad itself never reads it.
 
     ``name`` is PyTorch's name where it is not the primitive's (``logistic`` is
-    ``sigmoid``), ``aliases`` its other spellings (``arcsin``), ``grad_fn`` the backward
-    node's name and ``saves`` what that node keeps (``"result"`` or the input: ``None``).
-    ``promote`` is how integer and bool inputs are prepared, where PyTorch and NumPy
-    differ: ``"default_float"`` (to PyTorch's default float dtype, where the numpy form
-    gives JAX's). ``inplace_function=False``: PyTorch has ``Tensor.X_`` but no
-    ``torch.X_``; ``inplace_grad_fn``: PyTorch has no derivative for ``Tensor.X_`` (its
-    node of that name raises). ``functional``/``module``: the ``nn.functional.X`` docstring
-    and the ``nn`` module's (class name, docstring) of a plain activation.
+    ``sigmoid``, ``max`` is ``maximum``), ``aliases`` its other spellings (``arcsin``),
+    ``grad_fn`` the backward node's name (``None``: no node, as for comparisons) and
+    ``saves`` what that node keeps (``"result"`` or the input: ``None``). ``promote`` is
+    how PyTorch types the result, where NumPy's promotion differs: ``"default_float"``
+    (integer and bool results become PyTorch's default float dtype, where the numpy form
+    gives JAX's float) or ``"result_type"`` (PyTorch's promotion of the operands, integers
+    kept: ``add``, ``maximum``).
+
+    A unary row's op is generated whole (``torch.X`` and aliases, ``Tensor.X``,
+    ``Tensor.X_``, ``out=``): ``inplace_function=False`` where PyTorch has no
+    ``torch.X_``, ``inplace_grad_fn`` where it has no derivative for ``Tensor.X_`` (its
+    node of that name raises), ``functional``/``module`` the ``nn.functional.X``
+    docstring and the ``nn`` module's (class name, docstring) of a plain activation. A
+    binary row gives compat's implementation (``alpha=``, ``rounding_mode=``) its names,
+    node and promotion.
     """
 
-    grad_fn: str
+    grad_fn: str | None
     name: str | None = None
     aliases: tuple[str, ...] = ()
     saves: str | None = None

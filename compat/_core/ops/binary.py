@@ -16,6 +16,7 @@ from compat._core.optable import Mask, Sample, defop
 from compat._core.saved import declare as _declare_saved
 from compat._core.tensor import Tensor, apply
 from funcgrad import numpy as fnp
+from funcgrad._compat_contract import torch_rows
 from funcgrad.scipy import special as fsp
 
 
@@ -109,17 +110,34 @@ def _bitwise_f(x: Any, y: Any, *, op: str, dtype: np.dtype) -> Any:
     return f(_c(x, dtype), _c(y, dtype))
 
 
-_BIN_NAMES = {
-    _add_f: "AddBackward0",
-    _sub_f: "SubBackward0",
-    _mul_f: "MulBackward0",
-    _div_f: "DivBackward0",
-    _floordiv_f: "FloorDivideBackward0",
-    _rem_f: "RemainderBackward0",
-    _maximum_f: "MaximumBackward0",
-    _minimum_f: "MinimumBackward0",
-    _atan2_f: "Atan2Backward0",
+#: the PyTorch forms funcgrad's binary primitive rows declare (``torch=``), by torch name
+_DECLARED = {p.torch.name or p.name: p.torch for p in torch_rows() if p.arity == 2}
+
+
+def _row(op: str, promote: str) -> dict[str, Any]:
+    """``defop``'s aliases and node for the op a primitive row declares; ``promote`` is how
+    the implementation types its result (``TorchForm.promote``), checked against the row."""
+    t = _DECLARED[op]
+    if t.promote != promote:
+        raise ValueError(
+            f"{op}: its row says promote={t.promote!r}, its implementation {promote!r}"
+        )
+    return {"aliases": t.aliases, "grad_fn": t.grad_fn}
+
+
+#: each kernel's op: ``_binary`` names its node after that op's primitive row (a dict read
+#: on every call), compat's two composites after their own
+_KERNEL_OPS = {
+    _add_f: "add",
+    _sub_f: "sub",
+    _mul_f: "mul",
+    _div_f: "div",
+    _maximum_f: "maximum",
+    _minimum_f: "minimum",
+    _atan2_f: "atan2",
 }
+_BIN_NAMES = {k: _DECLARED[op].grad_fn for k, op in _KERNEL_OPS.items()}
+_BIN_NAMES.update({_floordiv_f: "FloorDivideBackward0", _rem_f: "RemainderBackward0"})
 
 
 _BF16 = _dt.bfloat16.np
@@ -160,7 +178,7 @@ def _binary(fn: Any, a: Any, b: Any, *, true_div: bool = False, name: str | None
 
 
 @defop(
-    grad_fn="AddBackward0",
+    **_row("add", "result_type"),
     samples=(
         Sample(((2, 3), (3,))),
         Sample(((2, 3), (2, 3)), kwargs=(("alpha", 0.5),)),
@@ -177,8 +195,7 @@ def add(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
 
 
 @defop(
-    aliases=("subtract",),
-    grad_fn="SubBackward0",
+    **_row("sub", "result_type"),
     samples=(Sample(((2, 3), (3,))), Sample(((2, 3), (2, 3)), kwargs=(("alpha", 2),))),
 )
 def sub(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
@@ -213,8 +230,7 @@ def rsub(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
 
 
 @defop(
-    aliases=("multiply",),
-    grad_fn="MulBackward0",
+    **_row("mul", "result_type"),
     samples=(Sample(((2, 3), (2, 1))), Sample(((3,),), args=(2,))),
 )
 def mul(input: Any, other: Any) -> Tensor:
@@ -222,8 +238,7 @@ def mul(input: Any, other: Any) -> Tensor:
 
 
 @defop(
-    aliases=("divide", "true_divide"),
-    grad_fn="DivBackward0",
+    **_row("div", "default_float"),
     samples=(
         Sample(((2, 3), (3,)), domain=(0.5, 2)),
         Sample(((3,), (3,)), dtype="int64", domain=(1, 5), grad=False),
@@ -285,49 +300,55 @@ def _compare(op: str, a: Any, b: Any) -> Tensor:
     return apply(_cmp_f, op, (a, b), (("op", op), ("dtype", dt)))
 
 
-@defop(inplace=True, samples=Sample(((4,), (4,)), dtype="int64", grad=False))
+@defop(
+    inplace=True,
+    **_row("eq", "result_type"),
+    samples=Sample(((4,), (4,)), dtype="int64", grad=False),
+)
 def eq(input: Any, other: Any) -> Tensor:
     return _compare("eq", input, other)
 
 
 @defop(
-    inplace=True, aliases=("not_equal",), samples=Sample(((4,), (4,)), dtype="int64", grad=False)
+    inplace=True,
+    **_row("ne", "result_type"),
+    samples=Sample(((4,), (4,)), dtype="int64", grad=False),
 )
 def ne(input: Any, other: Any) -> Tensor:
     return _compare("ne", input, other)
 
 
-@defop(inplace=True, aliases=("less",), samples=Sample(((2, 3), (3,)), grad=False))
+@defop(inplace=True, **_row("lt", "result_type"), samples=Sample(((2, 3), (3,)), grad=False))
 def lt(input: Any, other: Any) -> Tensor:
     return _compare("lt", input, other)
 
 
-@defop(inplace=True, aliases=("less_equal",), samples=Sample(((2, 3), (3,)), grad=False))
+@defop(inplace=True, **_row("le", "result_type"), samples=Sample(((2, 3), (3,)), grad=False))
 def le(input: Any, other: Any) -> Tensor:
     return _compare("le", input, other)
 
 
-@defop(inplace=True, aliases=("greater",), samples=Sample(((2, 3), (3,)), grad=False))
+@defop(inplace=True, **_row("gt", "result_type"), samples=Sample(((2, 3), (3,)), grad=False))
 def gt(input: Any, other: Any) -> Tensor:
     return _compare("gt", input, other)
 
 
-@defop(inplace=True, aliases=("greater_equal",), samples=Sample(((2, 3), (3,)), grad=False))
+@defop(inplace=True, **_row("ge", "result_type"), samples=Sample(((2, 3), (3,)), grad=False))
 def ge(input: Any, other: Any) -> Tensor:
     return _compare("ge", input, other)
 
 
-@defop(grad_fn="MaximumBackward0", samples=Sample(((2, 3), (3,))))
+@defop(**_row("maximum", "result_type"), samples=Sample(((2, 3), (3,))))
 def maximum(input: Tensor, other: Tensor) -> Tensor:
     return _binary(_maximum_f, input, other)
 
 
-@defop(grad_fn="MinimumBackward0", samples=Sample(((2, 3), (3,))))
+@defop(**_row("minimum", "result_type"), samples=Sample(((2, 3), (3,))))
 def minimum(input: Tensor, other: Tensor) -> Tensor:
     return _binary(_minimum_f, input, other)
 
 
-@defop(inplace=True, aliases=("arctan2",), grad_fn="Atan2Backward0", samples=Sample(((2, 3), (3,))))
+@defop(inplace=True, **_row("atan2", "default_float"), samples=Sample(((2, 3), (3,))))
 def atan2(input: Tensor, other: Tensor) -> Tensor:
     return _binary(_atan2_f, input, other, true_div=True)
 
@@ -380,7 +401,7 @@ def _fmod_f(x: Any, y: Any, *, dtype: np.dtype) -> Any:
 
 @defop(
     inplace=True,
-    grad_fn="FmodBackward0",
+    **_row("fmod", "result_type"),
     samples=(
         Sample(((2, 3), (3,)), domain=(0.5, 3)),
         Sample(((4,), (4,)), dtype="int64", domain=(-5, 5), grad=False),
@@ -496,7 +517,9 @@ def _bitwise_op(op: str) -> Any:
 
     f.__name__ = f"bitwise_{op}"
     samples = Sample(((4,), (4,)), dtype="int64", domain=(-8, 8), grad=False)
-    return defop(f"bitwise_{op}", inplace=True, samples=samples)(f)
+    return defop(
+        f"bitwise_{op}", inplace=True, **_row(f"bitwise_{op}", "result_type"), samples=samples
+    )(f)
 
 
 bitwise_and = _bitwise_op("and")

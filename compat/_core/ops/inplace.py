@@ -16,7 +16,7 @@ from compat._core import dtypes as _dt
 from compat._core import rng as _rng
 from compat._core.mutation import apply_inplace, inplace_result
 from compat._core.ops._common import _c, coerce, sub_check
-from compat._core.ops.binary import _torch_power
+from compat._core.ops.binary import _DECLARED, _torch_power
 from compat._core.ops.unary import _addcdiv_f, _addcmul_f, _lerp_f
 from compat._core.optable import Sample, defop
 from compat._core.tensor import Tensor, apply
@@ -64,14 +64,12 @@ def inplace_binary(self: Tensor, op: str, other: Any, alpha: Any = 1) -> Tensor:
         return apply_inplace(
             self, _ip_alpha_f, f"{op.capitalize()}Backward0", (other, alpha), static
         )
-    name = {
-        "add": "AddBackward0",
-        "sub": "SubBackward0",
-        "mul": "MulBackward0",
-        "div": "DivBackward0",
-        "pow": "PowBackward0",
-    }.get(op, op)
-    return apply_inplace(self, _ip_binary_f, name, (other,), static)
+    return apply_inplace(self, _ip_binary_f, _IP_NODES.get(op, op), (other,), static)
+
+
+#: ``inplace_binary``'s node names: the primitive rows' (``torch=``), and ``pow``'s
+_IP_NODES = {op: _DECLARED[op].grad_fn for op in ("add", "sub", "mul", "div")}
+_IP_NODES["pow"] = "PowBackward0"
 
 
 def _ip_fill_f(x: Any, v: Any, *, dtype: np.dtype) -> Any:

@@ -52,7 +52,7 @@ def _declared(p: Any) -> tuple[str, _Float]:
 
 #: the float ops: every primitive row declaring a PyTorch form (``exp``, ``tanh``,
 #: ``sigmoid`` as ``logistic``'s, ...), then compat's composites of several primitives
-_UNARY: dict[str, _Float] = dict(_declared(p) for p in torch_rows())
+_UNARY: dict[str, _Float] = dict(_declared(p) for p in torch_rows() if p.arity == 1)
 _UNARY.update(
     exp2=_Float(fnp.exp2, "Exp2Backward0", "result", (-2, 2)),
     log2=_Float(fnp.log2, "Log2Backward0", None, (0.5, 3)),

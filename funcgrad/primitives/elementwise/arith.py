@@ -270,6 +270,7 @@ def _binary(
     public: tuple[str, ...] = (),
     numpy: str = "keep",
     numpy_bool: str | None = None,
+    torch: TorchForm | None = None,
 ) -> Primitive:
     """Declare a binary elementwise primitive (its derivative rules: ``_binary_ad``).
 
@@ -281,7 +282,7 @@ def _binary(
     form promotes its operands (``"keep"``: JAX's promotion; ``"inexact"``: to a float;
     ``"intbool"``: integers and bools only; ``"int"``: bools to integers, then integers
     only) and ``numpy_bool`` what it does with bool operands (``"error"``, or the
-    primitive bound instead: ``add`` is ``or`` on bools).
+    primitive bound instead: ``add`` is ``or`` on bools); ``torch`` its PyTorch names.
     Both forms broadcast: numpy by NumPy's rules, lax JAX 0.10's (equal ranks, size-1
     dimensions and 0-d operands broadcast).
     """
@@ -302,6 +303,7 @@ def _binary(
         numpy=numpy,
         numpy_bool=numpy_bool,
         arity=2,
+        torch=torch,
     )
     if allowed in ("num", "inexact", "real_float"):
         p.examples = _examples_binary(lo, hi, smooth, *second)
@@ -338,6 +340,7 @@ add_p = _binary(
     doc="Elementwise ``x + y``",
     public=("lax", "numpy"),
     numpy_bool="or",
+    torch=TorchForm("AddBackward0", promote="result_type"),
 )
 sub_p = _binary(
     "sub",
@@ -346,6 +349,7 @@ sub_p = _binary(
     doc="Elementwise ``x - y``",
     public=("lax", "numpy:subtract"),
     numpy_bool="error",
+    torch=TorchForm("SubBackward0", aliases=("subtract",), promote="result_type"),
 )
 # (lax.mul is written in funcgrad.lax: its out_dtype= widens the operands first)
 mul_p = _binary(
@@ -355,6 +359,7 @@ mul_p = _binary(
     doc="Elementwise ``x * y``",
     public=("numpy:multiply",),
     numpy_bool="and",
+    torch=TorchForm("MulBackward0", aliases=("multiply",), promote="result_type"),
 )
 div_p = _binary(
     "div",
@@ -366,6 +371,7 @@ div_p = _binary(
     docs={"numpy": "Elementwise ``x / y`` in floating point"},
     public=("lax", "numpy:true_divide", "numpy:divide"),
     numpy="inexact",
+    torch=TorchForm("DivBackward0", aliases=("divide", "true_divide")),
 )
 # (numpy's remainder/mod/fmod round or fix signs: composites in funcgrad.numpy)
 rem_p = _binary(
@@ -379,6 +385,7 @@ rem_p = _binary(
     host=_host_rem,
     doc="Elementwise remainder with the sign of ``x`` (C's ``fmod``)",
     public=("lax",),
+    torch=TorchForm("FmodBackward0", name="fmod", promote="result_type"),
 )
 # (lax.pow takes integer exponents and numpy's power concrete ones: written in their
 # namespaces; float_power is the primitive on operands promoted to float)
@@ -407,6 +414,7 @@ def _extremum(name: str, lower: Callable, host: Callable, numpy_bool: str) -> Pr
         docs={"numpy": f"Elementwise {word}"},
         public=("lax", f"numpy:{word}"),
         numpy_bool=numpy_bool,
+        torch=TorchForm(f"{word.capitalize()}Backward0", name=word, promote="result_type"),
     )
 
 
@@ -423,6 +431,7 @@ atan2_p = _binary(
     docs={"numpy": "Elementwise ``arctan(x / y)`` in the right quadrant"},
     public=("lax", "numpy:arctan2", "numpy:atan2"),
     numpy="inexact",
+    torch=TorchForm("Atan2Backward0", aliases=("arctan2",)),
 )
 
 
@@ -438,6 +447,7 @@ def _bitwise(name: str, lower: Callable, host: Callable, op: str) -> Primitive:
         docs={"numpy": f"Bitwise {op}"},
         public=(f"lax:bitwise_{op}", f"numpy:bitwise_{op}"),
         numpy="intbool",
+        torch=TorchForm(None, name=f"bitwise_{op}", promote="result_type"),
     )
 
 
@@ -451,6 +461,8 @@ def _comparison(name: str, lower: Callable, host: Callable, op: str, numpy: str)
         host=host,
         doc=f"Elementwise ``x {op} y``",
         public=("lax", f"numpy:{numpy}"),
+        # (torch.equal is not eq: it compares whole tensors)
+        torch=TorchForm(None, aliases=(numpy,) if name != "eq" else (), promote="result_type"),
     )
 
 
