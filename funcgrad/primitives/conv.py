@@ -475,6 +475,27 @@ def _conv_host(
     dt = host_compute_dtype(np.result_type(lhs, rhs), preferred_element_type)
     x = np.asarray(lhs).transpose(lspec).astype(dt, copy=False)  # (N, C, *spatial)
     w = np.asarray(rhs).transpose(rspec).astype(dt, copy=False)  # (O, I, *window)
+    if any(d > 1 for d in lhs_dilation) and all(
+        s == 1 and r == 1 for s, r in zip(window_strides, rhs_dilation)
+    ):
+        return _conv_host_layout(_conv_host_phases(x, w, padding, lhs_dilation, bgc, fgc), ospec)
+    tmp = _conv_host_core(x, w, window_strides, padding, lhs_dilation, rhs_dilation, bgc, fgc)
+    return _conv_host_layout(tmp, ospec)
+
+
+def _conv_host_core(
+    x: np.ndarray,
+    w: np.ndarray,
+    window_strides: Sequence[int],
+    padding: Padding,
+    lhs_dilation: Sequence[int],
+    rhs_dilation: Sequence[int],
+    bgc: int,
+    fgc: int,
+) -> np.ndarray:
+    """:func:`_conv_host` on ``x`` ``(N, C, *spatial)`` and ``w`` ``(O, I, *window)`` of
+    one dtype; ``(O, N, *out_spatial)``."""
+    dt = x.dtype
     nsp = x.ndim - 2
     groups = fgc * bgc  # (at most one of them exceeds 1)
     n, i, o, ksz = x.shape[0] // bgc, w.shape[1], w.shape[0], w.shape[2:]
@@ -487,11 +508,10 @@ def _conv_host(
     out_sp = tuple((p - e) // s + 1 if p >= e else 0 for p, e, s in zip(padded, eff, strides))
     rows, cols = n * math.prod(out_sp), i * math.prod(ksz)
     if rows == 0 or cols == 0 or o == 0:
-        return _conv_host_layout(np.zeros((o, n, *out_sp), dt), ospec)
+        return np.zeros((o, n, *out_sp), dt)
     config = [(0, 0, 0)] * 2 + [(lo, hi, d - 1) for (lo, hi), d in zip(padding, lhs_dilation)]
     if og < i and all(s == 1 for s in strides) and 2 * rows >= n * math.prod(padded):
-        tmp = _conv_host_direct(x, w, config, out_sp, bgc, fgc, rhs_dilation)
-        return _conv_host_layout(tmp, ospec)
+        return _conv_host_direct(x, w, config, out_sp, bgc, fgc, rhs_dilation)
     # whole rows: a stride-1 last dimension whose window adds little to the row
     full = nsp >= 2 and strides[-1] == 1 and 4 * (eff[-1] - 1) <= out_sp[-1]
     if full:  # one more zero row: the last row's starts read past its end
@@ -533,7 +553,59 @@ def _conv_host(
         tmp = tmp.transpose(nsp + 1, *range(nsp + 1))
     if full:
         tmp = tmp[..., : out_sp[-1]]
-    return _conv_host_layout(tmp, ospec)
+    return tmp
+
+
+def _conv_host_phases(
+    x: np.ndarray,
+    w: np.ndarray,
+    padding: Padding,
+    lhs_dilation: Sequence[int],
+    bgc: int,
+    fgc: int,
+) -> np.ndarray:
+    """A unit-stride, undilated-kernel convolution of a dilated lhs (transposed
+    convolutions, input and kernel gradients of strided ones) without the holes:
+    ``(O, N, *out_spatial)``.
+
+    Per spatial dimension, with lhs dilation ``d`` and low padding ``lo``, output ``p``
+    reads the kernel at offsets ``k`` with ``p + k - lo`` a multiple of ``d``. The outputs
+    ``p = p0 + m * d`` of one phase ``p0`` read the kernel taps ``k0, k0 + d, ...``
+    (``k0 = (lo - p0) mod d``) against consecutive undilated inputs from
+    ``(p0 + k0 - lo) / d + m``: a plain convolution of the undilated lhs with that
+    sub-kernel, written to every ``d``-th output. The phases together do the work of the
+    lhs's elements only, where the dilated lhs is mostly holes."""
+    nsp = x.ndim - 2
+    sizes, ksz = x.shape[2:], w.shape[2:]
+    out_sp = []
+    for q, k, (lo, hi), d in zip(sizes, ksz, padding, lhs_dilation):
+        padded = _dilate(q, d) + lo + hi
+        out_sp.append(padded - k + 1 if padded >= k else 0)
+    n = x.shape[0] // bgc
+    out = np.zeros((w.shape[0], n, *out_sp), x.dtype)
+    if 0 in out_sp:
+        return out
+    per_dim = []  # each dimension's phases: (out slice, kernel slice, sub-padding)
+    for q, k, (lo, _), d, size in zip(sizes, ksz, padding, lhs_dilation, out_sp):
+        phases = []
+        for p0 in range(min(d, size)):
+            k0 = (lo - p0) % d
+            taps = len(range(k0, k, d))
+            m = len(range(p0, size, d))
+            if taps == 0:
+                continue  # outputs of this phase read holes only: zeros
+            base = (p0 + k0 - lo) // d
+            sub_lo = -base
+            sub_hi = m - 1 + taps - q - sub_lo
+            phases.append((slice(p0, None, d), slice(k0, None, d), (sub_lo, sub_hi)))
+        per_dim.append(phases)
+    ones = (1,) * nsp
+    for combo in itertools.product(*per_dim):
+        wk = w[(slice(None), slice(None), *(c[1] for c in combo))]
+        pads = tuple(c[2] for c in combo)
+        part = _conv_host_core(x, wk, ones, pads, ones, ones, bgc, fgc)
+        out[(slice(None), slice(None), *(c[0] for c in combo))] = part
+    return out
 
 
 def _conv_host_direct(
@@ -642,6 +714,22 @@ def _conv_examples(rng: np.random.Generator) -> list[Example]:
         # im2col on whole rows with feature groups; windows wider than the output
         ex((2, 4, 5, 11), (6, 2, 3, 2), feature_group_count=2, rhs_dilation=(1, 2)),
         ex((4, 2, 8, 8), (4, 2, 6, 6), batch_group_count=2),
+        # a dilated lhs at unit strides, by phases: a transposed convolution (kernel 4,
+        # stride 2, padding 1), a dilation past the kernel (phases reading holes only),
+        # cropping, feature groups, and a transposed convolution's kernel gradient
+        # (batch groups, a window wider than the output)
+        ex((2, 3, 4, 5), (2, 3, 4, 4), lhs_dilation=(2, 2), padding=((2, 2), (2, 2))),
+        ex((1, 2, 5), (3, 2, 2), lhs_dilation=(3,), padding=((1, 0),)),
+        ex((2, 2, 6, 4), (2, 2, 3, 2), lhs_dilation=(2, 3), padding=((-1, 2), (0, -2))),
+        ex((2, 4, 3, 3), (6, 2, 3, 3), feature_group_count=2, lhs_dilation=(2, 1)),
+        ex(
+            (2, 3, 4, 4),
+            (2, 4, 8, 8),
+            ((1, 0, 2, 3), (1, 0, 2, 3), (1, 0, 2, 3)),
+            lhs_dilation=(2, 2),
+            padding=((2, 2), (2, 2)),
+        ),
+        ex((4, 2, 3, 3), (4, 2, 2, 2), batch_group_count=2, lhs_dilation=(2, 2)),
     ]
 
 
