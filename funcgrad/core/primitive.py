@@ -43,12 +43,13 @@ class TorchForm:
     ``saves`` what that node keeps (``"result"`` or the input: ``None``). ``promote`` is
     how PyTorch types the result, where NumPy's promotion differs: ``"default_float"``
     (integer and bool results become PyTorch's default float dtype, where the numpy form
-    gives JAX's float) or ``"result_type"`` (PyTorch's promotion of the operands, integers
-    kept: ``add``, ``maximum``).
+    gives JAX's float), ``"keep"`` (the input's dtype kept, integers and bools as the
+    numpy form treats them: ``abs``, ``floor``) or ``"result_type"`` (PyTorch's promotion
+    of the operands, integers kept: ``add``, ``maximum``).
 
     A unary row's op is generated whole (``torch.X`` and aliases, ``Tensor.X``,
     ``Tensor.X_``, ``out=``): ``inplace_function=False`` where PyTorch has no
-    ``torch.X_``, ``inplace_grad_fn`` where it has no derivative for ``Tensor.X_`` (its
+    ``torch.X_`` (or the spellings that have one: ``torch.abs_``, no ``torch.absolute_``), ``inplace_grad_fn`` where it has no derivative for ``Tensor.X_`` (its
     node of that name raises), ``functional``/``module`` the ``nn.functional.X``
     docstring and the ``nn`` module's (class name, docstring) of a plain activation. A
     binary row gives compat's implementation (``alpha=``, ``rounding_mode=``) its names,
@@ -60,7 +61,7 @@ class TorchForm:
     aliases: tuple[str, ...] = ()
     saves: str | None = None
     promote: str = "default_float"
-    inplace_function: bool = True
+    inplace_function: bool | tuple[str, ...] = True
     inplace_grad_fn: str | None = None
     functional: str | None = None
     module: tuple[str, str] | None = None

@@ -19,7 +19,37 @@ from funcgrad import numpy as fnp
 from funcgrad._compat_contract import torch_rows
 from funcgrad.scipy import special as fsp
 
+#: the PyTorch forms funcgrad's binary primitive rows declare (``torch=``), by torch name
+_DECLARED = {p.torch.name or p.name: p.torch for p in torch_rows() if p.arity == 2}
 
+
+def _row(op: str, promote: str) -> dict[str, Any]:
+    """``defop``'s aliases and node for the op a primitive row declares; ``promote`` is how
+    the implementation types its result (``TorchForm.promote``), checked against the row."""
+    t = _DECLARED[op]
+    if t.promote != promote:
+        raise ValueError(
+            f"{op}: its row says promote={t.promote!r}, its implementation {promote!r}"
+        )
+    return {"aliases": t.aliases, "grad_fn": t.grad_fn}
+
+
+#: the node ``_binary`` gives each kernel (a dict read on every call)
+_BIN_NAMES: dict[Any, str] = {}
+
+
+def _kernel(op: str | None = None, *, node: str | None = None) -> Any:
+    """Register the decorated kernel under the node of ``op``'s primitive row (or ``node``,
+    for compat's composites)."""
+
+    def register(fn: Any) -> Any:
+        _BIN_NAMES[fn] = node if op is None else _DECLARED[op].grad_fn
+        return fn
+
+    return register
+
+
+@_kernel("add")
 def _add_f(x: Any, y: Any, *, dtype: np.dtype) -> Any:
     return _c(x, dtype) + _c(y, dtype)
 
@@ -28,6 +58,7 @@ def _add_alpha_f(x: Any, y: Any, a: Any, *, dtype: np.dtype) -> Any:
     return _c(x, dtype) + _c(y, dtype) * _c(a, dtype)
 
 
+@_kernel("sub")
 def _sub_f(x: Any, y: Any, *, dtype: np.dtype) -> Any:
     return _c(x, dtype) - _c(y, dtype)
 
@@ -36,30 +67,37 @@ def _sub_alpha_f(x: Any, y: Any, a: Any, *, dtype: np.dtype) -> Any:
     return _c(x, dtype) - _c(y, dtype) * _c(a, dtype)
 
 
+@_kernel("mul")
 def _mul_f(x: Any, y: Any, *, dtype: np.dtype) -> Any:
     return _c(x, dtype) * _c(y, dtype)
 
 
+@_kernel("div")
 def _div_f(x: Any, y: Any, *, dtype: np.dtype) -> Any:
     return _c(x, dtype) / _c(y, dtype)
 
 
+@_kernel(node="FloorDivideBackward0")
 def _floordiv_f(x: Any, y: Any, *, dtype: np.dtype) -> Any:
     return fnp.floor_divide(_c(x, dtype), _c(y, dtype))
 
 
+@_kernel(node="RemainderBackward0")
 def _rem_f(x: Any, y: Any, *, dtype: np.dtype) -> Any:
     return fnp.remainder(_c(x, dtype), _c(y, dtype))
 
 
+@_kernel("maximum")
 def _maximum_f(x: Any, y: Any, *, dtype: np.dtype) -> Any:
     return fnp.maximum(_c(x, dtype), _c(y, dtype))
 
 
+@_kernel("minimum")
 def _minimum_f(x: Any, y: Any, *, dtype: np.dtype) -> Any:
     return fnp.minimum(_c(x, dtype), _c(y, dtype))
 
 
+@_kernel("atan2")
 def _atan2_f(x: Any, y: Any, *, dtype: np.dtype) -> Any:
     return _conv.atan2(_c(x, dtype), _c(y, dtype))
 
@@ -108,36 +146,6 @@ def _logical_f(x: Any, y: Any, *, op: str) -> Any:
 def _bitwise_f(x: Any, y: Any, *, op: str, dtype: np.dtype) -> Any:
     f = {"and": fnp.bitwise_and, "or": fnp.bitwise_or, "xor": fnp.bitwise_xor}[op]
     return f(_c(x, dtype), _c(y, dtype))
-
-
-#: the PyTorch forms funcgrad's binary primitive rows declare (``torch=``), by torch name
-_DECLARED = {p.torch.name or p.name: p.torch for p in torch_rows() if p.arity == 2}
-
-
-def _row(op: str, promote: str) -> dict[str, Any]:
-    """``defop``'s aliases and node for the op a primitive row declares; ``promote`` is how
-    the implementation types its result (``TorchForm.promote``), checked against the row."""
-    t = _DECLARED[op]
-    if t.promote != promote:
-        raise ValueError(
-            f"{op}: its row says promote={t.promote!r}, its implementation {promote!r}"
-        )
-    return {"aliases": t.aliases, "grad_fn": t.grad_fn}
-
-
-#: each kernel's op: ``_binary`` names its node after that op's primitive row (a dict read
-#: on every call), compat's two composites after their own
-_KERNEL_OPS = {
-    _add_f: "add",
-    _sub_f: "sub",
-    _mul_f: "mul",
-    _div_f: "div",
-    _maximum_f: "maximum",
-    _minimum_f: "minimum",
-    _atan2_f: "atan2",
-}
-_BIN_NAMES = {k: _DECLARED[op].grad_fn for k, op in _KERNEL_OPS.items()}
-_BIN_NAMES.update({_floordiv_f: "FloorDivideBackward0", _rem_f: "RemainderBackward0"})
 
 
 _BF16 = _dt.bfloat16.np
@@ -191,7 +199,7 @@ def add(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
         return _binary(_add_f, input, other)
     a, b = coerce(input), coerce(other)
     dt = _dt.result_type(a, b)
-    return apply(_add_alpha_f, "AddBackward0", (a, b, alpha), (("dtype", dt),))
+    return apply(_add_alpha_f, _BIN_NAMES[_add_f], (a, b, alpha), (("dtype", dt),))
 
 
 @defop(
@@ -204,7 +212,7 @@ def sub(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
     a, b = coerce(input), coerce(other)
     sub_check(a, b)
     dt = _dt.result_type(a, b)
-    return apply(_sub_alpha_f, "SubBackward0", (a, b, alpha), (("dtype", dt),))
+    return apply(_sub_alpha_f, _BIN_NAMES[_sub_f], (a, b, alpha), (("dtype", dt),))
 
 
 @defop(

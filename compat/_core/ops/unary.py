@@ -52,7 +52,9 @@ def _declared(p: Any) -> tuple[str, _Float]:
 
 #: the float ops: every primitive row declaring a PyTorch form (``exp``, ``tanh``,
 #: ``sigmoid`` as ``logistic``'s, ...), then compat's composites of several primitives
-_UNARY: dict[str, _Float] = dict(_declared(p) for p in torch_rows() if p.arity == 1)
+_UNARY: dict[str, _Float] = dict(
+    _declared(p) for p in torch_rows() if p.arity == 1 and p.torch.promote != "keep"
+)
 _UNARY.update(
     exp2=_Float(fnp.exp2, "Exp2Backward0", "result", (-2, 2)),
     log2=_Float(fnp.log2, "Log2Backward0", None, (0.5, 3)),
@@ -98,16 +100,38 @@ for _op in _UNARY:
     globals()[_op] = _unary_float(_op)
 
 
+def _kept(p: Any) -> Any:
+    """The op of a primitive row whose PyTorch form keeps the input's dtype
+    (``promote="keep"``: ``abs``, ``sign``, ``floor``, ``ceil``): the row's numpy form,
+    which treats integers and bools as PyTorch does (``floor`` of an integer is itself)."""
+    t = p.torch
+    op, name, saves = t.name or p.name, t.grad_fn, t.saves
+    numpy_form = getattr(fnp, p.public["numpy"][0])
+
+    def f(input: Tensor) -> Tensor:
+        return apply(numpy_form, name, (input,), (), saves)
+
+    f.__name__ = op
+    f.__doc__ = f"Elementwise ``{op}`` (the input's dtype kept)."
+    domain = p.name
+    samples = (Sample(((2, 3),), domain=domain), Sample(((4,),), dtype="int64", grad=False))
+    return defop(
+        op,
+        inplace=True,
+        inplace_function=t.inplace_function,
+        aliases=t.aliases,
+        grad_fn=name,
+        samples=samples,
+    )(f)
+
+
+for _p in torch_rows():
+    if _p.arity == 1 and _p.torch.promote == "keep":
+        globals()[_p.torch.name or _p.name] = _kept(_p)
+
+
 def _neg_f(x: Any) -> Any:
     return -x
-
-
-def _abs_f(x: Any) -> Any:
-    return fnp.abs(x)
-
-
-def _sign_f(x: Any) -> Any:
-    return fnp.sign(x)
 
 
 def _relu_f(x: Any) -> Any:
@@ -119,7 +143,7 @@ def _square_f(x: Any) -> Any:
 
 
 def _round_f(x: Any, *, op: str) -> Any:
-    return {"floor": fnp.floor, "ceil": fnp.ceil, "round": fnp.round, "trunc": fnp.trunc}[op](x)
+    return {"round": fnp.round, "trunc": fnp.trunc}[op](x)
 
 
 @defop(
@@ -138,22 +162,6 @@ def neg(input: Tensor) -> Tensor:
     return apply(_neg_f, "NegBackward0", (input,))
 
 
-@defop(
-    inplace=True,
-    inplace_function=("abs",),
-    aliases=("absolute",),
-    grad_fn="AbsBackward0",
-    samples=(Sample(((2, 3),)), Sample(((3,),), dtype="int64", grad=False)),
-)
-def abs(input: Tensor) -> Tensor:
-    return apply(_abs_f, "AbsBackward0", (input,))
-
-
-@defop(inplace=True, grad_fn="SignBackward0", samples=Sample(((5,),), dtype="int64", grad=False))
-def sign(input: Tensor) -> Tensor:
-    return apply(_sign_f, "SignBackward0", (input,))
-
-
 @defop(inplace=True, inplace_function=True, grad_fn="ReluBackward0", samples=Sample(((2, 3),)))
 def relu(input: Tensor) -> Tensor:
     return apply(_relu_f, "ReluBackward0", (input,), saves="result")
@@ -162,16 +170,6 @@ def relu(input: Tensor) -> Tensor:
 @defop(inplace=True, inplace_function=True, grad_fn="PowBackward0", samples=Sample(((2, 3),)))
 def square(input: Tensor) -> Tensor:
     return pow(input, 2)
-
-
-@defop(inplace=True, inplace_function=True, grad_fn="FloorBackward0", samples=Sample(((2, 3),)))
-def floor(input: Tensor) -> Tensor:
-    return apply(_round_f, "FloorBackward0", (input,), (("op", "floor"),))
-
-
-@defop(inplace=True, inplace_function=True, grad_fn="CeilBackward0", samples=Sample(((2, 3),)))
-def ceil(input: Tensor) -> Tensor:
-    return apply(_round_f, "CeilBackward0", (input,), (("op", "ceil"),))
 
 
 @defop(

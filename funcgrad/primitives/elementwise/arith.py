@@ -144,6 +144,9 @@ abs_p = _unary(
     docs={"numpy": "Elementwise absolute value"},
     public=("lax", "numpy:absolute", "numpy:abs"),
     numpy="id_unsigned",
+    torch=TorchForm(
+        "AbsBackward0", aliases=("absolute",), promote="keep", inplace_function=("abs",)
+    ),
 )
 sign_p = _unary(
     "sign",
@@ -154,6 +157,7 @@ sign_p = _unary(
     doc="Elementwise sign (-1, 0 or 1)",
     public=("lax", "numpy"),
     numpy="keep",
+    torch=TorchForm("SignBackward0", promote="keep", inplace_function=False),
 )
 floor_p = _unary(
     "floor",
@@ -165,6 +169,7 @@ floor_p = _unary(
     docs={"numpy": "Round down (identity on integers and bools)"},
     public=("lax", "numpy"),
     numpy="float_or_id",
+    torch=TorchForm("FloorBackward0", promote="keep"),
 )
 ceil_p = _unary(
     "ceil",
@@ -176,6 +181,7 @@ ceil_p = _unary(
     docs={"numpy": "Round up (identity on integers and bools)"},
     public=("lax", "numpy"),
     numpy="float_or_id",
+    torch=TorchForm("CeilBackward0", promote="keep"),
 )
 # (lax.round's rounding_method and numpy's round/rint are written in their namespaces)
 round_p = _unary(
