@@ -127,14 +127,15 @@ _OPTIONS = {
     "tier_compile_host_ms": (
         "funcgrad_tier_compile_host_ms",
         "... once its calls have done this many milliseconds of host-tier work in all "
-        "(calls times the fastest call; about one small compile: it pays for itself from "
-        "then on) ...",
+        "per 16 equations (calls times the fastest call; about the compile of 16 "
+        "equations: it pays for itself from then on) ...",
     ),
     "tier_compile_min_us": (
         "funcgrad_tier_compile_min_us",
-        "... and its fastest call took at least this many microseconds (below it XLA's "
-        "call floor, 7-12 us, eats what compiling saves; the fastest, not the mean: "
-        "preemptions on a loaded machine inflate a mean).",
+        "... and its fastest call took at least this many microseconds, times a quarter "
+        "of its arguments and results when it has more than four (below it XLA's call "
+        "floor, 7-12 us plus 3-6 us per NumPy argument, eats what compiling saves; the "
+        "fastest, not the mean: preemptions on a loaded machine inflate a mean).",
     ),
     "tier_eager_binds": (
         "funcgrad_tier_eager_binds",

@@ -58,6 +58,7 @@ class _Stats:
 
     __slots__ = (
         "background_compiles",
+        "background_kept_host",
         "background_seconds",
         "compiled_calls",
         "fallback_eqns",
@@ -73,7 +74,7 @@ class _Stats:
 
     def reset(self) -> None:
         self.host_calls = self.host_eqns = self.fallback_eqns = 0
-        self.compiled_calls = self.background_compiles = 0
+        self.compiled_calls = self.background_compiles = self.background_kept_host = 0
         self.templates = self.template_calls = 0
         self.host_seconds = self.background_seconds = 0.0
 
@@ -192,6 +193,11 @@ def _zero_arg(a: Aval) -> Any:
 
 # --------------------------------------------------------------------------- tiered
 
+#: an executable compiled in the background has its first calls timed against the host
+#: tier's fastest call, and is dropped when slower (with ``tier_compile_min_us`` 0 the
+#: policy compiles whatever it costs, and keeps the executable)
+_PROBE_CALLS = 8
+
 
 def _fallback(e: Eqn) -> Callable[..., Any]:
     """An equation without a host rule: its one-equation program, compiled (on first
@@ -224,10 +230,13 @@ class Tiered:
         "__weakref__",
         "calls",
         "exe",
+        "exe_min_ns",
         "host_ns",
         "min_ns",
+        "n_args",
         "n_eqns",
         "plan",
+        "probes",
         "prog",
         "submitted",
     )
@@ -240,12 +249,17 @@ class Tiered:
         self.host_ns = 0
         self.min_ns = 1 << 62
         self.submitted = False
+        self.probes = 0
+        self.exe_min_ns = 1 << 62
         self.n_eqns = len(prog.eqns)
+        self.n_args = len(prog.constvars) + len(prog.invars) + len(prog.outvars)
 
     def __call__(self, *args: Any) -> list[Any]:
         exe = self.exe
         if exe is not None:
             _stats.compiled_calls += 1
+            if self.probes:
+                return self._probe(exe, args)
             return exe(*args)
         m = _mode_local.mode or POLICY.tier  # (mode(), inlined)
         if m == "auto":
@@ -271,10 +285,14 @@ class Tiered:
             # loaded machine preempts a 5 us call for milliseconds now and then): the
             # fastest call measures the work, and the work decides
             work = self.min_ns
-            if (
-                work >= POLICY.tier_compile_min_us * 1e3
-                and work * self.calls >= POLICY.tier_compile_host_ms * 1e6
-            ):
+            # XLA's call floor grows with the arguments and results it converts (a
+            # NumPy argument is copied in: 3-6 us each under load), so the floor
+            # ``tier_compile_min_us`` covers four of them and grows with the rest
+            floor = POLICY.tier_compile_min_us * 1e3 * max(1.0, self.n_args / 4)
+            # and XLA's compile time with the equations (~0.6-1.5 ms each): the host
+            # work done must reach ``tier_compile_host_ms`` per 16 of them
+            spent = POLICY.tier_compile_host_ms * 1e6 * max(1.0, self.n_eqns / 16)
+            if work >= floor and work * self.calls >= spent:
                 self._submit()
         return out
 
@@ -282,6 +300,24 @@ class Tiered:
         """Whether a call now would wait for XLA to compile this program (compiled tier
         mode, no executable yet): compat's lazy mode compiles a step at once instead."""
         return self.exe is None and mode() == "compiled"
+
+    def _probe(self, exe: Callable[..., Any], args: tuple) -> Any:
+        """One of the executable's first calls, timed to completion: after
+        ``_PROBE_CALLS`` of them, an executable whose fastest call is slower than the
+        host tier's fastest call is dropped and the host tier serves for good (on tiny
+        arrays under load XLA's call, handed to another thread, costs more than
+        NumPy's loop)."""
+        t0 = time.perf_counter_ns()
+        out = exe(*args)
+        jax.block_until_ready(out)
+        dt = time.perf_counter_ns() - t0
+        if dt < self.exe_min_ns:
+            self.exe_min_ns = dt
+        self.probes = n = self.probes - 1
+        if not n and self.exe_min_ns > self.min_ns and POLICY.tier_compile_min_us > 0:
+            self.exe = None
+            _stats.background_kept_host += 1
+        return out
 
     def _compile_now(self) -> Callable[..., Any]:
         fn = compile_cache.compiled(self.prog, eager=True)
@@ -309,6 +345,7 @@ class Tiered:
             try:
                 fn = compile_cache.compiled(prog, eager=True)
                 fn(*[_zero_arg(a) for a in avals])  # compiles, and warms jit's dispatch
+                self.probes = _PROBE_CALLS
                 self.exe = fn
                 _stats.background_compiles += 1
             except Exception:
@@ -407,6 +444,7 @@ def stats() -> dict[str, Any]:
         "fallback_equations": s.fallback_eqns,
         "compiled_calls": s.compiled_calls,
         "background_compiles": s.background_compiles,
+        "background_kept_host": s.background_kept_host,
         "background_seconds": s.background_seconds,
         "background_pending": pending,
         "shape_templates": s.templates,

@@ -16,7 +16,9 @@ def tier_stats() -> dict[str, Any]:
         ``host_equations`` (programs and equations run on the host tier),
         ``host_seconds``, ``fallback_equations`` (equations without a host rule, run
         compiled one by one), ``compiled_calls`` (calls of executables that replaced
-        the host tier), ``background_compiles``, ``background_seconds`` (the
+        the host tier), ``background_compiles``, ``background_kept_host``
+        (executables dropped after their first calls were slower than the host
+        tier's), ``background_seconds`` (the
         background thread's compile time), ``background_pending``,
         ``shape_templates`` (compat ops traced once at symbolic dimensions),
         ``template_calls`` (calls run through them at a new shape), and the

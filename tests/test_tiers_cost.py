@@ -1,0 +1,118 @@
+"""The tier policy's cost model (funcgrad.core.tiers): XLA's call floor grows with a
+program's arguments, its compile time with its equations, and an executable whose first
+calls are slower than the host tier's fastest is dropped (results unchanged)."""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pytest
+
+from funcgrad.core import compile_cache, tiers
+from funcgrad.core.interp import trace_flat
+from funcgrad.core.ir import Aval
+
+
+def _prog(n_in: int = 2, n_eqns: int = 4, size: int = 8):
+    def f(*xs):
+        x = xs[0]
+        for i in range(n_eqns):
+            x = x * xs[i % n_in]
+        return [x]
+
+    a = Aval((size,), np.dtype("float32"))
+    return trace_flat(f, [a] * n_in, "test")
+
+
+def _args(n_in: int = 2, size: int = 8):
+    rng = np.random.default_rng(0)
+    return [rng.uniform(0.5, 1.5, size).astype(np.float32) for _ in range(n_in)]
+
+
+@pytest.fixture
+def policy():
+    """The compile policy, restored after the test."""
+    p = compile_cache.POLICY
+    saved = (p.tier, p.tier_compile_after, p.tier_compile_host_ms, p.tier_compile_min_us)
+    yield p
+    p.tier, p.tier_compile_after, p.tier_compile_host_ms, p.tier_compile_min_us = saved
+
+
+class _Clock:
+    """A stand-in for ``time`` in :mod:`tiers`: each host call lasts ``us``."""
+
+    def __init__(self, us: float) -> None:
+        self.us = us
+        self.now = 0
+        self.starting = True
+        self.perf_counter = time.perf_counter
+
+    def perf_counter_ns(self) -> int:
+        if not self.starting:
+            self.now += int(self.us * 1e3)
+        self.starting = not self.starting
+        return self.now
+
+
+def _submitted(policy, monkeypatch, prog, n_in, us, calls=8):
+    policy.tier = "tiered"
+    policy.tier_compile_after, policy.tier_compile_host_ms, policy.tier_compile_min_us = 4, 0.2, 30
+    monkeypatch.setattr(tiers, "time", _Clock(us))
+    t = tiers.Tiered(prog)
+    for _ in range(calls):
+        t(*_args(n_in))
+    monkeypatch.undo()
+    tiers.wait_for_background(60)
+    return t.submitted
+
+
+def test_the_call_floor_grows_with_arguments_and_results(policy, monkeypatch):
+    # 2 inputs and 1 output: the floor is tier_compile_min_us (30 us)
+    assert _submitted(policy, monkeypatch, _prog(2), 2, us=40)
+    # 15 inputs and 1 output: 30 us x 16 / 4 = 120 us a call
+    assert not _submitted(policy, monkeypatch, _prog(15, 15), 15, us=100)
+    assert _submitted(policy, monkeypatch, _prog(15, 15), 15, us=130)
+
+
+def test_the_work_to_repay_a_compile_grows_with_equations(policy, monkeypatch):
+    # 64 equations: tier_compile_host_ms (0.2 ms) x 64 / 16 = 0.8 ms of work in all
+    prog = _prog(2, 64)
+    assert not _submitted(policy, monkeypatch, prog, 2, us=60, calls=8)  # 0.48 ms
+    assert _submitted(policy, monkeypatch, prog, 2, us=60, calls=14)  # 0.84 ms
+
+
+def _compiled(policy, min_us):
+    policy.tier = "tiered"
+    policy.tier_compile_after, policy.tier_compile_host_ms, policy.tier_compile_min_us = (
+        2,
+        0,
+        min_us,
+    )
+    t = tiers.Tiered(_prog())
+    args = _args()
+    host = [np.asarray(o) for o in t(*args)]
+    t(*args)
+    assert t.submitted and tiers.wait_for_background(60) and t.exe is not None
+    return t, args, host
+
+
+@pytest.mark.parametrize(
+    ("host_ns", "min_us", "kept"),
+    [(1, 1e-9, False), (1 << 50, 1e-9, True), (1, 0, True)],
+    ids=["slower-dropped", "faster-kept", "zero-floor-kept"],
+)
+def test_an_executable_slower_than_the_host_tier_is_dropped(policy, host_ns, min_us, kept):
+    t, args, host = _compiled(policy, min_us)
+    t.min_ns = host_ns  # the host tier's fastest call, as measured
+    before = tiers.stats()["background_kept_host"]
+    for _ in range(tiers._PROBE_CALLS):
+        out = t(*args)
+        assert not isinstance(out[0], np.ndarray)  # the executable's, while probed
+        np.testing.assert_allclose(np.asarray(out[0]), host[0], rtol=1e-6)
+    assert (t.exe is not None) is kept
+    assert tiers.stats()["background_kept_host"] == before + (not kept)
+    out = t(*args)  # after the probe: the host tier again, or the executable
+    assert (type(out[0]) is np.ndarray) is (not kept)
+    np.testing.assert_allclose(np.asarray(out[0]), host[0], rtol=1e-6)
+    assert not t.probes
