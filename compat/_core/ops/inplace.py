@@ -67,8 +67,8 @@ def inplace_binary(self: Tensor, op: str, other: Any, alpha: Any = 1) -> Tensor:
     return apply_inplace(self, _ip_binary_f, _IP_NODES.get(op, op), (other,), static)
 
 
-#: ``inplace_binary``'s node names: the primitive rows' (``torch=``), and ``pow``'s
-_IP_NODES = {op: _DECLARED[op].grad_fn for op in ("add", "sub", "mul", "div")}
+#: ``inplace_binary``'s node names: the binary primitive rows' (``torch=``), and ``pow``'s
+_IP_NODES = {op: t.grad_fn for op, t in _DECLARED.items() if t.grad_fn is not None}
 _IP_NODES["pow"] = "PowBackward0"
 
 
