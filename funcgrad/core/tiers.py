@@ -197,6 +197,17 @@ def _zero_arg(a: Aval) -> Any:
 #: tier's fastest call, and is dropped when slower (with ``tier_compile_min_us`` 0 the
 #: policy compiles whatever it costs, and keeps the executable)
 _PROBE_CALLS = 8
+#: ... as many calls as fit in this much host-tier work, at least two: a long call's
+#: time is its work within a few per cent (a loaded machine preempts for milliseconds),
+#: and each probe of a slow executable is paid in full (the siamese network's ResNet
+#: backward compiled by XLA took seconds a call where NumPy's took 0.6 s)
+_PROBE_BUDGET_NS = 50_000_000
+
+
+def _probe_calls(host_ns: int) -> int:
+    """How many of a new executable's first calls are timed, for host-tier work
+    ``host_ns`` a call."""
+    return max(2, min(_PROBE_CALLS, _PROBE_BUDGET_NS // max(host_ns, 1)))
 
 
 def _fallback(e: Eqn) -> Callable[..., Any]:
@@ -306,7 +317,9 @@ class Tiered:
         ``_PROBE_CALLS`` of them, an executable whose fastest call is slower than the
         host tier's fastest call is dropped and the host tier serves for good (on tiny
         arrays under load XLA's call, handed to another thread, costs more than
-        NumPy's loop)."""
+        NumPy's loop). Its inputs are waited for first: an input still being computed by
+        another executable is that one's time, not this one's."""
+        jax.block_until_ready([a for a in args if isinstance(a, jax.Array)])
         t0 = time.perf_counter_ns()
         out = exe(*args)
         jax.block_until_ready(out)
@@ -345,7 +358,7 @@ class Tiered:
             try:
                 fn = compile_cache.compiled(prog, eager=True)
                 fn(*[_zero_arg(a) for a in avals])  # compiles, and warms jit's dispatch
-                self.probes = _PROBE_CALLS
+                self.probes = _probe_calls(self.min_ns)
                 self.exe = fn
                 _stats.background_compiles += 1
             except Exception:

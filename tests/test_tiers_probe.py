@@ -1,0 +1,87 @@
+"""How many of a background-compiled executable's first calls the tier policy times
+(funcgrad.core.tiers): fewer for long host-tier calls, whose time is their work, and
+results unchanged while probing and after the decision."""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pytest
+
+from funcgrad.core import compile_cache, tiers
+from funcgrad.core.interp import trace_flat
+from funcgrad.core.ir import Aval
+
+
+@pytest.fixture
+def policy():
+    """The compile policy, restored after the test."""
+    p = compile_cache.POLICY
+    saved = (p.tier, p.tier_compile_after, p.tier_compile_host_ms, p.tier_compile_min_us)
+    yield p
+    p.tier, p.tier_compile_after, p.tier_compile_host_ms, p.tier_compile_min_us = saved
+
+
+@pytest.mark.parametrize(
+    ("host_us", "probes"),
+    [(1, 8), (6_000, 8), (10_000, 5), (20_000, 2), (25_000, 2), (2_000_000, 2)],
+)
+def test_probe_calls_fit_a_budget_of_host_work(host_us, probes):
+    # the budget is 50 ms of host-tier work: 50 / 10 = 5 calls; never under 2 or over 8
+    assert tiers._probe_calls(host_us * 1000) == probes
+
+
+class _Clock:
+    """A stand-in for ``time`` in :mod:`tiers`: each host call lasts ``us``."""
+
+    def __init__(self, us: float) -> None:
+        self.us, self.now, self.starting = us, 0, True
+        self.perf_counter = time.perf_counter
+
+    def perf_counter_ns(self) -> int:
+        if not self.starting:
+            self.now += int(self.us * 1e3)
+        self.starting = not self.starting
+        return self.now
+
+
+@pytest.mark.parametrize(
+    ("host_us", "exe_us", "probes", "kept"),
+    [
+        (100, 100, 8, True),
+        (100, 150, 8, False),
+        (40_000, 30_000, 2, True),
+        (40_000, 90_000, 2, False),
+    ],
+)
+def test_a_long_program_is_judged_after_fewer_calls(
+    policy, monkeypatch, host_us, exe_us, probes, kept
+):
+    def f(x, y):
+        return [x * y + x]
+
+    a = Aval((8,), np.dtype("float32"))
+    prog = trace_flat(f, [a, a], "test")
+    args = [np.linspace(0.5, 1.5, 8, dtype=np.float32), np.full(8, 2.0, np.float32)]
+    expected = args[0] * args[1] + args[0]
+    policy.tier = "tiered"
+    policy.tier_compile_after, policy.tier_compile_host_ms, policy.tier_compile_min_us = 2, 0, 1
+    t = tiers.Tiered(prog)
+    with monkeypatch.context() as m:
+        m.setattr(tiers, "time", _Clock(host_us))  # each host call lasts host_us
+        for _ in range(2):
+            np.testing.assert_array_equal(t(*args)[0], expected)
+    assert t.submitted and tiers.wait_for_background(60) and t.exe is not None
+    assert t.probes == probes
+    with monkeypatch.context() as m:
+        m.setattr(tiers, "time", _Clock(exe_us))  # each executable call lasts exe_us
+        for _ in range(probes):  # the executable's calls, timed to completion
+            out = t(*args)[0]
+            assert not isinstance(out, np.ndarray)
+            np.testing.assert_allclose(np.asarray(out), expected, rtol=1e-6)
+    assert not t.probes
+    assert (t.exe is not None) is kept
+    out = t(*args)[0]  # the executable, or the host tier for good: the same values
+    assert isinstance(out, np.ndarray) is (not kept)
+    np.testing.assert_allclose(np.asarray(out), expected, rtol=1e-6)
