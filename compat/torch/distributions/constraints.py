@@ -181,6 +181,16 @@ class _IntegerInterval(Constraint):
     def check(self, value: Tensor) -> Tensor:
         return ((value % 1) == 0) & (self.lower_bound <= value) & (value <= self.upper_bound)
 
+
+def _integer_interval_all(c: _IntegerInterval, a: np.ndarray) -> bool | None:
+    lo, hi = c.lower_bound, c.upper_bound
+    if a.dtype.kind not in "iu" or type(lo) is not int or type(hi) is not int:
+        return None
+    info = np.iinfo(a.dtype)
+    if not (info.min <= lo <= info.max and info.min <= hi <= info.max):
+        return None
+    return bool(((lo <= a) & (a <= hi)).all())  # (an integer's ``value % 1`` is 0)
+
     def __repr__(self) -> str:
         return (
             f"{self.__class__.__name__[1:]}(lower_bound={self.lower_bound}, "
@@ -259,6 +269,17 @@ class _Simplex(Constraint):
     def check(self, value: Tensor) -> Tensor:
         tol = 1e-6
         return (value >= 0).all(-1) & ((value.sum(-1) - 1).abs() < tol)
+
+
+def _simplex_all(c: _Simplex, a: np.ndarray) -> bool | None:
+    if a.dtype not in _HOST_FLOATS or not a.ndim:
+        return None
+    # the host tier's ops of ``check``: NumPy's sum in the array's dtype, 1 and the
+    # tolerance converted to it (NEP 50), as compat converts a Python number
+    with np.errstate(all="ignore"):  # (inf - inf: NaN, silently, as the host tier)
+        total = np.add.reduce(a, axis=-1)
+        ok = np.logical_and.reduce(a >= 0, axis=-1) & (np.abs(total - 1) < 1e-6)
+    return bool(ok.all())
 
 
 class _LowerTriangular(Constraint):
@@ -363,3 +384,9 @@ symmetric = _Symmetric()
 positive_semidefinite = _PositiveSemidefinite()
 positive_definite = _PositiveDefinite()
 cat = _Cat
+
+
+_HOST_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
+#: ``bool(c.check(value).all())`` on a host array, by the constraint's exact type (a
+#: subclass may redefine ``check``): ``None`` where the rule does not cover the value
+HOST_ALL: dict[type, Any] = {_Simplex: _simplex_all, _IntegerInterval: _integer_interval_all}

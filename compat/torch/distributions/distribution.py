@@ -5,6 +5,9 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
+import numpy as np
+
+from compat._core import tensor as _t
 from compat._core.grad_mode import no_grad
 from compat._core.ops import exp
 from compat._core.tensor import Size, Tensor
@@ -12,6 +15,22 @@ from compat.torch.distributions import constraints
 from compat.torch.distributions.utils import _size, lazy_property
 
 __all__ = ["Distribution"]
+
+
+def satisfied(constraint: Any, value: Any) -> bool:
+    """``bool(constraint.check(value).all())``, as validation asks it. On a plain tensor
+    holding a host array, outside forward AD, dispatch modes, ``torch.func`` traces and
+    lazy execution (their arrays are not NumPy's), constraints with a host rule
+    (``constraints.HOST_ALL``) answer from the NumPy array with the same operations in
+    one pass, without making the check's tensors (each an eager op)."""
+    rule = constraints.HOST_ALL.get(type(constraint))
+    if rule is not None and type(value) is Tensor and _t.FORWARD is None:
+        a = value._st.a
+        if type(a) is np.ndarray:
+            ok = rule(constraint, a)
+            if ok is not None:
+                return ok
+    return bool(constraint.check(value).all())
 
 
 class Distribution:
@@ -64,7 +83,7 @@ class Distribution:
                 ):
                     continue
                 value = getattr(self, param)
-                if not bool(constraint.check(value).all()):
+                if not satisfied(constraint, value):
                     raise ValueError(
                         f"Expected parameter {param} ({type(value).__name__} of shape "
                         f"{tuple(value.shape)}) of distribution {self!r} to satisfy the "
@@ -172,7 +191,7 @@ class Distribution:
                 stacklevel=2,
             )
             return
-        if not bool(support.check(value).all()):
+        if not satisfied(support, value):
             raise ValueError(
                 f"Expected value argument ({type(value).__name__} of shape {shape}) to be "
                 f"within the support ({support!r}) of the distribution {self!r}, but found "
