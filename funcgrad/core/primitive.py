@@ -139,6 +139,10 @@ class Primitive:
         #: (identity on unsigned integers and bools) or ``"intbool"`` (the dtype kept,
         #: integer or bool only)
         self.numpy_promotion = "inexact"
+        #: a numpy name's own preparation where it is not ``numpy_promotion`` (declared as
+        #: ``"numpy:logical_and=logical"``): ``"logical"`` tests the operands against zero
+        #: first, so ``logical_and`` and ``bitwise_and`` are two forms of one row
+        self.numpy_modes: dict[str, str] = {}
         #: a binary numpy form's bool operands: ``None`` (the primitive takes them),
         #: ``"error"``, or the name of the primitive bound instead (``add`` -> ``"or"``)
         self.numpy_bool: str | None = None

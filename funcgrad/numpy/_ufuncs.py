@@ -364,9 +364,13 @@ def _as_bool(x: Any, name: str) -> Any:
     return x if _is_bool(x) else ew.ne(x, _c(x, 0))
 
 
-def logical_not(x: ArrayLike) -> Any:
-    """Elementwise logical not."""
-    return out(ew.bitwise_not(_as_bool(x, "logical_not")))
+def _logical_not(name: str, fn: Callable[[Any], Any]) -> Callable[[ArrayLike], Any]:
+    def f(x: ArrayLike) -> Any:
+        return out(fn(_as_bool(x, name)))
+
+    f.__name__ = f.__qualname__ = name
+    f.__doc__ = "Elementwise logical not."
+    return f
 
 
 # --------------------------------------------------------------------------- binary
@@ -407,11 +411,24 @@ def _unary_intbool(name: str, fn: Callable[[Any], Any], doc: str) -> Callable[[A
     return f
 
 
+def _logical(name: str, fn: Callable[[Any, Any], Any]) -> Callable[[ArrayLike, ArrayLike], Any]:
+    def f(x: ArrayLike, y: ArrayLike, /) -> Any:
+        check_arraylike(name, x, y)
+        bx, by = _as_bool(x, name), _as_bool(y, name)
+        return out(fn(*promote_broadcast(name, bx, by)))
+
+    f.__name__ = f.__qualname__ = name
+    f.__doc__ = f"Elementwise logical ``{name[8:]}`` (operands are tested against zero)."
+    return f
+
+
 def _declared_form(name: str, prim: Primitive) -> Callable[..., Any]:
     """The numpy form of a primitive's row: its operands prepared as the row says
     (``Primitive.numpy_promotion``, and ``numpy_bool`` for a binary row's bool operands),
     then the primitive. A row's numpy doc that is a whole sentence (ends with ``.``) is the
     form's whole docstring."""
+    if prim.numpy_modes.get(name) == "logical":  # (operands tested against zero first)
+        return (_logical if prim.arity == 2 else _logical_not)(name, prim.bind)
     f = _declared_builder(name, prim, public_doc(prim, "numpy").removesuffix("."))
     if public_doc(prim, "numpy").endswith("."):
         f.__doc__ = public_doc(prim, "numpy")
@@ -446,12 +463,15 @@ def _declared_builder(name: str, prim: Primitive, doc: str) -> Callable[..., Any
 
 def _declared_forms() -> dict[str, Callable[..., Any]]:
     """Every form the rows declare in ``numpy`` (``exp``, ``arcsin`` and ``asin``, ``add``,
-    ``true_divide`` and ``divide``, ...): a primitive's names are one function."""
-    by_prim: dict[Primitive, Callable[..., Any]] = {}
+    ``true_divide`` and ``divide``, ...): a primitive's names of one preparation are one
+    function (``bitwise_and`` and ``logical_and`` are two)."""
+    made: dict[tuple[Primitive, str | None], Callable[..., Any]] = {}
     for name, prim in public_forms("numpy").items():
-        if prim not in by_prim:
-            by_prim[prim] = _declared_form(name, prim)
-    return {name: by_prim[prim] for name, prim in public_forms("numpy").items()}
+        key = (prim, prim.numpy_modes.get(name))
+        if key not in made:
+            made[key] = _declared_form(name, prim)
+    forms = public_forms("numpy").items()
+    return {name: made[prim, prim.numpy_modes.get(name)] for name, prim in forms}
 
 
 #: the forms the primitives' rows declare (``public=("numpy", "numpy:arcsin", ...)``);
@@ -462,28 +482,12 @@ globals().update(DECLARED)
 
 def fmax(x: ArrayLike, y: ArrayLike, /) -> Any:
     """Elementwise maximum ignoring NaNs (NaN only where both are NaN)."""
-    return where(logical_or(DECLARED["greater"](x, y), isnan(y)), x, y)
+    return where(DECLARED["logical_or"](DECLARED["greater"](x, y), isnan(y)), x, y)
 
 
 def fmin(x: ArrayLike, y: ArrayLike, /) -> Any:
     """Elementwise minimum ignoring NaNs (NaN only where both are NaN)."""
-    return where(logical_or(DECLARED["less"](x, y), isnan(y)), x, y)
-
-
-def _logical(name: str, fn: Callable[[Any, Any], Any]) -> Callable[[ArrayLike, ArrayLike], Any]:
-    def f(x: ArrayLike, y: ArrayLike, /) -> Any:
-        check_arraylike(name, x, y)
-        bx, by = _as_bool(x, name), _as_bool(y, name)
-        return out(fn(*promote_broadcast(name, bx, by)))
-
-    f.__name__ = f.__qualname__ = name
-    f.__doc__ = f"Elementwise logical ``{name[8:]}`` (operands are tested against zero)."
-    return f
-
-
-logical_and = _logical("logical_and", ew.bitwise_and)
-logical_or = _logical("logical_or", ew.bitwise_or)
-logical_xor = _logical("logical_xor", ew.bitwise_xor)
+    return where(DECLARED["logical_or"](DECLARED["less"](x, y), isnan(y)), x, y)
 
 
 def _int_floor_divide(x: Any, y: Any) -> Any:

@@ -199,7 +199,13 @@ not_p = _unary(
     host=np.invert,
     doc="Elementwise bitwise NOT (logical for bool)",
     docs={"numpy": "Bitwise not (logical not for bools)"},
-    public=("lax:bitwise_not", "numpy:invert", "numpy:bitwise_not", "numpy:bitwise_invert"),
+    public=(
+        "lax:bitwise_not",
+        "numpy:invert",
+        "numpy:bitwise_not",
+        "numpy:bitwise_invert",
+        "numpy:logical_not=logical",
+    ),
     numpy="intbool",
 )
 
@@ -442,7 +448,7 @@ atan2_p = _binary(
 
 
 def _bitwise(name: str, lower: Callable, host: Callable, op: str) -> Primitive:
-    # (numpy's logical_and/or/xor test their operands against zero first: composites)
+    # (numpy's logical_and/or/xor test their operands against zero first: "=logical")
     return _binary(
         name,
         lower,
@@ -451,7 +457,7 @@ def _bitwise(name: str, lower: Callable, host: Callable, op: str) -> Primitive:
         host=host,
         doc=f"Elementwise bitwise {op.upper()}",
         docs={"numpy": f"Bitwise {op}"},
-        public=(f"lax:bitwise_{op}", f"numpy:bitwise_{op}"),
+        public=(f"lax:bitwise_{op}", f"numpy:bitwise_{op}", f"numpy:logical_{op}=logical"),
         numpy="intbool",
         torch=TorchForm(None, name=f"bitwise_{op}", promote="result_type"),
     )

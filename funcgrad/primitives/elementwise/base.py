@@ -193,6 +193,9 @@ def declare(
     p.numpy_bool = numpy_bool
     p.torch = torch
     for form in public:
-        ns, _, public_name = form.partition(":")
+        ns, _, named = form.partition(":")
+        public_name, _, mode = named.partition("=")
         p.public[ns] = (*p.public.get(ns, ()), public_name or p.name)
+        if mode:
+            p.numpy_modes[public_name] = mode
     return p
