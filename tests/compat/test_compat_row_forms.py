@@ -22,6 +22,7 @@ import compat.torch as ctorch
 import compat.torch.nn as cnn
 import compat.torch.nn.functional as cF
 from compat._core.optable import REGISTRY
+from funcgrad._compat_contract import torch_rows
 
 ROWS = sorted(REGISTRY)
 
@@ -69,3 +70,19 @@ def test_generated_activation_forms_match_pytorch(row, real_torch):
         m, rm = getattr(cnn, name)(), getattr(real_torch.nn, name)()
         assert type(m).__doc__ == doc and repr(m) == repr(rm)
         np.testing.assert_allclose(npv(m(ctorch.tensor(x))), want, rtol=1e-12)
+
+
+@pytest.mark.parametrize("prim", torch_rows(), ids=lambda p: p.name)
+def test_primitive_torch_form_is_its_compat_row(prim):
+    """A funcgrad primitive row's PyTorch form (``torch=``) is the op-table row compat
+    builds: PyTorch's name, every alias, the node, and for a unary row the in-place and
+    nn forms, so none is declared twice."""
+    t = prim.torch
+    d = REGISTRY[t.name or prim.name]
+    assert d.grad_fn == t.grad_fn
+    assert d.aliases == t.aliases
+    if prim.arity == 1:
+        assert d.inplace is True and d.inplace_function == t.inplace_function
+        assert d.functional == t.functional and d.nn_module == t.module
+        domains = {s.domain for s in d.samples if s.dtype == "float64"}
+        assert domains == {prim.name}  # the samples draw from the row's declared domain
