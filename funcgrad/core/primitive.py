@@ -53,7 +53,8 @@ class TorchForm:
     node of that name raises), ``functional``/``module`` the ``nn.functional.X``
     docstring and the ``nn`` module's (class name, docstring) of a plain activation. A
     binary row gives compat's implementation (``alpha=``, ``rounding_mode=``) its names,
-    node and promotion.
+    node and promotion. PyTorch's forms always name their parameters ``input`` (and
+    ``other``), where the numpy forms say ``x`` (``x1``, ``x2``; positional-only).
     """
 
     grad_fn: str | None
