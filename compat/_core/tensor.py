@@ -10,6 +10,7 @@ a :class:`~compat._core.graph.Node` holding the op's VJP and its residuals.
 
 from __future__ import annotations
 
+import math
 import warnings
 import weakref
 from collections import OrderedDict
@@ -52,7 +53,7 @@ class Size(tuple):
         return f"torch.Size({list(self)!r})"
 
     def numel(self) -> int:
-        return int(np.prod(self, dtype=np.int64))
+        return int(math.prod(self))
 
 
 class _Storage:

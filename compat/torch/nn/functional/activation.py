@@ -23,6 +23,7 @@ import funcgrad.nn as fnn
 import funcgrad.numpy as fnp
 from compat._core import creation as _creation
 from compat._core import rng as _rng
+from compat._core import tensor as _t
 from compat._core.mutation import apply_inplace, inplace_result
 from compat._core.tensor import apply
 from compat.torch.nn import _fused
@@ -131,6 +132,18 @@ def log_softmax(
     return input.log_softmax(dim)
 
 
+def _dropout_draws(input: Tensor, keep: float) -> Tensor:
+    """0 where kept, 1 where dropped (``draws < keep`` is the mask): PyTorch's CPU draws,
+    ``1 - empty_like(input).bernoulli_(keep)``. Made from the generator's Bernoulli draws
+    directly (one tensor, the same values) unless a forward-AD level or dispatch mode
+    would see those three ops."""
+    if _t.FORWARD is None:
+        kept = _rng.bernoulli_scalar(_creation._gen(None), tuple(input.shape), keep)
+        return _creation._leaf(np.logical_not(kept).astype(input._npdtype), False)
+    with torch.no_grad():
+        return 1.0 - torch.empty(tuple(input.shape), dtype=input.dtype).bernoulli_(keep)
+
+
 def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
     """Zero each element with probability ``p`` and scale the rest by ``1 / (1 - p)``.
 
@@ -146,8 +159,7 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
     if p == 1.0:
         return input * 0.0
     keep = 1.0 - p
-    with torch.no_grad():  # 0 where kept, 1 where dropped: ``draws < keep`` is the mask
-        draws = 1.0 - torch.empty(tuple(input.shape), dtype=input.dtype).bernoulli_(keep)
+    draws = _dropout_draws(input, keep)
     fused = _fused.scaled_mask_mul(input, draws, keep)
     if fused is not None:
         return fused
