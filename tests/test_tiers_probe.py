@@ -4,6 +4,7 @@ results unchanged while probing and after the decision."""
 
 from __future__ import annotations
 
+import threading
 import time
 
 import numpy as np
@@ -85,3 +86,33 @@ def test_a_long_program_is_judged_after_fewer_calls(
     out = t(*args)[0]  # the executable, or the host tier for good: the same values
     assert isinstance(out, np.ndarray) is (not kept)
     np.testing.assert_allclose(np.asarray(out), expected, rtol=1e-6)
+
+
+def test_threads_probing_at_once_end_the_probe(policy):
+    def f(x, y):
+        return [x * y - y]
+
+    a = Aval((16,), np.dtype("float32"))
+    prog = trace_flat(f, [a, a], "test")
+    args = [np.linspace(-1, 1, 16, dtype=np.float32), np.full(16, 3.0, np.float32)]
+    expected = args[0] * args[1] - args[1]
+    policy.tier = "tiered"
+    policy.tier_compile_after, policy.tier_compile_host_ms, policy.tier_compile_min_us = 2, 0, 0
+    t = tiers.Tiered(prog)
+    t(*args)
+    t(*args)
+    assert tiers.wait_for_background(60) and t.exe is not None and t.probes > 0
+    results = []
+
+    def worker():
+        for _ in range(10):
+            results.append(np.asarray(t(*args)[0]))
+
+    threads = [threading.Thread(target=worker) for _ in range(4)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    assert t.probes == 0 and t.exe is not None  # (a zero floor keeps the executable)
+    for r in results:
+        np.testing.assert_allclose(r, expected, rtol=1e-6)

@@ -326,7 +326,7 @@ class Tiered:
         dt = time.perf_counter_ns() - t0
         if dt < self.exe_min_ns:
             self.exe_min_ns = dt
-        self.probes = n = self.probes - 1
+        self.probes = n = max(self.probes - 1, 0)  # (threads probing at once: never below 0)
         if not n and self.exe_min_ns > self.min_ns and POLICY.tier_compile_min_us > 0:
             self.exe = None
             _stats.background_kept_host += 1
