@@ -116,3 +116,22 @@ def test_threads_probing_at_once_end_the_probe(policy):
     assert t.probes == 0 and t.exe is not None  # (a zero floor keeps the executable)
     for r in results:
         np.testing.assert_allclose(r, expected, rtol=1e-6)
+
+
+@pytest.mark.parametrize(("host_us", "submitted_at"), [(25_000, 3), (15_000, 8), (100, 8)])
+def test_a_long_program_compiles_from_its_third_call(policy, monkeypatch, host_us, submitted_at):
+    # tier_compile_after is 8; a fastest call of 20 ms or more is compiled from the 3rd
+    def f(x):
+        return [x * 2.0 + 1.0]
+
+    prog = trace_flat(f, [Aval((4,), np.dtype("float32"))], "test")
+    x = np.arange(4, dtype=np.float32)
+    policy.tier = "tiered"
+    policy.tier_compile_after, policy.tier_compile_host_ms, policy.tier_compile_min_us = 8, 0, 1
+    t = tiers.Tiered(prog)
+    with monkeypatch.context() as m:
+        m.setattr(tiers, "time", _Clock(host_us))
+        for call in range(1, 9):
+            np.testing.assert_array_equal(t(x)[0], x * 2 + 1)  # the host tier's, unchanged
+            assert t.submitted is (call >= submitted_at)
+    tiers.wait_for_background(60)

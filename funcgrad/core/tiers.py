@@ -204,6 +204,18 @@ _PROBE_CALLS = 8
 _PROBE_BUDGET_NS = 50_000_000
 
 
+#: a program whose fastest host-tier call is at least this long is compiled from its
+#: ``_EARLY_CALLS``-th call on (when the work done repays the compile), not the
+#: ``tier_compile_after``-th: the eight calls guard against the many small programs of a
+#: model's first step competing with it for the GIL; a call this long is none of those,
+#: and a training step's backward met once a step reached its eighth call at step 8
+#: (nanoGPT's 511-equation backward, 200 ms a call, ran compiled from step 13 of 21;
+#: siamese_network's slower-compiled ResNet backward was still being probed in the steps
+#: measured)
+_EARLY_WORK_NS = 20_000_000
+_EARLY_CALLS = 3
+
+
 def _probe_calls(host_ns: int) -> int:
     """How many of a new executable's first calls are timed, for host-tier work
     ``host_ns`` a call."""
@@ -291,7 +303,14 @@ class Tiered:
         s.host_calls += 1
         s.host_eqns += self.n_eqns
         s.host_seconds += dt * 1e-9
-        if m == "tiered" and not self.submitted and self.calls >= POLICY.tier_compile_after:
+        if (
+            m == "tiered"
+            and not self.submitted
+            and (
+                self.calls >= POLICY.tier_compile_after
+                or (self.calls >= _EARLY_CALLS and self.min_ns >= _EARLY_WORK_NS)
+            )
+        ):
             # a call's wall time is its work plus what the scheduler took from it (a
             # loaded machine preempts a 5 us call for milliseconds now and then): the
             # fastest call measures the work, and the work decides
