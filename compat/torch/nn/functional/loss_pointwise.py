@@ -106,12 +106,20 @@ def binary_cross_entropy(
 # --- smooth L1 / Huber ---------------------------------------------------------------------
 
 
-def _smooth_l1_f(x: Any, t: Any, *, beta: float) -> Any:
+def _reduced(loss: Any, reduction: str) -> Any:
+    if reduction == "mean":
+        return fnp.mean(loss)
+    if reduction == "sum":
+        return fnp.sum(loss)
+    return loss
+
+
+def _smooth_l1_f(x: Any, t: Any, *, beta: float, reduction: str = "none") -> Any:
     d = x - t
     a = fnp.abs(d)
     if beta == 0.0:
         return a
-    return fnp.where(a < beta, 0.5 * d * d / beta, a - 0.5 * beta)
+    return _reduced(fnp.where(a < beta, 0.5 * d * d / beta, a - 0.5 * beta), reduction)
 
 
 def smooth_l1_loss(
@@ -129,15 +137,19 @@ def smooth_l1_loss(
     _check_reduction(reduction)
     if beta < 0:
         raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
-    loss = apply(_smooth_l1_f, "SmoothL1LossBackward0", (input, target), (("beta", float(beta)),))
-    return _apply_reduction(loss, reduction)
+    if beta == 0.0:
+        loss = apply(_smooth_l1_f, "SmoothL1LossBackward0", (input, target), (("beta", 0.0),))
+        return _apply_reduction(loss, reduction)
+    # one op with its reduction, PyTorch's single SmoothL1LossBackward0 node
+    static = (("beta", float(beta)), ("reduction", reduction))
+    return apply(_smooth_l1_f, "SmoothL1LossBackward0", (input, target), static)
 
 
-def _huber_f(x: Any, t: Any, *w: Any, delta: float) -> Any:
+def _huber_f(x: Any, t: Any, *w: Any, delta: float, reduction: str = "none") -> Any:
     d = x - t
     a = fnp.abs(d)
     loss = fnp.where(a < delta, 0.5 * d * d, delta * (a - 0.5 * delta))
-    return loss * w[0] if w else loss
+    return _reduced(loss * w[0] if w else loss, reduction)
 
 
 def huber_loss(
@@ -158,8 +170,10 @@ def huber_loss(
         if tuple(weight.shape) != tuple(input.shape):
             raise ValueError("Weights and input must have the same size.")
         args = (input, target, weight)
-    loss = apply(_huber_f, "HuberLossBackward0", args, (("delta", float(delta)),))
-    return _apply_reduction(loss, reduction)
+    # one op with its reduction, PyTorch's single HuberLossBackward0 node
+    return apply(
+        _huber_f, "HuberLossBackward0", args, (("delta", float(delta)), ("reduction", reduction))
+    )
 
 
 # --- KL divergence -------------------------------------------------------------------------
