@@ -26,10 +26,10 @@ def policy():
 
 @pytest.mark.parametrize(
     ("host_us", "probes"),
-    [(1, 8), (6_000, 8), (10_000, 5), (20_000, 2), (25_000, 2), (2_000_000, 2)],
+    [(1, 8), (6_000, 8), (10_000, 5), (12_500, 4), (20_000, 3), (2_000_000, 3)],
 )
 def test_probe_calls_fit_a_budget_of_host_work(host_us, probes):
-    # the budget is 50 ms of host-tier work: 50 / 10 = 5 calls; never under 2 or over 8
+    # the budget is 50 ms of host-tier work: 50 / 10 = 5 calls; never under 3 or over 8
     assert tiers._probe_calls(host_us * 1000) == probes
 
 
@@ -52,8 +52,8 @@ class _Clock:
     [
         (100, 100, 8, True),
         (100, 150, 8, False),
-        (40_000, 30_000, 2, True),
-        (40_000, 90_000, 2, False),
+        (40_000, 30_000, 3, True),
+        (40_000, 90_000, 3, False),
     ],
 )
 def test_a_long_program_is_judged_after_fewer_calls(

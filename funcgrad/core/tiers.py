@@ -197,10 +197,12 @@ def _zero_arg(a: Aval) -> Any:
 #: tier's fastest call, and is dropped when slower (with ``tier_compile_min_us`` 0 the
 #: policy compiles whatever it costs, and keeps the executable)
 _PROBE_CALLS = 8
-#: ... as many calls as fit in this much host-tier work, at least two: a long call's
-#: time is its work within a few per cent (a loaded machine preempts for milliseconds),
-#: and each probe of a slow executable is paid in full (the siamese network's ResNet
-#: backward compiled by XLA took seconds a call where NumPy's took 0.6 s)
+#: ... as many calls as fit in this much host-tier work, at least three: a long call's
+#: time is mostly its work (a loaded machine preempts for milliseconds, and now and then
+#: for longer: nanoGPT's compiled 511-equation backward probed at 117-147 ms in two runs
+#: and at 254 ms in a third, against 200-250 ms on the host tier), and each probe of a
+#: slow executable is paid in full (the siamese network's ResNet backward compiled by
+#: XLA took seconds a call where NumPy's took 0.6 s)
 _PROBE_BUDGET_NS = 50_000_000
 
 
@@ -219,7 +221,7 @@ _EARLY_CALLS = 3
 def _probe_calls(host_ns: int) -> int:
     """How many of a new executable's first calls are timed, for host-tier work
     ``host_ns`` a call."""
-    return max(2, min(_PROBE_CALLS, _PROBE_BUDGET_NS // max(host_ns, 1)))
+    return max(3, min(_PROBE_CALLS, _PROBE_BUDGET_NS // max(host_ns, 1)))
 
 
 def _fallback(e: Eqn) -> Callable[..., Any]:
