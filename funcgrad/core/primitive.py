@@ -55,6 +55,9 @@ class TorchForm:
     binary row gives compat's implementation (``alpha=``, ``rounding_mode=``) its names,
     node and promotion. PyTorch's forms always name their parameters ``input`` (and
     ``other``), where the numpy forms say ``x`` (``x1``, ``x2``; positional-only).
+    ``complex_error`` is PyTorch's ``NotImplementedError`` text for a complex operand
+    where it is not the one compat derives from a real-only row (``{dtype}``: PyTorch's
+    dtype name), or where PyTorch refuses what the primitive takes (``sign``).
     """
 
     grad_fn: str | None
@@ -66,6 +69,7 @@ class TorchForm:
     inplace_grad_fn: str | None = None
     functional: str | None = None
     module: tuple[str, str] | None = None
+    complex_error: str | None = None
 
 
 REGISTRY: dict[str, Primitive] = {}

@@ -86,3 +86,31 @@ def test_primitive_torch_form_is_its_compat_row(prim):
         assert d.functional == t.functional and d.nn_module == t.module
         domains = {s.domain for s in d.samples if s.dtype == "float64"}
         assert domains == {prim.name}  # the samples draw from the row's declared domain
+
+
+REAL_ONLY = sorted(
+    (p.torch.name or p.name)
+    for p in torch_rows()
+    if p.arity == 1
+    and (getattr(p, "allowed", "") == "real_float" or p.torch.complex_error is not None)
+)
+
+
+@pytest.mark.parametrize("op", REAL_ONLY)
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+def test_real_only_rows_refuse_complex_as_pytorch(real_torch, op, dtype):
+    """A row whose primitive takes real floats only (or whose PyTorch form refuses complex
+    operands: ``sign``) is PyTorch's NotImplementedError with PyTorch's text on a complex
+    tensor (function, method and in-place form), not funcgrad's dtype check."""
+    assert REAL_ONLY, "no real-only row declares a PyTorch form"
+    with pytest.raises(NotImplementedError) as want:
+        getattr(real_torch, op)(real_torch.ones(2, dtype=getattr(real_torch, dtype)))
+    x = ctorch.ones(2, dtype=getattr(ctorch, dtype))
+    for call in (
+        lambda: getattr(ctorch, op)(x),
+        lambda: getattr(x, op)(),
+        lambda: getattr(x, op + "_")(),
+    ):
+        with pytest.raises(NotImplementedError) as got:
+            call()
+        assert str(got.value) == str(want.value)

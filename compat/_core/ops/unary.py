@@ -37,6 +37,19 @@ class _Float(NamedTuple):
     inplace_function: bool = True
     functional: str | None = None
     module: tuple[str, str] | None = None
+    complex_error: str | None = None
+
+
+def _complex_error(p: Any, generic: str) -> str | None:
+    """PyTorch's refusal of a complex operand for row ``p``: the row's own text, else
+    ``generic`` where the primitive takes real floats only, else none."""
+    if p.torch.complex_error is not None:
+        return p.torch.complex_error
+    return generic if getattr(p, "allowed", "") == "real_float" else None
+
+
+def _refuse_complex(message: str, dt: np.dtype) -> None:
+    raise NotImplementedError(message.format(dtype=_dt.scalar_type_name(dt)))
 
 
 def _declared(p: Any) -> tuple[str, _Float]:
@@ -45,7 +58,15 @@ def _declared(p: Any) -> tuple[str, _Float]:
     if t.promote != "default_float":
         raise ValueError(f"{p.name}: torch form promotion {t.promote!r} is not a float op's")
     row = _Float(
-        p.bind, t.grad_fn, t.saves, p.name, t.aliases, t.inplace_function, t.functional, t.module
+        p.bind,
+        t.grad_fn,
+        t.saves,
+        p.name,
+        t.aliases,
+        t.inplace_function,
+        t.functional,
+        t.module,
+        _complex_error(p, f"\"{t.name or p.name}_vml_cpu\" not implemented for '{{dtype}}'"),
     )
     return t.name or p.name, row
 
@@ -74,10 +95,12 @@ def _unary_float_f(x: Any, *, op: str, dtype: np.dtype) -> Any:
 
 def _unary_float(op: str) -> Any:
     row = _UNARY[op]
-    name, saves = row.grad_fn, row.saves
+    name, saves, complex_error = row.grad_fn, row.saves, row.complex_error
 
     def f(input: Tensor) -> Tensor:
         dt = _dt.float_type(input._npdtype)
+        if complex_error is not None and dt.kind == "c":
+            _refuse_complex(complex_error, dt)
         return apply(_unary_float_f, name, (input,), (("op", op), ("dtype", dt)), saves)
 
     f.__name__ = op
@@ -107,8 +130,11 @@ def _kept(p: Any) -> Any:
     t = p.torch
     op, name, saves = t.name or p.name, t.grad_fn, t.saves
     numpy_form = getattr(fnp, p.public["numpy"][0])
+    complex_error = _complex_error(p, f"{op} is not supported for complex inputs")
 
     def f(input: Tensor) -> Tensor:
+        if complex_error is not None and input._npdtype.kind == "c":
+            _refuse_complex(complex_error, input._npdtype)
         return apply(numpy_form, name, (input,), (), saves)
 
     f.__name__ = op

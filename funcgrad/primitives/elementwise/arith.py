@@ -75,6 +75,7 @@ def _unary(
     p.abstract_eval = _unary_aval(name, allowed)
     p.lower = lower
     p.complex_domain = complex_domain
+    p.allowed = allowed  # the operand dtypes the abstract eval takes (compat reads it)
     domain = None if allowed == "intbool" else (lo, hi)
     declare(
         p, domain=domain, host=host, doc=doc, docs=docs, public=public, numpy=numpy, torch=torch
@@ -157,7 +158,13 @@ sign_p = _unary(
     doc="Elementwise sign (-1, 0 or 1)",
     public=("lax", "numpy"),
     numpy="keep",
-    torch=TorchForm("SignBackward0", promote="keep", inplace_function=False),
+    torch=TorchForm(
+        "SignBackward0",
+        promote="keep",
+        inplace_function=False,
+        complex_error="Unlike NumPy, torch.sign is not intended to support complex numbers."
+        " Please use torch.sgn instead.",
+    ),
 )
 floor_p = _unary(
     "floor",

@@ -311,7 +311,11 @@ digamma_p = _unary(
     host=_host_special("psi"),
     doc="Elementwise digamma (derivative of lgamma)",
     public=("lax",),
-    torch=TorchForm("DigammaBackward0", inplace_function=False),
+    torch=TorchForm(
+        "DigammaBackward0",
+        inplace_function=False,
+        complex_error="\"digamma\" not implemented for '{dtype}'",
+    ),
 )
 
 
