@@ -14,6 +14,7 @@ source (an AST scan, nothing is imported):
 from __future__ import annotations
 
 import ast
+import functools
 import itertools
 from collections import deque
 from collections.abc import Iterator
@@ -163,7 +164,11 @@ def scan() -> dict[str, Module]:
     return mods
 
 
-MODULES = scan()
+@functools.cache
+def modules() -> dict[str, Module]:
+    """The scan, made once per process when a test first needs it (not at collection:
+    parsing both packages took ~6 s of every xdist worker's start-up)."""
+    return scan()
 
 
 def _strongly_connected(graph: dict[str, list[str]]) -> list[list[str]]:
@@ -229,19 +234,21 @@ def _cycle_through(start: str, comp: set[str], graph: dict[str, list[str]]) -> l
 
 def test_scan_sees_the_packages():
     # the scanner must find the modules and their imports (or every check passes vacuously)
-    assert "funcgrad.core.ir" in MODULES and "compat._core" in MODULES
-    assert "funcgrad.core.ir" in MODULES["funcgrad.core.interp"].imports
-    assert len(MODULES) > 100
+    assert "funcgrad.core.ir" in modules() and "compat._core" in modules()
+    assert "funcgrad.core.ir" in modules()["funcgrad.core.interp"].imports
+    assert len(modules()) > 100
 
 
 def test_no_import_cycles():
-    graph = {name: sorted(m.imports) for name, m in MODULES.items()}
+    graph = {name: sorted(m.imports) for name, m in modules().items()}
     cycles = []
     for comp in _strongly_connected(graph):
         if len(comp) == 1 and comp[0] not in graph[comp[0]]:
             continue
         path = _cycle_through(min(comp), set(comp), graph)
-        steps = [f"{a} (line {MODULES[a].imports[b]}) -> {b}" for a, b in itertools.pairwise(path)]
+        steps = [
+            f"{a} (line {modules()[a].imports[b]}) -> {b}" for a, b in itertools.pairwise(path)
+        ]
         others = sorted(set(comp) - set(path))
         cycles.append(
             "  " + "\n  ".join(steps) + (f"\n  (same cycle group: {others})" if others else "")
@@ -250,7 +257,7 @@ def test_no_import_cycles():
 
 
 def _import_line(a: str, b: str) -> str:
-    m = MODULES[a]
+    m = modules()[a]
     if b in m.imports:
         return f"line {m.imports[b]}"
     return "function-local, line " + str(next(line for t, line in m.local_imports if t == b))
@@ -266,7 +273,7 @@ def test_no_import_cycles_counting_function_local_imports():
             set(m.imports)
             | {t for t, _ in m.local_imports if t != name and (name, t) not in LOCAL_IMPORTS_OK}
         )
-        for name, m in MODULES.items()
+        for name, m in modules().items()
     }
     cycles = []
     for comp in _strongly_connected(graph):
@@ -281,7 +288,7 @@ def test_no_import_cycles_counting_function_local_imports():
 def test_modules_at_most_800_lines():
     big = sorted(
         f"{m.path.relative_to(ROOT)}: {m.lines} lines"
-        for m in MODULES.values()
+        for m in modules().values()
         if m.lines > MAX_LINES
     )
     assert not big, f"modules over {MAX_LINES} lines:\n  " + "\n  ".join(big)
@@ -296,7 +303,7 @@ def _public(name: str) -> bool:
 
 def test_compat_imports_only_public_funcgrad():
     bad = []
-    for m in MODULES.values():
+    for m in modules().values():
         if not m.name.startswith("compat"):
             continue
         found = [(t, line) for t, line in m.imports.items()] + m.local_imports
@@ -311,14 +318,14 @@ def test_compat_imports_only_public_funcgrad():
 
 def test_no_cycle_dodging_local_imports_in_funcgrad():
     bad = []
-    for m in MODULES.values():
+    for m in modules().values():
         if not m.name.startswith("funcgrad"):
             continue
         for t, line in m.local_imports:
             known = (m.name, t) in LOCAL_IMPORTS_OK
             if t.startswith("funcgrad") and not known:
                 bad.append(f"{m.path.relative_to(ROOT)}:{line} imports {t} inside a function")
-    used = {(m.name, t) for m in MODULES.values() for t, _ in m.local_imports}
+    used = {(m.name, t) for m in modules().values() for t, _ in m.local_imports}
     stale = sorted(set(LOCAL_IMPORTS_OK) - used)
     assert not stale, f"listed local imports that no longer occur (remove them): {stale}"
     assert not bad, (
