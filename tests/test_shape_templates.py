@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import operator
 
+import jax
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -24,7 +25,13 @@ F = torch.nn.functional
 
 
 @pytest.fixture(autouse=True)
-def _fresh_caches():
+def _fresh_caches(monkeypatch):
+    # funcgrad's caches (templates, traces, executables) are emptied; JAX's own are left
+    # alone (as tests/test_toplevel_api.py does): jax.clear_caches() took ~0.3 s a call in
+    # a full xdist worker here, twice per test and once per hypothesis example, and made
+    # every later test in that worker lower its programs again. Nothing here reads JAX's
+    # caches; tests/test_compile_cache.py checks the real call in a fresh process.
+    monkeypatch.setattr(jax, "clear_caches", lambda: None)
     fg.clear_caches()
     fg.debug.reset_tier_stats()
     yield
