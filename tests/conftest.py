@@ -21,7 +21,7 @@ import tempfile
 import threading
 
 # Bytecode: with PYTHONDONTWRITEBYTECODE set (this machine sets it) nothing writes .pyc
-# files, so every Python process of the run -- both xdist workers and the ~hundred
+# files, so every Python process of the run -- both xdist workers and the
 # subprocesses the suite starts (distributed, fresh-interpreter, example tests) --
 # compiled funcgrad, compat and the test modules from source again (~1.1 s CPU per
 # process for funcgrad + compat). The run writes them (to the gitignored __pycache__
