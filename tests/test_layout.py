@@ -21,6 +21,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import pytest
+
+# one worker runs the file, so the scan (modules()) is made once per run, not per worker
+pytestmark = pytest.mark.xdist_group("layout")
+
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("funcgrad", "compat")
 MAX_LINES = 800
