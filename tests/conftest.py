@@ -90,6 +90,9 @@ def _reused_ir_context() -> object:
 if _fresh_ir_context is not None and os.environ.get("FUNCGRAD_TEST_REUSE_IR_CONTEXT") != "0":
     _mlir.make_ir_context = _reused_ir_context
 
+# the tier-policy tests' shared fixture (``policy``), loaded after the settings above
+pytest_plugins = ["tiers_testutil"]
+
 settings.register_profile(
     "default",
     max_examples=25,

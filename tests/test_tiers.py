@@ -6,11 +6,11 @@ from __future__ import annotations
 import subprocess
 import sys
 import threading
-import time
 
 import jax
 import numpy as np
 import pytest
+from tiers_testutil import Clock
 
 import funcgrad as fg
 import funcgrad.numpy as fnp
@@ -32,15 +32,6 @@ def _prog(n: int = 6, size: int = 64):
 def _args(size: int = 64):
     rng = np.random.default_rng(0)
     return [rng.uniform(-1, 1, size).astype(np.float32) for _ in range(2)]
-
-
-@pytest.fixture
-def policy():
-    """The compile policy, restored after the test."""
-    p = compile_cache.POLICY
-    saved = (p.tier, p.tier_compile_after, p.tier_compile_host_ms, p.tier_compile_min_us)
-    yield p
-    p.tier, p.tier_compile_after, p.tier_compile_host_ms, p.tier_compile_min_us = saved
 
 
 def test_cold_program_runs_on_host_without_compiling(policy):
@@ -168,26 +159,10 @@ def test_exit_drops_queued_compiles_and_waits_for_the_running_one(tmp_path):
     assert log.read_text().split() == ["started", "compiled"]
 
 
-class _Clock:
-    """A stand-in for ``time`` in :mod:`tiers`: each host call lasts the next of ``durations_us``."""
-
-    def __init__(self, durations_us):
-        self.durations = list(durations_us)
-        self.now = 0
-        self.starting = True
-        self.perf_counter = time.perf_counter
-
-    def perf_counter_ns(self):
-        if not self.starting:
-            self.now += int(self.durations.pop(0) * 1e3)
-        self.starting = not self.starting
-        return self.now
-
-
 def _calls_with_durations(policy, monkeypatch, durations_us):
     policy.tier = "tiered"
     policy.tier_compile_after, policy.tier_compile_host_ms, policy.tier_compile_min_us = 4, 0.2, 30
-    monkeypatch.setattr(tiers, "time", _Clock(durations_us))
+    monkeypatch.setattr(tiers, "time", Clock(durations_us))
     t = tiers.Tiered(_prog())
     for _ in durations_us:
         t(*_args())

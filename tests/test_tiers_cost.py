@@ -4,12 +4,11 @@ calls are slower than the host tier's fastest is dropped (results unchanged)."""
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
 import pytest
+from tiers_testutil import Clock
 
-from funcgrad.core import compile_cache, tiers
+from funcgrad.core import tiers
 from funcgrad.core.interp import trace_flat
 from funcgrad.core.ir import Aval
 
@@ -30,35 +29,10 @@ def _args(n_in: int = 2, size: int = 8):
     return [rng.uniform(0.5, 1.5, size).astype(np.float32) for _ in range(n_in)]
 
 
-@pytest.fixture
-def policy():
-    """The compile policy, restored after the test."""
-    p = compile_cache.POLICY
-    saved = (p.tier, p.tier_compile_after, p.tier_compile_host_ms, p.tier_compile_min_us)
-    yield p
-    p.tier, p.tier_compile_after, p.tier_compile_host_ms, p.tier_compile_min_us = saved
-
-
-class _Clock:
-    """A stand-in for ``time`` in :mod:`tiers`: each host call lasts ``us``."""
-
-    def __init__(self, us: float) -> None:
-        self.us = us
-        self.now = 0
-        self.starting = True
-        self.perf_counter = time.perf_counter
-
-    def perf_counter_ns(self) -> int:
-        if not self.starting:
-            self.now += int(self.us * 1e3)
-        self.starting = not self.starting
-        return self.now
-
-
 def _submitted(policy, monkeypatch, prog, n_in, us, calls=8):
     policy.tier = "tiered"
     policy.tier_compile_after, policy.tier_compile_host_ms, policy.tier_compile_min_us = 4, 0.2, 30
-    monkeypatch.setattr(tiers, "time", _Clock(us))
+    monkeypatch.setattr(tiers, "time", Clock(us))
     t = tiers.Tiered(prog)
     for _ in range(calls):
         t(*_args(n_in))

@@ -5,23 +5,14 @@ results unchanged while probing and after the decision."""
 from __future__ import annotations
 
 import threading
-import time
 
 import numpy as np
 import pytest
+from tiers_testutil import Clock
 
-from funcgrad.core import compile_cache, tiers
+from funcgrad.core import tiers
 from funcgrad.core.interp import trace_flat
 from funcgrad.core.ir import Aval
-
-
-@pytest.fixture
-def policy():
-    """The compile policy, restored after the test."""
-    p = compile_cache.POLICY
-    saved = (p.tier, p.tier_compile_after, p.tier_compile_host_ms, p.tier_compile_min_us)
-    yield p
-    p.tier, p.tier_compile_after, p.tier_compile_host_ms, p.tier_compile_min_us = saved
 
 
 @pytest.mark.parametrize(
@@ -31,20 +22,6 @@ def policy():
 def test_probe_calls_fit_a_budget_of_host_work(host_us, probes):
     # the budget is 50 ms of host-tier work: 50 / 10 = 5 calls; never under 3 or over 8
     assert tiers._probe_calls(host_us * 1000) == probes
-
-
-class _Clock:
-    """A stand-in for ``time`` in :mod:`tiers`: each host call lasts ``us``."""
-
-    def __init__(self, us: float) -> None:
-        self.us, self.now, self.starting = us, 0, True
-        self.perf_counter = time.perf_counter
-
-    def perf_counter_ns(self) -> int:
-        if not self.starting:
-            self.now += int(self.us * 1e3)
-        self.starting = not self.starting
-        return self.now
 
 
 @pytest.mark.parametrize(
@@ -70,13 +47,13 @@ def test_a_long_program_is_judged_after_fewer_calls(
     policy.tier_compile_after, policy.tier_compile_host_ms, policy.tier_compile_min_us = 2, 0, 1
     t = tiers.Tiered(prog)
     with monkeypatch.context() as m:
-        m.setattr(tiers, "time", _Clock(host_us))  # each host call lasts host_us
+        m.setattr(tiers, "time", Clock(host_us))  # each host call lasts host_us
         for _ in range(2):
             np.testing.assert_array_equal(t(*args)[0], expected)
     assert t.submitted and tiers.wait_for_background(60) and t.exe is not None
     assert t.probes == probes
     with monkeypatch.context() as m:
-        m.setattr(tiers, "time", _Clock(exe_us))  # each executable call lasts exe_us
+        m.setattr(tiers, "time", Clock(exe_us))  # each executable call lasts exe_us
         for _ in range(probes):  # the executable's calls, timed to completion
             out = t(*args)[0]
             assert not isinstance(out, np.ndarray)
@@ -130,7 +107,7 @@ def test_a_long_program_compiles_from_its_third_call(policy, monkeypatch, host_u
     policy.tier_compile_after, policy.tier_compile_host_ms, policy.tier_compile_min_us = 8, 0, 1
     t = tiers.Tiered(prog)
     with monkeypatch.context() as m:
-        m.setattr(tiers, "time", _Clock(host_us))
+        m.setattr(tiers, "time", Clock(host_us))
         for call in range(1, 9):
             np.testing.assert_array_equal(t(x)[0], x * 2 + 1)  # the host tier's, unchanged
             assert t.submitted is (call >= submitted_at)

@@ -1,0 +1,37 @@
+"""Shared pieces of the tier-policy tests (test_tiers*.py): the compile policy restored
+after each test, and a stand-in clock for :mod:`funcgrad.core.tiers`."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+
+import pytest
+
+from funcgrad.core import compile_cache
+
+
+@pytest.fixture
+def policy():
+    """The compile policy, restored after the test."""
+    p = compile_cache.POLICY
+    saved = (p.tier, p.tier_compile_after, p.tier_compile_host_ms, p.tier_compile_min_us)
+    yield p
+    p.tier, p.tier_compile_after, p.tier_compile_host_ms, p.tier_compile_min_us = saved
+
+
+class Clock:
+    """A stand-in for ``time`` in :mod:`funcgrad.core.tiers`: every timed call (a pair of
+    ``perf_counter_ns`` reads) lasts ``us`` microseconds, or the next of a sequence."""
+
+    def __init__(self, us: float | Sequence[float]) -> None:
+        self.durations = None if isinstance(us, (int, float)) else list(us)
+        self.us, self.now, self.starting = us, 0, True
+        self.perf_counter = time.perf_counter
+
+    def perf_counter_ns(self) -> int:
+        if not self.starting:
+            us = self.us if self.durations is None else self.durations.pop(0)
+            self.now += int(us * 1e3)
+        self.starting = not self.starting
+        return self.now
