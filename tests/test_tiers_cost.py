@@ -80,7 +80,7 @@ def test_an_executable_slower_than_the_host_tier_is_dropped(policy, host_ns, min
     t, args, host = _compiled(policy, min_us)
     t.min_ns = host_ns  # the host tier's fastest call, as measured
     before = tiers.stats()["background_kept_host"]
-    for _ in range(tiers._PROBE_CALLS):
+    for _ in range(policy.tier_probe_calls):
         out = t(*args)
         assert not isinstance(out[0], np.ndarray)  # the executable's, while probed
         np.testing.assert_allclose(np.asarray(out[0]), host[0], rtol=1e-6)

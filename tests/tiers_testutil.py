@@ -15,9 +15,9 @@ from funcgrad.core import compile_cache
 def policy():
     """The compile policy, restored after the test."""
     p = compile_cache.POLICY
-    saved = (p.tier, p.tier_compile_after, p.tier_compile_host_ms, p.tier_compile_min_us)
+    saved = dict(vars(p))
     yield p
-    p.tier, p.tier_compile_after, p.tier_compile_host_ms, p.tier_compile_min_us = saved
+    vars(p).update(saved)
 
 
 class Clock:
@@ -34,4 +34,19 @@ class Clock:
             us = self.us if self.durations is None else self.durations.pop(0)
             self.now += int(us * 1e3)
         self.starting = not self.starting
+        return self.now
+
+
+class ManualClock:
+    """A stand-in for ``time`` in :mod:`funcgrad.core.tiers` that moves only when the
+    test says so (``advance``): the caller's work between calls, in microseconds."""
+
+    def __init__(self) -> None:
+        self.now = 0
+        self.perf_counter = time.perf_counter
+
+    def advance(self, us: float) -> None:
+        self.now += int(us * 1e3)
+
+    def perf_counter_ns(self) -> int:
         return self.now

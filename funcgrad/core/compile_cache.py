@@ -74,6 +74,14 @@ class Policy:
     tier_generate_after: int = 4
     tier_max_compiled_outputs: int = 128
     tier_max_compiled_eqns: int = 4000
+    tier_probe_calls: int = 8
+    tier_probe_min_calls: int = 3
+    tier_probe_budget_ms: float = 50.0
+    tier_drop_ratio: float = 2.0
+    tier_judge_in_context: bool = True
+    tier_early_ms: float = 20.0
+    tier_early_calls: int = 3
+    tier_exit_wait_s: float = 120.0
 
 
 #: the settings in force (module-level, read on every miss)
@@ -160,6 +168,57 @@ _OPTIONS = {
         "funcgrad_tier_max_compiled_outputs",
         "A program with more outputs is never compiled in the background (XLA's "
         "compile time grows steeply with outputs: seconds at 1,000).",
+    ),
+    "tier_probe_calls": (
+        "funcgrad_tier_probe_calls",
+        "An executable compiled in the background has at most this many of its first "
+        "calls timed alone, to completion, against the host tier's fastest call (see "
+        "funcgrad_tier_probe_budget_ms, funcgrad_tier_probe_min_calls).",
+    ),
+    "tier_probe_min_calls": (
+        "funcgrad_tier_probe_min_calls",
+        "The fewest probes of a background-compiled executable, whatever its host-tier "
+        "work (a wrong drop is for good).",
+    ),
+    "tier_probe_budget_ms": (
+        "funcgrad_tier_probe_budget_ms",
+        "A background-compiled executable is probed as many times as fit in this many "
+        "milliseconds of the program's host-tier work, within "
+        "funcgrad_tier_probe_min_calls and funcgrad_tier_probe_calls (every probe of a "
+        "slow executable is paid in full).",
+    ),
+    "tier_drop_ratio": (
+        "funcgrad_tier_drop_ratio",
+        "A probed executable whose fastest probe is more than this many times the host "
+        "tier's fastest call is dropped (the host tier serves the program for good); "
+        "one faster than the host tier is kept; one in between is judged in context "
+        "(funcgrad_tier_judge_in_context), or kept when that is off.",
+    ),
+    "tier_judge_in_context": (
+        "funcgrad_tier_judge_in_context",
+        "An executable slower alone than the host tier, but within "
+        "funcgrad_tier_drop_ratio, is judged in context: as many further calls as it "
+        "was probed alternate between the two tiers, each timed from its start to the "
+        "program's next call (the caller's work between them included, which a compiled "
+        "call overlaps), and the tier with the shorter fastest interval serves for good.",
+    ),
+    "tier_early_ms": (
+        "funcgrad_tier_early_ms",
+        "A program whose fastest host-tier call takes at least this many milliseconds "
+        "is considered for background compilation from its "
+        "funcgrad_tier_early_calls-th call, not the funcgrad_tier_compile_after-th.",
+    ),
+    "tier_early_calls": (
+        "funcgrad_tier_early_calls",
+        "The call from which a program of funcgrad_tier_early_ms or more a call is "
+        "considered for background compilation (a training step's backward, met once a "
+        "step, would otherwise run on the host tier for its first eight steps).",
+    ),
+    "tier_exit_wait_s": (
+        "funcgrad_tier_exit_wait_s",
+        "At interpreter exit, the background compile running then is waited for at most "
+        "this many seconds (jobs not started are dropped; a thread still inside XLA at "
+        "finalization aborts the process).",
     ),
 }
 

@@ -60,6 +60,7 @@ class _Stats:
         "background_compiles",
         "background_kept_host",
         "background_seconds",
+        "background_trials",
         "compiled_calls",
         "fallback_eqns",
         "host_calls",
@@ -75,6 +76,7 @@ class _Stats:
     def reset(self) -> None:
         self.host_calls = self.host_eqns = self.fallback_eqns = 0
         self.compiled_calls = self.background_compiles = self.background_kept_host = 0
+        self.background_trials = 0
         self.templates = self.template_calls = 0
         self.host_seconds = self.background_seconds = 0.0
 
@@ -155,21 +157,18 @@ def _submit_job(job: Callable[[], None]) -> None:
     _jobs.put(job)
 
 
-#: how long exit waits for the compile running then (one compile of a program under
-#: ``tier_max_compiled_eqns``: seconds at most)
-_EXIT_WAIT_S = 120.0
-
-
 @atexit.register
 def _stop_background() -> None:
-    """At exit: drop the jobs not started, and wait for the one running to end. A daemon
+    """At exit: drop the jobs not started, and wait for the one running to end (at most
+    ``POLICY.tier_exit_wait_s``: one compile under ``tier_max_compiled_eqns``, seconds at
+    most). A daemon
     thread still inside XLA when the interpreter finalizes is ended by ``pthread_exit``
     as it returns to Python, and that unwinds through jaxlib's C++ frames: the process
     aborted ("FATAL: exception not rethrown") after the program's own end."""
     _exiting.set()
     _jobs.put(None)
     if _worker and _worker[0].is_alive():
-        _worker[0].join(timeout=_EXIT_WAIT_S)
+        _worker[0].join(timeout=POLICY.tier_exit_wait_s)
 
 
 def wait_for_background(timeout: float | None = None) -> bool:
@@ -193,46 +192,46 @@ def _zero_arg(a: Aval) -> Any:
 
 # --------------------------------------------------------------------------- tiered
 
-#: an executable compiled in the background has its first calls timed against the host
-#: tier's fastest call, and is dropped when slower (with ``tier_compile_min_us`` 0 the
-#: policy compiles whatever it costs, and keeps the executable)
-_PROBE_CALLS = 8
-#: ... as many calls as fit in this much host-tier work, at least three: a long call's
-#: time is mostly its work (a loaded machine preempts for milliseconds, and now and then
-#: for longer: nanoGPT's compiled 511-equation backward probed at 117-147 ms in two runs
-#: and at 254 ms in a third, against 200-250 ms on the host tier), and each probe of a
-#: slow executable is paid in full (the siamese network's ResNet backward compiled by
-#: XLA took seconds a call where NumPy's took 0.6 s)
-_PROBE_BUDGET_NS = 50_000_000
-#: ... and dropped only when its fastest probe is more than this many times the host
-#: tier's fastest call: a probe times the executable alone, blocking, but in a step a
-#: compiled call runs on XLA's thread while the caller goes on, an overlap the probe does
-#: not see (the benchmark CNN's 5-equation convolution program probed at 68 ms against
-#: 41 ms on NumPy, yet its step took 223-234 ms with it compiled and 262-285 ms with it
-#: dropped); the executables worth dropping were 2-100x slower (tiny programs under load,
-#: dcgan's kernel gradients, ResNet-18's backward). Measured both ways at load 3-4: the
-#: benchmark CNN's step 374, 380 -> 355, 284 ms and the LSTM's 16.2, 20.1 -> 14.1, 8.3
-#: ms; rl_actor_critic's 20.5-22.8 -> 39.1-40.6 ms (PyTorch's 16-23: an executable
-#: under 2x slower that does hurt its step) and dcgan's level
-_DROP_RATIO = 2
-
-
-#: a program whose fastest host-tier call is at least this long is compiled from its
-#: ``_EARLY_CALLS``-th call on (when the work done repays the compile), not the
-#: ``tier_compile_after``-th: the eight calls guard against the many small programs of a
-#: model's first step competing with it for the GIL; a call this long is none of those,
-#: and a training step's backward met once a step reached its eighth call at step 8
-#: (nanoGPT's 511-equation backward, 200 ms a call, ran compiled from step 13 of 21;
-#: siamese_network's slower-compiled ResNet backward was still being probed in the steps
-#: measured)
-_EARLY_WORK_NS = 20_000_000
-_EARLY_CALLS = 3
+# The probe and the early compile (their knobs are POLICY's fields, options of
+# funcgrad.config: docs/configuration.md; why these values: docs/design.md, "An
+# executable is timed before it is trusted").
+#
+# An executable compiled in the background has its first calls (``tier_probe_calls``,
+# as many as fit in ``tier_probe_budget_ms`` of host-tier work, at least
+# ``tier_probe_min_calls``: a long call's time is mostly its work, and each probe of a
+# slow executable is paid in full) timed alone, to completion, against the host tier's
+# fastest call. Faster: kept. More than ``tier_drop_ratio`` times slower: dropped (the
+# executables worth dropping were 2-100x slower: tiny programs under load, dcgan's
+# kernel gradients, ResNet-18's backward). In between, a probe cannot tell: in a step a
+# compiled call runs on XLA's thread while the caller goes on (the benchmark CNN's
+# 5-equation convolution program probed at 68 ms against 41 ms on NumPy, yet its step
+# was faster with it compiled), and an executable under 2x slower alone did slow
+# rl_actor_critic's step (20.5-22.8 -> 39.1-40.6 ms). So it is judged in context
+# (``tier_judge_in_context``, :meth:`Tiered._trial`): further calls alternate between
+# the tiers, each timed from its start to the program's next call.
+#
+# A program whose fastest host-tier call is at least ``tier_early_ms`` is considered for
+# a compile from its ``tier_early_calls``-th call, not the ``tier_compile_after``-th:
+# the eight calls guard against a model's first step's many small programs competing
+# with it for the GIL, and a training step's backward met once a step would otherwise
+# wait for step 8 (nanoGPT's 511-equation backward ran compiled from step 13 of 21).
 
 
 def _probe_calls(host_ns: int) -> int:
     """How many of a new executable's first calls are timed, for host-tier work
     ``host_ns`` a call."""
-    return max(3, min(_PROBE_CALLS, _PROBE_BUDGET_NS // max(host_ns, 1)))
+    p = POLICY
+    fit = int(p.tier_probe_budget_ms * 1e6) // max(host_ns, 1)
+    return max(p.tier_probe_min_calls, min(p.tier_probe_calls, fit), 1)
+
+
+def _trial_host(k: int) -> bool:
+    """Whether the ``k``-th call of a trial runs on the host tier: the Thue-Morse
+    sequence (0110 1001...), so the calls ``2i`` and ``2i + 1`` differ and each tier gets
+    as many calls of each position of a program called 2, 4, 8... times a step (plain
+    alternation would give one tier all the first calls of a step and the other all the
+    second ones, whose interval to the next call holds the rest of the step)."""
+    return not (k.bit_count() & 1)
 
 
 def _fallback(e: Eqn) -> Callable[..., Any]:
@@ -275,6 +274,11 @@ class Tiered:
         "probes",
         "prog",
         "submitted",
+        "trial",
+        "trial_host",
+        "trial_k",
+        "trial_min",
+        "trial_t0",
     )
 
     def __init__(self, prog: Program) -> None:
@@ -287,15 +291,22 @@ class Tiered:
         self.submitted = False
         self.probes = 0
         self.exe_min_ns = 1 << 62
+        self.trial = 0  # the calls per tier of a trial in context (0: none running)
+        self.trial_k = self.trial_t0 = 0
+        self.trial_host = False
+        self.trial_min = [1 << 62, 1 << 62]  # fastest interval: [compiled, host]
         self.n_eqns = len(prog.eqns)
         self.n_args = len(prog.constvars) + len(prog.invars) + len(prog.outvars)
 
     def __call__(self, *args: Any) -> list[Any]:
         exe = self.exe
         if exe is not None:
-            _stats.compiled_calls += 1
             if self.probes:
+                _stats.compiled_calls += 1
                 return self._probe(exe, args)
+            if self.trial:
+                return self._trial(exe, args)
+            _stats.compiled_calls += 1
             return exe(*args)
         m = _mode_local.mode or POLICY.tier  # (mode(), inlined)
         if m == "auto":
@@ -321,7 +332,10 @@ class Tiered:
             and not self.submitted
             and (
                 self.calls >= POLICY.tier_compile_after
-                or (self.calls >= _EARLY_CALLS and self.min_ns >= _EARLY_WORK_NS)
+                or (
+                    self.calls >= POLICY.tier_early_calls
+                    and self.min_ns >= POLICY.tier_early_ms * 1e6
+                )
             )
         ):
             # a call's wall time is its work plus what the scheduler took from it (a
@@ -345,12 +359,13 @@ class Tiered:
         return self.exe is None and mode() == "compiled"
 
     def _probe(self, exe: Callable[..., Any], args: tuple) -> Any:
-        """One of the executable's first calls, timed to completion: after
-        ``_PROBE_CALLS`` of them, an executable whose fastest call is over
-        ``_DROP_RATIO`` times the host tier's fastest call is dropped and the host tier serves for good (on tiny
-        arrays under load XLA's call, handed to another thread, costs more than
-        NumPy's loop). Its inputs are waited for first: an input still being computed by
-        another executable is that one's time, not this one's."""
+        """One of the executable's first calls, timed alone to completion (its inputs
+        waited for first: an input still being computed by another executable is that
+        one's time, not this one's). After the last, the executable is kept when its
+        fastest call beat the host tier's, dropped for good when over
+        ``tier_drop_ratio`` times it (on tiny arrays under load XLA's call, handed to
+        another thread, costs more than NumPy's loop), and judged in context
+        (:meth:`_trial`) in between."""
         jax.block_until_ready([a for a in args if isinstance(a, jax.Array)])
         t0 = time.perf_counter_ns()
         out = exe(*args)
@@ -359,10 +374,54 @@ class Tiered:
         if dt < self.exe_min_ns:
             self.exe_min_ns = dt
         self.probes = n = max(self.probes - 1, 0)  # (threads probing at once: never below 0)
-        if not n and self.exe_min_ns > _DROP_RATIO * self.min_ns and POLICY.tier_compile_min_us > 0:
+        p = POLICY
+        if n or self.exe_min_ns <= self.min_ns or p.tier_compile_min_us <= 0:
+            return out  # (a zero floor: the policy compiles whatever it costs)
+        if self.exe_min_ns > p.tier_drop_ratio * self.min_ns:
             self.exe = None
             _stats.background_kept_host += 1
+        elif p.tier_judge_in_context:
+            self.trial_k = 0
+            self.trial = _probe_calls(self.min_ns)
         return out
+
+    def _trial(self, exe: Callable[..., Any], args: tuple) -> Any:
+        """A call of a trial in context: ``2 * trial`` calls alternate between the tiers
+        (:func:`_trial_host`), each timed from its start to the start of the program's
+        next call, the caller's work in between included: a compiled call returns once
+        dispatched and runs on XLA's thread while the caller goes on, and its result is
+        waited for where the caller needs it, mostly before the program's next call (a
+        step's program's outputs are used in the step). The call after them decides:
+        the tier with the shorter fastest interval serves for good (a tie: the host
+        tier, which holds no second thread)."""
+        n = self.trial
+        if not n:  # (another thread decided meanwhile)
+            fn = self.exe
+            return fn(*args) if fn is not None else self.plan.run(*args)  # type: ignore[union-attr]
+        now = time.perf_counter_ns()
+        k = self.trial_k
+        self.trial_k = k + 1
+        if k:
+            mins = self.trial_min
+            dt = now - self.trial_t0
+            if dt < mins[self.trial_host]:
+                mins[self.trial_host] = dt
+        if k >= 2 * n:
+            self.trial = 0
+            _stats.background_trials += 1
+            if self.trial_min[0] >= self.trial_min[1]:
+                self.exe = None
+                _stats.background_kept_host += 1
+                return self.plan.run(*args)  # type: ignore[union-attr]
+            _stats.compiled_calls += 1
+            return exe(*args)
+        self.trial_t0 = now
+        self.trial_host = on_host = _trial_host(k)
+        if on_host:
+            _stats.host_calls += 1
+            return self.plan.run(*args)  # type: ignore[union-attr]
+        _stats.compiled_calls += 1
+        return exe(*args)
 
     def _compile_now(self) -> Callable[..., Any]:
         fn = compile_cache.compiled(self.prog, eager=True)
@@ -491,6 +550,7 @@ def stats() -> dict[str, Any]:
         "background_compiles": s.background_compiles,
         "background_kept_host": s.background_kept_host,
         "background_seconds": s.background_seconds,
+        "background_trials": s.background_trials,
         "background_pending": pending,
         "shape_templates": s.templates,
         "template_calls": s.template_calls,

@@ -18,7 +18,8 @@ def tier_stats() -> dict[str, Any]:
         compiled one by one), ``compiled_calls`` (calls of executables that replaced
         the host tier), ``background_compiles``, ``background_kept_host``
         (executables dropped after their first calls were slower than the host
-        tier's), ``background_seconds`` (the
+        tier's), ``background_trials`` (executables judged in context: calls
+        alternated between the tiers), ``background_seconds`` (the
         background thread's compile time), ``background_pending``,
         ``shape_templates`` (compat ops traced once at symbolic dimensions),
         ``template_calls`` (calls run through them at a new shape), and the
