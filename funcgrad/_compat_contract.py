@@ -46,8 +46,9 @@ from funcgrad.core.errors import ConcretizationError
 from funcgrad.core.gc_freeze import freeze as freeze_gc
 from funcgrad.core.interp import Tracer, _state, eval_program, is_tracing, new_builder, trace_flat
 from funcgrad.core.ir import Aval, Program, Var
+from funcgrad.core.primitive import COMPOSITES as _COMPOSITES
 from funcgrad.core.primitive import REGISTRY as _PRIMITIVES
-from funcgrad.core.primitive import Primitive
+from funcgrad.core.primitive import Composite, Primitive
 from funcgrad.tree_util import tree_unflatten
 
 LazyArray = _lazy.LazyArray
@@ -97,11 +98,12 @@ _ids = itertools.count(1)
 _X64 = jax.enable_x64
 
 
-def torch_rows() -> list[Primitive]:
-    """The primitives whose rows declare a PyTorch form (``torch=``, a
-    ``funcgrad.core.primitive.TorchForm``), in declaration order: compat builds those ops
-    from them, at import."""
-    return [p for p in _PRIMITIVES.values() if p.torch is not None]
+def torch_rows() -> list[Primitive | Composite]:
+    """The primitives and declared composites whose rows declare a PyTorch form (``torch=``,
+    a ``funcgrad.core.primitive.TorchForm``), in declaration order, primitives first:
+    compat builds those ops from them, at import (a composite says ``composite=True``)."""
+    rows = (*_PRIMITIVES.values(), *_COMPOSITES.values())
+    return [p for p in rows if p.torch is not None]
 
 
 def x64(fn: Callable) -> Callable:

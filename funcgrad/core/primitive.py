@@ -58,6 +58,9 @@ class TorchForm:
     ``complex_error`` is PyTorch's ``NotImplementedError`` text for a complex operand
     where it is not the one compat derives from a real-only row (``{dtype}``: PyTorch's
     dtype name), or where PyTorch refuses what the primitive takes (``sign``).
+    ``inplace=False`` where PyTorch has no ``Tensor.X_`` at all (``fmax``, ``logaddexp``);
+    ``bool_error`` its ``RuntimeError`` text for a bool operand where the numpy form takes
+    bools (``neg``: ``negative`` of a bool is refused by funcgrad with its own text).
     """
 
     grad_fn: str | None
@@ -70,6 +73,8 @@ class TorchForm:
     functional: str | None = None
     module: tuple[str, str] | None = None
     complex_error: str | None = None
+    inplace: bool = True
+    bool_error: str | None = None
 
 
 REGISTRY: dict[str, Primitive] = {}
@@ -77,6 +82,9 @@ REGISTRY: dict[str, Primitive] = {}
 
 class Primitive:
     """A primitive operation and its rules."""
+
+    #: (a :class:`Composite` row says True)
+    composite = False
 
     def __init__(
         self,
@@ -218,6 +226,80 @@ class Primitive:
     def bind(self, *args: Any, **params: Any) -> Any:
         """Apply this primitive under the current interpreter (``interp.bind``)."""
         return _interpreter_bind(self, *args, **params)
+
+
+#: the declared composites (:class:`Composite`), name -> row
+COMPOSITES: dict[str, Composite] = {}
+
+
+class Composite:
+    """A declared composite: a public elementwise function built from primitives, with no
+    rules of its own (``exp2``, ``log2``, ``hypot``, ``fmax``), declared once as a row of
+    the same shape as a primitive's (``funcgrad/primitives/composites.py``).
+
+    ``fn`` takes the operands as the numpy form prepares them (``numpy_promotion``, as for
+    a primitive's row: promoted, broadcast) and binds primitives; ``bind`` calls it, so
+    the namespaces' generators build a composite's forms as they build a primitive's
+    (``public``, ``doc``/``docs``, ``arity``, ``domains``), and compat builds its op from
+    ``torch`` (:class:`TorchForm`), calling the row's numpy form. ``numpy_complex`` is how
+    the numpy form refuses a complex operand where ``fn`` takes none: ``"type"`` (a
+    ``TypeError``, as ``i0``) or ``"value"`` (a ``ValueError``, as ``hypot``); ``allowed``
+    is ``"real_float"`` then (compat derives PyTorch's refusal from it, as for a primitive).
+    ``numpy_keywords``: the binary numpy form's parameters are ``x1``, ``x2``, passable by
+    name (``jnp.fmax`` is a function, where ``jnp.hypot`` is a ufunc of ``(x, y, /)``);
+    ``numpy_errors_as`` the name the numpy form's operand errors give where JAX's give
+    another (``fmax``'s name ``greater``, the function JAX's calls first).
+    """
+
+    #: a composite binds no primitive of its own name (the registry tests skip it)
+    composite = True
+
+    def __init__(
+        self,
+        name: str,
+        fn: Callable[..., Any],
+        *,
+        arity: int = 1,
+        public: tuple[str, ...],
+        doc: str,
+        docs: dict[str, str] | None = None,
+        numpy: str = "inexact",
+        numpy_complex: str | None = None,
+        numpy_keywords: bool = False,
+        numpy_errors_as: str | None = None,
+        domains: tuple[tuple[float, float], ...],
+        torch: TorchForm | None = None,
+    ) -> None:
+        if name in REGISTRY or name in COMPOSITES:
+            raise ValueError(f"composite {name!r} declared twice (or named as a primitive)")
+        self.name = name
+        self.fn = fn
+        self.arity = arity
+        #: ``"numpy"`` (named as the row) or ``"numpy:radians"``, as a primitive's ``public=``
+        self.public: dict[str, tuple[str, ...]] = {}
+        for form in public:
+            ns, _, named = form.partition(":")
+            self.public[ns] = (*self.public.get(ns, ()), named or name)
+        self.doc = doc
+        self.docs = docs or {}
+        self.numpy_promotion = numpy
+        self.numpy_modes: dict[str, str] = {}
+        self.numpy_bool: str | None = None
+        self.numpy_complex = numpy_complex
+        self.numpy_keywords = numpy_keywords
+        self.numpy_errors_as = numpy_errors_as
+        self.allowed = "real_float" if numpy_complex else "inexact"
+        self.domains = domains
+        self.domain = domains[0]
+        self.torch = torch
+        COMPOSITES[name] = self
+
+    def __repr__(self) -> str:
+        return self.name
+
+    def bind(self, *args: Any) -> Any:
+        """The composite of already prepared operands."""
+        return self.fn(*args)
 
 
 def _no_interpreter(prim: Primitive, *args: Any, **params: Any) -> Any:

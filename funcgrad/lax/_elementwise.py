@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import builtins
 import enum
-import math
 import operator
 from typing import Any
 
@@ -30,7 +29,6 @@ __all__ = [
     "complex",
     "conj",
     "erfc",
-    "exp2",
     "imag",
     "integer_pow",
     "mul",
@@ -38,7 +36,6 @@ __all__ = [
     "population_count",
     "pow",
     "real",
-    "reciprocal",
     "round",
     "square",
 ]
@@ -163,17 +160,6 @@ def nextafter(x1: Any, x2: Any) -> Any:
 def complex(x: Any, y: Any) -> Any:
     """Elementwise ``x + 1j * y`` from real ``x`` and ``y`` of one dtype."""
     return ew.make_complex(prep(x, "complex"), prep(y, "complex"))
-
-
-def exp2(x: Any) -> Any:
-    """Elementwise ``2 ** x``."""
-    x = prep(x, "exp2")
-    return ew.exp(ew.mul(x, ew._c(x, math.log(2.0))))
-
-
-def reciprocal(x: Any) -> Any:
-    """Elementwise ``1 / x``."""
-    return ew.integer_pow(prep(x, "reciprocal"), -1)
 
 
 def square(x: Any) -> Any:

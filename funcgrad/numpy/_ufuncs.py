@@ -17,7 +17,7 @@ import ml_dtypes
 import numpy as np
 
 from funcgrad.core import dtypes
-from funcgrad.core.primitive import REGISTRY, Primitive
+from funcgrad.core.primitive import REGISTRY, Composite, Primitive
 from funcgrad.custom import custom_jvp
 from funcgrad.numpy._core import (
     ArrayLike,
@@ -37,31 +37,11 @@ from funcgrad.numpy._core import (
     unsupported,
 )
 from funcgrad.primitives import elementwise as ew
-from funcgrad.primitives import public_doc, public_forms, special
+from funcgrad.primitives import public_doc, public_forms
 from funcgrad.primitives import shape as sh
+from funcgrad.primitives.composites import lax_const, like, signbit_float, strong
 
 _BOOL = np.dtype("bool")
-
-
-def _c(x: Any, v: Any) -> Any:
-    """A 0-d constant of ``x``'s dtype, weak like ``x`` (so it never changes ``x``'s type)."""
-    a = aval(x)
-    return convert(v, a.dtype, a.weak_type) if a.weak_type else np.asarray(v, a.dtype)
-
-
-def _k(x: Any, v: Any) -> Any:
-    """A strong 0-d constant of ``x``'s dtype (``jnp``'s ``_constant_like``: makes the result
-    strong even for weakly typed ``x``)."""
-    return np.asarray(v, aval(x).dtype)
-
-
-def _lc(x: Any, v: Any) -> Any:
-    """JAX's ``lax._const``: a weak Python scalar for a weakly typed 0-d ``x`` of its kind's
-    default dtype, a strong 0-d constant of ``x``'s dtype otherwise."""
-    a = aval(x)
-    if a.weak_type and a.ndim == 0 and a.dtype == dtypes.default_dtype(dtypes.kind(a.dtype)):
-        return {1: int, 2: float, 3: complex}[dtypes.kind(a.dtype)](v)
-    return np.asarray(v, a.dtype)
 
 
 def _is_bool(x: Any) -> bool:
@@ -79,29 +59,18 @@ def _full_bool(x: Any, value: bool) -> Any:
 # --------------------------------------------------------------------------- unary
 
 
-def _unary_inexact(name: str, fn: Callable[[Any], Any], doc: str) -> Callable[[ArrayLike], Any]:
+def _unary_inexact(
+    name: str, fn: Callable[[Any], Any], doc: str, no_complex: str | None = None
+) -> Callable[[ArrayLike], Any]:
     def f(x: ArrayLike) -> Any:
         (x,) = promote(name, x, to="inexact")
+        if no_complex is not None:
+            _refuse_complex(name, no_complex, x)
         return out(fn(x))
 
     f.__name__ = f.__qualname__ = name
     f.__doc__ = f"{doc} (bool and integer inputs promote to float, as in ``jax.numpy``)."
     return f
-
-
-exp2 = _unary_inexact("exp2", lambda x: ew.exp(ew.mul(x, _c(x, math.log(2.0)))), "``2 ** x``")
-log2 = _unary_inexact("log2", lambda x: ew.div(ew.log(x), _k(x, math.log(2.0))), "Base-2 log")
-log10 = _unary_inexact(
-    "log10", lambda x: ew.mul(ew.log(x), _k(x, 0.4342944819032518)), "Base-10 log"
-)
-reciprocal = _unary_inexact("reciprocal", lambda x: ew.integer_pow(x, -1), "Elementwise ``1 / x``")
-deg2rad = _unary_inexact(
-    "deg2rad", lambda x: ew.mul(x, _lc(x, math.pi / 180.0)), "Degrees to radians"
-)
-rad2deg = _unary_inexact(
-    "rad2deg", lambda x: ew.mul(x, _lc(x, 180.0 / math.pi)), "Radians to degrees"
-)
-radians, degrees = deg2rad, rad2deg
 
 
 @functools.cache
@@ -114,7 +83,7 @@ def _sin_over_x_taylor() -> Any:
         # sin(u)/u = sum_j (-1)^j u^(2j) / (2j+1)!: odd derivatives vanish at 0 and
         # the (2j)-th is (-1)^j / (2j+1)
         coef = 0.0 if k % 2 else (-1.0) ** (k // 2) / (k + 1)
-        return ew.add(ew.mul(u, _lc(u, 0)), _lc(u, coef))
+        return ew.add(ew.mul(u, lax_const(u, 0)), lax_const(u, coef))
 
     t = custom_jvp(t, nondiff_argnums=(0,))
     t.defjvp(lambda k, p, tans: (t(k, p[0]), ew.mul(t(k + 1, p[0]), tans[0])))
@@ -122,20 +91,13 @@ def _sin_over_x_taylor() -> Any:
 
 
 def _sinc(x: Any) -> Any:
-    is0 = ew.eq(x, _lc(x, 0))
-    px = ew.mul(_lc(x, math.pi), x)
-    safe = _select(is0, px, _lc(x, 1))
+    is0 = ew.eq(x, lax_const(x, 0))
+    px = ew.mul(lax_const(x, math.pi), x)
+    safe = _select(is0, px, lax_const(x, 1))
     return _select(is0, ew.div(ew.sin(safe), safe), _sin_over_x_taylor()(0, px))
 
 
 sinc = _unary_inexact("sinc", _sinc, "``sin(pi x) / (pi x)`` with ``sinc(0) = 1``")
-
-
-def i0(x: ArrayLike) -> Any:
-    """Modified Bessel function of the first kind, order 0."""
-    (x,) = promote_broadcast("i0", x, to="inexact")
-    check_kind("i0", "real", x)
-    return ew.exp(ew.abs(x)) * special.bessel_i0e(x)
 
 
 def _select(pred: Any, on_false: Any, on_true: Any) -> Any:
@@ -179,6 +141,18 @@ def fabs(x: ArrayLike) -> Any:
     return out(ew.abs(x))
 
 
+def _refuse_complex(name: str, how: str, *xs: Any) -> None:
+    """A declared composite's refusal of complex operands (``Composite.numpy_complex``):
+    ``"type"``, a ``TypeError`` (``i0``); ``"value"``, ``jnp.hypot``'s ``ValueError``."""
+    if how == "type":
+        check_kind(name, "real", *xs)
+    elif any(_is_complex(x) for x in xs):
+        raise ValueError(
+            f"{name} is not well defined for complex-valued inputs, got {fmt(*xs)}; convert "
+            f"to real values first (for example with abs){here()}"
+        )
+
+
 def _no_complex(name: str, *xs: Any) -> None:
     """``jnp``'s refusal of complex operands for functions of real numbers only."""
     if any(_is_complex(x) for x in xs):
@@ -206,7 +180,7 @@ def _float_or_id(name: str, fn: Callable[[Any], Any], doc: str) -> Callable[[Arr
 
 trunc = _float_or_id(
     "trunc",
-    lambda x: _select(ew.lt(x, _lc(x, 0)), ew.floor(x), ew.ceil(x)),
+    lambda x: _select(ew.lt(x, lax_const(x, 0)), ew.floor(x), ew.ceil(x)),
     "Round toward zero (identity on integers and bools).",
 )
 
@@ -238,7 +212,7 @@ def round(x: ArrayLike, decimals: int = 0) -> Any:
         return out(x)
     if decimals == 0:
         return out(_by_parts(ew.round, x))
-    factor = _c(x, 10.0**decimals)
+    factor = like(x, 10.0**decimals)
     return out(ew.div(_by_parts(ew.round, ew.mul(x, factor)), factor))
 
 
@@ -266,19 +240,19 @@ def isinf(x: ArrayLike) -> Any:
         return out(_full_bool(x, False))
     if _is_complex(x):
         return out(ew.bitwise_or(isinf(ew.real(x)), isinf(ew.imag(x))))
-    return out(ew.eq(ew.abs(x), _k(x, np.inf)))
+    return out(ew.eq(ew.abs(x), strong(x, np.inf)))
 
 
 def isposinf(x: ArrayLike) -> Any:
     """Elementwise test for +inf."""
     (x,) = promote("isposinf", x)
-    return out(ew.eq(x, _c(x, np.inf)) if _inexact(x) else _full_bool(x, False))
+    return out(ew.eq(x, like(x, np.inf)) if _inexact(x) else _full_bool(x, False))
 
 
 def isneginf(x: ArrayLike) -> Any:
     """Elementwise test for -inf."""
     (x,) = promote("isneginf", x)
-    return out(ew.eq(x, _c(x, -np.inf)) if _inexact(x) else _full_bool(x, False))
+    return out(ew.eq(x, like(x, -np.inf)) if _inexact(x) else _full_bool(x, False))
 
 
 def signbit(x: ArrayLike) -> Any:
@@ -286,12 +260,7 @@ def signbit(x: ArrayLike) -> Any:
     (x,) = promote("signbit", x)
     if _is_bool(x):
         return out(_full_bool(x, False))
-    neg = ew.lt(x, _c(x, 0))
-    if not _inexact(x):
-        return out(neg)
-    zero = ew.eq(x, _c(x, 0))
-    inv = ew.div(_c(x, 1), _select(zero, _c(x, 1), x))
-    return out(ew.bitwise_or(neg, ew.bitwise_and(zero, ew.lt(inv, _c(x, 0)))))
+    return out(signbit_float(x) if _inexact(x) else ew.lt(x, like(x, 0)))
 
 
 def conjugate(x: ArrayLike) -> Any:
@@ -331,7 +300,7 @@ def angle(z: ArrayLike, deg: bool = False) -> Any:
     if not dtypes.is_inexact(dt) or (not _is_complex(z) and aval(z).ndim == 0):
         dt = dtypes.default_dtype(2)
     res = DECLARED["arctan2"](convert(im, dt), convert(re, dt))
-    return out(ew.mul(res, _k(res, 180.0 / math.pi)) if deg else res)
+    return out(ew.mul(res, strong(res, 180.0 / math.pi)) if deg else res)
 
 
 def iscomplexobj(x: Any) -> bool:
@@ -361,7 +330,7 @@ def isreal(x: ArrayLike) -> Any:
 
 def _as_bool(x: Any, name: str) -> Any:
     (x,) = promote(name, x)
-    return x if _is_bool(x) else ew.ne(x, _c(x, 0))
+    return x if _is_bool(x) else ew.ne(x, like(x, 0))
 
 
 def _logical_not(name: str, fn: Callable[[Any], Any]) -> Callable[[ArrayLike], Any]:
@@ -384,20 +353,33 @@ def _binary(
     to: str | None = None,
     on_bool: Callable[[Any, Any], Any] | str | None = None,
     kinds: str | None = None,
+    no_complex: str | None = None,
+    keywords: bool = False,
+    errors_as: str | None = None,
 ) -> Callable[[ArrayLike, ArrayLike], Any]:
+    """A binary function of NumPy's operands; with ``keywords``, its parameters are
+    ``x1``, ``x2`` and may be passed by name (``jnp.fmax``, a function, not a ufunc);
+    ``errors_as``: the name its operand errors give (``jnp.fmax``'s say ``greater``)."""
+
     def f(x: ArrayLike, y: ArrayLike, /) -> Any:
-        x, y = promote_broadcast(name, x, y, to=to)
+        x, y = promote_broadcast(errors_as or name, x, y, to=to)
         if kinds is not None:
             check_kind(name, kinds, x, y)
+        if no_complex is not None:
+            _refuse_complex(name, no_complex, x, y)
         if on_bool is not None and _is_bool(x):
             if on_bool == "error":
                 raise TypeError(f"{name}: not supported for bool operands, got {fmt(x, y)}{here()}")
             return out(on_bool(x, y))  # type: ignore[operator]
         return out(fn(x, y))
 
-    f.__name__ = f.__qualname__ = name
-    f.__doc__ = f"{doc} (NumPy broadcasting, JAX type promotion)."
-    return f
+    def f_kw(x1: ArrayLike, x2: ArrayLike) -> Any:
+        return f(x1, x2)
+
+    g = f_kw if keywords else f
+    g.__name__ = g.__qualname__ = name
+    g.__doc__ = f"{doc} (NumPy broadcasting, JAX type promotion)."
+    return g
 
 
 def _unary_intbool(name: str, fn: Callable[[Any], Any], doc: str) -> Callable[[ArrayLike], Any]:
@@ -422,7 +404,7 @@ def _logical(name: str, fn: Callable[[Any, Any], Any]) -> Callable[[ArrayLike, A
     return f
 
 
-def _declared_form(name: str, prim: Primitive) -> Callable[..., Any]:
+def _declared_form(name: str, prim: Primitive | Composite) -> Callable[..., Any]:
     """The numpy form of a primitive's row: its operands prepared as the row says
     (``Primitive.numpy_promotion``, and ``numpy_bool`` for a binary row's bool operands),
     then the primitive. A row's numpy doc that is a whole sentence (ends with ``.``) is the
@@ -435,7 +417,8 @@ def _declared_form(name: str, prim: Primitive) -> Callable[..., Any]:
     return f
 
 
-def _declared_builder(name: str, prim: Primitive, doc: str) -> Callable[..., Any]:
+def _declared_builder(name: str, prim: Primitive | Composite, doc: str) -> Callable[..., Any]:
+    no_complex = getattr(prim, "numpy_complex", None)  # (a declared composite's)
     if prim.arity == 2:
         promotion = prim.numpy_promotion
         on_bool = prim.numpy_bool
@@ -445,9 +428,12 @@ def _declared_builder(name: str, prim: Primitive, doc: str) -> Callable[..., Any
             name,
             prim.bind,
             doc,
-            to={"inexact": "inexact", "int": "numeric"}.get(promotion),
+            to={"inexact": "inexact", "int": "numeric", "numeric": "numeric"}.get(promotion),
             on_bool=on_bool,
             kinds=promotion if promotion in ("int", "intbool") else None,
+            no_complex=no_complex,
+            keywords=getattr(prim, "numpy_keywords", False),
+            errors_as=getattr(prim, "numpy_errors_as", None),
         )
     if prim.numpy_promotion == "keep":
         return _unary_keep(name, prim.bind, f"{doc}.")
@@ -458,14 +444,14 @@ def _declared_builder(name: str, prim: Primitive, doc: str) -> Callable[..., Any
         return _unary_intbool(name, prim.bind, f"{doc}.")
     if prim.numpy_promotion == "float_or_id":
         return _float_or_id(name, prim.bind, f"{doc}.")
-    return _unary_inexact(name, prim.bind, doc)
+    return _unary_inexact(name, prim.bind, doc, no_complex)
 
 
 def _declared_forms() -> dict[str, Callable[..., Any]]:
     """Every form the rows declare in ``numpy`` (``exp``, ``arcsin`` and ``asin``, ``add``,
     ``true_divide`` and ``divide``, ...): a primitive's names of one preparation are one
     function (``bitwise_and`` and ``logical_and`` are two)."""
-    made: dict[tuple[Primitive, str | None], Callable[..., Any]] = {}
+    made: dict[tuple[Primitive | Composite, str | None], Callable[..., Any]] = {}
     for name, prim in public_forms("numpy").items():
         key = (prim, prim.numpy_modes.get(name))
         if key not in made:
@@ -480,37 +466,27 @@ DECLARED = _declared_forms()
 globals().update(DECLARED)
 
 
-def fmax(x: ArrayLike, y: ArrayLike, /) -> Any:
-    """Elementwise maximum ignoring NaNs (NaN only where both are NaN)."""
-    return where(DECLARED["logical_or"](DECLARED["greater"](x, y), isnan(y)), x, y)
-
-
-def fmin(x: ArrayLike, y: ArrayLike, /) -> Any:
-    """Elementwise minimum ignoring NaNs (NaN only where both are NaN)."""
-    return where(DECLARED["logical_or"](DECLARED["less"](x, y), isnan(y)), x, y)
-
-
 def _int_floor_divide(x: Any, y: Any) -> Any:
     # jnp: truncating quotient, minus one where the signs differ and the division is inexact
     # (``quotient - 1`` with a Python 1, so weakly typed int32 operands give weak int64)
     q = ew.div(x, y)
-    adjust = ew.bitwise_and(ew.ne(ew.sign(x), ew.sign(y)), ew.ne(ew.rem(x, y), _k(x, 0)))
+    adjust = ew.bitwise_and(ew.ne(ew.sign(x), ew.sign(y)), ew.ne(ew.rem(x, y), strong(x, 0)))
     return where(adjust, DECLARED["subtract"](q, 1), q)
 
 
 def _float_divmod(x: Any, y: Any) -> tuple[Any, Any]:
     # jax.numpy's _float_divmod: exact where floor(x / y) is not
     mod = ew.rem(x, y)
-    div = ew.div(_select(ew.eq(y, _c(y, 0)), ew.sub(x, mod), x), y)
-    ind = ew.bitwise_and(ew.ne(mod, _c(mod, 0)), ew.ne(ew.sign(y), ew.sign(mod)))
+    div = ew.div(_select(ew.eq(y, like(y, 0)), ew.sub(x, mod), x), y)
+    ind = ew.bitwise_and(ew.ne(mod, like(mod, 0)), ew.ne(ew.sign(y), ew.sign(mod)))
     mod = _select(ind, mod, ew.add(mod, y))
-    div = _select(ind, div, ew.sub(div, _c(div, 1)))
+    div = _select(ind, div, ew.sub(div, like(div, 1)))
     return ew.round(div), mod
 
 
 def _no_zero(y: Any) -> Any:
     """Integer divisors with 0 replaced by 1 (``jnp``: ``x % 0 == 0`` for integers)."""
-    return _select(ew.eq(y, _k(y, 0)), y, _c(y, 1))
+    return _select(ew.eq(y, strong(y, 0)), y, like(y, 1))
 
 
 def _floor_divide(x: Any, y: Any) -> Any:
@@ -525,7 +501,7 @@ def _remainder(x: Any, y: Any) -> Any:
     if not _inexact(y):
         y = _no_zero(y)
     r = ew.rem(x, y)
-    zero = _k(r, 0)
+    zero = strong(r, 0)
     fix = ew.bitwise_and(ew.ne(r, zero), ew.ne(ew.lt(r, zero), ew.lt(y, zero)))
     return _select(fix, r, ew.add(r, y))
 
@@ -551,57 +527,8 @@ def divmod(x: ArrayLike, y: ArrayLike, /) -> tuple[Any, Any]:
     return floor_divide(x, y), remainder(x, y)
 
 
-def _logaddexp(x: Any, y: Any) -> Any:
-    m = ew.max(x, y)
-    delta = ew.sub(x, y)
-    res = ew.add(m, ew.log1p(ew.exp(ew.neg(ew.abs(delta)))))
-    return _select(ew.ne(delta, delta), res, ew.add(x, y))
-
-
-def _logaddexp2(x: Any, y: Any) -> Any:
-    m = ew.max(x, y)
-    delta = ew.sub(x, y)
-    exp2 = ew.exp(ew.mul(ew.neg(ew.abs(delta)), _c(delta, math.log(2.0))))
-    res = ew.add(m, ew.mul(_lc(m, 1 / math.log(2.0)), ew.log1p(exp2)))
-    return _select(ew.ne(delta, delta), res, ew.add(x, y))
-
-
-logaddexp = _binary(
-    "logaddexp", _logaddexp, "``log(exp(x) + exp(y))`` computed stably", to="inexact"
-)
-logaddexp2 = _binary(
-    "logaddexp2", _logaddexp2, "``log2(2**x + 2**y)`` computed stably", to="inexact"
-)
-
-
-def _hypot(x: Any, y: Any) -> Any:
-    if _is_complex(x):
-        raise ValueError(
-            f"hypot is not well defined for complex-valued inputs, got {fmt(x, y)}; convert "
-            f"to real values first (for example with abs){here()}"
-        )
-    x, y = ew.abs(x), ew.abs(y)
-    inf = ew.bitwise_or(ew.eq(x, _k(x, np.inf)), ew.eq(y, _k(y, np.inf)))
-    hi, lo = ew.max(x, y), ew.min(x, y)
-    is0 = ew.eq(hi, _k(hi, 0))
-    ratio = ew.div(lo, _select(is0, hi, _c(hi, 1)))
-    r = _select(is0, ew.mul(hi, ew.sqrt(ew.add(_c(hi, 1), ew.integer_pow(ratio, 2)))), hi)
-    return _select(inf, r, _lc(r, np.inf))
-
-
-hypot = _binary("hypot", _hypot, "``sqrt(x**2 + y**2)`` without overflow", to="inexact")
-
-
-def _copysign(x: Any, y: Any) -> Any:
-    ax = ew.abs(x)
-    return _select(signbit(y), ax, ew.neg(ax))
-
-
-copysign = _binary("copysign", _copysign, "Magnitude of ``x`` with the sign of ``y``", to="inexact")
-
-
 def _heaviside(x: Any, h0: Any) -> Any:
-    zero, one = _lc(x, 0), _lc(x, 1)
+    zero, one = lax_const(x, 0), lax_const(x, 1)
     mid = _select(ew.ne(x, x), h0, x)  # NaN stays NaN
     return _select(ew.lt(x, zero), _select(ew.gt(x, zero), mid, one), zero)
 
@@ -648,8 +575,8 @@ def power(x: ArrayLike, y: ArrayLike, /) -> Any:
         xb, yb = promote_broadcast("power", xb, yb)
         # where the exponent is 0 the result is 1 with derivative 0 (JAX's rule), not
         # 0 * x**-1 (NaN at x = 0): the power sees x = 1 there
-        zero = ew.eq(yb, _c(yb, 0))
-        one = _c(xb, 1) if not aval(xb).shape else sh.full(aval(xb).shape, 1, aval(xb).dtype)
+        zero = ew.eq(yb, like(yb, 0))
+        one = like(xb, 1) if not aval(xb).shape else sh.full(aval(xb).shape, 1, aval(xb).dtype)
         return out(_select(zero, ew.pow(_select(zero, xb, one), yb), one))
     return out(ew.pow(xn, yn))
 
@@ -661,12 +588,12 @@ def _int_power(x: Any, y: Any) -> Any:
     """Integer ``x ** y`` by binary exponentiation over the low 6 bits of ``y`` (as JAX)."""
     shape = broadcast_shapes("power", x, y)
     x, y = (broadcast_to_shape(v, shape, "power") for v in (x, y))
-    zero = _c(x, 0)
+    zero = like(x, 0)
     acc = _select(
         ew.bitwise_and(ew.eq(x, zero), ew.ne(y, zero)), sh.full(shape, 1, aval(x).dtype), zero
     )
     for k in range(6):
-        bit = ew.ne(ew.bitwise_and(y, _c(y, 1 << k)), _c(y, 0))
+        bit = ew.ne(ew.bitwise_and(y, like(y, 1 << k)), like(y, 0))
         acc = _select(bit, acc, ew.mul(acc, x))
         x = ew.mul(x, x)
     return acc
@@ -754,6 +681,6 @@ def nan_to_num(
     info = ml_dtypes.finfo(aval(x).dtype)
     posinf = info.max if posinf is None else posinf
     neginf = info.min if neginf is None else neginf
-    x = _select(ew.ne(x, x), x, _k(x, nan))
-    x = _select(ew.eq(x, _k(x, np.inf)), x, _k(x, posinf))
-    return out(_select(ew.eq(x, _k(x, -np.inf)), x, _k(x, neginf)))
+    x = _select(ew.ne(x, x), x, strong(x, nan))
+    x = _select(ew.eq(x, strong(x, np.inf)), x, strong(x, posinf))
+    return out(_select(ew.eq(x, strong(x, -np.inf)), x, strong(x, neginf)))

@@ -13,7 +13,7 @@ import numpy as np
 from funcgrad.core import dtypes
 from funcgrad.numpy import _creation
 from funcgrad.numpy._core import ArrayLike, aval, out, promote_broadcast
-from funcgrad.numpy._ufuncs import i0
+from funcgrad.numpy._ufuncs import DECLARED
 
 
 def _window(name: str, m: int, f: Callable[[np.ndarray], np.ndarray]) -> Any:
@@ -60,4 +60,5 @@ def kaiser(M: int, beta: ArrayLike) -> Any:
     alpha = (M - 1) / 2.0
     n = np.arange(M, dtype=np.float64)
     r = np.sqrt(np.maximum(1.0 - ((n - alpha) / alpha) ** 2, 0.0)).astype(dt)
+    i0 = DECLARED["i0"]
     return i0(beta * r) / i0(beta)

@@ -1,11 +1,12 @@
 """Primitive families. Importing this package registers every primitive."""
 
 from funcgrad.core import ad_util
-from funcgrad.core.primitive import REGISTRY, Primitive
+from funcgrad.core.primitive import COMPOSITES, REGISTRY, Composite, Primitive
 from funcgrad.primitives import (  # noqa: F401
     bits,
     calls,
     collectives,
+    composites,
     conv,
     custom_calls,
     custom_vmap,
@@ -36,14 +37,20 @@ ad_util.register_array_ops(
 )
 
 
-def public_forms(namespace: str) -> dict[str, Primitive]:
-    """The public forms the primitives declare in ``namespace`` (``"numpy"``, ``"lax"``,
-    ``"nn"``: ``public=`` on their rows), name -> primitive; that namespace generates
-    them, so each is written once, on its primitive's row."""
-    return {n: p for p in REGISTRY.values() for n in p.public.get(namespace, ())}
+def public_forms(namespace: str) -> dict[str, Primitive | Composite]:
+    """The public forms the primitives and the declared composites declare in
+    ``namespace`` (``"numpy"``, ``"lax"``, ``"nn"``: ``public=`` on their rows), name ->
+    row; that namespace generates them, so each is written once, on its row."""
+    rows = (*REGISTRY.values(), *COMPOSITES.values())
+    return {n: p for p in rows for n in p.public.get(namespace, ())}
 
 
-def public_doc(prim: Primitive, namespace: str) -> str:
+def declared_row(name: str) -> Primitive | Composite:
+    """The primitive or declared composite named ``name`` (a test sample's ``domain``)."""
+    return REGISTRY[name] if name in REGISTRY else COMPOSITES[name]
+
+
+def public_doc(prim: Primitive | Composite, namespace: str) -> str:
     """The first words of the docstring of ``prim``'s forms in ``namespace``: the row's
     ``docs[namespace]`` where that namespace has its own, else its ``doc``."""
     return prim.docs.get(namespace) or prim.doc or prim.name

@@ -10,14 +10,15 @@ from __future__ import annotations
 import numpy as np
 
 from compat._core.optable import SPD, Idx, Mask, T
-from funcgrad.core.primitive import REGISTRY as PRIMITIVES
+from funcgrad.primitives import declared_row
 
 
 def domain(sample):
     """The sample's input domain ``(lo, hi)``: its own, or the one the funcgrad primitive
-    it names declares (written once, on the primitive's row, for both libraries' tests)."""
+    or declared composite it names declares (written once, on that row, for both
+    libraries' tests)."""
     if isinstance(sample.domain, str):
-        return PRIMITIVES[sample.domain].domain
+        return declared_row(sample.domain).domain
     return sample.domain
 
 

@@ -44,8 +44,8 @@ import funcgrad.numpy as fnp
 from funcgrad.primitives import public_forms
 
 # name -> (lo, hi): the value domain of float inputs in the value tests; a function a
-# primitive's row declares (``public=("numpy", ...)``) draws from the domain that row
-# declares (cbrt's is widened to negative inputs: its row keeps away from 0 for derivatives;
+# primitive's or declared composite's row declares (``public=("numpy", ...)``) draws from
+# the domain that row declares (cbrt's is widened to negative inputs: its row keeps away from 0 for derivatives;
 # an integer and bool row declares none: (-3, 3) for the float kinds it must refuse)
 UNARY = {
     **{
@@ -54,12 +54,6 @@ UNARY = {
         if prim.arity == 1
     },
     "cbrt": (-5, 5),
-    "exp2": (-3, 3),
-    "log2": (0.1, 5),
-    "log10": (0.1, 5),
-    "reciprocal": (0.5, 4),
-    "deg2rad": (-200, 200),
-    "rad2deg": (-3, 3),
     "sinc": (-3, 3),
     "fabs": (-3, 3),
     "square": (-3, 3),
@@ -80,8 +74,6 @@ UNARY = {
     "real": (-3, 3),
     "imag": (-3, 3),
     "nan_to_num": (-3, 3),
-    "radians": (-200, 200),
-    "degrees": (-3, 3),
 }
 
 
@@ -106,12 +98,6 @@ BINARY = {
     "fmod": {"nonzero": True},
     "power": {"lo": 0.25, "hi": 2.5},
     "pow": {"lo": 0.25, "hi": 2.5},
-    "fmax": {},
-    "fmin": {},
-    "hypot": {},
-    "copysign": {},
-    "logaddexp": {},
-    "logaddexp2": {},
     "heaviside": {},
     "logical_and": {},
     "logical_or": {},

@@ -3,7 +3,7 @@ bitwise ops."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -422,24 +422,29 @@ def fmod(input: Any, other: Any) -> Tensor:
     return apply(_fmod_f, name, (a, b), (("dtype", _dt.result_type(a, b)),))
 
 
+def _composite_fn(p: Any) -> Any:
+    """A declared composite's function of two tensors of one dtype: its numpy form (NumPy
+    broadcasting; the row's own function takes operands broadcast already)."""
+    return getattr(fnp, p.public["numpy"][0])
+
+
+#: op -> its function of two operands of one dtype: the declared composites' (``hypot``,
+#: ``logaddexp``, ``fmax``, ...: ``funcgrad/primitives/composites.py``), then ``xlogy``
 _FLOAT_BINARY = {
-    "hypot": (fnp.hypot, "HypotBackward0", (0.5, 2)),
-    "logaddexp": (fnp.logaddexp, "LogaddexpBackward0", (-2, 2)),
-    "logaddexp2": (fnp.logaddexp2, "Logaddexp2Backward0", (-2, 2)),
-    "xlogy": (fsp.xlogy, "XlogyBackward0", (0.5, 2)),
-    "copysign": (fnp.copysign, "CopysignBackward0", (-2, 2)),
-    "fmax": (fnp.fmax, "FmaxBackward0", (-2, 2)),
-    "fmin": (fnp.fmin, "FminBackward0", (-2, 2)),
+    p.torch.name or p.name: _composite_fn(p) for p in torch_rows() if p.arity == 2 and p.composite
 }
+_FLOAT_BINARY["xlogy"] = fsp.xlogy
 
 
 def _float_binary_f(x: Any, y: Any, *, op: str, dtype: np.dtype) -> Any:
-    return _FLOAT_BINARY[op][0](_c(x, dtype), _c(y, dtype))
+    return _FLOAT_BINARY[op](_c(x, dtype), _c(y, dtype))
 
 
-def _float_binary(op: str) -> Any:
-    _, name, domain = _FLOAT_BINARY[op]
-    keep_int = op in ("fmax", "fmin")
+def _float_binary(op: str, t: Any, domain: tuple[float, float] | str) -> Any:
+    """The op of a float binary row (``t``: its ``TorchForm``, or the same fields): PyTorch's
+    promotion of the operands, integers to the default float unless the row keeps them
+    (``fmax``)."""
+    name, keep_int = t.grad_fn, t.promote == "result_type"
 
     def f(input: Any, other: Any) -> Tensor:
         a, b = coerce(input), coerce(other)
@@ -452,16 +457,28 @@ def _float_binary(op: str) -> Any:
     f.__doc__ = f"Elementwise ``{op}`` with PyTorch's type promotion."
     return defop(
         op,
-        inplace=op not in ("fmax", "fmin", "logaddexp", "logaddexp2"),
-        inplace_function=op == "xlogy",
+        inplace=t.inplace,
+        inplace_function=t.inplace_function,
         grad_fn=name,
         samples=Sample(((2, 3), (3,)), domain=domain),
     )(f)
 
 
-for _op in _FLOAT_BINARY:
-    globals()[_op] = _float_binary(_op)
-del _op
+class _XlogyForm(NamedTuple):
+    """``torch.xlogy``'s form (``torch.special.xlogy``'s; JAX has it in ``scipy.special``,
+    so no funcgrad row declares it)."""
+
+    grad_fn: str = "XlogyBackward0"
+    promote: str = "default_float"
+    inplace: bool = True
+    inplace_function: bool = True
+
+
+for _p in torch_rows():
+    if _p.arity == 2 and _p.composite:
+        globals()[_p.torch.name or _p.name] = _float_binary(_p.name, _p.torch, _p.name)
+xlogy = _float_binary("xlogy", _XlogyForm(), (0.5, 2))
+del _p
 
 
 def _igamma_f(a: Any, x: Any, *, upper: bool, dtype: np.dtype) -> Any:

@@ -20,7 +20,6 @@ from compat._core.optable import Mask, Sample, defop
 from compat._core.tensor import Tensor, apply
 from funcgrad import numpy as fnp
 from funcgrad._compat_contract import torch_rows
-from funcgrad.scipy import special as fsp
 
 
 class _Float(NamedTuple):
@@ -72,18 +71,10 @@ def _declared(p: Any) -> tuple[str, _Float]:
 
 
 #: the float ops: every primitive row declaring a PyTorch form (``exp``, ``tanh``,
-#: ``sigmoid`` as ``logistic``'s, ...), then compat's composites of several primitives
+#: ``sigmoid`` as ``logistic``'s, ...), then every declared composite's (``exp2``, ``log2``,
+#: ``i0``, ``reciprocal``, ...: ``funcgrad/primitives/composites.py``)
 _UNARY: dict[str, _Float] = dict(
     _declared(p) for p in torch_rows() if p.arity == 1 and p.torch.promote != "keep"
-)
-_UNARY.update(
-    exp2=_Float(fnp.exp2, "Exp2Backward0", "result", (-2, 2)),
-    log2=_Float(fnp.log2, "Log2Backward0", None, (0.5, 3)),
-    log10=_Float(fnp.log10, "Log10Backward0", None, (0.5, 3)),
-    i0=_Float(fsp.i0, "I0Backward0", None, (-2, 2)),
-    deg2rad=_Float(fnp.deg2rad, "Deg2RadBackward0", None, (-2, 2)),
-    rad2deg=_Float(fnp.rad2deg, "Rad2DegBackward0", None, (-2, 2)),
-    reciprocal=_Float(lambda x: 1.0 / x, "ReciprocalBackward0", "result", (0.5, 2)),
 )
 #: op -> its function of a float array (what the traced function reads)
 _FLOAT_FN = {op: row.fn for op, row in _UNARY.items()}

@@ -1,0 +1,244 @@
+"""The declared composites: public elementwise functions built from primitives, each one
+row (:class:`~funcgrad.core.primitive.Composite`) that serves every namespace having it.
+
+A row says what a primitive's row says of its public forms: the numpy (and lax) names,
+how the numpy form promotes its operands, the input domain the tests of every form draw
+from, and the PyTorch form (:class:`~funcgrad.core.primitive.TorchForm`: name, backward
+node, in-place forms, promotion) compat builds its op from. The function itself takes
+operands already prepared (promoted and broadcast by the numpy form; as given by lax's)
+and binds primitives only, so a composite has no rules of its own: its derivatives are
+its primitives'. ``funcgrad.numpy``, ``funcgrad.lax`` and compat generate their forms
+from these rows (``funcgrad.primitives.public_forms``, ``torch_rows``).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from funcgrad.core import dtypes
+from funcgrad.core.interp import to_aval
+from funcgrad.core.primitive import Composite, TorchForm
+from funcgrad.primitives import elementwise as ew
+from funcgrad.primitives import shape as sh
+from funcgrad.primitives import special
+
+# ------------------------------------------------------------------ constants of an operand
+
+
+def like(x: Any, v: Any) -> Any:
+    """A 0-d constant of ``x``'s dtype, weak like ``x`` (so it never changes ``x``'s type)."""
+    a = to_aval(x)
+    if not a.weak_type:
+        return np.asarray(v, a.dtype)
+    if type(v) in (int, float, complex) and a.dtype == dtypes.python_scalar_dtype(v):
+        return v
+    if a.dtype == dtypes.default_dtype(2) and type(v) in (bool, int):
+        return float(v)
+    if a.dtype == dtypes.default_dtype(3) and type(v) in (bool, int, float):
+        return complex(v)
+    return ew.convert_element_type(v, a.dtype, True)
+
+
+def strong(x: Any, v: Any) -> Any:
+    """A strong 0-d constant of ``x``'s dtype (``jnp``'s ``_constant_like``: makes the result
+    strong even for weakly typed ``x``)."""
+    return np.asarray(v, to_aval(x).dtype)
+
+
+def lax_const(x: Any, v: Any) -> Any:
+    """JAX's ``lax._const``: a weak Python scalar for a weakly typed 0-d ``x`` of its kind's
+    default dtype, a strong 0-d constant of ``x``'s dtype otherwise."""
+    a = to_aval(x)
+    if a.weak_type and a.ndim == 0 and a.dtype == dtypes.default_dtype(dtypes.kind(a.dtype)):
+        return {1: int, 2: float, 3: complex}[dtypes.kind(a.dtype)](v)
+    return np.asarray(v, a.dtype)
+
+
+def select(pred: Any, on_false: Any, on_true: Any) -> Any:
+    """``select_n`` with 0-d cases (and predicate) broadcast to the widest operand's shape
+    (the operands of a composite are broadcast already, constants are 0-d)."""
+    shape = max((to_aval(v).shape for v in (pred, on_false, on_true)), key=len)
+    pred, on_false, on_true = (
+        sh.broadcast_in_dim(v, shape, ()) if shape and not to_aval(v).shape else v
+        for v in (pred, on_false, on_true)
+    )
+    return ew.select_n(pred, on_false, on_true)
+
+
+def signbit_float(x: Any) -> Any:
+    """Whether a float's sign bit is set (True for -0.0: ``1 / x`` is -inf there)."""
+    zero = ew.eq(x, like(x, 0))
+    inv = ew.div(like(x, 1), select(zero, like(x, 1), x))
+    return ew.bitwise_or(ew.lt(x, like(x, 0)), ew.bitwise_and(zero, ew.lt(inv, like(x, 0))))
+
+
+# ------------------------------------------------------------------ unary
+
+_LN2 = math.log(2.0)
+
+exp2 = Composite(
+    "exp2",
+    lambda x: ew.exp(ew.mul(x, like(x, _LN2))),
+    public=("lax", "numpy"),
+    doc="Elementwise ``2 ** x``",
+    docs={"numpy": "``2 ** x``"},
+    domains=((-2.0, 2.0),),
+    torch=TorchForm("Exp2Backward0", saves="result"),
+)
+log2 = Composite(
+    "log2",
+    lambda x: ew.div(ew.log(x), strong(x, _LN2)),
+    public=("numpy",),
+    doc="Base-2 log",
+    domains=((0.5, 3.0),),
+    torch=TorchForm("Log2Backward0"),
+)
+log10 = Composite(
+    "log10",
+    lambda x: ew.mul(ew.log(x), strong(x, 0.4342944819032518)),
+    public=("numpy",),
+    doc="Base-10 log",
+    domains=((0.5, 3.0),),
+    torch=TorchForm("Log10Backward0"),
+)
+reciprocal = Composite(
+    "reciprocal",
+    lambda x: ew.integer_pow(x, -1),
+    public=("lax", "numpy"),
+    doc="Elementwise ``1 / x``",
+    domains=((0.5, 2.0),),
+    torch=TorchForm("ReciprocalBackward0", saves="result"),
+)
+deg2rad = Composite(
+    "deg2rad",
+    lambda x: ew.mul(x, lax_const(x, math.pi / 180.0)),
+    public=("numpy", "numpy:radians"),
+    doc="Degrees to radians",
+    domains=((-2.0, 2.0),),
+    torch=TorchForm("Deg2RadBackward0"),
+)
+rad2deg = Composite(
+    "rad2deg",
+    lambda x: ew.mul(x, lax_const(x, 180.0 / math.pi)),
+    public=("numpy", "numpy:degrees"),
+    doc="Radians to degrees",
+    domains=((-2.0, 2.0),),
+    torch=TorchForm("Rad2DegBackward0"),
+)
+i0 = Composite(
+    "i0",
+    lambda x: ew.mul(ew.exp(ew.abs(x)), special.bessel_i0e(x)),
+    public=("numpy",),
+    doc="Modified Bessel function of the first kind, order 0.",
+    numpy_complex="type",
+    domains=((-2.0, 2.0),),
+    torch=TorchForm("I0Backward0"),
+)
+
+# ------------------------------------------------------------------ binary
+
+
+def _logaddexp(x: Any, y: Any) -> Any:
+    m = ew.max(x, y)
+    delta = ew.sub(x, y)
+    res = ew.add(m, ew.log1p(ew.exp(ew.neg(ew.abs(delta)))))
+    return select(ew.ne(delta, delta), res, ew.add(x, y))
+
+
+def _logaddexp2(x: Any, y: Any) -> Any:
+    m = ew.max(x, y)
+    delta = ew.sub(x, y)
+    exp2_ = ew.exp(ew.mul(ew.neg(ew.abs(delta)), like(delta, _LN2)))
+    res = ew.add(m, ew.mul(lax_const(m, 1 / _LN2), ew.log1p(exp2_)))
+    return select(ew.ne(delta, delta), res, ew.add(x, y))
+
+
+def _hypot(x: Any, y: Any) -> Any:
+    x, y = ew.abs(x), ew.abs(y)
+    inf = ew.bitwise_or(ew.eq(x, strong(x, np.inf)), ew.eq(y, strong(y, np.inf)))
+    hi, lo = ew.max(x, y), ew.min(x, y)
+    is0 = ew.eq(hi, strong(hi, 0))
+    ratio = ew.div(lo, select(is0, hi, like(hi, 1)))
+    r = select(is0, ew.mul(hi, ew.sqrt(ew.add(like(hi, 1), ew.integer_pow(ratio, 2)))), hi)
+    return select(inf, r, lax_const(r, np.inf))
+
+
+def _copysign(x: Any, y: Any) -> Any:
+    ax = ew.abs(x)
+    return select(signbit_float(y), ax, ew.neg(ax))
+
+
+def _fmax(x: Any, y: Any) -> Any:  # (NaN only where both are: y's NaN loses to x)
+    return select(ew.bitwise_or(ew.gt(x, y), ew.ne(y, y)), y, x)
+
+
+def _fmin(x: Any, y: Any) -> Any:
+    return select(ew.bitwise_or(ew.lt(x, y), ew.ne(y, y)), y, x)
+
+
+_FLOAT2 = ((-2.0, 2.0), (-2.0, 2.0))
+
+logaddexp = Composite(
+    "logaddexp",
+    _logaddexp,
+    arity=2,
+    public=("numpy",),
+    doc="``log(exp(x) + exp(y))`` computed stably",
+    domains=_FLOAT2,
+    torch=TorchForm("LogaddexpBackward0", inplace=False, inplace_function=False),
+)
+logaddexp2 = Composite(
+    "logaddexp2",
+    _logaddexp2,
+    arity=2,
+    public=("numpy",),
+    doc="``log2(2**x + 2**y)`` computed stably",
+    domains=_FLOAT2,
+    torch=TorchForm("Logaddexp2Backward0", inplace=False, inplace_function=False),
+)
+hypot = Composite(
+    "hypot",
+    _hypot,
+    arity=2,
+    public=("numpy",),
+    doc="``sqrt(x**2 + y**2)`` without overflow",
+    numpy_complex="value",
+    domains=((0.5, 2.0), (0.5, 2.0)),
+    torch=TorchForm("HypotBackward0", inplace_function=False),
+)
+copysign = Composite(
+    "copysign",
+    _copysign,
+    arity=2,
+    public=("numpy",),
+    doc="Magnitude of ``x`` with the sign of ``y``",
+    domains=_FLOAT2,
+    torch=TorchForm("CopysignBackward0", inplace_function=False),
+)
+fmax = Composite(
+    "fmax",
+    _fmax,
+    arity=2,
+    public=("numpy",),
+    doc="Elementwise maximum ignoring NaNs (NaN only where both are NaN).",
+    numpy="keep",
+    numpy_keywords=True,
+    numpy_errors_as="greater",
+    domains=_FLOAT2,
+    torch=TorchForm("FmaxBackward0", promote="result_type", inplace=False, inplace_function=False),
+)
+fmin = Composite(
+    "fmin",
+    _fmin,
+    arity=2,
+    public=("numpy",),
+    doc="Elementwise minimum ignoring NaNs (NaN only where both are NaN).",
+    numpy="keep",
+    numpy_keywords=True,
+    numpy_errors_as="less",
+    domains=_FLOAT2,
+    torch=TorchForm("FminBackward0", promote="result_type", inplace=False, inplace_function=False),
+)
