@@ -8,6 +8,7 @@ own signatures and defaults.
 
 from __future__ import annotations
 
+import math
 import warnings
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -83,7 +84,7 @@ def _make_grads(outputs: Sequence[Any], grads: Sequence[Any], is_grads_batched: 
             new_grads.append(grad)
         elif grad is None:
             if isinstance(out, GradientEdge) or out.requires_grad:
-                if int(np.prod(out_shape, dtype=np.int64)) != 1:
+                if math.prod(out_shape) != 1:
                     raise RuntimeError("grad can be implicitly created only for scalar outputs")
                 if _dt.kind(out_dtype) != "f":
                     raise RuntimeError(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import builtins
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -131,9 +132,12 @@ def np_dtype(d: Any) -> np.dtype:
     return to_dtype(d).np
 
 
+_KIND_CAT = {"b": 0, "u": 1, "i": 1, "f": 2, "c": 3}
+
+
 def category(npd: np.dtype) -> builtins.int:
     """0 bool, 1 integer, 2 floating, 3 complex."""
-    return {"b": 0, "u": 1, "i": 1, "f": 2, "c": 3}[kind(npd)]
+    return _KIND_CAT[kind(npd)]
 
 
 _SCALAR_CAT = {builtins.bool: 0, builtins.int: 1, builtins.float: 2, builtins.complex: 3}
@@ -149,9 +153,28 @@ def default_for_category(cat: builtins.int) -> np.dtype:
     return np.dtype(np.complex128 if get_default_dtype() is float64 else np.complex64)
 
 
+#: ``result_type``'s answers by what decides them: per argument a tensor's ``(dtype,
+#: dimensioned)`` or a scalar's type, and the default dtype (emptied when full)
+_RESULT_TYPES: dict[tuple, np.dtype] = {}
+
+
 def result_type(*args: Any) -> np.dtype:
     """PyTorch's type promotion: dimensioned tensors > zero-dim tensors > Python scalars,
     each group consulted only if it holds the highest category present."""
+    key: list = [_default_float[0]]
+    for a in args:
+        d = getattr(a, "_npdtype", None)
+        key.append((d, a.ndim != 0) if d is not None else type(a))
+    key_t = tuple(key)
+    out = _RESULT_TYPES.get(key_t)
+    if out is None:
+        if len(_RESULT_TYPES) >= 1024:
+            _RESULT_TYPES.clear()
+        out = _RESULT_TYPES[key_t] = _result_type(args)
+    return out
+
+
+def _result_type(args: Sequence[Any]) -> np.dtype:
     groups: tuple[list, list] = ([], [])
     scal_cats = []
     for a in args:

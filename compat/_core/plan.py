@@ -48,23 +48,33 @@ class Plan:
         topo = toposort([r[0] for r in roots])
         self.captures: dict[int, list[tuple[int, int]]] = {}
         acc: set[int] = set()
-        if inputs is None:
-            acc = {id(n) for n in topo if isinstance(n, AccumulateGrad)}
+        if inputs is None:  # (the common ``backward()``: one pass over the nodes)
             self.runs: set[int] | None = None
-        else:
-            for idx, (node, nr) in enumerate(inputs):
-                if accumulate and isinstance(node, AccumulateGrad):
-                    acc.add(id(node))
-                else:
-                    self.captures.setdefault(id(node), []).append((nr, idx))
-            self.runs, reach = set(), set()
-            for n in reversed(topo):
-                if any(e is not None and id(e[0]) in reach for e in n._edges):
-                    self.runs.add(id(n))
-                    reach.add(id(n))
-                elif id(n) in self.captures or id(n) in acc:
-                    reach.add(id(n))
-            topo = [n for n in topo if id(n) in reach]
+            self.topo, self.acc = topo, acc
+            hooks = python = False
+            for n in topo:
+                if n._entry is None:
+                    if isinstance(n, AccumulateGrad):
+                        acc.add(id(n))
+                        continue
+                    python = True
+                if not hooks and n._has_hooks():
+                    hooks = True
+            self.hooks, self.python = hooks, python
+            return
+        for idx, (node, nr) in enumerate(inputs):
+            if accumulate and isinstance(node, AccumulateGrad):
+                acc.add(id(node))
+            else:
+                self.captures.setdefault(id(node), []).append((nr, idx))
+        self.runs, reach = set(), set()
+        for n in reversed(topo):
+            if any(e is not None and id(e[0]) in reach for e in n._edges):
+                self.runs.add(id(n))
+                reach.add(id(n))
+            elif id(n) in self.captures or id(n) in acc:
+                reach.add(id(n))
+        topo = [n for n in topo if id(n) in reach]
         self.topo, self.acc = topo, acc
         self.hooks = self.python = False
         for n in topo:
@@ -86,20 +96,26 @@ class Plan:
 
     def key(self, roots: Sequence, grads: Sequence, batch: int | None) -> tuple:
         """Equal for graphs of the same structure (ops, edges, seeds, targets)."""
-        index = {id(n): i for i, n in enumerate(self.topo)}
-        items = tuple(
-            ("a", id(n) in self.acc)
-            if isinstance(n, AccumulateGrad)
-            else (
-                n._entry.id,
-                self.runs is None or id(n) in self.runs,
-                tuple(None if e is None else (index.get(id(e[0])), e[1]) for e in n._edges),
+        topo, acc, runs = self.topo, self.acc, self.runs
+        index = {id(n): i for i, n in enumerate(topo)}
+        get = index.get
+        items = []
+        add = items.append
+        for n in topo:
+            entry = n._entry
+            if entry is None and isinstance(n, AccumulateGrad):
+                add(("a", id(n) in acc))
+                continue
+            add(
+                (
+                    entry.id,
+                    runs is None or id(n) in runs,
+                    tuple([None if e is None else (get(id(e[0])), e[1]) for e in n._edges]),
+                )
             )
-            for n in self.topo
-        )
         seeds = tuple(
-            (index.get(id(n)), nr, None if g is None else (g.shape, g.dtype))
+            (get(id(n)), nr, None if g is None else (g.shape, g.dtype))
             for (n, nr), g in zip(roots, grads)
         )
         caps = tuple(sorted((index[k], tuple(v)) for k, v in self.captures.items() if k in index))
-        return (items, seeds, caps, batch)
+        return (tuple(items), seeds, caps, batch)

@@ -661,10 +661,37 @@ def _sliced(spec: tuple) -> bool:
 
 
 def _setitem_f(x: Any, v: Any, *arrays: Any, spec: tuple, dtype: np.dtype) -> Any:
+    if (
+        not arrays
+        and getattr(v, "ndim", 0) == 0
+        and len(spec) <= x.ndim
+        and builtins.all(s[0] == "s" for s in spec)
+    ):
+        return _fill_slices(x, _c(v, dtype), spec)
     two = _phases(spec, arrays)
     if two is not None:
         return x.at[two[0]].set(x[two[0]].at[two[1]].set(_c(v, dtype)))
     return x.at[_rebuild(spec, arrays)].set(_c(v, dtype))
+
+
+def _fill_slices(x: Any, v: Any, spec: tuple) -> Any:
+    """``x[slices] = v`` for static slices and a 0-d ``v``: a ``where`` over a mask of the
+    sliced positions (one small constant per sliced dim) instead of a scatter (~20
+    equations of index arithmetic on the host tier); same values and gradients."""
+    shape = x.shape
+    mask = None
+    for d, s in enumerate(spec):
+        n = shape[d]
+        start, stop, step = slice(s[1], s[2], s[3]).indices(n)
+        if start == 0 and stop == n and step == 1:
+            continue
+        m = np.zeros(n, np.bool_)
+        m[start:stop:step] = True
+        m = m.reshape((n,) + (1,) * (len(shape) - d - 1))
+        mask = m if mask is None else fnp.logical_and(mask, m)
+    if mask is None:
+        return fnp.broadcast_to(v, shape)
+    return fnp.where(mask, v, x)
 
 
 def setitem(self: Tensor, idx: Any, value: Any) -> None:

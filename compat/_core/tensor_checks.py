@@ -22,6 +22,7 @@ import numpy as np
 from compat._core import dtypes as _dt
 from compat._core import grad_mode as _gm
 from funcgrad import _compat_contract
+from funcgrad._compat_contract import op_cache as _op_cache
 from funcgrad.errors import BroadcastError
 
 INFERENCE_SAVED = (
@@ -197,9 +198,19 @@ def lookup_op(
 
 
 def trace_op(fn: Any, name: str, static: tuple, arrays: Sequence[Any], args: Sequence[Any]) -> Any:
-    """``funcgrad._compat_contract.trace_op`` with PyTorch's broadcast error (see :func:`lookup_op`)."""
+    """``funcgrad._compat_contract.trace_op`` with PyTorch's broadcast error (see :func:`lookup_op`).
+
+    A signature seen before is read from the op cache first, as ``apply`` does."""
+    sig = []
+    for a in arrays:
+        d = getattr(a, "dtype", None)
+        sig.append((a.shape, d) if d is not None else type(a))
+    sig_t = tuple(sig)
+    op = _op_cache.get((fn, name, static, sig_t, None))
+    if op is not None:
+        return op
     try:
-        return _compat_contract.trace_op(fn, name, static, arrays)
+        return _compat_contract.lookup_op(fn, name, static, sig_t)
     except BroadcastError as e:
         raise broadcast_error(_shapes(args), e) from None
 

@@ -25,28 +25,33 @@ def matmul(input: Tensor, other: Tensor) -> Tensor:
 
 
 def _matmul(input: Tensor, other: Tensor, name: str | None) -> Tensor:
-    if input.ndim == 0 or other.ndim == 0:
+    a, b = input._st.a, other._st.a  # (their shapes and dtypes, read once)
+    sa, sb = a.shape, b.shape
+    nd = (len(sa), len(sb))
+    if nd[0] == 0 or nd[1] == 0:
         raise RuntimeError(
-            f"both arguments to matmul need to be at least 1D, but they are {input.ndim}D and "
-            f"{other.ndim}D"
+            f"both arguments to matmul need to be at least 1D, but they are {nd[0]}D and {nd[1]}D"
         )
-    if input._npdtype != other._npdtype:
+    dt = a.dtype
+    if dt != b.dtype:
         raise RuntimeError(
             f"expected m1 and m2 to have the same dtype, but got: {input.dtype} != {other.dtype}"
         )
-    nd = (input.ndim, other.ndim)
     if name is None:
-        name = {(1, 1): "DotBackward0", (2, 2): "MmBackward0", (2, 1): "MvBackward0"}.get(
+        name = _MATMUL_NODES.get(
             nd, "MatmulBackward0" if builtins.max(nd) < 3 else "UnsafeViewBackward0"
         )
-    if input.shape[-1] != other.shape[0 if other.ndim == 1 else -2]:
-        a, b = tuple(input.shape), tuple(other.shape)
+    if sa[-1] != sb[0 if nd[1] == 1 else -2]:
+        a, b = tuple(sa), tuple(sb)
         if nd == (2, 2):
             raise RuntimeError(
                 f"mat1 and mat2 shapes cannot be multiplied ({a[0]}x{a[1]} and {b[0]}x{b[1]})"
             )
         raise RuntimeError(f"matmul: shapes {list(a)} and {list(b)} are not aligned")
-    return apply(_matmul_f, name, (input, other), (("dtype", input._npdtype),))
+    return apply(_matmul_f, name, (input, other), (("dtype", dt),))
+
+
+_MATMUL_NODES = {(1, 1): "DotBackward0", (2, 2): "MmBackward0", (2, 1): "MvBackward0"}
 
 
 @defop(samples=Sample(((2, 3), (3, 2))))
