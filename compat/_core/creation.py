@@ -103,10 +103,26 @@ def tensor(
     elif isinstance(data, (np.ndarray, np.generic)):
         arr = np.asarray(data)
         npd = _np_dtype(dtype, arr.dtype)
+    elif type(data) in _FLAT and _PLAIN.issuperset(map(type, data)):
+        # a flat list/tuple of Python numbers: the walks below have nothing to unwrap
+        npd = _np_dtype(dtype, _plain_dtype(data))
+        arr = np.asarray(data)
     else:
         npd = _np_dtype(dtype, _infer_dtype(data))
         arr = np.asarray(_unwrap_nested(data))
     return _leaf(np.array(arr, dtype=npd), requires_grad, device)
+
+
+_FLAT = (list, tuple)
+_PLAIN = frozenset((bool, int, float))
+
+
+def _plain_dtype(data: Sequence[Any]) -> np.dtype:
+    """:func:`_infer_dtype` of a flat sequence of Python bools, ints and floats."""
+    types = set(map(type, data))
+    if float in types or not types:
+        return _dt.get_default_dtype().np
+    return np.dtype(np.int64) if int in types else np.dtype(np.bool_)
 
 
 def as_tensor(data: Any, dtype: Any = None, device: Any = None) -> Tensor:

@@ -476,6 +476,13 @@ _LIST_INDEX = (
 def index_spec(idx: Any, shape: tuple) -> tuple[tuple, list]:
     """Split an index into a static spec and dynamic integer index arrays (boolean masks
     become the integer arrays of their ``nonzero``, since compat runs eagerly)."""
+    t = type(idx)
+    if t is int and shape and -shape[0] <= idx < shape[0]:  # ``x[i]``, in range
+        return (("d", 0),), [idx % shape[0]]
+    if t is slice and shape:  # ``x[a:b:c]`` (a step <= 0 takes the general path's error)
+        parts = tuple(int(v) if v is not None else None for v in (idx.start, idx.stop, idx.step))
+        if parts[2] is None or parts[2] > 0:
+            return (("s", *parts),), []
     if isinstance(idx, list) and builtins.any(
         i is None or i is Ellipsis or isinstance(i, (Tensor, list, tuple, slice)) for i in idx
     ):

@@ -19,6 +19,9 @@ import math
 from typing import Any
 
 import compat.torch as torch
+import funcgrad.numpy as fnp
+from compat._core.ops.reductions import _norm_f
+from compat._core.tensor import apply as _apply
 
 __all__ = ["clip_grad_norm_", "clip_grad_value_", "clip_grads_with_norm_", "get_total_norm"]
 
@@ -36,6 +39,11 @@ def _grads(parameters: _tensor_or_tensors) -> list[Tensor]:
     return [p.grad for p in _as_list(parameters) if p.grad is not None]
 
 
+def _total_norm_f(*xs: Any, p: float) -> Any:
+    norms = [_norm_f(x, p=p, axes=None, keepdims=False) for x in xs]
+    return _norm_f(fnp.stack(norms), p=p, axes=None, keepdims=False)
+
+
 def get_total_norm(
     tensors: _tensor_or_tensors,
     norm_type: float = 2.0,
@@ -51,6 +59,11 @@ def get_total_norm(
         if math.isinf(norm_type):
             norms = [t.detach().abs().max() for t in tensors]
             total = norms[0] if len(norms) == 1 else torch.stack(norms).max()
+        elif len({t.dtype for t in tensors}) == 1:
+            # one op for every per-tensor norm and their norm (PyTorch's foreach kernel),
+            # the same reductions as ``torch.norm`` of each and of their stack
+            args = tuple(t.detach() for t in tensors)
+            total = _apply(_total_norm_f, "LinalgVectorNormBackward0", args, (("p", norm_type),))
         else:
             norms = [torch.norm(t.detach(), norm_type) for t in tensors]
             total = torch.norm(torch.stack(norms), norm_type)
