@@ -58,7 +58,10 @@ class TorchForm:
     ``complex_error`` is PyTorch's ``NotImplementedError`` text for a complex operand
     where it is not the one compat derives from a real-only row (``{dtype}``: PyTorch's
     dtype name), or where PyTorch refuses what the primitive takes (``sign``).
-    ``inplace=False`` where PyTorch has no ``Tensor.X_`` at all (``fmax``, ``logaddexp``);
+    A binary row's ``grad_fn`` is the node of its all-tensor form; ``scalar_other`` that of
+    its form with a Python number for ``other`` (``pow(x, 2.0)``: ``PowBackward0``), and
+    ``scalar_input`` for ``input`` (``pow(2.0, x)``: ``PowBackward2``), where PyTorch's
+    differ. ``inplace=False`` where PyTorch has no ``Tensor.X_`` at all (``fmax``);
     ``bool_error`` its ``RuntimeError`` text for a bool operand where the numpy form takes
     bools (``neg``: ``negative`` of a bool is refused by funcgrad with its own text).
     """
@@ -75,6 +78,8 @@ class TorchForm:
     complex_error: str | None = None
     inplace: bool = True
     bool_error: str | None = None
+    scalar_other: str | None = None
+    scalar_input: str | None = None
 
 
 REGISTRY: dict[str, Primitive] = {}

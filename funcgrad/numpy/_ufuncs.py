@@ -466,51 +466,9 @@ DECLARED = _declared_forms()
 globals().update(DECLARED)
 
 
-def _int_floor_divide(x: Any, y: Any) -> Any:
-    # jnp: truncating quotient, minus one where the signs differ and the division is inexact
-    # (``quotient - 1`` with a Python 1, so weakly typed int32 operands give weak int64)
-    q = ew.div(x, y)
-    adjust = ew.bitwise_and(ew.ne(ew.sign(x), ew.sign(y)), ew.ne(ew.rem(x, y), strong(x, 0)))
-    return where(adjust, DECLARED["subtract"](q, 1), q)
-
-
-def _float_divmod(x: Any, y: Any) -> tuple[Any, Any]:
-    # jax.numpy's _float_divmod: exact where floor(x / y) is not
-    mod = ew.rem(x, y)
-    div = ew.div(_select(ew.eq(y, like(y, 0)), ew.sub(x, mod), x), y)
-    ind = ew.bitwise_and(ew.ne(mod, like(mod, 0)), ew.ne(ew.sign(y), ew.sign(mod)))
-    mod = _select(ind, mod, ew.add(mod, y))
-    div = _select(ind, div, ew.sub(div, like(div, 1)))
-    return ew.round(div), mod
-
-
 def _no_zero(y: Any) -> Any:
     """Integer divisors with 0 replaced by 1 (``jnp``: ``x % 0 == 0`` for integers)."""
     return _select(ew.eq(y, strong(y, 0)), y, like(y, 1))
-
-
-def _floor_divide(x: Any, y: Any) -> Any:
-    if _inexact(x):
-        return _float_divmod(x, y)[0]
-    if dtypes.kind(aval(x).dtype) == 1 and aval(x).dtype.kind == "u":
-        return ew.div(x, y)
-    return _int_floor_divide(x, y)
-
-
-def _remainder(x: Any, y: Any) -> Any:
-    if not _inexact(y):
-        y = _no_zero(y)
-    r = ew.rem(x, y)
-    zero = strong(r, 0)
-    fix = ew.bitwise_and(ew.ne(r, zero), ew.ne(ew.lt(r, zero), ew.lt(y, zero)))
-    return _select(fix, r, ew.add(r, y))
-
-
-floor_divide = _binary(
-    "floor_divide", _floor_divide, "Elementwise ``x // y`` (rounds toward -inf)", to="numeric"
-)
-remainder = _binary("remainder", _remainder, "``x % y`` with the sign of ``y``", to="numeric")
-mod = remainder
 
 
 def fmod(x: ArrayLike, y: ArrayLike, /) -> Any:
@@ -524,7 +482,7 @@ def fmod(x: ArrayLike, y: ArrayLike, /) -> Any:
 def divmod(x: ArrayLike, y: ArrayLike, /) -> tuple[Any, Any]:
     """``(floor_divide(x, y), remainder(x, y))``."""
     check_arraylike("divmod", x, y)
-    return floor_divide(x, y), remainder(x, y)
+    return DECLARED["floor_divide"](x, y), DECLARED["remainder"](x, y)
 
 
 def _heaviside(x: Any, h0: Any) -> Any:

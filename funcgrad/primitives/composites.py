@@ -242,3 +242,73 @@ fmin = Composite(
     domains=_FLOAT2,
     torch=TorchForm("FminBackward0", promote="result_type", inplace=False, inplace_function=False),
 )
+
+
+# ------------------------------------------------------------------ integer-aware division
+
+
+def _inexact(x: Any) -> bool:
+    return dtypes.is_inexact(to_aval(x).dtype)
+
+
+def _no_zero(y: Any) -> Any:
+    """Integer divisors with 0 replaced by 1 (``jnp``: ``x % 0 == 0`` for integers)."""
+    return select(ew.eq(y, strong(y, 0)), y, like(y, 1))
+
+
+def _remainder(x: Any, y: Any) -> Any:
+    if not _inexact(y):
+        y = _no_zero(y)
+    r = ew.rem(x, y)
+    zero = strong(r, 0)
+    fix = ew.bitwise_and(ew.ne(r, zero), ew.ne(ew.lt(r, zero), ew.lt(y, zero)))
+    return select(fix, r, ew.add(r, y))
+
+
+def float_divmod(x: Any, y: Any) -> tuple[Any, Any]:
+    """``(floor(x / y), x mod y)`` of floats, exact where ``floor(x / y)`` is not."""
+    mod = ew.rem(x, y)
+    div = ew.div(select(ew.eq(y, like(y, 0)), ew.sub(x, mod), x), y)
+    ind = ew.bitwise_and(ew.ne(mod, like(mod, 0)), ew.ne(ew.sign(y), ew.sign(mod)))
+    mod = select(ind, mod, ew.add(mod, y))
+    div = select(ind, div, ew.sub(div, like(div, 1)))
+    return ew.round(div), mod
+
+
+def _floor_divide(x: Any, y: Any) -> Any:
+    if _inexact(x):
+        return float_divmod(x, y)[0]
+    if to_aval(x).dtype.kind == "u":
+        return ew.div(x, y)
+    # the truncating quotient, minus one where the signs differ and the division is inexact
+    q = ew.div(x, y)
+    adjust = ew.bitwise_and(ew.ne(ew.sign(x), ew.sign(y)), ew.ne(ew.rem(x, y), strong(x, 0)))
+    return select(adjust, q, ew.sub(q, like(q, 1)))
+
+
+_DIVISOR = ((0.5, 3.0), (0.5, 3.0))
+
+remainder = Composite(
+    "remainder",
+    _remainder,
+    arity=2,
+    public=("numpy", "numpy:mod"),
+    doc="``x % y`` with the sign of ``y``",
+    numpy="numeric",
+    domains=_DIVISOR,
+    torch=TorchForm(
+        "RemainderBackward1",
+        promote="result_type",
+        inplace_function=False,
+        scalar_other="RemainderBackward0",
+    ),
+)
+floor_divide = Composite(
+    "floor_divide",
+    _floor_divide,
+    arity=2,
+    public=("numpy",),
+    doc="Elementwise ``x // y`` (rounds toward -inf)",
+    numpy="numeric",
+    domains=_DIVISOR,
+)

@@ -92,9 +92,6 @@ BINARY = {
         for name, prim in public_forms("numpy").items()
         if prim.arity == 2
     },
-    "floor_divide": {"nonzero": True},
-    "remainder": {"nonzero": True},
-    "mod": {"nonzero": True},
     "fmod": {"nonzero": True},
     "power": {"lo": 0.25, "hi": 2.5},
     "pow": {"lo": 0.25, "hi": 2.5},

@@ -34,6 +34,12 @@ def _row(op: str, promote: str) -> dict[str, Any]:
     return {"aliases": t.aliases, "grad_fn": t.grad_fn}
 
 
+#: ``pow``'s three nodes and ``fmod``'s two, as their rows declare them: all tensors,
+#: a number ``other`` (the exponent), a number ``input`` (the base)
+POW_NODES = (_DECLARED["pow"].grad_fn, _DECLARED["pow"].scalar_other, _DECLARED["pow"].scalar_input)
+_FMOD_NODES = (_DECLARED["fmod"].grad_fn, _DECLARED["fmod"].scalar_other)
+
+
 #: the node ``_binary`` gives each kernel (a dict read on every call)
 _BIN_NAMES: dict[Any, str] = {}
 
@@ -80,11 +86,6 @@ def _div_f(x: Any, y: Any, *, dtype: np.dtype) -> Any:
 @_kernel(node="FloorDivideBackward0")
 def _floordiv_f(x: Any, y: Any, *, dtype: np.dtype) -> Any:
     return fnp.floor_divide(_c(x, dtype), _c(y, dtype))
-
-
-@_kernel(node="RemainderBackward0")
-def _rem_f(x: Any, y: Any, *, dtype: np.dtype) -> Any:
-    return fnp.remainder(_c(x, dtype), _c(y, dtype))
 
 
 @_kernel("maximum")
@@ -272,7 +273,7 @@ def div(input: Any, other: Any, *, rounding_mode: str | None = None) -> Tensor:
 
 
 @defop(
-    grad_fn="PowBackward1",
+    **_row("pow", "result_type"),
     samples=(
         Sample(((3,), (3,)), domain=(0.5, 2)),
         Sample(((3,),), args=(3,)),
@@ -288,18 +289,18 @@ def pow(input: Any, exponent: Any) -> Tensor:
         and (exponent >= 0 or _dt.kind(input._npdtype) in "fc")
     ):
         dt = _dt.result_type(input, exponent)
-        return apply(_ipow_f, "PowBackward0", (input,), (("n", exponent), ("dtype", dt)))
+        return apply(_ipow_f, POW_NODES[1], (input,), (("n", exponent), ("dtype", dt)))
     dt = _dt.result_type(input, exponent)
     if not isinstance(input, Tensor):  # pow(number, tensor)
-        name = "PowBackward2"
+        name = POW_NODES[2]
     else:
-        name = "PowBackward1" if isinstance(exponent, Tensor) else "PowBackward0"
+        name = POW_NODES[0] if isinstance(exponent, Tensor) else POW_NODES[1]
     return apply(_pow_f, name, (input, exponent), (("dtype", dt),))
 
 
 # ``grad_fn._saved_<name>`` of pow's nodes (``PowBackward0``'s exponent is a static int)
-_declare_saved("PowBackward1", "self", "exponent")
-_declare_saved("PowBackward2", "self", "exponent")
+_declare_saved(POW_NODES[0], "self", "exponent")
+_declare_saved(POW_NODES[2], "self", "exponent")
 
 
 def _compare(op: str, a: Any, b: Any) -> Tensor:
@@ -361,20 +362,6 @@ def atan2(input: Tensor, other: Tensor) -> Tensor:
     return _binary(_atan2_f, input, other, true_div=True)
 
 
-@defop(
-    inplace=True,
-    grad_fn="RemainderBackward0",
-    samples=(
-        Sample(((2, 3), (3,)), domain=(0.5, 3)),
-        Sample(((4,), (4,)), dtype="int64", domain=(-5, 5), grad=False),
-    ),
-)
-def remainder(input: Any, other: Any) -> Tensor:
-    a, b = coerce(input), coerce(other)
-    name = "RemainderBackward1" if isinstance(b, Tensor) else "RemainderBackward0"
-    return apply(_rem_f, name, (a, b), (("dtype", _dt.result_type(a, b)),))
-
-
 @defop(inplace=True, samples=Sample(((4,), (4,)), dtype="int64", domain=(1, 5), grad=False))
 def floor_divide(input: Any, other: Any) -> Tensor:
     return _binary(_floordiv_f, input, other)
@@ -418,7 +405,7 @@ def _fmod_f(x: Any, y: Any, *, dtype: np.dtype) -> Any:
 def fmod(input: Any, other: Any) -> Tensor:
     """C's ``fmod``: the remainder has the dividend's sign (``remainder``: the divisor's)."""
     a, b = coerce(input), coerce(other)
-    name = "FmodBackward1" if isinstance(b, Tensor) else "FmodBackward0"
+    name = _FMOD_NODES[0] if isinstance(b, Tensor) else _FMOD_NODES[1]
     return apply(_fmod_f, name, (a, b), (("dtype", _dt.result_type(a, b)),))
 
 
@@ -429,7 +416,8 @@ def _composite_fn(p: Any) -> Any:
 
 
 #: op -> its function of two operands of one dtype: the declared composites' (``hypot``,
-#: ``logaddexp``, ``fmax``, ...: ``funcgrad/primitives/composites.py``), then ``xlogy``
+#: ``logaddexp``, ``fmax``, ``remainder``, ...: ``funcgrad/primitives/composites.py``),
+#: then ``xlogy``
 _FLOAT_BINARY = {
     p.torch.name or p.name: _composite_fn(p) for p in torch_rows() if p.arity == 2 and p.composite
 }
@@ -445,22 +433,27 @@ def _float_binary(op: str, t: Any, domain: tuple[float, float] | str) -> Any:
     promotion of the operands, integers to the default float unless the row keeps them
     (``fmax``)."""
     name, keep_int = t.grad_fn, t.promote == "result_type"
+    scalar_name = getattr(t, "scalar_other", None) or name  # (``remainder(x, 2.0)``)
 
     def f(input: Any, other: Any) -> Tensor:
         a, b = coerce(input), coerce(other)
         dt = _dt.result_type(a, b)
         if not keep_int:
             dt = _dt.float_type(dt)
-        return apply(_float_binary_f, name, (a, b), (("op", op), ("dtype", dt)))
+        node = name if isinstance(b, Tensor) else scalar_name
+        return apply(_float_binary_f, node, (a, b), (("op", op), ("dtype", dt)))
 
     f.__name__ = op
     f.__doc__ = f"Elementwise ``{op}`` with PyTorch's type promotion."
+    samples = (Sample(((2, 3), (3,)), domain=domain),)
+    if keep_int:  # (positive integers: no zero divisor)
+        samples += (Sample(((4,), (4,)), dtype="int64", domain=(1, 5), grad=False),)
     return defop(
         op,
         inplace=t.inplace,
         inplace_function=t.inplace_function,
         grad_fn=name,
-        samples=Sample(((2, 3), (3,)), domain=domain),
+        samples=samples,
     )(f)
 
 

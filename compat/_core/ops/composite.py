@@ -15,6 +15,7 @@ import numpy as np
 from compat._core import dtypes as _dt
 from compat._core.creation import tensor
 from compat._core.ops._common import _c, acc, coerce, warn_once
+from compat._core.ops.binary import POW_NODES
 from compat._core.ops.reductions import _dims, _var_f, _var_static
 from compat._core.ops.unary import sign
 from compat._core.optable import Sample, T, defop, no_bf16_kernel
@@ -502,7 +503,7 @@ def _float_power_f(x: Any, y: Any) -> Any:
 def float_power(input: Any, exponent: Any) -> Tensor:
     """``input ** exponent`` computed in float64."""
     input, exponent = coerce(input), coerce(exponent)
-    name = "PowBackward1" if isinstance(exponent, Tensor) else "PowBackward0"
+    name = POW_NODES[0] if isinstance(exponent, Tensor) else POW_NODES[1]
     return apply(_float_power_f, name, (input, exponent))
 
 

@@ -16,7 +16,7 @@ from compat._core import dtypes as _dt
 from compat._core import rng as _rng
 from compat._core.mutation import apply_inplace, inplace_result
 from compat._core.ops._common import _c, coerce, sub_check
-from compat._core.ops.binary import _DECLARED, _torch_power
+from compat._core.ops.binary import _DECLARED, POW_NODES, _torch_power
 from compat._core.ops.unary import _addcdiv_f, _addcmul_f, _lerp_f
 from compat._core.optable import Sample, defop
 from compat._core.tensor import Tensor, apply
@@ -68,8 +68,9 @@ def inplace_binary(self: Tensor, op: str, other: Any, alpha: Any = 1) -> Tensor:
 
 
 #: ``inplace_binary``'s node names: the binary primitive rows' (``torch=``), and ``pow``'s
+#: node of a number exponent (its row's ``scalar_other``)
 _IP_NODES = {op: t.grad_fn for op, t in _DECLARED.items() if t.grad_fn is not None}
-_IP_NODES["pow"] = "PowBackward0"
+_IP_NODES["pow"] = POW_NODES[1]
 
 
 def _ip_fill_f(x: Any, v: Any, *, dtype: np.dtype) -> Any:

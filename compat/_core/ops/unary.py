@@ -116,16 +116,20 @@ for _op in _UNARY:
 
 def _kept(p: Any) -> Any:
     """The op of a primitive row whose PyTorch form keeps the input's dtype
-    (``promote="keep"``: ``abs``, ``sign``, ``floor``, ``ceil``): the row's numpy form,
-    which treats integers and bools as PyTorch does (``floor`` of an integer is itself)."""
+    (``promote="keep"``: ``neg``, ``abs``, ``sign``, ``floor``, ``ceil``): the row's numpy
+    form, which treats integers and bools as PyTorch does (``floor`` of an integer is
+    itself), after PyTorch's own refusals (``neg`` of a bool: ``TorchForm.bool_error``)."""
     t = p.torch
     op, name, saves = t.name or p.name, t.grad_fn, t.saves
     numpy_form = getattr(fnp, p.public["numpy"][0])
     complex_error = _complex_error(p, f"{op} is not supported for complex inputs")
+    bool_error = t.bool_error
 
     def f(input: Tensor) -> Tensor:
         if complex_error is not None and input._npdtype.kind == "c":
             _refuse_complex(complex_error, input._npdtype)
+        if bool_error is not None and input._npdtype == np.bool_:
+            raise RuntimeError(bool_error)
         return apply(numpy_form, name, (input,), (), saves)
 
     f.__name__ = op
@@ -147,10 +151,6 @@ for _p in torch_rows():
         globals()[_p.torch.name or _p.name] = _kept(_p)
 
 
-def _neg_f(x: Any) -> Any:
-    return -x
-
-
 def _relu_f(x: Any) -> Any:
     return fnp.where(x > 0, x, fnp.zeros_like(x))
 
@@ -161,22 +161,6 @@ def _square_f(x: Any) -> Any:
 
 def _round_f(x: Any, *, op: str) -> Any:
     return {"round": fnp.round, "trunc": fnp.trunc}[op](x)
-
-
-@defop(
-    inplace=True,
-    inplace_function=True,
-    aliases=("negative",),
-    grad_fn="NegBackward0",
-    samples=(Sample(((2, 3),)), Sample(((3,),), dtype="int64", grad=False)),
-)
-def neg(input: Tensor) -> Tensor:
-    if input._npdtype == np.bool_:
-        raise RuntimeError(
-            "Negation, the `-` operator, on a bool tensor is not supported. If you are trying "
-            "to invert a mask, use the `~` or `logical_not()` operator instead."
-        )
-    return apply(_neg_f, "NegBackward0", (input,))
 
 
 @defop(inplace=True, inplace_function=True, grad_fn="ReluBackward0", samples=Sample(((2, 3),)))

@@ -130,10 +130,16 @@ neg_p = _unary(
     doc="Elementwise ``-x``",
     public=("lax", "numpy:negative"),
     numpy="keep",
+    torch=TorchForm(
+        "NegBackward0",
+        aliases=("negative",),
+        promote="keep",
+        bool_error="Negation, the `-` operator, on a bool tensor is not supported. If you "
+        "are trying to invert a mask, use the `~` or `logical_not()` operator instead.",
+    ),
 )
-# abs: d|x|/dx = sign(x) (0 at 0, as in JAX and PyTorch); complex |z| is real, its rules
-# are in complex.py. lax.abs rejects unsigned integers and bools; numpy's absolute returns
-# them unchanged (numpy="id_unsigned")
+# abs: d|x|/dx = sign(x) (0 at 0, as JAX and PyTorch); complex |z|'s rules: complex.py.
+# lax.abs rejects unsigned integers and bools, numpy's absolute returns them (id_unsigned)
 abs_p = _unary(
     "abs",
     lax.abs,
@@ -404,10 +410,11 @@ rem_p = _binary(
     host=_host_rem,
     doc="Elementwise remainder with the sign of ``x`` (C's ``fmod``)",
     public=("lax",),
-    torch=TorchForm("FmodBackward0", name="fmod", promote="result_type"),
+    torch=TorchForm(
+        "FmodBackward1", name="fmod", promote="result_type", scalar_other="FmodBackward0"
+    ),
 )
-# (lax.pow takes integer exponents and numpy's power concrete ones: written in their
-# namespaces; float_power is the primitive on operands promoted to float)
+# (lax's and numpy's power, with integer exponents, are in their namespaces; torch's pow here)
 pow_p = _binary(
     "pow",
     lax.pow,
@@ -419,6 +426,12 @@ pow_p = _binary(
     docs={"numpy": "``x ** y`` in floating point"},
     public=("numpy:float_power",),
     numpy="inexact",
+    torch=TorchForm(
+        "PowBackward1",
+        promote="result_type",
+        scalar_other="PowBackward0",
+        scalar_input="PowBackward2",
+    ),
 )
 
 
