@@ -272,7 +272,7 @@ class Composite:
         numpy_complex: str | None = None,
         numpy_keywords: bool = False,
         numpy_errors_as: str | None = None,
-        domains: tuple[tuple[float, float], ...],
+        domains: tuple[tuple[float, float], ...] | None,
         torch: TorchForm | None = None,
     ) -> None:
         if name in REGISTRY or name in COMPOSITES:
@@ -295,7 +295,7 @@ class Composite:
         self.numpy_errors_as = numpy_errors_as
         self.allowed = "real_float" if numpy_complex else "inexact"
         self.domains = domains
-        self.domain = domains[0]
+        self.domain = domains[0] if domains else None  # (none for integer rows)
         self.torch = torch
         COMPOSITES[name] = self
 

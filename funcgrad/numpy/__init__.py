@@ -105,11 +105,9 @@ from funcgrad.numpy._info import (  # noqa: F401
 )
 from funcgrad.numpy._integers import (  # noqa: F401
     bitwise_count,
-    bitwise_right_shift,
     gcd,
     lcm,
     packbits,
-    right_shift,
     unpackbits,
 )
 from funcgrad.numpy._linalg import (  # noqa: F401

@@ -1,5 +1,5 @@
-"""Integer functions: ``right_shift`` (and its ``bitwise_right_shift`` name; ``left_shift``
-is declared on the ``shift_left`` row), ``bitwise_count`` and ``gcd``/``lcm``.
+"""Integer functions: ``bitwise_count`` and ``gcd``/``lcm`` (``left_shift`` is declared on
+the ``shift_left`` row, ``right_shift`` is a declared composite).
 
 Composites of the ``bits`` primitives and other funcgrad.numpy functions (``gcd`` runs
 Euclid's algorithm in a ``lax.while_loop``), so they trace.
@@ -23,18 +23,6 @@ from funcgrad.numpy._core import (
 )
 from funcgrad.primitives import bits
 from funcgrad.primitives import elementwise as ew
-
-
-def right_shift(x1: ArrayLike, x2: ArrayLike, /) -> Any:
-    """Elementwise ``x1 >> x2``: arithmetic for signed, logical for unsigned integers."""
-    x, y = promote_broadcast("right_shift", x1, x2)
-    check_kind("right_shift", "int", x)
-    signed = np.issubdtype(aval(x).dtype, np.signedinteger)
-    p = bits.shift_right_arithmetic_p if signed else bits.shift_right_logical_p
-    return out(p.bind(x, y))
-
-
-bitwise_right_shift = right_shift
 
 
 def bitwise_count(x: ArrayLike, /) -> Any:
@@ -115,7 +103,9 @@ def unpackbits(
     ax = axis % max(aval(x).ndim, 1)
     x = _shape.moveaxis(x, ax, -1)
     shifts = (np.arange(7, -1, -1) if bitorder == "big" else np.arange(8)).astype(np.uint8)
-    bits_ = _ufuncs.bitwise_and(right_shift(_shape.expand_dims(x, -1), shifts), np.uint8(1))
+    bits_ = _ufuncs.bitwise_and(
+        _ufuncs.DECLARED["right_shift"](_shape.expand_dims(x, -1), shifts), np.uint8(1)
+    )
     bits_ = _shape.reshape(bits_, (*aval(x).shape[:-1], -1))
     if count is not None:
         n = aval(bits_).shape[-1]

@@ -30,7 +30,7 @@ erfc_p = special.erfc_p
 def _shift(name: str, lower: Any, doc: str, **numpy: Any) -> Primitive:
     """A shift's row: its lax form is generated from it, and ``shift_left``'s numpy forms
     (``numpy="int"``: integers only; numpy's ``right_shift`` picks its primitive by
-    signedness, so it is written in ``funcgrad.numpy``)."""
+    signedness: a declared composite, ``funcgrad/primitives/composites.py``)."""
     return ew._binary(name, lower, allowed="int", differentiable=False, doc=doc, **numpy)
 
 

@@ -21,9 +21,9 @@ import numpy as np
 from funcgrad.core import dtypes
 from funcgrad.core.interp import to_aval
 from funcgrad.core.primitive import Composite, TorchForm
+from funcgrad.primitives import bits, special
 from funcgrad.primitives import elementwise as ew
 from funcgrad.primitives import shape as sh
-from funcgrad.primitives import special
 
 # ------------------------------------------------------------------ constants of an operand
 
@@ -311,4 +311,21 @@ floor_divide = Composite(
     doc="Elementwise ``x // y`` (rounds toward -inf)",
     numpy="numeric",
     domains=_DIVISOR,
+)
+
+
+def _right_shift(x: Any, y: Any) -> Any:
+    signed = np.issubdtype(to_aval(x).dtype, np.signedinteger)
+    p = bits.shift_right_arithmetic_p if signed else bits.shift_right_logical_p
+    return p.bind(x, y)
+
+
+right_shift = Composite(
+    "right_shift",
+    _right_shift,
+    arity=2,
+    public=("numpy", "numpy:bitwise_right_shift"),
+    doc="Elementwise ``x1 >> x2``: arithmetic for signed, logical for unsigned integers.",
+    numpy="int",
+    domains=None,
 )
