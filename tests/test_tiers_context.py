@@ -142,6 +142,21 @@ def test_the_drop_ratio_is_an_option(policy, monkeypatch):
     assert t.exe is None and not t.trial
 
 
+def test_the_trial_length_is_an_option(policy, monkeypatch):
+    fg.config.update("funcgrad_tier_trial_calls", 3)
+    t = _compiled(policy, monkeypatch)
+    _probe(t, monkeypatch, 150)
+    assert t.trial == 3
+    clock = ManualClock()
+    with monkeypatch.context() as m:
+        m.setattr(tiers, "time", clock)
+        for _ in range(6):
+            _step(t, clock, lambda h: 1_000 if h else 800)
+        assert t.trial == 3  # six calls timed; the seventh decides
+        assert not _step(t, clock, lambda h: 1_000)
+    assert not t.trial and t.exe is not None
+
+
 def test_the_probe_counts_are_options(policy):
     assert tiers._probe_calls(1_000) == 8
     fg.config.update("funcgrad_tier_probe_calls", 5)
@@ -175,6 +190,7 @@ def test_tier_options_are_listed_and_checked():
         "funcgrad_tier_probe_budget_ms",
         "funcgrad_tier_drop_ratio",
         "funcgrad_tier_judge_in_context",
+        "funcgrad_tier_trial_calls",
         "funcgrad_tier_early_ms",
         "funcgrad_tier_early_calls",
         "funcgrad_tier_exit_wait_s",

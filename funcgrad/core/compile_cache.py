@@ -79,6 +79,7 @@ class Policy:
     tier_probe_budget_ms: float = 50.0
     tier_drop_ratio: float = 2.0
     tier_judge_in_context: bool = True
+    tier_trial_calls: int = 8
     tier_early_ms: float = 20.0
     tier_early_calls: int = 3
     tier_exit_wait_s: float = 120.0
@@ -197,10 +198,16 @@ _OPTIONS = {
     "tier_judge_in_context": (
         "funcgrad_tier_judge_in_context",
         "An executable slower alone than the host tier, but within "
-        "funcgrad_tier_drop_ratio, is judged in context: as many further calls as it "
-        "was probed alternate between the two tiers, each timed from its start to the "
+        "funcgrad_tier_drop_ratio, is judged in context: 2 * funcgrad_tier_trial_calls "
+        "further calls alternate between the two tiers, each timed from its start to the "
         "program's next call (the caller's work between them included, which a compiled "
         "call overlaps), and the tier with the shorter fastest interval serves for good.",
+    ),
+    "tier_trial_calls": (
+        "funcgrad_tier_trial_calls",
+        "The calls of each tier in a trial in context (funcgrad_tier_judge_in_context): "
+        "a trial costs at worst half its calls on the slower tier, and a program run "
+        "once a step is timed over whole steps, which vary under load.",
     ),
     "tier_early_ms": (
         "funcgrad_tier_early_ms",

@@ -382,7 +382,7 @@ class Tiered:
             _stats.background_kept_host += 1
         elif p.tier_judge_in_context:
             self.trial_k = 0
-            self.trial = _probe_calls(self.min_ns)
+            self.trial = max(p.tier_trial_calls, 1)
         return out
 
     def _trial(self, exe: Callable[..., Any], args: tuple) -> Any:
