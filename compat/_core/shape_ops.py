@@ -323,19 +323,23 @@ def cat(tensors: Any, dim: int = 0, *, axis: int | None = None) -> Tensor:
     if axis is not None:
         dim = axis
     # PyTorch skips 1-D empty tensors in cat
-    nonempty = [t for t in tensors if not (t.ndim == 1 and t.shape[0] == 0)] or tensors[:1]
-    ref = nonempty[0]
-    d = _wrap_dim(dim, ref.ndim)
-    for i, t in enumerate(nonempty):
-        if t.ndim != ref.ndim:
+    shapes = [tuple(t.shape) for t in tensors]  # (each read once)
+    keep = [i for i, sh in enumerate(shapes) if not (len(sh) == 1 and sh[0] == 0)] or [0]
+    nonempty = [tensors[i] for i in keep]
+    ref = shapes[keep[0]]
+    nd = len(ref)
+    d = _wrap_dim(dim, nd)
+    for i, j in enumerate(keep):
+        sh = shapes[j]
+        if len(sh) != nd:
             raise RuntimeError(
-                f"Tensors must have same number of dimensions: got {ref.ndim} and {t.ndim}"
+                f"Tensors must have same number of dimensions: got {nd} and {len(sh)}"
             )
-        for k in range(ref.ndim):
-            if k != d and t.shape[k] != ref.shape[k]:
+        for k in range(nd):
+            if k != d and sh[k] != ref[k]:
                 raise RuntimeError(
                     f"Sizes of tensors must match except in dimension {d}. Expected size "
-                    f"{ref.shape[k]} but got size {t.shape[k]} for tensor number {i} in the list."
+                    f"{ref[k]} but got size {sh[k]} for tensor number {i} in the list."
                 )
     dt = _dt.result_type(*nonempty)
     return apply(_cat_f, "CatBackward0", nonempty, (("axis", d), ("dtype", dt)))
