@@ -126,6 +126,12 @@ COLLECTIVES = textwrap.dedent(
         out["bucket_bad"] = None
     except ValueError as e:
         out["bucket_bad"] = str(e)
+    # a 0-d array among others
+    sc = fd.Bucket(g, [(), (2,)], np.float32, "sum")
+    res = sc([np.float32(me), np.ones(2, np.float32)])
+    out["bucket_scalar"] = [np.asarray(a).tolist() for a in res]
+    # the collective runs through JAX's runtime executable (no global arrays)
+    out["bucket_direct"] = [avg._direct, sc._direct]
     g.barrier()
     print("RESULT", json.dumps(out))
     """
@@ -166,6 +172,8 @@ def _expected(n: int, me: int) -> dict:
     exp["bucket_avg"] = exp["bucket_mixed"] = [np.mean(p, 0) for p in zip(*parts)]
     exp["bucket_max"] = [np.max(p, 0) for p in zip(*parts)]
     exp["bucket_on_device"] = True
+    exp["bucket_scalar"] = [np.array(n * (n - 1) / 2), np.full(2, float(n))]
+    exp["bucket_direct"] = [True, True]
     exp["bucket_bad"] = (
         "all_reduce: the bucket holds arrays of shapes [(2, 3), (3,), (1,)] and dtype float32, "
         "got [((3, 2), 'float32'), ((3,), 'float32'), ((1,), 'float32')]"

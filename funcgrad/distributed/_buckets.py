@@ -5,12 +5,18 @@ arrays, checks it (once) with the other members, traces (once) and looks up its
 programs, and dispatches three of them (join, collective, cut). A training loop
 averages the same gradients every step, so a :class:`Bucket` does all that once, when
 it is made, and each call is: join the arrays into one flat buffer on this process's
-device (one compiled local program, or NumPy for host values), wrap it as this
-process's block of the global array, and run one program over the process mesh that
-reduces the blocks (XLA's all-reduce), applies the reduction's finish (``avg``'s
-division) and cuts the result back into arrays of the bucket's shapes. The collective
-keeps one operand: what building a global array and dispatching over the process mesh
-cost grows with the number of operands.
+device (one compiled local program, or NumPy for host values), and run one program
+over the process mesh, with that buffer as this process's block, that reduces the
+blocks (XLA's all-reduce), applies the reduction's finish (``avg``'s division) and cuts
+the result back into arrays of the bucket's shapes. That program is called through
+JAX's runtime executable with the buffer as it is, and hands back this process's
+outputs (:func:`~funcgrad.distributed._runtime.local_executable`): no global array is
+built, in or out (where this JAX's executable is out of reach, the buffer is wrapped as
+its block of a global array). The collective keeps one operand, whatever the arrays'
+kind: every member must run the same program, and whether a member's gradients are
+host values or device arrays is its own tiers' choice (a program taking the arrays as
+operands would need one host-to-device copy per array, about 90 us each, for host
+values).
 """
 
 from __future__ import annotations
@@ -25,7 +31,12 @@ import numpy as np
 import funcgrad.numpy as fnp
 from funcgrad.core import compile_cache
 from funcgrad.distributed._groups import REDUCE_OPS, ProcessGroup, _failed, _reduce
-from funcgrad.distributed._runtime import CollectiveError, block_assembler, process_index
+from funcgrad.distributed._runtime import (
+    CollectiveError,
+    block_assembler,
+    local_executable,
+    process_index,
+)
 from funcgrad.jit import jit
 
 __all__ = ["Bucket"]
@@ -47,16 +58,21 @@ def _joiner(shapes: tuple[tuple[int, ...], ...], dtype: np.dtype) -> Callable:
     return lambda xs: fn(*consts, *xs)[0]
 
 
-def _reducer(group: ProcessGroup, shapes: tuple[tuple[int, ...], ...], dtype: np.dtype, op: str):
+def _reducer(
+    group: ProcessGroup, shapes: tuple[tuple[int, ...], ...], dtype: np.dtype, op: str
+) -> tuple[Callable[[Any], list], bool]:
     """The compiled program over the process mesh: the members' flat buffers (one block
-    each of a global array) reduced with ``op`` and cut into arrays of ``shapes``."""
+    each of a global array) reduced with ``op`` and cut into arrays of ``shapes``, as a
+    function of this process's flat buffer returning its outputs; and whether it calls
+    JAX's runtime executable with the buffer directly (no global array in or out)."""
     offsets, size = _offsets(shapes), group.size
 
     def reduce_and_cut(g: Any) -> list:
         out = _reduce(op, g.reshape((size, offsets[-1])))
         return [out[a:b].reshape(s) for a, b, s in zip(offsets[:-1], offsets[1:], shapes)]
 
-    prog = jit(reduce_and_cut).trace(jax.ShapeDtypeStruct((size * offsets[-1],), dtype))
+    global_shape = (size * offsets[-1],)
+    prog = jit(reduce_and_cut).trace(jax.ShapeDtypeStruct(global_shape, dtype))
     sharded, replicated = group._shardings
     fn = compile_cache.compiled(
         prog,
@@ -64,8 +80,13 @@ def _reducer(group: ProcessGroup, shapes: tuple[tuple[int, ...], ...], dtype: np
         in_shardings=(None,) * len(prog.consts) + (sharded,),
         out_shardings=replicated,
     )
+    if not prog.consts:
+        direct = local_executable(fn, [jax.ShapeDtypeStruct(global_shape, dtype, sharding=sharded)])
+        if direct is not None:
+            return (lambda flat: direct([flat])), True
     consts = tuple(prog.consts)
-    return lambda g: fn(*consts, g)
+    assemble = block_assembler(global_shape, dtype, sharded)
+    return (lambda flat: [o.addressable_data(0) for o in fn(*consts, assemble(flat))]), False
 
 
 class Bucket:
@@ -107,10 +128,11 @@ class Bucket:
         group._agree("all_reduce", ("all_reduce", op, *((s, str(self.dtype)) for s in self.shapes)))
         self._numel = _offsets(self.shapes)[-1]
         self._global_shape = (group.size * self._numel,)
+        #: whether the collective runs through JAX's runtime executable (no global arrays)
+        self._direct = False
         if group.size > 1:
             self._join = _joiner(self.shapes, self.dtype)
-            self._reduce_cut = _reducer(group, self.shapes, self.dtype, op)
-            self._assemble = block_assembler(self._global_shape, self.dtype, group._shardings[0])
+            self._reduce_cut, self._direct = _reducer(group, self.shapes, self.dtype, op)
 
     def __repr__(self) -> str:
         return f"Bucket({len(self.shapes)} arrays, {self._numel} {self.dtype}, {self.op!r})"
@@ -139,7 +161,7 @@ class Bucket:
                 )
             if not (isinstance(flat, jax.Array) and flat.devices() == {dev}):
                 flat = jax.device_put(flat, dev)
-            local = [o.addressable_data(0) for o in self._reduce_cut(self._assemble(flat))]
+            local = self._reduce_cut(flat)
             jax.block_until_ready(local)
         except CollectiveError:
             raise

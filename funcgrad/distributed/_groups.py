@@ -36,6 +36,7 @@ from funcgrad.distributed._runtime import (
     block_assembler,
     collective_timeout,
     kv_client,
+    local_executable,
     process_count,
     process_index,
 )
@@ -262,17 +263,17 @@ class ProcessGroup:
                     )
         self._checked.add(key)
 
-    def _stack(self, x: Any) -> Any:
-        """The global ``(size * n, ...)`` array whose ``rank``-th block is this process's ``x``
-        (of shape ``(n, ...)``; a scalar counts as shape ``(1,)``)."""
+    def _block(self, x: Any) -> Any:
+        """This process's block of the global ``(size * n, ...)`` array of a collective:
+        ``x`` (of shape ``(n, ...)``; a scalar counts as shape ``(1,)``) on this process's
+        device of the group."""
         if not isinstance(x, jax.Array):
             x = np.asarray(x)
         if x.ndim == 0:
             x = x.reshape((1,))
         if not (isinstance(x, jax.Array) and x.devices() == {self.device}):
             x = jax.device_put(x, self.device)
-        shape = (self.size * x.shape[0], *x.shape[1:])
-        return block_assembler(shape, x.dtype, self._shardings[0])(x)
+        return x
 
     @functools.cached_property
     def _shardings(self) -> tuple[NamedSharding, NamedSharding]:
@@ -280,11 +281,6 @@ class ProcessGroup:
         return NamedSharding(self.mesh, PartitionSpec(AXIS)), NamedSharding(
             self.mesh, PartitionSpec()
         )
-
-    def _execute(self, kind: str, arg: Any, gs: list) -> list:
-        """Run the program of ``kind`` on the stacked arrays ``gs`` (its executable is
-        kept per group and signature: :func:`_executable`)."""
-        return _executable(self, kind, arg, tuple((g.shape, g.dtype) for g in gs))(gs)
 
     def _run(self, what: str, kind: str, arg: Any, x: Any) -> Any:
         return self._run_many(what, kind, arg, [x])[0]
@@ -318,8 +314,9 @@ class ProcessGroup:
 
     def _collect(self, what: str, kind: str, arg: Any, xs: Sequence[Any]) -> list:
         try:
-            outs = self._execute(kind, arg, [self._stack(x) for x in xs])
-            local = [o.addressable_data(0) for o in outs]
+            blocks = [self._block(x) for x in xs]
+            avals = tuple(((self.size * b.shape[0], *b.shape[1:]), b.dtype) for b in blocks)
+            local = _executable(self, kind, arg, avals)(blocks)
             jax.block_until_ready(local)
         except CollectiveError:
             raise
@@ -421,12 +418,14 @@ class ProcessGroup:
 @compile_cache.register_lru_kind("distributed_executables")
 @functools.lru_cache(maxsize=1024)
 def _executable(group: ProcessGroup, kind: str, arg: Any, avals: tuple) -> Callable[[list], list]:
-    """The executable of ``group``'s collective of ``kind`` on stacked arrays of ``avals``,
-    called on the stacked arrays. Its traced program is kept per signature and its
-    executable comes from the one compile cache (as ``fg.jit`` with shardings, without its
-    per-call argument handling); kept here per group and signature, a call skips
-    building the cache's key from the program's structure and the shardings (about
-    60 us per call, measured on a loaded machine)."""
+    """The executable of ``group``'s collective of ``kind`` on stacked arrays of ``avals``
+    (global shapes and dtypes), called with this process's blocks and returning its
+    blocks of the outputs. Its traced program is kept per signature and its executable
+    comes from the one compile cache (as ``fg.jit`` with shardings, without its per-call
+    argument handling); kept here per group and signature, a call skips building the
+    cache's key (about 60 us per call, measured on a loaded machine). Where JAX's
+    runtime executable is reachable (:func:`local_executable`) it is called with the
+    blocks directly; otherwise each block is wrapped as a global array."""
     prog = _traced(group.size, kind, arg, avals)
     sharded, replicated = group._shardings
     out = sharded if kind in ("reduce_scatter", "all_to_all") else replicated
@@ -437,8 +436,20 @@ def _executable(group: ProcessGroup, kind: str, arg: Any, avals: tuple) -> Calla
         in_shardings=(None,) * n + (sharded,) * len(avals),
         out_shardings=out,
     )
+    if not n:
+        direct = local_executable(
+            fn, [jax.ShapeDtypeStruct(shape, dtype, sharding=sharded) for shape, dtype in avals]
+        )
+        if direct is not None:
+            return direct
     consts = tuple(prog.consts)
-    return lambda gs: fn(*consts, *gs)
+    assemble = [block_assembler(shape, dtype, sharded) for shape, dtype in avals]
+
+    def call(blocks: list) -> list:
+        outs = fn(*consts, *(a(b) for a, b in zip(assemble, blocks)))
+        return [o.addressable_data(0) for o in outs]
+
+    return call
 
 
 @functools.cache

@@ -11,8 +11,10 @@ the "Many devices" page.
 The key-value store of the coordination service, used for rendezvous and for the
 signature checks of the collectives, is reached through ``jax._src.distributed``
 (JAX has no public accessor for it); :func:`kv_client` is the one place that does.
-:func:`block_assembler` is the other use of JAX's internals: a collective's global
-array built from this process's block without JAX's per-call checks.
+:func:`block_assembler` is another use of JAX's internals: a collective's global
+array built from this process's block without JAX's per-call checks; and
+:func:`local_executable` the last: a program over a process mesh called with this
+process's blocks, through the runtime executable that ``jax.jit`` itself runs.
 """
 
 from __future__ import annotations
@@ -44,6 +46,7 @@ __all__ = [
     "initialize",
     "is_initialized",
     "kv_client",
+    "local_executable",
     "process_count",
     "process_index",
     "set_collective_timeout",
@@ -274,3 +277,36 @@ def block_assembler(
         except Exception:  # the internals changed: the public path
             pass
     return lambda block: jax.make_array_from_single_device_arrays(shape, sharding, [block])
+
+
+def local_executable(
+    jitted: Any, args: Sequence[jax.ShapeDtypeStruct]
+) -> Callable[[Sequence[jax.Array]], list[jax.Array]] | None:
+    """``jitted`` (a ``jax.jit`` function over a process mesh) compiled for the global
+    arguments ``args`` (shapes, dtypes, shardings), as a function of this process's one
+    block of each argument returning its block of each output; ``None`` where this JAX
+    lacks the internals or the executable is not a plain one (arguments pruned, tokens).
+
+    A call of the ``jax.jit`` function builds a global array per argument and takes its
+    slow path over a mesh with other processes' devices; the runtime executable under
+    it takes the blocks as they are (device arrays of this process, of the blocks'
+    shapes and dtypes: the caller ensures it) and hands back this process's blocks:
+    one dispatch, no global arrays, in or out.
+    """
+    try:
+        compiled = jitted.lower(*args).compile()
+        mesh_exe = compiled._executable
+        kept = getattr(mesh_exe, "_kept_var_idx", None)
+        if kept is not None and set(kept) != set(range(len(args))):
+            return None
+        exe = mesh_exe.xla_executable
+        if not callable(getattr(exe, "execute_sharded", None)):
+            return None
+    except Exception:  # the internals changed: the caller keeps the public path
+        return None
+
+    def call(blocks: Sequence[jax.Array]) -> list[jax.Array]:
+        res = exe.execute_sharded(list(blocks))
+        return [o[0] for o in res.disassemble_into_single_device_arrays()]
+
+    return call
