@@ -61,7 +61,8 @@ class TorchForm:
     A binary row's ``grad_fn`` is the node of its all-tensor form; ``scalar_other`` that of
     its form with a Python number for ``other`` (``pow(x, 2.0)``: ``PowBackward0``), and
     ``scalar_input`` for ``input`` (``pow(2.0, x)``: ``PowBackward2``), where PyTorch's
-    differ. ``inplace=False`` where PyTorch has no ``Tensor.X_`` at all (``fmax``);
+    differ (a unary row's ``scalar_other``: its form with a number argument,
+    ``round(x, decimals=1)``: ``RoundBackward1``). ``inplace=False`` where PyTorch has no ``Tensor.X_`` at all (``fmax``);
     ``bool_error`` its ``RuntimeError`` text for a bool operand where the numpy form takes
     bools (``neg``: ``negative`` of a bool is refused by funcgrad with its own text).
     """

@@ -310,7 +310,6 @@ from funcgrad.numpy._ufuncs import (  # noqa: F401
     signbit,
     sinc,
     square,
-    trunc,
 )
 from funcgrad.numpy._windows import (  # noqa: F401
     bartlett,

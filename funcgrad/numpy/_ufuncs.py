@@ -178,13 +178,6 @@ def _float_or_id(name: str, fn: Callable[[Any], Any], doc: str) -> Callable[[Arr
     return f
 
 
-trunc = _float_or_id(
-    "trunc",
-    lambda x: _select(ew.lt(x, lax_const(x, 0)), ew.floor(x), ew.ceil(x)),
-    "Round toward zero (identity on integers and bools).",
-)
-
-
 def rint(x: ArrayLike) -> Any:
     """Round half to even; integers and bools become the default float dtype."""
     (x,) = promote("rint", x)

@@ -138,6 +138,16 @@ i0 = Composite(
     torch=TorchForm("I0Backward0"),
 )
 
+trunc = Composite(
+    "trunc",
+    lambda x: select(ew.lt(x, lax_const(x, 0)), ew.floor(x), ew.ceil(x)),
+    public=("numpy",),
+    doc="Round toward zero (identity on integers and bools)",
+    numpy="float_or_id",
+    domains=((-2.0, 2.0),),
+    torch=TorchForm("TruncBackward0", aliases=("fix",), promote="keep"),
+)
+
 # ------------------------------------------------------------------ binary
 
 

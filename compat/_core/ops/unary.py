@@ -147,8 +147,13 @@ def _kept(p: Any) -> Any:
 
 
 for _p in torch_rows():
-    if _p.arity == 1 and _p.torch.promote == "keep":
+    if _p.arity == 1 and _p.torch.promote == "keep" and "numpy" in _p.public:
         globals()[_p.torch.name or _p.name] = _kept(_p)
+#: ``round``'s row (its nodes: ``decimals=`` is ``scalar_other``'s; real floats only, as
+#: PyTorch's kernel); the op is below
+_ROUND_ROW = next(p for p in torch_rows() if p.name == "round")
+_ROUND = _ROUND_ROW.torch
+_ROUND_COMPLEX = _complex_error(_ROUND_ROW, "\"round_vml_cpu\" not implemented for '{dtype}'")
 
 
 def _relu_f(x: Any) -> Any:
@@ -159,8 +164,8 @@ def _square_f(x: Any) -> Any:
     return x * x
 
 
-def _round_f(x: Any, *, op: str) -> Any:
-    return {"round": fnp.round, "trunc": fnp.trunc}[op](x)
+def _round_f(x: Any) -> Any:
+    return fnp.round(x)
 
 
 @defop(inplace=True, inplace_function=True, grad_fn="ReluBackward0", samples=Sample(((2, 3),)))
@@ -175,29 +180,25 @@ def square(input: Tensor) -> Tensor:
 
 @defop(
     inplace=True,
-    inplace_function=True,
-    grad_fn="RoundBackward0",
-    samples=(Sample(((2, 3),)), Sample(((4,),), kwargs=(("decimals", 1),))),
+    inplace_function=_ROUND.inplace_function,
+    grad_fn=_ROUND.grad_fn,
+    samples=(
+        Sample(((2, 3),), domain="round"),
+        Sample(((4,),), kwargs=(("decimals", 1),), domain="round"),
+    ),
 )
 def round(input: Tensor, *, decimals: int = 0) -> Tensor:
+    """Round half to even (to ``decimals`` places: ``round.decimals``, its own node)."""
+    if _ROUND_COMPLEX is not None and input._npdtype.kind == "c":
+        _refuse_complex(_ROUND_COMPLEX, input._npdtype)
     if decimals:
-        return apply(_round_dec_f, "RoundBackward1", (input,), (("decimals", int(decimals)),))
-    return apply(_round_f, "RoundBackward0", (input,), (("op", "round"),))
+        static = (("decimals", int(decimals)),)
+        return apply(_round_dec_f, _ROUND.scalar_other, (input,), static)
+    return apply(_round_f, _ROUND.grad_fn, (input,))
 
 
 def _round_dec_f(x: Any, *, decimals: int) -> Any:
     return fnp.round(x, decimals)
-
-
-@defop(
-    inplace=True,
-    inplace_function=True,
-    aliases=("fix",),
-    grad_fn="TruncBackward0",
-    samples=Sample(((2, 3),)),
-)
-def trunc(input: Tensor) -> Tensor:
-    return apply(_round_f, "TruncBackward0", (input,), (("op", "trunc"),))
 
 
 def _logical_not_f(x: Any) -> Any:

@@ -196,13 +196,15 @@ ceil_p = _unary(
     numpy="float_or_id",
     torch=TorchForm("CeilBackward0", promote="keep"),
 )
-# (lax.round's rounding_method and numpy's round/rint are written in their namespaces)
+# (lax's round (rounding_method=), numpy's round/rint and torch's (decimals=) are written
+# in their namespaces; the torch form here gives compat's its nodes)
 round_p = _unary(
     "round",
     lambda x: lax.round(x, lax.RoundingMethod.TO_NEAREST_EVEN),
     None,
     allowed="real_float",
     host=np.rint,
+    torch=TorchForm("RoundBackward0", promote="keep", scalar_other="RoundBackward1"),
 )
 not_p = _unary(
     "not",
@@ -335,8 +337,7 @@ def _binary(
     return p
 
 
-# (XLA's semantics where NumPy's differ: C-style integer division and remainder, XLA's
-# results for a zero divisor)
+# (XLA's semantics where NumPy's differ: C-style integer division/remainder, zero divisors)
 def _host_int(x: Any) -> bool:
     # (a NumPy integer scalar too: a ufunc's 0-d result is one on the host tier)
     return isinstance(x, (np.ndarray, np.generic)) and x.dtype.kind in "iub"
@@ -777,9 +778,8 @@ def integer_pow(x: Any, y: int) -> Any:
 
 
 # --------------------------------------------------------------------------- host rules
-# (the host tier, funcgrad.core.host: NumPy on host arrays, XLA's semantics where
-# NumPy's differ: integer_pow's multiplication chain). The unary and binary rows declare
-# theirs (``host=``).
+# (the host tier, funcgrad.core.host: NumPy on host arrays, XLA's semantics where NumPy's
+# differ: integer_pow's multiplication chain; the unary and binary rows declare ``host=``)
 
 
 def _host_integer_pow(x: Any, *, y: int) -> Any:
