@@ -173,7 +173,11 @@ def relu(input: Tensor) -> Tensor:
     return apply(_relu_f, "ReluBackward0", (input,), saves="result")
 
 
-@defop(inplace=True, inplace_function=True, grad_fn="PowBackward0", samples=Sample(((2, 3),)))
+#: ``square`` is ``pow(input, 2)``: the node of pow's row for a number exponent
+_POW_NUMBER_NODE = next(p.torch.scalar_other for p in torch_rows() if p.name == "pow")
+
+
+@defop(inplace=True, inplace_function=True, grad_fn=_POW_NUMBER_NODE, samples=Sample(((2, 3),)))
 def square(input: Tensor) -> Tensor:
     return pow(input, 2)
 
