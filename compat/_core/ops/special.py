@@ -20,14 +20,16 @@ from funcgrad.scipy import special as fsp
 
 _SP = {"module": "special", "method": False, "node_name": False}
 
+#: op -> (its function, its test domain: a ``(lo, hi)``, or the funcgrad primitive or
+#: declared composite whose row declares it)
 _SPECIAL = {
-    "expit": (fnn.sigmoid, (-2, 2)),
-    "erf": (fsp.erf, (-2, 2)),
-    "erfc": (fsp.erfc, (-2, 2)),
-    "erfinv": (fsp.erfinv, (-0.9, 0.9)),
-    "gammaln": (fsp.gammaln, (0.5, 3)),
-    "digamma": (fsp.digamma, (0.5, 3)),
-    "psi": (fsp.digamma, (0.5, 3)),
+    "expit": (fnn.sigmoid, "logistic"),
+    "erf": (fsp.erf, "erf"),
+    "erfc": (fsp.erfc, "erfc"),
+    "erfinv": (fsp.erfinv, "erf_inv"),
+    "gammaln": (fsp.gammaln, "lgamma"),
+    "digamma": (fsp.digamma, "digamma"),
+    "psi": (fsp.digamma, "digamma"),
     "entr": (fsp.entr, (0.1, 2)),
     "ndtr": (fsp.ndtr, (-2, 2)),
     "ndtri": (fsp.ndtri, (0.1, 0.9)),
@@ -36,9 +38,9 @@ _SPECIAL = {
     "i0e": (fsp.i0e, (-2, 2)),
     "i1": (fsp.i1, (-2, 2)),
     "i1e": (fsp.i1e, (-2, 2)),
-    "expm1": (fnp.expm1, (-2, 2)),
+    "expm1": (fnp.expm1, "expm1"),
     "exp2": (fnp.exp2, "exp2"),
-    "log1p": (fnp.log1p, (-0.5, 2)),
+    "log1p": (fnp.log1p, "log1p"),
 }
 
 
