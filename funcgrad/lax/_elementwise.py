@@ -37,7 +37,6 @@ __all__ = [
     "pow",
     "real",
     "round",
-    "square",
 ]
 
 
@@ -160,11 +159,6 @@ def nextafter(x1: Any, x2: Any) -> Any:
 def complex(x: Any, y: Any) -> Any:
     """Elementwise ``x + 1j * y`` from real ``x`` and ``y`` of one dtype."""
     return ew.make_complex(prep(x, "complex"), prep(y, "complex"))
-
-
-def square(x: Any) -> Any:
-    """Elementwise ``x * x``."""
-    return ew.integer_pow(prep(x, "square"), 2)
 
 
 def integer_pow(x: Any, y: int) -> Any:

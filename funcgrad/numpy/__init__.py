@@ -309,7 +309,6 @@ from funcgrad.numpy._ufuncs import (  # noqa: F401
     select,
     signbit,
     sinc,
-    square,
 )
 from funcgrad.numpy._windows import (  # noqa: F401
     bartlett,

@@ -129,11 +129,6 @@ def _unary_keep(
     return f
 
 
-square = _unary_keep(
-    "square", lambda x: ew.integer_pow(x, 2), "Elementwise ``x * x`` (bool → int32).", "numeric"
-)
-
-
 def fabs(x: ArrayLike) -> Any:
     """Absolute value as a float."""
     (x,) = promote("fabs", x, to="inexact")
@@ -428,8 +423,9 @@ def _declared_builder(name: str, prim: Primitive | Composite, doc: str) -> Calla
             keywords=getattr(prim, "numpy_keywords", False),
             errors_as=getattr(prim, "numpy_errors_as", None),
         )
-    if prim.numpy_promotion == "keep":
-        return _unary_keep(name, prim.bind, f"{doc}.")
+    if prim.numpy_promotion in ("keep", "numeric"):  # (numeric: bools become integers)
+        on_bool = "numeric" if prim.numpy_promotion == "numeric" else "error"
+        return _unary_keep(name, prim.bind, f"{doc}.", on_bool)
     if prim.numpy_promotion == "id_unsigned":  # (the primitive rejects them: abs)
         unsigned_id = lambda x: x if aval(x).dtype.kind == "u" else prim.bind(x)
         return _unary_keep(name, unsigned_id, f"{doc}.", on_bool="id")

@@ -138,6 +138,15 @@ i0 = Composite(
     torch=TorchForm("I0Backward0"),
 )
 
+square = Composite(
+    "square",
+    lambda x: ew.integer_pow(x, 2),
+    public=("lax", "numpy"),
+    doc="Elementwise ``x * x``",
+    docs={"numpy": "Elementwise ``x * x`` (bool → int32)."},
+    numpy="numeric",
+    domains=((-2.0, 2.0),),
+)
 trunc = Composite(
     "trunc",
     lambda x: select(ew.lt(x, lax_const(x, 0)), ew.floor(x), ew.ceil(x)),

@@ -56,7 +56,6 @@ UNARY = {
     "cbrt": (-5, 5),
     "sinc": (-3, 3),
     "fabs": (-3, 3),
-    "square": (-3, 3),
     "positive": (-3, 3),
     "trunc": (-3, 3),
     "rint": (-3, 3),
