@@ -510,7 +510,11 @@ def _conv_host_core(
     if rows == 0 or cols == 0 or o == 0:
         return np.zeros((o, n, *out_sp), dt)
     config = [(0, 0, 0)] * 2 + [(lo, hi, d - 1) for (lo, hi), d in zip(padding, lhs_dilation)]
-    if og < i and all(s == 1 for s in strides) and 2 * rows >= n * math.prod(padded):
+    unit = all(s == 1 for s in strides)
+    wide = 2 * math.prod(ksz) >= math.prod(padded) and rows * cols >= 1 << 15  # (small: loop)
+    if groups == 1 and o < n and unit and wide and all(r == 1 for r in rhs_dilation):
+        return _conv_host_placed(x, w, config, out_sp)
+    if og < i and unit and 2 * rows >= n * math.prod(padded):
         return _conv_host_direct(x, w, config, out_sp, bgc, fgc, rhs_dilation)
     # whole rows: a stride-1 last dimension whose window adds little to the row
     full = nsp >= 2 and strides[-1] == 1 and 4 * (eff[-1] - 1) <= out_sp[-1]
@@ -554,6 +558,25 @@ def _conv_host_core(
     if full:
         tmp = tmp[..., : out_sp[-1]]
     return tmp
+
+
+def _conv_host_placed(
+    x: np.ndarray, w: np.ndarray, config: list, out_sp: tuple[int, ...]
+) -> np.ndarray:
+    """A window over most of the padded lhs (kernel gradients), ``O < N``: per output
+    position the kernel placed in a zero ``(O, C, *padded)`` frame times the lhs ``(N, C *
+    padded)`` (copies ``O * C * padded``, patches ``N * C * window``); ``(O, N, *out)``."""
+    n, c, o, ksz = x.shape[0], x.shape[1], w.shape[0], w.shape[2:]
+    xp = host_pad(x, np.zeros((), x.dtype), config)
+    flat = np.ascontiguousarray(xp).reshape(n, -1)
+    frame = np.zeros((o, c, *xp.shape[2:]), x.dtype)
+    rows, out = frame.reshape(o, -1), np.empty((o, n, *out_sp), x.dtype)
+    for pos in itertools.product(*(range(size) for size in out_sp)):
+        at = (slice(None), slice(None), *(slice(q, q + k) for q, k in zip(pos, ksz)))
+        frame[at] = w
+        out[(slice(None), slice(None), *pos)] = rows @ flat.T
+        frame[at] = 0
+    return out
 
 
 def _conv_host_phases(
@@ -730,6 +753,8 @@ def _conv_examples(rng: np.random.Generator) -> list[Example]:
             padding=((2, 2), (2, 2)),
         ),
         ex((4, 2, 3, 3), (4, 2, 2, 2), batch_group_count=2, lhs_dilation=(2, 2)),
+        # a window over most of the lhs, fewer output features than images: placed kernels
+        ex((8, 4, 16, 16), (2, 4, 14, 13), padding=((1, 0), (0, 1))),
     ]
 
 
