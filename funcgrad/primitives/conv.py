@@ -512,7 +512,7 @@ def _conv_host_core(
     config = [(0, 0, 0)] * 2 + [(lo, hi, d - 1) for (lo, hi), d in zip(padding, lhs_dilation)]
     unit = all(s == 1 for s in strides)
     wide = 2 * math.prod(ksz) >= math.prod(padded) and rows * cols >= 1 << 15  # (small: loop)
-    if groups == 1 and o < n and unit and wide and all(r == 1 for r in rhs_dilation):
+    if groups == 1 and 4 * o <= n and unit and wide and all(r == 1 for r in rhs_dilation):
         return _conv_host_placed(x, w, config, out_sp)
     if og < i and unit and 2 * rows >= n * math.prod(padded):
         return _conv_host_direct(x, w, config, out_sp, bgc, fgc, rhs_dilation)
@@ -563,7 +563,7 @@ def _conv_host_core(
 def _conv_host_placed(
     x: np.ndarray, w: np.ndarray, config: list, out_sp: tuple[int, ...]
 ) -> np.ndarray:
-    """A window over most of the padded lhs (kernel gradients), ``O < N``: per output
+    """A window over most of the padded lhs (kernel gradients), ``4 O <= N``: per output
     position the kernel placed in a zero ``(O, C, *padded)`` frame times the lhs ``(N, C *
     padded)`` (copies ``O * C * padded``, patches ``N * C * window``); ``(O, N, *out)``."""
     n, c, o, ksz = x.shape[0], x.shape[1], w.shape[0], w.shape[2:]
