@@ -24,14 +24,14 @@ from funcgrad._compat_contract import torch_rows
 
 class _Float(NamedTuple):
     """A float op's row: its function of a float array, backward node, what the node saves
-    (``"result"`` or the input: ``None``), test domain (a ``(lo, hi)``, or the funcgrad
-    primitive whose declared domain it is), aliases, whether PyTorch has ``torch.X_``, and
-    for the plain activations their ``nn.functional`` docstring and ``nn`` module."""
+    (``"result"`` or the input: ``None``), test domain (the funcgrad primitive or declared
+    composite whose row declares it), aliases, whether PyTorch has ``torch.X_``, and for
+    the plain activations their ``nn.functional`` docstring and ``nn`` module."""
 
     fn: Callable[[Any], Any]
     grad_fn: str
     saves: str | None
-    domain: tuple[float, float] | str
+    domain: str
     aliases: tuple[str, ...] = ()
     inplace_function: bool = True
     functional: str | None = None
