@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+from funcgrad._compat_contract import compile_cache
 from funcgrad.numpy import bfloat16 as _bfloat16
 from funcgrad.numpy import finfo as _np_finfo
 
@@ -156,6 +157,9 @@ def default_for_category(cat: builtins.int) -> np.dtype:
 #: ``result_type``'s answers by what decides them: per argument a tensor's ``(dtype,
 #: dimensioned)`` or a scalar's type, and the default dtype (emptied when full)
 _RESULT_TYPES: dict[tuple, np.dtype] = {}
+compile_cache.register(
+    "compat_result_types", size=lambda: len(_RESULT_TYPES), clear=_RESULT_TYPES.clear
+)
 
 
 def result_type(*args: Any) -> np.dtype:
