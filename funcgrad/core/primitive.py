@@ -65,6 +65,9 @@ class TorchForm:
     ``round(x, decimals=1)``: ``RoundBackward1``). ``inplace=False`` where PyTorch has no ``Tensor.X_`` at all (``fmax``);
     ``bool_error`` its ``RuntimeError`` text for a bool operand where the numpy form takes
     bools (``neg``: ``negative`` of a bool is refused by funcgrad with its own text).
+    Either refusal is an ``(exception type, text)`` pair where PyTorch raises another
+    type (``deg2rad`` of a complex tensor: ``RuntimeError``; ``trunc`` of a bool:
+    ``NotImplementedError``).
     """
 
     grad_fn: str | None
@@ -76,9 +79,9 @@ class TorchForm:
     inplace_grad_fn: str | None = None
     functional: str | None = None
     module: tuple[str, str] | None = None
-    complex_error: str | None = None
+    complex_error: str | tuple[type[Exception], str] | None = None
     inplace: bool = True
-    bool_error: str | None = None
+    bool_error: str | tuple[type[Exception], str] | None = None
     scalar_other: str | None = None
     scalar_input: str | None = None
 

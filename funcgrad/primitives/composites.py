@@ -118,7 +118,10 @@ deg2rad = Composite(
     public=("numpy", "numpy:radians"),
     doc="Degrees to radians",
     domains=((-2.0, 2.0),),
-    torch=TorchForm("Deg2RadBackward0"),
+    torch=TorchForm(
+        "Deg2RadBackward0",
+        complex_error=(RuntimeError, "deg2rad is not supported for complex tensors."),
+    ),
 )
 rad2deg = Composite(
     "rad2deg",
@@ -126,7 +129,10 @@ rad2deg = Composite(
     public=("numpy", "numpy:degrees"),
     doc="Radians to degrees",
     domains=((-2.0, 2.0),),
-    torch=TorchForm("Rad2DegBackward0"),
+    torch=TorchForm(
+        "Rad2DegBackward0",
+        complex_error=(RuntimeError, "rad2deg is not supported for complex tensors."),
+    ),
 )
 i0 = Composite(
     "i0",
@@ -154,7 +160,12 @@ trunc = Composite(
     doc="Round toward zero (identity on integers and bools)",
     numpy="float_or_id",
     domains=((-2.0, 2.0),),
-    torch=TorchForm("TruncBackward0", aliases=("fix",), promote="keep"),
+    torch=TorchForm(
+        "TruncBackward0",
+        aliases=("fix",),
+        promote="keep",
+        bool_error=(NotImplementedError, "\"trunc_vml_cpu\" not implemented for 'Bool'"),
+    ),
 )
 
 # ------------------------------------------------------------------ binary

@@ -100,10 +100,14 @@ REAL_ONLY = sorted(
 @pytest.mark.parametrize("dtype", ["complex64", "complex128"])
 def test_real_only_rows_refuse_complex_as_pytorch(real_torch, op, dtype):
     """A row whose primitive takes real floats only (or whose PyTorch form refuses complex
-    operands: ``sign``) is PyTorch's NotImplementedError with PyTorch's text on a complex
-    tensor (function, method and in-place form), not funcgrad's dtype check."""
+    operands: ``sign``, ``deg2rad``) raises PyTorch's exception with PyTorch's text on a
+    complex tensor (function, method and in-place form), not funcgrad's dtype check."""
     assert REAL_ONLY, "no real-only row declares a PyTorch form"
-    with pytest.raises(NotImplementedError) as want:
+    _refuses_as_pytorch(real_torch, op, dtype)
+
+
+def _refuses_as_pytorch(real_torch, op, dtype):
+    with pytest.raises((NotImplementedError, RuntimeError)) as want:
         getattr(real_torch, op)(real_torch.ones(2, dtype=getattr(real_torch, dtype)))
     x = ctorch.ones(2, dtype=getattr(ctorch, dtype))
     for call in (
@@ -111,6 +115,23 @@ def test_real_only_rows_refuse_complex_as_pytorch(real_torch, op, dtype):
         lambda: getattr(x, op)(),
         lambda: getattr(x, op + "_")(),
     ):
-        with pytest.raises(NotImplementedError) as got:
+        with pytest.raises(Exception) as got:
             call()
+        assert type(got.value) is type(want.value), (op, got.value, want.value)
         assert str(got.value) == str(want.value)
+
+
+BOOL_REFUSED = sorted(
+    name
+    for p in torch_rows()
+    if p.arity == 1 and p.torch.bool_error is not None
+    for name in ((p.torch.name or p.name), *p.torch.aliases)
+)
+
+
+@pytest.mark.parametrize("op", BOOL_REFUSED)
+def test_rows_refuse_bool_as_pytorch(real_torch, op):
+    """A row whose PyTorch form refuses bool tensors (``neg``, ``trunc``) raises PyTorch's
+    exception type and text for function, method and in-place form."""
+    assert {"neg", "trunc"} <= set(BOOL_REFUSED)
+    _refuses_as_pytorch(real_torch, op, "bool")

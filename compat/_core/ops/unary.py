@@ -36,19 +36,31 @@ class _Float(NamedTuple):
     inplace_function: bool = True
     functional: str | None = None
     module: tuple[str, str] | None = None
-    complex_error: str | None = None
+    complex_error: tuple[type[Exception], str] | None = None
 
 
-def _complex_error(p: Any, generic: str) -> str | None:
-    """PyTorch's refusal of a complex operand for row ``p``: the row's own text, else
-    ``generic`` where the primitive takes real floats only, else none."""
+#: PyTorch's refusal of an operand: the exception type and its text (``{dtype}``: the
+#: operand's dtype name)
+Refusal = tuple[type[Exception], str]
+
+
+def _refusal(spec: str | Refusal | None, default: type[Exception]) -> Refusal | None:
+    """A row's ``complex_error``/``bool_error`` as a pair (a bare text is ``default``'s)."""
+    return (default, spec) if isinstance(spec, str) else spec
+
+
+def _complex_error(p: Any, generic: str) -> Refusal | None:
+    """PyTorch's refusal of a complex operand for row ``p``: the row's own, else
+    ``generic``'s ``NotImplementedError`` where the primitive takes real floats only, else
+    none."""
     if p.torch.complex_error is not None:
-        return p.torch.complex_error
-    return generic if getattr(p, "allowed", "") == "real_float" else None
+        return _refusal(p.torch.complex_error, NotImplementedError)
+    return (NotImplementedError, generic) if getattr(p, "allowed", "") == "real_float" else None
 
 
-def _refuse_complex(message: str, dt: np.dtype) -> None:
-    raise NotImplementedError(message.format(dtype=_dt.scalar_type_name(dt)))
+def _refuse(refusal: Refusal, dt: np.dtype) -> None:
+    kind, message = refusal
+    raise kind(message.format(dtype=_dt.scalar_type_name(dt)))
 
 
 def _declared(p: Any) -> tuple[str, _Float]:
@@ -91,7 +103,7 @@ def _unary_float(op: str) -> Any:
     def f(input: Tensor) -> Tensor:
         dt = _dt.float_type(input._npdtype)
         if complex_error is not None and dt.kind == "c":
-            _refuse_complex(complex_error, dt)
+            _refuse(complex_error, dt)
         return apply(_unary_float_f, name, (input,), (("op", op), ("dtype", dt)), saves)
 
     f.__name__ = op
@@ -123,13 +135,13 @@ def _kept(p: Any) -> Any:
     op, name, saves = t.name or p.name, t.grad_fn, t.saves
     numpy_form = getattr(fnp, p.public["numpy"][0])
     complex_error = _complex_error(p, f"{op} is not supported for complex inputs")
-    bool_error = t.bool_error
+    bool_error = _refusal(t.bool_error, RuntimeError)
 
     def f(input: Tensor) -> Tensor:
         if complex_error is not None and input._npdtype.kind == "c":
-            _refuse_complex(complex_error, input._npdtype)
+            _refuse(complex_error, input._npdtype)
         if bool_error is not None and input._npdtype == np.bool_:
-            raise RuntimeError(bool_error)
+            _refuse(bool_error, input._npdtype)
         return apply(numpy_form, name, (input,), (), saves)
 
     f.__name__ = op
@@ -194,7 +206,7 @@ def square(input: Tensor) -> Tensor:
 def round(input: Tensor, *, decimals: int = 0) -> Tensor:
     """Round half to even (to ``decimals`` places: ``round.decimals``, its own node)."""
     if _ROUND_COMPLEX is not None and input._npdtype.kind == "c":
-        _refuse_complex(_ROUND_COMPLEX, input._npdtype)
+        _refuse(_ROUND_COMPLEX, input._npdtype)
     if decimals:
         static = (("decimals", int(decimals)),)
         return apply(_round_dec_f, _ROUND.scalar_other, (input,), static)
