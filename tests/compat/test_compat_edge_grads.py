@@ -73,6 +73,30 @@ def test_pow_broadcasts_and_reduces_gradients(real_torch):
     _compare(real_torch, lambda L, a, b: L.pow(a, b), [0.0, 2.0], [[-1.0], [1.5]])
 
 
+@pytest.mark.parametrize("exponent", ["tensor", 2.0, 3])
+def test_pow_in_place_node_and_gradients(real_torch, exponent):
+    """``x.pow_(e)`` names PyTorch's node for the exponent's kind (``PowBackward1`` for a
+    tensor, ``PowBackward0`` for a number) and gives PyTorch's gradients."""
+    got = {}
+    for lib in (ctorch, real_torch):
+        a = lib.tensor([0.5, 2.0, 3.0], dtype=lib.float64, requires_grad=True)
+        b = lib.tensor([1.5, -1.0, 2.0], dtype=lib.float64, requires_grad=True)
+        y = a * 1.0
+        y.pow_(b if exponent == "tensor" else exponent)
+        (y * lib.tensor([1.0, 2.0, 3.0], dtype=lib.float64)).sum().backward()
+        got[lib] = (
+            y.grad_fn.name(),
+            np.asarray(a.grad.numpy()),
+            None if b.grad is None else np.asarray(b.grad.numpy()),
+        )
+    (nc, ac, bc), (nt, at, bt) = got[ctorch], got[real_torch]
+    assert nc == nt
+    _same(ac, at)
+    assert (bc is None) == (bt is None)
+    if bc is not None:
+        _same(bc, bt)
+
+
 def test_pow_second_derivative(real_torch):
     for lib in (ctorch, real_torch):
         x = lib.tensor([0.5, 2.0], dtype=lib.float64, requires_grad=True)

@@ -64,7 +64,10 @@ def inplace_binary(self: Tensor, op: str, other: Any, alpha: Any = 1) -> Tensor:
         return apply_inplace(
             self, _ip_alpha_f, f"{op.capitalize()}Backward0", (other, alpha), static
         )
-    return apply_inplace(self, _ip_binary_f, _IP_NODES.get(op, op), (other,), static)
+    node = _IP_NODES.get(op, op)
+    if op == "pow" and isinstance(other, Tensor):  # ``x.pow_(tensor)``: the all-tensor node
+        node = POW_NODES[0]
+    return apply_inplace(self, _ip_binary_f, node, (other,), static)
 
 
 #: ``inplace_binary``'s node names: the binary primitive rows' (``torch=``), and ``pow``'s
