@@ -30,7 +30,15 @@ from funcgrad._compat_contract import torch_rows, x64
 #: in-place ops that write one value to every element they touch: PyTorch allows them on
 #: tensors whose elements overlap in memory (an ``expand``), as the result is well defined
 _FILLS = frozenset(
-    ("FillBackward0", "MaskedFillBackward0", "IndexFillBackward0", "masked_fill", "index_fill")
+    (
+        "FillBackward0",
+        "FillBackward2",
+        "FillBackward3",
+        "MaskedFillBackward0",
+        "IndexFillBackward0",
+        "masked_fill",
+        "index_fill",
+    )
 )
 
 

@@ -718,12 +718,23 @@ def setitem(self: Tensor, idx: Any, value: Any) -> None:
             part.fill_(value)
         return
     dyn = [a if type(a) is int else _leaf(a, False) for a in arrays]
-    apply_inplace(
-        self,
-        _setitem_f,
-        "torch::autograd::CopySlices" if _basic(spec) or _sliced(spec) else "IndexPutBackward0",
-        (value, *dyn),
-        (("spec", spec), ("dtype", self._npdtype)),
+    if _whole(spec, self.shape):
+        # PyTorch writes the tensor itself: ``fill_`` of a 0-d value, else ``copy_``
+        name = (
+            "FillBackward3" if getattr(value, "ndim", 0) == 0 else "torch::autograd::CopyBackwards"
+        )
+    elif _basic(spec) or _sliced(spec):
+        name = "torch::autograd::CopySlices"
+    else:
+        name = "IndexPutBackward0"
+    apply_inplace(self, _setitem_f, name, (value, *dyn), (("spec", spec), ("dtype", self._npdtype)))
+
+
+def _whole(spec: tuple, shape: tuple) -> bool:
+    """Whether the index is every element (``x[...]``, ``x[:]``, ``x[()]``, slices over
+    whole dims): PyTorch then writes ``x`` itself, not a view of it."""
+    return builtins.all(
+        s[0] == "s" and slice(s[1], s[2], s[3]).indices(n) == (0, n, 1) for s, n in zip(spec, shape)
     )
 
 

@@ -57,8 +57,30 @@ def test_grads_and_names_match_torch(shape, idx, value, value_grad):
         np.testing.assert_allclose(cv.numpy(), tv.numpy(), rtol=1e-5)
     else:
         assert cv is None and tv is None
-    if tname != "FillBackward3":  # (PyTorch's whole-tensor fill; compat names it CopySlices)
-        assert cname == tname
+    assert cname == tname
+
+
+@pytest.mark.parametrize(
+    "write",
+    [
+        lambda L, y: y.fill_(2.0),
+        lambda L, y: y.fill_(L.tensor(2.0)),
+        lambda L, y: y.copy_(L.ones(3)),
+        lambda L, y: y.__setitem__(Ellipsis, L.ones(3)),
+        lambda L, y: y.__setitem__(np.s_[0:2], -1.0),
+        lambda L, y: y.__setitem__((), L.tensor(3.0)),
+        lambda L, y: y.__setitem__(np.s_[:, 1:], 0.5),
+    ],
+)
+def test_whole_tensor_writes_name_pytorchs_nodes(write):
+    """``fill_`` of a number / 0-d tensor (``FillBackward2``/``3``), and an index that is
+    every element: ``fill_`` of a 0-d value, ``copy_`` of a tensor, as PyTorch."""
+    names = []
+    for lib in (torch, ct):
+        y = lib.ones(2, 3, requires_grad=True) * 1.0
+        write(lib, y)
+        names.append(y.grad_fn.name())
+    assert names[1] == names[0]
 
 
 def test_a_python_number_into_an_integer_tensor_truncates_as_torch():

@@ -87,7 +87,8 @@ def inplace_fill(self: Tensor, value: Any) -> Tensor:
             "fill_ only supports 0-dimension value tensor but got tensor with "
             f"{value.ndim} dimensions."
         )
-    return apply_inplace(self, _ip_fill_f, "FillBackward0", (value,), (("dtype", self._npdtype),))
+    node = "FillBackward3" if isinstance(value, Tensor) else "FillBackward2"
+    return apply_inplace(self, _ip_fill_f, node, (value,), (("dtype", self._npdtype),))
 
 
 def inplace_zero(self: Tensor) -> Tensor:
@@ -113,7 +114,9 @@ def inplace_copy(self: Tensor, src: Any) -> Tensor:
     src = coerce(src)
     if not isinstance(src, Tensor):
         raise TypeError(f"copy_(): argument 'src' must be Tensor, not {type(src).__name__}")
-    return apply_inplace(self, _ip_copy_f, "CopyBackwards", (src,), (("dtype", self._npdtype),))
+    return apply_inplace(
+        self, _ip_copy_f, "torch::autograd::CopyBackwards", (src,), (("dtype", self._npdtype),)
+    )
 
 
 def _ip_addc_f(x: Any, a: Any, b: Any, v: Any, *, op: str, dtype: np.dtype) -> Any:
