@@ -19,6 +19,7 @@ from compat._core.creation import _leaf
 from compat._core.mutation import apply_inplace
 from compat._core.ops._common import _c, coerce
 from compat._core.optable import Idx, Mask, Sample, T, defop
+from compat._core.setitem_nodes import basic, setitem_node
 from compat._core.tensor import Size, Tensor, _wrap_dim, apply
 from funcgrad import lax as flax
 from funcgrad import numpy as fnp
@@ -654,21 +655,9 @@ def getitem(self: Tensor, idx: Any) -> Tensor:
         else ("SliceBackward0" if builtins.all(s[0] in "sne" for s in spec) else "IndexBackward0")
     )
     out = apply(_getitem_f, name, (self, *dyn), (("spec", spec),))
-    if _basic(spec):
+    if basic(spec):
         return _views.make_view(out, self, ("ix", spec), tuple(arrays))
     return out
-
-
-def _basic(spec: tuple) -> bool:
-    """Basic indexing (slices, integers, ``None``, ``...``): PyTorch returns a view."""
-    return builtins.all(s[0] != "a" for s in spec)
-
-
-def _sliced(spec: tuple) -> bool:
-    """Whether PyTorch takes a view before writing the advanced indices (an integer, a
-    ``None`` or a slice that is not all of its dim): the write is then ``CopySlices``."""
-    full = ((None, None, None), (None, None, 1), (0, None, None), (0, None, 1))
-    return builtins.any(s[0] in "dn" or (s[0] == "s" and s[1:] not in full) for s in spec)
 
 
 def _setitem_f(x: Any, v: Any, *arrays: Any, spec: tuple, dtype: np.dtype) -> Any:
@@ -709,7 +698,7 @@ def setitem(self: Tensor, idx: Any, value: Any) -> None:
     spec, arrays = index_spec(idx, tuple(self.shape))
 
     value = coerce(value)
-    if self._view is not None and _basic(spec):
+    if self._view is not None and basic(spec):
         # PyTorch: a view of the indexed part, then copy_ into it
         part = getitem(self, idx)
         if isinstance(value, Tensor):
@@ -718,24 +707,8 @@ def setitem(self: Tensor, idx: Any, value: Any) -> None:
             part.fill_(value)
         return
     dyn = [a if type(a) is int else _leaf(a, False) for a in arrays]
-    if _whole(spec, self.shape):
-        # PyTorch writes the tensor itself: ``fill_`` of a 0-d value, else ``copy_``
-        name = (
-            "FillBackward3" if getattr(value, "ndim", 0) == 0 else "torch::autograd::CopyBackwards"
-        )
-    elif _basic(spec) or _sliced(spec):
-        name = "torch::autograd::CopySlices"
-    else:
-        name = "IndexPutBackward0"
+    name = setitem_node(spec, tuple(self.shape), value)
     apply_inplace(self, _setitem_f, name, (value, *dyn), (("spec", spec), ("dtype", self._npdtype)))
-
-
-def _whole(spec: tuple, shape: tuple) -> bool:
-    """Whether the index is every element (``x[...]``, ``x[:]``, ``x[()]``, slices over
-    whole dims): PyTorch then writes ``x`` itself, not a view of it."""
-    return builtins.all(
-        s[0] == "s" and slice(s[1], s[2], s[3]).indices(n) == (0, n, 1) for s, n in zip(spec, shape)
-    )
 
 
 def _gather_f(x: Any, idx: Any, *, axis: int) -> Any:
