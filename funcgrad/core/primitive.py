@@ -67,7 +67,9 @@ class TorchForm:
     bools (``neg``: ``negative`` of a bool is refused by funcgrad with its own text).
     Either refusal is an ``(exception type, text)`` pair where PyTorch raises another
     type (``deg2rad`` of a complex tensor: ``RuntimeError``; ``trunc`` of a bool:
-    ``NotImplementedError``).
+    ``NotImplementedError``). ``special`` names the op's spellings in ``torch.special``
+    (``logistic``: ``expit``; ``digamma``: ``digamma``, ``psi``), which compat generates
+    from the same op (``torch.special.X`` of a unary row is ``torch.X`` with its node).
     """
 
     grad_fn: str | None
@@ -84,6 +86,7 @@ class TorchForm:
     bool_error: str | tuple[type[Exception], str] | None = None
     scalar_other: str | None = None
     scalar_input: str | None = None
+    special: tuple[str, ...] = ()
 
 
 REGISTRY: dict[str, Primitive] = {}

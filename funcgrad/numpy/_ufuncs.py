@@ -17,7 +17,7 @@ import ml_dtypes
 import numpy as np
 
 from funcgrad.core import dtypes
-from funcgrad.core.primitive import REGISTRY, Composite, Primitive
+from funcgrad.core.primitive import REGISTRY, Composite, Primitive, TorchForm
 from funcgrad.custom import custom_jvp
 from funcgrad.numpy._core import (
     ArrayLike,
@@ -97,7 +97,18 @@ def _sinc(x: Any) -> Any:
     return _select(is0, ew.div(ew.sin(safe), safe), _sin_over_x_taylor()(0, px))
 
 
-sinc = _unary_inexact("sinc", _sinc, "``sin(pi x) / (pi x)`` with ``sinc(0) = 1``")
+#: ``sinc``'s row is declared here, not in ``primitives/composites.py``: its value at 0 is a
+#: ``custom_jvp`` function (every derivative exact), and ``funcgrad.custom`` sits above
+#: the primitives (docs/design.md, "Declared composites"); ``DECLARED`` below builds its
+#: numpy form and compat its ``torch.sinc``/``torch.special.sinc`` from this row
+SINC = Composite(
+    "sinc",
+    _sinc,
+    public=("numpy",),
+    doc="``sin(pi x) / (pi x)`` with ``sinc(0) = 1``",
+    domains=((-3.0, 3.0),),
+    torch=TorchForm("SincBackward0", special=("sinc",)),
+)
 
 
 def _select(pred: Any, on_false: Any, on_true: Any) -> Any:

@@ -86,7 +86,7 @@ exp2 = Composite(
     doc="Elementwise ``2 ** x``",
     docs={"numpy": "``2 ** x``"},
     domains=((-2.0, 2.0),),
-    torch=TorchForm("Exp2Backward0", saves="result"),
+    torch=TorchForm("Exp2Backward0", saves="result", special=("exp2",)),
 )
 log2 = Composite(
     "log2",
@@ -141,7 +141,7 @@ i0 = Composite(
     doc="Modified Bessel function of the first kind, order 0.",
     numpy_complex="type",
     domains=((-2.0, 2.0),),
-    torch=TorchForm("I0Backward0"),
+    torch=TorchForm("I0Backward0", special=("i0",)),
 )
 
 square = Composite(

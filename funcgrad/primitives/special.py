@@ -114,7 +114,7 @@ erfc_p = ew._unary(
     lax.erfc,
     lambda x, y: ew.mul(_c(x, -_TWO_OVER_SQRT_PI), ew.exp(ew.neg(ew.mul(x, x)))),
     allowed="real_float",
-    torch=TorchForm("ErfcBackward0"),
+    torch=TorchForm("ErfcBackward0", special=("erfc",)),
 )
 erfc_p.family = FAMILY
 

@@ -86,6 +86,22 @@ def test_primitive_torch_form_is_its_compat_row(prim):
         assert d.functional == t.functional and d.nn_module == t.module
         domains = {s.domain for s in d.samples if s.dtype == "float64"}
         assert domains == {prim.name}  # the samples draw from the row's declared domain
+    if t.special:  # torch.special's spellings are the same op (its node, its samples)
+        s = REGISTRY[f"special.{t.special[0]}"]
+        assert s.fn is d.fn and s.aliases == t.special[1:] and s.grad_fn == t.grad_fn
+
+
+def test_special_spellings_are_declared_on_rows(real_torch):
+    """No ``torch.special`` row repeats an op a funcgrad row declares: every unary special
+    op whose PyTorch node is a row's node is that row's spelling (``expit``: ``sigmoid``)."""
+    spelled = {n for p in torch_rows() for n in p.torch.special}
+    assert spelled  # (or the check below passes vacuously)
+    nodes = {p.torch.grad_fn for p in torch_rows() if p.arity == 1}
+    x = real_torch.tensor([0.25, 0.5], dtype=real_torch.float64, requires_grad=True)
+    for n, d in REGISTRY.items():
+        if d.module == "special" and "xlog" not in n and len(d.samples[0].tensors) == 1:
+            node = getattr(real_torch.special, n.partition(".")[2])(x).grad_fn.name()
+            assert (node in nodes) == (n.partition(".")[2] in spelled), (n, node)
 
 
 REAL_ONLY = sorted(

@@ -54,7 +54,6 @@ UNARY = {
         if prim.arity == 1
     },
     "cbrt": (-5, 5),
-    "sinc": (-3, 3),
     "fabs": (-3, 3),
     "positive": (-3, 3),
     "trunc": (-3, 3),

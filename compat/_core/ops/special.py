@@ -9,39 +9,46 @@ from typing import Any
 import numpy as np
 
 from compat._core import dtypes as _dt
+from compat._core.ops import unary
 from compat._core.ops._common import _c
 from compat._core.ops.binary import igamma_op
 from compat._core.ops.composite import logit
 from compat._core.optable import Sample, defop, no_bf16_kernel
 from compat._core.tensor import Tensor, apply
-from funcgrad import nn as fnn
-from funcgrad import numpy as fnp
+from funcgrad._compat_contract import torch_rows
 from funcgrad.scipy import special as fsp
 
 _SP = {"module": "special", "method": False, "node_name": False}
+#: a spelling of a row's op names the row's node, as PyTorch's does
+_SP_ROW = {"module": "special", "method": False}
 
 #: op -> (its function, its test domain: a ``(lo, hi)``, or the funcgrad primitive or
-#: declared composite whose row declares it)
+#: declared composite whose row declares it); torch.special's spellings of a row's op
+#: (``expit``, ``erf``, ``exp2``, ...) are declared on the row instead (below)
 _SPECIAL = {
-    "expit": (fnn.sigmoid, "logistic"),
-    "erf": (fsp.erf, "erf"),
-    "erfc": (fsp.erfc, "erfc"),
-    "erfinv": (fsp.erfinv, "erf_inv"),
-    "gammaln": (fsp.gammaln, "lgamma"),
-    "digamma": (fsp.digamma, "digamma"),
-    "psi": (fsp.digamma, "digamma"),
     "entr": (fsp.entr, (0.1, 2)),
     "ndtr": (fsp.ndtr, (-2, 2)),
     "ndtri": (fsp.ndtri, (0.1, 0.9)),
     "log_ndtr": (fsp.log_ndtr, (-2, 2)),
-    "i0": (fsp.i0, "i0"),
     "i0e": (fsp.i0e, (-2, 2)),
     "i1": (fsp.i1, (-2, 2)),
     "i1e": (fsp.i1e, (-2, 2)),
-    "expm1": (fnp.expm1, "expm1"),
-    "exp2": (fnp.exp2, "exp2"),
-    "log1p": (fnp.log1p, "log1p"),
 }
+
+
+def _spellings(p: Any) -> None:
+    """``torch.special``'s spellings of the unary op row ``p`` declares
+    (``TorchForm.special``: ``logistic``'s ``expit``, ``digamma``'s ``digamma`` and
+    ``psi``): the row's ``torch.X`` itself, so its node, promotion and refusals."""
+    t = p.torch
+    op = getattr(unary, t.name or p.name)
+    samples = (Sample(((2, 3),), domain=p.name), Sample(((4,),), domain=p.name, dtype="int64"))
+    defop(t.special[0], aliases=t.special[1:], grad_fn=t.grad_fn, samples=samples, **_SP_ROW)(op)
+
+
+for _p in torch_rows():
+    if _p.arity == 1 and _p.torch.special:
+        _spellings(_p)
 
 
 #: special functions PyTorch has no bfloat16 kernel for
@@ -74,7 +81,7 @@ def _special(op: str) -> Any:
 
 for _op in _SPECIAL:
     _special(_op)
-del _op
+del _op, _p
 
 
 def _xlog_f(x: Any, y: Any, *, op: str, dtype: np.dtype) -> Any:
@@ -110,15 +117,6 @@ def special_gammainc(input: Tensor, other: Tensor) -> Tensor:
 def special_gammaincc(input: Tensor, other: Tensor) -> Tensor:
     """``torch.special.gammaincc``: ``torch.igammac``."""
     return igamma_op(input, other, upper=True, name="special_gammaincc")
-
-
-def _sinc_f(x: Any, *, dtype: np.dtype) -> Any:
-    return fnp.sinc(_c(x, dtype))
-
-
-@defop(samples=Sample(((2, 3),)), **_SP)
-def sinc(input: Tensor) -> Tensor:
-    return apply(_sinc_f, "SincBackward0", (input,), (("dtype", _dt.float_type(input._npdtype)),))
 
 
 @defop(name="logit", samples=Sample(((2, 3),), domain=(0.1, 0.9)), **_SP)

@@ -72,7 +72,7 @@ log1p_p = _unary(
     doc="Elementwise ``log(1 + x)``, accurate near 0",
     docs={"numpy": "Elementwise ``log(1 + x)``"},
     public=("lax", "numpy"),
-    torch=TorchForm("Log1PBackward0"),
+    torch=TorchForm("Log1PBackward0", special=("log1p",)),
 )
 expm1_p = _unary(
     "expm1",
@@ -83,7 +83,7 @@ expm1_p = _unary(
     doc="Elementwise ``e**x - 1``, accurate near 0",
     docs={"numpy": "Elementwise ``exp(x) - 1``"},
     public=("lax", "numpy"),
-    torch=TorchForm("Expm1Backward0", saves="result"),
+    torch=TorchForm("Expm1Backward0", saves="result", special=("expm1",)),
 )
 sin_p = _unary(
     "sin",
@@ -263,6 +263,7 @@ logistic_p = _unary(
         saves="result",
         functional="``1 / (1 + exp(-input))``.",
         module=("Sigmoid", "Logistic sigmoid."),
+        special=("expit",),
     ),
 )
 erf_p = _unary(
@@ -273,7 +274,7 @@ erf_p = _unary(
     host=_host_special("erf"),
     doc="Elementwise error function",
     public=("lax",),
-    torch=TorchForm("ErfBackward0"),
+    torch=TorchForm("ErfBackward0", special=("erf",)),
 )
 # erf_inv has no host rule: ``random.normal`` is ``erf_inv`` of uniform bits, and its
 # samples must be JAX's bit for bit, which only XLA's own approximation gives
@@ -286,7 +287,7 @@ erf_inv_p = _unary(
     hi=0.9,
     doc="Elementwise inverse error function",
     public=("lax",),
-    torch=TorchForm("ErfinvBackward0", name="erfinv", inplace_function=False),
+    torch=TorchForm("ErfinvBackward0", name="erfinv", inplace_function=False, special=("erfinv",)),
 )
 lgamma_p = _unary(
     "lgamma",
@@ -299,7 +300,7 @@ lgamma_p = _unary(
     host=_host_special("gammaln"),
     doc="Elementwise log-gamma",
     public=("lax",),
-    torch=TorchForm("LgammaBackward0", inplace_function=False),
+    torch=TorchForm("LgammaBackward0", inplace_function=False, special=("gammaln",)),
 )
 digamma_p = _unary(
     "digamma",
@@ -315,6 +316,7 @@ digamma_p = _unary(
         "DigammaBackward0",
         inplace_function=False,
         complex_error="\"digamma\" not implemented for '{dtype}'",
+        special=("digamma", "psi"),
     ),
 )
 
