@@ -189,6 +189,7 @@ class _Step:
 
     __slots__ = (
         "casts",
+        "foldable",
         "ins",
         "multi",
         "out_dtypes",
@@ -222,6 +223,47 @@ class _Step:
         self.outs = tuple(slot(v) for v in e.outvars)
         self.out_dtypes = tuple(v.aval.dtype for v in e.outvars)
         self.multi = e.prim.multiple_results
+        #: whether the generated plan may compute it once, when every input is a literal
+        #: (:func:`_fold`): a host rule, no effects, no sub-program, at least one input
+        self.foldable = (
+            e.prim.host is not None
+            and not e.prim.effectful
+            and bool(e.inputs)
+            and not any(_holds_program(p) for p in e.params.values())
+        )
+
+
+def _holds_program(p: Any) -> bool:
+    if isinstance(p, (tuple, list)):
+        return any(isinstance(q, Program) for q in p)
+    return isinstance(p, Program)
+
+
+def _fold(st: _Step, args: list[Any]) -> list[Any] | None:
+    """The outputs of step ``st`` on the constant operands ``args``, computed as the
+    generated plan would compute them (operand casts, NumPy's FP warnings off, outputs
+    cast to their dtypes, arrays read-only: they are shared by every call); ``None`` when
+    the rule raises (the plan then runs it, and raises, at every call as before)."""
+    if st.casts is not None:
+        args = [a if t is None else _cast_operand(a, t) for a, t in zip(args, st.casts)]
+    tok = _ERR_VAR.set(_ERR_IGNORE) if _ERR_VAR is not None else None
+    try:
+        r = st.rule(*args, **st.params)
+    except Exception:
+        return None
+    finally:
+        if tok is not None:
+            _ERR_VAR.reset(tok)
+    if not st.multi:
+        r = (r,)
+    outs = []
+    for o, d in zip(r, st.out_dtypes):
+        if type(o) not in _HOST_TYPES or o.dtype != d:
+            o = fix_dtype(o, d)
+        if type(o) is _ndarray:
+            o.flags.writeable = False
+        outs.append(o)
+    return outs
 
 
 class HostPlan:
@@ -341,10 +383,14 @@ def _generate(steps: tuple[_Step, ...], template_info: tuple) -> Callable[..., l
         "IGN": _ERR_IGNORE,
     }
 
+    #: slot -> its value, for the literals and the steps computed from literals alone
+    known = {i: template[i] for i in range(n_in, len(template)) if template[i] is not None}
+    out_slots = set(outs)
+
     def name(i: int) -> str:
-        if i < n_in or template[i] is None:
+        if i not in known:
             return f"v{i}"
-        ns[f"c{i}"] = template[i]
+        ns[f"c{i}"] = known[i]
         return f"c{i}"
 
     params_in = [f"v{i}" for i in range(n_in)]
@@ -353,6 +399,15 @@ def _generate(steps: tuple[_Step, ...], template_info: tuple) -> Callable[..., l
     body.append("    tok = errset(IGN)")
     body.append("    try:")
     for k, st in enumerate(steps):
+        if (
+            st.foldable
+            and all(i in known for i in st.ins)
+            and not any(o in out_slots for o in st.outs)
+        ):
+            vals = _fold(st, [known[i] for i in st.ins])
+            if vals is not None:
+                known.update(zip(st.outs, vals))
+                continue
         ns[f"r{k}"] = st.rule
         args = [name(i) for i in st.ins]
         if st.casts is not None:
@@ -390,13 +445,13 @@ def _generate(steps: tuple[_Step, ...], template_info: tuple) -> Callable[..., l
             body.append(
                 f"        if type({o}) not in HOST or {o}.dtype != {dn}: {o} = fix({o}, {dn})"
             )
-    if not steps:
+    if body[-1] == "    try:":
         body.append("        pass")
     body.append("    finally:")
     body.append("        errreset(tok)")
     out_names = [name(i) for i in outs]
     for i in dict.fromkeys(outs):  # values are immutable: np.asarray(value) is read-only
-        if i >= n_in and template[i] is None:
+        if i >= n_in and i not in known:
             body.append(f"    if type(v{i}) is nd: v{i}.flags.writeable = False")
     body.append(f"    return [{', '.join(out_names)}]")
     source = f"def run({', '.join(params_in)}):\n" + "\n".join(body)

@@ -65,7 +65,7 @@ class _Stats:
         "fallback_eqns",
         "host_calls",
         "host_eqns",
-        "host_seconds",
+        "host_ns",
         "template_calls",
         "templates",
     )
@@ -74,11 +74,11 @@ class _Stats:
         self.reset()
 
     def reset(self) -> None:
-        self.host_calls = self.host_eqns = self.fallback_eqns = 0
+        self.host_calls = self.host_eqns = self.fallback_eqns = self.host_ns = 0
         self.compiled_calls = self.background_compiles = self.background_kept_host = 0
         self.background_trials = 0
         self.templates = self.template_calls = 0
-        self.host_seconds = self.background_seconds = 0.0
+        self.background_seconds = 0.0
 
 
 _stats = _Stats()
@@ -266,13 +266,14 @@ class Tiered:
         "calls",
         "exe",
         "exe_min_ns",
-        "host_ns",
+        "floor_us",
         "min_ns",
         "n_args",
         "n_eqns",
         "plan",
         "probes",
         "prog",
+        "spent_ms",
         "submitted",
         "trial",
         "trial_host",
@@ -286,7 +287,6 @@ class Tiered:
         self.plan: HostPlan | None = None
         self.exe: Callable[..., Any] | None = None
         self.calls = 0
-        self.host_ns = 0
         self.min_ns = 1 << 62
         self.submitted = False
         self.probes = 0
@@ -297,6 +297,10 @@ class Tiered:
         self.trial_min = [1 << 62, 1 << 62]  # fastest interval: [compiled, host]
         self.n_eqns = len(prog.eqns)
         self.n_args = len(prog.constvars) + len(prog.invars) + len(prog.outvars)
+        #: ns per policy unit of the compile thresholds at this program's size (see
+        #: ``__call__``): ``tier_compile_min_us`` and ``tier_compile_host_ms`` times these
+        self.floor_us = 1e3 * max(1.0, self.n_args / 4)
+        self.spent_ms = 1e6 * max(1.0, self.n_eqns / 16)
 
     def __call__(self, *args: Any) -> list[Any]:
         exe = self.exe
@@ -319,38 +323,33 @@ class Tiered:
         t0 = time.perf_counter_ns()
         out = plan.run(*args)
         dt = time.perf_counter_ns() - t0
-        self.calls += 1
-        self.host_ns += dt
+        self.calls = calls = self.calls + 1
         if dt < self.min_ns:
             self.min_ns = dt
         s = _stats
         s.host_calls += 1
         s.host_eqns += self.n_eqns
-        s.host_seconds += dt * 1e-9
-        if (
-            m == "tiered"
-            and not self.submitted
-            and (
-                self.calls >= POLICY.tier_compile_after
-                or (
-                    self.calls >= POLICY.tier_early_calls
-                    and self.min_ns >= POLICY.tier_early_ms * 1e6
-                )
-            )
-        ):
-            # a call's wall time is its work plus what the scheduler took from it (a
-            # loaded machine preempts a 5 us call for milliseconds now and then): the
-            # fastest call measures the work, and the work decides
-            work = self.min_ns
-            # XLA's call floor grows with the arguments and results it converts (a
-            # NumPy argument is copied in: 3-6 us each under load), so the floor
-            # ``tier_compile_min_us`` covers four of them and grows with the rest
-            floor = POLICY.tier_compile_min_us * 1e3 * max(1.0, self.n_args / 4)
-            # and XLA's compile time with the equations (~0.6-1.5 ms each): the host
-            # work done must reach ``tier_compile_host_ms`` per 16 of them
-            spent = POLICY.tier_compile_host_ms * 1e6 * max(1.0, self.n_eqns / 16)
-            if work >= floor and work * self.calls >= spent:
-                self._submit()
+        s.host_ns += dt
+        if m == "tiered" and not self.submitted:
+            p = POLICY
+            if calls >= p.tier_compile_after or (
+                calls >= p.tier_early_calls and self.min_ns >= p.tier_early_ms * 1e6
+            ):
+                # a call's wall time is its work plus what the scheduler took from it (a
+                # loaded machine preempts a 5 us call for milliseconds now and then): the
+                # fastest call measures the work, and the work decides. XLA's call floor
+                # grows with the arguments and results it converts (a NumPy argument is
+                # copied in: 3-6 us each under load), so the floor
+                # ``tier_compile_min_us`` covers four of them and grows with the rest
+                # (``floor_us``); and XLA's compile time with the equations (~0.6-1.5 ms
+                # each): the host work done must reach ``tier_compile_host_ms`` per 16 of
+                # them (``spent_ms``)
+                work = self.min_ns
+                if (
+                    work >= p.tier_compile_min_us * self.floor_us
+                    and work * calls >= p.tier_compile_host_ms * self.spent_ms
+                ):
+                    self._submit()
         return out
 
     def would_compile(self) -> bool:
@@ -544,7 +543,7 @@ def stats() -> dict[str, Any]:
         "mode": mode(),
         "host_calls": s.host_calls,
         "host_equations": s.host_eqns,
-        "host_seconds": s.host_seconds,
+        "host_seconds": s.host_ns * 1e-9,
         "fallback_equations": s.fallback_eqns,
         "compiled_calls": s.compiled_calls,
         "background_compiles": s.background_compiles,

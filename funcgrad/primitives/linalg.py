@@ -250,6 +250,35 @@ def host_operand(x: Any, like: Any) -> np.ndarray:
     return np.asarray(x)
 
 
+#: (dimension numbers, shapes, dtypes, preferred type) -> what ``_dot_general_host``
+#: computes from them: the dtype, the operands' permutations, the matmul shapes and the
+#: result's shape (a step's few products meet the same ones every call)
+_DOT_LAYOUT: dict[tuple, tuple] = {}
+
+
+def _dims_nested(dn: Any) -> Any:
+    return tuple(tuple(tuple(int(i) for i in ds) for ds in pair) for pair in dn)
+
+
+def _dot_layout(key: tuple) -> tuple:
+    dimension_numbers, xs, ys, xd, preferred_element_type = key
+    (lc, rc), (lb, rb) = dimension_numbers
+    dt = host_compute_dtype(xd, preferred_element_type)
+    xf = _free(len(xs), lc, lb)
+    yf = _free(len(ys), rc, rb)
+    nb = math.prod([xs[i] for i in lb])
+    m = math.prod([xs[i] for i in xf])
+    k = math.prod([xs[i] for i in lc])
+    n = math.prod([ys[i] for i in yf])
+    out = (*(xs[i] for i in lb), *(xs[i] for i in xf), *(ys[i] for i in yf))
+    xshape, yshape = ((nb, m, k), (nb, k, n)) if lb else ((m, k), (k, n))
+    layout = (dt, (*lb, *xf, *lc), (*rb, *rc, *yf), xshape, yshape, out)
+    if len(_DOT_LAYOUT) >= 1024:
+        _DOT_LAYOUT.clear()
+    _DOT_LAYOUT[key] = layout
+    return layout
+
+
 def _dot_general_host(
     x: Any, y: Any, *, dimension_numbers: DimensionNumbers, preferred_element_type: Any = None
 ) -> np.ndarray:
@@ -257,26 +286,22 @@ def _dot_general_host(
     contracting)`` / ``(batch, contracting, free)``, one (stacked) ``np.matmul`` (BLAS for
     float32/float64/complex, in the operands' precision), reshaped back."""
     x, y = host_operand(x, y), host_operand(y, x)
-    (lc, rc), (lb, rb) = dimension_numbers
-    dt = host_compute_dtype(x.dtype, preferred_element_type)
+    key = (dimension_numbers, x.shape, y.shape, x.dtype, preferred_element_type)
+    try:
+        layout = _DOT_LAYOUT.get(key)
+    except TypeError:  # (dimension numbers given as lists: not kept)
+        key = (_dims_nested(dimension_numbers), *key[1:])
+        layout = None
+    if layout is None:
+        layout = _dot_layout(key)
+    dt, xperm, yperm, xshape, yshape, out = layout
     if x.dtype != dt:
         x = x.astype(dt)
     if y.dtype != dt:
         y = y.astype(dt)
-    xf = _free(x.ndim, lc, lb)
-    yf = _free(y.ndim, rc, rb)
-    xs, ys = x.shape, y.shape
-    nb = math.prod([xs[i] for i in lb])
-    m = math.prod([xs[i] for i in xf])
-    k = math.prod([xs[i] for i in lc])
-    n = math.prod([ys[i] for i in yf])
-    xt = x.transpose((*lb, *xf, *lc))
-    yt = y.transpose((*rb, *rc, *yf))
-    if lb:
-        out = np.matmul(xt.reshape(nb, m, k), yt.reshape(nb, k, n))
-    else:
-        out = np.matmul(xt.reshape(m, k), yt.reshape(k, n))
-    return out.reshape((*(xs[i] for i in lb), *(xs[i] for i in xf), *(ys[i] for i in yf)))
+    return np.matmul(
+        x.transpose(xperm).reshape(xshape), y.transpose(yperm).reshape(yshape)
+    ).reshape(out)
 
 
 dot_general_p.host = _dot_general_host
