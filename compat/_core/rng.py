@@ -196,12 +196,17 @@ def _libm(name: str, x: np.ndarray) -> np.ndarray:
     return np.array([fn(v) for v in x.reshape(-1).tolist()], np.float64).reshape(x.shape)
 
 
+_MASK53, _MASK24 = np.uint64(2**53 - 1), np.uint64(2**24 - 1)
+_ULP24 = np.float32(2.0**-24)
+
+
 def _real(gen: Generator, n: int, npd: np.dtype) -> np.ndarray:
-    """``n`` uniforms in [0, 1) as PyTorch's ``uniform_real_distribution<npd>``."""
+    """``n`` uniforms in [0, 1) as PyTorch's ``uniform_real_distribution<npd>`` (a new,
+    writable array)."""
     if np.dtype(npd) == np.float64:
-        return (gen._u64(n) & np.uint64(2**53 - 1)).astype(np.float64) * 2.0**-53
-    vals = (gen._u32(n) & np.uint64(2**24 - 1)).astype(np.float32) * np.float32(2.0**-24)
-    return vals.astype(npd)
+        return (gen._u64(n) & _MASK53).astype(np.float64) * 2.0**-53
+    vals = (gen._u32(n) & _MASK24).astype(np.float32) * _ULP24
+    return vals.astype(npd, copy=False)
 
 
 def _work_dtype(npd: np.dtype) -> np.dtype:
@@ -247,12 +252,27 @@ def _fill16(d: np.ndarray) -> np.ndarray:
     float32 mirrors PyTorch's vectorised kernel (float angle, float results) with double
     log/sqrt/cos/sin rounded once, so values agree with PyTorch's within about 1 ulp."""
     if d.dtype == np.float64:
-        u1, theta = 1.0 - d[:, :8], 2.0 * math.pi * d[:, 8:]
+        theta = 2.0 * math.pi * d[:, 8:]
     else:
-        u1 = (np.float32(1) - d[:, :8]).astype(np.float64)
         theta = (np.float32(2 * math.pi) * d[:, 8:]).astype(np.float64)
-    radius = np.sqrt(-2.0 * _libm("log", u1))
-    both = np.concatenate([radius * np.cos(theta), radius * np.sin(theta)], axis=1)
+    rows = d.shape[0]
+    if rows * 8 > _LIBM_MAX:
+        if d.dtype == np.float64:
+            u1 = 1.0 - d[:, :8]
+        else:
+            u1 = (np.float32(1) - d[:, :8]).astype(np.float64)
+        radius = np.sqrt(-2.0 * _libm("log", u1))
+    else:
+        # ``1 - u`` is exact in double for a float32 uniform (a multiple of 2**-24 in
+        # [0, 1)) as in float32, and ``sqrt`` is correctly rounded in both libraries: the
+        # radii as PyTorch's (and ``_libm``'s) C ``log`` gives them, in one Python pass
+        log, sqrt = math.log, math.sqrt
+        radius = np.array(
+            [sqrt(-2.0 * log(1.0 - u)) for u in d[:, :8].ravel().tolist()], np.float64
+        ).reshape(rows, 8)
+    both = np.empty((rows, 16), np.float64)
+    np.multiply(radius, np.cos(theta), out=both[:, :8])
+    np.multiply(radius, np.sin(theta), out=both[:, 8:])
     return both.astype(d.dtype)
 
 
@@ -291,6 +311,10 @@ def normal(
     d[:full] = _fill16(d[:full].reshape(-1, 16)).reshape(-1)
     if n % 16:
         d[n - 16 :] = _fill16(_real(gen, 16, wd).reshape(1, 16)).reshape(-1)
+    if npd == wd and std == 1.0 and mean == 0.0 and type(std) is type(mean) is float:
+        # ``d * 1 + 0`` in double, rounded back: ``d`` itself but ``-0.0``, which the
+        # ``+ 0`` makes ``+0.0`` (as ``d + 0`` in ``d``'s own dtype does)
+        return (d + wd.type(0.0)).reshape(shape)
     # float32: one rounding of ``n * std + mean`` (PyTorch's kernel uses a fused multiply-add)
     out = d.astype(np.float64) * float(wd.type(std)) + float(wd.type(mean))
     return out.astype(npd).reshape(shape)
