@@ -161,8 +161,9 @@ class Primitive:
         #: how the numpy form prepares its operands before binding: ``"inexact"`` (bool and
         #: integers promote to float), ``"keep"`` (the dtype kept; a unary form refuses
         #: bool), ``"float_or_id"`` (identity on integers and bools), ``"id_unsigned"``
-        #: (identity on unsigned integers and bools) or ``"intbool"`` (the dtype kept,
-        #: integer or bool only)
+        #: (identity on unsigned integers and bools), ``"intbool"`` (the dtype kept,
+        #: integer or bool only) or, for a declared composite whose function looks at the
+        #: dtype itself, ``"as_is"`` (any operand, unchanged: ``signbit``)
         self.numpy_promotion = "inexact"
         #: a numpy name's own preparation where it is not ``numpy_promotion`` (declared as
         #: ``"numpy:logical_and=logical"``): ``"logical"`` tests the operands against zero

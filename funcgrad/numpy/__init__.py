@@ -286,7 +286,6 @@ from funcgrad.numpy._ufuncs import (  # noqa: F401
     conj,
     conjugate,
     divmod,
-    fabs,
     fmod,
     heaviside,
     imag,
@@ -307,8 +306,6 @@ from funcgrad.numpy._ufuncs import (  # noqa: F401
     rint,
     round,
     select,
-    signbit,
-    sinc,
 )
 from funcgrad.numpy._windows import (  # noqa: F401
     bartlett,

@@ -39,7 +39,7 @@ from funcgrad.numpy._core import (
 from funcgrad.primitives import elementwise as ew
 from funcgrad.primitives import public_doc, public_forms
 from funcgrad.primitives import shape as sh
-from funcgrad.primitives.composites import lax_const, like, signbit_float, strong
+from funcgrad.primitives.composites import lax_const, like, strong
 
 _BOOL = np.dtype("bool")
 
@@ -140,13 +140,6 @@ def _unary_keep(
     return f
 
 
-def fabs(x: ArrayLike) -> Any:
-    """Absolute value as a float."""
-    (x,) = promote("fabs", x, to="inexact")
-    _no_complex("fabs", x)
-    return out(ew.abs(x))
-
-
 def _refuse_complex(name: str, how: str, *xs: Any) -> None:
     """A declared composite's refusal of complex operands (``Composite.numpy_complex``):
     ``"type"``, a ``TypeError`` (``i0``); ``"value"``, ``jnp.hypot``'s ``ValueError``."""
@@ -172,6 +165,16 @@ def positive(x: ArrayLike) -> Any:
     """``+x``."""
     (x,) = promote("positive", x)
     return out(x)
+
+
+def _as_is(name: str, fn: Callable[[Any], Any], doc: str) -> Callable[[ArrayLike], Any]:
+    def f(x: ArrayLike) -> Any:
+        (x,) = promote(name, x)
+        return out(fn(x))
+
+    f.__name__ = f.__qualname__ = name
+    f.__doc__ = doc
+    return f
 
 
 def _float_or_id(name: str, fn: Callable[[Any], Any], doc: str) -> Callable[[ArrayLike], Any]:
@@ -252,14 +255,6 @@ def isneginf(x: ArrayLike) -> Any:
     """Elementwise test for -inf."""
     (x,) = promote("isneginf", x)
     return out(ew.eq(x, like(x, -np.inf)) if _inexact(x) else _full_bool(x, False))
-
-
-def signbit(x: ArrayLike) -> Any:
-    """Whether the sign bit is set (True for -0.0)."""
-    (x,) = promote("signbit", x)
-    if _is_bool(x):
-        return out(_full_bool(x, False))
-    return out(signbit_float(x) if _inexact(x) else ew.lt(x, like(x, 0)))
 
 
 def conjugate(x: ArrayLike) -> Any:
@@ -442,6 +437,8 @@ def _declared_builder(name: str, prim: Primitive | Composite, doc: str) -> Calla
         return _unary_keep(name, unsigned_id, f"{doc}.", on_bool="id")
     if prim.numpy_promotion == "intbool":
         return _unary_intbool(name, prim.bind, f"{doc}.")
+    if prim.numpy_promotion == "as_is":  # (the row's function looks at the dtype)
+        return _as_is(name, prim.bind, f"{doc}.")
     if prim.numpy_promotion == "float_or_id":
         return _float_or_id(name, prim.bind, f"{doc}.")
     return _unary_inexact(name, prim.bind, doc, no_complex)

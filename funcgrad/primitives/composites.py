@@ -168,6 +168,38 @@ trunc = Composite(
     ),
 )
 
+
+def _signbit(x: Any) -> Any:
+    a = to_aval(x)
+    if a.dtype == np.bool_:  # (no sign bit)
+        return sh.full(a.shape, False, np.dtype(np.bool_))
+    return signbit_float(x) if dtypes.is_inexact(a.dtype) else ew.lt(x, like(x, 0))
+
+
+signbit = Composite(
+    "signbit",
+    _signbit,
+    public=("numpy",),
+    doc="Whether the sign bit is set (True for -0.0; False for bools).",
+    numpy="as_is",
+    domains=((-2.0, 2.0),),
+    torch=TorchForm(
+        None,
+        promote="keep",
+        inplace=False,
+        inplace_function=False,
+        complex_error="signbit is not implemented for complex tensors.",
+    ),
+)
+fabs = Composite(
+    "fabs",
+    ew.abs,
+    public=("numpy",),
+    doc="Absolute value as a float",
+    numpy_complex="type",
+    domains=((-2.0, 2.0),),
+)
+
 # ------------------------------------------------------------------ binary
 
 

@@ -54,7 +54,6 @@ UNARY = {
         if prim.arity == 1
     },
     "cbrt": (-5, 5),
-    "fabs": (-3, 3),
     "positive": (-3, 3),
     "trunc": (-3, 3),
     "rint": (-3, 3),
@@ -65,7 +64,6 @@ UNARY = {
     "isinf": (-3, 3),
     "isposinf": (-3, 3),
     "isneginf": (-3, 3),
-    "signbit": (-3, 3),
     "logical_not": (-1, 1),
     "conjugate": (-3, 3),
     "conj": (-3, 3),

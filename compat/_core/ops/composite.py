@@ -469,15 +469,6 @@ def nan_to_num(
     return apply(_nan_to_num_f, "NanToNumBackward0", (input,), st)
 
 
-def _signbit_f(x: Any) -> Any:
-    return fnp.signbit(x)
-
-
-@defop(samples=Sample(((2, 3),), grad=False))
-def signbit(input: Tensor) -> Tensor:
-    return apply(_signbit_f, "signbit", (input,))
-
-
 def _sgn_f(x: Any) -> Any:
     zero = x == 0
     return fnp.where(zero, fnp.zeros_like(x), x / fnp.where(zero, 1, fnp.abs(x)))

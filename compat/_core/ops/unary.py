@@ -130,9 +130,10 @@ def _kept(p: Any) -> Any:
     """The op of a primitive row whose PyTorch form keeps the input's dtype
     (``promote="keep"``: ``neg``, ``abs``, ``sign``, ``floor``, ``ceil``): the row's numpy
     form, which treats integers and bools as PyTorch does (``floor`` of an integer is
-    itself), after PyTorch's own refusals (``neg`` of a bool: ``TorchForm.bool_error``)."""
+    itself), after PyTorch's own refusals (``neg`` of a bool: ``TorchForm.bool_error``).
+    A row with no node (``signbit``: a bool result) is compared by value only."""
     t = p.torch
-    op, name, saves = t.name or p.name, t.grad_fn, t.saves
+    op, name, saves = t.name or p.name, t.grad_fn or t.name or p.name, t.saves
     numpy_form = getattr(fnp, p.public["numpy"][0])
     complex_error = _complex_error(p, f"{op} is not supported for complex inputs")
     bool_error = _refusal(t.bool_error, RuntimeError)
@@ -147,13 +148,17 @@ def _kept(p: Any) -> Any:
     f.__name__ = op
     f.__doc__ = f"Elementwise ``{op}`` (the input's dtype kept)."
     domain = p.name
-    samples = (Sample(((2, 3),), domain=domain), Sample(((4,),), dtype="int64", grad=False))
+    grad = t.grad_fn is not None
+    samples = (
+        Sample(((2, 3),), domain=domain, grad=grad),
+        Sample(((4,),), dtype="int64", grad=False),
+    )
     return defop(
         op,
-        inplace=True,
-        inplace_function=t.inplace_function,
+        inplace=t.inplace,
+        inplace_function=t.inplace_function if t.inplace else False,
         aliases=t.aliases,
-        grad_fn=name,
+        grad_fn=t.grad_fn,
         samples=samples,
     )(f)
 
