@@ -2,21 +2,22 @@
 
 :meth:`ProcessGroup.all_reduce_many` works out, at each call, the signature of its
 arrays, checks it (once) with the other members, traces (once) and looks up its
-programs, and dispatches three of them (join, collective, cut). A training loop
-averages the same gradients every step, so a :class:`Bucket` does all that once, when
-it is made, and each call is: join the arrays into one flat buffer on this process's
-device (one compiled local program, or NumPy for host values), and run one program
-over the process mesh, with that buffer as this process's block, that reduces the
-blocks (XLA's all-reduce), applies the reduction's finish (``avg``'s division) and cuts
-the result back into arrays of the bucket's shapes. That program is called through
-JAX's runtime executable with the buffer as it is, and hands back this process's
-outputs (:func:`~funcgrad.distributed._runtime.local_executable`): no global array is
-built, in or out (where this JAX's executable is out of reach, the buffer is wrapped as
-its block of a global array). The collective keeps one operand, whatever the arrays'
-kind: every member must run the same program, and whether a member's gradients are
-host values or device arrays is its own tiers' choice (a program taking the arrays as
-operands would need one host-to-device copy per array, about 90 us each, for host
-values).
+programs. A training loop averages the same gradients every step, so a :class:`Bucket`
+does all that once, when it is made, and each call is: join the arrays into one flat
+buffer, run one program over the process mesh with that buffer as this process's block
+(XLA's all-reduce of the blocks and the reduction's finish, ``avg``'s division: a flat
+buffer out), and cut the result back into arrays of the bucket's shapes. The program
+is called through JAX's runtime executable with the buffer as it is and hands back this
+process's output (:func:`~funcgrad.distributed._runtime.local_executable`): no global
+array is built, in or out (where this JAX's executable is out of reach, the buffer is
+wrapped as its block of a global array).
+
+The collective is the same program whatever the arrays' kind: every member must run
+the same program, and whether a member's gradients are host values or device arrays is
+its own tiers' choice. The join and the cut follow the kind, on this process alone:
+host values (compat's host tier) are joined by NumPy and come back as NumPy views of
+the result (on a CPU device the result is read without a copy), device arrays are
+joined and cut by compiled local programs and stay on the device.
 """
 
 from __future__ import annotations
@@ -30,10 +31,17 @@ import numpy as np
 
 import funcgrad.numpy as fnp
 from funcgrad.core import compile_cache
-from funcgrad.distributed._groups import REDUCE_OPS, ProcessGroup, _failed, _reduce
+from funcgrad.distributed._groups import (
+    REDUCE_OPS,
+    ProcessGroup,
+    _failed,
+    _reduce,
+    _split,
+)
 from funcgrad.distributed._runtime import (
     CollectiveError,
     block_assembler,
+    host_to_device,
     local_executable,
     process_index,
 )
@@ -58,21 +66,33 @@ def _joiner(shapes: tuple[tuple[int, ...], ...], dtype: np.dtype) -> Callable:
     return lambda xs: fn(*consts, *xs)[0]
 
 
+def _cutter(shapes: tuple[tuple[int, ...], ...], dtype: np.dtype) -> Callable:
+    """The compiled local program cutting a flat buffer into arrays of ``shapes``."""
+    offsets = _offsets(shapes)
+
+    def cut(flat: Any) -> list:
+        return [flat[a:b].reshape(s) for a, b, s in zip(offsets[:-1], offsets[1:], shapes)]
+
+    prog = jit(cut).trace(jax.ShapeDtypeStruct((offsets[-1],), dtype))
+    fn = compile_cache.compiled(prog, name="bucket_cut")
+    consts = tuple(prog.consts)
+    return lambda flat: fn(*consts, flat)
+
+
 def _reducer(
-    group: ProcessGroup, shapes: tuple[tuple[int, ...], ...], dtype: np.dtype, op: str
-) -> tuple[Callable[[Any], list], bool]:
-    """The compiled program over the process mesh: the members' flat buffers (one block
-    each of a global array) reduced with ``op`` and cut into arrays of ``shapes``, as a
-    function of this process's flat buffer returning its outputs; and whether it calls
-    JAX's runtime executable with the buffer directly (no global array in or out)."""
-    offsets, size = _offsets(shapes), group.size
+    group: ProcessGroup, n: int, dtype: np.dtype, op: str
+) -> tuple[Callable[[jax.Array], jax.Array], bool]:
+    """The compiled program over the process mesh: the members' flat buffers of ``n``
+    elements (one block each of a global array) reduced with ``op``, as a function of
+    this process's flat buffer returning its flat result; and whether it calls JAX's
+    runtime executable with the buffer directly (no global array in or out)."""
+    size = group.size
 
-    def reduce_and_cut(g: Any) -> list:
-        out = _reduce(op, g.reshape((size, offsets[-1])))
-        return [out[a:b].reshape(s) for a, b, s in zip(offsets[:-1], offsets[1:], shapes)]
+    def reduce(g: Any) -> Any:
+        return _reduce(op, g.reshape((size, n)))
 
-    global_shape = (size * offsets[-1],)
-    prog = jit(reduce_and_cut).trace(jax.ShapeDtypeStruct(global_shape, dtype))
+    global_shape = (size * n,)
+    prog = jit(reduce).trace(jax.ShapeDtypeStruct(global_shape, dtype))
     sharded, replicated = group._shardings
     fn = compile_cache.compiled(
         prog,
@@ -83,10 +103,10 @@ def _reducer(
     if not prog.consts:
         direct = local_executable(fn, [jax.ShapeDtypeStruct(global_shape, dtype, sharding=sharded)])
         if direct is not None:
-            return (lambda flat: direct([flat])), True
+            return (lambda flat: direct([flat])[0]), True
     consts = tuple(prog.consts)
     assemble = block_assembler(global_shape, dtype, sharded)
-    return (lambda flat: [o.addressable_data(0) for o in fn(*consts, assemble(flat))]), False
+    return (lambda flat: fn(*consts, assemble(flat))[0].addressable_data(0)), False
 
 
 class Bucket:
@@ -94,8 +114,10 @@ class Bucket:
 
     Made in every member of ``group`` at the same point of the program (the members
     compare the signature then, as a first collective call does). Calling it with arrays
-    of the bucket's shapes (device arrays, or host values) returns, on every member, each
-    array reduced over the group, as device arrays on this process's device of the group.
+    of the bucket's shapes returns, on every member, each array reduced over the group:
+    device arrays (on this process's device of the group) for device arrays, or for
+    host values among device arrays; NumPy arrays (read-only views of one buffer) for
+    host values.
 
     Args:
         group: the process group.
@@ -132,13 +154,14 @@ class Bucket:
         self._direct = False
         if group.size > 1:
             self._join = _joiner(self.shapes, self.dtype)
-            self._reduce_cut, self._direct = _reducer(group, self.shapes, self.dtype, op)
+            self._cut = _cutter(self.shapes, self.dtype)
+            self._reduce, self._direct = _reducer(group, self._numel, self.dtype, op)
 
     def __repr__(self) -> str:
         return f"Bucket({len(self.shapes)} arrays, {self._numel} {self.dtype}, {self.op!r})"
 
     def __call__(self, xs: Sequence[Any]) -> list:
-        """Each array of ``xs`` reduced over the group (this process's device arrays)."""
+        """Each array of ``xs`` reduced over the group (see the class docstring)."""
         if len(xs) != len(self.shapes) or any(
             tuple(x.shape) != s or x.dtype != self.dtype for x, s in zip(xs, self.shapes)
         ):
@@ -153,15 +176,17 @@ class Bucket:
         dev = g.device
         try:
             on_device = [isinstance(x, jax.Array) for x in xs]
-            if not any(on_device):  # host values (compat's host tier): NumPy joins them
+            if not any(on_device):  # host values (compat's host tier): NumPy joins and cuts
                 flat = np.concatenate([np.asarray(x).reshape(-1) for x in xs])
-            else:  # (a host value among device arrays: a zero gradient, say, moves over)
-                flat = self._join(
-                    [x if d else jax.device_put(x, dev) for x, d in zip(xs, on_device)]
-                )
-            if not (isinstance(flat, jax.Array) and flat.devices() == {dev}):
+                out = np.asarray(self._reduce(host_to_device(flat, dev)))
+                return _split(out, self.shapes)
+            # (a host value among device arrays: a zero gradient, say, moves over)
+            flat = self._join(
+                [x if d else host_to_device(np.asarray(x), dev) for x, d in zip(xs, on_device)]
+            )
+            if flat.devices() != {dev}:
                 flat = jax.device_put(flat, dev)
-            local = self._reduce_cut(flat)
+            local = list(self._cut(self._reduce(flat)))
             jax.block_until_ready(local)
         except CollectiveError:
             raise

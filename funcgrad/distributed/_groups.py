@@ -35,6 +35,7 @@ from funcgrad.distributed._runtime import (
     CollectiveError,
     block_assembler,
     collective_timeout,
+    host_to_device,
     kv_client,
     local_executable,
     process_count,
@@ -271,7 +272,9 @@ class ProcessGroup:
             x = np.asarray(x)
         if x.ndim == 0:
             x = x.reshape((1,))
-        if not (isinstance(x, jax.Array) and x.devices() == {self.device}):
+        if not isinstance(x, jax.Array):
+            return host_to_device(x, self.device)
+        if x.devices() != {self.device}:
             x = jax.device_put(x, self.device)
         return x
 

@@ -14,7 +14,9 @@ signature checks of the collectives, is reached through ``jax._src.distributed``
 :func:`block_assembler` is another use of JAX's internals: a collective's global
 array built from this process's block without JAX's per-call checks; and
 :func:`local_executable` the last: a program over a process mesh called with this
-process's blocks, through the runtime executable that ``jax.jit`` itself runs.
+process's blocks, through the runtime executable that ``jax.jit`` itself runs; and
+:func:`host_to_device`, a host buffer put on a device by JAX's C++ transfer without
+``jax.device_put``'s Python layers.
 """
 
 from __future__ import annotations
@@ -38,11 +40,16 @@ try:  # JAX's array class and its abstract value: the checked-once global arrays
     from jax._src.core import update_aval_with_sharding as _with_sharding
 except ImportError:  # another JAX: the public, checked path
     _ArrayImpl = None
+try:  # the C++ transfer under ``jax.device_put`` (one host buffer to one device)
+    from jax._src.lib.xla_client import batched_device_put as _batched_device_put
+except ImportError:  # another JAX: ``jax.device_put``
+    _batched_device_put = None
 
 __all__ = [
     "CollectiveError",
     "block_assembler",
     "collective_timeout",
+    "host_to_device",
     "initialize",
     "is_initialized",
     "kv_client",
@@ -310,3 +317,28 @@ def local_executable(
         return [o[0] for o in res.disassemble_into_single_device_arrays()]
 
     return call
+
+
+@functools.lru_cache(maxsize=64)
+def _single_device(device: Any) -> Sharding:
+    return jax.sharding.SingleDeviceSharding(device)
+
+
+def host_to_device(x: np.ndarray, device: Any) -> jax.Array:
+    """The host array ``x`` as a committed device array on ``device``, as
+    ``jax.device_put(x, device)`` makes it (the same C++ transfer, with its copy
+    semantics) without that function's Python layers: 20 us against 65-180 us for a
+    collective's buffer of 85,000 floats (measured on a loaded machine). A dtype JAX
+    would canonicalise (64-bit outside JAX's 64-bit mode), and a JAX without the
+    internals, take ``jax.device_put``.
+    """
+    put = _batched_device_put
+    if put is not None and _ArrayImpl is not None:
+        dtype = x.dtype
+        if jax.dtypes.canonicalize_dtype(dtype) == dtype:
+            try:
+                aval = _ShapedArray(x.shape, dtype)
+                return put(aval, _single_device(device), [x], [device], True)
+            except TypeError:  # the internals changed: the public path
+                pass
+    return jax.device_put(x, device)
