@@ -287,7 +287,6 @@ from funcgrad.numpy._ufuncs import (  # noqa: F401
     conjugate,
     divmod,
     fmod,
-    heaviside,
     imag,
     iscomplex,
     iscomplexobj,

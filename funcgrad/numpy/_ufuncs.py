@@ -482,15 +482,6 @@ def divmod(x: ArrayLike, y: ArrayLike, /) -> tuple[Any, Any]:
     return DECLARED["floor_divide"](x, y), DECLARED["remainder"](x, y)
 
 
-def _heaviside(x: Any, h0: Any) -> Any:
-    zero, one = lax_const(x, 0), lax_const(x, 1)
-    mid = _select(ew.ne(x, x), h0, x)  # NaN stays NaN
-    return _select(ew.lt(x, zero), _select(ew.gt(x, zero), mid, one), zero)
-
-
-heaviside = _binary("heaviside", _heaviside, "0 for x < 0, ``h0`` at 0, 1 for x > 0", to="inexact")
-
-
 def _concrete_int(y: Any) -> int | None:
     """``y`` as a Python int if it is a concrete integer scalar (as ``jnp.power`` checks)."""
     if type(y) in (int, bool):

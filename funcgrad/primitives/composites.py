@@ -241,6 +241,12 @@ def _fmin(x: Any, y: Any) -> Any:
     return select(ew.bitwise_or(ew.lt(x, y), ew.ne(y, y)), y, x)
 
 
+def _heaviside(x: Any, h0: Any) -> Any:
+    zero, one = lax_const(x, 0), lax_const(x, 1)
+    mid = select(ew.ne(x, x), h0, x)  # NaN stays NaN
+    return select(ew.lt(x, zero), select(ew.gt(x, zero), mid, one), zero)
+
+
 _FLOAT2 = ((-2.0, 2.0), (-2.0, 2.0))
 
 logaddexp = Composite(
@@ -303,6 +309,17 @@ fmin = Composite(
     numpy_errors_as="less",
     domains=_FLOAT2,
     torch=TorchForm("FminBackward0", promote="result_type", inplace=False, inplace_function=False),
+)
+
+#: (no ``torch=``: PyTorch's ``heaviside`` is another function, which compat writes: NaN
+#: gives 0, where NumPy's keeps NaN; operands of one dtype, kept; ``values`` a tensor)
+heaviside = Composite(
+    "heaviside",
+    _heaviside,
+    arity=2,
+    public=("numpy",),
+    doc="0 for x < 0, ``h0`` at 0, 1 for x > 0",
+    domains=_FLOAT2,
 )
 
 

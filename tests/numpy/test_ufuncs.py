@@ -91,7 +91,6 @@ BINARY = {
     "fmod": {"nonzero": True},
     "power": {"lo": 0.25, "hi": 2.5},
     "pow": {"lo": 0.25, "hi": 2.5},
-    "heaviside": {},
     "logical_and": {},
     "logical_or": {},
     "logical_xor": {},

@@ -525,7 +525,18 @@ def _heaviside_f(x: Any, v: Any, *, dtype: np.dtype) -> Any:
 
 @defop(inplace=True, samples=Sample(((4,), (4,)), dtype="int64", grad=False))
 def heaviside(input: Tensor, values: Tensor) -> Tensor:
-    dt = _dt.result_type(input, values)
+    """PyTorch's step function: ``values`` where ``input == 0``, else ``input > 0``. It is
+    not ``numpy.heaviside``'s row (NaN gives 0 here, NaN there; tensors of one dtype)."""
+    if not isinstance(values, Tensor):
+        raise TypeError(
+            "heaviside(): argument 'values' (position 2) must be Tensor, not "
+            f"{type(values).__name__}"
+        )
+    if input._npdtype != values._npdtype:
+        raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
+    if input._npdtype.kind == "c":
+        raise RuntimeError("heaviside is not yet implemented for complex tensors.")
+    dt = input._npdtype
     return apply(_heaviside_f, "HeavisideBackward0", (input, values), (("dtype", dt),))
 
 
