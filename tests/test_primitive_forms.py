@@ -18,12 +18,14 @@ import types
 
 import jax
 import jax.numpy as jnp
+import jax.scipy.special
 import numpy as np
 import pytest
 
+import funcgrad.scipy.special  # noqa: F401  (its rows: xlogy)
 from funcgrad.primitives import public_doc, public_forms
 
-JAX = {"numpy": jnp, "lax": jax.lax, "nn": jax.nn}
+JAX = {"numpy": jnp, "lax": jax.lax, "nn": jax.nn, "scipy.special": jax.scipy.special}
 FORMS = [pytest.param(ns, name, id=f"{ns}.{name}") for ns in JAX for name in public_forms(ns)]
 
 

@@ -12,15 +12,18 @@ is, with the same derivative conventions at special points (e.g. ``xlogy`` at ``
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 from funcgrad import nn as _nn
 from funcgrad import numpy as fnp
+from funcgrad.core.primitive import Composite, Primitive, TorchForm
 from funcgrad.custom import custom_jvp
 from funcgrad.numpy._core import ArrayLike, here, promote
 from funcgrad.primitives import elementwise as ew
+from funcgrad.primitives import public_doc, public_forms
 from funcgrad.primitives import special as sp
 
 __all__ = [
@@ -61,7 +64,6 @@ __all__ = [
     "rel_entr",
     "softmax",
     "xlog1py",
-    "xlogy",
     "zeta",
 ]
 
@@ -155,11 +157,46 @@ def _xlogx_jvp(primals: tuple, tangents: tuple) -> tuple:
     return _xlogx(x), t * (fnp.log(x) + 1)
 
 
-def xlogy(x: ArrayLike, y: ArrayLike) -> Any:
-    """``x * log(y)``, 0 where ``x == 0`` (unless ``y`` is NaN), with derivatives
-    ``log(y)`` and ``x / y`` everywhere."""
-    x, y = _real("xlogy", x, y)
-    return _xlogy(x, y)
+#: ``xlogy``'s row, declared here beside its ``custom_jvp`` function (``funcgrad.custom``
+#: sits above the primitives, as for numpy's ``sinc``): this module's ``xlogy`` and
+#: compat's ``torch.xlogy``, ``Tensor.xlogy(_)``, ``torch.special.xlogy`` come from it
+XLOGY = Composite(
+    "xlogy",
+    _xlogy,
+    arity=2,
+    public=("scipy.special",),
+    doc="``x * log(y)``, 0 where ``x == 0`` (unless ``y`` is NaN), with derivatives "
+    "``log(y)`` and ``x / y`` everywhere.",
+    domains=((0.5, 2.0), (0.5, 2.0)),
+    torch=TorchForm(
+        "XlogyBackward0",
+        scalar_other="XlogyBackward2",
+        scalar_input="XlogyBackward1",
+        special=("xlogy",),
+    ),
+)
+
+
+def _declared_form(name: str, row: Primitive | Composite) -> Callable[..., Any]:
+    """The ``scipy.special`` form a row declares (``public=("scipy.special", ...)``): its
+    operands promoted to one float dtype and broadcast (complex refused), then the row."""
+
+    def unary(x: ArrayLike) -> Any:
+        return row.bind(*_real(name, x))
+
+    def binary(x: ArrayLike, y: ArrayLike) -> Any:
+        return row.bind(*_real(name, x, y))
+
+    f = binary if row.arity == 2 else unary
+    f.__name__ = f.__qualname__ = name
+    f.__doc__ = public_doc(row, "scipy.special")
+    return f
+
+
+#: the forms rows declare in ``scipy.special`` (``xlogy``)
+DECLARED = {name: _declared_form(name, row) for name, row in public_forms("scipy.special").items()}
+globals().update(DECLARED)
+__all__ += sorted(DECLARED)
 
 
 def xlog1py(x: ArrayLike, y: ArrayLike) -> Any:

@@ -3,7 +3,7 @@ bitwise ops."""
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
 
@@ -410,18 +410,20 @@ def fmod(input: Any, other: Any) -> Tensor:
 
 
 def _composite_fn(p: Any) -> Any:
-    """A declared composite's function of two tensors of one dtype: its numpy form (NumPy
-    broadcasting; the row's own function takes operands broadcast already)."""
-    return getattr(fnp, p.public["numpy"][0])
+    """A declared composite's function of two tensors of one dtype: its numpy form, or its
+    ``scipy.special`` form (``xlogy``): broadcasting operands (the row's own function takes
+    operands broadcast already)."""
+    if "numpy" in p.public:
+        return getattr(fnp, p.public["numpy"][0])
+    return getattr(fsp, p.public["scipy.special"][0])
 
 
 #: op -> its function of two operands of one dtype: the declared composites' (``hypot``,
-#: ``logaddexp``, ``fmax``, ``remainder``, ...: ``funcgrad/primitives/composites.py``),
-#: then ``xlogy``
+#: ``logaddexp``, ``fmax``, ``remainder``, ...: ``funcgrad/primitives/composites.py``;
+#: ``xlogy``: ``funcgrad/scipy/special.py``)
 _FLOAT_BINARY = {
     p.torch.name or p.name: _composite_fn(p) for p in torch_rows() if p.arity == 2 and p.composite
 }
-_FLOAT_BINARY["xlogy"] = fsp.xlogy
 
 
 def _float_binary_f(x: Any, y: Any, *, op: str, dtype: np.dtype) -> Any:
@@ -429,18 +431,20 @@ def _float_binary_f(x: Any, y: Any, *, op: str, dtype: np.dtype) -> Any:
 
 
 def _float_binary(op: str, t: Any, domain: tuple[float, float] | str) -> Any:
-    """The op of a float binary row (``t``: its ``TorchForm``, or the same fields): PyTorch's
-    promotion of the operands, integers to the default float unless the row keeps them
-    (``fmax``)."""
+    """The op of a float binary row (``t``: its ``TorchForm``): PyTorch's promotion of the
+    operands, integers to the default float unless the row keeps them (``fmax``), and the
+    row's node for a number ``other`` or ``input`` (``xlogy(x, 2.0)``, ``xlogy(2.0, x)``)."""
     name, keep_int = t.grad_fn, t.promote == "result_type"
-    scalar_name = getattr(t, "scalar_other", None) or name  # (``remainder(x, 2.0)``)
+    scalar_name = t.scalar_other or name  # (``remainder(x, 2.0)``)
+    scalar_input = t.scalar_input or name
 
     def f(input: Any, other: Any) -> Tensor:
         a, b = coerce(input), coerce(other)
         dt = _dt.result_type(a, b)
         if not keep_int:
             dt = _dt.float_type(dt)
-        node = name if isinstance(b, Tensor) else scalar_name
+        node = scalar_input if not isinstance(a, Tensor) else name
+        node = node if isinstance(b, Tensor) else scalar_name
         return apply(_float_binary_f, node, (a, b), (("op", op), ("dtype", dt)))
 
     f.__name__ = op
@@ -457,20 +461,9 @@ def _float_binary(op: str, t: Any, domain: tuple[float, float] | str) -> Any:
     )(f)
 
 
-class _XlogyForm(NamedTuple):
-    """``torch.xlogy``'s form (``torch.special.xlogy``'s; JAX has it in ``scipy.special``,
-    so no funcgrad row declares it)."""
-
-    grad_fn: str = "XlogyBackward0"
-    promote: str = "default_float"
-    inplace: bool = True
-    inplace_function: bool = True
-
-
 for _p in torch_rows():
     if _p.arity == 2 and _p.composite:
         globals()[_p.torch.name or _p.name] = _float_binary(_p.name, _p.torch, _p.name)
-xlogy = _float_binary("xlogy", _XlogyForm(), (0.5, 2))
 del _p
 
 

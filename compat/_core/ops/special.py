@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from compat._core import dtypes as _dt
-from compat._core.ops import unary
+from compat._core.ops import binary, unary
 from compat._core.ops._common import _c
 from compat._core.ops.binary import igamma_op
 from compat._core.ops.composite import logit
@@ -37,17 +37,18 @@ _SPECIAL = {
 
 
 def _spellings(p: Any) -> None:
-    """``torch.special``'s spellings of the unary op row ``p`` declares
-    (``TorchForm.special``: ``logistic``'s ``expit``, ``digamma``'s ``digamma`` and
-    ``psi``): the row's ``torch.X`` itself, so its node, promotion and refusals."""
+    """``torch.special``'s spellings of the op row ``p`` declares (``TorchForm.special``:
+    ``logistic``'s ``expit``, ``digamma``'s ``digamma`` and ``psi``, ``xlogy``): the row's
+    ``torch.X`` itself, so its nodes, promotion and refusals."""
     t = p.torch
-    op = getattr(unary, t.name or p.name)
-    samples = (Sample(((2, 3),), domain=p.name), Sample(((4,),), domain=p.name, dtype="int64"))
+    op = getattr(unary if p.arity == 1 else binary, t.name or p.name)
+    shapes = ((2, 3),) if p.arity == 1 else ((2, 3), (3,))
+    samples = (Sample(shapes, domain=p.name), Sample(shapes, domain=p.name, dtype="int64"))
     defop(t.special[0], aliases=t.special[1:], grad_fn=t.grad_fn, samples=samples, **_SP_ROW)(op)
 
 
 for _p in torch_rows():
-    if _p.arity == 1 and _p.torch.special:
+    if _p.torch.special:
         _spellings(_p)
 
 
@@ -84,27 +85,16 @@ for _op in _SPECIAL:
 del _op, _p
 
 
-def _xlog_f(x: Any, y: Any, *, op: str, dtype: np.dtype) -> Any:
-    f = fsp.xlogy if op == "xlogy" else fsp.xlog1py
-    return f(_c(x, dtype), _c(y, dtype))
+def _xlog1py_f(x: Any, y: Any, *, dtype: np.dtype) -> Any:
+    return fsp.xlog1py(_c(x, dtype), _c(y, dtype))
 
 
-def _xlog(op: str) -> Any:
-    def f(input: Any, other: Any) -> Tensor:
-        dt = _dt.float_type(_dt.result_type(input, other))
-        return apply(
-            _xlog_f,
-            f"Special{op.capitalize()}Backward0",
-            (input, other),
-            (("op", op), ("dtype", dt)),
-        )
-
-    f.__name__ = op
-    return defop(op, samples=Sample(((2, 3), (3,)), domain=(0.5, 2)), **_SP)(f)
-
-
-_xlog("xlogy")
-_xlog("xlog1py")
+@defop(samples=Sample(((2, 3), (3,)), domain=(0.5, 2)), **_SP)
+def xlog1py(input: Any, other: Any) -> Tensor:
+    """``input * log1p(other)``, 0 where ``input == 0`` (torch.special's only: there is no
+    ``torch.xlog1py``, so no row's ``TorchForm`` declares it)."""
+    dt = _dt.float_type(_dt.result_type(input, other))
+    return apply(_xlog1py_f, "SpecialXlog1PyBackward0", (input, other), (("dtype", dt),))
 
 
 @defop("gammainc", samples=Sample(((2, 3), (3,)), domain=(0.5, 3), grad=False), **_SP)
