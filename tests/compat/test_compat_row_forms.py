@@ -150,3 +150,31 @@ def test_rows_refuse_bool_as_pytorch(real_torch, op):
     exception type and text for function, method and in-place form."""
     assert {"neg", "trunc"} <= set(BOOL_REFUSED)
     _refuses_as_pytorch(real_torch, op, "bool")
+
+
+NUMBER_NODES = [
+    p
+    for p in torch_rows()
+    if p.arity == 2 and p.composite and (p.torch.scalar_other or p.torch.scalar_input)
+]
+
+
+@pytest.mark.parametrize("prim", NUMBER_NODES, ids=lambda p: p.name)
+def test_number_operand_nodes_match_pytorch(real_torch, prim):
+    """A generated binary op with a number for ``other`` or ``input`` names the node its
+    row declares for that form, as PyTorch (``xlogy(x, 2.0)``: ``XlogyBackward2``), in
+    ``torch`` and in ``torch.special`` where the row spells it there."""
+    t = prim.torch
+    paths = [("", t.name or prim.name)] + [("special", n) for n in t.special]
+    for path, name in paths:
+        # (a number ``input`` where the row declares no node for it: remainder(2.0, x),
+        # whose PyTorch node is ``NotImplemented``, not compared)
+        for number_first in (False, True)[: 2 if t.scalar_input else 1]:
+            got = []
+            for lib in (ctorch, real_torch):
+                x = lib.tensor([0.5, 1.5], dtype=lib.float64, requires_grad=True)
+                f = getattr(getattr(lib, path) if path else lib, name)
+                y = f(2.0, x) if number_first else f(x, 2.0)
+                got.append((y.grad_fn.name(), np.asarray(y.detach().tolist())))
+            assert got[0][0] == got[1][0], (path, name, number_first)
+            np.testing.assert_allclose(got[0][1], got[1][1], rtol=1e-12)
