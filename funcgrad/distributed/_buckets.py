@@ -31,13 +31,7 @@ import numpy as np
 
 import funcgrad.numpy as fnp
 from funcgrad.core import compile_cache
-from funcgrad.distributed._groups import (
-    REDUCE_OPS,
-    ProcessGroup,
-    _failed,
-    _reduce,
-    _split,
-)
+from funcgrad.distributed._groups import REDUCE_OPS, ProcessGroup, _failed, _reduce
 from funcgrad.distributed._runtime import (
     CollectiveError,
     block_assembler,
@@ -64,6 +58,14 @@ def _joiner(shapes: tuple[tuple[int, ...], ...], dtype: np.dtype) -> Callable:
     fn = compile_cache.compiled(prog, name="bucket_join")
     consts = tuple(prog.consts)
     return lambda xs: fn(*consts, *xs)[0]
+
+
+def _aligned_empty(n: int, dtype: np.dtype) -> np.ndarray:
+    """An uninitialised array of ``n`` elements whose data is 64-byte aligned (what a CPU
+    device array needs to share a host buffer's memory instead of copying it)."""
+    raw = np.empty(n * dtype.itemsize + 64, np.uint8)
+    start = -raw.ctypes.data % 64
+    return raw[start : start + n * dtype.itemsize].view(dtype)
 
 
 def _cutter(shapes: tuple[tuple[int, ...], ...], dtype: np.dtype) -> Callable:
@@ -155,6 +157,13 @@ class Bucket:
         if group.size > 1:
             self._join = _joiner(self.shapes, self.dtype)
             self._cut = _cutter(self.shapes, self.dtype)
+            #: host values are joined here: one buffer, written every call (no fresh
+            #: pages to fault in), which the collective's input shares on a CPU device
+            self._flat = _aligned_empty(self._numel, self.dtype)
+            offsets = _offsets(self.shapes)
+            self._pieces = [
+                (slice(a, b), s) for a, b, s in zip(offsets[:-1], offsets[1:], self.shapes)
+            ]
             self._reduce, self._direct = _reducer(group, self._numel, self.dtype, op)
 
     def __repr__(self) -> str:
@@ -177,9 +186,10 @@ class Bucket:
         try:
             on_device = [isinstance(x, jax.Array) for x in xs]
             if not any(on_device):  # host values (compat's host tier): NumPy joins and cuts
-                flat = np.concatenate([np.asarray(x).reshape(-1) for x in xs])
-                out = np.asarray(self._reduce(host_to_device(flat, dev)))
-                return _split(out, self.shapes)
+                flat = np.concatenate([np.asarray(x).reshape(-1) for x in xs], out=self._flat)
+                # (waits for the result: the next call may rewrite the buffer it shares)
+                out = np.asarray(self._reduce(host_to_device(flat, dev, alias=True)))
+                return [out[i].reshape(s) for i, s in self._pieces]
             # (a host value among device arrays: a zero gradient, say, moves over)
             flat = self._join(
                 [x if d else host_to_device(np.asarray(x), dev) for x, d in zip(xs, on_device)]
