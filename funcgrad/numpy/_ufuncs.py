@@ -167,9 +167,13 @@ def positive(x: ArrayLike) -> Any:
     return out(x)
 
 
-def _as_is(name: str, fn: Callable[[Any], Any], doc: str) -> Callable[[ArrayLike], Any]:
+def _as_is(
+    name: str, fn: Callable[[Any], Any], doc: str, no_complex: str | None = None
+) -> Callable[[ArrayLike], Any]:
     def f(x: ArrayLike) -> Any:
         (x,) = promote(name, x)
+        if no_complex is not None:
+            _refuse_complex(name, no_complex, x)
         return out(fn(x))
 
     f.__name__ = f.__qualname__ = name
@@ -219,42 +223,6 @@ def round(x: ArrayLike, decimals: int = 0) -> Any:
 
 
 around = round
-
-
-def isfinite(x: ArrayLike) -> Any:
-    """Elementwise finiteness (True for integers and bools)."""
-    (x,) = promote("isfinite", x)
-    if _is_complex(x):
-        return out(ew.bitwise_and(ew.is_finite(ew.real(x)), ew.is_finite(ew.imag(x))))
-    return out(ew.is_finite(x) if _inexact(x) else _full_bool(x, True))
-
-
-def isnan(x: ArrayLike) -> Any:
-    """Elementwise NaN test."""
-    (x,) = promote("isnan", x)
-    return out(ew.ne(x, x) if _inexact(x) else _full_bool(x, False))
-
-
-def isinf(x: ArrayLike) -> Any:
-    """Elementwise test for positive or negative infinity."""
-    (x,) = promote("isinf", x)
-    if not _inexact(x):
-        return out(_full_bool(x, False))
-    if _is_complex(x):
-        return out(ew.bitwise_or(isinf(ew.real(x)), isinf(ew.imag(x))))
-    return out(ew.eq(ew.abs(x), strong(x, np.inf)))
-
-
-def isposinf(x: ArrayLike) -> Any:
-    """Elementwise test for +inf."""
-    (x,) = promote("isposinf", x)
-    return out(ew.eq(x, like(x, np.inf)) if _inexact(x) else _full_bool(x, False))
-
-
-def isneginf(x: ArrayLike) -> Any:
-    """Elementwise test for -inf."""
-    (x,) = promote("isneginf", x)
-    return out(ew.eq(x, like(x, -np.inf)) if _inexact(x) else _full_bool(x, False))
 
 
 def conjugate(x: ArrayLike) -> Any:
@@ -438,7 +406,7 @@ def _declared_builder(name: str, prim: Primitive | Composite, doc: str) -> Calla
     if prim.numpy_promotion == "intbool":
         return _unary_intbool(name, prim.bind, f"{doc}.")
     if prim.numpy_promotion == "as_is":  # (the row's function looks at the dtype)
-        return _as_is(name, prim.bind, f"{doc}.")
+        return _as_is(name, prim.bind, f"{doc}.", no_complex)
     if prim.numpy_promotion == "float_or_id":
         return _float_or_id(name, prim.bind, f"{doc}.")
     return _unary_inexact(name, prim.bind, doc, no_complex)

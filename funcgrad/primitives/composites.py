@@ -191,6 +191,79 @@ signbit = Composite(
         complex_error="signbit is not implemented for complex tensors.",
     ),
 )
+
+
+# ------------------------------------------------------------------ class tests (bool results)
+
+
+def _all(x: Any, value: bool) -> Any:
+    return sh.full(to_aval(x).shape, value, np.dtype(np.bool_))
+
+
+def _kind(x: Any) -> int:
+    """0 bool, 1 integer, 2 real float, 3 complex (``dtypes.kind``)."""
+    return dtypes.kind(to_aval(x).dtype)
+
+
+def _isnan(x: Any) -> Any:
+    return ew.ne(x, x) if _kind(x) >= 2 else _all(x, False)
+
+
+def _isinf(x: Any) -> Any:
+    if _kind(x) == 3:
+        return ew.bitwise_or(_isinf(ew.real(x)), _isinf(ew.imag(x)))
+    return ew.eq(ew.abs(x), strong(x, np.inf)) if _kind(x) == 2 else _all(x, False)
+
+
+def _isfinite(x: Any) -> Any:
+    if _kind(x) == 3:
+        return ew.bitwise_and(ew.is_finite(ew.real(x)), ew.is_finite(ew.imag(x)))
+    return ew.is_finite(x) if _kind(x) == 2 else _all(x, True)
+
+
+def _is_signed_inf(sign: float) -> Any:
+    return lambda x: ew.eq(x, like(x, sign * np.inf)) if _kind(x) == 2 else _all(x, False)
+
+
+def _class_test(name: str, fn: Any, doc: str, complex_error: str | None = None) -> Composite:
+    """A test of each element's class: any dtype (``numpy="as_is"``: integers and bools
+    have no NaN or infinity), a bool result; PyTorch's form has no node or in-place form."""
+    return Composite(
+        name,
+        fn,
+        public=("numpy",),
+        doc=doc,
+        numpy="as_is",
+        numpy_complex="value" if complex_error else None,
+        domains=((-2.0, 2.0),),
+        torch=TorchForm(
+            None,
+            promote="keep",
+            inplace=False,
+            inplace_function=False,
+            complex_error=complex_error and (RuntimeError, complex_error),
+        ),
+    )
+
+
+isnan = _class_test("isnan", _isnan, "Elementwise NaN test.")
+isinf = _class_test("isinf", _isinf, "Elementwise test for positive or negative infinity.")
+isfinite = _class_test(
+    "isfinite", _isfinite, "Elementwise finiteness (True for integers and bools)."
+)
+isposinf = _class_test(
+    "isposinf",
+    _is_signed_inf(1.0),
+    "Elementwise test for +inf.",
+    "isposinf does not support complex inputs.",
+)
+isneginf = _class_test(
+    "isneginf",
+    _is_signed_inf(-1.0),
+    "Elementwise test for -inf.",
+    "isneginf does not support complex inputs.",
+)
+
 fabs = Composite(
     "fabs",
     ew.abs,

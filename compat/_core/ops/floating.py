@@ -1,5 +1,5 @@
-"""Floating-point structure as op-table rows: ``ldexp``, ``nextafter`` and the class
-predicates ``isposinf``, ``isneginf``, ``isreal``."""
+"""Floating-point structure as op-table rows: ``ldexp``, ``nextafter`` and ``isreal``
+(the class tests ``isnan``, ``isposinf``, ... are generated from funcgrad's rows)."""
 
 from __future__ import annotations
 
@@ -36,22 +36,11 @@ def nextafter(input: Tensor, other: Tensor) -> Tensor:
     return apply(_nextafter_f, "nextafter", (input, other), (("dtype", dt),))
 
 
-def _pred_f(x: Any, *, op: str) -> Any:
-    if op == "isposinf":
-        return fnp.isposinf(x)
-    if op == "isneginf":
-        return fnp.isneginf(x)
+def _isreal_f(x: Any) -> Any:
     return fnp.isreal(x)
 
 
-def _predicate(op: str) -> Any:
-    def f(input: Tensor) -> Tensor:
-        return apply(_pred_f, op, (input,), (("op", op),))
-
-    f.__name__ = op
-    return defop(op, samples=Sample(((4,),), grad=False))(f)
-
-
-isposinf = _predicate("isposinf")
-isneginf = _predicate("isneginf")
-isreal = _predicate("isreal")
+@defop(samples=Sample(((4,),), grad=False))
+def isreal(input: Tensor) -> Tensor:
+    """Elementwise: a zero imaginary part (``isnan``, ``isposinf``, ...: their rows')."""
+    return apply(_isreal_f, "isreal", (input,))

@@ -242,25 +242,6 @@ def bitwise_not(input: Tensor) -> Tensor:
     return apply(_invert_f, "bitwise_not", (input,))
 
 
-def _isx_f(x: Any, *, op: str) -> Any:
-    return {"isnan": fnp.isnan, "isinf": fnp.isinf, "isfinite": fnp.isfinite}[op](x)
-
-
-@defop(samples=Sample(((4,),), grad=False))
-def isnan(input: Tensor) -> Tensor:
-    return apply(_isx_f, "isnan", (input,), (("op", "isnan"),))
-
-
-@defop(samples=Sample(((4,),), grad=False))
-def isinf(input: Tensor) -> Tensor:
-    return apply(_isx_f, "isinf", (input,), (("op", "isinf"),))
-
-
-@defop(samples=Sample(((4,),), grad=False))
-def isfinite(input: Tensor) -> Tensor:
-    return apply(_isx_f, "isfinite", (input,), (("op", "isfinite"),))
-
-
 def _where_f(c: Any, x: Any, y: Any, *, dtype: np.dtype) -> Any:
     return fnp.where(c, _c(x, dtype), _c(y, dtype))
 
