@@ -182,6 +182,7 @@ signbit = Composite(
     public=("numpy",),
     doc="Whether the sign bit is set (True for -0.0; False for bools).",
     numpy="as_is",
+    numpy_complex="value",
     domains=((-2.0, 2.0),),
     torch=TorchForm(
         None,
