@@ -176,24 +176,6 @@ def _signbit(x: Any) -> Any:
     return signbit_float(x) if dtypes.is_inexact(a.dtype) else ew.lt(x, like(x, 0))
 
 
-signbit = Composite(
-    "signbit",
-    _signbit,
-    public=("numpy",),
-    doc="Whether the sign bit is set (True for -0.0; False for bools).",
-    numpy="as_is",
-    numpy_complex="value",
-    domains=((-2.0, 2.0),),
-    torch=TorchForm(
-        None,
-        promote="keep",
-        inplace=False,
-        inplace_function=False,
-        complex_error="signbit is not implemented for complex tensors.",
-    ),
-)
-
-
 # ------------------------------------------------------------------ class tests (bool results)
 
 
@@ -226,9 +208,13 @@ def _is_signed_inf(sign: float) -> Any:
     return lambda x: ew.eq(x, like(x, sign * np.inf)) if _kind(x) == 2 else _all(x, False)
 
 
-def _class_test(name: str, fn: Any, doc: str, complex_error: str | None = None) -> Composite:
+def _class_test(
+    name: str, fn: Any, doc: str, complex_error: str | tuple[type, str] | None = None
+) -> Composite:
     """A test of each element's class: any dtype (``numpy="as_is"``: integers and bools
-    have no NaN or infinity), a bool result; PyTorch's form has no node or in-place form."""
+    have no NaN, infinity or sign bit), a bool result; PyTorch's form has no node or
+    in-place form. ``complex_error``: PyTorch's refusal of a complex tensor (the numpy form
+    refuses it too, with ``jnp``'s ``ValueError``)."""
     return Composite(
         name,
         fn,
@@ -242,7 +228,7 @@ def _class_test(name: str, fn: Any, doc: str, complex_error: str | None = None) 
             promote="keep",
             inplace=False,
             inplace_function=False,
-            complex_error=complex_error and (RuntimeError, complex_error),
+            complex_error=complex_error,
         ),
     )
 
@@ -256,13 +242,19 @@ isposinf = _class_test(
     "isposinf",
     _is_signed_inf(1.0),
     "Elementwise test for +inf.",
-    "isposinf does not support complex inputs.",
+    (RuntimeError, "isposinf does not support complex inputs."),
 )
 isneginf = _class_test(
     "isneginf",
     _is_signed_inf(-1.0),
     "Elementwise test for -inf.",
-    "isneginf does not support complex inputs.",
+    (RuntimeError, "isneginf does not support complex inputs."),
+)
+signbit = _class_test(
+    "signbit",
+    _signbit,
+    "Whether the sign bit is set (True for -0.0; False for bools).",
+    "signbit is not implemented for complex tensors.",
 )
 
 fabs = Composite(
