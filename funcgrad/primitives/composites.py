@@ -137,7 +137,7 @@ rad2deg = Composite(
 i0 = Composite(
     "i0",
     lambda x: ew.mul(ew.exp(ew.abs(x)), special.bessel_i0e(x)),
-    public=("numpy",),
+    public=("numpy", "scipy.special"),
     doc="Modified Bessel function of the first kind, order 0.",
     numpy_complex="type",
     domains=((-2.0, 2.0),),

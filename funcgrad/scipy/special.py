@@ -36,17 +36,13 @@ __all__ = [
     "comb",
     "digamma",
     "entr",
-    "erf",
     "erfc",
-    "erfinv",
-    "expit",
     "factorial",
     "gamma",
     "gammainc",
     "gammaincc",
     "gammaln",
     "gammasgn",
-    "i0",
     "i0e",
     "i1",
     "i1e",
@@ -83,28 +79,10 @@ def _k(x: Any, v: float) -> np.ndarray:
 # --------------------------------------------------------------------------- error functions
 
 
-def erf(x: ArrayLike) -> Any:
-    """The error function ``2/sqrt(pi) * integral_0^x exp(-t^2) dt``."""
-    (x,) = _real("erf", x)
-    return fnp.asarray(ew.erf(x))
-
-
 def erfc(x: ArrayLike) -> Any:
     """The complementary error function ``1 - erf(x)``, accurate for large ``x``."""
     (x,) = _real("erfc", x)
     return fnp.asarray(sp.erfc(x))
-
-
-def erfinv(x: ArrayLike) -> Any:
-    """The inverse of :func:`erf` on ``(-1, 1)``."""
-    (x,) = _real("erfinv", x)
-    return fnp.asarray(ew.erf_inv(x))
-
-
-def expit(x: ArrayLike) -> Any:
-    """The logistic sigmoid ``1 / (1 + exp(-x))``."""
-    (x,) = _real("expit", x)
-    return fnp.asarray(ew.logistic(x))
 
 
 @custom_jvp
@@ -193,7 +171,8 @@ def _declared_form(name: str, row: Primitive | Composite) -> Callable[..., Any]:
     return f
 
 
-#: the forms rows declare in ``scipy.special`` (``xlogy``)
+#: the forms rows declare in ``scipy.special`` (``xlogy``; the ``erf``, ``erf_inv``,
+#: ``logistic`` and ``i0`` rows' ``erf``, ``erfinv``, ``expit``, ``i0``)
 DECLARED = {name: _declared_form(name, row) for name, row in public_forms("scipy.special").items()}
 globals().update(DECLARED)
 __all__ += sorted(DECLARED)
@@ -349,12 +328,6 @@ def i0e(x: ArrayLike) -> Any:
     """Exponentially scaled modified Bessel function of order 0, ``exp(-|x|) I0(x)``."""
     (x,) = _real("i0e", x)
     return fnp.asarray(sp.bessel_i0e(x))
-
-
-def i0(x: ArrayLike) -> Any:
-    """Modified Bessel function of order 0."""
-    (x,) = _real("i0", x)
-    return fnp.exp(fnp.abs(x)) * sp.bessel_i0e(x)
 
 
 def i1e(x: ArrayLike) -> Any:

@@ -256,7 +256,7 @@ logistic_p = _unary(
     lambda x, y: mul(y, sub(_c(x, 1.0), y)),
     host=_host_logistic,
     doc="Elementwise ``1 / (1 + e**-x)``",
-    public=("lax",),
+    public=("lax", "scipy.special:expit"),
     torch=TorchForm(
         "SigmoidBackward0",
         name="sigmoid",
@@ -273,7 +273,7 @@ erf_p = _unary(
     allowed="real_float",
     host=_host_special("erf"),
     doc="Elementwise error function",
-    public=("lax",),
+    public=("lax", "scipy.special"),
     torch=TorchForm("ErfBackward0", special=("erf",)),
 )
 # erf_inv has no host rule: ``random.normal`` is ``erf_inv`` of uniform bits, and its
@@ -286,7 +286,7 @@ erf_inv_p = _unary(
     lo=-0.9,
     hi=0.9,
     doc="Elementwise inverse error function",
-    public=("lax",),
+    public=("lax", "scipy.special:erfinv"),
     torch=TorchForm("ErfinvBackward0", name="erfinv", inplace_function=False, special=("erfinv",)),
 )
 lgamma_p = _unary(
