@@ -28,7 +28,6 @@ __all__ = [
     "clz",
     "complex",
     "conj",
-    "erfc",
     "imag",
     "integer_pow",
     "mul",
@@ -128,7 +127,6 @@ def _conj(x: Any) -> Any:
 
 
 conj = _un(_conj, "conj", "Complex conjugate (of a real operand: the operand as complex).")
-erfc = _un(lambda x: bits.erfc_p.bind(x), "erfc", "Elementwise ``1 - erf(x)``, accurate tails.")
 population_count = _un(
     lambda x: bits.population_count_p.bind(x), "population_count", "Number of set bits."
 )

@@ -114,6 +114,11 @@ erfc_p = ew._unary(
     lax.erfc,
     lambda x, y: ew.mul(_c(x, -_TWO_OVER_SQRT_PI), ew.exp(ew.neg(ew.mul(x, x)))),
     allowed="real_float",
+    doc="Elementwise ``1 - erf(x)``, accurate tails",
+    docs={
+        "scipy.special": "The complementary error function ``1 - erf(x)``, accurate for large ``x``"
+    },
+    public=("lax", "scipy.special"),
     torch=TorchForm("ErfcBackward0", special=("erfc",)),
 )
 erfc_p.family = FAMILY

@@ -36,7 +36,6 @@ __all__ = [
     "comb",
     "digamma",
     "entr",
-    "erfc",
     "factorial",
     "gamma",
     "gammainc",
@@ -77,12 +76,6 @@ def _k(x: Any, v: float) -> np.ndarray:
 
 
 # --------------------------------------------------------------------------- error functions
-
-
-def erfc(x: ArrayLike) -> Any:
-    """The complementary error function ``1 - erf(x)``, accurate for large ``x``."""
-    (x,) = _real("erfc", x)
-    return fnp.asarray(sp.erfc(x))
 
 
 @custom_jvp
@@ -171,8 +164,8 @@ def _declared_form(name: str, row: Primitive | Composite) -> Callable[..., Any]:
     return f
 
 
-#: the forms rows declare in ``scipy.special`` (``xlogy``; the ``erf``, ``erf_inv``,
-#: ``logistic`` and ``i0`` rows' ``erf``, ``erfinv``, ``expit``, ``i0``)
+#: the forms rows declare in ``scipy.special`` (``xlogy``; the ``erf``, ``erfc``,
+#: ``erf_inv``, ``logistic`` and ``i0`` rows' ``erf``, ``erfc``, ``erfinv``, ``expit``, ``i0``)
 DECLARED = {name: _declared_form(name, row) for name, row in public_forms("scipy.special").items()}
 globals().update(DECLARED)
 __all__ += sorted(DECLARED)
