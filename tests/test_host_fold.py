@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 import funcgrad.lax as lax
-from funcgrad.core.host import HostPlan
+from funcgrad.core.host import FOLD_MAX_ELEMENTS, HostPlan
 from funcgrad.core.interp import trace_flat
 from funcgrad.core.ir import Aval, Literal
 
@@ -67,3 +67,19 @@ def test_a_literal_equation_that_is_an_output_runs_at_every_call():
     assert [v.tobytes() for v in a] == [
         np.asarray(v).tobytes() for v in interpreted.run(*prog.consts, x)
     ]
+
+
+def _f_big_zero(x):
+    big = lax.broadcast_in_dim(np.float32(0.0), x.shape, ())
+    return [lax.add(lax.mul(x, lax.div(np.float32(2.0), np.float32(4.0))), big)]
+
+
+def test_large_literal_values_are_not_folded():
+    x = np.arange(FOLD_MAX_ELEMENTS + 1, dtype=F32)
+    prog, interpreted, generated = _runs(_f_big_zero, x)
+    consts = [v for k, v in generated.run.__globals__.items() if k.startswith("c")]
+    assert all(getattr(v, "size", 1) <= FOLD_MAX_ELEMENTS for v in consts)
+    rules = [k for k in generated.run.__globals__ if k.startswith("r") and k[1:].isdigit()]
+    assert len(rules) == len(prog.eqns) - 1  # (the scalar division alone is folded)
+    want, got = interpreted.run(*prog.consts, x), generated.run(*prog.consts, x)
+    assert want[0].tobytes() == got[0].tobytes()

@@ -233,6 +233,12 @@ class _Step:
         )
 
 
+#: the largest value a generated plan folds (:func:`_fold`): a plan keeps what it folds for
+#: its lifetime, and a large constant's per-call cost (a zero cotangent broadcast to an
+#: activation's shape) would also shift the tier policy's host-versus-compiled comparison
+FOLD_MAX_ELEMENTS = 4096
+
+
 def _holds_program(p: Any) -> bool:
     if isinstance(p, (tuple, list)):
         return any(isinstance(q, Program) for q in p)
@@ -405,7 +411,7 @@ def _generate(steps: tuple[_Step, ...], template_info: tuple) -> Callable[..., l
             and not any(o in out_slots for o in st.outs)
         ):
             vals = _fold(st, [known[i] for i in st.ins])
-            if vals is not None:
+            if vals is not None and all(getattr(v, "size", 1) <= FOLD_MAX_ELEMENTS for v in vals):
                 known.update(zip(st.outs, vals))
                 continue
         ns[f"r{k}"] = st.rule
