@@ -55,11 +55,9 @@ UNARY = {
     },
     "cbrt": (-5, 5),
     "positive": (-3, 3),
-    "trunc": (-3, 3),
     "rint": (-3, 3),
     "round": (-3, 3),
     "around": (-3, 3),
-    "logical_not": (-1, 1),
     "conjugate": (-3, 3),
     "conj": (-3, 3),
     "real": (-3, 3),
@@ -86,9 +84,6 @@ BINARY = {
     "fmod": {"nonzero": True},
     "power": {"lo": 0.25, "hi": 2.5},
     "pow": {"lo": 0.25, "hi": 2.5},
-    "logical_and": {},
-    "logical_or": {},
-    "logical_xor": {},
     "isclose": {},
 }
 
