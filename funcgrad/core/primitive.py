@@ -70,6 +70,8 @@ class TorchForm:
     ``NotImplementedError``). ``special`` names the op's spellings in ``torch.special``
     (``logistic``: ``expit``; ``digamma``: ``digamma``, ``psi``), which compat generates
     from the same op (``torch.special.X`` of a unary row is ``torch.X`` with its node).
+    ``same``: the form returns its input itself, after its refusals (``torch.positive(x)
+    is x``: no node, no copy), where the numpy form returns a new array.
     """
 
     grad_fn: str | None
@@ -87,6 +89,7 @@ class TorchForm:
     scalar_other: str | None = None
     scalar_input: str | None = None
     special: tuple[str, ...] = ()
+    same: bool = False
 
 
 REGISTRY: dict[str, Primitive] = {}

@@ -78,7 +78,7 @@ def install() -> None:
         "__eq__": _ufuncs.equal,
         "__ne__": _ufuncs.not_equal,
         "__neg__": _ufuncs.negative,
-        "__pos__": _ufuncs.positive,
+        "__pos__": _ufuncs.DECLARED["positive"],
         "__abs__": _ufuncs.abs,
         "__invert__": _ufuncs.invert,
         "__getitem__": _indexing.getitem,

@@ -161,17 +161,15 @@ def _no_complex(name: str, *xs: Any) -> None:
         )
 
 
-def positive(x: ArrayLike) -> Any:
-    """``+x``."""
-    (x,) = promote("positive", x)
-    return out(x)
-
-
 def _as_is(
-    name: str, fn: Callable[[Any], Any], doc: str, no_complex: str | None = None
+    name: str,
+    fn: Callable[[Any], Any],
+    doc: str,
+    no_complex: str | None = None,
+    errors_as: str | None = None,
 ) -> Callable[[ArrayLike], Any]:
     def f(x: ArrayLike) -> Any:
-        (x,) = promote(name, x)
+        (x,) = promote(errors_as or name, x)
         if no_complex is not None:
             _refuse_complex(name, no_complex, x)
         return out(fn(x))
@@ -283,11 +281,6 @@ def isrealobj(x: Any) -> bool:
 def iscomplex(x: ArrayLike) -> Any:
     """Elementwise: a nonzero imaginary part."""
     return DECLARED["not_equal"](imag(x), 0)
-
-
-def isreal(x: ArrayLike) -> Any:
-    """Elementwise: a zero imaginary part."""
-    return DECLARED["equal"](imag(x), 0)
 
 
 def _as_bool(x: Any, name: str) -> Any:
@@ -406,7 +399,8 @@ def _declared_builder(name: str, prim: Primitive | Composite, doc: str) -> Calla
     if prim.numpy_promotion == "intbool":
         return _unary_intbool(name, prim.bind, f"{doc}.")
     if prim.numpy_promotion == "as_is":  # (the row's function looks at the dtype)
-        return _as_is(name, prim.bind, f"{doc}.", no_complex)
+        errors_as = getattr(prim, "numpy_errors_as", None)
+        return _as_is(name, prim.bind, f"{doc}.", no_complex, errors_as)
     if prim.numpy_promotion == "float_or_id":
         return _float_or_id(name, prim.bind, f"{doc}.")
     return _unary_inexact(name, prim.bind, doc, no_complex)
@@ -577,7 +571,7 @@ def clip(
         res = DECLARED["maximum"](lo, res)
     if hi is not None:
         res = DECLARED["minimum"](hi, res)
-    return out(res if (lo is not None or hi is not None) else positive(res))
+    return out(res if (lo is not None or hi is not None) else DECLARED["positive"](res))
 
 
 def nan_to_num(

@@ -165,6 +165,7 @@ trunc = Composite(
         aliases=("fix",),
         promote="keep",
         bool_error=(NotImplementedError, "\"trunc_vml_cpu\" not implemented for 'Bool'"),
+        complex_error="trunc is not supported for complex inputs",
     ),
 )
 
@@ -204,17 +205,33 @@ def _isfinite(x: Any) -> Any:
     return ew.is_finite(x) if _kind(x) == 2 else _all(x, True)
 
 
+def _isreal(x: Any) -> Any:  # (NaN imaginary parts are not zero: False)
+    if _kind(x) == 3:
+        im = ew.imag(x)
+        return ew.eq(im, strong(im, 0))
+    return _all(x, True)
+
+
 def _is_signed_inf(sign: float) -> Any:
     return lambda x: ew.eq(x, like(x, sign * np.inf)) if _kind(x) == 2 else _all(x, False)
 
 
 def _class_test(
-    name: str, fn: Any, doc: str, complex_error: str | tuple[type, str] | None = None
+    name: str,
+    fn: Any,
+    doc: str,
+    complex_error: str | tuple[type, str] | None = None,
+    errors_as: str | None = None,
+    bool_error: str | None = None,
+    same: bool = False,
 ) -> Composite:
     """A test of each element's class: any dtype (``numpy="as_is"``: integers and bools
     have no NaN, infinity or sign bit), a bool result; PyTorch's form has no node or
     in-place form. ``complex_error``: PyTorch's refusal of a complex tensor (the numpy form
-    refuses it too, with ``jnp``'s ``ValueError``)."""
+    refuses it too, with ``jnp``'s ``ValueError``); ``errors_as``: the name the numpy
+    form's operand errors give (``isreal``'s are ``imag``'s, the function JAX's calls).
+    ``positive`` is such a row too, though no test: ``bool_error``, ``same``
+    (:class:`~funcgrad.core.primitive.TorchForm`'s)."""
     return Composite(
         name,
         fn,
@@ -222,6 +239,7 @@ def _class_test(
         doc=doc,
         numpy="as_is",
         numpy_complex="value" if complex_error else None,
+        numpy_errors_as=errors_as,
         domains=((-2.0, 2.0),),
         torch=TorchForm(
             None,
@@ -229,6 +247,8 @@ def _class_test(
             inplace=False,
             inplace_function=False,
             complex_error=complex_error,
+            bool_error=bool_error,
+            same=same,
         ),
     )
 
@@ -250,11 +270,21 @@ isneginf = _class_test(
     "Elementwise test for -inf.",
     (RuntimeError, "isneginf does not support complex inputs."),
 )
+isreal = _class_test("isreal", _isreal, "Elementwise: a zero imaginary part.", errors_as="imag")
 signbit = _class_test(
     "signbit",
     _signbit,
     "Whether the sign bit is set (True for -0.0; False for bools).",
     "signbit is not implemented for complex tensors.",
+)
+
+#: (PyTorch's ``positive`` is its input itself, and refuses bools: NumPy's returns them)
+positive = _class_test(
+    "positive",
+    lambda x: x,
+    "``+x``",
+    bool_error="The `+` operator, on a bool tensor is not supported.",
+    same=True,
 )
 
 fabs = Composite(

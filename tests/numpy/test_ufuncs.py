@@ -54,7 +54,6 @@ UNARY = {
         if prim.arity == 1
     },
     "cbrt": (-5, 5),
-    "positive": (-3, 3),
     "rint": (-3, 3),
     "round": (-3, 3),
     "around": (-3, 3),

@@ -1,5 +1,5 @@
-"""Floating-point structure as op-table rows: ``ldexp``, ``nextafter`` and ``isreal``
-(the class tests ``isnan``, ``isposinf``, ... are generated from funcgrad's rows)."""
+"""Floating-point structure as op-table rows: ``ldexp`` and ``nextafter`` (the class tests
+``isnan``, ``isposinf``, ``isreal``, ... are generated from funcgrad's rows)."""
 
 from __future__ import annotations
 
@@ -18,12 +18,17 @@ def _ldexp_f(x: Any, e: Any, *, dtype: np.dtype) -> Any:
     return _c(x, dtype) * fnp.exp2(_c(e, dtype))
 
 
-@defop(inplace=True, inplace_function=True, samples=Sample(((3,), (3,))), node_name=False)
+@defop(
+    inplace=True,
+    inplace_function=True,
+    grad_fn="LdexpBackward0",
+    samples=Sample(((3,), (3,))),
+)
 def ldexp(input: Tensor, other: Any = None) -> Tensor:
-    """``input * 2**other``."""
+    """``input * 2**other`` (PyTorch's node: ``LdexpBackward0``, also of ``ldexp_``)."""
     other = coerce(other if other is not None else 1)
     dt = _dt.float_type(_dt.result_type(input, other))
-    return apply(_ldexp_f, "MulBackward0", (input, other), (("dtype", dt),))
+    return apply(_ldexp_f, "LdexpBackward0", (input, other), (("dtype", dt),))
 
 
 def _nextafter_f(x: Any, y: Any, *, dtype: np.dtype) -> Any:
@@ -34,13 +39,3 @@ def _nextafter_f(x: Any, y: Any, *, dtype: np.dtype) -> Any:
 def nextafter(input: Tensor, other: Tensor) -> Tensor:
     dt = _dt.result_type(input, other)
     return apply(_nextafter_f, "nextafter", (input, other), (("dtype", dt),))
-
-
-def _isreal_f(x: Any) -> Any:
-    return fnp.isreal(x)
-
-
-@defop(samples=Sample(((4,),), grad=False))
-def isreal(input: Tensor) -> Tensor:
-    """Elementwise: a zero imaginary part (``isnan``, ``isposinf``, ...: their rows')."""
-    return apply(_isreal_f, "isreal", (input,))

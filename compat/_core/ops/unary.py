@@ -131,7 +131,8 @@ def _kept(p: Any) -> Any:
     (``promote="keep"``: ``neg``, ``abs``, ``sign``, ``floor``, ``ceil``): the row's numpy
     form, which treats integers and bools as PyTorch does (``floor`` of an integer is
     itself), after PyTorch's own refusals (``neg`` of a bool: ``TorchForm.bool_error``).
-    A row with no node (``signbit``: a bool result) is compared by value only."""
+    A row with no node (``signbit``: a bool result) is compared by value only; a row
+    whose form is its input (``TorchForm.same``: ``positive``) returns it."""
     t = p.torch
     op, name, saves = t.name or p.name, t.grad_fn or t.name or p.name, t.saves
     numpy_form = getattr(fnp, p.public["numpy"][0])
@@ -143,6 +144,8 @@ def _kept(p: Any) -> Any:
             _refuse(complex_error, input._npdtype)
         if bool_error is not None and input._npdtype == np.bool_:
             _refuse(bool_error, input._npdtype)
+        if t.same:
+            return input
         return apply(numpy_form, name, (input,), (), saves)
 
     f.__name__ = op
@@ -315,10 +318,3 @@ def addcmul(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) 
 def addcdiv(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) -> Tensor:
     dt = _dt.result_type(input, tensor1, tensor2)
     return apply(_addcdiv_f, "AddcdivBackward0", (input, tensor1, tensor2, value), (("dtype", dt),))
-
-
-@defop(node_name=False, samples=Sample(((3,),)))
-def positive(input: Tensor) -> Tensor:
-    if input._npdtype == np.bool_:
-        raise RuntimeError("The `+` operator, on a bool tensor is not supported.")
-    return input
