@@ -361,7 +361,12 @@ logaddexp2 = Composite(
     public=("numpy",),
     doc="``log2(2**x + 2**y)`` computed stably",
     domains=_FLOAT2,
-    torch=TorchForm("Logaddexp2Backward0", inplace=False, inplace_function=False),
+    torch=TorchForm(
+        "Logaddexp2Backward0",
+        inplace=False,
+        inplace_function=False,
+        complex_error="\"logaddexp2_cpu\" not implemented for '{dtype}'",
+    ),
 )
 hypot = Composite(
     "hypot",
@@ -380,7 +385,11 @@ copysign = Composite(
     public=("numpy",),
     doc="Magnitude of ``x`` with the sign of ``y``",
     domains=_FLOAT2,
-    torch=TorchForm("CopysignBackward0", inplace_function=False),
+    torch=TorchForm(
+        "CopysignBackward0",
+        inplace_function=False,
+        complex_error="\"copysign_cpu\" not implemented for '{dtype}'",
+    ),
 )
 fmax = Composite(
     "fmax",
@@ -392,7 +401,13 @@ fmax = Composite(
     numpy_keywords=True,
     numpy_errors_as="greater",
     domains=_FLOAT2,
-    torch=TorchForm("FmaxBackward0", promote="result_type", inplace=False, inplace_function=False),
+    torch=TorchForm(
+        "FmaxBackward0",
+        promote="result_type",
+        inplace=False,
+        inplace_function=False,
+        complex_error=(RuntimeError, "fmax not implemented for complex tensors."),
+    ),
 )
 fmin = Composite(
     "fmin",
@@ -404,7 +419,13 @@ fmin = Composite(
     numpy_keywords=True,
     numpy_errors_as="less",
     domains=_FLOAT2,
-    torch=TorchForm("FminBackward0", promote="result_type", inplace=False, inplace_function=False),
+    torch=TorchForm(
+        "FminBackward0",
+        promote="result_type",
+        inplace=False,
+        inplace_function=False,
+        complex_error=(RuntimeError, "fmin not implemented for complex tensors."),
+    ),
 )
 
 #: (no ``torch=``: PyTorch's ``heaviside`` is another function, which compat writes: NaN
@@ -476,6 +497,7 @@ remainder = Composite(
         promote="result_type",
         inplace_function=False,
         scalar_other="RemainderBackward0",
+        complex_error="\"remainder_cpu\" not implemented for '{dtype}'",
     ),
 )
 floor_divide = Composite(

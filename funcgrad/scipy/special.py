@@ -143,6 +143,7 @@ XLOGY = Composite(
         "XlogyBackward0",
         scalar_other="XlogyBackward2",
         scalar_input="XlogyBackward1",
+        complex_error="\"xlogy_cpu\" not implemented for '{dtype}'",
         special=("xlogy",),
     ),
 )

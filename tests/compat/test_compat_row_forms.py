@@ -136,6 +136,39 @@ def _refuses_as_pytorch(real_torch, op, dtype):
         assert str(got.value) == str(want.value)
 
 
+BINARY_REAL_ONLY = sorted(
+    (p.torch.name or p.name)
+    for p in torch_rows()
+    if p.arity == 2
+    and p.composite
+    and (getattr(p, "allowed", "") == "real_float" or p.torch.complex_error is not None)
+)
+
+
+@pytest.mark.parametrize("op", BINARY_REAL_ONLY)
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+def test_binary_rows_refuse_complex_as_pytorch(real_torch, op, dtype):
+    """A generated binary op that PyTorch computes for real operands only (``hypot``,
+    ``fmax``, ``copysign``, ``xlogy``) raises PyTorch's exception and text for a complex
+    tensor in either place (function, method and in-place form)."""
+    assert {"hypot", "fmax", "copysign", "remainder", "xlogy"} <= set(BINARY_REAL_ONLY)
+    z = {lib: lib.ones(2, dtype=getattr(lib, dtype)) for lib in (ctorch, real_torch)}
+    real = "float32" if dtype == "complex64" else "float64"  # (of the complex's width)
+    r = {lib: lib.ones(2, dtype=getattr(lib, real)) for lib in (ctorch, real_torch)}
+    for first, second in ((z, z), (r, z), (z, r)):
+        forms = [lambda lib: getattr(lib, op)(first[lib], second[lib])]
+        forms.append(lambda lib: getattr(first[lib], op)(second[lib]))
+        if hasattr(real_torch.Tensor, op + "_") and first is z:
+            forms.append(lambda lib: getattr(first[lib].clone(), op + "_")(second[lib]))
+        for form in forms:
+            with pytest.raises((NotImplementedError, RuntimeError)) as want:
+                form(real_torch)
+            with pytest.raises(Exception) as got:
+                form(ctorch)
+            assert type(got.value) is type(want.value), (op, got.value, want.value)
+            assert str(got.value) == str(want.value)
+
+
 BOOL_REFUSED = sorted(
     name
     for p in torch_rows()

@@ -430,17 +430,33 @@ def _float_binary_f(x: Any, y: Any, *, op: str, dtype: np.dtype) -> Any:
     return _FLOAT_BINARY[op](_c(x, dtype), _c(y, dtype))
 
 
-def _float_binary(op: str, t: Any, domain: tuple[float, float] | str) -> Any:
-    """The op of a float binary row (``t``: its ``TorchForm``): PyTorch's promotion of the
-    operands, integers to the default float unless the row keeps them (``fmax``), and the
-    row's node for a number ``other`` or ``input`` (``xlogy(x, 2.0)``, ``xlogy(2.0, x)``)."""
+def _complex_refusal(p: Any) -> tuple[type[Exception], str] | None:
+    """PyTorch's refusal of complex operands for binary row ``p``: the row's
+    ``TorchForm.complex_error`` (``{dtype}``: PyTorch's dtype name), else its kernel's
+    ``NotImplementedError`` where the row takes real floats only (``hypot``)."""
+    t = p.torch
+    spec = t.complex_error
+    if spec is None and getattr(p, "allowed", "") == "real_float":
+        spec = f"\"{t.name or p.name}_cpu\" not implemented for '{{dtype}}'"
+    return (NotImplementedError, spec) if isinstance(spec, str) else spec
+
+
+def _float_binary(op: str, p: Any, domain: tuple[float, float] | str) -> Any:
+    """The op of a float binary row ``p`` (its ``TorchForm``: ``p.torch``): PyTorch's
+    promotion of the operands, integers to the default float unless the row keeps them
+    (``fmax``), PyTorch's refusal of complex ones, and the row's node for a number
+    ``other`` or ``input`` (``xlogy(x, 2.0)``, ``xlogy(2.0, x)``)."""
+    t = p.torch
     name, keep_int = t.grad_fn, t.promote == "result_type"
     scalar_name = t.scalar_other or name  # (``remainder(x, 2.0)``)
     scalar_input = t.scalar_input or name
+    refusal = _complex_refusal(p)
 
     def f(input: Any, other: Any) -> Tensor:
         a, b = coerce(input), coerce(other)
         dt = _dt.result_type(a, b)
+        if refusal is not None and _dt.kind(dt) == "c":
+            raise refusal[0](refusal[1].format(dtype=_dt.scalar_type_name(dt)))
         if not keep_int:
             dt = _dt.float_type(dt)
         node = scalar_input if not isinstance(a, Tensor) else name
@@ -463,7 +479,7 @@ def _float_binary(op: str, t: Any, domain: tuple[float, float] | str) -> Any:
 
 for _p in torch_rows():
     if _p.arity == 2 and _p.composite:
-        globals()[_p.torch.name or _p.name] = _float_binary(_p.name, _p.torch, _p.name)
+        globals()[_p.torch.name or _p.name] = _float_binary(_p.name, _p, _p.name)
 del _p
 
 
