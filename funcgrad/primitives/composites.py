@@ -391,42 +391,33 @@ copysign = Composite(
         complex_error="\"copysign_cpu\" not implemented for '{dtype}'",
     ),
 )
-fmax = Composite(
-    "fmax",
-    _fmax,
-    arity=2,
-    public=("numpy",),
-    doc="Elementwise maximum ignoring NaNs (NaN only where both are NaN).",
-    numpy="keep",
-    numpy_keywords=True,
-    numpy_errors_as="greater",
-    domains=_FLOAT2,
-    torch=TorchForm(
-        "FmaxBackward0",
-        promote="result_type",
-        inplace=False,
-        inplace_function=False,
-        complex_error=(RuntimeError, "fmax not implemented for complex tensors."),
-    ),
-)
-fmin = Composite(
-    "fmin",
-    _fmin,
-    arity=2,
-    public=("numpy",),
-    doc="Elementwise minimum ignoring NaNs (NaN only where both are NaN).",
-    numpy="keep",
-    numpy_keywords=True,
-    numpy_errors_as="less",
-    domains=_FLOAT2,
-    torch=TorchForm(
-        "FminBackward0",
-        promote="result_type",
-        inplace=False,
-        inplace_function=False,
-        complex_error=(RuntimeError, "fmin not implemented for complex tensors."),
-    ),
-)
+
+
+def _nan_ignoring(name: str, fn: Any, what: str, errors_as: str) -> Composite:
+    """``fmax``/``fmin``: keyword operands ``x1``, ``x2`` (``jnp``'s are a function's),
+    dtypes kept; PyTorch has no in-place form and refuses complex tensors."""
+    return Composite(
+        name,
+        fn,
+        arity=2,
+        public=("numpy",),
+        doc=f"Elementwise {what} ignoring NaNs (NaN only where both are NaN).",
+        numpy="keep",
+        numpy_keywords=True,
+        numpy_errors_as=errors_as,
+        domains=_FLOAT2,
+        torch=TorchForm(
+            f"{name.capitalize()}Backward0",
+            promote="result_type",
+            inplace=False,
+            inplace_function=False,
+            complex_error=(RuntimeError, f"{name} not implemented for complex tensors."),
+        ),
+    )
+
+
+fmax = _nan_ignoring("fmax", _fmax, "maximum", "greater")
+fmin = _nan_ignoring("fmin", _fmin, "minimum", "less")
 
 #: (no ``torch=``: PyTorch's ``heaviside`` is another function, which compat writes: NaN
 #: gives 0, where NumPy's keeps NaN; operands of one dtype, kept; ``values`` a tensor)
