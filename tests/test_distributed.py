@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import textwrap
 
+import jax
 import numpy as np
 import pytest
 
+from funcgrad.distributed import _runtime
 from tests.multiprocess import run_workers
 
 # The watchdog of the failure tests: it covers starting the interpreters and importing
@@ -306,3 +308,25 @@ def test_coordinator_port_in_use_or_unreachable_is_a_clear_error(tmp_path, case,
     r = w.result
     assert r["msg"] is not None and words in r["msg"], r
     assert r["seconds"] < 10
+
+
+def test_host_to_device_takes_jax_transfer_and_matches_device_put():
+    """``_runtime.host_to_device`` reaches JAX's C++ transfer (a JAX that moved it would
+    silently fall back to ``jax.device_put``: this fails instead) and gives what
+    ``jax.device_put`` gives: values, dtype (64-bit canonicalised as JAX does), device;
+    an aliased buffer is read back unchanged."""
+    assert _runtime._batched_device_put is not None
+    dev = jax.devices()[0]
+    for x in (
+        np.arange(12, dtype=np.float32).reshape(3, 4),
+        np.array([1, -2, 3], np.int32),
+        np.linspace(0.0, 1.0, 5),  # float64: canonicalised outside JAX's 64-bit mode
+        np.array(True),
+    ):
+        got, ref = _runtime.host_to_device(x, dev), jax.device_put(x, dev)
+        assert isinstance(got, jax.Array)
+        assert got.dtype == ref.dtype and got.shape == ref.shape
+        assert got.devices() == {dev}
+        np.testing.assert_array_equal(np.asarray(got), np.asarray(ref))
+    buf = np.zeros(64, np.float32) + np.arange(64, dtype=np.float32)
+    np.testing.assert_array_equal(np.asarray(_runtime.host_to_device(buf, dev, alias=True)), buf)
