@@ -15,6 +15,7 @@ import funcgrad as fg
 import funcgrad.numpy as fnp
 from funcgrad import passes
 from funcgrad.core import compile_cache
+from funcgrad.primitives import linalg
 
 X = np.linspace(-1.0, 1.0, 6).astype(np.float32)
 
@@ -389,3 +390,18 @@ def test_eager_options_this_xla_rejects_are_dropped_with_a_warning(monkeypatch):
     np.testing.assert_allclose(fn(*p.consts, X)[0], np.sin(X) * 2.0 + 1.0, rtol=1e-6)
     monkeypatch.setattr(compile_cache.POLICY, "eager_compiler_options", None)
     assert compile_cache.compiled(p, eager=True) is fn
+
+
+def test_host_dot_layouts_are_registered():
+    """dot_general's host rule keeps a layout per dimension numbers and shapes: one of the
+    store's kinds, counted by cache_info and emptied by clear_caches."""
+    fg.clear_caches()
+    assert fg.cache_info().kinds.get("host_dot_layouts", 0) == 0
+    linalg._dot_general_host(
+        np.ones((3, 4), np.float32),
+        np.ones((4, 2), np.float32),
+        dimension_numbers=(((1,), (0,)), ((), ())),
+    )
+    assert fg.cache_info().kinds["host_dot_layouts"] == 1
+    fg.clear_caches()
+    assert fg.cache_info().kinds.get("host_dot_layouts", 0) == 0

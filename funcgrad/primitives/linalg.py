@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 from jax import lax
 
-from funcgrad.core import dtypes
+from funcgrad.core import compile_cache, dtypes
 from funcgrad.core.interp import bind, to_aval
 from funcgrad.core.ir import Aval
 from funcgrad.core.primitive import Example, Primitive
@@ -254,6 +254,7 @@ def host_operand(x: Any, like: Any) -> np.ndarray:
 #: computes from them: the dtype, the operands' permutations, the matmul shapes and the
 #: result's shape (a step's few products meet the same ones every call)
 _DOT_LAYOUT: dict[tuple, tuple] = {}
+compile_cache.register("host_dot_layouts", size=lambda: len(_DOT_LAYOUT), clear=_DOT_LAYOUT.clear)
 
 
 def _dims_nested(dn: Any) -> Any:
