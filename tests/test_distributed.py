@@ -13,6 +13,7 @@ import jax
 import numpy as np
 import pytest
 
+import funcgrad as fg
 from funcgrad.distributed import _runtime
 from tests.multiprocess import run_workers
 
@@ -330,3 +331,15 @@ def test_host_to_device_takes_jax_transfer_and_matches_device_put():
         np.testing.assert_array_equal(np.asarray(got), np.asarray(ref))
     buf = np.zeros(64, np.float32) + np.arange(64, dtype=np.float32)
     np.testing.assert_array_equal(np.asarray(_runtime.host_to_device(buf, dev, alias=True)), buf)
+
+
+def test_runtime_caches_are_registered():
+    """The runtime's memos (block assemblers, device shardings) are kinds of the one cache
+    store: cache_info counts them and clear_caches empties them."""
+    dev = jax.devices()[0]
+    _runtime.host_to_device(np.ones(3, np.float32), dev)
+    kinds = fg.cache_info().kinds
+    assert "distributed_block_assemblers" in kinds
+    assert kinds["distributed_device_shardings"] >= 1
+    fg.clear_caches()
+    assert fg.cache_info().kinds["distributed_device_shardings"] == 0

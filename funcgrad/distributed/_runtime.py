@@ -34,6 +34,8 @@ from jax._src import distributed as _jax_distributed
 from jax._src import xla_bridge as _xla_bridge
 from jax.sharding import Sharding
 
+from funcgrad.core import compile_cache
+
 try:  # JAX's array class and its abstract value: the checked-once global arrays below
     from jax._src.array import ArrayImpl as _ArrayImpl
     from jax._src.core import ShapedArray as _ShapedArray
@@ -265,6 +267,7 @@ def kv_client() -> Any:
     return _jax_distributed.global_state.client
 
 
+@compile_cache.register_lru_kind("distributed_block_assemblers")
 @functools.lru_cache(maxsize=256)
 def block_assembler(
     shape: tuple[int, ...], dtype: np.dtype, sharding: Sharding
@@ -321,6 +324,7 @@ def local_executable(
     return call
 
 
+@compile_cache.register_lru_kind("distributed_device_shardings")
 @functools.lru_cache(maxsize=64)
 def _single_device(device: Any) -> Sharding:
     return jax.sharding.SingleDeviceSharding(device)
