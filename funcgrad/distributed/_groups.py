@@ -88,7 +88,8 @@ def _join(*xs: Any) -> Any:
     return fnp.concatenate([fnp.ravel(x) for x in xs])
 
 
-@functools.cache
+@compile_cache.register_lru_kind("distributed_cutters")
+@functools.lru_cache(maxsize=1024)
 def _cutter(shapes: tuple[tuple[int, ...], ...]) -> Callable:
     """A compiled function cutting a flat buffer back into arrays of ``shapes``."""
     offsets = np.cumsum([0, *(math.prod(s) for s in shapes)])
