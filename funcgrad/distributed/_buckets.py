@@ -22,16 +22,22 @@ joined and cut by compiled local programs and stay on the device.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import jax
 import numpy as np
 
-import funcgrad.numpy as fnp
 from funcgrad.core import compile_cache
-from funcgrad.distributed._groups import REDUCE_OPS, ProcessGroup, _failed, _reduce
+from funcgrad.distributed._groups import (
+    REDUCE_OPS,
+    ProcessGroup,
+    _cutter,
+    _failed,
+    _join,
+    _offsets,
+    _reduce,
+)
 from funcgrad.distributed._runtime import (
     CollectiveError,
     block_assembler,
@@ -44,20 +50,13 @@ from funcgrad.jit import jit
 __all__ = ["Bucket"]
 
 
-def _offsets(shapes: Sequence[tuple[int, ...]]) -> list[int]:
-    return [0, *np.cumsum([math.prod(s) for s in shapes]).tolist()]
-
-
-def _joiner(shapes: tuple[tuple[int, ...], ...], dtype: np.dtype) -> Callable:
-    """The compiled local program raveling and joining arrays of ``shapes``."""
-
-    def join(*xs: Any) -> Any:
-        return fnp.concatenate([fnp.ravel(x) for x in xs])
-
-    prog = jit(join).trace(*(jax.ShapeDtypeStruct(s, dtype) for s in shapes))
-    fn = compile_cache.compiled(prog, name="bucket_join")
+def _local(f: Any, name: str, *structs: jax.ShapeDtypeStruct) -> Callable:
+    """``f`` (a jitted function) traced at ``structs`` and compiled through the cache store:
+    a function of the operands alone (its constants bound)."""
+    prog = f.trace(*structs)
+    fn = compile_cache.compiled(prog, name=name)
     consts = tuple(prog.consts)
-    return lambda xs: fn(*consts, *xs)[0]
+    return lambda *xs: fn(*consts, *xs)
 
 
 def _aligned_empty(n: int, dtype: np.dtype) -> np.ndarray:
@@ -66,19 +65,6 @@ def _aligned_empty(n: int, dtype: np.dtype) -> np.ndarray:
     raw = np.empty(n * dtype.itemsize + 64, np.uint8)
     start = -raw.ctypes.data % 64
     return raw[start : start + n * dtype.itemsize].view(dtype)
-
-
-def _cutter(shapes: tuple[tuple[int, ...], ...], dtype: np.dtype) -> Callable:
-    """The compiled local program cutting a flat buffer into arrays of ``shapes``."""
-    offsets = _offsets(shapes)
-
-    def cut(flat: Any) -> list:
-        return [flat[a:b].reshape(s) for a, b, s in zip(offsets[:-1], offsets[1:], shapes)]
-
-    prog = jit(cut).trace(jax.ShapeDtypeStruct((offsets[-1],), dtype))
-    fn = compile_cache.compiled(prog, name="bucket_cut")
-    consts = tuple(prog.consts)
-    return lambda flat: fn(*consts, flat)
 
 
 def _reducer(
@@ -155,8 +141,11 @@ class Bucket:
         #: whether the collective runs through JAX's runtime executable (no global arrays)
         self._direct = False
         if group.size > 1:
-            self._join = _joiner(self.shapes, self.dtype)
-            self._cut = _cutter(self.shapes, self.dtype)
+            aval = jax.ShapeDtypeStruct
+            join = _local(_join, "bucket_join", *(aval(s, self.dtype) for s in self.shapes))
+            self._join = lambda xs: join(*xs)[0]
+            flat = aval((self._numel,), self.dtype)
+            self._cut = _local(_cutter(self.shapes), "bucket_cut", flat)
             #: host values are joined here: one buffer, written every call (no fresh
             #: pages to fault in), which the collective's input shares on a CPU device
             self._flat = _aligned_empty(self._numel, self.dtype)

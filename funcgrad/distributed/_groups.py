@@ -76,10 +76,16 @@ def _reduce(op: str, g: Any) -> Any:
     return out.astype(dtype)
 
 
-def _split(flat: np.ndarray, shapes: tuple[tuple[int, ...], ...]) -> list[np.ndarray]:
-    """``flat`` cut into consecutive arrays of ``shapes`` (views, no copies)."""
-    offsets = np.cumsum([0, *(int(np.prod(s)) for s in shapes)])
-    return [flat[a:b].reshape(s) for a, b, s in zip(offsets[:-1], offsets[1:], shapes)]
+def _offsets(shapes: Sequence[tuple[int, ...]]) -> list[int]:
+    """Where each array of ``shapes`` starts in their joined flat buffer, and its length."""
+    return [0, *np.cumsum([math.prod(s) for s in shapes], dtype=np.int64).tolist()]
+
+
+def _split(flat: Any, shapes: tuple[tuple[int, ...], ...]) -> list:
+    """``flat`` cut into consecutive arrays of ``shapes`` (NumPy views, no copies; or, traced,
+    the slices of the cutting program)."""
+    ends = _offsets(shapes)
+    return [flat[a:b].reshape(s) for a, b, s in zip(ends[:-1], ends[1:], shapes)]
 
 
 @jit
@@ -91,11 +97,11 @@ def _join(*xs: Any) -> Any:
 @compile_cache.register_lru_kind("distributed_cutters")
 @functools.lru_cache(maxsize=1024)
 def _cutter(shapes: tuple[tuple[int, ...], ...]) -> Callable:
-    """A compiled function cutting a flat buffer back into arrays of ``shapes``."""
-    offsets = np.cumsum([0, *(math.prod(s) for s in shapes)])
+    """A jitted function cutting a flat buffer back into arrays of ``shapes`` (the group
+    collectives call it; a :class:`~funcgrad.distributed.Bucket` compiles its trace)."""
 
     def cut(flat: Any) -> list:
-        return [flat[a:b].reshape(s) for a, b, s in zip(offsets[:-1], offsets[1:], shapes)]
+        return _split(flat, shapes)
 
     return jit(cut)
 
