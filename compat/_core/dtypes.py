@@ -164,7 +164,8 @@ compile_cache.register(
 
 def result_type(*args: Any) -> np.dtype:
     """PyTorch's type promotion: dimensioned tensors > zero-dim tensors > Python scalars,
-    each group consulted only if it holds the highest category present."""
+    each group's dtypes promoted together, a lower group deciding only where its category
+    (bool < integer < float < complex) is higher than the groups above it."""
     key: list = [_default_float[0]]
     for a in args:
         d = getattr(a, "_npdtype", None)
@@ -179,33 +180,52 @@ def result_type(*args: Any) -> np.dtype:
 
 
 def _result_type(args: Sequence[Any]) -> np.dtype:
-    groups: tuple[list, list] = ([], [])
-    scal_cats = []
+    # PyTorch's three groups, each promoted within itself (float64 with complex64 is
+    # complex128), then combined by category: a lower group decides only where it is of a
+    # higher category than the groups above it
+    dim = zero = wrapped = None
     for a in args:
         d = getattr(a, "_npdtype", None)
-        if d is not None:
-            groups[0 if a.ndim else 1].append(d)
+        if d is None:  # a Python number: its category's default dtype
+            d = default_for_category(_SCALAR_CAT.get(type(a), 2))
+            wrapped = d if wrapped is None else promote(wrapped, d)
+        elif a.ndim:
+            dim = d if dim is None else promote(dim, d)
         else:
-            scal_cats.append(_SCALAR_CAT.get(type(a), 2))
-    cats = [category(d) for g in groups for d in g] + scal_cats
-    top = max(cats)
-    for g in groups:
-        ds = [d for d in g if category(d) == top]
-        if ds:
-            out = ds[0]
-            for d in ds[1:]:
-                out = promote(out, d)
-            return out
-    if top == 3:  # a complex Python number with float tensors: their complex counterpart
-        fl = [d for g in groups for d in g if category(d) == 2]
-        if fl:
-            return np.dtype(np.complex128 if np.float64 in fl else np.complex64)
-    return default_for_category(top)
+            zero = d if zero is None else promote(zero, d)
+    out = _combine(dim, _combine(zero, wrapped))
+    if out is None:
+        raise TypeError("result_type needs at least one tensor or number")
+    return out
+
+
+def _combine(higher: np.dtype | None, lower: np.dtype | None) -> np.dtype | None:
+    """The dtype of a higher-priority group's ``higher`` with a lower one's ``lower``: the
+    lower counts only where its category is higher (a complex ``lower`` makes a float
+    ``higher`` complex of the same width)."""
+    if higher is None or lower is None:
+        return lower if higher is None else higher
+    kh, kl = kind(higher), kind(lower)
+    if kh == "c":
+        return higher
+    if kl == "c":
+        if kh != "f":
+            return lower
+        return np.dtype(np.complex128 if higher == np.float64 else np.complex64)
+    if kh == "f":
+        return higher
+    if kh == "b" or kl == "f":
+        return promote(higher, lower)  # (a float ``lower``: it, as an integer ``higher``'s)
+    return higher
 
 
 def promote(a: np.dtype, b: np.dtype) -> np.dtype:
-    """``np.promote_types`` with PyTorch's bfloat16 rules (bfloat16 with float16 is float32;
-    with a wider float, that float; with an integer or bool, bfloat16)."""
+    """``np.promote_types`` with PyTorch's rules where they differ: an integer or bool with
+    a float or complex dtype is that dtype (int64 with float32 is float32, not float64);
+    bfloat16 with float16 is float32, with a wider float that float."""
+    ka, kb = kind(a), kind(b)
+    if (ka in "fc") != (kb in "fc"):
+        return a if ka in "fc" else b
     if a != _BF16 and b != _BF16:
         return np.promote_types(a, b)
     other = b if a == _BF16 else a

@@ -85,6 +85,40 @@ def test_type_promotion_follows_pytorch(lib):
     assert lib.exp(i).dtype == lib.float32
 
 
+_PROMOTED = ("bool", "uint8", "int8", "int32", "int64", "float16", "bfloat16", "float32")
+_PROMOTED += ("float64", "complex64", "complex128")
+#: an operand: a dimensioned tensor, a 0-d tensor, or a Python number (``None``: by type)
+_OPERANDS = [(d, 1) for d in _PROMOTED] + [(d, 0) for d in _PROMOTED]
+_OPERANDS += [(None, v) for v in (True, 2, 2.5, 1 + 1j)]
+
+
+def _operand(lib, spec):
+    dtype, v = spec
+    if dtype is None:
+        return v
+    return lib.ones((2,) * v, dtype=getattr(lib, dtype))
+
+
+@pytest.mark.parametrize("first", _OPERANDS, ids=str)
+def test_result_type_matches_pytorch_over_dtype_pairs(first, real_torch):
+    """``torch.result_type`` and an operator's dtype against PyTorch for every pair of
+    dimensioned tensors, 0-d tensors and Python numbers (float64 with complex64 is
+    complex128: each group's dtypes promote together, categories decide between groups)."""
+    for second in _OPERANDS:
+        if first[0] is None and second[0] is None:
+            continue
+        want = str(
+            real_torch.result_type(_operand(real_torch, first), _operand(real_torch, second))
+        )
+        got = str(ctorch.result_type(_operand(ctorch, first), _operand(ctorch, second)))
+        if want == "torch.complex32":  # (compat has no complex32: its complex64 instead)
+            want = "torch.complex64"
+        assert got.replace("compat.", "") == want, (first, second)
+        if "bool" not in (first[0], second[0]) and not isinstance(first[1], bool):
+            out = _operand(ctorch, first) * _operand(ctorch, second)
+            assert str(out.dtype).replace("compat.", "") == want, (first, second)
+
+
 def test_arithmetic_and_comparison_operators(lib):
     a = lib.tensor([1.0, 2.0, 3.0])
     b = lib.tensor([3.0, 2.0, 1.0])
