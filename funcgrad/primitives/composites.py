@@ -299,7 +299,22 @@ fabs = Composite(
 # ------------------------------------------------------------------ binary
 
 
+def _wrapped(a: Any, half: float) -> Any:
+    """``a`` wrapped into ``[-half, half)`` (an angle's principal value)."""
+    r = ew.rem(ew.add(a, lax_const(a, half)), lax_const(a, 2 * half))
+    r = select(ew.lt(r, lax_const(r, 0)), r, ew.add(r, lax_const(r, 2 * half)))
+    return ew.sub(r, lax_const(r, half))
+
+
 def _logaddexp(x: Any, y: Any) -> Any:
+    if dtypes.kind(to_aval(x).dtype) == 3:
+        # the operand of larger real part plus the log1p of the other's exp relative to it
+        # (a select, not ``max``: no derivative of a complex comparison), the imaginary
+        # part wrapped into [-pi, pi), as JAX's
+        first_lower = ew.lt(ew.real(x), ew.real(y))
+        hi, lo = select(first_lower, x, y), select(first_lower, y, x)
+        out = ew.add(hi, ew.log1p(ew.exp(ew.sub(lo, hi))))
+        return ew.make_complex(ew.real(out), _wrapped(ew.imag(out), math.pi))
     m = ew.max(x, y)
     delta = ew.sub(x, y)
     res = ew.add(m, ew.log1p(ew.exp(ew.neg(ew.abs(delta)))))

@@ -140,7 +140,6 @@ BINARY_REAL_ONLY = sorted(
     (p.torch.name or p.name)
     for p in torch_rows()
     if p.arity == 2
-    and p.composite
     and (getattr(p, "allowed", "") == "real_float" or p.torch.complex_error is not None)
 )
 
@@ -148,10 +147,12 @@ BINARY_REAL_ONLY = sorted(
 @pytest.mark.parametrize("op", BINARY_REAL_ONLY)
 @pytest.mark.parametrize("dtype", ["complex64", "complex128"])
 def test_binary_rows_refuse_complex_as_pytorch(real_torch, op, dtype):
-    """A generated binary op that PyTorch computes for real operands only (``hypot``,
-    ``fmax``, ``copysign``, ``xlogy``) raises PyTorch's exception and text for a complex
-    tensor in either place (function, method and in-place form)."""
+    """A binary op that PyTorch computes for real operands only (the generated ``hypot``,
+    ``fmax``, ``copysign``, ``xlogy``; compat's own ``maximum``, ``atan2``, ``fmod``, from
+    their primitives' rows) raises PyTorch's exception and text for a complex tensor in
+    either place (function, method and in-place form)."""
     assert {"hypot", "fmax", "copysign", "remainder", "xlogy"} <= set(BINARY_REAL_ONLY)
+    assert {"maximum", "minimum", "atan2", "fmod"} <= set(BINARY_REAL_ONLY)
     z = {lib: lib.ones(2, dtype=getattr(lib, dtype)) for lib in (ctorch, real_torch)}
     real = "float32" if dtype == "complex64" else "float64"  # (of the complex's width)
     r = {lib: lib.ones(2, dtype=getattr(lib, real)) for lib in (ctorch, real_torch)}
@@ -211,3 +212,35 @@ def test_number_operand_nodes_match_pytorch(real_torch, prim):
                 got.append((y.grad_fn.name(), np.asarray(y.detach().tolist())))
             assert got[0][0] == got[1][0], (path, name, number_first)
             np.testing.assert_allclose(got[0][1], got[1][1], rtol=1e-12)
+
+
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+def test_logaddexp_of_complex_tensors_as_pytorch(real_torch, dtype):
+    """``torch.logaddexp`` computes complex tensors (PyTorch's kernel: the imaginary part not
+    wrapped, where NumPy's is; NaN, and two infinite real parts of one sign, as PyTorch's),
+    with a real tensor in either place, and its gradient (``LogaddexpBackward0``)."""
+    rng = np.random.default_rng(5)
+    x = rng.uniform(-3, 3, 16) + 1j * rng.uniform(-6, 6, 16)
+    y = rng.uniform(-3, 3, 16) + 1j * rng.uniform(-6, 6, 16)
+    x[:5] = [complex(-np.inf, 1), complex(np.inf, 1), complex(np.nan, 0), 2 + 1j, 1 + 4j]
+    y[:5] = [complex(-np.inf, 2), complex(np.inf, 0.5), 1, 2 + 5j, complex(1, np.nan)]
+    real = "float32" if dtype == "complex64" else "float64"
+    for a, b, kinds in ((x, y, (dtype, dtype)), (y, x, (dtype, dtype)), (x, y.real, (dtype, real))):
+        want, got = (
+            lib.logaddexp(
+                lib.tensor(a, dtype=getattr(lib, kinds[0])),
+                lib.tensor(b, dtype=getattr(lib, kinds[1])),
+            )
+            for lib in (real_torch, ctorch)
+        )
+        assert str(got.dtype).split(".")[-1] == str(want.dtype).split(".")[-1]
+        np.testing.assert_allclose(npv(got), want.numpy(), rtol=1e-5, atol=1e-6, equal_nan=True)
+    grads = []
+    for lib in (real_torch, ctorch):
+        a = lib.tensor(x[5:], dtype=getattr(lib, dtype), requires_grad=True)
+        b = lib.tensor(y[5:], dtype=getattr(lib, dtype), requires_grad=True)
+        out = a.logaddexp(b)
+        assert out.grad_fn.name() == "LogaddexpBackward0"
+        (2 * out.real + 3 * out.imag).sum().backward()
+        grads.append([npv(a.grad), npv(b.grad)])
+    np.testing.assert_allclose(grads[1], grads[0], rtol=1e-4, atol=1e-5)

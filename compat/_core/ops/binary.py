@@ -19,8 +19,26 @@ from funcgrad import numpy as fnp
 from funcgrad._compat_contract import torch_rows
 from funcgrad.scipy import special as fsp
 
-#: the PyTorch forms funcgrad's binary primitive rows declare (``torch=``), by torch name
-_DECLARED = {p.torch.name or p.name: p.torch for p in torch_rows() if p.arity == 2}
+#: funcgrad's binary primitive rows and their PyTorch forms (``torch=``), by torch name
+_ROWS = {p.torch.name or p.name: p for p in torch_rows() if p.arity == 2}
+_DECLARED = {op: p.torch for op, p in _ROWS.items()}
+
+
+def _complex_refusal(p: Any) -> tuple[type[Exception], str] | None:
+    """PyTorch's refusal of complex operands for binary row ``p``: the row's
+    ``TorchForm.complex_error`` (``{dtype}``: PyTorch's dtype name), else its kernel's
+    ``NotImplementedError`` where the row takes real floats only (``atan2``, ``hypot``)."""
+    t = p.torch
+    spec = t.complex_error
+    if spec is None and getattr(p, "allowed", "") == "real_float":
+        spec = f"\"{t.name or p.name}_cpu\" not implemented for '{{dtype}}'"
+    return (NotImplementedError, spec) if isinstance(spec, str) else spec
+
+
+def _refuse_complex(refusal: tuple[type[Exception], str] | None, dt: np.dtype) -> None:
+    """Raise ``refusal`` (``_complex_refusal``'s) if the result dtype ``dt`` is complex."""
+    if refusal is not None and _dt.kind(dt) == "c":
+        raise refusal[0](refusal[1].format(dtype=_dt.scalar_type_name(dt)))
 
 
 def _row(op: str, promote: str) -> dict[str, Any]:
@@ -42,6 +60,8 @@ _FMOD_NODES = (_DECLARED["fmod"].grad_fn, _DECLARED["fmod"].scalar_other)
 
 #: the node ``_binary`` gives each kernel (a dict read on every call)
 _BIN_NAMES: dict[Any, str] = {}
+#: PyTorch's refusal of a complex result for the kernels whose rows say one
+_REFUSED: dict[Any, tuple[type[Exception], str]] = {}
 
 
 def _kernel(op: str | None = None, *, node: str | None = None) -> Any:
@@ -50,6 +70,9 @@ def _kernel(op: str | None = None, *, node: str | None = None) -> Any:
 
     def register(fn: Any) -> Any:
         _BIN_NAMES[fn] = node if op is None else _DECLARED[op].grad_fn
+        refusal = None if op is None else _complex_refusal(_ROWS[op])
+        if refusal is not None:
+            _REFUSED[fn] = refusal
         return fn
 
     return register
@@ -181,6 +204,8 @@ def _binary(fn: Any, a: Any, b: Any, *, true_div: bool = False, name: str | None
         sub_check(a, b)
     if true_div and _dt.kind(dt) not in "fc":
         dt = _dt.float_type(dt)
+    if dt.kind == "c" and fn in _REFUSED:
+        _refuse_complex(_REFUSED[fn], dt)
     if name is None:
         name = _BIN_NAMES.get(fn, fn.__name__)
     return apply(fn, name, (a, b), (("dtype", dt),))
@@ -390,6 +415,9 @@ def _bitwise(op: str, a: Any, b: Any) -> Tensor:
     return apply(_bitwise_f, f"bitwise_{op}", (a, b), (("op", op), ("dtype", dt)))
 
 
+_FMOD_REFUSAL = _complex_refusal(_ROWS["fmod"])
+
+
 def _fmod_f(x: Any, y: Any, *, dtype: np.dtype) -> Any:
     return fnp.fmod(_c(x, dtype), _c(y, dtype))
 
@@ -405,8 +433,10 @@ def _fmod_f(x: Any, y: Any, *, dtype: np.dtype) -> Any:
 def fmod(input: Any, other: Any) -> Tensor:
     """C's ``fmod``: the remainder has the dividend's sign (``remainder``: the divisor's)."""
     a, b = coerce(input), coerce(other)
+    dt = _dt.result_type(a, b)
+    _refuse_complex(_FMOD_REFUSAL, dt)
     name = _FMOD_NODES[0] if isinstance(b, Tensor) else _FMOD_NODES[1]
-    return apply(_fmod_f, name, (a, b), (("dtype", _dt.result_type(a, b)),))
+    return apply(_fmod_f, name, (a, b), (("dtype", dt),))
 
 
 def _composite_fn(p: Any) -> Any:
@@ -426,19 +456,31 @@ _FLOAT_BINARY = {
 }
 
 
+def _logaddexp_complex(x: Any, y: Any) -> Any:
+    """PyTorch's ``logaddexp`` of complex operands: the one of larger real part (``x`` on a
+    tie) plus ``log1p(exp(other - it))``, the imaginary part not wrapped (NumPy's, the
+    row's, wraps it into [-pi, pi)); NaN in either gives NaN in both parts; two infinite
+    real parts of one sign give ``y`` (-inf) or ``log(exp(x) + exp(y))`` (+inf)."""
+    first_lower = fnp.real(x) < fnp.real(y)
+    hi, lo = fnp.where(first_lower, y, x), fnp.where(first_lower, x, y)
+    out = hi + fnp.log1p(fnp.exp(lo - hi))
+    lo_re = fnp.real(lo)
+    both_inf = fnp.isinf(lo_re) & (lo_re == fnp.real(hi))
+    # (the +inf branch on its own operands only: no overflow, nor its NaN gradient, elsewhere)
+    lo_inf, hi_inf = fnp.where(both_inf, lo, 0), fnp.where(both_inf, hi, 0)
+    inf = fnp.where(lo_re < 0, lo, fnp.log(fnp.exp(lo_inf) + fnp.exp(hi_inf)))
+    out = fnp.where(both_inf, inf, out)
+    nan = fnp.asarray(complex(np.nan, np.nan), out.dtype)
+    return fnp.where(fnp.isnan(x) | fnp.isnan(y), nan, out)
+
+
+#: PyTorch's own function of complex operands where the row's (NumPy's) differs
+_TORCH_COMPLEX = {"logaddexp": _logaddexp_complex}
+
+
 def _float_binary_f(x: Any, y: Any, *, op: str, dtype: np.dtype) -> Any:
-    return _FLOAT_BINARY[op](_c(x, dtype), _c(y, dtype))
-
-
-def _complex_refusal(p: Any) -> tuple[type[Exception], str] | None:
-    """PyTorch's refusal of complex operands for binary row ``p``: the row's
-    ``TorchForm.complex_error`` (``{dtype}``: PyTorch's dtype name), else its kernel's
-    ``NotImplementedError`` where the row takes real floats only (``hypot``)."""
-    t = p.torch
-    spec = t.complex_error
-    if spec is None and getattr(p, "allowed", "") == "real_float":
-        spec = f"\"{t.name or p.name}_cpu\" not implemented for '{{dtype}}'"
-    return (NotImplementedError, spec) if isinstance(spec, str) else spec
+    f = _TORCH_COMPLEX.get(op) if dtype.kind == "c" else None
+    return (f or _FLOAT_BINARY[op])(_c(x, dtype), _c(y, dtype))
 
 
 def _float_binary(op: str, p: Any, domain: tuple[float, float] | str) -> Any:
@@ -455,8 +497,7 @@ def _float_binary(op: str, p: Any, domain: tuple[float, float] | str) -> Any:
     def f(input: Any, other: Any) -> Tensor:
         a, b = coerce(input), coerce(other)
         dt = _dt.result_type(a, b)
-        if refusal is not None and _dt.kind(dt) == "c":
-            raise refusal[0](refusal[1].format(dtype=_dt.scalar_type_name(dt)))
+        _refuse_complex(refusal, dt)
         if not keep_int:
             dt = _dt.float_type(dt)
         node = scalar_input if not isinstance(a, Tensor) else name

@@ -318,6 +318,7 @@ def _binary(
     p.lower = _lower_nary(lower, name)
     p.batch = vectorized_batch(p)
     p.host_join = host is not None
+    p.allowed = allowed  # (as ``_unary``'s: compat derives its real-only refusal from it)
     second = (lo if lo2 is None else lo2, hi if hi2 is None else hi2)
     domains = None if allowed in ("intbool", "int") else ((lo, hi), second)
     declare(
@@ -412,7 +413,11 @@ rem_p = _binary(
     doc="Elementwise remainder with the sign of ``x`` (C's ``fmod``)",
     public=("lax",),
     torch=TorchForm(
-        "FmodBackward1", name="fmod", promote="result_type", scalar_other="FmodBackward0"
+        "FmodBackward1",
+        name="fmod",
+        promote="result_type",
+        scalar_other="FmodBackward0",
+        complex_error="\"fmod_cpu\" not implemented for '{dtype}'",
     ),
 )
 # (lax's and numpy's power, with integer exponents, are in their namespaces; torch's pow here)
@@ -447,7 +452,12 @@ def _extremum(name: str, lower: Callable, host: Callable, numpy_bool: str) -> Pr
         docs={"numpy": f"Elementwise {word}"},
         public=("lax", f"numpy:{word}"),
         numpy_bool=numpy_bool,
-        torch=TorchForm(f"{word.capitalize()}Backward0", name=word, promote="result_type"),
+        torch=TorchForm(
+            f"{word.capitalize()}Backward0",
+            name=word,
+            promote="result_type",
+            complex_error=(RuntimeError, f"{word} not implemented for complex tensors."),
+        ),
     )
 
 
