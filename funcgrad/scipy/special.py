@@ -34,13 +34,11 @@ __all__ = [
     "boxcox",
     "boxcox1p",
     "comb",
-    "digamma",
     "entr",
     "factorial",
     "gamma",
     "gammainc",
     "gammaincc",
-    "gammaln",
     "gammasgn",
     "i0e",
     "i1",
@@ -166,7 +164,8 @@ def _declared_form(name: str, row: Primitive | Composite) -> Callable[..., Any]:
 
 
 #: the forms rows declare in ``scipy.special`` (``xlogy``; the ``erf``, ``erfc``,
-#: ``erf_inv``, ``logistic`` and ``i0`` rows' ``erf``, ``erfc``, ``erfinv``, ``expit``, ``i0``)
+#: ``erf_inv``, ``logistic``, ``i0``, ``lgamma`` and ``digamma`` rows' ``erf``, ``erfc``,
+#: ``erfinv``, ``expit``, ``i0``, ``gammaln``, ``digamma``)
 DECLARED = {name: _declared_form(name, row) for name, row in public_forms("scipy.special").items()}
 globals().update(DECLARED)
 __all__ += sorted(DECLARED)
@@ -204,24 +203,6 @@ def kl_div(p: ArrayLike, q: ArrayLike) -> Any:
 # --------------------------------------------------------------------------- gamma family
 
 
-@custom_jvp
-def _lgamma(x: Any) -> Any:
-    return fnp.asarray(ew.lgamma(x))
-
-
-@_lgamma.defjvp
-def _lgamma_jvp(primals: tuple, tangents: tuple) -> tuple:
-    # digamma as polygamma(0, x): differentiable again (elementwise's digamma is not)
-    ((x,), (t,)) = primals, tangents
-    return _lgamma(x), t * sp.polygamma(fnp.zeros_like(x), x)
-
-
-def gammaln(x: ArrayLike) -> Any:
-    """``log |Gamma(x)|`` (derivatives of every order, through :func:`polygamma`)."""
-    (x,) = _real("gammaln", x)
-    return _lgamma(x)
-
-
 def gammasgn(x: ArrayLike) -> Any:
     """The sign of ``Gamma(x)`` (NaN at the poles, ``copysign(1, x)`` at ``+-0``)."""
     (x,) = _real("gammasgn", x)
@@ -236,7 +217,7 @@ def gammasgn(x: ArrayLike) -> Any:
 def gamma(x: ArrayLike) -> Any:
     """The gamma function ``Gamma(x)`` for real ``x``."""
     (x,) = _real("gamma", x)
-    return gammasgn(x) * fnp.exp(_lgamma(x))
+    return gammasgn(x) * fnp.exp(ew.lgamma(x))
 
 
 def factorial(n: ArrayLike, exact: bool = False) -> Any:
@@ -244,13 +225,13 @@ def factorial(n: ArrayLike, exact: bool = False) -> Any:
     if exact:
         raise NotImplementedError("factorial with exact=True")
     (n,) = _real("factorial", n)
-    return fnp.where(n < 0, 0.0, fnp.exp(_lgamma(n + 1)))
+    return fnp.where(n < 0, 0.0, fnp.exp(ew.lgamma(n + 1)))
 
 
 def betaln(a: ArrayLike, b: ArrayLike) -> Any:
     """``log |B(a, b)| = gammaln(a) + gammaln(b) - gammaln(a + b)``."""
     a, b = _real("betaln", a, b)
-    return _lgamma(a) + _lgamma(b) - _lgamma(a + b)
+    return ew.lgamma(a) + ew.lgamma(b) - ew.lgamma(a + b)
 
 
 def beta(a: ArrayLike, b: ArrayLike) -> Any:
@@ -258,12 +239,6 @@ def beta(a: ArrayLike, b: ArrayLike) -> Any:
     a, b = _real("beta", a, b)
     sign = gammasgn(a) * gammasgn(b) * gammasgn(a + b)
     return sign * fnp.exp(betaln(a, b))
-
-
-def digamma(x: ArrayLike) -> Any:
-    """The digamma function ``d/dx log Gamma(x)`` (derivative ``polygamma(1, x)``)."""
-    (x,) = _real("digamma", x)
-    return fnp.asarray(sp.polygamma(fnp.zeros_like(x), x))
 
 
 def polygamma(n: ArrayLike, x: ArrayLike) -> Any:
@@ -286,7 +261,7 @@ def multigammaln(a: ArrayLike, d: int) -> Any:
     a, d_ = _real("multigammaln", a, d)
     const = 0.25 * d_ * (d_ - 1) * math.log(math.pi)
     half = fnp.arange(d, dtype=a.dtype) / 2
-    return fnp.sum(_lgamma(fnp.expand_dims(a, -1) - half), axis=-1) + const
+    return fnp.sum(ew.lgamma(fnp.expand_dims(a, -1) - half), axis=-1) + const
 
 
 def gammainc(a: ArrayLike, x: ArrayLike) -> Any:
@@ -493,7 +468,7 @@ def comb(N: ArrayLike, k: ArrayLike, *, repetition: bool = False) -> Any:
         return fnp.where((k == 0) & (N >= 0), 1.0, comb(N + k - 1, k))
     ok = (k <= N) & (N >= 0) & (k >= 0)
     n_, k_ = fnp.where(ok, N, 0.0), fnp.where(ok, k, 0.0)
-    out = fnp.exp(gammaln(n_ + 1) - gammaln(k_ + 1) - gammaln(n_ + 1 - k_))
+    out = fnp.exp(ew.lgamma(n_ + 1) - ew.lgamma(k_ + 1) - ew.lgamma(n_ + 1 - k_))
     return fnp.where(ok, out, 0.0)
 
 
@@ -513,15 +488,15 @@ def _poch_jvp(primals: tuple, tangents: tuple) -> tuple:
     # d/dz = (digamma(z + m) - digamma(z)) poch, d/dm = digamma(z + m) poch (also at m = 0)
     (z, m), (tz, tm) = primals, tangents
     out = _poch(z, m)
-    dzm = digamma(z + m)
-    return out, (tz * (dzm - digamma(z)) + tm * dzm) * out
+    dzm = ew.digamma(z + m)
+    return out, (tz * (dzm - ew.digamma(z)) + tm * dzm) * out
 
 
 def loggamma(x: ArrayLike) -> Any:
     """Principal branch of ``log(gamma(x))`` for real ``x``: ``gammaln`` for ``x > 0``, NaN
     elsewhere (complex inputs are not supported)."""
     (x,) = _real("loggamma", x)
-    return fnp.where(x > 0, gammaln(x), np.nan)
+    return fnp.where(x > 0, ew.lgamma(x), np.nan)
 
 
 def boxcox(x: ArrayLike, lmbda: ArrayLike) -> Any:

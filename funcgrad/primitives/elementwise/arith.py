@@ -32,6 +32,9 @@ from funcgrad.primitives.elementwise.base import (
     _lower_nary,
     _unary_aval,
     declare,
+    host_div,
+    host_integer_pow,
+    host_rem,
     vectorized_batch,
 )
 from funcgrad.primitives.elementwise.convert import convert_element_type, unbroadcast
@@ -338,28 +341,6 @@ def _binary(
     return p
 
 
-# (XLA's semantics where NumPy's differ: C-style integer division/remainder, zero divisors)
-def _host_int(x: Any) -> bool:
-    # (a NumPy integer scalar too: a ufunc's 0-d result is one on the host tier)
-    return isinstance(x, (np.ndarray, np.generic)) and x.dtype.kind in "iub"
-
-
-def _host_div(x: Any, y: Any) -> Any:
-    if not (_host_int(x) or _host_int(y)):
-        return np.true_divide(x, y)
-    q = np.floor_divide(x, y)
-    r = np.remainder(x, y)
-    q = np.where((r != 0) & ((np.less(x, 0)) != (np.less(y, 0))), q + 1, q)
-    return np.where(np.equal(y, 0), np.asarray(-1).astype(q.dtype), q)
-
-
-def _host_rem(x: Any, y: Any) -> Any:
-    r = np.fmod(x, y)
-    if _host_int(x) or _host_int(y):
-        return np.where(np.equal(y, 0), x, r)
-    return r
-
-
 add_p = _binary(
     "add",
     lax.add,
@@ -393,7 +374,7 @@ div_p = _binary(
     lax.div,
     lo2=0.5,
     hi2=2.0,
-    host=_host_div,
+    host=host_div,
     doc="Elementwise ``x / y`` (rounds toward zero for integers)",
     docs={"numpy": "Elementwise ``x / y`` in floating point"},
     public=("lax", "numpy:true_divide", "numpy:divide"),
@@ -409,7 +390,7 @@ rem_p = _binary(
     lo2=0.7,
     hi2=1.3,
     smooth=False,
-    host=_host_rem,
+    host=host_rem,
     doc="Elementwise remainder with the sign of ``x`` (C's ``fmod``)",
     public=("lax",),
     torch=TorchForm(
@@ -787,23 +768,4 @@ def integer_pow(x: Any, y: int) -> Any:
     return bind(integer_pow_p, x, y=y)
 
 
-# --------------------------------------------------------------------------- host rules
-# (the host tier, funcgrad.core.host: NumPy on host arrays, XLA's semantics where NumPy's
-# differ: integer_pow's multiplication chain; the unary and binary rows declare ``host=``)
-
-
-def _host_integer_pow(x: Any, *, y: int) -> Any:
-    """``x ** y`` by the multiplication chain XLA computes (same rounding)."""
-    if y == 0:
-        return np.ones_like(x)
-    n, acc = -y if y < 0 else y, None
-    while n > 0:
-        if n & 1:
-            acc = x if acc is None else np.multiply(acc, x)
-        n >>= 1
-        if n > 0:
-            x = np.multiply(x, x)
-    return np.divide(np.ones_like(acc), acc) if y < 0 else acc
-
-
-integer_pow_p.host = _host_integer_pow
+integer_pow_p.host = host_integer_pow

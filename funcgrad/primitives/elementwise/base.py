@@ -1,5 +1,6 @@
 """What the elementwise primitives are built from: dtype-class checks, the dtype join of
-operands, lowering casts, the vectorised batching rule and test-example generators.
+operands, lowering casts, the vectorised batching rule, test-example generators and the
+host rules where XLA's semantics differ from NumPy's.
 """
 
 from __future__ import annotations
@@ -199,3 +200,45 @@ def declare(
         if mode:
             p.numpy_modes[public_name] = mode
     return p
+
+
+# --------------------------------------------------------------------------- host rules
+# (the host tier, funcgrad.core.host: NumPy on host arrays, with XLA's semantics where
+# NumPy's differ; the rows declare them, ``host=``)
+
+
+def _host_int(x: Any) -> bool:
+    # (a NumPy integer scalar too: a ufunc's 0-d result is one on the host tier)
+    return isinstance(x, (np.ndarray, np.generic)) and x.dtype.kind in "iub"
+
+
+def host_div(x: Any, y: Any) -> Any:
+    """``div``'s host rule: integers divide rounding toward zero, -1 for a zero divisor."""
+    if not (_host_int(x) or _host_int(y)):
+        return np.true_divide(x, y)
+    q = np.floor_divide(x, y)
+    r = np.remainder(x, y)
+    q = np.where((r != 0) & ((np.less(x, 0)) != (np.less(y, 0))), q + 1, q)
+    return np.where(np.equal(y, 0), np.asarray(-1).astype(q.dtype), q)
+
+
+def host_rem(x: Any, y: Any) -> Any:
+    """``rem``'s host rule: C's ``fmod``; an integer ``x`` for a zero divisor."""
+    r = np.fmod(x, y)
+    if _host_int(x) or _host_int(y):
+        return np.where(np.equal(y, 0), x, r)
+    return r
+
+
+def host_integer_pow(x: Any, *, y: int) -> Any:
+    """``x ** y`` by the multiplication chain XLA computes (same rounding)."""
+    if y == 0:
+        return np.ones_like(x)
+    n, acc = -y if y < 0 else y, None
+    while n > 0:
+        if n & 1:
+            acc = x if acc is None else np.multiply(acc, x)
+        n >>= 1
+        if n > 0:
+            x = np.multiply(x, x)
+    return np.divide(np.ones_like(acc), acc) if y < 0 else acc

@@ -299,7 +299,8 @@ lgamma_p = _unary(
     smooth=False,
     host=_host_special("gammaln"),
     doc="Elementwise log-gamma",
-    public=("lax",),
+    docs={"scipy.special": "``log |Gamma(x)|`` (derivatives of every order: ``polygamma``)"},
+    public=("lax", "scipy.special:gammaln"),
     torch=TorchForm("LgammaBackward0", inplace_function=False, special=("gammaln",)),
 )
 digamma_p = _unary(
@@ -311,7 +312,11 @@ digamma_p = _unary(
     hi=3.0,
     host=_host_special("psi"),
     doc="Elementwise digamma (derivative of lgamma)",
-    public=("lax",),
+    docs={
+        "scipy.special": "The digamma function ``d/dx log Gamma(x)`` (derivative "
+        "``polygamma(1, x)``)"
+    },
+    public=("lax", "scipy.special"),
     torch=TorchForm(
         "DigammaBackward0",
         inplace_function=False,
