@@ -30,6 +30,7 @@ def _compiled(policy, monkeypatch, host_us: float = 100.0) -> tiers.Tiered:
     ``host_us`` each (stand-in clock), not yet probed."""
     policy.tier = "tiered"
     policy.tier_compile_after, policy.tier_compile_host_ms, policy.tier_compile_min_us = 2, 0, 1
+    policy.tier_drop_min_ms = 0.0  # (the ratio rule alone: the floor has tests of its own)
     t = tiers.Tiered(trace_flat(_f, [_A, _A], "test"))
     with monkeypatch.context() as m:
         m.setattr(tiers, "time", Clock(host_us))
@@ -127,6 +128,30 @@ def test_trial_calls_are_balanced_on_the_first_positions_of_a_step():
             assert own.count(True) == own.count(False)
 
 
+@pytest.mark.parametrize(
+    ("exe_us", "kept", "trial"),
+    [
+        (250, True, False),  # 2.5x the host tier's, but 0.15 ms a call: kept untried
+        (1_050, True, False),  # 10.5x, 0.95 ms slower: still under the 1 ms floor
+        (1_500, False, False),  # 15x and 1.4 ms slower: dropped
+    ],
+)
+def test_an_executable_slower_by_less_than_the_floor_is_kept(
+    policy, monkeypatch, exe_us, kept, trial
+):
+    t = _compiled(policy, monkeypatch)
+    fg.config.update("funcgrad_tier_drop_min_ms", 1.0)
+    _probe(t, monkeypatch, exe_us)
+    assert (t.exe is not None) is kept and bool(t.trial) is trial
+
+
+def test_the_floor_leaves_a_long_program_to_the_ratio_and_the_trial(policy, monkeypatch):
+    t = _compiled(policy, monkeypatch, host_us=10_000)
+    fg.config.update("funcgrad_tier_drop_min_ms", 1.0)
+    _probe(t, monkeypatch, 15_000)  # 5 ms slower a call, within the ratio: tried
+    assert t.exe is not None and t.trial == 8
+
+
 def test_judging_in_context_can_be_turned_off(policy, monkeypatch):
     fg.config.update("funcgrad_tier_judge_in_context", False)
     t = _compiled(policy, monkeypatch)
@@ -189,6 +214,8 @@ def test_tier_options_are_listed_and_checked():
         "funcgrad_tier_probe_min_calls",
         "funcgrad_tier_probe_budget_ms",
         "funcgrad_tier_drop_ratio",
+        "funcgrad_tier_drop_min_ms",
+        "funcgrad_tier_follow_compiled",
         "funcgrad_tier_judge_in_context",
         "funcgrad_tier_trial_calls",
         "funcgrad_tier_early_ms",

@@ -4,6 +4,7 @@ calls are slower than the host tier's fastest is dropped (results unchanged)."""
 
 from __future__ import annotations
 
+import jax.numpy as jnp
 import numpy as np
 import pytest
 from tiers_testutil import Clock
@@ -78,6 +79,7 @@ def _compiled(policy, min_us):
 )
 def test_an_executable_slower_than_the_host_tier_is_dropped(policy, host_ns, min_us, kept):
     t, args, host = _compiled(policy, min_us)
+    policy.tier_drop_min_ms = 0.0  # (any slowdown counts: the floor is tested on its own)
     t.min_ns = host_ns  # the host tier's fastest call, as measured
     before = tiers.stats()["background_kept_host"]
     for _ in range(policy.tier_probe_calls):
@@ -90,3 +92,30 @@ def test_an_executable_slower_than_the_host_tier_is_dropped(policy, host_ns, min
     assert (type(out[0]) is np.ndarray) is (not kept)
     np.testing.assert_allclose(np.asarray(out[0]), host[0], rtol=1e-6)
     assert not t.probes
+
+
+@pytest.mark.parametrize("follow", [True, False])
+def test_a_small_program_fed_by_compiled_programs_compiles_too(policy, monkeypatch, follow):
+    """5 us a call is under the call floor: on host values it stays on the host tier; fed
+    arrays a compiled program computed it follows them (each host call would wait for
+    and copy its inputs), unless ``tier_follow_compiled`` is off. Results are the same."""
+    policy.tier = "tiered"
+    policy.tier_compile_after, policy.tier_compile_host_ms, policy.tier_compile_min_us = 4, 0, 30
+    policy.tier_follow_compiled = follow
+    prog = _prog(2)
+    on_host, fed = tiers.Tiered(prog), tiers.Tiered(prog)
+    host_args = _args(2)
+    device_args = [jnp.asarray(a) for a in host_args]
+    expected = [np.asarray(o) for o in on_host(*host_args)]
+    with monkeypatch.context() as m:
+        m.setattr(tiers, "time", Clock(5))
+        for _ in range(16):
+            on_host(*host_args)
+            fed(*device_args)
+    assert not on_host.submitted
+    assert fed.submitted is follow
+    tiers.wait_for_background(60)
+    assert (fed.exe is not None) is follow
+    for _ in range(8):  # through the probe and after it: the same values
+        np.testing.assert_allclose(np.asarray(fed(*device_args)[0]), expected[0], rtol=1e-6)
+    assert fed.exe is not None or not follow  # 5 us on the host: kept under the drop floor

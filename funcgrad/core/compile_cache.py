@@ -78,6 +78,8 @@ class Policy:
     tier_probe_min_calls: int = 3
     tier_probe_budget_ms: float = 50.0
     tier_drop_ratio: float = 2.0
+    tier_drop_min_ms: float = 1.0
+    tier_follow_compiled: bool = True
     tier_judge_in_context: bool = True
     tier_trial_calls: int = 8
     tier_early_ms: float = 20.0
@@ -190,10 +192,25 @@ _OPTIONS = {
     ),
     "tier_drop_ratio": (
         "funcgrad_tier_drop_ratio",
-        "A probed executable whose fastest probe is more than this many times the host "
+        "A probed executable slower than the host tier by funcgrad_tier_drop_min_ms or "
+        "more a call, whose fastest probe is more than this many times the host "
         "tier's fastest call is dropped (the host tier serves the program for good); "
         "one faster than the host tier is kept; one in between is judged in context "
         "(funcgrad_tier_judge_in_context), or kept when that is off.",
+    ),
+    "tier_drop_min_ms": (
+        "funcgrad_tier_drop_min_ms",
+        "A probed executable slower than the host tier by less than this many "
+        "milliseconds a call is kept whatever the ratio: in a step its call returns once "
+        "dispatched and runs beside the caller, and its neighbours stay compiled "
+        "(no wait for its result, no copy in or out); 0: the ratio alone decides.",
+    ),
+    "tier_follow_compiled": (
+        "funcgrad_tier_follow_compiled",
+        "A program that has run funcgrad_tier_compile_after times and is fed arrays "
+        "that compiled programs computed is compiled in the background too, whatever "
+        "its size: on the host tier each such call waits for its inputs and copies "
+        "them, and a step mixing the tiers runs slower than one all compiled.",
     ),
     "tier_judge_in_context": (
         "funcgrad_tier_judge_in_context",

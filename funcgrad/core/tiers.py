@@ -217,6 +217,16 @@ def _zero_arg(a: Aval) -> Any:
 # wait for step 8 (nanoGPT's 511-equation backward ran compiled from step 13 of 21).
 
 
+def _fed_compiled(args: tuple) -> bool:
+    """Whether any of ``args`` is an array a compiled program computed (not a host
+    value: a NumPy array or scalar, or a Python number)."""
+    for a in args:
+        t = type(a)
+        if t is not np.ndarray and t not in _PY_SCALARS and isinstance(a, jax.Array):
+            return True
+    return False
+
+
 def _probe_calls(host_ns: int) -> int:
     """How many of a new executable's first calls are timed, for host-tier work
     ``host_ns`` a call."""
@@ -350,6 +360,16 @@ class Tiered:
                     and work * calls >= p.tier_compile_host_ms * self.spent_ms
                 ):
                     self._submit()
+                elif (
+                    not calls & 3  # (every fourth call: the scan costs ~0.1 us an input)
+                    and calls >= p.tier_compile_after
+                    and p.tier_follow_compiled
+                    and _fed_compiled(args)
+                ):
+                    # its inputs come from compiled programs: each host-tier call waits
+                    # for them and copies them, and breaks the run of compiled calls
+                    # that lets XLA's work overlap the caller's Python
+                    self._submit()
         return out
 
     def would_compile(self) -> bool:
@@ -376,6 +396,11 @@ class Tiered:
         p = POLICY
         if n or self.exe_min_ns <= self.min_ns or p.tier_compile_min_us <= 0:
             return out  # (a zero floor: the policy compiles whatever it costs)
+        if self.exe_min_ns - self.min_ns < p.tier_drop_min_ms * 1e6:
+            # slower alone by less than the floor: kept. Timed alone a compiled call pays
+            # its whole run; in a step it returns once dispatched and runs beside the
+            # caller, and its compiled neighbours take its result without a wait or a copy
+            return out
         if self.exe_min_ns > p.tier_drop_ratio * self.min_ns:
             self.exe = None
             _stats.background_kept_host += 1
