@@ -119,3 +119,19 @@ def test_a_small_program_fed_by_compiled_programs_compiles_too(policy, monkeypat
     for _ in range(8):  # through the probe and after it: the same values
         np.testing.assert_allclose(np.asarray(fed(*device_args)[0]), expected[0], rtol=1e-6)
     assert fed.exe is not None or not follow  # 5 us on the host: kept under the drop floor
+
+
+def test_funcgrad_eager_programs_do_not_follow_their_jax_inputs(policy, monkeypatch):
+    """``tiers.run`` (funcgrad's un-jitted transforms) takes its users' JAX arrays
+    whatever computed them: there the inputs' kind says nothing, and a small program
+    stays on the host tier."""
+    policy.tier = "tiered"
+    policy.tier_compile_after, policy.tier_compile_host_ms, policy.tier_compile_min_us = 4, 0, 30
+    policy.tier_follow_compiled = True
+    prog = _prog(3, 7)
+    device_args = [jnp.asarray(a) for a in _args(3)]
+    with monkeypatch.context() as m:
+        m.setattr(tiers, "time", Clock(5))
+        outs = [tiers.run(prog, *device_args) for _ in range(16)]
+    assert not tiers.tiered(prog).submitted
+    np.testing.assert_allclose(np.asarray(outs[-1][0]), np.asarray(outs[0][0]))

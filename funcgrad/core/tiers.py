@@ -277,6 +277,7 @@ class Tiered:
         "exe",
         "exe_min_ns",
         "floor_us",
+        "follow",
         "min_ns",
         "n_args",
         "n_eqns",
@@ -297,6 +298,10 @@ class Tiered:
         self.plan: HostPlan | None = None
         self.exe: Callable[..., Any] | None = None
         self.calls = 0
+        #: whether inputs computed by compiled programs make it compile (compat's ops and
+        #: nodes; not :func:`run`, whose inputs are funcgrad users' JAX arrays whatever
+        #: computed them: there the signal says nothing)
+        self.follow = True
         self.min_ns = 1 << 62
         self.submitted = False
         self.probes = 0
@@ -364,6 +369,7 @@ class Tiered:
                     not calls & 3  # (every fourth call: the scan costs ~0.1 us an input)
                     and calls >= p.tier_compile_after
                     and p.tier_follow_compiled
+                    and self.follow
                     and _fed_compiled(args)
                 ):
                     # its inputs come from compiled programs: each host-tier call waits
@@ -533,7 +539,9 @@ def run(prog: Program, *args: Any) -> list[Any]:
 
 
 def _run(prog: Program, args: tuple) -> list[Any]:
-    outs = tiered(prog)(*prog.consts, *args)
+    t = tiered(prog)
+    t.follow = False
+    outs = t(*prog.consts, *args)
     return [device_value(o, a.aval) for o, a in zip(outs, prog.outvars)]
 
 
