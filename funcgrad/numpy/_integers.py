@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from funcgrad import lax
+from funcgrad.core.primitive import Composite, TorchForm
 from funcgrad.numpy import _creation, _reductions, _shape, _ufuncs
 from funcgrad.numpy._core import (
     ArrayLike,
@@ -35,11 +36,9 @@ def bitwise_count(x: ArrayLike, /) -> Any:
     return _creation.astype(bits.population_count_p.bind(a), np.uint8)
 
 
-def gcd(x1: ArrayLike, x2: ArrayLike) -> Any:
-    """Elementwise greatest common divisor of integers (Euclid's algorithm in a loop)."""
-
-    a, b = promote_broadcast("gcd", x1, x2)
-    check_kind("gcd", "int", a, b)
+def _gcd(a: Any, b: Any) -> Any:
+    """The greatest common divisor of integers of one dtype (Euclid's algorithm in a loop,
+    whose carry has the broadcast shape)."""
     a, b = _shape.broadcast_arrays(_ufuncs.abs(a), _ufuncs.abs(b))
 
     def step(ab: tuple) -> tuple:
@@ -49,16 +48,42 @@ def gcd(x1: ArrayLike, x2: ArrayLike) -> Any:
         return _ufuncs.where(zero, p, q), _ufuncs.where(zero, q, _ufuncs.remainder(p, safe))
 
     g, _ = lax.while_loop(lambda ab: _reductions.any(ab[1] != 0), step, (a, b))
+    # (funcgrad's loop carry comes out strong; JAX's stays weak for weak 0-d operands only,
+    # where its body's zero is a weak Python scalar)
+    if aval(a).weak_type and aval(b).weak_type and aval(a).shape == ():
+        return ew.convert_element_type(g, aval(g).dtype, True)
     return g
 
 
-def lcm(x1: ArrayLike, x2: ArrayLike) -> Any:
-    """Elementwise least common multiple of integers (0 where either is 0)."""
-    a, b = promote_broadcast("lcm", x1, x2)
-    check_kind("lcm", "int", a, b)
-    d = gcd(a, b)
+def _lcm(a: Any, b: Any) -> Any:
+    d = _gcd(a, b)
     safe = _ufuncs.where(d == 0, _creation.ones_like(d), d)
     return _ufuncs.where(d == 0, _creation.zeros_like(d), _ufuncs.abs(a * (b // safe)))
+
+
+#: ``gcd``'s and ``lcm``'s rows, beside their functions (which call numpy's functions and
+#: ``lax.while_loop``, so they load after ``_ufuncs`` has generated its forms): this
+#: module's ``gcd``/``lcm`` and compat's ``torch.gcd(_)``, ``Tensor.gcd(_)`` come from them
+#: (integers only: bools and floats refused; PyTorch's take tensors only, no node)
+_ROWS = tuple(
+    Composite(
+        name,
+        fn,
+        arity=2,
+        public=("numpy",),
+        doc=doc,
+        numpy="integer",
+        numpy_keywords=True,
+        domains=None,
+        torch=TorchForm(None, promote="result_type", tensors_only=True),
+    )
+    for name, fn, doc in (
+        ("gcd", _gcd, "Elementwise greatest common divisor of integers"),
+        ("lcm", _lcm, "Elementwise least common multiple of integers (0 where either is 0)"),
+    )
+)
+DECLARED = {row.name: _ufuncs.declared_form(row.name, row) for row in _ROWS}
+globals().update(DECLARED)
 
 
 def _bitorder(name: str, bitorder: str) -> None:

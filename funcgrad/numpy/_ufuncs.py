@@ -359,7 +359,7 @@ def _logical(name: str, fn: Callable[[Any, Any], Any]) -> Callable[[ArrayLike, A
     return f
 
 
-def _declared_form(name: str, prim: Primitive | Composite) -> Callable[..., Any]:
+def declared_form(name: str, prim: Primitive | Composite) -> Callable[..., Any]:
     """The numpy form of a primitive's row: its operands prepared as the row says
     (``Primitive.numpy_promotion``, and ``numpy_bool`` for a binary row's bool operands),
     then the primitive. A row's numpy doc that is a whole sentence (ends with ``.``) is the
@@ -385,7 +385,7 @@ def _declared_builder(name: str, prim: Primitive | Composite, doc: str) -> Calla
             doc,
             to={"inexact": "inexact", "int": "numeric", "numeric": "numeric"}.get(promotion),
             on_bool=on_bool,
-            kinds=promotion if promotion in ("int", "intbool") else None,
+            kinds={"int": "int", "intbool": "intbool", "integer": "int"}.get(promotion),
             no_complex=no_complex,
             keywords=getattr(prim, "numpy_keywords", False),
             errors_as=getattr(prim, "numpy_errors_as", None),
@@ -414,7 +414,7 @@ def _declared_forms() -> dict[str, Callable[..., Any]]:
     for name, prim in public_forms("numpy").items():
         key = (prim, prim.numpy_modes.get(name))
         if key not in made:
-            made[key] = _declared_form(name, prim)
+            made[key] = declared_form(name, prim)
     forms = public_forms("numpy").items()
     return {name: made[prim, prim.numpy_modes.get(name)] for name, prim in forms}
 

@@ -244,3 +244,44 @@ def test_logaddexp_of_complex_tensors_as_pytorch(real_torch, dtype):
         (2 * out.real + 3 * out.imag).sum().backward()
         grads.append([npv(a.grad), npv(b.grad)])
     np.testing.assert_allclose(grads[1], grads[0], rtol=1e-4, atol=1e-5)
+
+
+INTEGER_ONLY = sorted(
+    (p.torch.name or p.name) for p in torch_rows() if getattr(p, "allowed", "") == "int"
+)
+
+
+@pytest.mark.parametrize("op", INTEGER_ONLY)
+def test_integer_rows_as_pytorch(real_torch, op):
+    """A row of integers only (``gcd``, ``lcm``: ``numpy="integer"``) computes PyTorch's
+    values and dtype (function, method, in-place forms), refuses bool, float and complex
+    tensors with PyTorch's ``NotImplementedError`` and a number with its ``TypeError``."""
+    assert {"gcd", "lcm"} <= set(INTEGER_ONLY)
+    a = {lib: lib.tensor([-4, 0, 0, 12, 7, -9]) for lib in (ctorch, real_torch)}
+    b = {lib: lib.tensor([6, 0, -3, 18, 0, 6]) for lib in (ctorch, real_torch)}
+    forms = [
+        lambda lib: getattr(lib, op)(a[lib], b[lib]),
+        lambda lib: getattr(lib, op)(a[lib].to(lib.int8), b[lib]),
+        lambda lib: getattr(a[lib], op)(b[lib]),
+        lambda lib: getattr(a[lib].clone(), op + "_")(b[lib]),
+        lambda lib: getattr(lib, op + "_")(a[lib].clone(), b[lib]),
+    ]
+    for form in forms:
+        want, got = form(real_torch), form(ctorch)
+        assert str(got.dtype) == str(want.dtype)
+        assert npv(got).tolist() == want.tolist()
+    refused = [
+        lambda lib: getattr(lib, op)(a[lib].float(), b[lib]),
+        lambda lib: getattr(lib, op)(a[lib].bool(), b[lib].bool()),
+        lambda lib: getattr(lib, op)(a[lib].to(lib.complex64), b[lib]),
+        lambda lib: getattr(a[lib], op)(b[lib].double()),
+        lambda lib: getattr(lib, op)(a[lib], 6),
+        lambda lib: getattr(lib, op)(3, a[lib]),
+    ]
+    for form in refused:
+        with pytest.raises((NotImplementedError, TypeError)) as want:
+            form(real_torch)
+        with pytest.raises(Exception) as got:
+            form(ctorch)
+        assert type(got.value) is type(want.value), (op, got.value, want.value)
+        assert str(got.value) == str(want.value)

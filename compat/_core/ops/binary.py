@@ -483,30 +483,47 @@ def _float_binary_f(x: Any, y: Any, *, op: str, dtype: np.dtype) -> Any:
     return (f or _FLOAT_BINARY[op])(_c(x, dtype), _c(y, dtype))
 
 
+def _require_tensors(name: str, input: Any, other: Any) -> None:
+    """PyTorch's ``TypeError`` for an op taking tensors only, given a number."""
+    for pos, (arg, what) in enumerate(((input, "input"), (other, "other")), 1):
+        if not isinstance(arg, Tensor):
+            raise TypeError(
+                f"{name}(): argument '{what}' (position {pos}) must be Tensor, "
+                f"not {type(arg).__name__}"
+            )
+
+
 def _float_binary(op: str, p: Any, domain: tuple[float, float] | str) -> Any:
-    """The op of a float binary row ``p`` (its ``TorchForm``: ``p.torch``): PyTorch's
+    """The op of a binary composite row ``p`` (its ``TorchForm``: ``p.torch``): PyTorch's
     promotion of the operands, integers to the default float unless the row keeps them
-    (``fmax``), PyTorch's refusal of complex ones, and the row's node for a number
-    ``other`` or ``input`` (``xlogy(x, 2.0)``, ``xlogy(2.0, x)``)."""
+    (``fmax``), PyTorch's refusal of complex ones (of any but integers for a row of
+    integers, ``gcd``), and the row's node for a number ``other`` or ``input``
+    (``xlogy(x, 2.0)``, ``xlogy(2.0, x)``), or PyTorch's refusal of a number."""
     t = p.torch
     name, keep_int = t.grad_fn, t.promote == "result_type"
     scalar_name = t.scalar_other or name  # (``remainder(x, 2.0)``)
     scalar_input = t.scalar_input or name
     refusal = _complex_refusal(p)
+    integers = getattr(p, "allowed", "") == "int"
 
     def f(input: Any, other: Any) -> Tensor:
+        if t.tensors_only:
+            _require_tensors(op, input, other)
         a, b = coerce(input), coerce(other)
         dt = _dt.result_type(a, b)
         _refuse_complex(refusal, dt)
+        if integers and _dt.kind(dt) not in "iu":
+            kernel = f"\"{op}_cpu\" not implemented for '{_dt.scalar_type_name(dt)}'"
+            raise NotImplementedError(kernel)
         if not keep_int:
             dt = _dt.float_type(dt)
         node = scalar_input if not isinstance(a, Tensor) else name
         node = node if isinstance(b, Tensor) else scalar_name
-        return apply(_float_binary_f, node, (a, b), (("op", op), ("dtype", dt)))
+        return apply(_float_binary_f, node or op, (a, b), (("op", op), ("dtype", dt)))
 
     f.__name__ = op
     f.__doc__ = f"Elementwise ``{op}`` with PyTorch's type promotion."
-    samples = (Sample(((2, 3), (3,)), domain=domain),)
+    samples = () if integers else (Sample(((2, 3), (3,)), domain=domain),)
     if keep_int:  # (positive integers: no zero divisor)
         samples += (Sample(((4,), (4,)), dtype="int64", domain=(1, 5), grad=False),)
     return defop(
@@ -534,12 +551,7 @@ def igamma_op(input: Tensor, other: Tensor, *, upper: bool, name: str) -> Tensor
 
     PyTorch takes tensors only and cannot differentiate with respect to ``input``
     (``NotImplementedError``); here that derivative is funcgrad's (JAX's) one."""
-    for pos, (arg, what) in enumerate(((input, "input"), (other, "other")), 1):
-        if not isinstance(arg, Tensor):
-            raise TypeError(
-                f"{name}(): argument '{what}' (position {pos}) must be Tensor, "
-                f"not {type(arg).__name__}"
-            )
+    _require_tensors(name, input, other)
     rt = _dt.result_type(input, other)
     if _dt.kind(rt) in "biu":
         kernel = "igammac" if upper else "igamma"

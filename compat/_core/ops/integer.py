@@ -1,5 +1,5 @@
-"""Integer ops as op-table rows: bit shifts (``bitwise_left_shift``, ``<<``) and
-number theory (``gcd``, ``lcm``)."""
+"""Integer ops as op-table rows: bit shifts (``bitwise_left_shift``, ``<<``); ``gcd`` and
+``lcm`` are generated from funcgrad's rows (``ops/binary.py``)."""
 
 from __future__ import annotations
 
@@ -38,23 +38,3 @@ def bitwise_left_shift(input: Any, other: Any) -> Tensor:
 @defop(inplace=True, samples=Sample(((4,), (4,)), dtype="int64", domain=(0, 3), grad=False))
 def bitwise_right_shift(input: Any, other: Any) -> Tensor:
     return _shift(False, input, other)
-
-
-def _gcd_f(x: Any, y: Any, *, op: str, dtype: np.dtype) -> Any:
-    return (fnp.gcd if op == "gcd" else fnp.lcm)(_c(x, dtype), _c(y, dtype))
-
-
-def _int_pair(op: str) -> Any:
-    def f(input: Tensor, other: Tensor) -> Tensor:
-        dt = _dt.result_type(input, other)
-        if _dt.kind(dt) not in "iu":
-            raise RuntimeError(f"\"{op}_cpu\" not implemented for '{_dt.scalar_type_name(dt)}'")
-        return apply(_gcd_f, op, (input, other), (("op", op), ("dtype", dt)))
-
-    f.__name__ = op
-    samples = Sample(((5,), (5,)), dtype="int64", domain=(1, 12), grad=False)
-    return defop(op, inplace=True, inplace_function=True, samples=samples)(f)
-
-
-gcd = _int_pair("gcd")
-lcm = _int_pair("lcm")
