@@ -16,7 +16,7 @@ from jax import lax
 from funcgrad.core import dtypes
 from funcgrad.core.interp import bind, to_aval
 from funcgrad.core.ir import Aval
-from funcgrad.core.primitive import Example, Primitive
+from funcgrad.core.primitive import Example, Primitive, TorchForm
 from funcgrad.primitives import elementwise as ew
 from funcgrad.primitives import special
 from funcgrad.primitives.rules import moveaxis, rand
@@ -63,6 +63,7 @@ nextafter_p = ew._binary(
     doc="Next representable float after ``x`` toward ``y``.",
     public=("numpy",),
     numpy="inexact",
+    torch=TorchForm(None, promote="result_type", inplace_function=False, tensors_only=True),
 )
 population_count_p = ew._unary("population_count", lax.population_count, None, allowed="int")
 clz_p = ew._unary("clz", lax.clz, None, allowed="int")

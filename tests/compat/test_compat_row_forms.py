@@ -285,3 +285,46 @@ def test_integer_rows_as_pytorch(real_torch, op):
             form(ctorch)
         assert type(got.value) is type(want.value), (op, got.value, want.value)
         assert str(got.value) == str(want.value)
+
+
+FLOAT_KEPT = sorted(
+    (p.torch.name or p.name)
+    for p in torch_rows()
+    if p.arity == 2
+    and getattr(p, "allowed", "") == "real_float"
+    and p.torch.promote == "result_type"
+)
+
+
+@pytest.mark.parametrize("op", FLOAT_KEPT)
+def test_real_rows_keeping_integers_refuse_them_as_pytorch(real_torch, op):
+    """A real-only binary row whose PyTorch form keeps PyTorch's promotion (``nextafter``,
+    generated from its primitive row; compat computed integers, bools and numbers) gives
+    PyTorch's values and dtypes for floats and refuses the rest with PyTorch's errors."""
+    assert "nextafter" in FLOAT_KEPT
+    a = {lib: lib.tensor([1.0, 2.0, -0.0, 3.5]) for lib in (ctorch, real_torch)}
+    b = {lib: lib.tensor([2.0, 0.0, 1.0, 3.5]) for lib in (ctorch, real_torch)}
+    forms = [
+        lambda lib: getattr(lib, op)(a[lib], b[lib]),
+        lambda lib: getattr(lib, op)(a[lib], b[lib].double()),
+        lambda lib: getattr(lib, op)(a[lib].half(), b[lib].half()),
+        lambda lib: getattr(a[lib], op)(b[lib]),
+        lambda lib: getattr(a[lib].clone(), op + "_")(b[lib]),
+    ]
+    for form in forms:
+        want, got = form(real_torch), form(ctorch)
+        assert str(got.dtype) == str(want.dtype)
+        assert npv(got).tolist() == want.tolist()
+    refused = [
+        lambda lib: getattr(lib, op)(a[lib].long(), b[lib].long()),
+        lambda lib: getattr(lib, op)(a[lib].bool(), b[lib].bool()),
+        lambda lib: getattr(lib, op)(a[lib].to(lib.complex64), b[lib]),
+        lambda lib: getattr(lib, op)(a[lib], 3.0),
+    ]
+    for form in refused:
+        with pytest.raises((NotImplementedError, TypeError)) as want:
+            form(real_torch)
+        with pytest.raises(Exception) as got:
+            form(ctorch)
+        assert type(got.value) is type(want.value), (op, got.value, want.value)
+        assert str(got.value) == str(want.value)

@@ -41,9 +41,15 @@ def _refuse_complex(refusal: tuple[type[Exception], str] | None, dt: np.dtype) -
         raise refusal[0](refusal[1].format(dtype=_dt.scalar_type_name(dt)))
 
 
+#: the primitive rows' ops compat implements by hand (``alpha=``, ``rounding_mode=``, the
+#: operator fast path): the others are generated as the composites' (``nextafter``)
+_HAND: set[str] = set()
+
+
 def _row(op: str, promote: str) -> dict[str, Any]:
     """``defop``'s aliases and node for the op a primitive row declares; ``promote`` is how
     the implementation types its result (``TorchForm.promote``), checked against the row."""
+    _HAND.add(op)
     t = _DECLARED[op]
     if t.promote != promote:
         raise ValueError(
@@ -448,14 +454,6 @@ def _composite_fn(p: Any) -> Any:
     return getattr(fsp, p.public["scipy.special"][0])
 
 
-#: op -> its function of two operands of one dtype: the declared composites' (``hypot``,
-#: ``logaddexp``, ``fmax``, ``remainder``, ...: ``funcgrad/primitives/composites.py``;
-#: ``xlogy``: ``funcgrad/scipy/special.py``)
-_FLOAT_BINARY = {
-    p.torch.name or p.name: _composite_fn(p) for p in torch_rows() if p.arity == 2 and p.composite
-}
-
-
 def _logaddexp_complex(x: Any, y: Any) -> Any:
     """PyTorch's ``logaddexp`` of complex operands: the one of larger real part (``x`` on a
     tie) plus ``log1p(exp(other - it))``, the imaginary part not wrapped (NumPy's, the
@@ -497,14 +495,18 @@ def _float_binary(op: str, p: Any, domain: tuple[float, float] | str) -> Any:
     """The op of a binary composite row ``p`` (its ``TorchForm``: ``p.torch``): PyTorch's
     promotion of the operands, integers to the default float unless the row keeps them
     (``fmax``), PyTorch's refusal of complex ones (of any but integers for a row of
-    integers, ``gcd``), and the row's node for a number ``other`` or ``input``
+    integers, ``gcd``; of integers too for a real-only row keeping them, ``nextafter``),
+    and the row's node for a number ``other`` or ``input``
     (``xlogy(x, 2.0)``, ``xlogy(2.0, x)``), or PyTorch's refusal of a number."""
     t = p.torch
     name, keep_int = t.grad_fn, t.promote == "result_type"
     scalar_name = t.scalar_other or name  # (``remainder(x, 2.0)``)
     scalar_input = t.scalar_input or name
     refusal = _complex_refusal(p)
-    integers = getattr(p, "allowed", "") == "int"
+    # the result kinds its kernel takes: integers for a row of integers (``gcd``), floats for
+    # a real-only row keeping PyTorch's promotion (``nextafter``: no integer made a float)
+    allowed = getattr(p, "allowed", "")
+    kinds = "iu" if allowed == "int" else "f" if allowed == "real_float" and keep_int else None
 
     def f(input: Any, other: Any) -> Tensor:
         if t.tensors_only:
@@ -512,7 +514,7 @@ def _float_binary(op: str, p: Any, domain: tuple[float, float] | str) -> Any:
         a, b = coerce(input), coerce(other)
         dt = _dt.result_type(a, b)
         _refuse_complex(refusal, dt)
-        if integers and _dt.kind(dt) not in "iu":
+        if kinds is not None and _dt.kind(dt) not in kinds:
             kernel = f"\"{op}_cpu\" not implemented for '{_dt.scalar_type_name(dt)}'"
             raise NotImplementedError(kernel)
         if not keep_int:
@@ -523,8 +525,8 @@ def _float_binary(op: str, p: Any, domain: tuple[float, float] | str) -> Any:
 
     f.__name__ = op
     f.__doc__ = f"Elementwise ``{op}`` with PyTorch's type promotion."
-    samples = () if integers else (Sample(((2, 3), (3,)), domain=domain),)
-    if keep_int:  # (positive integers: no zero divisor)
+    samples = () if kinds == "iu" else (Sample(((2, 3), (3,)), domain=domain, grad=bool(name)),)
+    if keep_int and kinds != "f":  # (positive integers: no zero divisor)
         samples += (Sample(((4,), (4,)), dtype="int64", domain=(1, 5), grad=False),)
     return defop(
         op,
@@ -533,12 +535,6 @@ def _float_binary(op: str, p: Any, domain: tuple[float, float] | str) -> Any:
         grad_fn=name,
         samples=samples,
     )(f)
-
-
-for _p in torch_rows():
-    if _p.arity == 2 and _p.composite:
-        globals()[_p.torch.name or _p.name] = _float_binary(_p.name, _p, _p.name)
-del _p
 
 
 def _igamma_f(a: Any, x: Any, *, upper: bool, dtype: np.dtype) -> Any:
@@ -616,3 +612,20 @@ def _bitwise_op(op: str) -> Any:
 bitwise_and = _bitwise_op("and")
 bitwise_or = _bitwise_op("or")
 bitwise_xor = _bitwise_op("xor")
+
+
+# (last: every hand kernel above has claimed its row, ``_HAND``)
+#: op -> its function of two operands of one dtype: the declared composites' (``hypot``,
+#: ``logaddexp``, ``fmax``, ``remainder``, ...: ``funcgrad/primitives/composites.py``;
+#: ``xlogy``: ``funcgrad/scipy/special.py``; ``gcd``: ``funcgrad/numpy/_integers.py``) and
+#: the numpy forms of the primitive rows compat has no kernel of its own for (``nextafter``)
+_FLOAT_BINARY = {
+    p.torch.name or p.name: _composite_fn(p)
+    for p in torch_rows()
+    if p.arity == 2 and (p.torch.name or p.name) not in _HAND
+}
+
+for _p in torch_rows():
+    if _p.arity == 2 and (_p.torch.name or _p.name) not in _HAND:
+        globals()[_p.torch.name or _p.name] = _float_binary(_p.name, _p, _p.name)
+del _p

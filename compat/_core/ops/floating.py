@@ -1,4 +1,4 @@
-"""Floating-point structure as op-table rows: ``ldexp`` and ``nextafter`` (the class tests
+"""Floating-point structure as op-table rows: ``ldexp`` (``nextafter`` and the class tests
 ``isnan``, ``isposinf``, ``isreal``, ... are generated from funcgrad's rows)."""
 
 from __future__ import annotations
@@ -29,13 +29,3 @@ def ldexp(input: Tensor, other: Any = None) -> Tensor:
     other = coerce(other if other is not None else 1)
     dt = _dt.float_type(_dt.result_type(input, other))
     return apply(_ldexp_f, "LdexpBackward0", (input, other), (("dtype", dt),))
-
-
-def _nextafter_f(x: Any, y: Any, *, dtype: np.dtype) -> Any:
-    return fnp.nextafter(_c(x, dtype), _c(y, dtype))
-
-
-@defop(inplace=True, samples=Sample(((3,), (3,)), grad=False))
-def nextafter(input: Tensor, other: Tensor) -> Tensor:
-    dt = _dt.result_type(input, other)
-    return apply(_nextafter_f, "nextafter", (input, other), (("dtype", dt),))
