@@ -24,6 +24,7 @@ from compat._core.tensor import Tensor
 _NUMBER_FIRST = frozenset(
     {"add", "sub", "mul", "div", "pow", "remainder", "floor_divide", "xlogy", "float_power"}
     | {"xlog1py", "bucketize", "norm", "repeat_interleave"}
+    | {"bitwise_left_shift", "bitwise_right_shift"}
 )
 #: names of first parameters that PyTorch types ``Tensor``
 _TENSOR_FIRST = ("input", "condition", "A", "x")

@@ -72,7 +72,8 @@ class TorchForm:
     from the same op (``torch.special.X`` of a unary row is ``torch.X`` with its node).
     ``same``: the form returns its input itself, after its refusals (``torch.positive(x)
     is x``: no node, no copy), where the numpy form returns a new array. ``tensors_only``:
-    a Python number for either operand is a ``TypeError`` (``torch.gcd(x, 6)``).
+    a Python number for either operand is a ``TypeError`` (``torch.gcd(x, 6)``). ``kernel``:
+    the name PyTorch's kernel refusals give where it is not the op's (``lshift``).
     """
 
     grad_fn: str | None
@@ -92,6 +93,7 @@ class TorchForm:
     special: tuple[str, ...] = ()
     same: bool = False
     tensors_only: bool = False
+    kernel: str | None = None
 
 
 REGISTRY: dict[str, Primitive] = {}
@@ -263,7 +265,8 @@ class Composite:
     the numpy form refuses a complex operand where ``fn`` takes none: ``"type"`` (a
     ``TypeError``, as ``i0``) or ``"value"`` (a ``ValueError``, as ``hypot``); ``allowed``
     is ``"real_float"`` then (compat derives PyTorch's refusal from it, as for a primitive),
-    and ``"int"`` for a row of integers only (``numpy="integer"``: ``gcd``; bools refused).
+    and ``"int"`` for a row of integers only (``numpy="integer"``: ``gcd``, bools refused;
+    ``"int"``: ``right_shift``, bools promoted).
     ``numpy_keywords``: the binary numpy form's parameters are ``x1``, ``x2``, passable by
     name (``jnp.fmax`` is a function, where ``jnp.hypot`` is a ufunc of ``(x, y, /)``);
     ``numpy_errors_as`` the name the numpy form's operand errors give where JAX's give
@@ -307,7 +310,8 @@ class Composite:
         self.numpy_complex = numpy_complex
         self.numpy_keywords = numpy_keywords
         self.numpy_errors_as = numpy_errors_as
-        self.allowed = "int" if numpy == "integer" else "real_float" if numpy_complex else "inexact"
+        integers = numpy in ("int", "integer")
+        self.allowed = "int" if integers else "real_float" if numpy_complex else "inexact"
         self.domains = domains
         self.domain = domains[0] if domains else None  # (none for integer rows)
         self.torch = torch

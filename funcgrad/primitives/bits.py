@@ -41,6 +41,13 @@ shift_left_p = _shift(
     docs={"numpy": "Elementwise ``x << y`` on integers."},
     public=("lax", "numpy:left_shift", "numpy:bitwise_left_shift"),
     numpy="int",
+    torch=TorchForm(
+        None,
+        name="bitwise_left_shift",
+        promote="result_type",
+        inplace_function=False,
+        kernel="lshift",
+    ),
 )
 shift_right_logical_p = _shift(
     "shift_right_logical",

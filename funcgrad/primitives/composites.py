@@ -531,4 +531,11 @@ right_shift = Composite(
     doc="Elementwise ``x1 >> x2``: arithmetic for signed, logical for unsigned integers.",
     numpy="int",
     domains=None,
+    torch=TorchForm(
+        None,
+        name="bitwise_right_shift",
+        promote="result_type",
+        inplace_function=False,
+        kernel="rshift",
+    ),
 )

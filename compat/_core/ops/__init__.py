@@ -16,7 +16,7 @@ PyTorch's subgradient conventions:
 Type promotion follows PyTorch (:func:`compat._core.dtypes.result_type`), computed
 in Python and passed to each op as a static ``dtype``.
 
-The ops live in modules by job (``binary``, ``unary``, ``integer``, ``floating``,
+The ops live in modules by job (``binary``, ``unary``, ``floating``,
 ``special``, ``reductions``, ``reshaping``, ``linalg``, ``inplace``, ...), each declaring
 its rows of the op table (``compat._core.optable``); this package re-exports every row's
 implementation by name and alias (``ops.tanh``, ``ops.clip``), generated from the rows,
@@ -30,7 +30,6 @@ from compat._core.ops import (  # noqa: F401  (each declares its rows of the op 
     clamping,
     composite,
     floating,
-    integer,
     linalg,
     linalg_decomp,
     linalg_eig,

@@ -515,8 +515,8 @@ def _float_binary(op: str, p: Any, domain: tuple[float, float] | str) -> Any:
         dt = _dt.result_type(a, b)
         _refuse_complex(refusal, dt)
         if kinds is not None and _dt.kind(dt) not in kinds:
-            kernel = f"\"{op}_cpu\" not implemented for '{_dt.scalar_type_name(dt)}'"
-            raise NotImplementedError(kernel)
+            kernel = f'"{t.kernel or op}_cpu" not implemented for '
+            raise NotImplementedError(f"{kernel}'{_dt.scalar_type_name(dt)}'")
         if not keep_int:
             dt = _dt.float_type(dt)
         node = scalar_input if not isinstance(a, Tensor) else name
@@ -627,5 +627,5 @@ _FLOAT_BINARY = {
 
 for _p in torch_rows():
     if _p.arity == 2 and (_p.torch.name or _p.name) not in _HAND:
-        globals()[_p.torch.name or _p.name] = _float_binary(_p.name, _p, _p.name)
+        globals()[_p.torch.name or _p.name] = _float_binary(_p.torch.name or _p.name, _p, _p.name)
 del _p
