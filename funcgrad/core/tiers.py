@@ -17,7 +17,10 @@ took: under load, a mean counts preemptions). Once it has run at least
 wins over NumPy's pass per equation and XLA's call floor) and of at least
 ``POLICY.tier_compile_host_ms`` milliseconds over its calls (about what compiling it
 costs), it is compiled **in a background thread** while the host tier keeps serving;
-calls switch to the executable when it is ready. ``POLICY.tier`` chooses the mode: ``"auto"`` (tiered on
+calls switch to the executable when it is ready. A program fed arrays that compiled
+programs computed follows them once it has run ``tier_compile_after`` times, whatever its
+size (``POLICY.tier_follow_compiled``): a step then runs all compiled, with no wait and
+copy at each border between the tiers. ``POLICY.tier`` chooses the mode: ``"auto"`` (tiered on
 a CPU backend, compiled on a GPU or TPU, where arrays live on the device and XLA's
 call is the cheap path), ``"tiered"``, ``"host"`` (never compile: every equation
 without a host rule still compiles alone) or ``"compiled"`` (the compile cache's
