@@ -132,6 +132,9 @@ class OpDef:
     functional: str | None = None
     #: ``nn`` has a module calling ``nn.functional.X``: its class name and docstring
     nn_module: tuple[str, str] | None = None
+    #: PyTorch takes a Python number for the first argument too (a ``Scalar self``
+    #: overload: ``torch.add(2, x)``), where it requires a Tensor of its other ops
+    number_first: bool = False
 
     def method_impl(self) -> Callable[..., Any] | None:
         if self.method is False:
@@ -183,6 +186,7 @@ def defop(
     inplace_function: bool | tuple[str, ...] = False,
     functional: str | None = None,
     nn_module: tuple[str, str] | None = None,
+    number_first: bool = False,
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Declare the row of the op implemented by the decorated function (returned as is)."""
 
@@ -216,6 +220,7 @@ def defop(
             inplace_function,
             functional,
             nn_module,
+            number_first,
         )
         return fn
 
@@ -245,16 +250,17 @@ def _guarded(d: OpDef, fn: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def functions(
-    with_out: Callable[[Callable[..., Any]], Callable[..., Any]] | None = None,
+    with_out: Callable[..., Callable[..., Any]] | None = None,
     module: str = "torch",
 ) -> dict[str, Callable[..., Any]]:
     """``torch.X`` (or ``torch.<module>.X``) for every row with a function, aliases
-    included (``with_out`` wraps each to take PyTorch's ``out=`` argument)."""
+    included (``with_out(fn, number_first=...)`` wraps each to take PyTorch's ``out=``
+    argument and check its first argument as the row says)."""
     out: dict[str, Callable[..., Any]] = {}
     for d in REGISTRY.values():
         if d.function and d.module == module:
             f = _guarded(d, d.fn)
-            f = with_out(f) if with_out is not None else f
+            f = with_out(f, number_first=d.number_first) if with_out is not None else f
             for n in (d.name.rpartition(".")[2], *d.aliases):
                 out[n] = f
     return out

@@ -20,12 +20,6 @@ from compat._core import dtypes as _dt
 from compat._core import grad_mode as _gm
 from compat._core.tensor import Tensor
 
-#: ops whose first argument may be a Python number in PyTorch (a ``Scalar self`` overload)
-_NUMBER_FIRST = frozenset(
-    {"add", "sub", "mul", "div", "pow", "remainder", "floor_divide", "xlogy", "float_power"}
-    | {"xlog1py", "bucketize", "norm", "repeat_interleave"}
-    | {"bitwise_left_shift", "bitwise_right_shift"}
-)
 #: names of first parameters that PyTorch types ``Tensor``
 _TENSOR_FIRST = ("input", "condition", "A", "x")
 _NUMBERS = (bool, int, float, complex, np.generic)
@@ -50,13 +44,14 @@ def _not_tensor(fn: str, name: str, pos: int | None, value: Any) -> TypeError:
     return TypeError(f"{fn}(): argument '{name}'{at} must be Tensor, not {_gm.typename(value)}")
 
 
-def with_out(fn: Callable[..., Any]) -> Callable[..., Any]:
+def with_out(fn: Callable[..., Any], *, number_first: bool = False) -> Callable[..., Any]:
     """``fn`` taking a keyword ``out=`` (a tensor, or a tuple for several results), with
-    PyTorch's ``TypeError`` for a first argument that is not a Tensor (a Python number
-    where PyTorch has no number overload) and for ``other=None``/a list/a string."""
+    PyTorch's ``TypeError`` for a first argument that is not a Tensor (a Python number,
+    unless ``number_first``: the op's row says PyTorch has a number overload) and for
+    ``other=None``/a list/a string."""
     name = fn.__name__
     first = _first_tensor_param(fn)
-    accepted = _TENSOR_OR_NUMBER if name in _NUMBER_FIRST else Tensor
+    accepted = _TENSOR_OR_NUMBER if number_first else Tensor
     other = first is not None and _takes_other(fn)
 
     @functools.wraps(fn)

@@ -74,6 +74,11 @@ class TorchForm:
     is x``: no node, no copy), where the numpy form returns a new array. ``tensors_only``:
     a Python number for either operand is a ``TypeError`` (``torch.gcd(x, 6)``). ``kernel``:
     the name PyTorch's kernel refusals give where it is not the op's (``lshift``).
+    ``number_first``: PyTorch takes a Python number for ``input`` too (a ``Scalar self``
+    overload: ``torch.add(2, x)``; a row with a ``scalar_input`` node says it), where its
+    other binary ops refuse one with a ``TypeError``. ``input_derivative=False``: PyTorch
+    has no derivative in ``input`` (``igamma``: its backward raises); compat keeps
+    funcgrad's, so the op's samples compare values only.
     """
 
     grad_fn: str | None
@@ -94,6 +99,12 @@ class TorchForm:
     same: bool = False
     tensors_only: bool = False
     kernel: str | None = None
+    number_first: bool = False
+    input_derivative: bool = True
+
+    def __post_init__(self) -> None:
+        if self.scalar_input is not None and not self.number_first:
+            raise ValueError(f"{self.scalar_input}: a scalar_input node needs number_first=True")
 
 
 REGISTRY: dict[str, Primitive] = {}
@@ -185,6 +196,9 @@ class Primitive:
         self.domains: tuple[tuple[float, float], ...] | None = None
         #: the row's PyTorch form (:class:`TorchForm`), which compat builds its op from
         self.torch: TorchForm | None = None
+        #: the parameter names of its lax and ``scipy.special`` forms where they are not
+        #: ``x`` (``x``, ``y``): ``igamma``'s ``a``, ``x`` (the numpy forms' are positional)
+        self.operands: tuple[str, ...] | None = None
         if register:
             if name in REGISTRY:
                 raise ValueError(f"primitive {name!r} registered twice")
@@ -275,6 +289,8 @@ class Composite:
 
     #: a composite binds no primitive of its own name (the registry tests skip it)
     composite = True
+    #: (its forms' parameters are ``x``, ``y``: a primitive's row may name them)
+    operands: tuple[str, ...] | None = None
 
     def __init__(
         self,

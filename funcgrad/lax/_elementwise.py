@@ -19,7 +19,7 @@ import numpy as np
 from funcgrad.core import dtypes
 from funcgrad.core.interp import to_aval
 from funcgrad.numpy._core import here, prep
-from funcgrad.primitives import bits, public_doc, public_forms
+from funcgrad.primitives import bits, named_operands, public_doc, public_forms
 from funcgrad.primitives import elementwise as ew
 from funcgrad.primitives import shape as sh
 
@@ -31,7 +31,6 @@ __all__ = [
     "imag",
     "integer_pow",
     "mul",
-    "nextafter",
     "population_count",
     "pow",
     "real",
@@ -91,7 +90,9 @@ def _bin(fn: Any, name: str, doc: str) -> Any:
 #: (a row's arity says which wrapper: ``accuracy=`` for unary ones, size-1 broadcasting
 #: for binary ones)
 DECLARED = {
-    name: (_un if prim.arity == 1 else _bin)(prim.bind, name, f"{public_doc(prim, 'lax')}.")
+    name: named_operands(
+        (_un if prim.arity == 1 else _bin)(prim.bind, name, f"{public_doc(prim, 'lax')}."), prim
+    )
     for name, prim in public_forms("lax").items()
 }
 globals().update(DECLARED)
@@ -146,12 +147,6 @@ def mul(x: Any, y: Any, *, out_dtype: Any = None) -> Any:
 
 
 pow = _bin(_pow, "pow", "Elementwise ``x ** y``; an integer ``y`` with an inexact ``x``.")
-
-
-def nextafter(x1: Any, x2: Any) -> Any:
-    """Next float after ``x1`` toward ``x2``."""
-    x1, x2 = _broadcast_size_one("nextafter", prep(x1, "nextafter"), prep(x2, "nextafter"))
-    return bits.nextafter_p.bind(x1, x2)
 
 
 def complex(x: Any, y: Any) -> Any:

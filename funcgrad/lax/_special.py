@@ -1,7 +1,7 @@
 """``jax.lax``'s special functions beyond the elementwise basics: the scaled Bessel
-functions ``bessel_i0e``/``bessel_i1e``, the incomplete gamma and beta functions
-(``igamma``, ``igammac``, ``igamma_grad_a``, ``betainc``), ``polygamma``, ``zeta`` and
-``random_gamma_grad``.
+functions ``bessel_i0e``/``bessel_i1e``, ``igamma_grad_a``, the incomplete beta function
+``betainc``, ``polygamma``, ``zeta`` and ``random_gamma_grad`` (``igamma`` and ``igammac``
+are their rows' forms: ``funcgrad.lax._elementwise``).
 
 Each wraps a funcgrad primitive with lax's operand rule (one dtype, one shape; 0-d
 operands and Python scalars adapt), so ``grad``, ``vmap`` and ``jit`` apply.
@@ -22,9 +22,7 @@ __all__ = [
     "bessel_i0e",
     "bessel_i1e",
     "betainc",
-    "igamma",
     "igamma_grad_a",
-    "igammac",
     "polygamma",
     "random_gamma_grad",
     "zeta",
@@ -70,8 +68,6 @@ def _same(fn: Any, name: str) -> Any:
 bessel_i0e = _same(_special.bessel_i0e, "bessel_i0e")
 bessel_i1e = _same(_special.bessel_i1e, "bessel_i1e")
 betainc = _same(_special.betainc, "betainc")
-igamma = _same(_special.igamma, "igamma")
-igammac = _same(_special.igammac, "igammac")
 igamma_grad_a = _same(_special.igamma_grad_a, "igamma_grad_a")
 polygamma = _same(_special.polygamma, "polygamma")
 zeta = _same(_special.zeta, "zeta")

@@ -1,5 +1,9 @@
 """Primitive families. Importing this package registers every primitive."""
 
+import inspect
+from collections.abc import Callable
+from typing import Any
+
 from funcgrad.core import ad_util
 from funcgrad.core.primitive import COMPOSITES, REGISTRY, Composite, Primitive
 from funcgrad.primitives import (  # noqa: F401
@@ -48,6 +52,24 @@ def public_forms(namespace: str) -> dict[str, Primitive | Composite]:
 def declared_row(name: str) -> Primitive | Composite:
     """The primitive or declared composite named ``name`` (a test sample's ``domain``)."""
     return REGISTRY[name] if name in REGISTRY else COMPOSITES[name]
+
+
+def named_operands(f: Callable[..., Any], row: Primitive | Composite) -> Callable[..., Any]:
+    """``f`` (a form of ``row`` taking its operands ``x``, ``y``) with the parameter names
+    the row declares (``operands``: ``igamma``'s ``a``, ``x``), passable by name."""
+    if row.operands is None:
+        return f
+    sig = inspect.Signature(
+        [inspect.Parameter(n, inspect.Parameter.POSITIONAL_OR_KEYWORD) for n in row.operands]
+    )
+
+    def named(*args: Any, **kwargs: Any) -> Any:
+        return f(*sig.bind(*args, **kwargs).args)
+
+    named.__name__ = named.__qualname__ = f.__name__
+    named.__doc__ = f.__doc__
+    named.__signature__ = sig  # type: ignore[attr-defined]
+    return named
 
 
 def public_doc(prim: Primitive | Composite, namespace: str) -> str:

@@ -46,6 +46,7 @@ shift_left_p = _shift(
         name="bitwise_left_shift",
         promote="result_type",
         inplace_function=False,
+        number_first=True,
         kernel="lshift",
     ),
 )
@@ -61,14 +62,15 @@ shift_right_arithmetic_p = _shift(
     "Elementwise arithmetic right shift (the sign bit shifted in)",
     public=("lax",),
 )
-# (lax.nextafter is written in funcgrad.lax: its parameters are x1, x2)
 nextafter_p = ew._binary(
     "nextafter",
     lax.nextafter,
     allowed="real_float",
     differentiable=False,
     doc="Next representable float after ``x`` toward ``y``.",
-    public=("numpy",),
+    docs={"lax": "Next representable float after ``x1`` toward ``x2``"},
+    public=("numpy", "lax"),
+    operands=("x1", "x2"),
     numpy="inexact",
     torch=TorchForm(None, promote="result_type", inplace_function=False, tensors_only=True),
 )

@@ -503,6 +503,7 @@ remainder = Composite(
         promote="result_type",
         inplace_function=False,
         scalar_other="RemainderBackward0",
+        number_first=True,
         complex_error="\"remainder_cpu\" not implemented for '{dtype}'",
     ),
 )
@@ -537,5 +538,6 @@ right_shift = Composite(
         promote="result_type",
         inplace_function=False,
         kernel="rshift",
+        number_first=True,
     ),
 )

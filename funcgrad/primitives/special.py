@@ -47,11 +47,13 @@ def _c(x: Any, v: float) -> Any:
     return np.asarray(v, to_aval(x).dtype)
 
 
-def _nary(name: str, lower: Callable, partials: Sequence[Partial]) -> Primitive:
+def _nary(name: str, lower: Callable, partials: Sequence[Partial], **row: Any) -> Primitive:
     """An elementwise primitive of ``len(partials)`` float operands (the elementwise
     family's abstract eval, lowering and batching); ``partials[i](*args, out)`` is the
-    derivative in operand ``i``, or :data:`NOT_DIFFERENTIABLE`."""
-    p = ew._binary(name, lower, allowed="real_float")
+    derivative in operand ``i``, or :data:`NOT_DIFFERENTIABLE`. ``row``: a binary row's
+    input domain and public forms (``ew._binary``'s ``lo``, ``hi``, ``doc``, ``public``,
+    ``torch``)."""
+    p = ew._binary(name, lower, allowed="real_float", **row)
     p.family = FAMILY
 
     def jvp(primals: list, tangents: list) -> tuple:
@@ -153,8 +155,34 @@ def _igamma_grad_a_dx(a: Any, x: Any, out: Any) -> Any:
 
 igamma_grad_a_p = _nary("igamma_grad_a", lax.igamma_grad_a, [NOT_DIFFERENTIABLE, _igamma_grad_a_dx])
 igamma_grad_a_p.examples = _examples([(0.5, 3.0), (0.5, 3.0)], diff=(1,))
-igamma_p = _nary("igamma", lax.igamma, [_igamma_da, _igamma_dx])
-igammac_p = _nary("igammac", lax.igammac, [_neg(_igamma_da), _neg(_igamma_dx)])
+
+
+def _igamma_row(upper: bool) -> dict[str, Any]:
+    """The incomplete gamma rows' forms: lax's ``igamma(c)``, ``scipy.special``'s
+    ``gammainc(c)``, PyTorch's ``igamma(c)`` and ``torch.special.gammainc(c)`` (tensors
+    only, floats only: ``"igamma_cpu" not implemented for 'Long'``; no ``torch.igamma_``;
+    PyTorch has no derivative in ``input``, funcgrad's is JAX's)."""
+    name, what = ("igammac", "upper") if upper else ("igamma", "lower")
+    return {
+        "lo": 0.5,
+        "hi": 3.0,
+        "doc": f"Regularized {what} incomplete gamma function "
+        + ("``Q(a, x) = 1 - P(a, x)``" if upper else "``P(a, x)``"),
+        "public": ("lax", f"scipy.special:gammainc{'c' if upper else ''}"),
+        "operands": ("a", "x"),
+        "torch": TorchForm(
+            f"{name.capitalize()}Backward0",
+            promote="result_type",
+            inplace_function=False,
+            tensors_only=True,
+            input_derivative=False,
+            special=(f"gammainc{'c' if upper else ''}",),
+        ),
+    }
+
+
+igamma_p = _nary("igamma", lax.igamma, [_igamma_da, _igamma_dx], **_igamma_row(False))
+igammac_p = _nary("igammac", lax.igammac, [_neg(_igamma_da), _neg(_igamma_dx)], **_igamma_row(True))
 
 
 def _igamma_examples(rng: np.random.Generator) -> list[Example]:

@@ -23,7 +23,7 @@ from funcgrad.core.primitive import Composite, Primitive, TorchForm
 from funcgrad.custom import custom_jvp
 from funcgrad.numpy._core import ArrayLike, here, promote
 from funcgrad.primitives import elementwise as ew
-from funcgrad.primitives import public_doc, public_forms
+from funcgrad.primitives import named_operands, public_doc, public_forms
 from funcgrad.primitives import special as sp
 
 __all__ = [
@@ -37,8 +37,6 @@ __all__ = [
     "entr",
     "factorial",
     "gamma",
-    "gammainc",
-    "gammaincc",
     "gammasgn",
     "i0e",
     "i1",
@@ -141,6 +139,7 @@ XLOGY = Composite(
         "XlogyBackward0",
         scalar_other="XlogyBackward2",
         scalar_input="XlogyBackward1",
+        number_first=True,
         complex_error="\"xlogy_cpu\" not implemented for '{dtype}'",
         special=("xlogy",),
     ),
@@ -160,12 +159,13 @@ def _declared_form(name: str, row: Primitive | Composite) -> Callable[..., Any]:
     f = binary if row.arity == 2 else unary
     f.__name__ = f.__qualname__ = name
     f.__doc__ = public_doc(row, "scipy.special")
-    return f
+    return named_operands(f, row)
 
 
 #: the forms rows declare in ``scipy.special`` (``xlogy``; the ``erf``, ``erfc``,
 #: ``erf_inv``, ``logistic``, ``i0``, ``lgamma`` and ``digamma`` rows' ``erf``, ``erfc``,
-#: ``erfinv``, ``expit``, ``i0``, ``gammaln``, ``digamma``)
+#: ``erfinv``, ``expit``, ``i0``, ``gammaln``, ``digamma``; ``igamma``'s and ``igammac``'s
+#: ``gammainc``, ``gammaincc``)
 DECLARED = {name: _declared_form(name, row) for name, row in public_forms("scipy.special").items()}
 globals().update(DECLARED)
 __all__ += sorted(DECLARED)
@@ -262,18 +262,6 @@ def multigammaln(a: ArrayLike, d: int) -> Any:
     const = 0.25 * d_ * (d_ - 1) * math.log(math.pi)
     half = fnp.arange(d, dtype=a.dtype) / 2
     return fnp.sum(ew.lgamma(fnp.expand_dims(a, -1) - half), axis=-1) + const
-
-
-def gammainc(a: ArrayLike, x: ArrayLike) -> Any:
-    """Regularized lower incomplete gamma function ``P(a, x)``."""
-    a, x = _real("gammainc", a, x)
-    return fnp.asarray(sp.igamma(a, x))
-
-
-def gammaincc(a: ArrayLike, x: ArrayLike) -> Any:
-    """Regularized upper incomplete gamma function ``Q(a, x) = 1 - P(a, x)``."""
-    a, x = _real("gammaincc", a, x)
-    return fnp.asarray(sp.igammac(a, x))
 
 
 def betainc(a: ArrayLike, b: ArrayLike, x: ArrayLike) -> Any:

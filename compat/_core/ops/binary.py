@@ -55,7 +55,7 @@ def _row(op: str, promote: str) -> dict[str, Any]:
         raise ValueError(
             f"{op}: its row says promote={t.promote!r}, its implementation {promote!r}"
         )
-    return {"aliases": t.aliases, "grad_fn": t.grad_fn}
+    return {"aliases": t.aliases, "grad_fn": t.grad_fn, "number_first": t.number_first}
 
 
 #: ``pow``'s three nodes and ``fmod``'s two, as their rows declare them: all tensors,
@@ -393,7 +393,11 @@ def atan2(input: Tensor, other: Tensor) -> Tensor:
     return _binary(_atan2_f, input, other, true_div=True)
 
 
-@defop(inplace=True, samples=Sample(((4,), (4,)), dtype="int64", domain=(1, 5), grad=False))
+@defop(
+    inplace=True,
+    samples=Sample(((4,), (4,)), dtype="int64", domain=(1, 5), grad=False),
+    number_first=True,
+)
 def floor_divide(input: Any, other: Any) -> Tensor:
     return _binary(_floordiv_f, input, other)
 
@@ -525,7 +529,9 @@ def _float_binary(op: str, p: Any, domain: tuple[float, float] | str) -> Any:
 
     f.__name__ = op
     f.__doc__ = f"Elementwise ``{op}`` with PyTorch's type promotion."
-    samples = () if kinds == "iu" else (Sample(((2, 3), (3,)), domain=domain, grad=bool(name)),)
+    # (no gradient compared where PyTorch has none in ``input``: ``igamma``)
+    grad = bool(name) and t.input_derivative
+    samples = () if kinds == "iu" else (Sample(((2, 3), (3,)), domain=domain, grad=grad),)
     if keep_int and kinds != "f":  # (positive integers: no zero divisor)
         samples += (Sample(((4,), (4,)), dtype="int64", domain=(1, 5), grad=False),)
     return defop(
@@ -534,46 +540,8 @@ def _float_binary(op: str, p: Any, domain: tuple[float, float] | str) -> Any:
         inplace_function=t.inplace_function,
         grad_fn=name,
         samples=samples,
+        number_first=t.number_first,
     )(f)
-
-
-def _igamma_f(a: Any, x: Any, *, upper: bool, dtype: np.dtype) -> Any:
-    f = fsp.gammaincc if upper else fsp.gammainc
-    return f(_c(a, dtype), _c(x, dtype))
-
-
-def igamma_op(input: Tensor, other: Tensor, *, upper: bool, name: str) -> Tensor:
-    """The regularised incomplete gamma function, lower (``upper=False``) or upper.
-
-    PyTorch takes tensors only and cannot differentiate with respect to ``input``
-    (``NotImplementedError``); here that derivative is funcgrad's (JAX's) one."""
-    _require_tensors(name, input, other)
-    rt = _dt.result_type(input, other)
-    if _dt.kind(rt) in "biu":
-        kernel = "igammac" if upper else "igamma"
-        raise NotImplementedError(
-            f"\"{kernel}_cpu\" not implemented for '{_dt.scalar_type_name(rt)}'"
-        )
-    dt = _dt.float_type(rt)
-    node = "IgammacBackward0" if upper else "IgammaBackward0"
-    return apply(_igamma_f, node, (input, other), (("upper", upper), ("dtype", dt)))
-
-
-# gradients: PyTorch raises for the derivative in ``input``, so the rows compare values
-# (tests/compat/test_compat_igamma.py compares the gradient in ``other``)
-_IGAMMA_SAMPLE = Sample(((2, 3), (3,)), domain=(0.5, 3), grad=False)
-
-
-@defop(inplace=True, grad_fn="IgammaBackward0", samples=_IGAMMA_SAMPLE)
-def igamma(input: Tensor, other: Tensor) -> Tensor:
-    """Regularised lower incomplete gamma function ``P(input, other)``."""
-    return igamma_op(input, other, upper=False, name="igamma")
-
-
-@defop(inplace=True, grad_fn="IgammacBackward0", samples=_IGAMMA_SAMPLE)
-def igammac(input: Tensor, other: Tensor) -> Tensor:
-    """Regularised upper incomplete gamma function ``Q(input, other) = 1 - P``."""
-    return igamma_op(input, other, upper=True, name="igammac")
 
 
 def _heaviside_f(x: Any, v: Any, *, dtype: np.dtype) -> Any:

@@ -490,6 +490,7 @@ def _float_power_f(x: Any, y: Any) -> Any:
 @defop(
     inplace=True,
     samples=(Sample(((3,), (3,)), domain=(0.5, 2)), Sample(((3,),), args=(2,), domain=(0.5, 2))),
+    number_first=True,
 )
 def float_power(input: Any, exponent: Any) -> Tensor:
     """``input ** exponent`` computed in float64."""

@@ -401,7 +401,10 @@ def _norm_f(x: Any, *, p: float, axes: Any, keepdims: bool) -> Any:
     return fnp.sum(fnp.abs(x) ** p, axis=axes, keepdims=keepdims) ** (1.0 / p)
 
 
-@defop(samples=(Sample(((2, 3),)), Sample(((2, 3),), args=(1,), kwargs=(("dim", 1),))))
+@defop(
+    samples=(Sample(((2, 3),)), Sample(((2, 3),), args=(1,), kwargs=(("dim", 1),))),
+    number_first=True,  # (PyTorch's Python function: a number fails on ``.layout``)
+)
 def norm(
     input: Tensor,
     p: Any = "fro",

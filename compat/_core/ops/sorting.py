@@ -385,7 +385,11 @@ def searchsorted(
     return out.reshape(()) if scalar else out
 
 
-@defop(method=False, samples=Sample(((2, 3),), args=(T((5,)),), grad=False, method=False))
+@defop(
+    method=False,
+    samples=Sample(((2, 3),), args=(T((5,)),), grad=False, method=False),
+    number_first=True,
+)
 def bucketize(
     input: Tensor, boundaries: Tensor, *, out_int32: bool = False, right: bool = False
 ) -> Tensor:

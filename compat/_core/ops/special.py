@@ -11,7 +11,7 @@ import numpy as np
 from compat._core import dtypes as _dt
 from compat._core.ops import binary, unary
 from compat._core.ops._common import _c
-from compat._core.ops.binary import igamma_op
+from compat._core.ops.binary import _require_tensors
 from compat._core.ops.composite import logit
 from compat._core.optable import Sample, defop, no_bf16_kernel
 from compat._core.tensor import Tensor, apply
@@ -36,15 +36,39 @@ _SPECIAL = {
 }
 
 
+def _tensors_only(op: Any, name: str) -> Any:
+    """The binary ``op`` as ``torch.special.X``, whose refusal of a number PyTorch words
+    with ``name`` (``special_gammainc(): argument 'other' ...``)."""
+
+    def f(input: Any, other: Any) -> Tensor:
+        _require_tensors(name, input, other)
+        return op(input, other)
+
+    f.__name__ = name
+    f.__doc__ = op.__doc__
+    f.__wrapped__ = op  # type: ignore[attr-defined]
+    return f
+
+
 def _spellings(p: Any) -> None:
     """``torch.special``'s spellings of the op row ``p`` declares (``TorchForm.special``:
     ``logistic``'s ``expit``, ``digamma``'s ``digamma`` and ``psi``, ``xlogy``): the row's
     ``torch.X`` itself, so its nodes, promotion and refusals."""
     t = p.torch
     op = getattr(unary if p.arity == 1 else binary, t.name or p.name)
+    if t.tensors_only:
+        op = _tensors_only(op, f"special_{t.special[0]}")
     shapes = ((2, 3),) if p.arity == 1 else ((2, 3), (3,))
-    samples = (Sample(shapes, domain=p.name), Sample(shapes, domain=p.name, dtype="int64"))
-    defop(t.special[0], aliases=t.special[1:], grad_fn=t.grad_fn, samples=samples, **_SP_ROW)(op)
+    grad = t.input_derivative
+    samples = tuple(Sample(shapes, domain=p.name, dtype=d, grad=grad) for d in ("float64", "int64"))
+    defop(
+        t.special[0],
+        aliases=t.special[1:],
+        grad_fn=t.grad_fn,
+        samples=samples,
+        number_first=t.number_first,
+        **_SP_ROW,
+    )(op)
 
 
 for _p in torch_rows():
@@ -89,24 +113,12 @@ def _xlog1py_f(x: Any, y: Any, *, dtype: np.dtype) -> Any:
     return fsp.xlog1py(_c(x, dtype), _c(y, dtype))
 
 
-@defop(samples=Sample(((2, 3), (3,)), domain=(0.5, 2)), **_SP)
+@defop(samples=Sample(((2, 3), (3,)), domain=(0.5, 2)), number_first=True, **_SP)
 def xlog1py(input: Any, other: Any) -> Tensor:
     """``input * log1p(other)``, 0 where ``input == 0`` (torch.special's only: there is no
     ``torch.xlog1py``, so no row's ``TorchForm`` declares it)."""
     dt = _dt.float_type(_dt.result_type(input, other))
     return apply(_xlog1py_f, "SpecialXlog1PyBackward0", (input, other), (("dtype", dt),))
-
-
-@defop("gammainc", samples=Sample(((2, 3), (3,)), domain=(0.5, 3), grad=False), **_SP)
-def special_gammainc(input: Tensor, other: Tensor) -> Tensor:
-    """``torch.special.gammainc``: ``torch.igamma``."""
-    return igamma_op(input, other, upper=False, name="special_gammainc")
-
-
-@defop("gammaincc", samples=Sample(((2, 3), (3,)), domain=(0.5, 3), grad=False), **_SP)
-def special_gammaincc(input: Tensor, other: Tensor) -> Tensor:
-    """``torch.special.gammaincc``: ``torch.igammac``."""
-    return igamma_op(input, other, upper=True, name="special_gammaincc")
 
 
 @defop(name="logit", samples=Sample(((2, 3),), domain=(0.1, 0.9)), **_SP)

@@ -301,6 +301,7 @@ def _binary(
     numpy: str = "keep",
     numpy_bool: str | None = None,
     torch: TorchForm | None = None,
+    operands: tuple[str, str] | None = None,
 ) -> Primitive:
     """Declare a binary elementwise primitive (its derivative rules: ``_binary_ad``).
 
@@ -312,7 +313,8 @@ def _binary(
     form promotes its operands (``"keep"``: JAX's promotion; ``"inexact"``: to a float;
     ``"intbool"``: integers and bools only; ``"int"``: bools to integers, then integers
     only) and ``numpy_bool`` what it does with bool operands (``"error"``, or the
-    primitive bound instead: ``add`` is ``or`` on bools); ``torch`` its PyTorch names.
+    primitive bound instead: ``add`` is ``or`` on bools); ``torch`` its PyTorch names;
+    ``operands`` the lax and ``scipy.special`` forms' parameter names (``a``, ``x``).
     Both forms broadcast: numpy by NumPy's rules, lax JAX 0.10's (equal ranks, size-1
     dimensions and 0-d operands broadcast).
     """
@@ -335,6 +337,7 @@ def _binary(
         numpy_bool=numpy_bool,
         arity=2,
         torch=torch,
+        operands=operands,
     )
     if allowed in ("num", "inexact", "real_float"):
         p.examples = _examples_binary(lo, hi, smooth, *second)
@@ -348,7 +351,7 @@ add_p = _binary(
     doc="Elementwise ``x + y``",
     public=("lax", "numpy"),
     numpy_bool="or",
-    torch=TorchForm("AddBackward0", promote="result_type"),
+    torch=TorchForm("AddBackward0", promote="result_type", number_first=True),
 )
 sub_p = _binary(
     "sub",
@@ -357,7 +360,9 @@ sub_p = _binary(
     doc="Elementwise ``x - y``",
     public=("lax", "numpy:subtract"),
     numpy_bool="error",
-    torch=TorchForm("SubBackward0", aliases=("subtract",), promote="result_type"),
+    torch=TorchForm(
+        "SubBackward0", aliases=("subtract",), promote="result_type", number_first=True
+    ),
 )
 # (lax.mul is written in funcgrad.lax: its out_dtype= widens the operands first)
 mul_p = _binary(
@@ -367,7 +372,9 @@ mul_p = _binary(
     doc="Elementwise ``x * y``",
     public=("numpy:multiply",),
     numpy_bool="and",
-    torch=TorchForm("MulBackward0", aliases=("multiply",), promote="result_type"),
+    torch=TorchForm(
+        "MulBackward0", aliases=("multiply",), promote="result_type", number_first=True
+    ),
 )
 div_p = _binary(
     "div",
@@ -379,7 +386,7 @@ div_p = _binary(
     docs={"numpy": "Elementwise ``x / y`` in floating point"},
     public=("lax", "numpy:true_divide", "numpy:divide"),
     numpy="inexact",
-    torch=TorchForm("DivBackward0", aliases=("divide", "true_divide")),
+    torch=TorchForm("DivBackward0", aliases=("divide", "true_divide"), number_first=True),
 )
 # (numpy's remainder/mod/fmod round or fix signs: composites in funcgrad.numpy)
 rem_p = _binary(
@@ -418,6 +425,7 @@ pow_p = _binary(
         promote="result_type",
         scalar_other="PowBackward0",
         scalar_input="PowBackward2",
+        number_first=True,
     ),
 )
 
@@ -471,7 +479,7 @@ def _bitwise(name: str, lower: Callable, host: Callable, op: str) -> Primitive:
         docs={"numpy": f"Bitwise {op}"},
         public=(f"lax:bitwise_{op}", f"numpy:bitwise_{op}", f"numpy:logical_{op}=logical"),
         numpy="intbool",
-        torch=TorchForm(None, name=f"bitwise_{op}", promote="result_type"),
+        torch=TorchForm(None, name=f"bitwise_{op}", promote="result_type", number_first=True),
     )
 
 

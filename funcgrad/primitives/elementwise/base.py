@@ -179,9 +179,11 @@ def declare(
     domains: tuple[tuple[float, float], ...] | None = None,
     arity: int = 1,
     torch: TorchForm | None = None,
+    operands: tuple[str, ...] | None = None,
 ) -> Primitive:
     """Record on ``p`` its input domain (``domains``: each operand's, where they differ),
-    host rule, arity, public forms and PyTorch form (see ``_unary`` and ``_binary``)."""
+    host rule, arity, public forms, their parameter names and PyTorch form (see
+    ``_unary`` and ``_binary``)."""
     if domains is None and domain is not None:
         domains = (domain,) * arity
     p.domain = domains[0] if domains else None
@@ -193,6 +195,7 @@ def declare(
     p.numpy_promotion = numpy
     p.numpy_bool = numpy_bool
     p.torch = torch
+    p.operands = operands
     for form in public:
         ns, _, named = form.partition(":")
         public_name, _, mode = named.partition("=")
