@@ -382,3 +382,37 @@ def test_number_first_as_pytorch(real_torch, op):
         assert not isinstance(ours, type), (op, ours)
         assert str(ours.dtype) == str(theirs.dtype), op
         np.testing.assert_allclose(npv(ours), theirs.numpy(), rtol=1e-6)
+
+
+BITWISE = sorted(
+    (p.torch.name or p.name)
+    for p in torch_rows()
+    if p.arity == 2 and getattr(p, "allowed", "") == "intbool"
+)
+
+
+@pytest.mark.parametrize("op", BITWISE)
+def test_bitwise_rows_as_pytorch(real_torch, op):
+    """``bitwise_and``/``or``/``xor`` (rows of ``allowed="intbool"``) compute integers and
+    bools as PyTorch, a number first included, and refuse floats and complex numbers with
+    PyTorch's ``NotImplementedError`` (``"bitwise_and_cpu" not implemented for 'Float'``),
+    as the function, the method and the operator."""
+    assert {"bitwise_and", "bitwise_or", "bitwise_xor"} <= set(BITWISE)
+    sign = {"bitwise_and": "__and__", "bitwise_or": "__or__", "bitwise_xor": "__xor__"}[op]
+    t = {lib: lib.tensor([1, 6, -3]) for lib in (ctorch, real_torch)}
+    b = {lib: lib.tensor([True, False, True]) for lib in (ctorch, real_torch)}
+    forms = [
+        lambda lib: getattr(lib, op)(t[lib], t[lib].flip(0)),
+        lambda lib: getattr(lib, op)(b[lib], b[lib].flip(0)),
+        lambda lib: getattr(lib, op)(b[lib], t[lib]),
+        lambda lib: getattr(lib, op)(5, t[lib]),
+        lambda lib: getattr(lib, op)(True, b[lib]),
+        lambda lib: getattr(lib, op)(t[lib].float(), t[lib]),
+        lambda lib: getattr(lib, op)(t[lib], t[lib].to(lib.complex64)),
+        lambda lib: getattr(lib, op)(t[lib], 2.5),
+        lambda lib: getattr(t[lib], op)(t[lib].double()),
+        lambda lib: getattr(t[lib], sign)(2.5),
+        lambda lib: getattr(t[lib].float(), sign)(t[lib]),
+    ]
+    for form in forms:
+        _same_outcome(real_torch, form, op)

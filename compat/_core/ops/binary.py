@@ -418,10 +418,14 @@ def logical_xor(input: Tensor, other: Tensor) -> Tensor:
 
 
 def _bitwise(op: str, a: Any, b: Any) -> Tensor:
+    """``bitwise_{op}`` (and ``&``, ``|``, ``^``): integers and bools, as the row's
+    ``allowed="intbool"``; PyTorch's kernel refuses floats and complex numbers."""
     a, b = coerce(a), coerce(b)
     dt = _dt.result_type(a, b)
-    if _dt.kind(dt) == "f":
-        raise TypeError(f"bitwise_{op} is not implemented for floating-point tensors")
+    if _dt.kind(dt) not in "biu":
+        raise NotImplementedError(
+            f"\"bitwise_{op}_cpu\" not implemented for '{_dt.scalar_type_name(dt)}'"
+        )
     return apply(_bitwise_f, f"bitwise_{op}", (a, b), (("op", op), ("dtype", dt)))
 
 
