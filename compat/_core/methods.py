@@ -79,6 +79,15 @@ def _legacy_new(self: Tensor, *args: Any, device: Any = None, **kwargs: Any) -> 
     )
 
 
+def _invert(self: Tensor) -> Tensor:
+    """``~self``: ``bitwise_not``, whose refusal PyTorch's operator words as a TypeError."""
+    if _dt.kind(self._npdtype) not in "biu":
+        raise TypeError(
+            "~ (operator.invert) is only implemented on integer and Boolean-type tensors"
+        )
+    return O.bitwise_not(self)
+
+
 def _setitem(self: Tensor, idx: Any, value: Any) -> None:
     S.setitem(self, idx, value)
 
@@ -260,7 +269,7 @@ def install() -> None:
         "__xor__": lambda a, b: O._bitwise("xor", a, b),
         "__rand__": lambda a, b: O._bitwise("and", b, a),
         "__ror__": lambda a, b: O._bitwise("or", b, a),
-        "__invert__": O.bitwise_not,
+        "__invert__": _invert,
         "__getitem__": S.getitem,
         "__setitem__": _setitem,
         "__iadd__": _iop("add"),

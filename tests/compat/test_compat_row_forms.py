@@ -416,3 +416,19 @@ def test_bitwise_rows_as_pytorch(real_torch, op):
     ]
     for form in forms:
         _same_outcome(real_torch, form, op)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "complex64", "bfloat16", "int16", "bool"])
+def test_bitwise_not_as_pytorch(real_torch, dtype):
+    """``bitwise_not`` (function, method, in-place) and ``~`` of integers and bools compute
+    as PyTorch; of floats and complex numbers they raise PyTorch's exception and text
+    (``NotImplementedError`` from the kernel; ``TypeError`` from the operator)."""
+    t = {lib: lib.tensor([1, 0, 3]).to(getattr(lib, dtype)) for lib in (ctorch, real_torch)}
+    forms = [
+        lambda lib: lib.bitwise_not(t[lib]),
+        lambda lib: t[lib].bitwise_not(),
+        lambda lib: t[lib].clone().bitwise_not_(),
+        lambda lib: ~t[lib],
+    ]
+    for form in forms:
+        _same_outcome(real_torch, form, "bitwise_not")

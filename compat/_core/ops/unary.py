@@ -240,8 +240,11 @@ def _invert_f(x: Any) -> Any:
 
 @defop(inplace=True, samples=Sample(((5,),), dtype="int64", grad=False))
 def bitwise_not(input: Tensor) -> Tensor:
-    if _dt.kind(input._npdtype) == "f":
-        raise TypeError("bitwise_not is not implemented for floating-point tensors")
+    """Bitwise NOT of integers, logical NOT of bools (PyTorch's kernel refuses the rest)."""
+    if _dt.kind(input._npdtype) not in "biu":
+        raise NotImplementedError(
+            f"\"bitwise_not_cpu\" not implemented for '{_dt.scalar_type_name(input._npdtype)}'"
+        )
     return apply(_invert_f, "bitwise_not", (input,))
 
 
