@@ -432,3 +432,24 @@ def test_bitwise_not_as_pytorch(real_torch, dtype):
     ]
     for form in forms:
         _same_outcome(real_torch, form, "bitwise_not")
+
+
+@pytest.mark.parametrize("op", ["float_power", "special.xlog1py"])
+def test_number_operand_nodes_of_compat_rows(real_torch, op):
+    """compat's own ``number_first`` rows name PyTorch's node for a number in either place
+    (``float_power(2.0, x)``: ``PowBackward2``; ``special.xlog1py(x, 2.0)``:
+    ``SpecialXlog1PyBackward2``) and give its values and gradients."""
+    path, _, name = f"torch.{op}".rpartition(".")
+    for form in ("tensors", "number other", "number input"):
+        got = []
+        for lib in (ctorch, real_torch):
+            x = lib.tensor([0.5, 1.5], dtype=lib.float64, requires_grad=True)
+            f = _resolve(lib, path, name)
+            y = {"tensors": lambda: f(x, x), "number other": lambda: f(x, 2.0)}.get(
+                form, lambda: f(2.0, x)
+            )()
+            (g,) = lib.autograd.grad(y.sum(), x)
+            got.append((y.grad_fn.name(), npv(y.detach()), npv(g)))
+        assert got[0][0] == got[1][0], (op, form)
+        np.testing.assert_allclose(got[0][1], got[1][1], rtol=1e-12)
+        np.testing.assert_allclose(got[0][2], got[1][2], rtol=1e-12)

@@ -493,9 +493,11 @@ def _float_power_f(x: Any, y: Any) -> Any:
     number_first=True,
 )
 def float_power(input: Any, exponent: Any) -> Tensor:
-    """``input ** exponent`` computed in float64."""
+    """``input ** exponent`` computed in float64 (``pow``'s nodes: a number ``input`` is
+    ``PowBackward2``)."""
     input, exponent = coerce(input), coerce(exponent)
     name = POW_NODES[0] if isinstance(exponent, Tensor) else POW_NODES[1]
+    name = name if isinstance(input, Tensor) else POW_NODES[2]
     return apply(_float_power_f, name, (input, exponent))
 
 

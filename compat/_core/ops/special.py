@@ -116,9 +116,13 @@ def _xlog1py_f(x: Any, y: Any, *, dtype: np.dtype) -> Any:
 @defop(samples=Sample(((2, 3), (3,)), domain=(0.5, 2)), number_first=True, **_SP)
 def xlog1py(input: Any, other: Any) -> Tensor:
     """``input * log1p(other)``, 0 where ``input == 0`` (torch.special's only: there is no
-    ``torch.xlog1py``, so no row's ``TorchForm`` declares it)."""
+    ``torch.xlog1py``, so no row's ``TorchForm`` declares it). PyTorch's node is
+    ``...Backward1`` for a number ``input``, ``...Backward2`` for a number ``other``."""
     dt = _dt.float_type(_dt.result_type(input, other))
-    return apply(_xlog1py_f, "SpecialXlog1PyBackward0", (input, other), (("dtype", dt),))
+    form = 0 if isinstance(other, Tensor) else 2
+    form = form if isinstance(input, Tensor) else 1
+    node = f"SpecialXlog1PyBackward{form}"
+    return apply(_xlog1py_f, node, (input, other), (("dtype", dt),))
 
 
 @defop(name="logit", samples=Sample(((2, 3),), domain=(0.1, 0.9)), **_SP)
