@@ -32,6 +32,7 @@ from compat._core import tensor as _t
 from compat._core import views as _views
 from compat._core.tensor import Tensor
 from funcgrad import numpy as fnp
+from funcgrad._compat_contract import torch_rows
 
 
 class _State:
@@ -145,8 +146,11 @@ def _tangent_f(*xs: Any, fn: Callable, kw: tuple, pos: tuple, n: int) -> list:
     return [t for o, t in zip(outs, touts) if fnp.issubdtype(o.dtype, fnp.inexact)]
 
 
-#: ops PyTorch has no forward derivative for (node name -> op name): they raise here too
-_NO_FORWARD = {"IgammaBackward0": "igamma", "IgammacBackward0": "igammac"}
+#: ops PyTorch has no forward derivative for (node name -> op name: their rows say
+#: ``forward_ad=False``): they raise here too
+_NO_FORWARD = {
+    p.torch.grad_fn: p.torch.name or p.name for p in torch_rows() if not p.torch.forward_ad
+}
 _NO_FORWARD_TAIL = (
     " that does not support it because it has not been implemented yet.\nPlease file an "
     "issue to PyTorch at https://github.com/pytorch/pytorch/issues/new?template=feature-"

@@ -78,7 +78,8 @@ class TorchForm:
     overload: ``torch.add(2, x)``; a row with a ``scalar_input`` node says it), where its
     other binary ops refuse one with a ``TypeError``. ``input_derivative=False``: PyTorch
     has no derivative in ``input`` (``igamma``: its backward raises); compat keeps
-    funcgrad's, so the op's samples compare values only.
+    funcgrad's, so the op's samples compare values only. ``forward_ad=False``: PyTorch has
+    no forward-mode derivative (``igamma``), so compat's forward AD raises as PyTorch's.
     """
 
     grad_fn: str | None
@@ -101,6 +102,7 @@ class TorchForm:
     kernel: str | None = None
     number_first: bool = False
     input_derivative: bool = True
+    forward_ad: bool = True
 
     def __post_init__(self) -> None:
         if self.scalar_input is not None and not self.number_first:

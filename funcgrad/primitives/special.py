@@ -176,6 +176,7 @@ def _igamma_row(upper: bool) -> dict[str, Any]:
             inplace_function=False,
             tensors_only=True,
             input_derivative=False,
+            forward_ad=False,
             special=(f"gammainc{'c' if upper else ''}",),
         ),
     }
