@@ -3,23 +3,21 @@
 :meth:`ProcessGroup.all_reduce_many` works out, at each call, the signature of its
 arrays, checks it (once) with the other members, traces (once) and looks up its
 programs. A training loop averages the same gradients every step, so a :class:`Bucket`
-does all that once, when it is made, and each call is one dispatch of one program over
-the process mesh, with each array as this process's block of one operand: inside, the
-blocks are joined into one flat buffer, XLA's all-reduce runs once on it, the
-reduction is finished (``avg``'s division) and the result is cut back into arrays of
-the bucket's shapes, all fused by XLA. The program is called through JAX's runtime
-executable with the arrays as they are and hands back this process's outputs
-(:func:`~funcgrad.distributed._runtime.local_executable`): no global array is built,
-in or out (where this JAX's executable is out of reach, each array is wrapped as its
-block of a global array).
+does all that once, when it is made, and each call is: join the arrays into one flat
+buffer, run one program over the process mesh with that buffer as this process's block
+(XLA's all-reduce of the blocks and the reduction's finish, ``avg``'s division: a flat
+buffer out), and cut the result back into arrays of the bucket's shapes. The program
+is called through JAX's runtime executable with the buffer as it is and hands back this
+process's output (:func:`~funcgrad.distributed._runtime.local_executable`): no global
+array is built, in or out (where this JAX's executable is out of reach, the buffer is
+wrapped as its block of a global array).
 
-The program is the same whatever the arrays' kind: every member must run the same
-program, and whether a member's gradients are host values or device arrays is its own
-tiers' choice. Host values (compat's host tier) are put on the device first and come
-back as NumPy arrays read from the outputs (without a copy on a CPU device); device
-arrays come back as device arrays, which a compiled optimizer step takes as they are.
-An earlier version joined and cut around a one-operand all-reduce in separate
-programs: three dispatches and two more passes over the buffer per call.
+The collective is the same program whatever the arrays' kind: every member must run
+the same program, and whether a member's gradients are host values or device arrays is
+its own tiers' choice. The join and the cut follow the kind, on this process alone:
+host values (compat's host tier) are joined by NumPy and come back as NumPy views of
+the result (on a CPU device the result is read without a copy), device arrays are
+joined and cut by compiled local programs and stay on the device.
 """
 
 from __future__ import annotations
@@ -30,15 +28,15 @@ from typing import Any
 import jax
 import numpy as np
 
-import funcgrad.numpy as fnp
 from funcgrad.core import compile_cache
 from funcgrad.distributed._groups import (
     REDUCE_OPS,
     ProcessGroup,
+    _cutter,
     _failed,
+    _join,
     _offsets,
     _reduce,
-    _split,
 )
 from funcgrad.distributed._runtime import (
     CollectiveError,
@@ -52,54 +50,51 @@ from funcgrad.jit import jit
 __all__ = ["Bucket"]
 
 
-def _program(size: int, shapes: tuple[tuple[int, ...], ...], op: str) -> Callable:
-    """The bucket's program over the process mesh: each argument the global array of one
-    of the bucket's arrays (the members' blocks stacked along its first axis; a 0-d
-    array's block has shape ``(1,)``), joined into one ``(size, n)`` buffer, reduced
-    over the members with ``op`` (one all-reduce of the flat buffer) and cut back into
-    arrays of ``shapes``."""
+def _local(f: Any, name: str, *structs: jax.ShapeDtypeStruct) -> Callable:
+    """``f`` (a jitted function) traced at ``structs`` and compiled through the cache store:
+    a function of the operands alone (its constants bound)."""
+    prog = f.trace(*structs)
+    fn = compile_cache.compiled(prog, name=name)
+    consts = tuple(prog.consts)
+    return lambda *xs: fn(*consts, *xs)
 
-    def program(*gs: Any) -> list:
-        rows = fnp.concatenate([g.reshape((size, -1)) for g in gs], axis=1)
-        return _split(_reduce(op, rows), shapes)
 
-    return program
+def _aligned_empty(n: int, dtype: np.dtype) -> np.ndarray:
+    """An uninitialised array of ``n`` elements whose data is 64-byte aligned (what a CPU
+    device array needs to share a host buffer's memory instead of copying it)."""
+    raw = np.empty(n * dtype.itemsize + 64, np.uint8)
+    start = -raw.ctypes.data % 64
+    return raw[start : start + n * dtype.itemsize].view(dtype)
 
 
 def _reducer(
-    group: ProcessGroup, shapes: tuple[tuple[int, ...], ...], dtype: np.dtype, op: str
-) -> tuple[Callable[[list], list], bool]:
-    """The bucket's compiled program (:func:`_program`) as a function of this process's
-    blocks (one device array per array of ``shapes``, a 0-d one reshaped to ``(1,)``)
-    returning this process's copy of each reduced array; and whether it calls JAX's
-    runtime executable with the blocks directly (no global array in or out)."""
+    group: ProcessGroup, n: int, dtype: np.dtype, op: str
+) -> tuple[Callable[[jax.Array], jax.Array], bool]:
+    """The compiled program over the process mesh: the members' flat buffers of ``n``
+    elements (one block each of a global array) reduced with ``op``, as a function of
+    this process's flat buffer returning its flat result; and whether it calls JAX's
+    runtime executable with the buffer directly (no global array in or out)."""
     size = group.size
-    avals = [
-        jax.ShapeDtypeStruct((size * b[0], *b[1:]), dtype) for b in (s or (1,) for s in shapes)
-    ]
-    prog = jit(_program(size, shapes, op)).trace(*avals)
+
+    def reduce(g: Any) -> Any:
+        return _reduce(op, g.reshape((size, n)))
+
+    global_shape = (size * n,)
+    prog = jit(reduce).trace(jax.ShapeDtypeStruct(global_shape, dtype))
     sharded, replicated = group._shardings
-    n = len(prog.consts)
     fn = compile_cache.compiled(
         prog,
         name="bucket_all_reduce",
-        in_shardings=(None,) * n + (sharded,) * len(avals),
+        in_shardings=(None,) * len(prog.consts) + (sharded,),
         out_shardings=replicated,
     )
-    if not n:
-        direct = local_executable(
-            fn, [jax.ShapeDtypeStruct(a.shape, dtype, sharding=sharded) for a in avals]
-        )
+    if not prog.consts:
+        direct = local_executable(fn, [jax.ShapeDtypeStruct(global_shape, dtype, sharding=sharded)])
         if direct is not None:
-            return direct, True
+            return (lambda flat: direct([flat])[0]), True
     consts = tuple(prog.consts)
-    assemble = [block_assembler(a.shape, dtype, sharded) for a in avals]
-
-    def call(blocks: list) -> list:
-        outs = fn(*consts, *(f(b) for f, b in zip(assemble, blocks)))
-        return [o.addressable_data(0) for o in outs]
-
-    return call, False
+    assemble = block_assembler(global_shape, dtype, sharded)
+    return (lambda flat: fn(*consts, assemble(flat))[0].addressable_data(0)), False
 
 
 class Bucket:
@@ -109,7 +104,8 @@ class Bucket:
     compare the signature then, as a first collective call does). Calling it with arrays
     of the bucket's shapes returns, on every member, each array reduced over the group:
     device arrays (on this process's device of the group) for device arrays, or for
-    host values among device arrays; read-only NumPy arrays for host values.
+    host values among device arrays; NumPy arrays (read-only views of one buffer) for
+    host values.
 
     Args:
         group: the process group.
@@ -141,10 +137,23 @@ class Bucket:
         # the key the generic path uses for the same arrays, so both paths check alike
         group._agree("all_reduce", ("all_reduce", op, *((s, str(self.dtype)) for s in self.shapes)))
         self._numel = _offsets(self.shapes)[-1]
+        self._global_shape = (group.size * self._numel,)
         #: whether the collective runs through JAX's runtime executable (no global arrays)
         self._direct = False
         if group.size > 1:
-            self._reduce, self._direct = _reducer(group, self.shapes, self.dtype, op)
+            aval = jax.ShapeDtypeStruct
+            join = _local(_join, "bucket_join", *(aval(s, self.dtype) for s in self.shapes))
+            self._join = lambda xs: join(*xs)[0]
+            flat = aval((self._numel,), self.dtype)
+            self._cut = _local(_cutter(self.shapes), "bucket_cut", flat)
+            #: host values are joined here: one buffer, written every call (no fresh
+            #: pages to fault in), which the collective's input shares on a CPU device
+            self._flat = _aligned_empty(self._numel, self.dtype)
+            offsets = _offsets(self.shapes)
+            self._pieces = [
+                (slice(a, b), s) for a, b, s in zip(offsets[:-1], offsets[1:], self.shapes)
+            ]
+            self._reduce, self._direct = _reducer(group, self._numel, self.dtype, op)
 
     def __repr__(self) -> str:
         return f"Bucket({len(self.shapes)} arrays, {self._numel} {self.dtype}, {self.op!r})"
@@ -164,21 +173,20 @@ class Bucket:
             return list(xs)
         dev = g.device
         try:
-            host = True
-            blocks = []
-            for x, s in zip(xs, self.shapes):
-                if isinstance(x, jax.Array) and s:
-                    host = False
-                    if x.devices() != {dev}:
-                        x = jax.device_put(x, dev)
-                else:  # a host value (compat's host tier), or a 0-d array: its (1,) block
-                    host = host and not isinstance(x, jax.Array)
-                    x = host_to_device(np.asarray(x, self.dtype).reshape(s or (1,)), dev)
-                blocks.append(x)
-            local = self._reduce(blocks)
+            on_device = [isinstance(x, jax.Array) for x in xs]
+            if not any(on_device):  # host values (compat's host tier): NumPy joins and cuts
+                flat = np.concatenate([np.asarray(x).reshape(-1) for x in xs], out=self._flat)
+                # (waits for the result: the next call may rewrite the buffer it shares)
+                out = np.asarray(self._reduce(host_to_device(flat, dev, alias=True)))
+                return [out[i].reshape(s) for i, s in self._pieces]
+            # (a host value among device arrays: a zero gradient, say, moves over)
+            flat = self._join(
+                [x if d else host_to_device(np.asarray(x), dev) for x, d in zip(xs, on_device)]
+            )
+            if flat.devices() != {dev}:
+                flat = jax.device_put(flat, dev)
+            local = list(self._cut(self._reduce(flat)))
             jax.block_until_ready(local)
-            if host:  # host values in, host values out (read without a copy on a CPU)
-                local = [np.asarray(o) for o in local]
         except CollectiveError:
             raise
         except Exception as e:

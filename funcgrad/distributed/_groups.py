@@ -97,8 +97,8 @@ def _join(*xs: Any) -> Any:
 @compile_cache.register_lru_kind("distributed_cutters")
 @functools.lru_cache(maxsize=1024)
 def _cutter(shapes: tuple[tuple[int, ...], ...]) -> Callable:
-    """A jitted function cutting a flat buffer back into arrays of ``shapes`` (what the
-    group collectives call on device arrays joined into one operand)."""
+    """A jitted function cutting a flat buffer back into arrays of ``shapes`` (the group
+    collectives call it; a :class:`~funcgrad.distributed.Bucket` compiles its trace)."""
 
     def cut(flat: Any) -> list:
         return _split(flat, shapes)
