@@ -102,6 +102,7 @@ def test_a_small_program_fed_by_compiled_programs_compiles_too(policy, monkeypat
     policy.tier = "tiered"
     policy.tier_compile_after, policy.tier_compile_host_ms, policy.tier_compile_min_us = 4, 0, 30
     policy.tier_follow_compiled = follow
+    monkeypatch.setattr(tiers, "_spare", [True])  # (a second core: see the next test)
     prog = _prog(2)
     on_host, fed = tiers.Tiered(prog), tiers.Tiered(prog)
     host_args = _args(2)
@@ -135,3 +136,32 @@ def test_funcgrad_eager_programs_do_not_follow_their_jax_inputs(policy, monkeypa
         outs = [tiers.run(prog, *device_args) for _ in range(16)]
     assert not tiers.tiered(prog).submitted
     np.testing.assert_allclose(np.asarray(outs[-1][0]), np.asarray(outs[0][0]))
+
+
+@pytest.mark.parametrize(("procs", "spare"), [("1", True), ("2", False), ("x", True)])
+def test_without_a_spare_core_programs_neither_follow_nor_keep_slower_executables(
+    policy, monkeypatch, procs, spare
+):
+    """Two cores shared by ``LOCAL_WORLD_SIZE`` processes (a launcher's DDP job): with
+    one core a process, a compiled call cannot run beside the caller, so neither rule
+    that rests on it applies (a malformed variable counts as one process)."""
+    monkeypatch.setattr(tiers.os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
+    monkeypatch.setenv("LOCAL_WORLD_SIZE", procs)
+    monkeypatch.setattr(tiers, "_spare", [])
+    assert tiers.spare_core() is spare
+    policy.tier = "tiered"
+    policy.tier_compile_after, policy.tier_compile_host_ms, policy.tier_compile_min_us = 4, 0, 30
+    policy.tier_follow_compiled, policy.tier_drop_min_ms = True, 1.0
+    fed = tiers.Tiered(_prog(2, 5))
+    device_args = [jnp.asarray(a) for a in _args(2)]
+    with monkeypatch.context() as m:
+        m.setattr(tiers, "time", Clock(5))
+        for _ in range(16):
+            fed(*device_args)
+    assert fed.submitted is spare
+    # an executable 0.1 ms slower alone than the host tier: kept only with a spare core
+    t, args, _ = _compiled(policy, 1e-9)
+    t.min_ns = 1
+    for _ in range(policy.tier_probe_calls):
+        t(*args)
+    assert (t.exe is not None) is spare
