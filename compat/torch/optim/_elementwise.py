@@ -21,10 +21,19 @@ from typing import Any
 import numpy as np
 
 import compat.torch as torch
-from compat.torch.optim import _cold, _compiled
+from compat.torch.optim import _cold, _compiled, _rules
 from compat.torch.optim.optimizer import Optimizer, params_with_grad
 
-__all__ = ["FLAGS", "ElementwiseOptimizer", "check_flags", "check_lr", "f32", "flags"]
+__all__ = [
+    "FLAGS",
+    "ElementwiseOptimizer",
+    "GroupStepOptimizer",
+    "check_flags",
+    "check_lr",
+    "check_nonnegative",
+    "f32",
+    "flags",
+]
 
 
 def f32(x: float) -> float:
@@ -44,6 +53,14 @@ def check_lr(lr: Any) -> None:
         raise ValueError("Tensor lr must be 1-element")
     if not lr >= 0.0:
         raise ValueError(f"Invalid learning rate: {lr}")
+
+
+def check_nonnegative(**values: Any) -> None:
+    """PyTorch's ``Invalid <name> value: <v>`` check for each ``name=value`` in order:
+    the value must be >= 0 (a NaN fails too)."""
+    for name, value in values.items():
+        if not value >= 0.0:
+            raise ValueError(f"Invalid {name} value: {value}")
 
 
 def check_flags(differentiable: bool) -> None:
@@ -100,14 +117,43 @@ def _as_tensor(value: Any, like: Any) -> Any:
     return torch.full_like(like, value)
 
 
-class ElementwiseOptimizer(Optimizer):
+class GroupStepOptimizer(Optimizer):
+    """Base of the optimizers whose step updates each group on its own.
+
+    ``step`` evaluates the closure, then, without recording for autograd, hands
+    each group's parameters that have a gradient (and those gradients) to
+    ``_step_group``; a group with none is skipped.
+    """
+
+    def step(self, closure: Callable[[], Any] | None = None) -> Any:
+        """One step over every group; returns ``closure()``'s loss if given."""
+        loss = self._closure_loss(closure)
+        with torch.no_grad():
+            for group in self.param_groups:
+                params, grads = params_with_grad(group)
+                if params:
+                    self._step_group(group, params, grads)
+        return loss
+
+    def _step_group(self, group: dict[str, Any], params: list[Any], grads: list[Any]) -> None:
+        raise NotImplementedError
+
+
+class ElementwiseOptimizer(GroupStepOptimizer):
     """Base of the optimizers driven by one update rule (see the module docstring)."""
 
     _rule: Any = None
     _scalar_state: tuple[str, ...] = ("step",)
 
+    #: group options a pickled optimizer may lack, and their defaults
+    _state_defaults = FLAGS
+
     def _config(self, group: dict[str, Any]) -> Any:
-        raise NotImplementedError
+        """The rule's static configuration; by default the rules that take only
+        ``maximize`` and whether there is weight decay (Adadelta, Adagrad, ASGD)."""
+        return _rules.DecayConfig(
+            maximize=bool(group["maximize"]), weight_decay=group["weight_decay"] != 0
+        )
 
     def _init_state(self, group: dict[str, Any], p: Any, state: dict[str, Any]) -> None:
         raise NotImplementedError
@@ -116,18 +162,7 @@ class ElementwiseOptimizer(Optimizer):
         """Advance the scalar state one step; return the rule's scalars for this step."""
         raise NotImplementedError
 
-    def step(self, closure: Callable[[], Any] | None = None) -> Any:
-        """One step over every group; returns ``closure()``'s loss if given."""
-        loss = self._closure_loss(closure)
-        with torch.no_grad():
-            for group in self.param_groups:
-                self._step_group(group)
-        return loss
-
-    def _step_group(self, group: dict[str, Any]) -> None:
-        params, grads = params_with_grad(group)
-        if not params:
-            return
+    def _step_group(self, group: dict[str, Any], params: list[Any], grads: list[Any]) -> None:
         for p, g in zip(params, grads):
             if getattr(g, "is_sparse", False):
                 raise RuntimeError(f"{type(self).__name__} does not support sparse gradients")

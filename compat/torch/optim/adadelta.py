@@ -6,7 +6,7 @@ from typing import Any
 
 import compat.torch as torch
 from compat.torch.optim import _rules
-from compat.torch.optim._elementwise import FLAGS, ElementwiseOptimizer, check_lr, flags
+from compat.torch.optim._elementwise import ElementwiseOptimizer, check_lr, check_nonnegative, flags
 
 __all__ = ["Adadelta"]
 
@@ -48,10 +48,7 @@ class Adadelta(ElementwiseOptimizer):
         check_lr(lr)
         if not 0.0 <= rho <= 1.0:
             raise ValueError(f"Invalid rho value: {rho}")
-        if not eps >= 0.0:
-            raise ValueError(f"Invalid epsilon value: {eps}")
-        if not weight_decay >= 0.0:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        check_nonnegative(epsilon=eps, weight_decay=weight_decay)
         defaults = {
             "lr": lr,
             "rho": rho,
@@ -65,14 +62,6 @@ class Adadelta(ElementwiseOptimizer):
             ),
         }
         super().__init__(params, defaults)
-
-    #: group options a pickled optimizer may lack, and their defaults
-    _state_defaults = FLAGS
-
-    def _config(self, group: dict[str, Any]) -> _rules.DecayConfig:
-        return _rules.DecayConfig(
-            maximize=bool(group["maximize"]), weight_decay=group["weight_decay"] != 0
-        )
 
     def _init_state(self, group: dict[str, Any], p: Any, state: dict[str, Any]) -> None:
         state["step"] = 0.0

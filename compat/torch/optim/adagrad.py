@@ -6,7 +6,12 @@ from typing import Any
 
 import compat.torch as torch
 from compat.torch.optim import _rules
-from compat.torch.optim._elementwise import ElementwiseOptimizer, check_flags, check_lr
+from compat.torch.optim._elementwise import (
+    ElementwiseOptimizer,
+    check_flags,
+    check_lr,
+    check_nonnegative,
+)
 
 __all__ = ["Adagrad"]
 
@@ -49,16 +54,12 @@ class Adagrad(ElementwiseOptimizer):
         fused: bool | None = None,
     ) -> None:
         check_lr(lr)
-        if not lr_decay >= 0.0:
-            raise ValueError(f"Invalid lr_decay value: {lr_decay}")
-        if not weight_decay >= 0.0:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
-        if not initial_accumulator_value >= 0.0:
-            raise ValueError(
-                f"Invalid initial_accumulator_value value: {initial_accumulator_value}"
-            )
-        if not eps >= 0.0:
-            raise ValueError(f"Invalid epsilon value: {eps}")
+        check_nonnegative(
+            lr_decay=lr_decay,
+            weight_decay=weight_decay,
+            initial_accumulator_value=initial_accumulator_value,
+            epsilon=eps,
+        )
         defaults = {
             "lr": lr,
             "lr_decay": lr_decay,
@@ -93,11 +94,6 @@ class Adagrad(ElementwiseOptimizer):
     def _fill(state: dict[str, Any], p: Any, value: float) -> None:
         state["step"] = 0.0
         state["sum"] = torch.full_like(p, value)
-
-    def _config(self, group: dict[str, Any]) -> _rules.DecayConfig:
-        return _rules.DecayConfig(
-            maximize=bool(group["maximize"]), weight_decay=group["weight_decay"] != 0
-        )
 
     def _init_state(self, group: dict[str, Any], p: Any, state: dict[str, Any]) -> None:
         # Parameters added later start from the optimizer's default accumulator, as PyTorch's.

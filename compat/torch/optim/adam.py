@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import compat.torch as torch
 from compat.torch.optim import _cold, _compiled
-from compat.torch.optim._elementwise import check_flags
+from compat.torch.optim._elementwise import GroupStepOptimizer, check_flags, check_nonnegative
 from compat.torch.optim._functional import adam_config, adam_scalars, adam_update
-from compat.torch.optim.optimizer import Optimizer, params_with_grad
 
 __all__ = ["Adam", "AdamW"]
 
@@ -27,7 +25,7 @@ class _TensorOps:
         return torch.where(a >= b, a, b)
 
 
-class Adam(Optimizer):
+class Adam(GroupStepOptimizer):
     """PyTorch's Adam (``torch/optim/adam.py``), same defaults and update order.
 
     Per parameter with a gradient ``g`` (others are skipped, and their step
@@ -70,14 +68,12 @@ class Adam(Optimizer):
     ) -> None:
         if not lr >= 0.0:
             raise ValueError(f"Invalid learning rate: {lr}")
-        if not eps >= 0.0:
-            raise ValueError(f"Invalid epsilon value: {eps}")
+        check_nonnegative(epsilon=eps)
         if not 0.0 <= betas[0] < 1.0:
             raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
         if not 0.0 <= betas[1] < 1.0:
             raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
-        if not weight_decay >= 0.0:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        check_nonnegative(weight_decay=weight_decay)
         check_flags(differentiable)
         defaults = {
             "lr": lr,
@@ -105,18 +101,7 @@ class Adam(Optimizer):
         "decoupled_weight_decay": False,
     }
 
-    def step(self, closure: Callable[[], Any] | None = None) -> Any:
-        """One Adam step over every group; returns ``closure()``'s loss if given."""
-        loss = self._closure_loss(closure)
-        with torch.no_grad():
-            for group in self.param_groups:
-                self._step_group(group)
-        return loss
-
-    def _step_group(self, group: dict[str, Any]) -> None:
-        params, grads = params_with_grad(group)
-        if not params:
-            return
+    def _step_group(self, group: dict[str, Any], params: list[Any], grads: list[Any]) -> None:
         cfg = adam_config(group)
         states = []
         scalars = []

@@ -6,7 +6,7 @@ from typing import Any
 
 import compat.torch as torch
 from compat.torch.optim import _rules
-from compat.torch.optim._elementwise import FLAGS, ElementwiseOptimizer, check_lr, flags
+from compat.torch.optim._elementwise import ElementwiseOptimizer, check_lr, check_nonnegative, flags
 
 __all__ = ["Adamax", "check_betas"]
 
@@ -14,14 +14,12 @@ __all__ = ["Adamax", "check_betas"]
 def check_betas(lr: Any, eps: float, betas: tuple[float, float], weight_decay: float) -> None:
     """The Adam family's argument checks, in PyTorch's order and wording."""
     check_lr(lr)
-    if not eps >= 0.0:
-        raise ValueError(f"Invalid epsilon value: {eps}")
+    check_nonnegative(epsilon=eps)
     if not 0.0 <= betas[0] < 1.0:
         raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
     if not 0.0 <= betas[1] < 1.0:
         raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
-    if not weight_decay >= 0.0:
-        raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+    check_nonnegative(weight_decay=weight_decay)
 
 
 def moment_config(group: dict[str, Any]) -> _rules.MomentConfig:
@@ -87,9 +85,6 @@ class Adamax(ElementwiseOptimizer):
             ),
         }
         super().__init__(params, defaults)
-
-    #: group options a pickled optimizer may lack, and their defaults
-    _state_defaults = FLAGS
 
     def _config(self, group: dict[str, Any]) -> _rules.MomentConfig:
         return moment_config(group)

@@ -7,9 +7,9 @@ from typing import Any
 import compat.torch as torch
 from compat.torch.optim import _rules
 from compat.torch.optim._elementwise import (
-    FLAGS,
     ElementwiseOptimizer,
     check_lr,
+    check_nonnegative,
     flags,
     scalar_state,
 )
@@ -54,8 +54,7 @@ class ASGD(ElementwiseOptimizer):
         capturable: bool = False,
     ) -> None:
         check_lr(lr)
-        if not weight_decay >= 0.0:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        check_nonnegative(weight_decay=weight_decay)
         defaults = {
             "lr": lr,
             "lambd": lambd,
@@ -70,14 +69,6 @@ class ASGD(ElementwiseOptimizer):
             ),
         }
         super().__init__(params, defaults)
-
-    #: group options a pickled optimizer may lack, and their defaults
-    _state_defaults = FLAGS
-
-    def _config(self, group: dict[str, Any]) -> _rules.DecayConfig:
-        return _rules.DecayConfig(
-            maximize=bool(group["maximize"]), weight_decay=group["weight_decay"] != 0
-        )
 
     def _init_state(self, group: dict[str, Any], p: Any, state: dict[str, Any]) -> None:
         state["step"] = 0.0

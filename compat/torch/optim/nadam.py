@@ -5,7 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 from compat.torch.optim import _rules
-from compat.torch.optim._elementwise import ElementwiseOptimizer, check_flags, scalar_state
+from compat.torch.optim._elementwise import (
+    ElementwiseOptimizer,
+    check_flags,
+    check_nonnegative,
+    scalar_state,
+)
 from compat.torch.optim.adamax import check_betas, moment_config, moment_state
 
 __all__ = ["MomentOptimizer", "NAdam"]
@@ -70,8 +75,7 @@ class NAdam(MomentOptimizer):
         differentiable: bool = False,
     ) -> None:
         check_betas(lr, eps, betas, weight_decay)
-        if not momentum_decay >= 0.0:
-            raise ValueError(f"Invalid momentum_decay value: {momentum_decay}")
+        check_nonnegative(momentum_decay=momentum_decay)
         check_flags(differentiable)
         defaults = {
             "lr": lr,

@@ -6,7 +6,13 @@ from typing import Any
 
 import compat.torch as torch
 from compat.torch.optim import _rules
-from compat.torch.optim._elementwise import FLAGS, ElementwiseOptimizer, check_lr, flags
+from compat.torch.optim._elementwise import (
+    FLAGS,
+    ElementwiseOptimizer,
+    check_lr,
+    check_nonnegative,
+    flags,
+)
 
 __all__ = ["RMSprop"]
 
@@ -50,14 +56,7 @@ class RMSprop(ElementwiseOptimizer):
         differentiable: bool = False,
     ) -> None:
         check_lr(lr)
-        if not eps >= 0.0:
-            raise ValueError(f"Invalid epsilon value: {eps}")
-        if not momentum >= 0.0:
-            raise ValueError(f"Invalid momentum value: {momentum}")
-        if not weight_decay >= 0.0:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
-        if not alpha >= 0.0:
-            raise ValueError(f"Invalid alpha value: {alpha}")
+        check_nonnegative(epsilon=eps, momentum=momentum, weight_decay=weight_decay, alpha=alpha)
         defaults = {
             "lr": lr,
             "momentum": momentum,

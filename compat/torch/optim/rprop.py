@@ -6,7 +6,7 @@ from typing import Any
 
 import compat.torch as torch
 from compat.torch.optim import _rules
-from compat.torch.optim._elementwise import FLAGS, ElementwiseOptimizer, check_lr, flags
+from compat.torch.optim._elementwise import ElementwiseOptimizer, check_lr, flags
 
 __all__ = ["Rprop"]
 
@@ -60,9 +60,6 @@ class Rprop(ElementwiseOptimizer):
             ),
         }
         super().__init__(params, defaults)
-
-    #: group options a pickled optimizer may lack, and their defaults
-    _state_defaults = FLAGS
 
     def _config(self, group: dict[str, Any]) -> _rules.RpropConfig:
         return _rules.RpropConfig(maximize=bool(group["maximize"]))

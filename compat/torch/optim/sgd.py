@@ -2,19 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
-import compat.torch as torch
 from compat.torch.optim import _compiled
-from compat.torch.optim._elementwise import check_flags
+from compat.torch.optim._elementwise import GroupStepOptimizer, check_flags
 from compat.torch.optim._functional import SGDConfig, sgd_scalars, sgd_update
-from compat.torch.optim.optimizer import Optimizer, params_with_grad
 
 __all__ = ["SGD"]
 
 
-class SGD(Optimizer):
+class SGD(GroupStepOptimizer):
     """PyTorch's SGD (``torch/optim/sgd.py``), same defaults and update order.
 
     Per parameter with a gradient ``g`` (parameters whose ``.grad`` is ``None``
@@ -82,18 +79,7 @@ class SGD(Optimizer):
         "fused": False,  # PyTorch's: an old pickle runs the per-parameter update
     }
 
-    def step(self, closure: Callable[[], Any] | None = None) -> Any:
-        """One SGD step over every group; returns ``closure()``'s loss if given."""
-        loss = self._closure_loss(closure)
-        with torch.no_grad():
-            for group in self.param_groups:
-                self._step_group(group)
-        return loss
-
-    def _step_group(self, group: dict[str, Any]) -> None:
-        params, grads = params_with_grad(group)
-        if not params:
-            return
+    def _step_group(self, group: dict[str, Any], params: list[Any], grads: list[Any]) -> None:
         cfg = SGDConfig(
             momentum=group["momentum"] != 0,
             weight_decay=group["weight_decay"] != 0,
