@@ -12,6 +12,7 @@ import copy
 
 import numpy as np
 import pytest
+from torch_oracle import assert_close_tree
 
 import compat.torch as ctorch
 
@@ -22,20 +23,7 @@ B = G.standard_normal((4, 3))
 CT = G.standard_normal((3, 2))
 
 
-def close(a, b, tol=1e-10):
-    if isinstance(a, (tuple, list)):
-        assert isinstance(b, (tuple, list)) and len(a) == len(b)
-        for x, y in zip(a, b, strict=True):
-            close(x, y, tol)
-        return
-    if isinstance(a, dict):
-        assert sorted(a) == sorted(b)
-        for k in a:
-            close(a[k], b[k], tol)
-        return
-    assert str(a.dtype).split(".")[-1] == str(b.dtype).split(".")[-1]
-    assert tuple(a.shape) == tuple(b.shape)
-    np.testing.assert_allclose(a.detach().numpy(), b.detach().numpy(), rtol=tol, atol=tol)
+TOL = 1e-10  # the default tolerance of this file's comparisons
 
 
 def t(lib, a):
@@ -60,7 +48,7 @@ def test_grad_argnums(real_torch, argnums):
         real_torch,
         lambda lib: lib.func.grad(scalar_f(lib), argnums=argnums)(t(lib, X), t(lib, Y)),
     )
-    close(b, a)
+    assert_close_tree(b, a, TOL)
 
 
 def test_grad_has_aux_and_value(real_torch):
@@ -74,7 +62,7 @@ def test_grad_has_aux_and_value(real_torch):
         return g, v, aux["double"], g2, aux2["double"]
 
     a, b = run_both(real_torch, f)
-    close(b, a)
+    assert_close_tree(b, a, TOL)
     assert not b[0].requires_grad and not b[1].requires_grad
 
 
@@ -96,7 +84,7 @@ def test_grad_of_grad_and_pytree_input(real_torch):
         return gg, gt["a"], gt["b"][0], gc
 
     a, b = run_both(real_torch, f)
-    close(b, a)
+    assert_close_tree(b, a, TOL)
 
 
 def test_grad_errors(lib):
@@ -120,7 +108,7 @@ def test_vjp_and_jvp(real_torch):
         return out, g, out2, aux, gx, gy, p, tan, p2, tan2
 
     a, b = run_both(real_torch, f)
-    close(b, a)
+    assert_close_tree(b, a, TOL)
 
 
 @pytest.mark.filterwarnings("ignore:.*torch.jit.script.*:DeprecationWarning")  # real torch
@@ -137,7 +125,7 @@ def test_jacobians_and_hessian(real_torch):
         return jr, jf, j2, h, hj, jaux, aux
 
     a, b = run_both(real_torch, f)
-    close(b, a)
+    assert_close_tree(b, a, TOL)
 
 
 def test_vmap_in_out_dims_and_grad(real_torch):
@@ -153,7 +141,7 @@ def test_vmap_in_out_dims_and_grad(real_torch):
         return v0, v1, vg, vd, nested, tup, pairs
 
     a, b = run_both(real_torch, f)
-    close(b, a)
+    assert_close_tree(b, a, TOL)
 
 
 def test_vmap_errors_and_randomness(lib):
@@ -193,7 +181,7 @@ def test_functional_call(real_torch):
         return out, g, same_after
 
     a, b = run_both(real_torch, f)
-    close(b[:2], a[:2])
+    assert_close_tree(b[:2], a[:2], TOL)
     assert a[2] == b[2]
 
 
@@ -231,7 +219,7 @@ def test_functional_call_tied_weights(real_torch):
         return tied, untied - untied + 0  # the untied result uses m's own b.weight: shape only
 
     a, b = run_both(real_torch, f)
-    close(b[0], a[0])
+    assert_close_tree(b[0], a[0], TOL)
     assert tuple(b[1].shape) == tuple(a[1].shape)
 
 
@@ -259,5 +247,5 @@ def test_stack_module_state_vmap_ensemble(real_torch):
         return same_x, per_x, loss_grads, meta
 
     a, b = run_both(real_torch, f)
-    close(b[:3], a[:3])
+    assert_close_tree(b[:3], a[:3], TOL)
     assert a[3] == b[3]

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from torch_oracle import assert_close_tree
 
 import compat.torch as ctorch
 
@@ -19,20 +20,7 @@ X = G.standard_normal((5, 4)).astype(np.float32)
 LABELS = G.integers(0, 3, 5)
 
 
-def close(a, b, tol=1e-5):
-    if isinstance(a, (tuple, list)):
-        assert isinstance(b, (tuple, list)) and len(a) == len(b)
-        for x, y in zip(a, b, strict=True):
-            close(x, y, tol)
-        return
-    if isinstance(a, dict):
-        assert sorted(a) == sorted(b)
-        for k in a:
-            close(a[k], b[k], tol)
-        return
-    assert str(a.dtype).split(".")[-1] == str(b.dtype).split(".")[-1]
-    assert tuple(a.shape) == tuple(b.shape)
-    np.testing.assert_allclose(a.detach().numpy(), b.detach().numpy(), rtol=tol, atol=tol)
+TOL = 1e-5  # the default tolerance of this file's comparisons
 
 
 def both(real_torch, fn):
@@ -65,7 +53,7 @@ def test_per_sample_gradients(real_torch):
         return grads, gv
 
     a, b = both(real_torch, f)
-    close(b, a)
+    assert_close_tree(b, a, TOL)
 
 
 @pytest.mark.parametrize("chunk_size", [1, 2, 5, 9])
@@ -84,7 +72,7 @@ def test_chunk_size_and_call_count(real_torch, chunk_size):
         return out, len(calls)
 
     a, b = both(real_torch, f)
-    close(b[0], a[0])
+    assert_close_tree(b[0], a[0], TOL)
     assert a[1] == -(-5 // chunk_size)  # PyTorch calls fn once per chunk (a Python loop)
     assert b[1] == 1  # compat traces fn once: the chunks are one compiled loop
 
@@ -106,7 +94,7 @@ def test_nested_vmap_and_jacobians(real_torch):
         return nested, jac, jf, hess, jv
 
     a, b = both(real_torch, f)
-    close(b, a, 1e-10)
+    assert_close_tree(b, a, 1e-10)
 
 
 def test_backward_through_vmap_reaches_captured_parameters(real_torch):
@@ -123,7 +111,7 @@ def test_backward_through_vmap_reaches_captured_parameters(real_torch):
         return out, x.grad, model[0].weight.grad, model[0].bias.grad, model[2].bias.grad
 
     a, b = both(real_torch, f)
-    close(b, a)
+    assert_close_tree(b, a, TOL)
 
 
 def test_inplace_inside_vmap_and_values_in_grad(real_torch):
@@ -142,7 +130,7 @@ def test_inplace_inside_vmap_and_values_in_grad(real_torch):
         return inplace, scale
 
     a, b = both(real_torch, f)
-    close(b, a)
+    assert_close_tree(b, a, TOL)
 
 
 @pytest.mark.parametrize(
@@ -214,4 +202,4 @@ def test_common_ops_under_vmap(real_torch, with_grad):
         return out
 
     a, b = both(real_torch, f)
-    close(b, a, 1e-4)
+    assert_close_tree(b, a, 1e-4)

@@ -11,6 +11,8 @@ for funcgrad's tests. The fixtures built on it (``real_torch``, ``lib``, ``torch
   values on both libraries; the records must agree. ``error_of(fn)``: what ``fn`` raised.
 * ``compare(real_torch, fn, arrays)`` / ``same_error(real_torch, fn, arrays)``: one
   ``nn.functional`` call on both libraries: values, dtypes and gradients, or the error type.
+* ``assert_close_tree(a, b, tol)``: two nested results (tuples, lists, dicts of tensors)
+  with the same structure, dtypes and shapes, and values within ``tol``.
 * ``fd_jacobian``: central-difference Jacobians; ``square(lib)``: an ``autograd.Function``.
 """
 
@@ -112,6 +114,25 @@ def check_scenario(scenario, compat_lib, real_lib):
 def check(scenario):
     """``check_scenario`` on ``compat.torch`` and real PyTorch (imported after compat ran)."""
     return check_scenario(scenario, ctorch, import_real_torch)
+
+
+def assert_close_tree(a, b, tol: float) -> None:
+    """Nested results ``a`` and ``b`` (tuples/lists/dicts of tensors of either library) have
+    the same structure, the same dtype names and shapes leaf by leaf, and values within
+    ``tol`` (relative and absolute)."""
+    if isinstance(a, (tuple, list)):
+        assert isinstance(b, (tuple, list)) and len(a) == len(b)
+        for x, y in zip(a, b, strict=True):
+            assert_close_tree(x, y, tol)
+        return
+    if isinstance(a, dict):
+        assert sorted(a) == sorted(b)
+        for k in a:
+            assert_close_tree(a[k], b[k], tol)
+        return
+    assert str(a.dtype).split(".")[-1] == str(b.dtype).split(".")[-1]
+    assert tuple(a.shape) == tuple(b.shape)
+    np.testing.assert_allclose(a.detach().numpy(), b.detach().numpy(), rtol=tol, atol=tol)
 
 
 def error_of(fn):
