@@ -10,6 +10,10 @@ or its output shape depends on values (``jax.jit`` would refuse them). Use as
 ``compare_jitted(fmod, jmod, name, args, kwargs)`` runs a funcgrad function and JAX's of
 the same name, each compiled once, and checks ``same_array`` (shape, dtype, weak type,
 values).
+
+``random_array(rng, *shape, dtype=)`` and ``spd_matrix(rng, n, batch, dtype=)``: the
+linear-algebra tests' inputs, drawn from the caller's generator (each test file keeps its
+own seed).
 """
 
 from __future__ import annotations
@@ -120,3 +124,19 @@ def same_values(a: Any, b: Any, rtol: float = 1e-6, atol: float = 1e-9) -> None:
     assert a.dtype == b.dtype, (a.dtype, b.dtype)
     assert a.shape == b.shape, (a.shape, b.shape)
     np.testing.assert_allclose(a, b, rtol=rtol, atol=atol, equal_nan=True)
+
+
+def random_array(rng: np.random.Generator, *shape: int, dtype: str = "float64") -> np.ndarray:
+    """Standard-normal values of ``shape`` (real and imaginary parts for a complex dtype)."""
+    x = rng.standard_normal(shape)
+    if np.dtype(dtype).kind == "c":
+        x = x + 1j * rng.standard_normal(shape)
+    return x.astype(dtype)
+
+
+def spd_matrix(
+    rng: np.random.Generator, n: int, batch: tuple = (), dtype: str = "float64"
+) -> np.ndarray:
+    """A (batch of) Hermitian positive-definite ``n x n`` matrices: ``x x^H + n I``."""
+    x = random_array(rng, *batch, n, n, dtype=dtype)
+    return (x @ np.conj(np.swapaxes(x, -1, -2)) + n * np.eye(n)).astype(dtype)

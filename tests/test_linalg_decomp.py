@@ -22,20 +22,8 @@ from funcgrad.lax import linalg as flax_linalg
 RNG = np.random.default_rng(1234)
 
 
-def _rand(*shape, dtype="float64"):
-    x = RNG.standard_normal(shape)
-    if np.dtype(dtype).kind == "c":
-        x = x + 1j * RNG.standard_normal(shape)
-    return x.astype(dtype)
-
-
-def _spd(n, batch=(), dtype="float64"):
-    x = _rand(*batch, n, n, dtype=dtype)
-    return (x @ np.conj(np.swapaxes(x, -1, -2)) + n * np.eye(n)).astype(dtype)
-
-
 def _sym_separated(n, dtype="float64"):
-    q, _ = np.linalg.qr(_rand(n, n, dtype=dtype))
+    q, _ = np.linalg.qr(jo.random_array(RNG, n, n, dtype=dtype))
     return ((q * np.arange(1.0, n + 1)) @ np.conj(q).T).astype(dtype)
 
 
@@ -52,27 +40,27 @@ def _close(got, want, rtol=1e-8, atol=1e-8, dtype=True):
 
 # --------------------------------------------------------------------------- values
 
-A3 = _rand(3, 3)
-B32 = _rand(3, 2)
-SPD3 = _spd(3)
-TALL = _rand(4, 3)
-WIDE = _rand(2, 4)
-BATCH = _rand(2, 3, 3)
+A3 = jo.random_array(RNG, 3, 3)
+B32 = jo.random_array(RNG, 3, 2)
+SPD3 = jo.spd_matrix(RNG, 3)
+TALL = jo.random_array(RNG, 4, 3)
+WIDE = jo.random_array(RNG, 2, 4)
+BATCH = jo.random_array(RNG, 2, 3, 3)
 
 VALUE_CASES = [
     ("inv", (A3,)),
     ("inv", (BATCH,)),
     ("det", (A3,)),
     ("det", (BATCH,)),
-    ("det", (_rand(4, 4, dtype="complex128"),)),
+    ("det", (jo.random_array(RNG, 4, 4, dtype="complex128"),)),
     ("slogdet", (A3,)),
-    ("slogdet", (_rand(3, 3, dtype="complex128"),)),
+    ("slogdet", (jo.random_array(RNG, 3, 3, dtype="complex128"),)),
     ("solve", (A3, B32)),
     ("solve", (A3, B32[:, 0])),
-    ("solve", (BATCH, _rand(2, 3, 4))),
-    ("solve", (BATCH, _rand(3, 2))),  # batch broadcasting
+    ("solve", (BATCH, jo.random_array(RNG, 2, 3, 4))),
+    ("solve", (BATCH, jo.random_array(RNG, 3, 2))),  # batch broadcasting
     ("cholesky", (SPD3,)),
-    ("cholesky", (_spd(3, (2,), "complex128"),)),
+    ("cholesky", (jo.spd_matrix(RNG, 3, (2,), "complex128"),)),
     ("eigvalsh", (SPD3,)),
     ("svdvals", (TALL,)),
     ("pinv", (TALL,)),
@@ -80,9 +68,9 @@ VALUE_CASES = [
     ("matrix_rank", (np.outer(A3[0], A3[1]),)),
     ("matrix_rank", (BATCH,)),
     ("cond", (A3,)),
-    ("tensorinv", (_rand(2, 3, 6),)),
-    ("lstsq", (TALL, _rand(4))),
-    ("lstsq", (WIDE, _rand(2, 3))),
+    ("tensorinv", (jo.random_array(RNG, 2, 3, 6),)),
+    ("lstsq", (TALL, jo.random_array(RNG, 4))),
+    ("lstsq", (WIDE, jo.random_array(RNG, 2, 3))),
 ]
 
 
@@ -103,7 +91,10 @@ def test_values_match_jax(name, args):
 
 @pytest.mark.parametrize("dtype", ["float32", "float64", "complex64"])
 def test_dtypes_follow_input(dtype):
-    a = (_spd(3) + (1j * np.triu(_rand(3, 3), 1) if dtype[0] == "c" else 0)).astype(dtype)
+    a = (
+        jo.spd_matrix(RNG, 3)
+        + (1j * np.triu(jo.random_array(RNG, 3, 3), 1) if dtype[0] == "c" else 0)
+    ).astype(dtype)
     a = a + np.conj(a.T) if dtype[0] == "c" else a
     tol = 1e-4 if dtype in ("float32", "complex64") else 1e-8
     for name in ("inv", "det", "cholesky", "eigvalsh", "svdvals"):
@@ -126,10 +117,15 @@ def test_matrix_power(n):
 
 
 def test_tensorsolve_and_multi_dot():
-    a, b = _rand(2, 3, 6), _rand(2, 3)
-    a2, b2 = _rand(4, 2, 2), _rand(2, 2)
-    chain = [_rand(5), _rand(5, 2), _rand(2, 7), _rand(7, 3)]
-    chain2 = [*chain[1:], _rand(3)]
+    a, b = jo.random_array(RNG, 2, 3, 6), jo.random_array(RNG, 2, 3)
+    a2, b2 = jo.random_array(RNG, 4, 2, 2), jo.random_array(RNG, 2, 2)
+    chain = [
+        jo.random_array(RNG, 5),
+        jo.random_array(RNG, 5, 2),
+        jo.random_array(RNG, 2, 7),
+        jo.random_array(RNG, 7, 3),
+    ]
+    chain2 = [*chain[1:], jo.random_array(RNG, 3)]
 
     def run(linalg):
         return (
@@ -261,12 +257,12 @@ def _gauge_free_svd(mod, linalg):
 
 
 GRAD_CASES = [
-    ("det", lambda m: m.linalg.det, (_rand(4, 4),)),  # LU with its custom JVP
+    ("det", lambda m: m.linalg.det, (jo.random_array(RNG, 4, 4),)),  # LU with its custom JVP
     ("det_3x3", lambda m: m.linalg.det, (A3,)),  # closed form
     ("slogdet", lambda m: lambda a: m.linalg.slogdet(a)[1], (A3,)),
     ("inv", lambda m: m.linalg.inv, (A3,)),
     ("solve", lambda m: m.linalg.solve, (A3, B32)),
-    ("solve_vec_batched", lambda m: m.linalg.solve, (BATCH, _rand(2, 3, 1))),
+    ("solve_vec_batched", lambda m: m.linalg.solve, (BATCH, jo.random_array(RNG, 2, 3, 1))),
     ("cholesky", lambda m: m.linalg.cholesky, (SPD3,)),
     ("eigh", lambda m: _gauge_free_eigh(m, m.linalg), (_sym_separated(3),)),
     ("eigvalsh", lambda m: m.linalg.eigvalsh, (_sym_separated(4),)),
@@ -274,16 +270,16 @@ GRAD_CASES = [
     ("qr", lambda m: lambda a: tuple(m.linalg.qr(a)), (TALL,)),
     ("qr_r_only", lambda m: lambda a: m.linalg.qr(a, mode="r"), (A3,)),
     ("pinv", lambda m: m.linalg.pinv, (TALL,)),
-    ("lstsq", lambda m: lambda a, b: m.linalg.lstsq(a, b)[0], (TALL, _rand(4, 2))),
+    ("lstsq", lambda m: lambda a, b: m.linalg.lstsq(a, b)[0], (TALL, jo.random_array(RNG, 4, 2))),
     ("lu", lambda m: lambda a: (flax_linalg if m is fnp else jax.lax.linalg).lu(a)[0], (WIDE,)),
     ("lu_tall", lambda m: lambda a: (flax_linalg if m is fnp else jax.lax.linalg).lu(a)[0], (TALL,)),
-    ("det_c", lambda m: m.linalg.det, (_rand(4, 4, dtype="complex128"),)),
-    ("slogdet_2x2_c", lambda m: lambda a: m.linalg.slogdet(a), (_rand(2, 2, dtype="complex128"),)),
-    ("solve_c", lambda m: m.linalg.solve, (_rand(3, 3, dtype="complex128"), _rand(3, 2, dtype="complex128"))),
-    ("cholesky_c", lambda m: m.linalg.cholesky, (_spd(3, dtype="complex128"),)),
+    ("det_c", lambda m: m.linalg.det, (jo.random_array(RNG, 4, 4, dtype="complex128"),)),
+    ("slogdet_2x2_c", lambda m: lambda a: m.linalg.slogdet(a), (jo.random_array(RNG, 2, 2, dtype="complex128"),)),
+    ("solve_c", lambda m: m.linalg.solve, (jo.random_array(RNG, 3, 3, dtype="complex128"), jo.random_array(RNG, 3, 2, dtype="complex128"))),
+    ("cholesky_c", lambda m: m.linalg.cholesky, (jo.spd_matrix(RNG, 3, dtype="complex128"),)),
     ("eigh_c", lambda m: _gauge_free_eigh(m, m.linalg), (_sym_separated(3, "complex128"),)),
-    ("svd_c", lambda m: _gauge_free_svd(m, m.linalg), (_rand(4, 3, dtype="complex128"),)),
-    ("qr_c", lambda m: lambda a: tuple(m.linalg.qr(a)), (_rand(3, 3, dtype="complex128"),)),
+    ("svd_c", lambda m: _gauge_free_svd(m, m.linalg), (jo.random_array(RNG, 4, 3, dtype="complex128"),)),
+    ("qr_c", lambda m: lambda a: tuple(m.linalg.qr(a)), (jo.random_array(RNG, 3, 3, dtype="complex128"),)),
 ]  # fmt: skip
 
 
@@ -332,11 +328,11 @@ def test_unsupported_derivatives_raise_like_jax():
 VMAP_CASES = [
     ("inv", (BATCH,), 0),
     ("det", (np.moveaxis(BATCH, 0, 2),), 2),
-    ("cholesky", (_spd(3, (4,)),), 0),
+    ("cholesky", (jo.spd_matrix(RNG, 3, (4,)),), 0),
     ("eigvalsh", (np.stack([_sym_separated(3), _sym_separated(3)], 1),), 1),
-    ("svdvals", (_rand(3, 4, 2),), 0),
+    ("svdvals", (jo.random_array(RNG, 3, 4, 2),), 0),
     ("slogdet", (BATCH,), 0),
-    ("pinv", (_rand(2, 4, 3),), 0),
+    ("pinv", (jo.random_array(RNG, 2, 4, 3),), 0),
 ]
 
 
@@ -348,7 +344,7 @@ def test_vmap_matches_jax(name, args, axis):
 
 
 def test_vmap_solve_one_side_batched_and_grad_of_vmap():
-    bs = _rand(5, 3)
+    bs = jo.random_array(RNG, 5, 3)
 
     def run(t, m):
         return (
@@ -391,15 +387,15 @@ def test_solve_shapes(batch, n, k, vec):
 
 def test_errors_name_function_and_shapes():
     with pytest.raises(ValueError, match=r"cholesky.*3"):
-        fnp.linalg.cholesky(_rand(2, 3))
+        fnp.linalg.cholesky(jo.random_array(RNG, 2, 3))
     with pytest.raises(ValueError, match="cholesky"):
-        fg.jit(flax_linalg.cholesky)(_rand(2, 3))
+        fg.jit(flax_linalg.cholesky)(jo.random_array(RNG, 2, 3))
     with pytest.raises(ValueError, match="det"):
-        fnp.linalg.det(_rand(3))
+        fnp.linalg.det(jo.random_array(RNG, 3))
     with pytest.raises(ValueError, match="solve"):
-        fnp.linalg.solve(_rand(3), _rand(3))
+        fnp.linalg.solve(jo.random_array(RNG, 3), jo.random_array(RNG, 3))
     with pytest.raises(ValueError, match="solve"):
-        fnp.linalg.solve(A3, _rand(4, 2))
+        fnp.linalg.solve(A3, jo.random_array(RNG, 4, 2))
     with pytest.raises(ValueError, match="UPLO"):
         fnp.linalg.eigh(SPD3, UPLO="X")
     with pytest.raises(ValueError, match="mode"):
@@ -407,22 +403,22 @@ def test_errors_name_function_and_shapes():
     with pytest.raises(ValueError, match="method"):
         fnp.linalg.slogdet(A3, method="svd")
     with pytest.raises(TypeError, match="matrix_power"):
-        fnp.linalg.matrix_power(_rand(2, 3), 2)
+        fnp.linalg.matrix_power(jo.random_array(RNG, 2, 3), 2)
     with pytest.raises(TypeError, match="exponent"):
         fnp.linalg.matrix_power(A3, 1.5)
     with pytest.raises(TypeError, match="lstsq"):
-        fnp.linalg.lstsq(BATCH, _rand(2, 3))
+        fnp.linalg.lstsq(BATCH, jo.random_array(RNG, 2, 3))
     with pytest.raises(ValueError, match="multi_dot"):
         fnp.linalg.multi_dot([A3])
     with pytest.raises(TypeError, match=r"cholesky.*i32\[2,2\]"):
         flax_linalg.cholesky(np.eye(2, dtype=np.int32), symmetrize_input=False)
     with pytest.raises(ValueError, match="triangular_solve"):
-        flax_linalg.triangular_solve(A3, _rand(2, 2), left_side=True)
+        flax_linalg.triangular_solve(A3, jo.random_array(RNG, 2, 2), left_side=True)
 
 
 @pytest.mark.parametrize("ord", [2, -2, "nuc"])
 def test_matrix_norms_from_singular_values(ord):
-    x = _rand(2, 3, 4)
+    x = jo.random_array(RNG, 2, 3, 4)
     for axis, keepdims in (((1, 2), False), ((2, 0), True)):
         got = fnp.linalg.norm(x, ord=ord, axis=axis, keepdims=keepdims)
         _close(got, np.linalg.norm(x, ord=ord, axis=axis, keepdims=keepdims))

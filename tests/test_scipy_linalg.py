@@ -19,24 +19,12 @@ from funcgrad.scipy import linalg as fsl
 RNG = np.random.default_rng(99)
 
 
-def _rand(*shape, dtype="float64"):
-    x = RNG.standard_normal(shape)
-    if np.dtype(dtype).kind == "c":
-        x = x + 1j * RNG.standard_normal(shape)
-    return x.astype(dtype)
-
-
-def _spd(n, batch=(), dtype="float64"):
-    x = _rand(*batch, n, n, dtype=dtype)
-    return (x @ np.conj(np.swapaxes(x, -1, -2)) + n * np.eye(n)).astype(dtype)
-
-
 _close = jo.trees_close
 
 
-A = _rand(3, 3)
-B = _rand(3, 2)
-SPD = _spd(3)
+A = jo.random_array(RNG, 3, 3)
+B = jo.random_array(RNG, 3, 2)
+SPD = jo.spd_matrix(RNG, 3)
 TRI = np.triu(A) + 3 * np.eye(3)
 
 
@@ -50,25 +38,25 @@ def _pair(name, *args, **kw):
 VALUE_CASES = [
     ("cholesky", (SPD,), {}),
     ("cholesky", (SPD,), {"lower": True}),
-    ("cholesky", (_spd(3, dtype="complex128"),), {}),
+    ("cholesky", (jo.spd_matrix(RNG, 3, dtype="complex128"),), {}),
     ("cho_factor", (SPD,), {"lower": True}),
     ("solve_triangular", (TRI, B), {}),
     ("solve_triangular", (TRI.T, B[:, 0]), {"lower": True, "trans": "T"}),
     ("solve_triangular", (TRI, B), {"trans": 2, "unit_diagonal": True}),
     ("solve_triangular", (TRI.astype("complex128") + 1j * np.triu(A), B), {"trans": "C"}),
-    ("lu", (_rand(3, 4),), {}),
-    ("lu", (_rand(4, 3),), {"permute_l": True}),
+    ("lu", (jo.random_array(RNG, 3, 4),), {}),
+    ("lu", (jo.random_array(RNG, 4, 3),), {"permute_l": True}),
     ("lu_factor", (A,), {}),
     ("solve", (A, B), {}),
     ("solve", (SPD, B[:, 0]), {"assume_a": "pos"}),
     ("solve", (SPD, B), {"assume_a": "pos", "lower": True}),
     ("inv", (A,), {}),
     ("det", (A,), {}),
-    ("qr", (_rand(4, 3),), {}),
-    ("qr", (_rand(4, 3),), {"mode": "economic"}),
-    ("qr", (_rand(3, 4),), {"mode": "r"}),
-    ("svd", (_rand(4, 3),), {}),
-    ("svd", (_rand(3, 4),), {"compute_uv": False}),
+    ("qr", (jo.random_array(RNG, 4, 3),), {}),
+    ("qr", (jo.random_array(RNG, 4, 3),), {"mode": "economic"}),
+    ("qr", (jo.random_array(RNG, 3, 4),), {"mode": "r"}),
+    ("svd", (jo.random_array(RNG, 4, 3),), {}),
+    ("svd", (jo.random_array(RNG, 3, 4),), {"compute_uv": False}),
     ("eigh", (SPD,), {}),
     ("eigh", (SPD,), {"lower": False, "eigvals_only": True}),
 ]
@@ -96,14 +84,14 @@ def test_cho_solve(lower):
 
 @pytest.mark.parametrize("trans", [0, 1, 2])
 def test_lu_solve(trans):
-    a = _rand(3, 3, dtype="complex128")
-    b = _rand(3, dtype="complex128")
+    a = jo.random_array(RNG, 3, 3, dtype="complex128")
+    b = jo.random_array(RNG, 3, dtype="complex128")
     got = fg.jit(lambda a, b: fsl.lu_solve(fsl.lu_factor(a), b, trans=trans))(a, b)
     _close(got, jsl.lu_solve(jsl.lu_factor(a), b, trans=trans))
 
 
 def test_lu_reconstructs_batched():
-    a = _rand(2, 4, 3)
+    a = jo.random_array(RNG, 2, 4, 3)
     p, lo, up = fg.jit(fsl.lu)(a)
     np.testing.assert_allclose(np.asarray(p) @ np.asarray(lo) @ np.asarray(up), a, atol=1e-12)
     _close((p, lo, up), jo.vmap(jsl.lu)(a))
@@ -116,7 +104,7 @@ _EXPM = fg.jit(fsl.expm)
 
 @pytest.mark.parametrize("scale", [0.0, 0.05, 1.0, 8.0, 60.0])
 def test_expm_matches_scipy(scale):
-    a = scale * _rand(4, 4)
+    a = scale * jo.random_array(RNG, 4, 4)
     got = _EXPM(a)
     # at scale 60 the entries reach 1e39 after squarings that amplify rounding by the
     # matrix's condition: a few 1e-11 relative between two correct implementations
@@ -125,7 +113,11 @@ def test_expm_matches_scipy(scale):
 
 
 def test_expm_variants():
-    a, t, c = _rand(2, 3, 3), np.triu(_rand(3, 3)), _rand(3, 3, dtype="complex128")
+    a, t, c = (
+        jo.random_array(RNG, 2, 3, 3),
+        np.triu(jo.random_array(RNG, 3, 3)),
+        jo.random_array(RNG, 3, 3, dtype="complex128"),
+    )
     batched, upper, cplx, f32, big = fg.jit(
         lambda a, t, c: (
             fg.vmap(fsl.expm)(a),
@@ -151,12 +143,12 @@ _JAX_EXPM_GRAD = jax.jit(jo.grad(lambda x, w: jnp.sum(jsl.expm(x) * w)))
 
 @pytest.mark.parametrize("scale", [0.3, 7.0])
 def test_expm_grad_matches_jax(scale):
-    a, w = scale * _rand(3, 3), _rand(3, 3)
+    a, w = scale * jo.random_array(RNG, 3, 3), jo.random_array(RNG, 3, 3)
     _close(_EXPM_GRAD(a, w), _JAX_EXPM_GRAD(a, w), rtol=1e-7, atol=1e-9)
 
 
 def test_block_diag():
-    args = (_rand(2, 2), np.ones(3, np.float32), 5.0, np.ones((2, 1), np.int32))
+    args = (jo.random_array(RNG, 2, 2), np.ones(3, np.float32), 5.0, np.ones((2, 1), np.int32))
     _close(fsl.block_diag(*args), jsl.block_diag(*args))
     _close(fsl.block_diag(np.ones((1, 1), np.float32)), jsl.block_diag(np.ones((1, 1), np.float32)))
 
@@ -168,10 +160,10 @@ GRAD_CASES = [
     ("cho_solve", lambda m: lambda a, b: m.cho_solve(m.cho_factor(a, lower=True), b), (SPD, B)),
     ("solve_pos", lambda m: lambda a, b: m.solve(a, b, assume_a="pos"), (SPD, B)),
     ("solve_triangular", lambda m: lambda a, b: m.solve_triangular(a, b, trans=1), (TRI, B)),
-    ("lu", lambda m: lambda a: m.lu(a), (_rand(3, 4),)),
+    ("lu", lambda m: lambda a: m.lu(a), (jo.random_array(RNG, 3, 4),)),
     ("lu_solve", lambda m: lambda a, b: m.lu_solve(m.lu_factor(a), b), (A, B)),
     ("det", lambda m: m.det, (A,)),
-    ("qr", lambda m: lambda a: m.qr(a, mode="economic"), (_rand(4, 3),)),
+    ("qr", lambda m: lambda a: m.qr(a, mode="economic"), (jo.random_array(RNG, 4, 3),)),
     ("eigvals", lambda m: lambda a: m.eigh(a, eigvals_only=True), (SPD,)),
 ]
 
@@ -210,7 +202,7 @@ def _sym(g):
 
 def test_cholesky_grad_is_the_true_derivative():
     """Finite differences along a non-symmetric direction: only the read triangle counts."""
-    d = _rand(3, 3)
+    d = jo.random_array(RNG, 3, 3)
     eps = 1e-6
     for lower in (False, True):
         f = lambda a: fsl.cholesky(a, lower=lower)
@@ -239,8 +231,8 @@ def test_gp_style_hyperparameter_grad_matches_jax():
 
 
 def test_vmap_and_eager():
-    a = _spd(3, (4,))
-    b = _rand(4, 3)
+    a = jo.spd_matrix(RNG, 3, (4,))
+    b = jo.random_array(RNG, 4, 3)
     got = fg.vmap(lambda a, b: fsl.cho_solve(fsl.cho_factor(a), b))(a, b)
     _close(got, jo.vmap(lambda a, b: jsl.cho_solve(jsl.cho_factor(a), b))(a, b))
     got = fg.vmap(fsl.solve_triangular, (None, 0))(TRI, b)
@@ -254,19 +246,19 @@ def test_vmap_and_eager():
 
 def test_errors():
     with pytest.raises(ValueError, match=r"cholesky.*2,3"):
-        fsl.cholesky(_rand(2, 3))
+        fsl.cholesky(jo.random_array(RNG, 2, 3))
     with pytest.raises(ValueError, match="trans"):
         fsl.solve_triangular(TRI, B, trans=3)
     with pytest.raises(ValueError, match="solve_triangular"):
-        fsl.solve_triangular(TRI, _rand(4, 2))
+        fsl.solve_triangular(TRI, jo.random_array(RNG, 4, 2))
     with pytest.raises(ValueError, match="mode"):
         fsl.qr(A, mode="complete")
     with pytest.raises(NotImplementedError, match="b=None"):
         fsl.eigh(SPD, SPD)
     with pytest.raises(ValueError, match="expm"):
-        fsl.expm(_rand(2, 3))
+        fsl.expm(jo.random_array(RNG, 2, 3))
     with pytest.raises(ValueError, match="block_diag"):
-        fsl.block_diag(_rand(2, 2, 2))
+        fsl.block_diag(jo.random_array(RNG, 2, 2, 2))
     with pytest.raises(ValueError, match="lu_solve"):
         fsl.lu_solve(fsl.lu_factor(A), B, trans=5)
 
