@@ -1,11 +1,23 @@
-"""``expand`` for distributions whose parameters are all batch-shaped tensors."""
+"""Distributions whose parameters are all batch-shaped tensors: their construction
+(``broadcast_params``) and ``expand`` (``expand_params``)."""
 
 from __future__ import annotations
 
+import numbers
 from typing import Any
 
+from compat._core.tensor import Size, Tensor
 from compat.torch.distributions.distribution import Distribution
-from compat.torch.distributions.utils import _size
+from compat.torch.distributions.utils import _size, broadcast_all
+
+
+def broadcast_params(*values: Any) -> tuple[tuple[Tensor, ...], Size]:
+    """The parameters broadcast together (``broadcast_all``) and the batch shape they give:
+    ``Size()`` when every one was given as a Python number, else their broadcast shape."""
+    tensors = broadcast_all(*values)
+    if all(isinstance(v, numbers.Number) for v in values):
+        return tensors, Size()
+    return tensors, tensors[0].size()
 
 
 def expand_params(

@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-import numbers
 from typing import Any
 
 from compat._core import dtypes as _dt
 from compat._core.creation import zeros_like
 from compat._core.ops import exp, log
-from compat._core.tensor import Size, Tensor
+from compat._core.tensor import Tensor
 from compat.torch.distributions import _ops, constraints
-from compat.torch.distributions._expand import expand_params
+from compat.torch.distributions._expand import broadcast_params, expand_params
 from compat.torch.distributions.exp_family import ExponentialFamily
-from compat.torch.distributions.utils import broadcast_all
 
 __all__ = ["Exponential"]
 
@@ -26,8 +24,7 @@ class Exponential(ExponentialFamily):
     _mean_carrier_measure = 0
 
     def __init__(self, rate: Any, validate_args: bool | None = None) -> None:
-        (self.rate,) = broadcast_all(rate)
-        batch_shape = Size() if isinstance(rate, numbers.Number) else self.rate.size()
+        (self.rate,), batch_shape = broadcast_params(rate)
         super().__init__(batch_shape, validate_args=validate_args)
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> Exponential:

@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-import numbers
 from typing import Any
 
 from compat._core.ops import log
 from compat._core.ops.binary import igamma, xlogy
 from compat._core.ops.unary import digamma, lgamma
-from compat._core.tensor import Size, Tensor
+from compat._core.tensor import Tensor
 from compat.torch.distributions import _ops, constraints
-from compat.torch.distributions._expand import expand_params
+from compat.torch.distributions._expand import broadcast_params, expand_params
 from compat.torch.distributions.exp_family import ExponentialFamily
-from compat.torch.distributions.utils import broadcast_all
 
 __all__ = ["Gamma"]
 
@@ -30,11 +28,7 @@ class Gamma(ExponentialFamily):
     _mean_carrier_measure = 0
 
     def __init__(self, concentration: Any, rate: Any, validate_args: bool | None = None) -> None:
-        self.concentration, self.rate = broadcast_all(concentration, rate)
-        if isinstance(concentration, numbers.Number) and isinstance(rate, numbers.Number):
-            batch_shape = Size()
-        else:
-            batch_shape = self.concentration.size()
+        (self.concentration, self.rate), batch_shape = broadcast_params(concentration, rate)
         super().__init__(batch_shape, validate_args=validate_args)
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> Gamma:

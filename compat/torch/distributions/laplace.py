@@ -2,18 +2,16 @@
 
 from __future__ import annotations
 
-import numbers
 from typing import Any
 
 import numpy as np
 
 from compat._core import dtypes as _dt
 from compat._core.ops import log
-from compat._core.tensor import Size, Tensor
+from compat._core.tensor import Tensor
 from compat.torch.distributions import _ops, constraints
-from compat.torch.distributions._expand import expand_params
+from compat.torch.distributions._expand import broadcast_params, expand_params
 from compat.torch.distributions.distribution import Distribution
-from compat.torch.distributions.utils import broadcast_all
 
 __all__ = ["Laplace"]
 
@@ -26,11 +24,7 @@ class Laplace(Distribution):
     has_rsample = True
 
     def __init__(self, loc: Any, scale: Any, validate_args: bool | None = None) -> None:
-        self.loc, self.scale = broadcast_all(loc, scale)
-        if isinstance(loc, numbers.Number) and isinstance(scale, numbers.Number):
-            batch_shape = Size()
-        else:
-            batch_shape = self.loc.size()
+        (self.loc, self.scale), batch_shape = broadcast_params(loc, scale)
         super().__init__(batch_shape, validate_args=validate_args)
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> Laplace:

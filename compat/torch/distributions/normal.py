@@ -3,18 +3,17 @@
 from __future__ import annotations
 
 import math
-import numbers
 from typing import Any
 
 from compat._core.creation import normal as _normal
 from compat._core.grad_mode import no_grad
 from compat._core.ops import log
 from compat._core.ops.unary import erfinv
-from compat._core.tensor import Size, Tensor
+from compat._core.tensor import Tensor
 from compat.torch.distributions import constraints
-from compat.torch.distributions._expand import expand_params
+from compat.torch.distributions._expand import broadcast_params, expand_params
 from compat.torch.distributions.exp_family import ExponentialFamily
-from compat.torch.distributions.utils import _standard_normal, broadcast_all
+from compat.torch.distributions.utils import _standard_normal
 
 __all__ = ["Normal"]
 
@@ -28,11 +27,7 @@ class Normal(ExponentialFamily):
     _mean_carrier_measure = 0
 
     def __init__(self, loc: Any, scale: Any, validate_args: bool | None = None) -> None:
-        self.loc, self.scale = broadcast_all(loc, scale)
-        if isinstance(loc, numbers.Number) and isinstance(scale, numbers.Number):
-            batch_shape = Size()
-        else:
-            batch_shape = self.loc.size()
+        (self.loc, self.scale), batch_shape = broadcast_params(loc, scale)
         super().__init__(batch_shape, validate_args=validate_args)
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> Normal:

@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-import numbers
 from typing import Any
 
 from compat._core import dtypes as _dt
 from compat._core.ops import log
-from compat._core.tensor import Size, Tensor
+from compat._core.tensor import Tensor
 from compat.torch.distributions import _ops, constraints
-from compat.torch.distributions._expand import expand_params
+from compat.torch.distributions._expand import broadcast_params, expand_params
 from compat.torch.distributions.distribution import Distribution
-from compat.torch.distributions.utils import broadcast_all
 
 __all__ = ["Uniform"]
 
@@ -29,11 +27,7 @@ class Uniform(Distribution):
         }
 
     def __init__(self, low: Any, high: Any, validate_args: bool | None = None) -> None:
-        self.low, self.high = broadcast_all(low, high)
-        if isinstance(low, numbers.Number) and isinstance(high, numbers.Number):
-            batch_shape = Size()
-        else:
-            batch_shape = self.low.size()
+        (self.low, self.high), batch_shape = broadcast_params(low, high)
         super().__init__(batch_shape, validate_args=validate_args)
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> Uniform:
