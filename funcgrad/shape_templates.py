@@ -132,7 +132,9 @@ class Template:
 
     __slots__ = (
         "_make_params",
+        "_runner",
         "guards",
+        "instances",
         "layout",
         "n_syms",
         "pinned_static",
@@ -213,6 +215,9 @@ class Template:
             raise ValueError(f"no host rule for {self.plan.missing}")
         self.sym_steps = tuple((i, e.params) for i, e in enumerate(prog.eqns) if has_sym(e.params))
         self._make_params: Callable[[tuple], dict] | None = None
+        self._runner: Callable[[dict], Callable] | None = None
+        #: signatures instantiated (:meth:`runner`)
+        self.instances = 0
         self.single = True
         self.validated = False
         tiers._stats.templates += 1
@@ -251,6 +256,25 @@ class Template:
         if make is None:  # (generated once: every symbolic param at once, no tree walk)
             make = self._make_params = param_maker(dict(self.sym_steps))
         return self.plan.with_params(make(dims))
+
+    #: instantiations interpreted before the template's plan is generated as code
+    #: (:meth:`HostPlan.param_runner`: compiling it costs ~17 us per equation once, then
+    #: each instantiation's equations run ~1 us faster, on the one or two calls each serves)
+    GENERATE_AT = 2
+
+    def runner(self, dims: tuple[int, ...]) -> Callable[..., list]:
+        """The run function of the template's plan at ``dims``: the plan interpreted for
+        its first :data:`GENERATE_AT` instantiations, its generated code from then on."""
+        self.instances += 1
+        if self.instances <= self.GENERATE_AT:
+            return self.host_plan(dims).run
+        make = self._make_params
+        if make is None:
+            make = self._make_params = param_maker(dict(self.sym_steps))
+        factory = self._runner
+        if factory is None:
+            factory = self._runner = self.plan.param_runner([i for i, _ in self.sym_steps])
+        return factory(make(dims))
 
 
 def _concrete_aval(a: Aval, dims: tuple[int, ...]) -> Aval:
@@ -296,7 +320,7 @@ class TemplateOp:
     :data:`HOT_CALLS` times, when compiling it may pay) goes to the concrete op,
     traced on first need by ``make_real``."""
 
-    __slots__ = ("_make", "_plan", "_real", "calls", "single")
+    __slots__ = ("_make", "_real", "_run", "calls", "single")
 
     #: calls of one signature after which it runs through its concrete op (which the
     #: tiers may compile in the background, as any eager op's)
@@ -305,7 +329,7 @@ class TemplateOp:
     generic = True
 
     def __init__(self, template: Template, dims: tuple[int, ...], make_real: Callable) -> None:
-        self._plan = template.host_plan(dims)
+        self._run = template.runner(dims)
         self._make = make_real
         self._real: Any = None
         self.calls = 0
@@ -325,7 +349,7 @@ class TemplateOp:
         if self.calls > self.HOT_CALLS:
             return self.real().run(*args)
         tiers._stats.template_calls += 1
-        return self._plan.run(*args)
+        return self._run(*args)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.real(), name)

@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 import compat.torch as torch
 import funcgrad as fg
 from funcgrad import _compat_contract as _contract
+from funcgrad import shape_templates
 from funcgrad.core.symbolic import Guards, SymDim, holds, param_maker, substitute
 
 F = torch.nn.functional
@@ -275,3 +276,24 @@ def test_an_integer_index_of_a_growing_axis_keeps_its_gradient():
         want = np.zeros_like(a)
         want[:, -1, 1:] = 2
         np.testing.assert_array_equal(x.grad.numpy(), want)
+
+
+@pytest.mark.parametrize("generate_at", [0, 10**9])
+def test_generated_template_plans_compute_what_interpreted_ones_do(monkeypatch, generate_at):
+    # a template's plan generated once as a factory of its params
+    # (HostPlan.param_runner) against the same plan interpreted per instantiation, and
+    # both against NumPy
+    monkeypatch.setattr(shape_templates.Template, "GENERATE_AT", generate_at)
+    rng = np.random.default_rng(3)
+    w = rng.standard_normal((8, 8)).astype(np.float32)
+    for t in [1, 2, 3, 5, 4, 7, 6, 9]:
+        a = rng.standard_normal((1, t, 8)).astype(np.float32)
+        x = torch.tensor(a)
+        y = (x @ torch.tensor(w)).reshape(1, t, 2, 4).transpose(1, 2)[:, :, -2:] * 0.5
+        want = (a @ w).reshape(1, t, 2, 4).transpose(0, 2, 1, 3)[:, :, -2:] * 0.5
+        assert y.dtype == torch.float32
+        np.testing.assert_allclose(y.numpy(), want, rtol=1e-5, atol=1e-5)
+    generated = [
+        tm._runner is not None for fam in shape_templates._FAMILIES.values() for tm in fam.templates
+    ]
+    assert generated and any(generated) == (generate_at == 0)

@@ -339,6 +339,15 @@ class HostPlan:
         plan.run = plan._interpret
         return plan
 
+    def param_runner(self, varying: Sequence[int]) -> Callable[[dict[int, Any]], Callable]:
+        """A factory of this plan's generated code with steps ``varying`` taking their
+        params from its argument: ``factory(params)`` is the run function of
+        ``with_params(params)`` (``params`` keyed by those steps). A shape template's plan
+        is generated once this way and each instantiation only binds its params (a
+        closure, ~1 us), where generating an instantiation's own code would cost more
+        than the one or two calls it serves save. Varying steps are never folded."""
+        return _generate(self.steps, self._template, tuple(varying))
+
     def _interpret(self, *vals: Any) -> list[Any]:
         self._calls += 1
         if self._calls >= self._generate_after:
@@ -374,8 +383,11 @@ class HostPlan:
 _CODE: dict[str, Any] = {}
 
 
-def _generate(steps: tuple[_Step, ...], template_info: tuple) -> Callable[..., list[Any]]:
-    """The generated-code form of a :class:`HostPlan` (see its docstring)."""
+def _generate(
+    steps: tuple[_Step, ...], template_info: tuple, varying: tuple[int, ...] | None = None
+) -> Callable[..., Any]:
+    """The generated-code form of a :class:`HostPlan` (see its docstring); with
+    ``varying``, the factory :meth:`HostPlan.param_runner` describes."""
     template, n_in, outs = template_info
     ns: dict[str, Any] = {
         "HOST": _HOST_TYPES,
@@ -399,6 +411,7 @@ def _generate(steps: tuple[_Step, ...], template_info: tuple) -> Callable[..., l
         ns[f"c{i}"] = known[i]
         return f"c{i}"
 
+    vary = frozenset(varying or ())
     params_in = [f"v{i}" for i in range(n_in)]
     passed = _passed_floats(steps, outs)
     body: list[str] = [f"    if type({n}) not in OK: {n} = asarray({n})" for n in params_in]
@@ -407,6 +420,7 @@ def _generate(steps: tuple[_Step, ...], template_info: tuple) -> Callable[..., l
     for k, st in enumerate(steps):
         if (
             st.foldable
+            and k not in vary
             and all(i in known for i in st.ins)
             and not any(o in out_slots for o in st.outs)
         ):
@@ -421,7 +435,9 @@ def _generate(steps: tuple[_Step, ...], template_info: tuple) -> Callable[..., l
                 if t is not None:
                     ns[f"t{k}_{j}"] = t
                     args[j] = f"cast({args[j]}, t{k}_{j})"
-        if st.params:
+        if k in vary:  # (bound by the factory: see ``param_runner``)
+            args.append(f"**p{k}")
+        elif st.params:
             ns[f"p{k}"] = st.params
             args.append(f"**p{k}")
         call = f"r{k}({', '.join(args)})"
@@ -461,6 +477,9 @@ def _generate(steps: tuple[_Step, ...], template_info: tuple) -> Callable[..., l
             body.append(f"    if type(v{i}) is nd: v{i}.flags.writeable = False")
     body.append(f"    return [{', '.join(out_names)}]")
     source = f"def run({', '.join(params_in)}):\n" + "\n".join(body)
+    if varying is not None:  # the run function as a closure over the varying params
+        head = "def make(P):\n" + "".join(f"    p{k} = P[{k}]\n" for k in varying)
+        source = head + "".join(f"    {line}\n" for line in source.split("\n")) + "    return run"
     code = _CODE.get(source)
     if code is None:  # (a structure met again at other shapes, a growing sequence, has
         # the same source)
@@ -468,7 +487,7 @@ def _generate(steps: tuple[_Step, ...], template_info: tuple) -> Callable[..., l
             _CODE.clear()
         code = _CODE[source] = compile(source, "<host plan>", "exec")
     exec(code, ns)
-    return ns["run"]
+    return ns["run"] if varying is None else ns["make"]
 
 
 def _passed_floats(steps: tuple[_Step, ...], outs: tuple[int, ...]) -> set[int]:
