@@ -47,6 +47,51 @@ def _conv_arg(name: str, value: Any, nd: int) -> tuple[int, ...]:
     return tuple(values)
 
 
+def check_tensor_args(name: str, input: Any, weight: Any, bias: Any) -> None:
+    """A convolution's ``input`` and ``weight`` are Tensors, ``bias`` a Tensor or None
+    (PyTorch's argument-parser ``TypeError``)."""
+    for arg, value in (("input", input), ("weight", weight), ("bias", bias)):
+        if not isinstance(value, torch.Tensor) and not (arg == "bias" and value is None):
+            raise TypeError(
+                f"{name}(): argument '{arg}' must be Tensor, not {type(value).__name__}"
+            )
+
+
+def check_ranks(name: str, nd: int, input: Tensor, weight: Tensor) -> tuple[bool, list[int]]:
+    """An ``nd``-d convolution's input is ``nd + 1``-d (unbatched) or ``nd + 2``-d and its
+    weight ``nd + 2``-d; returns whether the input is unbatched and its batched shape."""
+    if input.dim() not in (nd + 1, nd + 2):
+        raise RuntimeError(
+            f"Expected {nd + 1}D (unbatched) or {nd + 2}D (batched) input to {name}, but got "
+            f"input of size: {list(input.shape)}"
+        )
+    unbatched = input.dim() == nd + 1
+    in_shape = [1, *input.shape] if unbatched else list(input.shape)
+    if weight.dim() != nd + 2:
+        raise RuntimeError(
+            f"Expected {nd + 2}-dimensional weight for {nd + 2}-dimensional input {in_shape}, "
+            f"but got {weight.dim()}-dimensional weight of size {list(weight.shape)} instead"
+        )
+    return unbatched, in_shape
+
+
+def check_groups_stride_dilation(
+    name: str, groups: Any, stride: tuple[int, ...], dilation: tuple[int, ...]
+) -> int:
+    """``groups`` is an int (returned as one), and it, the strides and the dilations are
+    positive, in PyTorch's words."""
+    if isinstance(groups, bool) or not hasattr(groups, "__index__"):
+        raise TypeError(f"{name}(): argument 'groups' must be int, not {type(groups).__name__}")
+    groups = operator.index(groups)
+    if any(s <= 0 for s in stride):
+        raise RuntimeError("non-positive stride is not supported")
+    if any(d <= 0 for d in dilation):
+        raise RuntimeError("non-positive dilation is not supported")
+    if groups <= 0:
+        raise RuntimeError("non-positive groups is not supported")
+    return groups
+
+
 def _conv(
     nd: int,
     input: Tensor,
@@ -60,34 +105,11 @@ def _conv(
     """``torch.nn.functional.conv{nd}d``: argument checks in PyTorch's words, then one op."""
 
     name = f"conv{nd}d"
-    for arg, value in (("input", input), ("weight", weight), ("bias", bias)):
-        if not isinstance(value, torch.Tensor) and not (arg == "bias" and value is None):
-            raise TypeError(
-                f"{name}(): argument '{arg}' must be Tensor, not {type(value).__name__}"
-            )
-    if input.dim() not in (nd + 1, nd + 2):
-        raise RuntimeError(
-            f"Expected {nd + 1}D (unbatched) or {nd + 2}D (batched) input to {name}, but got "
-            f"input of size: {list(input.shape)}"
-        )
-    unbatched = input.dim() == nd + 1
-    in_shape = [1, *input.shape] if unbatched else list(input.shape)
-    if weight.dim() != nd + 2:
-        raise RuntimeError(
-            f"Expected {nd + 2}-dimensional weight for {nd + 2}-dimensional input {in_shape}, "
-            f"but got {weight.dim()}-dimensional weight of size {list(weight.shape)} instead"
-        )
+    check_tensor_args(name, input, weight, bias)
+    unbatched, in_shape = check_ranks(name, nd, input, weight)
     stride = _conv_arg("stride", stride, nd)
     dilation = _conv_arg("dilation", dilation, nd)
-    if isinstance(groups, bool) or not hasattr(groups, "__index__"):
-        raise TypeError(f"{name}(): argument 'groups' must be int, not {type(groups).__name__}")
-    groups = operator.index(groups)
-    if any(s <= 0 for s in stride):
-        raise RuntimeError("non-positive stride is not supported")
-    if any(d <= 0 for d in dilation):
-        raise RuntimeError("non-positive dilation is not supported")
-    if groups <= 0:
-        raise RuntimeError("non-positive groups is not supported")
+    groups = check_groups_stride_dilation(name, groups, stride, dilation)
     kernel = tuple(weight.shape[2:])
     if isinstance(padding, str):
         if padding == "valid":

@@ -4,16 +4,19 @@ its input, written as one convolution of the stride-dilated input with the flipp
 
 from __future__ import annotations
 
-import operator
 from typing import Any
 
-import compat.torch as torch
 import funcgrad.lax as flax
 import funcgrad.numpy as fnp
 from compat._core.tensor import apply
 from compat.torch.nn.functional._arguments import Tensor
 from compat.torch.nn.functional._dtype_names import _type_name
-from compat.torch.nn.functional.conv import _conv_arg
+from compat.torch.nn.functional.conv import (
+    _conv_arg,
+    check_groups_stride_dilation,
+    check_ranks,
+    check_tensor_args,
+)
 
 
 def _conv_t_f(
@@ -62,39 +65,16 @@ def _conv_transpose(
     dilation: Any,
 ) -> Tensor:
     name = f"conv_transpose{nd}d"
-    for arg, value in (("input", input), ("weight", weight), ("bias", bias)):
-        if not isinstance(value, torch.Tensor) and not (arg == "bias" and value is None):
-            raise TypeError(
-                f"{name}(): argument '{arg}' must be Tensor, not {type(value).__name__}"
-            )
+    check_tensor_args(name, input, weight, bias)
     if isinstance(padding, str):
         raise TypeError(f"{name}(): argument 'padding' must be tuple of ints, not str")
-    if input.dim() not in (nd + 1, nd + 2):
-        raise RuntimeError(
-            f"Expected {nd + 1}D (unbatched) or {nd + 2}D (batched) input to {name}, but got "
-            f"input of size: {list(input.shape)}"
-        )
-    unbatched = input.dim() == nd + 1
-    in_shape = [1, *input.shape] if unbatched else list(input.shape)
+    unbatched, in_shape = check_ranks(name, nd, input, weight)
     w_shape = list(weight.shape)
-    if weight.dim() != nd + 2:
-        raise RuntimeError(
-            f"Expected {nd + 2}-dimensional weight for {nd + 2}-dimensional input {in_shape}, "
-            f"but got {weight.dim()}-dimensional weight of size {w_shape} instead"
-        )
     stride = _conv_arg("stride", stride, nd)
     pad = _conv_arg("padding", padding, nd)
     out_pad = _conv_arg("output_padding", output_padding, nd)
     dilation = _conv_arg("dilation", dilation, nd)
-    if isinstance(groups, bool) or not hasattr(groups, "__index__"):
-        raise TypeError(f"{name}(): argument 'groups' must be int, not {type(groups).__name__}")
-    groups = operator.index(groups)
-    if any(s <= 0 for s in stride):
-        raise RuntimeError("non-positive stride is not supported")
-    if any(d <= 0 for d in dilation):
-        raise RuntimeError("non-positive dilation is not supported")
-    if groups <= 0:
-        raise RuntimeError("non-positive groups is not supported")
+    groups = check_groups_stride_dilation(name, groups, stride, dilation)
     if any(p < 0 for p in pad):
         raise RuntimeError("negative padding is not supported")
     if any(p < 0 for p in out_pad):
