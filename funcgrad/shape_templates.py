@@ -405,10 +405,13 @@ class Family:
         (``make_real()``), or ``None`` where none applies (the caller traces)."""
         if self.off:
             return None
-        for tm in self.templates:
+        templates = self.templates
+        for j, tm in enumerate(templates):
             dims = tm.match(ext)
             if dims is None:
                 continue
+            if j:  # (the last template that matched is tried first: a sequence's next step)
+                templates.insert(0, templates.pop(j))
             if not tm.validated:  # once: the instantiated template against a real trace
                 real = make_real()
                 if instantiate_program(tm.program, dims).key() != real.program.key():

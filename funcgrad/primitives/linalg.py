@@ -254,26 +254,52 @@ def host_operand(x: Any, like: Any) -> np.ndarray:
 #: computes from them: the dtype, the operands' permutations, the matmul shapes and the
 #: result's shape (a step's few products meet the same ones every call)
 _DOT_LAYOUT: dict[tuple, tuple] = {}
-compile_cache.register("host_dot_layouts", size=lambda: len(_DOT_LAYOUT), clear=_DOT_LAYOUT.clear)
 
 
 def _dims_nested(dn: Any) -> Any:
     return tuple(tuple(tuple(int(i) for i in ds) for ds in pair) for pair in dn)
 
 
+#: (dimension numbers, ranks) -> the operands' free dimensions and permutations: what
+#: :func:`_dot_layout` needs besides the shapes (a growing sequence meets a new shape
+#: each step, the same ranks every time)
+_DOT_PERMS: dict[tuple, tuple] = {}
+
+
+def _clear_dot_layouts() -> None:
+    _DOT_LAYOUT.clear()
+    _DOT_PERMS.clear()
+
+
+compile_cache.register("host_dot_layouts", size=lambda: len(_DOT_LAYOUT), clear=_clear_dot_layouts)
+
+
+def _dot_perms(dimension_numbers: Any, nx: int, ny: int) -> tuple:
+    key = (dimension_numbers, nx, ny)
+    perms = _DOT_PERMS.get(key)
+    if perms is None:
+        (lc, rc), (lb, rb) = dimension_numbers
+        xf = _free(nx, lc, lb)
+        yf = _free(ny, rc, rb)
+        perms = (xf, yf, (*lb, *xf, *lc), (*rb, *rc, *yf))
+        if len(_DOT_PERMS) >= 1024:
+            _DOT_PERMS.clear()
+        _DOT_PERMS[key] = perms
+    return perms
+
+
 def _dot_layout(key: tuple) -> tuple:
     dimension_numbers, xs, ys, xd, preferred_element_type = key
-    (lc, rc), (lb, rb) = dimension_numbers
+    (lc, _), (lb, _) = dimension_numbers
     dt = host_compute_dtype(xd, preferred_element_type)
-    xf = _free(len(xs), lc, lb)
-    yf = _free(len(ys), rc, rb)
+    xf, yf, xperm, yperm = _dot_perms(dimension_numbers, len(xs), len(ys))
     nb = math.prod([xs[i] for i in lb])
     m = math.prod([xs[i] for i in xf])
     k = math.prod([xs[i] for i in lc])
     n = math.prod([ys[i] for i in yf])
     out = (*(xs[i] for i in lb), *(xs[i] for i in xf), *(ys[i] for i in yf))
     xshape, yshape = ((nb, m, k), (nb, k, n)) if lb else ((m, k), (k, n))
-    layout = (dt, (*lb, *xf, *lc), (*rb, *rc, *yf), xshape, yshape, out)
+    layout = (dt, xperm, yperm, xshape, yshape, out)
     if len(_DOT_LAYOUT) >= 1024:
         _DOT_LAYOUT.clear()
     _DOT_LAYOUT[key] = layout
