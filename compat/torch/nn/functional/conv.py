@@ -92,6 +92,30 @@ def check_groups_stride_dilation(
     return groups
 
 
+def apply_conv(
+    f: Any,
+    input: Tensor,
+    weight: Tensor,
+    bias: Tensor | None,
+    stride: tuple[int, ...],
+    pads: tuple[tuple[int, int], ...],
+    dilation: tuple[int, ...],
+    groups: int,
+    unbatched: bool,
+) -> Tensor:
+    """One ``ConvolutionBackward0`` op computing ``f`` (a plain or transposed convolution on
+    checked arguments: explicit ``(low, high)`` paddings, ``groups``, unbatched or not)."""
+    args = (input, weight) if bias is None else (input, weight, bias)
+    static = (
+        ("stride", stride),
+        ("padding", pads),
+        ("dilation", dilation),
+        ("groups", groups),
+        ("unbatched", unbatched),
+    )
+    return apply(f, "ConvolutionBackward0", args, static)
+
+
 def _conv(
     nd: int,
     input: Tensor,
@@ -164,15 +188,7 @@ def _conv(
         )
     if input.dtype == torch.bool:
         raise NotImplementedError(f"\"slow_conv{nd}d_cpu\" not implemented for 'Bool'")
-    args = (input, weight) if bias is None else (input, weight, bias)
-    static = (
-        ("stride", stride),
-        ("padding", pads),
-        ("dilation", dilation),
-        ("groups", groups),
-        ("unbatched", unbatched),
-    )
-    return apply(_conv_f, "ConvolutionBackward0", args, static)
+    return apply_conv(_conv_f, input, weight, bias, stride, pads, dilation, groups, unbatched)
 
 
 def conv1d(

@@ -8,11 +8,11 @@ from typing import Any
 
 import funcgrad.lax as flax
 import funcgrad.numpy as fnp
-from compat._core.tensor import apply
 from compat.torch.nn.functional._arguments import Tensor
 from compat.torch.nn.functional._dtype_names import _type_name
 from compat.torch.nn.functional.conv import (
     _conv_arg,
+    apply_conv,
     check_groups_stride_dilation,
     check_ranks,
     check_tensor_args,
@@ -129,15 +129,7 @@ def _conv_transpose(
         (d * (k - 1) - p, d * (k - 1) - p + op)
         for d, k, p, op in zip(dilation, kernel, pad, out_pad)
     )
-    args = (input, weight) if bias is None else (input, weight, bias)
-    static = (
-        ("stride", stride),
-        ("padding", pads),
-        ("dilation", dilation),
-        ("groups", groups),
-        ("unbatched", unbatched),
-    )
-    return apply(_conv_t_f, "ConvolutionBackward0", args, static)
+    return apply_conv(_conv_t_f, input, weight, bias, stride, pads, dilation, groups, unbatched)
 
 
 def conv_transpose1d(
