@@ -401,8 +401,9 @@ class Family:
         scalar_avals: dict[type, Aval],
     ) -> TemplateOp | Any | None:
         """The op at extended signature ``ext`` (static integers first) through a
-        template: a :class:`TemplateOp`, the concrete op where a template is validated
-        (``make_real()``), or ``None`` where none applies (the caller traces)."""
+        template: a :class:`TemplateOp` (whose concrete op is traced already where this
+        call validated the template), the concrete op where the validation failed, or
+        ``None`` where none applies (the caller traces)."""
         if self.off:
             return None
         templates = self.templates
@@ -417,9 +418,9 @@ class Family:
                 if instantiate_program(tm.program, dims).key() != real.program.key():
                     self.off = True
                     self.templates.clear()
-                else:
-                    tm.validated = True
-                return real
+                    return real
+                tm.validated = True  # (then the template's plan serves: no plan of ``real``)
+                return TemplateOp(tm, dims, lambda: real)
             return TemplateOp(tm, dims, make_real)
         if len(self.templates) >= MAX_TEMPLATES:
             return None
