@@ -227,6 +227,11 @@ def defop(
     return register
 
 
+#: the row options of a ``torch.linalg`` function, shared by the linalg op modules: in that
+#: module, no Tensor method, and a backward node not named as PyTorch's (``node_name``)
+LINALG_ROW: dict[str, Any] = {"module": "linalg", "method": False, "node_name": False}
+
+
 def no_bf16_kernel(kernel: str) -> tuple[type, str]:
     """The ``bf16_error`` of a row whose PyTorch CPU kernel ``kernel`` has no bfloat16 version."""
     return (NotImplementedError, f"\"{kernel}\" not implemented for 'BFloat16'")

@@ -35,15 +35,13 @@ from compat._core.ops.linalg_info import (
 )
 from compat._core.ops.linalg_ns import _float, _square
 from compat._core.ops.selecting import diagonal as _diagonal
-from compat._core.optable import SPD, Sample, T, defop, no_bf16_kernel
+from compat._core.optable import LINALG_ROW, SPD, Sample, T, defop, no_bf16_kernel
 from compat._core.shape_ops import cat as _cat
 from compat._core.tensor import Tensor, _wrap_dim, apply
 from funcgrad import numpy as fnp
 from funcgrad import stop_gradient
 from funcgrad.numpy import linalg as fla
 from funcgrad.scipy import linalg as fsl
-
-_LA = {"module": "linalg", "method": False, "node_name": False}
 
 
 def _nt(name: str, fields: str) -> type:
@@ -92,7 +90,7 @@ def _qr_f(a: Any, *, mode: str) -> Any:
         Sample(((3, 4),), kwargs=(("mode", "complete"),)),
         Sample(((4, 3),), kwargs=(("mode", "r"),), grad=False),
     ),
-    **_LA,
+    **LINALG_ROW,
     bf16_error=no_bf16_kernel("geqrf_cpu"),
 )
 def qr(A: Tensor, mode: str = "reduced") -> tuple:
@@ -173,7 +171,7 @@ def _svd(A: Tensor, full: bool, name: str) -> tuple:
         Sample(((2, 3, 4),), kwargs=(("full_matrices", False),)),
         Sample(((4, 2),), grad=False),
     ),
-    **_LA,
+    **LINALG_ROW,
     bf16_error=no_bf16_kernel("linalg_svd_cpu"),
     gauge=svd_gauge,
 )
@@ -234,7 +232,7 @@ def _uplo(UPLO: str) -> bool:
         Sample((SPD(3),), args=("U",), fd=False),
         Sample(((2, 3, 3),), fd=False),
     ),
-    **_LA,
+    **LINALG_ROW,
     bf16_error=no_bf16_kernel("linalg_eigh_cpu"),
     gauge=eigh_gauge,
 )
@@ -282,7 +280,7 @@ def _lstsq_f(a: Any, b: Any, *, driver: str, vec: bool, rcond: float) -> Any:
         Sample(((2, 3, 3), (2, 3, 1)), kwargs=(("driver", "gels"),)),
         Sample(((4, 3), (4, 2)), args=(0.3,), kwargs=(("driver", "gelss"),), fd=False),
     ),
-    **_LA,
+    **LINALG_ROW,
     bf16_error=(RuntimeError, "This function doesn't handle types other than float and double"),
 )
 def lstsq(A: Tensor, B: Tensor, rcond: Any = None, *, driver: str | None = None) -> tuple:
@@ -323,7 +321,7 @@ def _no_pivot(pivot: bool, name: str) -> None:
 
 @defop(
     samples=(Sample(((3, 3),)), Sample(((2, 3, 3),))),
-    **_LA,
+    **LINALG_ROW,
     bf16_error=no_bf16_kernel("lu_cpu"),
 )
 def lu_factor(A: Tensor, *, pivot: bool = True) -> tuple:
@@ -334,7 +332,7 @@ def lu_factor(A: Tensor, *, pivot: bool = True) -> tuple:
     return LU_FACTOR(*apply(_lu_factor_f, "LinalgLuFactorExBackward0", (A,), (("ex", False),)))
 
 
-@defop(samples=Sample(((3, 3),)), **_LA, bf16_error=no_bf16_kernel("lu_cpu"))
+@defop(samples=Sample(((3, 3),)), **LINALG_ROW, bf16_error=no_bf16_kernel("lu_cpu"))
 def lu_factor_ex(A: Tensor, *, pivot: bool = True, check_errors: bool = False) -> tuple:
     """``(LU, pivots, info)`` (``info``: 1 + the first zero pivot, 0 for none)."""
     _float(A)
@@ -353,7 +351,7 @@ def _lu_f(a: Any) -> Any:
 
 @defop(
     samples=(Sample(((3, 3),)), Sample(((4, 3),)), Sample(((2, 3, 4),))),
-    **_LA,
+    **LINALG_ROW,
     bf16_error=no_bf16_kernel("lu_cpu"),
 )
 def lu(A: Tensor, *, pivot: bool = True) -> tuple:
@@ -390,7 +388,7 @@ def lu_solve(
 
 @defop(
     samples=(Sample((SPD(3),)), Sample((SPD(3),), kwargs=(("upper", True),))),
-    **_LA,
+    **LINALG_ROW,
     bf16_error=no_bf16_kernel("cholesky_cpu"),
 )
 def cholesky_ex(A: Tensor, *, upper: bool = False, check_errors: bool = False) -> tuple:
@@ -406,7 +404,7 @@ def cholesky_ex(A: Tensor, *, upper: bool = False, check_errors: bool = False) -
 
 @defop(
     samples=(Sample(((3, 3),)), Sample(((2, 3, 3),))),
-    **_LA,
+    **LINALG_ROW,
     bf16_error=(RuntimeError, "linalg.inv: Low precision dtypes not supported. Got BFloat16"),
 )
 def inv_ex(A: Tensor, *, check_errors: bool = False) -> tuple:
@@ -431,7 +429,7 @@ def _solve_ex_f(a: Any, b: Any, *, left: bool, vec: bool) -> Any:
 
 @defop(
     samples=(Sample(((3, 3), (3, 2))), Sample(((3, 3), (3,)))),
-    **_LA,
+    **LINALG_ROW,
     bf16_error=no_bf16_kernel("lu_cpu"),
 )
 def solve_ex(A: Tensor, B: Tensor, *, left: bool = True, check_errors: bool = False) -> tuple:
@@ -465,13 +463,13 @@ def matrix_exp(A: Tensor) -> Tensor:
 defop(
     "matrix_exp",
     samples=(Sample(((3, 3),), domain=(-1, 1)), Sample(((2, 3, 3),), domain=(-1, 1))),
-    **_LA,
+    **LINALG_ROW,
     bf16_error=None,
 )(matrix_exp)
 defop("matrix_exp", samples=Sample(((3, 3),), domain=(-1, 1)), node_name=False)(matrix_exp)
 
 
-@defop(samples=(Sample(((3, 4),)), Sample(((2, 3, 3),), kwargs=(("offset", 1),))), **_LA)
+@defop(samples=(Sample(((3, 4),)), Sample(((2, 3, 3),), kwargs=(("offset", 1),))), **LINALG_ROW)
 def diagonal(A: Tensor, *, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
     """``torch.diagonal`` over the last two dimensions by default."""
     return _diagonal(A, offset, dim1, dim2)
@@ -497,7 +495,7 @@ _VANDER_BF16 = (
         Sample(((2, 3),), kwargs=(("N", 4),)),
         Sample(((3,),), dtype="int64", grad=False),
     ),
-    **_LA,
+    **LINALG_ROW,
     bf16_error=_VANDER_BF16,
 )
 def vander(x: Tensor, *, N: int | None = None) -> Tensor:
@@ -512,7 +510,9 @@ def _cross_f(a: Any, b: Any, *, axis: int, dtype: np.dtype) -> Any:
     return fla.cross(a.astype(dtype), b.astype(dtype), axis=axis)
 
 
-@defop(samples=(Sample(((2, 3), (2, 3))), Sample(((3, 2), (3, 1)), kwargs=(("dim", 0),))), **_LA)
+@defop(
+    samples=(Sample(((2, 3), (2, 3))), Sample(((3, 2), (3, 1)), kwargs=(("dim", 0),))), **LINALG_ROW
+)
 def cross(input: Tensor, other: Tensor, *, dim: int = -1) -> Tensor:
     """The cross product of 3-vectors along ``dim`` (inputs broadcast)."""
     if input.ndim != other.ndim:
@@ -539,7 +539,7 @@ def _cond_f(a: Any, *, p: Any) -> Any:
         Sample(((2, 3, 3),), args=("fro",), grad=False),
         Sample(((3, 3),), args=(1,), grad=False),
     ),
-    **_LA,
+    **LINALG_ROW,
     bf16_error=no_bf16_kernel("linalg_svd_cpu"),
 )
 def cond(A: Tensor, p: Any = None) -> Tensor:
@@ -556,7 +556,7 @@ def _tensorsolve_f(a: Any, b: Any, *, axes: Any) -> Any:
     return fla.tensorsolve(a, b, axes)
 
 
-@defop(samples=Sample(((2, 3, 6), (2, 3))), **_LA, bf16_error=no_bf16_kernel("lu_cpu"))
+@defop(samples=Sample(((2, 3, 6), (2, 3))), **LINALG_ROW, bf16_error=no_bf16_kernel("lu_cpu"))
 def tensorsolve(A: Tensor, B: Tensor, dims: Any = None) -> Tensor:
     """``X`` with ``tensordot(A, X, X.ndim) = B``."""
     _float(A, B)
@@ -570,7 +570,7 @@ def _tensorinv_f(a: Any, *, ind: int) -> Any:
 
 @defop(
     samples=(Sample(((4, 6, 8, 3),)), Sample(((6, 2, 3),), kwargs=(("ind", 1),))),
-    **_LA,
+    **LINALG_ROW,
     bf16_error=(RuntimeError, "linalg.inv: Low precision dtypes not supported. Got BFloat16"),
 )
 def tensorinv(A: Tensor, ind: int = 2) -> Tensor:

@@ -25,14 +25,12 @@ from compat._core.grad_mode import is_grad_enabled, no_grad
 from compat._core.ops._common import warn_once
 from compat._core.ops.linalg_info import _check_info, _not_pd_msg, cholesky_info
 from compat._core.ops.linalg_ns import _square
-from compat._core.optable import SPD, Sample, defop, no_bf16_kernel
+from compat._core.optable import LINALG_ROW, SPD, Sample, defop, no_bf16_kernel
 from compat._core.tensor import Tensor, apply
 from funcgrad import numpy as fnp
 from funcgrad.lax import linalg as flax
 from funcgrad.numpy import linalg as fla
 from funcgrad.scipy import linalg as fsl
-
-_LA = {"module": "linalg", "method": False, "node_name": False}
 
 EIG = namedtuple("linalg_eig", "eigenvalues eigenvectors")
 TRIANGULAR_SOLVE = namedtuple("triangular_solve", "solution cloned_coefficient")
@@ -93,7 +91,7 @@ def _phase_check(v: Tensor) -> Callable[[Tensor], None]:
 
 @defop(
     samples=(Sample(((3, 3),)), Sample(((2, 3, 3),)), Sample(((3, 3),), dtype="complex128")),
-    **_LA,
+    **LINALG_ROW,
     bf16_error=no_bf16_kernel("linalg_eig_out_cpu"),
     gauge=eig_gauge,
 )
@@ -109,7 +107,7 @@ def eig(A: Tensor) -> tuple:
 
 @defop(
     samples=(Sample(((3, 3),)), Sample(((2, 3, 3),), dtype="complex128")),
-    **_LA,
+    **LINALG_ROW,
     bf16_error=no_bf16_kernel("linalg_eig_out_cpu"),
     gauge=_eigvals_gauge,
 )
@@ -272,7 +270,7 @@ _HH_SAMPLES = (
 )
 
 
-@defop(samples=_HH_SAMPLES, **_LA, bf16_error=no_bf16_kernel("orgqr_cpu"))
+@defop(samples=_HH_SAMPLES, **LINALG_ROW, bf16_error=no_bf16_kernel("orgqr_cpu"))
 def householder_product(A: Tensor, tau: Tensor) -> Tensor:
     """The first ``n`` columns of ``H_1 ... H_k``, ``H_i = I - tau_i v_i v_i^H`` with
     ``v_i`` stored below ``A``'s diagonal (LAPACK's ``orgqr``)."""

@@ -30,15 +30,13 @@ import numpy as np
 from compat._core import dtypes as _dt
 from compat._core.grad_mode import is_grad_enabled
 from compat._core.ops.linalg_ns import _square
-from compat._core.optable import Sample, defop, no_bf16_kernel
+from compat._core.optable import LINALG_ROW, Sample, defop, no_bf16_kernel
 from compat._core.out_arg import with_out, write_out
 from compat._core.tensor import Tensor, apply
 from compat._core.tensor_checks import _TYPE_META, _infer_size
 from funcgrad import custom_vjp, fori_loop, stop_gradient, vmap
 from funcgrad import numpy as fnp
 from funcgrad._compat_contract import is_tracing
-
-_LA = {"module": "linalg", "method": False, "node_name": False}
 
 LDL_FACTOR = namedtuple("linalg_ldl_factor", "LD pivots")
 LDL_FACTOR_EX = namedtuple("linalg_ldl_factor_ex", "LD pivots info")
@@ -334,7 +332,7 @@ _SAMPLES = (
 )
 
 
-@defop(samples=_SAMPLES, **_LA, bf16_error=no_bf16_kernel("ldl_factor_kernel_cpu"))
+@defop(samples=_SAMPLES, **LINALG_ROW, bf16_error=no_bf16_kernel("ldl_factor_kernel_cpu"))
 def ldl_factor(A: Tensor, *, hermitian: bool = False) -> tuple:
     """``(LD, pivots)``: LAPACK's compact Bunch-Kaufman ``L D L^T`` (``L D L^H`` with
     ``hermitian`` for complex input) of the lower triangle of ``A``, 1-based pivots.
@@ -344,7 +342,7 @@ def ldl_factor(A: Tensor, *, hermitian: bool = False) -> tuple:
     return LDL_FACTOR(ld, piv)
 
 
-@defop(samples=_SAMPLES[:2], **_LA, bf16_error=no_bf16_kernel("ldl_factor_kernel_cpu"))
+@defop(samples=_SAMPLES[:2], **LINALG_ROW, bf16_error=no_bf16_kernel("ldl_factor_kernel_cpu"))
 def ldl_factor_ex(A: Tensor, *, hermitian: bool = False, check_errors: bool = False) -> tuple:
     """``(LD, pivots, info)``: ``ldl_factor`` with LAPACK's ``info`` (``k`` if ``D[k-1,
     k-1]`` is exactly zero, 0 otherwise); ``check_errors`` raises as ``ldl_factor``."""

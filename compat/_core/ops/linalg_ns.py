@@ -23,14 +23,12 @@ from compat._core.ops.linalg_info import (
     _solve_msg,
     cholesky_info,
 )
-from compat._core.optable import SPD, Sample, T, defop, no_bf16_kernel
+from compat._core.optable import LINALG_ROW, SPD, Sample, T, defop, no_bf16_kernel
 from compat._core.tensor import Tensor, _wrap_dim, apply
 from funcgrad import numpy as fnp
 from funcgrad import stop_gradient
 from funcgrad.numpy import linalg as fla
 from funcgrad.scipy import linalg as fsl
-
-_LA = {"module": "linalg", "method": False, "node_name": False}
 
 
 def _float(*ts: Tensor) -> np.dtype:
@@ -71,7 +69,7 @@ def _unary(op: str, a: Tensor, square: bool = True) -> Tensor:
 
 @defop(
     samples=Sample(((3, 3),), domain=(-1, 1)),
-    **_LA,
+    **LINALG_ROW,
     bf16_error=(RuntimeError, "linalg.inv: Low precision dtypes not supported. Got BFloat16"),
 )
 def inv(A: Tensor) -> Tensor:
@@ -85,7 +83,7 @@ def inv(A: Tensor) -> Tensor:
 
 @defop(
     samples=(Sample(((3, 3),)), Sample(((2, 3, 3),))),
-    **_LA,
+    **LINALG_ROW,
     bf16_error=no_bf16_kernel("lu_cpu"),
 )
 def det(A: Tensor) -> Tensor:
@@ -94,7 +92,7 @@ def det(A: Tensor) -> Tensor:
 
 @defop(
     samples=Sample((SPD(3),)),
-    **_LA,
+    **LINALG_ROW,
     bf16_error=no_bf16_kernel("cholesky_cpu"),
 )
 def cholesky(A: Tensor, *, upper: bool = False) -> Tensor:
@@ -159,7 +157,7 @@ def _pinv_tol_f(a: Any, atol: Any, rtol: Any) -> Any:
         Sample(((3, 3),), kwargs=(("atol", 0.1), ("rtol", 0.4)), fd=False),
         Sample(((3, 4),), args=(0.3,)),
     ),
-    **_LA,
+    **LINALG_ROW,
     bf16_error=(
         RuntimeError,
         "linalg.pinv(BFloat16{{{shape}}}): expected a tensor with 2 or more dimensions "
@@ -200,7 +198,7 @@ def _batch_tols(A: Tensor, atol: Any, rtol: Any) -> tuple:
 
 @defop(
     samples=Sample(((3, 4),)),
-    **_LA,
+    **LINALG_ROW,
     bf16_error=no_bf16_kernel("linalg_svd_cpu"),
 )
 def svdvals(A: Tensor, *, driver: Any = None) -> Tensor:
@@ -209,7 +207,7 @@ def svdvals(A: Tensor, *, driver: Any = None) -> Tensor:
 
 @defop(
     samples=Sample((SPD(3),)),
-    **_LA,
+    **LINALG_ROW,
     bf16_error=no_bf16_kernel("linalg_eigh_cpu"),
 )
 def eigvalsh(A: Tensor, UPLO: str = "L") -> Tensor:
@@ -229,7 +227,7 @@ def _slogdet_f(a: Any) -> Any:
 
 @defop(
     samples=Sample(((3, 3),)),
-    **_LA,
+    **LINALG_ROW,
     bf16_error=(RuntimeError, "linalg.slogdet: Low precision dtypes not supported. Got BFloat16"),
 )
 def slogdet(A: Tensor) -> tuple:
@@ -252,7 +250,7 @@ def _solve_f(a: Any, b: Any, *, left: bool, vec: bool) -> Any:
 
 @defop(
     samples=(Sample(((3, 3), (3, 2))), Sample(((3, 3), (3,)))),
-    **_LA,
+    **LINALG_ROW,
     bf16_error=no_bf16_kernel("lu_cpu"),
 )
 def solve(A: Tensor, B: Tensor, *, left: bool = True) -> Tensor:
@@ -279,7 +277,7 @@ def _solve_tri_f(a: Any, b: Any, *, upper: bool, left: bool, unit: bool) -> Any:
         Sample(((3, 3), (3, 2)), kwargs=(("upper", True),), domain=(0.5, 2)),
         Sample(((3, 3), (2, 3)), kwargs=(("upper", False), ("left", False)), domain=(0.5, 2)),
     ),
-    **_LA,
+    **LINALG_ROW,
     bf16_error=no_bf16_kernel("triangular_solve_cpu"),
 )
 def solve_triangular(
@@ -315,7 +313,7 @@ def _vector_norm_f(x: Any, *, ord: float, axes: Any, keepdims: bool, dtype: np.d
         Sample(((2, 3),), kwargs=(("ord", float("inf")), ("dim", (0, 1)), ("keepdim", True))),
         Sample(((4,),), args=(3.0,)),
     ),
-    **_LA,
+    **LINALG_ROW,
 )
 def vector_norm(
     x: Tensor, ord: float = 2, dim: Any = None, keepdim: bool = False, *, dtype: Any = None
@@ -346,7 +344,7 @@ def _matrix_norm_f(a: Any, *, ord: Any, axes: tuple, keepdims: bool) -> Any:
         Sample(((3, 4),), args=(float("inf"),)),
         Sample(((3, 4),), kwargs=(("ord", "nuc"),)),
     ),
-    **_LA,
+    **LINALG_ROW,
 )
 def matrix_norm(
     A: Tensor, ord: Any = "fro", dim: Any = (-2, -1), keepdim: bool = False, *, dtype: Any = None
@@ -365,7 +363,7 @@ def matrix_norm(
 
 @defop(
     samples=(Sample(((2, 3),)), Sample(((4,),), args=(1,)), Sample(((3, 3),), args=("nuc",))),
-    **_LA,
+    **LINALG_ROW,
 )
 def norm(
     A: Tensor, ord: Any = None, dim: Any = None, keepdim: bool = False, *, dtype: Any = None
@@ -383,7 +381,10 @@ def _matrix_power_f(a: Any, *, n: int) -> Any:
     return fla.matrix_power(a, n)
 
 
-@defop(samples=(Sample(((3, 3),), args=(3,)), Sample(((3, 3),), args=(-2,), domain=(-1, 1))), **_LA)
+@defop(
+    samples=(Sample(((3, 3),), args=(3,)), Sample(((3, 3),), args=(-2,), domain=(-1, 1))),
+    **LINALG_ROW,
+)
 def matrix_power(A: Tensor, n: int) -> Tensor:
     _square(A, "matrix_power")
     return apply(_matrix_power_f, "LinalgMatrixPowerBackward0", (A,), (("n", int(n)),))
@@ -393,7 +394,7 @@ def _multi_dot_f(*xs: Any) -> Any:
     return fla.multi_dot(list(xs))
 
 
-@defop(samples=Sample((), args=([T((2, 3)), T((3, 4)), T((4,))],)), **_LA)
+@defop(samples=Sample((), args=([T((2, 3)), T((3, 4)), T((4,))],)), **LINALG_ROW)
 def multi_dot(tensors: Any) -> Tensor:
     tensors = list(tensors)
     if len(tensors) < 2:
@@ -413,7 +414,7 @@ def _matrix_rank_f(a: Any, atol: Any, rtol: Any) -> Any:
         Sample(((3, 4),), kwargs=(("rtol", 0.5),), grad=False),
         Sample(((3, 4),), args=(0.8,), grad=False),
     ),
-    **_LA,
+    **LINALG_ROW,
     bf16_error=(RuntimeError, "This function doesn't handle types other than float and double"),
 )
 def matrix_rank(
@@ -447,7 +448,7 @@ def _vecdot_f(x: Any, y: Any, *, axis: int, dtype: np.dtype) -> Any:
     return fnp.sum(fnp.conj(_c(x, dtype)) * _c(y, dtype), axis=axis)
 
 
-@defop(samples=Sample(((2, 3), (3,))), **_LA)
+@defop(samples=Sample(((2, 3), (3,))), **LINALG_ROW)
 def vecdot(x: Tensor, y: Tensor, *, dim: int = -1) -> Tensor:
     dt = _dt.result_type(x, y)
     return apply(_vecdot_f, "LinalgVecdotBackward0", (x, y), (("axis", int(dim)), ("dtype", dt)))
