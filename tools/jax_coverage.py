@@ -14,7 +14,6 @@ JAX's own internals).
 
 from __future__ import annotations
 
-import argparse
 import importlib
 import pathlib
 import re
@@ -25,6 +24,8 @@ from collections.abc import Iterator
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:  # run as ``python tools/jax_coverage.py``
     sys.path.insert(0, str(ROOT))
+
+from coverage_page import page_main  # noqa: E402
 
 from funcgrad.primitives import public_forms  # noqa: E402
 
@@ -332,17 +333,7 @@ def page_supported(text: str) -> dict[str, list[str]]:
 
 def main(argv: list[str] | None = None) -> int:
     """Write the page, or with ``--check`` say whether it is current."""
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--check", action="store_true", help="exit 1 if the page is out of date")
-    args = ap.parse_args(argv)
-    text = render()
-    if args.check:
-        current = PAGE.exists() and PAGE.read_text() == text
-        print("docs/jax-coverage.md is " + ("current" if current else "out of date"))
-        return 0 if current else 1
-    PAGE.write_text(text)
-    print(next(line for line in text.splitlines() if line.startswith("In all")))
-    return 0
+    return page_main(argv, doc=__doc__, page=PAGE, render=render)
 
 
 if __name__ == "__main__":

@@ -26,7 +26,6 @@ by ``public_names`` / ``deprecated`` rather than by hand-picked lists:
 
 from __future__ import annotations
 
-import argparse
 import importlib
 import pathlib
 import re
@@ -41,6 +40,8 @@ import numpy as np
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:  # run as ``python tools/torch_coverage.py``
     sys.path.insert(0, str(ROOT))
+
+from coverage_page import page_main  # noqa: E402
 
 import compat.torch as ctorch  # noqa: E402
 from compat._core.optable import REGISTRY as _ROWS  # noqa: E402
@@ -356,17 +357,7 @@ def render(torch: types.ModuleType | None = None) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     """Write the page, or with ``--check`` say whether it is current."""
-    ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    ap.add_argument("--check", action="store_true", help="exit 1 if the page is out of date")
-    args = ap.parse_args(argv)
-    text = render()
-    if args.check:
-        current = PAGE.exists() and PAGE.read_text() == text
-        print("docs/compat_coverage.md is " + ("current" if current else "out of date"))
-        return 0 if current else 1
-    PAGE.write_text(text)
-    print(next(line for line in text.splitlines() if line.startswith("In all")))
-    return 0
+    return page_main(argv, doc=__doc__, page=PAGE, render=render)
 
 
 if __name__ == "__main__":
