@@ -114,6 +114,20 @@ def try_import_torch() -> ModuleType | None:
     return torch
 
 
+def compat_and_torch() -> list[tuple[str, ModuleType, Callable[[Any], Any]]]:
+    """``(label, library, data_of)`` for compat.torch (labelled ``funcgrad``, ``data_of``
+    its tensor's funcgrad array) and, when installed, PyTorch (``data_of`` the tensor)."""
+    import compat.torch as ctorch  # lazy, as in the workloads: funcgrad-only runs skip compat
+
+    libs: list[tuple[str, ModuleType, Callable[[Any], Any]]] = [
+        ("funcgrad", ctorch, lambda t: t._data)
+    ]
+    torch = try_import_torch()
+    if torch is not None:
+        libs.append(("torch", torch, lambda t: t))
+    return libs
+
+
 def load_workloads() -> dict[str, Workload]:
     """Import every ``benchmarks/wl_*.py`` module and return the registry."""
     for info in sorted(pkgutil.iter_modules([str(BENCH_DIR)]), key=lambda m: m.name):

@@ -18,19 +18,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from benchmarks.harness import Impls, try_import_torch, workload
+from benchmarks.harness import Impls, compat_and_torch, workload
 
 D_IN, D_HID, D_OUT = 32, 64, 10
-
-
-def _libs() -> list:
-    import compat.torch as ctorch
-
-    libs = [("funcgrad", ctorch, lambda t: t._data)]
-    torch = try_import_torch()
-    if torch is not None:
-        libs.append(("torch", torch, lambda t: t))
-    return libs
 
 
 def _model(lib, hidden: int = D_HID):
@@ -53,7 +43,7 @@ def _data(lib, n: int):
 def vmap_mlp() -> Impls:
     """torch.func.vmap of an MLP forward with softmax, 256 examples."""
     impls: dict = {}
-    for name, lib, raw in _libs():
+    for name, lib, raw in compat_and_torch():
         m = _model(lib)
         w1, b1 = m[0].weight.detach(), m[0].bias.detach()
         w2, b2 = m[2].weight.detach(), m[2].bias.detach()
@@ -70,7 +60,7 @@ def vmap_mlp() -> Impls:
 
 def _per_sample(n: int, hidden: int) -> Impls:
     impls: dict = {}
-    for name, lib, raw in _libs():
+    for name, lib, raw in compat_and_torch():
         m = _model(lib, hidden)
         params = {k: v.detach() for k, v in m.named_parameters()}
         x, y = _data(lib, n)
@@ -102,7 +92,7 @@ def per_sample_grads_large() -> Impls:
 def jacrev_batched() -> Impls:
     """vmap(jacrev(tanh layer)): per-example 64x32 Jacobians, 32 examples."""
     impls: dict = {}
-    for name, lib, raw in _libs():
+    for name, lib, raw in compat_and_torch():
         m = _model(lib)
         w, b = m[0].weight.detach(), m[0].bias.detach()
         x, _ = _data(lib, 32)

@@ -14,7 +14,7 @@ The 20,000-op chain (forward + backward) is in ``wl_compat.py``.
 
 from __future__ import annotations
 
-from benchmarks.harness import Impls, try_import_torch, workload
+from benchmarks.harness import Impls, compat_and_torch, workload
 
 N_OPS = 100
 N_WIDE = 1000
@@ -27,21 +27,11 @@ def _ops(x):
     return y
 
 
-def _libs() -> list:
-    import compat.torch as ctorch
-
-    libs = [("funcgrad", ctorch, lambda t: t._data)]
-    torch = try_import_torch()
-    if torch is not None:
-        libs.append(("torch", torch, lambda t: t))
-    return libs
-
-
 @workload("compat.op_recorded_x100", group="compat")
 def op_recorded() -> Impls:
     """100 recorded scalar multiplications (forward only)."""
     impls: dict = {}
-    for name, lib, raw in _libs():
+    for name, lib, raw in compat_and_torch():
         x = lib.tensor(1.0, requires_grad=True)
         impls[name] = lambda x=x, raw=raw: raw(_ops(x))
     return impls
@@ -51,7 +41,7 @@ def op_recorded() -> Impls:
 def op_unrecorded() -> Impls:
     """100 scalar multiplications on a tensor that needs no gradient."""
     impls: dict = {}
-    for name, lib, raw in _libs():
+    for name, lib, raw in compat_and_torch():
         x = lib.tensor(1.0)
         impls[name] = lambda x=x, raw=raw: raw(_ops(x))
     return impls
@@ -65,7 +55,7 @@ def _leaves(lib) -> list:
 def stack_backward() -> Impls:
     """stack 1,000 scalar leaves, sum, backward."""
     impls: dict = {}
-    for name, lib, raw in _libs():
+    for name, lib, raw in compat_and_torch():
         xs = _leaves(lib)
 
         def run(lib=lib, xs=xs, raw=raw):
@@ -82,7 +72,7 @@ def stack_backward() -> Impls:
 def wide_backward() -> Impls:
     """1,000 scalar leaves summed one add at a time, backward."""
     impls: dict = {}
-    for name, lib, raw in _libs():
+    for name, lib, raw in compat_and_torch():
         xs = _leaves(lib)
 
         def run(xs=xs, raw=raw):
