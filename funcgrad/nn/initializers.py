@@ -24,6 +24,7 @@ from funcgrad import random
 from funcgrad.core import dtypes
 from funcgrad.jit import jit
 from funcgrad.primitives import elementwise as ew
+from funcgrad.random._core import static_shape
 
 __all__ = [
     "Initializer",
@@ -66,15 +67,6 @@ def _dtype(dtype: Any) -> np.dtype:
     return dtypes.canonicalize(np.float64 if dtype is None else dtype)
 
 
-def _shape(name: str, shape: Any) -> tuple[int, ...]:
-    if isinstance(shape, (int, np.integer)):
-        return (int(shape),)
-    try:
-        return tuple(int(s) for s in shape)
-    except TypeError:
-        raise TypeError(f"{name}: shape must be a sequence of ints, got {shape!r}") from None
-
-
 def _no_sharding(name: str, out_sharding: Any) -> None:
     if out_sharding is not None:
         raise NotImplementedError(f"nn.initializers.{name}: out_sharding is not supported")
@@ -92,13 +84,13 @@ def _scale(x: Any, s: Any, dt: np.dtype) -> Any:
 def zeros(key: Any, shape: Sequence[int], dtype: Any = None, out_sharding: Any = None) -> Any:
     """An array of zeros (``key`` is ignored)."""
     _no_sharding("zeros", out_sharding)
-    return fnp.zeros(_shape("zeros", shape), _dtype(dtype))
+    return fnp.zeros(static_shape("zeros", shape), _dtype(dtype))
 
 
 def ones(key: Any, shape: Sequence[int], dtype: Any = None, out_sharding: Any = None) -> Any:
     """An array of ones (``key`` is ignored)."""
     _no_sharding("ones", out_sharding)
-    return fnp.ones(_shape("ones", shape), _dtype(dtype))
+    return fnp.ones(static_shape("ones", shape), _dtype(dtype))
 
 
 def constant(value: Any, dtype: Any = None) -> Initializer:
@@ -106,7 +98,7 @@ def constant(value: Any, dtype: Any = None) -> Initializer:
 
     def init(key: Any, shape: Sequence[int], dtype: Any = dtype, out_sharding: Any = None) -> Any:
         _no_sharding("constant", out_sharding)
-        return fnp.full(_shape("constant", shape), value, dtype=_dtype(dtype))
+        return fnp.full(static_shape("constant", shape), value, dtype=_dtype(dtype))
 
     return init
 
@@ -158,7 +150,7 @@ _truncated_normal_unit = jit(_truncated_normal_impl, static_argnums=(1, 2, 3, 4)
 def _truncated_normal(key: Any, lower: float, upper: float, shape: Any, dt: np.dtype) -> Any:
     """Standard normal samples truncated to ``(lower, upper)``:
     ``funcgrad.random.truncated_normal`` where it exists, else the same recipe here."""
-    shape = _shape("truncated_normal", shape)
+    shape = static_shape("truncated_normal", shape)
     if not dtypes.is_float(dt):
         raise TypeError("truncated_normal only accepts floating point dtypes.")
     sampler = getattr(random, "truncated_normal", None)
@@ -246,7 +238,7 @@ def variance_scaling(
 
     def init(key: Any, shape: Sequence[int], dtype: Any = dtype, out_sharding: Any = None) -> Any:
         _no_sharding("variance_scaling", out_sharding)
-        shp = _shape("variance_scaling", shape)
+        shp = static_shape("variance_scaling", shape)
         dt = _dtype(dtype)
         fan_in, fan_out = _compute_fans(shp, in_axis, out_axis, batch_axis)
         if mode == "fan_in":
@@ -348,7 +340,7 @@ def orthogonal(scale: Any = 1.0, column_axis: int = -1, dtype: Any = None) -> In
 
     def init(key: Any, shape: Sequence[int], dtype: Any = dtype, out_sharding: Any = None) -> Any:
         _no_sharding("orthogonal", out_sharding)
-        shp = _shape("orthogonal", shape)
+        shp = static_shape("orthogonal", shape)
         dt = _dtype(dtype)
         if len(shp) < 2:
             raise ValueError("orthogonal initializer requires at least a 2D shape")
@@ -370,7 +362,7 @@ def delta_orthogonal(scale: Any = 1.0, column_axis: int = -1, dtype: Any = None)
 
     def init(key: Any, shape: Sequence[int], dtype: Any = dtype, out_sharding: Any = None) -> Any:
         _no_sharding("delta_orthogonal", out_sharding)
-        shp = _shape("delta_orthogonal", shape)
+        shp = static_shape("delta_orthogonal", shape)
         dt = _dtype(dtype)
         if len(shp) not in (3, 4, 5):
             raise ValueError("Delta orthogonal initializer requires a 3D, 4D or 5D shape.")

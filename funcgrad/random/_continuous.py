@@ -27,11 +27,11 @@ from funcgrad.random._core import (
     _check_key,
     _float_dtype,
     _key_row,
-    _shape,
     bernoulli,
     exponential,
     normal,
     split,
+    static_shape,
     uniform,
 )
 
@@ -73,7 +73,7 @@ def _broadcast_shapes(name: str, shape: Any, *params: Any) -> tuple[int, ...]:
     shapes = [_bshape(p) for p in params]
     if shape is None:
         return tuple(np.broadcast_shapes(*shapes)) if shapes else ()
-    shape = _shape(name, shape)
+    shape = static_shape(name, shape)
     _check_shape(name, shape, *shapes)
     return shape
 
@@ -115,7 +115,7 @@ _gamma_unit = jit(_gamma, static_argnums=(2, 3, 4))
 def _gamma_args(name: str, key: Any, shape: Any, dtype: Any) -> tuple:
     key = _check_key(name, key)
     dt = _float_dtype(name, dtype)
-    return key, (None if shape is None else _shape(name, shape)), dt
+    return key, (None if shape is None else static_shape(name, shape)), dt
 
 
 def gamma(key: Any, a: Any, shape: Sequence[int] | None = None, dtype: Any = None) -> Any:
@@ -180,7 +180,9 @@ def dirichlet(key: Any, alpha: Any, shape: Sequence[int] | None = None, dtype: A
     dt = _float_dtype("dirichlet", dtype)
     if to_aval(alpha).ndim < 1:
         raise ValueError(f"dirichlet requires alpha.ndim >= 1, got alpha.ndim == {0}")
-    return _dirichlet_unit(key, alpha, None if shape is None else _shape("dirichlet", shape), dt)
+    return _dirichlet_unit(
+        key, alpha, None if shape is None else static_shape("dirichlet", shape), dt
+    )
 
 
 def _t(key: Any, df: Any, shape: tuple[int, ...], dt: np.dtype) -> Any:
@@ -264,7 +266,7 @@ def generalized_normal(key: Any, p: float, shape: Sequence[int] = (), dtype: Any
     """Generalized normal samples with shape parameter ``p`` (density ∝ ``exp(-|x|^p)``)."""
     key = _check_key("generalized_normal", key)
     dt = _float_dtype("generalized_normal", dtype)
-    return _generalized_normal_unit(key, p, _shape("generalized_normal", shape), dt)
+    return _generalized_normal_unit(key, p, static_shape("generalized_normal", shape), dt)
 
 
 def _ball(key: Any, p: Any, d: int, shape: tuple[int, ...], dt: np.dtype) -> Any:
@@ -285,7 +287,7 @@ def ball(key: Any, d: int, p: float = 2, shape: Sequence[int] = (), dtype: Any =
     dt = _float_dtype("ball", dtype)
     if isinstance(d, Tracer):
         raise TypeError("ball: the dimension `d` must be a concrete int")
-    return _ball_unit(key, p, int(d), _shape("ball", shape), dt)
+    return _ball_unit(key, p, int(d), static_shape("ball", shape), dt)
 
 
 # --------------------------------------------------------------------------- normal family
@@ -317,7 +319,7 @@ def truncated_normal(
     """Standard normal samples truncated to ``(lower, upper)`` (inverse CDF)."""
     key = _check_key("truncated_normal", key)
     dt = _float_dtype("truncated_normal", dtype)
-    shape = None if shape is None else _shape("truncated_normal", shape)
+    shape = None if shape is None else static_shape("truncated_normal", shape)
     return _truncated_normal_unit(key, lower, upper, shape, dt)
 
 
@@ -380,7 +382,7 @@ def multivariate_normal(
             f"multivariate_normal requires cov.shape == (..., n, n) for n={n}, but got "
             f"cov.shape == {_bshape(cov)}."
         )
-    shape = None if shape is None else _shape("multivariate_normal", shape)
+    shape = None if shape is None else static_shape("multivariate_normal", shape)
     return _multivariate_normal_unit(key, mean, cov, shape, dt, method)
 
 
@@ -417,7 +419,7 @@ _maxwell_unit = jit(_maxwell, static_argnums=(1, 2))
 def maxwell(key: Any, shape: Sequence[int] = (), dtype: Any = None) -> Any:
     """Maxwell samples: the norm of a 3-d standard normal vector."""
     key = _check_key("maxwell", key)
-    return _maxwell_unit(key, _shape("maxwell", shape), _float_dtype("maxwell", dtype))
+    return _maxwell_unit(key, static_shape("maxwell", shape), _float_dtype("maxwell", dtype))
 
 
 def _double_sided_maxwell(
@@ -443,7 +445,9 @@ def double_sided_maxwell(
     the result has shape ``shape + broadcast(loc, scale).shape``."""
     key = _check_key("double_sided_maxwell", key)
     dt = _float_dtype("double_sided_maxwell", dtype)
-    return _double_sided_maxwell_unit(key, loc, scale, _shape("double_sided_maxwell", shape), dt)
+    return _double_sided_maxwell_unit(
+        key, loc, scale, static_shape("double_sided_maxwell", shape), dt
+    )
 
 
 def _rademacher(key: Any, shape: tuple[int, ...], dt: np.dtype) -> Any:
@@ -458,7 +462,7 @@ def rademacher(key: Any, shape: Sequence[int] = (), dtype: Any = None) -> Any:
     """Random signs ±1 with equal probability (integers by default)."""
     key = _check_key("rademacher", key)
     dt = dtypes.canonicalize(np.int64 if dtype is None else dtype)
-    return _rademacher_unit(key, _shape("rademacher", shape), dt)
+    return _rademacher_unit(key, static_shape("rademacher", shape), dt)
 
 
 # --------------------------------------------------------------------------- uniform transforms
@@ -470,7 +474,7 @@ def _simple(name: str, transform: Any) -> Any:
 
     def sampler(key: Any, shape: Sequence[int] = (), dtype: Any = None) -> Any:
         key = _check_key(name, key)
-        return unit(key, _shape(name, shape), _float_dtype(name, dtype))
+        return unit(key, static_shape(name, shape), _float_dtype(name, dtype))
 
     sampler.__name__ = sampler.__qualname__ = name
     return sampler
@@ -533,7 +537,7 @@ def weibull_min(
     """Weibull samples: ``scale · E^(1 / concentration)`` for a standard exponential ``E``."""
     key = _check_key("weibull_min", key)
     dt = _float_dtype("weibull_min", dtype)
-    return _weibull_min_unit(key, scale, concentration, _shape("weibull_min", shape), dt)
+    return _weibull_min_unit(key, scale, concentration, static_shape("weibull_min", shape), dt)
 
 
 def _rayleigh(key: Any, scale: Any, shape: tuple[int, ...], dt: np.dtype) -> Any:
@@ -634,4 +638,4 @@ def orthogonal(
         raise TypeError("orthogonal: n and m must be concrete ints")
     n = int(n)
     m = n if m is None else int(m)
-    return _orthogonal_unit(key, n, m, _shape("orthogonal", shape), dt)
+    return _orthogonal_unit(key, n, m, static_shape("orthogonal", shape), dt)

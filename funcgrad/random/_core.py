@@ -46,7 +46,9 @@ def _check_key(name: str, key: Any) -> Any:
     return key
 
 
-def _shape(name: str, shape: Any) -> tuple[int, ...]:
+def static_shape(name: str, shape: Any) -> tuple[int, ...]:
+    """A sampler's or initializer's ``shape`` argument (an int or a sequence of ints) as a
+    tuple of ints; a ``TypeError`` naming ``name`` otherwise."""
     if isinstance(shape, (int, np.integer)):
         return (int(shape),)
     try:
@@ -221,7 +223,7 @@ def split(key: Any, num: int | Sequence[int] = 2) -> Any:
             f"{to_aval(key).shape[:-1]} != (). Use funcgrad.vmap for batching."
         )
     key = _check_key("split", key)
-    return rp.random_split(key, _shape("split", num))
+    return rp.random_split(key, static_shape("split", num))
 
 
 def fold_in(key: Any, data: Any) -> Any:
@@ -244,7 +246,7 @@ def bits(key: Any, shape: Sequence[int] = (), dtype: Any = None) -> Any:
     dt = dtypes.canonicalize(np.uint64 if dtype is None else dtype)
     if dt.kind != "u":
         raise ValueError(f"dtype argument to `bits` must be an unsigned int dtype, got {dt}")
-    return rp.random_bits(key, dt.itemsize * 8, _shape("bits", shape))
+    return rp.random_bits(key, dt.itemsize * 8, static_shape("bits", shape))
 
 
 # --------------------------------------------------------------------------- continuous
@@ -296,7 +298,7 @@ def uniform(
         with the same key.
     """
     key = _check_key("uniform", key)
-    shape = _shape("uniform", shape)
+    shape = static_shape("uniform", shape)
     dt = _float_dtype("uniform", dtype)
     _check_broadcast("uniform", shape, minval, maxval)
     return _uniform_unit(key, minval, maxval, shape, dt)
@@ -319,7 +321,7 @@ def normal(key: Any, shape: Sequence[int] = (), dtype: Any = None) -> Any:
         ValueError: ``dtype`` is not a float or complex dtype.
     """
     key = _check_key("normal", key)
-    shape = _shape("normal", shape)
+    shape = static_shape("normal", shape)
     dt = dtypes.canonicalize(np.float64 if dtype is None else dtype)
     if dt.kind == "c":
         return _complex_normal_unit(key, shape, dt)
@@ -362,7 +364,7 @@ def gumbel(key: Any, shape: Sequence[int] = (), dtype: Any = None, mode: str | N
     """Standard Gumbel floats: ``-log(-log(u))``; ``mode="high"`` resolves the far tail with
     two uniforms per sample."""
     key = _check_key("gumbel", key)
-    shape = _shape("gumbel", shape)
+    shape = static_shape("gumbel", shape)
     dt = _float_dtype("gumbel", dtype)
     mode = "low" if mode is None else mode
     if mode not in ("highest", "high", "low"):
@@ -373,7 +375,7 @@ def gumbel(key: Any, shape: Sequence[int] = (), dtype: Any = None, mode: str | N
 def exponential(key: Any, shape: Sequence[int] = (), dtype: Any = None) -> Any:
     """Standard exponential floats: ``-log1p(-u)``."""
     key = _check_key("exponential", key)
-    shape = _shape("exponential", shape)
+    shape = static_shape("exponential", shape)
     dt = _float_dtype("exponential", dtype)
     u = uniform(key, shape, dt)
     return ew.neg(ew.log1p(ew.neg(u)))
@@ -391,7 +393,7 @@ def bernoulli(key: Any, p: Any = 0.5, shape: Sequence[int] | None = None, mode: 
     pa = to_aval(p)
     if not dtypes.is_float(pa.dtype):
         raise TypeError(f"bernoulli probability `p` must have a floating dtype, got {pa.dtype}.")
-    shape = pa.shape if shape is None else _shape("bernoulli", shape)
+    shape = pa.shape if shape is None else static_shape("bernoulli", shape)
     _check_broadcast("bernoulli", shape, p)
     dt = dtypes.canonicalize(pa.dtype)
     if mode == "high":
@@ -440,7 +442,7 @@ def categorical(
     if shape is None:
         shape = batch_shape
     else:
-        shape = _shape("categorical", shape)
+        shape = static_shape("categorical", shape)
         if np.broadcast_shapes(shape, batch_shape) != shape:
             raise ValueError(
                 f"categorical: shape {shape} is not broadcast-compatible with the logits' "
@@ -477,7 +479,7 @@ def _convert_and_clip(x: Any, dt: np.dtype) -> Any:
 def randint(key: Any, shape: Sequence[int], minval: Any, maxval: Any, dtype: Any = None) -> Any:
     """Integers uniform in ``[minval, maxval)`` (JAX's double-width modulus method)."""
     key = _check_key("randint", key)
-    shape = _shape("randint", shape)
+    shape = static_shape("randint", shape)
     dt = _int_dtype("randint", dtype)
     info = np.iinfo(dt)
     if info.bits < 32:  # sample in 32 bits to keep the bias small
@@ -555,7 +557,7 @@ def choice(
     key = _check_key("choice", key)
     if not isinstance(shape, Sequence):
         raise TypeError(f"shape argument of choice must be a sequence, got {shape}")
-    shape = _shape("choice", shape)
+    shape = static_shape("choice", shape)
     arr = fnp.asarray(a)
     aa = to_aval(arr)
     if aa.ndim == 0:

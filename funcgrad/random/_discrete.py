@@ -21,7 +21,7 @@ from funcgrad.jit import jit
 from funcgrad.primitives import elementwise as ew
 from funcgrad.primitives import reductions as rd
 from funcgrad.random._continuous import _broadcast_shapes, _check_shape
-from funcgrad.random._core import _check_key, _key_row, _shape, split, uniform
+from funcgrad.random._core import _check_key, _key_row, split, static_shape, uniform
 
 _F32 = np.dtype("float32")
 
@@ -104,7 +104,7 @@ def poisson(key: Any, lam: Any, shape: Sequence[int] | None = None, dtype: Any =
     """Poisson(``lam``) counts (Knuth below 10, transformed rejection above)."""
     key = _check_key("poisson", key)
     dt = _int_dtype("poisson", dtype)
-    shape = tuple(to_aval(lam).shape) if shape is None else _shape("poisson", shape)
+    shape = tuple(to_aval(lam).shape) if shape is None else static_shape("poisson", shape)
     lam = fnp.broadcast_to(lam, shape).astype(_F32)
     return _poisson_unit(key, lam, shape, dt)
 
@@ -246,7 +246,7 @@ def binomial(
     """Binomial(``n``, ``p``) counts, as floats (inversion for small means, BTRS above)."""
     key = _check_key("binomial", key)
     dt = _float_out("binomial", dtype)
-    return _binomial_unit(key, n, p, None if shape is None else _shape("binomial", shape), dt)
+    return _binomial_unit(key, n, p, None if shape is None else static_shape("binomial", shape), dt)
 
 
 def multinomial(
@@ -264,7 +264,7 @@ def multinomial(
     res, _ = dtypes.result_type(*[(to_aval(x).dtype, to_aval(x).weak_type) for x in (n, p)])
     fdt = dtypes.canonicalize(dtypes.to_inexact(res))
     n, p = n.astype(fdt), p.astype(fdt)
-    shape = tuple(to_aval(p).shape) if shape is None else _shape("multinomial", shape)
+    shape = tuple(to_aval(p).shape) if shape is None else static_shape("multinomial", shape)
     n = fnp.broadcast_to(n, shape[:-1])
     p = fnp.broadcast_to(p, shape)
     p = fnp.moveaxis(p, -1, 0)
