@@ -58,6 +58,19 @@ def is_inexact(dtype: np.dtype) -> bool:
     return kind(dtype) >= 2
 
 
+def extreme(dtype: np.dtype, largest: bool) -> np.ndarray:
+    """The greatest (``largest``) or least value of ``dtype`` as a 0-d array: ``True`` or
+    ``False`` for bool, +-inf for inexact dtypes, the integer bounds otherwise (the
+    identities of min and max reductions)."""
+    dtype = np.dtype(dtype)
+    if dtype == np.bool_:
+        return np.asarray(largest)
+    if is_inexact(dtype):
+        return np.asarray(np.inf if largest else -np.inf, dtype)
+    info = np.iinfo(dtype)
+    return np.asarray(info.max if largest else info.min, dtype)
+
+
 def is_integer(dtype: np.dtype) -> bool:
     return kind(dtype) == 1
 

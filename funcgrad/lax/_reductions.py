@@ -259,13 +259,7 @@ def identity_of(monoid: str, dtype: np.dtype) -> Any:
         return np.ones((), dtype)
     if monoid == "and":
         return np.asarray(True if dtype == np.bool_ else -1).astype(dtype)
-    big = monoid == "min"
-    if dtype == np.bool_:
-        return np.asarray(big)
-    if dtypes.is_inexact(dtype):
-        return np.asarray(np.inf if big else -np.inf, dtype)
-    info = np.iinfo(dtype)
-    return np.asarray(info.max if big else info.min, dtype)
+    return dtypes.extreme(dtype, largest=monoid == "min")
 
 
 def is_identity(init: Any, monoid: str, dtype: np.dtype) -> bool:

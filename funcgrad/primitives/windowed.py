@@ -65,13 +65,7 @@ def _init(name: str, dtype: np.dtype) -> Any:
     dtype = np.dtype(dtype)
     if name == "reduce_window_sum":
         return np.zeros((), dtype)
-    big = name == "reduce_window_min"
-    if dtype == np.bool_:
-        return np.asarray(big)
-    if dtypes.is_inexact(dtype):
-        return np.asarray(np.inf if big else -np.inf, dtype)
-    info = np.iinfo(dtype)
-    return np.asarray(info.max if big else info.min, dtype)
+    return dtypes.extreme(dtype, largest=name == "reduce_window_min")
 
 
 def _windows(xp_shape: tuple, out: tuple, p: dict) -> list[tuple]:
