@@ -258,9 +258,14 @@ class Template:
         return self.plan.with_params(make(dims))
 
     #: instantiations interpreted before the template's plan is generated as code
-    #: (:meth:`HostPlan.param_runner`: compiling it costs ~17 us per equation once, then
-    #: each instantiation's equations run ~1 us faster, on the one or two calls each serves)
-    GENERATE_AT = 2
+    #: (:meth:`HostPlan.param_runner`). Measured in a fresh process (the small GPT's
+    #: generation): compiling a template's code costs ~0.28 ms (~45 us an equation:
+    #: Python's ``compile``, ~10 us a line), and each instantiation then saves ~18 us
+    #: (~1.5 us an equation on each of its ~2 calls), so it pays after ~16; compiling
+    #: once the interpreted instantiations have cost about as much (the rent-or-buy
+    #: rule) keeps a short generation from paying for code it would not earn back
+    #: and a long one within ~2x of the best choice in hindsight
+    GENERATE_AT = 16
 
     def runner(self, dims: tuple[int, ...]) -> Callable[..., list]:
         """The run function of the template's plan at ``dims``: the plan interpreted for

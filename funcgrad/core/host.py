@@ -365,10 +365,12 @@ class HostPlan:
                 if st.casts is not None:
                     args = [a if t is None else _cast_operand(a, t) for a, t in zip(args, st.casts)]
                 r = st.rule(*args, **st.params)
-                if not st.multi:
-                    r = (r,)
-                for k, o, d in zip(st.outs, r, st.out_dtypes):
-                    env[k] = o if type(o) in host and o.dtype == d else fix_dtype(o, d)
+                if st.multi:
+                    for k, o, d in zip(st.outs, r, st.out_dtypes):
+                        env[k] = o if type(o) in host and o.dtype == d else fix_dtype(o, d)
+                else:  # (one output: no tuple, no zip)
+                    d = st.out_dtypes[0]
+                    env[st.outs[0]] = r if type(r) in host and r.dtype == d else fix_dtype(r, d)
         finally:
             if tok is not None:
                 _ERR_VAR.reset(tok)
