@@ -23,7 +23,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, NamedTuple
 
-from compat.torch.optim._rules import lerp_weights
+from compat.torch.optim._rules import lerp, lerp_weights, moment_grad
 
 __all__ = [
     "AdamConfig",
@@ -163,16 +163,8 @@ def adam_update(
     Returns ``(param, exp_avg, exp_avg_sq, max_exp_avg_sq)``; the last is
     ``None`` unless ``amsgrad``.
     """
-    g = -grad if cfg.maximize else grad
-    if cfg.weight_decay:
-        if cfg.decoupled:
-            param = param * s.decay
-        else:
-            g = g + s.weight_decay * param
-    if cfg.lerp_high:
-        m = g - (g - exp_avg) * s.lerp_w_c
-    else:
-        m = exp_avg + s.lerp_w * (g - exp_avg)
+    param, g = moment_grad(cfg, s, param, grad)
+    m = lerp(cfg.lerp_high, exp_avg, g, s.lerp_w, s.lerp_w_c)
     v = exp_avg_sq * s.beta2 + s.one_minus_beta2 * g * g
     if cfg.amsgrad:
         max_exp_avg_sq = ops.maximum(max_exp_avg_sq, v)

@@ -236,7 +236,10 @@ adamax = Rule("adamax", _adamax, lambda cfg: ("exp_avg", "exp_inf"))
 # ---------------------------------------------------------------------------
 
 
-def _moment_grad(cfg: MomentConfig, s: Any, param: Any, grad: Any) -> tuple[Any, Any]:
+def moment_grad(cfg: Any, s: Any, param: Any, grad: Any) -> tuple[Any, Any]:
+    """The Adam family's ``(param, g)`` before the moments: ``g`` negated for ``maximize``;
+    weight decay on ``g`` (``+ s.weight_decay * param``) or, ``decoupled``, on the
+    parameter (``* s.decay``). ``cfg`` is a ``MomentConfig`` or ``AdamConfig``."""
     g = -grad if cfg.maximize else grad
     if cfg.weight_decay:
         if cfg.decoupled:
@@ -262,7 +265,7 @@ class NAdamScalars(NamedTuple):
 def _nadam(
     cfg: MomentConfig, s: NAdamScalars, ops: Any, param: Any, grad: Any, m: Any, v: Any
 ) -> tuple:
-    param, g = _moment_grad(cfg, s, param, grad)
+    param, g = moment_grad(cfg, s, param, grad)
     m = lerp(cfg.lerp_high, m, g, s.lerp_w, s.lerp_w_c)
     v = v * s.beta2 + s.one_minus_beta2 * g * g
     denom = ops.sqrt(v / s.bias_correction2) + s.eps
@@ -292,7 +295,7 @@ class RAdamScalars(NamedTuple):
 def _radam(
     cfg: MomentConfig, s: RAdamScalars, ops: Any, param: Any, grad: Any, m: Any, v: Any
 ) -> tuple:
-    param, g = _moment_grad(cfg, s, param, grad)
+    param, g = moment_grad(cfg, s, param, grad)
     m = lerp(cfg.lerp_high, m, g, s.lerp_w, s.lerp_w_c)
     v = v * s.beta2 + s.one_minus_beta2 * g * g
     corrected = m / s.bias_correction1 * s.lr
