@@ -203,14 +203,16 @@ _OPTIONS = {
         "A probed executable slower than the host tier by less than this many "
         "milliseconds a call is kept whatever the ratio: in a step its call returns once "
         "dispatched and runs beside the caller, and its neighbours stay compiled "
-        "(no wait for its result, no copy in or out); 0: the ratio alone decides.",
+        "(no wait for its result, no copy in or out); 0: the ratio alone decides. Only "
+        "with a spare core (the process's cores over LOCAL_WORLD_SIZE at least two).",
     ),
     "tier_follow_compiled": (
         "funcgrad_tier_follow_compiled",
         "A program that has run funcgrad_tier_compile_after times and is fed arrays "
         "that compiled programs computed is compiled in the background too, whatever "
         "its size: on the host tier each such call waits for its inputs and copies "
-        "them, and a step mixing the tiers runs slower than one all compiled.",
+        "them, and a step mixing the tiers runs slower than one all compiled. Only with "
+        "a spare core (the process's cores over LOCAL_WORLD_SIZE at least two).",
     ),
     "tier_judge_in_context": (
         "funcgrad_tier_judge_in_context",
