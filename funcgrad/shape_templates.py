@@ -250,12 +250,24 @@ class Template:
         out = tuple(dims)  # type: ignore[arg-type]
         return out if holds(self.guards, out) else None
 
+    #: instantiations whose symbolic params are computed by walking them
+    #: (:func:`~funcgrad.core.symbolic.substitute`, ~5-10 us) before they are generated
+    #: as one expression (:func:`~funcgrad.core.symbolic.param_maker`: ~70 us to compile
+    #: in a fresh process, ~1-2 us a call): rent-or-buy, as :data:`GENERATE_AT`
+    MAKER_AT = 8
+
+    def params_at(self, dims: tuple[int, ...]) -> dict[int, dict]:
+        """The params of the template's symbolic steps computed at ``dims``."""
+        make = self._make_params
+        if make is None:
+            if self.instances < self.MAKER_AT:
+                return {i: substitute(p, dims) for i, p in self.sym_steps}
+            make = self._make_params = param_maker(dict(self.sym_steps))
+        return make(dims)
+
     def host_plan(self, dims: tuple[int, ...]) -> HostPlan:
         """The template's host plan with its symbolic params computed at ``dims``."""
-        make = self._make_params
-        if make is None:  # (generated once: every symbolic param at once, no tree walk)
-            make = self._make_params = param_maker(dict(self.sym_steps))
-        return self.plan.with_params(make(dims))
+        return self.plan.with_params(self.params_at(dims))
 
     #: instantiations interpreted before the template's plan is generated as code
     #: (:meth:`HostPlan.param_runner`). Measured in a fresh process (the small GPT's
@@ -273,13 +285,10 @@ class Template:
         self.instances += 1
         if self.instances <= self.GENERATE_AT:
             return self.host_plan(dims).run
-        make = self._make_params
-        if make is None:
-            make = self._make_params = param_maker(dict(self.sym_steps))
         factory = self._runner
         if factory is None:
             factory = self._runner = self.plan.param_runner([i for i, _ in self.sym_steps])
-        return factory(make(dims))
+        return factory(self.params_at(dims))
 
 
 def _concrete_aval(a: Aval, dims: tuple[int, ...]) -> Aval:
