@@ -14,7 +14,9 @@ choice either way (``FUNCGRAD_TEST_CASES=all CI=1 python -m pytest`` is the full
 
 The registry's table itself is here too: ``PRIMS`` (every registered primitive, the
 optional families included) and ``examples(prim)`` (its examples, drawn with a seed of its
-own), which test_registry.py and test_host_tier.py run.
+own), which test_registry.py and test_host_tier.py run; ``family_cases(families)`` and
+``family_example(prim, i)``: the examples of some families' primitives drawn with seed 0,
+one ``pytest.param`` each, as the ``tests/primitives`` smoke tests run them.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
+import pytest
 
 from funcgrad.core.primitive import REGISTRY
 
@@ -86,3 +89,19 @@ def examples(prim: Any) -> list:
     if prim.examples is None:
         return []
     return prim.examples(np.random.default_rng(abs(hash(prim.name)) % 2**32))
+
+
+def family_example(prim: Any, i: int) -> Any:
+    """Example ``i`` of ``prim``, its examples drawn with seed 0."""
+    return prim.examples(np.random.default_rng(0))[i]
+
+
+def family_cases(families: Sequence[str]) -> list[Any]:
+    """``pytest.param(prim, i)`` (id ``name-i``) for each seed-0 example of each registered
+    primitive of ``families``, in registration order."""
+    prims = [p for p in REGISTRY.values() if p.family in families]
+    return [
+        pytest.param(p, i, id=f"{p.name}-{i}")
+        for p in prims
+        for i in range(len(p.examples(np.random.default_rng(0))))
+    ]

@@ -7,25 +7,15 @@ import jax.numpy as jnp
 import jax_oracle as jo
 import numpy as np
 import pytest
-from cases import sample
+from cases import family_cases, family_example, sample
 
 import funcgrad as fg
-from funcgrad.core.primitive import REGISTRY
 from funcgrad.primitives import reductions as rd
 
 jax.config.update("jax_enable_x64", True)
 
 FAMILY = "reductions"
-PRIMS = [p for p in REGISTRY.values() if p.family == FAMILY]
-CASES = [
-    pytest.param(p, i, id=f"{p.name}-{i}")
-    for p in PRIMS
-    for i in range(len(p.examples(np.random.default_rng(0))))
-]
-
-
-def _example(p, i):
-    return p.examples(np.random.default_rng(0))[i]
+CASES = family_cases((FAMILY,))
 
 
 @pytest.mark.parametrize(
@@ -33,7 +23,7 @@ def _example(p, i):
 )
 def test_rules_against_jax(p, i):
     """First and second derivatives agree with JAX's derivatives of the lowering."""
-    ex = _example(p, i)
+    ex = family_example(p, i)
     if not p.differentiable:
         pytest.skip("not differentiable")
     (x,) = ex.args
@@ -55,7 +45,7 @@ def test_rules_against_jax(p, i):
     "p,i", sample(CASES, salt="test_batch_rule_every_axis", group=lambda c: c.values[0].name)
 )
 def test_batch_rule_every_axis(p, i):
-    ex = _example(p, i)
+    ex = family_example(p, i)
     (x,) = ex.args
     rng = np.random.default_rng(2)
     stack = np.stack([rng.permutation(x.ravel()).reshape(x.shape) for _ in range(3)])

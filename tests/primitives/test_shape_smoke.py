@@ -8,7 +8,7 @@ import jax
 import jax_oracle as jo
 import numpy as np
 import pytest
-from cases import sample
+from cases import family_cases, family_example, sample
 from jax import lax
 
 import funcgrad as fg
@@ -21,15 +21,7 @@ jax.config.update("jax_enable_x64", True)
 
 FAMILIES = ("shape", "indexing")  # funcgrad.primitives.shape and .indexing
 PRIMS = [p for p in REGISTRY.values() if p.family in FAMILIES]
-CASES = [
-    pytest.param(p, i, id=f"{p.name}-{i}")
-    for p in PRIMS
-    for i in range(len(p.examples(np.random.default_rng(0))))
-]
-
-
-def _example(p, i):
-    return p.examples(np.random.default_rng(0))[i]
+CASES = family_cases(FAMILIES)
 
 
 def _variant(a, rng):
@@ -46,7 +38,7 @@ def _variant(a, rng):
 )
 def test_rules_against_jax(p, i):
     """fg.jvp / fg.vjp agree with JAX's own derivatives of the lowering."""
-    ex = _example(p, i)
+    ex = family_example(p, i)
     if not p.differentiable:
         pytest.skip("not differentiable")
     nums = ex.diff_argnums or tuple(range(len(ex.args)))
@@ -82,7 +74,7 @@ def test_rules_against_jax(p, i):
 def test_batch_rule_every_subset_and_axis(p, i):
     """The batch rule vs a loop, for every subset of batched operands and batch positions,
     with index operands that differ per example (and go out of range)."""
-    ex = _example(p, i)
+    ex = family_example(p, i)
     if not ex.args:
         pytest.skip("no operands")
     rng = np.random.default_rng(2)
