@@ -360,34 +360,27 @@ def _cum_f(x: Any, *, axis: int, op: str, dtype: np.dtype) -> Any:
     return (fnp.cumsum if op == "sum" else fnp.cumprod)(_c(x, f), axis=axis).astype(dtype)
 
 
-@defop(inplace=True, samples=Sample(((2, 3),), args=(1,)))
-def cumsum(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
+def _cumulative(input: Tensor, dim: int, dtype: Any, op: str, node: str) -> Tensor:
+    """``cumsum``/``cumprod`` (``op``) along ``dim`` in ``dtype``, else the input's dtype
+    (int64 for bool and integer inputs, as PyTorch), recorded as ``node``."""
     dt = (
         _dt.np_dtype(dtype)
         if dtype is not None
         else (np.dtype(np.int64) if _dt.kind(input._npdtype) in "biu" else input._npdtype)
     )
     return apply(
-        _cum_f,
-        "CumsumBackward0",
-        (input,),
-        (("axis", _wrap_dim(dim, input.ndim)), ("op", "sum"), ("dtype", dt)),
+        _cum_f, node, (input,), (("axis", _wrap_dim(dim, input.ndim)), ("op", op), ("dtype", dt))
     )
+
+
+@defop(inplace=True, samples=Sample(((2, 3),), args=(1,)))
+def cumsum(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
+    return _cumulative(input, dim, dtype, "sum", "CumsumBackward0")
 
 
 @defop(inplace=True, samples=Sample(((2, 3),), args=(1,), domain=(0.5, 1.5)))
 def cumprod(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
-    dt = (
-        _dt.np_dtype(dtype)
-        if dtype is not None
-        else (np.dtype(np.int64) if _dt.kind(input._npdtype) in "biu" else input._npdtype)
-    )
-    return apply(
-        _cum_f,
-        "CumprodBackward0",
-        (input,),
-        (("axis", _wrap_dim(dim, input.ndim)), ("op", "prod"), ("dtype", dt)),
-    )
+    return _cumulative(input, dim, dtype, "prod", "CumprodBackward0")
 
 
 def _norm_f(x: Any, *, p: float, axes: Any, keepdims: bool) -> Any:
