@@ -250,18 +250,14 @@ class Template:
         out = tuple(dims)  # type: ignore[arg-type]
         return out if holds(self.guards, out) else None
 
-    #: instantiations whose symbolic params are computed by walking them
-    #: (:func:`~funcgrad.core.symbolic.substitute`, ~5-10 us) before they are generated
-    #: as one expression (:func:`~funcgrad.core.symbolic.param_maker`: ~70 us to compile
-    #: in a fresh process, ~1-2 us a call): rent-or-buy, as :data:`GENERATE_AT`
-    MAKER_AT = 8
-
     def params_at(self, dims: tuple[int, ...]) -> dict[int, dict]:
-        """The params of the template's symbolic steps computed at ``dims``."""
+        """The params of the template's symbolic steps computed at ``dims``: one generated
+        expression (:func:`~funcgrad.core.symbolic.param_maker`), compiled at the first
+        instantiation. (Walking them with :func:`~funcgrad.core.symbolic.substitute`
+        costs ~37 us an instantiation in the small GPT's generation, compiling the
+        expression ~94 us once and calling it ~1 us: it pays from the third.)"""
         make = self._make_params
         if make is None:
-            if self.instances < self.MAKER_AT:
-                return {i: substitute(p, dims) for i, p in self.sym_steps}
             make = self._make_params = param_maker(dict(self.sym_steps))
         return make(dims)
 
