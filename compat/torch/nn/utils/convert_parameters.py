@@ -6,6 +6,7 @@ from collections.abc import Iterable
 from typing import Any
 
 import compat.torch as torch
+from compat._core.grad_mode import typename
 
 __all__ = ["parameters_to_vector", "vector_to_parameters"]
 
@@ -17,16 +18,10 @@ def parameters_to_vector(parameters: Iterable[Tensor]) -> Tensor:
     return torch.cat([p.reshape(-1) for p in parameters])
 
 
-def _typename(obj: Any) -> str:
-    cls = type(obj)
-    module = cls.__module__
-    return cls.__qualname__ if module == "builtins" else f"{module}.{cls.__qualname__}"
-
-
 def vector_to_parameters(vec: Tensor, parameters: Iterable[Tensor]) -> None:
     """Copy consecutive slices of the 1-D ``vec`` into ``parameters`` (their ``.data``)."""
     if not isinstance(vec, torch.Tensor):
-        raise TypeError(f"expected torch.Tensor, but got: {_typename(vec)}")
+        raise TypeError(f"expected torch.Tensor, but got: {typename(vec)}")
     offset = 0
     for p in parameters:
         n = p.numel()
