@@ -364,7 +364,8 @@ class HostPlan:
                 args = [env[i] for i in st.ins]
                 if st.casts is not None:
                     args = [a if t is None else _cast_operand(a, t) for a, t in zip(args, st.casts)]
-                r = st.rule(*args, **st.params)
+                p = st.params  # (``**{}`` costs a call ~0.2 us: most steps have none)
+                r = st.rule(*args, **p) if p else st.rule(*args)
                 if st.multi:
                     for k, o, d in zip(st.outs, r, st.out_dtypes):
                         env[k] = o if type(o) in host and o.dtype == d else fix_dtype(o, d)
