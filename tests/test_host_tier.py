@@ -141,3 +141,18 @@ def test_host_rule_coverage_is_listed():
         f"gained a host rule: {sorted(WITHOUT_HOST_RULE - without)}; "
         f"without one and unlisted: {sorted(without - WITHOUT_HOST_RULE)}"
     )
+
+
+def test_a_step_with_new_params_keeps_every_other_slot():
+    # HostPlan.with_params (a shape template's plan at concrete dimensions) copies each
+    # step by name: a slot added to _Step must be copied too
+    prog = trace_flat(lambda x: [fnp.reshape(x * 2.0, (3, 2))], [aval_of(np.ones((2, 3)))], "t")
+    plan = HostPlan(prog)
+    i = next(k for k, st in enumerate(plan.steps) if st.params)
+    new = plan.with_params({i: {**plan.steps[i].params}})
+    for name in type(plan.steps[i]).__slots__:
+        if name != "params":
+            assert getattr(new.steps[i], name) is getattr(plan.steps[i], name), name
+    assert new.steps[i].params == plan.steps[i].params
+    x = np.arange(6.0).reshape(2, 3)
+    np.testing.assert_array_equal(new.run(x)[0], (x * 2.0).reshape(3, 2))
