@@ -25,9 +25,8 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:  # run as ``python tools/jax_coverage.py``
     sys.path.insert(0, str(ROOT))
 
-from coverage_page import page_main  # noqa: E402
-
 from funcgrad.primitives import public_forms  # noqa: E402
+from tools.coverage_page import page_main  # noqa: E402
 
 PAGE = ROOT / "docs" / "jax-coverage.md"
 

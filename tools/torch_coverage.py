@@ -41,10 +41,9 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:  # run as ``python tools/torch_coverage.py``
     sys.path.insert(0, str(ROOT))
 
-from coverage_page import page_main  # noqa: E402
-
 import compat.torch as ctorch  # noqa: E402
 from compat._core.optable import REGISTRY as _ROWS  # noqa: E402
+from tools.coverage_page import page_main  # noqa: E402
 
 PAGE = ROOT / "docs" / "compat_coverage.md"
 COMMAND = "python tools/torch_coverage.py"
