@@ -38,7 +38,7 @@ from compat._core import grad_mode as _gm
 from compat._core import graph as _graph
 from compat._core import hooks as _hooks
 from compat._core.accumulate import CYCLE_WARNING, add, as_tensor, flip, zeros
-from compat._core.graph import SAVED_HOOKS, AccumulateGrad, Node, check_node
+from compat._core.graph import SAVED_HOOKS, AccumulateGrad, Node, check_node, edge_key
 from compat._core.ops._common import WARN_ALWAYS
 from compat._core.plan import Plan
 from compat._core.tensor import record
@@ -79,17 +79,21 @@ class _Run:
 
     @staticmethod
     def keys(n: Node) -> tuple:
+        """The cotangent keys of ``n``'s outputs and of its input edges: edge keys
+        (:func:`~compat._core.graph.edge_key`), so a node's edges are its inputs' keys."""
         entry = n._entry
         if entry is None:
             if isinstance(n, AccumulateGrad):
-                return ((n, 0),), ()
-            return [(n, i) for i in range(n._n_out)], n._edges  # an autograd.Function node
+                return (n,), ()
+            # an autograd.Function node
+            return [edge_key(n, i) for i in range(n._n_out)], n._edges
         edges = n._edges
         if None in edges:
             edges = [e for e in edges if e is not None]
-        if entry.op.n_out == 1:
-            return ((n, 0),), edges
-        return [(n, i) for i in range(entry.op.n_out)], edges
+        n_out = entry.op.n_out
+        if n_out == 1:
+            return (n,), edges
+        return [edge_key(n, i) for i in range(n_out)], edges
 
     def before(self, n: Node, cts: list) -> list:
         """A node's complete output cotangents: its outputs' tensor hooks and
@@ -195,7 +199,7 @@ class _Run:
             if unpacked:
                 xs = [unpacked.get(i, x) for i, x in enumerate(xs)]
             cts = [as_tensor(c) for c in cts]
-            edges += [c._edge() if c._requires_grad else None for c in cts]
+            edges += [c._edge_key() if c._requires_grad else None for c in cts]
             args = [*xs, *(c._st.array for c in cts)]
             in_cts = record(op := entry.recompute(batch), args, edges)
             if SAVED_HOOKS and in_cts:
@@ -220,7 +224,7 @@ class _Run:
             transpose = self.transpose
         reverse_accumulate(
             plan.topo,
-            [(r, g) for r, g in zip(roots, grads)],
+            [(edge_key(*r), g) for r, g in zip(roots, grads)],
             self.keys,
             transpose,
             add=add,
@@ -304,7 +308,17 @@ def run_backward(
     if create_graph and accumulate and (not _cycle_warned[0] or WARN_ALWAYS[0]):
         _cycle_warned[0] = True
         warnings.warn(CYCLE_WARNING, UserWarning, stacklevel=4)
-    plan = Plan(roots, inputs, accumulate)
+    # the plan and the walk allocate many small containers while the whole graph is alive
+    # (the toposort's stack holds a tuple and an iterator per node of a chain): pausing the
+    # cyclic GC avoids repeated traversals of it (reference counting still frees)
+    gc_was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        plan = Plan(roots, inputs, accumulate)
+    except BaseException:
+        if gc_was_enabled:
+            gc.enable()
+        raise
     run = _Run(plan, len(inputs) if inputs is not None else 0, keep_graph, create_graph, batch_size)
     prev = _gm.is_grad_enabled()
     _gm._set(create_graph)
@@ -312,10 +326,6 @@ def run_backward(
     # saved-tensor hooks entered or left inside the backward (by an ``unpack`` hook) end
     # with it, as PyTorch restores its thread-local state after the graph task
     saved_hooks = SAVED_HOOKS[:]
-    # the walk allocates many small containers while the whole graph is alive: pausing the
-    # cyclic GC avoids repeated full traversals of it (reference counting still frees)
-    gc_was_enabled = gc.isenabled()
-    gc.disable()
     pushed = False
     try:
         small = len(plan.topo) <= _assemble.policy.max_nodes

@@ -70,13 +70,17 @@ class _Fast:
     VJP forward's executable, the VJP and where its residuals come from (``rec``,
     ``entry``, ``res``). ``None`` where not found yet, ``False`` where not eligible."""
 
-    __slots__ = ("entry", "rec", "res", "run")
+    __slots__ = ("entry", "last", "rec", "res", "run")
 
     def __init__(self) -> None:
         self.run: Any = None
         self.rec: Any = None
         self.entry: Any = None
         self.res: tuple[int, ...] = ()
+        #: the last one-residual tuple whose residual was the number (a loop's ``y * c``
+        #: saves the same ``c``: its nodes share one tuple, one object less per node for
+        #: Python's cyclic GC); never an array's, which it would keep alive
+        self.last: tuple | None = None
 
 
 def _learn(f: _Fast, op: Any, mask: tuple[bool, bool]) -> None:
@@ -166,10 +170,24 @@ def binary_operator(fn: Any, node: str, reflected: bool, other_operands: Any) ->
                 outs = t(*ins)
             finally:
                 _restore_x64(prev)
-            g = self._gfn
-            edge = (g, self._output_nr) if g is not None else self._edge()
+            g = self._gfn  # (the edge's key: ``self._edge_key()`` inlined)
+            if g is None:
+                edge = self._edge()[0]  # (a leaf's AccumulateGrad: output 0)
+            else:
+                nr = self._output_nr
+                edge = g if nr == 0 else (g, nr)
             r = f.res
-            res = () if not r else (ins[r[0]],) if len(r) == 1 else (ins[r[0]], ins[r[1]])
+            if not r:
+                res = ()
+            elif len(r) == 1:
+                res = f.last
+                v = ins[r[0]]
+                if res is None or res[0] is not v:
+                    res = (v,)
+                    if v is other:
+                        f.last = res
+            else:
+                res = (ins[r[0]], ins[r[1]])
             n = Node(f.entry, res, ins, (None, edge) if reflected else (edge, None), None)
             if _ANOMALY[0]:
                 _record_stack(n)

@@ -132,7 +132,7 @@ class BackwardCFunction(Node, FunctionCtx):
 
     @property
     def next_functions(self) -> tuple:
-        return tuple((e[0], e[1]) if e is not None else (None, 0) for e in self._edges)
+        return tuple([e if type(e) is tuple else (e, 0) for e in self._edges])
 
     def __repr__(self) -> str:
         where = "" if self._node_name else type(self).__module__ + "."
@@ -440,7 +440,7 @@ def _apply(cls: type, args: tuple, has_setup: bool) -> Any:
     outs = output if is_tuple else (output,)
     if executable:
         ctx._edges = tuple(
-            (a._edge() if a._requires_grad else None) for a in args if isinstance(a, Tensor)
+            (a._edge_key() if a._requires_grad else None) for a in args if isinstance(a, Tensor)
         )
         ctx._in_meta = [_meta(a) for a in args]
         ctx._out_meta = [_meta(o) for o in outs]

@@ -26,6 +26,21 @@ if TYPE_CHECKING:
 _handle_ids = itertools.count()
 
 
+def edge_key(node: Node, output_nr: int) -> Node | tuple[Node, int]:
+    """The key of the edge ``(node, output_nr)``, as nodes hold their edges
+    (``Node._edges``) and the backward keys its cotangents: the node itself for its output
+    0, the pair for any other output. Most recorded ops have one output, so a node then
+    holds no tuple per edge: fewer objects for Python's cyclic GC to track and traverse."""
+    return node if output_nr == 0 else (node, output_nr)
+
+
+def edge_pair(key: Any) -> tuple[Node, int] | None:
+    """The ``(node, output_nr)`` of an edge key (:func:`edge_key`); ``None`` for ``None``."""
+    if key is None or type(key) is tuple:
+        return key
+    return (key, 0)
+
+
 class RemovableHandle:
     """Returned by ``register_*hook``; ``remove()`` unregisters the hook."""
 
@@ -76,7 +91,8 @@ class Node:
         self._entry = entry
         self._res = residuals
         self._inputs = inputs
-        #: one per op input: ``(node, output_nr)`` or ``None`` (no gradient needed)
+        #: one per op input: ``None`` (no gradient needed), else the edge's key
+        #: (:func:`edge_key`: the node itself for its output 0, ``(node, output_nr)`` else)
         self._edges = edges
         self._saved = saved
         self._freed = False
@@ -104,9 +120,9 @@ class Node:
 
     @property
     def next_functions(self) -> tuple:
-        entry = self._entry
-        edges = self._edges
-        return tuple((e[0], e[1]) if e is not None else (None, 0) for e in edges) if entry else ()
+        if self._entry is None:
+            return ()
+        return tuple([e if type(e) is tuple else (e, 0) for e in self._edges])
 
     def _input_avals(self) -> tuple:
         return self._entry.op.out_avals
@@ -261,7 +277,7 @@ def full_inputs(n: Node, in_cts: Sequence[Any]) -> list:
     """One gradient per ``next_functions`` edge (an op node returns them only for the
     edges that need one)."""
     edges = n._edges
-    if n._entry is None or len(in_cts) == len(edges):
+    if n._entry is None or len(in_cts) == len(edges):  # (edges: keys or ``None``)
         return list(in_cts)
     it = iter(in_cts)
     return [None if e is None else next(it) for e in edges]

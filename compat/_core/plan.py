@@ -15,6 +15,18 @@ from typing import Any
 from compat._core.graph import AccumulateGrad, Node
 
 
+def _node(key: Any) -> Node:
+    """The node of an edge key (:func:`compat._core.graph.edge_key`)."""
+    return key[0] if type(key) is tuple else key
+
+
+def _indexed(get: Any, key: Any) -> tuple[int, int]:
+    """An edge key as ``(position of its node, output_nr)``."""
+    if type(key) is tuple:
+        return (get(id(key[0])), key[1])
+    return (get(id(key)), 0)
+
+
 def toposort(roots: Sequence[Node]) -> list[Node]:
     """Nodes reachable from ``roots``, each before every node it feeds gradient into."""
     post: list[Node] = []
@@ -29,10 +41,14 @@ def toposort(roots: Sequence[Node]) -> list[Node]:
         push, pop = stack.append, stack.pop
         while stack:
             node, edges = stack[-1]
-            for e in edges:
-                if e is not None and id(e[0]) not in seen:
-                    mark(id(e[0]))
-                    push((e[0], iter(e[0]._edges)))
+            for e in edges:  # (edge keys: a node, or ``(node, output_nr)``)
+                if e is None:
+                    continue
+                if type(e) is tuple:
+                    e = e[0]
+                if id(e) not in seen:
+                    mark(id(e))
+                    push((e, iter(e._edges)))
                     break
             else:
                 pop()
@@ -69,7 +85,7 @@ class Plan:
                 self.captures.setdefault(id(node), []).append((nr, idx))
         self.runs, reach = set(), set()
         for n in reversed(topo):
-            if any(e is not None and id(e[0]) in reach for e in n._edges):
+            if any(e is not None and id(_node(e)) in reach for e in n._edges):
                 self.runs.add(id(n))
                 reach.add(id(n))
             elif id(n) in self.captures or id(n) in acc:
@@ -110,7 +126,7 @@ class Plan:
                 (
                     entry.id,
                     runs is None or id(n) in runs,
-                    tuple([None if e is None else (get(id(e[0])), e[1]) for e in n._edges]),
+                    tuple([None if e is None else _indexed(get, e) for e in n._edges]),
                 )
             )
         seeds = tuple(

@@ -29,6 +29,7 @@ from compat._core.graph import (
     _FREED,
     Node,
     check_versions,
+    edge_pair,
     pack_all,
     residuals_of,
     unpack,
@@ -171,7 +172,7 @@ def _unpacked(node: Node, key: tuple, p: Any) -> Tensor:
         edge = node._edges[key[1]] if key[1] < len(node._edges) else None
         if edge is None:
             return u
-        fn, nr = edge
+        fn, nr = edge_pair(edge)
     t = _new_tensor(Tensor, None)
     t._st, t._vc, t._requires_grad = u._st, u._vc, True
     if getattr(fn, "variable", None) is not None:  # a leaf's AccumulateGrad

@@ -422,6 +422,11 @@ class Tensor(ValueConversions):
             self._acc = weakref.ref(acc)
         return (acc, 0)
 
+    def _edge_key(self) -> Node | tuple[Node, int]:
+        """:meth:`_edge` as a node holds it (:func:`~compat._core.graph.edge_key`)."""
+        fn, nr = self._edge()
+        return fn if nr == 0 else (fn, nr)
+
     def detach(self) -> Tensor:
         """A new leaf sharing this tensor's storage and version counter, with no grad."""
         t = Tensor._wrap_result(self._st.a)
@@ -606,8 +611,12 @@ def apply(
                 mask.append(True)
                 if grad_on:
                     req = True
-                    fn_ = a._gfn  # (``a._edge()``, inlined for a non-leaf)
-                    edges.append((fn_, a._output_nr) if fn_ is not None else a._edge())
+                    fn_ = a._gfn  # (``a._edge_key()``, inlined for a non-leaf)
+                    if fn_ is None:
+                        edges.append(a._edge()[0])  # (a leaf's AccumulateGrad: output 0)
+                    else:
+                        nr = a._output_nr
+                        edges.append(fn_ if nr == 0 else (fn_, nr))
                     continue
             else:
                 mask.append(False)
@@ -680,7 +689,7 @@ def _record(
     if is_tracing():
         return record(op, arrays, (), args, inplace, ())
     mask = tuple([isinstance(a, Tensor) and a._requires_grad for a in args])
-    edges = tuple([a._edge() if m else None for a, m in zip(args, mask)])
+    edges = tuple([a._edge_key() if m else None for a, m in zip(args, mask)])
     return _finish(op, op.vjp(mask), arrays, edges, args, inplace, None)
 
 
@@ -693,7 +702,8 @@ def record(
     mask: tuple[bool, ...] | None = None,
 ) -> list:
     """Run ``op`` through its VJP forward and record a node with these input ``edges``
-    (``None``: no gradient); returns the output tensors (or, in place, ``inplace``).
+    (edge keys, :func:`~compat._core.graph.edge_key`; ``None``: no gradient); returns the
+    output tensors (or, in place, ``inplace``).
 
     Without ``args`` (the engine recording a backward with ``create_graph``) an output
     requires grad only if it depends on an input with an edge, as in PyTorch.
