@@ -132,6 +132,22 @@ def is_inference(input: Tensor) -> _dt.builtins.bool:
     return input._inference
 
 
+def typename(obj: object, /) -> str:
+    """PyTorch's name of ``obj``'s type for its messages: a tensor's type string
+    (``torch.FloatTensor``), else the qualified name (``int``, ``torch.nn.Linear``'s module
+    path), as ``torch.typename``."""
+    if isinstance(obj, Tensor):
+        return obj.type()
+    module = getattr(obj, "__module__", "") or ""
+    if hasattr(obj, "__qualname__"):
+        qualname = obj.__qualname__
+    elif hasattr(obj, "__name__"):
+        qualname = obj.__name__
+    else:
+        module, qualname = type(obj).__module__ or "", type(obj).__qualname__
+    return qualname if module in ("", "builtins") else f"{module}.{qualname}"
+
+
 def numel(input: Tensor) -> _dt.builtins.int:
     return input.numel()
 

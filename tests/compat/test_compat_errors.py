@@ -339,3 +339,47 @@ def test_hooks_need_requires_grad(lib):
         RuntimeError, match="post accumulate grad hooks cannot be registered on non"
     ):
         (x * 2).register_post_accumulate_grad_hook(lambda t: None)
+
+
+@pytest.mark.parametrize("namespace", ["linalg", "special", "fft"])
+def test_argument_errors_name_the_op_as_pytorch(torch, real_torch, namespace):
+    """A ``torch.<namespace>.X`` given a string for its tensor names the op as PyTorch's
+    argument parser does (``linalg_inv()``, ``special_erf()``, ``fft_fft()``), not compat's
+    function."""
+    mine, theirs = getattr(torch, namespace), getattr(real_torch, namespace)
+    checked = 0
+    for name in sorted(n for n in dir(mine) if not n.startswith("_")):
+        if not callable(getattr(mine, name)) or not callable(getattr(theirs, name, None)):
+            continue
+        said = []
+        for ns in (mine, theirs):
+            try:
+                getattr(ns, name)("x")
+                said.append("")
+            except TypeError as e:
+                said.append(str(e).partition("(")[0] if "must be Tensor" in str(e) else "")
+            except Exception:
+                said.append("")
+        if said[0] and said[1]:
+            assert said[0] == said[1] == f"{namespace}_{name}", name
+            checked += 1
+    assert checked >= 5
+
+
+def test_typename_as_pytorch(lib):
+    """``torch.typename`` (and so ``nn.Module``'s and the optimizers' messages): a tensor's
+    type string, a Python object's qualified type name."""
+    assert lib.typename(lib.ones(2)) == "torch.FloatTensor"
+    assert lib.typename(lib.ones(2, dtype=lib.float64)) == "torch.DoubleTensor"
+    assert lib.typename(3) == "int" and lib.typename(None) == "NoneType"
+    assert lib.typename(int) == "int"
+    assert lib.typename(lib.nn.Parameter(lib.ones(1))) == "torch.FloatTensor"
+    m = lib.nn.Linear(2, 2)
+    with pytest.raises(TypeError, match=r"cannot assign 'torch\.FloatTensor' object to parameter"):
+        m.register_parameter("w", lib.ones(2))
+    with pytest.raises(TypeError, match=r"torch\.FloatTensor is not a Module subclass"):
+        m.add_module("x", lib.ones(2))
+    with pytest.raises(
+        TypeError, match=r"iterable of Tensors or dicts, but got torch\.FloatTensor"
+    ):
+        lib.optim.SGD(lib.ones(2), lr=0.1)

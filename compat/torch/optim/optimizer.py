@@ -37,14 +37,6 @@ class _RequiredParameter:
 required = _RequiredParameter()
 
 
-def _typename(obj: Any) -> str:
-    if isinstance(obj, torch.Tensor):
-        return "torch.Tensor"
-    module = type(obj).__module__
-    name = type(obj).__qualname__
-    return name if module in (None, "builtins") else f"{module}.{name}"
-
-
 def _to_compat(value: Any, dtype: Any = None) -> Any:
     """A compat Tensor from a compat Tensor, NumPy array or real torch tensor."""
     if isinstance(value, torch.Tensor):
@@ -89,7 +81,7 @@ class Optimizer:
         if isinstance(params, torch.Tensor):
             raise TypeError(
                 "params argument given to the optimizer should be an iterable of Tensors or "
-                "dicts, but got " + _typename(params)
+                "dicts, but got " + torch.typename(params)
             )
         self.state: defaultdict[Any, dict[str, Any]] = defaultdict(dict)
         self.param_groups: list[dict[str, Any]] = []
@@ -159,7 +151,7 @@ class Optimizer:
             if not isinstance(param, torch.Tensor):
                 raise TypeError(
                     "optimizer can only optimize Tensors, but one of the params is "
-                    + _typename(param)
+                    + torch.typename(param)
                 )
             if not self.defaults.get("differentiable", None) and not (
                 param.is_leaf or param.retains_grad

@@ -73,14 +73,6 @@ def _addindent(text: str, spaces: int) -> str:
     return lines[0] + "\n" + "\n".join(" " * spaces + line for line in lines[1:])
 
 
-def _typename(obj: Any) -> str:
-    if isinstance(obj, torch.Tensor):
-        return "torch.Tensor"
-    module = type(obj).__module__
-    name = type(obj).__qualname__
-    return name if module in (None, "builtins") else f"{module}.{name}"
-
-
 def _as_tensor_like(value: Any, like: Any) -> Any:
     """``value`` (a compat Tensor, NumPy array, real torch tensor, ...) as a compat Tensor.
 
@@ -141,7 +133,7 @@ class Module(ModuleHooksMixin):
         if "_buffers" not in self.__dict__:
             raise AttributeError("cannot assign buffer before Module.__init__() call")
         if not isinstance(name, str):
-            raise TypeError(f"buffer name should be a string. Got {_typename(name)}")
+            raise TypeError(f"buffer name should be a string. Got {torch.typename(name)}")
         if "." in name:
             raise KeyError('buffer name can\'t contain "."')
         if name == "":
@@ -150,7 +142,7 @@ class Module(ModuleHooksMixin):
             raise KeyError(f"attribute '{name}' already exists")
         if tensor is not None and not isinstance(tensor, torch.Tensor):
             raise TypeError(
-                f"cannot assign '{_typename(tensor)}' object to buffer '{name}' "
+                f"cannot assign '{torch.typename(tensor)}' object to buffer '{name}' "
                 "(torch Tensor or None required)"
             )
         self._buffers[name] = tensor
@@ -164,7 +156,7 @@ class Module(ModuleHooksMixin):
         if "_parameters" not in self.__dict__:
             raise AttributeError("cannot assign parameter before Module.__init__() call")
         if not isinstance(name, str):
-            raise TypeError(f"parameter name should be a string. Got {_typename(name)}")
+            raise TypeError(f"parameter name should be a string. Got {torch.typename(name)}")
         if "." in name:
             raise KeyError('parameter name can\'t contain "."')
         if name == "":
@@ -176,7 +168,7 @@ class Module(ModuleHooksMixin):
             return
         if not isinstance(param, Parameter):
             raise TypeError(
-                f"cannot assign '{_typename(param)}' object to parameter '{name}' "
+                f"cannot assign '{torch.typename(param)}' object to parameter '{name}' "
                 "(torch.nn.Parameter or None required)"
             )
         if param.grad_fn is not None:
@@ -190,9 +182,9 @@ class Module(ModuleHooksMixin):
     def add_module(self, name: str, module: Module | None) -> None:
         """Add a child module, reachable as attribute ``name``."""
         if not isinstance(module, Module) and module is not None:
-            raise TypeError(f"{_typename(module)} is not a Module subclass")
+            raise TypeError(f"{torch.typename(module)} is not a Module subclass")
         if not isinstance(name, str):
-            raise TypeError(f"module name should be a string. Got {_typename(name)}")
+            raise TypeError(f"module name should be a string. Got {torch.typename(name)}")
         if hasattr(self, name) and name not in self._modules:
             raise KeyError(f"attribute '{name}' already exists")
         if "." in name:
@@ -278,7 +270,7 @@ class Module(ModuleHooksMixin):
         elif params is not None and name in params:
             if value is not None:
                 raise TypeError(
-                    f"cannot assign '{_typename(value)}' as parameter '{name}' "
+                    f"cannot assign '{torch.typename(value)}' as parameter '{name}' "
                     "(torch.nn.Parameter or None expected)"
                 )
             self.register_parameter(name, value)
@@ -297,7 +289,7 @@ class Module(ModuleHooksMixin):
             elif modules is not None and name in modules:
                 if value is not None:
                     raise TypeError(
-                        f"cannot assign '{_typename(value)}' as child module '{name}' "
+                        f"cannot assign '{torch.typename(value)}' as child module '{name}' "
                         "(torch.nn.Module or None expected)"
                     )
                 modules[name] = value
@@ -308,7 +300,7 @@ class Module(ModuleHooksMixin):
                 elif buffers is not None and name in buffers:
                     if value is not None and not isinstance(value, torch.Tensor):
                         raise TypeError(
-                            f"cannot assign '{_typename(value)}' as buffer '{name}' "
+                            f"cannot assign '{torch.typename(value)}' as buffer '{name}' "
                             "(torch.Tensor or None expected)"
                         )
                     buffers[name] = value
