@@ -259,15 +259,17 @@ def functions(
     module: str = "torch",
 ) -> dict[str, Callable[..., Any]]:
     """``torch.X`` (or ``torch.<module>.X``) for every row with a function, aliases
-    included (``with_out(fn, number_first=...)`` wraps each to take PyTorch's ``out=``
-    argument and check its first argument as the row says)."""
+    included (``with_out(fn, number_first=..., name=...)`` wraps each to take PyTorch's
+    ``out=`` argument and check its first argument as the row says; its errors name the
+    op as PyTorch's do: ``linalg_inv`` for ``torch.linalg.inv``)."""
     out: dict[str, Callable[..., Any]] = {}
     for d in REGISTRY.values():
         if d.function and d.module == module:
             f = _guarded(d, d.fn)
-            f = with_out(f, number_first=d.number_first) if with_out is not None else f
             for n in (d.name.rpartition(".")[2], *d.aliases):
-                out[n] = f
+                public = n if module == "torch" else f"{module}_{n}"
+                wrap = with_out or (lambda g, **_: g)
+                out[n] = wrap(f, number_first=d.number_first, name=public)
     return out
 
 

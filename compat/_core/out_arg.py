@@ -44,12 +44,15 @@ def _not_tensor(fn: str, name: str, pos: int | None, value: Any) -> TypeError:
     return TypeError(f"{fn}(): argument '{name}'{at} must be Tensor, not {_gm.typename(value)}")
 
 
-def with_out(fn: Callable[..., Any], *, number_first: bool = False) -> Callable[..., Any]:
+def with_out(
+    fn: Callable[..., Any], *, number_first: bool = False, name: str | None = None
+) -> Callable[..., Any]:
     """``fn`` taking a keyword ``out=`` (a tensor, or a tuple for several results), with
     PyTorch's ``TypeError`` for a first argument that is not a Tensor (a Python number,
     unless ``number_first``: the op's row says PyTorch has a number overload) and for
-    ``other=None``/a list/a string."""
-    name = fn.__name__
+    ``other=None``/a list/a string. Its errors say ``name`` (PyTorch's name of the op:
+    ``linalg_inv`` for ``torch.linalg.inv``), else ``fn``'s."""
+    name = name or fn.__name__
     first = _first_tensor_param(fn)
     accepted = _TENSOR_OR_NUMBER if number_first else Tensor
     other = first is not None and _takes_other(fn)

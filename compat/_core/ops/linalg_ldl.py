@@ -407,7 +407,8 @@ def _exact_out(fn: Callable[..., Any]) -> Callable[..., Any]:
     """``fn`` with ``out=``, whose tensors must have the results' dtypes (PyTorch's
     linalg kernels check this instead of casting)."""
 
-    plain = with_out(fn)
+    name = f"linalg_{fn.__name__}"  # (PyTorch's name in its errors)
+    plain = with_out(fn, name=name)
 
     @functools.wraps(fn)
     def checked(*args: Any, out: Any = None, **kwargs: Any) -> Any:
@@ -422,7 +423,7 @@ def _exact_out(fn: Callable[..., Any]) -> Callable[..., Any]:
                     f"Expected out tensor to have dtype {_TYPE_META[r._npdtype.name]}, but "
                     f"got {_TYPE_META.get(o._npdtype.name, o._npdtype.name)} instead"
                 )
-        return write_out(fn.__name__, result, out)
+        return write_out(name, result, out)
 
     return checked
 
