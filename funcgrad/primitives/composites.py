@@ -503,6 +503,7 @@ remainder = Composite(
         promote="result_type",
         inplace_function=False,
         scalar_other="RemainderBackward0",
+        scalar_input="torch::autograd::NotImplemented",  # (no derivative: its backward raises)
         number_first=True,
         complex_error="\"remainder_cpu\" not implemented for '{dtype}'",
     ),

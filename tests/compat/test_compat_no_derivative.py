@@ -59,3 +59,16 @@ def test_internal_unique_functions(lib):
     assert rows[0].grad_fn.name() == "UniqueDimBackward0" and not rows[2].requires_grad
     with pytest.raises(NotImplementedError, match="the derivative for '_unique' is not"):
         lib._unique(x)[0].sum().backward()
+
+
+def test_remainder_of_a_number_first_has_no_derivative(lib):
+    """``torch.remainder(2, x)``: PyTorch's node is ``NotImplemented`` and its backward
+    raises (``remainder``'s row: ``scalar_input``); ``remainder(x, 2)`` differentiates."""
+    x = lib.tensor([1.5, 2.5], requires_grad=True)
+    y = lib.remainder(2, x)
+    assert y.grad_fn.name() == "torch::autograd::NotImplemented" and y.tolist() == [0.5, 2.0]
+    with pytest.raises(RuntimeError, match="derivative for aten::remainder is not implemented"):
+        y.sum().backward()
+    lib.remainder(x, 2).sum().backward()
+    assert x.grad.tolist() == [1.0, 1.0]
+    assert lib.remainder(2, x.detach()).grad_fn is None

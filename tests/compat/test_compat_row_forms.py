@@ -208,8 +208,6 @@ def test_number_operand_nodes_match_pytorch(real_torch, prim):
     t = prim.torch
     paths = [("", t.name or prim.name)] + [("special", n) for n in t.special]
     for path, name in paths:
-        # (a number ``input`` where the row declares no node for it: remainder(2.0, x),
-        # whose PyTorch node is ``NotImplemented``, not compared)
         for number_first in (False, True)[: 2 if t.scalar_input else 1]:
             got = []
             for lib in (ctorch, real_torch):

@@ -499,6 +499,22 @@ def _require_tensors(name: str, input: Any, other: Any) -> None:
             )
 
 
+#: PyTorch's node of a form it has no derivative for (``derivatives.yaml``'s
+#: ``not_implemented``: ``remainder(2, x)``), a row's ``scalar_input``/``scalar_other``
+_NOT_IMPLEMENTED = "torch::autograd::NotImplemented"
+
+
+def _refuse_backward(r: Tensor, op: str) -> Tensor:
+    """``r``, whose node raises PyTorch's error when backward reaches it."""
+
+    def refuse(grad_outputs: Any) -> None:
+        raise RuntimeError(f"derivative for aten::{op} is not implemented")
+
+    if r.grad_fn is not None:
+        r.grad_fn.register_prehook(refuse)
+    return r
+
+
 def _float_binary(op: str, p: Any, domain: tuple[float, float] | str) -> Any:
     """The op of a binary composite row ``p`` (its ``TorchForm``: ``p.torch``): PyTorch's
     promotion of the operands, integers to the default float unless the row keeps them
@@ -529,7 +545,8 @@ def _float_binary(op: str, p: Any, domain: tuple[float, float] | str) -> Any:
             dt = _dt.float_type(dt)
         node = scalar_input if not isinstance(a, Tensor) else name
         node = node if isinstance(b, Tensor) else scalar_name
-        return apply(_float_binary_f, node or op, (a, b), (("op", op), ("dtype", dt)))
+        r = apply(_float_binary_f, node or op, (a, b), (("op", op), ("dtype", dt)))
+        return _refuse_backward(r, op) if node == _NOT_IMPLEMENTED else r
 
     f.__name__ = op
     f.__doc__ = f"Elementwise ``{op}`` with PyTorch's type promotion."
