@@ -6,6 +6,7 @@ from __future__ import annotations
 import gc
 import subprocess
 import sys
+import warnings
 
 import jax
 import numpy as np
@@ -390,6 +391,31 @@ def test_eager_options_this_xla_rejects_are_dropped_with_a_warning(monkeypatch):
     np.testing.assert_allclose(fn(*p.consts, X)[0], np.sin(X) * 2.0 + 1.0, rtol=1e-6)
     monkeypatch.setattr(compile_cache.POLICY, "eager_compiler_options", None)
     assert compile_cache.compiled(p, eager=True) is fn
+
+
+def test_the_default_cpu_options_stay_off_other_backends_and_retired_xlas(monkeypatch):
+    """The default options are a CPU flag: not passed where the backend is another, and
+    dropped without a warning by an XLA that no longer knows them (the user set nothing);
+    options the user set still warn (above)."""
+    p = _program(_sin_times(np.float32(2.0)), X)
+    monkeypatch.setattr(compile_cache, "_accepted", {})
+    monkeypatch.setattr(compile_cache.jax, "default_backend", lambda: "gpu")
+    monkeypatch.setattr(
+        compile_cache.POLICY, "eager_compiler_options", dict(compile_cache.CLASSIC_CPU_EMITTERS)
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert compile_cache.compiled(p, eager=True) is compile_cache.compiled(p)
+    monkeypatch.undo()
+    retired = {"xla_no_such_option_here": True}
+    monkeypatch.setattr(compile_cache, "_accepted", {})
+    monkeypatch.setattr(compile_cache, "CLASSIC_CPU_EMITTERS", retired)
+    monkeypatch.setattr(compile_cache.POLICY, "eager_compiler_options", dict(retired))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        fn = compile_cache.compiled(p, eager=True)
+    assert fn is compile_cache.compiled(p)
+    np.testing.assert_allclose(fn(*p.consts, X)[0], np.sin(X) * 2.0 + 1.0, rtol=1e-6)
 
 
 def test_host_dot_layouts_are_registered():

@@ -51,6 +51,12 @@ from funcgrad.core.ir import Program, _hashable_param
 from funcgrad.core.lowering import lower_program
 from funcgrad.passes import has_effects
 
+#: the default of ``Policy.eager_compiler_options``: XLA's classic CPU emitters, which
+#: compile a small program in about half the time of its fusion emitters; a CPU option,
+#: so it is not passed on another backend, and dropped without a word by an XLA that
+#: retired it (the user did not ask for it)
+CLASSIC_CPU_EMITTERS: dict[str, Any] = {"xla_cpu_use_fusion_emitters": False}
+
 
 @dataclass
 class Policy:
@@ -64,7 +70,7 @@ class Policy:
     max_seen: int = 4096
     max_warm: int = 16384
     eager_compiler_options: dict[str, Any] | None = field(
-        default_factory=lambda: {"xla_cpu_use_fusion_emitters": False}
+        default_factory=lambda: dict(CLASSIC_CPU_EMITTERS)
     )
     tier: str = "auto"
     tier_compile_after: int = 8
@@ -121,7 +127,8 @@ _OPTIONS = {
         "funcgrad_eager_compiler_options",
         "XLA compiler options for executables of eagerly evaluated programs (compat's "
         "ops, run()): XLA's classic CPU emitters by default, which compile a small "
-        "program in half the time. None or {}: XLA's defaults. Options this XLA does "
+        "program in half the time (on a CPU backend only; an XLA that retired them drops "
+        "them). None or {}: XLA's defaults. Other options this XLA does "
         "not know are dropped with a warning.",
     ),
     "tier": (
@@ -471,20 +478,25 @@ def _eager_static() -> dict[str, Any]:
         return _last_eager[1]
     if not opts:
         return {}
+    default = opts == CLASSIC_CPU_EMITTERS
     frozen = _freeze(opts)
     ok = _accepted.get(frozen)
     if ok is None:
-        try:
-            jax.jit(lambda x: x, compiler_options=opts).lower(np.float32(0)).compile()
-            ok = True
-        except Exception as e:  # XLA: "No such compile option"
-            warnings.warn(
-                f"funcgrad: XLA rejected POLICY.eager_compiler_options {opts!r} ({e}); "
-                "eager executables are compiled with XLA's defaults",
-                RuntimeWarning,
-                stacklevel=3,
-            )
+        if default and jax.default_backend() != "cpu":
             ok = False
+        else:
+            try:
+                jax.jit(lambda x: x, compiler_options=opts).lower(np.float32(0)).compile()
+                ok = True
+            except Exception as e:  # XLA: "No such compile option"
+                if not default:
+                    warnings.warn(
+                        f"funcgrad: XLA rejected POLICY.eager_compiler_options {opts!r} "
+                        f"({e}); eager executables are compiled with XLA's defaults",
+                        RuntimeWarning,
+                        stacklevel=3,
+                    )
+                ok = False
         _accepted[frozen] = ok
     static = {"compiler_options": opts} if ok else {}
     _last_eager[:] = [opts, static]
