@@ -103,6 +103,8 @@ class TorchForm:
     number_first: bool = False
     input_derivative: bool = True
     forward_ad: bool = True
+    condition_error: str | None = None
+    method_self: int = 0
 
     def __post_init__(self) -> None:
         if self.scalar_input is not None and not self.number_first:
@@ -287,6 +289,12 @@ class Composite:
     name (``jnp.fmax`` is a function, where ``jnp.hypot`` is a ufunc of ``(x, y, /)``);
     ``numpy_errors_as`` the name the numpy form's operand errors give where JAX's give
     another (``fmax``'s name ``greater``, the function JAX's calls first).
+
+    A ternary row (``arity=3``: ``where``) says ``numpy="condition"``: its first operand is
+    tested against zero (any dtype), the others promoted together, all three broadcast.
+    ``alone`` names the op a call with the first operand alone is, in both libraries
+    (``where(condition)`` is ``nonzero(condition)``'s tuple of indices), which the module
+    defining that op passes to the generator (``declared_form(..., alone=nonzero)``).
     """
 
     #: a composite binds no primitive of its own name (the registry tests skip it)
@@ -307,6 +315,7 @@ class Composite:
         numpy_complex: str | None = None,
         numpy_keywords: bool = False,
         numpy_errors_as: str | None = None,
+        alone: str | None = None,
         domains: tuple[tuple[float, float], ...] | None,
         torch: TorchForm | None = None,
     ) -> None:
@@ -328,6 +337,7 @@ class Composite:
         self.numpy_complex = numpy_complex
         self.numpy_keywords = numpy_keywords
         self.numpy_errors_as = numpy_errors_as
+        self.alone = alone
         integers = numpy in ("int", "integer")
         self.allowed = "int" if integers else "real_float" if numpy_complex else "inexact"
         self.domains = domains

@@ -16,7 +16,7 @@ import ml_dtypes as _ml_dtypes
 import numpy as _np
 
 from funcgrad.interop import _jax_array
-from funcgrad.numpy import _indexing, _methods, _ufuncs, fft, linalg  # noqa: F401
+from funcgrad.numpy import _indexing, _methods, _setops, _ufuncs, fft, linalg  # noqa: F401
 from funcgrad.numpy._creation import (  # noqa: F401
     arange,
     array,
@@ -203,7 +203,6 @@ from funcgrad.numpy._setops import (  # noqa: F401
     unique_counts,
     unique_inverse,
     unique_values,
-    where,
 )
 from funcgrad.numpy._shape import (  # noqa: F401
     append,
@@ -365,6 +364,8 @@ iinfo = _ml_dtypes.iinfo
 
 # the forms the primitives' rows declare (``exp``, ``arcsin``/``asin``, ``add``, ...)
 globals().update(_ufuncs.DECLARED)
+# (``where``'s form with ``nonzero`` for a condition alone, over the three-term one)
+globals().update(_setops.DECLARED)
 
 _methods.install()
 _jax_array.install(_indexing.at)  # jax.Array methods given funcgrad tracers route here

@@ -33,6 +33,7 @@ from funcgrad.numpy._core import (
 )
 from funcgrad.primitives import elementwise as ew
 from funcgrad.primitives import indexing as ix
+from funcgrad.primitives import public_forms
 from funcgrad.primitives import shape as sh
 from funcgrad.primitives.sort import sort
 
@@ -127,21 +128,14 @@ def flatnonzero(a: ArrayLike, *, size: int | None = None, fill_value: Any = None
     return nonzero(_shape.ravel(a), size=size, fill_value=fill_value)[0]
 
 
-def where(
-    condition: ArrayLike,
-    x: ArrayLike | None = None,
-    y: ArrayLike | None = None,
-    /,
-    *,
-    size: int | None = None,
-    fill_value: Any = None,
-) -> Any:
-    """``x`` where ``condition`` else ``y``, broadcast together; with ``condition`` alone,
-    ``nonzero(condition, size=size, fill_value=fill_value)``."""
-    check_arraylike("where", condition, x, y)
-    if x is None and y is None:
-        return nonzero(_creation.asarray(condition), size=size, fill_value=fill_value)
-    return _ufuncs.where(condition, x, y, size=size, fill_value=fill_value)
+#: the forms of the ternary rows whose call with the first operand alone is ``nonzero``
+#: (``where``'s row, ``_ufuncs.WHERE``: ``where(condition)`` is ``nonzero(condition)``)
+DECLARED = {
+    name: _ufuncs.declared_form(name, row, alone=nonzero)
+    for name, row in public_forms("numpy").items()
+    if row.arity == 3 and row.alone == "nonzero"
+}
+globals().update(DECLARED)
 
 
 # --------------------------------------------------------------------------- unique

@@ -111,6 +111,31 @@ SINC = Composite(
 )
 
 
+#: ``where``'s row (a ternary one: ``numpy="condition"``, the condition tested against zero,
+#: the cases promoted together, all three broadcast): ``DECLARED`` builds the three-term form
+#: this module's neighbours call, ``_setops`` the public one with ``nonzero`` for a condition
+#: alone (``alone=``), and compat ``torch.where``/``Tensor.where`` (a bool condition only)
+WHERE = Composite(
+    "where",
+    lambda c, x, y: ew.select_n(c, y, x),
+    arity=3,
+    public=("numpy",),
+    doc="``x`` where ``condition`` else ``y``, broadcast together",
+    numpy="condition",
+    alone="nonzero",
+    domains=((-1.0, 1.0), (-2.0, 2.0), (-2.0, 2.0)),
+    torch=TorchForm(
+        "WhereBackward0",
+        promote="result_type",
+        inplace=False,
+        inplace_function=False,
+        condition_error="where expected condition to be a boolean tensor, but got a tensor "
+        "with dtype {dtype}",
+        method_self=1,
+    ),
+)
+
+
 def _select(pred: Any, on_false: Any, on_true: Any) -> Any:
     """``select_n`` with its cases broadcast to the predicate's shape (same dtype)."""
     shape = broadcast_shapes("where", pred, on_false, on_true)
@@ -359,13 +384,61 @@ def _logical(name: str, fn: Callable[[Any, Any], Any]) -> Callable[[ArrayLike, A
     return f
 
 
-def declared_form(name: str, prim: Primitive | Composite) -> Callable[..., Any]:
+def _condition(
+    name: str, fn: Callable[..., Any], doc: str, alone: Callable[..., Any] | None
+) -> Callable[..., Any]:
+    """A ternary function of a condition and two cases (``numpy="condition"``: ``where``);
+    with ``alone``, a call with the condition alone is ``alone(condition, size=...,
+    fill_value=...)`` (``nonzero``), else it is refused as JAX's three-term form refuses it."""
+
+    def f(
+        condition: ArrayLike,
+        x: ArrayLike | None = None,
+        y: ArrayLike | None = None,
+        /,
+        *,
+        size: int | None = None,
+        fill_value: Any = None,
+    ) -> Any:
+        check_arraylike(name, condition, x, y)
+        if x is None and y is None and alone is not None:
+            return alone(condition, size=size, fill_value=fill_value)
+        if x is None or y is None:
+            pos = 1 if x is None else 2
+            raise TypeError(
+                f"{name} requires array or scalar arguments, got None at position {pos} "
+                f"(either both or neither of x and y must be given){here()}"
+            )
+        if size is not None or fill_value is not None:
+            raise ValueError(
+                f"size and fill_value arguments cannot be used in three-term {name} function."
+            )
+        c = _as_bool(condition, name)
+        x, y = promote(name, x, y)
+        shape = broadcast_shapes(name, c, x, y)
+        c = c if aval(c).shape in ((), shape) else broadcast_to_shape(c, shape, name)
+        x, y = (broadcast_to_shape(v, shape, name) if aval(v).shape != shape else v for v in (x, y))
+        return out(fn(c, x, y))
+
+    f.__name__ = f.__qualname__ = name
+    f.__doc__ = doc
+    return f
+
+
+def declared_form(
+    name: str, prim: Primitive | Composite, alone: Callable[..., Any] | None = None
+) -> Callable[..., Any]:
     """The numpy form of a primitive's row: its operands prepared as the row says
     (``Primitive.numpy_promotion``, and ``numpy_bool`` for a binary row's bool operands),
     then the primitive. A row's numpy doc that is a whole sentence (ends with ``.``) is the
-    form's whole docstring."""
+    form's whole docstring. ``alone``: the op a call with a ternary row's first operand
+    alone is (the row's ``alone``: ``where``'s ``nonzero``)."""
     if prim.numpy_modes.get(name) == "logical":  # (operands tested against zero first)
         return (_logical if prim.arity == 2 else _logical_not)(name, prim.bind)
+    if prim.arity == 3:
+        doc = public_doc(prim, "numpy").removesuffix(".")
+        with_alone = f"; with ``condition`` alone, ``{prim.alone}(condition)``" if alone else ""
+        return _condition(name, prim.bind, f"{doc} (JAX type promotion){with_alone}.", alone)
     f = _declared_builder(name, prim, public_doc(prim, "numpy").removesuffix("."))
     if public_doc(prim, "numpy").endswith("."):
         f.__doc__ = public_doc(prim, "numpy")
@@ -510,35 +583,6 @@ def _int_power(x: Any, y: Any) -> Any:
 # --------------------------------------------------------------------------- where, clip, ...
 
 
-def where(
-    condition: ArrayLike,
-    x: ArrayLike | None = None,
-    y: ArrayLike | None = None,
-    /,
-    *,
-    size: int | None = None,
-    fill_value: Any = None,
-) -> Any:
-    """``x`` where ``condition`` else ``y``, broadcast together (the three-term form; the
-    public ``funcgrad.numpy.where`` in ``_setops`` adds the one-term ``nonzero`` form)."""
-    if x is None or y is None:
-        pos = 1 if x is None else 2
-        raise TypeError(
-            f"where requires array or scalar arguments, got None at position {pos} "
-            f"(either both or neither of x and y must be given){here()}"
-        )
-    if size is not None or fill_value is not None:
-        raise ValueError(
-            "size and fill_value arguments cannot be used in three-term where function."
-        )
-    c = _as_bool(condition, "where")
-    x, y = promote("where", x, y)
-    shape = broadcast_shapes("where", c, x, y)
-    c = c if aval(c).shape in ((), shape) else broadcast_to_shape(c, shape, "where")
-    x, y = (broadcast_to_shape(v, shape, "where") if aval(v).shape != shape else v for v in (x, y))
-    return out(ew.select_n(c, y, x))
-
-
 def select(condlist: list, choicelist: list, default: ArrayLike = 0) -> Any:
     """The first choice whose condition holds, elementwise (``default`` otherwise)."""
     check_arraylike("select", *condlist, *choicelist, default)
@@ -546,7 +590,7 @@ def select(condlist: list, choicelist: list, default: ArrayLike = 0) -> Any:
         raise ValueError(f"select: condlist and choicelist must have the same length{here()}")
     outv: Any = default
     for c, v in reversed(list(zip(condlist, choicelist))):
-        outv = where(c, v, outv)
+        outv = DECLARED["where"](c, v, outv)
     return out(outv) if condlist else out(prep(default, "select"))
 
 

@@ -451,3 +451,68 @@ def test_number_operand_nodes_of_compat_rows(real_torch, op):
         assert got[0][0] == got[1][0], (op, form)
         np.testing.assert_allclose(got[0][1], got[1][1], rtol=1e-12)
         np.testing.assert_allclose(got[0][2], got[1][2], rtol=1e-12)
+
+
+TERNARY = sorted((p.torch.name or p.name) for p in torch_rows() if p.arity == 3)
+_CASE_DTYPES = ["bool", "int32", "int64", "float32", "float64", "complex64"]
+
+
+def test_rows_declare_ternary_forms():
+    assert "where" in TERNARY  # or the tests below pass vacuously
+
+
+@pytest.mark.parametrize("op", TERNARY)
+@pytest.mark.parametrize("dtype", _CASE_DTYPES)
+def test_ternary_rows_as_pytorch(real_torch, op, dtype):
+    """A ternary row's op (``where``, generated from its funcgrad row) against PyTorch: the
+    refusal of a condition that is not bool (compat said ``torch.float32`` where PyTorch
+    says ``Float``), PyTorch's promotion of the cases (tensors of every pair of dtypes,
+    numbers), the method form (``self`` is the row's ``method_self`` operand), ``out=``,
+    and the condition alone (``nonzero``'s tuple of indices)."""
+    rng = np.random.default_rng(0)
+    vals = {d: rng.uniform(-3, 3, (2, 3)).astype(d) for d in _CASE_DTYPES}
+    cond = rng.uniform(-1, 1, (2, 3)) > 0
+    t = {
+        lib: {d: lib.tensor(v) for d, v in vals.items()} | {"c": lib.tensor(cond)}
+        for lib in (ctorch, real_torch)
+    }
+    forms = [
+        lambda lib: getattr(lib, op)(t[lib]["c"], t[lib][dtype], t[lib]["float32"]),
+        lambda lib: getattr(lib, op)(t[lib]["c"], t[lib]["int64"], t[lib][dtype]),
+        lambda lib: getattr(lib, op)(t[lib]["c"], t[lib][dtype][0], t[lib]["bool"]),
+        lambda lib: getattr(lib, op)(t[lib]["c"], t[lib][dtype], 2),
+        lambda lib: getattr(lib, op)(t[lib]["c"], 2.5, t[lib][dtype]),
+        lambda lib: getattr(lib, op)(t[lib]["c"], True, 0),
+        lambda lib: getattr(lib, op)(t[lib][dtype], t[lib]["float64"], t[lib]["float64"]),
+        lambda lib: getattr(t[lib][dtype], op)(t[lib]["c"], t[lib]["int32"]),
+        lambda lib: getattr(t[lib][dtype], op)(t[lib]["c"], other=1.5),
+        lambda lib: getattr(lib, op)(
+            t[lib]["c"],
+            t[lib][dtype],
+            t[lib]["int64"],
+            out=lib.empty(0, dtype=lib.result_type(t[lib][dtype], t[lib]["int64"])),
+        ),
+    ]
+    for form in forms:
+        _same_outcome(real_torch, form, op)
+    alone = {lib: getattr(lib, op)(t[lib][dtype]) for lib in (ctorch, real_torch)}
+    assert [npv(i).tolist() for i in alone[ctorch]] == [i.tolist() for i in alone[real_torch]]
+
+
+@pytest.mark.parametrize("op", TERNARY)
+def test_ternary_row_gradients_as_pytorch(real_torch, op):
+    """The node of a ternary row's op and its gradient in both cases (broadcast: the
+    cotangent summed back to each case's shape), with one case a number."""
+    rng = np.random.default_rng(1)
+    cond, x, y = rng.uniform(-1, 1, (2, 3)) > 0, rng.uniform(-2, 2, (2, 3)), rng.uniform(-2, 2, 3)
+    grads = {}
+    for lib in (ctorch, real_torch):
+        xs = lib.tensor(x, requires_grad=True)
+        ys = lib.tensor(y, requires_grad=True)
+        r = getattr(lib, op)(lib.tensor(cond), xs, ys)
+        s = getattr(lib, op)(lib.tensor(cond), 0.5, ys)
+        assert r.grad_fn.name() == s.grad_fn.name() == REGISTRY[op].grad_fn
+        (r * r + s).sum().backward()
+        grads[lib] = (npv(xs.grad), npv(ys.grad)) if lib is ctorch else (xs.grad, ys.grad)
+    for got, want in zip(grads[ctorch], grads[real_torch]):
+        np.testing.assert_allclose(got, want.numpy(), rtol=1e-12)

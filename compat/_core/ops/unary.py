@@ -248,27 +248,6 @@ def bitwise_not(input: Tensor) -> Tensor:
     return apply(_invert_f, "bitwise_not", (input,))
 
 
-def _where_f(c: Any, x: Any, y: Any, *, dtype: np.dtype) -> Any:
-    return fnp.where(c, _c(x, dtype), _c(y, dtype))
-
-
-@defop(
-    method=lambda self, condition, other: where(condition, self, other),
-    samples=Sample((Mask((2, 3)), (2, 3), (3,)), method=False),
-)
-def where(condition: Tensor, input: Any = None, other: Any = None) -> Any:
-    if input is None and other is None:
-        return nonzero(condition, as_tuple=True)
-    input, other = coerce(input), coerce(other)
-    dt = _dt.result_type(input, other)
-    if condition._npdtype != np.bool_:
-        raise RuntimeError(
-            f"where expected condition to be a boolean tensor, but got a tensor "
-            f"with dtype {condition.dtype}"
-        )
-    return apply(_where_f, "WhereBackward0", (condition, input, other), (("dtype", dt),))
-
-
 @defop(samples=Sample(((5,),), dtype="int64", grad=False))
 def nonzero(input: Tensor, *, as_tuple: bool = False) -> Any:
 
@@ -276,6 +255,62 @@ def nonzero(input: Tensor, *, as_tuple: bool = False) -> Any:
     if as_tuple:
         return tuple(tensor(i.astype(np.int64)) for i in idx)
     return tensor(np.stack(idx, axis=-1).astype(np.int64))
+
+
+#: op -> the numpy form of its ternary row (``where``), a function of its condition and
+#: two cases of one dtype
+_TERNARY_FN: dict[str, Callable[..., Any]] = {}
+#: the ops a ternary row's call with its first operand alone is (``TorchForm``'s row's
+#: ``alone``: ``torch.where(condition)`` is ``nonzero(condition, as_tuple=True)``)
+_ALONE = {"nonzero": nonzero}
+
+
+def _ternary_f(c: Any, x: Any, y: Any, *, op: str, dtype: np.dtype) -> Any:
+    return _TERNARY_FN[op](c, _c(x, dtype), _c(y, dtype))
+
+
+def _ternary(p: Any) -> Any:
+    """The op of a ternary row ``p`` (``where``): PyTorch's refusal of a condition that is
+    not bool (``TorchForm.condition_error``, where the numpy form tests it against zero),
+    PyTorch's promotion of the two cases (numbers taken), the row's node; its first operand
+    alone is the row's ``alone`` op's tuple of indices, and ``Tensor.X``'s ``self`` the
+    operand ``TorchForm.method_self`` says (``Tensor.where(condition, other)``)."""
+    t = p.torch
+    op = t.name or p.name
+    _TERNARY_FN[op] = getattr(fnp, p.public["numpy"][0])
+    alone = _ALONE[p.alone] if p.alone is not None else None
+    if t.method_self not in (0, 1):
+        raise ValueError(f"{op}: a ternary method's self is its first or second operand")
+
+    def f(condition: Tensor, input: Any = None, other: Any = None) -> Any:
+        if input is None and other is None and alone is not None:
+            return alone(condition, as_tuple=True)
+        input, other = coerce(input), coerce(other)
+        dt = _dt.result_type(input, other)
+        if t.condition_error is not None and condition._npdtype != np.bool_:
+            _refuse((RuntimeError, t.condition_error), condition._npdtype)
+        static = (("op", op), ("dtype", dt))
+        return apply(_ternary_f, t.grad_fn, (condition, input, other), static, t.saves)
+
+    def method(self: Tensor, condition: Tensor, other: Any) -> Any:
+        return f(condition, self, other)
+
+    f.__name__ = method.__name__ = method.__qualname__ = op
+    f.__doc__ = f"``{op}`` of a bool condition and two operands (PyTorch's promotion)."
+    return defop(
+        op,
+        method=method if t.method_self == 1 else True,
+        inplace=t.inplace,
+        inplace_function=t.inplace_function if t.inplace else False,
+        aliases=t.aliases,
+        grad_fn=t.grad_fn,
+        samples=Sample((Mask((2, 3)), (2, 3), (3,)), method=t.method_self == 0),
+    )(f)
+
+
+for _p in torch_rows():
+    if _p.arity == 3:
+        globals()[_p.torch.name or _p.name] = _ternary(_p)
 
 
 def _lerp_f(x: Any, y: Any, w: Any, *, dtype: np.dtype) -> Any:
