@@ -21,14 +21,19 @@ directory (what a second run of a script compiles); ``compat_lazy`` with
 executable: compat before the host tier); ``compat_xla_defaults`` and
 ``compat_level_0`` (not run by default: ``--one`` them) the compiled mode with XLA's
 default eager options or its optimisation level 0; ``compat_no_templates`` (not run by
-default) ``compat`` with shape templates off (every new shape traced again).
+default) ``compat`` with shape templates off (every new shape traced again);
+``compat_tiered`` (not run by default) the tiered mode whatever the backend (``auto``
+compiles every eager op on a GPU).
 
     python -m benchmarks.compat_cold [--threads 1] [--repeat 5] [--modes torch,compat]
+        [--device cuda]
 
 ``--threads N`` runs every library with N threads (BLAS, OpenMP, PyTorch's intra-op
 pool): on a machine other processes share, NumPy's OpenBLAS waking a second thread for
 a host-tier matmul of a few million multiply-adds took 30-50 ms where one thread takes
 30 us. ``--repeat`` prints the median of that many fresh processes per mode.
+``--device`` moves the models and their data to that device in every mode (``cuda``:
+PyTorch's GPU, and compat's ``cuda``, JAX's GPU).
 """
 
 from __future__ import annotations
@@ -50,11 +55,14 @@ N_TOKENS = 16
 MODES = ("torch", "compat", "compat_again", "compat_lazy", "compat_compiled")
 #: the environment variables ``--threads`` sets in each process
 THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
+#: the environment variable that tells a measuring process its ``--device``
+DEVICE_VAR = "FUNCGRAD_BENCH_DEVICE"
 
 
-def _measure(mode: str, threads: int | None = None) -> dict[str, float]:
+def _measure(mode: str, threads: int | None = None, device: str = "cpu") -> dict[str, float]:
     """The figures of one mode, in this (fresh) process (``threads``: PyTorch's intra-op
-    threads; BLAS's and OpenMP's come from the environment ``main`` sets)."""
+    threads; BLAS's and OpenMP's come from the environment ``main`` sets; ``device``:
+    where the models and data live)."""
     if mode == "torch":
         import torch
 
@@ -70,6 +78,8 @@ def _measure(mode: str, threads: int | None = None) -> dict[str, float]:
             config.update("compat_shape_templates", False)
         if mode in ("compat_compiled", "compat_xla_defaults", "compat_level_0"):
             compile_cache.POLICY.tier = "compiled"
+        elif mode == "compat_tiered":
+            compile_cache.POLICY.tier = "tiered"
         if mode == "compat_xla_defaults":
             compile_cache.POLICY.eager_compiler_options = None
         elif mode == "compat_level_0":
@@ -92,14 +102,15 @@ def _measure(mode: str, threads: int | None = None) -> dict[str, float]:
     cpu: dict[str, float] = {}  # this thread's CPU time: what a loaded machine distorts least
     for kind in ("mlp", "cnn", "lstm", "gpt"):
         model, opt, data = build(torch, kind)
-        x, y = (torch.tensor(a) for a in data(np.random.default_rng(0)))
+        model.to(device)
+        x, y = (torch.tensor(a, device=device) for a in data(np.random.default_rng(0)))
         t, c = time.perf_counter(), time.thread_time()
         with scope():
             float(train_step(torch, model, opt, x, y))
         out[f"first step {kind}"] = time.perf_counter() - t
         cpu[f"first step {kind} (cpu)"] = time.thread_time() - c
         if kind == "gpt":
-            idx = torch.zeros((1, 1), dtype=torch.long)
+            idx = torch.zeros((1, 1), dtype=torch.long, device=device)
             t, c = time.perf_counter(), time.thread_time()
             with torch.no_grad(), scope():
                 for _ in range(N_TOKENS):
@@ -118,9 +129,11 @@ def _measure(mode: str, threads: int | None = None) -> dict[str, float]:
     return out
 
 
-def _run_one(mode: str, cache: str, threads: int | None) -> dict[str, Any] | None:
+def _run_one(
+    mode: str, cache: str, threads: int | None, device: str = "cpu"
+) -> dict[str, Any] | None:
     """The figures of ``mode`` from a fresh process (``None`` if it failed)."""
-    env = {**os.environ, "FUNCGRAD_CACHE_DIR": cache}
+    env = {**os.environ, "FUNCGRAD_CACHE_DIR": cache, DEVICE_VAR: device}
     env.pop("JAX_COMPILATION_CACHE_DIR", None)
     if threads is not None:  # BLAS (NumPy's OpenBLAS: the host tier), OpenMP (PyTorch)
         for var in THREAD_VARS:
@@ -148,6 +161,7 @@ def main(argv: list[str] | None = None) -> None:
         help="threads of BLAS, OpenMP and PyTorch's intra-op pool in every mode "
         "(default: each library's own choice)",
     )
+    ap.add_argument("--device", default="cpu", help="where models and data live (cpu, cuda)")
     opts = ap.parse_args(argv)
     modes = [m for m in opts.modes.split(",") if m]
     runs: dict[str, list[dict[str, Any]]] = {m: [] for m in modes}
@@ -155,7 +169,7 @@ def main(argv: list[str] | None = None) -> None:
         caches = tempfile.mkdtemp(prefix="compat-cold-")
         for mode in modes:
             cache = os.path.join(caches, "compat" if mode == "compat_again" else mode)
-            res = _run_one(mode, cache, opts.threads)
+            res = _run_one(mode, cache, opts.threads, opts.device)
             if res is not None:
                 runs[mode].append(res)
         shutil.rmtree(caches, ignore_errors=True)
@@ -195,6 +209,6 @@ def main(argv: list[str] | None = None) -> None:
 if __name__ == "__main__":
     if len(sys.argv) >= 3 and sys.argv[1] == "--one":
         n = int(sys.argv[4]) if len(sys.argv) == 5 and sys.argv[3] == "--threads" else None
-        print(json.dumps(_measure(sys.argv[2], n)))
+        print(json.dumps(_measure(sys.argv[2], n, os.environ.get(DEVICE_VAR, "cpu"))))
     else:
         main()
