@@ -706,7 +706,7 @@ def lookup_op(
         if op is None:
             op = _trace_concrete(fkey, sig)
             fam, ints, _ = shape_templates.family(*fkey)
-            fam.note_traced((*ints, *sig))
+            fam.note_traced((*ints, *sig), op.program)
         table[sig] = op
     if len(op_cache) >= MAX_CACHED_SIGNATURES:
         op_cache.clear()

@@ -19,10 +19,13 @@ argument.
 
 A template is used only when it is sound to: every guard the trace recorded holds at
 the new dimensions, every equation has a host rule (nothing compiles at symbolic
-shapes), and it was **validated** once: at its first use at dimensions other than the
-traced ones, the op is also traced concretely there and the instantiated program must
-equal that trace equation for equation and param for param. A template that fails
-is dropped and its family is no longer traced symbolically.
+shapes), and it was **validated** once: the template instantiated at dimensions other
+than the traced ones must equal a concrete trace there equation for equation and param
+for param. That check is made when the template is made, against the concrete trace of
+the signature it was made against (already traced: no new trace), where its guards
+hold there and the two agree; else at its first use at other dimensions, where the op
+is then also traced concretely. A template that fails at its first use is dropped and
+its family is no longer traced symbolically.
 """
 
 from __future__ import annotations
@@ -48,10 +51,14 @@ __all__ = [
     "family",
     "instantiate_program",
     "split_static",
+    "validations",
 ]
 
 #: the dtype of a static integer read as a one-dimensional input of a signature
 STATIC = np.dtype(np.int64)
+#: templates validated when made, against the concrete trace they were made against
+#: (``early``), and at their first use elsewhere, by a new concrete trace (``at_use``)
+validations = {"early": 0, "at_use": 0}
 
 
 class _Hole:
@@ -396,9 +403,10 @@ class Family:
         self.static_off = False
         self.templates: list[Template] = []
 
-    def note_traced(self, ext: tuple) -> None:
-        """Remember a signature the op was traced at concretely."""
-        self.recent.append(ext)
+    def note_traced(self, ext: tuple, program: Program | None = None) -> None:
+        """Remember a signature the op was traced at concretely (and the program traced
+        there, which validates a template made against that signature)."""
+        self.recent.append((ext, program))
         if len(self.recent) > RECENT:
             del self.recent[0]
 
@@ -430,17 +438,19 @@ class Family:
                     self.templates.clear()
                     return real
                 tm.validated = True  # (then the template's plan serves: no plan of ``real``)
+                validations["at_use"] += 1
                 return TemplateOp(tm, dims, lambda: real)
             return TemplateOp(tm, dims, make_real)
         if len(self.templates) >= MAX_TEMPLATES:
             return None
         layout = None  # the fewest dimensions made symbolic: against the closest signature
-        for old in self.recent:
-            lay = changed_dims(old, ext)
+        closest: tuple = ((), None)
+        for seen in self.recent:
+            lay = changed_dims(seen[0], ext)
             if lay is None or (self.static_off and _n_sym(lay[:n_static])):
                 continue
             if layout is None or _n_sym(lay) < _n_sym(layout):
-                layout = lay
+                layout, closest = lay, seen
         if layout is None:
             return None
         single: list = [[True]]
@@ -458,10 +468,27 @@ class Family:
                 self.off = True
             return None
         tm.single = single[0][0]
+        _validate_against(tm, *closest)
         if tm.pinned_static:  # (sound at that value; but the family's integers are no lengths)
             self.static_off = True
         self.templates.append(tm)
         return TemplateOp(tm, tm.traced_dims, make_real)
+
+
+def _validate_against(tm: Template, old: tuple, program: Program | None) -> None:
+    """Validate ``tm`` with the concrete trace ``program`` of the signature ``old`` it was
+    made against: where its guards hold at ``old`` (whose dimensions then differ from the
+    traced ones in every symbol) and the template instantiated there equals ``program``,
+    it is the check the template's first use at other dimensions would make, without
+    tracing the op again. Where a guard fails there (often a length of 1, which
+    broadcasts) or the programs differ (a size-1 dimension simplified away in the
+    concrete trace), ``tm`` stays unvalidated: its first use validates it as before."""
+    if program is None:
+        return
+    dims = tm.match(old)
+    if dims is not None and instantiate_program(tm.program, dims).key() == program.key():
+        tm.validated = True
+        validations["early"] += 1
 
 
 #: (function, name, static skeleton, saves) -> its :class:`Family`

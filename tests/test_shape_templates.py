@@ -9,6 +9,7 @@ limit ``min(5, t)``, a size-1 dimension that broadcasts)."""
 from __future__ import annotations
 
 import operator
+import sys
 
 import jax
 import numpy as np
@@ -297,3 +298,52 @@ def test_generated_template_plans_compute_what_interpreted_ones_do(monkeypatch, 
         tm._runner is not None for fam in shape_templates._FAMILIES.values() for tm in fam.templates
     ]
     assert generated and any(generated) == (generate_at == 0)
+
+
+# --------------------------------------------------------------------------- validation
+
+
+def _double(x):
+    return (x * 2 + 1).sum(1)
+
+
+def test_a_template_is_validated_against_the_trace_it_was_made_against():
+    # made at length 4 against length 3's concrete trace, where its guards hold: checked
+    # there, so length 5 traces nothing (a validating trace at the first use otherwise)
+    rng = np.random.default_rng(7)
+    data = {t: rng.standard_normal((2, t)).astype(np.float32) for t in range(3, 8)}
+    with torch.no_grad():
+        new = _traced_per_length(_double, range(3, 8), lambda t: torch.tensor(data[t]))
+        for t in range(3, 8):
+            np.testing.assert_allclose(
+                _double(torch.tensor(data[t])).numpy(), (data[t] * 2 + 1).sum(1), rtol=1e-6
+            )
+    assert new[0] > 0 and new[1:] == [0, 0, 0, 0]
+    assert shape_templates.validations["early"] >= new[0]
+
+
+def test_a_template_that_differs_from_that_trace_is_validated_at_its_first_use(monkeypatch):
+    # the early check failing (here: made to fail) leaves the template to the check at its
+    # first use elsewhere, which traces the op concretely there, as before
+    real = shape_templates.instantiate_program
+    early = [0]
+
+    def instantiate(prog, dims):
+        if sys._getframe(1).f_code.co_name == "_validate_against":
+            early[0] += 1
+            return real(prog, tuple(d + 1 for d in dims))  # (not the witness's program)
+        return real(prog, dims)
+
+    monkeypatch.setattr(shape_templates, "instantiate_program", instantiate)
+    before = dict(shape_templates.validations)
+    rng = np.random.default_rng(8)
+    data = {t: rng.standard_normal((2, t)).astype(np.float32) for t in range(3, 8)}
+    with torch.no_grad():
+        new = _traced_per_length(_double, range(3, 8), lambda t: torch.tensor(data[t]))
+        for t in range(3, 8):
+            np.testing.assert_allclose(
+                _double(torch.tensor(data[t])).numpy(), (data[t] * 2 + 1).sum(1), rtol=1e-6
+            )
+    assert early[0] > 0 and new[1] == 0 and new[2] == new[0] and new[3:] == [0, 0]
+    assert shape_templates.validations["early"] == before["early"]
+    assert shape_templates.validations["at_use"] > before["at_use"]
