@@ -82,7 +82,7 @@ def _gpt_class(torch: ModuleType) -> type:
 
         def forward(self, idx: Any) -> Any:
             b, t = idx.shape
-            x = self.tok(idx) + self.pos(torch.arange(t))
+            x = self.tok(idx) + self.pos(torch.arange(t, device=idx.device))
             for blk in self.blocks:
                 q, k, v = blk["qkv"](blk["ln1"](x)).split(x.shape[-1], dim=2)
                 q, k, v = (z.view(b, t, self.heads, -1).transpose(1, 2) for z in (q, k, v))

@@ -32,7 +32,7 @@ def _class_mask(
     """One-hot of ``target`` along ``class_dim`` as a float mask (ignored targets: zero rows)."""
     shape = [1] * ndim
     shape[class_dim] = n_classes
-    classes = torch.arange(n_classes).reshape(shape)
+    classes = torch.arange(n_classes, device=target.device).reshape(shape)
     hit = target.unsqueeze(class_dim) == classes
     if 0 <= ignore_index < n_classes:  # otherwise an ignored target matches no class anyway
         hit = hit & (classes != ignore_index)

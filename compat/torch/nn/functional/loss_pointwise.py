@@ -47,7 +47,7 @@ def _warn_size(input: Tensor, target: Tensor) -> None:
 def _as_tensor_like(value: Any, like: Tensor) -> Tensor:
     if isinstance(value, torch.Tensor):
         return value
-    return torch.full(tuple(like.shape), float(value), dtype=like.dtype)
+    return torch.full(tuple(like.shape), float(value), dtype=like.dtype, device=like.device)
 
 
 # --- binary cross entropy ------------------------------------------------------------------

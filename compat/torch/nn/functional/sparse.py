@@ -69,7 +69,9 @@ def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
     """``int64`` one-hot encoding with a new last dimension of size ``num_classes``."""
     values = known_value(tensor)
     if values is None and num_classes != -1:  # inside torch.func.vmap: no value checks
-        return _to_dtype(tensor.unsqueeze(-1) == torch.arange(num_classes), torch.int64)
+        return _to_dtype(
+            tensor.unsqueeze(-1) == torch.arange(num_classes, device=tensor.device), torch.int64
+        )
     values = np.asarray(tensor.numpy())
     if values.size and values.min() < 0:
         raise RuntimeError("Class values must be non-negative.")
@@ -79,5 +81,5 @@ def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
         num_classes = int(values.max()) + 1
     elif values.size and values.max() >= num_classes:
         raise RuntimeError("Class values must be smaller than num_classes.")
-    eq = tensor.unsqueeze(-1) == torch.arange(num_classes)
+    eq = tensor.unsqueeze(-1) == torch.arange(num_classes, device=tensor.device)
     return _to_dtype(eq, torch.int64)

@@ -214,7 +214,9 @@ class RNNBase(Module):
 
     def _zeros(self, input: Tensor, batch: int, size: int) -> Tensor:
         directions = 2 if self.bidirectional else 1
-        return torch.zeros(self.num_layers * directions, batch, size, dtype=input.dtype)
+        return torch.zeros(
+            self.num_layers * directions, batch, size, dtype=input.dtype, device=input.device
+        )
 
     def _initial(self, input: Tensor, batch: int) -> Any:
         """Zero initial state(s) for ``batch`` sequences."""
@@ -309,12 +311,14 @@ class RNNBase(Module):
                 if self.dropout < 1:
                     keep = 1.0 - self.dropout
                     masks = [
-                        1.0 - torch.empty(shape, dtype=x.dtype).bernoulli_(keep)
+                        1.0 - torch.empty(shape, dtype=x.dtype, device=x.device).bernoulli_(keep)
                         for _ in range(self.num_layers - 1)
                     ]
                     draws = torch.stack(masks)
                 else:
-                    draws = torch.ones((self.num_layers - 1, *shape), dtype=x.dtype)
+                    draws = torch.ones(
+                        (self.num_layers - 1, *shape), dtype=x.dtype, device=x.device
+                    )
         res = _rnn.stack(
             self.mode, x, hx, self._flat_weights, config, packing, draws, 1.0 - self.dropout
         )
@@ -473,7 +477,7 @@ class RNNCellBase(Module):
         full = []
         for s in states:
             if s is None:
-                s = torch.zeros(batch, self.hidden_size, dtype=input.dtype)
+                s = torch.zeros(batch, self.hidden_size, dtype=input.dtype, device=input.device)
             elif not batched:
                 s = s.unsqueeze(0)
             full.append(s)

@@ -52,7 +52,7 @@ def generate_square_subsequent_mask(sz: int, device: Any = None, dtype: Any = No
     """``(sz, sz)`` float mask: ``-inf`` above the diagonal, ``0`` on and below it."""
     if dtype is None:
         dtype = torch.get_default_dtype()
-    return torch.triu(torch.full((sz, sz), float("-inf"), dtype=dtype), diagonal=1)
+    return torch.triu(torch.full((sz, sz), float("-inf"), dtype=dtype, device=device), diagonal=1)
 
 
 class _TransformerLayer(Module):
@@ -368,8 +368,10 @@ def _detect_is_causal_mask(mask: Any, is_causal: bool | None, size: int | None) 
     if tuple(mask.shape) != (sz, sz):
         return False
     causal = generate_square_subsequent_mask(
-        sz, dtype=mask.dtype if mask.is_floating_point() else None
+        sz, device=mask.device, dtype=mask.dtype if mask.is_floating_point() else None
     )
     if mask.dtype == torch.bool:
-        return bool((mask == torch.ones((sz, sz), dtype=torch.bool).triu(1)).all())
+        return bool(
+            (mask == torch.ones((sz, sz), dtype=torch.bool, device=mask.device).triu(1)).all()
+        )
     return bool((mask == causal).all())
