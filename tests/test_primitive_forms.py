@@ -22,7 +22,7 @@ import jax.scipy.special
 import numpy as np
 import pytest
 
-import funcgrad.scipy.special  # noqa: F401  (its rows: xlogy)
+import funcgrad.scipy.special  # (its rows: xlogy; funcgrad.grad below)
 from funcgrad.primitives import public_doc, public_forms
 
 JAX = {"numpy": jnp, "lax": jax.lax, "nn": jax.nn, "scipy.special": jax.scipy.special}
@@ -106,3 +106,33 @@ def test_callable_kinds_match_jax(ns):
         if _kind(getattr(mod, n)) != _kind(getattr(JAX[ns], n))
     }
     assert not differ, f"funcgrad.{ns} names of another kind than JAX's: {differ}"
+
+
+TERNARY = [
+    pytest.param(ns, name, id=f"{ns}.{name}")
+    for ns in JAX
+    for name, row in public_forms(ns).items()
+    if row.arity == 3
+]
+
+
+def test_rows_declare_ternary_forms():
+    assert {("lax", "clamp"), ("numpy", "clip"), ("numpy", "where")} <= {
+        tuple(p.values) for p in TERNARY
+    }
+
+
+@pytest.mark.parametrize(("ns", "name"), TERNARY)
+def test_ternary_form_derivatives_match_jax(ns, name):
+    """A ternary form's derivatives in each operand against JAX's, on operands drawn from a
+    grid of three values so that ties are common: where two operands are equal each
+    library has its own convention (``lax.clamp``: none at a bound; ``jnp.clip``: half to
+    each, as ``maximum``/``minimum``), which the row's form must keep."""
+    mod = importlib.import_module(f"funcgrad.{ns}")
+    ours, theirs = getattr(mod, name), getattr(JAX[ns], name)
+    rng = np.random.default_rng(0)
+    xs = [rng.integers(-1, 2, (4, 6)).astype(np.float32) for _ in range(3)]
+    got = funcgrad.grad(lambda *a: ours(*a).sum(), argnums=(0, 1, 2))(*xs)
+    want = jax.grad(lambda *a: theirs(*a).sum(), argnums=(0, 1, 2))(*xs)
+    for g, w in zip(got, want):
+        np.testing.assert_array_equal(np.asarray(g), np.asarray(w))

@@ -295,12 +295,14 @@ class Composite:
     ``alone`` names the op a call with the first operand alone is, in both libraries
     (``where(condition)`` is ``nonzero(condition)``'s tuple of indices), which the module
     defining that op passes to the generator (``declared_form(..., alone=nonzero)``).
+    ``numpy="bounds"`` (``clamp``'s numpy form ``clip``): the second and third operands are
+    optional bounds, applied by numpy's ``maximum`` and ``minimum``. ``operands`` names the
+    lax and ``scipy.special`` forms' parameters, as a primitive's row does (``min``, ``x``,
+    ``max``).
     """
 
     #: a composite binds no primitive of its own name (the registry tests skip it)
     composite = True
-    #: (its forms' parameters are ``x``, ``y``: a primitive's row may name them)
-    operands: tuple[str, ...] | None = None
 
     def __init__(
         self,
@@ -316,6 +318,7 @@ class Composite:
         numpy_keywords: bool = False,
         numpy_errors_as: str | None = None,
         alone: str | None = None,
+        operands: tuple[str, ...] | None = None,
         domains: tuple[tuple[float, float], ...] | None,
         torch: TorchForm | None = None,
     ) -> None:
@@ -338,6 +341,7 @@ class Composite:
         self.numpy_keywords = numpy_keywords
         self.numpy_errors_as = numpy_errors_as
         self.alone = alone
+        self.operands = operands
         integers = numpy in ("int", "integer")
         self.allowed = "int" if integers else "real_float" if numpy_complex else "inexact"
         self.domains = domains

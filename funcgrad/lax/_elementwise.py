@@ -19,7 +19,7 @@ import numpy as np
 from funcgrad.core import dtypes
 from funcgrad.core.interp import to_aval
 from funcgrad.numpy._core import here, prep
-from funcgrad.primitives import bits, named_operands, public_doc, public_forms
+from funcgrad.primitives import bits, named_operands, public_doc, public_forms, rules
 from funcgrad.primitives import elementwise as ew
 from funcgrad.primitives import shape as sh
 
@@ -86,12 +86,35 @@ def _bin(fn: Any, name: str, doc: str) -> Any:
     return f
 
 
+def _tern(fn: Any, name: str, doc: str) -> Any:
+    """A ternary form (``clamp``): operands of one dtype (weakly typed ones adapt), each
+    0-d or of one shape, as ``jax.lax.clamp`` takes them."""
+
+    def f(x: Any, y: Any, z: Any) -> Any:
+        ops = [_operand(v, name, i) for i, v in enumerate((x, y, z))]
+        avals = [to_aval(v) for v in ops]
+        dt, weak = rules.join_dtypes(name, *avals)
+        shapes = {a.shape for a in avals if a.shape}
+        if len(shapes) > 1:
+            raise TypeError(f"{name}: operands must be 0-d or of one shape, got {avals}{here()}")
+        ops = [
+            v if (a.dtype, a.weak_type) == (dt, weak) else ew.convert_element_type(v, dt, weak)
+            for v, a in zip(ops, avals)
+        ]
+        return fn(*ops)
+
+    f.__name__ = f.__qualname__ = name
+    f.__doc__ = doc
+    return f
+
+
 #: the forms the primitives' rows declare (``public=("lax", ...)``): ``exp``, ``add``, ...
 #: (a row's arity says which wrapper: ``accuracy=`` for unary ones, size-1 broadcasting
-#: for binary ones)
+#: for binary ones, one dtype and shape for ternary ones: ``clamp``)
+_WRAPPERS = {1: _un, 2: _bin, 3: _tern}
 DECLARED = {
     name: named_operands(
-        (_un if prim.arity == 1 else _bin)(prim.bind, name, f"{public_doc(prim, 'lax')}."), prim
+        _WRAPPERS[prim.arity](prim.bind, name, f"{public_doc(prim, 'lax')}."), prim
     )
     for name, prim in public_forms("lax").items()
 }

@@ -32,7 +32,6 @@ __all__ = [
     "broadcast_shapes",
     "broadcast_to_rank",
     "broadcasted_iota",
-    "clamp",
     "collapse",
     "concatenate",
     "convert_element_type",
@@ -496,12 +495,6 @@ def select_n(which: Any, *cases: Any) -> Any:
     if not cases:
         raise ValueError(f"select_n: needs at least one case{here()}")
     return ew.select_n(prep(which, "select_n"), *[prep(c, "select_n") for c in cases])
-
-
-def clamp(min: Any, x: Any, max: Any) -> Any:
-    """``x`` clipped into ``[min, max]`` (0-d bounds broadcast)."""
-    x = prep(x, "clamp")
-    return ew.min(ew.max(prep(min, "clamp"), x), prep(max, "clamp"))
 
 
 def convert_element_type(operand: Any, new_dtype: Any) -> Any:

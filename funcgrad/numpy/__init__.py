@@ -281,7 +281,6 @@ from funcgrad.numpy._statistics import (  # noqa: F401
 from funcgrad.numpy._ufuncs import (  # noqa: F401
     angle,
     around,
-    clip,
     conj,
     conjugate,
     divmod,

@@ -425,6 +425,40 @@ def _condition(
     return f
 
 
+def _bounds(name: str, doc: str) -> Callable[..., Any]:
+    """A ternary function of an operand and two optional bounds (``numpy="bounds"``:
+    ``clip``), each given by either of two names, applied as ``jnp.clip`` applies them:
+    numpy's ``maximum``, then ``minimum`` (their derivatives: half to each at a tie)."""
+
+    def f(
+        a: ArrayLike | None = None,
+        a_min: ArrayLike | None = None,
+        a_max: ArrayLike | None = None,
+        *,
+        min: ArrayLike | None = None,
+        max: ArrayLike | None = None,
+    ) -> Any:
+        if a is None:
+            raise ValueError(f"No input was provided to the {name} function.{here()}")
+        lo = min if min is not None else a_min
+        hi = max if max is not None else a_max
+        res = prep(a, name)
+        if any(v is not None and _is_complex(prep(v, name)) for v in (res, lo, hi)):
+            raise ValueError(
+                f"{name}: complex values have no ordering and cannot be clipped, got "
+                f"{fmt(res)}; convert to real values first (for example with abs or real){here()}"
+            )
+        if lo is not None:
+            res = DECLARED["maximum"](lo, res)
+        if hi is not None:
+            res = DECLARED["minimum"](hi, res)
+        return out(res if (lo is not None or hi is not None) else DECLARED["positive"](res))
+
+    f.__name__ = f.__qualname__ = name
+    f.__doc__ = doc
+    return f
+
+
 def declared_form(
     name: str, prim: Primitive | Composite, alone: Callable[..., Any] | None = None
 ) -> Callable[..., Any]:
@@ -435,6 +469,8 @@ def declared_form(
     alone is (the row's ``alone``: ``where``'s ``nonzero``)."""
     if prim.numpy_modes.get(name) == "logical":  # (operands tested against zero first)
         return (_logical if prim.arity == 2 else _logical_not)(name, prim.bind)
+    if prim.arity == 3 and prim.numpy_promotion == "bounds":
+        return _bounds(name, f"{public_doc(prim, 'numpy').removesuffix('.')}.")
     if prim.arity == 3:
         doc = public_doc(prim, "numpy").removesuffix(".")
         with_alone = f"; with ``condition`` alone, ``{prim.alone}(condition)``" if alone else ""
@@ -592,30 +628,6 @@ def select(condlist: list, choicelist: list, default: ArrayLike = 0) -> Any:
     for c, v in reversed(list(zip(condlist, choicelist))):
         outv = DECLARED["where"](c, v, outv)
     return out(outv) if condlist else out(prep(default, "select"))
-
-
-def clip(
-    a: ArrayLike,
-    a_min: ArrayLike | None = None,
-    a_max: ArrayLike | None = None,
-    *,
-    min: ArrayLike | None = None,
-    max: ArrayLike | None = None,
-) -> Any:
-    """Clamp ``a`` to ``[min, max]`` (either bound may be ``None``)."""
-    lo = min if min is not None else a_min
-    hi = max if max is not None else a_max
-    res = prep(a, "clip")
-    if any(v is not None and _is_complex(prep(v, "clip")) for v in (res, lo, hi)):
-        raise ValueError(
-            "clip: complex values have no ordering and cannot be clipped, got "
-            f"{fmt(res)}; convert to real values first (for example with abs or real){here()}"
-        )
-    if lo is not None:
-        res = DECLARED["maximum"](lo, res)
-    if hi is not None:
-        res = DECLARED["minimum"](hi, res)
-    return out(res if (lo is not None or hi is not None) else DECLARED["positive"](res))
 
 
 def nan_to_num(

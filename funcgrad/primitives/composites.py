@@ -21,7 +21,7 @@ import numpy as np
 from funcgrad.core import dtypes
 from funcgrad.core.interp import to_aval
 from funcgrad.core.primitive import Composite, TorchForm
-from funcgrad.primitives import bits, special
+from funcgrad.primitives import bits, calls, special
 from funcgrad.primitives import elementwise as ew
 from funcgrad.primitives import shape as sh
 
@@ -541,4 +541,42 @@ right_shift = Composite(
         kernel="rshift",
         number_first=True,
     ),
+)
+
+
+# ------------------------------------------------------------------ ternary
+
+
+def _clamp(lo: Any, x: Any, hi: Any) -> Any:
+    """``min(max(lo, x), hi)`` with ``lax.clamp``'s derivatives (JAX's): ``x``'s where
+    ``lo < x < hi``, ``lo``'s where ``x < lo < hi``, ``hi``'s where ``hi < x``, none elsewhere
+    (at a bound, or NaN); ``lo`` and ``hi`` are 0-d or of ``x``'s shape."""
+    shape = to_aval(x).shape
+    lo, hi = (sh.broadcast_in_dim(v, shape, ()) if not to_aval(v).shape else v for v in (lo, hi))
+    value = calls.stop_gradient_p.bind(ew.min(ew.max(lo, x), hi))
+    inner = ew.bitwise_and(ew.gt(x, lo), ew.lt(x, hi))
+    to_lo = ew.bitwise_and(ew.gt(lo, x), ew.lt(lo, hi))
+    res = ew.select_n(ew.lt(hi, x), value, hi)
+    return ew.select_n(inner, ew.select_n(to_lo, res, lo), x)
+
+
+#: ``lax.clamp(min, x, max)``, numpy's ``clip`` and PyTorch's ``clamp``/``clip``: one op
+#: whose derivative at a bound each library defines its own way, which the row says:
+#: lax's form is ``_clamp`` (none at a bound); numpy's (``numpy="bounds"``: either bound
+#: optional, by two names) applies numpy's ``maximum`` and then ``minimum``, as
+#: ``jnp.clip`` does (half to each at a tie); PyTorch's includes the bounds (``x``'s
+#: derivative where ``lo <= x <= hi``, none where ``lo > hi``), compat's own function
+#: (``compat/_core/ops/clamping.py``), which reads its names and nodes here (all-tensor
+#: bounds ``ClampBackward0``, number bounds ``ClampBackward1``)
+clamp = Composite(
+    "clamp",
+    _clamp,
+    arity=3,
+    public=("lax", "numpy:clip"),
+    doc="``x`` clipped into ``[min, max]``",
+    docs={"numpy": "Clamp ``a`` to ``[min, max]`` (either bound may be ``None``)"},
+    numpy="bounds",
+    operands=("min", "x", "max"),
+    domains=((-2.0, -0.5), (-2.0, 2.0), (0.5, 2.0)),
+    torch=TorchForm("ClampBackward0", aliases=("clip",), scalar_other="ClampBackward1"),
 )

@@ -453,7 +453,11 @@ def test_number_operand_nodes_of_compat_rows(real_torch, op):
         np.testing.assert_allclose(got[0][2], got[1][2], rtol=1e-12)
 
 
-TERNARY = sorted((p.torch.name or p.name) for p in torch_rows() if p.arity == 3)
+TERNARY = sorted(
+    (p.torch.name or p.name)
+    for p in torch_rows()
+    if p.arity == 3 and p.numpy_promotion == "condition"
+)
 _CASE_DTYPES = ["bool", "int32", "int64", "float32", "float64", "complex64"]
 
 
@@ -516,3 +520,35 @@ def test_ternary_row_gradients_as_pytorch(real_torch, op):
         grads[lib] = (npv(xs.grad), npv(ys.grad)) if lib is ctorch else (xs.grad, ys.grad)
     for got, want in zip(grads[ctorch], grads[real_torch]):
         np.testing.assert_allclose(got, want.numpy(), rtol=1e-12)
+
+
+def test_clamp_row_nodes_and_bounds_as_pytorch(real_torch):
+    """``clamp``'s op reads its nodes from funcgrad's ``clamp`` row and keeps PyTorch's
+    derivative (bounds included, none where ``min > max``): nodes of tensor and number
+    bounds, of ``clamp_``/``clip_`` with a tensor bound (compat named ``ClampBackward1``),
+    and every gradient on a grid where the operand ties each bound and bounds cross."""
+    vals = np.array([-1.0, 0.0, 0.5, 1.0, 2.0])
+    x, lo, hi = np.meshgrid(vals, vals, vals, indexing="ij")
+    results = {}
+    for lib in (ctorch, real_torch):
+        xs, los, his = (lib.tensor(v.ravel(), requires_grad=True) for v in (x, lo, hi))
+        outs = [
+            lib.clamp(xs, los, his),
+            lib.clip(xs, min=los),
+            xs.clamp(0.0, 1.0),
+            xs.clamp(max=his),
+            (xs * 1).clamp_(los, his),
+            (xs * 1).clip_(0.0),
+            (xs * 1).clamp_(max=his),
+        ]
+        sum(o.sum() * (k + 1) for k, o in enumerate(outs)).backward()
+        nodes = [o.grad_fn.name() for o in outs]
+        grads = [npv(t.grad) if lib is ctorch else t.grad.numpy() for t in (xs, los, his)]
+        results[lib] = nodes, grads, [npv(o) if lib is ctorch else o.detach().numpy() for o in outs]
+    (nodes, grads, values), (want_nodes, want_grads, want_values) = (
+        results[ctorch],
+        results[real_torch],
+    )
+    assert nodes == want_nodes
+    for got, want in zip(grads + values, want_grads + want_values):
+        np.testing.assert_array_equal(got, want)

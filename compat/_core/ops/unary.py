@@ -308,8 +308,8 @@ def _ternary(p: Any) -> Any:
     )(f)
 
 
-for _p in torch_rows():
-    if _p.arity == 3:
+for _p in torch_rows():  # (``clamp``'s row, of optional bounds: ``clamping.py``)
+    if _p.arity == 3 and _p.numpy_promotion == "condition":
         globals()[_p.torch.name or _p.name] = _ternary(_p)
 
 
