@@ -374,6 +374,45 @@ def test_grad_fn_names_and_next_functions(lib):
     assert x.is_leaf and not y.is_leaf and x.grad_fn is None
 
 
+def _edges_of(fn, depth=4):
+    """``next_functions`` down to ``depth``: (name, output_nr, children) per edge."""
+    if fn is None or depth == 0:
+        return None
+    return [
+        (None if f is None else f.name(), nr, _edges_of(f, depth - 1))
+        for f, nr in fn.next_functions
+    ]
+
+
+def test_edges_of_outputs_other_than_the_first_match_torch(real_torch, fresh_cache):
+    # a node holds an edge to output 0 as the node itself and to output k > 0 as the pair
+    # (graph.edge_key): what PyTorch shows, the gradients, twice (the assembled backward
+    # from the second sighting), and the second derivative must not see the difference
+    data = np.array([[0.5, -1.0, 2.0], [1.5, 0.25, -0.75], [2.0, 1.0, -3.0]], np.float32)
+    results = {}
+    for t in (ctorch, real_torch):
+        x = t.tensor(data, requires_grad=True)
+        c = t.tensor(data[0])  # needs no gradient: a ``None`` edge
+        got = []
+        for _ in range(3):
+            x.grad = None
+            a, b, d = x.unbind(0)
+            lo, hi = (x * c).split([1, 2], dim=1)
+            y = (b * 2 + d * a).sum() + (hi * hi).sum() + (lo * c[:1]).sum()
+            if not got:
+                got.append(_edges_of(y.grad_fn, 6))
+            y.backward(retain_graph=True)
+            (gx,) = t.autograd.grad(y, x, create_graph=True)
+            (ggx,) = t.autograd.grad((gx * gx).sum(), x)
+            got.append((x.grad.detach().numpy().copy(), ggx.detach().numpy().copy()))
+        results[t] = got
+    want, mine = results[real_torch], results[ctorch]
+    assert mine[0] == want[0]
+    for (g, gg), (wg, wgg) in zip(mine[1:], want[1:]):
+        np.testing.assert_allclose(g, wg, rtol=1e-6)
+        np.testing.assert_allclose(gg, wgg, rtol=1e-6)
+
+
 def test_gradient_edge_in_grad_and_backward(lib):
     x = lib.tensor([1.0, 2.0], requires_grad=True)
     h = x * 2
