@@ -49,6 +49,8 @@ from funcgrad.core.ir import Aval, Program, Var
 from funcgrad.core.primitive import COMPOSITES as _COMPOSITES
 from funcgrad.core.primitive import REGISTRY as _PRIMITIVES
 from funcgrad.core.primitive import Composite, Primitive
+from funcgrad.core.reduction_row import REDUCTIONS as _REDUCTIONS
+from funcgrad.core.reduction_row import Reduction
 from funcgrad.tree_util import tree_unflatten
 
 LazyArray = _lazy.LazyArray
@@ -104,6 +106,13 @@ def torch_rows() -> list[Primitive | Composite]:
     compat builds those ops from them, at import (a composite says ``composite=True``)."""
     rows = (*_PRIMITIVES.values(), *_COMPOSITES.values())
     return [p for p in rows if p.torch is not None]
+
+
+def reduction_rows() -> list[Reduction]:
+    """The reduction rows that declare a PyTorch form (``torch=``, a
+    ``funcgrad.core.reduction_row.TorchReduction``), in declaration order: compat builds
+    ``torch.X``, ``Tensor.X`` and ``out=`` of each from them, at import."""
+    return [r for r in _REDUCTIONS.values() if r.torch is not None]
 
 
 def x64(fn: Callable) -> Callable:

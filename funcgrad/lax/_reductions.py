@@ -15,6 +15,7 @@ from funcgrad.core import dtypes
 from funcgrad.core.axes import normalize_axis, sorted_axes
 from funcgrad.core.interp import Tracer, to_aval
 from funcgrad.core.ir import Program
+from funcgrad.core.reduction_row import Reduction, form_doc, reduction_forms
 from funcgrad.lax import _elementwise as E
 from funcgrad.lax._control import associative_scan
 from funcgrad.numpy._core import here, prep
@@ -35,12 +36,6 @@ __all__ = [
     "cumprod",
     "cumsum",
     "reduce",
-    "reduce_and",
-    "reduce_max",
-    "reduce_min",
-    "reduce_or",
-    "reduce_prod",
-    "reduce_sum",
     "reduce_xor",
     "sort",
     "sort_key_val",
@@ -55,45 +50,27 @@ def _axes(name: str, x: Any, axes: Sequence[int]) -> tuple[int, ...]:
     return sorted_axes(axes, to_aval(x).ndim, name)
 
 
-def reduce_sum(operand: Any, axes: Sequence[int]) -> Any:
-    """Sum over ``axes``."""
-    operand = prep(operand, "reduce_sum")
-    return red.reduce_sum(operand, _axes("reduce_sum", operand, axes))
+def _declared_form(name: str, row: Reduction) -> Callable[..., Any]:
+    """The lax form of a reduction row: its primitive on the operand as given (no NumPy
+    promotion, ``axes`` a sequence; bools by the row's ``on_bool``)."""
+
+    def f(operand: Any, axes: Sequence[int]) -> Any:
+        operand = prep(operand, name)
+        axes = _axes(name, operand, axes)
+        bools = row.on_bool is not None and to_aval(operand).dtype == np.bool_
+        prim = row.on_bool[0] if bools else row.primitive  # type: ignore[index]
+        return prim.bind(operand, axes=tuple(axes))  # (no axes too: the dtype is checked, as JAX)
+
+    f.__name__ = f.__qualname__ = name
+    f.__doc__ = f"{form_doc(row, 'lax')}."
+    return f
 
 
-def reduce_prod(operand: Any, axes: Sequence[int]) -> Any:
-    """Product over ``axes``."""
-    operand = prep(operand, "reduce_prod")
-    axes = _axes("reduce_prod", operand, axes)
-    return red.reduce_prod(operand, axes) if axes else operand
-
-
-def reduce_max(operand: Any, axes: Sequence[int]) -> Any:
-    """Maximum over ``axes``."""
-    operand = prep(operand, "reduce_max")
-    axes = _axes("reduce_max", operand, axes)
-    return red.reduce_max(operand, axes) if axes else operand
-
-
-def reduce_min(operand: Any, axes: Sequence[int]) -> Any:
-    """Minimum over ``axes``."""
-    operand = prep(operand, "reduce_min")
-    axes = _axes("reduce_min", operand, axes)
-    return red.reduce_min(operand, axes) if axes else operand
-
-
-def reduce_and(operand: Any, axes: Sequence[int]) -> Any:
-    """Bitwise (logical for bool) AND over ``axes``."""
-    operand = prep(operand, "reduce_and")
-    axes = _axes("reduce_and", operand, axes)
-    return red.reduce_and(operand, axes) if axes else operand
-
-
-def reduce_or(operand: Any, axes: Sequence[int]) -> Any:
-    """Bitwise (logical for bool) OR over ``axes``."""
-    operand = prep(operand, "reduce_or")
-    axes = _axes("reduce_or", operand, axes)
-    return red.reduce_or(operand, axes) if axes else operand
+#: ``reduce_sum``, ``reduce_prod``, ``reduce_max``, ``reduce_min``, ``reduce_and`` and
+#: ``reduce_or`` from the reduction rows (``funcgrad/primitives/reductions.py``)
+DECLARED = {name: _declared_form(name, row) for name, row in reduction_forms("lax").items()}
+globals().update(DECLARED)
+__all__ += sorted(DECLARED)
 
 
 def _fold(x: Any, axis: int, op: Callable, identity: Any) -> Any:
@@ -274,12 +251,12 @@ def is_identity(init: Any, monoid: str, dtype: np.dtype) -> bool:
 
 
 _REDUCERS = {
-    "add": reduce_sum,
-    "mul": reduce_prod,
-    "max": reduce_max,
-    "min": reduce_min,
-    "and": reduce_and,
-    "or": reduce_or,
+    "add": DECLARED["reduce_sum"],
+    "mul": DECLARED["reduce_prod"],
+    "max": DECLARED["reduce_max"],
+    "min": DECLARED["reduce_min"],
+    "and": DECLARED["reduce_and"],
+    "or": DECLARED["reduce_or"],
     "xor": reduce_xor,
 }
 _OPS = {

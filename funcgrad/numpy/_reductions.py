@@ -11,11 +11,13 @@
 from __future__ import annotations
 
 import builtins
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 from funcgrad.core import dtypes
+from funcgrad.core.reduction_row import Reduction, form_doc, reduction_forms
 from funcgrad.numpy._core import (
     ArrayLike,
     as_array,
@@ -87,8 +89,7 @@ def _mask(name: str, a: Any, where: ArrayLike | None, fill: Any) -> Any:
 
 def _sum_like(
     name: str,
-    prim: Any,
-    identity: int,
+    row: Reduction,
     a: ArrayLike,
     axis: Any,
     dtype: Any,
@@ -109,49 +110,22 @@ def _sum_like(
     if dt == _BOOL:
         dt = dtypes.default_dtype(1)
     ct = _upcast(dt)
-    x = _mask(name, convert(a, ct), where, identity)
-    r = prim(x, tuple(sorted(axes)))
+    x = _mask(name, convert(a, ct), where, row.identity)
+    r = row.reduce(x, tuple(sorted(axes)))
     if initial is not None:
-        op = ew.add if identity == 0 else ew.mul
-        r = op(r, np.asarray(initial, ct))
+        r = row.combine(r, np.asarray(initial, ct))
     return _out(_keep(convert(r, dt), av.shape, axes, keepdims))
 
 
-def sum(
-    a: ArrayLike,
-    axis: Any = None,
-    dtype: Any = None,
-    out: Any = None,
-    keepdims: bool = False,
-    initial: Any = None,
-    where: ArrayLike | None = None,
-    promote_integers: bool = True,
-) -> Any:
-    """Sum over ``axis`` (all axes by default); small integers and bools sum as the default
-    integer."""
-    return _sum_like(
-        "sum", rd.reduce_sum, 0, a, axis, dtype, out, keepdims, initial, where, promote_integers
-    )
-
-
-def prod(
-    a: ArrayLike,
-    axis: Any = None,
-    dtype: Any = None,
-    out: Any = None,
-    keepdims: bool = False,
-    initial: Any = None,
-    where: ArrayLike | None = None,
-    promote_integers: bool = True,
-) -> Any:
-    """Product over ``axis``."""
-    return _sum_like(
-        "prod", rd.reduce_prod, 1, a, axis, dtype, out, keepdims, initial, where, promote_integers
-    )
-
-
 def _minmax(
-    name: str, a: ArrayLike, axis: Any, out_: Any, keepdims: bool, initial: Any, where: Any
+    name: str,
+    row: Reduction,
+    a: ArrayLike,
+    axis: Any,
+    out_: Any,
+    keepdims: bool,
+    initial: Any,
+    where: Any,
 ) -> Any:
     _no_out(name, out_)
     a = as_array(a, name)
@@ -167,56 +141,17 @@ def _minmax(
             f"{name}: zero-size array {fmt(a)} to reduction operation {name} which has no "
             f"identity{here()}"
         )
-    is_max = name in ("max", "amax")
     a = convert(a, av.dtype)  # results are strong
-    if av.dtype == _BOOL:
-        prim = rd.reduce_or if is_max else rd.reduce_and
-        binop = ew.bitwise_or if is_max else ew.bitwise_and
-        fill = not is_max
+    fill = dtypes.extreme(av.dtype, largest=row.identity == "highest")
+    a, ax = _mask(name, a, where, fill), tuple(sorted(axes))
+    if av.dtype == _BOOL:  # (NumPy's max of bools is any, min all: the row's ``on_bool``)
+        prim, combine = row.on_bool
+        r = prim.bind(a, axes=ax) if ax else a
     else:
-        prim = rd.reduce_max if is_max else rd.reduce_min
-        binop = ew.max if is_max else ew.min
-        fill = _lowest(av.dtype) if is_max else _highest(av.dtype)
-    a = _mask(name, a, where, fill)
-    r = prim(a, tuple(sorted(axes)))
+        r, combine = row.reduce(a, ax), row.combine
     if initial is not None:
-        r = binop(r, np.asarray(initial, av.dtype))
+        r = combine(r, np.asarray(initial, av.dtype))
     return _out(_keep(r, av.shape, axes, keepdims))
-
-
-def _lowest(dt: np.dtype) -> Any:
-    return -np.inf if dtypes.is_inexact(dt) else np.iinfo(dt).min
-
-
-def _highest(dt: np.dtype) -> Any:
-    return np.inf if dtypes.is_inexact(dt) else np.iinfo(dt).max
-
-
-def max(
-    a: ArrayLike,
-    axis: Any = None,
-    out: Any = None,
-    keepdims: bool = False,
-    initial: Any = None,
-    where: ArrayLike | None = None,
-) -> Any:
-    """Maximum over ``axis``."""
-    return _minmax("max", a, axis, out, keepdims, initial, where)
-
-
-def min(
-    a: ArrayLike,
-    axis: Any = None,
-    out: Any = None,
-    keepdims: bool = False,
-    initial: Any = None,
-    where: ArrayLike | None = None,
-) -> Any:
-    """Minimum over ``axis``."""
-    return _minmax("min", a, axis, out, keepdims, initial, where)
-
-
-amax, amin = max, min
 
 
 def ptp(a: ArrayLike, axis: Any = None, out: Any = None, keepdims: bool = False) -> Any:
@@ -224,7 +159,8 @@ def ptp(a: ArrayLike, axis: Any = None, out: Any = None, keepdims: bool = False)
 
     check_arraylike("ptp", a)
     _no_out("ptp", out)
-    return subtract(max(a, axis, keepdims=keepdims), min(a, axis, keepdims=keepdims))
+    hi = DECLARED["max"](a, axis, keepdims=keepdims)
+    return subtract(hi, DECLARED["min"](a, axis, keepdims=keepdims))
 
 
 def _to_bool(a: Any) -> Any:
@@ -233,38 +169,15 @@ def _to_bool(a: Any) -> Any:
     return ew.ne(a, np.asarray(0, aval(a).dtype))
 
 
-def _anyall(name: str, a: ArrayLike, axis: Any, out_: Any, keepdims: bool, where: Any) -> Any:
+def _anyall(
+    name: str, row: Reduction, a: ArrayLike, axis: Any, out_: Any, keepdims: bool, where: Any
+) -> Any:
     _no_out(name, out_)
     a = _to_bool(as_array(a, name))
     av = aval(a)
     axes = normalize_axes(axis, av.ndim, name)
-    a = _mask(name, a, where, name == "all")
-    prim = rd.reduce_or if name == "any" else rd.reduce_and
-    return _out(_keep(prim(a, tuple(sorted(axes))), av.shape, axes, keepdims))
-
-
-def any(
-    a: ArrayLike,
-    axis: Any = None,
-    out: Any = None,
-    keepdims: bool = False,
-    *,
-    where: ArrayLike | None = None,
-) -> Any:
-    """Whether any element along ``axis`` is non-zero."""
-    return _anyall("any", a, axis, out, keepdims, where)
-
-
-def all(
-    a: ArrayLike,
-    axis: Any = None,
-    out: Any = None,
-    keepdims: bool = False,
-    *,
-    where: ArrayLike | None = None,
-) -> Any:
-    """Whether every element along ``axis`` is non-zero."""
-    return _anyall("all", a, axis, out, keepdims, where)
+    a = _mask(name, a, where, row.identity)
+    return _out(_keep(row.reduce(a, tuple(sorted(axes))), av.shape, axes, keepdims))
 
 
 def _count(shape: tuple, axes: tuple[int, ...]) -> int:
@@ -280,28 +193,124 @@ def _mean_dtypes(name: str, in_dtype: np.dtype, dtype: Any) -> tuple[np.dtype, n
     return dt, _upcast(dt)
 
 
-def mean(
+def _where_count(name: str, where: ArrayLike, shape: tuple, axes: Any, dtype: np.dtype) -> Any:
+    """The number of elements ``where`` selects over ``axes`` (as ``dtype``)."""
+    mask = broadcast_to_shape(_to_bool(prep(where, name)), shape)
+    return _total(mask, axis=axes, dtype=dtype)
+
+
+def _mean(
+    name: str,
+    row: Reduction,
     a: ArrayLike,
-    axis: Any = None,
-    dtype: Any = None,
-    out: Any = None,
-    keepdims: bool = False,
-    *,
-    where: ArrayLike | None = None,
+    axis: Any,
+    dtype: Any,
+    out_: Any,
+    keepdims: bool,
+    where: Any,
 ) -> Any:
-    """Arithmetic mean over ``axis``; integers average in floating point."""
-    _no_out("mean", out)
-    a = as_array(a, "mean")
+    _no_out(name, out_)
+    a = as_array(a, name)
     av = aval(a)
-    axes = normalize_axes(axis, av.ndim, "mean")
-    dt, ct = _mean_dtypes("mean", av.dtype, dtype)
+    axes = normalize_axes(axis, av.ndim, name)
+    dt, ct = _mean_dtypes(name, av.dtype, dtype)
     x = convert(a, ct)
-    s = rd.reduce_sum(_mask("mean", x, where, 0), tuple(sorted(axes)))
+    s = row.reduce(_mask(name, x, where, row.identity), tuple(sorted(axes)))
     if where is None:
         n: Any = np.asarray(_count(av.shape, axes), ct)
     else:
-        n = sum(broadcast_to_shape(_to_bool(prep(where, "mean")), av.shape), axis=axes, dtype=ct)
+        n = _where_count(name, where, av.shape, axes, ct)
     return _out(_keep(convert(ew.div(s, n), dt), av.shape, axes, keepdims))
+
+
+# --------------------------------------------------------------------------- the rows' forms
+# (one kind of numpy form per ``Reduction.numpy``: its signature is jax.numpy's)
+
+
+def _sum_form(name: str, row: Reduction) -> Callable[..., Any]:
+    def f(
+        a: ArrayLike,
+        axis: Any = None,
+        dtype: Any = None,
+        out: Any = None,
+        keepdims: bool = False,
+        initial: Any = None,
+        where: ArrayLike | None = None,
+        promote_integers: bool = True,
+    ) -> Any:
+        return _sum_like(name, row, a, axis, dtype, out, keepdims, initial, where, promote_integers)
+
+    return f
+
+
+def _extremum_form(name: str, row: Reduction) -> Callable[..., Any]:
+    def f(
+        a: ArrayLike,
+        axis: Any = None,
+        out: Any = None,
+        keepdims: bool = False,
+        initial: Any = None,
+        where: ArrayLike | None = None,
+    ) -> Any:
+        return _minmax(name, row, a, axis, out, keepdims, initial, where)
+
+    return f
+
+
+def _mean_form(name: str, row: Reduction) -> Callable[..., Any]:
+    def f(
+        a: ArrayLike,
+        axis: Any = None,
+        dtype: Any = None,
+        out: Any = None,
+        keepdims: bool = False,
+        *,
+        where: ArrayLike | None = None,
+    ) -> Any:
+        return _mean(name, row, a, axis, dtype, out, keepdims, where)
+
+    return f
+
+
+def _logical_form(name: str, row: Reduction) -> Callable[..., Any]:
+    def f(
+        a: ArrayLike,
+        axis: Any = None,
+        out: Any = None,
+        keepdims: bool = False,
+        *,
+        where: ArrayLike | None = None,
+    ) -> Any:
+        return _anyall(name, row, a, axis, out, keepdims, where)
+
+    return f
+
+
+_KINDS = {
+    "fold": _sum_form,
+    "extremum": _extremum_form,
+    "average": _mean_form,
+    "logical": _logical_form,
+}
+
+
+def _declared_form(row: Reduction) -> Callable[..., Any]:
+    """The numpy form of a reduction row, named as the row (``amax`` is ``max``, as in
+    ``jax.numpy``: its errors say ``max``)."""
+    f = _KINDS[row.numpy](row.name, row)
+    f.__name__ = f.__qualname__ = row.name
+    f.__doc__ = f"{form_doc(row, 'numpy')}."
+    return f
+
+
+#: the numpy form of each reduction row by the row's name (``sum``, ``max``, ``mean``,
+#: ``any``, ...: ``funcgrad/primitives/reductions.py``), which is also an array method
+METHODS = {r.name: _declared_form(r) for r in dict.fromkeys(reduction_forms("numpy").values())}
+#: every numpy form of the rows (``amax`` is ``max``)
+DECLARED = {name: METHODS[row.name] for name, row in reduction_forms("numpy").items()}
+globals().update(DECLARED)
+# (this module's own calls of two of them)
+_total, _average = DECLARED["sum"], DECLARED["mean"]
 
 
 def var(
@@ -324,7 +333,7 @@ def var(
     axes = normalize_axes(axis, av.ndim, "var")
     dt, ct = _mean_dtypes("var", av.dtype, dtype)
     x = convert(a, ct)
-    m = mean(x, axis=axes, keepdims=True, where=where)
+    m = _average(x, axis=axes, keepdims=True, where=where)
     d = ew.sub(x, broadcast_to_shape(m, av.shape))
     if dtypes.kind(ct) == 3:  # |d|**2: the variance of complex values is real (as jnp.var)
         sq, ct = ew.real(ew.mul(d, ew.conj(d))), ew.real_dtype(ct)
@@ -335,7 +344,7 @@ def var(
     if where is None:
         n: Any = np.asarray(_count(av.shape, axes) - ddof, ct)
     else:
-        cnt = sum(broadcast_to_shape(_to_bool(prep(where, "var")), av.shape), axis=axes, dtype=ct)
+        cnt = _where_count("var", where, av.shape, axes, ct)
         n = ew.sub(cnt, np.asarray(ddof, ct))
     return _out(_keep(convert(ew.div(s, n), dt), av.shape, axes, keepdims))
 
@@ -481,7 +490,7 @@ def cumulative_prod(
 def count_nonzero(a: ArrayLike, axis: Any = None, keepdims: bool = False) -> Any:
     """Number of non-zero elements along ``axis``."""
     b = _to_bool(as_array(a, "count_nonzero"))
-    return sum(b, axis=axis, keepdims=keepdims, dtype=dtypes.default_dtype(1))
+    return _total(b, axis=axis, keepdims=keepdims, dtype=dtypes.default_dtype(1))
 
 
 def average(
@@ -496,7 +505,7 @@ def average(
     a = as_array(a, "average")
     av = aval(a)
     if weights is None:
-        avg = mean(a, axis=axis, keepdims=keepdims)
+        avg = _average(a, axis=axis, keepdims=keepdims)
         axes = normalize_axes(axis, av.ndim, "average")
         cnt = sh.full(aval(avg).shape, _count(av.shape, axes), aval(avg).dtype)
         return (avg, _out(cnt)) if returned else avg
@@ -522,8 +531,8 @@ def average(
         shape = [1] * av.ndim
         shape[ax] = wv.shape[0]
         w = broadcast_to_shape(sh.reshape(w, tuple(shape)), av.shape)
-    wsum = sum(w, axis=axis, keepdims=keepdims)
-    avg = divide(sum(multiply(a, w), axis=axis, keepdims=keepdims), wsum)
+    wsum = _total(w, axis=axis, keepdims=keepdims)
+    avg = divide(_total(multiply(a, w), axis=axis, keepdims=keepdims), wsum)
     if returned:
         return avg, broadcast_to(wsum, aval(avg).shape)
     return avg
@@ -535,7 +544,8 @@ def nansum(
     """Sum treating NaNs as zero."""
 
     a = as_array(a, "nansum")
-    return sum(where(isnan(a), 0, a), axis=axis, dtype=dtype, out=out, keepdims=keepdims)
+    kept = where(isnan(a), 0, a)
+    return _total(kept, axis=axis, dtype=dtype, out=out, keepdims=keepdims)
 
 
 def nanmean(
@@ -544,7 +554,8 @@ def nanmean(
     """Mean ignoring NaNs."""
 
     a = as_array(a, "nanmean")
-    return mean(a, axis=axis, dtype=dtype, out=out, keepdims=keepdims, where=logical_not(isnan(a)))
+    given = logical_not(isnan(a))
+    return _average(a, axis=axis, dtype=dtype, out=out, keepdims=keepdims, where=given)
 
 
 def median(*args: Any, **kwargs: Any) -> Any:

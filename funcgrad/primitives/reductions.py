@@ -29,6 +29,7 @@ from funcgrad.core.axes import normalize_axis, sorted_axes
 from funcgrad.core.interp import bind, to_aval
 from funcgrad.core.ir import Aval
 from funcgrad.core.primitive import Example, Primitive
+from funcgrad.core.reduction_row import Reduction, TorchReduction
 from funcgrad.core.zeros import Zero
 from funcgrad.primitives import elementwise as ew
 from funcgrad.primitives import indexing as ix
@@ -471,6 +472,113 @@ cumsum = _cum_wrapper(cumsum_p)
 cumprod = _cum_wrapper(cumprod_p)
 cummax = _cum_wrapper(cummax_p)
 cummin = _cum_wrapper(cummin_p)
+
+
+# --------------------------------------------------------------------------- rows
+# (the public reductions of funcgrad.numpy, funcgrad.lax and compat, each declared once:
+# funcgrad.core.reduction_row; the namespaces generate their forms from these)
+
+Reduction(
+    "sum",
+    reduce_sum_p,
+    reduce_sum,
+    public=("numpy", "lax:reduce_sum"),
+    doc="Sum over ``axis`` (all axes by default); small integers and bools sum as the "
+    "default integer",
+    docs={"lax": "Sum over ``axes``"},
+    numpy="fold",
+    identity=0,
+    combine=ew.add,
+    torch=TorchReduction("SumBackward0", dim_grad_fn="SumBackward1"),
+)
+Reduction(
+    "prod",
+    reduce_prod_p,
+    reduce_prod,
+    public=("numpy", "lax:reduce_prod"),
+    doc="Product over ``axis``",
+    docs={"lax": "Product over ``axes``"},
+    numpy="fold",
+    identity=1,
+    combine=ew.mul,
+    torch=TorchReduction(
+        "ProdBackward0", dim_grad_fn="ProdBackward1", one_dim=True, domain=(0.5, 1.5)
+    ),
+)
+Reduction(
+    "max",
+    reduce_max_p,
+    reduce_max,
+    public=("numpy", "numpy:amax", "lax:reduce_max"),
+    doc="Maximum over ``axis``",
+    docs={"lax": "Maximum over ``axes``"},
+    numpy="extremum",
+    identity="lowest",
+    combine=ew.max,
+    on_bool=(reduce_or_p, ew.bitwise_or),
+    torch=TorchReduction(
+        "AmaxBackward0",
+        name="amax",
+        dim=(),
+        dtype=False,
+        promote="keep",
+        no_identity=True,
+        complex_error="\"max_values_cpu\" not implemented for '{dtype}'",
+    ),
+)
+Reduction(
+    "min",
+    reduce_min_p,
+    reduce_min,
+    public=("numpy", "numpy:amin", "lax:reduce_min"),
+    doc="Minimum over ``axis``",
+    docs={"lax": "Minimum over ``axes``"},
+    numpy="extremum",
+    identity="highest",
+    combine=ew.min,
+    on_bool=(reduce_and_p, ew.bitwise_and),
+    torch=TorchReduction(
+        "AminBackward0",
+        name="amin",
+        dim=(),
+        dtype=False,
+        promote="keep",
+        no_identity=True,
+        complex_error="\"min_values_cpu\" not implemented for '{dtype}'",
+    ),
+)
+Reduction(
+    "mean",
+    reduce_sum_p,
+    reduce_sum,
+    public=("numpy",),
+    doc="Arithmetic mean over ``axis``; integers average in floating point",
+    numpy="average",
+    identity=0,
+    torch=TorchReduction("MeanBackward0", dim_grad_fn="MeanBackward1", promote="float"),
+)
+Reduction(
+    "any",
+    reduce_or_p,
+    reduce_or,
+    public=("numpy", "lax:reduce_or"),
+    doc="Whether any element along ``axis`` is non-zero",
+    docs={"lax": "Bitwise (logical for bool) OR over ``axes``"},
+    numpy="logical",
+    identity=False,
+    torch=TorchReduction(None, dtype=False, promote="bool", empty_dim_all=False),
+)
+Reduction(
+    "all",
+    reduce_and_p,
+    reduce_and,
+    public=("numpy", "lax:reduce_and"),
+    doc="Whether every element along ``axis`` is non-zero",
+    docs={"lax": "Bitwise (logical for bool) AND over ``axes``"},
+    numpy="logical",
+    identity=True,
+    torch=TorchReduction(None, dtype=False, promote="bool", empty_dim_all=False),
+)
 
 
 # --------------------------------------------------------------------------- host rules

@@ -18,6 +18,7 @@ from compat._core.optable import Mask, Sample, T, defop
 from compat._core.tensor import Tensor, _wrap_dim, apply
 from funcgrad import nn as fnn
 from funcgrad import numpy as fnp
+from funcgrad._compat_contract import reduction_rows
 
 _ValuesIndices = namedtuple("_ValuesIndices", ["values", "indices"])
 
@@ -28,87 +29,12 @@ def _dims(dim: Any, ndim: int) -> tuple[int, ...] | None:
     if isinstance(dim, (list, tuple)):
         if len(dim) == 0:
             return None
-        return tuple(sorted({_wrap_dim(d, ndim) for d in dim}))
+        wrapped = [_wrap_dim(d, ndim) for d in dim]
+        for i, d in enumerate(wrapped):
+            if d in wrapped[:i]:
+                raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
+        return tuple(sorted(wrapped))
     return (_wrap_dim(dim, ndim),)
-
-
-def _sum_f(x: Any, *, axes: Any, keepdims: bool, dtype: np.dtype) -> Any:
-    return fnp.sum(_c(x, dtype), axis=axes, keepdims=keepdims)
-
-
-@defop(
-    samples=(
-        Sample(((2, 3),)),
-        Sample(((2, 3, 2),), args=((0, 2),)),
-        Sample(((2, 3),), kwargs=(("dim", 1), ("keepdim", True))),
-        Sample(((4,),), dtype="int64", grad=False),
-    )
-)
-def sum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
-    axes = _dims(dim, input.ndim)
-    if dtype is not None:
-        dt = _dt.np_dtype(dtype)
-    elif _dt.kind(input._npdtype) in "biu":
-        dt = np.dtype(np.int64)
-    else:
-        dt = input._npdtype
-    return apply(
-        _sum_f,
-        "SumBackward1" if axes else "SumBackward0",
-        (input,),
-        (("axes", axes), ("keepdims", bool(keepdim)), ("dtype", dt)),
-    )
-
-
-def _mean_f(x: Any, *, axes: Any, keepdims: bool, dtype: np.dtype) -> Any:
-    return fnp.mean(_c(x, dtype), axis=axes, keepdims=keepdims)
-
-
-@defop(samples=(Sample(((2, 3),)), Sample(((2, 3),), args=(0,))))
-def mean(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
-    dt = _dt.np_dtype(dtype) if dtype is not None else input._npdtype
-    if _dt.kind(dt) not in "fc":
-        raise RuntimeError(
-            "mean(): could not infer output dtype. Input dtype must be either a floating point "
-            f"or complex dtype. Got: {_dt.from_np(dt).name.capitalize()}"
-        )
-    axes = _dims(dim, input.ndim)
-    return apply(
-        _mean_f,
-        "MeanBackward1" if axes else "MeanBackward0",
-        (input,),
-        (("axes", axes), ("keepdims", bool(keepdim)), ("dtype", dt)),
-    )
-
-
-def _prod_f(x: Any, *, axes: Any, keepdims: bool, dtype: np.dtype) -> Any:
-    return fnp.prod(_c(x, dtype), axis=axes, keepdims=keepdims)
-
-
-@defop(samples=(Sample(((2, 3),), domain=(0.5, 1.5)), Sample(((2, 3),), args=(1,))))
-def prod(
-    input: Tensor, dim: int | None = None, keepdim: bool = False, *, dtype: Any = None
-) -> Tensor:
-    if dtype is not None:
-        dt = _dt.np_dtype(dtype)
-    elif _dt.kind(input._npdtype) in "biu":
-        dt = np.dtype(np.int64)
-    else:
-        dt = input._npdtype
-    axes = _dims(dim, input.ndim)
-    return apply(
-        _prod_f,
-        "ProdBackward1" if axes else "ProdBackward0",
-        (input,),
-        (("axes", axes), ("keepdims", bool(keepdim)), ("dtype", dt)),
-    )
-
-
-def _amax_f(x: Any, *, axes: Any, keepdims: bool, op: str) -> Any:
-    if _dt.kind(x.dtype) == "f":
-        return _conv.amax(x, axes, keepdims, op)
-    f = fnp.max if op == "max" else fnp.min
-    return f(x, axis=axes, keepdims=keepdims)
 
 
 _FULL = {"max": _conv.even_extremum(fnp.max), "min": _conv.even_extremum(fnp.min)}
@@ -121,26 +47,116 @@ def _full_extremum_f(x: Any, *, op: str) -> Any:
     return fnp.max(x) if op == "max" else fnp.min(x)
 
 
-@defop(samples=(Sample(((2, 3),), kwargs=(("dim", (0, 1)),)), Sample(((2, 3),), args=(-1, True))))
-def amax(input: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
-    axes = _dims(dim, input.ndim)
-    return apply(
-        _amax_f,
-        "AmaxBackward0",
-        (input,),
-        (("axes", axes), ("keepdims", bool(keepdim)), ("op", "max")),
-    )
+# --------------------------------------------------------------------------- the rows' ops
+# (``torch.sum``, ``prod``, ``mean``, ``amax``, ``amin``, ``any``, ``all``: the reduction rows
+# of ``funcgrad/primitives/reductions.py``, whose ``TorchReduction`` says how PyTorch's form
+# differs from the numpy form each op computes with)
 
 
-@defop(samples=Sample(((2, 3),), args=(1,)))
-def amin(input: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
-    axes = _dims(dim, input.ndim)
-    return apply(
-        _amax_f,
-        "AminBackward0",
-        (input,),
-        (("axes", axes), ("keepdims", bool(keepdim)), ("op", "min")),
+def _reduce_f(x: Any, *, op: str, promote: str, axes: Any, keepdims: bool, dtype: Any) -> Any:
+    """The row ``op``'s numpy form of ``x`` in ``dtype``; PyTorch's gradient of the extrema
+    of floats (``conventions.amax``: ties and NaN shared evenly)."""
+    if promote == "keep" and _dt.kind(x.dtype) == "f":
+        return _conv.amax(x, axes, keepdims, op)
+    if promote == "bool":  # (a uint8 input gives uint8, as PyTorch)
+        return getattr(fnp, op)(x, axis=axes, keepdims=keepdims).astype(dtype)
+    return getattr(fnp, op)(_c(x, dtype), axis=axes, keepdims=keepdims)
+
+
+def _result_dtype(name: str, promote: str, given: np.dtype, dtype: Any) -> np.dtype:
+    """The result dtype of a row's op as PyTorch types it (``TorchReduction.promote``)."""
+    if promote == "bool":
+        return given if given == np.uint8 else np.dtype(bool)
+    dt = _dt.np_dtype(dtype) if dtype is not None else given
+    if promote == "float" and _dt.kind(dt) not in "fc":
+        raise RuntimeError(
+            f"{name}(): could not infer output dtype. Input dtype must be either a floating "
+            f"point or complex dtype. Got: {_dt.from_np(dt).name.capitalize()}"
+        )
+    if promote == "int64" and dtype is None and _dt.kind(dt) in "biu":
+        return np.dtype(np.int64)
+    return dt
+
+
+def _check_nonempty(name: str, input: Tensor, axes: Any) -> None:
+    """PyTorch's errors for reducing an empty extent of a reduction without identity."""
+    if axes is None and input.numel() == 0:
+        raise RuntimeError(
+            f"{name}(): Expected reduction dim to be specified for input.numel() == 0. "
+            "Specify the reduction dim with the 'dim' argument."
+        )
+    for a in axes or ():
+        if input.shape[a] == 0:
+            raise IndexError(f"{name}(): Expected reduction dim {a} to have non-zero size.")
+
+
+def _reduce(row: Any, name: str, input: Tensor, dim: Any, keepdim: bool, dtype: Any) -> Tensor:
+    t = row.torch  # (refusals in PyTorch's order: dtype, dims, empty, complex)
+    dt = _result_dtype(name, t.promote, input._npdtype, dtype)
+    if input.ndim == 0 and dim is not None:  # (a 0-d tensor has one dimension to name)
+        _dims(dim, 1)
+        axes: Any = ()
+    elif not t.empty_dim_all and isinstance(dim, (list, tuple)) and not dim:
+        axes = ()
+    else:
+        axes = _dims(dim, input.ndim)
+    if t.no_identity:
+        _check_nonempty(name, input, axes)
+    if t.complex_error is not None and _dt.kind(input._npdtype) == "c":
+        raise NotImplementedError(
+            t.complex_error.format(dtype=_dt.scalar_type_name(input._npdtype))
+        )
+    node = t.dim_grad_fn if dim is not None and t.dim_grad_fn else t.grad_fn
+    static = (("op", row.name), ("promote", t.promote), ("axes", axes))
+    static += (("keepdims", bool(keepdim)), ("dtype", dt))
+    return apply(_reduce_f, node or name, (input,), static)
+
+
+def _samples(row: Any) -> tuple[Sample, ...]:
+    """The op's test cases, from its row: every dimension, several, one kept, the last; an
+    integer input where PyTorch computes one; bool masks for ``any``/``all``."""
+    t = row.torch
+    if t.promote == "bool":
+        return (
+            Sample((Mask((2, 3)),), grad=False),
+            Sample((Mask((2, 3)),), args=(1,), grad=False),
+            Sample((Mask((2, 3, 2)),), args=((0, 2), True), grad=False),
+        )
+    d = t.domain
+    out = (
+        Sample(((2, 3),), domain=d),
+        Sample(((2, 3),), kwargs=(("dim", 1), ("keepdim", True)), domain=d),
+        Sample(((2, 3),), args=(-1,), domain=d),
     )
+    if not t.one_dim:
+        out += (Sample(((2, 3, 2),), args=((0, 2),), domain=d),)
+    if t.promote != "float":
+        out += (Sample(((4,),), dtype="int64", domain=d, grad=False),)
+    return out
+
+
+def _reduction_op(row: Any) -> Any:
+    """``torch.X``/``Tensor.X``/``out=`` of a reduction row (its ``TorchReduction``)."""
+    t = row.torch
+    name = t.name or row.name
+
+    def with_dtype(
+        input: Tensor, dim: Any = t.dim, keepdim: bool = False, *, dtype: Any = None
+    ) -> Tensor:
+        return _reduce(row, name, input, dim, keepdim, dtype)
+
+    def without_dtype(input: Tensor, dim: Any = t.dim, keepdim: bool = False) -> Tensor:
+        return _reduce(row, name, input, dim, keepdim, None)
+
+    f = with_dtype if t.dtype else without_dtype
+    f.__name__ = f.__qualname__ = name
+    f.__doc__ = f"{row.doc} (PyTorch's ``dim``/``keepdim``; the row's ``TorchReduction``)."
+    return defop(name, samples=_samples(row))(f)
+
+
+for _row in reduction_rows():
+    globals()[_row.torch.name or _row.name] = _reduction_op(_row)
+del _row
 
 
 def _max_dim_f(x: Any, *, axis: int, keepdims: bool, op: str) -> Any:
@@ -283,30 +299,6 @@ def std(
     correction: Any = None,
 ) -> Tensor:
     return _var_std(input, dim, unbiased, keepdim, correction, std=True)
-
-
-def _anyall_f(x: Any, *, axes: Any, keepdims: bool, op: str) -> Any:
-    return (fnp.any if op == "any" else fnp.all)(x, axis=axes, keepdims=keepdims)
-
-
-@defop(samples=Sample((Mask((2, 3)),), args=(1,), grad=False))
-def any(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
-    return apply(
-        _anyall_f,
-        "any",
-        (input,),
-        (("axes", _dims(dim, input.ndim)), ("keepdims", bool(keepdim)), ("op", "any")),
-    )
-
-
-@defop(samples=Sample((Mask((2, 3)),), grad=False))
-def all(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
-    return apply(
-        _anyall_f,
-        "all",
-        (input,),
-        (("axes", _dims(dim, input.ndim)), ("keepdims", bool(keepdim)), ("op", "all")),
-    )
 
 
 def _logsumexp_f(x: Any, *, axes: Any, keepdims: bool) -> Any:

@@ -1,0 +1,147 @@
+"""A reduction's row: its public forms in funcgrad and compat declared once.
+
+The elementwise rows (:class:`~funcgrad.core.primitive.Primitive` and ``Composite`` with a
+``TorchForm``) say how one or two operands are prepared; a reduction also takes the axes it
+reduces, and NumPy's and PyTorch's conventions around them differ (``axis``/``keepdims``
+against ``dim``/``keepdim``, the result's dtype, ``initial=``/``where=``, empty
+reductions). A :class:`Reduction` row, declared beside its primitive
+(``funcgrad/primitives/reductions.py``), names the forms that namespaces generate from it
+(``public=``: ``numpy``'s function and aliases, ``lax``'s ``reduce_X``) and says each
+difference as a field, for NumPy (``numpy=``, ``identity``, ``combine``, ``on_bool``) and
+for PyTorch (``torch=``, a :class:`TorchReduction`), rather than two copies of the
+function. funcgrad never reads ``torch``; compat builds ``torch.X``, ``Tensor.X`` and
+``out=`` from it at import.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+#: the kinds of numpy form a row may declare (see :class:`Reduction`)
+NUMPY_KINDS = ("fold", "average", "extremum", "logical")
+#: how PyTorch may type a reduction's result (see :class:`TorchReduction`)
+TORCH_PROMOTIONS = ("int64", "float", "keep", "bool")
+
+
+@dataclass(frozen=True)
+class TorchReduction:
+    """How a reduction row reads in PyTorch (``torch=`` on the row).
+
+    ``grad_fn`` is the node of the form given no ``dim`` (``SumBackward0``; ``None``: no
+    node, as ``any``), ``dim_grad_fn`` the node where a ``dim`` is given, where PyTorch
+    names another (``SumBackward1``). ``name`` is PyTorch's name where it is not the
+    row's: the ``max`` row is ``torch.amax`` (PyTorch's ``max`` with a ``dim`` returns
+    values and indices, another op). ``dim`` is the default of ``dim`` (``None``; ``()``
+    for ``amax``, where no dimension means every one); ``dtype``: the form takes
+    ``dtype=``. ``promote`` is how PyTorch types the result where NumPy differs:
+    ``"int64"`` (bool and integer inputs reduce as int64, where NumPy takes JAX's default
+    integer and keeps unsigned ones unsigned), ``"float"`` (bool and integer inputs are
+    refused, where NumPy's result is their inexact type), ``"keep"`` (the input's dtype),
+    ``"bool"`` (a bool result, uint8 kept as uint8, where NumPy's is bool).
+    ``empty_dim_all=False``: ``dim=[]`` reduces no dimension (``any``, ``all``), where
+    PyTorch's other reductions, and NumPy's ``axis=()`` none, reduce every one.
+    ``one_dim``: PyTorch's form takes one ``int`` dimension (``prod``), where NumPy's
+    takes a tuple (compat's takes either). ``no_identity``: an empty reduction is PyTorch's error (``amax``; NumPy's form has
+    its own, a ``ValueError``); ``complex_error``: PyTorch's ``NotImplementedError`` for a
+    complex input, where the row's primitive raises a ``TypeError``. ``domain``: the
+    ``(lo, hi)`` compat's test samples draw from, where not (-2, 2) (``prod``).
+    """
+
+    grad_fn: str | None
+    dim_grad_fn: str | None = None
+    name: str | None = None
+    dim: tuple[int, ...] | None = None
+    dtype: bool = True
+    promote: str = "int64"
+    one_dim: bool = False
+    empty_dim_all: bool = True
+    no_identity: bool = False
+    complex_error: str | None = None
+    domain: tuple[float, float] = (-2.0, 2.0)
+
+    def __post_init__(self) -> None:
+        if self.promote not in TORCH_PROMOTIONS:
+            raise ValueError(f"promote={self.promote!r}: not one of {TORCH_PROMOTIONS}")
+
+
+#: the declared reductions, name -> row, in declaration order
+REDUCTIONS: dict[str, Reduction] = {}
+
+
+class Reduction:
+    """One reduction declared for both libraries (see the module docstring).
+
+    ``primitive`` is the row's primitive and ``reduce`` its lax-level wrapper
+    (``reduce_sum(x, axes)``, which binds nothing for no axes), which the forms bind. ``public`` lists the forms (``"numpy"``, ``"numpy:amax"``,
+    ``"lax:reduce_max"``); ``doc`` their docstring's first words. ``numpy`` is the kind of
+    its numpy form, each a signature and a convention of ``jax.numpy``:
+
+    * ``"fold"`` (``sum``, ``prod``: a fold from ``identity``): ``dtype=``, ``initial=`` (joined by ``combine``),
+      ``where=`` (masked elements become ``identity``), ``promote_integers=`` (bools and
+      small integers reduce as the default integer);
+    * ``"average"`` (``mean``): ``dtype=``, ``where=``; the result is the input's inexact
+      type;
+    * ``"extremum"`` (``max``, ``min``): ``initial=`` (joined by ``combine``), ``where=``
+      only with ``initial=``; no identity, so an empty reduction is refused (``identity``
+      is the masked elements' fill: ``"lowest"``/``"highest"`` of the dtype); bools reduce
+      by ``on_bool`` (the ``(primitive, combine)`` of ``or`` for ``max``, as NumPy);
+    * ``"logical"`` (``any``, ``all``): the operand tested against zero first, where the
+      lax form reduces it bitwise as it is; ``where=`` fills ``identity``.
+
+    The lax form (``reduce_X(operand, axes)``) binds ``primitive`` on the operand as given
+    (axes a sequence, none of NumPy's promotions; ``on_bool``'s for bools, as JAX's
+    ``reduce_max`` of bools is ``reduce_or``). ``docs`` holds a namespace's own
+    docstring where it differs (lax's ``reduce_or`` is bitwise). ``torch`` is the
+    :class:`TorchReduction`.
+    """
+
+    def __init__(
+        self,
+        name: str,
+        primitive: Any,
+        reduce: Callable[..., Any],
+        *,
+        public: tuple[str, ...],
+        doc: str,
+        docs: dict[str, str] | None = None,
+        numpy: str,
+        identity: Any,
+        combine: Callable[..., Any] | None = None,
+        on_bool: tuple[Any, Callable[..., Any]] | None = None,
+        torch: TorchReduction | None = None,
+    ) -> None:
+        if name in REDUCTIONS:
+            raise ValueError(f"reduction {name!r} declared twice")
+        if numpy not in NUMPY_KINDS:
+            raise ValueError(f"{name}: numpy={numpy!r} is not one of {NUMPY_KINDS}")
+        self.name = name
+        self.primitive = primitive
+        self.reduce = reduce
+        self.public: dict[str, tuple[str, ...]] = {}
+        for form in public:
+            ns, _, named = form.partition(":")
+            self.public[ns] = (*self.public.get(ns, ()), named or name)
+        self.doc = doc
+        self.docs = docs or {}
+        self.numpy = numpy
+        self.identity = identity
+        self.combine = combine
+        self.on_bool = on_bool
+        self.torch = torch
+        REDUCTIONS[name] = self
+
+    def __repr__(self) -> str:
+        return f"Reduction({self.name})"
+
+
+def form_doc(row: Reduction, namespace: str) -> str:
+    """The docstring of ``row``'s forms in ``namespace``: its own there, else ``doc``."""
+    return row.docs.get(namespace, row.doc)
+
+
+def reduction_forms(namespace: str) -> dict[str, Reduction]:
+    """The forms the reduction rows declare in ``namespace`` (``"numpy"``, ``"lax"``),
+    name -> row; that namespace generates them."""
+    return {n: r for r in REDUCTIONS.values() for n in r.public.get(namespace, ())}

@@ -1,0 +1,134 @@
+"""compat's reductions generated from the reduction rows (``torch.sum``, ``prod``, ``mean``,
+``amax``, ``amin``, ``any``, ``all``: ``TorchReduction`` on each ``Reduction`` row), against
+real PyTorch on a grid of dtypes, shapes, ``dim`` (absent, ``None``, one, negative, several,
+empty, repeated, out of range), ``keepdim`` and ``dtype=``: the same value, dtype and shape,
+or the same exception type; the same node; the method and ``out=`` forms; gradients of
+floats, with ties. The ops are read from the rows, not listed by hand."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+
+import compat.torch as ctorch
+from funcgrad._compat_contract import reduction_rows
+
+ROWS = [pytest.param(r, id=r.torch.name or r.name) for r in reduction_rows()]
+DTYPES = ["bool", "uint8", "int32", "int64", "float32", "float64", "complex64"]
+SHAPES = [(), (0,), (4,), (2, 3), (0, 3), (2, 3, 2)]
+NO_DIM = object()
+
+
+def _dims(shape):
+    n = len(shape)
+    dims = [NO_DIM, None, 0, -1, [], (0, 0), n + 1]
+    return dims + ([(0, n - 1), [1, 0]] if n > 1 else [])
+
+
+def _tensor(lib, rng, shape, dtype):
+    if dtype == "bool":
+        v = rng.random(shape) < 0.5
+    elif dtype in ("uint8", "int32", "int64"):
+        v = rng.integers(0, 4, shape)
+    else:
+        v = rng.uniform(-2, 2, shape)
+        if dtype == "complex64":
+            v = v + 1j * rng.uniform(-2, 2, shape)
+    return lib.tensor(np.asarray(v).tolist(), dtype=getattr(lib, dtype))
+
+
+def _call(f, x, dim, keepdim, kw):
+    try:
+        if dim is NO_DIM:
+            return f(x, **kw)
+        return f(x, dim, keepdim, **kw)
+    except Exception as e:  # (compared with PyTorch's)
+        return type(e)
+
+
+def _same(got, want, what):
+    if isinstance(want, type) or isinstance(got, type):
+        assert got == want, what
+        return
+    assert str(got.dtype) == str(want.dtype) and tuple(got.shape) == tuple(want.shape), what
+    g, w = np.asarray(got.tolist()), np.asarray(want.tolist())
+    np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-6, equal_nan=True, err_msg=what)
+
+
+@pytest.mark.parametrize("row", ROWS)
+def test_values_dtypes_and_errors_as_pytorch(real_torch, row):
+    t = row.torch
+    name = t.name or row.name
+    rng = np.random.default_rng(10)
+    kws = [{}] + ([{"dtype": "float64"}, {"dtype": "int64"}] if t.dtype else [])
+    for dtype, shape in itertools.product(DTYPES, SHAPES):
+        seed = int(rng.integers(1 << 30))
+        x = [
+            _tensor(lib, np.random.default_rng(seed), shape, dtype) for lib in (ctorch, real_torch)
+        ]
+        for dim, keepdim, kw in itertools.product(_dims(shape), (False, True), kws):
+            if t.one_dim and (dim is None or isinstance(dim, (list, tuple))):
+                continue  # (PyTorch's prod takes one int dim; compat's also takes several)
+            if dim == (0, 0) and 0 in shape:
+                continue  # (two refusals, empty and repeated: PyTorch's order not followed)
+            if dtype == "complex64" and kw:
+                continue  # (PyTorch warns that a complex input cast to a real dtype= loses
+                # its imaginary part; compat casts it without the warning)
+            what = f"{name}({dtype}{list(shape)}, dim={dim}, keepdim={keepdim}, {kw})"
+            got, want = (
+                _call(
+                    getattr(lib, name),
+                    xi,
+                    dim,
+                    keepdim,
+                    {k: getattr(lib, v) for k, v in kw.items()},
+                )
+                for lib, xi in zip((ctorch, real_torch), x)
+            )
+            _same(got, want, what)
+            if not isinstance(want, type):  # the method form
+                m = _call(lambda a, *r, **k: getattr(a, name)(*r, **k), x[0], dim, keepdim, {})
+                _same(m, _call(getattr(ctorch, name), x[0], dim, keepdim, {}), what + " method")
+
+
+@pytest.mark.parametrize("row", ROWS)
+def test_nodes_and_gradients_as_pytorch(real_torch, row):
+    """The node PyTorch names (``SumBackward0`` without ``dim``, ``SumBackward1`` with one,
+    an empty list included) and the gradient, ties shared as PyTorch shares them."""
+    t = row.torch
+    name = t.name or row.name
+    value = [[1.5, -0.5, 1.5], [0.25, 2.0, 2.0]]  # (ties for amax/amin)
+    # (an explicit ``dim=None`` is not compared: PyTorch's node is then ``SumBackward1``,
+    # compat's ``SumBackward0``, as without ``dim``: its functions cannot tell them apart)
+    dims = ((NO_DIM, False), (1, True), (-2, False)) + ((([], False),) if not t.one_dim else ())
+    for dim, keepdim in dims:
+        got = []
+        for lib in (ctorch, real_torch):
+            x = lib.tensor(value, dtype=lib.float64, requires_grad=True)
+            y = _call(getattr(lib, name), x, dim, keepdim, {})
+            if t.grad_fn is None:
+                assert y.grad_fn is None and not y.requires_grad
+                continue
+            (
+                y * lib.arange(1.0, y.numel() + 1, dtype=lib.float64).reshape(y.shape)
+            ).sum().backward()
+            got.append((y.grad_fn.name(), np.asarray(x.grad.tolist())))
+        if got:
+            assert got[0][0] == got[1][0], (name, dim)
+            np.testing.assert_allclose(got[0][1], got[1][1], rtol=1e-12, err_msg=f"{name} {dim}")
+
+
+@pytest.mark.parametrize("row", ROWS)
+def test_out_argument_as_pytorch(real_torch, row):
+    name = row.torch.name or row.name
+    got = []
+    for lib in (ctorch, real_torch):
+        x = lib.tensor([[1.0, 0.0, 3.0], [4.0, 5.0, 0.5]])
+        dt = lib.bool if row.torch.promote == "bool" else lib.float32
+        out = lib.empty(2, dtype=dt)
+        r = getattr(lib, name)(x, 1, out=out)
+        assert r is out
+        got.append(out.tolist())
+    assert got[0] == pytest.approx(got[1])

@@ -1,0 +1,122 @@
+"""The forms funcgrad generates from its reduction rows (``Reduction`` in
+``funcgrad/primitives/reductions.py``), against JAX's: every declared form is exported,
+has ``jax.numpy``'s or ``jax.lax``'s parameters (names, kinds and defaults), the row's
+docstring, and JAX's values and dtypes (or an error where JAX raises one) on a grid of
+dtypes, shapes, axes, ``keepdims``, ``initial=`` and ``where=``. Nothing is listed by hand:
+the rows are read. (``tests/numpy/test_reductions.py`` draws more cases for the numpy
+forms.)"""
+
+from __future__ import annotations
+
+import inspect
+import itertools
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import funcgrad.lax as flax
+import funcgrad.numpy as fnp
+from funcgrad.core.reduction_row import REDUCTIONS, form_doc, reduction_forms
+
+NAMESPACES = {"numpy": (fnp, jnp), "lax": (flax, jax.lax)}
+FORMS = [
+    pytest.param(ns, name, id=f"{ns}.{name}") for ns in NAMESPACES for name in reduction_forms(ns)
+]
+DTYPES = ["bool", "uint8", "int8", "int32", "float16", "float32", "float64", "complex64"]
+SHAPES = [(), (0,), (4,), (2, 3), (2, 0, 3)]
+
+
+def _params(f):
+    return [
+        (p.name, p.kind, p.default)
+        for p in inspect.signature(f).parameters.values()
+        if p.name != "out_sharding"  # (JAX's reduce_sum only: a sharding, no value)
+    ]
+
+
+@pytest.mark.parametrize(("ns", "name"), FORMS)
+def test_declared_form_is_jax_s(ns, name):
+    mine, theirs = (getattr(m, name) for m in NAMESPACES[ns])
+    row = reduction_forms(ns)[name]
+    assert _params(mine) == _params(theirs)
+    assert mine.__doc__.startswith(form_doc(row, ns))
+    exported = getattr(NAMESPACES[ns][0], "__all__", None)
+    assert exported is None or name in exported
+    if ns == "numpy":  # (aliases are one function, named as the row: ``amax`` is ``max``)
+        assert mine is getattr(fnp, row.name) and mine.__name__ == row.name
+
+
+def _value(rng, shape, dtype):
+    if dtype == "bool":
+        return rng.random(shape) < 0.5
+    if dtype in ("uint8", "int8", "int32"):
+        return rng.integers(0, 5, shape).astype(dtype)
+    x = rng.uniform(-2, 2, shape)
+    if dtype == "complex64":
+        x = x + 1j * rng.uniform(-2, 2, shape)
+    x = x.astype(dtype)
+    if x.size > 2:
+        x.flat[1] = x.flat[0]  # (a tie)
+    return x
+
+
+def _axes_for(shape):
+    return [None, *range(len(shape)), -1, tuple(range(len(shape)))] if shape else [None, ()]
+
+
+def _outcome(f, *args, **kwargs):
+    try:
+        r = np.asarray(f(*args, **kwargs))
+    except (TypeError, ValueError):
+        return "error"
+    return r
+
+
+def _agree(mine, theirs, what):
+    if isinstance(theirs, str) or isinstance(mine, str):
+        assert isinstance(mine, str) and isinstance(theirs, str), (what, mine, theirs)
+        return
+    assert mine.dtype == theirs.dtype and mine.shape == theirs.shape, (what, mine, theirs)
+    tol = 1e-2 if mine.dtype == np.float16 else 1e-5
+    np.testing.assert_allclose(mine, theirs, rtol=tol, atol=tol, equal_nan=True, err_msg=what)
+
+
+@pytest.mark.parametrize("name", sorted(reduction_forms("numpy")))
+def test_numpy_form_values_as_jax(name):
+    """Values, dtypes and refusals of each numpy form on the grid, with ``keepdims``,
+    ``initial=`` (where the kind takes it) and ``where=``."""
+    rng = np.random.default_rng(34)
+    mine, theirs = getattr(fnp, name), getattr(jnp, name)
+    row = REDUCTIONS[reduction_forms("numpy")[name].name]
+    takes_initial = row.numpy in ("fold", "extremum")
+    # (complex max/min: funcgrad's primitives refuse them where JAX orders complex numbers
+    # lexicographically; a gap of the primitives, not of the rows)
+    dts = [d for d in DTYPES if row.numpy != "extremum" or d != "complex64"]
+    for dtype, shape in itertools.product(dts, SHAPES):
+        x = _value(rng, shape, dtype)
+        for axis, keepdims in itertools.product(_axes_for(shape), (False, True)):
+            what = f"{name}({dtype}{list(shape)}, axis={axis}, keepdims={keepdims})"
+            got = _outcome(mine, x, axis=axis, keepdims=keepdims)
+            _agree(got, _outcome(theirs, x, axis=axis, keepdims=keepdims), what)
+        where = rng.random(shape) < 0.6
+        kw = {"initial": 1} if takes_initial else {}
+        got = _outcome(mine, x, where=where, **kw)
+        _agree(got, _outcome(theirs, x, where=where, **kw), f"{name}({dtype}, where=, {kw})")
+
+
+@pytest.mark.parametrize("name", sorted(reduction_forms("lax")))
+def test_lax_form_values_as_jax(name):
+    """The lax forms reduce the operand as given: bitwise for integers (``reduce_or`` is no
+    ``any``: the row's ``numpy="logical"`` says the difference)."""
+    rng = np.random.default_rng(35)
+    mine, theirs = getattr(flax, name), getattr(jax.lax, name)
+    row = reduction_forms("lax")[name]
+    dts = [d for d in DTYPES if row.numpy != "extremum" or d != "complex64"]
+    for dtype, shape in itertools.product(dts, SHAPES[1:]):
+        x = _value(rng, shape, dtype)
+        for axes in ((), (0,), tuple(range(len(shape)))):
+            what = f"{name}({dtype}{list(shape)}, {axes})"
+            _agree(_outcome(mine, x, axes), _outcome(theirs, x, axes), what)
+    assert "error" == _outcome(mine, np.ones(3), None) == _outcome(theirs, np.ones(3), None)
