@@ -23,7 +23,9 @@ executable: compat before the host tier); ``compat_xla_defaults`` and
 default eager options or its optimisation level 0; ``compat_no_templates`` (not run by
 default) ``compat`` with shape templates off (every new shape traced again);
 ``compat_tiered`` (not run by default) the tiered mode whatever the backend (``auto``
-compiles every eager op on a GPU).
+compiles every eager op on a GPU); ``compat_placed`` (not run by default) ``auto`` with
+``funcgrad_tier_place_by_operands`` (on a GPU machine: compiled for cuda tensors,
+tiered for CPU tensors).
 
     python -m benchmarks.compat_cold [--threads 1] [--repeat 5] [--modes torch,compat]
         [--device cuda]
@@ -80,6 +82,8 @@ def _measure(mode: str, threads: int | None = None, device: str = "cpu") -> dict
             compile_cache.POLICY.tier = "compiled"
         elif mode == "compat_tiered":
             compile_cache.POLICY.tier = "tiered"
+        elif mode == "compat_placed":
+            compile_cache.POLICY.tier_place_by_operands = True
         if mode == "compat_xla_defaults":
             compile_cache.POLICY.eager_compiler_options = None
         elif mode == "compat_level_0":

@@ -360,7 +360,12 @@ class TemplateOp:
 
     def run(self, *args: Any) -> list:
         """Evaluate the op on host values (or through the concrete op, see above)."""
-        if self._real is not None or is_tracing() or _lazy._state.on:
+        if (
+            self._real is not None
+            or is_tracing()
+            or _lazy._state.on
+            or (tiers.BY_PLACEMENT[0] and tiers.on_accelerator(args))
+        ):  # (a template runs on the host tier: accelerator work goes to the real op)
             return self.real().run(*args)
         self.calls += 1
         if self.calls > self.HOT_CALLS:

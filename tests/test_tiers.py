@@ -208,14 +208,34 @@ def test_compiled_mode_never_uses_the_host_tier(policy):
     np.testing.assert_allclose(y, np.cos(np.ones(3)), rtol=1e-6)
 
 
-def test_auto_mode_is_compiled_on_an_accelerator(policy, monkeypatch):
+def test_auto_mode_places_calls_on_an_accelerator(policy, monkeypatch):
+    """With an accelerator ``"auto"`` is compiled, or, with
+    ``tier_place_by_operands``, tiered with each call placed by its operands
+    (tests/test_tiers_placement.py), compiled where JAX has no CPU backend to place host
+    work on; on a CPU backend plainly tiered."""
     policy.tier = "auto"
     monkeypatch.setattr(tiers, "_resolved", [])
+    monkeypatch.setattr(tiers, "_host_device", [])
     monkeypatch.setattr(jax, "default_backend", lambda: "gpu")
-    assert tiers.mode() == "compiled"
+    assert tiers.mode() == "compiled" and not tiers.BY_PLACEMENT[0]  # (the option's off)
+    monkeypatch.setattr(tiers, "_resolved", [])
+    policy.tier_place_by_operands = True
+    try:
+        assert tiers.mode() == "tiered"
+        assert tiers.BY_PLACEMENT[0] and tiers.Tiered.__call__ is tiers.Tiered._placed_call
+    finally:
+        tiers.disable_placement()
+    monkeypatch.setattr(tiers, "_resolved", [])
+
+    def no_cpu(backend=None):
+        raise RuntimeError(f"Unknown backend {backend}")
+
+    monkeypatch.setattr(jax, "local_devices", no_cpu)
+    assert tiers.mode() == "compiled" and not tiers.BY_PLACEMENT[0]
     monkeypatch.setattr(tiers, "_resolved", [])
     monkeypatch.setattr(jax, "default_backend", lambda: "cpu")
-    assert tiers.mode() == "tiered"
+    assert tiers.mode() == "tiered" and not tiers.BY_PLACEMENT[0]
+    assert tiers.Tiered.__call__ is tiers.Tiered._plain_call
 
 
 def test_mode_switches_validate_and_nest(policy):

@@ -86,6 +86,7 @@ class Policy:
     tier_drop_ratio: float = 2.0
     tier_drop_min_ms: float = 1.0
     tier_follow_compiled: bool = True
+    tier_place_by_operands: bool = False
     tier_judge_in_context: bool = True
     tier_trial_calls: int = 8
     tier_early_ms: float = 20.0
@@ -220,6 +221,13 @@ _OPTIONS = {
         "its size: on the host tier each such call waits for its inputs and copies "
         "them, and a step mixing the tiers runs slower than one all compiled. Only with "
         "a spare core (the process's cores over LOCAL_WORLD_SIZE at least two).",
+    ),
+    "tier_place_by_operands": (
+        "funcgrad_tier_place_by_operands",
+        "With an accelerator as JAX's default backend, 'auto' places each eager call by "
+        "its operands (compiled for arrays on the accelerator, tiered for host values and "
+        "CPU arrays, such as compat's CPU tensors) instead of compiling every eager "
+        "program. Off until it has been run on a GPU: read when 'auto' is first resolved.",
     ),
     "tier_judge_in_context": (
         "funcgrad_tier_judge_in_context",

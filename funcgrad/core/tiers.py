@@ -106,15 +106,84 @@ _resolved: list[str] = []  # "auto" resolved against the backend, once
 HOST_MODES: dict[str, bool] = {"tiered": True, "host": True, "compiled": False}
 
 
+#: whether ``"auto"`` places each call by its operands (JAX's default backend is an
+#: accelerator: :func:`_resolve_auto`); read by shape templates too
+BY_PLACEMENT: list[bool] = [False]
+_host_device: list[Any] = []  # JAX's CPU device, where host-tier work is compiled then
+
+
 def mode() -> str:
-    """The tier mode in force in this thread: ``"tiered"``, ``"host"`` or ``"compiled"``."""
+    """The tier mode in force in this thread: ``"tiered"``, ``"host"`` or ``"compiled"``
+    (``"auto"`` is ``"tiered"``; with an accelerator its calls are placed one by one)."""
     m = _mode_local.mode or POLICY.tier
     if m == "auto":
         if not _resolved:
-            _resolved.append("tiered" if jax.default_backend() == "cpu" else "compiled")
-            HOST_MODES["auto"] = _resolved[0] != "compiled"
+            _resolve_auto()
         return _resolved[0]
     return m
+
+
+def _resolve_auto() -> None:
+    """What ``"auto"`` means in this process. On a CPU backend: ``"tiered"``. With an
+    accelerator the operands decide each call (:meth:`Tiered._placed_call`): work on
+    arrays on the accelerator is compiled (there a call of an executable is the cheap
+    path, and its results stay there), work on host values and CPU arrays (compat's CPU
+    tensors) runs tiered, its executables placed on the CPU device; deciding for the
+    whole process by the backend compiled every op of a CPU tensor on a GPU machine.
+    Placement is ``POLICY.tier_place_by_operands`` (off until run on a GPU: without it
+    ``"auto"`` is ``"compiled"`` with an accelerator, as before)."""
+    if jax.default_backend() != "cpu":
+        if not POLICY.tier_place_by_operands:
+            _resolved.append("compiled")
+            HOST_MODES["auto"] = False
+            return
+        try:
+            _host_device.append(jax.local_devices(backend="cpu")[0])
+        except RuntimeError:  # (no CPU backend: JAX_PLATFORMS names the accelerator alone)
+            _resolved.append("compiled")
+            HOST_MODES["auto"] = False
+            return
+        enable_placement()
+    _resolved.append("tiered")
+    HOST_MODES["auto"] = True
+
+
+def enable_placement() -> None:
+    """Place ``"auto"``'s calls by their operands from now on (:func:`_resolve_auto`; the
+    tests call it on a CPU backend with a stand-in :func:`on_accelerator`)."""
+    if not _host_device:
+        _host_device.append(jax.local_devices(backend="cpu")[0])
+    BY_PLACEMENT[0] = True
+    Tiered.__call__ = Tiered._placed_call  # type: ignore[method-assign]
+
+
+def disable_placement() -> None:
+    """Undo :func:`enable_placement` (tests)."""
+    BY_PLACEMENT[0] = False
+    Tiered.__call__ = Tiered._plain_call  # type: ignore[method-assign]
+
+
+def on_accelerator(args: tuple) -> bool:
+    """Whether any of ``args`` is a JAX array on a device other than the CPU."""
+    for a in args:
+        t = type(a)
+        if t is np.ndarray or t in _PY_SCALARS or not isinstance(a, jax.Array):
+            continue
+        try:
+            platform = a.device.platform
+        except (AttributeError, ValueError):  # (sharded over several devices)
+            platform = next(iter(a.devices())).platform
+        if platform != "cpu":
+            return True
+    return False
+
+
+def host_placement() -> contextlib.AbstractContextManager:
+    """Where host-tier work's compiled programs run: JAX's CPU device when calls are
+    placed by their operands (uncommitted host values would go to the accelerator)."""
+    if BY_PLACEMENT[0]:
+        return jax.default_device(_host_device[0])
+    return contextlib.nullcontext()
 
 
 @contextlib.contextmanager
@@ -345,6 +414,19 @@ class Tiered:
         self.floor_us = 1e3 * max(1.0, self.n_args / 4)
         self.spent_ms = 1e6 * max(1.0, self.n_eqns / 16)
 
+    def _placed_call(self, *args: Any) -> list[Any]:
+        """``__call__`` where ``"auto"`` places calls by their operands
+        (:func:`_resolve_auto`): compiled for arrays on an accelerator, tiered with its
+        executables on the CPU device otherwise; explicit modes as everywhere."""
+        if (_mode_local.mode or POLICY.tier) != "auto":
+            return self._plain_call(*args)
+        if on_accelerator(args):
+            exe = self.exe
+            _stats.compiled_calls += 1
+            return (exe if exe is not None else self._compile_now())(*args)
+        with jax.default_device(_host_device[0]):
+            return self._plain_call(*args)
+
     def __call__(self, *args: Any) -> list[Any]:
         exe = self.exe
         if exe is not None:
@@ -357,7 +439,11 @@ class Tiered:
             return exe(*args)
         m = _mode_local.mode or POLICY.tier  # (mode(), inlined)
         if m == "auto":
-            m = _resolved[0] if _resolved else mode()
+            if not _resolved:
+                mode()
+                if BY_PLACEMENT[0]:  # (this call too: resolving swapped ``__call__``)
+                    return self._placed_call(*args)
+            m = _resolved[0]
         if m == "compiled":
             return self._compile_now()(*args)
         plan = self.plan
@@ -507,7 +593,8 @@ class Tiered:
             prev = jax.enable_x64.swap_local(x64)
             try:
                 fn = compile_cache.compiled(prog, eager=True)
-                fn(*[_zero_arg(a) for a in avals])  # compiles, and warms jit's dispatch
+                with host_placement():  # (compiled for where the host tier's values go)
+                    fn(*[_zero_arg(a) for a in avals])  # compiles, warms jit's dispatch
                 self.probes = _probe_calls(self.min_ns)
                 self.exe = fn
                 _stats.background_compiles += 1
@@ -520,6 +607,9 @@ class Tiered:
                     _pending.discard(self)
 
         _submit_job(job)
+
+
+Tiered._plain_call = Tiered.__call__  # (the call without placement: enable_placement)
 
 
 def host_eval(prog: Program, *args: Any) -> list[Any]:
