@@ -105,6 +105,7 @@ class TorchForm:
     forward_ad: bool = True
     condition_error: str | None = None
     method_self: int = 0
+    method: bool = True
 
     def __post_init__(self) -> None:
         if self.scalar_input is not None and not self.number_first:

@@ -26,7 +26,6 @@ from funcgrad.primitives import shape as sh
 __all__ = [
     "RoundingMethod",
     "clz",
-    "complex",
     "conj",
     "imag",
     "integer_pow",
@@ -170,11 +169,6 @@ def mul(x: Any, y: Any, *, out_dtype: Any = None) -> Any:
 
 
 pow = _bin(_pow, "pow", "Elementwise ``x ** y``; an integer ``y`` with an inexact ``x``.")
-
-
-def complex(x: Any, y: Any) -> Any:
-    """Elementwise ``x + 1j * y`` from real ``x`` and ``y`` of one dtype."""
-    return ew.make_complex(prep(x, "complex"), prep(y, "complex"))
 
 
 def integer_pow(x: Any, y: int) -> Any:

@@ -552,3 +552,27 @@ def test_clamp_row_nodes_and_bounds_as_pytorch(real_torch):
     assert nodes == want_nodes
     for got, want in zip(grads + values, want_grads + want_values):
         np.testing.assert_array_equal(got, want)
+
+
+_COMPLEX_PARTS = ["bool", "int64", "float16", "bfloat16", "float32", "float64", "complex64"]
+
+
+@pytest.mark.parametrize("first", _COMPLEX_PARTS)
+def test_complex_row_as_pytorch(real_torch, first):
+    """``torch.complex`` (the ``complex`` row's PyTorch form; ``lax.complex`` is its lax
+    form) against PyTorch for every pair of part dtypes: values of one float dtype (not
+    half: compat has no complex32), PyTorch's refusal texts otherwise (compat named the
+    wrong one for integers, bools and complex parts), a number refused with PyTorch's
+    ``TypeError`` (compat raised ``AttributeError``), and no ``Tensor.complex``."""
+    vals = np.array([0.5, -1.0, 2.0])
+    for second in _COMPLEX_PARTS:
+        if first == second == "float16":
+            continue
+        form = lambda lib: lib.complex(
+            lib.tensor(vals).to(getattr(lib, first)), lib.tensor(vals).to(getattr(lib, second))
+        )
+        _same_outcome(real_torch, form, "complex")
+    t = {lib: lib.tensor(vals).to(getattr(lib, first)) for lib in (ctorch, real_torch)}
+    _raises_as_pytorch(real_torch, lambda lib: lib.complex(t[lib], 2.0), "complex")
+    _raises_as_pytorch(real_torch, lambda lib: lib.complex(2.0, t[lib]), "complex")
+    assert not hasattr(ctorch.Tensor, "complex") and not hasattr(real_torch.Tensor, "complex")

@@ -3,6 +3,7 @@ bitwise ops."""
 
 from __future__ import annotations
 
+import builtins
 from typing import Any
 
 import numpy as np
@@ -11,6 +12,7 @@ import funcgrad as fg
 from compat._core import dtypes as _dt
 from compat._core.ops import conventions as _conv
 from compat._core.ops._common import _c, coerce, sub_check
+from compat._core.ops.spectral import _complex_of
 from compat._core.ops.unary import trunc
 from compat._core.optable import Mask, Sample, defop
 from compat._core.saved import declare as _declare_saved
@@ -476,7 +478,7 @@ def _logaddexp_complex(x: Any, y: Any) -> Any:
     lo_inf, hi_inf = fnp.where(both_inf, lo, 0), fnp.where(both_inf, hi, 0)
     inf = fnp.where(lo_re < 0, lo, fnp.log(fnp.exp(lo_inf) + fnp.exp(hi_inf)))
     out = fnp.where(both_inf, inf, out)
-    nan = fnp.asarray(complex(np.nan, np.nan), out.dtype)
+    nan = fnp.asarray(builtins.complex(np.nan, np.nan), out.dtype)
     return fnp.where(fnp.isnan(x) | fnp.isnan(y), nan, out)
 
 
@@ -489,14 +491,49 @@ def _float_binary_f(x: Any, y: Any, *, op: str, dtype: np.dtype) -> Any:
     return (f or _FLOAT_BINARY[op])(_c(x, dtype), _c(y, dtype))
 
 
-def _require_tensors(name: str, input: Any, other: Any) -> None:
-    """PyTorch's ``TypeError`` for an op taking tensors only, given a number."""
-    for pos, (arg, what) in enumerate(((input, "input"), (other, "other")), 1):
+def _require_tensors(
+    name: str, input: Any, other: Any, names: tuple[str, str] = ("input", "other")
+) -> None:
+    """PyTorch's ``TypeError`` for an op taking tensors only, given a number (``names``:
+    its parameters')."""
+    for pos, (arg, what) in enumerate(zip((input, other), names), 1):
         if not isinstance(arg, Tensor):
             raise TypeError(
                 f"{name}(): argument '{what}' (position {pos}) must be Tensor, "
                 f"not {type(arg).__name__}"
             )
+
+
+def _complex_f(re: Any, im: Any, *, dtype: np.dtype) -> Any:
+    return fnp.asarray(re, dtype) + 1j * fnp.asarray(im, dtype)
+
+
+_COMPLEX = _DECLARED["complex"]
+
+
+@defop(
+    **_row("complex", "same"),
+    method=_COMPLEX.method,
+    samples=Sample(((2, 3), (3,)), grad=False, method=False),
+)
+def complex(real: Tensor, imag: Tensor) -> Tensor:
+    """``real + 1j * imag`` from tensors of one float dtype (the ``complex`` row's PyTorch
+    form: its node, tensors only, no method; PyTorch's kernel refusals; Python's ``complex``
+    is ``builtins.complex`` in this module)."""
+    _require_tensors(complex.__name__, real, imag, ("real", "imag"))
+    a, b = real._npdtype, imag._npdtype
+    names = _dt.scalar_type_name(a), _dt.scalar_type_name(b)
+    if not {names[0], names[1]} <= {"Half", "Float", "Double"}:
+        raise RuntimeError(
+            f"Expected both inputs to be Half, Float or Double tensors but got {names[0]} and "
+            f"{names[1]}"
+        )
+    if a != b:
+        raise RuntimeError(
+            f"Expected object of scalar type {names[0]} but got scalar type {names[1]} for "
+            "second argument"
+        )
+    return apply(_complex_f, _COMPLEX.grad_fn, (real, imag), (("dtype", _complex_of(a)),))
 
 
 #: PyTorch's node of a form it has no derivative for (``derivatives.yaml``'s

@@ -165,26 +165,6 @@ _NO_BF16_PAIR = (
 )
 
 
-def _complex_f(re: Any, im: Any, *, dtype: np.dtype) -> Any:
-    return fnp.asarray(re, dtype) + 1j * fnp.asarray(im, dtype)
-
-
-@defop(
-    method=False,
-    samples=Sample(((2, 3), (3,)), grad=False, method=False),
-    bf16_error=_NO_BF16_PAIR,
-)
-def complex(real: Tensor, imag: Tensor) -> Tensor:
-    if real._npdtype != imag._npdtype or _dt.kind(real._npdtype) != "f":
-        raise RuntimeError(
-            f"Expected object of scalar type {_dt.scalar_type_name(real._npdtype)} but got "
-            f"scalar type {_dt.scalar_type_name(imag._npdtype)} for second argument"
-        )
-    return apply(
-        _complex_f, "ComplexBackward0", (real, imag), (("dtype", _complex_of(real._npdtype)),)
-    )
-
-
 def _polar_f(r: Any, t: Any, *, dtype: np.dtype) -> Any:
     return fnp.asarray(r * fnp.cos(t), dtype) + 1j * fnp.asarray(r * fnp.sin(t), dtype)
 

@@ -18,7 +18,7 @@ from jax import lax
 from funcgrad.core import dtypes
 from funcgrad.core.interp import bind, to_aval
 from funcgrad.core.ir import Aval
-from funcgrad.core.primitive import REGISTRY, Example, Primitive
+from funcgrad.core.primitive import REGISTRY, Example, Primitive, TorchForm
 from funcgrad.primitives import rules
 from funcgrad.primitives.elementwise import transcendental  # noqa: F401  (rows below)
 from funcgrad.primitives.elementwise.arith import (
@@ -44,6 +44,7 @@ from funcgrad.primitives.elementwise.base import (
     _check_dtype,
     _join_avals,
     _unary_aval,
+    declare,
     vectorized_batch,
 )
 from funcgrad.primitives.elementwise.convert import (
@@ -223,4 +224,22 @@ integer_pow_p.examples = _integer_pow_all_examples
 # host rules (the host tier, funcgrad.core.host)
 imag_p.host = np.imag
 conj_p.host = np.conjugate
-complex_p.host = lambda x, y: np.add(x, np.multiply(y, 1j))
+
+# ``lax.complex`` and PyTorch's ``torch.complex`` come from the row; PyTorch's takes tensors
+# of one float dtype only (compat's kernel words its refusals), as a function (no method)
+declare(
+    complex_p,
+    host=lambda x, y: np.add(x, np.multiply(y, 1j)),
+    public=("lax",),
+    doc="Elementwise ``x + 1j * y`` from real ``x`` and ``y`` of one dtype",
+    arity=2,
+    domain=(-2.0, 2.0),
+    torch=TorchForm(
+        "ComplexBackward0",
+        promote="same",
+        inplace=False,
+        inplace_function=False,
+        tensors_only=True,
+        method=False,
+    ),
+)
