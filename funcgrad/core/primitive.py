@@ -80,6 +80,12 @@ class TorchForm:
     has no derivative in ``input`` (``igamma``: its backward raises); compat keeps
     funcgrad's, so the op's samples compare values only. ``forward_ad=False``: PyTorch has
     no forward-mode derivative (``igamma``), so compat's forward AD raises as PyTorch's.
+    ``promote="same"``: operands of one float dtype only, PyTorch's kernel refusing the
+    rest (``complex``). ``method=False``: PyTorch has no ``Tensor.X`` (``torch.complex``).
+    ``condition_error``: a ternary row's ``RuntimeError`` text for a first operand that is
+    not bool, where the numpy form tests it against zero (``where``; ``{dtype}``: PyTorch's
+    dtype name). ``method_self``: the operand that is ``self`` of ``Tensor.X`` where it is
+    not the first (``Tensor.where(condition, other)``: 1).
     """
 
     grad_fn: str | None
