@@ -21,6 +21,16 @@ thread pools by the cores a process may use and has no thread-count setting, so
 unpinned each compat process runs its programs on as many threads as the machine has
 cores. ``--repeat`` runs both libraries that many times, alternating, and prints the
 medians with the load average before and after.
+
+``--paired`` instead runs both libraries in the same two processes (PyTorch's process
+group over a file store beside compat's): after both warm up, ``--rounds`` rounds of
+``ROUND_STEPS`` synced steps alternate between them (torch, compat, compat, torch, ...),
+and the ratio is taken per round. On a machine shared with other jobs the load moves
+between runs of the separate mode (a library's step 2-3x apart in runs minutes apart);
+two rounds seconds apart see about the same load, so the per-round ratio is the steadier
+figure. It also prints, per process, the kind of the gradients compat's tiers hand DDP
+(device arrays or host values) and the tiers' background compiles and kept-host counts:
+the tiers decide by timed probes, so the two processes may run different programs.
 """
 
 from __future__ import annotations
@@ -32,31 +42,28 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 IN, HIDDEN, OUT, BATCH = 64, 256, 10, 64
 WARMUP, STEPS = 100, 100
+#: synced steps per round of ``--paired``
+ROUND_STEPS = 50
 #: the environment variables that give every worker one BLAS/OpenMP thread
 THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
 
 
-def _worker(lib: str, out_path: str) -> None:
-    """One process of the run (started by the launcher)."""
+def _pin() -> None:
     if os.environ.get("DDP_STEP_PIN"):  # before any library starts its threads
         os.sched_setaffinity(0, {int(os.environ["RANK"]) % (os.cpu_count() or 1)})
-    if lib == "torch":
-        import torch
-        from torch.nn.parallel import DistributedDataParallel as DDP
-    else:
-        import compat.torch as torch
-        from compat.torch.nn.parallel import DistributedDataParallel as DDP
-    dist = torch.distributed
-    dist.init_process_group("gloo")
-    rank = dist.get_rank()
-    if lib == "torch":
-        torch.set_num_threads(1)  # two processes share the machine's cores
+
+
+def _training(torch: Any, ddp_class: Any, rank: int) -> tuple[Any, Any, Callable[[], float]]:
+    """The benchmark's model wrapped in ``ddp_class``, and one training step of it, in
+    ``torch`` (PyTorch or compat): ``(model, ddp, step)``."""
     torch.manual_seed(0)
     nn = torch.nn
     model = nn.Sequential(
@@ -66,7 +73,7 @@ def _worker(lib: str, out_path: str) -> None:
         nn.ReLU(),
         nn.Linear(HIDDEN, OUT),
     )
-    ddp = DDP(model)
+    ddp = ddp_class(model)
     opt = torch.optim.SGD(ddp.parameters(), lr=0.01, momentum=0.9)
     rng = np.random.default_rng(rank)
     x = torch.from_numpy(rng.normal(size=(BATCH, IN)).astype(np.float32))
@@ -78,6 +85,80 @@ def _worker(lib: str, out_path: str) -> None:
         loss.backward()
         opt.step()
         return float(loss.item())
+
+    return model, ddp, step
+
+
+def _paired_worker(out_path: str, rounds: int) -> None:
+    """One process of a ``--paired`` run: both libraries' DDP, rounds alternating."""
+    _pin()
+    import torch as pt
+
+    import compat.torch as ct
+    from compat.torch.nn.parallel import DistributedDataParallel as CompatDDP
+    from funcgrad.core import tiers
+
+    ct.distributed.init_process_group("gloo")
+    rank, world = ct.distributed.get_rank(), ct.distributed.get_world_size()
+    store = os.path.join(os.path.dirname(out_path), "torch_store")
+    pt.distributed.init_process_group(
+        "gloo", init_method=f"file://{store}", rank=rank, world_size=world
+    )
+    pt.set_num_threads(1)
+    cmodel, _, cstep = _training(ct, CompatDDP, rank)
+    _, _, tstep = _training(pt, pt.nn.parallel.DistributedDataParallel, rank)
+    for _ in range(WARMUP):
+        tstep()
+        cstep()
+    st = tiers.stats()
+    kind = "device" if type(cmodel[0].weight.grad._st.array) is not np.ndarray else "host"
+    info = (
+        f"rank {rank}: gradients as {kind} arrays, {st['background_compiles']} programs "
+        f"compiled in the background, {st['background_kept_host']} of them kept on the host"
+    )
+    steps = {"torch": tstep, "compat": cstep}
+    res: dict[str, list[list[float]]] = {
+        "torch": [],
+        "compat": [],
+        "torch_cpu": [],
+        "compat_cpu": [],
+    }
+    for r in range(rounds):
+        for lib in ("torch", "compat") if r % 2 == 0 else ("compat", "torch"):
+            f = steps[lib]
+            f()  # (the other library's last step may still be settling)
+            times = []
+            cpu = time.process_time()
+            for _ in range(ROUND_STEPS):
+                t = time.perf_counter()
+                f()
+                times.append(time.perf_counter() - t)
+            res[lib].append(1e3 * float(np.median(times)))
+            res[f"{lib}_cpu"].append(1e3 * (time.process_time() - cpu) / ROUND_STEPS)
+    Path(f"{out_path}.{rank}").write_text(info)
+    ct.distributed.barrier()
+    if rank == 0:
+        res["tiers"] = [Path(f"{out_path}.{i}").read_text() for i in range(world)]
+        Path(out_path).write_text(json.dumps(res))
+    pt.distributed.destroy_process_group()
+    ct.distributed.destroy_process_group()
+
+
+def _worker(lib: str, out_path: str) -> None:
+    """One process of the run (started by the launcher)."""
+    _pin()
+    if lib == "torch":
+        import torch
+        from torch.nn.parallel import DistributedDataParallel as DDP
+    else:
+        import compat.torch as torch
+        from compat.torch.nn.parallel import DistributedDataParallel as DDP
+    dist = torch.distributed
+    dist.init_process_group("gloo")
+    rank = dist.get_rank()
+    if lib == "torch":
+        torch.set_num_threads(1)  # two processes share the machine's cores
+    model, ddp, step = _training(torch, DDP, rank)
 
     for _ in range(WARMUP):
         step()
@@ -119,14 +200,16 @@ def _worker(lib: str, out_path: str) -> None:
     dist.destroy_process_group()
 
 
-def _run(lib: str, pin: bool) -> dict[str, float]:
+def _run(lib: str, pin: bool, rounds: int = 0) -> dict[str, Any]:
+    """One launch of two workers of ``lib`` ("torch", "compat", or "paired" for both in
+    the same processes, ``rounds`` rounds); rank 0's figures."""
     env = dict(os.environ, **{var: "1" for var in THREAD_VARS})
     if pin:
         env["DDP_STEP_PIN"] = "1"
     with tempfile.TemporaryDirectory() as d:
         out = os.path.join(d, "result.json")
         cmd = [sys.executable, "-m", "compat.torch.distributed.run", "--nproc-per-node", "2"]
-        cmd += ["--standalone", "-m", "benchmarks.ddp_step", "--worker", lib, out]
+        cmd += ["--standalone", "-m", "benchmarks.ddp_step", "--worker", lib, out, str(rounds)]
         root = Path(__file__).resolve().parents[1]
         p = subprocess.run(cmd, timeout=600, cwd=root, env=env)
         if p.returncode and os.path.exists(out):  # measured; the shutdown failed
@@ -136,12 +219,50 @@ def _run(lib: str, pin: bool) -> dict[str, float]:
         return json.loads(Path(out).read_text())
 
 
+def _paired(opts: argparse.Namespace) -> None:
+    """``--paired``: both libraries in the same processes, the ratio taken per round."""
+    load = [os.getloadavg()[0]]
+    res = _run("paired", opts.pin, opts.rounds)
+    load.append(os.getloadavg()[0])
+    ratio = np.array(res["compat"]) / np.array(res["torch"])
+    cpu_ratio = np.array(res["compat_cpu"]) / np.array(res["torch_cpu"])
+    print(f"2-process DDP MLP step ({IN}-{HIDDEN}-{HIDDEN}-{OUT}, batch {BATCH} per process)")
+    print(
+        f"both libraries in the same two processes, {opts.rounds} alternating rounds of "
+        f"{ROUND_STEPS} steps after {WARMUP} warm-up steps each"
+        f"{', each worker pinned to one core' if opts.pin else ''}; 1-minute load average "
+        f"{min(load):.1f}-{max(load):.1f} on {os.cpu_count()} cores"
+    )
+    for lib in ("torch", "compat"):
+        print(
+            f"  {lib:7s} step {np.median(res[lib]):7.2f} ms (rounds: "
+            + ", ".join(f"{v:.2f}" for v in res[lib])
+            + f")   CPU per step {np.median(res[lib + '_cpu']):6.2f} ms"
+        )
+    print("  ratio compat/torch per round: " + ", ".join(f"{v:.2f}" for v in ratio))
+    print(
+        f"  ratio compat/torch: step {np.median(ratio):.2f}x (median of the rounds)   CPU per "
+        f"step {np.median(cpu_ratio):.2f}x"
+    )
+    for line in res["tiers"]:
+        print(f"  compat {line}")
+
+
 def main(argv: list[str] | None = None) -> None:
     """Run both libraries ``--repeat`` times, alternating; print the medians and the ratio."""
     p = argparse.ArgumentParser(prog="python -m benchmarks.ddp_step")
     p.add_argument("--repeat", type=int, default=3, help="alternating runs of each library")
     p.add_argument("--pin", action="store_true", help="pin each worker to one core")
+    p.add_argument(
+        "--paired",
+        action="store_true",
+        help="both libraries in the same processes, per-round ratio",
+    )
+    p.add_argument("--rounds", type=int, default=8, help="alternating rounds of --paired")
     opts = p.parse_args(argv)
+    if opts.paired:
+        _paired(opts)
+        return
     runs: dict[str, list[dict[str, float]]] = {"torch": [], "compat": []}
     load = [os.getloadavg()[0]]
     for _ in range(opts.repeat):
@@ -173,6 +294,9 @@ def main(argv: list[str] | None = None) -> None:
 
 if __name__ == "__main__":
     if len(sys.argv) > 1 and sys.argv[1] == "--worker":
-        _worker(sys.argv[2], sys.argv[3])
+        if sys.argv[2] == "paired":
+            _paired_worker(sys.argv[3], int(sys.argv[4]))
+        else:
+            _worker(sys.argv[2], sys.argv[3])
     else:
         main()
