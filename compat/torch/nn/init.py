@@ -143,19 +143,27 @@ def zeros_(tensor: Tensor) -> Tensor:
     return tensor
 
 
+def _xavier_std(tensor: Tensor, gain: float) -> float:
+    """Glorot's standard deviation ``gain * sqrt(2 / (fan_in + fan_out))`` (both forms')."""
+    fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
+    return gain * math.sqrt(2.0 / float(fan_in + fan_out))
+
+
 def xavier_uniform_(tensor: Tensor, gain: float = 1.0, generator: Any = None) -> Tensor:
     """Glorot uniform: ``U(-a, a)`` with ``a = gain * sqrt(6 / (fan_in + fan_out))``."""
-    fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
-    std = gain * math.sqrt(2.0 / float(fan_in + fan_out))
-    a = math.sqrt(3.0) * std
+    a = math.sqrt(3.0) * _xavier_std(tensor, gain)
     return _no_grad_uniform_(tensor, -a, a, generator)
 
 
 def xavier_normal_(tensor: Tensor, gain: float = 1.0, generator: Any = None) -> Tensor:
     """Glorot normal: ``N(0, std**2)`` with ``std = gain * sqrt(2 / (fan_in + fan_out))``."""
-    fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
-    std = gain * math.sqrt(2.0 / float(fan_in + fan_out))
-    return _no_grad_normal_(tensor, 0.0, std, generator)
+    return _no_grad_normal_(tensor, 0.0, _xavier_std(tensor, gain), generator)
+
+
+def _kaiming_std(tensor: Tensor, a: float, mode: str, nonlinearity: str) -> float:
+    """He's standard deviation ``gain / sqrt(fan)`` (both forms'; the fan checked first)."""
+    fan = _calculate_correct_fan(tensor, mode)
+    return calculate_gain(nonlinearity, a) / math.sqrt(fan)
 
 
 def kaiming_uniform_(
@@ -168,10 +176,7 @@ def kaiming_uniform_(
     """He uniform: ``U(-bound, bound)`` with ``bound = gain * sqrt(3 / fan)``."""
     if _is_empty(tensor):
         return tensor
-    fan = _calculate_correct_fan(tensor, mode)
-    gain = calculate_gain(nonlinearity, a)
-    std = gain / math.sqrt(fan)
-    bound = math.sqrt(3.0) * std
+    bound = math.sqrt(3.0) * _kaiming_std(tensor, a, mode, nonlinearity)
     return _no_grad_uniform_(tensor, -bound, bound, generator)
 
 
@@ -185,7 +190,4 @@ def kaiming_normal_(
     """He normal: ``N(0, std**2)`` with ``std = gain / sqrt(fan)``."""
     if _is_empty(tensor):
         return tensor
-    fan = _calculate_correct_fan(tensor, mode)
-    gain = calculate_gain(nonlinearity, a)
-    std = gain / math.sqrt(fan)
-    return _no_grad_normal_(tensor, 0.0, std, generator)
+    return _no_grad_normal_(tensor, 0.0, _kaiming_std(tensor, a, mode, nonlinearity), generator)
