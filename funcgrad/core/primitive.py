@@ -273,6 +273,16 @@ class Primitive:
         return _interpreter_bind(self, *args, **params)
 
 
+def public_names(name: str, public: tuple[str, ...]) -> dict[str, tuple[str, ...]]:
+    """A row's ``public=`` (``"numpy"``: its form named as the row; ``"numpy:radians"``:
+    named otherwise) as namespace -> names, in order."""
+    out: dict[str, tuple[str, ...]] = {}
+    for form in public:
+        ns, _, named = form.partition(":")
+        out[ns] = (*out.get(ns, ()), named or name)
+    return out
+
+
 #: the declared composites (:class:`Composite`), name -> row
 COMPOSITES: dict[str, Composite] = {}
 
@@ -335,10 +345,7 @@ class Composite:
         self.fn = fn
         self.arity = arity
         #: ``"numpy"`` (named as the row) or ``"numpy:radians"``, as a primitive's ``public=``
-        self.public: dict[str, tuple[str, ...]] = {}
-        for form in public:
-            ns, _, named = form.partition(":")
-            self.public[ns] = (*self.public.get(ns, ()), named or name)
+        self.public = public_names(name, public)
         self.doc = doc
         self.docs = docs or {}
         self.numpy_promotion = numpy

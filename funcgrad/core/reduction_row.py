@@ -19,10 +19,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from funcgrad.core.primitive import public_names
+
 #: the kinds of numpy form a row may declare (see :class:`Reduction`)
-NUMPY_KINDS = ("fold", "average", "extremum", "logical")
+NUMPY_KINDS = ("fold", "average", "extremum", "logical", "index")
 #: how PyTorch may type a reduction's result (see :class:`TorchReduction`)
-TORCH_PROMOTIONS = ("int64", "float", "keep", "bool")
+TORCH_PROMOTIONS = ("int64", "float", "keep", "bool", "index")
 
 
 @dataclass(frozen=True)
@@ -39,14 +41,22 @@ class TorchReduction:
     ``"int64"`` (bool and integer inputs reduce as int64, where NumPy takes JAX's default
     integer and keeps unsigned ones unsigned), ``"float"`` (bool and integer inputs are
     refused, where NumPy's result is their inexact type), ``"keep"`` (the input's dtype),
-    ``"bool"`` (a bool result, uint8 kept as uint8, where NumPy's is bool).
+    ``"bool"`` (a bool result, uint8 kept as uint8, where NumPy's is bool) or ``"index"``
+    (int64 indices, where NumPy's are JAX's default integer; one ``dim`` or none, the
+    input flattened, ``keepdim`` kept then too).
+
     ``empty_dim_all=False``: ``dim=[]`` reduces no dimension (``any``, ``all``), where
-    PyTorch's other reductions, and NumPy's ``axis=()`` none, reduce every one.
-    ``one_dim``: PyTorch's form takes one ``int`` dimension (``prod``), where NumPy's
-    takes a tuple (compat's takes either). ``no_identity``: an empty reduction is PyTorch's error (``amax``; NumPy's form has
-    its own, a ``ValueError``); ``complex_error``: PyTorch's ``NotImplementedError`` for a
-    complex input, where the row's primitive raises a ``TypeError``. ``domain``: the
-    ``(lo, hi)`` compat's test samples draw from, where not (-2, 2) (``prod``).
+    PyTorch's other reductions reduce every one (and NumPy's ``axis=()`` none).
+    ``one_dim``: PyTorch's form takes one ``int`` dimension (``prod``, ``argmax``), where
+    NumPy's ``prod`` takes a tuple (compat's ``prod`` takes either; its ``argmax`` refuses
+    a tuple as PyTorch). ``no_identity``: the exception type of PyTorch's refusal to reduce
+    every element of an empty tensor (``RuntimeError`` for ``amax``, ``IndexError`` for
+    ``argmax``; an empty ``dim`` is an ``IndexError``; NumPy's forms raise a
+    ``ValueError``). ``complex_error``: PyTorch's refusal of a complex input where the
+    row's primitive raises a ``TypeError`` (its ``NotImplementedError`` text, or an
+    ``(exception type, text)`` pair); ``bool_error``: its ``RuntimeError`` for a bool
+    input, where NumPy's form takes bools (``argmax``). ``domain``: the ``(lo, hi)``
+    compat's test samples draw from, where not (-2, 2) (``prod``).
     """
 
     grad_fn: str | None
@@ -57,8 +67,9 @@ class TorchReduction:
     promote: str = "int64"
     one_dim: bool = False
     empty_dim_all: bool = True
-    no_identity: bool = False
-    complex_error: str | None = None
+    no_identity: type[Exception] | None = None
+    complex_error: str | tuple[type[Exception], str] | None = None
+    bool_error: str | None = None
     domain: tuple[float, float] = (-2.0, 2.0)
 
     def __post_init__(self) -> None:
@@ -88,7 +99,10 @@ class Reduction:
       is the masked elements' fill: ``"lowest"``/``"highest"`` of the dtype); bools reduce
       by ``on_bool`` (the ``(primitive, combine)`` of ``or`` for ``max``, as NumPy);
     * ``"logical"`` (``any``, ``all``): the operand tested against zero first, where the
-      lax form reduces it bitwise as it is; ``where=`` fills ``identity``.
+      lax form reduces it bitwise as it is; ``where=`` fills ``identity``;
+    * ``"index"`` (``argmax``, ``argmin``): one ``axis`` or none (the array flattened),
+      ``keepdims``; indices of JAX's default integer type, bools compared as integers.
+      Its lax form is ``(operand, axis, index_dtype)``, as ``jax.lax``'s.
 
     The lax form (``reduce_X(operand, axes)``) binds ``primitive`` on the operand as given
     (axes a sequence, none of NumPy's promotions; ``on_bool``'s for bools, as JAX's
@@ -119,10 +133,7 @@ class Reduction:
         self.name = name
         self.primitive = primitive
         self.reduce = reduce
-        self.public: dict[str, tuple[str, ...]] = {}
-        for form in public:
-            ns, _, named = form.partition(":")
-            self.public[ns] = (*self.public.get(ns, ()), named or name)
+        self.public = public_names(name, public)
         self.doc = doc
         self.docs = docs or {}
         self.numpy = numpy

@@ -28,8 +28,6 @@ from funcgrad.primitives.reduce_general import reduce_general
 from funcgrad.primitives.rules import moveaxis
 
 __all__ = [
-    "argmax",
-    "argmin",
     "cumlogsumexp",
     "cummax",
     "cummin",
@@ -52,7 +50,8 @@ def _axes(name: str, x: Any, axes: Sequence[int]) -> tuple[int, ...]:
 
 def _declared_form(name: str, row: Reduction) -> Callable[..., Any]:
     """The lax form of a reduction row: its primitive on the operand as given (no NumPy
-    promotion, ``axes`` a sequence; bools by the row's ``on_bool``)."""
+    promotion, ``axes`` a sequence; bools by the row's ``on_bool``), or an index row's
+    ``(operand, axis, index_dtype)``."""
 
     def f(operand: Any, axes: Sequence[int]) -> Any:
         operand = prep(operand, name)
@@ -61,13 +60,18 @@ def _declared_form(name: str, row: Reduction) -> Callable[..., Any]:
         prim = row.on_bool[0] if bools else row.primitive  # type: ignore[index]
         return prim.bind(operand, axes=tuple(axes))  # (no axes too: the dtype is checked, as JAX)
 
-    f.__name__ = f.__qualname__ = name
-    f.__doc__ = f"{form_doc(row, 'lax')}."
-    return f
+    def index(operand: Any, axis: int, index_dtype: Any) -> Any:
+        return row.reduce(prep(operand, name), axis=axis, index_dtype=index_dtype)
+
+    g = index if row.numpy == "index" else f
+    g.__name__ = g.__qualname__ = name
+    g.__doc__ = f"{form_doc(row, 'lax')}."
+    return g
 
 
-#: ``reduce_sum``, ``reduce_prod``, ``reduce_max``, ``reduce_min``, ``reduce_and`` and
-#: ``reduce_or`` from the reduction rows (``funcgrad/primitives/reductions.py``)
+#: ``reduce_sum``, ``reduce_prod``, ``reduce_max``, ``reduce_min``, ``reduce_and``,
+#: ``reduce_or``, ``argmax`` and ``argmin`` from the reduction rows
+#: (``funcgrad/primitives/reductions.py``)
 DECLARED = {name: _declared_form(name, row) for name, row in reduction_forms("lax").items()}
 globals().update(DECLARED)
 __all__ += sorted(DECLARED)
@@ -107,16 +111,6 @@ def reduce_xor(operand: Any, axes: Sequence[int]) -> Any:
         else:
             operand = _fold(operand, ax, ew.bitwise_xor, 0)
     return operand
-
-
-def argmax(operand: Any, axis: int, index_dtype: Any) -> Any:
-    """Index of the first maximum along ``axis`` (NaN counts as the maximum)."""
-    return red.argmax(prep(operand, "argmax"), axis=axis, index_dtype=index_dtype)
-
-
-def argmin(operand: Any, axis: int, index_dtype: Any) -> Any:
-    """Index of the first minimum along ``axis``."""
-    return red.argmin(prep(operand, "argmin"), axis=axis, index_dtype=index_dtype)
 
 
 def cumsum(operand: Any, axis: int = 0, reverse: bool = False) -> Any:

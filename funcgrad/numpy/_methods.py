@@ -139,12 +139,10 @@ def install() -> None:
         "reshape": reshape,
         "transpose": transpose,
         "astype": astype,
-        **_reductions.METHODS,  # (sum, prod, mean, max, min, any, all: the rows' forms)
+        **_reductions.METHODS,  # (sum, prod, mean, max, min, any, all, argmax, argmin)
         "var": _reductions.var,
         "std": _reductions.std,
         "ptp": _reductions.ptp,
-        "argmax": _reductions.argmax,
-        "argmin": _reductions.argmin,
         "cumsum": _reductions.cumsum,
         "cumprod": _reductions.cumprod,
         "squeeze": _shape.squeeze,

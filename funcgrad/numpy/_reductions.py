@@ -286,11 +286,21 @@ def _logical_form(name: str, row: Reduction) -> Callable[..., Any]:
     return f
 
 
+def _index_form(name: str, row: Reduction) -> Callable[..., Any]:
+    def f(
+        a: ArrayLike, axis: int | None = None, out: Any = None, keepdims: bool | None = None
+    ) -> Any:
+        return _arg(name, row.reduce, a, axis, out, keepdims)
+
+    return f
+
+
 _KINDS = {
     "fold": _sum_form,
     "extremum": _extremum_form,
     "average": _mean_form,
     "logical": _logical_form,
+    "index": _index_form,
 }
 
 
@@ -380,20 +390,6 @@ def _arg(name: str, prim: Any, a: ArrayLike, axis: Any, out_: Any, keepdims: boo
         return _out(sh.reshape(r, (1,) * av.ndim) if keepdims else r)
     ax = normalize_axis(axis, av.ndim, name)
     return _out(_keep(prim(a, axis=ax, index_dtype=idx), av.shape, (ax,), bool(keepdims)))
-
-
-def argmax(
-    a: ArrayLike, axis: int | None = None, out: Any = None, keepdims: bool | None = None
-) -> Any:
-    """Index of the maximum along ``axis`` (first one on ties; flattened when ``None``)."""
-    return _arg("argmax", rd.argmax, a, axis, out, keepdims)
-
-
-def argmin(
-    a: ArrayLike, axis: int | None = None, out: Any = None, keepdims: bool | None = None
-) -> Any:
-    """Index of the minimum along ``axis`` (first one on ties)."""
-    return _arg("argmin", rd.argmin, a, axis, out, keepdims)
 
 
 def _cum(

@@ -505,48 +505,41 @@ Reduction(
         "ProdBackward0", dim_grad_fn="ProdBackward1", one_dim=True, domain=(0.5, 1.5)
     ),
 )
-Reduction(
-    "max",
-    reduce_max_p,
-    reduce_max,
-    public=("numpy", "numpy:amax", "lax:reduce_max"),
-    doc="Maximum over ``axis``",
-    docs={"lax": "Maximum over ``axes``"},
-    numpy="extremum",
-    identity="lowest",
-    combine=ew.max,
-    on_bool=(reduce_or_p, ew.bitwise_or),
-    torch=TorchReduction(
-        "AmaxBackward0",
-        name="amax",
-        dim=(),
-        dtype=False,
-        promote="keep",
-        no_identity=True,
-        complex_error="\"max_values_cpu\" not implemented for '{dtype}'",
+for _name, _public, _p, _fn, _combine, _bools, _fill, _torch in (
+    (
+        "max",
+        ("numpy", "numpy:amax", "lax:reduce_max"),
+        *(reduce_max_p, reduce_max, ew.max, (reduce_or_p, ew.bitwise_or), "lowest"),
+        ("amax", "AmaxBackward0", "max_values_cpu"),
     ),
-)
-Reduction(
-    "min",
-    reduce_min_p,
-    reduce_min,
-    public=("numpy", "numpy:amin", "lax:reduce_min"),
-    doc="Minimum over ``axis``",
-    docs={"lax": "Minimum over ``axes``"},
-    numpy="extremum",
-    identity="highest",
-    combine=ew.min,
-    on_bool=(reduce_and_p, ew.bitwise_and),
-    torch=TorchReduction(
-        "AminBackward0",
-        name="amin",
-        dim=(),
-        dtype=False,
-        promote="keep",
-        no_identity=True,
-        complex_error="\"min_values_cpu\" not implemented for '{dtype}'",
+    (
+        "min",
+        ("numpy", "numpy:amin", "lax:reduce_min"),
+        *(reduce_min_p, reduce_min, ew.min, (reduce_and_p, ew.bitwise_and), "highest"),
+        ("amin", "AminBackward0", "min_values_cpu"),
     ),
-)
+):
+    Reduction(
+        _name,
+        _p,
+        _fn,
+        public=_public,
+        doc=f"{_name.capitalize()}imum over ``axis``",
+        docs={"lax": f"{_name.capitalize()}imum over ``axes``"},
+        numpy="extremum",
+        identity=_fill,  # (the masked elements' fill: NumPy's max has no identity)
+        combine=_combine,
+        on_bool=_bools,
+        torch=TorchReduction(
+            _torch[1],
+            name=_torch[0],
+            dim=(),
+            dtype=False,
+            promote="keep",
+            no_identity=RuntimeError,
+            complex_error=f"\"{_torch[2]}\" not implemented for '{{dtype}}'",
+        ),
+    )
 Reduction(
     "mean",
     reduce_sum_p,
@@ -557,27 +550,59 @@ Reduction(
     identity=0,
     torch=TorchReduction("MeanBackward0", dim_grad_fn="MeanBackward1", promote="float"),
 )
-Reduction(
-    "any",
-    reduce_or_p,
-    reduce_or,
-    public=("numpy", "lax:reduce_or"),
-    doc="Whether any element along ``axis`` is non-zero",
-    docs={"lax": "Bitwise (logical for bool) OR over ``axes``"},
-    numpy="logical",
-    identity=False,
-    torch=TorchReduction(None, dtype=False, promote="bool", empty_dim_all=False),
-)
-Reduction(
-    "all",
-    reduce_and_p,
-    reduce_and,
-    public=("numpy", "lax:reduce_and"),
-    doc="Whether every element along ``axis`` is non-zero",
-    docs={"lax": "Bitwise (logical for bool) AND over ``axes``"},
-    numpy="logical",
-    identity=True,
-    torch=TorchReduction(None, dtype=False, promote="bool", empty_dim_all=False),
+for _name, _lax, _p, _fn, _identity, _bitwise, _which in (
+    ("any", "lax:reduce_or", reduce_or_p, reduce_or, False, "OR", "any"),
+    ("all", "lax:reduce_and", reduce_and_p, reduce_and, True, "AND", "every"),
+):
+    Reduction(
+        _name,
+        _p,
+        _fn,
+        public=("numpy", _lax),
+        doc=f"Whether {_which} element along ``axis`` is non-zero",
+        docs={"lax": f"Bitwise (logical for bool) {_bitwise} over ``axes``"},
+        numpy="logical",
+        identity=_identity,
+        torch=TorchReduction(None, dtype=False, promote="bool", empty_dim_all=False),
+    )
+for _name, _p, _fn, _first in (
+    ("argmax", argmax_p, argmax, "maximum"),
+    ("argmin", argmin_p, argmin, "minimum"),
+):
+    Reduction(
+        _name,
+        _p,
+        _fn,
+        public=("numpy", "lax"),
+        doc=f"Index of the {_first} along ``axis`` (the first on ties; of the flattened "
+        "array when ``None``)",
+        docs={"lax": f"Index of the first {_first} along ``axis`` (NaN counts as one)"},
+        numpy="index",
+        identity=None,
+        torch=TorchReduction(
+            None,
+            dtype=False,
+            promote="index",
+            one_dim=True,
+            no_identity=IndexError,
+            complex_error=(RuntimeError, f"{_name}(): does not support complex input"),
+            bool_error=f"{_name}(): does not support bool input",
+        ),
+    )
+del (
+    _name,
+    _public,
+    _p,
+    _fn,
+    _first,
+    _combine,
+    _bools,
+    _fill,
+    _torch,
+    _lax,
+    _identity,
+    _bitwise,
+    _which,
 )
 
 

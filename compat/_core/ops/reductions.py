@@ -48,14 +48,18 @@ def _full_extremum_f(x: Any, *, op: str) -> Any:
 
 
 # --------------------------------------------------------------------------- the rows' ops
-# (``torch.sum``, ``prod``, ``mean``, ``amax``, ``amin``, ``any``, ``all``: the reduction rows
-# of ``funcgrad/primitives/reductions.py``, whose ``TorchReduction`` says how PyTorch's form
-# differs from the numpy form each op computes with)
+# (``torch.sum``, ``prod``, ``mean``, ``amax``, ``amin``, ``any``, ``all``, ``argmax``,
+# ``argmin``: the reduction rows of ``funcgrad/primitives/reductions.py``, whose
+# ``TorchReduction`` says how PyTorch's form differs from the numpy form each op computes
+# with)
 
 
 def _reduce_f(x: Any, *, op: str, promote: str, axes: Any, keepdims: bool, dtype: Any) -> Any:
     """The row ``op``'s numpy form of ``x`` in ``dtype``; PyTorch's gradient of the extrema
     of floats (``conventions.amax``: ties and NaN shared evenly)."""
+    if promote == "index":  # (one axis or none)
+        axis = axes[0] if axes else None
+        return getattr(fnp, op)(x, axis=axis, keepdims=keepdims).astype(dtype)
     if promote == "keep" and _dt.kind(x.dtype) == "f":
         return _conv.amax(x, axes, keepdims, op)
     if promote == "bool":  # (a uint8 input gives uint8, as PyTorch)
@@ -67,6 +71,8 @@ def _result_dtype(name: str, promote: str, given: np.dtype, dtype: Any) -> np.dt
     """The result dtype of a row's op as PyTorch types it (``TorchReduction.promote``)."""
     if promote == "bool":
         return given if given == np.uint8 else np.dtype(bool)
+    if promote == "index":
+        return np.dtype(np.int64)
     dt = _dt.np_dtype(dtype) if dtype is not None else given
     if promote == "float" and _dt.kind(dt) not in "fc":
         raise RuntimeError(
@@ -78,21 +84,49 @@ def _result_dtype(name: str, promote: str, given: np.dtype, dtype: Any) -> np.dt
     return dt
 
 
-def _check_nonempty(name: str, input: Tensor, axes: Any) -> None:
+#: PyTorch's refusal to reduce every element of an empty tensor, by its exception type
+#: (``TorchReduction.no_identity``: ``amax``'s ``RuntimeError``, ``argmax``'s ``IndexError``)
+_EMPTY_ALL = {
+    RuntimeError: "{}(): Expected reduction dim to be specified for input.numel() == 0. "
+    "Specify the reduction dim with the 'dim' argument.",
+    IndexError: "{}(): Expected reduction dim to be specified for input.numel() == 0.",
+}
+
+
+def _check_nonempty(name: str, input: Tensor, axes: Any, no_identity: type) -> None:
     """PyTorch's errors for reducing an empty extent of a reduction without identity."""
     if axes is None and input.numel() == 0:
-        raise RuntimeError(
-            f"{name}(): Expected reduction dim to be specified for input.numel() == 0. "
-            "Specify the reduction dim with the 'dim' argument."
-        )
+        raise no_identity(_EMPTY_ALL[no_identity].format(name))
     for a in axes or ():
         if input.shape[a] == 0:
             raise IndexError(f"{name}(): Expected reduction dim {a} to have non-zero size.")
 
 
+def _refuse_kind(t: Any, input: Tensor) -> None:
+    """PyTorch's refusals of a bool or complex input its row declares."""
+    if t.bool_error is not None and input._npdtype == np.bool_:
+        raise RuntimeError(t.bool_error)
+    if t.complex_error is not None and _dt.kind(input._npdtype) == "c":
+        exc, text = (
+            t.complex_error
+            if isinstance(t.complex_error, tuple)
+            else (NotImplementedError, t.complex_error)
+        )
+        raise exc(text.format(dtype=_dt.scalar_type_name(input._npdtype)))
+
+
 def _reduce(row: Any, name: str, input: Tensor, dim: Any, keepdim: bool, dtype: Any) -> Tensor:
-    t = row.torch  # (refusals in PyTorch's order: dtype, dims, empty, complex)
+    t = row.torch  # (refusals in PyTorch's order: arguments, dtype, dims, empty, complex)
+    if t.promote == "index" and dim is not None:
+        if isinstance(dim, (list, tuple)):
+            raise TypeError(
+                f"{name}(): argument 'dim' (position 2) must be int, not {type(dim).__name__}"
+            )
+        dim = (dim,)  # (one dimension; None: the input flattened)
     dt = _result_dtype(name, t.promote, input._npdtype, dtype)
+    early = t.promote == "index"  # (argmax's refusals of a dtype come before its dim's)
+    if early:
+        _refuse_kind(t, input)
     if input.ndim == 0 and dim is not None:  # (a 0-d tensor has one dimension to name)
         _dims(dim, 1)
         axes: Any = ()
@@ -100,12 +134,10 @@ def _reduce(row: Any, name: str, input: Tensor, dim: Any, keepdim: bool, dtype: 
         axes = ()
     else:
         axes = _dims(dim, input.ndim)
-    if t.no_identity:
-        _check_nonempty(name, input, axes)
-    if t.complex_error is not None and _dt.kind(input._npdtype) == "c":
-        raise NotImplementedError(
-            t.complex_error.format(dtype=_dt.scalar_type_name(input._npdtype))
-        )
+    if t.no_identity is not None:
+        _check_nonempty(name, input, axes, t.no_identity)
+    if not early:
+        _refuse_kind(t, input)
     node = t.dim_grad_fn if dim is not None and t.dim_grad_fn else t.grad_fn
     static = (("op", row.name), ("promote", t.promote), ("axes", axes))
     static += (("keepdims", bool(keepdim)), ("dtype", dt))
@@ -113,8 +145,9 @@ def _reduce(row: Any, name: str, input: Tensor, dim: Any, keepdim: bool, dtype: 
 
 
 def _samples(row: Any) -> tuple[Sample, ...]:
-    """The op's test cases, from its row: every dimension, several, one kept, the last; an
-    integer input where PyTorch computes one; bool masks for ``any``/``all``."""
+    """The op's test cases, from its row: every dimension, one kept, the last, several
+    (where PyTorch takes several); an integer input where PyTorch computes one; bool masks
+    for ``any``/``all``; gradients where the row names a node."""
     t = row.torch
     if t.promote == "bool":
         return (
@@ -122,14 +155,14 @@ def _samples(row: Any) -> tuple[Sample, ...]:
             Sample((Mask((2, 3)),), args=(1,), grad=False),
             Sample((Mask((2, 3, 2)),), args=((0, 2), True), grad=False),
         )
-    d = t.domain
+    d, grad = t.domain, t.grad_fn is not None
     out = (
-        Sample(((2, 3),), domain=d),
-        Sample(((2, 3),), kwargs=(("dim", 1), ("keepdim", True)), domain=d),
-        Sample(((2, 3),), args=(-1,), domain=d),
+        Sample(((2, 3),), domain=d, grad=grad),
+        Sample(((2, 3),), kwargs=(("dim", 1), ("keepdim", True)), domain=d, grad=grad),
+        Sample(((2, 3),), args=(-1,), domain=d, grad=grad),
     )
     if not t.one_dim:
-        out += (Sample(((2, 3, 2),), args=((0, 2),), domain=d),)
+        out += (Sample(((2, 3, 2),), args=((0, 2),), domain=d, grad=grad),)
     if t.promote != "float":
         out += (Sample(((4,),), dtype="int64", domain=d, grad=False),)
     return out
@@ -212,35 +245,6 @@ def max(input: Tensor, dim: Any = None, keepdim: bool = False, *, other: Any = N
 @defop(samples=(Sample(((2, 3),)), Sample(((2, 3),), args=(1,))))
 def min(input: Tensor, dim: Any = None, keepdim: bool = False, *, other: Any = None) -> Any:
     return _extremum("min", input, dim, keepdim, other)
-
-
-def _arg_f(x: Any, *, axis: Any, keepdims: bool, op: str) -> Any:
-    f = fnp.argmax if op == "max" else fnp.argmin
-    if axis is None:
-        return fnp.asarray(f(fnp.ravel(x)), np.int64)
-    return fnp.asarray(f(x, axis=axis, keepdims=keepdims), np.int64)
-
-
-@defop(samples=(Sample(((2, 3),), grad=False), Sample(((2, 3),), args=(1,), grad=False)))
-def argmax(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
-    axis = None if dim is None else _wrap_dim(dim, input.ndim)
-    return apply(
-        _arg_f,
-        "argmax",
-        (input,),
-        (("axis", axis), ("keepdims", bool(keepdim) and axis is not None), ("op", "max")),
-    )
-
-
-@defop(samples=Sample(((2, 3),), args=(0, True), grad=False))
-def argmin(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
-    axis = None if dim is None else _wrap_dim(dim, input.ndim)
-    return apply(
-        _arg_f,
-        "argmin",
-        (input,),
-        (("axis", axis), ("keepdims", bool(keepdim) and axis is not None), ("op", "min")),
-    )
 
 
 def _var_f(x: Any, *, axes: Any, keepdims: bool, correction: float, std: bool) -> Any:
