@@ -25,6 +25,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:  # run as ``python tools/jax_coverage.py``
     sys.path.insert(0, str(ROOT))
 
+from funcgrad.core.reduction_row import reduction_forms  # noqa: E402
 from funcgrad.primitives import public_forms  # noqa: E402
 from tools.coverage_page import page_main  # noqa: E402
 
@@ -267,7 +268,8 @@ def render() -> str:
     for ns, sup, miss, oos in survey():
         tot_s, tot_m = tot_s + len(sup), tot_m + len(miss)
         fg_ns = "funcgrad" + ns[len("jax") :]
-        from_rows = [n for n in sup if n in public_forms(fg_ns[len("funcgrad.") :])]
+        short = fg_ns[len("funcgrad.") :]
+        from_rows = [n for n in sup if n in public_forms(short) or n in reduction_forms(short)]
         tot_r += len(from_rows)
         rows.append(
             f"| `{ns}` | `{fg_ns}` | {len(sup)} | {len(from_rows)} | {len(miss)} | {len(oos)} |"
@@ -309,7 +311,8 @@ def render() -> str:
         f"In all: **{tot_s} supported, {tot_m} missing ({pct:.0f}% of the names in scope).** "
         f"{tot_r} of the supported names are generated from the primitives' rows "
         "(`public=` on a row in `funcgrad/primitives/`, read here through "
-        "`funcgrad.primitives.public_forms`); the others are written by hand.",
+        "`funcgrad.primitives.public_forms`, and on a reduction row, "
+        "`funcgrad.core.reduction_row.reduction_forms`); the others are written by hand.",
         "",
         "| JAX namespace | funcgrad namespace | supported | from primitive rows | missing "
         "| out of scope |",
