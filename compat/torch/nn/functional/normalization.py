@@ -27,12 +27,18 @@ def _affine(y: Any, wb: tuple[Any, ...], has_weight: bool, shape: tuple[int, ...
 
 
 def _normalize(x: Any, axes: tuple[int, ...], eps: float) -> Any:
-    """``(x - mean) / sqrt(var + eps)`` over ``axes`` with the biased variance."""
+    """``(x - mean) * rsqrt(var + eps)`` over ``axes`` with the biased variance.
+
+    A product with the reciprocal root, as PyTorch's kernels compute it: its derivative
+    reads the centred input and the root, never the result, so the node saves no output
+    and an in-place op on the result (``ReLU(inplace=True)`` after an ``InstanceNorm``)
+    leaves the backward valid, as in PyTorch (a quotient's derivative reads the result).
+    """
 
     mean = fnp.mean(x, axis=axes, keepdims=True)
     xc = x - mean
     var = fnp.mean(xc * xc, axis=axes, keepdims=True)
-    return xc / fnp.sqrt(var + np.asarray(eps, dtype=x.dtype))
+    return xc * flax.rsqrt(var + np.asarray(eps, dtype=x.dtype))
 
 
 def _batch_norm_train_f(x: Any, *wb: Any, eps: float, has_weight: bool) -> Any:
