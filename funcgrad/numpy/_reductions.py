@@ -227,7 +227,7 @@ def _mean(
 # (one kind of numpy form per ``Reduction.numpy``: its signature is jax.numpy's)
 
 
-def _sum_form(name: str, row: Reduction) -> Callable[..., Any]:
+def _fold_form(name: str, row: Reduction) -> Callable[..., Any]:
     def f(
         a: ArrayLike,
         axis: Any = None,
@@ -257,7 +257,7 @@ def _extremum_form(name: str, row: Reduction) -> Callable[..., Any]:
     return f
 
 
-def _mean_form(name: str, row: Reduction) -> Callable[..., Any]:
+def _average_form(name: str, row: Reduction) -> Callable[..., Any]:
     def f(
         a: ArrayLike,
         axis: Any = None,
@@ -296,9 +296,9 @@ def _index_form(name: str, row: Reduction) -> Callable[..., Any]:
 
 
 _KINDS = {
-    "fold": _sum_form,
+    "fold": _fold_form,
     "extremum": _extremum_form,
-    "average": _mean_form,
+    "average": _average_form,
     "logical": _logical_form,
     "index": _index_form,
 }
