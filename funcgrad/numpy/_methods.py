@@ -9,9 +9,11 @@ from __future__ import annotations
 
 from typing import Any
 
+import jax
 import numpy as np
 
 from funcgrad.core.interp import Tracer
+from funcgrad.core.symbolic import SymDim
 from funcgrad.numpy import (
     _bitviews,
     _creation,
@@ -30,6 +32,43 @@ def _swap(f: Any) -> Any:
         return f(other, self)
 
     return g
+
+
+#: the operand types a tracer's binary operators take (besides ``__jax_array__`` objects)
+_OPERANDS = (Tracer, jax.Array, np.ndarray, np.generic, bool, int, float, complex, SymDim)
+#: containers a binary operator refuses itself (exact types: a ``NamedTuple`` is deferred to)
+_REFUSED = (list, tuple, set, dict)
+_SYMBOLS = {
+    "add": "+", "sub": "-", "mul": "*", "truediv": "/", "floordiv": "//", "mod": "%",
+    "divmod": "divmod()", "pow": "** or pow()", "matmul": "@", "and": "&", "or": "|", "xor": "^",
+    "lshift": "<<", "rshift": ">>", "eq": "==", "ne": "==",  # (JAX's words for != too)
+}  # fmt: skip
+
+
+def _defer(f: Any, name: str) -> Any:
+    """``f`` as the binary operator ``name`` (``"__rmul__"``...), taking JAX's arrays' stand on
+    other operands: a plain list, tuple, set or dict is refused with a ``TypeError`` (but for
+    the ordering comparisons, where Python's own error follows), and any other kind of
+    object gets ``NotImplemented``, so Python tries its reflected method (a ``NamedTuple``
+    of arrays with ``__rmul__``) or raises its "unsupported operand type(s)" error."""
+
+    bare = name.strip("_")
+    reflected = bare.startswith("r") and bare[1:] in _SYMBOLS
+    symbol = _SYMBOLS.get(bare[1:] if reflected else bare)
+
+    def op(self: Any, other: Any) -> Any:
+        if isinstance(other, _OPERANDS) or hasattr(other, "__jax_array__"):
+            return f(self, other)
+        if symbol is not None and type(other) in _REFUSED:
+            a, b = (other, self) if reflected else (self, other)
+            raise TypeError(
+                f"unsupported operand type(s) for {symbol}: {type(a).__name__!r} and "
+                f"{type(b).__name__!r}"
+            )
+        return NotImplemented
+
+    op.__name__ = name
+    return op
 
 
 def _shape_args(args: tuple) -> Any:
@@ -84,7 +123,8 @@ def install() -> None:
         "__getitem__": _indexing.getitem,
     }
     for name, f in ops.items():
-        setattr(Tracer, name, f)
+        unary = name in ("__neg__", "__pos__", "__abs__", "__invert__", "__getitem__")
+        setattr(Tracer, name, f if unary else _defer(f, name))
     Tracer.__hash__ = object.__hash__  # type: ignore[assignment]
 
     def reshape(self: Any, *shape: Any, order: str = "C") -> Any:
