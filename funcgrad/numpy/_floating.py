@@ -24,11 +24,39 @@ from funcgrad.numpy._core import (
 
 
 def spacing(x: ArrayLike, /) -> Any:
-    """Distance from ``x`` to the next float away from zero (negative for ``x < 0``)."""
+    """Distance from ``x`` to the next float away from zero, with ``x``'s sign bit (as
+    ``jnp.spacing``: ``-0.0`` gives the negative smallest subnormal); infinities give NaN.
+
+    Built from the bit pattern, not as a difference of neighbours: XLA's CPU code flushes
+    subnormal results of arithmetic to zero, which made the spacing of every subnormal
+    (and of zero) 0. ``float16`` follows NumPy's (and JAX's) own rule for it: the step
+    towards ``+inf``, whatever the sign, computed in ``float32`` where its subnormals are
+    normal numbers.
+    """
     (x,) = promote_broadcast("spacing", x, to="inexact")
     check_kind("spacing", "real", x)
-    toward = _ufuncs.where(x < 0, -np.inf, np.inf).astype(aval(x).dtype)
-    return _ufuncs.DECLARED["nextafter"](x, toward) - x
+    dt = aval(x).dtype
+    if dt == np.float16:
+        up = _ufuncs.DECLARED["nextafter"](x, np.asarray(np.inf, dt))
+        return (up.astype(np.float32) - x.astype(np.float32)).astype(dt)
+    fi = np.finfo(dt)
+    ut = np.dtype(f"uint{np.dtype(dt).itemsize * 8}")
+    shl, shr = _ufuncs.DECLARED["left_shift"], _ufuncs.DECLARED["right_shift"]
+    bits = lax.bitcast_convert_type(x, ut)
+    sign_bit = np.asarray(1, ut) << np.asarray(np.dtype(dt).itemsize * 8 - 1, ut)
+    sign = bits & sign_bit
+    magnitude = bits & ~sign_bit
+    nmant = np.asarray(fi.nmant, ut)
+    biased = shr(magnitude, nmant)  # the biased exponent: 0 for zero and subnormals
+    one = np.asarray(1, ut)
+    # a normal spacing 2**(e - nmant) when that is normal, else one subnormal step
+    normal = shl(biased - nmant, nmant)
+    sub = shl(one, _ufuncs.maximum(biased, one) - one)
+    step = lax.bitcast_convert_type(_ufuncs.where(biased > nmant, normal, sub) | sign, dt)
+    at_max = magnitude == lax.bitcast_convert_type(np.asarray(fi.max, dt), ut)
+    inf = _ufuncs.where(sign > 0, -np.inf, np.inf).astype(dt)
+    step = _ufuncs.where(at_max, inf, step)
+    return _ufuncs.where(_ufuncs.isfinite(x), step, np.asarray(np.nan, dt))
 
 
 def _pow2(k: Any, dt: np.dtype) -> Any:
