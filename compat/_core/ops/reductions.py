@@ -30,9 +30,9 @@ def _dims(dim: Any, ndim: int) -> tuple[int, ...] | None:
         if len(dim) == 0:
             return None
         wrapped = [_wrap_dim(d, ndim) for d in dim]
-        for i, d in enumerate(wrapped):
-            if d in wrapped[:i]:
-                raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
+        if len(set(wrapped)) != len(wrapped):
+            d = next(d for i, d in enumerate(wrapped) if d in wrapped[:i])
+            raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
         return tuple(sorted(wrapped))
     return (_wrap_dim(dim, ndim),)
 
@@ -95,7 +95,9 @@ _EMPTY_ALL = {
 
 def _check_nonempty(name: str, input: Tensor, axes: Any, no_identity: type) -> None:
     """PyTorch's errors for reducing an empty extent of a reduction without identity."""
-    if axes is None and input.numel() == 0:
+    if input.numel():  # (no extent is empty)
+        return
+    if axes is None:
         raise no_identity(_EMPTY_ALL[no_identity].format(name))
     for a in axes or ():
         if input.shape[a] == 0:
@@ -104,9 +106,10 @@ def _check_nonempty(name: str, input: Tensor, axes: Any, no_identity: type) -> N
 
 def _refuse_kind(t: Any, input: Tensor) -> None:
     """PyTorch's refusals of a bool or complex input its row declares."""
-    if t.bool_error is not None and input._npdtype == np.bool_:
+    kind = input._npdtype.kind
+    if kind == "b" and t.bool_error is not None:
         raise RuntimeError(t.bool_error)
-    if t.complex_error is not None and _dt.kind(input._npdtype) == "c":
+    if kind == "c" and t.complex_error is not None:
         exc, text = (
             t.complex_error
             if isinstance(t.complex_error, tuple)
@@ -115,33 +118,43 @@ def _refuse_kind(t: Any, input: Tensor) -> None:
         raise exc(text.format(dtype=_dt.scalar_type_name(input._npdtype)))
 
 
-def _reduce(row: Any, name: str, input: Tensor, dim: Any, keepdim: bool, dtype: Any) -> Tensor:
-    t = row.torch  # (refusals in PyTorch's order: arguments, dtype, dims, empty, complex)
-    if t.promote == "index" and dim is not None:
-        if isinstance(dim, (list, tuple)):
+def _reducer(row: Any, name: str) -> Any:
+    """``(input, dim, keepdim, dtype) -> Tensor``: a row's op, with only the checks its
+    ``TorchReduction`` declares (read once, here), in PyTorch's order: arguments, dtype,
+    dims, empty, complex (argmax's dtype refusals come before its dim's)."""
+    t = row.torch
+    index = t.promote == "index"
+    refuses = t.bool_error is not None or t.complex_error is not None
+    early, late = refuses and index, refuses and not index
+    no_identity, empty_none = t.no_identity, not t.empty_dim_all
+    node0, node1 = t.grad_fn or name, t.dim_grad_fn or t.grad_fn or name
+    fixed = (("op", row.name), ("promote", t.promote))
+
+    def reduce(input: Tensor, dim: Any, keepdim: bool, dtype: Any) -> Tensor:
+        if index and isinstance(dim, (list, tuple)):  # (one dim, or None)
             raise TypeError(
                 f"{name}(): argument 'dim' (position 2) must be int, not {type(dim).__name__}"
             )
-        dim = (dim,)  # (one dimension; None: the input flattened)
-    dt = _result_dtype(name, t.promote, input._npdtype, dtype)
-    early = t.promote == "index"  # (argmax's refusals of a dtype come before its dim's)
-    if early:
-        _refuse_kind(t, input)
-    if input.ndim == 0 and dim is not None:  # (a 0-d tensor has one dimension to name)
-        _dims(dim, 1)
-        axes: Any = ()
-    elif not t.empty_dim_all and isinstance(dim, (list, tuple)) and not dim:
-        axes = ()
-    else:
-        axes = _dims(dim, input.ndim)
-    if t.no_identity is not None:
-        _check_nonempty(name, input, axes, t.no_identity)
-    if not early:
-        _refuse_kind(t, input)
-    node = t.dim_grad_fn if dim is not None and t.dim_grad_fn else t.grad_fn
-    static = (("op", row.name), ("promote", t.promote), ("axes", axes))
-    static += (("keepdims", bool(keepdim)), ("dtype", dt))
-    return apply(_reduce_f, node or name, (input,), static)
+        dt = _result_dtype(name, t.promote, input._npdtype, dtype)
+        if early:
+            _refuse_kind(t, input)
+        if dim is None:
+            axes: Any = None
+        elif input.ndim == 0:  # (a 0-d tensor has one dimension to name)
+            _dims(dim, 1)
+            axes = ()
+        elif empty_none and isinstance(dim, (list, tuple)) and not dim:
+            axes = ()
+        else:
+            axes = _dims(dim, input.ndim)
+        if no_identity is not None:
+            _check_nonempty(name, input, axes, no_identity)
+        if late:
+            _refuse_kind(t, input)
+        static = (*fixed, ("axes", axes), ("keepdims", bool(keepdim)), ("dtype", dt))
+        return apply(_reduce_f, node0 if dim is None else node1, (input,), static)
+
+    return reduce
 
 
 def _samples(row: Any) -> tuple[Sample, ...]:
@@ -172,14 +185,15 @@ def _reduction_op(row: Any) -> Any:
     """``torch.X``/``Tensor.X``/``out=`` of a reduction row (its ``TorchReduction``)."""
     t = row.torch
     name = t.name or row.name
+    reduce = _reducer(row, name)
 
     def with_dtype(
         input: Tensor, dim: Any = t.dim, keepdim: bool = False, *, dtype: Any = None
     ) -> Tensor:
-        return _reduce(row, name, input, dim, keepdim, dtype)
+        return reduce(input, dim, keepdim, dtype)
 
     def without_dtype(input: Tensor, dim: Any = t.dim, keepdim: bool = False) -> Tensor:
-        return _reduce(row, name, input, dim, keepdim, None)
+        return reduce(input, dim, keepdim, None)
 
     f = with_dtype if t.dtype else without_dtype
     f.__name__ = f.__qualname__ = name
