@@ -92,10 +92,10 @@ def _matmul(name: str, a: Any, b: Any, preferred_element_type: Any) -> Any:
     pet = _pet(name, preferred_element_type)
     (a, b), is_bool = _operands(name, a, b)
     sa, sb = aval(a).shape, aval(b).shape
-    if not sa or not sb:
+    if not sa or not sb:  # JAX's words
         raise ValueError(
-            f"{name}: operands must have at least one dimension (use multiply for scalars), got "
-            f"{fmt(a, b)}{here()}"
+            f"{name} input operand {0 if not sa else 1} must have ndim at least 1, but it has "
+            f"ndim 0{here()}"
         )
     ka, kb = sa[-1], sb[0] if len(sb) == 1 else sb[-2]
     if ka != kb:
