@@ -13,8 +13,13 @@ from __future__ import annotations
 import contextlib
 import enum
 import importlib
+import importlib.util
+import pathlib
+import types
 from collections.abc import Iterator
 from typing import Any
+
+import numpy as np
 
 from tools import jax_coverage
 from tools.conformance.shims.swap import Alias, Missing, Swap
@@ -132,6 +137,23 @@ def make_swap() -> Swap:
     def config() -> Any:
         return _Config("jax._src.config", importlib.import_module("funcgrad.config"), swap)
 
+    def dtypes() -> Any:
+        # funcgrad.dtypes, plus JAX's private lists of dtypes (``_float8_dtypes``)
+        # that test files build their cases from: data, the same in both runs
+        mod = Alias("jax._src.dtypes", importlib.import_module("funcgrad.dtypes"), swap)
+        real = importlib.import_module("jax._src.dtypes")
+        for name, value in vars(real).items():
+            if name.startswith("_") and _is_dtype_list(value):
+                mod.__dict__[name] = list(value)
+        return mod
+
+    def lax_test_util() -> Any:
+        # JAX's table of lax operations for its lax tests (a test helper beside
+        # ``test_util``): upstream's own module, read from the JAX funcgrad runs on
+        # (the pinned version) and run under the swap, so its operations are
+        # funcgrad's and its random inputs the ``jtu`` shim's
+        return _load_under_swap(swap, "jax._src.internal_test_util.lax_test_util")
+
     def lib() -> Any:
         # the runtime's version numbers, read from the jaxlib funcgrad runs on
         mod = Alias("jax._src.lib", None, swap)
@@ -150,24 +172,59 @@ def make_swap() -> Swap:
             "jax._src.core": core,
             "jax._src.array": array,
             "jax._src.lib": lib,
+            "jax._src.dtypes": dtypes,
+            "jax._src.internal_test_util.lax_test_util": lax_test_util,
+            # NumPy reference implementations of lax's operations: the oracle of
+            # lax_test, the same module (JAX's own) in both runs
+            "jax._src.lax_reference": lambda: importlib.import_module("jax._src.lax_reference"),
             "jax._src.util": lambda: Alias("jax._src.util", importlib.import_module(UTIL), swap),
         },
         internal=("jax._src", "jax.interpreters", "jax.extend", "jax.experimental"),
         renames={
             "jax._src.api": "funcgrad",
-            "jax._src.dtypes": "funcgrad.dtypes",
             "jax._src.ad_checkpoint": "funcgrad.ad_checkpoint",
             "jax._src.custom_derivatives": "funcgrad.custom_derivatives",
             "jax._src.random": "funcgrad.random",
             "jax._src.lax.control_flow": "funcgrad.lax",
             "jax._src.tree_util": "funcgrad.tree_util",
             "jax._src.numpy": "funcgrad.numpy",
+            # the package ``jax.lax`` re-exports; its primitives (``add_p``) and private
+            # names stay internals (funcgrad.lax lacks them)
+            "jax._src.lax": "funcgrad.lax",
+            "jax._src.errors": "funcgrad.errors",
         },
         scope={**_coverage_scope(), **SCOPE},
     )
     import funcgrad  # noqa: F401 - funcgrad (and the real jax under it) loads first
 
     return swap
+
+
+def _is_dtype_list(value: Any) -> bool:
+    """Whether ``value`` is a non-empty list of NumPy dtypes or scalar types."""
+    return (
+        isinstance(value, list)
+        and bool(value)
+        and all(
+            isinstance(v, np.dtype) or (isinstance(v, type) and issubclass(v, np.generic))
+            for v in value
+        )
+    )
+
+
+def _load_under_swap(swap: Swap, name: str) -> types.ModuleType:
+    """Upstream module ``name``, executed from the installed JAX's source with its
+    own imports of ``jax`` swapped (it is registered as an importer)."""
+    spec = importlib.util.find_spec(name)
+    if spec is None or spec.origin is None:
+        raise ImportError(f"{name} is not in the installed JAX")
+    own = f"{__name__}.upstream.{name}"
+    mod = types.ModuleType(own)
+    mod.__file__ = spec.origin
+    swap.add_importer(own)
+    code = compile(pathlib.Path(spec.origin).read_text(), spec.origin, "exec", dont_inherit=True)
+    exec(code, mod.__dict__)
+    return mod
 
 
 class _Flag:

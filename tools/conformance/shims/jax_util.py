@@ -42,3 +42,11 @@ def split_list(args: Sequence[Any], ns: Sequence[int]) -> list[list[Any]]:
 def tuple_update(t: tuple[Any, ...], idx: int, val: Any) -> tuple[Any, ...]:
     """``t`` with element ``idx`` replaced by ``val``."""
     return (*t[:idx], val, *t[idx + 1 :])
+
+
+def subvals(seq: Iterable[Any], replace: Iterable[tuple[int, Any]]) -> tuple[Any, ...]:
+    """``seq`` as a tuple with the elements at the given positions replaced."""
+    out = list(seq)
+    for i, v in replace:
+        out[i] = v
+    return tuple(out)

@@ -94,7 +94,16 @@ class Missing:
     __iter__ = _fail
     __bool__ = _fail
     __lt__ = __le__ = __gt__ = __ge__ = _fail
-    __enter__ = _fail
+
+    # a ``with`` block at import (``with jax.numpy_dtype_promotion("standard"):``
+    # while case lists are built) runs its body as it is; in a test, entering fails
+    def __enter__(self) -> Any:
+        if IMPORTING[0]:
+            return _Deferred(self._name, self._kind, self._why)
+        return self._fail()
+
+    def __exit__(self, *exc: Any) -> bool:
+        return False
 
     def __mro_entries__(self, bases: tuple[Any, ...]) -> tuple[type, ...]:
         # ``class T(jax._src.X.Y)`` at module level: make the class, fail on use
