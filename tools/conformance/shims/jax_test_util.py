@@ -443,6 +443,29 @@ def check_grads(*args: Any, **kwargs: Any) -> Any:
     return impl(*args, **kwargs)
 
 
+def rand_like(rng: np.random.RandomState, x: Any) -> np.ndarray:
+    """Normal draws shaped and typed as ``x`` (complex: both parts), as JAX's."""
+    shape, dtype = np.shape(x), np.dtype(getattr(x, "dtype", None) or type(x))
+    out = np.asarray(rng.randn(*shape), dtype=dtype)
+    if np.issubdtype(dtype, np.complexfloating):
+        out = out + dtype.type(1.0j) * np.asarray(rng.randn(*shape), dtype=dtype)
+    return out
+
+
+def check_jvp(*args: Any, **kwargs: Any) -> Any:
+    """``jax.test_util.check_jvp`` of the library under test."""
+    from jax.test_util import check_jvp as impl
+
+    return impl(*args, **kwargs)
+
+
+def check_vjp(*args: Any, **kwargs: Any) -> Any:
+    """``jax.test_util.check_vjp`` of the library under test."""
+    from jax.test_util import check_vjp as impl
+
+    return impl(*args, **kwargs)
+
+
 def with_jax_dtype_defaults(func: Callable, use_defaults: bool = True) -> Callable:
     """Cast a NumPy reference's default-dtype outputs to the library's defaults."""
 
