@@ -203,6 +203,76 @@ def test_collectives_values(tmp_path, n):
                 np.testing.assert_allclose(got[k], exp[k], rtol=1e-6, err_msg=f"{k} {w.rank}")
 
 
+#: each call's kind of arrays per process in BUCKET_VOTES (as the processes' tiers might
+#: hand them, by timings: they differ in calls 1 and 3)
+_VOTE_KINDS = [
+    ("device", "host"),
+    ("device", "device"),
+    ("device", "host"),
+    ("host", "host"),
+    ("device", "device"),
+    ("device", "device"),
+]
+BUCKET_VOTES = textwrap.dedent(
+    """
+    import json
+    import jax
+    import numpy as np
+    import funcgrad.distributed as fd
+
+    fd.initialize()
+    me = fd.process_index()
+    g = fd.world()
+    parts = [np.arange(6, dtype=np.float32).reshape(2, 3) * (me + 1),
+             np.full(3, me, np.float32), np.float32(me + 0.5)]
+    b = fd.Bucket(g, [(2, 3), (3,), ()], np.float32, "avg")
+    kinds = KINDS
+    out = {"programs": [], "values": [], "kinds_out": []}
+    for call, pair in enumerate(kinds):
+        xs = [p * (call + 1) for p in parts]
+        if pair[me] == "device":
+            xs = [jax.device_put(x, g.device) for x in xs]
+        before = dict(b.calls)
+        res = b(xs)
+        out["programs"].append([k for k in b.calls if b.calls[k] != before[k]])
+        out["values"].append([np.asarray(r).tolist() for r in res])
+        out["kinds_out"].append(["device" if isinstance(r, jax.Array) else "host" for r in res])
+    # a bucket whose reduction cannot carry the vote keeps the joined program
+    p = fd.Bucket(g, [(3,)], np.float32, "product")
+    dev = jax.device_put(np.full(3, me + 2.0, np.float32), g.device)
+    out["product"] = [np.asarray(p([dev])[0]).tolist() for _ in range(3)]
+    out["product_calls"] = p.calls
+    print("RESULT", json.dumps(out))
+    """
+)
+
+
+def test_bucket_program_is_agreed_by_vote_whatever_each_process_hands_it(tmp_path):
+    """The processes' arrays differ in kind (host values in one, device arrays in the other,
+    as their tiers may decide by timings), yet every call runs the same program in both:
+    the one program only after a call in which no process had host values."""
+    script = BUCKET_VOTES.replace("KINDS", repr(_VOTE_KINDS))
+    workers = run_workers(script, 2, tmp_path, timeout=120)
+    for w in workers:
+        assert w.returncode == 0, w.describe()
+    a, b = (w.result for w in workers)
+    j, o = ["joined"], ["one_program"]
+    assert a["programs"] == b["programs"] == [j, j, o, j, j, o]
+    for me, r in enumerate((a, b)):
+        for call, (vals, kinds) in enumerate(zip(r["values"], r["kinds_out"])):
+            want = [
+                np.mean([np.arange(6.0).reshape(2, 3) * (k + 1) for k in (0, 1)], 0),
+                np.full(3, 0.5),
+                np.array(1.0),
+            ]
+            for got, exp in zip(vals, want, strict=True):
+                np.testing.assert_allclose(got, exp * (call + 1), rtol=1e-6, err_msg=f"{call}")
+            # host values in, host values out; device arrays in, device arrays out
+            assert set(kinds) == {_VOTE_KINDS[call][me]}, (me, call, kinds)
+        assert r["product"] == [[6.0] * 3] * 3
+        assert r["product_calls"] == {"joined": 3, "one_program": 0}
+
+
 MISMATCH = textwrap.dedent(
     """
     import json, time

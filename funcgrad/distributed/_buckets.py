@@ -3,21 +3,31 @@
 :meth:`ProcessGroup.all_reduce_many` works out, at each call, the signature of its
 arrays, checks it (once) with the other members, traces (once) and looks up its
 programs. A training loop averages the same gradients every step, so a :class:`Bucket`
-does all that once, when it is made, and each call is: join the arrays into one flat
-buffer, run one program over the process mesh with that buffer as this process's block
-(XLA's all-reduce of the blocks and the reduction's finish, ``avg``'s division: a flat
-buffer out), and cut the result back into arrays of the bucket's shapes. The program
-is called through JAX's runtime executable with the buffer as it is and hands back this
-process's output (:func:`~funcgrad.distributed._runtime.local_executable`): no global
-array is built, in or out (where this JAX's executable is out of reach, the buffer is
-wrapped as its block of a global array).
+does all that once, when it is made, and each call runs one of two programs over the
+process mesh, called through JAX's runtime executable with this process's blocks as
+they are and handing back this process's outputs
+(:func:`~funcgrad.distributed._runtime.local_executable`; no global array in or out):
 
-The collective is the same program whatever the arrays' kind: every member must run
-the same program, and whether a member's gradients are host values or device arrays is
-its own tiers' choice. The join and the cut follow the kind, on this process alone:
-host values (compat's host tier) are joined by NumPy and come back as NumPy views of
-the result (on a CPU device the result is read without a copy), device arrays are
-joined and cut by compiled local programs and stay on the device.
+* the **joined** program: one flat buffer as this process's block (XLA's all-reduce of
+  the blocks and the reduction's finish, ``avg``'s division: a flat buffer out). The
+  join and the cut are this process's own: host values (compat's host tier) are joined
+  by NumPy into a buffer the bucket owns and come back as NumPy views of the result,
+  device arrays are joined and cut by compiled local programs (three dispatches);
+* the **one program**: each array its own operand, joined, all-reduced once, finished
+  and cut inside, fused by XLA (one dispatch; device arrays in and out).
+
+The one program costs less for device arrays and more for host values (each a block of
+its own, each output read back), so the arrays' kind picks it; but every member must
+run the same program, and the kind is each member's own (its tiers' choice, by timings).
+So the members vote: every call carries one more element, this member's *host vote*
+(1 when all its arrays are host values, else 0), reduced with the arrays, and the
+reduced vote, the same number in every member, decides the next call's program: the one
+program when it is 0 (no member had host values), the joined one otherwise. The first
+call runs the joined program; a member whose arrays' kind differs from the program
+the vote chose moves them (host values to the device, or the joined program's
+join, which takes either kind). The vote rides in the reductions that can carry it
+(``sum``, ``avg``, ``max`` of a numeric dtype: all zero reduces to zero and nothing
+else does); other buckets always run the joined program.
 """
 
 from __future__ import annotations
@@ -28,6 +38,7 @@ from typing import Any
 import jax
 import numpy as np
 
+import funcgrad.numpy as fnp
 from funcgrad.core import compile_cache
 from funcgrad.distributed._groups import (
     REDUCE_OPS,
@@ -37,6 +48,7 @@ from funcgrad.distributed._groups import (
     _join,
     _offsets,
     _reduce,
+    _split,
 )
 from funcgrad.distributed._runtime import (
     CollectiveError,
@@ -48,6 +60,10 @@ from funcgrad.distributed._runtime import (
 from funcgrad.jit import jit
 
 __all__ = ["Bucket"]
+
+#: the reductions that carry the members' host vote (zero everywhere reduces to zero,
+#: and any member's 1 to a nonzero value)
+VOTING_OPS = ("sum", "avg", "max")
 
 
 def _local(f: Any, name: str, *structs: jax.ShapeDtypeStruct) -> Callable:
@@ -67,34 +83,59 @@ def _aligned_empty(n: int, dtype: np.dtype) -> np.ndarray:
     return raw[start : start + n * dtype.itemsize].view(dtype)
 
 
-def _reducer(
-    group: ProcessGroup, n: int, dtype: np.dtype, op: str
-) -> tuple[Callable[[jax.Array], jax.Array], bool]:
-    """The compiled program over the process mesh: the members' flat buffers of ``n``
-    elements (one block each of a global array) reduced with ``op``, as a function of
-    this process's flat buffer returning its flat result; and whether it calls JAX's
-    runtime executable with the buffer directly (no global array in or out)."""
+def _mesh_program(
+    group: ProcessGroup, fn: Callable, shapes: Sequence[tuple[int, ...]], dtype: np.dtype
+) -> tuple[Callable[[list], list], bool]:
+    """``fn`` over the process mesh, each argument the global array whose blocks (one per
+    member, stacked along the first axis) have ``shapes``, outputs replicated: a function
+    of this process's blocks returning its outputs; and whether it calls JAX's runtime
+    executable with the blocks directly (no global array in or out)."""
     size = group.size
-
-    def reduce(g: Any) -> Any:
-        return _reduce(op, g.reshape((size, n)))
-
-    global_shape = (size * n,)
-    prog = jit(reduce).trace(jax.ShapeDtypeStruct(global_shape, dtype))
+    avals = [jax.ShapeDtypeStruct((size * s[0], *s[1:]), dtype) for s in shapes]
+    prog = jit(fn).trace(*avals)
     sharded, replicated = group._shardings
-    fn = compile_cache.compiled(
+    n = len(prog.consts)
+    compiled = compile_cache.compiled(
         prog,
         name="bucket_all_reduce",
-        in_shardings=(None,) * len(prog.consts) + (sharded,),
+        in_shardings=(None,) * n + (sharded,) * len(avals),
         out_shardings=replicated,
     )
-    if not prog.consts:
-        direct = local_executable(fn, [jax.ShapeDtypeStruct(global_shape, dtype, sharding=sharded)])
+    if not n:
+        direct = local_executable(
+            compiled, [jax.ShapeDtypeStruct(a.shape, dtype, sharding=sharded) for a in avals]
+        )
         if direct is not None:
-            return (lambda flat: direct([flat])[0]), True
+            return direct, True
     consts = tuple(prog.consts)
-    assemble = block_assembler(global_shape, dtype, sharded)
-    return (lambda flat: fn(*consts, assemble(flat))[0].addressable_data(0)), False
+    assemble = [block_assembler(a.shape, dtype, sharded) for a in avals]
+
+    def call(blocks: list) -> list:
+        outs = compiled(*consts, *(f(b) for f, b in zip(assemble, blocks)))
+        return [o.addressable_data(0) for o in outs]
+
+    return call, False
+
+
+def _joined_program(size: int, n: int, op: str) -> Callable:
+    """The joined program: the members' flat buffers of ``n`` elements reduced."""
+
+    def program(g: Any) -> Any:
+        return _reduce(op, g.reshape((size, n)))
+
+    return program
+
+
+def _one_program(size: int, shapes: tuple[tuple[int, ...], ...], op: str) -> Callable:
+    """The one program: each argument the global array of one of the bucket's arrays (a
+    0-d array's block has shape ``(1,)``), joined into one ``(size, n)`` buffer, reduced
+    over the members with ``op`` (one all-reduce of the flat buffer) and cut back."""
+
+    def program(*gs: Any) -> list:
+        rows = fnp.concatenate([g.reshape((size, -1)) for g in gs], axis=1)
+        return _split(_reduce(op, rows), shapes)
+
+    return program
 
 
 class Bucket:
@@ -104,8 +145,9 @@ class Bucket:
     compare the signature then, as a first collective call does). Calling it with arrays
     of the bucket's shapes returns, on every member, each array reduced over the group:
     device arrays (on this process's device of the group) for device arrays, or for
-    host values among device arrays; NumPy arrays (read-only views of one buffer) for
-    host values.
+    host values among device arrays; read-only NumPy arrays for host values. Which of
+    its two programs a call runs is decided by the members together (the module
+    docstring); :attr:`calls` counts the calls of each.
 
     Args:
         group: the process group.
@@ -137,23 +179,37 @@ class Bucket:
         # the key the generic path uses for the same arrays, so both paths check alike
         group._agree("all_reduce", ("all_reduce", op, *((s, str(self.dtype)) for s in self.shapes)))
         self._numel = _offsets(self.shapes)[-1]
-        self._global_shape = (group.size * self._numel,)
-        #: whether the collective runs through JAX's runtime executable (no global arrays)
+        #: whether the members vote on the program (one more element, last, per call)
+        self._votes = op in VOTING_OPS and self.dtype.kind in "iufc"
+        #: the program of the next call, the same in every member: the one program when
+        #: the last call's reduced host vote was 0
+        self._one_next = False
+        #: calls per program: ``{"joined": ..., "one_program": ...}``
+        self.calls = {"joined": 0, "one_program": 0}
+        #: whether the joined program runs through JAX's runtime executable
         self._direct = False
+        self._one: Callable[[list], list] | None = None  # built when the vote first asks
         if group.size > 1:
+            # the shapes the programs carry: the vote, a (1,) array, rides last
+            self._carried = self.shapes + (((1,),) if self._votes else ())
             aval = jax.ShapeDtypeStruct
-            join = _local(_join, "bucket_join", *(aval(s, self.dtype) for s in self.shapes))
+            join = _local(_join, "bucket_join", *(aval(s, self.dtype) for s in self._carried))
             self._join = lambda xs: join(*xs)[0]
-            flat = aval((self._numel,), self.dtype)
-            self._cut = _local(_cutter(self.shapes), "bucket_cut", flat)
+            total = _offsets(self._carried)[-1]
+            self._cut = _local(_cutter(self._carried), "bucket_cut", aval((total,), self.dtype))
             #: host values are joined here: one buffer, written every call (no fresh
             #: pages to fault in), which the collective's input shares on a CPU device
-            self._flat = _aligned_empty(self._numel, self.dtype)
-            offsets = _offsets(self.shapes)
+            self._flat = _aligned_empty(total, self.dtype)
+            offsets = _offsets(self._carried)
             self._pieces = [
-                (slice(a, b), s) for a, b, s in zip(offsets[:-1], offsets[1:], self.shapes)
+                (slice(a, b), s) for a, b, s in zip(offsets[:-1], offsets[1:], self._carried)
             ]
-            self._reduce, self._direct = _reducer(group, self._numel, self.dtype, op)
+            prog = _joined_program(group.size, total, op)
+            joined, self._direct = _mesh_program(group, prog, [(total,)], self.dtype)
+            self._reduce = lambda flat: joined([flat])[0]
+            dev = group.device
+            #: the vote of a member with device arrays, and of one with host values
+            self._ballots = tuple(host_to_device(np.full(1, v, self.dtype), dev) for v in (0, 1))
 
     def __repr__(self) -> str:
         return f"Bucket({len(self.shapes)} arrays, {self._numel} {self.dtype}, {self.op!r})"
@@ -168,25 +224,15 @@ class Bucket:
                 f"all_reduce: the bucket holds arrays of shapes {list(self.shapes)} and dtype "
                 f"{self.dtype}, got {got}"
             )
-        g = self.group
-        if g.size == 1:
+        if self.group.size == 1:
             return list(xs)
-        dev = g.device
         try:
             on_device = [isinstance(x, jax.Array) for x in xs]
-            if not any(on_device):  # host values (compat's host tier): NumPy joins and cuts
-                flat = np.concatenate([np.asarray(x).reshape(-1) for x in xs], out=self._flat)
-                # (waits for the result: the next call may rewrite the buffer it shares)
-                out = np.asarray(self._reduce(host_to_device(flat, dev, alias=True)))
-                return [out[i].reshape(s) for i, s in self._pieces]
-            # (a host value among device arrays: a zero gradient, say, moves over)
-            flat = self._join(
-                [x if d else host_to_device(np.asarray(x), dev) for x, d in zip(xs, on_device)]
-            )
-            if flat.devices() != {dev}:
-                flat = jax.device_put(flat, dev)
-            local = list(self._cut(self._reduce(flat)))
-            jax.block_until_ready(local)
+            host = not any(on_device)
+            if self._one_next:
+                out = self._call_one(xs, on_device, host)
+            else:
+                out = self._call_joined(xs, on_device, host)
         except CollectiveError:
             raise
         except Exception as e:
@@ -194,4 +240,58 @@ class Bucket:
                 f"all_reduce: the collective failed on process {process_index()} (a peer "
                 f"process may have exited): {e}"
             ) from None
+        if self._votes:  # the members' reduced vote, the same number everywhere
+            self._one_next = not out.pop()[0]
+        return out
+
+    def _call_joined(self, xs: Sequence[Any], on_device: list[bool], host: bool) -> list:
+        """The joined program: NumPy's join and cut for host values, compiled local ones
+        for device arrays."""
+        self.calls["joined"] += 1
+        dev = self.group.device
+        if host:  # host values (compat's host tier): NumPy joins and cuts
+            parts = [np.asarray(x).reshape(-1) for x in xs]
+            if self._votes:
+                parts.append(np.ones(1, self.dtype))
+            flat = np.concatenate(parts, out=self._flat)
+            # (waits for the result: the next call may rewrite the buffer it shares)
+            res = np.asarray(self._reduce(host_to_device(flat, dev, alias=True)))
+            return [res[i].reshape(s) for i, s in self._pieces]
+        # (a host value among device arrays: a zero gradient, say, moves over)
+        arrays = [x if d else host_to_device(np.asarray(x), dev) for x, d in zip(xs, on_device)]
+        if self._votes:
+            arrays.append(self._ballots[0])
+        flat = self._join(arrays)
+        if flat.devices() != {dev}:
+            flat = jax.device_put(flat, dev)
+        local = list(self._cut(self._reduce(flat)))
+        jax.block_until_ready(local)
+        if self._votes:
+            local[-1] = np.asarray(local[-1])
+        return local
+
+    def _call_one(self, xs: Sequence[Any], on_device: list[bool], host: bool) -> list:
+        """The one program: each array a block of its own (host values moved over)."""
+        self.calls["one_program"] += 1
+        if self._one is None:
+            blocks = [s or (1,) for s in self._carried]
+            prog = _one_program(self.group.size, self._carried, self.op)
+            self._one = _mesh_program(self.group, prog, blocks, self.dtype)[0]
+        dev = self.group.device
+        blocks = []
+        for x, s, d in zip(xs, self.shapes, on_device):
+            if d and s:
+                if x.devices() != {dev}:
+                    x = jax.device_put(x, dev)
+            else:  # a host value, or a 0-d array: its (1,) block
+                x = host_to_device(np.asarray(x, self.dtype).reshape(s or (1,)), dev)
+            blocks.append(x)
+        if self._votes:
+            blocks.append(self._ballots[1 if host else 0])
+        local = self._one(blocks)
+        jax.block_until_ready(local)
+        if host:  # host values in, host values out (read without a copy on a CPU)
+            return [np.asarray(o) for o in local]
+        if self._votes:
+            local[-1] = np.asarray(local[-1])
         return local
