@@ -148,6 +148,7 @@ _LAZY_SUBMODULES = (
     "checkpoint_policies",
     "ad_checkpoint",
     "distributed",
+    "ops",
 )
 
 
