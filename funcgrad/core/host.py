@@ -214,8 +214,10 @@ class _Step:
         casts: list[np.dtype | None] = [None] * len(e.inputs)
         if e.prim.host_join:
             want = _operand_dtype(e)
+            weak_only = e.prim.host_join == "weak"
             for j, a in enumerate(e.inputs):
-                if a.aval.dtype != want and type(a) is not Literal:
+                skip = weak_only and not a.aval.weak_type
+                if a.aval.dtype != want and type(a) is not Literal and not skip:
                     casts[j] = want
         self.casts = tuple(casts) if any(c is not None for c in casts) else None
         #: operand positions that may take a Python float as it is (:func:`_weak_ok`)

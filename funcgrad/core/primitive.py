@@ -15,7 +15,8 @@ Rule signatures (``params`` are the equation's keyword parameters):
 * ``host(*values, **params)`` — the evaluation on host values (NumPy arrays and
   Python scalars; :mod:`funcgrad.core.host`), for eager work too cold or small for
   XLA. Optional: an equation without one runs compiled. ``host_join`` marks lax-style
-  n-ary operations whose array operands are cast to one dtype first.
+  n-ary operations whose array operands are cast to one dtype first (``"weak"``: only
+  the weakly typed ones, for an operation that takes two strong dtypes, ``dot_general``).
 
 Rules are written with funcgrad's own operations, so what they emit can be
 transformed again.
@@ -167,8 +168,9 @@ class Primitive:
         self.batch: Callable[..., Any] | None = None
         #: the host tier's rule (optional, see the module docstring)
         self.host: Callable[..., Any] | None = None
-        #: the host rule wants its array operands cast to one dtype (lax's binary ops)
-        self.host_join = False
+        #: the host rule wants its array operands cast to one dtype (lax's binary ops);
+        #: ``"weak"``: only its weakly typed operands (it takes mixed strong dtypes)
+        self.host_join: bool | str = False
         #: optional, for equations holding sub-programs: ``prune_outputs(used, **params)``
         #: gives the params of the same equation with only the ``used`` outputs (DCE)
         self.prune_outputs: Callable[..., dict[str, Any]] | None = None

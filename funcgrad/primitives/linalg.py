@@ -18,6 +18,7 @@ import operator
 from collections.abc import Sequence
 from typing import Any
 
+import ml_dtypes
 import numpy as np
 from jax import lax
 
@@ -43,7 +44,32 @@ def _free(ndim: int, contract: Sequence[int], batch: Sequence[int]) -> list[int]
     return [i for i in range(ndim) if i not in contract and i not in batch]
 
 
+def _precision_key(dt: np.dtype) -> tuple:
+    """How XLA (and JAX's ``dot_general``) ranks operand types of a mixed-type dot:
+    complex first, then exponent range, mantissa, bit width, signedness."""
+    real = np.dtype(ml_dtypes.finfo(dt).dtype) if dtypes.kind(dt) == 3 else dt
+    floating = dtypes.kind(real) == 2
+    return (
+        dtypes.kind(dt) == 3,
+        ml_dtypes.finfo(real).maxexp if floating else -1,
+        ml_dtypes.finfo(real).nmant if floating else -1,
+        1 if real == np.bool_ else real.itemsize * 8,
+        real.kind != "u",
+    )
+
+
+def _mixed(x: Aval, y: Aval) -> bool:
+    """Operands of two strong dtypes: JAX multiplies them as they are."""
+    return x.dtype != y.dtype and not x.weak_type and not y.weak_type
+
+
 def _join_dtype(x: Aval, y: Aval, dn: Any) -> tuple[np.dtype, bool]:
+    if _mixed(x, y):
+        # JAX's rule (XLA's HigherPrecisionType): the operand type ranked higher
+        kx, ky = _precision_key(x.dtype), _precision_key(y.dtype)
+        if kx == ky:
+            raise TypeError(f"lax.dot_general argument type error: {x.dtype}, {y.dtype}")
+        return (x.dtype if kx > ky else y.dtype), False
     return rules.join_dtypes(
         "dot_general", x, y, described=lambda: f"{x} and {y} (dimension_numbers={dn})"
     )
@@ -100,8 +126,6 @@ def _dot_general_abstract_eval(
             f"{tuple(y.shape[j] for j in rb)}. ({desc})"
         )
     dtype, weak = _join_dtype(x, y, dn)
-    if dtypes.kind(dtype) == 0:
-        raise TypeError(f"dot_general requires numeric operands, got {desc}")
     if preferred_element_type is not None:
         dtype, weak = preferred_element_type, False
     shape = (
@@ -115,7 +139,12 @@ def _dot_general_abstract_eval(
 def _dot_general_lower(
     x: Any, y: Any, *, dimension_numbers: DimensionNumbers, preferred_element_type: Any = None
 ) -> Any:
-    dtype, _ = _join_dtype(to_aval(x), to_aval(y), dimension_numbers)
+    xa, ya = to_aval(x), to_aval(y)
+    if _mixed(xa, ya):  # as JAX: the operands as they are (XLA's mixed-type dot)
+        return lax.dot_general(
+            x, y, dimension_numbers, preferred_element_type=preferred_element_type
+        )
+    dtype, _ = _join_dtype(xa, ya, dimension_numbers)
     return lax.dot_general(
         _as_dtype(x, dtype),
         _as_dtype(y, dtype),
@@ -160,7 +189,9 @@ def _dot_transpose(
     oa = to_aval(other)
     if not dtypes.is_inexact(own.dtype):
         return None
-    if to_aval(ct).dtype != oa.dtype:
+    if to_aval(ct).dtype != oa.dtype and not (
+        dtypes.kind(to_aval(ct).dtype) == 3 and dtypes.kind(oa.dtype) < 3
+    ):  # a complex cotangent against a real operand stays complex (a mixed dot)
         ct = ew.convert_element_type(ct, oa.dtype)
     nb = len(own_b)
     other_free = tuple(_free(oa.ndim, other_c, other_b))
@@ -169,6 +200,8 @@ def _dot_transpose(
     # other's order — each of which is own_c[k] for other_c[k]
     src = [*own_b, *_free(own.ndim, own_c, own_b), *(own_c[k] for k in np.argsort(other_c))]
     g = sh.transpose(g, tuple(int(i) for i in np.argsort(src)))
+    if dtypes.kind(to_aval(g).dtype) == 3 and dtypes.kind(own.dtype) < 3:
+        g = ew.real(g)  # a real operand of a complex product: the real part, no warning
     if to_aval(g).dtype != own.dtype:
         g = ew.convert_element_type(g, own.dtype)
     return g
@@ -313,7 +346,10 @@ def _dot_general_host(
     contracting)`` / ``(batch, contracting, free)``, one (stacked) ``np.matmul`` (BLAS for
     float32/float64/complex, in the operands' precision), reshaped back."""
     x, y = host_operand(x, y), host_operand(y, x)
-    key = (dimension_numbers, x.shape, y.shape, x.dtype, preferred_element_type)
+    xd = x.dtype
+    if xd != y.dtype and _precision_key(y.dtype) > _precision_key(xd):
+        xd = y.dtype  # two strong dtypes: the result's (JAX's rule)
+    key = (dimension_numbers, x.shape, y.shape, xd, preferred_element_type)
     try:
         layout = _DOT_LAYOUT.get(key)
     except TypeError:  # (dimension numbers given as lists: not kept)
@@ -332,7 +368,7 @@ def _dot_general_host(
 
 
 dot_general_p.host = _dot_general_host
-dot_general_p.host_join = True
+dot_general_p.host_join = "weak"  # two strong dtypes are multiplied as they are
 
 
 @dot_general_p.def_examples

@@ -113,7 +113,9 @@ def test_errors_name_primitive_and_operands():
         jax.lax.dot_general(np.ones((3, 4)), np.ones((5, 6)), (((1,), (0,)), ((), ())))
     assert msg.startswith(str(want.value)), (msg, str(want.value))
     assert "f64[3,4] and f64[5,6]" in msg and "test_linalg_smoke.py" in msg, msg
-    with pytest.raises(TypeError, match=r"^dot_general requires operands of one dtype"):
-        la.dot_general(np.ones(3, np.float32), np.ones(3), (((0,), (0,)), ((), ())))
+    # two strong dtypes are multiplied as they are, as JAX's (the higher-ranked type wins)
+    mixed = la.dot_general(np.ones(3, np.float32), np.ones(3), (((0,), (0,)), ((), ())))
+    want = jax.lax.dot_general(np.ones(3, np.float32), np.ones(3), (((0,), (0,)), ((), ())))
+    assert mixed.dtype == want.dtype and float(mixed) == float(want)
     with pytest.raises(ValueError, match=r"^dot_general: lhs dimensions out of range"):
         la.dot_general(np.ones(3), np.ones(3), (((1,), (0,)), ((), ())))
