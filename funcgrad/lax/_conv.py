@@ -55,6 +55,8 @@ def padtype_to_pads(
         )
     pads = []
     for n, w, s in zip(in_shape, window_shape, window_strides):
+        # Python ints, as JAX's, also from NumPy shapes (pads feed static params)
+        n, w, s = operator.index(n), operator.index(w), operator.index(s)
         out = -(-n // s)
         total = builtins.max((out - 1) * s + w - n, 0)  # (lax.max shadows max here)
         small, big = total // 2, total - total // 2
