@@ -124,3 +124,38 @@ def test_lax_form_values_as_jax(name):
             what = f"{name}({dtype}{list(shape)}, {axes})"
             _agree(_outcome(mine, x, axes), _outcome(theirs, x, axes), what)
     assert "error" == _outcome(mine, np.ones(3), None) == _outcome(theirs, np.ones(3), None)
+
+
+MOMENTS = sorted(n for n, r in reduction_forms("numpy").items() if r.numpy == "moment")
+
+
+@pytest.mark.parametrize("name", MOMENTS)
+def test_moment_forms_as_jax(name):
+    """``var``/``std``: ``ddof=`` and ``correction=`` (not both), a divisor at or below 0
+    (NaN), ``mean=``, ``dtype=`` (an inexact one for ``std``; none real for complex input),
+    and the gradient."""
+    rng = np.random.default_rng(36)
+    mine, theirs = getattr(fnp, name), getattr(jnp, name)
+    x = rng.uniform(-2, 2, (3, 4))
+    z = x + 1j * rng.uniform(-2, 2, (3, 4))
+    m = np.mean(x, axis=1, keepdims=True) + 0.5
+    cases = [
+        (x, {"ddof": 1}),
+        (x, {"correction": 1.5, "axis": 0}),
+        (x, {"ddof": 1, "correction": 1}),
+        (x, {"ddof": 3, "axis": 0}),
+        (x, {"ddof": 5, "axis": 0}),
+        (x, {"axis": 1, "mean": m, "keepdims": True}),
+        (x, {"axis": 1, "mean": m, "where": x > 0}),
+        (x.astype("int32"), {"dtype": "float32"}),
+        (x.astype("int32"), {"dtype": "int32"}),
+        (x, {"dtype": "float16", "axis": 1}),
+        (z, {"axis": 0}),
+        (z.astype("complex64"), {"dtype": "complex128"}),
+        (z, {"dtype": "float64"}),
+    ]
+    for a, kw in cases:
+        _agree(_outcome(mine, a, **kw), _outcome(theirs, a, **kw), f"{name}({a.dtype}, {kw})")
+    for kw in ({}, {"axis": 0, "ddof": 1}, {"axis": 1, "where": x > -1}):
+        g, want = (jax.grad(lambda v, f=f: f(v, **kw).sum())(x) for f in (mine, jnp.__dict__[name]))
+        np.testing.assert_allclose(np.asarray(g), np.asarray(want), rtol=1e-10, err_msg=str(kw))

@@ -22,9 +22,9 @@ from typing import Any
 from funcgrad.core.primitive import public_names
 
 #: the kinds of numpy form a row may declare (see :class:`Reduction`)
-NUMPY_KINDS = ("fold", "average", "extremum", "logical", "index")
+NUMPY_KINDS = ("fold", "average", "extremum", "logical", "index", "moment")
 #: how PyTorch may type a reduction's result (see :class:`TorchReduction`)
-TORCH_PROMOTIONS = ("int64", "float", "keep", "bool", "index")
+TORCH_PROMOTIONS = ("int64", "float", "keep", "bool", "index", "real")
 
 
 @dataclass(frozen=True)
@@ -41,9 +41,18 @@ class TorchReduction:
     ``"int64"`` (bool and integer inputs reduce as int64, where NumPy takes JAX's default
     integer and keeps unsigned ones unsigned), ``"float"`` (bool and integer inputs are
     refused, where NumPy's result is their inexact type), ``"keep"`` (the input's dtype),
-    ``"bool"`` (a bool result, uint8 kept as uint8, where NumPy's is bool) or ``"index"``
+    ``"bool"`` (a bool result, uint8 kept as uint8, where NumPy's is bool), ``"index"``
     (int64 indices, where NumPy's are JAX's default integer; one ``dim`` or none, the
-    input flattened, ``keepdim`` kept then too).
+    input flattened, ``keepdim`` kept then too) or ``"real"`` (floats and complex numbers
+    only, refused with ``int_error``'s ``RuntimeError`` text; a complex input gives its real
+    dtype, as NumPy's; ``var``, ``std``).
+
+    ``correction``: the form is PyTorch's ``X(input, dim=None, unbiased=None,
+    keepdim=False, *, correction=None)`` (``var``, ``std``): the divisor is ``N - correction``
+    with ``correction`` 1 by default (``unbiased=False``: 0; a bool second argument is
+    ``unbiased``; both given are refused), where NumPy's ``ddof`` is 0 by default; a
+    divisor at or below 0 divides by 0 (``inf``, or NaN for a zero sum), where NumPy's form
+    gives NaN.
 
     ``empty_dim_all=False``: ``dim=[]`` reduces no dimension (``any``, ``all``), where
     PyTorch's other reductions reduce every one (and NumPy's ``axis=()`` none).
@@ -71,6 +80,8 @@ class TorchReduction:
     complex_error: str | tuple[type[Exception], str] | None = None
     bool_error: str | None = None
     domain: tuple[float, float] = (-2.0, 2.0)
+    correction: bool = False
+    int_error: str | None = None
 
     def __post_init__(self) -> None:
         if self.promote not in TORCH_PROMOTIONS:
@@ -102,7 +113,12 @@ class Reduction:
       lax form reduces it bitwise as it is; ``where=`` fills ``identity``;
     * ``"index"`` (``argmax``, ``argmin``): one ``axis`` or none (the array flattened),
       ``keepdims``; indices of JAX's default integer type, bools compared as integers.
-      Its lax form is ``(operand, axis, index_dtype)``, as ``jax.lax``'s.
+      Its lax form is ``(operand, axis, index_dtype)``, as ``jax.lax``'s;
+    * ``"moment"`` (``var``, ``std``): the mean square deviation, ``ddof=``/``correction=``
+      (not both), ``dtype=``, ``where=``, ``mean=`` (a given mean); the result's dtype is
+      the input's inexact real one; NaN where the divisor ``N - ddof`` is not positive.
+      ``finish`` is applied to it (``std``'s square root; such a row wants an inexact
+      ``dtype=``).
 
     The lax form (``reduce_X(operand, axes)``) binds ``primitive`` on the operand as given
     (axes a sequence, none of NumPy's promotions; ``on_bool``'s for bools, as JAX's
@@ -124,6 +140,7 @@ class Reduction:
         identity: Any,
         combine: Callable[..., Any] | None = None,
         on_bool: tuple[Any, Callable[..., Any]] | None = None,
+        finish: Callable[..., Any] | None = None,
         torch: TorchReduction | None = None,
     ) -> None:
         if name in REDUCTIONS:
@@ -140,6 +157,7 @@ class Reduction:
         self.identity = identity
         self.combine = combine
         self.on_bool = on_bool
+        self.finish = finish
         self.torch = torch
         REDUCTIONS[name] = self
 

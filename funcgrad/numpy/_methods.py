@@ -179,9 +179,7 @@ def install() -> None:
         "reshape": reshape,
         "transpose": transpose,
         "astype": astype,
-        **_reductions.METHODS,  # (sum, prod, mean, max, min, any, all, argmax, argmin)
-        "var": _reductions.var,
-        "std": _reductions.std,
+        **_reductions.METHODS,  # (the reduction rows: sum, mean, max, var, std, argmax, ...)
         "ptp": _reductions.ptp,
         "cumsum": _reductions.cumsum,
         "cumprod": _reductions.cumprod,

@@ -223,6 +223,63 @@ def _mean(
     return _out(_keep(convert(ew.div(s, n), dt), av.shape, axes, keepdims))
 
 
+def _moment(
+    name: str,
+    row: Reduction,
+    a: ArrayLike,
+    axis: Any,
+    dtype: Any,
+    out_: Any,
+    ddof: Any,
+    keepdims: bool,
+    where: Any,
+    mean: Any,
+    correction: Any,
+) -> Any:
+    """The mean square deviation (``var``), then the row's ``finish`` (``std``), as
+    ``jnp.var``/``jnp.std``: the divisor ``N - ddof``, NaN where it is not positive."""
+    if correction is None:
+        correction = ddof
+    elif not isinstance(ddof, int) or ddof != 0:
+        raise ValueError(f"{name}: ddof and correction can't be provided simultaneously.")
+    _no_out(name, out_)
+    a = as_array(a, name)
+    av = aval(a)
+    axes = normalize_axes(axis, av.ndim, name)
+    if dtype is not None:
+        dt = user_dtype(dtype, name)
+        if row.finish is not None and dtypes.kind(dt) not in (2, 3):
+            raise ValueError(f"dtype argument to jnp.{name} must be inexact; got {dt}{here()}")
+        if dtypes.kind(av.dtype) == 3 and dtypes.kind(dt) != 3:
+            raise ValueError(
+                f"{name}: a real dtype= for the variance of complex values is not supported, "
+                f"got {dt} for {fmt(a)} (as jax.numpy.var){here()}"
+            )
+    else:
+        dt = ew.real_dtype(dtypes.to_inexact(av.dtype))
+    ct = _upcast(dt if dtype is not None else dtypes.to_inexact(av.dtype))
+    x = convert(a, ct)
+    if mean is None:
+        m = _average(x, axis=axes, dtype=ct, keepdims=True, where=where)
+    else:
+        m = convert(prep(mean, name), ct)
+    d = ew.sub(x, broadcast_to_shape(m, av.shape))
+    if dtypes.kind(ct) == 3:  # |d|**2: the variance of complex values is real
+        sq, ct = ew.real(ew.mul(d, ew.conj(d))), ew.real_dtype(ct)
+    else:
+        sq = ew.mul(d, d)
+    s = row.reduce(_mask(name, sq, where, row.identity), tuple(sorted(axes)))
+    if where is None:
+        n: Any = np.asarray(_count(av.shape, axes), ct)
+    else:
+        n = _where_count(name, where, av.shape, axes, ct)
+    n = ew.sub(n, np.asarray(correction, ct))
+    # (NaN where the divisor is not positive; a weak NaN, so an integer ``dtype=`` gives
+    # the default float, as JAX's)
+    v = _where(ew.gt(n, np.asarray(0, ct)), convert(ew.div(s, n), dt), np.nan)
+    return _out(_keep(v if row.finish is None else row.finish(v), av.shape, axes, keepdims))
+
+
 # --------------------------------------------------------------------------- the rows' forms
 # (one kind of numpy form per ``Reduction.numpy``: its signature is jax.numpy's)
 
@@ -295,12 +352,31 @@ def _index_form(name: str, row: Reduction) -> Callable[..., Any]:
     return f
 
 
+def _moment_form(name: str, row: Reduction) -> Callable[..., Any]:
+    def f(
+        a: ArrayLike,
+        axis: Any = None,
+        dtype: Any = None,
+        out: Any = None,
+        ddof: int = 0,
+        keepdims: bool = False,
+        *,
+        where: ArrayLike | None = None,
+        mean: ArrayLike | None = None,
+        correction: int | float | None = None,
+    ) -> Any:
+        return _moment(name, row, a, axis, dtype, out, ddof, keepdims, where, mean, correction)
+
+    return f
+
+
 _KINDS = {
     "fold": _fold_form,
     "extremum": _extremum_form,
     "average": _average_form,
     "logical": _logical_form,
     "index": _index_form,
+    "moment": _moment_form,
 }
 
 
@@ -321,59 +397,6 @@ DECLARED = {name: METHODS[row.name] for name, row in reduction_forms("numpy").it
 globals().update(DECLARED)
 # (this module's own calls of two of them)
 _total, _average = DECLARED["sum"], DECLARED["mean"]
-
-
-def var(
-    a: ArrayLike,
-    axis: Any = None,
-    dtype: Any = None,
-    out: Any = None,
-    ddof: int = 0,
-    keepdims: bool = False,
-    *,
-    where: ArrayLike | None = None,
-    correction: int | float | None = None,
-) -> Any:
-    """Variance over ``axis`` (``ddof``/``correction`` as in NumPy)."""
-    _no_out("var", out)
-    if correction is not None:
-        ddof = correction
-    a = as_array(a, "var")
-    av = aval(a)
-    axes = normalize_axes(axis, av.ndim, "var")
-    dt, ct = _mean_dtypes("var", av.dtype, dtype)
-    x = convert(a, ct)
-    m = _average(x, axis=axes, keepdims=True, where=where)
-    d = ew.sub(x, broadcast_to_shape(m, av.shape))
-    if dtypes.kind(ct) == 3:  # |d|**2: the variance of complex values is real (as jnp.var)
-        sq, ct = ew.real(ew.mul(d, ew.conj(d))), ew.real_dtype(ct)
-        dt = ew.real_dtype(dt) if dtype is None else dt
-    else:
-        sq = ew.mul(d, d)
-    s = rd.reduce_sum(_mask("var", sq, where, 0), tuple(sorted(axes)))
-    if where is None:
-        n: Any = np.asarray(_count(av.shape, axes) - ddof, ct)
-    else:
-        cnt = _where_count("var", where, av.shape, axes, ct)
-        n = ew.sub(cnt, np.asarray(ddof, ct))
-    return _out(_keep(convert(ew.div(s, n), dt), av.shape, axes, keepdims))
-
-
-def std(
-    a: ArrayLike,
-    axis: Any = None,
-    dtype: Any = None,
-    out: Any = None,
-    ddof: int = 0,
-    keepdims: bool = False,
-    *,
-    where: ArrayLike | None = None,
-    correction: int | float | None = None,
-) -> Any:
-    """Standard deviation over ``axis``."""
-    check_arraylike("std", a)
-    v = var(a, axis, dtype, out, ddof, keepdims, where=where, correction=correction)
-    return ew.sqrt(v)
 
 
 def _arg(name: str, prim: Any, a: ArrayLike, axis: Any, out_: Any, keepdims: bool | None) -> Any:

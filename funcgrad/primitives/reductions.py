@@ -550,6 +550,27 @@ Reduction(
     identity=0,
     torch=TorchReduction("MeanBackward0", dim_grad_fn="MeanBackward1", promote="float"),
 )
+for _name, _finish, _doc in (
+    ("var", None, "Variance"),
+    ("std", ew.sqrt, "Standard deviation (the square root of the variance)"),
+):
+    Reduction(
+        _name,
+        reduce_sum_p,
+        reduce_sum,
+        public=("numpy",),
+        doc=f"{_doc} over ``axis``, divided by ``N - ddof``; integers in floating point",
+        numpy="moment",
+        identity=0,
+        finish=_finish,
+        torch=TorchReduction(
+            f"{_name.capitalize()}Backward0",
+            dtype=False,
+            promote="real",
+            correction=True,
+            int_error="std and var only support floating point and complex dtypes",
+        ),
+    )
 for _name, _lax, _p, _fn, _identity, _bitwise, _which in (
     ("any", "lax:reduce_or", reduce_or_p, reduce_or, False, "OR", "any"),
     ("all", "lax:reduce_and", reduce_and_p, reduce_and, True, "AND", "every"),
@@ -603,6 +624,8 @@ del (
     _identity,
     _bitwise,
     _which,
+    _finish,
+    _doc,
 )
 
 

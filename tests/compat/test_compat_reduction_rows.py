@@ -8,6 +8,7 @@ floats, with ties. The ops are read from the rows, not listed by hand."""
 from __future__ import annotations
 
 import itertools
+import warnings
 
 import numpy as np
 import pytest
@@ -103,7 +104,11 @@ def test_nodes_and_gradients_as_pytorch(real_torch, row):
     value = [[1.5, -0.5, 1.5], [0.25, 2.0, 2.0]]  # (ties for amax/amin)
     # (an explicit ``dim=None`` is not compared: PyTorch's node is then ``SumBackward1``,
     # compat's ``SumBackward0``, as without ``dim``: its functions cannot tell them apart)
-    dims = ((NO_DIM, False), (1, True), (-2, False)) + ((([], False),) if not t.one_dim else ())
+    # (nor ``var``/``std`` of ``dim=[]``: PyTorch's value reduces every dimension, its
+    # ``VarBackward0`` divides by ``1 - correction``, the derivative of no op; compat's is the
+    # value's. Their third argument is ``unbiased``)
+    empty = not t.one_dim and not t.correction
+    dims = ((NO_DIM, False), (1, True), (-2, False)) + ((([], False),) if empty else ())
     for dim, keepdim in dims:
         got = []
         for lib in (ctorch, real_torch):
@@ -133,3 +138,52 @@ def test_out_argument_as_pytorch(real_torch, row):
         assert r is out
         got.append(out.tolist())
     assert got[0] == pytest.approx(got[1])
+
+
+CORRECTION = [
+    pytest.param(r, id=r.torch.name or r.name) for r in reduction_rows() if r.torch.correction
+]
+
+
+@pytest.mark.parametrize("row", CORRECTION)
+def test_correction_forms_as_pytorch(real_torch, row):
+    """``var``/``std``: ``unbiased`` (a bool second argument too) and ``correction``, not
+    both; a divisor at or below 0 (``inf``, PyTorch's warning); the root's gradient where
+    the variance is 0 (none, as PyTorch's); the ``*_mean`` forms sharing the arguments."""
+    name = row.torch.name or row.name
+    value = [[1.5, -0.5, 1.5, 0.0], [0.25, 2.0, 2.0, 1.0], [1.0, 1.0, 1.0, 1.0]]
+    calls = [
+        ((), {}),
+        ((False,), {}),
+        ((1,), {"unbiased": False, "keepdim": True}),
+        ((1, True, True), {}),
+        ((0,), {"correction": 0.5}),
+        (((0, 1),), {"correction": 0}),
+        ((0,), {"correction": 3}),
+        ((0,), {"correction": 1, "unbiased": True}),
+        ((1,), {"correction": 4}),
+    ]
+    for fname in (name, f"{name}_mean"):
+        for args, kw in calls:
+            got = []
+            for lib in (ctorch, real_torch):
+                x = lib.tensor(value, dtype=lib.float64, requires_grad=True)
+                try:
+                    with warnings.catch_warnings(record=True) as caught:
+                        warnings.simplefilter("always")
+                        y = getattr(lib, fname)(x, *args, **kw)
+                except TypeError:
+                    got.append(TypeError)
+                    continue
+                y = y[0] if isinstance(y, tuple) else y
+                y.sum().backward()
+                warned = [str(w.message).split(".")[0] for w in caught]
+                got.append((y.tolist(), x.grad.tolist(), warned, y.grad_fn.name()))
+            what = f"{fname}(*{args}, **{kw})"
+            if got[1] is TypeError:
+                assert got[0] is TypeError, what
+                continue
+            (v0, g0, w0, n0), (v1, g1, w1, n1) = got
+            np.testing.assert_allclose(v0, v1, rtol=1e-12, equal_nan=True, err_msg=what)
+            np.testing.assert_allclose(g0, g1, rtol=1e-12, equal_nan=True, err_msg=what)
+            assert (w0, n0) == (w1, n1), what

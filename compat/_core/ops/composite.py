@@ -16,7 +16,7 @@ from compat._core import dtypes as _dt
 from compat._core.creation import tensor
 from compat._core.ops._common import _c, acc, coerce, warn_once
 from compat._core.ops.binary import POW_NODES
-from compat._core.ops.reductions import _dims, _var_f, _var_static
+from compat._core.ops.reductions import _dims, _moment_f, _moment_static
 from compat._core.ops.unary import sign
 from compat._core.optable import Sample, T, defop, no_bf16_kernel
 from compat._core.shape_ops import cat, stack
@@ -287,15 +287,17 @@ def std_mean(
     return _moments(input, dim, unbiased, keepdim, correction, std=True)
 
 
-def _moments_f(x: Any, *, axes: Any, keepdims: bool, correction: float, std: bool) -> tuple:
-    v = _var_f(x, axes=axes, keepdims=keepdims, correction=correction, std=std)
+def _moments_f(x: Any, *, op: str, axes: Any, keepdims: bool, correction: float) -> tuple:
+    v = _moment_f(x, op=op, axes=axes, keepdims=keepdims, correction=correction)
     return v, fnp.mean(x, axis=axes, keepdims=keepdims)
 
 
 def _moments(
     input: Tensor, dim: Any, unbiased: Any, keepdim: bool, correction: Any, std: bool
 ) -> tuple:
-    static = _var_static(input, dim, unbiased, keepdim, correction, std)
+    op = "std" if std else "var"
+    axes, corr = _moment_static(input, f"{op}_mean", dim, unbiased, correction)
+    static = (("op", op), ("axes", axes), ("keepdims", bool(keepdim)), ("correction", corr))
     return apply(_moments_f, "StdMeanBackward0" if std else "VarMeanBackward0", (input,), static)
 
 

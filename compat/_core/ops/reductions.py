@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import builtins
+import warnings
 from collections import namedtuple
 from typing import Any
 
@@ -16,6 +17,7 @@ from compat._core.ops._common import _c, acc
 from compat._core.ops.binary import maximum, minimum
 from compat._core.optable import Mask, Sample, T, defop
 from compat._core.tensor import Tensor, _wrap_dim, apply
+from funcgrad import lax as flax
 from funcgrad import nn as fnn
 from funcgrad import numpy as fnp
 from funcgrad._compat_contract import reduction_rows
@@ -181,10 +183,100 @@ def _samples(row: Any) -> tuple[Sample, ...]:
     return out
 
 
+#: the rows whose PyTorch form takes ``correction`` (``var``, ``std``), by name
+_MOMENTS = {r.name: r for r in reduction_rows() if r.torch.correction}
+
+
+def _count(shape: tuple[int, ...], axes: Any) -> int:
+    return builtins.int(np.prod([shape[a] for a in (range(len(shape)) if axes is None else axes)]))
+
+
+def _moment_f(x: Any, *, op: str, axes: Any, keepdims: bool, correction: float) -> Any:
+    """The variance by the numpy form with ``correction``, then the row ``op``'s ``finish``
+    (``std``'s root). PyTorch divides by ``max(0, N - correction)`` (so ``inf``, or NaN for a
+    zero sum), where NumPy's gives NaN, and its root has no gradient where the variance is
+    0, where the derivative is infinite."""
+    n = _count(x.shape, axes)
+    if n - correction > 0:
+        v = fnp.var(x, axis=axes, keepdims=keepdims, correction=correction)
+    else:  # (PyTorch's derivative: 2 (x - mean) / 0, the mean held, so ``inf``)
+        d = x - flax.stop_gradient(fnp.mean(x, axis=axes, keepdims=True))
+        v = fnp.sum((d * fnp.conj(d)).real, axis=axes, keepdims=keepdims) / 0.0
+    finish = _MOMENTS[op].finish
+    if finish is None:
+        return v
+    zero = v == 0
+    return fnp.where(zero, 0.0, finish(fnp.where(zero, 1.0, v))).astype(v.dtype)
+
+
+def _moment_static(input: Tensor, name: str, dim: Any, unbiased: Any, correction: Any) -> tuple:
+    """``(axes, correction)`` of PyTorch's ``var``/``std`` arguments: a bool second argument
+    is ``unbiased``; ``unbiased`` and ``correction`` not both; ``correction`` 1 by default;
+    PyTorch's warning where ``N - correction`` is not positive."""
+    if isinstance(dim, bool):
+        unbiased, dim = dim, None
+    if unbiased is not None and correction is not None:
+        raise TypeError(
+            f"{name}() received an invalid combination of arguments - got both unbiased= and "
+            "correction=: give one"
+        )
+    if isinstance(dim, float):
+        raise TypeError(f"{name}(): argument 'dim' must be tuple of ints, not float")
+    if correction is None:
+        correction = 1 if unbiased is None or unbiased else 0
+    if dim is None or input.ndim:
+        axes = _dims(dim, input.ndim)
+    else:  # (a 0-d tensor has one dimension to name)
+        _dims(dim, 1)
+        axes = ()
+    if _count(input.shape, axes) - correction <= 0:
+        warnings.warn(
+            f"{name}(): degrees of freedom is <= 0. Correction should be strictly less than the "
+            "reduction factor (input numel divided by output numel).",
+            UserWarning,
+            stacklevel=4,
+        )
+    return axes, float(correction)
+
+
+def _moment_op(row: Any) -> Any:
+    """``torch.X``/``Tensor.X``/``out=`` of a row whose PyTorch form takes ``correction``
+    (``TorchReduction.correction``: ``var``, ``std``)."""
+    t = row.torch
+    name, node = t.name or row.name, t.grad_fn
+
+    def f(
+        input: Tensor,
+        dim: Any = None,
+        unbiased: Any = None,
+        keepdim: bool = False,
+        *,
+        correction: Any = None,
+    ) -> Tensor:
+        if _dt.kind(input._npdtype) not in "fc":
+            raise RuntimeError(t.int_error)
+        axes, corr = _moment_static(input, name, dim, unbiased, correction)
+        static = (("op", row.name), ("axes", axes), ("keepdims", bool(keepdim)))
+        return apply(_moment_f, node, (input,), (*static, ("correction", corr)))
+
+    f.__name__ = f.__qualname__ = name
+    f.__doc__ = f"{row.doc} (PyTorch's ``dim``/``correction``; the row's ``TorchReduction``)."
+    samples = (
+        Sample(((2, 3),)),
+        Sample(((2, 3),), args=(1,), kwargs=(("correction", 0),)),
+        Sample(((2, 3),), args=(0,), kwargs=(("keepdim", True),)),
+        Sample(((2, 3, 2),), args=((0, 2), False)),
+        Sample(((3,),), dtype="complex64", grad=False),
+    )
+    return defop(name, samples=samples)(f)
+
+
 def _reduction_op(row: Any) -> Any:
     """``torch.X``/``Tensor.X``/``out=`` of a reduction row (its ``TorchReduction``)."""
     t = row.torch
     name = t.name or row.name
+    if t.correction:
+        return _moment_op(row)
     reduce = _reducer(row, name)
 
     def with_dtype(
@@ -259,64 +351,6 @@ def max(input: Tensor, dim: Any = None, keepdim: bool = False, *, other: Any = N
 @defop(samples=(Sample(((2, 3),)), Sample(((2, 3),), args=(1,))))
 def min(input: Tensor, dim: Any = None, keepdim: bool = False, *, other: Any = None) -> Any:
     return _extremum("min", input, dim, keepdim, other)
-
-
-def _var_f(x: Any, *, axes: Any, keepdims: bool, correction: float, std: bool) -> Any:
-    m = fnp.mean(x, axis=axes, keepdims=True)
-    d = x - m
-    n = builtins.int(np.prod([x.shape[a] for a in (axes if axes is not None else range(x.ndim))]))
-    v = fnp.sum(d * d, axis=axes, keepdims=keepdims) / builtins.max(n - correction, 0)
-    return fnp.sqrt(v) if std else v
-
-
-def _var_args(dim: Any, unbiased: Any, correction: Any) -> tuple[Any, float]:
-    if isinstance(dim, bool):
-        unbiased, dim = dim, None
-    if correction is None:
-        correction = 1 if unbiased is None or unbiased else 0
-    return dim, float(correction)
-
-
-def _var_static(
-    input: Tensor, dim: Any, unbiased: Any, keepdim: bool, correction: Any, std: bool
-) -> tuple:
-    """The static params of ``var``/``std`` and their ``*_mean`` forms."""
-    dim, corr = _var_args(dim, unbiased, correction)
-    return (
-        ("axes", _dims(dim, input.ndim)),
-        ("keepdims", bool(keepdim)),
-        ("correction", corr),
-        ("std", std),
-    )
-
-
-def _var_std(input: Tensor, dim: Any, unbiased: Any, keepdim: bool, correction: Any, std: bool):
-    static = _var_static(input, dim, unbiased, keepdim, correction, std)
-    return apply(_var_f, "StdBackward0" if std else "VarBackward0", (input,), static)
-
-
-@defop(samples=(Sample(((2, 3),)), Sample(((2, 3),), args=(1,), kwargs=(("correction", 0),))))
-def var(
-    input: Tensor,
-    dim: Any = None,
-    unbiased: Any = None,
-    keepdim: bool = False,
-    *,
-    correction: Any = None,
-) -> Tensor:
-    return _var_std(input, dim, unbiased, keepdim, correction, std=False)
-
-
-@defop(samples=(Sample(((2, 3),)), Sample(((2, 3),), args=(0,), kwargs=(("keepdim", True),))))
-def std(
-    input: Tensor,
-    dim: Any = None,
-    unbiased: Any = None,
-    keepdim: bool = False,
-    *,
-    correction: Any = None,
-) -> Tensor:
-    return _var_std(input, dim, unbiased, keepdim, correction, std=True)
 
 
 def _logsumexp_f(x: Any, *, axes: Any, keepdims: bool) -> Any:
