@@ -17,6 +17,7 @@ from funcgrad.control_flow import cond, fori_loop, scan, switch, while_loop
 from funcgrad.lax import (
     _control,
     _conv,
+    _conv_patches,
     _elementwise,
     _fft,
     _gather,
@@ -28,6 +29,7 @@ from funcgrad.lax import (
 )
 from funcgrad.lax._control import *  # noqa: F403
 from funcgrad.lax._conv import *  # noqa: F403
+from funcgrad.lax._conv_patches import *  # noqa: F403
 from funcgrad.lax._elementwise import *  # noqa: F403
 from funcgrad.lax._fft import *  # noqa: F403
 from funcgrad.lax._gather import *  # noqa: F403
@@ -41,6 +43,7 @@ from funcgrad.primitives.calls import stop_gradient
 __all__ = [
     *_control.__all__,
     *_conv.__all__,
+    *_conv_patches.__all__,
     *_elementwise.__all__,
     *_fft.__all__,
     *_gather.__all__,
