@@ -542,8 +542,9 @@ def _conv_host_core(
     sp = tuple(range(4, 4 + nsp))
     ks = tuple(range(4 + nsp, 4 + 2 * nsp))
     kern = w.reshape(groups, og, cols)
-    run_out = out_sp[-1] if strides[-1] == 1 else 1
-    run_win = ksz[-1] if rhs_dilation[-1] == 1 else 1
+    # (a 0-d convolution, no spatial dimension, is a plain matrix product)
+    run_out = out_sp[-1] if nsp and strides[-1] == 1 else 1
+    run_win = ksz[-1] if nsp and rhs_dilation[-1] == 1 else 1
     if full or run_out >= run_win:  # patches (C * K, N * out)
         a = win.transpose(0, 2, 3, *ks, 1, *sp).reshape(groups, cols, -1)
         tmp = (kern[0] @ a[0] if groups == 1 else np.matmul(kern, a)).reshape(o, n, *outv)
