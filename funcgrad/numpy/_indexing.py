@@ -22,6 +22,7 @@ from typing import Any
 import jax
 import numpy as np
 
+from funcgrad.control_flow import fori_loop
 from funcgrad.core import dtypes
 from funcgrad.core.errors import ConcretizationError, NonConcreteBooleanIndexError
 from funcgrad.core.interp import Tracer
@@ -407,8 +408,23 @@ class _IndexUpdateRef:
         return self._combine(values, "max", _max, _extreme(aval(x).dtype, False), _rmax)
 
     def apply(self, func: Callable[[Any], Any], **kwargs: Any) -> Any:
-        """``x`` with ``x[idx] = func(x[idx])`` (unique indices)."""
-        return self._combine(0, "apply", lambda cur, _v: func(cur), None, None)
+        """``x`` with ``x[idx] = func(x[idx])``; a position indexed several times gets
+        ``func`` once per occurrence, in order, as ``jax.numpy`` (NumPy's ``ufunc.at``)."""
+        x, av, flat, pos, _, k = self._prepare(0, "apply")
+        if k == 0:
+            return out(x)
+        if isinstance(pos, np.ndarray) and _last_occurrence(pos).all():
+            cur = ix.gather(flat, pos, axis=0)
+            new = convert(func(out(cur)), av.dtype)
+            return self._finish(_set_unique(flat, pos, new, av.size), av)
+        # repeated or traced indices: one element at a time (XLA's scatter is serial too)
+
+        def step(j: Any, acc: Any) -> Any:
+            p = sh.reshape(ix.dynamic_slice(pos, j, slice_sizes=(1,)), ())
+            cur = ix.dynamic_slice(acc, p, slice_sizes=(1,))
+            return ix.dynamic_update_slice(acc, convert(func(out(cur)), av.dtype), p)
+
+        return self._finish(fori_loop(0, k, step, flat), av)
 
 
 def _mul(a: Any, b: Any) -> Any:
