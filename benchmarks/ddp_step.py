@@ -29,8 +29,11 @@ and the ratio is taken per round. On a machine shared with other jobs the load m
 between runs of the separate mode (a library's step 2-3x apart in runs minutes apart);
 two rounds seconds apart see about the same load, so the per-round ratio is the steadier
 figure. It also prints, per process, the kind of the gradients compat's tiers hand DDP
-(device arrays or host values) and the tiers' background compiles and kept-host counts:
-the tiers decide by timed probes, so the two processes may run different programs.
+(device arrays or host values), the tiers' background compiles and kept-host counts
+(the tiers decide by timed probes, so the two processes may run different programs),
+and how many averages ran each of the bucket's two programs (the processes' vote picks
+one for both). ``--tier`` forces compat's tier mode (``host``: gradients as host values;
+``compiled``: device arrays).
 """
 
 from __future__ import annotations
@@ -48,6 +51,8 @@ from typing import Any
 
 import numpy as np
 
+import funcgrad
+
 IN, HIDDEN, OUT, BATCH = 64, 256, 10, 64
 WARMUP, STEPS = 100, 100
 #: synced steps per round of ``--paired``
@@ -59,6 +64,8 @@ THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
 def _pin() -> None:
     if os.environ.get("DDP_STEP_PIN"):  # before any library starts its threads
         os.sched_setaffinity(0, {int(os.environ["RANK"]) % (os.cpu_count() or 1)})
+    if os.environ.get("DDP_STEP_TIER"):  # compat's eager tier mode, forced (--tier)
+        funcgrad.config.update("funcgrad_eager_tier", os.environ["DDP_STEP_TIER"])
 
 
 def _training(torch: Any, ddp_class: Any, rank: int) -> tuple[Any, Any, Callable[[], float]]:
@@ -105,7 +112,7 @@ def _paired_worker(out_path: str, rounds: int) -> None:
         "gloo", init_method=f"file://{store}", rank=rank, world_size=world
     )
     pt.set_num_threads(1)
-    cmodel, _, cstep = _training(ct, CompatDDP, rank)
+    cmodel, cddp, cstep = _training(ct, CompatDDP, rank)
     _, _, tstep = _training(pt, pt.nn.parallel.DistributedDataParallel, rank)
     for _ in range(WARMUP):
         tstep()
@@ -135,6 +142,8 @@ def _paired_worker(out_path: str, rounds: int) -> None:
                 times.append(time.perf_counter() - t)
             res[lib].append(1e3 * float(np.median(times)))
             res[f"{lib}_cpu"].append(1e3 * (time.process_time() - cpu) / ROUND_STEPS)
+    calls = [b.calls for bs in cddp._buckets.values() for _, b in bs]
+    info += f"; the average's programs: {', '.join(map(str, calls))} calls"
     Path(f"{out_path}.{rank}").write_text(info)
     ct.distributed.barrier()
     if rank == 0:
@@ -200,12 +209,14 @@ def _worker(lib: str, out_path: str) -> None:
     dist.destroy_process_group()
 
 
-def _run(lib: str, pin: bool, rounds: int = 0) -> dict[str, Any]:
+def _run(lib: str, pin: bool, rounds: int = 0, tier: str = "") -> dict[str, Any]:
     """One launch of two workers of ``lib`` ("torch", "compat", or "paired" for both in
     the same processes, ``rounds`` rounds); rank 0's figures."""
     env = dict(os.environ, **{var: "1" for var in THREAD_VARS})
     if pin:
         env["DDP_STEP_PIN"] = "1"
+    if tier:
+        env["DDP_STEP_TIER"] = tier
     with tempfile.TemporaryDirectory() as d:
         out = os.path.join(d, "result.json")
         cmd = [sys.executable, "-m", "compat.torch.distributed.run", "--nproc-per-node", "2"]
@@ -222,7 +233,7 @@ def _run(lib: str, pin: bool, rounds: int = 0) -> dict[str, Any]:
 def _paired(opts: argparse.Namespace) -> None:
     """``--paired``: both libraries in the same processes, the ratio taken per round."""
     load = [os.getloadavg()[0]]
-    res = _run("paired", opts.pin, opts.rounds)
+    res = _run("paired", opts.pin, opts.rounds, opts.tier)
     load.append(os.getloadavg()[0])
     ratio = np.array(res["compat"]) / np.array(res["torch"])
     cpu_ratio = np.array(res["compat_cpu"]) / np.array(res["torch_cpu"])
@@ -230,7 +241,8 @@ def _paired(opts: argparse.Namespace) -> None:
     print(
         f"both libraries in the same two processes, {opts.rounds} alternating rounds of "
         f"{ROUND_STEPS} steps after {WARMUP} warm-up steps each"
-        f"{', each worker pinned to one core' if opts.pin else ''}; 1-minute load average "
+        f"{', each worker pinned to one core' if opts.pin else ''}"
+        f"{f', compat tier mode {opts.tier!r}' if opts.tier else ''}; 1-minute load average "
         f"{min(load):.1f}-{max(load):.1f} on {os.cpu_count()} cores"
     )
     for lib in ("torch", "compat"):
@@ -259,6 +271,12 @@ def main(argv: list[str] | None = None) -> None:
         help="both libraries in the same processes, per-round ratio",
     )
     p.add_argument("--rounds", type=int, default=8, help="alternating rounds of --paired")
+    p.add_argument(
+        "--tier",
+        default="",
+        choices=["", "auto", "tiered", "host", "compiled"],
+        help="force compat's eager tier mode (funcgrad_eager_tier) in the workers",
+    )
     opts = p.parse_args(argv)
     if opts.paired:
         _paired(opts)
@@ -267,7 +285,7 @@ def main(argv: list[str] | None = None) -> None:
     load = [os.getloadavg()[0]]
     for _ in range(opts.repeat):
         for lib in runs:
-            runs[lib].append(_run(lib, opts.pin))
+            runs[lib].append(_run(lib, opts.pin, tier=opts.tier))
             load.append(os.getloadavg()[0])
     res = {
         lib: {k: float(np.median([r[k] for r in rs])) for k in rs[0]} for lib, rs in runs.items()

@@ -404,12 +404,13 @@ def test_host_to_device_takes_jax_transfer_and_matches_device_put():
 
 
 def test_runtime_caches_are_registered():
-    """The runtime's memos (block assemblers, device shardings, cutters) are kinds of the one cache
-    store: cache_info counts them and clear_caches empties them."""
+    """The runtime's memos (block assemblers, device shardings, host avals, cutters) are kinds of
+    the one cache store: cache_info counts them and clear_caches empties them."""
     dev = jax.devices()[0]
     _runtime.host_to_device(np.ones(3, np.float32), dev)
     kinds = fg.cache_info().kinds
     assert "distributed_block_assemblers" in kinds and "distributed_cutters" in kinds
-    assert kinds["distributed_device_shardings"] >= 1
+    assert kinds["distributed_device_shardings"] >= 1 and kinds["distributed_host_avals"] >= 1
     fg.clear_caches()
     assert fg.cache_info().kinds["distributed_device_shardings"] == 0
+    assert fg.cache_info().kinds["distributed_host_avals"] == 0

@@ -210,6 +210,7 @@ class Bucket:
             dev = group.device
             #: the vote of a member with device arrays, and of one with host values
             self._ballots = tuple(host_to_device(np.full(1, v, self.dtype), dev) for v in (0, 1))
+            self._host_ballot = np.ones(1, self.dtype)
 
     def __repr__(self) -> str:
         return f"Bucket({len(self.shapes)} arrays, {self._numel} {self.dtype}, {self.op!r})"
@@ -252,7 +253,7 @@ class Bucket:
         if host:  # host values (compat's host tier): NumPy joins and cuts
             parts = [np.asarray(x).reshape(-1) for x in xs]
             if self._votes:
-                parts.append(np.ones(1, self.dtype))
+                parts.append(self._host_ballot)
             flat = np.concatenate(parts, out=self._flat)
             # (waits for the result: the next call may rewrite the buffer it shares)
             res = np.asarray(self._reduce(host_to_device(flat, dev, alias=True)))

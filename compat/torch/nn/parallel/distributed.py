@@ -209,8 +209,10 @@ class DistributedDataParallel(Module):
         self._ready.clear()
         if self.broadcast_buffers and self._module_buffers:
             self._broadcast(self._module_buffers)
-        self._sync_now = self.require_backward_grad_sync
-        out = self.module(*inputs, **kwargs)
+        # (a plain attribute: Module.__setattr__'s registry checks cost every step; and
+        # the wrapped module read from its registry, not through Module.__getattr__)
+        object.__setattr__(self, "_sync_now", self.require_backward_grad_sync)
+        out = self._modules["module"](*inputs, **kwargs)
         if self.find_unused_parameters and torch.is_grad_enabled():
             reached = _leaves_reached(out)
             self._expected = {id(p) for p in self._params if id(p) in reached}
