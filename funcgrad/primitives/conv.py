@@ -542,8 +542,7 @@ def _conv_host_core(
     sp = tuple(range(4, 4 + nsp))
     ks = tuple(range(4 + nsp, 4 + 2 * nsp))
     kern = w.reshape(groups, og, cols)
-    # (a 0-d convolution, no spatial dimension, is a plain matrix product)
-    run_out = out_sp[-1] if nsp and strides[-1] == 1 else 1
+    run_out = out_sp[-1] if nsp and strides[-1] == 1 else 1  # (nsp 0: a matrix product)
     run_win = ksz[-1] if nsp and rhs_dilation[-1] == 1 else 1
     if full or run_out >= run_win:  # patches (C * K, N * out)
         a = win.transpose(0, 2, 3, *ks, 1, *sp).reshape(groups, cols, -1)
