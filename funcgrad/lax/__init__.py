@@ -22,6 +22,7 @@ from funcgrad.lax import (
     _fft,
     _gather,
     _parallel,
+    _ragged,
     _reductions,
     _special,
     _structural,
@@ -34,6 +35,7 @@ from funcgrad.lax._elementwise import *  # noqa: F403
 from funcgrad.lax._fft import *  # noqa: F403
 from funcgrad.lax._gather import *  # noqa: F403
 from funcgrad.lax._parallel import *  # noqa: F403
+from funcgrad.lax._ragged import *  # noqa: F403
 from funcgrad.lax._reductions import *  # noqa: F403
 from funcgrad.lax._special import *  # noqa: F403
 from funcgrad.lax._structural import *  # noqa: F403
@@ -48,6 +50,7 @@ __all__ = [
     *_fft.__all__,
     *_gather.__all__,
     *_parallel.__all__,
+    *_ragged.__all__,
     *_reductions.__all__,
     *_special.__all__,
     *_structural.__all__,
