@@ -265,6 +265,15 @@ class _Config(Alias):
         real = getattr(importlib.import_module("jax._src.config"), attr, None)
         if isinstance(real, type) and issubclass(real, enum.Enum):
             return real  # an option's values (ExplicitX64Mode): the runtime's enum
+        name = getattr(real, "name", None)
+        if isinstance(name, str) and name.startswith("jax_") and hasattr(real, "value"):
+            # an option as JAX's module holds it (``config.jax_foo``/``config.foo``, a
+            # State: ``.value``, a context manager when called), read through funcgrad
+            try:
+                target.read(name)
+            except AttributeError:
+                return super().__getattr__(attr)
+            return _Flag(target, name)
         if hasattr(target, attr):
             return getattr(target, attr)
         try:
