@@ -57,6 +57,7 @@ _LAZY = (
     "ops",
     "_vmap_internals",
     "_VF",
+    "testing",
     *_LAZY_DEVICES,
 )
 

@@ -1,15 +1,19 @@
-"""Run PyTorch's ``test/test_autograd.py`` against compat (and against PyTorch).
+"""Run PyTorch's own test files against compat (and against PyTorch).
 
-Needs the single file ``test/test_autograd.py`` of ``pytorch/pytorch`` at
-:data:`PINNED_COMMIT`, kept outside this repository, and the ``expecttest``
-package (PyTorch's own ``common_utils`` imports it for the baseline run)::
+Needs the test files of ``pytorch/pytorch`` (``test/test_autograd.py`` at
+:data:`PINNED_COMMIT`; ``test_nn.py``, ``test_view_ops.py``, ``test_type_promotion.py``,
+``optim/test_lrscheduler.py``...: see ``docs/conformance.md`` for the copies measured),
+kept outside this repository, and the ``expecttest`` package (PyTorch's own
+``common_utils`` imports it for the baseline run)::
 
     python tools/conformance/run_torch.py --test-file /tmp/torch-src/test_autograd.py
-    python tools/conformance/run_torch.py --test-file ... --sample 0 -v
+    python tools/conformance/run_torch.py --test-file A.py --test-file B.py --sample 0 -v
+    python tools/conformance/run_torch.py --torch-src /tmp/torch-src   # the default files
 
-The file runs twice, in separate processes: as it is (real PyTorch and its own
+Each file runs twice, in separate processes: as it is (real PyTorch and its own
 ``torch.testing._internal``), then with ``torch`` swapped for ``compat.torch`` and
-the helpers for :mod:`tools.conformance.shims.torch_test_util`. ``--sample N``
+the helpers for the shims in :mod:`tools.conformance.shims` (``torch_test_util``,
+``torch_device_type``, ``torch_dtype_lists``, ``torch_nn_util``). ``--sample N``
 keeps at most N cases of each parametrized test method (``0``: all). See
 ``docs/conformance.md``.
 """
@@ -18,12 +22,13 @@ from __future__ import annotations
 
 import argparse
 import pathlib
+import re
 import sys
 
 if __package__ in (None, ""):
     sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2]))
 
-from tools.conformance.common import compare_file, report, write_json
+from tools.conformance.common import FileResult, compare_file, report, write_json
 
 #: the pytorch/pytorch commit whose ``test/test_autograd.py`` the figures are for
 PINNED_COMMIT = "5c322af10e52e4d236104ceefd542f34e6dcf20a"
@@ -41,6 +46,7 @@ OUT_OF_SCOPE: list[tuple[str, str]] = [
     (r"[Cc]pp|[Cc]_?extension|[Ll]oad_inline", "C++ extensions"),
     (r"[Mm]ultiprocess|[Ff]ork|[Tt]hread|[Rr]eentrant_?[Bb]ackwards?_?[Pp]arallel", "threads and processes"),
     (r"[Ff]lop", "FLOP counting"),
+    (r"[Qq]uantiz|[Ff]bgemm|_fb_fc_packed|[Qq]nnpack", "quantized tensors and engines"),
     (r"[Mm]eta(_|$|[A-Z])|[Ff]ake", "meta and fake tensors"),
     (r"[Dd]eterministic|[Ss]ynchroniz", "device determinism and streams"),
     (r"[Mm]emory_?[Ff]ormat|[Cc]hannels_?[Ll]ast|[Ss]trided?_|[Ss]torage", "memory layout and storage"),
@@ -49,9 +55,33 @@ OUT_OF_SCOPE: list[tuple[str, str]] = [
 ]  # fmt: skip
 
 
+#: tests out of scope by the function they run (``Class.function``, a regex), for tests
+#: whose ids say nothing of it: (regex, reason)
+OUT_OF_SCOPE_BASE: list[tuple[str, str]] = [
+    (r"^TestNN\.(<lambda>|with_tf32_o(n|ff)|test_(half|bfloat16|cfloat|cdouble))$",
+     "PyTorch's module/criterion test tables and harness (common_nn.NewModuleTest)"),
+]  # fmt: skip
+
+#: the files ``--torch-src DIR`` runs (relative to DIR), each a few minutes on 2 cores
+DEFAULT_FILES = ("test_autograd.py",)
+
+#: the environment of both runs: PyTorch's ``load_tests`` would refuse test classes
+#: not defined in the running script (the worker is that script)
+ENV = {"PYTORCH_DISABLE_RUNNING_SCRIPT_CHK": "1"}
+
+
+def scope_by_base(res: FileResult) -> None:
+    """Mark out of scope the upstream tests :data:`OUT_OF_SCOPE_BASE` names."""
+    for i, rec in res.upstream.items():
+        for pattern, reason in OUT_OF_SCOPE_BASE:
+            if i not in res.out_of_scope and re.search(pattern, rec.get("base", "")):
+                res.out_of_scope[i] = reason
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
-    p.add_argument("--test-file", required=True, help=f"test_autograd.py at {PINNED_COMMIT}")
+    p.add_argument("--test-file", action="append", default=[], help="a test file (repeatable)")
+    p.add_argument("--torch-src", default=None, help=f"a folder holding {DEFAULT_FILES}")
     p.add_argument("--sample", type=int, default=2, help="cases per test method (0: all)")
     p.add_argument("--limit", type=int, default=0, help="tests per file at most (0: all)")
     p.add_argument("--timeout", type=float, default=30.0, help="seconds per test")
@@ -60,24 +90,27 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("-v", "--verbose", action="store_true", help="one line per test")
     args = p.parse_args(argv)
 
-    file = pathlib.Path(args.test_file)
-    if not file.is_file():
-        p.error(f"{file}: give test/test_autograd.py of pytorch/pytorch at {PINNED_COMMIT}")
-    res = compare_file(
-        "torch",
-        file,
-        args.sample,
-        args.timeout,
-        OUT_OF_SCOPE,
-        {},
-        parallel=not args.serial,
-        limit=args.limit,
-    )
-    print(f"{file.stem}: {len(res.upstream)} tests, {res.seconds[0]:.0f} s upstream, "
-          f"{res.seconds[1]:.0f} s swapped", file=sys.stderr)  # fmt: skip
+    files = [pathlib.Path(f) for f in args.test_file]
+    if args.torch_src:
+        files += [pathlib.Path(args.torch_src) / f for f in DEFAULT_FILES]
+    if not files:
+        p.error("give --test-file (repeatable) or --torch-src")
+    for file in files:
+        if not file.is_file():
+            p.error(f"{file}: not a file (see docs/conformance.md for the copies measured)")
+    results = []
+    for file in files:
+        res = compare_file(
+            "torch", file, args.sample, args.timeout, OUT_OF_SCOPE, ENV,
+            parallel=not args.serial, limit=args.limit,
+        )  # fmt: skip
+        scope_by_base(res)
+        print(f"{file.stem}: {len(res.upstream)} tests, {res.seconds[0]:.0f} s upstream, "
+              f"{res.seconds[1]:.0f} s swapped", file=sys.stderr)  # fmt: skip
+        results.append(res)
     title = f"PyTorch tests (pytorch/pytorch {PINNED_COMMIT[:12]}) against compat.torch"
-    summary = report([res], args.verbose, title, "compat")
-    write_json(args.json, [res], summary)
+    summary = report(results, args.verbose, title, "compat")
+    write_json(args.json, results, summary)
     return 0
 
 

@@ -28,6 +28,7 @@ __all__ = [
     "is_available",
     "is_bf16_supported",
     "is_initialized",
+    "is_tf32_supported",
     "manual_seed",
     "manual_seed_all",
     "max_memory_allocated",
@@ -104,6 +105,13 @@ def get_device_properties(device: Any = None) -> Any:
 
 def is_bf16_supported(including_emulation: bool = True) -> bool:
     return False
+
+
+def is_tf32_supported() -> bool:
+    """Whether the GPU has TF32 matmuls (compute capability 8.0 or newer); no GPU: False."""
+    if not _dev.gpus():
+        return False
+    return get_device_capability()[0] >= 8
 
 
 def _stat(device: Any, key: str) -> int:

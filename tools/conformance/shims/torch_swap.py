@@ -1,4 +1,4 @@
-"""The ``torch`` -> ``compat.torch`` swap for PyTorch's ``test/test_autograd.py``.
+"""The ``torch`` -> ``compat.torch`` swap for PyTorch's test files.
 
 ``torch.X`` resolves to ``compat.torch.X`` name for name; the modules of
 ``torch.testing._internal`` the test file imports resolve to
@@ -15,6 +15,12 @@ from typing import Any
 from tools.conformance.shims.swap import Swap, _record
 
 SHIM = "tools.conformance.shims.torch_test_util"
+#: the shims standing in for ``torch.testing._internal`` modules, by upstream module
+SHIMS = {
+    "common_device_type": "tools.conformance.shims.torch_device_type",
+    "common_dtype": "tools.conformance.shims.torch_dtype_lists",
+    "common_nn": "tools.conformance.shims.torch_nn_util",
+}
 
 #: public PyTorch names whose tests are out of scope, and why
 SCOPE: dict[str, str] = {
@@ -36,15 +42,17 @@ SCOPE: dict[str, str] = {
 
 
 def make_swap() -> Swap:
-    """The swap, with the helper shim registered as an importer of swapped names."""
+    """The swap, with the helper shims registered as importers of swapped names."""
     swap: Swap
 
     def shim() -> Any:
-        swap.add_importer(SHIM)
         return importlib.import_module(SHIM)
 
     def part(name: str, names: str) -> Any:
         return lambda: shim().submodule(name, getattr(shim(), names))
+
+    def own(module: str) -> Any:
+        return lambda: importlib.import_module(module)
 
     base = "torch.testing._internal"
     swap = Swap(
@@ -52,8 +60,7 @@ def make_swap() -> Swap:
         target="compat.torch",
         overrides={
             f"{base}.common_utils": shim,
-            f"{base}.common_device_type": part(f"{base}.common_device_type", "COMMON_DEVICE_TYPE"),
-            f"{base}.common_dtype": part(f"{base}.common_dtype", "COMMON_DTYPE"),
+            **{f"{base}.{name}": own(module) for name, module in SHIMS.items()},
             f"{base}.common_cuda": part(f"{base}.common_cuda", "COMMON_CUDA"),
             f"{base}.common_methods_invocations": part(
                 f"{base}.common_methods_invocations", "COMMON_METHODS"
@@ -82,6 +89,8 @@ def make_swap() -> Swap:
         scope=SCOPE,
         noops=("torch.autograd._force_original_view_tracking",),  # test_autograd's tearDown
     )
+    for module in (SHIM, *SHIMS.values()):  # before any of them is imported
+        swap.add_importer(module)
     import compat.torch  # loaded before any swapped import
 
     _scope_methods(compat.torch.Tensor)
