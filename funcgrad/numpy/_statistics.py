@@ -19,6 +19,7 @@ from funcgrad.core import dtypes
 from funcgrad.numpy import (
     _creation,
     _indexing,
+    _info,
     _linalg,
     _numeric,
     _reductions,
@@ -374,9 +375,12 @@ def cov(
     ddof: int | None = None,
     fweights: ArrayLike | None = None,
     aweights: ArrayLike | None = None,
+    dtype: Any = None,
 ) -> Any:
     """Covariance matrix of the variables in the rows (``rowvar``) or columns of ``m``
-    (and ``y``), with optional frequency and analytic weights."""
+    (and ``y``), with optional frequency and analytic weights, computed in ``dtype`` (an
+    inexact dtype) when given."""
+    _check_inexact("cov", dtype)
     m = as_array(m, "cov")
     if aval(m).ndim > 2:
         raise ValueError(f"m has more than 2 dimensions{here()}")
@@ -393,6 +397,8 @@ def cov(
         if not rowvar and aval(yy).shape[0] != 1:
             yy = yy.T
         x = _shape.concatenate([x, _creation.asarray(yy, dtype=aval(x).dtype)], axis=0)
+    if dtype is not None:
+        x = _creation.asarray(x, dtype=dtype)
     if ddof is None:
         ddof = 0 if bias else 1
     nobs = aval(x).shape[1]
@@ -438,10 +444,19 @@ def cov(
     return out(_shape.squeeze(c))
 
 
-def corrcoef(x: ArrayLike, y: ArrayLike | None = None, rowvar: bool = True) -> Any:
-    """Pearson correlation coefficients (``cov`` normalised by the standard deviations)."""
+def _check_inexact(name: str, dtype: Any) -> None:
+    if dtype is not None and not _info.issubdtype(dtype, np.inexact):
+        raise ValueError(f"{name}: dtype must be a subclass of float or complex; got {dtype=}")
+
+
+def corrcoef(
+    x: ArrayLike, y: ArrayLike | None = None, rowvar: bool = True, dtype: Any = None
+) -> Any:
+    """Pearson correlation coefficients (``cov`` normalised by the standard deviations),
+    computed in ``dtype`` (an inexact dtype) when given."""
     check_arraylike("corrcoef", x)
-    c = cov(x, y, rowvar)
+    _check_inexact("corrcoef", dtype)
+    c = cov(x, y, rowvar, dtype=dtype)
     if aval(c).ndim == 0:
         return out(c / c)
     d = _ufuncs.real(_shape.diagonal(c)) if dtypes.kind(aval(c).dtype) == 3 else _shape.diagonal(c)
