@@ -573,7 +573,7 @@ def _take_shape(shape: tuple, ishape: tuple, ax: int) -> tuple:
 def take_along_axis(
     arr: ArrayLike,
     indices: ArrayLike,
-    axis: int | None,
+    axis: int | None = -1,
     mode: str | None = None,
     fill_value: Any = None,
     *,
@@ -581,8 +581,8 @@ def take_along_axis(
     indices_are_sorted: bool = False,
     wrap_negative_indices: bool | None = None,
 ) -> Any:
-    """``arr`` gathered along ``axis`` with ``indices`` of the same rank (other axes
-    broadcast).
+    """``arr`` gathered along ``axis`` (the last by default, as JAX 0.10.2 and NumPy 2)
+    with ``indices`` of the same rank (other axes broadcast).
 
     Negative indices count from the end when ``wrap_negative_indices`` (by default unless
     ``mode="promise_in_bounds"``, as JAX); then ``mode``

@@ -1,0 +1,30 @@
+"""``take_along_axis`` without ``axis`` gathers along the last axis, as JAX 0.10.2's
+(``axis=-1``, NumPy 2's default): values against JAX for 1-, 2- and 3-d arrays, with
+negative and out-of-range indices under each mode."""
+
+from __future__ import annotations
+
+import inspect
+
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import funcgrad.numpy as fnp
+
+RNG = np.random.RandomState(0)
+
+
+def test_signature_default() -> None:
+    ours = inspect.signature(fnp.take_along_axis).parameters["axis"].default
+    assert ours == inspect.signature(jnp.take_along_axis).parameters["axis"].default == -1
+
+
+@pytest.mark.parametrize("shape", [(5,), (3, 4), (2, 3, 4)])
+@pytest.mark.parametrize("mode", [None, "clip", "fill"])
+def test_last_axis_by_default(shape: tuple, mode: str | None) -> None:
+    a = RNG.randn(*shape).astype(np.float32)
+    idx = RNG.randint(-shape[-1] - 1, shape[-1] + 1, (*shape[:-1], 3)).astype(np.int32)
+    theirs = jnp.take_along_axis(a, idx, mode=mode)
+    ours = fnp.take_along_axis(a, idx, mode=mode)
+    np.testing.assert_array_equal(np.asarray(ours), np.asarray(theirs))
