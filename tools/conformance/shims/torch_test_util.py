@@ -21,7 +21,7 @@ import sys
 import types
 import unittest
 import warnings
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -78,6 +78,17 @@ def _numbers(x: complex, y: complex) -> tuple[np.ndarray, np.ndarray]:
     return np.asarray(cast(x)), np.asarray(cast(y))
 
 
+def _sequences() -> tuple[type, ...]:
+    """What PyTorch's ``assertEqual`` compares element by element (not strings)."""
+    nn = torch.nn
+    return (list, tuple, torch.Size, nn.Sequential, nn.ModuleList, nn.ParameterList)
+
+
+def _mappings() -> tuple[type, ...]:
+    """What PyTorch's ``assertEqual`` compares key by key."""
+    return (Mapping, torch.nn.ModuleDict, torch.nn.ParameterDict)
+
+
 class TestCase(unittest.TestCase):
     """PyTorch's test case: ``assertEqual`` compares tensors, numbers and sequences."""
 
@@ -99,12 +110,12 @@ class TestCase(unittest.TestCase):
         if x is None or y is None or isinstance(x, (str, bytes)) or isinstance(y, (str, bytes)):
             super().assertEqual(x, y, msg)
             return
-        if isinstance(x, dict) and isinstance(y, dict):
-            super().assertEqual(set(x), set(y), msg)
-            for k in x:
+        if isinstance(x, _mappings()) and isinstance(y, _mappings()):
+            super().assertEqual(set(x.keys()), set(y.keys()), msg)
+            for k in x.keys():  # noqa: SIM118  (ModuleDict, ParameterDict too)
                 self.assertEqual(x[k], y[k], msg, atol=atol, rtol=rtol, exact_dtype=exact_dtype)
             return
-        seqs = (list, tuple, torch.Size) if hasattr(torch, "Size") else (list, tuple)
+        seqs = _sequences()
         if isinstance(x, seqs) and isinstance(y, seqs) and not (_is_tensor(x) or _is_tensor(y)):
             super().assertEqual(len(x), len(y), msg)
             for a, b in zip(x, y):

@@ -79,15 +79,50 @@ class Sequential(Module):
             )
         return Sequential(*self, *other)
 
+    def __iadd__(self, other: Sequential) -> Sequential:
+        if not isinstance(other, Sequential):
+            raise ValueError(
+                "add operator supports only objects "
+                f"of Sequential class, but {type(other)} is given."
+            )
+        return self.extend(list(other))
+
+    def _factor(self, other: Any) -> int:
+        if not isinstance(other, int):
+            raise TypeError(f"unsupported operand type(s) for *: {type(self)} and {type(other)}")
+        if other <= 0:
+            raise ValueError(f"Non-positive multiplication factor {other} for {type(self)}")
+        return other
+
+    def __mul__(self, other: int) -> Sequential:
+        """A new ``Sequential`` of this one's modules repeated ``other`` times (the same
+        module objects, as PyTorch's)."""
+        return Sequential(*(list(self) * self._factor(other)))
+
+    def __rmul__(self, other: int) -> Sequential:
+        return self.__mul__(other)
+
+    def __imul__(self, other: int) -> Sequential:
+        return self.extend(list(self) * (self._factor(other) - 1))
+
+    def pop(self, key: int | slice) -> Any:
+        """Remove and return the module (or ``Sequential`` of modules) at ``key``."""
+        value = self[key]
+        del self[key]
+        return value
+
     def append(self, module: Module) -> Sequential:
         self.add_module(str(len(self)), module)
         return self
 
     def insert(self, index: int, module: Module) -> Sequential:
+        if not isinstance(module, Module):
+            raise AssertionError(f"module should be of type: {Module}")
         n = len(self._modules)
         if not -n <= index <= n:
             raise IndexError(f"Index out of range: {index}")
-        index %= n + 1
+        if index < 0:  # -1 is before the last module, as in PyTorch (list.insert)
+            index += n
         modules = list(self._modules.values())
         modules.insert(index, module)
         self._modules.clear()
@@ -140,6 +175,16 @@ class ModuleList(Module):
 
     def __iadd__(self, modules: Iterable[Module]) -> ModuleList:
         return self.extend(modules)
+
+    def __add__(self, other: Iterable[Module]) -> ModuleList:
+        """A new ``ModuleList`` of this list's modules then ``other``'s."""
+        return ModuleList([*self, *other])
+
+    def pop(self, key: int | slice) -> Any:
+        """Remove and return the module at ``key``."""
+        value = self[key]
+        del self[key]
+        return value
 
     def append(self, module: Module) -> ModuleList:
         self.add_module(str(len(self)), module)
