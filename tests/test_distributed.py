@@ -204,7 +204,8 @@ def test_collectives_values(tmp_path, n):
 
 
 #: each call's kind of arrays per process in BUCKET_VOTES (as the processes' tiers might
-#: hand them, by timings: they differ in calls 1 and 3)
+#: hand them, by timings: they differ in calls 1 and 3; "mixed": one device array among
+#: host values, as DDP's zero gradient or used-flags among device gradients)
 _VOTE_KINDS = [
     ("device", "host"),
     ("device", "device"),
@@ -212,6 +213,7 @@ _VOTE_KINDS = [
     ("host", "host"),
     ("device", "device"),
     ("device", "device"),
+    ("mixed", "device"),
 ]
 BUCKET_VOTES = textwrap.dedent(
     """
@@ -232,6 +234,8 @@ BUCKET_VOTES = textwrap.dedent(
         xs = [p * (call + 1) for p in parts]
         if pair[me] == "device":
             xs = [jax.device_put(x, g.device) for x in xs]
+        elif pair[me] == "mixed":  # a device array among host values: a device call
+            xs[0] = jax.device_put(xs[0], g.device)
         before = dict(b.calls)
         res = b(xs)
         out["programs"].append([k for k in b.calls if b.calls[k] != before[k]])
@@ -257,7 +261,7 @@ def test_bucket_program_is_agreed_by_vote_whatever_each_process_hands_it(tmp_pat
         assert w.returncode == 0, w.describe()
     a, b = (w.result for w in workers)
     j, o = ["joined"], ["one_program"]
-    assert a["programs"] == b["programs"] == [j, j, o, j, j, o]
+    assert a["programs"] == b["programs"] == [j, j, o, j, j, o, o]
     for me, r in enumerate((a, b)):
         for call, (vals, kinds) in enumerate(zip(r["values"], r["kinds_out"])):
             want = [
@@ -268,7 +272,7 @@ def test_bucket_program_is_agreed_by_vote_whatever_each_process_hands_it(tmp_pat
             for got, exp in zip(vals, want, strict=True):
                 np.testing.assert_allclose(got, exp * (call + 1), rtol=1e-6, err_msg=f"{call}")
             # host values in, host values out; device arrays in, device arrays out
-            assert set(kinds) == {_VOTE_KINDS[call][me]}, (me, call, kinds)
+            assert set(kinds) == {_VOTE_KINDS[call][me].replace("mixed", "device")}, (me, call)
         assert r["product"] == [[6.0] * 3] * 3
         assert r["product_calls"] == {"joined": 3, "one_program": 0}
 
