@@ -436,19 +436,33 @@ def logspace(
     return out(convert(power(convert(prep(base, "logspace"), ct), lin), dt))
 
 
-def eye(N: int, M: int | None = None, k: int = 0, dtype: Any = None, *, device: Any = None) -> Any:
-    """An ``N x M`` matrix with ones on the ``k``-th diagonal."""
+def _diagonal_offset(k: Any, name: str, bound: int | None = None) -> Any:
+    """``eye``/``tri``'s diagonal ``k`` as an int32 scalar: a Python or NumPy int
+    clamped to ``bound`` (a size past which every ``k`` gives the same matrix: JAX's
+    ``eye`` takes any ``k``, its ``tri`` too with x64, without it an ``OverflowError``
+    past int32), or a 0-d integer array, traced too (JAX's dynamic ``k``)."""
+    if isinstance(k, (Tracer, jax.Array)):
+        ka = aval(k)
+        if ka.ndim != 0 or not dtypes.is_integer(ka.dtype):
+            raise TypeError(f"{name}: k must be an integer scalar, got {fmt(k)}{here()}")
+        return convert(k, np.dtype("int32"))
+    k = index(k, "k", name)
+    if bound is not None and (name == "eye" or dtypes.x64_enabled()):
+        k = builtins.max(-bound, builtins.min(bound, k))
+    return np.asarray(k, np.int32)
+
+
+def eye(N: int, M: int | None = None, k: Any = 0, dtype: Any = None, *, device: Any = None) -> Any:
+    """An ``N x M`` matrix with ones on the ``k``-th diagonal (``k`` may be traced)."""
     n = index(N, "N", "eye")
     m = n if M is None else index(M, "M", "eye")
-    k = index(k, "k", "eye")
+    k = _diagonal_offset(k, "eye", bound=n + m + 1)
     if n < 0 or m < 0:
         raise ValueError(f"eye: negative dimensions are not allowed, got ({n}, {m}){here()}")
     dt = _dtype("eye", dtype)
     i = sh.iota(np.dtype("int32"), (n, m), 0)
     j = sh.iota(np.dtype("int32"), (n, m), 1)
-    return _on(
-        out(ew.convert_element_type(ew.eq(ew.sub(j, i), np.asarray(k, np.int32)), dt)), device
-    )
+    return _on(out(ew.convert_element_type(ew.eq(ew.sub(j, i), k), dt)), device)
 
 
 def identity(n: int, dtype: Any = None) -> Any:
@@ -456,16 +470,17 @@ def identity(n: int, dtype: Any = None) -> Any:
     return eye(n, dtype=dtype)
 
 
-def tri(N: int, M: int | None = None, k: int = 0, dtype: Any = None) -> Any:
-    """Ones at and below the ``k``-th diagonal (``float32`` by default, as in ``jax.numpy``)."""
+def tri(N: int, M: int | None = None, k: Any = 0, dtype: Any = None) -> Any:
+    """Ones at and below the ``k``-th diagonal (``float32`` by default, as in ``jax.numpy``;
+    ``k`` may be traced)."""
     _shape("tri", (N, N if M is None else M))  # JAX's error for traced sizes
     n = index(N, "N", "tri")
     m = n if M is None else index(M, "M", "tri")
-    k = index(k, "k", "tri")
+    k = _diagonal_offset(k, "tri", bound=n + m + 1)
     dt = user_dtype(dtype, "tri") if dtype is not None else np.dtype("float32")
     i = sh.iota(np.dtype("int32"), (n, m), 0)
     j = sh.iota(np.dtype("int32"), (n, m), 1)
-    return out(ew.convert_element_type(ew.le(ew.sub(j, i), np.asarray(k, np.int32)), dt))
+    return out(ew.convert_element_type(ew.le(ew.sub(j, i), k), dt))
 
 
 def meshgrid(
