@@ -64,6 +64,20 @@ def _insert_traced(moved: Any, idx: Any, v: Any, ax: int) -> Any:
     return _indexing.at(res)[new_pos].set(vals)
 
 
+def _kept_traced(obj: Any, n: int) -> Any:
+    """The ``n - k`` positions (in order) that ``k`` unique traced indices ``obj`` (negative
+    ones from the end) leave: a stable sort puts the untouched positions first."""
+    if not dtypes.is_integer(aval(obj).dtype):
+        raise TypeError(f"jnp.delete(): index array must be integer typed, got {aval(obj)}")
+    o = _shape.ravel(obj)
+    k = aval(o).shape[0]
+    if k > n:
+        raise ValueError(f"jnp.delete(): {k} unique indices cannot be deleted from {n} entries")
+    o = _ufuncs.where(o < 0, o + n, o)
+    hit = _indexing.at(_creation.zeros((n,), np.int32))[o].set(1)
+    return _sorting.argsort(hit, stable=True)[: n - k]
+
+
 def delete(
     arr: ArrayLike,
     obj: ArrayLike | slice,
@@ -71,13 +85,16 @@ def delete(
     *,
     assume_unique_indices: bool = False,
 ) -> Any:
-    """``arr`` without the entries at ``obj`` (static indices or a slice) along ``axis``."""
+    """``arr`` without the entries at ``obj`` (static indices or a slice; traced indices
+    with ``assume_unique_indices``, as JAX) along ``axis``."""
     check_arraylike("delete", arr, obj)
     a = as_array(arr, "delete")
     if axis is None:
         a, axis = _shape.ravel(a), 0
     ax = normalize_axis(axis, aval(a).ndim, "delete")
     n = aval(a).shape[ax]
+    if isinstance(obj, Tracer) and assume_unique_indices:
+        return out(_indexing.take(a, _kept_traced(obj, n), axis=ax))
     idx = _obj_indices("delete", obj, n)
     if idx.dtype == np.bool_ and idx.shape == (n,):  # a mask: delete where it is True
         idx = np.flatnonzero(idx)
