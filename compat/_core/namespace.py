@@ -12,6 +12,12 @@ from compat._core.anomaly import (  # noqa: F401
     is_anomaly_enabled,
     set_anomaly_enabled,
 )
+from compat._core.broadcasting import (  # noqa: F401
+    broadcast_shapes,
+    broadcast_tensors,
+    can_cast,
+    scalar_tensor,
+)
 from compat._core.creation import (  # noqa: F401
     BFloat16Tensor,
     BoolTensor,

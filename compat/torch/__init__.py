@@ -65,8 +65,13 @@ _LAZY = (
 globals().update(_inplace.FUNCTIONS)  # torch.abs_(x), torch.relu_(x), ...
 
 
+#: ``torch.X`` that is ``torch.nn.functional.X`` (the same ATen op in PyTorch)
+_FUNCTIONAL_ALIASES = ("pairwise_distance", "cosine_similarity")
+
+
 def __getattr__(name: str) -> Any:
-    if name in _inplace.FUNCTIONAL_NAMES:  # torch.selu_ is nn.functional.selu_
+    if name in _inplace.FUNCTIONAL_NAMES or name in _FUNCTIONAL_ALIASES:
+        # torch.selu_ is nn.functional.selu_, torch.pairwise_distance its namesake
         return getattr(importlib.import_module("compat.torch.nn.functional"), name)
     if name in _LAZY:
         return importlib.import_module(f"compat.torch.{name}")
