@@ -105,6 +105,15 @@ def trapezoid(y: ArrayLike, x: ArrayLike | None = None, dx: ArrayLike = 1.0, axi
     else:
         yy, d = _inexact("trapezoid", y, x)
     ax = normalize_axis(axis, aval(yy).ndim, "trapezoid")
+    if x is None and aval(d).ndim > 0:
+        # an array of spacings broadcasts against the pairs' sums as NumPy's (trailing
+        # axes aligned, y's own orientation), spelt out for rank promotion "raise"
+        pairs = _shape.moveaxis(yy, ax, -1)
+        pairs = _shape.moveaxis(pairs[..., 1:] + pairs[..., :-1], -1, ax)
+        shape = np.broadcast_shapes(aval(d).shape, aval(pairs).shape)
+        lead = len(shape) - aval(pairs).ndim
+        prod = _shape.broadcast_to(d, shape) * _shape.broadcast_to(pairs, shape)
+        return out(0.5 * _reductions.sum(prod, axis=ax + lead))
     yy = _shape.moveaxis(yy, ax, -1)
     if x is not None:
         if aval(d).ndim == 1:
