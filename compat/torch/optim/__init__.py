@@ -1,5 +1,5 @@
 """``compat.torch.optim``: ``Optimizer``, ``SGD``, the Adam family, ``Adadelta``, ``Adagrad``,
-``RMSprop``, ``ASGD``, ``Rprop``, ``LBFGS`` and ``lr_scheduler``.
+``RMSprop``, ``ASGD``, ``Rprop``, ``LBFGS``, ``lr_scheduler`` and ``swa_utils``.
 
 Each group's step is, where the compat core allows, one compiled funcgrad
 program over all its parameters (``fused=False`` selects the per-tensor path).
@@ -10,7 +10,7 @@ Example:
     >>> opt = torch.optim.AdamW(model.parameters(), lr=1e-3)
 """
 
-from compat.torch.optim import lr_scheduler
+from compat.torch.optim import lr_scheduler, swa_utils
 from compat.torch.optim.adadelta import Adadelta
 from compat.torch.optim.adagrad import Adagrad
 from compat.torch.optim.adam import Adam, AdamW
@@ -24,6 +24,6 @@ from compat.torch.optim.rmsprop import RMSprop
 from compat.torch.optim.rprop import Rprop
 from compat.torch.optim.sgd import SGD
 
-__all__ = ["SGD", "Adam", "AdamW", "Optimizer", "lr_scheduler"]
+__all__ = ["SGD", "Adam", "AdamW", "Optimizer", "lr_scheduler", "swa_utils"]
 # optim more: the remaining elementwise optimizers and L-BFGS
 __all__ += ["ASGD", "LBFGS", "Adadelta", "Adagrad", "Adamax", "NAdam", "RAdam", "RMSprop", "Rprop"]
