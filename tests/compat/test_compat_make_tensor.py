@@ -110,3 +110,25 @@ def test_backend_probes_of_a_cpu_build() -> None:
         assert lib.backends.quantized.engine in engines
     assert "fbgemm" not in ctorch.backends.quantized.supported_engines
     assert ctorch.cuda.is_tf32_supported() is torch.cuda.is_tf32_supported() is False
+
+
+@pytest.mark.parametrize(
+    "kw", [{}, {"enabled": True, "benchmark": True}, {"deterministic": True, "allow_tf32": False}]
+)
+def test_cudnn_flags_block(kw: dict) -> None:
+    # (benchmark_limit left out: PyTorch's CPU build reads it as None, compat as 10)
+    names = ("enabled", "benchmark", "deterministic", "allow_tf32")
+
+    def seen(lib: object) -> list[tuple]:
+        cudnn = lib.backends.cudnn  # type: ignore[attr-defined]
+        out = [tuple(getattr(cudnn, n) for n in names)]
+        with pytest.raises(KeyError), cudnn.flags(**kw):
+            out.append(tuple(getattr(cudnn, n) for n in names))
+            with cudnn.flags(benchmark_limit=3):
+                out.append(tuple(getattr(cudnn, n) for n in names))
+            out.append(tuple(getattr(cudnn, n) for n in names))
+            raise KeyError  # the flags come back after an error too
+        out.append(tuple(getattr(cudnn, n) for n in names))
+        return out
+
+    assert seen(ctorch) == seen(torch)

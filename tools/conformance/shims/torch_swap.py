@@ -85,6 +85,7 @@ def make_swap() -> Swap:
             "torch.utils._mode_utils",
             "torch.utils._pytree",
             "torch.testing._internal",
+            "torch._utils",
         ),
         scope=SCOPE,
         noops=("torch.autograd._force_original_view_tracking",),  # test_autograd's tearDown
