@@ -22,7 +22,7 @@ from typing import Any
 from funcgrad.core.primitive import public_names
 
 #: the kinds of numpy form a row may declare (see :class:`Reduction`)
-NUMPY_KINDS = ("fold", "average", "extremum", "logical", "index", "moment")
+NUMPY_KINDS = ("fold", "average", "extremum", "logical", "index", "moment", "cumulative")
 #: how PyTorch may type a reduction's result (see :class:`TorchReduction`)
 TORCH_PROMOTIONS = ("int64", "float", "keep", "bool", "index", "real")
 
@@ -52,7 +52,7 @@ class TorchReduction:
     with ``correction`` 1 by default (``unbiased=False``: 0; a bool second argument is
     ``unbiased``; both given are refused), where NumPy's ``ddof`` is 0 by default; a
     divisor at or below 0 divides by 0 (``inf``, or NaN for a zero sum), where NumPy's form
-    gives NaN.
+    gives NaN. ``inplace``: PyTorch has ``Tensor.X_`` (``cumsum_``).
 
     ``empty_dim_all=False``: ``dim=[]`` reduces no dimension (``any``, ``all``), where
     PyTorch's other reductions reduce every one (and NumPy's ``axis=()`` none).
@@ -82,6 +82,7 @@ class TorchReduction:
     domain: tuple[float, float] = (-2.0, 2.0)
     correction: bool = False
     int_error: str | None = None
+    inplace: bool = False
 
     def __post_init__(self) -> None:
         if self.promote not in TORCH_PROMOTIONS:
@@ -118,7 +119,11 @@ class Reduction:
       (not both), ``dtype=``, ``where=``, ``mean=`` (a given mean); the result's dtype is
       the input's inexact real one; NaN where the divisor ``N - ddof`` is not positive.
       ``finish`` is applied to it (``std``'s square root; such a row wants an inexact
-      ``dtype=``).
+      ``dtype=``);
+    * ``"cumulative"`` (``cumsum``, ``cumprod``; ``cummax``, ``cummin`` have lax forms
+      only): a scan along one ``axis`` (the flattened array when ``None``), ``dtype=``,
+      bools as the default integer; ``reduce`` is ``(x, axis, reverse)``, and the lax form
+      ``(operand, axis=0, reverse=False)``, as ``jax.lax``'s.
 
     The lax form (``reduce_X(operand, axes)``) binds ``primitive`` on the operand as given
     (axes a sequence, none of NumPy's promotions; ``on_bool``'s for bools, as JAX's

@@ -20,7 +20,6 @@ from funcgrad.lax import _elementwise as E
 from funcgrad.lax._control import associative_scan
 from funcgrad.numpy._core import here, prep
 from funcgrad.primitives import elementwise as ew
-from funcgrad.primitives import reductions as red
 from funcgrad.primitives import scatter as _sc
 from funcgrad.primitives import shape as sh
 from funcgrad.primitives import sort as _srt
@@ -29,10 +28,6 @@ from funcgrad.primitives.rules import moveaxis
 
 __all__ = [
     "cumlogsumexp",
-    "cummax",
-    "cummin",
-    "cumprod",
-    "cumsum",
     "reduce",
     "reduce_xor",
     "sort",
@@ -50,8 +45,8 @@ def _axes(name: str, x: Any, axes: Sequence[int]) -> tuple[int, ...]:
 
 def _declared_form(name: str, row: Reduction) -> Callable[..., Any]:
     """The lax form of a reduction row: its primitive on the operand as given (no NumPy
-    promotion, ``axes`` a sequence; bools by the row's ``on_bool``), or an index row's
-    ``(operand, axis, index_dtype)``."""
+    promotion, ``axes`` a sequence; bools by the row's ``on_bool``), an index row's
+    ``(operand, axis, index_dtype)`` or a cumulative row's ``(operand, axis, reverse)``."""
 
     def f(operand: Any, axes: Sequence[int]) -> Any:
         operand = prep(operand, name)
@@ -63,14 +58,20 @@ def _declared_form(name: str, row: Reduction) -> Callable[..., Any]:
     def index(operand: Any, axis: int, index_dtype: Any) -> Any:
         return row.reduce(prep(operand, name), axis=axis, index_dtype=index_dtype)
 
-    g = index if row.numpy == "index" else f
+    def scan(operand: Any, axis: int = 0, reverse: bool = False) -> Any:
+        if axis < 0:  # (lax's axis is XLA's: not counted from the end)
+            raise ValueError(f"{name}: XLA operations do not allow negative axes{here()}")
+        return row.reduce(prep(operand, name), axis, reverse)
+
+    g = {"index": index, "cumulative": scan}.get(row.numpy, f)
     g.__name__ = g.__qualname__ = name
     g.__doc__ = f"{form_doc(row, 'lax')}."
     return g
 
 
 #: ``reduce_sum``, ``reduce_prod``, ``reduce_max``, ``reduce_min``, ``reduce_and``,
-#: ``reduce_or``, ``argmax`` and ``argmin`` from the reduction rows
+#: ``reduce_or``, ``argmax``, ``argmin``, ``cumsum``, ``cumprod``, ``cummax`` and ``cummin``
+#: from the reduction rows
 #: (``funcgrad/primitives/reductions.py``)
 DECLARED = {name: _declared_form(name, row) for name, row in reduction_forms("lax").items()}
 globals().update(DECLARED)
@@ -111,26 +112,6 @@ def reduce_xor(operand: Any, axes: Sequence[int]) -> Any:
         else:
             operand = _fold(operand, ax, ew.bitwise_xor, 0)
     return operand
-
-
-def cumsum(operand: Any, axis: int = 0, reverse: bool = False) -> Any:
-    """Cumulative sum along ``axis`` (from the end if ``reverse``)."""
-    return red.cumsum(prep(operand, "cumsum"), axis, reverse)
-
-
-def cumprod(operand: Any, axis: int = 0, reverse: bool = False) -> Any:
-    """Cumulative product along ``axis``."""
-    return red.cumprod(prep(operand, "cumprod"), axis, reverse)
-
-
-def cummax(operand: Any, axis: int = 0, reverse: bool = False) -> Any:
-    """Cumulative maximum along ``axis``."""
-    return red.cummax(prep(operand, "cummax"), axis, reverse)
-
-
-def cummin(operand: Any, axis: int = 0, reverse: bool = False) -> Any:
-    """Cumulative minimum along ``axis``."""
-    return red.cummin(prep(operand, "cummin"), axis, reverse)
 
 
 def _logaddexp(x: Any, y: Any) -> Any:

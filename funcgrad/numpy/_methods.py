@@ -179,10 +179,8 @@ def install() -> None:
         "reshape": reshape,
         "transpose": transpose,
         "astype": astype,
-        **_reductions.METHODS,  # (the reduction rows: sum, mean, max, var, std, argmax, ...)
+        **_reductions.METHODS,  # (the reduction rows: sum, mean, var, argmax, cumsum, ...)
         "ptp": _reductions.ptp,
-        "cumsum": _reductions.cumsum,
-        "cumprod": _reductions.cumprod,
         "squeeze": _shape.squeeze,
         "ravel": _shape.ravel,
         "flatten": _shape.ravel,

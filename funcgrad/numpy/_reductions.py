@@ -370,6 +370,14 @@ def _moment_form(name: str, row: Reduction) -> Callable[..., Any]:
     return f
 
 
+def _cumulative_form(name: str, row: Reduction) -> Callable[..., Any]:
+    def f(a: ArrayLike, axis: int | None = None, dtype: Any = None, out: Any = None) -> Any:
+        _no_out(name, out)
+        return _cum(name, row.reduce, a, axis, dtype)
+
+    return f
+
+
 _KINDS = {
     "fold": _fold_form,
     "extremum": _extremum_form,
@@ -377,6 +385,7 @@ _KINDS = {
     "logical": _logical_form,
     "index": _index_form,
     "moment": _moment_form,
+    "cumulative": _cumulative_form,
 }
 
 
@@ -441,18 +450,6 @@ def _cum(
     if aval(x).shape[ax]:
         x = prim(x, axis=ax)
     return _out(convert(x, dt))
-
-
-def cumsum(a: ArrayLike, axis: int | None = None, dtype: Any = None, out: Any = None) -> Any:
-    """Cumulative sum along ``axis`` (of the flattened array when ``None``)."""
-    _no_out("cumsum", out)
-    return _cum("cumsum", rd.cumsum, a, axis, dtype)
-
-
-def cumprod(a: ArrayLike, axis: int | None = None, dtype: Any = None, out: Any = None) -> Any:
-    """Cumulative product along ``axis``."""
-    _no_out("cumprod", out)
-    return _cum("cumprod", rd.cumprod, a, axis, dtype)
 
 
 def _cumulative(

@@ -571,6 +571,33 @@ for _name, _finish, _doc in (
             int_error="std and var only support floating point and complex dtypes",
         ),
     )
+for _name, _public, _p, _fn, _identity, _doc, _torch in (
+    ("cumsum", ("numpy", "lax"), cumsum_p, cumsum, 0, "sum", ("CumsumBackward0", (-2.0, 2.0))),
+    (
+        "cumprod",
+        ("numpy", "lax"),
+        cumprod_p,
+        cumprod,
+        1,
+        "product",
+        ("CumprodBackward0", (0.5, 1.5)),
+    ),
+    ("cummax", ("lax",), cummax_p, cummax, "lowest", "maximum", None),
+    ("cummin", ("lax",), cummin_p, cummin, "highest", "minimum", None),
+):
+    Reduction(
+        _name,
+        _p,
+        _fn,
+        public=_public,
+        doc=f"Cumulative {_doc} along ``axis`` (of the flattened array when ``None``)",
+        docs={"lax": f"Cumulative {_doc} along ``axis`` (from the end if ``reverse``)"},
+        numpy="cumulative",
+        identity=_identity,
+        torch=None
+        if _torch is None
+        else TorchReduction(_torch[0], dim=None, one_dim=True, inplace=True, domain=_torch[1]),
+    )
 for _name, _lax, _p, _fn, _identity, _bitwise, _which in (
     ("any", "lax:reduce_or", reduce_or_p, reduce_or, False, "OR", "any"),
     ("all", "lax:reduce_and", reduce_and_p, reduce_and, True, "AND", "every"),

@@ -109,11 +109,15 @@ def test_nodes_and_gradients_as_pytorch(real_torch, row):
     # value's. Their third argument is ``unbiased``)
     empty = not t.one_dim and not t.correction
     dims = ((NO_DIM, False), (1, True), (-2, False)) + ((([], False),) if empty else ())
+    scan = row.numpy == "cumulative"  # (``cumsum(input, dim)``: one dim, no keepdim)
+    if scan:
+        dims = ((1, None), (-2, None), (0, None))
     for dim, keepdim in dims:
         got = []
         for lib in (ctorch, real_torch):
             x = lib.tensor(value, dtype=lib.float64, requires_grad=True)
-            y = _call(getattr(lib, name), x, dim, keepdim, {})
+            f = getattr(lib, name)
+            y = f(x, dim) if scan else _call(f, x, dim, keepdim, {})
             if t.grad_fn is None:
                 assert y.grad_fn is None and not y.requires_grad
                 continue
@@ -133,11 +137,11 @@ def test_out_argument_as_pytorch(real_torch, row):
     for lib in (ctorch, real_torch):
         x = lib.tensor([[1.0, 0.0, 3.0], [4.0, 5.0, 0.5]])
         dt = {"bool": lib.bool, "index": lib.int64}.get(row.torch.promote, lib.float32)
-        out = lib.empty(2, dtype=dt)
+        out = lib.empty(*((2, 3) if row.numpy == "cumulative" else (2,)), dtype=dt)
         r = getattr(lib, name)(x, 1, out=out)
         assert r is out
         got.append(out.tolist())
-    assert got[0] == pytest.approx(got[1])
+    np.testing.assert_allclose(got[0], got[1], rtol=1e-6)
 
 
 CORRECTION = [
@@ -187,3 +191,47 @@ def test_correction_forms_as_pytorch(real_torch, row):
             np.testing.assert_allclose(v0, v1, rtol=1e-12, equal_nan=True, err_msg=what)
             np.testing.assert_allclose(g0, g1, rtol=1e-12, equal_nan=True, err_msg=what)
             assert (w0, n0) == (w1, n1), what
+
+
+SCANS = [
+    pytest.param(r, id=r.torch.name or r.name) for r in reduction_rows() if r.numpy == "cumulative"
+]
+
+
+@pytest.mark.parametrize("row", SCANS)
+def test_cumulative_forms_as_pytorch(real_torch, row):
+    """``cumsum``/``cumprod``: values, dtypes (int64 for bools and integers) or exception
+    types on a dtype x shape x ``dim`` x ``dtype=`` grid; the method and in-place forms."""
+    name = row.torch.name or row.name
+    rng = np.random.default_rng(11)
+    for dtype, shape in itertools.product(DTYPES, SHAPES):
+        seed = int(rng.integers(1 << 30))
+        x = [
+            _tensor(lib, np.random.default_rng(seed), shape, dtype) for lib in (ctorch, real_torch)
+        ]
+        for dim, kw in itertools.product(
+            (0, -1, len(shape) + 1, None, (0,)), ({}, {"dtype": "float64"}, {"dtype": "int32"})
+        ):
+            if dtype == "complex64" and kw:
+                continue  # (PyTorch warns that the imaginary part is discarded)
+            what = f"{name}({dtype}{list(shape)}, dim={dim}, {kw})"
+            got, want = (
+                _call(
+                    lambda a, d, _k, **k: getattr(lib, name)(a, d, **k),
+                    xi,
+                    dim,
+                    None,
+                    {k: getattr(lib, v) for k, v in kw.items()},
+                )
+                for lib, xi in zip((ctorch, real_torch), x)
+            )
+            _same(got, want, what)
+            if isinstance(want, type) or kw:
+                continue
+            method = _call(lambda a, d, _k: getattr(a, name)(d), x[0], dim, None, {})
+            _same(method, want, what + " method")
+            inplaced = [
+                _call(lambda a, d, _k: getattr(a.clone(), name + "_")(d), xi, dim, None, {})
+                for xi in x
+            ]
+            _same(*inplaced, what + " in place")

@@ -12,6 +12,7 @@ import numpy as np
 
 from compat._core import dtypes as _dt
 from compat._core.creation import zeros
+from compat._core.mutation import apply_inplace
 from compat._core.ops import conventions as _conv
 from compat._core.ops._common import _c, acc
 from compat._core.ops.binary import maximum, minimum
@@ -271,12 +272,57 @@ def _moment_op(row: Any) -> Any:
     return defop(name, samples=samples)(f)
 
 
+def _scan_f(x: Any, *, op: str, axis: int, dtype: np.dtype) -> Any:
+    """The row ``op``'s numpy form (``cumsum``, ``cumprod``) in ``dtype`` (float16 and
+    bfloat16 accumulate in float32); a 0-d tensor stays 0-d, where NumPy's form flattens it."""
+    return getattr(fnp, op)(_c(x, acc(dtype)), axis=axis).astype(dtype).reshape(x.shape)
+
+
+def _cumulative_op(row: Any) -> Any:
+    """``torch.X``/``Tensor.X``/``Tensor.X_``/``out=`` of a cumulative row (``cumsum``,
+    ``cumprod``): one ``dim``; bool and integer inputs give int64 unless ``dtype=``."""
+    t = row.torch
+    name, node = t.name or row.name, t.grad_fn
+
+    def f(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
+        if dtype is not None:
+            dt = _dt.np_dtype(dtype)
+        else:
+            dt = np.dtype(np.int64) if _dt.kind(input._npdtype) in "biu" else input._npdtype
+        static = (("op", row.name), ("axis", _wrap_dim(dim, input.ndim)), ("dtype", dt))
+        return apply(_scan_f, node, (input,), static)
+
+    def inplace(self: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
+        """``Tensor.X_``: the scan in ``self``'s dtype (PyTorch's ``X_out(self, self)``)."""
+        dt = self._npdtype
+        if dtype is not None and _dt.np_dtype(dtype) != dt:
+            raise RuntimeError(
+                f"Bad in-place call: input tensor dtype {_dt.from_np(dt).name} and output "
+                f"tensor dtype {_dt.from_np(_dt.np_dtype(dtype)).name} should match"
+            )
+        if dt == np.bool_ and self.ndim and self.numel():  # (no kernel runs otherwise)
+            raise NotImplementedError(f"\"{name}_out_cpu\" not implemented for 'Bool'")
+        static = (("op", row.name), ("axis", _wrap_dim(dim, self.ndim)), ("dtype", dt))
+        return apply_inplace(self, _scan_f, node, (), static)
+
+    f.__name__ = f.__qualname__ = name
+    f.__doc__ = f"{row.doc} (PyTorch's ``dim``; the row's ``TorchReduction``)."
+    inplace.__name__ = inplace.__qualname__ = name + "_"
+    samples = (
+        Sample(((2, 3),), args=(1,), domain=t.domain),
+        Sample(((4,),), args=(0,), dtype="int64", domain=t.domain, grad=False),
+    )
+    return defop(name, inplace=inplace if t.inplace else False, samples=samples)(f)
+
+
 def _reduction_op(row: Any) -> Any:
     """``torch.X``/``Tensor.X``/``out=`` of a reduction row (its ``TorchReduction``)."""
     t = row.torch
     name = t.name or row.name
     if t.correction:
         return _moment_op(row)
+    if row.numpy == "cumulative":
+        return _cumulative_op(row)
     reduce = _reducer(row, name)
 
     def with_dtype(
@@ -397,34 +443,6 @@ def log_softmax(input: Tensor, dim: int | None = None, dtype: Any = None) -> Ten
         (("axis", axis), ("log", True), ("dtype", dt)),
         saves="result",
     )
-
-
-def _cum_f(x: Any, *, axis: int, op: str, dtype: np.dtype) -> Any:
-    f = acc(dtype)  # float16/bfloat16 accumulate in float32
-    return (fnp.cumsum if op == "sum" else fnp.cumprod)(_c(x, f), axis=axis).astype(dtype)
-
-
-def _cumulative(input: Tensor, dim: int, dtype: Any, op: str, node: str) -> Tensor:
-    """``cumsum``/``cumprod`` (``op``) along ``dim`` in ``dtype``, else the input's dtype
-    (int64 for bool and integer inputs, as PyTorch), recorded as ``node``."""
-    dt = (
-        _dt.np_dtype(dtype)
-        if dtype is not None
-        else (np.dtype(np.int64) if _dt.kind(input._npdtype) in "biu" else input._npdtype)
-    )
-    return apply(
-        _cum_f, node, (input,), (("axis", _wrap_dim(dim, input.ndim)), ("op", op), ("dtype", dt))
-    )
-
-
-@defop(inplace=True, samples=Sample(((2, 3),), args=(1,)))
-def cumsum(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
-    return _cumulative(input, dim, dtype, "sum", "CumsumBackward0")
-
-
-@defop(inplace=True, samples=Sample(((2, 3),), args=(1,), domain=(0.5, 1.5)))
-def cumprod(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
-    return _cumulative(input, dim, dtype, "prod", "CumprodBackward0")
 
 
 def _norm_f(x: Any, *, p: float, axes: Any, keepdims: bool) -> Any:
