@@ -249,7 +249,11 @@ def interp(
         x0, x1 = _indexing.take(xp, i - 1), _indexing.take(xp, i)
         f0, f1 = _indexing.take(fp, i - 1), _indexing.take(fp, i)
         dx = x1 - x0
-        f = _ufuncs.where(dx == 0, f1, f0 + (x - x0) * (f1 - f0) / _ufuncs.where(dx == 0, 1, dx))
+        # an interval narrower than spacing(eps) counts as empty (as JAX's): dividing by
+        # it would make the derivatives overflow into NaN
+        tiny = _ufuncs.abs(dx) <= np.spacing(np.finfo(aval(dx).dtype).eps)
+        slope = (x - x0) / _ufuncs.where(tiny, 1, dx)
+        f = _ufuncs.where(dx == 0, f1, _ufuncs.where(tiny, f0, f0 + slope * (f1 - f0)))
     if period is None:
         if not isinstance(left, str):
             f = _ufuncs.where(x < xp[0], fp[0] if left is None else left, f)
