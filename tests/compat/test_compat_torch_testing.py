@@ -1,9 +1,11 @@
-"""``torch.testing.make_tensor`` and the CPU build's backend probes, against PyTorch 2.13.
+"""``torch.testing`` (``make_tensor``, ``assert_close``) and the CPU build's backend probes
+(``backends.quantized``, ``backends.cudnn.flags``, ``cuda.is_tf32_supported``), against
+PyTorch 2.13.
 
-The draws are random in both libraries, so what is compared is what PyTorch fixes:
-dtype, shape, the interval the values fall in (defaults per dtype, clamping to the
-dtype's range), contiguity, ``exclude_zero``, ``requires_grad`` and the errors, word
-for word.
+``make_tensor``'s draws are random in both libraries, so what is compared is what PyTorch
+fixes: dtype, shape, the interval the values fall in (defaults per dtype, clamping to the
+dtype's range), contiguity, ``exclude_zero``, ``requires_grad`` and the errors, word for
+word. ``assert_close`` is compared on its outcome and message, word for word.
 """
 
 from __future__ import annotations
@@ -132,3 +134,74 @@ def test_cudnn_flags_block(kw: dict) -> None:
         return out
 
     assert seen(ctorch) == seen(torch)
+
+
+CLOSE_CASES = [
+    ("t", [1.0, 2.0, 3.0], "t", [1.0, 2.1, 3.0], {}),
+    ("t", [1.0, 2.0, 3.0], "t", [1.0, 2.0000001, 3.0], {}),
+    ("t", [[1.0, 2.0], [3.0, 4.0]], "t", [[1.0, 2.0], [3.0, 5.0]], {}),
+    ("t", [1, 2, 3], "t", [1, 3, 3], {}),
+    ("t", [True], "t", [False], {}),
+    ("t", [1.0, 2.0], "t", [1.0, 2.0, 3.0], {}),
+    ("t64", [1.0, 2.0], "t", [1.0, 2.0], {}),
+    ("t64", [1.0, 2.0], "t", [1.0, 2.0], {"check_dtype": False}),
+    ("t", [float("nan")], "t", [float("nan")], {}),
+    ("t", [float("nan")], "t", [float("nan")], {"equal_nan": True}),
+    ("t", [float("inf"), 1.0], "t", [float("inf"), 1.0], {}),
+    ("t", 1.5, "t", 2.5, {}),
+    ("t", [1.0, 2.0], "t", [1.1, 2.0], {"rtol": 0.2, "atol": 0.0}),
+    ("t", [1.0, 2.0], "t", [1.1, 2.0], {"rtol": 1e-3}),
+    ("t", [[1.0, 2.0], [3.0, 4.0]], "t", [[1.0, 2.0], [3.0, 5.0]], {"msg": "custom"}),
+    ("n", 1.0, "n", 1.1, {}),
+    ("n", 1, "n", 2, {}),
+    ("n", 1, "n", 1, {}),
+    ("n", 1.0, "n", 1.0 + 1e-9, {}),
+]
+
+
+def _make(lib: object, kind: str, value: object) -> object:
+    if kind == "n":
+        return value
+    dtype = None
+    if kind == "t64":
+        dtype = lib.float64  # type: ignore[attr-defined]
+    return lib.tensor(value, dtype=dtype)  # type: ignore[attr-defined]
+
+
+def _closeness(lib: object, a: tuple, b: tuple, kw: dict) -> tuple[str, str]:
+    try:
+        lib.testing.assert_close(_make(lib, *a), _make(lib, *b), **kw)  # type: ignore[attr-defined]
+    except Exception as e:  # the error is what is compared
+        return type(e).__name__, str(e).replace("compat._core.tensor.Tensor", "torch.Tensor")
+    return "ok", ""
+
+
+@pytest.mark.parametrize("case", CLOSE_CASES)
+def test_assert_close_as_pytorchs(case: tuple) -> None:
+    ka, va, kb, vb, kw = case
+    ours = _closeness(ctorch, (ka, va), (kb, vb), kw)
+    assert ours == _closeness(torch, (ka, va), (kb, vb), kw)
+
+
+def test_assert_close_containers() -> None:
+    def run(lib: object) -> list[tuple[str, str]]:
+        t = lib.tensor  # type: ignore[attr-defined]
+        pairs = [
+            ([t([1.0]), t([2.0])], [t([1.0]), t([2.5])]),
+            ((t([1.0]),), [t([1.0])]),
+            ([1, 2], [1, 2, 3]),
+            ({"a": t([1.0])}, {"b": t([1.0])}),
+            ({"a": [t([1.0]), 2.0]}, {"a": [t([1.0]), 2.5]}),
+            (t([1.0]), 1.0),
+            (None, None),
+        ]
+        out = []
+        for x, y in pairs:
+            try:
+                lib.testing.assert_close(x, y)  # type: ignore[attr-defined]
+                out.append(("ok", ""))
+            except Exception as e:  # the error is what is compared
+                out.append((type(e).__name__, str(e).replace("compat._core.tensor.", "torch.")))
+        return out
+
+    assert run(ctorch) == run(torch)
