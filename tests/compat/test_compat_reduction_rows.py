@@ -63,7 +63,7 @@ def test_values_dtypes_and_errors_as_pytorch(real_torch, row):
     t = row.torch
     name = t.name or row.name
     rng = np.random.default_rng(10)
-    kws = [{}] + ([{"dtype": "float64"}, {"dtype": "int64"}] if t.dtype else [])
+    kws = [{}] + ([{"dtype": "float64"}, {"dtype": "int64"}, {"dtype": "bool"}] if t.dtype else [])
     for dtype, shape in itertools.product(DTYPES, SHAPES):
         seed = int(rng.integers(1 << 30))
         x = [

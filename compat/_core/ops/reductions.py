@@ -67,7 +67,8 @@ def _reduce_f(x: Any, *, op: str, promote: str, axes: Any, keepdims: bool, dtype
         return _conv.amax(x, axes, keepdims, op)
     if promote == "bool":  # (a uint8 input gives uint8, as PyTorch)
         return getattr(fnp, op)(x, axis=axes, keepdims=keepdims).astype(dtype)
-    return getattr(fnp, op)(_c(x, dtype), axis=axes, keepdims=keepdims)
+    # (``dtype=torch.bool``: PyTorch reduces in bools, so a sum is any and a product all)
+    return getattr(fnp, op)(_c(x, dtype), axis=axes, keepdims=keepdims).astype(dtype)
 
 
 def _result_dtype(name: str, promote: str, given: np.dtype, dtype: Any) -> np.dtype:

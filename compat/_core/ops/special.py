@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 
 from compat._core import dtypes as _dt
+from compat._core.mutation import apply_inplace
 from compat._core.ops import binary, unary
 from compat._core.ops._common import _c
 from compat._core.ops.binary import _require_tensors
@@ -135,8 +136,18 @@ def _polygamma_f(x: Any, *, n: int, dtype: np.dtype) -> Any:
     return fsp.polygamma(n, _c(x, dtype))
 
 
+def _polygamma_(self: Tensor, n: int) -> Tensor:
+    """``Tensor.polygamma_(n)``: in ``self``'s float dtype, PyTorch's own node."""
+    if _dt.kind(self._npdtype) not in "fc":
+        name = _dt.scalar_type_name(self._npdtype)
+        raise RuntimeError(f"result type Float can't be cast to the desired output type {name}")
+    static = (("n", int(n)), ("dtype", self._npdtype))
+    return apply_inplace(self, _polygamma_f, "PolygammaBackward1", (), static)
+
+
 @defop(
     method=lambda self, n: polygamma(n, self),
+    inplace=_polygamma_,
     samples=Sample(((3,),), prefix=(1,), domain=(0.5, 3), method=False),
     node_name=False,
 )
