@@ -59,8 +59,22 @@ def _ip_clamp_f(x: Any, lo: Any, hi: Any, *, has_lo: bool, has_hi: bool, dtype: 
     return _c(_clamp_f(x, lo, hi, has_lo=has_lo, has_hi=has_hi, dtype=dtype), dtype)
 
 
+def _check_bounds(name: str, min: Any, max: Any) -> None:
+    """PyTorch's ``TypeError`` for a tensor bound beside a number bound (its overloads take
+    two tensors or two numbers)."""
+    kinds = {isinstance(b, Tensor) for b in (min, max) if b is not None}
+    if len(kinds) == 2:
+        got = ", ".join("Tensor" if isinstance(b, Tensor) else type(b).__name__ for b in (min, max))
+        raise TypeError(
+            f"{name}() received an invalid combination of arguments - got (Tensor, {got}), but "
+            "expected one of: (Tensor input, Tensor min = None, Tensor max = None) or "
+            "(Tensor input, Number min = None, Number max = None)"
+        )
+
+
 def inplace_clamp(self: Tensor, min: Any = None, max: Any = None) -> Tensor:
     """``Tensor.clamp_`` (and ``clip_``): the clamped values in ``self``'s dtype."""
+    _check_bounds("clamp_", min, max)
     lo = coerce(min) if min is not None else 0
     hi = coerce(max) if max is not None else 0
     return apply_inplace(
@@ -84,6 +98,7 @@ def inplace_clamp(self: Tensor, min: Any = None, max: Any = None) -> Tensor:
     ),
 )
 def clamp(input: Tensor, min: Any = None, max: Any = None) -> Tensor:
+    _check_bounds("clamp", min, max)
     return _clamp(input, min, max, None)
 
 
