@@ -405,7 +405,7 @@ def einsum(
                     f"einsum: size of label {c!r} differs between operands ({sizes[c]} vs {n}) "
                     f"in {subscripts!r} for operands {fmt(*ops)}{here()}"
                 )
-            sizes[c] = max(sizes.get(c, 1), n)
+            sizes[c] = n if sizes.get(c, 1) == 1 else sizes[c]  # 1 broadcasts; 0 stays 0
     # per operand: take diagonals of repeated labels, sum labels used nowhere else
     prepared = []
     for i, (s, o) in enumerate(terms):

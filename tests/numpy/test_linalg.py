@@ -158,6 +158,8 @@ EINSUM = [
     ("ij,j->i", [(2, 3), (1,)]),
     ("...ii->...i", [(2, 3, 3)]),
     ("ijj,jk->ik", [(2, 3, 3), (3, 4)]),
+    ("bi,bj->bij", [(0, 2), (0, 3)]),  # an empty label stays empty (it broadcast to 1)
+    ("bi,kij,bj->bk", [(0, 2), (4, 2, 3), (0, 3)]),
 ]
 
 
