@@ -68,6 +68,7 @@ from compat.torch.nn.functional.attention import (  # noqa: F401
     multi_head_attention_forward,
     scaled_dot_product_attention,
 )
+from compat.torch.nn.functional.bilinear import bilinear  # noqa: F401
 from compat.torch.nn.functional.conv import conv1d, conv2d, conv3d  # noqa: F401
 from compat.torch.nn.functional.conv_transpose import (  # noqa: F401
     conv_transpose1d,

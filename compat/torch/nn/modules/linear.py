@@ -1,4 +1,4 @@
-"""``nn.Linear`` and ``nn.Identity``, initialised as ``torch/nn/modules/linear.py`` does."""
+"""``nn.Linear``, ``nn.Bilinear`` and ``nn.Identity``, initialised as ``torch/nn/modules/linear.py`` does."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from compat.torch.nn import init
 from compat.torch.nn.modules.module import Module
 from compat.torch.nn.parameter import Parameter
 
-__all__ = ["Identity", "Linear"]
+__all__ = ["Bilinear", "Identity", "Linear"]
 
 
 class Identity(Module):
@@ -85,3 +85,44 @@ def _empty(shape: tuple[int, ...], dtype: Any) -> Any:
 class NonDynamicallyQuantizableLinear(Linear):
     """A :class:`Linear` under the name PyTorch gives ``MultiheadAttention.out_proj``
     (pickled models and ``torch.load`` allow-lists name this class)."""
+
+
+class Bilinear(Module):
+    """``y = x1^T A x2 + b``: ``weight`` is ``(out_features, in1_features, in2_features)``,
+    ``weight`` and ``bias`` drawn uniformly on ``±1/sqrt(in1_features)`` as PyTorch's."""
+
+    def __init__(
+        self,
+        in1_features: int,
+        in2_features: int,
+        out_features: int,
+        bias: bool = True,
+        device: Any = None,
+        dtype: Any = None,
+    ) -> None:
+        super().__init__()
+        self.in1_features = in1_features
+        self.in2_features = in2_features
+        self.out_features = out_features
+        self.weight = Parameter(_empty((out_features, in1_features, in2_features), dtype))
+        if bias:
+            self.bias = Parameter(_empty((out_features,), dtype))
+        else:
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        """Re-draw ``weight`` and ``bias`` uniformly on ``±1/sqrt(in1_features)``."""
+        bound = 1 / math.sqrt(self.weight.size(1))
+        init.uniform_(self.weight, -bound, bound)
+        if self.bias is not None:
+            init.uniform_(self.bias, -bound, bound)
+
+    def forward(self, input1: Any, input2: Any) -> Any:
+        return F.bilinear(input1, input2, self.weight, self.bias)
+
+    def extra_repr(self) -> str:
+        return (
+            f"in1_features={self.in1_features}, in2_features={self.in2_features}, "
+            f"out_features={self.out_features}, bias={self.bias is not None}"
+        )
