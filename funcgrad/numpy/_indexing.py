@@ -570,6 +570,34 @@ def _take_shape(shape: tuple, ishape: tuple, ax: int) -> tuple:
     return (*shape[:ax], *ishape, *shape[ax + 1 :])
 
 
+def _one_hot_take(a: Any, i: Any, ax: int) -> Any:
+    """``take_along_axis`` as JAX's ``mode="one_hot"``: each index a one-hot row over
+    the axis (none for an index out of range: 0), contracted with ``arr`` (a product
+    and a sum, so a NaN or inf elsewhere on the axis shows through, as in JAX)."""
+    n = aval(a).shape[ax]
+    ishape = aval(i).shape
+    hot = ew.eq(
+        sh.broadcast_in_dim(i, (*ishape, n), tuple(range(len(ishape)))),
+        sh.iota(aval(i).dtype, (*ishape, n), len(ishape)),
+    )
+    moved = _expand_at(sh.transpose(a, _to_last(aval(a).ndim, ax)), ax)
+    shape = np.broadcast_shapes(aval(moved).shape, (*ishape, n))
+    prod = ew.mul(
+        sh.broadcast_in_dim(convert(hot, aval(a).dtype), shape, tuple(range(len(shape)))),
+        sh.broadcast_in_dim(moved, shape, tuple(range(len(shape)))),
+    )
+    return rd.reduce_sum(prod, (len(shape) - 1,))
+
+
+def _to_last(nd: int, ax: int) -> tuple[int, ...]:
+    return (*(d for d in range(nd) if d != ax), ax)
+
+
+def _expand_at(x: Any, ax: int) -> Any:
+    shape = aval(x).shape
+    return sh.reshape(x, (*shape[:ax], 1, *shape[ax:]))
+
+
 def take_along_axis(
     arr: ArrayLike,
     indices: ArrayLike,
@@ -609,10 +637,10 @@ def take_along_axis(
             f"(indices {fmt(i)}){here()}"
         )
     mode = mode or "fill"
-    if mode not in ("fill", "clip", "promise_in_bounds"):
+    if mode not in ("fill", "clip", "promise_in_bounds", "one_hot"):
         raise ValueError(
-            f"take_along_axis: mode must be 'fill', 'clip' or 'promise_in_bounds', got "
-            f"{mode!r}{here()}"
+            f"take_along_axis: mode must be 'fill', 'clip', 'promise_in_bounds' or "
+            f"'one_hot', got {mode!r}{here()}"
         )
     ax = normalize_axis(axis, nd, "take_along_axis")
     n = shape[ax]
@@ -623,6 +651,8 @@ def take_along_axis(
         wrap_negative_indices = mode != "promise_in_bounds"
     if wrap_negative_indices:
         i = ew.select_n(ew.lt(i, zero), i, ew.add(i, size))
+    if mode == "one_hot":
+        return out(_one_hot_take(a, i, ax))
     ok = ew.bitwise_and(ew.ge(i, zero), ew.lt(i, size)) if mode == "fill" else None
     i = ew.min(ew.max(i, zero), np.asarray(max(n - 1, 0), dt))
     items: list = []
