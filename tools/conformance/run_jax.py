@@ -28,7 +28,8 @@ from tools.conformance.common import compare_file, report, write_json
 #: the jax-ml/jax commit the selection is read from: tag jax-v0.10.2
 PINNED_COMMIT = "990e6a0b84138346e6a38785412f36356e0e5dc3"
 
-#: the selection (issue 35): JAX's test files, by stem, under ``tests/``
+#: the selection (issue 35; ``lax_test`` and ``lax_numpy_indexing_test`` since the
+#: thirteenth session): JAX's test files, by stem, under ``tests/``
 FILES = [
     "api_test",
     "custom_api_test",
@@ -38,6 +39,8 @@ FILES = [
     "lax_numpy_test",
     "random_test",
     "api_util_test",
+    "lax_test",
+    "lax_numpy_indexing_test",
 ]
 
 #: tests needing what funcgrad deliberately does not have: (regex on the test id, reason)

@@ -414,6 +414,16 @@ def _allclose(a: np.ndarray, b: np.ndarray, atol: float, rtol: float, err_msg: s
         np.testing.assert_allclose(a, b, atol=atol, rtol=rtol, equal_nan=True, err_msg=err_msg)
 
 
+def check_close(xs: Any, ys: Any, atol: Any = None, rtol: Any = None, err_msg: str = "") -> None:
+    """Leaves of ``xs`` and ``ys`` close within the per-dtype tolerances, as JAX's."""
+
+    def one(x: Any, y: Any) -> None:
+        x, y = np.asarray(x), np.asarray(y)
+        _allclose(x, y, tolerance(x.dtype, atol), tolerance(x.dtype, rtol), err_msg)
+
+    tree_util.tree_map(one, xs, ys)
+
+
 def check_eq(xs: Any, ys: Any, err_msg: str = "") -> None:
     tree_util.tree_map(lambda x, y: _allclose(np.asarray(x), np.asarray(y), 0, 0, err_msg), xs, ys)
 
