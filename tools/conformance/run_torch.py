@@ -9,6 +9,8 @@ kept outside this repository, and the ``expecttest`` package (PyTorch's own
     python tools/conformance/run_torch.py --test-file /tmp/torch-src/test_autograd.py
     python tools/conformance/run_torch.py --test-file A.py --test-file B.py --sample 0 -v
     python tools/conformance/run_torch.py --torch-src /tmp/torch-src   # the default files
+    python tools/conformance/run_torch.py --torch-src /tmp/torch-src \\
+        --from-ascend /work/.mirror/Ascend+pytorch/repo   # Ascend's copies, NPU lines undone
 
 Each file runs twice, in separate processes: as it is (real PyTorch and its own
 ``torch.testing._internal``), then with ``torch`` swapped for ``compat.torch`` and
@@ -23,6 +25,7 @@ from __future__ import annotations
 import argparse
 import pathlib
 import re
+import subprocess
 import sys
 
 if __package__ in (None, ""):
@@ -62,8 +65,75 @@ OUT_OF_SCOPE_BASE: list[tuple[str, str]] = [
      "PyTorch's module/criterion test tables and harness (common_nn.NewModuleTest)"),
 ]  # fmt: skip
 
-#: the files ``--torch-src DIR`` runs (relative to DIR), each a few minutes on 2 cores
-DEFAULT_FILES = ("test_autograd.py",)
+#: the files ``--torch-src DIR`` runs (relative to DIR), each a few minutes on 2 cores at
+#: most; ``test_nn.py`` (about six minutes) is run by naming it with ``--test-file``
+DEFAULT_FILES = (
+    "test_autograd.py",
+    "test_type_promotion.py",
+    "test_view_ops.py",
+    "test_lrscheduler.py",
+)
+
+#: the Ascend/pytorch commit whose copies of PyTorch's test files were measured
+ASCEND_COMMIT = "9e73e708ab93"
+
+#: test files taken from Ascend's copy by ``--from-ascend`` (path there -> name here)
+ASCEND_FILES = {
+    "test/test_type_promotion.py": "test_type_promotion.py",
+    "test/test_view_ops.py": "test_view_ops.py",
+    "test/optim/test_lrscheduler.py": "test_lrscheduler.py",
+    "test/test_nn.py": "test_nn.py",
+}
+
+
+def undo_npu(text: str) -> str:
+    """Ascend's copy of a PyTorch test file with its ``torch_npu`` adaptation undone, line
+    by line: the ``torch_npu`` imports dropped, the NPU probes read as absent
+    (``torch.npu.is_available()`` is ``False``), the PrivateUse1 decorators and flags
+    named as their CUDA originals (skipped on a CPU), ``"npu"`` devices as ``"cuda"``,
+    ``only_for='privateuse1'`` dropped (PyTorch instantiates for every device type), and
+    the test-data download helper (``url.get_url``) skipping."""
+    out = []
+    for line in text.splitlines(keepends=True):
+        s = line.strip()
+        if s in ("import torch_npu", "import torch_npu.testing") or s.startswith("from torch_npu"):
+            continue
+        if s == "from url import get_url":
+            out.append("def get_url(name):\n    raise unittest.SkipTest('downloads test data')\n")
+            continue
+        for old, new in (
+            ("torch._C._get_privateuse1_backend_name()", "'cuda'"),
+            ("torch_npu.npu.is_available()", "False"),
+            ("torch.npu.is_available()", "False"),
+            ("torch_npu.npu.device_count()", "0"),
+            ("torch.npu.device_count()", "0"),
+            ("dtypesIfPRIVATEUSE1", "dtypesIfCUDA"),
+            ("onlyPRIVATEUSE1", "onlyCUDA"),
+            ("TEST_PRIVATEUSE1", "TEST_CUDA"),
+            ("TEST_MULTINPU", "TEST_MULTIGPU"),
+            ("torch_npu.npu.", "torch.cuda."),
+            ("torch.npu.", "torch.cuda."),
+            (", only_for='privateuse1'", ""),
+            (', only_for="privateuse1"', ""),
+        ):
+            line = line.replace(old, new)
+        line = re.sub(r"\.npu\(", ".cuda(", line)
+        line = re.sub(r"(['\"])npu(:\d)?\1", lambda m: f"{m[1]}cuda{m[2] or ''}{m[1]}", line)
+        out.append(line)
+    return "".join(out)
+
+
+def from_ascend(git_dir: str, out_dir: pathlib.Path) -> None:
+    """Write :data:`ASCEND_FILES` from an Ascend/pytorch git directory at
+    :data:`ASCEND_COMMIT` into ``out_dir``, NPU lines undone (:func:`undo_npu`)."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    for src, name in ASCEND_FILES.items():
+        text = subprocess.run(
+            ["git", f"--git-dir={git_dir}", "show", f"{ASCEND_COMMIT}:{src}"],
+            check=True, capture_output=True, text=True,
+        ).stdout  # fmt: skip
+        (out_dir / name).write_text(undo_npu(text))
+
 
 #: the environment of both runs: PyTorch's ``load_tests`` would refuse test classes
 #: not defined in the running script (the worker is that script)
@@ -88,7 +158,13 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--serial", action="store_true", help="one process at a time")
     p.add_argument("--json", default=None, help="write all records here")
     p.add_argument("-v", "--verbose", action="store_true", help="one line per test")
+    p.add_argument("--from-ascend", metavar="GIT_DIR", default=None,
+                   help="first write Ascend's copies (NPU lines undone) into --torch-src")  # fmt: skip
     args = p.parse_args(argv)
+    if args.from_ascend:
+        if not args.torch_src:
+            p.error("--from-ascend needs --torch-src (where to write the files)")
+        from_ascend(args.from_ascend, pathlib.Path(args.torch_src))
 
     files = [pathlib.Path(f) for f in args.test_file]
     if args.torch_src:
