@@ -421,7 +421,8 @@ def _trace_body(
         return prog, consts, holder
 
     avals = [a.strip_weak() for a in init_avals]
-    if any(a.weak_type for a in init_avals):
+    weak = [a.weak_type for a in init_avals]
+    if any(weak):
         # as JAX: a weakly typed initial carry (a Python scalar) takes the dtype the body
         # gives it when traced weakly, e.g. ``c + float32(1)`` makes a float32 carry
         weak_outs = trace(init_avals)[0].out_avals[:n]
@@ -430,7 +431,13 @@ def _trace_body(
                 # the join of the two (``0`` carried through ``c + 1.5`` is a float carry)
                 dt, _ = dtypes.result_type((a.dtype, True), (o.dtype, o.weak_type))
                 avals[i] = Aval(a.shape, dt, False)
+                weak[i] = False
+    # a carry the body keeps weakly typed is traced weakly typed, as JAX's (``fori_loop``'s
+    # counter ``i`` in ``x + i`` keeps an int8 ``x`` int8), and ends weakly typed
+    # (``while_loop(c, b, 0)`` is a weak int32); the loop itself carries it strongly
+    avals = [a if w else b for a, b, w in zip(init_avals, avals, weak)]
     prog, consts, holder = trace(avals)
+    holder["weak"] = weak
     outs = prog.out_avals[:n]
     targets: list[Aval | None] = []
     bad = []
@@ -451,6 +458,14 @@ def _trace_body(
     targets += [None] * (len(prog.outvars) - n)
     prog = _coerce(prog, len(consts), targets)
     return prog, consts, avals, holder
+
+
+def _weak_again(outs: list, weak: list[bool]) -> list:
+    """Final carries, weakly typed again where the initial carry and the body kept them so."""
+    return [
+        ew.convert_element_type(o, to_aval(o).dtype, True) if w and not to_aval(o).weak_type else o
+        for o, w in zip(outs, weak)
+    ]
 
 
 def _cast_init(leaves: list, avals: list[Aval]) -> list:
@@ -490,7 +505,7 @@ def _while_loop(
     label: tuple[str, str, str | None] | None = None,
 ) -> Any:
     leaves, tree = tree_flatten(init_val)
-    body, bconsts, avals, _ = _trace_body(
+    body, bconsts, avals, held = _trace_body(
         body_fun,
         lambda a: (a[0],),
         leaves,
@@ -522,7 +537,7 @@ def _while_loop(
         # of the loop (as JAX), so e.g. under vmap they stay unbatched
         return _while_without(cond_fun, body_fun, tree, init, fwd)
     out = cf.while_loop(cprog, body, cconsts, bconsts, init)
-    return tree_unflatten(tree, out)
+    return tree_unflatten(tree, _weak_again(out, held["weak"]))
 
 
 def _while_without(
@@ -613,6 +628,7 @@ def fori_loop(
             max(hi - lo, 0),
             False,
             ("fori_loop", "[1]", _first_param(body_fun, 1)),
+            unweak=1,
         )
         return result
     if unroll is not None and unroll is not False and unroll != 1:
@@ -686,7 +702,10 @@ def _scan(
     length: int | None,
     reverse: bool,
     label: tuple[str, str, str | None] | None = None,
+    unweak: int = 0,
 ) -> tuple[Any, Any]:
+    """``scan``; the first ``unweak`` carries (funcgrad's own, dropped by the caller) are
+    not made weakly typed again at the end."""
     x_leaves, x_tree = tree_flatten(xs)
     x_avals = [_aval(x, "scan xs") for x in x_leaves]
     for p, a in zip(_paths(x_tree), x_avals):
@@ -733,6 +752,7 @@ def _scan(
     )
     init = _cast_init(leaves, avals)
     outs = cf.scan(prog, consts, init, x_leaves, length=length, reverse=reverse)
+    holder["weak"][:unweak] = [False] * min(unweak, len(leaves))
     n = len(leaves)
     # a carry the body returns unchanged ends as it started (JAX's forwarding: under vmap
     # an unbatched read-only carry stays unbatched)
@@ -741,4 +761,5 @@ def _scan(
         _as_value(init[k]) if k < n and prog.outvars[k] is carry_in[k] else o
         for k, o in enumerate(outs)
     ]
-    return tree_unflatten(tree, outs[:n]), tree_unflatten(holder["y_tree"], outs[n:])
+    carries = _weak_again(outs[:n], holder["weak"])
+    return tree_unflatten(tree, carries), tree_unflatten(holder["y_tree"], outs[n:])

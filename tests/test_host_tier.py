@@ -112,7 +112,9 @@ def test_generated_plans_equal_interpreted_ones():
     def f(x, i):
         s = fnp.sin(x) * 2.0
         srt = lax.sort((x, s), num_keys=1)
-        return [s, x, s, 1.5, srt[1], lax.add(i, 3), fnp.cumsum(x) / (i.sum() + 0.5)]
+        # (the add primitive itself: a weak Python int adapts to int32; lax.add refuses it)
+        add3 = REGISTRY["add"].bind(i, 3)
+        return [s, x, s, 1.5, srt[1], add3, fnp.cumsum(x) / (i.sum() + 0.5)]
 
     x = np.linspace(-2.0, 3.0, 7, dtype=np.float32)[::-1].copy()
     i = np.arange(7, dtype=np.int32)

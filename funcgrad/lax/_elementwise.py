@@ -76,9 +76,26 @@ def _operand(x: Any, name: str, pos: int) -> Any:
         ) from None
 
 
-def _bin(fn: Any, name: str, doc: str) -> Any:
+def _same_dtypes(name: str, *ops: Any) -> None:
+    """JAX 0.10's ``lax`` rule: operands of one dtype, a Python scalar counting as its
+    default dtype (``int`` int32 or int64, ``float`` float32 or float64): no promotion,
+    not even of a weakly typed operand (``lax.add(1, 1.0)`` and, with x64,
+    ``lax.add(float32_array, 1.0)`` are errors); ``funcgrad.numpy`` promotes."""
+    dts = [to_aval(v).dtype for v in ops]
+    if any(d != dts[0] for d in dts[1:]):
+        got = ", ".join(str(d) for d in dts)
+        raise TypeError(
+            f"lax.{name} requires arguments to have the same dtypes, got {got}. (Tip: "
+            f"funcgrad.numpy.{name} is a similar function that does automatic type "
+            f"promotion on inputs).{here()}"
+        )
+
+
+def _bin(fn: Any, name: str, doc: str, check: Any = _same_dtypes) -> Any:
     def f(x: Any, y: Any) -> Any:
-        return fn(*_broadcast_size_one(name, _operand(x, name, 0), _operand(y, name, 1)))
+        x, y = _operand(x, name, 0), _operand(y, name, 1)
+        check(name, x, y)
+        return fn(*_broadcast_size_one(name, x, y))
 
     f.__name__ = f.__qualname__ = name
     f.__doc__ = doc
@@ -91,6 +108,7 @@ def _tern(fn: Any, name: str, doc: str) -> Any:
 
     def f(x: Any, y: Any, z: Any) -> Any:
         ops = [_operand(v, name, i) for i, v in enumerate((x, y, z))]
+        _same_dtypes(name, *ops)
         avals = [to_aval(v) for v in ops]
         dt, weak = rules.join_dtypes(name, *avals)
         shapes = {a.shape for a in avals if a.shape}
@@ -111,9 +129,27 @@ def _tern(fn: Any, name: str, doc: str) -> Any:
 #: (a row's arity says which wrapper: ``accuracy=`` for unary ones, size-1 broadcasting
 #: for binary ones, one dtype and shape for ternary ones: ``clamp``)
 _WRAPPERS = {1: _un, 2: _bin, 3: _tern}
+#: JAX's ``lax.max``/``lax.min`` take bools (XLA's maximum of booleans is their OR, its
+#: minimum their AND); funcgrad's primitives are numeric, so bools bind these instead
+_ON_BOOLS = {"max": ew.or_p.bind, "min": ew.and_p.bind}
+
+
+def _bools_as(fn: Any, on_bools: Any) -> Any:
+    def f(x: Any, y: Any) -> Any:
+        both = to_aval(x).dtype == np.bool_ and to_aval(y).dtype == np.bool_
+        return on_bools(x, y) if both else fn(x, y)
+
+    return f
+
+
 DECLARED = {
     name: named_operands(
-        _WRAPPERS[prim.arity](prim.bind, name, f"{public_doc(prim, 'lax')}."), prim
+        _WRAPPERS[prim.arity](
+            _bools_as(prim.bind, _ON_BOOLS[name]) if name in _ON_BOOLS else prim.bind,
+            name,
+            f"{public_doc(prim, 'lax')}.",
+        ),
+        prim,
     )
     for name, prim in public_forms("lax").items()
 }
@@ -134,7 +170,9 @@ def _pow(x: Any, y: Any) -> Any:
     zero = ew.eq(y, np.zeros((), ya.dtype))
     one = sh.broadcast_in_dim(np.ones((), xa.dtype), shape, ()) if shape else np.ones((), xa.dtype)
     safe_x = ew.select_n(zero, x, one)
-    return ew.select_n(zero, ew.pow(safe_x, ew.convert_element_type(y, xa.dtype)), one)
+    out = ew.select_n(zero, ew.pow(safe_x, ew.convert_element_type(y, xa.dtype)), one)
+    # weakly typed base and exponent give a weakly typed result (``lax.pow(2.0, 3)``)
+    return ew.convert_element_type(out, xa.dtype, True) if xa.weak_type and ya.weak_type else out
 
 
 real = _un(ew.real, "real", "Real part of a complex array.")
@@ -168,7 +206,15 @@ def mul(x: Any, y: Any, *, out_dtype: Any = None) -> Any:
     return _mul(x, y)
 
 
-pow = _bin(_pow, "pow", "Elementwise ``x ** y``; an integer ``y`` with an inexact ``x``.")
+def _pow_dtypes(name: str, x: Any, y: Any) -> None:
+    # an integer exponent of any integer dtype with an inexact base, else one dtype
+    if not (dtypes.is_inexact(to_aval(x).dtype) and dtypes.is_integer(to_aval(y).dtype)):
+        _same_dtypes(name, x, y)
+
+
+pow = _bin(
+    _pow, "pow", "Elementwise ``x ** y``; an integer ``y`` with an inexact ``x``.", _pow_dtypes
+)
 
 
 def integer_pow(x: Any, y: int) -> Any:

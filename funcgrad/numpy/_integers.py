@@ -48,11 +48,10 @@ def _gcd(a: Any, b: Any) -> Any:
         return _ufuncs.where(zero, p, q), _ufuncs.where(zero, q, _ufuncs.remainder(p, safe))
 
     g, _ = lax.while_loop(lambda ab: _reductions.any(ab[1] != 0), step, (a, b))
-    # (funcgrad's loop carry comes out strong; JAX's stays weak for weak 0-d operands only,
-    # where its body's zero is a weak Python scalar)
-    if aval(a).weak_type and aval(b).weak_type and aval(a).shape == ():
-        return ew.convert_element_type(g, aval(g).dtype, True)
-    return g
+    # (JAX's result is weakly typed for weak 0-d operands only, where its body's zero is a
+    # weak Python scalar; funcgrad's loop keeps any carry weak that its body keeps weak)
+    weak = aval(a).weak_type and aval(b).weak_type and aval(a).shape == ()
+    return g if aval(g).weak_type == weak else ew.convert_element_type(g, aval(g).dtype, weak)
 
 
 def _lcm(a: Any, b: Any) -> Any:
