@@ -70,8 +70,9 @@ def _infer_dtype(data: Any) -> np.dtype:
             raise TypeError(f"Could not infer dtype of {type(x).__name__}")
 
     walk(data)
-    if "c" in kinds:
-        return np.dtype(np.complex64)
+    if "c" in kinds:  # the complex counterpart of the default dtype, as PyTorch's
+        wide = _dt.get_default_dtype().np == np.float64
+        return np.dtype(np.complex128 if wide else np.complex64)
     if "f" in kinds:
         return _dt.get_default_dtype().np
     if "i" in kinds:
