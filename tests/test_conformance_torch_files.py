@@ -32,6 +32,10 @@ class TestShapes(TestCase):
     def test_named(self, device, dtype, n):
         self.assertEqual(torch.zeros(n, dtype=dtype).sum().item(), 0)
 
+    @parametrize("dtype", [torch.int32, torch.float64])
+    def test_param_dtype(self, device, dtype):
+        self.assertEqual(torch.ones(2, dtype=dtype, device=device).dtype, dtype)
+
     def test_no_device(self):
         self.assertEqual(torch.ones(3).sum().item(), 3)
 
@@ -65,6 +69,8 @@ def test_device_type_cases_as_pytorch(tmp_path: pathlib.Path) -> None:
         "TestShapesCPU.test_named_two_cpu_float32",
         "TestShapesCPU.test_named_n_3_cpu_float32",
         "TestShapesCPU.test_no_device_cpu",
+        "TestShapesCPU.test_param_dtype_int32_cpu_int32",
+        "TestShapesCPU.test_param_dtype_float64_cpu_float64",
         "TestShapesCPU.test_loose_cpu_float32",
         "TestShapesCPU.test_gpu_only_cpu",
         "TestShapesCPU.test_containers_cpu",

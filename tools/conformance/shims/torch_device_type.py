@@ -55,7 +55,11 @@ def _device_cases(name: str, fn: Any) -> Iterator[tuple[str, dict[str, Any], dic
         base = "_".join([name, *case.get("__name__", [])])
         params = case_params(case)
         if dts is None:
-            yield f"{base}_cpu", params, case
+            # a parametrized ``dtype`` is named after the device too, as PyTorch names it
+            dt = params.get("dtypes", params.get("dtype"))
+            named = dt if isinstance(dt, (list, tuple)) else [dt] if dt is not None else []
+            suffix = "".join(f"_{_dtype_name(d)}" for d in named)
+            yield f"{base}_cpu{suffix}", params, case
             continue
         for dt in dts:
             if isinstance(dt, (list, tuple)):
