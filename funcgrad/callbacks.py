@@ -1,5 +1,5 @@
-"""``pure_callback``: call back into Python (NumPy, SciPy, any host code) from a traced
-program, as ``jax.pure_callback``.
+"""``pure_callback`` and ``io_callback``: call back into Python (NumPy, SciPy, any host
+code) from a traced program, as ``jax.pure_callback`` and ``jax.experimental.io_callback``.
 
 The callback is declared pure: it may be removed when its results are unused, run
 more than once, and is not differentiable (as in JAX: wrap it in ``custom_jvp`` /
@@ -7,6 +7,12 @@ more than once, and is not differentiable (as in JAX: wrap it in ``custom_jvp`` 
 (``"sequential"``), once on the batch with unbatched arguments given a leading axis
 of size 1 (``"expand_dims"``) or broadcast (``"broadcast_all"``); with no
 ``vmap_method`` batching raises, as JAX does.
+
+``io_callback`` is for callbacks with side effects (printing, host random state, I/O):
+its primitive is effectful, so it runs once per call, is never removed (even with its
+results unused) nor merged; ``ordered=True`` keeps the calls in program order and
+refuses ``vmap``; unordered ones run once per example under ``vmap``. Neither is
+differentiable: a derivative through one is JAX's ``ValueError``.
 """
 
 from __future__ import annotations
@@ -16,6 +22,7 @@ from typing import Any
 
 import jax
 import numpy as np
+from jax.experimental import io_callback as jax_io_callback
 
 from funcgrad.control_flow import scan
 from funcgrad.core import dtypes
@@ -38,13 +45,21 @@ class FlatCallback:
     against the declared shapes and dtypes. Hashable by the user's function, so a
     program calling the same function twice is cached once."""
 
-    def __init__(self, fun: Callable, in_tree: Any, out_tree: Any, result_avals: tuple) -> None:
+    def __init__(
+        self,
+        fun: Callable,
+        in_tree: Any,
+        out_tree: Any,
+        result_avals: tuple,
+        api: str = "pure_callback",
+    ) -> None:
         self.fun, self.in_tree, self.out_tree, self.result_avals = (
             fun,
             in_tree,
             out_tree,
             result_avals,
         )
+        self.api = api  # the public function, for errors
 
     def _key(self) -> tuple:
         return (self.fun, self.in_tree, self.out_tree, self.result_avals)
@@ -63,7 +78,7 @@ class FlatCallback:
         leaves, tree = jax.tree_util.tree_flatten(res)
         if tree != self.out_tree:
             raise TypeError(
-                f"pure_callback: the callback {_name(self.fun)} returned a value with structure "
+                f"{self.api}: the callback {_name(self.fun)} returned a value with structure "
                 f"{tree}, but result_shape_dtypes declares {self.out_tree}"
             )
         out = []
@@ -71,7 +86,7 @@ class FlatCallback:
             a = np.asarray(leaf)
             if a.shape != want.shape or a.dtype != want.dtype:
                 raise TypeError(
-                    f"pure_callback: result {i} of the callback {_name(self.fun)} is "
+                    f"{self.api}: result {i} of the callback {_name(self.fun)} is "
                     f"{a.dtype}{list(a.shape)}, but result_shape_dtypes declares "
                     f"{want.dtype}{list(want.shape)}"
                 )
@@ -216,10 +231,20 @@ def pure_callback(
             f"got: {vmap_method!r}"
         )
 
+    cb, flat = _flat_callback("pure_callback", callback, result_shape_dtypes, args, kwargs)
+    outs = bind(pure_callback_p, *flat, callback=cb, vmap_method=vmap_method)
+    return jax.tree_util.tree_unflatten(cb.out_tree, list(outs))
+
+
+def _flat_callback(
+    api: str, callback: Callable, result_shape_dtypes: Any, args: tuple, kwargs: dict
+) -> tuple[FlatCallback, list]:
+    """The user's callback on flat arguments, and those arguments as operands."""
+
     def to_result_aval(s: Any) -> Aval:
         if not (hasattr(s, "shape") and hasattr(s, "dtype")):
             raise TypeError(
-                "pure_callback: result_shape_dtypes must be a pytree of values with .shape "
+                f"{api}: result_shape_dtypes must be a pytree of values with .shape "
                 f"and .dtype (e.g. jax.ShapeDtypeStruct), got {s!r}"
             )
         return Aval(tuple(s.shape), dtypes.canonicalize(np.dtype(s.dtype)))
@@ -228,7 +253,94 @@ def pure_callback(
         jax.tree_util.tree_map(to_result_aval, result_shape_dtypes)
     )
     flat, in_tree = jax.tree_util.tree_flatten((args, kwargs))
-    flat = [prep(a, "pure_callback") for a in flat]
-    cb = FlatCallback(callback, in_tree, out_tree, tuple(result_avals))
-    outs = bind(pure_callback_p, *flat, callback=cb, vmap_method=vmap_method)
-    return jax.tree_util.tree_unflatten(out_tree, list(outs))
+    flat = [prep(a, api) for a in flat]
+    return FlatCallback(callback, in_tree, out_tree, tuple(result_avals), api), flat
+
+
+# -- io_callback ------------------------------------------------------------------------
+
+#: effectful (``funcgrad.passes``: never removed or merged); runs in program order
+io_callback_p = Primitive("io_callback", family=FAMILY, multiple_results=True, effectful=True)
+
+
+@io_callback_p.def_abstract_eval
+def _io_callback_abstract_eval(*avals: Aval, callback: FlatCallback, ordered: bool) -> list:
+    return list(callback.result_avals)
+
+
+@io_callback_p.def_lower
+def _io_callback_lower(*vals: Any, callback: FlatCallback, ordered: bool) -> list:
+    shapes = [jax.ShapeDtypeStruct(a.shape, a.dtype) for a in callback.result_avals]
+    return list(jax_io_callback(callback, shapes, *vals, ordered=ordered))
+
+
+@io_callback_p.def_host
+def _io_callback_host(*vals: Any, callback: FlatCallback, ordered: bool) -> list:
+    # once, now: a host plan runs its equations once each, in program order
+    return list(callback(*[_host_arg(v) for v in vals]))
+
+
+@io_callback_p.def_jvp
+def _io_callback_jvp(primals: list, tangents: list, **params: Any) -> tuple:
+    raise ValueError("IO callbacks do not support JVP.")
+
+
+@io_callback_p.def_vjp
+def _io_callback_vjp(cts: list, *args: Any, out: Any, **params: Any) -> tuple:
+    _io_callback_jvp([], [])
+
+
+@io_callback_p.def_batch
+def _io_callback_batch(args: list, dims: list, *, callback: FlatCallback, ordered: bool):
+    if ordered:
+        raise ValueError("Cannot `vmap` ordered IO callback.")
+    size = next(to_aval(a).shape[d] for a, d in zip(args, dims) if d is not None)
+    front = [bdim_to_front(a, d, size) if d is not None else a for a, d in zip(args, dims)]
+    batched = [d is not None for d in dims]
+
+    def body(carry: Any, xs: list) -> tuple:  # one call per example, in order
+        it = iter(xs)
+        call = [next(it) if b else a for a, b in zip(front, batched)]
+        return carry, tuple(bind(io_callback_p, *call, callback=callback, ordered=False))
+
+    _, outs = scan(body, 0, [a for a, b in zip(front, batched) if b], length=size)
+    return list(outs), [0] * len(outs)
+
+
+def _io_examples(rng: np.random.Generator) -> list[Example]:
+    x = rand(rng, (3,))
+    tree = jax.tree_util.tree_structure(((0, 0), {}))
+    out = jax.tree_util.tree_structure(0)
+    cb = FlatCallback(_example_fun, tree, out, (Aval((3,), x.dtype),), "io_callback")
+    return [Example([x, x * 2.0], {"callback": cb, "ordered": False}, diff_argnums=())]
+
+
+io_callback_p.examples = _io_examples
+
+
+def io_callback(
+    callback: Callable,
+    result_shape_dtypes: Any,
+    *args: Any,
+    sharding: Any = None,
+    ordered: bool = False,
+    **kwargs: Any,
+) -> Any:
+    """Call ``callback(*args, **kwargs)``, a function with side effects, on NumPy arrays
+    from inside a traced program (``jax.experimental.io_callback``).
+
+    ``result_shape_dtypes`` declares what it returns, as for :func:`pure_callback`.
+    Every call runs, once, even if its results are unused; ``ordered=True`` runs the
+    calls in program order (and cannot be ``vmap``-ed); not differentiable.
+    ``sharding`` is accepted for JAX's signature.
+
+        >>> import numpy as np, jax, funcgrad as fg
+        >>> from funcgrad.experimental import io_callback
+        >>> seen = []
+        >>> f = lambda x: io_callback(seen.append, None, x)
+        >>> _ = fg.jit(f)(np.float32(2.0)); [float(v) for v in seen]
+        [2.0]
+    """
+    cb, flat = _flat_callback("io_callback", callback, result_shape_dtypes, args, kwargs)
+    outs = bind(io_callback_p, *flat, callback=cb, ordered=bool(ordered))
+    return jax.tree_util.tree_unflatten(cb.out_tree, list(outs))

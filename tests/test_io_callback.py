@@ -1,0 +1,95 @@
+"""``funcgrad.experimental.io_callback`` against ``jax.experimental.io_callback``: the same
+values and the same calls (count and order) eagerly, under ``jit``, ``scan`` and ``vmap``,
+kept when its results are unused, and JAX's errors for ``vmap`` of an ordered callback
+and for derivatives."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+from jax.experimental import io_callback as jax_io_callback
+
+import funcgrad as fg
+import funcgrad.numpy as fnp
+from funcgrad import lax as flax
+from funcgrad.experimental import io_callback
+
+
+def _run(lib: str, program: Any) -> tuple[Any, list]:
+    """``program(api)``'s result and the callback's calls, for JAX or funcgrad."""
+    calls: list = []
+    rng = np.random.default_rng(0)
+
+    def host_random_like(x: np.ndarray) -> np.ndarray:
+        calls.append((x.dtype.name, x.shape))
+        return rng.uniform(size=x.shape).astype(x.dtype)
+
+    if lib == "jax":
+        api = dict(jit=jax.jit, vmap=jax.vmap, scan=jax.lax.scan, np=jnp, cb=jax_io_callback)
+    else:
+        api = dict(jit=fg.jit, vmap=fg.vmap, scan=flax.scan, np=fnp, cb=io_callback)
+    api["host"] = host_random_like
+    out = program(api)
+    return out, calls
+
+
+PROGRAMS = {
+    "eager": lambda a: a["cb"](a["host"], a["np"].zeros(5, "float32"), a["np"].zeros(5, "float32")),
+    "jit": lambda a: a["jit"](lambda x: a["cb"](a["host"], x, x))(a["np"].zeros(5, "float32")),
+    "jit_twice": lambda a: [
+        a["jit"](lambda x: a["cb"](a["host"], x, x, ordered=True))(a["np"].zeros(3, "float32"))
+        for _ in range(2)
+    ],
+    "vmap": lambda a: a["jit"](a["vmap"](lambda x: a["cb"](a["host"], x, x)))(
+        a["np"].zeros((4, 2), "float32")
+    ),
+    "scan_ordered": lambda a: a["scan"](
+        lambda c, x: (c, a["cb"](a["host"], x, x, ordered=True)), None, a["np"].arange(5.0)
+    )[1],
+    "unused_result": lambda a: a["jit"](lambda x: (a["cb"](a["host"], x, x), x * 2)[1])(
+        a["np"].ones(2, "float32")
+    ),
+    "pytree": lambda a: a["jit"](
+        lambda x: a["cb"](lambda t: {"y": t[0] + 1}, {"y": x}, (x,), ordered=True)
+    )(a["np"].ones(2, "float32")),
+}
+
+
+@pytest.mark.parametrize("name", list(PROGRAMS))
+def test_values_and_calls_as_jax(name: str) -> None:
+    want, want_calls = _run("jax", PROGRAMS[name])
+    got, got_calls = _run("fg", PROGRAMS[name])
+    assert got_calls == want_calls
+    for g, w in zip(jax.tree_util.tree_leaves(got), jax.tree_util.tree_leaves(want)):
+        assert g.dtype == w.dtype and g.shape == w.shape
+        np.testing.assert_array_equal(g, w)
+
+
+def test_grad_through_a_callback_without_operands_runs_it_once() -> None:
+    seen = []
+
+    def f(x: Any) -> Any:
+        io_callback(lambda: seen.append("hello"), None)
+        return x * 3.0
+
+    assert float(fg.grad(fg.jit(f))(1.0)) == 3.0
+    assert seen == ["hello"]
+
+
+def test_errors_are_jaxs() -> None:
+    x = np.zeros(3, np.float32)
+    like = lambda v: v
+    for vmap, cb in ((jax.vmap, jax_io_callback), (fg.vmap, io_callback)):
+        with pytest.raises(ValueError, match="Cannot `vmap` ordered IO callback"):
+            vmap(lambda v, cb=cb: cb(like, v, v, ordered=True))(np.zeros((2, 3), np.float32))
+    for grad, cb in ((jax.grad, jax_io_callback), (fg.grad, io_callback)):
+        with pytest.raises(ValueError, match="IO callbacks do not support JVP"):
+            grad(lambda v, cb=cb: cb(like, v, v).sum())(x)
+    # (inside a compiled program the callback's error reaches the caller as XLA's, as JAX's)
+    bad = (TypeError, jax.errors.JaxRuntimeError)
+    with pytest.raises(bad, match=r"io_callback: result 0 of the callback .* float64\[3\]"):
+        fg.jit(lambda v: io_callback(lambda u: u.astype(np.float64), v, v))(x)
