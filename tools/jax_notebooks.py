@@ -27,6 +27,10 @@ Usage::
     python tools/jax_notebooks.py --notebooks /tmp/jax-src/docs/notebooks \\
         [--only thinking_in_jax] [--x64] [--json out.json] [-v]
 
+Besides the notebooks of ``docs/notebooks`` the tool runs the tutorial pages of ``docs/``
+(``page=True``: *Key concepts*, *Just-in-time compilation*, ..., *External callbacks*),
+which are MyST notebooks too; NumPy's global generator is seeded alike in both runs.
+
 The upstream notebooks stay outside the repository; nothing upstream is copied into it.
 """
 
@@ -60,6 +64,7 @@ class Notebook:
     subs: list[tuple[str, str]] = field(default_factory=list)  # (regex, replacement)
     files: dict[str, str] = field(default_factory=dict)  # written into the run's folder
     record: list[str] = field(default_factory=list)  # globals compared at the end
+    page: bool = False  # a tutorial page of docs/ (not docs/notebooks/)
 
 
 MNIST_STANDIN = '''
@@ -110,6 +115,29 @@ NOTEBOOKS = [
         "convolutions",
         subs=[(r"datasets\.face\(\)\.mean\(-1\)", "np.random.RandomState(0).rand(96, 128) * 255")],
         record=["smooth_image", "out"],
+    ),
+    Notebook("autodiff_remat"),
+    # the tutorial pages of docs/ (MyST notebooks)
+    *(
+        Notebook(name, page=True)
+        for name in (
+            "key-concepts",
+            "jit-compilation",
+            "automatic-vectorization",
+            "automatic-differentiation",
+            "pytrees",
+            "custom_pytrees",
+            "random-numbers",
+            "control-flow",
+            "stateful-computations",
+            "gradient-checkpointing",
+            "external-callbacks",
+            "debugging",
+            "higher-order",
+            "jacobian-vector-products",
+            "complex-differentiation",
+            "tracing",
+        )
     ),
 ]
 
@@ -436,9 +464,10 @@ def main(argv: list[str] | None = None) -> int:
     for nb in NOTEBOOKS:
         if only and nb.name not in only:
             continue
-        src = args.notebooks / f"{nb.name}.ipynb"
+        folder = args.notebooks.parent if nb.page else args.notebooks
+        src = folder / f"{nb.name}.ipynb"
         if not src.exists():
-            src = args.notebooks / f"{nb.name}.md"
+            src = folder / f"{nb.name}.md"
         rep = check_notebook(nb, src, args.x64, args.timeout)
         reports.append(rep)
         print(f"== {nb.name}: " + ", ".join(f"{s} {rep.count(s)}" for s in COLUMNS), flush=True)
