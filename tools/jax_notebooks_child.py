@@ -16,6 +16,7 @@ from __future__ import annotations
 import ast
 import builtins
 import contextlib
+import importlib
 import io
 import json
 import os
@@ -93,7 +94,10 @@ def main(spec_path: str) -> None:
         touched = swap_mod.TOUCHED
         touched.clear()
     # NumPy's global generator from one seed in both runs: a notebook drawing its inputs
-    # with np.random.randn (JAX's *Tracing* page) then feeds both the same numbers
+    # with np.random.randn (JAX's *Tracing* page) then feeds both the same numbers. JAX's
+    # cluster detection draws from it when first imported (funcgrad's import loads it, a
+    # JAX run at its first computation), so it is loaded before the seed in both runs.
+    importlib.import_module("jax._src.clusters")
     np.random.seed(0)
     mod = types.ModuleType(NAME)
     sys.modules[NAME] = mod
