@@ -77,14 +77,16 @@ def _track_optimizer_step(optimizer: Optimizer) -> None:
     """Wrap ``optimizer.step`` once so that calling it sets ``optimizer._opt_called``."""
     if hasattr(optimizer.step, "_wrapped_by_lr_sched"):
         return
-    step = optimizer.step
-    unbound = getattr(step, "__func__", None)
+    unbound = getattr(optimizer.step, "__func__", None)
+    # the bound method only where there is no function to call with the optimizer: a bound
+    # method held by the wrapper the optimizer holds is a reference cycle (PyTorch has none)
+    step = optimizer.step if unbound is None else None
     opt_ref = weakref.ref(optimizer)
 
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         opt = opt_ref()
         opt._opt_called = True  # type: ignore[union-attr]
-        if unbound is None:
+        if step is not None:
             return step(*args, **kwargs)
         return unbound(opt, *args, **kwargs)
 
