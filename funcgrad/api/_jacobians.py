@@ -108,8 +108,11 @@ def jacfwd(
         leaves, in_tree = tree_flatten(diff)
         _check_diff_dtypes(leaves, False, "jacfwd", holomorphic)
 
+        weak: list[bool] = []
+
         def push(*t: Any) -> Any:
             r = jvp(f, diff, tree_unflatten(in_tree, list(t)), has_aux=has_aux)
+            weak[:] = [to_aval(o).weak_type for o in tree_leaves(r[0])]
             if holomorphic:
                 for o in tree_leaves(r[0]):
                     _check_out_dtype(to_aval(o).dtype, "jacfwd", True)
@@ -120,7 +123,7 @@ def jacfwd(
         t_leaves, out_tree = tree_flatten(tout)
         in_shapes = [to_aval(x).shape for x in leaves]
         jac_leaves = []
-        for t in t_leaves:
+        for t, w in zip(t_leaves, weak):
             out_shape = to_aval(t).shape[1:]
             parts, start = [], 0
             for s in in_shapes:
@@ -129,13 +132,21 @@ def jacfwd(
                 blk = sh.reshape(blk, (*s, *out_shape))
                 nd_in = len(s)
                 perm = tuple(range(nd_in, nd_in + len(out_shape))) + tuple(range(nd_in))
-                parts.append(sh.transpose(blk, perm))
+                parts.append(_weak_as(sh.transpose(blk, perm), w))
                 start += sz
             jac_leaves.append(_pack(parts, in_tree, argnums))
         out = tree_unflatten(out_tree, jac_leaves)
         return (out, aux) if has_aux else out
 
     return jac
+
+
+def _weak_as(x: Any, weak: bool) -> Any:
+    """``x`` weakly typed when its example is, as JAX's Jacobians are: ``jacfwd``'s
+    entries follow the function's output, ``jacrev``'s its input (``jacrev(f)(2.0)``
+    is weakly typed like ``grad(f)(2.0)``)."""
+    a = to_aval(x)
+    return ew.convert_element_type(x, a.dtype, True) if weak and not a.weak_type else x
 
 
 def _pack(parts: list, in_tree: Any, argnums: Any) -> Any:
@@ -207,7 +218,10 @@ def jacrev(
             parts = [
                 sh.full((*s, *to_aval(x).shape), 0, to_aval(x).dtype)  # as JAX: not float0
                 if not dtypes.is_inexact(to_aval(x).dtype)
-                else sh.reshape(_rows(c, start, start + sz), (*s, *to_aval(c).shape[1:]))
+                else _weak_as(
+                    sh.reshape(_rows(c, start, start + sz), (*s, *to_aval(c).shape[1:])),
+                    to_aval(x).weak_type,
+                )
                 for c, x in zip(ct_leaves, leaves)
             ]
             jac_leaves.append(_pack(parts, in_tree, argnums))
