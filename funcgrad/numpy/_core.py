@@ -351,6 +351,15 @@ def out(x: Any) -> Any:
     return x
 
 
+def out_array(x: Any) -> Any:
+    """:func:`out`, except that a NumPy value made while tracing is a ``jax.Array`` too, as
+    :func:`funcgrad.numpy.asarray` gives it: a constructor's result has the Array API
+    there (``arange(4.0).at[1].set(v)`` under ``jit``), as ``jnp``'s does."""
+    if isinstance(x, (np.ndarray, np.generic)):
+        return jax.device_put(np.asarray(x))
+    return out(x)
+
+
 def to_device(x: Any) -> Any:
     """Outside a trace, hand NumPy values to the device as jax arrays."""
     return out(x)

@@ -38,6 +38,7 @@ from funcgrad.numpy._core import (
     is_array,
     normalize_axis,
     out,
+    out_array,
     prep,
     result_dtype,
     user_dtype,
@@ -339,7 +340,7 @@ def _arange(start: Any, stop: Any, step: Any, dtype: Any) -> Any:
         if start == 0 and step == 1:
             return out(idx)
         return out(ew.add(ew.mul(idx, np.asarray(step, dt)), np.asarray(start, dt)))
-    return out(np.arange(start, stop, step, dtype=dt))
+    return out_array(np.arange(start, stop, step, dtype=dt))
 
 
 def linspace(

@@ -16,7 +16,7 @@ from funcgrad.core import dtypes
 from funcgrad.core.errors import ConcretizationTypeError
 from funcgrad.core.interp import Tracer
 from funcgrad.numpy import _creation, _info, _setops, _shape, _ufuncs
-from funcgrad.numpy._core import ArrayLike, aval, check_arraylike, here, out
+from funcgrad.numpy._core import ArrayLike, aval, check_arraylike, here, out, out_array
 
 
 def _int() -> np.dtype:
@@ -26,13 +26,13 @@ def _int() -> np.dtype:
 def tril_indices(n: int, k: int = 0, m: int | None = None) -> tuple[Any, Any]:
     """Row and column indices of the lower triangle of an ``(n, m)`` array."""
     r, c = np.tril_indices(operator.index(n), operator.index(k), m)
-    return out(r.astype(_int())), out(c.astype(_int()))
+    return out_array(r.astype(_int())), out_array(c.astype(_int()))
 
 
 def triu_indices(n: int, k: int = 0, m: int | None = None) -> tuple[Any, Any]:
     """Row and column indices of the upper triangle of an ``(n, m)`` array."""
     r, c = np.triu_indices(operator.index(n), operator.index(k), m)
-    return out(r.astype(_int())), out(c.astype(_int()))
+    return out_array(r.astype(_int())), out_array(c.astype(_int()))
 
 
 def _shape2(name: str, arr: Any) -> tuple[int, int]:
