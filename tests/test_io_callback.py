@@ -89,6 +89,12 @@ def test_errors_are_jaxs() -> None:
     for grad, cb in ((jax.grad, jax_io_callback), (fg.grad, io_callback)):
         with pytest.raises(ValueError, match="IO callbacks do not support JVP"):
             grad(lambda v, cb=cb: cb(like, v, v).sum())(x)
+        # a non-scalar output too: the derivative's error comes before the output's check
+        with pytest.raises(ValueError, match="IO callbacks do not support JVP"):
+            grad(lambda v, cb=cb: cb(like, v, v))(x)
+    for grad in (jax.grad, fg.grad):
+        with pytest.raises(TypeError, match="Gradient only defined for scalar-output"):
+            grad(lambda v: v * 2.0)(x)
     # (inside a compiled program the callback's error reaches the caller as XLA's, as JAX's)
     bad = (TypeError, jax.errors.JaxRuntimeError)
     with pytest.raises(bad, match=r"io_callback: result 0 of the callback .* float64\[3\]"):

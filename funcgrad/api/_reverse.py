@@ -97,11 +97,14 @@ def _value_and_grad(
                 )
             aval = _check_leaf(out_leaves[0], "grad output")
             if aval.shape != ():
-                raise TypeError(
+                # raised once the program is differentiated: as JAX's, an equation without
+                # a derivative (a callback) is the error a user sees first
+                holder["not_scalar"] = (
                     "Gradient only defined for scalar-output functions. Output had shape "
                     f"{aval.shape} and dtype {aval.dtype.name}."
                 )
-            _check_out_dtype(aval.dtype, "grad", holo)
+            else:
+                _check_out_dtype(aval.dtype, "grad", holo)
             aux_leaves, aux_tree = tree_flatten(aux)
             holder["aux_tree"] = aux_tree
             return [out_leaves[0], *aux_leaves]
@@ -112,6 +115,9 @@ def _value_and_grad(
             ins = [b.new_arg(a, x) for a, x in zip(avals, leaves)]
             _levels.differentiates(b, ins)
             prog = b.build(flat(*ins))
+        if "not_scalar" in holder:
+            ad.vjp_program(prog)
+            raise TypeError(holder["not_scalar"])
         n_out = len(prog.outvars)
         keep = [want_value] + [True] * (n_out - 1)
         res = _run_seeded(prog, leaves, keep)
