@@ -157,13 +157,18 @@ globals().update(DECLARED)
 __all__ += sorted(DECLARED)
 
 
+def _integer_exponent(xa: Any, ya: Any) -> bool:
+    """An inexact base with an integer exponent: the one mix of dtypes ``lax.pow`` takes."""
+    return dtypes.is_inexact(xa.dtype) and dtypes.is_integer(ya.dtype)
+
+
 def _pow(x: Any, y: Any) -> Any:
     """``x ** y``; JAX 0.10 takes an integer exponent of any integer dtype for an
     inexact base. Where that exponent is 0 the result is 1 with derivative 0 (as JAX's
     rule: not ``0 * x**-1``, NaN at ``x = 0``); the power sees ``x = 1`` there, so no
     NaN reaches the gradient through the selection."""
     xa, ya = to_aval(x), to_aval(y)
-    if not (dtypes.is_inexact(xa.dtype) and dtypes.is_integer(ya.dtype)):
+    if not _integer_exponent(xa, ya):
         return ew.pow(x, y)
     shape = xa.shape or ya.shape
     x = sh.broadcast_in_dim(x, shape, ()) if not xa.shape and shape else x
@@ -208,7 +213,7 @@ def mul(x: Any, y: Any, *, out_dtype: Any = None) -> Any:
 
 def _pow_dtypes(name: str, x: Any, y: Any) -> None:
     # an integer exponent of any integer dtype with an inexact base, else one dtype
-    if not (dtypes.is_inexact(to_aval(x).dtype) and dtypes.is_integer(to_aval(y).dtype)):
+    if not _integer_exponent(to_aval(x), to_aval(y)):
         _same_dtypes(name, x, y)
 
 
