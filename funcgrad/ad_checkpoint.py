@@ -1,5 +1,5 @@
 """``funcgrad.ad_checkpoint``, as ``jax.ad_checkpoint``: ``checkpoint`` (``remat``),
-``checkpoint_name`` and ``checkpoint_policies``."""
+``checkpoint_name``, ``checkpoint_policies`` and ``print_saved_residuals``."""
 
 from __future__ import annotations
 
@@ -17,10 +17,17 @@ from funcgrad.core.interp import (
     to_aval,
 )
 from funcgrad.custom import trace_function
+from funcgrad.debug import Residual, saved_residuals
 from funcgrad.primitives.calls import checkpoint_name, checkpoint_p
 from funcgrad.tree_util import tree_flatten, tree_unflatten
 
-__all__ = ["checkpoint", "checkpoint_name", "checkpoint_policies", "remat"]
+__all__ = [
+    "checkpoint",
+    "checkpoint_name",
+    "checkpoint_policies",
+    "print_saved_residuals",
+    "remat",
+]
 
 
 #: traces of checkpointed functions, per function: a fresh ``checkpoint(f)`` of a
@@ -106,3 +113,37 @@ def checkpoint(
 
 
 remat = checkpoint
+
+
+def print_saved_residuals(f: Callable, *args: Any, **kwargs: Any) -> None:
+    """Print the arrays the reverse pass of ``f`` at ``args`` keeps, one line each in
+    ``jax.ad_checkpoint``'s words (``f32[5,4] from the argument W``, ``f32[5] output of
+    sin from file.py:3``, ``named 'h' from ...``).
+
+    The rows are :func:`funcgrad.debug.saved_residuals` with respect to every positional
+    argument (keyword arguments are held fixed): funcgrad's reverse pass keeps a
+    nonlinear operation's input and recomputes what its derivative needs, so the rows
+    can name other values than JAX's for the same function (``sin``'s input where JAX
+    keeps ``sin`` and ``cos`` outputs); ``checkpoint`` and its policies select alike.
+    """
+    for row in saved_residuals(f, *args, argnums=tuple(range(len(args))), **kwargs):
+        print(f"{_short_aval(row)} {_residual_source(row)}")
+
+
+def _short_aval(row: Residual) -> str:
+    """``f32[5,4]``: JAX's short form of a residual's type."""
+    dtype = row.dtype.replace("bfloat", "bf").replace("float", "f")
+    dtype = dtype.replace("complex", "c").replace("uint", "u").replace("int", "i")
+    return f"{dtype}[{','.join(map(str, row.shape))}]"
+
+
+def _residual_source(row: Residual) -> str:
+    """Where a residual comes from, in ``jax.ad_checkpoint``'s words."""
+    if row.argument is not None:
+        return f"from the argument {row.argument}"
+    where = f"{row.source[0]}:{row.source[1]}" if row.source else "an unknown line"
+    if row.name is not None:
+        return f"named '{row.name}' from {where}"
+    if row.origin == "constant":
+        return "from a constant"
+    return f"output of {row.origin} from {where}"

@@ -20,6 +20,7 @@ from jax import tree_util
 from funcgrad import ad
 from funcgrad.core.interp import Tracer, new_builder, to_aval
 from funcgrad.core.ir import Program, Var
+from funcgrad.primitives.calls import checkpoint_name_p
 from funcgrad.tree_util import tree_flatten
 
 __all__ = ["Residual", "SavedResiduals", "saved_residuals"]
@@ -36,6 +37,10 @@ class Residual:
     origin: str
     #: the user's ``(file, line)`` of the producing equation, if known
     source: tuple[str, int] | None
+    #: for an argument, its name and path in the tree (``"params[0]"``)
+    argument: str | None = None
+    #: the name ``checkpoint_name`` gave the value, if any
+    name: str | None = None
 
 
 class SavedResiduals(list):
@@ -59,7 +64,9 @@ class SavedResiduals(list):
         return "\n".join(s.rstrip() for s in out)
 
 
-def _arg_labels(fun: Callable, args: tuple, nums: Sequence[int]) -> list[str]:
+def _arg_labels(fun: Callable, args: tuple, nums: Sequence[int]) -> list[tuple]:
+    """Each leaf of the arguments ``nums``: its parameter's name, its path in the
+    argument's tree, the argument's position and the leaf's (``("W", "[0]", 0, 0)``)."""
     try:
         names = list(inspect_names(fun))
     except (TypeError, ValueError):
@@ -67,8 +74,8 @@ def _arg_labels(fun: Callable, args: tuple, nums: Sequence[int]) -> list[str]:
     labels = []
     for i in nums:
         head = names[i] if i < len(names) else f"args[{i}]"
-        for path, _ in tree_util.tree_flatten_with_path(args[i])[0]:
-            labels.append(f"argument '{head}'{tree_util.keystr(path)}")
+        for k, (path, _) in enumerate(tree_util.tree_flatten_with_path(args[i])[0]):
+            labels.append((head, tree_util.keystr(path), i, k))
     return labels
 
 
@@ -82,30 +89,73 @@ def inspect_names(fun: Callable) -> list[str]:
     ]
 
 
+def _argument(label: tuple | None) -> tuple[str, str | None]:
+    """A row's ``origin`` and ``argument`` for an argument's leaf (``None``: a constant)."""
+    if label is None:
+        return "constant", None
+    head, path = label[:2]
+    return f"argument '{head}'{path}", head + path
+
+
+def _inner_producer(eqn: Any, v: Var) -> Any:
+    """The equation that computes ``v`` inside a call (``checkpoint``, ``jit``) whose
+    output it is, looking through nested calls; ``eqn`` itself where ``v`` is one of the
+    call's inputs passed through, or the call has no program."""
+    while isinstance(prog := eqn.params.get("program"), Program):
+        inner = prog.outvars[eqn.outvars.index(v)]
+        found = next((e for e in prog.eqns if inner in e.outvars), None)
+        if found is None:
+            return eqn
+        eqn, v = found, inner
+    return eqn
+
+
 def _rows(
-    fwd: Program, n_out: int, labels: list[str], bwd_consts: Sequence[Any], const_labels: dict
+    fwd: Program,
+    n_out: int,
+    labels: list[tuple],
+    bwd_consts: Sequence[Any],
+    const_labels: dict,
 ) -> SavedResiduals:
-    producer: dict[Var, Any] = {v: e for e in fwd.eqns for v in e.outvars}
-    arg_label = dict(zip(fwd.invars, labels))
-    rows = SavedResiduals()
+    """The rows in JAX's order: arguments (in order), constants, then the forward
+    equations' outputs in program order."""
+    producer: dict[Var, tuple[int, Any]] = {
+        v: (i, e) for i, e in enumerate(fwd.eqns) for v in e.outvars
+    }
+    arg_index = {v: i for i, v in enumerate(fwd.invars)}
+    keyed = []
     for v in fwd.outvars[n_out:]:
         aval = v.aval
         nbytes = aval.size * aval.dtype.itemsize
+        argument = name = None
         if type(v) is Var and v in producer:
-            e = producer[v]
-            origin, src = e.prim.name, e.source
-        elif type(v) is Var and v in arg_label:
-            origin, src = arg_label[v], None
+            i, e = producer[v]
+            e = _inner_producer(e, v)
+            origin, src, key = e.prim.name, e.source, (2, i)
+            if e.prim is checkpoint_name_p:
+                name = e.params["name"]
+        elif type(v) is Var and v in arg_index:
+            i = arg_index[v]
+            origin, argument = _argument(labels[i])
+            src, key = None, (0, *labels[i][2:])
         else:
-            origin, src = "constant", None
-        rows.append(Residual(aval.shape, aval.dtype.name, nbytes, origin, src))
+            origin, argument = _argument(None)
+            src, key = None, (1, 0)
+        keyed.append(
+            (key, Residual(aval.shape, aval.dtype.name, nbytes, origin, src, argument, name))
+        )
     for c in bwd_consts:  # arrays the backward holds directly (fixed arguments, closures)
         if getattr(c, "shape", None) is None or isinstance(c, Tracer):
             continue
         aval = to_aval(c)
-        origin = const_labels.get(id(c), "constant")
-        rows.append(Residual(aval.shape, aval.dtype.name, int(c.nbytes), origin, None))
-    return rows
+        label = const_labels.get(id(c))
+        origin, argument = _argument(label)
+        key = (1, 0) if label is None else (0, *label[2:])
+        keyed.append(
+            (key, Residual(aval.shape, aval.dtype.name, int(c.nbytes), origin, None, argument))
+        )
+    keyed.sort(key=lambda kr: kr[0])  # (stable: ties keep the program's order)
+    return SavedResiduals(r for _, r in keyed)
 
 
 def saved_residuals(
@@ -130,9 +180,7 @@ def saved_residuals(
         prog = b.build(flat(*[b.new_arg(to_aval(x)) for x in leaves]))
     vp = ad.vjp_program(prog)
     others = [i for i in range(len(args)) if i not in nums]
-    const_labels = {}
-    for i, label in zip(others, _arg_labels(fun, args, others)):
-        for leaf in tree_util.tree_leaves(args[i]):
-            const_labels[id(leaf)] = label
+    fixed_leaves = [leaf for i in others for leaf in tree_util.tree_leaves(args[i])]
+    const_labels = dict(zip(map(id, fixed_leaves), _arg_labels(fun, args, others)))
     labels = _arg_labels(fun, args, nums)
     return _rows(vp.fwd, len(prog.outvars), labels, vp.bwd.consts, const_labels)
