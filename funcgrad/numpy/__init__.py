@@ -16,7 +16,7 @@ import ml_dtypes as _ml_dtypes
 import numpy as _np
 
 from funcgrad.interop import _jax_array
-from funcgrad.numpy import _indexing, _methods, _setops, _ufuncs, fft, linalg  # noqa: F401
+from funcgrad.numpy import _at, _indexing, _methods, _setops, _ufuncs, fft, linalg  # noqa: F401
 from funcgrad.numpy._creation import (  # noqa: F401
     arange,
     array,
@@ -367,4 +367,4 @@ globals().update(_ufuncs.DECLARED)
 globals().update(_setops.DECLARED)
 
 _methods.install()
-_jax_array.install(_indexing.at)  # jax.Array methods given funcgrad tracers route here
+_jax_array.install(_at.at)  # jax.Array methods given funcgrad tracers route here

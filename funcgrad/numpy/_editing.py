@@ -14,7 +14,7 @@ import numpy as np
 
 from funcgrad.core import dtypes
 from funcgrad.core.interp import Tracer
-from funcgrad.numpy import _creation, _indexing, _setops, _shape, _sorting, _ufuncs
+from funcgrad.numpy import _at, _creation, _indexing, _setops, _shape, _sorting, _ufuncs
 from funcgrad.numpy._core import (
     ArrayLike,
     as_array,
@@ -60,8 +60,8 @@ def _insert_traced(moved: Any, idx: Any, v: Any, ax: int) -> Any:
     old_pos = arange_n + _setops.searchsorted(sidx, arange_n, side="right")
     new_pos = sidx + _creation.arange(k, dtype=aval(sidx).dtype)
     res = _creation.zeros((n + k, *rest), aval(moved).dtype)
-    res = _indexing.at(res)[old_pos].set(moved)
-    return _indexing.at(res)[new_pos].set(vals)
+    res = _at.at(res)[old_pos].set(moved)
+    return _at.at(res)[new_pos].set(vals)
 
 
 def _kept_traced(obj: Any, n: int) -> Any:
@@ -74,7 +74,7 @@ def _kept_traced(obj: Any, n: int) -> Any:
     if k > n:
         raise ValueError(f"jnp.delete(): {k} unique indices cannot be deleted from {n} entries")
     o = _ufuncs.where(o < 0, o + n, o)
-    hit = _indexing.at(_creation.zeros((n,), np.int32))[o].set(1)
+    hit = _at.at(_creation.zeros((n,), np.int32))[o].set(1)
     return _sorting.argsort(hit, stable=True)[: n - k]
 
 

@@ -1,28 +1,25 @@
-"""NumPy indexing (``x[idx]``) and JAX-style indexed updates (``x.at[idx].add(v)``).
+"""NumPy indexing (``x[idx]``), ``take`` and ``take_along_axis``.
 
 Basic indices (ints, slices with any step, ``None``, ``...``) become ``slice``/
 ``rev``/``reshape``; integer-array indices become one ``gather`` of the
 indexed axes flattened together (placed as NumPy places them: in front when
 the advanced indices are separated, in place otherwise); boolean masks must
 be concrete (the result's shape depends on their values) and become integer
-indices. Static out-of-bounds indices raise ``IndexError``; traced indices
-wrap negatives and clamp, as in JAX.
+indices. Negative indices wrap and out-of-bounds ones clamp, static or traced, as
+in JAX (an index into a zero-size axis raises ``IndexError``).
 
-``x.at[idx].set/add/multiply/min/max/...`` work on the flat positions that
-``idx`` selects, computed on the host when ``idx`` is concrete.
+``x.at[idx]`` (``_at.py``) reads its index checks and placement of axes from here.
 """
 
 from __future__ import annotations
 
 import builtins
 import operator
-from collections.abc import Callable
 from typing import Any
 
 import jax
 import numpy as np
 
-from funcgrad.control_flow import fori_loop
 from funcgrad.core import dtypes
 from funcgrad.core.errors import ConcretizationError, NonConcreteBooleanIndexError
 from funcgrad.core.interp import Tracer
@@ -44,7 +41,7 @@ from funcgrad.numpy._core import (
     unsupported,
 )
 from funcgrad.numpy._core import out as _out
-from funcgrad.numpy._ufuncs import add, multiply, negative, remainder, where
+from funcgrad.numpy._ufuncs import add, multiply, remainder, where
 from funcgrad.primitives import elementwise as ew
 from funcgrad.primitives import indexing as ix
 from funcgrad.primitives import reductions as rd
@@ -262,243 +259,6 @@ def _advanced(x: Any, items: list) -> Any:
         order = list(range(nb, nb + k)) + list(range(nb)) + list(range(nb + k, nb + len(rest)))
         res = sh.transpose(res, tuple(order))
     return res
-
-
-# --------------------------------------------------------------------------- .at[]
-
-
-def _positions(shape: tuple[int, ...], idx: Any) -> Any:
-    """Flat positions (an int array of the shape of ``x[idx]``) selected by ``idx``."""
-    size = int(np.prod(shape, dtype=np.int64))
-    dt = _index_dtype(size)
-    items = idx if isinstance(idx, tuple) else (idx,)
-    if not any(isinstance(i, Tracer) for i in items):
-        pos = np.arange(size, dtype=dt).reshape(shape)
-        return _host_getitem(pos, idx)
-    pos = sh.reshape(sh.iota(dt, (size,), 0), shape)
-    return getitem(pos, idx)
-
-
-def _host_getitem(pos: np.ndarray, idx: Any) -> np.ndarray:
-    items = _normalize(idx, pos.shape)  # same checks and errors as getitem
-    conv = tuple(np.asarray(i) if isinstance(i, jax.Array) else i for i in items)
-    try:
-        return np.asarray(pos[conv])
-    except IndexError as e:
-        raise IndexError(f"indexing: {e}{here()}") from None
-
-
-class _IndexUpdateRef:
-    """``x.at[idx]``: functional updates of the elements ``x[idx]``."""
-
-    def __init__(self, x: Any, idx: Any) -> None:
-        self.x, self.idx = x, idx
-
-    def get(self, **kwargs: Any) -> Any:
-        """``x[idx]``."""
-        return getitem(self.x, self.idx)
-
-    def _prepare(self, values: Any, name: str) -> tuple:
-        x = as_array(self.x, f"at[].{name}")
-        av = aval(x)
-        pos = _positions(av.shape, self.idx)
-        pshape = aval(pos).shape
-        v = prep(values, f"at[].{name}", sequences=True)
-        vdt = np.dtype("int32") if av.dtype == np.bool_ and name in ("add", "set") else av.dtype
-        v = as_array(convert(v, vdt), f"at[].{name}")
-        try:
-            np.broadcast_shapes(aval(v).shape, pshape)
-            if aval(v).ndim > len(pshape):
-                raise ValueError
-        except ValueError:
-            raise ValueError(
-                f"at[].{name}: values {fmt(v)} cannot be broadcast to the indexed shape {pshape} "
-                f"of {fmt(x)}{here()}"
-            ) from None
-        v = broadcast_to_shape(v, pshape, f"at[].{name}")
-        k = int(np.prod(pshape, dtype=np.int64))
-        flat = sh.reshape(x, (av.size,))
-        pos = pos.reshape(k) if isinstance(pos, np.ndarray) else sh.reshape(pos, (k,))
-        return x, av, flat, pos, sh.reshape(v, (k,)), k
-
-    def _finish(self, res: Any, av: Any) -> Any:
-        return out(convert(sh.reshape(res, av.shape), av.dtype, av.weak_type))
-
-    def set(self, values: ArrayLike, **kwargs: Any) -> Any:
-        """``x`` with ``x[idx] = values`` (for repeated indices the last value wins)."""
-        x, av, flat, pos, v, k = self._prepare(values, "set")
-        if k == 0:
-            return out(x)
-        if isinstance(pos, np.ndarray):
-            last = _last_occurrence(pos)
-            if not last.all():
-                keep = np.nonzero(last)[0].astype(pos.dtype)
-                v, pos = ix.gather(v, keep, axis=0), pos[keep]
-            hit = np.zeros((av.size,), bool)
-            hit[pos] = True
-        else:
-            keep = _kept(pos)
-            hits = ix.scatter_add(sh.full((av.size,), 0, _I32), pos, convert(keep, _I32), axis=0)
-            hit = ew.gt(hits, np.asarray(0, _I32))
-            v = ew.select_n(keep, sh.full((k,), 0, aval(v).dtype), v)
-        new = ix.scatter_add(sh.full((av.size,), 0, aval(v).dtype), pos, v, axis=0)
-        if av.dtype == np.bool_:
-            new = ew.ne(new, np.asarray(0, aval(new).dtype))
-        return self._finish(ew.select_n(hit, flat, new), av)
-
-    def add(self, values: ArrayLike, **kwargs: Any) -> Any:
-        """``x`` with ``x[idx] += values``; repeated indices accumulate."""
-        x, av, flat, pos, v, k = self._prepare(values, "add")
-        if k == 0:
-            return out(x)
-        if av.dtype == np.bool_:
-            acc = ix.scatter_add(convert(flat, _I32), pos, v, axis=0)
-            return self._finish(ew.ne(acc, np.asarray(0, _I32)), av)
-        return self._finish(ix.scatter_add(convert(flat, av.dtype), pos, v, axis=0), av)
-
-    def subtract(self, values: ArrayLike, **kwargs: Any) -> Any:
-        """``x`` with ``x[idx] -= values``."""
-
-        x = as_array(self.x, "at[].subtract")
-        return self.add(
-            negative(convert(prep(values, "at[].subtract", sequences=True), aval(x).dtype))
-        )
-
-    def _combine(self, values: Any, name: str, op: Callable, ident: Any, reduce: Any) -> Any:
-        x, av, flat, pos, v, k = self._prepare(values, name)
-        if k == 0:
-            return out(x)
-        if isinstance(pos, np.ndarray) and _last_occurrence(pos).all():
-            cur = ix.gather(flat, pos, axis=0)
-            return self._finish(_set_unique(flat, pos, op(cur, v), av.size), av)
-        if reduce is None:
-            raise unsupported(f"at[].{name} with repeated or traced indices")
-        # repeated (or traced) indices: combine all updates of a position densely
-        cols = sh.iota(aval(pos).dtype, (k, av.size), 1)
-        hit = ew.eq(sh.broadcast_in_dim(pos, (k, av.size), (0,)), cols)
-        vals = ew.select_n(
-            hit, sh.full((k, av.size), ident, av.dtype), sh.broadcast_in_dim(v, (k, av.size), (0,))
-        )
-        return self._finish(op(flat, reduce(vals, (0,))), av)
-
-    def multiply(self, values: ArrayLike, **kwargs: Any) -> Any:
-        """``x`` with ``x[idx] *= values``."""
-        return self._combine(values, "multiply", _mul, 1, rd.reduce_prod)
-
-    mul = multiply
-
-    def divide(self, values: ArrayLike, **kwargs: Any) -> Any:
-        """``x`` with ``x[idx] /= values`` (inexact arrays)."""
-        if not dtypes.is_inexact(aval(as_array(self.x, "at[].divide")).dtype):
-            raise TypeError(f"at[].divide requires an inexact array, got {fmt(self.x)}{here()}")
-        return self._combine(values, "divide", ew.div, 1, rd.reduce_prod)
-
-    def power(self, values: ArrayLike, **kwargs: Any) -> Any:
-        """``x`` with ``x[idx] **= values`` (unique indices)."""
-        return self._combine(values, "power", ew.pow, None, None)
-
-    def min(self, values: ArrayLike, **kwargs: Any) -> Any:
-        """``x`` with ``x[idx] = minimum(x[idx], values)``."""
-        x = as_array(self.x, "at[].min")
-        return self._combine(values, "min", _min, _extreme(aval(x).dtype, True), _rmin)
-
-    def max(self, values: ArrayLike, **kwargs: Any) -> Any:
-        """``x`` with ``x[idx] = maximum(x[idx], values)``."""
-        x = as_array(self.x, "at[].max")
-        return self._combine(values, "max", _max, _extreme(aval(x).dtype, False), _rmax)
-
-    def apply(self, func: Callable[[Any], Any], **kwargs: Any) -> Any:
-        """``x`` with ``x[idx] = func(x[idx])``; a position indexed several times gets
-        ``func`` once per occurrence, in order, as ``jax.numpy`` (NumPy's ``ufunc.at``)."""
-        x, av, flat, pos, _, k = self._prepare(0, "apply")
-        if k == 0:
-            return out(x)
-        if isinstance(pos, np.ndarray) and _last_occurrence(pos).all():
-            cur = ix.gather(flat, pos, axis=0)
-            new = convert(func(out(cur)), av.dtype)
-            return self._finish(_set_unique(flat, pos, new, av.size), av)
-        # repeated or traced indices: one element at a time (XLA's scatter is serial too)
-
-        def step(j: Any, acc: Any) -> Any:
-            p = sh.reshape(ix.dynamic_slice(pos, j, slice_sizes=(1,)), ())
-            cur = ix.dynamic_slice(acc, p, slice_sizes=(1,))
-            return ix.dynamic_update_slice(acc, convert(func(out(cur)), av.dtype), p)
-
-        return self._finish(fori_loop(0, k, step, flat), av)
-
-
-def _mul(a: Any, b: Any) -> Any:
-    return ew.bitwise_and(a, b) if aval(a).dtype == np.bool_ else ew.mul(a, b)
-
-
-def _min(a: Any, b: Any) -> Any:
-    return ew.bitwise_and(a, b) if aval(a).dtype == np.bool_ else ew.min(a, b)
-
-
-def _max(a: Any, b: Any) -> Any:
-    return ew.bitwise_or(a, b) if aval(a).dtype == np.bool_ else ew.max(a, b)
-
-
-def _rmin(x: Any, axes: tuple) -> Any:
-    return rd.reduce_and(x, axes) if aval(x).dtype == np.bool_ else rd.reduce_min(x, axes)
-
-
-def _rmax(x: Any, axes: tuple) -> Any:
-    return rd.reduce_or(x, axes) if aval(x).dtype == np.bool_ else rd.reduce_max(x, axes)
-
-
-def _extreme(dt: np.dtype, high: bool) -> Any:
-    if dt == np.bool_:
-        return high
-    if dtypes.is_inexact(dt):
-        return np.inf if high else -np.inf
-    info = np.iinfo(dt)
-    return info.max if high else info.min
-
-
-def _last_occurrence(pos: np.ndarray) -> np.ndarray:
-    """Mask of the entries of ``pos`` not repeated later (the ones a ``set`` keeps)."""
-    rev = pos[::-1]
-    _, first_in_rev = np.unique(rev, return_index=True)
-    keep = np.zeros(pos.shape, bool)
-    keep[pos.shape[0] - 1 - first_in_rev] = True
-    return keep
-
-
-def _kept(pos: Any) -> Any:
-    """(traced) True where no later entry of ``pos`` writes the same position: O(k^2)."""
-    k = aval(pos).shape[0]
-    a = sh.broadcast_in_dim(pos, (k, k), (0,))
-    b = sh.broadcast_in_dim(pos, (k, k), (1,))
-    later = ew.lt(sh.iota(_I32, (k, k), 0), sh.iota(_I32, (k, k), 1))
-    return ew.bitwise_not(rd.reduce_or(ew.bitwise_and(ew.eq(a, b), later), (1,)))
-
-
-def _set_unique(flat: Any, pos: np.ndarray, v: Any, size: int) -> Any:
-    hit = np.zeros((size,), bool)
-    hit[pos] = True
-    dt = aval(v).dtype
-    if dt == np.bool_:
-        new = ew.ne(
-            ix.scatter_add(sh.full((size,), 0, _I32), pos, convert(v, _I32), axis=0),
-            np.asarray(0, _I32),
-        )
-    else:
-        new = ix.scatter_add(sh.full((size,), 0, dt), pos, v, axis=0)
-    return ew.select_n(hit, flat, new)
-
-
-class _At:
-    def __init__(self, x: Any) -> None:
-        self.x = x
-
-    def __getitem__(self, idx: Any) -> _IndexUpdateRef:
-        return _IndexUpdateRef(self.x, idx)
-
-
-def at(x: Any) -> _At:
-    """The ``.at`` property of tracers."""
-    return _At(x)
 
 
 # --------------------------------------------------------------------------- take

@@ -15,6 +15,7 @@ import numpy as np
 from funcgrad.core.interp import Tracer
 from funcgrad.core.symbolic import SymDim
 from funcgrad.numpy import (
+    _at,
     _bitviews,
     _creation,
     _indexing,
@@ -205,7 +206,7 @@ def install() -> None:
     props = {
         "T": lambda self: _shape.transpose(self),
         "mT": lambda self: _shape.matrix_transpose(self),
-        "at": lambda self: _indexing.at(self),
+        "at": lambda self: _at.at(self),
         "real": lambda self: _ufuncs.real(self),
         "imag": lambda self: _ufuncs.imag(self),
         "nbytes": lambda self: self.size * self.dtype.itemsize,

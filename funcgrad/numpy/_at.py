@@ -1,0 +1,507 @@
+"""JAX-style indexed updates of tracers: ``x.at[idx].set/add/multiply/min/max/apply/get``.
+
+The updates work on the flat positions of ``x`` that ``idx`` selects (a NumPy array
+when ``idx`` is concrete, traced otherwise), so every update kind shares one index
+computation with ``x[idx]``'s checks and placement of axes. Out-of-bounds indices follow
+``jax.numpy``'s ``mode=``: updates are dropped by default (``"drop"``/``"fill"``/
+``"promise_in_bounds"``) or clamped (``"clip"``); ``get`` clamps by default and fills
+with ``mode="fill"``. Negative indices count from the end unless
+``wrap_negative_indices=False``, when they are out of bounds. A dropped update has a
+zero derivative, as it has in JAX.
+
+Out-of-bounds integer or array components are sent to a sentinel: each axis they index
+is padded with one extra slot whose position is ``x.size``, so an element of ``x[idx]``
+is out of bounds exactly when its position is the sentinel.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from funcgrad.control_flow import fori_loop
+from funcgrad.core import dtypes
+from funcgrad.core.interp import Tracer
+from funcgrad.numpy._core import (
+    ArrayLike,
+    as_array,
+    aval,
+    broadcast_to_shape,
+    convert,
+    fmt,
+    here,
+    out,
+    prep,
+    unsupported,
+)
+from funcgrad.numpy._indexing import (
+    _concrete,
+    _fill_value,
+    _index_dtype,
+    _is_adv,
+    _is_int,
+    _normalize,
+    getitem,
+)
+from funcgrad.numpy._ufuncs import negative
+from funcgrad.primitives import elementwise as ew
+from funcgrad.primitives import indexing as ix
+from funcgrad.primitives import reductions as rd
+from funcgrad.primitives import shape as sh
+from funcgrad.primitives.scatter import GatherScatterMode
+
+_I32 = np.dtype("int32")
+
+
+def _update_mode(mode: Any) -> str:
+    """``"clip"`` or ``"drop"`` for an update's ``mode=`` (JAX's default drops)."""
+    if mode is None:
+        return "drop"
+    return "clip" if GatherScatterMode.from_any(mode) is GatherScatterMode.CLIP else "drop"
+
+
+def _get_mode(mode: Any) -> str:
+    """``"clip"`` or ``"fill"`` for ``get``'s ``mode=`` (JAX's default clamps)."""
+    if mode is None:
+        return "clip"
+    m = GatherScatterMode.from_any(mode)
+    return "fill" if m is GatherScatterMode.FILL_OR_DROP else "clip"
+
+
+def _bound(i: Any, n: int, drop: bool, wrap: bool, dt: np.dtype) -> Any:
+    """An integer index component of an axis of size ``n`` brought into ``[0, n)``:
+    negatives wrapped if ``wrap``, then out-of-range entries sent to ``n`` (``drop``)
+    or clamped."""
+    if _is_int(i) or _concrete(i):
+        a = np.asarray(i).astype(np.int64)
+        if wrap:
+            a = np.where(a < 0, a + n, a)
+        a = np.where((a >= 0) & (a < n), a, n) if drop else np.clip(a, 0, max(n - 1, 0))
+        return int(a) if _is_int(i) else a.astype(dt)
+    i = convert(i, dt)
+    zero, size = np.asarray(0, dt), np.asarray(n, dt)
+    if wrap:
+        i = ew.select_n(ew.lt(i, zero), i, ew.add(i, size))
+    if drop:
+        ok = ew.bitwise_and(ew.ge(i, zero), ew.lt(i, size))
+        return ew.select_n(ok, sh.full(aval(i).shape, n, dt), i)
+    return ew.min(ew.max(i, zero), np.asarray(max(n - 1, 0), dt))
+
+
+def _locate(shape: tuple[int, ...], idx: Any, *, drop: bool, wrap: bool) -> tuple[Any, Any]:
+    """Flat positions selected by ``idx`` (an int array of the shape of ``x[idx]``) and
+    where they are in bounds (``None`` when all are; a bool array or tracer otherwise)."""
+    size = int(np.prod(shape, dtype=np.int64))
+    dt = _index_dtype(size + 1)
+    items = _normalize(idx, shape)
+    padded, new, d = list(shape), [], 0
+    for i in items:
+        if i is None:
+            new.append(None)
+            continue
+        if _is_int(i) or _is_adv(i):
+            i = _bound(i, shape[d], drop, wrap, dt)
+            padded[d] = shape[d] + int(drop)
+        new.append(i)
+        d += 1
+    traced = any(isinstance(i, Tracer) for i in new)
+    if traced:
+        table = _position_table(shape, tuple(padded), dt)
+        pos = getitem(table, tuple(new))
+    else:
+        table = np.full(padded, size, dt)
+        table[tuple(slice(0, n) for n in shape)] = np.arange(size, dtype=dt).reshape(shape)
+        pos = np.asarray(table[tuple(new)])
+    if not drop or tuple(padded) == tuple(shape):
+        return pos, None
+    if isinstance(pos, np.ndarray):
+        ok = np.asarray(pos < size)
+        return pos, (None if ok.all() else ok)
+    return pos, ew.lt(pos, np.asarray(size, dt))
+
+
+def _position_table(shape: tuple[int, ...], padded: tuple[int, ...], dt: np.dtype) -> Any:
+    """(traced) ``arange(size).reshape(shape)`` padded to ``padded`` with ``size``."""
+    size = int(np.prod(shape, dtype=np.int64))
+    if padded == shape:
+        return sh.reshape(sh.iota(dt, (size,), 0), shape)
+    lin: Any = sh.full(padded, 0, dt)
+    inside: Any = sh.full(padded, True, np.dtype(bool))
+    stride = 1
+    for d in reversed(range(len(shape))):
+        io = sh.iota(dt, padded, d)
+        lin = ew.add(lin, ew.mul(io, np.asarray(stride, dt)))
+        inside = ew.bitwise_and(inside, ew.lt(io, np.asarray(shape[d], dt)))
+        stride *= shape[d]
+    return ew.select_n(inside, sh.full(padded, size, dt), lin)
+
+
+def _check_sharding(out_sharding: Any, name: str) -> None:
+    if out_sharding is not None:
+        raise unsupported(f"at[].{name}(out_sharding=...) on a tracer")
+
+
+class _IndexUpdateRef:
+    """``x.at[idx]``: functional updates of the elements ``x[idx]``."""
+
+    def __init__(self, x: Any, idx: Any) -> None:
+        self.x, self.idx = x, idx
+
+    def get(
+        self,
+        *,
+        indices_are_sorted: bool = False,
+        unique_indices: bool = False,
+        mode: Any = None,
+        fill_value: Any = None,
+        out_sharding: Any = None,
+        wrap_negative_indices: bool = True,
+    ) -> Any:
+        """``x[idx]``; out-of-bounds indices clamped, or filled with ``fill_value`` for
+        ``mode="fill"`` (NaN, the most negative integer, the largest unsigned, True)."""
+        _check_sharding(out_sharding, "get")
+        m = _get_mode(mode)
+        if m == "clip" and wrap_negative_indices:
+            return getitem(self.x, self.idx)
+        x = as_array(self.x, "at[].get")
+        av = aval(x)
+        pos, ok = _locate(av.shape, self.idx, drop=m == "fill", wrap=wrap_negative_indices)
+        if av.size == 0:
+            res = sh.full(aval(pos).shape, 0, av.dtype)
+        else:
+            flat = sh.reshape(x, (av.size,))
+            safe = np.minimum(pos, av.size - 1) if isinstance(pos, np.ndarray) else pos
+            res = ix.gather(flat, safe, axis=0)  # (a traced sentinel is clamped by gather)
+        if ok is not None:
+            fv = _fill_value(av.dtype) if fill_value is None else fill_value
+            res = ew.select_n(ok, sh.full(aval(res).shape, fv, av.dtype), res)
+        return out(convert(res, av.dtype, av.weak_type))
+
+    def _prepare(self, values: Any, name: str, mode: Any, wrap: bool) -> tuple:
+        x = as_array(self.x, f"at[].{name}")
+        av = aval(x)
+        pos, ok = _locate(av.shape, self.idx, drop=_update_mode(mode) == "drop", wrap=wrap)
+        pshape = aval(pos).shape
+        v = prep(values, f"at[].{name}", sequences=True)
+        vdt = np.dtype("int32") if av.dtype == np.bool_ and name in ("add", "set") else av.dtype
+        v = as_array(convert(v, vdt), f"at[].{name}")
+        try:
+            np.broadcast_shapes(aval(v).shape, pshape)
+            if aval(v).ndim > len(pshape):
+                raise ValueError
+        except ValueError:
+            raise ValueError(
+                f"at[].{name}: values {fmt(v)} cannot be broadcast to the indexed shape {pshape} "
+                f"of {fmt(x)}{here()}"
+            ) from None
+        v = broadcast_to_shape(v, pshape, f"at[].{name}")
+        k = int(np.prod(pshape, dtype=np.int64))
+        flat = sh.reshape(x, (av.size,))
+        pos = pos.reshape(k) if isinstance(pos, np.ndarray) else sh.reshape(pos, (k,))
+        v = sh.reshape(v, (k,))
+        if isinstance(ok, np.ndarray):  # static: the dropped updates leave
+            keep = np.nonzero(ok.reshape(k))[0].astype(pos.dtype)
+            v, pos, k, ok = ix.gather(v, keep, axis=0), pos[keep], keep.size, None
+        elif ok is not None:
+            ok = sh.reshape(ok, (k,))
+        return x, av, flat, pos, v, k, ok
+
+    def _finish(self, res: Any, av: Any) -> Any:
+        return out(convert(sh.reshape(res, av.shape), av.dtype, av.weak_type))
+
+    def set(
+        self,
+        values: ArrayLike,
+        *,
+        indices_are_sorted: bool = False,
+        unique_indices: bool = False,
+        mode: Any = None,
+        out_sharding: Any = None,
+        wrap_negative_indices: bool = True,
+    ) -> Any:
+        """``x`` with ``x[idx] = values`` (for repeated indices the last value wins)."""
+        _check_sharding(out_sharding, "set")
+        x, av, flat, pos, v, k, ok = self._prepare(values, "set", mode, wrap_negative_indices)
+        if k == 0:
+            return out(x)
+        if isinstance(pos, np.ndarray):
+            last = _last_occurrence(pos)
+            if not last.all():
+                keep = np.nonzero(last)[0].astype(pos.dtype)
+                v, pos = ix.gather(v, keep, axis=0), pos[keep]
+            hit = np.zeros((av.size,), bool)
+            hit[pos] = True
+        else:
+            keep = _kept(pos)
+            if ok is not None:
+                keep = ew.bitwise_and(keep, ok)
+            hits = ix.scatter_add(sh.full((av.size,), 0, _I32), pos, convert(keep, _I32), axis=0)
+            hit = ew.gt(hits, np.asarray(0, _I32))
+            v = ew.select_n(keep, sh.full((k,), 0, aval(v).dtype), v)
+        new = ix.scatter_add(sh.full((av.size,), 0, aval(v).dtype), pos, v, axis=0)
+        if av.dtype == np.bool_:
+            new = ew.ne(new, np.asarray(0, aval(new).dtype))
+        return self._finish(ew.select_n(hit, flat, new), av)
+
+    def add(
+        self,
+        values: ArrayLike,
+        *,
+        indices_are_sorted: bool = False,
+        unique_indices: bool = False,
+        mode: Any = None,
+        out_sharding: Any = None,
+        wrap_negative_indices: bool = True,
+    ) -> Any:
+        """``x`` with ``x[idx] += values``; repeated indices accumulate."""
+        _check_sharding(out_sharding, "add")
+        x, av, flat, pos, v, k, ok = self._prepare(values, "add", mode, wrap_negative_indices)
+        if k == 0:
+            return out(x)
+        if ok is not None:  # (a dropped update adds zero at the clamped sentinel)
+            v = ew.select_n(ok, sh.full((k,), 0, aval(v).dtype), v)
+        if av.dtype == np.bool_:
+            acc = ix.scatter_add(convert(flat, _I32), pos, v, axis=0)
+            return self._finish(ew.ne(acc, np.asarray(0, _I32)), av)
+        return self._finish(ix.scatter_add(convert(flat, av.dtype), pos, v, axis=0), av)
+
+    def subtract(
+        self,
+        values: ArrayLike,
+        *,
+        indices_are_sorted: bool = False,
+        unique_indices: bool = False,
+        mode: Any = None,
+        out_sharding: Any = None,
+        wrap_negative_indices: bool = True,
+    ) -> Any:
+        """``x`` with ``x[idx] -= values``."""
+        x = as_array(self.x, "at[].subtract")
+        neg = negative(convert(prep(values, "at[].subtract", sequences=True), aval(x).dtype))
+        return self.add(
+            neg, mode=mode, out_sharding=out_sharding, wrap_negative_indices=wrap_negative_indices
+        )
+
+    def _combine(
+        self, values: Any, name: str, op: Callable, ident: Any, reduce: Any, kw: dict
+    ) -> Any:
+        _check_sharding(kw.get("out_sharding"), name)
+        wrap = kw.get("wrap_negative_indices", True)
+        x, av, flat, pos, v, k, _ = self._prepare(values, name, kw.get("mode"), wrap)
+        if k == 0:
+            return out(x)
+        if isinstance(pos, np.ndarray) and _last_occurrence(pos).all():
+            cur = ix.gather(flat, pos, axis=0)
+            return self._finish(_set_unique(flat, pos, op(cur, v), av.size), av)
+        if reduce is None:
+            raise unsupported(f"at[].{name} with repeated or traced indices")
+        # repeated (or traced) indices: combine all updates of a position densely (a
+        # dropped update's sentinel position matches no column)
+        cols = sh.iota(aval(pos).dtype, (k, av.size), 1)
+        hit = ew.eq(sh.broadcast_in_dim(pos, (k, av.size), (0,)), cols)
+        vals = ew.select_n(
+            hit, sh.full((k, av.size), ident, av.dtype), sh.broadcast_in_dim(v, (k, av.size), (0,))
+        )
+        return self._finish(op(flat, reduce(vals, (0,))), av)
+
+    def multiply(
+        self,
+        values: ArrayLike,
+        *,
+        indices_are_sorted: bool = False,
+        unique_indices: bool = False,
+        mode: Any = None,
+        out_sharding: Any = None,
+        wrap_negative_indices: bool = True,
+    ) -> Any:
+        """``x`` with ``x[idx] *= values``."""
+        kw = {
+            "mode": mode,
+            "out_sharding": out_sharding,
+            "wrap_negative_indices": wrap_negative_indices,
+        }
+        return self._combine(values, "multiply", _mul, 1, rd.reduce_prod, kw)
+
+    mul = multiply
+
+    def divide(
+        self,
+        values: ArrayLike,
+        *,
+        indices_are_sorted: bool = False,
+        unique_indices: bool = False,
+        mode: Any = None,
+        out_sharding: Any = None,
+        wrap_negative_indices: bool = True,
+    ) -> Any:
+        """``x`` with ``x[idx] /= values`` (inexact arrays)."""
+        if not dtypes.is_inexact(aval(as_array(self.x, "at[].divide")).dtype):
+            raise TypeError(f"at[].divide requires an inexact array, got {fmt(self.x)}{here()}")
+        kw = {
+            "mode": mode,
+            "out_sharding": out_sharding,
+            "wrap_negative_indices": wrap_negative_indices,
+        }
+        return self._combine(values, "divide", ew.div, 1, rd.reduce_prod, kw)
+
+    def power(
+        self,
+        values: ArrayLike,
+        *,
+        indices_are_sorted: bool = False,
+        unique_indices: bool = False,
+        mode: Any = None,
+        out_sharding: Any = None,
+        wrap_negative_indices: bool = True,
+    ) -> Any:
+        """``x`` with ``x[idx] **= values`` (unique indices)."""
+        kw = {
+            "mode": mode,
+            "out_sharding": out_sharding,
+            "wrap_negative_indices": wrap_negative_indices,
+        }
+        return self._combine(values, "power", ew.pow, None, None, kw)
+
+    def min(
+        self,
+        values: ArrayLike,
+        *,
+        indices_are_sorted: bool = False,
+        unique_indices: bool = False,
+        mode: Any = None,
+        out_sharding: Any = None,
+        wrap_negative_indices: bool = True,
+    ) -> Any:
+        """``x`` with ``x[idx] = minimum(x[idx], values)``."""
+        dt = aval(as_array(self.x, "at[].min")).dtype
+        kw = {
+            "mode": mode,
+            "out_sharding": out_sharding,
+            "wrap_negative_indices": wrap_negative_indices,
+        }
+        return self._combine(values, "min", _min, _extreme(dt, True), _rmin, kw)
+
+    def max(
+        self,
+        values: ArrayLike,
+        *,
+        indices_are_sorted: bool = False,
+        unique_indices: bool = False,
+        mode: Any = None,
+        out_sharding: Any = None,
+        wrap_negative_indices: bool = True,
+    ) -> Any:
+        """``x`` with ``x[idx] = maximum(x[idx], values)``."""
+        dt = aval(as_array(self.x, "at[].max")).dtype
+        kw = {
+            "mode": mode,
+            "out_sharding": out_sharding,
+            "wrap_negative_indices": wrap_negative_indices,
+        }
+        return self._combine(values, "max", _max, _extreme(dt, False), _rmax, kw)
+
+    def apply(
+        self,
+        func: Callable[[Any], Any],
+        *,
+        indices_are_sorted: bool = False,
+        unique_indices: bool = False,
+        mode: Any = None,
+        wrap_negative_indices: bool = True,
+    ) -> Any:
+        """``x`` with ``x[idx] = func(x[idx])``; a position indexed several times gets
+        ``func`` once per occurrence, in order, as ``jax.numpy`` (NumPy's ``ufunc.at``)."""
+        x, av, flat, pos, _, k, ok = self._prepare(0, "apply", mode, wrap_negative_indices)
+        if k == 0:
+            return out(x)
+        if isinstance(pos, np.ndarray) and _last_occurrence(pos).all():
+            cur = ix.gather(flat, pos, axis=0)
+            new = convert(func(out(cur)), av.dtype)
+            return self._finish(_set_unique(flat, pos, new, av.size), av)
+        # repeated or traced indices: one element at a time (XLA's scatter is serial too)
+        okv = sh.full((k,), True, np.dtype(bool)) if ok is None else ok
+
+        def step(j: Any, acc: Any) -> Any:
+            p = sh.reshape(ix.dynamic_slice(pos, j, slice_sizes=(1,)), ())
+            keep = ix.dynamic_slice(okv, j, slice_sizes=(1,))
+            cur = ix.dynamic_slice(acc, p, slice_sizes=(1,))
+            new = ew.select_n(keep, cur, convert(func(out(cur)), av.dtype))
+            return ix.dynamic_update_slice(acc, new, p)
+
+        return self._finish(fori_loop(0, k, step, flat), av)
+
+
+def _mul(a: Any, b: Any) -> Any:
+    return ew.bitwise_and(a, b) if aval(a).dtype == np.bool_ else ew.mul(a, b)
+
+
+def _min(a: Any, b: Any) -> Any:
+    return ew.bitwise_and(a, b) if aval(a).dtype == np.bool_ else ew.min(a, b)
+
+
+def _max(a: Any, b: Any) -> Any:
+    return ew.bitwise_or(a, b) if aval(a).dtype == np.bool_ else ew.max(a, b)
+
+
+def _rmin(x: Any, axes: tuple) -> Any:
+    return rd.reduce_and(x, axes) if aval(x).dtype == np.bool_ else rd.reduce_min(x, axes)
+
+
+def _rmax(x: Any, axes: tuple) -> Any:
+    return rd.reduce_or(x, axes) if aval(x).dtype == np.bool_ else rd.reduce_max(x, axes)
+
+
+def _extreme(dt: np.dtype, high: bool) -> Any:
+    if dt == np.bool_:
+        return high
+    if dtypes.is_inexact(dt):
+        return np.inf if high else -np.inf
+    info = np.iinfo(dt)
+    return info.max if high else info.min
+
+
+def _last_occurrence(pos: np.ndarray) -> np.ndarray:
+    """Mask of the entries of ``pos`` not repeated later (the ones a ``set`` keeps)."""
+    rev = pos[::-1]
+    _, first_in_rev = np.unique(rev, return_index=True)
+    keep = np.zeros(pos.shape, bool)
+    keep[pos.shape[0] - 1 - first_in_rev] = True
+    return keep
+
+
+def _kept(pos: Any) -> Any:
+    """(traced) True where no later entry of ``pos`` writes the same position: O(k^2)."""
+    k = aval(pos).shape[0]
+    a = sh.broadcast_in_dim(pos, (k, k), (0,))
+    b = sh.broadcast_in_dim(pos, (k, k), (1,))
+    later = ew.lt(sh.iota(_I32, (k, k), 0), sh.iota(_I32, (k, k), 1))
+    return ew.bitwise_not(rd.reduce_or(ew.bitwise_and(ew.eq(a, b), later), (1,)))
+
+
+def _set_unique(flat: Any, pos: np.ndarray, v: Any, size: int) -> Any:
+    hit = np.zeros((size,), bool)
+    hit[pos] = True
+    dt = aval(v).dtype
+    if dt == np.bool_:
+        new = ew.ne(
+            ix.scatter_add(sh.full((size,), 0, _I32), pos, convert(v, _I32), axis=0),
+            np.asarray(0, _I32),
+        )
+    else:
+        new = ix.scatter_add(sh.full((size,), 0, dt), pos, v, axis=0)
+    return ew.select_n(hit, flat, new)
+
+
+class _At:
+    def __init__(self, x: Any) -> None:
+        self.x = x
+
+    def __getitem__(self, idx: Any) -> _IndexUpdateRef:
+        return _IndexUpdateRef(self.x, idx)
+
+
+def at(x: Any) -> _At:
+    """The ``.at`` property of tracers."""
+    return _At(x)
