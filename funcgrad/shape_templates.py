@@ -30,7 +30,7 @@ its family is no longer traced symbolically.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -77,31 +77,32 @@ def split_static(static: Any) -> tuple[Any, tuple[int, ...]]:
     """``static`` (nested tuples) as its skeleton, every ``int`` (not ``bool``) replaced by
     a hole, and those integers in order."""
     ints: list[int] = []
+    return _split_walk(static, ints), tuple(ints)
 
-    def walk(x: Any) -> Any:
-        t = type(x)
-        if t is int:
-            ints.append(x)
-            return _HOLE
-        if t is tuple:
-            return tuple([walk(y) for y in x])
-        return x
 
-    return walk(static), tuple(ints)
+def _split_walk(x: Any, ints: list[int]) -> Any:
+    # module-level, not a closure: a recursive closure is a reference cycle (garbage for
+    # the cyclic collector at every call)
+    t = type(x)
+    if t is int:
+        ints.append(x)
+        return _HOLE
+    if t is tuple:
+        return tuple([_split_walk(y, ints) for y in x])
+    return x
 
 
 def fill_static(skeleton: Any, values: Sequence[Any]) -> Any:
     """The static argument of ``skeleton`` with its holes filled by ``values`` in order."""
-    it = iter(values)
+    return _fill_walk(skeleton, iter(values))
 
-    def walk(x: Any) -> Any:
-        if x is _HOLE:
-            return next(it)
-        if type(x) is tuple:
-            return tuple([walk(y) for y in x])
-        return x
 
-    return walk(skeleton)
+def _fill_walk(x: Any, it: Iterator[Any]) -> Any:
+    if x is _HOLE:
+        return next(it)
+    if type(x) is tuple:
+        return tuple([_fill_walk(y, it) for y in x])
+    return x
 
 
 def changed_dims(old: tuple, new: tuple) -> tuple | None:
