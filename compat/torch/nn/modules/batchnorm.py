@@ -92,6 +92,27 @@ class _NormBase(Module):
     def _check_input_dim(self, input: Any) -> None:
         raise NotImplementedError
 
+    def _load_from_state_dict(
+        self,
+        state_dict: Any,
+        prefix: str,
+        local_metadata: dict[str, Any],
+        strict: bool,
+        missing_keys: list[str],
+        unexpected_keys: list[str],
+        error_msgs: list[str],
+    ) -> None:
+        """Checkpoints older than version 2 have no ``num_batches_tracked``: it loads as
+        the current count (0 on a fresh module), as PyTorch's."""
+        version = local_metadata.get("version")
+        key = prefix + "num_batches_tracked"
+        if (version is None or version < 2) and self.track_running_stats and key not in state_dict:
+            tracked = self.num_batches_tracked
+            state_dict[key] = tracked if tracked is not None else torch.tensor(0, dtype=torch.long)
+        super()._load_from_state_dict(
+            state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys, error_msgs
+        )
+
     def extra_repr(self) -> str:
         return (
             f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, "

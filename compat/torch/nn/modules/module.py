@@ -25,11 +25,8 @@ Example:
 
 from __future__ import annotations
 
-from collections import OrderedDict, namedtuple
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator
 from typing import Any
-
-import numpy as np
 
 import compat.torch as torch
 from compat._core import transfer as _transfer
@@ -41,6 +38,7 @@ from compat.torch.nn.modules.module_hooks import (
     register_module_full_backward_hook,
     register_module_full_backward_pre_hook,
 )
+from compat.torch.nn.modules.module_state import ModuleStateMixin
 from compat.torch.nn.parameter import Buffer, Parameter
 
 __all__ = [
@@ -53,19 +51,6 @@ __all__ = [
 ]
 
 
-class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
-    """``load_state_dict``'s result: the keys that were missing and unexpected."""
-
-    __slots__ = ()
-
-    def __repr__(self) -> str:
-        if not self.missing_keys and not self.unexpected_keys:
-            return "<All keys matched successfully>"
-        return super().__repr__()
-
-    __str__ = __repr__
-
-
 def _addindent(text: str, spaces: int) -> str:
     lines = text.split("\n")
     if len(lines) == 1:
@@ -73,23 +58,7 @@ def _addindent(text: str, spaces: int) -> str:
     return lines[0] + "\n" + "\n".join(" " * spaces + line for line in lines[1:])
 
 
-def _as_tensor_like(value: Any, like: Any) -> Any:
-    """``value`` (a compat Tensor, NumPy array, real torch tensor, ...) as a compat Tensor.
-
-    Foreign tensors go through NumPy: ``np.asarray`` for anything that supports
-    the array protocol, ``.detach().cpu().numpy()`` for torch-like tensors.
-    """
-    if isinstance(value, torch.Tensor):
-        return value
-    if hasattr(value, "detach") and hasattr(value, "numpy"):  # e.g. a real torch.Tensor
-        value = value.detach()
-        if hasattr(value, "cpu"):
-            value = value.cpu()
-        value = value.numpy()
-    return torch.tensor(np.asarray(value), dtype=like.dtype)
-
-
-class Module(ModuleHooksMixin):
+class Module(ModuleHooksMixin, ModuleStateMixin):
     """Base class for all neural network modules.
 
     Subclasses call ``super().__init__()`` first, assign submodules and
@@ -98,7 +67,6 @@ class Module(ModuleHooksMixin):
     """
 
     training: bool
-    _version: int = 1
     call_super_init: bool = False
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -119,6 +87,7 @@ class Module(ModuleHooksMixin):
         setattr_(self, "_non_persistent_buffers_set", set())
         setattr_(self, "_modules", {})
         self._init_hooks()
+        self._init_state_hooks()
         if self.call_super_init:
             super().__init__(*args, **kwargs)
 
@@ -325,6 +294,7 @@ class Module(ModuleHooksMixin):
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
+        self._fill_state_hooks()
 
     # ------------------------------------------------------------------ traversal
     def _named_members(
@@ -435,154 +405,6 @@ class Module(ModuleHooksMixin):
         for p in self.parameters():
             _zero_grad(p, set_to_none)
 
-    # ------------------------------------------------------------------ state dict
-    def _save_to_state_dict(self, destination: dict, prefix: str, keep_vars: bool) -> None:
-        for name, param in self._parameters.items():
-            if param is not None:
-                destination[prefix + name] = param if keep_vars else param.detach()
-        for name, buf in self._buffers.items():
-            if buf is not None and name not in self._non_persistent_buffers_set:
-                destination[prefix + name] = buf if keep_vars else buf.detach()
-
-    def state_dict(
-        self, *args: Any, destination: Any = None, prefix: str = "", keep_vars: bool = False
-    ) -> dict[str, Any]:
-        """An ``OrderedDict`` of every parameter and persistent buffer, by dotted name.
-
-        Values are detached Tensors (``.numpy()`` gives NumPy arrays that real
-        PyTorch's ``load_state_dict`` accepts after ``torch.from_numpy``).
-        """
-        if args:  # PyTorch's deprecated positional form: (destination, prefix, keep_vars)
-            destination = args[0]
-            if len(args) > 1:
-                prefix = args[1]
-            if len(args) > 2:
-                keep_vars = args[2]
-        if destination is None:
-            destination = OrderedDict()
-        self._save_to_state_dict(destination, prefix, keep_vars)
-        for name, module in self._modules.items():
-            if module is not None:
-                module.state_dict(
-                    destination=destination, prefix=prefix + name + ".", keep_vars=keep_vars
-                )
-        return destination
-
-    def _load_from_state_dict(
-        self,
-        state_dict: Mapping[str, Any],
-        prefix: str,
-        strict: bool,
-        missing_keys: list[str],
-        unexpected_keys: list[str],
-        error_msgs: list[str],
-        assign: bool,
-    ) -> None:
-        persistent_buffers = {
-            k: v for k, v in self._buffers.items() if k not in self._non_persistent_buffers_set
-        }
-        local_state = {k: v for k, v in self._parameters.items() if v is not None}
-        local_state.update({k: v for k, v in persistent_buffers.items() if v is not None})
-        for name, param in local_state.items():
-            key = prefix + name
-            if key not in state_dict:
-                if strict:
-                    missing_keys.append(key)
-                continue
-            try:
-                value = _as_tensor_like(state_dict[key], param)
-            except Exception as exc:
-                error_msgs.append(
-                    f'While copying the parameter named "{key}", expected torch.Tensor or '
-                    f"Tensor-like object from checkpoint but received {type(state_dict[key])} "
-                    f"({exc})"
-                )
-                continue
-            if tuple(value.shape) != tuple(param.shape):
-                error_msgs.append(
-                    f"size mismatch for {key}: copying a param with shape "
-                    f"{_shape_str(value)} from checkpoint, the shape in current model is "
-                    f"{_shape_str(param)}."
-                )
-                continue
-            try:
-                if assign:
-                    if isinstance(param, Parameter):
-                        if not isinstance(value, Parameter):
-                            value = Parameter(value, requires_grad=param.requires_grad)
-                        self._parameters[name] = value
-                    else:
-                        self._buffers[name] = value
-                else:
-                    with torch.no_grad():
-                        param.copy_(value)
-            except Exception as exc:
-                error_msgs.append(
-                    f'While copying the parameter named "{key}", whose dimensions in the model '
-                    f"are {_shape_str(param)} and whose dimensions in the checkpoint are "
-                    f"{_shape_str(value)}, an exception occurred : {exc.args}."
-                )
-        if strict:
-            for key in state_dict:
-                if not key.startswith(prefix):
-                    continue
-                input_name = key[len(prefix) :].split(".", 1)
-                if len(input_name) > 1:
-                    if input_name[0] not in self._modules:
-                        unexpected_keys.append(key)
-                elif input_name[0] not in local_state:
-                    unexpected_keys.append(key)
-
-    def load_state_dict(
-        self, state_dict: Mapping[str, Any], strict: bool = True, assign: bool = False
-    ) -> _IncompatibleKeys:
-        """Copy values from ``state_dict`` into this module's parameters and buffers.
-
-        Values may be compat Tensors, NumPy arrays, or real ``torch.Tensor``s
-        (converted through NumPy); they are cast to each parameter's dtype.
-        With ``strict`` (the default) missing and unexpected keys raise
-        ``RuntimeError`` with PyTorch's message; a size mismatch always raises.
-        Returns ``(missing_keys, unexpected_keys)``.
-        """
-        if not isinstance(state_dict, Mapping):
-            raise TypeError(f"Expected state_dict to be dict-like, got {type(state_dict)}.")
-        missing_keys: list[str] = []
-        unexpected_keys: list[str] = []
-        error_msgs: list[str] = []
-        state_dict = OrderedDict(state_dict)
-
-        def load(module: Module, prefix: str = "") -> None:
-            module._load_from_state_dict(
-                state_dict, prefix, True, missing_keys, unexpected_keys, error_msgs, assign
-            )
-            for name, child in module._modules.items():
-                if child is not None:
-                    load(child, prefix + name + ".")
-
-        load(self)
-        if strict:
-            if unexpected_keys:
-                error_msgs.insert(
-                    0,
-                    "Unexpected key(s) in state_dict: {}. ".format(
-                        ", ".join(f'"{k}"' for k in unexpected_keys)
-                    ),
-                )
-            if missing_keys:
-                error_msgs.insert(
-                    0,
-                    "Missing key(s) in state_dict: {}. ".format(
-                        ", ".join(f'"{k}"' for k in missing_keys)
-                    ),
-                )
-        if error_msgs:
-            raise RuntimeError(
-                "Error(s) in loading state_dict for {}:\n\t{}".format(
-                    type(self).__name__, "\n\t".join(error_msgs)
-                )
-            )
-        return _IncompatibleKeys(missing_keys, unexpected_keys)
-
     # ------------------------------------------------------------------ dtype / device
     def _apply(self, fn: Callable[[Any], Any]) -> Module:
         for module in self.children():
@@ -682,10 +504,6 @@ class Module(ModuleHooksMixin):
             else:
                 main_str += "\n  " + "\n  ".join(lines) + "\n"
         return main_str + ")"
-
-
-def _shape_str(t: Any) -> str:
-    return f"torch.Size({list(t.shape)})"
 
 
 def _zero_grad(p: Any, set_to_none: bool) -> None:
