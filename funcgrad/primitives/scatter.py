@@ -14,8 +14,9 @@ plain tuples (:class:`GatherDimensionNumbers`, :class:`ScatterDimensionNumbers`)
 and ``mode`` as a string (``'clip'``, ``'fill'``, ``'promise_in_bounds'``).
 
 Rules: gather's transpose is a scatter-add with the mirrored dimension numbers and
-vice versa. ``scatter_general``'s rules and ``scatter_mul``'s derivative in the
-updates assume unique indices, as JAX's do; ``scatter_min``/``scatter_max`` share
+vice versa. ``scatter_general``'s derivative in the updates goes to the update each
+position kept (ids scattered and read back, as JAX's); ``scatter_mul``'s assumes unique
+indices, as JAX's does; ``scatter_min``/``scatter_max`` share
 the derivative evenly among tied elements (as JAX does). Batching adds a leading
 operand/indices batching dimension (unbatched arguments are broadcast first).
 """
@@ -533,7 +534,24 @@ def _scatter_set_vjp(
     ct_x = _scatter(
         scatter_general_p, ct, idx, sh.full(ua.shape, 0, ca.dtype), dimension_numbers, mode
     )
-    return ct_x, None, _read_back(ct, x, idx, u, dimension_numbers, mode)
+    ct_u = _read_back(ct, x, idx, u, dimension_numbers, mode)
+    if not p["unique_indices"]:  # only the update each position kept gets its cotangent
+        won = _winners(x, idx, u, dimension_numbers, mode)
+        ct_u = ew.select_n(won, sh.full(ua.shape, 0, ca.dtype), ct_u)
+    return ct_x, None, ct_u
+
+
+def _winners(x: Any, idx: Any, u: Any, dn: ScatterDimensionNumbers, mode: str) -> Any:
+    """Where an update of a scatter (set) is the one its position kept: each scatter index
+    is given an id, the ids are scattered as the updates were and read back (JAX's way)."""
+    ua, i32 = to_aval(u), np.dtype(np.int32)
+    ids: Any = sh.full(ua.shape, 1, i32)
+    stride = 1
+    for d in reversed([d for d in range(ua.ndim) if d not in dn.update_window_dims]):
+        ids = ew.add(ids, ew.mul(sh.iota(i32, ua.shape, d), np.asarray(stride, i32)))
+        stride *= ua.shape[d]
+    placed = _scatter(scatter_general_p, sh.full(to_aval(x).shape, 0, i32), idx, ids, dn, mode)
+    return ew.eq(_read_back(placed, x, idx, u, dn, mode), ids)
 
 
 def _need_unique(name: str, unique: bool) -> None:
