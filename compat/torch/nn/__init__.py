@@ -15,13 +15,20 @@ Example:
 from compat.torch.nn import functional, init, modules, parallel, utils
 from compat.torch.nn.modules import *  # noqa: F403  (every layer: modules.__all__ is the list)
 from compat.torch.nn.parallel import DataParallel
-from compat.torch.nn.parameter import Buffer, Parameter
+from compat.torch.nn.parameter import (
+    Buffer,
+    Parameter,
+    UninitializedBuffer,
+    UninitializedParameter,
+)
 
 __all__ = [
     *modules.__all__,
     "Buffer",
     "DataParallel",
     "Parameter",
+    "UninitializedBuffer",
+    "UninitializedParameter",
     "functional",
     "init",
     "parallel",

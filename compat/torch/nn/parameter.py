@@ -19,7 +19,14 @@ from typing import Any
 
 import compat.torch as torch
 
-__all__ = ["Buffer", "Parameter", "is_parameter"]
+__all__ = [
+    "Buffer",
+    "Parameter",
+    "UninitializedBuffer",
+    "UninitializedParameter",
+    "is_lazy",
+    "is_parameter",
+]
 
 
 def _new_subclass_instance(cls: type, data: Any, requires_grad: bool) -> Any:
@@ -120,6 +127,67 @@ class Buffer(torch.Tensor, metaclass=_BufferMeta):
         t.persistent = persistent
         t._is_buffer = True
         return t
+
+
+class UninitializedTensorMixin:
+    """A placeholder without a shape yet (a lazy module's), until ``materialize``."""
+
+    __slots__ = ()
+    cls_to_become: type = torch.Tensor
+
+    def materialize(self, shape: Any, device: Any = None, dtype: Any = None) -> None:
+        """Give the placeholder ``shape`` (uninitialised values) and make it a plain
+        ``cls_to_become`` (``Parameter`` or ``Tensor``)."""
+        if isinstance(shape, int):
+            shape = (shape,)
+        self.data = torch.empty(tuple(shape), dtype=self.dtype if dtype is None else dtype)
+        self.__class__ = self.cls_to_become
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__}>"
+
+    def __reduce_ex__(self, protocol: Any) -> Any:
+        return (type(self), (self.requires_grad, None, self.dtype))
+
+    def __deepcopy__(self, memo: dict) -> Any:
+        if id(self) not in memo:
+            memo[id(self)] = type(self)(self.requires_grad, None, self.dtype)
+        return memo[id(self)]
+
+
+class UninitializedParameter(UninitializedTensorMixin, Parameter):
+    """A ``Parameter`` whose shape a lazy module infers at its first call
+    (``materialize`` makes it a ``Parameter``)."""
+
+    __slots__ = ()
+    cls_to_become = Parameter
+
+    def __new__(cls, requires_grad: bool = True, device: Any = None, dtype: Any = None) -> Any:
+        data = torch.empty(0) if dtype is None else torch.empty(0, dtype=dtype)
+        return _new_subclass_instance(cls, data, requires_grad)
+
+    def __init__(self, requires_grad: bool = True, device: Any = None, dtype: Any = None) -> None:
+        pass
+
+
+class UninitializedBuffer(UninitializedTensorMixin, torch.Tensor):
+    """A buffer whose shape a lazy module infers at its first call (``materialize``
+    makes it a plain ``Tensor``)."""
+
+    __slots__ = ()
+    cls_to_become = torch.Tensor
+
+    def __new__(cls, requires_grad: bool = False, device: Any = None, dtype: Any = None) -> Any:
+        data = torch.empty(0) if dtype is None else torch.empty(0, dtype=dtype)
+        return _new_subclass_instance(cls, data, requires_grad)
+
+    def __init__(self, requires_grad: bool = False, device: Any = None, dtype: Any = None) -> None:
+        pass
+
+
+def is_lazy(obj: Any) -> bool:
+    """Whether ``obj`` is an uninitialised (lazy) parameter or buffer."""
+    return isinstance(obj, UninitializedTensorMixin)
 
 
 def is_parameter(obj: Any) -> bool:

@@ -83,6 +83,7 @@ from compat.torch.nn.functional.distance import (  # noqa: F401
     margin_ranking_loss,
     normalize,
     pairwise_distance,
+    pdist,
     triplet_margin_loss,
 )
 from compat.torch.nn.functional.dropout_channel import (  # noqa: F401

@@ -1,10 +1,13 @@
 """``nn.functional`` distances and the losses built on them: ``pairwise_distance``,
 ``cosine_similarity``, ``normalize``, ``cosine_embedding_loss``, ``margin_ranking_loss``,
-``hinge_embedding_loss`` and ``triplet_margin_loss``, one compat op each before reduction."""
+``hinge_embedding_loss``, ``triplet_margin_loss`` and ``pdist``, one compat op each
+before reduction."""
 
 from __future__ import annotations
 
 from typing import Any
+
+import numpy as np
 
 import compat.torch as torch
 import funcgrad.lax as flax
@@ -233,3 +236,37 @@ def triplet_margin_loss(
     static = (("margin", float(margin)), ("p", float(p)), ("eps", float(eps)), ("swap", swap))
     loss = apply(_triplet_f, "TripletMarginLossBackward0", (anchor, positive, negative), static)
     return _apply_reduction(loss, reduction)
+
+
+def _pdist_f(x: Any, *, p: float) -> Any:
+    n, m = x.shape
+    rows, cols = np.triu_indices(n, 1)
+    diff = fnp.take(x, rows, axis=0) - fnp.take(x, cols, axis=0)
+    if m == 0:
+        return fnp.zeros((rows.size,), x.dtype)
+    a = fnp.abs(diff)
+    if p == 0.0:
+        return fnp.sum((a != 0).astype(x.dtype), axis=-1)
+    if p == 1.0:
+        return fnp.sum(a, axis=-1)
+    if p == float("inf"):
+        return fnp.max(a, axis=-1)
+    # |d|**p and the root with a zero gradient where they are 0 (PyTorch's), not NaN
+    nonzero = a != 0
+    safe_a = fnp.where(nonzero, a, fnp.ones_like(a))
+    s = fnp.sum(fnp.where(nonzero, safe_a**p, fnp.zeros_like(a)), axis=-1)
+    safe_s = fnp.where(s == 0, fnp.ones_like(s), s)
+    return fnp.where(s == 0, fnp.zeros_like(s), safe_s ** (1.0 / p))
+
+
+def pdist(input: Tensor, p: float = 2) -> Tensor:
+    """The ``p``-norm distances between every pair of rows ``i < j`` of an ``(N, M)``
+    input, as a vector of ``N (N - 1) / 2`` in row-major order (the upper triangle of
+    ``cdist(input, input, p)``)."""
+    if input.dim() != 2:
+        raise RuntimeError(f"pdist only supports 2D tensors, got: {input.dim()}D")
+    if not input.is_floating_point():
+        raise RuntimeError("pdist only supports floating-point dtypes")
+    if p < 0:
+        raise RuntimeError("pdist only supports non-negative p values")
+    return apply(_pdist_f, "PdistBackward0", (input,), (("p", float(p)),))

@@ -1,4 +1,5 @@
-"""``nn.Linear``, ``nn.Bilinear`` and ``nn.Identity``, initialised as ``torch/nn/modules/linear.py`` does."""
+"""``nn.Linear``, ``nn.LazyLinear``, ``nn.Bilinear`` and ``nn.Identity``, initialised as
+``torch/nn/modules/linear.py`` does."""
 
 from __future__ import annotations
 
@@ -8,10 +9,11 @@ from typing import Any
 import compat.torch as torch
 from compat.torch.nn import functional as F
 from compat.torch.nn import init
+from compat.torch.nn.modules.lazy import LazyModuleMixin
 from compat.torch.nn.modules.module import Module
-from compat.torch.nn.parameter import Parameter
+from compat.torch.nn.parameter import Parameter, UninitializedParameter
 
-__all__ = ["Bilinear", "Identity", "Linear"]
+__all__ = ["Bilinear", "Identity", "LazyLinear", "Linear"]
 
 
 class Identity(Module):
@@ -80,6 +82,37 @@ def _empty(shape: tuple[int, ...], dtype: Any) -> Any:
     if dtype is None:
         return torch.empty(shape)
     return torch.empty(shape, dtype=dtype)
+
+
+class LazyLinear(LazyModuleMixin, Linear):
+    """A ``Linear`` whose ``in_features`` is the last dimension of its first input; it
+    becomes a ``Linear`` then (``nn.modules.lazy``)."""
+
+    cls_to_become = Linear
+
+    def __init__(
+        self, out_features: int, bias: bool = True, device: Any = None, dtype: Any = None
+    ) -> None:
+        super().__init__(0, 0, False)
+        self.weight = UninitializedParameter(dtype=dtype)
+        self.out_features = out_features
+        if bias:
+            self.bias = UninitializedParameter(dtype=dtype)
+
+    def reset_parameters(self) -> None:
+        """``Linear``'s initialisation, once the parameters have their shapes."""
+        if not self.has_uninitialized_params() and self.in_features != 0:
+            super().reset_parameters()
+
+    def initialize_parameters(self, input: Any) -> None:
+        """Materialise ``weight`` as ``(out_features, input.shape[-1])`` and ``bias``."""
+        if self.has_uninitialized_params():
+            with torch.no_grad():
+                self.in_features = input.shape[-1]
+                self.weight.materialize((self.out_features, self.in_features))
+                if self.bias is not None:
+                    self.bias.materialize((self.out_features,))
+                self.reset_parameters()
 
 
 class NonDynamicallyQuantizableLinear(Linear):

@@ -1,5 +1,6 @@
 """``torch.nn.utils``: gradient clipping, parameter/vector conversion, ``rnn`` packing,
-``parametrize`` and ``parametrizations.weight_norm``.
+``parametrize``, ``parametrizations.weight_norm``/``spectral_norm`` and the older
+hook-based ``weight_norm``/``spectral_norm``.
 
 Example:
     >>> import compat.torch as torch
@@ -16,6 +17,8 @@ from compat.torch.nn.utils.clip_grad import (
     get_total_norm,
 )
 from compat.torch.nn.utils.convert_parameters import parameters_to_vector, vector_to_parameters
+from compat.torch.nn.utils.spectral_norm import remove_spectral_norm, spectral_norm
+from compat.torch.nn.utils.weight_norm import remove_weight_norm, weight_norm
 
 __all__ = [
     "clip_grad_norm_",
@@ -25,6 +28,10 @@ __all__ = [
     "parameters_to_vector",
     "parametrizations",
     "parametrize",
+    "remove_spectral_norm",
+    "remove_weight_norm",
     "rnn",
+    "spectral_norm",
     "vector_to_parameters",
+    "weight_norm",
 ]
