@@ -111,8 +111,11 @@ def _reused_ir_context() -> object:
 if _fresh_ir_context is not None and os.environ.get("FUNCGRAD_TEST_REUSE_IR_CONTEXT") != "0":
     _mlir.make_ir_context = _reused_ir_context
 
-# the tier-policy tests' shared fixture (``policy``), loaded after the settings above
-pytest_plugins = ["tiers_testutil"]
+# the tier-policy tests' shared fixture (``policy``), loaded after the settings above; and
+# the per-test profile (tests/suite_profile.py) when FUNCGRAD_TEST_PROFILE names a folder
+pytest_plugins = ["tiers_testutil"] + (
+    ["suite_profile"] if os.environ.get("FUNCGRAD_TEST_PROFILE") else []
+)
 
 settings.register_profile(
     "default",
