@@ -15,6 +15,7 @@ from __future__ import annotations
 # (control flow and stop_gradient are top-level names too; jax.lax has them here)
 from funcgrad.control_flow import cond, fori_loop, scan, switch, while_loop
 from funcgrad.lax import (
+    _composite,
     _control,
     _conv,
     _conv_patches,
@@ -28,6 +29,7 @@ from funcgrad.lax import (
     _structural,
     _windowed,
 )
+from funcgrad.lax._composite import *  # noqa: F403
 from funcgrad.lax._control import *  # noqa: F403
 from funcgrad.lax._conv import *  # noqa: F403
 from funcgrad.lax._conv_patches import *  # noqa: F403
@@ -43,6 +45,7 @@ from funcgrad.lax._windowed import *  # noqa: F403
 from funcgrad.primitives.calls import stop_gradient
 
 __all__ = [
+    *_composite.__all__,
     *_control.__all__,
     *_conv.__all__,
     *_conv_patches.__all__,

@@ -1,5 +1,5 @@
-"""Call-like primitives holding sub-programs: ``jit_call`` and ``checkpoint``,
-plus ``stop_gradient``, ``optimization_barrier`` and ``checkpoint_name``
+"""Call-like primitives holding sub-programs: ``jit_call``, ``checkpoint`` and
+``composite`` (a named region lowered to a StableHLO composite op), plus ``stop_gradient``, ``optimization_barrier`` and ``checkpoint_name``
 (the custom-derivative calls are in :mod:`funcgrad.primitives.custom_calls`).
 
 Their rules transform the sub-program as a whole (with :mod:`funcgrad.ad`
@@ -375,6 +375,103 @@ def checkpoint_name(x: Any, name: Any) -> Any:
     if isinstance(x, Tracer):
         return bind(checkpoint_name_p, x, name=name)
     return tree_map(lambda leaf: bind(checkpoint_name_p, leaf, name=name), x)
+
+
+# --------------------------------------------------------------------------- composite
+
+#: ``lax.composite``: a region named for the compiler (``stablehlo.composite``), computed
+#: by its decomposition. As JAX's, it has no derivative and no batching rule: the rules
+#: raise JAX's errors, pointing to ``custom_jvp`` (or ``vmap`` of the decomposition).
+composite_p = Primitive("composite", family=FAMILY, multiple_results=True)
+
+
+class CompositeAttribute:
+    """A static attribute of a composite (a NumPy array compared by value, so equal
+    programs share their compiled form)."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+    def _key(self) -> Any:
+        v = self.value
+        if isinstance(v, np.ndarray):
+            return ("array", v.dtype.str, v.shape, v.tobytes())
+        return ("value", type(v).__name__, v)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, CompositeAttribute) and self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __repr__(self) -> str:
+        return repr(self.value)
+
+
+# params: ``program`` (inputs: the ``inline`` constants, then the operands), ``name``,
+# ``attributes`` (pairs of name and CompositeAttribute), ``version``, ``inline`` (scalar
+# constants of the decomposition, kept in it as JAX keeps literals)
+
+
+@composite_p.def_abstract_eval
+def _composite_abstract_eval(*avals: Aval, program: Program, inline: tuple, **_: Any) -> list:
+    want = program.in_avals[len(inline) :]
+    if [(a.shape, a.dtype) for a in avals] != [(w.shape, w.dtype) for w in want]:
+        raise TypeError(f"composite: operands {list(avals)}, the decomposition expects {want}")
+    return program.out_avals
+
+
+@composite_p.def_lower
+def _composite_lower(
+    *vals: Any, program: Program, name: str, attributes: tuple, version: int, inline: tuple
+) -> list:
+    # JAX's own composite, so the StableHLO is what jax.lax.composite writes (the
+    # decomposition as a private function named ``name``, the attributes on the op)
+    run = lower_program(program)
+    consts = [c.value for c in inline]
+    attrs = {k: a.value for k, a in attributes}
+    outs = lax.composite(lambda *a, **_: run(*consts, *a), name, version)(*vals, **attrs)
+    return list(outs)
+
+
+@composite_p.def_host
+def _composite_host(*vals: Any, program: Program, inline: tuple, **_: Any) -> list:
+    return host_call(program, [*(c.value for c in inline), *vals])
+
+
+@composite_p.def_jvp
+def _composite_jvp(primals: list, tangents: list, **_: Any) -> tuple:
+    raise ValueError(
+        "JVP rule for composite not implemented. You can use `jax.custom_jvp` to add "
+        "support. See https://docs.jax.dev/en/latest/_autosummary/jax.custom_jvp.html"
+    )
+
+
+@composite_p.def_vjp
+def _composite_vjp(cts: list, *primals: Any, out: Any, **_: Any) -> tuple:
+    # (JAX's reverse mode linearizes first, so it meets the JVP rule's error)
+    return _composite_jvp(list(primals), [])
+
+
+@composite_p.def_batch
+def _composite_batch(args: list, dims: list, **_: Any) -> tuple:
+    raise NotImplementedError("Batching rule for 'composite' not implemented")
+
+
+@composite_p.def_examples
+def _composite_examples(rng: np.random.Generator) -> list[Example]:
+    avals = [Aval((3,), np.dtype("float64"))]
+    prog = _sub_program(lambda x: [ew.mul(x, x), ew.sin(x)], avals)
+    params = {
+        "program": prog,
+        "name": "my.square_sin",
+        "attributes": (("k", CompositeAttribute(3)),),
+        "version": 0,
+        "inline": (),
+    }
+    return [Example([rand(rng, (3,))], params, diff_argnums=(), batch_argnums=())]
 
 
 # --------------------------------------------------------------------------- jit_call fusion
