@@ -534,18 +534,19 @@ def average(
                 f"average: axis must be specified when shapes of a and weights differ, got "
                 f"{fmt(a, w)}{here()}"
             )
-        if wv.ndim != 1:
+        # weights over the reduced axes, in ``axis``'s order (NumPy's and JAX's rule)
+        order = [normalize_axis(d, av.ndim, "average") for d in np.atleast_1d(axis).tolist()]
+        if wv.shape != tuple(av.shape[d] for d in order):
             raise ValueError(
-                f"average: 1D weights expected when shapes differ, got {fmt(w)}{here()}"
+                f"average: shape of weights must be consistent with shape of a along "
+                f"axis {axis}: got {fmt(a, w)}{here()}"
             )
-        ax = normalize_axis(axis, av.ndim, "average")
-        if wv.shape[0] != av.shape[ax]:
-            raise ValueError(
-                f"average: length of weights {wv.shape[0]} differs from axis {ax} of {fmt(a)}"
-                f"{here()}"
-            )
+        perm = tuple(int(i) for i in np.argsort(order))
+        if perm != tuple(range(len(order))):
+            w = sh.transpose(w, perm)
         shape = [1] * av.ndim
-        shape[ax] = wv.shape[0]
+        for d in order:
+            shape[d] = av.shape[d]
         w = broadcast_to_shape(sh.reshape(w, tuple(shape)), av.shape)
     wsum = _total(w, axis=axis, keepdims=keepdims)
     avg = divide(_total(multiply(a, w), axis=axis, keepdims=keepdims), wsum)

@@ -213,7 +213,7 @@ def nancumprod(a: ArrayLike, axis: int | None = None, dtype: Any = None, out: An
 
 # --------------------------------------------------------------------------- quantiles
 
-_METHODS = ("linear", "lower", "higher", "midpoint", "nearest")
+_METHODS = ("linear", "lower", "higher", "midpoint", "nearest", "inverted_cdf")
 
 
 def _quantile(
@@ -226,6 +226,7 @@ def _quantile(
     squash_nans: bool,
     out_arg: Any,
     interpolation: Any,
+    weights: ArrayLike | None = None,
 ) -> Any:
     """The quantile functions' one body (``name`` for messages; ``q`` in [0, 1])."""
     _no_out(name, out_arg)
@@ -236,6 +237,8 @@ def _quantile(
             f"{name}: method can only be {', '.join(map(repr, _METHODS))}, got {method!r}"
         )
     a = as_array(a, name)
+    if weights is not None:
+        a, weights = _quantile_weights(name, a, weights, axis, method)
     if dtypes.kind(aval(a).dtype) == 3:
         raise ValueError(f"{name} does not support complex input{here()}")
     q = as_array(q, name)
@@ -249,14 +252,26 @@ def _quantile(
     axes = normalize_axes(axis, len(shape), name)
     rest = [d for d in range(len(shape)) if d not in axes]
     n = int(np.prod([shape[d] for d in axes], dtype=np.int64))
-    y = _shape.reshape(_shape.transpose(a, (*rest, *axes)), (*[shape[d] for d in rest], n))
-    s = _sorting.sort(y, axis=-1)
+
+    def to_rows(x: Any) -> Any:  # the reduced axes last, flattened: (*rest, n)
+        return _shape.reshape(_shape.transpose(x, (*rest, *axes)), (*[shape[d] for d in rest], n))
+
+    y = to_rows(a)
+    if method == "inverted_cdf":
+        order = _sorting.argsort(y, axis=-1, stable=True)
+        s = _indexing.take_along_axis(y, order, axis=-1)
+        w = None if weights is None else _indexing.take_along_axis(to_rows(weights), order, axis=-1)
+    else:
+        s = _sorting.sort(y, axis=-1)
     nan = _ufuncs.isnan(y)
     if squash_nans:
         count = _reductions.sum(_ufuncs.logical_not(nan), axis=-1, keepdims=True, dtype=dt)
     else:
         count = _creation.full((*aval(y).shape[:-1], 1), n, dt)
-    qs = _shape.reshape(q, (-1,))  # (Q,)
+    qs = _shape.reshape(q, (*[1] * len(rest), -1))  # (1, ..., Q): no rank promotion
+    if method == "inverted_cdf":
+        res = _inverted_cdf(s, w, qs, count, squash_nans)
+        return _quantile_result(res, q, shape, axes, keepdims, dt, weak)
     pos = qs * (count - 1)  # (*rest, Q)
     lo = _ufuncs.clip(_ufuncs.floor(pos), 0, _ufuncs.maximum(count - 1, 0))
     hi = _ufuncs.clip(_ufuncs.ceil(pos), 0, _ufuncs.maximum(count - 1, 0))
@@ -278,6 +293,14 @@ def _quantile(
         res = _ufuncs.where(_ufuncs.equal(count, 0), np.nan, res)
     else:
         res = _ufuncs.where(_reductions.any(nan, axis=-1, keepdims=True), np.nan, res)
+    return _quantile_result(res, q, shape, axes, keepdims, dt, weak)
+
+
+def _quantile_result(
+    res: Any, q: Any, shape: tuple, axes: Sequence[int], keepdims: bool, dt: Any, weak: bool
+) -> Any:
+    """The quantiles ``(*rest, Q)`` in NumPy's layout: ``q``'s axis first, the reduced
+    axes dropped (or kept as ones)."""
     res = _shape.moveaxis(res, -1, 0)  # (Q, *rest)
     if keepdims:
         kept = tuple(1 if d in axes else k for d, k in enumerate(shape))
@@ -285,6 +308,59 @@ def _quantile(
     if aval(q).ndim == 0:
         res = res[0]
     return out(convert(res, dt, weak))
+
+
+def _quantile_weights(name: str, a: Any, weights: ArrayLike, axis: Any, method: str) -> tuple:
+    """``a`` and ``weights`` promoted together, the weights broadcast to ``a``'s shape
+    (weights over the reduced axes, in ``axis``'s order, as JAX's); only the
+    ``inverted_cdf`` method takes weights."""
+    weights = as_array(weights, name)
+    if dtypes.kind(aval(weights).dtype) == 3:
+        raise ValueError("Weights cannot be complex types.")
+    if method != "inverted_cdf":
+        raise NotImplementedError(
+            f"{method} doesn't support weights. Only method 'inverted_cdf' supports weights."
+        )
+    a, weights = promote(name, a, weights, to="inexact")
+    av, wv = aval(a), aval(weights)
+    if wv.shape == av.shape:
+        return a, weights
+    if axis is None:
+        raise ValueError("Weights shape must match 'a' shape when axis is None.")
+    order = [normalize_axis(d, av.ndim, name) for d in np.atleast_1d(axis).tolist()]
+    want = tuple(av.shape[d] for d in order)
+    if wv.shape != want:
+        raise ValueError(f"Weights shape {wv.shape} must match reduction axes {want}")
+    perm = tuple(int(i) for i in np.argsort(order))
+    weights = _shape.transpose(weights, perm)
+    kept = [av.shape[d] if d in order else 1 for d in range(av.ndim)]
+    return a, _shape.broadcast_to(_shape.reshape(weights, tuple(kept)), av.shape)
+
+
+def _inverted_cdf(s: Any, w: Any, qs: Any, count: Any, squash_nans: bool) -> Any:
+    """The ``inverted_cdf`` quantiles of the sorted rows ``s`` (``(*rest, n)``) with
+    weights ``w`` sorted alike (``None``: ones): the first value whose cumulative weight
+    reaches ``q`` times the row's total. NaN values weigh nothing; a negative or NaN
+    weight, or a NaN value where NaNs are not squashed, makes the row's quantiles NaN.
+    Returns ``(*rest, Q)``."""
+    nan = _ufuncs.isnan(s)
+    if w is None:
+        w = _creation.ones_like(s)
+    bad = _ufuncs.logical_or(_ufuncs.less(w, 0), _ufuncs.isnan(w))
+    clean = _ufuncs.where(_ufuncs.logical_or(bad, nan), 0, w)
+    cw = _reductions.cumsum(clean, axis=-1)  # (*rest, n)
+    target = qs * cw[..., -1:]  # (*rest, Q)
+    below = _ufuncs.less(_shape.expand_dims(cw, -2), _shape.expand_dims(target, -1))
+    idx = _reductions.sum(below, axis=-1, dtype=dtypes.default_dtype(1))  # (*rest, Q)
+    limit = convert(_ufuncs.maximum(count - 1, 0), dtypes.default_dtype(1))
+    idx = _ufuncs.minimum(idx, limit)
+    res = _indexing.take_along_axis(s, idx, axis=-1)
+    force = _reductions.any(bad, axis=-1, keepdims=True)
+    if squash_nans:
+        force = _ufuncs.logical_or(force, _ufuncs.equal(count, 0))
+    else:
+        force = _ufuncs.logical_or(force, _reductions.any(nan, axis=-1, keepdims=True))
+    return _ufuncs.where(force, np.nan, res)
 
 
 def quantile(
@@ -296,11 +372,13 @@ def quantile(
     method: str = "linear",
     keepdims: bool = False,
     *,
+    weights: ArrayLike | None = None,
     interpolation: Any = None,
 ) -> Any:
-    """The ``q``-th quantiles (``q`` in [0, 1], scalar or 1-D) over ``axis``."""
+    """The ``q``-th quantiles (``q`` in [0, 1], scalar or 1-D) over ``axis``; ``weights``
+    (same shape as ``a``, or the reduced axes' shape) only with ``method="inverted_cdf"``."""
     check_arraylike("quantile", a, q)
-    return _quantile("quantile", a, q, axis, method, keepdims, False, out, interpolation)
+    return _quantile("quantile", a, q, axis, method, keepdims, False, out, interpolation, weights)
 
 
 def nanquantile(
@@ -312,11 +390,12 @@ def nanquantile(
     method: str = "linear",
     keepdims: bool = False,
     *,
+    weights: ArrayLike | None = None,
     interpolation: Any = None,
 ) -> Any:
     """:func:`quantile` ignoring NaNs."""
     check_arraylike("nanquantile", a, q)
-    return _quantile("nanquantile", a, q, axis, method, keepdims, True, out, interpolation)
+    return _quantile("nanquantile", a, q, axis, method, keepdims, True, out, interpolation, weights)
 
 
 def percentile(
@@ -328,12 +407,13 @@ def percentile(
     method: str = "linear",
     keepdims: bool = False,
     *,
+    weights: ArrayLike | None = None,
     interpolation: Any = None,
 ) -> Any:
     """The ``q``-th percentiles (``q`` in [0, 100])."""
     check_arraylike("percentile", a, q)
     q = _ufuncs.true_divide(q, 100.0)
-    return _quantile("percentile", a, q, axis, method, keepdims, False, out, interpolation)
+    return _quantile("percentile", a, q, axis, method, keepdims, False, out, interpolation, weights)
 
 
 def nanpercentile(
@@ -345,12 +425,15 @@ def nanpercentile(
     method: str = "linear",
     keepdims: bool = False,
     *,
+    weights: ArrayLike | None = None,
     interpolation: Any = None,
 ) -> Any:
     """:func:`percentile` ignoring NaNs."""
     check_arraylike("nanpercentile", a, q)
     q = _ufuncs.true_divide(q, 100.0)
-    return _quantile("nanpercentile", a, q, axis, method, keepdims, True, out, interpolation)
+    return _quantile(
+        "nanpercentile", a, q, axis, method, keepdims, True, out, interpolation, weights
+    )
 
 
 def nanmedian(
