@@ -47,6 +47,8 @@ def parse_to(args: tuple, kwargs: dict) -> tuple[Any, Any, bool, Any]:
         device = rest.pop(0)
         if rest and (_is_dtype(rest[0]) or rest[0] is None):
             dtype = rest.pop(0)
+        elif rest:  # to(device, non_blocking) is no signature: the dtype comes first
+            rest = ["no dtype"]
     if rest and not isinstance(rest[0], bool):
         raise TypeError(
             "to() received an invalid combination of arguments - got "

@@ -51,7 +51,18 @@ def _check_class_target_shape(input: Tensor, target: Tensor, class_dim: int) -> 
                 f"Expected input batch_size ({input.shape[0]}) to match target batch_size "
                 f"({target.shape[0] if target.dim() else 0})."
             )
+        if input.dim() == 2 and target.dim() > 1:
+            raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
         raise RuntimeError(f"Expected target size {list(expected)}, got {list(target.shape)}")
+
+
+def _check_class_weight(weight: Tensor | None, n_classes: int, prefix: str = "") -> None:
+    """PyTorch's error for a class ``weight`` that is not a vector of ``n_classes``."""
+    if weight is not None and (weight.dim() != 1 or weight.numel() != n_classes):
+        raise RuntimeError(
+            f"{prefix}weight tensor should be defined either for all {n_classes} classes or no classes "
+            f"but got weight tensor of shape: {list(weight.shape)}"
+        )
 
 
 def _size(t: Tensor) -> str:

@@ -3,7 +3,10 @@
 Each is its activation with ``inplace=True``, with PyTorch's positional
 signature (no ``inplace`` argument): ``input`` takes the result and is
 returned, the graph node is the in-place one (``EluBackward1``, ...), and a
-leaf that requires grad raises PyTorch's ``RuntimeError``.
+leaf that requires grad raises PyTorch's ``RuntimeError``. With a negative ``alpha``
+(``elu_``, ``celu_``) or slope (``leaky_relu_``, ``rrelu_``) the input cannot be
+recovered from the result, so, as PyTorch's, the backward pass through the result
+raises, asking for the out-of-place form.
 """
 
 from __future__ import annotations
@@ -31,6 +34,31 @@ def _tensor(name: str, input: Tensor) -> Tensor:
     return input
 
 
+_ELU_MSG = (
+    "In-place elu backward calculation is triggered with a negative slope which is not "
+    "supported. This is caused by calling in-place forward function with a negative slope, "
+    "please call out-of-place version instead."
+)
+_LEAKY_MSG = (
+    "In-place leakyReLu backward calculation is triggered with a negative slope which is not "
+    "supported. This is caused by calling in-place forward function with a negative slope, "
+    "please call out-of-place version instead. File an issue at "
+    "https://github.com/pytorch/pytorch if you do require supporting in-place leakRelu "
+    "backward calculation with negative slope"
+)
+
+
+def _no_backward(out: Tensor, negative: bool, msg: str) -> Tensor:
+    """``out``; when ``negative``, a gradient reaching it raises ``msg``."""
+    if negative and out.requires_grad:
+
+        def refuse(grad: Tensor) -> None:
+            raise RuntimeError(msg)
+
+        out.register_hook(refuse)
+    return out
+
+
 def relu_(input: Tensor) -> Tensor:
     """In-place ``relu``."""
     return relu(_tensor("relu_", input), inplace=True)
@@ -38,12 +66,12 @@ def relu_(input: Tensor) -> Tensor:
 
 def elu_(input: Tensor, alpha: float = 1.0) -> Tensor:
     """In-place ``elu``."""
-    return elu(_tensor("elu_", input), alpha, inplace=True)
+    return _no_backward(elu(_tensor("elu_", input), alpha, inplace=True), alpha < 0, _ELU_MSG)
 
 
 def celu_(input: Tensor, alpha: float = 1.0) -> Tensor:
     """In-place ``celu``."""
-    return celu(_tensor("celu_", input), alpha, inplace=True)
+    return _no_backward(celu(_tensor("celu_", input), alpha, inplace=True), alpha < 0, _ELU_MSG)
 
 
 def selu_(input: Tensor) -> Tensor:
@@ -53,7 +81,8 @@ def selu_(input: Tensor) -> Tensor:
 
 def leaky_relu_(input: Tensor, negative_slope: float = 0.01) -> Tensor:
     """In-place ``leaky_relu``."""
-    return leaky_relu(_tensor("leaky_relu_", input), negative_slope, inplace=True)
+    out = leaky_relu(_tensor("leaky_relu_", input), negative_slope, inplace=True)
+    return _no_backward(out, negative_slope < 0, _LEAKY_MSG)
 
 
 def hardtanh_(input: Tensor, min_val: float = -1.0, max_val: float = 1.0) -> Tensor:
@@ -65,7 +94,9 @@ def rrelu_(
     input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False
 ) -> Tensor:
     """In-place ``rrelu`` (random slopes drawn as PyTorch draws them while ``training``)."""
-    return rrelu(_tensor("rrelu_", input), lower, upper, training, inplace=True)
+    out = rrelu(_tensor("rrelu_", input), lower, upper, training, inplace=True)
+    negative = lower < 0 if training else (lower + upper) / 2 < 0
+    return _no_backward(out, negative, _LEAKY_MSG)
 
 
 def threshold_(input: Tensor, threshold: float, value: float) -> Tensor:

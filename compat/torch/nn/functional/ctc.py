@@ -88,6 +88,8 @@ def _ctc_f(
 
 def _lengths(name: str, value: Any, n: int) -> tuple[int, ...]:
     if isinstance(value, torch.Tensor):
+        if value.is_floating_point() or value.is_complex():
+            raise RuntimeError(f"{name} must be integral")
         value = value.tolist()
     if isinstance(value, int):
         value = [value]

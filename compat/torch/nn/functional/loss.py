@@ -11,6 +11,7 @@ from compat.torch.nn.functional._dtype_names import _is_floating, _to_dtype
 from compat.torch.nn.functional._reduction import _apply_reduction, _resolve_reduction
 from compat.torch.nn.functional._targets import (
     _check_class_target_shape,
+    _check_class_weight,
     _check_targets,
     _class_dim,
     _class_mask,
@@ -141,6 +142,7 @@ def nll_loss(
     class_dim = _class_dim(input)
     n_classes = input.shape[class_dim]
     _check_class_target_shape(input, target, class_dim)
+    _check_class_weight(weight, n_classes)
     n_valid = _check_targets(target, n_classes, ignore_index)
     fused = _fused.cross_entropy(
         input, target, weight, class_dim, ignore_index, reduction, 0.0, from_logits=False
@@ -183,9 +185,10 @@ def cross_entropy(
     if reduction not in ("mean", "sum", "none"):
         raise ValueError(f"{reduction} is not a valid value for reduction")
     if not 0.0 <= label_smoothing <= 1.0:
-        raise ValueError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
+        raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
     class_dim = _class_dim(input)
     n_classes = input.shape[class_dim]
+    _check_class_weight(weight, n_classes, "cross_entropy: " if _is_floating(target) else "")
     w_shape = [1] * input.dim()
     w_shape[class_dim] = n_classes
     w = weight.reshape(w_shape) if weight is not None else None

@@ -113,7 +113,8 @@ def batch_norm(
         args = (input, running_mean, running_var, *wb)
         return apply(_batch_norm_eval_f, "NativeBatchNormBackward0", args, static)
     out = apply(_batch_norm_train_f, "NativeBatchNormBackward0", (input, *wb), static)
-    if running_mean is not None or running_var is not None:
+    # an empty batch has no statistics: the buffers stay as they are (PyTorch's)
+    if (running_mean is not None or running_var is not None) and input.numel() > 0:
         with torch.no_grad():
             mean, var = apply(_batch_stats_f, "BatchStats", (input.detach(),))
             for buf, stat in ((running_mean, mean), (running_var, var)):
@@ -211,7 +212,7 @@ def rms_norm(
 
 def _group_norm_f(x: Any, *wb: Any, groups: int, eps: float, has_weight: bool) -> Any:
 
-    grouped = fnp.reshape(x, (x.shape[0], groups, -1))
+    grouped = fnp.reshape(x, (x.shape[0], groups, x.size // max(x.shape[0] * groups, 1)))
     y = fnp.reshape(_normalize(grouped, (2,), eps), x.shape)
     return _affine(y, wb, has_weight, (1, x.shape[1]) + (1,) * (x.ndim - 2))
 
@@ -231,6 +232,11 @@ def group_norm(
             f"Expected at least 2 dimensions for input tensor but received {input.dim()}"
         )
     channels = input.shape[1]
+    size = [input.shape[0] * channels // num_groups, num_groups, *input.shape[2:]]
+    if int(np.prod([size[0], *size[2:]])) == 1:  # one value per group: variance undefined
+        raise ValueError(
+            f"Expected more than 1 value per channel when training, got input size {size}"
+        )
     if channels % num_groups:
         raise RuntimeError(
             "Expected number of channels in input to be divisible by num_groups, but got input "
@@ -318,7 +324,8 @@ def instance_norm(
         # copies (PyTorch's are repeats): the buffers are rewritten below
         args = (input, running_mean.clone(), running_var.clone(), *wb)
         out = apply(_batch_norm_eval_f, "NativeBatchNormBackward0", args, static)
-    if running_mean is not None or running_var is not None:
+    # an empty batch has no statistics: the buffers stay as they are (PyTorch's)
+    if (running_mean is not None or running_var is not None) and input.numel() > 0:
         with torch.no_grad():
             if use_input_stats:
                 stats = apply(_instance_stats_f, "InstanceStats", (input.detach(),))

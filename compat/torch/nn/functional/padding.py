@@ -23,7 +23,20 @@ def _constant_pad_f(x: Any, *, pads: tuple[tuple[int, int], ...], value: Any) ->
 
 
 def _mode_pad_f(x: Any, *, pads: tuple[tuple[int, int], ...], mode: str) -> Any:
-    return fnp.pad(x, pads, mode=_NP_MODE[mode])
+    # a negative amount crops, as PyTorch's kernels index: reflect and replicate pad by
+    # the positive amounts about the original edges, then crop; circular crops, then wraps
+    # the cropped tensor
+    grow = tuple((max(lo, 0), max(hi, 0)) for lo, hi in pads)
+    if grow == pads:
+        return fnp.pad(x, pads, mode=_NP_MODE[mode])
+    if mode == "circular":
+        return fnp.pad(_crop(x, pads), grow, mode="wrap")
+    return _crop(fnp.pad(x, grow, mode=_NP_MODE[mode]), pads)
+
+
+def _crop(x: Any, pads: tuple[tuple[int, int], ...]) -> Any:
+    """``x`` less ``-lo``/``-hi`` entries at each end where an amount is negative."""
+    return x[tuple(slice(-min(lo, 0), n + min(hi, 0)) for n, (lo, hi) in zip(x.shape, pads))]
 
 
 def _pairs(pad: tuple[int, ...], ndim: int) -> tuple[tuple[int, int], ...]:
@@ -95,8 +108,13 @@ def pad(input: Tensor, pad: Any, mode: str = "constant", value: float | None = N
             "  - 3D or 4D input: padding size = 4 (pads last 2 dimensions)\n"
             "  - 4D or 5D input: padding size = 6 (pads last 3 dimensions)"
         )
-    if any(p < 0 for p in amounts):
-        raise NotImplementedError(f"compat pad(mode='{mode}') supports non-negative padding only")
+    if mode != "circular":
+        spatial = input.shape[1:] if ndim == k + 2 else input.shape
+        if 0 in spatial:
+            raise RuntimeError(
+                f"Expected {k + 1}D or {k + 2}D (batch mode) tensor with possibly 0 batch size "
+                f"and other non-zero dimensions for input, but got: {list(input.shape)}"
+            )
     for d in range(ndim - k, ndim):
         n, (lo, hi) = input.shape[d], pairs[d]
         if mode == "reflect" and (lo >= n or hi >= n):
@@ -107,10 +125,15 @@ def pad(input: Tensor, pad: Any, mode: str = "constant", value: float | None = N
             )
         if mode == "circular" and (lo > n or hi > n):
             raise RuntimeError("Padding value causes wrapping around more than once.")
-        if mode == "replicate" and n == 0 and (lo or hi):
+        size = n + lo + hi
+        if mode == "circular" and size < 0:
+            raise RuntimeError("Negative padding value is resulting in an empty dimension")
+        if mode != "circular" and k == 1 and size <= 0:
+            raise RuntimeError(f"input (W: {n}) is too small. Calculated output W: {size}")
+        if size < 0:
             raise RuntimeError(
-                f"Expected {k + 1}D or {k + 2}D (batch mode) tensor with possibly 0 batch size "
-                f"and other non-zero dimensions for input, but got: {list(input.shape)}"
+                f"The input size {n}, plus negative padding {lo} and {hi} resulted in a "
+                f"negative output size, which is invalid. Check dimension {d} of your input."
             )
     name = {"reflect": "ReflectionPad", "replicate": "ReplicationPad", "circular": "Pad"}[mode]
     return apply(_mode_pad_f, f"{name}{k}DBackward0", (input,), (("pads", pairs), ("mode", mode)))

@@ -25,6 +25,7 @@ Example:
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -437,18 +438,33 @@ class Module(ModuleHooksMixin, ModuleStateMixin):
         floating ``dtype`` converts floating parameters and buffers (as new Parameter
         objects: build optimizers after converting, as PyTorch recommends).
         """
-        device, dtype, _, _ = _transfer.parse_to(args, dict(kwargs))
-        if dtype is not None and not _is_floating_dtype(dtype):
+        device, dtype, copy, _ = _transfer.parse_to(args, dict(kwargs))
+        if copy:
+            raise RuntimeError(".to() does not accept copy argument")
+        if dtype is not None and not (_is_floating_dtype(dtype) or _is_complex_dtype(dtype)):
             raise TypeError(
                 "nn.Module.to only accepts floating point or complex dtypes, but got "
                 f"desired dtype={dtype}"
+            )
+        if dtype is not None and _is_complex_dtype(dtype):
+            warnings.warn(
+                "Complex modules are a new feature under active development whose design may "
+                "change, and some modules might not work as expected when using complex "
+                "tensors as parameters or buffers.",
+                UserWarning,
+                stacklevel=2,
             )
         if device is not None:
             with torch.no_grad():
                 self._apply(lambda t: _transfer.move(t, device))
         if dtype is None:
             return self
-        return self._apply(lambda t: _cast(t, dtype) if _is_floating_dtype(t.dtype) else t)
+
+        def convert(t: Any) -> Any:
+            inexact = _is_floating_dtype(t.dtype) or _is_complex_dtype(t.dtype)
+            return _cast(t, dtype) if inexact else t
+
+        return self._apply(convert)
 
     def cuda(self, device: Any = None) -> Module:
         """Move parameters and buffers to a CUDA device (jax's GPU); PyTorch's error if none."""
@@ -537,6 +553,10 @@ def _is_floating_dtype(dtype: Any) -> bool:
     if isinstance(is_fp, bool):
         return is_fp
     return dtype in (torch.float32, torch.float64) or "float" in str(dtype)
+
+
+def _is_complex_dtype(dtype: Any) -> bool:
+    return getattr(dtype, "is_complex", False) is True
 
 
 def _cast(t: Any, dtype: Any) -> Any:

@@ -274,6 +274,8 @@ class RNNBase(Module):
             else:
                 hx = self._unbatched_hidden(hx, batched)
             self.check_forward_args(input, hx, None)
+            if input.shape[1 if self.batch_first else 0] == 0:
+                raise RuntimeError("Expected sequence length to be larger than 0 in RNN")
             x = input
             packing = ()
         out, hidden = self._run(x, hx, packing)

@@ -1,0 +1,160 @@
+"""Errors PyTorch 2.13 raises in ``nn`` that compat now raises too (same type, same
+message), and the values on the way: empty batches in ``BatchNorm``/``GroupNorm``,
+negative amounts of the reflect/replicate/circular ``pad`` modes, ``Module.to`` a
+complex dtype."""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pytest
+
+import compat.torch as ctorch
+
+torch = pytest.importorskip("torch")
+
+LIBS = [ctorch, torch]
+
+
+def _error(fn: Callable[[Any], Any]) -> list[tuple[str, str]]:
+    """The exception (type name, message) ``fn(lib)`` raises in each library."""
+    out = []
+    for lib in LIBS:
+        with pytest.raises(Exception) as info:
+            fn(lib)
+        out.append((type(info.value).__name__, str(info.value).split("\n")[0]))
+    return out
+
+
+CASES = {
+    "rnn_seq_len_0": lambda lib: lib.nn.GRU(5, 6)(lib.ones(0, 10, 5)),
+    "rnn_seq_len_0_batch_first": lambda lib: lib.nn.LSTM(5, 6, batch_first=True)(lib.ones(2, 0, 5)),
+    "rnn_unbatched_0": lambda lib: lib.nn.RNN(5, 6)(lib.ones(0, 5)),
+    "group_norm_one_value": lambda lib: lib.nn.GroupNorm(10, 10)(lib.rand(10)[None, :, None]),
+    "reflect_1d_empty": lambda lib: lib.nn.ReflectionPad1d(2)(lib.randn(3, 0, 10)),
+    "reflect_2d_empty": lambda lib: lib.nn.ReflectionPad2d(2)(lib.randn(3, 0, 10, 10)),
+    "replicate_3d_empty": lambda lib: lib.nn.ReplicationPad3d(1)(lib.randn(3, 0, 4, 4, 4)),
+    "replicate_unbatched_empty": lambda lib: lib.nn.functional.pad(lib.randn(0, 4), (1, 1), mode="replicate"),
+    "circular_negative_size": lambda lib: lib.nn.functional.pad(lib.randn(1, 1, 4), (-3, -2), mode="circular"),
+    "reflect_1d_too_small": lambda lib: lib.nn.functional.pad(lib.randn(1, 1, 4), (-2, -2), mode="reflect"),
+    "ce_index_weight_size": lambda lib: lib.nn.functional.cross_entropy(lib.randn(4, 3), lib.zeros(4, dtype=lib.long), weight=lib.ones(2)),
+    "nll_2d_target": lambda lib: lib.nn.functional.nll_loss(lib.randn(10, 3), lib.zeros(10, 2, dtype=lib.long)),
+    "nll_weight_size": lambda lib: lib.nn.functional.nll_loss(lib.randn(10, 3), lib.zeros(10, dtype=lib.long), weight=lib.ones(4)),
+    "nll_weight_2d": lambda lib: lib.nn.functional.nll_loss(lib.randn(10, 3), lib.zeros(10, dtype=lib.long), weight=lib.ones(1, 3)),
+    "ce_weight_size": lambda lib: lib.nn.functional.cross_entropy(lib.randn(4, 3), lib.randn(4, 3), weight=lib.ones(2)),
+    "label_smoothing": lambda lib: lib.nn.CrossEntropyLoss(label_smoothing=1.2)(lib.randn(3, 4), lib.arange(3)),
+    "ctc_float_lengths": lambda lib: lib.nn.functional.ctc_loss(
+        lib.randn(5, 2, 4).log_softmax(2), lib.ones(2, 2, dtype=lib.int), lib.tensor([5.0, 5.0]), lib.tensor([2, 2])
+    ),
+    "module_to_device_bool": lambda lib: lib.nn.Linear(2, 2).to(lib.device("cpu"), True),
+    "module_to_none_bool": lambda lib: lib.nn.Linear(2, 2).to(None, True),
+    "module_to_copy": lambda lib: lib.nn.Linear(2, 2).to("cpu", copy=True),
+    "module_to_long": lambda lib: lib.nn.Linear(2, 2).to(lib.long),
+    "tensor_to_device_bool": lambda lib: lib.ones(2).to(lib.device("cpu"), True),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_same_error(name: str) -> None:
+    ours, theirs = _error(CASES[name])
+    assert ours[0] == theirs[0]
+    if "invalid combination" in theirs[1]:  # PyTorch lists its signatures after this
+        assert ours[1].startswith("to() received an invalid combination of arguments - got")
+    else:
+        assert ours[1] == theirs[1]
+
+
+INPLACE = {
+    "elu_": lambda lib, t: lib.nn.functional.elu_(t, alpha=-2),
+    "celu_": lambda lib, t: lib.nn.functional.celu_(t, alpha=-2),
+    "leaky_relu_": lambda lib, t: lib.nn.functional.leaky_relu_(t, -2),
+    "rrelu_": lambda lib, t: lib.nn.functional.rrelu_(t, -5.0, 1.0),
+}
+
+
+@pytest.mark.parametrize("name", list(INPLACE))
+def test_inplace_negative_slope_refuses_backward(name: str) -> None:
+    msgs = []
+    for lib in LIBS:
+        a = lib.tensor([-1.0, 1.0], requires_grad=True)
+        out = INPLACE[name](lib, a.clone())  # the forward pass is allowed
+        with pytest.raises(RuntimeError) as info:
+            out.backward(lib.ones(2))
+        msgs.append(str(info.value))
+        with lib.no_grad():  # no graph: nothing to refuse
+            INPLACE[name](lib, lib.tensor([-1.0, 1.0]))
+    assert msgs[0] == msgs[1]
+    assert "please call out-of-place version instead" in msgs[0]
+
+
+def test_positive_slopes_still_differentiate() -> None:
+    grads = []
+    for lib in LIBS:
+        a = lib.tensor([-1.0, 2.0], requires_grad=True)
+        lib.nn.functional.leaky_relu_(a.clone(), 0.2).sum().backward()
+        grads.append(a.grad.numpy().copy())
+    np.testing.assert_allclose(grads[0], grads[1])
+
+
+@pytest.mark.parametrize("module", ["BatchNorm2d", "GroupNorm"])
+def test_empty_batch(module: str) -> None:
+    rng = np.random.default_rng(0)
+    results = []
+    for lib in LIBS:
+        mod = lib.nn.BatchNorm2d(4) if module == "BatchNorm2d" else lib.nn.GroupNorm(2, 4)
+        x = lib.randn(0, 4, 2, 2, requires_grad=True)
+        out = mod(x)
+        out.backward(lib.tensor(rng.standard_normal((0, 4, 2, 2)), dtype=lib.float32))
+        res = [tuple(out.shape), x.grad.numpy(), mod.weight.grad.numpy(), mod.bias.grad.numpy()]
+        if module == "BatchNorm2d":  # an empty batch leaves the running statistics
+            res += [mod.running_mean.numpy(), mod.running_var.numpy()]
+        results.append(res)
+    for a, b in zip(*results):
+        np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize("mode", ["reflect", "replicate", "circular"])
+@pytest.mark.parametrize(
+    "pads", [(1, -1), (-2, 1), (-1, -1, 2, -3), (0, 0, -1, -1), (3, -1, -2, 2), (1, -2)]
+)
+def test_negative_padding_modes(mode: str, pads: tuple) -> None:
+    shape = (2, 3, 5, 4) if len(pads) == 4 else (3, 5, 4)
+    x = np.arange(np.prod(shape), dtype=np.float64).reshape(shape)
+    w = np.random.default_rng(1).standard_normal(200)
+    results = []
+    for lib in LIBS:
+        t = lib.tensor(x, requires_grad=True)
+        out = lib.nn.functional.pad(t, pads, mode=mode)
+        g = lib.tensor(w[: out.numel()].reshape(out.shape))
+        out.backward(g)
+        results.append((out.detach().numpy(), t.grad.numpy()))
+    np.testing.assert_array_equal(results[0][0], results[1][0])
+    # the gradient: each output's cotangent added to the input it reads (found by padding
+    # the inputs' indices with PyTorch); PyTorch's own circular backward leaves entries
+    # uninitialised when one side crops and the other wraps
+    source = torch.nn.functional.pad(
+        torch.arange(x.size, dtype=torch.float64).reshape(shape), pads, mode=mode
+    )
+    expected = np.zeros(x.size)
+    np.add.at(expected, source.numpy().astype(np.int64).ravel(), w[: source.numel()])
+    np.testing.assert_allclose(results[0][1], expected.reshape(shape), rtol=1e-13, atol=1e-14)
+
+
+def test_module_to_complex() -> None:
+    dtypes = []
+    for lib in LIBS:
+        m = lib.nn.Linear(3, 2)
+        with warnings.catch_warnings(record=True) as ws:
+            warnings.simplefilter("always")
+            m.to(lib.cfloat)
+            assert any("Complex modules are a new feature" in str(w.message) for w in ws)
+            dtypes.append(str(m.weight.dtype))
+            m.to(lib.cdouble)
+            dtypes.append(str(m.bias.dtype))
+            m.to(lib.float)
+        dtypes.append(str(m.weight.dtype))
+        assert isinstance(m.weight, lib.nn.Parameter)
+    assert dtypes[:3] == dtypes[3:] == ["torch.complex64", "torch.complex128", "torch.float32"]
