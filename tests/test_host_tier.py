@@ -38,6 +38,11 @@ WITHOUT_HOST_RULE = {
     "random_gamma_grad",
     "random_seed",
     "random_split",
+    # XLA's RngBitGenerator (Philox/Threefry in XLA's layout): its bits are XLA's own
+    "rng_bit_generator",
+    # XLA's rounding to an arbitrary float format (exponent and mantissa widths no NumPy
+    # dtype has): the compiled tier is XLA's exactly
+    "reduce_precision",
     # random.normal's samples are erf_inv of uniform bits: XLA's approximation keeps them
     # JAX's bit for bit (SciPy's erfinv differs in the last bit now and then)
     "erf_inv",

@@ -25,6 +25,7 @@ from funcgrad.lax import (
     _parallel,
     _ragged,
     _reductions,
+    _rng,
     _special,
     _structural,
     _windowed,
@@ -39,6 +40,7 @@ from funcgrad.lax._gather import *  # noqa: F403
 from funcgrad.lax._parallel import *  # noqa: F403
 from funcgrad.lax._ragged import *  # noqa: F403
 from funcgrad.lax._reductions import *  # noqa: F403
+from funcgrad.lax._rng import *  # noqa: F403
 from funcgrad.lax._special import *  # noqa: F403
 from funcgrad.lax._structural import *  # noqa: F403
 from funcgrad.lax._windowed import *  # noqa: F403
@@ -55,6 +57,7 @@ __all__ = [
     *_parallel.__all__,
     *_ragged.__all__,
     *_reductions.__all__,
+    *_rng.__all__,
     *_special.__all__,
     *_structural.__all__,
     *_windowed.__all__,

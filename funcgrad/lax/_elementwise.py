@@ -33,6 +33,7 @@ __all__ = [
     "population_count",
     "pow",
     "real",
+    "reduce_precision",
     "round",
 ]
 
@@ -181,6 +182,17 @@ def _pow(x: Any, y: Any) -> Any:
 
 
 real = _un(ew.real, "real", "Real part of a complex array.")
+
+
+def reduce_precision(operand: Any, exponent_bits: int, mantissa_bits: int) -> Any:
+    """``operand`` rounded to the nearest value of a float format with ``exponent_bits``
+    and ``mantissa_bits`` (XLA's ``ReducePrecision``), keeping its dtype: e.g. float32
+    values as bfloat16 would hold them."""
+    e = operator.index(exponent_bits)
+    m = operator.index(mantissa_bits)
+    return ew.reduce_precision(prep(operand, "reduce_precision"), e, m)
+
+
 imag = _un(ew.imag, "imag", "Imaginary part of a complex array.")
 
 

@@ -36,6 +36,7 @@ from funcgrad.core.primitive import Example, Primitive
 from funcgrad.core.zeros import Zero, is_zero
 from funcgrad.primitives import elementwise as ew
 from funcgrad.primitives import rules
+from funcgrad.primitives import shape as sh
 from funcgrad.primitives.rules import rand
 from funcgrad.primitives.sort import sort, sort_p  # noqa: F401  (its old home)
 
@@ -550,3 +551,70 @@ def _random_gamma_grad_examples(rng: np.random.Generator) -> list[Example]:
 def random_gamma_grad(a: Any, x: Any) -> Any:
     """d x / d a for a Gamma(``a``, 1) sample ``x`` (implicit reparameterisation gradient)."""
     return bind(random_gamma_grad_p, a, x)
+
+
+# --------------------------------------------------------------------------- rng_bit_generator
+
+#: ``lax.rng_bit_generator``: XLA's ``RngBitGenerator`` (the platform's algorithm, or
+#: Threefry or Philox) from a ``uint32[4]`` (or ``uint64[2]``) key: the next key and
+#: random bits. Not the threefry primitives above: its bits are XLA's own.
+rng_bit_generator_p = Primitive(
+    "rng_bit_generator", family=FAMILY, multiple_results=True, differentiable=False
+)
+_RBG_DTYPES = tuple(np.dtype(f"uint{n}") for n in (8, 16, 32, 64))
+
+
+@rng_bit_generator_p.def_abstract_eval
+def _rbg_abstract_eval(key: Aval, *, shape: tuple, dtype: np.dtype, algorithm: int) -> list:
+    if (key.shape, key.dtype) not in (((4,), np.dtype("uint32")), ((2,), np.dtype("uint64"))):
+        raise TypeError(f"rng_bit_generator: the key must be uint32[4] or uint64[2], got {key}")
+    if dtype not in _RBG_DTYPES:
+        raise TypeError(f"rng_bit_generator: unsupported dtype {dtype}")
+    return [key, Aval(shape, dtype, False)]
+
+
+@rng_bit_generator_p.def_lower
+def _rbg_lower(key: Any, *, shape: tuple, dtype: np.dtype, algorithm: int) -> list:
+    alg = lax.RandomAlgorithm(algorithm)
+    return list(lax.rng_bit_generator(key, shape, dtype=dtype, algorithm=alg))
+
+
+@rng_bit_generator_p.def_batch
+def _rbg_batch(args: list, dims: list, *, shape: tuple, **p: Any) -> tuple:
+    # JAX's rule, kept for equal values: the first key alone draws bits for the whole
+    # batch (one leading axis more), and only the first key advances
+    (keys,), (bd,) = args, dims
+    if bd is None:
+        return bind(rng_bit_generator_p, keys, shape=shape, **p), [None, None]
+    keys = rules.moveaxis(keys, bd, 0)
+    b, n = to_aval(keys).shape
+    first = sh.reshape(sh.slice(keys, (0, 0), (1, n), (1, 1)), (n,))
+    new, bits = bind(rng_bit_generator_p, first, shape=(b, *shape), **p)
+    rest = sh.slice(keys, (1, 0), (b, n), (1, 1))
+    return [sh.concatenate(sh.reshape(new, (1, n)), rest, dimension=0), bits], [0, 0]
+
+
+@rng_bit_generator_p.def_examples
+def _rbg_examples(rng: np.random.Generator) -> list[Example]:
+    key = np.array([1, 2, 3, 4], np.uint32)
+    u32, u8 = np.dtype("uint32"), np.dtype("uint8")
+    # (batching follows JAX's rule, which is not a loop over keys: checked in its tests)
+    return [
+        Example([key], {"shape": (5, 7), "dtype": u32, "algorithm": 0}, batch_argnums=()),
+        Example([key], {"shape": (6,), "dtype": u8, "algorithm": 1}, batch_argnums=()),
+        Example([key], {"shape": (2, 3), "dtype": u32, "algorithm": 2}, batch_argnums=()),
+    ]
+
+
+def rng_bit_generator(key: Any, shape: Sequence[int], dtype: Any, algorithm: int) -> tuple:
+    """(the next key, random bits of ``shape`` and unsigned ``dtype``) from XLA's
+    ``RngBitGenerator`` with ``algorithm`` (0 the platform's, 1 Threefry, 2 Philox)."""
+    return tuple(
+        bind(
+            rng_bit_generator_p,
+            key,
+            shape=_shape("rng_bit_generator", shape),
+            dtype=np.dtype(dtype),
+            algorithm=int(algorithm),
+        )
+    )

@@ -100,6 +100,8 @@ from funcgrad.primitives.elementwise.convert import (  # noqa: F401
     real,
     real_dtype,
     real_p,
+    reduce_precision,
+    reduce_precision_p,
     unbroadcast,
 )
 from funcgrad.primitives.elementwise.selection import (  # noqa: F401

@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable
 from typing import Any
 
@@ -190,3 +191,56 @@ def convert_element_type(x: Any, new_dtype: Any, weak_type: bool = False) -> Any
     ):
         return x
     return bind(convert_element_type_p, x, new_dtype=new_dtype, weak_type=weak_type)
+
+
+# --------------------------------------------------------------------------- reduce_precision
+
+#: ``lax.reduce_precision``: each element rounded (to nearest even) to a float format of
+#: ``exponent_bits`` and ``mantissa_bits`` (XLA's ``ReducePrecision``), in the operand's
+#: dtype. Linear for derivatives as in JAX: a tangent is rounded the same way.
+reduce_precision_p = Primitive("reduce_precision", family=FAMILY)
+
+
+@reduce_precision_p.def_abstract_eval
+def _reduce_precision_abstract_eval(x: Aval, *, exponent_bits: int, mantissa_bits: int) -> Aval:
+    if exponent_bits < 1:
+        raise ValueError(f"reduce_precision: exponent_bits must be positive; got {exponent_bits}")
+    if mantissa_bits < 0:
+        raise ValueError(
+            f"reduce_precision: mantissa_bits must be non-negative; got {mantissa_bits}"
+        )
+    if not dtypes.is_float(x.dtype):
+        raise TypeError(
+            f"reduce_precision does not accept dtype {x.dtype.name}. Accepted dtypes are "
+            "subtypes of floating."
+        )
+    return x
+
+
+reduce_precision_p.lower = lambda x, **p: lax.reduce_precision(x, **p)
+rules.def_linear(reduce_precision_p)
+rules.def_vectorized_unary(reduce_precision_p)
+reduce_precision_p.vjp = lambda ct, x, *, out, **p: (bind(reduce_precision_p, ct, **p),)
+
+
+@reduce_precision_p.def_examples
+def _reduce_precision_examples(rng: np.random.Generator) -> list[Example]:
+    return [
+        # float64's own format: the identity, so derivatives can be checked numerically
+        Example([rand(rng, (3,))], {"exponent_bits": 11, "mantissa_bits": 52}),
+        # bfloat16's and float16's formats: rounding (piecewise constant, not differenced)
+        Example([rand(rng, (2, 3))], {"exponent_bits": 8, "mantissa_bits": 7}, diff_argnums=()),
+        Example(
+            [rand(rng, (4,), "float32")], {"exponent_bits": 5, "mantissa_bits": 10}, diff_argnums=()
+        ),
+    ]
+
+
+def reduce_precision(x: Any, exponent_bits: int, mantissa_bits: int) -> Any:
+    """``x`` rounded to a float format of ``exponent_bits`` and ``mantissa_bits``."""
+    return bind(
+        reduce_precision_p,
+        x,
+        exponent_bits=operator.index(exponent_bits),
+        mantissa_bits=operator.index(mantissa_bits),
+    )
