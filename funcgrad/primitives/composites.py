@@ -318,7 +318,14 @@ def _logaddexp(x: Any, y: Any) -> Any:
     m = ew.max(x, y)
     delta = ew.sub(x, y)
     res = ew.add(m, ew.log1p(ew.exp(ew.neg(ew.abs(delta)))))
-    return select(ew.ne(delta, delta), res, ew.add(x, y))
+    return select(_same_infinity(x, y, delta), res, ew.add(x, y))
+
+
+def _same_infinity(x: Any, y: Any, delta: Any) -> Any:
+    """Where ``x`` and ``y`` are the same infinity (``x - y`` is NaN, yet ``x == y``):
+    the log-add-exps are ``x + y`` there. A NaN operand stays on the main formula, whose
+    value and derivative are NaN, as JAX's."""
+    return ew.bitwise_and(ew.ne(delta, delta), ew.eq(x, y))
 
 
 def _logaddexp2(x: Any, y: Any) -> Any:
@@ -326,7 +333,7 @@ def _logaddexp2(x: Any, y: Any) -> Any:
     delta = ew.sub(x, y)
     exp2_ = ew.exp(ew.mul(ew.neg(ew.abs(delta)), like(delta, _LN2)))
     res = ew.add(m, ew.mul(lax_const(m, 1 / _LN2), ew.log1p(exp2_)))
-    return select(ew.ne(delta, delta), res, ew.add(x, y))
+    return select(_same_infinity(x, y, delta), res, ew.add(x, y))
 
 
 def _hypot(x: Any, y: Any) -> Any:
