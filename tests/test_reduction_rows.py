@@ -19,7 +19,9 @@ from cases import sample
 
 import funcgrad as fg
 import funcgrad.lax as flax
+import funcgrad.nn as fnn
 import funcgrad.numpy as fnp
+import funcgrad.scipy.special as fsp
 from funcgrad.core.reduction_row import REDUCTIONS, form_doc, reduction_forms
 
 NAMESPACES = {"numpy": (fnp, jnp), "lax": (flax, jax.lax)}
@@ -196,3 +198,58 @@ def test_cumulative_forms_as_jax(row):
             for f, grad in ((mine, fg.grad), (theirs, jax.grad))
         )
         np.testing.assert_allclose(np.asarray(g), np.asarray(want), rtol=1e-10, err_msg=ns)
+
+
+# ------------------------------------------------ the composite rows (``logsumexp``, softmax)
+COMPOSITE_NS = {"nn": (fnn, jax.nn), "scipy.special": (fsp, jax.scipy.special)}
+COMPOSITE_FORMS = [
+    pytest.param(ns, name, id=f"{ns}.{name}") for ns in COMPOSITE_NS for name in reduction_forms(ns)
+]
+
+
+# (JAX's softmax of integers casts its ``initial=-inf`` to the integer dtype, with NumPy's
+# warning; funcgrad's takes the dtype's least value)
+@pytest.mark.filterwarnings("ignore:invalid value encountered in cast:RuntimeWarning")
+@pytest.mark.parametrize(("ns", "name"), COMPOSITE_FORMS)
+def test_composite_form_is_jax_s(ns, name):
+    """``funcgrad.nn``'s and ``funcgrad.scipy.special``'s forms of the composite rows: JAX's
+    parameters, the row's docstring, exported; ``logsumexp`` one function in both, as JAX's;
+    values, dtypes and refusals on a dtype x shape x axis grid (``where=``, ``b=``,
+    ``return_sign``, complex input) and the gradient."""
+    mine, theirs = (getattr(m, name) for m in COMPOSITE_NS[ns])
+    row = reduction_forms(ns)[name]
+    assert _params(mine) == _params(theirs)
+    assert mine.__doc__.startswith(form_doc(row, ns)) and name in COMPOSITE_NS[ns][0].__all__
+    assert (getattr(fnn, name) is getattr(fsp, name)) == (row.numpy == "logsumexp")
+    rng = np.random.default_rng(38)
+    lse = row.numpy == "logsumexp"
+    # (complex softmaxes: funcgrad's max refuses complex numbers, which JAX orders
+    # lexicographically; a gap of the primitives, as for the extrema above)
+    complex_ = ("complex64",) if lse else ()
+    grid = itertools.product(("bool", "int32", "float16", "float32", *complex_), SHAPES[::2])
+    # (CI samples the grid, every dtype kept: each case compiles both sides afresh)
+    for dtype, shape in sample(list(grid), salt=ns + name, group=lambda c: c[0]):
+        x = _value(rng, shape, dtype)
+        for axis in (None, -1):
+            what = f"{ns}.{name}({dtype}{list(shape)}, axis={axis})"
+            _agree(_outcome(mine, x, axis=axis), _outcome(theirs, x, axis=axis), what)
+    for dtype, axis in itertools.product(("float32", *complex_), (None, (0, 1))):
+        x = _value(rng, (2, 3), dtype)
+        where, b = rng.random((2, 3)) < 0.6, rng.uniform(-1, 2, (2, 3))
+        calls = [{"where": where}] if ns == "nn" or lse else []
+        calls += [{"b": b, "keepdims": True}, {"b": b, "where": where}] if lse else []
+        calls += [{"b": b, "return_sign": True}] if lse else []
+        for kw in calls:
+            what = f"{ns}.{name}({dtype}, axis={axis}, {sorted(kw)})"
+            got, want = (_outcome(f, x, axis=axis, **kw) for f in (mine, theirs))
+            if kw.get("return_sign"):  # (the value and the sign)
+                _agree(got[1], want[1], what + " sign")
+                got, want = got[0], want[0]
+            _agree(got, want, what)
+    x = rng.uniform(-2, 2, (3, 4))
+    for kw in ({"axis": 1}, {"axis": 0}, {"axis": 1, "where": x > -1})[: 3 if ns == "nn" else 2]:
+        g, j = (
+            grad(lambda v, f=f: (f(v, **kw) ** 2).sum())(x)
+            for f, grad in ((mine, fg.grad), (theirs, jax.grad))
+        )
+        np.testing.assert_allclose(np.asarray(g), np.asarray(j), rtol=1e-10, err_msg=str(kw))

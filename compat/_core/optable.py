@@ -128,13 +128,18 @@ class OpDef:
     #: ``True`` for the row's name and aliases, or the spellings that have it
     #: (``torch.abs_`` but no ``torch.absolute_``)
     inplace_function: bool | tuple[str, ...] = False
-    #: ``nn.functional`` has the op as ``X(input)``: that function's docstring
-    functional: str | None = None
+    #: ``nn.functional`` has the op as ``X(input)``: that function's docstring; or the
+    #: ``nn.functional`` form itself where PyTorch's takes more (``softmax``'s ``dim=None``)
+    functional: str | Callable[..., Any] | None = None
     #: ``nn`` has a module calling ``nn.functional.X``: its class name and docstring
     nn_module: tuple[str, str] | None = None
     #: PyTorch takes a Python number for the first argument too (a ``Scalar self``
     #: overload: ``torch.add(2, x)``), where it requires a Tensor of its other ops
     number_first: bool = False
+    #: PyTorch's ``out=`` wants the result's exact dtype (it casts to a wider one for most
+    #: ops): its refusal's text, ``{want}``/``{got}`` the dtypes' ScalarType names
+    #: (``Float``), ``{want_c}``/``{got_c}`` their C++ names (``float``, ``long int``)
+    exact_out: str | None = None
 
     def method_impl(self) -> Callable[..., Any] | None:
         if self.method is False:
@@ -184,9 +189,10 @@ def defop(
     bf16_error: tuple[type, str] | None = None,
     gauge: Callable[[Any], Any] | None = None,
     inplace_function: bool | tuple[str, ...] = False,
-    functional: str | None = None,
+    functional: str | Callable[..., Any] | None = None,
     nn_module: tuple[str, str] | None = None,
     number_first: bool = False,
+    exact_out: str | None = None,
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Declare the row of the op implemented by the decorated function (returned as is)."""
 
@@ -221,6 +227,7 @@ def defop(
             functional,
             nn_module,
             number_first,
+            exact_out,
         )
         return fn
 
@@ -269,7 +276,8 @@ def functions(
             for n in (d.name.rpartition(".")[2], *d.aliases):
                 public = n if module == "torch" else f"{module}_{n}"
                 wrap = with_out or (lambda g, **_: g)
-                out[n] = wrap(f, number_first=d.number_first, name=public)
+                kw = {"exact_out": d.exact_out} if d.exact_out else {}
+                out[n] = wrap(f, number_first=d.number_first, name=public, **kw)
     return out
 
 
@@ -313,6 +321,8 @@ def implementations(module: str = "torch") -> dict[str, Callable[..., Any]]:
 
 
 def _functional(d: OpDef) -> Callable[..., Any]:
+    if callable(d.functional):  # (the form itself)
+        return _guarded(d, d.functional)
     fn = _guarded(d, d.fn)
 
     def functional(input: Tensor) -> Tensor:

@@ -45,13 +45,18 @@ def _not_tensor(fn: str, name: str, pos: int | None, value: Any) -> TypeError:
 
 
 def with_out(
-    fn: Callable[..., Any], *, number_first: bool = False, name: str | None = None
+    fn: Callable[..., Any],
+    *,
+    number_first: bool = False,
+    name: str | None = None,
+    exact_out: str | None = None,
 ) -> Callable[..., Any]:
     """``fn`` taking a keyword ``out=`` (a tensor, or a tuple for several results), with
     PyTorch's ``TypeError`` for a first argument that is not a Tensor (a Python number,
     unless ``number_first``: the op's row says PyTorch has a number overload) and for
     ``other=None``/a list/a string. Its errors say ``name`` (PyTorch's name of the op:
-    ``linalg_inv`` for ``torch.linalg.inv``), else ``fn``'s."""
+    ``linalg_inv`` for ``torch.linalg.inv``), else ``fn``'s. ``exact_out``: the op's
+    ``out`` must have the result's dtype; the text of PyTorch's refusal (``OpDef.exact_out``)."""
     name = name or fn.__name__
     first = _first_tensor_param(fn)
     accepted = _TENSOR_OR_NUMBER if number_first else Tensor
@@ -70,6 +75,8 @@ def with_out(
         if out is None:
             return fn(*args, **kwargs)
         result = fn(*args, **kwargs)
+        if exact_out is not None:
+            _check_exact(exact_out, result, out)
         return write_out(name, result, out)
 
     return f
@@ -82,6 +89,39 @@ def _takes_other(fn: Callable[..., Any]) -> bool:
     """Whether ``fn``'s second parameter is PyTorch's ``other`` (a Tensor or a number)."""
     params = list(inspect.signature(fn).parameters)
     return len(params) > 1 and params[1] == "other"
+
+
+#: the C++ names of the dtypes, as PyTorch's ``out=`` dtype checks say them
+_CPP = {
+    "float32": "float",
+    "float64": "double",
+    "float16": "c10::Half",
+    "bfloat16": "c10::BFloat16",
+    "complex64": "c10::complex<float>",
+    "complex128": "c10::complex<double>",
+    "int64": "long int",
+    "int32": "int",
+    "int16": "short int",
+    "int8": "signed char",
+    "uint8": "unsigned char",
+    "bool": "bool",
+}
+
+
+def _check_exact(text: str, result: Any, out: Any) -> None:
+    """PyTorch's refusal (``text``) of an ``out`` whose dtype is not the result's."""
+    if not isinstance(result, Tensor) or not isinstance(out, Tensor):
+        return  # (``write_out`` words these refusals)
+    want, got = result._npdtype, out._npdtype
+    if want != got:
+        raise RuntimeError(
+            text.format(
+                want=_dt.scalar_type_name(want),
+                got=_dt.scalar_type_name(got),
+                want_c=_CPP.get(np.dtype(want).name, np.dtype(want).name),
+                got_c=_CPP.get(np.dtype(got).name, np.dtype(got).name),
+            )
+        )
 
 
 def write_out(name: str, result: Any, out: Any) -> Any:

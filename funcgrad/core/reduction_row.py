@@ -22,9 +22,19 @@ from typing import Any
 from funcgrad.core.primitive import public_names
 
 #: the kinds of numpy form a row may declare (see :class:`Reduction`)
-NUMPY_KINDS = ("fold", "average", "extremum", "logical", "index", "moment", "cumulative")
+NUMPY_KINDS = (
+    "fold",
+    "average",
+    "extremum",
+    "logical",
+    "index",
+    "moment",
+    "cumulative",
+    "logsumexp",
+    "softmax",
+)
 #: how PyTorch may type a reduction's result (see :class:`TorchReduction`)
-TORCH_PROMOTIONS = ("int64", "float", "keep", "bool", "index", "real")
+TORCH_PROMOTIONS = ("int64", "float", "keep", "bool", "index", "real", "inexact")
 
 
 @dataclass(frozen=True)
@@ -45,7 +55,13 @@ class TorchReduction:
     (int64 indices, where NumPy's are JAX's default integer; one ``dim`` or none, the
     input flattened, ``keepdim`` kept then too) or ``"real"`` (floats and complex numbers
     only, refused with ``int_error``'s ``RuntimeError`` text; a complex input gives its real
-    dtype, as NumPy's; ``var``, ``std``).
+    dtype, as NumPy's; ``var``, ``std``) or ``"inexact"`` (bools and integers computed in
+    PyTorch's default float, floats and complex numbers kept: ``logsumexp``). ``kernel``
+    names the kernel whose ``NotImplementedError`` refuses a bool, integer or complex input
+    of a ``"float"`` row (``softmax``: ``"softmax_lastdim_kernel_impl" not implemented for
+    'Long'``, ``softmax_kernel_impl`` where ``dim`` is not the last; a ``dtype=`` is applied
+    first, and an empty input runs no kernel), where the ``"float"`` default is ``mean``'s
+    ``RuntimeError``.
 
     ``correction``: the form is PyTorch's ``X(input, dim=None, unbiased=None,
     keepdim=False, *, correction=None)`` (``var``, ``std``): the divisor is ``N - correction``
@@ -65,7 +81,11 @@ class TorchReduction:
     row's primitive raises a ``TypeError`` (its ``NotImplementedError`` text, or an
     ``(exception type, text)`` pair); ``bool_error``: its ``RuntimeError`` for a bool
     input, where NumPy's form takes bools (``argmax``). ``domain``: the ``(lo, hi)``
-    compat's test samples draw from, where not (-2, 2) (``prod``).
+    compat's test samples draw from, where not (-2, 2) (``prod``). ``special``: the
+    names the op also has in ``torch.special`` (``logsumexp``, ``softmax``).
+    ``functional``: ``nn.functional`` has the form as ``X(input, dim=None, _stacklevel=3,
+    dtype=None)``, where no ``dim`` warns and picks PyTorch's legacy one (0 for 0-, 1- and
+    3-d inputs, else 1: ``softmax``, ``log_softmax``).
     """
 
     grad_fn: str | None
@@ -83,6 +103,10 @@ class TorchReduction:
     correction: bool = False
     int_error: str | None = None
     inplace: bool = False
+    dim_required: bool = False
+    kernel: str | None = None
+    special: tuple[str, ...] = ()
+    functional: bool = False
 
     def __post_init__(self) -> None:
         if self.promote not in TORCH_PROMOTIONS:
@@ -96,7 +120,8 @@ REDUCTIONS: dict[str, Reduction] = {}
 class Reduction:
     """One reduction declared for both libraries (see the module docstring).
 
-    ``primitive`` is the row's primitive and ``reduce`` its lax-level wrapper
+    ``primitive`` is the row's primitive (``None`` for a composite's row) and ``reduce`` its
+    lax-level wrapper
     (``reduce_sum(x, axes)``, which binds nothing for no axes), which the forms bind. ``public`` lists the forms (``"numpy"``, ``"numpy:amax"``,
     ``"lax:reduce_max"``); ``doc`` their docstring's first words. ``numpy`` is the kind of
     its numpy form, each a signature and a convention of ``jax.numpy``:
@@ -123,7 +148,15 @@ class Reduction:
     * ``"cumulative"`` (``cumsum``, ``cumprod``; ``cummax``, ``cummin`` have lax forms
       only): a scan along one ``axis`` (the flattened array when ``None``), ``dtype=``,
       bools as the default integer; ``reduce`` is ``(x, axis, reverse)``, and the lax form
-      ``(operand, axis=0, reverse=False)``, as ``jax.lax``'s.
+      ``(operand, axis=0, reverse=False)``, as ``jax.lax``'s;
+    * ``"logsumexp"`` and ``"softmax"`` (``logsumexp``; ``softmax``, ``log_softmax``): rows
+      of a composite, with no primitive: ``reduce`` is the function, with ``jax.nn``'s
+      conventions (``(x, axis, ..., where=)``: integers promoted to floats; ``where=``'s
+      masked elements left out), and the forms are ``funcgrad.nn``'s and
+      ``funcgrad.scipy.special``'s (``funcgrad/nn/_axis_forms.py``): ``logsumexp``'s
+      ``(a, axis=None, b=None, keepdims=False, return_sign=False, where=None)`` in both (one
+      function, as JAX's), a softmax's ``(x, axis=-1, where=None)`` in ``nn`` and
+      ``(x, /, *, axis=None)`` in ``scipy.special``.
 
     The lax form (``reduce_X(operand, axes)``) binds ``primitive`` on the operand as given
     (axes a sequence, none of NumPy's promotions; ``on_bool``'s for bools, as JAX's

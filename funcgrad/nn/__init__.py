@@ -13,11 +13,14 @@ from funcgrad import numpy as _fnp
 from funcgrad.nn import _activations, initializers  # noqa: F401
 from funcgrad.nn._activations import *  # noqa: F403
 from funcgrad.nn._attention import dot_product_attention  # noqa: F401
+from funcgrad.nn._axis_forms import declared_forms as _axis_forms
 from funcgrad.primitives import public_forms as _public_forms
 
 # the forms the primitives' rows declare (``public=("nn", ...)``): as in JAX, each is
 # the ``funcgrad.numpy`` function (``jax.nn.tanh`` is ``jnp.tanh``)
 _DECLARED = {name: getattr(_fnp, name) for name in _public_forms("nn")}
+# and of the composite reduction rows (``logsumexp``, ``softmax``, ``log_softmax``)
+_DECLARED.update(_axis_forms("nn"))
 globals().update(_DECLARED)
 
 __all__ = sorted([*_activations.__all__, *_DECLARED, "dot_product_attention", "initializers"])

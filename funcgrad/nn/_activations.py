@@ -10,6 +10,8 @@ from typing import Any
 import numpy as np
 
 from funcgrad import numpy as fnp
+from funcgrad.core import dtypes
+from funcgrad.core.reduction_row import Reduction, TorchReduction
 from funcgrad.custom import custom_jvp
 from funcgrad.numpy._core import ArrayLike, here, index, normalize_axes, normalize_axis, promote
 from funcgrad.primitives import elementwise as ew
@@ -29,9 +31,7 @@ __all__ = [
     "leaky_relu",
     "log1mexp",
     "log_sigmoid",
-    "log_softmax",
     "logmeanexp",
-    "logsumexp",
     "mish",
     "one_hot",
     "relu",
@@ -40,7 +40,6 @@ __all__ = [
     "sigmoid",
     "silu",
     "soft_sign",
-    "softmax",
     "softplus",
     "sparse_plus",
     "sparse_sigmoid",
@@ -172,7 +171,7 @@ def glu(x: ArrayLike, axis: int = -1) -> Any:
     return a * sigmoid(b)
 
 
-def logsumexp(
+def _logsumexp(
     a: ArrayLike,
     axis: Any = None,
     b: ArrayLike | None = None,
@@ -180,8 +179,8 @@ def logsumexp(
     return_sign: bool = False,
     where: ArrayLike | None = None,
 ) -> Any:
-    """``log(sum(b * exp(a)))`` along ``axis``, stable for large inputs
-    (``jax.nn.logsumexp``); ``return_sign`` also gives the sign of the sum."""
+    """``log(sum(b * exp(a)))`` along ``axis``, stable for large inputs: shifted by the
+    largest real part; a complex sum keeps its phase unless ``return_sign``."""
     if where is not None:
         a = fnp.where(where, a, 0)
     if b is not None:
@@ -190,29 +189,37 @@ def logsumexp(
     else:
         a = _float("logsumexp", a)
     axes = normalize_axes(axis, a.ndim, "logsumexp")
-    amax = fnp.max(a, axis=axes, keepdims=True, where=where, initial=-np.inf)
+    amax = fnp.max(fnp.real(a), axis=axes, keepdims=True, where=where, initial=-np.inf)
     amax = stop_gradient(fnp.where(fnp.isfinite(amax), amax, fnp.zeros_like(amax)))
     e = fnp.exp(a - fnp.asarray(amax, a.dtype))
     if b is not None:
         e = e * b
     s = fnp.sum(e, axis=axes, keepdims=True, where=where)
     sign = fnp.sign(s)
-    out = fnp.log(fnp.abs(s)) + fnp.asarray(amax, s.dtype)
+    complex_sum = s.dtype.kind == "c" and not return_sign
+    s_abs = s if complex_sum else fnp.abs(s)
+    out = fnp.log(s_abs) + fnp.asarray(amax, s_abs.dtype)
     if not keepdims:
         out = fnp.squeeze(out, axis=axes)
         sign = fnp.squeeze(sign, axis=axes)
     if return_sign:
         return out, sign
-    if b is not None:
+    if b is not None and not complex_sum:
         out = fnp.where(sign < 0, np.asarray(np.nan, out.dtype), out)
     return out
 
 
-def log_softmax(x: ArrayLike, axis: Any = -1, where: ArrayLike | None = None) -> Any:
+def _lowest(x: Any) -> Any:
+    """The least value of ``x``'s dtype (-inf for floats): the softmaxes' shift of a masked
+    row (JAX's ``initial=-inf``, which an integer dtype takes as its least value)."""
+    return dtypes.extreme(x.dtype, largest=False)
+
+
+def _log_softmax(x: ArrayLike, axis: Any = -1, where: ArrayLike | None = None) -> Any:
     """``x - logsumexp(x)`` along ``axis``."""
     x = fnp.asarray(x)
     axes = normalize_axes(axis, x.ndim, "log_softmax")
-    x_max = fnp.max(x, axis=axes, where=where, initial=-np.inf, keepdims=True)
+    x_max = fnp.max(x, axis=axes, where=where, initial=_lowest(x), keepdims=True)
     x_safe = x if where is None else fnp.where(where, x, -np.inf)
     shifted = x_safe - stop_gradient(x_max)
     lse = fnp.log(fnp.sum(fnp.exp(shifted), axis=axes, where=where, keepdims=True))
@@ -220,15 +227,61 @@ def log_softmax(x: ArrayLike, axis: Any = -1, where: ArrayLike | None = None) ->
     return res if where is None else fnp.where(where, res, -np.inf)
 
 
-def softmax(x: ArrayLike, axis: Any = -1, where: ArrayLike | None = None) -> Any:
+def _softmax(x: ArrayLike, axis: Any = -1, where: ArrayLike | None = None) -> Any:
     """``exp(x) / sum(exp(x))`` along ``axis``."""
     x = fnp.asarray(x)
     axes = normalize_axes(axis, x.ndim, "softmax")
-    x_max = fnp.max(x, axis=axes, where=where, initial=-np.inf, keepdims=True)
+    x_max = fnp.max(x, axis=axes, where=where, initial=_lowest(x), keepdims=True)
     x_safe = x if where is None else fnp.where(where, x, -np.inf)
     e = fnp.exp(x_safe - stop_gradient(x_max))
     res = e / fnp.sum(e, axis=axes, where=where, keepdims=True)
     return res if where is None else fnp.where(where, res, 0)
+
+
+# the rows of the three (``funcgrad/core/reduction_row.py``): their ``funcgrad.nn`` and
+# ``funcgrad.scipy.special`` forms (``_axis_forms.py``) and compat's ``torch.X``,
+# ``Tensor.X``, ``torch.special.X``, ``out=`` and ``nn.functional.X`` come from them
+Reduction(
+    "logsumexp",
+    None,
+    _logsumexp,
+    public=("nn", "scipy.special"),
+    doc="Log-sum-exp reduction: ``log(sum(b * exp(a)))`` along ``axis``, computed stably; "
+    "``return_sign`` also gives the sign of the sum",
+    numpy="logsumexp",
+    identity=-np.inf,
+    torch=TorchReduction(
+        "LogsumexpBackward0",
+        dtype=False,
+        promote="inexact",
+        dim_required=True,
+        special=("logsumexp",),
+    ),
+)
+for _name, _fn, _doc, _node in (
+    ("softmax", _softmax, "``exp(x) / sum(exp(x))`` along ``axis``", "SoftmaxBackward0"),
+    ("log_softmax", _log_softmax, "``x - logsumexp(x)`` along ``axis``", "LogSoftmaxBackward0"),
+):
+    Reduction(
+        _name,
+        None,
+        _fn,
+        public=("nn", "scipy.special"),
+        doc=_doc,
+        docs={"scipy.special": f"{_doc} (every axis by default, as SciPy's)"},
+        numpy="softmax",
+        identity=None,
+        torch=TorchReduction(
+            _node,
+            promote="float",
+            one_dim=True,
+            dim_required=True,
+            kernel=_name,
+            special=(_name,),
+            functional=True,
+        ),
+    )
+del _name, _fn, _doc, _node
 
 
 def one_hot(x: ArrayLike, num_classes: int, *, dtype: Any = None, axis: int = -1) -> Any:
@@ -314,7 +367,7 @@ def logmeanexp(
     x: ArrayLike, axis: Any = None, where: ArrayLike | None = None, keepdims: bool = False
 ) -> Any:
     """``log(mean(exp(x)))`` along ``axis``: ``logsumexp`` minus the log of the count."""
-    lse = logsumexp(x, axis=axis, where=where, keepdims=keepdims)
+    lse = _logsumexp(x, axis=axis, where=where, keepdims=keepdims)
     x = fnp.asarray(x)
     ones = fnp.ones(x.shape, lse.dtype) if where is None else fnp.asarray(where, lse.dtype)
     count = fnp.sum(fnp.broadcast_to(ones, x.shape), axis=axis, keepdims=keepdims)

@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from funcgrad import numpy as fnp
-from funcgrad.nn._activations import logsumexp, softmax
+from funcgrad.nn._activations import _logsumexp, _softmax
 from funcgrad.numpy._core import ArrayLike
 from funcgrad.primitives.calls import stop_gradient
 
@@ -156,14 +156,14 @@ def dot_product_attention(
     if allowed is not None:
         logits = fnp.where(allowed, logits, _large_negative(logits_dt))
     logits32 = fnp.asarray(logits, np.float32)
-    probs = fnp.asarray(softmax(logits32, axis=-1), k.dtype)
+    probs = fnp.asarray(_softmax(logits32, axis=-1), k.dtype)
     enc = fnp.einsum("bkgts,bskh->btkgh", probs, v).reshape((b, t, n, h))
     if q_len is not None:
         keep = fnp.arange(t)[None, :] < q_len[:, None]
         enc = enc * fnp.asarray(keep, enc.dtype)[:, :, None, None]
     enc = enc.reshape(out_shape)
     if return_residual:
-        lse = fnp.asarray(logsumexp(logits32, axis=-1), k.dtype)  # (b, k, g, t)
+        lse = fnp.asarray(_logsumexp(logits32, axis=-1), k.dtype)  # (b, k, g, t)
         lse = fnp.transpose(lse.reshape((b, n, t)), (0, 2, 1))
         return enc, stop_gradient(lse.reshape(out_shape[:-1]))
     return enc

@@ -17,10 +17,10 @@ from typing import Any
 
 import numpy as np
 
-from funcgrad import nn as _nn
 from funcgrad import numpy as fnp
 from funcgrad.core.primitive import Composite, Primitive, TorchForm
 from funcgrad.custom import custom_jvp
+from funcgrad.nn._axis_forms import declared_forms as _axis_forms
 from funcgrad.numpy._core import ArrayLike, here, promote
 from funcgrad.primitives import elementwise as ew
 from funcgrad.primitives import named_operands, public_doc, public_forms
@@ -43,17 +43,14 @@ __all__ = [
     "i1e",
     "kl_div",
     "log_ndtr",
-    "log_softmax",
     "loggamma",
     "logit",
-    "logsumexp",
     "multigammaln",
     "ndtr",
     "ndtri",
     "poch",
     "polygamma",
     "rel_entr",
-    "softmax",
     "xlog1py",
     "zeta",
 ]
@@ -167,6 +164,8 @@ def _declared_form(name: str, row: Primitive | Composite) -> Callable[..., Any]:
 #: ``erfinv``, ``expit``, ``i0``, ``gammaln``, ``digamma``; ``igamma``'s and ``igammac``'s
 #: ``gammainc``, ``gammaincc``)
 DECLARED = {name: _declared_form(name, row) for name, row in public_forms("scipy.special").items()}
+# and the composite reduction rows' (``logsumexp``, ``softmax``, ``log_softmax``)
+DECLARED.update(_axis_forms("scipy.special"))
 globals().update(DECLARED)
 __all__ += sorted(DECLARED)
 
@@ -428,21 +427,6 @@ def ndtri(p: ArrayLike) -> Any:
     p = fnp.asarray(p)
     _check_ndtr_dtype("ndtri", p)
     return _ndtri(p)
-
-
-# --------------------------------------------------------------------------- softmax family
-
-logsumexp = _nn.logsumexp
-
-
-def softmax(x: ArrayLike, /, *, axis: int | tuple[int, ...] | None = None) -> Any:
-    """``exp(x) / sum(exp(x))`` along ``axis`` (all axes by default, as SciPy)."""
-    return _nn.softmax(x, axis=axis)
-
-
-def log_softmax(x: ArrayLike, /, *, axis: int | tuple[int, ...] | None = None) -> Any:
-    """``x - logsumexp(x)`` along ``axis`` (all axes by default, as SciPy)."""
-    return _nn.log_softmax(x, axis=axis)
 
 
 # --------------------------------------------------------------------------- combinatorics, Box-Cox

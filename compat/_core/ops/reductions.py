@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 
 from compat._core import dtypes as _dt
+from compat._core import grad_mode as _gm
 from compat._core.creation import zeros
 from compat._core.mutation import apply_inplace
 from compat._core.ops import conventions as _conv
@@ -19,7 +20,7 @@ from compat._core.ops.binary import maximum, minimum
 from compat._core.optable import Mask, Sample, T, defop
 from compat._core.tensor import Tensor, _wrap_dim, apply
 from funcgrad import lax as flax
-from funcgrad import nn as fnn
+from funcgrad import nn as _nn  # noqa: F401  (declares the logsumexp and softmax rows)
 from funcgrad import numpy as fnp
 from funcgrad._compat_contract import reduction_rows
 
@@ -57,18 +58,26 @@ def _full_extremum_f(x: Any, *, op: str) -> Any:
 # with)
 
 
+#: each row's funcgrad function its op computes with: the numpy form, or a composite
+#: row's own function (``logsumexp``, ``softmax``: ``jax.nn``'s conventions)
+_FORM = {
+    r.name: getattr(fnp, r.name) if "numpy" in r.public else r.reduce for r in reduction_rows()
+}
+
+
 def _reduce_f(x: Any, *, op: str, promote: str, axes: Any, keepdims: bool, dtype: Any) -> Any:
-    """The row ``op``'s numpy form of ``x`` in ``dtype``; PyTorch's gradient of the extrema
+    """The row ``op``'s function of ``x`` in ``dtype``; PyTorch's gradient of the extrema
     of floats (``conventions.amax``: ties and NaN shared evenly)."""
+    form = _FORM[op]
     if promote == "index":  # (one axis or none)
         axis = axes[0] if axes else None
-        return getattr(fnp, op)(x, axis=axis, keepdims=keepdims).astype(dtype)
+        return form(x, axis=axis, keepdims=keepdims).astype(dtype)
     if promote == "keep" and _dt.kind(x.dtype) == "f":
         return _conv.amax(x, axes, keepdims, op)
     if promote == "bool":  # (a uint8 input gives uint8, as PyTorch)
-        return getattr(fnp, op)(x, axis=axes, keepdims=keepdims).astype(dtype)
+        return form(x, axis=axes, keepdims=keepdims).astype(dtype)
     # (``dtype=torch.bool``: PyTorch reduces in bools, so a sum is any and a product all)
-    return getattr(fnp, op)(_c(x, dtype), axis=axes, keepdims=keepdims).astype(dtype)
+    return form(_c(x, dtype), axis=axes, keepdims=keepdims).astype(dtype)
 
 
 def _result_dtype(name: str, promote: str, given: np.dtype, dtype: Any) -> np.dtype:
@@ -85,6 +94,8 @@ def _result_dtype(name: str, promote: str, given: np.dtype, dtype: Any) -> np.dt
         )
     if promote == "int64" and dtype is None and _dt.kind(dt) in "biu":
         return np.dtype(np.int64)
+    if promote == "inexact" and _dt.kind(dt) in "biu":
+        return _dt.get_default_dtype().np
     return dt
 
 
@@ -134,10 +145,21 @@ def _reducer(row: Any, name: str) -> Any:
     node0, node1 = t.grad_fn or name, t.dim_grad_fn or t.grad_fn or name
     fixed = (("op", row.name), ("promote", t.promote))
 
+    required = t.dim_required
+
     def reduce(input: Tensor, dim: Any, keepdim: bool, dtype: Any) -> Tensor:
         if index and isinstance(dim, (list, tuple)):  # (one dim, or None)
             raise TypeError(
                 f"{name}(): argument 'dim' (position 2) must be int, not {type(dim).__name__}"
+            )
+        if required and dim is None:
+            raise TypeError(
+                f"{name}(): argument 'dim' (position 2) must be tuple of ints, not NoneType"
+            )
+        if not isinstance(keepdim, (bool, np.bool_)):
+            raise TypeError(
+                f"{name}(): argument 'keepdim' (position 3) must be bool, not "
+                f"{'torch.dtype' if isinstance(keepdim, _dt.dtype) else _gm.typename(keepdim)}"
             )
         dt = _result_dtype(name, t.promote, input._npdtype, dtype)
         if early:
@@ -173,8 +195,8 @@ def _samples(row: Any) -> tuple[Sample, ...]:
             Sample((Mask((2, 3, 2)),), args=((0, 2), True), grad=False),
         )
     d, grad = t.domain, t.grad_fn is not None
-    out = (
-        Sample(((2, 3),), domain=d, grad=grad),
+    out = () if t.dim_required else (Sample(((2, 3),), domain=d, grad=grad),)
+    out += (
         Sample(((2, 3),), kwargs=(("dim", 1), ("keepdim", True)), domain=d, grad=grad),
         Sample(((2, 3),), args=(-1,), domain=d, grad=grad),
     )
@@ -316,6 +338,76 @@ def _cumulative_op(row: Any) -> Any:
     return defop(name, inplace=inplace if t.inplace else False, samples=samples)(f)
 
 
+def _softmax_f(x: Any, *, op: str, axis: Any, dtype: np.dtype) -> Any:
+    """The softmax row ``op``'s function of ``x`` in ``dtype`` along ``axis`` (an empty
+    input of any dtype as it is: PyTorch runs no kernel)."""
+    if x.size == 0:
+        return _c(x, dtype)
+    return _FORM[op](_c(x, dtype), axis)
+
+
+def legacy_softmax_dim(name: str, ndim: int, stacklevel: int) -> int:
+    """PyTorch's implicit ``dim`` of ``nn.functional``'s softmaxes (and ``softmin``), with
+    its warning."""
+    warnings.warn(
+        f"Implicit dimension choice for {name} has been deprecated. "
+        "Change the call to include dim=X as an argument.",
+        UserWarning,
+        stacklevel=stacklevel,
+    )
+    return 0 if ndim in (0, 1, 3) else 1
+
+
+def _softmax_op(row: Any) -> Any:
+    """``torch.X``, ``Tensor.X``, ``torch.special.X``, ``out=`` (of the result's exact dtype)
+    and ``nn.functional.X`` of a softmax row (``softmax``, ``log_softmax``): one ``dim``,
+    ``dtype=`` applied to the input first, floats only (the row's ``kernel`` refuses
+    others), the node saving its result."""
+    t = row.torch
+    name, node, kernel = t.name or row.name, t.grad_fn, t.kernel
+
+    def f(input: Tensor, dim: int, dtype: Any = None) -> Tensor:
+        if isinstance(dim, (list, tuple)) or dim is None:
+            raise TypeError(f"{name}(): argument 'dim' must be int, not {type(dim).__name__}")
+        if dtype is not None and not isinstance(dtype, _dt.dtype):
+            raise TypeError(
+                f"{name}(): argument 'dtype' (position 3) must be torch.dtype, not "
+                f"{type(dtype).__name__}"
+            )
+        dt = _dt.np_dtype(dtype) if dtype is not None else input._npdtype
+        axis = _wrap_dim(dim, input.ndim)
+        if _dt.kind(dt) != "f" and input.numel():
+            where = "lastdim_" if input.ndim == 0 or axis == input.ndim - 1 else ""
+            raise NotImplementedError(
+                f"\"{kernel}_{where}kernel_impl\" not implemented for '{_dt.scalar_type_name(dt)}'"
+            )
+        static = (("op", row.name), ("axis", axis if input.ndim else ()), ("dtype", dt))
+        return apply(_softmax_f, node, (input,), static, saves="result")
+
+    def functional(
+        input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype: Any = None
+    ) -> Tensor:
+        if dim is None:
+            dim = legacy_softmax_dim(name, input.dim(), _stacklevel)
+        return f(input, dim, dtype)
+
+    f.__name__ = f.__qualname__ = functional.__name__ = functional.__qualname__ = name
+    f.__doc__ = f"{row.doc} (PyTorch's ``dim``/``dtype``; the row's ``TorchReduction``)."
+    functional.__doc__ = f"{row.doc}; no ``dim`` warns and picks PyTorch's legacy one."
+    samples = (
+        Sample(((2, 4),), args=(1,)),
+        Sample(((3, 2),), args=(0,)),
+        Sample(((2, 3, 2),), args=(-2,)),
+    )
+    for n in t.special:
+        defop(n, module="special", method=False, exact_out=_EXACT_OUT, samples=samples)(f)
+    return defop(name, functional=functional, exact_out=_EXACT_OUT, samples=samples)(f)
+
+
+#: PyTorch's refusal of a softmax's ``out=`` of another dtype than the result's
+_EXACT_OUT = "Expected out tensor to have dtype {want_c}, but got {got_c} instead"
+
+
 def _reduction_op(row: Any) -> Any:
     """``torch.X``/``Tensor.X``/``out=`` of a reduction row (its ``TorchReduction``)."""
     t = row.torch
@@ -324,6 +416,8 @@ def _reduction_op(row: Any) -> Any:
         return _moment_op(row)
     if row.numpy == "cumulative":
         return _cumulative_op(row)
+    if row.numpy == "softmax":
+        return _softmax_op(row)
     reduce = _reducer(row, name)
 
     def with_dtype(
@@ -334,10 +428,19 @@ def _reduction_op(row: Any) -> Any:
     def without_dtype(input: Tensor, dim: Any = t.dim, keepdim: bool = False) -> Tensor:
         return reduce(input, dim, keepdim, None)
 
-    f = with_dtype if t.dtype else without_dtype
+    def dim_required(input: Tensor, dim: Any, keepdim: bool = False) -> Tensor:
+        return reduce(input, dim, keepdim, None)
+
+    if t.dim_required:
+        f = dim_required
+    else:
+        f = with_dtype if t.dtype else without_dtype
     f.__name__ = f.__qualname__ = name
     f.__doc__ = f"{row.doc} (PyTorch's ``dim``/``keepdim``; the row's ``TorchReduction``)."
-    return defop(name, samples=_samples(row))(f)
+    samples = _samples(row)
+    for n in t.special:
+        defop(n, module="special", method=False, samples=samples)(f)
+    return defop(name, samples=samples)(f)
 
 
 for _row in reduction_rows():
@@ -398,52 +501,6 @@ def max(input: Tensor, dim: Any = None, keepdim: bool = False, *, other: Any = N
 @defop(samples=(Sample(((2, 3),)), Sample(((2, 3),), args=(1,))))
 def min(input: Tensor, dim: Any = None, keepdim: bool = False, *, other: Any = None) -> Any:
     return _extremum("min", input, dim, keepdim, other)
-
-
-def _logsumexp_f(x: Any, *, axes: Any, keepdims: bool) -> Any:
-    return fnn.logsumexp(x, axis=axes, keepdims=keepdims)
-
-
-@defop(samples=Sample(((2, 3),), args=(1,)))
-def logsumexp(input: Tensor, dim: Any, keepdim: bool = False) -> Tensor:
-    x = input if _dt.kind(input._npdtype) == "f" else input.to(_dt.get_default_dtype())
-    return apply(
-        _logsumexp_f,
-        "LogsumexpBackward0",
-        (x,),
-        (("axes", _dims(dim, input.ndim)), ("keepdims", bool(keepdim))),
-    )
-
-
-def _softmax_f(x: Any, *, axis: int, log: bool, dtype: np.dtype) -> Any:
-    x = _c(x, dtype)
-    return fnn.log_softmax(x, axis=axis) if log else fnn.softmax(x, axis=axis)
-
-
-@defop(samples=Sample(((2, 4),), args=(1,)))
-def softmax(input: Tensor, dim: int | None = None, dtype: Any = None) -> Tensor:
-    dt = _dt.np_dtype(dtype) if dtype is not None else _dt.float_type(input._npdtype)
-    axis = _wrap_dim(dim if dim is not None else -1, input.ndim)
-    return apply(
-        _softmax_f,
-        "SoftmaxBackward0",
-        (input,),
-        (("axis", axis), ("log", False), ("dtype", dt)),
-        saves="result",
-    )
-
-
-@defop(samples=Sample(((3, 2),), args=(0,)))
-def log_softmax(input: Tensor, dim: int | None = None, dtype: Any = None) -> Tensor:
-    dt = _dt.np_dtype(dtype) if dtype is not None else _dt.float_type(input._npdtype)
-    axis = _wrap_dim(dim if dim is not None else -1, input.ndim)
-    return apply(
-        _softmax_f,
-        "LogSoftmaxBackward0",
-        (input,),
-        (("axis", axis), ("log", True), ("dtype", dt)),
-        saves="result",
-    )
 
 
 def _norm_f(x: Any, *, p: float, axes: Any, keepdims: bool) -> Any:

@@ -37,7 +37,6 @@ from compat.torch.nn.functional.activation import (  # noqa: F401
     hardtanh,
     leaky_relu,
     linear,
-    log_softmax,
     logsigmoid,
     mish,
     prelu,
@@ -46,7 +45,6 @@ from compat.torch.nn.functional.activation import (  # noqa: F401
     rrelu,
     selu,
     silu,
-    softmax,
     softmin,
     softplus,
     softshrink,
@@ -147,8 +145,8 @@ from compat.torch.nn.functional.upsampling import (  # noqa: F401
     upsample_nearest,
 )
 
-# ``sigmoid``, ``tanh``, ...: the plain elementwise activations, from their op-table rows
-# (``functional=``)
+# ``sigmoid``, ``tanh``, ...: the plain elementwise activations, and ``softmax``,
+# ``log_softmax``, from their op-table rows (``functional=``)
 globals().update(_functional_forms())
 
 #: every function imported or generated above: the imports and rows are the one list of ``nn.functional``'s names

@@ -1,4 +1,4 @@
-"""``nn.functional`` layers and activations: ``linear``, ``relu``, ``gelu``, ``softmax``,
+"""``nn.functional`` layers and activations: ``linear``, ``relu``, ``gelu``,
 ``dropout``, the ELU family, ``softplus``, the hard and shrink functions,
 ``prelu``/``rrelu``, ``glu``, ``softmin``, ``mish``, ``logsigmoid``.
 
@@ -25,6 +25,7 @@ from compat._core import creation as _creation
 from compat._core import rng as _rng
 from compat._core import tensor as _t
 from compat._core.mutation import apply_inplace, inplace_result
+from compat._core.ops.reductions import legacy_softmax_dim
 from compat._core.tensor import apply
 from compat.torch.nn import _fused
 from compat.torch.nn.functional._arguments import Tensor
@@ -98,38 +99,6 @@ def gelu(input: Tensor, approximate: str = "none") -> Tensor:
     if erf is None:
         raise NotImplementedError("gelu(approximate='none') needs torch.erf")
     return 0.5 * input * (1.0 + erf(input * (1.0 / math.sqrt(2.0))))
-
-
-def _softmax_dim(name: str, ndim: int, stacklevel: int) -> int:
-    warnings.warn(
-        f"Implicit dimension choice for {name} has been deprecated. "
-        "Change the call to include dim=X as an argument.",
-        UserWarning,
-        stacklevel=stacklevel,
-    )
-    return 0 if ndim in (0, 1, 3) else 1
-
-
-def softmax(
-    input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype: Any = None
-) -> Tensor:
-    """``exp(input) / exp(input).sum(dim)``, computed stably."""
-    if dim is None:
-        dim = _softmax_dim("softmax", input.dim(), _stacklevel)
-    if dtype is not None:
-        input = _to_dtype(input, dtype)
-    return input.softmax(dim)
-
-
-def log_softmax(
-    input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype: Any = None
-) -> Tensor:
-    """``input - logsumexp(input, dim)``."""
-    if dim is None:
-        dim = _softmax_dim("log_softmax", input.dim(), _stacklevel)
-    if dtype is not None:
-        input = _to_dtype(input, dtype)
-    return input.log_softmax(dim)
 
 
 def _dropout_draws(input: Tensor, keep: float) -> Tensor:
@@ -369,7 +338,8 @@ def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
 
 
 def _threshold_f(x: Any, *, threshold: float, value: float) -> Any:
-    return fnp.where(x > threshold, x, fnp.full_like(x, value))
+    # PyTorch's ``x <= threshold ? value : x``: a NaN input or threshold keeps ``x``
+    return fnp.where(x <= threshold, fnp.full_like(x, value), x)
 
 
 def threshold(input: Tensor, threshold: float, value: float, inplace: bool = False) -> Tensor:
@@ -460,7 +430,7 @@ def softmin(
 ) -> Tensor:
     """``softmax(-input, dim)``."""
     if dim is None:
-        dim = _softmax_dim("softmin", input.dim(), _stacklevel)
+        dim = legacy_softmax_dim("softmin", input.dim(), _stacklevel)
     if dtype is not None:
         input = _to_dtype(input, dtype)
     return (-input).softmax(dim)
