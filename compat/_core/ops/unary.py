@@ -177,7 +177,9 @@ _ROUND_COMPLEX = _complex_error(_ROUND_ROW, "\"round_vml_cpu\" not implemented f
 
 
 def _relu_f(x: Any) -> Any:
-    return fnp.where(x > 0, x, fnp.zeros_like(x))
+    # PyTorch's clamp_min(x, 0): NaN and -0.0 stay (x * 0 where x is neither > 0 nor < 0),
+    # and the gradient flows where x > 0 only
+    return fnp.where(x > 0, x, fnp.where(x < 0, fnp.zeros_like(x), x * 0))
 
 
 def _square_f(x: Any) -> Any:

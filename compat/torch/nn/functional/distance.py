@@ -14,6 +14,7 @@ import funcgrad.lax as flax
 import funcgrad.numpy as fnp
 from compat._core.tensor import apply
 from compat.torch.nn.functional._arguments import Tensor
+from compat.torch.nn.functional._dtype_names import _TENSOR_TYPE
 from compat.torch.nn.functional._reduction import _apply_reduction, _resolve_reduction
 
 
@@ -53,27 +54,48 @@ def pairwise_distance(
     return apply(_pairwise_f, "NormBackward1", (x1, x2), static)
 
 
+def _safe_norm(x: Any, axis: int) -> Any:
+    """The 2-norm along ``axis`` (kept), with gradient 0 where it is 0 (PyTorch's norm
+    backward), not NaN."""
+    sq = fnp.sum(x * x, axis=axis, keepdims=True)
+    zero = sq == 0
+    return fnp.where(zero, fnp.zeros_like(sq), fnp.sqrt(fnp.where(zero, fnp.ones_like(sq), sq)))
+
+
 def _cosine_f(x1: Any, x2: Any, *, dim: int, eps: float) -> Any:
+    x1, x2 = fnp.broadcast_arrays(x1, x2)
+    if x1.ndim == 0:
+        return _cosine_f(fnp.reshape(x1, (1,)), fnp.reshape(x2, (1,)), dim=0, eps=eps)[()]
     # each norm is clamped at eps without gradient, as PyTorch does
-    n1 = fnp.sqrt(fnp.sum(x1 * x1, axis=dim, keepdims=True))
-    n2 = fnp.sqrt(fnp.sum(x2 * x2, axis=dim, keepdims=True))
+    n1 = _safe_norm(x1, dim)
+    n2 = _safe_norm(x2, dim)
     n1 = n1 + flax.stop_gradient(fnp.maximum(n1, eps) - n1)
     n2 = n2 + flax.stop_gradient(fnp.maximum(n2, eps) - n2)
     return fnp.sum((x1 / n1) * (x2 / n2), axis=dim)
 
 
 def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -> Tensor:
-    """``x1 · x2 / (max(‖x1‖, eps) max(‖x2‖, eps))`` along ``dim`` (inputs broadcast)."""
-    nd = max(x1.dim(), x2.dim())
-    if not -nd <= dim < max(nd, 1):
+    """``x1 · x2 / (max(‖x1‖, eps) max(‖x2‖, eps))`` along ``dim`` (inputs broadcast, then
+    promoted to their common floating dtype)."""
+    nd = max(x1.dim(), x2.dim(), 1)
+    if not -nd <= dim < nd:
         raise IndexError(
             f"Dimension out of range (expected to be in range of [{-nd}, {nd - 1}], but got {dim})"
         )
-    static = (("dim", dim % max(nd, 1)), ("eps", float(eps)))
+    common = torch.result_type(x1, x2)
+    if not (common.is_floating_point or common.is_complex):
+        raise RuntimeError(
+            "expected common dtype to be floating point, yet common dtype is "
+            f"{_TENSOR_TYPE.get(str(common).removeprefix('torch.'), str(common))}"
+        )
+    x1, x2 = x1.to(common), x2.to(common)
+    static = (("dim", dim % nd), ("eps", float(eps)))
     return apply(_cosine_f, "SumBackward1", (x1, x2), static)
 
 
 def _normalize_f(x: Any, *, p: float, dim: int, eps: float) -> Any:
+    if x.ndim == 0:  # a 0-d input is its own 1-element vector
+        return _normalize_f(fnp.reshape(x, (1,)), p=p, dim=0, eps=eps)[0]
     n = _pnorm(x, p, dim, keepdims=True)
     return x / fnp.maximum(n, eps)
 
