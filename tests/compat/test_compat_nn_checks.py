@@ -5,6 +5,7 @@ complex dtype."""
 
 from __future__ import annotations
 
+import math
 import warnings
 from collections.abc import Callable
 from typing import Any
@@ -158,3 +159,43 @@ def test_module_to_complex() -> None:
         dtypes.append(str(m.weight.dtype))
         assert isinstance(m.weight, lib.nn.Parameter)
     assert dtypes[:3] == dtypes[3:] == ["torch.complex64", "torch.complex128", "torch.float32"]
+
+
+def test_module_dict_update_from_module_dict() -> None:
+    keys = []
+    for lib in LIBS:
+        d = lib.nn.ModuleDict({"a": lib.nn.ReLU()})
+        d.update(lib.nn.ModuleDict([("b", lib.nn.Tanh()), ("a", lib.nn.Sigmoid())]))
+        keys.append([(k, type(v).__name__) for k, v in d.items()])
+    assert keys[0] == keys[1] == [("a", "Sigmoid"), ("b", "Tanh")]
+
+
+@pytest.mark.parametrize("target_lengths", [[0, 0], [0, 2], [3, 1]])
+def test_ctc_loss_empty_targets(target_lengths: list) -> None:
+    rng = np.random.default_rng(3)
+    logits = rng.standard_normal((6, 2, 5))
+    targets = rng.integers(1, 5, (2, 3))
+    results = []
+    for lib in LIBS:
+        x = lib.tensor(logits, requires_grad=True)
+        loss = lib.nn.functional.ctc_loss(
+            x.log_softmax(2), lib.tensor(targets), [6, 5], target_lengths, reduction="none"
+        )
+        loss.sum().backward()
+        results.append((loss.detach().numpy(), x.grad.numpy()))
+    for ours, theirs in zip(*results):
+        np.testing.assert_allclose(ours, theirs, rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("p", [0, -math.inf, -1.0, math.inf, 2.0])
+def test_clip_grad_norm_orders(p: float) -> None:
+    grads = [np.array([1.0, 0.0, -3.0]), np.array([[0.0, 2.0], [0.0, 0.0]])]
+    results = []
+    for lib in LIBS:
+        params = [lib.nn.Parameter(lib.zeros(g.shape, dtype=lib.float64)) for g in grads]
+        for param, g in zip(params, grads):
+            param.grad = lib.tensor(g)
+        total = lib.nn.utils.clip_grad_norm_(params, 1.0, norm_type=p)
+        results.append([total.numpy()] + [param.grad.numpy() for param in params])
+    for ours, theirs in zip(*results):
+        np.testing.assert_allclose(ours, theirs, rtol=1e-12)

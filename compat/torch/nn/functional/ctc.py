@@ -62,8 +62,9 @@ def _ctc_f(
 
     def step(alpha: Any, xs: Any) -> tuple[Any, Any]:
         e, t = xs
-        prev1 = fnp.concatenate([pad1, alpha[:, :-1]], axis=1)
-        prev2 = fnp.concatenate([pad2, alpha[:, :-2]], axis=1)
+        # alpha shifted by 1 and 2 (the slices keep L columns when L is 1: empty targets)
+        prev1 = fnp.concatenate([pad1, alpha], axis=1)[:, :length]
+        prev2 = fnp.concatenate([pad2, alpha], axis=1)[:, :length]
         prev2 = fnp.where(can_skip, prev2, neg)
         new = _lse3(alpha, prev1, prev2) + e
         return fnp.where(t < lens, new, alpha), None

@@ -247,6 +247,7 @@ class ModuleDict(Module):
         self._modules.clear()
 
     def update(self, modules: Mapping[str, Module] | Iterable[tuple[str, Module]]) -> None:
-        items = modules.items() if isinstance(modules, Mapping) else modules
+        mapping = isinstance(modules, (Mapping, ModuleDict))  # a ModuleDict: by key too
+        items = modules.items() if mapping else modules
         for key, module in items:
             self[key] = module

@@ -39,9 +39,19 @@ def _grads(parameters: _tensor_or_tensors) -> list[Tensor]:
     return [p.grad for p in _as_list(parameters) if p.grad is not None]
 
 
+def _vector_norm_f(x: Any, p: float) -> Any:
+    """``linalg.vector_norm(x, p)`` of the whole of ``x``, with its orders 0 (the count of
+    nonzero entries) and -inf (the least magnitude)."""
+    if p == 0:
+        return fnp.sum((x != 0).astype(x.dtype))
+    if p == -math.inf:
+        return fnp.min(fnp.abs(x))
+    return _norm_f(x, p=p, axes=None, keepdims=False)
+
+
 def _total_norm_f(*xs: Any, p: float) -> Any:
-    norms = [_norm_f(x, p=p, axes=None, keepdims=False) for x in xs]
-    return _norm_f(fnp.stack(norms), p=p, axes=None, keepdims=False)
+    # the norm of the per-tensor norms, as PyTorch's
+    return _vector_norm_f(fnp.stack([_vector_norm_f(x, p) for x in xs]), p)
 
 
 def get_total_norm(
@@ -56,7 +66,7 @@ def get_total_norm(
     if not tensors:
         return torch.tensor(0.0)
     with torch.no_grad():
-        if math.isinf(norm_type):
+        if norm_type == math.inf:
             norms = [t.detach().abs().max() for t in tensors]
             total = norms[0] if len(norms) == 1 else torch.stack(norms).max()
         elif len({t.dtype for t in tensors}) == 1:
