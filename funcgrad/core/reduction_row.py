@@ -31,7 +31,7 @@ NUMPY_KINDS = (
     "moment",
     "cumulative",
     "logsumexp",
-    "softmax",
+    "normalize",
 )
 #: how PyTorch may type a reduction's result (see :class:`TorchReduction`)
 TORCH_PROMOTIONS = ("int64", "float", "keep", "bool", "index", "real", "inexact")
@@ -149,7 +149,7 @@ class Reduction:
       only): a scan along one ``axis`` (the flattened array when ``None``), ``dtype=``,
       bools as the default integer; ``reduce`` is ``(x, axis, reverse)``, and the lax form
       ``(operand, axis=0, reverse=False)``, as ``jax.lax``'s;
-    * ``"logsumexp"`` and ``"softmax"`` (``logsumexp``; ``softmax``, ``log_softmax``): rows
+    * ``"logsumexp"`` and ``"normalize"`` (``logsumexp``; ``softmax``, ``log_softmax``): rows
       of a composite, with no primitive: ``reduce`` is the function, with ``jax.nn``'s
       conventions (``(x, axis, ..., where=)``: integers promoted to floats; ``where=``'s
       masked elements left out), and the forms are ``funcgrad.nn``'s and

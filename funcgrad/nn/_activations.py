@@ -269,7 +269,7 @@ for _name, _fn, _doc, _node in (
         public=("nn", "scipy.special"),
         doc=_doc,
         docs={"scipy.special": f"{_doc} (every axis by default, as SciPy's)"},
-        numpy="softmax",
+        numpy="normalize",
         identity=None,
         torch=TorchReduction(
             _node,

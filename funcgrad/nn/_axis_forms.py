@@ -1,5 +1,5 @@
 """The ``funcgrad.nn`` and ``funcgrad.scipy.special`` forms of the composite reduction rows
-(``logsumexp``, ``softmax``, ``log_softmax``: ``Reduction(numpy="logsumexp"|"softmax")``,
+(``logsumexp``, ``softmax``, ``log_softmax``: ``Reduction(numpy="logsumexp"|"normalize")``,
 declared in ``_activations.py`` beside their functions).
 
 Each kind has ``jax.nn``'s and ``jax.scipy.special``'s signatures: ``logsumexp`` is one
@@ -33,7 +33,7 @@ def _logsumexp_form(row: Reduction, namespace: str) -> Callable[..., Any]:
     return f
 
 
-def _softmax_form(row: Reduction, namespace: str) -> Callable[..., Any]:
+def _normalize_form(row: Reduction, namespace: str) -> Callable[..., Any]:
     fn = row.reduce
     if namespace == "scipy.special":
 
@@ -48,7 +48,7 @@ def _softmax_form(row: Reduction, namespace: str) -> Callable[..., Any]:
     return nn_form
 
 
-_KINDS = {"logsumexp": _logsumexp_form, "softmax": _softmax_form}
+_KINDS = {"logsumexp": _logsumexp_form, "normalize": _normalize_form}
 _MADE: dict[tuple[str, str], Callable[..., Any]] = {}
 
 

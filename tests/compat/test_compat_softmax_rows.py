@@ -1,5 +1,5 @@
 """compat's ``softmax`` and ``log_softmax`` generated from their rows (``Reduction`` with
-``numpy="softmax"`` in ``funcgrad/nn/_activations.py``; its ``TorchReduction``): ``torch.X``,
+``numpy="normalize"`` in ``funcgrad/nn/_activations.py``; its ``TorchReduction``): ``torch.X``,
 ``Tensor.X``, ``torch.special.X``, ``nn.functional.X`` and ``out=`` against real PyTorch on a
 dtype x shape x ``dim`` x ``dtype=`` grid (the same value, dtype and shape, or the same
 exception type and text), nodes and gradients, the exact dtype ``out=`` wants, and
@@ -17,7 +17,7 @@ from cases import sample
 import compat.torch as ctorch
 from funcgrad._compat_contract import reduction_rows
 
-ROWS = [pytest.param(r, id=r.name) for r in reduction_rows() if r.numpy == "softmax"]
+ROWS = [pytest.param(r, id=r.name) for r in reduction_rows() if r.numpy == "normalize"]
 DTYPES = ["bool", "int64", "float16", "float32", "float64", "complex64"]
 SHAPES = [(), (0,), (4,), (2, 3), (0, 3), (2, 3, 2)]
 

@@ -416,7 +416,7 @@ def _reduction_op(row: Any) -> Any:
         return _moment_op(row)
     if row.numpy == "cumulative":
         return _cumulative_op(row)
-    if row.numpy == "softmax":
+    if row.numpy == "normalize":
         return _softmax_op(row)
     reduce = _reducer(row, name)
 
