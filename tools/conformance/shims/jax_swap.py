@@ -191,6 +191,7 @@ def make_swap() -> Swap:
             # the package ``jax.lax`` re-exports; its primitives (``add_p``) and private
             # names stay internals (funcgrad.lax lacks them)
             "jax._src.lax": "funcgrad.lax",
+            "jax._src.lax.linalg": "funcgrad.lax.linalg",
             "jax._src.errors": "funcgrad.errors",
         },
         scope={**_coverage_scope(), **SCOPE},
