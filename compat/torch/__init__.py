@@ -66,7 +66,12 @@ globals().update(_inplace.FUNCTIONS)  # torch.abs_(x), torch.relu_(x), ...
 
 
 #: ``torch.X`` that is ``torch.nn.functional.X`` (the same ATen op in PyTorch)
-_FUNCTIONAL_ALIASES = ("pairwise_distance", "cosine_similarity", "pdist")
+_FUNCTIONAL_ALIASES = (
+    "pairwise_distance",
+    "cosine_similarity",
+    "pdist",
+    "channel_shuffle",
+)
 
 
 def __getattr__(name: str) -> Any:

@@ -83,6 +83,7 @@ from compat.torch.nn.functional.distance import (  # noqa: F401
     pairwise_distance,
     pdist,
     triplet_margin_loss,
+    triplet_margin_with_distance_loss,
 )
 from compat.torch.nn.functional.dropout_channel import (  # noqa: F401
     alpha_dropout,
@@ -137,6 +138,7 @@ from compat.torch.nn.functional.pooling_adaptive import (  # noqa: F401
 )
 from compat.torch.nn.functional.sparse import embedding, one_hot  # noqa: F401
 from compat.torch.nn.functional.upsampling import (  # noqa: F401
+    channel_shuffle,
     interpolate,
     pixel_shuffle,
     pixel_unshuffle,

@@ -206,8 +206,8 @@ def cross_entropy(
             prod = prod * w
         per_sample = -prod.sum(class_dim)
         if reduction == "mean":
-            n = input.numel() // n_classes if input.dim() > 1 else 1
-            return per_sample.sum() * (1.0 / n)
+            n = (input.numel() // n_classes if n_classes else 0) if input.dim() > 1 else 1
+            return per_sample.sum() * (1.0 / n) if n else per_sample.sum() / 0.0  # NaN
         return _apply_reduction(per_sample, reduction)
 
     _check_class_target_shape(input, target, class_dim)

@@ -326,3 +326,31 @@ def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
                 f"input.size({axis})={input.shape[axis]} is not divisible by {r}"
             )
     return apply(_shuffle_f, "PixelUnshuffleBackward0", (input,), (("r", r), ("inverse", True)))
+
+
+def _channel_shuffle_f(x: Any, *, groups: int) -> Any:
+    n, c = x.shape[0], x.shape[1]
+    rest = tuple(x.shape[2:])
+    y = fnp.reshape(x, (n, groups, c // groups) + rest)
+    return fnp.reshape(fnp.swapaxes(y, 1, 2), x.shape)
+
+
+def channel_shuffle(input: Tensor, groups: int) -> Tensor:
+    """Interleave the channel groups of ``(N, C, *)``: ``(N, g, C/g, *)`` transposed to
+    ``(N, C/g, g, *)`` (ShuffleNet's channel shuffle)."""
+    g = operator.index(groups)
+    if input.dim() <= 2:
+        raise RuntimeError(
+            f"channel_shuffle expects input with > 2 dims, but got input with sizes "
+            f"{list(input.shape)}"
+        )
+    if g <= 0:
+        raise RuntimeError(
+            f"Number of groups to divide channels in must be positive. Value of groups:{g}"
+        )
+    c = input.shape[1]
+    if c % g:
+        raise RuntimeError(
+            f"Number of channels must be divisible by groups. Got {c} channels and {g} groups."
+        )
+    return apply(_channel_shuffle_f, "CloneBackward0", (input,), (("groups", g),))

@@ -1,5 +1,6 @@
-"""``nn.Upsample``, ``UpsamplingNearest2d``, ``UpsamplingBilinear2d``, ``PixelShuffle`` and
-``PixelUnshuffle`` (``torch/nn/modules/upsampling.py`` and ``pixelshuffle.py``)."""
+"""``nn.Upsample``, ``UpsamplingNearest2d``, ``UpsamplingBilinear2d``, ``PixelShuffle``,
+``PixelUnshuffle`` and ``ChannelShuffle`` (``torch/nn/modules/upsampling.py``,
+``pixelshuffle.py`` and ``channelshuffle.py``)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from compat.torch.nn import functional as F
 from compat.torch.nn.modules.module import Module
 
 __all__ = [
+    "ChannelShuffle",
     "PixelShuffle",
     "PixelUnshuffle",
     "Upsample",
@@ -103,3 +105,17 @@ class PixelUnshuffle(Module):
 
     def extra_repr(self) -> str:
         return f"downscale_factor={self.downscale_factor}"
+
+
+class ChannelShuffle(Module):
+    """Interleave the ``groups`` channel groups of ``(N, C, *)`` (``F.channel_shuffle``)."""
+
+    def __init__(self, groups: int) -> None:
+        super().__init__()
+        self.groups = groups
+
+    def forward(self, input: Any) -> Any:
+        return F.channel_shuffle(input, self.groups)
+
+    def extra_repr(self) -> str:
+        return f"groups={self.groups}"

@@ -1,6 +1,7 @@
 """``torch.nn.utils``: gradient clipping, parameter/vector conversion, ``rnn`` packing,
 ``parametrize``, ``parametrizations.weight_norm``/``spectral_norm`` and the older
-hook-based ``weight_norm``/``spectral_norm``.
+hook-based ``weight_norm``/``spectral_norm``, ``fusion`` (batch norm folded into the layer
+before it) and ``skip_init``.
 
 Example:
     >>> import compat.torch as torch
@@ -9,7 +10,7 @@ Example:
     >>> norm = torch.nn.utils.clip_grad_norm_(model.parameters(), 0.5)
 """
 
-from compat.torch.nn.utils import parametrizations, parametrize, rnn
+from compat.torch.nn.utils import fusion, parametrizations, parametrize, rnn
 from compat.torch.nn.utils.clip_grad import (
     clip_grad_norm_,
     clip_grad_value_,
@@ -17,6 +18,7 @@ from compat.torch.nn.utils.clip_grad import (
     get_total_norm,
 )
 from compat.torch.nn.utils.convert_parameters import parameters_to_vector, vector_to_parameters
+from compat.torch.nn.utils.init import skip_init
 from compat.torch.nn.utils.spectral_norm import remove_spectral_norm, spectral_norm
 from compat.torch.nn.utils.weight_norm import remove_weight_norm, weight_norm
 
@@ -24,6 +26,7 @@ __all__ = [
     "clip_grad_norm_",
     "clip_grad_value_",
     "clip_grads_with_norm_",
+    "fusion",
     "get_total_norm",
     "parameters_to_vector",
     "parametrizations",
@@ -31,6 +34,7 @@ __all__ = [
     "remove_spectral_norm",
     "remove_weight_norm",
     "rnn",
+    "skip_init",
     "spectral_norm",
     "vector_to_parameters",
     "weight_norm",
