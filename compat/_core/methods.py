@@ -377,6 +377,11 @@ def install() -> None:
         "sub_": _ipm("sub"),
         "mul_": _iop("mul"),
         "div_": _div_,
+        # PyTorch's other spellings of the same in-place ops
+        "divide_": _div_,
+        "true_divide_": _iop("div"),
+        "multiply_": _iop("mul"),
+        "subtract_": _ipm("sub"),
         "pow_": _iop("pow"),
         "copy_": lambda self, src, non_blocking=False: O.inplace_copy(self, src),
         "addcmul_": lambda self, t1, t2, *, value=1: O.inplace_addc(self, "mul", t1, t2, value),
