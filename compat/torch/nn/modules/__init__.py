@@ -8,6 +8,7 @@ hold helpers).
 from compat.torch.nn.modules import (
     activation,
     activation_attention,
+    adaptive,
     batchnorm,
     container,
     container_params,
@@ -34,6 +35,7 @@ from compat.torch.nn.modules import (
 #: also hold helpers)
 _FAMILIES = (
     activation,
+    adaptive,
     batchnorm,
     container,
     container_params,
