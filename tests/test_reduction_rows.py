@@ -253,3 +253,34 @@ def test_composite_form_is_jax_s(ns, name):
             for f, grad in ((mine, fg.grad), (theirs, jax.grad))
         )
         np.testing.assert_allclose(np.asarray(g), np.asarray(j), rtol=1e-10, err_msg=str(kw))
+
+
+NAN_ROWS = sorted(n for n, r in reduction_forms("numpy").items() if r.nan)
+
+
+@pytest.mark.parametrize("name", NAN_ROWS)
+def test_nan_forms_as_jax(name):
+    """``nansum``/``nanmean`` (``Reduction.nan``) of arrays holding NaNs: values and dtypes
+    with ``axis``, ``where=``, ``dtype=``, a row of NaNs only, and the gradient."""
+    mine, theirs = getattr(fnp, name), getattr(jnp, name)
+    x = np.array(
+        [[1.5, np.nan, -2.0, 0.5], [np.nan, np.nan, np.nan, np.nan], [3.0, 1.0, np.nan, 2.0]]
+    )
+    where = np.array([[True, True, False, True]] * 3)
+    for a, kw in [
+        (x, {}),
+        (x, {"axis": 1}),
+        (x, {"axis": 0, "keepdims": True}),
+        (x, {"axis": 1, "where": where}),
+        (x.astype("float16"), {"axis": 1}),
+        (x.astype("float32"), {"axis": 0, "dtype": "float64"}),
+        (x + 1j, {"axis": 1}),
+        (np.arange(6).reshape(2, 3), {"axis": 0}),
+    ]:
+        _agree(_outcome(mine, a, **kw), _outcome(theirs, a, **kw), f"{name}({a.dtype}, {kw})")
+    for kw in ({"axis": 1}, {"axis": 0, "where": where}):
+        g, want = (
+            grad(lambda v, f=f: (f(v, **kw) ** 2).sum())(x)
+            for f, grad in ((mine, fg.grad), (theirs, jax.grad))
+        )
+        np.testing.assert_allclose(np.asarray(g), np.asarray(want), rtol=1e-10, err_msg=str(kw))

@@ -162,7 +162,8 @@ class Reduction:
     (axes a sequence, none of NumPy's promotions; ``on_bool``'s for bools, as JAX's
     ``reduce_max`` of bools is ``reduce_or``). ``docs`` holds a namespace's own
     docstring where it differs (lax's ``reduce_or`` is bitwise). ``torch`` is the
-    :class:`TorchReduction`.
+    :class:`TorchReduction`. ``nan``: the numpy form leaves NaNs out (``nansum``: a ``"fold"``
+    taking them as its identity; ``nanmean``: an ``"average"`` not counting them).
     """
 
     def __init__(
@@ -179,6 +180,7 @@ class Reduction:
         combine: Callable[..., Any] | None = None,
         on_bool: tuple[Any, Callable[..., Any]] | None = None,
         finish: Callable[..., Any] | None = None,
+        nan: bool = False,
         torch: TorchReduction | None = None,
     ) -> None:
         if name in REDUCTIONS:
@@ -196,6 +198,7 @@ class Reduction:
         self.combine = combine
         self.on_bool = on_bool
         self.finish = finish
+        self.nan = nan
         self.torch = torch
         REDUCTIONS[name] = self
 

@@ -36,7 +36,7 @@ from funcgrad.numpy._core import (
 )
 from funcgrad.numpy._core import out as _out
 from funcgrad.numpy._shape import broadcast_to, concatenate
-from funcgrad.numpy._ufuncs import divide, isnan, logical_not, multiply, subtract, where
+from funcgrad.numpy._ufuncs import divide, isnan, logical_and, logical_not, multiply, subtract
 from funcgrad.numpy._ufuncs import where as _where
 from funcgrad.primitives import elementwise as ew
 from funcgrad.primitives import reductions as rd
@@ -110,7 +110,10 @@ def _sum_like(
     if dt == _BOOL:
         dt = dtypes.default_dtype(1)
     ct = _upcast(dt)
-    x = _mask(name, convert(a, ct), where, row.identity)
+    x = convert(a, ct)
+    if row.nan:  # (``nansum``: NaNs count as the identity)
+        x = _where(isnan(x), np.asarray(row.identity, ct), x)
+    x = _mask(name, x, where, row.identity)
     r = row.reduce(x, tuple(sorted(axes)))
     if initial is not None:
         r = row.combine(r, np.asarray(initial, ct))
@@ -215,6 +218,9 @@ def _mean(
     axes = normalize_axes(axis, av.ndim, name)
     dt, ct = _mean_dtypes(name, av.dtype, dtype)
     x = convert(a, ct)
+    if row.nan:  # (``nanmean``: NaNs are not counted)
+        given = logical_not(isnan(a))
+        where = given if where is None else logical_and(prep(where, name), given)
     s = row.reduce(_mask(name, x, where, row.identity), tuple(sorted(axes)))
     if where is None:
         n: Any = np.asarray(_count(av.shape, axes), ct)
@@ -296,6 +302,37 @@ def _fold_form(name: str, row: Reduction) -> Callable[..., Any]:
         promote_integers: bool = True,
     ) -> Any:
         return _sum_like(name, row, a, axis, dtype, out, keepdims, initial, where, promote_integers)
+
+    return f
+
+
+def _nan_fold_form(name: str, row: Reduction) -> Callable[..., Any]:
+    # (``jnp.nansum``'s signature: no ``promote_integers``)
+    def f(
+        a: ArrayLike,
+        axis: Any = None,
+        dtype: Any = None,
+        out: Any = None,
+        keepdims: bool = False,
+        initial: Any = None,
+        where: ArrayLike | None = None,
+    ) -> Any:
+        return _sum_like(name, row, a, axis, dtype, out, keepdims, initial, where)
+
+    return f
+
+
+def _nan_average_form(name: str, row: Reduction) -> Callable[..., Any]:
+    # (``jnp.nanmean``'s signature: ``where`` by position too)
+    def f(
+        a: ArrayLike,
+        axis: Any = None,
+        dtype: Any = None,
+        out: Any = None,
+        keepdims: bool = False,
+        where: ArrayLike | None = None,
+    ) -> Any:
+        return _mean(name, row, a, axis, dtype, out, keepdims, where)
 
     return f
 
@@ -387,12 +424,15 @@ _KINDS = {
     "moment": _moment_form,
     "cumulative": _cumulative_form,
 }
+#: the kinds of a row that leaves NaNs out (``Reduction.nan``), with ``jax.numpy``'s
+#: signatures of ``nansum`` and ``nanmean``
+_NAN_KINDS = {"fold": _nan_fold_form, "average": _nan_average_form}
 
 
 def _declared_form(row: Reduction) -> Callable[..., Any]:
     """The numpy form of a reduction row, named as the row (``amax`` is ``max``, as in
     ``jax.numpy``: its errors say ``max``)."""
-    f = _KINDS[row.numpy](row.name, row)
+    f = (_NAN_KINDS if row.nan else _KINDS)[row.numpy](row.name, row)
     f.__name__ = f.__qualname__ = row.name
     f.__doc__ = f"{form_doc(row, 'numpy')}."
     return f
@@ -553,26 +593,6 @@ def average(
     if returned:
         return avg, broadcast_to(wsum, aval(avg).shape)
     return avg
-
-
-def nansum(
-    a: ArrayLike, axis: Any = None, dtype: Any = None, out: Any = None, keepdims: bool = False
-) -> Any:
-    """Sum treating NaNs as zero."""
-
-    a = as_array(a, "nansum")
-    kept = where(isnan(a), 0, a)
-    return _total(kept, axis=axis, dtype=dtype, out=out, keepdims=keepdims)
-
-
-def nanmean(
-    a: ArrayLike, axis: Any = None, dtype: Any = None, out: Any = None, keepdims: bool = False
-) -> Any:
-    """Mean ignoring NaNs."""
-
-    a = as_array(a, "nanmean")
-    given = logical_not(isnan(a))
-    return _average(a, axis=axis, dtype=dtype, out=out, keepdims=keepdims, where=given)
 
 
 def median(*args: Any, **kwargs: Any) -> Any:

@@ -267,10 +267,13 @@ def _arg_reduction(name: str, lower: Callable) -> Primitive:
     def abstract_eval(x: Aval, *, axis: int, index_dtype: np.dtype) -> Aval:
         _check_dtype(name, x, "noncomplex")
         _check_axes(name, x, (axis,))
-        if x.shape[axis] == 0:
-            raise ValueError(f"{name}: cannot reduce the empty axis {axis} of an operand {x}")
+        if x.shape[axis] == 0:  # (JAX's words)
+            raise ValueError(
+                f"{name}: argmin and argmax require non-empty reduced dimension, got the "
+                f"empty axis {axis} of an operand {x}"
+            )
         if dtypes.kind(index_dtype) != 1:
-            raise TypeError(f"{name}: index_dtype must be an integer dtype, got {index_dtype}")
+            raise TypeError(f"{name}: index_dtype must be an integer type, but got {index_dtype}")
         shape = tuple(s for i, s in enumerate(x.shape) if i != axis)
         return Aval(shape, index_dtype)
 
@@ -549,6 +552,39 @@ Reduction(
     numpy="average",
     identity=0,
     torch=TorchReduction("MeanBackward0", dim_grad_fn="MeanBackward1", promote="float"),
+)
+Reduction(
+    "nansum",
+    reduce_sum_p,
+    reduce_sum,
+    public=("numpy",),
+    doc="Sum over ``axis`` treating NaNs as zero",
+    numpy="fold",
+    identity=0,
+    combine=ew.add,
+    nan=True,
+    torch=TorchReduction(
+        "NansumBackward0",
+        complex_error=(RuntimeError, "nansum on CPU does not support complex inputs"),
+    ),
+)
+Reduction(
+    "nanmean",
+    reduce_sum_p,
+    reduce_sum,
+    public=("numpy",),
+    doc="Arithmetic mean over ``axis`` of the elements that are not NaN",
+    numpy="average",
+    identity=0,
+    nan=True,
+    # (PyTorch's nanmean divides its nansum by the count: its node is the division's)
+    torch=TorchReduction(
+        "DivBackward0",
+        promote="float",
+        int_error="nanmean(): expected input to have floating point or complex dtype but got "
+        "{dtype}",
+        complex_error=(RuntimeError, "nansum on CPU does not support complex inputs"),
+    ),
 )
 for _name, _finish, _doc in (
     ("var", None, "Variance"),

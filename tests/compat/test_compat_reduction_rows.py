@@ -243,3 +243,31 @@ def test_cumulative_forms_as_pytorch(real_torch, row):
                 for xi in x
             ]
             _same(*inplaced, what + " in place")
+
+
+NAN_ROWS = [pytest.param(r, id=r.torch.name or r.name) for r in reduction_rows() if r.nan]
+
+
+@pytest.mark.parametrize("row", NAN_ROWS)
+def test_nan_forms_as_pytorch(real_torch, row):
+    """``nansum``/``nanmean`` of tensors holding NaNs (a row of NaNs only): values, nodes and
+    gradients, with and without ``dim``."""
+    name = row.torch.name or row.name
+    nan = float("nan")
+    value = [[1.5, nan, -2.0, 0.5], [nan, nan, nan, nan], [3.0, 1.0, nan, 2.0]]
+    for args in ((), (1,), (0, True), ((0, 1),)):
+        got = []
+        for lib in (ctorch, real_torch):
+            x = lib.tensor(value, dtype=lib.float64, requires_grad=True)
+            y = getattr(lib, name)(x, *args)
+            (y * y).sum().backward()
+            got.append((y.grad_fn.name(), np.asarray(y.tolist()), np.asarray(x.grad.tolist())))
+        assert got[0][0] == got[1][0], (name, args)
+        (_, v0, g0), (_, v1, g1) = got
+        np.testing.assert_allclose(v0, v1, rtol=1e-12, equal_nan=True, err_msg=f"{name}{args}")
+        # (where PyTorch's gradient is NaN: an all-NaN slice's NaN mean sends a NaN back, which
+        # PyTorch's nansum multiplies by its 0 mask; compat's, funcgrad's and JAX's select
+        # give 0 there)
+        pytorch_nan = np.isnan(g1)
+        assert (g0[pytorch_nan] == 0).all(), (name, args)
+        np.testing.assert_allclose(g0[~pytorch_nan], g1[~pytorch_nan], rtol=1e-12)

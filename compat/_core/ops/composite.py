@@ -301,46 +301,6 @@ def _moments(
     return apply(_moments_f, "StdMeanBackward0" if std else "VarMeanBackward0", (input,), static)
 
 
-def _nanred_f(x: Any, *, axes: Any, keepdims: bool, op: str, dtype: np.dtype) -> Any:
-    x = _c(x, dtype)
-    f = fnp.nansum if op == "sum" else fnp.nanmean
-    return f(x, axis=axes, keepdims=keepdims)
-
-
-@defop(samples=(Sample(((3, 4),)), Sample(((3, 4),), args=(1,))))
-def nansum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
-    """:func:`sum` treating NaN as zero."""
-    dt = (
-        _dt.np_dtype(dtype)
-        if dtype is not None
-        else (input._npdtype if _dt.kind(input._npdtype) == "f" else np.dtype(np.int64))
-    )
-    st = (
-        ("axes", _dims(dim, input.ndim)),
-        ("keepdims", bool(keepdim)),
-        ("op", "sum"),
-        ("dtype", dt),
-    )
-    return apply(_nanred_f, "NansumBackward0", (input,), st)
-
-
-@defop(node_name=False, samples=(Sample(((3, 4),)), Sample(((3, 4),), args=(0, True))))
-def nanmean(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
-    """:func:`mean` over the non-NaN elements."""
-    if _dt.kind(input._npdtype) != "f":
-        raise RuntimeError(
-            f"nanmean(): expected input to have floating point or complex dtype but got {input.dtype}"
-        )
-    dt = _dt.np_dtype(dtype) if dtype is not None else input._npdtype
-    st = (
-        ("axes", _dims(dim, input.ndim)),
-        ("keepdims", bool(keepdim)),
-        ("op", "mean"),
-        ("dtype", dt),
-    )
-    return apply(_nanred_f, "NanmeanBackward0", (input,), st)
-
-
 def _count_nonzero_f(x: Any, *, axes: Any) -> Any:
     return fnp.asarray(fnp.sum(x != 0, axis=axes), np.int64)
 

@@ -80,8 +80,12 @@ def _reduce_f(x: Any, *, op: str, promote: str, axes: Any, keepdims: bool, dtype
     return form(_c(x, dtype), axis=axes, keepdims=keepdims).astype(dtype)
 
 
-def _result_dtype(name: str, promote: str, given: np.dtype, dtype: Any) -> np.dtype:
-    """The result dtype of a row's op as PyTorch types it (``TorchReduction.promote``)."""
+def _result_dtype(t: Any, name: str, given: np.dtype, dtype: Any) -> np.dtype:
+    """The result dtype of a row's op as PyTorch types it (``TorchReduction.promote``; a
+    ``"float"`` row's ``int_error`` refuses a non-float input whatever ``dtype=`` says)."""
+    promote = t.promote
+    if promote == "float" and t.int_error is not None and _dt.kind(given) not in "fc":
+        raise RuntimeError(t.int_error.format(dtype=_dt.scalar_type_name(given)))
     if promote == "bool":
         return given if given == np.uint8 else np.dtype(bool)
     if promote == "index":
@@ -161,7 +165,7 @@ def _reducer(row: Any, name: str) -> Any:
                 f"{name}(): argument 'keepdim' (position 3) must be bool, not "
                 f"{'torch.dtype' if isinstance(keepdim, _dt.dtype) else _gm.typename(keepdim)}"
             )
-        dt = _result_dtype(name, t.promote, input._npdtype, dtype)
+        dt = _result_dtype(t, name, input._npdtype, dtype)
         if early:
             _refuse_kind(t, input)
         if dim is None:
