@@ -125,3 +125,17 @@ def test_command_line(capsys):
     assert op_audit.main(["--places", "tanh", "--verbose"]) == 0
     out = capsys.readouterr().out.splitlines()
     assert out[0].startswith("tanh ") and int(out[0].split()[1]) == len(out) - 1
+
+
+def test_places_reads_a_changed_file_again(tmp_path):
+    """The per-file cache of declarations is keyed by the file's version: an edit shows."""
+    path = tmp_path / "funcgrad" / "m.py"
+    path.parent.mkdir()
+    path.write_text("def tanh(): pass\n")
+    assert [str(p) for p in op_audit.places(["tanh"], root=tmp_path)["tanh"]] == [
+        "funcgrad/m.py:1 def"
+    ]
+    path.write_text("\n\nclass tanh: pass\n")
+    assert [str(p) for p in op_audit.places(["tanh"], root=tmp_path)["tanh"]] == [
+        "funcgrad/m.py:3 class"
+    ]

@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import functools
 import importlib
 import pathlib
 import re
@@ -147,27 +148,26 @@ def _level(body: list[ast.stmt]) -> Iterator[ast.stmt]:
                 yield from _level(handler.body)
 
 
-def _declarations(body: list[ast.stmt], names: set[str]) -> Iterator[tuple[str, int, int, str]]:
+def _declarations(body: list[ast.stmt]) -> Iterator[tuple[str, int, int, str]]:
+    """Every declaration at this level as (identifier or string, line, column, kind)."""
     for stmt in _level(body):
         if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             kind = "class" if isinstance(stmt, ast.ClassDef) else "def"
-            if stmt.name in names:
-                yield stmt.name, stmt.lineno, stmt.col_offset, kind
+            yield stmt.name, stmt.lineno, stmt.col_offset, kind
             for expr in stmt.decorator_list:
-                yield from _named_strings(expr, names)
+                yield from _declared_strings(expr)
             if isinstance(stmt, ast.ClassDef):
                 for expr in (*stmt.bases, *(k.value for k in stmt.keywords)):
-                    yield from _named_strings(expr, names)
-                yield from _declarations(stmt.body, names)
+                    yield from _declared_strings(expr)
+                yield from _declarations(stmt.body)
             continue
         if isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
             targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
             for t in targets:
                 for n in _bound(t):
-                    if n in names:
-                        yield n, t.lineno, t.col_offset, "binding"
+                    yield n, t.lineno, t.col_offset, "binding"
             if stmt.value is not None:
-                yield from _named_strings(stmt.value, names)
+                yield from _declared_strings(stmt.value)
             continue
         if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant):
             continue  # (a docstring)
@@ -180,26 +180,34 @@ def _declarations(body: list[ast.stmt], names: set[str]) -> Iterator[tuple[str, 
         ]
         own += [item.context_expr for item in getattr(stmt, "items", [])]
         for expr in own:
-            yield from _named_strings(expr, names)
+            yield from _declared_strings(expr)
 
 
-def _named_strings(expr: ast.AST, names: set[str]) -> Iterator[tuple[str, int, int, str]]:
+def _declared_strings(expr: ast.AST) -> Iterator[tuple[str, int, int, str]]:
     for const in _strings(expr):
-        for n in names:
-            if _names_string(const.value, n):
-                yield n, const.lineno, const.col_offset, "string"
+        yield const.value, const.lineno, const.col_offset, "string"
 
 
-def _table_keys(tree: ast.AST, names: set[str]) -> Iterator[tuple[str, int, int, str]]:
+def _table_keys(tree: ast.AST) -> Iterator[tuple[str, int, int, str]]:
     """String keys of dict displays anywhere (a table's entry: a method table built in a
     function is a declaration too)."""
     for node in ast.walk(tree):
         if isinstance(node, ast.Dict):
             for key in node.keys:
                 if isinstance(key, ast.Constant) and isinstance(key.value, str):
-                    for n in names:
-                        if _names_string(key.value, n):
-                            yield n, key.lineno, key.col_offset, "string"
+                    yield key.value, key.lineno, key.col_offset, "string"
+
+
+@functools.lru_cache(maxsize=4096)
+def _file_declarations(
+    path: pathlib.Path, stamp: tuple[int, int]
+) -> frozenset[tuple[str, int, int, str]]:
+    """A file's declarations of any name, read once per version of the file (``stamp``: its
+    modification time and size): the audit's tests and a caller asking for several names in
+    turn parse the tree once, not per call."""
+    del stamp  # (part of the cache's key only)
+    tree = ast.parse(path.read_text(), str(path))
+    return frozenset(_declarations(tree.body)) | frozenset(_table_keys(tree))
 
 
 def places(names: Iterable[str], root: pathlib.Path = ROOT) -> dict[str, list[Place]]:
@@ -209,9 +217,17 @@ def places(names: Iterable[str], root: pathlib.Path = ROOT) -> dict[str, list[Pl
     found: dict[str, list[Place]] = {n: [] for n in wanted}
     for pkg in PACKAGES:
         for path in sorted((root / pkg).rglob("*.py")):
-            tree = ast.parse(path.read_text(), str(path))
+            stat = path.stat()
             rel = str(path.relative_to(root))
-            hits = set(_declarations(tree.body, wanted)) | set(_table_keys(tree, wanted))
+            hits = set()
+            for token, line, col, kind in _file_declarations(
+                path.resolve(), (stat.st_mtime_ns, stat.st_size)
+            ):
+                if kind != "string":
+                    if token in wanted:
+                        hits.add((token, line, col, kind))
+                    continue
+                hits.update((n, line, col, kind) for n in wanted if _names_string(token, n))
             for n, line, _col, kind in hits:  # (one place per node: a row's line may
                 # spell a name three times)
                 found[n].append(Place(rel, line, kind))
