@@ -75,12 +75,13 @@ _BY_NP: dict[np.dtype, dtype] = {d.np: d for d in _ALL}
 
 _default_float = [float32]
 
-# Python type objects accepted where a dtype is expected (``dtype=float``)
+# Python type objects accepted where a dtype is expected (``dtype=float``): PyTorch reads
+# them as the C types of Python's numbers, whatever the default dtype (float is double)
 _PYTYPES = {
-    builtins.float: None,
+    builtins.float: float64,
     builtins.int: int64,
     builtins.bool: bool,
-    builtins.complex: complex64,
+    builtins.complex: complex128,
 }
 
 
@@ -110,8 +111,7 @@ def to_dtype(d: Any) -> dtype:
     if isinstance(d, dtype):
         return d
     if d in _PYTYPES:
-        r = _PYTYPES[d]
-        return get_default_dtype() if r is None else r
+        return _PYTYPES[d]
     if isinstance(d, str):
         d = d.replace("torch.", "").replace("oneflow.", "")
         for cand in _ALL:

@@ -419,6 +419,10 @@ def _split(input: Tensor, split_size_or_sections: Any, dim: int, unsafe: bool) -
 
 @defop(samples=Sample(((5, 2),), args=(3,)))
 def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple:
+    if input.ndim == 0:
+        raise RuntimeError("chunk expects at least a 1-dimensional tensor")
+    if chunks <= 0:
+        raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
     n = input.shape[_wrap_dim(dim, input.ndim)]
     size = -(-n // chunks) if n else 1
     return split(input, size, dim)
