@@ -78,9 +78,9 @@ def conv_dimension_numbers(
     triples (e.g. a ``jax.lax.ConvDimensionNumbers``) to a :class:`ConvDimensionNumbers`."""
     nd = len(lhs_shape)
     if len(rhs_shape) != nd:
-        raise TypeError(
-            f"conv_general_dilated: lhs and rhs must have the same rank, got shapes "
-            f"{tuple(lhs_shape)} and {tuple(rhs_shape)}{here()}"
+        raise ValueError(
+            "conv_general_dilated lhs and rhs must have the same number of dimensions, but "
+            f"got {tuple(lhs_shape)} and {tuple(rhs_shape)}{here()}"
         )
     if dimension_numbers is None:
         iota = tuple(range(nd))
@@ -171,9 +171,9 @@ def conv_general_dilated(
     lhs, rhs = prep(lhs, "conv_general_dilated"), prep(rhs, "conv_general_dilated")
     lhs_shape, rhs_shape = to_aval(lhs).shape, to_aval(rhs).shape
     if len(lhs_shape) != len(rhs_shape):
-        raise TypeError(
-            f"conv_general_dilated: lhs and rhs must have the same rank, got lhs "
-            f"{to_aval(lhs)} and rhs {to_aval(rhs)}{here()}"
+        raise ValueError(
+            "conv_general_dilated lhs and rhs must have the same number of dimensions, but "
+            f"got lhs {to_aval(lhs)} and rhs {to_aval(rhs)}{here()}"
         )
     dn = conv_dimension_numbers(lhs_shape, rhs_shape, dimension_numbers)
     nsp = builtins.max(len(lhs_shape) - 2, 0)

@@ -56,7 +56,11 @@ def _declared_form(name: str, row: Reduction) -> Callable[..., Any]:
         return prim.bind(operand, axes=tuple(axes))  # (no axes too: the dtype is checked, as JAX)
 
     def index(operand: Any, axis: int, index_dtype: Any) -> Any:
-        return row.reduce(prep(operand, name), axis=axis, index_dtype=index_dtype)
+        operand = prep(operand, name)
+        shape = to_aval(operand).shape
+        if not 0 <= operator.index(axis) < len(shape):  # (lax's axis is XLA's, as JAX's)
+            raise ValueError(f"Invalid axis {axis} for operand shape {shape}{here()}")
+        return row.reduce(operand, axis=axis, index_dtype=index_dtype)
 
     def scan(operand: Any, axis: int = 0, reverse: bool = False) -> Any:
         if axis < 0:  # (lax's axis is XLA's: not counted from the end)
@@ -264,11 +268,18 @@ def reduce(
     del out_sharding
     xs, tree = jax.tree_util.tree_flatten(operands)
     inits, tree2 = jax.tree_util.tree_flatten(init_values)
+    # (JAX's checks and words, in JAX's order)
     if tree != tree2:
         raise ValueError(
-            f"reduce: operands must have the same tree structure as init_values: {tree} vs. "
+            f"reduce: Operands must have the same tree structure as init_values: {tree} vs. "
             f"{tree2}{here()}"
         )
+    shapes = [to_aval(prep(i, "reduce")).shape for i in inits]
+    if any(s != () for s in shapes):
+        raise ValueError(f"reduce found non-scalar initial value: {shapes}{here()}")
+    dims = tuple(operator.index(d) for d in dimensions)
+    if len(set(dims)) != len(dims):
+        raise ValueError(f"reduce: duplicate value in 'axes' of reduction: {dims}{here()}")
     xs = [prep(x, "reduce") for x in xs]
     monoid = monoid_of(computation)
     monoids = [monoid] * len(xs) if monoid else _traced_monoids(computation, xs, tree)

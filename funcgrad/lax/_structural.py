@@ -277,12 +277,18 @@ def _starts(name: str, operand: Any, start_indices: Any, wrap: bool) -> list:
             f"{name}: needs one start index per dimension of the operand of shape "
             f"{shape}, got {len(start_indices)}{here()}"
         )
-    out = []
+    out, kinds = [], []
     for i, n in zip(start_indices, shape):
         a = to_aval(prep(i, name))
         if a.shape != () or dtypes.kind(a.dtype) != 1:
             raise TypeError(f"{name}: start indices must be integer scalars, got {a}{here()}")
+        kinds.append(a.dtype)
         out.append(_wrap(i, n) if wrap else i)
+    if len(set(kinds)) > 1:  # (JAX's rule and words: a Python int is the default int)
+        got = ", ".join(d.name for d in kinds)
+        raise TypeError(
+            f"index arguments to {name} must be integers of the same type, got: {got}{here()}"
+        )
     return out
 
 

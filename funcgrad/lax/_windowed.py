@@ -145,6 +145,11 @@ def _general(
     prog, consts, out_tree = trace_computation(
         "reduce_window", computation, [a.dtype for a in xa], tree
     )
+    if out_tree != tree:
+        raise ValueError(
+            "reduce_window output must have the same tree structure as the operands "
+            f"{tree} vs. {out_tree}{here()}"
+        )
     params = {
         "window_dimensions": window,
         "window_strides": strides,

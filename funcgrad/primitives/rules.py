@@ -121,7 +121,10 @@ def check_dtype(name: str, aval: Aval, allowed: str) -> None:
     (one of ``_DTYPE_CATEGORIES``: the one dtype check every primitive family uses)."""
     ok, need = _DTYPE_CATEGORIES[allowed]
     if not ok(dtypes.kind(aval.dtype), aval.dtype):
-        raise TypeError(f"{name} requires {need}, got an operand of type {aval}")
+        raise TypeError(  # (JAX's sentence first)
+            f"{name} does not accept dtype {aval.dtype.name}: {name} requires {need}, got an "
+            f"operand of type {aval}"
+        )
 
 
 # --------------------------------------------------------------------------- late binding

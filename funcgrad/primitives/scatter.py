@@ -721,6 +721,11 @@ def _top_k_abstract_eval(x: Aval, *, k: int) -> Aval:
         raise ValueError(f"top_k: k={k} must be in [0, {x.shape[-1]}] for an operand {x}")
     if dtypes.kind(x.dtype) == 3:
         raise TypeError(f"top_k: complex operands are not supported, got {x}")
+    if x.shape[-1] > 2**31:  # (JAX's words)
+        raise ValueError(
+            "top_k returns int32 indices, which will overflow for array dimensions larger "
+            f"than the maximum int32 ({2**31 - 1}). Got operand {x}"
+        )
     return Aval((*x.shape[:-1], k), np.dtype(np.int32), False)
 
 

@@ -466,24 +466,27 @@ pad_p = Primitive("pad", family=FAMILY)
 
 @pad_p.def_abstract_eval
 def _pad_abstract_eval(x: Aval, padding_value: Aval, *, padding_config: tuple) -> Aval:
+    # (JAX's sentences, with the operand)
     if padding_value.shape != ():
-        raise TypeError(f"pad: padding_value must be 0-d, got {padding_value} (operand {x})")
+        raise ValueError(f"pad: padding_value must be a scalar; got {padding_value} (operand {x})")
     dtype, weak = rules.join_dtypes("pad", x, padding_value)
     if len(padding_config) != x.ndim:
         raise ValueError(
-            f"pad: padding_config {padding_config} must have one (lo, hi, interior) per "
-            f"dimension of the operand {x}"
+            "pad: length of padding_config must equal the number of axes of operand, got "
+            f"padding_config {padding_config} for operand {x}"
         )
     shape = []
     for (lo, hi, interior), n in zip(padding_config, x.shape):
         if interior < 0:
             raise ValueError(
-                f"pad: interior padding must be non-negative, got {padding_config} (operand {x})"
+                "pad: interior padding in padding_config must be nonnegative, got "
+                f"padding_config {padding_config} (operand {x})"
             )
         size = lo + hi + n + max(n - 1, 0) * interior
         if size < 0:
             raise ValueError(
-                f"pad: padding_config {padding_config} gives a negative size for operand {x}"
+                "pad: Dimension size after padding is not at least 0, for padding_config "
+                f"{padding_config} and operand {x}"
             )
         shape.append(size)
     return Aval(tuple(shape), dtype, weak)

@@ -46,8 +46,11 @@ def _out_shape(name: str, x: Aval, p: dict) -> tuple[int, ...]:
                 f"{name}: {k}={p[k]} must have one entry per dimension of the operand {x}"
             )
     for k in ("window_dimensions", "window_strides", "base_dilation", "window_dilation"):
-        if any(v < 1 for v in p[k]):
-            raise ValueError(f"{name}: {k}={p[k]} must be positive (operand {x})")
+        if any(v < 1 for v in p[k]):  # (JAX's type and words)
+            raise TypeError(
+                f"{name}: {k} must have every element be strictly positive, got {p[k]} "
+                f"(operand {x})"
+            )
     out = []
     for n, w, s, (lo, hi), b, wd in zip(x.shape, *(p[k] for k in _PARAMS)):
         padded = lo + hi + (max(n - 1, 0) * b + 1 if n else 0)
