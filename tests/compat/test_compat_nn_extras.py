@@ -193,3 +193,28 @@ def test_cross_entropy_of_zero_classes() -> None:
             ]
         )
     np.testing.assert_array_equal(outs[0], outs[1])  # NaN, as PyTorch's 0 / 0
+
+
+@pytest.mark.parametrize("mode", ["nearest", "nearest-exact"])
+@pytest.mark.parametrize("size", [3, 4, 7])
+def test_interpolate_uint8_nearest(mode: str, size: int) -> None:
+    x = np.array([[[1, 200, 3], [0, 255, 17]]], dtype=np.uint8)
+    outs = [lib.nn.functional.interpolate(lib.tensor(x), size=size, mode=mode) for lib in LIBS]
+    assert str(outs[0].dtype) == str(outs[1].dtype) == "torch.uint8"
+    np.testing.assert_array_equal(outs[0].numpy(), outs[1].numpy())
+
+
+@pytest.mark.parametrize(
+    "call",
+    [lambda lib: lib.nn.functional.interpolate(lib.ones(1, 1, 2), size=(4.0,)),
+     lambda lib: lib.nn.functional.interpolate(lib.ones(1, 1, 2, 2), size=(4.0, 4.0)),
+     lambda lib: lib.nn.functional.interpolate(lib.ones(1, 1, 2, 2, dtype=lib.int32), scale_factor=2),
+     lambda lib: lib.nn.functional.interpolate(lib.ones(1, 1, 2, 2, dtype=lib.int64), scale_factor=2, mode="bicubic")],
+)  # fmt: skip
+def test_interpolate_errors(call: Any) -> None:
+    seen = []
+    for lib in LIBS:
+        with pytest.raises((TypeError, NotImplementedError)) as info:
+            call(lib)
+        seen.append((type(info.value).__name__, str(info.value).split(" not implemented")[-1]))
+    assert seen[0] == seen[1]

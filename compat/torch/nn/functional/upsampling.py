@@ -23,6 +23,7 @@ import compat.torch as torch
 import funcgrad.numpy as fnp
 from compat._core.tensor import apply
 from compat.torch.nn.functional._arguments import Tensor
+from compat.torch.nn.functional._dtype_names import _TENSOR_TYPE
 from compat.torch.nn.functional.pooling import _adaptive_matrix
 from funcgrad._compat_contract import compile_cache
 
@@ -156,6 +157,18 @@ def _spatial_list(name: str, value: Any, dim: int, input: Tensor) -> list:
     return [value] * dim
 
 
+def _int_sizes(sizes: list) -> list[int]:
+    """The output sizes as ints; PyTorch's ``TypeError`` for floats (or float tensors)."""
+    try:
+        return [operator.index(s) for s in sizes]
+    except TypeError:
+        types = ", ".join(str(type(s)).replace("compat._core.tensor", "torch") for s in sizes)
+        raise TypeError(
+            "expected size to be one of int or Tuple[int] or Tuple[int, int] or "
+            f"Tuple[int, int, int], but got size with types [{types}]"
+        ) from None
+
+
 def interpolate(
     input: Tensor,
     size: int | tuple[int, ...] | None = None,
@@ -191,7 +204,7 @@ def interpolate(
         raise ValueError("only one of size or scale_factor should be defined")
     scales: list | None = None
     if size is not None:
-        out = [operator.index(s) for s in _spatial_list("size", size, dim, input)]
+        out = _int_sizes(_spatial_list("size", size, dim, input))
     elif scale_factor is not None:
         scales = [float(s) for s in _spatial_list("scale_factor", scale_factor, dim, input)]
         out = None
@@ -225,8 +238,15 @@ def interpolate(
             f"Input and output sizes should be greater than 0, but got input ({in_sizes}) "
             f"and output ({out})"
         )
-    if not input.is_floating_point():
-        raise NotImplementedError(f"compat interpolate supports floating inputs only ({mode})")
+    integer = not input.is_floating_point()
+    if integer and (input.dtype != torch.uint8 or mode not in ("nearest", "nearest-exact")):
+        base = "nearest" if mode.startswith("nearest") else mode
+        kernel = f"upsample_{base}{dim}d" if mode != "bicubic" else "compute_indices_weights_cubic"
+        name = _TENSOR_TYPE.get(str(input.dtype).removeprefix("torch."), str(input.dtype))
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{name}'")
+    if integer:  # uint8 nearest: one-hot rows, exact in float64
+        as_float = interpolate(input.to(torch.float64), out, None, mode)
+        return as_float.to(input.dtype)
     dt = np.float64 if input.dtype == torch.float64 else np.float32
     mats = [
         _axis_matrix(mode, n, o, s, bool(align_corners), dt)
