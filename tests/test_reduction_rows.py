@@ -284,3 +284,17 @@ def test_nan_forms_as_jax(name):
             for f, grad in ((mine, fg.grad), (theirs, jax.grad))
         )
         np.testing.assert_allclose(np.asarray(g), np.asarray(want), rtol=1e-10, err_msg=str(kw))
+
+
+def test_array_methods_are_jax_array_s():
+    """A row's numpy form is an array method exactly where ``jax.Array`` has that method
+    (``x.sum()``, no ``x.nansum()``): ``Reduction.method``."""
+    seen = {}
+
+    def f(x):
+        seen.update({r: hasattr(x, r) for r in {r.name for r in reduction_forms("numpy").values()}})
+        return x.sum()
+
+    fg.jit(f)(fnp.ones(3))
+    assert seen == {name: hasattr(jax.Array, name) for name in seen}
+    assert not seen["nansum"] and seen["sum"]

@@ -164,6 +164,8 @@ class Reduction:
     docstring where it differs (lax's ``reduce_or`` is bitwise). ``torch`` is the
     :class:`TorchReduction`. ``nan``: the numpy form leaves NaNs out (``nansum``: a ``"fold"``
     taking them as its identity; ``nanmean``: an ``"average"`` not counting them).
+    ``method``: the numpy form is also an array method (``x.sum()``; ``jax.Array`` has no
+    ``nansum``).
     """
 
     def __init__(
@@ -181,6 +183,7 @@ class Reduction:
         on_bool: tuple[Any, Callable[..., Any]] | None = None,
         finish: Callable[..., Any] | None = None,
         nan: bool = False,
+        method: bool = True,
         torch: TorchReduction | None = None,
     ) -> None:
         if name in REDUCTIONS:
@@ -199,6 +202,7 @@ class Reduction:
         self.on_bool = on_bool
         self.finish = finish
         self.nan = nan
+        self.method = method
         self.torch = torch
         REDUCTIONS[name] = self
 

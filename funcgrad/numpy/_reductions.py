@@ -438,11 +438,12 @@ def _declared_form(row: Reduction) -> Callable[..., Any]:
     return f
 
 
+_FORMS = {r.name: _declared_form(r) for r in dict.fromkeys(reduction_forms("numpy").values())}
 #: the numpy form of each reduction row by the row's name (``sum``, ``max``, ``mean``,
-#: ``any``, ...: ``funcgrad/primitives/reductions.py``), which is also an array method
-METHODS = {r.name: _declared_form(r) for r in dict.fromkeys(reduction_forms("numpy").values())}
+#: ``any``, ...: ``funcgrad/primitives/reductions.py``) that is also an array method
+METHODS = {n: f for n, f in _FORMS.items() if reduction_forms("numpy")[n].method}
 #: every numpy form of the rows (``amax`` is ``max``)
-DECLARED = {name: METHODS[row.name] for name, row in reduction_forms("numpy").items()}
+DECLARED = {name: _FORMS[row.name] for name, row in reduction_forms("numpy").items()}
 globals().update(DECLARED)
 # (this module's own calls of two of them)
 _total, _average = DECLARED["sum"], DECLARED["mean"]

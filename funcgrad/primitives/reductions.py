@@ -563,6 +563,7 @@ Reduction(
     identity=0,
     combine=ew.add,
     nan=True,
+    method=False,
     torch=TorchReduction(
         "NansumBackward0",
         complex_error=(RuntimeError, "nansum on CPU does not support complex inputs"),
@@ -577,6 +578,7 @@ Reduction(
     numpy="average",
     identity=0,
     nan=True,
+    method=False,
     # (PyTorch's nanmean divides its nansum by the count: its node is the division's)
     torch=TorchReduction(
         "DivBackward0",
