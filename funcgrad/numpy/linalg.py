@@ -26,7 +26,7 @@ import numpy as np
 from funcgrad.custom import custom_jvp
 from funcgrad.lax import _householder
 from funcgrad.lax import linalg as lax_linalg
-from funcgrad.numpy import _creation, _indexing, _linalg, _reductions, _shape, _sorting, _ufuncs
+from funcgrad.numpy import _creation, _indexing, _reductions, _shape, _sorting, _ufuncs
 from funcgrad.numpy._core import ArrayLike, as_array, aval, check_arraylike, fmt, here, promote
 from funcgrad.numpy._linalg import (
     cross,
@@ -208,13 +208,46 @@ def inv(a: ArrayLike) -> Any:
     return solve(a, _shape.broadcast_to(_creation.eye(n, dtype=aval(a).dtype), aval(a).shape))
 
 
+def _pivot_parity(piv: Any, dtype: Any) -> Any:
+    """The sign (as ``dtype``) of the permutation LU's row swaps ``piv`` make."""
+    k = aval(piv).shape[-1]
+    swaps = _reductions.sum(_ufuncs.not_equal(piv, _creation.arange(k, dtype=piv.dtype)), axis=-1)
+    return _ufuncs.where(swaps % 2 == 1, -1, 1).astype(dtype)
+
+
 def _lu_sign_diag(a: Any) -> tuple[Any, Any]:
     """The LU factorisation's permutation sign (as ``a``'s dtype) and ``U``'s diagonal."""
     lu, piv, _ = decomp.lu(a)
-    k = aval(piv).shape[-1]
-    swaps = _reductions.sum(_ufuncs.not_equal(piv, _creation.arange(k, dtype=piv.dtype)), axis=-1)
-    parity = _ufuncs.where(swaps % 2 == 1, -1, 1).astype(aval(a).dtype)
-    return parity, _shape.diagonal(lu, 0, -2, -1)
+    return _pivot_parity(piv, aval(a).dtype), _shape.diagonal(lu, 0, -2, -1)
+
+
+def _det_tangent(a: Any, da: Any) -> Any:
+    """``trace(adj(a) @ da)``, the derivative of ``det`` at ``a`` along ``da``, also where
+    LU meets an exactly zero pivot (``det(a) * trace(solve(a, da))`` is ``0 * inf`` there).
+
+    With ``P a = L U``, ``adj(a) = sign(P) adj(U) L^-1 P``. Let ``U'`` be ``U`` with its zero
+    pivots set to one and ``q`` the product of its pivots. No zero pivot:
+    ``adj(U) = q U'^-1``; one, at ``k``: ``adj(U) = q (U'^-1 e_k)(e_k^T U'^-1)`` (the limit of
+    ``det U U^-1`` as that pivot goes to zero, by Sherman-Morrison); more: ``adj(U) = 0``.
+    """
+    lu, piv, perm = decomp.lu(a)
+    dtype = aval(a).dtype
+    d = _shape.diagonal(lu, 0, -2, -1)
+    zero = _ufuncs.equal(d, 0)
+    n_zero = _reductions.sum(zero, axis=-1)
+    q = _reductions.prod(_ufuncs.where(zero, 1, d), axis=-1)
+    eye = _creation.eye(aval(a).shape[-1], dtype=dtype)
+    u1 = lu + _ufuncs.where(zero, 1, 0).astype(dtype)[..., None, :] * eye
+    x = matmul(decomp._perm_matrix(perm, dtype), da)
+    x = decomp.triangular_solve(lu, x, left_side=True, lower=True, unit_diagonal=True)
+    y = decomp.triangular_solve(u1, x, left_side=True, lower=False)  # U'^-1 L^-1 P da
+    k = _reductions.argmax(zero, axis=-1)
+    e_k = _ufuncs.equal(_creation.arange(aval(a).shape[-1]), k[..., None]).astype(dtype)
+    c = decomp.triangular_solve(u1, e_k[..., :, None], left_side=True, lower=False)[..., 0]
+    row_k = _indexing.take_along_axis(y, k[..., None, None], axis=-2)[..., 0, :]
+    one_zero = _reductions.sum(row_k * c, axis=-1)
+    traced = _ufuncs.where(n_zero == 0, _trace(y, axis1=-2, axis2=-1), one_zero)
+    return _pivot_parity(piv, dtype) * q * _ufuncs.where(n_zero > 1, 0, traced)
 
 
 def _det_impl(a: Any) -> Any:
@@ -228,9 +261,7 @@ def _det_fn() -> Any:
 
     def jvp(primals: tuple, tangents: tuple) -> tuple:
         (a,), (da,) = primals, tangents
-        y = f(a)
-        z = _linalg.trace(solve(a, da), axis1=-2, axis2=-1)
-        return y, y * z
+        return f(a), _det_tangent(a, da)
 
     f.defjvp(jvp)
     return f
@@ -238,7 +269,7 @@ def _det_fn() -> Any:
 
 def det(a: ArrayLike) -> Any:
     """Determinant of a (stack of) square matrices, via LU; its JVP is
-    ``det(a) * trace(solve(a, da))``, as JAX's."""
+    ``trace(adj(a) @ da)``, finite at singular matrices (as JAX's)."""
     check_arraylike("jnp.linalg.det", a)
     (a,) = _inexact("det", a)
     _square("det", a)

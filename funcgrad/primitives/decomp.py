@@ -531,6 +531,12 @@ def _eigh_vjp(cts: list, a: Any, *, out: Any, lower: bool) -> tuple:
         return (Zero(to_aval(a).strip_weak()),)
     v, w = out
     dt = to_aval(a).dtype
+    if is_zero(cts[0]):  # eigenvalues alone: no gap term (repeated eigenvalues give 0 * inf)
+
+        def values_adjoint(wb: Any) -> Any:
+            return _hermitian_from_adjoint(_mm(_mm(v, _embed(wb, dt)), _H(v)), lower)
+
+        return (_pairing_adjoint(values_adjoint, _ct(cts[1], w)),)
     vb, wb = _ct(cts[0], v), _ct(cts[1], w)
 
     def adjoint(vb: Any, wb: Any) -> Any:
