@@ -15,6 +15,7 @@ import funcgrad.lax as fl
 
 F2 = np.zeros(2, np.float32)
 ONES = np.ones((1,), np.float32)
+X3 = np.ones((1, 2, 3), np.float32)
 
 
 def _conv_ranks(lax_: Any) -> Any:
@@ -88,6 +89,26 @@ CASES = {
         lambda L: L.argmax(np.ones((2,)), 0, np.float32),
         "index_dtype must be an integer type",
     ),
+    "split_negative": (lambda L: L.split(np.arange(5), [-1]), "Sizes passed to split"),
+    "split_sum": (lambda L: L.split(np.arange(5), [6]), "Sum of sizes 6 must be equal"),
+    "split_axis": (lambda L: L.split(np.arange(5), (), 1), "axis 1 is out of bounds"),
+    "squeeze_repeated": (lambda L: L.squeeze(X3, (0, 0)), "dimensions are not unique"),
+    "squeeze_axis": (lambda L: L.squeeze(X3, (3,)), "axis 3 is out of bounds"),
+    "squeeze_negative_axis": (lambda L: L.squeeze(X3, (-4,)), "axis -4 is out of bounds"),
+    "squeeze_size": (lambda L: L.squeeze(X3, (1,)), "cannot select an axis to squeeze out"),
+    "squeeze_none": (lambda L: L.squeeze(X3, (None,)), "cannot be interpreted as an integer"),
+    "reshape_array_size": (
+        lambda L: L.reshape(np.ones(3), (np.array([3, 1]),)),
+        "Shapes must be 1D sequences of concrete values of integer type",
+    ),
+    "reshape_float_sizes": (
+        lambda L: L.reshape(np.ones(3), (1.5, 2.0)),
+        "Shapes must be 1D sequences of concrete values of integer type",
+    ),
+    "conv_padding": (
+        lambda L: L.conv_general_dilated_patches(np.ones((1, 6, 6, 2)), (3, 3), (1, 1), (3, 3)),
+        "padding argument to conv_general_dilated should be a string",
+    ),
     "compare_complex": (lambda L: L.gt(2 + 3j, 4 + 5j), "does not accept dtype complex"),
     "population_count_bool": (
         lambda L: L.population_count(True),
@@ -118,7 +139,9 @@ def test_top_k_overflow_abstractly() -> None:
 def test_accepted_forms_still_work() -> None:
     x = np.arange(12.0).reshape(3, 4)
     for L in (jax.lax, fl):
-        np.testing.assert_array_equal(L.dynamic_slice(x, (np.int32(1), np.int32(2)), (2, 2)), x[1:3, 2:4])
+        np.testing.assert_array_equal(
+            L.dynamic_slice(x, (np.int32(1), np.int32(2)), (2, 2)), x[1:3, 2:4]
+        )
     np.testing.assert_array_equal(fl.argmax(x, 1, np.int32), jax.lax.argmax(x, 1, np.int32))
     np.testing.assert_array_equal(
         fl.reduce(x, 0.0, fl.add, (0, 1)), jax.lax.reduce(x, 0.0, jax.lax.add, (0, 1))

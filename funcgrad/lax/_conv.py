@@ -194,8 +194,9 @@ def conv_general_dilated(
             pads = [(operator.index(lo), operator.index(hi)) for lo, hi in padding]
         except (TypeError, ValueError) as e:
             raise ValueError(
-                "conv_general_dilated: padding should be 'SAME', 'SAME_LOWER', 'VALID' or a "
-                f"sequence of (low, high) pairs, got {padding!r}{here()}"
+                "padding argument to conv_general_dilated should be a string ('SAME', "
+                f"'SAME_LOWER', 'VALID') or a sequence of (low, high) pairs, got {padding!r}"
+                f"{here()}"
             ) from e
     return _conv.conv_general_dilated(
         lhs,

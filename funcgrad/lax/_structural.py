@@ -160,7 +160,14 @@ def reshape(
     if dimensions is not None:
         operand = sh.transpose(operand, _ints("reshape", "dimensions", dimensions))
     sizes = (new_sizes,) if isinstance(new_sizes, (int, np.integer)) else new_sizes
-    return sh.reshape(operand, _ints("reshape", "new_sizes", sizes))
+    try:
+        sizes = _ints("reshape", "new_sizes", sizes)
+    except TypeError:  # (JAX's words)
+        raise TypeError(
+            f"reshape: Shapes must be 1D sequences of concrete values of integer type, got "
+            f"{new_sizes!r}{here()}"
+        ) from None
+    return sh.reshape(operand, sizes)
 
 
 def transpose(operand: Any, permutation: Sequence[int]) -> Any:
@@ -170,7 +177,25 @@ def transpose(operand: Any, permutation: Sequence[int]) -> Any:
 
 def squeeze(array: Any, dimensions: Sequence[int]) -> Any:
     """Remove the size-1 axes ``dimensions``."""
-    return sh.squeeze(prep(array, "squeeze"), dimensions)
+    array = prep(array, "squeeze")
+    shape = to_aval(array).shape
+    nd = len(shape)
+    dims = []
+    for d in dimensions:  # (JAX's checks and words, in JAX's order)
+        d = operator.index(d)
+        if not -nd <= d < nd:
+            raise ValueError(
+                f"squeeze: axis {d} is out of bounds for array of dimension {nd}{here()}"
+            )
+        dims.append(d % nd if nd else d)
+    if len(set(dims)) != len(dims):
+        raise ValueError(f"squeeze: dimensions are not unique: {tuple(dimensions)}{here()}")
+    if any(shape[d] != 1 for d in dims):
+        raise ValueError(
+            "squeeze: cannot select an axis to squeeze out which has size not equal to one, "
+            f"got shape={shape} and dimensions={tuple(dimensions)}{here()}"
+        )
+    return sh.squeeze(array, tuple(dims))
 
 
 def expand_dims(array: Any, dimensions: Sequence[int]) -> Any:
@@ -413,10 +438,14 @@ def split(operand: Any, sizes: Sequence[int], axis: int = 0) -> list:
     shape = to_aval(operand).shape
     axis = _axis("split", axis, len(shape))
     sizes = _ints("split", "sizes", sizes)
-    if sum(sizes) != shape[axis] or any(s < 0 for s in sizes):
+    if any(s < 0 for s in sizes):  # (JAX's words)
         raise ValueError(
-            f"split: sizes {sizes} must be non-negative and sum to "
-            f"{shape[axis]}, the size of axis {axis}{here()}"
+            f"split: Sizes passed to split must be nonnegative, got {list(sizes)}{here()}"
+        )
+    if sum(sizes) != shape[axis]:
+        raise ValueError(
+            f"split: Sum of sizes {sum(sizes)} must be equal to dimension {axis} of the operand "
+            f"shape {list(shape)}{here()}"
         )
     out, start = [], 0
     for s in sizes:
