@@ -140,6 +140,9 @@ class OpDef:
     #: ops): its refusal's text, ``{want}``/``{got}`` the dtypes' ScalarType names
     #: (``Float``), ``{want_c}``/``{got_c}`` their C++ names (``float``, ``long int``)
     exact_out: str | None = None
+    #: with ``out=``, PyTorch takes tensors only (its ``out`` overload has no ``Scalar``
+    #: operand: ``torch.where(c, x, 2.0, out=o)`` is a ``TypeError``)
+    out_tensors: bool = False
 
     def method_impl(self) -> Callable[..., Any] | None:
         if self.method is False:
@@ -193,6 +196,7 @@ def defop(
     nn_module: tuple[str, str] | None = None,
     number_first: bool = False,
     exact_out: str | None = None,
+    out_tensors: bool = False,
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Declare the row of the op implemented by the decorated function (returned as is)."""
 
@@ -228,6 +232,7 @@ def defop(
             nn_module,
             number_first,
             exact_out,
+            out_tensors,
         )
         return fn
 
@@ -276,7 +281,9 @@ def functions(
             for n in (d.name.rpartition(".")[2], *d.aliases):
                 public = n if module == "torch" else f"{module}_{n}"
                 wrap = with_out or (lambda g, **_: g)
-                kw = {"exact_out": d.exact_out} if d.exact_out else {}
+                kw: dict[str, Any] = {"exact_out": d.exact_out} if d.exact_out else {}
+                if d.out_tensors:
+                    kw["out_tensors"] = True
                 out[n] = wrap(f, number_first=d.number_first, name=public, **kw)
     return out
 

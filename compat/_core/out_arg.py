@@ -50,17 +50,20 @@ def with_out(
     number_first: bool = False,
     name: str | None = None,
     exact_out: str | None = None,
+    out_tensors: bool = False,
 ) -> Callable[..., Any]:
     """``fn`` taking a keyword ``out=`` (a tensor, or a tuple for several results), with
     PyTorch's ``TypeError`` for a first argument that is not a Tensor (a Python number,
     unless ``number_first``: the op's row says PyTorch has a number overload) and for
     ``other=None``/a list/a string. Its errors say ``name`` (PyTorch's name of the op:
     ``linalg_inv`` for ``torch.linalg.inv``), else ``fn``'s. ``exact_out``: the op's
-    ``out`` must have the result's dtype; the text of PyTorch's refusal (``OpDef.exact_out``)."""
+    ``out`` must have the result's dtype; the text of PyTorch's refusal (``OpDef.exact_out``).
+    ``out_tensors``: with ``out=``, every operand must be a tensor (``OpDef.out_tensors``)."""
     name = name or fn.__name__
     first = _first_tensor_param(fn)
     accepted = _TENSOR_OR_NUMBER if number_first else Tensor
     other = first is not None and _takes_other(fn)
+    params = list(inspect.signature(fn).parameters) if out_tensors else []
 
     @functools.wraps(fn)
     def f(*args: Any, out: Any = None, **kwargs: Any) -> Any:
@@ -74,6 +77,8 @@ def with_out(
                 raise _not_tensor(name, "other", 2 if len(args) > 1 else None, o)
         if out is None:
             return fn(*args, **kwargs)
+        if out_tensors:
+            _tensors_only(name, params, args, kwargs)
         result = fn(*args, **kwargs)
         if exact_out is not None:
             _check_exact(exact_out, result, out)
@@ -83,6 +88,20 @@ def with_out(
 
 
 _MISSING = object()
+
+
+def _tensors_only(name: str, params: list[str], args: tuple, kwargs: dict) -> None:
+    """PyTorch's ``TypeError`` for an operand of an ``out=`` call that is not a tensor (a
+    number, or missing: the overload wants every operand)."""
+    for i, p in enumerate(params):
+        v = args[i] if i < len(args) else kwargs.get(p)
+        if v is None:
+            raise TypeError(
+                f"{name}() received an invalid combination of arguments - got an out= call "
+                f"without '{p}'"
+            )
+        if not isinstance(v, Tensor):
+            raise _not_tensor(name, p, i + 1 if i < len(args) else None, v)
 
 
 def _takes_other(fn: Callable[..., Any]) -> bool:

@@ -581,3 +581,33 @@ def test_complex_row_as_pytorch(real_torch, first):
     _raises_as_pytorch(real_torch, lambda lib: lib.complex(t[lib], 2.0), "complex")
     _raises_as_pytorch(real_torch, lambda lib: lib.complex(2.0, t[lib]), "complex")
     assert not hasattr(ctorch.Tensor, "complex") and not hasattr(real_torch.Tensor, "complex")
+
+
+@pytest.mark.parametrize("op", TERNARY)
+def test_ternary_out_argument_as_pytorch(real_torch, op):
+    """``out=`` of a ternary row's op (``where``): PyTorch's exact dtype (no cast to a wider
+    ``out``), tensors only (a number operand, or none, is its ``TypeError``), a resized
+    empty ``out``."""
+    cases = {
+        "same": lambda L, c, x, y: (c, x, y, L.empty(3)),
+        "wider": lambda L, c, x, y: (c, x, y, L.empty(3, dtype=L.float64)),
+        "narrower": lambda L, c, x, y: (c, x.double(), y, L.empty(3)),
+        "int": lambda L, c, x, y: (c, x, y, L.empty(3, dtype=L.int64)),
+        "mixed": lambda L, c, x, y: (c, x, L.tensor([1, 2, 3]), L.empty(3)),
+        "number other": lambda L, c, x, y: (c, x, 2.0, L.empty(3)),
+        "number input": lambda L, c, x, y: (c, 2, y, L.empty(3)),
+        "empty out": lambda L, c, x, y: (c, x, y, L.empty(0)),
+        "0-d": lambda L, c, x, y: (c, x, L.tensor(2.0), L.empty(3)),
+    }
+    for what, make in cases.items():
+        got = []
+        for L in (ctorch, real_torch):
+            c, x, y = L.tensor([True, False, True]), L.tensor([1.0, 2, 3]), L.tensor([4.0, 5, 6])
+            *args, out = make(L, c, x, y)
+            try:
+                r = getattr(L, op)(*args, out=out)
+                assert r is out
+                got.append((str(r.dtype), r.tolist()))
+            except (TypeError, RuntimeError) as e:
+                got.append((type(e), str(e) if isinstance(e, RuntimeError) else ""))
+        assert got[0] == got[1], what

@@ -307,6 +307,8 @@ def _ternary(p: Any) -> Any:
         aliases=t.aliases,
         grad_fn=t.grad_fn,
         samples=Sample((Mask((2, 3)), (2, 3), (3,)), method=t.method_self == 0),
+        exact_out="Expected out type to be {want} but got {got}",
+        out_tensors=True,
     )(f)
 
 
