@@ -15,7 +15,7 @@ import numpy as np
 from funcgrad.core import dtypes
 from funcgrad.core.interp import to_aval
 from funcgrad.core.symbolic import SymDim
-from funcgrad.numpy._core import here, prep, user_dtype
+from funcgrad.numpy._core import here, out, prep, user_dtype
 from funcgrad.primitives import bits
 from funcgrad.primitives import elementwise as ew
 from funcgrad.primitives import indexing as ix
@@ -533,8 +533,12 @@ def select_n(which: Any, *cases: Any) -> Any:
 
 
 def convert_element_type(operand: Any, new_dtype: Any) -> Any:
-    """``operand`` cast to ``new_dtype`` (a strongly typed result)."""
-    return ew.convert_element_type(prep(operand, "convert_element_type"), new_dtype)
+    """``operand`` cast to ``new_dtype`` (a strongly typed result). A Python int is cast
+    as NumPy casts it, so one outside the target's range wraps (as ``jax.lax``'s)."""
+    if type(operand) is int:
+        operand = np.asarray(operand).astype(dtypes.canonicalize(np.dtype(new_dtype)))
+    res = ew.convert_element_type(prep(operand, "convert_element_type"), new_dtype)
+    return out(res)  # (an array even when nothing was converted, as JAX's)
 
 
 def bitcast_convert_type(operand: Any, new_dtype: Any) -> Any:
