@@ -31,6 +31,7 @@ from funcgrad.numpy._core import (
 from funcgrad.primitives import decomp
 from funcgrad.primitives import eig as _eig
 from funcgrad.primitives import elementwise as ew
+from funcgrad.primitives import reductions as rd
 from funcgrad.primitives import shape as sh
 
 __all__ = [
@@ -245,11 +246,17 @@ def _rows_first(v: Any) -> Any:
     return sh.transpose(v, (nd - 2, *range(nd - 2), nd - 1))
 
 
-def tridiagonal_solve(dl: Any, d: Any, du: Any, b: Any) -> Any:
+def tridiagonal_solve(dl: Any, d: Any, du: Any, b: Any, *, perturb_singular: bool = False) -> Any:
     """Solve the tridiagonal systems ``A x = b``: ``d`` the diagonal, ``dl`` the
     subdiagonal (``dl[..., 0]`` ignored), ``du`` the superdiagonal (``du[..., -1]``
-    ignored), all ``(..., m)``; ``b`` is ``(..., m, n)``. Thomas's algorithm (no pivoting)
-    as two ``scan``s, so it differentiates and batches."""
+    ignored), all ``(..., m)``; ``b`` is ``(..., m, n)``.
+
+    Gaussian elimination with partial pivoting (LAPACK's ``gtsv`` scheme: the larger of
+    the pivot and the entry below it leads, so ``U`` gains a second superdiagonal), as
+    two ``scan``s, so it differentiates and batches. A singular matrix gives ``inf``/
+    ``nan``; with ``perturb_singular`` each pivot smaller than ``eps * max|U|`` (at least
+    the dtype's smallest normal number) is replaced by that amount, giving a large finite
+    solution, as inverse iteration for eigenvectors wants (JAX's option)."""
     dl, d, du, b = promote("tridiagonal_solve", dl, d, du, b)
     dl, d, du, b = (as_array(v, "tridiagonal_solve") for v in (dl, d, du, b))
     m = aval(d).shape[-1] if aval(d).ndim else 0
@@ -270,23 +277,86 @@ def tridiagonal_solve(dl: Any, d: Any, du: Any, b: Any) -> Any:
     dl_, d_, du_, b_ = (
         _rows_first(v if v is b else sh.reshape(v, (*aval(v).shape, 1))) for v in (dl, d, du, b)
     )
+    u0, u1, u2, y = _eliminate(dl_, d_, du_, b_)
+    if perturb_singular:
+        u0 = _perturbed_pivots(u0, u1, u2)
     zero = ew.mul(b_[0], 0)
 
-    def forward(carry: Any, row: Any) -> Any:
-        c_prev, y_prev = carry
-        lo, di, up, bi = row
-        den = di - lo * c_prev
-        c = up / den
-        y = (bi - lo * y_prev) / den
-        return (c, y), (c, y)
+    def substitute(carry: Any, row: Any) -> Any:
+        x1, x2 = carry  # x[i + 1], x[i + 2]
+        p, q, r, yi = row
+        x = (yi - q * x1 - r * x2) / p
+        return (x, x1), x
 
-    _, (c, y) = scan(forward, (zero, zero), (dl_, d_, du_, b_))
-
-    def backward(x_next: Any, row: Any) -> Any:
-        ci, yi = row
-        x = yi - ci * x_next
-        return x, x
-
-    _, x = scan(backward, zero, (c, y), reverse=True)
+    _, x = scan(substitute, (zero, zero), (u0, u1, u2, y), reverse=True)
     nd = aval(x).ndim
     return sh.transpose(x, (*range(1, nd - 1), 0, nd - 1))
+
+
+def _pick(pred: Any, if_true: Any, if_false: Any) -> Any:
+    """``where(pred, if_true, if_false)`` with ``pred`` (``(..., 1)``) broadcast."""
+    shape = (
+        aval(if_true).shape if aval(if_true).ndim >= aval(if_false).ndim else aval(if_false).shape
+    )
+    return ew.select_n(
+        broadcast_to_shape(pred, shape),
+        broadcast_to_shape(if_false, shape),
+        broadcast_to_shape(if_true, shape),
+    )
+
+
+def _eliminate(dl: Any, d: Any, du: Any, b: Any) -> tuple:
+    """Rows ``(m, ..., 1)`` of the three diagonals and ``(m, ..., n)`` of ``b`` to ``U``'s
+    three diagonals (the pivot, the first and the second superdiagonal) and the
+    transformed right-hand sides, each ``(m, ...)`` row-major as given.
+
+    The carry is the working row ``i``: its entries in columns ``i`` and ``i + 1`` and
+    its right-hand side; row ``i + 1`` of ``A`` is met with entries in columns ``i``,
+    ``i + 1``, ``i + 2``. The one of the two with the larger entry in column ``i``
+    becomes row ``i`` of ``U``; the other, less a multiple of it, is the next working row
+    (entries in columns ``i + 1`` and ``i + 2``)."""
+    m = aval(d).shape[0]
+    first = (d[0], du[0] if m > 1 else ew.mul(du[0], 0), b[0])
+    if m == 1:
+        z = ew.mul(d[:1], 0)
+        return d[:1], z, z, b[:1]
+    last = sh.concatenate(du[1:-1], ew.mul(du[-1:], 0), dimension=0)  # du[m - 1] ignored
+
+    def step(carry: Any, row: Any) -> Any:
+        p, q, r = carry
+        lo, di, up, bi = row
+        swap = ew.lt(ew.abs(p), ew.abs(lo))
+        both_zero = ew.bitwise_and(ew.eq(p, 0), ew.eq(lo, 0))
+        lead, other = _pick(swap, lo, p), _pick(swap, p, lo)
+        mult = _pick(both_zero, ew.mul(p, 0), other / _pick(both_zero, ew.mul(p, 0) + 1, lead))
+        out = (lead, _pick(swap, di, q), _pick(swap, up, ew.mul(up, 0)), _pick(swap, bi, r))
+        nxt = (
+            _pick(swap, q - mult * di, di - mult * q),
+            _pick(swap, -(mult * up), up),
+            _pick(swap, r - mult * bi, bi - mult * r),
+        )
+        return nxt, out
+
+    (p, _, r), (u0, u1, u2, y) = scan(step, first, (dl[1:], d[1:], last, b[1:]))
+    zero = ew.mul(p, 0)
+    return tuple(
+        sh.concatenate(rows, lastrow[None], dimension=0)
+        for rows, lastrow in ((u0, p), (u1, zero), (u2, zero), (y, r))
+    )
+
+
+def _perturbed_pivots(u0: Any, u1: Any, u2: Any) -> Any:
+    """``u0`` with each pivot under ``eps * max|U|`` (per system; at least the smallest
+    normal number) replaced by that amount, keeping a negative real pivot's sign."""
+    size = ew.max(ew.max(ew.abs(u0), ew.abs(u1)), ew.abs(u2))  # (m, ..., 1), real
+    info = np.finfo(aval(size).dtype)
+    scale = sh.broadcast_in_dim(
+        rd.reduce_max(size, axes=(0,)), aval(size).shape, tuple(range(1, aval(size).ndim))
+    )
+    tol = ew.max(scale * float(info.eps), ew.mul(scale, 0) + float(info.tiny))
+    small = ew.lt(ew.abs(u0), tol)
+    if dtypes.kind(aval(u0).dtype) == 3:  # complex: the (real) amount
+        replacement = ew.convert_element_type(tol, aval(u0).dtype)
+    else:
+        replacement = ew.select_n(ew.lt(u0, 0), tol, -tol)
+    return ew.select_n(small, u0, replacement)
