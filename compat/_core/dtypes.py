@@ -269,6 +269,29 @@ def scalar_type_name(npd: np.dtype) -> str:
     return _SCALAR_TYPE.get(np.dtype(npd).name, np.dtype(npd).name)
 
 
+#: C++ type names of dtypes (``TypeMeta``)
+_TYPE_META = {
+    "float32": "float",
+    "float64": "double",
+    "float16": "c10::Half",
+    "bfloat16": "c10::BFloat16",
+    "int64": "long int",
+    "int32": "int",
+    "int16": "short int",
+    "int8": "signed char",
+    "uint8": "unsigned char",
+    "bool": "bool",
+    "complex64": "c10::complex<float>",
+    "complex128": "c10::complex<double>",
+}
+
+
+def type_meta_name(npd: np.dtype) -> str:
+    """PyTorch's C++ type name of a dtype (``float``, ``long int``, ``c10::Half``), as some
+    of its errors say (the ``.grad`` setter's, a softmax's ``out=`` dtype check)."""
+    return _TYPE_META.get(np.dtype(npd).name, np.dtype(npd).name)
+
+
 class finfo:
     """``torch.finfo(dtype=None)``: the numerical limits of a floating (or complex: its
     real part's) dtype, as Python floats; the default dtype when none is given."""

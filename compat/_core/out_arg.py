@@ -110,23 +110,6 @@ def _takes_other(fn: Callable[..., Any]) -> bool:
     return len(params) > 1 and params[1] == "other"
 
 
-#: the C++ names of the dtypes, as PyTorch's ``out=`` dtype checks say them
-_CPP = {
-    "float32": "float",
-    "float64": "double",
-    "float16": "c10::Half",
-    "bfloat16": "c10::BFloat16",
-    "complex64": "c10::complex<float>",
-    "complex128": "c10::complex<double>",
-    "int64": "long int",
-    "int32": "int",
-    "int16": "short int",
-    "int8": "signed char",
-    "uint8": "unsigned char",
-    "bool": "bool",
-}
-
-
 def _check_exact(text: str, result: Any, out: Any) -> None:
     """PyTorch's refusal (``text``) of an ``out`` whose dtype is not the result's."""
     if not isinstance(result, Tensor) or not isinstance(out, Tensor):
@@ -137,8 +120,8 @@ def _check_exact(text: str, result: Any, out: Any) -> None:
             text.format(
                 want=_dt.scalar_type_name(want),
                 got=_dt.scalar_type_name(got),
-                want_c=_CPP.get(np.dtype(want).name, np.dtype(want).name),
-                got_c=_CPP.get(np.dtype(got).name, np.dtype(got).name),
+                want_c=_dt.type_meta_name(want),
+                got_c=_dt.type_meta_name(got),
             )
         )
 

@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from compat._core import dtypes as _dt
 from compat._core import grad_mode as _gm
 from compat._core import tensor_checks as _tc
 from compat._core import views as _views
@@ -262,7 +263,7 @@ def set_(
 
 
 def _cxx(npd: np.dtype) -> str:
-    return _tc._TYPE_META.get(npd.name, npd.name)
+    return _dt.type_meta_name(npd)
 
 
 def _sizes(args: tuple) -> tuple:

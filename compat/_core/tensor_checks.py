@@ -57,22 +57,6 @@ DETACH_VIEW = (
     "torch/optim/optimizer.py as the solution."
 )
 
-#: C++ type names of dtypes (``TypeMeta``), as the ``.grad`` setter's dtype error prints them
-_TYPE_META = {
-    "float32": "float",
-    "float64": "double",
-    "float16": "c10::Half",
-    "bfloat16": "c10::BFloat16",
-    "int64": "long int",
-    "int32": "int",
-    "int16": "short int",
-    "int8": "signed char",
-    "uint8": "unsigned char",
-    "bool": "bool",
-    "complex64": "c10::complex<float>",
-    "complex128": "c10::complex<double>",
-}
-
 #: node -> output numbers of it whose tensor was detached in place (``detach_()``)
 _detached: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
@@ -132,7 +116,7 @@ def check_grad(t: Any, value: Any, is_tensor: bool) -> None:
     gd, td = value._st.a.dtype, t._st.a.dtype
     if gd != td:
         raise RuntimeError(
-            f"attempting to assign a gradient with dtype '{_TYPE_META.get(gd.name, gd.name)}' "
+            f"attempting to assign a gradient with dtype '{_dt.type_meta_name(gd)}' "
             f"to a tensor with grad_dtype '{_dt.scalar_type_name(td)}'. The gradient must "
             "match the tensor's grad_dtype (defaults to the tensor's dtype). You can set the "
             "tensor's grad_dtype attribute with a specific dtype, or None to allow any dtype. "

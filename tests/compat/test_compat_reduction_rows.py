@@ -12,6 +12,7 @@ import warnings
 
 import numpy as np
 import pytest
+from torch_oracle import random_tensor
 
 import compat.torch as ctorch
 from funcgrad._compat_contract import reduction_rows
@@ -29,18 +30,6 @@ def _dims(shape):
     n = len(shape)
     dims = [NO_DIM, None, 0, -1, [], (0, 0), n + 1]
     return dims + ([(0, n - 1), [1, 0]] if n > 1 else [])
-
-
-def _tensor(lib, rng, shape, dtype):
-    if dtype == "bool":
-        v = rng.random(shape) < 0.5
-    elif dtype in ("uint8", "int32", "int64"):
-        v = rng.integers(0, 4, shape)
-    else:
-        v = rng.uniform(-2, 2, shape)
-        if dtype == "complex64":
-            v = v + 1j * rng.uniform(-2, 2, shape)
-    return lib.tensor(np.asarray(v).tolist(), dtype=getattr(lib, dtype))
 
 
 def _call(f, x, dim, keepdim, kw):
@@ -70,7 +59,8 @@ def test_values_dtypes_and_errors_as_pytorch(real_torch, row):
     for dtype, shape in itertools.product(DTYPES, SHAPES):
         seed = int(rng.integers(1 << 30))
         x = [
-            _tensor(lib, np.random.default_rng(seed), shape, dtype) for lib in (ctorch, real_torch)
+            random_tensor(lib, np.random.default_rng(seed), shape, dtype)
+            for lib in (ctorch, real_torch)
         ]
         for dim, keepdim, kw in itertools.product(_dims(shape), (False, True), kws):
             lenient = t.one_dim and t.promote != "index"
@@ -215,7 +205,8 @@ def test_cumulative_forms_as_pytorch(real_torch, row):
     for dtype, shape in itertools.product(DTYPES, SHAPES):
         seed = int(rng.integers(1 << 30))
         x = [
-            _tensor(lib, np.random.default_rng(seed), shape, dtype) for lib in (ctorch, real_torch)
+            random_tensor(lib, np.random.default_rng(seed), shape, dtype)
+            for lib in (ctorch, real_torch)
         ]
         for dim, kw in itertools.product(
             (0, -1, len(shape) + 1, None, (0,)), ({}, {"dtype": "float64"}, {"dtype": "int32"})

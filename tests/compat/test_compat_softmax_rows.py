@@ -13,6 +13,7 @@ import warnings
 import numpy as np
 import pytest
 from cases import sample
+from torch_oracle import random_tensor
 
 import compat.torch as ctorch
 from funcgrad._compat_contract import reduction_rows
@@ -24,19 +25,6 @@ SHAPES = [(), (0,), (4,), (2, 3), (0, 3), (2, 3, 2)]
 
 def test_rows_declared():
     assert {r.values[0].name for r in ROWS} == {"softmax", "log_softmax"}
-
-
-def _tensor(lib, seed, shape, dtype):
-    rng = np.random.default_rng(seed)
-    if dtype == "bool":
-        v = rng.random(shape) < 0.5
-    elif dtype == "int64":
-        v = rng.integers(0, 4, shape)
-    else:
-        v = rng.uniform(-2, 2, shape)
-        if dtype == "complex64":
-            v = v + 1j * rng.uniform(-2, 2, shape)
-    return lib.tensor(np.asarray(v).tolist(), dtype=getattr(lib, dtype))
 
 
 def _outcome(f, *args, **kwargs):
@@ -68,7 +56,10 @@ def test_forms_as_pytorch(real_torch, row):
     # (CI samples the grid, every dtype kept)
     grid = sample(list(itertools.product(DTYPES, SHAPES)), salt=name, group=lambda c: c[0])
     for i, (dtype, shape) in enumerate(grid):
-        x = [_tensor(lib, i, shape, dtype) for lib in (ctorch, real_torch)]
+        x = [
+            random_tensor(lib, np.random.default_rng(i), shape, dtype)
+            for lib in (ctorch, real_torch)
+        ]
         for dim, dt in itertools.product(
             (0, -1, 1, len(shape) + 1, (0,), None), (None, "float64", "int64", "float16")
         ):
@@ -123,7 +114,7 @@ def test_functional_implicit_dim_as_pytorch(real_torch, row):
     for shape in ((), (3,), (2, 3), (2, 3, 2), (2, 1, 3, 2)):
         got = []
         for lib in (ctorch, real_torch):
-            x = _tensor(lib, 5, shape, "float32")
+            x = random_tensor(lib, np.random.default_rng(5), shape, "float32")
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always")
                 y = getattr(lib.nn.functional, name)(x)

@@ -135,6 +135,20 @@ def assert_close_tree(a, b, tol: float) -> None:
     np.testing.assert_allclose(a.detach().numpy(), b.detach().numpy(), rtol=tol, atol=tol)
 
 
+def random_tensor(lib, rng, shape, dtype: str):
+    """A tensor of ``lib`` (compat or PyTorch) drawn from ``rng``: bools, small integers
+    (0 to 3), or floats (and complex parts) in (-2, 2); ``dtype`` a name (``"int64"``)."""
+    if dtype == "bool":
+        v = rng.random(shape) < 0.5
+    elif np.dtype(dtype).kind in "iu":
+        v = rng.integers(0, 4, shape)
+    else:
+        v = rng.uniform(-2, 2, shape)
+        if np.dtype(dtype).kind == "c":
+            v = v + 1j * rng.uniform(-2, 2, shape)
+    return lib.tensor(np.asarray(v).tolist(), dtype=getattr(lib, dtype))
+
+
 def error_of(fn):
     """``(exception type name, message)`` of ``fn()``, or ``"no error"``."""
     try:

@@ -33,7 +33,7 @@ from compat._core.ops.linalg_ns import _square
 from compat._core.optable import LINALG_ROW, Sample, defop, no_bf16_kernel
 from compat._core.out_arg import with_out, write_out
 from compat._core.tensor import Tensor, apply
-from compat._core.tensor_checks import _TYPE_META, _infer_size
+from compat._core.tensor_checks import _infer_size
 from funcgrad import custom_vjp, fori_loop, stop_gradient, vmap
 from funcgrad import numpy as fnp
 from funcgrad._compat_contract import is_tracing
@@ -420,8 +420,8 @@ def _exact_out(fn: Callable[..., Any]) -> Callable[..., Any]:
         for r, o in zip(results, outs):
             if isinstance(o, Tensor) and o._npdtype != r._npdtype:
                 raise RuntimeError(
-                    f"Expected out tensor to have dtype {_TYPE_META[r._npdtype.name]}, but "
-                    f"got {_TYPE_META.get(o._npdtype.name, o._npdtype.name)} instead"
+                    f"Expected out tensor to have dtype {_dt.type_meta_name(r._npdtype)}, but "
+                    f"got {_dt.type_meta_name(o._npdtype)} instead"
                 )
         return write_out(name, result, out)
 
