@@ -21,7 +21,7 @@ import jax
 import numpy as np
 
 from funcgrad.core import dtypes
-from funcgrad.core.errors import ConcretizationError, NonConcreteBooleanIndexError
+from funcgrad.core.errors import NonConcreteBooleanIndexError
 from funcgrad.core.interp import Tracer
 from funcgrad.core.symbolic import SymDim
 from funcgrad.numpy._core import (
@@ -86,10 +86,14 @@ def _normalize(idx: Any, shape: tuple[int, ...]) -> list:
                 raise unsupported("indexing with a 0-d boolean mask")
             items.append(("mask", m))
             continue
-        if _is_adv(i) and not dtypes.is_integer(np.dtype(i.dtype)):
-            raise IndexError(
-                f"indexing: arrays used as indices must be of integer (or boolean) type, got "
-                f"{fmt(i)}{here()}"
+        if isinstance(i, (float, complex)) or (
+            _is_adv(i) and not dtypes.is_integer(np.dtype(i.dtype))
+        ):  # (JAX's TypeError and words; NumPy raises IndexError)
+            dt = np.result_type(type(i)) if isinstance(i, (float, complex)) else i.dtype
+            raise TypeError(
+                f"Indexer must have integer or boolean type, got indexer with type "
+                f"{np.dtype(dt).name} (indexing: only integers, slices, ellipsis, None and "
+                f"integer or boolean arrays are valid indices, got {fmt(i)}){here()}"
             )
         if not (i is None or i is Ellipsis or isinstance(i, slice) or _is_int(i) or _is_adv(i)):
             raise IndexError(
@@ -155,11 +159,11 @@ def _static_slice(s: slice) -> slice:
     def conv(v: Any, what: str) -> Any:
         if v is None:
             return None
-        if isinstance(v, Tracer):
-            raise ConcretizationError(
-                f"indexing: slice {what} must be static, got a traced value {v.aval}; use "
-                f"fg.lax-style dynamic slicing (funcgrad.numpy.take / x[i] with a traced "
-                f"integer i) or mark it static{here()}"
+        if isinstance(v, Tracer):  # (JAX's IndexError and words)
+            raise IndexError(
+                f"Slice entries must be static integers. Got a traced slice {what} {v.aval} "
+                f"(indexing: use lax.dynamic_slice, take, or x[i] with a traced integer i, "
+                f"or mark it static){here()}"
             )
         if type(v) is SymDim:  # (a shape template's symbolic bound: compared, not read)
             return v
