@@ -532,7 +532,7 @@ def _vector_norm(x: Any, ord: Any, axes: tuple, keepdims: bool) -> Any:
     if ord is None or ord == 2:
         return _ufuncs.sqrt(_reductions.sum(_abs2(x), axis=axes, keepdims=keepdims))
     if isinstance(ord, str):
-        raise ValueError(f"norm: invalid norm order {ord!r} for vectors{here()}")
+        raise ValueError(f"norm: Invalid order {ord!r} for vector norm.{here()}")
     if ord == np.inf:
         return _reductions.max(_ufuncs.abs(x), axis=axes, keepdims=keepdims)
     if ord == -np.inf:
@@ -562,7 +562,7 @@ def _matrix_norm(x: Any, ord: Any, axes: tuple, keepdims: bool) -> Any:
     elif ord in (2, -2, "nuc"):
         res = _svd_norm(x, ord, row, col)
     else:
-        raise ValueError(f"norm: invalid norm order {ord!r} for matrices{here()}")
+        raise ValueError(f"norm: Invalid order {ord!r} for matrix norm.{here()}")
     return res if keepdims else squeeze(res, axis=axes)
 
 

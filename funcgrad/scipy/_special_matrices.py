@@ -81,7 +81,9 @@ def leslie(f: ArrayLike, s: ArrayLike) -> Any:
     f, s = _vec_args("leslie", f, s)
     n = aval(f).shape[-1]
     if n < 2:
-        raise ValueError(f"leslie: f must have length at least 2, got {fmt(f)}{here()}")
+        raise ValueError(
+            f"leslie: the length of f along the last axis must be at least 2, got {fmt(f)}{here()}"
+        )
     if aval(s).shape[-1] != n - 1:
         raise ValueError(f"leslie: s must be one shorter than f, got {fmt(f)} and {fmt(s)}{here()}")
     rows = np.arange(n)[:, None]
@@ -95,7 +97,9 @@ def companion(a: ArrayLike) -> Any:
     (a,) = _inexact("companion", a)
     a = fnp.atleast_1d(a)
     if aval(a).shape[-1] < 2:
-        raise ValueError(f"companion: a must have length at least 2, got {fmt(a)}{here()}")
+        raise ValueError(
+            f"companion: the length of `a` along the last axis must be at least 2, got {fmt(a)}{here()}"
+        )
     m = aval(a).shape[-1] - 1
     first = -a[..., 1:] / a[..., :1]
     rows = np.arange(m)[:, None]
@@ -116,7 +120,9 @@ def fiedler_companion(a: ArrayLike) -> Any:
     (a,) = _inexact("fiedler_companion", a)
     a = fnp.atleast_1d(a)
     if aval(a).shape[-1] == 0:
-        raise ValueError(f"fiedler_companion: a must not be empty, got {fmt(a)}{here()}")
+        raise ValueError(
+            f"fiedler_companion: a must have a nonzero length along its last axis, got {fmt(a)}{here()}"
+        )
     n = aval(a).shape[-1] - 1
     dt = aval(a).dtype
     if n == 0:
@@ -150,7 +156,7 @@ def convolution_matrix(a: ArrayLike, n: int, mode: str = "full") -> Any:
         raise ValueError(f"convolution_matrix: n must be a positive integer, got {n}{here()}")
     if mode not in ("full", "valid", "same"):
         raise ValueError(
-            f"convolution_matrix: mode must be 'full', 'valid' or 'same', got {mode!r}{here()}"
+            f"convolution_matrix: mode must be one of 'full', 'valid' or 'same', got {mode!r}{here()}"
         )
     (a,) = promote("convolution_matrix", a)
     if aval(a).ndim == 0:
@@ -229,7 +235,7 @@ def _kind(name: str, kind: str | None) -> str:
     kind = "symmetric" if kind is None else kind
     if kind not in ("symmetric", "lower", "upper"):
         raise ValueError(
-            f"{name}: kind must be 'symmetric', 'lower' or 'upper', got {kind!r}{here()}"
+            f"{name}: Expected kind to be one of 'symmetric', 'lower' or 'upper', got {kind!r}{here()}"
         )
     return kind
 
