@@ -109,6 +109,30 @@ CASES = {
         lambda L: L.conv_general_dilated_patches(np.ones((1, 6, 6, 2)), (3, 3), (1, 1), (3, 3)),
         "padding argument to conv_general_dilated should be a string",
     ),
+    "broadcast_in_dim_length": (
+        lambda L: L.broadcast_in_dim(F2, (2, 2), (0, 1)),
+        "broadcast_dimensions must have length equal to operand ndim",
+    ),
+    "broadcast_in_dim_rank": (
+        lambda L: L.broadcast_in_dim(np.zeros((2, 2)), (2,), (0, 1)),
+        "target broadcast shape must have equal or higher rank to the operand shape",
+    ),
+    "broadcast_in_dim_subset": (
+        lambda L: L.broadcast_in_dim(F2, (2, 3), (2,)),
+        "broadcast_in_dim broadcast_dimensions must be a subset of output dimensions",
+    ),
+    "broadcast_in_dim_sizes": (
+        lambda L: L.broadcast_in_dim(F2, (3,), (0,)),
+        "operand dimension sizes must either be 1, or be equal to their corresponding",
+    ),
+    "broadcast_in_dim_duplicates": (
+        lambda L: L.broadcast_in_dim(np.zeros((2, 2)), (2, 2), (0, 0)),
+        "broadcast_in_dim broadcast_dimensions must not contain duplicates",
+    ),
+    "broadcast_in_dim_negative": (
+        lambda L: L.broadcast_in_dim(F2, (2, -1), (0,)),
+        "must have every element be nonnegative",
+    ),
     "compare_complex": (lambda L: L.gt(2 + 3j, 4 + 5j), "does not accept dtype complex"),
     "population_count_bool": (
         lambda L: L.population_count(True),

@@ -100,30 +100,44 @@ def _broadcast_in_dim_abstract_eval(
     x: Aval, *, shape: tuple[int, ...], broadcast_dimensions: tuple[int, ...]
 ) -> Aval:
     bd = broadcast_dimensions
+    # JAX's checks, words and order (then funcgrad's own: dimensions in increasing order)
+    ctx = f" (operand {x})"
     if any(s < 0 for s in shape):
-        raise ValueError(f"broadcast_in_dim: negative size in target shape {shape} (operand {x})")
+        raise TypeError(
+            f"broadcast_in_dim shape must have every element be nonnegative, got {shape}{ctx}"
+        )
     if len(bd) != x.ndim:
         raise TypeError(
-            f"broadcast_in_dim: broadcast_dimensions {bd} must have one entry per dimension "
-            f"of the operand {x} (target shape {shape})"
+            "broadcast_in_dim broadcast_dimensions must have length equal to operand ndim; got "
+            f"broadcast_dimensions {bd} for operand ndim {x.ndim}.{ctx}"
+        )
+    if len(shape) < x.ndim:
+        raise TypeError(
+            "broadcast_in_dim target broadcast shape must have equal or higher rank to the "
+            f"operand shape; got operand ndim {x.ndim} and target broadcast ndim {len(shape)}."
+            f"{ctx}"
         )
     if any(not 0 <= d < len(shape) for d in bd):
         raise TypeError(
-            f"broadcast_in_dim: broadcast_dimensions {bd} out of range for target shape "
-            f"{shape} (operand {x})"
+            "broadcast_in_dim broadcast_dimensions must be a subset of output dimensions, got "
+            f"{bd} for operand ndim {x.ndim} and shape {shape}.{ctx}"
+        )
+    if any(x.shape[i] not in (1, shape[d]) for i, d in enumerate(bd)):
+        raise TypeError(
+            "broadcast_in_dim operand dimension sizes must either be 1, or be equal to their "
+            "corresponding dimensions in the target broadcast shape; got operand of shape "
+            f"{x.shape}, target broadcast shape {shape}, broadcast_dimensions {bd}{ctx}"
+        )
+    if len(set(bd)) != len(bd):
+        raise TypeError(
+            "broadcast_in_dim broadcast_dimensions must not contain duplicates, got "
+            f"broadcast_dimensions {bd}{ctx}"
         )
     if any(a >= b for a, b in itertools.pairwise(bd)):
         raise TypeError(
             f"broadcast_in_dim: broadcast_dimensions {bd} must be strictly increasing "
             f"(operand {x}, target shape {shape})"
         )
-    for i, d in enumerate(bd):
-        if x.shape[i] not in (1, shape[d]):
-            raise TypeError(
-                f"broadcast_in_dim: operand {x} dimension {i} of size {x.shape[i]} cannot "
-                f"broadcast to size {shape[d]} of target shape {shape} "
-                f"(broadcast_dimensions {bd})"
-            )
     return Aval(shape, x.dtype, x.weak_type)
 
 
