@@ -140,10 +140,7 @@ def _conv_abstract_eval(lhs: Aval, rhs: Aval, **params: Any) -> Aval:
     lspec, rspec, ospec = params["dimension_numbers"]
     fgc, bgc = params["feature_group_count"], params["batch_group_count"]
     if lhs.ndim != rhs.ndim:
-        raise ValueError(
-            "conv_general_dilated lhs and rhs must have the same number of dimensions, but "
-            f"got {desc}"
-        )
+        raise ValueError(f"conv_general_dilated: lhs and rhs must have the same rank, got {desc}")
     if lhs.ndim < 2:
         raise TypeError(
             f"conv_general_dilated: operands need a batch and a feature dimension "
