@@ -1,5 +1,6 @@
 """``lax.conv_general_dilated_patches``: the receptive fields of a convolution as
-features.
+features, and ``lax.conv_general_dilated_local``, the convolution with a filter per
+output position that contracts them.
 
 Each output position holds the ``C * prod(filter_shape)`` input values its window
 covers (channel-major, then the window's positions in row-major order), laid out by the
@@ -18,9 +19,11 @@ import numpy as np
 
 from funcgrad.core.interp import to_aval
 from funcgrad.lax._conv import conv_dimension_numbers, conv_general_dilated
+from funcgrad.lax._structural import dot_general
 from funcgrad.numpy._core import here, prep
+from funcgrad.primitives import shape as sh
 
-__all__ = ["conv_general_dilated_patches"]
+__all__ = ["conv_general_dilated_local", "conv_general_dilated_patches"]
 
 
 def conv_general_dilated_patches(
@@ -72,3 +75,45 @@ def conv_general_dilated_patches(
         precision=precision,
         preferred_element_type=preferred_element_type,
     )
+
+
+def conv_general_dilated_local(
+    lhs: Any,
+    rhs: Any,
+    window_strides: Sequence[int],
+    padding: str | Sequence[tuple[int, int]],
+    filter_shape: Sequence[int],
+    lhs_dilation: Sequence[int] | None = None,
+    rhs_dilation: Sequence[int] | None = None,
+    dimension_numbers: Any = None,
+    precision: Any = None,
+) -> Any:
+    """A locally connected convolution (``jax.lax.conv_general_dilated_local``): like
+    ``conv_general_dilated`` with a ``filter_shape`` window, but with its own filter at
+    each output position. ``rhs`` is laid out by ``rhs_spec``: its ``O`` dimension the
+    output features, its ``I`` dimension the ``C * prod(filter_shape)`` patch entries
+    (channel-major, as :func:`conv_general_dilated_patches` lays them out), its spatial
+    dimensions the output positions."""
+    lhs = prep(lhs, "conv_general_dilated_local")
+    rhs = prep(rhs, "conv_general_dilated_local")
+    patches = conv_general_dilated_patches(
+        lhs, filter_shape, window_strides, padding, lhs_dilation, rhs_dilation, dimension_numbers
+    )
+    shape = tuple(int(d) for d in filter_shape)
+    _, rhs_spec, out_spec = conv_dimension_numbers(
+        to_aval(lhs).shape, (1, 1, *shape), dimension_numbers
+    )
+    nsp = len(shape)
+    # contract each position's patch with its filter; the output positions pair up
+    # (patches' k-th spatial dimension with rhs's), giving (positions..., N, O)
+    res = dot_general(
+        patches,
+        rhs,
+        (([out_spec[1]], [rhs_spec[1]]), (list(out_spec[2:]), list(rhs_spec[2:]))),
+        precision=precision,
+    )
+    perm = [0] * (nsp + 2)
+    perm[out_spec[0]], perm[out_spec[1]] = nsp, nsp + 1
+    for k in range(nsp):
+        perm[out_spec[2 + k]] = k
+    return sh.transpose(res, tuple(perm))
