@@ -117,6 +117,7 @@ from compat.torch.nn.functional.normalization import (  # noqa: F401
     group_norm,
     instance_norm,
     layer_norm,
+    local_response_norm,
     rms_norm,
 )
 from compat.torch.nn.functional.padding import pad  # noqa: F401

@@ -337,3 +337,31 @@ def instance_norm(
                     copies = copies * (1.0 - momentum) + stats[i].to(buf.dtype) * momentum
                 buf.copy_(copies.mean(0))
     return out.view(tuple(input.shape))
+
+
+def _lrn_f(x: Any, *, size: int, alpha: float, beta: float, k: float) -> Any:
+    channels = x.shape[1]
+    pads = [(0, 0)] * x.ndim
+    pads[1] = (size // 2, (size - 1) // 2)
+    sq = fnp.pad(x * x, pads)
+    # the mean of the squares over the window of ``size`` channels around each channel
+    total = sq[:, 0:channels]
+    for i in range(1, size):
+        total = total + sq[:, i : i + channels]
+    return x / (total * (alpha / size) + k) ** beta
+
+
+def local_response_norm(
+    input: Tensor, size: int, alpha: float = 1e-4, beta: float = 0.75, k: float = 1.0
+) -> Tensor:
+    """``x / (k + alpha * mean(x**2 over size neighbouring channels)) ** beta`` (AlexNet's
+    normalisation), channels on dimension 1, the window zero-padded at the ends."""
+    if input.dim() < 3:
+        raise ValueError(
+            "Expected 3D or higher dimensionality                          input (got "
+            f"{input.dim()} dimensions)"
+        )
+    if input.numel() == 0:
+        return input
+    static = (("size", int(size)), ("alpha", float(alpha)), ("beta", float(beta)), ("k", float(k)))
+    return apply(_lrn_f, "DivBackward0", (input,), static)

@@ -1,4 +1,5 @@
-"""``nn.LayerNorm`` and ``nn.GroupNorm`` as in ``torch/nn/modules/normalization.py``."""
+"""``nn.LayerNorm``, ``nn.GroupNorm``, ``nn.RMSNorm`` and ``nn.LocalResponseNorm`` as in
+``torch/nn/modules/normalization.py``."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from compat.torch.nn import init
 from compat.torch.nn.modules.module import Module
 from compat.torch.nn.parameter import Parameter
 
-__all__ = ["GroupNorm", "LayerNorm", "RMSNorm"]
+__all__ = ["GroupNorm", "LayerNorm", "LocalResponseNorm", "RMSNorm"]
 
 
 def _empty(shape: tuple[int, ...], dtype: Any) -> Any:
@@ -161,3 +162,21 @@ class GroupNorm(Module):
             f"{self.num_groups}, {self.num_channels}, eps={self.eps}, affine={self.affine}, "
             f"bias={self.bias is not None}"
         )
+
+
+class LocalResponseNorm(Module):
+    """Normalise each channel by its ``size`` neighbouring channels' mean square
+    (``F.local_response_norm``; AlexNet's layer)."""
+
+    def __init__(self, size: int, alpha: float = 1e-4, beta: float = 0.75, k: float = 1.0) -> None:
+        super().__init__()
+        self.size = size
+        self.alpha = alpha
+        self.beta = beta
+        self.k = k
+
+    def forward(self, input: Any) -> Any:
+        return F.local_response_norm(input, self.size, self.alpha, self.beta, self.k)
+
+    def extra_repr(self) -> str:
+        return f"{self.size}, alpha={self.alpha}, beta={self.beta}, k={self.k}"
