@@ -1,4 +1,5 @@
-"""``nn.BatchNorm1d`` and ``nn.BatchNorm2d`` as in ``torch/nn/modules/batchnorm.py``.
+"""``nn.BatchNorm1d``/``2d``/``3d`` and ``nn.SyncBatchNorm`` as in
+``torch/nn/modules/batchnorm.py``.
 
 Buffers ``running_mean``, ``running_var`` and ``num_batches_tracked`` (int64) are
 registered like PyTorch's, so ``state_dict`` keys and values move between compat and
@@ -24,7 +25,7 @@ from compat.torch.nn import init
 from compat.torch.nn.modules.module import Module
 from compat.torch.nn.parameter import Parameter
 
-__all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d"]
+__all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "SyncBatchNorm"]
 
 
 def _factory(shape: tuple[int, ...], fn: Any, dtype: Any) -> Any:
@@ -169,3 +170,74 @@ class BatchNorm3d(_BatchNorm):
     def _check_input_dim(self, input: Any) -> None:
         if input.dim() != 5:
             raise ValueError(f"expected 5D input (got {input.dim()}D input)")
+
+
+class SyncBatchNorm(_BatchNorm):
+    """Batch normalisation whose statistics PyTorch reduces over a process group in
+    training. In one process (no ``torch.distributed`` group, or a group of one) it is
+    ``BatchNorm`` over ``(N, C, *)``, as PyTorch's; compat does not synchronise the
+    statistics of several processes (``NotImplementedError`` there)."""
+
+    def __init__(
+        self,
+        num_features: int,
+        eps: float = 1e-5,
+        momentum: float | None = 0.1,
+        affine: bool = True,
+        track_running_stats: bool = True,
+        process_group: Any = None,
+        device: Any = None,
+        dtype: Any = None,
+        *,
+        bias: bool = True,
+    ) -> None:
+        super().__init__(
+            num_features, eps, momentum, affine, track_running_stats, device, dtype, bias=bias
+        )
+        self.process_group = process_group
+
+    def _check_input_dim(self, input: Any) -> None:
+        if input.dim() < 2:
+            raise ValueError(f"expected at least 2D input (got {input.dim()}D input)")
+        if input.size(1) == 0:
+            raise ValueError("SyncBatchNorm number of input channels should be non-zero")
+
+    def forward(self, input: Any) -> Any:
+        training = self.training and (
+            self.track_running_stats or self.running_mean is None or self.running_var is None
+        )
+        dist = torch.distributed  # (loaded on first use)
+        if self.training and dist.is_available() and dist.is_initialized():
+            self._check_input_dim(input)
+            if input.device.type != "cuda":
+                raise ValueError("SyncBatchNorm expected input tensor to be on GPU or XPU")
+            if training and dist.get_world_size(self.process_group) > 1:
+                raise NotImplementedError(
+                    "compat's SyncBatchNorm does not synchronise batch statistics across "
+                    "processes (a process group of more than one)"
+                )
+        return super().forward(input)
+
+    @classmethod
+    def convert_sync_batchnorm(cls, module: Module, process_group: Any = None) -> Module:
+        """``module`` with every ``BatchNorm*d`` replaced by a ``SyncBatchNorm`` sharing
+        its parameters and buffers (a new module when ``module`` itself is one)."""
+        out = module
+        if isinstance(module, _BatchNorm):
+            out = cls(
+                module.num_features, module.eps, module.momentum, module.affine,
+                module.track_running_stats, process_group, bias=module.bias is not None,
+            )  # fmt: skip
+            if module.affine:
+                with torch.no_grad():
+                    out.weight = module.weight
+                    out.bias = module.bias
+            out.running_mean = module.running_mean
+            out.running_var = module.running_var
+            out.num_batches_tracked = module.num_batches_tracked
+            out.training = module.training
+            if hasattr(module, "qconfig"):
+                out.qconfig = module.qconfig
+        for name, child in module.named_children():
+            out.add_module(name, cls.convert_sync_batchnorm(child, process_group))
+        return out
