@@ -35,7 +35,7 @@ from funcgrad.numpy._core import (
     user_dtype,
 )
 from funcgrad.numpy._reductions import sum as _sum
-from funcgrad.numpy._shape import diagonal, expand_dims, moveaxis, reshape, squeeze, stack
+from funcgrad.numpy._shape import diagonal, expand_dims, moveaxis, squeeze, stack
 from funcgrad.numpy._ufuncs import conjugate, multiply, subtract
 from funcgrad.primitives import decomp
 from funcgrad.primitives import elementwise as ew
@@ -537,8 +537,8 @@ def _vector_norm(x: Any, ord: Any, axes: tuple, keepdims: bool) -> Any:
         return _reductions.max(_ufuncs.abs(x), axis=axes, keepdims=keepdims)
     if ord == -np.inf:
         return _reductions.min(_ufuncs.abs(x), axis=axes, keepdims=keepdims)
-    if ord == 0:
-        dt = aval(x).dtype
+    if ord == 0:  # the count, in the real dtype of the norm (as JAX's)
+        dt = aval(_ufuncs.abs(_creation.zeros((), aval(x).dtype))).dtype
         return _reductions.sum(_ufuncs.not_equal(x, 0), axis=axes, keepdims=keepdims, dtype=dt)
     if ord == 1:
         return _reductions.sum(_ufuncs.abs(x), axis=axes, keepdims=keepdims)
@@ -580,10 +580,10 @@ def vector_norm(x: ArrayLike, /, *, axis: Any = None, keepdims: bool = False, or
 
     check_arraylike("jnp.linalg.vector_norm", x)
     x = as_array(x, "vector_norm")
-    if axis is None:
-        res = norm(reshape(x, (-1,)), ord, 0)
-        return reshape(res, (1,) * aval(x).ndim) if keepdims else res
-    return norm(x, ord, axis, keepdims)
+    # the vector norm over every axis given (all for None, none for ()), never a matrix
+    # norm; its dtype as JAX's (integers stay integers where the formula keeps them)
+    axes = tuple(range(aval(x).ndim)) if axis is None else axis
+    return _vector_norm(x, ord, normalize_axes(axes, aval(x).ndim, "vector_norm"), keepdims)
 
 
 def matrix_norm(x: ArrayLike, /, *, keepdims: bool = False, ord: Any = "fro") -> Any:

@@ -468,7 +468,8 @@ def lstsq(
     elif not hasattr(rcond, "shape") and rcond < 0:
         rcond = float(np.finfo(dt).eps)
     u, s, vt = lax_linalg.svd(a, full_matrices=False)
-    mask = (s > 0) & (s >= _creation.asarray(rcond, dtype=aval(s).dtype) * s[0])
+    top = s[0] if aval(s).shape[0] else _creation.zeros((), aval(s).dtype)  # (an empty a)
+    mask = (s > 0) & (s >= _creation.asarray(rcond, dtype=aval(s).dtype) * top)
     rank = _reductions.sum(mask)
     safe = _ufuncs.where(mask, s, 1).astype(dt)
     s_inv = _ufuncs.where(mask, 1 / safe, 0)[:, None]
@@ -621,8 +622,9 @@ def tensorsolve(a: ArrayLike, b: ArrayLike, axes: tuple[int, ...] | None = None)
     first)."""
     check_arraylike("tensorsolve", a, b)
     a, b = as_array(a, "tensorsolve"), as_array(b, "tensorsolve")
-    if axes is not None:
-        a = _shape.moveaxis(a, axes, len(axes) * (aval(a).ndim - 1,))
+    if axes is not None:  # moved to the end in their order, as NumPy's
+        nd = aval(a).ndim
+        a = _shape.moveaxis(a, axes, tuple(range(nd - len(axes), nd)))
     out_shape = aval(a).shape[aval(b).ndim :]
     if aval(a).shape[: aval(b).ndim] != aval(b).shape:
         raise ValueError(
