@@ -295,6 +295,7 @@ class Module(ModuleHooksMixin, ModuleStateMixin):
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
+        self._fill_hooks()
         self._fill_state_hooks()
 
     # ------------------------------------------------------------------ traversal

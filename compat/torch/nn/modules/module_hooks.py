@@ -18,6 +18,7 @@ grad_output)``, whose non-``None`` result replaces ``grad_input``. Entries are
 from __future__ import annotations
 
 import contextlib
+import functools
 import itertools
 import warnings
 from collections import OrderedDict
@@ -248,6 +249,14 @@ class ModuleHooksMixin:
         setattr_(self, "_forward_pre_hooks_with_kwargs", OrderedDict())
         setattr_(self, "_backward_hooks", OrderedDict())
         setattr_(self, "_backward_pre_hooks", OrderedDict())
+        setattr_(self, "_non_full_backward_hooks", OrderedDict())
+        setattr_(self, "_is_full_backward_hook", None)
+
+    def _fill_hooks(self) -> None:
+        """Give a module unpickled from before the legacy backward hooks existed them."""
+        if "_non_full_backward_hooks" not in self.__dict__:
+            object.__setattr__(self, "_non_full_backward_hooks", OrderedDict())
+            object.__setattr__(self, "_is_full_backward_hook", None)
 
     # ------------------------------------------------------------------ calling
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
@@ -262,6 +271,7 @@ class ModuleHooksMixin:
             or self._forward_hooks
             or self._backward_hooks
             or self._backward_pre_hooks
+            or self._non_full_backward_hooks
             or _global_forward_pre_hooks
             or _global_forward_hooks
             or _global_backward_hooks
@@ -312,6 +322,8 @@ class ModuleHooksMixin:
                 result = r
         if bw is not None:
             result = bw.setup_output(result)
+        if self._non_full_backward_hooks:
+            _attach_non_full_hooks(self, result)
         return result
 
     def _run_forward_hook(
@@ -379,6 +391,44 @@ class ModuleHooksMixin:
 
         A non-``None`` result (a tuple as long as ``grad_input``) replaces ``grad_input``.
         """
+        if self._is_full_backward_hook is False:
+            raise RuntimeError(_MIXED_BACKWARD_HOOKS)
+        object.__setattr__(self, "_is_full_backward_hook", True)
         handle = RemovableHandle(self._backward_hooks)
         _add(self._backward_hooks, handle, hook, prepend)
         return handle
+
+    def register_backward_hook(self, hook: Callable[..., Any]) -> RemovableHandle:
+        """The deprecated (non-full) backward hook: ``hook(module, grad_input,
+        grad_output)`` with the gradients of the *last* autograd node of ``forward``'s
+        output (its first tensor), as PyTorch's; prefer ``register_full_backward_hook``."""
+        if self._is_full_backward_hook is True:
+            raise RuntimeError(_MIXED_BACKWARD_HOOKS)
+        object.__setattr__(self, "_is_full_backward_hook", False)
+        handle = RemovableHandle(self._non_full_backward_hooks)
+        self._non_full_backward_hooks[handle.id] = hook
+        return handle
+
+
+_MIXED_BACKWARD_HOOKS = (
+    "Cannot use both regular backward hooks and full backward hooks on a single Module. "
+    "Please use only one of them."
+)
+
+
+def _attach_non_full_hooks(module: Any, result: Any) -> None:
+    """Register ``module``'s legacy backward hooks on the node that made the first tensor
+    of ``result`` (walking dicts by value and sequences by first item, as PyTorch)."""
+    var = result
+    while not isinstance(var, torch.Tensor):
+        if isinstance(var, dict):
+            var = next((v for v in var.values() if isinstance(v, torch.Tensor)), None)
+        elif isinstance(var, (list, tuple)) and var:
+            var = var[0]
+        else:
+            return
+    grad_fn = var.grad_fn
+    if grad_fn is None:
+        return
+    for hook in module._non_full_backward_hooks.values():
+        grad_fn.register_hook(functools.partial(hook, module))
