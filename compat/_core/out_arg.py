@@ -18,6 +18,7 @@ import numpy as np
 
 from compat._core import dtypes as _dt
 from compat._core import grad_mode as _gm
+from compat._core import views as _views
 from compat._core.tensor import Tensor
 
 #: names of first parameters that PyTorch types ``Tensor``
@@ -163,6 +164,8 @@ def write_out(name: str, result: Any, out: Any) -> Any:
                 UserWarning,
                 stacklevel=3,
             )
+        if o._view is not None:  # PyTorch's error for an out whose elements overlap
+            _views.check_inplace(o, False)
         value = r if r._npdtype == o._npdtype else r.to(_dt.from_np(o._npdtype))
         o._set_data_inplace(value._st.array)
     if isinstance(out, (tuple, list)) and isinstance(result, tuple) and hasattr(result, "_fields"):

@@ -199,3 +199,45 @@ def test_clip_grad_norm_orders(p: float) -> None:
         results.append([total.numpy()] + [param.grad.numpy() for param in params])
     for ours, theirs in zip(*results):
         np.testing.assert_allclose(ours, theirs, rtol=1e-12)
+
+
+OUT_FORMS = {
+    "logsigmoid": lambda lib, x, out: lib.nn.functional.logsigmoid(x, out=out),
+    "softplus": lambda lib, x, out: lib.nn.functional.softplus(x, 2.0, 5.0, out=out),
+    "softshrink": lambda lib, x, out: lib.nn.functional.softshrink(x, 0.3, out=out),
+}
+
+
+@pytest.mark.parametrize("name", list(OUT_FORMS))
+def test_activation_out(name: str) -> None:
+    x = np.random.default_rng(4).standard_normal((2, 3))
+    results, errors = [], []
+    for lib in LIBS:
+        t = lib.tensor(x, dtype=lib.float32).t()
+        for out in (lib.randn(0), lib.randn(2, 3).t()):
+            r = OUT_FORMS[name](lib, t, out)
+            assert r is out
+            results.append(r.numpy())
+        overlapping = lib.randn(1, 6).expand(6, 6)
+        with pytest.raises(RuntimeError) as info:
+            OUT_FORMS[name](lib, overlapping, overlapping)
+        errors.append(str(info.value))
+    for ours, theirs in zip(results[:2], results[2:]):
+        np.testing.assert_allclose(ours, theirs, rtol=1e-6)
+    assert errors[0] == errors[1]
+
+
+def test_module_apply_runs_without_recording() -> None:
+    """``Module._apply`` with an in-place function: allowed on the leaf parameters, their
+    versions bump (so a graph saved before refuses backward) and their gradients get
+    the function too."""
+    for lib in LIBS:
+        m = lib.nn.Linear(3, 2)
+        m.weight.grad = lib.ones(2, 3)
+        saved = m.weight.mul(m.weight)
+        version, grad_version = m.weight._version, m.weight.grad._version
+        m._apply(lambda t: t.add_(1.0))
+        assert m.weight._version > version and m.weight.grad._version > grad_version
+        np.testing.assert_array_equal(m.weight.grad.numpy(), np.full((2, 3), 2.0))
+        with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+            saved.backward(lib.ones(2, 3))

@@ -26,6 +26,7 @@ from compat._core import rng as _rng
 from compat._core import tensor as _t
 from compat._core.mutation import apply_inplace, inplace_result
 from compat._core.ops.reductions import legacy_softmax_dim
+from compat._core.out_arg import write_out
 from compat._core.tensor import apply
 from compat.torch.nn import _fused
 from compat.torch.nn.functional._arguments import Tensor
@@ -227,11 +228,13 @@ def _softplus_f(x: Any, *, beta: float, threshold: float) -> Any:
     return fnp.where(linear, x, fnp.log1p(fnp.exp(safe * beta)) / beta)
 
 
-def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
+def softplus(
+    input: Tensor, beta: float = 1.0, threshold: float = 20.0, *, out: Tensor | None = None
+) -> Tensor:
     """``log(1 + exp(beta x)) / beta``, the identity where ``beta x > threshold``."""
     _check_float("softplus", input)
     static = (("beta", float(beta)), ("threshold", float(threshold)))
-    return apply(_softplus_f, "SoftplusBackward0", (input,), static)
+    return _out("softplus", apply(_softplus_f, "SoftplusBackward0", (input,), static), out)
 
 
 def _hardtanh_f(x: Any, *, lo: float, hi: float) -> Any:
@@ -290,10 +293,15 @@ def mish(input: Tensor, inplace: bool = False) -> Tensor:
     return _run(_mish_f, "MishBackward0", input, (), inplace)
 
 
-def logsigmoid(input: Tensor) -> Tensor:
+def _out(name: str, result: Tensor, out: Tensor | None) -> Tensor:
+    """``result``, or written into ``out`` (PyTorch's ``out=`` of its C functions)."""
+    return result if out is None else write_out(name, result, out)
+
+
+def logsigmoid(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """``log(sigmoid(x))``, computed stably."""
     _check_float("log_sigmoid_forward", input)
-    return apply(fnn.log_sigmoid, "LogSigmoidBackward0", (input,))
+    return _out("log_sigmoid", apply(fnn.log_sigmoid, "LogSigmoidBackward0", (input,)), out)
 
 
 def _softsign_f(x: Any) -> Any:
@@ -319,12 +327,13 @@ def _softshrink_f(x: Any, *, lambd: float) -> Any:
     return fnp.where(x > lambd, x - lambd, fnp.where(x < -lambd, x + lambd, zero))
 
 
-def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
+def softshrink(input: Tensor, lambd: float = 0.5, *, out: Tensor | None = None) -> Tensor:
     """``x ∓ lambd`` outside ``[-lambd, lambd]``, 0 inside."""
     if lambd < 0:
         raise RuntimeError(f"lambda must be greater or equal to 0, but found to be {lambd}.")
     _check_float("softshrink", input)
-    return apply(_softshrink_f, "SoftshrinkBackward0", (input,), (("lambd", float(lambd)),))
+    result = apply(_softshrink_f, "SoftshrinkBackward0", (input,), (("lambd", float(lambd)),))
+    return _out("softshrink", result, out)
 
 
 def _hardshrink_f(x: Any, *, lambd: float) -> Any:

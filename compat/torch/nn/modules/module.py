@@ -414,18 +414,27 @@ class Module(ModuleHooksMixin, ModuleStateMixin):
         for name, param in self._parameters.items():
             if param is None:
                 continue
-            new = fn(param)
+            # as PyTorch's, fn runs without recording (an in-place fn is allowed on a leaf)
+            with torch.no_grad():
+                new = fn(param)
             if new is param:
+                if param.grad is not None:
+                    with torch.no_grad():
+                        grad = fn(param.grad)
+                    if grad is not param.grad:
+                        param.grad = grad
                 continue
             if _settable_data(param):
                 # Same object, new values: optimizers holding it keep working.
                 param.data = new.detach()
                 if param.grad is not None:
-                    param.grad = fn(param.grad)
+                    with torch.no_grad():
+                        param.grad = fn(param.grad)
                 continue
             new_param = Parameter(new.detach(), requires_grad=param.requires_grad)
             if param.grad is not None:
-                new_param.grad = fn(param.grad)
+                with torch.no_grad():
+                    new_param.grad = fn(param.grad)
             self._parameters[name] = new_param
         for name, buf in self._buffers.items():
             if buf is not None:
