@@ -42,6 +42,8 @@ from funcgrad import numpy as fnp
 from funcgrad.ad import reverse_accumulate
 from funcgrad.batching import batch_program
 from funcgrad.core import compile_cache, dtypes, tiers
+from funcgrad.core.array_row import ARRAY_ROWS as _ARRAY_ROWS
+from funcgrad.core.array_row import ArrayRow
 from funcgrad.core.errors import ConcretizationError
 from funcgrad.core.gc_freeze import freeze as freeze_gc
 from funcgrad.core.interp import Tracer, _state, eval_program, is_tracing, new_builder, trace_flat
@@ -113,6 +115,12 @@ def reduction_rows() -> list[Reduction]:
     ``funcgrad.core.reduction_row.TorchReduction``), in declaration order: compat builds
     ``torch.X``, ``Tensor.X`` and ``out=`` of each from them, at import."""
     return [r for r in _REDUCTIONS.values() if r.torch is not None]
+
+
+def array_rows() -> list[ArrayRow]:
+    """The array rows (``funcgrad.core.array_row``: ``tril``, ``flip``, ``roll``, ...), in
+    declaration order: compat builds ``torch.X``, ``Tensor.X(_)`` and ``out=`` of each."""
+    return list(_ARRAY_ROWS.values())
 
 
 def x64(fn: Callable) -> Callable:

@@ -6,9 +6,11 @@ Two counts, each over the code as it stands (nothing is frozen here):
   ``funcgrad.scipy.special`` (its ``__all__``, else its public ``dir()``; classes left out)
   that no row generates there (neither an elementwise row's ``public=`` form,
   ``funcgrad.primitives.public_forms``, nor a reduction row's,
-  ``funcgrad.core.reduction_row.reduction_forms``), and whose name ``compat.torch`` or
+  ``funcgrad.core.reduction_row.reduction_forms``, nor an array row's function,
+  ``funcgrad.core.array_row``), and whose name ``compat.torch`` or
   ``Tensor`` also has, not as a row's PyTorch form (``torch_rows()`` and
-  ``reduction_rows()``: the form's name, its aliases and their ``_`` in-place twins). Such a
+  ``reduction_rows()``, ``array_rows()``: the form's name, its aliases and their ``_``
+  in-place twins). Such a
   name is written once per library; the count is of distinct names (and of
   (namespace, name) pairs).
 * **Places.** The declarations that spell a name in ``funcgrad/`` and ``compat/``
@@ -42,7 +44,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 import compat.torch as ct
-from funcgrad._compat_contract import reduction_rows, torch_rows
+from funcgrad._compat_contract import array_rows, reduction_rows, torch_rows
 from funcgrad.core.reduction_row import reduction_forms
 from funcgrad.primitives import public_forms
 
@@ -54,17 +56,19 @@ PACKAGES = ("funcgrad", "compat")
 
 
 def row_generated(namespace: str) -> set[str]:
-    """The names the rows generate in funcgrad's ``namespace`` (elementwise and reduction)."""
-    return set(public_forms(namespace)) | set(reduction_forms(namespace))
+    """The names the rows declare in funcgrad's ``namespace`` (elementwise and reduction
+    rows' generated forms; an array row's function, which is its numpy form)."""
+    arrays = {r.name for r in array_rows()} if namespace == "numpy" else set()
+    return set(public_forms(namespace)) | set(reduction_forms(namespace)) | arrays
 
 
 def torch_row_names() -> set[str]:
     """The ``torch.X``/``Tensor.X`` names some row's PyTorch form declares, with their
     in-place ``X_`` spellings."""
     names: set[str] = set()
-    for row in (*torch_rows(), *reduction_rows()):
+    for row in (*torch_rows(), *reduction_rows(), *array_rows()):
         t = row.torch
-        for n in (t.name or row.name, *getattr(t, "aliases", ())):
+        for n in (getattr(t, "name", None) or row.name, *getattr(t, "aliases", ())):
             names |= {n, n + "_"}
     return names
 

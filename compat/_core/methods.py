@@ -290,7 +290,7 @@ def install() -> None:
         "__rrshift__": lambda self, other: O.bitwise_right_shift(O.coerce(other), self),
         "__rxor__": lambda a, b: O._bitwise("xor", b, a),
         "__contains__": _contains,
-        "__reversed__": lambda self: self if self.ndim == 0 else S.flip(self, 0),
+        "__reversed__": lambda self: self if self.ndim == 0 else self.flip(0),
     }
     for name, f in ops.items():
         setattr(T, name, _operand_checked(f) if name in _BINARY_DUNDERS else f)

@@ -276,31 +276,6 @@ def repeat(input: Tensor, *sizes: Any) -> Tensor:
     return apply(_repeat_f, "RepeatBackward0", (input,), (("reps", reps),))
 
 
-def _flip_f(x: Any, *, axes: tuple) -> Any:
-    return fnp.flip(x, axis=axes)
-
-
-@defop(samples=Sample(((2, 3),), args=((0, 1),)))
-def flip(input: Tensor, dims: Any) -> Tensor:
-    dims = dims if isinstance(dims, (tuple, list)) else (dims,)
-    axes = tuple(_wrap_dim(d, input.ndim) for d in dims)
-    return apply(_flip_f, "FlipBackward0", (input,), (("axes", axes),))
-
-
-def _tri_f(x: Any, *, k: int, lower: bool) -> Any:
-    return fnp.tril(x, k) if lower else fnp.triu(x, k)
-
-
-@defop(inplace=True, samples=Sample(((3, 3),), args=(-1,)))
-def tril(input: Tensor, diagonal: int = 0) -> Tensor:
-    return apply(_tri_f, "TrilBackward0", (input,), (("k", int(diagonal)), ("lower", True)))
-
-
-@defop(inplace=True, samples=Sample(((3, 3),), args=(1,)))
-def triu(input: Tensor, diagonal: int = 0) -> Tensor:
-    return apply(_tri_f, "TriuBackward0", (input,), (("k", int(diagonal)), ("lower", False)))
-
-
 # --------------------------------------------------------------------------- joining
 
 

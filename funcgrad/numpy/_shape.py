@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from funcgrad.core.array_row import ArrayRow, TorchArrayForm, TorchParam
 from funcgrad.core.errors import ConcretizationTypeError
 from funcgrad.core.interp import Tracer
 from funcgrad.core.symbolic import SymDim
@@ -772,3 +773,23 @@ def dsplit(ary: ArrayLike, indices_or_sections: Any) -> list[Any]:
     if _info.ndim_of(ary) < 3:
         raise ValueError("dsplit only works on arrays of 3 or more dimensions")
     return split(ary, indices_or_sections, axis=2)
+
+
+# the array functions PyTorch has as the same op: its forms come from these rows (array_row.py)
+_DIAG = (TorchParam("diagonal", "k", "int", 0),)
+_SQUARE = ((3, 3), (-1,)), ((2, 3, 4), ())
+for _f in (tril, triu):
+    _2d = (2, f"{_f.__name__}: input tensor must have at least 2 dimensions")
+    _node = f"{_f.__name__.capitalize()}Backward0"
+    ArrayRow(_f, torch=TorchArrayForm(_node, _DIAG, inplace=True, min_ndim=_2d, samples=_SQUARE))
+_DIMS = (TorchParam("dims", "axis", "unique_dims"),)
+_FLIPS = (((2, 3), ((0, 1),)),)
+ArrayRow(flip, torch=TorchArrayForm("FlipBackward0", _DIMS, method_varargs="dims", samples=_FLIPS))
+_SHIFTS = (TorchParam("shifts", "shift", "shifts"), TorchParam("dims", "axis", "dims", None))
+_ROLLS = ((3, 4), (1,)), ((3, 4), ((1, -2), (0, 1)))
+ArrayRow(
+    roll,
+    torch=TorchArrayForm(
+        "RollBackward0", _SHIFTS, aligned=("shifts", "dims"), empty_unchecked=True, samples=_ROLLS
+    ),
+)

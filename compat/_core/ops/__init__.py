@@ -26,6 +26,7 @@ and the few helpers that are no row.
 from __future__ import annotations
 
 from compat._core.ops import (  # noqa: F401  (each declares its rows of the op table)
+    array_rows,
     binary,
     clamping,
     composite,

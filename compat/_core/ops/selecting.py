@@ -508,26 +508,6 @@ def masked_scatter(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:
     )
 
 
-def _roll_f(x: Any, *, shifts: Any, axes: Any) -> Any:
-    if axes is None:
-        return fnp.reshape(fnp.roll(fnp.reshape(x, (-1,)), shifts), x.shape)
-    return fnp.roll(x, shifts, axis=axes)
-
-
-@defop(samples=(Sample(((3, 4),), args=(1,)), Sample(((3, 4),), args=((1, -2), (0, 1)))))
-def roll(input: Tensor, shifts: Any, dims: Any = None) -> Tensor:
-    if dims is None:
-        return apply(_roll_f, "RollBackward0", (input,), (("shifts", int(shifts)), ("axes", None)))
-    shifts = tuple(shifts) if isinstance(shifts, (tuple, list)) else (int(shifts),)
-    dims = tuple(dims) if isinstance(dims, (tuple, list)) else (int(dims),)
-    if len(shifts) != len(dims):
-        raise RuntimeError(
-            f"shifts and dimensions must align. shifts: {len(shifts)}, dims:{len(dims)}"
-        )
-    axes = tuple(_wrap_dim(d, input.ndim) for d in dims)
-    return apply(_roll_f, "RollBackward0", (input,), (("shifts", shifts), ("axes", axes)))
-
-
 def _rot90_f(x: Any, *, k: int, axes: tuple) -> Any:
     return fnp.rot90(x, k=k, axes=axes)
 
