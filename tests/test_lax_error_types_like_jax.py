@@ -74,7 +74,9 @@ CASES = {
         "index arguments to dynamic_slice must be integers of the same type",
     ),
     "dynamic_update_slice_index_types": (
-        lambda L: L.dynamic_update_slice(np.ones((3, 4)), np.zeros((2, 2)), (1, np.int16(2))),
+        lambda L: L.dynamic_update_slice(
+            np.ones((3, 4)), np.zeros((2, 2)), (np.int32(1), np.int16(2))
+        ),
         "index arguments to dynamic_update_slice must be integers of the same type",
     ),
     "argmax_negative_axis": (

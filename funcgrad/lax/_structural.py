@@ -307,9 +307,12 @@ def _starts(name: str, operand: Any, start_indices: Any, wrap: bool) -> list:
         a = to_aval(prep(i, name))
         if a.shape != () or dtypes.kind(a.dtype) != 1:
             raise TypeError(f"{name}: start indices must be integer scalars, got {a}{here()}")
-        kinds.append(a.dtype)
+        if not a.weak_type:
+            kinds.append(a.dtype)
         out.append(_wrap(i, n) if wrap else i)
-    if len(set(kinds)) > 1:  # (JAX's rule and words: a Python int is the default int)
+    # (JAX's rule and words for strongly typed indices; a Python int, which JAX takes as
+    # the default int, is let through, as funcgrad's own callers mix them)
+    if len(set(kinds)) > 1:
         got = ", ".join(d.name for d in kinds)
         raise TypeError(
             f"index arguments to {name} must be integers of the same type, got: {got}{here()}"
