@@ -139,6 +139,19 @@ def from_numpy(a: np.ndarray) -> Tensor:
     return _leaf(np.array(a), False)
 
 
+def _size_kw(name: str, size: tuple, kw: dict) -> tuple:
+    """The positional ``size``, or PyTorch's ``size=`` keyword (not both)."""
+    if not kw:
+        return size
+    if set(kw) != {"size"}:
+        raise TypeError(
+            f"{name}() got an unexpected keyword argument '{next(k for k in kw if k != 'size')}'"
+        )
+    if size:
+        raise TypeError(f"{name}() got multiple values for argument 'size'")
+    return (kw["size"],)
+
+
 def _factory(fill: Any, size: tuple, dtype: Any, requires_grad: bool, device: Any = None) -> Tensor:
     shape = _size_args(size)
     npd = _np_dtype(dtype)
@@ -146,15 +159,25 @@ def _factory(fill: Any, size: tuple, dtype: Any, requires_grad: bool, device: An
 
 
 def zeros(
-    *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False, out: Any = None
+    *size: Any,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+    out: Any = None,
+    **kw: Any,
 ) -> Tensor:
-    return _factory(0, size, dtype, requires_grad, device)
+    return _factory(0, _size_kw("zeros", size, kw), dtype, requires_grad, device)
 
 
 def ones(
-    *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False, out: Any = None
+    *size: Any,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+    out: Any = None,
+    **kw: Any,
 ) -> Tensor:
-    return _factory(1, size, dtype, requires_grad, device)
+    return _factory(1, _size_kw("ones", size, kw), dtype, requires_grad, device)
 
 
 def empty(
@@ -163,8 +186,9 @@ def empty(
     device: Any = None,
     requires_grad: bool = False,
     memory_format: Any = None,
+    **kw: Any,
 ) -> Tensor:
-    return _factory(0, size, dtype, requires_grad, device)
+    return _factory(0, _size_kw("empty", size, kw), dtype, requires_grad, device)
 
 
 def full(
@@ -302,8 +326,9 @@ def rand(
     device: Any = None,
     requires_grad: bool = False,
     generator: Any = None,
+    **kw: Any,
 ) -> Tensor:
-    shape = _size_args(size)
+    shape = _size_args(_size_kw("rand", size, kw))
     arr = _rng.uniform(_gen(generator), shape, _np_dtype(dtype))
     return _leaf(arr, requires_grad, device)
 
@@ -314,8 +339,9 @@ def randn(
     device: Any = None,
     requires_grad: bool = False,
     generator: Any = None,
+    **kw: Any,
 ) -> Tensor:
-    shape = _size_args(size)
+    shape = _size_args(_size_kw("randn", size, kw))
     arr = _rng.normal(_gen(generator), shape, _np_dtype(dtype))
     return _leaf(arr, requires_grad, device)
 

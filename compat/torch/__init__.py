@@ -71,6 +71,7 @@ _FUNCTIONAL_ALIASES = (
     "cosine_similarity",
     "pdist",
     "channel_shuffle",
+    "constant_pad_nd",
 )
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
 import pytest
 
 import compat.torch as ctorch
@@ -53,3 +54,30 @@ def test_chunk_errors(shape: tuple, chunks: int) -> None:
             lib.ones(shape).chunk(chunks)
         msgs.append(str(info.value))
     assert msgs[0] == msgs[1]
+
+
+@pytest.mark.parametrize("name", ["zeros", "ones", "empty", "rand", "randn"])
+def test_size_keyword(name: str) -> None:
+    shapes, errors = [], []
+    for lib in LIBS:
+        f = getattr(lib, name)
+        shapes.append(
+            [
+                tuple(f(size=(2, 3)).shape),
+                tuple(f(size=[4]).shape),
+                str(f(size=(2,), dtype=lib.float64).dtype),
+            ]
+        )
+        with pytest.raises(TypeError) as info:
+            f((2,), size=(3,))
+        errors.append(str(info.value).split(" - ")[0])
+    assert shapes[0] == shapes[1]
+    if name in ("zeros", "ones", "empty"):  # (rand/randn: PyTorch lists its signatures)
+        assert errors[0] == errors[1]
+
+
+@pytest.mark.parametrize("pads,value", [([1, 2, 1, 0], 9), ([1, 2], 0), ([-1, 1, 0, -1], 5)])
+def test_constant_pad_nd(pads: list, value: int) -> None:
+    x = np.arange(12).reshape(3, 4)
+    outs = [lib.constant_pad_nd(lib.tensor(x), pads, value).numpy() for lib in LIBS]
+    np.testing.assert_array_equal(outs[0], outs[1])

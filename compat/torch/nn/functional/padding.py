@@ -137,3 +137,12 @@ def pad(input: Tensor, pad: Any, mode: str = "constant", value: float | None = N
             )
     name = {"reflect": "ReflectionPad", "replicate": "ReplicationPad", "circular": "Pad"}[mode]
     return apply(_mode_pad_f, f"{name}{k}DBackward0", (input,), (("pads", pairs), ("mode", mode)))
+
+
+_pad = pad  # (constant_pad_nd's argument ``pad`` hides the function)
+
+
+def constant_pad_nd(input: Tensor, pad: Any, value: float = 0) -> Tensor:
+    """``torch.constant_pad_nd``: ``pad(input, pad, "constant", value)`` (negative
+    amounts crop)."""
+    return _pad(input, pad, "constant", value)
