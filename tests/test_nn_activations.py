@@ -1,4 +1,5 @@
-"""funcgrad.nn activations, softmaxes, standardize, one_hot and dot_product_attention
+"""funcgrad.nn activations, standardize, one_hot and dot_product_attention (the softmaxes
+and logsumexp: tests/test_reduction_rows.py, from their rows)
 against jax.nn: values, dtypes, gradients at the kinks, signatures and errors."""
 
 from __future__ import annotations
@@ -87,32 +88,6 @@ def test_glu(axis):
     _close(fnn.glu(x, axis), jax.nn.glu(x, axis))
     with pytest.raises(ValueError):
         fnn.glu(np.ones((3, 3)), axis)
-
-
-@pytest.mark.parametrize("fn", ["softmax", "log_softmax"])
-@pytest.mark.parametrize("axis", [-1, 0, (0, 1)])
-def test_softmaxes(fn, axis):
-    rng = np.random.default_rng(2)
-    x = rng.normal(size=(3, 4)).astype(np.float32)
-    w = rng.random((3, 4)) > 0.3
-    f, j = getattr(fnn, fn), getattr(jax.nn, fn)
-    _close(f(x, axis), j(x, axis))
-    _close(f(x, axis, where=w), j(x, axis, where=w))
-    ct = rng.normal(size=(3, 4)).astype(np.float32)
-    gf = fg.grad(lambda x: (f(x, axis, where=w) * ct * w).sum())(x)
-    gj = jo.grad(lambda x: (j(x, axis, where=w) * ct * w).sum())(x)
-    _close(gf, gj, rtol=1e-5, atol=1e-6)
-
-
-def test_logsumexp():
-    x = np.array([[1.0, -np.inf], [3.0, 1000.0]], np.float32)
-    b = np.array([[1.0, 2.0], [-1.0, 0.5]], np.float32)
-    _close(fnn.logsumexp(x, axis=1), jax.nn.logsumexp(x, axis=1))
-    _close(fnn.logsumexp(x, axis=0, b=b), jax.nn.logsumexp(x, axis=0, b=b))
-    for a, c in zip(
-        fnn.logsumexp(x, 1, b=b, return_sign=True), jax.nn.logsumexp(x, 1, b=b, return_sign=True)
-    ):
-        _close(a, c)
 
 
 @pytest.mark.parametrize("algorithm", ["fast", "stable"])

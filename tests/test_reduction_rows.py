@@ -259,19 +259,22 @@ def test_composite_form_is_jax_s(ns, name):
     # (complex softmaxes: funcgrad's max refuses complex numbers, which JAX orders
     # lexicographically; a gap of the primitives, as for the extrema above)
     complex_ = ("complex64",) if lse else ()
-    grid = itertools.product(("bool", "int32", "float16", "float32", *complex_), SHAPES[::2])
-    # (CI samples the grid, every dtype kept: each case compiles both sides afresh)
-    for dtype, shape in sample(list(grid), salt=ns + name, group=lambda c: c[0]):
+    # (the promotions on one shape, the shapes in float32; ``tests/numpy/test_nn.py`` draws
+    # more values, axes and ``b=``. CI samples the grid, every dtype kept: each case
+    # compiles both sides afresh)
+    grid = [(d, (2, 3)) for d in ("bool", "int32", "float16", *complex_)]
+    grid += [("float32", s) for s in ((), (2, 0, 3), (2, 3))]
+    for dtype, shape in sample(grid, salt=ns + name, group=lambda c: c[0]):
         x = _value(rng, shape, dtype)
-        for axis in (None, -1):
-            what = f"{ns}.{name}({dtype}{list(shape)}, axis={axis})"
-            _agree(_outcome(mine, x, axis=axis), _outcome(theirs, x, axis=axis), what)
-    for dtype, axis in itertools.product(("float32", *complex_), (None, (0, 1))):
+        axis = -1 if len(shape) == 3 else None
+        what = f"{ns}.{name}({dtype}{list(shape)}, axis={axis})"
+        _agree(_outcome(mine, x, axis=axis), _outcome(theirs, x, axis=axis), what)
+    for dtype, axis in (("float32", 1), *((d, None) for d in complex_)):
         x = _value(rng, (2, 3), dtype)
         where, b = rng.random((2, 3)) < 0.6, rng.uniform(-1, 2, (2, 3))
         calls = [{"where": where}] if ns == "nn" or lse else []
         calls += [{"b": b, "keepdims": True}, {"b": b, "where": where}] if lse else []
-        calls += [{"b": b, "return_sign": True}] if lse else []
+        calls += [{"b": b, "return_sign": True, "keepdims": True}] if lse else []
         for kw in calls:
             what = f"{ns}.{name}({dtype}, axis={axis}, {sorted(kw)})"
             got, want = (_outcome(f, x, axis=axis, **kw) for f in (mine, theirs))
