@@ -177,6 +177,11 @@ def eight() -> dict:
     return run_on_8_devices(EIGHT_DEVICES)
 
 
+# the tests reading ``eight`` run on one xdist worker, so its 8-device process (~6 s CPU)
+# runs once per run, not once in each worker that draws one of them
+ON_EIGHT = pytest.mark.xdist_group("collectives_mesh_eight")
+
+
 COLLECTIVES = [
     "psum",
     "psum_both",
@@ -200,6 +205,7 @@ COLLECTIVES = [
 ]
 
 
+@ON_EIGHT
 @pytest.mark.parametrize("name", COLLECTIVES)
 def test_shard_map_collective_matches_jax_on_8_devices(eight, name):
     """Values (jitted and eager) and gradients equal jax.shard_map's; gradients taken
@@ -212,17 +218,20 @@ def test_shard_map_collective_matches_jax_on_8_devices(eight, name):
         assert "grad_vmaFalse" in r and "grad_vmaTrue" in r
 
 
+@ON_EIGHT
 def test_data_parallel_step_equals_one_device(eight):
     r = eight["data_parallel"]
     assert max(r.values()) < 1e-5, r
 
 
+@ON_EIGHT
 def test_shard_map_composes_with_vmap_and_jvp(eight):
     assert eight["vmap_of"]["v"] < 1e-6
     assert eight["vmap_inside"]["v"] < 1e-5
     assert eight["jvp"]["t"] < 1e-6
 
 
+@ON_EIGHT
 def test_reverse_mode_inside_a_check_vma_body_is_refused(eight):
     """Where JAX's check_vma=True rules give other numbers than funcgrad's (a gradient of
     a replicated value, a transposed psum, taken inside the body), it is an error."""
@@ -231,6 +240,7 @@ def test_reverse_mode_inside_a_check_vma_body_is_refused(eight):
     assert "collective over mesh axis 'x'" in r["psum"], r
 
 
+@ON_EIGHT
 def test_out_specs_replication_is_checked(eight):
     msg = eight["check_vma"]
     assert "replicated across mesh axes ('x',)" in msg and "check_vma=False" in msg, msg

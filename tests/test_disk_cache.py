@@ -78,6 +78,11 @@ def _first_run(tmp_path_factory) -> tuple[Path, Path, dict]:
     return base / "cache", base / "pristine", first
 
 
+# the tests reading ``_first_run`` run on one xdist worker, so the script's first run is
+# made once per run, not once in each worker that draws one of them
+ON_FIRST_RUN = pytest.mark.xdist_group("disk_cache_first_run")
+
+
 @pytest.fixture
 def populated(_first_run) -> tuple[Path, dict]:
     """A cache directory as the script's first run left it, at the path it was written
@@ -89,6 +94,7 @@ def populated(_first_run) -> tuple[Path, dict]:
     return cache, first
 
 
+@ON_FIRST_RUN
 def test_second_run_loads_everything_from_disk(populated):
     cache, first = populated
     s1 = first["stats"]
@@ -203,6 +209,7 @@ def _without_write_permission() -> tuple[str, ...] | None:
     return (setpriv, "--bounding-set", "-dac_override,-dac_read_search,-fowner")
 
 
+@ON_FIRST_RUN
 def test_read_only_directory_is_read_not_written(populated):
     prefix = _without_write_permission()
     if prefix is None:
@@ -224,6 +231,7 @@ def test_read_only_directory_is_read_not_written(populated):
     assert len(_entries(d)) == first["stats"]["entries"]
 
 
+@ON_FIRST_RUN
 def test_corrupt_entries_are_compiled_again(populated):
     cache, first = populated
     entries = _entries(first["stats"]["dir"])

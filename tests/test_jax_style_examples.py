@@ -18,6 +18,10 @@ import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 
+# one worker runs the file, so the driver (the ``outputs`` fixture, ~8 s CPU) runs once per
+# run, not once in each xdist worker that draws one of its tests
+pytestmark = pytest.mark.xdist_group("jax_style_examples")
+
 RUNS = {
     "stax_cnn_digits.py": ["--epochs", "3", "--seed", "1"],
     "gp_regression.py": ["--steps", "150", "--points", "30"],

@@ -64,6 +64,12 @@ def test_the_port_is_only_the_import_lines():
     assert "compat." not in body  # the training code itself is plain PyTorch
 
 
+# the tests reading ``compat_run`` run on one xdist worker, so the compat training run
+# (~4 s CPU) is made once per run, not once in each worker that draws one of them
+ON_COMPAT_RUN = pytest.mark.xdist_group("port_example_compat_run")
+
+
+@ON_COMPAT_RUN
 def test_compat_backend_trains(compat_run):
     acc = _final_accuracy(compat_run)
     assert acc >= 0.9
@@ -75,6 +81,7 @@ def test_compat_backend_trains(compat_run):
     assert losses[-1] < losses[0]
 
 
+@ON_COMPAT_RUN
 def test_same_script_on_real_pytorch_reaches_the_same_accuracy(compat_run):
     import_real_torch()
     proc = _run("--backend", "torch", "--epochs", str(EPOCHS), "--no-progress")
