@@ -18,6 +18,10 @@ sys.path.insert(0, str(ROOT / "tools"))
 
 import op_audit  # noqa: E402
 
+# one worker runs the file, so the scan of funcgrad/ and compat/ (op_audit's per-file cache)
+# is made once per run, not in each worker that draws one of its tests
+pytestmark = pytest.mark.xdist_group("op_audit")
+
 
 @pytest.fixture(scope="module")
 def pairs() -> dict[str, list[str]]:
