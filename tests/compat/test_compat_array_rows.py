@@ -11,6 +11,7 @@ import itertools
 
 import numpy as np
 import pytest
+from cases import sample
 from torch_oracle import random_tensor
 
 import compat.torch as ctorch
@@ -65,7 +66,9 @@ def _calls(row):
 def test_forms_as_pytorch(real_torch, row):
     name = row.name
     rng = np.random.default_rng(12)
-    for shape, dtype in itertools.product(SHAPES, DTYPES):
+    # (CI samples the grid, every dtype kept)
+    grid = sample(list(itertools.product(SHAPES, DTYPES)), salt=name, group=lambda c: c[1])
+    for shape, dtype in grid:
         seed = int(rng.integers(1 << 30))
         x = [
             random_tensor(L, np.random.default_rng(seed), shape, dtype)
