@@ -223,3 +223,31 @@ def test_bad_mode_and_keyword() -> None:
         fg.jit(lambda a: a.at[0].set(1.0, mode="wrap"))(x)
     with pytest.raises(TypeError):
         fg.jit(lambda a: a.at[0].set(1.0, fill_value=2.0))(x)
+
+
+X3 = np.arange(60.0).reshape(3, 4, 5)
+MIXED = [
+    (None, np.array([0, 5, -1]), ..., 2),
+    (..., np.array([[1, 7], [-6, 0]])),
+    (np.array([1, 3]), None, slice(None, None, -1), np.array([0, 9])),
+    (1, np.array([True, False, True, True]), np.array([0, 2, 9])),
+    (np.array([0, 4]), slice(1, 3), np.array([[1], [-9]])),
+]
+
+
+@pytest.mark.parametrize("i", range(len(MIXED)))
+def test_none_ellipsis_masks_and_separated_arrays(i: int) -> None:
+    """Index forms the hypothesis cases leave out (an array before ``...`` made
+    ``x[idx]`` itself fail: the ellipsis was looked up with ``==``)."""
+    idx = MIXED[i]
+    for kind in ("get", "set", "add", "max"):
+        for mode in (None, "fill", "clip"):
+
+            def f(a: Any, kind: str = kind, mode: Any = mode) -> Any:
+                r = a.at[idx]
+                return r.get(mode=mode) if kind == "get" else getattr(r, kind)(100.0, mode=mode)
+
+            theirs = f(jnp.asarray(X3))
+            ours = fg.jit(f)(X3)
+            assert ours.shape == theirs.shape
+            np.testing.assert_allclose(np.asarray(ours), np.asarray(theirs))

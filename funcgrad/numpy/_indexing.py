@@ -111,7 +111,7 @@ def _normalize(idx: Any, shape: tuple[int, ...]) -> list:
             f"were indexed{here()}"
         )
     if n_ell:
-        k = items.index(Ellipsis)
+        k = next(j for j, i in enumerate(items) if i is Ellipsis)  # (arrays: no ==)
         items[k : k + 1] = [slice(None)] * (ndim - used)
     else:
         items.extend([slice(None)] * (ndim - used))
