@@ -16,7 +16,16 @@ import ml_dtypes as _ml_dtypes
 import numpy as _np
 
 from funcgrad.interop import _jax_array
-from funcgrad.numpy import _at, _indexing, _methods, _setops, _ufuncs, fft, linalg  # noqa: F401
+from funcgrad.numpy import (  # noqa: F401
+    _at,
+    _indexing,
+    _methods,
+    _setops,
+    _ufunc_objects,
+    _ufuncs,
+    fft,
+    linalg,
+)
 from funcgrad.numpy._creation import (  # noqa: F401
     arange,
     array,
@@ -278,6 +287,7 @@ from funcgrad.numpy._statistics import (  # noqa: F401
     percentile,
     quantile,
 )
+from funcgrad.numpy._ufunc_objects import frompyfunc, ufunc  # noqa: F401
 from funcgrad.numpy._ufuncs import (  # noqa: F401
     angle,
     around,
@@ -363,6 +373,8 @@ iinfo = _ml_dtypes.iinfo
 
 # the forms the primitives' rows declare (``exp``, ``arcsin``/``asin``, ``add``, ...)
 globals().update(_ufuncs.DECLARED)
+# ``add``, ``multiply``, ``maximum``... of them as ufunc objects (``add.reduce``, ``add.at``)
+globals().update(_ufunc_objects.ufunc_objects(_ufuncs.DECLARED))
 # (``where``'s form with ``nonzero`` for a condition alone, over the three-term one)
 globals().update(_setops.DECLARED)
 

@@ -176,7 +176,10 @@ class Alias(types.ModuleType):
         return value
 
     def __dir__(self) -> Iterable[str]:
-        return dir(self._target) if self._target is not None else []
+        # the target's public and private names; its module dunders (``__builtins__``...)
+        # are not the alias's (``[getattr(jnp, n) for n in dir(jnp)]`` must not fail)
+        names = dir(self._target) if self._target is not None else []
+        return [n for n in names if not (n.startswith("__") and n.endswith("__"))]
 
 
 def _scoped(value: Any, why: str) -> Any:
