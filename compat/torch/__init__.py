@@ -71,7 +71,6 @@ _FUNCTIONAL_ALIASES = (
     "cosine_similarity",
     "pdist",
     "channel_shuffle",
-    "constant_pad_nd",
 )
 
 
@@ -79,6 +78,8 @@ def __getattr__(name: str) -> Any:
     if name in _inplace.FUNCTIONAL_NAMES or name in _FUNCTIONAL_ALIASES:
         # torch.selu_ is nn.functional.selu_, torch.pairwise_distance its namesake
         return getattr(importlib.import_module("compat.torch.nn.functional"), name)
+    if name == "constant_pad_nd":  # (no nn.functional name in PyTorch)
+        return importlib.import_module("compat.torch.nn.functional.padding").constant_pad_nd
     if name in _LAZY:
         return importlib.import_module(f"compat.torch.{name}")
     if name in ("save", "load"):

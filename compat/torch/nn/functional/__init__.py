@@ -120,7 +120,7 @@ from compat.torch.nn.functional.normalization import (  # noqa: F401
     local_response_norm,
     rms_norm,
 )
-from compat.torch.nn.functional.padding import constant_pad_nd, pad  # noqa: F401
+from compat.torch.nn.functional.padding import pad  # noqa: F401
 from compat.torch.nn.functional.pooling import (  # noqa: F401
     adaptive_avg_pool2d,
     avg_pool1d,
