@@ -21,15 +21,16 @@ from typing import Any
 
 import numpy as np
 
-from funcgrad.core.errors import AxisError, user_frame, where
+from funcgrad.core.errors import AxisError, ConcretizationError, user_frame, where
 from funcgrad.core.interp import Tracer
 from funcgrad.core.symbolic import SymDim
 
 
 def static_index(x: Any, what: str, name: str) -> int:
-    """A static Python int from ``x`` (a clear ``TypeError`` for tracers and non-integers)."""
+    """A static Python int from ``x`` (a clear ``TypeError`` for non-integers; for tracers
+    a ``ConcretizationError``, a ``TypeError`` too, as JAX's ``ConcretizationTypeError``)."""
     if isinstance(x, Tracer):
-        raise TypeError(
+        raise ConcretizationError(
             f"{name}: {what} must be a static int, got a traced value {x.aval}; mark it static "
             f"(jit(static_argnums=...)){where(user_frame())}"
         )

@@ -291,6 +291,7 @@ def one_hot(x: ArrayLike, num_classes: int, *, dtype: Any = None, axis: int = -1
     x = fnp.asarray(x)
     dt = float if dtype is None else dtype
     classes = fnp.arange(num_classes, dtype=x.dtype if x.dtype.kind in "iu" else None)
+    classes = fnp.reshape(classes, (1,) * x.ndim + (num_classes,))  # (no rank promotion)
     oh = fnp.asarray(fnp.expand_dims(x, -1) == classes, dt)
     out_axis = normalize_axis(axis, oh.ndim, "one_hot")
     return fnp.moveaxis(oh, -1, out_axis) if out_axis != oh.ndim - 1 else oh

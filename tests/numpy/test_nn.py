@@ -208,3 +208,23 @@ def test_standardize() -> None:
     )
     assert not raises_same(lambda: fnn.standardize(x), lambda: jax.nn.standardize(x))
     _ = jnp
+
+
+def test_one_hot_under_strict_rank_promotion_and_traced_classes() -> None:
+    # JAX's own tests run with jax_numpy_rank_promotion='raise': one_hot's comparison of
+    # the labels with the classes must not promote ranks (funcgrad's eager values are
+    # jax.Arrays, so JAX's setting applies to them)
+    x = np.array([[0, 2], [1, 5]], np.int32)
+    old = fg.config.read("jax_numpy_rank_promotion")
+    fg.config.update("jax_numpy_rank_promotion", "raise")
+    try:
+        for axis in (-1, 0):
+            got = fnn.one_hot(x, 3, axis=axis)
+            np.testing.assert_array_equal(got, jax.nn.one_hot(x, 3, axis=axis))
+    finally:
+        fg.config.update("jax_numpy_rank_promotion", old)
+    # a traced number of classes is a concretization error, as JAX's
+    with pytest.raises(fg.errors.ConcretizationError, match="num_classes"):
+        fg.jit(fnn.one_hot)(np.int32(1), 3)
+    with pytest.raises(jax.errors.ConcretizationTypeError):
+        jax.jit(jax.nn.one_hot)(np.int32(1), 3)
