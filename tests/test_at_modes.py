@@ -171,20 +171,41 @@ def test_gradients(case, kind, mode, wrap) -> None:
     def loss(a: Any, b: Any) -> Any:
         return (_apply(a, idx, b, kind, mode, wrap) * w).sum()
 
-    theirs = jax.grad(loss, argnums)(jnp.asarray(x), jnp.asarray(v))
+    if kind in ("min", "max") and mode == "clip":
+        # JAX 0.10.2's derivative here is wrong (the clamped update is treated as
+        # dropped: the operand credited, inf in the values'): central differences
+        theirs = _central_differences(loss, (x, v), argnums)
+    else:
+        theirs = jax.grad(loss, argnums)(jnp.asarray(x), jnp.asarray(v))
     ours = fg.grad(loss, argnums)(x, v)
+    tol = 1e-6 if kind in ("min", "max") and mode == "clip" else 1e-9
     for o, t in zip(ours, theirs, strict=True):
-        _same(o, t, 1e-9)
+        _same(o, t, tol)
     ours_jit = fg.jit(fg.grad(loss, argnums))(x, v)
     for o, t in zip(ours_jit, theirs, strict=True):
-        _same(o, t, 1e-9)
+        _same(o, t, tol)
 
     def loss_traced(a: Any, b: Any, i: Any) -> Any:
         return (_apply(a, _rebuild(idx, i), b, kind, mode, wrap) * w).sum()
 
     ours_traced = fg.jit(fg.grad(loss_traced, argnums))(x, v, _dyn(idx))
     for o, t in zip(ours_traced, theirs, strict=True):
-        _same(o, t, 1e-9)
+        _same(o, t, tol)
+
+
+def _central_differences(f: Any, args: tuple, argnums: tuple, eps: float = 1e-6) -> list:
+    """d f / d args[k] for k in ``argnums``, by central differences on JAX's values."""
+    grads = []
+    for k in argnums:
+        g = np.zeros_like(args[k])
+        for i in np.ndindex(g.shape):
+            e = np.zeros_like(g)
+            e[i] = eps
+            hi = [jnp.asarray(a + e if j == k else a) for j, a in enumerate(args)]
+            lo = [jnp.asarray(a - e if j == k else a) for j, a in enumerate(args)]
+            g[i] = (float(f(*hi)) - float(f(*lo))) / (2 * eps)
+        grads.append(g)
+    return grads
 
 
 def test_dropped_update_has_zero_derivative() -> None:
