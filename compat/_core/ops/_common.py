@@ -74,3 +74,29 @@ def warn_once(key: str, message: str) -> None:
 
 def _dtype_of(x: Any) -> np.dtype:
     return x._npdtype if isinstance(x, Tensor) else _dt.result_type(x)
+
+
+def _vector_norm_f(x: Any, *, ord: float, axes: Any, keepdims: bool, dtype: np.dtype) -> Any:
+    """PyTorch's vector ``ord``-norm of ``x`` (as ``dtype``) over ``axes``, with its
+    derivatives at zeros: 0 where an entry is 0 (the 2-norm of a zero vector, fractional
+    and negative orders), and a negative order's norm is 0 where an entry is 0."""
+    x = fnp.abs(_c(x, dtype))
+    if ord == float("inf"):
+        return fnp.max(x, axis=axes, keepdims=keepdims)
+    if ord == float("-inf"):
+        return fnp.min(x, axis=axes, keepdims=keepdims)
+    if ord == 0:
+        return fnp.sum((x != 0).astype(dtype), axis=axes, keepdims=keepdims)
+    if ord == 1:
+        return fnp.sum(x, axis=axes, keepdims=keepdims)
+    zero = x == 0
+    if ord == 2:
+        s = fnp.sum(x * x, axis=axes, keepdims=keepdims)
+    else:  # (0 ** ord computed where it has no derivative: zeros weigh nothing)
+        powered = fnp.where(zero, fnp.ones_like(x), x) ** ord
+        s = fnp.sum(fnp.where(zero, fnp.zeros_like(x), powered), axis=axes, keepdims=keepdims)
+    null = s == 0
+    if ord < 0:  # a zero entry makes the norm zero
+        null = fnp.any(zero, axis=axes, keepdims=keepdims)
+    root = fnp.where(null, fnp.ones_like(s), s) ** (1.0 / ord)
+    return fnp.where(null, fnp.zeros_like(s), root)

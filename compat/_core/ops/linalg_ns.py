@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from compat._core import dtypes as _dt
-from compat._core.ops._common import _c
+from compat._core.ops._common import _c, _vector_norm_f
 from compat._core.ops.linalg_info import (
     _check_info,
     _inv_ex_f,
@@ -287,23 +287,6 @@ def solve_triangular(
     A = A.triu() if upper else A.tril()
     st = (("upper", bool(upper)), ("left", bool(left)), ("unit", bool(unitriangular)))
     return apply(_solve_tri_f, "LinalgSolveTriangularBackward0", (A, B), st)
-
-
-def _vector_norm_f(x: Any, *, ord: float, axes: Any, keepdims: bool, dtype: np.dtype) -> Any:
-    x = fnp.abs(_c(x, dtype))
-    if ord == float("inf"):
-        return fnp.max(x, axis=axes, keepdims=keepdims)
-    if ord == float("-inf"):
-        return fnp.min(x, axis=axes, keepdims=keepdims)
-    if ord == 0:
-        return fnp.sum((x != 0).astype(dtype), axis=axes, keepdims=keepdims)
-    if ord == 1:
-        return fnp.sum(x, axis=axes, keepdims=keepdims)
-    if ord == 2:
-        s = fnp.sum(x * x, axis=axes, keepdims=keepdims)
-        safe = fnp.where(s == 0, fnp.ones_like(s), s)
-        return fnp.where(s == 0, fnp.zeros_like(s), fnp.sqrt(safe))
-    return fnp.sum(x**ord, axis=axes, keepdims=keepdims) ** (1.0 / ord)
 
 
 @defop(

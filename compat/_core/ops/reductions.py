@@ -15,7 +15,7 @@ from compat._core import grad_mode as _gm
 from compat._core.creation import zeros
 from compat._core.mutation import apply_inplace
 from compat._core.ops import conventions as _conv
-from compat._core.ops._common import _c, acc
+from compat._core.ops._common import _c, _vector_norm_f, acc
 from compat._core.ops.binary import maximum, minimum
 from compat._core.optable import Mask, Sample, T, defop
 from compat._core.tensor import Tensor, _wrap_dim, apply
@@ -507,17 +507,6 @@ def min(input: Tensor, dim: Any = None, keepdim: bool = False, *, other: Any = N
     return _extremum("min", input, dim, keepdim, other)
 
 
-def _norm_f(x: Any, *, p: float, axes: Any, keepdims: bool) -> Any:
-    if p == 2:
-        s = fnp.sum(x * x, axis=axes, keepdims=keepdims)
-        return fnp.sqrt(s)
-    if p == 1:
-        return fnp.sum(fnp.abs(x), axis=axes, keepdims=keepdims)
-    if p == float("inf"):
-        return fnp.max(fnp.abs(x), axis=axes, keepdims=keepdims)
-    return fnp.sum(fnp.abs(x) ** p, axis=axes, keepdims=keepdims) ** (1.0 / p)
-
-
 @defop(
     samples=(Sample(((2, 3),)), Sample(((2, 3),), args=(1,), kwargs=(("dim", 1),))),
     number_first=True,  # (PyTorch's Python function: a number fails on ``.layout``)
@@ -530,12 +519,9 @@ def norm(
     dtype: Any = None,
 ) -> Tensor:
     pv = 2.0 if p in ("fro", None) else float(p)
-    return apply(
-        _norm_f,
-        "LinalgVectorNormBackward0",
-        (input,),
-        (("p", pv), ("axes", _dims(dim, input.ndim)), ("keepdims", bool(keepdim))),
-    )
+    dt = _dt.np_dtype(dtype) if dtype is not None else input.dtype.np
+    st = (("ord", pv), ("axes", _dims(dim, input.ndim)), ("keepdims", bool(keepdim)), ("dtype", dt))
+    return apply(_vector_norm_f, "LinalgVectorNormBackward0", (input,), st)
 
 
 ValuesMinMax = namedtuple("aminmax", ["min", "max"])

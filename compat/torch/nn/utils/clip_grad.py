@@ -20,7 +20,7 @@ from typing import Any
 
 import compat.torch as torch
 import funcgrad.numpy as fnp
-from compat._core.ops.reductions import _norm_f
+from compat._core.ops._common import _vector_norm_f as _norm_of
 from compat._core.tensor import apply as _apply
 
 __all__ = ["clip_grad_norm_", "clip_grad_value_", "clip_grads_with_norm_", "get_total_norm"]
@@ -40,13 +40,9 @@ def _grads(parameters: _tensor_or_tensors) -> list[Tensor]:
 
 
 def _vector_norm_f(x: Any, p: float) -> Any:
-    """``linalg.vector_norm(x, p)`` of the whole of ``x``, with its orders 0 (the count of
-    nonzero entries) and -inf (the least magnitude)."""
-    if p == 0:
-        return fnp.sum((x != 0).astype(x.dtype))
-    if p == -math.inf:
-        return fnp.min(fnp.abs(x))
-    return _norm_f(x, p=p, axes=None, keepdims=False)
+    """``linalg.vector_norm(x, p)`` of the whole of ``x`` (every order: 0 counts the
+    nonzero entries, -inf is the least magnitude)."""
+    return _norm_of(x, ord=p, axes=None, keepdims=False, dtype=x.dtype)
 
 
 def _total_norm_f(*xs: Any, p: float) -> Any:
