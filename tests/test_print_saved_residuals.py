@@ -72,9 +72,7 @@ def test_named_values_and_pytree_arguments(capsys):
     want = _lines(
         jac.print_saved_residuals, jax.checkpoint(jf, policy=policy), params, X, capsys=capsys
     )
-    got = _lines(
-        print_saved_residuals, fg.checkpoint(ff, policy=fpolicy), params, X, capsys=capsys
-    )
+    got = _lines(print_saved_residuals, fg.checkpoint(ff, policy=fpolicy), params, X, capsys=capsys)
     # (jf and ff sit on different lines)
     assert [re.sub(r":\d+$", "", g) for g in got] == [re.sub(r":\d+$", "", w) for w in want]
     assert "f32[] from the argument params[0]" in got

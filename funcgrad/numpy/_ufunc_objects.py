@@ -31,14 +31,18 @@ class ufunc:
 
     Args:
         func: the elementwise function of ``nin`` arrays (broadcasting them).
-        nin, nout: its numbers of inputs and outputs (the methods but ``__call__``
-            need ``nin == 2`` and ``nout == 1``, as NumPy's).
+        nin: its number of inputs (the methods but ``__call__`` and ``at`` need 2, as
+            NumPy's).
+        nout: its number of outputs (the methods need 1).
         name: the name in messages and ``repr`` (``func.__name__`` by default).
         nargs: ``nin + nout`` by default.
         identity: the value a reduction of nothing gives (``None``: none, an empty
             reduction is an error).
-        call, reduce, accumulate, at, reduceat: faster implementations of the
-            methods, with the methods' signatures (without ``self``).
+        call: a faster ``__call__`` on arrays (``func`` vectorised otherwise).
+        reduce: a faster :meth:`reduce` (its keyword arguments, without ``out``).
+        accumulate: a faster :meth:`accumulate` (``axis`` and ``dtype``).
+        at: a faster :meth:`at` of ``(a, indices, b)``.
+        reduceat: a faster :meth:`reduceat` (``axis`` and ``dtype``).
     """
 
     def __init__(
