@@ -100,38 +100,38 @@ def _broadcast_in_dim_abstract_eval(
     x: Aval, *, shape: tuple[int, ...], broadcast_dimensions: tuple[int, ...]
 ) -> Aval:
     bd = broadcast_dimensions
-    # JAX's checks, words and order (then funcgrad's own: dimensions in increasing order)
-    ctx = f" (operand {x})"
+    # JAX's checks, words and order (then funcgrad's own: dimensions in increasing order);
+    # the operand is formatted only for a message (every broadcast traced runs this)
     if any(s < 0 for s in shape):
         raise TypeError(
-            f"broadcast_in_dim shape must have every element be nonnegative, got {shape}{ctx}"
+            f"broadcast_in_dim shape must have every element be nonnegative, got {shape} (operand {x})"
         )
     if len(bd) != x.ndim:
         raise TypeError(
             "broadcast_in_dim broadcast_dimensions must have length equal to operand ndim; got "
-            f"broadcast_dimensions {bd} for operand ndim {x.ndim}.{ctx}"
+            f"broadcast_dimensions {bd} for operand ndim {x.ndim}. (operand {x})"
         )
     if len(shape) < x.ndim:
         raise TypeError(
             "broadcast_in_dim target broadcast shape must have equal or higher rank to the "
             f"operand shape; got operand ndim {x.ndim} and target broadcast ndim {len(shape)}."
-            f"{ctx}"
+            f" (operand {x})"
         )
     if any(not 0 <= d < len(shape) for d in bd):
         raise TypeError(
             "broadcast_in_dim broadcast_dimensions must be a subset of output dimensions, got "
-            f"{bd} for operand ndim {x.ndim} and shape {shape}.{ctx}"
+            f"{bd} for operand ndim {x.ndim} and shape {shape}. (operand {x})"
         )
     if any(x.shape[i] not in (1, shape[d]) for i, d in enumerate(bd)):
         raise TypeError(
             "broadcast_in_dim operand dimension sizes must either be 1, or be equal to their "
             "corresponding dimensions in the target broadcast shape; got operand of shape "
-            f"{x.shape}, target broadcast shape {shape}, broadcast_dimensions {bd}{ctx}"
+            f"{x.shape}, target broadcast shape {shape}, broadcast_dimensions {bd} (operand {x})"
         )
     if len(set(bd)) != len(bd):
         raise TypeError(
             "broadcast_in_dim broadcast_dimensions must not contain duplicates, got "
-            f"broadcast_dimensions {bd}{ctx}"
+            f"broadcast_dimensions {bd} (operand {x})"
         )
     if any(a >= b for a, b in itertools.pairwise(bd)):
         raise TypeError(
