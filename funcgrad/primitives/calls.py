@@ -443,9 +443,9 @@ def _composite_host(*vals: Any, program: Program, inline: tuple, **_: Any) -> li
 
 @composite_p.def_jvp
 def _composite_jvp(primals: list, tangents: list, **_: Any) -> tuple:
-    raise ValueError(
-        "JVP rule for composite not implemented. You can use `jax.custom_jvp` to add "
-        "support. See https://docs.jax.dev/en/latest/_autosummary/jax.custom_jvp.html"
+    raise ValueError(  # (JAX's first sentence; its second names JAX's own decorator)
+        "JVP rule for composite not implemented. You can use `custom_jvp` "
+        "(funcgrad.custom_jvp) to add support."
     )
 
 
