@@ -285,11 +285,18 @@ class _IndexUpdateRef:
         )
 
     def _combine(
-        self, values: Any, name: str, op: Callable, ident: Any, reduce: Any, kw: dict
+        self,
+        values: Any,
+        name: str,
+        op: Callable,
+        ident: Any,
+        reduce: Any,
+        mode: Any,
+        out_sharding: Any,
+        wrap: bool,
     ) -> Any:
-        _check_sharding(kw.get("out_sharding"), name)
-        wrap = kw.get("wrap_negative_indices", True)
-        x, av, flat, pos, v, k, _ = self._prepare(values, name, kw.get("mode"), wrap)
+        _check_sharding(out_sharding, name)
+        x, av, flat, pos, v, k, _ = self._prepare(values, name, mode, wrap)
         if k == 0:
             return out(x)
         if isinstance(pos, np.ndarray) and _last_occurrence(pos).all():
@@ -317,12 +324,9 @@ class _IndexUpdateRef:
         wrap_negative_indices: bool = True,
     ) -> Any:
         """``x`` with ``x[idx] *= values``."""
-        kw = {
-            "mode": mode,
-            "out_sharding": out_sharding,
-            "wrap_negative_indices": wrap_negative_indices,
-        }
-        return self._combine(values, "multiply", _mul, 1, rd.reduce_prod, kw)
+        return self._combine(
+            values, "multiply", _mul, 1, rd.reduce_prod, mode, out_sharding, wrap_negative_indices
+        )
 
     mul = multiply
 
@@ -339,12 +343,9 @@ class _IndexUpdateRef:
         """``x`` with ``x[idx] /= values`` (inexact arrays)."""
         if not dtypes.is_inexact(aval(as_array(self.x, "at[].divide")).dtype):
             raise TypeError(f"at[].divide requires an inexact array, got {fmt(self.x)}{here()}")
-        kw = {
-            "mode": mode,
-            "out_sharding": out_sharding,
-            "wrap_negative_indices": wrap_negative_indices,
-        }
-        return self._combine(values, "divide", ew.div, 1, rd.reduce_prod, kw)
+        return self._combine(
+            values, "divide", ew.div, 1, rd.reduce_prod, mode, out_sharding, wrap_negative_indices
+        )
 
     def power(
         self,
@@ -357,12 +358,9 @@ class _IndexUpdateRef:
         wrap_negative_indices: bool = True,
     ) -> Any:
         """``x`` with ``x[idx] **= values`` (unique indices)."""
-        kw = {
-            "mode": mode,
-            "out_sharding": out_sharding,
-            "wrap_negative_indices": wrap_negative_indices,
-        }
-        return self._combine(values, "power", ew.pow, None, None, kw)
+        return self._combine(
+            values, "power", ew.pow, None, None, mode, out_sharding, wrap_negative_indices
+        )
 
     def min(
         self,
@@ -376,12 +374,16 @@ class _IndexUpdateRef:
     ) -> Any:
         """``x`` with ``x[idx] = minimum(x[idx], values)``."""
         dt = aval(as_array(self.x, "at[].min")).dtype
-        kw = {
-            "mode": mode,
-            "out_sharding": out_sharding,
-            "wrap_negative_indices": wrap_negative_indices,
-        }
-        return self._combine(values, "min", _min, _extreme(dt, True), _rmin, kw)
+        return self._combine(
+            values,
+            "min",
+            _min,
+            _extreme(dt, True),
+            _rmin,
+            mode,
+            out_sharding,
+            wrap_negative_indices,
+        )
 
     def max(
         self,
@@ -395,12 +397,16 @@ class _IndexUpdateRef:
     ) -> Any:
         """``x`` with ``x[idx] = maximum(x[idx], values)``."""
         dt = aval(as_array(self.x, "at[].max")).dtype
-        kw = {
-            "mode": mode,
-            "out_sharding": out_sharding,
-            "wrap_negative_indices": wrap_negative_indices,
-        }
-        return self._combine(values, "max", _max, _extreme(dt, False), _rmax, kw)
+        return self._combine(
+            values,
+            "max",
+            _max,
+            _extreme(dt, False),
+            _rmax,
+            mode,
+            out_sharding,
+            wrap_negative_indices,
+        )
 
     def apply(
         self,

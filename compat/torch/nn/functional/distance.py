@@ -230,6 +230,19 @@ def _triplet_f(
     return fnp.where(z >= 0, z, fnp.zeros_like(z))
 
 
+def _check_triplet(margin: float, anchor: Tensor, positive: Tensor, negative: Tensor) -> None:
+    """PyTorch's checks of the triplet losses: a positive margin, inputs of one rank."""
+    if margin <= 0:
+        raise ValueError(f"margin must be greater than 0, got {margin}")
+    dims = (anchor.dim(), positive.dim(), negative.dim())
+    if len(set(dims)) != 1:
+        raise RuntimeError(
+            "The anchor, positive, and negative tensors are expected to have the same number "
+            f"of dimensions, but got: anchor {dims[0]}D, positive {dims[1]}D, and negative "
+            f"{dims[2]}D inputs"
+        )
+
+
 def triplet_margin_loss(
     anchor: Tensor,
     positive: Tensor,
@@ -246,15 +259,7 @@ def triplet_margin_loss(
     distance of ``pairwise_distance``; ``swap`` uses ``min(d(a, n), d(p, n))``."""
     reduction = _resolve_reduction(size_average, reduce, reduction)
     _check_reduction(reduction)
-    if margin <= 0:
-        raise ValueError(f"margin must be greater than 0, got {margin}")
-    dims = (anchor.dim(), positive.dim(), negative.dim())
-    if len(set(dims)) != 1:
-        raise RuntimeError(
-            "The anchor, positive, and negative tensors are expected to have the same number "
-            f"of dimensions, but got: anchor {dims[0]}D, positive {dims[1]}D, and negative "
-            f"{dims[2]}D inputs"
-        )
+    _check_triplet(margin, anchor, positive, negative)
     static = (("margin", float(margin)), ("p", float(p)), ("eps", float(eps)), ("swap", swap))
     loss = apply(_triplet_f, "TripletMarginLossBackward0", (anchor, positive, negative), static)
     return _apply_reduction(loss, reduction)
@@ -308,15 +313,7 @@ def triplet_margin_with_distance_loss(
     function ``d`` (``pairwise_distance`` by default; compat ops, so gradients flow through
     it); ``swap`` uses ``min(d(a, n), d(p, n))``."""
     _check_reduction(reduction)
-    if margin <= 0:
-        raise ValueError(f"margin must be greater than 0, got {margin}")
-    dims = (anchor.dim(), positive.dim(), negative.dim())
-    if len(set(dims)) != 1:
-        raise RuntimeError(
-            "The anchor, positive, and negative tensors are expected to have the same number "
-            f"of dimensions, but got: anchor {dims[0]}D, positive {dims[1]}D, and negative "
-            f"{dims[2]}D inputs"
-        )
+    _check_triplet(margin, anchor, positive, negative)
     distance = pairwise_distance if distance_function is None else distance_function
     d_pos = distance(anchor, positive)
     d_neg = distance(anchor, negative)
