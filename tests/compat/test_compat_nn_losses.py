@@ -538,3 +538,16 @@ def test_multilabel_margin_bad_reduction(real_torch):
         X34,
         np.array([[0, -1, 0, 0]] * 3),
     )
+
+
+def test_cross_entropy_of_zero_classes(real_torch) -> None:
+    outs = []
+    for lib in (torch, real_torch):
+        loss = lib.nn.CrossEntropyLoss()
+        outs.append(
+            [
+                float(loss(lib.rand(5, 0), lib.rand(5, 0))),
+                float(loss(lib.rand(0, 3), lib.rand(0, 3))),
+            ]
+        )
+    np.testing.assert_array_equal(outs[0], outs[1])  # NaN, as PyTorch's 0 / 0

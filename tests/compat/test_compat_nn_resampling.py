@@ -8,6 +8,7 @@ same numbers through ``torch_oracle.compare``, with PyTorch's errors for bad arg
 from __future__ import annotations
 
 import warnings
+from typing import Any
 
 import numpy as np
 import pytest
@@ -201,3 +202,31 @@ def test_double_backward_matches_torch(real_torch):
             res.append((npv(g), npv(a.grad), npv(b.grad)))
         for c, t in zip(*res):
             np.testing.assert_allclose(c, t, rtol=1e-9, atol=1e-9)
+
+
+@pytest.mark.parametrize("mode", ["nearest", "nearest-exact"])
+@pytest.mark.parametrize("size", [3, 4, 7])
+def test_interpolate_uint8_nearest(real_torch, mode: str, size: int) -> None:
+    x = np.array([[[1, 200, 3], [0, 255, 17]]], dtype=np.uint8)
+    outs = [
+        lib.nn.functional.interpolate(lib.tensor(x), size=size, mode=mode)
+        for lib in (torch, real_torch)
+    ]
+    assert str(outs[0].dtype) == str(outs[1].dtype) == "torch.uint8"
+    np.testing.assert_array_equal(outs[0].numpy(), outs[1].numpy())
+
+
+@pytest.mark.parametrize(
+    "call",
+    [lambda lib: lib.nn.functional.interpolate(lib.ones(1, 1, 2), size=(4.0,)),
+     lambda lib: lib.nn.functional.interpolate(lib.ones(1, 1, 2, 2), size=(4.0, 4.0)),
+     lambda lib: lib.nn.functional.interpolate(lib.ones(1, 1, 2, 2, dtype=lib.int32), scale_factor=2),
+     lambda lib: lib.nn.functional.interpolate(lib.ones(1, 1, 2, 2, dtype=lib.int64), scale_factor=2, mode="bicubic")],
+)  # fmt: skip
+def test_interpolate_errors(real_torch, call: Any) -> None:
+    seen = []
+    for lib in (torch, real_torch):
+        with pytest.raises((TypeError, NotImplementedError)) as info:
+            call(lib)
+        seen.append((type(info.value).__name__, str(info.value).split(" not implemented")[-1]))
+    assert seen[0] == seen[1]

@@ -1,4 +1,4 @@
-"""compat's ``nn.utils`` (gradient clipping, parameter vectors) and ``nn.utils.rnn``
+"""compat's ``nn.utils`` (gradient clipping, parameter vectors, ``skip_init``) and ``nn.utils.rnn``
 (padding and packing) against real PyTorch: the same scenario runs on both libraries
 (the ``lib`` / ``real_torch`` fixtures, ``conftest.py``) and values, dtypes, index
 tensors, gradients and error types/messages are compared."""
@@ -316,3 +316,19 @@ def test_spectral_norm_matches_torch(real_torch, layer):
     ours, theirs = _both(real_torch, scenario)
     assert ours[0] == theirs[0]
     _assert_same(ours[1:], theirs[1:], dict(rtol=1e-10, atol=1e-12))
+
+
+def test_skip_init(real_torch) -> None:
+    torch.manual_seed(1)
+    expected_next = torch.rand(3)
+    torch.manual_seed(1)
+    m = torch.nn.utils.skip_init(torch.nn.Linear, 5, 2, device="cpu")
+    # no draw consumed (PyTorch builds on the meta device), shapes and types as usual
+    np.testing.assert_array_equal(torch.rand(3).numpy(), expected_next.numpy())
+    assert type(m) is torch.nn.Linear and isinstance(m.weight, torch.nn.Parameter)
+    assert tuple(m.weight.shape) == (2, 5) and m.weight.requires_grad
+    for lib in (torch, real_torch):
+        with pytest.raises(RuntimeError, match="Expected a Module"):
+            lib.nn.utils.skip_init(int, 1)
+        with pytest.raises(RuntimeError, match="Module must support a 'device' arg"):
+            lib.nn.utils.skip_init(lib.nn.ReLU)
