@@ -201,8 +201,8 @@ def unique(
     moved = _shape.moveaxis(x, ax, 0)
     slice_shape = aval(moved).shape[1:]
     n = aval(moved).shape[0]
-    rows = _shape.reshape(moved, (n, -1))
-    ncol = aval(rows).shape[1]
+    ncol = int(np.prod(slice_shape, dtype=np.int64))  # explicit: ``-1`` is ambiguous when n == 0
+    rows = _shape.reshape(moved, (n, ncol))
     cols = [rows[:, j] for j in range(ncol)] if ncol else [_creation.zeros((n,), _int())]
     scols, perm, first = _unique_sorted(cols, n, equal_nan)
     k = _static_size("unique", first, size)
