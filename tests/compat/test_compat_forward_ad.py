@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from torch_oracle import error_of
+from torch_oracle import error_of, npv
 
 # real PyTorch's make_dual calls a scripted function (torch.jit.script deprecation)
 pytestmark = pytest.mark.filterwarnings("ignore:.*torch.jit.script.*:DeprecationWarning")
@@ -16,10 +16,6 @@ T = np.array([1.0, 0.5, -2.0], np.float64)
 W = np.array([[0.2, -0.4, 1.1], [0.9, 0.3, -0.6]], np.float64)
 
 
-def _np(t):
-    return None if t is None else np.asarray(t.detach().numpy())
-
-
 def _tangent(lib, fn):
     """``fn``'s output tangent for the dual (X, T)."""
     fwad = lib.autograd.forward_ad
@@ -27,7 +23,7 @@ def _tangent(lib, fn):
         d = fwad.make_dual(lib.tensor(X), lib.tensor(T))
         out = fn(lib, d)
         outs = out if isinstance(out, tuple) else (out,)
-        return [(_np(fwad.unpack_dual(o).primal), _np(fwad.unpack_dual(o).tangent)) for o in outs]
+        return [(npv(fwad.unpack_dual(o).primal), npv(fwad.unpack_dual(o).tangent)) for o in outs]
 
 
 FNS = {
@@ -85,7 +81,7 @@ def test_nn_tangents_match_pytorch(torch, real_torch, name):
         fwad = lib.autograd.forward_ad
         with fwad.dual_level():
             out = NN_FNS[name](lib, fwad.make_dual(lib.tensor(X4), lib.tensor(T4)))
-            return _np(fwad.unpack_dual(out).tangent)
+            return npv(fwad.unpack_dual(out).tangent)
 
     np.testing.assert_allclose(run(torch), run(real_torch), rtol=1e-9, atol=1e-12)
 
@@ -102,11 +98,11 @@ def _inplace_views(lib):
         baz[1] = dual[2]  # a tensor without tangent gets one (zeros elsewhere)
         det = dual.detach()
         return [
-            _np(bar),
-            _np(foo),
+            npv(bar),
+            npv(foo),
             fwad.unpack_dual(foo).tangent,
-            _np(fwad.unpack_dual(dual).tangent),
-            _np(fwad.unpack_dual(baz).tangent),
+            npv(fwad.unpack_dual(dual).tangent),
+            npv(fwad.unpack_dual(baz).tangent),
             fwad.unpack_dual(det).tangent,
             fwad.unpack_dual(dual).tangent is bar,
         ]
@@ -148,7 +144,7 @@ def test_reverse_over_forward_matches_pytorch(torch, real_torch):
         with fwad.dual_level():
             out = (fwad.make_dual(a, ta).exp() * a).sum()
             t = fwad.unpack_dual(out).tangent
-            return [_np(g) for g in lib.autograd.grad(t, (a, ta))]
+            return [npv(g) for g in lib.autograd.grad(t, (a, ta))]
 
     for g, w in zip(run(torch), run(real_torch)):
         np.testing.assert_allclose(g, w, rtol=1e-12)
@@ -182,7 +178,7 @@ def test_custom_function_jvp_and_gradcheck(torch, real_torch, wrong):
         F = _custom(lib, wrong)
         with fwad.dual_level():
             out = F.apply(fwad.make_dual(lib.tensor(X), lib.tensor(T)), 3.0)
-            tangent = _np(fwad.unpack_dual(out).tangent)
+            tangent = npv(fwad.unpack_dual(out).tangent)
         x = lib.tensor(X, requires_grad=True)
         e = error_of(
             lambda: lib.autograd.gradcheck(

@@ -13,16 +13,13 @@ from typing import Any
 
 import numpy as np
 import pytest
+from torch_oracle import npv
 
 import compat.torch as ctorch
 
 torch = pytest.importorskip("torch")
 
 LIBS = [ctorch, torch]
-
-
-def _np(t: Any) -> np.ndarray:
-    return t.detach().numpy()
 
 
 def _linear(lib: Any, w: np.ndarray, b: np.ndarray) -> Any:
@@ -46,9 +43,9 @@ def test_weight_norm_values_and_gradients(dim: Any) -> None:
         out = m(lib.tensor(x))
         (out * out).sum().backward()
         names = sorted(n for n, _ in m.named_parameters())
-        res = [names, _np(out), _np(m.weight_g), _np(m.weight_g.grad), _np(m.weight_v.grad)]
+        res = [names, npv(out), npv(m.weight_g), npv(m.weight_g.grad), npv(m.weight_v.grad)]
         m = lib.nn.utils.remove_weight_norm(m)
-        res += [sorted(n for n, _ in m.named_parameters()), _np(m.weight)]
+        res += [sorted(n for n, _ in m.named_parameters()), npv(m.weight)]
         results.append(res)
     ours, theirs = results
     assert ours[0] == theirs[0] == ["bias", "weight_g", "weight_v"]
@@ -83,7 +80,7 @@ def _spectral_pair(seed: int, dim: Any = None, conv: bool = False) -> list:
     ours, theirs = mods
     with ctorch.no_grad():
         for name in ("weight_orig", "bias", "weight_u", "weight_v"):
-            getattr(ours, name).copy_(ctorch.tensor(_np(getattr(theirs, name))))
+            getattr(ours, name).copy_(ctorch.tensor(npv(getattr(theirs, name))))
     return mods
 
 
@@ -99,9 +96,9 @@ def test_spectral_norm_training_and_eval(conv: bool) -> None:
         m.eval()
         outs.append(m(lib.tensor(x)))
         sum(o.sum() for o in outs).backward()
-        res = [_np(o) for o in outs] + [_np(m.weight_u), _np(m.weight_v), _np(m.weight_orig.grad)]
+        res = [npv(o) for o in outs] + [npv(m.weight_u), npv(m.weight_v), npv(m.weight_orig.grad)]
         m = lib.nn.utils.remove_spectral_norm(m)
-        res.append(_np(m.weight))
+        res.append(npv(m.weight))
         assert sorted(m._parameters) == ["bias", "weight"] and not m._buffers
         results.append(res)
     for a, b in zip(*results):
@@ -122,7 +119,7 @@ def test_spectral_norm_loads_a_checkpoint_without_version() -> None:
         fresh = _spectral_pair(4)[LIBS.index(lib)]
         fresh.load_state_dict(sd)
         fresh.eval()
-        results.append([_np(fresh.weight_v), _np(fresh(lib.tensor(x)))])
+        results.append([npv(fresh.weight_v), npv(fresh(lib.tensor(x)))])
     for a, b in zip(*results):
         np.testing.assert_allclose(a, b, rtol=1e-8, atol=1e-10)
 
@@ -154,7 +151,7 @@ def test_pdist(p: float, shape: tuple) -> None:
         t = lib.tensor(x, requires_grad=True)
         out = lib.nn.functional.pdist(t, p)
         (out * lib.tensor(w)).sum().backward()
-        results.append((_np(out), _np(t.grad)))
+        results.append((npv(out), npv(t.grad)))
         assert type(lib.pdist(t, p)).__name__ == "Tensor"
     for a, b in zip(*results):
         assert a.shape == b.shape
@@ -192,7 +189,7 @@ def test_lazy_linear() -> None:
         assert type(copied.weight) is lib.nn.Parameter
         out2 = copied(lib.tensor(x, dtype=lib.float32))
         results.append(
-            (tuple(m.weight.shape), m.in_features, out.shape, np.allclose(_np(out), _np(out2)))
+            (tuple(m.weight.shape), m.in_features, out.shape, np.allclose(npv(out), npv(out2)))
         )
         no_bias = lib.nn.LazyLinear(2, bias=False)
         no_bias(lib.ones(1, 5))

@@ -54,9 +54,12 @@ def is_compat(lib) -> bool:
     return lib.__name__.startswith("compat")
 
 
-def npv(value, dtype=None) -> np.ndarray:
+def npv(value, dtype=None) -> np.ndarray | None:
     """``value`` as a NumPy array: a tensor of either library detached (``.detach().numpy()``),
-    anything else (arrays, lists, Python scalars) through ``np.asarray``; ``dtype`` casts."""
+    anything else (arrays, lists, Python scalars) through ``np.asarray``; ``dtype`` casts.
+    ``None`` (an absent gradient or tangent) stays ``None``."""
+    if value is None:
+        return None
     if hasattr(value, "detach"):
         value = value.detach().numpy()
     return np.asarray(value, dtype=dtype)
