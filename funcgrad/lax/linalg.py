@@ -28,7 +28,7 @@ from funcgrad.numpy._core import (
     promote,
     unsupported,
 )
-from funcgrad.primitives import decomp
+from funcgrad.primitives import decomp, decomp_condensed
 from funcgrad.primitives import eig as _eig
 from funcgrad.primitives import elementwise as ew
 from funcgrad.primitives import reductions as rd
@@ -38,13 +38,16 @@ __all__ = [
     "cholesky",
     "eig",
     "eigh",
+    "hessenberg",
     "householder_product",
     "lu",
     "lu_pivots_to_permutation",
     "ormqr",
     "qr",
+    "schur",
     "svd",
     "triangular_solve",
+    "tridiagonal",
     "tridiagonal_solve",
 ]
 
@@ -120,6 +123,53 @@ def eigh(
     if symmetrize_input:
         x = symmetrize(x)
     return decomp.eigh(x, lower=lower)
+
+
+def schur(
+    x: Any,
+    *,
+    compute_schur_vectors: bool = True,
+    sort_eig_vals: bool = False,
+    select_callable: Any = None,
+) -> list[Any]:
+    """Schur decomposition ``x = Q T Q^H``: ``[T, Q]`` (``[T]`` without
+    ``compute_schur_vectors``). ``T`` is upper triangular for a complex ``x`` and quasi
+    upper triangular (2 x 2 blocks for conjugate pairs) for a real one. CPU only and not
+    differentiable, as in JAX; ``select_callable`` is unused and sorting is refused, as
+    LAPACK's sorting is not available through JAX either."""
+    del select_callable
+    if sort_eig_vals:
+        raise NotImplementedError("The sort feature of LAPACK's gees routine is not implemented.")
+    x = as_array(x, "schur")
+    shape = aval(x).shape
+    if len(shape) < 2 or shape[-1] != shape[-2]:
+        raise ValueError(f"The input to schur must be a square matrix. Got shape {shape}.{here()}")
+    return decomp_condensed.schur(x, compute_schur_vectors=compute_schur_vectors)
+
+
+def hessenberg(a: Any) -> tuple[Any, Any]:
+    """Reduction to upper Hessenberg form: ``(a, taus)`` in LAPACK's packed form (the
+    Hessenberg matrix in the upper triangle and first subdiagonal, Householder vectors
+    below, their factors in ``taus``). CPU only and not differentiable, as in JAX."""
+    a = as_array(a, "hessenberg")
+    shape = aval(a).shape
+    if len(shape) < 2 or shape[-1] != shape[-2]:
+        raise ValueError(
+            f"Argument to Hessenberg reduction must have shape [..., n, n], got shape {shape}"
+            f"{here()}"
+        )
+    return tuple(decomp_condensed.hessenberg(a))
+
+
+def tridiagonal(a: Any, *, lower: bool = True) -> tuple[Any, Any, Any, Any]:
+    """Reduction of the Hermitian matrix in ``a``'s ``lower`` (or upper) triangle to real
+    tridiagonal form: ``(a, d, e, taus)`` (packed reflectors, diagonal, off-diagonal,
+    factors), LAPACK's ``sytrd``/``hetrd``. Not differentiable, as in JAX."""
+    a = as_array(a, "tridiagonal")
+    shape = aval(a).shape
+    if len(shape) < 2 or shape[-1] != shape[-2] or shape[-1] == 0:
+        raise ValueError(f"The input to tridiagonal must be a square matrix. Got shape {shape}.")
+    return tuple(decomp_condensed.tridiagonal(a, lower=lower))
 
 
 def householder_product(a: Any, taus: Any) -> Any:

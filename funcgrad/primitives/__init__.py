@@ -15,6 +15,7 @@ from funcgrad.primitives import (  # noqa: F401
     custom_calls,
     custom_vmap,
     decomp,
+    decomp_condensed,
     effects,
     eig,
     elementwise,

@@ -28,6 +28,14 @@ from funcgrad.numpy._core import ArrayLike, aval, fmt, here, promote
 from funcgrad.numpy._linalg import matmul
 from funcgrad.primitives import decomp
 from funcgrad.primitives.calls import stop_gradient
+from funcgrad.scipy._schur_forms import (
+    funm,
+    hessenberg,
+    rsf2csf,
+    schur,
+    solve_sylvester,
+    sqrtm,
+)
 from funcgrad.scipy._special_matrices import _inexact
 
 __all__ = [
@@ -45,9 +53,11 @@ __all__ = [
     "expm_frechet",
     "fiedler",
     "fiedler_companion",
+    "funm",
     "hadamard",
     "hankel",
     "helmert",
+    "hessenberg",
     "hilbert",
     "inv",
     "invhilbert",
@@ -59,8 +69,12 @@ __all__ = [
     "pascal",
     "polar",
     "qr",
+    "rsf2csf",
+    "schur",
     "solve",
+    "solve_sylvester",
     "solve_triangular",
+    "sqrtm",
     "svd",
     "toeplitz",
 ]
