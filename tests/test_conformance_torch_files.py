@@ -98,6 +98,10 @@ def test_undo_npu_lines() -> None:
         instantiate_device_type_tests(TestX, globals(), only_for='privateuse1')
         kind = torch._C._get_privateuse1_backend_name()
         inputs = 'input'
+        from torch_npu.testing.common_distributed import skipIfUnsupportMultiNPU
+        DEVICE_NAME = torch_npu.npu.get_device_name(0)
+        devices = [torch.cpu, torch_npu.npu]
+        if s.is_npu and is_npu_sm86:
         """
     )
     assert undo_npu(text) == textwrap.dedent(
@@ -113,5 +117,10 @@ def test_undo_npu_lines() -> None:
         instantiate_device_type_tests(TestX, globals())
         kind = 'cuda'
         inputs = 'input'
+        def skipIfUnsupportMultiNPU(n):
+            return unittest.skip('needs several NPUs')
+        DEVICE_NAME = ''
+        devices = [torch.cpu, torch.cuda]
+        if s.is_cuda and is_npu_sm86:
         """
     )

@@ -13,6 +13,8 @@ from typing import Any
 
 import torch  # swapped: the library under test
 
+from tools.conformance.shims.swap import Missing
+
 
 def _have(*names: str) -> tuple[Any, ...]:
     return tuple(getattr(torch, n) for n in names if hasattr(torch, n))
@@ -23,11 +25,16 @@ _COMPLEX = _have("complex64", "complex128")
 _INT = _have("uint8", "int8", "int16", "int32", "int64")
 
 
+_FLOAT8 = _have("float8_e4m3fn", "float8_e4m3fnuz", "float8_e5m2", "float8_e5m2fnuz")
+
+
 def _and(base: tuple[Any, ...], extra: tuple[Any, ...]) -> tuple[Any, ...]:
+    """``base`` and the ``extra`` dtypes compat has (a dtype it lacks, such as
+    ``torch.complex32``, is the swap's placeholder: its cases are not collected)."""
     for d in extra:
-        if not isinstance(d, torch.dtype):
+        if not isinstance(d, (torch.dtype, Missing)):
             raise AssertionError(f"Expected dtype to be torch.dtype, got {type(d)}")
-    return base + tuple(extra)
+    return base + tuple(d for d in extra if not isinstance(d, Missing))
 
 
 def empty_types() -> tuple[Any, ...]:
@@ -90,6 +97,11 @@ def all_types_and_complex_and(*dtypes: Any) -> tuple[Any, ...]:
     return _and(_FLOAT + _INT + _COMPLEX, dtypes)
 
 
+def all_types_complex_float8_and(*dtypes: Any) -> tuple[Any, ...]:
+    """All types, complex and the float8 types (those compat has: none at present)."""
+    return _and(_FLOAT + _INT + _COMPLEX + _FLOAT8, dtypes)
+
+
 def all_types_and_half() -> tuple[Any, ...]:
     return _FLOAT + _INT + (torch.float16,)
 
@@ -128,6 +140,11 @@ def get_all_dtypes(
     if include_qint:
         out += list(_have("qint8", "quint8", "qint32", "quint4x2", "quint2x4"))
     return out
+
+
+def get_all_qint_dtypes() -> list[Any]:
+    """The quantized dtypes compat has (none: quantized tensors are out of scope)."""
+    return list(_have("qint8", "quint8", "qint32", "quint4x2", "quint2x4"))
 
 
 def get_all_math_dtypes(device: str) -> list[Any]:

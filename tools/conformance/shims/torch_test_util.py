@@ -20,6 +20,7 @@ import inspect
 import sys
 import types
 import unittest
+import unittest.mock  # PyTorch's common_utils imports it: test files use it unimported
 import warnings
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
