@@ -26,6 +26,7 @@ from tools.conformance.shims.swap import Alias, Missing, Swap
 
 SHIM = "tools.conformance.shims.jax_test_util"
 UTIL = "tools.conformance.shims.jax_util"
+DTYPE_UTIL = "tools.conformance.shims.jax_dtype_util"
 
 
 #: public JAX names whose tests are out of scope, and why (a test looking one up is
@@ -140,11 +141,19 @@ def make_swap() -> Swap:
     def dtypes() -> Any:
         # funcgrad.dtypes, plus JAX's private lists of dtypes (``_float8_dtypes``)
         # that test files build their cases from: data, the same in both runs
-        mod = Alias("jax._src.dtypes", importlib.import_module("funcgrad.dtypes"), swap)
+        ours = importlib.import_module("funcgrad.dtypes")
+        mod = Alias("jax._src.dtypes", ours, swap)
         real = importlib.import_module("jax._src.dtypes")
         for name, value in vars(real).items():
             if name.startswith("_") and _is_dtype_list(value):
                 mod.__dict__[name] = list(value)
+            elif _is_scalar_type(value) and not hasattr(ours, name):
+                # the scalar types it re-exports (``float8_e4m3fn``, ``int4``): data
+                mod.__dict__[name] = value
+        # the dtype helpers test files build NumPy references with (own code)
+        helpers = importlib.import_module(DTYPE_UTIL)
+        for name in ("to_inexact_dtype", "to_floating_dtype", "to_complex_dtype"):
+            mod.__dict__[name] = getattr(helpers, name)
         return mod
 
     def lax_test_util() -> Any:
@@ -202,14 +211,26 @@ def make_swap() -> Swap:
 
 
 def _is_dtype_list(value: Any) -> bool:
-    """Whether ``value`` is a non-empty list of NumPy dtypes or scalar types."""
+    """Whether ``value`` is a non-empty list of NumPy dtypes or scalar types (or of the
+    Python scalar types, ``_weak_types``)."""
     return (
         isinstance(value, list)
         and bool(value)
         and all(
-            isinstance(v, np.dtype) or (isinstance(v, type) and issubclass(v, np.generic))
+            isinstance(v, np.dtype)
+            or (isinstance(v, type) and issubclass(v, np.generic))
+            or v in (bool, int, float, complex)
             for v in value
         )
+    )
+
+
+def _is_scalar_type(value: Any) -> bool:
+    """Whether ``value`` is one of NumPy's or ml_dtypes' scalar types (not JAX's own)."""
+    return (
+        isinstance(value, type)
+        and issubclass(value, np.generic)
+        and value.__module__.split(".")[0] in ("numpy", "ml_dtypes")
     )
 
 
