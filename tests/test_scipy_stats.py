@@ -9,6 +9,7 @@ import jax.scipy.stats as jst
 import jax_oracle as jo
 import numpy as np
 import pytest
+import scipy.stats as sst
 
 import funcgrad as fg
 import funcgrad.numpy as fnp
@@ -380,3 +381,10 @@ def test_gaussian_kde_pytree_grad_resample_errors():
         kde.integrate_box_1d(0.0, 1.0)
     with pytest.raises(NotImplementedError):
         kde.integrate_box(0.0, 1.0)
+
+
+def test_poisson_entropy_of_a_negative_mu_is_nan():
+    mu = np.array([-1.0, 0.0, -5.0, np.nan, 0.5, 150.0], np.float32)
+    got = np.asarray(fst.poisson.entropy(mu))
+    np.testing.assert_allclose(got, sst.poisson.entropy(mu.astype(np.float64)), rtol=2e-4)
+    np.testing.assert_allclose(got, np.asarray(jst.poisson.entropy(mu)), rtol=2e-4)

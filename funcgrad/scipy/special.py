@@ -227,10 +227,26 @@ def factorial(n: ArrayLike, exact: bool = False) -> Any:
     return fnp.where(n < 0, 0.0, fnp.exp(ew.lgamma(n + 1)))
 
 
+def _stirling_tail(x: Any) -> Any:
+    """``lgamma(x) - ((x - 1/2) log x - x + log(2 pi) / 2)`` for ``x >= 8``: the first
+    four terms of Stirling's series (the next is below ``1e-11``)."""
+    r = 1.0 / x
+    r2 = r * r
+    return r * (1.0 / 12 - r2 * (1.0 / 360 - r2 * (1.0 / 1260 - r2 / 1680)))
+
+
 def betaln(a: ArrayLike, b: ArrayLike) -> Any:
-    """``log |B(a, b)| = gammaln(a) + gammaln(b) - gammaln(a + b)``."""
+    """``log |B(a, b)| = gammaln(a) + gammaln(b) - gammaln(a + b)``; for a larger
+    argument ``b >= 8``, ``gammaln(b) - gammaln(a + b)`` comes from Stirling's series
+    (``-(a + b - 1/2) log1p(a / b) - a (log b - 1)`` plus the tails' difference), since
+    the difference of the two large ``gammaln`` loses every digit (``betaln(1e7, 1)``)."""
     a, b = _real("betaln", a, b)
-    return ew.lgamma(a) + ew.lgamma(b) - ew.lgamma(a + b)
+    a, b = fnp.minimum(a, b), fnp.maximum(a, b)
+    small = ew.lgamma(a) + (ew.lgamma(b) - ew.lgamma(a + b))
+    big = fnp.where(b >= 8, b, 8.0)  # (the other branch's operand, kept finite)
+    ratio = -(a + big - 0.5) * fnp.log1p(a / big) - a * (fnp.log(big) - 1.0)
+    large = ew.lgamma(a) + ratio + (_stirling_tail(big) - _stirling_tail(a + big))
+    return fnp.where(b >= 8, large, small)
 
 
 def beta(a: ArrayLike, b: ArrayLike) -> Any:

@@ -37,7 +37,7 @@ def cdf(k: ArrayLike, mu: ArrayLike, loc: ArrayLike = 0) -> Any:
 
 def entropy(mu: ArrayLike, loc: ArrayLike = 0) -> Any:
     """Entropy of ``Poisson(mu)`` (``loc`` only broadcasts): a sum over the pmf for
-    ``mu < 100``, the asymptotic expansion beyond."""
+    ``mu < 100``, the asymptotic expansion beyond; NaN for a negative (or NaN) ``mu``."""
     mu, loc = inexact("poisson.entropy", mu, loc)
     shape = fnp.broadcast_shapes(mu.shape, loc.shape)
     m = fnp.ravel(mu)
@@ -48,4 +48,5 @@ def entropy(mu: ArrayLike, loc: ArrayLike = 0) -> Any:
     summed = fnp.sum(entr(fnp.where(k < fnp.ceil(upper), probs, 0.0)), axis=0)
     large = 0.5 * fnp.log(2 * np.pi * np.e * safe_m) - 1.0 / (12 * safe_m)
     out = fnp.where(m == 0, fnp.zeros_like(m), fnp.where(m < 100, summed, large))
+    out = fnp.where(m >= 0, out, np.nan)  # (no distribution: NaN, as SciPy)
     return fnp.broadcast_to(fnp.reshape(out, mu.shape), shape)
