@@ -49,37 +49,51 @@ def _is_sequence(x: Any) -> bool:
 
 
 def _infer_dtype(data: Any) -> np.dtype:
-    """PyTorch's dtype inference for nested Python data."""
-    kinds: set[str] = set()
-
-    def walk(x: Any) -> None:
-        if isinstance(x, Tensor):
-            kinds.add(_dt.kind(x._npdtype))
-        elif _is_sequence(x):
-            for e in x:
-                walk(e)
-        elif isinstance(x, (bool, np.bool_)):
-            kinds.add("b")
-        elif isinstance(x, (int, np.integer)):
-            kinds.add("i")
-        elif isinstance(x, (float, np.floating)):
-            kinds.add("f")
-        elif isinstance(x, complex):
-            kinds.add("c")
-        else:
-            raise TypeError(f"Could not infer dtype of {type(x).__name__}")
-
-    walk(data)
-    if "c" in kinds:  # the complex counterpart of the default dtype, as PyTorch's
+    """PyTorch's dtype inference for nested data: a tensor, NumPy array or NumPy scalar
+    gives its own dtype, a Python float the default dtype, an int ``int64``, a complex the
+    default complex dtype, a bool ``bool``; a sequence promotes its items' dtypes as
+    ``torch.promote_types`` does (an empty one: the default dtype)."""
+    if isinstance(data, Tensor):
+        return data._npdtype
+    if isinstance(data, (np.ndarray, np.generic)):
+        return _dt.np_dtype(_dt.from_np(data.dtype))  # (a dtype compat lacks: its error)
+    if isinstance(data, (bool, np.bool_)):
+        return np.dtype(np.bool_)
+    if isinstance(data, int):
+        return np.dtype(np.int64)
+    if isinstance(data, float):
+        return _dt.get_default_dtype().np
+    if isinstance(data, complex):  # the complex counterpart of the default dtype
         wide = _dt.get_default_dtype().np == np.float64
         return np.dtype(np.complex128 if wide else np.complex64)
-    if "f" in kinds:
-        return _dt.get_default_dtype().np
-    if "i" in kinds:
-        return np.dtype(np.int64)
-    if "b" in kinds:
+    if _is_sequence(data):
+        out: np.dtype | None = None
+        for e in data:
+            d = _infer_dtype(e)
+            out = d if out is None else _dt.promote(out, d)
+        return out if out is not None else _dt.get_default_dtype().np
+    raise RuntimeError(f"Could not infer dtype of {type(data).__name__}")
+
+
+def _scalar_fill_dtype(value: Any) -> np.dtype:
+    """The dtype ``torch.full`` gives a fill value: by its kind alone, as PyTorch's Scalar
+    (a Python bool ``bool``, an integer ``int64``, a float the default dtype, a complex
+    the default complex dtype; a NumPy or 0-d tensor's width is not kept)."""
+    if isinstance(value, Tensor):
+        k = _dt.kind(value._npdtype)
+    elif isinstance(value, bool):
+        k = "b"
+    elif isinstance(value, (int, np.integer)):
+        k = "i"
+    elif isinstance(value, (complex, np.complexfloating)):
+        k = "c"
+    else:
+        k = "f"  # (NumPy's bool_ too, as PyTorch's)
+    if k == "b":
         return np.dtype(np.bool_)
-    return _dt.get_default_dtype().np
+    if k in "iu":
+        return np.dtype(np.int64)
+    return _infer_dtype(1j if k == "c" else 1.0)
 
 
 def _unwrap_nested(data: Any) -> Any:
@@ -195,7 +209,7 @@ def full(
     size: Any, fill_value: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False
 ) -> Tensor:
     if dtype is None:
-        dtype = _dt.from_np(_infer_dtype(fill_value))
+        dtype = _dt.from_np(_scalar_fill_dtype(fill_value))
     return _factory(fill_value, (size,), dtype, requires_grad, device)
 
 
