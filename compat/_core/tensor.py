@@ -276,6 +276,17 @@ class Tensor(ValueConversions):
             raise TypeError("unsupported format string passed to Tensor.__format__")
         return str(self)
 
+    def __copy__(self) -> Tensor:
+        """``copy.copy``: what PyTorch's pickling protocol gives, a new leaf of this class
+        sharing this tensor's storage, with its ``requires_grad`` and Python attributes
+        (a shallow copy: writing to it writes to this tensor), without its grad."""
+        t = self.detach()
+        if type(self) is not Tensor:
+            t.__class__ = type(self)
+        t._requires_grad = self.requires_grad
+        t.__dict__.update({k: v for k, v in self.__dict__.items() if k != "_fw"})
+        return t
+
     def __deepcopy__(self, memo: dict) -> Tensor:
         if not self.is_leaf:
             raise RuntimeError(
