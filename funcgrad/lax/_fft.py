@@ -8,7 +8,12 @@ import enum
 from collections.abc import Sequence
 from typing import Any
 
-from funcgrad.numpy._core import prep
+import numpy as np
+
+from funcgrad.core import dtypes
+from funcgrad.core.interp import to_aval
+from funcgrad.numpy._core import here, prep
+from funcgrad.primitives import elementwise as ew
 from funcgrad.primitives import fft as _fft
 
 __all__ = ["FftType", "fft"]
@@ -26,7 +31,30 @@ class FftType(enum.IntEnum):
 def fft(x: Any, fft_type: FftType | str, fft_lengths: Sequence[int]) -> Any:
     """Discrete Fourier transform over ``x``'s trailing ``len(fft_lengths)`` axes.
 
-    ``fft_type`` is a :class:`FftType` (or ``jax.lax.FftType``) or its name; the input
-    must be complex except for ``RFFT`` (real), as in ``jax.lax.fft``.
+    ``fft_type`` is a :class:`FftType` (or ``jax.lax.FftType``) or its name. As in
+    ``jax.lax.fft``, a real operand of ``FFT``/``IFFT``/``IRFFT`` is taken as complex and an
+    integer operand of ``RFFT`` as floating (a complex one is refused); no lengths: the
+    converted operand.
     """
-    return _fft.fft(prep(x, "fft"), fft_type, fft_lengths)
+    x = prep(x, "fft")
+    kind_name = _fft._type_name(fft_type)
+    dt = to_aval(x).dtype
+    k = dtypes.kind(dt)
+    if kind_name == "rfft":
+        if k == 3:
+            raise ValueError(f"only real valued inputs supported for rfft{here()}")
+        target = dt if k == 2 else _wide_float(dt)
+    else:
+        target = ew.complex_dtype(dt if k >= 2 else _wide_float(dt))
+    if target != dt:
+        x = ew.convert_element_type(x, target)
+    if len(fft_lengths) == 0:
+        return x
+    return _fft.fft(x, fft_type, fft_lengths)
+
+
+def _wide_float(dt: np.dtype) -> np.dtype:
+    """The floating dtype an integer or boolean operand becomes (``jax.lax.fft``'s rule:
+    ``float64`` for 64-bit integers when enabled, else ``float32``)."""
+    wide = np.dtype(dt).itemsize == 8
+    return dtypes.canonicalize("float64") if wide else np.dtype(np.float32)

@@ -103,6 +103,8 @@ def _fft_core(
     nd = aval(x).ndim
     if axes is None:
         axes = range(nd) if s is None else range(nd - len(s), nd)
+    if len(set(axes)) != len(axes):  # the user's spelling in the message, as jax.numpy
+        raise ValueError(f"jax.numpy.fft.{name} does not support repeated axes. Got axes {axes}.")
     axes = tuple(normalize_axis(ax, nd, name) for ax in axes)
     if len(set(axes)) != len(axes):
         raise ValueError(f"jax.numpy.fft.{name} does not support repeated axes. Got axes {axes}.")
@@ -125,6 +127,9 @@ def _fft_core(
         want = n // 2 + 1 if (fft_type == "irfft" and ax == axes[-1]) else n
         x = _resize(x, ax, want)
     if any(n < 1 for n in lengths):
+        if s is None and fft_type != "rfft":
+            # an empty axis transforms to an empty axis (irfft: a length-1 axis too)
+            return out(_empty_result(x, fft_type, nd, axes, lengths))
         raise ValueError(f"{name}: invalid number of data points {lengths} specified{here()}")
     # the transformed axes go last, in ``axes`` order
     rest = [d for d in range(nd) if d not in axes]
@@ -143,6 +148,17 @@ def _fft_core(
     if scale is not None:
         x = ew.mul(x, np.asarray(scale, aval(x).dtype))
     return out(x)
+
+
+def _empty_result(x: Any, fft_type: str, nd: int, axes: tuple, lengths: list) -> Any:
+    """The (empty) transform of ``x`` when some transformed length is 0: zeros of the
+    result's shape and dtype (``x`` is already cropped/padded to ``lengths``)."""
+    shape = list(aval(x).shape)
+    dt = aval(x).dtype
+    if fft_type == "irfft":
+        shape[axes[-1]] = max(lengths[-1], 0)
+        dt = ew.real_dtype(dt)
+    return sh.full(tuple(shape), 0, dt)
 
 
 def _transform(x: Any, fft_type: str, lengths: tuple[int, ...]) -> Any:
@@ -169,6 +185,11 @@ def _rotate(x: Any, nl: int, k: int, back: bool = False) -> Any:
 
 
 def _one(name: str, fft_type: str, a: ArrayLike, n: int | None, axis: int, norm: str | None) -> Any:
+    if isinstance(axis, (list, tuple)):
+        raise ValueError(
+            f"jax.numpy.fft.{name} does not support multiple axes. Please use "
+            f"jax.numpy.fft.{name}n. Got axis = {axis!r}."
+        )
     return _fft_core(name, fft_type, a, None if n is None else (n,), (axis,), norm)
 
 
@@ -249,7 +270,7 @@ def fft2(
 ) -> Any:
     """Two-dimensional discrete Fourier transform."""
     check_arraylike("jax.numpy.fft.fft2", a)
-    return _fft_core("fft2", "fft", a, s, axes, norm)
+    return _fft_core("fft2", "fft", a, s, _two_axes("fft2", axes), norm)
 
 
 def ifft2(
@@ -260,7 +281,7 @@ def ifft2(
 ) -> Any:
     """Two-dimensional inverse discrete Fourier transform."""
     check_arraylike("jax.numpy.fft.ifft2", a)
-    return _fft_core("ifft2", "ifft", a, s, axes, norm)
+    return _fft_core("ifft2", "ifft", a, s, _two_axes("ifft2", axes), norm)
 
 
 def rfft2(
@@ -271,7 +292,7 @@ def rfft2(
 ) -> Any:
     """Two-dimensional transform of a real array."""
     check_arraylike("jax.numpy.fft.rfft2", a)
-    return _fft_core("rfft2", "rfft", a, s, axes, norm)
+    return _fft_core("rfft2", "rfft", a, s, _two_axes("rfft2", axes), norm)
 
 
 def irfft2(
@@ -282,7 +303,14 @@ def irfft2(
 ) -> Any:
     """Inverse of :func:`rfft2`."""
     check_arraylike("jax.numpy.fft.irfft2", a)
-    return _fft_core("irfft2", "irfft", a, s, axes, norm)
+    return _fft_core("irfft2", "irfft", a, s, _two_axes("irfft2", axes), norm)
+
+
+def _two_axes(name: str, axes: Sequence[int]) -> Sequence[int]:
+    """``axes`` of a two-dimensional transform: exactly two."""
+    if len(axes) != 2:
+        raise ValueError(f"jax.numpy.fft.{name} only supports 2 axes. Got axes = {axes!r}.")
+    return axes
 
 
 _SWAP = {None: "forward", "backward": "forward", "ortho": "ortho", "forward": "backward"}
@@ -303,6 +331,19 @@ def ihfft(a: ArrayLike, n: int | None = None, axis: int = -1, norm: str | None =
     return out(ew.conj(_one("ihfft", "rfft", a, n, axis, _SWAP[norm])))
 
 
+def _freq_args(name: str, n: Any, d: Any) -> int:
+    """``n`` as an int; a list for ``n`` or ``d`` is refused as ``jax.numpy.fft`` does."""
+    if isinstance(n, (list, tuple)):
+        raise ValueError(
+            f"The n argument of jax.numpy.fft.{name} only takes an int. Got n = {list(n)}."
+        )
+    if isinstance(d, (list, tuple)):
+        raise ValueError(
+            f"The d argument of jax.numpy.fft.{name} only takes a single value. Got d = {list(d)}."
+        )
+    return operator.index(n)
+
+
 def _freq_dtype(name: str, d: Any, dtype: Any) -> Any:
     if dtype is not None:
         return user_dtype(dtype, name)
@@ -311,7 +352,7 @@ def _freq_dtype(name: str, d: Any, dtype: Any) -> Any:
 
 def fftfreq(n: int, d: ArrayLike = 1.0, *, dtype: Any = None, device: Any = None) -> Any:
     """Sample frequencies ``[0, 1, ..., -1] / (d * n)`` of an ``n``-point transform."""
-    n = operator.index(n)
+    n = _freq_args("fftfreq", n, d)
     dt = _freq_dtype("fftfreq", d, dtype)
     k = np.concatenate([np.arange(0, (n - 1) // 2 + 1), np.arange(-(n // 2), 0)])
     return _scale_freq(k, n, d, dt)
@@ -319,7 +360,7 @@ def fftfreq(n: int, d: ArrayLike = 1.0, *, dtype: Any = None, device: Any = None
 
 def rfftfreq(n: int, d: ArrayLike = 1.0, *, dtype: Any = None, device: Any = None) -> Any:
     """Sample frequencies ``[0, 1, ..., n // 2] / (d * n)`` of an ``n``-point :func:`rfft`."""
-    n = operator.index(n)
+    n = _freq_args("rfftfreq", n, d)
     dt = _freq_dtype("rfftfreq", d, dtype)
     return _scale_freq(np.arange(0, n // 2 + 1), n, d, dt)
 

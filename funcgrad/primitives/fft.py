@@ -52,28 +52,44 @@ def _type_name(fft_type: Any) -> str:
 
 @fft_p.def_abstract_eval
 def _fft_abstract_eval(x: Aval, *, fft_type: str, fft_lengths: tuple[int, ...]) -> Aval:
+    # the messages begin as jax.lax.fft's (ValueError throughout, as JAX's)
     k = len(fft_lengths)
-    desc = f"{x.str_short()} with fft_type={fft_type!r}, fft_lengths={fft_lengths}"
+    desc = f" (operand {x.str_short()}, fft_type={fft_type!r}, fft_lengths={fft_lengths})"
     if not 1 <= k <= 3:
-        raise ValueError(f"fft: only 1 to 3 transformed axes are supported, got {desc}")
+        raise ValueError(f"fft: only 1 to 3 transformed axes are supported{desc}")
     if x.ndim < k:
-        raise ValueError(f"fft: operand has fewer than {k} dimensions, got {desc}")
+        raise ValueError(
+            f"FFT input shape {x.shape} must have at least as many input dimensions as "
+            f"fft_lengths {fft_lengths}.{desc}"
+        )
     if any(n < 0 for n in fft_lengths):
-        raise ValueError(f"fft: fft_lengths must be non-negative, got {desc}")
+        raise ValueError(f"fft: fft_lengths must be non-negative{desc}")
     kind = dtypes.kind(x.dtype)
     lead, tail = x.shape[: x.ndim - k], x.shape[x.ndim - k :]
     if fft_type in ("fft", "ifft", "irfft"):
         if kind != 3:
-            raise TypeError(f"fft: {fft_type} requires a complex operand, got {desc}")
-    elif kind != 2:
-        raise TypeError(f"fft: rfft requires a real floating operand, got {desc}")
+            what = "IRFFT" if fft_type == "irfft" else "FFT"
+            raise ValueError(f"{what} input must be complex64 or complex128, got {x.dtype}{desc}")
+    elif x.dtype not in (np.float32, np.float64):
+        raise ValueError(f"RFFT input must be float32 or float64, got {x.dtype}{desc}")
     if fft_type == "irfft":
-        want = (*fft_lengths[:-1], fft_lengths[-1] // 2 + 1)
-        if tail != want:
-            raise ValueError(f"fft: irfft expects trailing dimensions {want}, got {desc}")
+        if tail[:-1] != tuple(fft_lengths[:-1]):
+            raise ValueError(
+                f"IRFFT input shape {x.shape} minor dimensions must be equal to all except "
+                f"the last fft_length, got fft_lengths={fft_lengths}{desc}"
+            )
+        if tail[-1] != fft_lengths[-1] // 2 + 1:
+            raise ValueError(
+                f"IRFFT input shape {x.shape}: the last dimension must be "
+                f"fft_lengths[-1] // 2 + 1 = {fft_lengths[-1] // 2 + 1}{desc}"
+            )
         return Aval((*lead, *fft_lengths), ew.real_dtype(x.dtype), x.weak_type)
     if tail != tuple(fft_lengths):
-        raise ValueError(f"fft: trailing dimensions must equal fft_lengths, got {desc}")
+        what = "RFFT" if fft_type == "rfft" else "FFT"
+        raise ValueError(
+            f"{what} input shape {x.shape} minor dimensions must be equal to "
+            f"fft_lengths {fft_lengths}{desc}"
+        )
     if fft_type == "rfft":
         shape = (*lead, *fft_lengths[:-1], fft_lengths[-1] // 2 + 1)
         return Aval(shape, ew.complex_dtype(x.dtype), x.weak_type)
