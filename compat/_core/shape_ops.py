@@ -365,9 +365,20 @@ def _split(input: Tensor, split_size_or_sections: Any, dim: int, unsafe: bool) -
     n = input.shape[d]
     if isinstance(split_size_or_sections, int):
         s = split_size_or_sections
+        if s < 0:
+            raise RuntimeError(f"split expects split_size be non-negative, but got split_size={s}")
+        if s == 0 and n:
+            raise RuntimeError(
+                f"split_size can only be 0 if dimension size is 0, but got dimension size of {n}"
+            )
         sizes = [builtins.min(s, n - i) for i in range(0, n, s)] if n else [0]
     else:
         sizes = list(split_size_or_sections)
+        if builtins.any(s < 0 for s in sizes):
+            raise RuntimeError(
+                "split_with_sizes expects split_sizes have only non-negative entries, but got "
+                f"split_sizes={sizes}"
+            )
         if builtins.sum(sizes) != n:
             raise RuntimeError(
                 f"split_with_sizes expects split_sizes to sum exactly to {n} (input tensor's size "
@@ -399,16 +410,18 @@ def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple:
     if chunks <= 0:
         raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
     n = input.shape[_wrap_dim(dim, input.ndim)]
-    size = -(-n // chunks) if n else 1
-    return split(input, size, dim)
+    if n == 0:  # ``chunks`` empty pieces, as PyTorch's
+        return split(input, [0] * chunks, dim)
+    return split(input, -(-n // chunks), dim)
 
 
 @defop(samples=Sample(((5, 2),), args=(3,)))
 def unsafe_chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple:
     """``chunk`` whose outputs autograd does not treat as views."""
     n = input.shape[_wrap_dim(dim, input.ndim)]
-    size = -(-n // chunks) if n else 1
-    return _split(input, size, dim, True)
+    if n == 0:  # ``chunks`` empty pieces, as PyTorch's
+        return _split(input, [0] * chunks, dim, True)
+    return _split(input, -(-n // chunks), dim, True)
 
 
 @defop(samples=Sample(((5, 2),), args=([1, 4],)))
