@@ -1,11 +1,13 @@
-"""An array function's row: a ``funcgrad.numpy`` function of one array and static arguments
-(``tril``, ``triu``, ``flip``, ``roll``) that PyTorch has as the same operation.
+"""An array function's row: a ``funcgrad.numpy`` function of one array, static arguments
+and perhaps further arrays (``tril``, ``flip``, ``roll``, ``diff``, ``kron``, ``trace``,
+``diag``) that PyTorch has as the same operation.
 
-Such a function has nothing to promote and no axes to reduce: what differs between the
-libraries is the spelling of its arguments (``k`` against ``diagonal``, ``axis`` against
-``dims``, ``shift`` against ``shifts``), PyTorch's checks of them and its node. An
-:class:`ArrayRow` is declared beside the function (``ArrayRow(tril, torch=...)``): the
-function is the numpy form, and the row's :class:`TorchArrayForm` says PyTorch's
+Such a function reduces no axes and has no elementwise preparation: what differs between
+the libraries is the spelling of its arguments (``k`` against ``diagonal``, ``axis``
+against ``dims``, ``shift`` against ``shifts``), PyTorch's checks of them, its result's
+dtype and its node. An :class:`ArrayRow` is declared beside the function
+(``ArrayRow(tril, torch=...)``): the function is the numpy form (and, with ``method=True``,
+the array method of that name), and the row's :class:`TorchArrayForm` says PyTorch's
 parameters, each with the numpy parameter it passes, so compat builds ``torch.X``,
 ``Tensor.X``, ``Tensor.X_`` and ``out=`` from it at import. funcgrad never reads ``torch``.
 """
@@ -17,7 +19,9 @@ from dataclasses import dataclass
 from typing import Any
 
 #: the kinds of PyTorch parameter a row may declare (see :class:`TorchParam`)
-PARAM_KINDS = ("int", "dims", "unique_dims", "shifts")
+PARAM_KINDS = ("int", "dims", "unique_dims", "shifts", "dim", "tensor")
+#: how PyTorch may type an array row's result (see :class:`TorchArrayForm`)
+PROMOTIONS = ("int64",)
 #: a parameter without a default
 REQUIRED = object()
 
@@ -31,13 +35,19 @@ class TorchParam:
     or a sequence of them, wrapped to a tuple; ``None`` passes ``None``: ``roll``'s
     ``dims``), ``"unique_dims"`` (the same, a repeated dimension refused as PyTorch:
     ``flip``'s ``dims``), ``"shifts"`` (an integer or a sequence of them, passed as given:
-    ``roll``'s ``shifts``).
+    ``roll``'s ``shifts``), ``"dim"`` (one dimension, wrapped; a sequence refused with
+    PyTorch's ``TypeError``: ``diff``'s ``dim``), ``"tensor"`` (a further array operand,
+    ``None`` where the default is ``None``: ``kron``'s ``other``, ``diff``'s ``prepend``;
+    a test sample gives its shape). ``at_least``: the smallest value PyTorch takes and its
+    ``RuntimeError``'s text, ``{value}`` the value given (``diff``'s order, where NumPy's
+    form raises a ``ValueError``).
     """
 
     name: str
     numpy: str
     kind: str
     default: Any = REQUIRED
+    at_least: tuple[int, str] | None = None
 
     @property
     def required(self) -> bool:
@@ -55,21 +65,44 @@ class TorchArrayForm:
     its parameters after ``input`` (:class:`TorchParam`), whether ``Tensor.X_`` exists
     (``inplace``), and ``aligned``: two parameters whose sequences must have one length
     (``roll``'s ``shifts`` and ``dims``: PyTorch's "shifts and dimensions must align").
-    ``min_ndim``: the fewest dimensions PyTorch takes and its ``RuntimeError``'s text
-    (``tril``: 2, where NumPy's form raises a ``ValueError``). ``empty_unchecked``: PyTorch
-    returns an empty input's copy before checking the dimensions (``roll``). ``samples``:
-    compat's test cases, ``(input shape, arguments)``. ``method_varargs``: the parameter
-    ``Tensor.X`` also takes as separate arguments (``x.flip(0, 1)``, where ``torch.flip``
-    wants a sequence)."""
+    ``ndim``: the fewest and most dimensions PyTorch takes (``None``: no most) and its
+    ``RuntimeError``'s text, ``{ndim}`` the input's (``tril``: at least 2, ``trace``: 2,
+    ``diag``: 1 or 2, where NumPy's forms raise a ``ValueError`` or take more).
+    ``empty_unchecked``: PyTorch returns an empty input's copy before checking the
+    dimensions (``roll``). ``samples``: compat's test cases, ``(input shape, arguments)``.
+    ``method_varargs``: the parameter ``Tensor.X`` also takes as separate arguments
+    (``x.flip(0, 1)``, where ``torch.flip`` wants a sequence).
+
+    ``nodes``: ``(parameter, value, node)`` cases where PyTorch's node is not ``grad_fn``,
+    the first that holds winning; the parameter ``"ndim"`` is the input's number of
+    dimensions (``diag`` of a matrix: ``DiagonalBackward0_copy``, of a vector
+    ``DiagEmbedBackward0``; ``diff`` of order 0: ``CopyBackwards``). ``promote``: how
+    PyTorch types the result where NumPy's form differs: ``"int64"`` (integer inputs
+    computed as int64, as PyTorch's ``sum``, where NumPy keeps unsigned ones unsigned:
+    ``trace``). Tensor operands promote with the input as NumPy's (``kron`` reshapes both
+    to one number of dimensions, ``diff``'s ``prepend`` has the input's, so PyTorch's
+    lower rank for a 0-d tensor never applies). ``bool_error``: PyTorch's
+    ``NotImplementedError`` text refusing a bool input (``trace``). ``concat``: the tensor
+    operands are joined to the input along a dimension parameter, PyTorch's checks before
+    NumPy's: ``(dimension parameter, text where the number of dimensions differs, text
+    where another dimension's size does)`` (``diff``'s ``prepend``/``append``)."""
 
     grad_fn: str
     params: tuple[TorchParam, ...]
     inplace: bool = False
     aligned: tuple[str, str] | None = None
-    min_ndim: tuple[int, str] | None = None
+    ndim: tuple[int, int | None, str] | None = None
     empty_unchecked: bool = False
     method_varargs: str | None = None
     samples: tuple[tuple[tuple[int, ...], tuple[Any, ...]], ...] = ()
+    nodes: tuple[tuple[str, Any, str], ...] = ()
+    promote: str | None = None
+    bool_error: str | None = None
+    concat: tuple[str, str, str] | None = None
+
+    def __post_init__(self) -> None:
+        if self.promote is not None and self.promote not in PROMOTIONS:
+            raise ValueError(f"promote={self.promote!r} is not one of {PROMOTIONS}")
 
 
 #: the declared array rows, name -> row, in declaration order
@@ -78,16 +111,26 @@ ARRAY_ROWS: dict[str, ArrayRow] = {}
 
 class ArrayRow:
     """One array function declared for both libraries (see the module docstring): the
-    ``funcgrad.numpy`` ``function`` (its name is the row's) and PyTorch's form."""
+    ``funcgrad.numpy`` ``function`` (its name is the row's) and PyTorch's form.
+    ``method``: the function is also the array method of its name (``x.trace()``)."""
 
-    def __init__(self, function: Callable[..., Any], *, torch: TorchArrayForm) -> None:
+    def __init__(
+        self, function: Callable[..., Any], *, torch: TorchArrayForm, method: bool = False
+    ) -> None:
         name = function.__name__
         if name in ARRAY_ROWS:
             raise ValueError(f"array row {name!r} declared twice")
         self.name = name
         self.function = function
         self.torch = torch
+        self.method = method
         ARRAY_ROWS[name] = self
 
     def __repr__(self) -> str:
         return f"ArrayRow({self.name})"
+
+
+def array_methods() -> dict[str, Callable[..., Any]]:
+    """The array methods the rows declare (``method=True``), name -> function: the tracer's
+    method table reads them."""
+    return {n: r.function for n, r in ARRAY_ROWS.items() if r.method}

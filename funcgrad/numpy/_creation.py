@@ -21,6 +21,7 @@ import jax
 import numpy as np
 
 from funcgrad.core import dtypes
+from funcgrad.core.array_row import ArrayRow, TorchArrayForm, TorchParam
 from funcgrad.core.errors import ConcretizationTypeError
 from funcgrad.core.interp import Tracer, bind
 from funcgrad.core.ir import Aval
@@ -528,6 +529,27 @@ def diagflat(v: ArrayLike, k: int = 0) -> Any:
     """A matrix with the flattened ``v`` on its ``k``-th diagonal."""
     v = as_array(v, "diagflat")
     return diag(sh.reshape(v, (aval(v).size,)), k)
+
+
+# PyTorch's diag takes a vector or a matrix (the node says which); diagflat any tensor
+ArrayRow(
+    diag,
+    torch=TorchArrayForm(
+        "DiagEmbedBackward0",
+        (TorchParam("diagonal", "k", "int", 0),),
+        ndim=(1, 2, "diag(): Supports 1D or 2D tensors. Got {ndim}D"),
+        nodes=(("ndim", 2, "DiagonalBackward0_copy"),),
+        samples=(((3,), ()), ((3, 4), (1,)), ((4,), (-2,))),
+    ),
+)
+ArrayRow(
+    diagflat,
+    torch=TorchArrayForm(
+        "DiagEmbedBackward0",
+        (TorchParam("offset", "k", "int", 0),),
+        samples=(((2, 2), (1,)), ((3,), (-1,))),
+    ),
+)
 
 
 def astype(x: ArrayLike, dtype: Any, /, *, copy: bool = False, device: Any = None) -> Any:

@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from funcgrad.core import dtypes
+from funcgrad.core.array_row import ArrayRow, TorchArrayForm, TorchParam
 from funcgrad.numpy import _creation, _reductions, _ufuncs
 from funcgrad.numpy._core import (
     ArrayLike,
@@ -275,6 +276,19 @@ def kron(a: ArrayLike, b: ArrayLike) -> Any:
     return out(sh.reshape(multiply(a, b), tuple(x * y for x, y in zip(sa, sb))))
 
 
+# PyTorch's kron: its node is its last reshape's (its operands, reshaped to one number of
+# dimensions first, promote as NumPy's: a 0-d one as dimensioned)
+_KRONS = ((2, 2), ((2, 3),)), ((3,), ((2,),)), ((2, 3), ((2,),))
+ArrayRow(
+    kron,
+    torch=TorchArrayForm(
+        "UnsafeViewBackward0",
+        (TorchParam("other", "b", "tensor"),),
+        samples=_KRONS,
+    ),
+)
+
+
 def cross(
     a: ArrayLike,
     b: ArrayLike,
@@ -495,6 +509,21 @@ def trace(a: ArrayLike, offset: int = 0, axis1: int = 0, axis2: int = 1, dtype: 
             f"{fmt(a)}){here()}"
         )
     return _sum(diagonal(a, offset, axis1, axis2), axis=-1, dtype=dtype)
+
+
+# PyTorch's trace: of a matrix only, bools refused, integers summed as int64
+ArrayRow(
+    trace,
+    torch=TorchArrayForm(
+        "TraceBackward0",
+        (),
+        ndim=(2, 2, "trace: expected a matrix, but got tensor with dim {ndim}"),
+        promote="int64",
+        bool_error="\"trace\" not implemented for 'Bool'",
+        samples=(((3, 4), ()), ((3, 3), ())),
+    ),
+    method=True,
+)
 
 
 def norm(x: ArrayLike, ord: Any = None, axis: Any = None, keepdims: bool = False) -> Any:

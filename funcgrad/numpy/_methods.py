@@ -12,6 +12,7 @@ from typing import Any
 import jax
 import numpy as np
 
+from funcgrad.core.array_row import array_methods
 from funcgrad.core.interp import Tracer
 from funcgrad.core.symbolic import SymDim
 from funcgrad.numpy import (
@@ -181,6 +182,7 @@ def install() -> None:
         "transpose": transpose,
         "astype": astype,
         **_reductions.METHODS,  # (the reduction rows: sum, mean, var, argmax, cumsum, ...)
+        **array_methods(),  # (the array rows declaring one: trace)
         "ptp": _reductions.ptp,
         "squeeze": _shape.squeeze,
         "ravel": _shape.ravel,
@@ -192,7 +194,6 @@ def install() -> None:
         "take": _indexing.take,
         "repeat": _shape.repeat,
         "diagonal": _shape.diagonal,
-        "trace": _linalg.trace,
         "conj": _ufuncs.conjugate,
         "conjugate": _ufuncs.conjugate,
         "sort": sort,

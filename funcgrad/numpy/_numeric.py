@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from funcgrad.core import dtypes
+from funcgrad.core.array_row import ArrayRow, TorchArrayForm, TorchParam
 from funcgrad.numpy import _creation, _indexing, _info, _reductions, _shape, _sorting, _ufuncs
 from funcgrad.numpy._core import (
     ArrayLike,
@@ -79,6 +80,40 @@ def diff(
         hi, lo = _slice_axis(x, ax, 1, None), _slice_axis(x, ax, None, -1)
         x = _ufuncs.not_equal(hi, lo) if aval(x).dtype == np.bool_ else hi - lo
     return out(x)
+
+
+# PyTorch's diff: its order refused below 0 with its own text, one int dim, the prepended
+# and appended tensors checked against the input (PyTorch's texts; of its number of
+# dimensions, so promoted as NumPy's); its node is the last subtraction's (a copy's for
+# order 0)
+ArrayRow(
+    diff,
+    torch=TorchArrayForm(
+        "SubBackward0",
+        (
+            TorchParam(
+                "n", "n", "int", 1, at_least=(0, "order must be non-negative but got {value}")
+            ),
+            TorchParam("dim", "axis", "dim", -1),
+            TorchParam("prepend", "prepend", "tensor", None),
+            TorchParam("append", "append", "tensor", None),
+        ),
+        ndim=(1, None, "diff expects input to be at least one-dimensional"),
+        nodes=(("n", 0, "CopyBackwards"),),
+        concat=(
+            "dim",
+            "diff expects prepend or append to be the same dimension as input",
+            "diff expects the shape of tensor to prepend or append to match that of input "
+            "except along the differencing dim",
+        ),
+        samples=(
+            ((3, 4), ()),
+            ((3, 4), (2, 0)),
+            ((4,), (1, -1, (2,))),
+            ((2, 3), (1, 1, None, (2, 1))),
+        ),
+    ),
+)
 
 
 def ediff1d(

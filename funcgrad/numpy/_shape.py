@@ -779,9 +779,9 @@ def dsplit(ary: ArrayLike, indices_or_sections: Any) -> list[Any]:
 _DIAG = (TorchParam("diagonal", "k", "int", 0),)
 _SQUARE = ((3, 3), (-1,)), ((2, 3, 4), ())
 for _f in (tril, triu):
-    _2d = (2, f"{_f.__name__}: input tensor must have at least 2 dimensions")
+    _2d = (2, None, f"{_f.__name__}: input tensor must have at least 2 dimensions")
     _node = f"{_f.__name__.capitalize()}Backward0"
-    ArrayRow(_f, torch=TorchArrayForm(_node, _DIAG, inplace=True, min_ndim=_2d, samples=_SQUARE))
+    ArrayRow(_f, torch=TorchArrayForm(_node, _DIAG, inplace=True, ndim=_2d, samples=_SQUARE))
 _DIMS = (TorchParam("dims", "axis", "unique_dims"),)
 _FLIPS = (((2, 3), ((0, 1),)),)
 ArrayRow(flip, torch=TorchArrayForm("FlipBackward0", _DIMS, method_varargs="dims", samples=_FLIPS))

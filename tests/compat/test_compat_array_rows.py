@@ -1,13 +1,14 @@
 """compat's ops generated from the array rows (``ArrayRow`` beside ``tril``, ``triu``,
-``flip`` and ``roll`` in ``funcgrad/numpy/_shape.py``; ``TorchArrayForm``), against real
-PyTorch: values, dtypes and shapes, or the exception type, for the function, the method, the
-in-place method and ``out=`` on a shape x dtype x argument grid; the node and the gradient.
-The ops are read from the rows."""
+``flip``, ``roll``, ``diff``, ``kron``, ``trace``, ``diag`` and ``diagflat`` in
+``funcgrad/numpy``; ``TorchArrayForm``), against real PyTorch: values, dtypes and shapes, or
+the exception type, for the function, the method, the in-place method and ``out=`` on a
+shape x dtype x argument grid; the node and the gradient. The ops are read from the rows."""
 
 from __future__ import annotations
 
 import inspect
 import itertools
+from dataclasses import dataclass
 
 import numpy as np
 import pytest
@@ -20,14 +21,39 @@ from funcgrad._compat_contract import array_rows
 
 ROWS = [pytest.param(r, id=r.name) for r in array_rows()]
 SHAPES = [(), (0,), (4,), (3, 4), (2, 3, 4), (0, 3)]
-DTYPES = ["bool", "int64", "float32", "complex64"]
+DTYPES = ["bool", "uint8", "int64", "float32", "complex64"]
 #: arguments tried per PyTorch parameter kind (``TorchParam.kind``)
 ARGS = {
     "int": [0, 1, -2, 5, 1.5],
     "dims": [0, -1, (0, 1), [1, 0], 3, (0, 0)],
     "unique_dims": [0, -1, (0, 1), [1, 0], 3, (0, 0), ()],
     "shifts": [1, -3, (1, 2), (2,)],
+    "dim": [0, -1, 3, (0,)],
 }
+#: the most argument tuples a row tries per input (a larger product: one parameter varied
+#: at a time, then the parameters' cases side by side)
+MAX_CALLS = 60
+
+
+@dataclass(frozen=True)
+class Operand:
+    """A tensor argument of ``shape`` and ``dtype`` (``None``: the input's dtype)."""
+
+    shape: tuple[int, ...]
+    dtype: str | None = None
+
+
+def _operands(shape):
+    """Tensor arguments tried beside an input of ``shape``: its own shape, one of size 1
+    along the last dimension in another dtype, a vector and a 0-d float64 tensor (which
+    PyTorch's promotion, unlike NumPy's, lets a float32 input keep its dtype)."""
+    edge = (*shape[:-1], 1) if shape else ()
+    return [
+        Operand(shape),
+        Operand(edge, "float64"),
+        Operand((2,), "int64"),
+        Operand((), "float64"),
+    ]
 
 
 def test_rows_declared():
@@ -42,24 +68,54 @@ def _outcome(f):
     return str(r.dtype), tuple(r.shape), np.asarray(r.tolist())
 
 
+def _dtype(outcome):
+    """compat's dtype of an outcome's result (``"torch.float32"``)."""
+    return getattr(ctorch, outcome[0].rpartition(".")[2])
+
+
 def _same(got, want, what):
     if isinstance(want, type) or isinstance(got, type):
         assert got == want, what
         return
     assert got[:2] == want[:2], what
-    np.testing.assert_allclose(got[2], want[2], rtol=1e-6, err_msg=what)
+    np.testing.assert_allclose(got[2], want[2], rtol=1e-6, atol=1e-6, err_msg=what)
 
 
-def _calls(row):
-    """Argument tuples: every combination of each parameter's cases (or its default)."""
+def _calls(row, shape):
+    """Argument tuples: every combination of each parameter's cases (or its default), or,
+    past ``MAX_CALLS`` of them, each parameter's cases with the others' defaults and then
+    all parameters' cases side by side."""
     options = []
     for p in row.torch.params:
-        cases = list(ARGS[p.kind])
+        cases = _operands(shape) if p.kind == "tensor" else list(ARGS[p.kind])
         options.append(cases if p.required else [*cases, None, "default"])
-    for combo in itertools.product(*options):
-        if "default" in combo[:-1]:
-            continue
-        yield tuple(c for c in combo if c != "default")
+    combos = list(itertools.product(*options))
+    if len(combos) > MAX_CALLS:
+        # (a parameter before the varied one passes its default value by position)
+        params = row.torch.params
+        defaults = ["default" if p.required else p.default for p in params]
+        combos = [
+            (*defaults[:i], case, *["default"] * (len(options) - i - 1))
+            for i, o in enumerate(options)
+            for case in o
+        ]
+        width = max(map(len, options))
+        combos += [tuple(o[k % len(o)] for o in options) for k in range(width)]
+    for combo in combos:
+        while combo and combo[-1] == "default":
+            combo = combo[:-1]
+        if "default" not in combo:
+            yield combo
+
+
+def _tensors(L, rng_seed, args, dtype):
+    """``args`` with each :class:`Operand` a tensor of ``L`` (the same values in both
+    libraries: drawn from ``rng_seed``)."""
+    rng = np.random.default_rng(rng_seed)
+    return tuple(
+        random_tensor(L, rng, a.shape, a.dtype or dtype) if isinstance(a, Operand) else a
+        for a in args
+    )
 
 
 @pytest.mark.parametrize("row", ROWS)
@@ -74,14 +130,18 @@ def test_forms_as_pytorch(real_torch, row):
             random_tensor(L, np.random.default_rng(seed), shape, dtype)
             for L in (ctorch, real_torch)
         ]
-        for args in _calls(row):
-            what = f"{name}({dtype}{list(shape)}, *{args})"
+        for call in _calls(row, shape):
+            what = f"{name}({dtype}{list(shape)}, *{call})"
+            a = [_tensors(L, seed + 1, call, dtype) for L in (ctorch, real_torch)]
+            args = a[1]
             fn, want = (
-                _outcome(lambda L=L, xi=xi: getattr(L, name)(xi, *args))
-                for L, xi in zip((ctorch, real_torch), x)
+                _outcome(lambda L=L, xi=xi, ai=ai: getattr(L, name)(xi, *ai))
+                for L, xi, ai in zip((ctorch, real_torch), x, a)
             )
             _same(fn, want, what)
-            method, want_method = (_outcome(lambda xi=xi: getattr(xi, name)(*args)) for xi in x)
+            method, want_method = (
+                _outcome(lambda xi=xi, ai=ai: getattr(xi, name)(*ai)) for xi, ai in zip(x, a)
+            )
             _same(method, want_method, what + " method")
             if row.torch.method_varargs is not None and isinstance(args[0], (list, tuple)):
                 star = _outcome(lambda: getattr(x[1], name)(*args[0]))  # (x.flip(0, 1))
@@ -89,31 +149,39 @@ def test_forms_as_pytorch(real_torch, row):
             if isinstance(want, type):
                 continue
             out = _outcome(
-                lambda: getattr(ctorch, name)(x[0], *args, out=ctorch.empty(0, dtype=x[0].dtype))
+                lambda: getattr(ctorch, name)(x[0], *a[0], out=ctorch.empty(0, dtype=_dtype(want)))
             )
             _same(out, want, what + " out=")
             if row.torch.inplace:
                 inplaced = [
-                    _outcome(lambda xi=xi: getattr(xi.clone(), name + "_")(*args)) for xi in x
+                    _outcome(lambda xi=xi, ai=ai: getattr(xi.clone(), name + "_")(*ai))
+                    for xi, ai in zip(x, a)
                 ]
                 _same(*inplaced, what + " in place")
 
 
 @pytest.mark.parametrize("row", ROWS)
 def test_nodes_and_gradients_as_pytorch(real_torch, row):
+    """Each sample's node, and the gradients of the input and of the tensor operands (a
+    sample gives their shapes), as PyTorch's."""
+    kinds = [p.kind for p in row.torch.params]
+
+    def ramp(L, shape):
+        v = np.arange(1.0, 1 + np.prod(shape)).reshape(shape) / (1 + np.prod(shape))
+        return L.tensor(v.tolist(), dtype=L.float64, requires_grad=True)
+
     for shape, args in row.torch.samples:
         got = []
         for L in (ctorch, real_torch):
-            x = L.tensor(
-                np.arange(1.0, 1 + np.prod(shape)).reshape(shape).tolist(),
-                dtype=L.float64,
-                requires_grad=True,
-            )
-            y = getattr(L, row.name)(x, *args)
+            x = ramp(L, shape)
+            a = [ramp(L, s) if k == "tensor" and s is not None else s for k, s in zip(kinds, args)]
+            y = getattr(L, row.name)(x, *a)
             (y * L.arange(1.0, y.numel() + 1, dtype=L.float64).reshape(y.shape)).sum().backward()
-            got.append((y.grad_fn.name(), np.asarray(x.grad.tolist())))
+            grads = [np.asarray(t.grad.tolist()) for t in (x, *a) if isinstance(t, L.Tensor)]
+            got.append((y.grad_fn.name(), grads))
         assert got[0][0] == got[1][0], (row.name, args)
-        np.testing.assert_allclose(got[0][1], got[1][1], rtol=1e-12, err_msg=f"{row.name}{args}")
+        for ours, theirs in zip(got[0][1], got[1][1], strict=True):
+            np.testing.assert_allclose(ours, theirs, rtol=1e-12, err_msg=f"{row.name}{args}")
 
 
 @pytest.mark.parametrize("row", ROWS)

@@ -1,8 +1,10 @@
 """The ops of the array rows (``funcgrad.core.array_row``: ``tril``, ``triu``, ``flip``,
-``roll``): ``torch.X``, ``Tensor.X``, ``Tensor.X_`` and ``out=``, generated from each row's
-``TorchArrayForm``. Each op binds PyTorch's parameters, checks and converts them by their
-kind, and computes the row's ``funcgrad.numpy`` function with the numpy parameters they
-pass; the node is the row's."""
+``roll``, ``diff``, ``kron``, ``trace``, ``diag``, ``diagflat``): ``torch.X``, ``Tensor.X``,
+``Tensor.X_`` and ``out=``, generated from each row's ``TorchArrayForm``. Each op binds
+PyTorch's parameters, checks and converts them by their kind, and computes the row's
+``funcgrad.numpy`` function with the numpy parameters they pass (tensor operands as
+arrays; the input cast to PyTorch's result dtype where the row says so); the node is the
+row's."""
 
 from __future__ import annotations
 
@@ -10,18 +12,30 @@ import inspect
 import operator
 from typing import Any
 
-from compat._core.optable import Sample, defop
+import numpy as np
+
+from compat._core import dtypes as _dt
+from compat._core.optable import Sample, T, defop
 from compat._core.tensor import Tensor, _wrap_dim, apply
+from funcgrad import numpy as fnp
 from funcgrad._compat_contract import array_rows
 
 #: op -> the row's funcgrad.numpy function
 _FN = {r.name: r.function for r in array_rows()}
+_INT64 = np.dtype(np.int64)
 
 
-def _array_f(x: Any, *, op: str, kwargs: tuple | None) -> Any:
-    """The row ``op``'s function of ``x``; ``x`` itself for no arguments (``None``: an empty
-    input PyTorch copies unchecked)."""
-    return x if kwargs is None else _FN[op](x, **dict(kwargs))
+def _array_f(
+    x: Any, *operands: Any, op: str, kwargs: tuple | None, tensors: tuple = (), dtype: Any = None
+) -> Any:
+    """The row ``op``'s function of ``x`` (cast to ``dtype`` first where given) and the
+    tensor ``operands`` (passed as the numpy parameters ``tensors``); ``x`` itself for no
+    arguments (``None``: an empty input PyTorch copies unchecked)."""
+    if kwargs is None:
+        return x
+    if dtype is not None:
+        x = fnp.asarray(x, dtype)
+    return _FN[op](x, **dict(kwargs), **dict(zip(tensors, operands)))
 
 
 def _dims(value: Any, ndim: int, unique: bool) -> tuple[int, ...] | None:
@@ -37,10 +51,24 @@ def _dims(value: Any, ndim: int, unique: bool) -> tuple[int, ...] | None:
     return () if ndim == 0 else out  # (flip: a 0-d tensor's dim 0 or -1 names no axis)
 
 
+def _type_error(name: str, param: str, pos: int, want: str, value: Any) -> TypeError:
+    return TypeError(
+        f"{name}(): argument '{param}' (position {pos}) must be {want}, not {type(value).__name__}"
+    )
+
+
 def _convert(name: str, pos: int, param: str, kind: str, value: Any, input: Tensor) -> Any:
-    """A PyTorch argument of ``kind`` (``TorchParam.kind``) as the numpy form takes it."""
-    if kind == "int":
+    """A PyTorch argument of ``kind`` (``TorchParam.kind``) as the numpy form takes it (a
+    ``"dim"`` checked for its type only: :func:`_array_op` wraps it after the checks of
+    the input's dimensions, as PyTorch's kernels)."""
+    if kind in ("int", "dim"):
+        if not hasattr(value, "__index__"):
+            raise _type_error(name, param, pos, "int", value)
         return operator.index(value)
+    if kind == "tensor":
+        if value is not None and not isinstance(value, Tensor):
+            raise _type_error(name, param, pos, "Tensor", value)
+        return value
     if kind == "shifts":
         seq = value if isinstance(value, (list, tuple)) else (value,)
         try:
@@ -68,9 +96,33 @@ def _count(value: Any) -> int | None:
     return 1 if isinstance(value, int) else None
 
 
+def _check_concat(t: Any, input: Tensor, operands: dict[str, Tensor], dim: int) -> None:
+    """PyTorch's checks of tensor operands joined to ``input`` along ``dim`` (``concat``)."""
+    for o in operands.values():
+        if o.ndim != input.ndim:
+            raise RuntimeError(t.concat[1])
+        if any(a != b for i, (a, b) in enumerate(zip(o.shape, input.shape)) if i != dim):
+            raise RuntimeError(t.concat[2])
+
+
+def _node(t: Any, given: dict[str, Any], ndim: int) -> str:
+    """The row's node for these arguments (``TorchArrayForm.nodes``)."""
+    for param, value, node in t.nodes:
+        if (ndim if param == "ndim" else given[param]) == value:
+            return node
+    return t.grad_fn
+
+
+def _result_dtype(t: Any, input: Tensor) -> Any:
+    """The dtype the row computes in (``TorchArrayForm.promote``; ``None``: the function's)."""
+    if t.promote == "int64" and _dt.kind(input._npdtype) in "iu":
+        return None if input._npdtype == _INT64 else _INT64
+    return None
+
+
 def _array_op(row: Any) -> Any:
     t = row.torch
-    name, node = row.name, t.grad_fn
+    name = row.name
     params = [inspect.Parameter("input", inspect.Parameter.POSITIONAL_OR_KEYWORD)]
     for p in t.params:
         default = inspect.Parameter.empty if p.required else p.default
@@ -80,6 +132,9 @@ def _array_op(row: Any) -> Any:
     sig = inspect.Signature(params)
     conv = [(p.name, p.numpy, p.kind, i + 2) for i, p in enumerate(t.params)]
     numpy_of = {p.name: p.numpy for p in t.params}
+    floors = [(p.name, p.at_least) for p in t.params if p.at_least is not None]
+    dims = [(p.name, p.numpy) for p in t.params if p.kind == "dim"]
+    tensors = [(p.name, p.numpy) for p in t.params if p.kind == "tensor"]
 
     def f(*args: Any, **kwargs: Any) -> Tensor:
         bound = sig.bind(*args, **kwargs)
@@ -95,19 +150,46 @@ def _array_op(row: Any) -> Any:
                     f"{t.aligned[1]}:{n_b}"
                 )
         if t.empty_unchecked and isinstance(input, Tensor) and input.numel() == 0:
-            return apply(_array_f, node, (input,), (("op", name), ("kwargs", None)))
+            return apply(_array_f, t.grad_fn, (input,), (("op", name), ("kwargs", None)))
         kw = {n: _convert(name, i, p, kind, given[p], input) for p, n, kind, i in conv}
+        if t.bool_error is not None and input._npdtype == np.bool_:
+            raise NotImplementedError(t.bool_error)
+        if t.ndim is not None:
+            low, high, text = t.ndim
+            if input.ndim < low or (high is not None and input.ndim > high):
+                raise RuntimeError(text.format(ndim=input.ndim))
+        for p, (low, text) in floors:
+            if kw[numpy_of[p]] < low:
+                raise RuntimeError(text.format(value=kw[numpy_of[p]]))
+        for _, n in dims:
+            kw[n] = _wrap_dim(kw[n], input.ndim)
+        operands = {n: kw.pop(n) for _, n in tensors}
+        operands = {n: o for n, o in operands.items() if o is not None}
+        if t.concat is not None and operands:
+            _check_concat(t, input, operands, kw[numpy_of[t.concat[0]]])
         if t.aligned is not None and kw[numpy_of[t.aligned[1]]] is None:
             shifts = numpy_of[t.aligned[0]]
             kw[shifts] = kw[shifts][0]  # (the flattened tensor's one shift)
-        if t.min_ndim is not None and input.ndim < t.min_ndim[0]:
-            raise RuntimeError(t.min_ndim[1])
-        return apply(_array_f, node, (input,), (("op", name), ("kwargs", tuple(kw.items()))))
+        static = (
+            ("op", name),
+            ("kwargs", tuple(kw.items())),
+            ("tensors", tuple(operands)),
+            ("dtype", _result_dtype(t, input)),
+        )
+        node = _node(t, given, input.ndim)
+        return apply(_array_f, node, (input, *operands.values()), static)
 
     f.__name__ = f.__qualname__ = name
     f.__doc__ = f"{row.function.__doc__.splitlines()[0]} (PyTorch's arguments; the row's form)."
     f.__signature__ = sig  # type: ignore[attr-defined]
-    samples = tuple(Sample((shape,), args=args) for shape, args in t.samples)
+    kinds = [p.kind for p in t.params]
+    samples = tuple(
+        Sample(
+            (shape,),
+            args=tuple(T(a) if k == "tensor" and a is not None else a for k, a in zip(kinds, args)),
+        )
+        for shape, args in t.samples
+    )
     method: Any = True
     if t.method_varargs is not None:  # (``x.flip(0, 1)`` as ``x.flip((0, 1))``)
         param = t.method_varargs

@@ -140,17 +140,6 @@ def tensordot(a: Tensor, b: Tensor, dims: Any = 2, out: Any = None) -> Tensor:
     return apply(_tensordot_f, "TensordotBackward0", (a, b), (("axes", axes), ("dtype", dt)))
 
 
-def _kron_f(a: Any, b: Any, *, dtype: np.dtype) -> Any:
-    return fnp.kron(_c(a, dtype), _c(b, dtype))
-
-
-@defop(node_name=False, samples=(Sample(((2, 2), (2, 3))), Sample(((3,), (2,)))))
-def kron(input: Tensor, other: Tensor) -> Tensor:
-    return apply(
-        _kron_f, "KronBackward0", (input, other), (("dtype", _dt.result_type(input, other)),)
-    )
-
-
 def _cross_f(a: Any, b: Any, *, axis: int, dtype: np.dtype) -> Any:
     return fnp.cross(_c(a, dtype), _c(b, dtype), axis=axis)
 

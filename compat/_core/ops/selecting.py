@@ -123,40 +123,6 @@ def diag_embed(input: Tensor, offset: int = 0, dim1: int = -2, dim2: int = -1) -
     return apply(_diag_embed_f, "DiagEmbedBackward0", (input,), st)
 
 
-def _diag_f(x: Any, *, k: int) -> Any:
-    return fnp.diag(x, k=k)
-
-
-@defop(samples=(Sample(((3,),)), Sample(((3, 4),), args=(1,))))
-def diag(input: Tensor, diagonal: int = 0) -> Tensor:
-    """A vector's diagonal matrix, or a matrix's diagonal."""
-    if input.ndim not in (1, 2):
-        raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {input.ndim}D")
-    return apply(
-        _diag_f,
-        "DiagEmbedBackward0" if input.ndim == 1 else "DiagonalBackward0_copy",
-        (input,),
-        (("k", int(diagonal)),),
-    )
-
-
-@defop(node_name=False, samples=Sample(((2, 2),), args=(1,)))
-def diagflat(input: Tensor, offset: int = 0) -> Tensor:
-    return diag(input.reshape(-1), offset)
-
-
-def _trace_f(x: Any) -> Any:
-    return fnp.trace(x)
-
-
-@defop(samples=(Sample(((3, 4),)), Sample(((3, 3),), dtype="int64", grad=False)))
-def trace(input: Tensor) -> Tensor:
-    if input.ndim != 2:
-        raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {input.ndim}")
-    out = apply(_trace_f, "TraceBackward0", (input,))
-    return out
-
-
 def _take_f(x: Any, i: Any) -> Any:
     return fnp.take(fnp.reshape(x, (-1,)), i)
 
