@@ -14,6 +14,7 @@ from funcgrad import (
     numpy,  # noqa: F401  (installs tracer operators)
     primitives,  # noqa: F401  (registers every primitive)
     random,  # noqa: F401  (fg.random, like jax.random)
+    sharding,  # noqa: F401  (fg.sharding, like jax.sharding)
 )
 from funcgrad.ad_checkpoint import checkpoint, remat
 from funcgrad.api import (
@@ -39,6 +40,8 @@ from funcgrad.custom_derivatives import custom_gradient
 from funcgrad.interop._jax_array import Array
 from funcgrad.jit import jit
 from funcgrad.primitives.calls import stop_gradient
+from funcgrad.sharding import NamedSharding, make_mesh, reshard, set_mesh
+from funcgrad.sharding import PartitionSpec as P
 from funcgrad.toplevel import (
     Device,
     ShapeDtypeStruct,
@@ -81,6 +84,8 @@ __all__ = [
     "Eqn",
     "LeakedTracerError",
     "Literal",
+    "NamedSharding",
+    "P",
     "Program",
     "ShapeDtypeStruct",
     "Tracer",
@@ -120,11 +125,14 @@ __all__ = [
     "local_devices",
     "make_ir",
     "make_jaxpr",
+    "make_mesh",
     "process_count",
     "process_index",
     "pure_callback",
     "remat",
+    "reshard",
     "scan",
+    "set_mesh",
     "shard_map",
     "stop_gradient",
     "switch",

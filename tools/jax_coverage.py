@@ -122,14 +122,9 @@ OUT_OF_SCOPE: dict[str, dict[str, str]] = {
     "jax": {
         **dict.fromkeys(
             [
-                "NamedSharding",
-                "P",
                 "Shard",
-                "make_mesh",
-                "set_mesh",
                 "smap",
                 "pmap",
-                "reshard",
                 "remove_size_one_mesh_axis_from_type",
                 "make_array_from_callback",
                 "make_array_from_process_local_data",

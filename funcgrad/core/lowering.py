@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from funcgrad.core import explicit_sharding
 from funcgrad.core.ir import Program, Var
 
 
@@ -29,10 +30,14 @@ def lower_program(prog: Program) -> Callable[..., list[Any]]:
 
     def fn(*vals: Any) -> list[Any]:
         env: dict[Var, Any] = dict(zip(binders, vals))
+        # JAX's explicit mesh axes: elementwise operands' shardings made to agree
+        explicit = explicit_sharding.any_explicit(vals)
         for lower, multi, inputs, outs, params, prim in eqns:
             if lower is None:
                 raise NotImplementedError(f"no lowering rule for '{prim.name}'")
             ins = [env[a] if type(a) is Var else a.val for a in inputs]
+            if explicit and len(ins) > 1 and prim.family == "elementwise":
+                ins = explicit_sharding.unify(ins)
             out = lower(*ins, **params)
             if multi:
                 env.update(zip(outs, out))

@@ -45,6 +45,7 @@ from funcgrad.lax._special import *  # noqa: F403
 from funcgrad.lax._structural import *  # noqa: F403
 from funcgrad.lax._windowed import *  # noqa: F403
 from funcgrad.primitives.calls import stop_gradient
+from funcgrad.sharding import with_sharding_constraint
 
 __all__ = [
     *_composite.__all__,
@@ -67,4 +68,5 @@ __all__ = [
     "stop_gradient",
     "switch",
     "while_loop",
+    "with_sharding_constraint",
 ]

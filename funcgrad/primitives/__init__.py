@@ -26,6 +26,7 @@ from funcgrad.primitives import (  # noqa: F401
     reductions,
     scatter,
     shape,
+    sharding,
     sort,
     special,
     windowed,

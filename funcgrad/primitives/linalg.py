@@ -23,6 +23,7 @@ import numpy as np
 from jax import lax
 
 from funcgrad.core import compile_cache, dtypes
+from funcgrad.core.explicit_sharding import dot_out_sharding
 from funcgrad.core.interp import bind, to_aval
 from funcgrad.core.ir import Aval
 from funcgrad.core.primitive import Example, Primitive
@@ -142,7 +143,11 @@ def _dot_general_lower(
     xa, ya = to_aval(x), to_aval(y)
     if _mixed(xa, ya):  # as JAX: the operands as they are (XLA's mixed-type dot)
         return lax.dot_general(
-            x, y, dimension_numbers, preferred_element_type=preferred_element_type
+            x,
+            y,
+            dimension_numbers,
+            preferred_element_type=preferred_element_type,
+            out_sharding=dot_out_sharding(x, y, dimension_numbers),
         )
     dtype, _ = _join_dtype(xa, ya, dimension_numbers)
     return lax.dot_general(
@@ -150,6 +155,7 @@ def _dot_general_lower(
         _as_dtype(y, dtype),
         dimension_numbers,
         preferred_element_type=preferred_element_type,
+        out_sharding=dot_out_sharding(x, y, dimension_numbers),
     )
 
 

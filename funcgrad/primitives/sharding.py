@@ -1,0 +1,99 @@
+"""``sharding_constraint``: a value's sharding over a device mesh, inside a program.
+
+funcgrad's IR carries shapes and dtypes, not shardings: where a program pins a value's
+sharding (``lax.with_sharding_constraint``, ``sharding.reshard``) the equation holds
+the sharding as a parameter and its lowering hands it to JAX (``with_sharding_constraint``
+for XLA's propagation, ``reshard`` for JAX's explicit mesh axes), which XLA's SPMD
+partitioner then honours. The value is unchanged, so every rule is the identity's:
+
+* abstract eval and the host tier: the operand (one device: nothing to place);
+* JVP: the tangent constrained the same way; VJP: a constraint's cotangent constrained
+  the same way (as JAX's); a reshard's cotangent passes as it comes, since the operand's
+  own sharding, which JAX's transpose reshards it back to, is not in funcgrad's IR;
+* batching: the batch axis inserted into a ``NamedSharding``'s spec, unsplit.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import jax
+from jax import lax
+from jax.sharding import NamedSharding, PartitionSpec, SingleDeviceSharding
+
+from funcgrad.core.interp import bind
+from funcgrad.core.ir import Aval
+from funcgrad.core.primitive import Example, Primitive
+from funcgrad.primitives import rules
+from funcgrad.primitives.rules import rand
+
+FAMILY = "sharding"
+
+#: the two kinds of equation: XLA's propagation constraint, or JAX's explicit reshard
+KINDS = ("constraint", "reshard")
+
+sharding_constraint_p = Primitive("sharding_constraint", family=FAMILY)
+
+
+@sharding_constraint_p.def_abstract_eval
+def _abstract_eval(x: Aval, *, sharding: Any, kind: str) -> Aval:
+    return x
+
+
+def _lower(x: Any, *, sharding: Any, kind: str) -> Any:
+    if kind == "reshard":
+        return jax.sharding.reshard(x, sharding)
+    return lax.with_sharding_constraint(x, sharding)
+
+
+sharding_constraint_p.lower = _lower
+sharding_constraint_p.host = lambda x, **params: x  # (the host tier: one device)
+rules.def_linear(sharding_constraint_p)
+
+
+@sharding_constraint_p.def_vjp
+def _vjp(ct: Any, x: Any, *, out: Any, sharding: Any, kind: str) -> tuple:
+    if kind == "reshard":
+        return (ct,)
+    return (bind(sharding_constraint_p, ct, sharding=sharding, kind=kind),)
+
+
+def batched_sharding(sharding: Any, ndim: int, dim: int) -> Any:
+    """``sharding`` of an ``ndim``-dimensional value with a batch axis inserted at
+    ``dim``, the batch axis not split (a ``NamedSharding``'s spec gains ``None`` there;
+    a single device's sharding is the same)."""
+    if isinstance(sharding, NamedSharding):
+        spec = list(sharding.spec) + [None] * (ndim - len(sharding.spec))
+        spec.insert(dim, None)
+        return NamedSharding(sharding.mesh, PartitionSpec(*spec), memory_kind=sharding.memory_kind)
+    if isinstance(sharding, SingleDeviceSharding):
+        return sharding
+    raise NotImplementedError(
+        f"vmap of a sharding constraint: only NamedSharding and SingleDeviceSharding can "
+        f"take a batch axis, got {type(sharding).__name__}"
+    )
+
+
+@sharding_constraint_p.def_batch
+def _batch(args: list, dims: list, *, sharding: Any, kind: str) -> tuple:
+    (x,), (d,) = args, dims
+    s = batched_sharding(sharding, x.ndim - 1, d)
+    return bind(sharding_constraint_p, x, sharding=s, kind=kind), d
+
+
+@sharding_constraint_p.def_examples
+def _examples(rng: Any) -> list[Example]:
+    one = SingleDeviceSharding(jax.devices()[0])
+    mesh = jax.sharding.Mesh(jax.devices()[:1], ("i",))
+    named = NamedSharding(mesh, PartitionSpec("i"))
+    return [
+        Example([rand(rng, (3,))], {"sharding": one, "kind": "constraint"}),
+        Example([rand(rng, (2, 3))], {"sharding": named, "kind": "constraint"}),
+    ]
+
+
+def sharding_constraint(x: Any, sharding: Any, kind: str = "constraint") -> Any:
+    """``x`` with its sharding pinned to ``sharding`` (see the module docstring)."""
+    if kind not in KINDS:
+        raise ValueError(f"sharding_constraint: kind must be one of {KINDS}, got {kind!r}")
+    return bind(sharding_constraint_p, x, sharding=sharding, kind=kind)
