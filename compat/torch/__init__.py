@@ -26,6 +26,10 @@ del _k, _v, _ns
 from compat._core.printing import get_printoptions as get_printoptions  # noqa: E402
 from compat._core.printing import set_printoptions as set_printoptions  # noqa: E402
 from compat.torch._compile import compile as compile  # noqa: E402
+from compat.torch._grad_scaler import (  # noqa: E402
+    _amp_foreach_non_finite_check_and_unscale_ as _amp_foreach_non_finite_check_and_unscale_,
+)
+from compat.torch._grad_scaler import _amp_update_scale_ as _amp_update_scale_  # noqa: E402
 from compat.torch._runtime import *  # noqa: E402, F403
 from compat.torch.amp import GradScaler as GradScaler  # noqa: E402
 from compat.torch.amp import autocast as autocast  # noqa: E402

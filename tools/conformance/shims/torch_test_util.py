@@ -471,6 +471,48 @@ def tf32_on(self: Any, tf32_precision: float = 1e-5) -> Any:
     return contextlib.nullcontext()
 
 
+def _create_scaling_models_optimizers(
+    device: str = "cuda", optimizer_ctor: Any = None, optimizer_kwargs: Any = None
+) -> tuple[Any, Any, Any, Any]:
+    """``common_cuda``'s fixture of the ``GradScaler`` tests: two identical models (two
+    8-by-8 ``Linear`` layers), one to train without scaling, one with, and an optimizer
+    of each (``lr=1.0`` unless ``optimizer_kwargs`` says otherwise; SGD by default)."""
+    ctor = torch.optim.SGD if optimizer_ctor is None else optimizer_ctor
+    nn = torch.nn
+    control = nn.Sequential(nn.Linear(8, 8), nn.Linear(8, 8)).to(device=device)
+    scaling = nn.Sequential(nn.Linear(8, 8), nn.Linear(8, 8)).to(device=device)
+    with torch.no_grad():
+        for c, s in zip(control.parameters(), scaling.parameters()):
+            s.copy_(c)
+    kwargs = {"lr": 1.0, **(optimizer_kwargs or {})}
+    return (
+        control,
+        scaling,
+        ctor(control.parameters(), **kwargs),
+        ctor(scaling.parameters(), **kwargs),
+    )
+
+
+def _create_scaling_case(
+    device: str = "cuda",
+    dtype: Any = None,
+    optimizer_ctor: Any = None,
+    optimizer_kwargs: Any = None,
+) -> tuple[Any, ...]:
+    """The models and optimizers above, four random (input, target) pairs of 8-by-8, an
+    ``MSELoss`` and the iteration whose step the tests make non-finite (2)."""
+    dtype = torch.float if dtype is None else dtype
+    data = [
+        (
+            torch.randn((8, 8), dtype=dtype, device=device),
+            torch.randn((8, 8), dtype=dtype, device=device),
+        )
+        for _ in range(4)
+    ]
+    models = _create_scaling_models_optimizers(device, optimizer_ctor, optimizer_kwargs)
+    return (*models, data, torch.nn.MSELoss().to(device), 2)
+
+
 def __getattr__(name: str) -> Any:
     """Other helpers of ``torch.testing._internal``: the swap's placeholder for an
     upstream internal (a test that uses one is out of scope)."""
@@ -492,5 +534,6 @@ def submodule(name: str, names: Sequence[str]) -> types.ModuleType:
 COMMON_CUDA = [
     "TEST_CUDA", "TEST_MULTIGPU", "TEST_CUDNN", "TEST_CUDNN_VERSION",
     "PLATFORM_SUPPORTS_FLASH_ATTENTION", "tf32_on_and_off", "tf32_off", "tf32_on",
+    "_create_scaling_case", "_create_scaling_models_optimizers",
 ]  # fmt: skip
 COMMON_METHODS = ["mask_not_all_zeros"]
