@@ -135,11 +135,17 @@ def _array_op(row: Any) -> Any:
     floors = [(p.name, p.at_least) for p in t.params if p.at_least is not None]
     dims = [(p.name, p.numpy) for p in t.params if p.kind == "dim"]
     tensors = [(p.name, p.numpy) for p in t.params if p.kind == "tensor"]
+    names = [q.name for q in params]
+    defaults = {p.name: p.default for p in t.params if not p.required}
+    least = len(names) - len(defaults)  # (the positional arguments a call needs)
 
     def f(*args: Any, **kwargs: Any) -> Tensor:
-        bound = sig.bind(*args, **kwargs)
-        bound.apply_defaults()
-        given = bound.arguments
+        if not kwargs and least <= len(args) <= len(names):  # (positional: no bind)
+            given = {**defaults, **dict(zip(names, args))}
+        else:
+            bound = sig.bind(*args, **kwargs)
+            bound.apply_defaults()
+            given = bound.arguments
         input = given["input"]
         if t.aligned is not None:  # (roll: one shift per dim, one shift for none; before
             # the dims are checked, as PyTorch)
