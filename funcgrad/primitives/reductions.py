@@ -157,8 +157,8 @@ def _examples_with_ties(rng: np.random.Generator) -> list[Example]:
     ]
 
 
-reduce_max_p = _reduction("reduce_max", lax.reduce_max, "noncomplex")
-reduce_min_p = _reduction("reduce_min", lax.reduce_min, "noncomplex")
+reduce_max_p = _reduction("reduce_max", lax.reduce_max, "num")
+reduce_min_p = _reduction("reduce_min", lax.reduce_min, "num")
 _chooser_ad(reduce_max_p)
 _chooser_ad(reduce_min_p)
 reduce_max_p.examples = _examples_with_ties

@@ -29,6 +29,16 @@ from funcgrad import numpy as fnp
 ValuesIndices = namedtuple("ValuesIndices", ["values", "indices"])
 
 
+def _refuse_complex(input: Tensor, error: type[Exception], message: str) -> None:
+    """PyTorch's refusal of a complex input (``{dtype}``: its dtype's kernel name): funcgrad
+    orders complex values lexicographically, as JAX, but PyTorch's CPU kernels do not."""
+    if input._npdtype.kind == "c":
+        raise error(message.format(dtype=_dt.scalar_type_name(input._npdtype)))
+
+
+_NO_COMPLEX_SORT = "Sort does not support complex dtypes on CPU"
+
+
 def _order(x: Any, axis: int, descending: bool) -> Any:
     """Stable sort order along ``axis`` (NaN last ascending, first descending, as PyTorch)."""
     if descending:
@@ -56,6 +66,7 @@ def sort(
     input: Tensor, dim: int = -1, descending: bool = False, *, stable: bool | None = False
 ) -> ValuesIndices:
     """Values and indices along ``dim`` (always a stable sort)."""
+    _refuse_complex(input, RuntimeError, _NO_COMPLEX_SORT)
     if input.ndim == 0:
         return ValuesIndices(input * 1, tensor(np.zeros((), np.int64)))
     axis = _wrap_dim(dim, input.ndim)
@@ -71,6 +82,7 @@ def _argsort_f(x: Any, *, axis: int, descending: bool) -> Any:
 def argsort(
     input: Tensor, dim: int = -1, descending: bool = False, *, stable: bool = False
 ) -> Tensor:
+    _refuse_complex(input, RuntimeError, _NO_COMPLEX_SORT)
     if input.ndim == 0:
         return tensor(np.zeros((), np.int64))
     axis = _wrap_dim(dim, input.ndim)
@@ -99,6 +111,7 @@ def topk(
     input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True
 ) -> ValuesIndices:
     """The ``k`` largest (or smallest) elements along ``dim``, in order."""
+    _refuse_complex(input, RuntimeError, "topk does not support complex dtypes on CPU")
     axis = _wrap_dim(dim, builtins.max(input.ndim, 1))
     n = input.shape[axis] if input.ndim else 1
     if not 0 <= k <= n:
@@ -120,6 +133,7 @@ def _kth_f(x: Any, *, axis: int, k: int, keepdims: bool) -> Any:
 @defop(samples=(Sample(((3, 5),), args=(2,)), Sample(((4, 3),), args=(1, 0, True))))
 def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False) -> ValuesIndices:
     """The ``k``-th smallest element (1-based) along ``dim`` and its index."""
+    _refuse_complex(input, NotImplementedError, "\"kthvalue_cpu\" not implemented for '{dtype}'")
     axis = _wrap_dim(dim, builtins.max(input.ndim, 1))
     n = input.shape[axis] if input.ndim else 1
     if not 1 <= k <= n:
@@ -173,6 +187,8 @@ def _median_dim_f(x: Any, *, axis: int, keepdims: bool, ignore_nan: bool) -> Any
 
 
 def _median(input: Tensor, dim: Any, keepdim: bool, ignore_nan: bool, name: str) -> Any:
+    kernel = "median_cpu" if dim is None else "median_out"
+    _refuse_complex(input, NotImplementedError, f"\"{kernel}\" not implemented for '{{dtype}}'")
     if dim is None:
         if input.numel() == 0:
             raise IndexError(f"{name.lower()}() input tensor cannot be empty")
