@@ -17,7 +17,7 @@ from compat._core.mutation import apply_inplace
 from compat._core.ops import conventions as _conv
 from compat._core.ops._common import _c, _vector_norm_f, acc
 from compat._core.ops.binary import maximum, minimum
-from compat._core.optable import Mask, Sample, T, defop
+from compat._core.optable import Mask, Sample, defop
 from compat._core.tensor import Tensor, _wrap_dim, apply
 from funcgrad import lax as flax
 from funcgrad import nn as _nn  # noqa: F401  (declares the logsumexp and softmax rows)
@@ -528,31 +528,6 @@ def norm(
 
 
 ValuesMinMax = namedtuple("aminmax", ["min", "max"])
-
-
-def _diff_f(x: Any, *extra: Any, n: int, axis: int, pre: bool, app: bool) -> Any:
-    parts = list(extra)
-    prepend = parts.pop(0) if pre else None
-    append = parts.pop(0) if app else None
-    return fnp.diff(x, n=n, axis=axis, prepend=prepend, append=append)
-
-
-@defop(
-    node_name=False,
-    samples=(
-        Sample(((3, 4),)),
-        Sample(((3, 4),), args=(2, 0)),
-        Sample(((4,),), kwargs=(("prepend", T((2,))),)),
-    ),
-)
-def diff(
-    input: Tensor, n: int = 1, dim: int = -1, prepend: Any = None, append: Any = None
-) -> Tensor:
-    """The ``n``-th forward difference along ``dim``."""
-    axis = _wrap_dim(dim, input.ndim)
-    args = [input] + [t for t in (prepend, append) if t is not None]
-    st = (("n", int(n)), ("axis", axis), ("pre", prepend is not None), ("app", append is not None))
-    return apply(_diff_f, "DiffBackward0", args, st)
 
 
 @defop(
