@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 #: the kinds of PyTorch parameter a row may declare (see :class:`TorchParam`)
-PARAM_KINDS = ("int", "dims", "unique_dims", "shifts", "dim", "tensor")
+PARAM_KINDS = ("int", "dims", "unique_dims", "shifts", "dim", "tensor", "reduce_dims")
 #: how PyTorch may type an array row's result (see :class:`TorchArrayForm`)
 PROMOTIONS = ("int64",)
 #: a parameter without a default
@@ -36,7 +36,9 @@ class TorchParam:
     ``dims``), ``"unique_dims"`` (the same, a repeated dimension refused as PyTorch:
     ``flip``'s ``dims``), ``"shifts"`` (an integer or a sequence of them, passed as given:
     ``roll``'s ``shifts``), ``"dim"`` (one dimension, wrapped; a sequence refused with
-    PyTorch's ``TypeError``: ``diff``'s ``dim``), ``"tensor"`` (a further array operand,
+    PyTorch's ``TypeError``: ``diff``'s ``dim``), ``"reduce_dims"`` (a dimension or a
+    sequence of them as a reduction's: a repeated one refused, none meaning all, a 0-d
+    tensor's 0 or -1 taken: ``count_nonzero``'s ``dim``), ``"tensor"`` (a further array operand,
     ``None`` where the default is ``None``: ``kron``'s ``other``, ``diff``'s ``prepend``;
     a test sample gives its shape). ``at_least``: the smallest value PyTorch takes and its
     ``RuntimeError``'s text, ``{value}`` the value given (``diff``'s order, where NumPy's
@@ -73,6 +75,7 @@ class TorchArrayForm:
     ``method_varargs``: the parameter ``Tensor.X`` also takes as separate arguments
     (``x.flip(0, 1)``, where ``torch.flip`` wants a sequence).
 
+    ``grad_fn`` is ``None`` for an op whose result has no node (an integer count).
     ``nodes``: ``(parameter, value, node)`` cases where PyTorch's node is not ``grad_fn``,
     the first that holds winning; the parameter ``"ndim"`` is the input's number of
     dimensions (``diag`` of a matrix: ``DiagonalBackward0_copy``, of a vector
@@ -87,7 +90,7 @@ class TorchArrayForm:
     NumPy's: ``(dimension parameter, text where the number of dimensions differs, text
     where another dimension's size does)`` (``diff``'s ``prepend``/``append``)."""
 
-    grad_fn: str
+    grad_fn: str | None
     params: tuple[TorchParam, ...]
     inplace: bool = False
     aligned: tuple[str, str] | None = None

@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from funcgrad.core import dtypes
+from funcgrad.core.array_row import ArrayRow, TorchArrayForm, TorchParam
 from funcgrad.core.reduction_row import Reduction, form_doc, reduction_forms
 from funcgrad.numpy._core import (
     ArrayLike,
@@ -548,6 +549,17 @@ def count_nonzero(a: ArrayLike, axis: Any = None, keepdims: bool = False) -> Any
     """Number of non-zero elements along ``axis``."""
     b = _to_bool(as_array(a, "count_nonzero"))
     return _total(b, axis=axis, keepdims=keepdims, dtype=dtypes.default_dtype(1))
+
+
+# PyTorch's count_nonzero: a reduction's dims (one, several or none), an int64 count
+ArrayRow(
+    count_nonzero,
+    torch=TorchArrayForm(
+        None,
+        (TorchParam("dim", "axis", "reduce_dims", None),),
+        samples=(((3, 4), ()), ((3, 4), (1,)), ((2, 3, 4), ((0, 2),))),
+    ),
+)
 
 
 def average(

@@ -83,6 +83,9 @@ def _convert(name: str, pos: int, param: str, kind: str, value: Any, input: Tens
             f"{name}(): argument '{param}' (position {pos}) must be tuple of ints, not "
             f"{type(value).__name__}"
         )
+    if kind == "reduce_dims":  # (no dimension, or none named: every one)
+        dims = _dims(value, input.ndim, True)
+        return None if not dims and input.ndim else dims
     return _dims(value, input.ndim, kind == "unique_dims")
 
 
@@ -136,6 +139,7 @@ def _array_op(row: Any) -> Any:
     dims = [(p.name, p.numpy) for p in t.params if p.kind == "dim"]
     tensors = [(p.name, p.numpy) for p in t.params if p.kind == "tensor"]
     names = [q.name for q in params]
+    node_of = t.grad_fn or name  # (no node: the name is never recorded)
     defaults = {p.name: p.default for p in t.params if not p.required}
     least = len(names) - len(defaults)  # (the positional arguments a call needs)
 
@@ -156,7 +160,7 @@ def _array_op(row: Any) -> Any:
                     f"{t.aligned[1]}:{n_b}"
                 )
         if t.empty_unchecked and isinstance(input, Tensor) and input.numel() == 0:
-            return apply(_array_f, t.grad_fn, (input,), (("op", name), ("kwargs", None)))
+            return apply(_array_f, node_of, (input,), (("op", name), ("kwargs", None)))
         kw = {n: _convert(name, i, p, kind, given[p], input) for p, n, kind, i in conv}
         if t.bool_error is not None and input._npdtype == np.bool_:
             raise NotImplementedError(t.bool_error)
@@ -182,7 +186,7 @@ def _array_op(row: Any) -> Any:
             ("tensors", tuple(operands)),
             ("dtype", _result_dtype(t, input)),
         )
-        node = _node(t, given, input.ndim)
+        node = _node(t, given, input.ndim) if t.nodes else node_of
         return apply(_array_f, node, (input, *operands.values()), static)
 
     f.__name__ = f.__qualname__ = name
@@ -193,6 +197,7 @@ def _array_op(row: Any) -> Any:
         Sample(
             (shape,),
             args=tuple(T(a) if k == "tensor" and a is not None else a for k, a in zip(kinds, args)),
+            grad=t.grad_fn is not None,
         )
         for shape, args in t.samples
     )

@@ -16,7 +16,7 @@ from compat._core import dtypes as _dt
 from compat._core.creation import tensor
 from compat._core.ops._common import _c, acc, coerce, warn_once
 from compat._core.ops.binary import POW_NODES
-from compat._core.ops.reductions import _dims, _moment_f, _moment_static
+from compat._core.ops.reductions import _moment_f, _moment_static
 from compat._core.ops.unary import sign
 from compat._core.optable import Sample, T, defop, no_bf16_kernel
 from compat._core.shape_ops import cat, stack
@@ -288,20 +288,6 @@ def _moments(
     axes, corr = _moment_static(input, f"{op}_mean", dim, unbiased, correction)
     static = (("op", op), ("axes", axes), ("keepdims", bool(keepdim)), ("correction", corr))
     return apply(_moments_f, "StdMeanBackward0" if std else "VarMeanBackward0", (input,), static)
-
-
-def _count_nonzero_f(x: Any, *, axes: Any) -> Any:
-    return fnp.asarray(fnp.sum(x != 0, axis=axes), np.int64)
-
-
-@defop(
-    samples=(
-        Sample(((3, 4),), dtype="int64", domain=(0, 2), grad=False),
-        Sample(((3, 4),), args=(1,), dtype="int64", domain=(0, 2), grad=False),
-    )
-)
-def count_nonzero(input: Tensor, dim: Any = None) -> Tensor:
-    return apply(_count_nonzero_f, "count_nonzero", (input,), (("axes", _dims(dim, input.ndim)),))
 
 
 # ----------------------------------------------------------------- comparisons
