@@ -423,10 +423,23 @@ def install() -> None:
     T.mH = property(_mv.mH)
     T.H = property(_mv.H)
     T.adjoint = _mv.adjoint
-    T.real = property(O.spectral.real)
-    T.imag = property(O.spectral.imag)
+    T.real = property(O.spectral.real, _part_setter(O.spectral.real))
+    T.imag = property(O.spectral.imag, _part_setter(O.spectral.imag))
     T.is_sparse = False
     T.layout = "torch.strided"
+
+
+def _part_setter(part: Any) -> Any:
+    """``t.real = v``/``t.imag = v``: ``v`` (a tensor or a number) copied into the part's
+    view of ``t``, as PyTorch's setters."""
+
+    def setter(self: Tensor, value: Any) -> None:
+        view = part(self)
+        if not isinstance(value, Tensor):
+            value = _creation.tensor(value, dtype=view.dtype, device=view.device)
+        view.copy_(value)
+
+    return setter
 
 
 def _np_scalar(x: Any) -> Any:

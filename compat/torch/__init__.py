@@ -30,6 +30,7 @@ from compat.torch._grad_scaler import (  # noqa: E402
     _amp_foreach_non_finite_check_and_unscale_ as _amp_foreach_non_finite_check_and_unscale_,
 )
 from compat.torch._grad_scaler import _amp_update_scale_ as _amp_update_scale_  # noqa: E402
+from compat.torch._gradient import gradient as gradient  # noqa: E402
 from compat.torch._runtime import *  # noqa: E402, F403
 from compat.torch.amp import GradScaler as GradScaler  # noqa: E402
 from compat.torch.amp import autocast as autocast  # noqa: E402

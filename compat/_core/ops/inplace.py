@@ -14,6 +14,7 @@ import numpy as np
 from compat._core import creation
 from compat._core import dtypes as _dt
 from compat._core import rng as _rng
+from compat._core import tensor_checks as _tc
 from compat._core.mutation import apply_inplace, inplace_result
 from compat._core.ops._common import _c, coerce, sub_check
 from compat._core.ops.binary import _DECLARED, POW_NODES, _torch_power
@@ -114,6 +115,13 @@ def inplace_copy(self: Tensor, src: Any) -> Tensor:
     src = coerce(src)
     if not isinstance(src, Tensor):
         raise TypeError(f"copy_(): argument 'src' must be Tensor, not {type(src).__name__}")
+    shape = _tc._infer_size(tuple(self.shape), tuple(src.shape))
+    if isinstance(shape, str):  # PyTorch's errors for a source that does not broadcast
+        raise RuntimeError(shape)
+    if shape != tuple(self.shape):
+        raise RuntimeError(
+            f"output with shape {list(self.shape)} doesn't match the broadcast shape {list(shape)}"
+        )
     return apply_inplace(
         self, _ip_copy_f, "torch::autograd::CopyBackwards", (src,), (("dtype", self._npdtype),)
     )

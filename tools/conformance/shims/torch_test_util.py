@@ -17,7 +17,9 @@ import contextlib
 import functools
 import importlib.util
 import inspect
+import io
 import sys
+import tempfile
 import types
 import unittest
 import unittest.mock  # PyTorch's common_utils imports it: test files use it unimported
@@ -247,6 +249,39 @@ skipIfMPS = skipIfSlowGradcheckEnv = skipIfRocm = skipIfNoLapack = _marker
 skipIfWindows = skipIfNoSciPy = suppress_warnings = serialTest = _marker
 slowTest = unittest.skip("slow test")
 skipCUDANonDefaultStreamIf = skipIfNotRegistered = lambda *a, **k: lambda fn: fn
+# ROCm, inductor and s390x markers: none of them applies to a CPU run (test_torch.py)
+skipIfRocmArch = skipRocmIfTorchInductor = lambda *a, **k: lambda fn: fn
+xfailIfS390X = _marker
+MI300_ARCH = ("gfx942",)
+
+
+def slowTestIf(condition: bool) -> Callable:
+    """Skipped as a slow test where ``condition`` holds (as PyTorch's run here does)."""
+    return slowTest if condition else (lambda fn: fn)
+
+
+@contextlib.contextmanager
+def TemporaryFileName(*args: Any, **kwargs: Any) -> Iterator[str]:
+    """The name of a temporary file, deleted after the block."""
+    with tempfile.NamedTemporaryFile(*args, **kwargs) as f:
+        yield f.name
+
+
+@contextlib.contextmanager
+def TemporaryDirectoryName(suffix: str | None = None) -> Iterator[str]:
+    """The name of a temporary directory, removed after the block."""
+    with tempfile.TemporaryDirectory(suffix=suffix) as d:
+        yield d
+
+
+class BytesIOContext(io.BytesIO):
+    """A ``BytesIO`` usable as a ``with`` block (the serialization tests' file)."""
+
+    def __enter__(self) -> BytesIOContext:
+        return self
+
+    def __exit__(self, *args: Any) -> None:
+        return None
 
 
 @contextlib.contextmanager
