@@ -456,6 +456,14 @@ def _atleast(n: int, tensors: tuple) -> Any:
     return out[0] if len(out) == 1 else tuple(out)
 
 
+def _stackable(name: str, n: int, tensors: Any) -> list:
+    """The tensors of a stacking op with at least ``n`` dimensions each; an empty sequence
+    refused with PyTorch's error."""
+    if not len(tensors):
+        raise RuntimeError(f"{name} expects a non-empty TensorList")
+    return [_atleast(n, (t,)) for t in tensors] if n else list(tensors)
+
+
 @defop(method=False, node_name=False, samples=Sample(((),), method=False))
 def atleast_1d(*tensors: Any) -> Any:
     return _atleast(1, tensors)
@@ -475,17 +483,14 @@ def atleast_3d(*tensors: Any) -> Any:
     method=False, node_name=False, samples=Sample((), args=([T((3,)), T((2, 3))],), method=False)
 )
 def vstack(tensors: Any) -> Tensor:
-    return cat(
-        list(_atleast(2, tuple(tensors)) if len(tensors) > 1 else [_atleast(2, tuple(tensors))]), 0
-    )
+    return cat(_stackable("vstack", 2, tensors), 0)
 
 
 @defop(
     method=False, node_name=False, samples=Sample((), args=([T((2, 3)), T((2, 1))],), method=False)
 )
 def hstack(tensors: Any) -> Tensor:
-    ts = _atleast(1, tuple(tensors))
-    ts = list(ts) if isinstance(ts, tuple) else [ts]
+    ts = _stackable("hstack", 1, tensors)
     return cat(ts, 0 if ts[0].ndim == 1 else 1)
 
 
@@ -493,16 +498,14 @@ def hstack(tensors: Any) -> Tensor:
     method=False, node_name=False, samples=Sample((), args=([T((2, 3)), T((2, 3))],), method=False)
 )
 def dstack(tensors: Any) -> Tensor:
-    ts = _atleast(3, tuple(tensors))
-    ts = list(ts) if isinstance(ts, tuple) else [ts]
-    return cat(ts, 2)
+    return cat(_stackable("dstack", 3, tensors), 2)
 
 
 @defop(
     method=False, node_name=False, samples=Sample((), args=([T((3,)), T((3, 2))],), method=False)
 )
 def column_stack(tensors: Any) -> Tensor:
-    ts = [t.reshape(-1, 1) if t.ndim <= 1 else t for t in tensors]
+    ts = [t.reshape(-1, 1) if t.ndim <= 1 else t for t in _stackable("column_stack", 0, tensors)]
     return cat(ts, 1)
 
 
