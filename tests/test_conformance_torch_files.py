@@ -102,6 +102,7 @@ def test_undo_npu_lines() -> None:
         DEVICE_NAME = torch_npu.npu.get_device_name(0)
         devices = [torch.cpu, torch_npu.npu]
         if s.is_npu and is_npu_sm86:
+            @SupportedDevices(["Ascend910B"])
         """
     )
     assert undo_npu(text) == textwrap.dedent(

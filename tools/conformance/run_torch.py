@@ -95,7 +95,8 @@ def undo_npu(text: str) -> str:
     named as their CUDA originals (skipped on a CPU), ``"npu"`` devices as ``"cuda"``,
     ``only_for='privateuse1'`` dropped (PyTorch instantiates for every device type), and
     the test-data download helper (``url.get_url``) and the several-NPU decorator
-    (``skipIfUnsupportMultiNPU``) skipping, the device name empty (no Ascend 910A)."""
+    (``skipIfUnsupportMultiNPU``) skipping, the device name empty (no Ascend 910A),
+    ``@SupportedDevices([...])`` (Ascend's restriction of a test to its chips) dropped."""
     out = []
     for line in text.splitlines(keepends=True):
         s = line.strip()
@@ -105,6 +106,8 @@ def undo_npu(text: str) -> str:
             )
             continue
         if s in ("import torch_npu", "import torch_npu.testing") or s.startswith("from torch_npu"):
+            continue
+        if s.startswith("@SupportedDevices("):  # Ascend's device restriction (torch_npu's)
             continue
         if s == "from url import get_url":
             out.append("def get_url(name):\n    raise unittest.SkipTest('downloads test data')\n")

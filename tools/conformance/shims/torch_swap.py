@@ -65,6 +65,7 @@ def make_swap() -> Swap:
             f"{base}.common_methods_invocations": part(
                 f"{base}.common_methods_invocations", "COMMON_METHODS"
             ),
+            "torch._dynamo": lambda: shim().dynamo_module(),
             # the module itself, not an alias caching its attributes: ``_current_level``
             # is a module global that changes (read live, as PyTorch's is)
             "torch.autograd.forward_ad": lambda: importlib.import_module(

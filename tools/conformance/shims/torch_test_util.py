@@ -556,6 +556,26 @@ def __getattr__(name: str) -> Any:
     return Missing(f"torch.testing._internal.common_utils.{name}", "internal")
 
 
+def _dynamo_disable(fn: Any = None, recursive: bool = True, *, reason: Any = None) -> Any:
+    """``torch._dynamo.disable``: it keeps a function out of ``torch.compile``'s graphs;
+    run eagerly, the function is unchanged (``@disable(recursive=False)`` too)."""
+    return (lambda f: f) if fn is None else fn
+
+
+_DYNAMO: list[types.ModuleType] = []
+
+
+def dynamo_module() -> types.ModuleType:
+    """``torch._dynamo`` for the swapped run: ``disable`` (test files decorate their
+    helpers with it), every other name an upstream internal."""
+    if not _DYNAMO:
+        mod = types.ModuleType("torch._dynamo")
+        mod.disable = _dynamo_disable  # type: ignore[attr-defined]
+        mod.__getattr__ = lambda n: Missing(f"torch._dynamo.{n}", "internal")  # type: ignore[method-assign]
+        _DYNAMO.append(mod)
+    return _DYNAMO[0]
+
+
 def submodule(name: str, names: Sequence[str]) -> types.ModuleType:
     """A module called ``name`` with the listed names of this one."""
     mod = types.ModuleType(name)
