@@ -351,3 +351,32 @@ def test_istft_odd_nperseg_follows_scipy():
     np.testing.assert_allclose(np.asarray(back), want, atol=1e-12)
     np.testing.assert_allclose(np.asarray(t), want_t)
     np.testing.assert_allclose(np.asarray(back)[:30], x, atol=1e-12)
+
+
+@pytest.mark.parametrize(
+    "name,kw",
+    [
+        ("stft", {"nperseg": 9}),
+        ("welch", {"nperseg": 9}),
+        ("welch", {}),
+        ("csd", {"nperseg": 9, "average": "median"}),
+        ("istft", {"nperseg": 8}),
+    ],
+)
+def test_spectral_functions_under_rank_promotion_raise(name, kw):
+    """Batched signals under ``jax_numpy_rank_promotion="raise"``: funcgrad's own
+    arithmetic broadcasts a window against the frames, which the user's option must not
+    refuse (it did: funcgrad's eager values are jax.Arrays, whose operators obey it)."""
+    x = np.random.default_rng(0).normal(size=(3, 2, 2, 20)).astype(np.float32)
+    if name == "istft":
+        x = np.asarray(jsig.stft(x, nperseg=8)[2])
+    args = (x, x) if name == "csd" else (x,)
+    old = fg.config.read("jax_numpy_rank_promotion")
+    fg.config.update("jax_numpy_rank_promotion", "raise")
+    try:
+        ours = getattr(fsig, name)(*args, **kw)
+        theirs = getattr(jsig, name)(*args, **kw)
+    finally:
+        fg.config.update("jax_numpy_rank_promotion", old)
+    for o, t in zip(ours, theirs):
+        np.testing.assert_allclose(np.asarray(o), np.asarray(t), rtol=1e-4, atol=1e-5)

@@ -474,7 +474,7 @@ def _spectral(
 
     def spectrum(sig: Any) -> Any:
         seg = detrend_fn(_frames(sig, nps, nov))
-        seg = win * seg
+        seg = fnp.multiply(win, seg)  # (fnp: eager jax.Arrays would obey rank promotion)
         if sides == "twosided":
             return fnp.fft.fft(seg, n=nff)
         return fnp.fft.rfft(fnp.real(seg), n=nff)
@@ -489,7 +489,7 @@ def _spectral(
         nf = res.shape[-1]
         double = np.ones(nf)
         double[1 : nf if nff % 2 else nf - 1] = 2.0
-        res = res * double.astype(freq_dtype)
+        res = fnp.multiply(res, double.astype(freq_dtype))
     time = fnp.arange(nps / 2, xa.shape[-1] - nps / 2 + 1, step, dtype=freq_dtype) / fs
     if boundary is not None:
         time = time - (nps / 2) / fs
@@ -651,14 +651,14 @@ def istft(
             raise ValueError(f"window must have length of {nps}")
     segs = segs * fnp.sum(win)  # undoes the "spectrum" scaling of stft
     col = fnp.reshape(win, (nps, 1))
-    x = _overlap_add(fnp.swapaxes(segs * col, -2, -1), step)
+    x = _overlap_add(fnp.swapaxes(fnp.multiply(segs, col), -2, -1), step)
     wsq = fnp.broadcast_to(col * col, (nps, segs.shape[-1]))
     norm = _overlap_add(fnp.swapaxes(wsq, -2, -1), step)
     if boundary:
         half = nps // 2
         x = x[..., half : x.shape[-1] - half]
         norm = norm[..., half : norm.shape[-1] - half]
-    x = x / fnp.where(fnp.real(norm) > 1e-10, norm, 1.0)
+    x = fnp.divide(x, fnp.where(fnp.real(norm) > 1e-10, norm, 1.0))
     if x.ndim > 1 and time_axis != z.ndim - 1:
         if freq_axis < time_axis:
             time_axis -= 1
