@@ -380,3 +380,53 @@ def test_expm_frechet_value_and_gradient_under_jit():
 def test_linalg_errors(call, err):
     with pytest.raises(err):
         call()
+
+
+@pytest.mark.parametrize("dtype", ["float32", "complex64"])
+@pytest.mark.parametrize("n", [1, 2, 7, 40])
+def test_eigh_tridiagonal_against_scipy_and_jax(n, dtype):
+    rng = np.random.default_rng(n)
+    d = rng.uniform(-1, 1, n)
+    e = rng.uniform(-1, 1, n - 1)
+    if dtype == "complex64":
+        d, e = d + 1j * rng.uniform(-1, 1, n), e + 1j * rng.uniform(-1, 1, n - 1)
+    d, e = d.astype(dtype), e.astype(dtype)
+    dense = np.diag(np.real(d)) + np.diag(e, 1) + np.diag(np.conj(e), -1)
+    want = np.linalg.eigvalsh(dense.astype(np.complex128))
+    w = np.asarray(fsl.eigh_tridiagonal(d, e, eigvals_only=True))
+    assert w.dtype == np.asarray(jsl.eigh_tridiagonal(d, e, eigvals_only=True)).dtype
+    np.testing.assert_allclose(w, want, atol=1e-5 * np.sqrt(n))
+    if dtype == "float32":
+        np.testing.assert_allclose(
+            w, scipy.linalg.eigh_tridiagonal(d, e, eigvals_only=True), atol=1e-5
+        )
+    w2, v = (np.asarray(x) for x in fg.jit(lambda d, e: fsl.eigh_tridiagonal(d, e))(d, e))
+    np.testing.assert_allclose(dense @ v, v * w2, atol=1e-5 * np.sqrt(n))
+    if n > 3:
+        part = fsl.eigh_tridiagonal(d, e, eigvals_only=True, select="i", select_range=(1, 3))
+        np.testing.assert_allclose(np.asarray(part), w[1:4], atol=1e-6)
+    with pytest.raises(NotImplementedError, match="select='v'"):
+        fsl.eigh_tridiagonal(d, e, select="v")
+
+
+@pytest.mark.parametrize("mode", ["left", "right"])
+@pytest.mark.parametrize("shape", [(5, 3), (3, 5), (2, 4, 4)])
+def test_qr_multiply_against_jax_and_scipy(shape, mode):
+    rng = np.random.default_rng(0)
+    a = rng.standard_normal(shape).astype(np.float32)
+    m, n = shape[-2:]
+    k = min(m, n)
+    c = rng.standard_normal(shape[:-2] + ((k, 2) if mode == "left" else (2, m))).astype(np.float32)
+    x, r = fsl.qr_multiply(a, c, mode=mode)
+    xj, rj = jsl.qr_multiply(a, c, mode=mode)
+    np.testing.assert_allclose(np.asarray(x), np.asarray(xj), atol=1e-5)
+    np.testing.assert_allclose(np.asarray(r), np.asarray(rj), atol=1e-5)
+    if len(shape) == 2:
+        xs, rs = scipy.linalg.qr_multiply(a, c, mode=mode)
+        np.testing.assert_allclose(np.asarray(x), xs, atol=1e-5)
+        np.testing.assert_allclose(np.asarray(r), rs, atol=1e-5)
+    vec = rng.standard_normal(k if mode == "left" else m).astype(np.float32)
+    got = np.asarray(fsl.qr_multiply(a, vec, mode=mode)[0])
+    np.testing.assert_allclose(got, np.asarray(jsl.qr_multiply(a, vec, mode=mode)[0]), atol=1e-5)
+    with pytest.raises(ValueError, match="not compatible"):
+        fsl.qr_multiply(a, np.ones((m + 1, 2), np.float32), mode="left")

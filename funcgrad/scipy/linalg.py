@@ -49,6 +49,7 @@ __all__ = [
     "det",
     "dft",
     "eigh",
+    "eigh_tridiagonal",
     "expm",
     "expm_frechet",
     "fiedler",
@@ -69,6 +70,7 @@ __all__ = [
     "pascal",
     "polar",
     "qr",
+    "qr_multiply",
     "rsf2csf",
     "schur",
     "solve",
@@ -332,6 +334,89 @@ def qr(
     (a,) = _inexact("qr", a)
     q, r = lax_linalg.qr(a, full_matrices=full)
     return (r,) if mode == "r" else (q, r)
+
+
+def qr_multiply(
+    a: ArrayLike,
+    c: ArrayLike,
+    mode: str = "right",
+    pivoting: bool = False,
+    conjugate: bool = False,
+    overwrite_a: bool = False,
+    overwrite_c: bool = False,
+) -> tuple[Any, Any]:
+    """``(Q c, R)`` (``mode="left"``) or ``(c Q, R)`` (``"right"``) with the economic QR
+    factors of ``a`` (``conj(Q)`` with ``conjugate``); a 1-D ``c`` is a column (left) or
+    a row (right) and the product is raveled. Batch dimensions broadcast."""
+    del overwrite_a, overwrite_c
+    if mode not in ("right", "left"):
+        raise ValueError(f"mode must be 'right' or 'left', got {mode!r}")
+    if pivoting:
+        raise NotImplementedError(f"qr_multiply: pivoting=True is not supported{here()}")
+    a, c = _inexact("qr_multiply", a, c)
+    onedim = aval(c).ndim == 1
+    if onedim:
+        c = c[:, None] if mode == "left" else c[None, :]
+    m, n = aval(a).shape[-2:]
+    k = min(m, n)
+    if mode == "left" and aval(c).shape[-2] != k:
+        raise ValueError(
+            f"Array shapes are not compatible for Q @ c operation: a has shape "
+            f"{tuple(aval(a).shape)} so Q has {k} columns, but c has {aval(c).shape[-2]} rows "
+            f"(expected {k})."
+        )
+    if mode == "right" and aval(c).shape[-1] != m:
+        raise ValueError(
+            f"Array shapes are not compatible for c @ Q operation: a has shape "
+            f"{tuple(aval(a).shape)} so Q has {m} rows, but c has {aval(c).shape[-1]} columns "
+            f"(expected {m})."
+        )
+    q, r = lax_linalg.qr(a, full_matrices=False)
+    if conjugate:
+        q = fnp.conj(q)
+    out = matmul(q, c, precision="highest") if mode == "left" else matmul(c, q, precision="highest")
+    return (fnp.ravel(out) if onedim else out), r
+
+
+def eigh_tridiagonal(
+    d: ArrayLike,
+    e: ArrayLike,
+    *,
+    eigvals_only: bool = False,
+    select: str = "a",
+    select_range: tuple[float, float] | None = None,
+    tol: float | None = None,
+    key: Any = None,
+) -> Any:
+    """Eigenvalues (ascending) and, without ``eigvals_only``, eigenvectors of the
+    Hermitian tridiagonal matrix with diagonal ``real(d)``, superdiagonal ``e`` and
+    subdiagonal ``conj(e)``; ``select="i"`` keeps the indices ``select_range[0]`` to
+    ``select_range[1]``. Computed through the dense matrix's ``eigh`` (LAPACK), so the
+    values are exact to ``eigh``'s accuracy and differentiable."""
+    del tol, key
+    if select == "v":
+        raise NotImplementedError("eigh_tridiagonal(..., select='v') is not implemented yet.")
+    if select not in ("a", "i"):
+        raise ValueError(f"Unsupported select value {select!r}")
+    if select == "i":
+        if select_range is None:
+            raise ValueError("for select='i', select_range must be specified.")
+        if select_range[0] > select_range[1]:
+            raise ValueError("Got empty index range in select_range.")
+    d, e = _inexact("eigh_tridiagonal", d, e)
+    if aval(d).ndim != 1 or aval(e).ndim != 1 or aval(e).shape[0] != max(aval(d).shape[0] - 1, 0):
+        raise ValueError(
+            f"eigh_tridiagonal: d must be 1-D and e one shorter, got {fmt(d)} and {fmt(e)}{here()}"
+        )
+    n = aval(d).shape[0]
+    t = fnp.diag(fnp.real(d)).astype(aval(d).dtype)
+    if n > 1:
+        t = t + fnp.diag(e, 1) + fnp.diag(fnp.conj(e), -1)
+    w, v = np_linalg.eigh(t)
+    if select == "i":
+        lo, hi = int(select_range[0]), int(select_range[1]) + 1
+        w, v = w[lo:hi], v[:, lo:hi]
+    return w if eigvals_only else (w, v)
 
 
 def svd(
