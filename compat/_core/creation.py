@@ -27,6 +27,8 @@ def _size_args(size: tuple) -> tuple[int, ...]:
     for s in size:
         if isinstance(s, Tensor):
             s = int(s.item())
+        elif isinstance(s, np.ndarray) and s.ndim == 0 and s.dtype.kind in "iu":
+            s = int(s)  # a 0-d NumPy integer array, as PyTorch's (it has ``__index__``)
         if not isinstance(s, (int, np.integer)):
             raise TypeError(
                 f"size must be a tuple of ints, but got an element of type {type(s).__name__}"

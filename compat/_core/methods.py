@@ -50,6 +50,8 @@ def _legacy_new(self: Tensor, *args: Any, device: Any = None, **kwargs: Any) -> 
     those sizes (zeros: compat has no uninitialised memory), ``new(data)`` one from data,
     ``new(tensor)`` that tensor's data, ``new()`` an empty one; ``self``'s dtype, and
     ``self``'s device unless ``device=`` says otherwise."""
+    if set(kwargs) == {"size"} and not args:  # ``new(size=(3, 4))``
+        args = (Size(kwargs.pop("size")),)
     if kwargs:
         raise TypeError(
             f"new() received an invalid combination of arguments - got "

@@ -111,7 +111,13 @@ def reshape(input: Tensor, *shape: Any) -> Tensor:
 
 
 @defop(function=False, samples=Sample(((2, 3),), args=(6,)))
-def view(input: Tensor, *shape: Any) -> Tensor:
+def view(input: Tensor, *shape: Any, **kw: Any) -> Tensor:
+    """``view(*shape)``, ``view(size=...)`` or ``view(dtype)``/``view(dtype=...)``."""
+    if kw:
+        key = next(iter(kw))
+        if shape or len(kw) > 1 or key not in ("dtype", "size"):
+            raise TypeError(f"view() got an unexpected keyword argument '{key}'")
+        shape = (kw[key],)
     if len(shape) == 1 and isinstance(shape[0], _dt.dtype):
         return _view_dtype(input, shape[0])
     return reshaped(input, _infer_shape(_shape_arg(shape), input.numel()), strict=True)
