@@ -191,6 +191,11 @@ def unique(
     one's first occurrence, the inverse map and the counts; ``size`` fixes the length (padded
     with ``fill_value``, by default the smallest value) so it traces under ``jit``."""
     x = as_array(ar, "unique")
+    if dtypes.kind(aval(x).dtype) == 3:
+        # a NaN in either part is one NaN, sorted last (NumPy's order of complex NaNs;
+        # lexicographic sorting would place ``0 + nan*j`` among the zeros), as jax.numpy
+        nan = _creation.asarray(complex(np.nan, 0), dtype=aval(x).dtype)
+        x = _ufuncs.where(_ufuncs.isnan(x), nan, x)
     if axis is None:
         shape_in = aval(x).shape
         x = _shape.reshape(x, (-1,))
@@ -371,18 +376,38 @@ def setxor1d(
     size: int | None = None,
     fill_value: ArrayLike | None = None,
 ) -> Any:
-    """Sorted unique values in exactly one of the arrays."""
+    """Sorted unique values in exactly one of the arrays (``size``: padded with
+    ``fill_value``, by default the smallest result, or 0 when there is none).
+
+    With ``assume_unique`` the arrays are not made unique first: as NumPy and JAX, a value
+    is kept when it occurs exactly once in the two arrays together (a value repeated
+    within one array, against the assumption, is dropped)."""
     check_arraylike("setxor1d", ar1, ar2)
     a1, a2 = _shape.ravel(ar1), _shape.ravel(ar2)
     both = _shape.concatenate([a1, a2])
-    in1 = isin(both, a1)
-    in2 = isin(both, a2)
-    (s,), perm, first = _unique_sorted([both], aval(both).shape[0], True)
-    only = _ufuncs.logical_xor(_indexing.take(in1, perm), _indexing.take(in2, perm))
-    keep = _ufuncs.logical_and(first, only)
-    return _masked_unique(
-        "setxor1d", s, keep, size, fill_value, lambda v, x: v[0] if aval(v).shape[0] else 0
-    )
+    n = aval(both).shape[0]
+    if assume_unique:
+        (s,) = _sort(both)[:1]
+        if n:
+            d = _ufuncs.not_equal(s[1:], s[:-1])
+            edge = _creation.ones((1,), bool)
+            flag = _shape.concatenate([edge, d, edge])
+            keep = _ufuncs.logical_and(flag[1:], flag[:-1])
+        else:
+            keep = _creation.zeros((0,), bool)
+    else:
+        in1 = isin(both, a1)
+        in2 = isin(both, a2)
+        (s,), perm, first = _unique_sorted([both], n, True)
+        only = _ufuncs.logical_xor(_indexing.take(in1, perm), _indexing.take(in2, perm))
+        keep = _ufuncs.logical_and(first, only)
+
+    def smallest(v: Any, x: Any) -> Any:
+        if not aval(v).shape[0]:
+            return 0
+        return _ufuncs.where(_reductions.any(keep), v[0], _creation.zeros((), aval(v).dtype))
+
+    return _masked_unique("setxor1d", s, keep, size, fill_value, smallest)
 
 
 # --------------------------------------------------------------------------- counting, search

@@ -1,4 +1,6 @@
-"""``unique`` of arrays with a zero-length axis: every result (values, first indices,
+"""Set operations against NumPy and ``jax.numpy`` where they used to differ.
+
+``unique`` of arrays with a zero-length axis: every result (values, first indices,
 inverse, counts) with NumPy's shapes and values and ``jax.numpy.unique``'s dtypes.
 
 NumPy is the oracle of shapes: where there are no slices along ``axis`` and each slice
@@ -44,3 +46,39 @@ def test_unique_with_empty_axis_matches_jax(case, dtype) -> None:
 def test_unique_of_empty_vector_alone() -> None:
     got = fnp.unique(np.zeros((0,), np.float32))
     assert (got.shape, got.dtype) == ((0,), np.float32)
+
+
+small_ints = st.lists(st.integers(0, 5), max_size=8).map(lambda v: np.array(v, np.int32))
+
+
+@settings(max_examples=60, deadline=None)
+@given(small_ints, small_ints, st.booleans(), st.sampled_from([None, 1, 2, 6]))
+def test_setxor1d_matches_jax(a, b, assume_unique, size) -> None:
+    """With ``assume_unique`` a value is kept when it occurs exactly once in both arrays
+    together (NumPy's and JAX's rule, also when the assumption is broken, as the
+    conformance file's inputs break it); ``size`` pads with the smallest result, or 0."""
+    got = fnp.setxor1d(a, b, assume_unique=assume_unique, size=size)
+    want = jnp.setxor1d(a, b, assume_unique=assume_unique, size=size)
+    assert (got.shape, got.dtype) == (want.shape, want.dtype)
+    np.testing.assert_array_equal(np.asarray(got), np.asarray(want))
+    if size is None:  # NumPy agrees (its result for repeated values under assume_unique too)
+        np.testing.assert_array_equal(np.asarray(got), np.setxor1d(a, b, assume_unique))
+
+
+_PARTS = [-0.0, 0.0, 1.0, np.nan]
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.lists(st.tuples(st.sampled_from(_PARTS), st.sampled_from(_PARTS)), max_size=12),
+    st.booleans(),
+)
+def test_unique_complex_nans_match_jax(parts, equal_nan) -> None:
+    """A NaN in either part of a complex value is one NaN, sorted last (it used to sort by
+    its real part, and NaNs with different real parts stayed apart)."""
+    x = np.array([complex(r, i) for r, i in parts], np.complex64)
+    got = fnp.unique(x, True, True, True, equal_nan=equal_nan)
+    want = jnp.unique(x, True, True, True, equal_nan=equal_nan)
+    for g, w in zip(got, want):
+        assert (g.shape, g.dtype) == (w.shape, w.dtype)
+        np.testing.assert_array_equal(np.asarray(g), np.asarray(w))
