@@ -99,3 +99,48 @@ def test_errors():
         fopt.minimize(f, np.zeros((2, 2)), method="BFGS")
     with pytest.raises(TypeError, match="unexpected options"):
         fopt.minimize(f, np.zeros(2), method="BFGS", options={"xtol": 1.0})
+
+
+_LBFGS = "l-bfgs-experimental-do-not-rely-on-this"
+
+
+def _rosen(xp):
+    return lambda x: xp.sum(100.0 * (x[1:] - x[:-1] ** 2) ** 2 + (1 - x[:-1]) ** 2)
+
+
+def _himmelblau(xp):
+    return lambda p: (p[0] ** 2 + p[1] - 11.0) ** 2 + (p[0] + p[1] ** 2 - 7.0) ** 2
+
+
+def _quadratic(xp):
+    return lambda p: 0.26 * (p[0] ** 2 + p[1] ** 2) - 0.48 * p[0] * p[1]
+
+
+@pytest.mark.parametrize(
+    "make,x0",
+    [(_rosen, np.zeros(3)), (_himmelblau, np.zeros(2)), (_quadratic, np.ones(2) * 6.0)],
+)
+def test_lbfgs_matches_jax_and_scipy(make, x0):
+    import scipy.optimize
+
+    x0 = x0.astype(np.float32)
+    opts = {"gtol": 1e-7}
+    res = fg.jit(lambda x: fopt.minimize(make(fnp), x, method=_LBFGS, options=opts))(x0)
+    want = jopt.minimize(make(jnp), x0, method=_LBFGS, options=opts)
+    np.testing.assert_allclose(np.asarray(res.x), np.asarray(want.x), rtol=1e-4, atol=1e-5)
+    assert int(res.nit) == int(want.nit) and res.hess_inv is None
+    if make is _himmelblau:
+        sp = scipy.optimize.minimize(make(np), x0.astype(np.float64), method="L-BFGS-B").x
+        np.testing.assert_allclose(np.asarray(res.x), sp, atol=2e-5)
+
+
+def test_lbfgs_complex_variables():
+    z0 = np.array([1.0, 2.0 - 3.0j, 4.0, -5.0j], np.complex64)
+
+    def f(z):
+        return fnp.real(fnp.dot(fnp.conj(z - z0), z - z0))
+
+    res = fopt.minimize(f, np.zeros_like(z0), method=_LBFGS, options={"gtol": 1e-6})
+    np.testing.assert_allclose(np.asarray(res.x), z0, atol=1e-5)
+    with pytest.raises(TypeError, match="unexpected options"):
+        fopt.minimize(f, np.zeros_like(z0), method=_LBFGS, options={"line_search_maxiter": 3})

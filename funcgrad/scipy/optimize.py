@@ -1,4 +1,6 @@
-"""``funcgrad.scipy.optimize``: ``minimize(method="BFGS")`` as ``jax.scipy.optimize`` has it.
+"""``funcgrad.scipy.optimize``: ``minimize(method="BFGS")`` as ``jax.scipy.optimize`` has it,
+and its experimental L-BFGS (``method="l-bfgs-experimental-do-not-rely-on-this"``, real or
+complex ``x``).
 
 BFGS (Nocedal & Wright, *Numerical Optimization*, Algorithm 6.1) with an inexact line
 search satisfying the strong Wolfe conditions (Algorithms 3.5 and 3.6: bracketing, then
@@ -175,16 +177,19 @@ def _line_search(
 ) -> dict:
     """A step along ``pk`` from ``xk`` meeting the strong Wolfe conditions (Algorithm 3.5):
     try growing steps until one is acceptable or a bracket is found, then zoom."""
-    dt = pk.dtype
+    dt = fnp.real(pk).dtype  # (steps and values are real for a complex x too)
     vg = value_and_grad(fun)
 
     def phi_dphi(t: Any) -> tuple:
-        v, g = vg(xk + fnp.asarray(t, dt) * pk)
+        v, g = vg(xk + fnp.asarray(t, pk.dtype) * pk)
         return fnp.asarray(v, dt), fnp.real(fnp.dot(g, pk)), g
 
     dphi0 = fnp.real(fnp.dot(g0, pk))
-    guess = 1.01 * 2 * (f0 - old_old_f) / dphi0
-    start = fnp.where(guess > 1, fnp.asarray(1.0, dt), guess)
+    if old_old_f is None:  # (L-BFGS: a unit first step)
+        start = fnp.asarray(1.0, dt)
+    else:
+        guess = 1.01 * 2 * (f0 - old_old_f) / dphi0
+        start = fnp.where(guess > 1, fnp.asarray(1.0, dt), guess)
 
     def wolfe1(a: Any, phi: Any) -> Any:
         return phi > f0 + c1 * a * dphi0
@@ -302,6 +307,109 @@ def _bfgs(
     return s
 
 
+# --------------------------------------------------------------------------- L-BFGS
+
+
+def _two_loop(g: Any, s_hist: Any, y_hist: Any, rho: Any, gamma: Any, used: Any) -> Any:
+    """The search direction ``-H g`` of the limited-memory inverse Hessian (Algorithm 7.4),
+    the newest pair last in the histories, only the last ``used`` pairs counted; for a
+    complex ``x`` the real inner products of Sorber et al. (2012)."""
+    m = s_hist.shape[0]
+    q = -fnp.conj(g)
+    alphas = [None] * m
+    for i in reversed(range(m)):
+        live = m - 1 - i < used
+        a_i = fnp.where(live, rho[i] * fnp.real(fnp.dot(fnp.conj(s_hist[i]), q)), 0.0)
+        alphas[i] = a_i.astype(rho.dtype)
+        q = q - alphas[i] * fnp.conj(y_hist[i])
+    q = gamma * q
+    for i in range(m):
+        live = m - 1 - i < used
+        b_i = (rho[i] * fnp.real(fnp.dot(y_hist[i], q))).astype(rho.dtype)
+        q = q + fnp.where(live, alphas[i] - b_i, 0.0) * s_hist[i]
+    return q
+
+
+def _push(history: Any, new: Any) -> Any:
+    """The history with its oldest entry dropped and ``new`` appended."""
+    return fnp.concatenate([history[1:], new[None]], axis=0)
+
+
+def _lbfgs(
+    fun: Callable,
+    x0: Any,
+    maxiter: float | None = None,
+    norm: float = np.inf,
+    maxcor: int = 10,
+    ftol: float = 2.220446049250313e-09,
+    gtol: float = 1e-5,
+    maxfun: float | None = None,
+    maxgrad: float | None = None,
+    maxls: int = 20,
+) -> dict:
+    """L-BFGS (Nocedal & Wright, Algorithm 7.5) for real or complex ``x`` (Sorber, Van
+    Barel and De Lathauwer 2012), the strong Wolfe line search of BFGS."""
+    d = x0.shape[0]
+    dt = x0.dtype
+    if maxiter is None and maxfun is None and maxgrad is None:
+        maxiter = d * 200
+    maxiter, maxfun, maxgrad = (np.inf if v is None else v for v in (maxiter, maxfun, maxgrad))
+    f0, g0 = value_and_grad(fun)(x0)
+    state = dict(
+        converged=fnp.asarray(False),
+        failed=fnp.asarray(False),
+        k=_i(0),
+        nfev=_i(1),
+        ngev=_i(1),
+        x=x0,
+        f=f0,
+        g=g0,
+        s_hist=fnp.zeros((maxcor, d), dt),
+        y_hist=fnp.zeros((maxcor, d), dt),
+        rho=fnp.zeros((maxcor,), dt),
+        gamma=fnp.asarray(1.0, dt),
+        status=_i(0),
+        ls_status=_i(0),
+    )
+
+    def body(s: dict) -> dict:
+        used = fnp.minimum(s["k"], maxcor)
+        p = _two_loop(s["g"], s["s_hist"], s["y_hist"], s["rho"], s["gamma"], used)
+        ls = _line_search(fun, s["x"], p, s["f"], None, s["g"], maxiter=maxls)
+        step = ls["a_k"].astype(dt) * p
+        y = ls["g_k"] - s["g"]
+        curv = fnp.real(fnp.dot(y, step))
+        status = fnp.where(s["f"] - ls["f_k"] < ftol, 4, 0)
+        status = fnp.where(s["ngev"] >= maxgrad, 3, status)
+        status = fnp.where(s["nfev"] >= maxfun, 2, status)
+        status = fnp.where(s["k"] >= maxiter, 1, status)
+        status = fnp.where(ls["failed"], 5, status)
+        converged = fnp.linalg.norm(ls["g_k"], ord=norm) < gtol
+        return dict(
+            converged=converged,
+            failed=(status > 0) & ~converged,
+            k=s["k"] + 1,
+            nfev=s["nfev"] + ls["nfev"],
+            ngev=s["ngev"] + ls["nfev"],
+            x=(s["x"] + step).astype(dt),
+            f=ls["f_k"].astype(s["f"].dtype),
+            g=ls["g_k"].astype(dt),
+            s_hist=_push(s["s_hist"], step),
+            y_hist=_push(s["y_hist"], y),
+            rho=_push(s["rho"], (1.0 / curv).astype(dt)),
+            gamma=(curv / fnp.real(fnp.dot(fnp.conj(y), y))).astype(dt),
+            status=fnp.where(converged, 0, status).astype(np.int32),
+            ls_status=ls["status"],
+        )
+
+    return while_loop(lambda s: ~s["converged"] & ~s["failed"], body, state)
+
+
+#: the name JAX gives its experimental L-BFGS (in ``minimize``'s ``method``)
+_LBFGS = "l-bfgs-experimental-do-not-rely-on-this"
+_LBFGS_OPTIONS = {"maxiter", "norm", "maxcor", "ftol", "gtol", "maxfun", "maxgrad", "maxls"}
+
+
 def minimize(
     fun: Callable,
     x0: Any,
@@ -317,7 +425,9 @@ def minimize(
         fun: scalar objective, differentiable with funcgrad.
         x0: 1-d initial guess.
         args: extra positional arguments of ``fun`` (a tuple).
-        method: ``"BFGS"`` (case-insensitive), the one method supported, as in JAX.
+        method: ``"BFGS"`` (case-insensitive), or JAX's experimental L-BFGS
+            ``"l-bfgs-experimental-do-not-rely-on-this"`` (options ``maxiter``, ``norm``,
+            ``maxcor``, ``ftol``, ``gtol``, ``maxfun``, ``maxgrad``, ``maxls``).
         tol: accepted and ignored, as ``jax.scipy.optimize.minimize`` does; set
             ``options={"gtol": ...}`` instead.
         options: ``maxiter`` (default ``200 * x0.size``), ``norm`` (order of the gradient
@@ -332,10 +442,12 @@ def minimize(
         raise TypeError(
             f"args argument to funcgrad.scipy.optimize.minimize must be a tuple, got {args}"
         )
-    if not isinstance(method, str) or method.lower() != "bfgs":
+    if not isinstance(method, str) or method.lower() not in ("bfgs", _LBFGS):
         raise ValueError(f"Method {method} not recognized")
+    lbfgs = method.lower() == _LBFGS
     options = dict(options or {})
-    unknown = set(options) - {"maxiter", "norm", "gtol", "line_search_maxiter"}
+    known = _LBFGS_OPTIONS if lbfgs else {"maxiter", "norm", "gtol", "line_search_maxiter"}
+    unknown = set(options) - known
     if unknown:
         raise TypeError(f"minimize: unexpected options {sorted(unknown)}{here()}")
     x0 = fnp.asarray(x0)
@@ -343,6 +455,19 @@ def minimize(
         raise ValueError(f"minimize: x0 must be 1-dimensional, got shape {x0.shape}{here()}")
     if not np.issubdtype(x0.dtype, np.inexact):
         x0 = fnp.asarray(x0, dtype=fnp.result_type(float))
+    if lbfgs:
+        s = _lbfgs(lambda x: fun(x, *args), x0, **options)
+        return OptimizeResults(
+            x=s["x"],
+            success=s["converged"] & ~s["failed"],
+            status=s["status"],
+            fun=s["f"],
+            jac=s["g"],
+            hess_inv=None,
+            nfev=s["nfev"],
+            njev=s["ngev"],
+            nit=s["k"],
+        )
     s = _bfgs(lambda x: fun(x, *args), x0, **options)
     return OptimizeResults(
         x=s["x"],
