@@ -42,7 +42,10 @@ class TorchParam:
     ``None`` where the default is ``None``: ``kron``'s ``other``, ``diff``'s ``prepend``;
     a test sample gives its shape). ``at_least``: the smallest value PyTorch takes and its
     ``RuntimeError``'s text, ``{value}`` the value given (``diff``'s order, where NumPy's
-    form raises a ``ValueError``).
+    form raises a ``ValueError``). ``count``: the number of dimensions a ``"dims"``
+    parameter names and PyTorch's ``RuntimeError`` text where it differs, ``{count}`` the
+    number given (``rot90``'s two); ``distinct``: the dimensions must differ, PyTorch's
+    ``RuntimeError`` text where they do not, ``{0}``, ``{1}``... the dimensions given.
     """
 
     name: str
@@ -50,6 +53,8 @@ class TorchParam:
     kind: str
     default: Any = REQUIRED
     at_least: tuple[int, str] | None = None
+    count: tuple[int, str] | None = None
+    distinct: str | None = None
 
     @property
     def required(self) -> bool:
@@ -69,7 +74,8 @@ class TorchArrayForm:
     (``roll``'s ``shifts`` and ``dims``: PyTorch's "shifts and dimensions must align").
     ``ndim``: the fewest and most dimensions PyTorch takes (``None``: no most) and its
     ``RuntimeError``'s text, ``{ndim}`` the input's (``tril``: at least 2, ``trace``: 2,
-    ``diag``: 1 or 2, where NumPy's forms raise a ``ValueError`` or take more).
+    ``diag``: 1 or 2, where NumPy's forms raise a ``ValueError`` or take more), checked
+    after the arguments' types and counts and before the dimensions they name are.
     ``empty_unchecked``: PyTorch returns an empty input's copy before checking the
     dimensions (``roll``). ``samples``: compat's test cases, ``(input shape, arguments)``.
     ``method_varargs``: the parameter ``Tensor.X`` also takes as separate arguments

@@ -188,6 +188,7 @@ from funcgrad.numpy._reductions import (  # noqa: F401
     sum,
     var,
 )
+from funcgrad.numpy._rotations import fliplr, flipud, rot90  # noqa: F401
 from funcgrad.numpy._scalar_types import scalar_type as _scalar_type
 from funcgrad.numpy._selection import (  # noqa: F401
     choose,
@@ -230,8 +231,6 @@ from funcgrad.numpy._shape import (  # noqa: F401
     dstack,
     expand_dims,
     flip,
-    fliplr,
-    flipud,
     hsplit,
     hstack,
     matrix_transpose,
@@ -242,7 +241,6 @@ from funcgrad.numpy._shape import (  # noqa: F401
     reshape,
     roll,
     rollaxis,
-    rot90,
     split,
     squeeze,
     stack,

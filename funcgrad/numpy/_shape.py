@@ -1,5 +1,5 @@
-"""Shape manipulation: reshape, transpose, stacking and unstacking, splitting, flipping,
-padding, rolling.
+"""Shape manipulation: reshape, transpose, stacking and unstacking, splitting, ``flip``,
+padding, rolling (``fliplr``, ``flipud`` and ``rot90`` are in ``_rotations.py``).
 
 All of these move data without arithmetic, so they keep the operand's dtype and
 weak type (``jnp.reshape(2.0, (1,))`` is a weakly typed ``float``); joins of
@@ -425,46 +425,6 @@ def flip(m: ArrayLike, axis: Any = None) -> Any:
     a = as_array(m, "flip")
     axes = normalize_axes(axis, aval(a).ndim, "flip")
     return out(sh.rev(a, tuple(sorted(axes))))
-
-
-def fliplr(m: ArrayLike) -> Any:
-    """Reverse along axis 1."""
-    a = as_array(m, "fliplr")
-    if aval(a).ndim < 2:
-        raise ValueError(f"fliplr: input must be >= 2-d, got {fmt(a)}{here()}")
-    return flip(a, 1)
-
-
-def flipud(m: ArrayLike) -> Any:
-    """Reverse along axis 0."""
-    a = as_array(m, "flipud")
-    if aval(a).ndim < 1:
-        raise ValueError(f"flipud: input must be >= 1-d, got {fmt(a)}{here()}")
-    return flip(a, 0)
-
-
-def rot90(m: ArrayLike, k: int = 1, axes: tuple[int, int] = (0, 1)) -> Any:
-    """Rotate by 90 degrees ``k`` times in the plane of ``axes``."""
-    a = as_array(m, "rot90")
-    nd = aval(a).ndim
-    if nd < 2:
-        raise ValueError(
-            "rot90 requires its first argument to have ndim at least two, but got first "
-            f"argument of shape {aval(a).shape}, which has ndim {nd}{here()}"
-        )
-    ax = normalize_axes(axes, nd, "rot90")
-    if len(ax) != 2:
-        raise ValueError(f"rot90: axes must be two different axes, got {axes!r}{here()}")
-    k = index(k, "k", "rot90") % 4
-    perm = list(range(nd))
-    perm[ax[0]], perm[ax[1]] = perm[ax[1]], perm[ax[0]]
-    if k == 0:
-        return out(a)
-    if k == 2:
-        return flip(flip(a, ax[0]), ax[1])
-    if k == 1:
-        return transpose(flip(a, ax[1]), perm)
-    return flip(transpose(a, perm), ax[1])
 
 
 def _pad_widths(name: str, pad_width: Any, nd: int) -> list[tuple[int, int]]:

@@ -1,6 +1,6 @@
 """compat's ops generated from the array rows (``ArrayRow`` beside ``tril``, ``triu``,
-``flip``, ``roll``, ``diff``, ``kron``, ``trace``, ``diag`` and ``diagflat`` in
-``funcgrad/numpy``; ``TorchArrayForm``), against real PyTorch: values, dtypes and shapes, or
+``flip``, ``roll``, ``fliplr``, ``flipud``, ``rot90``, ``diff``, ``kron``, ``trace``,
+``diag``, ``diagflat`` and ``count_nonzero`` in ``funcgrad/numpy``; ``TorchArrayForm``), against real PyTorch: values, dtypes and shapes, or
 the exception type, for the function, the method, the in-place method and ``out=`` on a
 shape x dtype x argument grid; the node and the gradient. The ops are read from the rows."""
 

@@ -1,5 +1,6 @@
 """The ops of the array rows (``funcgrad.core.array_row``: ``tril``, ``triu``, ``flip``,
-``roll``, ``diff``, ``kron``, ``trace``, ``diag``, ``diagflat``): ``torch.X``, ``Tensor.X``,
+``roll``, ``fliplr``, ``flipud``, ``rot90``, ``diff``, ``kron``, ``trace``, ``diag``,
+``diagflat``, ``count_nonzero``): ``torch.X``, ``Tensor.X``,
 ``Tensor.X_`` and ``out=``, generated from each row's ``TorchArrayForm``. Each op binds
 PyTorch's parameters, checks and converts them by their kind, and computes the row's
 ``funcgrad.numpy`` function with the numpy parameters they pass (tensor operands as
@@ -78,11 +79,6 @@ def _convert(name: str, pos: int, param: str, kind: str, value: Any, input: Tens
                 f"{name}(): argument '{param}' (position {pos}) must be tuple of ints, not "
                 f"{type(value).__name__}"
             ) from None
-    if kind == "unique_dims" and not isinstance(value, (list, tuple)):
-        raise TypeError(
-            f"{name}(): argument '{param}' (position {pos}) must be tuple of ints, not "
-            f"{type(value).__name__}"
-        )
     if kind == "reduce_dims":  # (no dimension, or none named: every one)
         dims = _dims(value, input.ndim, True)
         return None if not dims and input.ndim else dims
@@ -133,7 +129,15 @@ def _array_op(row: Any) -> Any:
             inspect.Parameter(p.name, inspect.Parameter.POSITIONAL_OR_KEYWORD, default=default)
         )
     sig = inspect.Signature(params)
-    conv = [(p.name, p.numpy, p.kind, i + 2) for i, p in enumerate(t.params)]
+    # (arguments converted in two phases, as PyTorch checks them: types first, then, after
+    # the input's dimensions, the dimensions the arguments name)
+    named = ("dims", "unique_dims", "reduce_dims")
+    conv = [(p.name, p.numpy, p.kind, i + 2) for i, p in enumerate(t.params) if p.kind not in named]
+    conv_dims = [
+        (p.name, p.numpy, p.kind, i + 2) for i, p in enumerate(t.params) if p.kind in named
+    ]
+    counts = [(p.name, p.count) for p in t.params if p.count is not None]
+    distinct = [(p.name, p.distinct) for p in t.params if p.distinct is not None]
     numpy_of = {p.name: p.numpy for p in t.params}
     floors = [(p.name, p.at_least) for p in t.params if p.at_least is not None]
     dims = [(p.name, p.numpy) for p in t.params if p.kind == "dim"]
@@ -162,6 +166,13 @@ def _array_op(row: Any) -> Any:
         if t.empty_unchecked and isinstance(input, Tensor) and input.numel() == 0:
             return apply(_array_f, node_of, (input,), (("op", name), ("kwargs", None)))
         kw = {n: _convert(name, i, p, kind, given[p], input) for p, n, kind, i in conv}
+        for p, _, kind, i in conv_dims:  # (a sequence's type is the arguments' parser's)
+            if kind == "unique_dims" and not isinstance(given[p], (list, tuple)):
+                raise _type_error(name, p, i, "tuple of ints", given[p])
+        for p, (count, text) in counts:
+            seq = given[p]
+            if isinstance(seq, (list, tuple)) and len(seq) != count:
+                raise RuntimeError(text.format(count=len(seq)))
         if t.bool_error is not None and input._npdtype == np.bool_:
             raise NotImplementedError(t.bool_error)
         if t.ndim is not None:
@@ -171,6 +182,12 @@ def _array_op(row: Any) -> Any:
         for p, (low, text) in floors:
             if kw[numpy_of[p]] < low:
                 raise RuntimeError(text.format(value=kw[numpy_of[p]]))
+        for p, text in distinct:  # (before the dimensions are wrapped, as PyTorch)
+            seq = given[p]
+            if isinstance(seq, (list, tuple)) and len(set(seq)) != len(seq):
+                raise RuntimeError(text.format(*seq))
+        for p, n, kind, i in conv_dims:
+            kw[n] = _convert(name, i, p, kind, given[p], input)
         for _, n in dims:
             kw[n] = _wrap_dim(kw[n], input.ndim)
         operands = {n: kw.pop(n) for _, n in tensors}

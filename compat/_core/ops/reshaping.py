@@ -1,5 +1,5 @@
 """Reshaping and rearranging ops as op-table rows: ``tile``, ``ravel``, ``unflatten``,
-``fliplr``/``flipud``, splits by direction (``vsplit``, ``hsplit``, ``dsplit``,
+splits by direction (``vsplit``, ``hsplit``, ``dsplit``,
 ``split_with_sizes``) and ``unfold`` windows."""
 
 from __future__ import annotations
@@ -48,20 +48,6 @@ def unflatten(input: Tensor, dim: int, sizes: Any) -> Tensor:
         )
     shape = (*input.shape[:axis], *sizes, *input.shape[axis + 1 :])
     return reshape(input, *shape)
-
-
-@defop(node_name=False, samples=Sample(((2, 3),)))
-def fliplr(input: Tensor) -> Tensor:
-    if input.ndim < 2:
-        raise RuntimeError("Input must be >= 2-d.")
-    return input.flip(1)
-
-
-@defop(node_name=False, samples=Sample(((2, 3),)))
-def flipud(input: Tensor) -> Tensor:
-    if input.ndim < 1:
-        raise RuntimeError("Input must be >= 1-d.")
-    return input.flip(0)
 
 
 def _dir_split(input: Tensor, sections: Any, dim: int, name: str, min_dim: int) -> tuple:

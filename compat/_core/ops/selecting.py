@@ -1,6 +1,6 @@
-"""Selecting and placing elements: ``narrow``/``select``, diagonals, ``take``,
-``take_along_dim``, the ``scatter`` and ``index_*`` families, masked selection,
-``roll``/``rot90``, ``repeat_interleave``, ``tensor_split``, ``movedim``.
+"""Selecting and placing elements: ``narrow``/``select``, ``diagonal``/``diag_embed``,
+``take``, ``take_along_dim``, the ``scatter`` and ``index_*`` families, masked selection,
+``repeat_interleave``, ``tensor_split``, ``movedim``.
 
 Index tensors are runtime operands of the programs (one program per shape, not per
 index value); where the output size depends on the data (``masked_select``,
@@ -472,22 +472,6 @@ def masked_scatter(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:
     return apply(
         _masked_scatter_f, "MaskedScatterBackward0", (input, flat.astype(np.int64), source), st
     )
-
-
-def _rot90_f(x: Any, *, k: int, axes: tuple) -> Any:
-    return fnp.rot90(x, k=k, axes=axes)
-
-
-@defop(node_name=False, samples=(Sample(((3, 4),)), Sample(((2, 3, 4),), args=(3, (1, 2)))))
-def rot90(input: Tensor, k: int = 1, dims: Any = (0, 1)) -> Tensor:
-    if len(dims) != 2:
-        raise RuntimeError(f"expected total rotation dims == 2, but got dims = {len(dims)}")
-    axes = (_wrap_dim(dims[0], input.ndim), _wrap_dim(dims[1], input.ndim))
-    if axes[0] == axes[1]:
-        raise RuntimeError(
-            f"expected rotation dims to be different, but got dim0 = {dims[0]} and dim1 = {dims[1]}"
-        )
-    return apply(_rot90_f, "Rot90Backward0", (input,), (("k", int(k) % 4), ("axes", axes)))
 
 
 def _repeat_interleave_f(x: Any, *, repeats: tuple, axis: Any, n: int) -> Any:
