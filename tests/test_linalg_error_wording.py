@@ -22,6 +22,8 @@ CASES = [
         "mode must be one of",
     ),
     ("invpascal", lambda m: m.invpascal(3, kind="bad"), "Expected kind to be one of"),
+    ("leslie", lambda m: m.leslie(np.ones(3), np.ones(1)), "Incorrect lengths for f and s"),
+    ("convolution_matrix", lambda m: m.convolution_matrix(np.ones(0), 2), r"len\(a\) must be"),
 ]
 
 
@@ -38,3 +40,13 @@ def test_norm_order_errors():
     for lib in (jnp, fnp):
         with pytest.raises(ValueError, match=r"Invalid order 'inf' for vector norm\."):
             lib.linalg.norm(np.ones(3), ord="inf")
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_half_precision_decompositions_unsupported_as_jax_on_cpu(dtype):
+    """JAX's CPU kernels have no half-precision LAPACK routine: NotImplementedError
+    naming the dtype (JAX raises it when compiling)."""
+    a = jnp.ones((3, 3), dtype)
+    for lib in (jnp, fnp):
+        with pytest.raises(NotImplementedError, match=f"Unsupported dtype {dtype}"):
+            np.asarray(lib.linalg.qr(a)[0])

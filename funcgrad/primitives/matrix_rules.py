@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import ml_dtypes
 import numpy as np
 
 from funcgrad.core.interp import to_aval
@@ -17,6 +18,7 @@ from funcgrad.primitives import shape as sh
 from funcgrad.primitives.elementwise import convert_element_type
 
 _LAPACK = {np.dtype(t) for t in ("float32", "float64", "complex64", "complex128")}
+_HALF = {np.dtype("float16"), np.dtype(ml_dtypes.bfloat16)}
 
 
 def _bcast(x: Any, shape: tuple[int, ...]) -> Any:
@@ -50,6 +52,11 @@ def _eye(n: int, m: int | None = None, *, dtype: np.dtype) -> np.ndarray:
 
 
 def _check_matrix(name: str, x: Aval, square: bool = True) -> None:
+    if x.dtype in _HALF:  # (JAX's CPU kernels: LAPACK has no half-precision routines)
+        raise NotImplementedError(
+            f"Unsupported dtype {x.dtype}: {name} requires a float32, float64, complex64 or "
+            f"complex128 operand, got {x}"
+        )
     if x.dtype not in _LAPACK:
         raise TypeError(
             f"{name} requires a float32, float64, complex64 or complex128 operand, got {x}"

@@ -85,7 +85,10 @@ def leslie(f: ArrayLike, s: ArrayLike) -> Any:
             f"leslie: the length of f along the last axis must be at least 2, got {fmt(f)}{here()}"
         )
     if aval(s).shape[-1] != n - 1:
-        raise ValueError(f"leslie: s must be one shorter than f, got {fmt(f)} and {fmt(s)}{here()}")
+        raise ValueError(
+            f"leslie: Incorrect lengths for f and s: s must be one shorter than f, got "
+            f"{fmt(f)} and {fmt(s)}{here()}"
+        )
     rows = np.arange(n)[:, None]
     s_row = fnp.concatenate([s, fnp.zeros_like(s[..., :1])], axis=-1)[..., None, :]
     sub = fnp.where(np.eye(n, k=-1, dtype=bool), s_row, 0)
@@ -163,7 +166,7 @@ def convolution_matrix(a: ArrayLike, n: int, mode: str = "full") -> Any:
         raise ValueError(f"convolution_matrix: a must be at least 1-dimensional{here()}")
     m = aval(a).shape[-1]
     if m < 1:
-        raise ValueError(f"convolution_matrix: a must not be empty, got {fmt(a)}{here()}")
+        raise ValueError(f"convolution_matrix: len(a) must be at least 1, got {fmt(a)}{here()}")
     pads = [(0, 0)] * (aval(a).ndim - 1) + [(0, n - 1)]
     az, raz = fnp.pad(a, pads), fnp.pad(fnp.flip(a, axis=-1), pads)
     length = m + n - 1
