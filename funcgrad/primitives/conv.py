@@ -390,9 +390,11 @@ def _conv_batch(args: list, dims: list, **params: Any) -> tuple:
     fgc, bgc = params["feature_group_count"], params["batch_group_count"]
     if ld is None and rd is None:
         return conv_general_dilated(lhs, rhs, **params), None
+    size = rules.batch_size(args, dims)
+    if size == 0:  # the folds below divide by the batch size
+        return rules.empty_batch(conv_general_dilated_p, args, dims, params)
     p = dict(params)
     if ld is not None and rd is not None:
-        size = to_aval(lhs).shape[ld]
         if bgc > 1:
             # each example's batch groups become groups of their own
             lhs = _merge_into(lhs, ld, lspec[0])
@@ -405,7 +407,6 @@ def _conv_batch(args: list, dims: list, **params: Any) -> tuple:
         out = conv_general_dilated(lhs, rhs, **p)
         return _split_out(out, ospec[1], size), ospec[1]
     if ld is not None:
-        size = to_aval(lhs).shape[ld]
         if bgc == 1:
             lhs = _merge_into(lhs, ld, lspec[0])
         else:
@@ -416,7 +417,6 @@ def _conv_batch(args: list, dims: list, **params: Any) -> tuple:
             lhs = _merge_into(lhs, b, b)
         out = conv_general_dilated(lhs, rhs, **p)
         return _split_out(out, ospec[0], size), ospec[0]
-    size = to_aval(rhs).shape[rd]
     groups = max(fgc, bgc)
     o = rspec[0]
     if groups == 1:

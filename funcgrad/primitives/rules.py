@@ -32,6 +32,20 @@ def batch_size(args: list, dims: list) -> int:
     raise ValueError("no batched argument")
 
 
+def empty_batch(prim: Primitive, args: list, dims: list, params: dict) -> tuple[Any, int]:
+    """The batch of no examples: zeros of one example's output (``prim``'s abstract
+    evaluation) behind a leading 0, for batching rules that fold the batch axis into
+    another one and so divide by its size."""
+    avals = []
+    for a, d in zip(args, dims):
+        av = to_aval(a)
+        if d is not None:
+            av = Aval((*av.shape[:d], *av.shape[d + 1 :]), av.dtype, av.weak_type)
+        avals.append(av)
+    one = prim.abstract_eval(*avals, **params)
+    return zeros_like_aval(Aval((0, *one.shape), one.dtype, one.weak_type)), 0
+
+
 def rand(rng: np.random.Generator, shape: tuple, dtype: str = "float64", lo=-2.0, hi=2.0):
     """Random test input (float in [lo, hi), or ints / bools)."""
     dt = np.dtype(dtype)

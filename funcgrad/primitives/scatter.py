@@ -155,8 +155,9 @@ def _gather_abstract_eval(
     _check_indices(name, idx, len(dn.start_index_map), "start_index_map")
     if len(slice_sizes) != x.ndim:
         raise TypeError(f"{name}: slice_sizes {slice_sizes} must have one entry per dim ({ctx})")
+    no_indices = int(np.prod(idx.shape)) == 0  # nothing is gathered: JAX skips the bound
     for s, n in zip(slice_sizes, x.shape):
-        if not 0 <= s <= n:
+        if s < 0 or (s > n and not no_indices):
             raise TypeError(f"{name}: slice_sizes {slice_sizes} exceed the operand shape ({ctx})")
     _check_dims(name, "start_index_map", dn.start_index_map, x.ndim, ctx)
     _check_dims(name, "collapsed_slice_dims", dn.collapsed_slice_dims, x.ndim, ctx)
