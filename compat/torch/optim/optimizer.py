@@ -22,9 +22,19 @@ from typing import Any
 import numpy as np
 
 import compat.torch as torch
+from compat.torch.optim._hooks import (
+    OptimizerHooks,
+    register_optimizer_step_post_hook,
+    register_optimizer_step_pre_hook,
+)
 from funcgrad._compat_contract import mark_step
 
-__all__ = ["Optimizer", "required"]
+__all__ = [
+    "Optimizer",
+    "register_optimizer_step_post_hook",
+    "register_optimizer_step_pre_hook",
+    "required",
+]
 
 
 class _RequiredParameter:
@@ -49,8 +59,8 @@ def _to_compat(value: Any, dtype: Any = None) -> Any:
     return torch.tensor(arr) if dtype is None else torch.tensor(arr, dtype=dtype)
 
 
-class Optimizer:
-    """Base class of all optimizers.
+class Optimizer(OptimizerHooks):
+    """Base class of all optimizers (with PyTorch's step and state-dict hooks).
 
     Args:
         params: an iterable of Tensors, of ``(name, Tensor)`` pairs, or of
@@ -61,15 +71,16 @@ class Optimizer:
     """
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
-        """A subclass's ``step`` ends a training step: under lazy execution what is pending
-        (forward, backward, this update) is evaluated then, as one program."""
+        """A subclass's ``step`` runs between the step hooks and ends a training step:
+        under lazy execution what is pending (forward, backward, this update) is evaluated
+        then, as one program."""
         super().__init_subclass__(**kwargs)
         step = cls.__dict__.get("step")
         if step is not None and not getattr(step, "_step_boundary", False):
 
             @functools.wraps(step)
             def bounded_step(self: Any, *args: Any, **kw: Any) -> Any:
-                out = step(self, *args, **kw)
+                out = self._run_step(step, (self, *args), kw)
                 mark_step()
                 return out
 
@@ -214,6 +225,7 @@ class Optimizer:
         Parameters are replaced by their index over all groups in order; state
         values are the optimizer's own tensors (not copies), as in PyTorch.
         """
+        self._state_dict_pre_hooks()
         param_mappings: dict[int, int] = {}
         start_index = 0
 
@@ -230,8 +242,11 @@ class Optimizer:
         packed_state = {}
         for key, value in self.state.items():
             index = param_mappings[id(key)] if isinstance(key, torch.Tensor) else key
-            packed_state[index] = self._export_param_state(value)
-        return {"state": packed_state, "param_groups": param_groups}
+            # (a value that is not a parameter's dict of buffers is kept as it is)
+            packed_state[index] = (
+                self._export_param_state(value) if isinstance(value, dict) else value
+            )
+        return self._state_dict_post_hooks({"state": packed_state, "param_groups": param_groups})
 
     def _export_param_state(self, state: dict[str, Any]) -> dict[str, Any]:
         # Steps are kept as Python numbers internally; PyTorch stores float32 tensors.
@@ -247,7 +262,7 @@ class Optimizer:
         dtype, except ``step``; the groups must match this optimizer's in number
         and sizes (PyTorch's ``ValueError`` otherwise).
         """
-        state_dict = dict(state_dict)
+        state_dict = self._load_state_dict_pre_hooks(dict(state_dict))
         groups = self.param_groups
         saved_groups = copy.deepcopy(state_dict["param_groups"])
         if len(groups) != len(saved_groups):
@@ -282,6 +297,7 @@ class Optimizer:
                 new_group["param_names"] = group["param_names"]
             param_groups.append(new_group)
         self.__setstate__({"state": state, "param_groups": param_groups})
+        self._load_state_dict_post_hooks()
 
     def _import_state_value(self, param: Any, key: str, value: Any) -> Any:
         if key == "step":

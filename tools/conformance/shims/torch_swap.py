@@ -33,6 +33,7 @@ SCOPE: dict[str, str] = {
     "torch.profiler": "the profiler",
     "torch.sparse_coo_tensor": "sparse tensors",
     "torch.sparse_csr_tensor": "sparse tensors",
+    "torch.optim.SparseAdam": "sparse tensors (an optimizer of sparse gradients)",
     "torch.nested": "nested tensors",
     "torch.utils.cpp_extension": "C++ extensions",
     "torch.multiprocessing": "several processes",
