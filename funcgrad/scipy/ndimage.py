@@ -82,7 +82,9 @@ def map_coordinates(
             f"{sorted(_MODES)}{here()}"
         )
     if order not in (0, 1):
-        raise NotImplementedError(f"map_coordinates requires order <= 1, got {order}{here()}")
+        raise NotImplementedError(
+            f"map_coordinates currently requires order<=1, got {order}{here()}"
+        )
     fix = _MODES[mode]
     per_axis = []
     for c, n in zip(coords, arr.shape):
