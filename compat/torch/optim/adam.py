@@ -66,6 +66,13 @@ class Adam(GroupStepOptimizer):
         fused: bool | None = None,
         decoupled_weight_decay: bool = False,
     ) -> None:
+        if isinstance(lr, torch.Tensor):
+            if foreach and not capturable:
+                raise ValueError(
+                    "lr as a Tensor is not supported for capturable=False and foreach=True"
+                )
+            if lr.numel() != 1:
+                raise ValueError("Tensor lr must be 1-element")
         if not lr >= 0.0:
             raise ValueError(f"Invalid learning rate: {lr}")
         check_nonnegative(epsilon=eps)

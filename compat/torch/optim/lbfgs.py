@@ -297,7 +297,8 @@ class LBFGS(Optimizer):
                 # PyTorch computes ``min(1, 1 / |g|_1) * lr`` with tensors of the
                 # gradient's dtype: float32 rounding for float32 parameters, none for float64
                 rnd = (lambda v: v) if g.dtype == torch.float64 else f32
-                inv = rnd(1.0 / float(g.abs().sum()))
+                norm1 = float(g.abs().sum())
+                inv = rnd(1.0 / norm1) if norm1 else math.inf  # (a zero gradient: 1/0 = inf)
                 t = rnd(inv * rnd(lr)) if inv < 1.0 else lr
             else:
                 t = lr
