@@ -146,8 +146,15 @@ def _array_op(row: Any) -> Any:
     node_of = t.grad_fn or name  # (no node: the name is never recorded)
     defaults = {p.name: p.default for p in t.params if not p.required}
     least = len(names) - len(defaults)  # (the positional arguments a call needs)
+    #: (ndim, dtype) -> (node, static) of a call with the input alone, whose checks and
+    #: arguments depend on nothing else (filled once a call passed them)
+    alone: dict[tuple[int, Any], tuple[str, tuple]] = {}
 
     def f(*args: Any, **kwargs: Any) -> Tensor:
+        if len(args) == 1 and not kwargs and type(args[0]) is Tensor:
+            known = alone.get((args[0].ndim, args[0]._npdtype))
+            if known is not None:
+                return apply(_array_f, known[0], args, known[1])
         if not kwargs and least <= len(args) <= len(names):  # (positional: no bind)
             given = {**defaults, **dict(zip(names, args))}
         else:
@@ -204,6 +211,8 @@ def _array_op(row: Any) -> Any:
             ("dtype", _result_dtype(t, input)),
         )
         node = _node(t, given, input.ndim) if t.nodes else node_of
+        if len(args) == 1 and not kwargs and type(input) is Tensor and not t.empty_unchecked:
+            alone[input.ndim, input._npdtype] = (node, static)
         return apply(_array_f, node, (input, *operands.values()), static)
 
     f.__name__ = f.__qualname__ = name
