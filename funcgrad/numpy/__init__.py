@@ -63,6 +63,7 @@ from funcgrad.numpy._editing import (  # noqa: F401
     put,
     put_along_axis,
 )
+from funcgrad.numpy._einsum_path import einsum_path  # noqa: F401
 from funcgrad.numpy._equality import allclose, array_equal, array_equiv, isclose  # noqa: F401
 from funcgrad.numpy._files import load, save, savez  # noqa: F401
 from funcgrad.numpy._floating import (  # noqa: F401

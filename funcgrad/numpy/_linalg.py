@@ -35,6 +35,7 @@ from funcgrad.numpy._core import (
     unsupported,
     user_dtype,
 )
+from funcgrad.numpy._einsum_path import parse_path
 from funcgrad.numpy._reductions import sum as _sum
 from funcgrad.numpy._shape import diagonal, expand_dims, moveaxis, squeeze, stack
 from funcgrad.numpy._ufuncs import conjugate, multiply, subtract
@@ -353,8 +354,9 @@ def einsum(
     preferred_element_type: Any = None,
 ) -> Any:
     """Einstein summation: explicit (``"ij,jk->ik"``) or implicit output, ``...``
-    broadcasting, repeated labels within an operand (diagonals)."""
-    del optimize, precision
+    broadcasting, repeated labels within an operand (diagonals); ``optimize`` may be a
+    contraction path (:func:`einsum_path`), followed as given."""
+    del precision
     if not isinstance(subscripts, str):
         raise unsupported("einsum with the sublist (interleaved operand/axis list) form")
     check_arraylike("einsum", *operands)
@@ -425,8 +427,17 @@ def einsum(
     for i, (s, o) in enumerate(terms):
         others = set(outs).union(*[set(t) for j, (t, _) in enumerate(terms) if j != i])
         prepared.append(_prep_term(s, o, others))
+    for step in parse_path(optimize, len(prepared)) or ():
+        picked = [prepared[i] for i in step]
+        prepared = [t for i, t in enumerate(prepared) if i not in step]
+        keep = set(outs).union(*[set(t) for t, _ in prepared])
+        if len(picked) == 1:
+            prepared.append(_prep_term(*picked[0], keep))
+        else:
+            last = None if prepared else pet
+            prepared.append(_contract_pair(*picked[0], *picked[1], keep, last))
     s0, x = prepared[0]
-    for j in range(1, len(prepared)):
+    for j in range(1, len(prepared)):  # left to right (all of them without a path)
         s1, y = prepared[j]
         keep = set(outs).union(*[set(t) for t, _ in prepared[j + 1 :]])
         s0, x = _contract_pair(s0, x, s1, y, keep, pet if j == len(prepared) - 1 else None)
