@@ -323,3 +323,24 @@ def test_betaln_derivative_for_large_arguments():
     _, tj = jax.jvp(lambda x: jss.betaln(x, 1.0), (xs,), (np.ones_like(xs),))
     np.testing.assert_allclose(np.asarray(t), np.asarray(tj), rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(np.asarray(t), -1 / xs, rtol=1e-5, atol=1e-6)
+
+
+@given(
+    re=st.floats(-8.0, 12.0, allow_nan=False),
+    im=st.floats(-6.0, 6.0, allow_nan=False),
+)
+def test_complex_gamma_against_scipy(re, im):
+    z = np.complex64(complex(re, im))
+    want = ss.gamma(np.complex128(z))
+    got = complex(np.asarray(fss.gamma(np.array([z])))[0])
+    if not np.isfinite(want) or not 1e-30 < abs(want) < 1e30:  # (complex64 range)
+        return
+    assert abs(got - want) <= 5e-5 * abs(want) + 1e-6
+    np.testing.assert_allclose(got, complex(np.asarray(jss.gamma(np.array([z])))[0]), rtol=5e-5)
+
+
+def test_complex_gamma_poles_and_nans_are_nan():
+    z = np.array([0j, -1 + 0j, -5 + 0j, complex(np.nan, 1.0), complex(1.0, np.nan)], np.complex64)
+    got = np.asarray(fss.gamma(z))
+    assert got.dtype == np.complex64
+    assert np.isnan(got.real).all() and np.isnan(got.imag).all()

@@ -213,8 +213,42 @@ def gammasgn(x: ArrayLike) -> Any:
     return fnp.where(fnp.isnan(x), x, out)
 
 
+#: Lanczos's approximation with ``g = 7`` and nine terms (Godfrey's coefficients)
+_LANCZOS_G = 7.0
+_LANCZOS = (
+    0.99999999999980993,
+    676.5203681218851,
+    -1259.1392167224028,
+    771.32342877765313,
+    -176.61502916214059,
+    12.507343278686905,
+    -0.13857109526572012,
+    9.9843695780195716e-6,
+    1.5056327351493116e-7,
+)
+
+
+def _complex_gamma(z: Any) -> Any:
+    """``Gamma(z)`` for complex ``z``: Lanczos's approximation on ``Re z >= 1/2``, the
+    reflection ``Gamma(z) = pi / (sin(pi z) Gamma(1 - z))`` below; ``nan+nanj`` at the
+    poles (the non-positive integers) and where a part is NaN, as SciPy."""
+    re, im = fnp.real(z), fnp.imag(z)
+    reflect = re < 0.5
+    w = fnp.where(reflect, 1.0 - z, z) - 1.0
+    series = _LANCZOS[0] + sum(c / (w + k) for k, c in enumerate(_LANCZOS[1:], 1))
+    t = w + (_LANCZOS_G + 0.5)
+    g = np.sqrt(2 * np.pi) * fnp.exp((w + 0.5) * fnp.log(t) - t) * series
+    out = fnp.where(reflect, np.pi / (fnp.sin(np.pi * z) * g), g)
+    pole = (im == 0) & (re <= 0) & (re == fnp.floor(re))
+    bad = pole | fnp.isnan(re) | fnp.isnan(im)
+    return fnp.where(bad, complex(np.nan, np.nan), out).astype(z.dtype)
+
+
 def gamma(x: ArrayLike) -> Any:
-    """The gamma function ``Gamma(x)`` for real ``x``."""
+    """The gamma function ``Gamma(x)``, real or complex (see :func:`_complex_gamma`)."""
+    x = fnp.asarray(x)
+    if np.issubdtype(x.dtype, np.complexfloating):
+        return _complex_gamma(x)
     (x,) = _real("gamma", x)
     return gammasgn(x) * fnp.exp(ew.lgamma(x))
 
