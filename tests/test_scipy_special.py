@@ -344,3 +344,24 @@ def test_complex_gamma_poles_and_nans_are_nan():
     got = np.asarray(fss.gamma(z))
     assert got.dtype == np.complex64
     assert np.isnan(got.real).all() and np.isnan(got.imag).all()
+
+
+@pytest.mark.parametrize(
+    "order,z,n_iter", [(0, 0.01, 5), (1, 1.1, 20), (2, 11.4, 50), (3, 30.0, 80), (6, 100.6, 200)]
+)
+def test_bessel_jn_against_scipy_and_jax(order, z, n_iter):
+    got = np.asarray(fss.bessel_jn(np.float32(z), v=order, n_iter=n_iter))
+    want = np.array([ss.jv(k, z) for k in range(order + 1)])
+    np.testing.assert_allclose(got, want, rtol=2e-6, atol=2e-6 * np.abs(want).max())
+    jax_val = np.asarray(jss.bessel_jn(np.float32(z), v=order, n_iter=n_iter))
+    np.testing.assert_allclose(got, jax_val, rtol=1e-6)
+
+
+def test_bessel_jn_batched_and_jit():
+    z = np.random.default_rng(0).uniform(0.0, 5.0, (3, 5)).astype(np.float32)
+    got = np.asarray(fg.jit(lambda z: fss.bessel_jn(z, v=4, n_iter=15))(z))
+    assert got.shape == (5, 3, 5)
+    want = np.stack([ss.jv(k, z.astype(np.float64)) for k in range(5)])
+    np.testing.assert_allclose(got, want, atol=1e-6)
+    with pytest.raises(ValueError, match="complex"):
+        fss.bessel_jn(np.ones(2, np.complex64), v=2)
