@@ -1,5 +1,5 @@
 """Elementwise primitives ``jax.lax`` has and funcgrad's other families lack: ``erfc``
-(accurate in the tails, unlike ``1 - erf``), the bit shifts, ``population_count``,
+(accurate in the tails, unlike ``1 - erf``), the bit shifts, ``mulhi``, ``population_count``,
 ``clz``, ``nextafter`` and ``bitcast_convert_type``. Declared with the elementwise
 family's helpers, so they share its dtype checks, weak typing and batching.
 
@@ -74,6 +74,14 @@ nextafter_p = ew._binary(
     numpy="inexact",
     torch=TorchForm(None, promote="result_type", inplace_function=False, tensors_only=True),
 )
+mulhi_p = ew._binary(
+    "mulhi",
+    lax.mulhi,
+    allowed="int",
+    differentiable=False,
+    doc="Elementwise high half of the double-width integer product ``x * y``",
+    public=("lax",),
+)
 population_count_p = ew._unary("population_count", lax.population_count, None, allowed="int")
 clz_p = ew._unary("clz", lax.clz, None, allowed="int")
 
@@ -87,6 +95,11 @@ def _int_examples(rng: np.random.Generator) -> list[Example]:
 
 for _p in (shift_left_p, shift_right_logical_p, shift_right_arithmetic_p):
     _p.examples = _int_examples
+mulhi_p.examples = lambda rng: [
+    Example([rand(rng, (4,), "int32", lo=-(2**31), hi=2**31 - 1)] * 2),
+    Example([rand(rng, (2, 3), "uint16", lo=0, hi=65535), np.asarray(40000, np.uint16)]),
+    Example([rand(rng, (3,), "int8", lo=-128, hi=127), rand(rng, (3,), "int8", lo=-128, hi=127)]),
+]
 nextafter_p.examples = lambda rng: [Example([rand(rng, (4,)), rand(rng, (4,))])]
 for _p in (population_count_p, clz_p):
     _p.examples = lambda rng: [
@@ -182,6 +195,17 @@ def _host_shift_right_arithmetic(x: Any, y: Any) -> Any:
     return out.astype(s.dtype).view(x.dtype)
 
 
+def _host_mulhi(x: Any, y: Any) -> Any:
+    """The high half of the double-width product (64-bit operands: Python's integers)."""
+    x, y = np.asarray(x), np.asarray(y)
+    bits = x.dtype.itemsize * 8
+    if bits == 64:
+        wide = x.astype(object) * y.astype(object)
+        return np.array([int(v) >> 64 for v in wide.ravel()], x.dtype).reshape(wide.shape)
+    big = np.int64 if x.dtype.kind == "i" else np.uint64
+    return np.right_shift(x.astype(big) * y.astype(big), bits).astype(x.dtype)
+
+
 def _host_population_count(x: Any) -> Any:
     x = np.asarray(x)  # (NumPy counts the bits of |x| for signed integers)
     return np.bitwise_count(x.view(np.dtype(f"u{x.dtype.itemsize}"))).astype(x.dtype)
@@ -202,6 +226,7 @@ shift_right_logical_p.host = _host_shift_right_logical
 shift_right_arithmetic_p.host = _host_shift_right_arithmetic
 nextafter_p.host = np.nextafter
 nextafter_p.host_join = True
+mulhi_p.host = _host_mulhi
 population_count_p.host = _host_population_count
 clz_p.host = _host_clz
 
