@@ -411,14 +411,6 @@ def test_tensor_lr_matches_torch(real_torch):
         _assert_close(u, v, "RMSprop with a Tensor lr")
 
 
-def test_complex_parameters_are_refused():
-    w = ctorch.nn.Parameter(ctorch.tensor(np.array([1 + 2j, 3 - 1j], dtype=np.complex64)))
-    w.grad = ctorch.ones_like(w)
-    opt = ctorch.optim.Adadelta([w])
-    with pytest.raises(NotImplementedError, match="real parameters only"):
-        opt.step()
-
-
 def test_params_without_grad_are_skipped_like_torch(real_torch):
     rt = real_torch
     results = []

@@ -163,14 +163,9 @@ class ElementwiseOptimizer(GroupStepOptimizer):
         raise NotImplementedError
 
     def _step_group(self, group: dict[str, Any], params: list[Any], grads: list[Any]) -> None:
-        for p, g in zip(params, grads):
+        for g in grads:
             if getattr(g, "is_sparse", False):
                 raise RuntimeError(f"{type(self).__name__} does not support sparse gradients")
-            if p.is_complex():
-                raise NotImplementedError(
-                    f"{type(self).__name__} in compat supports real parameters only (complex "
-                    "parameters are updated as pairs of reals in PyTorch)"
-                )
         cfg = self._config(group)
         states, scalars = [], []
         for p in params:
@@ -185,6 +180,12 @@ class ElementwiseOptimizer(GroupStepOptimizer):
         keys = self._rule.state_keys(cfg)
         state_lists = [[st[k] for st in states] for k in keys]
         access = _compiled.array_access() if group.get("fused") is not False else None
+        if any(p.is_complex() for p in params):
+            # complex parameters are updated as pairs of reals, as PyTorch's: the rule runs
+            # on real views of each one, of its gradient and of its state (written through)
+            params, grads = [_real(p) for p in params], [_real(g) for g in grads]
+            state_lists = [[_real(v) for v in lst] for lst in state_lists]
+            access = None
         if access is not None:
             args = (access, self._rule, cfg, scalars, params, grads, state_lists)
             # a first step runs on NumPy, no program traced (see ``_cold``)
@@ -211,6 +212,12 @@ class ElementwiseOptimizer(GroupStepOptimizer):
         if key in self._scalar_state:
             return _float(value)
         return super()._import_state_value(param, key, value)
+
+
+def _real(t: Any) -> Any:
+    """A complex tensor's real view (``view_as_real``: its last axis holds the real and
+    imaginary parts); any other value itself."""
+    return torch.view_as_real(t) if isinstance(t, torch.Tensor) and t.is_complex() else t
 
 
 def _float(value: Any) -> float:

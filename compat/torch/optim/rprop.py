@@ -67,7 +67,9 @@ class Rprop(ElementwiseOptimizer):
     def _init_state(self, group: dict[str, Any], p: Any, state: dict[str, Any]) -> None:
         state["step"] = 0.0
         state["prev"] = torch.zeros_like(p)
-        state["step_size"] = torch.full_like(p, float(group["lr"]))
+        lr = float(group["lr"])
+        # a complex parameter is two reals: its imaginary parts start at lr too, as PyTorch's
+        state["step_size"] = torch.full_like(p, complex(lr, lr) if p.is_complex() else lr)
 
     def _advance(self, group: dict[str, Any], state: dict[str, Any], p: Any) -> _rules.RpropScalars:
         state["step"] += 1.0
