@@ -388,3 +388,16 @@ def test_poisson_entropy_of_a_negative_mu_is_nan():
     got = np.asarray(fst.poisson.entropy(mu))
     np.testing.assert_allclose(got, sst.poisson.entropy(mu.astype(np.float64)), rtol=2e-4)
     np.testing.assert_allclose(got, np.asarray(jst.poisson.entropy(mu)), rtol=2e-4)
+
+
+@pytest.mark.parametrize("shape", [(0,), (0, 2, 3), (2, 0)])
+@pytest.mark.parametrize("method", ["average", "min", "max", "dense", "ordinal"])
+def test_rankdata_of_empty_slices(shape, method):
+    a = np.zeros(shape, np.float32)
+    for axis in (None, *range(len(shape))):
+        got = np.asarray(fst.rankdata(a, method=method, axis=axis))
+        want = sst.rankdata(a, method=method, axis=axis)
+        assert got.shape == want.shape
+        np.testing.assert_array_equal(
+            got.shape, np.asarray(jst.rankdata(a, method=method, axis=axis)).shape
+        )

@@ -56,8 +56,8 @@ def _rank_last(a: Any, method: str) -> Any:
             # first and last sorted position of each element's group of ties
             pos = fnp.arange(n)
             same = dense_sorted[..., :, None] == dense_sorted[..., None, :]
-            first = fnp.min(fnp.where(same, pos, n), axis=-1)
-            last = fnp.max(fnp.where(same, pos, -1), axis=-1)
+            first = fnp.min(fnp.where(same, pos, n), axis=-1, initial=n)
+            last = fnp.max(fnp.where(same, pos, -1), axis=-1, initial=-1)
             lo = fnp.take_along_axis(first, inv, axis=-1).astype(dt) + 1
             hi = fnp.take_along_axis(last, inv, axis=-1).astype(dt) + 1
             ranks = {"min": lo, "max": hi, "average": 0.5 * (lo + hi)}[method]
