@@ -98,3 +98,31 @@ def test_mul_out_dtype(dt: Any, out: Any) -> None:
     assert got.dtype == want.dtype
     np.testing.assert_array_equal(got, want)
     np.testing.assert_array_equal(fg.jit(lambda a, b: flax.mul(a, b, out_dtype=out))(x, y), want)
+
+
+_NARY = [("betainc", 3), ("igamma_grad_a", 2), ("polygamma", 2), ("zeta", 2), ("bessel_i0e", 1)]
+_NARY_SHAPES = [[(3, 4), (3, 4), (1, 4)], [(1, 4), (3, 1), (3, 4)], [(2, 3), (), (2, 1)]]
+
+
+@pytest.mark.parametrize("shapes", _NARY_SHAPES)
+@pytest.mark.parametrize(("op", "arity"), _NARY)
+def test_special_functions_broadcast_size_one(op: str, arity: int, shapes: list) -> None:
+    """``lax.betainc``/``zeta``/... broadcast size-1 dimensions as JAX's (they refused)."""
+    rng = np.random.default_rng(1)
+    args = [rng.uniform(0.2, 0.9, s).astype(np.float32) for s in shapes[:arity]]
+    if op == "polygamma":
+        args[0] = np.round(args[0] * 3).astype(np.float32)
+    if op == "zeta":
+        args[0] = args[0] + 1.5
+    want = getattr(jlax, op)(*args)
+    got = getattr(flax, op)(*args)
+    assert got.shape == want.shape and got.dtype == want.dtype
+    np.testing.assert_allclose(got, want, rtol=2e-5, atol=1e-6)
+
+
+def test_special_functions_refuse_other_ranks() -> None:
+    a = np.full((3, 4), 0.5, np.float32)
+    with pytest.raises(TypeError, match="same number of dimensions"):
+        jlax.betainc(a, a, a[0])
+    with pytest.raises(TypeError, match="same number of dimensions"):
+        flax.betainc(a, a, a[0])

@@ -3,8 +3,9 @@ functions ``bessel_i0e``/``bessel_i1e``, ``igamma_grad_a``, the incomplete beta 
 ``betainc``, ``polygamma``, ``zeta`` and ``random_gamma_grad`` (``igamma`` and ``igammac``
 are their rows' forms: ``funcgrad.lax._elementwise``).
 
-Each wraps a funcgrad primitive with lax's operand rule (one dtype, one shape; 0-d
-operands and Python scalars adapt), so ``grad``, ``vmap`` and ``jit`` apply.
+Each wraps a funcgrad primitive with lax's operand rule (one dtype, one shape up to
+size-1 dimensions; 0-d operands and Python scalars adapt), so ``grad``, ``vmap`` and
+``jit`` apply.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ __all__ = [
 
 def _same(fn: Any, name: str) -> Any:
     """Wrap the primitive wrapper ``fn`` with lax's operand rule:
-    one dtype, one shape (0-d operands and Python scalars adapt)."""
+    one dtype, one shape up to size-1 dimensions (0-d operands and Python scalars adapt)."""
 
     def f(*args: Any) -> Any:
         xs = [prep(a, name) for a in args]
@@ -44,19 +45,27 @@ def _same(fn: Any, name: str) -> Any:
                 f"{name}: operands must have one dtype, got "
                 f"{', '.join(str(a) for a in avals)}{here()}"
             )
-        shapes = {a.shape for a in avals if a.shape != ()}
-        if len(shapes) > 1:
+        shapes = [a.shape for a in avals if a.shape != ()]
+        ranks = {len(s) for s in shapes}
+        if len(ranks) > 1:
             raise TypeError(
-                f"{name}: operands must have one shape, got "
+                f"{name}: arrays must have the same number of dimensions, got {ranks} "
+                f"({', '.join(str(a) for a in avals)}){here()}"
+            )
+        # JAX 0.10's lax rule: each dimension equal or 1 (size-1 dimensions broadcast)
+        shape = tuple(max(d) for d in zip(*shapes)) if shapes else ()
+        if any(n not in (1, m) for s in shapes for n, m in zip(s, shape)):
+            raise TypeError(
+                f"{name}: operands must have one shape (size-1 dimensions broadcast), got "
                 f"{', '.join(str(a) for a in avals)}{here()}"
             )
-        shape = shapes.pop() if shapes else ()
         out = []
         for x, a in zip(xs, avals):
             if a.dtype != ref.dtype:
                 x = ew.convert_element_type(x, ref.dtype)
             if a.shape != shape:
-                x = sh.broadcast_in_dim(x, shape, ())
+                dims = tuple(range(len(shape))) if a.shape else ()
+                x = sh.broadcast_in_dim(x, shape, dims)
             out.append(x)
         return fn(*out)
 
