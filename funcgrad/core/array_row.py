@@ -19,7 +19,17 @@ from dataclasses import dataclass
 from typing import Any
 
 #: the kinds of PyTorch parameter a row may declare (see :class:`TorchParam`)
-PARAM_KINDS = ("int", "dims", "unique_dims", "shifts", "dim", "tensor", "reduce_dims")
+PARAM_KINDS = (
+    "int",
+    "dims",
+    "unique_dims",
+    "shifts",
+    "dim",
+    "tensor",
+    "reduce_dims",
+    "float",
+    "bool",
+)
 #: how PyTorch may type an array row's result (see :class:`TorchArrayForm`)
 PROMOTIONS = ("int64",)
 #: a parameter without a default
@@ -40,12 +50,15 @@ class TorchParam:
     sequence of them as a reduction's: a repeated one refused, none meaning all, a 0-d
     tensor's 0 or -1 taken: ``count_nonzero``'s ``dim``), ``"tensor"`` (a further array operand,
     ``None`` where the default is ``None``: ``kron``'s ``other``, ``diff``'s ``prepend``;
-    a test sample gives its shape). ``at_least``: the smallest value PyTorch takes and its
+    a test sample gives its shape), ``"float"`` (a real number: ``isclose``'s ``rtol``),
+    ``"bool"`` (a bool: ``equal_nan``). ``at_least``: the smallest value PyTorch takes and its
     ``RuntimeError``'s text, ``{value}`` the value given (``diff``'s order, where NumPy's
     form raises a ``ValueError``). ``count``: the number of dimensions a ``"dims"``
     parameter names and PyTorch's ``RuntimeError`` text where it differs, ``{count}`` the
     number given (``rot90``'s two); ``distinct``: the dimensions must differ, PyTorch's
     ``RuntimeError`` text where they do not, ``{0}``, ``{1}``... the dimensions given.
+    ``ndim``: a tensor parameter's fewest and most dimensions and PyTorch's text, as
+    :class:`TorchArrayForm`'s (``outer``'s ``vec2``).
     """
 
     name: str
@@ -55,6 +68,7 @@ class TorchParam:
     at_least: tuple[int, str] | None = None
     count: tuple[int, str] | None = None
     distinct: str | None = None
+    ndim: tuple[int, int | None, str] | None = None
 
     @property
     def required(self) -> bool:
@@ -94,7 +108,12 @@ class TorchArrayForm:
     ``NotImplementedError`` text refusing a bool input (``trace``). ``concat``: the tensor
     operands are joined to the input along a dimension parameter, PyTorch's checks before
     NumPy's: ``(dimension parameter, text where the number of dimensions differs, text
-    where another dimension's size does)`` (``diff``'s ``prepend``/``append``)."""
+    where another dimension's size does)`` (``diff``'s ``prepend``/``append``).
+    ``same_dtype``: the tensor operands must have the input's dtype, PyTorch's
+    ``RuntimeError`` text where one has not, ``{0}``/``{1}`` their ScalarType names
+    (``isclose``: "Float did not match Long", where NumPy's form promotes). ``python_bool``:
+    the result is a Python bool (``allclose``, where NumPy's is a 0-d array).
+    ``aliases``: PyTorch's other names of the op (``outer``'s ``ger``)."""
 
     grad_fn: str | None
     params: tuple[TorchParam, ...]
@@ -108,6 +127,9 @@ class TorchArrayForm:
     promote: str | None = None
     bool_error: str | None = None
     concat: tuple[str, str, str] | None = None
+    same_dtype: str | None = None
+    python_bool: bool = False
+    aliases: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if self.promote is not None and self.promote not in PROMOTIONS:

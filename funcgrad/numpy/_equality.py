@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from funcgrad.core.array_row import ArrayRow, TorchArrayForm, TorchParam
 from funcgrad.numpy._core import ArrayLike, aval, check_arraylike, out, prep, promote_broadcast
 from funcgrad.numpy._reductions import all as _all
 from funcgrad.numpy._ufuncs import equal, isinf, isnan, logical_and, logical_or
@@ -37,6 +38,36 @@ def allclose(
     """Whether :func:`isclose` holds everywhere (a 0-d bool array)."""
     check_arraylike("allclose", a, b)
     return _all(isclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan))
+
+
+# PyTorch's isclose/allclose: operands of one dtype (NumPy's promote), tolerances at or
+# above 0, allclose a Python bool
+_TOLERANCES = (
+    TorchParam("other", "b", "tensor"),
+    *(
+        TorchParam(
+            p,
+            p,
+            "float",
+            d,
+            at_least=(0, p + " must be greater than or equal to zero, but got {value}"),
+        )
+        for p, d in (("rtol", 1e-05), ("atol", 1e-08))
+    ),
+    TorchParam("equal_nan", "equal_nan", "bool", False),
+)
+_CLOSE = ((2, 3), ((2, 3),)), ((4,), ((4,), 1e-05, 2.0))
+for _f in (isclose, allclose):
+    ArrayRow(
+        _f,
+        torch=TorchArrayForm(
+            None,
+            _TOLERANCES,
+            same_dtype="{} did not match {}",
+            python_bool=_f is allclose,
+            samples=_CLOSE,
+        ),
+    )
 
 
 def array_equal(a1: ArrayLike, a2: ArrayLike, equal_nan: bool = False) -> Any:

@@ -199,6 +199,26 @@ def outer(a: ArrayLike, b: ArrayLike, out: Any = None) -> Any:
     return multiply(sh.reshape(a, (aval(a).size, 1)), sh.reshape(b, (1, aval(b).size)))
 
 
+# PyTorch's outer (and ger) takes two vectors, where NumPy's flattens its operands
+ArrayRow(
+    outer,
+    torch=TorchArrayForm(
+        "MulBackward0",
+        (
+            TorchParam(
+                "vec2",
+                "b",
+                "tensor",
+                ndim=(1, 1, "outer: Expected 1-D argument vec2, but got {ndim}-D"),
+            ),
+        ),
+        ndim=(1, 1, "outer: Expected 1-D argument self, but got {ndim}-D"),
+        aliases=("ger",),
+        samples=(((3,), ((2,),)), ((4,), ((1,),))),
+    ),
+)
+
+
 def tensordot(
     a: ArrayLike,
     b: ArrayLike,

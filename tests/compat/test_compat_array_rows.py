@@ -30,6 +30,8 @@ ARGS = {
     "shifts": [1, -3, (1, 2), (2,)],
     "dim": [0, -1, 3, (0,)],
     "reduce_dims": [0, -1, (0, 1), [1, 0], 3, (0, 0), ()],
+    "float": [0.0, 0.5, -1.0, 2, "x"],
+    "bool": [True, False, 1],
 }
 #: the most argument tuples a row tries per input (a larger product: one parameter varied
 #: at a time, then the parameters' cases side by side)
@@ -66,6 +68,8 @@ def _outcome(f):
         r = f()
     except Exception as e:  # (compared with PyTorch's)
         return type(e)
+    if isinstance(r, bool):  # (allclose: a Python bool)
+        return "bool", (), np.asarray(r)
     return str(r.dtype), tuple(r.shape), np.asarray(r.tolist())
 
 
@@ -140,6 +144,8 @@ def test_forms_as_pytorch(real_torch, row):
                 for L, xi, ai in zip((ctorch, real_torch), x, a)
             )
             _same(fn, want, what)
+            for alias in row.torch.aliases:  # (torch.ger is torch.outer)
+                _same(_outcome(lambda: getattr(ctorch, alias)(x[0], *a[0])), want, what + alias)
             method, want_method = (
                 _outcome(lambda xi=xi, ai=ai: getattr(xi, name)(*ai)) for xi, ai in zip(x, a)
             )
@@ -147,7 +153,7 @@ def test_forms_as_pytorch(real_torch, row):
             if row.torch.method_varargs is not None and isinstance(args[0], (list, tuple)):
                 star = _outcome(lambda: getattr(x[1], name)(*args[0]))  # (x.flip(0, 1))
                 _same(_outcome(lambda: getattr(x[0], name)(*args[0])), star, what + " *args")
-            if isinstance(want, type):
+            if isinstance(want, type) or row.torch.python_bool:
                 continue
             out = _outcome(
                 lambda: getattr(ctorch, name)(x[0], *a[0], out=ctorch.empty(0, dtype=_dtype(want)))
@@ -177,8 +183,8 @@ def test_nodes_and_gradients_as_pytorch(real_torch, row):
             x = ramp(L, shape)
             a = [ramp(L, s) if k == "tensor" and s is not None else s for k, s in zip(kinds, args)]
             y = getattr(L, row.name)(x, *a)
-            if row.torch.grad_fn is None:  # (an integer result: no node, no gradient)
-                got.append((y.grad_fn, [np.asarray(y.tolist())]))
+            if row.torch.grad_fn is None:  # (an integer or bool result: no node, no gradient)
+                got.append((getattr(y, "grad_fn", None), [np.asarray(_outcome(lambda: y)[2])]))
                 continue
             (y * L.arange(1.0, y.numel() + 1, dtype=L.float64).reshape(y.shape)).sum().backward()
             grads = [np.asarray(t.grad.tolist()) for t in (x, *a) if isinstance(t, L.Tensor)]

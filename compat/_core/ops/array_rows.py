@@ -70,6 +70,14 @@ def _convert(name: str, pos: int, param: str, kind: str, value: Any, input: Tens
         if value is not None and not isinstance(value, Tensor):
             raise _type_error(name, param, pos, "Tensor", value)
         return value
+    if kind == "float":
+        if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.number)):
+            raise _type_error(name, param, pos, "float", value)
+        return float(value)
+    if kind == "bool":
+        if not isinstance(value, (bool, np.bool_)):
+            raise _type_error(name, param, pos, "bool", value)
+        return bool(value)
     if kind == "shifts":
         seq = value if isinstance(value, (list, tuple)) else (value,)
         try:
@@ -142,6 +150,7 @@ def _array_op(row: Any) -> Any:
     floors = [(p.name, p.at_least) for p in t.params if p.at_least is not None]
     dims = [(p.name, p.numpy) for p in t.params if p.kind == "dim"]
     tensors = [(p.name, p.numpy) for p in t.params if p.kind == "tensor"]
+    operand_ndims = [(p.numpy, p.ndim) for p in t.params if p.kind == "tensor" and p.ndim]
     names = [q.name for q in params]
     node_of = t.grad_fn or name  # (no node: the name is never recorded)
     defaults = {p.name: p.default for p in t.params if not p.required}
@@ -199,6 +208,15 @@ def _array_op(row: Any) -> Any:
             kw[n] = _wrap_dim(kw[n], input.ndim)
         operands = {n: kw.pop(n) for _, n in tensors}
         operands = {n: o for n, o in operands.items() if o is not None}
+        for n, (low, high, text) in operand_ndims:
+            o = operands.get(n)
+            if o is not None and (o.ndim < low or (high is not None and o.ndim > high)):
+                raise RuntimeError(text.format(ndim=o.ndim))
+        if t.same_dtype is not None:
+            for o in operands.values():
+                if o._npdtype != input._npdtype:
+                    kinds = (_dt.scalar_type_name(x._npdtype) for x in (input, o))
+                    raise RuntimeError(t.same_dtype.format(*kinds))
         if t.concat is not None and operands:
             _check_concat(t, input, operands, kw[numpy_of[t.concat[0]]])
         if t.aligned is not None and kw[numpy_of[t.aligned[1]]] is None:
@@ -214,6 +232,12 @@ def _array_op(row: Any) -> Any:
         if len(args) == 1 and not kwargs and type(input) is Tensor and not t.empty_unchecked:
             alone[input.ndim, input._npdtype] = (node, static)
         return apply(_array_f, node, (input, *operands.values()), static)
+
+    if t.python_bool:  # (allclose: a Python bool, where the row's function gives an array)
+        tensor_f = f
+
+        def f(*args: Any, **kwargs: Any) -> Any:
+            return bool(tensor_f(*args, **kwargs))
 
     f.__name__ = f.__qualname__ = name
     f.__doc__ = f"{row.function.__doc__.splitlines()[0]} (PyTorch's arguments; the row's form)."
@@ -239,7 +263,7 @@ def _array_op(row: Any) -> Any:
 
         method.__name__ = method.__qualname__ = name
         method.__doc__ = f.__doc__
-    return defop(name, method=method, inplace=t.inplace, samples=samples)(f)
+    return defop(name, method=method, inplace=t.inplace, aliases=t.aliases, samples=samples)(f)
 
 
 for _row in array_rows():

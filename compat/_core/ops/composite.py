@@ -1,7 +1,7 @@
 """Ops PyTorch code uses daily that are compositions or small kernels: fused
-multiply-adds (``addmm``, ``baddbmm``, ...), ``tensordot``/``kron``/``cross``,
+multiply-adds (``addmm``, ``baddbmm``, ...), ``tensordot``/``cross``,
 distances (``cdist``, ``dist``), moments (``var_mean``, ``std_mean``), comparisons
-(``isclose``, ``allclose``, ``equal``), NaN-aware reductions, ``logit``, ``frac``,
+(``equal``), NaN-aware reductions, ``logit``, ``frac``,
 ``nan_to_num``, stacking helpers and index grids.
 """
 
@@ -291,46 +291,6 @@ def _moments(
 
 
 # ----------------------------------------------------------------- comparisons
-
-
-def _isclose_f(
-    a: Any, b: Any, *, rtol: float, atol: float, equal_nan: bool, dtype: np.dtype
-) -> Any:
-    return fnp.isclose(_c(a, dtype), _c(b, dtype), rtol=rtol, atol=atol, equal_nan=equal_nan)
-
-
-@defop(
-    samples=(
-        Sample(((2, 3), (2, 3)), grad=False),
-        Sample(((4,), (4,)), kwargs=(("atol", 2.0),), grad=False),
-    )
-)
-def isclose(
-    input: Tensor, other: Any, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False
-) -> Tensor:
-    other = coerce(other)
-    if isinstance(other, Tensor) and other._npdtype != input._npdtype:
-        raise RuntimeError(f"{input.dtype} did not match {other.dtype}")
-    st = (
-        ("rtol", float(rtol)),
-        ("atol", float(atol)),
-        ("equal_nan", bool(equal_nan)),
-        ("dtype", _dt.result_type(input, other)),
-    )
-    return apply(_isclose_f, "isclose", (input, other), st)
-
-
-@defop(
-    samples=(
-        Sample(((2, 3), (2, 3)), grad=False),
-        Sample(((4,), (4,)), kwargs=(("atol", 5.0),), grad=False),
-    )
-)
-def allclose(
-    input: Tensor, other: Any, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False
-) -> bool:
-    """Whether every element is close (a Python bool)."""
-    return builtins.bool(isclose(input, other, rtol, atol, equal_nan).all())
 
 
 @defop(

@@ -1,5 +1,5 @@
-"""Torch linear algebra: ``matmul`` and its 2-D/batched/vector forms, ``outer``,
-``einsum``, ``linear``."""
+"""Torch linear algebra: ``matmul`` and its 2-D/batched/vector forms, ``einsum``,
+``linear``."""
 
 from __future__ import annotations
 
@@ -78,20 +78,6 @@ def dot(input: Tensor, other: Tensor) -> Tensor:
     if input.ndim != 1 or other.ndim != 1:
         raise RuntimeError(f"1D tensors expected, but got {input.ndim}D and {other.ndim}D tensors")
     return matmul(input, other)
-
-
-def _outer_f(x: Any, y: Any, *, dtype: np.dtype) -> Any:
-    return fnp.outer(_c(x, dtype), _c(y, dtype))
-
-
-@defop(aliases=("ger",), samples=Sample(((3,), (2,))))
-def outer(input: Tensor, vec2: Tensor) -> Tensor:
-    return apply(
-        _outer_f, "MulBackward0", (input, vec2), (("dtype", _dt.result_type(input, vec2)),)
-    )
-
-
-ger = outer
 
 
 def _einsum_f(*xs: Any, eq: str) -> Any:
