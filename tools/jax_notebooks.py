@@ -137,6 +137,7 @@ NOTEBOOKS = [
             "jacobian-vector-products",
             "complex-differentiation",
             "tracing",
+            "parallel",
         )
     ),
 ]
