@@ -56,8 +56,13 @@ OUT_OF_SCOPE: list[tuple[str, str]] = [
         r"[Kk]ey[Aa]rray|[Tt]yped_?[Kk]ey|[Nn]ew_?[Kk]ey|KeyTy|[Kk]ey_?[Ii]mpl|PRNGImpl|[Pp]rng_?[Ii]mpl",
         "typed PRNG keys",
     ),
-    (r"[Ww]rap_?[Kk]ey|[Kk]ey_?[Dd]ata|[Cc]ustom_?[Pp]rng|[Uu]nsafe_rbg|[Rr]bg", "typed PRNG keys"),
-    (r"[Cc]uda|[Gg]pu|GPU|[Tt]pu|TPU|[Rr]ocm", "accelerators"),
+    # (``RBG``: random_lax_test's classes ``RBGPRNGTest``/``UnsafeRBGPRNGTest``)
+    (
+        r"[Ww]rap_?[Kk]ey|[Kk]ey_?[Dd]ata|[Cc]ustom_?[Pp]rng|[Uu]nsafe_rbg|[Rr]bg|RBG",
+        "typed PRNG keys",
+    ),
+    # (a lower-case ``tpu`` not inside a word: ``test_wrong_output_type`` is no TPU test)
+    (r"[Cc]uda|[Gg]pu|GPU|(?<![a-z])tpu|Tpu|TPU|[Rr]ocm", "accelerators"),
     (r"[Ee]xport|[Ss]erializ", "jax.export"),
     (r"[Tt]raceback|[Ss]tack_?[Tt]race|[Ff]iltered", "JAX's traceback filtering"),
     # these evaluate a make_jaxpr's jaxpr with jax._src.core.eval_jaxpr (an internal),
