@@ -59,6 +59,7 @@ _LAZY = (
     "fft",
     "multiprocessing",
     "random",
+    "quasirandom",
     "ops",
     "_vmap_internals",
     "_VF",

@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from compat._core import creation as _creation
 from compat._core.namespace import (
     Tensor,
     empty,
@@ -251,6 +252,12 @@ def _compare(actual: Any, expected: Any, where: str, opts: dict[str, Any]) -> No
                              opts["check_dtype"], opts["msg"])  # fmt: skip
             return
         if actual is None and expected is None:
+            return
+        if isinstance(actual, np.ndarray) and isinstance(expected, np.ndarray):
+            # two NumPy arrays compare as the tensors they make, as PyTorch's
+            _compare_tensors(_creation.tensor(actual), _creation.tensor(expected),
+                             opts["rtol"], opts["atol"], opts["equal_nan"],
+                             opts["check_dtype"], opts["msg"])  # fmt: skip
             return
         if isinstance(actual, numbers) and isinstance(expected, numbers):
             _compare_numbers(actual, expected, opts["rtol"], opts["atol"], opts["equal_nan"],

@@ -205,3 +205,17 @@ def test_assert_close_containers() -> None:
         return out
 
     assert run(ctorch) == run(torch)
+
+
+def test_assert_close_of_numpy_arrays() -> None:
+    """Two NumPy arrays compare as the tensors they make (values and dtypes), as PyTorch's."""
+    real = pytest.importorskip("torch")
+    a, b = np.array([1.0, 2.0]), np.array([1.0, 2.1])
+    for lib in (real, ctorch):
+        lib.testing.assert_close(a, a.copy())
+        with pytest.raises(AssertionError, match="Tensor-likes are not close"):
+            lib.testing.assert_close(a, b)
+        with pytest.raises(AssertionError, match="'dtype' do not match"):
+            lib.testing.assert_close(a, a.astype(np.float32))
+        with pytest.raises(TypeError, match="No comparison pair"):
+            lib.testing.assert_close(lib.tensor([1.0, 2.0], dtype=lib.float64), a)
