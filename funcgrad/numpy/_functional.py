@@ -4,6 +4,8 @@ axes, with gufunc signatures), ``apply_along_axis``, ``apply_over_axes``, ``piec
 
 from __future__ import annotations
 
+import functools
+import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -16,8 +18,6 @@ from funcgrad.numpy._index_tricks import indices
 
 
 def _parse_signature(signature: str) -> tuple[list[tuple[str, ...]], list[tuple[str, ...]]]:
-    import re
-
     def dims(group: str) -> list[tuple[str, ...]]:
         return [tuple(d for d in g.split(",") if d) for g in re.findall(r"\(([\w,]*)\)", group)]
 
@@ -27,28 +27,87 @@ def _parse_signature(signature: str) -> tuple[list[tuple[str, ...]], list[tuple[
     return dims(ins), dims(outs)
 
 
+def _check_excluded(excluded: Any) -> frozenset:
+    """``excluded`` as a set of positions (non-negative ints) and keyword names."""
+    excluded = frozenset(excluded)
+    if any(not isinstance(e, (int, str)) for e in excluded):
+        raise TypeError(
+            "jax.numpy.vectorize can only exclude integer or string arguments, but "
+            f"excluded={set(excluded)!r}"
+        )
+    if any(isinstance(e, int) and e < 0 for e in excluded):
+        raise ValueError(f"excluded={set(excluded)!r} contains negative numbers")
+    return excluded
+
+
+def _bind_dim(sizes: dict, name: str, n: int, where: str) -> None:
+    """Record core dimension ``name``'s size ``n``; a different size seen before is an
+    error."""
+    if sizes.setdefault(name, n) != n:
+        raise ValueError(
+            f"inconsistent size for core dimension {name!r}: {n} vs {sizes[name]}{where}"
+        )
+
+
+def _check_outputs(res: Any, out_core: list, sizes: dict, where: str) -> None:
+    """``pyfunc``'s result (one example's) against the signature's output core dims."""
+    if len(out_core) == 1:
+        outs = [res]
+    else:
+        if not isinstance(res, tuple):
+            raise TypeError(
+                f"output must be a tuple when multiple outputs are expected, got: {res!r}{where}"
+            )
+        if len(res) != len(out_core):
+            raise TypeError(
+                f"wrong number of output arguments: expected {len(out_core)}, got {len(res)}{where}"
+            )
+        outs = list(res)
+    for o, dims in zip(outs, out_core):
+        shape = _info.shape_of(o)
+        if len(shape) != len(dims):
+            raise ValueError(f"output shape {shape} does not match core dimensions {dims}{where}")
+        for name, n in zip(dims, shape):
+            _bind_dim(sizes, name, n, where)
+
+
 def vectorize(
     pyfunc: Callable, *, excluded: Any = frozenset(), signature: str | None = None
 ) -> Callable:
     """A function that maps ``pyfunc`` over the broadcast leading (loop) axes of its array
     arguments with ``vmap``; ``signature`` (``"(n),(n)->()"``) names each argument's core
-    axes; positional indices or keyword names in ``excluded`` are passed through."""
-    import functools
-
-    in_core = None if signature is None else _parse_signature(signature)[0]
+    axes (checked on inputs and outputs); positional indices or keyword names in
+    ``excluded`` are passed through, and so are ``None`` arguments without a signature."""
+    excluded = _check_excluded(excluded)
+    sig = None if signature is None else _parse_signature(signature)
+    where = f" on vectorized function with excluded={excluded!r} and signature={signature!r}"
 
     @functools.wraps(pyfunc)
     def wrapped(*args: Any, **kwargs: Any) -> Any:
-        static = {i: a for i, a in enumerate(args) if i in excluded}
-        skw = {k: v for k, v in kwargs.items() if k in excluded}
-        dyn_kw = [k for k in kwargs if k not in excluded]
-        dyn = [_creation.asarray(a) for i, a in enumerate(args) if i not in excluded]
+        nones = {i for i, a in enumerate(args) if a is None and i not in excluded}
+        if nones and sig is not None:
+            raise ValueError(f"Cannot pass None at locations {nones} with signature={signature!r}")
+        skip = excluded | nones
+        static = {i: a for i, a in enumerate(args) if i in skip}
+        skw = {k: v for k, v in kwargs.items() if k in skip}
+        dyn_kw = [k for k in kwargs if k not in skip]
+        dyn = [_creation.asarray(a) for i, a in enumerate(args) if i not in skip]
         dyn += [_creation.asarray(kwargs[k]) for k in dyn_kw]
-        core = in_core if in_core is not None else [()] * len(dyn)
+        core = sig[0] if sig is not None else [()] * len(dyn)
         if len(core) != len(dyn):
             raise TypeError(
-                f"wrong number of positional arguments: expected {len(core)}, got {len(dyn)}"
+                f"wrong number of positional arguments: expected {len(core)}, got {len(dyn)}{where}"
             )
+        sizes: dict[str, int] = {}
+        for a, dims in zip(dyn, core):
+            shape = aval(a).shape
+            if len(shape) < len(dims):
+                raise ValueError(
+                    f"input with shape {shape!r} does not have enough dimensions for all core "
+                    f"dimensions {dims!r}{where}"
+                )
+            for name, n in zip(dims, shape[len(shape) - len(dims) :]):
+                _bind_dim(sizes, name, n, where)
         loops = [aval(a).shape[: aval(a).ndim - len(c)] for a, c in zip(dyn, core)]
         loop = np.broadcast_shapes(*loops) if loops else ()
         dyn = [
@@ -60,7 +119,10 @@ def vectorize(
             for i in range(len(args)):
                 full.append(static[i] if i in static else next(it))
             kw = dict(skw, **dict(zip(dyn_kw, xs[len(xs) - len(dyn_kw) :])))
-            return pyfunc(*full, **kw)
+            res = pyfunc(*full, **kw)
+            if sig is not None:
+                _check_outputs(res, sig[1], dict(sizes), where)
+            return res
 
         f = call
         for _ in loop:
