@@ -22,6 +22,7 @@ from funcgrad.lax import (
     _elementwise,
     _fft,
     _gather,
+    _linear_solve,
     _parallel,
     _ragged,
     _reductions,
@@ -37,6 +38,7 @@ from funcgrad.lax._conv_patches import *  # noqa: F403
 from funcgrad.lax._elementwise import *  # noqa: F403
 from funcgrad.lax._fft import *  # noqa: F403
 from funcgrad.lax._gather import *  # noqa: F403
+from funcgrad.lax._linear_solve import *  # noqa: F403
 from funcgrad.lax._parallel import *  # noqa: F403
 from funcgrad.lax._ragged import *  # noqa: F403
 from funcgrad.lax._reductions import *  # noqa: F403
@@ -55,6 +57,7 @@ __all__ = [
     *_elementwise.__all__,
     *_fft.__all__,
     *_gather.__all__,
+    *_linear_solve.__all__,
     *_parallel.__all__,
     *_ragged.__all__,
     *_reductions.__all__,

@@ -22,6 +22,7 @@ from funcgrad.primitives import (  # noqa: F401
     fft,
     indexing,
     linalg,
+    linear_solve,
     reduce_general,
     reductions,
     scatter,

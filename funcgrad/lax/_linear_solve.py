@@ -1,0 +1,122 @@
+"""``lax.custom_linear_solve``: a user's linear solver, differentiated implicitly.
+
+The user's functions are traced into closed programs (the values they close over become
+operands, so derivatives reach them) and bound as one ``linear_solve`` primitive
+(:mod:`funcgrad.primitives.linear_solve`, where the rules are): ``matvec``, its transpose
+``vecmat`` (the VJP of ``matvec`` in its vector, exact since it is linear), ``solve`` and
+``transpose_solve`` (``solve`` itself when ``symmetric``). Pytrees of vectors are
+flattened; each function's output tree is checked against ``b``'s, with JAX's errors.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from funcgrad import ad
+from funcgrad.core.ad_util import close
+from funcgrad.core.interp import eval_program, new_builder, to_aval
+from funcgrad.core.ir import Aval, Program
+from funcgrad.numpy._core import as_array
+from funcgrad.primitives.calls import stop_gradient
+from funcgrad.primitives.linear_solve import linear_solve
+from funcgrad.primitives.shape import full
+from funcgrad.tree_util import tree_flatten, tree_map, tree_unflatten
+
+__all__ = ["custom_linear_solve"]
+
+
+def _trace(fn: Callable[..., list], avals: list[Aval]) -> tuple[Program, tuple]:
+    """``fn`` of flat vectors as a closed program and the values it closes over."""
+    with new_builder("custom_linear_solve") as b:
+        prog = b.build(list(fn(*[b.new_arg(a) for a in avals])))
+    return close(prog)
+
+
+def _flat(name: str, tree: Any, want: Any, avals: list[Aval]) -> list:
+    """``tree``'s leaves, checked against ``b``'s structure, shapes and dtypes."""
+    leaves, struct = tree_flatten(tree)
+    if struct != want:
+        raise TypeError(f"{name}() output pytree structure must match b, got {struct} and {want}.")
+    leaves = [as_array(x, name) for x in leaves]
+    got = [(to_aval(x).shape, to_aval(x).dtype) for x in leaves]
+    expected = [(a.shape, a.dtype) for a in avals]
+    if got != expected:
+        raise ValueError(
+            f"{name}() output shapes and dtypes must match b, got {got} and {expected}"
+        )
+    return leaves
+
+
+def _vecmat(matvec: Program, n_mv: int, avals: list[Aval]) -> Program:
+    """The transpose of the (linear) ``matvec`` in its vector, over the same constants
+    (the VJP's own constants stay inside the program)."""
+    active = [False] * n_mv + [True] * len(avals)
+    vp = ad.vjp_program(matvec, active=active)
+    fwd, fconsts = close(vp.fwd)
+    bwd, bconsts = close(vp.bwd)
+    mv_avals = matvec.in_avals[:n_mv]
+
+    def apply(*args: Any) -> list:
+        mv, y = args[:n_mv], args[n_mv:]
+        zeros = [full(a.shape, 0, a.dtype) for a in avals]
+        res = eval_program(fwd, *fconsts, *mv, *zeros)[len(matvec.outvars) :]
+        return eval_program(bwd, *bconsts, *res, *y)[n_mv:]
+
+    with new_builder("custom_linear_solve") as b:
+        return b.build(list(apply(*[b.new_arg(a) for a in [*mv_avals, *avals]])))
+
+
+def custom_linear_solve(
+    matvec: Callable[[Any], Any],
+    b: Any,
+    solve: Callable[[Callable, Any], Any],
+    transpose_solve: Callable[[Callable, Any], Any] | None = None,
+    symmetric: bool = False,
+    has_aux: bool = False,
+) -> Any:
+    """``solve(matvec, b)`` differentiated as the solution of ``matvec(x) = b``: the
+    derivative depends on ``matvec`` and ``b`` only (implicit differentiation), so
+    ``solve`` may be any (even non-differentiable) solver. Reverse mode needs
+    ``transpose_solve(vecmat, b)`` (or ``symmetric=True``). With ``has_aux``, ``solve``
+    returns ``(x, aux)`` and so does this function (``aux`` carries no derivative)."""
+    leaves, tree = tree_flatten(b)
+    leaves = [as_array(x, "custom_linear_solve") for x in leaves]
+    avals = [to_aval(x).strip_weak() for x in leaves]
+    if symmetric:
+        transpose_solve = solve
+
+    def as_tree(xs: Any) -> Any:
+        return tree_unflatten(tree, list(xs))
+
+    mv_prog, mv_consts = _trace(lambda *x: _flat("matvec", matvec(as_tree(x)), tree, avals), avals)
+
+    def solved(fn: Callable, name: str, operator: Callable) -> Callable:
+        def run(*y: Any) -> list:
+            out = fn(operator, as_tree(y))
+            if has_aux:
+                out = out[0]
+            return _flat(name, out, tree, avals)
+
+        return run
+
+    def apply(prog: Program, consts: tuple) -> Callable:
+        return lambda x: as_tree(eval_program(prog, *consts, *tree_flatten(x)[0]))
+
+    s_prog, s_consts = _trace(solved(solve, "solve", matvec), avals)
+    if transpose_solve is None:
+        vm_prog, t_prog, t_consts = None, None, ()
+    elif symmetric:
+        vm_prog, t_prog, t_consts = mv_prog, s_prog, s_consts
+    else:
+        vm_prog = _vecmat(mv_prog, len(mv_consts), avals)
+        vecmat = apply(vm_prog, mv_consts)
+        t_prog, t_consts = _trace(solved(transpose_solve, "transpose_solve", vecmat), avals)
+    x = linear_solve(
+        mv_prog, vm_prog, s_prog, t_prog, list(mv_consts), list(s_consts), list(t_consts), leaves
+    )
+    out = as_tree(x)
+    if not has_aux:
+        return out
+    aux = solve(matvec, b)[1]
+    return out, tree_map(stop_gradient, aux)
