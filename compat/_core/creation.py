@@ -11,6 +11,7 @@ import numpy as np
 
 from compat._core import device as _dev
 from compat._core import dtypes as _dt
+from compat._core import out_arg as _out_arg
 from compat._core import rng as _rng
 from compat._core.tensor import Size, Tensor
 
@@ -425,12 +426,18 @@ def randn_like(
     )
 
 
-def bernoulli(input: Tensor, p: float | None = None, generator: Any = None) -> Tensor:
+def bernoulli(
+    input: Tensor, p: float | None = None, generator: Any = None, *, out: Tensor | None = None
+) -> Tensor:
+    """0/1 draws with the probabilities ``input`` (or ``p``), of ``input``'s dtype, or of
+    ``out``'s when given (written there, resized: any dtype, ``bool`` too, as PyTorch's)."""
     if p is None:
         draw = _rng.bernoulli_tensor(_gen(generator), np.asarray(input._st.array))
     else:
         draw = _rng.bernoulli_scalar(_gen(generator), tuple(input.shape), p)
-    return _leaf(draw.astype(input._npdtype), False)
+    if out is None:
+        return _leaf(draw.astype(input._npdtype), False)
+    return _out_arg.write_out("bernoulli", _leaf(draw.astype(out._npdtype), False), out)
 
 
 def normal(mean: Any, std: Any = 1.0, size: Any = None, generator: Any = None) -> Tensor:
