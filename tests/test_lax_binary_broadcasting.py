@@ -126,3 +126,21 @@ def test_special_functions_refuse_other_ranks() -> None:
         jlax.betainc(a, a, a[0])
     with pytest.raises(TypeError, match="same number of dimensions"):
         flax.betainc(a, a, a[0])
+
+
+@pytest.mark.parametrize(
+    "shapes", [[(-1,)], ["hello"], [(1.5,), (1,)], [(2,), (3,)], [(2, 3), (4, 3, 3)]]
+)
+def test_broadcast_shapes_errors_as_jax(shapes: list) -> None:
+    """``lax.broadcast_shapes``'s exception types and phrases are JAX's (a negative size
+    is a TypeError naming it; it passed)."""
+    with pytest.raises(Exception) as want:
+        jlax.broadcast_shapes(*shapes)
+    with pytest.raises(type(want.value)) as got:
+        flax.broadcast_shapes(*shapes)
+    assert str(got.value).startswith(str(want.value)), (str(got.value), str(want.value))
+
+
+def test_broadcast_shapes_values_as_jax() -> None:
+    for shapes in [[(2, 1), (3,)], [(), (4, 1)], [(0, 1), (1, 5)], [(2, 3), (4, 1, 3)]]:
+        assert flax.broadcast_shapes(*shapes) == jlax.broadcast_shapes(*shapes)

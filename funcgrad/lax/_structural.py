@@ -610,18 +610,30 @@ def batch_matmul(lhs: Any, rhs: Any, precision: Any = None) -> Any:
 
 
 def broadcast_shapes(*shapes: Sequence[int]) -> tuple[int, ...]:
-    """The NumPy-style broadcast of ``shapes`` (ranks aligned on the right)."""
-    try:
-        norm = [tuple(operator.index(d) for d in s) for s in shapes]
-    except TypeError as e:
-        raise TypeError(f"broadcast_shapes: shapes must be int sequences, got {shapes}") from e
+    """The NumPy-style broadcast of ``shapes`` (ranks aligned on the right); the errors
+    (types and phrases) are ``jax.lax.broadcast_shapes``'s."""
+    norm = []
+    for s in shapes:
+        try:
+            norm.append(tuple(operator.index(d) for d in s))
+        except TypeError:
+            raise TypeError(
+                f"Shapes must be 1D sequences of concrete values of integer type, got {s}.{here()}"
+            ) from None
+        if any(d < 0 for d in norm[-1]):
+            raise TypeError(
+                "Only non-negative indices are allowed when broadcasting static shapes, but "
+                f"got shape {norm[-1]!r}.{here()}"
+            )
     rank = builtins.max((len(s) for s in norm), default=0)
     out = []
     for i in range(rank):
         dims = {s[len(s) - rank + i] for s in norm if len(s) - rank + i >= 0}
         dims.discard(1)
         if len(dims) > 1:
-            raise ValueError(f"broadcast_shapes: incompatible shapes for broadcasting: {norm}")
+            raise ValueError(
+                f"Incompatible shapes for broadcasting: shapes={norm} (lax.broadcast_shapes){here()}"
+            )
         out.append(dims.pop() if dims else 1)
     return tuple(out)
 
