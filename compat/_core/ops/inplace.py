@@ -18,7 +18,7 @@ from compat._core import tensor_checks as _tc
 from compat._core.mutation import apply_inplace, inplace_result
 from compat._core.ops._common import _c, coerce, sub_check
 from compat._core.ops.binary import _DECLARED, POW_NODES, _torch_power
-from compat._core.ops.unary import _addcdiv_f, _addcmul_f, _lerp_f
+from compat._core.ops.unary import _addcdiv_f, _addcmul_f, _lerp_f, check_addcdiv_dtype
 from compat._core.optable import Sample, defop
 from compat._core.tensor import Tensor, apply
 from funcgrad import numpy as fnp
@@ -133,6 +133,8 @@ def _ip_addc_f(x: Any, a: Any, b: Any, v: Any, *, op: str, dtype: np.dtype) -> A
 
 
 def inplace_addc(self: Tensor, op: str, t1: Tensor, t2: Tensor, value: Any) -> Tensor:
+    if op == "div":
+        check_addcdiv_dtype(t1, t2)
     return apply_inplace(
         self,
         _ip_addc_f,

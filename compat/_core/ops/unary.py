@@ -352,11 +352,27 @@ def addcmul(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) 
     return apply(_addcmul_f, "AddcmulBackward0", (input, tensor1, tensor2, value), (("dtype", dt),))
 
 
+def check_addcdiv_dtype(tensor1: Any, tensor2: Any) -> None:
+    """PyTorch's refusal of ``addcdiv`` of two integer (or bool) tensors (compat gave a
+    float result)."""
+    kinds = [_dt.kind(t._npdtype) if isinstance(t, Tensor) else "f" for t in (tensor1, tensor2)]
+    if all(k in "biu" for k in kinds):
+        raise RuntimeError(
+            "Integer division with addcdiv is no longer supported, and in a future  release "
+            "addcdiv will perform a true division of tensor1 and tensor2. The historic addcdiv "
+            "behavior can be implemented as (input + value * torch.trunc(tensor1 / tensor2))"
+            ".to(input.dtype) for integer inputs and as (input + value * tensor1 / tensor2) "
+            "for float inputs. The future addcdiv behavior is just the latter implementation: "
+            "(input + value * tensor1 / tensor2), for all dtypes."
+        )
+
+
 @defop(
     inplace=True,
     grad_fn="AddcdivBackward0",
     samples=Sample(((2, 3), (3,), (2, 1)), kwargs=(("value", 0.5),), domain=(0.5, 2)),
 )
 def addcdiv(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) -> Tensor:
+    check_addcdiv_dtype(tensor1, tensor2)
     dt = _dt.result_type(input, tensor1, tensor2)
     return apply(_addcdiv_f, "AddcdivBackward0", (input, tensor1, tensor2, value), (("dtype", dt),))
