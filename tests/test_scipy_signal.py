@@ -380,3 +380,20 @@ def test_spectral_functions_under_rank_promotion_raise(name, kw):
         fg.config.update("jax_numpy_rank_promotion", old)
     for o, t in zip(ours, theirs):
         np.testing.assert_allclose(np.asarray(o), np.asarray(t), rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("name", ["stft", "welch", "csd"])
+def test_spectral_functions_under_strict_promotion(name):
+    """The spectra's scaling multiplies complex frames by real factors: funcgrad casts
+    them explicitly, so ``jax_numpy_dtype_promotion="strict"`` accepts it, as JAX does."""
+    x = np.random.default_rng(1).normal(size=(2, 20)).astype(np.float32)
+    args = (x, x) if name == "csd" else (x,)
+    old = fg.config.read("jax_numpy_dtype_promotion")
+    fg.config.update("jax_numpy_dtype_promotion", "strict")
+    try:
+        ours = getattr(fsig, name)(*args, nperseg=9)
+        theirs = getattr(jsig, name)(*args, nperseg=9)
+    finally:
+        fg.config.update("jax_numpy_dtype_promotion", old)
+    for o, t in zip(ours, theirs):
+        np.testing.assert_allclose(np.asarray(o), np.asarray(t), rtol=1e-4, atol=1e-5)

@@ -484,12 +484,12 @@ def _spectral(
         res = fnp.conj(res) * spectrum(ya)
     elif mode == "psd":
         res = fnp.conj(res) * res
-    res = res * scale
+    res = fnp.multiply(res, fnp.asarray(scale).astype(res.dtype))  # (explicit: strict promotion)
     if sides == "onesided" and mode == "psd":
         nf = res.shape[-1]
         double = np.ones(nf)
         double[1 : nf if nff % 2 else nf - 1] = 2.0
-        res = fnp.multiply(res, double.astype(freq_dtype))
+        res = fnp.multiply(res, double.astype(res.dtype))
     time = fnp.arange(nps / 2, xa.shape[-1] - nps / 2 + 1, step, dtype=freq_dtype) / fs
     if boundary is not None:
         time = time - (nps / 2) / fs
