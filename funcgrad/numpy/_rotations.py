@@ -52,9 +52,10 @@ def rot90(m: ArrayLike, k: int = 1, axes: tuple[int, int] = (0, 1)) -> Any:
 
 # PyTorch's forms: fliplr/flipud refuse too few dimensions with its text; rot90 takes two
 # different dims (its count checked before the input's dimensions, as PyTorch)
-for _f, _least in ((fliplr, 2), (flipud, 1)):
+for _f, _least, _samples in ((fliplr, 2, (((2, 3), ()),)), (flipud, 1, (((3,), ()), ((2, 3), ())))):
     _text = f"Input must be >= {_least}-d."
-    ArrayRow(_f, torch=TorchArrayForm("FlipBackward0", (), ndim=(_least, None, _text)))
+    _form = TorchArrayForm("FlipBackward0", (), ndim=(_least, None, _text), samples=_samples)
+    ArrayRow(_f, torch=_form)
 _PLANE = TorchParam(
     "dims",
     "axes",
