@@ -37,6 +37,13 @@ def _check_key(name: str, key: Any) -> Any:
     if isinstance(key, (list, tuple)):
         key = np.asarray(key, _U32)
     aval = to_aval(key)
+    if aval.dtype == _U32 and aval.ndim > 1 and aval.shape[-1] == 2:
+        # a batch of keys: JAX's ValueError and phrase
+        raise ValueError(
+            f"{name} accepts a single key, but was given a key array of shape {aval.shape} "
+            f"!= (). Use vmap for batching (funcgrad.vmap over the keys)."
+            f"{where(user_frame())}"
+        )
     if aval.shape != (2,) or aval.dtype != _U32:
         raise TypeError(
             f"{name}: expected a single PRNG key, a uint32 array of shape (2,) "
@@ -53,8 +60,11 @@ def static_shape(name: str, shape: Any) -> tuple[int, ...]:
         return (int(shape),)
     try:
         return tuple(int(s) for s in shape)
-    except TypeError:
-        raise TypeError(f"{name}: shape must be a sequence of ints, got {shape!r}") from None
+    except TypeError:  # (a traced size too: shapes are static); JAX's phrase
+        raise TypeError(
+            "Shapes must be 1D sequences of concrete values of integer type, got "
+            f"{shape!r} ({name}: shape){where(user_frame())}"
+        ) from None
 
 
 def _float_dtype(name: str, dtype: Any) -> np.dtype:
@@ -217,11 +227,6 @@ def split(key: Any, num: int | Sequence[int] = 2) -> Any:
         ``uint32[num, 2]`` (or ``uint32[*num, 2]`` for a shape): one key per row, as
         ``jax.random.split``. Draw with the new keys and do not reuse ``key``.
     """
-    if to_aval(key).ndim > 1 and to_aval(key).dtype == _U32:
-        raise TypeError(
-            "split accepts a single key, but was given a key array of shape "
-            f"{to_aval(key).shape[:-1]} != (). Use funcgrad.vmap for batching."
-        )
     key = _check_key("split", key)
     return rp.random_split(key, static_shape("split", num))
 
