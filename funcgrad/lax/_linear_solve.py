@@ -1,4 +1,5 @@
-"""``lax.custom_linear_solve``: a user's linear solver, differentiated implicitly.
+"""``lax.custom_linear_solve`` and ``lax.custom_root``: a user's solvers, differentiated
+implicitly.
 
 The user's functions are traced into closed programs (the values they close over become
 operands, so derivatives reach them) and bound as one ``linear_solve`` primitive
@@ -6,6 +7,11 @@ operands, so derivatives reach them) and bound as one ``linear_solve`` primitive
 ``vecmat`` (the VJP of ``matvec`` in its vector, exact since it is linear), ``solve`` and
 ``transpose_solve`` (``solve`` itself when ``symmetric``). Pytrees of vectors are
 flattened; each function's output tree is checked against ``b``'s, with JAX's errors.
+
+``custom_root`` is a ``custom_jvp`` over the values ``f`` closes over: the root is the
+user's ``solve``; its tangent is ``-tangent_solve(g, d_params f)`` with ``g`` the
+linearisation of ``f`` at the root in ``x`` (the implicit function theorem), written with
+differentiable operations so every order of derivatives follows.
 """
 
 from __future__ import annotations
@@ -17,13 +23,15 @@ from funcgrad import ad
 from funcgrad.core.ad_util import close
 from funcgrad.core.interp import eval_program, new_builder, to_aval
 from funcgrad.core.ir import Aval, Program
+from funcgrad.core.zeros import Zero, is_zero
+from funcgrad.custom import custom_jvp
 from funcgrad.numpy._core import as_array
 from funcgrad.primitives.calls import stop_gradient
 from funcgrad.primitives.linear_solve import linear_solve
 from funcgrad.primitives.shape import full
 from funcgrad.tree_util import tree_flatten, tree_map, tree_unflatten
 
-__all__ = ["custom_linear_solve"]
+__all__ = ["custom_linear_solve", "custom_root"]
 
 
 def _trace(fn: Callable[..., list], avals: list[Aval]) -> tuple[Program, tuple]:
@@ -120,3 +128,63 @@ def custom_linear_solve(
         return out
     aux = solve(matvec, b)[1]
     return out, tree_map(stop_gradient, aux)
+
+
+def custom_root(
+    f: Callable[[Any], Any],
+    initial_guess: Any,
+    solve: Callable[[Callable, Any], Any],
+    tangent_solve: Callable[[Callable, Any], Any],
+    has_aux: bool = False,
+) -> Any:
+    """``solve(f, initial_guess)``, a root of ``f``, differentiated with respect to the
+    values ``f`` closes over by the implicit function theorem (``solve`` itself is not
+    differentiated). ``tangent_solve(g, y)`` solves the linear system ``g(x) = y`` of
+    ``f`` linearised at the root. With ``has_aux``, ``solve`` returns ``(root, aux)``."""
+    leaves, tree = tree_flatten(initial_guess)
+    leaves = [as_array(x, "custom_root") for x in leaves]
+    avals = [to_aval(x).strip_weak() for x in leaves]
+
+    def as_tree(xs: Any) -> Any:
+        return tree_unflatten(tree, list(xs))
+
+    f_prog, f_consts = _trace(lambda *x: _flat("f", f(as_tree(x)), tree, avals), avals)
+
+    def f_of(params: list) -> Callable:
+        return lambda x: as_tree(eval_program(f_prog, *params, *tree_flatten(x)[0]))
+
+    @custom_jvp
+    def root(params: list, guess: list) -> Any:
+        out = solve(f_of(params), as_tree(guess))
+        found = out[0] if has_aux else out
+        found = _flat("solve", found, tree, avals)
+        return (found, out[1]) if has_aux else found
+
+    @root.defjvp
+    def _root_jvp(primals: tuple, tangents: tuple) -> tuple:
+        params, guess = primals
+        params_dot = tangents[0]
+        out = root(params, guess)
+        found = out[0] if has_aux else out
+        zeros_x = [Zero(a) for a in avals]
+        dots = [
+            Zero(to_aval(p).strip_weak()) if is_zero(t) else t for p, t in zip(params, params_dot)
+        ]
+        _, rhs = ad.jvp_eval(f_prog, [*params, *found], [*dots, *zeros_x])
+        rhs = [full(a.shape, 0, a.dtype) if is_zero(r) else r for r, a in zip(rhs, avals)]
+
+        def linearised(v: Any) -> Any:
+            zp = [Zero(to_aval(p).strip_weak()) for p in params]
+            return as_tree(ad.jvp_eval(f_prog, [*params, *found], [*zp, *tree_flatten(v)[0]])[1])
+
+        step = _flat("tangent_solve", tangent_solve(linearised, as_tree(rhs)), tree, avals)
+        found_dot = [-s for s in step]
+        if not has_aux:
+            return found, found_dot
+        aux_dot = tree_map(lambda a: full(to_aval(a).shape, 0, to_aval(a).dtype), out[1])
+        return out, (found_dot, aux_dot)
+
+    out = root(list(f_consts), leaves)
+    if has_aux:
+        return as_tree(out[0]), out[1]
+    return as_tree(out)
