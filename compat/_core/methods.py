@@ -11,6 +11,7 @@ from compat._core import creation as _creation
 from compat._core import dtypes as _dt
 from compat._core import fastpath as _fastpath
 from compat._core import graph as _graph
+from compat._core import index_put as _index_put
 from compat._core import matrix_views as _mv
 from compat._core import ops as O
 from compat._core import optable
@@ -311,6 +312,10 @@ def install() -> None:
         setattr(T, name, f)
 
     methods = {
+        "put": _index_put.put,
+        "put_": _index_put.put_,
+        "index_put": _index_put.index_put,
+        "index_put_": _index_put.index_put_,
         "view_as": lambda self, other: S.view(self, *other.shape),
         "lu_solve": _linalg_top.lu_solve,
         "reshape_as": lambda self, other: S.reshape(self, *other.shape),

@@ -98,6 +98,7 @@ from compat._core.grad_mode import (  # noqa: F401
     no_grad,
     set_grad_enabled,
 )
+from compat._core.index_put import index_put, index_put_, put  # noqa: F401
 from compat._core.matrix_views import adjoint  # noqa: F401
 from compat._core.memory_formats import (  # noqa: F401
     channels_last,

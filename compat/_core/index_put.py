@@ -1,0 +1,94 @@
+"""``put``/``put_`` (writes at flat indices) and ``index_put``/``index_put_`` (writes at
+advanced indices), with PyTorch's ``accumulate=True``: repeated indices add up.
+
+Both are built from ops that record for autograd: a flat ``scatter``/``scatter_add`` of
+the reshaped tensor, the positions of an advanced index found by indexing a tensor of
+flat positions; the in-place forms copy the result into ``self``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from compat._core import creation as _cr
+from compat._core import dtypes as _dt
+from compat._core.tensor import Tensor
+
+__all__ = ["index_put", "index_put_", "put", "put_"]
+
+
+def _flat_index(index: Tensor, n: int) -> Tensor:
+    """``index`` as 1-D positions in ``[0, n)`` (negative ones counted from the end)."""
+    idx = np.asarray(index.detach().numpy()).reshape(-1)
+    bad = (idx >= n) | (idx < -n)
+    if bad.any():
+        raise IndexError(
+            f"out of range: tried to access index {int(idx[bad][0])} on a tensor of {n} elements."
+        )
+    return _cr.tensor(np.where(idx < 0, idx + n, idx), dtype=_dt.int64)
+
+
+def put(input: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) -> Tensor:
+    """A copy of ``input`` with ``source``'s values written at the flat positions
+    ``index`` (row-major, as if ``input`` were 1-D); added to them if ``accumulate``."""
+    if index.dtype != _dt.int64:
+        raise RuntimeError(f"put_(): Expected a long tensor for index, but got {_name(index)}")
+    if source.dtype != input.dtype:
+        raise RuntimeError(
+            "put_(): self and source expected to have the same dtype, but got self.dtype = "
+            f"{_name(input)} and source.dtype = {_name(source)}"
+        )
+    if source.numel() != index.numel():
+        raise IndexError(
+            "put_(): Expected source and index to have the same number of elements, but got "
+            f"source.numel() = {source.numel()}, index.numel() = {index.numel()}"
+        )
+    flat = input.reshape(-1)
+    idx = _flat_index(index, flat.numel())
+    src = source.reshape(-1)
+    out = flat.scatter_add(0, idx, src) if accumulate else flat.scatter(0, idx, src)
+    return out.reshape(input.shape)
+
+
+def put_(self: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) -> Tensor:
+    """:func:`put` in place."""
+    return self.copy_(put(self, index, source, accumulate))
+
+
+def index_put(
+    input: Tensor, indices: tuple | list, values: Tensor, accumulate: bool = False
+) -> Tensor:
+    """A copy of ``input`` with ``values`` written at ``input[indices]`` (an advanced
+    index: a tuple of integer or bool tensors), added to what is there if ``accumulate``
+    (repeated positions add up)."""
+    if not isinstance(values, Tensor):
+        values = _cr.tensor(values, dtype=input.dtype)
+    if values.dtype != input.dtype:
+        raise RuntimeError(
+            "Index put requires the source and destination dtypes match, got "
+            f"{_name(input)} for the destination and {_name(values)} for the source."
+        )
+    for i, t in enumerate(indices):
+        if not isinstance(t, Tensor):
+            raise TypeError(
+                f"expected Tensor as element {i} in argument 1, but got {type(t).__name__}"
+            )
+    positions = _cr.tensor(np.arange(input.numel(), dtype=np.int64).reshape(tuple(input.shape)))
+    where = positions[tuple(indices)].reshape(-1)
+    src = values.expand(positions[tuple(indices)].shape).reshape(-1)
+    flat = input.reshape(-1)
+    # (a scatter's derivative gives each written value its position's gradient, repeated
+    # positions included, as PyTorch's IndexPutBackward0)
+    out = flat.scatter_add(0, where, src) if accumulate else flat.scatter(0, where, src)
+    return out.reshape(input.shape)
+
+
+def index_put_(
+    self: Tensor, indices: tuple | list, values: Tensor, accumulate: bool = False
+) -> Tensor:
+    """:func:`index_put` in place."""
+    return self.copy_(index_put(self, indices, values, accumulate))
+
+
+def _name(t: Tensor) -> str:
+    return _dt.scalar_type_name(t._npdtype)
