@@ -1,6 +1,7 @@
 """``funcgrad.dtypes``: the names of ``jax.dtypes`` (dtype canonicalisation and queries).
 
-    >>> import numpy as np
+    >>> import ml_dtypes
+import numpy as np
     >>> from funcgrad import dtypes
     >>> dtypes.canonicalize_dtype(np.float64)  # float32 unless jax_enable_x64
     dtype('float32')
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import ml_dtypes
 import numpy as np
 
 from funcgrad import numpy as _fnp
@@ -51,8 +53,22 @@ def canonicalize_dtype(dtype: Any, allow_extended_dtype: bool = False) -> np.dty
 
 
 def itemsize_bits(dtype: Any) -> int:
-    """The number of bits of one element of ``dtype``."""
-    return np.dtype(dtype).itemsize * 8
+    """The number of bits of one element of ``dtype``: the format's width for the
+    sub-byte types (``int4``: 4, ``float6_e2m3fn``: 6; NumPy's itemsize says 8), 8 for
+    ``bool``; ``None`` is refused, as in JAX (NumPy would read it as ``float64``)."""
+    if dtype is None:
+        raise ValueError("dtype cannot be None.")
+    dt = np.dtype(dtype)
+    if dt == np.dtype(bool):
+        return 8
+    if dt.kind == "c":
+        return dt.itemsize * 8
+    for info in (ml_dtypes.iinfo, ml_dtypes.finfo):  # (ml_dtypes' types have kind "V")
+        try:
+            return int(info(dt).bits)
+        except ValueError:
+            pass
+    return dt.itemsize * 8
 
 
 def scalar_type_of(x: Any) -> type:

@@ -35,7 +35,9 @@ def result_type(*args: Any) -> _np.dtype:
     dtypes); a weakly typed result is reported as its kind's default dtype."""
     pairs = []
     for a in args:
-        if isinstance(a, (_np.dtype, type, str)) and not isinstance(a, _builtins.bool):
+        if a is None:  # NumPy's dtype(None): float64 (canonicalized), strong, as jax.numpy
+            pairs.append((_dtypes.canonicalize(_np.dtype(None)), False))
+        elif isinstance(a, (_np.dtype, type, str)) and not isinstance(a, _builtins.bool):
             if a is int or a is float or a is complex:
                 pairs.append((_dtypes.default_dtype({int: 1, float: 2, complex: 3}[a]), True))
             else:
