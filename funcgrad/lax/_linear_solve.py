@@ -144,47 +144,63 @@ def custom_root(
     leaves, tree = tree_flatten(initial_guess)
     leaves = [as_array(x, "custom_root") for x in leaves]
     avals = [to_aval(x).strip_weak() for x in leaves]
+    n = len(avals)
 
     def as_tree(xs: Any) -> Any:
         return tree_unflatten(tree, list(xs))
 
     f_prog, f_consts = _trace(lambda *x: _flat("f", f(as_tree(x)), tree, avals), avals)
 
-    def f_of(params: list) -> Callable:
+    def f_at(params: Any) -> Callable:
         return lambda x: as_tree(eval_program(f_prog, *params, *tree_flatten(x)[0]))
 
-    @custom_jvp
-    def root(params: list, guess: list) -> Any:
-        out = solve(f_of(params), as_tree(guess))
-        found = out[0] if has_aux else out
-        found = _flat("solve", found, tree, avals)
-        return (found, out[1]) if has_aux else found
+    # solve and tangent_solve as closed programs too: what they close over is passed to
+    # the custom_jvp function explicitly (a custom rule must not close over a tracer)
+    aux_tree: list = []
 
-    @root.defjvp
-    def _root_jvp(primals: tuple, tangents: tuple) -> tuple:
-        params, guess = primals
-        params_dot = tangents[0]
-        out = root(params, guess)
-        found = out[0] if has_aux else out
-        zeros_x = [Zero(a) for a in avals]
-        dots = [
-            Zero(to_aval(p).strip_weak()) if is_zero(t) else t for p, t in zip(params, params_dot)
-        ]
-        _, rhs = ad.jvp_eval(f_prog, [*params, *found], [*dots, *zeros_x])
-        rhs = [full(a.shape, 0, a.dtype) if is_zero(r) else r for r, a in zip(rhs, avals)]
+    def run_solve(*guess: Any) -> list:
+        out = solve(f_at(f_consts), as_tree(guess))
+        found = _flat("solve", out[0] if has_aux else out, tree, avals)
+        aux, at = tree_flatten(out[1]) if has_aux else ([], None)
+        aux_tree.append(at)
+        return [*found, *aux]
 
-        def linearised(v: Any) -> Any:
+    s_prog, s_consts = _trace(run_solve, avals)
+
+    def linearised(params: list, found: list) -> Callable:
+        def g(v: Any) -> Any:
             zp = [Zero(to_aval(p).strip_weak()) for p in params]
             return as_tree(ad.jvp_eval(f_prog, [*params, *found], [*zp, *tree_flatten(v)[0]])[1])
 
-        step = _flat("tangent_solve", tangent_solve(linearised, as_tree(rhs)), tree, avals)
-        found_dot = [-s for s in step]
-        if not has_aux:
-            return found, found_dot
-        aux_dot = tree_map(lambda a: full(to_aval(a).shape, 0, to_aval(a).dtype), out[1])
-        return out, (found_dot, aux_dot)
+        return g
 
-    out = root(list(f_consts), leaves)
-    if has_aux:
-        return as_tree(out[0]), out[1]
-    return as_tree(out)
+    def run_tangent_solve(*args: Any) -> list:
+        found, rhs = args[:n], args[n:]
+        step = tangent_solve(linearised(list(f_consts), list(found)), as_tree(rhs))
+        return _flat("tangent_solve", step, tree, avals)
+
+    l_prog, l_consts = _trace(run_tangent_solve, avals + avals)
+
+    @custom_jvp
+    def root(params: list, s_params: list, l_params: list, guess: list) -> list:
+        return eval_program(s_prog, *s_params, *guess)
+
+    @root.defjvp
+    def _root_jvp(primals: tuple, tangents: tuple) -> tuple:
+        params, s_params, l_params, guess = primals
+        out = root(params, s_params, l_params, guess)
+        found = out[:n]
+        dots = [
+            Zero(to_aval(p).strip_weak()) if is_zero(t) else t for p, t in zip(params, tangents[0])
+        ]
+        _, rhs = ad.jvp_eval(f_prog, [*params, *found], [*dots, *[Zero(a) for a in avals]])
+        rhs = [full(a.shape, 0, a.dtype) if is_zero(r) else r for r, a in zip(rhs, avals)]
+        step = eval_program(l_prog, *l_params, *found, *rhs)
+        aux_dot = [full(to_aval(a).shape, 0, to_aval(a).dtype) for a in out[n:]]
+        return out, [*[-x for x in step], *aux_dot]
+
+    out = root(list(f_consts), list(s_consts), list(l_consts), leaves)
+    found = as_tree(out[:n])
+    if not has_aux:
+        return found
+    return found, tree_map(stop_gradient, tree_unflatten(aux_tree[-1], list(out[n:])))
