@@ -25,6 +25,15 @@ del _k, _v, _ns
 # devices, runtime switches, parallel stand-ins, serialization, printing
 from compat._core.printing import get_printoptions as get_printoptions  # noqa: E402
 from compat._core.printing import set_printoptions as set_printoptions  # noqa: E402
+from compat.torch._checks import *  # noqa: E402, F403
+from compat.torch._checks import _check as _check  # noqa: E402
+from compat.torch._checks import _check_index as _check_index  # noqa: E402
+from compat.torch._checks import _check_not_implemented as _check_not_implemented  # noqa: E402
+from compat.torch._checks import _check_tensor_all as _check_tensor_all  # noqa: E402
+from compat.torch._checks import _check_tensor_all_with as _check_tensor_all_with  # noqa: E402
+from compat.torch._checks import _check_type as _check_type  # noqa: E402
+from compat.torch._checks import _check_value as _check_value  # noqa: E402
+from compat.torch._checks import _check_with as _check_with  # noqa: E402
 from compat.torch._compile import compile as compile  # noqa: E402
 from compat.torch._grad_scaler import (  # noqa: E402
     _amp_foreach_non_finite_check_and_unscale_ as _amp_foreach_non_finite_check_and_unscale_,

@@ -34,6 +34,18 @@ SCOPE: dict[str, str] = {
     "torch.sparse_coo_tensor": "sparse tensors",
     "torch.sparse_csr_tensor": "sparse tensors",
     "torch.optim.SparseAdam": "sparse tensors (an optimizer of sparse gradients)",
+    **{
+        f"torch.{n}": "quantized tensors"
+        for n in (
+            "qint8",
+            "quint8",
+            "qint32",
+            "quint4x2",
+            "quint2x4",
+            "quantize_per_tensor",
+            "quantize_per_channel",
+        )
+    },
     "torch.nested": "nested tensors",
     "torch.utils.cpp_extension": "C++ extensions",
     "torch.multiprocessing": "several processes",
