@@ -13,6 +13,7 @@ from compat._core import device as _dev
 from compat._core import dtypes as _dt
 from compat._core import out_arg as _out_arg
 from compat._core import rng as _rng
+from compat._core import tensor_checks as _tc
 from compat._core.tensor import Size, Tensor
 
 
@@ -440,11 +441,24 @@ def bernoulli(
     return _out_arg.write_out("bernoulli", _leaf(draw.astype(out._npdtype), False), out)
 
 
-def normal(mean: Any, std: Any = 1.0, size: Any = None, generator: Any = None) -> Tensor:
+def normal(
+    mean: Any,
+    std: Any = 1.0,
+    size: Any = None,
+    generator: Any = None,
+    *,
+    out: Tensor | None = None,
+) -> Tensor:
+    """Normal draws of mean ``mean`` and standard deviation ``std`` (numbers, or tensors
+    broadcast together with PyTorch's error), written into ``out`` if given."""
+    if out is not None:
+        return _out_arg.write_out("normal", normal(mean, std, size, generator), out)
     if isinstance(mean, Tensor) or isinstance(std, Tensor):
         m = np.asarray(mean._st.array) if isinstance(mean, Tensor) else mean
         s = np.asarray(std._st.array) if isinstance(std, Tensor) else std
-        shape = np.broadcast_shapes(np.shape(m), np.shape(s))
+        shape = _tc._infer_size(np.shape(m), np.shape(s))
+        if isinstance(shape, str):
+            raise RuntimeError(shape)
         npd = (mean if isinstance(mean, Tensor) else std)._npdtype
         if isinstance(std, Tensor):  # PyTorch: normal_(0, 1) * std + mean
             out = _rng.normal(_gen(generator), shape, npd) * s.astype(npd) + m
