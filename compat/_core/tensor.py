@@ -10,7 +10,6 @@ a :class:`~compat._core.graph.Node` holding the op's VJP and its residuals.
 
 from __future__ import annotations
 
-import math
 import warnings
 import weakref
 from collections import OrderedDict
@@ -30,6 +29,7 @@ from compat._core.anomaly import STATE as _ANOMALY
 from compat._core.anomaly import record_stack as _record_stack
 from compat._core.device import scalar_array as _scalar_array
 from compat._core.graph import AccumulateGrad, Node, RemovableHandle
+from compat._core.size import Size
 from compat._core.tensor_convert import ValueConversions
 from compat._core.tensor_convert import rebuild as _rebuild  # noqa: F401  (old pickles)
 from funcgrad._compat_contract import (
@@ -44,16 +44,6 @@ from funcgrad._compat_contract import (
 from funcgrad._compat_contract import host_scalars as _host_scalars
 from funcgrad._compat_contract import op_cache as _op_cache
 from funcgrad._compat_contract import tracing as _tracing
-
-
-class Size(tuple):
-    """A tensor's shape (``torch.Size``): a tuple of ints."""
-
-    def __repr__(self) -> str:
-        return f"torch.Size({list(self)!r})"
-
-    def numel(self) -> int:
-        return int(math.prod(self))
 
 
 class _Storage:
