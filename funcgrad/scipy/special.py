@@ -264,12 +264,19 @@ def factorial(n: ArrayLike, exact: bool = False) -> Any:
     return fnp.where(n < 0, 0.0, fnp.exp(ew.lgamma(n + 1)))
 
 
+#: the coefficients ``B_2k / (2k (2k - 1))`` of Stirling's series for ``lgamma``
+_STIRLING = (1 / 12, -1 / 360, 1 / 1260, -1 / 1680, 1 / 1188, -691 / 360360, 1 / 156)
+
+
 def _stirling_tail(x: Any) -> Any:
-    """``lgamma(x) - ((x - 1/2) log x - x + log(2 pi) / 2)`` for ``x >= 8``: the first
-    four terms of Stirling's series (the next is below ``1e-11``)."""
+    """``lgamma(x) - ((x - 1/2) log x - x + log(2 pi) / 2)`` for ``x >= 8``: seven terms
+    of Stirling's series (the next is below ``1e-15`` there)."""
     r = 1.0 / x
     r2 = r * r
-    return r * (1.0 / 12 - r2 * (1.0 / 360 - r2 * (1.0 / 1260 - r2 / 1680)))
+    acc = _STIRLING[-1]
+    for c in reversed(_STIRLING[:-1]):
+        acc = c + r2 * acc
+    return r * acc
 
 
 def betaln(a: ArrayLike, b: ArrayLike) -> Any:
