@@ -28,6 +28,11 @@ def _size_args(size: tuple) -> tuple[int, ...]:
     out = []
     for s in size:
         if isinstance(s, Tensor):
+            if s.numel() != 1 or _dt.kind(s._npdtype) not in "iu":
+                raise TypeError(
+                    "size must be a tuple of ints, but got an element of type Tensor (of "
+                    f"{s.numel()} {s.dtype} elements)"
+                )
             s = int(s.item())
         elif isinstance(s, np.ndarray) and s.ndim == 0 and s.dtype.kind in "iu":
             s = int(s)  # a 0-d NumPy integer array, as PyTorch's (it has ``__index__``)

@@ -35,6 +35,8 @@ def test_forms(name: str) -> None:
 
 REFUSED: dict[str, Callable[[Any], Any]] = {
     "float_0d_size": lambda t: t.ones(np.array(3.0)),
+    "float_tensor_in_size": lambda t: t.ones((t.tensor(3.0), t.tensor(4))),
+    "float_numpy_in_size": lambda t: t.ones((np.array(3.0), t.tensor(4))),
     "view_size_and_args": lambda t: t.ones(2, 3).view(3, size=(3, 2)),
     "new_unknown_kw": lambda t: t.ones(2).new(foo=3),
 }
