@@ -114,8 +114,21 @@ def _inner_f(x: Any, y: Any, *, dtype: np.dtype) -> Any:
 
 @defop(node_name=False, samples=(Sample(((2, 3), (4, 3))), Sample(((3,), (3,)))))
 def inner(input: Tensor, other: Tensor) -> Tensor:
-    dt = _dt.result_type(input, other)
-    return apply(_inner_f, "InnerBackward0", (input, other), (("dtype", dt),))
+    """The sum product over the last dimensions (a product where either tensor is 0-d)."""
+    if input._npdtype != other._npdtype:
+        raise RuntimeError("both inputs should have same dtype")
+    scalar = input.ndim == 0 or other.ndim == 0
+    if not scalar and input.shape[-1] != other.shape[-1]:
+        raise RuntimeError(
+            "inner() the last dimension must match on both input tensors but got shapes "
+            f"{list(input.shape)} and {list(other.shape)}"
+        )
+    if not scalar and input._npdtype == np.bool_:  # (PyTorch's dot or mm kernel refuses)
+        kernel = "dot" if input.ndim == other.ndim == 1 else "addmm_impl_cpu_"
+        raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool'")
+    # (PyTorch's node: its product of a 0-d tensor, else the view of its tensordot)
+    node = "MulBackward0" if scalar else "ViewBackward0"
+    return apply(_inner_f, node, (input, other), (("dtype", input._npdtype),))
 
 
 def _vdot_f(x: Any, y: Any, *, dtype: np.dtype) -> Any:
@@ -126,5 +139,17 @@ def _vdot_f(x: Any, y: Any, *, dtype: np.dtype) -> Any:
 def vdot(input: Tensor, other: Tensor) -> Tensor:
     if input.ndim != 1 or other.ndim != 1:
         raise RuntimeError(f"1D tensors expected, but got {input.ndim}D and {other.ndim}D tensors")
-    dt = _dt.result_type(input, other)
-    return apply(_vdot_f, "VdotBackward0", (input, other), (("dtype", dt),))
+    if input._npdtype != other._npdtype:
+        kinds = (_dt.scalar_type_name(x._npdtype) for x in (input, other))
+        raise RuntimeError(
+            "dot : expected both vectors to have same dtype, but found {} and {}".format(*kinds)
+        )
+    if input._npdtype == np.bool_:
+        raise NotImplementedError("\"dot\" not implemented for 'Bool'")
+    n, m = input.shape[0], other.shape[0]
+    if n != m:
+        raise RuntimeError(
+            f"inconsistent tensor size, expected tensor [{n}] and src [{m}] to have the same "
+            f"number of elements, but got {n} and {m} elements respectively"
+        )
+    return apply(_vdot_f, "VdotBackward0", (input, other), (("dtype", input._npdtype),))
