@@ -1,8 +1,9 @@
 """Run PyTorch's own test files against compat (and against PyTorch).
 
 Needs the test files of ``pytorch/pytorch`` (``test/test_autograd.py`` at
-:data:`PINNED_COMMIT`; ``test_nn.py``, ``test_view_ops.py``, ``test_type_promotion.py``,
-``optim/test_lrscheduler.py``...: see ``docs/conformance.md`` for the copies measured),
+:data:`PINNED_COMMIT`; ``test_nn.py``, ``test_torch.py``, ``test_view_ops.py``,
+``test_type_promotion.py``, ``optim/test_lrscheduler.py``, ``optim/test_optim.py``: see
+``docs/conformance.md`` for the copies measured),
 kept outside this repository, and the ``expecttest`` package (PyTorch's own
 ``common_utils`` imports it for the baseline run)::
 
