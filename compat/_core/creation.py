@@ -300,6 +300,38 @@ def linspace(
     )
 
 
+def logspace(
+    start: Any,
+    end: Any,
+    steps: int,
+    base: float = 10.0,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+) -> Tensor:
+    """``steps`` values ``base ** e``, ``e`` evenly spaced from ``start`` to ``end`` (the
+    first half counted from ``start``, the second from ``end``, as PyTorch's kernel); for
+    an integer dtype ``start``/``end`` are truncated first and the powers truncated."""
+    npd = _np_dtype(dtype)
+    lo, hi = (float(x.item()) if isinstance(x, Tensor) else float(x) for x in (start, end))
+    n = int(steps)
+    if n < 0:
+        raise RuntimeError("number of steps must be non-negative")
+    integral = _dt.kind(npd) in "biu"
+    if integral:
+        lo, hi = float(math.trunc(lo)), float(math.trunc(hi))
+    if n == 1:
+        powers = np.array([float(base) ** lo])
+    else:
+        step = (hi - lo) / (n - 1) if n > 1 else 0.0
+        idx = np.arange(n, dtype=np.float64)
+        exps = np.where(idx < n // 2, lo + step * idx, hi - step * (n - 1 - idx))
+        powers = np.power(float(base), exps)
+    if integral:
+        powers = np.trunc(powers)
+    return _leaf(powers.astype(npd), requires_grad, device)
+
+
 def eye(
     n: int, m: int | None = None, dtype: Any = None, device: Any = None, requires_grad: bool = False
 ) -> Tensor:

@@ -15,6 +15,7 @@ from compat._core import index_put as _index_put
 from compat._core import matrix_views as _mv
 from compat._core import ops as O
 from compat._core import optable
+from compat._core import pyfunc_methods as _pyfunc
 from compat._core import restride as _restride
 from compat._core import shape_ops as S
 from compat._core import transfer as T_
@@ -312,6 +313,9 @@ def install() -> None:
         setattr(T, name, f)
 
     methods = {
+        "apply_": _pyfunc.apply_,
+        "map_": _pyfunc.map_,
+        "map2_": _pyfunc.map2_,
         "put": _index_put.put,
         "put_": _index_put.put_,
         "index_put": _index_put.index_put,

@@ -43,6 +43,7 @@ from compat._core.creation import (  # noqa: F401
     get_rng_state,
     initial_seed,
     linspace,
+    logspace,
     manual_seed,
     multinomial,
     normal,
