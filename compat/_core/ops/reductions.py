@@ -22,7 +22,7 @@ from compat._core.tensor import Tensor, _wrap_dim, apply
 from funcgrad import lax as flax
 from funcgrad import nn as _nn  # noqa: F401  (declares the logsumexp and softmax rows)
 from funcgrad import numpy as fnp
-from funcgrad._compat_contract import reduction_rows
+from funcgrad._compat_contract import is_tracing, reduction_rows
 
 _ValuesIndices = namedtuple("_ValuesIndices", ["values", "indices"])
 
@@ -540,37 +540,167 @@ def aminmax(input: Tensor, *, dim: int | None = None, keepdim: bool = False) -> 
     return ValuesMinMax(input.amin(d, keepdim), input.amax(d, keepdim))
 
 
-def _cov_f(x: Any, *w: Any, correction: int, fw: bool, aw: bool) -> Any:
+_COV_DOF_WARNING = (
+    "cov(): degrees of freedom is <= 0. Correction should be strictly less than the number "
+    "of observations."
+)
+
+
+def _cov_matrix(x: Any, fw: Any, aw: Any, correction: int, dtype: np.dtype) -> Any:
+    """PyTorch's weighted covariance of the rows of ``x`` (variables by observations), in
+    ``dtype``, before its final squeeze: a normalisation factor <= 0 divides by zero."""
+    x = (fnp.reshape(x, (1, -1)) if x.ndim < 2 else x).astype(dtype)
+    real = fnp.real(fnp.zeros((), dtype)).dtype
+    w = None
+    for weights in (fw, aw):
+        if weights is not None:
+            weights = fnp.reshape(weights, (-1,)).astype(real)
+            w = weights if w is None else w * weights
+    if w is None:
+        wsum = fnp.asarray(float(x.shape[1]), real)
+        avg = fnp.sum(x, axis=1) / wsum
+    else:
+        wsum = fnp.sum(w)
+        avg = fnp.sum(x * w, axis=1) / wsum
+    if aw is not None and correction != 0:
+        norm = wsum - correction * fnp.sum(w * fnp.reshape(aw, (-1,)).astype(real)) / wsum
+    else:
+        norm = wsum - correction
+    norm = fnp.where(norm <= 0, fnp.zeros_like(norm), norm)
+    xc = x - fnp.expand_dims(avg, 1)
+    xw = xc if w is None else xc * w
+    return fnp.matmul(xc, fnp.conj(fnp.transpose(xw))) / norm.astype(dtype)
+
+
+def _cov_f(x: Any, *w: Any, correction: int, fw: bool, aw: bool, dtype: np.dtype) -> Any:
     ws = list(w)
     fweights = ws.pop(0) if fw else None
     aweights = ws.pop(0) if aw else None
-    return fnp.cov(x, ddof=correction, fweights=fweights, aweights=aweights)
+    c = _cov_matrix(x, fweights, aweights, correction, dtype)
+    return fnp.squeeze(c) if c.shape == (1, 1) else c
+
+
+def _cov_weights(input: Tensor, weights: Any, name: str, n: int) -> np.ndarray | None:
+    """PyTorch's checks of ``fweights``/``aweights`` (its messages, its order); their values
+    as float64 where concrete (outside funcgrad transforms), for the value checks."""
+    if weights is None:
+        return None
+    if not isinstance(weights, Tensor):
+        raise TypeError(f"cov(): argument '{name}' must be Tensor, not {type(weights).__name__}")
+    if weights.ndim > 1:
+        raise RuntimeError(
+            f"cov(): expected {name} to have one or fewer dimensions but got {name} with "
+            f"{weights.ndim} dimensions"
+        )
+    k = _dt.kind(weights._npdtype)
+    if (k not in "iu") if name == "fweights" else (k != "f"):
+        what = "integral" if name == "fweights" else "floating point"
+        raise RuntimeError(
+            f"cov(): expected {name} to have {what} dtype but got {name} with "
+            f"{_dt.scalar_type_name(weights._npdtype)} dtype"
+        )
+    if weights.numel() != n:
+        raise RuntimeError(
+            f"cov(): expected {name} to have the same numel as there are observations in the "
+            f"input but got {weights.numel()} != {n}"
+        )
+    if is_tracing():
+        return None
+    v = np.asarray(weights.detach().numpy(), np.float64).reshape(-1)
+    if n and not v.min() >= 0:  # (NaN fails as PyTorch's ``min().ge(0)`` does)
+        raise RuntimeError(f"cov(): {name} cannot be negative")
+    return v
+
+
+def _cov_checks(input: Tensor, correction: Any, fweights: Any, aweights: Any) -> tuple:
+    """``cov``'s argument checks and its degrees-of-freedom warning; the static params of
+    :func:`_cov_f` and the weight tensors it takes."""
+    if isinstance(correction, Tensor):
+        correction = correction.item()
+    if isinstance(correction, bool) or not isinstance(correction, (int, np.integer)):
+        raise TypeError(
+            f"cov(): argument 'correction' must be int, not {type(correction).__name__}"
+        )
+    if input._npdtype == np.bool_:
+        raise RuntimeError("cov(): bool dtype is not supported for input")
+    n = input.shape[-1] if input.ndim else 1
+    fw = _cov_weights(input, fweights, "fweights", n)
+    aw = _cov_weights(input, aweights, "aweights", n)
+    correction = int(correction)
+    if fweights is None and aweights is None:
+        norm: float | None = n - correction
+    elif is_tracing():
+        norm = None
+    else:
+        w = fw if aw is None else aw if fw is None else fw * aw
+        wsum = float(w.sum())
+        if wsum == 0:
+            raise RuntimeError("cov(): weights sum to zero, can't be normalized")
+        norm = wsum - correction
+        if aw is not None and correction != 0:
+            norm = wsum - correction * float((w * aw).sum()) / wsum
+    if norm is not None and norm <= 0:
+        warnings.warn(_COV_DOF_WARNING, UserWarning, stacklevel=3)
+    weights = [t for t in (fweights, aweights) if t is not None]
+    dtype = _dt.float_type(_dt.result_type(input, *weights))
+    st = (
+        ("correction", correction),
+        ("fw", fweights is not None),
+        ("aw", aweights is not None),
+        ("dtype", dtype),
+    )
+    return st, weights
 
 
 @defop(node_name=False, samples=(Sample(((3, 5),)), Sample(((3, 5),), kwargs=(("correction", 0),))))
 def cov(
     input: Tensor, *, correction: int = 1, fweights: Any = None, aweights: Any = None
 ) -> Tensor:
+    """The covariance matrix of the rows of ``input`` (variables by observations): integer
+    inputs give the default float dtype; weights checked, and a factor <= 0 warned, as
+    PyTorch does; the node is PyTorch's last one (``SqueezeBackward0``)."""
     if input.ndim > 2:
         raise RuntimeError(
             f"cov(): expected input to have two or fewer dimensions but got an input with {input.ndim} dimensions"
         )
-    args = [input] + [t for t in (fweights, aweights) if t is not None]
-    st = (
-        ("correction", int(correction)),
-        ("fw", fweights is not None),
-        ("aw", aweights is not None),
-    )
-    return apply(_cov_f, "CovBackward0", args, st)
+    st, weights = _cov_checks(input, correction, fweights, aweights)
+    return apply(_cov_f, "SqueezeBackward0", [input, *weights], st)
 
 
-def _corrcoef_f(x: Any) -> Any:
-    return fnp.corrcoef(x)
+def _corrcoef_f(x: Any, *, dtype: np.dtype) -> Any:
+    c = _cov_matrix(x, None, None, 1, dtype)
+    if c.shape == (1, 1):  # (one variable: PyTorch's ``c / c``, NaN for 0, inf or NaN)
+        c = fnp.squeeze(c)
+        return c / c
+    d = fnp.diagonal(c)
+    std = fnp.sqrt(fnp.real(d) if _dt.kind(np.dtype(dtype)) == "c" else d)
+    c = c / fnp.expand_dims(std, 1) / fnp.expand_dims(std, 0)
+    if _dt.kind(np.dtype(dtype)) == "c":  # (each part clipped to [-1, 1])
+        re, im = fnp.clip(fnp.real(c), -1, 1), fnp.clip(fnp.imag(c), -1, 1)
+        return re.astype(dtype) + 1j * im.astype(dtype)
+    return fnp.clip(c, -1, 1)
 
 
 @defop(node_name=False, samples=Sample(((3, 5),)))
 def corrcoef(input: Tensor) -> Tensor:
-    return apply(_corrcoef_f, "CorrcoefBackward0", (input,))
+    """Pearson's correlation coefficients of the rows of ``input``, clipped to [-1, 1] (each
+    part of a complex one) as PyTorch does, with its dtypes, checks, warning and last node."""
+    if input.ndim > 2:
+        raise RuntimeError(
+            "corrcoef(): expected input to have two or fewer dimensions but got an input with "
+            f"{input.ndim} dimensions"
+        )
+    st, _ = _cov_checks(input, 1, None, None)
+    dtype = dict(st)["dtype"]
+    one = input.ndim < 2 or input.shape[0] == 1
+    node = (
+        "DivBackward0"
+        if one
+        else "ComplexBackward0"
+        if _dt.kind(dtype) == "c"
+        else "ClampBackward1"
+    )
+    return apply(_corrcoef_f, node, (input,), (("dtype", dtype),))
 
 
 def _renorm_f(x: Any, *, p: float, axis: int, maxnorm: float) -> Any:
