@@ -154,12 +154,35 @@ def inplace_lerp(self: Tensor, end: Tensor, weight: Any) -> Tensor:
     )
 
 
+def _check_random_args(kind: str, a: Any, b: Any) -> None:
+    """PyTorch's errors for a distribution's parameters out of range (compat drew values,
+    or divided by zero)."""
+    msg = None
+    if kind == "exponential" and not a > 0.0:
+        msg = f"exponential_ expects lambda > 0.0, but found lambda={a:g}"
+    elif kind == "cauchy" and not b > 0.0:
+        msg = f"cauchy_ expects sigma > 0.0, but found sigma={b:g}"
+    elif kind == "geometric" and not 0.0 < a < 1.0:
+        msg = f"geometric_ expects p to be in (0, 1), but got p={a:g}"
+    elif kind == "bernoulli" and not isinstance(a, Tensor) and not 0.0 <= a <= 1.0:
+        msg = f"bernoulli_ expects p to be in [0, 1], but got p={a:g}"
+    elif kind == "log_normal" and not b > 0.0:
+        msg = f"log_normal_ expects std > 0.0, but found std={b:g}"
+    elif kind == "normal" and not b >= 0.0:
+        msg = f"normal expects std >= 0.0, but found std {b:g}"
+    elif kind == "uniform" and a > b:
+        msg = f"uniform_ expects to return a [from, to) range, but found from={a:g} > to={b:g}"
+    if msg is not None:
+        raise RuntimeError(msg)
+
+
 def inplace_random(self: Tensor, kind: str, a: Any, b: Any, generator: Any = None) -> Tensor:
     """``uniform_``/``normal_``/``bernoulli_``/``exponential_``/``cauchy_``/``log_normal_``/
     ``geometric_``/``random_``: new values drawn as PyTorch's CPU kernels draw them (see
     ``compat._core.rng``), recorded as a copy of a constant so no gradient flows to the
     old values."""
 
+    _check_random_args(kind, a, b)
     gen = creation._gen(generator)
     shape = tuple(self.shape)
     npd = self._npdtype
