@@ -16,11 +16,12 @@ from compat._core import dtypes as _dt
 from compat._core.creation import tensor
 from compat._core.ops._common import _c, acc, coerce, warn_once
 from compat._core.ops.binary import POW_NODES
+from compat._core.ops.linalg_decomp import _check_dim_arg, cross_checked
 from compat._core.ops.reductions import _moment_f, _moment_static
 from compat._core.ops.unary import sign
 from compat._core.optable import Sample, T, defop, no_bf16_kernel
 from compat._core.shape_ops import cat, stack
-from compat._core.tensor import Tensor, _wrap_dim, apply
+from compat._core.tensor import Tensor, apply
 from funcgrad import numpy as fnp
 
 # ------------------------------------------------------------------ fused products
@@ -140,16 +141,13 @@ def tensordot(a: Tensor, b: Tensor, dims: Any = 2, out: Any = None) -> Tensor:
     return apply(_tensordot_f, "TensordotBackward0", (a, b), (("axes", axes), ("dtype", dt)))
 
 
-def _cross_f(a: Any, b: Any, *, axis: int, dtype: np.dtype) -> Any:
-    return fnp.cross(_c(a, dtype), _c(b, dtype), axis=axis)
-
-
 @defop(
     node_name=False,
     samples=(Sample(((2, 3), (2, 3))), Sample(((3, 2), (3, 2)), kwargs=(("dim", 0),))),
 )
 def cross(input: Tensor, other: Tensor, dim: int | None = None) -> Tensor:
-    """The 3-vector cross product along ``dim`` (default: the first dim of size 3)."""
+    """The 3-vector cross product along ``dim`` (default, deprecated: the first dimension of
+    ``input`` of size 3), with ``linalg.cross``'s checks: one rank, one dtype."""
     if dim is None:
         warn_once(
             "cross",
@@ -161,14 +159,8 @@ def cross(input: Tensor, other: Tensor, dim: int | None = None) -> Tensor:
         if not dims:
             raise RuntimeError("no dimension of size 3 in input")
         dim = dims[0]
-    axis = _wrap_dim(dim, input.ndim)
-    if input.shape[axis] != 3:
-        raise RuntimeError(
-            f"linalg.cross: inputs dimension {dim} must have length 3. Got {input.shape[axis]} "
-            f"and {other.shape[axis]}"
-        )
-    st = (("axis", axis), ("dtype", _dt.result_type(input, other)))
-    return apply(_cross_f, "LinalgCrossBackward0", (input, other), st)
+    _check_dim_arg(dim, "cross")
+    return cross_checked(input, other, dim)
 
 
 # ----------------------------------------------------------------- distances

@@ -506,26 +506,53 @@ def vander(x: Tensor, *, N: int | None = None) -> Tensor:
     return apply(_vander_f, "LinalgVanderBackward0", (x,), (("n", n),))
 
 
-def _cross_f(a: Any, b: Any, *, axis: int, dtype: np.dtype) -> Any:
-    return fla.cross(a.astype(dtype), b.astype(dtype), axis=axis)
+def _cross_f(a: Any, b: Any, *, axis: int) -> Any:
+    return fla.cross(a, b, axis=axis)
 
 
-@defop(
-    samples=(Sample(((2, 3), (2, 3))), Sample(((3, 2), (3, 1)), kwargs=(("dim", 0),))), **LINALG_ROW
-)
-def cross(input: Tensor, other: Tensor, *, dim: int = -1) -> Tensor:
-    """The cross product of 3-vectors along ``dim`` (inputs broadcast)."""
+def _check_dim_arg(dim: Any, name: str) -> None:
+    if isinstance(dim, bool) or not isinstance(dim, (int, np.integer)):
+        raise TypeError(f"{name}(): argument 'dim' must be int, not {type(dim).__name__}")
+
+
+def cross_checked(input: Tensor, other: Tensor, dim: int) -> Tensor:
+    """``linalg.cross`` after PyTorch's checks, in its order: equal ranks, ``dim`` in range
+    (a 0-d operand has none), length 3 along ``dim`` in both, broadcastable other sizes, one
+    dtype (no promotion), not bool. Shared by ``torch.cross``."""
     if input.ndim != other.ndim:
         raise RuntimeError("linalg.cross: inputs must have the same number of dimensions.")
+    if input.ndim == 0:
+        raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
     ax = _wrap_dim(dim, input.ndim)
     if input.shape[ax] != 3 or other.shape[ax] != 3:
         raise RuntimeError(
             f"linalg.cross: inputs dimension {dim} must have length 3. Got "
             f"{input.shape[ax]} and {other.shape[ax]}"
         )
-    nd = input.ndim
-    st = (("axis", ax - nd), ("dtype", _dt.result_type(input, other)))
-    return apply(_cross_f, "LinalgCrossBackward0", (input, other), st)
+    for i, (a, b) in enumerate(zip(input.shape, other.shape)):
+        if a != b and a != 1 and b != 1:
+            raise RuntimeError(
+                f"The size of tensor a ({a}) must match the size of tensor b ({b}) at "
+                f"non-singleton dimension {i}"
+            )
+    da, db = input._npdtype, other._npdtype
+    if da != db:
+        raise RuntimeError(
+            f"expected scalar type {_dt.scalar_type_name(da)} but found {_dt.scalar_type_name(db)}"
+        )
+    if da == np.bool_:
+        raise NotImplementedError("\"cross\" not implemented for 'Bool'")
+    return apply(_cross_f, "LinalgCrossBackward0", (input, other), (("axis", ax - input.ndim),))
+
+
+@defop(
+    samples=(Sample(((2, 3), (2, 3))), Sample(((3, 2), (3, 1)), kwargs=(("dim", 0),))), **LINALG_ROW
+)
+def cross(input: Tensor, other: Tensor, *, dim: int = -1) -> Tensor:
+    """The cross product of 3-vectors along ``dim``: operands of one rank and one dtype,
+    their other dimensions broadcast (PyTorch's checks)."""
+    _check_dim_arg(dim, "linalg_cross")
+    return cross_checked(input, other, dim)
 
 
 def _cond_f(a: Any, *, p: Any) -> Any:

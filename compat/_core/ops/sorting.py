@@ -36,7 +36,7 @@ def _refuse_complex(input: Tensor, error: type[Exception], message: str) -> None
         raise error(message.format(dtype=_dt.scalar_type_name(input._npdtype)))
 
 
-_NO_COMPLEX_SORT = "Sort does not support complex dtypes on CPU"
+_NO_COMPLEX_SORT = " Sort does not support complex dtypes on CPU"  # (PyTorch's leading space)
 
 
 def _order(x: Any, axis: int, descending: bool) -> Any:
@@ -78,15 +78,41 @@ def _argsort_f(x: Any, *, axis: int, descending: bool) -> Any:
     return fnp.asarray(_order(x, axis, descending), np.int64)
 
 
+_ARGSORT_FORMS = (
+    " * (Tensor input, *, bool stable, int dim = -1, bool descending = False, Tensor out = None)\n"
+    " * (Tensor input, int dim = -1, bool descending = False)\n"
+)
+
+
+def _argsort_args(dim: Any, descending: Any, stable: Any) -> None:
+    """PyTorch's parser: ``dim`` an int (not a bool), ``descending`` and ``stable`` bools (not
+    None, not ints); the message names the first wrong one as a keyword."""
+    for name, v, ok in (
+        ("dim", dim, isinstance(dim, (int, np.integer)) and not isinstance(dim, bool)),
+        ("descending", descending, isinstance(descending, (bool, np.bool_))),
+        ("stable", stable, isinstance(stable, (bool, np.bool_))),
+    ):
+        if not ok:
+            raise TypeError(
+                "argsort() received an invalid combination of arguments - got (Tensor, "
+                f"{name}={type(v).__name__}), but expected one of:\n{_ARGSORT_FORMS}"
+            )
+
+
 @defop(samples=(Sample(((3, 4),), grad=False), Sample(((6,),), args=(0, True), grad=False)))
 def argsort(
     input: Tensor, dim: int = -1, descending: bool = False, *, stable: bool = False
 ) -> Tensor:
+    """The indices that sort ``input`` along ``dim``: always a stable sort (ties in index
+    order, NaN last ascending and first descending), which ``stable=True`` asks for."""
+    _argsort_args(dim, descending, stable)
     _refuse_complex(input, RuntimeError, _NO_COMPLEX_SORT)
     if input.ndim == 0:
+        _wrap_dim(dim, 0)
         return tensor(np.zeros((), np.int64))
     axis = _wrap_dim(dim, input.ndim)
-    return apply(_argsort_f, "argsort", (input,), (("axis", axis), ("descending", descending)))
+    st = (("axis", axis), ("descending", bool(descending)))
+    return apply(_argsort_f, "argsort", (input,), st)
 
 
 @defop(samples=Sample(((3, 4),)))

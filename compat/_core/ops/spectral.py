@@ -18,6 +18,7 @@ from compat._core.ops._common import _c
 from compat._core.optable import Sample, defop
 from compat._core.tensor import Tensor, _wrap_dim, apply
 from funcgrad import numpy as fnp
+from funcgrad import stop_gradient
 
 
 def _complex_of(npd: np.dtype) -> np.dtype:
@@ -96,11 +97,27 @@ def view_as_complex(input: Tensor) -> Tensor:
     return _views.make_view(out, input, ("vc", cd))
 
 
+def _angle_f(x: Any, *, dtype: np.dtype) -> Any:
+    if _dt.kind(x.dtype) == "c":
+        re, im = fnp.real(x), fnp.imag(x)
+        # (PyTorch's gradient is 0 at 0: no NaN from atan2's derivative there)
+        zero = (re == 0) & (im == 0)
+        safe = fnp.arctan2(
+            fnp.where(zero, fnp.zeros_like(im), im), fnp.where(zero, fnp.ones_like(re), re)
+        )
+        return fnp.where(zero, fnp.arctan2(stop_gradient(im), stop_gradient(re)), safe)
+    x = x.astype(dtype)
+    # PyTorch's real angle: pi below 0, else 0 (-0.0 included), NaN kept; gradient 0
+    base = fnp.where(x < 0, fnp.full_like(x, np.pi), fnp.zeros_like(x))
+    return stop_gradient(fnp.where(fnp.isnan(x), x, base))
+
+
 @defop(samples=(Sample(((2, 3),), dtype="complex128", grad=False), Sample(((4,),))))
 def angle(input: Tensor) -> Tensor:
-    if _dt.kind(input._npdtype) not in "fc":
-        input = input.to(_dt.from_np(_dt.float_type(input._npdtype)))
-    return apply(_part_f, "AngleBackward0", (input,), (("op", "angle"),))
+    """The argument of each element: real for complex inputs; for real ones pi below zero
+    and 0 otherwise (``-0.0`` too), NaN kept, integers in the default float dtype."""
+    dtype = _dt.float_type(input._npdtype)
+    return apply(_angle_f, "AngleBackward0", (input,), (("dtype", dtype),))
 
 
 @defop(samples=(Sample(((2, 3),), dtype="complex128", grad=False), Sample(((3,),))))
