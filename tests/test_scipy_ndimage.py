@@ -70,3 +70,11 @@ def test_map_coordinates_order_error_has_jax_phrase():
     for lib in (jsp.ndimage, fnd):
         with pytest.raises(NotImplementedError, match="requires order<=1"):
             lib.map_coordinates(x, coords, order=2)
+
+
+def test_map_coordinates_mode_error_has_jax_phrase():
+    x = np.ones((3, 3), np.float32)
+    coords = [np.zeros(2, np.float32), np.zeros(2, np.float32)]
+    for lib in (jsp.ndimage, fnd):
+        with pytest.raises(NotImplementedError, match="does not yet support mode"):
+            lib.map_coordinates(x, coords, order=1, mode="grid-wrap")

@@ -365,3 +365,24 @@ def test_bessel_jn_batched_and_jit():
     np.testing.assert_allclose(got, want, atol=1e-6)
     with pytest.raises(ValueError, match="complex"):
         fss.bessel_jn(np.ones(2, np.complex64), v=2)
+
+
+def test_bessel_jn_and_complex_gamma_under_strict_options():
+    """Funcgrad's own arithmetic must not trip the user's strict promotion options: a
+    NumPy float64 factor is a strong float32 for JAX (strict: float32 x complex64
+    raised), and the normalisation broadcasts a (v+1, ...) stack over z's rank."""
+    opts = ("jax_numpy_rank_promotion", "jax_numpy_dtype_promotion")
+    old = [fg.config.read(o) for o in opts]
+    fg.config.update(opts[0], "raise")
+    fg.config.update(opts[1], "strict")
+    try:
+        z = np.random.default_rng(0).uniform(0.1, 4.0, (2, 3)).astype(np.float32)
+        got = np.asarray(fss.bessel_jn(z, v=3, n_iter=15))
+        c = np.array([-0.5 + 0j, 0.5 + 1j], np.complex64)
+        gam = np.asarray(fss.gamma(c))
+    finally:
+        for o, v in zip(opts, old):
+            fg.config.update(o, v)
+    want = np.stack([ss.jv(k, z.astype(np.float64)) for k in range(4)])
+    np.testing.assert_allclose(got, want, atol=1e-6)
+    np.testing.assert_allclose(gam, ss.gamma(c.astype(np.complex128)), rtol=1e-5)

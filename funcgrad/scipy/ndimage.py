@@ -78,7 +78,7 @@ def map_coordinates(
         )
     if mode not in _MODES:
         raise NotImplementedError(
-            f"map_coordinates does not support mode {mode!r}; supported modes are "
+            f"map_coordinates does not yet support mode {mode!r}; supported modes are "
             f"{sorted(_MODES)}{here()}"
         )
     if order not in (0, 1):

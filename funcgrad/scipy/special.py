@@ -240,7 +240,7 @@ def _complex_gamma(z: Any) -> Any:
     w = fnp.where(reflect, 1.0 - z, z) - 1.0
     series = _LANCZOS[0] + sum(c / (w + k) for k, c in enumerate(_LANCZOS[1:], 1))
     t = w + (_LANCZOS_G + 0.5)
-    g = np.sqrt(2 * np.pi) * fnp.exp((w + 0.5) * fnp.log(t) - t) * series
+    g = math.sqrt(2 * math.pi) * fnp.exp((w + 0.5) * fnp.log(t) - t) * series
     out = fnp.where(reflect, np.pi / (fnp.sin(np.pi * z) * g), g)
     pole = (im == 0) & (re <= 0) & (re == fnp.floor(re))
     bad = pole | fnp.isnan(re) | fnp.isnan(im)
@@ -574,4 +574,4 @@ def bessel_jn(z: ArrayLike, *, v: int, n_iter: int = 50) -> Any:
     init = (zero, fnp.full_like(z, 1e-16), zero)
     ks = fnp.arange(n_iter + 1, dtype=z.dtype)
     (_, _, total), values = scan(step, init, ks, reverse=True)
-    return values[: v + 1] / (total - values[0])
+    return fnp.divide(values[: v + 1], total - values[0])  # (fnp: rank promotion)
