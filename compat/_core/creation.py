@@ -81,6 +81,8 @@ def _infer_dtype(data: Any) -> np.dtype:
             d = _infer_dtype(e)
             out = d if out is None else _dt.promote(out, d)
         return out if out is not None else _dt.get_default_dtype().np
+    if isinstance(data, (str, bytes)):  # (PyTorch's wording: a TypeError, not inference's)
+        raise TypeError(f"new(): invalid data type '{type(data).__name__}'")
     raise RuntimeError(f"Could not infer dtype of {type(data).__name__}")
 
 

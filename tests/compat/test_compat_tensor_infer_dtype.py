@@ -93,3 +93,13 @@ def test_uninferable_item_is_pytorchs_error() -> None:
         torch.tensor([object()])
     with pytest.raises(RuntimeError, match="Could not infer dtype of object"):
         ctorch.tensor([object()])
+
+
+@pytest.mark.parametrize("data", ["abc", b"ab", [1.0, "a"]], ids=["str", "bytes", "nested"])
+def test_text_data_is_pytorchs_type_error(data: Any) -> None:
+    errors = []
+    for lib in (torch, ctorch):
+        with pytest.raises(TypeError) as info:
+            lib.tensor(data)
+        errors.append(str(info.value))
+    assert errors[0] == errors[1]
