@@ -77,14 +77,15 @@ def _sampler(draw: Callable[[tuple[int, ...]], np.ndarray], post: Callable | Non
     def gen(shape: Any, dtype: Any) -> Any:
         dims = _dims_of_shape(shape)
         dt = np.dtype(dtype)
-        vals = draw(dims)
-        if dt.kind == "c":
-            vals = vals + 1j * draw(dims)
-        if dt.kind == "u":
-            vals = np.abs(vals)
-        if post is not None:
-            vals = post(vals)
         with np.errstate(invalid="ignore", over="ignore"):
+            # as JAX's sampler: each draw cast to the dtype first, then ``post`` (so an
+            # integer rand_nonzero replaces the zeros the cast makes)
+            vals = np.asarray(draw(dims))
+            vals = (np.abs(vals) if dt.kind == "u" else vals).astype(dt)
+            if dt.kind == "c":
+                vals = vals + 1j * np.asarray(draw(dims)).astype(dt)
+            if post is not None:
+                vals = post(vals)
             return _as_shape(np.asarray(vals).astype(dt), shape, dt)
 
     return gen
