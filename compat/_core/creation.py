@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import builtins
 import math
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -115,6 +115,39 @@ def _unwrap_nested(data: Any) -> Any:
     return data
 
 
+def _scalars(data: Any) -> Iterator[Any]:
+    """The numbers of nested Python data, tensors inside it included (element by element)."""
+    if isinstance(data, Tensor):
+        yield from np.asarray(data._st.array).ravel().tolist()
+    elif isinstance(data, np.ndarray):
+        yield from data.ravel().tolist()
+    elif _is_sequence(data):
+        for e in data:
+            yield from _scalars(e)
+    else:
+        yield data
+
+
+def _check_fits(data: Any, npd: np.dtype) -> None:
+    """PyTorch's overflow check of the numbers written into an integer tensor: a float
+    outside the type's range (NaN and infinities too) is refused, and so is an integer,
+    but for an unsigned type a negative integer wraps as two's complement while its
+    magnitude fits (``torch.tensor([-1], dtype=torch.uint8)`` is 255)."""
+    info = np.iinfo(npd)
+    for v in _scalars(data):
+        if isinstance(v, (bool, np.bool_)):
+            continue
+        if isinstance(v, (int, np.integer)):
+            v = int(v)
+            bad = v > info.max or (v < info.min if npd.kind == "i" else -v > info.max)
+        elif isinstance(v, (float, np.floating)):
+            bad = not info.min <= float(v) <= info.max
+        else:
+            continue
+        if bad:
+            raise RuntimeError(f"value cannot be converted to type {npd.name} without overflow")
+
+
 def tensor(
     data: Any,
     dtype: Any = None,
@@ -132,11 +165,17 @@ def tensor(
     elif type(data) in _FLAT and _PLAIN.issuperset(map(type, data)):
         # a flat list/tuple of Python numbers: the walks below have nothing to unwrap
         npd = _np_dtype(dtype, _plain_dtype(data))
+        if npd.kind in "iu":
+            _check_fits(data, npd)
         arr = np.asarray(data)
     else:
         npd = _np_dtype(dtype, _infer_dtype(data))
+        if npd.kind in "iu":
+            _check_fits(data, npd)
         arr = np.asarray(_unwrap_nested(data))
-    return _leaf(np.array(arr, dtype=npd), requires_grad, device)
+    with np.errstate(over="ignore", invalid="ignore"):  # (PyTorch casts without a warning)
+        out = np.array(arr, dtype=npd)
+    return _leaf(out, requires_grad, device)
 
 
 _FLAT = (list, tuple)

@@ -103,3 +103,37 @@ def test_text_data_is_pytorchs_type_error(data: Any) -> None:
             lib.tensor(data)
         errors.append(str(info.value))
     assert errors[0] == errors[1]
+
+
+OVERFLOWS = {
+    "nan-int64": ([1.0, float("nan")], "int64"),
+    "inf-int32": ([float("inf")], "int32"),
+    "big-float-int64": ([1e30], "int64"),
+    "float-over-uint8": ([255.9], "uint8"),
+    "negative-float-uint8": ([-0.9], "uint8"),
+    "int-over-uint8": ([300], "uint8"),
+    "int-under-int8": ([-129], "int8"),
+    "negative-wraps-uint8": ([[1, 2], [3, -1]], "uint8"),
+    "negative-too-big-uint8": ([-256], "uint8"),
+    "numpy-scalar-over-uint8": ([np.int64(300)], "uint8"),
+    "scalar-nan-int64": (float("nan"), "int64"),
+    "truncated": ([1.7, -2.5], "int64"),
+    "float16-overflows-to-inf": ([1e10], "float16"),
+    "bool-target": ([1.0, float("nan")], "bool"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(OVERFLOWS))
+def test_numbers_that_overflow_the_dtype_are_refused(name: str) -> None:
+    """PyTorch's overflow check of Python and NumPy numbers written into an integer tensor
+    (a float out of range, NaN, an integer out of range; a negative integer wraps for an
+    unsigned type while its magnitude fits)."""
+    data, dt = OVERFLOWS[name]
+
+    def made(lib: Any) -> Any:
+        try:
+            return lib.tensor(data, dtype=getattr(lib, dt)).tolist()
+        except RuntimeError as e:
+            return str(e)
+
+    assert made(ctorch) == made(torch)
