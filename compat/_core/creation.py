@@ -134,6 +134,15 @@ def _check_fits(data: Any, npd: np.dtype) -> None:
     but for an unsigned type a negative integer wraps as two's complement while its
     magnitude fits (``torch.tensor([-1], dtype=torch.uint8)`` is 255)."""
     info = np.iinfo(npd)
+    if type(data) in _FLAT and all(type(v) is int for v in data):  # (the common case, at once)
+        try:
+            a = np.asarray(data, dtype=np.int64)
+        except OverflowError:  # (an integer beyond int64: compared exactly)
+            a = np.asarray(data, dtype=object)
+        low = info.min if npd.kind == "i" else -info.max
+        if a.size and (a.max() > info.max or a.min() < low):
+            raise RuntimeError(f"value cannot be converted to type {npd.name} without overflow")
+        return
     for v in _scalars(data):
         if isinstance(v, (bool, np.bool_)):
             continue
