@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import funcgrad as fg
+import funcgrad.errors
 import funcgrad.random as fr
 
 KEYS = np.asarray(jax.random.split(jax.random.PRNGKey(0)))
@@ -44,3 +45,25 @@ def test_traced_shape_refused_as_jax():
         sample(jax.random, jax.jit)
     with pytest.raises(TypeError, match="Shapes must be 1D sequences of concrete values"):
         sample(fr, fg.jit)
+
+
+@pytest.mark.parametrize("axis", [3, 1, -2])
+def test_permutation_of_an_int_checks_axis_as_jax(axis):
+    """``permutation(key, n, axis)`` permutes ``arange(n)``: an axis past its one
+    dimension is refused (it was ignored)."""
+    key = jax.random.PRNGKey(0)
+    with pytest.raises(ValueError):
+        jax.random.permutation(key, 10, axis=axis)
+    with pytest.raises(ValueError):
+        fr.permutation(np.asarray(key), 10, axis=axis)
+
+
+def test_permutation_of_an_int_values_and_tracer():
+    key = np.asarray(jax.random.PRNGKey(3))
+    for axis in (0, -1):
+        got = fr.permutation(key, 7, axis=axis)
+        assert sorted(np.asarray(got).tolist()) == list(range(7))
+    with pytest.raises(jax.errors.ConcretizationTypeError):
+        jax.jit(jax.random.permutation)(jax.random.PRNGKey(0), 10)
+    with pytest.raises(funcgrad.errors.ConcretizationTypeError):
+        fg.jit(fr.permutation)(key, 10)

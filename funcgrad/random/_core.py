@@ -13,7 +13,7 @@ from funcgrad import config
 from funcgrad import numpy as fnp
 from funcgrad.core import dtypes
 from funcgrad.core.axes import normalize_axis
-from funcgrad.core.errors import user_frame, where
+from funcgrad.core.errors import ConcretizationTypeError, user_frame, where
 from funcgrad.core.interp import Tracer, bind, to_aval
 from funcgrad.jit import jit
 from funcgrad.primitives import bits as bits_ops
@@ -535,10 +535,14 @@ def permutation(key: Any, x: Any, axis: int = 0, independent: bool = False) -> A
     """A random permutation of ``arange(x)`` (int ``x``) or of ``x`` along ``axis``."""
     key = _check_key("permutation", key)
     if isinstance(x, Tracer) and not to_aval(x).shape:
-        raise TypeError("permutation: an integer x must be concrete (a Python int)")
+        raise ConcretizationTypeError(
+            "permutation: an integer x must be concrete (a Python int), got a traced "
+            f"{to_aval(x)}{where(user_frame())}"
+        )
     if not to_aval(x).shape:
         if not dtypes.is_integer(to_aval(x).dtype):
             raise TypeError("x must be an integer or at least 1-dimensional")
+        normalize_axis(axis, 1, "permutation")  # arange(x)'s axis: 0 or -1, as JAX checks
         return _shuffle(key, fnp.arange(int(np.asarray(x))), 0)
     x = fnp.asarray(x)
     nd = to_aval(x).ndim
