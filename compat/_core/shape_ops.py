@@ -17,6 +17,7 @@ from compat._core import dtypes as _dt
 from compat._core import views as _views
 from compat._core.creation import _leaf
 from compat._core.mutation import apply_inplace
+from compat._core.ops import conventions as _conv
 from compat._core.ops._common import _c, coerce
 from compat._core.optable import Idx, Mask, Sample, T, defop
 from compat._core.setitem_nodes import basic, setitem_node
@@ -666,10 +667,12 @@ def _setitem_f(x: Any, v: Any, *arrays: Any, spec: tuple, dtype: np.dtype) -> An
         and builtins.all(s[0] == "s" for s in spec)
     ):
         return _fill_slices(x, _c(v, dtype), spec)
+    # (scatter_set: every written value gets its place's gradient, repeated places
+    # included, as PyTorch's IndexPutBackward0)
     two = _phases(spec, arrays)
     if two is not None:
-        return x.at[two[0]].set(x[two[0]].at[two[1]].set(_c(v, dtype)))
-    return x.at[_rebuild(spec, arrays)].set(_c(v, dtype))
+        return _conv.scatter_set(x, two[0], _conv.scatter_set(x[two[0]], two[1], _c(v, dtype)))
+    return _conv.scatter_set(x, _rebuild(spec, arrays), _c(v, dtype))
 
 
 def _fill_slices(x: Any, v: Any, spec: tuple) -> Any:

@@ -11,7 +11,11 @@ funcgrad (like JAX) gives NaN or another subgradient:
 * :func:`even_extremum` — full ``max``/``min``/``median``/``nanmedian``: the gradient is
   shared evenly by the elements equal to the result (NaN elements when it is NaN);
 * :func:`amax` — ``amax``/``amin``: shared by the elements equal to the result, so a
-  NaN result has NaN gradients (``0 / 0``), as PyTorch's ``scale_grad_by_count``.
+  NaN result has NaN gradients (``0 / 0``), as PyTorch's ``scale_grad_by_count``;
+* :func:`scatter_set` — ``x.at[where].set(src)`` whose ``src`` cotangent is the
+  cotangent gathered at ``where``, so every written value gets its place's gradient,
+  the overwritten ones at a repeated place included (PyTorch's ``grad.gather``; JAX
+  and funcgrad give it to the winning write only).
 """
 
 from __future__ import annotations
@@ -106,3 +110,37 @@ def _restore(ans: Any, axes: Any, ndim: int) -> Any:
     for a in sorted(a % ndim for a in axes):
         ans = fnp.expand_dims(ans, a)
     return ans
+
+
+def _static(w: Any) -> bool:
+    return w is None or w is Ellipsis or isinstance(w, (slice, int))
+
+
+def scatter_set(x: Any, where: Any, src: Any) -> Any:
+    """``x.at[where].set(src)`` with PyTorch's derivative (see the module docstring);
+    ``where`` is any index (slices, ``None``, ``...``, integers and index arrays)."""
+    parts = where if isinstance(where, tuple) else (where,)
+    dyn = [k for k, w in enumerate(parts) if not _static(w)]
+
+    def index(arrays: tuple) -> tuple:
+        full = list(parts)
+        for k, a in zip(dyn, arrays):
+            full[k] = a
+        return tuple(full)
+
+    @fg.custom_jvp
+    def f(x: Any, src: Any, *arrays: Any) -> Any:
+        return x.at[index(arrays)].set(src)
+
+    def jvp(primals: tuple, tangents: tuple) -> tuple:
+        x, src, *arrays = primals
+        tx, tsrc = tangents[:2]
+        at = index(tuple(arrays))
+        # the tangent of src is added at its places (the transpose of a gather), so a
+        # repeated place's tangent is the sum of its writes: reverse mode sees the
+        # cotangent gathered at every write
+        written = fnp.zeros_like(tx).at[at].add(fnp.asarray(tsrc, tx.dtype))
+        return f(x, src, *arrays), tx.at[at].set(0) + written
+
+    f.defjvp(jvp)
+    return f(x, src, *(parts[k] for k in dyn))

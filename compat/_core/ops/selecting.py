@@ -18,7 +18,9 @@ import numpy as np
 from compat._core import dtypes as _dt
 from compat._core import views as _views
 from compat._core.creation import tensor
+from compat._core.ops import conventions as _conv
 from compat._core.ops._common import _c, coerce, warn_once
+from compat._core.ops.binary import _NOT_IMPLEMENTED, _refuse_backward
 from compat._core.optable import Idx, Mask, Sample, T, defop
 from compat._core.tensor import Tensor, _wrap_dim, apply
 from funcgrad import lax as flax
@@ -193,9 +195,9 @@ def _scatter_f(x: Any, i: Any, src: Any, *, axis: int, reduce: str | None, dtype
         else src[tuple(slice(0, s) for s in i.shape)]
     )
     where = _scatter_index(i, axis, i.shape)
-    ref = x.at[where]
     if reduce is None:
-        return ref.set(src)
+        return _conv.scatter_set(x, where, src)
+    ref = x.at[where]
     if reduce in ("add", "sum"):
         return ref.add(src)
     if reduce in ("multiply", "prod"):
@@ -258,6 +260,10 @@ def scatter(
             "reduction options.",
         )
     st = (("axis", axis), ("reduce", reduce), ("dtype", input._npdtype))
+    if reduce is not None:  # PyTorch has no derivative for scatter's reduce forms
+        return _refuse_backward(
+            apply(_scatter_f, _NOT_IMPLEMENTED, (input, idx, src), st), "scatter"
+        )
     name = "ScatterBackward0" if isinstance(src, Tensor) else "ScatterBackward1"
     return apply(_scatter_f, name, (input, idx, src), st)
 
