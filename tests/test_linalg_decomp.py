@@ -424,3 +424,18 @@ def test_matrix_norms_from_singular_values(ord):
         _close(got, np.linalg.norm(x, ord=ord, axis=axis, keepdims=keepdims))
     got = fg.jit(fg.grad(lambda a: fnp.linalg.norm(a, ord)))(x[0])
     _close(got, jo.grad(lambda a: jnp.linalg.norm(a, ord))(x[0]), rtol=1e-7)
+
+
+@pytest.mark.parametrize("sort_eigenvalues", [True, False])
+def test_lax_eigh_implementation_and_unsorted_flag_as_jax_on_cpu(sort_eigenvalues):
+    a = np.random.default_rng(0).standard_normal((4, 4)).astype(np.float32)
+    a = a + a.T
+    impl = flax_linalg.EighImplementation.QR
+    v, w = flax_linalg.eigh(a, sort_eigenvalues=sort_eigenvalues, implementation=impl)
+    _, wj = jax.lax.linalg.eigh(
+        a, sort_eigenvalues=sort_eigenvalues, implementation=jax.lax.linalg.EighImplementation.QR
+    )
+    np.testing.assert_allclose(np.asarray(w), np.asarray(wj), rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(np.asarray(a @ v), np.asarray(v * w), atol=1e-4)
+    with pytest.raises(NotImplementedError, match="not available on a CPU"):
+        flax_linalg.eigh(a, implementation=flax_linalg.EighImplementation.JACOBI)

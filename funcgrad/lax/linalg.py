@@ -12,6 +12,7 @@ Each function binds one of funcgrad's ``decomp`` primitives (so ``grad``, ``vmap
 
 from __future__ import annotations
 
+import enum
 from typing import Any
 
 import numpy as np
@@ -35,6 +36,7 @@ from funcgrad.primitives import reductions as rd
 from funcgrad.primitives import shape as sh
 
 __all__ = [
+    "EighImplementation",
     "cholesky",
     "eig",
     "eigh",
@@ -107,6 +109,15 @@ def eig(
     )
 
 
+class EighImplementation(enum.Enum):
+    """The algorithm of :func:`eigh` (``jax.lax.linalg.EighImplementation``): on a CPU
+    only ``QR`` (LAPACK's ``syevd``/``heevd``), the default."""
+
+    QR = "qr"
+    JACOBI = "jacobi"
+    QDWH = "qdwh"
+
+
 def eigh(
     x: Any,
     *,
@@ -114,12 +125,19 @@ def eigh(
     symmetrize_input: bool = True,
     sort_eigenvalues: bool = True,
     subset_by_index: tuple[int, int] | None = None,
+    implementation: EighImplementation | None = None,
 ) -> tuple[Any, Any]:
     """Eigendecomposition ``(v, w)`` of a Hermitian matrix: ascending eigenvalues ``w``,
-    eigenvectors in ``v``'s columns. Derivatives assume distinct eigenvalues."""
+    eigenvectors in ``v``'s columns (LAPACK sorts them, so ``sort_eigenvalues=False``
+    gives them sorted too, as JAX on a CPU). Derivatives assume distinct eigenvalues."""
     x = _matrix(x, "eigh", square=True)
-    if not sort_eigenvalues or subset_by_index is not None:
-        raise unsupported("lax.linalg.eigh with sort_eigenvalues=False or subset_by_index")
+    if implementation not in (None, EighImplementation.QR):
+        raise NotImplementedError(
+            f"lax.linalg.eigh: implementation={implementation} is not available on a CPU; "
+            "use EighImplementation.QR (the default){here()}"
+        )
+    if subset_by_index is not None:
+        raise unsupported("lax.linalg.eigh with subset_by_index")
     if symmetrize_input:
         x = symmetrize(x)
     return decomp.eigh(x, lower=lower)
