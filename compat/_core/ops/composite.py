@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+import funcgrad as fg
 from compat._core import dtypes as _dt
 from compat._core.creation import tensor
 from compat._core.ops._common import _c, acc, coerce, warn_once
@@ -166,6 +167,23 @@ def cross(input: Tensor, other: Tensor, dim: int | None = None) -> Tensor:
 # ----------------------------------------------------------------- distances
 
 
+def _inf_norm(ad: Any, axis: Any) -> Any:
+    """``max(ad)`` over ``axis`` (``ad >= 0``) whose gradient reaches every element equal
+    to the max in full, as PyTorch's ``inf``-norm backward (funcgrad's ``max`` shares it
+    among ties): the max plus the ties' ``ad - stop_gradient(ad)``, exactly zero."""
+    m = fg.stop_gradient(fnp.max(ad, axis=axis, keepdims=True))
+    ties = fnp.where(ad == m, ad - fg.stop_gradient(ad), fnp.zeros_like(ad))
+    return fnp.squeeze(m, axis) + fnp.sum(ties, axis=axis)
+
+
+def _pow_abs(diff: Any, p: float) -> Any:
+    """``|diff| ** p`` with derivative 0 where ``diff == 0`` (PyTorch's, for ``p < 1``
+    too, where the power's own derivative is infinite and the chain rule gives NaN)."""
+    ad = fnp.abs(diff)
+    safe = fnp.where(ad == 0, fnp.ones_like(ad), ad)
+    return fnp.where(ad == 0, fnp.zeros_like(ad), safe**p)
+
+
 def _cdist_f(a: Any, b: Any, *, p: float) -> Any:
     diff = fnp.expand_dims(a, -2) - fnp.expand_dims(b, -3)
     if p == 2.0:
@@ -174,12 +192,12 @@ def _cdist_f(a: Any, b: Any, *, p: float) -> Any:
         safe = fnp.where(sq == 0, fnp.ones_like(sq), sq)
         return fnp.where(sq == 0, fnp.zeros_like(sq), fnp.sqrt(safe))
     if p == float("inf"):
-        return fnp.max(fnp.abs(diff), axis=-1)
+        return _inf_norm(fnp.abs(diff), -1)
     if p == 0:
         return fnp.sum((diff != 0).astype(a.dtype), axis=-1)
     if p == 1:
         return fnp.sum(fnp.abs(diff), axis=-1)
-    s = fnp.sum(fnp.abs(diff) ** p, axis=-1)
+    s = fnp.sum(_pow_abs(diff, p), axis=-1)
     safe = fnp.where(s == 0, fnp.ones_like(s), s)
     return fnp.where(s == 0, fnp.zeros_like(s), safe ** (1.0 / p))
 
@@ -216,9 +234,19 @@ def _dist_f(a: Any, b: Any, *, p: float, dtype: np.dtype) -> Any:
     d = fnp.reshape(_c(a, dtype) - _c(b, dtype), (-1,))
     if p == float("inf"):
         return fnp.max(fnp.abs(d))
+    if p == float("-inf"):
+        return fnp.min(fnp.abs(d))
     if p == 0:
         return fnp.sum((d != 0).astype(dtype))
-    return fnp.linalg.norm(d, ord=p)
+    if p < 0:  # a zero difference makes the sum infinite and the distance 0
+        ad = fnp.abs(d)
+        zero = fnp.any(ad == 0)
+        safe = fnp.where(ad == 0, fnp.ones_like(ad), ad)
+        return fnp.where(zero, fnp.zeros((), ad.dtype), fnp.sum(safe**p) ** (1.0 / p))
+    # PyTorch's gradient is 0 at a zero difference (the norm's own is NaN there)
+    s = fnp.sum(_pow_abs(d, p))
+    safe = fnp.where(s == 0, fnp.ones_like(s), s)
+    return fnp.where(s == 0, fnp.zeros_like(s), safe ** (1.0 / p))
 
 
 @defop(node_name=False, samples=(Sample(((2, 3), (3,))), Sample(((4,), (4,)), args=(1,))))
