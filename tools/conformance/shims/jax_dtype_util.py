@@ -11,6 +11,14 @@ import numpy as np
 
 _WIDE = (np.dtype(np.int64), np.dtype(np.uint64))
 
+#: the dtypes JAX gives Python scalars before canonicalisation
+PYTHON_SCALAR_DTYPES = {
+    bool: np.dtype(np.bool_),
+    int: np.dtype(np.int64),
+    float: np.dtype(np.float64),
+    complex: np.dtype(np.complex128),
+}
+
 
 def _is_ml_float(dt: np.dtype) -> bool:
     """ml_dtypes' floats (``bfloat16``, ``float8_*``): not ``np.inexact`` to NumPy."""

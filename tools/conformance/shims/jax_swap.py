@@ -153,6 +153,30 @@ def make_swap() -> Swap:
         helpers = importlib.import_module(DTYPE_UTIL)
         for name in ("to_inexact_dtype", "to_floating_dtype", "to_complex_dtype"):
             mod.__dict__[name] = getattr(helpers, name)
+        # the dtypes arrays of Python scalars get (float32 and int32 without x64),
+        # read from funcgrad's canonicalisation (stax_test builds its inputs with them)
+        mod.__dict__["default_float_dtype"] = lambda: ours.canonicalize_dtype(np.float64)
+        mod.__dict__["default_int_dtype"] = lambda: ours.canonicalize_dtype(np.int64)
+
+        def dtype(x: Any, canonicalize: bool = False) -> np.dtype:
+            # the dtype of a value or dtype-like (Python scalars: their 64-bit types)
+            if type(x) in helpers.PYTHON_SCALAR_DTYPES:
+                dt = helpers.PYTHON_SCALAR_DTYPES[type(x)]
+            else:
+                dt = np.dtype(getattr(x, "dtype", x))
+            return ours.canonicalize_dtype(dt) if canonicalize else dt
+
+        mod.__dict__["dtype"] = dtype
+        return mod
+
+    def debugging() -> Any:
+        # JAX's ``jax.debug.print``/``callback`` are ``debugging.debug_print``/
+        # ``debug_callback`` (the same objects), which debugging_primitives_test reads
+        # from here: funcgrad.debug's; the rest of the module stays internal
+        ours = importlib.import_module("funcgrad.debug")
+        mod = Alias("jax._src.debugging", None, swap)
+        mod.__dict__["debug_print"] = ours.print
+        mod.__dict__["debug_callback"] = ours.callback
         return mod
 
     def lax_test_util() -> Any:
@@ -170,7 +194,7 @@ def make_swap() -> Swap:
             mod.__dict__[name] = getattr(real, name)
         return mod
 
-    swap = Swap(
+    swap = _JaxSwap(
         root="jax",
         target="funcgrad",
         overrides={
@@ -181,6 +205,7 @@ def make_swap() -> Swap:
             "jax._src.array": array,
             "jax._src.lib": lib,
             "jax._src.dtypes": dtypes,
+            "jax._src.debugging": debugging,
             "jax._src.internal_test_util.lax_test_util": lax_test_util,
             # NumPy reference implementations of lax's operations: the oracle of
             # lax_test, the same module (JAX's own) in both runs
@@ -207,6 +232,23 @@ def make_swap() -> Swap:
     import funcgrad  # noqa: F401 - funcgrad (and the real jax under it) loads first
 
     return swap
+
+
+#: ``jax.experimental``'s public submodules of transformations, solvers and RNGs (JAX's API
+#: documentation lists them): absent ones count as missing names, not internals
+PUBLIC_EXPERIMENTAL = ("ode", "jet", "checkify", "random")
+
+
+class _JaxSwap(Swap):
+    """The swap with ``jax.experimental``'s public submodules (``PUBLIC_EXPERIMENTAL``)
+    taken out of the internal package ``jax.experimental``."""
+
+    def _is_internal(self, name: str) -> bool:
+        for sub in PUBLIC_EXPERIMENTAL:
+            public = f"jax.experimental.{sub}"
+            if name == public or name.startswith(public + "."):
+                return False
+        return super()._is_internal(name)
 
 
 def _is_dtype_list(value: Any) -> bool:

@@ -192,6 +192,23 @@ def is_optimized_build() -> bool:
     return True
 
 
+def is_test_rbe() -> bool:
+    """Whether Bazel's remote test toolchain runs the tests (JAX reads the same
+    variable)."""
+    return os.getenv("IS_JAX_RBE_TESTING", "").lower() in {"true", "1", "yes", "y"}
+
+
+def is_tsan() -> bool:
+    """Whether Python is a ThreadSanitizer build (these runs never are)."""
+    return False
+
+
+def is_gil_disabled() -> bool:
+    """Whether this is a free-threaded Python with the GIL off."""
+    check = getattr(sys, "_is_gil_enabled", None)
+    return check is not None and not check()
+
+
 def is_sanitized() -> bool:
     return False
 
