@@ -22,6 +22,7 @@ from compat._core import transfer as T_
 from compat._core import views as _views
 from compat._core.mutation import inplace_result
 from compat._core.ops import linalg_top as _linalg_top
+from compat._core.ops.unary import value_overload
 from compat._core.tensor import Size, Tensor, _wrap_dim
 
 
@@ -395,8 +396,12 @@ def install() -> None:
         "subtract_": _ipm("sub"),
         "pow_": _iop("pow"),
         "copy_": lambda self, src, non_blocking=False: O.inplace_copy(self, src),
-        "addcmul_": lambda self, t1, t2, *, value=1: O.inplace_addc(self, "mul", t1, t2, value),
-        "addcdiv_": lambda self, t1, t2, *, value=1: O.inplace_addc(self, "div", t1, t2, value),
+        "addcmul_": lambda self, t1, t2, *old, value=1: O.inplace_addc(
+            self, "mul", *value_overload("addcmul_", t1, t2, old, value, method=True)
+        ),
+        "addcdiv_": lambda self, t1, t2, *old, value=1: O.inplace_addc(
+            self, "div", *value_overload("addcdiv_", t1, t2, old, value, method=True)
+        ),
         "lerp_": O.inplace_lerp,
         "uniform_": lambda self, a=0.0, b=1.0, *, generator=None: O.inplace_random(
             self, "uniform", a, b, generator

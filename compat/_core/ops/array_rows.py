@@ -58,6 +58,16 @@ def _type_error(name: str, param: str, pos: int, want: str, value: Any) -> TypeE
     )
 
 
+def _tensor_float(value: Tensor) -> float:
+    """A 0-d tensor as a float argument: a complex one only when its imaginary part is 0."""
+    v = np.asarray(value._st.array)[()]
+    if np.iscomplexobj(v):
+        if v.imag != 0:
+            raise RuntimeError("value cannot be converted to type double without overflow")
+        v = v.real
+    return float(v)
+
+
 def _convert(name: str, pos: int, param: str, kind: str, value: Any, input: Tensor) -> Any:
     """A PyTorch argument of ``kind`` (``TorchParam.kind``) as the numpy form takes it (a
     ``"dim"`` checked for its type only: :func:`_array_op` wraps it after the checks of
@@ -71,6 +81,8 @@ def _convert(name: str, pos: int, param: str, kind: str, value: Any, input: Tens
             raise _type_error(name, param, pos, "Tensor", value)
         return value
     if kind == "float":
+        if isinstance(value, Tensor) and value.ndim == 0 and not value.requires_grad:
+            return _tensor_float(value)  # (PyTorch takes a 0-d tensor as a number)
         if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.number)):
             raise _type_error(name, param, pos, "float", value)
         return float(value)

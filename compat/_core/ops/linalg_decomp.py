@@ -14,7 +14,6 @@ factorisation (``ldl_factor``, ``ldl_factor_ex``, ``ldl_solve``) in ``linalg_ldl
 
 from __future__ import annotations
 
-from collections import namedtuple
 from typing import Any
 
 import numpy as np
@@ -36,6 +35,7 @@ from compat._core.ops.linalg_info import (
 from compat._core.ops.linalg_ns import _float, _square
 from compat._core.ops.selecting import diagonal as _diagonal
 from compat._core.optable import LINALG_ROW, SPD, Sample, T, defop, no_bf16_kernel
+from compat._core.return_types import return_type
 from compat._core.shape_ops import cat as _cat
 from compat._core.tensor import Tensor, _wrap_dim, apply
 from funcgrad import numpy as fnp
@@ -45,7 +45,7 @@ from funcgrad.scipy import linalg as fsl
 
 
 def _nt(name: str, fields: str) -> type:
-    return namedtuple(name, fields)
+    return return_type(name, fields)
 
 
 QR = _nt("linalg_qr", "Q R")

@@ -14,7 +14,6 @@ eigenvectors' phases is rejected in backward (a hook on the eigenvectors checks
 
 from __future__ import annotations
 
-from collections import namedtuple
 from collections.abc import Callable
 from typing import Any
 
@@ -26,14 +25,15 @@ from compat._core.ops._common import warn_once
 from compat._core.ops.linalg_info import _check_info, _not_pd_msg, cholesky_info
 from compat._core.ops.linalg_ns import _square
 from compat._core.optable import LINALG_ROW, SPD, Sample, defop, no_bf16_kernel
+from compat._core.return_types import return_type
 from compat._core.tensor import Tensor, apply
 from funcgrad import numpy as fnp
 from funcgrad.lax import linalg as flax
 from funcgrad.numpy import linalg as fla
 from funcgrad.scipy import linalg as fsl
 
-EIG = namedtuple("linalg_eig", "eigenvalues eigenvectors")
-TRIANGULAR_SOLVE = namedtuple("triangular_solve", "solution cloned_coefficient")
+EIG = return_type("linalg_eig", "eigenvalues eigenvectors")
+TRIANGULAR_SOLVE = return_type("triangular_solve", "solution cloned_coefficient")
 
 _PHASE_MSG = (
     "linalg_eig_backward: The eigenvectors in the complex case are specified up to "
@@ -227,7 +227,7 @@ def triangular_solve(
 
 # ------------------------------------------------------------------ Householder (issue 15)
 
-GEQRF = namedtuple("geqrf", "a tau")
+GEQRF = return_type("geqrf", "a tau")
 
 
 def _hh_check(A: Tensor, tau: Tensor, name: str, kernel: str) -> None:

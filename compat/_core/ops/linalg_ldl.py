@@ -21,7 +21,6 @@ behind a ``custom_vjp`` whose backward raises it.
 from __future__ import annotations
 
 import functools
-from collections import namedtuple
 from collections.abc import Callable
 from typing import Any
 
@@ -32,14 +31,15 @@ from compat._core.grad_mode import is_grad_enabled
 from compat._core.ops.linalg_ns import _square
 from compat._core.optable import LINALG_ROW, Sample, defop, no_bf16_kernel
 from compat._core.out_arg import with_out, write_out
+from compat._core.return_types import return_type
 from compat._core.tensor import Tensor, apply
 from compat._core.tensor_checks import _infer_size
 from funcgrad import custom_vjp, fori_loop, stop_gradient, vmap
 from funcgrad import numpy as fnp
 from funcgrad._compat_contract import is_tracing
 
-LDL_FACTOR = namedtuple("linalg_ldl_factor", "LD pivots")
-LDL_FACTOR_EX = namedtuple("linalg_ldl_factor_ex", "LD pivots info")
+LDL_FACTOR = return_type("linalg_ldl_factor", "LD pivots")
+LDL_FACTOR_EX = return_type("linalg_ldl_factor_ex", "LD pivots info")
 
 
 # ------------------------------------------------------------------ the kernels

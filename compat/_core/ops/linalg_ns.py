@@ -7,7 +7,6 @@ implementation details (``LinalgInvExBackward0``, ...) and are not matched.
 
 from __future__ import annotations
 
-from collections import namedtuple
 from typing import Any
 
 import numpy as np
@@ -24,6 +23,7 @@ from compat._core.ops.linalg_info import (
     cholesky_info,
 )
 from compat._core.optable import LINALG_ROW, SPD, Sample, T, defop, no_bf16_kernel
+from compat._core.return_types import return_type
 from compat._core.tensor import Tensor, _wrap_dim, apply
 from funcgrad import numpy as fnp
 from funcgrad import stop_gradient
@@ -217,7 +217,7 @@ def eigvalsh(A: Tensor, UPLO: str = "L") -> Tensor:
     return _unary("eigvalsh", A if UPLO == "L" else A.mT)
 
 
-SLOGDET = namedtuple("linalg_slogdet", "sign logabsdet")
+SLOGDET = return_type("linalg_slogdet", "sign logabsdet")
 
 
 def _slogdet_f(a: Any) -> Any:

@@ -9,7 +9,6 @@ tested in ``tests/compat/test_compat_linalg_decomp.py``.
 
 from __future__ import annotations
 
-from collections import namedtuple
 from typing import Any
 
 import numpy as np
@@ -22,12 +21,13 @@ from compat._core.ops.linalg_ns import _float, _square, _unary
 from compat._core.ops.linalg_ns import inv as _inv
 from compat._core.ops.linalg_ns import slogdet as _slogdet
 from compat._core.optable import SPD, Sample, defop, no_bf16_kernel
+from compat._core.return_types import return_type
 from compat._core.tensor import Tensor, apply
 from funcgrad import numpy as fnp
 from funcgrad.numpy import linalg as fla
 
-SLOGDET = namedtuple("slogdet", "sign logabsdet")
-LU_UNPACK = namedtuple("lu_unpack", "P L U")
+SLOGDET = return_type("slogdet", "sign logabsdet")
+LU_UNPACK = return_type("lu_unpack", "P L U")
 _TOP = {"node_name": False}
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import builtins
 import warnings
-from collections import namedtuple
 from typing import Any
 
 import numpy as np
@@ -18,13 +17,12 @@ from compat._core.ops import conventions as _conv
 from compat._core.ops._common import _c, _vector_norm_f, acc
 from compat._core.ops.binary import maximum, minimum
 from compat._core.optable import Mask, Sample, defop
+from compat._core.return_types import return_type
 from compat._core.tensor import Tensor, _wrap_dim, apply
 from funcgrad import lax as flax
 from funcgrad import nn as _nn  # noqa: F401  (declares the logsumexp and softmax rows)
 from funcgrad import numpy as fnp
 from funcgrad._compat_contract import is_tracing, reduction_rows
-
-_ValuesIndices = namedtuple("_ValuesIndices", ["values", "indices"])
 
 
 def _dims(dim: Any, ndim: int) -> tuple[int, ...] | None:
@@ -481,12 +479,12 @@ def _extremum(op: str, input: Tensor, dim: Any, keepdim: bool, other: Any) -> An
         return apply(_full_extremum_f, name, (input,), (("op", op),))
     axis = _wrap_dim(dim, input.ndim)
     if input.ndim == 0:
-        return _ValuesIndices(input * 1, zeros_like_int(input))
+        return return_type(op, "values indices")(input * 1, zeros_like_int(input))
     name = "MaxBackward0" if op == "max" else "MinBackward0"
     vals, idx = apply(
         _max_dim_f, name, (input,), (("axis", axis), ("keepdims", bool(keepdim)), ("op", op))
     )
-    return _ValuesIndices(vals, idx)
+    return return_type(op, "values indices")(vals, idx)
 
 
 def zeros_like_int(t: Tensor) -> Tensor:
@@ -527,7 +525,7 @@ def norm(
     return apply(_vector_norm_f, "LinalgVectorNormBackward0", (input,), st)
 
 
-ValuesMinMax = namedtuple("aminmax", ["min", "max"])
+ValuesMinMax = return_type("aminmax", "min max")
 
 
 @defop(

@@ -142,7 +142,14 @@ def _check_index(index: Tensor, n: int, what: str) -> np.ndarray:
 @defop(samples=Sample(((3, 4),), args=(Idx((2, 3), 12),)))
 def take(input: Tensor, index: Tensor) -> Tensor:
     """Elements of the flattened input at ``index`` (shaped like ``index``)."""
-    idx = _check_index(index, input.numel(), "take")
+    a = np.asarray(index._st.array) if _dt.kind(index._npdtype) in "iu" else np.zeros(0)
+    n = input.numel()
+    bad = a[(a >= n) | (a < -n)]
+    if bad.size:
+        raise IndexError(
+            f"out of range: tried to access index {int(bad.flat[0])} on a tensor of {n} elements."
+        )
+    idx = _check_index(index, n, "take")
     return apply(_take_f, "TakeBackward0", (input, idx))
 
 
@@ -188,6 +195,8 @@ def _scatter_index(idx: Any, axis: int, shape: tuple) -> tuple:
 
 
 def _scatter_f(x: Any, i: Any, src: Any, *, axis: int, reduce: str | None, dtype: np.dtype) -> Any:
+    if i.size == 0:  # (src is not looked at: PyTorch does not check its shape then)
+        return x
     src = _c(src, dtype)
     src = (
         fnp.broadcast_to(src, i.shape)
@@ -209,6 +218,8 @@ def _scatter_f(x: Any, i: Any, src: Any, *, axis: int, reduce: str | None, dtype
 
 def _scatter_args(input: Tensor, dim: int, index: Tensor, name: str) -> tuple[int, np.ndarray]:
     axis = _wrap_dim(dim, builtins.max(input.ndim, 1))
+    if index.numel() == 0:  # PyTorch checks nothing more: the result is a copy of input
+        return axis, np.zeros((0,) * builtins.max(input.ndim, 1), np.int64)
     if index._npdtype != np.int64:
         raise RuntimeError(f"{name}(): Expected dtype int64 for index")
     if index.ndim != input.ndim:
@@ -279,6 +290,8 @@ def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
 def _scatter_reduce_f(
     x: Any, i: Any, src: Any, *, axis: int, reduce: str, include_self: bool, dtype: np.dtype
 ) -> Any:
+    if i.size == 0:  # (src is not looked at: PyTorch does not check its shape then)
+        return x
     src = _c(src, dtype)
     src = src[tuple(slice(0, s) for s in i.shape)]
     where = _scatter_index(i, axis, i.shape)
@@ -361,6 +374,49 @@ def _index_args(input: Tensor, dim: int, index: Tensor, name: str) -> tuple[int,
     return axis, _check_index(index, input.shape[axis], name).reshape(-1)
 
 
+def _check_index_add(input: Tensor, dim: int, index: Tensor, source: Tensor) -> None:
+    """PyTorch's checks of ``index_add``'s arguments, in its order and with its errors
+    (no negative indices: PyTorch does not count them from the end here)."""
+    axis = _wrap_dim(dim, builtins.max(input.ndim, 1))
+    name = _dt.scalar_type_name
+    if index.ndim > 1:
+        raise IndexError(
+            f"index_add_(): Index is supposed to be a vector, but got dim: {index.ndim} with "
+            f"type: {name(index._npdtype)} and size: {list(index.shape)}"
+        )
+    if index._npdtype not in (np.int32, np.int64):
+        raise RuntimeError(
+            f"index_add_(): Expected dtype int32/int64 for index but got: {name(index._npdtype)}"
+        )
+    if not isinstance(source, Tensor):
+        kind = type(source).__name__
+        raise TypeError(f"index_add(): argument 'source' (position 3) must be Tensor, not {kind}")
+    if input._npdtype != source._npdtype:
+        raise RuntimeError(
+            f"index_add_(): self ({name(input._npdtype)}) and source "
+            f"({name(source._npdtype)}) must have the same scalar type"
+        )
+    n_src = source.shape[axis] if source.ndim else 1
+    if index.numel() != n_src:
+        raise RuntimeError(
+            f"index_add_(): Number of indices ({index.numel()}) should be equal to "
+            f"source.size(dim): ({n_src}), for dim: {axis}"
+        )
+    rest = [d for d in range(input.ndim) if d != axis]
+    if source.ndim != input.ndim or any(input.shape[d] != source.shape[d] for d in rest):
+        raise RuntimeError(
+            "source tensor shape must match self tensor shape, excluding the specified "
+            f"dimension. Got self.shape = {list(input.shape)} source.shape = {list(source.shape)}"
+        )
+    a = np.asarray(index._st.array)
+    n = input.shape[axis] if input.ndim else 1
+    bad = a[(a < 0) | (a >= n)]
+    if bad.size:
+        raise RuntimeError(
+            f"index {int(bad.flat[0])} is out of bounds for dimension {axis} with size {n}"
+        )
+
+
 @defop(
     inplace=True,
     samples=(
@@ -370,6 +426,10 @@ def _index_args(input: Tensor, dim: int, index: Tensor, name: str) -> tuple[int,
 )
 def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha: Any = 1) -> Tensor:
     """Adds ``alpha * source`` into the slices of ``dim`` at ``index`` (repeats accumulate)."""
+    _check_index_add(input, dim, index, source)
+    if input.ndim == 0:
+        one = index_add(input.reshape(1), 0, index.reshape(-1), source.reshape(1), alpha=alpha)
+        return one.reshape(())
     axis, idx = _index_args(input, dim, index, "index_add")
     src = source if alpha == 1 else source * alpha
     st = (("axis", axis), ("op", "add"), ("dtype", input._npdtype))

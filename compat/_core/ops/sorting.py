@@ -11,7 +11,6 @@ eagerly, as PyTorch does.
 from __future__ import annotations
 
 import builtins
-from collections import namedtuple
 from typing import Any
 
 import numpy as np
@@ -22,11 +21,14 @@ from compat._core.creation import tensor
 from compat._core.ops import conventions as _conv
 from compat._core.ops._common import _c, coerce
 from compat._core.optable import Idx, Sample, T, defop
+from compat._core.return_types import return_type
 from compat._core.tensor import Tensor, _wrap_dim, apply
 from funcgrad import lax as flax
 from funcgrad import numpy as fnp
 
-ValuesIndices = namedtuple("ValuesIndices", ["values", "indices"])
+#: the ``(values, indices)`` results: ``torch.return_types.<op>`` named tuples
+ValuesIndices = tuple
+_VI = "values indices"
 
 
 def _refuse_complex(input: Tensor, error: type[Exception], message: str) -> None:
@@ -68,10 +70,10 @@ def sort(
     """Values and indices along ``dim`` (always a stable sort)."""
     _refuse_complex(input, RuntimeError, _NO_COMPLEX_SORT)
     if input.ndim == 0:
-        return ValuesIndices(input * 1, tensor(np.zeros((), np.int64)))
+        return return_type("sort", _VI)(input * 1, tensor(np.zeros((), np.int64)))
     axis = _wrap_dim(dim, input.ndim)
     st = (("axis", axis), ("descending", bool(descending)))
-    return ValuesIndices(*apply(_sort_f, "SortBackward0", (input,), st))
+    return return_type("sort", _VI)(*apply(_sort_f, "SortBackward0", (input,), st))
 
 
 def _argsort_f(x: Any, *, axis: int, descending: bool) -> Any:
@@ -144,8 +146,8 @@ def topk(
         raise RuntimeError("selected index k out of range")
     st = (("axis", axis), ("k", int(k)), ("largest", bool(largest)))
     if input.ndim == 0:
-        return ValuesIndices(input * 1, tensor(np.zeros((), np.int64)))
-    return ValuesIndices(*apply(_topk_f, "TopkBackward0", (input,), st))
+        return return_type("topk", _VI)(input * 1, tensor(np.zeros((), np.int64)))
+    return return_type("topk", _VI)(*apply(_topk_f, "TopkBackward0", (input,), st))
 
 
 def _kth_f(x: Any, *, axis: int, k: int, keepdims: bool) -> Any:
@@ -165,9 +167,9 @@ def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False) -> Val
     if not 1 <= k <= n:
         raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {axis}")
     if input.ndim == 0:
-        return ValuesIndices(input * 1, tensor(np.zeros((), np.int64)))
+        return return_type("kthvalue", _VI)(input * 1, tensor(np.zeros((), np.int64)))
     st = (("axis", axis), ("k", int(k) - 1), ("keepdims", bool(keepdim)))
-    return ValuesIndices(*apply(_kth_f, "KthvalueBackward0", (input,), st))
+    return return_type("kthvalue", _VI)(*apply(_kth_f, "KthvalueBackward0", (input,), st))
 
 
 def _median_value(x: Any, ignore_nan: bool) -> Any:
@@ -220,10 +222,10 @@ def _median(input: Tensor, dim: Any, keepdim: bool, ignore_nan: bool, name: str)
             raise IndexError(f"{name.lower()}() input tensor cannot be empty")
         return apply(_median_all_f, f"{name}Backward0", (input,), (("ignore_nan", ignore_nan),))
     if input.ndim == 0:
-        return ValuesIndices(input * 1, tensor(np.zeros((), np.int64)))
+        return return_type(name.lower(), _VI)(input * 1, tensor(np.zeros((), np.int64)))
     axis = _wrap_dim(dim, input.ndim)
     st = (("axis", axis), ("keepdims", bool(keepdim)), ("ignore_nan", ignore_nan))
-    return ValuesIndices(*apply(_median_dim_f, f"{name}Backward1", (input,), st))
+    return return_type(name.lower(), _VI)(*apply(_median_dim_f, f"{name}Backward1", (input,), st))
 
 
 @defop(samples=(Sample(((3, 4),)), Sample(((3, 4),), args=(1,)), Sample(((4, 3),), args=(0, True))))
@@ -254,7 +256,7 @@ def mode(input: Tensor, dim: int = -1, keepdim: bool = False) -> ValuesIndices:
     """The most frequent value along ``dim`` (the smallest among equally frequent ones)
     and the index of its last occurrence, as PyTorch on CPU."""
     if input.ndim == 0:
-        return ValuesIndices(input * 1, tensor(np.zeros((), np.int64)))
+        return return_type("mode", _VI)(input * 1, tensor(np.zeros((), np.int64)))
     axis = _wrap_dim(dim, input.ndim)
     x = np.moveaxis(np.asarray(input._st.array), axis, -1)
     flat = x.reshape(-1, x.shape[-1])
@@ -267,7 +269,7 @@ def mode(input: Tensor, dim: int = -1, keepdim: bool = False) -> ValuesIndices:
     it = tensor(idx)
     st = (("axis", axis), ("keepdims", bool(keepdim)))
     vals = apply(_gather_f, "ModeBackward0", (input, it), st)
-    return ValuesIndices(vals, it if keepdim else it.squeeze(axis))
+    return return_type("mode", _VI)(vals, it if keepdim else it.squeeze(axis))
 
 
 def _quantile_f(x: Any, q: Any, *, axis: Any, keepdims: bool, method: str, nan: bool) -> Any:
@@ -336,6 +338,11 @@ def nanquantile(
 
 
 def _cumext_f(x: Any, *, axis: int, op: str) -> Any:
+    if x.dtype == np.bool_:  # (funcgrad's cummax takes numbers only; PyTorch takes bool)
+        vals, idx = _cumext_f(fnp.asarray(x, np.uint8), axis=axis, op=op)
+        return fnp.asarray(vals, np.bool_), idx
+    if x.ndim == 0:
+        return x * 1, fnp.zeros((), np.int64)
     run = flax.cummax(x, axis=axis) if op == "max" else flax.cummin(x, axis=axis)
     shape = [1] * x.ndim
     shape[axis] = x.shape[axis]
@@ -348,7 +355,7 @@ def _cumext_f(x: Any, *, axis: int, op: str) -> Any:
 @defop(samples=Sample(((3, 4),), args=(1,)))
 def cummax(input: Tensor, dim: int) -> ValuesIndices:
     axis = _wrap_dim(dim, builtins.max(input.ndim, 1))
-    return ValuesIndices(
+    return return_type("cummax", _VI)(
         *apply(_cumext_f, "CummaxBackward0", (input,), (("axis", axis), ("op", "max")))
     )
 
@@ -356,17 +363,23 @@ def cummax(input: Tensor, dim: int) -> ValuesIndices:
 @defop(samples=Sample(((3, 4),), args=(0,)))
 def cummin(input: Tensor, dim: int) -> ValuesIndices:
     axis = _wrap_dim(dim, builtins.max(input.ndim, 1))
-    return ValuesIndices(
+    return return_type("cummin", _VI)(
         *apply(_cumext_f, "CumminBackward0", (input,), (("axis", axis), ("op", "min")))
     )
 
 
 def _logcumsumexp_f(x: Any, *, axis: int) -> Any:
+    if x.ndim == 0:  # (a 0-d tensor's dim 0 is the tensor itself, as PyTorch)
+        return x * 1
     return flax.cumlogsumexp(x, axis=axis)
 
 
 @defop(samples=Sample(((3, 4),), args=(1,)))
 def logcumsumexp(input: Tensor, dim: int) -> Tensor:
+    """``log(cumsum(exp(input)))`` along ``dim``, without overflow."""
+    if _dt.kind(input._npdtype) in "biu":
+        kind = _dt.scalar_type_name(input._npdtype)
+        raise NotImplementedError(f"\"logcumsumexp_out_cpu\" not implemented for '{kind}'")
     axis = _wrap_dim(dim, builtins.max(input.ndim, 1))
     return apply(_logcumsumexp_f, "LogcumsumexpBackward0", (input,), (("axis", axis),))
 

@@ -15,7 +15,7 @@ import numpy as np
 
 from compat._core import dtypes as _dt
 from compat._core.creation import tensor
-from compat._core.ops._common import _c, coerce
+from compat._core.ops._common import _c, coerce, warn_once
 from compat._core.optable import Mask, Sample, defop
 from compat._core.tensor import Tensor, apply
 from funcgrad import numpy as fnp
@@ -347,9 +347,35 @@ def _addcdiv_f(x: Any, a: Any, b: Any, v: Any, *, dtype: np.dtype) -> Any:
     grad_fn="AddcmulBackward0",
     samples=Sample(((2, 3), (3,), (2, 1)), kwargs=(("value", 0.5),)),
 )
-def addcmul(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) -> Tensor:
+def addcmul(
+    input: Tensor, tensor1: Any, tensor2: Tensor, *deprecated: Tensor, value: Any = 1
+) -> Tensor:
+    """``input + value * tensor1 * tensor2`` (also PyTorch's deprecated positional
+    ``addcmul(input, value, tensor1, tensor2)``, with its warning)."""
+    tensor1, tensor2, value = value_overload("addcmul", tensor1, tensor2, deprecated, value)
     dt = _dt.result_type(input, tensor1, tensor2)
     return apply(_addcmul_f, "AddcmulBackward0", (input, tensor1, tensor2, value), (("dtype", dt),))
+
+
+def value_overload(
+    name: str, tensor1: Any, tensor2: Any, deprecated: tuple, value: Any, method: bool = False
+) -> tuple:
+    """``(tensor1, tensor2, value)`` of ``addcmul``/``addcdiv`` called either way: PyTorch
+    still takes the old ``(value, tensor1, tensor2)`` order, with a warning (once)."""
+    if not deprecated:
+        return tensor1, tensor2, value
+    if len(deprecated) > 1 or isinstance(tensor1, Tensor) or value != 1:
+        raise TypeError(f"{name}() received an invalid combination of arguments")
+    head = "" if method else "Tensor input, "
+    tail = "" if method else ", *, Tensor out = None"
+    new_tail = "" if method else ", Tensor out = None"
+    warn_once(
+        "deprecated_overload",  # (one warning for all of them, as PyTorch)
+        f"This overload of {name} is deprecated:\n\t{name}({head}Number value, Tensor tensor1, "
+        f"Tensor tensor2{tail})\nConsider using one of the following signatures instead:\n"
+        f"\t{name}({head}Tensor tensor1, Tensor tensor2, *, Number value = 1{new_tail})",
+    )
+    return tensor2, deprecated[0], tensor1
 
 
 def check_addcdiv_dtype(tensor1: Any, tensor2: Any) -> None:
@@ -372,7 +398,12 @@ def check_addcdiv_dtype(tensor1: Any, tensor2: Any) -> None:
     grad_fn="AddcdivBackward0",
     samples=Sample(((2, 3), (3,), (2, 1)), kwargs=(("value", 0.5),), domain=(0.5, 2)),
 )
-def addcdiv(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) -> Tensor:
+def addcdiv(
+    input: Tensor, tensor1: Any, tensor2: Tensor, *deprecated: Tensor, value: Any = 1
+) -> Tensor:
+    """``input + value * tensor1 / tensor2`` (also PyTorch's deprecated positional
+    ``addcdiv(input, value, tensor1, tensor2)``, with its warning)."""
+    tensor1, tensor2, value = value_overload("addcdiv", tensor1, tensor2, deprecated, value)
     check_addcdiv_dtype(tensor1, tensor2)
     dt = _dt.result_type(input, tensor1, tensor2)
     return apply(_addcdiv_f, "AddcdivBackward0", (input, tensor1, tensor2, value), (("dtype", dt),))
