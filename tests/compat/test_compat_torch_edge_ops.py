@@ -179,3 +179,15 @@ def test_isclose_refuses_other_tensor_tolerances(real_torch, rtol):
     for lib in (ctorch, real_torch):
         with pytest.raises(TypeError, match=r"argument 'rtol'.* must be float, not Tensor"):
             lib.isclose(lib.ones(2), lib.ones(2), rtol=rtol(lib))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "complex64"])
+def test_eigh_keeps_dtype(real_torch, dtype):
+    """``linalg.eigh`` of a float32 matrix gave float64 results (a float64 identity)."""
+    outs = []
+    for lib in (ctorch, real_torch):
+        a = lib.tensor([[2.0, 1.0], [1.0, 3.0]], dtype=getattr(lib, dtype))
+        w, v = lib.linalg.eigh(a)
+        outs.append((str(w.dtype), str(v.dtype), npv(w)))
+    assert outs[0][:2] == outs[1][:2]
+    np.testing.assert_allclose(outs[0][2], outs[1][2], rtol=1e-5)

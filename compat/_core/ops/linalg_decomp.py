@@ -211,7 +211,9 @@ def _eigh_f(a: Any, *, lower: bool, vectors: bool) -> Any:
     tri = fnp.tril(a) if lower else fnp.triu(a)
     strict = fnp.tril(a, -1) if lower else fnp.triu(a, 1)
     d = fnp.real(fnp.diagonal(a, axis1=-2, axis2=-1))
-    herm = tri - fnp.diagonal(a, axis1=-2, axis2=-1)[..., None] * fnp.eye(a.shape[-1])
+    herm = tri - fnp.diagonal(a, axis1=-2, axis2=-1)[..., None] * fnp.eye(
+        a.shape[-1], dtype=a.dtype
+    )
     herm = herm + _mH(strict) + d[..., None] * fnp.eye(a.shape[-1], dtype=a.dtype)
     # values from the UPLO triangle, gradient as PyTorch's (of the symmetric part)
     sym = (a + _mH(a)) / 2
