@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 from jax import tree_util
 
+from funcgrad import passes
 from funcgrad.core import dtypes
 from funcgrad.core.ad_util import close
 from funcgrad.core.errors import ConcretizationTypeError, user_frame, where
@@ -171,7 +172,10 @@ def _branches(index: Any, funs: Sequence[Callable], operands: tuple, name: str, 
         prog = prog.replace(outvars=tuple(prog.outvars[k] for k in keep))
         items.append((_coerce(prog, len(consts), [targets[k] for k in keep]), consts))
     progs, consts = cf.join_consts(items)
-    res = iter(cf.cond(index, *consts, *leaves, branches=progs) if keep else [])
+    # a cond whose outputs are all forwarded still runs for its branches' effects
+    # (``debug.print`` in a branch that returns its operand)
+    effects = any(passes.has_effects(e) for p in progs for e in p.eqns)
+    res = iter(cf.cond(index, *consts, *leaves, branches=progs) if keep or effects else [])
     outs = []
     for k, f in enumerate(fwd):
         if f is not None:

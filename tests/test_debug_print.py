@@ -129,3 +129,43 @@ def test_errors():
         fg.debug.print("x", X)
     with pytest.raises(TypeError, match="unexpected arguments"):
         fg.debug.print(None, X)
+
+
+def _branch_prints(lax_mod, dbg):
+    """Branches that print and return their operand unchanged (every output forwarded)."""
+
+    def t(x):
+        dbg.print("true: {}", x)
+        return x
+
+    def f(x):
+        dbg.print("false: {}", x)
+        return x
+
+    return t, f
+
+
+BRANCH_CASES = {
+    "cond_eager": lambda lx, t, f, tr: lx.cond(5 < 5, t, f, 5),
+    "cond_jit": lambda lx, t, f, tr: tr.jit(lambda x: lx.cond(x < 5, t, f, x))(4),
+    "switch_jit": lambda lx, t, f, tr: tr.jit(lambda i: lx.switch(i, [t, f, t], 7))(1),
+    "cond_grad": lambda lx, t, f, tr: tr.grad(lambda x: lx.cond(x < 5.0, t, f, x))(3.0),
+}
+
+
+@pytest.mark.parametrize("case", list(BRANCH_CASES))
+def test_print_in_branches_that_forward_their_operand(capsys, case):
+    # the cond has no outputs of its own left, but its branch's print still runs
+    run = BRANCH_CASES[case]
+    ours = _out(capsys, lambda: run(fg.lax, *_branch_prints(fg.lax, fg.debug), fg))
+    theirs = _out(capsys, lambda: run(jax.lax, *_branch_prints(jax.lax, jax.debug), jax))
+    assert ours == theirs
+    assert ours.strip() != ""
+
+
+def test_fstring_hint_as_jax():
+    x = np.arange(2)
+    for dbg, jit in ((fg.debug, fg.jit), (jax.debug, jax.jit)):
+        with pytest.raises(ValueError, match="You may be passing an f-string"):
+            jit(lambda x: dbg.print(f"hello: {x}", x=x))(x)
+            jax.effects_barrier()

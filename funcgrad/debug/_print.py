@@ -115,7 +115,12 @@ class _FormatChecker(string.Formatter):
             raise ValueError(f"Unused positional arguments to `funcgrad.debug.print`: {unused}")
         unused_kw = [k for k in kwargs if k not in used_args]
         if unused_kw:
-            raise ValueError(f"Unused keyword arguments to `funcgrad.debug.print`: {unused_kw}")
+            # an f-string formats its fields at once: the keyword arguments go unused
+            raise ValueError(
+                f"Unused keyword arguments to `funcgrad.debug.print`: {unused_kw}. You may "
+                'be passing an f-string (f"{x}"), which formats at once; pass a regular '
+                "format string and the values as arguments."
+            )
 
 
 def _format_print(
