@@ -659,7 +659,9 @@ def getitem(self: Tensor, idx: Any) -> Tensor:
     return out
 
 
-def _setitem_f(x: Any, v: Any, *arrays: Any, spec: tuple, dtype: np.dtype) -> Any:
+def _setitem_f(
+    x: Any, v: Any, *arrays: Any, spec: tuple, dtype: np.dtype, repeats: bool = False
+) -> Any:
     if (
         not arrays
         and getattr(v, "ndim", 0) == 0
@@ -667,12 +669,17 @@ def _setitem_f(x: Any, v: Any, *arrays: Any, spec: tuple, dtype: np.dtype) -> An
         and builtins.all(s[0] == "s" for s in spec)
     ):
         return _fill_slices(x, _c(v, dtype), spec)
-    # (scatter_set: every written value gets its place's gradient, repeated places
-    # included, as PyTorch's IndexPutBackward0)
+    # (at repeated places scatter_set gives every written value its place's gradient,
+    # as PyTorch's IndexPutBackward0)
+    put = _conv.scatter_set if repeats else _set
     two = _phases(spec, arrays)
     if two is not None:
-        return _conv.scatter_set(x, two[0], _conv.scatter_set(x[two[0]], two[1], _c(v, dtype)))
-    return _conv.scatter_set(x, _rebuild(spec, arrays), _c(v, dtype))
+        return x.at[two[0]].set(put(x[two[0]], two[1], _c(v, dtype)))
+    return put(x, _rebuild(spec, arrays), _c(v, dtype))
+
+
+def _set(x: Any, where: Any, v: Any) -> Any:
+    return x.at[where].set(v)
 
 
 def _fill_slices(x: Any, v: Any, spec: tuple) -> Any:
@@ -709,7 +716,10 @@ def setitem(self: Tensor, idx: Any, value: Any) -> None:
         return
     dyn = [a if type(a) is int else _leaf(a, False) for a in arrays]
     name = setitem_node(spec, tuple(self.shape), value)
-    apply_inplace(self, _setitem_f, name, (value, *dyn), (("spec", spec), ("dtype", self._npdtype)))
+    st = (("spec", spec), ("dtype", self._npdtype))
+    if _conv.repeats([arrays[s[1]] for s in spec if s[0] == "a"]):
+        st += (("repeats", True),)
+    apply_inplace(self, _setitem_f, name, (value, *dyn), st)
 
 
 def _gather_f(x: Any, idx: Any, *, axis: int) -> Any:

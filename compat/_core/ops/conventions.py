@@ -15,12 +15,16 @@ funcgrad (like JAX) gives NaN or another subgradient:
 * :func:`scatter_set` — ``x.at[where].set(src)`` whose ``src`` cotangent is the
   cotangent gathered at ``where``, so every written value gets its place's gradient,
   the overwritten ones at a repeated place included (PyTorch's ``grad.gather``; JAX
-  and funcgrad give it to the winning write only).
+  and funcgrad give it to the winning write only); callers use it only where
+  :func:`repeats` finds a repeated place (elsewhere both rules agree, and the plain
+  ``set`` differentiates faster).
 """
 
 from __future__ import annotations
 
 from typing import Any
+
+import numpy as np
 
 import funcgrad as fg
 from funcgrad import numpy as fnp
@@ -144,3 +148,24 @@ def scatter_set(x: Any, where: Any, src: Any) -> Any:
 
     f.defjvp(jvp)
     return f(x, src, *(parts[k] for k in dyn))
+
+
+def repeats(arrays: list) -> bool:
+    """Whether concrete non-negative index arrays (broadcast together, one per indexed
+    dimension) address some place more than once."""
+    if not arrays:
+        return False
+    cols = np.broadcast_arrays(*[np.asarray(a) for a in arrays])
+    if cols[0].size < 2:
+        return False
+    key = np.zeros(cols[0].shape, np.int64)
+    span = 1
+    for a in cols:
+        r = int(a.max()) + 1
+        span *= r
+        if span >= 2**62:  # (the combined key would overflow: compare the tuples)
+            rows = np.stack([c.reshape(-1) for c in cols], axis=1)
+            return len(np.unique(rows, axis=0)) != len(rows)
+        key = key * r + a
+    flat = key.reshape(-1)
+    return len(np.unique(flat)) != flat.size

@@ -194,7 +194,16 @@ def _scatter_index(idx: Any, axis: int, shape: tuple) -> tuple:
     return tuple(grids)
 
 
-def _scatter_f(x: Any, i: Any, src: Any, *, axis: int, reduce: str | None, dtype: np.dtype) -> Any:
+def _scatter_f(
+    x: Any,
+    i: Any,
+    src: Any,
+    *,
+    axis: int,
+    reduce: str | None,
+    dtype: np.dtype,
+    repeats: bool = False,
+) -> Any:
     if i.size == 0:  # (src is not looked at: PyTorch does not check its shape then)
         return x
     src = _c(src, dtype)
@@ -204,8 +213,8 @@ def _scatter_f(x: Any, i: Any, src: Any, *, axis: int, reduce: str | None, dtype
         else src[tuple(slice(0, s) for s in i.shape)]
     )
     where = _scatter_index(i, axis, i.shape)
-    if reduce is None:
-        return _conv.scatter_set(x, where, src)
+    if reduce is None:  # (at repeated places every write gets its place's gradient)
+        return _conv.scatter_set(x, where, src) if repeats else x.at[where].set(src)
     ref = x.at[where]
     if reduce in ("add", "sum"):
         return ref.add(src)
@@ -275,6 +284,8 @@ def scatter(
         return _refuse_backward(
             apply(_scatter_f, _NOT_IMPLEMENTED, (input, idx, src), st), "scatter"
         )
+    if idx.size > 1 and np.any(np.diff(np.sort(idx, axis=axis), axis=axis) == 0):
+        st += (("repeats", True),)
     name = "ScatterBackward0" if isinstance(src, Tensor) else "ScatterBackward1"
     return apply(_scatter_f, name, (input, idx, src), st)
 
