@@ -247,7 +247,8 @@ class _JaxSwap(Swap):
         for sub in PUBLIC_EXPERIMENTAL:
             public = f"jax.experimental.{sub}"
             if name == public or name.startswith(public + "."):
-                return False
+                # its private names (``jet._logistic_taylor``) stay internals
+                return any(part.startswith("_") for part in name.split(".")[3:])
         return super()._is_internal(name)
 
 
