@@ -30,6 +30,7 @@ from compat._core import dtypes as _dt
 from compat._core import mutation as _mut
 from compat._core import tensor as _t
 from compat._core import views as _views
+from compat._core.ops import conventions as _conv
 from compat._core.tensor import Tensor
 from funcgrad import numpy as fnp
 from funcgrad._compat_contract import torch_rows
@@ -186,6 +187,8 @@ def _tangents(fn: Callable, name: str, args: Sequence[Any], static: tuple, duals
         if t._npdtype != a._npdtype:
             t = t.to(_dt.from_np(a._npdtype))
         tans.append(t)
+    if _conv.REPEATS in static:  # (reverse mode's convention only: see conventions.REPEATS)
+        static = tuple(kv for kv in static if kv != _conv.REPEATS)
     kw = (("fn", fn), ("kw", static), ("pos", pos), ("n", len(args)))
     r = _t.apply(_tangent_f, name, (*args, *tans), kw)
     return list(r) if isinstance(r, tuple) else [r]

@@ -718,7 +718,7 @@ def setitem(self: Tensor, idx: Any, value: Any) -> None:
     name = setitem_node(spec, tuple(self.shape), value)
     st = (("spec", spec), ("dtype", self._npdtype))
     if _conv.repeats([arrays[s[1]] for s in spec if s[0] == "a"]):
-        st += (("repeats", True),)
+        st += (_conv.REPEATS,)
     apply_inplace(self, _setitem_f, name, (value, *dyn), st)
 
 

@@ -110,3 +110,34 @@ def test_scatter_reduce_arg_has_no_derivative(real_torch, reduce, scalar):
         assert y.grad_fn.name() == "torch::autograd::NotImplemented"
         with pytest.raises(RuntimeError, match="derivative for aten::scatter is not implemented"):
             y.sum().backward()
+
+
+def _fw_scatter(lib, x, v):
+    return x.scatter(0, lib.tensor([0, 0, 2]), v)
+
+
+def _fw_setitem(lib, x, v):
+    y = x.clone()
+    y[lib.tensor([0, 0, 2])] = v
+    return y
+
+
+# (real PyTorch's make_dual calls a scripted function: torch.jit.script's deprecation)
+@pytest.mark.filterwarnings("ignore:.*torch.jit.script.*:DeprecationWarning")
+@pytest.mark.parametrize("f", [_fw_scatter, _fw_setitem])
+def test_forward_mode_keeps_winning_tangent(real_torch, f):
+    """Forward mode keeps PyTorch's formula (the winning write's tangent, consistent
+    with the value) where reverse mode uses the gathered gradient."""
+    outs = []
+    for lib in (ctorch, real_torch):
+        fw = lib.autograd.forward_ad
+        with fw.dual_level():
+            x = fw.make_dual(lib.zeros(3, dtype=lib.float64), lib.ones(3, dtype=lib.float64))
+            v = fw.make_dual(
+                lib.tensor([1.0, 2.0, 3.0], dtype=lib.float64),
+                lib.tensor([10.0, 20.0, 30.0], dtype=lib.float64),
+            )
+            p, t = fw.unpack_dual(f(lib, x, v))
+            outs.append((npv(p).tolist(), npv(t).tolist()))
+    # the winning write is the last one in both (PyTorch does not promise an order)
+    assert outs[0] == outs[1]

@@ -150,6 +150,13 @@ def scatter_set(x: Any, where: Any, src: Any) -> Any:
     return f(x, src, *(parts[k] for k in dyn))
 
 
+#: the static argument by which an op selects :func:`scatter_set` at repeated places;
+#: forward mode drops it (PyTorch's forward formula for a scatter keeps the winning
+#: write's tangent, ``self_t.scatter(dim, index, src_t)``, where the transpose of
+#: ``grad.gather`` would add the tangents of every write)
+REPEATS = ("repeats", True)
+
+
 def repeats(arrays: list) -> bool:
     """Whether concrete non-negative index arrays (broadcast together, one per indexed
     dimension) address some place more than once."""

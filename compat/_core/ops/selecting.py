@@ -285,7 +285,7 @@ def scatter(
             apply(_scatter_f, _NOT_IMPLEMENTED, (input, idx, src), st), "scatter"
         )
     if idx.size > 1 and np.any(np.diff(np.sort(idx, axis=axis), axis=axis) == 0):
-        st += (("repeats", True),)
+        st += (_conv.REPEATS,)
     name = "ScatterBackward0" if isinstance(src, Tensor) else "ScatterBackward1"
     return apply(_scatter_f, name, (input, idx, src), st)
 
