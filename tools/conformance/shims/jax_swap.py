@@ -179,6 +179,15 @@ def make_swap() -> Swap:
         mod.__dict__["debug_callback"] = ours.callback
         return mod
 
+    def dispatch() -> Any:
+        # the ordered-effect tokens of the runtime funcgrad lowers to (funcgrad's ordered
+        # debug callbacks are JAX's), which debugging_primitives_test clears in tearDown;
+        # the rest of the module stays internal
+        mod = Alias("jax._src.dispatch", None, swap)
+        real = importlib.import_module("jax._src.dispatch")
+        mod.__dict__["runtime_tokens"] = real.runtime_tokens
+        return mod
+
     def lax_test_util() -> Any:
         # JAX's table of lax operations for its lax tests (a test helper beside
         # ``test_util``): upstream's own module, read from the JAX funcgrad runs on
@@ -206,6 +215,7 @@ def make_swap() -> Swap:
             "jax._src.lib": lib,
             "jax._src.dtypes": dtypes,
             "jax._src.debugging": debugging,
+            "jax._src.dispatch": dispatch,
             "jax._src.internal_test_util.lax_test_util": lax_test_util,
             # NumPy reference implementations of lax's operations: the oracle of
             # lax_test, the same module (JAX's own) in both runs
