@@ -13,12 +13,14 @@ from collections.abc import Callable
 from functools import partial
 from typing import Any
 
+import jax
 import numpy as np
 
 import funcgrad.numpy as fnp
 from funcgrad import lax
 from funcgrad.api._reverse import vjp
 from funcgrad.api._vmap import vmap
+from funcgrad.core.interp import Tracer
 from funcgrad.custom import custom_vjp
 from funcgrad.flatten_util import ravel_pytree
 from funcgrad.toplevel import closure_convert
@@ -75,13 +77,8 @@ def odeint(
 
 
 def _is_array_like(x: Any) -> bool:
-    """Arrays, NumPy scalars and Python numbers (what ``odeint`` can differentiate)."""
-    return (
-        isinstance(x, (bool, int, float, complex, np.ndarray, np.generic))
-        or hasattr(x, "aval")
-        or hasattr(x, "__jax_array__")
-        or type(x).__name__ in ("ArrayImpl", "Array")
-    )
+    """Arrays (concrete or traced), NumPy scalars and Python numbers."""
+    return isinstance(x, (bool, int, float, complex, np.ndarray, np.generic, jax.Array, Tracer))
 
 
 def _odeint_pytree(
