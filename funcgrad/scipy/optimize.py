@@ -455,28 +455,15 @@ def minimize(
         raise ValueError(f"minimize: x0 must be 1-dimensional, got shape {x0.shape}{here()}")
     if not np.issubdtype(x0.dtype, np.inexact):
         x0 = fnp.asarray(x0, dtype=fnp.result_type(float))
-    if lbfgs:
-        s = _lbfgs(lambda x: fun(x, *args), x0, **options)
-        return OptimizeResults(
-            x=s["x"],
-            success=s["converged"] & ~s["failed"],
-            status=s["status"],
-            fun=s["f"],
-            jac=s["g"],
-            hess_inv=None,
-            nfev=s["nfev"],
-            njev=s["ngev"],
-            nit=s["k"],
-        )
-    s = _bfgs(lambda x: fun(x, *args), x0, **options)
+    s = (_lbfgs if lbfgs else _bfgs)(lambda x: fun(x, *args), x0, **options)
     return OptimizeResults(
         x=s["x"],
         success=s["converged"] & ~s["failed"],
         status=s["status"],
         fun=s["f"],
         jac=s["g"],
-        hess_inv=s["H"],
+        hess_inv=None if lbfgs else s["H"],  # (L-BFGS keeps no inverse Hessian)
         nfev=s["nfev"],
-        njev=s["nfev"],
+        njev=s["ngev"] if lbfgs else s["nfev"],
         nit=s["k"],
     )
