@@ -7,11 +7,9 @@ warning); the last node's name; and gradients of input and weights, real and com
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 import pytest
-from torch_oracle import npv
+from torch_oracle import npv, outcome
 
 import compat.torch as ctorch
 
@@ -110,23 +108,9 @@ CASES = {
 }
 
 
-def _outcome(lib, fn):
-    """The result's dtype, shape, values, node and warnings, or the error's type and text."""
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        try:
-            r = fn(lib)
-        except Exception as e:  # (compared with PyTorch's)
-            return type(e).__name__, str(e)
-    # (PyTorch's C++ warnings end with where they were triggered)
-    said = [str(w.message).split(" (Triggered internally")[0] for w in caught]
-    node = r.grad_fn.name() if r.grad_fn is not None else None
-    return str(r.dtype), tuple(r.shape), npv(r.detach().to(lib.complex128)), node, said
-
-
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_as_pytorch(real_torch, name):
-    ours, theirs = _outcome(ctorch, CASES[name]), _outcome(real_torch, CASES[name])
+    ours, theirs = outcome(ctorch, CASES[name]), outcome(real_torch, CASES[name])
     assert len(ours) == len(theirs), (ours, theirs)
     if len(ours) == 2:
         assert ours == theirs

@@ -21,7 +21,7 @@ import warnings
 
 import numpy as np
 import pytest
-from torch_oracle import npv
+from torch_oracle import npv, outcome
 
 import compat.torch as ctorch
 
@@ -187,23 +187,8 @@ PARSER_ERRORS = {"dim_bool", "method_dim_bool"}
 PARSER_HEAD = "argsort() received an invalid combination of arguments"
 
 
-def _outcome(lib, fn):
-    """The result's dtype, shape, values, node and warnings, or the error's type and text."""
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        try:
-            r = fn(lib)
-        except Exception as e:  # (compared with PyTorch's)
-            # (compat adds where in the caller's code a funcgrad error came from)
-            return type(e).__name__, str(e).split("\n  (in your code at")[0]
-    said = [str(w.message).split(" (Triggered internally")[0] for w in caught]
-    node = r.grad_fn.name() if r.grad_fn is not None else None
-    wide = lib.complex128 if r.dtype.is_complex else lib.float64
-    return str(r.dtype), tuple(r.shape), npv(r.detach().to(wide)), node, said
-
-
 def _assert_same(real_torch, fn, name):
-    ours, theirs = _outcome(ctorch, fn), _outcome(real_torch, fn)
+    ours, theirs = outcome(ctorch, fn), outcome(real_torch, fn)
     assert len(ours) == len(theirs), (ours, theirs)
     if len(ours) == 2:
         if name in PARSER_ERRORS:

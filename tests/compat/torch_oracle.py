@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import importlib
 import os
+import warnings
 
 import numpy as np
 import pytest
@@ -159,6 +160,23 @@ def error_of(fn):
     except Exception as e:
         return type(e).__name__, str(e)
     return "no error"
+
+
+def outcome(lib, fn):
+    """What ``fn(lib)`` gives, to compare compat with PyTorch: the error's type and text (less
+    the user-code location compat appends), or the result's dtype, shape, values (widened to
+    float64 or complex128), ``grad_fn`` name and the warnings raised (less PyTorch's C++
+    origin suffix)."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            r = fn(lib)
+        except Exception as e:  # (compared with PyTorch's)
+            return type(e).__name__, str(e).split("\n  (in your code at")[0]
+    said = [str(w.message).split(" (Triggered internally")[0] for w in caught]
+    node = r.grad_fn.name() if r.grad_fn is not None else None
+    wide = lib.complex128 if r.dtype.is_complex else lib.float64
+    return str(r.dtype), tuple(r.shape), npv(r.detach().to(wide)), node, said
 
 
 def square(lib):

@@ -33,16 +33,12 @@ _TABLES = (
 def register_optimizer_step_pre_hook(hook: Callable[..., Any]) -> RemovableHandle:
     """A pre-hook of every optimizer's ``step``: ``hook(optimizer, args, kwargs)``,
     returning ``None`` or new ``(args, kwargs)``."""
-    handle = RemovableHandle(_global_optimizer_pre_hooks)
-    _global_optimizer_pre_hooks[handle.id] = hook
-    return handle
+    return _register(_global_optimizer_pre_hooks, hook, prepend=False)
 
 
 def register_optimizer_step_post_hook(hook: Callable[..., Any]) -> RemovableHandle:
     """A post-hook of every optimizer's ``step``: ``hook(optimizer, args, kwargs)``."""
-    handle = RemovableHandle(_global_optimizer_post_hooks)
-    _global_optimizer_post_hooks[handle.id] = hook
-    return handle
+    return _register(_global_optimizer_post_hooks, hook, prepend=False)
 
 
 def _register(table: OrderedDict[int, Any], hook: Callable[..., Any], prepend: bool) -> Any:
