@@ -385,7 +385,7 @@ def test_invalid_arguments_raise_like_torch(name, kw, real_torch):
     assert messages[0] == messages[1]
 
 
-def test_flags_accepted_and_differentiable_refused(real_torch):
+def test_flags_accepted(real_torch):
     rt = real_torch
     for lib in (ctorch, rt):
         with pytest.raises(ValueError, match="Tensor lr must be 1-element"):
@@ -397,10 +397,14 @@ def test_flags_accepted_and_differentiable_refused(real_torch):
     b, _ = _run(rt, "Adamax", {"foreach": True}, steps=2)
     for u, v in zip(a, b):
         _assert_close(u, v, "Adamax with foreach/capturable")
-    # A differentiable step (recorded for autograd) is not available in compat.
+    # Every elementwise optimizer takes differentiable=True (test_compat_optim_differentiable
+    # checks the recorded step against PyTorch's); L-BFGS has no such flag, as PyTorch's.
     for name in [*NAMES[:-1], "SGD", "Adam", "AdamW"]:
-        with pytest.raises(NotImplementedError, match="differentiable"):
-            getattr(ctorch.optim, name)(_params(ctorch), differentiable=True)
+        for lib in (ctorch, rt):
+            getattr(lib.optim, name)(_params(lib), differentiable=True)
+    for lib in (ctorch, rt):
+        with pytest.raises(TypeError):
+            lib.optim.LBFGS(_params(lib), differentiable=True)
 
 
 def test_tensor_lr_matches_torch(real_torch):

@@ -22,6 +22,7 @@ import numpy as np
 
 import compat.torch as torch
 from compat.torch.optim import _cold, _compiled, _rules
+from compat.torch.optim._functional import hyper
 from compat.torch.optim.optimizer import Optimizer, params_with_grad
 
 __all__ = [
@@ -31,8 +32,10 @@ __all__ = [
     "check_flags",
     "check_lr",
     "check_nonnegative",
+    "differentiable_update",
     "f32",
     "flags",
+    "hyper",
 ]
 
 
@@ -63,13 +66,21 @@ def check_nonnegative(**values: Any) -> None:
             raise ValueError(f"Invalid {name} value: {value}")
 
 
-def check_flags(differentiable: bool) -> None:
-    """``differentiable=True`` (a step recorded for autograd) is not available in compat."""
-    if differentiable:
-        raise NotImplementedError(
-            "differentiable=True is not supported by compat.torch.optim: the step is not recorded "
-            "for autograd"
-        )
+def check_flags(differentiable: bool, fused: bool | None = None) -> None:
+    """PyTorch's refusal of ``fused=True`` with ``differentiable=True`` (a fused kernel is
+    not recorded for autograd; a differentiable step runs tensor by tensor)."""
+    if fused and differentiable:
+        raise RuntimeError("`fused` does not support `differentiable`")
+
+
+def differentiable_update(fn: Callable[..., Any], p: Any, state: list[Any]) -> None:
+    """One recorded update of parameter ``p`` and its state tensors (in place, as PyTorch's):
+    ``fn(p, *state)`` computes the new values from copies, so the in-place writes do not
+    change what autograd saved for them."""
+    out = fn(p.clone(), *(v.clone() for v in state))
+    p.copy_(out[0])
+    for old, new in zip(state, out[1:]):
+        old.copy_(new)
 
 
 #: the flags PyTorch's elementwise optimizers take beside their hyperparameters, with
@@ -86,8 +97,7 @@ FLAGS: dict[str, Any] = {
 def flags(
     *, foreach: bool | None, maximize: bool, differentiable: bool, capturable: bool
 ) -> dict[str, Any]:
-    """The group options of :data:`FLAGS` (``differentiable=True`` raises)."""
-    check_flags(differentiable)
+    """The group options of :data:`FLAGS`."""
     return {
         "foreach": foreach,
         "maximize": maximize,
@@ -120,15 +130,18 @@ def _as_tensor(value: Any, like: Any) -> Any:
 class GroupStepOptimizer(Optimizer):
     """Base of the optimizers whose step updates each group on its own.
 
-    ``step`` evaluates the closure, then, without recording for autograd, hands
-    each group's parameters that have a gradient (and those gradients) to
-    ``_step_group``; a group with none is skipped.
+    ``step`` evaluates the closure, then hands each group's parameters that have a
+    gradient (and those gradients) to ``_step_group`` (a group with none is skipped):
+    without recording for autograd, or, where the optimizer was built with
+    ``differentiable=True``, recorded (grad mode on, as PyTorch's), so gradients flow
+    through the step into the previous parameters, gradients, state and Tensor
+    hyperparameters.
     """
 
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
         """One step over every group; returns ``closure()``'s loss if given."""
         loss = self._closure_loss(closure)
-        with torch.no_grad():
+        with torch.set_grad_enabled(bool(self.defaults.get("differentiable", False))):
             for group in self.param_groups:
                 params, grads = params_with_grad(group)
                 if params:
@@ -173,13 +186,18 @@ class ElementwiseOptimizer(GroupStepOptimizer):
             if len(st) == 0:
                 self._init_state(group, p, st)
             for key in self._scalar_state:
-                if key in st and not isinstance(st[key], float):
-                    st[key] = _float(st[key])
+                value = st.get(key)
+                # (a differentiable group keeps a scalar state that requires grad a Tensor)
+                if key in st and not isinstance(value, float) and not _tracked(value, group):
+                    st[key] = _float(value)
             scalars.append(self._advance(group, st, p))
             states.append(st)
         keys = self._rule.state_keys(cfg)
         state_lists = [[st[k] for st in states] for k in keys]
+        differentiable = bool(group.get("differentiable"))
         access = _compiled.array_access() if group.get("fused") is not False else None
+        if differentiable:
+            access = None  # recorded tensor by tensor
         if any(p.is_complex() for p in params):
             # complex parameters are updated as pairs of reals, as PyTorch's: the rule runs
             # on real views of each one, of its gradient and of its state (written through)
@@ -194,6 +212,14 @@ class ElementwiseOptimizer(GroupStepOptimizer):
                 _compiled.rule_step(*args)
             return
         for i, p in enumerate(params):
+            if differentiable:
+                s, g = scalars[i], grads[i]
+
+                def update(p: Any, *st: Any, s: Any = s, g: Any = g) -> tuple:
+                    return self._rule.fn(cfg, s, _TensorOps, p, g, *st)
+
+                differentiable_update(update, p, [lst[i] for lst in state_lists])
+                continue
             out = self._rule.fn(
                 cfg, scalars[i], _TensorOps, p, grads[i], *(lst[i] for lst in state_lists)
             )
@@ -212,6 +238,13 @@ class ElementwiseOptimizer(GroupStepOptimizer):
         if key in self._scalar_state:
             return _float(value)
         return super()._import_state_value(param, key, value)
+
+
+def _tracked(value: Any, group: dict[str, Any]) -> bool:
+    """Whether ``value`` is a Tensor that requires grad in a differentiable group."""
+    return bool(
+        group.get("differentiable") and isinstance(value, torch.Tensor) and value.requires_grad
+    )
 
 
 def _real(t: Any) -> Any:

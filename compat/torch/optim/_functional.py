@@ -32,9 +32,19 @@ __all__ = [
     "SGDScalars",
     "adam_scalars",
     "adam_update",
+    "hyper",
     "sgd_scalars",
     "sgd_update",
 ]
+
+
+def hyper(value: Any, group: dict[str, Any]) -> Any:
+    """A hyperparameter as the update consumes it: a Python float, or, in a differentiable
+    group, a Tensor that requires grad kept (squeezed to 0-d), so gradients flow into it as
+    into PyTorch's Tensor ``lr``."""
+    if group.get("differentiable") and getattr(value, "requires_grad", False):
+        return value.squeeze() if value.dim() else value
+    return float(value)
 
 
 # ---------------------------------------------------------------------------
@@ -62,27 +72,36 @@ class SGDScalars(NamedTuple):
 def sgd_scalars(group: dict[str, Any]) -> SGDScalars:
     """The group's hyperparameters in the form the update consumes (Python floats)."""
     return SGDScalars(
-        neg_lr=-float(group["lr"]),
-        weight_decay=float(group["weight_decay"]),
+        neg_lr=-hyper(group["lr"], group),
+        weight_decay=hyper(group["weight_decay"], group),
         momentum=float(group["momentum"]),
         one_minus_dampening=1.0 - float(group["dampening"]),
     )
 
 
 def sgd_update(
-    cfg: SGDConfig, s: SGDScalars, param: Any, grad: Any, buf: Any | None
+    cfg: SGDConfig,
+    s: SGDScalars,
+    param: Any,
+    grad: Any,
+    buf: Any | None,
+    first: Any = None,
 ) -> tuple[Any, Any | None]:
     """One SGD step for one parameter; returns ``(new_param, new_momentum_buffer)``.
 
     ``buf is None`` marks the first step with momentum: the buffer starts as
-    the gradient itself (no dampening), as in PyTorch.
+    the gradient itself (no dampening), as in PyTorch, or as ``first(gradient)``
+    where given (PyTorch's differentiable step detaches it).
     """
     g = -grad if cfg.maximize else grad
     if cfg.weight_decay:
         g = g + s.weight_decay * param
     new_buf = None
     if cfg.momentum:
-        new_buf = g if buf is None else buf * s.momentum + s.one_minus_dampening * g
+        if buf is None:
+            new_buf = g if first is None else first(g)
+        else:
+            new_buf = buf * s.momentum + s.one_minus_dampening * g
         g = g + s.momentum * new_buf if cfg.nesterov else new_buf
     return param + s.neg_lr * g, new_buf
 
@@ -131,9 +150,9 @@ def adam_scalars(group: dict[str, Any], step: float, dtype: Any = None) -> AdamS
 
     ``dtype`` is the parameter's: it decides the precision of ``lerp``'s ``1 - w``.
     """
-    lr = float(group["lr"])
+    lr = hyper(group["lr"], group)
     beta1, beta2 = (float(b) for b in group["betas"])
-    wd = float(group["weight_decay"])
+    wd = hyper(group["weight_decay"], group)
     _, lerp_w, lerp_w_c = lerp_weights(1.0 - beta1, dtype)
     return AdamScalars(
         lerp_w=lerp_w,

@@ -358,7 +358,10 @@ def _rprop(
 ) -> tuple:
     g = -grad if cfg.maximize else grad
     sign = ops.sign(g * prev)
-    factor = ops.where(sign > 0, s.etaplus, ops.where(sign < 0, s.etaminus, 1.0))
+    # PyTorch overwrites the signs in place, so its factor is recorded (zero gradient):
+    # where the sign is 0 the factor is ``sign + 1`` here (1 for a NaN sign)
+    one = ops.where(sign == 0, sign + 1.0, 1.0)
+    factor = ops.where(sign > 0, s.etaplus, ops.where(sign < 0, s.etaminus, one))
     step_size = ops.minimum(ops.maximum(step_size * factor, s.step_size_min), s.step_size_max)
     g = ops.where(sign < 0, 0.0, g)
     return param - ops.sign(g) * step_size, g, step_size

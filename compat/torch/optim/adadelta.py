@@ -20,7 +20,7 @@ class Adadelta(ElementwiseOptimizer):
     ``square_avg`` (``v``), ``acc_delta`` (``u``).
 
     ``foreach`` and ``capturable`` are accepted (one compiled program per group
-    either way); ``differentiable=True`` raises ``NotImplementedError``.
+    either way); ``differentiable=True`` records the step for autograd (tensor by tensor).
 
     Example:
         >>> import compat.torch as torch

@@ -26,8 +26,7 @@ class Adagrad(ElementwiseOptimizer):
     ``state_dict()`` of a fresh optimizer already lists it.
 
     ``fused=False`` selects the per-tensor path; ``fused=True``/``None`` and
-    ``foreach`` run one compiled program per group. ``differentiable=True``
-    raises ``NotImplementedError``; sparse gradients are not supported.
+    ``foreach`` run one compiled program per group. ``differentiable=True`` records the step for autograd (tensor by tensor); sparse gradients are not supported.
 
     Example:
         >>> import compat.torch as torch

@@ -6,7 +6,12 @@ from typing import Any
 
 import compat.torch as torch
 from compat.torch.optim import _cold, _compiled
-from compat.torch.optim._elementwise import GroupStepOptimizer, check_flags, check_nonnegative
+from compat.torch.optim._elementwise import (
+    GroupStepOptimizer,
+    check_flags,
+    check_nonnegative,
+    differentiable_update,
+)
 from compat.torch.optim._functional import adam_config, adam_scalars, adam_update
 
 __all__ = ["Adam", "AdamW"]
@@ -38,8 +43,7 @@ class Adam(GroupStepOptimizer):
     ``fused=None`` (default) or ``True`` updates each group with one compiled
     funcgrad program when the compat core allows it; ``fused=False`` forces
     the per-tensor path. ``foreach`` and ``capturable`` are accepted for
-    compatibility; ``differentiable=True`` (a step recorded for autograd)
-    raises ``NotImplementedError``.
+    compatibility; ``differentiable=True`` records the step for autograd (tensor by tensor).
 
     Example:
         >>> import compat.torch as torch
@@ -81,7 +85,7 @@ class Adam(GroupStepOptimizer):
         if not 0.0 <= betas[1] < 1.0:
             raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
         check_nonnegative(weight_decay=weight_decay)
-        check_flags(differentiable)
+        check_flags(differentiable, fused)
         defaults = {
             "lr": lr,
             "betas": betas,
@@ -121,6 +125,10 @@ class Adam(GroupStepOptimizer):
                 st["exp_avg_sq"] = torch.zeros_like(p)
                 if cfg.amsgrad:
                     st["max_exp_avg_sq"] = torch.zeros_like(p)
+            if group["differentiable"] and getattr(st["step"], "requires_grad", False):
+                raise RuntimeError(
+                    "`requires_grad` is not supported for `step` in differentiable mode"
+                )
             step = _step_value(st["step"]) + 1.0
             st["step"] = step
             last = max(last, step)
@@ -131,6 +139,17 @@ class Adam(GroupStepOptimizer):
         maxes = [st.get("max_exp_avg_sq") if cfg.amsgrad else None for st in states]
 
         access = _compiled.array_access() if group["fused"] is not False else None
+        if group["differentiable"]:
+            # recorded tensor by tensor (a Tensor lr or weight_decay that requires grad kept)
+            for i, p in enumerate(params):
+                differentiable_update(
+                    lambda q, m, v, *vmax, s=scalars[i], g=grads[i]: adam_update(
+                        cfg, s, _TensorOps, q, g, m, v, *(vmax or (None,))
+                    )[: 4 if cfg.amsgrad else 3],
+                    p,
+                    [exp_avgs[i], exp_avg_sqs[i]] + ([maxes[i]] if cfg.amsgrad else []),
+                )
+            return
         if access is not None:
             state = (params, grads, exp_avgs, exp_avg_sqs, maxes)
             # a first step runs on NumPy, no program traced (see ``_cold``)

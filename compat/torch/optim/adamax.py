@@ -45,8 +45,7 @@ class Adamax(ElementwiseOptimizer):
     beta1)``; ``u = max(beta2 * u, |g| + eps)``; ``p -= lr / (1 -
     beta1**step) * m / u``. State: ``step``, ``exp_avg``, ``exp_inf``.
 
-    ``foreach`` and ``capturable`` are accepted; ``differentiable=True``
-    raises ``NotImplementedError``.
+    ``foreach`` and ``capturable`` are accepted; ``differentiable=True`` records the step for autograd (tensor by tensor).
 
     Example:
         >>> import compat.torch as torch

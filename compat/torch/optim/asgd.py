@@ -26,8 +26,7 @@ class ASGD(ElementwiseOptimizer):
     = 1 / max(1, step - t0)``. State: ``step``, ``eta``, ``mu`` (float32
     scalars, as PyTorch's) and ``ax``.
 
-    ``foreach`` and ``capturable`` are accepted; ``differentiable=True``
-    raises ``NotImplementedError``.
+    ``foreach`` and ``capturable`` are accepted; ``differentiable=True`` records the step for autograd (tensor by tensor).
 
     Example:
         >>> import compat.torch as torch

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
+import compat.torch as torch
 from compat.torch.optim import _rules
 from compat.torch.optim._elementwise import (
     ElementwiseOptimizer,
     check_flags,
     check_nonnegative,
+    hyper,
     scalar_state,
 )
 from compat.torch.optim.adamax import check_betas, moment_config, moment_state
@@ -45,8 +47,7 @@ class NAdam(MomentOptimizer):
     mu_product * mu_next) * m / denom``. State: ``step``, ``mu_product``,
     ``exp_avg``, ``exp_avg_sq``.
 
-    ``foreach`` and ``capturable`` are accepted; ``differentiable=True``
-    raises ``NotImplementedError``.
+    ``foreach`` and ``capturable`` are accepted; ``differentiable=True`` records the step for autograd (tensor by tensor).
 
     Example:
         >>> import compat.torch as torch
@@ -99,16 +100,22 @@ class NAdam(MomentOptimizer):
     def _advance(self, group: dict[str, Any], state: dict[str, Any], p: Any) -> _rules.NAdamScalars:
         state["step"] += 1.0
         step = state["step"]
-        lr = float(group["lr"])
+        lr = hyper(group["lr"], group)
         wd = float(group["weight_decay"])
         beta1, beta2 = (float(b) for b in group["betas"])
         decay_rate = float(group["momentum_decay"])
         mu = beta1 * (1.0 - 0.5 * (0.96 ** (step * decay_rate)))
         mu_next = beta1 * (1.0 - 0.5 * (0.96 ** ((step + 1) * decay_rate)))
-        # PyTorch keeps mu_product in a scalar-state tensor (float32 unless the default
-        # dtype is float64): the product is rounded each step.
-        mu_product = scalar_state(scalar_state(state["mu_product"]) * scalar_state(mu))
-        state["mu_product"] = mu_product
+        mu_product = state["mu_product"]
+        if isinstance(mu_product, torch.Tensor):
+            # a differentiable group's mu_product that requires grad: PyTorch's in-place
+            # product, recorded (gradients flow through it into the step's coefficients)
+            mu_product.mul_(mu)
+        else:
+            # PyTorch keeps mu_product in a scalar-state tensor (float32 unless the default
+            # dtype is float64): the product is rounded each step.
+            mu_product = scalar_state(scalar_state(mu_product) * scalar_state(mu))
+            state["mu_product"] = mu_product
         _, w, w_c = _rules.lerp_weights(1.0 - beta1, p.dtype)
         return _rules.NAdamScalars(
             lerp_w=w,

@@ -24,8 +24,7 @@ class RAdam(MomentOptimizer):
     rho_t))``, else ``p -= m / (1 - beta1**step) * lr``. State: ``step``,
     ``exp_avg``, ``exp_avg_sq``.
 
-    ``foreach`` and ``capturable`` are accepted; ``differentiable=True``
-    raises ``NotImplementedError``.
+    ``foreach`` and ``capturable`` are accepted; ``differentiable=True`` records the step for autograd (tensor by tensor).
 
     Example:
         >>> import compat.torch as torch

@@ -29,7 +29,7 @@ class RMSprop(ElementwiseOptimizer):
 
     ``foreach`` and ``capturable`` are accepted (PyTorch refuses
     ``capturable=True`` for CPU tensors at ``step``; compat runs it as usual);
-    ``differentiable=True`` raises ``NotImplementedError``.
+    ``differentiable=True`` records the step for autograd (tensor by tensor).
 
     Example:
         >>> import compat.torch as torch

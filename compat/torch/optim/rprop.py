@@ -20,8 +20,7 @@ class Rprop(ElementwiseOptimizer):
     * step_size``; ``prev = g``. State: ``step``, ``prev``, ``step_size``
     (starting at ``lr``).
 
-    ``foreach`` and ``capturable`` are accepted; ``differentiable=True``
-    raises ``NotImplementedError``.
+    ``foreach`` and ``capturable`` are accepted; ``differentiable=True`` records the step for autograd (tensor by tensor).
 
     Example:
         >>> import compat.torch as torch

@@ -5,7 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 from compat.torch.optim import _compiled
-from compat.torch.optim._elementwise import GroupStepOptimizer, check_flags
+from compat.torch.optim._elementwise import (
+    GroupStepOptimizer,
+    check_flags,
+    differentiable_update,
+)
 from compat.torch.optim._functional import SGDConfig, sgd_scalars, sgd_update
 
 __all__ = ["SGD"]
@@ -23,8 +27,7 @@ class SGD(GroupStepOptimizer):
     ``fused=None`` (default) or ``True`` updates each group with one compiled
     funcgrad program when the compat core allows it; ``fused=False`` forces
     the per-tensor path. ``foreach`` is accepted for compatibility;
-    ``differentiable=True`` (a step recorded for autograd) raises
-    ``NotImplementedError``.
+    ``differentiable=True`` records the step for autograd (tensor by tensor).
 
     Example:
         >>> import compat.torch as torch
@@ -54,7 +57,7 @@ class SGD(GroupStepOptimizer):
             raise ValueError(f"Invalid momentum value: {momentum}")
         if weight_decay < 0.0:
             raise ValueError(f"Invalid weight_decay value: {weight_decay}")
-        check_flags(differentiable)
+        check_flags(differentiable, fused)
         defaults = {
             "lr": lr,
             "momentum": momentum,
@@ -90,6 +93,9 @@ class SGD(GroupStepOptimizer):
         state = self.state
         bufs = [state[p].get("momentum_buffer") for p in params] if cfg.momentum else None
         access = _compiled.array_access() if group["fused"] is not False else None
+        if group["differentiable"]:
+            self._recorded_step(group, cfg, params, grads, bufs)
+            return
         if access is not None:
             new_bufs = _compiled.sgd_step(
                 access, cfg, s, params, grads, bufs or [None] * len(params)
@@ -109,6 +115,30 @@ class SGD(GroupStepOptimizer):
         if cfg.momentum:
             for p, b in zip(params, new_bufs):
                 state[p]["momentum_buffer"] = b
+
+    def _recorded_step(
+        self,
+        group: dict[str, Any],
+        cfg: SGDConfig,
+        params: list[Any],
+        grads: list[Any],
+        bufs: list[Any] | None,
+    ) -> None:
+        """The differentiable step: recorded for autograd, Tensor ``lr``/``weight_decay``
+        that require grad kept. As PyTorch's, a first momentum step starts the buffer from
+        a detached copy of the gradient, so no gradient flows through that step's update."""
+        s = sgd_scalars(group)
+        for i, (p, g) in enumerate(zip(params, grads)):
+            buf = bufs[i] if bufs else None
+            if cfg.momentum and buf is None:
+                new_p, new_b = sgd_update(cfg, s, p, g, None, first=lambda t: t.detach().clone())
+                p.copy_(new_p)
+                self.state[p]["momentum_buffer"] = new_b
+                continue
+            if buf is None:
+                differentiable_update(lambda q: (sgd_update(cfg, s, q, g, None)[0],), p, [])
+            else:
+                differentiable_update(lambda q, b: sgd_update(cfg, s, q, g, b), p, [buf])
 
 
 def _clone(t: Any) -> Any:
