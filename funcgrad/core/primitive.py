@@ -17,6 +17,9 @@ Rule signatures (``params`` are the equation's keyword parameters):
   XLA. Optional: an equation without one runs compiled. ``host_join`` marks lax-style
   n-ary operations whose array operands are cast to one dtype first (``"weak"``: only
   the weakly typed ones, for an operation that takes two strong dtypes, ``dot_general``).
+* ``jet(primals, series, **params) -> (out, series_out)`` — Taylor mode
+  (:mod:`funcgrad.taylor`): each input's series is ``None`` (zero) or a list of
+  coefficients. Optional: without one, the series come from the JVP rule.
 
 Rules are written with funcgrad's own operations, so what they emit can be
 transformed again.
@@ -166,6 +169,8 @@ class Primitive:
         self.vjp_fwd: Callable[..., Any] | None = None
         self.vjp_bwd: Callable[..., Any] | None = None
         self.batch: Callable[..., Any] | None = None
+        #: the Taylor-mode rule (optional, see the module docstring)
+        self.jet: Callable[..., Any] | None = None
         #: the host tier's rule (optional, see the module docstring)
         self.host: Callable[..., Any] | None = None
         #: the host rule wants its array operands cast to one dtype (lax's binary ops);

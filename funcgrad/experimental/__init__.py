@@ -1,9 +1,9 @@
 """``funcgrad.experimental``: the names of ``jax.experimental`` funcgrad has
-(``io_callback``; the submodule ``ode`` with ``odeint``)."""
+(``io_callback``; the submodules ``ode`` with ``odeint`` and ``jet``, Taylor mode)."""
 
 from __future__ import annotations
 
 from funcgrad.callbacks import io_callback
-from funcgrad.experimental import ode
+from funcgrad.experimental import jet, ode
 
-__all__ = ["io_callback", "ode"]
+__all__ = ["io_callback", "jet", "ode"]

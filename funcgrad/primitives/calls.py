@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 from jax import lax
 
-from funcgrad import ad, batching, passes
+from funcgrad import ad, batching, passes, taylor
 from funcgrad.core import tiers
 from funcgrad.core.ad_util import close
 from funcgrad.core.compile_cache import compiled
@@ -123,6 +123,7 @@ def _jit_call_vjp_bwd(res: tuple, cts: list, *, program: Program, name: str) -> 
 
 jit_call_p.vjp_fwd = _jit_call_vjp_fwd
 jit_call_p.vjp_bwd = _jit_call_vjp_bwd
+jit_call_p.jet = taylor.call_jet(lambda p, args, name: jit_call(p, *args, name=f"jet_{name}"))
 
 
 @jit_call_p.def_batch

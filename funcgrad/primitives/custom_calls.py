@@ -18,7 +18,7 @@ from typing import Any
 import jax
 import numpy as np
 
-from funcgrad import ad, batching
+from funcgrad import ad, batching, taylor
 from funcgrad.core import dtypes, tiers
 from funcgrad.core.ad_util import close
 from funcgrad.core.interp import (
@@ -145,6 +145,7 @@ def _custom_jvp_vjp_bwd(res: tuple, cts: list, *, program: Program, jvp: Callabl
 
 custom_jvp_call_p.vjp_fwd = _custom_jvp_vjp_fwd
 custom_jvp_call_p.vjp_bwd = _custom_jvp_vjp_bwd
+custom_jvp_call_p.jet = taylor.inline_jet  # (the function's own series, as JAX's jet)
 
 
 def _batch_all_to_front(args: list, dims: list, program: Program) -> tuple:
@@ -278,6 +279,7 @@ def _custom_vjp_vjp_bwd(res: Any, cts: list, *, program: Program, fwd: Callable,
 
 custom_vjp_call_p.vjp_fwd = _custom_vjp_vjp_fwd
 custom_vjp_call_p.vjp_bwd = _custom_vjp_vjp_bwd
+custom_vjp_call_p.jet = taylor.inline_jet
 
 
 @custom_vjp_call_p.def_batch

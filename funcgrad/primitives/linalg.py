@@ -22,6 +22,7 @@ import ml_dtypes
 import numpy as np
 from jax import lax
 
+from funcgrad import taylor
 from funcgrad.core import compile_cache, dtypes
 from funcgrad.core.explicit_sharding import dot_out_sharding
 from funcgrad.core.interp import bind, to_aval
@@ -160,6 +161,7 @@ def _dot_general_lower(
 
 
 dot_general_p.lower = _dot_general_lower
+dot_general_p.jet = taylor.bilinear_jet(dot_general_p)
 
 
 @dot_general_p.def_jvp

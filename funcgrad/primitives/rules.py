@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from funcgrad import taylor
 from funcgrad.core import dtypes
 from funcgrad.core.ad_util import (  # noqa: F401  (re-exported: rules are written with these)
     add_tangents,
@@ -101,7 +102,7 @@ def def_linear(prim: Primitive) -> Primitive:
     """Give ``prim`` (linear in all its operands jointly) its JVP: the output tangent is
     ``prim`` applied, with the same params, to the input tangents; with several operands a
     symbolic zero tangent is materialised at its operand's shape in the output's dtype
-    (the JVP runs only when some tangent is nonzero). Returns ``prim``."""
+    (the JVP runs only when some tangent is nonzero); its jet rule likewise. Returns ``prim``."""
 
     def jvp(primals: list, tangents: list, **params: Any) -> tuple[Any, Any]:
         out = prim.bind(*primals, **params)
@@ -112,6 +113,7 @@ def def_linear(prim: Primitive) -> Primitive:
         return out, prim.bind(*ts, **params)
 
     prim.jvp = jvp
+    prim.jet = taylor.linear_jet(prim)  # (each order's coefficients mapped alike)
     return prim
 
 

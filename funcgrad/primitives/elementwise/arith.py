@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 from jax import lax
 
+from funcgrad import taylor
 from funcgrad.core import dtypes
 from funcgrad.core.interp import bind, to_aval
 from funcgrad.core.ir import Aval
@@ -376,6 +377,7 @@ mul_p = _binary(
         "MulBackward0", aliases=("multiply",), promote="result_type", number_first=True
     ),
 )
+mul_p.jet = taylor.bilinear_jet(mul_p)  # (Leibniz's rule)
 div_p = _binary(
     "div",
     lax.div,
