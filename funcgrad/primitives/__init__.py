@@ -9,6 +9,7 @@ from funcgrad.core.primitive import COMPOSITES, REGISTRY, Composite, Primitive
 from funcgrad.primitives import (  # noqa: F401
     bits,
     calls,
+    checks,
     collectives,
     composites,
     conv,

@@ -236,6 +236,9 @@ def make_swap() -> Swap:
             "jax._src.lax": "funcgrad.lax",
             "jax._src.lax.linalg": "funcgrad.lax.linalg",
             "jax._src.errors": "funcgrad.errors",
+            # checkify's exception types (``JaxRuntimeError``, ``FailedCheckError``,
+            # ``OOBError``) are public in funcgrad's module; its effects stay internals
+            "jax._src.checkify": "funcgrad.experimental.checkify",
         },
         scope={**_coverage_scope(), **SCOPE},
     )
