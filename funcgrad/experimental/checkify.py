@@ -15,6 +15,7 @@ example) and ``grad`` compose with it.
 from __future__ import annotations
 
 from collections.abc import Callable
+from contextlib import nullcontext
 from typing import Any
 
 import jax
@@ -36,6 +37,7 @@ from funcgrad.primitives.checks import (
     check_leaves,
     exception_of,
     raise_if_failed,
+    recording_index_checks,
     sig_of,
 )
 from funcgrad.primitives.elementwise import bitwise_not
@@ -176,7 +178,8 @@ def checkify(
         leaves, in_tree = tree_flatten((args, kwargs))
         dyn = [i for i, x in enumerate(leaves) if _is_array(x)]
         avals = [to_aval(leaves[i]) for i in dyn]
-        with new_builder("checkify") as b:
+        record = recording_index_checks() if OOBError in enabled else nullcontext()
+        with record, new_builder("checkify") as b:
             tracers = [b.new_arg(a, leaves[i]) for a, i in zip(avals, dyn)]
             full = list(leaves)
             for i, t in zip(dyn, tracers):

@@ -46,6 +46,7 @@ from funcgrad.numpy._indexing import (
     getitem,
 )
 from funcgrad.numpy._ufuncs import negative
+from funcgrad.primitives import checks
 from funcgrad.primitives import elementwise as ew
 from funcgrad.primitives import indexing as ix
 from funcgrad.primitives import reductions as rd
@@ -96,6 +97,10 @@ def _locate(shape: tuple[int, ...], idx: Any, *, drop: bool, wrap: bool) -> tupl
     size = int(np.prod(shape, dtype=np.int64))
     dt = _index_dtype(size + 1)
     items = _normalize(idx, shape)
+    if checks.index_checks_on():  # (only while checkify traces)
+        real = [i for i in items if i is not None]
+        ints = [(i, d) for d, i in enumerate(real) if _is_int(i) or _is_adv(i)]
+        checks.index_check("scatter", shape, ints, wrap=wrap)
     padded, new, d = list(shape), [], 0
     for i in items:
         if i is None:

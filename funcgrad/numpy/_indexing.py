@@ -42,6 +42,7 @@ from funcgrad.numpy._core import (
 )
 from funcgrad.numpy._core import out as _out
 from funcgrad.numpy._ufuncs import add, multiply, remainder, where
+from funcgrad.primitives import checks
 from funcgrad.primitives import elementwise as ew
 from funcgrad.primitives import indexing as ix
 from funcgrad.primitives import reductions as rd
@@ -150,6 +151,9 @@ def getitem(x: ArrayLike, idx: Any) -> Any:
         it = iter(aval(x).shape)
         x = sh.reshape(x, tuple(1 if i is None else next(it) for i in items))
         items = [slice(None) if i is None else i for i in items]
+    if checks.index_checks_on():  # (only while checkify traces)
+        ints = [(i, d) for d, i in enumerate(items) if _is_adv(i) or _is_int(i)]
+        checks.index_check("gather", aval(x).shape, ints, wrap=True)
     if any(_is_adv(i) for i in items):
         return out(_advanced(x, items))
     return out(_basic(x, items))

@@ -17,7 +17,9 @@ replaces it by an update of the error value it threads through the program. Unde
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 import jax
@@ -287,3 +289,68 @@ def _check_examples(rng: np.random.Generator) -> list[Example]:
 def check_leaves(leaves: Sequence[Any], info: ErrorInfo, debug: bool = False) -> None:
     """Bind ``check`` on an error's flat leaves (a scalar predicate)."""
     bind(check_p, *leaves, info=info, debug=debug)
+
+
+# --------------------------------------------------------------------------- index checks
+
+
+class _IndexChecks(threading.local):
+    depth = 0
+
+
+_index_checks = _IndexChecks()
+
+
+@contextmanager
+def recording_index_checks() -> Iterator[None]:
+    """While the block traces, NumPy-style indexing records its bounds checks (a
+    ``debug`` check each, which ``checkify`` turns into its index errors)."""
+    _index_checks.depth += 1
+    try:
+        yield
+    finally:
+        _index_checks.depth -= 1
+
+
+def index_checks_on() -> bool:
+    """Whether indexing records bounds checks now (see :func:`recording_index_checks`)."""
+    return _index_checks.depth > 0
+
+
+def index_check(
+    prim: str, shape: Sequence[int], items: Sequence[tuple[Any, int]], wrap: bool
+) -> None:
+    """Record the bounds check of integer indices ``items`` (``(index, operand axis)``
+    pairs, broadcast together) into an operand of ``shape``: negatives counted from the
+    end when ``wrap``; the payload is the first out-of-bounds ``(index, axis, size)`` in
+    the order of the stacked index vectors (JAX's ``gather`` check)."""
+    if not items:
+        return
+    vals = [ew.convert_element_type(i, np.int32) for i, _ in items]
+    shapes = [to_aval(v).shape for v in vals]
+    bshape = tuple(np.broadcast_shapes(*shapes))
+    cols = []
+    for v, (_, d) in zip(vals, items):
+        n = np.int32(shape[d])
+        if wrap:
+            v = ew.select_n(ew.lt(v, np.int32(0)), v, ew.add(v, n))
+        a = to_aval(v)
+        v = sh.broadcast_in_dim(v, bshape, tuple(range(len(bshape) - a.ndim, len(bshape))))
+        cols.append(sh.reshape(v, (int(np.prod(bshape, dtype=np.int64)), 1)))
+    idx = sh.reshape(sh.concatenate(*cols, dimension=1), (-1,))
+    k = len(items)
+    reps = int(np.prod(bshape, dtype=np.int64))
+    axes = np.tile(np.asarray([d for _, d in items], np.int32), reps)
+    sizes = np.tile(np.asarray([shape[d] for _, d in items], np.int32), reps)
+    fail = ew.bitwise_or(ew.lt(idx, np.int32(0)), ew.ge(idx, sizes))
+    first = red.argmax(ew.convert_element_type(fail, np.int32), axis=0, index_dtype=np.int32)
+
+    def at(x: Any) -> Any:
+        return sh.reshape(ix.dynamic_slice(x, first, slice_sizes=(1,)), (1,))
+
+    payload = sh.concatenate(at(idx), at(axes), at(sizes), dimension=0)
+    sig = (((3,), "int32"),)
+    site = Site(OOBError, prim, tuple(int(n) for n in shape), sig=sig)
+    info = ErrorInfo((sig,), ((0, site),))
+    pred = red.reduce_or(fail, (0,)) if k * reps else np.bool_(False)
+    check_leaves([pred, np.int32(0), payload], info, debug=True)
