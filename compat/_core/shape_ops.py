@@ -706,6 +706,8 @@ def setitem(self: Tensor, idx: Any, value: Any) -> None:
     spec, arrays = index_spec(idx, tuple(self.shape))
 
     value = coerce(value)
+    if isinstance(value, Tensor) and value._npdtype != self._npdtype:
+        _index_put_dtype_check(self, idx, spec, value)
     if self._view is not None and basic(spec):
         # PyTorch: a view of the indexed part, then copy_ into it
         part = getitem(self, idx)
@@ -720,6 +722,29 @@ def setitem(self: Tensor, idx: Any, value: Any) -> None:
     if _conv.repeats([arrays[s[1]] for s in spec if s[0] == "a"]):
         st += (_conv.REPEATS,)
     apply_inplace(self, _setitem_f, name, (value, *dyn), st)
+
+
+def _index_put_dtype_check(self: Tensor, idx: Any, spec: tuple, value: Tensor) -> None:
+    """PyTorch's refusal of a Tensor value of another dtype written through an advanced
+    index (its ``index_put_``; compat cast it), except a one-element value under a single
+    bool mask, which PyTorch's ``index_put_`` hands to ``masked_fill_`` (a cast)."""
+    if not any(s[0] == "a" for s in spec):
+        return  # basic indexing: a view, then copy_ (which casts)
+    items = idx if isinstance(idx, tuple) else (idx,)
+    adv = [
+        it
+        for it in items
+        if isinstance(it, (list, np.ndarray)) or (isinstance(it, Tensor) and it.ndim > 0)
+    ]
+    if len(adv) == 1 and value.numel() == 1:
+        kind = adv[0]._npdtype if isinstance(adv[0], Tensor) else np.asarray(adv[0]).dtype
+        if kind == np.bool_:
+            return
+    raise RuntimeError(
+        "Index put requires the source and destination dtypes match, got "
+        f"{_dt.scalar_type_name(self._npdtype)} for the destination and "
+        f"{_dt.scalar_type_name(value._npdtype)} for the source."
+    )
 
 
 def _gather_f(x: Any, idx: Any, *, axis: int) -> Any:

@@ -27,6 +27,25 @@ def _is_bool(x: Any) -> bool:
     return type(x) is bool or (isinstance(x, Tensor) and x._st.a.dtype == _BOOL)
 
 
+def alpha_check(dtype: np.dtype, alpha: Any) -> None:
+    """PyTorch's checks of ``add``/``sub``'s ``alpha`` against the result dtype: a bool
+    alpha only for bool results, no float alpha for integer (or bool) results, no complex
+    alpha for real ones (compat rounded or dropped the part that did not fit)."""
+    if isinstance(alpha, (bool, np.bool_)):
+        if dtype != np.bool_:
+            raise RuntimeError("Boolean alpha only supported for Boolean results.")
+        return
+    kind = np.dtype(dtype).kind
+    if kind not in "fcV" and isinstance(alpha, (float, complex, np.floating, np.complexfloating)):
+        raise RuntimeError(
+            "For integral input tensors, argument alpha must not be a floating point number."
+        )
+    if kind != "c" and isinstance(alpha, (complex, np.complexfloating)):
+        raise RuntimeError(
+            "For non-complex input tensors, argument alpha must not be a complex number."
+        )
+
+
 def sub_check(a: Any, b: Any) -> None:
     """PyTorch refuses to subtract bool tensors (or Python bools)."""
     ba, bb = _is_bool(a), _is_bool(b)

@@ -11,7 +11,7 @@ import numpy as np
 import funcgrad as fg
 from compat._core import dtypes as _dt
 from compat._core.ops import conventions as _conv
-from compat._core.ops._common import _c, coerce, sub_check
+from compat._core.ops._common import _c, alpha_check, coerce, sub_check, warn_once
 from compat._core.ops.spectral import _complex_of
 from compat._core.ops.unary import trunc
 from compat._core.optable import Mask, Sample, defop
@@ -219,6 +219,26 @@ def _binary(fn: Any, a: Any, b: Any, *, true_div: bool = False, name: str | None
     return apply(fn, name, (a, b), (("dtype", dt),))
 
 
+def alpha_overload(name: str, other: Any, positional: tuple, alpha: Any) -> tuple:
+    """``(other, alpha)`` of ``add``/``sub`` called any way PyTorch's parser takes:
+    ``alpha`` as a third positional argument, or the deprecated ``(input, alpha, other)``
+    order (with its warning, once)."""
+    if not positional:
+        return other, alpha
+    if len(positional) > 1 or not (type(alpha) is int and alpha == 1):
+        raise TypeError(f"{name}() received an invalid combination of arguments")
+    if isinstance(positional[0], Tensor) and not isinstance(other, Tensor):
+        warn_once(
+            "deprecated_overload",
+            f"This overload of {name} is deprecated:\n\t{name}(Tensor input, Number alpha, "
+            "Tensor other, *, Tensor out = None)\nConsider using one of the following "
+            f"signatures instead:\n\t{name}(Tensor input, Tensor other, *, Number alpha = 1, "
+            "Tensor out = None)",
+        )
+        return positional[0], other
+    return other, positional[0]
+
+
 @defop(
     **_row("add", "result_type"),
     samples=(
@@ -228,11 +248,15 @@ def _binary(fn: Any, a: Any, b: Any, *, true_div: bool = False, name: str | None
         Sample(((3,), (3,)), dtype="int64", grad=False),
     ),
 )
-def add(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
-    if alpha == 1:
+def add(input: Any, other: Any, *positional: Any, alpha: Any = 1) -> Tensor:
+    other, alpha = alpha_overload("add", other, positional, alpha)
+    if type(alpha) is int and alpha == 1:
         return _binary(_add_f, input, other)
     a, b = coerce(input), coerce(other)
     dt = _dt.result_type(a, b)
+    alpha_check(dt, alpha)
+    if alpha == 1:
+        return _binary(_add_f, a, b)
     return apply(_add_alpha_f, _BIN_NAMES[_add_f], (a, b, alpha), (("dtype", dt),))
 
 
@@ -240,12 +264,16 @@ def add(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
     **_row("sub", "result_type"),
     samples=(Sample(((2, 3), (3,))), Sample(((2, 3), (2, 3)), kwargs=(("alpha", 2),))),
 )
-def sub(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
-    if alpha == 1:
+def sub(input: Any, other: Any, *positional: Any, alpha: Any = 1) -> Tensor:
+    other, alpha = alpha_overload("sub", other, positional, alpha)
+    if type(alpha) is int and alpha == 1:
         return _binary(_sub_f, input, other)
     a, b = coerce(input), coerce(other)
     sub_check(a, b)
     dt = _dt.result_type(a, b)
+    alpha_check(dt, alpha)
+    if alpha == 1:
+        return _binary(_sub_f, a, b)
     return apply(_sub_alpha_f, _BIN_NAMES[_sub_f], (a, b, alpha), (("dtype", dt),))
 
 
@@ -263,11 +291,14 @@ def rsub(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
     """``other - alpha * input`` (``torch.rsub``): ``RsubBackward1`` when ``other`` is a
     number, as PyTorch names the node."""
     name = "RsubBackward0" if isinstance(other, Tensor) else "RsubBackward1"
-    if alpha == 1:
+    if type(alpha) is int and alpha == 1:
         return _binary(_sub_f, other, input, name=name)
     a, b = coerce(input), coerce(other)
     sub_check(b, a)
     dt = _dt.result_type(a, b)
+    alpha_check(dt, alpha)
+    if alpha == 1:
+        return _binary(_sub_f, b, a, name=name)
     return apply(_sub_alpha_f, name, (b, a, alpha), (("dtype", dt),))
 
 

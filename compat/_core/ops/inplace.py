@@ -16,9 +16,15 @@ from compat._core import dtypes as _dt
 from compat._core import rng as _rng
 from compat._core import tensor_checks as _tc
 from compat._core.mutation import apply_inplace, inplace_result
-from compat._core.ops._common import _c, coerce, sub_check
+from compat._core.ops._common import _c, alpha_check, coerce, sub_check
 from compat._core.ops.binary import _DECLARED, POW_NODES, _torch_power
-from compat._core.ops.unary import _addcdiv_f, _addcmul_f, _lerp_f, check_addcdiv_dtype
+from compat._core.ops.unary import (
+    _addcdiv_f,
+    _addcmul_f,
+    _lerp_f,
+    check_addcdiv_dtype,
+    lerp_check,
+)
 from compat._core.optable import Sample, defop
 from compat._core.tensor import Tensor, apply
 from funcgrad import numpy as fnp
@@ -59,6 +65,8 @@ def inplace_binary(self: Tensor, op: str, other: Any, alpha: Any = 1) -> Tensor:
     dt = _dt.result_type(self, other)
     if op == "div":
         dt = _dt.float_type(dt)
+    if op in ("add", "sub") and not (type(alpha) is int and alpha == 1):
+        alpha_check(dt, alpha)
     _inplace_dtype_check(self, dt)
     static = (("op", op), ("dtype", dt), ("out", self._npdtype))
     if alpha != 1:
@@ -149,6 +157,7 @@ def _ip_lerp_f(x: Any, e: Any, w: Any, *, dtype: np.dtype) -> Any:
 
 
 def inplace_lerp(self: Tensor, end: Tensor, weight: Any) -> Tensor:
+    lerp_check(self, end, weight)
     return apply_inplace(
         self, _ip_lerp_f, "LerpBackward0", (end, coerce(weight)), (("dtype", self._npdtype),)
     )

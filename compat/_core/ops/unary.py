@@ -322,12 +322,24 @@ def _lerp_f(x: Any, y: Any, w: Any, *, dtype: np.dtype) -> Any:
     return x + w * (y - x)
 
 
+def lerp_check(input: Tensor, end: Any, weight: Any) -> None:
+    """PyTorch's lerp does not promote: ``end`` (and a weight tensor of one or more
+    dimensions) must have ``input``'s dtype (compat promoted the result)."""
+    for name, t in (("end", end), ("weight", weight)):
+        if isinstance(t, Tensor) and t._npdtype != input._npdtype and (name == "end" or t.ndim):
+            raise RuntimeError(
+                f"expected dtype {_dt.type_meta_name(input._npdtype)} for `{name}` "
+                f"but got dtype {_dt.type_meta_name(t._npdtype)}"
+            )
+
+
 @defop(
     inplace=True,
     grad_fn="LerpBackward0",
     samples=(Sample(((2, 3), (3,)), args=(0.3,)), Sample(((2, 3), (2, 3), (2, 3)))),
 )
 def lerp(input: Tensor, end: Tensor, weight: Any) -> Tensor:
+    lerp_check(input, end, weight)
     dt = _dt.result_type(input, end)
     weight = coerce(weight)
     name = "LerpBackward1" if isinstance(weight, Tensor) else "LerpBackward0"
