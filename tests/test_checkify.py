@@ -80,22 +80,23 @@ def test_nan_of_div_and_integer_division():
     assert same(ours, theirs, one, one, np.int32(4), np.int32(0)) == "division by zero"
 
 
-@pytest.mark.parametrize(
-    "idx",
-    [
-        5,
-        -5,
-        (0, 100),
-        (0, 5, 100),
-        (0, 0, 100),
-        ((1, 20), (1, 4)),
-        ((1, 20), (3, 4)),
-        (((1, 1), (1, 20)), 3),
-        (((1, 1), (1, 20)), 0),
-        (1, 2),
-    ],
-)
-@pytest.mark.parametrize("op", ["get", "set", "add", "multiply", "min"])
+#: JAX's test_numpy_indexing_oobs indices (in bounds last), each with one update op
+_INDICES = [
+    5,
+    -5,
+    (0, 100),
+    (0, 5, 100),
+    (0, 0, 100),
+    ((1, 20), (1, 4)),
+    ((1, 20), (3, 4)),
+    (((1, 1), (1, 20)), 3),
+    (((1, 1), (1, 20)), 0),
+    (1, 2),
+]
+_OPS = ["get", "set", "add", "multiply", "min"]
+
+
+@pytest.mark.parametrize("idx, op", [(idx, _OPS[k % len(_OPS)]) for k, idx in enumerate(_INDICES)])
 def test_index_checks_match_jax(idx, op):
     def build(np_, lax_, ck, jit_):
         def f(x, i):
@@ -321,3 +322,13 @@ def test_debug_check_and_disabled_errors():
     assert err.get() == "1.0 cannot be 1.0 (`check` failed)"
     err, _ = checkify.checkify(f, errors=set())(one)
     assert err.get() is None
+
+
+def test_traced_sequences_inside_an_index_tuple():
+    # (jnp reads a tuple inside the index tuple as an integer array, traced or not)
+    x = np.arange(42.0, dtype=np.float32).reshape(2, 3, 7)
+    idx = ((1, 0), (1, 2))
+    got = fg.jit(lambda x, i: (x[i], x.at[i].add(1.0)))(x, idx)
+    want = jax.jit(lambda x, i: (x[i], x.at[i].add(1.0)))(jjnp.asarray(x), idx)
+    for a, b in zip(got, want):
+        np.testing.assert_allclose(np.asarray(a), np.asarray(b))

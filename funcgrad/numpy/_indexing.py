@@ -70,7 +70,7 @@ def _normalize(idx: Any, shape: tuple[int, ...]) -> list:
         idx = (idx,)
     items: list = []
     for i in idx:
-        if isinstance(i, list):
+        if isinstance(i, (list, tuple)):  # (a sequence inside the index tuple: an array)
             i = prep(i, "indexing", sequences=True) if i else np.zeros((0,), np.int32)
         if isinstance(i, (bool, np.bool_)):
             raise unsupported("indexing with a Python bool (x[True])")
