@@ -65,6 +65,7 @@ from funcgrad.toplevel import (
     make_jaxpr,
     process_count,
     process_index,
+    typeof,
 )
 
 __version__ = "0.1.0"
@@ -136,6 +137,7 @@ __all__ = [
     "shard_map",
     "stop_gradient",
     "switch",
+    "typeof",
     "value_and_grad",
     "vjp",
     "vmap",

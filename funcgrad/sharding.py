@@ -28,9 +28,9 @@ from jax.sharding import (
     Sharding,
     SingleDeviceSharding,
     get_abstract_mesh,
-    set_mesh,
 )
 
+from funcgrad.core import sharding_types
 from funcgrad.core.interp import Tracer
 from funcgrad.primitives.sharding import sharding_constraint
 from funcgrad.tree_util import tree_flatten, tree_unflatten
@@ -50,9 +50,26 @@ __all__ = [
     "with_sharding_constraint",
 ]
 
-#: JAX's mesh constructor (devices laid out for the mesh's shape; ``axis_types`` sets
-#: JAX's explicit or automatic sharding per axis)
-make_mesh = jax.make_mesh
+
+def make_mesh(
+    axis_shapes: Any, axis_names: Any, axis_types: Any = None, *, devices: Any = None
+) -> Mesh:
+    """A mesh of ``axis_shapes`` devices named ``axis_names``, as ``jax.make_mesh`` (its
+    devices laid out for the shape; ``axis_types`` JAX's explicit or automatic sharding per
+    axis, explicit by default). A mesh with explicit axes turns on sharding in funcgrad's
+    types (``core/sharding_types.py``)."""
+    mesh = jax.make_mesh(axis_shapes, axis_names, axis_types, devices=devices)
+    sharding_types.maybe_activate(mesh)
+    return mesh
+
+
+def set_mesh(mesh: Any) -> Any:
+    """Make ``mesh`` the current one, as ``jax.set_mesh`` (a call, or a context manager
+    restoring the previous mesh on exit); a mesh with explicit axes turns on sharding in
+    funcgrad's types."""
+    sharding_types.maybe_activate(mesh)
+    return jax.set_mesh(mesh)
+
 
 _SHARDING_LIKE = (Sharding, PartitionSpec)
 
@@ -107,6 +124,8 @@ def _apply(name: str, kind: str, x: Any, shardings: Any, eager: Any) -> Any:
                 f"{type(s).__name__}"
             )
         _check_axes(kind, s)
+        if kind == "reshard":
+            sharding_types.maybe_activate(s if isinstance(s, Sharding) else get_abstract_mesh())
         if isinstance(leaf, Tracer):
             out.append(sharding_constraint(leaf, s, kind))
         else:

@@ -18,10 +18,10 @@ import numpy as np
 
 from funcgrad import ad, config, passes
 from funcgrad.api import TreeFunction, make_ir, trace_pytree
-from funcgrad.core import compile_cache, dtypes, tiers
+from funcgrad.core import compile_cache, dtypes, sharding_types, tiers
 from funcgrad.core.ad_util import close
 from funcgrad.core.interp import Tracer, compile_time_eval, eval_program, new_builder, to_aval
-from funcgrad.core.ir import Aval, Var
+from funcgrad.core.ir import Aval, ShapedArray, Var
 from funcgrad.primitives.elementwise import convert_element_type as ew_convert
 from funcgrad.tree_util import tree_flatten, tree_map, tree_unflatten
 
@@ -266,6 +266,10 @@ def device_put(
 ) -> Any:
     """Place the arrays of the pytree ``x`` on ``device`` (a device or a sharding), as
     ``jax.device_put``; traced values inside a transform are returned unchanged."""
+    if isinstance(device, jax.sharding.NamedSharding):
+        sharding_types.maybe_activate(device)
+    elif isinstance(device, jax.sharding.PartitionSpec):
+        sharding_types.maybe_activate(jax.sharding.get_abstract_mesh())
     leaves, tree = tree_flatten(x)
     if not any(isinstance(v, Tracer) for v in leaves):
         return jax.device_put(x, device, src=src, donate=donate, may_alias=may_alias)
@@ -276,6 +280,14 @@ def device_put(
         for v in leaves
     ]
     return tree_unflatten(tree, out)
+
+
+def typeof(x: Any) -> ShapedArray:
+    """The type of ``x`` (an array or a traced value) as JAX's ``jax.typeof`` gives it:
+    shape, dtype, weak type and, over a mesh's explicit axes, its sharding
+    (``float32[8@X,4@Y]``)."""
+    a = sharding_types.typeof(x, to_aval(x))
+    return ShapedArray(a.shape, a.dtype, a.weak_type, sharding_types.full_sharding(a))
 
 
 def devices(backend: Any = None) -> list:

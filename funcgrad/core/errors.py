@@ -90,6 +90,11 @@ class AxisError(np.exceptions.AxisError):
         super().__init__(message)
 
 
+class ShardingTypeError(Exception):
+    """Operands whose shardings over explicit mesh axes leave a result's sharding
+    ambiguous (JAX's ``ShardingTypeError``): the operation needs ``out_sharding``."""
+
+
 class BroadcastError(Exception):
     """Operand shapes that do not broadcast. Raised as :class:`BroadcastValueError` or
     :class:`BroadcastTypeError` (the type ``jax.numpy`` raises); ``shapes`` holds the

@@ -8,7 +8,8 @@ shardings; the lowering fills the two gaps that meets (``core/lowering.py``,
 
 * an elementwise equation whose same-shaped operands are split differently (a constant
   funcgrad made with ``full`` or ``broadcast_in_dim`` is replicated; JAX's own code makes
-  it like its partner): the operands are resharded to the most split one's sharding;
+  it like its partner): the operands are resharded to the sharding funcgrad's types give
+  the result (``sharding_types.merge_specs``);
 * a dot whose contracting dimension is split on both operands: the output keeps the
   batch and free dimensions' splits and the contraction is summed across devices
   (:func:`dot_out_sharding`).
@@ -21,6 +22,8 @@ from typing import Any
 
 import jax
 from jax.sharding import AxisType, NamedSharding, PartitionSpec
+
+from funcgrad.core.sharding_types import merge_specs
 
 
 def spec_of(value: Any) -> tuple[tuple | None, Any]:
@@ -43,14 +46,15 @@ def any_explicit(values: Sequence[Any]) -> bool:
 
 
 def unify(values: list[Any]) -> list[Any]:
-    """An elementwise equation's operands resharded to the most split operand's sharding
-    where their explicit shardings differ (scalars left alone)."""
+    """An elementwise equation's operands resharded to the result's sharding in funcgrad's
+    types where their explicit shardings differ (scalars left alone)."""
     found = [spec_of(v) if getattr(v, "ndim", 0) else (None, None) for v in values]
-    sharded = [i for i, (spec, _) in enumerate(found) if spec is not None]
-    if not sharded:
+    specs = [spec for spec, _ in found if spec is not None]
+    if not specs:
         return values
-    best = max(sharded, key=lambda i: (sum(e is not None for e in found[i][0]), -i))
-    target_spec, mesh = found[best]
+    ndim = max(len(s) for s in specs)
+    target_spec = merge_specs([s for s in specs if len(s) == ndim], ndim)
+    mesh = next(m for spec, m in found if spec is not None)
     change = [
         bool(getattr(v, "ndim", 0)) and found[i][0] != target_spec for i, v in enumerate(values)
     ]

@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from funcgrad.core import dtypes
+from funcgrad.core import dtypes, sharding_types
 from funcgrad.core.debug_hooks import hooks
 from funcgrad.core.errors import (
     ConcretizationError,
@@ -31,7 +31,7 @@ from funcgrad.core.errors import (
     user_frame,
     where,
 )
-from funcgrad.core.ir import Atom, Aval, Eqn, Literal, Program, Var, aval_of
+from funcgrad.core.ir import SHARDING_TYPES, Atom, Aval, Eqn, Literal, Program, Var, aval_of
 from funcgrad.core.primitive import Primitive, set_interpreter_bind
 
 _SCALARS = (bool, int, float, complex)
@@ -316,6 +316,8 @@ class Builder:
             out_avals = abstract_eval_checked(prim, avals, params, src)
         else:
             out_avals = _abstract_eval_memo(prim, avals, src)
+        if SHARDING_TYPES[0]:
+            out_avals = sharding_types.propagate(prim, avals, out_avals, params)
         outvars = tuple(Var(a) for a in out_avals)
         self.eqns.append(Eqn(prim, tuple(atoms), outvars, params, src))
         if prim.multiple_results:

@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+from jax.core import Tracer as _JaxTracer
+from jax.sharding import AxisType, NamedSharding, PartitionSpec
 
 from funcgrad.core import dot, dtypes
 from funcgrad.core.symbolic import SymDim
@@ -42,11 +44,17 @@ _SHORT = {
 
 @dataclass(frozen=True)
 class Aval:
-    """Abstract value: a shape, a dtype and whether the dtype is weak (Python scalar)."""
+    """Abstract value: a shape, a dtype and whether the dtype is weak (Python scalar).
+
+    ``sharding`` is the value's split over a mesh's explicit axes, as JAX's types hold it
+    (a ``NamedSharding`` over the ``AbstractMesh``, one spec entry per dimension naming
+    explicit axes only), or ``None``: untyped, which is every value unless a mesh with
+    explicit axes is in use (``funcgrad.core.sharding_types``)."""
 
     shape: tuple[int, ...]
     dtype: np.dtype
     weak_type: bool = False
+    sharding: Any = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.dtype, np.dtype):
@@ -63,20 +71,83 @@ class Aval:
         return math.prod(self.shape)
 
     def update(self, **kw: Any) -> Aval:
+        """A copy with fields replaced; the sharding is kept unless the shape changes."""
+        shape = kw.get("shape", self.shape)
+        keep = self.sharding if shape == self.shape else None
         return Aval(
-            kw.get("shape", self.shape),
+            shape,
             kw.get("dtype", self.dtype),
             kw.get("weak_type", self.weak_type),
+            kw.get("sharding", keep),
         )
 
     def strip_weak(self) -> Aval:
-        return self if not self.weak_type else Aval(self.shape, self.dtype, False)
+        return self if not self.weak_type else Aval(self.shape, self.dtype, False, self.sharding)
+
+    def dims_str(self) -> str:
+        """The shape, each split dimension followed by ``@`` and its mesh axes (JAX's
+        spelling: ``8@X``, ``8@(X,Y)``)."""
+        if self.sharding is None:
+            return ",".join(map(str, self.shape))
+        return ",".join(
+            str(d) + _at(e) for d, e in zip(self.shape, tuple(self.sharding.spec), strict=True)
+        )
 
     def str_short(self) -> str:
-        return f"{_SHORT.get(self.dtype.name, self.dtype.name)}[{','.join(map(str, self.shape))}]"
+        return f"{_SHORT.get(self.dtype.name, self.dtype.name)}[{self.dims_str()}]"
 
     def __str__(self) -> str:
         return self.str_short()
+
+
+class ShapedArray(Aval):
+    """An aval as ``fg.typeof`` shows it, in JAX's words: ``float32[8@X,4@Y]``, and its
+    ``sharding`` always a ``NamedSharding`` (over the current abstract mesh, nothing split,
+    for a value that is not split over explicit axes)."""
+
+    def __str__(self) -> str:
+        return f"{self.dtype.name}[{self.dims_str()}]"
+
+    def __repr__(self) -> str:
+        weak = ", weak_type=True" if self.weak_type else ""
+        return f"ShapedArray({self}{weak})"
+
+
+def _at(entry: Any) -> str:
+    if entry is None:
+        return ""
+    if isinstance(entry, tuple):
+        return "@(" + ",".join(entry) + ")"
+    return f"@{entry}"
+
+
+#: whether values are typed with their shardings: off until a mesh with explicit axes
+#: is in use (``sharding_types.activate``), so ``aval_of`` never reads an array's
+#: sharding before then
+SHARDING_TYPES = [False]
+
+
+def typed_sharding(s: Any, ndim: int) -> Any:
+    """The sharding an aval holds for an array placed by ``s``: a ``NamedSharding`` over
+    ``s``'s abstract mesh naming its explicit axes only, ``ndim`` entries; ``None`` when
+    no dimension is split over an explicit axis (or ``s`` names no mesh)."""
+    if type(s) is not NamedSharding:
+        return None
+    mesh = s.mesh
+    explicit = {
+        a for a, t in zip(mesh.axis_names, mesh.axis_types, strict=True) if t == AxisType.Explicit
+    }
+    if not explicit:
+        return None
+    spec = tuple(s.spec) + (None,) * (ndim - len(s.spec))
+    out = []
+    for e in spec:
+        names = e if isinstance(e, tuple) else (e,) if isinstance(e, str) else ()
+        kept = tuple(a for a in names if a in explicit)
+        out.append(None if not kept else kept[0] if len(kept) == 1 else kept)
+    if all(e is None for e in out):
+        return None
+    return NamedSharding(getattr(mesh, "abstract_mesh", mesh), PartitionSpec(*out))
 
 
 #: avals of concrete values met before, by (type, shape, dtype, weak type, x64 mode):
@@ -99,6 +170,11 @@ def aval_of(x: Any) -> Aval:
         dtype = getattr(x, "dtype", None)
         if type(shape) is not tuple or dtype is None or not all(type(d) is int for d in shape):
             return _aval_of(x)  # (a symbolic dimension's comparisons are guards: no key)
+        if SHARDING_TYPES[0] and t is not np.ndarray:
+            placed = x.aval.sharding if isinstance(x, _JaxTracer) else getattr(x, "sharding", None)
+            typed = typed_sharding(placed, len(shape))
+            if typed is not None:
+                return _aval_of(x).update(sharding=typed)
         # (the dtype by identity, checked below: hashing a NumPy dtype costs more)
         key = (t, shape, id(dtype), getattr(x, "weak_type", False), dtypes.x64_enabled())
     hit = _AVALS.get(key)

@@ -171,6 +171,10 @@ class Primitive:
         self.batch: Callable[..., Any] | None = None
         #: the Taylor-mode rule (optional, see the module docstring)
         self.jet: Callable[..., Any] | None = None
+        #: how the results' shardings follow from the operands' over explicit mesh axes
+        #: (optional: ``rule(in_avals, out_avals, **params) -> out_avals``; see
+        #: ``core/sharding_types.py``, whose family defaults serve the rest)
+        self.sharding_rule: Callable[..., Any] | None = None
         #: the host tier's rule (optional, see the module docstring)
         self.host: Callable[..., Any] | None = None
         #: the host rule wants its array operands cast to one dtype (lax's binary ops);

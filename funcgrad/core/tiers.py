@@ -45,11 +45,11 @@ from typing import Any
 import jax
 import numpy as np
 
-from funcgrad.core import compile_cache, host, interp
+from funcgrad.core import compile_cache, host, interp, sharding_types
 from funcgrad.core.compile_cache import POLICY
 from funcgrad.core.host import HostPlan, device_value, host_value
 from funcgrad.core.interp import Tracer, eval_program, is_tracing
-from funcgrad.core.ir import Aval, Eqn, Program, Var
+from funcgrad.core.ir import SHARDING_TYPES, Aval, Eqn, Program, Var
 from funcgrad.passes import has_effects  # (as compile_cache: the one check of effects)
 
 MODES = compile_cache.TIER_MODES
@@ -654,6 +654,8 @@ def run(prog: Program, *args: Any) -> list[Any]:
         return eval_program(prog, *args)
     if mode() == "compiled" or not prog.eqns or any(isinstance(c, Tracer) for c in prog.consts):
         return compile_cache.run(prog, *args)
+    if SHARDING_TYPES[0] and sharding_types.split_over_devices(args):
+        return compile_cache.run(prog, *args)
     return compile_cache.run_checked(prog, args, _run)
 
 
@@ -675,6 +677,8 @@ def _eager_host(prim: Any, args: Any, params: dict[str, Any], out_avals: list[Av
     for a in args:  # a funcgrad function called inside JAX's own trace (jax.jit of it)
         if isinstance(a, _JaxTracer):
             return None
+    if SHARDING_TYPES[0] and sharding_types.split_over_devices(args):
+        return None
     token = host.ignore_fp_errors()
     try:
         out = prim.host(*[host_value(a) for a in args], **params)

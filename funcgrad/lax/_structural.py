@@ -562,13 +562,15 @@ def dot_general(
     out_sharding: Any = None,
 ) -> Any:
     """Contract ``lhs`` and ``rhs`` over ``((lhs_contract, rhs_contract), (lhs_batch,
-    rhs_batch))``; ``precision`` is accepted and ignored."""
-    del precision, out_sharding
+    rhs_batch))``; ``precision`` is accepted and ignored; ``out_sharding`` places the
+    result over explicit mesh axes."""
+    del precision
     return la.dot_general(
         prep(lhs, "dot_general"),
         prep(rhs, "dot_general"),
         dimension_numbers,
         preferred_element_type,
+        out_sharding=out_sharding,
     )
 
 
@@ -583,7 +585,6 @@ def dot(
 ) -> Any:
     """Vector/matrix product of rank-1 or rank-2 operands (or ``dot_general`` with
     ``dimension_numbers``)."""
-    del out_sharding
     lhs, rhs = prep(lhs, "dot"), prep(rhs, "dot")
     if dimension_numbers is None:
         ln, rn = to_aval(lhs).ndim, to_aval(rhs).ndim
@@ -593,7 +594,9 @@ def dot(
                 f"{to_aval(rhs)}{here()}"
             )
         dimension_numbers = (((ln - 1,), (0,)), ((), ()))
-    return dot_general(lhs, rhs, dimension_numbers, precision, preferred_element_type)
+    return dot_general(
+        lhs, rhs, dimension_numbers, precision, preferred_element_type, out_sharding=out_sharding
+    )
 
 
 def batch_matmul(lhs: Any, rhs: Any, precision: Any = None) -> Any:

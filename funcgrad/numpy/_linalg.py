@@ -44,6 +44,7 @@ from funcgrad.primitives import elementwise as ew
 from funcgrad.primitives import reductions as rd
 from funcgrad.primitives import shape as sh
 from funcgrad.primitives.linalg import dot_general
+from funcgrad.sharding import reshard
 
 _BOOL = np.dtype("bool")
 _I32 = np.dtype("int32")
@@ -72,8 +73,8 @@ def _finish(x: Any, is_bool: bool, pet: Any = None) -> Any:
     return out(x)
 
 
-def _dot(x: Any, y: Any, dn: Any, pet: Any) -> Any:
-    return dot_general(x, y, dn, preferred_element_type=pet)
+def _dot(x: Any, y: Any, dn: Any, pet: Any, out_sharding: Any = None) -> Any:
+    return dot_general(x, y, dn, preferred_element_type=pet, out_sharding=out_sharding)
 
 
 def _pet(name: str, preferred_element_type: Any) -> Any:
@@ -81,15 +82,23 @@ def _pet(name: str, preferred_element_type: Any) -> Any:
 
 
 def matmul(
-    a: ArrayLike, b: ArrayLike, *, precision: Any = None, preferred_element_type: Any = None
+    a: ArrayLike,
+    b: ArrayLike,
+    *,
+    precision: Any = None,
+    preferred_element_type: Any = None,
+    out_sharding: Any = None,
 ) -> Any:
-    """Matrix product with NumPy's broadcasting of leading (batch) dimensions."""
+    """Matrix product with NumPy's broadcasting of leading (batch) dimensions;
+    ``out_sharding`` places the result over explicit mesh axes (``lax.dot_general``)."""
     check_arraylike("matmul", a, b)
     del precision
-    return _matmul("matmul", a, b, preferred_element_type)
+    return _matmul("matmul", a, b, preferred_element_type, out_sharding)
 
 
-def _matmul(name: str, a: Any, b: Any, preferred_element_type: Any) -> Any:
+def _matmul(
+    name: str, a: Any, b: Any, preferred_element_type: Any, out_sharding: Any = None
+) -> Any:
     """``matmul``; errors name ``name``, the function the user called."""
     pet = _pet(name, preferred_element_type)
     (a, b), is_bool = _operands(name, a, b)
@@ -111,7 +120,7 @@ def _matmul(name: str, a: Any, b: Any, preferred_element_type: Any) -> Any:
         # a vector operand or a (k, n) matrix: one plain contraction, no reshapes; the
         # free dimensions come out in matmul's order (a's leading ones, then b's)
         dims = (((len(sa) - 1,), (0 if len(sb) <= 2 else len(sb) - 2,)), ((), ()))
-        return _finish(_dot(a, b, dims, pet), is_bool, pet)
+        return _finish(_dot(a, b, dims, pet, out_sharding), is_bool, pet)
     try:
         batch = tuple(np.broadcast_shapes(sa[:-2], sb[:-2]))
     except ValueError:
@@ -122,21 +131,30 @@ def _matmul(name: str, a: Any, b: Any, preferred_element_type: Any) -> Any:
     a2 = broadcast_to_shape(a, batch + sa[-2:], name)
     b2 = broadcast_to_shape(b, batch + sb[-2:], name)
     bd = tuple(range(nb))
-    return _finish(_dot(a2, b2, (((nb + 1,), (nb,)), (bd, bd)), pet), is_bool, pet)
+    dn = (((nb + 1,), (nb,)), (bd, bd))
+    return _finish(_dot(a2, b2, dn, pet, out_sharding), is_bool, pet)
 
 
 def dot(
-    a: ArrayLike, b: ArrayLike, *, precision: Any = None, preferred_element_type: Any = None
+    a: ArrayLike,
+    b: ArrayLike,
+    *,
+    precision: Any = None,
+    preferred_element_type: Any = None,
+    out_sharding: Any = None,
 ) -> Any:
     """NumPy ``dot``: products of scalars, inner products of vectors, matrix products, and
-    sums over ``a``'s last and ``b``'s second-to-last axis beyond."""
+    sums over ``a``'s last and ``b``'s second-to-last axis beyond; ``out_sharding``
+    places the result over explicit mesh axes (``lax.dot_general``)."""
     check_arraylike("dot", a, b)
     na, nb = aval(as_array(a, "dot")).ndim, aval(as_array(b, "dot")).ndim
     if na == 0 or nb == 0:
-        return _scaled("dot", a, b, preferred_element_type)
+        res = _scaled("dot", a, b, preferred_element_type)
+        return res if out_sharding is None else reshard(res, out_sharding)
     if nb <= 2:
-        return _matmul("dot", a, b, preferred_element_type)
-    return _tensordot("dot", a, b, ((na - 1,), (nb - 2,)), preferred_element_type)
+        return _matmul("dot", a, b, preferred_element_type, out_sharding)
+    axes = ((na - 1,), (nb - 2,))
+    return _tensordot("dot", a, b, axes, preferred_element_type, out_sharding)
 
 
 def _scaled(name: str, a: Any, b: Any, preferred_element_type: Any) -> Any:
@@ -226,14 +244,17 @@ def tensordot(
     *,
     precision: Any = None,
     preferred_element_type: Any = None,
+    out_sharding: Any = None,
 ) -> Any:
     """Sum products over ``axes`` (an int: the last/first ``axes`` axes; or a pair of
-    axis sequences)."""
+    axis sequences); ``out_sharding`` places the result over explicit mesh axes."""
     check_arraylike("tensordot", a, b)
-    return _tensordot("tensordot", a, b, axes, preferred_element_type)
+    return _tensordot("tensordot", a, b, axes, preferred_element_type, out_sharding)
 
 
-def _tensordot(name: str, a: Any, b: Any, axes: Any, preferred_element_type: Any) -> Any:
+def _tensordot(
+    name: str, a: Any, b: Any, axes: Any, preferred_element_type: Any, out_sharding: Any = None
+) -> Any:
     """``tensordot``; errors name ``name``, the function the user called (shape
     mismatches are ``TypeError``s, as jnp's)."""
     pet = _pet(name, preferred_element_type)
@@ -281,7 +302,7 @@ def _tensordot(name: str, a: Any, b: Any, axes: Any, preferred_element_type: Any
                 f"{name}: shape mismatch for sum: axis {i} of {fmt(a)} vs axis {j} of "
                 f"{fmt(b)}{here()}"
             )
-    return _finish(_dot(a, b, ((ax_a, ax_b), ((), ())), pet), is_bool, pet)
+    return _finish(_dot(a, b, ((ax_a, ax_b), ((), ())), pet, out_sharding), is_bool, pet)
 
 
 def kron(a: ArrayLike, b: ArrayLike) -> Any:

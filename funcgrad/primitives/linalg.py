@@ -18,12 +18,15 @@ import operator
 from collections.abc import Sequence
 from typing import Any
 
+import jax
 import ml_dtypes
 import numpy as np
 from jax import lax
+from jax.sharding import NamedSharding, PartitionSpec
 
 from funcgrad import taylor
-from funcgrad.core import compile_cache, dtypes
+from funcgrad.core import compile_cache, dtypes, sharding_types
+from funcgrad.core.errors import ShardingTypeError
 from funcgrad.core.explicit_sharding import dot_out_sharding
 from funcgrad.core.interp import bind, to_aval
 from funcgrad.core.ir import Aval
@@ -33,6 +36,7 @@ from funcgrad.primitives import elementwise as ew
 from funcgrad.primitives import rules
 from funcgrad.primitives import shape as sh
 from funcgrad.primitives.rules import rand
+from funcgrad.primitives.sharding import batched_sharding
 
 FAMILY = "linalg"
 
@@ -102,7 +106,12 @@ dot_general_p = Primitive("dot_general", family=FAMILY)
 
 @dot_general_p.def_abstract_eval
 def _dot_general_abstract_eval(
-    x: Aval, y: Aval, *, dimension_numbers: DimensionNumbers, preferred_element_type: Any = None
+    x: Aval,
+    y: Aval,
+    *,
+    dimension_numbers: DimensionNumbers,
+    preferred_element_type: Any = None,
+    out_sharding: Any = None,
 ) -> Aval:
     dn = dimension_numbers
     (lc, rc), (lb, rb) = dn
@@ -139,16 +148,23 @@ def _dot_general_abstract_eval(
 
 
 def _dot_general_lower(
-    x: Any, y: Any, *, dimension_numbers: DimensionNumbers, preferred_element_type: Any = None
+    x: Any,
+    y: Any,
+    *,
+    dimension_numbers: DimensionNumbers,
+    preferred_element_type: Any = None,
+    out_sharding: Any = None,
 ) -> Any:
     xa, ya = to_aval(x), to_aval(y)
+    if out_sharding is None:
+        out_sharding = dot_out_sharding(x, y, dimension_numbers)
     if _mixed(xa, ya):  # as JAX: the operands as they are (XLA's mixed-type dot)
         return lax.dot_general(
             x,
             y,
             dimension_numbers,
             preferred_element_type=preferred_element_type,
-            out_sharding=dot_out_sharding(x, y, dimension_numbers),
+            out_sharding=out_sharding,
         )
     dtype, _ = _join_dtype(xa, ya, dimension_numbers)
     return lax.dot_general(
@@ -156,12 +172,13 @@ def _dot_general_lower(
         _as_dtype(y, dtype),
         dimension_numbers,
         preferred_element_type=preferred_element_type,
-        out_sharding=dot_out_sharding(x, y, dimension_numbers),
+        out_sharding=out_sharding,
     )
 
 
 dot_general_p.lower = _dot_general_lower
 dot_general_p.jet = taylor.bilinear_jet(dot_general_p)
+dot_general_p.sharding_rule = sharding_types.dot_general_rule
 
 
 @dot_general_p.def_jvp
@@ -171,9 +188,14 @@ def _dot_general_jvp(
     *,
     dimension_numbers: DimensionNumbers,
     preferred_element_type: Any = None,
+    out_sharding: Any = None,
 ) -> tuple:
     (x, y), (tx, ty) = primals, tangents
-    kw = dict(dimension_numbers=dimension_numbers, preferred_element_type=preferred_element_type)
+    kw = dict(
+        dimension_numbers=dimension_numbers,
+        preferred_element_type=preferred_element_type,
+        out_sharding=out_sharding,
+    )
     out = dot_general(x, y, **kw)
     t: Any = Zero(to_aval(out).strip_weak())
     if not is_zero(tx):
@@ -203,10 +225,21 @@ def _dot_transpose(
         ct = ew.convert_element_type(ct, oa.dtype)
     nb = len(own_b)
     other_free = tuple(_free(oa.ndim, other_c, other_b))
-    g = dot_general(ct, other, ((ct_other_free, other_free), (tuple(range(nb)), other_b)))
     # g's dims: batch (own_b order), own free dims, then other's contracted dims in
     # other's order — each of which is own_c[k] for other_c[k]
     src = [*own_b, *_free(own.ndim, own_c, own_b), *(own_c[k] for k in np.argsort(other_c))]
+    # over explicit mesh axes, split as the operand is (JAX's transpose gives the primal's)
+    g_sharding = None
+    mesh = sharding_types.mesh_of([own, to_aval(ct), oa])
+    if mesh is not None:
+        spec = sharding_types.spec_of(own)
+        g_sharding = NamedSharding(mesh, PartitionSpec(*[spec[i] for i in src]))
+    g = dot_general(
+        ct,
+        other,
+        ((ct_other_free, other_free), (tuple(range(nb)), other_b)),
+        out_sharding=g_sharding,
+    )
     g = sh.transpose(g, tuple(int(i) for i in np.argsort(src)))
     if dtypes.kind(to_aval(g).dtype) == 3 and dtypes.kind(own.dtype) < 3:
         g = ew.real(g)  # a real operand of a complex product: the real part, no warning
@@ -224,6 +257,7 @@ def _dot_general_vjp(
     out: Any,
     dimension_numbers: DimensionNumbers,
     preferred_element_type: Any = None,
+    out_sharding: Any = None,
 ) -> tuple:
     (lc, rc), (lb, rb) = dimension_numbers
     xa, ya = to_aval(x), to_aval(y)
@@ -244,9 +278,13 @@ def _dot_general_batch(
     *,
     dimension_numbers: DimensionNumbers,
     preferred_element_type: Any = None,
+    out_sharding: Any = None,
 ) -> tuple:
     (x, y), (xd, yd) = args, dims
     (lc, rc), (lb, rb) = dimension_numbers
+    # the unbatched result's rank (for out_sharding's spec)
+    n_out = to_aval(x).ndim + to_aval(y).ndim - (xd is not None) - (yd is not None)
+    n_out -= 2 * len(lc) + len(lb)
 
     def shift(ds: tuple[int, ...], d: int) -> tuple[int, ...]:
         return tuple(i + (i >= d) for i in ds)
@@ -265,7 +303,9 @@ def _dot_general_batch(
         rc, rb = shift(rc, yd), shift(rb, yd)
         nxf = len(_free(to_aval(x).ndim, lc, lb))
         out_dim = len(lb) + nxf + _free(to_aval(y).ndim, rc, rb).index(yd)
-    out = dot_general(x, y, ((lc, rc), (lb, rb)), preferred_element_type)
+    if out_sharding is not None:
+        out_sharding = batched_sharding(out_sharding, n_out, out_dim)
+    out = dot_general(x, y, ((lc, rc), (lb, rb)), preferred_element_type, out_sharding=out_sharding)
     return out, out_dim
 
 
@@ -348,7 +388,12 @@ def _dot_layout(key: tuple) -> tuple:
 
 
 def _dot_general_host(
-    x: Any, y: Any, *, dimension_numbers: DimensionNumbers, preferred_element_type: Any = None
+    x: Any,
+    y: Any,
+    *,
+    dimension_numbers: DimensionNumbers,
+    preferred_element_type: Any = None,
+    out_sharding: Any = None,
 ) -> np.ndarray:
     """``dot_general`` on host arrays: the operands transposed to ``(batch, free,
     contracting)`` / ``(batch, contracting, free)``, one (stacked) ``np.matmul`` (BLAS for
@@ -417,8 +462,13 @@ def dot_general(
     y: Any,
     dimension_numbers: Any,
     preferred_element_type: Any = None,
+    *,
+    out_sharding: Any = None,
 ) -> Any:
-    """General tensor contraction, as ``jax.lax.dot_general``.
+    """General tensor contraction, as ``jax.lax.dot_general``; ``out_sharding`` (a
+    ``NamedSharding``, or a ``PartitionSpec`` over the current mesh) places the result over
+    explicit mesh axes, as JAX's, and is required where both operands split a contracting
+    dimension over the same axis (JAX's ``ShardingTypeError`` otherwise).
 
     Example:
         >>> dot_general(np.ones((2, 3)), np.ones((3, 4)), (((1,), (0,)), ((), ()))).shape
@@ -427,4 +477,29 @@ def dot_general(
     (lc, rc), (lb, rb) = dimension_numbers
     dn = ((_dims(lc), _dims(rc)), (_dims(lb), _dims(rb)))
     pet = None if preferred_element_type is None else dtypes.canonicalize(preferred_element_type)
-    return bind(dot_general_p, x, y, dimension_numbers=dn, preferred_element_type=pet)
+    if out_sharding is None:
+        if sharding_types.active():
+            _check_contraction(x, y, dn)
+        return bind(dot_general_p, x, y, dimension_numbers=dn, preferred_element_type=pet)
+    if isinstance(out_sharding, PartitionSpec):
+        out_sharding = NamedSharding(jax.sharding.get_abstract_mesh(), out_sharding)
+    return bind(
+        dot_general_p,
+        x,
+        y,
+        dimension_numbers=dn,
+        preferred_element_type=pet,
+        out_sharding=out_sharding,
+    )
+
+
+def _check_contraction(x: Any, y: Any, dn: Any) -> None:
+    """JAX's refusal of a dot whose result's sharding is ambiguous (both operands split
+    a contracting dimension over the same explicit axis) without ``out_sharding``."""
+    found = sharding_types.ambiguous_contraction(to_aval(x), to_aval(y), dn)
+    if found is not None:
+        raise ShardingTypeError(
+            "Contracting dimensions are sharded and it is ambiguous how the output should be "
+            "sharded. Please specify the output sharding via the `out_sharding` parameter. "
+            f"Got lhs_contracting_spec={found[0]} and rhs_contracting_spec={found[1]}"
+        )

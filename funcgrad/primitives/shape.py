@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 from jax import lax
 
-from funcgrad.core import ad_util, dtypes
+from funcgrad.core import ad_util, dtypes, sharding_types
 from funcgrad.core.axes import normalize_axes
 from funcgrad.core.errors import user_frame, where
 from funcgrad.core.interp import bind, to_aval
@@ -159,6 +159,7 @@ def _host_spread(x: Any, shape: tuple, dims: Sequence[int]) -> np.ndarray:
     return out
 
 
+broadcast_in_dim_p.sharding_rule = sharding_types.broadcast_rule
 broadcast_in_dim_p.host = lambda x, *, shape, broadcast_dimensions: _host_spread(
     x, shape, broadcast_dimensions
 )
@@ -268,6 +269,7 @@ def _reshape_abstract_eval(x: Aval, *, new_sizes: tuple[int, ...]) -> Aval:
 
 
 reshape_p.lower = lambda x, *, new_sizes: lax.reshape(x, new_sizes)
+reshape_p.sharding_rule = sharding_types.reshape_rule
 rules.def_linear(reshape_p)
 reshape_p.host = lambda x, *, new_sizes: np.asarray(x).reshape(new_sizes)
 reshape_p.vjp = lambda ct, x, *, out, new_sizes: (reshape(ct, to_aval(x).shape),)
@@ -350,6 +352,7 @@ def _transpose_abstract_eval(x: Aval, *, permutation: tuple[int, ...]) -> Aval:
 
 transpose_p.lower = lambda x, *, permutation: lax.transpose(x, permutation)
 rules.def_linear(transpose_p)
+transpose_p.sharding_rule = sharding_types.transpose_rule
 transpose_p.host = lambda x, *, permutation: np.asarray(x).transpose(permutation)
 transpose_p.vjp = lambda ct, x, *, out, permutation: (
     transpose(ct, tuple(int(i) for i in np.argsort(permutation))),
@@ -410,6 +413,7 @@ slice_p.lower = lambda x, *, start_indices, limit_indices, strides: lax.slice(
     x, start_indices, limit_indices, strides
 )
 rules.def_linear(slice_p)
+slice_p.sharding_rule = sharding_types.slice_rule
 slice_p.host = lambda x, *, start_indices, limit_indices, strides: np.asarray(x)[
     tuple(
         map(builtins.slice, start_indices, limit_indices, strides or (None,) * len(limit_indices))
@@ -512,6 +516,7 @@ def _pad_lower(x: Any, padding_value: Any, *, padding_config: tuple) -> Any:
 
 
 pad_p.lower = _pad_lower
+pad_p.sharding_rule = sharding_types.same_size_rule
 
 
 @pad_p.def_host
@@ -597,6 +602,7 @@ def _rev_abstract_eval(x: Aval, *, dimensions: tuple[int, ...]) -> Aval:
 
 
 rev_p.lower = lambda x, *, dimensions: lax.rev(x, dimensions)
+rev_p.sharding_rule = sharding_types.same_size_rule
 rules.def_linear(rev_p)
 rev_p.vjp = lambda ct, x, *, out, dimensions: (rev(ct, dimensions),)
 rev_p.host = lambda x, *, dimensions: x[
@@ -656,6 +662,7 @@ def _concatenate_lower(*xs: Any, dimension: int) -> Any:
 
 
 concatenate_p.lower = _concatenate_lower
+concatenate_p.sharding_rule = sharding_types.same_size_rule
 concatenate_p.host = lambda *xs, dimension: np.concatenate(xs, axis=dimension)
 
 

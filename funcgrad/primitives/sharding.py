@@ -21,9 +21,10 @@ import jax
 from jax import lax
 from jax.sharding import NamedSharding, PartitionSpec, SingleDeviceSharding
 
-from funcgrad.core.interp import bind
-from funcgrad.core.ir import Aval
+from funcgrad.core.interp import bind, to_aval
+from funcgrad.core.ir import Aval, typed_sharding
 from funcgrad.core.primitive import Example, Primitive
+from funcgrad.core.zeros import Zero
 from funcgrad.primitives import rules
 from funcgrad.primitives.rules import rand
 
@@ -46,7 +47,18 @@ def _lower(x: Any, *, sharding: Any, kind: str) -> Any:
     return lax.with_sharding_constraint(x, sharding)
 
 
+def _sharding_rule(avals: list, outs: list, *, sharding: Any, kind: str) -> list:
+    """A reshard types its result with its sharding (a spec over the current mesh); a
+    constraint (automatic axes) keeps its operand's type."""
+    if kind != "reshard":
+        return [outs[0].update(sharding=avals[0].sharding)]
+    if isinstance(sharding, PartitionSpec):
+        sharding = NamedSharding(jax.sharding.get_abstract_mesh(), sharding)
+    return [outs[0].update(sharding=typed_sharding(sharding, outs[0].ndim))]
+
+
 sharding_constraint_p.lower = _lower
+sharding_constraint_p.sharding_rule = _sharding_rule
 sharding_constraint_p.host = lambda x, **params: x  # (the host tier: one device)
 rules.def_linear(sharding_constraint_p)
 
@@ -54,7 +66,11 @@ rules.def_linear(sharding_constraint_p)
 @sharding_constraint_p.def_vjp
 def _vjp(ct: Any, x: Any, *, out: Any, sharding: Any, kind: str) -> tuple:
     if kind == "reshard":
-        return (ct,)
+        # resharded back to the operand's type, as JAX's transpose (untyped: as it comes)
+        back = to_aval(x).sharding
+        if back is None or isinstance(ct, Zero):
+            return (ct,)
+        return (bind(sharding_constraint_p, ct, sharding=back, kind=kind),)
     return (bind(sharding_constraint_p, ct, sharding=sharding, kind=kind),)
 
 

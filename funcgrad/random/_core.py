@@ -21,6 +21,7 @@ from funcgrad.primitives import elementwise as ew
 from funcgrad.primitives import random as rp
 from funcgrad.primitives import shape as sh
 from funcgrad.primitives import sort as srt
+from funcgrad.sharding import reshard
 
 _U32 = np.dtype("uint32")
 
@@ -245,13 +246,23 @@ def fold_in(key: Any, data: Any) -> Any:
     return rp.random_fold_in(key, data)
 
 
-def bits(key: Any, shape: Sequence[int] = (), dtype: Any = None) -> Any:
+def _placed(x: Any, out_sharding: Any) -> Any:
+    """A sampler's result placed by its ``out_sharding`` (a ``NamedSharding`` or a
+    ``PartitionSpec`` over the current mesh with explicit axes), as JAX's samplers take
+    it: the same numbers (the keys' counters do not depend on the placement)."""
+    return x if out_sharding is None else reshard(x, out_sharding)
+
+
+def bits(
+    key: Any, shape: Sequence[int] = (), dtype: Any = None, *, out_sharding: Any = None
+) -> Any:
     """Uniform random bits of an unsigned ``dtype`` (default uint64 with x64, else uint32)."""
     key = _check_key("bits", key)
     dt = dtypes.canonicalize(np.uint64 if dtype is None else dtype)
     if dt.kind != "u":
         raise ValueError(f"dtype argument to `bits` must be an unsigned int dtype, got {dt}")
-    return rp.random_bits(key, dt.itemsize * 8, static_shape("bits", shape))
+    out = rp.random_bits(key, dt.itemsize * 8, static_shape("bits", shape))
+    return _placed(out, out_sharding)
 
 
 # --------------------------------------------------------------------------- continuous
@@ -287,7 +298,13 @@ _uniform_unit = jit(_uniform, static_argnums=(3, 4))
 
 
 def uniform(
-    key: Any, shape: Sequence[int] = (), dtype: Any = None, minval: Any = 0.0, maxval: Any = 1.0
+    key: Any,
+    shape: Sequence[int] = (),
+    dtype: Any = None,
+    minval: Any = 0.0,
+    maxval: Any = 1.0,
+    *,
+    out_sharding: Any = None,
 ) -> Any:
     """Uniform samples in ``[minval, maxval)``, as ``jax.random.uniform``.
 
@@ -297,6 +314,7 @@ def uniform(
         dtype: a float dtype (the default float dtype when ``None``).
         minval: the lower bound (inclusive), broadcast to ``shape``.
         maxval: the upper bound (exclusive), broadcast to ``shape``.
+        out_sharding: where the result is placed over a mesh's explicit axes.
 
     Returns:
         An array of ``shape`` and ``dtype``: the same numbers as ``jax.random.uniform``
@@ -306,10 +324,12 @@ def uniform(
     shape = static_shape("uniform", shape)
     dt = _float_dtype("uniform", dtype)
     _check_broadcast("uniform", shape, minval, maxval)
-    return _uniform_unit(key, minval, maxval, shape, dt)
+    return _placed(_uniform_unit(key, minval, maxval, shape, dt), out_sharding)
 
 
-def normal(key: Any, shape: Sequence[int] = (), dtype: Any = None) -> Any:
+def normal(
+    key: Any, shape: Sequence[int] = (), dtype: Any = None, *, out_sharding: Any = None
+) -> Any:
     """Standard normal samples, as ``jax.random.normal``.
 
     Args:
@@ -317,6 +337,7 @@ def normal(key: Any, shape: Sequence[int] = (), dtype: Any = None) -> Any:
         shape: the shape of the result.
         dtype: a float dtype (the default float dtype when ``None``), or a complex one,
             whose real and imaginary parts then have variance 1/2.
+        out_sharding: where the result is placed over a mesh's explicit axes.
 
     Returns:
         An array of ``shape`` and ``dtype``, computed by the inverse CDF of uniform
@@ -329,11 +350,11 @@ def normal(key: Any, shape: Sequence[int] = (), dtype: Any = None) -> Any:
     shape = static_shape("normal", shape)
     dt = dtypes.canonicalize(np.float64 if dtype is None else dtype)
     if dt.kind == "c":
-        return _complex_normal_unit(key, shape, dt)
+        return _placed(_complex_normal_unit(key, shape, dt), out_sharding)
     dt = _float_dtype("normal", dt)
     lo = np.asarray(np.nextafter(np.array(-1.0, dt), np.array(0.0, dt), dtype=dt))
     u = uniform(key, shape, dt, lo, 1.0)
-    return ew.mul(np.asarray(np.sqrt(2), dt), ew.erf_inv(u))
+    return _placed(ew.mul(np.asarray(np.sqrt(2), dt), ew.erf_inv(u)), out_sharding)
 
 
 def _complex_normal(key: Any, shape: tuple[int, ...], dt: np.dtype) -> Any:
@@ -389,9 +410,21 @@ def exponential(key: Any, shape: Sequence[int] = (), dtype: Any = None) -> Any:
 # --------------------------------------------------------------------------- discrete
 
 
-def bernoulli(key: Any, p: Any = 0.5, shape: Sequence[int] | None = None, mode: str = "low") -> Any:
+def bernoulli(
+    key: Any,
+    p: Any = 0.5,
+    shape: Sequence[int] | None = None,
+    mode: str = "low",
+    *,
+    out_sharding: Any = None,
+) -> Any:
     """Booleans that are True with probability ``p``; ``mode="high"`` compares with two
-    uniforms' worth of bits (for tiny ``p``)."""
+    uniforms' worth of bits (for tiny ``p``); ``out_sharding`` places the result over a
+    mesh's explicit axes."""
+    return _placed(_bernoulli(key, p, shape, mode), out_sharding)
+
+
+def _bernoulli(key: Any, p: Any, shape: Sequence[int] | None, mode: str) -> Any:
     if mode not in ("high", "low"):
         raise ValueError(f"got mode={mode!r}, expected 'high' or 'low'")
     key = _check_key("bernoulli", key)
@@ -481,8 +514,21 @@ def _convert_and_clip(x: Any, dt: np.dtype) -> Any:
     return ew.convert_element_type(x, dt)
 
 
-def randint(key: Any, shape: Sequence[int], minval: Any, maxval: Any, dtype: Any = None) -> Any:
-    """Integers uniform in ``[minval, maxval)`` (JAX's double-width modulus method)."""
+def randint(
+    key: Any,
+    shape: Sequence[int],
+    minval: Any,
+    maxval: Any,
+    dtype: Any = None,
+    *,
+    out_sharding: Any = None,
+) -> Any:
+    """Integers uniform in ``[minval, maxval)`` (JAX's double-width modulus method);
+    ``out_sharding`` places the result over a mesh's explicit axes."""
+    return _placed(_randint(key, shape, minval, maxval, dtype), out_sharding)
+
+
+def _randint(key: Any, shape: Sequence[int], minval: Any, maxval: Any, dtype: Any) -> Any:
     key = _check_key("randint", key)
     shape = static_shape("randint", shape)
     dt = _int_dtype("randint", dtype)

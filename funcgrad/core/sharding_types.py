@@ -1,0 +1,298 @@
+"""Sharding in funcgrad's types: each value's split over a mesh's explicit axes.
+
+Under a mesh whose axes are ``AxisType.Explicit`` (JAX 0.10's ``make_mesh`` default) JAX
+types every value with its sharding: ``jax.typeof(x)`` prints ``float32[8@X,4@Y]``, and
+the type of an operation's result follows from its operands'. funcgrad does the same in
+its own IR: an :class:`~funcgrad.core.ir.Aval` holds the sharding (``Aval.sharding``, a
+``NamedSharding`` over the abstract mesh naming explicit axes only), arrays placed over
+explicit axes give typed avals (``ir.aval_of``), and tracing propagates shardings with
+one rule per primitive (``Primitive.sharding_rule``; the elementwise and reduction
+families share a default here). A primitive without a rule gives an untyped result
+(``None``): its value is still placed by JAX's own propagation where the program is
+lowered, only funcgrad's type does not say how.
+
+Nothing of this runs until a mesh with explicit axes is in use (:func:`activate`, called
+by ``funcgrad.sharding`` and ``fg.device_put``): untyped programs trace as before, and
+``aval_of`` reads no array's sharding.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import jax
+from jax.sharding import AxisType, NamedSharding, PartitionSpec
+
+from funcgrad.core.ir import SHARDING_TYPES, Aval, typed_sharding
+
+#: the families whose results take their operands' common sharding (same-shaped
+#: operands, or scalars beside them)
+ELEMENTWISE_FAMILIES = frozenset({"elementwise", "special"})
+
+
+def active() -> bool:
+    """Whether values are typed with their shardings (a mesh with explicit axes was used)."""
+    return SHARDING_TYPES[0]
+
+
+def activate() -> None:
+    """Type values with their shardings from now on (idempotent)."""
+    SHARDING_TYPES[0] = True
+
+
+def has_explicit_axes(mesh: Any) -> bool:
+    return AxisType.Explicit in tuple(getattr(mesh, "axis_types", ()) or ())
+
+
+def maybe_activate(sharding_or_mesh: Any) -> None:
+    """:func:`activate` if ``sharding_or_mesh`` (a mesh, or a ``NamedSharding``) has an
+    explicit axis."""
+    if SHARDING_TYPES[0]:
+        return
+    mesh = getattr(sharding_or_mesh, "mesh", sharding_or_mesh)
+    if has_explicit_axes(mesh):
+        activate()
+
+
+def split_over_devices(args: Sequence[Any]) -> bool:
+    """Whether any of ``args`` is a JAX array split over several devices by a mesh with
+    explicit axes: eager work on it runs compiled (the host tier computes on one device,
+    and its results would lose their place and their type)."""
+    for a in args:
+        if (
+            isinstance(a, jax.Array)
+            and not isinstance(a, jax.core.Tracer)
+            and typed_sharding(a.sharding, a.ndim) is not None
+        ):
+            return True
+    return False
+
+
+def spec_of(aval: Aval) -> tuple:
+    """``aval``'s spec, one entry per dimension (``None`` entries when untyped)."""
+    if aval.sharding is None:
+        return (None,) * len(aval.shape)
+    return tuple(aval.sharding.spec)
+
+
+def typed(aval: Aval, spec: Sequence[Any], mesh: Any) -> Aval:
+    """``aval`` with the sharding ``spec`` over ``mesh`` (untyped if nothing is split)."""
+    if mesh is None or all(e is None for e in spec):
+        return aval if aval.sharding is None else aval.update(sharding=None)
+    return aval.update(sharding=NamedSharding(mesh, PartitionSpec(*spec)))
+
+
+def mesh_of(avals: Sequence[Aval]) -> Any:
+    """The abstract mesh of the first typed aval, or ``None``."""
+    for a in avals:
+        if a.sharding is not None:
+            return a.sharding.mesh
+    return None
+
+
+def _splits(spec: Sequence[Any]) -> int:
+    return sum(e is not None for e in spec)
+
+
+def _default(prim: Any, avals: list[Aval], outs: list[Aval], params: dict) -> list[Aval]:
+    mesh = mesh_of(avals)
+    if prim.family in ELEMENTWISE_FAMILIES and not prim.multiple_results:
+        return elementwise_rule(avals, outs)
+    if len(avals) == 1 and len(outs) == 1 and outs[0].shape == avals[0].shape:
+        return [outs[0].update(sharding=avals[0].sharding)]  # (cumulative ops, sorts)
+    if "axes" in params and len(avals) == 1 and not prim.multiple_results:
+        axes = params["axes"]
+        spec = [e for i, e in enumerate(spec_of(avals[0])) if i not in axes]
+        if len(spec) == outs[0].ndim:
+            return [typed(outs[0], spec, mesh)]
+    return outs
+
+
+def propagate(prim: Any, avals: list[Aval], outs: list[Aval], params: dict) -> list[Aval]:
+    """The output avals of one equation typed with their shardings, from its operands'
+    (called by the tracer for every equation once :func:`active`)."""
+    rule = prim.sharding_rule
+    if rule is not None:  # (a rule also types results from its params: a reshard)
+        return list(rule(avals, outs, **params))
+    if not any(a.sharding is not None for a in avals):
+        return outs
+    return _default(prim, avals, outs, params)
+
+
+def typeof(x: Any, aval: Aval) -> Aval:
+    """The aval ``fg.typeof`` shows for ``x`` (its own, or for an array that funcgrad
+    has not typed, the sharding its placement gives)."""
+    if aval.sharding is None and isinstance(x, jax.Array):
+        s = typed_sharding(getattr(x, "sharding", None), aval.ndim)
+        if s is not None:
+            return aval.update(sharding=s)
+    return aval
+
+
+def full_sharding(aval: Aval) -> Any:
+    """``aval``'s sharding as JAX's types show it: over the current abstract mesh, with
+    one ``None`` entry per dimension when the value is not split over explicit axes."""
+    if aval.sharding is not None:
+        return aval.sharding
+    return NamedSharding(jax.sharding.get_abstract_mesh(), PartitionSpec(*[None] * aval.ndim))
+
+
+# --------------------------------------------------------------------------- rules
+# (attached by the primitives' modules: ``reshape_p.sharding_rule = reshape_rule``)
+
+
+def merge_specs(specs: Sequence[tuple], ndim: int) -> tuple | None:
+    """The spec of an elementwise result from its full-rank operands' specs: per
+    dimension, the one axis they split it over (JAX's rule: ``4@X,1`` + ``1,8@Y``
+    broadcast gives ``4@X,8@Y``); where they disagree, the most split operand's whole
+    spec (``explicit_sharding.unify`` lowers it so). ``None`` when there is none."""
+    if not specs:
+        return None
+    out = []
+    for d in range(ndim):
+        named = {s[d] for s in specs if s[d] is not None}
+        if len(named) > 1:
+            return max(specs, key=_splits)
+        out.append(named.pop() if named else None)
+    used = [e for e in out if e is not None]
+    if len(used) != len(set(used)):
+        return max(specs, key=_splits)
+    return tuple(out)
+
+
+def elementwise_rule(avals: list[Aval], outs: list[Aval], **params: Any) -> list[Aval]:
+    ndim = outs[0].ndim
+    spec = merge_specs([spec_of(a) for a in avals if a.ndim == ndim and a.sharding], ndim)
+    return [outs[0] if spec is None else typed(outs[0], spec, mesh_of(avals))]
+
+
+def broadcast_rule(
+    avals: list[Aval], outs: list[Aval], *, shape: tuple, broadcast_dimensions: tuple, **_: Any
+) -> list[Aval]:
+    """``broadcast_in_dim``: an operand dimension keeps its split where its size stays."""
+    x = avals[0]
+    if x.sharding is None:
+        return outs
+    spec: list[Any] = [None] * len(shape)
+    for i, d in enumerate(broadcast_dimensions):
+        if x.shape[i] == shape[d]:
+            spec[d] = spec_of(x)[i]
+    return [typed(outs[0], spec, x.sharding.mesh)]
+
+
+def transpose_rule(avals: list[Aval], outs: list[Aval], *, permutation: tuple) -> list[Aval]:
+    x = avals[0]
+    if x.sharding is None:
+        return outs
+    s = spec_of(x)
+    return [typed(outs[0], [s[p] for p in permutation], x.sharding.mesh)]
+
+
+def reshape_rule(avals: list[Aval], outs: list[Aval], *, new_sizes: tuple, **_: Any) -> list[Aval]:
+    """``reshape``, as JAX types it: dimensions grouped where the old and new shapes'
+    products meet; a dimension kept as it is keeps its split; merged dimensions whose
+    splits lead the group take them all (``8@X,4@Y`` -> ``32@(X,Y)``); a split dimension
+    cut into several puts its split on the leading one (``32@X`` -> ``8@X,4``). Any other
+    split is one JAX refuses without ``out_sharding`` (its lowering raises): untyped."""
+    x = avals[0]
+    if x.sharding is None:
+        return outs
+    s = spec_of(x)
+    old, new = x.shape, tuple(new_sizes)
+    spec: list[Any] = [None] * len(new)
+    i = j = 0
+    while i < len(old) and j < len(new):
+        i0, j0, po, pn = i, j, old[i], new[j]
+        i, j = i + 1, j + 1
+        while po != pn:
+            if po < pn and i < len(old):
+                po, i = po * old[i], i + 1
+            elif j < len(new):
+                pn, j = pn * new[j], j + 1
+            else:
+                break
+        group = s[i0:i]
+        named = [e for e in group if e is not None]
+        lead = len(named) == len([e for e in group[: len(named)] if e is not None])
+        if not named or not lead:
+            continue
+        if i - i0 == 1:
+            if new[j0] % _axes_size(x.sharding.mesh, group[0]) == 0:
+                spec[j0] = group[0]
+        elif j - j0 == 1:
+            flat = tuple(a for e in named for a in (e if isinstance(e, tuple) else (e,)))
+            spec[j0] = flat[0] if len(flat) == 1 else flat
+    return [typed(outs[0], spec, x.sharding.mesh)]
+
+
+def _axes_size(mesh: Any, entry: Any) -> int:
+    names = entry if isinstance(entry, tuple) else (entry,)
+    sizes = dict(mesh.shape)
+    out = 1
+    for a in names:
+        out *= sizes[a]
+    return out
+
+
+def slice_rule(avals: list[Aval], outs: list[Aval], **params: Any) -> list[Aval]:
+    """``slice``: a split dimension keeps its split where the slice's length still
+    divides over the axes (JAX refuses the rest: its lowering raises)."""
+    x, out = avals[0], outs[0]
+    if x.sharding is None:
+        return outs
+    mesh = x.sharding.mesh
+    spec = [
+        e if e is not None and (n == m or n % _axes_size(mesh, e) == 0) else None
+        for e, n, m in zip(spec_of(x), out.shape, x.shape, strict=True)
+    ]
+    return [typed(out, spec, mesh)]
+
+
+def same_size_rule(avals: list[Aval], outs: list[Aval], **params: Any) -> list[Aval]:
+    """Slicing, padding, reversing, concatenating: a dimension keeps its operands' split
+    where its size is unchanged (the first operand's, merged with the others')."""
+    out = outs[0]
+    same = [a for a in avals if a.ndim == out.ndim and a.sharding is not None]
+    if not same:
+        return outs
+    spec = []
+    for d in range(out.ndim):
+        named = {spec_of(a)[d] for a in same if a.shape[d] == out.shape[d]} - {None}
+        spec.append(named.pop() if len(named) == 1 else None)
+    return [typed(out, spec, mesh_of(same))]
+
+
+def dot_general_rule(
+    avals: list[Aval], outs: list[Aval], *, dimension_numbers: Any, out_sharding: Any = None, **_
+) -> list[Aval]:
+    """``dot_general``: the batch dimensions' and both operands' free dimensions' splits
+    (``out_sharding`` when the equation names one)."""
+    if out_sharding is not None:
+        return [outs[0].update(sharding=typed_sharding(out_sharding, outs[0].ndim))]
+    x, y = avals
+    if x.sharding is None and y.sharding is None:
+        return outs
+    sx, sy = spec_of(x), spec_of(y)
+    (lc, rc), (lb, rb) = dimension_numbers
+    batch = [sx[i] if sx[i] is not None else sy[j] for i, j in zip(lb, rb)]
+    free_x = [sx[i] for i in range(x.ndim) if i not in lc and i not in lb]
+    free_y = [sy[j] for j in range(y.ndim) if j not in rc and j not in rb]
+    spec = [*batch, *free_x, *free_y]
+    used = [e for e in spec if e is not None]
+    if len(used) != len(set(used)):
+        return outs
+    return [typed(outs[0], spec, mesh_of(avals))]
+
+
+def ambiguous_contraction(x: Aval, y: Aval, dimension_numbers: Any) -> tuple | None:
+    """The contracting dimensions' specs of a dot both of whose operands split a
+    contracting dimension over the same axis (JAX then needs ``out_sharding``), else
+    ``None``."""
+    if x.sharding is None or y.sharding is None:
+        return None
+    sx, sy = spec_of(x), spec_of(y)
+    (lc, rc), _ = dimension_numbers
+    if any(sx[i] is not None and sx[i] == sy[j] for i, j in zip(lc, rc)):
+        return tuple(sx[i] for i in lc), tuple(sy[j] for j in rc)
+    return None

@@ -1,0 +1,176 @@
+"""Sharding in funcgrad's types, on 8 CPU devices, against JAX's own ``jax.typeof``.
+
+Every combination of explicit splits of a 2-d array over a (4, 2) mesh goes through a set
+of small programs (elementwise with broadcasting, transpose, reductions, reshapes,
+slices, dots, gradients); ``fg.typeof`` of each result, eager and under ``fg.jit``, must
+print as ``jax.typeof`` of JAX's same program does, and the values must agree. Then the
+edges: ``out_sharding`` on dots and samplers, JAX's refusal of an ambiguous contraction,
+and untyped values (no explicit mesh) printing as before.
+"""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from tests.multiprocess import run_on_8_devices
+
+SCRIPT = textwrap.dedent(
+    """
+    import itertools, json
+    import numpy as np
+    import jax
+    import jax.numpy as jnp
+    import funcgrad as fg
+    import funcgrad.numpy as fnp
+    from funcgrad.errors import ShardingTypeError
+
+    out = {"typeof": [], "values": 0.0}
+    untyped = fg.typeof(fnp.ones((2, 3)))
+    out["untyped"] = [str(untyped), repr(untyped), str(untyped.sharding.spec)]
+
+    mesh = fg.make_mesh((4, 2), ("X", "Y"))
+    fg.set_mesh(mesh)
+    rng = np.random.default_rng(0)
+    x0 = rng.normal(size=(8, 4)).astype(np.float32)
+    w0 = rng.normal(size=(4, 6)).astype(np.float32)
+    row = rng.normal(size=(1, 4)).astype(np.float32)
+
+    def programs(np_):
+        return {
+            "sin_T": lambda x: np_.sin(x).T,
+            "add_row": lambda x: x + row,
+            "scale": lambda x: 2.0 * x - 1.0,
+            "sum0": lambda x: x.sum(0),
+            "sum1": lambda x: np_.sum(x * x, axis=1),
+            "flatten": lambda x: x.reshape(32),
+            "split": lambda x: x.reshape(8, 2, 2),
+            "slice": lambda x: x[2:6],
+            "dot_w": lambda x: np_.dot(x, w0),
+            "outer": lambda x: x[:, :1] * x[:1, :],
+            "grad": lambda x: None,
+        }
+
+    def fg_grad(x):
+        return fg.grad(lambda v: fnp.sum(fnp.tanh(fnp.dot(v, w0)) ** 2))(x)
+
+    def jax_grad(x):
+        return jax.grad(lambda v: jnp.sum(jnp.tanh(jnp.dot(v, w0)) ** 2))(x)
+
+    axes = [None, "X", "Y"]
+    for spec in itertools.product(axes, axes):
+        if spec[0] is not None and spec[0] == spec[1]:
+            continue
+        x = fg.device_put(x0, fg.P(*spec))
+        fgp, jp = programs(fnp), programs(jnp)
+        fgp["grad"], jp["grad"] = fg_grad, jax_grad
+        for name in fgp:
+            def outcome(run):
+                try:
+                    return run()
+                except Exception as e:
+                    return type(e).__name__
+            want = outcome(lambda: jax.jit(jp[name])(x))
+            want_eager = outcome(lambda: jp[name](x))
+            seen = []
+            def traced(v):
+                r = fgp[name](v)
+                seen.append(str(fg.typeof(r)))
+                return r
+            eager = outcome(lambda: fgp[name](x))
+            jitted = outcome(lambda: fg.jit(traced)(x))
+            found = [str(spec), name]
+            for r in (want_eager, eager, want, jitted):
+                found.append(r if isinstance(r, str) else str(fg.typeof(r)))
+            # the type inside fg.jit, where JAX's program runs
+            found.append(seen[0] if seen and not isinstance(want, str) else found[-2])
+            out["typeof"].append(found)
+            if not isinstance(want, str):
+                for r in (eager, jitted):
+                    if not isinstance(r, str):
+                        err = float(np.max(np.abs(np.asarray(r) - np.asarray(want))))
+                        out["values"] = max(out["values"], err)
+
+    # a contraction split on both sides: JAX's error, or out_sharding
+    x = fg.device_put(np.arange(8 * 4.0, dtype=np.float32).reshape(8, 4), fg.P(None, "X"))
+    y = fg.device_put(np.arange(4 * 16.0, dtype=np.float32).reshape(4, 16), fg.P("X", None))
+    msgs = []
+    for dot in (fnp.dot, jnp.dot):
+        try:
+            dot(x, y)
+            msgs.append(None)
+        except Exception as e:
+            msgs.append([type(e).__name__, str(e).splitlines()[0]])
+    out["ambiguous"] = msgs
+    try:
+        fg.jit(fnp.dot)(x, y)
+    except ShardingTypeError:
+        out["ambiguous_jit"] = "ShardingTypeError"
+    z = fnp.dot(x, y, out_sharding=fg.P("X", None))
+    zj = jnp.dot(x, y, out_sharding=jax.P("X", None))
+    out["out_sharding"] = [str(fg.typeof(z)), str(jax.typeof(zj)),
+                           float(np.max(np.abs(np.asarray(z) - zj)))]
+    loss = lambda np_: lambda a, b: np_.sum(np_.dot(a, b, out_sharding=jax.P("X", None)) ** 2)
+    g = fg.jit(fg.grad(loss(fnp), argnums=(0, 1)))(x, y)
+    gj = jax.jit(jax.grad(loss(jnp), argnums=(0, 1)))(x, y)
+    out["out_sharding_grad"] = [[str(fg.typeof(a)) for a in g], [str(jax.typeof(a)) for a in gj],
+                                max(float(np.max(np.abs(np.asarray(a) - b))) for a, b in zip(g, gj))]
+    bx = fg.vmap(lambda a: fnp.dot(a, y[:, :4], out_sharding=jax.P(None)))(x[:, :4])
+    out["vmap_out_sharding"] = float(np.max(np.abs(np.asarray(bx) - np.asarray(x[:, :4]) @ np.asarray(y[:4, :4]))))
+
+    # samplers placed by out_sharding: JAX's numbers, JAX's type
+    key = 0
+    samplers = {
+        "normal": lambda r, k, s: r.normal(k, (8, 4), out_sharding=s),
+        "uniform": lambda r, k, s: r.uniform(k, (8, 4), out_sharding=s),
+        "bits": lambda r, k, s: r.bits(k, (8, 4), out_sharding=s),
+        "randint": lambda r, k, s: r.randint(k, (8, 4), 0, 10, out_sharding=s),
+        "bernoulli": lambda r, k, s: r.bernoulli(k, 0.3, (8, 4), out_sharding=s),
+    }
+    out["samplers"] = {}
+    for name, f in samplers.items():
+        a = f(fg.random, fg.random.PRNGKey(3), fg.P("X", "Y"))
+        b = f(jax.random, jax.random.PRNGKey(3), jax.P("X", "Y"))
+        out["samplers"][name] = [str(fg.typeof(a)), str(jax.typeof(b)),
+                                 bool(np.array_equal(np.asarray(a), np.asarray(b)))]
+    print("RESULT " + json.dumps(out))
+    """
+)
+
+
+@pytest.fixture(scope="module")
+def result() -> dict:
+    return run_on_8_devices(SCRIPT)
+
+
+def test_typeof_follows_jax_through_every_split(result):
+    # (spec, program, then JAX's eager type or error and funcgrad's, JAX's jitted type or
+    # error and fg.jit's, and the type inside fg.jit where JAX's jitted program runs)
+    bad = [r for r in result["typeof"] if r[2] != r[3] or not r[4] == r[5] == r[6]]
+    assert not bad, bad
+    assert len(result["typeof"]) == 7 * 11
+    assert result["values"] < 1e-4, result["values"]
+
+
+def test_untyped_values_print_as_before(result):
+    assert result["untyped"] == ["float32[2,3]", "ShapedArray(float32[2,3])", "P(None, None)"]
+
+
+def test_ambiguous_contraction_is_jaxs_error(result):
+    ours, theirs = result["ambiguous"]
+    assert ours == theirs and ours[0] == "ShardingTypeError", result["ambiguous"]
+    assert result["ambiguous_jit"] == "ShardingTypeError"
+
+
+def test_out_sharding_on_dots(result):
+    ours, theirs, err = result["out_sharding"]
+    assert ours == theirs == "float32[8@X,16]" and err == 0.0
+    ours, theirs, err = result["out_sharding_grad"]
+    assert ours == theirs and err < 1e-3, result["out_sharding_grad"]
+    assert result["vmap_out_sharding"] < 1e-4
+
+
+def test_samplers_out_sharding(result):
+    for name, (ours, theirs, same) in result["samplers"].items():
+        assert ours == theirs and same, (name, ours, theirs)
