@@ -332,3 +332,24 @@ def test_traced_sequences_inside_an_index_tuple():
     want = jax.jit(lambda x, i: (x[i], x.at[i].add(1.0)))(jjnp.asarray(x), idx)
     for a, b in zip(got, want):
         np.testing.assert_allclose(np.asarray(a), np.asarray(b))
+
+
+@pytest.mark.parametrize("idx", [[[1], [3]], [[1], [5]], [[-1], [0]], [[4], [0]]])
+def test_lax_gather_scatter_index_checks(idx):
+    def build(np_, lax_, ck, jit_):
+        dn = lax_.GatherDimensionNumbers(
+            offset_dims=(1,), collapsed_slice_dims=(0,), start_index_map=(0,)
+        )
+        sdn = lax_.ScatterDimensionNumbers(
+            update_window_dims=(1,), inserted_window_dims=(0,), scatter_dims_to_operand_dims=(0,)
+        )
+
+        def f(x, i):
+            g = lax_.gather(x, i, dn, (1, 4), mode="fill", fill_value=0.0)
+            s = lax_.scatter_add(x, i, np_.ones((2, 4), np.float32), sdn, mode="drop")
+            return g, s
+
+        return jit_(f)
+
+    ours, theirs = both(build, "index_checks", jit=True)
+    same(ours, theirs, np.ones((5, 4), np.float32), np.int32(idx))

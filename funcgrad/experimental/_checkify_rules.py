@@ -46,6 +46,14 @@ from funcgrad.primitives.control_flow.scan import scan_p
 from funcgrad.primitives.control_flow.while_loop import while_p
 from funcgrad.primitives.custom_calls import custom_jvp_call_p, custom_vjp_call_p
 from funcgrad.primitives.indexing import dynamic_slice_p, dynamic_update_slice_p
+from funcgrad.primitives.scatter import (
+    gather_general_p,
+    scatter_add_general_p,
+    scatter_general_p,
+    scatter_max_p,
+    scatter_min_p,
+    scatter_mul_p,
+)
 
 _I32 = np.dtype(np.int32)
 
@@ -276,6 +284,40 @@ def _slice_rule(ctx: Context, st: State, ins: list, e: Eqn) -> tuple[State, list
     fail = ew.bitwise_or(ew.lt(idx, np.zeros((), _I32)), ew.gt(idx, lim))
     axes = np.arange(len(shape), dtype=np.int32)
     return oob_update(ctx, st, e.prim.name, shape, idx, axes, fail), outs
+
+
+def _vector_index_rule(ctx: Context, st: State, ins: list, e: Eqn) -> tuple[State, list]:
+    """``lax.gather``/``lax.scatter*`` with dimension numbers: every start index (the
+    last axis of ``indices`` is the index vector) within ``[0, dim - slice size]``, as
+    JAX's check; a scatter's result is NaN-checked too."""
+    outs = _bind(e, ins)
+    if OOBError in ctx.enabled:
+        x, idx = ins[0], ins[1]
+        dn = e.params["dimension_numbers"]
+        xa, ia = to_aval(x), to_aval(idx)
+        if e.prim is gather_general_p:
+            axes, sizes = tuple(dn.start_index_map), tuple(e.params["slice_sizes"])
+        else:
+            axes = tuple(dn.scatter_dims_to_operand_dims)
+            sizes = _scatter_window(xa.ndim, to_aval(ins[2]).shape, dn)
+        k = ia.shape[-1] if ia.ndim else 0
+        if k and ia.size:
+            reps = ia.size // k
+            flat = sh.reshape(ew.convert_element_type(idx, _I32), (ia.size,))
+            upper = np.tile(np.asarray([xa.shape[d] - sizes[d] for d in axes], np.int32), reps)
+            fail = ew.bitwise_or(ew.lt(flat, np.int32(0)), ew.gt(flat, upper))
+            axes_flat = np.tile(np.asarray(axes, np.int32), reps)
+            st = oob_update(ctx, st, e.prim.name, xa.shape, flat, axes_flat, fail)
+    if NaNError in ctx.enabled and e.prim is not gather_general_p:
+        st = _nan_check(ctx, st, e, ins, outs)
+    return st, outs
+
+
+def _scatter_window(ndim: int, upd_shape: tuple, dn: Any) -> tuple[int, ...]:
+    """The sizes of the operand window each scatter index writes."""
+    removed = set(dn.inserted_window_dims) | set(dn.operand_batching_dims)
+    it = iter(dn.update_window_dims)
+    return tuple(1 if d in removed else upd_shape[next(it)] for d in range(ndim))
 
 
 # --------------------------------------------------------------------------- check
@@ -518,4 +560,10 @@ RULES: dict[Any, Callable[..., tuple[State, list]]] = {
     while_p: _while_rule,
     custom_jvp_call_p: _copy_rule,
     custom_vjp_call_p: _copy_rule,
+    gather_general_p: _vector_index_rule,
+    scatter_general_p: _vector_index_rule,
+    scatter_add_general_p: _vector_index_rule,
+    scatter_mul_p: _vector_index_rule,
+    scatter_min_p: _vector_index_rule,
+    scatter_max_p: _vector_index_rule,
 }
