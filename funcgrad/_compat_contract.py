@@ -44,6 +44,8 @@ from funcgrad.batching import batch_program
 from funcgrad.core import compile_cache, dtypes, tiers
 from funcgrad.core.array_row import ARRAY_ROWS as _ARRAY_ROWS
 from funcgrad.core.array_row import ArrayRow
+from funcgrad.core.creation_row import CREATION_ROWS as _CREATION_ROWS
+from funcgrad.core.creation_row import FILL_VALUE, Creation
 from funcgrad.core.errors import ConcretizationError
 from funcgrad.core.gc_freeze import freeze as freeze_gc
 from funcgrad.core.interp import Tracer, _state, eval_program, is_tracing, new_builder, trace_flat
@@ -60,6 +62,7 @@ LazyArray = _lazy.LazyArray
 lazy = _lazy
 
 __all__ = [
+    "FILL_VALUE",
     "Aval",
     "ConcretizationError",
     "LazyArray",
@@ -121,6 +124,13 @@ def array_rows() -> list[ArrayRow]:
     """The array rows (``funcgrad.core.array_row``: ``tril``, ``flip``, ``roll``, ...), in
     declaration order: compat builds ``torch.X``, ``Tensor.X(_)`` and ``out=`` of each."""
     return list(_ARRAY_ROWS.values())
+
+
+def creation_rows() -> list[Creation]:
+    """The creation rows (``funcgrad.core.creation_row``: ``zeros``, ``full_like``, ...), in
+    declaration order: compat builds ``torch.X``, ``out=`` and ``Tensor.new_X`` of each
+    (a fill of :data:`FILL_VALUE` is an argument)."""
+    return list(_CREATION_ROWS.values())
 
 
 def x64(fn: Callable) -> Callable:

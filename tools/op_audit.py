@@ -7,9 +7,10 @@ Two counts, each over the code as it stands (nothing is frozen here):
   that no row generates there (neither an elementwise row's ``public=`` form,
   ``funcgrad.primitives.public_forms``, nor a reduction row's,
   ``funcgrad.core.reduction_row.reduction_forms``, nor an array row's function,
-  ``funcgrad.core.array_row``), and whose name ``compat.torch`` or
+  ``funcgrad.core.array_row``, nor a creation row's, ``funcgrad.core.creation_row``), and
+  whose name ``compat.torch`` or
   ``Tensor`` also has, not as a row's PyTorch form (``torch_rows()`` and
-  ``reduction_rows()``, ``array_rows()``: the form's name, its aliases and their ``_``
+  ``reduction_rows()``, ``array_rows()``, ``creation_rows()``: the form's name, its aliases and their ``_``
   in-place twins). Such a
   name is written once per library; the count is of distinct names (and of
   (namespace, name) pairs).
@@ -44,7 +45,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 import compat.torch as ct
-from funcgrad._compat_contract import array_rows, reduction_rows, torch_rows
+from funcgrad._compat_contract import array_rows, creation_rows, reduction_rows, torch_rows
 from funcgrad.core.reduction_row import reduction_forms
 from funcgrad.primitives import public_forms
 
@@ -57,8 +58,10 @@ PACKAGES = ("funcgrad", "compat")
 
 def row_generated(namespace: str) -> set[str]:
     """The names the rows declare in funcgrad's ``namespace`` (elementwise and reduction
-    rows' generated forms; an array row's function, which is its numpy form)."""
-    arrays = {r.name for r in array_rows()} if namespace == "numpy" else set()
+    rows' generated forms; an array row's function, which is its numpy form; a creation
+    row's generated numpy form)."""
+    numpy = namespace == "numpy"
+    arrays = {r.name for r in (*array_rows(), *creation_rows())} if numpy else set()
     return set(public_forms(namespace)) | set(reduction_forms(namespace)) | arrays
 
 
@@ -70,6 +73,8 @@ def torch_row_names() -> set[str]:
         t = row.torch
         for n in (getattr(t, "name", None) or row.name, *getattr(t, "aliases", ())):
             names |= {n, n + "_"}
+    for c in creation_rows():  # (``torch.zeros``; ``Tensor.new_zeros``)
+        names |= {c.name, *((f"new_{c.name}",) if c.torch.new else ())}
     return names
 
 

@@ -34,7 +34,7 @@ from compat._core import views as _views
 from compat._core.accumulate import flip
 from compat._core.anomaly import STATE as _ANOMALY
 from compat._core.anomaly import record_stack
-from compat._core.creation import zeros_like
+from compat._core.creation_rows import zeros_like
 from compat._core.graph import _FREED, Node, check_versions, short_name
 from compat._core.saved import function_raw_saved
 from compat._core.shape_ops import stack, view

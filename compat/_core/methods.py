@@ -8,6 +8,7 @@ import numpy as np
 
 from compat._core import autograd as _autograd
 from compat._core import creation as _creation
+from compat._core import creation_rows as _creation_rows
 from compat._core import dtypes as _dt
 from compat._core import fastpath as _fastpath
 from compat._core import graph as _graph
@@ -18,6 +19,7 @@ from compat._core import optable
 from compat._core import pyfunc_methods as _pyfunc
 from compat._core import restride as _restride
 from compat._core import shape_ops as S
+from compat._core import tensor_copies as _copies
 from compat._core import transfer as T_
 from compat._core import views as _views
 from compat._core.mutation import inplace_result
@@ -39,13 +41,6 @@ def _type(self: Tensor, dtype: Any = None) -> Any:
     if isinstance(dtype, _creation._LegacyTensorType):
         dtype = dtype.dtype
     return S.to_dtype(self, dtype)
-
-
-def _new(
-    self: Tensor, fill: Any, size: tuple, dtype: Any, requires_grad: bool, device: Any = None
-) -> Tensor:
-    where = self.device if device is None else device
-    return _creation._factory(fill, size, dtype or self.dtype, requires_grad, where)
 
 
 def _legacy_new(self: Tensor, *args: Any, device: Any = None, **kwargs: Any) -> Tensor:
@@ -354,6 +349,9 @@ def install() -> None:
         "stride": _stride,
         "storage_offset": lambda self: _views.layout_of(self)[2],
         "data_ptr": _data_ptr,
+        "narrow_copy": _copies.narrow_copy,
+        # compat has no page-locked memory: ``pin_memory=True`` is accepted and ignored
+        "is_pinned": lambda self, device=None: False,
         "untyped_storage": lambda self: _views.UntypedStorage(self),
         "storage": _views.storage,
         "_view_func": _views.view_func,
@@ -364,18 +362,6 @@ def install() -> None:
         "cuda": T_.cuda,
         "xpu": T_.xpu,
         "new": _legacy_new,
-        "new_zeros": lambda self, *size, dtype=None, device=None, requires_grad=False: _new(
-            self, 0, size, dtype, requires_grad, device
-        ),
-        "new_ones": lambda self, *size, dtype=None, device=None, requires_grad=False: _new(
-            self, 1, size, dtype, requires_grad, device
-        ),
-        "new_full": lambda self, size, fill_value, dtype=None, device=None, requires_grad=False: (
-            _new(self, fill_value, (size,), dtype, requires_grad, device)
-        ),
-        "new_empty": lambda self, *size, dtype=None, device=None, requires_grad=False: _new(
-            self, 0, size, dtype, requires_grad, device
-        ),
         "new_tensor": lambda self, data, dtype=None, device=None, requires_grad=False: (
             _creation.tensor(
                 data,
@@ -432,7 +418,7 @@ def install() -> None:
             self, p, generator
         ),
     }
-    for name, f in (methods | _restride.METHODS).items():
+    for name, f in (methods | _restride.METHODS | _creation_rows.NEW_METHODS).items():
         setattr(T, name, f)
     T.T = property(lambda self: S.permute(self, *reversed(range(self.ndim))))
     T.mT = property(_mv.mT)

@@ -34,12 +34,8 @@ from compat._core.creation import (  # noqa: F401
     as_tensor,
     bernoulli,
     default_generator,
-    empty,
-    empty_like,
     eye,
     from_numpy,
-    full,
-    full_like,
     get_rng_state,
     initial_seed,
     linspace,
@@ -47,8 +43,6 @@ from compat._core.creation import (  # noqa: F401
     manual_seed,
     multinomial,
     normal,
-    ones,
-    ones_like,
     poisson,
     rand,
     rand_like,
@@ -60,9 +54,8 @@ from compat._core.creation import (  # noqa: F401
     seed,
     set_rng_state,
     tensor,
-    zeros,
-    zeros_like,
 )
+from compat._core.creation_rows import FORMS as _CREATION_FORMS
 from compat._core.device import device  # noqa: F401
 from compat._core.dtypes import (  # noqa: F401
     bfloat16,
@@ -178,6 +171,8 @@ def numpy_dtype(d: _dt.dtype) -> object:
 
 
 strided = "torch.strided"
+# the creation rows' functions (``zeros``, ``full_like``, ...)
+globals().update(_CREATION_FORMS)
 
 
 e = math.e

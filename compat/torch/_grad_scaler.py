@@ -19,6 +19,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from compat._core import creation as _cr
+from compat._core import creation_rows as _rows
 from compat._core import device as _dev
 from compat._core import dtypes as _dt
 from compat._core.grad_mode import no_grad
@@ -151,8 +152,10 @@ class GradScaler:
     def _lazy_init_scale_growth_tracker(self, dev: Any) -> None:
         if self._growth_tracker is not None:
             raise AssertionError("_growth_tracker initialized before _scale")
-        self._scale = _cr.full((), self._init_scale, dtype=_dt.float32, device=dev)
-        self._growth_tracker = _cr.full((), self._init_growth_tracker, dtype=_dt.int32, device=dev)
+        self._scale = _rows.full((), self._init_scale, dtype=_dt.float32, device=dev)
+        self._growth_tracker = _rows.full(
+            (), self._init_growth_tracker, dtype=_dt.int32, device=dev
+        )
 
     def scale(self, outputs: Any) -> Any:
         """``outputs`` (a tensor, or an iterable of them, nested) times the scale."""
@@ -213,15 +216,15 @@ class GradScaler:
             raise RuntimeError("unscale_() is being called after step().")
         assert self._scale is not None
         inv_scale = self._scale.double().reciprocal().float()
-        found_inf = _cr.full((), 0.0, dtype=_dt.float32, device=self._scale.device)
+        found_inf = _rows.full((), 0.0, dtype=_dt.float32, device=self._scale.device)
         state["found_inf_per_device"] = self._unscale_grads_(optimizer, inv_scale, found_inf, False)
         state["stage"] = _Stage.UNSCALED
 
     def _check_inf_per_device(self, optimizer: Any) -> dict[Any, Tensor]:
         """Note the non-finite gradients of ``optimizer`` without unscaling them."""
         scale, _ = self._check_scale_growth_tracker("_check_inf_per_device")
-        one = _cr.full((), 1.0, dtype=_dt.float32, device=scale.device)
-        found_inf = _cr.full((), 0.0, dtype=_dt.float32, device=scale.device)
+        one = _rows.full((), 1.0, dtype=_dt.float32, device=scale.device)
+        found_inf = _rows.full((), 0.0, dtype=_dt.float32, device=scale.device)
         found = self._unscale_grads_(optimizer, one, found_inf, True)
         self._per_optimizer_states[id(optimizer)]["found_inf_per_device"] = found
         return found

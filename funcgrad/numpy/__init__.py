@@ -18,6 +18,7 @@ import numpy as _np
 from funcgrad.interop import _jax_array
 from funcgrad.numpy import (  # noqa: F401
     _at,
+    _creation,
     _indexing,
     _methods,
     _setops,
@@ -35,25 +36,17 @@ from funcgrad.numpy._creation import (  # noqa: F401
     copy,
     diag,
     diagflat,
-    empty,
-    empty_like,
     eye,
     frombuffer,
     fromiter,
     fromstring,
-    full,
-    full_like,
     geomspace,
     identity,
     linspace,
     logspace,
     meshgrid,
-    ones,
-    ones_like,
     resize,
     tri,
-    zeros,
-    zeros_like,
 )
 from funcgrad.numpy._editing import (  # noqa: F401
     delete,
@@ -370,6 +363,8 @@ dtype = _np.dtype
 finfo = _ml_dtypes.finfo
 iinfo = _ml_dtypes.iinfo
 
+# the creation rows' forms (``zeros``, ``full_like``, ...)
+globals().update(_creation.DECLARED)
 # the forms the primitives' rows declare (``exp``, ``arcsin``/``asin``, ``add``, ...)
 globals().update(_ufuncs.DECLARED)
 # ``add``, ``multiply``, ``maximum``... of them as ufunc objects (``add.reduce``, ``add.at``)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import array as pyarray
 import builtins
+import inspect
 import warnings
 from collections.abc import Sequence
 from typing import Any
@@ -22,6 +23,7 @@ import numpy as np
 
 from funcgrad.core import dtypes
 from funcgrad.core.array_row import ArrayRow, TorchArrayForm, TorchParam
+from funcgrad.core.creation_row import FILL_VALUE, UNSPECIFIED, Creation, TorchCreation
 from funcgrad.core.errors import ConcretizationTypeError
 from funcgrad.core.interp import Tracer, bind
 from funcgrad.core.ir import Aval
@@ -193,36 +195,6 @@ def copy(a: ArrayLike, order: str | None = None) -> Any:
     return out(as_array(a, "copy"))
 
 
-def full(shape: Any, fill_value: ArrayLike, dtype: Any = None, *, device: Any = None) -> Any:
-    """An array of ``shape`` filled with ``fill_value`` (which may be an array to broadcast)."""
-    shape = _shape("full", shape)
-    v = prep(fill_value, "full")
-    if dtype is not None:
-        v = convert(v, user_dtype(dtype, "full"))
-    v = as_array(v, "full")
-    return _on(out(broadcast_to_shape(v, shape, "full")), device)
-
-
-def zeros(shape: Any, dtype: Any = None, *, device: Any = None) -> Any:
-    """An array of zeros (the default float dtype unless ``dtype`` is given); with
-    ``dtype=float0`` (the tangent type of integers) a NumPy ``float0`` array, as JAX."""
-    if _is_float0(dtype):
-        return np.zeros(_shape("zeros", shape), jax.dtypes.float0)
-    return _on(out(_filled("zeros", shape, dtype, 0)), device)
-
-
-def ones(shape: Any, dtype: Any = None, *, device: Any = None) -> Any:
-    """An array of ones (the default float dtype unless ``dtype`` is given)."""
-    return _on(out(_filled("ones", shape, dtype, 1)), device)
-
-
-def empty(shape: Any, dtype: Any = None, *, device: Any = None) -> Any:
-    """Same as :func:`zeros` (arrays are immutable, so there is nothing to leave uninitialised)."""
-    if _is_float0(dtype):
-        return zeros(shape, dtype)
-    return _on(out(_filled("empty", shape, dtype, 0)), device)
-
-
 def _is_float0(dtype: Any) -> bool:
     try:
         return dtype is not None and np.dtype(dtype) == jax.dtypes.float0
@@ -230,9 +202,19 @@ def _is_float0(dtype: Any) -> bool:
         return False
 
 
-def _filled(name: str, shape: Any, dtype: Any, value: Any) -> Any:
-    dims, dt = _shape_dtype(name, shape, dtype)
-    return sh.full(dims, value, dt)
+def _filled(row: Creation, shape: Any, fill_value: Any, dtype: Any) -> Any:
+    """The array of a row without a template: ``fill_value`` (a row's own fill when it
+    has no such argument) broadcast to ``shape``, in ``dtype`` (the default float for a
+    fill of its own, the value's type, weak for a Python number, for ``fill_value``)."""
+    name = row.name
+    if row.fill != FILL_VALUE:
+        dims, dt = _shape_dtype(name, shape, dtype)
+        return sh.full(dims, row.value, dt)
+    dims = _shape(name, shape)
+    v = prep(fill_value, name)
+    if dtype is not None:
+        v = convert(v, user_dtype(dtype, name))
+    return broadcast_to_shape(as_array(v, name), dims, name)
 
 
 def _template(a: Any, name: str) -> Aval:
@@ -243,49 +225,160 @@ def _template(a: Any, name: str) -> Aval:
     return aval(prep(a, name))
 
 
-def _like(name: str, a: ArrayLike, fill: Any, dtype: Any, shape: Any, device: Any) -> Any:
+def _like(row: Creation, a: Any, fill_value: Any, dtype: Any, shape: Any) -> Any:
+    """The array of a ``*_like`` row: ``fill_value`` (or the row's fill) in ``a``'s shape
+    and dtype (and weak type) unless ``shape``/``dtype`` say otherwise."""
+    name = row.name
+    fill = fill_value if row.fill == FILL_VALUE else row.value
+    check_arraylike(row.errors_as, a, *((fill,) if row.fill == FILL_VALUE else ()))
     av = _template(a, name)
     s = _shape(name, shape) if shape is not None else av.shape
-    if dtype is not None:
-        return _on(out(sh.full(s, fill, user_dtype(dtype, name))), device)
-    v = convert(fill, av.dtype, av.weak_type)
-    return _on(out(broadcast_to_shape(as_array(v, name), s, name)), device)
+    if dtype is not None and row.fill != FILL_VALUE:
+        return sh.full(s, fill, user_dtype(dtype, name))
+    v = prep(fill, name)
+    v = (
+        convert(v, user_dtype(dtype, name))
+        if dtype is not None
+        else convert(v, av.dtype, av.weak_type)
+    )
+    return broadcast_to_shape(as_array(v, name), s, name)
 
 
-def zeros_like(a: ArrayLike, dtype: Any = None, shape: Any = None, *, device: Any = None) -> Any:
-    """Zeros with the shape and dtype (and weak type) of ``a``."""
-    return _like("zeros_like", a, 0, dtype, shape, device)
+def _numpy_form(row: Creation) -> Any:
+    """The ``funcgrad.numpy`` function of a creation row: ``X(shape, [fill_value,]
+    dtype=None, *, device=None)`` or ``X(a, [fill_value,] dtype=None, shape=None, *,
+    device=None)``, as ``jax.numpy``'s."""
+    names = _names(row)
+    least = 2 if row.fill == FILL_VALUE else 1  # (positional arguments a call needs)
+
+    def form(*args: Any, device: Any = None, **kwargs: Any) -> Any:
+        if kwargs or not least <= len(args) <= len(names):
+            args = _bind(row, names, least, args, kwargs)
+        if row.fill == FILL_VALUE:
+            first, fill, *rest = args
+        else:
+            (first, *rest), fill = args, None
+        dtype = rest[0] if rest else None
+        if row.like:
+            shape = rest[1] if len(rest) > 1 else None
+            return _on(out(_like(row, first, fill, dtype, shape)), device)
+        if row.float0 and _is_float0(dtype):
+            return np.zeros(_shape(row.name, first), jax.dtypes.float0)
+        return _on(out(_filled(row, first, fill, dtype)), device)
+
+    P = inspect.Parameter
+    params = [
+        P(n, P.POSITIONAL_OR_KEYWORD, default=P.empty if i < least else None)
+        for i, n in enumerate(names)
+    ]
+    form.__name__ = form.__qualname__ = row.name
+    form.__doc__ = row.doc
+    form.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
+        [*params, P("device", P.KEYWORD_ONLY, default=None)]
+    )
+    form.__module__ = __name__
+    return form
 
 
-def ones_like(a: ArrayLike, dtype: Any = None, shape: Any = None, *, device: Any = None) -> Any:
-    """Ones with the shape and dtype (and weak type) of ``a``."""
-    return _like("ones_like", a, 1, dtype, shape, device)
+def _names(row: Creation) -> tuple[str, ...]:
+    """A numpy form's positional-or-keyword parameters, in order."""
+    fill = ("fill_value",) if row.fill == FILL_VALUE else ()
+    first = row.template if row.like else "shape"
+    return (first, *fill, "dtype", *(("shape",) if row.like else ()))
 
 
-def empty_like(a: ArrayLike, dtype: Any = None, shape: Any = None, *, device: Any = None) -> Any:
-    """Same as :func:`zeros_like`."""
-    check_arraylike("ones_like", a)
-    return zeros_like(a, dtype, shape, device=device)
+def _bind(
+    row: Creation, names: tuple[str, ...], least: int, args: tuple, kwargs: dict
+) -> tuple[Any, ...]:
+    """A numpy form's arguments in ``names``' order (``None`` for an optional one not
+    given), with Python's errors for a wrong call."""
+    if len(args) > len(names):
+        raise TypeError(
+            f"{row.name}() takes from {least} to {len(names)} positional arguments but "
+            f"{len(args)} were given"
+        )
+    given = dict(zip(names, args))
+    for k, v in kwargs.items():
+        if k not in names:
+            raise TypeError(f"{row.name}() got an unexpected keyword argument '{k}'")
+        if k in given:
+            raise TypeError(f"{row.name}() got multiple values for argument '{k}'")
+        given[k] = v
+    missing = [n for n in names[:least] if n not in given]
+    if missing:
+        raise TypeError(f"{row.name}() missing required argument: '{missing[0]}'")
+    return tuple(given.get(n) for n in names)
 
 
-def full_like(
-    a: ArrayLike,
-    fill_value: ArrayLike,
-    dtype: Any = None,
-    shape: Any = None,
-    *,
-    device: Any = None,
-) -> Any:
-    """``fill_value`` broadcast to the shape of ``a``, in ``a``'s dtype unless ``dtype``."""
-    check_arraylike("full_like", a, fill_value)
-    av = _template(a, "full_like")
-    s = _shape("full_like", shape) if shape is not None else av.shape
-    v = prep(fill_value, "full_like")
-    if dtype is not None:
-        v = convert(v, user_dtype(dtype, "full_like"))
-    else:
-        v = convert(v, av.dtype, av.weak_type)
-    return _on(out(broadcast_to_shape(as_array(v, "full_like"), s, "full_like")), device)
+# the creation functions: each row's numpy form is generated here; PyTorch's torch.X,
+# Tensor.new_X and out= come from the same rows (compat/_core/creation_rows.py)
+_ALONE = TorchCreation()
+_LIKE = TorchCreation(varargs=False, out=False, new=False, memory_format=True)
+CREATION = (
+    Creation(
+        "zeros",
+        fill=0,
+        float0=True,
+        doc="An array of zeros (the default float dtype unless ``dtype`` is given); with "
+        "``dtype=float0`` (the tangent type of integers) a NumPy ``float0`` array, as JAX.",
+        torch=TorchCreation(negative="zeros: Dimension size must be non-negative."),
+    ),
+    Creation(
+        "ones",
+        fill=1,
+        float0=True,
+        doc="An array of ones (the default float dtype unless ``dtype`` is given).",
+        torch=_ALONE,
+    ),
+    Creation(
+        "empty",
+        fill=UNSPECIFIED,
+        float0=True,
+        doc="Same as :func:`zeros` (arrays are immutable, so there is nothing to leave "
+        "uninitialised).",
+        torch=TorchCreation(memory_format=True),
+    ),
+    Creation(
+        "full",
+        fill=FILL_VALUE,
+        doc="An array of ``shape`` filled with ``fill_value`` (which may be an array to "
+        "broadcast).",
+        torch=TorchCreation(varargs=False),
+    ),
+    Creation(
+        "zeros_like",
+        fill=0,
+        like=True,
+        doc="Zeros with the shape and dtype (and weak type) of ``a``.",
+        torch=_LIKE,
+    ),
+    Creation(
+        "ones_like",
+        fill=1,
+        like=True,
+        doc="Ones with the shape and dtype (and weak type) of ``a``.",
+        torch=_LIKE,
+    ),
+    Creation(
+        "empty_like",
+        fill=UNSPECIFIED,
+        like=True,
+        template="prototype",
+        errors_as="ones_like",
+        doc="Same as :func:`zeros_like`.",
+        torch=_LIKE,
+    ),
+    Creation(
+        "full_like",
+        fill=FILL_VALUE,
+        like=True,
+        doc="``fill_value`` broadcast to the shape of ``a``, in ``a``'s dtype unless ``dtype``.",
+        torch=_LIKE,
+    ),
+)
+#: the rows' numpy forms, by name (``funcgrad.numpy`` exports them)
+DECLARED = {row.name: _numpy_form(row) for row in CREATION}
+globals().update(DECLARED)
 
 
 def _static(name: str, v: Any, what: str) -> Any:
@@ -655,6 +748,6 @@ def resize(a: ArrayLike, new_shape: int | Sequence[int]) -> Any:
     total = int(np.prod(shape, dtype=np.int64))
     n = aval(a).shape[0]
     if n == 0 or total == 0:
-        return out(zeros(shape, aval(a).dtype))
+        return out(DECLARED["zeros"](shape, aval(a).dtype))
     reps = -(-total // n)
     return out(reshape(tile(a, reps)[:total], shape))

@@ -11,7 +11,7 @@ import numpy as np
 
 from compat._core import dtypes as _dt
 from compat._core import grad_mode as _gm
-from compat._core.creation import zeros
+from compat._core.creation_rows import FORMS as _CREATION
 from compat._core.mutation import apply_inplace
 from compat._core.ops import conventions as _conv
 from compat._core.ops._common import _c, _vector_norm_f, acc
@@ -489,7 +489,7 @@ def _extremum(op: str, input: Tensor, dim: Any, keepdim: bool, other: Any) -> An
 
 def zeros_like_int(t: Tensor) -> Tensor:
 
-    return zeros(*t.shape, dtype=_dt.int64)
+    return _CREATION["zeros"](*t.shape, dtype=_dt.int64)
 
 
 @defop(

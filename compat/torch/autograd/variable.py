@@ -12,7 +12,7 @@ import warnings
 from typing import Any
 
 from compat._core import dtypes as _dt
-from compat._core.creation import empty
+from compat._core.creation_rows import empty
 from compat._core.engine import queue_callback
 from compat._core.tensor import Tensor
 

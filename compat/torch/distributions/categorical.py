@@ -6,7 +6,8 @@ from typing import Any
 
 import numpy as np
 
-from compat._core.creation import full, multinomial
+from compat._core.creation import multinomial
+from compat._core.creation_rows import full
 from compat._core.dtypes import int64
 from compat._core.ops import clamp
 from compat._core.tensor import Size, Tensor

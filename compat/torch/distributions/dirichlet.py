@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from compat._core.creation import zeros_like
+from compat._core.creation_rows import zeros_like
 from compat._core.ops import where
 from compat._core.ops.binary import xlogy
 from compat._core.ops.unary import digamma, lgamma

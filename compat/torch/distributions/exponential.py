@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from compat._core import dtypes as _dt
-from compat._core.creation import zeros_like
+from compat._core.creation_rows import zeros_like
 from compat._core.ops import exp, log
 from compat._core.tensor import Tensor
 from compat.torch.distributions import _ops, constraints

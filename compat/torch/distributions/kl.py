@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from compat._core.creation import full_like
+from compat._core.creation_rows import full_like
 from compat._core.ops import exp, log, where
 from compat._core.ops.linalg_ns import solve_triangular
 from compat._core.ops.selecting import diagonal

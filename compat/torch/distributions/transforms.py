@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from compat._core.creation import full_like, zeros_like
+from compat._core.creation_rows import full_like, zeros_like
 from compat._core.ops import clamp, exp, log, sigmoid, tanh
 from compat._core.tensor import Tensor
 from compat.torch.distributions import constraints

@@ -1,0 +1,101 @@
+"""A creation function's row: ``zeros``, ``ones``, ``empty``, ``full`` and their ``*_like``
+forms declared once for both libraries.
+
+A creation function has no operand to promote and reduces nothing: it makes an array of a
+shape (given, or a template's) filled with one value. What differs between NumPy and
+PyTorch is how the shape is spelled (one ``shape`` argument against ``*size`` or one
+``size`` sequence), the default dtype (the default float or the fill value's type in
+NumPy; PyTorch's default dtype, or the fill value's kind for ``full``), the template (any
+array or shape-and-dtype object against a Tensor, whose device is kept too) and the
+arguments only PyTorch has (``out=``, ``requires_grad``, ``layout``, ``memory_format``,
+``pin_memory``, ``Tensor.new_X``). A :class:`Creation` row, declared in
+``funcgrad/numpy/_creation.py`` beside the generator of its numpy form, says the fill
+value, whether the row is a ``*_like`` form, the numpy form's differences and PyTorch's
+form (:class:`TorchCreation`); compat builds ``torch.X``, ``Tensor.new_X`` and ``out=``
+from it at import. funcgrad never reads ``torch``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+#: the fill of a row whose value is an argument (``full``, ``full_like``: ``fill_value``)
+FILL_VALUE = "fill_value"
+#: the fill of a row whose contents are unspecified (``empty``: zeros here, as arrays are
+#: immutable and PyTorch's uninitialised memory has no value to match)
+UNSPECIFIED = "unspecified"
+
+
+@dataclass(frozen=True)
+class TorchCreation:
+    """How a creation row reads in PyTorch (``torch=`` on the row).
+
+    ``varargs``: the size is ``*size`` (``torch.zeros(2, 3)``, ``torch.zeros((2, 3))`` or
+    ``size=``), where ``full`` takes one ``size`` sequence and refuses an int. ``out``:
+    ``torch.X`` takes ``out=`` (the result in ``out``'s dtype unless ``dtype=`` is given,
+    which must then be ``out``'s). ``new``: ``Tensor.new_X(size, ...)`` exists (the input's
+    dtype and device unless given). ``memory_format``: the form takes ``memory_format=``
+    besides ``dtype``, ``layout``, ``device``, ``requires_grad`` and ``pin_memory`` (every
+    form takes those; accepted: compat has one layout and no pinned memory). ``negative``:
+    PyTorch's ``RuntimeError`` text refusing a negative size where it is not the general
+    "Trying to create tensor with negative dimension" (``zeros``' own kernel). Every keyword after the size (and
+    ``fill_value``) is keyword-only, as PyTorch's. A ``*_like`` row's input must be a
+    Tensor (PyTorch's ``TypeError``)."""
+
+    varargs: bool = True
+    out: bool = True
+    new: bool = True
+    memory_format: bool = False
+    negative: str | None = None
+
+
+#: the declared creation rows, name -> row, in declaration order
+CREATION_ROWS: dict[str, Creation] = {}
+
+
+class Creation:
+    """One creation function declared for both libraries (see the module docstring).
+
+    ``fill``: every element's value (``0``, ``1``), :data:`FILL_VALUE` (an argument) or
+    :data:`UNSPECIFIED`. ``like``: the shape and dtype come from a template (``*_like``).
+    ``doc``: the numpy form's docstring. For the numpy form: ``template``, the template
+    parameter's name (``empty_like``'s ``prototype``); ``errors_as``, the name its
+    template errors say (JAX's ``empty_like`` checks as ``ones_like``); ``float0``: the
+    form takes ``dtype=float0`` (the tangent type of integers) and gives a NumPy ``float0``
+    array, as JAX's ``zeros``, ``ones`` and ``empty``."""
+
+    def __init__(
+        self,
+        name: str,
+        *,
+        fill: object,
+        doc: str,
+        torch: TorchCreation,
+        like: bool = False,
+        template: str = "a",
+        errors_as: str | None = None,
+        float0: bool = False,
+    ) -> None:
+        if name in CREATION_ROWS:
+            raise ValueError(f"creation row {name!r} declared twice")
+        if torch.varargs and (like or fill == FILL_VALUE):
+            raise ValueError(f"{name}: a *_like form or fill_value leaves no place for *size")
+        if like and (torch.out or torch.new):
+            raise ValueError(f"{name}: PyTorch's *_like forms have no out= and no new_X")
+        self.name = name
+        self.fill = fill
+        self.doc = doc
+        self.torch = torch
+        self.like = like
+        self.template = template
+        self.errors_as = errors_as or name
+        self.float0 = float0
+        CREATION_ROWS[name] = self
+
+    @property
+    def value(self) -> object:
+        """The fill of a row without a ``fill_value`` argument (``UNSPECIFIED`` as 0)."""
+        return 0 if self.fill == UNSPECIFIED else self.fill
+
+    def __repr__(self) -> str:
+        return f"Creation({self.name})"
