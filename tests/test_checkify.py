@@ -285,6 +285,8 @@ def test_check_outside_checkify():
     with pytest.raises(checkify.JaxRuntimeError, match="hi"):
         checkify.check(False, "hi")
     checkify.check(True, "fine")
+    with pytest.raises(checkify.JaxRuntimeError, match="pos"):  # primal values checked
+        fg.grad(lambda x: (checkify.check(x > 0, "pos"), fnp.sin(x))[1])(0.0)
     with pytest.raises(ValueError, match=r"Cannot abstractly evaluate a checkify\.check"):
         fg.jit(lambda: checkify.check(False, "hi"))()
     fg.jit(lambda x: checkify.debug_check(x > 5, "never"))(1.0)
