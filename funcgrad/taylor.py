@@ -250,7 +250,7 @@ def inline_jet(primals: Sequence[Any], series: Sequence[Series], **params: Any) 
 def call_jet(rebind: Callable[..., list]) -> Callable[..., tuple[Any, Any]]:
     """The jet rule of a call primitive holding ``program``: the same call of that
     program's Taylor-mode program (:func:`jet_program`), made by
-    ``rebind(new_program, args, **params)``."""
+    ``rebind(new_program, args, **params)`` (the equation's other params)."""
 
     def rule(primals: Sequence[Any], series: Sequence[Series], **params: Any) -> tuple:
         program: Program = params["program"]
@@ -259,7 +259,8 @@ def call_jet(rebind: Callable[..., list]) -> Callable[..., tuple[Any, Any]]:
         jprog, out_nz = jet_program(program, nz, order)
         jprog, consts = close(jprog)
         flat = [c for s, z in zip(series, nz) if z for c in s]
-        res = rebind(jprog, [*consts, *primals, *flat], **params)
+        rest = {k: v for k, v in params.items() if k != "program"}
+        res = rebind(jprog, [*consts, *primals, *flat], **rest)
         n = len(program.outvars)
         return list(res[:n]), split_series(res[n:], out_nz, order)
 

@@ -16,12 +16,15 @@ from functools import partial
 from math import factorial
 from typing import Any
 
+import numpy as np
+
 from funcgrad import lax, taylor
 from funcgrad.api._tracing import check_callable, trace_pytree
 from funcgrad.core import dtypes, tiers
 from funcgrad.core.ad_util import zeros_like_aval
 from funcgrad.core.interp import is_tracing, to_aval
-from funcgrad.numpy import asarray, multiply, true_divide
+from funcgrad.core.ir import Aval
+from funcgrad.numpy import multiply, true_divide
 from funcgrad.tree_util import tree_flatten, tree_unflatten
 
 __all__ = ["ZeroSeries", "fact", "jet", "jet2", "zero_series"]
@@ -42,7 +45,7 @@ zero_series = ZeroSeries()
 
 def fact(n: Any) -> Any:
     """``n!`` as ``exp(lgamma(n + 1))``, a float array (defined for non-integers too)."""
-    return lax.exp(lax.lgamma(asarray(n, "float32") + 1.0))
+    return lax.exp(lax.lgamma(n + 1.0))
 
 
 def _check(primals: Sequence[Any], series: Sequence[Any]) -> int:
@@ -106,7 +109,9 @@ def jet(
 
     Returns:
         ``(primal_out, series_out)``: ``fun(*primals)`` and, for each of its leaves, the
-        list of its ``K`` terms (zeros where the output does not depend on the inputs).
+        list of its ``K`` terms (zeros where the output does not depend on the inputs;
+        float zeros for an integer or bool output). Integer and bool primals carry no
+        series (their terms are ignored), as in ``jvp``.
 
     Raises:
         ValueError: series of different lengths, a primal or term that is not an
@@ -133,7 +138,10 @@ def jet(
     terms_out = []
     for o, s in zip(outs, souts):
         if s is None:
-            zero = zeros_like_aval(to_aval(o))
+            a = to_aval(o)
+            if not dtypes.is_inexact(a.dtype):  # (JAX's: zeros of the default float dtype)
+                a = Aval(a.shape, dtypes.canonicalize(np.float64))
+            zero = zeros_like_aval(a)
             s = [zero] * order
         elif not factorial_scaled:
             s = [true_divide(c, factorial(k)) for k, c in enumerate(s, start=1)]
