@@ -401,10 +401,7 @@ def _call_rule(ctx: Context, st: State, ins: list, e: Eqn) -> tuple[State, list]
 
     new, consts, lay = rewrite(ctx, body, sigs, [to_aval(x) for x in ins])
     params = {**e.params, "program": new}
-    if e.prim is jit_call_p:
-        outs = bind(jit_call_p, *consts, *st.leaves(), *ins, **params)
-    else:
-        outs = bind(e.prim, *consts, *st.leaves(), *ins, **params)
+    outs = bind(e.prim, *consts, *st.leaves(), *ins, **params)
     n = len(layout_avals(lay))
     return State.from_leaves(lay, outs[:n]), list(outs[n:])
 
