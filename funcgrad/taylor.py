@@ -240,6 +240,30 @@ def bilinear_jet(prim: Primitive) -> Callable[..., tuple[Any, Any]]:
     return rule
 
 
+def quotient_jet(prim: Primitive) -> Callable[..., tuple[Any, Any]]:
+    """The jet rule of ``prim``, the quotient ``a / b`` (``div``): from ``a = q b`` by
+    Leibniz's rule, ``q_k = (a_k - sum_(j>=1) C(k, j) b_j q_(k-j)) / b``, one division
+    per order (the JVP route divides twice per level, ``2**order`` in all)."""
+
+    def rule(primals: Sequence[Any], series: Sequence[Series], **params: Any) -> tuple:
+        a, b = primals
+        sa, sb = series
+        q = bind(prim, a, b, **params)
+        order = series_order(series)
+        mul, sub = REGISTRY["mul"].bind, REGISTRY["sub"].bind
+        qs = [q]
+        for k in range(1, order + 1):
+            num: Any = sa[k - 1] if sa is not None else Zero(series_aval(to_aval(q)))
+            if sb is not None:
+                for j in range(1, k + 1):
+                    term = _scaled(mul(sb[j - 1], qs[k - j]), comb(k, j))
+                    num = REGISTRY["neg"].bind(term) if is_zero(num) else sub(num, term)
+            qs.append(bind(prim, num, b, **params))
+        return q, qs[1:]
+
+    return rule
+
+
 def inline_jet(primals: Sequence[Any], series: Sequence[Series], **params: Any) -> tuple:
     """The jet rule of a call primitive whose equation holds its function as
     ``program``: the series of that program, evaluated in place (a custom rule is not

@@ -390,6 +390,7 @@ div_p = _binary(
     numpy="inexact",
     torch=TorchForm("DivBackward0", aliases=("divide", "true_divide"), number_first=True),
 )
+div_p.jet = taylor.quotient_jet(div_p)
 # (numpy's remainder/mod/fmod round or fix signs: composites in funcgrad.numpy)
 rem_p = _binary(
     "rem",
