@@ -8,13 +8,15 @@ flat positions; the in-place forms copy the result into ``self``.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from compat._core import creation as _cr
 from compat._core import dtypes as _dt
 from compat._core.tensor import Tensor
 
-__all__ = ["index_put", "index_put_", "put", "put_"]
+__all__ = ["index_put", "index_put_", "masked_fill_check", "put", "put_", "setitem_dtype_check"]
 
 
 def _flat_index(index: Tensor, n: int) -> Tensor:
@@ -92,3 +94,40 @@ def index_put_(
 
 def _name(t: Tensor) -> str:
     return _dt.scalar_type_name(t._npdtype)
+
+
+def setitem_dtype_check(self: Tensor, idx: Any, advanced: bool, value: Tensor) -> None:
+    """PyTorch's refusal of a Tensor value of another dtype written through an advanced
+    index (its ``index_put_``; compat cast it), except a one-element value under a single
+    bool mask, which PyTorch's ``index_put_`` hands to ``masked_fill_`` (a cast)."""
+    if not advanced:
+        return  # basic indexing: a view, then copy_ (which casts)
+    items = idx if isinstance(idx, tuple) else (idx,)
+    adv = [
+        it
+        for it in items
+        if isinstance(it, (list, np.ndarray)) or (isinstance(it, Tensor) and it.ndim > 0)
+    ]
+    if len(adv) == 1 and value.numel() == 1:
+        kind = adv[0]._npdtype if isinstance(adv[0], Tensor) else np.asarray(adv[0]).dtype
+        if kind == np.bool_:
+            return
+    raise RuntimeError(
+        "Index put requires the source and destination dtypes match, got "
+        f"{_name(self)} for the destination and {_name(value)} for the source."
+    )
+
+
+def masked_fill_check(mask: Any, value: Any) -> None:
+    """PyTorch's ``masked_fill`` errors: the mask must be bool, a value tensor 0-d (compat
+    filled by a non-bool mask, and broadcast a value tensor of 1+ dims)."""
+    if isinstance(mask, Tensor) and mask._npdtype != np.bool_:
+        raise RuntimeError(
+            "masked_fill_ only supports boolean masks, but got mask with dtype "
+            f"{_dt.type_meta_name(mask._npdtype)}"
+        )
+    if isinstance(value, Tensor) and value.ndim:
+        raise RuntimeError(
+            "masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
+            f"{value.ndim} dimension(s)."
+        )

@@ -19,6 +19,7 @@ from compat._core import optable
 from compat._core import pyfunc_methods as _pyfunc
 from compat._core import restride as _restride
 from compat._core import shape_ops as S
+from compat._core import tensor_copies as _copies
 from compat._core import transfer as T_
 from compat._core import views as _views
 from compat._core.mutation import inplace_result
@@ -348,6 +349,9 @@ def install() -> None:
         "stride": _stride,
         "storage_offset": lambda self: _views.layout_of(self)[2],
         "data_ptr": _data_ptr,
+        "narrow_copy": _copies.narrow_copy,
+        # compat has no page-locked memory: ``pin_memory=True`` is accepted and ignored
+        "is_pinned": lambda self, device=None: False,
         "untyped_storage": lambda self: _views.UntypedStorage(self),
         "storage": _views.storage,
         "_view_func": _views.view_func,

@@ -66,6 +66,20 @@ def _init_words(seed: int) -> np.ndarray:
     return words
 
 
+#: the device types a generator can be made for: the CPU's, and compat's ``cuda`` stand-in
+_GENERATOR_DEVICES = ("cpu", "cuda")
+
+
+def _generator_device(device: Any) -> Any:
+    """``device`` checked as PyTorch's ``Generator(device)`` checks it: a valid device name
+    (PyTorch's error otherwise), of a type that has generators ("X device type not an
+    accelerator.")."""
+    d = _dev.device(device)
+    if d.type not in _GENERATOR_DEVICES:
+        raise RuntimeError(f"{d.type.upper()} device type not an accelerator.")
+    return d
+
+
 class Generator:
     """``torch.Generator``: PyTorch's CPU mt19937 state, to pass as ``generator=``.
 
@@ -76,7 +90,7 @@ class Generator:
     """
 
     def __init__(self, device: Any = "cpu") -> None:
-        self.device = device
+        self.device = _generator_device(device)
         self._bits = np.random.MT19937()
         #: whether ``_bits`` holds the current state (``_words``/``_left``/``_next`` may
         #: be behind it); else those hold it. Handing NumPy's bit generator the state
@@ -86,8 +100,12 @@ class Generator:
         self.manual_seed(DEFAULT_SEED)
 
     def manual_seed(self, seed: int) -> Generator:
-        """Reseed (negative seeds wrap to uint64, as PyTorch); returns ``self``."""
-        seed = int(seed) % 2**64
+        """Reseed (negative seeds wrap to uint64, as PyTorch; a seed outside the int64 and
+        uint64 ranges is PyTorch's ``ValueError``); returns ``self``."""
+        seed = int(seed)
+        if not -(2**63) <= seed < 2**64:
+            raise ValueError("Overflow when unpacking long long")
+        seed %= 2**64
         self._seed = seed
         self._words = _init_words(seed)
         self._left, self._next = 1, 0

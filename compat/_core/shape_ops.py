@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from compat._core import dtypes as _dt
+from compat._core import index_put as _index_put
 from compat._core import views as _views
 from compat._core.creation import _leaf
 from compat._core.mutation import apply_inplace
@@ -707,7 +708,7 @@ def setitem(self: Tensor, idx: Any, value: Any) -> None:
 
     value = coerce(value)
     if isinstance(value, Tensor) and value._npdtype != self._npdtype:
-        _index_put_dtype_check(self, idx, spec, value)
+        _index_put.setitem_dtype_check(self, idx, any(s[0] == "a" for s in spec), value)
     if self._view is not None and basic(spec):
         # PyTorch: a view of the indexed part, then copy_ into it
         part = getitem(self, idx)
@@ -722,29 +723,6 @@ def setitem(self: Tensor, idx: Any, value: Any) -> None:
     if _conv.repeats([arrays[s[1]] for s in spec if s[0] == "a"]):
         st += (_conv.REPEATS,)
     apply_inplace(self, _setitem_f, name, (value, *dyn), st)
-
-
-def _index_put_dtype_check(self: Tensor, idx: Any, spec: tuple, value: Tensor) -> None:
-    """PyTorch's refusal of a Tensor value of another dtype written through an advanced
-    index (its ``index_put_``; compat cast it), except a one-element value under a single
-    bool mask, which PyTorch's ``index_put_`` hands to ``masked_fill_`` (a cast)."""
-    if not any(s[0] == "a" for s in spec):
-        return  # basic indexing: a view, then copy_ (which casts)
-    items = idx if isinstance(idx, tuple) else (idx,)
-    adv = [
-        it
-        for it in items
-        if isinstance(it, (list, np.ndarray)) or (isinstance(it, Tensor) and it.ndim > 0)
-    ]
-    if len(adv) == 1 and value.numel() == 1:
-        kind = adv[0]._npdtype if isinstance(adv[0], Tensor) else np.asarray(adv[0]).dtype
-        if kind == np.bool_:
-            return
-    raise RuntimeError(
-        "Index put requires the source and destination dtypes match, got "
-        f"{_dt.scalar_type_name(self._npdtype)} for the destination and "
-        f"{_dt.scalar_type_name(value._npdtype)} for the source."
-    )
 
 
 def _gather_f(x: Any, idx: Any, *, axis: int) -> Any:
@@ -777,6 +755,8 @@ def _masked_fill_f(x: Any, m: Any, v: Any, *, dtype: np.dtype) -> Any:
 
 @defop(inplace=True, samples=Sample(((2, 3),), args=(Mask((2, 3)), 0.5)))
 def masked_fill(input: Tensor, mask: Tensor, value: Any) -> Tensor:
+    """``input`` with ``value`` (a number or 0-d tensor) where ``mask`` (bool) is true."""
+    _index_put.masked_fill_check(mask, value)
     return apply(
         _masked_fill_f,
         "MaskedFillBackward0",

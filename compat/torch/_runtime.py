@@ -6,9 +6,13 @@ on the CPU)."""
 
 from __future__ import annotations
 
+import importlib
 import os
 import warnings
+from typing import Any
 
+from compat._core import creation as _creation
+from compat._core import dtypes as _dt
 from compat._core.ops import _common as _ops_common
 
 __all__ = [
@@ -18,6 +22,7 @@ __all__ = [
     "get_num_threads",
     "is_deterministic_algorithms_warn_only_enabled",
     "is_warn_always_enabled",
+    "set_default_tensor_type",
     "set_float32_matmul_precision",
     "set_num_interop_threads",
     "set_num_threads",
@@ -100,3 +105,29 @@ def set_warn_always(b: bool) -> None:
 def is_warn_always_enabled() -> bool:
     """Whether :func:`set_warn_always` is on."""
     return _ops_common.WARN_ALWAYS[0]
+
+
+def set_default_tensor_type(t: Any, /) -> None:
+    """PyTorch's deprecated ``set_default_tensor_type``: a legacy tensor type
+    (``torch.DoubleTensor``, or its dotted name) sets the default dtype; only floating
+    types are accepted, as PyTorch's (its deprecation warning once)."""
+    if isinstance(t, str):
+        if t.startswith("torch.cuda."):
+            raise TypeError(f"type {t} not available. Torch not compiled with CUDA enabled.")
+        module, _, name = t.rpartition(".")
+        if not module:
+            raise ModuleNotFoundError(f"No module named {t!r}")
+        base = "compat.torch" + module[len("torch") :] if module.startswith("torch") else module
+        t = getattr(importlib.import_module(base), name)
+    _ops_common.warn_once(
+        "set_default_tensor_type",
+        "torch.set_default_tensor_type() is deprecated as of PyTorch 2.1, please use "
+        "torch.set_default_dtype() and torch.set_default_device() as alternatives.",
+    )
+    if not isinstance(t, _creation._LegacyTensorType):
+        raise TypeError(
+            "invalid type object: only floating-point types are supported as the default type"
+        )
+    if not t.dtype.is_floating_point:
+        raise TypeError("only floating-point types are supported as the default type")
+    _dt.set_default_dtype(t.dtype)

@@ -6,6 +6,6 @@ likewise)."""
 
 from __future__ import annotations
 
-from compat.torch.backends import cuda, cudnn, mkldnn, mps, quantized
+from compat.torch.backends import cpu, cuda, cudnn, mkldnn, mps, quantized
 
-__all__ = ["cuda", "cudnn", "mkldnn", "mps", "quantized"]
+__all__ = ["cpu", "cuda", "cudnn", "mkldnn", "mps", "quantized"]

@@ -1,0 +1,73 @@
+"""Arguments PyTorch refuses that compat took (silently using a wrong value or doing
+something else), against real PyTorch 2.13: ``manual_seed`` outside the int64/uint64
+ranges (compat wrapped it), ``Generator`` of a device without generators or of an invalid
+name, ``masked_fill`` with a non-bool mask or a value tensor of 1+ dims (compat filled, and
+broadcast the value).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+import compat.torch as ctorch
+
+MAX_U64 = 2**64 - 1
+MIN_I64 = -(2**63)
+
+
+def test_manual_seed_range_as_torch(real_torch):
+    for lib in (ctorch, real_torch):
+        state = lib.get_rng_state()
+        try:
+            for seed, initial in ((MAX_U64, MAX_U64), (-1, MAX_U64), (MIN_I64, 2**63), (0, 0)):
+                lib.manual_seed(seed)
+                assert lib.initial_seed() == initial
+            for bad in (MIN_I64 - 1, MAX_U64 + 1):
+                with pytest.raises(ValueError, match="Overflow when unpacking long long"):
+                    lib.manual_seed(bad)
+                with pytest.raises(ValueError, match="Overflow when unpacking long long"):
+                    lib.Generator().manual_seed(bad)
+        finally:
+            lib.set_rng_state(state)
+
+
+@pytest.mark.parametrize("device", ["opengl", "meta", "xyz", "cpu"])
+def test_generator_device_as_torch(real_torch, device):
+    outcomes = []
+    for lib in (ctorch, real_torch):
+        try:
+            outcomes.append(repr(lib.Generator(device).device))
+        except RuntimeError as e:
+            outcomes.append(str(e))
+    assert outcomes[0] == outcomes[1]
+
+
+@pytest.mark.parametrize(
+    "expr",
+    [
+        "x.masked_fill(T.tensor([1, 0, 1], dtype=T.uint8), 0)",
+        "x.masked_fill_(T.tensor([1, 0, 1], dtype=T.uint8), 0)",
+        "x.masked_fill(T.tensor([1, 0, 1]), 0)",
+        "x.masked_fill(T.tensor([1.0, 0.0, 1.0]), 0)",
+        "x.masked_fill(T.tensor([True, False, True]), T.tensor([1.0, 2.0, 3.0]))",
+        "T.masked_fill(x, T.tensor([True, False, True]), T.tensor([[5.0]]))",
+    ],
+)
+def test_masked_fill_checks_as_torch(real_torch, expr):
+    messages = []
+    for lib in (ctorch, real_torch):
+        with pytest.raises(RuntimeError) as info:
+            eval(expr, {"T": lib, "x": lib.ones(3)})
+        messages.append(str(info.value).split("\n  (in your code at")[0])
+    assert messages[0] == messages[1]
+
+
+def test_masked_fill_accepted_as_torch(real_torch):
+    results = []
+    for lib in (ctorch, real_torch):
+        x = lib.ones(3, dtype=lib.int32)
+        m = lib.tensor([True, False, True])
+        results.append(
+            [x.masked_fill(m, 1.5).tolist(), x.float().masked_fill(m, lib.tensor(2.0)).tolist()]
+        )
+    assert results[0] == results[1]
