@@ -3,9 +3,9 @@
 For every public name of ``jax``, ``jax.numpy`` (and ``linalg``, ``fft``), ``jax.lax``
 (and ``linalg``), ``jax.random``, ``jax.nn`` (and ``initializers``), ``jax.scipy.*``,
 ``jax.debug``, ``jax.tree_util``, ``jax.custom_derivatives``, ``jax.custom_batching``,
-``jax.errors`` and ``jax.example_libraries``, the page says whether the namesake
-``funcgrad`` namespace has it, or why it is out of scope (a device mesh, typed keys,
-JAX's own internals).
+``jax.errors``, ``jax.example_libraries`` and ``jax.experimental.jet``, the page says
+whether the namesake ``funcgrad`` namespace has it, or why it is out of scope (a device
+mesh, typed keys, JAX's own internals).
 ``tests/test_jax_coverage.py`` fails when a name the page calls supported is missing.
 
     python tools/jax_coverage.py            # rewrite docs/jax-coverage.md
@@ -91,7 +91,15 @@ NAMESPACES: list[str] = [
     "jax.errors",
     "jax.example_libraries.stax",
     "jax.example_libraries.optimizers",
+    "jax.experimental.jet",
 ]
+
+#: the public names of namespaces without ``__all__`` whose module namespace is mostly their
+#: implementation (``jax.experimental.jet``: its tracer, rule tables, imports): the names
+#: JAX's documentation and test files use
+DOCUMENTED: dict[str, tuple[str, ...]] = {
+    "jax.experimental.jet": ("fact", "jet", "jet2", "zero_series"),
+}
 
 _MESH = (
     "device meshes and named axes beyond fg.shard_map and its collectives (pmap, "
@@ -212,7 +220,11 @@ def _out_of_scope(ns: str, name: str, obj: object) -> str | None:
 
 
 def _public(mod: types.ModuleType) -> list[str]:
-    names = getattr(mod, "__all__", None) or [n for n in dir(mod) if not n.startswith("_")]
+    names = (
+        getattr(mod, "__all__", None)
+        or DOCUMENTED.get(mod.__name__)
+        or [n for n in dir(mod) if not n.startswith("_")]
+    )
     return sorted(set(names))
 
 
