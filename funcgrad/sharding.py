@@ -16,6 +16,8 @@ lowering gives JAX the sharding (``funcgrad/primitives/sharding.py``).
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
 from typing import Any
 
 import jax
@@ -28,12 +30,15 @@ from jax.sharding import (
     Sharding,
     SingleDeviceSharding,
     get_abstract_mesh,
+    use_abstract_mesh,
 )
 
 from funcgrad.core import sharding_types
-from funcgrad.core.interp import Tracer
+from funcgrad.core.ad_util import close
+from funcgrad.core.interp import Tracer, new_builder, to_aval
+from funcgrad.primitives.calls import mesh_call
 from funcgrad.primitives.sharding import sharding_constraint
-from funcgrad.tree_util import tree_flatten, tree_unflatten
+from funcgrad.tree_util import tree_flatten, tree_map, tree_unflatten
 
 __all__ = [
     "AbstractMesh",
@@ -43,10 +48,13 @@ __all__ = [
     "PartitionSpec",
     "Sharding",
     "SingleDeviceSharding",
+    "auto_axes",
+    "explicit_axes",
     "get_abstract_mesh",
     "make_mesh",
     "reshard",
     "set_mesh",
+    "use_abstract_mesh",
     "with_sharding_constraint",
 ]
 
@@ -127,6 +135,9 @@ def _apply(name: str, kind: str, x: Any, shardings: Any, eager: Any) -> Any:
         if kind == "reshard":
             sharding_types.maybe_activate(s if isinstance(s, Sharding) else get_abstract_mesh())
         if isinstance(leaf, Tracer):
+            if kind == "reshard" and isinstance(s, PartitionSpec):
+                # (the mesh of the trace, which may be use_abstract_mesh's, not the lowering's)
+                s = NamedSharding(get_abstract_mesh(), s)
             out.append(sharding_constraint(leaf, s, kind))
         else:
             out.append(eager(leaf, s))
@@ -138,6 +149,95 @@ def reshard(xs: Any, out_shardings: Any) -> Any:
     ``PartitionSpec`` over the mesh of :func:`set_mesh`; one for all leaves or a matching
     pytree), as ``jax.sharding.reshard``: the values are unchanged."""
     return _apply("reshard", "reshard", xs, out_shardings, jax.sharding.reshard)
+
+
+_MISSING = object()
+
+
+def _switched(axes: Any, to: AxisType) -> tuple | None:
+    """The current abstract mesh and the same mesh with ``axes`` (all when ``None``) of
+    type ``to``, and the axes; ``None`` without a current mesh."""
+    mesh = get_abstract_mesh()
+    if mesh.empty:
+        return None
+    names = mesh.axis_names if axes is None else axes if isinstance(axes, tuple) else (axes,)
+    return mesh, mesh.update_axis_types({a: to for a in names}), names
+
+
+def _spec_over(x: Any, mesh: Any) -> PartitionSpec:
+    """``x``'s split as a spec over ``mesh``, naming only the axes explicit there."""
+    explicit = {a for a, t in zip(mesh.axis_names, mesh.axis_types) if t == AxisType.Explicit}
+    entries = []
+    for e in sharding_types.spec_of(sharding_types.typeof(x, to_aval(x))):
+        names = tuple(a for a in (e if isinstance(e, tuple) else (e,)) if a in explicit)
+        entries.append(None if not names else names[0] if len(names) == 1 else names)
+    return PartitionSpec(*entries)
+
+
+def _region(fun: Callable, mesh: Any, args: tuple, kwargs: dict, specs: Callable) -> Any:
+    """``fun(*args, **kwargs)`` traced under the abstract ``mesh`` (its arguments first
+    resharded to ``specs(args)`` there) and called as one ``mesh_call``, which lowers it
+    inside that mesh as JAX requires."""
+    leaves, tree = tree_flatten((args, kwargs))
+    with use_abstract_mesh(mesh), new_builder("sharding") as b:
+        a2, k2 = tree_unflatten(tree, [b.new_arg(to_aval(x)) for x in leaves])
+        out_leaves, out_tree = tree_flatten(fun(*reshard(a2, specs(a2)), **k2))
+        prog = b.build(out_leaves)
+    prog, consts = close(prog)
+    name = getattr(fun, "__name__", "fun")
+    return tree_unflatten(out_tree, mesh_call(prog, *consts, *leaves, name=name, mesh=mesh))
+
+
+def auto_axes(
+    fun: Callable | None = None, /, *, axes: Any = None, out_sharding: Any = None
+) -> Callable:
+    """``fun`` run with the mesh's ``axes`` (all by default) automatic, as
+    ``jax.sharding.auto_axes``: inside, values are not typed with splits over them and
+    XLA's propagation places them; the results are resharded to ``out_sharding`` (given
+    here, or by the caller as a keyword)."""
+    if fun is None:
+        return lambda f: auto_axes(f, axes=axes, out_sharding=out_sharding)
+
+    @functools.wraps(fun)
+    def run(*args: Any, **kwargs: Any) -> Any:
+        target = out_sharding if out_sharding is not None else kwargs.pop("out_sharding", _MISSING)
+        if target is _MISSING:
+            raise TypeError("Missing required keyword argument: 'out_sharding'")
+        found = _switched(axes, AxisType.Auto)
+        if found is None or set(found[0].auto_axes) == set(found[2]):
+            return fun(*args, **kwargs)
+        new = found[1]
+        out = _region(fun, new, args, kwargs, lambda a: tree_map(lambda x: _spec_over(x, new), a))
+        return reshard(out, target)
+
+    return run
+
+
+def explicit_axes(
+    fun: Callable | None = None, /, *, axes: Any = None, in_sharding: Any = None
+) -> Callable:
+    """``fun`` run with the mesh's ``axes`` (all by default) explicit, as
+    ``jax.sharding.explicit_axes``: its arguments resharded to ``in_sharding`` (given here,
+    or by the caller as a keyword) and typed with their splits inside; the results leave
+    with the splits the outer mesh's explicit axes allow."""
+    if fun is None:
+        return lambda f: explicit_axes(f, axes=axes, in_sharding=in_sharding)
+
+    @functools.wraps(fun)
+    def run(*args: Any, **kwargs: Any) -> Any:
+        target = in_sharding if in_sharding is not None else kwargs.pop("in_sharding", _MISSING)
+        if target is _MISSING:
+            raise TypeError("Missing required keyword argument: 'in_sharding'")
+        found = _switched(axes, AxisType.Explicit)
+        if found is None:
+            raise ValueError(
+                "explicit_axes: the context mesh is empty; enter a mesh with set_mesh first"
+            )
+        sharding_types.activate()
+        out = _region(fun, found[1], args, kwargs, lambda a: target)
+        return reshard(out, tree_map(lambda o: _spec_over(o, found[0]), out))
+
+    return run
 
 
 def with_sharding_constraint(x: Any, shardings: Any) -> Any:

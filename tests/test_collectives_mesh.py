@@ -348,7 +348,11 @@ def test_shard_map_on_one_device_and_argument_errors():
     )
     np.testing.assert_allclose(f(x), x)
     with pytest.raises(TypeError, match=r"jax\.sharding\.Mesh"):
-        fg.shard_map(lambda v: v, mesh=None, in_specs=P(), out_specs=P())
+        fg.shard_map(lambda v: v, mesh="x", in_specs=P(), out_specs=P())
+    # no mesh given and none set by set_mesh: refused when called, as JAX's
+    unmeshed = fg.shard_map(lambda v: v, in_specs=P(), out_specs=P())
+    with pytest.raises(TypeError, match=r"jax\.sharding\.Mesh"):
+        unmeshed(x)
     with pytest.raises(ValueError, match="names the axis 'y'"):
         fg.shard_map(lambda v: v, mesh=MESH1, in_specs=P("y"), out_specs=P("x"))(x)
     with pytest.raises(ValueError, match="more than the 2 dimensions"):

@@ -134,6 +134,80 @@ SCRIPT = textwrap.dedent(
         b = f(jax.random, jax.random.PRNGKey(3), jax.P("X", "Y"))
         out["samplers"][name] = [str(fg.typeof(a)), str(jax.typeof(b)),
                                  bool(np.array_equal(np.asarray(a), np.asarray(b)))]
+
+    # switching axis types: use_abstract_mesh inside jit, auto_axes, explicit_axes
+    from funcgrad.sharding import AbstractMesh, AxisType, auto_axes, explicit_axes
+    from funcgrad.sharding import use_abstract_mesh
+    x = fg.device_put(x0, fg.P("X", "Y"))
+
+    def other_mesh(sh, reshard_):
+        def f(v):
+            with sh.use_abstract_mesh(sh.AbstractMesh((8,), ("A",), (sh.AxisType.Explicit,))):
+                return reshard_(v, jax.P("A", None)) * 2
+        return f
+
+    z = fg.jit(other_mesh(fg.sharding, fg.reshard))(x)
+    zj = jax.jit(other_mesh(jax.sharding, jax.sharding.reshard))(x)
+    out["use_abstract_mesh"] = [str(fg.typeof(z)), str(jax.typeof(zj)),
+                                float(np.max(np.abs(np.asarray(z) - np.asarray(zj))))]
+    a = fg.device_put(np.arange(16.0, dtype=np.float32).reshape(4, 4), fg.P("X", None))
+    b = fg.device_put(np.arange(16.0, dtype=np.float32).reshape(4, 4), fg.P(None, "X"))
+    inside = []
+
+    def add2_of(sh, np_):
+        def add2(u, v):
+            inside.append(str(sh.get_abstract_mesh()))
+            return np_.sin(u) + v
+        return add2
+
+    runs = {}
+    for lib, sh, np_, jit, grad in (("fg", fg.sharding, fnp, fg.jit, fg.grad),
+                                    ("jax", jax.sharding, jnp, jax.jit, jax.grad)):
+        f = sh.auto_axes(add2_of(sh, np_))
+        eager = f(a, b, out_sharding=jax.P("X", None))
+        jitted = jit(lambda u, v: f(u, v, out_sharding=jax.P("X", None)))(a, b)
+        g = jit(grad(lambda u, v: np_.sum(f(u, v, out_sharding=jax.P("X", None)) ** 2)))(a, b)
+        runs[lib] = [eager, jitted, g]
+    out["auto_axes"] = [[str(fg.typeof(r)) for r in runs["fg"]],
+                        [str(jax.typeof(r)) for r in runs["jax"]],
+                        max(float(np.max(np.abs(np.asarray(p) - np.asarray(q))))
+                            for p, q in zip(runs["fg"], runs["jax"])),
+                        sorted(set(inside))]
+    try:
+        auto_axes(lambda u: u)(a)
+    except TypeError as e:
+        out["auto_axes_missing"] = str(e)
+
+    automesh = fg.make_mesh((4, 2), ("X", "Y"), axis_types=(AxisType.Auto,) * 2)
+    seen = {}
+
+    def g_of(sh, np_, lib):
+        def g(v):
+            seen[lib] = [str(sh.get_abstract_mesh().axis_types), str(fg.typeof(v))]
+            return v * 2
+        return g
+
+    with fg.set_mesh(automesh):
+        v = fg.device_put(np.arange(16.0, dtype=np.float32).reshape(4, 4), jax.P("X", "Y"))
+        res = {}
+        for lib, sh, np_, jit in (("fg", fg.sharding, fnp, fg.jit), ("jax", jax.sharding, jnp, jax.jit)):
+            g = sh.explicit_axes(g_of(sh, np_, lib))
+            res[lib] = jit(lambda u: g(np_.sin(u), in_sharding=jax.P("X", "Y")) + 1)(v)
+    seen["jax"][1] = None  # (fg.typeof of a JAX tracer is not the point)
+    out["explicit_axes"] = [seen["fg"], seen["jax"][0],
+                            float(np.max(np.abs(np.asarray(res["fg"]) - np.asarray(res["jax"]))))]
+
+    # shard_map over the mesh of set_mesh, its in_specs read from the arguments' types
+    x = fg.device_put(np.arange(8 * 4.0, dtype=np.float32).reshape(8, 4), fg.P(None, "X"))
+    y = fg.device_put(np.arange(4 * 16.0, dtype=np.float32).reshape(4, 16), fg.P("X", None))
+    res = {}
+    for lib, smap, np_, lax_ in (("fg", fg.shard_map, fnp, fg.lax), ("jax", jax.shard_map, jnp, jax.lax)):
+        @smap(out_specs=jax.P("X", None))
+        def matmul(xs, ys):
+            return lax_.psum_scatter(np_.dot(xs, ys), "X", tiled=True)
+        res[lib] = matmul(x, y)
+    out["shard_map"] = [str(fg.typeof(res["fg"])), str(jax.typeof(res["jax"])),
+                        float(np.max(np.abs(np.asarray(res["fg"]) - np.asarray(res["jax"]))))]
     print("RESULT " + json.dumps(out))
     """
 )
@@ -169,6 +243,23 @@ def test_out_sharding_on_dots(result):
     ours, theirs, err = result["out_sharding_grad"]
     assert ours == theirs and err < 1e-3, result["out_sharding_grad"]
     assert result["vmap_out_sharding"] < 1e-4
+
+
+def test_switching_axis_types(result):
+    ours, theirs, err = result["use_abstract_mesh"]
+    assert ours == theirs == "float32[8@A,4]" and err == 0.0
+    ours, theirs, err, meshes = result["auto_axes"]
+    assert ours == theirs and err < 1e-4, result["auto_axes"]
+    assert all("Auto, Auto" in m for m in meshes), meshes
+    assert "out_sharding" in result["auto_axes_missing"]
+    (types, inner), jax_types, err = result["explicit_axes"]
+    assert types == jax_types and "Explicit" in types and inner == "float32[4@X,4@Y]"
+    assert err < 1e-5
+
+
+def test_shard_map_over_the_context_mesh(result):
+    ours, theirs, err = result["shard_map"]
+    assert ours == theirs == "float32[8@X,16]" and err == 0.0
 
 
 def test_samplers_out_sharding(result):

@@ -184,9 +184,7 @@ OUT_OF_SCOPE: dict[str, dict[str, str]] = {
             _CONFIG,
         ),
         **dict.fromkeys(["Ref", "new_ref", "empty_ref", "free_ref", "freeze"], _REFS),
-        **dict.fromkeys(
-            ["ad", "ds", "typeof", "fwd_and_bwd", "named_call", "named_scope"], _INTERNAL
-        ),
+        **dict.fromkeys(["ad", "ds", "fwd_and_bwd", "named_call", "named_scope"], _INTERNAL),
     },
     "jax.errors": {
         "InconclusiveDimensionOperation": "shape polymorphism (jax.export), not in funcgrad",

@@ -11,11 +11,12 @@ import functools
 from collections.abc import Callable, Sequence
 from typing import Any
 
+import jax
 from jax import tree_util
 from jax.sharding import Mesh, PartitionSpec
 
 from funcgrad.api._tracing import broadcast_prefix, check_callable
-from funcgrad.core import compile_cache
+from funcgrad.core import compile_cache, sharding_types
 from funcgrad.core.errors import DerivedSource, user_frame, where
 from funcgrad.core.interp import Tracer, is_tracing, new_builder, to_aval
 from funcgrad.core.ir import Aval, Program, Var
@@ -77,8 +78,10 @@ def shard_map(
             the per-device outputs assemble into global arrays; a mesh axis it leaves out
             means the output is the same on every device along it.
         in_specs: a ``PartitionSpec`` per argument (a pytree prefix of the positional
-            arguments; ``None`` entries are replicated): how each argument is cut.
-        mesh: the ``jax.sharding.Mesh`` of devices (required).
+            arguments; ``None`` entries are replicated): how each argument is cut; by
+            default each argument's split over the mesh's explicit axes (its type).
+        mesh: the ``jax.sharding.Mesh`` of devices; by default the mesh of
+            ``set_mesh`` when the function is called.
         axis_names: the mesh axes ``f`` is manual over; only all of them (the default).
         check_vma: check that every output declared replicated over a mesh axis does not
             vary along it. funcgrad differentiates collectives as JAX does with
@@ -112,23 +115,24 @@ def shard_map(
             check_vma=check_vma,
         )
     check_callable(f)
-    if not isinstance(mesh, Mesh):
-        raise TypeError(f"shard_map requires a jax.sharding.Mesh as mesh=, got {mesh!r}")
-    if axis_names and set(axis_names) != set(mesh.axis_names):
-        raise NotImplementedError(
-            f"shard_map axis_names={set(axis_names)}: funcgrad maps over every mesh axis "
-            f"({tuple(mesh.axis_names)})"
-        )
+    if mesh is not None:
+        _check_mesh(mesh, axis_names)
     if isinstance(in_specs, PartitionSpec):
         in_specs = (in_specs,)
     name = getattr(f, "__name__", "fun")
+    given_mesh, given_specs = mesh, in_specs
 
     @functools.wraps(f)
     def mapped(*args: Any) -> Any:
-        if in_specs is None:
-            raise TypeError("shard_map: in_specs is required (funcgrad does not infer it)")
+        mesh = given_mesh
+        if mesh is None:  # the mesh of set_mesh, as JAX's
+            mesh = jax.sharding.get_mesh()
+            _check_mesh(mesh if not mesh.empty else None, axis_names)
         leaves, in_tree = tree_flatten(args)
         avals = [to_aval(x) for x in leaves]
+        in_specs = given_specs
+        if in_specs is None:
+            in_specs = _typed_specs(args, mesh)
         if not isinstance(in_specs, tuple) or len(in_specs) != len(args):
             raise ValueError(
                 f"shard_map in_specs must be a tuple with one entry per positional argument "
@@ -168,6 +172,36 @@ def shard_map(
         return tree_unflatten(out_tree, outs)
 
     return mapped
+
+
+def _check_mesh(mesh: Any, axis_names: Any) -> None:
+    if not isinstance(mesh, Mesh):
+        raise TypeError(
+            f"shard_map requires a jax.sharding.Mesh as mesh= (or one set by set_mesh), got "
+            f"{mesh!r}"
+        )
+    if axis_names and set(axis_names) != set(mesh.axis_names):
+        raise NotImplementedError(
+            f"shard_map axis_names={set(axis_names)}: funcgrad maps over every mesh axis "
+            f"({tuple(mesh.axis_names)})"
+        )
+
+
+def _typed_specs(args: tuple, mesh: Mesh) -> tuple:
+    """``in_specs`` from the arguments' types: each one's split over the mesh's explicit
+    axes (JAX's default); without explicit axes there is nothing to read them from."""
+    if not sharding_types.has_explicit_axes(mesh):
+        raise TypeError(
+            "shard_map: in_specs is required when the mesh has no explicit axes (the "
+            "arguments' types then say nothing of how they are split)"
+        )
+    return tuple(
+        tree_util.tree_map(
+            lambda x: PartitionSpec(*sharding_types.spec_of(sharding_types.typeof(x, to_aval(x)))),
+            a,
+        )
+        for a in args
+    )
 
 
 def _path(tree: Any, k: int) -> str:

@@ -13,15 +13,17 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+import jax
 import numpy as np
 from jax import lax
+from jax.sharding import AxisType, Mesh, NamedSharding, PartitionSpec, use_abstract_mesh
 
 from funcgrad import ad, batching, passes, taylor
 from funcgrad.core import tiers
 from funcgrad.core.ad_util import close
 from funcgrad.core.compile_cache import compiled
 from funcgrad.core.host import fix_dtype
-from funcgrad.core.interp import Tracer, bind, eval_program, new_builder
+from funcgrad.core.interp import Tracer, bind, eval_program, new_builder, to_aval
 from funcgrad.core.ir import Aval, Eqn, Literal, Program, Var
 from funcgrad.core.lowering import lower_program
 from funcgrad.core.primitive import Example, Primitive
@@ -29,6 +31,7 @@ from funcgrad.core.zeros import Zero, is_zero
 from funcgrad.primitives import elementwise as ew
 from funcgrad.primitives import rules
 from funcgrad.primitives.rules import rand
+from funcgrad.primitives.sharding import sharding_constraint_p
 from funcgrad.tree_util import tree_map
 
 FAMILY = "calls"
@@ -92,46 +95,52 @@ def _jit_call_lower(*vals: Any, program: Program, name: str) -> list:
 # inside eager work on the host tier (the plan's compiled fallback for the equation)
 
 
-@jit_call_p.def_jvp
-def _jit_call_jvp(primals: list, tangents: list, *, program: Program, name: str) -> tuple:
-    nz = [not is_zero(t) for t in tangents]
-    jprog, out_nz = ad.jvp_program(program, nz)
-    jprog, consts = close(jprog)
-    outs = jit_call(
-        jprog, *consts, *primals, *[t for t in tangents if not is_zero(t)], name=f"jvp_{name}"
-    )
-    return _split_tangents(outs, len(program.outvars), out_nz, program.out_avals)
+def _call_rules(prim: Primitive, cts_in: Callable | None = None) -> None:
+    """JVP, VJP and batching rules for a call primitive ``prim`` whose params are its
+    ``program``, a ``name`` and fixed others (``mesh_call``'s mesh): each transforms the
+    program as a whole and binds ``prim`` again with the same other params.
+    ``cts_in(cts, **extra)`` prepares the cotangents entering the backward call."""
+
+    def call(program: Program, args: Sequence[Any], name: str, extra: dict) -> list:
+        return bind(prim, *args, program=program, name=name, **extra)
+
+    def jvp(primals: list, tangents: list, *, program: Program, name: str, **extra: Any):
+        nz = [not is_zero(t) for t in tangents]
+        jprog, out_nz = ad.jvp_program(program, nz)
+        jprog, consts = close(jprog)
+        args = [*consts, *primals, *[t for t in tangents if not is_zero(t)]]
+        outs = call(jprog, args, f"jvp_{name}", extra)
+        return _split_tangents(outs, len(program.outvars), out_nz, program.out_avals)
+
+    def vjp_fwd(
+        *primals: Any, program: Program, name: str, active: list | None = None, **extra: Any
+    ) -> tuple:
+        vp = ad.vjp_program(program, active=active)  # only what is differentiated outside
+        fwd, fconsts = close(vp.fwd)
+        res = call(fwd, [*fconsts, *primals], f"fwd_{name}", extra)
+        n = len(program.outvars)
+        return res[:n], (vp, res[n:])
+
+    def vjp_bwd(res: tuple, cts: list, *, program: Program, name: str, **extra: Any) -> list:
+        vp, residuals = res
+        bwd, bconsts = close(vp.bwd)
+        cts = [rules.instantiate(c, a.strip_weak()) for c, a in zip(cts, program.out_avals)]
+        if cts_in is not None:
+            cts = cts_in(cts, **extra)
+        out = call(bwd, [*bconsts, *residuals, *cts], f"bwd_{name}", extra)
+        return [None if z else c for c, z in zip(out, vp.zero_cts)]
+
+    def batch(args: list, dims: list, *, program: Program, name: str, **extra: Any) -> tuple:
+        size = rules.batch_size(args, dims)
+        bprog, ods = batching.batch_program(program, dims, size)
+        bprog, consts = close(bprog)
+        return call(bprog, [*consts, *args], f"vmap_{name}", extra), ods
+
+    prim.jvp, prim.vjp_fwd, prim.vjp_bwd, prim.batch = jvp, vjp_fwd, vjp_bwd, batch
 
 
-def _jit_call_vjp_fwd(
-    *primals: Any, program: Program, name: str, active: list | None = None
-) -> tuple:
-    vp = ad.vjp_program(program, active=active)  # only what is differentiated outside
-    fwd, fconsts = close(vp.fwd)
-    res = jit_call(fwd, *fconsts, *primals, name=f"fwd_{name}")
-    n = len(program.outvars)
-    return res[:n], (vp, res[n:])
-
-
-def _jit_call_vjp_bwd(res: tuple, cts: list, *, program: Program, name: str) -> list:
-    vp, residuals = res
-    bwd, bconsts = close(vp.bwd)
-    cts = [rules.instantiate(c, a.strip_weak()) for c, a in zip(cts, program.out_avals)]
-    out = jit_call(bwd, *bconsts, *residuals, *cts, name=f"bwd_{name}")
-    return [None if z else c for c, z in zip(out, vp.zero_cts)]
-
-
-jit_call_p.vjp_fwd = _jit_call_vjp_fwd
-jit_call_p.vjp_bwd = _jit_call_vjp_bwd
+_call_rules(jit_call_p)
 jit_call_p.jet = taylor.call_jet(lambda p, args, name: jit_call(p, *args, name=f"jet_{name}"))
-
-
-@jit_call_p.def_batch
-def _jit_call_batch(args: list, dims: list, *, program: Program, name: str) -> tuple:
-    size = rules.batch_size(args, dims)
-    bprog, ods = batching.batch_program(program, dims, size)
-    bprog, consts = close(bprog)
-    return jit_call(bprog, *consts, *args, name=f"vmap_{name}"), ods
 
 
 def _sub_program(fn: Callable, avals: list[Aval]) -> Program:
@@ -150,6 +159,62 @@ def _jit_call_examples(rng: np.random.Generator) -> list[Example]:
 def jit_call(program: Program, *args: Any, name: str = "fun") -> list:
     """Call a closed sub-program as one unit."""
     return bind(jit_call_p, *args, program=program, name=name)
+
+
+# --------------------------------------------------------------------------- mesh_call
+
+#: a region traced under another abstract mesh (``sharding.auto_axes``/``explicit_axes``:
+#: the same devices, other axis types); JAX checks that every operation's operands are
+#: typed over the mesh of its context, so the region lowers inside that mesh
+mesh_call_p = Primitive("mesh_call", family=FAMILY, multiple_results=True, vjp_fwd_active=True)
+
+
+@mesh_call_p.def_abstract_eval
+def _mesh_call_abstract_eval(*avals: Aval, program: Program, name: str, mesh: Any) -> list:
+    return _check_call_avals("mesh_call", avals, program)
+
+
+@mesh_call_p.def_lower
+def _mesh_call_lower(*vals: Any, program: Program, name: str, mesh: Any) -> list:
+    with use_abstract_mesh(mesh):
+        return compiled(program, name=name)(*vals)
+
+
+def _into_mesh(cts: list, *, mesh: Any) -> list:
+    """Cotangents from outside the region resharded into its mesh (their splits over the
+    axes still explicit there), as the values entering it are."""
+    out = []
+    for c in cts:
+        s = to_aval(c).sharding
+        if s is None or s.mesh == mesh:
+            out.append(c)
+            continue
+        explicit = set(mesh.explicit_axes)
+        spec = [
+            e
+            if e is not None and all(a in explicit for a in (e if isinstance(e, tuple) else (e,)))
+            else None
+            for e in s.spec
+        ]
+        target = NamedSharding(mesh, PartitionSpec(*spec))
+        out.append(bind(sharding_constraint_p, c, sharding=target, kind="reshard"))
+    return out
+
+
+_call_rules(mesh_call_p, cts_in=_into_mesh)
+
+
+@mesh_call_p.def_examples
+def _mesh_call_examples(rng: np.random.Generator) -> list[Example]:
+    avals = [Aval((3,), np.dtype("float64"))]
+    prog = _sub_program(lambda x: [ew.mul(ew.sin(x), x)], avals)
+    mesh = Mesh(jax.devices()[:1], ("i",), axis_types=(AxisType.Auto,)).abstract_mesh
+    return [Example([rand(rng, (3,))], {"program": prog, "name": "f", "mesh": mesh})]
+
+
+def mesh_call(program: Program, *args: Any, name: str, mesh: Any) -> list:
+    """Call a closed sub-program traced under the abstract ``mesh`` as one unit."""
+    return bind(mesh_call_p, *args, program=program, name=name, mesh=mesh)
 
 
 # --------------------------------------------------------------------------- stop_gradient

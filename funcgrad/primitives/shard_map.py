@@ -30,12 +30,12 @@ from typing import Any
 
 import jax
 import numpy as np
-from jax.sharding import PartitionSpec
+from jax.sharding import NamedSharding, PartitionSpec
 
 from funcgrad import ad, batching
 from funcgrad.core import dtypes
 from funcgrad.core.interp import bind, eval_program, new_builder, to_aval
-from funcgrad.core.ir import Aval, Program
+from funcgrad.core.ir import Aval, Program, typed_sharding
 from funcgrad.core.lowering import lower_program
 from funcgrad.core.primitive import Primitive
 from funcgrad.core.zeros import is_zero
@@ -149,6 +149,17 @@ def _abstract(*avals: Aval, body, mesh, in_specs, out_specs, check_vma) -> list[
         if loc.shape != w.shape or loc.dtype != w.dtype:
             raise TypeError(f"shard_map: operand {i}'s block is {loc}, the body expects {w}")
     return [global_aval(a, s, mesh) for a, s in zip(body.out_avals, out_specs)]
+
+
+def _sharding_rule(avals: list, outs: list, *, mesh, out_specs, **_: Any) -> list:
+    """The outputs typed with their ``out_specs`` over the mesh's explicit axes."""
+    return [
+        o.update(sharding=typed_sharding(NamedSharding(mesh, partition_spec(s)), o.ndim))
+        for o, s in zip(outs, out_specs)
+    ]
+
+
+shard_map_p.sharding_rule = _sharding_rule
 
 
 @shard_map_p.def_lower
