@@ -14,6 +14,7 @@ import numpy as np
 
 from compat._core import creation as _cr
 from compat._core import dtypes as _dt
+from compat._core import overlap as _overlap
 from compat._core.tensor import Tensor
 
 __all__ = ["index_put", "index_put_", "masked_fill_check", "put", "put_", "setitem_dtype_check"]
@@ -53,7 +54,8 @@ def put(input: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) 
 
 
 def put_(self: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) -> Tensor:
-    """:func:`put` in place."""
+    """:func:`put` in place (the index and source may share no memory with ``self``)."""
+    _overlap.check_none(self, (index, source))
     return self.copy_(put(self, index, source, accumulate))
 
 
@@ -88,7 +90,9 @@ def index_put(
 def index_put_(
     self: Tensor, indices: tuple | list, values: Tensor, accumulate: bool = False
 ) -> Tensor:
-    """:func:`index_put` in place."""
+    """:func:`index_put` in place (the indices and values may share no memory with
+    ``self``)."""
+    _overlap.check_none(self, (*indices, values))
     return self.copy_(index_put(self, indices, values, accumulate))
 
 

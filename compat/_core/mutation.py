@@ -8,11 +8,13 @@ recorded op is followed by ``CopySlices`` on the root.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from compat._core import dtypes as _dt
 from compat._core import grad_mode as _gm
+from compat._core import overlap as _overlap
 from compat._core import tensor as _tensor
 from compat._core import tensor_checks as _tc
 from compat._core import views as _views
@@ -100,6 +102,7 @@ def apply_inplace(
         else:
             arrays.append(a)
     check_inplace(self, req, name)
+    _overlap.check_partial(self, args)
     op = _tc.trace_op(fn, name, static, arrays, full)
     arrays = [_dev_scalar(a) if type(a) in _PY_SCALARS else a for a in arrays]
     out = op.out_avals[0]
@@ -137,6 +140,43 @@ def _is_entry_of(e: tuple, old: tuple) -> bool:
     return e[0] is old[0] and e[1] == old[1] and e[4] is old[4] and e[5] == old[5]
 
 
+#: the in-place ops whose index, source or mask may share no memory with ``self`` (PyTorch's
+#: indexing kernels' check; others refuse only a partial overlap)
+_INDEXING = frozenset(
+    (
+        "index_add",
+        "index_copy",
+        "index_fill",
+        "index_reduce",
+        "masked_fill",
+        "masked_scatter",
+        "scatter",
+        "scatter_add",
+        "scatter_reduce",
+    )
+)
+
+#: the filling index ops PyTorch lets write into a tensor whose elements overlap, with a
+#: deprecation warning
+_EXPANDED_WARNING = frozenset(("index_fill", "masked_fill"))
+
+
+def _check_overlap(self: Tensor, name: str, args: tuple) -> None:
+    """PyTorch's memory-overlap errors (and warnings) for ``self.name_(*args)``."""
+    if name in _INDEXING:
+        _overlap.check_none(self, args)
+        if name in _EXPANDED_WARNING and _overlap.internal_overlap(self):
+            warnings.warn(
+                f"Use of {name}_ on expanded tensors is deprecated. Please clone() the tensor "
+                "before performing this operation. This also applies to advanced indexing "
+                "e.g. tensor[mask] = scalar",
+                UserWarning,
+                stacklevel=4,
+            )
+    else:
+        _overlap.check_partial(self, args)
+
+
 def inplace_result(self: Tensor, fn: Callable, args: Sequence[Any], kwargs: dict) -> Tensor:
     """``self.X_(*args)`` from the out-of-place ``X``: ``self`` takes the result's value and
     graph node (bumping its version), as PyTorch's in-place ops rebind the tensor's node.
@@ -148,6 +188,7 @@ def inplace_result(self: Tensor, fn: Callable, args: Sequence[Any], kwargs: dict
         return _tensor.FORWARD.inplace_result(self, fn, args, kwargs)
     if self._view is None:
         check_inplace(self, False)
+    _check_overlap(self, getattr(fn, "__name__", ""), (*args, *kwargs.values()))
     # under saved-tensor hooks ``pack`` sees a copy of the original, as in PyTorch
     src = original_alias(self) if SAVED_HOOKS and self._view is None else self
     r = fn(src, *args, **kwargs)

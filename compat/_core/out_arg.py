@@ -18,6 +18,7 @@ import numpy as np
 
 from compat._core import dtypes as _dt
 from compat._core import grad_mode as _gm
+from compat._core import overlap as _overlap
 from compat._core import views as _views
 from compat._core.tensor import Tensor
 
@@ -83,6 +84,9 @@ def with_out(
         result = fn(*args, **kwargs)
         if exact_out is not None:
             _check_exact(exact_out, result, out)
+        for o in out if isinstance(out, (tuple, list)) else (out,):
+            if isinstance(o, Tensor):  # PyTorch's error for an input overlapping ``out``
+                _overlap.check_partial(o, (*args, *kwargs.values()))
         return write_out(name, result, out)
 
     return f

@@ -405,6 +405,17 @@ def _inverse(base: Any, v: Any, step: tuple, dyn: tuple) -> Any:
     return fnp.transpose(v, tuple(int(i) for i in np.argsort(step[1])))
 
 
+def _lowest(dtype: Any) -> Any:
+    """The least value of a real (or bool) dtype: the identity of a scatter-max."""
+    if np.dtype(dtype) == np.bool_:
+        return False
+    return -np.inf if _is_float(dtype) else np.iinfo(np.dtype(dtype)).min
+
+
+def _is_float(dtype: Any) -> bool:
+    return np.dtype(dtype).kind not in "iub"
+
+
 def chain_f(x: Any, *dyn: Any, chain: tuple) -> Any:
     """The view of ``x`` that ``chain`` describes."""
     for step in chain:
@@ -417,8 +428,18 @@ def write_f(root: Any, v: Any, *dyn: Any, chain: tuple) -> Any:
     if any(step[0] in ("ex", "dg", "as") for step in chain):
         # no cheap inverse: scatter by the memory position of each view element
         pos = chain_f(fnp.reshape(fnp.arange(root.size), root.shape), *dyn, chain=chain)
-        flat = fnp.reshape(root, (-1,)).at[fnp.reshape(pos, (-1,))].set(fnp.reshape(v, (-1,)))
-        return fnp.reshape(flat, root.shape)
+        pos, v = fnp.reshape(pos, (-1,)), fnp.reshape(v, (-1,))
+        flat = fnp.reshape(root, (-1,))
+        if any(step[0] in ("ex", "as") for step in chain) and fnp.iscomplexobj(v) is False:
+            # elements that share memory (an expand): a position takes a value written to
+            # any of its elements (the fills PyTorch allows there write one value), not
+            # whichever element the scatter happens to keep
+            changed = v != fnp.reshape(chain_f(root, *dyn, chain=chain), (-1,))
+            hit = fnp.zeros(flat.shape, bool).at[pos].max(changed)
+            low = fnp.full(flat.shape, _lowest(flat.dtype), flat.dtype)
+            written = low.at[pos].max(fnp.where(changed, v, _lowest(flat.dtype)))
+            return fnp.reshape(fnp.where(hit, written, flat.at[pos].set(v)), root.shape)
+        return fnp.reshape(flat.at[pos].set(v), root.shape)
     bases = [root]
     for step in chain[:-1]:
         bases.append(_forward(bases[-1], step, dyn))
@@ -469,6 +490,8 @@ class ViewStorage:
         self.root_st.array = new
         self.src = self.root_st.a
         self.arr = value
+        if any(step[0] in ("ex", "as") for step in self.chain):
+            self.src = None  # elements share memory: the next read takes them from the root
 
     def set_local(self, value: Any) -> None:
         """Take ``value`` as the view's value when the root was already updated to match."""
