@@ -50,10 +50,10 @@ def internal_overlap(t: Tensor) -> bool:
 def _status(out: Tensor, t: Tensor) -> int:
     if out is t:
         return FULL
-    if out.numel() == 0 or t.numel() == 0:
-        return NO
     if out._view is None and t._view is None:
         return NO  # two tensors with storages of their own
+    if out.numel() == 0 or t.numel() == 0:
+        return NO
     if _views.storage_key(out) != _views.storage_key(t):
         return NO
     (s1, st1, o1), (s2, st2, o2) = _views.layout_of(out), _views.layout_of(t)
@@ -80,9 +80,15 @@ def check_partial(out: Tensor, args: Any) -> None:
     """PyTorch's error for an input among ``args`` that overlaps ``out`` in part (or on the
     same memory with another layout): ``TensorIterator``'s check of in-place and ``out=``
     ops."""
-    for t in _tensors(args):
-        if _status(out, t) == PARTIAL:
-            raise RuntimeError(_MESSAGE)
+    plain = out._view is None
+    for t in args:
+        if isinstance(t, Tensor):
+            if t is out or (plain and t._view is None):
+                continue  # (the common case, decided without the layouts)
+            if _status(out, t) == PARTIAL:
+                raise RuntimeError(_MESSAGE)
+        elif isinstance(t, (tuple, list)):
+            check_partial(out, t)
 
 
 def check_none(out: Tensor, args: Any) -> None:
