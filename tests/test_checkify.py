@@ -355,3 +355,30 @@ def test_lax_gather_scatter_index_checks(idx):
 
     ours, theirs = both(build, "index_checks", jit=True)
     same(ours, theirs, np.ones((5, 4), np.float32), np.int32(idx))
+
+
+def test_checkify_of_vmap_of_while_refused():
+    # a while batched with a per-example predicate runs finished lanes too: JAX refuses
+    # to checkify it; vmap of checkify of the loop checks per example
+    def build(np_, lax_, ck, jit_):
+        def body(x):
+            ck.check(x < 5, "should never happen")
+            return x + 1
+
+        return lambda x: lax_.while_loop(lambda x: x < 5, body, x)
+
+    xs = np.arange(5, dtype=np.int32)
+    ours, theirs = build(fnp, lax, checkify, None), build(jjnp, jlax, jcheckify, None)
+    with pytest.raises(ValueError, match="checkify-of-vmap-of-while"):
+        jcheckify.checkify(jax.vmap(theirs))(jjnp.asarray(xs))
+    with pytest.raises(ValueError, match="checkify-of-vmap-of-while"):
+        checkify.checkify(fg.vmap(ours))(xs)
+    plain = lambda x: fnp.sin(lax.while_loop(lambda v: v < 3.0, lambda v: v + 1.0, x))
+    with pytest.raises(ValueError, match="checkify-of-vmap-of-while"):
+        checkify.checkify(fg.vmap(plain), errors=checkify.float_checks)(np.float32(xs))
+    # (JAX 0.10.2's vmap of this checkify crashes inside JAX: the loop's value is the oracle)
+    err, out = fg.vmap(checkify.checkify(ours))(xs)
+    assert err.get() is None
+    np.testing.assert_array_equal(out, np.full(5, 5))
+    with pytest.raises(ValueError, match="checkify-of-vmap-of-while"):
+        fg.vmap(ours)(xs)  # outside checkify too (JAX: a check staged in a loop is refused)

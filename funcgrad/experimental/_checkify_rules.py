@@ -26,6 +26,7 @@ import numpy as np
 from funcgrad.core.ad_util import close
 from funcgrad.core.interp import bind, new_builder, to_aval
 from funcgrad.core.ir import Eqn, Program, Var
+from funcgrad.primitives import checks
 from funcgrad.primitives import elementwise as ew
 from funcgrad.primitives import indexing as ix
 from funcgrad.primitives import reductions as red
@@ -477,6 +478,8 @@ def _while_rule(ctx: Context, st: State, ins: list, e: Eqn) -> tuple[State, list
     cprog: Program = p["cond_program"]
     bprog: Program = p["body_program"]
     ncc, nbc = p["cond_nconsts"], p["body_nconsts"]
+    if checks.is_masked_loop(bprog):
+        raise ValueError(checks.MASKED_LOOP_ERROR)
     cc, bc, init = ins[:ncc], ins[ncc : ncc + nbc], ins[ncc + nbc :]
     # the condition's checks on the initial carry, then the body's and the condition's
     # on each new carry (JAX's order: the condition runs before every iteration)

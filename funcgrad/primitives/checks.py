@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import dataclasses
 import threading
+import weakref
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
@@ -260,6 +261,8 @@ def _first(x: Any, i: Any) -> Any:
 @check_p.def_batch
 def _check_batch(args: list, dims: list, *, info: ErrorInfo, debug: bool) -> tuple:
     # the error of the first failing example (any example's would do: one is raised)
+    if _masked.depth and not debug:
+        raise ValueError(MASKED_CHECK_ERROR)
     size = next(to_aval(a).shape[d] for a, d in zip(args, dims) if d is not None)
     xs = [ad_util.bdim_to_front(a, d, size) for a, d in zip(args, dims)]
     i = red.argmax(ew.convert_element_type(xs[0], np.int32), axis=0, index_dtype=np.int32)
@@ -354,3 +357,54 @@ def index_check(
     info = ErrorInfo((sig,), ((0, site),))
     pred = red.reduce_or(fail, (0,)) if k * reps else np.bool_(False)
     check_leaves([pred, np.int32(0), payload], info, debug=True)
+
+
+# --------------------------------------------------------------------------- masked loops
+
+#: body programs of ``while`` loops batched with a per-example predicate (every lane
+#: runs each iteration, finished lanes keep their carry): their checks would also see
+#: the finished lanes, so ``checkify`` refuses them, as JAX does
+_MASKED_LOOPS: weakref.WeakSet = weakref.WeakSet()
+
+MASKED_LOOP_ERROR = (
+    "Checkify does not support batched while-loops (checkify-of-vmap-of-while). \nHint: "
+    "if possible, move the vmap to the outer level to get vmap-of-checkify-of-while."
+)
+
+
+class _Masked(threading.local):
+    depth = 0
+
+
+_masked = _Masked()
+
+
+@contextmanager
+def masked_lanes(on: bool) -> Iterator[None]:
+    """While ``on``, batching runs the body of a ``while`` whose predicate is batched: a
+    ``check`` there cannot be checked per example (the finished examples run too), so
+    its batching rule refuses it (a ``debug_check`` stays a no-op)."""
+    _masked.depth += int(on)
+    try:
+        yield
+    finally:
+        _masked.depth -= int(on)
+
+
+MASKED_CHECK_ERROR = (
+    "A check inside a while_loop whose predicate is batched (vmap) cannot be checked per "
+    "example: the loop body also runs for the examples that have finished "
+    "(checkify-of-vmap-of-while is not supported either). Hint: if possible, move the "
+    "vmap outside the checks (vmap-of-checkify-of-while)."
+)
+
+
+def mark_masked_loop(body: Any) -> None:
+    """Record ``body`` as the body program of a ``while`` batched with a per-example
+    predicate (``while``'s batching rule)."""
+    _MASKED_LOOPS.add(body)
+
+
+def is_masked_loop(body: Any) -> bool:
+    """Whether ``body`` is such a loop body (see :func:`mark_masked_loop`)."""
+    return body in _MASKED_LOOPS

@@ -18,8 +18,8 @@ from funcgrad.core.ir import Aval, Program
 from funcgrad.core.lowering import lower_program
 from funcgrad.core.primitive import Example, Primitive
 from funcgrad.core.zeros import is_zero
+from funcgrad.primitives import checks, rules
 from funcgrad.primitives import elementwise as ew
-from funcgrad.primitives import rules
 from funcgrad.primitives.calls import close, host_inputs
 from funcgrad.primitives.control_flow.common import (
     FAMILY,
@@ -194,7 +194,8 @@ def _while_batch(args: list, dims: list, **params: Any) -> tuple:
         carry_b = [True] * ncar
     cdims = carry_dims(carry_b)
     init = [rules.bdim_to_front(x, d, size) if b else x for x, d, b in zip(init, initd, carry_b)]
-    bbody, _ = batching.batch_program(body_program, bcd + cdims, size, out_dims=cdims)
+    with checks.masked_lanes(pred_batched):  # (a check here would see finished lanes)
+        bbody, _ = batching.batch_program(body_program, bcd + cdims, size, out_dims=cdims)
     if not pred_batched:
         bcond, _ = batching.batch_program(cond_program, ccd + cdims, size, out_dims=[None])
         bcond, ccons = close(bcond)
@@ -234,6 +235,7 @@ def _while_batch(args: list, dims: list, **params: Any) -> tuple:
 
     ncond, ccons = trace_program(any_cond, cc_avals + carry_avals, "vmap")
     nbody, bcons = trace_program(masked_body, cc_avals + bc_avals + carry_avals, "vmap")
+    checks.mark_masked_loop(nbody)  # (checkify refuses it: finished lanes run too)
     outs = bind(
         while_p,
         *ccons,
