@@ -36,8 +36,9 @@ from compat._core.anomaly import STATE as _ANOMALY
 from compat._core.anomaly import record_stack
 from compat._core.creation_rows import zeros_like
 from compat._core.graph import _FREED, Node, check_versions, short_name
+from compat._core.ops.array_rows import stack
 from compat._core.saved import function_raw_saved
-from compat._core.shape_ops import stack, view
+from compat._core.shape_ops import view
 from compat._core.tensor import Tensor, _saved_entry, is_tracing
 from compat._core.tensor_checks import INFERENCE_SAVED
 

@@ -15,13 +15,12 @@ import numpy as np
 
 from compat._core import dtypes as _dt
 from compat._core import index_put as _index_put
-from compat._core import overlap as _overlap
 from compat._core import views as _views
 from compat._core.creation import _leaf
 from compat._core.mutation import apply_inplace
 from compat._core.ops import conventions as _conv
 from compat._core.ops._common import _c, coerce
-from compat._core.optable import Idx, Mask, Sample, T, defop
+from compat._core.optable import Idx, Mask, Sample, defop
 from compat._core.setitem_nodes import basic, setitem_node
 from compat._core.tensor import Size, Tensor, _wrap_dim, apply
 from funcgrad import lax as flax
@@ -286,67 +285,6 @@ def repeat(input: Tensor, *sizes: Any) -> Tensor:
 
 
 # --------------------------------------------------------------------------- joining
-
-
-def _cat_f(*xs: Any, axis: int, dtype: np.dtype) -> Any:
-    return fnp.concatenate([_c(x, dtype) for x in xs], axis=axis)
-
-
-def _stack_f(*xs: Any, axis: int, dtype: np.dtype) -> Any:
-    return fnp.stack([_c(x, dtype) for x in xs], axis=axis)
-
-
-@defop(
-    method=False,
-    aliases=("concat", "concatenate"),
-    samples=Sample((), args=([T((2, 3)), T((1, 3))],), method=False),
-)
-def cat(tensors: Any, dim: int = 0, *, axis: int | None = None) -> Tensor:
-    tensors = [t for t in tensors]
-    if not tensors:
-        raise RuntimeError("torch.cat(): expected a non-empty list of Tensors")
-    if axis is not None:
-        dim = axis
-    # PyTorch skips 1-D empty tensors in cat
-    shapes = [tuple(t.shape) for t in tensors]  # (each read once)
-    keep = [i for i, sh in enumerate(shapes) if not (len(sh) == 1 and sh[0] == 0)] or [0]
-    nonempty = [tensors[i] for i in keep]
-    ref = shapes[keep[0]]
-    nd = len(ref)
-    d = _wrap_dim(dim, nd)
-    for i, j in enumerate(keep):
-        sh = shapes[j]
-        if len(sh) != nd:
-            raise RuntimeError(
-                f"Tensors must have same number of dimensions: got {nd} and {len(sh)}"
-            )
-        for k in range(nd):
-            if k != d and sh[k] != ref[k]:
-                raise RuntimeError(
-                    f"Sizes of tensors must match except in dimension {d}. Expected size "
-                    f"{ref[k]} but got size {sh[k]} for tensor number {i} in the list."
-                )
-    dt = _dt.result_type(*nonempty)
-    return apply(_cat_f, "CatBackward0", nonempty, (("axis", d), ("dtype", dt)))
-
-
-concat = concatenate = cat
-
-
-@defop(method=False, samples=Sample((), args=([T((2, 3)), T((2, 3))], 1), method=False))
-def stack(tensors: Any, dim: int = 0) -> Tensor:
-    tensors = list(tensors)
-    if not tensors:
-        raise RuntimeError("stack expects a non-empty TensorList")
-    for i, t in enumerate(tensors):
-        if tuple(t.shape) != tuple(tensors[0].shape):
-            raise RuntimeError(
-                f"stack expects each tensor to be equal size, but got {list(tensors[0].shape)} at "
-                f"entry 0 and {list(t.shape)} at entry {i}"
-            )
-    d = _wrap_dim(dim, tensors[0].ndim + 1)
-    dt = _dt.result_type(*tensors)
-    return apply(_stack_f, "StackBackward0", tensors, (("axis", d), ("dtype", dt)))
 
 
 def _split_f(x: Any, *, axis: int, bounds: tuple) -> Any:
@@ -718,7 +656,6 @@ def setitem(self: Tensor, idx: Any, value: Any) -> None:
         else:
             part.fill_(value)
         return
-    _overlap.check_none(self, (value,))  # (PyTorch's index_put_: no shared memory)
     dyn = [a if type(a) is int else _leaf(a, False) for a in arrays]
     name = setitem_node(spec, tuple(self.shape), value)
     st = (("spec", spec), ("dtype", self._npdtype))

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from compat._core.shape_ops import cat
+from compat._core.ops.array_rows import cat
 from compat._core.tensor import Tensor
 
 __all__ = ["gradient"]

@@ -136,17 +136,62 @@ class TorchArrayForm:
             raise ValueError(f"promote={self.promote!r} is not one of {PROMOTIONS}")
 
 
+#: how a joining row prepares each tensor's shape before PyTorch's ``cat`` checks (see
+#: :class:`TorchJoinForm`)
+LAYOUTS = ("h", "v", "d", "column")
+
+
+@dataclass(frozen=True)
+class TorchJoinForm:
+    """How a joining row reads in PyTorch (``torch=`` on an :class:`ArrayRow` whose function
+    joins a sequence of arrays: ``concatenate``, ``stack``, ``hstack``, ...).
+
+    ``grad_fn``: the node (``CatBackward0``: PyTorch runs ``hstack`` and its kin as ``cat``
+    of the prepared tensors). ``name``: PyTorch's name where it is not the function's
+    (``cat`` for ``concatenate``), ``aliases`` its other names. ``dim``: the dimension
+    parameter's name (``None``: the layout fixes the dimension); ``axis``: the form also
+    takes it as ``axis=`` (``torch.cat``, ``torch.concatenate``). ``new_dim``: the tensors
+    join along a new dimension and must have one shape (``stack``: PyTorch's "stack expects
+    each tensor to be equal size"); otherwise PyTorch's ``cat`` checks apply (same number
+    of dimensions, sizes equal except along the dimension, a 1-d empty tensor skipped).
+    ``layout``: how each tensor's shape is prepared first (``"h"``: at least 1-d, joined
+    along 0 when the first is 1-d, else 1; ``"v"``: at least 2-d, along 0; ``"d"``: at least
+    3-d, along 2; ``"column"``: a tensor of fewer than 2 dimensions as a column, along 1).
+    ``samples``: compat's test cases, the shapes of the tensors joined (and the dimension,
+    where the row has one)."""
+
+    grad_fn: str
+    name: str | None = None
+    aliases: tuple[str, ...] = ()
+    dim: str | None = "dim"
+    axis: bool = False
+    new_dim: bool = False
+    layout: str | None = None
+    samples: tuple[tuple[tuple[tuple[int, ...], ...], tuple[Any, ...]], ...] = ()
+
+    def __post_init__(self) -> None:
+        if self.layout is not None and self.layout not in LAYOUTS:
+            raise ValueError(f"layout={self.layout!r} is not one of {LAYOUTS}")
+        if self.layout is not None and (self.dim is not None or self.new_dim):
+            raise ValueError("a layout fixes the dimension: no dim and no new dimension")
+
+
 #: the declared array rows, name -> row, in declaration order
 ARRAY_ROWS: dict[str, ArrayRow] = {}
 
 
 class ArrayRow:
     """One array function declared for both libraries (see the module docstring): the
-    ``funcgrad.numpy`` ``function`` (its name is the row's) and PyTorch's form.
+    ``funcgrad.numpy`` ``function`` (its name is the row's) and PyTorch's form (a
+    :class:`TorchJoinForm` for a function joining a sequence of arrays).
     ``method``: the function is also the array method of its name (``x.trace()``)."""
 
     def __init__(
-        self, function: Callable[..., Any], *, torch: TorchArrayForm, method: bool = False
+        self,
+        function: Callable[..., Any],
+        *,
+        torch: TorchArrayForm | TorchJoinForm,
+        method: bool = False,
     ) -> None:
         name = function.__name__
         if name in ARRAY_ROWS:

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from funcgrad.core.array_row import ArrayRow, TorchArrayForm, TorchParam
+from funcgrad.core.array_row import ArrayRow, TorchArrayForm, TorchJoinForm, TorchParam
 from funcgrad.core.errors import ConcretizationTypeError
 from funcgrad.core.interp import Tracer
 from funcgrad.core.symbolic import SymDim
@@ -753,3 +753,23 @@ ArrayRow(
         "RollBackward0", _SHIFTS, aligned=("shifts", "dims"), empty_unchecked=True, samples=_ROLLS
     ),
 )
+# the joining functions: PyTorch's torch.cat/stack/hstack/... come from these rows
+_PAIR = (((2, 3), (1, 3)), (0,)), (((2, 3), (2, 1)), (-1,))
+ArrayRow(
+    concatenate,
+    torch=TorchJoinForm(
+        "CatBackward0", name="cat", aliases=("concat", "concatenate"), axis=True, samples=_PAIR
+    ),
+)
+_SAME = (((2, 3), (2, 3)), (0,)), (((2, 3), (2, 3)), (2,))
+ArrayRow(stack, torch=TorchJoinForm("StackBackward0", new_dim=True, samples=_SAME))
+for _f, _layout, _aliases, _cases in (
+    (hstack, "h", (), ((((2, 3), (2, 1)), ()), (((3,), (2,)), ()))),
+    (vstack, "v", ("row_stack",), ((((3,), (2, 3)), ()),)),
+    (dstack, "d", (), ((((2, 3), (2, 3, 2)), ()),)),
+    (column_stack, "column", (), ((((3,), (3, 2)), ()),)),
+):
+    _form = TorchJoinForm(
+        "CatBackward0", aliases=_aliases, dim=None, layout=_layout, samples=_cases
+    )
+    ArrayRow(_f, torch=_form)

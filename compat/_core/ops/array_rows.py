@@ -10,12 +10,14 @@ row's."""
 from __future__ import annotations
 
 import inspect
+import math
 import operator
 from typing import Any
 
 import numpy as np
 
 from compat._core import dtypes as _dt
+from compat._core.ops._common import _c
 from compat._core.optable import Sample, T, defop
 from compat._core.tensor import Tensor, _wrap_dim, apply
 from funcgrad import numpy as fnp
@@ -278,6 +280,140 @@ def _array_op(row: Any) -> Any:
     return defop(name, method=method, inplace=t.inplace, aliases=t.aliases, samples=samples)(f)
 
 
+def _join_f(*xs: Any, shapes: tuple, axis: int, dtype: Any, new: bool) -> Any:
+    """The tensors ``xs`` in ``dtype``, reshaped to ``shapes`` (a joining row's layout),
+    joined along ``axis`` (a new one for ``new``)."""
+    arrays = [fnp.reshape(_c(x, dtype), s) for x, s in zip(xs, shapes)]
+    return fnp.stack(arrays, axis=axis) if new else fnp.concatenate(arrays, axis=axis)
+
+
+def _laid(layout: str | None, shapes: list[tuple[int, ...]]) -> tuple[list, int | None]:
+    """The shapes a joining row's layout gives the tensors, and the dimension it joins
+    them along (``None``: the row's dimension argument)."""
+    if layout is None:
+        return shapes, None
+    if layout == "h":
+        out = [s or (1,) for s in shapes]
+        return out, 0 if len(out[0]) == 1 else 1
+    if layout == "v":
+        return [(1,) * (2 - len(s)) + s if len(s) < 2 else s for s in shapes], 0
+    if layout == "d":
+        grown = {0: lambda s: (1, 1, 1), 1: lambda s: (1, s[0], 1), 2: lambda s: (*s, 1)}
+        return [grown[len(s)](s) if len(s) < 3 else s for s in shapes], 2
+    return [s if len(s) >= 2 else (math.prod(s), 1) for s in shapes], 1
+
+
+def _check_cat(name: str, shapes: list[tuple[int, ...]], dim: int) -> tuple[list[int], int]:
+    """PyTorch's ``cat`` checks of the tensors' shapes (a 1-d empty tensor skipped): the
+    indices of the tensors joined and the wrapped dimension."""
+    for i, s in enumerate(shapes):
+        if not s:
+            raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be concatenated")
+    keep = [i for i, s in enumerate(shapes) if s != (0,)]
+    if not keep:  # (only 1-d empty tensors: their join, whatever the dimension)
+        return list(range(len(shapes))), 0
+    ref = shapes[keep[0]]
+    d = _wrap_dim(dim, len(ref))
+    for i in keep:
+        s = shapes[i]
+        if len(s) != len(ref):
+            raise RuntimeError(
+                f"Tensors must have same number of dimensions: got {len(ref)} and {len(s)}"
+            )
+        for k, (a, b) in enumerate(zip(ref, s)):
+            if k != d and a != b:
+                raise RuntimeError(
+                    f"Sizes of tensors must match except in dimension {d}. Expected size {a} "
+                    f"but got size {b} for tensor number {keep.index(i)} in the list."
+                )
+    return keep, d
+
+
+def _join_op(row: Any) -> Any:
+    """``torch.X(tensors, [dim=0,] *, out=None)`` of a joining row (``TorchJoinForm``)."""
+    t = row.torch
+    name = t.name or row.name
+    empty = (
+        "torch.cat(): expected a non-empty list of Tensors"
+        if name == "cat"
+        else (f"{name} expects a non-empty TensorList")
+    )
+    node = t.grad_fn
+
+    def f(tensors: Any, *args: Any, **kwargs: Any) -> Tensor:
+        dim = _join_dim(name, t, args, kwargs)
+        if not isinstance(tensors, (list, tuple)):
+            raise TypeError(
+                f"{name}(): argument 'tensors' (position 1) must be tuple of Tensors, not "
+                f"{type(tensors).__name__}"
+            )
+        for i, x in enumerate(tensors):
+            if not isinstance(x, Tensor):
+                raise TypeError(
+                    f"expected Tensor as element {i} in argument 0, but got {type(x).__name__}"
+                )
+        if not tensors:  # (PyTorch's cat refuses with a ValueError, the others not)
+            raise (ValueError if name == "cat" else RuntimeError)(empty)
+        shapes = [tuple(x.shape) for x in tensors]
+        if t.new_dim:
+            d = _wrap_dim(dim, len(shapes[0]) + 1)
+            for i, s in enumerate(shapes):
+                if s != shapes[0]:
+                    raise RuntimeError(
+                        f"stack expects each tensor to be equal size, but got {list(shapes[0])} "
+                        f"at entry 0 and {list(s)} at entry {i}"
+                    )
+            keep = range(len(tensors))
+        else:
+            shapes, laid_dim = _laid(t.layout, shapes)
+            keep, d = _check_cat(name, shapes, dim if laid_dim is None else laid_dim)
+        joined = [tensors[i] for i in keep]
+        static = (
+            ("shapes", tuple(shapes[i] for i in keep)),
+            ("axis", d),
+            ("dtype", _dt.result_type(*tensors)),  # (a skipped tensor promotes too)
+            ("new", t.new_dim),
+        )
+        return apply(_join_f, node, joined, static)
+
+    f.__name__ = f.__qualname__ = name
+    f.__doc__ = f"{row.function.__doc__.splitlines()[0]} (PyTorch's arguments; the row's form)."
+    P = inspect.Parameter
+    params = [P("tensors", P.POSITIONAL_OR_KEYWORD)]
+    params += [P(t.dim, P.POSITIONAL_OR_KEYWORD, default=0)] if t.dim is not None else []
+    f.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
+    samples = tuple(
+        Sample((), args=([T(s) for s in shapes], *dims), method=False) for shapes, dims in t.samples
+    )
+    return defop(name, method=False, aliases=t.aliases, samples=samples)(f)
+
+
+def _join_dim(name: str, t: Any, args: tuple, kwargs: dict) -> int:
+    """The dimension argument of a joining op's call (``dim``, or ``axis`` where the row
+    takes it; 0 by default), with PyTorch's ``TypeError`` for a wrong one."""
+    names = (t.dim, "axis") if t.axis else (t.dim,)
+    if t.dim is None:
+        names = ()
+    if len(args) > len(names[:1]):
+        most = 1 + len(names[:1])
+        raise TypeError(
+            f"{name}() takes {most} positional argument{'s' * (most > 1)} but {1 + len(args)} "
+            "were given"
+        )
+    for k in kwargs:
+        if k not in names:
+            raise TypeError(f"{name}() got an unexpected keyword argument '{k}'")
+    if len(kwargs) + len(args) > 1:
+        raise TypeError(f"{name}() got multiple values for argument '{t.dim}'")
+    dim = args[0] if args else next(iter(kwargs.values()), 0)
+    if isinstance(dim, bool) or not hasattr(dim, "__index__"):
+        raise TypeError(f"{name}(): argument '{t.dim}' must be int, not {type(dim).__name__}")
+    return operator.index(dim)
+
+
 for _row in array_rows():
-    globals()[_row.name] = _array_op(_row)
-del _row
+    _make = _join_op if hasattr(_row.torch, "layout") else _array_op
+    globals()[_row.torch.name or _row.name if hasattr(_row.torch, "layout") else _row.name] = _make(
+        _row
+    )
+del _row, _make

@@ -16,12 +16,12 @@ import funcgrad as fg
 from compat._core import dtypes as _dt
 from compat._core.creation import tensor
 from compat._core.ops._common import _c, acc, coerce, warn_once
+from compat._core.ops.array_rows import stack
 from compat._core.ops.binary import POW_NODES
 from compat._core.ops.linalg_decomp import _check_dim_arg, cross_checked
 from compat._core.ops.reductions import _moment_f, _moment_static
 from compat._core.ops.unary import sign
-from compat._core.optable import Sample, T, defop, no_bf16_kernel
-from compat._core.shape_ops import cat, stack
+from compat._core.optable import Sample, defop, no_bf16_kernel
 from compat._core.tensor import Tensor, apply
 from funcgrad import numpy as fnp
 
@@ -436,14 +436,6 @@ def _atleast(n: int, tensors: tuple) -> Any:
     return out[0] if len(out) == 1 else tuple(out)
 
 
-def _stackable(name: str, n: int, tensors: Any) -> list:
-    """The tensors of a stacking op with at least ``n`` dimensions each; an empty sequence
-    refused with PyTorch's error."""
-    if not len(tensors):
-        raise RuntimeError(f"{name} expects a non-empty TensorList")
-    return [_atleast(n, (t,)) for t in tensors] if n else list(tensors)
-
-
 @defop(method=False, node_name=False, samples=Sample(((),), method=False))
 def atleast_1d(*tensors: Any) -> Any:
     return _atleast(1, tensors)
@@ -457,36 +449,6 @@ def atleast_2d(*tensors: Any) -> Any:
 @defop(method=False, node_name=False, samples=Sample(((2, 3),), method=False))
 def atleast_3d(*tensors: Any) -> Any:
     return _atleast(3, tensors)
-
-
-@defop(
-    method=False, node_name=False, samples=Sample((), args=([T((3,)), T((2, 3))],), method=False)
-)
-def vstack(tensors: Any) -> Tensor:
-    return cat(_stackable("vstack", 2, tensors), 0)
-
-
-@defop(
-    method=False, node_name=False, samples=Sample((), args=([T((2, 3)), T((2, 1))],), method=False)
-)
-def hstack(tensors: Any) -> Tensor:
-    ts = _stackable("hstack", 1, tensors)
-    return cat(ts, 0 if ts[0].ndim == 1 else 1)
-
-
-@defop(
-    method=False, node_name=False, samples=Sample((), args=([T((2, 3)), T((2, 3))],), method=False)
-)
-def dstack(tensors: Any) -> Tensor:
-    return cat(_stackable("dstack", 3, tensors), 2)
-
-
-@defop(
-    method=False, node_name=False, samples=Sample((), args=([T((3,)), T((3, 2))],), method=False)
-)
-def column_stack(tensors: Any) -> Tensor:
-    ts = [t.reshape(-1, 1) if t.ndim <= 1 else t for t in _stackable("column_stack", 0, tensors)]
-    return cat(ts, 1)
 
 
 @defop(function=True, method=False, node_name=False, samples=Sample(((3,), (2,)), method=False))

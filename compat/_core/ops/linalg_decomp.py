@@ -36,7 +36,7 @@ from compat._core.ops.linalg_ns import _float, _square
 from compat._core.ops.selecting import diagonal as _diagonal
 from compat._core.optable import LINALG_ROW, SPD, Sample, T, defop, no_bf16_kernel
 from compat._core.return_types import return_type
-from compat._core.shape_ops import cat as _cat
+from compat._core.ops.array_rows import cat as _cat
 from compat._core.tensor import Tensor, _wrap_dim, apply
 from funcgrad import numpy as fnp
 from funcgrad import stop_gradient

@@ -15,7 +15,7 @@ from compat._core import rng as _rng
 from compat._core.creation import default_generator, from_numpy
 from compat._core.creation_rows import ones
 from compat._core.ops import clamp, exp, softmax
-from compat._core.shape_ops import cat
+from compat._core.ops.array_rows import cat
 from compat._core.tensor import Tensor, apply
 from funcgrad import random as frandom
 

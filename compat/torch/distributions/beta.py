@@ -6,7 +6,7 @@ import numbers
 from typing import Any
 
 from compat._core.creation import tensor
-from compat._core.shape_ops import stack
+from compat._core.ops.array_rows import stack
 from compat._core.tensor import Tensor
 from compat.torch.distributions import constraints
 from compat.torch.distributions.dirichlet import Dirichlet

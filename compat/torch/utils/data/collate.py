@@ -19,7 +19,7 @@ import numpy as np
 from compat._core import creation as _creation
 from compat._core import dtypes as _dt
 from compat._core import grad_mode as _gm
-from compat._core.shape_ops import stack
+from compat._core.ops.array_rows import stack
 from compat._core.tensor import Tensor
 
 _NOT_NUMERIC = re.compile(r"[SaUO]")  # NumPy dtype codes of strings and objects
