@@ -382,3 +382,20 @@ def test_checkify_of_vmap_of_while_refused():
     np.testing.assert_array_equal(out, np.full(5, 5))
     with pytest.raises(ValueError, match="checkify-of-vmap-of-while"):
         fg.vmap(ours)(xs)  # outside checkify too (JAX: a check staged in a loop is refused)
+
+
+def test_nested_checkify_leaves_other_kinds_to_the_outer():
+    def build(np_, lax_, ck, jit_):
+        def f(x, i):
+            return x[i] * 2
+
+        def g(x, i):
+            err, y = ck.checkify(f)(x, i)  # user checks only: the index check goes on
+            ck.check_error(err)
+            return y
+
+        return g
+
+    ours, theirs = both(build, "index_checks")
+    for i in (1, 5):
+        same(ours, theirs, np.ones(3, np.float32), np.int32(i))

@@ -329,6 +329,8 @@ def _check_rule(ctx: Context, st: State, ins: list, e: Eqn) -> tuple[State, list
     pred, code, slots = info.split(ins)
     on = [(c, s) for c, s in info.sites if s.kind in ctx.enabled]
     if not on:
+        if e.params["debug"]:  # (left for an enclosing checkify: a no-op elsewhere)
+            bind(check_p, *ins, **e.params)
         return st, []
     if len(on) == len(info.sites):
         fail = pred
