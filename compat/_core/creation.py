@@ -15,6 +15,7 @@ from compat._core import out_arg as _out_arg
 from compat._core import rng as _rng
 from compat._core import tensor_checks as _tc
 from compat._core.tensor import Size, Tensor
+from compat._core.warn_once import warn_once
 
 
 def _leaf(arr: np.ndarray, requires_grad: bool, device: Any = None) -> Tensor:
@@ -209,7 +210,18 @@ def from_numpy(a: np.ndarray) -> Tensor:
     """A tensor with the array's values and dtype (compat copies: jax arrays are immutable)."""
     if not isinstance(a, np.ndarray):
         raise TypeError(f"expected np.ndarray (got {type(a).__name__})")
+    if not a.flags.writeable:
+        warn_once("non-writable numpy", _NON_WRITABLE)
     return _leaf(np.array(a), False)
+
+
+#: PyTorch's warning (once per process) for ``from_numpy`` of a read-only array
+_NON_WRITABLE = (
+    "The given NumPy array is not writable, and PyTorch does not support non-writable "
+    "tensors. This means writing to this tensor will result in undefined behavior. You may "
+    "want to copy the array to protect its data or make it writable before converting it to "
+    "a tensor. This type of warning will be suppressed for the rest of this program."
+)
 
 
 def _size_kw(name: str, size: tuple, kw: dict) -> tuple:

@@ -14,6 +14,7 @@ import numpy as np
 from compat._core import dtypes as _dt
 from compat._core import grad_mode as _gm
 from compat._core import tensor_checks as _tc
+from compat._core.warn_once import WARN_ALWAYS
 
 #: ``float()`` of a tensor requiring grad has warned (PyTorch warns once per process)
 _FLOAT_WARNED = False
@@ -72,7 +73,7 @@ class ValueConversions:
 
     def __float__(self) -> float:
         global _FLOAT_WARNED
-        if self._requires_grad and _gm._state.record and not _FLOAT_WARNED:
+        if self._requires_grad and _gm._state.record and (not _FLOAT_WARNED or WARN_ALWAYS[0]):
             _FLOAT_WARNED = True
             warnings.warn(
                 "Converting a tensor with requires_grad=True to a scalar may lead to unexpected "

@@ -74,12 +74,23 @@ def is_deterministic_algorithms_warn_only_enabled() -> bool:
     return _state["warn_only"]
 
 
-def set_num_threads(num: int) -> None:
+def _thread_count(name: str, num: Any) -> int:
+    """PyTorch's checks of a thread count: an int (not a bool) that fits a C ``int``,
+    positive."""
     if not isinstance(num, int) or isinstance(num, bool):
-        raise RuntimeError(f"set_num_threads expects an int, but got {type(num).__name__}")
+        raise RuntimeError(f"{name} expects an int, but got {type(num).__name__}")
+    if not -(2**63) <= num < 2**63:
+        raise ValueError("Overflow when unpacking long long")
+    if not -(2**31) <= num < 2**31:
+        raise ValueError("Overflow when unpacking long")
     if num <= 0:
-        raise RuntimeError("set_num_threads expects a positive integer")
-    _state["threads"] = num
+        raise RuntimeError(f"{name} expects a positive integer")
+    return num
+
+
+def set_num_threads(num: int) -> None:
+    """Record the intra-op thread count (XLA schedules compat's work)."""
+    _state["threads"] = _thread_count("set_num_threads", num)
 
 
 def get_num_threads() -> int:
@@ -87,9 +98,8 @@ def get_num_threads() -> int:
 
 
 def set_num_interop_threads(num: int) -> None:
-    if num <= 0:
-        raise RuntimeError("Expected num_threads > 0, but got: " + str(num))
-    _state["interop"] = int(num)
+    """Record the inter-op thread count (XLA schedules compat's work)."""
+    _state["interop"] = _thread_count("set_num_interop_threads", num)
 
 
 def get_num_interop_threads() -> int:

@@ -2,11 +2,17 @@
 something else), against real PyTorch 2.13: ``manual_seed`` outside the int64/uint64
 ranges (compat wrapped it), ``Generator`` of a device without generators or of an invalid
 name, ``masked_fill`` with a non-bool mask or a value tensor of 1+ dims (compat filled, and
-broadcast the value).
+broadcast the value), thread counts out of range; and the once-per-process warnings of
+``from_numpy`` (a read-only array) and ``float()`` (a tensor that requires grad) repeat
+under ``set_warn_always(True)``.
 """
 
 from __future__ import annotations
 
+import math
+import warnings
+
+import numpy as np
 import pytest
 
 import compat.torch as ctorch
@@ -71,3 +77,53 @@ def test_masked_fill_accepted_as_torch(real_torch):
             [x.masked_fill(m, 1.5).tolist(), x.float().masked_fill(m, lib.tensor(2.0)).tolist()]
         )
     assert results[0] == results[1]
+
+
+@pytest.mark.parametrize(
+    "expr",
+    [
+        "T.set_num_threads(-1)",
+        "T.set_num_threads(0)",
+        "T.set_num_threads(2**31)",
+        "T.set_num_threads(2**65)",
+        "T.set_num_threads(1.5)",
+        "T.set_num_interop_threads(-1)",
+        "T.set_num_interop_threads(2**63)",
+        "T.set_num_interop_threads(1.5)",
+    ],
+)
+def test_thread_count_checks_as_torch(real_torch, expr):
+    outcomes = []
+    for lib in (ctorch, real_torch):
+        with pytest.raises((RuntimeError, ValueError)) as info:
+            eval(expr, {"T": lib})
+        outcomes.append((info.type, str(info.value)))
+    assert outcomes[0] == outcomes[1]
+
+
+def _warnings(fn):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        fn()
+    return [str(w.message).split(" (Triggered internally")[0] for w in caught]
+
+
+def test_once_per_process_warnings_repeat_under_warn_always(real_torch):
+    """``from_numpy`` of a read-only array and ``float()`` of a tensor that requires grad
+    warn once per process, every time under ``set_warn_always(True)``, as PyTorch's."""
+    a = np.arange(4)
+    a.flags.writeable = False
+    got = []
+    for lib in (ctorch, real_torch):
+        lib.set_warn_always(True)
+        try:
+            x = lib.tensor(2.0, requires_grad=True)
+            got.append(
+                [_warnings(lambda: lib.from_numpy(a)) for _ in range(2)]
+                + [_warnings(lambda: math.pow(x, 3)) for _ in range(2)]
+            )
+        finally:
+            lib.set_warn_always(False)
+    assert got[0] == got[1]
+    assert all(len(w) == 1 for w in got[0])
+    assert "is not writable" in got[0][0][0] and "requires_grad=True" in got[0][2][0]

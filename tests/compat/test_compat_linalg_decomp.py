@@ -18,7 +18,7 @@ import pytest
 from torch_oracle import npv
 
 import compat.torch as ctorch
-from compat._core.ops import _common as ops_common
+from compat._core import warn_once as ops_common
 from compat._core.ops.linalg_decomp import eigh_gauge, svd_gauge
 
 RNG = np.random.default_rng(15)

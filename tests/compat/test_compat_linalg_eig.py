@@ -18,7 +18,7 @@ import pytest
 from torch_oracle import npv
 
 import compat.torch as ctorch
-from compat._core.ops import _common
+from compat._core import warn_once as _common
 
 RNG = np.random.default_rng(22)
 REAL = RNG.uniform(-1, 1, (3, 3))  # a random real matrix: a complex-conjugate pair or not

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import warnings
 from typing import Any
 
 import numpy as np
@@ -10,6 +9,8 @@ import numpy as np
 from compat._core import dtypes as _dt
 from compat._core.creation import tensor
 from compat._core.tensor import Tensor
+from compat._core.warn_once import WARN_ALWAYS as WARN_ALWAYS
+from compat._core.warn_once import warn_once as _warn_once
 from funcgrad import numpy as fnp
 
 _NUM = (bool, int, float, complex)
@@ -78,17 +79,10 @@ def coerce(x: Any) -> Any:
     raise TypeError(f"unsupported operand type {type(x).__name__} for a tensor op")
 
 
-_WARNED: set[str] = set()
-#: ``torch.set_warn_always(True)``: every once-per-process warning warns every time
-WARN_ALWAYS = [False]
-
-
 def warn_once(key: str, message: str) -> None:
     """A ``UserWarning`` the first time only, as PyTorch's ``TORCH_WARN_ONCE`` (every time
-    under ``torch.set_warn_always(True)``)."""
-    if key not in _WARNED or WARN_ALWAYS[0]:
-        _WARNED.add(key)
-        warnings.warn(message, UserWarning, stacklevel=3)
+    under ``torch.set_warn_always(True)``; the state is ``compat._core.warn_once``'s)."""
+    _warn_once(key, message, stacklevel=4)
 
 
 def _dtype_of(x: Any) -> np.dtype:
