@@ -399,3 +399,14 @@ def test_nested_checkify_leaves_other_kinds_to_the_outer():
     ours, theirs = both(build, "index_checks")
     for i in (1, 5):
         same(ours, theirs, np.ones(3, np.float32), np.int32(i))
+
+
+@settings(max_examples=8, deadline=None)
+@given(idx=st.lists(st.integers(-9, 9), min_size=1, max_size=3))
+def test_random_integer_indices_match_jax(idx):
+    # eager checkify (traced indices): the outcome and the first out-of-bounds index
+    def build(np_, lax_, ck, jit_):
+        return lambda x, i: x[tuple(i)]
+
+    ours, theirs = both(build, "index_checks")
+    same(ours, theirs, np.ones((2, 3, 7), np.float32), [np.int32(v) for v in idx])
