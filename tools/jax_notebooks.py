@@ -117,6 +117,7 @@ NOTEBOOKS = [
         record=["smooth_image", "out"],
     ),
     Notebook("autodiff_remat"),
+    Notebook("shard_map"),
     # the tutorial pages of docs/ (MyST notebooks)
     *(
         Notebook(name, page=True)

@@ -13,7 +13,7 @@ from typing import Any
 
 import jax
 from jax import tree_util
-from jax.sharding import Mesh, PartitionSpec
+from jax.sharding import AbstractMesh, Mesh, PartitionSpec
 
 from funcgrad.api._tracing import broadcast_prefix, check_callable
 from funcgrad.core import compile_cache, sharding_types
@@ -98,7 +98,7 @@ def shard_map(
 
     Example:
         >>> import numpy as np, jax, funcgrad as fg
-        >>> from jax.sharding import Mesh, PartitionSpec as P
+        >>> from jax.sharding import AbstractMesh, Mesh, PartitionSpec as P
         >>> mesh = Mesh(np.array(jax.devices()[:1]), ("i",))
         >>> f = fg.shard_map(lambda x: fg.lax.psum(x, "i"), mesh=mesh, in_specs=P("i"),
         ...                  out_specs=P())
@@ -125,8 +125,11 @@ def shard_map(
     @functools.wraps(f)
     def mapped(*args: Any) -> Any:
         mesh = given_mesh
-        if mesh is None:  # the mesh of set_mesh, as JAX's
-            mesh = jax.sharding.get_mesh()
+        if mesh is None:  # the mesh of set_mesh, as JAX's (its abstract mesh inside jit)
+            try:
+                mesh = jax.sharding.get_mesh()
+            except ValueError:
+                mesh = jax.sharding.get_abstract_mesh()
             _check_mesh(mesh if not mesh.empty else None, axis_names)
         leaves, in_tree = tree_flatten(args)
         avals = [to_aval(x) for x in leaves]
@@ -175,7 +178,7 @@ def shard_map(
 
 
 def _check_mesh(mesh: Any, axis_names: Any) -> None:
-    if not isinstance(mesh, Mesh):
+    if not isinstance(mesh, (Mesh, AbstractMesh)):
         raise TypeError(
             f"shard_map requires a jax.sharding.Mesh as mesh= (or one set by set_mesh), got "
             f"{mesh!r}"

@@ -34,7 +34,6 @@ DTYPE_UTIL = "tools.conformance.shims.jax_dtype_util"
 SCOPE: dict[str, str] = {
     "jax.make_jaxpr": "jaxpr text and JAX's IR",
     "jax.pmap": "pmap / several devices",
-    "jax.shard_map": "shardings and device meshes",
     "jax.random.key_data": "typed PRNG keys",
     "jax.random.wrap_key_data": "typed PRNG keys",
     "jax.random.key_impl": "typed PRNG keys",
