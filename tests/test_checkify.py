@@ -410,3 +410,21 @@ def test_random_integer_indices_match_jax(idx):
 
     ours, theirs = both(build, "index_checks")
     same(ours, theirs, np.ones((2, 3, 7), np.float32), [np.int32(v) for v in idx])
+
+
+@pytest.mark.parametrize("name", ["sqrt", "log", "one_over", "norm"])
+def test_backward_pass_checked_as_jax(name):
+    # checkify of grad checks the backward pass's operations too (a zero divisor there)
+    def build(np_, lax_, ck, jit_):
+        if name == "norm":
+            return lambda x: np_.linalg.norm(np_.stack([x, x - x]))
+        if name == "one_over":
+            return lambda x: 1.0 / x
+        return getattr(np_, name)
+
+    ours = checkify.checkify(fg.grad(build(fnp, lax, checkify, None)), errors=checkify.all_checks)
+    theirs = jcheckify.checkify(
+        jax.grad(build(jjnp, jlax, jcheckify, None)), errors=jcheckify.all_checks
+    )
+    assert same(ours, theirs, np.float32(0.0)) == "division by zero"
+    assert same(ours, theirs, np.float32(1.0)) is None
