@@ -571,6 +571,16 @@ def cases_from_list(xs: Sequence[Any]) -> list[Any]:
     return list(xs)
 
 
+def cases_from_gens(*gens: Callable[[int], Any]) -> Iterator[tuple[Any, ...]]:
+    """Named cases ``(name, *values)`` from generators of random values, at sizes 1, 3
+    and 10 (JAX's convention: about ``NUM_GENERATED_CASES`` in all)."""
+    sizes = (1, 3, 10)
+    per_size = NUM_GENERATED_CASES // len(sizes) + 1
+    for size in sizes:
+        for i in range(per_size):
+            yield (f"_{size}_{i}", *(gen(size) for gen in gens))
+
+
 def sanitize_test_name(s: str) -> str:
     """Test names usable with ``-k`` filters (JAX's spelling)."""
     return re.sub(r"[^a-zA-Z0-9_]", "_", s)

@@ -20,6 +20,12 @@ def safe_map(f: Callable[..., Any], *args: Iterable[Any]) -> list[Any]:
     return [f(*xs) for xs in safe_zip(*args)]
 
 
+def foreach(f: Callable[..., Any], *args: Iterable[Any]) -> None:
+    """Call ``f`` on the elements of equal-length sequences, for its effects."""
+    for xs in safe_zip(*args):
+        f(*xs)
+
+
 def unzip2(pairs: Iterable[tuple[Any, Any]]) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
     """Two tuples from a sequence of pairs."""
     firsts, seconds = [], []
