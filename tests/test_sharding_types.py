@@ -49,6 +49,11 @@ SCRIPT = textwrap.dedent(
             "slice": lambda x: x[2:6],
             "dot_w": lambda x: np_.dot(x, w0),
             "outer": lambda x: x[:, :1] * x[:1, :],
+            "where": lambda x: np_.where(x > 0, x, 0.0),
+            "gather": lambda x: x[:, np.array([0, 3, 1])],
+            "cumsum": lambda x: np_.cumsum(x, axis=1),
+            "argmax": lambda x: np_.argmax(x, axis=1),
+            "stack_concat": lambda x: np_.concatenate([np_.stack([x, x]), x[None]]),
             "grad": lambda x: None,
         }
 
@@ -223,7 +228,7 @@ def test_typeof_follows_jax_through_every_split(result):
     # error and fg.jit's, and the type inside fg.jit where JAX's jitted program runs)
     bad = [r for r in result["typeof"] if r[2] != r[3] or not r[4] == r[5] == r[6]]
     assert not bad, bad
-    assert len(result["typeof"]) == 7 * 11
+    assert len(result["typeof"]) == 7 * 16
     assert result["values"] < 1e-4, result["values"]
 
 

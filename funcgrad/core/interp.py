@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from funcgrad.core import dtypes, sharding_types
+from funcgrad.core import dtypes, explicit_sharding, sharding_types
 from funcgrad.core.debug_hooks import hooks
 from funcgrad.core.errors import (
     ConcretizationError,
@@ -442,6 +442,8 @@ def eager_process(prim: Primitive, args: Sequence[Any], params: dict[str, Any]) 
     if prim.host is not None and _eager_host is not None:
         out = _eager_host(prim, args, params, out_avals)
     if out is None:
+        if SHARDING_TYPES[0] and len(args) > 1 and prim.family == "elementwise":
+            args = explicit_sharding.unify(list(args))  # (as the program lowering does)
         out = prim.lower(*args, **params)
     if hooks.nans and not hooks.in_program and hooks.check_eager is not None:
         hooks.check_eager(prim, args, params, out)

@@ -203,6 +203,12 @@ def reshape_rule(avals: list[Aval], outs: list[Aval], *, new_sizes: tuple, **_: 
     spec: list[Any] = [None] * len(new)
     i = j = 0
     while i < len(old) and j < len(new):
+        if new[j] == 1 and old[i] != 1:  # (a new unit dimension: unsplit)
+            j += 1
+            continue
+        if old[i] == 1 and new[j] != 1:  # (a unit dimension dropped)
+            i += 1
+            continue
         i0, j0, po, pn = i, j, old[i], new[j]
         i, j = i + 1, j + 1
         while po != pn:
@@ -283,6 +289,29 @@ def dot_general_rule(
     if len(used) != len(set(used)):
         return outs
     return [typed(outs[0], spec, mesh_of(avals))]
+
+
+def take_rule(avals: list[Aval], outs: list[Aval], *, axis: int, **_: Any) -> list[Aval]:
+    """``gather`` along ``axis`` (a take): the operand's other dimensions keep their
+    splits, the indices' dimensions take the indices' splits."""
+    x, idx = avals
+    if x.sharding is None and idx.sharding is None:
+        return outs
+    sx, si = spec_of(x), spec_of(idx)
+    spec = [*sx[:axis], *si, *sx[axis + 1 :]]
+    used = [e for e in spec if e is not None]
+    if len(used) != len(set(used)):
+        return outs
+    return [typed(outs[0], spec, mesh_of(avals))]
+
+
+def drop_axis_rule(avals: list[Aval], outs: list[Aval], *, axis: int, **_: Any) -> list[Aval]:
+    """A reduction along one ``axis`` (``argmax``): that dimension's split dropped."""
+    x = avals[0]
+    if x.sharding is None:
+        return outs
+    spec = [e for i, e in enumerate(spec_of(x)) if i != axis]
+    return [typed(outs[0], spec, x.sharding.mesh)]
 
 
 def ambiguous_contraction(x: Aval, y: Aval, dimension_numbers: Any) -> tuple | None:

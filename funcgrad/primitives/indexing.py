@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 from jax import lax
 
-from funcgrad.core import dtypes
+from funcgrad.core import dtypes, sharding_types
 from funcgrad.core.interp import bind, to_aval
 from funcgrad.core.ir import Aval
 from funcgrad.core.primitive import Example, Primitive
@@ -111,6 +111,7 @@ def _gather_lower(x: Any, indices: Any, *, axis: int) -> Any:
 
 
 gather_p.lower = _gather_lower
+gather_p.sharding_rule = sharding_types.take_rule
 
 
 @gather_p.def_host

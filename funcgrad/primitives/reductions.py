@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 from jax import lax
 
-from funcgrad.core import dtypes
+from funcgrad.core import dtypes, sharding_types
 from funcgrad.core.axes import normalize_axis, sorted_axes
 from funcgrad.core.interp import bind, to_aval
 from funcgrad.core.ir import Aval
@@ -283,6 +283,7 @@ def _arg_reduction(name: str, lower: Callable) -> Primitive:
 
     p.abstract_eval = abstract_eval
     p.lower = lambda x, *, axis, index_dtype: lower(x, axis, index_dtype)
+    p.sharding_rule = sharding_types.drop_axis_rule
     p.batch = batch
     p.examples = lambda rng: [
         Example([rand(rng, (5,))], {"axis": 0, "index_dtype": np.dtype("int32")}),
