@@ -151,7 +151,14 @@ def reshard(xs: Any, out_shardings: Any) -> Any:
     return _apply("reshard", "reshard", xs, out_shardings, jax.sharding.reshard)
 
 
-_MISSING = object()
+def _given_or_keyword(given: Any, kwargs: dict, name: str) -> Any:
+    """A decorator's sharding given at decoration, else taken from the call's keyword
+    ``name`` (removed from ``kwargs``), as JAX's ``auto_axes``/``explicit_axes``."""
+    if given is not None:
+        return given
+    if name not in kwargs:
+        raise TypeError(f"Missing required keyword argument: '{name}'")
+    return kwargs.pop(name)
 
 
 def _switched(axes: Any, to: AxisType) -> tuple | None:
@@ -200,9 +207,7 @@ def auto_axes(
 
     @functools.wraps(fun)
     def run(*args: Any, **kwargs: Any) -> Any:
-        target = out_sharding if out_sharding is not None else kwargs.pop("out_sharding", _MISSING)
-        if target is _MISSING:
-            raise TypeError("Missing required keyword argument: 'out_sharding'")
+        target = _given_or_keyword(out_sharding, kwargs, "out_sharding")
         found = _switched(axes, AxisType.Auto)
         if found is None or set(found[0].auto_axes) == set(found[2]):
             return fun(*args, **kwargs)
@@ -225,9 +230,7 @@ def explicit_axes(
 
     @functools.wraps(fun)
     def run(*args: Any, **kwargs: Any) -> Any:
-        target = in_sharding if in_sharding is not None else kwargs.pop("in_sharding", _MISSING)
-        if target is _MISSING:
-            raise TypeError("Missing required keyword argument: 'in_sharding'")
+        target = _given_or_keyword(in_sharding, kwargs, "in_sharding")
         found = _switched(axes, AxisType.Explicit)
         if found is None:
             raise ValueError(
