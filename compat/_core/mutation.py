@@ -102,7 +102,6 @@ def apply_inplace(
         else:
             arrays.append(a)
     check_inplace(self, req, name)
-    _overlap.check_partial(self, args)
     op = _tc.trace_op(fn, name, static, arrays, full)
     arrays = [_dev_scalar(a) if type(a) in _PY_SCALARS else a for a in arrays]
     out = op.out_avals[0]

@@ -18,7 +18,7 @@ from typing import Any
 from compat._core import views as _views
 from compat._core.tensor import Tensor
 
-__all__ = ["check_none", "check_partial", "internal_overlap"]
+__all__ = ["check_none", "check_partial", "check_setitem", "internal_overlap"]
 
 NO, FULL, PARTIAL, TOO_HARD = range(4)
 
@@ -97,3 +97,18 @@ def check_none(out: Tensor, args: Any) -> None:
     for t in _tensors(args):
         if _status(out, t) in (FULL, PARTIAL):
             raise RuntimeError(_MESSAGE)
+
+
+def check_setitem(self: Tensor, idx: Any, advanced: bool, value: Any, getitem: Any) -> None:
+    """PyTorch's overlap errors for ``self[idx] = value``: an advanced index is
+    ``index_put_`` (``value`` may share no memory with ``self``); a basic one writes the view
+    ``self[idx]`` with ``copy_`` (a partial overlap refused). Only a ``value`` that is a
+    view of ``self``'s memory is looked at."""
+    if not isinstance(value, Tensor) or value._view is None:
+        return
+    if _views.storage_key(value) != _views.storage_key(self):
+        return
+    if advanced:
+        check_none(self, (value,))
+    else:
+        check_partial(getitem(self, idx), (value,))

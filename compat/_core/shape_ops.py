@@ -15,6 +15,7 @@ import numpy as np
 
 from compat._core import dtypes as _dt
 from compat._core import index_put as _index_put
+from compat._core import overlap as _overlap
 from compat._core import views as _views
 from compat._core.creation import _leaf
 from compat._core.mutation import apply_inplace
@@ -656,6 +657,7 @@ def setitem(self: Tensor, idx: Any, value: Any) -> None:
         else:
             part.fill_(value)
         return
+    _overlap.check_setitem(self, idx, any(s[0] == "a" for s in spec), value, getitem)
     dyn = [a if type(a) is int else _leaf(a, False) for a in arrays]
     name = setitem_node(spec, tuple(self.shape), value)
     st = (("spec", spec), ("dtype", self._npdtype))

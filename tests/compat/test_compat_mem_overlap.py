@@ -37,6 +37,11 @@ CASES = {
     "shift_inplace_partial": lambda T, d: (lambda x: x[:-1].__ilshift__(x[1:]))(T.arange(3)),
     "setitem_basic_partial": lambda T, d: d.__setitem__(slice(1, None), d[:-1]),
     "setitem_index_partial": lambda T, d: d.__setitem__([1, 2], d[:2]),
+    # ``x[i] += v`` writes x[i] (a view of x) back into itself: the same memory, allowed
+    "setitem_own_view_int": lambda T, d: d.__setitem__(2, d[2].add_(1.0)),
+    "setitem_own_view_0d_tensor": lambda T, d: d.__setitem__(T.tensor(3), d[T.tensor(3)] + 1),
+    "setitem_own_slice": lambda T, d: d.__setitem__(slice(2, 5), d[2:5].mul_(2.0)),
+    "setitem_other_slice_disjoint": lambda T, d: d.__setitem__(slice(0, 3), d[9:12]),
     "index_add_source": lambda T, d: d.index_add_(0, T.tensor([2, 1, 0]), d[:3]),
     "index_add_index": lambda T, d: (lambda i: i.index_add_(0, i, i.clone()))(T.tensor([2, 1, 0])),
     "index_add_index2": lambda T, d: (lambda i: i.index_add_(0, i.clone(), i))(T.tensor([2, 1, 0])),

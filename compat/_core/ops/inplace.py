@@ -13,6 +13,7 @@ import numpy as np
 
 from compat._core import creation
 from compat._core import dtypes as _dt
+from compat._core import overlap as _overlap
 from compat._core import rng as _rng
 from compat._core import tensor_checks as _tc
 from compat._core.mutation import apply_inplace, inplace_result
@@ -60,6 +61,7 @@ def _ip_alpha_f(x: Any, y: Any, a: Any, *, op: str, dtype: np.dtype, out: np.dty
 
 def inplace_binary(self: Tensor, op: str, other: Any, alpha: Any = 1) -> Tensor:
     other = coerce(other)
+    _overlap.check_partial(self, (other,))  # (PyTorch's error for a partial overlap)
     if op == "sub":
         sub_check(self, other)
     dt = _dt.result_type(self, other)
@@ -130,6 +132,7 @@ def inplace_copy(self: Tensor, src: Any) -> Tensor:
         raise RuntimeError(
             f"output with shape {list(self.shape)} doesn't match the broadcast shape {list(shape)}"
         )
+    _overlap.check_partial(self, (src,))
     return apply_inplace(
         self, _ip_copy_f, "torch::autograd::CopyBackwards", (src,), (("dtype", self._npdtype),)
     )
@@ -143,6 +146,7 @@ def _ip_addc_f(x: Any, a: Any, b: Any, v: Any, *, op: str, dtype: np.dtype) -> A
 def inplace_addc(self: Tensor, op: str, t1: Tensor, t2: Tensor, value: Any) -> Tensor:
     if op == "div":
         check_addcdiv_dtype(t1, t2)
+    _overlap.check_partial(self, (t1, t2, value))
     return apply_inplace(
         self,
         _ip_addc_f,
@@ -158,6 +162,7 @@ def _ip_lerp_f(x: Any, e: Any, w: Any, *, dtype: np.dtype) -> Any:
 
 def inplace_lerp(self: Tensor, end: Tensor, weight: Any) -> Tensor:
     lerp_check(self, end, weight)
+    _overlap.check_partial(self, (end, weight))
     return apply_inplace(
         self, _ip_lerp_f, "LerpBackward0", (end, coerce(weight)), (("dtype", self._npdtype),)
     )
