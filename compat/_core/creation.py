@@ -565,6 +565,14 @@ def _legacy(name: str, npd: Any) -> type:
             if isinstance(data, Size):
                 return _leaf(np.zeros(tuple(data), npd), False, device)
             return tensor(data, dtype=_dt.from_np(npd), device=device)
+        if len(args) > 1 and not all(isinstance(a, (int, np.integer)) for a in args):
+            got = ", ".join(type(a).__name__ for a in args)
+            raise TypeError(
+                f"new() received an invalid combination of arguments - got ({got}), but "
+                "expected one of:\n * (*, torch.device device = None)\n * (torch.Storage "
+                "storage)\n * (Tensor other)\n * (tuple of ints size, *, torch.device device "
+                "= None)\n * (object data, *, torch.device device = None)\n"
+            )
         return _leaf(np.zeros(_size_args(args), npd), False, device)
 
     return _LegacyTensorType(

@@ -8,6 +8,7 @@ through to the base and share its version counter.
 from __future__ import annotations
 
 import builtins
+import operator
 import warnings
 from typing import Any
 
@@ -418,6 +419,19 @@ _LIST_INDEX = (
 )
 
 
+def _bound(v: Any) -> int | None:
+    """A slice bound as an int: ``None``, or anything with ``__index__`` (Python's error
+    for a float, as PyTorch's; compat truncated it)."""
+    if v is None:
+        return None
+    try:
+        return operator.index(v)
+    except TypeError:
+        raise TypeError(
+            "slice indices must be integers or None or have an __index__ method"
+        ) from None
+
+
 def index_spec(idx: Any, shape: tuple) -> tuple[tuple, list]:
     """Split an index into a static spec and dynamic integer index arrays (boolean masks
     become the integer arrays of their ``nonzero``, since compat runs eagerly)."""
@@ -425,7 +439,7 @@ def index_spec(idx: Any, shape: tuple) -> tuple[tuple, list]:
     if t is int and shape and -shape[0] <= idx < shape[0]:  # ``x[i]``, in range
         return (("d", 0),), [idx % shape[0]]
     if t is slice and shape:  # ``x[a:b:c]`` (a step <= 0 takes the general path's error)
-        parts = tuple(int(v) if v is not None else None for v in (idx.start, idx.stop, idx.step))
+        parts = tuple(_bound(v) for v in (idx.start, idx.stop, idx.step))
         if parts[2] is None or parts[2] > 0:
             return (("s", *parts),), []
     if isinstance(idx, list) and builtins.any(
@@ -453,7 +467,7 @@ def index_spec(idx: Any, shape: tuple) -> tuple[tuple, list]:
             spec.extend([("s", None, None, None)] * max(len(shape) - used, 0))
             dim += len(shape) - used
         elif isinstance(i, slice):
-            parts = tuple(int(v) if v is not None else None for v in (i.start, i.stop, i.step))
+            parts = tuple(_bound(v) for v in (i.start, i.stop, i.step))
             if parts[2] is not None and parts[2] <= 0:
                 raise ValueError("step must be greater than zero")
             spec.append(("s", *parts))

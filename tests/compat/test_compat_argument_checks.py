@@ -127,3 +127,33 @@ def test_once_per_process_warnings_repeat_under_warn_always(real_torch):
     assert got[0] == got[1]
     assert all(len(w) == 1 for w in got[0])
     assert "is not writable" in got[0][0][0] and "requires_grad=True" in got[0][2][0]
+
+
+@pytest.mark.parametrize(
+    "stmt",
+    [
+        "r[0.0:2.0] = 1",
+        "r[0.0:2.0]",
+        "r[1:2.5]",
+        "r[T.tensor(0):T.tensor(2)] = 1",
+        "r[np.int64(0):2]",
+        "r[:2, 1:] = 2",
+        "r[::2]",
+        "T.LongTensor((6, 0), 1, 1, 0)",
+        "T.FloatTensor([1, 2], 3)",
+        "T.FloatTensor(2, 3)",
+    ],
+)
+def test_slice_bounds_and_legacy_constructor_as_torch(real_torch, stmt):
+    """A float slice bound is Python's ``TypeError`` (compat truncated it); a legacy
+    constructor given a size or data followed by more arguments is PyTorch's ``TypeError``
+    (compat's message was its size parser's)."""
+    outcomes = []
+    for lib in (ctorch, real_torch):
+        env = {"T": lib, "np": np, "r": lib.zeros(3, 3, 3)}
+        try:
+            exec(stmt, env)
+            outcomes.append(("ok", env["r"].sum().item()))
+        except TypeError as e:
+            outcomes.append(("TypeError", str(e).split(", but expected")[0]))
+    assert outcomes[0] == outcomes[1]

@@ -204,7 +204,9 @@ class TestCase(unittest.TestCase):
 
     @contextlib.contextmanager
     def assertWarnsOnceRegex(self, category: type[Warning], regex: str) -> Iterator[None]:
-        with self.assertWarnsRegex(category, regex):
+        """PyTorch's: a once-per-process warning warns every time inside (its
+        ``set_warn_always(True)``), and must be given."""
+        with set_warn_always_context(True), self.assertWarnsRegex(category, regex):
             yield
 
     def assertNotWarn(self, callable: Callable[[], Any], msg: str = "") -> None:
