@@ -29,6 +29,7 @@ PARAM_KINDS = (
     "reduce_dims",
     "float",
     "bool",
+    "optional_float",
 )
 #: how PyTorch may type an array row's result (see :class:`TorchArrayForm`)
 PROMOTIONS = ("int64",)
@@ -51,7 +52,8 @@ class TorchParam:
     tensor's 0 or -1 taken: ``count_nonzero``'s ``dim``), ``"tensor"`` (a further array operand,
     ``None`` where the default is ``None``: ``kron``'s ``other``, ``diff``'s ``prepend``;
     a test sample gives its shape), ``"float"`` (a real number: ``isclose``'s ``rtol``),
-    ``"bool"`` (a bool: ``equal_nan``). ``at_least``: the smallest value PyTorch takes and its
+    ``"optional_float"`` (a real number, or ``None`` for the parameter's default:
+    ``nan_to_num``'s ``nan``, ``posinf``), ``"bool"`` (a bool: ``equal_nan``). ``at_least``: the smallest value PyTorch takes and its
     ``RuntimeError``'s text, ``{value}`` the value given (``diff``'s order, where NumPy's
     form raises a ``ValueError``). ``count``: the number of dimensions a ``"dims"``
     parameter names and PyTorch's ``RuntimeError`` text where it differs, ``{count}`` the
@@ -93,7 +95,8 @@ class TorchArrayForm:
     ``empty_unchecked``: PyTorch returns an empty input's copy before checking the
     dimensions (``roll``). ``samples``: compat's test cases, ``(input shape, arguments)``.
     ``method_varargs``: the parameter ``Tensor.X`` also takes as separate arguments
-    (``x.flip(0, 1)``, where ``torch.flip`` wants a sequence).
+    (``x.flip(0, 1)``, where ``torch.flip`` wants a sequence). ``inplace_function``: PyTorch
+    also has ``torch.X_(input, ...)`` (``torch.nan_to_num_``).
 
     ``grad_fn`` is ``None`` for an op whose result has no node (an integer count).
     ``nodes``: ``(parameter, value, node)`` cases where PyTorch's node is not ``grad_fn``,
@@ -130,6 +133,7 @@ class TorchArrayForm:
     same_dtype: str | None = None
     python_bool: bool = False
     aliases: tuple[str, ...] = ()
+    inplace_function: bool = False
 
     def __post_init__(self) -> None:
         if self.promote is not None and self.promote not in PROMOTIONS:

@@ -17,6 +17,7 @@ import ml_dtypes
 import numpy as np
 
 from funcgrad.core import dtypes
+from funcgrad.core.array_row import ArrayRow, TorchArrayForm, TorchParam
 from funcgrad.core.primitive import REGISTRY, Composite, Primitive, TorchForm
 from funcgrad.custom import custom_jvp
 from funcgrad.numpy._core import (
@@ -637,14 +638,37 @@ def nan_to_num(
     posinf: float | None = None,
     neginf: float | None = None,
 ) -> Any:
-    """Replace NaN by ``nan`` and infinities by ``posinf``/``neginf`` (the dtype's extremes)."""
+    """Replace NaN by ``nan`` and infinities by ``posinf``/``neginf`` (the dtype's extremes);
+    a complex array's real and imaginary parts each, as ``jnp.nan_to_num``."""
     del copy
     (x,) = promote("nan_to_num", x)
     if not _inexact(x):
         return out(x)
+    if _is_complex(x):
+        re, im = (_finite(part, nan, posinf, neginf) for part in (ew.real(x), ew.imag(x)))
+        return out(ew.make_complex(re, im))
+    return out(_finite(x, nan, posinf, neginf))
+
+
+def _finite(x: Any, nan: Any, posinf: Any, neginf: Any) -> Any:
+    """A real inexact ``x`` with NaN and infinities replaced (:func:`nan_to_num`)."""
     info = ml_dtypes.finfo(aval(x).dtype)
     posinf = info.max if posinf is None else posinf
     neginf = info.min if neginf is None else neginf
     x = _select(ew.ne(x, x), x, strong(x, nan))
     x = _select(ew.eq(x, strong(x, np.inf)), x, strong(x, posinf))
-    return out(_select(ew.eq(x, strong(x, -np.inf)), x, strong(x, neginf)))
+    return _select(ew.eq(x, strong(x, -np.inf)), x, strong(x, neginf))
+
+
+# PyTorch's torch.nan_to_num, Tensor.nan_to_num(_) and torch.nan_to_num_ come from this row
+_BOUNDS = tuple(TorchParam(n, n, "optional_float", None) for n in ("posinf", "neginf"))
+ArrayRow(
+    nan_to_num,
+    torch=TorchArrayForm(
+        "NanToNumBackward0",
+        (TorchParam("nan", "nan", "optional_float", 0.0), *_BOUNDS),
+        inplace=True,
+        inplace_function=True,
+        samples=(((2, 3), ()), ((4,), (1.0, 9.0)), ((3,), (0.5, None, -7.0))),
+    ),
+)

@@ -31,6 +31,7 @@ ARGS = {
     "dim": [0, -1, 3, (0,)],
     "reduce_dims": [0, -1, (0, 1), [1, 0], 3, (0, 0), ()],
     "float": [0.0, 0.5, -1.0, 2, "x"],
+    "optional_float": [None, 0.5, -1e6, 3.5, True, "x"],
     "bool": [True, False, 1],
 }
 #: the most argument tuples a row tries per input (a larger product: one parameter varied

@@ -419,6 +419,13 @@ def test_nan_to_num_options_and_round_decimals() -> None:
         lambda v: jnp.nan_to_num(v, nan=-1.0, posinf=9.0, neginf=-9.0),
         x,
     )
+    # (a complex array's real and imaginary parts each: funcgrad replaced a part's infinity
+    # by 0 where the other part was NaN)
+    z = np.array([complex(np.nan, np.inf), complex(-np.inf, np.nan), 1 - 2j], np.complex64)
+    for kw in ({}, {"nan": 2.0, "posinf": 5.0}):
+        got, want = fnp.nan_to_num(z, **kw), jnp.nan_to_num(z, **kw)
+        assert got.dtype == want.dtype
+        np.testing.assert_array_equal(np.asarray(got), np.asarray(want))
     x = np.array([1.2345, -2.5551, 3.5, 4.5], np.float32)
     for d in (0, 1, 2, -1):
         check(lambda v: fnp.round(v, d), lambda v: jnp.round(v, d), x, jit=False)

@@ -82,10 +82,17 @@ def _convert(name: str, pos: int, param: str, kind: str, value: Any, input: Tens
         if value is not None and not isinstance(value, Tensor):
             raise _type_error(name, param, pos, "Tensor", value)
         return value
-    if kind == "float":
+    if kind == "optional_float" and value is None:
+        return None  # (the parameter's default: :func:`_array_op` puts it in)
+    if kind in ("float", "optional_float"):
         if isinstance(value, Tensor) and value.ndim == 0 and not value.requires_grad:
             return _tensor_float(value)  # (PyTorch takes a 0-d tensor as a number)
-        if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.number)):
+        if kind == "optional_float":  # (an optional double: a bool taken, no position said)
+            if not isinstance(value, (int, float, np.number, np.bool_)):
+                raise TypeError(
+                    f"{name}(): argument '{param}' must be float, not {type(value).__name__}"
+                )
+        elif isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.number)):
             raise _type_error(name, param, pos, "float", value)
         return float(value)
     if kind == "bool":
@@ -168,6 +175,7 @@ def _array_op(row: Any) -> Any:
     names = [q.name for q in params]
     node_of = t.grad_fn or name  # (no node: the name is never recorded)
     defaults = {p.name: p.default for p in t.params if not p.required}
+    optional = [(p.name, p.numpy) for p in t.params if p.kind == "optional_float"]
     least = len(names) - len(defaults)  # (the positional arguments a call needs)
     #: (ndim, dtype) -> (node, static) of a call with the input alone, whose checks and
     #: arguments depend on nothing else (filled once a call passed them)
@@ -196,6 +204,9 @@ def _array_op(row: Any) -> Any:
         if t.empty_unchecked and isinstance(input, Tensor) and input.numel() == 0:
             return apply(_array_f, node_of, (input,), (("op", name), ("kwargs", None)))
         kw = {n: _convert(name, i, p, kind, given[p], input) for p, n, kind, i in conv}
+        for p, n in optional:  # (``None``: the parameter's default)
+            if kw[n] is None:
+                kw[n] = defaults[p]
         for p, _, kind, i in conv_dims:  # (a sequence's type is the arguments' parser's)
             if kind == "unique_dims" and not isinstance(given[p], (list, tuple)):
                 raise _type_error(name, p, i, "tuple of ints", given[p])
@@ -277,21 +288,28 @@ def _array_op(row: Any) -> Any:
 
         method.__name__ = method.__qualname__ = name
         method.__doc__ = f.__doc__
-    return defop(name, method=method, inplace=t.inplace, aliases=t.aliases, samples=samples)(f)
+    return defop(
+        name,
+        method=method,
+        inplace=t.inplace,
+        inplace_function=t.inplace_function,
+        aliases=t.aliases,
+        samples=samples,
+    )(f)
 
 
 def _join_f(*xs: Any, shapes: tuple, axis: int, dtype: Any, new: bool) -> Any:
-    """The tensors ``xs`` in ``dtype``, reshaped to ``shapes`` (a joining row's layout),
-    joined along ``axis`` (a new one for ``new``)."""
-    arrays = [fnp.reshape(_c(x, dtype), s) for x, s in zip(xs, shapes)]
+    """The tensors ``xs`` in ``dtype``, reshaped to ``shapes`` (a joining row's layout;
+    ``None``: as they are), joined along ``axis`` (a new one for ``new``)."""
+    arrays = [_c(x, dtype) for x in xs]
+    if shapes is not None:
+        arrays = [fnp.reshape(a, s) for a, s in zip(arrays, shapes)]
     return fnp.stack(arrays, axis=axis) if new else fnp.concatenate(arrays, axis=axis)
 
 
-def _laid(layout: str | None, shapes: list[tuple[int, ...]]) -> tuple[list, int | None]:
-    """The shapes a joining row's layout gives the tensors, and the dimension it joins
-    them along (``None``: the row's dimension argument)."""
-    if layout is None:
-        return shapes, None
+def _laid(layout: str, shapes: list[tuple[int, ...]]) -> tuple[list, int]:
+    """The shapes a joining row's layout (``TorchJoinForm.layout``) gives the tensors, and
+    the dimension it joins them along."""
     if layout == "h":
         out = [s or (1,) for s in shapes]
         return out, 0 if len(out[0]) == 1 else 1
@@ -340,22 +358,30 @@ def _join_op(row: Any) -> Any:
     )
     node = t.grad_fn
 
+    layout, new = t.layout, t.new_dim
+    positional = t.dim is not None  # (the one argument a call may give after the tensors)
+
     def f(tensors: Any, *args: Any, **kwargs: Any) -> Tensor:
-        dim = _join_dim(name, t, args, kwargs)
+        if kwargs or len(args) > positional or (args and type(args[0]) is not int):
+            dim = _join_dim(name, t, args, kwargs)
+        else:
+            dim = args[0] if args else 0
         if not isinstance(tensors, (list, tuple)):
             raise TypeError(
                 f"{name}(): argument 'tensors' (position 1) must be tuple of Tensors, not "
                 f"{type(tensors).__name__}"
             )
+        shapes = []
         for i, x in enumerate(tensors):
             if not isinstance(x, Tensor):
                 raise TypeError(
                     f"expected Tensor as element {i} in argument 0, but got {type(x).__name__}"
                 )
+            shapes.append(tuple(x.shape))
         if not tensors:  # (PyTorch's cat refuses with a ValueError, the others not)
             raise (ValueError if name == "cat" else RuntimeError)(empty)
-        shapes = [tuple(x.shape) for x in tensors]
-        if t.new_dim:
+        laid = None
+        if new:
             d = _wrap_dim(dim, len(shapes[0]) + 1)
             for i, s in enumerate(shapes):
                 if s != shapes[0]:
@@ -363,16 +389,19 @@ def _join_op(row: Any) -> Any:
                         f"stack expects each tensor to be equal size, but got {list(shapes[0])} "
                         f"at entry 0 and {list(s)} at entry {i}"
                     )
-            keep = range(len(tensors))
+            joined = tensors
         else:
-            shapes, laid_dim = _laid(t.layout, shapes)
-            keep, d = _check_cat(name, shapes, dim if laid_dim is None else laid_dim)
-        joined = [tensors[i] for i in keep]
+            if layout is not None:
+                shapes, dim = _laid(layout, shapes)
+            keep, d = _check_cat(name, shapes, dim)
+            joined = tensors if len(keep) == len(tensors) else [tensors[i] for i in keep]
+            if layout is not None:  # (the prepared shapes, which the kernel reshapes to)
+                laid = tuple(shapes[i] for i in keep)
         static = (
-            ("shapes", tuple(shapes[i] for i in keep)),
+            ("shapes", laid),
             ("axis", d),
             ("dtype", _dt.result_type(*tensors)),  # (a skipped tensor promotes too)
-            ("new", t.new_dim),
+            ("new", new),
         )
         return apply(_join_f, node, joined, static)
 

@@ -1,8 +1,7 @@
 """Ops PyTorch code uses daily that are compositions or small kernels: fused
 multiply-adds (``addmm``, ``baddbmm``, ...), ``tensordot``/``cross``,
 distances (``cdist``, ``dist``), moments (``var_mean``, ``std_mean``), comparisons
-(``equal``), NaN-aware reductions, ``logit``, ``frac``,
-``nan_to_num``, stacking helpers and index grids.
+(``equal``), NaN-aware reductions, ``logit``, ``frac`` and index grids.
 """
 
 from __future__ import annotations
@@ -365,25 +364,6 @@ def logit(input: Tensor, eps: float | None = None) -> Tensor:
         (input,),
         (("eps", None if eps is None else float(eps)), ("dtype", dt)),
     )
-
-
-def _nan_to_num_f(x: Any, *, nan: float, posinf: Any, neginf: Any) -> Any:
-    return fnp.nan_to_num(x, nan=nan, posinf=posinf, neginf=neginf)
-
-
-@defop(
-    inplace=True,
-    inplace_function=True,
-    samples=(Sample(((2, 3),)), Sample(((4,),), kwargs=(("nan", 1.0), ("posinf", 9.0)))),
-)
-def nan_to_num(
-    input: Tensor, nan: float = 0.0, posinf: float | None = None, neginf: float | None = None
-) -> Tensor:
-    """NaN -> ``nan``, +inf -> ``posinf`` (default: the dtype's largest), -inf -> ``neginf``."""
-    if _dt.kind(input._npdtype) != "f":
-        return input.clone()
-    st = (("nan", float(nan)), ("posinf", posinf), ("neginf", neginf))
-    return apply(_nan_to_num_f, "NanToNumBackward0", (input,), st)
 
 
 def _sgn_f(x: Any) -> Any:
