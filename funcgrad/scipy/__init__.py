@@ -18,6 +18,7 @@ _SUBMODULES = (
     "signal",
     "fft",
     "spatial",
+    "sparse",
 )
 
 
