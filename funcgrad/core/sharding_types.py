@@ -69,6 +69,22 @@ def split_over_devices(args: Sequence[Any]) -> bool:
     return False
 
 
+def named(sharding: Any) -> NamedSharding:
+    """An op's ``out_sharding`` as a ``NamedSharding`` (a ``PartitionSpec`` is over the
+    current abstract mesh, read when the op is called)."""
+    if isinstance(sharding, PartitionSpec):
+        return NamedSharding(jax.sharding.get_abstract_mesh(), sharding)
+    return sharding
+
+
+def batched(sharding: NamedSharding, ndim: int, dim: int) -> NamedSharding:
+    """``sharding`` of an ``ndim``-dimensional value with an unsplit batch axis inserted
+    at ``dim``."""
+    spec = list(sharding.spec) + [None] * (ndim - len(sharding.spec))
+    spec.insert(dim, None)
+    return NamedSharding(sharding.mesh, PartitionSpec(*spec))
+
+
 def spec_of(aval: Aval) -> tuple:
     """``aval``'s spec, one entry per dimension (``None`` entries when untyped)."""
     if aval.sharding is None:
@@ -189,12 +205,16 @@ def transpose_rule(avals: list[Aval], outs: list[Aval], *, permutation: tuple) -
     return [typed(outs[0], [s[p] for p in permutation], x.sharding.mesh)]
 
 
-def reshape_rule(avals: list[Aval], outs: list[Aval], *, new_sizes: tuple, **_: Any) -> list[Aval]:
+def reshape_rule(
+    avals: list[Aval], outs: list[Aval], *, new_sizes: tuple, out_sharding: Any = None
+) -> list[Aval]:
     """``reshape``, as JAX types it: dimensions grouped where the old and new shapes'
     products meet; a dimension kept as it is keeps its split; merged dimensions whose
     splits lead the group take them all (``8@X,4@Y`` -> ``32@(X,Y)``); a split dimension
     cut into several puts its split on the leading one (``32@X`` -> ``8@X,4``). Any other
     split is one JAX refuses without ``out_sharding`` (its lowering raises): untyped."""
+    if out_sharding is not None:
+        return [outs[0].update(sharding=typed_sharding(out_sharding, outs[0].ndim))]
     x = avals[0]
     if x.sharding is None:
         return outs

@@ -25,6 +25,7 @@ from funcgrad.primitives import shape as sh
 from funcgrad.primitives import sort as _srt
 from funcgrad.primitives.reduce_general import reduce_general
 from funcgrad.primitives.rules import moveaxis
+from funcgrad.sharding import reshard
 
 __all__ = [
     "cumlogsumexp",
@@ -264,8 +265,11 @@ def reduce(
     operand) use their own reductions, a non-identity ``init_value`` combined once with
     the result; any other computation is traced into a program and reduced by XLA (as in
     ``jax.lax``, it should be associative with ``init_values`` its identity).
+    ``out_sharding`` reshards the results over explicit mesh axes.
     """
-    del out_sharding
+    if out_sharding is not None:
+        res = reduce(operands, init_values, computation, dimensions)
+        return reshard(res, out_sharding)
     xs, tree = jax.tree_util.tree_flatten(operands)
     inits, tree2 = jax.tree_util.tree_flatten(init_values)
     # (JAX's checks and words, in JAX's order)

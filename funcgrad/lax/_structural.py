@@ -21,6 +21,7 @@ from funcgrad.primitives import elementwise as ew
 from funcgrad.primitives import indexing as ix
 from funcgrad.primitives import linalg as la
 from funcgrad.primitives import shape as sh
+from funcgrad.sharding import reshard
 
 __all__ = [
     "DotDimensionNumbers",
@@ -118,18 +119,21 @@ def broadcast_in_dim(
     *,
     out_sharding: Any = None,
 ) -> Any:
-    """Broadcast ``operand`` to ``shape``; its axis ``i`` becomes ``broadcast_dimensions[i]``."""
-    del out_sharding
-    return sh.broadcast_in_dim(
+    """Broadcast ``operand`` to ``shape``; its axis ``i`` becomes ``broadcast_dimensions[i]``
+    (``out_sharding``: the result resharded over explicit mesh axes)."""
+    res = sh.broadcast_in_dim(
         prep(operand, "broadcast_in_dim"),
         _ints("broadcast_in_dim", "shape", shape),
         _ints("broadcast_in_dim", "broadcast_dimensions", broadcast_dimensions),
     )
+    return res if out_sharding is None else reshard(res, out_sharding)
 
 
 def broadcast(operand: Any, sizes: Sequence[int], *, out_sharding: Any = None) -> Any:
-    """Add leading dimensions of ``sizes`` to ``operand``."""
-    del out_sharding
+    """Add leading dimensions of ``sizes`` to ``operand`` (``out_sharding``: the result
+    resharded over explicit mesh axes)."""
+    if out_sharding is not None:
+        return reshard(broadcast(operand, sizes), out_sharding)
     operand = prep(operand, "broadcast")
     sizes = _ints("broadcast", "sizes", sizes)
     nd = to_aval(operand).ndim
@@ -154,8 +158,8 @@ def reshape(
     *,
     out_sharding: Any = None,
 ) -> Any:
-    """Reshape (row-major), after transposing by ``dimensions`` if given."""
-    del out_sharding
+    """Reshape (row-major), after transposing by ``dimensions`` if given; ``out_sharding``
+    types the result over explicit mesh axes."""
     operand = prep(operand, "reshape")
     if dimensions is not None:
         operand = sh.transpose(operand, _ints("reshape", "dimensions", dimensions))
@@ -167,7 +171,7 @@ def reshape(
             f"reshape: Shapes must be 1D sequences of concrete values of integer type, got "
             f"{new_sizes!r}{here()}"
         ) from None
-    return sh.reshape(operand, sizes)
+    return sh.reshape(operand, sizes, out_sharding=out_sharding)
 
 
 def transpose(operand: Any, permutation: Sequence[int]) -> Any:
@@ -468,12 +472,13 @@ def iota(dtype: Any, size: int) -> Any:
 def broadcasted_iota(
     dtype: Any, shape: Sequence[int], dimension: int, *, out_sharding: Any = None
 ) -> Any:
-    """An array of ``shape`` counting along ``dimension``."""
-    del out_sharding
+    """An array of ``shape`` counting along ``dimension`` (``out_sharding``: placed over
+    explicit mesh axes)."""
     shape = _ints("broadcasted_iota", "shape", shape)
-    return sh.iota(
+    res = sh.iota(
         dtypes.canonicalize(dtype), shape, _axis("broadcasted_iota", dimension, len(shape))
     )
+    return res if out_sharding is None else reshard(res, out_sharding)
 
 
 def full(shape: Sequence[int], fill_value: Any, dtype: Any = None, *, sharding: Any = None) -> Any:
@@ -642,10 +647,11 @@ def broadcast_shapes(*shapes: Sequence[int]) -> tuple[int, ...]:
 
 
 def empty(shape: Sequence[int], dtype: Any, *, out_sharding: Any = None) -> Any:
-    """An array of ``shape`` and ``dtype`` whose contents are unspecified (zeros here)."""
-    del out_sharding
+    """An array of ``shape`` and ``dtype`` whose contents are unspecified (zeros here;
+    ``out_sharding``: placed over explicit mesh axes)."""
     dt = user_dtype(dtype, "empty")
-    return sh.full(tuple(operator.index(d) for d in shape), 0, dt)
+    res = sh.full(tuple(operator.index(d) for d in shape), 0, dt)
+    return res if out_sharding is None else reshard(res, out_sharding)
 
 
 def stack(operands: Sequence[Any], axis: int = 0) -> Any:

@@ -61,9 +61,11 @@ def reshape(
     *,
     newshape: Any = None,
     copy: bool | None = None,
+    out_sharding: Any = None,
 ) -> Any:
     """Reshape in row-major (``order="C"``) or column-major (``"F"``) order; one
-    dimension may be ``-1`` (inferred)."""
+    dimension may be ``-1`` (inferred); ``out_sharding`` types the result over explicit
+    mesh axes (as ``lax.reshape``'s)."""
     del copy
     if shape is None:
         shape = newshape
@@ -96,7 +98,7 @@ def reshape(
             f"reshape: cannot reshape an array {fmt(a)} of size {av.size} into shape "
             f"{tuple(new)}{here()}"
         )
-    return out(sh.reshape(a, shape))
+    return out(sh.reshape(a, shape, out_sharding=out_sharding))
 
 
 def ravel(a: ArrayLike, order: str = "C") -> Any:

@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 from jax import lax
+from jax.sharding import NamedSharding, PartitionSpec
 
 from funcgrad.core import ad_util, dtypes, sharding_types
 from funcgrad.core.axes import normalize_axes
@@ -257,7 +258,9 @@ reshape_p = Primitive("reshape", family=FAMILY)
 
 
 @reshape_p.def_abstract_eval
-def _reshape_abstract_eval(x: Aval, *, new_sizes: tuple[int, ...]) -> Aval:
+def _reshape_abstract_eval(
+    x: Aval, *, new_sizes: tuple[int, ...], out_sharding: Any = None
+) -> Aval:
     if any(s < 0 for s in new_sizes):
         raise ValueError(f"reshape: negative size in new_sizes {new_sizes} (operand {x})")
     if math.prod(new_sizes) != x.size:  # (exact ints; np.prod costs ~3 us a call)
@@ -268,18 +271,31 @@ def _reshape_abstract_eval(x: Aval, *, new_sizes: tuple[int, ...]) -> Aval:
     return Aval(new_sizes, x.dtype, x.weak_type)
 
 
-reshape_p.lower = lambda x, *, new_sizes: lax.reshape(x, new_sizes)
+reshape_p.lower = lambda x, *, new_sizes, out_sharding=None: lax.reshape(
+    x, new_sizes, out_sharding=out_sharding
+)
 reshape_p.sharding_rule = sharding_types.reshape_rule
 rules.def_linear(reshape_p)
-reshape_p.host = lambda x, *, new_sizes: np.asarray(x).reshape(new_sizes)
-reshape_p.vjp = lambda ct, x, *, out, new_sizes: (reshape(ct, to_aval(x).shape),)
+reshape_p.host = lambda x, *, new_sizes, out_sharding=None: np.asarray(x).reshape(new_sizes)
+
+
+@reshape_p.def_vjp
+def _reshape_vjp(ct: Any, x: Any, *, out: Any, new_sizes: tuple, out_sharding: Any = None):
+    # (over explicit axes, back to the operand's split: what JAX's transpose gives)
+    xa, ca = to_aval(x), to_aval(ct)
+    back = xa.sharding
+    if back is None and ca.sharding is not None:  # (an unsplit operand: replicated)
+        back = NamedSharding(ca.sharding.mesh, PartitionSpec())
+    return (reshape(ct, xa.shape, out_sharding=back),)
 
 
 @reshape_p.def_batch
-def _reshape_batch(args: list, dims: list, *, new_sizes: tuple) -> tuple:
+def _reshape_batch(args: list, dims: list, *, new_sizes: tuple, out_sharding: Any = None):
     (x,), (d,) = args, dims
     x = rules.moveaxis(x, d, 0)
-    return reshape(x, (to_aval(x).shape[0], *new_sizes)), 0
+    if out_sharding is not None:
+        out_sharding = sharding_types.batched(out_sharding, len(new_sizes), 0)
+    return reshape(x, (to_aval(x).shape[0], *new_sizes), out_sharding=out_sharding), 0
 
 
 @reshape_p.def_examples
@@ -303,8 +319,10 @@ def infer_minus_one(sizes: Sequence[int], size: int) -> tuple[int, ...] | None:
     return tuple(size // known if s == -1 else s for s in sizes)
 
 
-def reshape(x: Any, new_sizes: Sequence[int] | int) -> Any:
-    """Row-major reshape; one entry of ``new_sizes`` may be ``-1`` (inferred)."""
+def reshape(x: Any, new_sizes: Sequence[int] | int, *, out_sharding: Any = None) -> Any:
+    """Row-major reshape; one entry of ``new_sizes`` may be ``-1`` (inferred);
+    ``out_sharding`` (a ``NamedSharding`` or a ``PartitionSpec`` over the current mesh)
+    types the result over explicit mesh axes where JAX cannot infer it."""
     aval = to_aval(x)
     if isinstance(new_sizes, (int, np.integer)):
         new_sizes = (new_sizes,)
@@ -317,6 +335,8 @@ def reshape(x: Any, new_sizes: Sequence[int] | int) -> Any:
             f"reshape: cannot reshape an operand of type {aval} to shape {tuple(sizes)}"
             f"{where(user_frame())}"
         )
+    if out_sharding is not None:
+        return bind(reshape_p, x, new_sizes=shape, out_sharding=sharding_types.named(out_sharding))
     if shape == aval.shape and not isinstance(x, _SCALARS):
         return x
     return bind(reshape_p, x, new_sizes=shape)
