@@ -42,6 +42,8 @@ _CPP = {
 def _number(name: str, value: Any, pos: int) -> Any:
     """``fill_value`` as a Python or NumPy number (a 0-d tensor's value), with PyTorch's
     ``TypeError`` for anything else."""
+    if type(value) is float:  # (the common case, at once)
+        return value
     if isinstance(value, Tensor) and value.ndim == 0 and not value.requires_grad:
         return np.asarray(value._st.array)[()]
     if isinstance(value, (bool, int, float, complex, np.number, np.bool_)):
@@ -77,7 +79,7 @@ def _fill_array(value: Any, shape: tuple[int, ...], npd: np.dtype) -> np.ndarray
     unsigned type, and a float truncates into an integer one, as PyTorch's casts)."""
     kind = npd.kind
     if kind == "f" and type(value) in (float, int):  # (the common case, at once)
-        if value - value == 0 and abs(value) > _fmax(npd):  # (finite, out of range)
+        if value - value == 0 and abs(value) > (_FMAX.get(npd) or _fmax(npd)):  # (finite, beyond)
             raise _overflow(npd)
         return np.full(shape, value, npd)
     if kind in "bc":

@@ -324,6 +324,9 @@ def _laid(layout: str, shapes: list[tuple[int, ...]]) -> tuple[list, int]:
 def _check_cat(name: str, shapes: list[tuple[int, ...]], dim: int) -> tuple[list[int], int]:
     """PyTorch's ``cat`` checks of the tensors' shapes (a 1-d empty tensor skipped): the
     indices of the tensors joined and the wrapped dimension."""
+    first = shapes[0]
+    if first and first != (0,) and shapes.count(first) == len(shapes):  # (alike: all kept)
+        return list(range(len(shapes))), _wrap_dim(dim, len(first))
     for i, s in enumerate(shapes):
         if not s:
             raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be concatenated")
