@@ -16,6 +16,8 @@ import ml_dtypes as _ml_dtypes
 import numpy as _np
 
 from funcgrad.interop import _jax_array
+from funcgrad.interop._array_api import array_namespace_info as __array_namespace_info__  # noqa: F401
+from funcgrad.interop._array_api import from_dlpack  # noqa: F401
 from funcgrad.numpy import (  # noqa: F401
     _at,
     _creation,
@@ -362,6 +364,8 @@ generic = _np.generic
 dtype = _np.dtype
 finfo = _ml_dtypes.finfo
 iinfo = _ml_dtypes.iinfo
+#: the version of the array API standard followed (jax.numpy's)
+__array_api_version__ = "2024.12"
 
 # the creation rows' forms (``zeros``, ``full_like``, ...)
 globals().update(_creation.DECLARED)

@@ -446,8 +446,9 @@ def _bounds(name: str, doc: str) -> Callable[..., Any]:
         res = prep(a, name)
         if any(v is not None and _is_complex(prep(v, name)) for v in (res, lo, hi)):
             raise ValueError(
-                f"{name}: complex values have no ordering and cannot be clipped, got "
-                f"{fmt(res)}; convert to real values first (for example with abs or real){here()}"
+                f"{name} received a complex value (the input or min/max): Complex values have "
+                f"no ordering and cannot be clipped, got {fmt(res)}; convert to real values "
+                f"first (for example with abs or real){here()}"
             )
         if lo is not None:
             res = DECLARED["maximum"](lo, res)

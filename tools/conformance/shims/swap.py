@@ -146,6 +146,10 @@ def _missing_exception(name: str, kind: str) -> type[Exception]:
     return type(name.rsplit(".", 1)[-1], (Exception,), {"__module__": "missing"})
 
 
+#: module attributes with dunder names that are public API (the array API standard's)
+_PUBLIC_DUNDERS = frozenset({"__array_namespace_info__", "__array_api_version__"})
+
+
 class Alias(types.ModuleType):
     """A module of the upstream name space, resolving names in a target module."""
 
@@ -156,7 +160,7 @@ class Alias(types.ModuleType):
         self.__dict__["__path__"] = []  # a package: submodules may be imported
 
     def __getattr__(self, attr: str) -> Any:
-        if attr.startswith("__") and attr.endswith("__"):
+        if attr.startswith("__") and attr.endswith("__") and attr not in _PUBLIC_DUNDERS:
             raise AttributeError(attr)
         full = f"{self.__name__}.{attr}"
         value = self._swap.resolve(full, self._target, attr)
