@@ -128,9 +128,11 @@ def make_swap() -> Swap:
 
     def array() -> Any:
         # funcgrad's concrete arrays are the runtime's own ``ArrayImpl`` objects (what
-        # ``jax.Array`` is at run time), so ``array.ArrayImpl`` is that class
+        # ``jax.Array`` is at run time), so ``array.ArrayImpl`` is that class (read
+        # off jaxlib: making an array would start the backend before a test file's
+        # ``jtu.request_cpu_devices``)
         mod = Alias("jax._src.array", None, swap)
-        mod.__dict__["ArrayImpl"] = type(importlib.import_module("jax.numpy").zeros(()))
+        mod.__dict__["ArrayImpl"] = importlib.import_module("jaxlib._jax").ArrayImpl
         return mod
 
     def config() -> Any:

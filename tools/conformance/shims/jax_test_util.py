@@ -213,6 +213,13 @@ def is_sanitized() -> bool:
     return False
 
 
+def request_cpu_devices(nr_devices: int) -> None:
+    """Ask the runtime for ``nr_devices`` CPU devices (JAX's option, before the backend
+    starts; too late is ignored, as JAX's helper does): tests needing more skip."""
+    with contextlib.suppress(RuntimeError):
+        jax.config.update("jax_num_cpu_devices", nr_devices)
+
+
 def is_running_under_pytest() -> bool:
     return "pytest" in sys.modules
 
