@@ -215,3 +215,18 @@ def test_rotvec_round_trip(values):
 
 def test_namespace():
     assert funcgrad.scipy.spatial.transform.Rotation is Rotation
+
+
+def test_inverse_and_slerp_of_batches_under_rank_promotion_raise():
+    # funcgrad's own arithmetic on eager arrays (a batch of quaternions times the
+    # conjugation signs) must not obey the user's rank-promotion setting
+    rng = np.random.RandomState(7)
+    q = rng.randn(2, 4).astype(np.float32)
+    with jax.numpy_rank_promotion("raise"):
+        ours = Rotation.from_quat(q).inv().as_quat()
+        theirs = JRot.from_quat(q).inv().as_quat()
+        np.testing.assert_allclose(np.asarray(ours), np.asarray(theirs), rtol=1e-6)
+        times = np.array([0.0, 1.0], dtype=np.float32)
+        ours = Slerp.init(times, Rotation.from_quat(q))(np.float32(0.3)).as_quat()
+        theirs = JSlerp.init(times, JRot.from_quat(q))(np.float32(0.3)).as_quat()
+        np.testing.assert_allclose(np.asarray(ours), np.asarray(theirs), rtol=1e-5, atol=1e-6)

@@ -351,7 +351,7 @@ class Rotation(NamedTuple):
 
     def inv(self) -> Rotation:
         """The inverse rotation(s) (conjugate quaternions)."""
-        return Rotation(self.quat * np.array([-1, -1, -1, 1], dtype=self.quat.dtype))
+        return Rotation(fnp.multiply(self.quat, np.array([-1, -1, -1, 1], dtype=self.quat.dtype)))
 
     def magnitude(self) -> Any:
         """Rotation angles in radians, in ``[0, pi]``."""
