@@ -329,7 +329,7 @@ def _new_method(row: Any) -> Any:
             pin_memory: bool = False,
         ) -> Tensor:
             return f(
-                _new_size(row.name, size),
+                _size(f"new_{row.name}", size),
                 fill_value,
                 dtype=self.dtype if dtype is None else dtype,
                 device=self.device if device is None else device,
@@ -361,15 +361,6 @@ def _new_method(row: Any) -> Any:
     new.__name__ = new.__qualname__ = f"new_{row.name}"
     new.__doc__ = f"``torch.{row.name}`` in ``self``'s dtype and device unless given."
     return new
-
-
-def _new_size(name: str, size: Any) -> Any:
-    if not isinstance(size, (tuple, list)):
-        raise TypeError(
-            f"new_{name}(): argument 'size' (position 1) must be tuple of ints, not "
-            f"{type(size).__name__}"
-        )
-    return size
 
 
 #: the rows' ``torch.X`` functions, by name
