@@ -158,14 +158,20 @@ def _check_fits(data: Any, npd: np.dtype) -> None:
             raise RuntimeError(f"value cannot be converted to type {npd.name} without overflow")
 
 
+#: ``tensor()`` called without data
+_NO_DATA = object()
+
+
 def tensor(
-    data: Any,
+    data: Any = _NO_DATA,
     dtype: Any = None,
     device: Any = None,
     requires_grad: bool = False,
     pin_memory: bool = False,
 ) -> Tensor:
     """A new leaf tensor holding a copy of ``data`` (Python data, NumPy array or Tensor)."""
+    if data is _NO_DATA:  # (PyTorch's parser's words)
+        raise TypeError('tensor() missing 1 required positional arguments: "data"')
     if isinstance(data, Tensor):
         arr = np.asarray(data._st.array)
         npd = _np_dtype(dtype, arr.dtype)

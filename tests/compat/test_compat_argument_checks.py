@@ -157,3 +157,12 @@ def test_slice_bounds_and_legacy_constructor_as_torch(real_torch, stmt):
         except TypeError as e:
             outcomes.append(("TypeError", str(e).split(", but expected")[0]))
     assert outcomes[0] == outcomes[1]
+
+
+def test_tensor_without_data_as_torch(real_torch):
+    messages = []
+    for lib in (ctorch, real_torch):
+        with pytest.raises(TypeError) as info:
+            lib.tensor()
+        messages.append(str(info.value))
+    assert messages[0] == messages[1]
