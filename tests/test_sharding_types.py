@@ -117,6 +117,16 @@ SCRIPT = textwrap.dedent(
     zj = jnp.dot(x, y, out_sharding=jax.P("X", None))
     out["out_sharding"] = [str(fg.typeof(z)), str(jax.typeof(zj)),
                            float(np.max(np.abs(np.asarray(z) - zj)))]
+    es = {}
+    for lib, np_, jit in (("fg", fnp, fg.jit), ("jax", jnp, jax.jit)):
+        es[lib] = [
+            np_.einsum("ij,jk->ik", x, y, out_sharding=jax.P("X", None)),
+            jit(lambda a, b: np_.einsum("ij,jk->ki", a, b, out_sharding=jax.P(None, "X")))(x, y),
+            np_.einsum("ij,jk,k->j", x, y, np.ones(16, np.float32), out_sharding=jax.P("X")),
+        ]
+    out["einsum"] = [[str(fg.typeof(a)) for a in es["fg"]], [str(jax.typeof(a)) for a in es["jax"]],
+                     max(float(np.max(np.abs(np.asarray(a) - np.asarray(b))))
+                         for a, b in zip(es["fg"], es["jax"]))]
     loss = lambda np_: lambda a, b: np_.sum(np_.dot(a, b, out_sharding=jax.P("X", None)) ** 2)
     g = fg.jit(fg.grad(loss(fnp), argnums=(0, 1)))(x, y)
     gj = jax.jit(jax.grad(loss(jnp), argnums=(0, 1)))(x, y)
@@ -265,6 +275,8 @@ def test_ambiguous_contraction_is_jaxs_error(result):
 def test_out_sharding_on_dots(result):
     ours, theirs, err = result["out_sharding"]
     assert ours == theirs == "float32[8@X,16]" and err == 0.0
+    ours, theirs, err = result["einsum"]
+    assert ours == theirs and err == 0.0, result["einsum"]
     ours, theirs, err = result["out_sharding_grad"]
     assert ours == theirs and err < 1e-3, result["out_sharding_grad"]
     assert result["vmap_out_sharding"] < 1e-4

@@ -11,8 +11,9 @@ import string
 from typing import Any
 
 import numpy as np
+from jax.sharding import NamedSharding, PartitionSpec
 
-from funcgrad.core import dtypes
+from funcgrad.core import dtypes, sharding_types
 from funcgrad.core.array_row import ArrayRow, TorchArrayForm, TorchParam
 from funcgrad.numpy import _creation, _reductions, _ufuncs
 from funcgrad.numpy._core import (
@@ -393,10 +394,12 @@ def einsum(
     optimize: Any = None,
     precision: Any = None,
     preferred_element_type: Any = None,
+    out_sharding: Any = None,
 ) -> Any:
     """Einstein summation: explicit (``"ij,jk->ik"``) or implicit output, ``...``
     broadcasting, repeated labels within an operand (diagonals); ``optimize`` may be a
-    contraction path (:func:`einsum_path`), followed as given."""
+    contraction path (:func:`einsum_path`), followed as given; ``out_sharding`` places
+    the result over explicit mesh axes (the last contraction's, as JAX's)."""
     del precision
     if not isinstance(subscripts, str):
         raise unsupported("einsum with the sublist (interleaved operand/axis list) form")
@@ -463,6 +466,12 @@ def einsum(
                     f"in {subscripts!r} for operands {fmt(*ops)}{here()}"
                 )
             sizes[c] = n if sizes.get(c, 1) == 1 else sizes[c]  # 1 broadcasts; 0 stays 0
+    # over explicit axes: each output label's split, given to the last contraction
+    placed = None
+    if out_sharding is not None:
+        placed = sharding_types.named(out_sharding)
+        spec = tuple(placed.spec) + (None,) * (len(outs) - len(placed.spec))
+        placed = (placed.mesh, dict(zip(outs, spec)))
     # per operand: take diagonals of repeated labels, sum labels used nowhere else
     prepared = []
     for i, (s, o) in enumerate(terms):
@@ -475,13 +484,14 @@ def einsum(
         if len(picked) == 1:
             prepared.append(_prep_term(*picked[0], keep))
         else:
-            last = None if prepared else pet
-            prepared.append(_contract_pair(*picked[0], *picked[1], keep, last))
+            last = (None, None) if prepared else (pet, placed)
+            prepared.append(_contract_pair(*picked[0], *picked[1], keep, *last))
     s0, x = prepared[0]
     for j in range(1, len(prepared)):  # left to right (all of them without a path)
         s1, y = prepared[j]
         keep = set(outs).union(*[set(t) for t, _ in prepared[j + 1 :]])
-        s0, x = _contract_pair(s0, x, s1, y, keep, pet if j == len(prepared) - 1 else None)
+        last = j == len(prepared) - 1
+        s0, x = _contract_pair(s0, x, s1, y, keep, *((pet, placed) if last else (None, None)))
     drop = tuple(i for i, c in enumerate(s0) if c not in outs)
     if drop:
         x = rd.reduce_sum(x, drop)
@@ -494,6 +504,8 @@ def einsum(
     x = sh.transpose(x, tuple(s0.index(c) for c in outs))
     if pet is not None and aval(x).dtype != pet:
         x = convert(x, pet)
+    if out_sharding is not None and len(terms) == 1:  # (no contraction: resharded)
+        x = reshard(x, out_sharding)
     return _finish(x, is_bool, pet)
 
 
@@ -516,7 +528,9 @@ def _prep_term(s: str, x: Any, others: set) -> tuple[str, Any]:
     return s, x
 
 
-def _contract_pair(s0: str, x: Any, s1: str, y: Any, keep: set, pet: Any) -> tuple[str, Any]:
+def _contract_pair(
+    s0: str, x: Any, s1: str, y: Any, keep: set, pet: Any, placed: Any = None
+) -> tuple[str, Any]:
     shared = [c for c in s0 if c in s1]
     batch = [c for c in shared if c in keep]
     contract = [c for c in shared if c not in keep]
@@ -531,12 +545,15 @@ def _contract_pair(s0: str, x: Any, s1: str, y: Any, keep: set, pet: Any) -> tup
         (tuple(s0.index(c) for c in contract), tuple(s1.index(c) for c in contract)),
         (tuple(s0.index(c) for c in batch), tuple(s1.index(c) for c in batch)),
     )
-    res = dot_general(x, y, dn, preferred_element_type=pet)
     s = (
         "".join(batch)
         + "".join(c for c in s0 if c not in shared)
         + "".join(c for c in s1 if c not in shared)
     )
+    out_sharding = None
+    if placed is not None:  # (mesh, the output labels' splits)
+        out_sharding = NamedSharding(placed[0], PartitionSpec(*[placed[1].get(c) for c in s]))
+    res = dot_general(x, y, dn, preferred_element_type=pet, out_sharding=out_sharding)
     return s, res
 
 
