@@ -5,7 +5,8 @@ The callback is declared pure: it may be removed when its results are unused, ru
 more than once, and is not differentiable (as in JAX: wrap it in ``custom_jvp`` /
 ``custom_vjp`` to give it derivatives). Under ``vmap`` it runs per example
 (``"sequential"``), once on the batch with unbatched arguments given a leading axis
-of size 1 (``"expand_dims"``) or broadcast (``"broadcast_all"``); with no
+of size 1 (``"expand_dims"``), broadcast (``"broadcast_all"``) or as they are
+(``"legacy_vectorized"``, JAX's former ``vectorized=True``); with no
 ``vmap_method`` batching raises, as JAX does.
 
 ``io_callback`` is for callbacks with side effects (printing, host random state, I/O):
@@ -35,7 +36,14 @@ from funcgrad.primitives.shape import reshape
 
 FAMILY = "callbacks"
 
-VMAP_METHODS = ("sequential", "sequential_unrolled", "expand_dims", "broadcast_all", None)
+VMAP_METHODS = (
+    "sequential",
+    "sequential_unrolled",
+    "expand_dims",
+    "broadcast_all",
+    "legacy_vectorized",
+    None,
+)
 
 pure_callback_p = Primitive("pure_callback", family=FAMILY, multiple_results=True)
 
@@ -175,6 +183,8 @@ def _pure_callback_batch(args: list, dims: list, *, callback: FlatCallback, vmap
             front.append(bdim_to_front(a, d, size))
         elif vmap_method == "expand_dims":
             front.append(reshape(a, (1, *to_aval(a).shape)))
+        elif vmap_method == "legacy_vectorized":  # (JAX's old vectorized=True)
+            front.append(a)
         else:
             front.append(bdim_to_front(a, None, size))
     batched_avals = tuple(Aval((size, *a.shape), a.dtype) for a in callback.result_avals)

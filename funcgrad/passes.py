@@ -52,6 +52,21 @@ def has_effects(e: Eqn) -> bool:
     return False
 
 
+def has_io_callback(prog: Program) -> bool:
+    """Whether ``prog`` (or a program inside one of its equations) calls
+    ``io_callback``: JAX's IO effect, which a batched ``cond`` predicate, a batched
+    ``while_loop`` predicate and ``checkpoint``'s recomputation refuse (the callback
+    would run for examples that do not take the branch, or run twice)."""
+    for e in prog.eqns:
+        if e.prim.name == "io_callback":
+            return True
+        for p in (e.params or {}).values():
+            for q in p if isinstance(p, (tuple, list)) else (p,):
+                if isinstance(q, Program) and has_io_callback(q):
+                    return True
+    return False
+
+
 def prune_constvars(prog: Program) -> Program:
     """Drop constvars (and their values) that no equation or output uses."""
     if not prog.constvars:

@@ -148,7 +148,14 @@ def linear_transpose(fun: Callable, *primals: Any, reduce_axes: tuple = ()) -> C
         )
     if in_dt and all(dtypes.is_integer(d) for d in in_dt + out_dt):
         return _integer_transpose(fun, primals, in_avals, out_avals, out_tree)
-    vp = ad.vjp_program(passes.dce(prog))
+    prog = passes.dce(prog)
+    on_path = _depends_on_inputs(prog)
+    if any(
+        e.prim.name == "io_callback" and any(type(a) is Var and a in on_path for a in e.inputs)
+        for e in prog.eqns
+    ):
+        raise ValueError("IO callbacks do not support transpose.")
+    vp = ad.vjp_program(prog)
     n_out = len(prog.outvars)
     dep = _depends_on_inputs(vp.fwd)
     for v in vp.fwd.outvars[n_out:]:

@@ -38,7 +38,9 @@ def test_pure_callback_values_match_jax(wrap):
         assert g.dtype == e.dtype and g.shape == e.shape
 
 
-@pytest.mark.parametrize("method", ["sequential", "expand_dims", "broadcast_all"])
+@pytest.mark.parametrize(
+    "method", ["sequential", "expand_dims", "broadcast_all", "legacy_vectorized"]
+)
 @pytest.mark.parametrize("in_axes", [(0, None), (1, 0), (0, 0)])
 def test_pure_callback_vmap_methods_match_jax(method, in_axes):
     xs = X if in_axes[0] == 0 else np.ascontiguousarray(X.T)
@@ -59,7 +61,7 @@ def test_pure_callback_sees_what_jax_shows_per_method():
     def f(lib, method):
         return lambda x, y: lib.pure_callback(cb, S(x.shape, x.dtype), x, y, vmap_method=method)
 
-    for method in ("expand_dims", "broadcast_all"):
+    for method in ("expand_dims", "broadcast_all", "legacy_vectorized"):
         seen.clear()
         jax.vmap(f(jax, method), in_axes=(0, None))(X, Y)
         want = list(seen)

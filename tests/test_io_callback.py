@@ -99,3 +99,69 @@ def test_errors_are_jaxs() -> None:
     bad = (TypeError, jax.errors.JaxRuntimeError)
     with pytest.raises(bad, match=r"io_callback: result 0 of the callback .* float64\[3\]"):
         fg.jit(lambda v: io_callback(lambda u: u.astype(np.float64), v, v))(x)
+
+
+def _refusals(api: Any, cb: Any, lax_: Any, np_: Any) -> list[Any]:
+    """Programs JAX refuses: an IO callback in a cond or while_loop with a batched
+    predicate, in a checkpoint under grad, under linear_transpose."""
+
+    def vmap_cond() -> Any:
+        def f(pred: Any) -> Any:
+            return lax_.cond(pred, lambda: cb(lambda: print("a"), None), lambda: None)
+
+        return api.vmap(f)(np_.array([True, False]))
+
+    def vmap_while() -> Any:
+        def f(i: Any) -> Any:
+            def body(i: Any) -> Any:
+                cb(lambda x: None, None, i)
+                return i + 1
+
+            return lax_.while_loop(lambda i: i < 5, body, i)
+
+        return api.vmap(f)(np_.array([0, 4]))
+
+    def grad_checkpoint() -> Any:
+        def f(x: Any, y: Any) -> Any:
+            cb(lambda v: v, y, y)
+            return x
+
+        return api.grad(api.checkpoint(f))(2.0, 3.0)
+
+    def transpose() -> Any:
+        x = np_.array(1.0)
+        f = lambda x: cb(lambda v: v, jax.ShapeDtypeStruct((), x.dtype), x)
+        return api.linear_transpose(f, x)(x)
+
+    return [vmap_cond, vmap_while, grad_checkpoint, transpose]
+
+
+def test_refusals_as_jax() -> None:
+    # each of these would run the callback where JAX's programs never do (the branch not
+    # taken, finished loop lanes, the recomputation): JAX refuses, so does funcgrad
+    patterns = [
+        (NotImplementedError, "IO effect not supported in vmap-of-cond."),
+        (Exception, "not supported in while_loop with batched predicate"),
+        (NotImplementedError, "Effects not supported in partial-eval of `checkpoint`"),
+        (ValueError, "IO callbacks do not support transpose."),
+    ]
+    ours = _refusals(fg, io_callback, flax, fnp)
+    theirs = _refusals(jax, jax_io_callback, jax.lax, jnp)
+    for (kind, pattern), mine, jaxs in zip(patterns, ours, theirs):
+        with pytest.raises(kind, match=pattern):
+            jaxs()
+        with pytest.raises(kind, match=pattern):
+            mine()
+
+
+def test_io_callback_outside_the_batched_branch_still_runs() -> None:
+    # the refusal is for a callback inside the branches: one beside the cond runs per example
+    seen: list = []
+
+    def f(pred: Any, x: Any) -> Any:
+        io_callback(lambda v: seen.append(float(v)), None, x)
+        return flax.cond(pred, lambda v: v + 1, lambda v: v - 1, x)
+
+    out = fg.vmap(f)(fnp.array([True, False]), fnp.array([1.0, 2.0]))
+    np.testing.assert_allclose(np.asarray(out), [2.0, 1.0])
+    assert sorted(seen) == [1.0, 2.0]

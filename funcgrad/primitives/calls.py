@@ -364,6 +364,12 @@ def _recompute(fwd: Program, n_out: int, primals: list, saved: list[Var], values
 def _checkpoint_vjp_fwd(
     *primals: Any, program: Program, policy: Any = None, active: list | None = None
 ) -> tuple:
+    if passes.has_io_callback(program):
+        # the backward pass runs the program again: its side effects would repeat
+        raise NotImplementedError(
+            "Effects not supported in partial-eval of `checkpoint`/`remat`: io_callback "
+            "(the recomputation would run it again)"
+        )
     if policy is None:  # save only the inputs
         outs = bind(checkpoint_p, *primals, program=program, policy=policy)
         return outs, (list(primals), active, None)

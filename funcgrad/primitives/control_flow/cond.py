@@ -207,6 +207,9 @@ def _cond_batch(args: list, dims: list, *, branches: tuple[Program, ...]) -> tup
     idim, *odims = dims
     size = rules.batch_size(args, dims)
     n_out = len(branches[0].outvars)
+    if idim is not None and any(passes.has_io_callback(b) for b in branches):
+        # every branch runs for every example: a callback would run where not taken
+        raise NotImplementedError("IO effect not supported in vmap-of-cond.")
     if idim is not None:
         # a per-example branch: evaluate every branch, then select per example. Each
         # branch sees its operands through an identity whose derivative is masked to

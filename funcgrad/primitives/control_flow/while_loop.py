@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 from jax import lax
 
-from funcgrad import ad, batching
+from funcgrad import ad, batching, passes
 from funcgrad.core import tiers
 from funcgrad.core.host import fix_dtype
 from funcgrad.core.interp import bind, eval_program, to_aval
@@ -190,6 +190,13 @@ def _while_batch(args: list, dims: list, **params: Any) -> tuple:
     carry_b = _fixpoint(step, [d is not None for d in initd])
     _, pd = batching.batch_program(cond_program, ccd + carry_dims(carry_b), size)
     pred_batched = pd[0] is not None
+    if pred_batched and (
+        passes.has_io_callback(body_program) or passes.has_io_callback(cond_program)
+    ):
+        # finished lanes run on: a callback would see their values
+        raise NotImplementedError(
+            "Unordered IO effects not supported in while_loop with batched predicate"
+        )
     if pred_batched:
         carry_b = [True] * ncar
     cdims = carry_dims(carry_b)
