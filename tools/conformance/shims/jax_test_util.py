@@ -21,6 +21,7 @@ import os
 import re
 import sys
 import textwrap
+import types
 import unittest
 import warnings
 import zlib
@@ -33,6 +34,9 @@ import ml_dtypes
 import numpy as np
 from absl.testing import absltest, parameterized
 from jax import tree_util
+
+from tools.conformance.shims.jax_test_mesh import create_mesh as create_mesh
+from tools.conformance.shims.jax_test_mesh import with_explicit_mesh as with_explicit_mesh
 
 # random test inputs, re-exported under JAX's names
 from tools.conformance.shims.jax_test_rand import (
@@ -105,7 +109,10 @@ from tools.conformance.shims.jax_test_rand import (
     rand_unique_int as rand_unique_int,
 )
 
-NUM_GENERATED_CASES = int(os.getenv("JAX_NUM_GENERATED_CASES", "10"))
+#: a flag as JAX's test files read it (``jtu.NUM_GENERATED_CASES.value``)
+NUM_GENERATED_CASES = types.SimpleNamespace(
+    name="jax_num_generated_cases", value=int(os.getenv("JAX_NUM_GENERATED_CASES", "10"))
+)
 
 bfloat16 = np.dtype(ml_dtypes.bfloat16)
 float0 = np.dtype([("float0", np.void, 0)])
@@ -269,17 +276,18 @@ def capture_stdout() -> Iterator[Callable[[], str]]:
 
 
 # -- dtypes and tolerances -----------------------------------------------------
-_X64 = {np.dtype(t) for t in (np.int64, np.uint64, np.float64, np.complex128)}
+_X64_TYPES = {np.int64, np.uint64, np.float64, np.complex128}
 
 
-def supported_dtypes() -> set[np.dtype]:
-    """The CPU's dtypes without x64 (JAX's default)."""
-    names = (np.bool_, np.int8, np.int16, np.int32, np.uint8, np.uint16, np.uint32)
-    base = {np.dtype(t) for t in names} | {bfloat16}
-    base |= {np.dtype(t) for t in (np.float16, np.float32, np.complex64)}
-    if _x64_enabled():
-        base |= _X64
-    return base
+def supported_dtypes() -> set[type]:
+    """The CPU's scalar types (JAX's list: classes, callable on a value), the 64-bit
+    ones only with x64."""
+    types = {np.bool_, ml_dtypes.int4, np.int8, np.int16, np.int32, np.int64}
+    types |= {ml_dtypes.uint4, np.uint8, np.uint16, np.uint32, np.uint64}
+    types |= {ml_dtypes.bfloat16, np.float16, np.float32, np.float64, np.complex64, np.complex128}
+    if not _x64_enabled():
+        types -= _X64_TYPES
+    return types
 
 
 def _x64_enabled() -> bool:
@@ -293,7 +301,7 @@ class _Dtypes:
     """The dtype lists JAX's tests draw cases from, filtered by the platform."""
 
     def supported(self, dts: Sequence[Any]) -> list[Any]:
-        ok = supported_dtypes()
+        ok = {np.dtype(t) for t in supported_dtypes()}
         return [d for d in dts if np.dtype(d) in ok]
 
     @property
@@ -557,7 +565,7 @@ def sample_product_testcases(*args: Any, **kw: Any) -> list[dict[str, Any]]:
     named = [(k, list(v)) for k, v in kw.items()]
     n = math.prod(len(g) for g in groups) * math.prod(len(v) for _, v in named)
     cases = []
-    for index in _chosen(n, min(n, NUM_GENERATED_CASES)):
+    for index in _chosen(n, min(n, NUM_GENERATED_CASES.value)):
         case: dict[str, Any] = {}
         for g in groups:
             case.update(g[index % len(g)])
@@ -582,7 +590,7 @@ def cases_from_gens(*gens: Callable[[int], Any]) -> Iterator[tuple[Any, ...]]:
     """Named cases ``(name, *values)`` from generators of random values, at sizes 1, 3
     and 10 (JAX's convention: about ``NUM_GENERATED_CASES`` in all)."""
     sizes = (1, 3, 10)
-    per_size = NUM_GENERATED_CASES // len(sizes) + 1
+    per_size = NUM_GENERATED_CASES.value // len(sizes) + 1
     for size in sizes:
         for i in range(per_size):
             yield (f"_{size}_{i}", *(gen(size) for gen in gens))
