@@ -14,6 +14,7 @@ from compat._core import fastpath as _fastpath
 from compat._core import graph as _graph
 from compat._core import index_put as _index_put
 from compat._core import matrix_views as _mv
+from compat._core import memory_formats as _mf
 from compat._core import ops as O
 from compat._core import optable
 from compat._core import pyfunc_methods as _pyfunc
@@ -162,7 +163,19 @@ def _stride(self: Tensor, dim: int | None = None) -> Any:
 
 def _is_contiguous(self: Tensor, memory_format: Any = None) -> bool:
     shape, strides, _ = _views.layout_of(self)
-    return _views.is_contiguous(shape, strides)
+    plain = _views.is_contiguous(shape, strides)
+    return (
+        plain
+        if memory_format is None
+        else _mf.is_contiguous_as(shape, strides, memory_format, plain)
+    )
+
+
+def _dim_order(self: Tensor, *, ambiguity_check: Any = False) -> tuple:
+    """``Tensor.dim_order``: the dims from outermost to innermost in memory."""
+    shape, strides, _ = _views.layout_of(self)
+    plain = _views.is_contiguous(shape, strides)
+    return _mf.dim_order(tuple(shape), tuple(strides), plain, ambiguity_check)
 
 
 def _contiguous(self: Tensor, memory_format: Any = None) -> Tensor:
@@ -327,6 +340,7 @@ def install() -> None:
         "is_neg": O.spectral.is_neg,
         "_neg_view": O.spectral._neg_view,
         "is_contiguous": _is_contiguous,
+        "dim_order": _dim_order,
         # dtype / device
         "to": T_.to,
         "type": _type,
