@@ -25,6 +25,7 @@ from tools import jax_coverage
 from tools.conformance.shims.swap import Alias, Missing, Swap
 
 SHIM = "tools.conformance.shims.jax_test_util"
+MESH_SHIM = "tools.conformance.shims.jax_test_mesh"
 UTIL = "tools.conformance.shims.jax_util"
 DTYPE_UTIL = "tools.conformance.shims.jax_dtype_util"
 
@@ -97,6 +98,7 @@ def make_swap() -> Swap:
 
     def jtu() -> Any:
         swap.add_importer(SHIM)
+        swap.add_importer(MESH_SHIM)
         return importlib.import_module(SHIM)
 
     def prng() -> Any:
@@ -124,6 +126,30 @@ def make_swap() -> Swap:
         # ``jax.extend.core.Token``): the class of funcgrad's tokens
         lax = importlib.import_module("funcgrad.lax")
         mod.__dict__["Token"] = type(lax.create_token())
+        return mod
+
+    def public_core() -> Any:
+        # ``jax.core``: JAX's public module of its IR's types; ``ShapedArray`` is the
+        # class of ``jax.typeof``'s values, which is funcgrad's (``fg.typeof``'s);
+        # shard_map_test names its sampled cases with it at import
+        mod = Alias("jax.core", importlib.import_module("funcgrad.core"), swap)
+        mod.__dict__["ShapedArray"] = importlib.import_module("funcgrad.core.ir").ShapedArray
+        return mod
+
+    def shard_map_module() -> Any:
+        # ``jax.shard_map`` is this module's ``shard_map``: funcgrad's; the rest of the
+        # module stays internal
+        mod = Alias("jax._src.shard_map", None, swap)
+        mod.__dict__["shard_map"] = importlib.import_module("funcgrad").shard_map
+        return mod
+
+    def mesh() -> Any:
+        # the mesh names ``jax.sharding`` makes public from here (``AxisType``,
+        # ``get_abstract_mesh``): funcgrad.sharding's; the rest stays internal
+        mod = Alias("jax._src.mesh", None, swap)
+        ours = importlib.import_module("funcgrad.sharding")
+        for name in ("AxisType", "get_abstract_mesh", "AbstractMesh", "Mesh"):
+            mod.__dict__[name] = getattr(ours, name)
         return mod
 
     def array() -> Any:
@@ -212,6 +238,9 @@ def make_swap() -> Swap:
             "jax._src.random.prng": prng,
             "jax._src.config": config,
             "jax._src.core": core,
+            "jax.core": public_core,
+            "jax._src.shard_map": shard_map_module,
+            "jax._src.mesh": mesh,
             "jax._src.array": array,
             "jax._src.lib": lib,
             "jax._src.dtypes": dtypes,
