@@ -1,6 +1,8 @@
 """Values that must be concrete, traced under jit: JAX's exception type and the words
 its tests look for, for funcgrad and (as the oracle) JAX."""
 
+import pickle
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -33,3 +35,14 @@ def test_concretization_error(lib, np_, error, pattern, make):
     x = np.arange(12, dtype=np.int32).reshape(3, 4)
     with pytest.raises(error, match=pattern):
         lib.jit(make(lib, np_))(x)
+
+
+def test_pickling_a_traced_value_is_a_concretization_error_as_jax():
+    with pytest.raises(jax.errors.ConcretizationTypeError):
+        jax.jit(pickle.dumps)(0)
+    # funcgrad pickled the tracer object (its builder and variable) and returned the bytes
+    for transform in (fg.jit, fg.vmap):
+        with pytest.raises(fg.errors.ConcretizationTypeError, match="serialize/pickle"):
+            transform(pickle.dumps)(fnp.arange(3))
+    # a concrete array pickles as before
+    assert np.asarray(pickle.loads(pickle.dumps(fnp.arange(3)))).tolist() == [0, 1, 2]

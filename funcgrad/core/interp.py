@@ -197,6 +197,12 @@ class Tracer:
 
     __hash__ = object.__hash__
 
+    def __reduce__(self) -> Any:
+        raise self._concrete_error(
+            "Pickling (__reduce__, which may indicate an attempt to serialize/pickle a "
+            "traced value)"
+        )
+
 
 class Builder:
     """The tracing interpreter: records equations into a program under construction."""
