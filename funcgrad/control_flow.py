@@ -238,7 +238,25 @@ def _forwarded_operand(traced: list, k: int, target: Aval) -> int | None:
     return found if a is not None and a.dtype == target.dtype else None
 
 
-def cond(pred: Any, true_fun: Callable, false_fun: Callable, *operands: Any) -> Any:
+#: ``operand=``'s default: no keyword operand given (``None`` is an operand)
+_NO_OPERAND = object()
+
+
+def _keyword_operand(operands: tuple, operand: Any) -> tuple:
+    """The operands, with JAX's older keyword form ``operand=x`` (one operand)."""
+    if operand is _NO_OPERAND:
+        return operands
+    if operands:
+        raise TypeError(
+            "if 'operand' keyword is passed then no positional operands can be passed, "
+            f"got {operand=} and positional operands {operands}"
+        )
+    return (operand,)
+
+
+def cond(
+    pred: Any, true_fun: Callable, false_fun: Callable, *operands: Any, operand: Any = _NO_OPERAND
+) -> Any:
     """Call ``true_fun(*operands)`` if ``pred`` is true, else ``false_fun(*operands)``.
 
     Both branches are traced and held by one ``cond`` equation; the choice is made when
@@ -251,6 +269,8 @@ def cond(pred: Any, true_fun: Callable, false_fun: Callable, *operands: Any) -> 
         false_fun: the function called otherwise; it must return a pytree of the same
             structure, shapes and dtypes as ``true_fun``.
         *operands: the arguments passed to the branch.
+        operand: JAX's older form of a single operand, as a keyword (not with
+            ``operands``).
 
     Returns:
         The chosen branch's result.
@@ -267,6 +287,7 @@ def cond(pred: Any, true_fun: Callable, false_fun: Callable, *operands: Any) -> 
         >>> fg.cond(-2.0 > 0, lambda x: x, lambda x: -x, -2.0)  # |x|
         Array(2., dtype=float32)
     """
+    operands = _keyword_operand(operands, operand)
     if not (callable(true_fun) and callable(false_fun)):
         raise TypeError("lax.cond: true_fun and false_fun arguments should be callable.")
     if pred is None:
@@ -292,7 +313,9 @@ def cond(pred: Any, true_fun: Callable, false_fun: Callable, *operands: Any) -> 
     return _branches(index, [false_fun, true_fun], operands, "cond", ["false_fun", "true_fun"])
 
 
-def switch(index: Any, branches: Sequence[Callable], *operands: Any) -> Any:
+def switch(
+    index: Any, branches: Sequence[Callable], *operands: Any, operand: Any = _NO_OPERAND
+) -> Any:
     """Call ``branches[index](*operands)``, with ``index`` clamped into range (``lax.switch``).
 
     Args:
@@ -301,11 +324,13 @@ def switch(index: Any, branches: Sequence[Callable], *operands: Any) -> Any:
         branches: the functions to choose from; all must return the same structure,
             shapes and dtypes.
         *operands: the arguments passed to the chosen branch.
+        operand: a single operand as a keyword, as :func:`cond`'s.
 
     Returns:
         The chosen branch's result. Like :func:`cond` (which is ``switch`` on two
         branches), every branch is traced and the choice is made when the program runs.
     """
+    operands = _keyword_operand(operands, operand)
     branches = list(branches)
     if not branches:
         raise ValueError("Empty branch sequence")
