@@ -154,6 +154,22 @@ SCRIPT = textwrap.dedent(
                                   max(float(np.max(np.abs(np.asarray(a) - np.asarray(b))))
                                       for a, b in zip(placed["fg"][:5], placed["jax"][:5]))]
 
+    # at[] with out_sharding (JAX's advice for a gather it cannot type)
+    x = fg.device_put(x0, fg.P("X", None))
+    take = np.array([0, 3, 1])
+    ats = {}
+    for lib, jit in (("fg", fg.jit), ("jax", jax.jit)):
+        ats[lib] = [
+            fnp.asarray(x).at[take].get(out_sharding=jax.P()) if lib == "fg"
+            else x.at[take].get(out_sharding=jax.P()),
+            jit(lambda v: v.at[take].set(1.0, out_sharding=jax.P("X", None)))(x),
+            jit(lambda v: v.at[take].add(np.full((3, 4), 2.0, np.float32), out_sharding=jax.P("X")))(x),
+            jit(lambda v: v.at[take].max(0.5, out_sharding=jax.P(None, None)))(x),
+        ]
+    out["at"] = [[str(fg.typeof(a)) for a in ats["fg"]], [str(jax.typeof(a)) for a in ats["jax"]],
+                 max(float(np.max(np.abs(np.asarray(a) - np.asarray(b))))
+                     for a, b in zip(ats["fg"], ats["jax"]))]
+
     # samplers placed by out_sharding: JAX's numbers, JAX's type
     key = 0
     samplers = {
@@ -297,6 +313,11 @@ def test_switching_axis_types(result):
 def test_shard_map_over_the_context_mesh(result):
     ours, theirs, err = result["shard_map"]
     assert ours == theirs == "float32[8@X,16]" and err == 0.0
+
+
+def test_out_sharding_on_at(result):
+    ours, theirs, err = result["at"]
+    assert ours == theirs and err == 0.0, result["at"]
 
 
 def test_out_sharding_on_shape_ops(result):

@@ -52,6 +52,7 @@ from funcgrad.primitives import indexing as ix
 from funcgrad.primitives import reductions as rd
 from funcgrad.primitives import shape as sh
 from funcgrad.primitives.scatter import GatherScatterMode
+from funcgrad.sharding import auto_axes
 
 _I32 = np.dtype("int32")
 
@@ -143,16 +144,22 @@ def _position_table(shape: tuple[int, ...], padded: tuple[int, ...], dt: np.dtyp
     return ew.select_n(inside, sh.full(padded, size, dt), lin)
 
 
-def _check_sharding(out_sharding: Any, name: str) -> None:
-    if out_sharding is not None:
-        raise unsupported(f"at[].{name}(out_sharding=...) on a tracer")
-
-
 class _IndexUpdateRef:
     """``x.at[idx]``: functional updates of the elements ``x[idx]``."""
 
     def __init__(self, x: Any, idx: Any) -> None:
         self.x, self.idx = x, idx
+
+    def _placed(self, out_sharding: Any, run: Callable, values: Any = None) -> Any:
+        """JAX's ``out_sharding``: ``run(ref, values)`` with the mesh's axes automatic (a
+        gather or scatter over split dimensions has no type JAX can infer), the result
+        placed by ``out_sharding``."""
+        idx = self.idx
+
+        def region(x: Any, v: Any) -> Any:
+            return run(_IndexUpdateRef(x, idx), v)
+
+        return auto_axes(region, out_sharding=out_sharding)(self.x, values)
 
     def get(
         self,
@@ -166,7 +173,13 @@ class _IndexUpdateRef:
     ) -> Any:
         """``x[idx]``; out-of-bounds indices clamped, or filled with ``fill_value`` for
         ``mode="fill"`` (NaN, the most negative integer, the largest unsigned, True)."""
-        _check_sharding(out_sharding, "get")
+        if out_sharding is not None:
+            return self._placed(
+                out_sharding,
+                lambda r, _: r.get(
+                    mode=mode, fill_value=fill_value, wrap_negative_indices=wrap_negative_indices
+                ),
+            )
         m = _get_mode(mode)
         if m == "clip" and wrap_negative_indices:
             return getitem(self.x, self.idx)
@@ -227,7 +240,9 @@ class _IndexUpdateRef:
         wrap_negative_indices: bool = True,
     ) -> Any:
         """``x`` with ``x[idx] = values`` (for repeated indices the last value wins)."""
-        _check_sharding(out_sharding, "set")
+        if out_sharding is not None:
+            run = lambda r, v: r.set(v, mode=mode, wrap_negative_indices=wrap_negative_indices)
+            return self._placed(out_sharding, run, values)
         x, av, flat, pos, v, k, ok = self._prepare(values, "set", mode, wrap_negative_indices)
         if k == 0:
             return out(x)
@@ -261,7 +276,9 @@ class _IndexUpdateRef:
         wrap_negative_indices: bool = True,
     ) -> Any:
         """``x`` with ``x[idx] += values``; repeated indices accumulate."""
-        _check_sharding(out_sharding, "add")
+        if out_sharding is not None:
+            run = lambda r, v: r.add(v, mode=mode, wrap_negative_indices=wrap_negative_indices)
+            return self._placed(out_sharding, run, values)
         x, av, flat, pos, v, k, ok = self._prepare(values, "add", mode, wrap_negative_indices)
         if k == 0:
             return out(x)
@@ -300,7 +317,12 @@ class _IndexUpdateRef:
         out_sharding: Any,
         wrap: bool,
     ) -> Any:
-        _check_sharding(out_sharding, name)
+        if out_sharding is not None:
+            return self._placed(
+                out_sharding,
+                lambda r, v: r._combine(v, name, op, ident, reduce, mode, None, wrap),
+                values,
+            )
         x, av, flat, pos, v, k, _ = self._prepare(values, name, mode, wrap)
         if k == 0:
             return out(x)
