@@ -22,6 +22,7 @@ from funcgrad.core.errors import LeakedTracerError
 from funcgrad.core.interp import Tracer, eval_program, new_builder, to_aval
 from funcgrad.core.ir import Program, Var
 from funcgrad.core.zeros import Zero, is_zero
+from funcgrad.primitives import collectives as col
 from funcgrad.primitives import rules
 from funcgrad.tree_util import tree_flatten, tree_unflatten
 
@@ -69,6 +70,10 @@ def live_tracers(root: Any) -> list:
             visit(x.__kwdefaults__, depth + 1)
 
     visit(root, 0)
+    # a rule using a collective reads the tokens of its axes from the axis environment,
+    # not from a closure: while names are bound, they count as closed over too
+    for t in col.bound_tokens():
+        found.setdefault(id(t), t)
     return list(found.values())
 
 

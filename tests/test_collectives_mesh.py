@@ -355,9 +355,9 @@ def test_shard_map_on_one_device_and_argument_errors():
         unmeshed(x)
     with pytest.raises(ValueError, match="names the axis 'y'"):
         fg.shard_map(lambda v: v, mesh=MESH1, in_specs=P("y"), out_specs=P("x"))(x)
-    with pytest.raises(ValueError, match="more than the 2 dimensions"):
+    with pytest.raises(ValueError, match="which has length 3, but the value has shape"):
         fg.shard_map(lambda v: v, mesh=MESH1, in_specs=P("x", None, None), out_specs=P())(x)
-    with pytest.raises(ValueError, match="one entry per positional argument"):
+    with pytest.raises(ValueError, match="not a pytree prefix of the arguments"):
         fg.shard_map(lambda a, b: a, mesh=MESH1, in_specs=(P(),), out_specs=P())(x, x)
     with pytest.raises(NameError, match="unbound axis name: y"):
         fg.shard_map(lambda v: lax.psum(v, "y"), mesh=MESH1, in_specs=P(), out_specs=P())(x)

@@ -26,7 +26,7 @@ from funcgrad.primitives.shard_map import Spec
 from funcgrad.tree_util import tree_flatten, tree_unflatten
 
 
-def _normalize(spec: Any, aval: Aval, mesh: Mesh, what: str) -> Spec:
+def _normalize(spec: Any, aval: Aval, mesh: Mesh, what: str, fn: str) -> Spec:
     """A ``PartitionSpec`` (or ``None``: replicated) as one tuple of mesh axis names per
     dimension of ``aval``."""
     if spec is None:
@@ -34,9 +34,17 @@ def _normalize(spec: Any, aval: Aval, mesh: Mesh, what: str) -> Spec:
     if not isinstance(spec, PartitionSpec):
         raise TypeError(f"shard_map {what} must be PartitionSpec instances (or None), got {spec!r}")
     if len(spec) > aval.ndim:
+        kind = what.split("[", 1)[0]
+        hint = (
+            f" For scalar values (rank 0), consider using an {kind} entry of `P()`."
+            if aval.ndim == 0
+            else ""
+        )
         raise ValueError(
-            f"shard_map {what} {spec} has {len(spec)} entries, more than the {aval.ndim} "
-            f"dimensions of the value of shape {aval.shape}"
+            f"shard_map applied to the function '{fn}' was given a spec longer than its "
+            f"value: {what} is {spec}, which has length {len(spec)}, but the value has "
+            f"shape {aval.shape}, which has rank {aval.ndim} (and {aval.ndim} < "
+            f"{len(spec)}).{hint}"
         )
     out: list[tuple] = []
     seen: set = set()
@@ -59,12 +67,22 @@ def _specs(prefix: Any, tree: Any, what: str) -> list:
     return broadcast_prefix(prefix, tree, "shard_map", what)
 
 
+class _Infer:
+    """``in_specs``'s default: each argument's split read off its type (JAX's ``Infer``)."""
+
+    def __repr__(self) -> str:
+        return "Infer"
+
+
+_INFER = _Infer()
+
+
 def shard_map(
     f: Callable | None = None,
     /,
     *,
     out_specs: Any,
-    in_specs: Any = None,
+    in_specs: Any = _INFER,
     mesh: Mesh | None = None,
     axis_names: Any = frozenset(),
     check_vma: bool = True,
@@ -77,9 +95,11 @@ def shard_map(
         out_specs: a ``PartitionSpec`` per output (a pytree prefix of the outputs): how
             the per-device outputs assemble into global arrays; a mesh axis it leaves out
             means the output is the same on every device along it.
-        in_specs: a ``PartitionSpec`` per argument (a pytree prefix of the positional
-            arguments; ``None`` entries are replicated): how each argument is cut; by
-            default each argument's split over the mesh's explicit axes (its type).
+        in_specs: a ``PartitionSpec`` per argument (a pytree prefix of the tuple of
+            positional arguments: one ``PartitionSpec`` applies to all): how each
+            argument is cut; a ``None`` entry passes its arguments to ``f`` as they are
+            (static: any Python object), ``in_specs=None`` all of them; by default each
+            argument's split over the mesh's explicit axes (its type).
         mesh: the ``jax.sharding.Mesh`` of devices; by default the mesh of
             ``set_mesh`` when the function is called.
         axis_names: the mesh axes ``f`` is manual over; only all of them (the default).
@@ -117,8 +137,6 @@ def shard_map(
     check_callable(f)
     if mesh is not None:
         _check_mesh(mesh, axis_names)
-    if isinstance(in_specs, PartitionSpec):
-        in_specs = (in_specs,)
     name = getattr(f, "__name__", "fun")
     given_mesh, given_specs = mesh, in_specs
 
@@ -131,29 +149,31 @@ def shard_map(
             except ValueError:
                 mesh = jax.sharding.get_abstract_mesh()
             _check_mesh(mesh if not mesh.empty else None, axis_names)
-        leaves, in_tree = tree_flatten(args)
-        avals = [to_aval(x) for x in leaves]
+        all_leaves, in_tree = tree_flatten(args)
         in_specs = given_specs
-        if in_specs is None:
+        if in_specs is _INFER:
             in_specs = _typed_specs(args, mesh)
-        if not isinstance(in_specs, tuple) or len(in_specs) != len(args):
-            raise ValueError(
-                f"shard_map in_specs must be a tuple with one entry per positional argument "
-                f"({len(args)}), got {in_specs!r}"
-            )
+        flat_specs = _specs(in_specs, args, "in_specs")
+        # a None spec: the leaf is static, passed to f as it is
+        dyn = [k for k, s in enumerate(flat_specs) if s is not None]
+        leaves = [all_leaves[k] for k in dyn]
+        avals = [to_aval(all_leaves[k]) for k in dyn]
         specs_in = [
-            _normalize(s, a, mesh, f"in_specs{_path(args, k)}")
-            for k, (s, a) in enumerate(zip(_specs(in_specs, args, "in_specs"), avals))
+            _normalize(flat_specs[k], a, mesh, f"in_specs{_path(args, k)}", name)
+            for k, a in zip(dyn, avals)
         ]
         local = [
-            smp.local_aval(a, s, mesh, f"argument {_path(args, k)}")
-            for k, (a, s) in enumerate(zip(avals, specs_in))
+            smp.local_aval(a, s, mesh, f"argument {_path(args, k)}", name)
+            for k, a, s in zip(dyn, avals, specs_in)
         ]
         holder: list = []
 
         def per_device(toks: list, *xs: Any) -> list:
+            full = list(all_leaves)
+            for k, x in zip(dyn, xs):
+                full[k] = x
             with col.bind_axes(smp.frames(mesh, toks, check_vma)):
-                out = f(*tree_unflatten(in_tree, list(xs)))
+                out = f(*tree_unflatten(in_tree, full))
             out_leaves, out_tree = tree_flatten(out)
             holder.extend([out, out_tree])
             return out_leaves
@@ -161,7 +181,7 @@ def shard_map(
         body = smp.trace_body(mesh, per_device, local)
         out, out_tree = holder
         specs_out = [
-            _normalize(s, a, mesh, f"out_specs{_path(out, k)}")
+            _normalize(s, a, mesh, f"out_specs{_path(out, k)}", name)
             for k, (s, a) in enumerate(zip(_specs(out_specs, out, "out_specs"), body.out_avals))
         ]
         ntok = len(mesh.axis_names)

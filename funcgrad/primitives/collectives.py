@@ -89,6 +89,12 @@ def bind_axes(frames: Sequence[AxisFrame]) -> Iterator[None]:
         del _env.frames[n:]
 
 
+def bound_tokens() -> list:
+    """The tokens of the bound axis names that are values of live traces: a rule traced
+    later (a custom derivative's) needs them as inputs to use a collective."""
+    return [f.token for f in _env.frames if isinstance(f.token, Tracer) and f.token._builder.alive]
+
+
 @contextmanager
 def batching_axis(name: Hashable) -> Iterator[None]:
     """Within the block a ``vmap`` rewrite maps the axis ``name`` (``None``: an anonymous

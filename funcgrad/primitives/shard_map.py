@@ -59,16 +59,19 @@ def factor(mesh: Any, names: Sequence[Any]) -> int:
     return math.prod(mesh.shape[n] for n in names)
 
 
-def local_aval(aval: Aval, spec: Spec, mesh: Any, what: str) -> Aval:
-    """One device's block of a global ``aval`` cut by ``spec`` (``what`` names it in errors)."""
+def local_aval(aval: Aval, spec: Spec, mesh: Any, what: str, fn: str | None = None) -> Aval:
+    """One device's block of a global ``aval`` cut by ``spec`` (``what`` names it in errors,
+    ``fn`` the mapped function)."""
     shape = list(aval.shape)
     for d, names in enumerate(spec):
         k = factor(mesh, names)
         if shape[d] % k:
+            head = "shard_map" if fn is None else f"shard_map applied to the function '{fn}'"
             raise ValueError(
-                f"shard_map: {what} has shape {aval.shape}, and its dimension {d} of size "
-                f"{shape[d]} is split over mesh axes {names} of total size {k}, which does "
-                "not divide it evenly"
+                f"{head}: {what} of shape {aval.shape} maps its dimension {d} (of size "
+                f"{shape[d]}) to mesh axes {names} (of total size {k}), but {k} does not "
+                f"evenly divide {shape[d]}: array sizes must be evenly divisible by the "
+                "mesh axes their spec names"
             )
         shape[d] //= k
     return aval.update(shape=tuple(shape))
@@ -233,8 +236,13 @@ def _vjp_bwd(res: tuple, cts: list, *, body, mesh, in_specs, out_specs, check_vm
     ntok = len(mesh.axis_names)
     out_local = body.out_avals
     nz_in = [not z for z in vp.zero_cts[ntok:]]
-    ct_avals = [local_aval(to_aval(c), s, mesh, "a cotangent") for c, s in zip(cts, out_specs)]
     live = [not is_zero(c) for c in cts]
+    # the blocks of the nonzero cotangents only (a symbolic zero has no array to cut)
+    ct_avals = [
+        local_aval(to_aval(c), s, mesh, "a cotangent")
+        for c, s, on in zip(cts, out_specs, live)
+        if on
+    ]
 
     def backward(toks: list, *args: Any) -> list:
         fr = frames(mesh, toks)
@@ -264,7 +272,7 @@ def _vjp_bwd(res: tuple, cts: list, *, body, mesh, in_specs, out_specs, check_vm
 
     res_specs = [_residual_spec(mesh, a) for a in res_avals]
     res_blocks = [a.update(shape=(1, *a.shape)) for a in res_avals]
-    local = [*res_blocks, *[a for a, on in zip(ct_avals, live) if on]]
+    local = [*res_blocks, *ct_avals]
     bprog, consts = close_body(trace_body(mesh, backward, local), ntok)
     specs_in = [
         *[_replicated(to_aval(c)) for c in consts],

@@ -19,7 +19,7 @@ import numpy as np
 
 def create_mesh(
     mesh_shape: Sequence[int],
-    axis_names: Sequence[str],
+    axis_names: Sequence[str] | str,
     iota_order: bool = False,
     axis_types: Sequence[Any] | None = None,
 ) -> Any:
@@ -32,15 +32,16 @@ def create_mesh(
     if iota_order:
         chosen = sorted(devices, key=lambda d: d.id)[:size]
         grid = np.array(chosen).reshape(tuple(mesh_shape))
-        return jax.sharding.Mesh(grid, tuple(axis_names), axis_types=axis_types)
+        return jax.sharding.Mesh(grid, axis_names, axis_types=axis_types)
     if axis_types is None:
         axis_types = (jax.sharding.AxisType.Auto,) * len(mesh_shape)
-    return jax.make_mesh(tuple(mesh_shape), tuple(axis_names), tuple(axis_types))
+    # (the names as given: a string names a one-axis mesh, as in JAX)
+    return jax.make_mesh(mesh_shape, axis_names, axis_types)
 
 
 def with_explicit_mesh(
     sizes: Sequence[int],
-    names: Sequence[str],
+    names: Sequence[str] | str,
     axis_types: Sequence[Any] | None = None,
     iota_order: bool = False,
 ) -> Callable[[Callable], Callable]:
