@@ -84,15 +84,29 @@ def with_out(
         result = fn(*args, **kwargs)
         if exact_out is not None:
             _check_exact(exact_out, result, out)
-        for o in out if isinstance(out, (tuple, list)) else (out,):
-            if isinstance(o, Tensor):  # PyTorch's error for an input overlapping ``out``
-                _overlap.check_partial(o, (*args, *kwargs.values()))
+        if isinstance(out, Tensor) and isinstance(result, Tensor):
+            _check_elementwise_overlap(out, result, (*args, *kwargs.values()))
         return write_out(name, result, out)
 
     return f
 
 
 _MISSING = object()
+
+
+def _check_elementwise_overlap(out: Tensor, result: Tensor, args: tuple) -> None:
+    """PyTorch's error for an input overlapping ``out`` in part, where its
+    ``TensorIterator`` makes it: ops whose result has the broadcast shape of their tensor
+    inputs (elementwise ones; reductions and matmul do not check)."""
+    shapes = [tuple(a.shape) for a in args if isinstance(a, Tensor)]
+    if not shapes or tuple(out.shape) != tuple(result.shape):
+        return
+    try:
+        if tuple(np.broadcast_shapes(*shapes)) != tuple(result.shape):
+            return
+    except ValueError:
+        return
+    _overlap.check_partial(out, args)
 
 
 def _tensors_only(name: str, params: list[str], args: tuple, kwargs: dict) -> None:
