@@ -34,10 +34,7 @@ def outcome(call: Any) -> tuple:
 def test_parameters_are_jaxs(name: str) -> None:
     ours = inspect.signature(getattr(fnp, name)).parameters
     theirs = inspect.signature(getattr(jnp, name)).parameters
-    # (``out_sharding=``, JAX's keyword for explicit mesh axes, is the sharding work's)
-    assert [(p.name, p.kind) for p in ours.values() if p.name != "out_sharding"] == [
-        (p.name, p.kind) for p in theirs.values() if p.name != "out_sharding"
-    ]
+    assert [(p.name, p.kind) for p in ours.values()] == [(p.name, p.kind) for p in theirs.values()]
     assert fnp.__dict__[name] is getattr(fnp, name)
 
 

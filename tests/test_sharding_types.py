@@ -148,11 +148,14 @@ SCRIPT = textwrap.dedent(
             lax_.broadcast_in_dim(x0[0], (8, 4), (1,), out_sharding=jax.P("X", None)),
             lax_.broadcasted_iota(np.int32, (8, 4), 1, out_sharding=jax.P(None, "Y")),
             lax_.empty((8, 4), np.float32, out_sharding=jax.P("Y", "X")),
+            np_.zeros((8, 4), out_sharding=jax.P("X", "Y")),
+            np_.full_like(x, 2.0, out_sharding=jax.P(None, "Y")),
+            jit(lambda: np_.arange(8, out_sharding=jax.P("X")))(),
         ]
     out["out_sharding_shapes"] = [[str(fg.typeof(a)) for a in placed["fg"]],
                                   [str(jax.typeof(a)) for a in placed["jax"]],
                                   max(float(np.max(np.abs(np.asarray(a) - np.asarray(b))))
-                                      for a, b in zip(placed["fg"][:5], placed["jax"][:5]))]
+                                      for i, (a, b) in enumerate(zip(placed["fg"], placed["jax"])) if i != 5)]
 
     # at[] with out_sharding (JAX's advice for a gather it cannot type)
     x = fg.device_put(x0, fg.P("X", None))

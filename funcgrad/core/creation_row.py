@@ -62,7 +62,8 @@ class Creation:
     parameter's name (``empty_like``'s ``prototype``); ``errors_as``, the name its
     template errors say (JAX's ``empty_like`` checks as ``ones_like``); ``float0``: the
     form takes ``dtype=float0`` (the tangent type of integers) and gives a NumPy ``float0``
-    array, as JAX's ``zeros``, ``ones`` and ``empty``."""
+    array, as JAX's ``zeros``, ``ones`` and ``empty``; ``out_sharding``: the form takes
+    JAX's ``out_sharding=`` (a split over explicit mesh axes; all but ``empty_like``)."""
 
     def __init__(
         self,
@@ -75,6 +76,7 @@ class Creation:
         template: str = "a",
         errors_as: str | None = None,
         float0: bool = False,
+        out_sharding: bool = True,
     ) -> None:
         if name in CREATION_ROWS:
             raise ValueError(f"creation row {name!r} declared twice")
@@ -90,6 +92,7 @@ class Creation:
         self.template = template
         self.errors_as = errors_as or name
         self.float0 = float0
+        self.out_sharding = out_sharding
         CREATION_ROWS[name] = self
 
     @property

@@ -50,6 +50,7 @@ from funcgrad.numpy._shape import concatenate, diagonal, moveaxis, pad, ravel, r
 from funcgrad.numpy._ufuncs import power, where
 from funcgrad.primitives import elementwise as ew
 from funcgrad.primitives import shape as sh
+from funcgrad.sharding import reshard
 
 
 def _shape(name: str, shape: Any) -> tuple[int, ...]:
@@ -98,9 +99,14 @@ def _shape_dtype(name: str, shape: Any, dtype: Any) -> tuple[tuple[int, ...], np
     return _shape(name, shape), dt
 
 
-def _on(x: Any, device: Any) -> Any:
+def _on(x: Any, device: Any, out_sharding: Any = None) -> Any:
     """``x`` placed on ``device`` (a device or sharding) outside transforms; inside, the
-    placement is the compiled program's, as with ``jax.device_put``."""
+    placement is the compiled program's, as with ``jax.device_put``. ``out_sharding``
+    (JAX's keyword for a split over explicit mesh axes) reshards it, traced or not."""
+    if out_sharding is not None:
+        if device is not None:
+            raise ValueError("pass only one of device= and out_sharding=")
+        return reshard(x, out_sharding)
     if device is None:
         return x
     if isinstance(x, tuple):
@@ -251,7 +257,9 @@ def _numpy_form(row: Creation) -> Any:
     names = _names(row)
     least = 2 if row.fill == FILL_VALUE else 1  # (positional arguments a call needs)
 
-    def form(*args: Any, device: Any = None, **kwargs: Any) -> Any:
+    def form(*args: Any, device: Any = None, out_sharding: Any = None, **kwargs: Any) -> Any:
+        if out_sharding is not None and not row.out_sharding:
+            raise TypeError(f"{row.name}() got an unexpected keyword argument 'out_sharding'")
         if kwargs or not least <= len(args) <= len(names):
             args = _bind(row, names, least, args, kwargs)
         if row.fill == FILL_VALUE:
@@ -261,10 +269,10 @@ def _numpy_form(row: Creation) -> Any:
         dtype = rest[0] if rest else None
         if row.like:
             shape = rest[1] if len(rest) > 1 else None
-            return _on(out(_like(row, first, fill, dtype, shape)), device)
+            return _on(out(_like(row, first, fill, dtype, shape)), device, out_sharding)
         if row.float0 and _is_float0(dtype):
             return np.zeros(_shape(row.name, first), jax.dtypes.float0)
-        return _on(out(_filled(row, first, fill, dtype)), device)
+        return _on(out(_filled(row, first, fill, dtype)), device, out_sharding)
 
     P = inspect.Parameter
     params = [
@@ -274,7 +282,11 @@ def _numpy_form(row: Creation) -> Any:
     form.__name__ = form.__qualname__ = row.name
     form.__doc__ = row.doc
     form.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
-        [*params, P("device", P.KEYWORD_ONLY, default=None)]
+        [
+            *params,
+            P("device", P.KEYWORD_ONLY, default=None),
+            *([P("out_sharding", P.KEYWORD_ONLY, default=None)] if row.out_sharding else []),
+        ]
     )
     form.__module__ = __name__
     return form
@@ -367,6 +379,7 @@ CREATION = (
         errors_as="ones_like",
         doc="Same as :func:`zeros_like`.",
         torch=_LIKE,
+        out_sharding=False,
     ),
     Creation(
         "full_like",
@@ -394,11 +407,18 @@ def _static(name: str, v: Any, what: str) -> Any:
 
 
 def arange(
-    start: Any, stop: Any = None, step: Any = None, dtype: Any = None, *, device: Any = None
+    start: Any,
+    stop: Any = None,
+    step: Any = None,
+    dtype: Any = None,
+    *,
+    device: Any = None,
+    out_sharding: Any = None,
 ) -> Any:
     """Evenly spaced values in ``[start, stop)`` (static bounds); the dtype is that of the
-    arguments (default int for Python ints, default float for Python floats)."""
-    return _on(_arange(start, stop, step, dtype), device)
+    arguments (default int for Python ints, default float for Python floats);
+    ``out_sharding`` places them over explicit mesh axes."""
+    return _on(_arange(start, stop, step, dtype), device, out_sharding)
 
 
 def _arange(start: Any, stop: Any, step: Any, dtype: Any) -> Any:
