@@ -27,6 +27,7 @@ SCRIPT = textwrap.dedent(
     mesh8 = jax.make_mesh((8,), ("x",), (AxisType.Auto,))
     mesh42 = jax.make_mesh((4, 2), ("i", "j"), (AxisType.Auto,) * 2)
     mesh4 = jax.make_mesh((4,), ("x",), (AxisType.Auto,))
+    mesh222 = jax.make_mesh((2, 2, 2), ("x", "y", "z"), (AxisType.Auto,) * 3)
     X16 = np.linspace(-1.0, 1.0, 16).astype(np.float32)
     X42 = np.linspace(0.0, 2.0, 8).reshape(4, 2).astype(np.float32)
     out = {}
@@ -110,6 +111,13 @@ SCRIPT = textwrap.dedent(
             in_specs=(None, P("i", "j")), out_specs=None)(object(), np.arange(4.0)),
         "scalar": lambda lib: lib.shard_map(lambda v: v, mesh=mesh42, in_specs=P(None),
             out_specs=())(3.0),
+        "replication": lambda lib: lib.shard_map(lambda v: v * 2, mesh=mesh222,
+            in_specs=P("x", "y", "z"), out_specs=P("x"))(np.arange(16.0).reshape(4, 2, 2)),
+        "prefix": lambda lib: lib.shard_map(lambda v: v, mesh=mesh42, in_specs=([P("i")],),
+            out_specs=P("i"))([X42, X42]),
+        "no_mesh": lambda lib: lib.shard_map(lambda v: v, in_specs=P(), out_specs=P())(x22),
+        "empty_mesh": lambda lib: lib.shard_map(lambda v: v, in_specs=P(), out_specs=P(),
+            mesh=jax.sharding.Mesh(np.empty((0,), object), ("x",)))(x22),
     }
     out["errors"] = {k: [message(fg, c), message(jax, c)] for k, c in cases.items()}
     print("RESULT " + json.dumps(out))
@@ -122,6 +130,14 @@ PHRASES = {
     "length": [r"which has length 1", r"shard_map applied to the function '<lambda>'"],
     "rank": [r"which has length 2", r"which has rank 1"],
     "scalar": [r"which has rank 0", r"consider using an in_specs entry of `P\(\)`"],
+    "replication": [
+        r"out_specs which require replication",
+        r"only varying across mesh axes \{x\} and not \{y,z\}, but it was inferred to be "
+        r"possibly varying over \{x,y,z\}",
+    ],
+    "prefix": [r"shard_map in_specs\[0\]"],
+    "no_mesh": [r"The context mesh cannot be empty"],
+    "empty_mesh": [r"requires a non-empty mesh"],
 }
 
 

@@ -64,7 +64,33 @@ def _normalize(spec: Any, aval: Aval, mesh: Mesh, what: str, fn: str) -> Spec:
 
 
 def _specs(prefix: Any, tree: Any, what: str) -> list:
-    return broadcast_prefix(prefix, tree, "shard_map", what)
+    try:
+        return broadcast_prefix(prefix, tree, "shard_map", what)
+    except ValueError as e:
+        at = _mismatch(prefix, tree, "")
+        if at is None:
+            raise
+        raise ValueError(f"shard_map {what}{at} does not fit its value's structure: {e}") from None
+
+
+def _mismatch(prefix: Any, tree: Any, path: str) -> str | None:
+    """The key path (``[0]['a']``) of the first container of ``prefix`` whose structure
+    differs from ``tree``'s there, or ``None``."""
+    if not isinstance(prefix, (list, tuple, dict)) or isinstance(prefix, PartitionSpec):
+        return None
+    if isinstance(prefix, dict):
+        if not isinstance(tree, dict) or set(prefix) != set(tree):
+            return path
+        pairs = [(f"[{k!r}]", prefix[k], tree[k]) for k in prefix]
+    else:
+        if type(tree) is not type(prefix) or len(tree) != len(prefix):
+            return path
+        pairs = [(f"[{k}]", p, t) for k, (p, t) in enumerate(zip(prefix, tree))]
+    for key, p, t in pairs:
+        found = _mismatch(p, t, path + key)
+        if found is not None:
+            return found
+    return None
 
 
 class _Infer:
@@ -148,7 +174,14 @@ def shard_map(
                 mesh = jax.sharding.get_mesh()
             except ValueError:
                 mesh = jax.sharding.get_abstract_mesh()
-            _check_mesh(mesh if not mesh.empty else None, axis_names)
+            if mesh.empty:
+                raise ValueError(
+                    "shard_map requires a non-empty mesh: none was given as mesh= and none "
+                    "is set by set_mesh. The context mesh cannot be empty"
+                )
+            _check_mesh(mesh, axis_names)
+        elif mesh.empty:
+            raise ValueError(f"shard_map requires a non-empty mesh, got {mesh!r}")
         all_leaves, in_tree = tree_flatten(args)
         in_specs = given_specs
         if in_specs is _INFER:
@@ -343,12 +376,20 @@ def _check_replication(
     for k, (v, s) in enumerate(zip(varying_axes(body, tokens + vary), specs_out)):
         missing = [n for n in smp.unmentioned(mesh, s) if n in v]
         if missing:
+            # the axis sets as JAX's message spells them: {x,y}, in the mesh's order
+            split = {n for names in s for n in names}
+            need, got = _axis_set(mesh, split), _axis_set(mesh, v)
             raise ValueError(
                 f"shard_map applied to the function '{name}' was given out_specs which require "
                 f"replication which can't be statically inferred given the mesh: "
-                f"out_specs{_path(out, k)} is {smp.partition_spec(s)}, which implies that the "
-                f"corresponding output is replicated across mesh axes {tuple(missing)}, but "
-                "it varies along them. Mention the axes in out_specs, reduce over them "
-                "(psum, pmean, all_gather), or pass check_vma=False to skip this check"
+                f"out_specs{_path(out, k)} is {smp.partition_spec(s)} which implies that the "
+                f"corresponding output value is only varying across mesh axes {need} and not "
+                f"{_axis_set(mesh, missing)}, but it was inferred to be possibly varying over "
+                f"{got}. Mention the axes in out_specs, reduce over them (psum, pmean, "
+                "all_gather), or pass check_vma=False to skip this check"
                 f"{where(user_frame())}"
             )
+
+
+def _axis_set(mesh: Mesh, names: Any) -> str:
+    return "{" + ",".join(str(n) for n in mesh.axis_names if n in set(names)) + "}"

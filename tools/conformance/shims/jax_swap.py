@@ -256,6 +256,8 @@ def make_swap() -> Swap:
         renames={
             "jax._src.api": "funcgrad",
             "jax._src.ad_checkpoint": "funcgrad.ad_checkpoint",
+            # an attribute of jax.ad_checkpoint (JAX's module of policies), funcgrad's too
+            "jax.ad_checkpoint.checkpoint_policies": "funcgrad.checkpoint_policies",
             "jax._src.custom_derivatives": "funcgrad.custom_derivatives",
             "jax._src.random": "funcgrad.random",
             "jax._src.lax.control_flow": "funcgrad.lax",
