@@ -181,6 +181,9 @@ SCRIPT = textwrap.dedent(
         "bits": lambda r, k, s: r.bits(k, (8, 4), out_sharding=s),
         "randint": lambda r, k, s: r.randint(k, (8, 4), 0, 10, out_sharding=s),
         "bernoulli": lambda r, k, s: r.bernoulli(k, 0.3, (8, 4), out_sharding=s),
+        "gumbel": lambda r, k, s: r.gumbel(k, (8, 4), out_sharding=s),
+        "cauchy": lambda r, k, s: r.cauchy(k, (8, 4), out_sharding=s),
+        "permutation": lambda r, k, s: r.permutation(k, 8, out_sharding=jax.P("X")),
     }
     out["samplers"] = {}
     for name, f in samplers.items():

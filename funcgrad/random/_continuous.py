@@ -30,6 +30,7 @@ from funcgrad.random._core import (
     bernoulli,
     exponential,
     normal,
+    placed_sampler,
     split,
     static_shape,
     uniform,
@@ -118,6 +119,7 @@ def _gamma_args(name: str, key: Any, shape: Any, dtype: Any) -> tuple:
     return key, (None if shape is None else static_shape(name, shape)), dt
 
 
+@placed_sampler
 def gamma(key: Any, a: Any, shape: Sequence[int] | None = None, dtype: Any = None) -> Any:
     """Gamma(``a``, 1) samples (Marsaglia–Tsang); differentiable in ``a`` by the implicit
     reparameterisation gradient."""
@@ -125,6 +127,7 @@ def gamma(key: Any, a: Any, shape: Sequence[int] | None = None, dtype: Any = Non
     return _gamma_unit(key, a, shape, dt, False)
 
 
+@placed_sampler
 def loggamma(key: Any, a: Any, shape: Sequence[int] | None = None, dtype: Any = None) -> Any:
     """Logs of Gamma(``a``, 1) samples, accurate for small ``a`` where samples underflow."""
     key, shape, dt = _gamma_args("loggamma", key, shape, dtype)
@@ -146,6 +149,7 @@ def _beta(key: Any, a: Any, b: Any, shape: tuple[int, ...], dt: np.dtype) -> Any
 _beta_unit = jit(_beta, static_argnums=(3, 4))
 
 
+@placed_sampler
 def beta(key: Any, a: Any, b: Any, shape: Sequence[int] | None = None, dtype: Any = None) -> Any:
     """Beta(``a``, ``b``) samples, as ``Ga / (Ga + Gb)`` of two log-space gamma samples."""
     key = _check_key("beta", key)
@@ -174,6 +178,7 @@ def _dirichlet(key: Any, alpha: Any, shape: Any, dt: np.dtype) -> Any:
 _dirichlet_unit = jit(_dirichlet, static_argnums=(2, 3))
 
 
+@placed_sampler
 def dirichlet(key: Any, alpha: Any, shape: Sequence[int] | None = None, dtype: Any = None) -> Any:
     """Dirichlet(``alpha``) samples over the last axis (softmax of log-gamma samples)."""
     key = _check_key("dirichlet", key)
@@ -197,6 +202,7 @@ def _t(key: Any, df: Any, shape: tuple[int, ...], dt: np.dtype) -> Any:
 _t_unit = jit(_t, static_argnums=(2, 3))
 
 
+@placed_sampler
 def t(key: Any, df: Any, shape: Sequence[int] | None = None, dtype: Any = None) -> Any:
     """Student's t samples with ``df`` degrees of freedom."""
     key = _check_key("t", key)
@@ -216,6 +222,7 @@ def _chisquare(key: Any, df: Any, shape: tuple[int, ...], dt: np.dtype) -> Any:
 _chisquare_unit = jit(_chisquare, static_argnums=(2, 3))
 
 
+@placed_sampler
 def chisquare(key: Any, df: Any, shape: Sequence[int] | None = None, dtype: Any = None) -> Any:
     """Chi-square samples with ``df`` degrees of freedom (``2 · Gamma(df / 2)``)."""
     key = _check_key("chisquare", key)
@@ -236,6 +243,7 @@ def _f(key: Any, dfnum: Any, dfden: Any, shape: tuple[int, ...], dt: np.dtype) -
 _f_unit = jit(_f, static_argnums=(3, 4))
 
 
+@placed_sampler
 def f(
     key: Any, dfnum: Any, dfden: Any, shape: Sequence[int] | None = None, dtype: Any = None
 ) -> Any:
@@ -262,6 +270,7 @@ def _full_param(x: Any, dt: np.dtype, shape: tuple[int, ...]) -> Any:
 _generalized_normal_unit = jit(_generalized_normal, static_argnums=(2, 3))
 
 
+@placed_sampler
 def generalized_normal(key: Any, p: float, shape: Sequence[int] = (), dtype: Any = None) -> Any:
     """Generalized normal samples with shape parameter ``p`` (density ∝ ``exp(-|x|^p)``)."""
     key = _check_key("generalized_normal", key)
@@ -281,6 +290,7 @@ def _ball(key: Any, p: Any, d: int, shape: tuple[int, ...], dt: np.dtype) -> Any
 _ball_unit = jit(_ball, static_argnums=(2, 3, 4))
 
 
+@placed_sampler
 def ball(key: Any, d: int, p: float = 2, shape: Sequence[int] = (), dtype: Any = None) -> Any:
     """Points uniform in the unit ``p``-norm ball of dimension ``d``: ``shape + (d,)``."""
     key = _check_key("ball", key)
@@ -313,6 +323,7 @@ def _truncated_normal(key: Any, lower: Any, upper: Any, shape: Any, dt: np.dtype
 _truncated_normal_unit = jit(_truncated_normal, static_argnums=(3, 4))
 
 
+@placed_sampler
 def truncated_normal(
     key: Any, lower: Any, upper: Any, shape: Sequence[int] | None = None, dtype: Any = None
 ) -> Any:
@@ -347,6 +358,7 @@ def _multivariate_normal(
 _multivariate_normal_unit = jit(_multivariate_normal, static_argnums=(3, 4, 5))
 
 
+@placed_sampler
 def multivariate_normal(
     key: Any,
     mean: Any,
@@ -397,6 +409,7 @@ def _lognormal(key: Any, sigma: Any, shape: tuple[int, ...], dt: np.dtype) -> An
 _lognormal_unit = jit(_lognormal, static_argnums=(2, 3))
 
 
+@placed_sampler
 def lognormal(
     key: Any, sigma: Any = _ONE_F32, shape: Sequence[int] | None = None, dtype: Any = None
 ) -> Any:
@@ -416,6 +429,7 @@ def _maxwell(key: Any, shape: tuple[int, ...], dt: np.dtype) -> Any:
 _maxwell_unit = jit(_maxwell, static_argnums=(1, 2))
 
 
+@placed_sampler
 def maxwell(key: Any, shape: Sequence[int] = (), dtype: Any = None) -> Any:
     """Maxwell samples: the norm of a 3-d standard normal vector."""
     key = _check_key("maxwell", key)
@@ -458,6 +472,7 @@ def _rademacher(key: Any, shape: tuple[int, ...], dt: np.dtype) -> Any:
 _rademacher_unit = jit(_rademacher, static_argnums=(1, 2))
 
 
+@placed_sampler
 def rademacher(key: Any, shape: Sequence[int] = (), dtype: Any = None) -> Any:
     """Random signs ±1 with equal probability (integers by default)."""
     key = _check_key("rademacher", key)
@@ -477,7 +492,7 @@ def _simple(name: str, transform: Any) -> Any:
         return unit(key, static_shape(name, shape), _float_dtype(name, dtype))
 
     sampler.__name__ = sampler.__qualname__ = name
-    return sampler
+    return placed_sampler(sampler)
 
 
 def _cauchy(key: Any, shape: tuple[int, ...], dt: np.dtype) -> Any:
@@ -512,6 +527,7 @@ def _pareto(key: Any, b: Any, shape: tuple[int, ...], dt: np.dtype) -> Any:
 _pareto_unit = jit(_pareto, static_argnums=(2, 3))
 
 
+@placed_sampler
 def pareto(key: Any, b: Any, shape: Sequence[int] | None = None, dtype: Any = None) -> Any:
     """Pareto samples with shape ``b``: ``exp(E / b)`` for a standard exponential ``E``."""
     key = _check_key("pareto", key)
@@ -549,6 +565,7 @@ def _rayleigh(key: Any, scale: Any, shape: tuple[int, ...], dt: np.dtype) -> Any
 _rayleigh_unit = jit(_rayleigh, static_argnums=(2, 3))
 
 
+@placed_sampler
 def rayleigh(key: Any, scale: Any, shape: Sequence[int] | None = None, dtype: Any = None) -> Any:
     """Rayleigh samples: ``scale · sqrt(-2 log u)``."""
     key = _check_key("rayleigh", key)
@@ -575,6 +592,7 @@ def _wald(key: Any, mean: Any, shape: tuple[int, ...], dt: np.dtype) -> Any:
 _wald_unit = jit(_wald, static_argnums=(2, 3))
 
 
+@placed_sampler
 def wald(key: Any, mean: Any, shape: Sequence[int] | None = None, dtype: Any = None) -> Any:
     """Wald (inverse Gaussian) samples with ``mean`` and unit shape."""
     key = _check_key("wald", key)
@@ -599,6 +617,7 @@ def _triangular(
 _triangular_unit = jit(_triangular, static_argnums=(4, 5))
 
 
+@placed_sampler
 def triangular(
     key: Any,
     left: Any,
@@ -627,6 +646,7 @@ def _orthogonal(key: Any, n: int, m: int, shape: tuple[int, ...], dt: np.dtype) 
 _orthogonal_unit = jit(_orthogonal, static_argnums=(1, 2, 3, 4))
 
 
+@placed_sampler
 def orthogonal(
     key: Any, n: int, shape: Sequence[int] = (), dtype: Any = None, m: int | None = None
 ) -> Any:

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import functools
+import inspect
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import jax.numpy as _jnp_dtypes  # dtype metadata (finfo/iinfo) only
@@ -253,6 +255,20 @@ def _placed(x: Any, out_sharding: Any) -> Any:
     return x if out_sharding is None else reshard(x, out_sharding)
 
 
+def placed_sampler(fn: Callable) -> Callable:
+    """``fn`` (a sampler) taking JAX's keyword ``out_sharding`` too: its result placed by
+    it over explicit mesh axes (:func:`_placed`)."""
+
+    @functools.wraps(fn)
+    def sampler(*args: Any, out_sharding: Any = None, **kwargs: Any) -> Any:
+        return _placed(fn(*args, **kwargs), out_sharding)
+
+    sig = inspect.signature(fn)
+    kw = inspect.Parameter("out_sharding", inspect.Parameter.KEYWORD_ONLY, default=None)
+    sampler.__signature__ = sig.replace(parameters=[*sig.parameters.values(), kw])  # type: ignore[attr-defined]
+    return sampler
+
+
 def bits(
     key: Any, shape: Sequence[int] = (), dtype: Any = None, *, out_sharding: Any = None
 ) -> Any:
@@ -386,6 +402,7 @@ def _gumbel(key: Any, shape: tuple[int, ...], dt: np.dtype, mode: str) -> Any:
 _gumbel_unit = jit(_gumbel, static_argnums=(1, 2, 3))
 
 
+@placed_sampler
 def gumbel(key: Any, shape: Sequence[int] = (), dtype: Any = None, mode: str | None = None) -> Any:
     """Standard Gumbel floats: ``-log(-log(u))``; ``mode="high"`` resolves the far tail with
     two uniforms per sample."""
@@ -398,6 +415,7 @@ def gumbel(key: Any, shape: Sequence[int] = (), dtype: Any = None, mode: str | N
     return _gumbel_unit(key, shape, dt, mode)
 
 
+@placed_sampler
 def exponential(key: Any, shape: Sequence[int] = (), dtype: Any = None) -> Any:
     """Standard exponential floats: ``-log1p(-u)``."""
     key = _check_key("exponential", key)
@@ -459,6 +477,7 @@ def _top_k_indices(x: Any, k: int) -> Any:
     return sh.slice(order, (0,) * xa.ndim, (*xa.shape[:-1], k))
 
 
+@placed_sampler
 def categorical(
     key: Any,
     logits: Any,
@@ -577,6 +596,7 @@ def _shuffle(key: Any, x: Any, axis: int) -> Any:
     return x
 
 
+@placed_sampler
 def permutation(key: Any, x: Any, axis: int = 0, independent: bool = False) -> Any:
     """A random permutation of ``arange(x)`` (int ``x``) or of ``x`` along ``axis``."""
     key = _check_key("permutation", key)

@@ -21,7 +21,14 @@ from funcgrad.jit import jit
 from funcgrad.primitives import elementwise as ew
 from funcgrad.primitives import reductions as rd
 from funcgrad.random._continuous import _broadcast_shapes, _check_shape
-from funcgrad.random._core import _check_key, _key_row, split, static_shape, uniform
+from funcgrad.random._core import (
+    _check_key,
+    _key_row,
+    placed_sampler,
+    split,
+    static_shape,
+    uniform,
+)
 
 _F32 = np.dtype("float32")
 
@@ -100,6 +107,7 @@ def _poisson(key: Any, lam: Any, shape: tuple[int, ...], dt: np.dtype) -> Any:
 _poisson_unit = jit(_poisson, static_argnums=(2, 3))
 
 
+@placed_sampler
 def poisson(key: Any, lam: Any, shape: Sequence[int] | None = None, dtype: Any = None) -> Any:
     """Poisson(``lam``) counts (Knuth below 10, transformed rejection above)."""
     key = _check_key("poisson", key)
@@ -296,6 +304,7 @@ def _geometric(key: Any, p: Any, shape: tuple[int, ...], dt: np.dtype) -> Any:
 _geometric_unit = jit(_geometric, static_argnums=(2, 3))
 
 
+@placed_sampler
 def geometric(key: Any, p: Any, shape: Sequence[int] | None = None, dtype: Any = None) -> Any:
     """Geometric(``p``) counts of trials up to the first success (at least 1)."""
     key = _check_key("geometric", key)
