@@ -89,7 +89,10 @@ class TorchForm:
     ``condition_error``: a ternary row's ``RuntimeError`` text for a first operand that is
     not bool, where the numpy form tests it against zero (``where``; ``{dtype}``: PyTorch's
     dtype name). ``method_self``: the operand that is ``self`` of ``Tensor.X`` where it is
-    not the first (``Tensor.where(condition, other)``: 1).
+    not the first (``Tensor.where(condition, other)``: 1). ``nan_value``: what PyTorch's
+    kernel gives at a NaN input where the primitive gives NaN (``sign``: 0).
+    ``bool_kept``: PyTorch gives a bool operand's values back where the numpy form refuses
+    bools (``sign``).
     """
 
     grad_fn: str | None
@@ -116,6 +119,8 @@ class TorchForm:
     condition_error: str | None = None
     method_self: int = 0
     method: bool = True
+    nan_value: float | None = None
+    bool_kept: bool = False
 
     def __post_init__(self) -> None:
         if self.scalar_input is not None and not self.number_first:

@@ -8,6 +8,7 @@ tests, ``where``, ``nonzero``, ``lerp``, ``addcmul``/``addcdiv`` (``clamp`` is i
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
@@ -126,6 +127,14 @@ for _op in _UNARY:
     globals()[_op] = _unary_float(_op)
 
 
+def _nan_as(fn: Any, value: float, x: Any) -> Any:
+    """``fn(x)``, ``value`` where ``x`` is NaN."""
+    y = fn(x)
+    if fnp.issubdtype(fnp.result_type(x), fnp.floating):
+        y = fnp.where(fnp.isnan(x), fnp.asarray(value, fnp.result_type(y)), y)
+    return y
+
+
 def _kept(p: Any) -> Any:
     """The op of a primitive row whose PyTorch form keeps the input's dtype
     (``promote="keep"``: ``neg``, ``abs``, ``sign``, ``floor``, ``ceil``): the row's numpy
@@ -136,6 +145,8 @@ def _kept(p: Any) -> Any:
     t = p.torch
     op, name, saves = t.name or p.name, t.grad_fn or t.name or p.name, t.saves
     numpy_form = getattr(fnp, p.public["numpy"][0])
+    if t.nan_value is not None:  # (PyTorch's kernel: a number at NaN, not NaN)
+        numpy_form = functools.partial(_nan_as, numpy_form, t.nan_value)
     complex_error = _complex_error(p, f"{op} is not supported for complex inputs")
     bool_error = _refusal(t.bool_error, RuntimeError)
 
@@ -146,6 +157,8 @@ def _kept(p: Any) -> Any:
             _refuse(bool_error, input._npdtype)
         if t.same:
             return input
+        if t.bool_kept and input._npdtype == np.bool_:
+            return input.clone()
         return apply(numpy_form, name, (input,), (), saves)
 
     f.__name__ = op

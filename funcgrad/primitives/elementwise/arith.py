@@ -156,7 +156,11 @@ abs_p = _unary(
     public=("lax", "numpy:absolute", "numpy:abs"),
     numpy="id_unsigned",
     torch=TorchForm(
-        "AbsBackward0", aliases=("absolute",), promote="keep", inplace_function=("abs",)
+        "AbsBackward0",
+        aliases=("absolute",),
+        promote="keep",
+        inplace_function=("abs",),
+        bool_error=(NotImplementedError, "\"abs_cpu\" not implemented for 'Bool'"),
     ),
 )
 sign_p = _unary(
@@ -174,6 +178,8 @@ sign_p = _unary(
         inplace_function=False,
         complex_error="Unlike NumPy, torch.sign is not intended to support complex numbers."
         " Please use torch.sgn instead.",
+        nan_value=0.0,
+        bool_kept=True,
     ),
 )
 floor_p = _unary(
@@ -186,7 +192,11 @@ floor_p = _unary(
     docs={"numpy": "Round down (identity on integers and bools)"},
     public=("lax", "numpy"),
     numpy="float_or_id",
-    torch=TorchForm("FloorBackward0", promote="keep"),
+    torch=TorchForm(
+        "FloorBackward0",
+        promote="keep",
+        bool_error=(NotImplementedError, "\"floor_vml_cpu\" not implemented for 'Bool'"),
+    ),
 )
 ceil_p = _unary(
     "ceil",
@@ -198,7 +208,11 @@ ceil_p = _unary(
     docs={"numpy": "Round up (identity on integers and bools)"},
     public=("lax", "numpy"),
     numpy="float_or_id",
-    torch=TorchForm("CeilBackward0", promote="keep"),
+    torch=TorchForm(
+        "CeilBackward0",
+        promote="keep",
+        bool_error=(NotImplementedError, "\"ceil_vml_cpu\" not implemented for 'Bool'"),
+    ),
 )
 # (lax's round (rounding_method=), numpy's round/rint and torch's (decimals=) are written
 # in their namespaces; the torch form here gives compat's its nodes)
