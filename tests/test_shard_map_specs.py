@@ -94,6 +94,36 @@ SCRIPT = textwrap.dedent(
         return lambda: lib.grad(lambda v: s(v).sum())(np.arange(4.0, dtype=np.float32))
     both("custom_vjp", custom)
 
+    # a mesh with explicit axes set by JAX alone: funcgrad's traced values are untyped, so
+    # in_specs cannot be read off them (they would be taken as replicated): an error
+    emesh = jax.make_mesh((2,), ("x",), (AxisType.Explicit,))
+    with jax.set_mesh(emesh):
+        ev = jax.device_put(np.arange(8.0, dtype=np.float32), P("x"))
+        try:
+            fg.jit(fg.shard_map(lambda a: a * 3.0, out_specs=P("x")))(ev)
+            out["untyped"] = "no error"
+        except ValueError as e:
+            out["untyped"] = str(e)
+
+    # over explicit axes the cotangent of a reduction's seed is resharded to the output's
+    # split before the backward map (JAX checks its operands' types against in_specs)
+    def explicit(lib):
+        @lib.custom_vjp
+        def inner(v):
+            return v
+        inner.defvjp(lambda v: (v, None), lambda _, g: (None,))
+        def call(v):
+            f = lib.shard_map(lambda a: (inner(a), a * 3.0), out_specs=P("x"), check_vma=False)
+            y, z = f(v)
+            return y.sum() + z.sum()
+        mesh = jax.make_mesh((2,), ("x",), (AxisType.Explicit,))
+        def run():
+            with lib.set_mesh(mesh):
+                v = jax.device_put(np.linspace(0.0, 1.0, 8, dtype=np.float32), P("x"))
+                return lib.grad(call)(v), lib.jit(lib.grad(call))(v)
+        return run
+    both("explicit_ct", explicit)
+
     # the spec errors: the phrases JAX's messages and tests share
     def message(lib, call):
         try:
@@ -150,7 +180,9 @@ ON_EIGHT = pytest.mark.xdist_group("shard_map_specs_eight")
 
 
 @ON_EIGHT
-@pytest.mark.parametrize("name", ["zero_ct", "prefix", "static", "closure", "custom_vjp"])
+@pytest.mark.parametrize(
+    "name", ["zero_ct", "prefix", "static", "closure", "custom_vjp", "explicit_ct"]
+)
 def test_values_equal_jax_shard_map(eight, name):
     assert eight[name] < 1e-5, (name, eight[name])
 
@@ -162,3 +194,8 @@ def test_spec_errors_say_what_jax_says(eight, case):
     for phrase in PHRASES[case]:
         assert re.search(phrase, theirs), (phrase, theirs)
         assert re.search(phrase, ours), (phrase, ours)
+
+
+@ON_EIGHT
+def test_inferred_in_specs_need_funcgrads_types(eight):
+    assert "use fg.set_mesh, or pass in_specs" in eight["untyped"], eight["untyped"]

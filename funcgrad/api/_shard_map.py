@@ -19,7 +19,7 @@ from funcgrad.api._tracing import broadcast_prefix, check_callable
 from funcgrad.core import compile_cache, sharding_types
 from funcgrad.core.errors import DerivedSource, user_frame, where
 from funcgrad.core.interp import Tracer, is_tracing, new_builder, to_aval
-from funcgrad.core.ir import Aval, Program, Var
+from funcgrad.core.ir import SHARDING_TYPES, Aval, Program, Var
 from funcgrad.primitives import collectives as col
 from funcgrad.primitives import shard_map as smp
 from funcgrad.primitives.shard_map import Spec
@@ -250,6 +250,14 @@ def _typed_specs(args: tuple, mesh: Mesh) -> tuple:
         raise TypeError(
             "shard_map: in_specs is required when the mesh has no explicit axes (the "
             "arguments' types then say nothing of how they are split)"
+        )
+    if not SHARDING_TYPES[0] and any(isinstance(x, Tracer) for x in tree_util.tree_leaves(args)):
+        # traced values carry their splits only once funcgrad types them (fg.set_mesh,
+        # fg.make_mesh...); read as unsplit, they would be taken as replicated
+        raise ValueError(
+            "shard_map: in_specs can only be inferred from the arguments' types once "
+            "funcgrad types values with their shardings; the mesh with explicit axes was "
+            "not set through funcgrad (use fg.set_mesh, or pass in_specs)"
         )
     return tuple(
         tree_util.tree_map(

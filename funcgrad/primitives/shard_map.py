@@ -30,10 +30,10 @@ from typing import Any
 
 import jax
 import numpy as np
-from jax.sharding import NamedSharding, PartitionSpec
+from jax.sharding import AxisType, NamedSharding, PartitionSpec
 
 from funcgrad import ad, batching
-from funcgrad.core import dtypes
+from funcgrad.core import dtypes, sharding_types
 from funcgrad.core.interp import bind, eval_program, new_builder, to_aval
 from funcgrad.core.ir import Aval, Program, typed_sharding
 from funcgrad.core.lowering import lower_program
@@ -43,6 +43,7 @@ from funcgrad.primitives import collectives as col
 from funcgrad.primitives import elementwise as ew
 from funcgrad.primitives import rules
 from funcgrad.primitives import shape as sh
+from funcgrad.primitives.sharding import sharding_constraint_p
 
 FAMILY = "shard_map"
 
@@ -280,9 +281,25 @@ def _vjp_bwd(res: tuple, cts: list, *, body, mesh, in_specs, out_specs, check_vm
         *[s for s, on in zip(out_specs, live) if on],
     ]
     specs_out = [s for s, on in zip(in_specs, nz_in) if on]
-    operands = [*consts, *residuals, *[c for c in cts if not is_zero(c)]]
+    live_cts = [_typed_as(c, s, mesh) for c, s in zip(cts, out_specs) if not is_zero(c)]
+    operands = [*consts, *residuals, *live_cts]
     outs = iter(_call(operands, bprog, mesh, specs_in, specs_out, check_vma))
     return [next(outs) if on else None for on in nz_in]
+
+
+def _typed_as(ct: Any, spec: Spec, mesh: Any) -> Any:
+    """A cotangent split as its output is, over a mesh whose axes are all explicit (JAX
+    checks the operands' types against ``in_specs`` there): one computed untyped (e.g.
+    a reduction's broadcast seed) is resharded."""
+    types = tuple(getattr(mesh, "axis_types", ()) or ())
+    if not types or any(t != AxisType.Explicit for t in types):
+        return ct
+    want = tuple(None if not names else names[0] if len(names) == 1 else names for names in spec)
+    got = sharding_types.spec_of(sharding_types.typeof(ct, to_aval(ct)))
+    if tuple(got) == want:
+        return ct
+    target = NamedSharding(mesh, partition_spec(spec))
+    return bind(sharding_constraint_p, ct, sharding=target, kind="reshard")
 
 
 shard_map_p.vjp_fwd = _vjp_fwd
