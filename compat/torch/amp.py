@@ -71,3 +71,46 @@ class autocast:
                 return fn(*args, **kwargs)
 
         return wrapper
+
+
+def device_aliases(device: str, module: str) -> tuple[type, type]:
+    """PyTorch's deprecated per-device aliases (``torch.cpu.amp``, ``torch.cuda.amp``):
+    ``autocast`` and ``GradScaler`` bound to ``device``, warning as PyTorch's on use."""
+
+    def deprecated(what: str) -> None:
+        warnings.warn(
+            f"`torch.{device}.amp.{what}(args...)` is deprecated. Please use "
+            f"`torch.amp.{what}('{device}', args...)` instead.",
+            FutureWarning,
+            stacklevel=3,
+        )
+
+    class DeviceAutocast(autocast):
+        __doc__ = f"Deprecated alias of ``torch.amp.autocast('{device}', ...)``."
+
+        def __init__(
+            self, enabled: bool = True, dtype: Any = None, cache_enabled: bool = True
+        ) -> None:
+            deprecated("autocast")
+            super().__init__(device, dtype=dtype, enabled=enabled, cache_enabled=cache_enabled)
+
+    class DeviceGradScaler(GradScaler):
+        __doc__ = f"Deprecated alias of ``torch.amp.GradScaler('{device}', ...)``."
+
+        def __init__(
+            self,
+            init_scale: float = 2.0**16,
+            growth_factor: float = 2.0,
+            backoff_factor: float = 0.5,
+            growth_interval: int = 2000,
+            enabled: bool = True,
+        ) -> None:
+            deprecated("GradScaler")
+            super().__init__(
+                device, init_scale, growth_factor, backoff_factor, growth_interval, enabled
+            )
+
+    for cls, name in ((DeviceAutocast, "autocast"), (DeviceGradScaler, "GradScaler")):
+        cls.__name__ = cls.__qualname__ = name
+        cls.__module__ = module
+    return DeviceAutocast, DeviceGradScaler
