@@ -17,6 +17,7 @@ lowering gives JAX the sharding (``funcgrad/primitives/sharding.py``).
 from __future__ import annotations
 
 import functools
+import inspect
 from collections.abc import Callable
 from typing import Any
 
@@ -241,6 +242,22 @@ def explicit_axes(
         return reshard(out, tree_map(lambda o: _spec_over(o, found[0]), out))
 
     return run
+
+
+def takes_out_sharding(fn: Callable) -> Callable:
+    """``fn`` taking JAX's keyword ``out_sharding`` too: its result resharded by it over
+    explicit mesh axes (for functions whose values do not depend on their placement: the
+    samplers, ``lax.reduce_sum``); the signature gains the keyword."""
+
+    @functools.wraps(fn)
+    def placed(*args: Any, out_sharding: Any = None, **kwargs: Any) -> Any:
+        out = fn(*args, **kwargs)
+        return out if out_sharding is None else reshard(out, out_sharding)
+
+    sig = inspect.signature(fn)
+    kw = inspect.Parameter("out_sharding", inspect.Parameter.KEYWORD_ONLY, default=None)
+    placed.__signature__ = sig.replace(parameters=[*sig.parameters.values(), kw])  # type: ignore[attr-defined]
+    return placed
 
 
 def with_sharding_constraint(x: Any, shardings: Any) -> Any:

@@ -33,11 +33,7 @@ SHAPES = [(), (0,), (4,), (2, 3), (2, 0, 3)]
 
 
 def _params(f):
-    return [
-        (p.name, p.kind, p.default)
-        for p in inspect.signature(f).parameters.values()
-        if p.name != "out_sharding"  # (JAX's reduce_sum only: a sharding, no value)
-    ]
+    return [(p.name, p.kind, p.default) for p in inspect.signature(f).parameters.values()]
 
 
 @pytest.mark.parametrize(("ns", "name"), FORMS)

@@ -151,6 +151,7 @@ SCRIPT = textwrap.dedent(
             np_.zeros((8, 4), out_sharding=jax.P("X", "Y")),
             np_.full_like(x, 2.0, out_sharding=jax.P(None, "Y")),
             jit(lambda: np_.arange(8, out_sharding=jax.P("X")))(),
+            lax_.reduce_sum(x, (0,), out_sharding=jax.P("Y")),
         ]
     out["out_sharding_shapes"] = [[str(fg.typeof(a)) for a in placed["fg"]],
                                   [str(jax.typeof(a)) for a in placed["jax"]],

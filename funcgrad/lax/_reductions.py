@@ -25,7 +25,7 @@ from funcgrad.primitives import shape as sh
 from funcgrad.primitives import sort as _srt
 from funcgrad.primitives.reduce_general import reduce_general
 from funcgrad.primitives.rules import moveaxis
-from funcgrad.sharding import reshard
+from funcgrad.sharding import reshard, takes_out_sharding
 
 __all__ = [
     "cumlogsumexp",
@@ -79,6 +79,8 @@ def _declared_form(name: str, row: Reduction) -> Callable[..., Any]:
 #: from the reduction rows
 #: (``funcgrad/primitives/reductions.py``)
 DECLARED = {name: _declared_form(name, row) for name, row in reduction_forms("lax").items()}
+# (JAX's reduce_sum alone takes out_sharding=)
+DECLARED["reduce_sum"] = takes_out_sharding(DECLARED["reduce_sum"])
 globals().update(DECLARED)
 __all__ += sorted(DECLARED)
 

@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import functools
-import inspect
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import jax.numpy as _jnp_dtypes  # dtype metadata (finfo/iinfo) only
@@ -23,7 +21,7 @@ from funcgrad.primitives import elementwise as ew
 from funcgrad.primitives import random as rp
 from funcgrad.primitives import shape as sh
 from funcgrad.primitives import sort as srt
-from funcgrad.sharding import reshard
+from funcgrad.sharding import reshard, takes_out_sharding
 
 _U32 = np.dtype("uint32")
 
@@ -255,18 +253,8 @@ def _placed(x: Any, out_sharding: Any) -> Any:
     return x if out_sharding is None else reshard(x, out_sharding)
 
 
-def placed_sampler(fn: Callable) -> Callable:
-    """``fn`` (a sampler) taking JAX's keyword ``out_sharding`` too: its result placed by
-    it over explicit mesh axes (:func:`_placed`)."""
-
-    @functools.wraps(fn)
-    def sampler(*args: Any, out_sharding: Any = None, **kwargs: Any) -> Any:
-        return _placed(fn(*args, **kwargs), out_sharding)
-
-    sig = inspect.signature(fn)
-    kw = inspect.Parameter("out_sharding", inspect.Parameter.KEYWORD_ONLY, default=None)
-    sampler.__signature__ = sig.replace(parameters=[*sig.parameters.values(), kw])  # type: ignore[attr-defined]
-    return sampler
+#: a sampler taking JAX's keyword ``out_sharding`` too (the numbers do not depend on it)
+placed_sampler = takes_out_sharding
 
 
 def bits(
