@@ -29,6 +29,7 @@ WITHOUT_HOST_RULE = {
     # a jit the user asked for runs its executable (and the random samplers are jit
     # units whose fused arithmetic matches JAX's bit for bit)
     "jit_call",
+    "mesh_call",  # (as jit_call: a region the user compiles, under its mesh)
     # a foreign JAX function: JAX evaluates it
     "jax_call",
     # JAX's threefry bits: the compiled tier is the one bit-identical to JAX's

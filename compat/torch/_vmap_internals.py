@@ -20,8 +20,8 @@ from typing import Any
 
 from compat._core import creation as _creation
 from compat._core import views as _views
-from compat._core.restride import as_strided
 from compat._core.ops.array_rows import stack
+from compat._core.restride import as_strided
 from compat._core.tensor import Tensor
 
 __all__ = ["_vmap"]

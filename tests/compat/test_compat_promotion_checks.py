@@ -107,4 +107,3 @@ def test_setitem_dtype_as_torch(real_torch, stmt):
         return a
 
     _same(outcome(ctorch, run), outcome(real_torch, run))
-

@@ -20,6 +20,7 @@ import numpy as np
 
 from compat._core import dtypes as _dt
 from compat._core.ops._common import warn_once
+from compat._core.ops.array_rows import cat as _cat
 from compat._core.ops.linalg import matmul as _matmul
 from compat._core.ops.linalg_info import (
     LinAlgError,
@@ -36,7 +37,6 @@ from compat._core.ops.linalg_ns import _float, _square
 from compat._core.ops.selecting import diagonal as _diagonal
 from compat._core.optable import LINALG_ROW, SPD, Sample, T, defop, no_bf16_kernel
 from compat._core.return_types import return_type
-from compat._core.ops.array_rows import cat as _cat
 from compat._core.tensor import Tensor, _wrap_dim, apply
 from funcgrad import numpy as fnp
 from funcgrad import stop_gradient

@@ -11,9 +11,9 @@ from typing import Any
 
 import numpy as np
 
+from compat._core.ops.array_rows import cat as _cat
 from compat._core.ops.linalg_ns import eigvalsh
 from compat._core.ops.selecting import diagonal
-from compat._core.ops.array_rows import cat as _cat
 from compat._core.tensor import Tensor
 
 __all__ = [
