@@ -365,6 +365,8 @@ def test_shard_map_on_one_device_and_argument_errors():
         fg.shard_map(lambda a, b: a, mesh=MESH1, in_specs=(P(),), out_specs=P())(x, x)
     with pytest.raises(NameError, match="unbound axis name: y"):
         fg.shard_map(lambda v: lax.psum(v, "y"), mesh=MESH1, in_specs=P(), out_specs=P())(x)
+    with pytest.raises(NotImplementedError, match="unreduced/reduced mesh axes"):
+        fg.shard_map(lambda v: v, mesh=MESH1, in_specs=P(), out_specs=P(unreduced={"x"}))(x)
     with pytest.raises(NotImplementedError, match="every mesh axis"):
         fg.shard_map(lambda v: v, mesh=MESH1, in_specs=P(), out_specs=P(), axis_names={"z"})
 

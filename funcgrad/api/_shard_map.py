@@ -33,6 +33,11 @@ def _normalize(spec: Any, aval: Aval, mesh: Mesh, what: str, fn: str) -> Spec:
         spec = PartitionSpec()
     if not isinstance(spec, PartitionSpec):
         raise TypeError(f"shard_map {what} must be PartitionSpec instances (or None), got {spec!r}")
+    if getattr(spec, "unreduced", None) or getattr(spec, "reduced", None):
+        raise NotImplementedError(
+            f"shard_map {what} {spec}: unreduced/reduced mesh axes (JAX's partial sums held "
+            "across devices) are not supported by funcgrad"
+        )
     if len(spec) > aval.ndim:
         kind = what.split("[", 1)[0]
         hint = (
