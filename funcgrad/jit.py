@@ -36,12 +36,12 @@ from funcgrad import passes
 from funcgrad._aot import Lowered
 from funcgrad.api import check_callable
 from funcgrad.api._tracing import broadcast_prefix
-from funcgrad.core import compile_cache
+from funcgrad.core import compile_cache, sharding_types
 from funcgrad.core.ad_util import close
 from funcgrad.core.debug_hooks import hooks
 from funcgrad.core.errors import user_frame, where
 from funcgrad.core.interp import Tracer, _state, leaked, new_builder, to_aval
-from funcgrad.core.ir import Program, aval_of
+from funcgrad.core.ir import SHARDING_TYPES, Program, aval_of
 from funcgrad.core.lowering import lower_program
 from funcgrad.primitives.calls import jit_call
 from funcgrad.tree_util import tree_flatten, tree_unflatten
@@ -383,6 +383,8 @@ class Jitted:
             )
             if err is not None:
                 raise err
+        if not SHARDING_TYPES[0]:  # (a mesh with explicit axes set through JAX itself)
+            sharding_types.maybe_activate(jax.sharding.get_abstract_mesh())
         avals = tuple(to_aval(x) for x in leaves)
         key = (static_vals, static_kw, tree, avals)
         entry = self._cache.get(key)

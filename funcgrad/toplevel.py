@@ -293,6 +293,7 @@ def typeof(x: Any) -> ShapedArray:
     """The type of ``x`` (an array or a traced value) as JAX's ``jax.typeof`` gives it:
     shape, dtype, weak type and, over a mesh's explicit axes, its sharding
     (``float32[8@X,4@Y]``)."""
+    sharding_types.maybe_activate(jax.sharding.get_abstract_mesh())
     a = sharding_types.typeof(x, to_aval(x))
     return ShapedArray(a.shape, a.dtype, a.weak_type, sharding_types.full_sharding(a))
 

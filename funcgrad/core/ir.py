@@ -105,8 +105,11 @@ class ShapedArray(Aval):
     ``sharding`` always a ``NamedSharding`` (over the current abstract mesh, nothing split,
     for a value that is not split over explicit axes)."""
 
-    def __str__(self) -> str:
+    def str_short(self) -> str:
         return f"{self.dtype.name}[{self.dims_str()}]"
+
+    def __str__(self) -> str:
+        return self.str_short()
 
     def __repr__(self) -> str:
         weak = ", weak_type=True" if self.weak_type else ""
