@@ -13,9 +13,9 @@ from jax import dtypes as jax_dtypes
 from jax import tree_util
 
 from funcgrad.api import _levels
-from funcgrad.core import dtypes
+from funcgrad.core import dtypes, sharding_types
 from funcgrad.core.interp import UNKNOWN, is_tracing, new_builder, to_aval
-from funcgrad.core.ir import Aval, Program
+from funcgrad.core.ir import SHARDING_TYPES, Aval, Program
 from funcgrad.primitives import elementwise as ew
 from funcgrad.primitives import shape as sh
 from funcgrad.tree_util import tree_flatten, tree_unflatten
@@ -92,6 +92,8 @@ def trace_pytree(
     ``differentiates`` marks the trace as an eager differentiation of every argument
     (:mod:`funcgrad.api._levels`)."""
     leaves, in_tree = tree_flatten((args, kwargs or {}))
+    if not SHARDING_TYPES[0]:  # (a mesh with explicit axes set through JAX itself)
+        sharding_types.maybe_activate(jax.sharding.get_abstract_mesh())
     avals = [_check_leaf(x, transform) for x in leaves]
     with new_builder(transform) as b:
         tracers = [b.new_arg(a, x if known else UNKNOWN) for a, x in zip(avals, leaves)]
