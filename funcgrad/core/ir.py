@@ -42,7 +42,7 @@ _SHORT = {
 }
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class Aval:
     """Abstract value: a shape, a dtype and whether the dtype is weak (Python scalar).
 
@@ -54,13 +54,19 @@ class Aval:
     shape: tuple[int, ...]
     dtype: np.dtype
     weak_type: bool = False
-    sharding: Any = None
+    sharding: Any = field(default=None, repr=False)
 
-    def __post_init__(self) -> None:
-        if not isinstance(self.dtype, np.dtype):
-            object.__setattr__(self, "dtype", np.dtype(self.dtype))
-        if not isinstance(self.shape, tuple):
-            object.__setattr__(self, "shape", tuple(self.shape))
+    def __init__(
+        self, shape: Any, dtype: Any, weak_type: bool = False, sharding: Any = None
+    ) -> None:
+        # (one dict update: a frozen dataclass's own __init__ sets each field through
+        # object.__setattr__, and avals are made for every traced equation)
+        self.__dict__.update(
+            shape=shape if type(shape) is tuple else tuple(shape),
+            dtype=dtype if isinstance(dtype, np.dtype) else np.dtype(dtype),
+            weak_type=weak_type,
+            sharding=sharding,
+        )
 
     @property
     def ndim(self) -> int:
