@@ -184,6 +184,12 @@ def write_out(name: str, result: Any, out: Any) -> Any:
             )
         if o._view is not None:  # PyTorch's error for an out whose elements overlap
             _views.check_inplace(o, False)
+            if tuple(o.shape) != tuple(r.shape):
+                raise NotImplementedError(
+                    f"{name}(): compat cannot resize a view given as out= (shape "
+                    f"{list(o.shape)}, result {list(r.shape)}); PyTorch grows it over its "
+                    "storage. Pass a tensor of the result's shape, or one that is not a view"
+                )
         value = r if r._npdtype == o._npdtype else r.to(_dt.from_np(o._npdtype))
         o._set_data_inplace(value._st.array)
     if isinstance(out, (tuple, list)) and isinstance(result, tuple) and hasattr(result, "_fields"):
