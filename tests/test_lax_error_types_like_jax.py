@@ -140,6 +140,16 @@ CASES = {
         lambda L: L.population_count(True),
         "population_count does not accept dtype bool",
     ),
+    "conv_window_strides_rank": (
+        lambda L: L.conv_general_dilated(
+            np.ones((1, 1, 4, 4)), np.ones((1, 1, 2, 2)), window_strides=(1,), padding="VALID"
+        ),
+        "window and window_strides must have the same number of dimensions, but got 2 and 1",
+    ),
+    "reduce_window_init_not_scalar": (
+        lambda L: L.reduce_window(F2, ONES, jax.lax.add, (1,), (1,), "VALID"),
+        "reduce_window expected init_values to be scalars but init_values have shapes [(1,)]",
+    ),
 }
 
 

@@ -133,6 +133,11 @@ def _ints(name: str, xs: Any, n: int) -> tuple[int, ...]:
             f"conv_general_dilated: {name} must be a sequence of ints, got {xs!r}{here()}"
         ) from e
     if len(out) != n:
+        if name == "window_strides":  # (JAX's words)
+            raise ValueError(
+                "conv_general_dilated window and window_strides must have the same number of "
+                f"dimensions, but got {n} and {len(out)}{here()}"
+            )
         raise ValueError(
             f"conv_general_dilated: {name}={out} needs one entry per spatial dimension "
             f"({n}){here()}"

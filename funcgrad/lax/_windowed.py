@@ -95,8 +95,11 @@ def reduce_window(
     if is_identity(init_value, monoid, a.dtype):
         return prim(operand, window, strides, pads, bdil, wdil)
     init = ew.convert_element_type(prep(init_value, "reduce_window"), a.dtype)
-    if to_aval(init).shape != ():
-        raise TypeError(f"reduce_window: init_value must be a scalar{here()}")
+    if to_aval(init).shape != ():  # (JAX's words)
+        raise TypeError(
+            "reduce_window expected init_values to be scalars but init_values have shapes "
+            f"[{to_aval(init).shape}].{here()}"
+        )
     out = prim(operand, window, strides, pads, bdil, wdil)
     return _OPS[monoid](out, init)
 
