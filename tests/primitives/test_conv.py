@@ -335,7 +335,7 @@ def test_dtype_and_parameter_errors():
         fg.lax.conv(x, w, (1,), "FULL")
     with pytest.raises(ValueError, match="sequence of \\(low, high\\) pairs"):
         fg.lax.conv(x, w, (1,), [1])
-    with pytest.raises(ValueError, match=r"window_strides=\(1, 1\) needs one entry per spatial"):
+    with pytest.raises(ValueError, match=r"window and window_strides .* but got 1 and 2"):
         fg.lax.conv(x, w, (1, 1), "VALID")
     with pytest.raises(TypeError, match="'N' and 'C' exactly once"):
         fg.lax.conv_general_dilated(x, w, (1,), "VALID", dimension_numbers=("NNW", "OIW", "NCW"))
