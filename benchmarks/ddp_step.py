@@ -96,6 +96,49 @@ def _training(torch: Any, ddp_class: Any, rank: int) -> tuple[Any, Any, Callable
     return model, ddp, step
 
 
+def _parts(
+    pt: Any, ct: Any, tddp: Any, cddp: Any, tstep: Callable[[], float], cstep: Callable[[], float]
+) -> dict[str, Callable[[], Any]]:
+    """The parts of a synced step that ``--paired`` also times in every round: each
+    library's step under ``no_sync()`` (the local work), each library's ``all_reduce`` of
+    a flat buffer as large as all gradients, and the same all-reduce written in JAX alone
+    (``shard_map`` of ``psum`` over the process mesh, the global array built from this
+    process's block as JAX's documentation does): the engine compat's collectives run
+    on, with nothing of funcgrad's around it."""
+    import jax
+    from jax.sharding import Mesh, NamedSharding
+    from jax.sharding import PartitionSpec as P
+
+    n = sum(p.numel() for p in cddp.module.parameters())
+    tflat, cflat = pt.ones(n), ct.ones(n)
+    mesh = Mesh(np.array(jax.devices()), ("p",))
+    spec = NamedSharding(mesh, P("p"))
+    psum = jax.jit(
+        jax.shard_map(lambda b: jax.lax.psum(b, "p"), mesh=mesh, in_specs=P("p"), out_specs=P("p"))
+    )
+    block = jax.device_put(np.ones(n, np.float32), jax.local_devices()[0])
+    shape = (n * jax.process_count(),)
+
+    def local(ddp: Any, step: Callable[[], float]) -> Callable[[], float]:
+        def run() -> float:
+            with ddp.no_sync():
+                return step()
+
+        return run
+
+    def jax_all_reduce() -> Any:
+        x = jax.make_array_from_single_device_arrays(shape, spec, [block])
+        return psum(x).addressable_shards[0].data.block_until_ready()
+
+    return {
+        "torch_local": local(tddp, tstep),
+        "compat_local": local(cddp, cstep),
+        "torch_all_reduce": lambda: (pt.distributed.all_reduce(tflat), float(tflat[0])),
+        "compat_all_reduce": lambda: (ct.distributed.all_reduce(cflat), float(cflat[0])),
+        "jax_all_reduce": jax_all_reduce,
+    }
+
+
 def _paired_worker(out_path: str, rounds: int) -> None:
     """One process of a ``--paired`` run: both libraries' DDP, rounds alternating."""
     _pin()
@@ -113,7 +156,7 @@ def _paired_worker(out_path: str, rounds: int) -> None:
     )
     pt.set_num_threads(1)
     cmodel, cddp, cstep = _training(ct, CompatDDP, rank)
-    _, _, tstep = _training(pt, pt.nn.parallel.DistributedDataParallel, rank)
+    _, tddp, tstep = _training(pt, pt.nn.parallel.DistributedDataParallel, rank)
     for _ in range(WARMUP):
         tstep()
         cstep()
@@ -124,14 +167,11 @@ def _paired_worker(out_path: str, rounds: int) -> None:
         f"compiled in the background, {st['background_kept_host']} of them kept on the host"
     )
     steps = {"torch": tstep, "compat": cstep}
-    res: dict[str, list[list[float]]] = {
-        "torch": [],
-        "compat": [],
-        "torch_cpu": [],
-        "compat_cpu": [],
-    }
+    steps.update(_parts(pt, ct, tddp, cddp, tstep, cstep))
+    res: dict[str, list[list[float]]] = {k: [] for k in steps}
+    res.update({"torch_cpu": [], "compat_cpu": []})
     for r in range(rounds):
-        for lib in ("torch", "compat") if r % 2 == 0 else ("compat", "torch"):
+        for lib in list(steps) if r % 2 == 0 else list(steps)[::-1]:
             f = steps[lib]
             f()  # (the other library's last step may still be settling)
             times = []
@@ -141,7 +181,8 @@ def _paired_worker(out_path: str, rounds: int) -> None:
                 f()
                 times.append(time.perf_counter() - t)
             res[lib].append(1e3 * float(np.median(times)))
-            res[f"{lib}_cpu"].append(1e3 * (time.process_time() - cpu) / ROUND_STEPS)
+            if lib in ("torch", "compat"):
+                res[f"{lib}_cpu"].append(1e3 * (time.process_time() - cpu) / ROUND_STEPS)
     calls = [b.calls for bs in cddp._buckets.values() for _, b in bs]
     info += f"; the average's programs: {', '.join(map(str, calls))} calls"
     Path(f"{out_path}.{rank}").write_text(info)
@@ -251,6 +292,26 @@ def _paired(opts: argparse.Namespace) -> None:
             + ", ".join(f"{v:.2f}" for v in res[lib])
             + f")   CPU per step {np.median(res[lib + '_cpu']):6.2f} ms"
         )
+    for part in ("local", "all_reduce"):
+        for lib in ("torch", "compat", "jax"):
+            if f"{lib}_{part}" in res:
+                what = "no_sync step" if part == "local" else "all_reduce  "
+                vals = res[f"{lib}_{part}"]
+                print(
+                    f"  {lib:7s} {what} {np.median(vals):6.2f} ms (rounds: "
+                    + ", ".join(f"{v:.2f}" for v in vals)
+                    + ")"
+                )
+    # PyTorch's step with its gloo all-reduce's time replaced by the engine's (JAX alone)
+    floor = (
+        np.array(res["torch"]) - np.array(res["torch_all_reduce"]) + np.array(res["jax_all_reduce"])
+    ) / np.array(res["torch"])
+    print(
+        "  PyTorch's step with JAX's all-reduce in place of its own, over PyTorch's step "
+        f"(the engine's floor): {np.median(floor):.2f}x (rounds: "
+        + ", ".join(f"{v:.2f}" for v in floor)
+        + ")"
+    )
     print("  ratio compat/torch per round: " + ", ".join(f"{v:.2f}" for v in ratio))
     print(
         f"  ratio compat/torch: step {np.median(ratio):.2f}x (median of the rounds)   CPU per "
