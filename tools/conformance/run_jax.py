@@ -95,9 +95,19 @@ OUT_OF_SCOPE: list[tuple[str, str]] = [
 _SHARDING_RULE = "shardings and device meshes"
 
 #: JAX's test files of sharding and meshes, measured with the "shardings and device meshes"
-#: id rule lifted (every id there names a mesh or a shard); what funcgrad documents as
-#: out of scope stays out by the other rules and :data:`SHARDING_REFUSALS`
-SHARDING_FILES = ["shard_map_test"]
+#: id rule lifted (every id there names a mesh or a shard; in api_test, its sharding tests
+#: join its count); what funcgrad documents as out of scope stays out by the other rules
+#: and :data:`SHARDING_REFUSALS`
+SHARDING_FILES = [
+    "shard_map_test",
+    "pjit_test",
+    "array_test",
+    "linalg_sharding_test",
+    "layout_test",
+    "mesh_utils_test",
+    # (its sharding tests: device_put to shardings, eval_shape's shardings...)
+    "api_test",
+]
 
 #: funcgrad's own refusals of documented limits, read off a sharding file's swapped
 #: failures: (regex on the message, reason); docs/design.md, "Collectives over named

@@ -126,6 +126,8 @@ def make_swap() -> Swap:
         # ``jax.extend.core.Token``): the class of funcgrad's tokens
         lax = importlib.import_module("funcgrad.lax")
         mod.__dict__["Token"] = type(lax.create_token())
+        # the class of ``jax.typeof``'s values (public as ``jax.core.ShapedArray``)
+        mod.__dict__["ShapedArray"] = importlib.import_module("funcgrad.core.ir").ShapedArray
         return mod
 
     def public_core() -> Any:
@@ -150,6 +152,40 @@ def make_swap() -> Swap:
         ours = importlib.import_module("funcgrad.sharding")
         for name in ("AxisType", "get_abstract_mesh", "AbstractMesh", "Mesh"):
             mod.__dict__[name] = getattr(ours, name)
+        return mod
+
+    def sharding_impls() -> Any:
+        # the sharding classes ``jax.sharding`` makes public from JAX's private modules
+        # (``sharding_impls.NamedSharding``, ``sharding.Sharding``...): funcgrad.sharding's
+        # (JAX's own classes, by funcgrad's design); the rest stays internal
+        ours = importlib.import_module("funcgrad.sharding")
+        mods = {}
+        for private, names in (
+            ("jax._src.sharding_impls", ("NamedSharding", "SingleDeviceSharding", "PartitionSpec")),
+            ("jax._src.sharding", ("Sharding",)),
+            ("jax._src.partition_spec", ("PartitionSpec",)),
+        ):
+            mod = Alias(private, None, swap)
+            for name in names:
+                mod.__dict__[name] = getattr(ours, name)
+            mods[private] = mod
+        return mods
+
+    def named_sharding() -> Any:
+        # the error ``NamedSharding`` raises for an axis named twice in a spec: the class
+        # is JAX's (funcgrad's NamedSharding is JAX's), public as
+        # ``jax.sharding.DuplicateSpecError`` in later JAX
+        mod = Alias("jax._src.named_sharding", None, swap)
+        real = importlib.import_module("jax._src.named_sharding")
+        mod.__dict__["DuplicateSpecError"] = real.DuplicateSpecError
+        return mod
+
+    def pjit() -> Any:
+        # ``pjit`` (public as ``jax.experimental.pjit.pjit``): ``jit`` with positional
+        # shardings, on the swapped ``jit``; the rest of the module stays internal
+        mod = Alias("jax._src.pjit", None, swap)
+        swap.add_importer(MESH_SHIM)  # (its ``jax`` is the swapped one)
+        mod.__dict__["pjit"] = importlib.import_module(MESH_SHIM).pjit
         return mod
 
     def array() -> Any:
@@ -242,6 +278,11 @@ def make_swap() -> Swap:
             "jax._src.shard_map": shard_map_module,
             "jax._src.mesh": mesh,
             "jax._src.array": array,
+            "jax._src.sharding_impls": lambda: sharding_impls()["jax._src.sharding_impls"],
+            "jax._src.sharding": lambda: sharding_impls()["jax._src.sharding"],
+            "jax._src.partition_spec": lambda: sharding_impls()["jax._src.partition_spec"],
+            "jax._src.named_sharding": named_sharding,
+            "jax._src.pjit": pjit,
             "jax._src.lib": lib,
             "jax._src.dtypes": dtypes,
             "jax._src.debugging": debugging,

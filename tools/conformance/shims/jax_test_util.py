@@ -37,6 +37,8 @@ from jax import tree_util
 
 from tools.conformance.shims.jax_test_mesh import create_mesh as create_mesh
 from tools.conformance.shims.jax_test_mesh import with_explicit_mesh as with_explicit_mesh
+from tools.conformance.shims.jax_test_mesh import with_mesh as with_mesh
+from tools.conformance.shims.jax_test_mesh import with_mesh_from_kwargs as with_mesh_from_kwargs
 
 # random test inputs, re-exported under JAX's names
 from tools.conformance.shims.jax_test_rand import (
