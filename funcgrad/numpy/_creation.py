@@ -120,6 +120,39 @@ def _dtype(name: str, dtype: Any, default_kind: int = 2) -> np.dtype:
     return user_dtype(dtype, name) if dtype is not None else dtypes.default_dtype(default_kind)
 
 
+def _leaves(x: Any) -> list:
+    if isinstance(x, (list, tuple)):
+        return [e for s in x for e in _leaves(s)]
+    return [x]
+
+
+def _check_int_range(a: Any, dtype: Any) -> None:
+    """Python ints that do not fit the integer dtype they become are an ``OverflowError``,
+    as in ``jnp.asarray`` (NumPy values wrap, as there): a bare int in the default int
+    dtype in JAX's words, one given a dtype or in a list in NumPy's."""
+    if type(a) is int:
+        ints = [a]
+    elif isinstance(a, (list, tuple)):
+        leaves = _leaves(a)
+        ints = [e for e in leaves if type(e) is int]
+        if dtype is None:
+            if not ints or any(type(e) not in (bool, int) for e in leaves):
+                return  # floats or NumPy values decide the dtype: no int conversion
+            if any(not -(2**63) <= v < 2**63 for v in ints):
+                raise OverflowError("Python int too large to convert to C long")
+    else:
+        return
+    target = dtypes.default_dtype(1) if dtype is None else user_dtype(dtype, "asarray")
+    if target.kind not in "iu":
+        return
+    info = np.iinfo(target)
+    for v in ints:
+        if not info.min <= v <= info.max:
+            if type(a) is int and dtype is None:
+                raise OverflowError(f"Python int {v} too large to convert to {target.name}")
+            raise OverflowError(f"Python integer {v} out of bounds for {target.name}")
+
+
 def asarray(
     a: ArrayLike,
     dtype: Any = None,
@@ -138,6 +171,7 @@ def asarray(
     ):
         # NumPy's array protocol and Python's buffers (``array.array``, ``bytearray``)
         a = np.asarray(a, getattr(a, "dtype", None))
+    _check_int_range(a, dtype)
     x = prep(a, "asarray", sequences=True)
     if dtype is not None:
         x = convert(x, user_dtype(dtype, "asarray"))
