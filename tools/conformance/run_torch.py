@@ -2,7 +2,9 @@
 
 Needs the test files of ``pytorch/pytorch`` (``test/test_autograd.py`` at
 :data:`PINNED_COMMIT`; ``test_nn.py``, ``test_torch.py``, ``test_view_ops.py``,
-``test_type_promotion.py``, ``optim/test_lrscheduler.py``, ``optim/test_optim.py``: see
+``test_type_promotion.py``, ``optim/test_lrscheduler.py``, ``optim/test_optim.py``,
+``test_indexing.py``, ``test_shape_ops.py``, ``test_sort_and_select.py``,
+``test_tensor_creation_ops.py``, ``test_reductions.py``, ``test_binary_ufuncs.py``: see
 ``docs/conformance.md`` for the copies measured),
 kept outside this repository, and the ``expecttest`` package (PyTorch's own
 ``common_utils`` imports it for the baseline run)::
@@ -24,6 +26,7 @@ keeps at most N cases of each parametrized test method (``0``: all). See
 from __future__ import annotations
 
 import argparse
+import ast
 import pathlib
 import re
 import subprocess
@@ -86,6 +89,12 @@ ASCEND_FILES = {
     "test/test_nn.py": "test_nn.py",
     "test/test_torch.py": "test_torch.py",
     "test/optim/test_optim.py": "test_optim.py",
+    "test/test_indexing.py": "test_indexing.py",
+    "test/test_shape_ops.py": "test_shape_ops.py",
+    "test/test_sort_and_select.py": "test_sort_and_select.py",
+    "test/test_tensor_creation_ops.py": "test_tensor_creation_ops.py",
+    "test/test_reductions.py": "test_reductions.py",
+    "test/test_binary_ufuncs.py": "test_binary_ufuncs.py",
 }
 
 
@@ -138,16 +147,29 @@ def undo_npu(text: str) -> str:
     return "".join(out)
 
 
+#: Ascend's copies import names PyTorch 2.13 (the baseline) renamed: (line, 2.13's line)
+TORCH_2_13 = {
+    # 2.13's ``binary_ufuncs`` holds the Python references too (the old ``..._and_refs``)
+    "    binary_ufuncs_and_refs,\n": "    binary_ufuncs as binary_ufuncs_and_refs,\n",
+}
+
+
+def to_torch_2_13(text: str) -> str:
+    """``text`` with the lines of :data:`TORCH_2_13` replaced (imports only)."""
+    return "".join(TORCH_2_13.get(line, line) for line in text.splitlines(keepends=True))
+
+
 def from_ascend(git_dir: str, out_dir: pathlib.Path) -> None:
     """Write :data:`ASCEND_FILES` from an Ascend/pytorch git directory at
-    :data:`ASCEND_COMMIT` into ``out_dir``, NPU lines undone (:func:`undo_npu`)."""
+    :data:`ASCEND_COMMIT` into ``out_dir``, NPU lines undone (:func:`undo_npu`) and
+    imports renamed as PyTorch 2.13 names them (:func:`to_torch_2_13`)."""
     out_dir.mkdir(parents=True, exist_ok=True)
     for src, name in ASCEND_FILES.items():
         text = subprocess.run(
             ["git", f"--git-dir={git_dir}", "show", f"{ASCEND_COMMIT}:{src}"],
             check=True, capture_output=True, text=True,
         ).stdout  # fmt: skip
-        (out_dir / name).write_text(undo_npu(text))
+        (out_dir / name).write_text(to_torch_2_13(undo_npu(text)))
 
 
 #: the environment of both runs: PyTorch's ``load_tests`` would refuse test classes
@@ -161,6 +183,34 @@ def scope_by_base(res: FileResult) -> None:
         for pattern, reason in OUT_OF_SCOPE_BASE:
             if i not in res.out_of_scope and re.search(pattern, rec.get("base", "")):
                 res.out_of_scope[i] = reason
+
+
+#: why the ``@ops`` tests are out of scope
+OPINFO_REASON = (
+    "PyTorch's OpInfo database (common_methods_invocations, an upstream internal the "
+    "shims do not stand in for)"
+)
+
+
+def opinfo_methods(source: str) -> set[str]:
+    """The test methods of ``source`` decorated with ``@ops(...)``: one test per entry of
+    PyTorch's OpInfo database, which the swapped run does not generate."""
+    out = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            for d in node.decorator_list:
+                f = d.func if isinstance(d, ast.Call) else d
+                if isinstance(f, ast.Name) and f.id == "ops":
+                    out.add(node.name)
+    return out
+
+
+def scope_opinfo(res: FileResult, file: pathlib.Path) -> None:
+    """Mark out of scope the upstream tests of the file's ``@ops`` methods."""
+    names = opinfo_methods(file.read_text())
+    for i, rec in res.upstream.items():
+        if i not in res.out_of_scope and rec.get("base", "").rpartition(".")[2] in names:
+            res.out_of_scope[i] = OPINFO_REASON
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -196,6 +246,7 @@ def main(argv: list[str] | None = None) -> int:
             parallel=not args.serial, limit=args.limit,
         )  # fmt: skip
         scope_by_base(res)
+        scope_opinfo(res, file)
         print(f"{file.stem}: {len(res.upstream)} tests, {res.seconds[0]:.0f} s upstream, "
               f"{res.seconds[1]:.0f} s swapped", file=sys.stderr)  # fmt: skip
         results.append(res)

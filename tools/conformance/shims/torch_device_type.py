@@ -13,6 +13,7 @@ which the shim's ``assertEqual`` then uses as PyTorch's does.
 
 from __future__ import annotations
 
+import enum
 import functools
 import inspect
 import unittest
@@ -49,6 +50,8 @@ def _dtype_name(dt: Any) -> str:
 
 def _device_cases(name: str, fn: Any) -> Iterator[tuple[str, dict[str, Any], dict[str, Any]]]:
     """``(test name, keyword arguments, case)`` for each case of a generic test method."""
+    if getattr(fn, "_opinfo_ops", None) is not None:
+        return  # an ``@ops`` test over PyTorch's OpInfo database: no cases (see ``ops``)
     cases = getattr(fn, "_parametrize_cases", [{}])
     dts = getattr(fn, "_dtypes", None)
     for case in cases:
@@ -196,6 +199,57 @@ skipMPSIf = skipXLAIf = skipMetaIf = skipLazyIf = skipXPUIf = skipCUDAIf
 
 def skipCPUIf(condition: Any, reason: str) -> Callable:
     return unittest.skip(reason) if condition else (lambda fn: fn)
+
+
+class skipIf:
+    """``@skipIf(dep, reason, device_type=None)``: skip on the named device type (every
+    type when ``None``) when ``dep`` holds: a bool, or the name of an attribute of the
+    test case read when the test runs (true when absent), as PyTorch's."""
+
+    def __init__(self, dep: Any, reason: str, device_type: Any = None) -> None:
+        self.dep, self.reason, self.device_type = dep, reason, device_type
+
+    def __call__(self, fn: Callable) -> Callable:
+        if self.device_type not in (None, "cpu"):
+            return fn
+
+        @functools.wraps(fn)
+        def test(slf: Any, *args: Any, **kwargs: Any) -> Any:
+            dep = getattr(slf, self.dep, True) if isinstance(self.dep, str) else self.dep
+            if isinstance(dep, bool) and dep:
+                raise unittest.SkipTest(self.reason)
+            return fn(slf, *args, **kwargs)
+
+        return test
+
+
+class OpDTypes(enum.Enum):
+    """Which dtypes an ``@ops`` test runs its OpInfos with (PyTorch's names)."""
+
+    supported = 0
+    unsupported = 1
+    supported_backward = 2
+    unsupported_backward = 3
+    any_one = 4
+    none = 5
+    any_common_cpu_cuda_one = 6
+
+
+def ops(op_list: Any, dtypes: Any = OpDTypes.supported, **kw: Any) -> Callable:
+    """``@ops(op_list, ...)``: one test per OpInfo of PyTorch's database
+    (``common_methods_invocations``), which the shims do not stand in for: its entries
+    are the swap's placeholders for an upstream internal, and iterating them while the
+    file is imported gives nothing, so such a method generates no cases (the runner
+    reads these tests as out of scope). Real OpInfo objects are refused."""
+    ops_ = list(op_list)
+    if ops_:
+        raise TypeError(f"ops(): the shim has no OpInfo database to run {ops_[:3]} with")
+
+    def mark(fn: Any) -> Any:
+        fn._opinfo_ops = ops_
+        return fn
+
+    return mark
 
 
 def deviceCountAtLeast(n: int) -> Callable:

@@ -28,6 +28,16 @@ _INT = _have("uint8", "int8", "int16", "int32", "int64")
 _FLOAT8 = _have("float8_e4m3fn", "float8_e4m3fnuz", "float8_e5m2", "float8_e5m2fnuz")
 
 
+class _dispatch_dtypes(tuple):
+    """A tuple of dtypes whose sum stays one (PyTorch's ``common_dtype`` type, which test
+    files build their own lists with)."""
+
+    def __add__(self, other: Any) -> _dispatch_dtypes:
+        if not isinstance(other, tuple):
+            raise AssertionError(f"expected a tuple of dtypes, got {type(other)}")
+        return _dispatch_dtypes(tuple(self) + tuple(other))
+
+
 def _and(base: tuple[Any, ...], extra: tuple[Any, ...]) -> tuple[Any, ...]:
     """``base`` and the ``extra`` dtypes compat has (a dtype it lacks, such as
     ``torch.complex32``, is the swap's placeholder: its cases are not collected)."""
