@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import functools
 import inspect
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 import numpy as np
@@ -40,7 +40,7 @@ from funcgrad.core.interp import (
     new_builder,
     to_aval,
 )
-from funcgrad.core.ir import Var
+from funcgrad.core.ir import Aval, Var
 from funcgrad.core.zeros import Zero, is_zero
 from funcgrad.primitives import rules
 from funcgrad.primitives.custom_calls import (
@@ -169,6 +169,15 @@ def _type_str(aval: Any) -> str:
 
 def _tree_str(tree: Any) -> str:
     return str(tree).replace("PyTreeDef", "")
+
+
+def _typed_tree(tree: Any, avals: Iterable[Aval]) -> str:
+    """A structure with its leaves' types, as JAX prints it: ``(float32[], float32[3])``
+    (the structure alone where the types are not known)."""
+    types = [_type_str(a) for a in avals]
+    if len(types) != tree.num_leaves:
+        return _tree_str(tree)
+    return str(tree_unflatten(tree, types)).replace("'", "")
 
 
 def _shown(x: Any) -> str:
@@ -355,11 +364,12 @@ class custom_jvp(CustomFunction):
         out_tree: Any,
         n_consts: int,
         got: dict | None = None,
+        out_avals: Sequence[Aval] = (),
     ) -> Callable:
         """The user's rule over flat lists ``(primals, tangents)`` (``n_consts`` leading
         entries skipped), with JAX's checks of what it returns; ``out_tree`` is the
-        function's output structure when the function ran (else the rule's is stored
-        in ``got["out_tree"]``)."""
+        function's output structure when the function ran, ``out_avals`` its outputs'
+        types (else the rule's structure is stored in ``got["out_tree"]``)."""
         user_jvp, symbolic = self.jvp, self.symbolic_zeros
         name = fun_name(self.fun)
         rule_name = f"{fun_name(user_jvp)} for function {name}"
@@ -393,9 +403,15 @@ class custom_jvp(CustomFunction):
                     got["out_tree"] = o_tree
             elif o_tree != out_tree:
                 raise TypeError(
-                    f"Custom JVP rule {rule_name} must produce primal outputs with the same "
-                    f"container (pytree) structure as the function {name} itself, but the rule "
-                    f"produced {_tree_str(o_tree)} and the function {_tree_str(out_tree)}."
+                    f"Custom JVP rule {rule_name} must produce a pair (list or tuple of length "
+                    "two) where the first element represents the primal output (equal in value "
+                    f"to the output of the custom_jvp-decorated function {name}, and in "
+                    "particular of the same container/pytree structure), but instead the JVP "
+                    "rule output's first element had container/pytree structure:\n"
+                    f"    {_typed_tree(o_tree, map(to_aval, o_leaves))}\n"
+                    f"while the custom_jvp-decorated function {name} had output "
+                    "container/pytree structure:\n"
+                    f"    {_typed_tree(out_tree, out_avals)}."
                 )
             _check_tangent_avals(o_leaves, t_leaves)
             # a SymbolicZero stays symbolic, so rules downstream see it as one
@@ -447,7 +463,7 @@ class custom_jvp(CustomFunction):
         fun = lambda *d: self.fun(*_merge(static, d, self.nondiff_argnums))
         prog, consts, out_tree = trace_function(fun, leaves, in_tree, "custom_jvp")
         n_consts = len(consts)
-        jvp_rule = self._rule(static, in_tree, in_avals, out_tree, n_consts)
+        jvp_rule = self._rule(static, in_tree, in_avals, out_tree, n_consts, None, prog.out_avals)
 
         closed = live_tracers((self.jvp, static))
         if closed:
@@ -544,10 +560,12 @@ class custom_vjp(CustomFunction):
         out_tree: Any,
         n_consts: int,
         got: dict | None = None,
+        out_avals: Sequence[Aval] = (),
     ) -> Callable:
         """The user's ``fwd`` over flat primals (``n_consts`` leading entries skipped) and
         their activity, with JAX's checks; ``out_tree`` is the function's output
-        structure when the function ran (else ``fwd``'s is stored in ``got``)."""
+        structure when the function ran, ``out_avals`` its outputs' types (else
+        ``fwd``'s structure is stored in ``got``)."""
         user_fwd, symbolic, nd = self.fwd, self.symbolic_zeros, self.nondiff_argnums
         name = fun_name(self.fun)
         fwd_name = f"{fun_name(user_fwd)} for function {name}"
@@ -575,9 +593,16 @@ class custom_vjp(CustomFunction):
                     got["out_tree"] = tree
             elif tree != out_tree:
                 raise TypeError(
-                    f"Custom VJP fwd rule {fwd_name} must produce primal outputs with the same "
-                    f"container (pytree) structure as the function {name} itself, but the fwd "
-                    f"rule produced {_tree_str(tree)} and the function {_tree_str(out_tree)}."
+                    f"Custom VJP fwd rule {fwd_name} must produce a pair (list or tuple of "
+                    "length two) where the first element represents the primal output (equal "
+                    f"to the output of the custom_vjp-decorated function {name}) and the second "
+                    "element represents residuals (i.e. values stored from the forward pass for "
+                    "use on the backward pass), but instead the fwd rule output's first element "
+                    "had container/pytree structure:\n"
+                    f"    {_typed_tree(tree, map(to_aval, out_leaves))}\n"
+                    f"while the custom_vjp-decorated function {name} had output "
+                    "container/pytree structure:\n"
+                    f"    {_typed_tree(out_tree, out_avals)}."
                 )
             return out_leaves, residuals
 
@@ -679,7 +704,9 @@ class custom_vjp(CustomFunction):
                 "Rewrite the function to take it as an explicit input."
             )
         n_consts = len(consts)
-        fwd_rule = self._fwd_rule(static, in_tree, in_avals, out_tree, n_consts)
+        fwd_rule = self._fwd_rule(
+            static, in_tree, in_avals, out_tree, n_consts, None, prog.out_avals
+        )
         bwd_rule = self._bwd_rule(static, dyn, in_avals, prog.out_avals, out_tree, n_consts)
         user_fwd, user_bwd = self.fwd, self.bwd
 

@@ -431,3 +431,35 @@ def test_symbolic_zero_cotangents_reach_a_vmapped_bwd():
 
     _close(run("fg"), run("jax"))
     assert seen["fg"][-1] == seen["jax"][-1] == [False, True]
+
+
+def _structure_error(which: str, kind: str, shape: tuple) -> str:
+    """The message of a rule whose primal output is a pair where the function returns one
+    array (``lucidrains/flash-attention-jax`` issue 7: seen inside a ``scan``)."""
+    lib, np_ = _lib(which)
+
+    def scan_apply(f, x):
+        return lib.lax.scan(lambda c, _: (f(c), None), x, None, length=1)[0]
+
+    if kind == "jvp":
+        f = lib.custom_jvp(lambda x: x)
+        f_jvp = lambda primals, tangents: ((primals[0],) * 2, (tangents[0],) * 2)
+        f_jvp.__name__ = "f_jvp"
+        f.defjvp(f_jvp)
+        run = lambda x: lib.jvp(lambda y: scan_apply(f, y), (x,), (x,))
+    else:
+        f = lib.custom_vjp(lambda x: x)
+        f_fwd = lambda x: ((x, {"a": x}), None)
+        f_fwd.__name__ = "f_fwd"
+        f.defvjp(f_fwd, lambda _, g: (g,))
+        run = lambda x: lib.grad(lambda y: scan_apply(f, y).sum())(x)
+    with pytest.raises(TypeError) as info:
+        run(np_.ones(shape, np_.float32))
+    return str(info.value)
+
+
+@pytest.mark.parametrize("kind", ["jvp", "vjp"])
+@pytest.mark.parametrize("shape", [(), (3,)])
+def test_rule_output_structure_mismatch_in_jax_words(kind: str, shape: tuple) -> None:
+    ours = _structure_error("fg", kind, shape).replace("<lambda>", "f")
+    assert ours == _structure_error("jax", kind, shape).replace("<lambda>", "f")
