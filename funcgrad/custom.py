@@ -636,8 +636,22 @@ class custom_vjp(CustomFunction):
                 if c is None or not dtypes.is_inexact(a.dtype):  # float0: no cotangent
                     flat[k] = None
                     continue
+                if isinstance(c, SymbolicZero):
+                    za = c.aval
+                    if (za.shape, za.dtype) != (a.shape, a.dtype):
+                        path = keystr(tree_flatten_with_path(dyn)[0][k][0])
+                        raise ValueError(
+                            "Custom VJP bwd rule produced a SymbolicZero with a shape/dtype "
+                            "that does not match the corresponding input tangent shape/dtype: "
+                            f"at output{path} the SymbolicZero had shape/dtype {_type_str(za)} "
+                            "while the corresponding input had shape/dtype "
+                            f"{_type_str(a)}. Consider just returning a None here instead of a "
+                            "SymbolicZero object."
+                        )
+                    flat[k] = None
+                    continue
                 ca = to_aval(c)
-                if ca.shape != a.shape:
+                if ca.shape != a.shape and not config.read("jax_disable_bwd_checks"):
                     path = keystr(tree_flatten_with_path(dyn)[0][k][0])
                     raise ValueError(
                         f"Custom VJP bwd rule {name} must produce an output with the same "
@@ -728,7 +742,8 @@ def _flat_cotangents(in_cts: Any, dyn: tuple, name: str) -> list:
     """A ``bwd`` rule's cotangents, one per leaf of the differentiable arguments
     ``dyn`` (``None`` for zero), as JAX reads them: ``None`` stands for zeros of a
     whole subtree (an argument, or part of one), a ``SymbolicZero`` for zeros of its
-    leaf, and an array where the argument has a subtree serves each of its leaves."""
+    leaf (kept, for the caller to check its type), and an array where the argument has
+    a subtree serves each of its leaves."""
     if isinstance(in_cts, list) and len(in_cts) == len(dyn):
         in_cts = tuple(in_cts)
     if not isinstance(in_cts, tuple):
@@ -748,8 +763,7 @@ def _flat_cotangents(in_cts: Any, dyn: tuple, name: str) -> list:
 
     def put(c: Any, d: Any) -> Any:
         n = len(tree_flatten(d)[0])
-        zero = c is None or isinstance(c, SymbolicZero)
-        flat.extend([None if zero else c] * n)
+        flat.extend([c] * n)
         return c  # (tree_map rebuilds the cotangents' tree: user nodes may check leaves)
 
     try:

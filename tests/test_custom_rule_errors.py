@@ -463,3 +463,47 @@ def _structure_error(which: str, kind: str, shape: tuple) -> str:
 def test_rule_output_structure_mismatch_in_jax_words(kind: str, shape: tuple) -> None:
     ours = _structure_error("fg", kind, shape).replace("<lambda>", "f")
     assert ours == _structure_error("jax", kind, shape).replace("<lambda>", "f")
+
+
+def _swapping_bwd(which: str, shapes: tuple) -> object:
+    """``grad`` through a ``custom_vjp`` with symbolic zeros whose ``bwd`` returns the
+    cotangents of its first two arguments swapped (zeros of another shape, when the two
+    shapes differ)."""
+    lib, np_ = _lib(which)
+    f = lib.custom_vjp(lambda x, y, z: (x, y, z))
+    f.defvjp(
+        lambda x, y, z: ((x.value, y.value, z.value), None),
+        lambda _, gs: (gs[1], gs[0], gs[2]),
+        symbolic_zeros=True,
+    )
+    args = [np_.ones(s, np_.float32) for s in shapes]
+    return lib.grad(lambda *a: f(*a)[2].sum(), (0, 1, 2))(*args)
+
+
+def test_symbolic_zero_of_another_shape_from_bwd() -> None:
+    pattern = re.escape(
+        "Custom VJP bwd rule produced a SymbolicZero with a shape/dtype that does not match "
+        "the corresponding input tangent shape/dtype: at output[0] the SymbolicZero had "
+        "shape/dtype float32[2] while the corresponding input had shape/dtype float32[1]. "
+        "Consider just returning a None here instead of a SymbolicZero object."
+    )
+    _same_error(lambda which: _swapping_bwd(which, (1, 2, 3)), ValueError, pattern)
+    # zeros of the right type are fine
+    _close(_swapping_bwd("fg", (1, 1, 3)), _swapping_bwd("jax", (1, 1, 3)))
+
+
+def test_bwd_shape_check_follows_jax_disable_bwd_checks() -> None:
+    def run(which: str) -> object:
+        lib, np_ = _lib(which)
+        foo = lib.custom_vjp(lambda x, y: x)
+        foo.defvjp(lambda x, y: (x, None), lambda _, g: (np_.zeros(3), np_.zeros(3)))
+        return lib.grad(lambda x, y: foo(x, y).sum(), (0, 1))(np_.ones(3), np_.ones(4))
+
+    _same_error(run, ValueError, "at output\\[1\\] the bwd rule produced an output of type")
+    jax.config.update("jax_disable_bwd_checks", True)
+    try:
+        ours, theirs = run("fg"), run("jax")
+    finally:
+        jax.config.update("jax_disable_bwd_checks", False)
+    _close(ours, theirs)  # the cotangent as bwd gave it: zeros of shape (3,) for y
+    assert ours[1].shape == theirs[1].shape == (3,)
