@@ -38,6 +38,7 @@ from funcgrad.core.tree_diff import (
     bullet_list,
     structure_differences_of_trees,
     type_mismatch_reason,
+    typed_tree,
 )
 from funcgrad.primitives import control_flow as cf
 from funcgrad.primitives import elementwise as ew
@@ -769,10 +770,9 @@ def _scan(
 
     def split_out(out: Any) -> tuple:
         if not (isinstance(out, (tuple, list)) and len(out) == 2):
-            raise TypeError(
-                "scan body output must be a pair (carry, y), got "
-                f"{type(out).__name__}.{where(user_frame())}"
-            )
+            leaves, tree = tree_flatten(out)
+            shown = typed_tree(tree, [to_aval(x) for x in leaves])
+            raise TypeError(f"scan body output must be a pair, got {shown}.{where(user_frame())}")
         return out[0], out[1]
 
     leaves, tree = tree_flatten(init)

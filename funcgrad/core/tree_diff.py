@@ -19,6 +19,7 @@ __all__ = [
     "structure_differences",
     "structure_differences_of_trees",
     "type_mismatch_reason",
+    "typed_tree",
 ]
 
 
@@ -126,3 +127,27 @@ def bullet_list(items: list[str]) -> str:
         s = items[0]
         return s[:1].upper() + s[1:] + ".\n"
     return "".join(f"  * {d};\n" for d in items[:-1]) + f"  * {items[-1]}.\n"
+
+
+class _Shown:
+    """A value's type as JAX prints a tree of types: ``~float32[]`` alone (``~`` for a
+    weak type), ``ShapedArray(float32[], weak_type=True)`` inside a container."""
+
+    def __init__(self, a: Any) -> None:
+        self.a = a
+
+    def _short(self) -> str:
+        return f"{self.a.dtype.name}[{','.join(map(str, self.a.shape))}]"
+
+    def __str__(self) -> str:
+        return ("~" if self.a.weak_type else "") + self._short()
+
+    def __repr__(self) -> str:
+        weak = ", weak_type=True" if self.a.weak_type else ""
+        return f"ShapedArray({self._short()}{weak})"
+
+
+def typed_tree(tree: Any, avals: list[Any]) -> str:
+    """The structure ``tree`` with its leaves' avals ``avals``, as JAX prints a tree of
+    types (``float32[3]``; ``(ShapedArray(float32[]), None)``)."""
+    return str(tree_util.tree_unflatten(tree, [_Shown(a) for a in avals]))
