@@ -103,6 +103,16 @@ class Tracer:
         return len(self._var.aval.shape)
 
     @property
+    def sharding(self) -> Any:
+        """Not on a traced value, as in JAX: its type (``typeof``) holds the sharding."""
+        a = self._var.aval
+        raise AttributeError(
+            "The 'sharding' attribute is not available on traced array with shape "
+            f"{a.dtype.name}[{','.join(map(str, a.shape))}]. To query sharding information "
+            "on tracers, use `funcgrad.typeof(x)` (JAX's `jax.typeof(x)`)."
+        )
+
+    @property
     def size(self) -> int:
         return self._var.aval.size
 
