@@ -16,7 +16,7 @@ from funcgrad.api._vmap_errors import inconsistent_sizes
 from funcgrad.control_flow import scan
 from funcgrad.core import tiers
 from funcgrad.core.errors import user_frame, where
-from funcgrad.core.interp import UNKNOWN, is_tracing, new_builder, to_aval
+from funcgrad.core.interp import UNKNOWN, Tracer, is_tracing, new_builder, to_aval
 from funcgrad.core.ir import Program
 from funcgrad.primitives import collectives as col
 from funcgrad.primitives import shape as sh
@@ -120,6 +120,19 @@ def _prefix_axes(spec: Any, tree: Any, what: str) -> list:
             f"vmap {what} specification must be a tree prefix of the corresponding value; "
             f"Mismatch details:\n  {e}"
         ) from None
+
+
+def _check_outputs(leaves: list) -> None:
+    """JAX's error for an output that is no array type (a string, an object)."""
+    for x in leaves:
+        if not isinstance(x, Tracer):
+            try:
+                to_aval(x)
+            except TypeError as e:
+                raise TypeError(
+                    f"Output from batched function {x!r} with type {type(x)} is not a valid "
+                    "JAX type"
+                ) from e
 
 
 def vmap(
@@ -278,6 +291,7 @@ def vmap(
                 with col.bind_axes([col.AxisFrame(axis_name, size, token)]):
                     out = fun(*a2, **k2)
             out_leaves, out_tree = tree_flatten(out)
+            _check_outputs(out_leaves)
             prog = b.build(out_leaves)
         if axis_name is not None:
             prog, arg_leaves, arg_dims = _with_token(prog, arg_leaves, arg_dims, size)
