@@ -25,6 +25,7 @@ from __future__ import annotations
 import functools
 import inspect
 import types
+import warnings
 import weakref
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -258,6 +259,8 @@ class Jitted:
         out_shardings: Any = None,
         donate_argnames: str | Sequence[str] | None = None,
         compiler_options: dict[str, Any] | None = None,
+        device: Any = None,
+        backend: str | None = None,
     ) -> None:
         check_callable(fun)
         self.fun = fun
@@ -271,10 +274,12 @@ class Jitted:
         )
         self.in_shardings = in_shardings
         self.out_shardings = out_shardings
+        #: JAX's deprecated ``device=``/``backend=``: where every call runs
+        self.device, self.backend = _device_or_backend(device, backend, in_shardings, out_shardings)
         # updated=(): never copy a wrapped function's __dict__ (a Jitted inside grad would
         # otherwise overwrite this object's fun and cache)
         functools.update_wrapper(self, fun, updated=())
-        if in_shardings is None and out_shardings is None:
+        if in_shardings is None and out_shardings is None and device is None and backend is None:
             config = (
                 self.static_argnums,
                 self.static_argnames,
@@ -443,6 +448,10 @@ class Jitted:
             kw["in_shardings"] = tuple([None] * n_consts + per_leaf)
         if self.out_shardings is not None:
             kw["out_shardings"] = self._out_shardings_flat(entry)
+        if self.device is not None:
+            kw["device"] = self.device
+        if self.backend is not None:
+            kw["backend"] = self.backend
         return kw
 
     def _out_shardings_flat(self, entry: _Entry) -> Any:
@@ -574,6 +583,30 @@ class _NotGiven:
     """Default of ``jit``'s ``fun``: omitted means "return a decorator" (``None`` is an error)."""
 
 
+def _device_or_backend(device: Any, backend: Any, in_shardings: Any, out_shardings: Any) -> tuple:
+    """``jit``'s deprecated ``device``/``backend``, checked as JAX checks them (with its
+    warning): at most one of them, and neither beside shardings."""
+    if device is None and backend is None:
+        return None, None
+    warnings.warn(
+        "backend and device argument on jit is deprecated. You can use "
+        '`jax.device_put(..., jax.local_devices(backend="cpu")[0])` on the inputs to the '
+        "jitted function to get the same behavior.",
+        DeprecationWarning,
+        stacklevel=4,
+    )
+    if device is not None and backend is not None:
+        raise ValueError(
+            f"can't specify both a device and a backend for jit, got {device=} and {backend=}"
+        )
+    for name, given in (("in_shardings", in_shardings), ("out_shardings", out_shardings)):
+        if given is not None:
+            raise ValueError(
+                f"If backend or device is specified on jit, then {name} should not be specified."
+            )
+    return device, backend
+
+
 def jit(
     fun: Any = _NotGiven,
     static_argnums: int | Sequence[int] | None = None,
@@ -585,6 +618,8 @@ def jit(
     keep_unused: bool = False,
     inline: bool = False,
     compiler_options: dict[str, Any] | None = None,
+    device: Any = None,
+    backend: str | None = None,
 ) -> Any:
     """Compile ``fun`` with XLA; usable as ``@jit`` or ``@jit(static_argnums=...)``.
 
@@ -613,6 +648,9 @@ def jit(
             one ``jit_call`` equation, which funcgrad's passes may fuse).
         compiler_options: XLA compiler options for this function's executables, passed
             to ``jax.jit`` as JAX's own.
+        device: deprecated in JAX, as there: the device every call runs on (its inputs
+            moved there); not with ``backend`` or shardings.
+        backend: deprecated in JAX, as there: the platform (``"cpu"``) to run on.
 
     Returns:
         A :class:`Jitted` function with ``fun``'s signature, and ``lower(*args)``
@@ -648,6 +686,8 @@ def jit(
             keep_unused=keep_unused,
             inline=inline,
             compiler_options=compiler_options,
+            device=device,
+            backend=backend,
         )
     del keep_unused, inline
     return Jitted(
@@ -659,4 +699,6 @@ def jit(
         out_shardings,
         donate_argnames,
         compiler_options,
+        device,
+        backend,
     )

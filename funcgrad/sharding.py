@@ -118,15 +118,30 @@ def _apply(name: str, kind: str, x: Any, shardings: Any, eager: Any) -> Any:
     if isinstance(shardings, _SHARDING_LIKE) or shardings is None:
         per_leaf = [shardings] * len(leaves)
     else:
-        per_leaf, s_tree = tree_flatten(
-            shardings, is_leaf=lambda s: isinstance(s, _SHARDING_LIKE) or s is None
-        )
-        if s_tree != tree:
-            raise ValueError(
-                f"{name}: the shardings' tree structure {s_tree} does not match the value's {tree}"
+        # (a pytree prefix of ``x``: one sharding for each subtree, as JAX's)
+        per_leaf = []
+        try:
+            tree_map(
+                lambda s, sub: per_leaf.extend([s] * len(tree_flatten(sub)[0])),
+                shardings,
+                x,
+                is_leaf=lambda s: isinstance(s, _SHARDING_LIKE) or s is None,
             )
+        except ValueError:
+            s_tree = tree_flatten(
+                shardings, is_leaf=lambda s: isinstance(s, _SHARDING_LIKE) or s is None
+            )[1]
+            raise ValueError(
+                f"{name}: the shardings' tree structure {s_tree} does not match the value's "
+                f"{tree} (nor is a prefix of it)"
+            ) from None
     out = []
     for leaf, s in zip(leaves, per_leaf, strict=True):
+        if s is None and kind == "constraint":
+            raise ValueError(
+                "One of with_sharding_constraint arguments got sharding None which is not "
+                "allowed. Please only pass `jax.sharding.Sharding` instances."
+            )
         if not isinstance(s, _SHARDING_LIKE):
             raise TypeError(
                 f"{name}: expected a Sharding or a PartitionSpec for each leaf, got "
@@ -162,12 +177,30 @@ def _given_or_keyword(given: Any, kwargs: dict, name: str) -> Any:
     return kwargs.pop(name)
 
 
-def _switched(axes: Any, to: AxisType) -> tuple | None:
-    """The current abstract mesh and the same mesh with ``axes`` (all when ``None``) of
-    type ``to``, and the axes; ``None`` without a current mesh."""
+def _switched(axes: Any, to: AxisType, name: str, shardings: Any = None) -> tuple | None:
+    """The mesh to switch (the current abstract mesh, else that of the ``NamedSharding``s
+    in ``shardings``, which must agree with it, as JAX's), the same mesh with ``axes`` (all
+    when ``None``) of type ``to``, and the axes; ``None`` without either mesh."""
     mesh = get_abstract_mesh()
+    given = None
+    for s in tree_flatten(shardings, is_leaf=lambda s: isinstance(s, _SHARDING_LIKE))[0]:
+        if isinstance(s, NamedSharding):
+            m = s.mesh.abstract_mesh if isinstance(s.mesh, Mesh) else s.mesh
+            if given is not None and given != m:
+                raise ValueError(
+                    f"Shardings passed to {name} should have the same mesh. Got one mesh "
+                    f"{given} and another {s.mesh}"
+                )
+            given = m
+    if given is not None and not mesh.empty and given != mesh:
+        raise ValueError(
+            f"Context mesh {mesh} must match the mesh passed to shardings {given}. "
+            "Recommended approach is to use `jax.set_mesh` context manager."
+        )
     if mesh.empty:
-        return None
+        if given is None:
+            return None
+        mesh = given
     names = mesh.axis_names if axes is None else axes if isinstance(axes, tuple) else (axes,)
     return mesh, mesh.update_axis_types({a: to for a in names}), names
 
@@ -209,7 +242,7 @@ def auto_axes(
     @functools.wraps(fun)
     def run(*args: Any, **kwargs: Any) -> Any:
         target = _given_or_keyword(out_sharding, kwargs, "out_sharding")
-        found = _switched(axes, AxisType.Auto)
+        found = _switched(axes, AxisType.Auto, "auto_axes", target)
         if found is None or set(found[0].auto_axes) == set(found[2]):
             return fun(*args, **kwargs)
         new = found[1]
@@ -232,10 +265,11 @@ def explicit_axes(
     @functools.wraps(fun)
     def run(*args: Any, **kwargs: Any) -> Any:
         target = _given_or_keyword(in_sharding, kwargs, "in_sharding")
-        found = _switched(axes, AxisType.Explicit)
+        found = _switched(axes, AxisType.Explicit, "explicit_axes")
         if found is None:
             raise ValueError(
-                "explicit_axes: the context mesh is empty; enter a mesh with set_mesh first"
+                "Context mesh cannot be empty. Please use `jax.set_mesh` API to enter into a "
+                "mesh context when using `explicit_axes` API."
             )
         sharding_types.activate()
         out = _region(fun, found[1], args, kwargs, lambda a: target)

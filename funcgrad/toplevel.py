@@ -18,11 +18,13 @@ import numpy as np
 
 from funcgrad import ad, config, passes
 from funcgrad.api import TreeFunction, make_ir, trace_pytree
+from funcgrad.api._tracing import broadcast_prefix
 from funcgrad.core import compile_cache, dtypes, sharding_types, tiers
 from funcgrad.core.ad_util import close
 from funcgrad.core.interp import Tracer, compile_time_eval, eval_program, new_builder, to_aval
 from funcgrad.core.ir import Aval, ShapedArray, Var
 from funcgrad.primitives.elementwise import convert_element_type as ew_convert
+from funcgrad.primitives.sharding import device_put as put_traced
 from funcgrad.tree_util import tree_flatten, tree_map, tree_unflatten
 
 __all__ = [
@@ -271,20 +273,24 @@ def device_put(
     donate: bool | Any = False,
     may_alias: bool | Any | None = None,
 ) -> Any:
-    """Place the arrays of the pytree ``x`` on ``device`` (a device or a sharding), as
-    ``jax.device_put``; traced values inside a transform are returned unchanged."""
-    if isinstance(device, jax.sharding.NamedSharding):
-        sharding_types.maybe_activate(device)
-    elif isinstance(device, jax.sharding.PartitionSpec):
-        sharding_types.maybe_activate(jax.sharding.get_abstract_mesh())
+    """Place the arrays of the pytree ``x`` on ``device`` (a device or a sharding, or a
+    pytree prefix of ``x`` of them), as ``jax.device_put``; inside a transform a traced
+    array gets one ``device_put`` equation (its cotangent put back on ``src``)."""
+    for d in jax.tree_util.tree_leaves(device):
+        if isinstance(d, jax.sharding.Sharding):
+            sharding_types.maybe_activate(d)
+        elif isinstance(d, jax.sharding.PartitionSpec):
+            sharding_types.maybe_activate(jax.sharding.get_abstract_mesh())
     leaves, tree = tree_flatten(x)
     if not any(isinstance(v, Tracer) for v in leaves):
         return jax.device_put(x, device, src=src, donate=donate, may_alias=may_alias)
+    devices = broadcast_prefix(device, x, "device_put", "device")
+    srcs = broadcast_prefix(src, x, "device_put", "src")
     out = [
-        v
+        put_traced(v, d, s)
         if isinstance(v, Tracer)
-        else jax.device_put(v, device, src=src, donate=donate, may_alias=may_alias)
-        for v in leaves
+        else jax.device_put(v, d, src=s, donate=donate, may_alias=may_alias)
+        for v, d, s in zip(leaves, devices, srcs, strict=True)
     ]
     return tree_unflatten(tree, out)
 

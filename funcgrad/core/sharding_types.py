@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import jax
-from jax.sharding import AxisType, NamedSharding, PartitionSpec
+from jax.sharding import AxisType, NamedSharding, PartitionSpec, SingleDeviceSharding
 
 from funcgrad.core.ir import SHARDING_TYPES, Aval, typed_sharding
 
@@ -46,24 +46,36 @@ def has_explicit_axes(mesh: Any) -> bool:
 
 
 def maybe_activate(sharding_or_mesh: Any) -> None:
-    """:func:`activate` if ``sharding_or_mesh`` (a mesh, or a ``NamedSharding``) has an
-    explicit axis."""
+    """:func:`activate` if ``sharding_or_mesh`` (a mesh, or a sharding) has an explicit
+    axis, or places values over several devices (a concrete mesh or sharding: eager work
+    on such values must keep their placement, :func:`split_over_devices`)."""
     if SHARDING_TYPES[0]:
         return
     mesh = getattr(sharding_or_mesh, "mesh", sharding_or_mesh)
-    if has_explicit_axes(mesh):
+    if has_explicit_axes(mesh) or _devices(sharding_or_mesh) > 1:
         activate()
 
 
+def _devices(sharding_or_mesh: Any) -> int:
+    """How many devices a concrete mesh or sharding spans (0 for an abstract one)."""
+    if isinstance(sharding_or_mesh, jax.sharding.Sharding):
+        return len(sharding_or_mesh.device_set)
+    if isinstance(sharding_or_mesh, jax.sharding.Mesh):
+        return sharding_or_mesh.devices.size
+    return 0
+
+
 def split_over_devices(args: Sequence[Any]) -> bool:
-    """Whether any of ``args`` is a JAX array split over several devices by a mesh with
-    explicit axes: eager work on it runs compiled (the host tier computes on one device,
-    and its results would lose their place and their type)."""
+    """Whether any of ``args`` is a JAX array placed over several devices (split or
+    replicated, over any mesh): eager work on it runs compiled, as JAX's does (the host
+    tier computes on one device: its results would lose their placement, and over
+    explicit axes their type)."""
     for a in args:
         if (
             isinstance(a, jax.Array)
             and not isinstance(a, jax.core.Tracer)
-            and typed_sharding(a.sharding, a.ndim) is not None
+            and not isinstance(a.sharding, SingleDeviceSharding)
+            and len(a.sharding.device_set) > 1
         ):
             return True
     return False
@@ -345,3 +357,20 @@ def ambiguous_contraction(x: Aval, y: Aval, dimension_numbers: Any) -> tuple | N
     if any(sx[i] is not None and sx[i] == sy[j] for i, j in zip(lc, rc)):
         return tuple(sx[i] for i in lc), tuple(sy[j] for j in rc)
     return None
+
+
+def like_sharding(x: Any, shape: Any = None, weak_type: bool = False) -> Any:
+    """The sharding JAX's ``*_like`` functions give their result when none is asked for:
+    ``x``'s own, where ``x`` is a concrete array placed over a concrete mesh or devices
+    (or a ``ShapeDtypeStruct`` holding such a sharding), committed, not weakly typed, and
+    the result keeps its shape (or ``x`` is replicated); else ``None`` (the default
+    placement). Traced values are placed by the program."""
+    if isinstance(x, jax.core.Tracer) or weak_type:
+        return None
+    s = getattr(x, "sharding", None)
+    if not isinstance(s, jax.sharding.Sharding) or not getattr(x, "_committed", True):
+        return None
+    if isinstance(s, NamedSharding) and not isinstance(s.mesh, jax.sharding.Mesh):
+        return None  # (over an abstract mesh: no devices to place on)
+    same = shape is None or tuple(shape) == tuple(x.shape)
+    return s if same or s.is_fully_replicated else None

@@ -27,6 +27,7 @@ from funcgrad.core.creation_row import FILL_VALUE, UNSPECIFIED, Creation, TorchC
 from funcgrad.core.errors import ConcretizationTypeError
 from funcgrad.core.interp import Tracer, bind
 from funcgrad.core.ir import Aval
+from funcgrad.core.sharding_types import like_sharding
 from funcgrad.numpy import _info, _ufuncs
 from funcgrad.numpy._core import (
     ArrayLike,
@@ -50,6 +51,7 @@ from funcgrad.numpy._shape import concatenate, diagonal, moveaxis, pad, ravel, r
 from funcgrad.numpy._ufuncs import power, where
 from funcgrad.primitives import elementwise as ew
 from funcgrad.primitives import shape as sh
+from funcgrad.primitives.sharding import placed
 from funcgrad.sharding import reshard
 
 
@@ -99,10 +101,11 @@ def _shape_dtype(name: str, shape: Any, dtype: Any) -> tuple[tuple[int, ...], np
     return _shape(name, shape), dt
 
 
-def _on(x: Any, device: Any, out_sharding: Any = None) -> Any:
+def _on(x: Any, device: Any, out_sharding: Any = None, traced: bool = False) -> Any:
     """``x`` placed on ``device`` (a device or sharding) outside transforms; inside, the
-    placement is the compiled program's, as with ``jax.device_put``. ``out_sharding``
-    (JAX's keyword for a split over explicit mesh axes) reshards it, traced or not."""
+    placement is the compiled program's, or with ``traced`` (``array``/``asarray``, whose
+    conversion JAX gives the sharding) a sharding constraint's. ``out_sharding`` (JAX's
+    keyword for a split over explicit mesh axes) reshards it, traced or not."""
     if out_sharding is not None:
         if device is not None:
             raise ValueError("pass only one of device= and out_sharding=")
@@ -112,7 +115,7 @@ def _on(x: Any, device: Any, out_sharding: Any = None) -> Any:
     if isinstance(x, tuple):
         return tuple(_on(v, device) for v in x)
     if isinstance(x, Tracer):
-        return x
+        return placed(x, device) if traced else x
     return jax.device_put(x, device)
 
 
@@ -179,7 +182,7 @@ def asarray(
         # a jax.Array even while tracing (as jnp.asarray), so that ``table[i]`` with a
         # traced ``i`` indexes through funcgrad rather than NumPy
         return jax.device_put(x, device)
-    return _on(out(x), device)
+    return _on(out(x), device, traced=True)
 
 
 def array(
@@ -219,7 +222,7 @@ def array(
     nd = aval(x).ndim
     if ndmin > nd:
         x = sh.reshape(x, (1,) * (ndmin - nd) + aval(x).shape)
-    res = _on(out(x), device)
+    res = _on(out(x), device, traced=True)
     if copy and res is object and isinstance(res, jax.Array):
         res = jax.device_put(res, may_alias=False)
     elif copy and res is object and isinstance(res, Tracer):
@@ -303,6 +306,9 @@ def _numpy_form(row: Creation) -> Any:
         dtype = rest[0] if rest else None
         if row.like:
             shape = rest[1] if len(rest) > 1 else None
+            if device is None and out_sharding is None:  # (JAX's: the prototype's placement)
+                weak = dtype is None and getattr(first, "weak_type", False)
+                device = like_sharding(first, shape, weak)
             return _on(out(_like(row, first, fill, dtype, shape)), device, out_sharding)
         if row.float0 and _is_float0(dtype):
             return np.zeros(_shape(row.name, first), jax.dtypes.float0)

@@ -11,6 +11,13 @@ partitioner then honours. The value is unchanged, so every rule is the identity'
   the same way (as JAX's); a reshard's cotangent passes as it comes, since the operand's
   own sharding, which JAX's transpose reshards it back to, is not in funcgrad's IR;
 * batching: the batch axis inserted into a ``NamedSharding``'s spec, unsplit.
+
+``device_put`` is ``jax.device_put`` inside a program (``fg.device_put`` of a traced
+value): its lowering is JAX's own (a copy to the device or sharding; under ``jit`` on
+CPU, JAX's lowering keeps the value where the program's partitioning puts it), the
+result typed with a ``NamedSharding``'s explicit axes; it is linear, and its cotangent
+is put back on ``src`` (from ``device``), as JAX's transpose does, so a gradient returns
+to where its input was placed.
 """
 
 from __future__ import annotations
@@ -108,8 +115,89 @@ def _examples(rng: Any) -> list[Example]:
     ]
 
 
+device_put_p = Primitive("device_put", family=FAMILY)
+
+
+@device_put_p.def_abstract_eval
+def _device_put_abstract_eval(x: Aval, *, device: Any, src: Any) -> Aval:
+    return x
+
+
+def _device_put_lower(x: Any, *, device: Any, src: Any) -> Any:
+    return jax.device_put(x, device, src=src)
+
+
+def _device_put_sharding_rule(avals: list, outs: list, *, device: Any, src: Any) -> list:
+    """A value put on a ``NamedSharding`` (or a spec over the current mesh) is typed with
+    its explicit axes; on a device or another sharding, untyped; with no device, as it
+    was."""
+    if device is None:
+        return [outs[0].update(sharding=avals[0].sharding)]
+    if isinstance(device, PartitionSpec):
+        device = NamedSharding(jax.sharding.get_abstract_mesh(), device)
+    return [outs[0].update(sharding=typed_sharding(device, outs[0].ndim))]
+
+
+device_put_p.lower = _device_put_lower
+device_put_p.sharding_rule = _device_put_sharding_rule
+rules.def_linear(device_put_p)
+
+
+@device_put_p.def_vjp
+def _device_put_vjp(ct: Any, x: Any, *, out: Any, device: Any, src: Any) -> tuple:
+    # put back where it came from (JAX's transpose swaps ``device`` and ``src``)
+    if isinstance(ct, Zero):
+        return (ct,)
+    return (bind(device_put_p, ct, device=src, src=device),)
+
+
+def _batched_target(target: Any, ndim: int, dim: int) -> Any:
+    if isinstance(target, PartitionSpec):
+        spec = list(target) + [None] * (ndim - len(target))
+        spec.insert(dim, None)
+        return PartitionSpec(*spec)
+    if isinstance(target, NamedSharding):
+        return batched_sharding(target, ndim, dim)
+    return target  # (a device, a single device's sharding, None: the same)
+
+
+@device_put_p.def_batch
+def _device_put_batch(args: list, dims: list, *, device: Any, src: Any) -> tuple:
+    (x,), (d,) = args, dims
+    n = x.ndim - 1
+    return bind(
+        device_put_p, x, device=_batched_target(device, n, d), src=_batched_target(src, n, d)
+    ), d
+
+
+@device_put_p.def_examples
+def _device_put_examples(rng: Any) -> list[Example]:
+    dev = jax.devices()[0]
+    mesh = jax.sharding.Mesh(jax.devices()[:1], ("i",))
+    named = NamedSharding(mesh, PartitionSpec("i"))
+    return [
+        Example([rand(rng, (3,))], {"device": dev, "src": None}),
+        Example([rand(rng, (2, 3))], {"device": named, "src": SingleDeviceSharding(dev)}),
+    ]
+
+
+def device_put(x: Any, device: Any, src: Any = None) -> Any:
+    """``x`` (one traced array) put on ``device`` (see the module docstring)."""
+    return bind(device_put_p, x, device=device, src=src)
+
+
 def sharding_constraint(x: Any, sharding: Any, kind: str = "constraint") -> Any:
     """``x`` with its sharding pinned to ``sharding`` (see the module docstring)."""
     if kind not in KINDS:
         raise ValueError(f"sharding_constraint: kind must be one of {KINDS}, got {kind!r}")
     return bind(sharding_constraint_p, x, sharding=sharding, kind=kind)
+
+
+def placed(x: Any, device: Any) -> Any:
+    """Traced ``x`` converted onto ``device`` (a device or sharding), as ``jnp.array``/
+    ``jnp.asarray`` with ``device=`` inside a program (JAX's conversion with a sharding):
+    a ``reshard`` onto a ``NamedSharding`` naming explicit axes, else a constraint."""
+    if isinstance(device, jax.Device):
+        device = SingleDeviceSharding(device)
+    kind = "reshard" if typed_sharding(device, to_aval(x).ndim) is not None else "constraint"
+    return bind(sharding_constraint_p, x, sharding=device, kind=kind)
