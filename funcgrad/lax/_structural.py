@@ -55,6 +55,7 @@ __all__ = [
     "rev",
     "select",
     "select_n",
+    "shape_as_value",
     "slice",
     "slice_in_dim",
     "split",
@@ -494,6 +495,20 @@ def full(shape: Sequence[int], fill_value: Any, dtype: Any = None, *, sharding: 
         out = sh.full(_ints("full", "shape", shape), fill_value)
         return ew.convert_element_type(out, to_aval(out).dtype, weak_type=True)
     return sh.full(_ints("full", "shape", shape), fill_value, dtype)
+
+
+def shape_as_value(shape: Sequence[int]) -> Any:
+    """The dimensions of ``shape`` as a 1-D integer array, as ``jax.lax.shape_as_value``:
+    int32 (int64 when a dimension exceeds int32's range), a NumPy array for a nonempty
+    static shape and a 0-length array for ``()``, as JAX returns them."""
+    try:
+        dims = tuple(operator.index(d) for d in shape)
+    except TypeError as e:
+        raise TypeError(f"shape_as_value: expected a shape (ints), got {shape!r}{here()}") from e
+    dtype = np.dtype(np.int64 if any(d > np.iinfo(np.int32).max for d in dims) else np.int32)
+    if not dims:
+        return out(sh.full((0,), 0, dtype))
+    return np.asarray(dims, dtype)
 
 
 def full_like(
