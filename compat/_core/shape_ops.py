@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from compat._core import bitcast as _bitcast
 from compat._core import dtypes as _dt
 from compat._core import index_put as _index_put
 from compat._core import overlap as _overlap
@@ -74,39 +75,33 @@ def reshaped(
     return _views.make_view(out, input, ("rs", shape))
 
 
-def _bitcast_f(x: Any, *, dtype: np.dtype) -> Any:
-    a, b = x.dtype.itemsize, dtype.itemsize
-    if a == b:
-        return flax.bitcast_convert_type(x, dtype)
-    if a > b:  # each element becomes a // b narrower ones along the last dim
-        y = flax.bitcast_convert_type(x, dtype)
-        return fnp.reshape(y, (*x.shape[:-1], x.shape[-1] * (a // b)))
-    y = fnp.reshape(x, (*x.shape[:-1], x.shape[-1] // (b // a), b // a))
-    return flax.bitcast_convert_type(y, dtype)
-
-
 def _view_dtype(input: Tensor, dtype: _dt.dtype) -> Tensor:
-    """``x.view(dtype)``: the same bytes read as ``dtype`` (a new tensor, not a view)."""
+    """``x.view(dtype)``: the same bytes read as ``dtype``, sharing ``x``'s memory (a
+    dtype view: no gradient, as PyTorch's), with PyTorch's layout checks."""
     npd = _dt.np_dtype(dtype)
     cur = input._npdtype
-    if npd == cur:
-        return input
-    if np.bool_ in (npd.type, cur.type):
-        raise RuntimeError(f"compat: view({dtype}) of a {input.dtype} tensor is not supported")
     a, b = cur.itemsize, npd.itemsize
     if a != b:
+        names = f"{_dt.scalar_type_name(cur)} as {_dt.scalar_type_name(npd)}"
+        tail = f"to view {names} (different element sizes), but got"
         if input.ndim == 0:
-            raise RuntimeError(
-                f"self.dim() cannot be 0 to view {_dt.scalar_type_name(cur)} as "
-                f"{_dt.scalar_type_name(npd)} (different element sizes)"
-            )
-        if b > a and input.shape[-1] % (b // a):
-            raise RuntimeError(
-                f"self.size(-1) must be divisible by {b // a} to view "
-                f"{_dt.scalar_type_name(cur)} as {_dt.scalar_type_name(npd)} (different element "
-                f"sizes), but got {input.shape[-1]}"
-            )
-    return apply(_bitcast_f, "ViewBackward0", (input,), (("dtype", npd),))
+            raise RuntimeError(f"self.dim() cannot be 0 to view {names} (different element sizes)")
+        shape, strides, offset = _views.layout_of(input)
+        if strides[-1] != 1:
+            raise RuntimeError(f"self.stride(-1) must be 1 {tail} {strides[-1]}")
+        if b > a:
+            r = b // a
+            if shape[-1] % r:
+                raise RuntimeError(f"self.size(-1) must be divisible by {r} {tail} {shape[-1]}")
+            if offset % r:
+                raise RuntimeError(
+                    f"self.storage_offset() must be divisible by {r} {tail} {offset}"
+                )
+            for d, s in enumerate(strides[:-1]):
+                if s % r:
+                    raise RuntimeError(f"self.stride({d}) must be divisible by {r} {tail} {s}")
+    out = apply(_bitcast.bitcast_f, "ViewBackward0", (input.detach(),), (("dtype", npd),))
+    return _views.make_dtype_view(out, input, npd)
 
 
 @defop(samples=Sample(((2, 3),), args=((3, -1),)))
@@ -615,7 +610,13 @@ def getitem(self: Tensor, idx: Any) -> Tensor:
 
 
 def _setitem_f(
-    x: Any, v: Any, *arrays: Any, spec: tuple, dtype: np.dtype, repeats: bool = False
+    x: Any,
+    v: Any,
+    *arrays: Any,
+    spec: tuple,
+    dtype: np.dtype,
+    repeats: bool = False,
+    unique: bool = False,
 ) -> Any:
     if (
         not arrays
@@ -626,15 +627,22 @@ def _setitem_f(
         return _fill_slices(x, _c(v, dtype), spec)
     # (at repeated places scatter_set gives every written value its place's gradient,
     # as PyTorch's IndexPutBackward0)
-    put = _conv.scatter_set if repeats else _set
+    put = _conv.scatter_set if repeats else _set_unique if unique else _set
     two = _phases(spec, arrays)
     if two is not None:
-        return x.at[two[0]].set(put(x[two[0]], two[1], _c(v, dtype)))
+        # (integers and slices: each place once)
+        return x.at[two[0]].set(put(x[two[0]], two[1], _c(v, dtype)), unique_indices=True)
     return put(x, _rebuild(spec, arrays), _c(v, dtype))
 
 
 def _set(x: Any, where: Any, v: Any) -> Any:
     return x.at[where].set(v)
+
+
+def _set_unique(x: Any, where: Any, v: Any) -> Any:
+    """``_set`` for index arrays known to address each place once: no search for each
+    place's last write (O(k^2) for k traced places)."""
+    return x.at[where].set(v, unique_indices=True)
 
 
 def _fill_slices(x: Any, v: Any, spec: tuple) -> Any:
@@ -676,7 +684,9 @@ def setitem(self: Tensor, idx: Any, value: Any) -> None:
     name = setitem_node(spec, tuple(self.shape), value)
     st = (("spec", spec), ("dtype", self._npdtype))
     if _conv.repeats([arrays[s[1]] for s in spec if s[0] == "a"]):
-        st += (_conv.REPEATS,)
+        st += (_conv.REPEATS,)  # (forward mode drops it: then neither flag is set)
+    elif builtins.any(s[0] == "a" for s in spec):
+        st += (("unique", True),)
     apply_inplace(self, _setitem_f, name, (value, *dyn), st)
 
 

@@ -356,7 +356,7 @@ class Tensor(ValueConversions):
     def _base(self) -> Tensor | None:
         """The tensor whose storage this view aliases (``None`` if none: see restride)."""
         v = self._view
-        if v is None or (self.__dict__ and "_holder" in self.__dict__):
+        if v is None or v.alias or (self.__dict__ and "_holder" in self.__dict__):
             return None
         r = v.root
         owner = r.__dict__.get("_owner") if r.__dict__ else None

@@ -27,6 +27,7 @@ from typing import Any
 
 import numpy as np
 
+from compat._core import bitcast as _bitcast
 from compat._core import grad_mode as _gm
 from compat._core import tensor as _tensor
 from compat._core.device import dev_scalar as _dev_scalar
@@ -180,6 +181,15 @@ def step_layout(layout: tuple, step: tuple, dyn: tuple) -> tuple:
         return shape[:-1], tuple(s // 2 for s in strides[:-1]), offset // 2
     if k in ("cj", "ng"):  # conj() / _neg_view(): the same memory read with a bit set
         return layout
+    if k == "bc":  # view(dtype): the same bytes; the last dim counts the new elements
+        a, b = step[2], step[3]
+        if a == b:
+            return layout
+        if a > b:
+            r = a // b
+            return (*shape[:-1], shape[-1] * r), (*(s * r for s in strides[:-1]), 1), offset * r
+        r = b // a
+        return (*shape[:-1], shape[-1] // r), (*(s // r for s in strides[:-1]), 1), offset // r
     if k in ("re", "im"):  # .real / .imag: every other float of the complex storage
         return shape, tuple(2 * s for s in strides), 2 * offset + (k == "im")
     if k == "as":  # as_strided: absolute, from the root's storage
@@ -359,6 +369,8 @@ def strided_gather(x: Any, size: tuple, stride: tuple, offset: int) -> Any:
 
 def _forward(x: Any, step: tuple, dyn: tuple) -> Any:
     k = step[0]
+    if k == "bc":
+        return _bitcast.bitcast_f(x, dtype=step[1])
     if k == "ix":
         return x[_index(step[1], dyn)]
     if k == "as":
@@ -402,6 +414,8 @@ def _inverse(base: Any, v: Any, step: tuple, dyn: tuple) -> Any:
         return fnp.conj(v)
     if k == "ng":
         return fnp.negative(v)
+    if k == "bc":
+        return _bitcast.bitcast_f(v, dtype=base.dtype)
     return fnp.transpose(v, tuple(int(i) for i in np.argsort(step[1])))
 
 
@@ -425,6 +439,14 @@ def chain_f(x: Any, *dyn: Any, chain: tuple) -> Any:
 
 def write_f(root: Any, v: Any, *dyn: Any, chain: tuple) -> Any:
     """``root`` with the view that ``chain`` describes replaced by ``v``."""
+    bcs = [i for i, step in enumerate(chain) if step[0] == "bc"]
+    if bcs and any(step[0] in ("ex", "dg", "as") for step in chain):
+        # positions do not survive a dtype view: write the part after the last one into
+        # the dtype view's value, then that value through the part before it
+        k = bcs[-1]
+        pre = chain_f(root, *dyn, chain=chain[:k])
+        mid = write_f(_bitcast.bitcast_f(pre, dtype=chain[k][1]), v, *dyn, chain=chain[k + 1 :])
+        return write_f(root, _bitcast.bitcast_f(mid, dtype=pre.dtype), *dyn, chain=chain[:k])
     if any(step[0] in ("ex", "dg", "as") for step in chain):
         # no cheap inverse: scatter by the memory position of each view element
         pos = chain_f(fnp.reshape(fnp.arange(root.size), root.shape), *dyn, chain=chain)
@@ -510,6 +532,7 @@ class ViewInfo:
         "_layout",
         "_parent",
         "_root",
+        "alias",
         "chain",
         "dyn",
         "inherited",
@@ -531,6 +554,8 @@ class ViewInfo:
         self.seen = 0
         #: the creation mode came from the parent view (PyTorch: "a view of a view")
         self.inherited = False
+        #: a dtype view: memory shared, but no view for autograd (no ``_base``)
+        self.alias = False
 
     @property
     def root(self) -> Tensor:
@@ -648,6 +673,33 @@ def make_view(out: Tensor, base: Tensor, step: tuple, dyn: tuple = (), multi: An
     out._vc = base._vc
     if _tensor.FORWARD is not None:  # a forward-AD dual level: the tangent is a view too
         _tensor.FORWARD.view(out, base, step, dyn)
+    return out
+
+
+def make_dtype_view(out: Tensor, base: Tensor, dtype: np.dtype) -> Tensor:
+    """Make ``out`` (``base``'s bytes read as ``dtype``, computed with no graph) share
+    ``base``'s memory, as ``view(dtype)`` does: writes through either reach the other and
+    the version counter is shared, but, as PyTorch's, it is no view for autograd (no
+    ``_base``, no gradient; its chain starts from a detached alias of the root)."""
+    step = ("bc", dtype, base._npdtype.itemsize, dtype.itemsize)
+    bi = base._view
+    if bi is None:
+        root, root_st, chain, dyn, parent = base, base._st, (step,), (), base._st.a.shape
+    else:
+        root, root_st, chain, dyn, parent = (
+            bi.root,
+            base._st.root_st,
+            bi.chain + (step,),
+            bi.dyn,
+            bi,
+        )
+    info = ViewInfo(root.detach(), chain, dyn, parent, DEFAULT, None)
+    info.alias = True
+    info.seen = base._vc.v
+    out._view = info
+    out._st = ViewStorage(root_st, out._st.a, chain, dyn)
+    out._vc = base._vc
+    out._inference = base._inference
     return out
 
 
