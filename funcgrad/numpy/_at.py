@@ -239,7 +239,9 @@ class _IndexUpdateRef:
         out_sharding: Any = None,
         wrap_negative_indices: bool = True,
     ) -> Any:
-        """``x`` with ``x[idx] = values`` (for repeated indices the last value wins)."""
+        """``x`` with ``x[idx] = values`` (for repeated indices the last value wins;
+        ``unique_indices=True`` promises there are none, as JAX's: then traced indices
+        skip the search for the last write)."""
         if out_sharding is not None:
             run = lambda r, v: r.set(v, mode=mode, wrap_negative_indices=wrap_negative_indices)
             return self._placed(out_sharding, run, values)
@@ -254,7 +256,9 @@ class _IndexUpdateRef:
             hit = np.zeros((av.size,), bool)
             hit[pos] = True
         else:
-            keep = _kept(pos)
+            # (traced positions: which write is the last at its place costs O(k^2) unless
+            # the caller promises distinct places, as JAX's ``unique_indices``)
+            keep = sh.full((k,), True, np.bool_) if unique_indices else _kept(pos)
             if ok is not None:
                 keep = ew.bitwise_and(keep, ok)
             hits = ix.scatter_add(sh.full((av.size,), 0, _I32), pos, convert(keep, _I32), axis=0)
