@@ -38,6 +38,7 @@ SCRIPT = textwrap.dedent(
     row = rng.normal(size=(1, 4)).astype(np.float32)
 
     def programs(np_):
+        lax_ = fg.lax if np_ is fnp else jax.lax
         return {
             "sin_T": lambda x: np_.sin(x).T,
             "add_row": lambda x: x + row,
@@ -54,6 +55,9 @@ SCRIPT = textwrap.dedent(
             "cumsum": lambda x: np_.cumsum(x, axis=1),
             "argmax": lambda x: np_.argmax(x, axis=1),
             "stack_concat": lambda x: np_.concatenate([np_.stack([x, x]), x[None]]),
+            "window_max": lambda x: lax_.reduce_window(x, -np.inf, lax_.max, (1, 2), (1, 2), "VALID"),
+            "dynamic_slice": lambda x: lax_.dynamic_slice(x, (2, 0), (4, 4)),
+            "dynamic_update": lambda x: lax_.dynamic_update_slice(x, x * 2.0, (0, 0)),
             "grad": lambda x: None,
         }
 
@@ -266,6 +270,24 @@ SCRIPT = textwrap.dedent(
         res[lib] = matmul(x, y)
     out["shard_map"] = [str(fg.typeof(res["fg"])), str(jax.typeof(res["jax"])),
                         float(np.max(np.abs(np.asarray(res["fg"]) - np.asarray(res["jax"]))))]
+    # a convolution over a split batch (and a split kernel: JAX asks for out_sharding)
+    xc = np.linspace(-1, 1, 8 * 6 * 4, dtype=np.float32).reshape(8, 6, 4)
+    kc = np.linspace(-1, 1, 3 * 4 * 5, dtype=np.float32).reshape(3, 4, 5)
+    convs = []
+    for lib, lax_ in (("fg", fg.lax), ("jax", jax.lax)):
+        row = []
+        for xs, ks in ((fg.P("X"), fg.P()), (fg.P("X", "Y"), fg.P()), (fg.P(), fg.P(None, "Y"))):
+            try:
+                r = lax_.conv_general_dilated(
+                    fg.device_put(xc, xs), fg.device_put(kc, ks), (1,), "SAME",
+                    dimension_numbers=("NWC", "WIO", "NWC"))
+                row.append([str(jax.typeof(r) if lib == "jax" else fg.typeof(r)), np.asarray(r)])
+            except Exception as e:
+                row.append([type(e).__name__, None])
+        convs.append(row)
+    out["conv"] = [[a[0] for a in convs[0]], [a[0] for a in convs[1]],
+                   max(float(np.max(np.abs(a[1] - b[1]))) for a, b in zip(*convs)
+                       if a[1] is not None and b[1] is not None)]
     print("RESULT " + json.dumps(out))
     """
 )
@@ -281,7 +303,7 @@ def test_typeof_follows_jax_through_every_split(result):
     # error and fg.jit's, and the type inside fg.jit where JAX's jitted program runs)
     bad = [r for r in result["typeof"] if r[2] != r[3] or not r[4] == r[5] == r[6]]
     assert not bad, bad
-    assert len(result["typeof"]) == 5 * 16
+    assert len(result["typeof"]) == 5 * 19
     assert result["values"] < 1e-4, result["values"]
 
 
@@ -335,3 +357,8 @@ def test_out_sharding_on_shape_ops(result):
 def test_samplers_out_sharding(result):
     for name, (ours, theirs, same) in result["samplers"].items():
         assert ours == theirs and same, (name, ours, theirs)
+
+
+def test_conv_types(result):
+    ours, theirs, err = result["conv"]
+    assert ours == theirs and err < 1e-4, result["conv"]

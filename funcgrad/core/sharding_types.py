@@ -374,3 +374,38 @@ def like_sharding(x: Any, shape: Any = None, weak_type: bool = False) -> Any:
         return None  # (over an abstract mesh: no devices to place on)
     same = shape is None or tuple(shape) == tuple(x.shape)
     return s if same or s.is_fully_replicated else None
+
+
+def varying_shape_rule(avals: list[Aval], outs: list[Aval], **params: Any) -> list[Aval]:
+    """An operation whose result may differ in size from its first operand along each
+    dimension (a window reduction, a dynamic slice): the operand's splits, as JAX types it,
+    where each changed dimension's size still divides over its axes (JAX refuses the rest:
+    untyped, its lowering raises)."""
+    x, out = avals[0], outs[0]
+    if x.sharding is None or x.ndim != out.ndim:
+        return outs
+    mesh = x.sharding.mesh
+    for e, n, m in zip(spec_of(x), out.shape, x.shape, strict=True):
+        if e is not None and n != m and n % _axes_size(mesh, e) != 0:
+            return outs
+    return [typed(out, spec_of(x), mesh)]
+
+
+def operand_rule(avals: list[Aval], outs: list[Aval], **params: Any) -> list[Aval]:
+    """The first operand's type (``dynamic_update_slice``: JAX requires the update typed
+    alike and refuses the rest in its lowering)."""
+    return [outs[0].update(sharding=avals[0].sharding)]
+
+
+def conv_rule(
+    avals: list[Aval], outs: list[Aval], *, dimension_numbers: Any, **params: Any
+) -> list[Aval]:
+    """``conv_general_dilated``, as JAX types it: with the kernel unsplit and the input's
+    feature dimension unsplit, the input's splits by position (:func:`varying_shape_rule`);
+    otherwise JAX asks for ``out_sharding`` (untyped here, its lowering raises)."""
+    lhs, rhs = avals
+    if lhs.sharding is None or rhs.sharding is not None:
+        return outs
+    if spec_of(lhs)[dimension_numbers[0][1]] is not None:
+        return outs
+    return varying_shape_rule(avals, outs)

@@ -23,7 +23,7 @@ import numpy as np
 from jax import lax
 from numpy.lib.stride_tricks import as_strided
 
-from funcgrad.core import dtypes
+from funcgrad.core import dtypes, sharding_types
 from funcgrad.core.interp import bind, to_aval
 from funcgrad.core.ir import Aval
 from funcgrad.core.primitive import Example, Primitive
@@ -232,6 +232,7 @@ def _conv_lower(lhs: Any, rhs: Any, **params: Any) -> Any:
 
 
 conv_general_dilated_p.lower = _conv_lower
+conv_general_dilated_p.sharding_rule = sharding_types.conv_rule
 
 
 @conv_general_dilated_p.def_jvp

@@ -359,6 +359,7 @@ def _dynamic_slice_lower(x: Any, *starts: Any, slice_sizes: tuple) -> Any:
 
 
 dynamic_slice_p.lower = _dynamic_slice_lower
+dynamic_slice_p.sharding_rule = sharding_types.varying_shape_rule
 
 
 def _host_window(starts: tuple, shape: tuple, sizes: tuple) -> tuple:
@@ -472,6 +473,7 @@ def _dus_lower(x: Any, update: Any, *starts: Any) -> Any:
 
 
 dynamic_update_slice_p.lower = _dus_lower
+dynamic_update_slice_p.sharding_rule = sharding_types.operand_rule
 
 
 @dynamic_update_slice_p.def_host

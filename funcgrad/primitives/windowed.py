@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 from jax import lax
 
-from funcgrad.core import dtypes
+from funcgrad.core import dtypes, sharding_types
 from funcgrad.core.interp import bind, to_aval
 from funcgrad.core.ir import Aval
 from funcgrad.core.primitive import Example, Primitive
@@ -196,6 +196,7 @@ def _declare(name: str, lower_op: Any, allowed: str) -> Primitive:
     prim.abstract_eval = abstract_eval
     prim.lower = lower
     prim.batch = batch
+    prim.sharding_rule = sharding_types.varying_shape_rule
     return prim
 
 
