@@ -14,6 +14,7 @@ import numpy as np
 
 from compat._core import creation as _cr
 from compat._core import dtypes as _dt
+from compat._core import index_bools as _index_bools
 from compat._core import overlap as _overlap
 from compat._core.tensor import Tensor
 
@@ -77,6 +78,7 @@ def index_put(
             raise TypeError(
                 f"expected Tensor as element {i} in argument 1, but got {type(t).__name__}"
             )
+    _index_bools.check_uint8_fill(tuple(indices), values)
     positions = _cr.tensor(np.arange(input.numel(), dtype=np.int64).reshape(tuple(input.shape)))
     where = positions[tuple(indices)].reshape(-1)
     src = values.expand(positions[tuple(indices)].shape).reshape(-1)

@@ -16,6 +16,7 @@ import numpy as np
 
 from compat._core import bitcast as _bitcast
 from compat._core import dtypes as _dt
+from compat._core import index_bools as _index_bools
 from compat._core import index_put as _index_put
 from compat._core import overlap as _overlap
 from compat._core import views as _views
@@ -449,9 +450,11 @@ def index_spec(idx: Any, shape: tuple) -> tuple[tuple, list]:
     dim = 0
     n_ell = builtins.sum(1 for i in idx if i is Ellipsis)
     used = builtins.sum(
-        1
-        if not (isinstance(i, (Tensor, np.ndarray, list)) and _to_index_array(i).dtype == np.bool_)
-        else _to_index_array(i).ndim
+        _to_index_array(i).ndim
+        if isinstance(i, (Tensor, np.ndarray, list))
+        and _to_index_array(i).dtype in (np.bool_, np.uint8)
+        and (isinstance(i, (Tensor, np.ndarray)) or _to_index_array(i).dtype == np.bool_)
+        else 1
         for i in idx
         if i is not None and i is not Ellipsis
     )
@@ -467,10 +470,13 @@ def index_spec(idx: Any, shape: tuple) -> tuple[tuple, list]:
                 raise ValueError("step must be greater than zero")
             spec.append(("s", *parts))
             dim += 1
-        elif isinstance(i, (bool, np.bool_)):
-            raise IndexError("indexing with a Python bool is not supported by compat")
+        elif isinstance(i, (bool, np.bool_)):  # (``bool_scalars`` rewrote them)
+            raise IndexError("indexing with a Python bool is not supported here")
         elif isinstance(i, (int, np.integer)) or (
-            isinstance(i, Tensor) and i.ndim == 0 and _dt.kind(i._npdtype) in "iu"
+            isinstance(i, Tensor)
+            and i.ndim == 0
+            and _dt.kind(i._npdtype) in "iu"
+            and i._npdtype != np.uint8
         ):
             v = int(i)
             if dim >= len(shape):
@@ -484,7 +490,7 @@ def index_spec(idx: Any, shape: tuple) -> tuple[tuple, list]:
             dim += 1
         else:
             arr = _to_index_array(i)
-            if arr.dtype == np.bool_:
+            if _index_bools.is_mask(i, arr):
                 if arr.ndim == 0:
                     raise IndexError("indexing with a 0-d bool tensor is not supported by compat")
                 for k, nz in enumerate(np.nonzero(arr)):
@@ -595,6 +601,7 @@ def _select_ints(x: Any, arrays: tuple, spec: tuple) -> Any:
 
 
 def getitem(self: Tensor, idx: Any) -> Tensor:
+    self, idx = _index_bools.bool_scalars(self, idx)
     spec, arrays = index_spec(idx, tuple(self.shape))
 
     dyn = [a if type(a) is int else _leaf(a, False) for a in arrays]
@@ -666,9 +673,17 @@ def _fill_slices(x: Any, v: Any, spec: tuple) -> Any:
 
 
 def setitem(self: Tensor, idx: Any, value: Any) -> None:
+    self, idx = _index_bools.bool_scalars(self, idx)
+    _index_bools.check_uint8_fill(idx, value)
     spec, arrays = index_spec(idx, tuple(self.shape))
 
     value = coerce(value)
+    if isinstance(value, Tensor) and value.ndim and value.shape[0] == 1:
+        # PyTorch drops a value's leading dims of size 1 before broadcasting it
+        n = 0
+        while n < value.ndim and value.shape[n] == 1:
+            n += 1
+        value = value.reshape(tuple(value.shape)[n:])
     if isinstance(value, Tensor) and value._npdtype != self._npdtype:
         _index_put.setitem_dtype_check(self, idx, any(s[0] == "a" for s in spec), value)
     if self._view is not None and basic(spec):
