@@ -98,8 +98,10 @@ from compat._core.memory_formats import (  # noqa: F401
     channels_last,
     channels_last_3d,
     contiguous_format,
+    layout,
     memory_format,
     preserve_format,
+    strided,
 )
 from compat._core.ops.linalg_top import lu_solve, lu_unpack  # noqa: F401
 from compat._core.ops.spectral import (  # noqa: F401
@@ -170,7 +172,6 @@ def numpy_dtype(d: _dt.dtype) -> object:
     return d.np
 
 
-strided = "torch.strided"
 # the creation rows' functions (``zeros``, ``full_like``, ...)
 globals().update(_CREATION_FORMS)
 

@@ -40,6 +40,7 @@ from funcgrad.primitives import elementwise as ew
 from funcgrad.primitives import rules, scatter_host
 from funcgrad.primitives import shape as sh
 from funcgrad.primitives.rules import rand
+from funcgrad.primitives.scatter_checks import check_gather, check_scatter
 
 FAMILY = "scatter"
 
@@ -117,21 +118,6 @@ def _jax_mode(mode: str) -> lax.GatherScatterMode:
     }[mode]
 
 
-def _check_indices(name: str, idx: Aval, nvec: int, what: str) -> None:
-    if dtypes.kind(idx.dtype) != 1:
-        raise TypeError(f"{name}: indices must have an integer dtype, got {idx}")
-    if idx.ndim == 0 or idx.shape[-1] != nvec:
-        raise TypeError(
-            f"{name}: the last axis of the indices {idx} is the index vector and must have "
-            f"len({what}) = {nvec} entries"
-        )
-
-
-def _check_dims(name: str, what: str, dims: tuple, rank: int, ctx: str) -> None:
-    if any(not 0 <= d < rank for d in dims) or len(set(dims)) != len(dims):
-        raise TypeError(f"{name}: {what}={dims} must be distinct dimensions < {rank} ({ctx})")
-
-
 # --------------------------------------------------------------------------- gather
 
 gather_general_p = Primitive("gather_general", family=FAMILY)
@@ -150,38 +136,13 @@ def _gather_abstract_eval(
     fill_value,
 ) -> Aval:
     dn = dimension_numbers
-    name = "gather"
-    ctx = f"operand {x}, indices {idx}, {dn}"
-    _check_indices(name, idx, len(dn.start_index_map), "start_index_map")
-    if len(slice_sizes) != x.ndim:
-        raise TypeError(f"{name}: slice_sizes {slice_sizes} must have one entry per dim ({ctx})")
-    no_indices = int(np.prod(idx.shape)) == 0  # nothing is gathered: JAX skips the bound
-    for s, n in zip(slice_sizes, x.shape):
-        if s < 0 or (s > n and not no_indices):
-            raise TypeError(f"{name}: slice_sizes {slice_sizes} exceed the operand shape ({ctx})")
-    _check_dims(name, "start_index_map", dn.start_index_map, x.ndim, ctx)
-    _check_dims(name, "collapsed_slice_dims", dn.collapsed_slice_dims, x.ndim, ctx)
-    _check_dims(name, "operand_batching_dims", dn.operand_batching_dims, x.ndim, ctx)
-    _check_dims(
-        name, "start_indices_batching_dims", dn.start_indices_batching_dims, idx.ndim - 1, ctx
-    )
-    if len(dn.operand_batching_dims) != len(dn.start_indices_batching_dims):
-        raise TypeError(f"{name}: operand and indices batching dims differ in number ({ctx})")
-    for d in (*dn.collapsed_slice_dims, *dn.operand_batching_dims):
-        if slice_sizes[d] > 1:
-            raise TypeError(
-                f"{name}: slice_sizes[{d}] must be 0 or 1 for a collapsed or "
-                f"batching dimension ({ctx})"
-            )
+    if dtypes.kind(idx.dtype) != 1:
+        raise TypeError(f"gather: indices must have an integer dtype, got {idx}")
+    check_gather(x, idx, dn, slice_sizes)
     removed = set(dn.collapsed_slice_dims) | set(dn.operand_batching_dims)
     offsets = [s for d, s in enumerate(slice_sizes) if d not in removed]
     batch = list(idx.shape[:-1])
     rank = len(batch) + len(offsets)
-    if len(dn.offset_dims) != len(offsets):
-        raise TypeError(
-            f"{name}: offset_dims {dn.offset_dims} must have {len(offsets)} entries ({ctx})"
-        )
-    _check_dims(name, "offset_dims", dn.offset_dims, rank, ctx)
     out, it_o, it_b = [], iter(offsets), iter(batch)
     for i in range(rank):
         out.append(next(it_o) if i in dn.offset_dims else next(it_b))
@@ -388,28 +349,9 @@ def _scatter_abstract_eval(name: str):
         ctx = f"operand {x}, indices {idx}, updates {u}, {dn}"
         if u.dtype != x.dtype and not u.weak_type:
             raise TypeError(f"{name}: operand and updates must have one dtype ({ctx})")
-        _check_indices(
-            name, idx, len(dn.scatter_dims_to_operand_dims), "scatter_dims_to_operand_dims"
-        )
-        _check_dims(name, "update_window_dims", dn.update_window_dims, u.ndim, ctx)
-        _check_dims(name, "inserted_window_dims", dn.inserted_window_dims, x.ndim, ctx)
-        _check_dims(
-            name, "scatter_dims_to_operand_dims", dn.scatter_dims_to_operand_dims, x.ndim, ctx
-        )
-        _check_dims(name, "operand_batching_dims", dn.operand_batching_dims, x.ndim, ctx)
-        removed = set(dn.inserted_window_dims) | set(dn.operand_batching_dims)
-        if len(dn.update_window_dims) + len(removed) != x.ndim:
-            raise TypeError(f"{name}: window dims do not account for every operand dim ({ctx})")
-        scatter_dims = [d for d in range(u.ndim) if d not in dn.update_window_dims]
-        if [u.shape[d] for d in scatter_dims] != list(idx.shape[:-1]):
-            raise TypeError(
-                f"{name}: updates' scatter dims must match the indices' batch "
-                f"shape {idx.shape[:-1]} ({ctx})"
-            )
-        kept = [d for d in range(x.ndim) if d not in removed]
-        for wd, od in zip(dn.update_window_dims, kept):
-            if u.shape[wd] > x.shape[od]:
-                raise TypeError(f"{name}: update window larger than the operand ({ctx})")
+        if dtypes.kind(idx.dtype) != 1:
+            raise TypeError(f"{name}: indices must have an integer dtype, got {idx}")
+        check_scatter(x, idx, u, dn)
         allowed = "real" if name in ("scatter_min", "scatter_max") else "any"
         if allowed == "real" and dtypes.kind(x.dtype) == 3:
             raise TypeError(f"{name}: complex operands are not supported ({ctx})")
