@@ -12,8 +12,10 @@ __all__ = [
     "contiguous_format",
     "dim_order",
     "is_contiguous_as",
+    "layout",
     "memory_format",
     "preserve_format",
+    "strided",
 ]
 
 
@@ -29,6 +31,19 @@ class memory_format:
     def __repr__(self) -> str:
         return f"torch.{self._name}"
 
+
+class layout(str):
+    """``torch.layout``: compat's one layout is ``torch.strided`` (a single object, so
+    ``t.layout is torch.strided`` holds; equal to its name, which compat compared with)."""
+
+    def __repr__(self) -> str:
+        return str.__str__(self)
+
+    def __reduce__(self) -> str:
+        return "strided"  # (copies and pickles are the one object, as PyTorch's)
+
+
+strided = layout("torch.strided")
 
 contiguous_format = memory_format("contiguous_format")
 preserve_format = memory_format("preserve_format")

@@ -443,7 +443,7 @@ def install() -> None:
     T.real = property(O.spectral.real, _part_setter(O.spectral.real))
     T.imag = property(O.spectral.imag, _part_setter(O.spectral.imag))
     T.is_sparse = False
-    T.layout = "torch.strided"
+    T.layout = _mf.strided
 
 
 def _part_setter(part: Any) -> Any:

@@ -457,8 +457,7 @@ def meshgrid(*tensors: Any, indexing: str | None = None) -> tuple:
         view = [1] * len(ts)
         view[i] = -1
         out.append(t.reshape(*view).expand(*shape))
-    if swap:
-        out = [o.transpose(0, 1) for o in out]
+    if swap:  # the grids of the swapped inputs, given back in the inputs' order
         out[0], out[1] = out[1], out[0]
     return tuple(out)
 

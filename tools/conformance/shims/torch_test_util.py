@@ -135,7 +135,10 @@ class TestCase(unittest.TestCase):
             for a, b in zip(x, y):
                 self.assertEqual(a, b, msg, atol=atol, rtol=rtol, exact_dtype=exact_dtype)
             return
-        if not (_is_tensor(x) or _is_tensor(y) or isinstance(x, (np.ndarray, np.generic))):
+        numpy_types = (np.ndarray, np.generic)
+        if not (_is_tensor(x) or _is_tensor(y) or isinstance(x, numpy_types)) and not (
+            isinstance(y, numpy_types) and isinstance(x, (int, float, complex, bool))
+        ):
             if isinstance(x, (int, float, complex, bool)) and isinstance(
                 y, (int, float, complex, bool)
             ):
