@@ -404,7 +404,9 @@ def _unbind_f(x: Any, *, axis: int, n: int) -> Any:
 def _to_index_array(i: Any) -> np.ndarray:
     if isinstance(i, Tensor):
         return np.asarray(i._st.array)
-    return np.asarray(i)
+    a = np.asarray(i)
+    # (an empty list is an empty integer index, as PyTorch's tensor of it is read)
+    return a.astype(np.int64) if isinstance(i, list) and a.size == 0 else a
 
 
 _LIST_INDEX = (
@@ -517,6 +519,16 @@ def index_spec(idx: Any, shape: tuple) -> tuple[tuple, list]:
             dim += 1
     if n_ell > 1:
         raise IndexError("an index can only have a single ellipsis ('...')")
+    adv = [arrays[s[1]] for s in spec if s[0] == "a"]
+    if len(adv) > 1:
+        try:
+            np.broadcast_shapes(*(a.shape for a in adv))
+        except ValueError:
+            shapes = ", ".join(str(list(a.shape)) for a in adv)
+            raise IndexError(
+                f"shape mismatch: indexing tensors could not be broadcast together with shapes "
+                f"{shapes}"
+            ) from None
     if used > len(shape):
         raise IndexError(f"too many indices for tensor of dimension {len(shape)}")
     return tuple(spec), arrays

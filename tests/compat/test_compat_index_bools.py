@@ -142,3 +142,34 @@ def _uint8_fill_error(t, how):
 @pytest.mark.parametrize("how", ["number", "tensor", "index_put_"])
 def test_uint8_mask_with_one_value_is_refused_like_torch(real_torch, how):
     assert _uint8_fill_error(ctorch, how) == _uint8_fill_error(real_torch, how)
+
+
+def _index_outcome(t, idx, value=None):
+    a = t.arange(25.0).reshape(5, 5)
+    try:
+        if value is None:
+            r = a[idx(t)]
+            return tuple(r.shape), str(r.dtype), r.tolist()
+        a[idx(t)] = value(t)
+        return a.tolist()
+    except IndexError as e:
+        return "IndexError", str(e)
+
+
+MISMATCHED = {
+    "lists": (lambda t: ([0, 1, 2, 3, 4], [0, 1]), None),
+    "tensors_2d": (lambda t: (t.tensor([0, 1]), t.tensor([[0, 1, 2]])), None),
+    "set_lists": (lambda t: ([0, 1, 2], [0, 1]), lambda t: t.tensor(1.0)),
+    "set_tensors": (lambda t: (t.tensor([0, 1]), t.tensor([[0, 1, 2]])), lambda t: t.ones(5)),
+    "broadcasting": (lambda t: (t.tensor([[0], [1]]), t.tensor([0, 1, 2])), None),
+    "empty_list": (lambda t: [], None),
+    "empty_list_2d": (lambda t: (slice(None), []), None),
+}
+
+
+@pytest.mark.parametrize("name", MISMATCHED)
+def test_index_arrays_broadcast_like_torch(real_torch, name):
+    """Index arrays that do not broadcast raise PyTorch's IndexError (compat raised a
+    RuntimeError of its broadcasting); an empty list is an empty integer index."""
+    idx, value = MISMATCHED[name]
+    assert _index_outcome(ctorch, idx, value) == _index_outcome(real_torch, idx, value)
