@@ -633,6 +633,10 @@ def movedim(input: Tensor, source: Any, destination: Any) -> Tensor:
         )
     src = tuple(_wrap_dim(d, input.ndim) for d in src)
     dst = tuple(_wrap_dim(d, input.ndim) for d in dst)
+    for what, dims, given in (("source", src, source), ("destination", dst, destination)):
+        if len(set(dims)) != len(dims):
+            listed = list(given) if isinstance(given, (tuple, list)) else [given]
+            raise RuntimeError(f"movedim: repeated dim in `{what}` ({listed})")
     order = [d for d in range(input.ndim) if d not in src]
     for d, s in sorted(zip(dst, src)):
         order.insert(d, s)
