@@ -399,7 +399,8 @@ def _forward(x: Any, step: tuple, dyn: tuple) -> Any:
 def _inverse(base: Any, v: Any, step: tuple, dyn: tuple) -> Any:
     k = step[0]
     if k == "ix":
-        return base.at[_index(step[1], dyn)].set(v)
+        # (a basic index: integers and slices reach each place once)
+        return base.at[_index(step[1], dyn)].set(v, unique_indices=True)
     if k in ("rs", "us", "sq"):
         return fnp.reshape(v, base.shape)
     if k == "vr":

@@ -1,4 +1,4 @@
-"""Advanced-index assignment over many places (``a[perm] = v`` on a 100x100 tensor, a
+"""Advanced-index assignment and writes through a view's integer index over many places (``a[perm] = v`` on a 100x100 tensor, a
 column permutation, integers mixed with index arrays, repeated indices) gives PyTorch
 2.13's values, and the gradient of the assigned values too. (compat searched each
 place's last write in O(k^2): the 10,000-place assignment took seconds, past the
@@ -48,7 +48,18 @@ def _grad(t):
     return v.grad
 
 
-@pytest.mark.parametrize("case", [_rows, _cols, _mixed, _repeated, _grad], ids=lambda f: f.__name__)
+def _strided_view_copy(t):
+    # (a write through a view's integer index: 200,000 places, which compat's search for
+    # each place's last write could not hold in memory)
+    src = t.arange(200000.0).reshape(5, 40000)
+    v = t.zeros((5, 40000, 2, 2))[..., 0].select(-1, -1)
+    v.copy_(src)
+    return v._base if hasattr(v, "_base") and v._base is not None else v
+
+
+@pytest.mark.parametrize(
+    "case", [_rows, _cols, _mixed, _repeated, _grad, _strided_view_copy], ids=lambda f: f.__name__
+)
 def test_setitem_like_torch(real_torch, case):
     ours, theirs = case(ctorch), case(real_torch)
     np.testing.assert_array_equal(ours.numpy(), theirs.numpy())
