@@ -24,6 +24,7 @@ from funcgrad.primitives import (  # noqa: F401
     indexing,
     linalg,
     linear_solve,
+    ragged,
     reduce_general,
     reductions,
     scatter,
