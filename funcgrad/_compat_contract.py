@@ -44,8 +44,8 @@ from funcgrad.batching import batch_program
 from funcgrad.core import compile_cache, dtypes, tiers
 from funcgrad.core.array_row import ARRAY_ROWS as _ARRAY_ROWS
 from funcgrad.core.array_row import ArrayRow
+from funcgrad.core.creation_row import COMPUTED, FILL_VALUE, REQUIRED, Creation
 from funcgrad.core.creation_row import CREATION_ROWS as _CREATION_ROWS
-from funcgrad.core.creation_row import FILL_VALUE, Creation
 from funcgrad.core.errors import ConcretizationError
 from funcgrad.core.gc_freeze import freeze as freeze_gc
 from funcgrad.core.interp import Tracer, _state, eval_program, is_tracing, new_builder, trace_flat
@@ -62,7 +62,9 @@ LazyArray = _lazy.LazyArray
 lazy = _lazy
 
 __all__ = [
+    "COMPUTED",
     "FILL_VALUE",
+    "REQUIRED",
     "Aval",
     "ConcretizationError",
     "LazyArray",
@@ -129,7 +131,8 @@ def array_rows() -> list[ArrayRow]:
 def creation_rows() -> list[Creation]:
     """The creation rows (``funcgrad.core.creation_row``: ``zeros``, ``full_like``, ...), in
     declaration order: compat builds ``torch.X``, ``out=`` and ``Tensor.new_X`` of each
-    (a fill of :data:`FILL_VALUE` is an argument)."""
+    (a fill of :data:`FILL_VALUE` is an argument; one of :data:`COMPUTED` says the host
+    computation of its values and its parameters, ``TorchCreation.args``)."""
     return list(_CREATION_ROWS.values())
 
 

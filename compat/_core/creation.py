@@ -1,9 +1,9 @@
-"""Tensor factories (``tensor``, ``zeros``, ``arange``, ...) and the global random generator."""
+"""Tensor factories (``tensor``, ``from_numpy``, the random ones, ``torch.FloatTensor`` & co)
+and the global random generator; ``zeros``, ``arange`` & co are generated from their
+creation rows (``compat/_core/creation_rows.py``)."""
 
 from __future__ import annotations
 
-import builtins
-import math
 from collections.abc import Iterator, Sequence
 from typing import Any
 
@@ -247,83 +247,6 @@ def _factory(fill: Any, size: tuple, dtype: Any, requires_grad: bool, device: An
     shape = _size_args(size)
     npd = _np_dtype(dtype)
     return _leaf(np.full(shape, fill, npd), requires_grad, device)
-
-
-def arange(
-    start: Any,
-    end: Any = None,
-    step: Any = 1,
-    dtype: Any = None,
-    device: Any = None,
-    requires_grad: bool = False,
-) -> Tensor:
-    if end is None:
-        start, end = 0, start
-    vals = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
-    if dtype is None:
-        is_float = builtins.any(isinstance(v, float) for v in vals)
-        npd = _dt.get_default_dtype().np if is_float else np.dtype(np.int64)
-    else:
-        npd = _dt.np_dtype(dtype)
-    n = max(math.ceil((vals[1] - vals[0]) / vals[2]), 0)
-    arr = (
-        (vals[0] + vals[2] * np.arange(n, dtype=np.float64)).astype(npd)
-        if _dt.kind(npd) == "f"
-        else np.arange(vals[0], vals[1], vals[2]).astype(npd)
-    )
-    return _leaf(arr, requires_grad, device)
-
-
-def linspace(
-    start: Any,
-    end: Any,
-    steps: int,
-    dtype: Any = None,
-    device: Any = None,
-    requires_grad: bool = False,
-) -> Tensor:
-    npd = _np_dtype(dtype)
-    return _leaf(
-        np.linspace(float(start), float(end), int(steps)).astype(npd), requires_grad, device
-    )
-
-
-def logspace(
-    start: Any,
-    end: Any,
-    steps: int,
-    base: float = 10.0,
-    dtype: Any = None,
-    device: Any = None,
-    requires_grad: bool = False,
-) -> Tensor:
-    """``steps`` values ``base ** e``, ``e`` evenly spaced from ``start`` to ``end`` (the
-    first half counted from ``start``, the second from ``end``, as PyTorch's kernel); for
-    an integer dtype ``start``/``end`` are truncated first and the powers truncated."""
-    npd = _np_dtype(dtype)
-    lo, hi = (float(x.item()) if isinstance(x, Tensor) else float(x) for x in (start, end))
-    n = int(steps)
-    if n < 0:
-        raise RuntimeError("number of steps must be non-negative")
-    integral = _dt.kind(npd) in "biu"
-    if integral:
-        lo, hi = float(math.trunc(lo)), float(math.trunc(hi))
-    if n == 1:
-        powers = np.array([float(base) ** lo])
-    else:
-        step = (hi - lo) / (n - 1) if n > 1 else 0.0
-        idx = np.arange(n, dtype=np.float64)
-        exps = np.where(idx < n // 2, lo + step * idx, hi - step * (n - 1 - idx))
-        powers = np.power(float(base), exps)
-    if integral:
-        powers = np.trunc(powers)
-    return _leaf(powers.astype(npd), requires_grad, device)
-
-
-def eye(
-    n: int, m: int | None = None, dtype: Any = None, device: Any = None, requires_grad: bool = False
-) -> Tensor:
-    return _leaf(np.eye(n, m, dtype=_np_dtype(dtype)), requires_grad, device)
 
 
 # --------------------------------------------------------------------------- randomness

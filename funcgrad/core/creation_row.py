@@ -1,5 +1,6 @@
 """A creation function's row: ``zeros``, ``ones``, ``empty``, ``full`` and their ``*_like``
-forms declared once for both libraries.
+forms, and ``arange``, ``linspace``, ``logspace`` and ``eye``, declared once for both
+libraries.
 
 A creation function has no operand to promote and reduces nothing: it makes an array of a
 shape (given, or a template's) filled with one value. What differs between NumPy and
@@ -17,6 +18,7 @@ from it at import. funcgrad never reads ``torch``.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 #: the fill of a row whose value is an argument (``full``, ``full_like``: ``fill_value``)
@@ -24,6 +26,25 @@ FILL_VALUE = "fill_value"
 #: the fill of a row whose contents are unspecified (``empty``: zeros here, as arrays are
 #: immutable and PyTorch's uninitialised memory has no value to match)
 UNSPECIFIED = "unspecified"
+#: the fill of a row whose values its function computes from its arguments (``arange``)
+COMPUTED = "computed"
+#: a :class:`TorchArg` without a default
+REQUIRED = "required"
+
+
+@dataclass(frozen=True)
+class TorchArg:
+    """One positional parameter of a computed row's PyTorch form (``TorchCreation.args``).
+
+    ``kind``: ``"number"`` (a Python or NumPy number, or a 0-d tensor that requires no
+    grad: PyTorch's ``Number``), ``"scalar"`` (a number or any 0-d tensor: linspace's
+    ``Tensor start`` overloads), ``"int"`` (an integer, not a bool) or ``"float"`` (a real
+    number or a 0-d tensor). ``default``: :data:`REQUIRED` or the value an omitted argument
+    takes (``None`` passed explicitly is still refused, as PyTorch's parser)."""
+
+    name: str
+    kind: str
+    default: object = REQUIRED
 
 
 @dataclass(frozen=True)
@@ -47,6 +68,21 @@ class TorchCreation:
     new: bool = True
     memory_format: bool = False
     negative: str | None = None
+    #: a computed row's positional parameters, in order (see :class:`TorchArg`)
+    args: tuple[TorchArg, ...] = ()
+    #: a computed row's host computation: ``"ramp"`` (``start + i * step``), ``"spaced"``
+    #: (``steps`` values from ``start`` to ``end``, the second half counted back from
+    #: ``end``, as PyTorch's kernel), ``"log_spaced"`` (``base`` to the power of those) or
+    #: ``"diagonal"`` (ones on the main diagonal)
+    values: str | None = None
+    #: with one positional argument it is the second parameter (``arange(end)``)
+    leading_default: bool = False
+    #: the dtype without ``dtype=``/``out=``: ``"default"`` (PyTorch's default dtype, its
+    #: complex counterpart for a complex argument) or ``"arguments"`` (``int64`` unless an
+    #: argument is a float: ``arange``)
+    inferred: str = "default"
+    #: the dtype kinds the kernel refuses (``NotImplementedError`` naming ``<name>_cpu``)
+    refused: str = ""
 
 
 #: the declared creation rows, name -> row, in declaration order
@@ -56,8 +92,9 @@ CREATION_ROWS: dict[str, Creation] = {}
 class Creation:
     """One creation function declared for both libraries (see the module docstring).
 
-    ``fill``: every element's value (``0``, ``1``), :data:`FILL_VALUE` (an argument) or
-    :data:`UNSPECIFIED`. ``like``: the shape and dtype come from a template (``*_like``).
+    ``name``: the row's name, or for a computed row (:data:`COMPUTED`, the default fill)
+    its numpy function, whose name and docstring the row takes. ``fill``: every element's
+    value (``0``, ``1``), :data:`FILL_VALUE` (an argument) or :data:`UNSPECIFIED`. ``like``: the shape and dtype come from a template (``*_like``).
     ``doc``: the numpy form's docstring. For the numpy form: ``template``, the template
     parameter's name (``empty_like``'s ``prototype``); ``errors_as``, the name its
     template errors say (JAX's ``empty_like`` checks as ``ones_like``); ``float0``: the
@@ -67,17 +104,24 @@ class Creation:
 
     def __init__(
         self,
-        name: str,
+        name: str | Callable[..., object],
         *,
-        fill: object,
-        doc: str,
         torch: TorchCreation,
+        fill: object = COMPUTED,
+        doc: str = "",
         like: bool = False,
         template: str = "a",
         errors_as: str | None = None,
         float0: bool = False,
         out_sharding: bool = True,
     ) -> None:
+        function = None
+        if not isinstance(name, str):
+            function, name, doc = name, name.__name__, name.__doc__ or ""
+        if (function is not None) != (fill == COMPUTED):
+            raise ValueError(f"{name}: a computed row is declared on its function, others by name")
+        if function is not None and (torch.values is None or torch.varargs or torch.new):
+            raise ValueError(f"{name}: a computed row says its values, takes no *size, no new_X")
         if name in CREATION_ROWS:
             raise ValueError(f"creation row {name!r} declared twice")
         if torch.varargs and (like or fill == FILL_VALUE):
@@ -85,6 +129,8 @@ class Creation:
         if like and (torch.out or torch.new):
             raise ValueError(f"{name}: PyTorch's *_like forms have no out= and no new_X")
         self.name = name
+        #: a computed row's numpy form (its function); ``None`` for a generated one
+        self.function = function
         self.fill = fill
         self.doc = doc
         self.torch = torch

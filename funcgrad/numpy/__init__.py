@@ -34,20 +34,15 @@ from funcgrad.numpy._creation import (  # noqa: F401
     array,
     asarray,
     astype,
-    block,
     copy,
     diag,
     diagflat,
     eye,
-    frombuffer,
-    fromiter,
-    fromstring,
     geomspace,
     identity,
     linspace,
     logspace,
     meshgrid,
-    resize,
     tri,
 )
 from funcgrad.numpy._editing import (  # noqa: F401
@@ -67,6 +62,7 @@ from funcgrad.numpy._floating import (  # noqa: F401
     modf,
     spacing,
 )
+from funcgrad.numpy._from_data import block, frombuffer, fromiter, fromstring, resize  # noqa: F401
 from funcgrad.numpy._functional import (  # noqa: F401
     apply_along_axis,
     apply_over_axes,

@@ -1,7 +1,8 @@
 """Array creation and conversion: ``asarray``/``array``/``astype``, ``zeros``/``ones``/
 ``full`` (and ``*_like``), ``arange``, ``linspace``/``logspace``/``geomspace``, ``eye``,
-``tri``, ``meshgrid``, ``diag``, arrays from host buffers and text (``frombuffer``,
-``fromstring``), from nested blocks (``block``) and by cyclic repetition (``resize``).
+``tri``, ``meshgrid``, ``diag``. ``zeros`` & co are generated from their creation rows here; ``arange``,
+``linspace``, ``logspace`` and ``eye`` are rows declared on their functions, whose PyTorch
+forms compat generates.
 
 Dtype defaults follow ``jax.numpy``: ``zeros``/``ones``/``eye``/``linspace``
 default to the default float, ``full`` and the ``*_like`` functions keep a
@@ -15,7 +16,6 @@ import array as pyarray
 import builtins
 import inspect
 import warnings
-from collections.abc import Sequence
 from typing import Any
 
 import jax
@@ -23,12 +23,18 @@ import numpy as np
 
 from funcgrad.core import dtypes
 from funcgrad.core.array_row import ArrayRow, TorchArrayForm, TorchParam
-from funcgrad.core.creation_row import FILL_VALUE, UNSPECIFIED, Creation, TorchCreation
+from funcgrad.core.creation_row import (
+    FILL_VALUE,
+    UNSPECIFIED,
+    Creation,
+    TorchArg,
+    TorchCreation,
+)
 from funcgrad.core.errors import ConcretizationTypeError
 from funcgrad.core.interp import Tracer, bind
 from funcgrad.core.ir import Aval
 from funcgrad.core.sharding_types import like_sharding
-from funcgrad.numpy import _info, _ufuncs
+from funcgrad.numpy import _ufuncs
 from funcgrad.numpy._core import (
     ArrayLike,
     as_array,
@@ -47,7 +53,7 @@ from funcgrad.numpy._core import (
     result_dtype,
     user_dtype,
 )
-from funcgrad.numpy._shape import concatenate, diagonal, moveaxis, pad, ravel, reshape, tile
+from funcgrad.numpy._shape import diagonal, moveaxis, pad
 from funcgrad.numpy._ufuncs import power, where
 from funcgrad.primitives import elementwise as ew
 from funcgrad.primitives import shape as sh
@@ -620,6 +626,50 @@ def eye(N: int, M: int | None = None, k: Any = 0, dtype: Any = None, *, device: 
     return _on(out(ew.convert_element_type(ew.eq(ew.sub(j, i), k), dt)), device)
 
 
+# the computed creation rows: each numpy function above is its row's numpy form; PyTorch's
+# torch.X and out= are generated from the TorchCreation (compat/_core/range_rows.py)
+_START_END = (TorchArg("start", "scalar"), TorchArg("end", "scalar"), TorchArg("steps", "int"))
+Creation(
+    arange,
+    torch=TorchCreation(
+        varargs=False,
+        new=False,
+        args=(
+            TorchArg("start", "number", 0),
+            TorchArg("end", "number"),
+            TorchArg("step", "number", 1),
+        ),
+        values="ramp",
+        leading_default=True,
+        inferred="arguments",
+        refused="bc",
+    ),
+)
+Creation(
+    linspace,
+    torch=TorchCreation(varargs=False, new=False, args=_START_END, values="spaced", refused="b"),
+)
+Creation(
+    logspace,
+    torch=TorchCreation(
+        varargs=False,
+        new=False,
+        args=(*_START_END, TorchArg("base", "float", 10.0)),
+        values="log_spaced",
+        refused="b",
+    ),
+)
+Creation(
+    eye,
+    torch=TorchCreation(
+        varargs=False,
+        new=False,
+        args=(TorchArg("n", "int"), TorchArg("m", "int", None)),
+        values="diagonal",
+    ),
+)
+
+
 def identity(n: int, dtype: Any = None) -> Any:
     """The ``n x n`` identity matrix."""
     return eye(n, dtype=dtype)
@@ -744,70 +794,3 @@ def geomspace(
             res = res.at[-1].set(e)
         res = moveaxis(res, 0, axis)
     return out(res if dtype is None else asarray(res, dtype=dtype))
-
-
-def frombuffer(buffer: Any, dtype: Any = float, count: int = -1, offset: int = 0) -> Any:
-    """A 1-D array interpreting ``buffer``'s bytes as ``dtype`` (copied to the device)."""
-    return asarray(np.frombuffer(buffer, dtype=dtype, count=count, offset=offset))
-
-
-def fromstring(string: str, dtype: Any = float, count: int = -1, *, sep: str) -> Any:
-    """A 1-D array parsed from text ``string`` with separator ``sep``."""
-    return asarray(np.fromstring(string, dtype=dtype, count=count, sep=sep))
-
-
-def fromiter(*args: Any, **kwargs: Any) -> Any:
-    """Not implemented, as in JAX: consuming an iterator is not a pure function."""
-    raise NotImplementedError(
-        "funcgrad.numpy.fromiter() is not implemented because it may be non-pure and thus "
-        "unsafe for use with jit and other transformations. Consider "
-        "_creation.asarray(np.fromiter(...)) instead."
-    )
-
-
-def block(arrays: ArrayLike | list) -> Any:
-    """Assemble an array from nested lists of blocks (innermost lists join the last axis)."""
-
-    def depth(x: Any) -> int:
-        return 1 + depth(x[0]) if isinstance(x, list) and x else (1 if isinstance(x, list) else 0)
-
-    d = depth(arrays)
-    if d == 0:
-        return asarray(arrays)
-    leaves_ndim = []
-
-    def collect(x: Any) -> None:
-        if isinstance(x, list):
-            for e in x:
-                collect(e)
-        else:
-            leaves_ndim.append(_info.ndim_of(x))
-
-    collect(arrays)
-    nd = builtins.max([d, *leaves_ndim])
-
-    def rec(x: Any, level: int) -> Any:
-        if not isinstance(x, list):
-            a = asarray(x)
-            return reshape(a, (1,) * (nd - aval(a).ndim) + aval(a).shape)
-        if not x:
-            raise ValueError("Lists cannot be empty")
-        parts = [rec(e, level + 1) for e in x]
-        return concatenate(parts, axis=-(d - level))
-
-    return out(rec(arrays, 0))
-
-
-def resize(a: ArrayLike, new_shape: int | Sequence[int]) -> Any:
-    """``a`` flattened, repeated cyclically and reshaped to ``new_shape``."""
-    check_arraylike("resize", a)
-    a = ravel(a)
-    shape = (new_shape,) if isinstance(new_shape, int) else tuple(new_shape)
-    if any(s < 0 for s in shape):
-        raise ValueError("All elements of `new_shape` must be non-negative")
-    total = int(np.prod(shape, dtype=np.int64))
-    n = aval(a).shape[0]
-    if n == 0 or total == 0:
-        return out(DECLARED["zeros"](shape, aval(a).dtype))
-    reps = -(-total // n)
-    return out(reshape(tile(a, reps)[:total], shape))

@@ -24,7 +24,7 @@ from funcgrad.numpy._core import (
     normalize_axis,
     out,
 )
-from funcgrad.numpy._creation import resize
+from funcgrad.numpy._from_data import resize
 
 
 def _obj_indices(name: str, obj: Any, n: int) -> np.ndarray:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from compat._core.creation import arange
+from compat._core.creation_rows import arange
 from compat._core.tensor import Tensor
 from compat.torch.distributions.distribution import Distribution
 from compat.torch.distributions.utils import _size

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from compat._core.creation import arange, eye
+from compat._core.creation_rows import arange, eye
 from compat._core.tensor import Size, Tensor
 from compat.torch.distributions import constraints
 from compat.torch.distributions.categorical import Categorical
