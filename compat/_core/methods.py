@@ -193,11 +193,20 @@ def _data_ptr(self: Tensor) -> int:
 #: arithmetic and comparison operators: ``NotImplemented`` for other operand types, so
 #: Python raises its own ``TypeError`` (``unsupported operand type(s) for +: 'Tensor'
 #: and 'NoneType'``) and ``t == None`` is ``False``, as with PyTorch
-_BINARY_DUNDERS = frozenset(
-    f"__{r}{n}__"
-    for n in ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul")
-    for r in ("", "r")
-) | {"__lt__", "__le__", "__gt__", "__ge__", "__eq__", "__ne__"}
+#: operators returning ``NotImplemented`` for an operand of another type (so Python tries
+#: the other side, as PyTorch's do)
+_BINARY_DUNDERS = (
+    frozenset(
+        f"__{r}{n}__"
+        for n in ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul")
+        for r in ("", "r")
+    )
+    | frozenset(
+        f"__{r}{n}__" for n in ("lshift", "rshift", "and", "or", "xor") for r in ("", "r", "i")
+    )
+    | frozenset(f"__i{n}__" for n in ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow"))
+    | {"__lt__", "__le__", "__gt__", "__ge__", "__eq__", "__ne__"}
+)
 _OPERANDS = (Tensor, bool, int, float, complex, np.ndarray, np.generic)
 
 
