@@ -86,6 +86,10 @@ OUT_OF_SCOPE: list[tuple[str, str]] = [
     # JAX raises NotImplementedError for the derivative of ``.at[].apply``; funcgrad
     # differentiates it (tests/test_scatter_apply_derivative.py checks the values)
     (r"test_scatter_apply_(jvp|vjp)$", "a derivative JAX lacks (scatter_apply)"),
+    # JAX raises NotImplementedError for the derivative of ``.at[].mul`` at indices not
+    # promised unique; funcgrad's is exact with repeated indices too
+    # (tests/test_scatter_mul_repeated_derivative.py: finite differences)
+    (r"testIndexMulGradFailsIfNotUnique$", "a derivative JAX lacks (scatter_mul)"),
     # debugging_primitives_test's class skips itself with fewer than two devices and
     # prints from arrays sharded over a mesh
     (r"PartitionedDebugCallbackTest", "several devices"),
