@@ -515,9 +515,10 @@ def _composite_host(*vals: Any, program: Program, inline: tuple, **_: Any) -> li
 
 @composite_p.def_jvp
 def _composite_jvp(primals: list, tangents: list, **_: Any) -> tuple:
-    raise ValueError(  # (JAX's first sentence; its second names JAX's own decorator)
-        "JVP rule for composite not implemented. You can use `custom_jvp` "
-        "(funcgrad.custom_jvp) to add support."
+    raise ValueError(  # (JAX's words, which name JAX's decorator; then funcgrad's)
+        "JVP rule for composite not implemented. You can use `jax.custom_jvp` to add support. "
+        "See https://docs.jax.dev/en/latest/_autosummary/jax.custom_jvp.html "
+        "(in funcgrad: funcgrad.custom_jvp)"
     )
 
 
