@@ -6,6 +6,7 @@
   rewrites such an index into that form.
 * A ``uint8`` tensor index is a mask, as a bool one, with PyTorch's deprecation warning
   (:func:`is_mask`).
+* An advanced-index write on an expanded tensor warns (:func:`warn_expanded_index_put`).
 """
 
 from __future__ import annotations
@@ -97,4 +98,40 @@ def check_uint8_fill(indices: Any, value: Any) -> None:
     if not isinstance(value, Tensor) or value.numel() == 1:
         raise RuntimeError(
             "masked_fill_ only supports boolean masks, but got mask with dtype unsigned char"
+        )
+
+
+EXPANDED_INDEX_PUT = (
+    "Use of index_put_ on expanded tensors is deprecated. Please clone() the tensor before "
+    "performing this operation. This also applies to advanced indexing e.g. tensor[indices] "
+    "= tensor"
+)
+
+
+def overlapping(t: Tensor) -> bool:
+    """Whether elements of the view ``t`` share memory (an ``expand``)."""
+    info = t._view
+    if info is None:
+        return False
+    shape, strides, _ = info.layout
+    return any(s == 0 and n > 1 for n, s in zip(shape, strides))
+
+
+def warn_expanded_index_put(idx: Any, value: Any) -> None:
+    """PyTorch's warning for an advanced-index write on an expanded tensor (and, for one
+    value through a single mask, which PyTorch then writes with ``masked_fill_``, that
+    op's warning too)."""
+    warnings.warn(EXPANDED_INDEX_PUT, UserWarning, stacklevel=4)
+    one = idx[0] if isinstance(idx, tuple) and len(idx) == 1 else idx
+    if (
+        isinstance(one, Tensor)
+        and one._npdtype == np.bool_
+        and (not isinstance(value, Tensor) or value.numel() == 1)
+    ):
+        warnings.warn(
+            "Use of masked_fill_ on expanded tensors is deprecated. Please clone() the tensor "
+            "before performing this operation. This also applies to advanced indexing e.g. "
+            "tensor[mask] = scalar",
+            UserWarning,
+            stacklevel=4,
         )

@@ -95,6 +95,14 @@ def index_put_(
     """:func:`index_put` in place (the indices and values may share no memory with
     ``self``)."""
     _overlap.check_none(self, (*indices, values))
+    if _index_bools.overlapping(self):
+        if accumulate:  # (PyTorch adds each write to the memory place it reaches)
+            raise RuntimeError(
+                "compat: index_put_(accumulate=True) on an expanded tensor is not supported; "
+                "clone() the tensor first"
+            )
+        self[tuple(indices)] = values  # (PyTorch's warning, and the write)
+        return self
     return self.copy_(index_put(self, indices, values, accumulate))
 
 

@@ -40,6 +40,9 @@ _FILLS = frozenset(
         "IndexFillBackward0",
         "masked_fill",
         "index_fill",
+        # (an advanced-index write on an expanded tensor: PyTorch warns and writes, each
+        # memory place taking a value written to one of its elements; see shape_ops)
+        "IndexPutBackward0",
     )
 )
 

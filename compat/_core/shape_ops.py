@@ -707,6 +707,8 @@ def setitem(self: Tensor, idx: Any, value: Any) -> None:
             part.fill_(value)
         return
     _overlap.check_setitem(self, idx, any(s[0] == "a" for s in spec), value, getitem)
+    if _index_bools.overlapping(self):
+        _index_bools.warn_expanded_index_put(idx, value)
     dyn = [a if type(a) is int else _leaf(a, False) for a in arrays]
     name = setitem_node(spec, tuple(self.shape), value)
     st = (("spec", spec), ("dtype", self._npdtype))
