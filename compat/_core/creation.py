@@ -18,8 +18,12 @@ from compat._core.tensor import Size, Tensor
 from compat._core.warn_once import warn_once
 
 
-def _leaf(arr: np.ndarray, requires_grad: bool, device: Any = None) -> Tensor:
-    """A new leaf holding ``arr`` on ``device`` (``None``: the CPU, as PyTorch)."""
+def _leaf(arr: np.ndarray, requires_grad: bool, device: Any = "cpu") -> Tensor:
+    """A new leaf holding ``arr`` on ``device``: ``None`` (a factory's ``device=None``) is
+    the thread's default device (``torch.set_default_device``, ``with torch.device``),
+    the CPU unless set, as PyTorch's factories; internal leaves are made on the CPU."""
+    if device is None:
+        device = _dev.default_device()
     return Tensor._make(_dev.place(arr, device), requires_grad)
 
 

@@ -4,12 +4,14 @@ A compat tensor lives where its ``jax.Array`` lives: jax's CPU device is PyTorch
 ``cpu``, jax's GPU devices (``jax.devices('gpu')``) are ``cuda:0``, ``cuda:1``, ... .
 Tensors are made on the CPU, as in PyTorch, and move with ``.to(device)`` or
 ``.cuda()``. Without a jax GPU, asking for ``cuda`` raises PyTorch's CPU-build error
-(no silent CPU fallback).
+(no silent CPU fallback). A factory called without ``device=`` uses the thread's default
+device (``torch.set_default_device``, or a ``with torch.device(...)`` block), as PyTorch's.
 """
 
 from __future__ import annotations
 
 import re
+import threading
 from typing import Any
 
 import jax
@@ -119,9 +121,14 @@ class device:
         return (device, (str(self),))
 
     def __enter__(self) -> device:
-        raise NotImplementedError("compat.torch: using a device as a context manager")
+        """``with torch.device(d):``: factories in the block (this thread) default to ``d``."""
+        stack = _default.__dict__.setdefault("stack", [])
+        stack.append(default_device())
+        _default.device = self
+        return self
 
     def __exit__(self, *exc: Any) -> None:
+        _default.device = _default.stack.pop()
         return None
 
 
@@ -134,6 +141,37 @@ def _unknown(s: str) -> str:
 
 
 CPU = device("cpu")
+
+#: this thread's default device for factories (``device``: the current one; ``stack``:
+#: the ones ``with torch.device(...)`` blocks replaced); PyTorch's is per thread too
+_default = threading.local()
+
+
+def default_device() -> device | None:
+    """The device a factory called without ``device=`` uses on this thread (``None``: the
+    CPU, nothing set)."""
+    return getattr(_default, "device", None)
+
+
+def set_default_device(d: Any) -> None:
+    """``torch.set_default_device``: factories called without ``device=`` on this thread
+    allocate on ``d`` (``None``: back to the CPU); a device index is taken as given. The
+    old default goes first, so a bad ``d`` leaves the CPU (PyTorch's order)."""
+    _default.device = None
+    _default.device = None if d is None else as_device(d)
+
+
+def get_default_device() -> device:
+    """``torch.get_default_device``: the default device, ``cuda`` with the current index
+    (PyTorch's CPU-build error without a GPU)."""
+    d = default_device()
+    if d is None:
+        return CPU
+    if d._type == "cuda" and d._index is None:
+        if not gpus():
+            raise AssertionError(NO_CUDA)
+        return device("cuda", 0)
+    return d
 
 
 def as_device(d: Any) -> device:

@@ -12,16 +12,19 @@ import warnings
 from typing import Any
 
 from compat._core import creation as _creation
+from compat._core import device as _device
 from compat._core import dtypes as _dt
 from compat._core.ops import _common as _ops_common
 
 __all__ = [
     "are_deterministic_algorithms_enabled",
+    "get_default_device",
     "get_float32_matmul_precision",
     "get_num_interop_threads",
     "get_num_threads",
     "is_deterministic_algorithms_warn_only_enabled",
     "is_warn_always_enabled",
+    "set_default_device",
     "set_default_tensor_type",
     "set_float32_matmul_precision",
     "set_num_interop_threads",
@@ -117,6 +120,11 @@ def is_warn_always_enabled() -> bool:
     return _ops_common.WARN_ALWAYS[0]
 
 
+#: ``torch.set_default_device``/``get_default_device`` (per thread, as PyTorch's)
+set_default_device = _device.set_default_device
+get_default_device = _device.get_default_device
+
+
 def set_default_tensor_type(t: Any, /) -> None:
     """PyTorch's deprecated ``set_default_tensor_type``: a legacy tensor type
     (``torch.DoubleTensor``, or its dotted name) sets the default dtype; only floating
@@ -130,6 +138,7 @@ def set_default_tensor_type(t: Any, /) -> None:
         base = "compat.torch" + module[len("torch") :] if module.startswith("torch") else module
         t = getattr(importlib.import_module(base), name)
     _ops_common.warn_once(
+        "set_default_device",
         "set_default_tensor_type",
         "torch.set_default_tensor_type() is deprecated as of PyTorch 2.1, please use "
         "torch.set_default_dtype() and torch.set_default_device() as alternatives.",
