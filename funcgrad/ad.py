@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from funcgrad import passes
-from funcgrad.core import ad_util, dtypes
+from funcgrad.core import ad_util, dtypes, sharding_types
 from funcgrad.core.errors import DerivedSource
 from funcgrad.core.interp import (
     UNKNOWN,
@@ -30,7 +30,7 @@ from funcgrad.core.interp import (
     keeps_source,
     new_builder,
 )
-from funcgrad.core.ir import Aval, Eqn, Literal, Program, Var
+from funcgrad.core.ir import SHARDING_TYPES, Aval, Eqn, Literal, Program, Var
 from funcgrad.core.zeros import Zero, is_zero
 
 
@@ -245,12 +245,16 @@ def _transpose_rule(e: Any, ins: list, outs: list, res: Any, cts: list) -> Seque
     prim = e.prim
     cts = [Zero(tangent_aval(v.aval)) if c is None else c for v, c in zip(e.outvars, cts)]
     if res is not NO_RESIDUALS:
-        return prim.vjp_bwd(res, cts, **e.params)
-    if prim.vjp is None:
-        raise NotImplementedError(f"Reverse-mode rule for '{prim.name}' not implemented")
-    ct_arg = cts if prim.multiple_results else cts[0]
-    out_arg = outs if prim.multiple_results else outs[0]
-    return prim.vjp(ct_arg, *ins, out=out_arg, **e.params)
+        in_cts = prim.vjp_bwd(res, cts, **e.params)
+    else:
+        if prim.vjp is None:
+            raise NotImplementedError(f"Reverse-mode rule for '{prim.name}' not implemented")
+        ct_arg = cts if prim.multiple_results else cts[0]
+        out_arg = outs if prim.multiple_results else outs[0]
+        in_cts = prim.vjp(ct_arg, *ins, out=out_arg, **e.params)
+    if SHARDING_TYPES[0] and in_cts is not None:  # (a cotangent has its primal's type)
+        in_cts = sharding_types.cast_cotangents(e.inputs, in_cts)
+    return in_cts
 
 
 def backward_pass(

@@ -30,6 +30,8 @@ WITHOUT_HOST_RULE = {
     # units whose fused arithmetic matches JAX's bit for bit)
     "jit_call",
     "mesh_call",  # (as jit_call: a region the user compiles, under its mesh)
+    # a transfer between devices: the host tier has one (JAX's own device_put moves it)
+    "device_put",
     # a foreign JAX function: JAX evaluates it
     "jax_call",
     # JAX's threefry bits: the compiled tier is the one bit-identical to JAX's

@@ -39,6 +39,7 @@ SCRIPT = textwrap.dedent(
 
     def programs(np_):
         lax_ = fg.lax if np_ is fnp else jax.lax
+        grad_ = fg.grad if np_ is fnp else jax.grad
         return {
             "sin_T": lambda x: np_.sin(x).T,
             "add_row": lambda x: x + row,
@@ -58,6 +59,8 @@ SCRIPT = textwrap.dedent(
             "window_max": lambda x: lax_.reduce_window(x, -np.inf, lax_.max, (1, 2), (1, 2), "VALID"),
             "dynamic_slice": lambda x: lax_.dynamic_slice(x, (2, 0), (4, 4)),
             "dynamic_update": lambda x: lax_.dynamic_update_slice(x, x * 2.0, (0, 0)),
+            # a cotangent takes its primal's type (a sum's transpose broadcasts into it)
+            "grad_slice": lambda x: grad_(lambda v: np_.square(np_.sum(v[2:6] * 3.0)))(x),
             "grad": lambda x: None,
         }
 
@@ -303,7 +306,7 @@ def test_typeof_follows_jax_through_every_split(result):
     # error and fg.jit's, and the type inside fg.jit where JAX's jitted program runs)
     bad = [r for r in result["typeof"] if r[2] != r[3] or not r[4] == r[5] == r[6]]
     assert not bad, bad
-    assert len(result["typeof"]) == 5 * 19
+    assert len(result["typeof"]) == 5 * 20
     assert result["values"] < 1e-4, result["values"]
 
 

@@ -24,7 +24,8 @@ from typing import Any
 import jax
 from jax.sharding import AxisType, NamedSharding, PartitionSpec, SingleDeviceSharding
 
-from funcgrad.core.ir import SHARDING_TYPES, Aval, typed_sharding
+from funcgrad.core.ir import SHARDING_TYPES, Aval, aval_of, typed_sharding
+from funcgrad.core.zeros import is_zero
 
 #: the families whose results take their operands' common sharding (same-shaped
 #: operands, or scalars beside them)
@@ -409,3 +410,39 @@ def conv_rule(
     if spec_of(lhs)[dimension_numbers[0][1]] is not None:
         return outs
     return varying_shape_rule(avals, outs)
+
+
+#: how a traced or concrete value is resharded to a ``NamedSharding`` (installed by
+#: ``funcgrad.primitives.sharding``, above core: a ``reshard`` equation)
+_RESHARD: list[Any] = [None]
+
+
+def set_reshard(fn: Any) -> None:
+    """Install the reshard that :func:`cast_cotangents` uses."""
+    _RESHARD[0] = fn
+
+
+def cast_cotangents(inputs: Sequence[Any], cts: Sequence[Any]) -> Sequence[Any]:
+    """An equation's input cotangents, each resharded to its primal's type where the primal
+    is typed and the cotangent (of the same shape) is typed otherwise, as JAX's transposes
+    give a cotangent its primal's sharding (a sum's transpose broadcasts into the operand's
+    split). An untyped primal's cotangent stays as it comes: funcgrad's IR leaves
+    implicit reshards of operands to the lowering, so its untyped operand may be one JAX
+    types with its partner's split."""
+    out = list(cts)
+    for i, (v, ct) in enumerate(zip(inputs, cts)):
+        a = getattr(v, "aval", None)
+        if a is None or a.sharding is None or ct is None or is_zero(ct):
+            continue
+        ca = getattr(ct, "aval", None)
+        if not isinstance(ca, Aval):
+            if not isinstance(ct, jax.Array):
+                continue
+            ca = aval_of(ct)  # (a concrete cotangent: typed by its placement)
+        # (only over the context's mesh, as a reshard must be: not across auto_axes)
+        if ca.shape != a.shape or ca.sharding == a.sharding:
+            continue
+        if a.sharding.mesh != jax.sharding.get_abstract_mesh():
+            continue
+        out[i] = _RESHARD[0](ct, a.sharding)
+    return out

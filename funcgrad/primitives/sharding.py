@@ -28,6 +28,7 @@ import jax
 from jax import lax
 from jax.sharding import NamedSharding, PartitionSpec, SingleDeviceSharding
 
+from funcgrad.core import sharding_types
 from funcgrad.core.interp import bind, to_aval
 from funcgrad.core.ir import Aval, typed_sharding
 from funcgrad.core.primitive import Example, Primitive
@@ -179,6 +180,9 @@ def _device_put_examples(rng: Any) -> list[Example]:
         Example([rand(rng, (3,))], {"device": dev, "src": None}),
         Example([rand(rng, (2, 3))], {"device": named, "src": SingleDeviceSharding(dev)}),
     ]
+
+
+sharding_types.set_reshard(lambda x, s: bind(sharding_constraint_p, x, sharding=s, kind="reshard"))
 
 
 def device_put(x: Any, device: Any, src: Any = None) -> Any:
