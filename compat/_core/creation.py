@@ -506,7 +506,8 @@ def _legacy(name: str, npd: Any) -> type:
                 "storage)\n * (Tensor other)\n * (tuple of ints size, *, torch.device device "
                 "= None)\n * (object data, *, torch.device device = None)\n"
             )
-        return _leaf(np.zeros(_size_args(args), npd), False, device)
+        # (no size at all: an empty 1-d tensor, as PyTorch's, not a 0-d one)
+        return _leaf(np.zeros(_size_args(args) if args else (0,), npd), False, device)
 
     return _LegacyTensorType(
         name, (), {"__new__": __new__, "_npd": np.dtype(npd), "dtype": _dt.from_np(npd)}
