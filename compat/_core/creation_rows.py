@@ -439,6 +439,11 @@ class _Parser:
         # most one required parameter (``arange(end)``, ``eye(n)``); otherwise, and for
         # every other count, several (PyTorch's ``linspace`` has four of three arguments)
         self.single = sum(a.default is REQUIRED for a in t.args) <= 1
+        #: the types a parameter takes at once (plain Python numbers), its default, and
+        #: how many leading parameters a call must give
+        self.fast = tuple(frozenset({int} if a.kind == "int" else {int, float}) for a in t.args)
+        self.defaults = tuple(None if a.default is REQUIRED else a.default for a in t.args)
+        self.least = max((i + 1 for i, a in enumerate(t.args) if a.default is REQUIRED), default=0)
         params = ", ".join(f"{_KIND[a.kind]} {a.name}" for a in t.args)
         keywords = ", ".join(text for _, text in _KEYWORDS)
         self.overload = f" * ({params}, *, {keywords})"
@@ -455,6 +460,13 @@ class _Parser:
         """The positional parameters' values (``None`` for an omitted optional one)."""
         names = self.names
         n = len(args)
+        if not kw:  # (positional plain numbers, the common call, at once)
+            given = (self.defaults[0], *args) if self.leading and n == 1 else args
+            fast = self.fast
+            if self.least <= len(given) <= len(names) and all(
+                type(v) in fast[i] for i, v in enumerate(given)
+            ):
+                return [*given, *self.defaults[len(given) :]]
         shift = self.leading and n == 1 and names[1] not in kw
         if shift:
             args = (_MISSING, args[0])  # (``arange(5)``: the one argument is ``end``)
@@ -526,31 +538,34 @@ def _ramp(name: str, npd: np.dtype, start: Any, end: Any, step: Any) -> np.ndarr
     if integral:
         with np.errstate(over="ignore"):
             return (xstart + xstep * np.arange(size, dtype=np.int64)).astype(npd)
-    return _ramp_floats(dstart, dstep, size, npd)
+    values = _ramp_floats(dstart, dstep, size, npd)
+    if max(abs(dstart), abs(dend)) <= (_FMAX.get(npd) or _fmax(npd)):
+        return values.astype(npd)  # (every value within the bounds: no overflow to hide)
+    return _to_float(values, npd)
 
 
 def _ramp_floats(start: float, step: float, size: int, npd: np.dtype) -> np.ndarray:
-    """A float ``arange`` as PyTorch's CPU kernel writes it: in its accumulation type
-    (``double``; ``float`` for the half types), an element ``start + step * i`` fused
-    (one rounding), but for the 256-bit vectors of its main loop (pairs of them, 32 bytes
+    """A float ``arange`` of ``npd`` as PyTorch's CPU kernel computes it, before the cast to
+    ``npd``: in its accumulation type (``double``; ``float`` for the half types), an element
+    ``start + step * i`` fused (one rounding), but for the 256-bit vectors of its main loop (pairs of them, 32 bytes
     each): there the vector's first index ``c`` gives a base ``start + step * c`` rounded
     to the result's type, and its elements are ``base + step * k`` fused (rounded twice
     in ``float`` for the half types)."""
     acc = np.dtype(np.float32 if npd.itemsize == 2 else np.float64)
     wide = _WIDER[acc]
-    a_start, a_step = (np.asarray(v, acc).astype(wide) for v in (start, step))
-    idx = np.arange(size)
-    values = (a_start + a_step * idx.astype(wide)).astype(acc)
+    a_start, a_step = wide(acc.type(start)), wide(acc.type(step))
+    values = (a_start + a_step * np.arange(size, dtype=wide)).astype(acc)
     lanes = 32 // npd.itemsize
     vectorised = size // (2 * lanes) * 2 * lanes
     if vectorised:
-        k = idx[:vectorised] % lanes
-        base = values[:vectorised][idx[:vectorised] - k].astype(npd).astype(acc)
+        idx = np.arange(vectorised)
+        k = idx % lanes
+        base = values[idx - k].astype(npd).astype(acc)
         if npd.itemsize == 2:  # (the half types' vectors: two roundings in ``float``)
             values[:vectorised] = base + np.asarray(step, acc) * k.astype(acc)
         else:
             values[:vectorised] = (base.astype(wide) + a_step * k.astype(wide)).astype(acc)
-    return _to_float(values, npd)
+    return values
 
 
 def _num(v: Any) -> str:
