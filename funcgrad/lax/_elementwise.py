@@ -24,7 +24,9 @@ from funcgrad.primitives import elementwise as ew
 from funcgrad.primitives import shape as sh
 
 __all__ = [
+    "AccuracyMode",
     "RoundingMethod",
+    "Tolerance",
     "clz",
     "conj",
     "imag",
@@ -36,6 +38,27 @@ __all__ = [
     "reduce_precision",
     "round",
 ]
+
+
+class AccuracyMode(enum.Enum):
+    """The ``accuracy=`` of the transcendental unary operations (``jax.lax.AccuracyMode``):
+    funcgrad lowers each to XLA's default implementation whichever is asked."""
+
+    HIGHEST = 1
+    DEFAULT = 2
+
+
+class Tolerance:
+    """An ``accuracy=`` as tolerances (``jax.lax.Tolerance``): ``atol`` and ``rtol``, or
+    ``atol`` and ``ulps``; non-negative, at least one set. funcgrad lowers to XLA's
+    default implementation whatever the tolerances."""
+
+    def __init__(self, atol: float = 0.0, rtol: float = 0.0, ulps: int = 0) -> None:
+        if atol < 0.0 or rtol < 0.0 or ulps < 0:
+            raise ValueError("Tolerances must be non-negative.")
+        if atol == 0.0 and rtol == 0.0 and ulps == 0:
+            raise ValueError("At least one of atol, rtol, or ulps must be set.")
+        self.atol, self.rtol, self.ulps = atol, rtol, ulps
 
 
 def _un(fn: Any, name: str, doc: str) -> Any:
