@@ -132,6 +132,13 @@ SCRIPT = textwrap.dedent(
             exp_err = str(e)
         out[f"auto_{name}"] = [seen, str(o1.sharding.spec), str(o2.sharding.spec),
                                float(np.asarray(o1).sum()), exp_err]
+    # a ShapeDtypeStruct over an abstract mesh: zeros_like places on the context's mesh
+    for name, (lib, np_) in libs.items():
+        em = lib.make_mesh((2,), ("x",), axis_types=(AxisType.Explicit,))
+        sds = jax.ShapeDtypeStruct((32,), jnp.float32,
+                                   sharding=NamedSharding(em.abstract_mesh, P("x")))
+        with lib.set_mesh(em):
+            out[f"abstract_like_{name}"] = where(np_.zeros_like(sds))
     print("RESULT " + json.dumps(out))
     """
 )
@@ -178,3 +185,8 @@ def test_auto_axes_without_context_mesh(result):
     # (its argument was typed as split over 'x' inside: the context mesh was empty)
     _same(result, "auto")
     assert result["auto_fg"][0] == ["P(None, 'y')", "P(None, 'y')"]
+
+
+def test_like_of_abstract_sharding_under_a_mesh(result):
+    _same(result, "abstract_like")
+    assert result["abstract_like_fg"] == ["P('x',)", [0, 1]]

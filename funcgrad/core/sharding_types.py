@@ -372,7 +372,11 @@ def like_sharding(x: Any, shape: Any = None, weak_type: bool = False) -> Any:
     if not isinstance(s, jax.sharding.Sharding) or not getattr(x, "_committed", True):
         return None
     if isinstance(s, NamedSharding) and not isinstance(s.mesh, jax.sharding.Mesh):
-        return None  # (over an abstract mesh: no devices to place on)
+        # (over an abstract mesh: placed on the context's mesh of those axes, if any)
+        mesh = jax.sharding.get_mesh()
+        if mesh.empty or mesh.abstract_mesh != s.mesh:
+            return None
+        s = NamedSharding(mesh, s.spec)
     same = shape is None or tuple(shape) == tuple(x.shape)
     return s if same or s.is_fully_replicated else None
 
