@@ -775,11 +775,8 @@ def conv_general_dilated(
     batch_group_count: int = 1,
     preferred_element_type: Any = None,
 ) -> Any:
-    """Bind ``conv_general_dilated`` with explicit (already resolved) parameters.
-
-    The user-facing wrapper with padding strings and layout strings is
-    :func:`funcgrad.lax.conv_general_dilated`.
-    """
+    """Bind ``conv_general_dilated`` with explicit (already resolved) parameters; the
+    user-facing wrapper (padding and layout strings) is :func:`funcgrad.lax.conv_general_dilated`."""
 
     def ints(xs: Sequence[int]) -> tuple[int, ...]:
         return tuple(operator.index(x) for x in xs)
