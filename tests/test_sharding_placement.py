@@ -109,8 +109,11 @@ SCRIPT = textwrap.dedent(
             none_err = None
         except ValueError as e:
             none_err = str(e)
+        with lib.set_mesh(auto):  # (a bare spec under vmap: the batch axis unsplit)
+            vm = lib.jit(lib.vmap(lambda v: lib.lax.with_sharding_constraint(v * 2.0, P("a")),
+                                  in_axes=1))(np.ones((4, 3)))
         out[f"wsc_{name}"] = [[str(a.sharding.spec) for a in jax.tree_util.tree_leaves(o)],
-                              none_err]
+                              none_err, str(vm.sharding.spec), np.asarray(vm).tolist()]
 
     # auto_axes without a context mesh takes its mesh from out_sharding; explicit_axes
     # without one is JAX's error

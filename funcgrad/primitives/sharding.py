@@ -84,12 +84,16 @@ def _vjp(ct: Any, x: Any, *, out: Any, sharding: Any, kind: str) -> tuple:
 
 def batched_sharding(sharding: Any, ndim: int, dim: int) -> Any:
     """``sharding`` of an ``ndim``-dimensional value with a batch axis inserted at
-    ``dim``, the batch axis not split (a ``NamedSharding``'s spec gains ``None`` there;
-    a single device's sharding is the same)."""
+    ``dim``, the batch axis not split (a ``NamedSharding``'s spec, or a bare
+    ``PartitionSpec``, gains ``None`` there; a single device's sharding is the same)."""
     if isinstance(sharding, NamedSharding):
         spec = list(sharding.spec) + [None] * (ndim - len(sharding.spec))
         spec.insert(dim, None)
         return NamedSharding(sharding.mesh, PartitionSpec(*spec), memory_kind=sharding.memory_kind)
+    if isinstance(sharding, PartitionSpec):  # (over the context's mesh)
+        spec = list(sharding) + [None] * (ndim - len(sharding))
+        spec.insert(dim, None)
+        return PartitionSpec(*spec)
     if isinstance(sharding, SingleDeviceSharding):
         return sharding
     raise NotImplementedError(

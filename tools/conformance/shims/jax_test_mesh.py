@@ -131,8 +131,15 @@ class _Pjit:
         fn = fn if method == "__call__" else getattr(fn, method)
         if mesh.empty or jax.sharding.get_abstract_mesh() == mesh.abstract_mesh:
             return fn(*args, **kwargs)  # (no mesh, or set already: a nested pjit)
-        with jax.set_mesh(mesh):
+        try:
+            ctx = jax.set_mesh(mesh)
+            ctx.__enter__()
+        except ValueError:  # (inside JAX's trace, which the outer call entered)
             return fn(*args, **kwargs)
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            ctx.__exit__(None, None, None)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         return self._run("__call__", *args, **kwargs)
