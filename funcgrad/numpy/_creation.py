@@ -627,7 +627,7 @@ def eye(N: int, M: int | None = None, k: Any = 0, dtype: Any = None, *, device: 
 
 
 # the computed creation rows: each numpy function above is its row's numpy form; PyTorch's
-# torch.X and out= are generated from the TorchCreation (compat/_core/range_rows.py)
+# torch.X and out= are generated from the TorchCreation (compat/_core/creation_rows.py)
 _START_END = (TorchArg("start", "scalar"), TorchArg("end", "scalar"), TorchArg("steps", "int"))
 Creation(
     arange,
