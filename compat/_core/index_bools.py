@@ -11,6 +11,7 @@
 
 from __future__ import annotations
 
+import sys
 import warnings
 from typing import Any
 
@@ -25,8 +26,17 @@ UINT8_INDEX = (
 )
 
 
+def _warn_user(msg: str) -> None:
+    """Warn ``msg`` from the first caller outside compat and funcgrad (Python's default
+    filter then shows one warning per line of user code, as PyTorch's do)."""
+    f, level = sys._getframe(0), 1
+    while f is not None and f.f_globals.get("__name__", "").startswith(("compat.", "funcgrad.")):
+        f, level = f.f_back, level + 1
+    warnings.warn(msg, UserWarning, stacklevel=level)
+
+
 def _warn_uint8() -> None:
-    warnings.warn(UINT8_INDEX, UserWarning, stacklevel=4)
+    _warn_user(UINT8_INDEX)
 
 
 def is_mask(i: Any, arr: np.ndarray) -> bool:
@@ -121,17 +131,15 @@ def warn_expanded_index_put(idx: Any, value: Any) -> None:
     """PyTorch's warning for an advanced-index write on an expanded tensor (and, for one
     value through a single mask, which PyTorch then writes with ``masked_fill_``, that
     op's warning too)."""
-    warnings.warn(EXPANDED_INDEX_PUT, UserWarning, stacklevel=4)
+    _warn_user(EXPANDED_INDEX_PUT)
     one = idx[0] if isinstance(idx, tuple) and len(idx) == 1 else idx
     if (
         isinstance(one, Tensor)
         and one._npdtype == np.bool_
         and (not isinstance(value, Tensor) or value.numel() == 1)
     ):
-        warnings.warn(
+        _warn_user(
             "Use of masked_fill_ on expanded tensors is deprecated. Please clone() the tensor "
             "before performing this operation. This also applies to advanced indexing e.g. "
-            "tensor[mask] = scalar",
-            UserWarning,
-            stacklevel=4,
+            "tensor[mask] = scalar"
         )

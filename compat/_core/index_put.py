@@ -80,8 +80,9 @@ def index_put(
             )
     _index_bools.check_uint8_fill(tuple(indices), values)
     positions = _cr.tensor(np.arange(input.numel(), dtype=np.int64).reshape(tuple(input.shape)))
-    where = positions[tuple(indices)].reshape(-1)
-    src = values.expand(positions[tuple(indices)].shape).reshape(-1)
+    picked = positions[tuple(indices)]  # (once: a uint8 mask warns once, as PyTorch's)
+    where = picked.reshape(-1)
+    src = values.expand(picked.shape).reshape(-1)
     flat = input.reshape(-1)
     # (a scatter's derivative gives each written value its position's gradient, repeated
     # positions included, as PyTorch's IndexPutBackward0)

@@ -210,6 +210,10 @@ _BINARY_DUNDERS = (
 _OPERANDS = (Tensor, bool, int, float, complex, np.ndarray, np.generic)
 
 
+def _delitem(self: Tensor, idx: Any) -> None:
+    raise TypeError("Tensor does not support deleting items")
+
+
 def _operand_checked(f: Any) -> Any:
     def op(self: Tensor, other: Any) -> Any:
         if not isinstance(other, _OPERANDS):
@@ -295,6 +299,7 @@ def install() -> None:
         "__invert__": _invert,
         "__getitem__": S.getitem,
         "__setitem__": _setitem,
+        "__delitem__": _delitem,
         "__iadd__": _iop("add"),
         "__isub__": _iop("sub"),
         "__imul__": _iop("mul"),

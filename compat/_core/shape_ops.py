@@ -509,6 +509,8 @@ def index_spec(idx: Any, shape: tuple) -> tuple[tuple, list]:
             if _dt.kind(arr.dtype) not in "iu":
                 raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
             size = shape[dim] if dim < len(shape) else 0
+            if arr.size and size == 0:
+                raise IndexError("index is out of bounds for dimension with size 0")
             if arr.size and (arr.max() >= size or arr.min() < -size):
                 bad = int(arr.max() if arr.max() >= size else arr.min())
                 raise IndexError(

@@ -173,3 +173,42 @@ def test_index_arrays_broadcast_like_torch(real_torch, name):
     RuntimeError of its broadcasting); an empty list is an empty integer index."""
     idx, value = MISMATCHED[name]
     assert _index_outcome(ctorch, idx, value) == _index_outcome(real_torch, idx, value)
+
+
+def _uint8_warnings_per_line(t):
+    # (Python's default filter shows a warning once per line: compat's came from one line
+    # of its own, so the second statement's was swallowed; PyTorch's come from the caller's)
+    v = t.randn(5, 7, 3)
+    mask = t.ByteTensor([1, 0, 1, 1, 0])
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("default")
+        first = v[mask]
+        second = v[mask]
+        n = (len(w), tuple(first.shape) == tuple(second.shape))
+    m2 = t.zeros(size=(10,), dtype=t.uint8)
+    y = t.ones(10, 10)
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        y.index_put_((m2,), y[m2], accumulate=True)
+        return [n, len(w), [x.filename == __file__ for x in w]]
+
+
+def _size_zero_and_del(t):
+    x = t.empty(10, 0)
+    out = [tuple(x[[1, 2]].shape), tuple(x[[], []].shape)]
+    try:
+        x[:, [0, 1]]
+    except IndexError as e:
+        out.append(str(e))
+    try:
+        del x[0]
+    except TypeError as e:
+        out.append(str(e))
+    return out
+
+
+@pytest.mark.parametrize(
+    "case", [_uint8_warnings_per_line, _size_zero_and_del], ids=lambda f: f.__name__.strip("_")
+)
+def test_more_like_torch(real_torch, case):
+    assert case(ctorch) == case(real_torch)
