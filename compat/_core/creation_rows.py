@@ -447,6 +447,25 @@ def _scalar_ends(name: str, values: list[Any]) -> None:
         )
 
 
+def _into_out(values: np.ndarray, out: Tensor, warn: bool) -> np.ndarray:
+    """A 1-d result shaped for ``out``: PyTorch keeps ``out``'s shape where it has the
+    result's number of elements, and resizes it otherwise (``arange`` warns then, but for an
+    empty ``out``)."""
+    n, size = out.numel(), values.size
+    if n == size:
+        return values.reshape(tuple(out.shape))
+    if warn and n:
+        warnings.warn(
+            f"The number of elements in the out tensor of shape {list(out.shape)} is {n} which "
+            f"does not match the computed number of elements {size}. Note that this may occur "
+            "as a result of rounding error. The out tensor will be resized to a tensor of shape "
+            f"({size},).",
+            UserWarning,
+            stacklevel=3,
+        )
+    return values
+
+
 def _computed(row: Creation) -> Any:
     """``torch.X(<the row's parameters>, *, out=None, dtype=None, layout=None, device=None,
     pin_memory=False, requires_grad=False)``."""
@@ -496,7 +515,10 @@ def _computed(row: Creation) -> Any:
             npd = _out_dtype(name, dtype, out, _default_dtype(row, values))
         if t.refused and (not spaced or values[2] > 1):
             _refuse(name, npd, t.refused)
-        result = _leaf(values_of(name, npd, *values), requires_grad, device)
+        made = values_of(name, npd, *values)
+        if out is not None and t.values != "diagonal":
+            made = _into_out(made, out, warn=t.values == "ramp")
+        result = _leaf(made, requires_grad, device)
         return result if out is None else _finish(name, result, out)
 
     P = inspect.Parameter

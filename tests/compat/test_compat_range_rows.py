@@ -124,6 +124,29 @@ def test_out(real_torch: Any) -> None:
         assert t.linspace(0, 1, 3, out=o) is o and tuple(o.shape) == (3,)
 
 
+def test_out_keeps_its_shape_and_arange_warns(real_torch: Any) -> None:
+    """``out`` keeps its shape where it has the result's number of elements (PyTorch resizes
+    it only otherwise, ``arange`` with a warning unless ``out`` is empty)."""
+    calls = (
+        lambda t, o: t.arange(3, out=o),
+        lambda t, o: t.linspace(0, 1, 3, out=o),
+        lambda t, o: t.logspace(0, 1, 3, out=o),
+        lambda t, o: t.eye(2, out=o),
+    )
+
+    def run(t: Any, call: Any, shape: tuple) -> tuple:
+        o = t.empty(shape)
+        with warnings.catch_warnings(record=True) as seen:
+            warnings.simplefilter("always")
+            call(t, o)
+        texts = [str(w.message).split(" (Triggered")[0] for w in seen]
+        return tuple(o.shape), o.tolist(), texts
+
+    for shape in ((1, 3), (3, 1), (2, 3), (0,), (5,), (2, 2)):
+        for call in calls:
+            assert run(ctorch, call, shape) == run(real_torch, call, shape)
+
+
 CALLS = [
     lambda t: t.arange(0, 5, 0),
     lambda t: t.arange(0, 1, 0.1, dtype=t.int64),
