@@ -12,8 +12,13 @@ from __future__ import annotations
 
 import textwrap
 
+import jax
+import numpy as np
 import pytest
+from jax.sharding import AbstractMesh, AxisType, NamedSharding
+from jax.sharding import PartitionSpec as P
 
+from funcgrad.core.ir import ShapedArray
 from tests.multiprocess import run_on_8_devices
 
 SCRIPT = textwrap.dedent(
@@ -365,3 +370,20 @@ def test_samplers_out_sharding(result):
 def test_conv_types(result):
     ours, theirs, err = result["conv"]
     assert ours == theirs and err < 1e-4, result["conv"]
+
+
+def test_shaped_array_reads_a_given_sharding_as_jax():
+    # (a sharding given to the type keeps its explicit axes, one entry per dimension)
+    types = (AxisType.Explicit, AxisType.Explicit, AxisType.Auto, AxisType.Manual)
+    mesh = AbstractMesh((2, 2, 2, 2), ("a", "b", "c", "d"), axis_types=types)
+    ours, theirs = (
+        ShapedArray((16, 8, 4, 2), np.float32),
+        jax.core.ShapedArray((16, 8, 4, 2), np.float32),
+    )
+    for spec in (P(("a", "b", "c"), "d"), P(("a", "c"), "b", "d"), P(("a", "d"), "b", "c"), P()):
+        s = NamedSharding(mesh, spec)
+        assert ours.update(sharding=s).sharding.spec == theirs.update(sharding=s).sharding.spec
+    one = AbstractMesh((2,), ("x",), axis_types=(AxisType.Explicit,))
+    s = NamedSharding(one, P("x"))
+    got = ShapedArray((8, 2), np.int32, sharding=s).sharding.spec
+    assert got == jax.core.ShapedArray((8, 2), np.int32, sharding=s).sharding.spec

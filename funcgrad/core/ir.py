@@ -111,6 +111,23 @@ class ShapedArray(Aval):
     ``sharding`` always a ``NamedSharding`` (over the current abstract mesh, nothing split,
     for a value that is not split over explicit axes)."""
 
+    def __init__(
+        self, shape: Any, dtype: Any, weak_type: bool = False, sharding: Any = None
+    ) -> None:
+        # (a sharding given here is read as JAX's type reads it: its explicit axes only,
+        # one spec entry per dimension)
+        if type(sharding) is NamedSharding:
+            ndim = len(tuple(shape))
+            sharding = NamedSharding(
+                getattr(sharding.mesh, "abstract_mesh", sharding.mesh),
+                PartitionSpec(*_explicit_entries(sharding, ndim)),
+            )
+        super().__init__(shape, dtype, weak_type, sharding)
+
+    def update(self, **kw: Any) -> ShapedArray:
+        a = super().update(**kw)
+        return ShapedArray(a.shape, a.dtype, a.weak_type, a.sharding)
+
     def str_short(self) -> str:
         return f"{self.dtype.name}[{self.dims_str()}]"
 
@@ -148,15 +165,25 @@ def typed_sharding(s: Any, ndim: int) -> Any:
     }
     if not explicit:
         return None
+    out = _explicit_entries(s, ndim)
+    if all(e is None for e in out):
+        return None
+    return NamedSharding(getattr(mesh, "abstract_mesh", mesh), PartitionSpec(*out))
+
+
+def _explicit_entries(s: NamedSharding, ndim: int) -> list:
+    """``s``'s spec padded to ``ndim`` entries, each naming the explicit axes only."""
+    mesh = s.mesh
+    explicit = {
+        a for a, t in zip(mesh.axis_names, mesh.axis_types, strict=True) if t == AxisType.Explicit
+    }
     spec = tuple(s.spec) + (None,) * (ndim - len(s.spec))
     out = []
     for e in spec:
         names = e if isinstance(e, tuple) else (e,) if isinstance(e, str) else ()
         kept = tuple(a for a in names if a in explicit)
         out.append(None if not kept else kept[0] if len(kept) == 1 else kept)
-    if all(e is None for e in out):
-        return None
-    return NamedSharding(getattr(mesh, "abstract_mesh", mesh), PartitionSpec(*out))
+    return out
 
 
 #: avals of concrete values met before, by (type, shape, dtype, weak type, x64 mode):

@@ -173,6 +173,10 @@ def make_swap() -> Swap:
             for name in names:
                 mod.__dict__[name] = getattr(ours, name)
             mods[private] = mod
+        # the error a sharding that does not divide a shape raises: JAX's class (the
+        # shardings are JAX's), public as ``jax.sharding.IndivisibleError`` in later JAX
+        real = importlib.import_module("jax._src.sharding")
+        mods["jax._src.sharding"].__dict__["IndivisibleError"] = real.IndivisibleError
         return mods
 
     def named_sharding() -> Any:
