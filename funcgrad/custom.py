@@ -9,12 +9,17 @@ from __future__ import annotations
 
 import functools
 import inspect
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
-import numpy as np
-
 from funcgrad import config
+from funcgrad._custom_messages import (
+    fwd_types_error,
+    shown,
+    type_str,
+    typed_tree,
+    types_differ,
+)
 from funcgrad._rule_closures import (
     RULES_IN_TRACE,
     CustomFunction,
@@ -162,40 +167,6 @@ def _depends_on_trace_inputs(leaves: list) -> bool:
     return any(isinstance(x, Tracer) and x._builder is b and x._var in dep for x in leaves)
 
 
-def _type_str(aval: Any) -> str:
-    """JAX's spelling of an aval in messages: ``float32[3,4]``."""
-    return f"{aval.dtype.name}[{','.join(map(str, aval.shape))}]"
-
-
-def _tree_str(tree: Any) -> str:
-    return str(tree).replace("PyTreeDef", "")
-
-
-def _typed_tree(tree: Any, avals: Iterable[Aval]) -> str:
-    """A structure with its leaves' types, as JAX prints it: ``(float32[], float32[3])``
-    (the structure alone where the types are not known)."""
-    types = [_type_str(a) for a in avals]
-    if len(types) != tree.num_leaves:
-        return _tree_str(tree)
-    return str(tree_unflatten(tree, types)).replace("'", "")
-
-
-def _shown(x: Any) -> str:
-    """``x`` for an error message, with known traced values shown as values (JAX's
-    rules see concrete values outside jit and print them)."""
-
-    def leaf(v: Any) -> Any:
-        if isinstance(v, Tracer):
-            try:
-                return np.asarray(v).item() if v.aval.shape == () else np.asarray(v)
-            except Exception:  # an unknown value: the tracer itself
-                return v
-        return v
-
-    shown = tree_map(leaf, x)
-    return str(shown)
-
-
 def _check_tangent_avals(primals: list, tangents: list) -> None:
     """JAX's check that a custom JVP rule's tangents have the primals' tangent types."""
     for p, t in zip(primals, tangents):
@@ -207,8 +178,8 @@ def _check_tangent_avals(primals: list, tangents: list) -> None:
             ta = ta.strip_weak()
             raise TypeError(
                 "Custom JVP rule must produce primal and tangent outputs with corresponding "
-                f"shapes and dtypes. Expected {_type_str(pa)} (tangent type of "
-                f"{_type_str(pa)}) but got {_type_str(ta)}."
+                f"shapes and dtypes. Expected {type_str(pa)} (tangent type of "
+                f"{type_str(pa)}) but got {type_str(ta)}."
             )
 
 
@@ -387,7 +358,7 @@ class custom_jvp(CustomFunction):
             if not (isinstance(res, (tuple, list)) and len(res) == 2):
                 raise TypeError(
                     f"Custom JVP rule {rule_name} must produce a pair (list or tuple of length "
-                    f"two) representing primal and tangent outputs, but got {_shown(res)}."
+                    f"two) representing primal and tangent outputs, but got {shown(res)}."
                 )
             out, tout = res
             o_leaves, o_tree = tree_flatten(out)
@@ -408,10 +379,21 @@ class custom_jvp(CustomFunction):
                     f"to the output of the custom_jvp-decorated function {name}, and in "
                     "particular of the same container/pytree structure), but instead the JVP "
                     "rule output's first element had container/pytree structure:\n"
-                    f"    {_typed_tree(o_tree, map(to_aval, o_leaves))}\n"
+                    f"    {typed_tree(o_tree, map(to_aval, o_leaves))}\n"
                     f"while the custom_jvp-decorated function {name} had output "
                     "container/pytree structure:\n"
-                    f"    {_typed_tree(out_tree, out_avals)}."
+                    f"    {typed_tree(out_tree, out_avals)}."
+                )
+            elif types_differ(o_leaves, out_avals):
+                raise TypeError(
+                    f"Custom JVP rule {rule_name} must produce a pair (list or tuple of length "
+                    "two) where the first element represents the primal output (equal in value "
+                    f"to the output of the custom_jvp-decorated function {name}, and in "
+                    "particular with leaves of the same shape/dtype), but instead the JVP rule "
+                    "output's first element had shapes/dtypes of:\n"
+                    f"    {typed_tree(o_tree, map(to_aval, o_leaves))}\n"
+                    f"while the custom_jvp-decorated function {name} had output shapes/dtypes "
+                    f"of:\n    {typed_tree(out_tree, out_avals)}"
                 )
             _check_tangent_avals(o_leaves, t_leaves)
             # a SymbolicZero stays symbolic, so rules downstream see it as one
@@ -599,11 +581,13 @@ class custom_vjp(CustomFunction):
                     "element represents residuals (i.e. values stored from the forward pass for "
                     "use on the backward pass), but instead the fwd rule output's first element "
                     "had container/pytree structure:\n"
-                    f"    {_typed_tree(tree, map(to_aval, out_leaves))}\n"
+                    f"    {typed_tree(tree, map(to_aval, out_leaves))}\n"
                     f"while the custom_vjp-decorated function {name} had output "
                     "container/pytree structure:\n"
-                    f"    {_typed_tree(out_tree, out_avals)}."
+                    f"    {typed_tree(out_tree, out_avals)}."
                 )
+            elif types_differ(out_leaves, out_avals):
+                fwd_types_error(fwd_name, name, tree, out_leaves, out_avals)
             return out_leaves, residuals
 
         return fwd_rule
@@ -643,9 +627,9 @@ class custom_vjp(CustomFunction):
                         raise ValueError(
                             "Custom VJP bwd rule produced a SymbolicZero with a shape/dtype "
                             "that does not match the corresponding input tangent shape/dtype: "
-                            f"at output{path} the SymbolicZero had shape/dtype {_type_str(za)} "
+                            f"at output{path} the SymbolicZero had shape/dtype {type_str(za)} "
                             "while the corresponding input had shape/dtype "
-                            f"{_type_str(a)}. Consider just returning a None here instead of a "
+                            f"{type_str(a)}. Consider just returning a None here instead of a "
                             "SymbolicZero object."
                         )
                     flat[k] = None
@@ -657,7 +641,7 @@ class custom_vjp(CustomFunction):
                         f"Custom VJP bwd rule {name} must produce an output with the same "
                         "type as the args tuple of the primal function, but at "
                         f"output{path} the bwd rule produced an output of type "
-                        f"{_type_str(ca)} corresponding to an input of type {_type_str(a)}"
+                        f"{type_str(ca)} corresponding to an input of type {type_str(a)}"
                     )
                 if ca.dtype != a.dtype and dtypes.is_inexact(a.dtype):
                     # e.g. a float32 cotangent for a weakly typed float64 input
@@ -713,7 +697,7 @@ class custom_vjp(CustomFunction):
         if traced and config.read("jax_custom_vjp3"):  # JAX's opt-in stricter custom_vjp
             raise LeakedTracerError(
                 f"custom_vjp-decorated function {fun_name(self.fun)} closed over a tracer of "
-                f"type {_type_str(traced[0].aval)} (traced by {traced[0]._builder.transform}), "
+                f"type {type_str(traced[0].aval)} (traced by {traced[0]._builder.transform}), "
                 "but custom_vjp functions can't close over Tracers with jax_custom_vjp3 set. "
                 "Rewrite the function to take it as an explicit input."
             )

@@ -507,3 +507,39 @@ def test_bwd_shape_check_follows_jax_disable_bwd_checks() -> None:
         jax.config.update("jax_disable_bwd_checks", False)
     _close(ours, theirs)  # the cotangent as bwd gave it: zeros of shape (3,) for y
     assert ours[1].shape == theirs[1].shape == (3,)
+
+
+def _types_error(which: str, kind: str, vjp3: bool = False) -> str:
+    """The message of a rule whose primal output has the function's structure but another
+    shape (``zeros((3,))`` for a scalar), inside a ``scan`` (``jax_custom_vjp3`` set before
+    the function is made, as JAX reads it then)."""
+    lib, np_ = _lib(which)
+    jax.config.update("jax_custom_vjp3", vjp3)
+
+    def scan_apply(f, x):
+        return lib.lax.scan(lambda c, _: (f(c), None), x, None, length=1)[0]
+
+    if kind == "jvp":
+        f = lib.custom_jvp(lambda x: x)
+        f_jvp2 = lambda primals, tangents: (np_.zeros((3,), np_.float32), tangents[0])
+        f_jvp2.__name__ = "f_jvp2"
+        f.defjvp(f_jvp2)
+        run = lambda x: lib.jvp(lambda y: scan_apply(f, y), (x,), (x,))
+    else:
+        f = lib.custom_vjp(lambda x: x)
+        f_fwd2 = lambda x: (np_.zeros((3,), np_.float32), None)
+        f_fwd2.__name__ = "f_fwd2"
+        f.defvjp(f_fwd2, lambda _, g: (g,))
+        run = lambda x: lib.grad(lambda y: scan_apply(f, y))(x)
+    try:
+        with pytest.raises(TypeError) as info:
+            run(np_.float32(1.0))
+    finally:
+        jax.config.update("jax_custom_vjp3", False)
+    return str(info.value).split("\n  (in your code")[0]
+
+
+@pytest.mark.parametrize("kind,vjp3", [("jvp", False), ("vjp", False), ("vjp", True)])
+def test_rule_output_shape_mismatch_in_jax_words(kind: str, vjp3: bool) -> None:
+    ours = _types_error("fg", kind, vjp3).replace("<lambda>", "f")
+    assert ours == _types_error("jax", kind, vjp3).replace("<lambda>", "f")
