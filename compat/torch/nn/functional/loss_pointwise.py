@@ -182,9 +182,10 @@ def huber_loss(
 def _kl_f(x: Any, t: Any, *, log_target: bool) -> Any:
     if log_target:
         return fnp.exp(t) * (t - x)
-    pos = t > 0
-    safe = fnp.where(pos, t, fnp.ones_like(t))
-    return fnp.where(pos, t * fnp.log(safe), fnp.zeros_like(t)) - t * x
+    # xlogy(t, t) - t * x, as PyTorch's: 0 where t is 0, NaN where it is negative
+    nz = t != 0
+    safe = fnp.where(nz, t, fnp.ones_like(t))
+    return fnp.where(nz, t * fnp.log(safe), fnp.zeros_like(t)) - t * x
 
 
 def kl_div(

@@ -1,0 +1,253 @@
+"""``torch.X`` forms PyTorch keeps beside ``nn.functional`` and ``Tensor`` (ATen's
+signatures: ``torch.batch_norm``'s order, ``torch.dropout``'s required ``train``, the
+losses' integer ``reduction``, ``torch.embedding``'s weight first) and the functions of
+their own (windows, ``unravel_index``, ``block_diag``, ``combinations``, the trapezoid
+rules, ``histogram``, ``vander``): values, dtypes and gradients against PyTorch 2.13, and
+the errors' types and messages."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import compat.torch as ctorch
+
+RNG = np.random.default_rng(0)
+
+
+def _a(*shape, lo=-1.0, hi=1.0):
+    return RNG.uniform(lo, hi, shape)
+
+
+X3 = _a(2, 3, 8)
+X4 = _a(2, 3, 6, 6)
+X5 = _a(1, 2, 4, 4, 4)
+W1, W2, W3 = _a(4, 3, 3), _a(4, 3, 3, 3), _a(2, 2, 2, 2, 2)
+B4 = _a(4)
+TGT = _a(2, 3).clip(0.05, None)
+
+
+class _Stat(np.ndarray):
+    """A running statistic: a tensor that does not require grad."""
+
+    def __new__(cls, a):
+        return np.asarray(a).view(cls)
+
+
+#: a +-1 target (PyTorch's hinge and cosine losses leave it out of the graph: no grad)
+T2 = _Stat(np.array([1.0, -1.0, 1.0]))
+
+#: (name, args: arrays become tensors requiring grad where floating, others pass)
+CASES = [
+    ("conv1d", (X3, W1, B4, 1, 1)),
+    ("conv2d", (X4, W2, None, 2, 0, 1, 1)),
+    ("conv3d", (X5, W3)),
+    ("conv_transpose1d", (X3, _a(3, 2, 3), None, 2, 1, 1)),
+    ("conv_transpose2d", (X4, _a(3, 2, 2, 2), _a(2), 1, 0, 0, 1, 2)),
+    ("conv_transpose3d", (X5, _a(2, 1, 2, 2, 2))),
+    ("max_pool1d", (X3, 2)),
+    ("max_pool1d_with_indices", (X3, 3, 2, 1)),
+    ("max_pool2d", (X4, 2, [], 0, 1, True)),
+    ("max_pool3d", (X5, 2)),
+    ("avg_pool1d", (X3, 3, 2, 1, False, False)),
+    ("adaptive_avg_pool1d", (X3, 3)),
+    ("adaptive_max_pool1d", (X3, 3)),
+    ("dropout", (X3, 0.5, False)),
+    ("alpha_dropout", (X3, 0.5, False)),
+    ("feature_alpha_dropout", (X4, 0.5, False)),
+    ("layer_norm", (X3, [8], _a(8), _a(8), 1e-5, True)),
+    ("group_norm", (X4, 3, _a(3), _a(3))),
+    (
+        "batch_norm",
+        (X4, _a(3), _a(3), _Stat(np.zeros(3)), _Stat(np.ones(3)), True, 0.1, 1e-5, False),
+    ),
+    ("batch_norm", (X4, None, None, _Stat(_a(3)), _Stat(_a(3, lo=0.5)), False, 0.1, 1e-5, True)),
+    ("instance_norm", (X4, _a(3), _a(3), None, None, True, 0.1, 1e-5, False)),
+    ("rms_norm", (X3, [8], _a(8))),
+    ("embedding", (_a(5, 3), np.array([[0, 4], [2, 2]]))),
+    ("embedding", (_a(5, 3), np.array([[0, 4], [2, 2]]), 2)),
+    ("pixel_shuffle", (_a(1, 8, 2, 3), 2)),
+    ("pixel_unshuffle", (_a(1, 2, 4, 6), 2)),
+    ("native_channel_shuffle", (_Stat(X4), 3)),  # (PyTorch has no derivative for it)
+    ("prelu", (X4, _a(3))),
+    ("selu", (X3,)),
+    ("celu", (X3, 0.7)),
+    ("rrelu", (X3, 0.1, 0.3, False)),
+    ("threshold", (X3, 0.1, -2.0)),
+    ("hardshrink", (X3, 0.3)),
+    ("bilinear", (_a(4, 3), _a(4, 2), _a(5, 3, 2), _a(5))),
+    ("kl_div", (_a(2, 3), TGT)),
+    ("kl_div", (_a(2, 3), np.log(TGT), 2)),
+    ("kl_div", (_a(2, 3), TGT, 0)),
+    ("kl_div", (_a(2, 3), TGT, 5)),
+    ("kl_div", (_a(2, 3), -TGT, 2)),  # a negative target: NaN, as xlogy's
+    ("poisson_nll_loss", (_a(2, 3), TGT, True, False, 1e-8, 1)),
+    ("poisson_nll_loss", (TGT, TGT, False, True, 1e-8, 2)),
+    ("margin_ranking_loss", (_a(3), _a(3), T2, 0.1)),
+    ("hinge_embedding_loss", (_a(3), T2, 0.5, 2)),
+    ("cosine_embedding_loss", (_a(3, 4), _a(3, 4), T2, 0.1, 0)),
+    ("cosine_embedding_loss", (_a(3, 4), _a(3, 4), T2, 0.1, 1)),
+    ("triplet_margin_loss", (_a(3, 4), _a(3, 4), _a(3, 4), 1.0, 2.0, 1e-6, False, 2)),
+    ("triplet_margin_loss", (_a(3, 4), _a(3, 4), _a(3, 4), 1.0, 2.0, 1e-6, True)),
+    ("binary_cross_entropy_with_logits", (_a(2, 3), TGT.clip(0, 1), None, _Stat(_a(3, lo=0.5)))),
+    ("binary_cross_entropy_with_logits", (_a(2, 3), TGT.clip(0, 1), None, None, 1)),
+    ("matrix_power", (_a(3, 3), 3)),
+    ("matrix_power", (_a(2, 3, 3), -2)),
+]
+
+
+def _tensors(lib, args):
+    out = []
+    for a in args:
+        if isinstance(a, np.ndarray):
+            t = lib.tensor(np.asarray(a))
+            if a.dtype.kind == "f" and not isinstance(a, _Stat):
+                t.requires_grad_(True)
+            out.append(t)
+        else:
+            out.append(a)
+    return out
+
+
+def _flat(res):
+    return list(res) if isinstance(res, tuple) else [res]
+
+
+@pytest.mark.parametrize("name,args", CASES, ids=[f"{n}-{i}" for i, (n, _) in enumerate(CASES)])
+def test_form_matches_pytorch(real_torch, name, args):
+    outs, grads = {}, {}
+    for lib in (ctorch, real_torch):
+        ts = _tensors(lib, args)
+        res = _flat(getattr(lib, name)(*ts))
+        outs[lib] = [r.detach().numpy() for r in res]
+        total = sum((r * r).sum() for r in res if r.dtype.is_floating_point)
+        if total.requires_grad:
+            total.backward()
+        grads[lib] = [t.grad.numpy() if t.grad is not None else None for t in ts
+                      if isinstance(t, lib.Tensor)]  # fmt: skip
+    for c, t in zip(outs[ctorch], outs[real_torch]):
+        assert c.dtype == t.dtype and c.shape == t.shape
+        np.testing.assert_allclose(c, t, rtol=1e-5, atol=1e-6, equal_nan=True)
+    for c, t in zip(grads[ctorch], grads[real_torch]):
+        assert (c is None) == (t is None)
+        if c is not None:
+            np.testing.assert_allclose(c, t, rtol=1e-4, atol=1e-6, equal_nan=True)
+
+
+FUNCTIONS = [
+    ("hann_window", (5,), {}),
+    ("hann_window", (6, False), {"dtype": "float64"}),
+    ("hann_window", (1,), {}),
+    ("hann_window", (0,), {}),
+    ("hamming_window", (7, True, 0.5, 0.4), {}),
+    ("hamming_window", (4,), {}),
+    ("blackman_window", (8, False), {}),
+    ("bartlett_window", (5,), {}),
+    ("bartlett_window", (6, False), {}),
+    ("kaiser_window", (9,), {}),
+    ("kaiser_window", (6, False, 5.0), {}),
+    ("unravel_index", (np.array([5, 11, -1, 12, 0]), (3, 4)), {}),
+    ("unravel_index", (np.array([[7, 3], [1, 0]]), 5), {}),
+    ("unravel_index", (np.array(7), (2, 2, 2)), {}),
+    ("block_diag", (np.ones((2, 2)), np.array(3.0), np.array([1, 2])), {}),
+    ("block_diag", (np.ones((2, 3), np.int32), np.zeros((0, 2))), {}),
+    ("block_diag", (), {}),
+    ("combinations", (np.array([1.0, 2.0, 3.0, 4.0]),), {}),
+    ("combinations", (np.array([1, 2, 3]), 3, True), {}),
+    ("combinations", (np.array([1, 2, 3]), 0), {}),
+    ("combinations", (np.array([1, 2, 3]), 4), {}),
+    ("trapezoid", (np.array([1.0, 2.0, 4.0]),), {}),
+    ("trapezoid", (np.array([1, 2, 4]),), {}),
+    ("trapezoid", (_a(3, 4), np.array([0.0, 1.0, 3.0, 4.5])), {}),
+    ("trapezoid", (_a(3, 4),), {"dx": 0.5, "dim": 0}),
+    ("trapz", (np.array([1.0, 2.0, 4.0]),), {"dx": 2.0}),
+    ("cumulative_trapezoid", (np.array([1.0, 2.0, 4.0]), np.array([0.0, 1.0, 3.0])), {}),
+    ("cumulative_trapezoid", (_a(3, 4),), {"dim": 0}),
+    ("histogram", (np.array([1.0, 2.0, 1.0]), 4), {"range": (0.0, 3.0)}),
+    ("histogram", (_a(20),), {"weight": _a(20, lo=0.0), "density": True}),
+    ("histogram", (_a(20), np.array([-1.0, 0.0, 0.2, 1.0])), {}),
+    ("vander", (np.array([1, 2, 3]),), {}),
+    ("vander", (np.array([0.5, 2.0]), 4, True), {}),
+    ("vander", (np.array([1, 2, 3]), 0), {}),
+    ("is_complex", (np.ones(2, np.complex64),), {}),
+    ("is_nonzero", (np.array([0.0]),), {}),
+    ("is_same_size", (np.ones((2, 3)), np.ones((3, 2))), {}),
+    ("split_with_sizes", (np.arange(6.0), [2, 4]), {}),
+    ("get_device", (np.ones(2),), {}),
+    ("detach", (np.ones(2),), {}),
+]
+
+
+def _call(lib, name, args, kw):
+    ts = [lib.tensor(a) if isinstance(a, np.ndarray) else a for a in args]
+    kw = {k: (lib.tensor(v) if isinstance(v, np.ndarray) else getattr(lib, v) if k == "dtype"
+              else v) for k, v in kw.items()}  # fmt: skip
+    try:
+        return _flat(getattr(lib, name)(*ts, **kw))
+    except Exception as e:  # the error is the record
+        return (type(e).__name__, str(e))
+
+
+@pytest.mark.parametrize(
+    "name,args,kw", FUNCTIONS, ids=[f"{n}-{i}" for i, (n, _, _) in enumerate(FUNCTIONS)]
+)
+def test_function_matches_pytorch(real_torch, name, args, kw):
+    c, t = _call(ctorch, name, args, kw), _call(real_torch, name, args, kw)
+    if isinstance(t, tuple) or isinstance(c, tuple):
+        assert c == t
+        return
+    assert len(c) == len(t)
+    for a, b in zip(c, t):
+        if not isinstance(b, real_torch.Tensor):
+            assert a == b
+            continue
+        a, b = a.numpy(), b.numpy()
+        assert a.dtype == b.dtype and a.shape == b.shape, (a, b)
+        np.testing.assert_allclose(a, b, rtol=2e-6, atol=1e-6)
+
+
+ERRORS = [
+    ("dropout", (X3, 0.5), {}),
+    ("kl_div", (_a(2), _a(2), "mean"), {}),
+    ("hann_window", (-1,), {}),
+    ("hann_window", (4,), {"dtype": "long"}),
+    ("unravel_index", (np.array([1.0]), (3, 4)), {}),
+    ("block_diag", (np.ones((2, 2, 2)),), {}),
+    ("combinations", (np.ones((2, 2)),), {}),
+    ("vander", (np.ones((2, 2)),), {}),
+]
+
+
+@pytest.mark.parametrize(
+    "name,args,kw", ERRORS, ids=[f"{n}-{i}" for i, (n, _, _) in enumerate(ERRORS)]
+)
+def test_errors_match_pytorch(real_torch, name, args, kw):
+    c, t = _call(ctorch, name, args, kw), _call(real_torch, name, args, kw)
+    assert isinstance(t, tuple)
+    assert c[0] == t[0]
+    # PyTorch's argument-parser messages list its overloads: compare their first line
+    assert c[1].splitlines()[0][:40] == t[1].splitlines()[0][:40] or c[0] == "TypeError"
+
+
+def test_block_diag_gradient_matches_pytorch(real_torch):
+    grads = []
+    for lib in (ctorch, real_torch):
+        a = lib.tensor(_a(2, 2), requires_grad=True)
+        b = lib.tensor(_a(3), requires_grad=True)
+        out = lib.block_diag(a, b)
+        (out * lib.arange(out.numel(), dtype=out.dtype).reshape(out.shape)).sum().backward()
+        grads.append((a.grad.numpy(), b.grad.numpy()))
+    for c, t in zip(*grads):
+        np.testing.assert_allclose(c, t)
+
+
+def test_forms_load_lazily():
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, compat.torch as t; assert 'compat.torch._aten_forms' not in sys.modules;"
+        "t.conv2d; assert 'compat.torch._aten_forms' in sys.modules;"
+        "assert not hasattr(t, 'no_such_name')"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True, timeout=120)
