@@ -3,6 +3,7 @@ they are test utilities, not JAX functionality, so the swap provides them."""
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
@@ -56,3 +57,9 @@ def subvals(seq: Iterable[Any], replace: Iterable[tuple[int, Any]]) -> tuple[Any
     for i, v in replace:
         out[i] = v
     return tuple(out)
+
+
+def curry(f: Callable[..., Any]) -> Callable[..., Any]:
+    """``f`` taking its arguments in two calls: ``curry(f)(a)(b) == f(a, b)`` (keywords
+    too; a decorator factory written as one function: pjit_test's ``check_1d_2d_mesh``)."""
+    return functools.partial(functools.partial, f)
