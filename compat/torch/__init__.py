@@ -104,10 +104,11 @@ def __getattr__(name: str) -> Any:
         return getattr(importlib.import_module("compat.torch.serialization"), name)
     if name == "vmap":  # torch.vmap is torch.func.vmap
         return importlib.import_module("compat.torch.func").vmap
-    if not name.startswith("__"):  # torch.conv2d, torch.hann_window, ... (ATen's forms)
-        forms = importlib.import_module("compat.torch._aten_forms")
-        if name in forms.NAMES:
-            return getattr(forms, name)
+    if not name.startswith("__"):  # torch.conv2d, torch.hann_window, torch.stft, ...
+        for module in ("compat.torch._aten_forms", "compat.torch._stft"):
+            forms = importlib.import_module(module)
+            if name in forms.NAMES:
+                return getattr(forms, name)
     raise AttributeError(f"module 'compat.torch' has no attribute {name!r}")
 
 
