@@ -138,7 +138,6 @@ def set_default_tensor_type(t: Any, /) -> None:
         base = "compat.torch" + module[len("torch") :] if module.startswith("torch") else module
         t = getattr(importlib.import_module(base), name)
     _ops_common.warn_once(
-        "set_default_device",
         "set_default_tensor_type",
         "torch.set_default_tensor_type() is deprecated as of PyTorch 2.1, please use "
         "torch.set_default_dtype() and torch.set_default_device() as alternatives.",
