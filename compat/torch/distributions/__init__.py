@@ -13,37 +13,52 @@ from compat.torch.distributions.bernoulli import Bernoulli
 from compat.torch.distributions.beta import Beta
 from compat.torch.distributions.binomial import Binomial
 from compat.torch.distributions.categorical import Categorical
+from compat.torch.distributions.cauchy import Cauchy
+from compat.torch.distributions.chi2 import Chi2
 from compat.torch.distributions.dirichlet import Dirichlet
 from compat.torch.distributions.distribution import Distribution
 from compat.torch.distributions.exp_family import ExponentialFamily
 from compat.torch.distributions.exponential import Exponential
 from compat.torch.distributions.gamma import Gamma
+from compat.torch.distributions.geometric import Geometric
+from compat.torch.distributions.gumbel import Gumbel
+from compat.torch.distributions.half_cauchy import HalfCauchy
+from compat.torch.distributions.half_normal import HalfNormal
 from compat.torch.distributions.independent import Independent
 from compat.torch.distributions.kl import kl_divergence, register_kl
 from compat.torch.distributions.laplace import Laplace
 from compat.torch.distributions.log_normal import LogNormal
+from compat.torch.distributions.multinomial import Multinomial
 from compat.torch.distributions.multivariate_normal import MultivariateNormal
 from compat.torch.distributions.normal import Normal
 from compat.torch.distributions.one_hot_categorical import OneHotCategorical
+from compat.torch.distributions.pareto import Pareto
 from compat.torch.distributions.poisson import Poisson
+from compat.torch.distributions.student_t import StudentT
 from compat.torch.distributions.transformed_distribution import TransformedDistribution
 from compat.torch.distributions.transforms import (
+    AbsTransform,
     AffineTransform,
     ComposeTransform,
     ExpTransform,
+    PowerTransform,
     SigmoidTransform,
     TanhTransform,
     Transform,
     identity_transform,
 )
 from compat.torch.distributions.uniform import Uniform
+from compat.torch.distributions.weibull import Weibull
 
 __all__ = [
+    "AbsTransform",
     "AffineTransform",
     "Bernoulli",
     "Beta",
     "Binomial",
     "Categorical",
+    "Cauchy",
+    "Chi2",
     "ComposeTransform",
     "Dirichlet",
     "Distribution",
@@ -51,18 +66,27 @@ __all__ = [
     "Exponential",
     "ExponentialFamily",
     "Gamma",
+    "Geometric",
+    "Gumbel",
+    "HalfCauchy",
+    "HalfNormal",
     "Independent",
     "Laplace",
     "LogNormal",
+    "Multinomial",
     "MultivariateNormal",
     "Normal",
     "OneHotCategorical",
+    "Pareto",
     "Poisson",
+    "PowerTransform",
     "SigmoidTransform",
+    "StudentT",
     "TanhTransform",
     "Transform",
     "TransformedDistribution",
     "Uniform",
+    "Weibull",
     "constraints",
     "identity_transform",
     "kl_divergence",

@@ -47,6 +47,11 @@ def exponential(shape: tuple[int, ...], dtype: np.dtype) -> Tensor:
     return as_tensor(np.asarray(_rng.exponential(default_generator, shape, 1.0), dtype))
 
 
+def cauchy(shape: tuple[int, ...], dtype: np.dtype) -> Tensor:
+    """``empty(shape).cauchy_()`` draws (standard Cauchy, PyTorch's stream)."""
+    return as_tensor(np.asarray(_rng.cauchy(default_generator, shape, 0.0, 1.0), dtype))
+
+
 def as_tensor(a: np.ndarray) -> Tensor:
     """A NumPy draw as a tensor (a leaf without gradient)."""
     return from_numpy(np.ascontiguousarray(a))

@@ -33,6 +33,7 @@ __all__ = [
     "less_than",
     "lower_cholesky",
     "lower_triangular",
+    "multinomial",
     "nonnegative",
     "nonnegative_integer",
     "one_hot",
@@ -196,6 +197,20 @@ def _integer_interval_all(c: _IntegerInterval, a: np.ndarray) -> bool | None:
             f"{self.__class__.__name__[1:]}(lower_bound={self.lower_bound}, "
             f"upper_bound={self.upper_bound})"
         )
+
+
+class _Multinomial(Constraint):
+    """Nonnegative values along the last dimension summing to at most ``upper_bound``
+    (PyTorch's check, weaker than an equal sum)."""
+
+    is_discrete = True
+    event_dim = 1
+
+    def __init__(self, upper_bound: Any) -> None:
+        self.upper_bound = upper_bound
+
+    def check(self, x: Tensor) -> Tensor:
+        return (x >= 0).all(-1) & (x.sum(-1) <= self.upper_bound)
 
 
 class _IntegerGreaterThan(Constraint):
@@ -377,6 +392,7 @@ interval = _Interval
 half_open_interval = _HalfOpenInterval
 simplex = _Simplex()
 lower_triangular = _LowerTriangular()
+multinomial = _Multinomial
 lower_cholesky = _LowerCholesky()
 corr_cholesky = _CorrCholesky()
 square = _Square()

@@ -18,13 +18,15 @@ from compat._core.creation_rows import full_like, zeros_like
 from compat._core.ops import clamp, exp, log, sigmoid, tanh
 from compat._core.tensor import Tensor
 from compat.torch.distributions import constraints
-from compat.torch.distributions.utils import _sum_rightmost
+from compat.torch.distributions.utils import _sum_rightmost, broadcast_all
 from compat.torch.nn.functional.activation import softplus
 
 __all__ = [
+    "AbsTransform",
     "AffineTransform",
     "ComposeTransform",
     "ExpTransform",
+    "PowerTransform",
     "SigmoidTransform",
     "TanhTransform",
     "Transform",
@@ -446,3 +448,64 @@ class AffineTransform(Transform):
 
     def inverse_shape(self, shape: Any) -> Any:
         return tuple(np.broadcast_shapes(tuple(shape), *self._param_shapes()))
+
+
+class AbsTransform(Transform):
+    """``y = |x|``: not bijective; its ``inv`` picks the nonnegative preimage."""
+
+    domain = constraints.real
+    codomain = constraints.positive
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, AbsTransform)
+
+    __hash__ = object.__hash__
+
+    def _call(self, x: Tensor) -> Tensor:
+        return x.abs()
+
+    def _inverse(self, y: Tensor) -> Tensor:
+        return y
+
+
+class PowerTransform(Transform):
+    """``y = x ** exponent`` on positive numbers."""
+
+    domain = constraints.positive
+    codomain = constraints.positive
+    bijective = True
+
+    def __init__(self, exponent: Any, cache_size: int = 0) -> None:
+        super().__init__(cache_size=cache_size)
+        (self.exponent,) = broadcast_all(exponent)
+
+    def with_cache(self, cache_size: int = 1) -> Transform:
+        if self._cache_size == cache_size:
+            return self
+        return PowerTransform(self.exponent, cache_size=cache_size)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, PowerTransform):
+            return False
+        return bool(self.exponent.eq(other.exponent).all())
+
+    __hash__ = object.__hash__
+
+    @property
+    def sign(self) -> Any:
+        return self.exponent.sign()
+
+    def _call(self, x: Tensor) -> Tensor:
+        return x.pow(self.exponent)
+
+    def _inverse(self, y: Tensor) -> Tensor:
+        return y.pow(1 / self.exponent)
+
+    def log_abs_det_jacobian(self, x: Tensor, y: Tensor) -> Tensor:
+        return (self.exponent * y / x).abs().log()
+
+    def forward_shape(self, shape: Any) -> Any:
+        return tuple(np.broadcast_shapes(tuple(shape), tuple(self.exponent.shape)))
+
+    def inverse_shape(self, shape: Any) -> Any:
+        return tuple(np.broadcast_shapes(tuple(shape), tuple(self.exponent.shape)))
