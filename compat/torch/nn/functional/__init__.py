@@ -92,6 +92,7 @@ from compat.torch.nn.functional.dropout_channel import (  # noqa: F401
     dropout3d,
     feature_alpha_dropout,
 )
+from compat.torch.nn.functional.embedding_bag import embedding_bag  # noqa: F401
 from compat.torch.nn.functional.grid import affine_grid, grid_sample  # noqa: F401
 from compat.torch.nn.functional.im2col import fold, unfold  # noqa: F401
 from compat.torch.nn.functional.loss import (  # noqa: F401
