@@ -53,8 +53,10 @@ def cauchy(shape: tuple[int, ...], dtype: np.dtype) -> Tensor:
 
 
 def as_tensor(a: np.ndarray) -> Tensor:
-    """A NumPy draw as a tensor (a leaf without gradient)."""
-    return from_numpy(np.ascontiguousarray(a))
+    """A NumPy draw as a tensor (a leaf without gradient); a 0-d draw stays 0-d (NumPy's
+    ``ascontiguousarray`` would make it 1-d)."""
+    a = np.asarray(a)
+    return from_numpy(np.ascontiguousarray(a).reshape(a.shape))
 
 
 def _bucket(n: int) -> int:

@@ -1,0 +1,337 @@
+"""The less common ``torch.distributions`` on compat against real PyTorch 2.13.
+
+HalfNormal, StudentT, Gumbel, Cauchy, HalfCauchy, Chi2, Geometric, Multinomial, Pareto,
+Weibull (and what follows them): each is built with the same parameters in both libraries;
+``log_prob``, ``cdf``/``icdf``, ``entropy`` and the moments must agree, with their gradients
+w.r.t. the parameters. compat's normal/uniform/exponential/Cauchy draws reproduce PyTorch's
+streams, so ``rsample`` under one ``manual_seed`` is compared value for value and gradient
+for gradient; draws built on the gamma sampler (StudentT, Chi2), which is not PyTorch's,
+are checked by their moments and the gradient of their sample mean.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from torch_oracle import npv
+
+import compat.torch as ctorch
+
+F = np.float32
+D64 = np.float64
+
+
+def _a(*v, dt=F):
+    return np.array(v, dt)
+
+
+# name -> (builder(D, params), parameter arrays, value array, extra methods)
+CASES = {
+    "half_normal": (lambda D, p: D.HalfNormal(p[0]), [_a(0.5, 1, 2)], _a(0.3, 1.5, 0.0),
+                    ("cdf", "icdf")),
+    "half_normal64": (lambda D, p: D.HalfNormal(p[0]), [_a(0.5, 1, 2, dt=D64)],
+                      _a(0.3, 1.5, 4.0, dt=D64), ("cdf", "icdf")),
+    "cauchy": (lambda D, p: D.Cauchy(p[0], p[1]), [_a(0, 1, -2), _a(1, 2, 0.5)],
+               _a(0.3, 1.5, -1.0), ("cdf", "icdf")),
+    "half_cauchy": (lambda D, p: D.HalfCauchy(p[0]), [_a(0.5, 1, 2)], _a(0.3, 1.5, 7.0),
+                    ("cdf", "icdf")),
+    "student_t": (lambda D, p: D.StudentT(p[0], p[1], p[2]),
+                  [_a(0.8, 1.5, 3, 30), _a(0, 1, -2, 0.5), _a(1, 2, 0.5, 3)],
+                  _a(0.3, 1.5, -1.0, 10.0), ()),
+    "student_t_default": (lambda D, p: D.StudentT(p[0]), [_a(2.5, 5, dt=D64)],
+                          _a(-0.7, 3.0, dt=D64), ()),
+    "gumbel": (lambda D, p: D.Gumbel(p[0], p[1]), [_a(0, 1, -2), _a(1, 2, 0.5)],
+               _a(0.3, 1.5, -1.0), ("cdf", "icdf")),
+    "chi2": (lambda D, p: D.Chi2(p[0]), [_a(0.5, 1, 3, 10)], _a(0.3, 1.5, 4.0, 9.0), ("cdf",)),
+    "pareto": (lambda D, p: D.Pareto(p[0], p[1]), [_a(1, 2, 0.5), _a(0.5, 1.5, 3)],
+               _a(1.5, 2.5, 0.6), ("cdf", "icdf")),
+    "weibull": (lambda D, p: D.Weibull(p[0], p[1]), [_a(1, 2, 0.5), _a(0.7, 1.5, 3)],
+                _a(1.5, 2.5, 0.6), ("cdf", "icdf")),
+    "weibull64": (lambda D, p: D.Weibull(p[0], p[1]), [_a(1, 2, dt=D64), _a(0.7, 4, dt=D64)],
+                  _a(0.2, 2.5, dt=D64), ("cdf", "icdf")),
+    "geometric_probs": (lambda D, p: D.Geometric(probs=p[0]), [_a(0.2, 0.5, 0.9)],
+                        _a(0, 3, 7), ()),
+    "geometric_logits": (lambda D, p: D.Geometric(logits=p[0]), [_a(-1, 0.3, 2)],
+                         _a(1, 0, 4), ()),
+    "multinomial_probs": (lambda D, p: D.Multinomial(6, probs=p[0]),
+                          [np.array([[1, 2, 3], [0.5, 0.2, 0.3]], F)],
+                          np.array([[1, 2, 3], [6, 0, 0]], F), ()),
+    "multinomial_logits": (lambda D, p: D.Multinomial(4, logits=p[0]),
+                           [np.array([[1, -2, 0.5], [0, 0.2, 3]], F)],
+                           np.array([[[1, 0, 3], [0, 2, 2]]], F), ()),
+}  # fmt: skip
+
+ICDF_AT = {4: _a(0.1, 0.5, 0.8, 0.95), 3: _a(0.1, 0.5, 0.8), 2: _a(0.1, 0.8)}
+
+
+def _grads(lib, out, params):
+    gs = lib.autograd.grad(out.sum(), params, allow_unused=True, retain_graph=True)
+    return [None if g is None else npv(g) for g in gs]
+
+
+def _evaluate(lib, name):
+    build, arrays, value, extra = CASES[name]
+    params = [lib.tensor(a, requires_grad=True) for a in arrays]
+    d = build(lib.distributions, params)
+    res = {"batch": tuple(d.batch_shape), "event": tuple(d.event_shape), "type": type(d).__name__}
+    lp = d.log_prob(lib.tensor(value))
+    res["log_prob"] = (npv(lp), str(lp.dtype).split(".")[-1], _grads(lib, lp, params))
+    for attr in ("mean", "variance", "stddev", "mode"):
+        try:
+            v = getattr(d, attr)
+            res[attr] = (npv(v), _grads(lib, v, params) if v.requires_grad else None)
+        except NotImplementedError:
+            res[attr] = "not implemented"
+    h = d.entropy()
+    res["entropy"] = (npv(h), _grads(lib, h, params) if h.requires_grad else None)
+    if "cdf" in extra:
+        c = d.cdf(lib.tensor(value))
+        # PyTorch has no derivative of the incomplete gamma function in its first argument
+        res["cdf"] = (npv(c), None if name == "chi2" else _grads(lib, c, params))
+    if "icdf" in extra:
+        q = d.icdf(lib.tensor(ICDF_AT[len(value)].astype(value.dtype)))
+        res["icdf"] = (npv(q), _grads(lib, q, params))
+    res["support"] = repr(d.support)
+    res["arg_constraints"] = sorted(d.arg_constraints)
+    return res
+
+
+def _close(a, b, tol):
+    if isinstance(a, (tuple, list)):
+        assert isinstance(b, (tuple, list)) and len(a) == len(b), (a, b)
+        for x, y in zip(a, b):
+            _close(x, y, tol)
+    elif isinstance(a, np.ndarray):
+        assert a.shape == b.shape and a.dtype == b.dtype, (a.shape, b.shape, a.dtype, b.dtype)
+        np.testing.assert_allclose(a, b, rtol=tol, atol=tol, equal_nan=True)
+    else:
+        assert a == b, (a, b)
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_values_and_gradients_match_torch(name, real_torch):
+    ours = _evaluate(ctorch, name)
+    theirs = _evaluate(real_torch, name)
+    assert ours.keys() == theirs.keys()
+    for k in ours:
+        _close(ours[k], theirs[k], 1e-10 if name.endswith("64") else 3e-5)
+
+
+# --------------------------------------------------------------------------- sampling
+
+SAME_STREAM = ["cauchy", "half_normal", "half_cauchy", "gumbel", "pareto", "weibull"]
+
+
+def _rsampled(lib, name):
+    build, arrays, _, _ = CASES[name]
+    params = [lib.tensor(a, requires_grad=True) for a in arrays]
+    d = build(lib.distributions, params)
+    lib.manual_seed(5)
+    r = d.rsample((3, 2))
+    w = lib.tensor(np.linspace(0.5, 1.5, r.numel()).astype(F).reshape(tuple(r.shape)))
+    return npv(r), _grads(lib, r * w, params)
+
+
+@pytest.mark.parametrize("name", SAME_STREAM)
+def test_rsample_on_the_same_stream_matches_torch(name, real_torch):
+    """The same seed gives PyTorch's base draws: the reparameterised sample and its
+    gradients w.r.t. the parameters must be PyTorch's."""
+    _close(_rsampled(ctorch, name), _rsampled(real_torch, name), 3e-5)
+
+
+def _sampled(lib, name, n):
+    build, arrays, _, _ = CASES[name]
+    d = build(lib.distributions, [lib.tensor(a) for a in arrays])
+    lib.manual_seed(2)
+    s = d.sample((n,))
+    r = d.rsample((2,)) if d.has_rsample else None
+    return d, s, r
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_samples_shape_dtype_support_and_moments(name, real_torch):
+    n = 4000
+    d, s, r = _sampled(ctorch, name, n)
+    _, ts, tr = _sampled(real_torch, name, 3)
+    assert tuple(s.shape) == (n, *tuple(ts.shape)[1:])
+    assert str(s.dtype) == str(ts.dtype) and not s.requires_grad
+    assert d.has_rsample == (tr is not None)
+    if r is not None:
+        assert tuple(r.shape) == tuple(tr.shape) and str(r.dtype) == str(tr.dtype)
+    assert bool(d.support.check(s).all())
+    x = npv(s).astype(np.float64)
+    # a probability integral transform where there is a cdf (heavy tails included):
+    # the cdf of the draws must be uniform (Kolmogorov-Smirnov at p ~ 1e-4)
+    _, _, _, extra = CASES[name]
+    if "cdf" in extra:
+        u = np.sort(npv(d.cdf(s)).astype(np.float64), axis=0)
+        grid = (np.arange(1, n + 1) / n)[:, None]
+        assert np.abs(u - grid.reshape((n,) + (1,) * (u.ndim - 1))).max() < 2.0 / math.sqrt(n)
+        return
+    mean, var = npv(d.mean).astype(np.float64), npv(d.variance).astype(np.float64)
+    ok = np.isfinite(var) & (var < 50)
+    if name.startswith("student_t"):  # the sample variance needs a fourth moment
+        ok &= npv(d.df) > 4
+    se = np.sqrt(np.where(ok, var, 1.0) / n)
+    assert np.all(np.where(ok, np.abs(x.mean(0) - mean) <= 5 * se + 1e-6, True)), name
+    np.testing.assert_allclose(np.where(ok, x.var(0), 0), np.where(ok, var, 0), rtol=0.2)
+
+
+@pytest.mark.parametrize("name", ["student_t", "chi2"])
+def test_rsample_gradient_estimates_mean_gradient(name):
+    """d/dθ of the sample mean of ``rsample`` estimates d/dθ of the analytic mean (the
+    chi-squared draw carries funcgrad.random's implicit gamma gradient)."""
+    build, arrays, _, _ = CASES[name]
+    # (StudentT: the estimator's variance is finite for df > 2)
+    arrays = [a[2:] for a in arrays] if name == "student_t" else arrays
+    params = [ctorch.tensor(a, requires_grad=True) for a in arrays]
+    d = build(ctorch.distributions, params)
+    ctorch.manual_seed(1)
+    w = ctorch.tensor(np.linspace(0.5, 1.5, len(arrays[0])).astype(F))
+    est = ctorch.autograd.grad((d.rsample((6000,)).mean(0) * w).sum(), params, retain_graph=True)
+    exact = ctorch.autograd.grad((d.mean * w).sum(), params, allow_unused=True)
+    for e, g in zip(est, exact):
+        g = np.zeros(tuple(e.shape)) if g is None else npv(g)
+        np.testing.assert_allclose(npv(e), g, atol=0.12 * (1 + np.abs(g).max()))
+
+
+def test_multinomial_sample_counts(real_torch):
+    d = ctorch.distributions.Multinomial(5, probs=ctorch.tensor([0.1, 0.2, 0.7]))
+    ctorch.manual_seed(0)
+    s = npv(d.sample((3000,)))
+    assert (s.sum(-1) == 5).all() and (s >= 0).all() and (s == np.round(s)).all()
+    np.testing.assert_allclose(s.mean(0), [0.5, 1.0, 3.5], atol=0.08)
+    np.testing.assert_allclose(s.var(0), 5 * np.array([0.09, 0.16, 0.21]), rtol=0.12)
+
+
+# --------------------------------------------------------------------------- shapes
+
+
+def _shapes(lib):
+    D = lib.distributions
+    out = []
+    ds = [
+        D.HalfNormal(lib.ones(3)).expand((2, 3)),
+        D.HalfCauchy(2.0).expand((4,)),
+        D.Cauchy(lib.zeros(3), 1.0).expand((2, 3)),
+        D.StudentT(lib.tensor([3.0, 4.0])).expand((5, 2)),
+        D.Gumbel(0.0, 1.0),
+        D.Exponential(2.0),
+        D.Uniform(0.0, 1.0),
+        D.Gumbel(lib.zeros(2), 1.0).expand((3, 2)),
+        D.Chi2(lib.tensor([1.0, 2.0])).expand((3, 2)),
+        D.Pareto(1.0, lib.tensor([2.0, 3.0])).expand((4, 2)),
+        D.Weibull(lib.ones(2), 1.5).expand((3, 2)),
+        D.Geometric(probs=lib.tensor([0.3, 0.6])).expand((2, 2)),
+        D.Geometric(logits=lib.tensor(0.5)),
+        D.Multinomial(3, logits=lib.zeros(2, 4)).expand((5, 2)),
+    ]
+    for d in ds:
+        x = d.sample((2, 1))
+        out.append((type(d).__name__, tuple(d.batch_shape), tuple(d.event_shape)))
+        out.append((tuple(x.shape), str(x.dtype), tuple(d.log_prob(d.sample()).shape)))
+        out.append(tuple(d.log_prob(x).shape))
+        if d.has_rsample:
+            out.append(tuple(d.rsample().shape))
+    out.append(repr(D.Cauchy(lib.zeros(2), 1.0)))
+    out.append(repr(D.StudentT(3.0)))
+    return out
+
+
+def test_shapes_and_expand_match_torch(real_torch):
+    assert _shapes(ctorch) == _shapes(real_torch)
+
+
+# --------------------------------------------------------------------------- validation
+
+
+def _error(fn):
+    try:
+        fn()
+    except Exception as e:  # the type and the message (its start) are compared
+        return type(e).__name__, str(e).split(":")[0]
+    return None
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda D, t: D.HalfNormal(t.tensor([-1.0])),
+        lambda D, t: D.HalfCauchy(t.tensor([0.0])),
+        lambda D, t: D.Cauchy(t.tensor([0.0]), t.tensor([-1.0])),
+        lambda D, t: D.Cauchy(t.tensor([float("nan")]), t.tensor([1.0])),
+        lambda D, t: D.StudentT(t.tensor([0.0])),
+        lambda D, t: D.StudentT(t.tensor([1.0]), scale=t.tensor([-1.0])),
+        lambda D, t: D.Gumbel(t.tensor([0.0]), t.tensor([0.0])),
+        lambda D, t: D.Chi2(t.tensor([-2.0])),
+        lambda D, t: D.Pareto(t.tensor([1.0]), t.tensor([-1.0])),
+        lambda D, t: D.Pareto(t.tensor([-1.0]), t.tensor([1.0])),
+        lambda D, t: D.Weibull(t.tensor([1.0]), t.tensor([0.0])),
+        lambda D, t: D.Geometric(t.tensor([0.0])),
+        lambda D, t: D.Geometric(t.tensor([1.5])),
+        lambda D, t: D.Geometric(),
+        lambda D, t: D.Geometric(probs=t.tensor(0.5), logits=t.tensor(0.0)),
+        lambda D, t: D.Multinomial(3, t.tensor([0.5, -0.1])),
+        lambda D, t: D.Multinomial(t.tensor(3), t.tensor([0.5, 0.5])),
+        lambda D, t: D.Multinomial(3),
+    ],
+)
+def test_invalid_parameters_raise_as_torch(make, real_torch):
+    got = _error(lambda: make(ctorch.distributions, ctorch))
+    want = _error(lambda: make(real_torch.distributions, real_torch))
+    assert want is not None and got == want
+
+
+@pytest.mark.parametrize(
+    "make, value",
+    [
+        (lambda D, t: D.HalfNormal(t.tensor([1.0])), [-1.0]),
+        (lambda D, t: D.HalfCauchy(t.tensor([1.0])), [-0.5]),
+        (lambda D, t: D.Chi2(t.tensor([1.0])), [-1.0]),
+        (lambda D, t: D.Pareto(t.tensor([2.0]), t.tensor([1.0])), [1.5]),
+        (lambda D, t: D.Weibull(t.tensor([1.0]), t.tensor([1.0])), [0.0]),
+        (lambda D, t: D.Geometric(t.tensor([0.5])), [1.5]),
+        (lambda D, t: D.Geometric(t.tensor([0.5])), [-1.0]),
+        (lambda D, t: D.Multinomial(3, t.tensor([0.5, 0.5])), [3.0, 1.0]),
+        (lambda D, t: D.Multinomial(3, t.tensor([0.5, 0.5])), [-1.0, 1.0]),
+        (lambda D, t: D.Multinomial(3, t.tensor([0.5, 0.5])), [1.0, 1.0, 1.0]),
+        (lambda D, t: D.Cauchy(t.zeros(3), t.ones(3)), [[0.0, 0.0]]),
+        (lambda D, t: D.StudentT(t.ones(3)), [[0.0, 0.0]]),
+    ],
+)
+def test_values_outside_support_raise_as_torch(make, value, real_torch):
+    def run(lib):
+        d = make(lib.distributions, lib)
+        return _error(lambda: d.log_prob(lib.tensor(value)))
+
+    want = run(real_torch)
+    assert want is not None and run(ctorch) == want
+
+
+def test_validate_args_false_gives_nan_not_an_error(lib):
+    D = lib.distributions
+    d = D.Cauchy(lib.tensor([0.0]), lib.tensor([-1.0]), validate_args=False)
+    assert np.isnan(npv(d.log_prob(lib.tensor([0.0])))).all()
+    h = D.HalfNormal(lib.tensor([1.0]), validate_args=False)
+    assert npv(h.log_prob(lib.tensor([-1.0])))[0] == -np.inf
+
+
+# --------------------------------------------------------------------------- transforms
+
+
+def _transforms(lib):
+    D = lib.distributions
+    x = lib.tensor([0.5, 1.2, 3.0], requires_grad=True)
+    p = D.PowerTransform(lib.tensor([2.0, 0.5, -1.0]))
+    y = p(x)
+    ladj = p.log_abs_det_jacobian(x, y)
+    (g,) = lib.autograd.grad(ladj.sum() + y.sum(), x)
+    a = D.AbsTransform()
+    z = lib.tensor([-1.0, 2.0])
+    return [npv(y), npv(p.inv(y)), npv(ladj), npv(g), npv(p.sign), npv(a(z)), npv(a.inv(z))]
+
+
+def test_power_and_abs_transforms_match_torch(real_torch):
+    _close(_transforms(ctorch), _transforms(real_torch), 2e-6)
