@@ -9,6 +9,7 @@ import numpy as np
 from compat._core import autograd as _autograd
 from compat._core import creation as _creation
 from compat._core import creation_rows as _creation_rows
+from compat._core import device as _device
 from compat._core import dtypes as _dt
 from compat._core import fastpath as _fastpath
 from compat._core import graph as _graph
@@ -143,6 +144,30 @@ def _contains(self: Tensor, element: Any) -> bool:
             f"{type(element)}."
         )
     return bool((self == element).any().item())
+
+
+def _sum_to_size(self: Tensor, *size: Any) -> Tensor:
+    """``Tensor.sum_to_size``: summed over the dimensions ``size`` broadcasts (the leading
+    ones it lacks, and its 1s), so that the result has ``size``."""
+    if len(size) == 1 and isinstance(size[0], (tuple, list, Size)):
+        size = tuple(size[0])
+    size = tuple(int(s) for s in size)
+    shape = tuple(self.shape)
+    if len(size) > len(shape) or any(
+        s not in (d, 1) for s, d in zip(reversed(size), reversed(shape))
+    ):
+        raise RuntimeError(f"size {{{list(size)}}} is not expandable to size {{{list(shape)}}}.")
+    out = self.sum(tuple(range(len(shape) - len(size)))) if len(size) < len(shape) else self
+    dims = tuple(i for i, (s, d) in enumerate(zip(size, out.shape)) if s == 1 and d != 1)
+    return out.sum(dims, keepdim=True) if dims else out
+
+
+def _pin_memory(self: Tensor, device: Any = None) -> Tensor:
+    """``Tensor.pin_memory``: PyTorch's CPU-build error without an accelerator; with one,
+    the tensor itself (compat has no page-locked memory: transfers do not need it)."""
+    if not _device.gpus():
+        raise RuntimeError("Cannot access accelerator device when none is available.")
+    return self
 
 
 def _is_nonzero(self: Tensor) -> bool:
@@ -381,6 +406,8 @@ def install() -> None:
         "narrow_copy": _copies.narrow_copy,
         # compat has no page-locked memory: ``pin_memory=True`` is accepted and ignored
         "is_pinned": lambda self, device=None: False,
+        "pin_memory": _pin_memory,
+        "sum_to_size": _sum_to_size,
         "untyped_storage": lambda self: _views.UntypedStorage(self),
         "storage": _views.storage,
         "_view_func": _views.view_func,

@@ -83,6 +83,22 @@ _LAZY = (
 globals().update(_inplace.FUNCTIONS)  # torch.abs_(x), torch.relu_(x), ...
 
 
+def _method_of(name: str) -> Any:
+    """``Tensor.<name>`` as ``torch.<name>(self, ...)`` (a function loaded on first use)."""
+
+    def method(self: Any, *args: Any, **kwargs: Any) -> Any:
+        return __getattr__(name)(self, *args, **kwargs)
+
+    method.__name__ = method.__qualname__ = name
+    method.__doc__ = f"``torch.{name}(self, ...)``."
+    return method
+
+
+for _name in ("stft", "istft", "histogram", "prelu", "hardshrink"):
+    setattr(globals()["Tensor"], _name, _method_of(_name))
+del _name
+
+
 #: ``torch.X`` that is ``torch.nn.functional.X`` (the same ATen op in PyTorch)
 _FUNCTIONAL_ALIASES = (
     "pairwise_distance",

@@ -251,3 +251,57 @@ def test_forms_load_lazily():
         "assert not hasattr(t, 'no_such_name')"
     )
     subprocess.run([sys.executable, "-c", code], check=True, timeout=120)
+
+
+METHODS = [
+    ("sum_to_size", (2, 3, 4), ((3, 1),)),
+    ("sum_to_size", (2, 3), (3,)),
+    ("sum_to_size", (2, 3), ((2, 1),)),
+    ("sum_to_size", (2, 3), (1, 1)),
+    ("sum_to_size", (2, 3), (2, 3)),
+    ("sum_to_size", (2, 3), (4, 3)),
+    ("pin_memory", (2,), ()),
+    ("hardshrink", (2, 3), (0.3,)),
+    ("histogram", (10,), (3,)),
+]
+
+
+@pytest.mark.parametrize(
+    "name,shape,args", METHODS, ids=[f"{n}-{i}" for i, (n, _, _) in enumerate(METHODS)]
+)
+def test_method_matches_pytorch(real_torch, name, shape, args):
+    data = _a(*shape)
+    res = []
+    for lib in (ctorch, real_torch):
+        x = lib.tensor(data, requires_grad=name != "histogram")
+        try:
+            out = _flat(getattr(x, name)(*args))
+        except Exception as e:  # the error is the record
+            res.append((type(e).__name__, str(e)))
+            continue
+        grads = None
+        if x.requires_grad:
+            sum(o.sum() * (i + 2) for i, o in enumerate(out)).backward()
+            grads = x.grad.numpy()
+        res.append(([o.detach().numpy() for o in out], grads))
+    c, t = res
+    if isinstance(t[0], str):
+        assert c == t
+        return
+    for a, b in zip(c[0], t[0]):
+        assert a.shape == b.shape
+        np.testing.assert_allclose(a, b, rtol=1e-6)
+    if t[1] is not None:
+        np.testing.assert_allclose(c[1], t[1])
+
+
+def test_stft_and_prelu_methods_are_the_functions():
+    x = ctorch.tensor(_a(64))
+    w = ctorch.hann_window(16, dtype=ctorch.float64)
+    s = x.stft(16, window=w, return_complex=True)
+    np.testing.assert_array_equal(
+        s.numpy(), ctorch.stft(x, 16, window=w, return_complex=True).numpy()
+    )
+    np.testing.assert_allclose(s.istft(16, window=w, length=64).numpy(), x.numpy(), atol=1e-12)
+    y, a = ctorch.tensor(_a(2, 3, 4)), ctorch.tensor([0.25])
+    np.testing.assert_array_equal(y.prelu(a).numpy(), ctorch.prelu(y, a).numpy())
