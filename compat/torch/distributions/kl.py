@@ -22,15 +22,20 @@ from compat._core.tensor import Tensor
 from compat.torch.distributions.bernoulli import Bernoulli
 from compat.torch.distributions.beta import Beta
 from compat.torch.distributions.categorical import Categorical
+from compat.torch.distributions.cauchy import Cauchy
 from compat.torch.distributions.dirichlet import Dirichlet
 from compat.torch.distributions.distribution import Distribution
 from compat.torch.distributions.exponential import Exponential
 from compat.torch.distributions.gamma import Gamma
+from compat.torch.distributions.geometric import Geometric
+from compat.torch.distributions.gumbel import EULER, Gumbel
+from compat.torch.distributions.half_normal import HalfNormal
 from compat.torch.distributions.independent import Independent
 from compat.torch.distributions.laplace import Laplace
 from compat.torch.distributions.multivariate_normal import MultivariateNormal, _batch_mahalanobis
 from compat.torch.distributions.normal import Normal
 from compat.torch.distributions.one_hot_categorical import OneHotCategorical
+from compat.torch.distributions.pareto import Pareto
 from compat.torch.distributions.poisson import Poisson
 from compat.torch.distributions.transformed_distribution import TransformedDistribution
 from compat.torch.distributions.uniform import Uniform
@@ -227,3 +232,155 @@ def _kl_transformed_transformed(p: TransformedDistribution, q: TransformedDistri
     if p.event_shape != q.event_shape:
         raise NotImplementedError
     return kl_divergence(p.base_dist, q.base_dist)
+
+
+# --------------------------------------------------------------------------- the
+# less common families (PyTorch's pairs for Gumbel, Geometric, HalfNormal, Pareto, Cauchy)
+
+
+def _infinite_like(t: Tensor) -> Tensor:
+    return full_like(t, math.inf)
+
+
+@register_kl(Gumbel, Gumbel)
+def _kl_gumbel_gumbel(p: Gumbel, q: Gumbel) -> Tensor:
+    ct1 = p.scale / q.scale
+    ct2 = q.loc / q.scale
+    ct3 = p.loc / q.scale
+    t1 = -log(ct1) - ct2 + ct3
+    t3 = exp(ct2 + lgamma(1 + ct1) - ct3)
+    return t1 + ct1 * EULER + t3 - (1 + EULER)
+
+
+@register_kl(Geometric, Geometric)
+def _kl_geometric_geometric(p: Geometric, q: Geometric) -> Tensor:
+    return -p.entropy() - (-q.probs).log1p() / p.probs - q.logits
+
+
+@register_kl(HalfNormal, HalfNormal)
+def _kl_halfnormal_halfnormal(p: HalfNormal, q: HalfNormal) -> Tensor:
+    return _kl_normal_normal(p.base_dist, q.base_dist)
+
+
+@register_kl(Pareto, Pareto)
+def _kl_pareto_pareto(p: Pareto, q: Pareto) -> Tensor:
+    alpha_ratio = q.alpha / p.alpha
+    result = q.alpha * log(p.scale / q.scale) - log(alpha_ratio) + alpha_ratio - 1
+    return _inf_where(p.scale < q.scale, result)
+
+
+@register_kl(Cauchy, Cauchy)
+def _kl_cauchy_cauchy(p: Cauchy, q: Cauchy) -> Tensor:
+    t1 = log((p.scale + q.scale).pow(2) + (p.loc - q.loc).pow(2))
+    return t1 - log(4 * p.scale * q.scale)
+
+
+@register_kl(Beta, Pareto)
+@register_kl(Exponential, Pareto)
+@register_kl(Gamma, Pareto)
+@register_kl(Laplace, Pareto)
+@register_kl(Normal, Pareto)
+def _kl_pareto_support_gap(p: Distribution, q: Pareto) -> Tensor:
+    """Infinite: ``p`` puts mass below any Pareto's minimum."""
+    return _infinite_like(p.mean)
+
+
+@register_kl(Gumbel, Beta)
+@register_kl(Gumbel, Exponential)
+@register_kl(Gumbel, Gamma)
+@register_kl(Gumbel, Pareto)
+@register_kl(Gumbel, Uniform)
+def _kl_gumbel_infinity(p: Gumbel, q: Distribution) -> Tensor:
+    return _infinite_like(p.loc)
+
+
+@register_kl(Pareto, Beta)
+@register_kl(Pareto, Uniform)
+def _kl_pareto_infinity(p: Pareto, q: Distribution) -> Tensor:
+    return _infinite_like(p.scale)
+
+
+@register_kl(Exponential, Gumbel)
+def _kl_exponential_gumbel(p: Exponential, q: Gumbel) -> Tensor:
+    prod = p.rate * q.scale
+    ratio = q.loc / q.scale
+    return log(prod) - 1 - ratio + exp(ratio) * prod / (prod + 1) + prod.reciprocal()
+
+
+@register_kl(Gamma, Gumbel)
+def _kl_gamma_gumbel(p: Gamma, q: Gumbel) -> Tensor:
+    c = p.concentration
+    prod = p.rate * q.scale
+    ratio = q.loc / q.scale
+    t1 = (c - 1) * digamma(c) - lgamma(c) - c
+    t2 = log(prod) + c / prod
+    t3 = exp(ratio) * (1 + prod.reciprocal()).pow(-c) - ratio
+    return t1 + t2 + t3
+
+
+@register_kl(Gumbel, Normal)
+def _kl_gumbel_normal(p: Gumbel, q: Normal) -> Tensor:
+    ratio = p.scale / q.scale
+    t1 = log(ratio / math.sqrt(2 * math.pi))
+    t2 = (math.pi * ratio * 0.5).pow(2) / 3
+    t3 = ((p.loc + p.scale * EULER - q.loc) / q.scale).pow(2) * 0.5
+    return -t1 + t2 + t3 - (EULER + 1)
+
+
+@register_kl(Normal, Gumbel)
+def _kl_normal_gumbel(p: Normal, q: Gumbel) -> Tensor:
+    mean_ratio = p.loc / q.scale
+    var_ratio = (p.scale / q.scale).pow(2)
+    loc_ratio = q.loc / q.scale
+    t3 = exp(-mean_ratio + 0.5 * var_ratio + loc_ratio)
+    return -0.5 * log(var_ratio) + mean_ratio - loc_ratio + t3 - 0.5 * (1 + math.log(2 * math.pi))
+
+
+@register_kl(Uniform, Gumbel)
+def _kl_uniform_gumbel(p: Uniform, q: Gumbel) -> Tensor:
+    common = q.scale / (p.high - p.low)
+    high = (p.high - q.loc) / q.scale
+    low = (p.low - q.loc) / q.scale
+    return log(common) + 0.5 * (high + low) - common * (exp(-high) - exp(-low))
+
+
+def _x_log_x(t: Tensor) -> Tensor:
+    return t * log(t)
+
+
+@register_kl(Uniform, Pareto)
+def _kl_uniform_pareto(p: Uniform, q: Pareto) -> Tensor:
+    width = p.high - p.low
+    t1 = log(q.alpha * q.scale.pow(q.alpha) * width)
+    t2 = (_x_log_x(p.high) - _x_log_x(p.low) - width) / width
+    return _inf_where(p.low < q.scale, t2 * (q.alpha + 1) - t1)
+
+
+@register_kl(Pareto, Exponential)
+def _kl_pareto_exponential(p: Pareto, q: Exponential) -> Tensor:
+    prod = p.scale * q.rate
+    a = p.alpha
+    result = log(a / prod) - a.reciprocal() + a * prod / (a - 1) - 1
+    return _inf_where(a <= 1, result)
+
+
+@register_kl(Pareto, Gamma)
+def _kl_pareto_gamma(p: Pareto, q: Gamma) -> Tensor:
+    a, c = p.alpha, q.concentration
+    common = log(p.scale) + a.reciprocal()
+    t1 = log(a) - common
+    t2 = lgamma(c) - c * log(q.rate)
+    t3 = (1 - c) * common
+    t4 = q.rate * a * p.scale / (a - 1)
+    return _inf_where(a <= 1, t1 + t2 + t3 + t4 - 1)
+
+
+@register_kl(Pareto, Normal)
+def _kl_pareto_normal(p: Pareto, q: Normal) -> Tensor:
+    a = p.alpha
+    var = 2 * q.scale.pow(2)
+    common = p.scale / (a - 1)
+    t1 = log(math.sqrt(2 * math.pi) * q.scale * a / p.scale)
+    t3 = a * common.pow(2) / (a - 2)
+    t4 = (a * common - q.loc).pow(2)
+    return _inf_where(a <= 2, t1 - a.reciprocal() + (t3 + t4) / var - 1)
