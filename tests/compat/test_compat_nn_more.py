@@ -154,3 +154,129 @@ def test_embedding_bag_old_argument_order_warns(real_torch):
             )
         expected = np.stack([W[IDX[:4]].sum(0), W[IDX[4:]].sum(0)])
         np.testing.assert_allclose(y.numpy(), expected, rtol=1e-12)
+
+
+X2 = RNG.standard_normal((2, 3, 5, 6))
+X3 = RNG.standard_normal((2, 2, 4, 6, 4))
+
+
+def _pool_then_unpool(lib, nd, x, pool_kw, unpool_kw, output_size=None, module=False):
+    """Max-pool with indices, unpool (functional or module), weighted-sum backward."""
+    t = lib.tensor(x, requires_grad=True)
+    y, i = getattr(lib.nn.functional, f"max_pool{nd}d")(t, return_indices=True, **pool_kw)
+    if module:
+        layer = getattr(lib.nn, f"MaxUnpool{nd}d")(**unpool_kw)
+        u = layer(y, i, output_size=output_size)
+        name = repr(layer)
+    else:
+        fn = getattr(lib.nn.functional, f"max_unpool{nd}d")
+        u = fn(y, i, output_size=output_size, **unpool_kw)
+        name = u.grad_fn.name()
+    (u * lib.tensor(np.arange(u.numel()).reshape(u.shape) % 7 + 1.0)).sum().backward()
+    return name, u.detach().numpy(), t.grad.numpy()
+
+
+UNPOOL_CASES = {
+    "1d": (1, X2[0], dict(kernel_size=2), dict(kernel_size=2), None, False),
+    "1d_batched_output_size": (1, X2[:, :, 0], dict(kernel_size=2), dict(kernel_size=2), [7], True),
+    "2d": (2, X2, dict(kernel_size=2), dict(kernel_size=2), None, False),
+    "2d_overlapping": (2, X2, dict(kernel_size=3, stride=1), dict(kernel_size=3, stride=1), None, False),
+    "2d_padding_unbatched": (
+        2, X2[0], dict(kernel_size=3, stride=2, padding=1), dict(kernel_size=3, stride=2, padding=1),
+        X2[0].shape[-2:], True,
+    ),
+    "3d": (3, X3, dict(kernel_size=2), dict(kernel_size=2), None, False),
+    "3d_output_size": (3, X3, dict(kernel_size=2), dict(kernel_size=(2, 2, 2)), (5, 7, 5), True),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("case", list(UNPOOL_CASES))
+def test_max_unpool_matches_pytorch(real_torch, case):
+    nd, x, pool_kw, unpool_kw, output_size, module = UNPOOL_CASES[case]
+    (rn, ru, rg), (cn, cu, cg) = (
+        _pool_then_unpool(lib, nd, x, pool_kw, unpool_kw, output_size, module)
+        for lib in (real_torch, ctorch)
+    )
+    assert cn == rn
+    np.testing.assert_array_equal(cu, ru)
+    np.testing.assert_allclose(cg, rg, rtol=1e-12, atol=1e-12)
+
+
+def _unpool_errors(lib):
+    F = lib.nn.functional
+    y, i = F.max_pool2d(lib.tensor(X2), 2, return_indices=True)
+    y3, i3 = F.max_pool3d(lib.tensor(X3), 2, return_indices=True)
+    y1, i1 = F.max_pool1d(lib.tensor(X2[:, :, 0]), 2, return_indices=True)
+    bad, negative, bad1 = i.clone(), i.clone(), i1.clone()
+    bad[0, 1, 0, 1] = 30
+    negative[1, 0, 1, 0] = -3
+    bad1[1, 2, 1] = 6
+    return [
+        lambda: F.max_unpool2d(y, i, 2, output_size=(6, 5)),
+        lambda: F.max_unpool2d(y, i, 2, output_size=(5,)),
+        lambda: F.max_unpool2d(y, i[..., :1], 2),
+        lambda: F.max_unpool2d(y, i.int(), 2),
+        lambda: F.max_unpool2d(y, bad, 2),
+        lambda: F.max_unpool2d(y, negative, 2),
+        lambda: F.max_unpool2d(y[0, 0], i[0, 0], 2),
+        lambda: F.max_unpool2d(y[:, :0], i[:, :0], 2),
+        lambda: F.max_unpool2d(y.long(), i, 2),
+        lambda: F.max_unpool1d(y1[0, 0], i1[0, 0], 2),
+        lambda: F.max_unpool1d(y1, bad1, 2),
+        lambda: F.max_unpool3d(y3[0, 0], i3[0, 0], 2),
+        lambda: F.max_unpool3d(y3, i3[..., :1], 2),
+        lambda: F.max_unpool3d(y3, i3.int(), 2),
+    ]
+
+
+@pytest.mark.parametrize("k", range(len(_unpool_errors(ctorch))))
+def test_max_unpool_errors(real_torch, k):
+    with pytest.raises(Exception) as expected:
+        _unpool_errors(real_torch)[k]()
+    with pytest.raises(type(expected.value)) as got:
+        _unpool_errors(ctorch)[k]()
+    assert str(got.value) == str(expected.value)
+
+
+@pytest.mark.parametrize("nd", [1, 2, 3])
+def test_with_indices_forms_match_pytorch(real_torch, nd):
+    x = {1: X2[:, :, 0], 2: X2, 3: X3}[nd]
+    results = []
+    for lib in (real_torch, ctorch):
+        F = lib.nn.functional
+        t = lib.tensor(x)
+        pooled = getattr(F, f"max_pool{nd}d_with_indices")(t, 2, return_indices=False)
+        adaptive = getattr(F, f"adaptive_max_pool{nd}d_with_indices")(t, 3)
+        results.append([a.numpy() for a in (*pooled, *adaptive)])
+    for c, r in zip(*reversed(results), strict=True):
+        np.testing.assert_array_equal(c, r)
+
+
+LP_CASES = {
+    "1d": (1, X2[:, :, 0], dict(norm_type=2, kernel_size=2)),
+    "1d_ceil_unbatched": (1, X2[0, 0], dict(norm_type=3.0, kernel_size=3, stride=2, ceil_mode=True)),
+    "2d": (2, X2, dict(norm_type=2, kernel_size=2)),
+    "2d_p1_rect": (2, np.abs(X2), dict(norm_type=1.5, kernel_size=(2, 3), stride=(1, 2))),
+    "2d_inf": (2, X2, dict(norm_type=float("inf"), kernel_size=2)),
+    "2d_minus_inf": (2, X2, dict(norm_type=-float("inf"), kernel_size=3, stride=1)),
+    "3d": (3, X3, dict(norm_type=2, kernel_size=2)),
+    "3d_ceil": (3, X3, dict(norm_type=4, kernel_size=(2, 3, 2), stride=2, ceil_mode=True)),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("case", list(LP_CASES))
+def test_lp_pool_matches_pytorch(real_torch, case):
+    nd, x, kw = LP_CASES[case]
+    results = []
+    for lib in (real_torch, ctorch):
+        layer = getattr(lib.nn, f"LPPool{nd}d")(**kw)
+        t = lib.tensor(x, requires_grad=True)
+        y = layer(t)
+        y.sum().backward()
+        f = getattr(lib.nn.functional, f"lp_pool{nd}d")(lib.tensor(x), **kw)
+        results.append((repr(layer), y.detach().numpy(), t.grad.numpy(), f.numpy()))
+    (rr, ry, rg, _), (cr, cy, cg, cf) = results
+    assert cr == rr
+    np.testing.assert_allclose(cy, ry, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(cg, rg, rtol=1e-10, atol=1e-12, equal_nan=True)
+    np.testing.assert_allclose(cf, ry, rtol=1e-12, atol=1e-12)

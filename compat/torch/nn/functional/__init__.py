@@ -138,6 +138,20 @@ from compat.torch.nn.functional.pooling_adaptive import (  # noqa: F401
     adaptive_max_pool2d,
     adaptive_max_pool3d,
 )
+from compat.torch.nn.functional.pooling_more import (  # noqa: F401
+    adaptive_max_pool1d_with_indices,
+    adaptive_max_pool2d_with_indices,
+    adaptive_max_pool3d_with_indices,
+    lp_pool1d,
+    lp_pool2d,
+    lp_pool3d,
+    max_pool1d_with_indices,
+    max_pool2d_with_indices,
+    max_pool3d_with_indices,
+    max_unpool1d,
+    max_unpool2d,
+    max_unpool3d,
+)
 from compat.torch.nn.functional.sparse import embedding, one_hot  # noqa: F401
 from compat.torch.nn.functional.upsampling import (  # noqa: F401
     channel_shuffle,

@@ -18,7 +18,6 @@ import numpy as np
 
 import compat.torch as torch
 import funcgrad.numpy as fnp
-import funcgrad.ops as fops
 from compat._core.tensor import apply, known_value
 from compat.torch.nn.functional._arguments import Tensor
 from compat.torch.nn.functional._dtype_names import _is_floating, _type_name
@@ -49,16 +48,19 @@ def _bag_f(
     rows = fnp.take(weight, fnp.clip(idx, 0, weight.shape[0] - 1), axis=0)
     if psw:
         rows = rows * psw[0][:, None]
+    dim = weight.shape[1]
+    # per-bag reductions by scatter, with one spare row for the dropped elements
+    zeros = fnp.zeros((num_bags + 1, dim), dtype=weight.dtype)
     if mode == "sum":
-        return fops.segment_sum(rows, seg, num_bags)
-    count = fops.segment_sum(keep.astype(weight.dtype), seg, num_bags)[:, None]
+        return zeros.at[seg].add(rows)[:num_bags]
+    count = zeros[:, :1].at[seg].add(keep.astype(weight.dtype)[:, None])[:num_bags]
     if mode == "mean":
-        total = fops.segment_sum(rows, seg, num_bags)
+        total = zeros.at[seg].add(rows)[:num_bags]
         return total / fnp.maximum(count, np.asarray(1, dtype=weight.dtype))
-    top = stop_gradient(fops.segment_max(rows, seg, num_bags))
-    hit = (rows == fnp.take(top, fnp.clip(seg, 0, max(num_bags - 1, 0)), axis=0)) & keep[:, None]
+    top = stop_gradient(fnp.full_like(zeros, -np.inf).at[seg].max(rows))
+    hit = (rows == fnp.take(top, seg, axis=0)) & keep[:, None]
     cand = fnp.where(hit, pos[:, None], n)
-    first = fops.segment_min(cand, seg, num_bags)
+    first = fnp.full((num_bags + 1, dim), n, dtype=cand.dtype).at[seg].min(cand)[:num_bags]
     if n == 0:
         return fnp.zeros((num_bags, weight.shape[1]), dtype=weight.dtype)
     first = fnp.clip(first, 0, n - 1)

@@ -17,6 +17,14 @@ def _single(value: Any) -> tuple:
     return _ntuple(value, 1)
 
 
+def _pair(value: Any) -> tuple:
+    return _ntuple(value, 2)
+
+
+def _triple(value: Any) -> tuple:
+    return _ntuple(value, 3)
+
+
 def consume_prefix_in_state_dict_if_present(state_dict: dict[str, Any], prefix: str) -> None:
     """Strip ``prefix`` (e.g. ``"module."`` of a ``DistributedDataParallel`` checkpoint)
     from the keys of ``state_dict`` that have it, and from its ``_metadata`` keys, in
