@@ -31,9 +31,14 @@ from compat.torch.distributions.log_normal import LogNormal
 from compat.torch.distributions.multinomial import Multinomial
 from compat.torch.distributions.multivariate_normal import MultivariateNormal
 from compat.torch.distributions.normal import Normal
-from compat.torch.distributions.one_hot_categorical import OneHotCategorical
+from compat.torch.distributions.one_hot_categorical import (
+    OneHotCategorical,
+    OneHotCategoricalStraightThrough,
+)
 from compat.torch.distributions.pareto import Pareto
 from compat.torch.distributions.poisson import Poisson
+from compat.torch.distributions.relaxed_bernoulli import RelaxedBernoulli
+from compat.torch.distributions.relaxed_categorical import RelaxedOneHotCategorical
 from compat.torch.distributions.student_t import StudentT
 from compat.torch.distributions.transformed_distribution import TransformedDistribution
 from compat.torch.distributions.transforms import (
@@ -77,9 +82,12 @@ __all__ = [
     "MultivariateNormal",
     "Normal",
     "OneHotCategorical",
+    "OneHotCategoricalStraightThrough",
     "Pareto",
     "Poisson",
     "PowerTransform",
+    "RelaxedBernoulli",
+    "RelaxedOneHotCategorical",
     "SigmoidTransform",
     "StudentT",
     "TanhTransform",

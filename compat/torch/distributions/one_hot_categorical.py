@@ -11,7 +11,7 @@ from compat.torch.distributions.categorical import Categorical
 from compat.torch.distributions.distribution import Distribution
 from compat.torch.distributions.utils import _size
 
-__all__ = ["OneHotCategorical"]
+__all__ = ["OneHotCategorical", "OneHotCategoricalStraightThrough"]
 
 
 def _one_hot(indices: Tensor, n: int, dtype: Any) -> Tensor:
@@ -90,3 +90,15 @@ class OneHotCategorical(Distribution):
         if expand:
             values = values.expand((n, *batch, n))
         return values
+
+
+class OneHotCategoricalStraightThrough(OneHotCategorical):
+    """A ``OneHotCategorical`` with the straight-through gradient estimator: ``rsample`` is
+    a one-hot draw whose gradient is that of ``probs`` (Bengio et al., 2013)."""
+
+    has_rsample = True
+
+    def rsample(self, sample_shape: Any = ()) -> Tensor:
+        samples = self.sample(sample_shape)
+        probs = self._categorical.probs
+        return samples + (probs - probs.detach())
