@@ -451,3 +451,45 @@ def test_kl_unregistered_transformed_pair_raises(lib):
     D = lib.distributions
     with pytest.raises(NotImplementedError):
         D.kl_divergence(D.Gumbel(0.0, 1.0), D.HalfNormal(1.0))
+
+
+# --------------------------------------------------------------------------- mixtures
+
+
+def _mixture(lib):
+    D = lib.distributions
+    w = lib.tensor([[0.2, 0.3, 0.5], [0.6, 0.3, 0.1]], requires_grad=True)
+    mu = lib.tensor([[-1.0, 0, 2], [0, 1, 3]], requires_grad=True)
+    sd = lib.tensor([[1.0, 0.5, 2], [0.3, 1, 1]], requires_grad=True)
+    m = D.MixtureSameFamily(D.Categorical(w), D.Normal(mu, sd))
+    scales = lib.tensor([[1.0], [2.0]], requires_grad=True)
+    comp = D.Independent(D.Normal(lib.zeros(2, 3), lib.ones(2, 3) * scales), 1)
+    m2 = D.MixtureSameFamily(D.Categorical(logits=lib.tensor([0.3, -0.7])), comp)
+    x = lib.tensor([[0.5, 1.0], [2.0, -1]])
+    out = []
+    for v in (m.log_prob(x), m.cdf(x), m.mean, m.variance, m2.log_prob(lib.ones(5, 3) * 0.7)):
+        out += [npv(v), _grads(lib, v, [w, mu, sd, scales])]
+    out += [npv(m2.mean), npv(m2.variance), repr(m.support), tuple(m.expand((3, 2)).batch_shape)]
+    lib.manual_seed(0)
+    out += [npv(m.sample((4,))), npv(m2.sample((2, 1))), npv(m.expand((3, 2)).sample())]
+    out.append([tuple(d.batch_shape) + tuple(d.event_shape) for d in (m, m2)])
+    return out
+
+
+def test_mixture_same_family_matches_torch(real_torch):
+    _close(_mixture(ctorch), _mixture(real_torch), 3e-5)
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda D, t: D.MixtureSameFamily(D.Normal(0.0, 1.0), D.Normal(t.zeros(2), 1.0)),
+        lambda D, t: D.MixtureSameFamily(D.Categorical(t.ones(2)), "normal"),
+        lambda D, t: D.MixtureSameFamily(D.Categorical(t.ones(3)), D.Normal(t.zeros(2), 1.0)),
+        lambda D, t: D.MixtureSameFamily(D.Categorical(t.ones(3, 2)), D.Normal(t.zeros(4, 2), 1.0)),
+    ],
+)
+def test_mixture_same_family_errors_as_torch(make, real_torch):
+    got = _error(lambda: make(ctorch.distributions, ctorch))
+    want = _error(lambda: make(real_torch.distributions, real_torch))
+    assert want is not None and got == want

@@ -28,6 +28,7 @@ from compat.torch.distributions.independent import Independent
 from compat.torch.distributions.kl import kl_divergence, register_kl
 from compat.torch.distributions.laplace import Laplace
 from compat.torch.distributions.log_normal import LogNormal
+from compat.torch.distributions.mixture_same_family import MixtureSameFamily
 from compat.torch.distributions.multinomial import Multinomial
 from compat.torch.distributions.multivariate_normal import MultivariateNormal
 from compat.torch.distributions.normal import Normal
@@ -78,6 +79,7 @@ __all__ = [
     "Independent",
     "Laplace",
     "LogNormal",
+    "MixtureSameFamily",
     "Multinomial",
     "MultivariateNormal",
     "Normal",

@@ -18,6 +18,7 @@ from compat._core.tensor import Tensor
 
 __all__ = [
     "Constraint",
+    "MixtureSameFamilyConstraint",
     "boolean",
     "cat",
     "corr_cholesky",
@@ -197,6 +198,36 @@ def _integer_interval_all(c: _IntegerInterval, a: np.ndarray) -> bool | None:
             f"{self.__class__.__name__[1:]}(lower_bound={self.lower_bound}, "
             f"upper_bound={self.upper_bound})"
         )
+
+
+class MixtureSameFamilyConstraint(Constraint):
+    """A ``MixtureSameFamily``'s support: the component support checked on the value with
+    the component dimension put back (``value.unsqueeze(-1 - event_dim)``)."""
+
+    def __init__(self, base_constraint: Constraint) -> None:
+        if not isinstance(base_constraint, Constraint):
+            raise AssertionError(
+                f"base_constraint must be a Constraint, got {type(base_constraint).__name__}"
+            )
+        self.base_constraint = base_constraint
+
+    @property
+    def is_discrete(self) -> bool:  # type: ignore[override]
+        return self.base_constraint.is_discrete
+
+    @property
+    def event_dim(self) -> int:  # type: ignore[override]
+        return self.base_constraint.event_dim
+
+    def check(self, value: Tensor) -> Tensor:
+        result = self.base_constraint.check(value.unsqueeze(-1 - self.event_dim))
+        if value.dim() < self.event_dim:
+            raise ValueError(f"Expected value.dim() >= {self.event_dim} but got {value.dim()}")
+        keep = value.dim() - self.event_dim
+        return result.reshape(tuple(result.shape[:keep]) + (-1,)).all(-1)
+
+    def __repr__(self) -> str:
+        return f"{self.__class__.__name__}({self.base_constraint!r})"
 
 
 class _Multinomial(Constraint):
