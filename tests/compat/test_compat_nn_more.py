@@ -4,6 +4,8 @@ against real PyTorch 2.13: values, gradients, node names, ``repr`` and errors.""
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -280,3 +282,102 @@ def test_lp_pool_matches_pytorch(real_torch, case):
     np.testing.assert_allclose(cy, ry, rtol=1e-12, atol=1e-12)
     np.testing.assert_allclose(cg, rg, rtol=1e-10, atol=1e-12, equal_nan=True)
     np.testing.assert_allclose(cf, ry, rtol=1e-12, atol=1e-12)
+
+
+LAZY = {
+    "LazyConv1d": ((4, 2), dict(stride=2, groups=2), 1),
+    "LazyConv2d": ((4, 3), dict(padding=1, bias=False), 2),
+    "LazyConv3d": ((2, 2), dict(), 3),
+    "LazyConvTranspose1d": ((3, 2), dict(stride=2, output_padding=1), 1),
+    "LazyConvTranspose2d": ((4, 3), dict(groups=2), 2),
+    "LazyConvTranspose3d": ((2, 2), dict(), 3),
+    "LazyBatchNorm1d": ((), dict(momentum=0.3), 1),
+    "LazyBatchNorm2d": ((), dict(affine=False), 2),
+    "LazyBatchNorm3d": ((), dict(), 3),
+    "LazyInstanceNorm1d": ((), dict(), 1),
+    "LazyInstanceNorm2d": ((), dict(track_running_stats=False, affine=True), 2),
+    "LazyInstanceNorm3d": ((), dict(eps=1e-3), 3),
+}
+XL = RNG.standard_normal((2, 4, 5, 6, 5))
+
+
+def _lazy_input(lib, nd, batched=True):
+    x = XL[(slice(None), slice(None)) + (0,) * (3 - nd)]
+    return lib.tensor(x if batched else x[0], dtype=lib.float64)
+
+
+@pytest.mark.parametrize("name", list(LAZY))
+def test_lazy_modules_match_pytorch(real_torch, name):
+    args, kw, nd = LAZY[name]
+    mods, first = [], []
+    for lib in (real_torch, ctorch):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)
+            m = getattr(lib.nn, name)(*args, **kw, dtype=lib.float64)
+        before = (repr(m), m.has_uninitialized_params())
+        m(_lazy_input(lib, nd))  # infers the channels, initialises, becomes the eager class
+        first.append(
+            (
+                before,
+                type(m).__name__,
+                repr(m),
+                [(k, tuple(v.shape)) for k, v in m.state_dict().items()],
+            )
+        )
+        mods.append(m)
+    assert first[1] == first[0]
+    rm, cm = mods
+    with ctorch.no_grad():  # PyTorch's initialised weights and statistics into compat's module
+        for k, v in rm.state_dict().items():
+            cm.state_dict()[k].copy_(ctorch.tensor(v.numpy()))
+    results = []
+    for lib, m in ((real_torch, rm), (ctorch, cm)):
+        x = _lazy_input(lib, nd).requires_grad_()
+        y = m(x)
+        (y * lib.tensor(np.arange(y.numel()).reshape(y.shape) % 5 + 1.0)).sum().backward()
+        grads = [p.grad.numpy() for p in m.parameters()]
+        results.append(
+            (y.detach().numpy(), x.grad.numpy(), grads, [b.numpy() for b in m.buffers()])
+        )
+    (ry, rx, rg, rb), (cy, cx, cg, cb) = results
+    np.testing.assert_allclose(cy, ry, rtol=1e-10, atol=1e-10)
+    np.testing.assert_allclose(cx, rx, rtol=1e-10, atol=1e-10)
+    for c, r in zip(cg + cb, rg + rb, strict=True):
+        np.testing.assert_allclose(c, r, rtol=1e-10, atol=1e-10)
+
+
+def test_lazy_conv_initialisation_and_unbatched_input():
+    """The first call runs Conv2d's initialisation with the inferred fan-in (uniform on
+    ±1/sqrt(fan_in)); an unbatched input gives the channel count from dimension 0."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        m = ctorch.nn.LazyConv2d(64, 3)
+    m(_lazy_input(ctorch, 2, batched=False).float())
+    w = m.weight.detach().numpy()
+    bound = 1 / np.sqrt(4 * 9)
+    assert w.shape == (64, 4, 3, 3) and np.abs(w).max() <= bound and np.abs(w).max() > 0.9 * bound
+    assert np.abs(m.bias.detach().numpy()).max() <= bound
+
+
+def _lazy_errors(lib):
+    def call(name, *args, x, **kw):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)
+            m = getattr(lib.nn, name)(*args, **kw)
+        return m(x)
+
+    return [
+        lambda: call("LazyConv2d", 4, 3, x=lib.ones(1, 2, 3, 4, 5)),
+        lambda: call("LazyConv1d", 4, 3, groups=2, x=lib.ones(1, 3, 5)),
+        lambda: call("LazyConvTranspose3d", 4, 3, x=lib.ones(2, 3)),
+        lambda: call("LazyBatchNorm2d", x=lib.ones(2, 3, 4)),
+    ]
+
+
+@pytest.mark.parametrize("k", range(len(_lazy_errors(ctorch))))
+def test_lazy_errors(real_torch, k):
+    with pytest.raises(Exception) as expected:
+        _lazy_errors(real_torch)[k]()
+    with pytest.raises(type(expected.value)) as got:
+        _lazy_errors(ctorch)[k]()
+    assert str(got.value) == str(expected.value)
