@@ -28,6 +28,7 @@ from compat.torch.distributions.independent import Independent
 from compat.torch.distributions.kl import kl_divergence, register_kl
 from compat.torch.distributions.laplace import Laplace
 from compat.torch.distributions.log_normal import LogNormal
+from compat.torch.distributions.lowrank_multivariate_normal import LowRankMultivariateNormal
 from compat.torch.distributions.mixture_same_family import MixtureSameFamily
 from compat.torch.distributions.multinomial import Multinomial
 from compat.torch.distributions.multivariate_normal import MultivariateNormal
@@ -79,6 +80,7 @@ __all__ = [
     "Independent",
     "Laplace",
     "LogNormal",
+    "LowRankMultivariateNormal",
     "MixtureSameFamily",
     "Multinomial",
     "MultivariateNormal",

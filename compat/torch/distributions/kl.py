@@ -14,9 +14,9 @@ from typing import Any
 import numpy as np
 
 from compat._core.creation_rows import full_like
-from compat._core.ops import exp, log, where
+from compat._core.ops import exp, log, matmul, where
 from compat._core.ops.linalg_ns import solve_triangular
-from compat._core.ops.selecting import diagonal
+from compat._core.ops.selecting import diag_embed, diagonal
 from compat._core.ops.unary import digamma, lgamma
 from compat._core.tensor import Tensor
 from compat.torch.distributions.bernoulli import Bernoulli
@@ -32,6 +32,11 @@ from compat.torch.distributions.gumbel import EULER, Gumbel
 from compat.torch.distributions.half_normal import HalfNormal
 from compat.torch.distributions.independent import Independent
 from compat.torch.distributions.laplace import Laplace
+from compat.torch.distributions.lowrank_multivariate_normal import (
+    LowRankMultivariateNormal,
+    _batch_lowrank_logdet,
+    _batch_lowrank_mahalanobis,
+)
 from compat.torch.distributions.multivariate_normal import MultivariateNormal, _batch_mahalanobis
 from compat.torch.distributions.normal import Normal
 from compat.torch.distributions.one_hot_categorical import OneHotCategorical
@@ -384,3 +389,80 @@ def _kl_pareto_normal(p: Pareto, q: Normal) -> Tensor:
     t3 = a * common.pow(2) / (a - 2)
     t4 = (a * common - q.loc).pow(2)
     return _inf_where(a <= 2, t1 - a.reciprocal() + (t3 + t4) / var - 1)
+
+
+# --------------------------------------------------------------------------- low-rank normals
+
+
+def _batch_trace_xxt(bmat: Tensor) -> Tensor:
+    """``trace(X X^T)`` over the last two dimensions."""
+    return bmat.pow(2).sum(-1).sum(-1)
+
+
+def _check_mvn_events(p: Distribution, q: Distribution, which: str = "(Low Rank)") -> None:
+    if p.event_shape != q.event_shape:
+        # PyTorch's message, with the run of spaces its line continuation leaves
+        raise ValueError(
+            f"KL-divergence between two {which} Multivariate Normals with{' ' * 26}"
+            "different event shapes cannot be computed"
+        )
+
+
+def _woodbury_a(q: LowRankMultivariateNormal) -> Tensor:
+    """``A`` with ``inv(q.cov) = inv(D) - A^T A`` (``A = C^-1 W^T D^-1``, ``C`` lower)."""
+    qwt_qdinv = q._unbroadcasted_cov_factor.mT / q._unbroadcasted_cov_diag.unsqueeze(-2)
+    return solve_triangular(q._capacitance_tril, qwt_qdinv, upper=False)
+
+
+def _q_terms(p: Distribution, q: LowRankMultivariateNormal) -> Tensor:
+    return _batch_lowrank_mahalanobis(
+        q._unbroadcasted_cov_factor, q._unbroadcasted_cov_diag, q.loc - p.loc, q._capacitance_tril
+    )
+
+
+@register_kl(LowRankMultivariateNormal, LowRankMultivariateNormal)
+def _kl_lowrank_lowrank(p: LowRankMultivariateNormal, q: LowRankMultivariateNormal) -> Tensor:
+    _check_mvn_events(p, q, "Low Rank")
+    term1 = q._logdet() - p._logdet()
+    term3 = _q_terms(p, q)
+    a = _woodbury_a(q)
+    pw, pd = p._unbroadcasted_cov_factor, p._unbroadcasted_cov_diag
+    qd = q._unbroadcasted_cov_diag
+    term21 = (pd / qd).sum(-1)
+    term22 = _batch_trace_xxt(pw * qd.rsqrt().unsqueeze(-1))
+    term23 = _batch_trace_xxt(a * pd.sqrt().unsqueeze(-2))
+    term24 = _batch_trace_xxt(matmul(a, pw))
+    term2 = term21 + term22 - term23 - term24
+    return 0.5 * (term1 + term2 + term3 - p.event_shape[0])
+
+
+@register_kl(MultivariateNormal, LowRankMultivariateNormal)
+def _kl_mvn_lowrank(p: MultivariateNormal, q: LowRankMultivariateNormal) -> Tensor:
+    _check_mvn_events(p, q)
+    lp = p._unbroadcasted_scale_tril
+    term1 = q._logdet() - 2 * log(diagonal(lp, dim1=-2, dim2=-1)).sum(-1)
+    term3 = _q_terms(p, q)
+    a = _woodbury_a(q)
+    term21 = _batch_trace_xxt(lp * q._unbroadcasted_cov_diag.rsqrt().unsqueeze(-1))
+    term22 = _batch_trace_xxt(matmul(a, lp))
+    return 0.5 * (term1 + term21 - term22 + term3 - p.event_shape[0])
+
+
+@register_kl(LowRankMultivariateNormal, MultivariateNormal)
+def _kl_lowrank_mvn(p: LowRankMultivariateNormal, q: MultivariateNormal) -> Tensor:
+    _check_mvn_events(p, q)
+    lq = q._unbroadcasted_scale_tril
+    term1 = 2 * log(diagonal(lq, dim1=-2, dim2=-1)).sum(-1) - _batch_lowrank_logdet(
+        p._unbroadcasted_cov_factor, p._unbroadcasted_cov_diag, p._capacitance_tril
+    )
+    term3 = _batch_mahalanobis(lq, q.loc - p.loc)
+    n = p.event_shape[0]
+    batch = tuple(
+        np.broadcast_shapes(tuple(lq.shape[:-2]), tuple(p._unbroadcasted_cov_factor.shape[:-2]))
+    )
+    lq_b = lq.expand(batch + (n, n))
+    pw = p._unbroadcasted_cov_factor.expand(batch + (n, p.cov_factor.size(-1)))
+    pd = diag_embed(p._unbroadcasted_cov_diag.sqrt()).expand(batch + (n, n))
+    term21 = _batch_trace_xxt(solve_triangular(lq_b, pw, upper=False))
+    term22 = _batch_trace_xxt(solve_triangular(lq_b, pd, upper=False))
+    return 0.5 * (term1 + term21 + term22 + term3 - n)
