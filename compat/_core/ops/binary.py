@@ -513,12 +513,30 @@ def _logaddexp_complex(x: Any, y: Any) -> Any:
     return fnp.where(fnp.isnan(x) | fnp.isnan(y), nan, out)
 
 
+@fg.custom_jvp
+def xlogy_torch(x: Any, y: Any) -> Any:
+    """``xlogy`` with PyTorch's derivatives: ``log(y)`` in ``x`` except 0 where ``x == 0``
+    and ``y <= 0`` (JAX's, the row's, is ``log(y)`` there too: -inf or NaN), ``x / y`` in
+    ``y``; the values are the row's. (PyTorch's ``xlogy(grad, y)`` is also 0 where the
+    gradient is 0 and ``log(y)`` infinite: here a zero tangent times -inf is NaN.)"""
+    return fsp.xlogy(x, y)
+
+
+@xlogy_torch.defjvp
+def _xlogy_torch_jvp(primals: tuple, tangents: tuple) -> tuple:
+    (x, y), (tx, ty) = primals, tangents
+    dx = fnp.where((x == 0) & (y <= 0), fnp.zeros_like(y), fnp.log(y))
+    return xlogy_torch(x, y), tx * dx + ty * x / y
+
+
 #: PyTorch's own function of complex operands where the row's (NumPy's) differs
 _TORCH_COMPLEX = {"logaddexp": _logaddexp_complex}
+#: ... and of real operands (its derivative differs)
+_TORCH_REAL = {"xlogy": xlogy_torch}
 
 
 def _float_binary_f(x: Any, y: Any, *, op: str, dtype: np.dtype) -> Any:
-    f = _TORCH_COMPLEX.get(op) if dtype.kind == "c" else None
+    f = (_TORCH_COMPLEX if dtype.kind == "c" else _TORCH_REAL).get(op)
     return (f or _FLOAT_BINARY[op])(_c(x, dtype), _c(y, dtype))
 
 

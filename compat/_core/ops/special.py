@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+import funcgrad as fg
 from compat._core import dtypes as _dt
 from compat._core.mutation import apply_inplace
 from compat._core.ops import binary, unary
@@ -16,6 +17,7 @@ from compat._core.ops.binary import _require_tensors
 from compat._core.ops.composite import logit
 from compat._core.optable import Sample, defop, no_bf16_kernel
 from compat._core.tensor import Tensor, apply
+from funcgrad import numpy as fnp
 from funcgrad._compat_contract import torch_rows
 from funcgrad.scipy import special as fsp
 
@@ -110,8 +112,22 @@ for _op in _SPECIAL:
 del _op, _p
 
 
+@fg.custom_jvp
+def _xlog1py_torch(x: Any, y: Any) -> Any:
+    # PyTorch's derivatives: ``log1p(y)`` in ``x`` except 0 where ``x == 0`` and
+    # ``y <= -1`` (JAX's is ``log1p(y)`` there too), ``x / (1 + y)`` in ``y``
+    return fsp.xlog1py(x, y)
+
+
+@_xlog1py_torch.defjvp
+def _xlog1py_torch_jvp(primals: tuple, tangents: tuple) -> tuple:
+    (x, y), (tx, ty) = primals, tangents
+    dx = fnp.where((x == 0) & (y <= -1), fnp.zeros_like(y), fnp.log1p(y))
+    return _xlog1py_torch(x, y), tx * dx + ty * x / (1 + y)
+
+
 def _xlog1py_f(x: Any, y: Any, *, dtype: np.dtype) -> Any:
-    return fsp.xlog1py(_c(x, dtype), _c(y, dtype))
+    return _xlog1py_torch(_c(x, dtype), _c(y, dtype))
 
 
 @defop(samples=Sample(((2, 3), (3,)), domain=(0.5, 2)), number_first=True, **_SP)
