@@ -568,3 +568,53 @@ def test_lowrank_capacitance_not_positive_definite(lib):
     factorisation, before validation, as in PyTorch."""
     with pytest.raises(lib.linalg.LinAlgError):
         lib.distributions.LowRankMultivariateNormal(lib.zeros(2), lib.ones(2, 1), -lib.ones(2))
+
+
+# --------------------------------------------------------------------------- von Mises
+
+
+@pytest.mark.parametrize("dt", [F, D64])
+def test_von_mises_matches_torch(dt, real_torch):
+    def run(lib):
+        D = lib.distributions
+        loc = lib.tensor(np.array([0, 1, -2, 0.5, 3], dt), requires_grad=True)
+        k = lib.tensor(np.array([0.5, 2, 10, 1e-6, 3.75], dt), requires_grad=True)
+        m = D.VonMises(loc, k)
+        x = lib.tensor(np.array([0.3, -2, 5, 1, -3], dt))
+        out = [tuple(m.batch_shape), tuple(m.event_shape), m.has_rsample, repr(m.support)]
+        for v in (m.log_prob(x), m.variance, m.mean, m.mode):
+            out += [npv(v), _grads(lib, v, [loc, k])]
+        lib.manual_seed(1)  # the rejection sampler on the same uniforms
+        s = m.sample((3,))
+        out += [npv(s), str(s.dtype), tuple(m.expand((2, 5)).sample().shape)]
+        out.append(tuple(D.VonMises(0.0, 1.0).sample((2,)).shape))
+        return out
+
+    _close(run(ctorch), run(real_torch), 3e-5 if dt is F else 1e-12)
+
+
+def test_von_mises_circular_moments():
+    """Many draws: their mean resultant direction is ``loc`` and their circular variance
+    ``1 - |E exp(i x)|`` is ``variance`` (within a few standard errors)."""
+    m = ctorch.distributions.VonMises(
+        ctorch.tensor([1.0, -2.5, 0.0]), ctorch.tensor([4.0, 0.7, 30])
+    )
+    ctorch.manual_seed(0)
+    x = npv(m.sample((4000,))).astype(np.float64)
+    assert (np.abs(x) <= np.pi).all()
+    z = np.exp(1j * x).mean(0)
+    np.testing.assert_allclose(np.angle(z), [1.0, -2.5, 0.0], atol=0.08)
+    np.testing.assert_allclose(1 - np.abs(z), npv(m.variance), atol=0.02)
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda D, t: D.VonMises(t.tensor([0.0]), t.tensor([0.0])),
+        lambda D, t: D.VonMises(t.tensor([float("nan")]), t.tensor([1.0])),
+    ],
+)
+def test_von_mises_validation_as_torch(make, real_torch):
+    got = _error(lambda: make(ctorch.distributions, ctorch))
+    want = _error(lambda: make(real_torch.distributions, real_torch))
+    assert want is not None and got == want

@@ -55,6 +55,7 @@ from compat.torch.distributions.transforms import (
     identity_transform,
 )
 from compat.torch.distributions.uniform import Uniform
+from compat.torch.distributions.von_mises import VonMises
 from compat.torch.distributions.weibull import Weibull
 
 __all__ = [
@@ -98,6 +99,7 @@ __all__ = [
     "Transform",
     "TransformedDistribution",
     "Uniform",
+    "VonMises",
     "Weibull",
     "constraints",
     "identity_transform",
