@@ -46,11 +46,14 @@ def _unpool_f(x: Any, idx: Any, *, out: tuple[int, ...]) -> Any:
     planes = int(np.prod(lead, dtype=np.int64))
     xf = fnp.reshape(x, (planes, -1))
     idf = fnp.reshape(idx, (planes, -1)).astype(np.int64)
+    size = int(np.prod(out, dtype=np.int64))
+    # an index out of range (unchecked while its value is unknown) lands in a spare column
+    idf = fnp.where((idf < 0) | (idf >= size), size, idf)
     rows = fnp.arange(planes)[:, None]
-    zero = fnp.zeros((planes, int(np.prod(out, dtype=np.int64))), dtype=x.dtype)
+    zero = fnp.zeros((planes, size + 1), dtype=x.dtype)
     y = zero.at[rows, idf].set(stop_gradient(xf))  # the value: a repeated index keeps one
     added = zero.at[rows, idf].add(xf)  # the derivative: every index reads its gradient
-    y = y + (added - stop_gradient(added))
+    y = (y + (added - stop_gradient(added)))[:, :size]
     return fnp.reshape(y, tuple(lead) + tuple(out))
 
 
@@ -93,8 +96,11 @@ def _unpool_output_size(
     return [int(s) for s in sizes]
 
 
-def _unpool(nd: int, input: Tensor, indices: Tensor, out: list[int]) -> Tensor:
-    """``max_unpool2d``/``3d``'s kernel checks (in PyTorch's words), then the scatter."""
+def _unpool(
+    nd: int, input: Tensor, indices: Tensor, out: list[int], values: np.ndarray | None
+) -> Tensor:
+    """``max_unpool2d``/``3d``'s kernel checks (in PyTorch's words, the index range where
+    the ``values`` of ``indices`` are known), then the scatter."""
     if indices.dtype != torch.int64:
         raise RuntimeError(
             "elements in indices should be type int64"
@@ -119,7 +125,6 @@ def _unpool(nd: int, input: Tensor, indices: Tensor, out: list[int]) -> Tensor:
             )
     if not _is_floating(input):
         raise NotImplementedError(f"\"max_unpool{nd}d\" not implemented for '{_type_name(input)}'")
-    values = known_value(indices)
     size = math.prod(out)
     if values is not None and values.size:
         values = np.asarray(values)
@@ -147,7 +152,7 @@ def max_unpool1d(
     stride_ = kernel if stride is None else _pool_arg("max_unpool1d", "stride", stride, 1)
     pad = _pool_arg("max_unpool1d", "padding", padding, 1)
     out = _unpool_output_size(input, kernel, stride_, pad, output_size)
-    y = _unpool(2, input.unsqueeze(-1), indices.unsqueeze(-1), [*out, 1])
+    y = _unpool(2, input.unsqueeze(-1), indices.unsqueeze(-1), [*out, 1], known_value(indices))
     return y.squeeze(-1)
 
 
@@ -173,7 +178,7 @@ def max_unpool2d(
     stride_ = kernel if stride is None else _pool_arg("max_unpool2d", "stride", stride, 2)
     pad = _pool_arg("max_unpool2d", "padding", padding, 2)
     out = _unpool_output_size(input, kernel, stride_, pad, output_size)
-    return _unpool(2, input, indices, out)
+    return _unpool(2, input, indices, out, known_value(indices))
 
 
 def max_unpool3d(
@@ -190,7 +195,7 @@ def max_unpool3d(
     stride_ = kernel if stride is None else _pool_arg("max_unpool3d", "stride", stride, 3)
     pad = _pool_arg("max_unpool3d", "padding", padding, 3)
     out = _unpool_output_size(input, kernel, stride_, pad, output_size)
-    return _unpool(3, input, indices, out)
+    return _unpool(3, input, indices, out, known_value(indices))
 
 
 def max_pool1d_with_indices(
