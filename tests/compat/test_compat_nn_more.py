@@ -8,6 +8,8 @@ import warnings
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import compat.torch as ctorch
 
@@ -104,6 +106,27 @@ def test_embedding_bag_module_and_from_pretrained(real_torch):
     np.testing.assert_allclose(cg, rg, rtol=1e-6)
     np.testing.assert_array_equal(cz, rz)
     np.testing.assert_allclose(cp, rp, rtol=1e-12)
+
+
+@settings(max_examples=12, deadline=None)
+@given(
+    cuts=st.lists(st.integers(0, 9), min_size=3, max_size=3),
+    idx=st.lists(st.integers(0, 9), min_size=9, max_size=9),
+    mode=st.sampled_from(["sum", "mean", "max"]),
+)
+def test_embedding_bag_property_per_bag_reduction(cuts, idx, mode):
+    """Any bags (empty ones included) reduce as NumPy's per-bag sum, mean or max; an empty
+    bag is zero."""
+    offsets = np.array([0, *sorted(cuts)])
+    idx = np.array(idx)
+    y = ctorch.nn.functional.embedding_bag(
+        ctorch.tensor(idx), ctorch.tensor(W), ctorch.tensor(offsets), mode=mode
+    ).numpy()
+    ends = [*offsets[1:], idx.size]
+    for b, (start, end) in enumerate(zip(offsets, ends, strict=True)):
+        rows = W[idx[start:end]]
+        want = np.zeros(3) if rows.size == 0 else getattr(np, mode)(rows, axis=0)
+        np.testing.assert_allclose(y[b], want, rtol=1e-12, atol=1e-12)
 
 
 def _errors(lib):
