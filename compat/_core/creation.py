@@ -162,6 +162,25 @@ def _check_fits(data: Any, npd: np.dtype) -> None:
             raise RuntimeError(f"value cannot be converted to type {npd.name} without overflow")
 
 
+def _ragged(data: Any, dim: int) -> None:
+    """PyTorch's ``ValueError`` for the first nested sequence in ``data`` (at ``dim``)
+    whose length differs from its siblings'."""
+    items = (
+        [d for d in data if isinstance(d, (list, tuple))] if isinstance(data, (list, tuple)) else []
+    )
+    if not items:
+        return
+    expected = len(items[0])
+    for item in data:
+        got = len(item) if isinstance(item, (list, tuple)) else None
+        if got != expected:
+            if got is None:
+                raise TypeError("not a sequence")
+            raise ValueError(f"expected sequence of length {expected} at dim {dim + 1} (got {got})")
+    for item in data:
+        _ragged(item, dim + 1)
+
+
 #: ``tensor()`` called without data
 _NO_DATA = object()
 
@@ -192,7 +211,11 @@ def tensor(
         npd = _np_dtype(dtype, _infer_dtype(data))
         if npd.kind in "iu":
             _check_fits(data, npd)
-        arr = np.asarray(_unwrap_nested(data))
+        try:
+            arr = np.asarray(_unwrap_nested(data))
+        except ValueError:
+            _ragged(data, 0)  # PyTorch's words for nested sequences of unequal lengths
+            raise
     with np.errstate(over="ignore", invalid="ignore"):  # (PyTorch casts without a warning)
         out = np.array(arr, dtype=npd)
     return _leaf(out, requires_grad, device)

@@ -34,6 +34,7 @@ from compat._core import dtypes as _dt
 from compat._core.creation import _leaf
 from compat._core.return_types import return_type
 from compat._core.tensor import Tensor
+from compat._core.warn_once import warn_once
 
 _REDUCTION = {0: "none", 1: "mean", 2: "sum"}
 
@@ -674,6 +675,51 @@ def histogram(
         _leaf(hist.astype(npd), False, input.device),
         _leaf(bin_edges.astype(npd), False, input.device),
     )
+
+
+def asarray(
+    obj: Any,
+    *,
+    dtype: Any = None,
+    device: Any = None,
+    copy: bool | None = None,
+    requires_grad: bool | None = None,
+) -> Tensor:
+    """``torch.asarray``: ``obj`` as a tensor, the tensor itself when it already has the
+    dtype and device asked for (``copy=True``: always a new one; ``copy=False``: PyTorch's
+    error where a copy is needed). Other data becomes a new tensor as ``torch.tensor``
+    makes it; a NumPy array is copied, not aliased (compat's arrays are immutable, as for
+    ``from_numpy``)."""
+    if not isinstance(obj, Tensor):
+        if copy is False and isinstance(obj, np.ndarray):
+            raise ValueError("compat.torch.asarray: a NumPy array cannot be aliased (copy=False)")
+        return torch.tensor(obj, dtype=dtype, device=device, requires_grad=bool(requires_grad))
+    if requires_grad is None and obj.requires_grad:
+        warn_once(
+            "asarray_requires_grad",
+            "torch.asarray: unspecified requires_grad now defaults to obj.requires_grad "
+            "instead of False. Pass requires_grad=False explicitly to get the old behavior "
+            "and silence this warning.",
+        )
+    other_dtype = dtype is not None and dtype != obj.dtype
+    other_device = device is not None and torch.device(device) != obj.device
+    if copy is False and other_dtype:
+        raise ValueError(
+            f"can't alias tensor with dtype '{_dt.scalar_type_name(obj._npdtype)}' into "
+            f"dtype '{_dt.scalar_type_name(np.dtype(dtype.np))}'."
+        )
+    if copy is False and other_device:
+        raise ValueError(f"can't alias tensor from device '{obj.device}' to '{device}'.")
+    out = obj
+    if other_dtype or other_device:
+        out = obj.to(device=device, dtype=dtype)
+    elif copy:
+        out = obj.clone()
+    if requires_grad is not None and not requires_grad and out.requires_grad:
+        out = out.detach()
+    elif requires_grad:
+        out.requires_grad_(True)
+    return out
 
 
 #: the names ``compat.torch`` loads from here on first access

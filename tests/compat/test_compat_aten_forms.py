@@ -305,3 +305,40 @@ def test_stft_and_prelu_methods_are_the_functions():
     np.testing.assert_allclose(s.istft(16, window=w, length=64).numpy(), x.numpy(), atol=1e-12)
     y, a = ctorch.tensor(_a(2, 3, 4)), ctorch.tensor([0.25])
     np.testing.assert_array_equal(y.prelu(a).numpy(), ctorch.prelu(y, a).numpy())
+
+
+def _asarray_record(lib):
+    import warnings
+
+    x, y = lib.ones(3), lib.ones(2, requires_grad=True)
+    calls = [
+        lambda: lib.asarray(x) is x,
+        lambda: lib.asarray(x, dtype=lib.float64),
+        lambda: lib.asarray(x, copy=True) is x,
+        lambda: lib.asarray(x, dtype=lib.float64, copy=False),
+        lambda: lib.asarray([1, 2.5]),
+        lambda: lib.asarray([1, 2]),
+        lambda: lib.asarray(np.ones(2, np.float32)).dtype,
+        lambda: lib.asarray(3.5),
+        lambda: lib.asarray([1, 2], requires_grad=True),
+        lambda: lib.asarray([1.0, 2], requires_grad=True),
+        lambda: lib.asarray(y, requires_grad=False).requires_grad,
+        lambda: lib.asarray(y, requires_grad=True) is y,
+        lambda: lib.asarray(x, dtype=lib.int64, copy=True),
+        lambda: lib.tensor([[1, 2], [3]]),
+        lambda: lib.tensor([[1, 2], 3]),
+        lambda: lib.tensor([[[1], [2]], [[1], [2, 3]]]),
+    ]
+    out = []
+    for f in calls:
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                out.append(repr(f()))
+        except Exception as e:  # the error is the record
+            out.append((type(e).__name__, str(e)))
+    return out
+
+
+def test_asarray_and_ragged_data_match_pytorch(real_torch):
+    assert _asarray_record(ctorch) == _asarray_record(real_torch)
