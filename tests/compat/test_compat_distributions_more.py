@@ -1,7 +1,7 @@
 """The less common ``torch.distributions`` on compat against real PyTorch 2.13.
 
 HalfNormal, StudentT, Gumbel, Cauchy, HalfCauchy, Chi2, Geometric, Multinomial, Pareto,
-Weibull, RelaxedBernoulli, RelaxedOneHotCategorical (and their logit/log bases),
+Weibull, NegativeBinomial, InverseGamma, RelaxedBernoulli, RelaxedOneHotCategorical (and their logit/log bases),
 OneHotCategoricalStraightThrough: each is built with the same parameters in both libraries;
 ``log_prob``, ``cdf``/``icdf``, ``entropy`` and the moments must agree, with their gradients
 w.r.t. the parameters. compat's normal/uniform/exponential/Cauchy draws reproduce PyTorch's
@@ -62,6 +62,14 @@ CASES = {
     "multinomial_logits": (lambda D, p: D.Multinomial(4, logits=p[0]),
                            [np.array([[1, -2, 0.5], [0, 0.2, 3]], F)],
                            np.array([[[1, 0, 3], [0, 2, 2]]], F), ()),
+    "negative_binomial_probs": (
+        lambda D, p: D.NegativeBinomial(p[0], probs=p[1]), [_a(2, 0.5, 7), _a(0.3, 0.6, 0.1)],
+        _a(0, 3, 5), ()),
+    "negative_binomial_logits": (
+        lambda D, p: D.NegativeBinomial(p[0], logits=p[1]), [_a(2, 0.5, 7), _a(-1, 0.6, 1)],
+        _a(0, 3, 5), ()),
+    "inverse_gamma": (lambda D, p: D.InverseGamma(p[0], p[1]), [_a(0.5, 1.5, 3, 4),
+                      _a(1, 2, 0.5, 3)], _a(0.3, 1, 4, 0.5), ("cdf",)),
     "relaxed_bernoulli": (lambda D, p: D.RelaxedBernoulli(p[0], probs=p[1]),
                           [_a(0.5), _a(0.2, 0.7, 0.9)], _a(0.3, 0.6, 0.99), ()),
     "relaxed_bernoulli_logits": (lambda D, p: D.RelaxedBernoulli(p[0], logits=p[1]),
@@ -115,7 +123,8 @@ def _evaluate(lib, name):
     if "cdf" in extra:
         c = d.cdf(lib.tensor(value))
         # PyTorch has no derivative of the incomplete gamma function in its first argument
-        res["cdf"] = (npv(c), None if name == "chi2" else _grads(lib, c, params))
+        no_grad = name in ("chi2", "inverse_gamma")
+        res["cdf"] = (npv(c), None if no_grad else _grads(lib, c, params))
     if "icdf" in extra:
         q = d.icdf(lib.tensor(ICDF_AT[len(value)].astype(value.dtype)))
         res["icdf"] = (npv(q), _grads(lib, q, params))
@@ -212,13 +221,14 @@ def test_samples_shape_dtype_support_and_moments(name, real_torch):
     np.testing.assert_allclose(np.where(ok, x.var(0), 0), np.where(ok, var, 0), rtol=0.2)
 
 
-@pytest.mark.parametrize("name", ["student_t", "chi2"])
+@pytest.mark.parametrize("name", ["student_t", "chi2", "inverse_gamma"])
 def test_rsample_gradient_estimates_mean_gradient(name):
     """d/dθ of the sample mean of ``rsample`` estimates d/dθ of the analytic mean (the
     chi-squared draw carries funcgrad.random's implicit gamma gradient)."""
     build, arrays, _, _ = CASES[name]
     # (StudentT: the estimator's variance is finite for df > 2)
-    arrays = [a[2:] for a in arrays] if name == "student_t" else arrays
+    # (InverseGamma: for concentration > 2)
+    arrays = [a[2:] for a in arrays] if name in ("student_t", "inverse_gamma") else arrays
     params = [ctorch.tensor(a, requires_grad=True) for a in arrays]
     d = build(ctorch.distributions, params)
     ctorch.manual_seed(1)
@@ -260,6 +270,8 @@ def _shapes(lib):
         D.Geometric(probs=lib.tensor([0.3, 0.6])).expand((2, 2)),
         D.Geometric(logits=lib.tensor(0.5)),
         D.Multinomial(3, logits=lib.zeros(2, 4)).expand((5, 2)),
+        D.NegativeBinomial(3.0, logits=lib.zeros(2)).expand((4, 2)),
+        D.InverseGamma(lib.ones(2), 2.0).expand((3, 2)),
         D.RelaxedBernoulli(lib.tensor(0.5), probs=0.3),
         D.RelaxedBernoulli(lib.tensor(0.5), logits=lib.zeros(3)).expand((2, 3)),
         D.RelaxedOneHotCategorical(lib.tensor(0.5), logits=lib.zeros(2, 4)).expand((3, 2)),
@@ -313,6 +325,10 @@ def _error(fn):
         lambda D, t: D.Multinomial(3, t.tensor([0.5, -0.1])),
         lambda D, t: D.Multinomial(t.tensor(3), t.tensor([0.5, 0.5])),
         lambda D, t: D.Multinomial(3),
+        lambda D, t: D.NegativeBinomial(t.tensor([-1.0]), t.tensor([0.5])),
+        lambda D, t: D.NegativeBinomial(t.tensor([1.0]), t.tensor([1.0])),
+        lambda D, t: D.NegativeBinomial(t.tensor([1.0])),
+        lambda D, t: D.InverseGamma(t.tensor([1.0]), t.tensor([0.0])),
         lambda D, t: D.RelaxedBernoulli(t.tensor(0.5), probs=t.tensor([1.5])),
         lambda D, t: D.RelaxedBernoulli(t.tensor(0.5)),
         lambda D, t: D.RelaxedOneHotCategorical(t.tensor(0.5), probs=t.tensor([0.5, -0.1])),
@@ -341,6 +357,8 @@ def test_invalid_parameters_raise_as_torch(make, real_torch):
         (lambda D, t: D.Multinomial(3, t.tensor([0.5, 0.5])), [1.0, 1.0, 1.0]),
         (lambda D, t: D.Cauchy(t.zeros(3), t.ones(3)), [[0.0, 0.0]]),
         (lambda D, t: D.StudentT(t.ones(3)), [[0.0, 0.0]]),
+        (lambda D, t: D.NegativeBinomial(t.tensor([2.0]), t.tensor([0.5])), [1.5]),
+        (lambda D, t: D.InverseGamma(t.tensor([2.0]), t.tensor([0.5])), [0.0]),
         (lambda D, t: D.RelaxedBernoulli(t.tensor(0.5), t.tensor([0.5])), [1.5]),
         (lambda D, t: D.RelaxedOneHotCategorical(t.tensor(0.5), t.ones(2) / 2), [0.5, 0.6]),
         (lambda D, t: D.OneHotCategoricalStraightThrough(t.ones(2) / 2), [0.5, 0.5]),

@@ -25,6 +25,7 @@ from compat.torch.distributions.gumbel import Gumbel
 from compat.torch.distributions.half_cauchy import HalfCauchy
 from compat.torch.distributions.half_normal import HalfNormal
 from compat.torch.distributions.independent import Independent
+from compat.torch.distributions.inverse_gamma import InverseGamma
 from compat.torch.distributions.kl import kl_divergence, register_kl
 from compat.torch.distributions.laplace import Laplace
 from compat.torch.distributions.log_normal import LogNormal
@@ -32,6 +33,7 @@ from compat.torch.distributions.lowrank_multivariate_normal import LowRankMultiv
 from compat.torch.distributions.mixture_same_family import MixtureSameFamily
 from compat.torch.distributions.multinomial import Multinomial
 from compat.torch.distributions.multivariate_normal import MultivariateNormal
+from compat.torch.distributions.negative_binomial import NegativeBinomial
 from compat.torch.distributions.normal import Normal
 from compat.torch.distributions.one_hot_categorical import (
     OneHotCategorical,
@@ -79,12 +81,14 @@ __all__ = [
     "HalfCauchy",
     "HalfNormal",
     "Independent",
+    "InverseGamma",
     "Laplace",
     "LogNormal",
     "LowRankMultivariateNormal",
     "MixtureSameFamily",
     "Multinomial",
     "MultivariateNormal",
+    "NegativeBinomial",
     "Normal",
     "OneHotCategorical",
     "OneHotCategoricalStraightThrough",
