@@ -1,7 +1,7 @@
 """The less common ``torch.distributions`` on compat against real PyTorch 2.13.
 
 HalfNormal, StudentT, Gumbel, Cauchy, HalfCauchy, Chi2, Geometric, Multinomial, Pareto,
-Weibull, NegativeBinomial, InverseGamma, RelaxedBernoulli, RelaxedOneHotCategorical (and their logit/log bases),
+Weibull, NegativeBinomial, InverseGamma, ContinuousBernoulli, RelaxedBernoulli, RelaxedOneHotCategorical (and their logit/log bases),
 OneHotCategoricalStraightThrough: each is built with the same parameters in both libraries;
 ``log_prob``, ``cdf``/``icdf``, ``entropy`` and the moments must agree, with their gradients
 w.r.t. the parameters. compat's normal/uniform/exponential/Cauchy draws reproduce PyTorch's
@@ -70,6 +70,12 @@ CASES = {
         _a(0, 3, 5), ()),
     "inverse_gamma": (lambda D, p: D.InverseGamma(p[0], p[1]), [_a(0.5, 1.5, 3, 4),
                       _a(1, 2, 0.5, 3)], _a(0.3, 1, 4, 0.5), ("cdf",)),
+    "continuous_bernoulli": (lambda D, p: D.ContinuousBernoulli(p[0]),
+                             [_a(0.2, 0.5, 0.9, 0.4995, 0.01)], _a(0.3, 0, 0.99, 0.7, 0.5),
+                             ("cdf", "icdf")),
+    "continuous_bernoulli_logits": (
+        lambda D, p: D.ContinuousBernoulli(logits=p[0], lims=(0.45, 0.55)),
+        [_a(-1, 0.6, 3, 0.1)], _a(0.3, 1, 0.5, 0.2), ("cdf", "icdf")),
     "relaxed_bernoulli": (lambda D, p: D.RelaxedBernoulli(p[0], probs=p[1]),
                           [_a(0.5), _a(0.2, 0.7, 0.9)], _a(0.3, 0.6, 0.99), ()),
     "relaxed_bernoulli_logits": (lambda D, p: D.RelaxedBernoulli(p[0], logits=p[1]),
@@ -94,7 +100,12 @@ CASES = {
         [np.array([[1, -2, 0.5], [0, 0.2, 3]], F)], np.array([[0, 1, 0], [0, 0, 1]], F), ()),
 }  # fmt: skip
 
-ICDF_AT = {4: _a(0.1, 0.5, 0.8, 0.95), 3: _a(0.1, 0.5, 0.8), 2: _a(0.1, 0.8)}
+ICDF_AT = {
+    5: _a(0.1, 0.5, 0.8, 0.95, 0.3),
+    4: _a(0.1, 0.5, 0.8, 0.95),
+    3: _a(0.1, 0.5, 0.8),
+    2: _a(0.1, 0.8),
+}
 
 
 def _grads(lib, out, params):
@@ -158,6 +169,7 @@ def test_values_and_gradients_match_torch(name, real_torch):
 
 SAME_STREAM = [
     "cauchy", "half_normal", "half_cauchy", "gumbel", "pareto", "weibull", "relaxed_bernoulli",
+    "continuous_bernoulli", "continuous_bernoulli_logits",
     "relaxed_bernoulli_logits", "logit_relaxed_bernoulli", "relaxed_onehot",
     "relaxed_onehot_logits", "exp_relaxed_categorical", "onehot_straight_through",
 ]  # fmt: skip
@@ -272,6 +284,8 @@ def _shapes(lib):
         D.Multinomial(3, logits=lib.zeros(2, 4)).expand((5, 2)),
         D.NegativeBinomial(3.0, logits=lib.zeros(2)).expand((4, 2)),
         D.InverseGamma(lib.ones(2), 2.0).expand((3, 2)),
+        D.ContinuousBernoulli(0.3),
+        D.ContinuousBernoulli(logits=lib.zeros(2)).expand((3, 2)),
         D.RelaxedBernoulli(lib.tensor(0.5), probs=0.3),
         D.RelaxedBernoulli(lib.tensor(0.5), logits=lib.zeros(3)).expand((2, 3)),
         D.RelaxedOneHotCategorical(lib.tensor(0.5), logits=lib.zeros(2, 4)).expand((3, 2)),
@@ -329,6 +343,8 @@ def _error(fn):
         lambda D, t: D.NegativeBinomial(t.tensor([1.0]), t.tensor([1.0])),
         lambda D, t: D.NegativeBinomial(t.tensor([1.0])),
         lambda D, t: D.InverseGamma(t.tensor([1.0]), t.tensor([0.0])),
+        lambda D, t: D.ContinuousBernoulli(t.tensor([1.5]), validate_args=True),
+        lambda D, t: D.ContinuousBernoulli(),
         lambda D, t: D.RelaxedBernoulli(t.tensor(0.5), probs=t.tensor([1.5])),
         lambda D, t: D.RelaxedBernoulli(t.tensor(0.5)),
         lambda D, t: D.RelaxedOneHotCategorical(t.tensor(0.5), probs=t.tensor([0.5, -0.1])),
@@ -359,6 +375,7 @@ def test_invalid_parameters_raise_as_torch(make, real_torch):
         (lambda D, t: D.StudentT(t.ones(3)), [[0.0, 0.0]]),
         (lambda D, t: D.NegativeBinomial(t.tensor([2.0]), t.tensor([0.5])), [1.5]),
         (lambda D, t: D.InverseGamma(t.tensor([2.0]), t.tensor([0.5])), [0.0]),
+        (lambda D, t: D.ContinuousBernoulli(t.tensor([0.3])), [1.5]),
         (lambda D, t: D.RelaxedBernoulli(t.tensor(0.5), t.tensor([0.5])), [1.5]),
         (lambda D, t: D.RelaxedOneHotCategorical(t.tensor(0.5), t.ones(2) / 2), [0.5, 0.6]),
         (lambda D, t: D.OneHotCategoricalStraightThrough(t.ones(2) / 2), [0.5, 0.5]),
@@ -371,6 +388,14 @@ def test_values_outside_support_raise_as_torch(make, value, real_torch):
 
     want = run(real_torch)
     assert want is not None and run(ctorch) == want
+
+
+def test_continuous_bernoulli_clamps_probs_before_default_validation(lib):
+    """As PyTorch: out-of-range ``probs`` are clamped into ``[eps, 1 - eps]`` first, so only
+    an explicit ``validate_args`` rejects them (tested with the errors above)."""
+    d = lib.distributions.ContinuousBernoulli(lib.tensor([1.5, -0.5]))
+    eps = np.finfo(np.float32).eps
+    np.testing.assert_allclose(npv(d.probs), [1 - eps, eps], rtol=0, atol=0)
 
 
 def test_validate_args_false_gives_nan_not_an_error(lib):
@@ -415,6 +440,7 @@ _KL_BUILD = {
     "Uniform": lambda D, p: D.Uniform(p[0], p[1]),
     "Beta": lambda D, p: D.Beta(p[0], p[1]),
     "Laplace": lambda D, p: D.Laplace(p[0], p[1]),
+    "ContinuousBernoulli": lambda D, p: D.ContinuousBernoulli(p[0]),
 }
 _KL_PARAMS = {
     "Gumbel": [_a(0, 1, -1), _a(1, 2, 0.5)],
@@ -429,6 +455,7 @@ _KL_PARAMS = {
     "Uniform": [_a(0.5, 1, 0.2), _a(1.5, 3, 4)],
     "Beta": [_a(0.5, 2, 3), _a(1, 2, 0.5)],
     "Laplace": [_a(0, 1, -1), _a(1, 2, 0.5)],
+    "ContinuousBernoulli": [_a(0.2, 0.5, 0.8)],
 }
 _KL_Q = {  # q's parameters where they differ from p's (a distinct distribution)
     "Gumbel": [_a(1, -1, 0), _a(2, 0.5, 1)],
@@ -437,6 +464,7 @@ _KL_Q = {  # q's parameters where they differ from p's (a distinct distribution)
     "Pareto": [_a(0.5, 2.5, 0.2), _a(1.5, 3, 2.5)],
     "Cauchy": [_a(1, -1, 0), _a(2, 0.5, 1)],
     "Chi2": [_a(2, 1, 5)],
+    "ContinuousBernoulli": [_a(0.6, 0.1, 0.4999)],
 }
 KL_PAIRS = [
     ("Gumbel", "Gumbel"), ("Geometric", "Geometric"), ("HalfNormal", "HalfNormal"),
@@ -447,6 +475,13 @@ KL_PAIRS = [
     ("Beta", "Pareto"), ("Exponential", "Pareto"), ("Gamma", "Pareto"), ("Laplace", "Pareto"),
     ("Normal", "Pareto"), ("Gumbel", "Beta"), ("Gumbel", "Exponential"), ("Gumbel", "Gamma"),
     ("Gumbel", "Pareto"), ("Gumbel", "Uniform"), ("Pareto", "Beta"), ("Pareto", "Uniform"),
+    ("ContinuousBernoulli", "ContinuousBernoulli"), ("ContinuousBernoulli", "Pareto"),
+    ("ContinuousBernoulli", "Exponential"), ("ContinuousBernoulli", "Normal"),
+    ("ContinuousBernoulli", "Uniform"), ("Uniform", "ContinuousBernoulli"),
+    ("Beta", "ContinuousBernoulli"), ("Exponential", "ContinuousBernoulli"),
+    ("Gamma", "ContinuousBernoulli"), ("Gumbel", "ContinuousBernoulli"),
+    ("Laplace", "ContinuousBernoulli"), ("Normal", "ContinuousBernoulli"),
+    ("Pareto", "ContinuousBernoulli"),
 ]  # fmt: skip
 
 

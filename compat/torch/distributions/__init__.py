@@ -15,6 +15,7 @@ from compat.torch.distributions.binomial import Binomial
 from compat.torch.distributions.categorical import Categorical
 from compat.torch.distributions.cauchy import Cauchy
 from compat.torch.distributions.chi2 import Chi2
+from compat.torch.distributions.continuous_bernoulli import ContinuousBernoulli
 from compat.torch.distributions.dirichlet import Dirichlet
 from compat.torch.distributions.distribution import Distribution
 from compat.torch.distributions.exp_family import ExponentialFamily
@@ -70,6 +71,7 @@ __all__ = [
     "Cauchy",
     "Chi2",
     "ComposeTransform",
+    "ContinuousBernoulli",
     "Dirichlet",
     "Distribution",
     "ExpTransform",

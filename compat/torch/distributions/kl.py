@@ -23,6 +23,7 @@ from compat.torch.distributions.bernoulli import Bernoulli
 from compat.torch.distributions.beta import Beta
 from compat.torch.distributions.categorical import Categorical
 from compat.torch.distributions.cauchy import Cauchy
+from compat.torch.distributions.continuous_bernoulli import ContinuousBernoulli
 from compat.torch.distributions.dirichlet import Dirichlet
 from compat.torch.distributions.distribution import Distribution
 from compat.torch.distributions.exponential import Exponential
@@ -466,3 +467,60 @@ def _kl_lowrank_mvn(p: LowRankMultivariateNormal, q: MultivariateNormal) -> Tens
     term21 = _batch_trace_xxt(solve_triangular(lq_b, pw, upper=False))
     term22 = _batch_trace_xxt(solve_triangular(lq_b, pd, upper=False))
     return 0.5 * (term1 + term21 + term22 + term3 - n)
+
+
+# --------------------------------------------------------------------------- continuous Bernoulli
+
+
+@register_kl(ContinuousBernoulli, ContinuousBernoulli)
+def _kl_cb_cb(p: ContinuousBernoulli, q: ContinuousBernoulli) -> Tensor:
+    t1 = p.mean * (p.logits - q.logits)
+    t2 = p._cont_bern_log_norm() + (-p.probs).log1p()
+    t3 = -q._cont_bern_log_norm() - (-q.probs).log1p()
+    return t1 + t2 + t3
+
+
+@register_kl(ContinuousBernoulli, Pareto)
+def _kl_cb_infinity(p: ContinuousBernoulli, q: Distribution) -> Tensor:
+    return _infinite_like(p.probs)
+
+
+@register_kl(Exponential, ContinuousBernoulli)
+@register_kl(Gamma, ContinuousBernoulli)
+@register_kl(Gumbel, ContinuousBernoulli)
+@register_kl(Laplace, ContinuousBernoulli)
+@register_kl(Normal, ContinuousBernoulli)
+@register_kl(Pareto, ContinuousBernoulli)
+def _kl_outside_unit_interval(p: Distribution, q: ContinuousBernoulli) -> Tensor:
+    """Infinite: ``p`` puts mass outside ``[0, 1]``."""
+    return _infinite_like(p.mean)
+
+
+@register_kl(Beta, ContinuousBernoulli)
+def _kl_beta_cb(p: Beta, q: ContinuousBernoulli) -> Tensor:
+    return -p.entropy() - p.mean * q.logits - (-q.probs).log1p() - q._cont_bern_log_norm()
+
+
+@register_kl(ContinuousBernoulli, Exponential)
+def _kl_cb_exponential(p: ContinuousBernoulli, q: Exponential) -> Tensor:
+    return -p.entropy() - log(q.rate) + q.rate * p.mean
+
+
+@register_kl(ContinuousBernoulli, Normal)
+def _kl_cb_normal(p: ContinuousBernoulli, q: Normal) -> Tensor:
+    t2 = 0.5 * (math.log(2.0 * math.pi) + (q.loc / q.scale).square()) + log(q.scale)
+    t3 = (p.variance + p.mean.square() - 2.0 * q.loc * p.mean) / (2.0 * q.scale.square())
+    return -p.entropy() + t2 + t3
+
+
+@register_kl(ContinuousBernoulli, Uniform)
+def _kl_cb_uniform(p: ContinuousBernoulli, q: Uniform) -> Tensor:
+    # PyTorch's condition, kept as it is: infinite unless q reaches past both ends of [0, 1]
+    result = -p.entropy() + log(q.high - q.low)
+    return _inf_where((q.low >= 0.0) | (q.high <= 1.0), result)
+
+
+@register_kl(Uniform, ContinuousBernoulli)
+def _kl_uniform_cb(p: Uniform, q: ContinuousBernoulli) -> Tensor:
+    result = -p.entropy() - p.mean * q.logits - (-q.probs).log1p() - q._cont_bern_log_norm()
+    return _inf_where((p.high >= 1.0) | (p.low <= 0.0), result)
