@@ -722,9 +722,72 @@ def asarray(
     return out
 
 
+def empty_strided(
+    size: Sequence[int],
+    stride: Sequence[int],
+    *,
+    dtype: Any = None,
+    layout: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+    pin_memory: bool = False,
+) -> Tensor:
+    """``torch.empty_strided``: a new leaf of ``size`` laid out with ``stride`` over a
+    storage just large enough (its values unspecified: zeros here)."""
+    size, stride = tuple(size), tuple(stride)
+    if len(size) != len(stride):
+        raise RuntimeError(
+            "mismatch in length of strides and shape"  # (PyTorch's words)
+        )
+    extent = 0 if 0 in size else 1 + sum((n - 1) * st for n, st in zip(size, stride))
+    base = torch.empty(extent, dtype=dtype, device=device)
+    out = base.as_strided(size, stride)
+    return out.requires_grad_(True) if requires_grad else out
+
+
+def fill(input: Tensor, value: Any) -> Tensor:
+    """``torch.fill``: a new tensor of ``input``'s shape and dtype filled with ``value`` (a
+    number or a 0-d tensor, which gets the gradient's sum; ``input`` gets none)."""
+    return input.clone().fill_(value)
+
+
+def feature_dropout(input: Tensor, p: float, train: bool) -> Tensor:
+    """``aten::feature_dropout``: whole channels (dimension 1) zeroed with probability
+    ``p``, the others scaled by ``1 / (1 - p)``, when ``train``."""
+    if not train or p == 0:
+        return input
+    shape = tuple(input.shape[:2]) + (1,) * (input.dim() - 2)
+    keep = F.dropout(torch.ones(shape, dtype=input.dtype, device=input.device), p, True)
+    return input * keep
+
+
+def dropout_(input: Tensor, p: float, train: bool) -> Tensor:
+    """``aten::dropout_``: :func:`dropout` in place."""
+    return F.dropout(input, p, train, inplace=True)
+
+
+def alpha_dropout_(input: Tensor, p: float, train: bool) -> Tensor:
+    """``aten::alpha_dropout_``."""
+    return F.alpha_dropout(input, p, train, inplace=True)
+
+
+def feature_alpha_dropout_(input: Tensor, p: float, train: bool) -> Tensor:
+    """``aten::feature_alpha_dropout_``."""
+    return F.feature_alpha_dropout(input, p, train, inplace=True)
+
+
+def feature_dropout_(input: Tensor, p: float, train: bool) -> Tensor:
+    """``aten::feature_dropout_``: :func:`feature_dropout` in place."""
+    return input if not train or p == 0 else input.copy_(feature_dropout(input, p, train))
+
+
+#: ``torch.newaxis``: ``None``, as NumPy's
+newaxis = None
+
+
 #: the names ``compat.torch`` loads from here on first access
 NAMES = tuple(
     name
     for name, value in list(globals().items())
     if callable(value) and not name.startswith("_") and value.__module__ == __name__
-)
+) + ("newaxis",)

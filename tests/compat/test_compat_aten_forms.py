@@ -342,3 +342,43 @@ def _asarray_record(lib):
 
 def test_asarray_and_ragged_data_match_pytorch(real_torch):
     assert _asarray_record(ctorch) == _asarray_record(real_torch)
+
+
+def _more_record(lib):
+    out = []
+    e = lib.empty_strided((2, 3), (1, 2), dtype=lib.float64)
+    out.append((tuple(e.shape), e.stride(), e.is_contiguous(), e.is_leaf, str(e.dtype)))
+    out.append(lib.empty_strided((0, 3), (3, 1)).shape)
+    x = lib.tensor([1.0, -2.0, 3.0], requires_grad=True)
+    f = lib.fill(x, 2.0)
+    f.sum().backward()
+    out.append((f.detach().numpy().tolist(), x.grad.numpy().tolist()))
+    out.append(lib.fill(lib.ones(2, dtype=lib.int64), 2.7).numpy().tolist())
+    v = lib.tensor(3.0, requires_grad=True)
+    r = lib.fill(lib.ones(2), v)
+    (r * lib.tensor([1.0, 2.0])).sum().backward()
+    out.append((r.detach().numpy().tolist(), float(v.grad)))
+    y = lib.ones(4)
+    out.append(lib.dropout_(y, 0.5, False) is y)
+    out.append(lib.feature_dropout(y.reshape(2, 2), 0.5, False).numpy().tolist())
+    out.append(lib.newaxis)
+    try:
+        lib.fill(lib.ones(2), lib.ones(2))
+    except Exception as err:  # the error is the record
+        out.append((type(err).__name__, str(err)))
+    return out
+
+
+def test_empty_strided_fill_and_dropout_forms_match_pytorch(real_torch):
+    assert _more_record(ctorch) == _more_record(real_torch)
+
+
+def test_feature_dropout_zeroes_whole_channels():
+    ctorch.manual_seed(0)
+    x = ctorch.ones(64, 8, 3, 3)
+    y = ctorch.feature_dropout(x, 0.5, True)
+    per_channel = y.reshape(64, 8, 9)
+    # each channel is all zeros or all 2 (= 1 / (1 - p)), both kinds present
+    first = per_channel[:, :, :1]
+    assert bool((per_channel == first).all())
+    assert set(np.unique(first.numpy()).tolist()) == {0.0, 2.0}
