@@ -1,7 +1,8 @@
 """The less common ``torch.distributions`` on compat against real PyTorch 2.13.
 
 HalfNormal, StudentT, Gumbel, Cauchy, HalfCauchy, Chi2, Geometric, Multinomial, Pareto,
-Weibull, NegativeBinomial, InverseGamma, ContinuousBernoulli, RelaxedBernoulli, RelaxedOneHotCategorical (and their logit/log bases),
+Weibull, NegativeBinomial, InverseGamma, ContinuousBernoulli, Kumaraswamy, FisherSnedecor,
+RelaxedBernoulli, RelaxedOneHotCategorical (and their logit/log bases),
 OneHotCategoricalStraightThrough: each is built with the same parameters in both libraries;
 ``log_prob``, ``cdf``/``icdf``, ``entropy`` and the moments must agree, with their gradients
 w.r.t. the parameters. compat's normal/uniform/exponential/Cauchy draws reproduce PyTorch's
@@ -76,6 +77,10 @@ CASES = {
     "continuous_bernoulli_logits": (
         lambda D, p: D.ContinuousBernoulli(logits=p[0], lims=(0.45, 0.55)),
         [_a(-1, 0.6, 3, 0.1)], _a(0.3, 1, 0.5, 0.2), ("cdf", "icdf")),
+    "kumaraswamy": (lambda D, p: D.Kumaraswamy(p[0], p[1]), [_a(0.5, 2, 3), _a(1.5, 0.7, 4)],
+                    _a(0.3, 0.5, 0.9), ("cdf", "icdf")),
+    "fisher_snedecor": (lambda D, p: D.FisherSnedecor(p[0], p[1]), [_a(1, 3, 6, 2.5),
+                        _a(2, 5, 10, 12)], _a(0.3, 1, 4, 0.8), ()),
     "relaxed_bernoulli": (lambda D, p: D.RelaxedBernoulli(p[0], probs=p[1]),
                           [_a(0.5), _a(0.2, 0.7, 0.9)], _a(0.3, 0.6, 0.99), ()),
     "relaxed_bernoulli_logits": (lambda D, p: D.RelaxedBernoulli(p[0], logits=p[1]),
@@ -169,7 +174,7 @@ def test_values_and_gradients_match_torch(name, real_torch):
 
 SAME_STREAM = [
     "cauchy", "half_normal", "half_cauchy", "gumbel", "pareto", "weibull", "relaxed_bernoulli",
-    "continuous_bernoulli", "continuous_bernoulli_logits",
+    "continuous_bernoulli", "continuous_bernoulli_logits", "kumaraswamy",
     "relaxed_bernoulli_logits", "logit_relaxed_bernoulli", "relaxed_onehot",
     "relaxed_onehot_logits", "exp_relaxed_categorical", "onehot_straight_through",
 ]  # fmt: skip
@@ -228,6 +233,8 @@ def test_samples_shape_dtype_support_and_moments(name, real_torch):
     ok = np.isfinite(var) & (var < 50)
     if name.startswith("student_t"):  # the sample variance needs a fourth moment
         ok &= npv(d.df) > 4
+    if name == "fisher_snedecor":  # (the same, for F: df2 > 8)
+        ok &= npv(d.df2) > 8
     se = np.sqrt(np.where(ok, var, 1.0) / n)
     assert np.all(np.where(ok, np.abs(x.mean(0) - mean) <= 5 * se + 1e-6, True)), name
     np.testing.assert_allclose(np.where(ok, x.var(0), 0), np.where(ok, var, 0), rtol=0.2)
@@ -286,6 +293,8 @@ def _shapes(lib):
         D.InverseGamma(lib.ones(2), 2.0).expand((3, 2)),
         D.ContinuousBernoulli(0.3),
         D.ContinuousBernoulli(logits=lib.zeros(2)).expand((3, 2)),
+        D.Kumaraswamy(lib.ones(2), 2.0).expand((3, 2)),
+        D.FisherSnedecor(3.0, 4.0),
         D.RelaxedBernoulli(lib.tensor(0.5), probs=0.3),
         D.RelaxedBernoulli(lib.tensor(0.5), logits=lib.zeros(3)).expand((2, 3)),
         D.RelaxedOneHotCategorical(lib.tensor(0.5), logits=lib.zeros(2, 4)).expand((3, 2)),
@@ -345,6 +354,8 @@ def _error(fn):
         lambda D, t: D.InverseGamma(t.tensor([1.0]), t.tensor([0.0])),
         lambda D, t: D.ContinuousBernoulli(t.tensor([1.5]), validate_args=True),
         lambda D, t: D.ContinuousBernoulli(),
+        lambda D, t: D.Kumaraswamy(t.tensor([0.0]), t.tensor([1.0])),
+        lambda D, t: D.FisherSnedecor(t.tensor([1.0]), t.tensor([-1.0])),
         lambda D, t: D.RelaxedBernoulli(t.tensor(0.5), probs=t.tensor([1.5])),
         lambda D, t: D.RelaxedBernoulli(t.tensor(0.5)),
         lambda D, t: D.RelaxedOneHotCategorical(t.tensor(0.5), probs=t.tensor([0.5, -0.1])),
@@ -376,6 +387,8 @@ def test_invalid_parameters_raise_as_torch(make, real_torch):
         (lambda D, t: D.NegativeBinomial(t.tensor([2.0]), t.tensor([0.5])), [1.5]),
         (lambda D, t: D.InverseGamma(t.tensor([2.0]), t.tensor([0.5])), [0.0]),
         (lambda D, t: D.ContinuousBernoulli(t.tensor([0.3])), [1.5]),
+        (lambda D, t: D.Kumaraswamy(t.tensor([1.0]), t.tensor([2.0])), [1.5]),
+        (lambda D, t: D.FisherSnedecor(t.tensor([1.0]), t.tensor([2.0])), [-0.5]),
         (lambda D, t: D.RelaxedBernoulli(t.tensor(0.5), t.tensor([0.5])), [1.5]),
         (lambda D, t: D.RelaxedOneHotCategorical(t.tensor(0.5), t.ones(2) / 2), [0.5, 0.6]),
         (lambda D, t: D.OneHotCategoricalStraightThrough(t.ones(2) / 2), [0.5, 0.5]),

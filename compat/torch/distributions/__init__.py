@@ -20,6 +20,7 @@ from compat.torch.distributions.dirichlet import Dirichlet
 from compat.torch.distributions.distribution import Distribution
 from compat.torch.distributions.exp_family import ExponentialFamily
 from compat.torch.distributions.exponential import Exponential
+from compat.torch.distributions.fishersnedecor import FisherSnedecor
 from compat.torch.distributions.gamma import Gamma
 from compat.torch.distributions.geometric import Geometric
 from compat.torch.distributions.gumbel import Gumbel
@@ -28,6 +29,7 @@ from compat.torch.distributions.half_normal import HalfNormal
 from compat.torch.distributions.independent import Independent
 from compat.torch.distributions.inverse_gamma import InverseGamma
 from compat.torch.distributions.kl import kl_divergence, register_kl
+from compat.torch.distributions.kumaraswamy import Kumaraswamy
 from compat.torch.distributions.laplace import Laplace
 from compat.torch.distributions.log_normal import LogNormal
 from compat.torch.distributions.lowrank_multivariate_normal import LowRankMultivariateNormal
@@ -77,6 +79,7 @@ __all__ = [
     "ExpTransform",
     "Exponential",
     "ExponentialFamily",
+    "FisherSnedecor",
     "Gamma",
     "Geometric",
     "Gumbel",
@@ -84,6 +87,7 @@ __all__ = [
     "HalfNormal",
     "Independent",
     "InverseGamma",
+    "Kumaraswamy",
     "Laplace",
     "LogNormal",
     "LowRankMultivariateNormal",
