@@ -99,12 +99,33 @@ for _name in ("stft", "istft", "histogram", "prelu", "hardshrink"):
 del _name
 
 
-#: ``torch.X`` that is ``torch.nn.functional.X`` (the same ATen op in PyTorch)
+#: ``torch.X`` that is ``torch.nn.functional.X`` (the same ATen op in PyTorch, under the
+#: same signature; ``compat/torch/_aten_forms.py`` has those whose signatures differ)
 _FUNCTIONAL_ALIASES = (
     "pairwise_distance",
     "cosine_similarity",
     "pdist",
     "channel_shuffle",
+    "conv1d",
+    "conv2d",
+    "conv3d",
+    "conv_transpose1d",
+    "conv_transpose2d",
+    "conv_transpose3d",
+    "max_pool1d",
+    "max_pool2d",
+    "max_pool3d",
+    "avg_pool1d",
+    "adaptive_avg_pool1d",
+    "pixel_shuffle",
+    "pixel_unshuffle",
+    "prelu",
+    "selu",
+    "celu",
+    "threshold",
+    "hardshrink",
+    "bilinear",
+    "rms_norm",
 )
 
 

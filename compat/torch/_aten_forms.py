@@ -1,23 +1,22 @@
-"""``torch.X`` forms PyTorch keeps beside ``torch.nn.functional`` and ``Tensor``: the
-ATen operators under their own signatures, and a few functions of their own.
+"""``torch.X`` forms PyTorch keeps beside ``torch.nn.functional`` and ``Tensor`` where
+their signatures differ, and a few functions of their own.
 
-PyTorch's top-level namespace holds ``torch.conv2d``, ``torch.layer_norm``,
-``torch.dropout``, ``torch.batch_norm``, ``torch.embedding``, the losses, ... as its ATen
-operators: the same computation as the ``nn.functional`` function, under the operator's
-signature. The signatures differ where code notices: ``torch.dropout(input, p, train)``
-takes ``train`` positionally and requires it, ``torch.batch_norm`` and
-``torch.instance_norm`` take ``weight, bias`` before the running statistics,
-``torch.embedding`` takes ``weight`` first (and ``padding_idx=-1`` for none), the losses
-take ``reduction`` as ATen's integer (0 none, 1 mean, 2 sum; any other value leaves the
-loss unreduced, as ATen's ``apply_loss_reduction``; and left out, ``reduction`` is 0 in
-PyTorch's Python binding, whatever the schema's default says: ``torch.kl_div(x, y)`` is
-unreduced), ``torch.adaptive_max_pool1d``
-always returns the indices. Each form here maps its signature onto the
-``nn.functional`` function, so there is one implementation of each computation.
+PyTorch's top-level namespace holds its ATen operators: ``torch.conv2d``,
+``torch.dropout``, ``torch.batch_norm``, ``torch.embedding``, the losses, ... the same
+computation as the ``nn.functional`` function. Where the signature is the same
+(``conv2d``, ``max_pool2d``, ``prelu``, ...) ``compat.torch`` hands out the
+``nn.functional`` function itself (``_FUNCTIONAL_ALIASES``); the forms here map a
+different signature onto it: ``torch.dropout(input, p, train)`` requires ``train``,
+``torch.batch_norm`` and ``torch.instance_norm`` take ``weight, bias`` before the running
+statistics, ``torch.embedding`` takes ``weight`` first (``padding_idx=-1`` for none), the
+losses take ATen's integer ``reduction`` (0 none, 1 mean, 2 sum; any other value leaves
+the loss unreduced, as ATen's ``apply_loss_reduction``; left out, it is 0 in PyTorch's
+Python binding, whatever the schema's default says: ``torch.kl_div(x, y)`` is unreduced),
+``torch.adaptive_max_pool1d`` always returns the indices. One implementation of each
+computation.
 
 The module is loaded on first access of one of its names (``compat.torch.__getattr__``),
-as ``nn`` is: ``import compat.torch`` does not pay for ``nn.functional``.
-"""
+as ``nn`` is: ``import compat.torch`` does not pay for ``nn.functional``."""
 
 from __future__ import annotations
 
@@ -52,105 +51,6 @@ def _reduction(name: str, value: Any, position: int) -> str:
 # --------------------------------------------------------------------------- nn ops
 
 
-def conv1d(
-    input: Any,
-    weight: Any,
-    bias: Any = None,
-    stride: Any = 1,
-    padding: Any = 0,
-    dilation: Any = 1,
-    groups: Any = 1,
-) -> Any:
-    """``aten::conv1d``: ``nn.functional.conv1d``."""
-    return F.conv1d(input, weight, bias, stride, padding, dilation, groups)
-
-
-def conv2d(
-    input: Any,
-    weight: Any,
-    bias: Any = None,
-    stride: Any = 1,
-    padding: Any = 0,
-    dilation: Any = 1,
-    groups: Any = 1,
-) -> Any:
-    """``aten::conv2d``: ``nn.functional.conv2d``."""
-    return F.conv2d(input, weight, bias, stride, padding, dilation, groups)
-
-
-def conv3d(
-    input: Any,
-    weight: Any,
-    bias: Any = None,
-    stride: Any = 1,
-    padding: Any = 0,
-    dilation: Any = 1,
-    groups: Any = 1,
-) -> Any:
-    """``aten::conv3d``: ``nn.functional.conv3d``."""
-    return F.conv3d(input, weight, bias, stride, padding, dilation, groups)
-
-
-def conv_transpose1d(
-    input: Any,
-    weight: Any,
-    bias: Any = None,
-    stride: Any = 1,
-    padding: Any = 0,
-    output_padding: Any = 0,
-    groups: Any = 1,
-    dilation: Any = 1,
-) -> Any:
-    """``aten::conv_transpose1d``: ``nn.functional.conv_transpose1d``."""
-    return F.conv_transpose1d(
-        input, weight, bias, stride, padding, output_padding, groups, dilation
-    )
-
-
-def conv_transpose2d(
-    input: Any,
-    weight: Any,
-    bias: Any = None,
-    stride: Any = 1,
-    padding: Any = 0,
-    output_padding: Any = 0,
-    groups: Any = 1,
-    dilation: Any = 1,
-) -> Any:
-    """``aten::conv_transpose2d``: ``nn.functional.conv_transpose2d``."""
-    return F.conv_transpose2d(
-        input, weight, bias, stride, padding, output_padding, groups, dilation
-    )
-
-
-def conv_transpose3d(
-    input: Any,
-    weight: Any,
-    bias: Any = None,
-    stride: Any = 1,
-    padding: Any = 0,
-    output_padding: Any = 0,
-    groups: Any = 1,
-    dilation: Any = 1,
-) -> Any:
-    """``aten::conv_transpose3d``: ``nn.functional.conv_transpose3d``."""
-    return F.conv_transpose3d(
-        input, weight, bias, stride, padding, output_padding, groups, dilation
-    )
-
-
-def max_pool1d(
-    input: Any,
-    kernel_size: Any,
-    stride: Any = (),
-    padding: Any = 0,
-    dilation: Any = 1,
-    ceil_mode: Any = False,
-) -> Any:
-    """``aten::max_pool1d`` (an empty ``stride``: the kernel's)."""
-    return F.max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode)
-
-
 def max_pool1d_with_indices(
     input: Any,
     kernel_size: Any,
@@ -161,47 +61,6 @@ def max_pool1d_with_indices(
 ) -> Any:
     """``aten::max_pool1d_with_indices``: values and indices."""
     return F.max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
-
-
-def max_pool2d(
-    input: Any,
-    kernel_size: Any,
-    stride: Any = (),
-    padding: Any = 0,
-    dilation: Any = 1,
-    ceil_mode: Any = False,
-) -> Any:
-    """``aten::max_pool2d`` (an empty ``stride``: the kernel's)."""
-    return F.max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode)
-
-
-def max_pool3d(
-    input: Any,
-    kernel_size: Any,
-    stride: Any = (),
-    padding: Any = 0,
-    dilation: Any = 1,
-    ceil_mode: Any = False,
-) -> Any:
-    """``aten::max_pool3d`` (an empty ``stride``: the kernel's)."""
-    return F.max_pool3d(input, kernel_size, stride, padding, dilation, ceil_mode)
-
-
-def avg_pool1d(
-    input: Any,
-    kernel_size: Any,
-    stride: Any = (),
-    padding: Any = 0,
-    ceil_mode: Any = False,
-    count_include_pad: Any = True,
-) -> Any:
-    """``aten::avg_pool1d``: ``nn.functional.avg_pool1d``."""
-    return F.avg_pool1d(input, kernel_size, stride, padding, ceil_mode, count_include_pad)
-
-
-def adaptive_avg_pool1d(input: Tensor, output_size: Any) -> Tensor:
-    """``aten::adaptive_avg_pool1d``."""
-    return F.adaptive_avg_pool1d(input, output_size)
 
 
 def adaptive_max_pool1d(input: Tensor, output_size: Any) -> tuple[Tensor, Tensor]:
@@ -281,11 +140,6 @@ def instance_norm(
     )
 
 
-def rms_norm(input: Any, normalized_shape: Any, weight: Any = None, eps: Any = None) -> Any:
-    """``aten::rms_norm``."""
-    return F.rms_norm(input, normalized_shape, weight, eps)
-
-
 def embedding(
     weight: Any,
     indices: Any,
@@ -298,34 +152,9 @@ def embedding(
     return F.embedding(indices, weight, pad, None, 2.0, scale_grad_by_freq, sparse)
 
 
-def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:
-    """``aten::pixel_shuffle``."""
-    return F.pixel_shuffle(input, upscale_factor)
-
-
-def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
-    """``aten::pixel_unshuffle``."""
-    return F.pixel_unshuffle(input, downscale_factor)
-
-
 def native_channel_shuffle(input: Tensor, groups: int) -> Tensor:
     """``aten::native_channel_shuffle``: ``channel_shuffle``."""
     return F.channel_shuffle(input, groups)
-
-
-def prelu(input: Tensor, weight: Tensor) -> Tensor:
-    """``aten::prelu``."""
-    return F.prelu(input, weight)
-
-
-def selu(input: Tensor) -> Tensor:
-    """``aten::selu``."""
-    return F.selu(input)
-
-
-def celu(input: Tensor, alpha: float = 1.0) -> Tensor:
-    """``aten::celu``."""
-    return F.celu(input, alpha)
 
 
 def rrelu(
@@ -339,21 +168,6 @@ def rrelu(
     if generator is not None:
         raise NotImplementedError("compat.torch.rrelu: a generator= other than the default")
     return F.rrelu(input, lower, upper, training)
-
-
-def threshold(input: Tensor, threshold: float, value: float) -> Tensor:
-    """``aten::threshold``."""
-    return F.threshold(input, threshold, value)
-
-
-def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
-    """``aten::hardshrink``."""
-    return F.hardshrink(input, lambd)
-
-
-def bilinear(input1: Any, input2: Any, weight: Any, bias: Any = None) -> Any:
-    """``aten::bilinear``."""
-    return F.bilinear(input1, input2, weight, bias)
 
 
 # --------------------------------------------------------------------------- losses
