@@ -22,6 +22,7 @@ def _c(x: Any, dt: np.dtype) -> Any:
 
 _LOW = (np.dtype(np.float16), _dt.bfloat16.np)
 _BOOL = np.dtype(np.bool_)
+_LOW_MAX = {d: float(np.finfo(d).max) for d in _LOW}
 
 
 def _is_bool(x: Any) -> bool:
@@ -45,6 +46,10 @@ def alpha_check(dtype: np.dtype, alpha: Any) -> None:
         raise RuntimeError(
             "For non-complex input tensors, argument alpha must not be a complex number."
         )
+    if dtype in _LOW and isinstance(alpha, (int, float)) and abs(alpha) > _LOW_MAX[dtype]:
+        # (the kernel takes alpha as ``dtype``: PyTorch refuses one that overflows it)
+        name = "Half" if dtype == _LOW[0] else "BFloat16"
+        raise RuntimeError(f"value cannot be converted to type c10::{name} without overflow")
 
 
 def sub_check(a: Any, b: Any) -> None:

@@ -11,7 +11,7 @@ import numpy as np
 import funcgrad as fg
 from compat._core import dtypes as _dt
 from compat._core.ops import conventions as _conv
-from compat._core.ops._common import _c, alpha_check, coerce, sub_check, warn_once
+from compat._core.ops._common import _LOW, _c, acc, alpha_check, coerce, sub_check, warn_once
 from compat._core.ops.spectral import _complex_of
 from compat._core.ops.unary import trunc
 from compat._core.optable import Mask, Sample, defop
@@ -88,11 +88,16 @@ def _kernel(op: str | None = None, *, node: str | None = None) -> Any:
 
 @_kernel("add")
 def _add_f(x: Any, y: Any, *, dtype: np.dtype) -> Any:
+    # (PyTorch's add kernel takes a number as ``dtype``: float16 adds float16(0.1))
     return _c(x, dtype) + _c(y, dtype)
 
 
 def _add_alpha_f(x: Any, y: Any, a: Any, *, dtype: np.dtype) -> Any:
-    return _c(x, dtype) + _c(y, dtype) * _c(a, dtype)
+    # float16/bfloat16: ``x + alpha * y`` of ``dtype`` values in float32, rounded once
+    # (PyTorch's fused multiply-add; the product of two of them is exact in float32)
+    m = acc(dtype)
+    x, y, a = (_c(_c(v, dtype), m) for v in (x, y, a))
+    return _c(x + y * a, dtype)
 
 
 @_kernel("sub")
@@ -101,22 +106,46 @@ def _sub_f(x: Any, y: Any, *, dtype: np.dtype) -> Any:
 
 
 def _sub_alpha_f(x: Any, y: Any, a: Any, *, dtype: np.dtype) -> Any:
-    return _c(x, dtype) - _c(y, dtype) * _c(a, dtype)
+    m = acc(dtype)
+    x, y, a = (_c(_c(v, dtype), m) for v in (x, y, a))
+    return _c(x - y * a, dtype)
+
+
+def _weak(x: Any) -> bool:
+    """Whether kernel operand ``x`` is a Python number (a weakly typed value), not a
+    tensor's."""
+    return type(x) in (int, float) or bool(getattr(getattr(x, "aval", None), "weak_type", 0))
 
 
 @_kernel("mul")
 def _mul_f(x: Any, y: Any, *, dtype: np.dtype) -> Any:
-    return _c(x, dtype) * _c(y, dtype)
+    # float16/bfloat16: in float32 (PyTorch's opmath), a number or 0-d tensor taken as
+    # float32 (not rounded to ``dtype`` first: ``half * 0.1``), the product rounded once
+    m = acc(dtype)
+    return _c(_c(x, m) * _c(y, m), dtype)
 
 
 @_kernel("div")
 def _div_f(x: Any, y: Any, *, dtype: np.dtype) -> Any:
-    return _c(x, dtype) / _c(y, dtype)
+    m = acc(dtype)
+    if _weak(x) and dtype.kind in "fV":
+        # ``2.0 / t`` is PyTorch's ``t.reciprocal() * 2.0``: two roundings
+        return _c(_c(_c(1 / _c(y, dtype), dtype), m) * _c(x, m), dtype)
+    # float16/bfloat16: the divisor (a number too) as float32, the quotient rounded once
+    return _c(_c(_c(x, dtype), m) / _c(y, m), dtype)
+
+
+def _divtrunc_f(x: Any, y: Any, *, dtype: np.dtype) -> Any:
+    """``div(rounding_mode='trunc')`` of float16/bfloat16: the quotient truncated in
+    float32, then rounded (PyTorch's; rounding first moves ``2047.7`` to ``2048``)."""
+    m = acc(dtype)
+    return _c(fnp.trunc(_c(_c(x, dtype), m) / _c(y, m)), dtype)
 
 
 @_kernel(node="FloorDivideBackward0")
 def _floordiv_f(x: Any, y: Any, *, dtype: np.dtype) -> Any:
-    return fnp.floor_divide(_c(x, dtype), _c(y, dtype))
+    m = acc(dtype)
+    return _c(fnp.floor_divide(_c(x, m), _c(y, m)), dtype)
 
 
 @_kernel("maximum")
@@ -152,7 +181,12 @@ def _pow_f(x: Any, y: Any, *, dtype: np.dtype) -> Any:
     return _torch_power(x, y)
 
 
+_F16 = np.dtype(np.float16)
+
+
 def _ipow_f(x: Any, *, n: int, dtype: np.dtype) -> Any:
+    if dtype == _F16:  # PyTorch's ``pow`` of float16: in float32, rounded once
+        return _c(fnp.power(_c(x, acc(dtype)), n), dtype)
     return fnp.power(_c(x, dtype), n)
 
 
@@ -330,6 +364,8 @@ def div(input: Any, other: Any, *, rounding_mode: str | None = None) -> Tensor:
         return _binary(_div_f, input, other, true_div=True)
     if rounding_mode == "floor":
         return _binary(_floordiv_f, input, other)
+    if _fast_dtype(input, other) in _LOW or _dt.result_type(coerce(input), coerce(other)) in _LOW:
+        return _binary(_divtrunc_f, input, other, name="TruncBackward0")
     q = _binary(_div_f, input, other, true_div=True)
     r = trunc(q)
     dt = _dt.result_type(coerce(input), coerce(other))

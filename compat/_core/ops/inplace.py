@@ -18,7 +18,17 @@ from compat._core import rng as _rng
 from compat._core import tensor_checks as _tc
 from compat._core.mutation import apply_inplace, inplace_result
 from compat._core.ops._common import _c, alpha_check, coerce, sub_check
-from compat._core.ops.binary import _DECLARED, POW_NODES, _torch_power
+from compat._core.ops.binary import (
+    _DECLARED,
+    POW_NODES,
+    _add_alpha_f,
+    _add_f,
+    _div_f,
+    _mul_f,
+    _sub_alpha_f,
+    _sub_f,
+    _torch_power,
+)
 from compat._core.ops.unary import (
     _addcdiv_f,
     _addcmul_f,
@@ -39,13 +49,17 @@ def _inplace_dtype_check(self: Tensor, dt: np.dtype) -> None:
         )
 
 
+#: the out-of-place kernels of ``x.op_(y)`` (float16/bfloat16 computed in float32 as
+#: PyTorch's: ``half.mul_(0.1)`` multiplies by float32(0.1))
+_KERNELS = {"add": _add_f, "sub": _sub_f, "mul": _mul_f, "div": _div_f}
+
+
 def _ip_binary_f(x: Any, y: Any, *, op: str, dtype: np.dtype, out: np.dtype) -> Any:
+    if op in _KERNELS:
+        r = _KERNELS[op](x, y, dtype=dtype)
+        return _c(fnp.broadcast_to(r, r.shape), out)
     x, y = _c(x, dtype), _c(y, dtype)
     r = {
-        "add": fnp.add,
-        "sub": fnp.subtract,
-        "mul": fnp.multiply,
-        "div": fnp.true_divide,
         "pow": _torch_power if _dt.kind(dtype) in "fc" else fnp.power,
         "maximum": fnp.maximum,
         "minimum": fnp.minimum,
@@ -54,9 +68,7 @@ def _ip_binary_f(x: Any, y: Any, *, op: str, dtype: np.dtype, out: np.dtype) -> 
 
 
 def _ip_alpha_f(x: Any, y: Any, a: Any, *, op: str, dtype: np.dtype, out: np.dtype) -> Any:
-    x, y, a = _c(x, dtype), _c(y, dtype), _c(a, dtype)
-    r = x + y * a if op == "add" else x - y * a
-    return _c(r, out)
+    return _c((_add_alpha_f if op == "add" else _sub_alpha_f)(x, y, a, dtype=dtype), out)
 
 
 def inplace_binary(self: Tensor, op: str, other: Any, alpha: Any = 1) -> Tensor:

@@ -16,7 +16,7 @@ import numpy as np
 
 from compat._core import dtypes as _dt
 from compat._core.creation import tensor
-from compat._core.ops._common import _c, coerce, warn_once
+from compat._core.ops._common import _c, acc, coerce, warn_once
 from compat._core.optable import Mask, Sample, defop
 from compat._core.tensor import Tensor, apply
 from funcgrad import numpy as fnp
@@ -330,9 +330,20 @@ for _p in torch_rows():  # (``clamp``'s row, of optional bounds: ``clamping.py``
         globals()[_p.torch.name or _p.name] = _ternary(_p)
 
 
+_F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
+
+
 def _lerp_f(x: Any, y: Any, w: Any, *, dtype: np.dtype) -> Any:
-    x, y, w = _c(x, dtype), _c(y, dtype), _c(w, dtype)
-    return x + w * (y - x)
+    """PyTorch's lerp: ``x + w * (y - x)`` where ``|w| < 0.5``, else
+    ``y - (y - x) * (1 - w)`` (exact at ``w = 1``); float16/bfloat16 in float32, rounded
+    once (``y - x`` of float16 values overflows no more); float32 with its vector kernel's
+    fused multiply-adds."""
+    m = acc(dtype)
+    x, y, w = _c(_c(x, dtype), m), _c(_c(y, dtype), m), _c(w, m)
+    d, v = y - x, 1 - w
+    if m == _F32:  # PyTorch's fused multiply-adds: float32 products are exact in float64
+        x, y, w, d, v = (_c(t, _F64) for t in (x, y, w, d, v))
+    return _c(_c(fnp.where(fnp.abs(w) < 0.5, x + w * d, y - d * v), m), dtype)
 
 
 def lerp_check(input: Tensor, end: Any, weight: Any) -> None:
@@ -360,11 +371,17 @@ def lerp(input: Tensor, end: Tensor, weight: Any) -> Tensor:
 
 
 def _addcmul_f(x: Any, a: Any, b: Any, v: Any, *, dtype: np.dtype) -> Any:
-    return _c(x, dtype) + _c(v, dtype) * _c(a, dtype) * _c(b, dtype)
+    # float16/bfloat16 in float32, ``value`` not rounded to ``dtype``, rounded once
+    m = acc(dtype)
+    x, a, b = (_c(_c(t, dtype), m) for t in (x, a, b))
+    return _c(x + _c(v, m) * a * b, dtype)
 
 
 def _addcdiv_f(x: Any, a: Any, b: Any, v: Any, *, dtype: np.dtype) -> Any:
-    return _c(x, dtype) + _c(v, dtype) * (_c(a, dtype) / _c(b, dtype))
+    # PyTorch's order, ``x + value * a / b``; float16/bfloat16 in float32 as ``addcmul``
+    m = acc(dtype)
+    x, a, b = (_c(_c(t, dtype), m) for t in (x, a, b))
+    return _c(x + _c(v, m) * a / b, dtype)
 
 
 @defop(
