@@ -567,9 +567,24 @@ def test_errors_match_torch(real_torch, fn):
     assert ours[1] == theirs[1], (ours[1], theirs[1])
 
 
+def test_embedding_max_norm_matches_pytorch(real_torch):
+    rng = np.random.default_rng(3)
+    w = rng.standard_normal((6, 3)) * 2
+    idx = np.array([[0, 2, 2], [5, 1, 0]])
+    res = []
+    for lib in (torch, real_torch):
+        emb = lib.nn.Embedding(6, 3, max_norm=1.5, norm_type=1.0, dtype=lib.float64)
+        with lib.no_grad():
+            emb.weight.copy_(lib.tensor(w))
+        out = emb(lib.tensor(idx))
+        (out * lib.arange(18.0, dtype=lib.float64).reshape(2, 3, 3)).sum().backward()
+        again = lib.nn.functional.embedding(lib.tensor([3]), emb.weight, max_norm=0.5)
+        res.append([npv(out), npv(emb.weight), npv(emb.weight.grad), npv(again)])
+    for c, t in zip(*res):
+        np.testing.assert_allclose(c, t, rtol=1e-12)
+
+
 def test_unsupported_options_name_themselves():
-    with pytest.raises(NotImplementedError, match="max_norm"):
-        nn.Embedding(5, 3, max_norm=1.0)
     with pytest.raises(NotImplementedError, match="sparse"):
         F.embedding(torch.tensor([1]), torch.zeros(5, 3), sparse=True)
     with pytest.raises(NotImplementedError, match="scale_grad_by_freq"):

@@ -11,6 +11,7 @@ import funcgrad.numpy as fnp
 from compat._core.tensor import apply, known_value
 from compat.torch.nn.functional._arguments import Tensor
 from compat.torch.nn.functional._dtype_names import _to_dtype, _type_name
+from compat.torch.nn.functional.embedding_bag import _renorm_rows
 from funcgrad import stop_gradient
 
 
@@ -32,8 +33,9 @@ def embedding(
     sparse: bool = False,
 ) -> Tensor:
     """Rows of ``weight`` picked by the integer ``input``; the ``padding_idx`` row's
-    gradient is zero. ``max_norm``, ``scale_grad_by_freq`` and ``sparse`` are not
-    supported (``NotImplementedError``)."""
+    gradient is zero. ``max_norm`` first rescales, in place and without gradient, the rows
+    ``input`` names whose ``norm_type``-norm exceeds it (PyTorch's ``embedding_renorm_``);
+    ``scale_grad_by_freq`` and ``sparse`` are not supported (``NotImplementedError``)."""
 
     if padding_idx is not None:
         if padding_idx > 0:
@@ -44,7 +46,6 @@ def embedding(
                 raise AssertionError("Padding_idx must be within num_embeddings")
             padding_idx = weight.shape[0] + padding_idx
     for name, value in (
-        ("max_norm", max_norm is not None),
         ("scale_grad_by_freq", scale_grad_by_freq),
         ("sparse", sparse),
     ):
@@ -61,6 +62,8 @@ def embedding(
     values = known_value(input)
     if values is not None and values.size and (values.min() < 0 or values.max() >= weight.shape[0]):
         raise IndexError("index out of range in self")
+    if max_norm is not None:
+        _renorm_rows(weight, input, max_norm, norm_type)
     static = (("padding_idx", None if padding_idx is None else int(padding_idx)),)
     return apply(_embedding_f, "EmbeddingBackward0", (input, weight), static)
 

@@ -18,8 +18,9 @@ class Embedding(Module):
     """A lookup table of ``num_embeddings`` vectors of size ``embedding_dim``.
 
     ``weight`` is drawn from ``N(0, 1)``; the ``padding_idx`` row (negative values count
-    from the end) starts at zero and never receives a gradient. ``max_norm``,
-    ``scale_grad_by_freq`` and ``sparse=True`` raise ``NotImplementedError``.
+    from the end) starts at zero and never receives a gradient. ``max_norm`` rescales the
+    looked-up rows in place first, as PyTorch's; ``scale_grad_by_freq`` and ``sparse=True``
+    raise ``NotImplementedError``.
 
     Example:
         >>> import compat.torch as torch
@@ -55,7 +56,6 @@ class Embedding(Module):
                 padding_idx = self.num_embeddings + padding_idx
         self.padding_idx = padding_idx
         for name, value in (
-            ("max_norm", max_norm is not None),
             ("scale_grad_by_freq", scale_grad_by_freq),
             ("sparse", sparse),
         ):
