@@ -34,7 +34,7 @@ import jax
 from jax import tree_util
 
 from funcgrad import passes
-from funcgrad._aot import Lowered
+from funcgrad._aot import Lowered, Signature, Traced
 from funcgrad.api import check_callable
 from funcgrad.api._tracing import broadcast_prefix
 from funcgrad.core import compile_cache, sharding_types
@@ -431,18 +431,18 @@ class Jitted:
         if self.donate_argnums:
             donated = []
             n = len(args)
-            dyn_positions = [i for i in range(n) if i not in {j % n for j in self.static_argnums}]
+            dyn_positions = [i for i in range(n) if i not in _positions(self.static_argnums, n)]
             offset = n_consts
             for pos in dyn_positions:
                 count = len(jax.tree_util.tree_leaves(args[pos]))
-                if pos in {d % n for d in self.donate_argnums}:
+                if pos in _positions(self.donate_argnums, n):
                     donated.extend(range(offset, offset + count))
                 offset += count
             kw["donate_argnums"] = tuple(donated)
         if self.in_shardings is not None:
             n = len(args)
             dyn = tuple(
-                a for i, a in enumerate(args) if i not in {j % n for j in self.static_argnums}
+                a for i, a in enumerate(args) if i not in _positions(self.static_argnums, n)
             )
             per_leaf = broadcast_prefix(self.in_shardings, dyn, "jit", "in_shardings")
             kw["in_shardings"] = tuple([None] * n_consts + per_leaf)
@@ -522,10 +522,18 @@ class Jitted:
     def _name(self) -> str:
         return getattr(self.fun, "__name__", "fun")
 
-    def trace(self, *args: Any, **kwargs: Any) -> Program:
-        """The (simplified) Program this function compiles for these arguments."""
+    def trace(self, *args: Any, **kwargs: Any) -> Traced:
+        """This function traced for these arguments (arrays or ``jax.ShapeDtypeStruct`` values):
+        a :class:`~funcgrad._aot.Traced`, JAX's ``Traced``: ``.jaxpr`` (the simplified
+        funcgrad Program), ``.out_info``, ``.args_info``, ``.fun_name``, ``.lower()``."""
         entry, _ = self._entry(args, kwargs)
-        return entry.program
+        return Traced(
+            entry.program,
+            self._aot_signature(args, kwargs, entry, 0),
+            self._name(),
+            functools.partial(self.lower, *args, **kwargs),
+            None if self.out_shardings is None else self._out_shardings_flat(entry),
+        )
 
     def lower(self, *args: Any, **kwargs: Any) -> Lowered:
         """This function lowered for these arguments: a :class:`~funcgrad._aot.Lowered`,
@@ -534,19 +542,57 @@ class Jitted:
         ``memory_analysis()``, callable with the dynamic arguments (as JAX's AOT API)."""
         if self._dispatch is not None:
             try:
-                return Lowered(self._dispatch.lower(*args, **kwargs), self._name())
+                jax_lowered = self._dispatch.lower(*args, **kwargs)
             except _ConstsTooLarge:
                 self._dispatch = None
+            else:
+                entry, _ = self._entry(args, kwargs)
+                sig = self._aot_signature(args, kwargs, entry, 0)
+                return Lowered(jax_lowered, self._name(), sig)
         entry, leaves = self._entry(args, kwargs)
         consts = entry.consts
 
         def adapt(compiled: Any, c_args: tuple, c_kwargs: dict) -> Any:
             # called with the dynamic arguments only (JAX's Compiled), in this order
-            dyn_kw = {k: v for k, v in c_kwargs.items() if k not in self.static_argnames}
-            flat, _ = tree_flatten((tuple(c_args), dyn_kw))
+            flat, _ = tree_flatten((tuple(c_args), c_kwargs))
             return tree_unflatten(entry.out_tree, compiled(*consts, *flat))
 
-        return Lowered(self._executable(entry, args).lower(*consts, *leaves), self._name(), adapt)
+        jax_lowered = self._executable(entry, args).lower(*consts, *leaves)
+        sig = self._aot_signature(args, kwargs, entry, len(consts))
+        return Lowered(jax_lowered, self._name(), sig, adapt)
+
+    def _aot_signature(self, args: tuple, kwargs: dict, entry: _Entry, n_consts: int) -> Signature:
+        """The dynamic arguments' tree, avals, donation and names (JAX's: the parameter,
+        then the path inside it) for the AOT stages."""
+        statics, _, _, leaves, tree = self._split(args, kwargs)
+        n = len(args)
+        donated_pos = {i % n for i in self.donate_argnums if -n <= i < n}
+        params = list(getattr(_signature(self.fun), "parameters", {}).values())
+        named = [p.name for p in params if p.kind in _POSITIONAL]
+        star = next((p.name for p in params if p.kind is _P.VAR_POSITIONAL), "args")
+        labels = [
+            named[i] if i < len(named) else f"{star}[{i - len(named)}]"
+            for i in range(n)
+            if i not in statics
+        ]
+        dyn_pos = [i for i in range(n) if i not in statics]
+        names, donated = [], []
+        for path, _ in tree_util.tree_flatten_with_path(tree_unflatten(tree, leaves))[0]:
+            rest = tree_util.keystr(path[2:])
+            if path[0].idx == 0:
+                names.append(labels[path[1].idx] + rest)
+                donated.append(dyn_pos[path[1].idx] in donated_pos)
+            else:
+                names.append(path[1].key + rest)
+                donated.append(path[1].key in self.donate_argnames)
+        return Signature(
+            tree,
+            tuple(to_aval(x) for x in leaves),
+            tuple(donated),
+            tuple(names),
+            entry.out_tree,
+            n_consts,
+        )
 
     def clear_cache(self) -> None:
         """Forget this function's traced programs and compiled executables (``fg.clear_caches()``
@@ -555,6 +601,12 @@ class Jitted:
         self._fast.clear()
         if self._dispatch is not None:
             self._dispatch.clear_cache()
+
+
+def _positions(argnums: tuple, n: int) -> set[int]:
+    """The positions among ``n`` positional arguments that ``argnums`` names (an index
+    past them, e.g. a static parameter passed by keyword, names none)."""
+    return {i % n for i in argnums if -n <= i < n}
 
 
 def _check_hashable(argnums: tuple, argnames: tuple, args: tuple, kwargs: dict) -> None:
@@ -653,9 +705,10 @@ def jit(
         backend: deprecated in JAX, as there: the platform (``"cpu"``) to run on.
 
     Returns:
-        A :class:`Jitted` function with ``fun``'s signature, and ``lower(*args)``
-        (ahead-of-time lowering, then ``.compile()``), ``trace(*args)`` (the traced
-        :class:`Program`) and ``clear_cache()``.
+        A :class:`Jitted` function with ``fun``'s signature, and JAX's ahead-of-time
+        stages: ``trace(*args)`` (a ``Traced``: ``.jaxpr`` is the traced funcgrad
+        :class:`Program`), ``lower(*args)`` (a ``Lowered``, then ``.compile()``), and
+        ``clear_cache()``.
 
     Raises:
         ValueError: at ``jit`` time, out-of-range ``static_argnums``/``donate_argnums``

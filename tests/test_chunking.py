@@ -75,7 +75,7 @@ def test_jacobians_chunked_equal_jax(n, m, k):
 
 def test_chunked_vmap_is_one_scan():
     x = np.ones((10, 3))
-    prog = fg.jit(fg.vmap(lambda v: fnp.sin(v) * 2.0, chunk_size=4)).trace(x)
+    prog = fg.jit(fg.vmap(lambda v: fnp.sin(v) * 2.0, chunk_size=4)).trace(x).jaxpr
     names = [e.prim.name for e in prog.eqns]
     assert names.count("scan") == 1  # the 2 full chunks: one loop, not a Python loop
     scan = next(e for e in prog.eqns if e.prim.name == "scan")
@@ -84,7 +84,7 @@ def test_chunked_vmap_is_one_scan():
     # the remainder (10 % 4 = 2 examples): one batched call on the tail
     assert any(e.prim.name == "concatenate" for e in prog.eqns)
     # no chunking when the chunk holds everything
-    prog = fg.jit(fg.vmap(lambda v: fnp.sin(v), chunk_size=10)).trace(x)
+    prog = fg.jit(fg.vmap(lambda v: fnp.sin(v), chunk_size=10)).trace(x).jaxpr
     assert "scan" not in [e.prim.name for e in prog.eqns]
 
 

@@ -246,7 +246,7 @@ def test_fori_static_bounds(x, w, n):
 def test_fori_traced_bounds(x, w, n):
     f = fg.jit(fg_fori)
     close(f(x, w, n), jax_fori(x, w, n))
-    assert "while" in prims_in(f.trace(x, w, n), recurse=False)
+    assert "while" in prims_in(f.trace(x, w, n).jaxpr, recurse=False)
     close(
         fg.jvp(lambda x: f(x, w, n), (x,), (w,)),
         jo.jvp(lambda x: jax.jit(jax_fori)(x, w, n), (x,), (w,)),
@@ -609,7 +609,7 @@ def test_grad_of_jit_is_one_call_holding_the_transformed_program():
     # vmap(jit(f)) and jit(grad(jit(f))) keep one unit too
     assert prims_in(fg.make_ir(fg.vmap(f))(np.ones((2, 4))), recurse=False) == ["jit_call"]
     jg = fg.jit(fg.grad(f))
-    assert prims_in(jg.trace(x), recurse=False) == ["jit_call"]
+    assert prims_in(jg.trace(x).jaxpr, recurse=False) == ["jit_call"]
     close(jg(x), oracle(x))
 
 

@@ -191,7 +191,7 @@ def test_jit_pytrees_lower_and_trace():
     assert set(out) == {"y", "n"} and out["y"].shape == (4, 2)
     text = f.lower(p, np.ones((4, 3)))
     assert isinstance(text, str) and "dot_general" in text
-    prog = f.trace(p, np.ones((4, 3)))
+    prog = f.trace(p, np.ones((4, 3))).jaxpr
     assert isinstance(prog, Program)
     prog.check()
 
@@ -210,7 +210,7 @@ def test_cse_and_dce():
     assert names.count("sin") == 1 and "cos" not in names
     simple.check()
     np.testing.assert_allclose(fg.jit(f)(np.ones(3)), 2 * np.sin(np.ones(3)))
-    assert [e.prim.name for e in fg.jit(f).trace(np.ones(3)).eqns].count("sin") == 1
+    assert [e.prim.name for e in fg.jit(f).trace(np.ones(3)).jaxpr.eqns].count("sin") == 1
 
 
 def test_cse_merges_by_params_within_one_primitive_and_inputs():

@@ -69,7 +69,7 @@ VOTING_OPS = ("sum", "avg", "max")
 def _local(f: Any, name: str, *structs: jax.ShapeDtypeStruct) -> Callable:
     """``f`` (a jitted function) traced at ``structs`` and compiled through the cache store:
     a function of the operands alone (its constants bound)."""
-    prog = f.trace(*structs)
+    prog = f.trace(*structs).jaxpr
     fn = compile_cache.compiled(prog, name=name)
     consts = tuple(prog.consts)
     return lambda *xs: fn(*consts, *xs)
@@ -92,7 +92,7 @@ def _mesh_program(
     executable with the blocks directly (no global array in or out)."""
     size = group.size
     avals = [jax.ShapeDtypeStruct((size * s[0], *s[1:]), dtype) for s in shapes]
-    prog = jit(fn).trace(*avals)
+    prog = jit(fn).trace(*avals).jaxpr
     sharded, replicated = group._shardings
     n = len(prog.consts)
     compiled = compile_cache.compiled(

@@ -129,8 +129,10 @@ def _function(size: int, kind: str, arg: Any) -> Callable:
 @functools.lru_cache(maxsize=1024)
 def _traced(size: int, kind: str, arg: Any, avals: tuple) -> Program:
     """The traced program of a collective for stacked arrays of ``avals`` (shape, dtype)."""
-    return jit(_function(size, kind, arg)).trace(
-        *(jax.ShapeDtypeStruct(shape, dtype) for shape, dtype in avals)
+    return (
+        jit(_function(size, kind, arg))
+        .trace(*(jax.ShapeDtypeStruct(shape, dtype) for shape, dtype in avals))
+        .jaxpr
     )
 
 
