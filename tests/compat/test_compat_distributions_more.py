@@ -684,3 +684,62 @@ def test_von_mises_validation_as_torch(make, real_torch):
     got = _error(lambda: make(ctorch.distributions, ctorch))
     want = _error(lambda: make(real_torch.distributions, real_torch))
     assert want is not None and got == want
+
+
+def _more_transforms(lib):
+    D = lib.distributions
+    out = []
+    x = lib.tensor(np.array([[-1.0, 0.2, 1.5], [0.3, -2.0, 0.0]], F), requires_grad=True)
+    m = lib.tensor(np.array([[1.0, 0.5], [-0.3, -1.2]], F), requires_grad=True)
+    for t, v in (
+        (D.SoftplusTransform(), x),
+        (D.StickBreakingTransform(), x),
+        (D.IndependentTransform(D.ExpTransform(), 1), x),
+        (D.ReshapeTransform((3,), (3, 1)), x),
+        (D.SoftmaxTransform(), x),
+        (D.LowerCholeskyTransform(), m),
+    ):
+        y = t(v)
+        out += [type(t).__name__, npv(y), npv(t.inv(y)), t.bijective, t.domain.event_dim]
+        out += [t.codomain.event_dim, tuple(t.forward_shape(tuple(v.shape)))]
+        out.append(tuple(t.inverse_shape(tuple(y.shape))))
+        if t.bijective:
+            ladj = t.log_abs_det_jacobian(v, y)
+            (g,) = lib.autograd.grad((ladj.sum() + y.sum()) if ladj.dim() else ladj + y.sum(), v)
+            out += [npv(ladj), npv(g)]
+    # biject_to / transform_to onto each registered constraint, then back
+    c = D.constraints
+    u = lib.tensor(np.array([[-1.0, 0.2, 1.5], [0.3, -2.0, 0.0]], F))
+    for reg in (D.biject_to, D.transform_to):
+        for con in (
+            c.real, c.positive, c.nonnegative, c.greater_than(1.5), c.greater_than_eq(-1.0),
+            c.less_than(2.0), c.interval(-1.0, 3.0), c.half_open_interval(0.0, 1.0),
+            c.unit_interval, c.simplex, c.real_vector, c.independent(c.positive, 1),
+            c.interval(lib.zeros(3), lib.ones(3)),
+        ):  # fmt: skip
+            t = reg(con)
+            y = t(u)
+            out += [repr(t), npv(y), bool(con.check(y).all()), npv(t.inv(y))]
+    out.append(repr(D.transform_to(c.lower_cholesky)))
+    return out
+
+
+def test_more_transforms_and_constraint_registry_match_torch(real_torch):
+    _close(_more_transforms(ctorch), _more_transforms(real_torch), 3e-6)
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda D, t: D.biject_to(D.constraints.lower_cholesky),
+        lambda D, t: D.transform_to(D.constraints.boolean),
+        lambda D, t: D.biject_to.register("positive", lambda c: None),
+        lambda D, t: D.ReshapeTransform((2, 3), (5,)),
+        lambda D, t: D.ReshapeTransform((3,), (3, 1)).forward_shape((2, 4)),
+        lambda D, t: D.StickBreakingTransform().forward_shape(()),
+    ],
+)
+def test_transform_errors_as_torch(make, real_torch):
+    got = _error(lambda: make(ctorch.distributions, ctorch))
+    want = _error(lambda: make(real_torch.distributions, real_torch))
+    assert want is not None and got == want

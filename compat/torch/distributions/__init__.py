@@ -15,6 +15,7 @@ from compat.torch.distributions.binomial import Binomial
 from compat.torch.distributions.categorical import Categorical
 from compat.torch.distributions.cauchy import Cauchy
 from compat.torch.distributions.chi2 import Chi2
+from compat.torch.distributions.constraint_registry import biject_to, transform_to
 from compat.torch.distributions.continuous_bernoulli import ContinuousBernoulli
 from compat.torch.distributions.dirichlet import Dirichlet
 from compat.torch.distributions.distribution import Distribution
@@ -53,8 +54,14 @@ from compat.torch.distributions.transforms import (
     AffineTransform,
     ComposeTransform,
     ExpTransform,
+    IndependentTransform,
+    LowerCholeskyTransform,
     PowerTransform,
+    ReshapeTransform,
     SigmoidTransform,
+    SoftmaxTransform,
+    SoftplusTransform,
+    StickBreakingTransform,
     TanhTransform,
     Transform,
     identity_transform,
@@ -86,11 +93,13 @@ __all__ = [
     "HalfCauchy",
     "HalfNormal",
     "Independent",
+    "IndependentTransform",
     "InverseGamma",
     "Kumaraswamy",
     "Laplace",
     "LogNormal",
     "LowRankMultivariateNormal",
+    "LowerCholeskyTransform",
     "MixtureSameFamily",
     "Multinomial",
     "MultivariateNormal",
@@ -103,7 +112,11 @@ __all__ = [
     "PowerTransform",
     "RelaxedBernoulli",
     "RelaxedOneHotCategorical",
+    "ReshapeTransform",
     "SigmoidTransform",
+    "SoftmaxTransform",
+    "SoftplusTransform",
+    "StickBreakingTransform",
     "StudentT",
     "TanhTransform",
     "Transform",
@@ -111,8 +124,10 @@ __all__ = [
     "Uniform",
     "VonMises",
     "Weibull",
+    "biject_to",
     "constraints",
     "identity_transform",
     "kl_divergence",
     "register_kl",
+    "transform_to",
 ]

@@ -16,18 +16,26 @@ import numpy as np
 
 from compat._core.creation_rows import full_like, zeros_like
 from compat._core.ops import clamp, exp, log, sigmoid, tanh
+from compat._core.ops.array_rows import cat
+from compat._core.ops.selecting import diagonal
 from compat._core.tensor import Tensor
 from compat.torch.distributions import constraints
 from compat.torch.distributions.utils import _sum_rightmost, broadcast_all
-from compat.torch.nn.functional.activation import softplus
+from compat.torch.nn.functional.activation import logsigmoid, softplus
 
 __all__ = [
     "AbsTransform",
     "AffineTransform",
     "ComposeTransform",
     "ExpTransform",
+    "IndependentTransform",
+    "LowerCholeskyTransform",
     "PowerTransform",
+    "ReshapeTransform",
     "SigmoidTransform",
+    "SoftmaxTransform",
+    "SoftplusTransform",
+    "StickBreakingTransform",
     "TanhTransform",
     "Transform",
     "identity_transform",
@@ -509,3 +517,244 @@ class PowerTransform(Transform):
 
     def inverse_shape(self, shape: Any) -> Any:
         return tuple(np.broadcast_shapes(tuple(shape), tuple(self.exponent.shape)))
+
+
+class SoftplusTransform(Transform):
+    """``y = log(1 + exp(x))``."""
+
+    domain = constraints.real
+    codomain = constraints.positive
+    bijective = True
+    sign = +1
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, SoftplusTransform)
+
+    __hash__ = object.__hash__
+
+    def _call(self, x: Tensor) -> Tensor:
+        return softplus(x)
+
+    def _inverse(self, y: Tensor) -> Tensor:
+        return (-y).expm1().neg().log() + y
+
+    def log_abs_det_jacobian(self, x: Tensor, y: Tensor) -> Tensor:
+        return -softplus(-x)
+
+
+class SoftmaxTransform(Transform):
+    """``y = softmax(x)`` over the last dimension: onto the simplex, not bijective (its
+    ``inv`` is ``log``, one of the preimages); no log-det-Jacobian, as PyTorch's."""
+
+    domain = constraints.real_vector
+    codomain = constraints.simplex
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, SoftmaxTransform)
+
+    __hash__ = object.__hash__
+
+    def _call(self, x: Tensor) -> Tensor:
+        probs = (x - x.max(-1, keepdim=True)[0]).exp()
+        return probs / probs.sum(-1, keepdim=True)
+
+    def _inverse(self, y: Tensor) -> Tensor:
+        return y.log()
+
+    def forward_shape(self, shape: Any) -> Any:
+        if len(shape) < 1:
+            raise ValueError("Too few dimensions on input")
+        return shape
+
+    def inverse_shape(self, shape: Any) -> Any:
+        if len(shape) < 1:
+            raise ValueError("Too few dimensions on input")
+        return shape
+
+
+def _stick_offsets(k: int, like: Tensor, start: int) -> Tensor:
+    """``start - 1, start - 2, ..., start - k`` (the remaining sticks' counts)."""
+    return start - like.new_ones(k).cumsum(-1)
+
+
+class StickBreakingTransform(Transform):
+    """A bijection from ``R^(K-1)`` onto the ``K``-simplex by stick breaking: each
+    coordinate's sigmoid (offset so that zero maps to the centre) takes a share of what
+    is left."""
+
+    domain = constraints.real_vector
+    codomain = constraints.simplex
+    bijective = True
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, StickBreakingTransform)
+
+    __hash__ = object.__hash__
+
+    def _call(self, x: Tensor) -> Tensor:
+        k = x.shape[-1]
+        z = _clipped_sigmoid(x - _stick_offsets(k, x, k + 1).log())
+        z_cumprod = (1 - z).cumprod(-1)
+        ones = x.new_ones(tuple(x.shape[:-1]) + (1,))
+        return cat([z, ones], -1) * cat([ones, z_cumprod], -1)
+
+    def _inverse(self, y: Tensor) -> Tensor:
+        y_crop = y[..., :-1]
+        offset = _stick_offsets(y_crop.shape[-1], y, y.shape[-1])
+        sf = clamp(1 - y_crop.cumsum(-1), min=float(np.finfo(y._npdtype).tiny))
+        return y_crop.log() - sf.log() + offset.log()
+
+    def log_abs_det_jacobian(self, x: Tensor, y: Tensor) -> Tensor:
+        k = x.shape[-1]
+        x = x - _stick_offsets(k, x, k + 1).log()
+        return (-x + logsigmoid(x) + y[..., :-1].log()).sum(-1)
+
+    def forward_shape(self, shape: Any) -> Any:
+        if len(shape) < 1:
+            raise ValueError("Too few dimensions on input")
+        return tuple(shape[:-1]) + (shape[-1] + 1,)
+
+    def inverse_shape(self, shape: Any) -> Any:
+        if len(shape) < 1:
+            raise ValueError("Too few dimensions on input")
+        return tuple(shape[:-1]) + (shape[-1] - 1,)
+
+
+class LowerCholeskyTransform(Transform):
+    """Square matrices to lower-triangular ones with a positive diagonal: the strict lower
+    triangle kept, the diagonal exponentiated (not bijective on all matrices)."""
+
+    domain = constraints.independent(constraints.real, 2)
+    codomain = constraints.lower_cholesky
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, LowerCholeskyTransform)
+
+    __hash__ = object.__hash__
+
+    def _call(self, x: Tensor) -> Tensor:
+        return x.tril(-1) + diagonal(x, dim1=-2, dim2=-1).exp().diag_embed()
+
+    def _inverse(self, y: Tensor) -> Tensor:
+        return y.tril(-1) + diagonal(y, dim1=-2, dim2=-1).log().diag_embed()
+
+
+class IndependentTransform(Transform):
+    """``base_transform`` with ``reinterpreted_batch_ndims`` more rightmost dimensions
+    read as one event (its log-det-Jacobian summed over them)."""
+
+    def __init__(
+        self, base_transform: Transform, reinterpreted_batch_ndims: int, cache_size: int = 0
+    ) -> None:
+        super().__init__(cache_size=cache_size)
+        self.base_transform = base_transform.with_cache(cache_size)
+        self.reinterpreted_batch_ndims = reinterpreted_batch_ndims
+
+    def with_cache(self, cache_size: int = 1) -> Transform:
+        if self._cache_size == cache_size:
+            return self
+        return IndependentTransform(
+            self.base_transform, self.reinterpreted_batch_ndims, cache_size=cache_size
+        )
+
+    @constraints.dependent_property(is_discrete=False)
+    def domain(self) -> constraints.Constraint:
+        return constraints.independent(self.base_transform.domain, self.reinterpreted_batch_ndims)
+
+    @constraints.dependent_property(is_discrete=False)
+    def codomain(self) -> constraints.Constraint:
+        return constraints.independent(self.base_transform.codomain, self.reinterpreted_batch_ndims)
+
+    @property
+    def bijective(self) -> bool:  # type: ignore[override]
+        return self.base_transform.bijective
+
+    @property
+    def sign(self) -> Any:
+        return self.base_transform.sign
+
+    def _call(self, x: Tensor) -> Tensor:
+        if x.dim() < self.domain.event_dim:
+            raise ValueError("Too few dimensions on input")
+        return self.base_transform(x)
+
+    def _inverse(self, y: Tensor) -> Tensor:
+        if y.dim() < self.codomain.event_dim:
+            raise ValueError("Too few dimensions on input")
+        return self.base_transform.inv(y)
+
+    def log_abs_det_jacobian(self, x: Tensor, y: Tensor) -> Tensor:
+        result = self.base_transform.log_abs_det_jacobian(x, y)
+        return _sum_rightmost(result, self.reinterpreted_batch_ndims)
+
+    def __repr__(self) -> str:
+        return (
+            f"{self.__class__.__name__}({self.base_transform!r}, {self.reinterpreted_batch_ndims})"
+        )
+
+    def forward_shape(self, shape: Any) -> Any:
+        return self.base_transform.forward_shape(shape)
+
+    def inverse_shape(self, shape: Any) -> Any:
+        return self.base_transform.inverse_shape(shape)
+
+
+class ReshapeTransform(Transform):
+    """Reshapes the rightmost ``in_shape`` dimensions to ``out_shape`` (a bijection with a
+    zero log-det-Jacobian)."""
+
+    bijective = True
+
+    def __init__(self, in_shape: Any, out_shape: Any, cache_size: int = 0) -> None:
+        self.in_shape = tuple(int(s) for s in in_shape)
+        self.out_shape = tuple(int(s) for s in out_shape)
+        if math.prod(self.in_shape) != math.prod(self.out_shape):
+            raise ValueError("in_shape, out_shape have different numbers of elements")
+        super().__init__(cache_size=cache_size)
+
+    @constraints.dependent_property
+    def domain(self) -> constraints.Constraint:
+        return constraints.independent(constraints.real, len(self.in_shape))
+
+    @constraints.dependent_property
+    def codomain(self) -> constraints.Constraint:
+        return constraints.independent(constraints.real, len(self.out_shape))
+
+    def with_cache(self, cache_size: int = 1) -> Transform:
+        if self._cache_size == cache_size:
+            return self
+        return ReshapeTransform(self.in_shape, self.out_shape, cache_size=cache_size)
+
+    def _call(self, x: Tensor) -> Tensor:
+        batch_shape = tuple(x.shape[: x.dim() - len(self.in_shape)])
+        return x.reshape(batch_shape + self.out_shape)
+
+    def _inverse(self, y: Tensor) -> Tensor:
+        batch_shape = tuple(y.shape[: y.dim() - len(self.out_shape)])
+        return y.reshape(batch_shape + self.in_shape)
+
+    def log_abs_det_jacobian(self, x: Tensor, y: Tensor) -> Tensor:
+        batch_shape = tuple(x.shape[: x.dim() - len(self.in_shape)])
+        return x.new_zeros(batch_shape)
+
+    def forward_shape(self, shape: Any) -> Any:
+        n = len(self.in_shape)
+        if len(shape) < n:
+            raise ValueError("Too few dimensions on input")
+        cut = len(shape) - n
+        if tuple(shape[cut:]) != self.in_shape:
+            raise ValueError(
+                f"Shape mismatch: expected {tuple(shape[cut:])} but got {self.in_shape}"
+            )
+        return tuple(shape[:cut]) + self.out_shape
+
+    def inverse_shape(self, shape: Any) -> Any:
+        n = len(self.out_shape)
+        if len(shape) < n:
+            raise ValueError("Too few dimensions on input")
+        cut = len(shape) - n
+        if tuple(shape[cut:]) != self.out_shape:
+            raise ValueError(
+                f"Shape mismatch: expected {tuple(shape[cut:])} but got {self.out_shape}"
+            )
+        return tuple(shape[:cut]) + self.in_shape
