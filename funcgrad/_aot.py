@@ -259,9 +259,14 @@ class Compiled(_Stage):
         return _user_out(self._compiled, self._compiled.output_formats, self._sig)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        # JAX's checks, naming the user's parameters (JAX's own would name funcgrad's)
-        check_call(self._sig, args, kwargs)
-        return self._adapt(self._compiled, args, kwargs)
+        if self._adapt is not _direct:  # the executable's arguments lead with constants
+            check_call(self._sig, args, kwargs)
+            return self._adapt(self._compiled, args, kwargs)
+        try:  # JAX's C++ call checks; its errors would name funcgrad's parameters
+            return self._compiled(*args, **kwargs)
+        except Exception:
+            check_call(self._sig, args, kwargs)  # the same error, naming the user's
+            raise
 
     def __repr__(self) -> str:
         return f"<Compiled {self.name}>"
