@@ -2,7 +2,7 @@
 
 HalfNormal, StudentT, Gumbel, Cauchy, HalfCauchy, Chi2, Geometric, Multinomial, Pareto,
 Weibull, NegativeBinomial, InverseGamma, ContinuousBernoulli, Kumaraswamy, FisherSnedecor,
-RelaxedBernoulli, RelaxedOneHotCategorical (and their logit/log bases),
+GeneralizedPareto, LogisticNormal, RelaxedBernoulli, RelaxedOneHotCategorical (and their logit/log bases),
 OneHotCategoricalStraightThrough: each is built with the same parameters in both libraries;
 ``log_prob``, ``cdf``/``icdf``, ``entropy`` and the moments must agree, with their gradients
 w.r.t. the parameters. compat's normal/uniform/exponential/Cauchy draws reproduce PyTorch's
@@ -81,6 +81,12 @@ CASES = {
                     _a(0.3, 0.5, 0.9), ("cdf", "icdf")),
     "fisher_snedecor": (lambda D, p: D.FisherSnedecor(p[0], p[1]), [_a(1, 3, 6, 2.5),
                         _a(2, 5, 10, 12)], _a(0.3, 1, 4, 0.8), ()),
+    "generalized_pareto": (lambda D, p: D.GeneralizedPareto(p[0], p[1], p[2]),
+                           [_a(0, 1, -1), _a(1, 2, 0.5), _a(0.3, 0, -0.4)],
+                           _a(0.5, 2, -0.5), ("cdf", "icdf")),
+    "logistic_normal": (lambda D, p: D.LogisticNormal(p[0], p[1]),
+                        [np.array([[0, 1, -1], [0.5, 0, 0.2]], F), _a(1, 2, 0.5)],
+                        np.array([[0.2, 0.3, 0.1, 0.4], [0.1, 0.6, 0.2, 0.1]], F), ()),
     "relaxed_bernoulli": (lambda D, p: D.RelaxedBernoulli(p[0], probs=p[1]),
                           [_a(0.5), _a(0.2, 0.7, 0.9)], _a(0.3, 0.6, 0.99), ()),
     "relaxed_bernoulli_logits": (lambda D, p: D.RelaxedBernoulli(p[0], logits=p[1]),
@@ -174,7 +180,8 @@ def test_values_and_gradients_match_torch(name, real_torch):
 
 SAME_STREAM = [
     "cauchy", "half_normal", "half_cauchy", "gumbel", "pareto", "weibull", "relaxed_bernoulli",
-    "continuous_bernoulli", "continuous_bernoulli_logits", "kumaraswamy",
+    "continuous_bernoulli", "continuous_bernoulli_logits", "kumaraswamy", "generalized_pareto",
+    "logistic_normal",
     "relaxed_bernoulli_logits", "logit_relaxed_bernoulli", "relaxed_onehot",
     "relaxed_onehot_logits", "exp_relaxed_categorical", "onehot_straight_through",
 ]  # fmt: skip
@@ -295,6 +302,10 @@ def _shapes(lib):
         D.ContinuousBernoulli(logits=lib.zeros(2)).expand((3, 2)),
         D.Kumaraswamy(lib.ones(2), 2.0).expand((3, 2)),
         D.FisherSnedecor(3.0, 4.0),
+        D.GeneralizedPareto(0.0, 1.0, 0.2),
+        D.GeneralizedPareto(lib.zeros(2), 1.0, 0.0).expand((3, 2)),
+        D.LogisticNormal(0.0, 1.0),
+        D.LogisticNormal(lib.zeros(2, 3), 1.0).expand((4, 2)),
         D.RelaxedBernoulli(lib.tensor(0.5), probs=0.3),
         D.RelaxedBernoulli(lib.tensor(0.5), logits=lib.zeros(3)).expand((2, 3)),
         D.RelaxedOneHotCategorical(lib.tensor(0.5), logits=lib.zeros(2, 4)).expand((3, 2)),
@@ -356,6 +367,8 @@ def _error(fn):
         lambda D, t: D.ContinuousBernoulli(),
         lambda D, t: D.Kumaraswamy(t.tensor([0.0]), t.tensor([1.0])),
         lambda D, t: D.FisherSnedecor(t.tensor([1.0]), t.tensor([-1.0])),
+        lambda D, t: D.GeneralizedPareto(t.tensor([0.0]), t.tensor([0.0]), t.tensor([0.1])),
+        lambda D, t: D.LogisticNormal(t.tensor([0.0]), t.tensor([-1.0])),
         lambda D, t: D.RelaxedBernoulli(t.tensor(0.5), probs=t.tensor([1.5])),
         lambda D, t: D.RelaxedBernoulli(t.tensor(0.5)),
         lambda D, t: D.RelaxedOneHotCategorical(t.tensor(0.5), probs=t.tensor([0.5, -0.1])),
@@ -389,6 +402,9 @@ def test_invalid_parameters_raise_as_torch(make, real_torch):
         (lambda D, t: D.ContinuousBernoulli(t.tensor([0.3])), [1.5]),
         (lambda D, t: D.Kumaraswamy(t.tensor([1.0]), t.tensor([2.0])), [1.5]),
         (lambda D, t: D.FisherSnedecor(t.tensor([1.0]), t.tensor([2.0])), [-0.5]),
+        (lambda D, t: D.GeneralizedPareto(t.tensor([0.0]), 1.0, -0.5), [2.5]),
+        (lambda D, t: D.GeneralizedPareto(t.tensor([0.0]), 1.0, 0.5), [-0.5]),
+        (lambda D, t: D.LogisticNormal(t.zeros(2), t.ones(2)), [0.5, 0.6, 0.1]),
         (lambda D, t: D.RelaxedBernoulli(t.tensor(0.5), t.tensor([0.5])), [1.5]),
         (lambda D, t: D.RelaxedOneHotCategorical(t.tensor(0.5), t.ones(2) / 2), [0.5, 0.6]),
         (lambda D, t: D.OneHotCategoricalStraightThrough(t.ones(2) / 2), [0.5, 0.5]),

@@ -23,6 +23,7 @@ from compat.torch.distributions.exp_family import ExponentialFamily
 from compat.torch.distributions.exponential import Exponential
 from compat.torch.distributions.fishersnedecor import FisherSnedecor
 from compat.torch.distributions.gamma import Gamma
+from compat.torch.distributions.generalized_pareto import GeneralizedPareto
 from compat.torch.distributions.geometric import Geometric
 from compat.torch.distributions.gumbel import Gumbel
 from compat.torch.distributions.half_cauchy import HalfCauchy
@@ -33,6 +34,7 @@ from compat.torch.distributions.kl import kl_divergence, register_kl
 from compat.torch.distributions.kumaraswamy import Kumaraswamy
 from compat.torch.distributions.laplace import Laplace
 from compat.torch.distributions.log_normal import LogNormal
+from compat.torch.distributions.logistic_normal import LogisticNormal
 from compat.torch.distributions.lowrank_multivariate_normal import LowRankMultivariateNormal
 from compat.torch.distributions.mixture_same_family import MixtureSameFamily
 from compat.torch.distributions.multinomial import Multinomial
@@ -88,6 +90,7 @@ __all__ = [
     "ExponentialFamily",
     "FisherSnedecor",
     "Gamma",
+    "GeneralizedPareto",
     "Geometric",
     "Gumbel",
     "HalfCauchy",
@@ -98,6 +101,7 @@ __all__ = [
     "Kumaraswamy",
     "Laplace",
     "LogNormal",
+    "LogisticNormal",
     "LowRankMultivariateNormal",
     "LowerCholeskyTransform",
     "MixtureSameFamily",
