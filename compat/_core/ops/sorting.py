@@ -273,8 +273,41 @@ def mode(input: Tensor, dim: int = -1, keepdim: bool = False) -> ValuesIndices:
 
 
 def _quantile_f(x: Any, q: Any, *, axis: Any, keepdims: bool, method: str, nan: bool) -> Any:
-    f = fnp.nanquantile if nan else fnp.quantile
-    return f(x, q, axis=axis, keepdims=keepdims, method=method)
+    """PyTorch's quantile: the sorted values (NaNs last) at rank ``q * (n - 1)``, a row
+    holding a NaN at rank ``n - 1`` (``quantile``: the NaN, whose gradient goes to that
+    element; funcgrad's, as JAX's, puts a constant NaN there and no gradient), or
+    ``nanquantile``'s ``q * (count - 1)`` over the non-NaN values (an all-NaN row at rank 0);
+    a ``q`` vector's dim first."""
+    y = fnp.reshape(x, (-1,)) if axis is None else fnp.moveaxis(x, axis, -1)
+    s = fnp.take_along_axis(y, fnp.argsort(y, axis=-1, stable=True), axis=-1)
+    n = y.shape[-1]
+    isnan = fnp.isnan(s)
+    q = fnp.asarray(q, s.dtype)
+    qf = fnp.reshape(q, (-1,))
+    if nan:
+        count = fnp.sum(~isnan, axis=-1, keepdims=True).astype(s.dtype)
+        rank = fnp.maximum(qf * (count - 1), 0)
+    else:
+        rank = fnp.where(fnp.any(isnan, axis=-1, keepdims=True), n - 1, qf * (n - 1))
+    flat = fnp.broadcast_to(rank, y.shape[:-1] + qf.shape)  # (..., Q)
+    if method == "nearest":
+        flat = fnp.round(flat)  # (half to even, as PyTorch's)
+    lo = fnp.floor(flat)
+    below = fnp.take_along_axis(s, lo.astype(np.int64), axis=-1)
+    above = fnp.take_along_axis(s, fnp.ceil(flat).astype(np.int64), axis=-1)
+    if method in ("lower", "nearest"):
+        r = below
+    elif method == "higher":
+        r = above
+    else:
+        w = flat - lo if method == "linear" else fnp.full_like(flat, 0.5)
+        d = above - below
+        r = fnp.where(w < 0.5, below + w * d, above - d * (1 - w))
+    r = fnp.reshape(r, y.shape[:-1] + q.shape)
+    if keepdims:
+        kept = (1,) * x.ndim if axis is None else x.shape[:axis] + (1,) + x.shape[axis + 1 :]
+        r = fnp.reshape(r, kept + q.shape)
+    return fnp.moveaxis(r, -1, 0) if q.ndim else r
 
 
 def _quantile(
