@@ -737,6 +737,7 @@ def _more_transforms(lib):
             y = t(u)
             out += [repr(t), npv(y), bool(con.check(y).all()), npv(t.inv(y))]
     out.append(repr(D.transform_to(c.lower_cholesky)))
+    out.append([repr(c.integer_interval(0, 3)), repr(c.multinomial(4))])
     return out
 
 

@@ -183,6 +183,12 @@ class _IntegerInterval(Constraint):
     def check(self, value: Tensor) -> Tensor:
         return ((value % 1) == 0) & (self.lower_bound <= value) & (value <= self.upper_bound)
 
+    def __repr__(self) -> str:
+        return (
+            f"{self.__class__.__name__[1:]}(lower_bound={self.lower_bound}, "
+            f"upper_bound={self.upper_bound})"
+        )
+
 
 def _integer_interval_all(c: _IntegerInterval, a: np.ndarray) -> bool | None:
     lo, hi = c.lower_bound, c.upper_bound
@@ -192,12 +198,6 @@ def _integer_interval_all(c: _IntegerInterval, a: np.ndarray) -> bool | None:
     if not (info.min <= lo <= info.max and info.min <= hi <= info.max):
         return None
     return bool(((lo <= a) & (a <= hi)).all())  # (an integer's ``value % 1`` is 0)
-
-    def __repr__(self) -> str:
-        return (
-            f"{self.__class__.__name__[1:]}(lower_bound={self.lower_bound}, "
-            f"upper_bound={self.upper_bound})"
-        )
 
 
 class MixtureSameFamilyConstraint(Constraint):
