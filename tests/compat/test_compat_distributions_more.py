@@ -714,6 +714,8 @@ def _more_transforms(lib):
         (D.ReshapeTransform((3,), (3, 1)), x),
         (D.SoftmaxTransform(), x),
         (D.LowerCholeskyTransform(), m),
+        (D.PositiveDefiniteTransform(), m),
+        (D.CumulativeDistributionTransform(D.Normal(lib.zeros(3), lib.tensor([1.0, 2, 0.5]))), x),
     ):
         y = t(v)
         out += [type(t).__name__, npv(y), npv(t.inv(y)), t.bijective, t.domain.event_dim]
@@ -737,6 +739,8 @@ def _more_transforms(lib):
             y = t(u)
             out += [repr(t), npv(y), bool(con.check(y).all()), npv(t.inv(y))]
     out.append(repr(D.transform_to(c.lower_cholesky)))
+    pd = D.transform_to(c.positive_definite)
+    out += [repr(pd), npv(pd(m)), repr(D.transform_to(c.positive_semidefinite))]
     out.append([repr(c.integer_interval(0, 3)), repr(c.multinomial(4))])
     return out
 

@@ -68,6 +68,10 @@ from compat.torch.distributions.transforms import (
     Transform,
     identity_transform,
 )
+from compat.torch.distributions.transforms_extra import (
+    CumulativeDistributionTransform,
+    PositiveDefiniteTransform,
+)
 from compat.torch.distributions.uniform import Uniform
 from compat.torch.distributions.von_mises import VonMises
 from compat.torch.distributions.weibull import Weibull
@@ -83,6 +87,7 @@ __all__ = [
     "Chi2",
     "ComposeTransform",
     "ContinuousBernoulli",
+    "CumulativeDistributionTransform",
     "Dirichlet",
     "Distribution",
     "ExpTransform",
@@ -113,6 +118,7 @@ __all__ = [
     "OneHotCategoricalStraightThrough",
     "Pareto",
     "Poisson",
+    "PositiveDefiniteTransform",
     "PowerTransform",
     "RelaxedBernoulli",
     "RelaxedOneHotCategorical",

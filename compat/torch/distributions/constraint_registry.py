@@ -26,6 +26,7 @@ from compat.torch.distributions.transforms import (
     Transform,
     identity_transform,
 )
+from compat.torch.distributions.transforms_extra import PositiveDefiniteTransform
 
 __all__ = ["ConstraintRegistry", "biject_to", "transform_to"]
 
@@ -115,3 +116,5 @@ for _registry in (biject_to, transform_to):
 biject_to.register(constraints.simplex, lambda c: StickBreakingTransform())
 transform_to.register(constraints.simplex, lambda c: SoftmaxTransform())
 transform_to.register(constraints.lower_cholesky, lambda c: LowerCholeskyTransform())
+for _c in (constraints.positive_definite, constraints.positive_semidefinite):
+    transform_to.register(_c, lambda c: PositiveDefiniteTransform())
