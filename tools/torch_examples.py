@@ -196,6 +196,16 @@ PROGRAMS: list[Program] = [
     ),
     Program("regression", "examples", "regression/main.py"),
     Program(
+        "mnist_forward_forward", "examples", "mnist_forward_forward/main.py",
+        ["--epochs", "20", "--train_size", "1000", "--test_size", "200", "--log-interval", "5"],
+        env=_MNIST,
+    ),
+    Program(
+        "mnist_hogwild", "examples", "mnist_hogwild/main.py",
+        ["--epochs", "1", "--num-processes", "2", "--log-interval", "5"],
+        env={**_MNIST, "TORCH_EXAMPLES_MNIST_TRAIN": "1600"},
+    ),
+    Program(
         "dcgan", "examples", "dcgan/main.py",
         ["--dataset", "fake", "--niter", "1", "--workers", "0", "--batchSize", "16",
          "--ngf", "16", "--ndf", "16", "--manualSeed", "1", "--outf", "{work}"],

@@ -170,6 +170,18 @@ def _pin_memory(self: Tensor, device: Any = None) -> Tensor:
     return self
 
 
+def _share_memory_(self: Tensor) -> Tensor:
+    """``Tensor.share_memory_``: refused. PyTorch moves the storage into shared memory so
+    that processes update one copy in place (Hogwild training); compat's tensors hold
+    immutable JAX arrays, so a tensor sent to another process would be a copy and its
+    updates would be lost without a word."""
+    raise NotImplementedError(
+        "compat.torch: shared-memory tensors (Tensor.share_memory_, Module.share_memory) "
+        "are not supported: compat's tensors hold immutable arrays, so other processes "
+        "would train copies (use torch.distributed for multi-process training)"
+    )
+
+
 def _is_nonzero(self: Tensor) -> bool:
     if self.numel() != 1:
         raise RuntimeError(
@@ -406,6 +418,8 @@ def install() -> None:
         "narrow_copy": _copies.narrow_copy,
         # compat has no page-locked memory: ``pin_memory=True`` is accepted and ignored
         "is_pinned": lambda self, device=None: False,
+        "is_shared": lambda self: False,
+        "share_memory_": _share_memory_,
         "pin_memory": _pin_memory,
         "sum_to_size": _sum_to_size,
         "untyped_storage": lambda self: _views.UntypedStorage(self),

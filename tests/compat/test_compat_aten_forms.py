@@ -382,3 +382,14 @@ def test_feature_dropout_zeroes_whole_channels():
     first = per_channel[:, :, :1]
     assert bool((per_channel == first).all())
     assert set(np.unique(first.numpy()).tolist()) == {0.0, 2.0}
+
+
+def test_shared_memory_is_refused_clearly():
+    # PyTorch's Hogwild training shares parameters between processes; a silent copy per
+    # process would train nothing the parent sees
+    x = ctorch.ones(2)
+    assert x.is_shared() is False
+    with pytest.raises(NotImplementedError, match="shared-memory tensors"):
+        x.share_memory_()
+    with pytest.raises(NotImplementedError, match="shared-memory tensors"):
+        ctorch.nn.Linear(2, 2).share_memory()

@@ -505,6 +505,13 @@ class Module(ModuleHooksMixin, ModuleStateMixin):
     def type(self, dst_type: Any) -> Module:
         return self._apply(lambda t: _cast(t, dst_type))
 
+    def share_memory(self) -> Module:
+        """PyTorch's ``share_memory`` (Hogwild training across processes): refused with
+        ``Tensor.share_memory_``'s error, never a silent copy per process."""
+        for t in (*self.parameters(), *self.buffers()):
+            t.share_memory_()
+        return self
+
     # ------------------------------------------------------------------ printing
     def _get_name(self) -> str:
         return type(self).__name__
