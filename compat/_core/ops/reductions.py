@@ -345,7 +345,9 @@ def _softmax_f(x: Any, *, op: str, axis: Any, dtype: np.dtype) -> Any:
     input of any dtype as it is: PyTorch runs no kernel)."""
     if x.size == 0:
         return _c(x, dtype)
-    return _FORM[op](_c(x, dtype), axis)
+    # float16/bfloat16 in float32, rounded once (PyTorch's kernels; the row's form of
+    # float16 rounded each step: 60% of the values 1 ulp or more off)
+    return _c(_FORM[op](_c(_c(x, dtype), acc(dtype)), axis), dtype)
 
 
 def legacy_softmax_dim(name: str, ndim: int, stacklevel: int) -> int:

@@ -94,7 +94,10 @@ _FLOAT_FN = {op: row.fn for op, row in _UNARY.items()}
 
 
 def _unary_float_f(x: Any, *, op: str, dtype: np.dtype) -> Any:
-    return _FLOAT_FN[op](_c(x, dtype))
+    # float16/bfloat16 in float32, rounded once, as PyTorch's kernels (a composite's
+    # steps each rounded to float16 put ``sigmoid``, ``log2``, ``rsqrt`` 1 ulp off)
+    m = acc(dtype)
+    return _c(_FLOAT_FN[op](_c(_c(x, dtype), m)), dtype)
 
 
 def _unary_float(op: str) -> Any:
