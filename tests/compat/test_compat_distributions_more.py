@@ -764,3 +764,60 @@ def test_transform_errors_as_torch(make, real_torch):
     got = _error(lambda: make(ctorch.distributions, ctorch))
     want = _error(lambda: make(real_torch.distributions, real_torch))
     assert want is not None and got == want
+
+
+def _cat_stack(lib):
+    D, c = lib.distributions, lib.distributions.constraints
+    x = lib.tensor(np.array([[-1.0, 0.2, 1.5, 0.3], [0.3, -2.0, 0.0, 1.0]], F), requires_grad=True)
+    out = []
+    for t in (
+        D.CatTransform(
+            [D.ExpTransform(), D.identity_transform, D.SigmoidTransform()], dim=1, lengths=[1, 2, 1]
+        ),
+        D.CatTransform([D.ExpTransform(), D.SoftplusTransform()], dim=0, lengths=[1, 1]),
+        D.CatTransform(
+            [D.IndependentTransform(D.ExpTransform(), 1), D.SoftplusTransform()], lengths=[1, 1]
+        ),
+        D.StackTransform([D.ExpTransform(), D.SigmoidTransform()], dim=0),
+        D.StackTransform(
+            [D.ExpTransform(), D.identity_transform, D.SoftplusTransform(), D.TanhTransform()],
+            dim=1,
+        ),
+    ):
+        y = t(x)
+        ladj = t.log_abs_det_jacobian(x, y)
+        (g,) = lib.autograd.grad(ladj.sum() + y.sum(), x)
+        out += [npv(y), npv(t.inv(y)), npv(ladj), npv(g), t.bijective, repr(t.domain)[:9]]
+    for reg in (D.biject_to, D.transform_to):
+        for con in (c.cat([c.positive, c.real], 1, [2, 2]), c.stack([c.positive, c.unit_interval])):
+            t = reg(con)
+            y = t(x)
+            out += [type(t).__name__, npv(y), bool(con.check(y).all()), con.event_dim]
+    return out
+
+
+def test_cat_and_stack_transforms_match_torch(real_torch):
+    _close(_cat_stack(ctorch), _cat_stack(real_torch), 3e-6)
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda D, t: D.CatTransform([D.ExpTransform()], lengths=[1, 2]),
+        lambda D, t: D.CatTransform([D.ExpTransform()], dim=0, lengths=[2])(t.zeros(3)),
+        lambda D, t: D.StackTransform([D.ExpTransform()], dim=2)(t.zeros(3)),
+        lambda D, t: D.StackTransform(["exp"]),
+        lambda D, t: D.StackTransform([D.ExpTransform()], dim=0)(t.zeros(3)),
+        lambda D, t: D.StackTransform([D.ExpTransform()]).log_abs_det_jacobian(
+            t.zeros(1), t.zeros(2)
+        ),
+        lambda D, t: D.CatTransform([D.ExpTransform()], dim=1).inv(t.zeros(3)),
+        lambda D, t: D.CatTransform([D.ExpTransform()], dim=1).log_abs_det_jacobian(
+            t.zeros(3), t.zeros(3)
+        ),
+    ],
+)
+def test_cat_and_stack_errors_as_torch(make, real_torch):
+    got = _error(lambda: make(ctorch.distributions, ctorch))
+    want = _error(lambda: make(real_torch.distributions, real_torch))
+    assert want is not None and got == want

@@ -69,8 +69,10 @@ from compat.torch.distributions.transforms import (
     identity_transform,
 )
 from compat.torch.distributions.transforms_extra import (
+    CatTransform,
     CumulativeDistributionTransform,
     PositiveDefiniteTransform,
+    StackTransform,
 )
 from compat.torch.distributions.uniform import Uniform
 from compat.torch.distributions.von_mises import VonMises
@@ -82,6 +84,7 @@ __all__ = [
     "Bernoulli",
     "Beta",
     "Binomial",
+    "CatTransform",
     "Categorical",
     "Cauchy",
     "Chi2",
@@ -126,6 +129,7 @@ __all__ = [
     "SigmoidTransform",
     "SoftmaxTransform",
     "SoftplusTransform",
+    "StackTransform",
     "StickBreakingTransform",
     "StudentT",
     "TanhTransform",

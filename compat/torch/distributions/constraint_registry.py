@@ -26,7 +26,11 @@ from compat.torch.distributions.transforms import (
     Transform,
     identity_transform,
 )
-from compat.torch.distributions.transforms_extra import PositiveDefiniteTransform
+from compat.torch.distributions.transforms_extra import (
+    CatTransform,
+    PositiveDefiniteTransform,
+    StackTransform,
+)
 
 __all__ = ["ConstraintRegistry", "biject_to", "transform_to"]
 
@@ -118,3 +122,24 @@ transform_to.register(constraints.simplex, lambda c: SoftmaxTransform())
 transform_to.register(constraints.lower_cholesky, lambda c: LowerCholeskyTransform())
 for _c in (constraints.positive_definite, constraints.positive_semidefinite):
     transform_to.register(_c, lambda c: PositiveDefiniteTransform())
+
+
+def _cat(registry: ConstraintRegistry) -> Callable[[Any], Transform]:
+    def factory(constraint: Any) -> Transform:
+        return CatTransform(
+            [registry(c) for c in constraint.cseq], constraint.dim, constraint.lengths
+        )
+
+    return factory
+
+
+def _stack(registry: ConstraintRegistry) -> Callable[[Any], Transform]:
+    def factory(constraint: Any) -> Transform:
+        return StackTransform([registry(c) for c in constraint.cseq], constraint.dim)
+
+    return factory
+
+
+for _registry in (biject_to, transform_to):
+    _registry.register(constraints.cat, _cat(_registry))
+    _registry.register(constraints.stack, _stack(_registry))

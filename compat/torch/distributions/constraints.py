@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from compat._core.ops.array_rows import cat as _cat
+from compat._core.ops.array_rows import stack as _stack
 from compat._core.ops.linalg_ns import eigvalsh
 from compat._core.ops.selecting import diagonal
 from compat._core.tensor import Tensor
@@ -46,6 +47,7 @@ __all__ = [
     "real_vector",
     "simplex",
     "square",
+    "stack",
     "symmetric",
     "unit_interval",
 ]
@@ -393,6 +395,14 @@ class _Cat(Constraint):
         self.lengths = list(lengths) if lengths is not None else [1] * len(self.cseq)
         self.dim = dim
 
+    @property
+    def is_discrete(self) -> bool:  # type: ignore[override]
+        return any(c.is_discrete for c in self.cseq)
+
+    @property
+    def event_dim(self) -> int:  # type: ignore[override]
+        return max(c.event_dim for c in self.cseq)
+
     def check(self, value: Tensor) -> Tensor:
         checks, start = [], 0
         for c, n in zip(self.cseq, self.lengths):
@@ -401,6 +411,33 @@ class _Cat(Constraint):
             checks.append(c.check(value[tuple(idx)]))
             start += n
         return _cat(checks, self.dim)
+
+
+class _Stack(Constraint):
+    """Constraints applied to the slices of a value along ``dim`` (as ``torch.stack``)."""
+
+    def __init__(self, cseq: list, dim: int = 0) -> None:
+        if not all(isinstance(c, Constraint) for c in cseq):
+            raise AssertionError("All elements of cseq must be Constraint instances")
+        self.cseq = list(cseq)
+        self.dim = dim
+
+    @property
+    def is_discrete(self) -> bool:  # type: ignore[override]
+        return any(c.is_discrete for c in self.cseq)
+
+    @property
+    def event_dim(self) -> int:  # type: ignore[override]
+        dim = max(c.event_dim for c in self.cseq)
+        return dim + 1 if self.dim + dim < 0 else dim
+
+    def check(self, value: Tensor) -> Tensor:
+        if not (-value.dim() <= self.dim < value.dim()):
+            raise AssertionError(
+                f"dim {self.dim} out of range for value with {value.dim()} dimensions"
+            )
+        slices = [value.select(self.dim, i) for i in range(value.size(self.dim))]
+        return _stack([c.check(v) for v, c in zip(slices, self.cseq)], self.dim)
 
 
 dependent = _Dependent()
@@ -431,6 +468,7 @@ symmetric = _Symmetric()
 positive_semidefinite = _PositiveSemidefinite()
 positive_definite = _PositiveDefinite()
 cat = _Cat
+stack = _Stack
 
 
 _HOST_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
