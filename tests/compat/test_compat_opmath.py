@@ -111,6 +111,12 @@ TENSOR_OPS = {
     "pow3": lambda m, a, b: a**3,
     "pow-2": lambda m, a, b: a**-2,
     "pow1.1": lambda m, a, b: a.abs() ** 1.1,
+    "hypot": lambda m, a, b: m.hypot(a, b),
+    "logaddexp": lambda m, a, b: m.logaddexp(a, b),
+    "logaddexp2": lambda m, a, b: m.logaddexp2(a, b),
+    "xlogy": lambda m, a, b: m.xlogy(a, b.abs()),
+    "nextafter": lambda m, a, b: m.nextafter(a, b),
+    "remainder": lambda m, a, b: m.remainder(a, 0.3),
 }
 
 

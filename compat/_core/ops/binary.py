@@ -573,7 +573,16 @@ _TORCH_REAL = {"xlogy": xlogy_torch}
 
 def _float_binary_f(x: Any, y: Any, *, op: str, dtype: np.dtype) -> Any:
     f = (_TORCH_COMPLEX if dtype.kind == "c" else _TORCH_REAL).get(op)
-    return (f or _FLOAT_BINARY[op])(_c(x, dtype), _c(y, dtype))
+    x, y = _c(x, dtype), _c(y, dtype)
+    if op in _OPMATH:  # (float16/bfloat16 in float32, rounded once)
+        m = acc(dtype)
+        return _c((f or _FLOAT_BINARY[op])(_c(x, m), _c(y, m)), dtype)
+    return (f or _FLOAT_BINARY[op])(x, y)
+
+
+#: the composites PyTorch computes float16/bfloat16 of in float32 and rounds once (its
+#: ``xlogy`` rounds ``log(y)`` to the dtype first; ``nextafter`` steps in the dtype)
+_OPMATH = frozenset({"hypot", "logaddexp", "logaddexp2"})
 
 
 def _require_tensors(
