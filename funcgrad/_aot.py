@@ -108,7 +108,7 @@ class Traced(_Stage):
         program: Program,
         sig: Signature,
         fun_name: str,
-        lower: Callable[[], Any],
+        lower: Callable[..., Any],
         out_shardings: Sequence[Any] | None = None,
     ) -> None:
         self._program, self._sig, self._lower = program, sig, lower
@@ -145,9 +145,10 @@ class Traced(_Stage):
             ]
         )
 
-    def lower(self) -> Lowered:
-        """Lower for XLA: the same :class:`Lowered` as ``jit(f).lower(*args)``."""
-        return self._lower()
+    def lower(self, *, lowering_platforms: tuple[str, ...] | None = None) -> Lowered:
+        """Lower for XLA: the same :class:`Lowered` as ``jit(f).lower(*args)``, or, with
+        ``lowering_platforms`` (``("tpu",)``), for those platforms instead of this one."""
+        return self._lower(lowering_platforms)
 
     def __repr__(self) -> str:
         return f"<Traced {self.fun_name}>"
@@ -187,9 +188,12 @@ class Lowered(_Stage, str):
         default) or, with ``dialect="hlo"``, an HLO module (``.as_hlo_text()``)."""
         return self._lowered.compiler_ir(dialect) if dialect else self._lowered.compiler_ir()
 
-    def compile(self, compiler_options: dict[str, Any] | None = None) -> Compiled:
-        """Compile with XLA (``compiler_options``: XLA's options, as JAX's)."""
-        jc = self._lowered.compile(compiler_options)
+    def compile(
+        self, compiler_options: dict[str, Any] | None = None, *, device_assignment: Any = None
+    ) -> Compiled:
+        """Compile with XLA (``compiler_options``: XLA's options; ``device_assignment``: the
+        devices of a program lowered for an abstract mesh; as JAX's)."""
+        jc = self._lowered.compile(compiler_options, device_assignment=device_assignment)
         return Compiled(jc, self.name, self._sig, self._adapt)
 
     def cost_analysis(self) -> dict[str, float]:

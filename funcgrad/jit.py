@@ -531,7 +531,7 @@ class Jitted:
             entry.program,
             self._aot_signature(args, kwargs, entry, 0),
             self._name(),
-            functools.partial(self.lower, *args, **kwargs),
+            functools.partial(self._lower, args, kwargs),
             None if self.out_shardings is None else self._out_shardings_flat(entry),
         )
 
@@ -540,9 +540,26 @@ class Jitted:
         which is the lowered text (StableHLO, a ``str``) and has ``compile()``, giving a
         :class:`~funcgrad._aot.Compiled` with XLA's ``cost_analysis()`` and
         ``memory_analysis()``, callable with the dynamic arguments (as JAX's AOT API)."""
+        return self._lower(args, kwargs)
+
+    def eval_shape(self, *args: Any, **kwargs: Any) -> Any:
+        """The outputs' shapes and dtypes for these arguments (JAX's ``jit(f).eval_shape``):
+        a pytree of ``jax.ShapeDtypeStruct`` (with ``out_shardings`` where given); traces,
+        never compiles."""
+        return self.trace(*args, **kwargs).out_info
+
+    def _lower(self, args: tuple, kwargs: dict, lowering_platforms: Any = None) -> Lowered:
+        """``lower``; ``lowering_platforms`` (JAX's ``Traced.lower``'s) lowers for those
+        platforms (``("tpu",)``) instead of this machine's."""
+
+        def jax_lower(jitted: Any, *a: Any, **kw: Any) -> Any:
+            if lowering_platforms is None:
+                return jitted.lower(*a, **kw)
+            return jitted.trace(*a, **kw).lower(lowering_platforms=lowering_platforms)
+
         if self._dispatch is not None:
             try:
-                jax_lowered = self._dispatch.lower(*args, **kwargs)
+                jax_lowered = jax_lower(self._dispatch, *args, **kwargs)
             except _ConstsTooLarge:
                 self._dispatch = None
             else:
@@ -557,7 +574,7 @@ class Jitted:
             flat, _ = tree_flatten((tuple(c_args), c_kwargs))
             return tree_unflatten(entry.out_tree, compiled(*consts, *flat))
 
-        jax_lowered = self._executable(entry, args).lower(*consts, *leaves)
+        jax_lowered = jax_lower(self._executable(entry, args), *consts, *leaves)
         sig = self._aot_signature(args, kwargs, entry, len(consts))
         return Lowered(jax_lowered, self._name(), sig, adapt)
 

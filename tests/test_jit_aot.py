@@ -11,6 +11,8 @@ executable, which the stages must hide).
 
 from __future__ import annotations
 
+import textwrap
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -21,6 +23,7 @@ import funcgrad as fg
 import funcgrad.numpy as fnp
 from funcgrad._aot import Compiled, Lowered, Traced
 from funcgrad.core.ir import Program
+from tests.multiprocess import run_on_8_devices
 
 F32 = np.float32
 SHARDING = SingleDeviceSharding(jax.devices()[0])
@@ -229,3 +232,56 @@ def test_compiled_under_a_transform_is_jax_error(path):
     c = ours.lower(*a).compile()
     with pytest.raises(TypeError, match="Cannot apply JAX transformations to a function lowered"):
         fg.grad(lambda y: c(a[0], y)["s"])(F32(1.5))
+
+
+def test_eval_shape_as_jax():
+    """``jit(f).eval_shape``: the outputs' ``ShapeDtypeStruct`` tree, equal to JAX's (weak
+    types and ``out_shardings`` included)."""
+    a = args()
+    for kw in ({}, {"out_shardings": SHARDING}):
+        ours, theirs = pair("plain", **kw)
+        assert ours.eval_shape(*a) == theirs.eval_shape(*a)
+    assert fg.jit(lambda y: y * 2).eval_shape(1.0) == jax.jit(lambda y: y * 2).eval_shape(1.0)
+
+
+ABSTRACT_MESH = textwrap.dedent(
+    """
+    import json
+    import jax, jax.numpy as jnp, numpy as np
+    from jax.sharding import NamedSharding, PartitionSpec as P
+    import funcgrad as fg
+
+    mesh = jax.make_mesh((2, 1), ("x", "y"))
+    sds = jax.ShapeDtypeStruct(
+        (8, 2), jnp.float32, sharding=NamedSharding(mesh.abstract_mesh, P("x"))
+    )
+    arr = jax.device_put(np.arange(16, dtype=np.float32).reshape(8, 2), NamedSharding(mesh, P("x")))
+    res = {}
+    for name, jit in (("ours", fg.jit), ("theirs", jax.jit)):
+        lowered = jit(lambda x: x * 2).trace(sds).lower(lowering_platforms=("tpu",))
+        compiled = lowered.compile(device_assignment=tuple(mesh.devices.flat))
+        out = compiled(arr)
+        try:
+            lowered.compile(device_assignment=(jax.devices()[0],))
+            err = None
+        except ValueError as e:
+            err = str(e)
+        res[name] = {
+            "partitions": "num_partitions = 2" in lowered.as_text(),
+            "out": np.asarray(out).tolist(),
+            "out_sharding": repr(out.sharding),
+            "input_shardings": repr(compiled.input_shardings),
+            "error": err,
+        }
+    print("RESULT " + json.dumps(res))
+    """
+)
+
+
+def test_lower_for_other_platforms_on_an_abstract_mesh():
+    """``trace(sds).lower(lowering_platforms=("tpu",))`` on an abstract mesh, then
+    ``compile(device_assignment=...)``, as JAX's (pjit_test's AOT-on-abstract-mesh case)."""
+    res = run_on_8_devices(ABSTRACT_MESH)
+    assert res["ours"] == res["theirs"]
+    assert res["ours"]["partitions"] and "abstract mesh 2" in res["ours"]["error"]
+    assert res["ours"]["out"] == (np.arange(16).reshape(8, 2) * 2).tolist()
