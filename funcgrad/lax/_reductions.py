@@ -28,6 +28,8 @@ from funcgrad.primitives.rules import moveaxis
 from funcgrad.sharding import reshard, takes_out_sharding
 
 __all__ = [
+    "approx_max_k",
+    "approx_min_k",
     "cumlogsumexp",
     "reduce",
     "reduce_xor",
@@ -382,3 +384,59 @@ def top_k(operand: Any, k: int, *, axis: int = -1) -> tuple[Any, Any]:
         v, i = _sc.top_k(moveaxis(operand, axis, nd - 1), k)
         return moveaxis(v, nd - 1, axis), moveaxis(i, nd - 1, axis)
     return _sc.top_k(operand, k)
+
+
+def _approx_k(
+    name: str,
+    operand: Any,
+    k: int,
+    reduction_dimension: int,
+    aggregate_to_topk: bool,
+    largest: bool,
+) -> list[Any]:
+    x = prep(operand, name)
+    xa = to_aval(x)
+    if np.dtype(xa.dtype).kind != "f" and xa.dtype.name != "bfloat16":
+        raise ValueError("operand must be a floating type")
+    axis = normalize_axis(reduction_dimension, xa.ndim, name)
+    n = xa.shape[axis]
+    if k > n:  # (JAX's words)
+        raise ValueError(f"k must be smaller than the size of reduction_dim {n}, got {k}")
+    index = sh.iota(np.int32, xa.shape, axis)
+    keys = ew.neg(x) if largest else x
+    _, values, order = _srt.sort(keys, x, index, dimension=axis, is_stable=True, num_keys=1)
+    if aggregate_to_topk:
+        limit = tuple(k if d == axis else s for d, s in enumerate(xa.shape))
+        values = sh.slice(values, (0,) * xa.ndim, limit)
+        order = sh.slice(order, (0,) * xa.ndim, limit)
+    return [values, order]
+
+
+def approx_max_k(
+    operand: Any,
+    k: int,
+    reduction_dimension: int = -1,
+    recall_target: float = 0.95,
+    reduction_input_size_override: int = -1,
+    aggregate_to_topk: bool = True,
+) -> list[Any]:
+    """The ``k`` largest entries along ``reduction_dimension`` and their int32 indices, as
+    ``[values, indices]`` (``jax.lax.approx_max_k``). Exact: JAX's approximate algorithm
+    is a TPU one, and off TPU JAX's result is exact too (``recall_target`` and
+    ``reduction_input_size_override`` are accepted for that reason); among equal values
+    the lowest index comes first, where JAX's CPU fallback may pick another.
+    ``aggregate_to_topk=False`` returns the whole sorted dimension, as JAX's on a CPU."""
+    return _approx_k("approx_max_k", operand, k, reduction_dimension, aggregate_to_topk, True)
+
+
+def approx_min_k(
+    operand: Any,
+    k: int,
+    reduction_dimension: int = -1,
+    recall_target: float = 0.95,
+    reduction_input_size_override: int = -1,
+    aggregate_to_topk: bool = True,
+) -> list[Any]:
+    """The ``k`` smallest entries along ``reduction_dimension`` and their int32 indices
+    (``jax.lax.approx_min_k``; exact, as :func:`approx_max_k`)."""
+    return _approx_k("approx_min_k", operand, k, reduction_dimension, aggregate_to_topk, False)
