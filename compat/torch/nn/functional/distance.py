@@ -157,7 +157,7 @@ def cosine_embedding_loss(
     loss = apply(
         _cos_embed_f,
         "CosineEmbeddingLossBackward0",
-        (input1, input2, target),
+        (input1, input2, target.detach()),  # (compared only: no gradient, as PyTorch's)
         (("margin", float(margin)),),
     )
     return _apply_reduction(loss, reduction)
@@ -210,7 +210,8 @@ def hinge_embedding_loss(
     """``input`` where ``target == 1``, ``max(0, margin - input)`` where ``target == -1``."""
     reduction = _resolve_reduction(size_average, reduce, reduction)
     _check_reduction(reduction)
-    loss = apply(_hinge_f, "AddBackward0", (input, target), (("margin", float(margin)),))
+    # (the target is compared only: out of the graph, as PyTorch's)
+    loss = apply(_hinge_f, "AddBackward0", (input, target.detach()), (("margin", float(margin)),))
     return _apply_reduction(loss, reduction)
 
 

@@ -310,9 +310,15 @@ def soft_margin_loss(
     reduce: bool | None = None,
     reduction: str = "mean",
 ) -> Tensor:
-    """Two-class logistic loss ``log(1 + exp(-target * input))`` with targets ±1."""
+    """Two-class logistic loss ``log(1 + exp(-target * input))`` with targets ±1; a
+    ``target`` requiring grad is PyTorch's error (its kernel has no derivative for it)."""
     reduction = _resolve_reduction(size_average, reduce, reduction)
     _check_reduction(reduction)
+    if target.requires_grad and torch.is_grad_enabled():
+        raise RuntimeError(
+            "The function 'soft_margin_loss' is not differentiable with respect to argument "
+            "'target'. This input cannot have requires_grad True."
+        )
     loss = apply(_soft_margin_f, "SoftMarginLossBackward0", (input, target))
     return _apply_reduction(loss, reduction)
 
