@@ -66,3 +66,29 @@ def test_target_gradient_as_pytorch(real_torch, name):
     if t[1] is not None:
         np.testing.assert_allclose(c[1], t[1], rtol=1e-10, atol=1e-12)
     np.testing.assert_allclose(c[2], t[2], rtol=1e-10, atol=1e-12)
+
+
+def _stats_record(lib, fn, training):
+    x = lib.tensor(A, requires_grad=True)
+    out = []
+    for which in ("running_mean", "running_var", None):
+        rm = lib.zeros(4, dtype=lib.float64, requires_grad=which == "running_mean")
+        rv = lib.ones(4, dtype=lib.float64, requires_grad=which == "running_var")
+        try:
+            if fn == "batch_norm":
+                y = lib.nn.functional.batch_norm(x, rm, rv, training=training)
+            else:
+                y = lib.nn.functional.instance_norm(
+                    x[None].transpose(1, 2), rm[:3], rv[:3], use_input_stats=training
+                )
+            out.append(tuple(y.shape))
+        except Exception as e:  # the error is the record
+            out.append((type(e).__name__, str(e)))
+    return out
+
+
+@pytest.mark.parametrize("fn", ["batch_norm", "instance_norm"])
+@pytest.mark.parametrize("training", [True, False])
+def test_running_statistics_requiring_grad_refused_as_pytorch(real_torch, fn, training):
+    # (a statistic of a norm layer is a buffer: PyTorch has no derivative for it)
+    assert _stats_record(ctorch, fn, training) == _stats_record(real_torch, fn, training)

@@ -71,6 +71,19 @@ def _wb(weight: Tensor | None, bias: Tensor | None) -> tuple[tuple[Any, ...], bo
     return args, weight is not None
 
 
+def _stats_without_grad(running_mean: Tensor | None, running_var: Tensor | None) -> None:
+    """PyTorch's error for running statistics that require grad (``native_batch_norm``
+    has no derivative for them, in training or evaluation)."""
+    if not torch.is_grad_enabled():
+        return
+    for name, t in (("running_mean", running_mean), ("running_var", running_var)):
+        if t is not None and t.requires_grad:
+            raise RuntimeError(
+                f"The function 'native_batch_norm' is not differentiable with respect to "
+                f"argument '{name}'. This input cannot have requires_grad True."
+            )
+
+
 def batch_norm(
     input: Tensor,
     running_mean: Tensor | None,
@@ -105,6 +118,7 @@ def batch_norm(
     for name, t in (("weight", weight), ("bias", bias)):
         if t is not None and t.numel() != channels:
             raise RuntimeError(f"{name} should contain {channels} elements not {t.numel()}")
+    _stats_without_grad(running_mean, running_var)
     wb, has_weight = _wb(weight, bias)
     static = (("eps", float(eps)), ("has_weight", has_weight))
     if not training:
@@ -316,6 +330,7 @@ def instance_norm(
     ):
         if t is not None and t.numel() != channels:
             raise RuntimeError(f"{name} should contain {n * channels} elements not {t.numel() * n}")
+    _stats_without_grad(running_mean, running_var)
     wb, has_weight = _wb(weight, bias)
     static = (("eps", float(eps)), ("has_weight", has_weight))
     if use_input_stats:
