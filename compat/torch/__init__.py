@@ -115,6 +115,7 @@ _FUNCTIONAL_ALIASES = (
     "max_pool1d",
     "max_pool2d",
     "max_pool3d",
+    "max_pool1d_with_indices",
     "avg_pool1d",
     "adaptive_avg_pool1d",
     "pixel_shuffle",

@@ -51,18 +51,6 @@ def _reduction(name: str, value: Any, position: int) -> str:
 # --------------------------------------------------------------------------- nn ops
 
 
-def max_pool1d_with_indices(
-    input: Any,
-    kernel_size: Any,
-    stride: Any = (),
-    padding: Any = 0,
-    dilation: Any = 1,
-    ceil_mode: Any = False,
-) -> Any:
-    """``aten::max_pool1d_with_indices``: values and indices."""
-    return F.max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
-
-
 def adaptive_max_pool1d(input: Tensor, output_size: Any) -> tuple[Tensor, Tensor]:
     """``aten::adaptive_max_pool1d``: values and indices, always."""
     return F.adaptive_max_pool1d(input, output_size, True)

@@ -23,6 +23,16 @@ def _embedding_f(idx: Any, weight: Any, *, padding_idx: int | None) -> Any:
     return fnp.take(weight, idx, axis=0)
 
 
+def padding_index(padding_idx: int | None, num_embeddings: int, name: str = "Padding_idx") -> Any:
+    """``padding_idx`` checked against ``num_embeddings`` (PyTorch's ``AssertionError``,
+    ``name`` spelt as the caller's message spells it) and counted from the start."""
+    if padding_idx is None:
+        return None
+    if not -num_embeddings <= padding_idx < max(num_embeddings, 1):
+        raise AssertionError(f"{name} must be within num_embeddings")
+    return padding_idx + num_embeddings if padding_idx < 0 else padding_idx
+
+
 def embedding(
     input: Tensor,
     weight: Tensor,
@@ -37,14 +47,7 @@ def embedding(
     ``input`` names whose ``norm_type``-norm exceeds it (PyTorch's ``embedding_renorm_``);
     ``scale_grad_by_freq`` and ``sparse`` are not supported (``NotImplementedError``)."""
 
-    if padding_idx is not None:
-        if padding_idx > 0:
-            if padding_idx >= weight.shape[0]:
-                raise AssertionError("Padding_idx must be within num_embeddings")
-        elif padding_idx < 0:
-            if padding_idx < -weight.shape[0]:
-                raise AssertionError("Padding_idx must be within num_embeddings")
-            padding_idx = weight.shape[0] + padding_idx
+    padding_idx = padding_index(padding_idx, weight.shape[0])
     for name, value in (
         ("scale_grad_by_freq", scale_grad_by_freq),
         ("sparse", sparse),

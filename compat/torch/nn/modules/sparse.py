@@ -8,6 +8,7 @@ from typing import Any
 import compat.torch as torch
 from compat.torch.nn import functional as F
 from compat.torch.nn import init
+from compat.torch.nn.functional.sparse import padding_index
 from compat.torch.nn.modules.module import Module
 from compat.torch.nn.parameter import Parameter
 
@@ -46,15 +47,7 @@ class Embedding(Module):
         super().__init__()
         self.num_embeddings = num_embeddings
         self.embedding_dim = embedding_dim
-        if padding_idx is not None:
-            if padding_idx > 0:
-                if padding_idx >= self.num_embeddings:
-                    raise AssertionError("Padding_idx must be within num_embeddings")
-            elif padding_idx < 0:
-                if padding_idx < -self.num_embeddings:
-                    raise AssertionError("Padding_idx must be within num_embeddings")
-                padding_idx = self.num_embeddings + padding_idx
-        self.padding_idx = padding_idx
+        self.padding_idx = padding_index(padding_idx, num_embeddings)
         for name, value in (
             ("scale_grad_by_freq", scale_grad_by_freq),
             ("sparse", sparse),
@@ -177,15 +170,7 @@ class EmbeddingBag(Module):
         self.max_norm = max_norm
         self.norm_type = norm_type
         self.scale_grad_by_freq = scale_grad_by_freq
-        if padding_idx is not None:
-            if padding_idx > 0:
-                if padding_idx >= self.num_embeddings:
-                    raise AssertionError("padding_idx must be within num_embeddings")
-            elif padding_idx < 0:
-                if padding_idx < -self.num_embeddings:
-                    raise AssertionError("padding_idx must be within num_embeddings")
-                padding_idx = self.num_embeddings + padding_idx
-        self.padding_idx = padding_idx
+        self.padding_idx = padding_index(padding_idx, num_embeddings, "padding_idx")
         if _weight is None:
             shape = (num_embeddings, embedding_dim)
             w = torch.empty(shape) if dtype is None else torch.empty(shape, dtype=dtype)
