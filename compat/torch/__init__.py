@@ -15,7 +15,7 @@ from typing import Any
 import compat._core  # noqa: F401  (installs Tensor methods)
 from compat._core.namespace import *  # noqa: F403
 from compat._core.namespace import __dict__ as _ns
-from compat.torch import _inplace, autograd  # noqa: F401
+from compat.torch import _inplace, _sparse_coo, autograd  # noqa: F401
 
 for _k, _v in _ns.items():
     if not _k.startswith("__"):
@@ -76,6 +76,7 @@ _LAZY = (
     "_vmap_internals",
     "_VF",
     "testing",
+    "sparse",
     *_LAZY_DEVICES,
 )
 
@@ -97,6 +98,10 @@ def _method_of(name: str) -> Any:
 for _name in ("stft", "istft", "histogram", "prelu", "hardshrink"):
     setattr(globals()["Tensor"], _name, _method_of(_name))
 del _name
+
+# sparse COO tensors: torch.sparse_coo_tensor, torch.spmm, sparse operands of mm/matmul/addmm/add
+globals().update(_sparse_coo.torch_functions(globals()))
+_sparse_coo.install()
 
 
 #: ``torch.X`` that is ``torch.nn.functional.X`` (the same ATen op in PyTorch, under the

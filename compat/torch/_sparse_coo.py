@@ -1,0 +1,820 @@
+"""Sparse COO tensors (``layout=torch.sparse_coo``) in compat.
+
+A sparse tensor is a :class:`SparseCooTensor` (a ``Tensor`` subclass, so ``isinstance``
+and ``type(x) is torch.Tensor``-free code see a tensor) holding two ordinary compat
+tensors: ``indices`` (int64, ``sparse_dim x nnz``) and ``values`` (``nnz x *dense
+shape``), its size and whether it is coalesced (indices sorted row-major, no repeats).
+Autograd is the values tensor's: every sparse op is compat ops on ``values`` (products
+are one gather + segment-sum program through ``apply``), so gradients reach the values
+(and from them whatever made them) and the dense operands through compat's recorded
+graph. Index bookkeeping (coalescing, ``to_sparse``'s nonzeros) is eager NumPy on the
+index values, as PyTorch reads them too.
+
+Nothing densifies silently: the tensor's dense storage slot is a guard that raises
+``NotImplementedError`` naming the op and the layout, so any op compat has not written
+for this layout (``torch.exp(s)``, ``s.view(...)``, ``torch.cat([s])``) refuses.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import sys
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from compat._core import dtypes as _dt
+from compat._core import namespace as _ns
+from compat._core.device import device as _device_cls
+from compat._core.memory_formats import layout
+from compat._core.size import Size
+from compat._core.tensor import Tensor, _new_tensor, _wrap_dim, apply
+from funcgrad import numpy as fnp
+from funcgrad import ops as fops
+from funcgrad.lax import stop_gradient
+
+__all__ = [
+    "SparseCooTensor",
+    "refuse",
+    "sparse_coo",
+    "sparse_coo_tensor",
+    "sparse_mm",
+    "sparse_softmax",
+    "sparse_sum",
+]
+
+
+class _SparseLayout(layout):
+    """``torch.sparse_coo``: a ``torch.layout`` (pickled as this module's name)."""
+
+    def __reduce__(self) -> str:
+        return "sparse_coo"
+
+
+_SparseLayout.__module__ = __name__
+sparse_coo = _SparseLayout("torch.sparse_coo")
+
+_OP_NAME = re.compile(r"(Backward\d*|Forward\d*)$")
+
+
+def _op_in_flight() -> str:
+    """The op that reached a sparse tensor's dense storage: the node name ``apply`` was
+    given (``ReluBackward0`` is ``relu``), else the outermost compat function called."""
+    f = sys._getframe(2)
+    outer = None
+    while f is not None:
+        code = f.f_code
+        if code.co_name == "apply" and code.co_filename.endswith("tensor.py"):
+            name = f.f_locals.get("name")
+            if isinstance(name, str) and name:
+                return _OP_NAME.sub("", name).lower() or name
+        if "compat" in code.co_filename:
+            outer = code.co_name
+        f = f.f_back
+    return outer or "this operation"
+
+
+def refuse(op: str) -> NotImplementedError:
+    """PyTorch's refusal of an op with no kernel for the sparse COO layout."""
+    return NotImplementedError(
+        f"Could not run 'aten::{op}' with arguments from the 'SparseCPU' backend: compat "
+        "has no kernel for it on sparse COO tensors (layout torch.sparse_coo). Convert "
+        "with .to_dense() first if a dense result is meant."
+    )
+
+
+class _DenseGuard:
+    """A sparse tensor's storage slot: reading it as a dense array refuses."""
+
+    __slots__ = ()
+
+    @property
+    def a(self) -> Any:
+        raise refuse(_op_in_flight())
+
+    array = a
+
+
+_GUARD = _DenseGuard()
+
+
+def _is_sparse(x: Any) -> bool:
+    return isinstance(x, SparseCooTensor)
+
+
+def _values_np(t: Tensor) -> np.ndarray:
+    return np.asarray(t.detach().cpu().numpy())
+
+
+def _same(x: Any) -> Any:
+    return x * 1  # a node of its own (the sparse tensor's, as PyTorch's constructor node)
+
+
+class SparseCooTensor(Tensor):
+    """A sparse COO tensor (see the module docstring). Made by ``torch.sparse_coo_tensor``
+    and ``Tensor.to_sparse()``; ops on it are the ones this module writes."""
+
+    __slots__ = ("_sp_coalesced", "_sp_grad", "_sp_indices", "_sp_size", "_sp_values")
+
+    # ------------------------------------------------------------------ metadata
+    @property
+    def shape(self) -> Size:
+        return Size(self._sp_size)
+
+    def size(self, dim: int | None = None) -> Any:
+        if dim is None:
+            return Size(self._sp_size)
+        return self._sp_size[_wrap_dim(dim, len(self._sp_size))]
+
+    @property
+    def dtype(self) -> _dt.dtype:
+        return self._sp_values.dtype
+
+    @property
+    def _npdtype(self) -> np.dtype:
+        return self._sp_values._npdtype
+
+    @property
+    def ndim(self) -> int:
+        return len(self._sp_size)
+
+    def dim(self) -> int:
+        return len(self._sp_size)
+
+    ndimension = dim
+
+    def numel(self) -> int:
+        return int(np.prod(self._sp_size, dtype=np.int64))
+
+    nelement = numel
+
+    def __len__(self) -> int:
+        if not self._sp_size:
+            raise TypeError("len() of a 0-d tensor")
+        return self._sp_size[0]
+
+    @property
+    def device(self) -> _device_cls:
+        return self._sp_values.device
+
+    @property
+    def is_cuda(self) -> bool:
+        return self._sp_values.is_cuda
+
+    @property
+    def is_cpu(self) -> bool:
+        return self._sp_values.is_cpu
+
+    def get_device(self) -> int:
+        return self._sp_values.get_device()
+
+    def is_floating_point(self) -> bool:
+        return self._sp_values.is_floating_point()
+
+    def is_complex(self) -> bool:
+        return self._sp_values.is_complex()
+
+    def element_size(self) -> int:
+        return self._sp_values.element_size()
+
+    is_sparse = True
+    layout = sparse_coo
+
+    def sparse_dim(self) -> int:
+        return int(self._sp_indices.shape[0])
+
+    def dense_dim(self) -> int:
+        return len(self._sp_size) - int(self._sp_indices.shape[0])
+
+    def _nnz(self) -> int:
+        return int(self._sp_indices.shape[1])
+
+    def is_coalesced(self) -> bool:
+        return self._sp_coalesced
+
+    def _indices(self) -> Tensor:
+        return self._sp_indices
+
+    def _values(self) -> Tensor:
+        return self._sp_values
+
+    def indices(self) -> Tensor:
+        if not self._sp_coalesced:
+            raise RuntimeError(
+                "Cannot get indices on an uncoalesced tensor, please call .coalesce() first"
+            )
+        return self._sp_indices
+
+    def values(self) -> Tensor:
+        if not self._sp_coalesced:
+            raise RuntimeError(
+                "Cannot get values on an uncoalesced tensor, please call .coalesce() first"
+            )
+        return self._sp_values
+
+    # ------------------------------------------------------------------ autograd state
+    @property
+    def requires_grad(self) -> bool:
+        return self._sp_values.requires_grad
+
+    @requires_grad.setter
+    def requires_grad(self, value: bool) -> None:
+        self.requires_grad_(value)
+
+    def requires_grad_(self, requires_grad: bool = True) -> SparseCooTensor:
+        self._sp_values.requires_grad_(requires_grad)
+        return self
+
+    @property
+    def grad_fn(self) -> Any:
+        return self._sp_values.grad_fn
+
+    @property
+    def is_leaf(self) -> bool:
+        return self._sp_values.is_leaf
+
+    @property
+    def grad(self) -> SparseCooTensor | None:
+        """The gradient of a leaf: sparse, on this tensor's pattern (its values' gradient)."""
+        g = self._sp_values._grad
+        if g is None:
+            return None
+        cached = self._sp_grad
+        if cached is None or cached._sp_values is not g:
+            cached = self._sp_grad = _make(self._sp_indices, g, self._sp_size, self._sp_coalesced)
+        return cached
+
+    @grad.setter
+    def grad(self, value: Any) -> None:
+        if value is None:
+            self._sp_values.grad = None
+            return
+        if not _is_sparse(value) or value._sp_indices is not self._sp_indices:
+            raise RuntimeError(
+                "compat: a sparse COO tensor's .grad can only be cleared (None) or set to "
+                "a sparse tensor with the same indices"
+            )
+        self._sp_values.grad = value._sp_values
+
+    @property
+    def data(self) -> SparseCooTensor:
+        return self.detach()
+
+    def detach(self) -> SparseCooTensor:
+        return _make(self._sp_indices, self._sp_values.detach(), self._sp_size, self._sp_coalesced)
+
+    def clone(self, *, memory_format: Any = None) -> SparseCooTensor:
+        return _make(
+            self._sp_indices.clone(), self._sp_values.clone(), self._sp_size, self._sp_coalesced
+        )
+
+    # ------------------------------------------------------------------ conversions
+    def to(self, *args: Any, **kwargs: Any) -> SparseCooTensor:
+        """``to(device)``, ``to(dtype)``, ``to(device, dtype)``: the values and indices moved
+        or the values cast; ``self`` when nothing changes, as PyTorch."""
+        vals = self._sp_values.to(*args, **kwargs)
+        idx = self._sp_indices.to(vals.device)
+        if vals is self._sp_values and idx is self._sp_indices:
+            return self
+        return _make(idx, vals, self._sp_size, self._sp_coalesced)
+
+    def cpu(self) -> SparseCooTensor:
+        return self.to("cpu")
+
+    def cuda(self, device: Any = None, non_blocking: bool = False) -> SparseCooTensor:
+        return self.to("cuda" if device is None else device)
+
+    def type(self, dtype: Any = None, non_blocking: bool = False) -> Any:
+        if dtype is None:
+            return f"torch.sparse.{self._sp_values.type().removeprefix('torch.')}"
+        return self.to(dtype)
+
+    def float(self) -> SparseCooTensor:
+        return self.to(_dt.float32)
+
+    def double(self) -> SparseCooTensor:
+        return self.to(_dt.float64)
+
+    def half(self) -> SparseCooTensor:
+        return self.to(_dt.float16)
+
+    def long(self) -> SparseCooTensor:
+        return self.to(_dt.int64)
+
+    def int(self) -> SparseCooTensor:
+        return self.to(_dt.int32)
+
+    def bool(self) -> SparseCooTensor:
+        return self.to(_dt.bool)
+
+    def to_dense(self, dtype: Any = None, *, masked_grad: Any = None) -> Tensor:
+        """The dense tensor (repeated indices add up); differentiable in the values."""
+        vals = self._sp_values if dtype is None else self._sp_values.to(dtype)
+        st = (("size", self._sp_size), ("sd", self.sparse_dim()))
+        return apply(_to_dense_f, "ToDenseBackward0", (self._sp_indices, vals), st)
+
+    def to_sparse(self, sparse_dim: int | None = None, *, layout: Any = None) -> SparseCooTensor:
+        if layout not in (None, sparse_coo) or sparse_dim not in (None, self.sparse_dim()):
+            raise refuse("to_sparse")
+        return self
+
+    to_sparse_coo = to_sparse
+
+    def coalesce(self) -> SparseCooTensor:
+        """Indices sorted row-major without repeats, the values of repeats summed."""
+        if self._sp_coalesced:
+            return self
+        return _coalesce(self._sp_indices, self._sp_values, self._sp_size)
+
+    # ------------------------------------------------------------------ printing
+    def __repr__(self) -> str:
+        idx = repr(self._sp_indices).replace("\n", "\n" + " " * 15)
+        vals = repr(self._sp_values.detach()).replace("\n", "\n" + " " * 14)
+        size = tuple(self._sp_size)
+        tail = f"size={size}, nnz={self._nnz()}, layout=torch.sparse_coo"
+        v = self._sp_values
+        if v.dtype not in (_dt.get_default_dtype(), _dt.int64, _dt.bool):
+            tail += f", dtype={v.dtype}"
+        fn = v.grad_fn
+        if fn is not None:
+            tail += f",\n       grad_fn=<{fn.name().removeprefix('torch::autograd::')}>"
+        elif v.requires_grad:
+            tail += ", requires_grad=True"
+        return f"tensor(indices={idx},\n       values={vals},\n       {tail})"
+
+    # ------------------------------------------------------------------ arithmetic
+    def __neg__(self) -> SparseCooTensor:
+        return self._with_values(-self._sp_values)
+
+    neg = __neg__
+
+    def __mul__(self, other: Any) -> SparseCooTensor:
+        return self._with_values(self._sp_values * _scalar_operand(other, "mul"))
+
+    __rmul__ = mul = __mul__
+
+    def __truediv__(self, other: Any) -> SparseCooTensor:
+        return self._with_values(self._sp_values / _scalar_operand(other, "div"))
+
+    div = __truediv__
+
+    def __add__(self, other: Any) -> Tensor:
+        return add(self, other)
+
+    def __radd__(self, other: Any) -> Tensor:
+        return add(other, self)
+
+    def add(self, other: Any, *, alpha: Any = 1) -> Tensor:
+        return add(self, other, alpha=alpha)
+
+    def __sub__(self, other: Any) -> Tensor:
+        return add(self, other, alpha=-1)
+
+    def __rsub__(self, other: Any) -> Tensor:
+        return add(other, self, alpha=-1)
+
+    def sub(self, other: Any, *, alpha: Any = 1) -> Tensor:
+        return add(self, other, alpha=-alpha)
+
+    def __matmul__(self, other: Any) -> Tensor:
+        return matmul(self, other)
+
+    def __rmatmul__(self, other: Any) -> Tensor:
+        return matmul(other, self)
+
+    def mm(self, mat2: Any) -> Tensor:
+        return mm(self, mat2)
+
+    def matmul(self, other: Any) -> Tensor:
+        return matmul(self, other)
+
+    def sum(self, dim: Any = None, keepdim: bool = False, dtype: Any = None) -> Tensor:
+        if keepdim:
+            raise refuse("sum.dim_IntList (keepdim=True)")
+        if dim is None:
+            return self._sp_values.sum(dtype=dtype)
+        return sparse_sum(self, dim, dtype)
+
+    def t(self) -> SparseCooTensor:
+        if self.sparse_dim() != 2 or self.dense_dim():
+            raise RuntimeError(
+                f"t() expects a tensor with <= 2 sparse and 0 dense dimensions, but got "
+                f"{self.sparse_dim()} sparse and {self.dense_dim()} dense dimensions"
+            )
+        return self.transpose(0, 1)
+
+    def transpose(self, dim0: int, dim1: int) -> SparseCooTensor:
+        """Two sparse dimensions swapped (their index rows; the result is uncoalesced)."""
+        n, sd = self.ndim, self.sparse_dim()
+        d0, d1 = _wrap_dim(dim0, n), _wrap_dim(dim1, n)
+        if d0 == d1:
+            return self
+        if d0 >= sd or d1 >= sd:
+            raise refuse("transpose of a dense dimension")
+        order = list(range(sd))
+        order[d0], order[d1] = d1, d0
+        size = list(self._sp_size)
+        size[d0], size[d1] = size[d1], size[d0]
+        idx = self._sp_indices[order]
+        return _make(idx, self._sp_values, tuple(size), False)
+
+    def relu(self) -> SparseCooTensor:
+        return self._with_values(self._sp_values.relu())
+
+    def _with_values(self, values: Tensor) -> SparseCooTensor:
+        return _make(self._sp_indices, values, self._sp_size, self._sp_coalesced)
+
+
+# Every other public Tensor method refuses by name on a sparse tensor (PyTorch's message);
+# the dense storage guard catches the functions (``torch.exp(s)``) and properties.
+def _refusing(name: str) -> Callable[..., Any]:
+    def method(self: Any, *args: Any, **kwargs: Any) -> Any:
+        raise refuse(name)
+
+    method.__name__ = method.__qualname__ = name
+    method.__doc__ = f"``{name}`` has no sparse COO kernel in compat (refuses)."
+    return method
+
+
+def _install_refusals() -> None:
+    own = set(vars(SparseCooTensor))
+    for name in dir(Tensor):
+        if name.startswith("_") or name in own:
+            continue
+        if callable(getattr(Tensor, name, None)) and not isinstance(
+            vars(Tensor).get(name), (property, type)
+        ):
+            setattr(SparseCooTensor, name, _refusing(name))
+
+
+# ----------------------------------------------------------------------------- making
+
+
+def _make(indices: Tensor, values: Tensor, size: Sequence[int], coalesced: bool) -> SparseCooTensor:
+    t = _new_tensor(SparseCooTensor, None)
+    t._st = _GUARD
+    t._sp_indices = indices
+    t._sp_values = values
+    t._sp_size = tuple(int(s) for s in size)
+    t._sp_coalesced = bool(coalesced)
+    t._sp_grad = None
+    return t
+
+
+def _index_tensor(indices: Any, device: Any) -> Tensor:
+    if _is_sparse(indices):
+        raise refuse("sparse_coo_tensor (sparse indices)")
+    if isinstance(indices, Tensor):
+        if indices.is_floating_point() or indices.is_complex() or indices.dtype == _dt.bool:
+            raise RuntimeError(f"indices must be an int64 tensor (got {indices.dtype})")
+        return indices.detach().to(device=device, dtype=_dt.int64)
+    arr = np.asarray(indices)
+    if arr.dtype.kind not in "iu" and arr.size:
+        raise RuntimeError(f"indices must be an int64 tensor (got a {arr.dtype} array)")
+    return _ns.tensor(arr.astype(np.int64), device=device)
+
+
+def sparse_coo_tensor(
+    indices: Any,
+    values: Any,
+    size: Sequence[int] | None = None,
+    *,
+    dtype: Any = None,
+    device: Any = None,
+    pin_memory: bool = False,
+    requires_grad: bool = False,
+    check_invariants: bool | None = None,
+    is_coalesced: bool | None = None,
+) -> SparseCooTensor:
+    """``torch.sparse_coo_tensor``: a sparse tensor with these indices (``sparse_dim x nnz``)
+    and values (``nnz x *dense shape``); ``size`` inferred from the indices when omitted.
+    Indices are always checked against ``size`` (an out-of-range index would be dropped
+    by XLA's scatter, not fault)."""
+    if isinstance(values, Tensor):
+        if _is_sparse(values):
+            raise refuse("sparse_coo_tensor (sparse values)")
+        vals = values if dtype is None and device is None else values.to(device=device, dtype=dtype)
+    else:
+        vals = _ns.tensor(values, dtype=dtype, device=device)
+    idx = _index_tensor(indices, vals.device)
+    if idx.ndim != 2:
+        raise RuntimeError(f"indices must be sparse_dim x nnz, but got: {list(idx.shape)}")
+    sd, nnz = idx.shape
+    if vals.ndim == 0:
+        raise RuntimeError("values must have at least 1 dimension (nnz)")
+    if vals.shape[0] != nnz:
+        raise RuntimeError(
+            "indices and values must have same nnz, but got nnz from indices: "
+            f"{nnz}, nnz from values: {vals.shape[0]}"
+        )
+    ind = _values_np(idx)
+    if nnz and ind.min() < 0:
+        d = int(np.argmax((ind < 0).any(axis=1)))
+        raise RuntimeError(f"found negative index {int(ind[d].min())} for dim {d}")
+    dense_shape = tuple(vals.shape[1:])
+    if size is None:
+        sparse_shape = tuple(int(m) + 1 for m in ind.max(axis=1)) if nnz else (0,) * sd
+        shape = sparse_shape + dense_shape
+    else:
+        shape = tuple(int(s) for s in size)
+        if len(shape) != sd + len(dense_shape):
+            raise RuntimeError(
+                f"number of dimensions must be sparse_dim ({sd}) + dense_dim "
+                f"({len(dense_shape)}), but got {len(shape)}"
+            )
+        if shape[sd:] != dense_shape:
+            raise RuntimeError(
+                f"values has incorrect size, expected {list((nnz, *shape[sd:]))}, got "
+                f"{list(vals.shape)}"
+            )
+        for d in range(sd):
+            if nnz and int(ind[d].max()) >= shape[d]:
+                raise RuntimeError(
+                    f"size is inconsistent with indices: for dim {d}, size is {shape[d]} "
+                    f"but found index {int(ind[d].max())}"
+                )
+    coalesced = nnz <= 1 if is_coalesced is None else bool(is_coalesced)
+    if requires_grad:
+        if vals.requires_grad and not vals.is_leaf:
+            raise RuntimeError("sparse_coo_tensor(): values requiring grad with requires_grad=True")
+        vals = vals.detach().requires_grad_(True)
+    elif vals.requires_grad:  # a node of the sparse tensor's own between it and the values
+        vals = apply(_same, "SparseCooTensorWithDimsAndTensorsBackward0", (vals,))
+    return _make(idx, vals, shape, coalesced)
+
+
+def _coalesce(indices: Tensor, values: Tensor, size: tuple) -> SparseCooTensor:
+    sd = int(indices.shape[0])
+    ind = _values_np(indices)
+    if ind.shape[1] == 0:
+        return _make(indices, values, size, True)
+    lin = np.ravel_multi_index(tuple(ind), size[:sd]) if sd else np.zeros(ind.shape[1], np.int64)
+    uniq, inverse = np.unique(lin, return_inverse=True)
+    new_idx = np.stack(np.unravel_index(uniq, size[:sd])).astype(np.int64).reshape(sd, -1)
+    seg = _ns.tensor(inverse.reshape(-1).astype(np.int64), device=values.device)
+    st = (("n", int(uniq.size)),)
+    vals = apply(_segment_sum_f, "CoalesceBackward0", (values, seg), st)
+    return _make(_ns.tensor(new_idx, device=values.device), vals, size, True)
+
+
+def to_sparse(self: Tensor, sparse_dim: int | None = None, *, layout: Any = None) -> Tensor:
+    """``Tensor.to_sparse()``: the nonzeros of a dense tensor (in its first ``sparse_dim``
+    dimensions: a slice with any nonzero is kept whole), coalesced; differentiable."""
+    if _is_sparse(self):
+        return SparseCooTensor.to_sparse(self, sparse_dim, layout=layout)
+    if layout not in (None, sparse_coo):
+        raise refuse(f"to_sparse (layout={layout!r})")
+    sd = self.ndim if sparse_dim is None else int(sparse_dim)
+    if not 0 <= sd <= self.ndim:
+        raise RuntimeError(
+            f"sparse_dim argument must be in [0, {self.ndim}] range, but {sd} is given"
+        )
+    arr = _values_np(self)
+    mask = arr != 0
+    if sd < self.ndim:
+        mask = mask.any(axis=tuple(range(sd, self.ndim)))
+    ind = np.stack(np.nonzero(mask)).astype(np.int64).reshape(sd, -1)
+    idx = _ns.tensor(ind, device=self.device)
+    vals = apply(_gather_f, "ToSparseBackward0", (self, idx))
+    return _make(idx, vals, tuple(self.shape), True)
+
+
+def to_sparse_coo(self: Tensor) -> Tensor:
+    """``Tensor.to_sparse_coo()``: :func:`to_sparse`."""
+    return to_sparse(self)
+
+
+def to_dense(self: Tensor, dtype: Any = None, *, masked_grad: Any = None) -> Tensor:
+    """``Tensor.to_dense()``: a dense tensor is returned as it is (cast with ``dtype``)."""
+    if _is_sparse(self):
+        return SparseCooTensor.to_dense(self, dtype)
+    return self if dtype is None else self.to(dtype)
+
+
+# ----------------------------------------------------------------------------- kernels
+# (pure functions of arrays, traced once per avals by ``apply``; funcgrad differentiates)
+
+
+def _to_dense_f(idx: Any, vals: Any, *, size: tuple, sd: int) -> Any:
+    where = tuple(idx[d] for d in range(sd))
+    return fnp.zeros(size, vals.dtype).at[where].add(vals)
+
+
+def _gather_f(x: Any, idx: Any) -> Any:
+    return x[tuple(idx[d] for d in range(idx.shape[0]))]
+
+
+def _segment_sum_f(vals: Any, seg: Any, *, n: int) -> Any:
+    return fops.segment_sum(vals, seg, num_segments=n)
+
+
+def _spmm_f(idx: Any, vals: Any, dense: Any, *, rows: int) -> Any:
+    """``sparse @ dense``: gather the dense rows the columns name, scale, sum per row."""
+    picked = fnp.take(dense, idx[1], axis=0) * vals[:, None]
+    return fops.segment_sum(picked, idx[0], num_segments=rows)
+
+
+def _dense_spmm_f(dense: Any, idx: Any, vals: Any, *, cols: int) -> Any:
+    """``dense @ sparse``: the transposed product, as :func:`_spmm_f` of the transposes."""
+    picked = fnp.take(dense, idx[0], axis=1).T * vals[:, None]
+    return fops.segment_sum(picked, idx[1], num_segments=cols).T
+
+
+def _sparse_softmax_f(vals: Any, seg: Any, *, n: int, log: bool) -> Any:
+    top = stop_gradient(fops.segment_max(vals, seg, num_segments=n))
+    shifted = vals - top[seg]
+    total = fops.segment_sum(fnp.exp(shifted), seg, num_segments=n)[seg]
+    return shifted - fnp.log(total) if log else fnp.exp(shifted) / total
+
+
+# ----------------------------------------------------------------------------- ops
+
+
+def _scalar_operand(other: Any, op: str) -> Any:
+    if isinstance(other, Tensor) and (_is_sparse(other) or other.ndim):
+        raise refuse(f"{op} (a sparse tensor and a non-scalar tensor)")
+    return other
+
+
+def _check_mm(a: Any, b: Any, name: str) -> None:
+    sp = a if _is_sparse(a) else b
+    if sp.sparse_dim() != 2 or sp.dense_dim():
+        raise RuntimeError(f"{name}: expected a 2-D sparse tensor with 0 dense dimensions")
+    if _is_sparse(a) and _is_sparse(b):
+        raise refuse(f"{name} (sparse @ sparse)")
+    other = b if sp is a else a
+    if not isinstance(other, Tensor):
+        raise TypeError(f"{name}(): argument 'mat2' must be Tensor, not {type(other).__name__}")
+    if other.ndim != 2:
+        raise RuntimeError(f"{name}: expected 2D matrix, got {other.ndim}D tensor")
+    if a.shape[1] != b.shape[0]:
+        raise RuntimeError(
+            f"mat1 and mat2 shapes cannot be multiplied ({a.shape[0]}x{a.shape[1]} and "
+            f"{b.shape[0]}x{b.shape[1]})"
+        )
+    if a.dtype != b.dtype:
+        raise RuntimeError(
+            f"expected scalar type {_dt.scalar_type_name(a._npdtype)} but found "
+            f"{_dt.scalar_type_name(b._npdtype)}"
+        )
+
+
+def sparse_mm(mat1: Any, mat2: Any, name: str = "mm") -> Tensor:
+    """``sparse @ dense`` or ``dense @ sparse``: a dense result, differentiable in the
+    dense operand and the sparse operand's values."""
+    _check_mm(mat1, mat2, name)
+    if _is_sparse(mat1):
+        st = (("rows", int(mat1.shape[0])),)
+        return apply(_spmm_f, "MmBackward0", (mat1._sp_indices, mat1._sp_values, mat2), st)
+    st = (("cols", int(mat2.shape[1])),)
+    return apply(_dense_spmm_f, "MmBackward0", (mat1, mat2._sp_indices, mat2._sp_values), st)
+
+
+def mm(input: Any, mat2: Any) -> Tensor:
+    """``torch.mm`` with a sparse operand."""
+    return sparse_mm(input, mat2, "mm")
+
+
+def matmul(input: Any, other: Any) -> Tensor:
+    """``torch.matmul``/``@`` with a sparse operand (2-D by 2-D)."""
+    return sparse_mm(input, other, "matmul")
+
+
+def addmm(input: Tensor, mat1: Any, mat2: Any, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+    """``beta * input + alpha * (mat1 @ mat2)`` with a sparse ``mat1`` or ``mat2``."""
+    if _is_sparse(input):
+        raise refuse("addmm (a sparse input)")
+    prod = sparse_mm(mat1, mat2, "addmm")
+    if alpha != 1:
+        prod = prod * alpha
+    return prod + (input if beta == 1 else input * beta)
+
+
+def add(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
+    """``sparse + sparse`` (sparse; coalesced when both are) and ``dense + sparse``
+    (dense: the values added at their indices)."""
+    if not isinstance(input, Tensor) or not isinstance(other, Tensor):
+        raise refuse("add (a sparse tensor and a number)")
+    if tuple(input.shape) != tuple(other.shape):
+        raise RuntimeError(
+            f"add: expected 'self' and 'other' to have same size, but self has size "
+            f"{list(input.shape)} while other has size {list(other.shape)}"
+        )
+    if _is_sparse(other):
+        ovals = other._sp_values if alpha == 1 else other._sp_values * alpha
+    if _is_sparse(input) and _is_sparse(other):
+        if input.sparse_dim() != other.sparse_dim():
+            raise RuntimeError("add: expected the same number of sparse dimensions")
+        dtype = _ns.promote_types(input.dtype, other.dtype)
+        idx = _ns.cat([input._sp_indices, other._sp_indices], 1)
+        vals = _ns.cat([input._sp_values.to(dtype), ovals.to(dtype)], 0)
+        both = input._sp_coalesced and other._sp_coalesced
+        return (
+            _coalesce(idx, vals, input._sp_size)
+            if both
+            else _make(idx, vals, input._sp_size, False)
+        )
+    if _is_sparse(input):  # sparse + dense: dense, as PyTorch
+        input, other, ovals = other, input, input._sp_values
+        if alpha != 1:
+            input = input * alpha
+    dtype = _ns.promote_types(input.dtype, other.dtype)
+    where = tuple(other._sp_indices[d] for d in range(other.sparse_dim()))
+    return _ns.index_put(input.to(dtype), where, ovals.to(dtype), accumulate=True)
+
+
+def _groups(s: SparseCooTensor, keep: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct index tuples of ``s`` over the sparse dims ``keep`` and each entry's group."""
+    ind = _values_np(s._sp_indices)[list(keep)]
+    if not keep or ind.shape[1] == 0:
+        return np.zeros((len(keep), 1 if ind.shape[1] else 0), np.int64), np.zeros(
+            ind.shape[1], np.int64
+        )
+    shape = tuple(s._sp_size[d] for d in keep)
+    uniq, inverse = np.unique(np.ravel_multi_index(tuple(ind), shape), return_inverse=True)
+    return np.stack(np.unravel_index(uniq, shape)).reshape(len(keep), -1), inverse.reshape(-1)
+
+
+def sparse_sum(input: SparseCooTensor, dim: Any = None, dtype: Any = None) -> Tensor:
+    """``torch.sparse.sum``: all of it (a dense scalar), or over ``dim``: sparse while a
+    sparse dimension remains, else dense."""
+    vals = input._sp_values if dtype is None else input._sp_values.to(dtype)
+    if dim is None:
+        return vals.sum()
+    dims = sorted({_wrap_dim(d, input.ndim) for d in ((dim,) if isinstance(dim, int) else dim)})
+    sd = input.sparse_dim()
+    dense_axes = [d - sd + 1 for d in dims if d >= sd]
+    if dense_axes:
+        vals = vals.sum(dim=dense_axes)
+    keep = [d for d in range(sd) if d not in dims]
+    if len(keep) == sd:  # only dense dimensions summed
+        size = tuple(s for d, s in enumerate(input._sp_size) if d not in dims)
+        return _make(input._sp_indices, vals, size, input._sp_coalesced)
+    if not keep:
+        return vals.sum(dim=0)
+    new_idx, seg = _groups(input, keep)
+    st = (("n", int(new_idx.shape[1])),)
+    seg_t = _ns.tensor(seg, device=vals.device)
+    out = apply(_segment_sum_f, "SumBackward1", (vals, seg_t), st)
+    size = tuple(s for d, s in enumerate(input._sp_size) if d not in dims)
+    return _make(_ns.tensor(new_idx.astype(np.int64), device=vals.device), out, size, True)
+
+
+def sparse_softmax(
+    input: SparseCooTensor, dim: int, dtype: Any = None, log: bool = False
+) -> Tensor:
+    """``torch.sparse.softmax``/``log_softmax`` over ``dim``: over the specified entries
+    only (unspecified ones count as ``-inf``); the result keeps the pattern, coalesced."""
+    if not _is_sparse(input):
+        raise RuntimeError("sparse softmax: expected a sparse COO input")
+    s = input.coalesce()
+    vals = s._sp_values if dtype is None else s._sp_values.to(dtype)
+    d = _wrap_dim(dim, s.ndim)
+    sd = s.sparse_dim()
+    if d >= sd:  # a dense dimension: an ordinary softmax of the values
+        fn = "log_softmax" if log else "softmax"
+        return s._with_values(getattr(vals, fn)(d - sd + 1))
+    _, seg = _groups(s, [k for k in range(sd) if k != d])
+    n = int(seg.max()) + 1 if seg.size else 0
+    st = (("n", n), ("log", log))
+    seg_t = _ns.tensor(seg, device=vals.device)
+    name = "LogSoftmaxBackward0" if log else "SoftmaxBackward0"
+    return s._with_values(apply(_sparse_softmax_f, name, (vals, seg_t), st))
+
+
+def _dispatching(
+    dense: Callable[..., Any], sparse: Callable[..., Any], n: int
+) -> Callable[..., Any]:
+    """``dense`` unless one of the first ``n`` arguments is sparse, then ``sparse``."""
+
+    @functools.wraps(dense)
+    def f(*args: Any, **kwargs: Any) -> Any:
+        for a in args[:n]:
+            if isinstance(a, SparseCooTensor):
+                return sparse(*args, **kwargs)
+        return dense(*args, **kwargs)
+
+    return f
+
+
+def torch_functions(ns: dict[str, Any]) -> dict[str, Any]:
+    """The ``torch.X`` functions that take sparse operands (those of ``ns`` wrapped)."""
+    return {
+        "sparse_coo": sparse_coo,
+        "sparse_coo_tensor": sparse_coo_tensor,
+        "mm": _dispatching(ns["mm"], mm, 2),
+        "matmul": _dispatching(ns["matmul"], matmul, 2),
+        "addmm": _dispatching(ns["addmm"], addmm, 3),
+        "add": _dispatching(ns["add"], add, 2),
+        "spmm": mm,
+    }
+
+
+def install() -> None:
+    """The dense tensor's sparse conversions, and the sparse tensor's refusals."""
+    Tensor.to_sparse = to_sparse
+    Tensor.to_sparse_coo = to_sparse_coo
+    Tensor.to_dense = to_dense
+    _install_refusals()

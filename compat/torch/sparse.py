@@ -1,0 +1,41 @@
+"""``torch.sparse``: products, sums and softmaxes of sparse COO tensors
+(:mod:`compat.torch._sparse_coo` holds the layout and the kernels)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from compat._core.tensor import Tensor
+from compat.torch import _sparse_coo as _sp
+
+__all__ = ["addmm", "log_softmax", "mm", "softmax", "sum"]
+
+
+def mm(mat1: Tensor, mat2: Tensor, reduce: str = "sum") -> Tensor:
+    """``sparse @ dense`` (or ``dense @ sparse``): a dense result; gradients reach the
+    dense operand and the sparse operand's values."""
+    if reduce != "sum":
+        raise _sp.refuse(f"sparse.mm (reduce={reduce!r})")
+    return _sp.sparse_mm(mat1, mat2, "sparse.mm")
+
+
+def addmm(mat: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+    """``beta * mat + alpha * (mat1 @ mat2)`` with a sparse ``mat1``."""
+    return _sp.addmm(mat, mat1, mat2, beta=beta, alpha=alpha)
+
+
+def sum(input: Tensor, dim: Any = None, dtype: Any = None) -> Tensor:
+    """The sum of a sparse tensor's entries, all (dense scalar) or over ``dim``."""
+    if not isinstance(input, _sp.SparseCooTensor):
+        raise RuntimeError("torch.sparse.sum: expected a sparse COO input")
+    return _sp.sparse_sum(input, dim, dtype)
+
+
+def softmax(input: Tensor, dim: int, dtype: Any = None) -> Tensor:
+    """Softmax over ``dim`` of the specified entries (unspecified ones are ``-inf``)."""
+    return _sp.sparse_softmax(input, dim, dtype)
+
+
+def log_softmax(input: Tensor, dim: int, dtype: Any = None) -> Tensor:
+    """``log`` of :func:`softmax`, computed stably."""
+    return _sp.sparse_softmax(input, dim, dtype, log=True)
