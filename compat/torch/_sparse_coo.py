@@ -27,6 +27,7 @@ import numpy as np
 
 from compat._core import dtypes as _dt
 from compat._core import namespace as _ns
+from compat._core import printing as _printing
 from compat._core.device import device as _device_cls
 from compat._core.memory_formats import layout
 from compat._core.size import Size
@@ -331,18 +332,31 @@ class SparseCooTensor(Tensor):
     # ------------------------------------------------------------------ printing
     def __repr__(self) -> str:
         idx = repr(self._sp_indices).replace("\n", "\n" + " " * 15)
-        vals = repr(self._sp_values.detach()).replace("\n", "\n" + " " * 14)
-        size = tuple(self._sp_size)
-        tail = f"size={size}, nnz={self._nnz()}, layout=torch.sparse_coo"
+        vals = repr(self._sp_values.detach())
+        dtype = re.search(r", dtype=(torch\.\w+)\)$", vals)
+        if dtype is not None:  # (said once, in the tail, as PyTorch)
+            vals = vals[: dtype.start()] + ")"
+        vals = vals.replace("\n", "\n" + " " * 14)
+        suffixes = [f"size={tuple(self._sp_size)}", f"nnz={self._nnz()}"]
+        if dtype is not None:
+            suffixes.append(f"dtype={dtype.group(1)}")
+        suffixes.append("layout=torch.sparse_coo")
         v = self._sp_values
-        if v.dtype not in (_dt.get_default_dtype(), _dt.int64, _dt.bool):
-            tail += f", dtype={v.dtype}"
         fn = v.grad_fn
         if fn is not None:
-            tail += f",\n       grad_fn=<{fn.name().removeprefix('torch::autograd::')}>"
+            suffixes.append(f"grad_fn=<{fn.name().removeprefix('torch::autograd::')}>")
         elif v.requires_grad:
-            tail += ", requires_grad=True"
-        return f"tensor(indices={idx},\n       values={vals},\n       {tail})"
+            suffixes.append("requires_grad=True")
+        text = f"tensor(indices={idx},\n       values={vals}"
+        width, line = _printing.OPTS.linewidth, 0
+        for k, suffix in enumerate(suffixes):  # PyTorch's wrapping: a new line when too long
+            if k == 0 or line + len(suffix) + 2 > width:
+                text += ",\n       " + suffix
+                line = 7 + len(suffix)
+            else:
+                text += ", " + suffix
+                line += len(suffix) + 2
+        return text + ")"
 
     # ------------------------------------------------------------------ arithmetic
     def __neg__(self) -> SparseCooTensor:
@@ -521,8 +535,8 @@ def sparse_coo_tensor(
         shape = tuple(int(s) for s in size)
         if len(shape) != sd + len(dense_shape):
             raise RuntimeError(
-                f"number of dimensions must be sparse_dim ({sd}) + dense_dim "
-                f"({len(dense_shape)}), but got {len(shape)}"
+                "'len(size) == sparse_dim + dense_dim' is not satisfied: len(size) = "
+                f"{len(shape)}, sparse_dim = {sd}, dense_dim = {len(dense_shape)}"
             )
         if shape[sd:] != dense_shape:
             raise RuntimeError(
@@ -577,7 +591,8 @@ def to_sparse(self: Tensor, sparse_dim: int | None = None, *, layout: Any = None
         mask = mask.any(axis=tuple(range(sd, self.ndim)))
     ind = np.stack(np.nonzero(mask)).astype(np.int64).reshape(sd, -1)
     idx = _ns.tensor(ind, device=self.device)
-    vals = apply(_gather_f, "ToSparseBackward0", (self, idx))
+    name = "ToSparseBackward1" if sparse_dim is None else "ToSparseBackward0"
+    vals = apply(_gather_f, name, (self, idx))
     return _make(idx, vals, tuple(self.shape), True)
 
 
@@ -649,15 +664,13 @@ def _check_mm(a: Any, b: Any, name: str) -> None:
         raise TypeError(f"{name}(): argument 'mat2' must be Tensor, not {type(other).__name__}")
     if other.ndim != 2:
         raise RuntimeError(f"{name}: expected 2D matrix, got {other.ndim}D tensor")
-    if a.shape[1] != b.shape[0]:
-        raise RuntimeError(
-            f"mat1 and mat2 shapes cannot be multiplied ({a.shape[0]}x{a.shape[1]} and "
-            f"{b.shape[0]}x{b.shape[1]})"
-        )
+    if a.shape[1] != b.shape[0]:  # (PyTorch's kernel's words; dense @ sparse is transposed)
+        want, got = (a.shape[1], b.shape[0]) if sp is a else (b.shape[0], a.shape[1])
+        raise RuntimeError(f"addmm: Argument #3 (dense): Expected dim 0 size {want}, got {got}")
     if a.dtype != b.dtype:
         raise RuntimeError(
-            f"expected scalar type {_dt.scalar_type_name(a._npdtype)} but found "
-            f"{_dt.scalar_type_name(b._npdtype)}"
+            f"expected scalar type {_dt.scalar_type_name(sp._npdtype)} but found "
+            f"{_dt.scalar_type_name(other._npdtype)}"
         )
 
 
@@ -694,7 +707,7 @@ def addmm(input: Tensor, mat1: Any, mat2: Any, *, beta: Any = 1, alpha: Any = 1)
 
 def add(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
     """``sparse + sparse`` (sparse; coalesced when both are) and ``dense + sparse``
-    (dense: the values added at their indices)."""
+    (dense: the values added at their indices; ``sparse + dense`` refuses, as PyTorch)."""
     if not isinstance(input, Tensor) or not isinstance(other, Tensor):
         raise refuse("add (a sparse tensor and a number)")
     if tuple(input.shape) != tuple(other.shape):
@@ -716,10 +729,8 @@ def add(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
             if both
             else _make(idx, vals, input._sp_size, False)
         )
-    if _is_sparse(input):  # sparse + dense: dense, as PyTorch
-        input, other, ovals = other, input, input._sp_values
-        if alpha != 1:
-            input = input * alpha
+    if _is_sparse(input):
+        raise RuntimeError("add(sparse, dense) is not supported. Use add(dense, sparse) instead.")
     dtype = _ns.promote_types(input.dtype, other.dtype)
     where = tuple(other._sp_indices[d] for d in range(other.sparse_dim()))
     return _ns.index_put(input.to(dtype), where, ovals.to(dtype), accumulate=True)
