@@ -1,8 +1,228 @@
-"""``torch.special``: the op table's rows of that namespace (see ``compat/_core/ops/special.py``)."""
+"""``torch.special``: the op table's rows of that namespace (see ``compat/_core/ops/special.py``),
+and the functions PyTorch computes without a derivative (Bessel and Airy functions,
+orthogonal polynomials: kernels in ``_bessel_kernels`` and ``_orthogonal_polynomials``),
+``erfcx``, ``zeta`` and the spellings of top-level ops (``polygamma``, ``multigammaln``,
+``round``)."""
 
 from __future__ import annotations
 
+import math
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+import funcgrad as _fg
+from compat._core import dtypes as _dt
+from compat._core.ops.special import mvlgamma as _mvlgamma
+from compat._core.ops.special import polygamma as _polygamma
+from compat._core.ops.unary import round as _round_op
 from compat._core.optable import functions as _functions
 from compat._core.out_arg import with_out as _with_out
+from compat._core.tensor import Tensor
+from compat._core.tensor import apply as _apply
+from compat.torch import _bessel_kernels as _bk
+from compat.torch import _orthogonal_polynomials as _op
+from funcgrad import numpy as _fnp
+from funcgrad.scipy import special as _fsp
 
 globals().update(_functions(_with_out, module="special"))
+
+
+def _kernel_dtype(name: str, *operands: Any) -> np.dtype:
+    """The float dtype of ``torch.special.name``'s result; PyTorch has no float16/bfloat16
+    kernel of these functions, so neither does compat (its error)."""
+    dt = _dt.float_type(_dt.result_type(*operands))
+    if dt in (np.dtype(np.float16), _dt.bfloat16.np):
+        kind = _dt.scalar_type_name(dt)
+        raise NotImplementedError(f"\"{name}_cpu\" not implemented for '{kind}'")
+    return dt
+
+
+#: PyTorch computes these without a derivative (their results do not require grad)
+_KERNELS: dict[str, Callable[[Any], Any]] = {
+    "bessel_j0": _bk.bessel_j0,
+    "bessel_j1": _bk.bessel_j1,
+    "bessel_y0": _bk.bessel_y0,
+    "bessel_y1": _bk.bessel_y1,
+    "modified_bessel_i0": lambda x: _fsp.i0(_fnp.asarray(x, np.float64)),
+    "modified_bessel_i1": lambda x: _fsp.i1(_fnp.asarray(x, np.float64)),
+    "modified_bessel_k0": _bk.modified_bessel_k0,
+    "modified_bessel_k1": _bk.modified_bessel_k1,
+    "scaled_modified_bessel_k0": _bk.scaled_modified_bessel_k0,
+    "scaled_modified_bessel_k1": _bk.scaled_modified_bessel_k1,
+    "spherical_bessel_j0": _bk.spherical_bessel_j0,
+    "airy_ai": _bk.airy_ai,
+}
+
+
+def _kernel_f(x: Any, *, op: str, dtype: np.dtype) -> Any:
+    return _fnp.asarray(_KERNELS[op](x), dtype)
+
+
+def _no_grad_unary(op: str, doc: str) -> Callable[..., Tensor]:
+    def f(input: Tensor) -> Tensor:
+        dt = _kernel_dtype(op, input)
+        return _apply(_kernel_f, "", (input.detach(),), (("op", op), ("dtype", dt)))
+
+    f.__name__ = f.__qualname__ = op
+    f.__doc__ = (
+        f"``torch.special.{op}(input, *, out=None)``: {doc} Not differentiable, as PyTorch's."
+    )
+    return _with_out(f, name=f"special_{op}")
+
+
+bessel_j0 = _no_grad_unary("bessel_j0", "the Bessel function of the first kind of order 0.")
+bessel_j1 = _no_grad_unary("bessel_j1", "the Bessel function of the first kind of order 1.")
+bessel_y0 = _no_grad_unary("bessel_y0", "the Bessel function of the second kind of order 0.")
+bessel_y1 = _no_grad_unary("bessel_y1", "the Bessel function of the second kind of order 1.")
+modified_bessel_i0 = _no_grad_unary("modified_bessel_i0", "the modified Bessel function I0.")
+modified_bessel_i1 = _no_grad_unary("modified_bessel_i1", "the modified Bessel function I1.")
+modified_bessel_k0 = _no_grad_unary("modified_bessel_k0", "the modified Bessel function K0.")
+modified_bessel_k1 = _no_grad_unary("modified_bessel_k1", "the modified Bessel function K1.")
+scaled_modified_bessel_k0 = _no_grad_unary("scaled_modified_bessel_k0", "``exp(x) K0(x)``.")
+scaled_modified_bessel_k1 = _no_grad_unary("scaled_modified_bessel_k1", "``exp(x) K1(x)``.")
+spherical_bessel_j0 = _no_grad_unary("spherical_bessel_j0", "``sin(x) / x``, 1 at 0.")
+airy_ai = _no_grad_unary("airy_ai", "the Airy function ``Ai``.")
+
+
+def _poly_f(x: Any, n: Any, *, family: str, degree: int, dtype: np.dtype) -> Any:
+    x = _fnp.asarray(x, np.float64)
+    n = _fnp.trunc(_fnp.asarray(n, np.float64))
+    return _fnp.asarray(_op.evaluate(x, n, family=family, degree=degree), dtype)
+
+
+def _polynomial(family: str, doc: str) -> Callable[..., Tensor]:
+    def f(input: Tensor | float, n: Tensor | float) -> Tensor:
+        if not isinstance(n, (Tensor, int, float)) or isinstance(n, bool):
+            raise TypeError(
+                f"special_{family}(): argument 'n' must be Tensor or Number, not {type(n).__name__}"
+            )
+        if not isinstance(input, Tensor) and not isinstance(n, Tensor):
+            raise TypeError(
+                f"special_{family}(): takes a Tensor for 'input' or 'n', got two numbers"
+            )
+        dt = _kernel_dtype(family, input, n)
+        nv = n._st.array if isinstance(n, Tensor) else n
+        top = np.trunc(np.max(np.asarray(nv, np.float64), initial=0.0))
+        degree = int(top) if np.isfinite(top) else 0
+        args = tuple(a.detach() if isinstance(a, Tensor) else float(a) for a in (input, n))
+        return _apply(_poly_f, "", args, (("family", family), ("degree", degree), ("dtype", dt)))
+
+    f.__name__ = f.__qualname__ = family
+    f.__doc__ = (
+        f"``torch.special.{family}(input, n, *, out=None)``: {doc} at ``input`` (``n`` "
+        "truncated to an integer; 0 for a negative ``n``). Not differentiable, as PyTorch's."
+    )
+    return _with_out(f, number_first=True, name=f"special_{family}")
+
+
+chebyshev_polynomial_t = _polynomial("chebyshev_polynomial_t", "Chebyshev's ``T_n``")
+chebyshev_polynomial_u = _polynomial("chebyshev_polynomial_u", "Chebyshev's ``U_n``")
+chebyshev_polynomial_v = _polynomial("chebyshev_polynomial_v", "Chebyshev's ``V_n``")
+chebyshev_polynomial_w = _polynomial("chebyshev_polynomial_w", "Chebyshev's ``W_n``")
+shifted_chebyshev_polynomial_t = _polynomial("shifted_chebyshev_polynomial_t", "``T_n(2 x - 1)``")
+shifted_chebyshev_polynomial_u = _polynomial("shifted_chebyshev_polynomial_u", "``U_n(2 x - 1)``")
+shifted_chebyshev_polynomial_v = _polynomial("shifted_chebyshev_polynomial_v", "``V_n(2 x - 1)``")
+shifted_chebyshev_polynomial_w = _polynomial("shifted_chebyshev_polynomial_w", "``W_n(2 x - 1)``")
+hermite_polynomial_h = _polynomial("hermite_polynomial_h", "the physicists' Hermite ``H_n``")
+hermite_polynomial_he = _polynomial("hermite_polynomial_he", "the probabilists' Hermite ``He_n``")
+laguerre_polynomial_l = _polynomial("laguerre_polynomial_l", "Laguerre's ``L_n``")
+legendre_polynomial_p = _polynomial("legendre_polynomial_p", "Legendre's ``P_n``")
+
+
+def _erfcx_large(x: Any) -> Any:
+    # erfc(x) exp(x^2) sqrt(pi) = 1 / (x + (1/2) / (x + (2/2) / (x + (3/2) / ...))),
+    # Laplace's continued fraction, evaluated from its 80th term back
+    t = x
+    for k in range(80, 0, -1):
+        t = x + (k / 2) / t
+    return 1 / (math.sqrt(math.pi) * t)
+
+
+@_fg.custom_jvp
+def _erfcx64(x: Any) -> Any:
+    large = x >= 2
+    direct = _fnp.exp(x * x) * _fsp.erfc(_fnp.where(large, 0.0, x))
+    return _fnp.where(large, _erfcx_large(_fnp.where(large, x, 2.0)), direct)
+
+
+@_erfcx64.defjvp
+def _erfcx64_jvp(primals: tuple, tangents: tuple) -> tuple:
+    (x,), (t,) = primals, tangents
+    y = _erfcx64(x)
+    return y, t * (2 * x * y - 2 / math.sqrt(math.pi))
+
+
+def _erfcx_f(x: Any, *, dtype: np.dtype) -> Any:
+    return _fnp.asarray(_erfcx64(_fnp.asarray(x, np.float64)), dtype)
+
+
+def _erfcx(input: Tensor) -> Tensor:
+    """``torch.special.erfcx(input, *, out=None)``: the scaled complementary error function
+    ``exp(x^2) erfc(x)``, accurate where ``erfc`` underflows; its derivative is
+    ``2 x erfcx(x) - 2 / sqrt(pi)``."""
+    dt = _kernel_dtype("erfcx", input)
+    return _apply(_erfcx_f, "SpecialErfcxBackward0", (input,), (("dtype", dt),))
+
+
+_erfcx.__name__ = _erfcx.__qualname__ = "erfcx"
+erfcx = _with_out(_erfcx, name="special_erfcx")
+
+
+@_fg.custom_jvp
+def _zeta64(x: Any, q: Any) -> Any:
+    return _fsp.zeta(x, q)
+
+
+@_zeta64.defjvp
+def _zeta64_jvp(primals: tuple, tangents: tuple) -> tuple:
+    # PyTorch differentiates in ``q`` only; in ``x`` backward raises (a hook, below)
+    (x, q), (_, tq) = primals, tangents
+    return _zeta64(x, q), tq * -x * _zeta64(x + 1, q)
+
+
+def _zeta_f(x: Any, q: Any, *, dtype: np.dtype) -> Any:
+    return _fnp.asarray(_zeta64(_fnp.asarray(x, np.float64), _fnp.asarray(q, np.float64)), dtype)
+
+
+def _raise_zeta_derivative(grad: Tensor) -> None:
+    raise NotImplementedError("the derivative for 'zeta' is not implemented.")
+
+
+def _zeta(input: Tensor | float, other: Tensor | float) -> Tensor:
+    """``torch.special.zeta(input, other, *, out=None)``: the Hurwitz zeta function
+    ``sum_k (k + other)^-input``. Differentiable in ``other``; PyTorch has no derivative
+    in ``input`` (backward through it raises, as PyTorch's)."""
+    if not isinstance(input, Tensor) and not isinstance(other, Tensor):
+        raise TypeError("special_zeta(): takes a Tensor for 'input' or 'other', got two numbers")
+    dt = _kernel_dtype("zeta", input, other)
+    out = _apply(_zeta_f, "SpecialZetaBackward0", (input, other), (("dtype", dt),))
+    if isinstance(input, Tensor) and input.requires_grad and out.requires_grad:
+        out.register_hook(_raise_zeta_derivative)
+    return out
+
+
+_zeta.__name__ = _zeta.__qualname__ = "zeta"
+zeta = _with_out(_zeta, number_first=True, name="special_zeta")
+
+polygamma = _with_out(_polygamma, name="special_polygamma")
+
+
+def _multigammaln(input: Tensor, p: int) -> Tensor:
+    """``torch.special.multigammaln(input, p, *, out=None)``: ``torch.mvlgamma``, the
+    multivariate log-gamma function of dimension ``p``."""
+    return _mvlgamma(input, p)
+
+
+_multigammaln.__name__ = _multigammaln.__qualname__ = "multigammaln"
+multigammaln = _with_out(_multigammaln, name="special_multigammaln")
+
+
+def _round(input: Tensor, *, decimals: int = 0) -> Tensor:
+    """``torch.special.round(input, *, decimals=0, out=None)``: ``torch.round``."""
+    return _round_op(input, decimals=decimals)
+
+
+_round.__name__ = _round.__qualname__ = "round"
+round = _with_out(_round, name="special_round")
