@@ -15,7 +15,7 @@ from typing import Any
 import compat._core  # noqa: F401  (installs Tensor methods)
 from compat._core.namespace import *  # noqa: F403
 from compat._core.namespace import __dict__ as _ns
-from compat.torch import _inplace, _sparse_coo, autograd  # noqa: F401
+from compat.torch import _inplace, _sparse_ops, autograd  # noqa: F401
 
 for _k, _v in _ns.items():
     if not _k.startswith("__"):
@@ -100,8 +100,8 @@ for _name in ("stft", "istft", "histogram", "prelu", "hardshrink"):
 del _name
 
 # sparse COO tensors: torch.sparse_coo_tensor, torch.spmm, sparse operands of mm/matmul/addmm/add
-globals().update(_sparse_coo.torch_functions(globals()))
-_sparse_coo.install()
+globals().update(_sparse_ops.torch_functions(globals()))
+_sparse_ops.install()
 
 
 #: ``torch.X`` that is ``torch.nn.functional.X`` (the same ATen op in PyTorch, under the

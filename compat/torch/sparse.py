@@ -6,7 +6,8 @@ from __future__ import annotations
 from typing import Any
 
 from compat._core.tensor import Tensor
-from compat.torch import _sparse_coo as _sp
+from compat.torch import _sparse_coo
+from compat.torch import _sparse_ops as _sp
 
 __all__ = ["addmm", "log_softmax", "mm", "softmax", "sum"]
 
@@ -15,7 +16,7 @@ def mm(mat1: Tensor, mat2: Tensor, reduce: str = "sum") -> Tensor:
     """``sparse @ dense`` (or ``dense @ sparse``): a dense result; gradients reach the
     dense operand and the sparse operand's values."""
     if reduce != "sum":
-        raise _sp.refuse(f"sparse.mm (reduce={reduce!r})")
+        raise _sparse_coo.refuse(f"sparse.mm (reduce={reduce!r})")
     return _sp.sparse_mm(mat1, mat2, "sparse.mm")
 
 
@@ -26,7 +27,7 @@ def addmm(mat: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: Any 
 
 def sum(input: Tensor, dim: Any = None, dtype: Any = None) -> Tensor:
     """The sum of a sparse tensor's entries, all (dense scalar) or over ``dim``."""
-    if not isinstance(input, _sp.SparseCooTensor):
+    if not isinstance(input, _sparse_coo.SparseCooTensor):
         raise RuntimeError("torch.sparse.sum: expected a sparse COO input")
     return _sp.sparse_sum(input, dim, dtype)
 
