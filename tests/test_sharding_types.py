@@ -35,6 +35,31 @@ SCRIPT = textwrap.dedent(
     untyped = fg.typeof(fnp.ones((2, 3)))
     out["untyped"] = [str(untyped), repr(untyped), str(untyped.sharding.spec)]
 
+    # a tracer's aval holds a NamedSharding as JAX's does (over the context mesh,
+    # nothing split, for a value not split over explicit axes): no mesh here, then
+    # under set_mesh below
+    def aval_shardings(lib, jit, grad, vmap, np_):
+        seen = []
+
+        def record(*vs):
+            for v in vs:
+                a = v.aval
+                seen.append([str(a), str(a.sharding.spec), str(a.sharding.mesh)])
+
+        def f(v, u):
+            w = v.T * 2.0
+            record(v, w, u + 1.0)
+            return np_.sum(w) + np_.sum(u)
+
+        x2 = np.ones((8, 4), np.float32)
+        jit(f)(x2, np.ones(4, np.float32))
+        grad(f, argnums=(0, 1))(x2, np.ones(4, np.float32))
+        vmap(f)(np.ones((3, 8, 4), np.float32), np.ones((3, 4), np.float32))
+        return seen
+
+    out["aval_no_mesh"] = [aval_shardings(*libs) for libs in (
+        ("fg", fg.jit, fg.grad, fg.vmap, fnp), ("jax", jax.jit, jax.grad, jax.vmap, jnp))]
+
     mesh = fg.make_mesh((4, 2), ("X", "Y"))
     fg.set_mesh(mesh)
     rng = np.random.default_rng(0)
@@ -109,6 +134,50 @@ SCRIPT = textwrap.dedent(
                     if not isinstance(r, str):
                         err = float(np.max(np.abs(np.asarray(r) - np.asarray(want))))
                         out["values"] = max(out["values"], err)
+
+    # tracers' avals over the explicit mesh of set_mesh: split and unsplit values
+    def aval_shardings_typed(jit, grad, np_):
+        seen = []
+        x = fg.device_put(x0, fg.P("X", "Y"))
+        u = fg.device_put(x0[0], fg.P())
+
+        def f(v, u):
+            w = v.T * 2.0
+            for a in (v, w, u + 1.0, np_.sum(w, axis=0)):
+                seen.append([str(a.aval), str(a.aval.sharding.spec), str(a.aval.sharding.mesh)])
+            return np_.sum(w) + np_.sum(u)
+
+        jit(f)(x, u)
+        jit(grad(f))(x, u)
+        return seen
+
+    out["aval_mesh"] = [aval_shardings_typed(fg.jit, fg.grad, fnp),
+                        aval_shardings_typed(jax.jit, jax.grad, jnp)]
+
+    # one ShardingTypeError: funcgrad's rules raise it (an ambiguous contraction) and so
+    # does JAX's lowering of what funcgrad's rules leave to it (a reshape JAX refuses),
+    # eagerly and under jit; one except clause catches both, as under JAX
+    from jax._src.core import ShardingTypeError as JaxShardingTypeError
+    xr = fg.device_put(np.arange(32.0, dtype=np.float32).reshape(8, 4), fg.P("X", "Y"))
+    xa = fg.device_put(np.ones((8, 4), np.float32), fg.P(None, "X"))
+    xb = fg.device_put(np.ones((4, 16), np.float32), fg.P("X", None))
+    caught = {}
+    for lib, np_, lax_, jit in (("fg", fnp, fg.lax, fg.jit), ("jax", jnp, jax.lax, jax.jit)):
+        for name, run in (
+            ("dot", lambda: np_.dot(xa, xb)),
+            ("dot_jit", lambda: jit(np_.dot)(xa, xb)),
+            ("reshape", lambda: lax_.reshape(xr, (4, 8))),
+            ("reshape_jit", lambda: jit(lambda v: lax_.reshape(v, (4, 8)))(xr)),
+        ):
+            try:
+                run()
+                caught[lib + "." + name] = None
+            except ShardingTypeError as e:
+                caught[lib + "." + name] = [isinstance(e, JaxShardingTypeError),
+                                            str(e).splitlines()[0][:80]]
+            except Exception as e:
+                caught[lib + "." + name] = [type(e).__name__]
+    out["one_error"] = caught
 
     # a contraction split on both sides: JAX's error, or out_sharding
     x = fg.device_put(np.arange(8 * 4.0, dtype=np.float32).reshape(8, 4), fg.P(None, "X"))
@@ -317,6 +386,26 @@ def test_typeof_follows_jax_through_every_split(result):
 
 def test_untyped_values_print_as_before(result):
     assert result["untyped"] == ["float32[2,3]", "ShapedArray(float32[2,3])", "P(None, None)"]
+
+
+def test_tracer_avals_hold_jaxs_sharding(result):
+    # (each: the aval, its spec and its mesh, for every value read inside jit, grad and
+    # vmap with no mesh in context; then inside jit and jit of grad over set_mesh's)
+    ours, theirs = result["aval_no_mesh"]
+    assert ours == theirs and len(ours) == 9, result["aval_no_mesh"]
+    ours, theirs = result["aval_mesh"]
+    assert ours == theirs and len(ours) == 8, result["aval_mesh"]
+    assert "8@X,4@Y" in ours[0][0] and "Explicit" in ours[0][2]
+
+
+def test_one_sharding_type_error(result):
+    # funcgrad's rule (dot) and JAX's lowering (reshape): the one class, caught by
+    # funcgrad.errors.ShardingTypeError and JAX's alike, with JAX's messages
+    caught = result["one_error"]
+    for name in ("dot", "dot_jit", "reshape", "reshape_jit"):
+        ours, theirs = caught["fg." + name], caught["jax." + name]
+        assert ours is not None and ours[0] is True, (name, ours)
+        assert ours == theirs, (name, ours, theirs)
 
 
 def test_ambiguous_contraction_is_jaxs_error(result):

@@ -213,6 +213,31 @@ def test_make_jaxpr_returns_the_program_and_shapes_as_jax():
         fg.make_jaxpr(f, axis_env=[("i", 2)])(np.ones(2), 3)
 
 
+def test_make_jaxpr_result_reads_as_jaxs_closed_jaxpr():
+    # (the attributes JAX's tests read off a closed jaxpr: its open jaxpr's equations,
+    # variables and constants, and the in/out avals)
+    c = np.arange(3.0, dtype=np.float32)
+
+    def f(np_):
+        return lambda x, y: (np_.sin(x) * y + c, x.sum())
+
+    x, y = np.ones(3, np.float32), np.float32(2.0)
+    ours, theirs = fg.make_jaxpr(f(fnp))(x, y), jax.make_jaxpr(f(jnp))(x, y)
+    assert ours.jaxpr is ours
+    assert [e.prim.name for e in ours.jaxpr.eqns] == [e.primitive.name for e in theirs.eqns]
+    assert len(ours.jaxpr.eqns) == len(theirs.jaxpr.eqns) == 4
+    assert len(ours.jaxpr.invars) == len(theirs.jaxpr.invars) == 2
+    assert len(ours.jaxpr.outvars) == len(theirs.jaxpr.outvars) == 2
+    assert [(a.shape, a.dtype) for a in ours.in_avals] == [
+        (a.shape, a.dtype) for a in theirs.in_avals
+    ]
+    assert [(a.shape, a.dtype) for a in ours.out_avals] == [
+        (a.shape, a.dtype) for a in theirs.out_avals
+    ]
+    assert len(ours.jaxpr.constvars) == len(ours.consts)
+    assert len(theirs.jaxpr.constvars) == len(theirs.consts)
+
+
 def test_device_get_matches_jax():
     tree = {"a": fnp.arange(3.0), "b": (np.float32(2.0), "label", 4)}
     got, want = fg.device_get(tree), jax.device_get({"a": jnp.arange(3.0), "b": tree["b"]})

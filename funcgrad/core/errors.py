@@ -10,6 +10,20 @@ from collections.abc import Sequence
 
 import numpy as np
 
+# ``ShardingTypeError`` is JAX's own class, not one of funcgrad's beside it: funcgrad's
+# sharding rules raise it, and so does JAX's lowering of the rules funcgrad leaves to it
+# (a reshape, a slice, a dot's batch dimensions), eagerly and under ``fg.jit``; one
+# ``except ShardingTypeError`` catches both, as under JAX. JAX makes it public in no
+# module (it lives in ``jax._src.core``).
+try:
+    from jax._src.core import ShardingTypeError
+except (ImportError, AttributeError):  # pragma: no cover - a JAX without it
+
+    class ShardingTypeError(Exception):  # type: ignore[no-redef]
+        """Operands whose shardings over explicit mesh axes leave a result's sharding
+        ambiguous: the operation needs ``out_sharding``."""
+
+
 _FG_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 #: directories whose frames are library code, skipped by :func:`user_frame`: funcgrad's
 #: own and those of the packages built on it that registered themselves
@@ -88,11 +102,6 @@ class AxisError(np.exceptions.AxisError):
 
     def __init__(self, message: str) -> None:
         super().__init__(message)
-
-
-class ShardingTypeError(Exception):
-    """Operands whose shardings over explicit mesh axes leave a result's sharding
-    ambiguous (JAX's ``ShardingTypeError``): the operation needs ``out_sharding``."""
 
 
 class BroadcastError(Exception):

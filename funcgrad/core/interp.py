@@ -31,7 +31,17 @@ from funcgrad.core.errors import (
     user_frame,
     where,
 )
-from funcgrad.core.ir import SHARDING_TYPES, Atom, Aval, Eqn, Literal, Program, Var, aval_of
+from funcgrad.core.ir import (
+    SHARDING_TYPES,
+    Atom,
+    Aval,
+    Eqn,
+    Literal,
+    Program,
+    ShapedArray,
+    Var,
+    aval_of,
+)
 from funcgrad.core.primitive import Primitive, set_interpreter_bind
 
 _SCALARS = (bool, int, float, complex)
@@ -83,8 +93,12 @@ class Tracer:
         self._var = var
 
     @property
-    def aval(self) -> Aval:
-        return self._var.aval
+    def aval(self) -> ShapedArray:
+        """The traced value's type as JAX's tracers hold it (``jax.typeof``'s): its
+        ``sharding`` a ``NamedSharding`` over the current abstract mesh, nothing split,
+        where funcgrad's own aval (``to_aval``, untyped) holds ``None``."""
+        a = self._var.aval
+        return ShapedArray(a.shape, a.dtype, a.weak_type, sharding_types.full_sharding(a))
 
     @property
     def shape(self) -> tuple[int, ...]:
@@ -315,7 +329,7 @@ class Builder:
                 return x._var
             if not x._builder.alive:
                 raise leaked(x)
-            return self._const(x, x.aval)
+            return self._const(x, x._var.aval)
         if isinstance(x, _SCALARS) and not isinstance(x, np.generic):
             return literal(x)
         aval = aval_of(x)
@@ -611,7 +625,7 @@ def is_concrete(x: Any) -> bool:
 def to_aval(x: Any) -> Aval:
     if type(x) is Tracer:
         return x._var.aval
-    return x.aval if isinstance(x, Tracer) else aval_of(x)
+    return aval_of(x)
 
 
 def canonical_literal(x: Any, dtype: np.dtype) -> Any:

@@ -390,6 +390,12 @@ class Program:
     _key: list = field(default_factory=list, repr=False, compare=False)
 
     @property
+    def jaxpr(self) -> Program:
+        """The program itself: what JAX's closed jaxpr (``make_jaxpr(f)(x)``) gives
+        as its open one (``.jaxpr.eqns``, ``.jaxpr.invars``); a Program is both."""
+        return self
+
+    @property
     def in_avals(self) -> list[Aval]:
         return [v.aval for v in self.invars]
 

@@ -126,6 +126,9 @@ def make_swap() -> Swap:
             public = getattr(real_errors, name)
             if getattr(real_core, name, None) is public and hasattr(ours, name):
                 mod.__dict__[name] = getattr(ours, name)
+        # the error of a sharding over explicit axes that leaves a result's type open
+        # (``jax.errors`` does not hold it): funcgrad's, which is JAX's own class
+        mod.__dict__["ShardingTypeError"] = ours.ShardingTypeError
         # the class of ``lax.create_token``'s values (public in JAX as
         # ``jax.extend.core.Token``): the class of funcgrad's tokens
         lax = importlib.import_module("funcgrad.lax")
