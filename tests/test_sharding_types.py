@@ -143,7 +143,9 @@ SCRIPT = textwrap.dedent(
 
         def f(v, u):
             w = v.T * 2.0
-            for a in (v, w, u + 1.0, np_.sum(w, axis=0)):
+            # (a *_like of a traced value takes its type, as JAX's)
+            made = (np_.zeros_like(v), np_.full_like(w, 3.0), np_.ones_like(u))
+            for a in (v, w, u + 1.0, np_.sum(w, axis=0), *made):
                 seen.append([str(a.aval), str(a.aval.sharding.spec), str(a.aval.sharding.mesh)])
             return np_.sum(w) + np_.sum(u)
 
@@ -394,7 +396,8 @@ def test_tracer_avals_hold_jaxs_sharding(result):
     ours, theirs = result["aval_no_mesh"]
     assert ours == theirs and len(ours) == 9, result["aval_no_mesh"]
     ours, theirs = result["aval_mesh"]
-    assert ours == theirs and len(ours) == 8, result["aval_mesh"]
+    assert ours == theirs and len(ours) == 14, result["aval_mesh"]
+    assert ours[4][0] == "float32[8@X,4@Y]" and ours[5][0] == "float32[4@Y,8@X]"
     assert "8@X,4@Y" in ours[0][0] and "Explicit" in ours[0][2]
 
 

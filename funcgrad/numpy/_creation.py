@@ -31,7 +31,7 @@ from funcgrad.core.creation_row import (
     TorchCreation,
 )
 from funcgrad.core.errors import ConcretizationTypeError
-from funcgrad.core.interp import Tracer, bind
+from funcgrad.core.interp import Tracer, bind, to_aval
 from funcgrad.core.ir import Aval
 from funcgrad.core.sharding_types import like_sharding
 from funcgrad.numpy import _ufuncs
@@ -312,7 +312,11 @@ def _numpy_form(row: Creation) -> Any:
         dtype = rest[0] if rest else None
         if row.like:
             shape = rest[1] if len(rest) > 1 else None
-            if device is None and out_sharding is None:  # (JAX's: the prototype's placement)
+            if device is None and out_sharding is None and isinstance(first, Tracer):
+                # (JAX's: a traced prototype's type, when the shape is its own)
+                typed = to_aval(first).sharding if shape is None else None
+                out_sharding = typed
+            elif device is None and out_sharding is None:  # (the prototype's placement)
                 weak = dtype is None and getattr(first, "weak_type", False)
                 device = like_sharding(first, shape, weak)
             return _on(out(_like(row, first, fill, dtype, shape)), device, out_sharding)
