@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+import tarfile
 import textwrap
 from pathlib import Path
 
@@ -112,3 +113,28 @@ def test_steps_compare_finds_the_first_difference() -> None:
     assert steps.rel(float("nan"), float("nan")) == 0.0 and steps.rel(1.0, float("nan")) == float(
         "inf"
     )
+
+
+def test_cora_setup_and_requests_stand_in(tmp_path, monkeypatch):
+    """The gcn/gat data: Cora's file formats, and the ``requests`` stand-in serving the
+    archive the gcn example downloads (and refusing any URL it has no file for)."""
+    tx._setup_cora(tmp_path, tmp_path)
+    rows = (tmp_path / "cora" / "cora.content").read_text().splitlines()
+    assert len(rows) == 2000 and all(len(r.split("\t")) == 502 for r in rows[:5])
+    ids = {r.split("\t")[0] for r in rows}
+    cites = [ln.split("\t") for ln in (tmp_path / "cora" / "cora.cites").read_text().splitlines()]
+    assert len(cites) == 4000 and all(a in ids and b in ids for a, b in cites)
+    monkeypatch.syspath_prepend(str(tx.SHIMS))
+    monkeypatch.delitem(sys.modules, "requests", raising=False)
+    import requests
+
+    assert requests.__file__.startswith(str(tx.SHIMS))
+    monkeypatch.chdir(tmp_path)
+    with (
+        requests.get("https://example.org/x/cora.tgz", stream=True) as got,
+        tarfile.open(fileobj=got.raw, mode="r:gz") as tgz,
+    ):
+        assert "cora/cora.content" in tgz.getnames()
+    with pytest.raises(requests.ConnectionError, match="no network"):
+        requests.get("https://example.org/other.tgz")
+    monkeypatch.delitem(sys.modules, "requests")

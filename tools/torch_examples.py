@@ -31,6 +31,7 @@ import shutil
 import statistics
 import subprocess
 import sys
+import tarfile
 import tempfile
 import time
 from collections.abc import Callable, Sequence
@@ -170,6 +171,38 @@ def _setup_nanogpt(work: Path, root: Path) -> None:
         pickle.dump({"vocab_size": len(chars), "itos": dict(enumerate(chars))}, f)
 
 
+def _setup_cora(work: Path, root: Path) -> None:
+    """A Cora-shaped citation graph (2,000 papers, 500 binary word features, 7 classes,
+    4,000 citations, mostly within a class; features drawn from a per-class vocabulary)
+    in ``cora/`` and as ``_downloads/cora.tgz``, which the ``requests`` stand-in serves to
+    the gcn example's download."""
+    rng = np.random.default_rng(0)
+    n, f, c, e = 2000, 500, 7, 4000
+    labels = rng.integers(0, c, n)
+    ids = rng.choice(1_000_000, n, replace=False)
+    vocab = rng.random((c, f)) < 0.1
+    words = np.zeros((n, f), dtype=np.int64)
+    for i in range(n):
+        pool = np.flatnonzero(vocab[labels[i]]) if rng.random() < 0.8 else np.arange(f)
+        words[i, rng.choice(pool, 8, replace=False)] = 1
+    src = rng.integers(0, n, e)
+    same = rng.random(e) < 0.8
+    by_class = [np.flatnonzero(labels == k) for k in range(c)]
+    dst = np.array(
+        [rng.choice(by_class[labels[s]]) if m else rng.integers(0, n) for s, m in zip(src, same)]
+    )
+    folder = work / "cora"
+    folder.mkdir(exist_ok=True)
+    with open(folder / "cora.content", "w") as fh:
+        for i in range(n):
+            fh.write("\t".join([str(ids[i]), *map(str, words[i]), f"Class_{labels[i]}"]) + "\n")
+    with open(folder / "cora.cites", "w") as fh:
+        fh.writelines(f"{ids[a]}\t{ids[b]}\n" for a, b in zip(src, dst))
+    (work / "_downloads").mkdir(exist_ok=True)
+    with tarfile.open(work / "_downloads" / "cora.tgz", "w:gz") as tgz:
+        tgz.add(folder, arcname="cora")
+
+
 _MNIST = {"TORCH_EXAMPLES_MNIST_TRAIN": "3200", "TORCH_EXAMPLES_MNIST_TEST": "500"}  # 50 steps
 _WLM = ["--epochs", "1", "--emsize", "64", "--nhid", "64", "--log-interval", "5"]
 _WLM += ["--data", "{work}/data", "--save", "{work}/model.pt"]
@@ -238,6 +271,15 @@ PROGRAMS: list[Program] = [
          "--save-model-dir", "{work}/models", "--epochs", "1", "--batch-size", "2",
          "--image-size", "64", "--log-interval", "2"],
         setup=_setup_style, loss_re=r"total:\s*(-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)",
+    ),
+    Program(
+        "gcn", "examples", "gcn/main.py", ["--epochs", "30", "--val-every", "5"],
+        setup=_setup_cora,
+    ),
+    Program(
+        "gat", "examples", "gat/main.py",
+        ["--epochs", "10", "--val-every", "5", "--num-heads", "2", "--hidden-dim", "16"],
+        setup=_setup_cora,
     ),
     Program("nanogpt", "nanogpt", "train.py", _NANOGPT, setup=_setup_nanogpt),
     Program(
