@@ -1,4 +1,5 @@
-"""``torch.func``'s module helpers: ``functional_call`` and ``stack_module_state``."""
+"""``torch.func``'s module helpers: ``functional_call``, ``stack_module_state`` and
+``replace_all_batch_norm_modules_``."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from typing import Any
 
 import compat.torch as torch
 
-__all__ = ["functional_call", "stack_module_state"]
+__all__ = ["functional_call", "replace_all_batch_norm_modules_", "stack_module_state"]
 
 
 # ---------------------------------------------------------------- modules
@@ -152,3 +153,19 @@ def stack_module_state(models: Sequence[Any]) -> tuple[dict[str, Any], dict[str,
     params = stack([dict(m.named_parameters()) for m in models])
     buffers = stack([dict(m.named_buffers()) for m in models])
     return params, buffers
+
+
+def replace_all_batch_norm_modules_(root: Any) -> Any:
+    """Stop every batch-norm module in ``root`` (``root`` included) tracking running
+    statistics, in place: ``running_mean``/``running_var``/``num_batches_tracked`` become
+    ``None``, so ``vmap`` over a batch-norm model normalises by each call's batch
+    statistics instead of updating shared buffers. Returns ``root``."""
+    if not isinstance(root, torch.nn.Module):
+        raise AttributeError(f"'{type(root).__name__}' object has no attribute 'modules'")
+    for m in root.modules():
+        if isinstance(m, torch.nn.modules.batchnorm._BatchNorm) and m.track_running_stats:
+            m.running_mean = None
+            m.running_var = None
+            m.num_batches_tracked = None
+            m.track_running_stats = False
+    return root

@@ -1,8 +1,9 @@
 """``torch.func``: function transforms of compat code, run as funcgrad's transforms.
 
-``grad``, ``grad_and_value``, ``vjp``, ``jvp``, ``jacrev``, ``jacfwd``,
-``hessian``, ``vmap``, ``functional_call``, ``stack_module_state``, with
-``torch.func``'s signatures and results.
+``grad``, ``grad_and_value``, ``vjp``, ``jvp``, ``linearize``, ``jacrev``, ``jacfwd``,
+``hessian``, ``vmap``, ``functionalize``, ``functional_call``, ``stack_module_state``,
+``replace_all_batch_norm_modules_``, ``rearrange``, with ``torch.func``'s signatures
+and results.
 
 How: a compat tensor is a wrapper around an array, and every compat op is a
 funcgrad program applied to the arrays; while a funcgrad builder traces, the
@@ -43,7 +44,12 @@ from compat._core import grad_mode as _gm
 from compat._core import tensor as _tensor
 from compat._core.accumulate import flip
 from compat._core.tensor import Tensor, _new_tensor
-from compat.torch._func_modules import functional_call, stack_module_state
+from compat.torch._func_modules import (
+    functional_call,
+    replace_all_batch_norm_modules_,
+    stack_module_state,
+)
+from compat.torch._rearrange import rearrange
 from funcgrad._compat_contract import (
     Aval,
     ConcretizationError,
@@ -57,12 +63,16 @@ from funcgrad._compat_contract import (
 
 __all__ = [
     "functional_call",
+    "functionalize",
     "grad",
     "grad_and_value",
     "hessian",
     "jacfwd",
     "jacrev",
     "jvp",
+    "linearize",
+    "rearrange",
+    "replace_all_batch_norm_modules_",
     "stack_module_state",
     "vjp",
     "vmap",
@@ -399,6 +409,81 @@ def jvp(
         return tuple(_ten(r) for r in res)
 
     return _top("jvp", body, (tuple(primals), tuple(tangents)), {})
+
+
+# ---------------------------------------------------------------- linearize, functionalize
+# ``linearize`` returns ``func(*primals)`` and a ``jvp_fn`` that checks each call's
+# tangents against the primals (structure, shape, dtype: PyTorch's errors) and runs
+# ``jvp`` (whose traced program is compiled once per structure, so calls reuse it).
+# ``functionalize`` is the function itself: compat ops are already pure funcgrad
+# programs on immutable arrays (an in-place op makes a new array and rebinds the
+# tensor), so there are no mutations to remove, and an input mutated inside is updated
+# as PyTorch's functionalize copies back; with ``remove='mutations_and_views'`` an
+# output that is a view is returned as a copy, so it aliases nothing, as PyTorch's.
+def linearize(func: Callable[..., Any], *primals: Any) -> tuple[Any, Callable[..., Any]]:
+    """``(func(*primals), jvp_fn)``: ``jvp_fn(*tangents)`` is the Jacobian of ``func`` at
+    ``primals`` applied to ``tangents`` (the primals' structure, shapes and dtypes)."""
+    output = func(*primals)
+    flat, spec = _flatten(primals)
+    for p in flat:
+        if not isinstance(p, Tensor):
+            raise AttributeError(f"'{type(p).__name__}' object has no attribute 'new_empty'")
+    meta = [(p.shape, p.dtype) for p in flat]
+
+    def jvp_fn(*tangents: Any) -> Any:
+        t_flat, t_spec = _flatten(tangents)
+        if t_spec != spec:
+            raise RuntimeError(
+                f"Expected the tangents {t_spec} to have the same argspec as the primals {spec}"
+            )
+        for i, (t, (shape, dtype)) in enumerate(zip(t_flat, meta)):
+            if not isinstance(t, Tensor):
+                raise RuntimeError(f"tangent:{i} is a {type(t).__name__}, not a Tensor")
+            if t.shape != shape:
+                raise RuntimeError(
+                    f"tangent:{i} with shape {t.shape} in flattened pytree doesn't match the "
+                    f"shape {shape} of the corresponding primal."
+                )
+            if t.dtype != dtype:
+                raise RuntimeError(
+                    f"tangent:{i} with dtype {t.dtype} in flattened pytree doesn't match the "
+                    f"dtype {dtype} of the corresponding primal."
+                )
+        return jvp(func, primals, tangents)[1]
+
+    return output, jvp_fn
+
+
+_REMOVE = ("mutations", "mutations_and_views")
+
+
+def functionalize(func: Callable[..., Any], *, remove: str = "mutations") -> Callable[..., Any]:
+    """``func`` with its in-place operations (and, with ``remove='mutations_and_views'``,
+    its views) replaced by out-of-place ones: compat's ops already are (see the module
+    docstring), so the same values and the same updates of mutated inputs."""
+    if remove not in _REMOVE:
+        raise RuntimeError(
+            f"functionalize(f, remove='mutations'): received invalid argument for "
+            f"remove={remove}. Valid options are:\n     remove='mutations': all inplace and "
+            "out= operators will be removed from the program, and replaced with their "
+            "out-of-place equivalents.\n     remove='mutations_and_views': In addition to the "
+            "above, all aliasing operators {view} will be replaced with their non-aliasing "
+            "counterparts, {view}_copy.\n"
+        )
+
+    @functools.wraps(func)
+    def wrapped(*args: Any, **kwargs: Any) -> Any:
+        out = func(*args, **kwargs)
+        if remove == "mutations":
+            return out
+        # no aliasing: an output that is a view (of an input, say) becomes a copy
+        return tu.tree_map(
+            lambda t: t.clone() if _is_tensor(t) and t._base is not None else t,
+            out,
+            is_leaf=_is_tensor,
+        )
+
+    return wrapped
 
 
 # ---------------------------------------------------------------- Jacobians

@@ -37,7 +37,10 @@ from compat.torch.autograd import (
 from compat.torch.autograd.grad_mode import (  # noqa: F401
     _force_original_view_tracking,
     _unsafe_preserve_version_counter,
+    enforce_grad_layout_policy,
+    is_multithreading_enabled,
     is_view_replay_enabled,
+    set_multithreading_enabled,
 )
 from compat.torch.autograd.gradcheck import gradcheck, gradgradcheck
 from compat.torch.autograd.variable import Variable
