@@ -277,25 +277,6 @@ def matrix_power(input: Tensor, n: int) -> Tensor:
     return torch.linalg.matrix_power(input, n)
 
 
-def vander(x: Tensor, N: int | None = None, increasing: bool = False) -> Tensor:
-    """``torch.vander``: NumPy's Vandermonde matrix of a 1-d tensor (decreasing powers
-    unless ``increasing``)."""
-    if x.dim() != 1:
-        raise RuntimeError("x must be a one-dimensional tensor.")
-    n = x.shape[0] if N is None else N
-    if n < 0:
-        raise RuntimeError("N must be non-negative.")
-    if n == 0:
-        return torch.empty((x.shape[0], 0), dtype=_vander_dtype(x))
-    out = torch.linalg.vander(x.to(_vander_dtype(x)), N=n)
-    return out if increasing else out.flip(-1)
-
-
-def _vander_dtype(x: Tensor) -> Any:
-    # integers and bools become int64, floats stay (ATen promotes to long)
-    return torch.int64 if _dt.kind(x._npdtype) in "biu" else x.dtype
-
-
 # --------------------------------------------------------------------------- new functions
 
 
@@ -429,18 +410,6 @@ def _trapezoid_dx(y: Tensor, x: Tensor | None, dx: Any, dim: int) -> tuple[Tenso
 def _shift(y: Tensor, dim: int) -> Tensor:
     n = y.shape[dim]
     return y.narrow(dim, 1, max(n - 1, 0)) + y.narrow(dim, 0, max(n - 1, 0))
-
-
-def trapezoid(y: Tensor, x: Tensor | None = None, *, dx: Any = None, dim: int = -1) -> Tensor:
-    """``torch.trapezoid``: the trapezoidal rule along ``dim``, with sample points ``x``
-    or a constant spacing ``dx`` (1)."""
-    y, step = _trapezoid_dx(y, x, dx, dim)
-    return (_shift(y, dim) * step).sum(dim) / 2
-
-
-def trapz(y: Tensor, x: Tensor | None = None, *, dx: Any = None, dim: int = -1) -> Tensor:
-    """``torch.trapz``: ``torch.trapezoid``'s older name."""
-    return trapezoid(y, x, dx=dx, dim=dim)
 
 
 def cumulative_trapezoid(

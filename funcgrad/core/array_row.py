@@ -30,9 +30,10 @@ PARAM_KINDS = (
     "float",
     "bool",
     "optional_float",
+    "optional_int",
 )
 #: how PyTorch may type an array row's result (see :class:`TorchArrayForm`)
-PROMOTIONS = ("int64",)
+PROMOTIONS = ("int64", "default_float")
 #: a parameter without a default
 REQUIRED = object()
 
@@ -53,12 +54,20 @@ class TorchParam:
     ``None`` where the default is ``None``: ``kron``'s ``other``, ``diff``'s ``prepend``;
     a test sample gives its shape), ``"float"`` (a real number: ``isclose``'s ``rtol``),
     ``"optional_float"`` (a real number, or ``None`` for the parameter's default:
-    ``nan_to_num``'s ``nan``, ``posinf``), ``"bool"`` (a bool: ``equal_nan``). ``at_least``: the smallest value PyTorch takes and its
+    ``nan_to_num``'s ``nan``, ``posinf``; ``trapezoid``'s ``dx``, whose ``None`` leaves the
+    numpy form's default), ``"optional_int"`` (an integer or ``None``, PyTorch's
+    ``TypeError`` naming no position: ``vander``'s ``N``), ``"bool"`` (a bool:
+    ``equal_nan``). ``keyword_only``: PyTorch takes it by keyword only (``trapezoid``'s
+    ``dx`` and ``dim``). ``at_least``: the smallest value PyTorch takes and its
     ``RuntimeError``'s text, ``{value}`` the value given (``diff``'s order, where NumPy's
-    form raises a ``ValueError``). ``count``: the number of dimensions a ``"dims"``
+    form raises a ``ValueError``; ``None`` is not checked). ``count``: the number of dimensions a ``"dims"``
     parameter names and PyTorch's ``RuntimeError`` text where it differs, ``{count}`` the
     number given (``rot90``'s two); ``distinct``: the dimensions must differ, PyTorch's
     ``RuntimeError`` text where they do not, ``{0}``, ``{1}``... the dimensions given.
+    ``bool_error``: PyTorch's ``RuntimeError`` text refusing a bool value (``trapezoid``'s
+    ``dx``). ``length``: a 1-d tensor operand must have the input's size along the named
+    dimension parameter, PyTorch's ``RuntimeError`` text where it has not (``trapezoid``'s
+    ``x``).
     ``ndim``: a tensor parameter's fewest and most dimensions and PyTorch's text, as
     :class:`TorchArrayForm`'s (``outer``'s ``vec2``).
     """
@@ -71,6 +80,9 @@ class TorchParam:
     count: tuple[int, str] | None = None
     distinct: str | None = None
     ndim: tuple[int, int | None, str] | None = None
+    keyword_only: bool = False
+    bool_error: str | None = None
+    length: tuple[str, str] | None = None
 
     @property
     def required(self) -> bool:
@@ -105,10 +117,13 @@ class TorchArrayForm:
     ``DiagEmbedBackward0``; ``diff`` of order 0: ``CopyBackwards``). ``promote``: how
     PyTorch types the result where NumPy's form differs: ``"int64"`` (integer inputs
     computed as int64, as PyTorch's ``sum``, where NumPy keeps unsigned ones unsigned:
-    ``trace``). Tensor operands promote with the input as NumPy's (``kron`` reshapes both
+    ``trace``; bools too, as ``vander``'s), ``"default_float"`` (integer and bool inputs
+    in PyTorch's default float, where NumPy's form gives JAX's: ``trapezoid``). Tensor operands promote with the input as NumPy's (``kron`` reshapes both
     to one number of dimensions, ``diff``'s ``prepend`` has the input's, so PyTorch's
     lower rank for a 0-d tensor never applies). ``bool_error``: PyTorch's
-    ``NotImplementedError`` text refusing a bool input (``trace``). ``concat``: the tensor
+    ``NotImplementedError`` text refusing a bool input (``trace``), or ``(exception type,
+    text, text where a tensor operand is given, which is refused too)`` (``trapezoid``'s
+    ``RuntimeError``). ``concat``: the tensor
     operands are joined to the input along a dimension parameter, PyTorch's checks before
     NumPy's: ``(dimension parameter, text where the number of dimensions differs, text
     where another dimension's size does)`` (``diff``'s ``prepend``/``append``).
@@ -116,7 +131,19 @@ class TorchArrayForm:
     ``RuntimeError`` text where one has not, ``{0}``/``{1}`` their ScalarType names
     (``isclose``: "Float did not match Long", where NumPy's form promotes). ``python_bool``:
     the result is a Python bool (``allclose``, where NumPy's is a 0-d array).
-    ``aliases``: PyTorch's other names of the op (``outer``'s ``ger``)."""
+    ``aliases``: PyTorch's other names of the op (``outer``'s ``ger``). ``input``: the
+    input parameter's name (``vander``'s ``x``, ``trapezoid``'s ``y``). ``method``: PyTorch
+    has ``Tensor.X`` (not ``vander``, ``trapezoid``). ``exclusive``: two parameters a call
+    may not both give (``trapezoid``'s ``x`` and ``dx``: PyTorch's overloads, its
+    ``TypeError``). A node of ``None`` in ``nodes``: that case's result has none (``vander``
+    with ``N`` 0 or 1: PyTorch fills it). ``scalar_error``: PyTorch's ``IndexError`` text
+    refusing a 0-d input, ``{dim}`` the ``dim`` argument (``trapezoid``'s "Dimension
+    specified as -1 but tensor has no dimensions"). ``empty_along``: the dimension parameter
+    along which an empty input gives zeros of its dtype without that dimension, before any
+    other check but the dimension's (``trapezoid``: PyTorch returns before its checks, no
+    node). ``torch_grad=False``: PyTorch's backward of the op fails (``vander``'s, "modified
+    by an inplace operation", in 2.13), so the samples compare values and nodes, not
+    gradients; compat differentiates it."""
 
     grad_fn: str | None
     params: tuple[TorchParam, ...]
@@ -126,14 +153,20 @@ class TorchArrayForm:
     empty_unchecked: bool = False
     method_varargs: str | None = None
     samples: tuple[tuple[tuple[int, ...], tuple[Any, ...]], ...] = ()
-    nodes: tuple[tuple[str, Any, str], ...] = ()
+    nodes: tuple[tuple[str, Any, str | None], ...] = ()
     promote: str | None = None
-    bool_error: str | None = None
+    bool_error: str | tuple[type, str, str] | None = None
     concat: tuple[str, str, str] | None = None
     same_dtype: str | None = None
     python_bool: bool = False
     aliases: tuple[str, ...] = ()
     inplace_function: bool = False
+    input: str = "input"
+    method: bool = True
+    exclusive: tuple[str, str] | None = None
+    scalar_error: str | None = None
+    empty_along: str | None = None
+    torch_grad: bool = True
 
     def __post_init__(self) -> None:
         if self.promote is not None and self.promote not in PROMOTIONS:

@@ -158,6 +158,51 @@ def trapezoid(y: ArrayLike, x: ArrayLike | None = None, dx: ArrayLike = 1.0, axi
     return out(0.5 * _reductions.sum(d * (yy[..., 1:] + yy[..., :-1]), axis=-1))
 
 
+# PyTorch's trapezoid: two overloads, sample points ``x`` or a keyword-only spacing ``dx``
+# (not both), integer and bool samples in the default float; its node is the last product's
+# (``* dx``) or the last division's (``/ 2``, with ``x``); ``trapz`` is its older name
+ArrayRow(
+    trapezoid,
+    torch=TorchArrayForm(
+        "DivBackward1",
+        (
+            TorchParam(
+                "x",
+                "x",
+                "tensor",
+                None,
+                length=("dim", "trapezoid: There must be one `x` value for each sample point"),
+                # (PyTorch differences a 0-d x into nothing, then fails to broadcast)
+                ndim=(1, None, "The size of tensor b (0) of a 0-d `x` must match the samples'"),
+            ),
+            TorchParam(
+                "dx",
+                "dx",
+                "optional_float",
+                None,
+                keyword_only=True,
+                bool_error="trapezoid: Currently, we only support dx as a real number.",
+            ),
+            TorchParam("dim", "axis", "dim", -1, keyword_only=True),
+        ),
+        input="y",
+        method=False,
+        exclusive=("x", "dx"),
+        promote="default_float",
+        scalar_error="Dimension specified as {dim} but tensor has no dimensions",
+        empty_along="dim",
+        bool_error=(
+            RuntimeError,
+            "trapezoid: received a bool input for `y`, but bool is not supported",
+            "trapezoid: received a bool input for `x` or `y`, but bool is not supported",
+        ),
+        nodes=(("x", None, "MulBackward1"),),
+        aliases=("trapz",),
+        samples=(((5,), ()), ((3, 4), ((4,),)), ((2, 3), ((2, 3),))),
+    ),
+)
+
+
 def gradient(
     f: ArrayLike,
     *varargs: ArrayLike,

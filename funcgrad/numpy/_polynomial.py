@@ -16,6 +16,7 @@ import numpy as np
 
 from funcgrad import lax
 from funcgrad.core import dtypes
+from funcgrad.core.array_row import ArrayRow, TorchArrayForm, TorchParam
 from funcgrad.core.errors import ConcretizationError
 from funcgrad.core.interp import Tracer
 from funcgrad.numpy import _creation, _info, _linalg, _reductions, _shape, _ufuncs, linalg
@@ -211,6 +212,28 @@ def vander(x: ArrayLike, N: int | None = None, increasing: bool = False) -> Any:
     if not cols:
         return out(_creation.zeros((aval(x).shape[0], 0), aval(x).dtype))
     return out(_shape.stack(cols, axis=-1))
+
+
+# PyTorch's vander: a vector only, ``N`` at least 0, integers and bools as int64; its node
+# is the flip's (the increasing powers: the copy into a slice's), none where ``N`` is 0 or 1
+# (PyTorch fills the columns with ones); no ``Tensor.vander``
+ArrayRow(
+    vander,
+    torch=TorchArrayForm(
+        "FlipBackward0",
+        (
+            TorchParam("N", "N", "optional_int", None, at_least=(0, "N must be non-negative.")),
+            TorchParam("increasing", "increasing", "bool", False),
+        ),
+        input="x",
+        method=False,
+        ndim=(1, 1, "x must be a one-dimensional tensor."),
+        promote="int64",
+        nodes=(("N", 0, None), ("N", 1, None), ("increasing", True, "torch::autograd::CopySlices")),
+        torch_grad=False,
+        samples=(((3,), ()), ((4,), (3, True)), ((3,), (5,)), ((2,), (1,))),
+    ),
+)
 
 
 def polyfit(

@@ -29,11 +29,20 @@ _INT64 = np.dtype(np.int64)
 
 
 def _array_f(
-    x: Any, *operands: Any, op: str, kwargs: tuple | None, tensors: tuple = (), dtype: Any = None
+    x: Any,
+    *operands: Any,
+    op: str,
+    kwargs: tuple | None,
+    tensors: tuple = (),
+    dtype: Any = None,
+    zeros: tuple | None = None,
 ) -> Any:
     """The row ``op``'s function of ``x`` (cast to ``dtype`` first where given) and the
     tensor ``operands`` (passed as the numpy parameters ``tensors``); ``x`` itself for no
-    arguments (``None``: an empty input PyTorch copies unchecked)."""
+    arguments (``None``: an empty input PyTorch copies unchecked); zeros of ``x``'s dtype
+    and the shape ``zeros`` where given (``TorchArrayForm.empty_along``)."""
+    if zeros is not None:
+        return fnp.zeros(zeros, x.dtype)
     if kwargs is None:
         return x
     if dtype is not None:
@@ -74,6 +83,12 @@ def _convert(name: str, pos: int, param: str, kind: str, value: Any, input: Tens
     """A PyTorch argument of ``kind`` (``TorchParam.kind``) as the numpy form takes it (a
     ``"dim"`` checked for its type only: :func:`_array_op` wraps it after the checks of
     the input's dimensions, as PyTorch's kernels)."""
+    if kind == "optional_int":  # (an optional int: no position said, a bool refused)
+        if value is None:
+            return None
+        if isinstance(value, (bool, np.bool_)) or not hasattr(value, "__index__"):
+            raise TypeError(f"{name}(): argument '{param}' must be int, not {type(value).__name__}")
+        return operator.index(value)
     if kind in ("int", "dim"):
         if not hasattr(value, "__index__"):
             raise _type_error(name, param, pos, "int", value)
@@ -133,29 +148,51 @@ def _check_concat(t: Any, input: Tensor, operands: dict[str, Tensor], dim: int) 
             raise RuntimeError(t.concat[2])
 
 
-def _node(t: Any, given: dict[str, Any], ndim: int) -> str:
-    """The row's node for these arguments (``TorchArrayForm.nodes``)."""
+def _node(t: Any, given: dict[str, Any], ndim: int) -> str | None:
+    """The row's node for these arguments (``TorchArrayForm.nodes``; ``None``: none)."""
     for param, value, node in t.nodes:
-        if (ndim if param == "ndim" else given[param]) == value:
+        v = ndim if param == "ndim" else given[param]
+        if v is value if value is None or isinstance(v, Tensor) else v == value:
             return node
     return t.grad_fn
 
 
+def _check_bool(error: Any, input: Tensor, operands: list[Any]) -> None:
+    """A row's refusal of bool inputs (``TorchArrayForm.bool_error``): the input's, or with
+    tensor operands given (a pair's third entry) theirs too."""
+    if isinstance(error, str):
+        if input._npdtype == np.bool_:
+            raise NotImplementedError(error)
+        return
+    exc, alone, with_operands = error
+    given = [o for o in operands if isinstance(o, Tensor)]
+    if any(o._npdtype == np.bool_ for o in (input, *given)):
+        raise exc(with_operands if given else alone)
+
+
 def _result_dtype(t: Any, input: Tensor) -> Any:
     """The dtype the row computes in (``TorchArrayForm.promote``; ``None``: the function's)."""
-    if t.promote == "int64" and _dt.kind(input._npdtype) in "iu":
+    kind = _dt.kind(input._npdtype)
+    if t.promote == "int64" and kind in "biu":
         return None if input._npdtype == _INT64 else _INT64
+    if t.promote == "default_float" and kind in "biu":
+        return _dt.float_type(input._npdtype)
     return None
 
 
 def _array_op(row: Any) -> Any:
     t = row.torch
     name = row.name
-    params = [inspect.Parameter("input", inspect.Parameter.POSITIONAL_OR_KEYWORD)]
+    P = inspect.Parameter
+    params = [P(t.input, P.POSITIONAL_OR_KEYWORD)]
     for p in t.params:
-        default = inspect.Parameter.empty if p.required else p.default
+        default = P.empty if p.required else p.default
         params.append(
-            inspect.Parameter(p.name, inspect.Parameter.POSITIONAL_OR_KEYWORD, default=default)
+            P(
+                p.name,
+                P.KEYWORD_ONLY if p.keyword_only else P.POSITIONAL_OR_KEYWORD,
+                default=default,
+            )
         )
     sig = inspect.Signature(params)
     # (arguments converted in two phases, as PyTorch checks them: types first, then, after
@@ -172,11 +209,14 @@ def _array_op(row: Any) -> Any:
     dims = [(p.name, p.numpy) for p in t.params if p.kind == "dim"]
     tensors = [(p.name, p.numpy) for p in t.params if p.kind == "tensor"]
     operand_ndims = [(p.numpy, p.ndim) for p in t.params if p.kind == "tensor" and p.ndim]
-    names = [q.name for q in params]
+    names = [q.name for q in params if q.kind is P.POSITIONAL_OR_KEYWORD]
     node_of = t.grad_fn or name  # (no node: the name is never recorded)
     defaults = {p.name: p.default for p in t.params if not p.required}
-    optional = [(p.name, p.numpy) for p in t.params if p.kind == "optional_float"]
-    least = len(names) - len(defaults)  # (the positional arguments a call needs)
+    keywords = {p.name: p.default for p in t.params if p.keyword_only}
+    optional = [(p.name, p.numpy) for p in t.params if p.kind.startswith("optional_")]
+    bool_errors = [(p.name, p.bool_error) for p in t.params if p.bool_error is not None]
+    lengths = [(p.numpy, p.length) for p in t.params if p.length is not None]
+    least = len(names) - len(set(defaults) - set(keywords))  # (positional ones a call needs)
     #: (ndim, dtype) -> (node, static) of a call with the input alone, whose checks and
     #: arguments depend on nothing else (filled once a call passed them)
     alone: dict[tuple[int, Any], tuple[str, tuple]] = {}
@@ -192,7 +232,13 @@ def _array_op(row: Any) -> Any:
             bound = sig.bind(*args, **kwargs)
             bound.apply_defaults()
             given = bound.arguments
-        input = given["input"]
+        input = given[t.input]
+        if t.exclusive is not None:  # (both given, or one given as None: no overload)
+            passed = {**dict(zip(names, args)), **kwargs}
+            if all(given[p] is not None for p in t.exclusive) or any(
+                p in passed and passed[p] is None for p in t.exclusive
+            ):
+                raise TypeError(f"{name}() received an invalid combination of arguments")
         if t.aligned is not None:  # (roll: one shift per dim, one shift for none; before
             # the dims are checked, as PyTorch)
             n_a, n_b = (_count(given[x]) for x in t.aligned)
@@ -204,9 +250,11 @@ def _array_op(row: Any) -> Any:
         if t.empty_unchecked and isinstance(input, Tensor) and input.numel() == 0:
             return apply(_array_f, node_of, (input,), (("op", name), ("kwargs", None)))
         kw = {n: _convert(name, i, p, kind, given[p], input) for p, n, kind, i in conv}
-        for p, n in optional:  # (``None``: the parameter's default)
+        for p, n in optional:  # (``None``: the parameter's default, or the numpy form's)
             if kw[n] is None:
                 kw[n] = defaults[p]
+                if kw[n] is None:
+                    del kw[n]
         for p, _, kind, i in conv_dims:  # (a sequence's type is the arguments' parser's)
             if kind == "unique_dims" and not isinstance(given[p], (list, tuple)):
                 raise _type_error(name, p, i, "tuple of ints", given[p])
@@ -214,14 +262,25 @@ def _array_op(row: Any) -> Any:
             seq = given[p]
             if isinstance(seq, (list, tuple)) and len(seq) != count:
                 raise RuntimeError(text.format(count=len(seq)))
-        if t.bool_error is not None and input._npdtype == np.bool_:
-            raise NotImplementedError(t.bool_error)
+        if t.scalar_error is not None and input.ndim == 0:
+            raise IndexError(t.scalar_error.format(dim=given.get("dim")))
+        if t.empty_along is not None:  # (zeros without that dimension, no node)
+            d = _wrap_dim(operator.index(given[t.empty_along]), input.ndim)
+            if input.shape[d] == 0:
+                shape = tuple(n for i, n in enumerate(input.shape) if i != d)
+                zeros = (("op", name), ("kwargs", ()), ("zeros", shape))
+                return apply(_array_f, name, (input.detach(),), zeros)
+        if t.bool_error is not None:
+            _check_bool(t.bool_error, input, [given[p] for p, _ in tensors])
+        for p, text in bool_errors:
+            if isinstance(given[p], (bool, np.bool_)):
+                raise RuntimeError(text)
         if t.ndim is not None:
             low, high, text = t.ndim
             if input.ndim < low or (high is not None and input.ndim > high):
                 raise RuntimeError(text.format(ndim=input.ndim))
         for p, (low, text) in floors:
-            if kw[numpy_of[p]] < low:
+            if kw.get(numpy_of[p]) is not None and kw[numpy_of[p]] < low:
                 raise RuntimeError(text.format(value=kw[numpy_of[p]]))
         for p, text in distinct:  # (before the dimensions are wrapped, as PyTorch)
             seq = given[p]
@@ -233,6 +292,10 @@ def _array_op(row: Any) -> Any:
             kw[n] = _wrap_dim(kw[n], input.ndim)
         operands = {n: kw.pop(n) for _, n in tensors}
         operands = {n: o for n, o in operands.items() if o is not None}
+        for n, (dim, text) in lengths:
+            o = operands.get(n)
+            if o is not None and o.ndim == 1 and o.shape[0] != input.shape[kw[numpy_of[dim]]]:
+                raise RuntimeError(text)
         for n, (low, high, text) in operand_ndims:
             o = operands.get(n)
             if o is not None and (o.ndim < low or (high is not None and o.ndim > high)):
@@ -254,9 +317,12 @@ def _array_op(row: Any) -> Any:
             ("dtype", _result_dtype(t, input)),
         )
         node = _node(t, given, input.ndim) if t.nodes else node_of
+        operands = (input, *operands.values())
+        if node is None:  # (PyTorch fills this case's result: no node)
+            return apply(_array_f, name, tuple(o.detach() for o in operands), static)
         if len(args) == 1 and not kwargs and type(input) is Tensor and not t.empty_unchecked:
             alone[input.ndim, input._npdtype] = (node, static)
-        return apply(_array_f, node, (input, *operands.values()), static)
+        return apply(_array_f, node, operands, static)
 
     if t.python_bool:  # (allclose: a Python bool, where the row's function gives an array)
         tensor_f = f
@@ -272,11 +338,11 @@ def _array_op(row: Any) -> Any:
         Sample(
             (shape,),
             args=tuple(T(a) if k == "tensor" and a is not None else a for k, a in zip(kinds, args)),
-            grad=t.grad_fn is not None,
+            grad=t.grad_fn is not None and t.torch_grad,
         )
         for shape, args in t.samples
     )
-    method: Any = True
+    method: Any = t.method
     if t.method_varargs is not None:  # (``x.flip(0, 1)`` as ``x.flip((0, 1))``)
         param = t.method_varargs
 
