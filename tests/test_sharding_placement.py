@@ -114,6 +114,23 @@ SCRIPT = textwrap.dedent(
                                   in_axes=1))(np.ones((4, 3)))
         out[f"wsc_{name}"] = [[str(a.sharding.spec) for a in jax.tree_util.tree_leaves(o)],
                               none_err, str(vm.sharding.spec), np.asarray(vm).tolist()]
+        # vmap's spmd_axis_name: the constraint's batch axis split over those mesh axes
+        # (one name, a tuple, nested vmaps, a constraint over the abstract mesh)
+        wsc = lib.lax.with_sharding_constraint
+        g = lambda v: wsc(v * 3.0, NamedSharding(auto, P(None)))
+        ab = lambda v: wsc(v, NamedSharding(auto.abstract_mesh, P("a"))) * 2.0
+        x8 = np.arange(32.0).reshape(8, 4)
+        placed_ab = jax.device_put(x8, NamedSharding(auto, P("a", "b")))
+        runs = [
+            lib.jit(lib.vmap(g, spmd_axis_name="b"))(x8),
+            lib.jit(lib.vmap(g, spmd_axis_name=("a", "b")))(x8),
+            lib.jit(lib.vmap(lib.vmap(g, in_axes=1, spmd_axis_name="b"), spmd_axis_name="a"))(
+                x8.reshape(2, 4, 4)),
+            lib.jit(lib.vmap(g, in_axes=1, out_axes=1, spmd_axis_name="a"))(x8),
+            lib.jit(lib.vmap(ab, spmd_axis_name="b"))(placed_ab),
+            lib.jit(lib.vmap(ab))(placed_ab),
+        ]
+        out[f"spmd_{name}"] = [[str(r.sharding.spec), np.asarray(r).tolist()] for r in runs]
 
     # auto_axes without a context mesh takes its mesh from out_sharding; explicit_axes
     # without one is JAX's error
@@ -182,6 +199,13 @@ def test_jit_device_and_backend(result):
 def test_with_sharding_constraint_prefix_and_none(result):
     _same(result, "wsc")
     assert "got sharding None" in result["wsc_fg"][1]
+
+
+def test_vmap_spmd_axis_name(result):
+    # (funcgrad refused spmd_axis_name)
+    _same(result, "spmd")
+    specs = [r[0] for r in result["spmd_fg"]]
+    assert specs[:2] == ["P('b',)", "P(('a', 'b'),)"] and specs[4] == "P('b', 'a')"
 
 
 def test_auto_axes_without_context_mesh(result):

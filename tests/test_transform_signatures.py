@@ -6,7 +6,6 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 import numpy as np
-import pytest
 
 import funcgrad as fg
 import funcgrad.numpy as fnp
@@ -21,6 +20,11 @@ def test_vmap_accepts_axis_name() -> None:
     np.testing.assert_allclose(got, x + 1.0)
 
 
-def test_vmap_spmd_axis_name_needs_a_mesh() -> None:
-    with pytest.raises(NotImplementedError, match="spmd_axis_name"):
-        fg.vmap(fnp.sin, spmd_axis_name="x")
+def test_vmap_accepts_spmd_axis_name() -> None:
+    # (without a sharding constraint inside, it changes nothing, as JAX's; with one,
+    # tests/test_sharding_placement.py on 8 devices)
+    x = np.arange(12.0, dtype=np.float32).reshape(3, 4)
+    want = jax.vmap(jnp.sin, spmd_axis_name="x")(x)
+    np.testing.assert_allclose(fg.vmap(fnp.sin, spmd_axis_name="x")(x), want, rtol=1e-6)
+    got = fg.jit(fg.vmap(fnp.sin, spmd_axis_name=("x", "y")))(x)
+    np.testing.assert_allclose(got, want, rtol=1e-6)

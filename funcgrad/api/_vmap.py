@@ -20,6 +20,7 @@ from funcgrad.core.interp import UNKNOWN, Tracer, is_tracing, new_builder, to_av
 from funcgrad.core.ir import Program
 from funcgrad.primitives import collectives as col
 from funcgrad.primitives import shape as sh
+from funcgrad.primitives.sharding import spmd_axis
 from funcgrad.tree_util import tree_flatten, tree_leaves, tree_unflatten
 
 _PY_SCALARS = (bool, int, float, complex)
@@ -163,8 +164,9 @@ def vmap(
         axis_name: a name for the mapped axis: inside ``fun``, the collectives of
             :mod:`funcgrad.lax` (``psum``, ``all_gather``, ``axis_index``...) over this
             name act across the mapped examples, as in JAX.
-        spmd_axis_name: JAX's mesh axes for sharding constraints; only ``None`` (funcgrad
-            does not constrain shardings inside programs).
+        spmd_axis_name: mesh axes (a name or a tuple of names) the batch axis is split
+            over in the sharding constraints ``fun`` makes (``with_sharding_constraint``),
+            as JAX's; ``None``: not split.
 
     Returns:
         The batched function: the same arguments with a batch axis, the outputs with a
@@ -187,11 +189,6 @@ def vmap(
     """
     check_callable(fun)
     check_chunk_size(chunk_size, "vmap")
-    if spmd_axis_name is not None:
-        raise NotImplementedError(
-            f"vmap spmd_axis_name={spmd_axis_name!r}: it names device-mesh axes for "
-            "sharding constraints, which funcgrad does not put inside programs"
-        )
     if isinstance(in_axes, list):
         in_axes = tuple(in_axes)
     if not (in_axes is None or type(in_axes) in (int, tuple)):
@@ -300,7 +297,7 @@ def vmap(
                     f"vmap with chunk_size={chunk_size} and collectives over axis_name="
                     f"{axis_name!r}: a collective would see one chunk at a time"
                 )
-        with col.batching_axis(axis_name):
+        with col.batching_axis(axis_name), spmd_axis(spmd_axis_name):
             if chunk_size is not None and chunk_size < size:
                 outs, ods = _chunked(prog, arg_leaves, arg_dims, size, chunk_size)
             elif is_tracing():

@@ -10,7 +10,8 @@ partitioner then honours. The value is unchanged, so every rule is the identity'
 * JVP: the tangent constrained the same way; VJP: a constraint's cotangent constrained
   the same way (as JAX's); a reshard's cotangent passes as it comes, since the operand's
   own sharding, which JAX's transpose reshards it back to, is not in funcgrad's IR;
-* batching: the batch axis inserted into a ``NamedSharding``'s spec, unsplit.
+* batching: the batch axis inserted into a ``NamedSharding``'s spec, unsplit, or split
+  over the mesh axes a ``vmap``'s ``spmd_axis_name`` names (JAX's).
 
 ``device_put`` is ``jax.device_put`` inside a program (``fg.device_put`` of a traced
 value): its lowering is JAX's own (a copy to the device or sharding; under ``jit`` on
@@ -22,6 +23,9 @@ to where its input was placed.
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import jax
@@ -82,17 +86,40 @@ def _vjp(ct: Any, x: Any, *, out: Any, sharding: Any, kind: str) -> tuple:
     return (bind(sharding_constraint_p, ct, sharding=sharding, kind=kind),)
 
 
-def batched_sharding(sharding: Any, ndim: int, dim: int) -> Any:
+class _Spmd(threading.local):
+    def __init__(self) -> None:
+        #: the ``spmd_axis_name`` of each ``vmap`` whose batching rewrite is running,
+        #: innermost last (``None`` for a ``vmap`` without one)
+        self.names: list[Any] = []
+
+
+_SPMD = _Spmd()
+
+
+@contextmanager
+def spmd_axis(name: Any) -> Iterator[None]:
+    """Within the block a ``vmap`` rewrite batches with ``spmd_axis_name=name``: the
+    sharding constraints it batches (``with_sharding_constraint``; not a reshard) split
+    the batch axis over those mesh axes, as JAX's (``None``: the batch axis unsplit)."""
+    _SPMD.names.append(name)
+    try:
+        yield
+    finally:
+        _SPMD.names.pop()
+
+
+def batched_sharding(sharding: Any, ndim: int, dim: int, spmd: Any = None) -> Any:
     """``sharding`` of an ``ndim``-dimensional value with a batch axis inserted at
-    ``dim``, the batch axis not split (a ``NamedSharding``'s spec, or a bare
-    ``PartitionSpec``, gains ``None`` there; a single device's sharding is the same)."""
+    ``dim``, split over the mesh axes ``spmd`` (a ``vmap``'s ``spmd_axis_name``) or not
+    split (a ``NamedSharding``'s spec, or a bare ``PartitionSpec``, gains ``spmd`` there;
+    a single device's sharding is the same)."""
     if isinstance(sharding, NamedSharding):
         spec = list(sharding.spec) + [None] * (ndim - len(sharding.spec))
-        spec.insert(dim, None)
+        spec.insert(dim, spmd)
         return NamedSharding(sharding.mesh, PartitionSpec(*spec), memory_kind=sharding.memory_kind)
     if isinstance(sharding, PartitionSpec):  # (over the context's mesh)
         spec = list(sharding) + [None] * (ndim - len(sharding))
-        spec.insert(dim, None)
+        spec.insert(dim, spmd)
         return PartitionSpec(*spec)
     if isinstance(sharding, SingleDeviceSharding):
         return sharding
@@ -105,7 +132,10 @@ def batched_sharding(sharding: Any, ndim: int, dim: int) -> Any:
 @sharding_constraint_p.def_batch
 def _batch(args: list, dims: list, *, sharding: Any, kind: str) -> tuple:
     (x,), (d,) = args, dims
-    s = batched_sharding(sharding, x.ndim - 1, d)
+    # (a reshard's batch axis stays as its operand's type has it, as JAX's batching of
+    # ``reshard``; a constraint's is split over the ``vmap``'s spmd axes)
+    spmd = _SPMD.names[-1] if _SPMD.names and kind == "constraint" else None
+    s = batched_sharding(sharding, x.ndim - 1, d, spmd)
     return bind(sharding_constraint_p, x, sharding=s, kind=kind), d
 
 
