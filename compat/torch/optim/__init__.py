@@ -1,5 +1,6 @@
-"""``compat.torch.optim``: ``Optimizer``, ``SGD``, the Adam family, ``Adadelta``, ``Adagrad``,
-``RMSprop``, ``ASGD``, ``Rprop``, ``LBFGS``, ``lr_scheduler`` and ``swa_utils``.
+"""``compat.torch.optim``: ``Optimizer``, ``SGD``, the Adam family, ``Adadelta``,
+``Adafactor``, ``Adagrad``, ``RMSprop``, ``ASGD``, ``Rprop``, ``LBFGS``, ``SparseAdam``
+(which refuses dense gradients), ``lr_scheduler`` and ``swa_utils``.
 
 Each group's step is, where the compat core allows, one compiled funcgrad
 program over all its parameters (``fused=False`` selects the per-tensor path).
@@ -12,6 +13,7 @@ Example:
 
 from compat.torch.optim import lr_scheduler, swa_utils
 from compat.torch.optim.adadelta import Adadelta
+from compat.torch.optim.adafactor import Adafactor
 from compat.torch.optim.adagrad import Adagrad
 from compat.torch.optim.adam import Adam, AdamW
 from compat.torch.optim.adamax import Adamax
@@ -23,7 +25,20 @@ from compat.torch.optim.radam import RAdam
 from compat.torch.optim.rmsprop import RMSprop
 from compat.torch.optim.rprop import Rprop
 from compat.torch.optim.sgd import SGD
+from compat.torch.optim.sparse_adam import SparseAdam
 
 __all__ = ["SGD", "Adam", "AdamW", "Optimizer", "lr_scheduler", "swa_utils"]
 # optim more: the remaining elementwise optimizers and L-BFGS
-__all__ += ["ASGD", "LBFGS", "Adadelta", "Adagrad", "Adamax", "NAdam", "RAdam", "RMSprop", "Rprop"]
+__all__ += [
+    "ASGD",
+    "LBFGS",
+    "Adadelta",
+    "Adafactor",
+    "Adagrad",
+    "Adamax",
+    "NAdam",
+    "RAdam",
+    "RMSprop",
+    "Rprop",
+    "SparseAdam",
+]
