@@ -265,6 +265,18 @@ class SparseCooTensor(Tensor):
             self._sp_indices.clone(), self._sp_values.clone(), self._sp_size, self._sp_coalesced
         )
 
+    def __deepcopy__(self, memo: dict) -> SparseCooTensor:
+        """A copy of a leaf (new indices and values, ``requires_grad`` kept), as PyTorch's."""
+        if not self.is_leaf:
+            raise RuntimeError(
+                "Only Tensors created explicitly by the user (graph leaves) support the "
+                "deepcopy protocol at the moment."
+            )
+        vals = self._sp_values.detach().clone().requires_grad_(self.requires_grad)
+        t = _make(self._sp_indices.clone(), vals, self._sp_size, self._sp_coalesced)
+        memo[id(self)] = t
+        return t
+
     # ------------------------------------------------------------------ conversions
     def to(self, *args: Any, **kwargs: Any) -> SparseCooTensor:
         """``to(device)``, ``to(dtype)``, ``to(device, dtype)``: the values and indices moved

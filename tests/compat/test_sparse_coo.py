@@ -7,6 +7,7 @@ ops with no sparse kernel."""
 
 from __future__ import annotations
 
+import copy
 import warnings
 
 import numpy as np
@@ -294,3 +295,26 @@ def test_to_device_and_grad_state(rt):
     n = ctorch.sparse_coo_tensor(ctorch.tensor(IDX), v, (3, 3))
     nr = rt.sparse_coo_tensor(rt.tensor(IDX), rt.tensor(VALS, requires_grad=True), (3, 3))
     assert not n.is_leaf and n.grad_fn.name() == nr.grad_fn.name()
+    for x in (s, _pair(rt).requires_grad_()):
+        y = copy.deepcopy(x)
+        assert y is not x and y.is_sparse and y.requires_grad and y.is_leaf
+        _close(y.to_dense(), x.to_dense())
+        with pytest.raises(RuntimeError, match="graph leaves"):
+            copy.deepcopy(x * 2)
+
+
+def test_empty_and_hybrid_sums(rt):
+    for lib in (ctorch, rt):
+        e = lib.sparse_coo_tensor(lib.zeros(2, 0, dtype=lib.int64), lib.zeros(0), (3, 4))
+        assert e.is_coalesced() and e._nnz() == 0
+        assert float((e @ lib.ones(4, 2)).abs().sum()) == 0.0
+    h, hr = (
+        lib.sparse_coo_tensor([[0, 2]], lib.tensor([[1.0, 2.0], [3.0, 4.0]]), (3, 2))
+        for lib in (ctorch, rt)
+    )
+    for dim in (0, 1):
+        got, want = ctorch.sparse.sum(h, dim), rt.sparse.sum(hr, dim)
+        assert got.is_sparse == want.is_sparse
+        _close(
+            got.to_dense() if got.is_sparse else got, want.to_dense() if want.is_sparse else want
+        )
