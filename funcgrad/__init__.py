@@ -70,7 +70,9 @@ from funcgrad.toplevel import (
 
 __version__ = "0.1.0"
 
-# executables kept on disk across runs (needs __version__: it names the cache directory)
+# the size of XLA's CPU thread pool (the option funcgrad_cpu_threads); executables kept
+# on disk across runs (needs __version__: it names the cache directory)
+from funcgrad.core import cpu_threads as _cpu_threads  # noqa: F401
 from funcgrad.core import disk_cache as _disk_cache  # noqa: F401
 from funcgrad.core.tiers import eager_tier
 

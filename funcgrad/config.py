@@ -90,9 +90,9 @@ def update(name: str, value: Any) -> None:
         setattr(obj, attr, _CHECK[name](value))
         return
     if name in _OWN:
-        _OWN[name] = value
-        if name in _ON_CHANGE:
+        if name in _ON_CHANGE:  # (first: a value it refuses is not recorded)
             _ON_CHANGE[name](value)
+        _OWN[name] = value
         return
     try:
         jax.config.update(name, value)

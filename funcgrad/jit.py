@@ -382,15 +382,18 @@ class Jitted:
 
     def _entry(self, args: tuple, kwargs: dict) -> tuple[_Entry, list]:
         statics, static_vals, static_kw, leaves, tree = self._split(args, kwargs)
-        if any(map(_bad_leaf, leaves)):
+        if not SHARDING_TYPES[0]:  # (a mesh with explicit axes set through JAX itself)
+            sharding_types.maybe_activate(jax.sharding.get_abstract_mesh())
+        try:
+            avals = tuple(map(to_aval, leaves))
+        except TypeError:
+            # JAX's error for a non-array dynamic argument, by parameter name, if any
             err = _dynamic_error(
                 self._name(), set(statics), self.static_argnames, args, kwargs, self.fun
             )
             if err is not None:
-                raise err
-        if not SHARDING_TYPES[0]:  # (a mesh with explicit axes set through JAX itself)
-            sharding_types.maybe_activate(jax.sharding.get_abstract_mesh())
-        avals = tuple(to_aval(x) for x in leaves)
+                raise err from None
+            raise
         key = (static_vals, static_kw, tree, avals)
         entry = self._cache.get(key)
         if entry is None:

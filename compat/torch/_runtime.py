@@ -1,16 +1,24 @@
 """Process-wide switches PyTorch programs set: matmul precision, determinism, threads.
 
-They are recorded and read back as PyTorch does; compat's computations are not
-affected (XLA chooses matmul precision and threading; compat's ops are deterministic
-on the CPU)."""
+They are recorded and read back as PyTorch does. Matmul precision and determinism do
+not change compat's computations (XLA chooses matmul precision; compat's ops are
+deterministic on the CPU). The intra-op thread count starts as PyTorch's
+(``OMP_NUM_THREADS``, else the cores), and ``set_num_threads(n)`` before the first tensor
+sizes XLA's CPU thread pool (``funcgrad_cpu_threads``); XLA sizes it once, when its CPU
+client starts, so a later call is recorded only, and ``PJRT_NPROC``/``NPROC`` in the
+environment (XLA's own setting) win. ``OMP_NUM_THREADS`` alone does not size XLA's pool:
+torchrun-style launchers set it to 1 for every worker, and with one pool thread XLA's CPU
+collectives (gloo) took ~4 ms an all-reduce instead of ~0.8 (docs/design.md)."""
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import os
 import warnings
 from typing import Any
 
+import funcgrad
 from compat._core import creation as _creation
 from compat._core import device as _device
 from compat._core import dtypes as _dt
@@ -33,11 +41,30 @@ __all__ = [
     "use_deterministic_algorithms",
 ]
 
+#: XLA's CPU pool size chosen in the environment (XLA's own variables), left alone
+_POOL_FROM_ENV = any(os.environ.get(v, "").strip() for v in ("PJRT_NPROC", "NPROC"))
+
+
+def _omp_threads() -> int | None:
+    """``OMP_NUM_THREADS`` as PyTorch reads it for its intra-op pool, if set."""
+    value = os.environ.get("OMP_NUM_THREADS", "").strip()
+    return int(value) if value.isdigit() and int(value) > 0 else None
+
+
+def _size_pool(num: int) -> None:
+    """Give XLA's CPU intra-op pool ``num`` threads while its client has not started."""
+    if _POOL_FROM_ENV:
+        return
+    # (once XLA's pool has started nothing resizes it: the count is recorded only)
+    with contextlib.suppress(RuntimeError):
+        funcgrad.config.update("funcgrad_cpu_threads", num)
+
+
 _state = {
     "precision": "highest",
     "deterministic": False,
     "warn_only": False,
-    "threads": os.cpu_count() or 1,
+    "threads": min(_omp_threads() or os.cpu_count() or 1, os.cpu_count() or 1),
     "interop": os.cpu_count() or 1,
 }
 
@@ -92,8 +119,10 @@ def _thread_count(name: str, num: Any) -> int:
 
 
 def set_num_threads(num: int) -> None:
-    """Record the intra-op thread count (XLA schedules compat's work)."""
+    """Set the intra-op thread count: XLA's CPU pool size if no tensor exists yet (XLA
+    sizes its pool once, when its client starts), recorded and read back always."""
     _state["threads"] = _thread_count("set_num_threads", num)
+    _size_pool(_state["threads"])
 
 
 def get_num_threads() -> int:
