@@ -1,5 +1,5 @@
 """``compat.torch.optim``: ``Optimizer``, ``SGD``, the Adam family, ``Adadelta``,
-``Adafactor``, ``Adagrad``, ``RMSprop``, ``ASGD``, ``Rprop``, ``LBFGS``, ``SparseAdam``
+``Adafactor``, ``Adagrad``, ``RMSprop``, ``ASGD``, ``Rprop``, ``LBFGS``, ``Muon``, ``SparseAdam``
 (which refuses dense gradients), ``lr_scheduler`` and ``swa_utils``.
 
 Each group's step is, where the compat core allows, one compiled funcgrad
@@ -19,6 +19,7 @@ from compat.torch.optim.adam import Adam, AdamW
 from compat.torch.optim.adamax import Adamax
 from compat.torch.optim.asgd import ASGD
 from compat.torch.optim.lbfgs import LBFGS
+from compat.torch.optim.muon import Muon
 from compat.torch.optim.nadam import NAdam
 from compat.torch.optim.optimizer import Optimizer
 from compat.torch.optim.radam import RAdam
@@ -36,6 +37,7 @@ __all__ += [
     "Adafactor",
     "Adagrad",
     "Adamax",
+    "Muon",
     "NAdam",
     "RAdam",
     "RMSprop",
