@@ -337,11 +337,14 @@ class SparseCooTensor(Tensor):
 
     # ------------------------------------------------------------------ printing
     def __repr__(self) -> str:
-        idx = repr(self._sp_indices).replace("\n", "\n" + " " * 15)
+        idx = repr(self._sp_indices)  # (an empty one's int64 goes unsaid, as PyTorch's)
+        idx = idx.replace(", dtype=torch.int64)", ")").replace("\n", "\n" + " " * 15)
         vals = repr(self._sp_values.detach())
         dtype = re.search(r", dtype=(torch\.\w+)\)$", vals)
         if dtype is not None:  # (said once, in the tail, as PyTorch)
             vals = vals[: dtype.start()] + ")"
+        if not self._nnz() and "size=" not in vals:  # (an empty one says its shape)
+            vals = f"{vals[:-1]}, size={tuple(self._sp_values.shape)})"
         vals = vals.replace("\n", "\n" + " " * 14)
         suffixes = [f"size={tuple(self._sp_size)}", f"nnz={self._nnz()}"]
         if dtype is not None:
@@ -371,6 +374,10 @@ class SparseCooTensor(Tensor):
     neg = __neg__
 
     def __mul__(self, other: Any) -> SparseCooTensor:
+        """By a number, or by a dense tensor broadcast to this shape (its entries at the
+        indices: the result keeps this pattern, as PyTorch's)."""
+        if isinstance(other, Tensor) and not _is_sparse(other) and other.ndim:
+            return self._with_values(self._sp_values * _at_indices(self, other))
         return self._with_values(self._sp_values * _scalar_operand(other, "mul"))
 
     __rmul__ = mul = __mul__
@@ -592,6 +599,18 @@ def _gather_f(x: Any, idx: Any) -> Any:
 
 def _segment_sum_f(vals: Any, seg: Any, *, n: int) -> Any:
     return fnp.zeros((n, *vals.shape[1:]), vals.dtype).at[seg].add(vals)
+
+
+def _at_indices(s: SparseCooTensor, dense: Tensor) -> Tensor:
+    """``dense`` broadcast to ``s``'s shape, read at ``s``'s indices (``nnz x *dense shape``)."""
+    try:
+        full = dense.expand(*s._sp_size)
+    except RuntimeError:
+        raise RuntimeError(
+            f"mul: a dense operand of shape {list(dense.shape)} does not broadcast to the "
+            f"sparse operand's {list(s._sp_size)}"
+        ) from None
+    return apply(_gather_f, "IndexBackward0", (full, s._sp_indices))
 
 
 def _scalar_operand(other: Any, op: str) -> Any:

@@ -5,11 +5,22 @@ from __future__ import annotations
 
 from typing import Any
 
+from compat._core import dtypes as _dt
 from compat._core.tensor import Tensor
+from compat._core.warn_once import warn_once
 from compat.torch import _sparse_coo
 from compat.torch import _sparse_ops as _sp
 
-__all__ = ["addmm", "log_softmax", "mm", "softmax", "sum"]
+__all__ = [
+    "DoubleTensor",
+    "FloatTensor",
+    "LongTensor",
+    "addmm",
+    "log_softmax",
+    "mm",
+    "softmax",
+    "sum",
+]
 
 
 def mm(mat1: Tensor, mat2: Tensor, reduce: str = "sum") -> Tensor:
@@ -40,3 +51,36 @@ def softmax(input: Tensor, dim: int, dtype: Any = None) -> Tensor:
 def log_softmax(input: Tensor, dim: int, dtype: Any = None) -> Tensor:
     """``log`` of :func:`softmax`, computed stably."""
     return _sp.sparse_softmax(input, dim, dtype, log=True)
+
+
+def _deprecated(form: str, modern: str) -> None:
+    warn_once(
+        f"sparse.SparseTensor({form})",
+        f"torch.sparse.SparseTensor({form}, *, device=) is deprecated.  Please use "
+        f"torch.sparse_coo_tensor({modern}, dtype=, device=).",
+    )
+
+
+def _legacy(dtype: _dt.dtype, name: str) -> Any:
+    def make(*args: Any, device: Any = None) -> Tensor:
+        if args and all(isinstance(a, int) for a in args):  # sizes: an empty tensor
+            _deprecated("shape", "shape")
+            empty = _sparse_coo.sparse_coo_tensor([[]] * len(args), [], args, dtype=dtype)
+            return empty if device is None else empty.to(device)
+        if len(args) not in (2, 3):
+            raise TypeError(f"torch.sparse.{name}(): expected (indices, values[, size]) or sizes")
+        form = "indices, values, shape" if len(args) == 3 else "indices, values"
+        _deprecated(form, form)
+        return _sparse_coo.sparse_coo_tensor(*args, dtype=dtype, device=device)
+
+    make.__name__ = make.__qualname__ = name
+    make.__doc__ = (
+        f"PyTorch's legacy constructor ``torch.sparse.{name}(indices, values, size)`` (or "
+        "sizes: empty), a sparse COO tensor of its dtype (``torch.sparse_coo_tensor``)."
+    )
+    return make
+
+
+FloatTensor = _legacy(_dt.float32, "FloatTensor")
+DoubleTensor = _legacy(_dt.float64, "DoubleTensor")
+LongTensor = _legacy(_dt.int64, "LongTensor")

@@ -141,6 +141,10 @@ def test_repr(rt):
             [[0, 1]], lib.tensor([1.0, 2.0]), (2,), requires_grad=True
         ),
         lambda lib: lib.sparse_coo_tensor([[0, 1]], lib.tensor([1, 2]), (2,)),
+        lambda lib: lib.sparse_coo_tensor(lib.zeros(2, 0, dtype=lib.int64), [], (2, 3)),
+        lambda lib: lib.sparse_coo_tensor(
+            lib.zeros(2, 0, dtype=lib.int64), lib.zeros(0, dtype=lib.float64), (2, 3)
+        ),
         lambda lib: lib.sparse_coo_tensor([[0, 1]], lib.tensor([1, 2], dtype=lib.int32), (2,)),
         lambda lib: lib.sparse_coo_tensor(
             [[0, 1]], lib.tensor([1.0, 2.0], dtype=lib.float64), (2,), requires_grad=True
@@ -243,6 +247,32 @@ def test_sums_and_arithmetic(rt):
         got, want = f(s, o), f(r, orr)
         assert got.is_sparse and got.is_coalesced() == want.is_coalesced()
         _close(got.to_dense(), want.to_dense())
+    # times a dense tensor (broadcast): the sparse pattern kept, gradients to both
+    out = []
+    for lib in (ctorch, rt):
+        v = lib.tensor(VALS, requires_grad=True)
+        d = lib.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0], [7.0, 8.0, 9.0]], requires_grad=True)
+        sp = lib.sparse_coo_tensor(lib.tensor(IDX), v, (3, 3))
+        y = d * sp
+        assert y.is_sparse and y._nnz() == 5
+        (y.to_dense() * lib.tensor([1.0, 2.0, -1.0])).sum().backward()
+        z = sp.detach() * lib.tensor([0.5, -1.0, 2.0])  # (PyTorch has no backward of this)
+        assert z.is_sparse
+        out.append((y.to_dense(), z.to_dense(), v.grad, d.grad))
+    assert out[1][3].is_sparse and not out[0][3].is_sparse  # (PyTorch's: a sparse gradient)
+    for g, w in zip(*out):
+        _close(g, w.to_dense())
+    _close(
+        (ctorch.tensor([1.0, 2.0, 3.0]) * s).to_dense(), (rt.tensor([1.0, 2.0, 3.0]) * r).to_dense()
+    )
+    with pytest.warns(UserWarning, match="deprecated"):
+        leg = ctorch.sparse.FloatTensor(
+            ctorch.tensor(IDX), ctorch.tensor(VALS), ctorch.Size([3, 3])
+        )
+    with pytest.warns(UserWarning, match="deprecated"):
+        legr = rt.sparse.FloatTensor(rt.tensor(IDX), rt.tensor(VALS), rt.Size([3, 3]))
+    assert leg.dtype == ctorch.float32
+    _close(leg.to_dense(), legr.to_dense())
     # dense + sparse is dense; an int64 sparse added to a float32 dense promotes
     e = ctorch.eye(3) + _pair(ctorch, vals=[1, 1, 1, 1, 1]).to(ctorch.int64)
     er = rt.eye(3) + _pair(rt, vals=[1, 1, 1, 1, 1]).to(rt.int64)
