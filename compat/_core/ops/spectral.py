@@ -263,6 +263,49 @@ for _op in ("fftn", "ifftn", "rfftn", "irfftn"):
 del _op
 
 
+#: the normalisation of the transform in the other direction (``hfftn`` is ``irfftn`` of
+#: the conjugate with the scaling on the other side)
+_SWAP_NORM = {None: "forward", "backward": "forward", "forward": "backward", "ortho": "ortho"}
+
+
+def _hermitian_f(x: Any, *, op: str, s: Any, axes: Any, norm: Any, dtype: np.dtype) -> Any:
+    x = _c(x, dtype)
+    if op.startswith("i"):  # ihfftn: the conjugate of rfftn
+        return fnp.conj(fnp.fft.rfftn(x, s=s, axes=axes, norm=_SWAP_NORM[norm]))
+    return fnp.fft.irfftn(fnp.conj(x), s=s, axes=axes, norm=_SWAP_NORM[norm])
+
+
+def _hermitian_n(op: str, default_dim: Any) -> Any:
+    def f(input: Tensor, s: Any = None, dim: Any = default_dim, norm: str | None = None) -> Tensor:
+        if norm not in _NORMS:
+            raise RuntimeError(f'Invalid normalization mode: "{norm}"')
+        if dim is None:
+            dim = tuple(range(input.ndim)) if s is None else tuple(range(-len(s), 0))
+        dim = tuple(_wrap_dim(d, input.ndim) for d in dim)
+        inverse = op.startswith("i")
+        if inverse and _dt.kind(input._npdtype) == "c":
+            name = _dt.scalar_type_name(input._npdtype)
+            raise RuntimeError(f"Only supports floating-point dtypes, but found: {name}")
+        dt = _dt.float_type(input._npdtype) if inverse else _complex_of(input._npdtype)
+        st = (("op", op), ("s", None if s is None else tuple(s)), ("axes", dim), ("norm", norm))
+        return apply(_hermitian_f, "FftC2CBackward0", (input,), (*st, ("dtype", np.dtype(dt))))
+
+    f.__name__ = op
+    f.__doc__ = (
+        f"``torch.fft.{op}``: the {'inverse ' if op.startswith('i') else ''}FFT of a "
+        "Hermitian-symmetric signal over several dimensions (``irfftn``/``rfftn`` of the "
+        "conjugate, the normalisation on the other side)."
+    )
+    return defop(op, samples=Sample(((2, 3, 4),), grad=False), **_FFT)(f)
+
+
+for _op in ("hfft2", "ihfft2"):
+    _hermitian_n(_op, (-2, -1))
+for _op in ("hfftn", "ihfftn"):
+    _hermitian_n(_op, None)
+del _op
+
+
 def _shift_f(x: Any, *, axes: Any, inverse: bool) -> Any:
     return (fnp.fft.ifftshift if inverse else fnp.fft.fftshift)(x, axes=axes)
 
