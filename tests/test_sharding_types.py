@@ -367,6 +367,26 @@ SCRIPT = textwrap.dedent(
     out["conv"] = [[a[0] for a in convs[0]], [a[0] for a in convs[1]],
                    max(float(np.max(np.abs(a[1] - b[1]))) for a, b in zip(*convs)
                        if a[1] is not None and b[1] is not None)]
+    # out_sharding on array, asarray and repeat (repeat computes with the axes automatic)
+    reps = {}
+    for lib, np_, jit in (("fg", fnp, fg.jit), ("jax", jnp, jax.jit)):
+        xi = np.arange(16).reshape(8, 2)
+        e = fg.device_put(np.eye(8, dtype=np.float32), fg.P("X"))
+        rs = [
+            np_.array(xi, dtype=np_.int32, out_sharding=jax.P("X")),
+            # (with a dtype of its own: JAX 0.10.2's asarray of a NumPy array of the
+            # right dtype skips out_sharding, its device_put fast path)
+            np_.asarray(xi, dtype=np.float32, out_sharding=jax.P(None, "Y")),
+            jit(lambda v: np_.array(v * 2, out_sharding=jax.P("Y")))(e),
+            np_.repeat(e, np.tile([1, 2, 1, 0], 2), axis=0, out_sharding=jax.P("X")),
+            np_.repeat(e, 2, axis=1, out_sharding=jax.P("X", "Y")),
+            jit(lambda v: np_.repeat(v, 3, out_sharding=jax.P("X")))(e),
+            jit(lambda v, r: np_.repeat(v, r, axis=0, total_repeat_length=12,
+                                        out_sharding=jax.P("Y")))(e, np.tile([1, 2, 1, 0], 2)),
+        ]
+        reps[lib] = [[str(jax.typeof(r) if lib == "jax" else fg.typeof(r)),
+                      np.asarray(r).tolist()] for r in rs]
+    out["out_sharding_array_repeat"] = [reps["fg"], reps["jax"]]
     print("RESULT " + json.dumps(out))
     """
 )
@@ -409,6 +429,13 @@ def test_one_sharding_type_error(result):
         ours, theirs = caught["fg." + name], caught["jax." + name]
         assert ours is not None and ours[0] is True, (name, ours)
         assert ours == theirs, (name, ours, theirs)
+
+
+def test_out_sharding_on_array_and_repeat(result):
+    # (funcgrad's array, asarray and repeat had no out_sharding)
+    ours, theirs = result["out_sharding_array_repeat"]
+    assert ours == theirs, [(a[0], b[0]) for a, b in zip(ours, theirs)]
+    assert [a[0] for a in ours][:2] == ["int32[8@X,2]", "float32[8,2@Y]"]
 
 
 def test_ambiguous_contraction_is_jaxs_error(result):

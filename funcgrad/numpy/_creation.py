@@ -169,6 +169,7 @@ def asarray(
     copy: bool | None = None,
     *,
     device: Any = None,
+    out_sharding: Any = None,
 ) -> Any:
     """Convert to an array (a ``jax.Array`` outside transforms; tracers pass through).
 
@@ -184,11 +185,11 @@ def asarray(
     x = prep(a, "asarray", sequences=True)
     if dtype is not None:
         x = convert(x, user_dtype(dtype, "asarray"))
-    if isinstance(x, (np.ndarray, np.generic)):
+    if isinstance(x, (np.ndarray, np.generic)) and out_sharding is None:
         # a jax.Array even while tracing (as jnp.asarray), so that ``table[i]`` with a
         # traced ``i`` indexes through funcgrad rather than NumPy
         return jax.device_put(x, device)
-    return _on(out(x), device, traced=True)
+    return _on(out(x), device, out_sharding, traced=True)
 
 
 def array(
@@ -199,6 +200,7 @@ def array(
     order: str | None = "K",
     ndmin: int = 0,
     device: Any = None,
+    out_sharding: Any = None,
 ) -> Any:
     """Like :func:`asarray`; ``ndmin`` pads the shape with leading ones, and ``copy=True``
     (the default) gives a new array object even for an array of the right dtype, as
@@ -228,7 +230,7 @@ def array(
     nd = aval(x).ndim
     if ndmin > nd:
         x = sh.reshape(x, (1,) * (ndmin - nd) + aval(x).shape)
-    res = _on(out(x), device, traced=True)
+    res = _on(out(x), device, out_sharding, traced=True)
     if copy and res is object and isinstance(res, jax.Array):
         res = jax.device_put(res, may_alias=False)
     elif copy and res is object and isinstance(res, Tracer):
@@ -313,9 +315,7 @@ def _numpy_form(row: Creation) -> Any:
         if row.like:
             shape = rest[1] if len(rest) > 1 else None
             if device is None and out_sharding is None and isinstance(first, Tracer):
-                # (JAX's: a traced prototype's type, when the shape is its own)
-                typed = to_aval(first).sharding if shape is None else None
-                out_sharding = typed
+                out_sharding = to_aval(first).sharding if shape is None else None  # (JAX's)
             elif device is None and out_sharding is None:  # (the prototype's placement)
                 weak = dtype is None and getattr(first, "weak_type", False)
                 device = like_sharding(first, shape, weak)

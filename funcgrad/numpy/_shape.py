@@ -45,6 +45,7 @@ from funcgrad.primitives import elementwise as ew
 from funcgrad.primitives import indexing as ix
 from funcgrad.primitives import reductions as rd
 from funcgrad.primitives import shape as sh
+from funcgrad.sharding import auto_axes
 
 
 def _ints(name: str, what: str, v: Any) -> tuple[int, ...]:
@@ -555,11 +556,23 @@ def tile(A: ArrayLike, reps: Any) -> Any:
 
 
 def repeat(
-    a: ArrayLike, repeats: Any, axis: int | None = None, *, total_repeat_length: int | None = None
+    a: ArrayLike,
+    repeats: Any,
+    axis: int | None = None,
+    *,
+    total_repeat_length: int | None = None,
+    out_sharding: Any = None,
 ) -> Any:
-    """Repeat each element ``repeats`` times along ``axis`` (flattened when ``None``)."""
+    """Repeat each element ``repeats`` times along ``axis`` (flattened when ``None``);
+    ``out_sharding`` places the result over explicit mesh axes (computed with them
+    automatic, as JAX's)."""
     check_arraylike("repeat", a, repeats)
     a = as_array(a, "repeat")
+    if out_sharding is not None:
+        return auto_axes(
+            lambda v: repeat(v, repeats, axis, total_repeat_length=total_repeat_length),
+            out_sharding=out_sharding,
+        )(a)
     if axis is None or aval(a).ndim == 0:
         a = sh.reshape(a, (aval(a).size,))
         axis = 0
