@@ -367,6 +367,11 @@ class SparseCooTensor(Tensor):
                 line += len(suffix) + 2
         return text + ")"
 
+    def __format__(self, spec: str) -> str:
+        if spec:
+            raise TypeError("unsupported format string passed to Tensor.__format__")
+        return repr(self)
+
     # ------------------------------------------------------------------ arithmetic
     def __neg__(self) -> SparseCooTensor:
         return self._with_values(-self._sp_values)

@@ -153,7 +153,7 @@ def test_repr(rt):
             [[0, 1]], lib.tensor([1.0, 2.0], dtype=lib.float64), (2,)
         ),
     ):
-        assert repr(make(ctorch)) == repr(make(rt))
+        assert repr(make(ctorch)) == repr(make(rt)) == f"{make(ctorch)}" == str(make(rt))
 
 
 def _mm_case(lib, form, sparse_left=True):
