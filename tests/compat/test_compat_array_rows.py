@@ -254,3 +254,15 @@ def test_vander_nodes_and_gradients(real_torch, args):
     p = np.arange(n) if args[1:] == (True,) else np.arange(n)[::-1]
     grad = (w * p * values[:, None] ** np.maximum(p - 1, 0)).sum(1)
     np.testing.assert_allclose(x.grad.numpy(), grad, rtol=1e-12)
+
+
+def test_trapezoid_empty_after_remembered_calls(real_torch):
+    """A call with the input alone is remembered per rank and dtype; an input empty along
+    the default dimension still gets PyTorch's zeros of its own dtype, whatever came before."""
+    shapes = [(3,), (0,), (0, 3), (3, 0), (0, 3), (2, 3)]
+    for shape in shapes:
+        got, want = (
+            _outcome(lambda L=L: L.trapezoid(L.ones(shape, dtype=L.int64)))
+            for L in (ctorch, real_torch)
+        )
+        _same(got, want, f"trapezoid(int64{list(shape)})")

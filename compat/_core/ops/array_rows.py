@@ -219,11 +219,17 @@ def _array_op(row: Any) -> Any:
     least = len(names) - len(set(defaults) - set(keywords))  # (positional ones a call needs)
     #: (ndim, dtype) -> (node, static) of a call with the input alone, whose checks and
     #: arguments depend on nothing else (filled once a call passed them)
-    alone: dict[tuple[int, Any], tuple[str, tuple]] = {}
+    alone: dict[tuple[int, Any, bool], tuple[str, tuple]] = {}
+
+    # (an input empty along ``empty_along``'s default dimension is remembered apart)
+    along = defaults.get(t.empty_along)
+
+    def empty(x: Tensor) -> bool:
+        return along is not None and x.ndim > 0 and x.shape[along] == 0
 
     def f(*args: Any, **kwargs: Any) -> Tensor:
         if len(args) == 1 and not kwargs and type(args[0]) is Tensor:
-            known = alone.get((args[0].ndim, args[0]._npdtype))
+            known = alone.get((args[0].ndim, args[0]._npdtype, empty(args[0])))
             if known is not None:
                 return apply(_array_f, known[0], args, known[1])
         if not kwargs and least <= len(args) <= len(names):  # (positional: no bind)
@@ -321,7 +327,7 @@ def _array_op(row: Any) -> Any:
         if node is None:  # (PyTorch fills this case's result: no node)
             return apply(_array_f, name, tuple(o.detach() for o in operands), static)
         if len(args) == 1 and not kwargs and type(input) is Tensor and not t.empty_unchecked:
-            alone[input.ndim, input._npdtype] = (node, static)
+            alone[input.ndim, input._npdtype, empty(input)] = (node, static)
         return apply(_array_f, node, operands, static)
 
     if t.python_bool:  # (allclose: a Python bool, where the row's function gives an array)
