@@ -12,6 +12,8 @@ Example:
     >>> loss.backward()
 """
 
+from typing import Any
+
 from compat.torch.nn import functional, init, modules, parallel, utils
 from compat.torch.nn.modules import *  # noqa: F403  (every layer: modules.__all__ is the list)
 from compat.torch.nn.parallel import DataParallel
@@ -29,8 +31,30 @@ __all__ = [
     "Parameter",
     "UninitializedBuffer",
     "UninitializedParameter",
+    "factory_kwargs",
     "functional",
     "init",
     "parallel",
     "utils",
 ]
+
+
+_FACTORY_KEYS = {"device", "dtype", "memory_format"}
+
+
+def factory_kwargs(kwargs: dict[str, Any] | None) -> dict[str, Any]:
+    """The factory arguments (``device``, ``dtype``, ``memory_format``) among a module's
+    ``**kwargs``, merged with an explicit ``factory_kwargs`` dict in them, for
+    ``torch.empty(..., **factory_kwargs(kwargs))``; any other key is a ``TypeError``,
+    and so is a key given both ways."""
+    if kwargs is None:
+        return {}
+    unexpected = kwargs.keys() - _FACTORY_KEYS - {"factory_kwargs"}
+    if unexpected:
+        raise TypeError(f"unexpected kwargs {unexpected}")
+    out = dict(kwargs.get("factory_kwargs", {}))
+    for k in _FACTORY_KEYS & kwargs.keys():
+        if k in out:
+            raise TypeError(f"{k} specified twice, in **kwargs and in factory_kwargs")
+        out[k] = kwargs[k]
+    return out

@@ -67,7 +67,7 @@ from compat.torch.nn.functional.attention import (  # noqa: F401
     scaled_dot_product_attention,
 )
 from compat.torch.nn.functional.bilinear import bilinear  # noqa: F401
-from compat.torch.nn.functional.conv import conv1d, conv2d, conv3d  # noqa: F401
+from compat.torch.nn.functional.conv import conv1d, conv2d, conv3d, conv_tbc  # noqa: F401
 from compat.torch.nn.functional.conv_transpose import (  # noqa: F401
     conv_transpose1d,
     conv_transpose2d,
@@ -156,6 +156,7 @@ from compat.torch.nn.functional.sparse import embedding, one_hot  # noqa: F401
 from compat.torch.nn.functional.upsampling import (  # noqa: F401
     channel_shuffle,
     interpolate,
+    native_channel_shuffle,
     pixel_shuffle,
     pixel_unshuffle,
     upsample,

@@ -241,3 +241,28 @@ def conv3d(
     input with a ``(C_out, C_in / groups, kD, kH, kW)`` weight; ``padding`` is an int, a
     triple, ``'valid'`` or ``'same'``."""
     return _conv(3, input, weight, bias, stride, padding, dilation, groups)
+
+
+def conv_tbc(input: Tensor, weight: Tensor, bias: Tensor, pad: int = 0) -> Tensor:
+    """A 1-D convolution of a ``(time, batch, in_channels)`` sequence with a
+    ``(kernel_width, in_channels, out_channels)`` filter, ``pad`` steps of zeros on both
+    ends of time (a negative ``pad`` crops): ``conv1d`` in the (batch, channel, time)
+    layout, the result back in ``(time, batch, out_channels)``."""
+    if input.dim() != 3:
+        raise RuntimeError("Input must have 3 dims: time, batch, in_channel")
+    if weight.dim() != 3:
+        raise RuntimeError(
+            "Weight tensor must have 3 dims: kernel_width, in_channels, out_channels."
+        )
+    if bias.dim() != 1:
+        raise RuntimeError("Bias must be 1-D")
+    if input.shape[2] != weight.shape[1]:
+        raise RuntimeError("Input dim 2 (input channels) is not == dim 1 in the weight tensor")
+    if weight.shape[2] != bias.shape[0]:
+        raise RuntimeError("Bias size must equal dim 2 in the weight tensor (output channels).")
+    pad = operator.index(pad)
+    if pad < 0:
+        input = input[-pad : input.shape[0] + pad]
+    x = input.permute(1, 2, 0)
+    y = conv1d(x, weight.permute(2, 1, 0), bias, padding=max(pad, 0))
+    return y.permute(2, 0, 1)

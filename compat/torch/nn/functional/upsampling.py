@@ -374,3 +374,16 @@ def channel_shuffle(input: Tensor, groups: int) -> Tensor:
             f"Number of channels must be divisible by groups. Got {c} channels and {g} groups."
         )
     return apply(_channel_shuffle_f, "CloneBackward0", (input,), (("groups", g),))
+
+
+def _no_native_channel_shuffle_derivative(grad: Tensor) -> None:
+    raise RuntimeError("derivative for aten::native_channel_shuffle is not implemented")
+
+
+def native_channel_shuffle(input: Tensor, groups: int) -> Tensor:
+    """``channel_shuffle``'s values, PyTorch's kernel-level form: it has no derivative
+    (backward through its result raises, as PyTorch's)."""
+    out = channel_shuffle(input, groups)
+    if out.requires_grad:
+        out.register_hook(_no_native_channel_shuffle_derivative)
+    return out
