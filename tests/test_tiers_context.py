@@ -40,9 +40,9 @@ def _compiled(policy, monkeypatch, host_us: float = 100.0) -> tiers.Tiered:
     return t
 
 
-def _probe(t: tiers.Tiered, monkeypatch, exe_us: float) -> None:
+def _probe(t: tiers.Tiered, monkeypatch, exe_us: float, cpu_us: float = 0.0) -> None:
     with monkeypatch.context() as m:
-        m.setattr(tiers, "time", Clock(exe_us))
+        m.setattr(tiers, "time", Clock(exe_us, cpu_us))
         while t.probes:
             np.testing.assert_allclose(np.asarray(t(*_ARGS)[0]), _EXPECTED, rtol=1e-6)
 
@@ -65,6 +65,27 @@ def test_only_an_executable_within_the_drop_ratio_is_tried_in_context(
     _probe(t, monkeypatch, exe_us)
     assert bool(t.trial) is trial
     assert (t.exe is not None) is (exe_us < 200)  # (the drop ratio is 2)
+
+
+@pytest.mark.parametrize(
+    ("exe_us", "cpu_us", "spare", "kept", "trial"),
+    [
+        (90, 60, False, True, False),  # faster alone, in wall and CPU time: kept
+        (90, 180, False, False, False),  # its threads' CPU time over the host tier's
+        (90, 180, True, True, False),  # with a second core, wall time decides
+        (150, 0, False, False, False),  # slower alone: no trial in context without a core
+        (150, 0, True, True, True),
+    ],
+)
+def test_without_a_spare_core_process_cpu_time_decides_and_nothing_is_tried(
+    policy, monkeypatch, exe_us, cpu_us, spare, kept, trial
+):
+    # (a process sharing its cores with its peers: a 2-process DDP job on 2 cores)
+    t = _compiled(policy, monkeypatch)
+    monkeypatch.setattr(tiers, "_spare", [spare])
+    _probe(t, monkeypatch, exe_us, cpu_us)
+    assert (t.exe is not None) is kept
+    assert bool(t.trial) is trial
 
 
 @pytest.mark.parametrize(

@@ -22,12 +22,21 @@ def policy():
 
 class Clock:
     """A stand-in for ``time`` in :mod:`funcgrad.core.tiers`: every timed call (a pair of
-    ``perf_counter_ns`` reads) lasts ``us`` microseconds, or the next of a sequence."""
+    ``perf_counter_ns`` reads) lasts ``us`` microseconds, or the next of a sequence; the
+    process's CPU time (``process_time_ns``) advances by ``cpu_us`` per read pair (by
+    nothing unless given: a call's CPU time within its wall time)."""
 
-    def __init__(self, us: float | Sequence[float]) -> None:
+    def __init__(self, us: float | Sequence[float], cpu_us: float = 0.0) -> None:
         self.durations = None if isinstance(us, (int, float)) else list(us)
         self.us, self.now, self.starting = us, 0, True
+        self.cpu_us, self.cpu_now, self.cpu_starting = cpu_us, 0, True
         self.perf_counter = time.perf_counter
+
+    def process_time_ns(self) -> int:
+        if not self.cpu_starting:
+            self.cpu_now += int(self.cpu_us * 1e3)
+        self.cpu_starting = not self.cpu_starting
+        return self.cpu_now
 
     def perf_counter_ns(self) -> int:
         if not self.starting:
@@ -50,3 +59,6 @@ class ManualClock:
 
     def perf_counter_ns(self) -> int:
         return self.now
+
+    def process_time_ns(self) -> int:
+        return 0  # (not modelled: a call's CPU time within its wall time)

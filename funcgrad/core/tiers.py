@@ -501,16 +501,23 @@ class Tiered:
     def _probe(self, exe: Callable[..., Any], args: tuple) -> Any:
         """One of the executable's first calls, timed alone to completion (its inputs
         waited for first: an input still being computed by another executable is that
-        one's time, not this one's). After the last, the executable is kept when its
+        one's time, not this one's; without a spare core, its process CPU time when more:
+        :func:`spare_core`). After the last, the executable is kept when its
         fastest call beat the host tier's, dropped for good when over
         ``tier_drop_ratio`` times it (on tiny arrays under load XLA's call, handed to
         another thread, costs more than NumPy's loop), and judged in context
         (:meth:`_trial`) in between."""
         jax.block_until_ready([a for a in args if isinstance(a, jax.Array)])
+        c0 = time.process_time_ns()
         t0 = time.perf_counter_ns()
         out = exe(*args)
         jax.block_until_ready(out)
         dt = time.perf_counter_ns() - t0
+        if not spare_core():
+            # with no second core the process's CPU time is the cost: a call's work spread
+            # over XLA's threads (its dispatch thread, the intra-op pool) comes out of the
+            # one core the caller has, each hand-off a wait for it
+            dt = max(dt, time.process_time_ns() - c0)
         if dt < self.exe_min_ns:
             self.exe_min_ns = dt
         self.probes = n = max(self.probes - 1, 0)  # (threads probing at once: never below 0)
@@ -522,7 +529,9 @@ class Tiered:
             # its whole run; in a step it returns once dispatched and runs beside the
             # caller, and its compiled neighbours take its result without a wait or a copy
             return out
-        if self.exe_min_ns > p.tier_drop_ratio * self.min_ns:
+        if self.exe_min_ns > p.tier_drop_ratio * self.min_ns or not spare_core():
+            # (a trial in context credits a compiled call for running beside the caller,
+            # which needs a second core: without one, slower alone is slower)
             self.exe = None
             _stats.background_kept_host += 1
         elif p.tier_judge_in_context:
