@@ -52,7 +52,9 @@ class Signature:
         """JAX's pytree of ``jax.stages.ArgInfo`` (the aval, whether donated)."""
         return self.in_tree.unflatten(
             [
-                jax.stages.ArgInfo(jax.core.ShapedArray(a.shape, a.dtype, a.weak_type), d)
+                jax.stages.ArgInfo(
+                    jax.core.ShapedArray(a.shape, a.dtype, a.weak_type, sharding=a.sharding), d
+                )
                 for a, d in zip(self.avals, self.donated)
             ]
         )

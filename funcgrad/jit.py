@@ -42,7 +42,7 @@ from funcgrad.core.ad_util import close
 from funcgrad.core.debug_hooks import hooks
 from funcgrad.core.errors import user_frame, where
 from funcgrad.core.interp import Tracer, _state, leaked, new_builder, to_aval
-from funcgrad.core.ir import SHARDING_TYPES, Program, aval_of
+from funcgrad.core.ir import SHARDING_TYPES, Program, aval_of, typed_sharding
 from funcgrad.core.lowering import lower_program
 from funcgrad.primitives.calls import jit_call
 from funcgrad.tree_util import tree_flatten, tree_unflatten
@@ -404,6 +404,25 @@ class Jitted:
                 self._cache[key] = entry
         return entry, leaves
 
+    def _typed_by_in_shardings(self, args: tuple, statics: tuple, avals: tuple) -> tuple:
+        """The positional arguments' avals typed by ``in_shardings`` over explicit mesh
+        axes where the value itself is untyped (a NumPy array), as JAX's lowered stages
+        show them (``in_avals``; the trace sees the values' own types, as JAX's), and the
+        others over the context mesh, nothing split (a bare spec is over it too)."""
+        dyn = tuple(a for i, a in enumerate(args) if i not in statics)
+        per_leaf: list = []
+        if self.in_shardings is not None and SHARDING_TYPES[0]:
+            per_leaf = broadcast_prefix(self.in_shardings, dyn, "jit", "in_shardings")
+        mesh = jax.sharding.get_abstract_mesh()
+        out = list(avals)
+        for i, s in enumerate(per_leaf[: len(out)]):
+            if isinstance(s, jax.sharding.PartitionSpec) and not mesh.empty:
+                s = jax.sharding.NamedSharding(mesh, s)
+            typed = typed_sharding(s, out[i].ndim) if out[i].sharding is None else None
+            if typed is not None:
+                out[i] = out[i].update(sharding=typed)
+        return tuple(a.update(sharding=sharding_types.full_sharding(a)) for a in out)
+
     def _trace(self, args, kwargs, statics, leaves, tree, avals) -> _Entry:
         self._shared.trace_count += 1
         with new_builder("jit") as b:
@@ -607,7 +626,7 @@ class Jitted:
                 donated.append(path[1].key in self.donate_argnames)
         return Signature(
             tree,
-            tuple(to_aval(x) for x in leaves),
+            self._typed_by_in_shardings(args, statics, tuple(map(to_aval, leaves))),
             tuple(donated),
             tuple(names),
             entry.out_tree,

@@ -387,6 +387,19 @@ SCRIPT = textwrap.dedent(
         reps[lib] = [[str(jax.typeof(r) if lib == "jax" else fg.typeof(r)),
                       np.asarray(r).tolist()] for r in rs]
     out["out_sharding_array_repeat"] = [reps["fg"], reps["jax"]]
+
+    # the lowered and compiled stages' in_avals: typed by in_shardings (a NumPy argument),
+    # by the argument's own type, or unsplit over the context mesh; the trace itself sees
+    # the arguments' own types, as JAX's
+    stages = {}
+    for lib, jit in (("fg", fg.jit), ("jax", jax.jit)):
+        seen = []
+        f = jit(lambda v, w: (seen.append(str(fg.typeof(v))), v * 2 + w.sum())[1],
+                in_shardings=(jax.P("X"), None))
+        lowered = f.lower(np.arange(8.0, dtype=np.float32), fg.device_put(x0, fg.P(None, "Y")))
+        avals = [*lowered.in_avals[0], *lowered.compile().in_avals[0]]
+        stages[lib] = [seen, [[str(a), str(a.sharding)] for a in avals]]
+    out["stage_in_avals"] = [stages["fg"], stages["jax"]]
     print("RESULT " + json.dumps(out))
     """
 )
@@ -436,6 +449,13 @@ def test_out_sharding_on_array_and_repeat(result):
     ours, theirs = result["out_sharding_array_repeat"]
     assert ours == theirs, [(a[0], b[0]) for a, b in zip(ours, theirs)]
     assert [a[0] for a in ours][:2] == ["int32[8@X,2]", "float32[8,2@Y]"]
+
+
+def test_stages_in_avals_as_jax(result):
+    # (they showed no sharding: an empty mesh, nothing split)
+    ours, theirs = result["stage_in_avals"]
+    assert ours == theirs, (ours, theirs)
+    assert ours[0] == ["float32[8]"] and ours[1][0][0] == "float32[8@X]"
 
 
 def test_ambiguous_contraction_is_jaxs_error(result):
