@@ -1,6 +1,7 @@
 """``compat.torch.optim``: ``Optimizer``, ``SGD``, the Adam family, ``Adadelta``,
 ``Adafactor``, ``Adagrad``, ``RMSprop``, ``ASGD``, ``Rprop``, ``LBFGS``, ``Muon``, ``SparseAdam``
-(which refuses dense gradients), ``lr_scheduler`` and ``swa_utils``.
+(which refuses dense gradients), ``swap_in_optimizer_params_and_state``,
+``lr_scheduler`` and ``swa_utils``.
 
 Each group's step is, where the compat core allows, one compiled funcgrad
 program over all its parameters (``fused=False`` selects the per-tensor path).
@@ -12,6 +13,7 @@ Example:
 """
 
 from compat.torch.optim import lr_scheduler, swa_utils
+from compat.torch.optim._swap_in import swap_in_optimizer_params_and_state
 from compat.torch.optim.adadelta import Adadelta
 from compat.torch.optim.adafactor import Adafactor
 from compat.torch.optim.adagrad import Adagrad
@@ -43,4 +45,5 @@ __all__ += [
     "RMSprop",
     "Rprop",
     "SparseAdam",
+    "swap_in_optimizer_params_and_state",
 ]
