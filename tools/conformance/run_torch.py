@@ -4,7 +4,9 @@ Needs the test files of ``pytorch/pytorch`` (``test/test_autograd.py`` at
 :data:`PINNED_COMMIT`; ``test_nn.py``, ``test_torch.py``, ``test_view_ops.py``,
 ``test_type_promotion.py``, ``optim/test_lrscheduler.py``, ``optim/test_optim.py``,
 ``test_indexing.py``, ``test_shape_ops.py``, ``test_sort_and_select.py``,
-``test_tensor_creation_ops.py``, ``test_reductions.py``, ``test_binary_ufuncs.py``: see
+``test_tensor_creation_ops.py``, ``test_reductions.py``, ``test_binary_ufuncs.py``,
+``nn/test_convolution.py`` and ten more of ``test/nn/``, ``test_dataloader.py``,
+``test_transformers.py``: see
 ``docs/conformance.md`` for the copies measured),
 kept outside this repository, and the ``expecttest`` package (PyTorch's own
 ``common_utils`` imports it for the baseline run)::
@@ -49,6 +51,7 @@ OUT_OF_SCOPE: list[tuple[str, str]] = [
     (r"[Ss]parse|[Nn]ested|[Jj]agged", "sparse and nested tensors"),
     (r"test_gradcheck_input_layout\d", "sparse and nested tensors (a sparse layout per case)"),
     (r"[Mm]kldnn|test_gradcheck_test_outputs", "MKL-DNN tensors (the tests need an MKL-DNN build)"),
+    (r"[Nn]npack", "NNPACK (a CPU convolution library of PyTorch's; its private ops)"),
     (r"[Dd]ispatch|[Ss]ubclass|python_mode|[Tt]orch_?[Ff]unction", "dispatcher modes"),
     (r"[Cc]pp|[Cc]_?extension|[Ll]oad_inline", "C++ extensions"),
     (r"[Mm]ultiprocess|[Ff]ork|[Tt]hread|[Rr]eentrant_?[Bb]ackwards?_?[Pp]arallel", "threads and processes"),
@@ -95,6 +98,19 @@ ASCEND_FILES = {
     "test/test_tensor_creation_ops.py": "test_tensor_creation_ops.py",
     "test/test_reductions.py": "test_reductions.py",
     "test/test_binary_ufuncs.py": "test_binary_ufuncs.py",
+    "test/nn/test_convolution.py": "test_convolution.py",
+    "test/nn/test_pooling.py": "test_pooling.py",
+    "test/nn/test_embedding.py": "test_embedding.py",
+    "test/nn/test_dropout.py": "test_dropout.py",
+    "test/nn/test_init.py": "test_init.py",
+    "test/nn/test_module_hooks.py": "test_module_hooks.py",
+    "test/nn/test_parametrization.py": "test_parametrization.py",
+    "test/nn/test_packed_sequence.py": "test_packed_sequence.py",
+    "test/nn/test_multihead_attention.py": "test_multihead_attention.py",
+    "test/nn/test_pruning.py": "test_pruning.py",
+    "test/nn/test_lazy_modules.py": "test_lazy_modules.py",
+    "test/test_dataloader.py": "test_dataloader.py",
+    "test/test_transformers.py": "test_transformers.py",
 }
 
 
@@ -115,7 +131,10 @@ def undo_npu(text: str) -> str:
                 "def skipIfUnsupportMultiNPU(n):\n    return unittest.skip('needs several NPUs')\n"
             )
             continue
-        if s in ("import torch_npu", "import torch_npu.testing") or s.startswith("from torch_npu"):
+        code = s.partition("#")[0].strip()  # an import with a trailing comment (test_dataloader.py)
+        if code in ("import torch_npu", "import torch_npu.testing") or s.startswith(
+            "from torch_npu"
+        ):
             continue
         if s.startswith("@SupportedDevices("):  # Ascend's device restriction (torch_npu's)
             continue
@@ -151,6 +170,10 @@ def undo_npu(text: str) -> str:
 TORCH_2_13 = {
     # 2.13's ``binary_ufuncs`` holds the Python references too (the old ``..._and_refs``)
     "    binary_ufuncs_and_refs,\n": "    binary_ufuncs as binary_ufuncs_and_refs,\n",
+    # 2.13 spells ``skipIfMps`` ``skipIfMPS`` (nn/test_pooling.py's import)
+    "    instantiate_parametrized_tests, slowTest, parametrize as parametrize_test, subtest, "
+    "skipIfMps, gcIfJetson, \\\n": "    instantiate_parametrized_tests, slowTest, parametrize as "
+    "parametrize_test, subtest, skipIfMPS as skipIfMps, gcIfJetson, \\\n",
 }
 
 

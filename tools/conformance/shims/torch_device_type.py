@@ -21,7 +21,8 @@ from collections import namedtuple
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from tools.conformance.shims.torch_test_util import case_params, decorate
+# ``TEST_WITH_ROCM``: common_device_type re-exports it (nn/test_pooling.py, test_embedding.py)
+from tools.conformance.shims.torch_test_util import TEST_WITH_ROCM, case_params, decorate  # noqa: F401
 
 tol = namedtuple("tol", ["atol", "rtol"])
 
@@ -181,6 +182,8 @@ skipCUDAIfRocmVersionLessThan = skipCUDAIfNotMiopenSuggestNHWC = _marker
 skipCUDAIfNoMagmaAndNoLinalgsolver = skipCUDAVersionIn = skipCUDAIfNoFP8 = _marker
 skipCPUIfNoLapack = skipCPUIfNoFFT = skipCPUIfNoMkl = skipCPUIfNoMklSparse = _marker
 skipCUDAMemoryLeakCheckIf = _marker
+# cuDNN, MIOpen and MKL-DNN switches of the convolution tests: a CPU run of compat has none
+disablecuDNN = disableMkldnn = skipCPUIfNoMkldnn = skipCUDAIfMiopen = skipCUDAIfNoMiopen = _marker
 skipPRIVATEUSE1 = _skip_marker("PrivateUse1 backend")
 
 

@@ -258,6 +258,14 @@ skipCUDANonDefaultStreamIf = skipIfNotRegistered = lambda *a, **k: lambda fn: fn
 skipIfRocmArch = skipRocmIfTorchInductor = lambda *a, **k: lambda fn: fn
 xfailIfS390X = _marker
 MI300_ARCH = ("gfx942",)
+# ROCm/MIOpen markers and platform flags of torch.nn's test files (none applies to a CPU run)
+skipIfNotMiopenSuggestNHWC = _marker
+skipIfRocmVersionLessThan = lambda *a, **k: lambda fn: fn
+MACOS_VERSION = -1.0  # PyTorch's value off macOS
+IS_CI = False
+NO_MULTIPROCESSING_SPAWN = False
+NOTEST_CPU = False
+TEST_FAIRSEQ = importlib.util.find_spec("fairseq") is not None
 
 
 def slowTestIf(condition: bool) -> Callable:
@@ -482,6 +490,14 @@ def freeze_rng_state() -> Iterator[None]:
         torch.set_rng_state(state)
 
 
+def wrapper_set_seed(op: Callable, *args: Any, **kwargs: Any) -> Any:
+    """``op(*args, **kwargs)`` run with the random seed 42, the caller's random state
+    kept (``common_methods_invocations``' helper for comparing random ops)."""
+    with freeze_rng_state():
+        torch.manual_seed(42)
+        return op(*args, **kwargs)
+
+
 def download_file(url: str, *, binary: bool = True) -> str:
     raise unittest.SkipTest(f"would download {url}")
 
@@ -596,4 +612,4 @@ COMMON_CUDA = [
     "PLATFORM_SUPPORTS_FLASH_ATTENTION", "tf32_on_and_off", "tf32_off", "tf32_on",
     "_create_scaling_case", "_create_scaling_models_optimizers",
 ]  # fmt: skip
-COMMON_METHODS = ["mask_not_all_zeros"]
+COMMON_METHODS = ["mask_not_all_zeros", "wrapper_set_seed"]
