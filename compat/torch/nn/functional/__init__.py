@@ -139,6 +139,12 @@ from compat.torch.nn.functional.pooling_adaptive import (  # noqa: F401
     adaptive_max_pool2d,
     adaptive_max_pool3d,
 )
+from compat.torch.nn.functional.pooling_fractional import (  # noqa: F401
+    fractional_max_pool2d,
+    fractional_max_pool2d_with_indices,
+    fractional_max_pool3d,
+    fractional_max_pool3d_with_indices,
+)
 from compat.torch.nn.functional.pooling_more import (  # noqa: F401
     adaptive_max_pool1d_with_indices,
     adaptive_max_pool2d_with_indices,
