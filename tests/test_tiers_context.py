@@ -70,8 +70,9 @@ def test_only_an_executable_within_the_drop_ratio_is_tried_in_context(
 @pytest.mark.parametrize(
     ("exe_us", "cpu_us", "spare", "kept", "trial"),
     [
-        (90, 60, False, True, False),  # faster alone, in wall and CPU time: kept
-        (90, 180, False, False, False),  # its threads' CPU time over the host tier's
+        (40, 30, False, True, False),  # under half the host tier's, wall and CPU: kept
+        (40, 60, False, False, False),  # its threads' CPU time over half the host tier's
+        (90, 60, False, False, False),  # faster, but not by the margin a hand-over costs
         (90, 180, True, True, False),  # with a second core, wall time decides
         (150, 0, False, False, False),  # slower alone: no trial in context without a core
         (150, 0, True, True, True),

@@ -522,16 +522,25 @@ class Tiered:
             self.exe_min_ns = dt
         self.probes = n = max(self.probes - 1, 0)  # (threads probing at once: never below 0)
         p = POLICY
-        if n or self.exe_min_ns <= self.min_ns or p.tier_compile_min_us <= 0:
+        if n or p.tier_compile_min_us <= 0:
             return out  # (a zero floor: the policy compiles whatever it costs)
-        if self.exe_min_ns - self.min_ns < p.tier_drop_min_ms * 1e6 and spare_core():
+        if not spare_core():
+            # kept only when it costs at most 1 / tier_drop_ratio of the host tier's: a
+            # host-tier consumer of its outputs waits for XLA's thread and copies them (a
+            # 64x256 float32 result read by NumPy: 60-80 us), and with no second core
+            # nothing runs beside the caller meanwhile
+            if self.exe_min_ns * p.tier_drop_ratio > self.min_ns:
+                self.exe = None
+                _stats.background_kept_host += 1
+            return out
+        if self.exe_min_ns <= self.min_ns:
+            return out
+        if self.exe_min_ns - self.min_ns < p.tier_drop_min_ms * 1e6:
             # slower alone by less than the floor: kept. Timed alone a compiled call pays
             # its whole run; in a step it returns once dispatched and runs beside the
             # caller, and its compiled neighbours take its result without a wait or a copy
             return out
-        if self.exe_min_ns > p.tier_drop_ratio * self.min_ns or not spare_core():
-            # (a trial in context credits a compiled call for running beside the caller,
-            # which needs a second core: without one, slower alone is slower)
+        if self.exe_min_ns > p.tier_drop_ratio * self.min_ns:
             self.exe = None
             _stats.background_kept_host += 1
         elif p.tier_judge_in_context:
