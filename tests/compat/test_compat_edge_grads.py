@@ -213,3 +213,38 @@ def test_softmax_family_of_huge_logits_stays_finite(real_torch, f, dtype):
     assert np.isfinite(yc).all() or np.isneginf(yc).any()
     assert np.isfinite(gc[0]).all()
     _compare(real_torch, f, _BIG, dtype=dtype, rtol=1e-5)
+
+
+_RELU_IN = [NAN, -0.0, 0.0, -2.0, 3.0, math.inf, -math.inf]
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32", "float16"])
+@pytest.mark.parametrize(
+    "f",
+    [
+        lambda L, x: L.relu(x),
+        lambda L, x: L.nn.functional.relu(x),
+        lambda L, x: L.nn.ReLU()(x),
+        lambda L, x: L.relu_(x * 1),  # (in place, on a non-leaf)
+    ],
+    ids=["torch", "functional", "module", "inplace"],
+)
+def test_relu_keeps_nan_and_negative_zero_and_passes_a_nan_input_s_gradient(real_torch, f, dtype):
+    # threshold_backward: the cotangent passes where the result is not <= 0, NaN included
+    gc = _compare(real_torch, f, _RELU_IN, dtype=dtype)
+    assert gc[0][0] == 1.0
+    y = f(ctorch, ctorch.tensor(_RELU_IN, dtype=getattr(ctorch, dtype)))
+    assert np.signbit(y.float().numpy()).tolist() == [False, True] + [False] * 5
+
+
+def test_relu_second_derivative_and_a_nan_cotangent(real_torch):
+    def run(lib):
+        x = lib.tensor([NAN, -1.0, 0.0, 2.0], dtype=lib.float64, requires_grad=True)
+        (g,) = lib.autograd.grad(lib.relu(x).pow(2).sum(), x, create_graph=True)
+        (gg,) = lib.autograd.grad(g.sum(), x)
+        y = lib.relu(x)
+        (gn,) = lib.autograd.grad(y, x, lib.full_like(y, NAN))
+        return [t.detach().numpy() for t in (g, gg, gn)]
+
+    for a, b in zip(run(ctorch), run(real_torch)):
+        _same(a, b)

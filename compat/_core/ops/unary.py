@@ -16,6 +16,7 @@ import numpy as np
 
 from compat._core import dtypes as _dt
 from compat._core.creation import tensor
+from compat._core.ops import conventions as _conv
 from compat._core.ops._common import _c, acc, coerce, warn_once
 from compat._core.optable import Mask, Sample, defop
 from compat._core.tensor import Tensor, apply
@@ -192,12 +193,6 @@ _ROUND = _ROUND_ROW.torch
 _ROUND_COMPLEX = _complex_error(_ROUND_ROW, "\"round_vml_cpu\" not implemented for '{dtype}'")
 
 
-def _relu_f(x: Any) -> Any:
-    # PyTorch's clamp_min(x, 0): NaN and -0.0 stay (x * 0 where x is neither > 0 nor < 0),
-    # and the gradient flows where x > 0 only
-    return fnp.where(x > 0, x, fnp.where(x < 0, fnp.zeros_like(x), x * 0))
-
-
 def _square_f(x: Any) -> Any:
     return x * x
 
@@ -208,7 +203,7 @@ def _round_f(x: Any) -> Any:
 
 @defop(inplace=True, inplace_function=True, grad_fn="ReluBackward0", samples=Sample(((2, 3),)))
 def relu(input: Tensor) -> Tensor:
-    return apply(_relu_f, "ReluBackward0", (input,), saves="result")
+    return apply(_conv.relu, "ReluBackward0", (input,), saves="result")
 
 
 #: ``square`` is ``pow(input, 2)``: the node of pow's row for a number exponent
