@@ -57,21 +57,23 @@ FAMILIES: dict[str, tuple[Callable[[Any], Any], Step]] = {
 }
 
 
-def evaluate(x: Any, n: Any, *, family: str, degree: int) -> Any:
+def evaluate(x: Any, n: Any, *, family: str) -> Any:
     """The ``family``'s polynomial of degree ``n`` (integers, broadcast with ``x``) at
-    ``x``; ``degree`` bounds ``n`` (the recurrence's trip count, a static int)."""
+    ``x``: the recurrence runs up to the largest degree (a loop whose trip count is a
+    value of the program, so ``n`` may be traced or batched)."""
     first, step = FAMILIES[family]
     x, n = fnp.broadcast_arrays(x, n)
     one = fnp.ones_like(x)
     p1 = first(x)
     out = fnp.where(n == 0, one, fnp.where(n == 1, p1, fnp.zeros_like(x)))
-    if degree < 2:
-        return out
+    top = fnp.max(n, initial=0)
 
-    def body(k: Any, carry: tuple) -> tuple:
-        prev, cur, acc = carry
-        kf = fnp.asarray(k, x.dtype)
-        nxt = step(x, kf, cur, prev)
-        return cur, nxt, fnp.where(n == k + 1, nxt, acc)
+    def cond(carry: tuple) -> Any:
+        return carry[0] < top
 
-    return fg.fori_loop(1, degree, body, (one, p1, out))[2]
+    def body(carry: tuple) -> tuple:
+        k, prev, cur, acc = carry
+        nxt = step(x, fnp.asarray(k, x.dtype), cur, prev)
+        return k + 1, cur, nxt, fnp.where(n == k + 1, nxt, acc)
+
+    return fg.while_loop(cond, body, (fnp.asarray(1, n.dtype), one, p1, out))[3]

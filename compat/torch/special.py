@@ -86,10 +86,10 @@ spherical_bessel_j0 = _no_grad_unary("spherical_bessel_j0", "``sin(x) / x``, 1 a
 airy_ai = _no_grad_unary("airy_ai", "the Airy function ``Ai``.")
 
 
-def _poly_f(x: Any, n: Any, *, family: str, degree: int, dtype: np.dtype) -> Any:
+def _poly_f(x: Any, n: Any, *, family: str, dtype: np.dtype) -> Any:
     x = _fnp.asarray(x, np.float64)
     n = _fnp.trunc(_fnp.asarray(n, np.float64))
-    return _fnp.asarray(_op.evaluate(x, n, family=family, degree=degree), dtype)
+    return _fnp.asarray(_op.evaluate(x, n, family=family), dtype)
 
 
 def _polynomial(family: str, doc: str) -> Callable[..., Tensor]:
@@ -103,11 +103,8 @@ def _polynomial(family: str, doc: str) -> Callable[..., Tensor]:
                 f"special_{family}(): takes a Tensor for 'input' or 'n', got two numbers"
             )
         dt = _kernel_dtype(family, input, n)
-        nv = n._st.array if isinstance(n, Tensor) else n
-        top = np.trunc(np.max(np.asarray(nv, np.float64), initial=0.0))
-        degree = int(top) if np.isfinite(top) else 0
         args = tuple(a.detach() if isinstance(a, Tensor) else float(a) for a in (input, n))
-        return _apply(_poly_f, "", args, (("family", family), ("degree", degree), ("dtype", dt)))
+        return _apply(_poly_f, "", args, (("family", family), ("dtype", dt)))
 
     f.__name__ = f.__qualname__ = family
     f.__doc__ = (

@@ -85,7 +85,9 @@ def test_bessel_airy_float32_int_and_no_grad(name, real_torch):
         t = lib.tensor(x, dtype=lib.float32, requires_grad=True)
         y = getattr(lib.special, name)(t)
         yi = getattr(lib.special, name)(lib.tensor([1, 2, 3]))
-        results.append((y.detach().numpy(), y.dtype, y.requires_grad, y.grad_fn, yi.numpy(), yi.dtype))
+        results.append(
+            (y.detach().numpy(), y.dtype, y.requires_grad, y.grad_fn, yi.numpy(), yi.dtype)
+        )
     (yt, dt, rt, gt, it, idt), (yc, dc, rc, gc, ic, idc) = results
     assert str(dc) == str(dt) == "torch.float32" and str(idc) == str(idt)
     assert rc is rt is False and gc is gt is None
@@ -193,7 +195,9 @@ def test_zeta(real_torch):
     np.testing.assert_allclose(mc.numpy(), mt.numpy(), rtol=1e-6)
     for lib in (real_torch, ctorch):
         xt = lib.tensor(x[0], requires_grad=True)
-        with pytest.raises(NotImplementedError, match="the derivative for 'zeta' is not implemented"):
+        with pytest.raises(
+            NotImplementedError, match="the derivative for 'zeta' is not implemented"
+        ):
             lib.special.zeta(xt, lib.tensor(q)).sum().backward()
 
 
@@ -215,3 +219,19 @@ def test_spellings_of_top_level_ops(real_torch):
     np.testing.assert_allclose(gc, gt, rtol=1e-6)
     with pytest.raises(RuntimeError, match="p has to be greater than or equal to 1"):
         ctorch.special.multigammaln(ctorch.tensor([2.5]), 0)
+
+
+# PyTorch warns that it has no batching rule (it loops)
+@pytest.mark.filterwarnings("ignore::UserWarning")
+def test_under_vmap_with_batched_degrees(real_torch):
+    x = np.linspace(-1.2, 1.9, 12).reshape(3, 4)
+    n = np.array([[0, 1, 2, 3], [4, 5, 6, 7], [-1, 9, 2, 12]])
+    ours = ctorch.func.vmap(ctorch.special.legendre_polynomial_p)(
+        ctorch.tensor(x), ctorch.tensor(n)
+    )
+    theirs = real_torch.func.vmap(real_torch.special.legendre_polynomial_p)(
+        real_torch.tensor(x), real_torch.tensor(n)
+    )
+    np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=1e-12, atol=1e-12)
+    j = ctorch.func.vmap(ctorch.special.bessel_j1)(ctorch.tensor(x))
+    np.testing.assert_allclose(j.numpy(), ss.j1(x), rtol=1e-12, atol=1e-14)
