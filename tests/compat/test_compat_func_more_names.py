@@ -180,3 +180,10 @@ def test_engine_switches(switch, query, real_torch):
         with pytest.raises(TypeError, match="must be bool, not int"):
             cm(1)
     assert after[0] == after[1]
+
+
+def test_autograd_variable_function_raises(real_torch):
+    for lib in (real_torch, ctorch):
+        with pytest.raises(RuntimeError, match=r"torch.autograd.variable\(...\) is deprecated"):
+            lib.autograd.variable(lib.ones(2))
+        assert lib.autograd.Variable(lib.ones(2), requires_grad=True).requires_grad

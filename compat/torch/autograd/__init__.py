@@ -46,6 +46,12 @@ from compat.torch.autograd.gradcheck import gradcheck, gradgradcheck
 from compat.torch.autograd.variable import Variable
 
 
+def variable(*args: Any, **kwargs: Any) -> Any:
+    """``torch.autograd.variable(...)``: the pre-0.4 factory, which PyTorch keeps only to
+    raise (``torch.autograd.Variable`` and ``torch.tensor`` are the spellings that work)."""
+    raise RuntimeError("torch.autograd.variable(...) is deprecated, use torch.tensor(...) instead")
+
+
 def _calculate_shape(output: Any, grad: Any, is_grads_batched: bool) -> tuple:
     """The shapes ``backward`` compares for an output and its gradient (the gradient's
     without its batch dimension when ``is_grads_batched``): PyTorch's private helper."""
