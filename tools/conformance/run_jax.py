@@ -122,7 +122,7 @@ SHARDING_REFUSALS: list[tuple[str, str]] = [
     (r"needs JAX's typed keys", "typed PRNG keys"),
     # JAX's varying-axes types, which funcgrad's avals do not carry (as pvary/pcast,
     # out of scope by the swap): ``aval.mat``, ``all_gather(..., to=)``
-    (r"'Aval' object has no attribute 'mat'", "varying-axes types"),
+    (r"'(Aval|ShapedArray)' object has no attribute 'mat'", "varying-axes types"),
     (r"all_gather\(\) got an unexpected keyword argument 'to'", "varying-axes types"),
 ]
 
