@@ -30,10 +30,10 @@ globals().update(_functions(_with_out, module="special"))
 
 
 def _kernel_dtype(name: str, *operands: Any) -> np.dtype:
-    """The float dtype of ``torch.special.name``'s result; PyTorch has no float16/bfloat16
-    kernel of these functions, so neither does compat (its error)."""
+    """The float dtype of ``torch.special.name``'s result; PyTorch has no float16, bfloat16
+    or complex kernel of these functions, so neither does compat (its error)."""
     dt = _dt.float_type(_dt.result_type(*operands))
-    if dt in (np.dtype(np.float16), _dt.bfloat16.np):
+    if dt in (np.dtype(np.float16), _dt.bfloat16.np) or _dt.kind(dt) == "c":
         kind = _dt.scalar_type_name(dt)
         raise NotImplementedError(f"\"{name}_cpu\" not implemented for '{kind}'")
     return dt

@@ -96,8 +96,8 @@ def test_bessel_airy_float32_int_and_no_grad(name, real_torch):
 
 
 @pytest.mark.parametrize("name", [*SCIPY, "erfcx"])
-def test_no_half_kernels(name, real_torch):
-    for dtype in ("float16", "bfloat16"):
+def test_no_half_or_complex_kernels(name, real_torch):
+    for dtype in ("float16", "bfloat16", "complex64", "complex128"):
         msgs = []
         for lib in (real_torch, ctorch):
             with pytest.raises(NotImplementedError) as e:
@@ -149,6 +149,12 @@ def test_polynomial_out_and_errors(real_torch):
         real_torch.special.chebyshev_polynomial_t(2.0, 3)
     with pytest.raises(NotImplementedError, match="hermite_polynomial_h_cpu"):
         ctorch.special.hermite_polynomial_h(ctorch.ones(2, dtype=ctorch.float16), 2)
+    msgs = []
+    for lib in (real_torch, ctorch):
+        with pytest.raises(NotImplementedError) as e:
+            lib.special.zeta(lib.ones(2, dtype=lib.complex64), lib.ones(2))
+        msgs.append(str(e.value))
+    assert msgs[0] == msgs[1]
 
 
 def test_erfcx_values_and_gradient(real_torch):
