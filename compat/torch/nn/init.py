@@ -17,19 +17,38 @@ from __future__ import annotations
 
 import math
 import warnings
+from collections.abc import Callable
 from typing import Any
+
+import numpy as np
 
 import compat.torch as torch
 
 __all__ = [
     "calculate_gain",
+    "constant",
     "constant_",
+    "dirac",
+    "dirac_",
+    "eye",
+    "eye_",
+    "kaiming_normal",
     "kaiming_normal_",
+    "kaiming_uniform",
     "kaiming_uniform_",
+    "normal",
     "normal_",
     "ones_",
+    "orthogonal",
+    "orthogonal_",
+    "sparse",
+    "sparse_",
+    "trunc_normal_",
+    "uniform",
     "uniform_",
+    "xavier_normal",
     "xavier_normal_",
+    "xavier_uniform",
     "xavier_uniform_",
     "zeros_",
 ]
@@ -191,3 +210,168 @@ def kaiming_normal_(
     if _is_empty(tensor):
         return tensor
     return _no_grad_normal_(tensor, 0.0, _kaiming_std(tensor, a, mode, nonlinearity), generator)
+
+
+def _trunc_normal_by_redraw(
+    tensor: Tensor, mean: float, std: float, lo: float, hi: float, gen: Any
+) -> None:
+    """Draw ``N(mean, std**2)``; redraw (a whole new draw, kept where out of range) until
+    every value lies in ``[lo, hi]``: PyTorch's sampler when the range holds most mass."""
+    result = tensor.normal_(mean, std, generator=gen)
+    while True:
+        out = (result < lo) | (result > hi)
+        if not bool(out.any()):
+            break
+        result = torch.where(
+            out, torch.empty_like(result).normal_(mean, std, generator=gen), result
+        )
+    if result is not tensor:
+        tensor.copy_(result)
+
+
+def _trunc_normal_by_rejection(
+    tensor: Tensor, mean: float, std: float, a: float, b: float, gen: Any
+) -> None:
+    """Uniform proposals on ``[a, b]`` accepted with probability ``pdf(x) / pdf(mode)``
+    (log-uniform test), pending places redrawn: PyTorch's sampler for a narrow range."""
+    mode = max(a, min(mean, b))
+    log_peak = -0.5 * ((mode - mean) / std) ** 2
+
+    def log_ratio(x: Tensor) -> Tensor:
+        return ((x - mean) / std).pow(2) * -0.5 - log_peak
+
+    result = tensor.uniform_(a, b, generator=gen)
+    pending = torch.empty_like(tensor).uniform_(generator=gen).log() > log_ratio(result)
+    while bool(pending.any()):
+        cand = torch.empty_like(tensor).uniform_(a, b, generator=gen)
+        result = torch.where(pending, cand, result)
+        accept = torch.empty_like(tensor).uniform_(generator=gen).log() > log_ratio(cand)
+        pending = torch.where(pending, accept, pending)
+    if result is not tensor:
+        tensor.copy_(result)
+
+
+def trunc_normal_(
+    tensor: Tensor,
+    mean: float = 0.0,
+    std: float = 1.0,
+    a: float = -2.0,
+    b: float = 2.0,
+    generator: Any = None,
+) -> Tensor:
+    """Fill with draws from ``N(mean, std**2)`` truncated to ``[a, b]``, by PyTorch's two
+    samplers (redrawing when ``[a, b]`` holds more than 30% of the mass, uniform proposals
+    with rejection otherwise), so a seed gives PyTorch's values."""
+
+    def cdf(x: float) -> float:
+        return (1.0 + math.erf(x / math.sqrt(2.0))) / 2.0
+
+    if mean < a - 2 * std or mean > b + 2 * std:
+        warnings.warn(
+            "mean is more than 2 std from [a, b] in nn.init.trunc_normal_. "
+            "The distribution of values may be incorrect.",
+            stacklevel=2,
+        )
+    with torch.no_grad():
+        if cdf((b - mean) / std) - cdf((a - mean) / std) > 0.3:
+            # the bounds as the tensor's dtype holds them (the test of a value is exact)
+            lo = tensor.new_tensor(a).item()
+            hi = tensor.new_tensor(b).item()
+            _trunc_normal_by_redraw(tensor, mean, std, lo, hi, generator)
+        else:
+            _trunc_normal_by_rejection(tensor, mean, std, a, b, generator)
+    return tensor
+
+
+def eye_(tensor: Tensor) -> Tensor:
+    """Fill a 2-d tensor with the identity matrix (ones on the main diagonal)."""
+    if tensor.dim() != 2:
+        raise ValueError("Only tensors with 2 dimensions are supported")
+    return _no_grad_copy_(tensor, torch.eye(*tensor.shape, dtype=tensor.dtype))
+
+
+def dirac_(tensor: Tensor, groups: int = 1) -> Tensor:
+    """Fill a 3-, 4- or 5-d convolution weight with the Dirac delta: within each of
+    ``groups`` groups, output channel ``d`` has a one at input channel ``d``'s centre
+    (for the first ``min(out_per_group, in)`` channels), zeros elsewhere."""
+    dims = tensor.dim()
+    if dims not in (3, 4, 5):
+        raise ValueError("Only tensors with 3, 4, or 5 dimensions are supported")
+    shape = tuple(tensor.shape)
+    if shape[0] % groups != 0:
+        raise ValueError("dim 0 must be divisible by groups")
+    per_group = shape[0] // groups
+    centre = tuple(n // 2 for n in shape[2:])
+    delta = np.zeros(shape, dtype=np.float64)
+    for g in range(groups):
+        for d in range(min(per_group, shape[1])):
+            delta[(g * per_group + d, d, *centre)] = 1.0
+    return _no_grad_copy_(tensor, torch.tensor(delta, dtype=tensor.dtype))
+
+
+def orthogonal_(tensor: Tensor, gain: float = 1, generator: Any = None) -> Tensor:
+    """Fill with a (semi-)orthogonal matrix times ``gain``: the Q of a standard normal
+    matrix's QR (its trailing dims flattened; transposed when wide), its columns' signs
+    set by R's diagonal so that Q is uniformly distributed (Saxe et al. 2013)."""
+    if tensor.dim() < 2:
+        raise ValueError("Only tensors with 2 or more dimensions are supported")
+    if tensor.numel() == 0:
+        return tensor
+    rows = tensor.shape[0]
+    cols = tensor.numel() // rows
+    with torch.no_grad():
+        flat = tensor.new_empty((rows, cols)).normal_(0, 1, generator=generator)
+        if rows < cols:
+            flat = flat.t()
+        q, r = torch.linalg.qr(flat)
+        q = q * torch.diag(r, 0).sign()
+        if rows < cols:
+            q = q.t()
+        tensor.copy_(q.reshape(tensor.shape))
+        tensor.mul_(gain)
+    return tensor
+
+
+def sparse_(tensor: Tensor, sparsity: float, std: float = 0.01, generator: Any = None) -> Tensor:
+    """Fill a 2-d tensor with ``N(0, std**2)`` draws, then zero ``ceil(sparsity * rows)``
+    places of each column, picked by ``randperm`` (a dense tensor: Martens 2010)."""
+    if tensor.dim() != 2:
+        raise ValueError("Only tensors with 2 dimensions are supported")
+    rows, cols = tuple(tensor.shape)
+    zeros = math.ceil(sparsity * rows)
+    with torch.no_grad():
+        tensor.normal_(0, std, generator=generator)
+        for col in range(cols):
+            tensor[torch.randperm(rows)[:zeros], col] = 0
+    return tensor
+
+
+def _deprecated(new: Callable[..., Tensor]) -> Callable[..., Tensor]:
+    """The old name of ``new`` (without its trailing underscore): ``new`` with PyTorch's
+    ``FutureWarning``."""
+    old = new.__name__[:-1]
+
+    def deprecated_init(*args: Any, **kwargs: Any) -> Tensor:
+        warnings.warn(
+            f"`nn.init.{old}` is now deprecated in favor of `nn.init.{new.__name__}`.",
+            FutureWarning,
+            stacklevel=2,
+        )
+        return new(*args, **kwargs)
+
+    deprecated_init.__name__ = old
+    deprecated_init.__doc__ = f"Deprecated: use :func:`{new.__name__}`."
+    return deprecated_init
+
+
+uniform = _deprecated(uniform_)
+normal = _deprecated(normal_)
+constant = _deprecated(constant_)
+eye = _deprecated(eye_)
+dirac = _deprecated(dirac_)
+xavier_uniform = _deprecated(xavier_uniform_)
+xavier_normal = _deprecated(xavier_normal_)
+kaiming_uniform = _deprecated(kaiming_uniform_)
+kaiming_normal = _deprecated(kaiming_normal_)
+orthogonal = _deprecated(orthogonal_)
+sparse = _deprecated(sparse_)

@@ -23,7 +23,9 @@ import torch  # swapped: the library under test
 from torch import nn
 
 from tools.conformance.shims.swap import Missing
-from tools.conformance.shims.torch_test_util import TestCase
+
+# ``freeze_rng_state``: common_nn re-exports it from common_utils (nn/test_dropout.py)
+from tools.conformance.shims.torch_test_util import TestCase, freeze_rng_state  # noqa: F401
 
 _HERE = "torch.testing._internal.common_nn"
 _HARNESS = "out of scope: PyTorch's module/criterion test harness (common_nn.NewModuleTest)"

@@ -18,6 +18,7 @@ import functools
 import importlib.util
 import inspect
 import io
+import random
 import sys
 import tempfile
 import types
@@ -42,6 +43,7 @@ TEST_CUDA = TEST_MPS = TEST_XPU = TEST_MULTIGPU = TEST_CUDNN = False
 TEST_MKL = TEST_NUMPY = True
 IS_FBCODE = IS_SANDCASTLE = IS_REMOTE_GPU = IS_JETSON = IS_ARM64 = False
 GRADCHECK_NONDET_TOL = 1e-12
+SEED = 1234  # PyTorch's common_utils.SEED
 
 
 # -- comparison ----------------------------------------------------------------
@@ -105,9 +107,13 @@ class TestCase(unittest.TestCase):
     _default_dtype_check_enabled = False
 
     def setUp(self) -> None:
+        """Seed ``torch``, ``random`` and NumPy with PyTorch's ``SEED`` (1234), as its
+        ``set_rng_seed`` does: tests drawing sizes with ``random`` draw the same ones
+        in both runs."""
         super().setUp()
-        torch.manual_seed(0)
-        np.random.seed(0)
+        torch.manual_seed(SEED)
+        random.seed(SEED)
+        np.random.seed(SEED)
 
     def assertEqual(  # type: ignore[override]
         self, x: Any, y: Any, msg: Any = None, *, atol: float | None = None,
