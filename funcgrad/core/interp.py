@@ -98,7 +98,9 @@ class Tracer:
         ``sharding`` a ``NamedSharding`` over the current abstract mesh, nothing split,
         where funcgrad's own aval (``to_aval``, untyped) holds ``None``."""
         a = self._var.aval
-        return ShapedArray(a.shape, a.dtype, a.weak_type, sharding_types.full_sharding(a))
+        t = ShapedArray.__new__(ShapedArray)  # (its sharding is already JAX's type's)
+        Aval.__init__(t, a.shape, a.dtype, a.weak_type, sharding_types.full_sharding(a))
+        return t
 
     @property
     def shape(self) -> tuple[int, ...]:

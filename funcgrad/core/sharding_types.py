@@ -164,7 +164,18 @@ def full_sharding(aval: Aval) -> Any:
     one ``None`` entry per dimension when the value is not split over explicit axes."""
     if aval.sharding is not None:
         return aval.sharding
-    return NamedSharding(jax.sharding.get_abstract_mesh(), PartitionSpec(*[None] * aval.ndim))
+    mesh = jax.sharding.get_abstract_mesh()
+    key = (mesh, aval.ndim)
+    s = _UNSPLIT.get(key)
+    if s is None:  # (a tracer's ``.aval`` asks for it on every read)
+        if len(_UNSPLIT) > 256:
+            _UNSPLIT.clear()
+        s = _UNSPLIT[key] = NamedSharding(mesh, PartitionSpec(*[None] * aval.ndim))
+    return s
+
+
+#: ``full_sharding`` of an untyped aval, by (abstract mesh, rank)
+_UNSPLIT: dict[tuple, NamedSharding] = {}
 
 
 # --------------------------------------------------------------------------- rules
