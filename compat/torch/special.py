@@ -6,11 +6,11 @@ orthogonal polynomials: kernels in ``_bessel_kernels`` and ``_orthogonal_polynom
 
 from __future__ import annotations
 
-import math
-from collections.abc import Callable
-from typing import Any
+import math as _math
+from collections.abc import Callable as _Callable
+from typing import Any as _Any
 
-import numpy as np
+import numpy as _np
 
 import funcgrad as _fg
 from compat._core import dtypes as _dt
@@ -19,7 +19,7 @@ from compat._core.ops.special import polygamma as _polygamma
 from compat._core.ops.unary import round as _round_op
 from compat._core.optable import functions as _functions
 from compat._core.out_arg import with_out as _with_out
-from compat._core.tensor import Tensor
+from compat._core.tensor import Tensor as _Tensor
 from compat._core.tensor import apply as _apply
 from compat.torch import _bessel_kernels as _bk
 from compat.torch import _orthogonal_polynomials as _op
@@ -29,24 +29,24 @@ from funcgrad.scipy import special as _fsp
 globals().update(_functions(_with_out, module="special"))
 
 
-def _kernel_dtype(name: str, *operands: Any) -> np.dtype:
+def _kernel_dtype(name: str, *operands: _Any) -> _np.dtype:
     """The float dtype of ``torch.special.name``'s result; PyTorch has no float16, bfloat16
     or complex kernel of these functions, so neither does compat (its error)."""
     dt = _dt.float_type(_dt.result_type(*operands))
-    if dt in (np.dtype(np.float16), _dt.bfloat16.np) or _dt.kind(dt) == "c":
+    if dt in (_np.dtype(_np.float16), _dt.bfloat16.np) or _dt.kind(dt) == "c":
         kind = _dt.scalar_type_name(dt)
         raise NotImplementedError(f"\"{name}_cpu\" not implemented for '{kind}'")
     return dt
 
 
 #: PyTorch computes these without a derivative (their results do not require grad)
-_KERNELS: dict[str, Callable[[Any], Any]] = {
+_KERNELS: dict[str, _Callable[[_Any], _Any]] = {
     "bessel_j0": _bk.bessel_j0,
     "bessel_j1": _bk.bessel_j1,
     "bessel_y0": _bk.bessel_y0,
     "bessel_y1": _bk.bessel_y1,
-    "modified_bessel_i0": lambda x: _fsp.i0(_fnp.asarray(x, np.float64)),
-    "modified_bessel_i1": lambda x: _fsp.i1(_fnp.asarray(x, np.float64)),
+    "modified_bessel_i0": lambda x: _fsp.i0(_fnp.asarray(x, _np.float64)),
+    "modified_bessel_i1": lambda x: _fsp.i1(_fnp.asarray(x, _np.float64)),
     "modified_bessel_k0": _bk.modified_bessel_k0,
     "modified_bessel_k1": _bk.modified_bessel_k1,
     "scaled_modified_bessel_k0": _bk.scaled_modified_bessel_k0,
@@ -56,12 +56,12 @@ _KERNELS: dict[str, Callable[[Any], Any]] = {
 }
 
 
-def _kernel_f(x: Any, *, op: str, dtype: np.dtype) -> Any:
+def _kernel_f(x: _Any, *, op: str, dtype: _np.dtype) -> _Any:
     return _fnp.asarray(_KERNELS[op](x), dtype)
 
 
-def _no_grad_unary(op: str, doc: str) -> Callable[..., Tensor]:
-    def f(input: Tensor) -> Tensor:
+def _no_grad_unary(op: str, doc: str) -> _Callable[..., _Tensor]:
+    def f(input: _Tensor) -> _Tensor:
         dt = _kernel_dtype(op, input)
         return _apply(_kernel_f, "", (input.detach(),), (("op", op), ("dtype", dt)))
 
@@ -86,24 +86,24 @@ spherical_bessel_j0 = _no_grad_unary("spherical_bessel_j0", "``sin(x) / x``, 1 a
 airy_ai = _no_grad_unary("airy_ai", "the Airy function ``Ai``.")
 
 
-def _poly_f(x: Any, n: Any, *, family: str, dtype: np.dtype) -> Any:
-    x = _fnp.asarray(x, np.float64)
-    n = _fnp.trunc(_fnp.asarray(n, np.float64))
+def _poly_f(x: _Any, n: _Any, *, family: str, dtype: _np.dtype) -> _Any:
+    x = _fnp.asarray(x, _np.float64)
+    n = _fnp.trunc(_fnp.asarray(n, _np.float64))
     return _fnp.asarray(_op.evaluate(x, n, family=family), dtype)
 
 
-def _polynomial(family: str, doc: str) -> Callable[..., Tensor]:
-    def f(input: Tensor | float, n: Tensor | float) -> Tensor:
-        if not isinstance(n, (Tensor, int, float)) or isinstance(n, bool):
+def _polynomial(family: str, doc: str) -> _Callable[..., _Tensor]:
+    def f(input: _Tensor | float, n: _Tensor | float) -> _Tensor:
+        if not isinstance(n, (_Tensor, int, float)) or isinstance(n, bool):
             raise TypeError(
                 f"special_{family}(): argument 'n' must be Tensor or Number, not {type(n).__name__}"
             )
-        if not isinstance(input, Tensor) and not isinstance(n, Tensor):
+        if not isinstance(input, _Tensor) and not isinstance(n, _Tensor):
             raise TypeError(
                 f"special_{family}(): takes a Tensor for 'input' or 'n', got two numbers"
             )
         dt = _kernel_dtype(family, input, n)
-        args = tuple(a.detach() if isinstance(a, Tensor) else float(a) for a in (input, n))
+        args = tuple(a.detach() if isinstance(a, _Tensor) else float(a) for a in (input, n))
         return _apply(_poly_f, "", args, (("family", family), ("dtype", dt)))
 
     f.__name__ = f.__qualname__ = family
@@ -128,17 +128,17 @@ laguerre_polynomial_l = _polynomial("laguerre_polynomial_l", "Laguerre's ``L_n``
 legendre_polynomial_p = _polynomial("legendre_polynomial_p", "Legendre's ``P_n``")
 
 
-def _erfcx_large(x: Any) -> Any:
+def _erfcx_large(x: _Any) -> _Any:
     # erfc(x) exp(x^2) sqrt(pi) = 1 / (x + (1/2) / (x + (2/2) / (x + (3/2) / ...))),
     # Laplace's continued fraction, evaluated from its 80th term back
     t = x
     for k in range(80, 0, -1):
         t = x + (k / 2) / t
-    return 1 / (math.sqrt(math.pi) * t)
+    return 1 / (_math.sqrt(_math.pi) * t)
 
 
 @_fg.custom_jvp
-def _erfcx64(x: Any) -> Any:
+def _erfcx64(x: _Any) -> _Any:
     large = x >= 2
     direct = _fnp.exp(x * x) * _fsp.erfc(_fnp.where(large, 0.0, x))
     return _fnp.where(large, _erfcx_large(_fnp.where(large, x, 2.0)), direct)
@@ -148,14 +148,14 @@ def _erfcx64(x: Any) -> Any:
 def _erfcx64_jvp(primals: tuple, tangents: tuple) -> tuple:
     (x,), (t,) = primals, tangents
     y = _erfcx64(x)
-    return y, t * (2 * x * y - 2 / math.sqrt(math.pi))
+    return y, t * (2 * x * y - 2 / _math.sqrt(_math.pi))
 
 
-def _erfcx_f(x: Any, *, dtype: np.dtype) -> Any:
-    return _fnp.asarray(_erfcx64(_fnp.asarray(x, np.float64)), dtype)
+def _erfcx_f(x: _Any, *, dtype: _np.dtype) -> _Any:
+    return _fnp.asarray(_erfcx64(_fnp.asarray(x, _np.float64)), dtype)
 
 
-def _erfcx(input: Tensor) -> Tensor:
+def _erfcx(input: _Tensor) -> _Tensor:
     """``torch.special.erfcx(input, *, out=None)``: the scaled complementary error function
     ``exp(x^2) erfc(x)``, accurate where ``erfc`` underflows; its derivative is
     ``2 x erfcx(x) - 2 / sqrt(pi)``."""
@@ -168,7 +168,7 @@ erfcx = _with_out(_erfcx, name="special_erfcx")
 
 
 @_fg.custom_jvp
-def _zeta64(x: Any, q: Any) -> Any:
+def _zeta64(x: _Any, q: _Any) -> _Any:
     return _fsp.zeta(x, q)
 
 
@@ -179,23 +179,23 @@ def _zeta64_jvp(primals: tuple, tangents: tuple) -> tuple:
     return _zeta64(x, q), tq * -x * _zeta64(x + 1, q)
 
 
-def _zeta_f(x: Any, q: Any, *, dtype: np.dtype) -> Any:
-    return _fnp.asarray(_zeta64(_fnp.asarray(x, np.float64), _fnp.asarray(q, np.float64)), dtype)
+def _zeta_f(x: _Any, q: _Any, *, dtype: _np.dtype) -> _Any:
+    return _fnp.asarray(_zeta64(_fnp.asarray(x, _np.float64), _fnp.asarray(q, _np.float64)), dtype)
 
 
-def _raise_zeta_derivative(grad: Tensor) -> None:
+def _raise_zeta_derivative(grad: _Tensor) -> None:
     raise NotImplementedError("the derivative for 'zeta' is not implemented.")
 
 
-def _zeta(input: Tensor | float, other: Tensor | float) -> Tensor:
+def _zeta(input: _Tensor | float, other: _Tensor | float) -> _Tensor:
     """``torch.special.zeta(input, other, *, out=None)``: the Hurwitz zeta function
     ``sum_k (k + other)^-input``. Differentiable in ``other``; PyTorch has no derivative
     in ``input`` (backward through it raises, as PyTorch's)."""
-    if not isinstance(input, Tensor) and not isinstance(other, Tensor):
+    if not isinstance(input, _Tensor) and not isinstance(other, _Tensor):
         raise TypeError("special_zeta(): takes a Tensor for 'input' or 'other', got two numbers")
     dt = _kernel_dtype("zeta", input, other)
     out = _apply(_zeta_f, "SpecialZetaBackward0", (input, other), (("dtype", dt),))
-    if isinstance(input, Tensor) and input.requires_grad and out.requires_grad:
+    if isinstance(input, _Tensor) and input.requires_grad and out.requires_grad:
         out.register_hook(_raise_zeta_derivative)
     return out
 
@@ -206,7 +206,7 @@ zeta = _with_out(_zeta, number_first=True, name="special_zeta")
 polygamma = _with_out(_polygamma, name="special_polygamma")
 
 
-def _multigammaln(input: Tensor, p: int) -> Tensor:
+def _multigammaln(input: _Tensor, p: int) -> _Tensor:
     """``torch.special.multigammaln(input, p, *, out=None)``: ``torch.mvlgamma``, the
     multivariate log-gamma function of dimension ``p``."""
     return _mvlgamma(input, p)
@@ -216,7 +216,7 @@ _multigammaln.__name__ = _multigammaln.__qualname__ = "multigammaln"
 multigammaln = _with_out(_multigammaln, name="special_multigammaln")
 
 
-def _round(input: Tensor, *, decimals: int = 0) -> Tensor:
+def _round(input: _Tensor, *, decimals: int = 0) -> _Tensor:
     """``torch.special.round(input, *, decimals=0, out=None)``: ``torch.round``."""
     return _round_op(input, decimals=decimals)
 
