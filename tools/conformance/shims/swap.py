@@ -179,6 +179,15 @@ class Alias(types.ModuleType):
         self.__dict__[attr] = value
         return value
 
+    def __setattr__(self, attr: str, value: Any) -> None:
+        # rebinding a name the target module has (a test's tear-down resetting a module
+        # global, ``nn.modules.module._global_forward_hooks = OrderedDict()``) rebinds it
+        # in the target, as it would in the upstream module
+        target = self.__dict__.get("_target")
+        if target is not None and not attr.startswith("__") and attr in vars(target):
+            setattr(target, attr, value)
+        super().__setattr__(attr, value)
+
     def __dir__(self) -> Iterable[str]:
         # the target's public and private names; its module dunders (``__builtins__``...)
         # are not the alias's (``[getattr(jnp, n) for n in dir(jnp)]`` must not fail)

@@ -383,6 +383,34 @@ class parametrize:
         return fn
 
 
+class swap(parametrize):
+    """``@swap([True, False])``: one test per value, named ``test_f_swap_True``, run with
+    ``torch.__future__``'s swap-on-conversion flag set to it and restored after, as
+    PyTorch's ``SwapTensorsGuard`` does (``None`` only restores)."""
+
+    def __init__(self, swap_values: Sequence[Any]) -> None:
+        super().__init__("__swap", [subtest(v, name=f"swap_{v}", decorators=[_swap_guard(v)])
+                                    for v in swap_values])  # fmt: skip
+
+
+def _swap_guard(value: Any) -> Callable:
+    def deco(fn: Callable) -> Callable:
+        @functools.wraps(fn)
+        def run(*args: Any, **kwargs: Any) -> Any:
+            future = torch.__future__
+            saved = future.get_swap_module_params_on_conversion()
+            if value is not None:
+                future.set_swap_module_params_on_conversion(value)
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                future.set_swap_module_params_on_conversion(saved)
+
+        return run
+
+    return deco
+
+
 class subtest:
     """One ``@parametrize`` case with its own name and decorators."""
 
@@ -394,7 +422,8 @@ class subtest:
 
 def case_params(case: dict[str, Any]) -> dict[str, Any]:
     """A parametrized case's keyword arguments (without its name and decorators)."""
-    return {k: v for k, v in case.items() if k not in ("__name__", "__decorators__")}
+    # (``__name__``, ``__decorators__`` and ``@swap``'s ``__swap`` are no arguments)
+    return {k: v for k, v in case.items() if not k.startswith("__")}
 
 
 def decorate(fn: Callable, case: dict[str, Any]) -> Callable:

@@ -25,30 +25,58 @@ Example:
 
 from __future__ import annotations
 
+import sys
 import warnings
 from collections.abc import Callable, Iterator
 from typing import Any
 
 import compat.torch as torch
 from compat._core import transfer as _transfer
+from compat.torch.nn.modules import module_hooks as _hooks
 from compat.torch.nn.modules.module_hooks import (
+    _HOME,
     ModuleHooksMixin,
     RemovableHandle,
+    register_module_backward_hook,
+    register_module_buffer_registration_hook,
     register_module_forward_hook,
     register_module_forward_pre_hook,
     register_module_full_backward_hook,
     register_module_full_backward_pre_hook,
+    register_module_module_registration_hook,
+    register_module_parameter_registration_hook,
+    registered_buffer,
+    registered_module,
+    registered_parameter,
 )
 from compat.torch.nn.modules.module_state import ModuleStateMixin
 from compat.torch.nn.parameter import Buffer, Parameter
 
+# the global hook registries live here, as in PyTorch's ``torch.nn.modules.module``: the
+# hooks read them from this module on each use (rebinding one here takes effect)
+_global_backward_hooks = _hooks._global_backward_hooks
+_global_backward_pre_hooks = _hooks._global_backward_pre_hooks
+_global_buffer_registration_hooks = _hooks._global_buffer_registration_hooks
+_global_forward_hooks = _hooks._global_forward_hooks
+_global_forward_hooks_always_called = _hooks._global_forward_hooks_always_called
+_global_forward_hooks_with_kwargs = _hooks._global_forward_hooks_with_kwargs
+_global_forward_pre_hooks = _hooks._global_forward_pre_hooks
+_global_is_full_backward_hook = _hooks._global_is_full_backward_hook
+_global_module_registration_hooks = _hooks._global_module_registration_hooks
+_global_parameter_registration_hooks = _hooks._global_parameter_registration_hooks
+_HOME[0] = sys.modules[__name__]
+
 __all__ = [
     "Module",
     "RemovableHandle",
+    "register_module_backward_hook",
+    "register_module_buffer_registration_hook",
     "register_module_forward_hook",
     "register_module_forward_pre_hook",
     "register_module_full_backward_hook",
     "register_module_full_backward_pre_hook",
+    "register_module_module_registration_hook",
+    "register_module_parameter_registration_hook",
 ]
 
 
@@ -115,7 +143,7 @@ class Module(ModuleHooksMixin, ModuleStateMixin):
                 f"cannot assign '{torch.typename(tensor)}' object to buffer '{name}' "
                 "(torch Tensor or None required)"
             )
-        self._buffers[name] = tensor
+        self._buffers[name] = registered_buffer(self, name, tensor)
         if persistent:
             self._non_persistent_buffers_set.discard(name)
         else:
@@ -134,7 +162,7 @@ class Module(ModuleHooksMixin, ModuleStateMixin):
         if hasattr(self, name) and name not in self._parameters:
             raise KeyError(f"attribute '{name}' already exists")
         if param is None:
-            self._parameters[name] = None
+            self._parameters[name] = None  # (PyTorch's registration hooks skip a None)
             return
         if not isinstance(param, Parameter):
             raise TypeError(
@@ -147,7 +175,7 @@ class Module(ModuleHooksMixin, ModuleStateMixin):
                 "must be created explicitly. To express '{name}' as a function of another "
                 "Tensor, compute the value in the forward() method."
             )
-        self._parameters[name] = param
+        self._parameters[name] = registered_parameter(self, name, param)
 
     def add_module(self, name: str, module: Module | None) -> None:
         """Add a child module, reachable as attribute ``name``."""
@@ -161,7 +189,7 @@ class Module(ModuleHooksMixin, ModuleStateMixin):
             raise KeyError(f'module name can\'t contain ".", got: {name}')
         if name == "":
             raise KeyError('module name can\'t be empty string ""')
-        self._modules[name] = module
+        self._modules[name] = registered_module(self, name, module)
 
     register_module = add_module
 
@@ -255,14 +283,14 @@ class Module(ModuleHooksMixin, ModuleStateMixin):
                     self._buffers,
                     self._non_persistent_buffers_set,
                 )
-                modules[name] = value
+                modules[name] = registered_module(self, name, value)
             elif modules is not None and name in modules:
                 if value is not None:
                     raise TypeError(
                         f"cannot assign '{torch.typename(value)}' as child module '{name}' "
                         "(torch.nn.Module or None expected)"
                     )
-                modules[name] = value
+                modules[name] = registered_module(self, name, value)
             else:
                 buffers = self.__dict__.get("_buffers")
                 if isinstance(value, Buffer):  # nn.Buffer registers itself
@@ -273,7 +301,7 @@ class Module(ModuleHooksMixin, ModuleStateMixin):
                             f"cannot assign '{torch.typename(value)}' as buffer '{name}' "
                             "(torch.Tensor or None expected)"
                         )
-                    buffers[name] = value
+                    buffers[name] = registered_buffer(self, name, value)
                 else:
                     object.__setattr__(self, name, value)
 

@@ -13,6 +13,10 @@ pre-hook sees ``grad_output`` (backward pre-hooks may replace it), the inputs'
 node's pre-hook sees ``grad_input`` and calls ``hook(module, grad_input,
 grad_output)``, whose non-``None`` result replaces ``grad_input``. Entries are
 ``None`` for tensors that get no gradient.
+
+Global registration hooks (``register_module_{buffer,parameter,module}_registration_hook``)
+see every buffer, parameter and submodule a module registers, ``hook(module, name,
+value)``; a non-``None`` result is registered instead.
 """
 
 from __future__ import annotations
@@ -20,7 +24,9 @@ from __future__ import annotations
 import contextlib
 import functools
 import itertools
+import sys
 import warnings
+import weakref
 from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
@@ -31,10 +37,14 @@ from funcgrad._compat_contract import lazy as _lazy
 
 __all__ = [
     "RemovableHandle",
+    "register_module_backward_hook",
+    "register_module_buffer_registration_hook",
     "register_module_forward_hook",
     "register_module_forward_pre_hook",
     "register_module_full_backward_hook",
     "register_module_full_backward_pre_hook",
+    "register_module_module_registration_hook",
+    "register_module_parameter_registration_hook",
 ]
 
 
@@ -51,6 +61,16 @@ class RemovableHandle:
         elif isinstance(extra_dict, dict):
             extra_dict = (extra_dict,)
         self._extra = tuple(extra_dict)
+
+    @property
+    def hooks_dict_ref(self) -> Callable[[], Any]:
+        """A weak reference to the registry the hook sits in (call it for the registry)."""
+        return weakref.ref(self._hooks)
+
+    @property
+    def extra_dict_ref(self) -> tuple:
+        """Weak references to the side registries (``with_kwargs``, ``always_call``)."""
+        return tuple(weakref.ref(d) for d in self._extra)
 
     def remove(self) -> None:
         self._hooks.pop(self.id, None)
@@ -70,12 +90,33 @@ _global_forward_hooks_with_kwargs: dict[int, bool] = {}
 _global_forward_hooks_always_called: dict[int, bool] = {}
 _global_backward_pre_hooks: OrderedDict[int, Callable] = OrderedDict()
 _global_backward_hooks: OrderedDict[int, Callable] = OrderedDict()
+#: whether the global backward hooks are full ones (``None``: none registered yet); as
+#: PyTorch's, it stays set once a first global backward hook was registered
+_global_is_full_backward_hook: bool | None = None
+_global_buffer_registration_hooks: OrderedDict[int, Callable] = OrderedDict()
+_global_parameter_registration_hooks: OrderedDict[int, Callable] = OrderedDict()
+_global_module_registration_hooks: OrderedDict[int, Callable] = OrderedDict()
+
+#: the module whose globals are the registries above: ``torch.nn.modules.module`` once it
+#: is imported (PyTorch's home for them), read on each use so that rebinding one there (a
+#: test's tear-down: ``module._global_forward_hooks = OrderedDict()``) takes effect
+_HOME: list[Any] = [sys.modules[__name__]]
+
+
+def _g() -> Any:
+    return _HOME[0]
+
+
+_MIXED_GLOBAL_BACKWARD_HOOKS = (
+    "Cannot use both regular backward hooks and full backward hooks as a global Module "
+    "hook. Please use only one of them."
+)
 
 
 def register_module_forward_pre_hook(hook: Callable[..., Any]) -> RemovableHandle:
     """A forward pre-hook ``hook(module, args)`` for every module, before their own."""
-    handle = RemovableHandle(_global_forward_pre_hooks)
-    _global_forward_pre_hooks[handle.id] = hook
+    handle = RemovableHandle(_g()._global_forward_pre_hooks)
+    _g()._global_forward_pre_hooks[handle.id] = hook
     return handle
 
 
@@ -84,29 +125,94 @@ def register_module_forward_hook(
 ) -> RemovableHandle:
     """A forward hook for every module, run before the module's own forward hooks."""
     handle = RemovableHandle(
-        _global_forward_hooks,
-        extra_dict=(_global_forward_hooks_with_kwargs, _global_forward_hooks_always_called),
+        _g()._global_forward_hooks,
+        extra_dict=(
+            _g()._global_forward_hooks_with_kwargs,
+            _g()._global_forward_hooks_always_called,
+        ),
     )
-    _global_forward_hooks[handle.id] = hook
+    _g()._global_forward_hooks[handle.id] = hook
     if with_kwargs:
-        _global_forward_hooks_with_kwargs[handle.id] = True
+        _g()._global_forward_hooks_with_kwargs[handle.id] = True
     if always_call:
-        _global_forward_hooks_always_called[handle.id] = True
+        _g()._global_forward_hooks_always_called[handle.id] = True
     return handle
 
 
 def register_module_full_backward_pre_hook(hook: Callable[..., Any]) -> RemovableHandle:
     """A backward pre-hook ``hook(module, grad_output)`` for every module."""
-    handle = RemovableHandle(_global_backward_pre_hooks)
-    _global_backward_pre_hooks[handle.id] = hook
+    handle = RemovableHandle(_g()._global_backward_pre_hooks)
+    _g()._global_backward_pre_hooks[handle.id] = hook
+    return handle
+
+
+def _register_global_backward_hook(hook: Callable[..., Any], full: bool) -> RemovableHandle:
+    if _g()._global_is_full_backward_hook is (not full):
+        raise RuntimeError(_MIXED_GLOBAL_BACKWARD_HOOKS)
+    _g()._global_is_full_backward_hook = full
+    handle = RemovableHandle(_g()._global_backward_hooks)
+    _g()._global_backward_hooks[handle.id] = hook
     return handle
 
 
 def register_module_full_backward_hook(hook: Callable[..., Any]) -> RemovableHandle:
     """A full backward hook ``hook(module, grad_input, grad_output)`` for every module."""
-    handle = RemovableHandle(_global_backward_hooks)
-    _global_backward_hooks[handle.id] = hook
+    return _register_global_backward_hook(hook, True)
+
+
+def register_module_backward_hook(hook: Callable[..., Any]) -> RemovableHandle:
+    """The deprecated (non-full) backward hook for every module: ``hook(module, grad_input,
+    grad_output)`` on the last node of each module's output, as ``Module.register_backward_hook``.
+    Global full and non-full hooks do not mix."""
+    return _register_global_backward_hook(hook, False)
+
+
+def _registration_hook(registry: OrderedDict, hook: Callable[..., Any]) -> RemovableHandle:
+    handle = RemovableHandle(registry)
+    registry[handle.id] = hook
     return handle
+
+
+def register_module_buffer_registration_hook(hook: Callable[..., Any]) -> RemovableHandle:
+    """``hook(module, name, buffer)`` on every buffer a module registers; a non-``None``
+    result is registered in its place."""
+    return _registration_hook(_g()._global_buffer_registration_hooks, hook)
+
+
+def register_module_parameter_registration_hook(hook: Callable[..., Any]) -> RemovableHandle:
+    """``hook(module, name, param)`` on every parameter a module registers; a non-``None``
+    result is registered in its place."""
+    return _registration_hook(_g()._global_parameter_registration_hooks, hook)
+
+
+def register_module_module_registration_hook(hook: Callable[..., Any]) -> RemovableHandle:
+    """``hook(module, name, submodule)`` on every submodule a module registers; a
+    non-``None`` result is registered in its place."""
+    return _registration_hook(_g()._global_module_registration_hooks, hook)
+
+
+def _registered(hooks: OrderedDict, module: Any, name: str, value: Any) -> Any:
+    """``value`` passed through the global registration ``hooks`` (in registration order)."""
+    for hook in list(hooks.values()):
+        out = hook(module, name, value)
+        if out is not None:
+            value = out
+    return value
+
+
+def registered_buffer(module: Any, name: str, value: Any) -> Any:
+    """A buffer about to be registered, after the global buffer registration hooks."""
+    return _registered(_g()._global_buffer_registration_hooks, module, name, value)
+
+
+def registered_parameter(module: Any, name: str, value: Any) -> Any:
+    """A parameter about to be registered, after the global parameter registration hooks."""
+    return _registered(_g()._global_parameter_registration_hooks, module, name, value)
+
+
+def registered_module(module: Any, name: str, value: Any) -> Any:
+    """A submodule about to be registered, after the global module registration hooks."""
+    return _registered(_g()._global_module_registration_hooks, module, name, value)
 
 
 def _identity(*xs: Any) -> tuple:
@@ -272,17 +378,17 @@ class ModuleHooksMixin:
             or self._backward_hooks
             or self._backward_pre_hooks
             or self._non_full_backward_hooks
-            or _global_forward_pre_hooks
-            or _global_forward_hooks
-            or _global_backward_hooks
-            or _global_backward_pre_hooks
+            or (g := _HOME[0])._global_forward_pre_hooks
+            or g._global_forward_hooks
+            or g._global_backward_hooks
+            or g._global_backward_pre_hooks
         ):
             return self.forward(*args, **kwargs)
         return self._call_impl(args, kwargs)
 
     def _call_impl(self, args: tuple, kwargs: dict) -> Any:
         for hook_id, hook in [
-            *_global_forward_pre_hooks.items(),
+            *_g()._global_forward_pre_hooks.items(),
             *self._forward_pre_hooks.items(),
         ]:
             if hook_id in self._forward_pre_hooks_with_kwargs:
@@ -299,19 +405,23 @@ class ModuleHooksMixin:
                 if r is not None:
                     args = r if isinstance(r, tuple) else (r,)
         bw = None
-        hooks = [*_global_backward_hooks.values(), *self._backward_hooks.values()]
-        pre = [*_global_backward_pre_hooks.values(), *self._backward_pre_hooks.values()]
+        global_full = _g()._global_is_full_backward_hook is True
+        hooks = [*(_g()._global_backward_hooks.values() if global_full else ()),
+                 *self._backward_hooks.values()]  # fmt: skip
+        non_full = [*(() if global_full else _g()._global_backward_hooks.values()),
+                    *self._non_full_backward_hooks.values()]  # fmt: skip
+        pre = [*_g()._global_backward_pre_hooks.values(), *self._backward_pre_hooks.values()]
         if hooks or pre:
             bw = _BackwardHook(self, hooks, pre)
             args = bw.setup_input(args)
-        fwd_hooks = [*_global_forward_hooks.items(), *self._forward_hooks.items()]
+        fwd_hooks = [*_g()._global_forward_hooks.items(), *self._forward_hooks.items()]
         try:
             result = self.forward(*args, **kwargs)
         except Exception:
             for hook_id, hook in fwd_hooks:
                 if (
                     hook_id in self._forward_hooks_always_called
-                    or hook_id in _global_forward_hooks_always_called
+                    or hook_id in _g()._global_forward_hooks_always_called
                 ):
                     with contextlib.suppress(Exception):  # PyTorch silences these too
                         self._run_forward_hook(hook_id, hook, args, kwargs, None)
@@ -322,15 +432,15 @@ class ModuleHooksMixin:
                 result = r
         if bw is not None:
             result = bw.setup_output(result)
-        if self._non_full_backward_hooks:
-            _attach_non_full_hooks(self, result)
+        if non_full:
+            _attach_non_full_hooks(self, result, non_full)
         return result
 
     def _run_forward_hook(
         self, hook_id: int, hook: Callable, args: tuple, kwargs: dict, result: Any
     ) -> Any:
         if hook_id in self._forward_hooks_with_kwargs or (
-            hook_id in _global_forward_hooks_with_kwargs
+            hook_id in _g()._global_forward_hooks_with_kwargs
         ):
             return hook(self, args, kwargs, result)
         return hook(self, args, result)
@@ -416,9 +526,10 @@ _MIXED_BACKWARD_HOOKS = (
 )
 
 
-def _attach_non_full_hooks(module: Any, result: Any) -> None:
-    """Register ``module``'s legacy backward hooks on the node that made the first tensor
-    of ``result`` (walking dicts by value and sequences by first item, as PyTorch)."""
+def _attach_non_full_hooks(module: Any, result: Any, hooks: list) -> None:
+    """Register the legacy backward ``hooks`` (global, then ``module``'s) on the node that
+    made the first tensor of ``result`` (walking dicts by value and sequences by first item,
+    as PyTorch)."""
     var = result
     while not isinstance(var, torch.Tensor):
         if isinstance(var, dict):
@@ -430,5 +541,5 @@ def _attach_non_full_hooks(module: Any, result: Any) -> None:
     grad_fn = var.grad_fn
     if grad_fn is None:
         return
-    for hook in module._non_full_backward_hooks.values():
+    for hook in hooks:
         grad_fn.register_hook(functools.partial(hook, module))
