@@ -90,8 +90,9 @@ def _check_axes(kind: str, s: Any) -> None:
     if not isinstance(s, NamedSharding):
         return
     types = dict(zip(s.mesh.axis_names, s.mesh.axis_types, strict=True))
-    named = [e for e in s.spec if e is not None and e is not PartitionSpec.UNCONSTRAINED]
-    axes = [a for e in named for a in (e if isinstance(e, tuple) else (e,))]
+    sets = sorted(s.spec.unreduced | s.spec.reduced)
+    named = [e for e in s.spec.partitions if e is not None and e is not PartitionSpec.UNCONSTRAINED]
+    axes = [a for e in named for a in (e if isinstance(e, tuple) else (e,))] + sets
     if kind == "constraint":
         bad = [a for a in axes if types.get(a) == AxisType.Explicit]
         if bad:

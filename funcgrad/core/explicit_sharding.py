@@ -33,7 +33,7 @@ def spec_of(value: Any) -> tuple[tuple | None, Any]:
     mesh = getattr(s, "mesh", None)
     if mesh is None or AxisType.Explicit not in tuple(getattr(mesh, "axis_types", ())):
         return None, None
-    spec = tuple(s.spec)
+    spec = tuple(s.spec.partitions)
     return spec + (None,) * (value.ndim - len(spec)), mesh
 
 
@@ -45,9 +45,17 @@ def any_explicit(values: Sequence[Any]) -> bool:
     return any(spec_of(v)[0] is not None for v in values if hasattr(v, "ndim"))
 
 
+def _partial(value: Any) -> bool:
+    """Whether ``value`` is typed unreduced or reduced over a mesh axis."""
+    spec = getattr(getattr(jax.typeof(value), "sharding", None), "spec", None)
+    return bool(spec is not None and (spec.unreduced or spec.reduced))
+
+
 def unify(values: list[Any]) -> list[Any]:
     """An elementwise equation's operands resharded to the result's sharding in funcgrad's
     types where their explicit shardings differ (scalars left alone)."""
+    if any(_partial(v) for v in values):
+        return values  # (JAX's rules for unreduced and reduced operands take them as typed)
     found = [spec_of(v) if getattr(v, "ndim", 0) else (None, None) for v in values]
     specs = [spec for spec, _ in found if spec is not None]
     if not specs:

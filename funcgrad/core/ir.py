@@ -96,11 +96,11 @@ class Aval:
         if self.sharding is None:
             return ",".join(map(str, self.shape))
         return ",".join(
-            str(d) + _at(e) for d, e in zip(self.shape, tuple(self.sharding.spec), strict=True)
+            str(d) + _at(e) for d, e in zip(self.shape, self.sharding.spec.partitions, strict=True)
         )
 
     def str_short(self) -> str:
-        return f"{_SHORT.get(self.dtype.name, self.dtype.name)}[{self.dims_str()}]"
+        return f"{_SHORT.get(self.dtype.name, self.dtype.name)}[{self.dims_str()}]{_ur(self)}"
 
     def __str__(self) -> str:
         return self.str_short()
@@ -120,7 +120,7 @@ class ShapedArray(Aval):
             ndim = len(tuple(shape))
             sharding = NamedSharding(
                 getattr(sharding.mesh, "abstract_mesh", sharding.mesh),
-                PartitionSpec(*_explicit_entries(sharding, ndim)),
+                sharding.spec.update(partitions=tuple(_explicit_entries(sharding, ndim))),
             )
         super().__init__(shape, dtype, weak_type, sharding)
 
@@ -129,7 +129,7 @@ class ShapedArray(Aval):
         return ShapedArray(a.shape, a.dtype, a.weak_type, a.sharding)
 
     def str_short(self) -> str:
-        return f"{self.dtype.name}[{self.dims_str()}]"
+        return f"{self.dtype.name}[{self.dims_str()}]{_ur(self)}"
 
     def __str__(self) -> str:
         return self.str_short()
@@ -137,6 +137,20 @@ class ShapedArray(Aval):
     def __repr__(self) -> str:
         weak = ", weak_type=True" if self.weak_type else ""
         return f"ShapedArray({self}{weak})"
+
+
+def _ur(aval: Aval) -> str:
+    """JAX's suffix for the axes a value is unreduced (a partial sum) or reduced (a
+    replicated value whose cotangent is a partial sum) over: ``{U:x}``, ``{U:(x,y), R:z}``."""
+    s = aval.sharding
+    if s is None or not (s.spec.unreduced or s.spec.reduced):
+        return ""
+    parts = []
+    for tag, axes in (("U", s.spec.unreduced), ("R", s.spec.reduced)):
+        names = [a for a in s.mesh.axis_names if a in axes]
+        if names:
+            parts.append(f"{tag}:{names[0] if len(names) == 1 else '(' + ','.join(names) + ')'}")
+    return "{" + ", ".join(parts) + "}"
 
 
 def _at(entry: Any) -> str:
@@ -155,8 +169,9 @@ SHARDING_TYPES = [False]
 
 def typed_sharding(s: Any, ndim: int) -> Any:
     """The sharding an aval holds for an array placed by ``s``: a ``NamedSharding`` over
-    ``s``'s abstract mesh naming its explicit axes only, ``ndim`` entries; ``None`` when
-    no dimension is split over an explicit axis (or ``s`` names no mesh)."""
+    ``s``'s abstract mesh naming its explicit axes only, ``ndim`` entries, with its
+    unreduced and reduced axes; ``None`` when no dimension is split over an explicit axis
+    and none is unreduced or reduced (or ``s`` names no mesh)."""
     if type(s) is not NamedSharding:
         return None
     mesh = s.mesh
@@ -166,9 +181,11 @@ def typed_sharding(s: Any, ndim: int) -> Any:
     if not explicit:
         return None
     out = _explicit_entries(s, ndim)
-    if all(e is None for e in out):
+    u, r = s.spec.unreduced & explicit, s.spec.reduced & explicit
+    if all(e is None for e in out) and not u and not r:
         return None
-    return NamedSharding(getattr(mesh, "abstract_mesh", mesh), PartitionSpec(*out))
+    spec = PartitionSpec(*out, unreduced=u, reduced=r)
+    return NamedSharding(getattr(mesh, "abstract_mesh", mesh), spec)
 
 
 def _explicit_entries(s: NamedSharding, ndim: int) -> list:
@@ -177,7 +194,8 @@ def _explicit_entries(s: NamedSharding, ndim: int) -> list:
     explicit = {
         a for a, t in zip(mesh.axis_names, mesh.axis_types, strict=True) if t == AxisType.Explicit
     }
-    spec = tuple(s.spec) + (None,) * (ndim - len(s.spec))
+    parts = s.spec.partitions
+    spec = tuple(parts) + (None,) * (ndim - len(parts))
     out = []
     for e in spec:
         names = e if isinstance(e, tuple) else (e,) if isinstance(e, str) else ()

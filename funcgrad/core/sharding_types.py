@@ -24,6 +24,7 @@ from typing import Any
 import jax
 from jax.sharding import AxisType, NamedSharding, PartitionSpec, SingleDeviceSharding
 
+from funcgrad.core import partial_sums
 from funcgrad.core.ir import SHARDING_TYPES, Aval, aval_of, typed_sharding
 from funcgrad.core.zeros import is_zero
 
@@ -93,23 +94,53 @@ def named(sharding: Any) -> NamedSharding:
 def batched(sharding: NamedSharding, ndim: int, dim: int) -> NamedSharding:
     """``sharding`` of an ``ndim``-dimensional value with an unsplit batch axis inserted
     at ``dim``."""
-    spec = list(sharding.spec) + [None] * (ndim - len(sharding.spec))
+    parts = sharding.spec.partitions
+    spec = list(parts) + [None] * (ndim - len(parts))
     spec.insert(dim, None)
-    return NamedSharding(sharding.mesh, PartitionSpec(*spec))
+    return NamedSharding(sharding.mesh, sharding.spec.update(partitions=tuple(spec)))
 
 
 def spec_of(aval: Aval) -> tuple:
     """``aval``'s spec, one entry per dimension (``None`` entries when untyped)."""
     if aval.sharding is None:
         return (None,) * len(aval.shape)
-    return tuple(aval.sharding.spec)
+    return tuple(aval.sharding.spec.partitions)
 
 
-def typed(aval: Aval, spec: Sequence[Any], mesh: Any) -> Aval:
-    """``aval`` with the sharding ``spec`` over ``mesh`` (untyped if nothing is split)."""
-    if mesh is None or all(e is None for e in spec):
+def unreduced_of(aval: Aval) -> frozenset:
+    """The mesh axes ``aval`` is unreduced over: each device holds a partial sum, the value
+    is their sum (``P(unreduced={'x'})``, a dot's result over a split contraction)."""
+    return frozenset() if aval.sharding is None else aval.sharding.spec.unreduced
+
+
+def reduced_of(aval: Aval) -> frozenset:
+    """The mesh axes ``aval`` is reduced over: replicated there, its cotangent unreduced
+    (``P(reduced={'x'})``)."""
+    return frozenset() if aval.sharding is None else aval.sharding.spec.reduced
+
+
+def typed(
+    aval: Aval,
+    spec: Sequence[Any],
+    mesh: Any,
+    unreduced: frozenset = frozenset(),
+    reduced: frozenset = frozenset(),
+) -> Aval:
+    """``aval`` with the sharding ``spec`` over ``mesh``, unreduced and reduced over the
+    axes given (untyped if nothing is split, unreduced or reduced)."""
+    if mesh is None or (all(e is None for e in spec) and not unreduced and not reduced):
         return aval if aval.sharding is None else aval.update(sharding=None)
-    return aval.update(sharding=NamedSharding(mesh, PartitionSpec(*spec)))
+    p = PartitionSpec(*spec, unreduced=unreduced, reduced=reduced)
+    return aval.update(sharding=NamedSharding(mesh, p))
+
+
+def cotangent_sharding(sharding: Any) -> Any:
+    """The sharding of a cotangent of a value of ``sharding``: its unreduced and reduced
+    axes swapped (JAX's ``to_ct_spec``: a partial sum's cotangent is replicated over those
+    axes, a reduced value's cotangent is a partial sum)."""
+    if sharding is None or not (sharding.spec.unreduced or sharding.spec.reduced):
+        return sharding
+    return NamedSharding(sharding.mesh, sharding.spec.to_ct_spec())
 
 
 def mesh_of(avals: Sequence[Aval]) -> Any:
@@ -143,10 +174,14 @@ def propagate(prim: Any, avals: list[Aval], outs: list[Aval], params: dict) -> l
     (called by the tracer for every equation once :func:`active`)."""
     rule = prim.sharding_rule
     if rule is not None:  # (a rule also types results from its params: a reshard)
-        return list(rule(avals, outs, **params))
-    if not any(a.sharding is not None for a in avals):
+        res = list(rule(avals, outs, **params))
+    elif not any(a.sharding is not None for a in avals):
         return outs
-    return _default(prim, avals, outs, params)
+    else:
+        res = _default(prim, avals, outs, params)
+    if any(unreduced_of(a) or reduced_of(a) for a in (*avals, *res)):
+        return partial_sums.apply(prim, avals, res, params)
+    return res
 
 
 def typeof(x: Any, aval: Aval) -> Aval:
@@ -438,7 +473,8 @@ def set_reshard(fn: Any) -> None:
 
 
 def cast_cotangents(inputs: Sequence[Any], cts: Sequence[Any]) -> Sequence[Any]:
-    """An equation's input cotangents, each resharded to its primal's type where the primal
+    """An equation's input cotangents, each resharded to its primal's cotangent type (its
+    unreduced and reduced axes swapped: :func:`cotangent_sharding`) where the primal
     is typed and the cotangent (of the same shape) is typed otherwise, as JAX's transposes
     give a cotangent its primal's sharding (a sum's transpose broadcasts into the operand's
     split). An untyped primal's cotangent stays as it comes: funcgrad's IR leaves
@@ -455,9 +491,10 @@ def cast_cotangents(inputs: Sequence[Any], cts: Sequence[Any]) -> Sequence[Any]:
                 continue
             ca = aval_of(ct)  # (a concrete cotangent: typed by its placement)
         # (only over the context's mesh, as a reshard must be: not across auto_axes)
-        if ca.shape != a.shape or ca.sharding == a.sharding:
+        want = cotangent_sharding(a.sharding)
+        if ca.shape != a.shape or ca.sharding == want:
             continue
         if a.sharding.mesh != jax.sharding.get_abstract_mesh():
             continue
-        out[i] = _RESHARD[0](ct, a.sharding)
+        out[i] = _RESHARD[0](ct, want)
     return out

@@ -470,8 +470,9 @@ def einsum(
     placed = None
     if out_sharding is not None:
         placed = sharding_types.named(out_sharding)
-        spec = tuple(placed.spec) + (None,) * (len(outs) - len(placed.spec))
-        placed = (placed.mesh, dict(zip(outs, spec)))
+        parts = placed.spec.partitions
+        spec = tuple(parts) + (None,) * (len(outs) - len(parts))
+        placed = (placed.mesh, dict(zip(outs, spec)), placed.spec.unreduced, placed.spec.reduced)
     # per operand: take diagonals of repeated labels, sum labels used nowhere else
     prepared = []
     for i, (s, o) in enumerate(terms):
@@ -551,8 +552,9 @@ def _contract_pair(
         + "".join(c for c in s1 if c not in shared)
     )
     out_sharding = None
-    if placed is not None:  # (mesh, the output labels' splits)
-        out_sharding = NamedSharding(placed[0], PartitionSpec(*[placed[1].get(c) for c in s]))
+    if placed is not None:  # (mesh, the output labels' splits, unreduced and reduced axes)
+        spec = PartitionSpec(*[placed[1].get(c) for c in s], unreduced=placed[2], reduced=placed[3])
+        out_sharding = NamedSharding(placed[0], spec)
     res = dot_general(x, y, dn, preferred_element_type=pet, out_sharding=out_sharding)
     return s, res
 

@@ -16,7 +16,7 @@ from typing import Any
 import jax
 import numpy as np
 from jax import lax
-from jax.sharding import AxisType, Mesh, NamedSharding, PartitionSpec, use_abstract_mesh
+from jax.sharding import AxisType, Mesh, NamedSharding, use_abstract_mesh
 
 from funcgrad import ad, batching, passes, taylor
 from funcgrad.core import tiers
@@ -194,9 +194,9 @@ def _into_mesh(cts: list, *, mesh: Any) -> list:
             e
             if e is not None and all(a in explicit for a in (e if isinstance(e, tuple) else (e,)))
             else None
-            for e in s.spec
+            for e in s.spec.partitions
         ]
-        target = NamedSharding(mesh, PartitionSpec(*spec))
+        target = NamedSharding(mesh, s.spec.update(partitions=tuple(spec)))
         out.append(bind(sharding_constraint_p, c, sharding=target, kind="reshard"))
     return out
 

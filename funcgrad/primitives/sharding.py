@@ -78,8 +78,9 @@ rules.def_linear(sharding_constraint_p)
 @sharding_constraint_p.def_vjp
 def _vjp(ct: Any, x: Any, *, out: Any, sharding: Any, kind: str) -> tuple:
     if kind == "reshard":
-        # resharded back to the operand's type, as JAX's transpose (untyped: as it comes)
-        back = to_aval(x).sharding
+        # resharded back to the operand's type, as JAX's transpose (untyped: as it comes),
+        # its unreduced and reduced axes swapped (a partial sum's cotangent is replicated)
+        back = sharding_types.cotangent_sharding(to_aval(x).sharding)
         if back is None or isinstance(ct, Zero):
             return (ct,)
         return (bind(sharding_constraint_p, ct, sharding=back, kind=kind),)
@@ -108,19 +109,27 @@ def spmd_axis(name: Any) -> Iterator[None]:
         _SPMD.names.pop()
 
 
+def _batched_spec(spec: PartitionSpec, ndim: int, dim: int, spmd: Any) -> PartitionSpec:
+    """``spec`` with an entry ``spmd`` inserted at ``dim`` (its unreduced and reduced
+    axes kept)."""
+    parts = list(spec.partitions) + [None] * (ndim - len(spec.partitions))
+    parts.insert(dim, spmd)
+    return spec.update(partitions=tuple(parts))
+
+
 def batched_sharding(sharding: Any, ndim: int, dim: int, spmd: Any = None) -> Any:
     """``sharding`` of an ``ndim``-dimensional value with a batch axis inserted at
     ``dim``, split over the mesh axes ``spmd`` (a ``vmap``'s ``spmd_axis_name``) or not
     split (a ``NamedSharding``'s spec, or a bare ``PartitionSpec``, gains ``spmd`` there;
     a single device's sharding is the same)."""
     if isinstance(sharding, NamedSharding):
-        spec = list(sharding.spec) + [None] * (ndim - len(sharding.spec))
-        spec.insert(dim, spmd)
-        return NamedSharding(sharding.mesh, PartitionSpec(*spec), memory_kind=sharding.memory_kind)
+        return NamedSharding(
+            sharding.mesh,
+            _batched_spec(sharding.spec, ndim, dim, spmd),
+            memory_kind=sharding.memory_kind,
+        )
     if isinstance(sharding, PartitionSpec):  # (over the context's mesh)
-        spec = list(sharding) + [None] * (ndim - len(sharding))
-        spec.insert(dim, spmd)
-        return PartitionSpec(*spec)
+        return _batched_spec(sharding, ndim, dim, spmd)
     if isinstance(sharding, SingleDeviceSharding):
         return sharding
     raise NotImplementedError(
@@ -188,9 +197,7 @@ def _device_put_vjp(ct: Any, x: Any, *, out: Any, device: Any, src: Any) -> tupl
 
 def _batched_target(target: Any, ndim: int, dim: int) -> Any:
     if isinstance(target, PartitionSpec):
-        spec = list(target) + [None] * (ndim - len(target))
-        spec.insert(dim, None)
-        return PartitionSpec(*spec)
+        return _batched_spec(target, ndim, dim, None)
     if isinstance(target, NamedSharding):
         return batched_sharding(target, ndim, dim)
     return target  # (a device, a single device's sharding, None: the same)
