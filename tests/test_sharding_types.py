@@ -400,6 +400,68 @@ SCRIPT = textwrap.dedent(
         avals = [*lowered.in_avals[0], *lowered.compile().in_avals[0]]
         stages[lib] = [seen, [[str(a), str(a.sharding)] for a in avals]]
     out["stage_in_avals"] = [stages["fg"], stages["jax"]]
+    # unreduced and reduced specs (JAX's partial sums in types): a dot over a split
+    # contraction left unreduced, sums of such, reduce_sum, a transpose and a cast keep
+    # it, a reshard reduces it; types and values, eager and jitted, and the gradient
+    xu = fg.device_put(np.arange(16.0, dtype=np.float32).reshape(8, 2), fg.P("X", "Y"))
+    yu = fg.device_put(np.arange(16.0, dtype=np.float32).reshape(2, 8) / 7, fg.P("Y", None))
+    partial = {}
+    for lib, L, np_ in (("fg", fg, fnp), ("jax", jax, jnp)):
+        seen = []
+        def prog(a, b, L=L, np_=np_, seen=seen):
+            m1 = np_.einsum("xy,yz->xz", a, b, out_sharding=jax.P("X", unreduced={"Y"}))
+            m2 = np_.dot(a, b, out_sharding=jax.P("X", None, unreduced={"Y"}))
+            s = m1 + m2
+            t = np_.transpose(s).astype(np_.float16)
+            r = np_.sum(s, axis=1)
+            seen.extend(str(L.typeof(v)) for v in (m1, s, t, r))
+            return L.sharding.reshard(s, jax.P("X")), L.sharding.reshard(r, jax.P("X"))
+        vals = [prog(xu, yu), L.jit(prog)(xu, yu)]
+        loss = lambda a, b, prog=prog, np_=np_: np_.sum(prog(a, b)[0] * 3.0)
+        grads = L.jit(L.grad(loss, argnums=(0, 1)))(xu, yu)
+        partial[lib] = [seen, [np.asarray(v).tolist() for pair in vals for v in pair],
+                        [[str(g.sharding.spec), np.asarray(g).tolist()] for g in grads]]
+    out["unreduced"] = [partial["fg"], partial["jax"]]
+    m1 = fg.make_mesh((2,), ("x",), devices=jax.devices()[:2])
+    with fg.set_mesh(m1):
+        red = fg.device_put(np.arange(8.0, dtype=np.float32), fg.P(reduced={"x"}))
+        split = fg.device_put(np.arange(8.0, dtype=np.float32), fg.P("x"))
+        a1 = fg.device_put(np.arange(8.0, dtype=np.float32).reshape(4, 2) / 8, fg.P(reduced={"x"}))
+        a2 = fg.device_put(np.arange(16.0, dtype=np.float32).reshape(2, 8) / 16, fg.P(None, "x"))
+        reduced = {}
+        for lib, L, np_ in (("fg", fg, fnp), ("jax", jax, jnp)):
+            rows = [str(L.jit(lambda v: v * 2)(red).sharding.spec)]
+            for f in (lambda a, b: np_.sum(a * b), lambda a, b: np_.sum(a + b)):
+                for g in L.jit(L.grad(f, argnums=(0, 1)))(red, red):
+                    rows.append([str(g.sharding.spec),
+                                 np.asarray(L.sharding.reshard(g, jax.P())).tolist()])
+            f = lambda x, y, np_=np_: np_.sum(np_.sin(x) @ np_.sin(y))
+            for g in L.jit(L.grad(f, argnums=(0, 1)))(a1, a2):
+                rows.append([str(g.sharding.spec),
+                             np.asarray(L.sharding.reshard(g, jax.P(None, None))).tolist()])
+            reduced[lib] = rows
+        out["reduced"] = [reduced["fg"], reduced["jax"]]
+    # JAX's refusals, raised by funcgrad's own rules while tracing (fg.jit(...).trace)
+    sin_u = lambda np_: lambda a, b: np_.sin(
+        np_.dot(a, b, out_sharding=jax.P("X", None, unreduced={"Y"})))
+    add_mixed = lambda np_: lambda a, b: (
+        np_.dot(a, b, out_sharding=jax.P("X", None, unreduced={"Y"}))
+        + np_.dot(a, b, out_sharding=jax.P("X", None)))
+    wrong_axis = lambda np_: lambda a, b: np_.dot(
+        a, b, out_sharding=jax.P(None, None, unreduced={"X"}))
+    dot_of_u = lambda np_: lambda a, b: np_.dot(
+        np_.dot(a, b, out_sharding=jax.P("X", None, unreduced={"Y"})), b.T)
+    refusals = {}
+    for lib, L, np_ in (("fg", fg, fnp), ("jax", jax, jnp)):
+        row = []
+        for make in (sin_u, add_mixed, wrong_axis, dot_of_u):
+            try:
+                L.jit(make(np_)).trace(xu, yu)
+                row.append(None)
+            except Exception as e:
+                row.append([type(e).__name__, str(e).split(".")[0][:60]])
+        refusals[lib] = row
+    out["unreduced_errors"] = [refusals["fg"], refusals["jax"]]
     print("RESULT " + json.dumps(out))
     """
 )
@@ -526,3 +588,33 @@ def test_shaped_array_reads_a_given_sharding_as_jax():
     s = NamedSharding(one, P("x"))
     got = ShapedArray((8, 2), np.int32, sharding=s).sharding.spec
     assert got == jax.core.ShapedArray((8, 2), np.int32, sharding=s).sharding.spec
+
+
+def test_unreduced_specs_as_jax(result):
+    # (funcgrad iterated specs JAX refuses to iterate, and dropped unreduced={...})
+    ours, theirs = result["unreduced"]
+    assert ours[0] == theirs[0], (ours[0], theirs[0])
+    assert ours[0][:4] == ["float32[8@X,8]{U:Y}"] * 2 + ["float16[8,8@X]{U:Y}", "float32[8@X]{U:Y}"]
+    np.testing.assert_allclose(np.array(ours[1][0]), np.array(theirs[1][0]), rtol=1e-6)
+    for a, b in zip(ours[1], theirs[1]):
+        np.testing.assert_allclose(np.array(a), np.array(b), rtol=1e-6)
+    for (spec, g), (jspec, jg) in zip(ours[2], theirs[2]):
+        assert spec == jspec
+        np.testing.assert_allclose(np.array(g), np.array(jg), rtol=1e-6)
+
+
+def test_reduced_specs_as_jax(result):
+    # a reduced value's cotangent is unreduced (JAX's to_ct_spec swaps the two sets)
+    ours, theirs = result["reduced"]
+    assert ours[0] == theirs[0] == "P(None, reduced={'x'})"
+    assert len(ours) == len(theirs) == 7
+    for a, b in zip(ours[1:], theirs[1:]):
+        assert a[0] == b[0], (a[0], b[0])
+        np.testing.assert_allclose(np.array(a[1]), np.array(b[1]), rtol=1e-5)
+    assert ours[1][0] == "P(None, unreduced={'x'})"
+
+
+def test_unreduced_refusals_are_jaxs(result):
+    ours, theirs = result["unreduced_errors"]
+    assert ours == theirs, (ours, theirs)
+    assert [r[0] for r in ours] == ["NotImplementedError"] + ["ShardingTypeError"] * 3
