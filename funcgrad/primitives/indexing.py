@@ -18,6 +18,7 @@ With clamping on both sides ``scatter_add`` is the exact transpose of
 from __future__ import annotations
 
 import builtins
+import math
 import operator
 from collections.abc import Sequence
 from typing import Any
@@ -252,9 +253,22 @@ def host_clamp(i: Any, hi: Any) -> np.ndarray:
 
 @scatter_add_p.def_host
 def _scatter_add_host(x: Any, indices: Any, updates: Any, *, axis: int) -> Any:
-    out = np.array(x, np.result_type(x, updates))
-    idx = host_clamp(indices, max(out.shape[axis] - 1, 0))
-    np.add.at(out, (builtins.slice(None),) * axis + (idx,) if axis else idx, updates)
+    out = np.array(x, np.result_type(x, updates), order="C")
+    idx = host_clamp(indices, max(out.shape[axis] - 1, 0)).reshape(-1)
+    if out.ndim == 1:
+        np.add.at(out, idx, np.broadcast_to(updates, np.shape(indices)).reshape(-1))
+        return out
+    # on the flat buffer, one index per element: NumPy's add.at loops over a subspace per
+    # index otherwise (rows of 16 floats: ~3x slower); the same additions in the same
+    # order, so the same values
+    pre, post = math.prod(out.shape[:axis]), math.prod(out.shape[axis + 1 :])
+    flat = (np.arange(pre)[:, None, None] * out.shape[axis] + idx[None, :, None]) * post
+    flat = flat + np.arange(post)[None, None, :]
+    u = np.broadcast_to(
+        np.asarray(updates, out.dtype),
+        (*out.shape[:axis], *np.shape(indices), *out.shape[axis + 1 :]),
+    )
+    np.add.at(out.reshape(-1), flat.reshape(-1), u.reshape(-1))
     return out
 
 
