@@ -200,7 +200,7 @@ class Template:
         if prog.consts:
             raise ValueError("a shape template cannot hold constants")
         if guards.pinned >= n_syms and n_syms:  # every dimension read as a plain value
-            raise ValueError("every symbolic dimension was pinned")
+            raise AllPinnedError("every symbolic dimension was pinned")
         in_inputs = {k for dims in layout[n_static:] if dims for k in dims if k is not None}
         #: whether a static integer that is no input's dimension was read as a plain value
         #: (an axis, a count: not a length)
@@ -393,18 +393,54 @@ def _n_sym(layout: tuple) -> int:
     return sum(k is not None for dims in layout if dims for k in dims)
 
 
+class AllPinnedError(ValueError):
+    """A symbolic trace that read every symbolic dimension as a plain value (the op is
+    sound at those dimensions but nothing in it is symbolic: a weight's row count that
+    ``take`` reads, where only it changed)."""
+
+
+def symbolic_positions(layout: tuple) -> frozenset[tuple[int, int]]:
+    """The ``(entry, dimension)`` positions ``layout`` makes symbolic."""
+    return frozenset(
+        (i, j) for i, dims in enumerate(layout) if dims for j, k in enumerate(dims) if k is not None
+    )
+
+
+def without_positions(layout: tuple, pinned: frozenset[tuple[int, int]]) -> tuple | None:
+    """``layout`` with the positions ``pinned`` made concrete (symbols renumbered in order
+    of first use); ``None`` when no symbol is left. A concrete dimension only narrows
+    where a template applies (:meth:`Template.match` compares it exactly)."""
+    renumber: dict[int, int] = {}
+    out = []
+    for i, dims in enumerate(layout):
+        if dims is None:
+            out.append(None)
+            continue
+        new = []
+        for j, k in enumerate(dims):
+            if k is None or (i, j) in pinned:
+                new.append(None)
+            else:
+                new.append(renumber.setdefault(k, len(renumber)))
+        out.append(tuple(new))
+    return tuple(out) if renumber else None
+
+
 class Family:
     """The ops of one function whose static arguments differ only in integers: the
     signatures (static integers first) it was last traced at concretely, its shape
     templates, and whether symbolic tracing failed for it (then it is always traced
     concretely)."""
 
-    __slots__ = ("off", "recent", "skeleton", "static_off", "templates")
+    __slots__ = ("off", "pinned", "recent", "skeleton", "static_off", "templates")
 
     def __init__(self, skeleton: Any) -> None:
         self.skeleton = skeleton
         self.recent: list[tuple] = []
         self.off = False
+        #: ``(entry, dimension)`` positions a symbolic trace read as plain values, all of
+        #: its symbols (:class:`AllPinnedError`): later layouts keep them concrete
+        self.pinned: frozenset[tuple[int, int]] = frozenset()
         #: set when a trace with symbolic static integers failed: inputs' dimensions only
         self.static_off = False
         self.templates: list[Template] = []
@@ -453,6 +489,8 @@ class Family:
         closest: tuple = ((), None)
         for seen in self.recent:
             lay = changed_dims(seen[0], ext)
+            if lay is not None and self.pinned:
+                lay = without_positions(lay, self.pinned)
             if lay is None or (self.static_off and _n_sym(lay[:n_static])):
                 continue
             if layout is None or _n_sym(lay) < _n_sym(layout):
@@ -467,6 +505,9 @@ class Family:
 
         try:
             tm = Template(fn, ext, layout, scalar_avals, n_static)
+        except AllPinnedError:  # those dimensions are values to this op: concrete from now on
+            self.pinned |= symbolic_positions(layout)
+            return None
         except Exception:  # what a symbolic trace cannot do: trace concretely from now on
             if _n_sym(layout[:n_static]):
                 self.static_off = True  # (an axis or a count, not a length: inputs only)

@@ -347,3 +347,51 @@ def test_a_template_that_differs_from_that_trace_is_validated_at_its_first_use(m
     assert early[0] > 0 and new[1] == 0 and new[2] == new[0] and new[3:] == [0, 0]
     assert shape_templates.validations["early"] == before["early"]
     assert shape_templates.validations["at_use"] > before["at_use"]
+
+
+def test_a_dimension_the_op_reads_as_a_value_stays_concrete_and_others_are_templated():
+    # two tables of different row counts at one index shape: the symbolic trace against
+    # the first reads the row count (take's index dtype and bound), every symbol pinned;
+    # that dimension stays concrete from then on and a growing index is still templated
+    # (the family used to give up templates for the whole process)
+    rng = np.random.default_rng(9)
+    small = rng.standard_normal((11, 4)).astype(np.float32)
+    big = rng.standard_normal((23, 4)).astype(np.float32)
+    idx = {t: rng.integers(0, 11, (1, t)) for t in range(2, 10)}
+    with torch.no_grad():
+        for table in (small, big):
+            np.testing.assert_array_equal(
+                F.embedding(torch.tensor(idx[2]), torch.tensor(table)).numpy(), table[idx[2]]
+            )
+        fam = next(f for k, f in shape_templates._FAMILIES.items() if "embedding" in str(k[0]))
+        assert not fam.off and fam.pinned == {(1, 0)}
+        new = _traced_per_length(
+            lambda i: F.embedding(i, torch.tensor(big)),
+            range(3, 10),
+            lambda t: torch.tensor(idx[t]),
+        )
+        for t in range(3, 10):
+            np.testing.assert_array_equal(
+                F.embedding(torch.tensor(idx[t]), torch.tensor(big)).numpy(), big[idx[t]]
+            )
+    assert not fam.off and fam.templates
+    assert new[-4:] == [0, 0, 0, 0]
+
+
+def test_without_positions_keeps_the_other_symbols_and_renumbers_them():
+    layout = ((0, None, 1), None, (1, 2))
+    assert shape_templates.symbolic_positions(layout) == {(0, 0), (0, 2), (2, 0), (2, 1)}
+    assert shape_templates.without_positions(layout, frozenset({(0, 0)})) == (
+        (None, None, 0),
+        None,
+        (0, 1),
+    )
+    assert shape_templates.without_positions(layout, frozenset({(0, 2), (2, 0)})) == (
+        (0, None, None),
+        None,
+        (None, 1),
+    )
+    assert (
+        shape_templates.without_positions(layout, shape_templates.symbolic_positions(layout))
+        is None
+    )
