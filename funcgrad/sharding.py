@@ -34,7 +34,7 @@ from jax.sharding import (
     use_abstract_mesh,
 )
 
-from funcgrad.core import sharding_types
+from funcgrad.core import partial_sums, sharding_types
 from funcgrad.core.ad_util import close
 from funcgrad.core.interp import Tracer, new_builder, to_aval
 from funcgrad.primitives.calls import mesh_call
@@ -157,6 +157,9 @@ def _apply(name: str, kind: str, x: Any, shardings: Any, eager: Any) -> Any:
                 s = NamedSharding(get_abstract_mesh(), s)
             out.append(sharding_constraint(leaf, s, kind))
         else:
+            if kind == "reshard":
+                held = sharding_types.typeof(leaf, to_aval(leaf)).sharding
+                partial_sums.check_reshard(held, s)
             out.append(eager(leaf, s))
     return tree_unflatten(tree, out)
 

@@ -245,6 +245,23 @@ def _same_sets(avals: list[Aval], get: Any, kind: str) -> frozenset:
     return sets.pop() if sets else frozenset()
 
 
+def check_reshard(src: Any, dst: Any) -> None:
+    """Refuse a reshard from a value unreduced over some axes to one unreduced over
+    others, each naming an axis the other does not: XLA's partitioner (Shardy) aborts the
+    process on it rather than raising; reduce over the source's axes first."""
+    src_u, dst_u = (
+        getattr(s if isinstance(s, PartitionSpec) else getattr(s, "spec", None), "unreduced", None)
+        or frozenset()
+        for s in (src, dst)
+    )
+    if src_u - dst_u and dst_u - src_u:
+        raise ShardingTypeError(
+            f"reshard: a value unreduced over {sorted(src_u)} cannot be resharded to one "
+            f"unreduced over {sorted(dst_u)} (each names axes the other does not); reshard "
+            f"it to a spec unreduced over {sorted(src_u & dst_u)} first"
+        )
+
+
 def apply(prim: Any, avals: list[Aval], outs: list[Aval], params: dict) -> list[Aval]:
     """``outs`` (typed with their splits by the primitive's sharding rule) unreduced and
     reduced over the axes JAX's rule for ``prim`` gives, or JAX's error where it refuses."""

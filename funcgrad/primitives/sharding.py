@@ -32,7 +32,7 @@ import jax
 from jax import lax
 from jax.sharding import NamedSharding, PartitionSpec, SingleDeviceSharding
 
-from funcgrad.core import sharding_types
+from funcgrad.core import partial_sums, sharding_types
 from funcgrad.core.interp import bind, to_aval
 from funcgrad.core.ir import Aval, typed_sharding
 from funcgrad.core.primitive import Example, Primitive
@@ -66,6 +66,7 @@ def _sharding_rule(avals: list, outs: list, *, sharding: Any, kind: str) -> list
         return [outs[0].update(sharding=avals[0].sharding)]
     if isinstance(sharding, PartitionSpec):
         sharding = NamedSharding(jax.sharding.get_abstract_mesh(), sharding)
+    partial_sums.check_reshard(avals[0].sharding, sharding)
     return [outs[0].update(sharding=typed_sharding(sharding, outs[0].ndim))]
 
 
