@@ -170,6 +170,23 @@ def test_gradients_at_new_shapes_use_the_concrete_program():
         want = np.zeros_like(a)
         want[:, :3] = 2 * a[:, :3]
         np.testing.assert_allclose(x.grad.numpy(), want, rtol=1e-6)
+    # a recorded call traces the concrete program only (a symbolic trace would serve
+    # nothing: the graph needs the concrete op's VJP)
+    assert _stats()["shape_templates"] == 0
+
+
+def test_a_template_made_without_grad_still_gives_recorded_calls_their_gradient():
+    rng = np.random.default_rng(4)
+    for t in range(2, 8):
+        a = rng.standard_normal((1, t, 4)).astype(np.float32)
+        with torch.no_grad():
+            np.testing.assert_array_equal((torch.tensor(a)[:, 1:] * 3).numpy(), a[:, 1:] * 3)
+        x = torch.tensor(a, requires_grad=True)
+        (x[:, 1:] * 3).sum().backward()
+        want = np.zeros_like(a)
+        want[:, 1:] = 3
+        np.testing.assert_array_equal(x.grad.numpy(), want)
+    assert _stats()["shape_templates"] > 0
 
 
 @settings(max_examples=25, deadline=None)

@@ -637,8 +637,8 @@ def apply(
                 sig.append((a.shape, d) if d is not None else type(a))
     sig = tuple(sig)
     op = _op_cache.get((fn, name, static, sig, saves))
-    if op is None:
-        op = _tc.lookup_op(fn, name, static, sig, saves, args)
+    if op is None:  # (a recorded call needs the concrete program: no symbolic trace for it)
+        op = _tc.lookup_op(fn, name, static, sig, saves, args, not req)
     if not req:
         if op.single:
             return _new_tensor(Tensor, op.run(*arrays)[0])

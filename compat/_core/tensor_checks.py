@@ -171,12 +171,18 @@ def one_element(t: Any) -> Any:
 
 
 def lookup_op(
-    fn: Any, name: str, static: tuple, sig: tuple, saves: str | None, args: Sequence[Any]
+    fn: Any,
+    name: str,
+    static: tuple,
+    sig: tuple,
+    saves: str | None,
+    args: Sequence[Any],
+    generic: bool = True,
 ) -> Any:
     """``funcgrad._compat_contract.lookup_op`` with PyTorch's error for operands ``args`` that do
-    not broadcast (:func:`broadcast_error`)."""
+    not broadcast (:func:`broadcast_error`); ``generic``: a shape template's op may serve."""
     try:
-        return _compat_contract.lookup_op(fn, name, static, sig, saves, generic=True)
+        return _compat_contract.lookup_op(fn, name, static, sig, saves, generic=generic)
     except BroadcastError as e:
         raise broadcast_error(_shapes(args), e) from None
 
