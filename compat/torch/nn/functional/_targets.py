@@ -19,6 +19,10 @@ def _check_targets(target: Tensor, n_classes: int, ignore_index: int) -> int | N
     values = known_value(target)
     if values is None:
         return None
+    if values.size:  # (the common case in two reductions: every target a class, none ignored)
+        lo, hi = values.min(), values.max()
+        if lo >= 0 and hi < n_classes and not lo <= ignore_index <= hi:
+            return int(values.size)
     ignored = values == ignore_index
     bad = ~ignored & ((values < 0) | (values >= n_classes))
     if bad.any():
