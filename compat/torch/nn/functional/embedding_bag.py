@@ -24,6 +24,7 @@ from compat.torch.nn.functional._dtype_names import _is_floating, _type_name
 from funcgrad import stop_gradient
 
 _MODES = {"sum": 0, "mean": 1, "max": 2}
+_FAST_DTYPES = (torch.float32, torch.float16, torch.bfloat16)
 
 
 def _bag_f(
@@ -34,6 +35,8 @@ def _bag_f(
     mode: str,
     num_bags: int,
     padding_idx: int | None,
+    last_to_end: bool = False,
+    count_to_end: bool = False,
 ) -> Any:
 
     n = idx.shape[0]
@@ -41,6 +44,10 @@ def _bag_f(
     # the bag of each element; elements past the last bag (include_last_offset) and
     # padding entries go to segment ``num_bags``, which the segment ops drop
     seg = fnp.searchsorted(offsets.astype(np.int64), pos, side="right") - 1
+    if last_to_end and num_bags > 0:
+        # the last bag runs to the end of the input, whatever the last offset says
+        # (``offsets=[0, 3, 3]`` over 4 indices: bag 1 holds index 3)
+        seg = fnp.minimum(seg, num_bags - 1)
     keep = seg < num_bags
     if padding_idx is not None:
         keep = keep & (idx != padding_idx)
@@ -54,6 +61,12 @@ def _bag_f(
     if mode == "sum":
         return zeros.at[seg].add(rows)[:num_bags]
     count = zeros[:, :1].at[seg].add(keep.astype(weight.dtype)[:, None])[:num_bags]
+    if count_to_end and num_bags > 0:
+        # PyTorch's index-select mean with include_last_offset: the last bag's sum stops at
+        # the last offset, its size counts the indices to the end of the input
+        ends = fnp.concatenate([offsets[1:num_bags].astype(np.int64), np.asarray([n])])
+        count = fnp.maximum(ends - offsets[:num_bags].astype(np.int64), 0)
+        count = count.astype(weight.dtype)[:, None]
     if mode == "mean":
         total = zeros.at[seg].add(rows)[:num_bags]
         return total / fnp.maximum(count, np.asarray(1, dtype=weight.dtype))
@@ -77,7 +90,10 @@ def _renorm_rows(weight: Tensor, input: Tensor, max_norm: float, norm_type: floa
             return
         norms = torch.linalg.vector_norm(weight[rows], ord=norm_type, dim=-1, keepdim=True)
         scale = torch.where(norms > max_norm, max_norm / (norms + 1e-7), torch.ones_like(norms))
-        weight[rows] = weight[rows] * scale
+        # through ``.data``: the rescaling is not differentiated, in forward mode either
+        # (a dual weight keeps its tangent, as PyTorch's ``embedding_renorm_`` does)
+        data = weight.data
+        data[rows] = data[rows] * scale
 
 
 def _type_str(value: Any) -> str:
@@ -234,7 +250,13 @@ def embedding_bag(
         padding_idx = int(padding_idx) % num_weights
     _check_values(input, offsets, num_weights, mode != "max" and weight.dtype == torch.float32)
     num_bags = offsets.shape[0] - 1 if include_last_offset else offsets.shape[0]
-    static = (("mode", mode), ("num_bags", max(num_bags, 0)), ("padding_idx", padding_idx))
+    # include_last_offset: PyTorch's index-select kernel (sum or mean of float32, float16 or
+    # bfloat16 rows, no padding_idx) ends the last bag at the last offset; its other
+    # kernels end it at the end of the input
+    fast = mode != "max" and padding_idx is None and weight.dtype in _FAST_DTYPES
+    static = (("mode", mode), ("num_bags", max(num_bags, 0)), ("padding_idx", padding_idx),
+              ("last_to_end", bool(include_last_offset) and not fast),
+              ("count_to_end", bool(include_last_offset) and fast))  # fmt: skip
     args = (input, offsets, weight)
     if per_sample_weights is not None:
         args = (*args, per_sample_weights)
