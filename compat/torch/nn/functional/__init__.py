@@ -146,7 +146,7 @@ from compat.torch.nn.functional.pooling_fractional import (  # noqa: F401
     fractional_max_pool3d,
     fractional_max_pool3d_with_indices,
 )
-from compat.torch.nn.functional.pooling_more import (  # noqa: F401
+from compat.torch.nn.functional.pooling_unpool_lp import (  # noqa: F401
     adaptive_max_pool1d_with_indices,
     adaptive_max_pool2d_with_indices,
     adaptive_max_pool3d_with_indices,
