@@ -210,29 +210,37 @@ class _Step:
             params = {}
         self.rule = rule
         self.params = params
-        self.ins = tuple(slot(a) for a in e.inputs)
-        casts: list[np.dtype | None] = [None] * len(e.inputs)
-        if e.prim.host_join:
+        # (list comprehensions and loops, no generator expressions: a plan is built per
+        # new op signature and per template instantiation's concrete trace, and each
+        # generator cost ~0.5-1 us an equation here)
+        prim, inputs = e.prim, e.inputs
+        self.ins = tuple([slot(a) for a in inputs])
+        casts: list[np.dtype | None] = [None] * len(inputs)
+        cast_any = False
+        if prim.host_join:
             want = _operand_dtype(e)
-            weak_only = e.prim.host_join == "weak"
-            for j, a in enumerate(e.inputs):
+            weak_only = prim.host_join == "weak"
+            for j, a in enumerate(inputs):
                 skip = weak_only and not a.aval.weak_type
                 if a.aval.dtype != want and type(a) is not Literal and not skip:
                     casts[j] = want
-        self.casts = tuple(casts) if any(c is not None for c in casts) else None
+                    cast_any = True
+        self.casts = tuple(casts) if cast_any else None
         #: operand positions that may take a Python float as it is (:func:`_weak_ok`)
         self.weak_ok = _weak_ok(e, casts)
-        self.outs = tuple(slot(v) for v in e.outvars)
-        self.out_dtypes = tuple(v.aval.dtype for v in e.outvars)
-        self.multi = e.prim.multiple_results
+        outvars = e.outvars
+        self.outs = tuple([slot(v) for v in outvars])
+        self.out_dtypes = tuple([v.aval.dtype for v in outvars])
+        self.multi = prim.multiple_results
         #: whether the generated plan may compute it once, when every input is a literal
         #: (:func:`_fold`): a host rule, no effects, no sub-program, at least one input
-        self.foldable = (
-            e.prim.host is not None
-            and not e.prim.effectful
-            and bool(e.inputs)
-            and not any(_holds_program(p) for p in e.params.values())
-        )
+        foldable = prim.host is not None and not prim.effectful and bool(inputs)
+        if foldable:
+            for p in e.params.values():
+                if _holds_program(p):
+                    foldable = False
+                    break
+        self.foldable = foldable
 
     def with_params(self, params: dict[str, Any]) -> _Step:
         """A copy of this step taking ``params`` (every slot assigned by name: a loop of
@@ -259,7 +267,7 @@ FOLD_MAX_ELEMENTS = 4096
 
 def _holds_program(p: Any) -> bool:
     if isinstance(p, (tuple, list)):
-        return any(isinstance(q, Program) for q in p)
+        return any([isinstance(q, Program) for q in p])
     return isinstance(p, Program)
 
 
