@@ -40,6 +40,15 @@ def tangent_aval(aval: Aval) -> Aval:
     return aval.strip_weak()
 
 
+def cotangent_aval(aval: Aval) -> Aval:
+    """The abstract value of a cotangent for a primal of type ``aval``: its tangent's, with
+    the unreduced and reduced mesh axes of its sharding swapped (JAX's ``to_ct_aval``: a
+    partial sum's cotangent is replicated, a reduced value's is a partial sum)."""
+    t = tangent_aval(aval)
+    s = sharding_types.cotangent_sharding(t.sharding)
+    return t if s is t.sharding else t.update(sharding=s)
+
+
 def differentiable_dtype(dtype: np.dtype) -> bool:
     """Whether values of ``dtype`` carry tangents: floating and complex dtypes do, integer
     and boolean dtypes do not."""
@@ -350,7 +359,7 @@ def vjp_program(
         outs, records = forward_pass(prog, args, active)
         with new_builder("vjp") as bb:
             cts = [
-                bb.new_arg(tangent_aval(v.aval)) if m else None
+                bb.new_arg(cotangent_aval(v.aval)) if m else None
                 for v, m in zip(prog.outvars, ct_mask)
             ]
             saved, _defer.builder = _defer.builder, (bb if defer_custom_bwd else None)
@@ -395,11 +404,18 @@ def seeded_program(vp: VJPPrograms, n_out: int, seed: Any, keep: Sequence[bool])
     (ct_var,) = bwd.invars[vp.num_res :]
     subst: dict[Var, Any] = dict(zip(bwd.invars, residuals))
     subst[ct_var] = Literal(np.asarray(seed, ct_var.aval.dtype), ct_var.aval)
+    seeds: tuple = ()
+    held = ct_var.aval.sharding
+    if held is not None and (held.spec.unreduced or held.spec.reduced):
+        # (a cotangent typed unreduced or reduced: the constant placed so, as JAX's seed)
+        lit = Literal(np.asarray(seed, ct_var.aval.dtype), ct_var.aval.update(sharding=None))
+        placed = Var(ct_var.aval)
+        seeds, subst[ct_var] = (sharding_types.reshard_eqn(lit, held, placed),), placed
 
     def atom(a: Any) -> Any:
         return subst.get(a, a) if type(a) is Var else a
 
-    bwd_eqns = tuple(
+    bwd_eqns = seeds + tuple(
         Eqn(e.prim, tuple(atom(a) for a in e.inputs), e.outvars, e.params, e.source)
         for e in bwd.eqns
     )

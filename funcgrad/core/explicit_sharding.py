@@ -51,11 +51,29 @@ def _partial(value: Any) -> bool:
     return bool(spec is not None and (spec.unreduced or spec.reduced))
 
 
+def _scale_partial_sums(values: list[Any]) -> list[Any]:
+    """Operands beside a partial sum are taken as typed (JAX's rules for unreduced and
+    reduced operands), but a scalar constant scaling a value unreduced over some axes is
+    typed reduced over them, as JAX types the constants its transposes multiply by (a
+    gradient's ``ct * 2`` of a reduced ``x * 2``)."""
+    s = next(
+        (t for v in values if (t := jax.typeof(v).sharding) is not None and t.spec.unreduced),
+        None,
+    )
+    if s is None:
+        return values
+    target = NamedSharding(s.mesh, PartitionSpec(reduced=s.spec.unreduced))
+    return [
+        jax.sharding.reshard(v, target) if getattr(v, "ndim", 1) == 0 and not _partial(v) else v
+        for v in values
+    ]
+
+
 def unify(values: list[Any]) -> list[Any]:
     """An elementwise equation's operands resharded to the result's sharding in funcgrad's
     types where their explicit shardings differ (scalars left alone)."""
     if any(_partial(v) for v in values):
-        return values  # (JAX's rules for unreduced and reduced operands take them as typed)
+        return _scale_partial_sums(values)
     found = [spec_of(v) if getattr(v, "ndim", 0) else (None, None) for v in values]
     specs = [spec for spec, _ in found if spec is not None]
     if not specs:

@@ -171,6 +171,11 @@ def _mul(avals: list[Aval], ndim: int) -> tuple[frozenset, frozenset]:
     red = nary_reduced(avals, ndim)
     x, y = avals
     x_u, y_u = getu(x), getu(y)
+    # an untyped scalar (a constant) scales a partial sum as it does a value: JAX types
+    # the constants its own transposes multiply by reduced, which funcgrad's literals
+    # cannot say, so ``ct * 2`` in the gradient of ``x * 2`` stays unreduced
+    if (x_u and _constant(y)) or (y_u and _constant(x)):
+        return x_u or y_u, frozenset()
     if x_u and y_u:
         raise ShardingTypeError(
             "lhs and rhs to `mul` cannot be unreduced since mul is bilinear. "
@@ -188,6 +193,10 @@ def _mul(avals: list[Aval], ndim: int) -> tuple[frozenset, frozenset]:
         )
     u = x_u or y_u
     return u, (frozenset() if u else red)
+
+
+def _constant(a: Aval) -> bool:
+    return a.ndim == 0 and not getu(a) and not getr(a)
 
 
 def _dot(avals: list[Aval], out_sharding: Any, dimension_numbers: Any) -> tuple:

@@ -25,7 +25,7 @@ import jax
 from jax.sharding import AxisType, NamedSharding, PartitionSpec, SingleDeviceSharding
 
 from funcgrad.core import partial_sums
-from funcgrad.core.ir import SHARDING_TYPES, Aval, aval_of, typed_sharding
+from funcgrad.core.ir import SHARDING_TYPES, Aval, Eqn, aval_of, typed_sharding
 from funcgrad.core.zeros import is_zero
 
 #: the families whose results take their operands' common sharding (same-shaped
@@ -467,9 +467,20 @@ def conv_rule(
 _RESHARD: list[Any] = [None]
 
 
-def set_reshard(fn: Any) -> None:
-    """Install the reshard that :func:`cast_cotangents` uses."""
+#: the reshard primitive itself (for programs built equation by equation)
+_RESHARD_PRIM: list[Any] = [None]
+
+
+def set_reshard(fn: Any, prim: Any = None) -> None:
+    """Install the reshard that :func:`cast_cotangents` uses (and its primitive)."""
     _RESHARD[0] = fn
+    _RESHARD_PRIM[0] = prim
+
+
+def reshard_eqn(atom: Any, sharding: Any, out: Any) -> Any:
+    """An equation resharding ``atom`` to ``sharding`` into the variable ``out`` (a
+    gradient's constant seed placed as the cotangent type it stands for)."""
+    return Eqn(_RESHARD_PRIM[0], (atom,), (out,), {"sharding": sharding, "kind": "reshard"}, None)
 
 
 def cast_cotangents(inputs: Sequence[Any], cts: Sequence[Any]) -> Sequence[Any]:

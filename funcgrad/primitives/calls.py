@@ -95,6 +95,17 @@ def _jit_call_lower(*vals: Any, program: Program, name: str) -> list:
 # inside eager work on the host tier (the plan's compiled fallback for the equation)
 
 
+def _as_partial_sum(ct: Any, primal: Aval) -> Any:
+    """``ct`` resharded to the cotangent type of an output ``primal`` unreduced or reduced
+    over mesh axes (the backward program's argument is typed so: ``ad.cotangent_aval``)."""
+    want = ad.cotangent_aval(primal).sharding
+    if want is None or not (want.spec.unreduced or want.spec.reduced):
+        return ct
+    if to_aval(ct).sharding == want:
+        return ct
+    return bind(sharding_constraint_p, ct, sharding=want, kind="reshard")
+
+
 def _call_rules(prim: Primitive, cts_in: Callable | None = None) -> None:
     """JVP, VJP and batching rules for a call primitive ``prim`` whose params are its
     ``program``, a ``name`` and fixed others (``mesh_call``'s mesh): each transforms the
@@ -125,6 +136,7 @@ def _call_rules(prim: Primitive, cts_in: Callable | None = None) -> None:
         vp, residuals = res
         bwd, bconsts = close(vp.bwd)
         cts = [rules.instantiate(c, a.strip_weak()) for c, a in zip(cts, program.out_avals)]
+        cts = [_as_partial_sum(c, a) for c, a in zip(cts, program.out_avals)]
         if cts_in is not None:
             cts = cts_in(cts, **extra)
         out = call(bwd, [*bconsts, *residuals, *cts], f"bwd_{name}", extra)

@@ -286,6 +286,11 @@ def _reshape_vjp(ct: Any, x: Any, *, out: Any, new_sizes: tuple, out_sharding: A
     back = xa.sharding
     if back is None and ca.sharding is not None:  # (an unsplit operand: replicated)
         back = NamedSharding(ca.sharding.mesh, PartitionSpec())
+    if back is not None and (back.spec.unreduced or back.spec.reduced or ca.sharding is not None):
+        # (the cotangent's own unreduced and reduced axes: a reshape keeps them)
+        held = ca.sharding.spec if ca.sharding is not None else PartitionSpec()
+        spec = back.spec.update(unreduced=held.unreduced, reduced=held.reduced)
+        back = NamedSharding(back.mesh, spec)
     return (reshape(ct, xa.shape, out_sharding=back),)
 
 

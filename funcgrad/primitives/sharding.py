@@ -224,7 +224,9 @@ def _device_put_examples(rng: Any) -> list[Example]:
     ]
 
 
-sharding_types.set_reshard(lambda x, s: bind(sharding_constraint_p, x, sharding=s, kind="reshard"))
+sharding_types.set_reshard(
+    lambda x, s: bind(sharding_constraint_p, x, sharding=s, kind="reshard"), sharding_constraint_p
+)
 
 
 def device_put(x: Any, device: Any, src: Any = None) -> Any:

@@ -16,6 +16,7 @@ from funcgrad.primitives import rules
 from funcgrad.primitives.elementwise.base import _cast, _fmt, _join_avals
 from funcgrad.primitives.elementwise.convert import unbroadcast
 from funcgrad.primitives.rules import rand
+from funcgrad.primitives.sharding import sharding_constraint
 
 FAMILY = "elementwise"
 
@@ -154,6 +155,10 @@ def _select_n_jvp(primals: list, tangents: list) -> tuple:
 def _select_n_vjp(ct: Any, which: Any, *cases: Any, out: Any) -> tuple:
     aval = to_aval(out).strip_weak()
     zero = rules.zeros_like_aval(aval)
+    held = to_aval(ct).sharding
+    if held is not None and (held.spec.unreduced or held.spec.reduced):
+        # (a partial sum's zeros typed alike: JAX's select takes cases of one type)
+        zero = sharding_constraint(zero, held, "reshard")
     n = len(cases)
     res: list[Any] = [None]
     for i in range(n):
