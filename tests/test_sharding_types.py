@@ -439,6 +439,14 @@ SCRIPT = textwrap.dedent(
             for g in L.jit(L.grad(f, argnums=(0, 1)))(a1, a2):
                 rows.append([str(g.sharding.spec),
                              np.asarray(L.sharding.reshard(g, jax.P(None, None))).tolist()])
+            # a reshape, a select and a scaling by a constant of a reduced value: their
+            # gradients are unreduced (JAX's seed, transposes and constants typed so)
+            lax_ = L.lax
+            for f in (lambda v, np_=np_: np_.sum(np_.reshape(L.jit(lambda u: u * 2)(v), (4, 2))),
+                      lambda v, np_=np_, lax_=lax_: np_.sum(lax_.select(v > 3, v, v * 0.5))):
+                g = L.jit(L.grad(f))(red)
+                rows.append([str(g.sharding.spec),
+                             np.asarray(L.sharding.reshard(g, jax.P())).tolist()])
             reduced[lib] = rows
         out["reduced"] = [reduced["fg"], reduced["jax"]]
     # JAX's refusals, raised by funcgrad's own rules while tracing (fg.jit(...).trace)
@@ -607,7 +615,7 @@ def test_reduced_specs_as_jax(result):
     # a reduced value's cotangent is unreduced (JAX's to_ct_spec swaps the two sets)
     ours, theirs = result["reduced"]
     assert ours[0] == theirs[0] == "P(None, reduced={'x'})"
-    assert len(ours) == len(theirs) == 7
+    assert len(ours) == len(theirs) == 9
     for a, b in zip(ours[1:], theirs[1:]):
         assert a[0] == b[0], (a[0], b[0])
         np.testing.assert_allclose(np.array(a[1]), np.array(b[1]), rtol=1e-5)
