@@ -100,7 +100,7 @@ class Aval:
         )
 
     def str_short(self) -> str:
-        return f"{_SHORT.get(self.dtype.name, self.dtype.name)}[{self.dims_str()}]{_ur(self)}"
+        return f"{_SHORT.get(self.dtype.name, self.dtype.name)}[{self.dims_str()}]{partial_sum_suffix(self)}"
 
     def __str__(self) -> str:
         return self.str_short()
@@ -129,7 +129,7 @@ class ShapedArray(Aval):
         return ShapedArray(a.shape, a.dtype, a.weak_type, a.sharding)
 
     def str_short(self) -> str:
-        return f"{self.dtype.name}[{self.dims_str()}]{_ur(self)}"
+        return f"{self.dtype.name}[{self.dims_str()}]{partial_sum_suffix(self)}"
 
     def __str__(self) -> str:
         return self.str_short()
@@ -139,7 +139,7 @@ class ShapedArray(Aval):
         return f"ShapedArray({self}{weak})"
 
 
-def _ur(aval: Aval) -> str:
+def partial_sum_suffix(aval: Aval) -> str:
     """JAX's suffix for the axes a value is unreduced (a partial sum) or reduced (a
     replicated value whose cotangent is a partial sum) over: ``{U:x}``, ``{U:(x,y), R:z}``."""
     s = aval.sharding

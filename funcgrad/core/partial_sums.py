@@ -25,7 +25,7 @@ from typing import Any
 from jax.sharding import NamedSharding, PartitionSpec
 
 from funcgrad.core.errors import ShardingTypeError
-from funcgrad.core.ir import Aval
+from funcgrad.core.ir import Aval, partial_sum_suffix
 
 _ISSUE = " Please file an issue at https://github.com/jax-ml/jax/issues"
 
@@ -62,23 +62,20 @@ KEEP = frozenset(
 
 
 def getu(a: Aval) -> frozenset:
-    """The mesh axes ``a`` is unreduced over."""
+    """The mesh axes ``a`` is unreduced over: each device holds a partial sum, the value is
+    their sum (``P(unreduced={'x'})``, a dot's result over a split contraction)."""
     return frozenset() if a.sharding is None else a.sharding.spec.unreduced
 
 
 def getr(a: Aval) -> frozenset:
-    """The mesh axes ``a`` is reduced over."""
+    """The mesh axes ``a`` is reduced over: replicated there, its cotangent unreduced
+    (``P(reduced={'x'})``)."""
     return frozenset() if a.sharding is None else a.sharding.spec.reduced
 
 
 def _str(a: Aval) -> str:
     """``a`` as JAX's messages print a type (``float32[8@x]{R:x}``)."""
-    return f"{a.dtype.name}[{a.dims_str()}]" + (_ur_suffix(a) if a.sharding is not None else "")
-
-
-def _ur_suffix(a: Aval) -> str:
-    full = a.str_short()
-    return full[full.index("]") + 1 :]
+    return f"{a.dtype.name}[{a.dims_str()}]{partial_sum_suffix(a)}"
 
 
 def _flat(entries: Any) -> list:

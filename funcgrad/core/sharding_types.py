@@ -107,18 +107,6 @@ def spec_of(aval: Aval) -> tuple:
     return tuple(aval.sharding.spec.partitions)
 
 
-def unreduced_of(aval: Aval) -> frozenset:
-    """The mesh axes ``aval`` is unreduced over: each device holds a partial sum, the value
-    is their sum (``P(unreduced={'x'})``, a dot's result over a split contraction)."""
-    return frozenset() if aval.sharding is None else aval.sharding.spec.unreduced
-
-
-def reduced_of(aval: Aval) -> frozenset:
-    """The mesh axes ``aval`` is reduced over: replicated there, its cotangent unreduced
-    (``P(reduced={'x'})``)."""
-    return frozenset() if aval.sharding is None else aval.sharding.spec.reduced
-
-
 def typed(
     aval: Aval,
     spec: Sequence[Any],
@@ -179,7 +167,7 @@ def propagate(prim: Any, avals: list[Aval], outs: list[Aval], params: dict) -> l
         return outs
     else:
         res = _default(prim, avals, outs, params)
-    if any(unreduced_of(a) or reduced_of(a) for a in (*avals, *res)):
+    if any(partial_sums.getu(a) or partial_sums.getr(a) for a in (*avals, *res)):
         return partial_sums.apply(prim, avals, res, params)
     return res
 
