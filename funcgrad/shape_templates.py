@@ -30,7 +30,6 @@ its family is no longer traced symbolically.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
@@ -336,16 +335,13 @@ class TemplateOp:
     It stands in for the op's concrete program (compat's ``OpProgram``) where only
     values are wanted: ``run`` evaluates the plan. Everything else (a VJP, the program,
     a call under a trace or in lazy mode, and every call once the signature has run
-    :data:`HOT_CALLS` times when compiling it may pay: :func:`tiers.may_compile` of its
-    fastest call) goes to the concrete op, traced on first need by ``make_real``."""
+    :data:`HOT_CALLS` times, when compiling it may pay) goes to the concrete op,
+    traced on first need by ``make_real``."""
 
-    __slots__ = ("_make", "_real", "_run", "calls", "fastest", "single")
+    __slots__ = ("_make", "_real", "_run", "calls", "single")
 
     #: calls of one signature after which it runs through its concrete op (which the
-    #: tiers may compile in the background, as any eager op's) if compiling may pay: a
-    #: signature whose calls stay under the tiers' per-call floor keeps its template
-    #: plan (a second 16-token generation of the benchmark GPT traced 43 ops again,
-    #: views and transposes of a few microseconds, that no tier would ever compile)
+    #: tiers may compile in the background, as any eager op's)
     HOT_CALLS = 8
     #: (compat's ``OpProgram`` has ``generic = False``)
     generic = True
@@ -355,8 +351,6 @@ class TemplateOp:
         self._make = make_real
         self._real: Any = None
         self.calls = 0
-        #: the fastest of its first :data:`HOT_CALLS` calls, in ns
-        self.fastest = 1 << 62
         self.single = template.single
 
     def real(self) -> Any:
@@ -376,17 +370,9 @@ class TemplateOp:
             return self.real().run(*args)
         self.calls += 1
         if self.calls > self.HOT_CALLS:
-            if tiers.may_compile(self.fastest, args):
-                return self.real().run(*args)
-            tiers._stats.template_calls += 1
-            return self._run(*args)
+            return self.real().run(*args)
         tiers._stats.template_calls += 1
-        t0 = time.perf_counter_ns()
-        out = self._run(*args)
-        dt = time.perf_counter_ns() - t0
-        if dt < self.fastest:
-            self.fastest = dt
-        return out
+        return self._run(*args)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.real(), name)

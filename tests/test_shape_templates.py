@@ -21,7 +21,6 @@ import compat.torch as torch
 import funcgrad as fg
 from funcgrad import _compat_contract as _contract
 from funcgrad import shape_templates
-from funcgrad.core.compile_cache import POLICY
 from funcgrad.core.symbolic import Guards, SymDim, holds, param_maker, substitute
 
 F = torch.nn.functional
@@ -413,24 +412,3 @@ def test_without_positions_keeps_the_other_symbols_and_renumbers_them():
         shape_templates.without_positions(layout, shape_templates.symbolic_positions(layout))
         is None
     )
-
-
-@pytest.mark.parametrize("floor_us", [1e9, 0.0])
-def test_a_hot_signature_moves_to_its_concrete_op_only_where_compiling_may_pay(
-    monkeypatch, floor_us
-):
-    # past HOT_CALLS calls a signature runs through its concrete op (which the tiers may
-    # compile) only where its fastest template call reaches the tiers' per-call floor;
-    # a few-microsecond op keeps its template plan (no trace for nothing). Values agree.
-    monkeypatch.setattr(POLICY, "tier_compile_min_us", floor_us)
-    rng = np.random.default_rng(10)
-    data = {t: rng.standard_normal((2, t)).astype(np.float32) for t in range(3, 7)}
-    with torch.no_grad():
-        for t in range(3, 7):  # (a validated template serves length 6)
-            _double(torch.tensor(data[t]))
-        before = len(_contract._BY_KEY)
-        for _ in range(2 * shape_templates.TemplateOp.HOT_CALLS):
-            got = _double(torch.tensor(data[6])).numpy()
-            np.testing.assert_allclose(got, (data[6] * 2 + 1).sum(1), rtol=1e-6)
-    traced = len(_contract._BY_KEY) - before
-    assert (traced == 0) == (floor_us > 0)

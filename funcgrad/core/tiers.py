@@ -324,18 +324,6 @@ def _fed_compiled(args: tuple) -> bool:
     return False
 
 
-def may_compile(fastest_ns: int, args: tuple) -> bool:
-    """Whether the tiers could compile a host-tier program whose fastest call took
-    ``fastest_ns`` on inputs like ``args``: the tiered mode, and work of at least the
-    per-call floor (``POLICY.tier_compile_min_us``; ``Tiered`` raises it with the
-    argument count) or inputs computed by compiled programs (its follow rule). A shape
-    template's hot signature moves to its concrete op only then (a trace for nothing
-    otherwise: :class:`~funcgrad.shape_templates.TemplateOp`)."""
-    if mode() != "tiered":
-        return False
-    return fastest_ns >= POLICY.tier_compile_min_us * 1e3 or _fed_compiled(args)
-
-
 def _probe_calls(host_ns: int) -> int:
     """How many of a new executable's first calls are timed, for host-tier work
     ``host_ns`` a call."""
