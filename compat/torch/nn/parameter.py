@@ -129,6 +129,16 @@ class Buffer(torch.Tensor, metaclass=_BufferMeta):
         return t
 
 
+#: PyTorch's error for the shape of an uninitialised parameter, which ``load_state_dict``
+#: meets when loading a lazy module's state into an initialised module
+UNINITIALIZED_SHAPE = (
+    "Can't access the shape of an uninitialized parameter or buffer. "
+    "This error usually happens in `load_state_dict` when trying to load "
+    "an uninitialized parameter into an initialized one. "
+    "Call `forward` to initialize the parameters before accessing their attributes."
+)
+
+
 class UninitializedTensorMixin:
     """A placeholder without a shape yet (a lazy module's), until ``materialize``."""
 
@@ -142,6 +152,14 @@ class UninitializedTensorMixin:
             shape = (shape,)
         self.data = torch.empty(tuple(shape), dtype=self.dtype if dtype is None else dtype)
         self.__class__ = self.cls_to_become
+
+    def share_memory_(self) -> Any:
+        """Refused, as PyTorch refuses it (nothing to share yet)."""
+        raise RuntimeError(
+            "Can't share memory on an uninitialized parameter or buffer. "
+            "Call `forward` to initialize the parameters before calling "
+            "`module.share_memory()`."
+        )
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__}>"

@@ -31,7 +31,7 @@ import numpy as np
 
 import compat.torch as torch
 from compat.torch.nn.modules.module_hooks import RemovableHandle
-from compat.torch.nn.parameter import Parameter
+from compat.torch.nn.parameter import UNINITIALIZED_SHAPE, Parameter, is_lazy
 
 __all__ = ["ModuleStateMixin"]
 
@@ -295,7 +295,9 @@ class ModuleStateMixin:
                 continue
             if param.dim() == 0 and value.dim() == 1 and value.numel() == 1:
                 value = value[0]  # a scalar saved as shape (1,) by old PyTorch versions
-            if tuple(value.shape) != tuple(param.shape):
+            if is_lazy(value) and not is_lazy(param):
+                raise RuntimeError(UNINITIALIZED_SHAPE)  # PyTorch's, from the shape compared
+            if not is_lazy(param) and tuple(value.shape) != tuple(param.shape):
                 error_msgs.append(
                     f"size mismatch for {key}: copying a param with shape "
                     f"{_shape_str(value)} from checkpoint, the shape in current model is "
