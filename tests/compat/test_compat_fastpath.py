@@ -34,7 +34,10 @@ def _program(lib, x):
 
 @pytest.fixture
 def counted(monkeypatch):
-    """Counts the calls that go through ``apply`` from the fast operators."""
+    """Counts the calls that go through ``apply`` from the fast operators. The compile
+    cache is emptied first: a test run before in this process may have had the same
+    signatures' executables compiled, and a compiled one is never taken fast."""
+    compile_cache.clear()
     calls = [0]
     real = fastpath._apply
 
