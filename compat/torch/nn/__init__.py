@@ -14,8 +14,14 @@ Example:
 
 from typing import Any
 
-from compat.torch.nn import functional, init, modules, parallel, utils
-from compat.torch.nn.functional import conv_grad as grad  # noqa: F401  (nn.grad)
+from compat.torch.nn import (
+    functional,
+    grad,  # noqa: F401
+    init,
+    modules,
+    parallel,
+    utils,
+)
 from compat.torch.nn.modules import *  # noqa: F403  (every layer: modules.__all__ is the list)
 from compat.torch.nn.parallel import DataParallel
 from compat.torch.nn.parameter import (

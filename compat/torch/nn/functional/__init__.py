@@ -23,7 +23,7 @@ from __future__ import annotations
 from types import ModuleType as _ModuleType
 
 from compat._core.optable import functional_forms as _functional_forms
-from compat.torch.nn.functional import conv_grad as grad  # noqa: F401  (F.grad is nn.grad)
+from compat.torch.nn.functional import grad  # noqa: F401  (F.grad: nn.grad's functions)
 from compat.torch.nn.functional._reduction import _legacy_reduction  # noqa: F401 (nn.modules.loss)
 from compat.torch.nn.functional.activation import (  # noqa: F401
     celu,
