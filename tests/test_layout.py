@@ -16,6 +16,7 @@ from __future__ import annotations
 import ast
 import functools
 import itertools
+import re
 from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -297,6 +298,16 @@ def test_modules_at_most_800_lines():
         if m.lines > MAX_LINES
     )
     assert not big, f"modules over {MAX_LINES} lines:\n  " + "\n  ".join(big)
+
+
+#: module and test-file names that say nothing of what is inside (a batch of leftovers)
+_CATCH_ALL = re.compile(r"(^|_)(more|misc|extras?|leftovers?|stuff|other)(_|$)|^issue_?\d+")
+
+
+def test_no_catch_all_names():
+    files = [m.path for m in modules().values()] + list((ROOT / "tests").rglob("*.py"))
+    bad = sorted(str(f.relative_to(ROOT)) for f in files if _CATCH_ALL.search(f.stem.lstrip("_")))
+    assert not bad, "names that do not say what is inside:\n  " + "\n  ".join(bad)
 
 
 def _public(name: str) -> bool:

@@ -68,7 +68,7 @@ from compat.torch.distributions.transforms import (
     Transform,
     identity_transform,
 )
-from compat.torch.distributions.transforms_extra import (
+from compat.torch.distributions.transforms_pd_cdf_slices import (
     CatTransform,
     CumulativeDistributionTransform,
     PositiveDefiniteTransform,

@@ -26,7 +26,7 @@ from compat.torch.distributions.transforms import (
     Transform,
     identity_transform,
 )
-from compat.torch.distributions.transforms_extra import (
+from compat.torch.distributions.transforms_pd_cdf_slices import (
     CatTransform,
     PositiveDefiniteTransform,
     StackTransform,
