@@ -12,6 +12,7 @@ import warnings
 
 import numpy as np
 import pytest
+from torch_oracle import npv
 
 import compat.torch as ctorch
 
@@ -25,12 +26,8 @@ def rt(real_torch):
     return real_torch
 
 
-def _np(t):
-    return t.detach().cpu().numpy()
-
-
 def _close(a, b, tol=1e-5):
-    np.testing.assert_allclose(_np(a), _np(b), rtol=tol, atol=tol)
+    np.testing.assert_allclose(npv(a), npv(b), rtol=tol, atol=tol)
 
 
 def _pair(lib, idx=IDX, vals=VALS, size=(3, 3), **kw):
