@@ -351,6 +351,24 @@ def _avg_divisor(
     return div
 
 
+#: the half types PyTorch's CPU average pools accumulate in float32, rounding once
+_HALF = (np.dtype(np.float16), np.dtype(_dt.bfloat16.np))
+
+
+def _in_float32(f: Any) -> Any:
+    """``f`` of a float16/bfloat16 ``x`` computed in float32 and rounded once at the end, as
+    PyTorch's kernels do (summing a window in the half type loses the small values)."""
+
+    def run(x: Any, **static: Any) -> Any:
+        if x.dtype not in _HALF:
+            return f(x, **static)
+        return f(x.astype(np.float32), **static).astype(x.dtype)
+
+    run.__name__ = run.__qualname__ = f.__name__
+    return run
+
+
+@_in_float32
 def _avg_pool_f(
     x: Any,
     *,
@@ -470,6 +488,7 @@ def _adaptive_matrix(n: int, o: int) -> np.ndarray:
     return m
 
 
+@_in_float32
 def _adaptive_avg_f(x: Any, *, out: tuple[int, int]) -> Any:
 
     h, w = x.shape[-2:]
