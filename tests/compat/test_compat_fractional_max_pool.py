@@ -88,3 +88,20 @@ def test_checks(call, real_torch):
             call(lib)
         msgs.append((type(e.value), str(e.value)))
     assert msgs[0] == msgs[1]
+
+
+@pytest.mark.parametrize("shape", [(0, 2, 6, 6), (2, 0, 6, 6), (0, 6, 6)])
+@pytest.mark.parametrize("nd", [2, 3])
+def test_empty_batch_and_empty_channels_as_pytorch(real_torch, shape, nd):
+    shape = shape + (5,) * (nd - 2)
+    out = (3, 3) if nd == 2 else (3, 3, 2)
+
+    def run(lib):
+        pool = getattr(lib.nn, f"FractionalMaxPool{nd}d")(2, output_size=out, return_indices=True)
+        try:
+            y, i = pool(lib.zeros(shape))
+        except RuntimeError as e:
+            return str(e)
+        return tuple(y.shape), tuple(i.shape), str(i.dtype)
+
+    assert run(ctorch) == run(real_torch)

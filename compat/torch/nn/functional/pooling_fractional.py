@@ -76,6 +76,12 @@ def _pool(
             f"{name}(): Expected {nd + 1}D or {nd + 2}D tensor, but got: {list(input.shape)}"
         )
     batched = input.dim() == nd + 2
+    for i in range(1, input.dim()):  # (PyTorch checks from dimension 1, batched or not)
+        if input.shape[i] == 0:
+            raise RuntimeError(
+                f"{who}: Expected input to have non-zero size for non-batch dimensions, but "
+                f"got{list(input.shape)} with dimension {i} being empty."
+            )
     x = input if batched else input.unsqueeze(0)
     n, c = x.shape[0], x.shape[1]
     if samples is None:
@@ -97,8 +103,9 @@ def _pool(
             shape = [n, c] + [1] * nd
             shape[2 + d] = out_size[d]
             flat[..., j] += (starts[d] + offs[d]).reshape(shape) * strides[d]
-    idx = torch.tensor(flat.reshape(n, c, -1))
-    windows = x.reshape(n, c, -1).gather(2, idx).reshape(*flat.shape)
+    # (explicit sizes, not -1: an empty batch has no size to infer)
+    idx = torch.tensor(flat.reshape(n, c, int(np.prod(flat.shape[2:]))))
+    windows = x.reshape(n, c, int(np.prod(spatial))).gather(2, idx).reshape(*flat.shape)
     values, arg = windows.max(dim=-1)
     indices = torch.tensor(flat).gather(-1, arg.unsqueeze(-1)).squeeze(-1)
     if not batched:
