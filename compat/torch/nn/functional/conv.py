@@ -188,7 +188,10 @@ def _conv(
         )
     if input.dtype == torch.bool:
         raise NotImplementedError(f"\"slow_conv{nd}d_cpu\" not implemented for 'Bool'")
-    return apply_conv(_conv_f, input, weight, bias, stride, pads, dilation, groups, unbatched)
+    out = apply_conv(_conv_f, input, weight, bias, stride, pads, dilation, groups, unbatched)
+    if in_shape[1] == 0:  # PyTorch's result for no input channels: no output channels either
+        out = out.narrow(-nd - 1, 0, 0)
+    return out
 
 
 def conv1d(
