@@ -56,3 +56,14 @@ def test_errors(real_torch):
             lib.fft.ihfftn(lib.tensor(XC))
         with pytest.raises(RuntimeError, match='Invalid normalization mode: "sideways"'):
             lib.fft.hfft2(lib.tensor(XC), norm="sideways")
+
+
+@pytest.mark.parametrize("op", ["fft", "ifft", "rfft", "irfft", "fft2", "rfftn", "hfft", "ihfft"])
+def test_a_bad_norm_is_pytorchs_error_for_every_transform(real_torch, op):
+    def message(lib):
+        x = lib.ones(4, 4) if op not in ("irfft", "hfft") else lib.ones(4, 4, dtype=lib.complex64)
+        with pytest.raises(RuntimeError) as e:
+            getattr(lib.fft, op)(x, norm="sideways")
+        return str(e.value)
+
+    assert message(ctorch) == message(real_torch)

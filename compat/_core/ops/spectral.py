@@ -216,7 +216,7 @@ def _fft_f(x: Any, *, op: str, n: Any, axes: Any, norm: Any, dtype: np.dtype) ->
 
 def _fft(op: str, input: Tensor, n: Any, dim: Any, norm: Any) -> Tensor:
     if norm not in _NORMS:
-        raise RuntimeError(f"Invalid normalization mode: {norm}")
+        raise RuntimeError(f'Invalid normalization mode: "{norm}"')
     real_in = op in ("rfft", "rfftn", "rfft2", "ihfft")
     if real_in and _dt.kind(input._npdtype) == "c":
         raise RuntimeError(f"{op} expects a real input tensor, but got {input.dtype}")
