@@ -10,6 +10,8 @@ names looked up there are recorded as internals.
 from __future__ import annotations
 
 import importlib
+import unittest.mock
+from collections.abc import Callable
 from typing import Any
 
 from tools.conformance.shims.swap import Swap, _record
@@ -114,7 +116,32 @@ def make_swap() -> Swap:
     import compat.torch  # loaded before any swapped import
 
     _scope_methods(compat.torch.Tensor)
+    _swap_mock_targets(swap)
     return swap
+
+
+def _swap_mock_targets(swap: Swap) -> None:
+    """``mock.patch("torch.nn.utils.prune.L1Unstructured.compute_mask")`` in a swapped
+    test patches compat's name: ``unittest.mock`` finds its target with ``importlib``,
+    which the import hook does not see (it patched the real ``torch``, which the test
+    does not run). The swapped run's process runs no real ``torch`` code."""
+    original: Callable[[str], tuple[Callable[[], Any], str]] = unittest.mock._get_target  # type: ignore[attr-defined]
+
+    def get_target(target: Any) -> tuple[Callable[[], Any], str]:
+        getter, attribute = original(target)
+        owner = target.rpartition(".")[0]
+        if owner != swap.root and not owner.startswith(swap.root + "."):
+            return getter, attribute
+
+        def swapped() -> Any:
+            obj = swap.module(swap.root)
+            for part in owner.split(".")[1:]:
+                obj = getattr(obj, part)
+            return obj
+
+        return swapped, attribute
+
+    unittest.mock._get_target = get_target  # type: ignore[attr-defined]
 
 
 #: Tensor methods of out-of-scope features compat lacks: a test calling one is out of

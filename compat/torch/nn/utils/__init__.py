@@ -1,5 +1,5 @@
 """``torch.nn.utils``: gradient clipping, parameter/vector conversion, ``rnn`` packing,
-``parametrize``, ``parametrizations.weight_norm``/``spectral_norm`` and the older
+``parametrize``, ``prune``, ``parametrizations.weight_norm``/``spectral_norm`` and the older
 hook-based ``weight_norm``/``spectral_norm``, ``fusion`` (batch norm folded into the layer
 before it) and ``skip_init``.
 
@@ -10,7 +10,7 @@ Example:
     >>> norm = torch.nn.utils.clip_grad_norm_(model.parameters(), 0.5)
 """
 
-from compat.torch.nn.utils import fusion, parametrizations, parametrize, rnn
+from compat.torch.nn.utils import fusion, parametrizations, parametrize, prune, rnn
 from compat.torch.nn.utils.clip_grad import (
     clip_grad_norm_,
     clip_grad_value_,
@@ -31,6 +31,7 @@ __all__ = [
     "parameters_to_vector",
     "parametrizations",
     "parametrize",
+    "prune",
     "remove_spectral_norm",
     "remove_weight_norm",
     "rnn",
