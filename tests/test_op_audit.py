@@ -3,6 +3,7 @@ namespaces themselves, and against a small tree whose declarations are known."""
 
 from __future__ import annotations
 
+import importlib
 import pathlib
 import sys
 import textwrap
@@ -12,6 +13,7 @@ import pytest
 import compat.torch as ct
 import funcgrad.lax as flax
 import funcgrad.numpy as fnp
+from funcgrad import _hand_forms
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
@@ -143,3 +145,36 @@ def test_places_reads_a_changed_file_again(tmp_path):
     assert [str(p) for p in op_audit.places(["tanh"], root=tmp_path)["tanh"]] == [
         "funcgrad/m.py:3 class"
     ]
+
+
+def test_every_hand_pair_has_a_reason(pairs):
+    """Issue 34: a name both libraries write by hand says why (``funcgrad._hand_forms``);
+    a new hand-written name without a reason fails here, and so does a reason left behind
+    by an op converted to a row."""
+    ex = op_audit.explain(pairs)
+    assert ex.unexplained == [], f"hand-written in both libraries, no reason: {ex.unexplained}"
+    assert ex.stale == [], f"reasons for names that are no hand pair: {ex.stale}"
+    assert list(ex.kept) == list(pairs)
+
+
+def test_explain_sorts_new_and_stale_names():
+    """The check's logic, on made-up pairs: a name without a reason is unexplained, a reason
+    without a pair stale."""
+    ex = op_audit.explain({"a": ["numpy"], "b": ["lax"]}, {"a": "why a", "c": "why c"})
+    assert ex.kept == {"a": "why a"} and ex.unexplained == ["b"] and ex.stale == ["c"]
+    assert op_audit.table({"a": ["numpy", "lax"]}, {"a": "x | y"}).splitlines()[2] == (
+        "| `a` | numpy, lax | x / y |"
+    )
+
+
+def test_hand_forms_are_the_public_functions():
+    """Each reason is keyed by the public function of its name in a namespace the audit
+    reads (a renamed or aliased function would file its reason under another name)."""
+    mods = [importlib.import_module(f"funcgrad.{ns}") for ns in op_audit.NAMESPACES]
+    for fn in _hand_forms.HAND_FORMS:
+        assert any(getattr(m, fn.__name__, None) is fn for m in mods), fn
+
+
+def test_check_flag(capsys):
+    assert op_audit.main(["--check"]) == 0
+    assert " 0 unexplained" in capsys.readouterr().out

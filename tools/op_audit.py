@@ -13,7 +13,10 @@ Two counts, each over the code as it stands (nothing is frozen here):
   ``reduction_rows()``, ``array_rows()``, ``creation_rows()``: the form's name, its aliases and their ``_``
   in-place twins). Such a
   name is written once per library; the count is of distinct names (and of
-  (namespace, name) pairs).
+  (namespace, name) pairs). Each is *kept* when ``funcgrad._hand_forms.HAND_FORMS`` says
+  why no row joins the two forms (a view, another result or operation of the same name,
+  another argument convention), and *unexplained* otherwise; a reason for a name that is
+  no hand pair any more is *stale*. ``--check`` fails on either.
 * **Places.** The declarations that spell a name in ``funcgrad/`` and ``compat/``
   (:func:`places`): a ``def``/``class`` of that name at module or class level, a module- or
   class-level binding of it (``X = ...``, ``X: T = ...``, a tuple target), a string
@@ -31,6 +34,8 @@ Two counts, each over the code as it stands (nothing is frozen here):
     python tools/op_audit.py                    # the hand pairs' count
     python tools/op_audit.py --verbose          # ... and the names with their namespaces
     python tools/op_audit.py --places tanh std  # declarations per name (--verbose: where)
+    python tools/op_audit.py --check            # exit 1 on an unexplained or stale name
+    python tools/op_audit.py --table            # the kept names and reasons, as Markdown
 """
 
 from __future__ import annotations
@@ -46,6 +51,7 @@ from dataclasses import dataclass
 
 import compat.torch as ct
 from funcgrad._compat_contract import array_rows, creation_rows, reduction_rows, torch_rows
+from funcgrad._hand_forms import reasons
 from funcgrad.core.reduction_row import reduction_forms
 from funcgrad.primitives import public_forms
 
@@ -98,6 +104,36 @@ def hand_pairs() -> dict[str, list[str]]:
             if (hasattr(ct, n) or hasattr(ct.Tensor, n)) and n not in rows:
                 found.setdefault(n, []).append(ns)
     return dict(sorted(found.items()))
+
+
+@dataclass(frozen=True)
+class Explained:
+    """The hand pairs sorted by whether a reason is declared for them: ``kept`` (name ->
+    reason), ``unexplained`` (names without one) and ``stale`` (reasons naming no hand
+    pair: a converted op whose reason was left behind)."""
+
+    kept: dict[str, str]
+    unexplained: list[str]
+    stale: list[str]
+
+
+def explain(pairs: dict[str, list[str]], declared: dict[str, str] | None = None) -> Explained:
+    """Sort ``pairs`` (:func:`hand_pairs`) by the ``declared`` reasons (by default
+    ``funcgrad._hand_forms.reasons()``)."""
+    declared = reasons() if declared is None else declared
+    return Explained(
+        kept={n: declared[n] for n in pairs if n in declared},
+        unexplained=[n for n in pairs if n not in declared],
+        stale=sorted(set(declared) - set(pairs)),
+    )
+
+
+def table(pairs: dict[str, list[str]], kept: dict[str, str]) -> str:
+    """The kept names as a Markdown table: name, funcgrad namespaces, reason."""
+    rows = ["| name | funcgrad | why both forms stay hand-written |", "| --- | --- | --- |"]
+    for name, why in kept.items():
+        rows.append(f"| `{name}` | {', '.join(pairs[name])} | {why.replace('|', '/')} |")
+    return "\n".join(rows)
 
 
 @dataclass(frozen=True, order=True)
@@ -249,6 +285,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--verbose", "-v", action="store_true", help="list the names/places")
     ap.add_argument("--places", nargs="+", metavar="NAME", help="count NAME's declarations")
     ap.add_argument("--root", type=pathlib.Path, default=ROOT, help="tree to read (places)")
+    ap.add_argument("--check", action="store_true", help="fail on unexplained/stale names")
+    ap.add_argument("--table", action="store_true", help="print the kept names as Markdown")
     args = ap.parse_args(argv)
     if args.places:
         for name, where in places(args.places, args.root).items():
@@ -258,14 +296,22 @@ def main(argv: list[str] | None = None) -> int:
                     print(f"    {p}")
         return 0
     pairs = hand_pairs()
+    ex = explain(pairs)
+    if args.table:
+        print(table(pairs, ex.kept))
+        return 0
     print(
         f"{len(pairs)} names hand-written in both libraries "
-        f"({sum(map(len, pairs.values()))} funcgrad forms)"
+        f"({sum(map(len, pairs.values()))} funcgrad forms): {len(ex.kept)} kept with a "
+        f"reason, {len(ex.unexplained)} unexplained"
+        + (f", {len(ex.stale)} stale reasons ({', '.join(ex.stale)})" if ex.stale else "")
     )
     if args.verbose:
-        for name, namespaces in pairs.items():
-            print(f"    {name}: {', '.join(namespaces)}")
-    return 0
+        for name in ex.unexplained:
+            print(f"    {name}: {', '.join(pairs[name])}  UNEXPLAINED")
+        for name, why in ex.kept.items():
+            print(f"    {name}: {', '.join(pairs[name])}  kept: {why}")
+    return 1 if args.check and (ex.unexplained or ex.stale) else 0
 
 
 if __name__ == "__main__":
