@@ -22,6 +22,7 @@ from compat._core import pyfunc_methods as _pyfunc
 from compat._core import restride as _restride
 from compat._core import shape_ops as S
 from compat._core import tensor_copies as _copies
+from compat._core import tensor_swap as _swap
 from compat._core import transfer as T_
 from compat._core import views as _views
 from compat._core.mutation import inplace_result
@@ -416,6 +417,7 @@ def install() -> None:
         "storage_offset": lambda self: _views.layout_of(self)[2],
         "data_ptr": _data_ptr,
         "narrow_copy": _copies.narrow_copy,
+        "module_load": _swap.module_load,
         # compat has no page-locked memory: ``pin_memory=True`` is accepted and ignored
         "is_pinned": lambda self, device=None: False,
         "is_shared": lambda self: False,

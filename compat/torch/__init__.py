@@ -75,6 +75,7 @@ _LAZY = (
     "ops",
     "_vmap_internals",
     "_VF",
+    "__future__",
     "testing",
     "sparse",
     *_LAZY_DEVICES,

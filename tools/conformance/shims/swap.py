@@ -146,8 +146,9 @@ def _missing_exception(name: str, kind: str) -> type[Exception]:
     return type(name.rsplit(".", 1)[-1], (Exception,), {"__module__": "missing"})
 
 
-#: module attributes with dunder names that are public API (the array API standard's)
-_PUBLIC_DUNDERS = frozenset({"__array_namespace_info__", "__array_api_version__"})
+#: module attributes with dunder names that are public API (the array API standard's, and
+#: PyTorch's ``torch.__future__`` module)
+_PUBLIC_DUNDERS = frozenset({"__array_namespace_info__", "__array_api_version__", "__future__"})
 
 
 class Alias(types.ModuleType):

@@ -32,6 +32,8 @@ from typing import Any
 
 import compat.torch as torch
 from compat._core import transfer as _transfer
+from compat._core.tensor_swap import swap_tensors
+from compat.torch import __future__ as _future
 from compat.torch.nn.modules import module_hooks as _hooks
 from compat.torch.nn.modules.module_hooks import (
     _HOME,
@@ -436,34 +438,51 @@ class Module(ModuleHooksMixin, ModuleStateMixin):
             _zero_grad(p, set_to_none)
 
     # ------------------------------------------------------------------ dtype / device
-    def _apply(self, fn: Callable[[Any], Any]) -> Module:
-        for module in self.children():
-            module._apply(fn)
+    def _apply(self, fn: Callable[[Any], Any], recurse: bool = True) -> Module:
+        """Convert every parameter, gradient and buffer with ``fn``: by default the same
+        Parameter objects get the new values (``.data``), under ``torch.__future__``'s
+        switches they are replaced by new objects or the new values swapped in."""
+        if recurse:
+            for module in self.children():
+                module._apply(fn)
+        swap = _future.get_swap_module_params_on_conversion()
+        overwrite = _future.get_overwrite_module_params_on_conversion()
         for name, param in self._parameters.items():
             if param is None:
                 continue
             # as PyTorch's, fn runs without recording (an in-place fn is allowed on a leaf)
             with torch.no_grad():
                 new = fn(param)
-            if new is param:
-                if param.grad is not None:
+            grad = param.grad
+            if new is param and not overwrite:
+                if grad is not None:
                     with torch.no_grad():
-                        grad = fn(param.grad)
-                    if grad is not param.grad:
-                        param.grad = grad
+                        new_grad = fn(grad)
+                    if new_grad is not grad:
+                        param.grad = new_grad
                 continue
-            if _settable_data(param):
+            if swap:
+                _swap_in(self, name, param, Parameter(new, requires_grad=param.requires_grad))
+                out = param
+            elif _settable_data(param) and not overwrite:
                 # Same object, new values: optimizers holding it keep working.
                 param.data = new.detach()
-                if param.grad is not None:
-                    with torch.no_grad():
-                        param.grad = fn(param.grad)
-                continue
-            new_param = Parameter(new.detach(), requires_grad=param.requires_grad)
-            if param.grad is not None:
+                out = param
+            else:
+                out = Parameter(new.detach(), requires_grad=param.requires_grad)
+                self._parameters[name] = out
+            if grad is not None:
                 with torch.no_grad():
-                    new_param.grad = fn(param.grad)
-            self._parameters[name] = new_param
+                    new_grad = fn(grad)
+                if swap:
+                    new_grad.requires_grad_(grad.requires_grad)
+                    _swap_in(self, name + ".grad", grad, new_grad)
+                    out.grad = grad
+                elif out is param and _settable_data(grad):
+                    if new_grad is not grad:
+                        grad.data = new_grad
+                else:
+                    out.grad = new_grad.requires_grad_(grad.requires_grad)
         for name, buf in self._buffers.items():
             if buf is not None:
                 self._buffers[name] = fn(buf)
@@ -579,6 +598,14 @@ def _zero_grad(p: Any, set_to_none: bool) -> None:
     else:
         grad.requires_grad_(False)
     grad.zero_()
+
+
+def _swap_in(module: Module, name: str, old: Any, new: Any) -> None:
+    """``swap_tensors(old, new)``, its failure reported as PyTorch's ``_apply`` does."""
+    try:
+        swap_tensors(old, new)
+    except Exception as e:
+        raise RuntimeError(f"_apply(): Couldn't swap {module._get_name()}.{name}") from e
 
 
 def _settable_data(t: Any) -> bool:

@@ -30,6 +30,8 @@ from typing import Any
 import numpy as np
 
 import compat.torch as torch
+from compat._core.tensor_swap import swap_tensors
+from compat.torch import __future__ as _future
 from compat.torch.nn.modules.module_hooks import RemovableHandle
 from compat.torch.nn.parameter import UNINITIALIZED_SHAPE, Parameter, is_lazy
 
@@ -305,7 +307,9 @@ class ModuleStateMixin:
                 )
                 continue
             try:
-                if assign:
+                if _future.get_swap_module_params_on_conversion():
+                    _swap_loaded(param, value, assign)
+                elif assign:
                     if isinstance(param, Parameter):
                         if not isinstance(value, Parameter):
                             value = Parameter(value, requires_grad=param.requires_grad)
@@ -385,3 +389,22 @@ class ModuleStateMixin:
                 )
             )
         return _IncompatibleKeys(missing_keys, unexpected_keys)
+
+
+def _swap_loaded(param: Any, value: Any, assign: bool) -> None:
+    """``load_state_dict`` under ``torch.__future__``'s swap switch: ``param`` takes the
+    contents of ``param.module_load(value, assign=assign)`` (a Parameter stays one, with
+    its ``requires_grad``), keeping its identity."""
+    with torch.no_grad():
+        new = param.module_load(value, assign=assign)
+    if new is value or new is param:
+        raise RuntimeError(
+            "module_load returned one of self or other, please .detach() the result if "
+            "returning one of the inputs in module_load"
+        )
+    if isinstance(param, Parameter):
+        if isinstance(new, Parameter):
+            new.requires_grad_(param.requires_grad)
+        else:
+            new = Parameter(new, requires_grad=param.requires_grad)
+    swap_tensors(param, new)
