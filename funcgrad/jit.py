@@ -25,7 +25,6 @@ from __future__ import annotations
 import functools
 import inspect
 import types
-import warnings
 import weakref
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -35,13 +34,20 @@ from jax import tree_util
 
 from funcgrad import passes
 from funcgrad._aot import Lowered, Signature, Traced
+from funcgrad._jit_checks import (
+    check_known_operands,
+    check_nested_options,
+    device_or_backend,
+    dynamic_error,
+    signature,
+)
 from funcgrad.api import check_callable
 from funcgrad.api._tracing import broadcast_prefix
 from funcgrad.core import compile_cache, sharding_types
 from funcgrad.core.ad_util import close
 from funcgrad.core.debug_hooks import hooks
 from funcgrad.core.errors import user_frame, where
-from funcgrad.core.interp import Tracer, _state, leaked, new_builder, to_aval
+from funcgrad.core.interp import Tracer, _state, new_builder, to_aval
 from funcgrad.core.ir import SHARDING_TYPES, Program, aval_of, typed_sharding
 from funcgrad.core.lowering import lower_program
 from funcgrad.primitives.calls import jit_call
@@ -62,13 +68,6 @@ def _as_tuple(x: int | str | Sequence[Any] | None) -> tuple:
 
 _POSITIONAL = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
 _P = inspect.Parameter
-
-
-def _signature(fun: Callable) -> inspect.Signature | None:
-    try:
-        return inspect.signature(fun)
-    except (TypeError, ValueError):  # some builtins have none
-        return None
 
 
 def _resolve_argnums(
@@ -182,46 +181,6 @@ def _shared_for(fun: Callable, config: Any) -> _Shared:
     return st
 
 
-def _bad_leaf(x: Any) -> bool:
-    try:
-        to_aval(x)
-    except TypeError:
-        return True
-    return False
-
-
-def _dynamic_error(
-    name: str, statics: set, names: tuple, args: tuple, kwargs: dict, fun: Any = None
-) -> TypeError | None:
-    """JAX's ``TypeError`` for a non-array dynamic argument (a ``str``, ...), if any: the
-    argument's path (by parameter name) and type, then funcgrad's hint."""
-    dyn = (
-        {i: a for i, a in enumerate(args) if i not in statics},
-        {k: v for k, v in kwargs.items() if k not in names},
-    )
-    for path, leaf in tree_util.tree_flatten_with_path(dyn)[0]:
-        if isinstance(leaf, Tracer) and not leaf._builder.alive:
-            return leaked(leaf)
-        if _bad_leaf(leaf):
-            kind = "positional argument" if path[0].idx == 0 else "keyword argument"
-            label = f"{kind} {path[1].key!r}{tree_util.keystr(path[2:])}"
-            arg = path[1].key
-            if isinstance(arg, int):
-                params = list(getattr(_signature(fun), "parameters", ())) if fun else []
-                arg = params[arg] if arg < len(params) else f"args[{arg}]"
-            return TypeError(
-                f"Error interpreting argument to {fun if fun is not None else name} as an "
-                f"abstract array. The problematic value is of type {type(leaf)} and was "
-                f"passed to the function at path {arg}{tree_util.keystr(path[2:])}.\n"
-                "This typically means that a jit-wrapped function was called with a "
-                "non-array argument, and this argument was not marked as static using the "
-                "static_argnums or static_argnames parameters of jax.jit. (jit-compiled "
-                f"function {name}: {label} is {leaf!r}; dynamic arguments must be arrays, "
-                f"Python scalars or pytrees of them){where(user_frame())}"
-            )
-    return None
-
-
 class _Entry:
     __slots__ = ("_lowered", "call_prog", "consts", "jit_kw", "out_tree", "program")
 
@@ -265,7 +224,7 @@ class Jitted:
         check_callable(fun)
         self.fun = fun
         self.compiler_options = tuple(sorted((compiler_options or {}).items()))
-        sig = _signature(fun)
+        sig = signature(fun)
         self.static_argnums, self.static_argnames = _resolve_argnums(
             sig, static_argnums, static_argnames, "static"
         )
@@ -275,7 +234,7 @@ class Jitted:
         self.in_shardings = in_shardings
         self.out_shardings = out_shardings
         #: JAX's deprecated ``device=``/``backend=``: where every call runs
-        self.device, self.backend = _device_or_backend(device, backend, in_shardings, out_shardings)
+        self.device, self.backend = device_or_backend(device, backend, in_shardings, out_shardings)
         # updated=(): never copy a wrapped function's __dict__ (a Jitted inside grad would
         # otherwise overwrite this object's fun and cache)
         functools.update_wrapper(self, fun, updated=())
@@ -348,7 +307,11 @@ class Jitted:
                 raise _ConstsTooLarge
             return tree_unflatten(entry.out_tree, entry.lowered(*entry.consts, *leaves))
 
-        body.__name__ = body.__qualname__ = self._name()
+        body.__name__ = self._name()
+        body.__qualname__ = getattr(self.fun, "__qualname__", body.__name__)
+        sig = signature(self.fun)
+        if sig is not None:  # (JAX's errors name the arguments by the user's parameters)
+            body.__signature__ = sig  # type: ignore[attr-defined]
         return jax.jit(
             body,
             static_argnums=self.static_argnums,
@@ -381,6 +344,8 @@ class Jitted:
         return statics, tuple(static_vals), static_kw, leaves, tree
 
     def _entry(self, args: tuple, kwargs: dict) -> tuple[_Entry, list]:
+        if kwargs and self.in_shardings is not None:
+            raise ValueError("pjit does not support kwargs when in_shardings is specified.")
         statics, static_vals, static_kw, leaves, tree = self._split(args, kwargs)
         if not SHARDING_TYPES[0]:  # (a mesh with explicit axes set through JAX itself)
             sharding_types.maybe_activate(jax.sharding.get_abstract_mesh())
@@ -388,7 +353,7 @@ class Jitted:
             avals = tuple(map(to_aval, leaves))
         except TypeError:
             # JAX's error for a non-array dynamic argument, by parameter name, if any
-            err = _dynamic_error(
+            err = dynamic_error(
                 self._name(), set(statics), self.static_argnames, args, kwargs, self.fun
             )
             if err is not None:
@@ -500,7 +465,7 @@ class Jitted:
                 # JAX rejects a non-array argument before tracing: say it as funcgrad
                 n = len(args)
                 statics = {i % n for i in self.static_argnums if -n <= i < n}
-                err = _dynamic_error(
+                err = dynamic_error(
                     self._name(), statics, self.static_argnames, args, kwargs, self.fun
                 )
                 if err is not None:
@@ -533,7 +498,18 @@ class Jitted:
                 return tree_unflatten(entry.out_tree, fn(*entry.consts, *leaves))
         entry, leaves = self._entry(args, kwargs)
         if _state.stack:
-            outs = jit_call(entry.call_prog, *entry.consts, *leaves, name=self._name())
+            check_nested_options(self._name(), self.compiler_options, _state.stack)
+            placed = self._jit_kw(entry, args) if self._placed() else {}
+            if placed:
+                check_known_operands(entry.program, entry.consts, leaves, placed, self._name())
+            outs = jit_call(
+                entry.call_prog,
+                *entry.consts,
+                *leaves,
+                name=self._name(),
+                in_shardings=placed.get("in_shardings"),
+                out_shardings=placed.get("out_shardings"),
+            )
         else:
             fn = self._executable(entry, args)
             if fast_key is not None:
@@ -543,6 +519,10 @@ class Jitted:
 
     def _name(self) -> str:
         return getattr(self.fun, "__name__", "fun")
+
+    def _placed(self) -> bool:
+        """Whether this jit places its operands or results (shardings given)."""
+        return self.in_shardings is not None or self.out_shardings is not None
 
     def trace(self, *args: Any, **kwargs: Any) -> Traced:
         """This function traced for these arguments (arrays or ``jax.ShapeDtypeStruct`` values):
@@ -606,7 +586,7 @@ class Jitted:
         statics, _, _, leaves, tree = self._split(args, kwargs)
         n = len(args)
         donated_pos = {i % n for i in self.donate_argnums if -n <= i < n}
-        params = list(getattr(_signature(self.fun), "parameters", {}).values())
+        params = list(getattr(signature(self.fun), "parameters", {}).values())
         named = [p.name for p in params if p.kind in _POSITIONAL]
         star = next((p.name for p in params if p.kind is _P.VAR_POSITIONAL), "args")
         labels = [
@@ -672,30 +652,6 @@ def _leaf_key(x: Any) -> Any:
 
 class _NotGiven:
     """Default of ``jit``'s ``fun``: omitted means "return a decorator" (``None`` is an error)."""
-
-
-def _device_or_backend(device: Any, backend: Any, in_shardings: Any, out_shardings: Any) -> tuple:
-    """``jit``'s deprecated ``device``/``backend``, checked as JAX checks them (with its
-    warning): at most one of them, and neither beside shardings."""
-    if device is None and backend is None:
-        return None, None
-    warnings.warn(
-        "backend and device argument on jit is deprecated. You can use "
-        '`jax.device_put(..., jax.local_devices(backend="cpu")[0])` on the inputs to the '
-        "jitted function to get the same behavior.",
-        DeprecationWarning,
-        stacklevel=4,
-    )
-    if device is not None and backend is not None:
-        raise ValueError(
-            f"can't specify both a device and a backend for jit, got {device=} and {backend=}"
-        )
-    for name, given in (("in_shardings", in_shardings), ("out_shardings", out_shardings)):
-        if given is not None:
-            raise ValueError(
-                f"If backend or device is specified on jit, then {name} should not be specified."
-            )
-    return device, backend
 
 
 def jit(

@@ -12,12 +12,12 @@ from jax import tree_util
 from funcgrad import batching
 from funcgrad.api import _levels
 from funcgrad.api._tracing import _check_leaf, broadcast_prefix, check_callable
-from funcgrad.api._vmap_errors import inconsistent_sizes
+from funcgrad.api._vmap_errors import check_mapped_splits, inconsistent_sizes
 from funcgrad.control_flow import scan
 from funcgrad.core import tiers
 from funcgrad.core.errors import user_frame, where
 from funcgrad.core.interp import UNKNOWN, Tracer, is_tracing, new_builder, to_aval
-from funcgrad.core.ir import Program
+from funcgrad.core.ir import SHARDING_TYPES, Program
 from funcgrad.primitives import collectives as col
 from funcgrad.primitives import shape as sh
 from funcgrad.primitives.sharding import spmd_axis
@@ -121,6 +121,20 @@ def _prefix_axes(spec: Any, tree: Any, what: str) -> list:
             f"vmap {what} specification must be a tree prefix of the corresponding value; "
             f"Mismatch details:\n  {e}"
         ) from None
+
+
+def _check_explicit_axis(axes: Any, spmd_axis_name: Any) -> None:
+    """JAX's refusal of a ``spmd_axis_name`` beside mapped dimensions split over other
+    explicit mesh axes (``axes``, from :func:`check_mapped_splits`)."""
+    if axes is None or spmd_axis_name is None:
+        return
+    spmd = spmd_axis_name if isinstance(spmd_axis_name, tuple) else (spmd_axis_name,)
+    if spmd != axes:
+        raise ValueError(
+            "Only one of spmd_axis_name or arrays sharded on `Explicit` mesh axis type is "
+            f"allowed. Got spmd_axis_name={spmd!r} and arrays sharded on "
+            f"explicit_mesh_axis={axes!r}"
+        )
 
 
 def _check_outputs(leaves: list) -> None:
@@ -267,6 +281,8 @@ def vmap(
             size = axis_size
         arg_leaves = [x for x, st in zip(leaves, static) if not st]
         arg_dims = [d for d, st in zip(dims, static) if not st]
+        if SHARDING_TYPES[0]:
+            _check_explicit_axis(check_mapped_splits(arg_leaves, arg_dims), spmd_axis_name)
         avals = [batching.unbatched_aval(to_aval(x), d) for x, d in zip(arg_leaves, arg_dims)]
         with new_builder("vmap") as b:
             # an unmapped argument keeps its value (Python control flow on it works)

@@ -52,3 +52,55 @@ def inconsistent_sizes(
             some = "most" if k == 0 else "some"
             lines.append(f"  * {some} axes ({n} of them) had size {size}, e.g. {example}")
     return "vmap got inconsistent sizes for array axes to be mapped:\n" + ";\n".join(lines)
+
+
+def _split_of(x: Any, d: int) -> Any:
+    """The mesh axes dimension ``d`` of ``x`` is split over in its type (``None``: unsplit
+    or untyped)."""
+    s = to_aval(x).sharding
+    if s is None:
+        return None
+    parts = s.spec.partitions
+    return parts[d] if d < len(parts) else None
+
+
+def check_mapped_splits(leaves: Sequence[Any], dims: Sequence[int | None]) -> Any:
+    """JAX's checks of the explicit mesh axes a ``vmap`` maps over: every mapped dimension
+    split over the same axes (``Mapped away dimension ... should be sharded the same``),
+    and no unmapped value split over them (``Unmapped values passed to vmap cannot be
+    sharded ...``). Returns those axes as a tuple (``None``: the mapped dimensions are
+    unsplit)."""
+    spec: Any = None
+    seen = False
+    for x, d in zip(leaves, dims):
+        if d is None:
+            continue
+        s = _split_of(x, d)
+        if seen and s != spec:
+            raise ValueError(
+                "Mapped away dimension of inputs passed to vmap should be sharded the same. "
+                f"Got inconsistent axis specs: {spec} vs {s}"
+            )
+        spec, seen = s, True
+    if spec is None:
+        return None
+    axes = spec if isinstance(spec, tuple) else (spec,)
+    for x, d in zip(leaves, dims):
+        if d is not None:
+            continue
+        s = to_aval(x).sharding
+        if s is None:
+            continue
+        used = {
+            a
+            for e in s.spec.partitions
+            if e is not None
+            for a in (e if isinstance(e, tuple) else (e,))
+        }
+        if used & set(axes):
+            raise ValueError(
+                "Unmapped values passed to vmap cannot be sharded along the mesh axis you are "
+                f"vmapping over. Got type: {to_aval(x).str_short()}, in_axes: None and "
+                f"vmapped mesh axis: {axes}"
+            )
+    return axes

@@ -620,6 +620,20 @@ def eval_program(prog: Program, *args: Any) -> list[Any]:
     return [env[a] if type(a) is Var else a.val for a in prog.outvars]
 
 
+def known_value(x: Any) -> Any:
+    """``x``'s concrete value: ``x`` itself unless it is a tracer; a tracer's value when
+    its builder knows its inputs (computed now, as :meth:`Builder.value_of`); else
+    :data:`UNKNOWN`."""
+    if type(x) is not Tracer:
+        return x
+    if not x._builder.alive:
+        raise leaked(x)
+    try:
+        return x._builder.value_of(x._var)
+    except _Unknown:
+        return UNKNOWN
+
+
 def is_concrete(x: Any) -> bool:
     return not isinstance(x, Tracer)
 

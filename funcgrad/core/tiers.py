@@ -663,13 +663,31 @@ def executable(prog: Program) -> Callable[..., list]:
     return call
 
 
+#: set once a call placing its operands or results (a ``jit`` with shardings inside
+#: another transform) has been traced: from then on :func:`run` looks for such calls
+PLACED_CALLS = [False]
+
+
+def _places(prog: Program) -> bool:
+    """Whether an equation of ``prog`` places its operands or results (``in_shardings``/
+    ``out_shardings`` params: a jit's, which JAX checks against committed operands when
+    that jit runs by itself)."""
+    return any("in_shardings" in e.params or "out_shardings" in e.params for e in prog.eqns)
+
+
 def run(prog: Program, *args: Any) -> list[Any]:
     """Evaluate ``prog`` eagerly (funcgrad's un-jitted transforms, known values of eager
     traces, vmap's programs) in the tier the policy picks; returns JAX arrays.
 
-    Under a trace its equations are bound, so they record into the trace."""
+    Under a trace its equations are bound, so they record into the trace. A program
+    holding a placed call runs equation by equation, as JAX runs it eagerly: each call
+    then meets its operands as arrays (committed where they are), and a committed
+    operand placed otherwise than the call's ``in_shardings`` is JAX's error (compiled
+    whole, the call's shardings would silently reshard it)."""
     if is_tracing():
         return eval_program(prog, *args)
+    if PLACED_CALLS[0] and _places(prog):
+        return [device_value(o, v.aval) for o, v in zip(eval_program(prog, *args), prog.outvars)]
     if mode() == "compiled" or not prog.eqns or any(isinstance(c, Tracer) for c in prog.consts):
         return compile_cache.run(prog, *args)
     if SHARDING_TYPES[0] and sharding_types.split_over_devices(args):

@@ -31,7 +31,7 @@ from funcgrad.primitives import elementwise as ew
 from funcgrad.primitives import indexing as ix
 from funcgrad.primitives import reductions as red
 from funcgrad.primitives import shape as sh
-from funcgrad.primitives.calls import checkpoint_p, jit_call_p
+from funcgrad.primitives.calls import checkpoint_p, jit_call_p, widen_placement
 from funcgrad.primitives.checks import (
     DivisionByZeroError,
     ErrorInfo,
@@ -403,9 +403,11 @@ def _call_rule(ctx: Context, st: State, ins: list, e: Eqn) -> tuple[State, list]
         return run(ctx, prog, s, args)
 
     new, consts, lay = rewrite(ctx, body, sigs, [to_aval(x) for x in ins])
-    params = {**e.params, "program": new}
-    outs = bind(e.prim, *consts, *st.leaves(), *ins, **params)
     n = len(layout_avals(lay))
+    leaves = st.leaves()
+    # (a jit's shardings: the error state's operands and results are unplaced)
+    params = widen_placement({**e.params, "program": new}, len(consts) + len(leaves), n)
+    outs = bind(e.prim, *consts, *leaves, *ins, **params)
     return State.from_leaves(lay, outs[:n]), list(outs[n:])
 
 

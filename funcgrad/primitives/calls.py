@@ -31,7 +31,11 @@ from funcgrad.core.zeros import Zero, is_zero
 from funcgrad.primitives import elementwise as ew
 from funcgrad.primitives import rules
 from funcgrad.primitives.rules import rand
-from funcgrad.primitives.sharding import sharding_constraint_p
+from funcgrad.primitives.sharding import (
+    batched_sharding,
+    current_spmd_axis,
+    sharding_constraint_p,
+)
 from funcgrad.tree_util import tree_map
 
 FAMILY = "calls"
@@ -79,15 +83,26 @@ jit_call_p = Primitive("jit_call", family=FAMILY, multiple_results=True, vjp_fwd
 
 
 @jit_call_p.def_abstract_eval
-def _jit_call_abstract_eval(*avals: Aval, program: Program, name: str) -> list[Aval]:
+def _jit_call_abstract_eval(
+    *avals: Aval, program: Program, name: str, in_shardings: Any = None, out_shardings: Any = None
+) -> list[Aval]:
     return _check_call_avals("jit_call", avals, program)
 
 
 @jit_call_p.def_lower
-def _jit_call_lower(*vals: Any, program: Program, name: str) -> list:
+def _jit_call_lower(
+    *vals: Any, program: Program, name: str, in_shardings: Any = None, out_shardings: Any = None
+) -> list:
     # the executable of the sub-program's structure (transforms make fresh but identical
-    # programs on every eager call); inside an outer lowering it is a nested jax.jit
-    return compiled(program, name=name)(*vals)
+    # programs on every eager call); inside an outer lowering it is a nested jax.jit,
+    # whose shardings JAX reads as constraints; evaluated alone on arrays, JAX checks
+    # committed operands against ``in_shardings`` (its error for a mismatch)
+    placed = {}
+    if in_shardings is not None:
+        placed["in_shardings"] = in_shardings
+    if out_shardings is not None:
+        placed["out_shardings"] = list(out_shardings)  # (the lowering returns a list)
+    return compiled(program, name=name, **placed)(*vals)
 
 
 # jit_call has no host rule: a ``jit`` the user asked for (or a jit unit, like the random
@@ -106,10 +121,38 @@ def _as_partial_sum(ct: Any, primal: Aval) -> Any:
     return bind(sharding_constraint_p, ct, sharding=want, kind="reshard")
 
 
+def _lead(n: int, shardings: Sequence[Any]) -> tuple:
+    """``shardings`` after ``n`` unspecified entries (a call's leading constants)."""
+    return (None,) * n + tuple(shardings)
+
+
+def _placed(extra: dict, ins: Callable, outs: Callable) -> dict:
+    """``extra`` with a ``jit_call``'s ``in_shardings``/``out_shardings`` (if any) mapped
+    through ``ins``/``outs`` for the operands and results of a transformed call."""
+    i, o = extra.get("in_shardings"), extra.get("out_shardings")
+    if i is None and o is None:
+        return extra
+    return {
+        **extra,
+        "in_shardings": None if i is None else ins(i),
+        "out_shardings": None if o is None else outs(o),
+    }
+
+
+def _batched_shardings(shardings: Sequence[Any], avals: Sequence[Aval], dims: Sequence) -> tuple:
+    """Shardings of batched values: the batch axis inserted where ``dims`` says (split over
+    the ``vmap``'s ``spmd_axis_name``, as JAX's batching of a jit's shardings)."""
+    return tuple(
+        s if s is None or d is None else batched_sharding(s, a.ndim, d, current_spmd_axis())
+        for s, a, d in zip(shardings, avals, dims)
+    )
+
+
 def _call_rules(prim: Primitive, cts_in: Callable | None = None) -> None:
     """JVP, VJP and batching rules for a call primitive ``prim`` whose params are its
-    ``program``, a ``name`` and fixed others (``mesh_call``'s mesh): each transforms the
-    program as a whole and binds ``prim`` again with the same other params.
+    ``program``, a ``name`` and fixed others (``mesh_call``'s mesh; a ``jit_call``'s
+    shardings, mapped to the transformed call's operands and results as JAX maps a
+    jit's): each transforms the program as a whole and binds ``prim`` again.
     ``cts_in(cts, **extra)`` prepares the cotangents entering the backward call."""
 
     def call(program: Program, args: Sequence[Any], name: str, extra: dict) -> list:
@@ -120,6 +163,11 @@ def _call_rules(prim: Primitive, cts_in: Callable | None = None) -> None:
         jprog, out_nz = ad.jvp_program(program, nz)
         jprog, consts = close(jprog)
         args = [*consts, *primals, *[t for t in tangents if not is_zero(t)]]
+        extra = _placed(
+            extra,
+            lambda s: _lead(len(consts), (*s, *(x for x, z in zip(s, nz) if z))),
+            lambda s: (*s, *(x for x, z in zip(s, out_nz) if z)),
+        )
         outs = call(jprog, args, f"jvp_{name}", extra)
         return _split_tangents(outs, len(program.outvars), out_nz, program.out_avals)
 
@@ -128,8 +176,13 @@ def _call_rules(prim: Primitive, cts_in: Callable | None = None) -> None:
     ) -> tuple:
         vp = ad.vjp_program(program, active=active)  # only what is differentiated outside
         fwd, fconsts = close(vp.fwd)
-        res = call(fwd, [*fconsts, *primals], f"fwd_{name}", extra)
         n = len(program.outvars)
+        fextra = _placed(
+            extra,
+            lambda s: _lead(len(fconsts), s),
+            lambda s: (*s, *(None,) * (len(fwd.outvars) - n)),
+        )
+        res = call(fwd, [*fconsts, *primals], f"fwd_{name}", fextra)
         return res[:n], (vp, res[n:])
 
     def vjp_bwd(res: tuple, cts: list, *, program: Program, name: str, **extra: Any) -> list:
@@ -139,6 +192,16 @@ def _call_rules(prim: Primitive, cts_in: Callable | None = None) -> None:
         cts = [_as_partial_sum(c, a) for c, a in zip(cts, program.out_avals)]
         if cts_in is not None:
             cts = cts_in(cts, **extra)
+        # (JAX's transpose of a jit: the cotangents enter with the outputs' shardings
+        # and leave with the operands')
+        i, o = extra.get("in_shardings"), extra.get("out_shardings")
+        if i is not None or o is not None:
+            ct_in = (None,) * len(cts) if o is None else o
+            extra = {
+                **extra,
+                "in_shardings": _lead(len(bconsts) + len(residuals), ct_in),
+                "out_shardings": i,
+            }
         out = call(bwd, [*bconsts, *residuals, *cts], f"bwd_{name}", extra)
         return [None if z else c for c, z in zip(out, vp.zero_cts)]
 
@@ -146,6 +209,11 @@ def _call_rules(prim: Primitive, cts_in: Callable | None = None) -> None:
         size = rules.batch_size(args, dims)
         bprog, ods = batching.batch_program(program, dims, size)
         bprog, consts = close(bprog)
+        extra = _placed(
+            extra,
+            lambda s: _lead(len(consts), _batched_shardings(s, program.in_avals, dims)),
+            lambda s: _batched_shardings(s, program.out_avals, ods),
+        )
         return call(bprog, [*consts, *args], f"vmap_{name}", extra), ods
 
     prim.jvp, prim.vjp_fwd, prim.vjp_bwd, prim.batch = jvp, vjp_fwd, vjp_bwd, batch
@@ -168,9 +236,31 @@ def _jit_call_examples(rng: np.random.Generator) -> list[Example]:
     return [Example([rand(rng, (3,)), rand(rng, (3,))], {"program": prog, "name": "f"})]
 
 
-def jit_call(program: Program, *args: Any, name: str = "fun") -> list:
-    """Call a closed sub-program as one unit."""
-    return bind(jit_call_p, *args, program=program, name=name)
+def jit_call(
+    program: Program,
+    *args: Any,
+    name: str = "fun",
+    in_shardings: Sequence[Any] | None = None,
+    out_shardings: Sequence[Any] | None = None,
+) -> list:
+    """Call a closed sub-program as one unit. ``in_shardings``/``out_shardings`` (one
+    entry per operand/result, ``None`` where unspecified) are a ``jit``'s: inside an
+    outer program they constrain the operands and results; evaluated on arrays, a
+    committed operand placed otherwise is JAX's error."""
+    placed = {}
+    if in_shardings is not None and any(x is not None for x in in_shardings):
+        placed["in_shardings"] = tuple(in_shardings)
+    if out_shardings is not None and any(x is not None for x in out_shardings):
+        placed["out_shardings"] = tuple(out_shardings)
+    if placed:
+        tiers.PLACED_CALLS[0] = True
+    return bind(jit_call_p, *args, program=program, name=name, **placed)
+
+
+def widen_placement(params: dict, n_in: int, n_out: int) -> dict:
+    """A ``jit_call``'s ``params`` for a rewritten call taking ``n_in`` more leading
+    operands and giving ``n_out`` more leading results, all unplaced."""
+    return _placed(params, lambda s: _lead(n_in, s), lambda s: _lead(n_out, s))
 
 
 # --------------------------------------------------------------------------- mesh_call
@@ -592,6 +682,12 @@ def fuse_calls(prog: Program) -> Program:
     return prog.replace(eqns=tuple(eqns)) if fused_any else prog
 
 
+def _fusable(e: Eqn, call: Any) -> bool:
+    """Whether ``e`` is a call of ``call`` that may fuse: not one placing its operands or
+    results (a jit's shardings, which JAX checks at that call's own boundary)."""
+    return e.prim is call and "in_shardings" not in e.params and "out_shardings" not in e.params
+
+
 def _fusable_pair(eqns: list[Eqn], call: Any) -> tuple[int, int] | None:
     """Indices ``(i, j)`` of calls to fuse, after moving before ``i`` the equations
     between them that ``j`` needs and that do not depend on ``i`` (in place)."""
@@ -601,9 +697,9 @@ def _fusable_pair(eqns: list[Eqn], call: Any) -> tuple[int, int] | None:
         return {producer[a] for a in eqns[k].inputs if isinstance(a, Var) and a in producer}
 
     for j, b in enumerate(eqns):
-        if b.prim is not call:
+        if not _fusable(b, call):
             continue
-        calls = [k for k in deps(j) if eqns[k].prim is call]
+        calls = [k for k in deps(j) if _fusable(eqns[k], call)]
         if not calls:
             continue
         i = max(calls)

@@ -110,6 +110,12 @@ def spmd_axis(name: Any) -> Iterator[None]:
         _SPMD.names.pop()
 
 
+def current_spmd_axis() -> Any:
+    """The ``spmd_axis_name`` of the innermost ``vmap`` rewrite running (``None``: none,
+    or one without it)."""
+    return _SPMD.names[-1] if _SPMD.names else None
+
+
 def _batched_spec(spec: PartitionSpec, ndim: int, dim: int, spmd: Any) -> PartitionSpec:
     """``spec`` with an entry ``spmd`` inserted at ``dim`` (its unreduced and reduced
     axes kept)."""
