@@ -73,8 +73,6 @@ def dropout1d(input: Tensor, p: float = 0.5, training: bool = True, inplace: boo
             "dimension, a channel dimension, and an optional batch dimension (i.e. 2D or 3D "
             "inputs)."
         )
-    if inplace and nd == 2:
-        raise NotImplementedError("compat dropout1d(inplace=True) needs a batched input")
     return _batched(input, nd == 3, lambda x: _feature_dropout(x, p, training, inplace))
 
 
@@ -118,8 +116,6 @@ def dropout3d(input: Tensor, p: float = 0.5, training: bool = True, inplace: boo
             "an optional batch dimension (i.e. 4D or 5D inputs).",
             stacklevel=2,
         )
-    if inplace and nd == 4:
-        raise NotImplementedError("compat dropout3d(inplace=True) needs a batched input")
     return _batched(input, nd != 4, lambda x: _feature_dropout(x, p, training, inplace))
 
 
