@@ -104,10 +104,28 @@ def node_pre_hooks(n: Node, cts: list, create: bool) -> list:
 
 def _pre_hooks(n: Node, cts: list, create: bool) -> list:
     for h in list(n._pre_hooks.values()):
-        r = h(_wrap_all(cts))
+        wrapped = _wrap_all(cts)
+        r = h(wrapped)
         if r is not None:
-            cts = [as_value(x, create) for x in r]
+            cts = [as_value(x, create) for x in _checked_result(h, r, wrapped)]
     return cts
+
+
+def _checked_result(hook: Any, r: Any, like: tuple) -> tuple:
+    """A node hook's replacement gradients, refused as PyTorch refuses them: not a tuple,
+    another count, or a gradient of another shape."""
+    if not isinstance(r, tuple):
+        raise TypeError(f"expected tuple, but hook returned '{type(r).__name__}'")
+    name = getattr(hook, "__name__", "<unknown>")
+    if len(r) != len(like):
+        raise RuntimeError(
+            f"hook '{name}' has returned an incorrect number of values (got {len(r)}, but "
+            f"expected {len(like)})"
+        )
+    for new, old in zip(r, like, strict=True):
+        if new is not None and old is not None and tuple(new.shape) != tuple(old.shape):
+            raise RuntimeError(f"hook '{name}' has changed the size of value")
+    return r
 
 
 def node_post_hooks(n: Node, in_cts: Sequence[Any], cts: Sequence[Any], create: bool) -> list:
@@ -117,7 +135,7 @@ def node_post_hooks(n: Node, in_cts: Sequence[Any], cts: Sequence[Any], create: 
     for h in list(n._post_hooks.values()):
         r = h(grads_in, grads_out)
         if r is not None:
-            grads_in = tuple(r)
+            grads_in = _checked_result(h, r, grads_in)
     out = [flip(as_value(g, create)) for g in grads_in]
     if len(out) != len(in_cts):  # back to the edges the engine feeds
         out = [g for g, e in zip(out, n._edges) if e is not None]

@@ -1,0 +1,74 @@
+"""What a ``grad_fn`` hook (``register_hook``/``register_prehook``, and the module
+backward hooks built on them) may return, against real PyTorch 2.13: a tuple of as many
+gradients of the same shapes, ``None`` entries allowed; anything else is refused with
+PyTorch's error when the backward runs it."""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+import pytest
+
+import compat.torch as torch
+
+
+def _named(gi, go):
+    return (*gi, gi[0])
+
+
+def _unnamed(extra, gi, go):
+    return ()
+
+
+HOOKS = {
+    "post: none returned": ("register_hook", lambda gi, go: ()),
+    "post: one more": ("register_hook", _named),
+    "post: partial": ("register_hook", functools.partial(_unnamed, 1)),
+    "post: not a tuple": ("register_hook", lambda gi, go: 5),
+    "post: a list": ("register_hook", lambda gi, go: [gi[0] * 2]),
+    "post: other shape": ("register_hook", lambda gi, go: (gi[0][:2],)),
+    "post: doubled": ("register_hook", lambda gi, go: (gi[0] * 2,)),
+    "post: None entry": ("register_hook", lambda gi, go: (None,)),
+    "pre: none returned": ("register_prehook", lambda go: ()),
+    "pre: other shape": ("register_prehook", lambda go: (go[0].reshape(1, 3),)),
+    "pre: a tensor": ("register_prehook", lambda go: go[0]),
+    "pre: replaced": ("register_prehook", lambda go: (go[0] * 0 + 1,)),
+}
+
+
+@pytest.mark.parametrize("case", sorted(HOOKS))
+def test_node_hook_results_as_pytorch(real_torch, case):
+    reg, hook = HOOKS[case]
+
+    def run(lib):
+        x = lib.tensor([0.5, -1.0, 2.0], requires_grad=True)
+        y = x * lib.tensor([2.0, 3.0, 4.0])
+        getattr(y.grad_fn, reg)(hook)
+        try:
+            y.sum().backward()
+        except Exception as e:
+            return type(e).__name__, str(e)
+        return "ok", None if x.grad is None else np.asarray(x.grad.tolist())
+
+    mine, theirs = run(torch), run(real_torch)
+    assert mine[0] == theirs[0]
+    if mine[0] == "ok":
+        np.testing.assert_allclose(mine[1], theirs[1])
+    else:
+        assert mine[1] == theirs[1]
+
+
+@pytest.mark.filterwarnings("ignore::FutureWarning")  # (PyTorch's: the legacy hook)
+def test_legacy_module_backward_hook_count_refused(real_torch):
+    def run(lib):
+        m = lib.nn.Sigmoid()
+        x = lib.ones(2, 2, requires_grad=True)
+        seen = []
+        for hook in (lambda mod, gi, go: gi[:-1], lambda mod, gi, go: (*gi, lib.ones(2))):
+            with m.register_backward_hook(hook), pytest.raises(RuntimeError) as err:
+                m(x).sum().backward()
+            seen.append(str(err.value).split(" has returned ")[1])
+        return seen
+
+    assert run(torch) == run(real_torch)
