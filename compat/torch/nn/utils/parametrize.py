@@ -5,7 +5,11 @@
 ``p.right_inverse`` returns several tensors) and makes ``weight`` a property of a
 per-module subclass (``Parametrized<Class>``) that evaluates ``p(original)`` on every
 access, so gradients reach the originals; assigning ``module.weight = x`` stores
-``p.right_inverse(x)``. The layout, names and ``state_dict`` keys are PyTorch's.
+``p.right_inverse(x)``. The layout, names and ``state_dict`` keys are PyTorch's. Inside
+``with cached():`` each parametrized tensor is computed once; a parametrized module is
+saved through its ``state_dict`` only (pickling it raises PyTorch's error; ``deepcopy``
+works); ``transfer_parametrizations_and_params`` moves parametrizations and originals to
+another module.
 
 Example:
     >>> import compat.torch as torch
@@ -21,7 +25,9 @@ Example:
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Sequence
+import copy
+import copyreg
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import compat.torch as torch
@@ -31,13 +37,34 @@ from compat.torch.nn.parameter import Parameter
 
 __all__ = [
     "ParametrizationList",
+    "cached",
     "is_parametrized",
     "register_parametrization",
     "remove_parametrizations",
+    "transfer_parametrizations_and_params",
     "type_before_parametrizations",
 ]
 
 Tensor = Any
+
+#: ``(id(module), tensor name)`` -> the value computed inside :func:`cached`
+_cache: dict[tuple[int, str], Tensor] = {}
+#: how many :func:`cached` blocks are open
+_cache_enabled = 0
+
+
+@contextlib.contextmanager
+def cached() -> Iterator[None]:
+    """Compute each parametrized tensor once inside the block (the first access), not on
+    every access; the values are dropped when the outermost block ends."""
+    global _cache, _cache_enabled
+    _cache_enabled += 1
+    try:
+        yield
+    finally:
+        _cache_enabled -= 1
+        if not _cache_enabled:
+            _cache = {}
 
 
 def _register(module: Module, name: str, value: Tensor) -> None:
@@ -171,10 +198,36 @@ class ParametrizationList(ModuleList):
         return x
 
 
+_NO_PICKLE = (
+    "Serialization of parametrized modules is only supported through state_dict(). See:\n"
+    "https://pytorch.org/tutorials/beginner/saving_loading_models.html"
+    "#saving-loading-a-general-checkpoint-for-inference-and-or-resuming-training"
+)
+
+
+def _refuse_pickle(self: Module) -> Any:
+    raise RuntimeError(_NO_PICKLE)
+
+
+def _deepcopy(self: Module, memo: dict) -> Module:
+    """A deep copy by the instance dictionary and slots (pickling's state is refused)."""
+    replica = self.__new__(type(self))
+    memo[id(self)] = replica
+    replica.__dict__ = copy.deepcopy(self.__dict__, memo)
+    for slot in copyreg._slotnames(type(self)):  # type: ignore[attr-defined]
+        if hasattr(self, slot):
+            setattr(replica, slot, copy.deepcopy(getattr(self, slot), memo))
+    return replica
+
+
 def _inject_class(module: Module) -> None:
-    """Give ``module`` its own subclass, where the parametrized properties live."""
+    """Give ``module`` its own subclass, where the parametrized properties live; it
+    refuses pickling (its class cannot be imported) but deep-copies."""
     cls = type(module)
-    module.__class__ = type(f"Parametrized{cls.__name__}", (cls,), {})
+    members: dict[str, Any] = {"__getstate__": _refuse_pickle}
+    if not hasattr(cls, "__deepcopy__"):
+        members["__deepcopy__"] = _deepcopy
+    module.__class__ = type(f"Parametrized{cls.__name__}", (cls,), members)
 
 
 def _inject_property(module: Module, name: str) -> None:
@@ -182,7 +235,13 @@ def _inject_property(module: Module, name: str) -> None:
         raise AssertionError(f"Module already has an attribute named '{name}'")
 
     def get(self: Module) -> Tensor:
-        return self.parametrizations[name]()
+        if not _cache_enabled:
+            return self.parametrizations[name]()
+        key = (id(self), name)
+        value = _cache.get(key)
+        if value is None:
+            value = _cache[key] = self.parametrizations[name]()
+        return value
 
     def set_(self: Module, value: Tensor) -> None:
         self.parametrizations[name].right_inverse(value)
@@ -274,3 +333,27 @@ def remove_parametrizations(
 def type_before_parametrizations(module: Module) -> type:
     """The module's class before ``register_parametrization`` subclassed it."""
     return type(module).__bases__[0] if is_parametrized(module) else type(module)
+
+
+def transfer_parametrizations_and_params(
+    from_module: Module, to_module: Module, tensor_name: str | None = None
+) -> Module:
+    """Give ``to_module`` the parametrizations of ``from_module`` (all, or those of
+    ``tensor_name``) and the very original tensors they act on (shared, not copied); a
+    tensor ``to_module`` lacks is created first. Returns ``to_module``."""
+    if not is_parametrized(from_module):
+        return to_module
+    names = list(from_module.parametrizations) if tensor_name is None else [tensor_name]
+    for name in names:
+        source = from_module.parametrizations[name]
+        if not hasattr(to_module, name):
+            setattr(to_module, name, Parameter(getattr(from_module, name)))
+        for parametrization in source:
+            register_parametrization(to_module, name, parametrization)
+        target = to_module.parametrizations[name]
+        if source.is_tensor:
+            target.original = source.original
+        else:
+            for i in range(source.ntensors):
+                setattr(target, f"original{i}", getattr(source, f"original{i}"))
+    return to_module
