@@ -937,3 +937,51 @@ def test_custom_derivatives_helpers():
         return f
 
     _close(fg.grad(make("fg"))(1.0, (2.0,)), jo.grad(make("jax"))(1.0, (2.0,)))
+
+
+@pytest.mark.parametrize("rule", ["relu", "softplus", "weak_scale"])
+def test_reverse_mode_transposes_the_rule_linearized_in_the_forward(rule):
+    """The backward of a one-output ``custom_jvp`` function transposes its rule's tangent
+    map, linearized in the forward (JAX's partial evaluation): it never runs the function
+    again, and the gradient is JAX's."""
+
+    def make(t, m):
+        if rule == "relu":
+
+            @t.custom_jvp
+            def f(x):
+                return m.where(x < 0, 0.0, x)
+
+            f.defjvps(lambda g, ans, x: m.where(ans <= 0, 0.0, g))
+        elif rule == "softplus":
+
+            @t.custom_jvp
+            def f(x):
+                return m.logaddexp(x, 0.0)
+
+            f.defjvps(lambda g, ans, x: g / (1.0 + m.exp(-x)))
+        else:  # a rule whose tangent is wider than the output (a weakly typed factor)
+
+            @t.custom_jvp
+            def f(x):
+                return x * 3
+
+            f.defjvps(lambda g, ans, x: g * 3.0)
+        return f
+
+    f = make(fg, fnp)
+    x = np.linspace(-2, 2, 12, dtype=np.float32).reshape(3, 4)
+    prog = fg.make_ir(f)(x)
+    vp = fg.ad.vjp_program(prog)
+    bwd_prims = {e.prim.name for e in vp.bwd.eqns}
+    assert "custom_jvp_call" not in bwd_prims, vp.bwd
+    assert [e.prim.name for e in vp.fwd.eqns].count("custom_jvp_call") == 1, vp.fwd
+    got = fg.grad(lambda x: (f(x) * fnp.arange(12.0).reshape(3, 4)).sum())(x)
+    g = make(jax, jnp)
+    want = jax.grad(lambda x: (g(x) * jnp.arange(12.0).reshape(3, 4)).sum())(jnp.asarray(x))
+    np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-6)
+    assert np.asarray(got).dtype == np.float32
+    # and under jit, vmap of the gradient: the same values
+    per_row = fg.jit(fg.vmap(fg.grad(lambda r: f(r).sum())))(x)
+    want_rows = jax.vmap(jax.grad(lambda r: g(r).sum()))(jnp.asarray(x))
+    np.testing.assert_allclose(np.asarray(per_row), np.asarray(want_rows), rtol=1e-6)

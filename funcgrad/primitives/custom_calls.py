@@ -18,7 +18,7 @@ from typing import Any
 import jax
 import numpy as np
 
-from funcgrad import ad, batching, taylor
+from funcgrad import ad, batching, passes, taylor
 from funcgrad.core import dtypes, tiers
 from funcgrad.core.ad_util import close
 from funcgrad.core.interp import (
@@ -100,17 +100,82 @@ def inline_custom_jvp() -> bool:
     return _inline.depth > 0
 
 
+class _Linearized:
+    """The residuals of a ``custom_jvp`` rule's tangent map, computed in the forward, and
+    its transpose (``bwd``): what the backward of a ``custom_jvp_call`` needs."""
+
+    __slots__ = ("act", "avals", "bwd", "out", "residuals", "tout_dtype")
+
+    def __init__(self, act: list, avals: list, out: int, tout_dtype: np.dtype, bwd: Program,
+                 residuals: list) -> None:  # fmt: skip
+        #: which inputs are differentiated, their avals, and the differentiable output
+        self.act, self.avals, self.out = act, avals, out
+        self.tout_dtype, self.bwd, self.residuals = tout_dtype, bwd, residuals
+
+
 def _custom_jvp_vjp_fwd(
     *primals: Any, program: Program, jvp: Callable, active: list | None = None
 ) -> tuple:
-    outs = bind(custom_jvp_call_p, *primals, program=program, jvp=jvp)
+    # The rule is linearized here, in the forward, as JAX's partial evaluation does: the
+    # values its tangent map reads of the primals (for ``relu``, which elements are
+    # positive) are residuals, and the rule's own primal outputs are the call's outputs
+    # when they have its avals, so the backward only transposes a linear map (it
+    # recomputed the whole rule, the function included, from the primals).
     act = [True] * len(primals) if active is None else list(active)
-    return outs, (list(primals), act)
+    avals = [to_aval(p).strip_weak() for p in primals]
+    tan_avals = [a for a, on in zip(avals, act) if on]
+    out_avals = [v.aval for v in program.outvars]
+    n_out = len(out_avals)
+    diff = [i for i, a in enumerate(out_avals) if dtypes.is_inexact(a.dtype)]
+    if len(diff) != 1:
+        # (with several, an output without a cotangent must contribute nothing, not a
+        # product with zero: JAX's symbolic zeros; the backward then runs the rule on
+        # the live outputs alone, recomputing it from the primals)
+        outs = bind(custom_jvp_call_p, *primals, program=program, jvp=jvp)
+        return outs, (list(primals), act)
+    tout_dtypes: list = []
+
+    def outs_and_tangents(*t: Any) -> list:
+        it = iter(t)
+        tans = [next(it) if on else Zero(a) for a, on in zip(avals, act)]
+        outs, touts = jvp(list(primals), tans)
+        touts = [touts[i] for i in diff]
+        tout_dtypes.extend(to_aval(t).dtype for t in touts)
+        return [*outs, *(rules.instantiate(t, t.aval) if is_zero(t) else t for t in touts)]
+
+    _inline.depth += 1
+    try:
+        with new_builder("vjp") as b:
+            traced = b.build(outs_and_tangents(*[b.new_arg(a) for a in tan_avals]))
+        vp = ad.vjp_program(traced, ct_mask=[False] * n_out + [True] * len(diff))
+    finally:
+        _inline.depth -= 1
+    # (the tangent outputs are pruned: the forward computes the outputs and residuals)
+    keep = vp.fwd.outvars[:n_out] + vp.fwd.outvars[n_out + len(diff) :]
+    fwd = passes.dce(vp.fwd.replace(outvars=keep))
+    used = passes.used_invars(fwd)
+    fwd = fwd.replace(invars=tuple(v for v, u in zip(fwd.invars, used) if u))
+    # (a rule whose residuals read its tangents is not linear in them; zeros, as before)
+    vals = eval_program(fwd, *[rules.zeros_like_aval(a) for a, u in zip(tan_avals, used) if u])
+    outs = vals[:n_out]
+    if any(to_aval(o) != a for o, a in zip(outs, out_avals)):
+        outs = bind(custom_jvp_call_p, *primals, program=program, jvp=jvp)
+    return outs, _Linearized(act, avals, diff[0], tout_dtypes[0], vp.bwd, vals[n_out:])
 
 
-def _custom_jvp_vjp_bwd(res: tuple, cts: list, *, program: Program, jvp: Callable) -> list:
+def _custom_jvp_vjp_bwd(
+    res: _Linearized | tuple, cts: list, *, program: Program, jvp: Callable
+) -> list:
     # the custom JVP is linear in the tangents: its VJP in the tangents is the transpose;
     # inputs that are not differentiated get symbolic zero tangents (as in JAX)
+    if isinstance(res, _Linearized):  # (one differentiable output, linearized forward)
+        ct, d = cts[res.out], res.tout_dtype
+        if is_zero(ct):
+            return [Zero(a) for a in res.avals]
+        # (the rule's tangent may be wider than the output: weakly typed primals)
+        ct = ct if to_aval(ct).dtype == d else ew.convert_element_type(ct, d)
+        got = iter(eval_program(res.bwd, *res.residuals, ct))
+        return [next(got) if on else Zero(a) for a, on in zip(res.avals, res.act)]
     primals, act = res
     avals = [to_aval(p).strip_weak() for p in primals]
     zeros = [rules.zeros_like_aval(a) for a, on in zip(avals, act) if on]
