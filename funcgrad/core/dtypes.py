@@ -24,6 +24,12 @@ def x64_enabled() -> bool:
 
 
 @functools.lru_cache(maxsize=256)
+def x64_invariant(dtype: np.dtype) -> bool:
+    """Whether ``dtype`` is its own canonical dtype in both x64 modes (no 64-bit type)."""
+    return _canonicalize(dtype, True) == _canonicalize(dtype, False)
+
+
+@functools.lru_cache(maxsize=256)
 def _canonicalize(dtype: np.dtype, x64: bool) -> np.dtype:
     if x64:
         return dtype

@@ -213,9 +213,26 @@ _MAX_AVALS = 4096
 _PY_SCALARS = frozenset({bool, int, float, complex})
 
 
+#: avals of NumPy arrays whose dtype no x64 mode changes, by (shape, dtype identity): the
+#: host tier's values, whose aval every jitted call asks for per argument (an optimizer
+#: step's parameters, gradients and buffers) without reading the x64 mode
+_ND_AVALS: dict[tuple, tuple[Any, Aval]] = {}
+
+
 def aval_of(x: Any) -> Aval:
     """The aval of a concrete value (Python scalar, NumPy or JAX array)."""
     t = type(x)
+    if t is np.ndarray:
+        dtype = x.dtype
+        hit = _ND_AVALS.get((x.shape, id(dtype)))
+        if hit is not None and hit[0] is dtype:
+            return hit[1]
+        a = _aval_of(x)
+        if dtypes.x64_invariant(dtype):
+            if len(_ND_AVALS) >= _MAX_AVALS:
+                _ND_AVALS.clear()
+            _ND_AVALS[(x.shape, id(dtype))] = (dtype, a)
+        return a
     if t in _PY_SCALARS:
         dtype: Any = None
         key: tuple = (t, dtypes.x64_enabled())
