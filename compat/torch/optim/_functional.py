@@ -60,6 +60,8 @@ class SGDConfig:
     weight_decay: bool  # weight_decay != 0
     nesterov: bool
     maximize: bool
+    #: dampening != 0 (without it the gradient joins the buffer as it is: one pass less)
+    dampening: bool = True
 
 
 class SGDScalars(NamedTuple):
@@ -101,7 +103,7 @@ def sgd_update(
         if buf is None:
             new_buf = g if first is None else first(g)
         else:
-            new_buf = buf * s.momentum + s.one_minus_dampening * g
+            new_buf = buf * s.momentum + (s.one_minus_dampening * g if cfg.dampening else g)
         g = g + s.momentum * new_buf if cfg.nesterov else new_buf
     return param + s.neg_lr * g, new_buf
 

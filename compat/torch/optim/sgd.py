@@ -88,6 +88,7 @@ class SGD(GroupStepOptimizer):
             weight_decay=group["weight_decay"] != 0,
             nesterov=bool(group["nesterov"]),
             maximize=bool(group["maximize"]),
+            dampening=group["dampening"] != 0,
         )
         s = sgd_scalars(group)
         state = self.state
