@@ -102,6 +102,15 @@ class PackedSequence(_PackedFields):
     def int(self) -> PackedSequence:
         return self.to(dtype=torch.int32)
 
+    def short(self) -> PackedSequence:
+        return self.to(dtype=torch.int16)
+
+    def char(self) -> PackedSequence:
+        return self.to(dtype=torch.int8)
+
+    def byte(self) -> PackedSequence:
+        return self.to(dtype=torch.uint8)
+
     @property
     def is_cuda(self) -> bool:
         return False
@@ -188,6 +197,8 @@ def pack_padded_sequence(
         lens = lens[order]
         sorted_indices = torch.from_numpy(order.astype(np.int64))
         input = input.index_select(0 if batch_first else 1, sorted_indices)
+    if input.numel() == 0:
+        raise RuntimeError("Cannot pack empty tensors.")
     batch = int(input.shape[0 if batch_first else 1])
     if lens.size != batch:
         raise RuntimeError(
