@@ -82,14 +82,26 @@ def split_static(static: Any) -> tuple[Any, tuple[int, ...]]:
 
 def _split_walk(x: Any, ints: list[int]) -> Any:
     # module-level, not a closure: a recursive closure is a reference cycle (garbage for
-    # the cyclic collector at every call)
+    # the cyclic collector at every call); a loop, no list comprehension, and no call for
+    # a leaf (an op's static argument is a tuple of ``(name, value)`` pairs: walked at
+    # every new signature, ~2.8 us a family with comprehensions, Python 3.11)
     t = type(x)
     if t is int:
         ints.append(x)
         return _HOLE
-    if t is tuple:
-        return tuple([_split_walk(y, ints) for y in x])
-    return x
+    if t is not tuple:
+        return x
+    out = []
+    for y in x:
+        ty = type(y)
+        if ty is int:
+            ints.append(y)
+            out.append(_HOLE)
+        elif ty is tuple:
+            out.append(_split_walk(y, ints))
+        else:
+            out.append(y)
+    return tuple(out)
 
 
 def fill_static(skeleton: Any, values: Sequence[Any]) -> Any:
@@ -140,6 +152,7 @@ class Template:
 
     __slots__ = (
         "_make_params",
+        "_matching",
         "_runner",
         "guards",
         "instances",
@@ -213,6 +226,12 @@ class Template:
         self.guards = guards
         self.sig = sig
         self.layout = layout
+        #: ``layout`` with ``None`` for the entries that hold no symbol (:meth:`match`
+        #: compares those whole)
+        self._matching = tuple(
+            dims if dims is not None and any(k is not None for k in dims) else None
+            for dims in layout
+        )
         self.n_syms = n_syms
         self.traced_dims = tuple(traced)
         self.program = prog
@@ -235,9 +254,9 @@ class Template:
         if len(sig) != len(self.layout):
             return None
         dims: list[int | None] = [None] * self.n_syms
-        for s, t, lay in zip(sig, self.sig, self.layout):
-            if lay is None:
-                if s is not t:
+        for s, t, lay in zip(sig, self.sig, self._matching):
+            if lay is None:  # (a scalar's type, or an entry without a symbol: one comparison)
+                if s is not t and s != t:
                     return None
                 continue
             if type(s) is type or s[1] != t[1]:

@@ -317,7 +317,17 @@ def literal_key(a: Literal) -> tuple:
     return ("lit", a.aval, type(v), repr(v))
 
 
-@dataclass(frozen=True, eq=False)
+def _aval_key(a: Aval) -> Any:
+    """An aval's part of a program key: a plain tuple for an :class:`Aval` (hashed and
+    compared in C, where the dataclass's ``__hash__``/``__eq__`` are Python calls, one per
+    variable of every new program), the aval itself for a subclass (which a dataclass's
+    equality tells from an ``Aval``)."""
+    if type(a) is Aval:
+        return (a.shape, a.dtype, a.weak_type, a.sharding)
+    return a
+
+
+@dataclass(frozen=True, eq=False, init=False)
 class Eqn:
     """``outvars = prim[params](*inputs)``; ``source`` is the user's (file, line)."""
 
@@ -327,6 +337,21 @@ class Eqn:
     params: dict[str, Any]
     source: tuple[str, int] | None = None
 
+    def __init__(
+        self,
+        prim: Primitive,
+        inputs: tuple[Atom, ...],
+        outvars: tuple[Var, ...],
+        params: dict[str, Any],
+        source: tuple[str, int] | None = None,
+    ) -> None:
+        # (one dict update, as ``Aval``'s: a frozen dataclass's own __init__ sets each
+        # field through object.__setattr__, ~1 us an equation, and every traced equation
+        # and every pass that rewrites one makes an Eqn)
+        self.__dict__.update(
+            prim=prim, inputs=inputs, outvars=outvars, params=params, source=source
+        )
+
 
 #: param types that are their own key (the common case, checked first: every traced
 #: equation's params are keyed when its program is looked up in the compile cache)
@@ -335,19 +360,26 @@ _FIRST = operator.itemgetter(0)
 
 
 def _hashable_param(v: Any) -> Any:
+    # (loops, not ``all()`` over generators: every new program keys each equation's
+    # params, about half of :meth:`Program.key`'s time)
     t = type(v)
     if t in _PLAIN:
         return v
     if t is dict:  # an equation's params: mostly plain values and tuples of them
         items = []
         for k, x in v.items():
-            tx = type(x)
-            if not (tx in _PLAIN or (tx is tuple and all(type(y) in _PLAIN for y in x))):
+            if type(x) not in _PLAIN:
                 x = _hashable_param(x)
             items.append((k, x))
-        items.sort(key=_FIRST)  # (param names are distinct strings)
+        if len(items) > 1:
+            items.sort(key=_FIRST)  # (param names are distinct strings)
         return tuple(items)
-    if t is tuple and all(type(x) in _PLAIN for x in v):
+    if t is tuple or t is list:
+        for x in v:
+            if type(x) not in _PLAIN:
+                return tuple([_hashable_param(x) for x in v])
+        return v if t is tuple else tuple(v)
+    if isinstance(v, np.dtype):
         return v
     if t is SymDim:  # keyed by its expression: never by the value it was traced at
         return ("sym", v.expr)
@@ -443,28 +475,25 @@ class Program:
         if self._key:
             return self._key[0]
         names: dict[Var, int] = {}
-
-        def atom(a: Atom) -> Any:
-            if isinstance(a, Literal):
-                return literal_key(a)
-            return names[a]
-
         for v in (*self.constvars, *self.invars):
             names[v] = len(names)
         eqn_keys = []
-        for e in self.eqns:  # (atom() inlined: this loop runs for every new program)
+        for e in self.eqns:  # (this loop runs for every new program: no helper calls)
             ins = tuple([literal_key(a) if type(a) is Literal else names[a] for a in e.inputs])
             outs = e.outvars
             for v in outs:
                 names[v] = len(names)
-            eqn_keys.append(
-                (e.prim.name, ins, tuple([v.aval for v in outs]), _hashable_param(e.params))
-            )
+            if len(outs) == 1:
+                a = outs[0].aval
+                avals = ((a.shape, a.dtype, a.weak_type, a.sharding),) if type(a) is Aval else (a,)
+            else:
+                avals = tuple([_aval_key(v.aval) for v in outs])
+            eqn_keys.append((e.prim.name, ins, avals, _hashable_param(e.params)))
         k = (
-            tuple(v.aval for v in self.constvars),
-            tuple(v.aval for v in self.invars),
+            tuple([_aval_key(v.aval) for v in self.constvars]),
+            tuple([_aval_key(v.aval) for v in self.invars]),
             tuple(eqn_keys),
-            tuple(atom(a) for a in self.outvars),
+            tuple([literal_key(a) if type(a) is Literal else names[a] for a in self.outvars]),
         )
         self._key.append(k)
         return k
