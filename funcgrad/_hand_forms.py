@@ -158,9 +158,6 @@ HAND_FORMS: dict[Callable[..., Any], str] = {
     "first (finite results, a zero gradient outside); SciPy's has no `eps`",
     special.polygamma: "PyTorch's order `n` is a Python int (`Tensor.polygamma(n)` after "
     "the tensor, `polygamma_` its own node), SciPy's and lax's broadcast an array order",
-    np_.tile: "PyTorch refuses a bare int for `dims` (a tuple of ints) and takes a negative "
-    "count of an empty dimension (its error names the result's shape); NumPy's form takes "
-    "an int and refuses negative counts",
     # creation from data
     np_.asarray: "PyTorch returns the tensor itself (or refuses with `copy=False`), with "
     "`requires_grad=`; NumPy's form makes a new immutable array from any data, with `order=`",

@@ -31,6 +31,7 @@ PARAM_KINDS = (
     "bool",
     "optional_float",
     "optional_int",
+    "repeats",
 )
 #: how PyTorch may type an array row's result (see :class:`TorchArrayForm`)
 PROMOTIONS = ("int64", "default_float")
@@ -57,7 +58,12 @@ class TorchParam:
     ``nan_to_num``'s ``nan``, ``posinf``; ``trapezoid``'s ``dx``, whose ``None`` leaves the
     numpy form's default), ``"optional_int"`` (an integer or ``None``, PyTorch's
     ``TypeError`` naming no position: ``vander``'s ``N``), ``"bool"`` (a bool:
-    ``equal_nan``). ``keyword_only``: PyTorch takes it by keyword only (``trapezoid``'s
+    ``equal_nan``), ``"repeats"`` (counts per dimension as PyTorch's list of ints: a
+    sequence, not a bare int, of ints or 0-d integer tensors, each refused with its
+    ``TypeError``; aligned with the input's trailing dimensions, a negative size of the
+    result is its ``RuntimeError`` naming that shape, and a negative count of an empty
+    dimension counts 0: ``tile``'s ``dims``, where NumPy's form takes an int and refuses
+    negative counts). ``keyword_only``: PyTorch takes it by keyword only (``trapezoid``'s
     ``dx`` and ``dim``). ``at_least``: the smallest value PyTorch takes and its
     ``RuntimeError``'s text, ``{value}`` the value given (``diff``'s order, where NumPy's
     form raises a ``ValueError``; ``None`` is not checked). ``count``: the number of dimensions a ``"dims"``

@@ -760,6 +760,11 @@ for _f in (tril, triu):
 _DIMS = (TorchParam("dims", "axis", "unique_dims"),)
 _FLIPS = (((2, 3), ((0, 1),)),)
 ArrayRow(flip, torch=TorchArrayForm("FlipBackward0", _DIMS, method_varargs="dims", samples=_FLIPS))
+_REPS = (TorchParam("dims", "reps", "repeats"),)
+_TILES = ((2, 3), ((2, 1),)), ((3,), ((2, 2),)), ((), ((2, 3),))
+ArrayRow(
+    tile, torch=TorchArrayForm("RepeatBackward0", _REPS, method_varargs="dims", samples=_TILES)
+)
 _SHIFTS = (TorchParam("shifts", "shift", "shifts"), TorchParam("dims", "axis", "dims", None))
 _ROLLS = ((3, 4), (1,)), ((3, 4), ((1, -2), (0, 1)))
 ArrayRow(

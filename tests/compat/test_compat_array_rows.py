@@ -24,16 +24,17 @@ SHAPES = [(), (0,), (4,), (3, 4), (2, 3, 4), (0, 3)]
 DTYPES = ["bool", "uint8", "int64", "float32", "complex64"]
 #: arguments tried per PyTorch parameter kind (``TorchParam.kind``)
 ARGS = {
-    "int": [0, 1, -2, 5, 1.5],
-    "dims": [0, -1, (0, 1), [1, 0], 3, (0, 0)],
+    "int": [0, 1, -2, 5, 1.5, True],
+    "dims": [0, -1, (0, 1), [1, 0], 3, (0, 0), True],
     "unique_dims": [0, -1, (0, 1), [1, 0], 3, (0, 0), ()],
-    "shifts": [1, -3, (1, 2), (2,)],
-    "dim": [0, -1, 3, (0,)],
+    "shifts": [1, -3, (1, 2), (2,), True, (1, False)],
+    "dim": [0, -1, 3, (0,), True],
     "reduce_dims": [0, -1, (0, 1), [1, 0], 3, (0, 0), ()],
     "float": [0.0, 0.5, -1.0, 2, "x"],
     "optional_float": [None, 0.5, -1e6, 3.5, True, "x"],
     "optional_int": [None, 0, 1, 3, -1, 1.5, True],
     "bool": [True, False, 1],
+    "repeats": [(2,), (1, 3), [2, 1, 2], (), (0, 2), (-1, 1), 2, (1.5,), (True,), None],
 }
 #: the most argument tuples a row tries per input (a larger product: one parameter varied
 #: at a time, then the parameters' cases side by side)
@@ -266,3 +267,45 @@ def test_trapezoid_empty_after_remembered_calls(real_torch):
             for L in (ctorch, real_torch)
         )
         _same(got, want, f"trapezoid(int64{list(shape)})")
+
+
+#: calls in order, each compared with PyTorch's: a remembered positional call
+#: (``_plain_key``) must not answer another whose argument types, values or input shape differ
+_REMEMBERED = [
+    ("tile", (2, 3), ((2, 1),)),
+    ("tile", (2, 3), ((True, 1),)),  # (True == 1: a bool element is still refused)
+    ("tile", (0, 3), ((-1, 1),)),  # (a negative count of an empty dimension: 0)
+    ("tile", (2, 3), ((-1, 1),)),  # (the same arguments, another shape: refused)
+    ("tile", (2, 3), ([2, 1],)),
+    ("tile", (2, 3), ((2.0, 1),)),
+    ("tile", (2, 3), ((1, True),)),  # (only the first element's type is checked)
+    ("tile", (2, 3), ((1, 2.5),)),  # (a later float: "failed to unpack")
+    ("flip", (2, 3), ((0,),)),
+    ("flip", (3,), ((0,),)),
+    ("flip", (3,), ((1,),)),  # (out of range for a vector)
+    ("roll", (2, 3), (1, 0)),
+    ("roll", (2, 3), (True, 0)),
+    ("roll", (0, 3), (1, 0)),  # (an empty input: copied unchecked)
+    ("roll", (2, 3), ((True,), 0)),
+    ("roll", (2, 3), ((1, False), (0, 1))),
+    ("roll", (2, 3), (1, True)),
+    ("tril", (2, 3), (1,)),
+    ("tril", (2, 3), (True,)),
+    ("tril", (3,), (1,)),  # (fewer than 2 dimensions: refused)
+    ("diff", (4,), (1, 0)),
+    ("diff", (4,), (-1, 0)),
+    ("diff", (4,), (1, True)),
+    ("diff", (4,), (True,)),
+]
+
+
+def test_remembered_calls_answer_only_their_own(real_torch):
+    for _ in range(2):  # (the second round is answered from what the first remembered)
+        for name, shape, args in _REMEMBERED:
+            got, want = (
+                _outcome(lambda L=L: getattr(L, name)(L.ones(shape), *args))
+                for L in (ctorch, real_torch)
+            )
+            _same(got, want, f"{name}{shape}{args}")
+    x = ctorch.ones(2, 3)
+    assert ctorch.tile(x, (1, 2)).tile(2, 1).shape == (4, 6)  # (the method's positional call)

@@ -79,6 +79,59 @@ def _tensor_float(value: Tensor) -> float:
     return float(v)
 
 
+def _type_name(v: Any) -> str:
+    """A value's type as PyTorch's argument parser names it (``Tensor``, ``float``,
+    ``numpy.float64``)."""
+    t = type(v)
+    if isinstance(v, Tensor) or t.__module__ == "builtins":
+        return "Tensor" if isinstance(v, Tensor) else t.__name__
+    return f"{t.__module__}.{t.__qualname__}"
+
+
+def _int_list(name: str, pos: int, param: str, seq: Any) -> list[int]:
+    """A sequence argument as PyTorch's parser reads a list of ints: its first element's
+    type is checked (a bool, a float or a tensor other than a 0-d integer one refused:
+    "found element of type ... at pos 0"), the others are unpacked as indices (a bool
+    taken; a float refused with "failed to unpack the object at pos <argument position>")."""
+    out = []
+    for i, v in enumerate(seq):
+        if isinstance(v, Tensor) and v.ndim == 0 and _dt.kind(v._npdtype) in "iu":
+            v = v.item()
+        elif not isinstance(v, (int, np.integer)) or (i == 0 and isinstance(v, bool)):
+            if i == 0:
+                raise TypeError(
+                    f"{name}(): argument '{param}' (position {pos}) must be tuple of ints, but "
+                    f"found element of type {_type_name(v)} at pos 0"
+                )
+            raise TypeError(
+                f"{name}(): argument '{param}' failed to unpack the object at pos {pos} with "
+                f'error "type must be tuple of ints,but got {_type_name(v)}"'
+            )
+        out.append(int(v))
+    return out
+
+
+def _repeats(name: str, pos: int, param: str, value: Any, input: Tensor) -> tuple[int, ...]:
+    """A ``"repeats"`` argument (``tile``'s ``dims``) as the numpy form's counts: a list of
+    ints (:func:`_int_list`; a bare int refused), aligned with the input's trailing
+    dimensions, a negative size of the result refused with PyTorch's text and a negative
+    count of an empty dimension 0."""
+    if not isinstance(value, (tuple, list)):
+        raise TypeError(
+            f"{name}(): argument '{param}' (position {pos}) must be tuple of ints, not "
+            f"{_type_name(value)}"
+        )
+    reps = _int_list(name, pos, param, value)
+    n = max(input.ndim, len(reps))
+    reps = [1] * (n - len(reps)) + reps
+    shape = [1] * (n - input.ndim) + list(input.shape)
+    sizes = [s * r for s, r in zip(shape, reps)]
+    bad = [d for d in sizes if d < 0]
+    if bad:
+        raise RuntimeError(f"Trying to create tensor with negative dimension {bad[0]}: {sizes}")
+    return tuple(max(r, 0) for r in reps)  # (a negative count of an empty dimension: 0)
+
+
 def _convert(name: str, pos: int, param: str, kind: str, value: Any, input: Tensor) -> Any:
     """A PyTorch argument of ``kind`` (``TorchParam.kind``) as the numpy form takes it (a
     ``"dim"`` checked for its type only: :func:`_array_op` wraps it after the checks of
@@ -89,8 +142,8 @@ def _convert(name: str, pos: int, param: str, kind: str, value: Any, input: Tens
         if isinstance(value, (bool, np.bool_)) or not hasattr(value, "__index__"):
             raise TypeError(f"{name}(): argument '{param}' must be int, not {type(value).__name__}")
         return operator.index(value)
-    if kind in ("int", "dim"):
-        if not hasattr(value, "__index__"):
+    if kind in ("int", "dim"):  # (a bool is no int to PyTorch's parser)
+        if isinstance(value, (bool, np.bool_)) or not hasattr(value, "__index__"):
             raise _type_error(name, param, pos, "int", value)
         return operator.index(value)
     if kind == "tensor":
@@ -114,15 +167,17 @@ def _convert(name: str, pos: int, param: str, kind: str, value: Any, input: Tens
         if not isinstance(value, (bool, np.bool_)):
             raise _type_error(name, param, pos, "bool", value)
         return bool(value)
-    if kind == "shifts":
-        seq = value if isinstance(value, (list, tuple)) else (value,)
-        try:
-            return tuple(operator.index(v) for v in seq)
-        except TypeError:
+    if kind == "repeats":
+        return _repeats(name, pos, param, value, input)
+    if kind == "shifts":  # (a list of ints, or one int: not a bool)
+        if isinstance(value, (list, tuple)):
+            return tuple(_int_list(name, pos, param, value))
+        if isinstance(value, (bool, np.bool_)) or not hasattr(value, "__index__"):
             raise TypeError(
                 f"{name}(): argument '{param}' (position {pos}) must be tuple of ints, not "
                 f"{type(value).__name__}"
-            ) from None
+            )
+        return (operator.index(value),)
     if kind == "reduce_dims":  # (no dimension, or none named: every one)
         dims = _dims(value, input.ndim, True)
         return None if not dims and input.ndim else dims
@@ -136,7 +191,7 @@ def _count(value: Any) -> int | None:
         return 0
     if isinstance(value, (list, tuple)):
         return len(value)
-    return 1 if isinstance(value, int) else None
+    return 1 if isinstance(value, int) and not isinstance(value, bool) else None
 
 
 def _check_concat(t: Any, input: Tensor, operands: dict[str, Tensor], dim: int) -> None:
@@ -180,6 +235,57 @@ def _result_dtype(t: Any, input: Tensor) -> Any:
     return None
 
 
+#: the most positional calls an array row's op remembers (:func:`_plain_key`)
+_MEMO_SIZE = 256
+_PLAIN = (int, bool, str, type(None))
+
+
+def _plain_key(args: tuple) -> tuple | None:
+    """The arguments after the input with their types (``True`` is not ``1``), where each
+    is a plain int, bool, string or ``None``, or a tuple or list of ints; ``None`` for any
+    other (a float, whose ``-0.0`` equals ``0.0``; a tensor, whose values decide)."""
+    key = []
+    for a in args[1:]:
+        kind = type(a)
+        if kind in _PLAIN:
+            key.append((kind, a))
+        elif (kind is tuple or kind is list) and all(type(e) is int for e in a):
+            key.append((kind, tuple(a)))
+        else:
+            return None
+    return tuple(key)
+
+
+def _int_like(value: Any) -> bool:
+    """An int as PyTorch's parser reads one in a list of ints (a 0-d integer tensor too)."""
+    if isinstance(value, Tensor):
+        return value.ndim == 0 and _dt.kind(value._npdtype) in "iu"
+    return isinstance(value, (int, np.integer))
+
+
+def _bind_error(name: str, sig: inspect.Signature, args: tuple, kwargs: dict) -> Any:
+    """PyTorch's ``TypeError`` for a call ``sig`` cannot bind (too many positional
+    arguments, a missing argument, an unknown or repeated keyword); ``None`` for another."""
+    items = sig.parameters.items()
+    positional = [n for n, q in items if q.kind is q.POSITIONAL_OR_KEYWORD]
+    least = sum(sig.parameters[n].default is inspect.Parameter.empty for n in positional)
+    if len(args) > len(positional):
+        most = len(positional)
+        takes = f"{most}" if least == most else f"from {least} to {most}"
+        return TypeError(f"{name}() takes {takes} positional arguments but {len(args)} were given")
+    given = {*positional[: len(args)], *kwargs}
+    missing = [n for n, q in items if q.default is q.empty and n not in given]
+    if missing:
+        names = ", ".join(f'"{n}"' for n in missing)
+        return TypeError(f"{name}() missing {len(missing)} required positional arguments: {names}")
+    for k in kwargs:
+        if k not in sig.parameters:
+            return TypeError(f"{name}() got an unexpected keyword argument '{k}'")
+        if k in positional[: len(args)]:
+            return TypeError(f"{name}() got multiple values for argument '{k}'")
+    return None
+
+
 def _array_op(row: Any) -> Any:
     t = row.torch
     name = row.name
@@ -198,10 +304,6 @@ def _array_op(row: Any) -> Any:
     # (arguments converted in two phases, as PyTorch checks them: types first, then, after
     # the input's dimensions, the dimensions the arguments name)
     named = ("dims", "unique_dims", "reduce_dims")
-    conv = [(p.name, p.numpy, p.kind, i + 2) for i, p in enumerate(t.params) if p.kind not in named]
-    conv_dims = [
-        (p.name, p.numpy, p.kind, i + 2) for i, p in enumerate(t.params) if p.kind in named
-    ]
     counts = [(p.name, p.count) for p in t.params if p.count is not None]
     distinct = [(p.name, p.distinct) for p in t.params if p.distinct is not None]
     numpy_of = {p.name: p.numpy for p in t.params}
@@ -217,118 +319,155 @@ def _array_op(row: Any) -> Any:
     bool_errors = [(p.name, p.bool_error) for p in t.params if p.bool_error is not None]
     lengths = [(p.numpy, p.length) for p in t.params if p.length is not None]
     least = len(names) - len(set(defaults) - set(keywords))  # (positional ones a call needs)
-    #: (ndim, dtype) -> (node, static) of a call with the input alone, whose checks and
-    #: arguments depend on nothing else (filled once a call passed them)
-    alone: dict[tuple[int, Any, bool], tuple[str, tuple]] = {}
-
     # (an input empty along ``empty_along``'s default dimension is remembered apart)
     along = defaults.get(t.empty_along)
 
     def empty(x: Tensor) -> bool:
         return along is not None and x.ndim > 0 and x.shape[along] == 0
 
-    def f(*args: Any, **kwargs: Any) -> Tensor:
-        if len(args) == 1 and not kwargs and type(args[0]) is Tensor:
-            known = alone.get((args[0].ndim, args[0]._npdtype, empty(args[0])))
-            if known is not None:
-                return apply(_array_f, known[0], args, known[1])
-        if not kwargs and least <= len(args) <= len(names):  # (positional: no bind)
-            given = {**defaults, **dict(zip(names, args))}
-        else:
-            bound = sig.bind(*args, **kwargs)
-            bound.apply_defaults()
-            given = bound.arguments
-        input = given[t.input]
-        if t.exclusive is not None:  # (both given, or one given as None: no overload)
-            passed = {**dict(zip(names, args)), **kwargs}
-            if all(given[p] is not None for p in t.exclusive) or any(
-                p in passed and passed[p] is None for p in t.exclusive
-            ):
-                raise TypeError(f"{name}() received an invalid combination of arguments")
-        if t.aligned is not None:  # (roll: one shift per dim, one shift for none; before
-            # the dims are checked, as PyTorch)
-            n_a, n_b = (_count(given[x]) for x in t.aligned)
-            if n_a != max(n_b, 1) and n_a is not None and n_b is not None:
-                raise RuntimeError(
-                    f"{t.aligned[0]} and dimensions must align. {t.aligned[0]}: {n_a}, "
-                    f"{t.aligned[1]}:{n_b}"
-                )
-        if t.empty_unchecked and isinstance(input, Tensor) and input.numel() == 0:
-            return apply(_array_f, node_of, (input,), (("op", name), ("kwargs", None)))
-        kw = {n: _convert(name, i, p, kind, given[p], input) for p, n, kind, i in conv}
-        for p, n in optional:  # (``None``: the parameter's default, or the numpy form's)
-            if kw[n] is None:
-                kw[n] = defaults[p]
+    def form(first: int) -> Any:
+        """The op, its errors naming the parameters' positions from ``first`` (2 for
+        ``torch.X(input, ...)``; 1 for ``Tensor.X``, whose ``self`` PyTorch does not count)."""
+        conv = [
+            (p.name, p.numpy, p.kind, i + first)
+            for i, p in enumerate(t.params)
+            if p.kind not in named
+        ]
+        conv_dims = [
+            (p.name, p.numpy, p.kind, i + first) for i, p in enumerate(t.params) if p.kind in named
+        ]
+        #: (ndim, dtype) -> (node, static) of a call with the input alone, whose checks and
+        #: arguments depend on nothing else (filled once a call passed them)
+        alone: dict[tuple[int, Any, bool], tuple[str, tuple]] = {}
+        #: (shape, dtype, typed arguments) -> (node, static) of a positional call whose
+        #: arguments are plain ints, bools, strings, ``None`` or sequences of ints
+        #: (:func:`_plain_key`), which with the input's shape and dtype decide every check
+        memo: dict[tuple, tuple[str, tuple]] = {}
+
+        def f(*args: Any, **kwargs: Any) -> Tensor:
+            if not kwargs and args and type(args[0]) is Tensor:
+                x = args[0]
+                if len(args) == 1:
+                    known = alone.get((x.ndim, x._npdtype, empty(x)))
+                else:
+                    key = _plain_key(args)
+                    known = None if key is None else memo.get((x.shape, x._npdtype, key))
+                if known is not None:
+                    return apply(_array_f, known[0], (x,), known[1])
+            if not kwargs and least <= len(args) <= len(names):  # (positional: no bind)
+                given = {**defaults, **dict(zip(names, args))}
+            else:
+                try:
+                    bound = sig.bind(*args, **kwargs)
+                except TypeError as e:
+                    raise _bind_error(name, sig, args, kwargs) or e from None
+                bound.apply_defaults()
+                given = bound.arguments
+            input = given[t.input]
+            if t.exclusive is not None:  # (both given, or one given as None: no overload)
+                passed = {**dict(zip(names, args)), **kwargs}
+                if all(given[p] is not None for p in t.exclusive) or any(
+                    p in passed and passed[p] is None for p in t.exclusive
+                ):
+                    raise TypeError(f"{name}() received an invalid combination of arguments")
+            if t.aligned is not None:  # (roll: one shift per dim, one shift for none; before
+                # the dims are checked, as PyTorch)
+                n_a, n_b = (_count(given[x]) for x in t.aligned)
+                if n_a != max(n_b, 1) and n_a is not None and n_b is not None:
+                    raise RuntimeError(
+                        f"{t.aligned[0]} and dimensions must align. {t.aligned[0]}: {n_a}, "
+                        f"{t.aligned[1]}:{n_b}"
+                    )
+            kw = {n: _convert(name, i, p, kind, given[p], input) for p, n, kind, i in conv}
+            for p, n in optional:  # (``None``: the parameter's default, or the numpy form's)
                 if kw[n] is None:
-                    del kw[n]
-        for p, _, kind, i in conv_dims:  # (a sequence's type is the arguments' parser's)
-            if kind == "unique_dims" and not isinstance(given[p], (list, tuple)):
-                raise _type_error(name, p, i, "tuple of ints", given[p])
-        for p, (count, text) in counts:
-            seq = given[p]
-            if isinstance(seq, (list, tuple)) and len(seq) != count:
-                raise RuntimeError(text.format(count=len(seq)))
-        if t.scalar_error is not None and input.ndim == 0:
-            raise IndexError(t.scalar_error.format(dim=given.get("dim")))
-        if t.empty_along is not None:  # (zeros without that dimension, no node)
-            d = _wrap_dim(operator.index(given[t.empty_along]), input.ndim)
-            if input.shape[d] == 0:
-                shape = tuple(n for i, n in enumerate(input.shape) if i != d)
-                zeros = (("op", name), ("kwargs", ()), ("zeros", shape))
-                return apply(_array_f, name, (input.detach(),), zeros)
-        if t.bool_error is not None:
-            _check_bool(t.bool_error, input, [given[p] for p, _ in tensors])
-        for p, text in bool_errors:
-            if isinstance(given[p], (bool, np.bool_)):
-                raise RuntimeError(text)
-        if t.ndim is not None:
-            low, high, text = t.ndim
-            if input.ndim < low or (high is not None and input.ndim > high):
-                raise RuntimeError(text.format(ndim=input.ndim))
-        for p, (low, text) in floors:
-            if kw.get(numpy_of[p]) is not None and kw[numpy_of[p]] < low:
-                raise RuntimeError(text.format(value=kw[numpy_of[p]]))
-        for p, text in distinct:  # (before the dimensions are wrapped, as PyTorch)
-            seq = given[p]
-            if isinstance(seq, (list, tuple)) and len(set(seq)) != len(seq):
-                raise RuntimeError(text.format(*seq))
-        for p, n, kind, i in conv_dims:
-            kw[n] = _convert(name, i, p, kind, given[p], input)
-        for _, n in dims:
-            kw[n] = _wrap_dim(kw[n], input.ndim)
-        operands = {n: kw.pop(n) for _, n in tensors}
-        operands = {n: o for n, o in operands.items() if o is not None}
-        for n, (dim, text) in lengths:
-            o = operands.get(n)
-            if o is not None and o.ndim == 1 and o.shape[0] != input.shape[kw[numpy_of[dim]]]:
-                raise RuntimeError(text)
-        for n, (low, high, text) in operand_ndims:
-            o = operands.get(n)
-            if o is not None and (o.ndim < low or (high is not None and o.ndim > high)):
-                raise RuntimeError(text.format(ndim=o.ndim))
-        if t.same_dtype is not None:
-            for o in operands.values():
-                if o._npdtype != input._npdtype:
-                    kinds = (_dt.scalar_type_name(x._npdtype) for x in (input, o))
-                    raise RuntimeError(t.same_dtype.format(*kinds))
-        if t.concat is not None and operands:
-            _check_concat(t, input, operands, kw[numpy_of[t.concat[0]]])
-        if t.aligned is not None and kw[numpy_of[t.aligned[1]]] is None:
-            shifts = numpy_of[t.aligned[0]]
-            kw[shifts] = kw[shifts][0]  # (the flattened tensor's one shift)
-        static = (
-            ("op", name),
-            ("kwargs", tuple(kw.items())),
-            ("tensors", tuple(operands)),
-            ("dtype", _result_dtype(t, input)),
-        )
-        node = _node(t, given, input.ndim) if t.nodes else node_of
-        operands = (input, *operands.values())
-        if node is None:  # (PyTorch fills this case's result: no node)
-            return apply(_array_f, name, tuple(o.detach() for o in operands), static)
-        if len(args) == 1 and not kwargs and type(input) is Tensor and not t.empty_unchecked:
-            alone[input.ndim, input._npdtype, empty(input)] = (node, static)
-        return apply(_array_f, node, operands, static)
+                    kw[n] = defaults[p]
+                    if kw[n] is None:
+                        del kw[n]
+            for p, _, kind, i in conv_dims:  # (a sequence's type is the arguments' parser's)
+                v = given[p]
+                if (kind == "unique_dims" and not isinstance(v, (list, tuple))) or (
+                    kind == "dims" and isinstance(v, (bool, np.bool_))
+                ):
+                    raise _type_error(name, p, i, "tuple of ints", v)
+            if t.empty_unchecked and isinstance(input, Tensor) and input.numel() == 0:
+                # (after the parser's type checks)
+                return apply(_array_f, node_of, (input,), (("op", name), ("kwargs", None)))
+            for p, (count, text) in counts:
+                seq = given[p]
+                if isinstance(seq, (list, tuple)) and len(seq) != count:
+                    raise RuntimeError(text.format(count=len(seq)))
+            if t.scalar_error is not None and input.ndim == 0:
+                raise IndexError(t.scalar_error.format(dim=given.get("dim")))
+            if t.empty_along is not None:  # (zeros without that dimension, no node)
+                d = _wrap_dim(operator.index(given[t.empty_along]), input.ndim)
+                if input.shape[d] == 0:
+                    shape = tuple(n for i, n in enumerate(input.shape) if i != d)
+                    zeros = (("op", name), ("kwargs", ()), ("zeros", shape))
+                    return apply(_array_f, name, (input.detach(),), zeros)
+            if t.bool_error is not None:
+                _check_bool(t.bool_error, input, [given[p] for p, _ in tensors])
+            for p, text in bool_errors:
+                if isinstance(given[p], (bool, np.bool_)):
+                    raise RuntimeError(text)
+            if t.ndim is not None:
+                low, high, text = t.ndim
+                if input.ndim < low or (high is not None and input.ndim > high):
+                    raise RuntimeError(text.format(ndim=input.ndim))
+            for p, (low, text) in floors:
+                if kw.get(numpy_of[p]) is not None and kw[numpy_of[p]] < low:
+                    raise RuntimeError(text.format(value=kw[numpy_of[p]]))
+            for p, text in distinct:  # (before the dimensions are wrapped, as PyTorch)
+                seq = given[p]
+                if isinstance(seq, (list, tuple)) and len(set(seq)) != len(seq):
+                    raise RuntimeError(text.format(*seq))
+            for p, n, kind, i in conv_dims:
+                kw[n] = _convert(name, i, p, kind, given[p], input)
+            for _, n in dims:
+                kw[n] = _wrap_dim(kw[n], input.ndim)
+            operands = {n: kw.pop(n) for _, n in tensors}
+            operands = {n: o for n, o in operands.items() if o is not None}
+            for n, (dim, text) in lengths:
+                o = operands.get(n)
+                if o is not None and o.ndim == 1 and o.shape[0] != input.shape[kw[numpy_of[dim]]]:
+                    raise RuntimeError(text)
+            for n, (low, high, text) in operand_ndims:
+                o = operands.get(n)
+                if o is not None and (o.ndim < low or (high is not None and o.ndim > high)):
+                    raise RuntimeError(text.format(ndim=o.ndim))
+            if t.same_dtype is not None:
+                for o in operands.values():
+                    if o._npdtype != input._npdtype:
+                        kinds = (_dt.scalar_type_name(x._npdtype) for x in (input, o))
+                        raise RuntimeError(t.same_dtype.format(*kinds))
+            if t.concat is not None and operands:
+                _check_concat(t, input, operands, kw[numpy_of[t.concat[0]]])
+            if t.aligned is not None and kw[numpy_of[t.aligned[1]]] is None:
+                shifts = numpy_of[t.aligned[0]]
+                kw[shifts] = kw[shifts][0]  # (the flattened tensor's one shift)
+            static = (
+                ("op", name),
+                ("kwargs", tuple(kw.items())),
+                ("tensors", tuple(operands)),
+                ("dtype", _result_dtype(t, input)),
+            )
+            node = _node(t, given, input.ndim) if t.nodes else node_of
+            operands = (input, *operands.values())
+            if node is None:  # (PyTorch fills this case's result: no node)
+                return apply(_array_f, name, tuple(o.detach() for o in operands), static)
+            if len(args) == 1 and not kwargs and type(input) is Tensor and not t.empty_unchecked:
+                alone[input.ndim, input._npdtype, empty(input)] = (node, static)
+            elif not kwargs and type(input) is Tensor and len(operands) == 1:
+                key = _plain_key(args)
+                if key is not None:
+                    if len(memo) >= _MEMO_SIZE:
+                        memo.clear()
+                    memo[input.shape, input._npdtype, key] = (node, static)
+            return apply(_array_f, node, operands, static)
+
+        return f
+
+    f = form(2)
 
     if t.python_bool:  # (allclose: a Python bool, where the row's function gives an array)
         tensor_f = f
@@ -351,12 +490,20 @@ def _array_op(row: Any) -> Any:
     method: Any = t.method
     if t.method_varargs is not None:  # (``x.flip(0, 1)`` as ``x.flip((0, 1))``)
         param = t.method_varargs
+        required = next(p.required for p in t.params if p.name == param)
+        as_method = form(1)  # (its errors count the parameters after ``self``, as PyTorch's)
+
+        first = names[1] == param  # (then passed by position: no signature to bind)
 
         def method(self: Tensor, *values: Any, **kwargs: Any) -> Tensor:
-            if values:
-                one = len(values) == 1 and isinstance(values[0], (list, tuple))
-                kwargs[param] = values[0] if one else values
-            return f(self, **kwargs)
+            if values:  # (one value that is no int is the argument itself, refused as such)
+                value = values[0] if len(values) == 1 and not _int_like(values[0]) else values
+                if first and not kwargs:
+                    return as_method(self, value)
+                kwargs[param] = value
+            elif required and param not in kwargs:
+                raise TypeError(f'{name}() missing 1 required positional arguments: "{param}"')
+            return as_method(self, **kwargs)
 
         method.__name__ = method.__qualname__ = name
         method.__doc__ = f.__doc__

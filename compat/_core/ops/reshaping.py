@@ -1,4 +1,4 @@
-"""Reshaping and rearranging ops as op-table rows: ``tile``, ``ravel``, ``unflatten``,
+"""Reshaping and rearranging ops as op-table rows: ``ravel``, ``unflatten``,
 splits by direction (``vsplit``, ``hsplit``, ``dsplit``,
 ``split_with_sizes``) and ``unfold`` windows."""
 
@@ -10,75 +10,11 @@ from typing import Any
 
 import numpy as np
 
-from compat._core import dtypes as _dt
 from compat._core.ops.selecting import tensor_split
 from compat._core.optable import Sample, defop
 from compat._core.shape_ops import reshape, split
 from compat._core.tensor import Tensor, _wrap_dim, apply
 from funcgrad import numpy as fnp
-
-
-def _tile_f(x: Any, *, reps: tuple) -> Any:
-    return fnp.tile(x, reps)
-
-
-def _type_name(v: Any) -> str:
-    t = type(v)
-    if isinstance(v, Tensor) or t.__module__ == "builtins":
-        return "Tensor" if isinstance(v, Tensor) else t.__name__
-    return f"{t.__module__}.{t.__qualname__}"
-
-
-def _tile_reps(dims: Any, pos: int) -> list[int]:
-    """``dims`` as ints, refused as PyTorch's argument parser refuses them (a bare int, a
-    tensor, a float or bool element: ``TypeError``); 0-d integer tensors are taken."""
-    head = f"tile(): argument 'dims' (position {pos}) must be tuple of ints"
-    if not isinstance(dims, (tuple, list)):
-        raise TypeError(f"{head}, not {_type_name(dims)}")
-    reps = []
-    for i, d in enumerate(dims):
-        if isinstance(d, Tensor) and d.ndim == 0 and _dt.kind(d._npdtype) in "iu":
-            d = d.item()
-        elif isinstance(d, bool) or not isinstance(d, (int, np.integer)):
-            raise TypeError(f"{head}, but found element of type {_type_name(d)} at pos {i}")
-        reps.append(int(d))
-    return reps
-
-
-def _tile_method(self: Tensor, *dims: Any, **kwargs: Any) -> Tensor:
-    """``x.tile(2, 3)`` as ``x.tile((2, 3))``."""
-    if "dims" in kwargs:
-        return tile(self, kwargs.pop("dims"), **kwargs)
-    if not dims:
-        raise TypeError('tile() missing 1 required positional arguments: "dims"')
-    if len(dims) == 1 and not isinstance(dims[0], (int, np.integer, Tensor)):
-        return _tile(self, dims[0], 1)
-    return _tile(self, dims, 1)
-
-
-def _tile(input: Tensor, dims: Any, pos: int) -> Tensor:
-    reps = _tile_reps(dims, pos)
-    n = builtins.max(input.ndim, len(reps))
-    reps = [1] * (n - len(reps)) + reps
-    shape = [1] * (n - input.ndim) + list(input.shape)
-    out = [s * r for s, r in zip(shape, reps)]
-    bad = [d for d in out if d < 0]
-    if bad:
-        raise RuntimeError(f"Trying to create tensor with negative dimension {bad[0]}: {out}")
-    # (a negative count of an empty dimension makes it empty, as the product says)
-    reps = [builtins.max(r, 0) for r in reps]
-    return apply(_tile_f, "RepeatBackward0", (input,), (("reps", tuple(reps)),))
-
-
-@defop(
-    node_name=False,
-    method=_tile_method,
-    samples=(Sample(((2, 3),), args=((2, 1),)), Sample(((3,),), args=((2, 2),))),
-)
-def tile(input: Tensor, dims: Any) -> Tensor:
-    """``input`` repeated ``dims[i]`` times along each dimension; ``dims`` shorter than the
-    rank is padded with leading 1s, longer adds leading dimensions (PyTorch's checks)."""
-    return _tile(input, dims, 2)
 
 
 @defop(node_name=False, samples=Sample(((2, 3),)))
