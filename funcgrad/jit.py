@@ -499,7 +499,7 @@ class Jitted:
         entry, leaves = self._entry(args, kwargs)
         if _state.stack:
             check_nested_options(self._name(), self.compiler_options, _state.stack)
-            placed = self._jit_kw(entry, args) if self._placed() else {}
+            placed = _named(self._jit_kw(entry, args)) if self._placed() else {}
             if placed:
                 check_known_operands(entry.program, entry.consts, leaves, placed, self._name())
             outs = jit_call(
@@ -620,6 +620,37 @@ class Jitted:
         self._fast.clear()
         if self._dispatch is not None:
             self._dispatch.clear_cache()
+
+
+def _named(kw: dict) -> dict:
+    """A nested jit's shardings with each bare ``PartitionSpec`` read over the context's
+    mesh now, as JAX's jit reads it where it is traced (the call may run outside it)."""
+    try:
+        mesh = jax.sharding.get_mesh()
+    except ValueError:  # (inside JAX's own trace: only the abstract mesh is known)
+        mesh = jax.sharding.get_abstract_mesh()
+    if mesh.empty:
+        mesh = jax.sharding.get_abstract_mesh()
+    out = dict(kw)
+    for name in ("in_shardings", "out_shardings"):
+        if name not in kw:
+            continue
+        specs = [s for s in kw[name] if isinstance(s, jax.sharding.PartitionSpec)]
+        if specs and mesh.empty:
+            raise RuntimeError(
+                f"jit requires a non-empty mesh in context if you are passing `PartitionSpec`s "
+                f"to {name}. You can define a context mesh via `jax.set_mesh(mesh)`. "
+                f"Alternatively, provide `Sharding`s to {name} and then the mesh context "
+                "manager is not required."
+            )
+        if specs:
+            out[name] = tuple(
+                jax.sharding.NamedSharding(mesh, s)
+                if isinstance(s, jax.sharding.PartitionSpec)
+                else s
+                for s in kw[name]
+            )
+    return out
 
 
 def _positions(argnums: tuple, n: int) -> set[int]:

@@ -6,6 +6,7 @@ import functools
 from collections.abc import Callable, Sequence
 from typing import Any
 
+import jax
 import numpy as np
 from jax import tree_util
 
@@ -129,6 +130,9 @@ def _check_explicit_axis(axes: Any, spmd_axis_name: Any) -> None:
     if axes is None or spmd_axis_name is None:
         return
     spmd = spmd_axis_name if isinstance(spmd_axis_name, tuple) else (spmd_axis_name,)
+    if jax.config.jax_remove_size_one_mesh_axis_from_type:  # (types drop size-1 axes)
+        shape = jax.sharding.get_abstract_mesh().shape
+        spmd = tuple(a for a in spmd if shape.get(a) != 1)
     if spmd != axes:
         raise ValueError(
             "Only one of spmd_axis_name or arrays sharded on `Explicit` mesh axis type is "

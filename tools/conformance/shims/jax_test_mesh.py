@@ -134,8 +134,10 @@ class _Pjit:
         try:
             ctx = jax.set_mesh(mesh)
             ctx.__enter__()
-        except ValueError:  # (inside JAX's trace, which the outer call entered)
-            return fn(*args, **kwargs)
+        except ValueError:  # (inside JAX's trace, which the outer call entered: its
+            # abstract mesh, over which a nested pjit's specs are read)
+            with jax.sharding.use_abstract_mesh(mesh.abstract_mesh):
+                return fn(*args, **kwargs)
         try:
             return fn(*args, **kwargs)
         finally:
