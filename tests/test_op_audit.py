@@ -178,3 +178,13 @@ def test_hand_forms_are_the_public_functions():
 def test_check_flag(capsys):
     assert op_audit.main(["--check"]) == 0
     assert " 0 unexplained" in capsys.readouterr().out
+
+
+def test_design_page_table_is_current(pairs):
+    """``docs/design.md`` shows the reasons as ``op_audit.py --table`` prints them."""
+    text = (ROOT / "docs" / "design.md").read_text()
+    begin, end = "<!-- op_audit --table: begin -->\n", "<!-- op_audit --table: end -->"
+    shown = text.split(begin, 1)[1].split(end, 1)[0].strip()
+    assert shown == op_audit.table(pairs, op_audit.explain(pairs).kept), (
+        "regenerate with: python tools/op_audit.py --table"
+    )
