@@ -54,6 +54,10 @@ SCRIPT = textwrap.dedent(
     def sq(u):
         return (jnp.sin(u) * u).sum() if isinstance(u, jax.Array) else (fnp.sin(u) * u).sum()
 
+    def grad_spec_in_mesh(jit, grad, set_mesh, **k):
+        with set_mesh(mesh):
+            return grad(jit(sq, in_shardings=P("x")))(ua)
+
     cases = {
         # eager transforms of a placed jit: JAX evaluates it by itself and checks
         "grad_committed_other": lambda jit, grad, **k: grad(jit(sq, in_shardings=sx))(ay),
@@ -79,6 +83,9 @@ SCRIPT = textwrap.dedent(
         "nested_other_devices": lambda jit, np, **k: jit(
             lambda inp1: jit(lambda v: v * 2, in_shardings=sx, out_shardings=sx)(inp1))(
                 jax.device_put(a, devs[0])),
+        # a bare spec is read over the context's mesh, and needs one
+        "grad_spec_in_mesh": grad_spec_in_mesh,
+        "grad_spec_no_mesh": lambda jit, grad, **k: grad(jit(sq, in_shardings=P("x")))(ua),
         # JAX's words for two ways of asking what a jit cannot do
         "kwargs_with_in_shardings": lambda jit, **k: jit(lambda v: v * 2, in_shardings=sx)(v=ax),
         "nested_compiler_options": lambda jit, np, **k: jit(lambda u: jit(
@@ -127,6 +134,7 @@ RAISES = {
     "jvp_committed_other": "Sharding passed to jit does not match the sharding",
     "vmap_committed_other": "Sharding passed to jit does not match the sharding",
     "nested_other_devices": "Received incompatible devices for jitted computation",
+    "grad_spec_no_mesh": "jit requires a non-empty mesh in context",
     "kwargs_with_in_shardings": "pjit does not support kwargs when in_shardings is specified",
     "nested_compiler_options": "`compiler_options` can only be passed to top-level `jax.jit`",
     "vmap_split_differently": "Mapped away dimension of inputs passed to vmap should be sharded",
@@ -135,6 +143,7 @@ RAISES = {
     "vmap_spmd_other_axis": "Only one of spmd_axis_name or arrays sharded on `Explicit`",
 }
 RUNS = [
+    "grad_spec_in_mesh",
     "grad_committed_same",
     "grad_uncommitted",
     "vmap_batched_alike",
