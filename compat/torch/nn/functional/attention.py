@@ -254,6 +254,46 @@ def _in_projection(
     return linear(q, w_q, b_q), linear(k, w_k, b_k), linear(v, w_v, b_v)
 
 
+def _shape_check(
+    query: Tensor,
+    key: Tensor,
+    value: Tensor,
+    key_padding_mask: Tensor | None,
+    attn_mask: Tensor | None,
+    num_heads: int,
+) -> bool:
+    """Whether the attention inputs are batched (a 3-D ``query``, 2-D unbatched); ranks
+    that do not fit together raise PyTorch's ``AssertionError``."""
+    nd = query.dim()
+    if nd not in (2, 3):
+        raise AssertionError(
+            f"query should be unbatched 2D or batched 3D tensor but received {nd}-D query tensor"
+        )
+    kind = "batched (3-D)" if nd == 3 else "unbatched (2-D)"
+    if key.dim() != nd or value.dim() != nd:
+        raise AssertionError(
+            f"For {kind} `query`, expected `key` and `value` to be {nd}-D but found "
+            f"{key.dim()}-D and {value.dim()}-D tensors respectively"
+        )
+    if key_padding_mask is not None and key_padding_mask.dim() != nd - 1:
+        raise AssertionError(
+            f"For {kind} `query`, expected `key_padding_mask` to be `None` or {nd - 1}-D but "
+            f"found {key_padding_mask.dim()}-D tensor instead"
+        )
+    if attn_mask is not None:
+        if attn_mask.dim() not in (2, 3):
+            raise AssertionError(
+                f"For {kind} `query`, expected `attn_mask` to be `None`, 2-D or 3-D but found "
+                f"{attn_mask.dim()}-D tensor instead"
+            )
+        expected = (num_heads, query.shape[0], key.shape[0])
+        if nd == 2 and attn_mask.dim() == 3 and tuple(attn_mask.shape) != expected:
+            raise AssertionError(
+                f"Expected `attn_mask` shape to be {expected} but got {attn_mask.shape}"
+            )
+    return nd == 3
+
+
 def multi_head_attention_forward(
     query: Tensor,
     key: Tensor,
@@ -287,23 +327,11 @@ def multi_head_attention_forward(
     averaged over heads, ``(N, H, L, S)`` with ``average_attn_weights=False``,
     ``None`` with ``need_weights=False``.
     """
-    if static_k is not None or static_v is not None:
-        raise NotImplementedError("multi_head_attention_forward: static_k/static_v")
-    batched = query.dim() == 3
+    batched = _shape_check(query, key, value, key_padding_mask, attn_mask, num_heads)
     if not batched:
-        if query.dim() != 2 or key.dim() != 2 or value.dim() != 2:
-            raise AssertionError(
-                "query should be unbatched 2D or batched 3D tensor but received "
-                f"{query.dim()}-D query tensor"
-            )
         query, key, value = query.unsqueeze(1), key.unsqueeze(1), value.unsqueeze(1)
         if key_padding_mask is not None:
             key_padding_mask = key_padding_mask.unsqueeze(0)
-    elif key.dim() != 3 or value.dim() != 3:
-        raise AssertionError(
-            "For batched (3-D) `query`, expected `key` and `value` to be 3-D but found "
-            f"{key.dim()}-D and {value.dim()}-D tensors respectively"
-        )
     tgt_len, bsz, embed_dim = query.shape
     src_len = key.shape[0]
     if embed_dim != embed_dim_to_check:
@@ -327,7 +355,9 @@ def multi_head_attention_forward(
     attn_mask = _canonical_mask(attn_mask, "attn_mask", None, dtype)
 
     separate = (q_proj_weight, k_proj_weight, v_proj_weight) if use_separate_proj_weight else None
-    q, k, v = _in_projection(query, key, value, embed_dim, in_proj_weight, in_proj_bias, separate)
+    q, k_proj, v_proj = _in_projection(
+        query, key, value, embed_dim, in_proj_weight, in_proj_bias, separate
+    )
     if attn_mask is not None:
         if attn_mask.dim() == 2:
             if tuple(attn_mask.shape) != (tgt_len, src_len):
@@ -345,8 +375,12 @@ def multi_head_attention_forward(
         else:
             raise RuntimeError(f"attn_mask's dimension {attn_mask.dim()} is not supported")
     if bias_k is not None and bias_v is not None:
-        k = torch.cat([k, bias_k.expand(1, bsz, embed_dim)])
-        v = torch.cat([v, bias_v.expand(1, bsz, embed_dim)])
+        if static_k is not None:
+            raise AssertionError("bias cannot be added to static key.")
+        if static_v is not None:
+            raise AssertionError("bias cannot be added to static value.")
+        k_proj = torch.cat([k_proj, bias_k.expand(1, bsz, embed_dim)])
+        v_proj = torch.cat([v_proj, bias_v.expand(1, bsz, embed_dim)])
         attn_mask = _pad_last(attn_mask)
         key_padding_mask = _pad_last(key_padding_mask)
     elif bias_k is not None or bias_v is not None:
@@ -354,8 +388,12 @@ def multi_head_attention_forward(
 
     # (L, N, E) -> (N * H, L, head_dim)
     q = q.reshape(tgt_len, bsz * num_heads, head_dim).transpose(0, 1)
-    k = k.reshape(k.shape[0], bsz * num_heads, head_dim).transpose(0, 1)
-    v = v.reshape(v.shape[0], bsz * num_heads, head_dim).transpose(0, 1)
+    k = _static("k", static_k, bsz * num_heads, head_dim)
+    if k is None:
+        k = k_proj.reshape(k_proj.shape[0], bsz * num_heads, head_dim).transpose(0, 1)
+    v = _static("v", static_v, bsz * num_heads, head_dim)
+    if v is None:
+        v = v_proj.reshape(v_proj.shape[0], bsz * num_heads, head_dim).transpose(0, 1)
     if add_zero_attn:
         k = torch.cat([k, torch.zeros((bsz * num_heads, 1, head_dim), dtype=k.dtype)], dim=1)
         v = torch.cat([v, torch.zeros((bsz * num_heads, 1, head_dim), dtype=v.dtype)], dim=1)
@@ -405,6 +443,19 @@ def multi_head_attention_forward(
     if not batched:
         out = out.squeeze(1)
     return out, None
+
+
+def _static(name: str, given: Tensor | None, batch_heads: int, head_dim: int) -> Tensor | None:
+    """A given ``static_k``/``static_v`` (``(N * H, S, head_dim)``, used in place of the
+    projected key/value), its shape checked as PyTorch checks it."""
+    if given is None:
+        return None
+    for axis, want in ((0, batch_heads), (2, head_dim)):
+        if given.size(axis) != want:
+            raise AssertionError(
+                f"expecting static_{name}.size({axis}) of {want}, but got {given.size(axis)}"
+            )
+    return given
 
 
 def _pad_last(mask: Tensor | None) -> Tensor | None:
