@@ -290,13 +290,21 @@ def forward_pass(
     active = {v for v, on in zip(prog.invars, act) if on and differentiable_dtype(v.aval.dtype)}
     records = []
     st = _state
-    for e in prog.eqns:
+    for e in prog.eqns:  # (loops, no generators: every recorded op's VJP walks here)
         if e.source:
             st.source = e.source
-        ins = [env[a] if type(a) is Var else a.val for a in e.inputs]
+        ins = []
+        on = False
+        for a in e.inputs:
+            if type(a) is Var:
+                ins.append(env[a])
+                if not on and a in active:
+                    on = True
+            else:
+                ins.append(a.val)
         prim = e.prim
         res = NO_RESIDUALS
-        if not any(type(a) is Var and a in active for a in e.inputs):
+        if not on:
             res = INACTIVE
             out = bind(prim, *ins, **e.params)
         elif prim.vjp_fwd is not None and prim.differentiable:
@@ -308,9 +316,15 @@ def forward_pass(
         else:
             out = bind(prim, *ins, **e.params)
         if res is not INACTIVE and prim.differentiable:  # (stop_gradient: no derivative)
-            active.update(v for v in e.outvars if differentiable_dtype(v.aval.dtype))
-        outs = list(out) if prim.multiple_results else [out]
-        env.update(zip(e.outvars, outs))
+            for v in e.outvars:
+                if differentiable_dtype(v.aval.dtype):
+                    active.add(v)
+        if prim.multiple_results:
+            outs = list(out)
+            env.update(zip(e.outvars, outs))
+        else:
+            outs = [out]
+            env[e.outvars[0]] = out
         records.append((e, ins, outs, res))
     return [env[a] if type(a) is Var else a.val for a in prog.outvars], records
 

@@ -16,9 +16,18 @@ def dce(prog: Program, used_outputs: list[bool] | None = None) -> Program:
     live: set[Var] = {v for v in outvars if isinstance(v, Var)}
     kept: list[Eqn] = []
     pruned = False
-    for e in reversed(prog.eqns):
-        if any(v in live for v in e.outvars) or has_effects(e):
-            used = [v in live for v in e.outvars]
+    for e in reversed(prog.eqns):  # (loops, no generators: this runs for every new program)
+        outs = e.outvars
+        if len(outs) == 1:
+            alive = outs[0] in live
+        else:
+            alive = False
+            for v in outs:
+                if v in live:
+                    alive = True
+                    break
+        if alive or has_effects(e):
+            used = [v in live for v in outs]
             if e.prim.prune_outputs is not None and not all(used) and not has_effects(e):
                 # a call-like equation with outputs nobody reads: its sub-programs lose
                 # them too (and whatever only they needed)
@@ -31,7 +40,9 @@ def dce(prog: Program, used_outputs: list[bool] | None = None) -> Program:
                 )
                 pruned = True
             kept.append(e)
-            live.update(a for a in e.inputs if isinstance(a, Var))
+            for a in e.inputs:
+                if type(a) is Var:
+                    live.add(a)
     kept.reverse()
     if len(kept) == len(prog.eqns) and outvars is prog.outvars and not pruned:
         return prog

@@ -18,8 +18,19 @@ bfloat16 = np.dtype(jax.numpy.bfloat16)
 _KIND_ORDER = {"b": 0, "u": 1, "i": 1, "f": 2, "V": 2, "c": 3}  # V: bfloat16
 
 
+try:  # (``jax.config.jax_enable_x64`` is a Python property reading this state: ~0.4 us
+    # where the state's own ``value`` costs ~0.1 us; traces ask several times an equation)
+    from jax._src.config import enable_x64 as _X64_STATE
+
+    _X64_STATE.value  # noqa: B018  (the attribute this module reads: fail here, not later)
+except (ImportError, AttributeError):  # pragma: no cover - another JAX layout
+    _X64_STATE = None
+
+
 def x64_enabled() -> bool:
     """Whether 64-bit types are enabled (``jax_enable_x64``)."""
+    if _X64_STATE is not None:
+        return bool(_X64_STATE.value)
     return bool(jax.config.jax_enable_x64)
 
 

@@ -134,22 +134,27 @@ def user_frame(stop: types.FrameType | None = None) -> tuple[str, int] | None:
     packages (:func:`register_internal_package`) and jax; None if the walk meets the
     frame ``stop`` first."""
     f = sys._getframe(1)
-    known = _INTERNAL_CODE
-    while f is not None and f is not stop:
+    get = _INTERNAL_CODE.get  # (every traced equation walks here: locals, no re-lookups)
+    while f is not stop and f is not None:
         code = f.f_code
-        entry = known.get(id(code))
-        if entry is not None and entry[0] is code:
-            internal = entry[1]
-        else:
-            if len(known) > 16384:  # code objects made at run time (exec): stay bounded
-                known.clear()
-            fn = code.co_filename
-            internal = fn.startswith(_PKG_DIRS) or any(s in fn for s in _SKIP)
-            known[id(code)] = (code, internal)
-        if not internal:
+        entry = get(id(code))
+        if entry is None or entry[0] is not code:
+            entry = _classify(code)
+        if not entry[1]:
             return (code.co_filename, f.f_lineno)
         f = f.f_back
     return None
+
+
+def _classify(code: types.CodeType) -> tuple[types.CodeType, bool]:
+    """``(code, whether it is internal)``, remembered by the code's id (the entry holds the
+    code, so the id is not reused while it is there)."""
+    known = _INTERNAL_CODE
+    if len(known) > 16384:  # code objects made at run time (exec): stay bounded
+        known.clear()
+    fn = code.co_filename
+    entry = known[id(code)] = (code, fn.startswith(_PKG_DIRS) or any(s in fn for s in _SKIP))
+    return entry
 
 
 class DerivedSource(tuple):

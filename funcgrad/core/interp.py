@@ -340,17 +340,26 @@ class Builder:
         return self._const(x, aval)
 
     def process(self, prim: Primitive, args: Sequence[Any], params: dict[str, Any]) -> Any:
-        atoms = [self.to_atom(a) for a in args]
+        # (one loop for the atoms and their avals, this builder's tracers inlined: every
+        # traced equation passes here, and a comprehension is a call in Python 3.11)
+        atoms = []
+        avals = []
+        for x in args:
+            a = x._var if type(x) is Tracer and x._builder is self else self.to_atom(x)
+            atoms.append(a)
+            avals.append(a.aval)
         st = _state
         src = user_frame() if st.source is None else user_frame(st.walker) or st.source
-        avals = [a.aval for a in atoms]
         if params:
             out_avals = abstract_eval_checked(prim, avals, params, src)
         else:
             out_avals = _abstract_eval_memo(prim, avals, src)
         if SHARDING_TYPES[0]:
             out_avals = sharding_types.propagate(prim, avals, out_avals, params)
-        outvars = tuple(Var(a) for a in out_avals)
+        if len(out_avals) == 1:
+            outvars: tuple[Var, ...] = (Var(out_avals[0]),)
+        else:
+            outvars = tuple([Var(a) for a in out_avals])
         self.eqns.append(Eqn(prim, tuple(atoms), outvars, params, src))
         if prim.multiple_results:
             return [Tracer(self, v) for v in outvars]

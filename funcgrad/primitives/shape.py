@@ -42,7 +42,13 @@ _SCALARS = (bool, int, float, complex)
 
 def _ints(xs: Sequence[Any]) -> tuple[int, ...]:
     """``xs`` as ints; a symbolic dimension stays symbolic (its value is not read)."""
-    return tuple(x if type(x) is SymDim else operator.index(x) for x in xs)
+    if type(xs) is tuple:  # (the common case, a tuple of ints, as it is: no generator)
+        for x in xs:
+            if type(x) is not int:
+                break
+        else:
+            return xs
+    return tuple([x if type(x) is SymDim else operator.index(x) for x in xs])
 
 
 def _fmt(*avals: Aval) -> str:
