@@ -1,5 +1,5 @@
 """What the eager cold path's faster helpers must keep computing (nineteenth session,
-helper-106): program keys and their params' keys, the host plan's interpreter, the
+helper-106): program keys and their params' keys, the host plan's interpreter and broadcast, the
 shape templates' static-argument split and signature match, ``_ints`` and the x64 flag.
 
 Each is checked against an independent oracle: a plain recursive reference written
@@ -24,7 +24,7 @@ from funcgrad.core.host import HostPlan
 from funcgrad.core.interp import trace_flat
 from funcgrad.core.ir import Aval, Eqn, Program, ShapedArray, _hashable_param
 from funcgrad.core.symbolic import Guards, SymDim, holds
-from funcgrad.primitives.shape import _ints
+from funcgrad.primitives.shape import _host_spread, _ints
 
 _PLAIN = (int, str, bool, float, type(None))
 
@@ -251,3 +251,21 @@ def test_x64_flag_is_jax_own():
         assert dtypes.x64_enabled() is (not outer)
         assert dtypes.x64_enabled() is bool(jax.config.jax_enable_x64)
     assert dtypes.x64_enabled() is outer
+
+
+@given(
+    st.lists(st.integers(1, 4), min_size=0, max_size=4),
+    st.data(),
+    st.sampled_from([np.float32, np.int64, np.bool_]),
+)
+def test_host_broadcast_is_numpys_broadcast_of_the_mapped_dims(shape, data, dtype):
+    shape = tuple(shape)
+    k = data.draw(st.integers(0, len(shape)))
+    dims = tuple(sorted(data.draw(st.permutations(range(len(shape))))[:k]))
+    xshape = tuple(data.draw(st.sampled_from([1, shape[d]])) for d in dims)
+    x = np.arange(int(np.prod(xshape)), dtype=dtype).reshape(xshape)
+    sizes = [xshape[dims.index(d)] if d in dims else 1 for d in range(len(shape))]
+    want = np.broadcast_to(x.reshape(sizes), shape)
+    got = _host_spread(x, shape, dims)
+    assert got.dtype == x.dtype and got.shape == shape
+    np.testing.assert_array_equal(got, want)

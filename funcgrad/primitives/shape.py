@@ -158,10 +158,18 @@ def _host_spread(x: Any, shape: tuple, dims: Sequence[int]) -> np.ndarray:
     """(host rules) ``x``'s dim ``i`` broadcast to dim ``dims[i]`` of a new array of ``shape``
     (written out: for small arrays faster than ``np.broadcast_to``'s view)."""
     x = np.asarray(x)
-    sizes = [1] * len(shape)
+    out = np.empty(shape, x.dtype)
+    nd, j = len(shape), len(shape) - x.ndim
+    for d in dims:  # x's dims the trailing ones, in order (a 0-d x too): NumPy's own rule
+        if d != j:
+            break
+        j += 1
+    else:  # (no reshape: a quarter of a small broadcast's time)
+        out[...] = x
+        return out
+    sizes = [1] * nd
     for i, d in enumerate(dims):
         sizes[d] = x.shape[i]
-    out = np.empty(shape, x.dtype)
     out[...] = x.reshape(sizes)
     return out
 
