@@ -14,7 +14,7 @@ import funcgrad.numpy as fnp
 from compat._core import dtypes as _dt
 from compat._core.tensor import apply
 from compat.torch.nn.functional._arguments import Tensor, _int_list
-from compat.torch.nn.functional._dtype_names import _is_floating
+from compat.torch.nn.functional._dtype_names import _is_floating, _type_name
 
 
 def _pool_arg(fname: str, name: str, value: Any, nd: int, default: Any = None) -> tuple[int, ...]:
@@ -100,17 +100,29 @@ def _pool_check(
         raise RuntimeError(
             f"dilation should be greater than zero, but got dilationH: {ds[0]} dilationW: {ds[1]}"
         )
-    if input.dim() not in (nd + 1, nd + 2) or any(s == 0 for s in input.shape[-nd - 1 :]):
-        if fname == "avg_pool1d":
+    bad_rank = input.dim() not in (nd + 1, nd + 2)
+    if bad_rank or any(s == 0 for s in input.shape[-nd - 1 :]):
+        shape = list(input.shape)
+        if fname == "avg_pool1d" or (fname == "max_pool1d_indices" and bad_rank):
             raise RuntimeError(
                 f"Expected 2 to 3 dimensions, but got {input.dim()}-dimensional tensor for "
-                "argument #1 'self' (while checking arguments for avg_pool1d)"
+                f"argument #1 'self' (while checking arguments for {fname[:10]})"
             )
-        if fname.startswith("max_pool"):
-            raise RuntimeError("non-empty 3D or 4D (batch mode) tensor expected for input")
+        if fname.startswith("max_pool") and bad_rank:
+            lo, hi = (4, 5) if nd == 3 else (3, 4)
+            raise RuntimeError(f"non-empty {lo}D or {hi}D (batch mode) tensor expected for input")
+        if fname == "max_pool3d":
+            # (PyTorch 2.13 names non-batch dimension 0, whichever is empty)
+            raise RuntimeError(
+                "max_pool3d_with_indices_out_cpu_template(): Expected input's non-batch "
+                f"dimensions to have positive length, but input has a shape of {shape} and "
+                "non-batch dimension 0 has length zero!"
+            )
+        if fname == "max_pool1d_indices":  # (run as 2-D: the shape PyTorch reports)
+            shape.insert(-1, 1)
         raise RuntimeError(
             "Expected 3D or 4D (batch mode) tensor with optional 0 dim batch size for input, "
-            f"but got:{list(input.shape)}"
+            f"but got:{shape}"
         )
     for k, p, d in zip(kernel, padding, dilation):
         if p < 0:
@@ -499,6 +511,32 @@ def _adaptive_avg_f(x: Any, *, out: tuple[int, int]) -> Any:
     return total / div
 
 
+def check_output(nd: int, input: Tensor, sizes: tuple[int, ...], avg: bool) -> None:
+    """PyTorch's refusals before its adaptive kernels run: an output too large to count
+    in 64 bits (compat would try to build its windows), then an input type its kernels
+    lack (integers and bool; for max pooling complex too; an average to one cell is
+    PyTorch's ``mean``, with its message)."""
+    lead = list(input.shape[:-nd])
+    shape = [*lead, 1, *sizes] if nd == 1 else [*lead, *sizes]
+    numel = int(np.prod(shape, dtype=object))
+    if avg and numel >= 2**63:
+        raise RuntimeError("numel: integer multiplication overflow")
+    if numel * input._npdtype.itemsize >= 2**63:
+        raise RuntimeError(f"Storage size calculation overflowed with sizes={shape}")
+    kind = "avg" if avg else "max"
+    kernel = f"adaptive_{kind}_pool2d" if nd <= 2 else f"adaptive_{kind}_pool3d_cpu"
+    name = "Bool" if input.dtype == torch.bool else _type_name(input)
+    if avg and not (_is_floating(input) or input.is_complex()):
+        if all(s == 1 for s in sizes):
+            raise RuntimeError(
+                "mean(): could not infer output dtype. Input dtype must be either a floating "
+                f"point or complex dtype. Got: {name}"
+            )
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{name}'")
+    if not avg and not _is_floating(input):
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{name}'")
+
+
 def adaptive_avg_pool2d(input: Tensor, output_size: int | tuple[int | None, ...] | None) -> Tensor:
     """Average pooling to a fixed ``output_size`` (``None`` keeps that input size).
 
@@ -537,6 +575,7 @@ def adaptive_avg_pool2d(input: Tensor, output_size: int | tuple[int | None, ...]
                 f"dimensions, but input has sizes {list(input.shape)} with dimension {i} being "
                 "empty"
             )
+    check_output(2, input, tuple(sizes), avg=True)
     if not _is_floating(input):
         raise NotImplementedError("compat adaptive_avg_pool2d supports floating inputs only")
     return apply(_adaptive_avg_f, "AdaptiveAvgPool2DBackward0", (input,), (("out", tuple(sizes)),))

@@ -19,6 +19,7 @@ import funcgrad.numpy as fnp
 from compat._core.tensor import apply
 from compat.torch.nn.functional._arguments import Tensor
 from compat.torch.nn.functional._dtype_names import _is_floating
+from compat.torch.nn.functional.pooling import check_output
 from compat.torch.nn.functional.upsampling import _axis_matrix, _interp_f, _Key
 from funcgrad._compat_contract import compile_cache
 
@@ -56,6 +57,7 @@ def _sizes(fname: str, input: Tensor, output_size: Any, nd: int) -> tuple[int, .
 def _adaptive_avg(nd: int, input: Tensor, output_size: Any) -> Tensor:
     fname = f"adaptive_avg_pool{nd}d"
     sizes = _sizes(fname, input, output_size, nd)
+    check_output(nd, input, sizes, avg=True)
     if not _is_floating(input):
         raise NotImplementedError(f"compat {fname} supports floating inputs only")
     mats = tuple(
@@ -120,10 +122,9 @@ def _adaptive_max_f(x: Any, *, tables: tuple[Any, ...], with_indices: bool) -> A
 def _adaptive_max(nd: int, input: Tensor, output_size: Any, return_indices: bool) -> Any:
     fname = f"adaptive_max_pool{nd}d"
     sizes = _sizes(fname, input, output_size, nd)
+    check_output(nd, input, sizes, avg=False)
     if any(s == 0 for s in sizes):
         raise NotImplementedError(f"compat {fname} needs a positive output_size")
-    if input.dtype == torch.bool:
-        raise RuntimeError(f"\"{fname}\" not implemented for 'Bool'")
     tables = tuple(_window_table(n, o) for n, o in zip(input.shape[-nd:], sizes))
     static = (("tables", tables), ("with_indices", bool(return_indices)))
     return apply(_adaptive_max_f, f"AdaptiveMaxPool{nd}DBackward0", (input,), static)
