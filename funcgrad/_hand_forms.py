@@ -113,9 +113,6 @@ HAND_FORMS: dict[Callable[..., Any], str] = {
     "float or double dtype') and a `q` outside [0, 1], and says `interpolation=`; NumPy's "
     "form computes integers in floats and says `method=`",
     np_.nanquantile: "as `quantile` (integer input refused, `interpolation=`)",
-    np_.isin: "PyTorch takes a number for either operand (`isin(2, t)` is 0-d) but not both, "
-    "and refuses bool and complex input ('Unsupported input type encountered for isin(): "
-    "Bool'); NumPy's form takes any array-likes, with `method=`",
     # indices and counts
     np_.nonzero: f"{_HOST}; PyTorch's is one (n, ndim) int64 tensor (NumPy's tuple only with "
     "`as_tuple=True`), NumPy's a tuple of arrays",

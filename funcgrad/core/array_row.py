@@ -149,7 +149,13 @@ class TorchArrayForm:
     other check but the dimension's (``trapezoid``: PyTorch returns before its checks, no
     node). ``torch_grad=False``: PyTorch's backward of the op fails (``vander``'s, "modified
     by an inplace operation", in 2.13), so the samples compare values and nodes, not
-    gradients; compat differentiates it."""
+    gradients; compat differentiates it. ``numbers``: the input or one tensor operand may
+    be a Python number (not both: PyTorch's "invalid combination of arguments"
+    ``TypeError``), taken as a 0-d tensor (``isin``'s Scalar overloads; NumPy's form takes
+    any array-likes). ``dtype_error``: ``(kinds, text)``, PyTorch's ``RuntimeError``
+    refusing an input or tensor operand of those dtype kinds (``"b"`` bool, ``"c"``
+    complex), ``{dtype}`` the first such operand's ScalarType name (``isin``'s "Unsupported
+    input type encountered for isin(): Bool", where NumPy's form compares any dtypes)."""
 
     grad_fn: str | None
     params: tuple[TorchParam, ...]
@@ -173,6 +179,8 @@ class TorchArrayForm:
     scalar_error: str | None = None
     empty_along: str | None = None
     torch_grad: bool = True
+    numbers: bool = False
+    dtype_error: tuple[str, str] | None = None
 
     def __post_init__(self) -> None:
         if self.promote is not None and self.promote not in PROMOTIONS:

@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from funcgrad.core import dtypes
+from funcgrad.core.array_row import ArrayRow, TorchArrayForm, TorchParam
 from funcgrad.core.errors import ConcretizationTypeError
 from funcgrad.core.interp import Tracer
 from funcgrad.numpy import _creation, _indexing, _info, _reductions, _shape, _ufuncs
@@ -292,6 +293,24 @@ def isin(
     else:
         res = _reductions.any(_ufuncs.equal(e[..., None], t), axis=-1)
     return out(_ufuncs.logical_not(res) if invert else res)
+
+
+ArrayRow(
+    isin,
+    torch=TorchArrayForm(
+        None,
+        (
+            TorchParam("test_elements", "test_elements", "tensor"),
+            TorchParam("assume_unique", "assume_unique", "bool", False, keyword_only=True),
+            TorchParam("invert", "invert", "bool", False, keyword_only=True),
+        ),
+        input="elements",
+        method=False,
+        numbers=True,
+        dtype_error=("bc", "Unsupported input type encountered for isin(): {dtype}"),
+        samples=(((6,), ((3,),)), ((2, 3), ((2, 2),))),
+    ),
+)
 
 
 def _fill_default(name: str, vals: Any, valid: Any, fill_value: Any, default: Any) -> Any:

@@ -309,3 +309,50 @@ def test_remembered_calls_answer_only_their_own(real_torch):
             _same(got, want, f"{name}{shape}{args}")
     x = ctorch.ones(2, 3)
     assert ctorch.tile(x, (1, 2)).tile(2, 1).shape == (4, 6)  # (the method's positional call)
+
+
+#: ``isin``'s number overloads and dtype refusals (``TorchArrayForm.numbers``,
+#: ``dtype_error``), each with its own tensors
+_ISIN = {
+    "number_test": lambda L: L.isin(L.tensor([1, 2, 3]), 2),
+    "number_elements": lambda L: L.isin(2.5, L.tensor([2.5, 1.0])),
+    "float_number_test": lambda L: L.isin(L.tensor([1, 2]), 2.0),
+    "two_numbers": lambda L: L.isin(2, 3),
+    "list": lambda L: L.isin([1], L.tensor([1])),
+    "string": lambda L: L.isin(L.tensor([1]), "a"),
+    "bool_test": lambda L: L.isin(L.tensor([1, 2]), L.tensor([True])),
+    "bool_number": lambda L: L.isin(True, L.tensor([1])),
+    "complex_test": lambda L: L.isin(L.tensor([1]), L.tensor([1j])),
+    "uint8_int64": lambda L: L.isin(L.tensor([1, 2], dtype=L.uint8), L.tensor([258, 2])),
+    "invert_keyword": lambda L: L.isin(
+        elements=L.tensor([1, 3]), test_elements=L.tensor([1]), invert=True
+    ),
+    "no_node": lambda L: L.isin(L.tensor([1.0, 2.0], requires_grad=True), L.tensor([1.0])),
+}
+
+
+@pytest.mark.parametrize("case", list(_ISIN))
+def test_isin_numbers_and_refusals_as_pytorch(real_torch, case):
+    got, want = (_outcome(lambda L=L: _ISIN[case](L)) for L in (ctorch, real_torch))
+    _same(got, want, case)
+    if not isinstance(want, type):
+        assert not _ISIN[case](ctorch).requires_grad
+
+
+def test_isin_remembered_calls_answer_only_their_own(real_torch):
+    """Remembered positional calls with a tensor operand (keyed by its shape and dtype) or a
+    number (keyed by its value) answer only calls alike, as PyTorch's results show."""
+    calls = [
+        lambda L: L.isin(L.arange(6), L.tensor([1, 4])),
+        lambda L: L.isin(L.arange(6), L.tensor([2, 3])),  # (same shapes, other values)
+        lambda L: L.isin(L.arange(6), L.tensor([True, False])),  # (another dtype: refused)
+        lambda L: L.isin(L.arange(6), 5),
+        lambda L: L.isin(L.arange(6), 2),  # (another number)
+        lambda L: L.isin(L.arange(6), 2.0),
+        lambda L: L.isin(L.arange(6), True),  # (a bool number: refused)
+        lambda L: L.isin(L.arange(6.0, requires_grad=True), 2.0),
+    ]
+    for _ in range(2):
+        for i, call in enumerate(calls):
+            got, want = (_outcome(lambda L=L: call(L)) for L in (ctorch, real_torch))
+            _same(got, want, f"call {i}")

@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from compat._core import dtypes as _dt
+from compat._core.creation import tensor
 from compat._core.ops._common import _c
 from compat._core.optable import Sample, T, defop
 from compat._core.tensor import Tensor, _wrap_dim, apply
@@ -238,22 +239,48 @@ def _result_dtype(t: Any, input: Tensor) -> Any:
 #: the most positional calls an array row's op remembers (:func:`_plain_key`)
 _MEMO_SIZE = 256
 _PLAIN = (int, bool, str, type(None))
+_NUM = (int, float)
 
 
-def _plain_key(args: tuple) -> tuple | None:
+def _plain_key(args: tuple, operands: tuple, numbers: bool) -> tuple | None:
     """The arguments after the input with their types (``True`` is not ``1``), where each
-    is a plain int, bool, string or ``None``, or a tuple or list of ints; ``None`` for any
-    other (a float, whose ``-0.0`` equals ``0.0``; a tensor, whose values decide)."""
+    is a plain int, bool, string or ``None``, or a tuple or list of ints, and each at a
+    tensor operand's position (``operands``) a tensor (its shape and dtype, which decide
+    the checks) or, for a row taking ``numbers``, an int or float (its value); ``None`` for
+    any other (a float argument, whose ``-0.0`` equals ``0.0``; a tensor elsewhere, whose
+    value decides)."""
     key = []
-    for a in args[1:]:
+    for i, a in enumerate(args[1:], 1):
         kind = type(a)
         if kind in _PLAIN:
             key.append((kind, a))
         elif (kind is tuple or kind is list) and all(type(e) is int for e in a):
             key.append((kind, tuple(a)))
+        elif kind is Tensor and i in operands:
+            arr = a._st.a  # (its shape and dtype, no ``Size`` built)
+            key.append((kind, arr.shape, arr.dtype))
+        elif kind is float and numbers and i in operands:
+            key.append((kind, a))
         else:
             return None
     return tuple(key)
+
+
+_NUMBERS = (int, float, complex, np.number, np.bool_)
+
+
+def _as_tensors(name: str, t: Any, given: dict, tensors: list) -> dict:
+    """``given`` with a number input or tensor operand as a 0-d tensor (``numbers``:
+    PyTorch's Scalar overloads), refused as PyTorch's parser refuses a call no overload
+    takes: no tensor at all, or a value that is neither."""
+    names = [t.input, *(p for p, _ in tensors)]
+    values = [given[n] for n in names]
+    if not any(isinstance(v, Tensor) for v in values) or not all(
+        isinstance(v, (Tensor, *_NUMBERS)) for v in values
+    ):
+        got = ", ".join(_type_name(v) for v in values)
+        raise TypeError(f"{name}() received an invalid combination of arguments - got ({got})")
+    return {**given, **{n: tensor(v) for n, v in zip(names, values) if not isinstance(v, Tensor)}}
 
 
 def _int_like(value: Any) -> bool:
@@ -310,6 +337,7 @@ def _array_op(row: Any) -> Any:
     floors = [(p.name, p.at_least) for p in t.params if p.at_least is not None]
     dims = [(p.name, p.numpy) for p in t.params if p.kind == "dim"]
     tensors = [(p.name, p.numpy) for p in t.params if p.kind == "tensor"]
+    tensor_names = {p for p, _ in tensors}
     operand_ndims = [(p.numpy, p.ndim) for p in t.params if p.kind == "tensor" and p.ndim]
     names = [q.name for q in params if q.kind is P.POSITIONAL_OR_KEYWORD]
     node_of = t.grad_fn or name  # (no node: the name is never recorded)
@@ -339,21 +367,33 @@ def _array_op(row: Any) -> Any:
         #: (ndim, dtype) -> (node, static) of a call with the input alone, whose checks and
         #: arguments depend on nothing else (filled once a call passed them)
         alone: dict[tuple[int, Any, bool], tuple[str, tuple]] = {}
-        #: (shape, dtype, typed arguments) -> (node, static) of a positional call whose
-        #: arguments are plain ints, bools, strings, ``None`` or sequences of ints
-        #: (:func:`_plain_key`), which with the input's shape and dtype decide every check
-        memo: dict[tuple, tuple[str, tuple]] = {}
+        at = tuple(i for i, n in enumerate(names) if n in tensor_names)  # (operands, in order)
+        #: (shape, dtype, typed arguments) -> (node, static, numbers' tensors) of a
+        #: positional call whose arguments (:func:`_plain_key`) with the input's shape and
+        #: dtype decide every check
+        memo: dict[tuple, tuple[str, tuple, dict]] = {}
 
         def f(*args: Any, **kwargs: Any) -> Tensor:
             if not kwargs and args and type(args[0]) is Tensor:
                 x = args[0]
                 if len(args) == 1:
                     known = alone.get((x.ndim, x._npdtype, empty(x)))
+                    if known is not None:
+                        return apply(_array_f, known[0], args, known[1])
                 else:
-                    key = _plain_key(args)
-                    known = None if key is None else memo.get((x.shape, x._npdtype, key))
-                if known is not None:
-                    return apply(_array_f, known[0], (x,), known[1])
+                    key = _plain_key(args, at, t.numbers)
+                    arr = x._st.a
+                    hit = None if key is None else memo.get((arr.shape, arr.dtype, key))
+                    if hit is not None:
+                        node, static, made = hit
+                        if not at:
+                            return apply(_array_f, node, (x,), static)
+                        ops = [x]
+                        for i in at:
+                            o = made[i] if i in made else args[i] if i < len(args) else None
+                            if o is not None:
+                                ops.append(o)
+                        return apply(_array_f, node, tuple(ops), static)
             if not kwargs and least <= len(args) <= len(names):  # (positional: no bind)
                 given = {**defaults, **dict(zip(names, args))}
             else:
@@ -363,6 +403,8 @@ def _array_op(row: Any) -> Any:
                     raise _bind_error(name, sig, args, kwargs) or e from None
                 bound.apply_defaults()
                 given = bound.arguments
+            if t.numbers:
+                given = _as_tensors(name, t, given, tensors)
             input = given[t.input]
             if t.exclusive is not None:  # (both given, or one given as None: no overload)
                 passed = {**dict(zip(names, args)), **kwargs}
@@ -405,6 +447,11 @@ def _array_op(row: Any) -> Any:
                     shape = tuple(n for i, n in enumerate(input.shape) if i != d)
                     zeros = (("op", name), ("kwargs", ()), ("zeros", shape))
                     return apply(_array_f, name, (input.detach(),), zeros)
+            if t.dtype_error is not None:
+                kinds, text = t.dtype_error
+                for o in (input, *(given[p] for p, _ in tensors)):
+                    if isinstance(o, Tensor) and _dt.kind(o._npdtype) in kinds:
+                        raise RuntimeError(text.format(dtype=_dt.scalar_type_name(o._npdtype)))
             if t.bool_error is not None:
                 _check_bool(t.bool_error, input, [given[p] for p, _ in tensors])
             for p, text in bool_errors:
@@ -457,12 +504,14 @@ def _array_op(row: Any) -> Any:
                 return apply(_array_f, name, tuple(o.detach() for o in operands), static)
             if len(args) == 1 and not kwargs and type(input) is Tensor and not t.empty_unchecked:
                 alone[input.ndim, input._npdtype, empty(input)] = (node, static)
-            elif not kwargs and type(input) is Tensor and len(operands) == 1:
-                key = _plain_key(args)
-                if key is not None:
+            elif not kwargs and args and type(args[0]) is Tensor:
+                key = _plain_key(args, at, t.numbers)
+                # (a number's tensor is reused only where no node can save it)
+                made = {i: given[names[i]] for i in at if i < len(args) and type(args[i]) in _NUM}
+                if key is not None and not (made and t.grad_fn is not None):
                     if len(memo) >= _MEMO_SIZE:
                         memo.clear()
-                    memo[input.shape, input._npdtype, key] = (node, static)
+                    memo[input._st.a.shape, input._npdtype, key] = (node, static, made)
             return apply(_array_f, node, operands, static)
 
         return f

@@ -1,6 +1,6 @@
 """Order statistics and searching: ``sort``/``argsort``/``topk``/``kthvalue``, medians,
 ``mode``, quantiles, running extrema, ``searchsorted``/``bucketize``, ``unique``,
-``isin``, ``bincount``, ``histc``.
+``bincount``, ``histc``.
 
 Values that select elements (sorted values, top-k, medians) are gathers of the input at
 the chosen indices, so the gradient goes to the selected elements as in PyTorch.
@@ -626,21 +626,6 @@ def unique_consecutive(
     if return_counts:
         out.append(tensor(counts.astype(np.int64)))
     return out[0] if len(out) == 1 else tuple(out)
-
-
-def _isin_f(x: Any, t: Any, *, invert: bool) -> Any:
-    return fnp.isin(x, t, invert=invert)
-
-
-@defop(
-    method=False,
-    samples=Sample(((6,), (3,)), dtype="int64", domain=(0, 4), grad=False, method=False),
-)
-def isin(
-    elements: Any, test_elements: Any, *, assume_unique: bool = False, invert: bool = False
-) -> Tensor:
-    elements, test_elements = coerce(elements), coerce(test_elements)
-    return apply(_isin_f, "isin", (elements, test_elements), (("invert", bool(invert)),))
 
 
 def _bincount_f(x: Any, *w: Any, n: int, dtype: np.dtype) -> Any:
