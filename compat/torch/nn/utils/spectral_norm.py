@@ -26,7 +26,7 @@ import compat.torch as torch
 from compat.torch.nn import functional as F
 from compat.torch.nn.modules.conv_transpose import ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
 from compat.torch.nn.modules.module import Module
-from compat.torch.nn.parameter import Parameter
+from compat.torch.nn.parameter import Parameter, UninitializedParameter
 
 __all__ = [
     "SpectralNorm",
@@ -114,6 +114,11 @@ class SpectralNorm:
         weight = module._parameters.get(name)
         if weight is None:
             raise ValueError(f"`SpectralNorm` cannot be applied as parameter `{name}` is None")
+        if isinstance(weight, UninitializedParameter):
+            raise ValueError(
+                "The module passed to `SpectralNorm` can't have uninitialized parameters. "
+                "Make sure to run the dummy forward before applying spectral normalization"
+            )
         with torch.no_grad():
             h, w = fn.reshape_weight_to_matrix(weight).shape
             u = F.normalize(weight.new_empty(h).normal_(0, 1), dim=0, eps=fn.eps)

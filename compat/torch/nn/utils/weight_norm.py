@@ -24,7 +24,7 @@ import warnings
 from typing import Any, TypeVar
 
 from compat.torch.nn.modules.module import Module
-from compat.torch.nn.parameter import Parameter
+from compat.torch.nn.parameter import Parameter, UninitializedParameter
 from compat.torch.nn.utils.parametrizations import _norm_except_dim
 
 __all__ = ["WeightNorm", "remove_weight_norm", "weight_norm"]
@@ -62,6 +62,11 @@ class WeightNorm:
                 )
         fn = WeightNorm(name, dim)
         weight = getattr(module, name)
+        if isinstance(weight, UninitializedParameter):
+            raise ValueError(
+                "The module passed to `WeightNorm` can't have uninitialized parameters. "
+                "Make sure to run the dummy forward before applying weight normalization"
+            )
         if name not in module._parameters or weight is None:
             raise ValueError(f"Module '{type(module).__name__}' has no parameter named '{name}'")
         del module._parameters[name]
