@@ -72,3 +72,27 @@ def test_legacy_module_backward_hook_count_refused(real_torch):
         return seen
 
     assert run(torch) == run(real_torch)
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")  # (both: the hook fires from the outputs)
+@pytest.mark.parametrize("returned", ["none", "nones", "grad_input", "a tensor"])
+def test_full_hook_with_no_input_needing_grad(real_torch, returned):
+    """A full backward hook of a module whose inputs need no gradient may return only
+    ``None`` (or ``None`` for each input), as PyTorch requires."""
+
+    def run(lib):
+        m = lib.nn.Linear(2, 3)
+        x = lib.ones(1, 2)
+        results = {"none": None, "nones": (None,), "a tensor": x}
+
+        def hook(mod, grad_input, grad_output):
+            return grad_input if returned == "grad_input" else results[returned]
+
+        m.register_full_backward_hook(hook)
+        try:
+            m(x).sum().backward()
+        except RuntimeError as e:
+            return str(e)
+        return None
+
+    assert run(torch) == run(real_torch)

@@ -300,7 +300,13 @@ class _BackwardHook:
                     UserWarning,
                     stacklevel=2,
                 )
-                self._call_hooks((None,) * self.n_inputs)
+                for hook in self.hooks:
+                    r = hook(self.module, (None,) * self.n_inputs, self.grad_output)
+                    if r is not None and not (isinstance(r, tuple) and all(g is None for g in r)):
+                        raise RuntimeError(
+                            "Backward hook for Modules where no input requires gradient should "
+                            "always return None or None for all gradients."
+                        )
             return tuple(grad_output[s] for s in slots)
 
         _wrap(items, idx).register_prehook(on_grad_output)
