@@ -1,6 +1,7 @@
 """compat's ops generated from the array rows (``ArrayRow`` beside ``tril``, ``triu``,
 ``flip``, ``roll``, ``fliplr``, ``flipud``, ``rot90``, ``diff``, ``kron``, ``trace``,
-``diag``, ``diagflat``, ``count_nonzero``, ``vander`` and ``trapezoid`` in ``funcgrad/numpy``; ``TorchArrayForm``), against real PyTorch: values, dtypes and shapes, or
+``diag``, ``diagflat``, ``count_nonzero``, ``vander``, ``trapezoid``, ``tile`` and ``isin`` in
+``funcgrad/numpy``; ``TorchArrayForm``), against real PyTorch: values, dtypes and shapes, or
 the exception type, for the function, the method, the in-place method and ``out=`` on a
 shape x dtype x argument grid; the node and the gradient. The ops are read from the rows."""
 

@@ -1,7 +1,8 @@
 """The ops of the array rows (``funcgrad.core.array_row``: ``tril``, ``triu``, ``flip``,
 ``roll``, ``fliplr``, ``flipud``, ``rot90``, ``diff``, ``kron``, ``trace``, ``diag``,
-``diagflat``, ``count_nonzero``, ``vander``, ``trapezoid``, ...): ``torch.X``, ``Tensor.X``,
-``Tensor.X_`` and ``out=``, generated from each row's ``TorchArrayForm``. Each op binds
+``diagflat``, ``count_nonzero``, ``vander``, ``trapezoid``, ``tile``, ``isin``, ...):
+``torch.X``, ``Tensor.X``, ``Tensor.X_`` and ``out=``, generated from each row's
+``TorchArrayForm``. Each op binds
 PyTorch's parameters, checks and converts them by their kind, and computes the row's
 ``funcgrad.numpy`` function with the numpy parameters they pass (tensor operands as
 arrays; the input cast to PyTorch's result dtype where the row says so); the node is the
