@@ -63,7 +63,15 @@ def unbatched_aval(aval: Aval, dim: int | None) -> Aval:
         return aval
     shape = list(aval.shape)
     shape.pop(dim)
-    return aval.update(shape=tuple(shape))
+    s = aval.sharding
+    if s is None:
+        return aval.update(shape=tuple(shape))
+    # (a value split over explicit axes keeps its other dimensions' splits, as JAX types
+    # the values a vmapped function sees)
+    parts = list(s.spec.partitions)
+    del parts[dim]
+    kept = type(s)(s.mesh, s.spec.update(partitions=tuple(parts)))
+    return aval.update(shape=tuple(shape), sharding=kept)
 
 
 def batched_aval(aval: Aval, dim: int | None, size: int) -> Aval:

@@ -17,11 +17,11 @@ from funcgrad.api._vmap_errors import check_mapped_splits, inconsistent_sizes
 from funcgrad.control_flow import scan
 from funcgrad.core import tiers
 from funcgrad.core.errors import user_frame, where
-from funcgrad.core.interp import UNKNOWN, Tracer, is_tracing, new_builder, to_aval
+from funcgrad.core.interp import UNKNOWN, Tracer, bind, is_tracing, new_builder, to_aval
 from funcgrad.core.ir import SHARDING_TYPES, Program
 from funcgrad.primitives import collectives as col
 from funcgrad.primitives import shape as sh
-from funcgrad.primitives.sharding import spmd_axis
+from funcgrad.primitives.sharding import sharding_constraint_p, spmd_axis
 from funcgrad.tree_util import tree_flatten, tree_leaves, tree_unflatten
 
 _PY_SCALARS = (bool, int, float, complex)
@@ -139,6 +139,22 @@ def _check_explicit_axis(axes: Any, spmd_axis_name: Any) -> None:
             f"allowed. Got spmd_axis_name={spmd!r} and arrays sharded on "
             f"explicit_mesh_axis={axes!r}"
         )
+
+
+def _split_batch(x: Any, dim: int, axes: tuple) -> Any:
+    """An output broadcast along its batch dimension ``dim`` (it did not depend on the
+    mapped values) split there over the explicit mesh ``axes`` the mapped dimensions
+    were split over, as JAX types it."""
+    s = to_aval(x).sharding
+    parts = list(s.spec.partitions) if s is not None else [None] * to_aval(x).ndim
+    parts[dim] = axes[0] if len(axes) == 1 else axes
+    if s is None:
+        target = jax.sharding.NamedSharding(
+            jax.sharding.get_abstract_mesh(), jax.sharding.PartitionSpec(*parts)
+        )
+    else:
+        target = jax.sharding.NamedSharding(s.mesh, s.spec.update(partitions=tuple(parts)))
+    return bind(sharding_constraint_p, x, sharding=target, kind="reshard")
 
 
 def _check_outputs(leaves: list) -> None:
@@ -285,8 +301,10 @@ def vmap(
             size = axis_size
         arg_leaves = [x for x, st in zip(leaves, static) if not st]
         arg_dims = [d for d, st in zip(dims, static) if not st]
+        ema = None  # the explicit mesh axes the mapped dimensions are split over
         if SHARDING_TYPES[0]:
-            _check_explicit_axis(check_mapped_splits(arg_leaves, arg_dims), spmd_axis_name)
+            ema = check_mapped_splits(arg_leaves, arg_dims)
+            _check_explicit_axis(ema, spmd_axis_name)
         avals = [batching.unbatched_aval(to_aval(x), d) for x, d in zip(arg_leaves, arg_dims)]
         with new_builder("vmap") as b:
             # an unmapped argument keeps its value (Python control flow on it works)
@@ -351,7 +369,10 @@ def vmap(
                     f"vmap out_axes{_leaf_path(out, k)}: axis {t} is out of bounds for array of "
                     f"dimension {nd}{where(user_frame())}"
                 )
-            final.append(batching.move_dim(o, d, t % nd, size))
+            moved = batching.move_dim(o, d, t % nd, size)
+            final.append(
+                moved if ema is None or d is not None else _split_batch(moved, t % nd, ema)
+            )
         return tree_unflatten(out_tree, final)
 
     name = getattr(fun, "__name__", repr(fun))

@@ -35,6 +35,7 @@ from funcgrad.primitives import elementwise as ew
 from funcgrad.primitives import rules
 from funcgrad.primitives import shape as sh
 from funcgrad.primitives.rules import rand
+from funcgrad.primitives.sharding import sharding_constraint_p
 
 FAMILY = "indexing"
 
@@ -400,9 +401,19 @@ def _dynamic_slice_jvp(primals: list, tangents: list, *, slice_sizes: tuple) -> 
     )
 
 
+def _typed_as(x: Any, sharding: Any) -> Any:
+    """``x`` resharded to the explicit-axes ``sharding`` (a spec for any shape) unless it is
+    typed so already, or ``sharding`` is untyped: JAX's ``dynamic_update_slice`` asks its
+    operand and update to be typed alike, so its transposes build their zeros so."""
+    if sharding is None or to_aval(x).sharding == sharding:
+        return x
+    return bind(sharding_constraint_p, x, sharding=sharding, kind="reshard")
+
+
 @dynamic_slice_p.def_vjp
 def _dynamic_slice_vjp(ct: Any, x: Any, *starts: Any, out: Any, slice_sizes: tuple) -> tuple:
-    g = dynamic_update_slice(sh._zeros(to_aval(x)), ct, *starts)
+    s = sharding_types.cotangent_sharding(to_aval(x).sharding)
+    g = dynamic_update_slice(_typed_as(sh._zeros(to_aval(x)), s), _typed_as(ct, s), *starts)
     return (g, *([None] * len(starts)))
 
 
@@ -511,7 +522,8 @@ def _dus_jvp(primals: list, tangents: list) -> tuple:
 @dynamic_update_slice_p.def_vjp
 def _dus_vjp(ct: Any, x: Any, u: Any, *starts: Any, out: Any) -> tuple:
     ua = to_aval(u)
-    gx = dynamic_update_slice(ct, sh._zeros(Aval(ua.shape, to_aval(ct).dtype)), *starts)
+    zeros = _typed_as(sh._zeros(Aval(ua.shape, to_aval(ct).dtype)), to_aval(ct).sharding)
+    gx = dynamic_update_slice(ct, zeros, *starts)
     gu = dynamic_slice(ct, *starts, slice_sizes=ua.shape)
     return (gx, gu, *([None] * len(starts)))
 
