@@ -131,7 +131,8 @@ HAND_FORMS: dict[Callable[..., Any], str] = {
     "IndexError out of range; NumPy's `take(a, indices, axis=None, mode=)` takes along an "
     "axis and fills out-of-range places (NaN)",
     np_.put: "PyTorch's `put(input, index, source, accumulate=False)` may accumulate and "
-    "raises an IndexError out of range; NumPy's `put(a, ind, v, mode=, inplace=)` clips",
+    "raises an IndexError out of range; NumPy's `put(a, ind, v, mode=, inplace=)` raises "
+    "none (`inplace=False` required)",
     np_.gradient: "another result: `torch.gradient` returns a tuple for every input (one "
     "tensor per dimension), with `spacing=` and `dim=`; NumPy's an array for a 1-d input, "
     "with the spacings as varargs and `axis=`",
@@ -168,9 +169,9 @@ HAND_FORMS: dict[Callable[..., Any], str] = {
     "True), NumPy's safe (False)",
     np_.promote_types: f"{_NOT_AN_OP}: PyTorch's table refuses uint16/32/64 beside another "
     "integer ('Promotion for uint16, uint32, uint64 types is not supported'), JAX's lattice "
-    "gives float64 for uint64 and int64",
+    "promotes every pair",
     np_.result_type: f"{_NOT_AN_OP}: PyTorch ranks dimensioned tensors above 0-d ones of one "
-    "category (int8 and a 0-d int64: int8), JAX's lattice does not (int64)",
+    "category (int8 and a 0-d int64: int8), JAX's lattice does not (the 0-d int64 wins)",
     np_.get_printoptions: f"{_NOT_AN_OP}: printing settings (PyTorch has `set_printoptions` "
     "only; NumPy's are NumPy's own functions)",
     np_.set_printoptions: f"{_NOT_AN_OP}: printing settings, PyTorch's `precision`, "
