@@ -6,6 +6,7 @@ PyTorch's error when the backward runs it."""
 from __future__ import annotations
 
 import functools
+import warnings
 
 import numpy as np
 import pytest
@@ -96,3 +97,41 @@ def test_full_hook_with_no_input_needing_grad(real_torch, returned):
         return None
 
     assert run(torch) == run(real_torch)
+
+
+def _legacy_warnings(lib):
+    """The FutureWarnings a legacy backward hook's module call raises, per module."""
+    nn = lib.nn
+    a, b = lib.ones(2, requires_grad=True), lib.ones(2, requires_grad=True)
+
+    class Listed(nn.Module):
+        def forward(self, m):
+            return m[0].clone(), m[1].clone()
+
+    class ListOut(nn.Module):
+        def forward(self, a, b):
+            return [a.clone(), b.clone()]
+
+    class TwoNodes(nn.Module):
+        def forward(self, a, b):
+            return a.clone(), b.clone()
+
+    class Chain(nn.Module):
+        def forward(self, a):
+            return a.clone().clone()
+
+    seen = []
+    for m, args in ((Listed(), ([a, b],)), (ListOut(), (a, b)), (TwoNodes(), (a, b)),
+                    (Chain(), (a,)), (nn.Sigmoid(), (a,)), (nn.Sigmoid(), (a * 1,))):  # fmt: skip
+        m.register_backward_hook(lambda *args: None)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            m(*args)
+        seen.append([str(w.message) for w in caught if w.category is FutureWarning])
+    return seen
+
+
+def test_legacy_hook_warnings_as_pytorch(real_torch):
+    mine = _legacy_warnings(torch)
+    assert mine == _legacy_warnings(real_torch)
+    assert [len(w) for w in mine] == [1, 1, 1, 1, 1, 0]
