@@ -237,7 +237,8 @@ class Template:
         self.program = prog
         # (interpreted: an instantiation serves one signature for at most HOT_CALLS calls,
         # too few to earn back generating its code, ~5 % of a generated token's time)
-        self.plan = HostPlan(prog, None, generate_after=TemplateOp.HOT_CALLS + 1)
+        # (its steps take params by equation: no equation specialised to uniform operands)
+        self.plan = HostPlan(prog, None, generate_after=TemplateOp.HOT_CALLS + 1, specialise=False)
         if self.plan.missing:
             raise ValueError(f"no host rule for {self.plan.missing}")
         self.sym_steps = tuple((i, e.params) for i, e in enumerate(prog.eqns) if has_sym(e.params))

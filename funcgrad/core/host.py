@@ -200,8 +200,12 @@ class _Step:
         "weak_ok",
     )
 
-    def __init__(self, e: Eqn, slot: Callable[[Any], int], fallback: Any) -> None:
+    def __init__(
+        self, e: Eqn, slot: Callable[[Any], int], fallback: Any, special: Any = None
+    ) -> None:
         rule, params = e.prim.host, e.params
+        if special is not None:  # (a rule specialised to uniform operands, params bound)
+            rule, params = special, {}
         #: ``(python type, scalar type)``: a conversion of a weakly typed Python number to
         #: a float dtype, which the generated plan does as ``np.float32(x)`` (same rounding)
         self.scalar = _scalar_convert(e)
@@ -265,6 +269,73 @@ class _Step:
 FOLD_MAX_ELEMENTS = 4096
 
 
+def _uniform(e: Eqn, fallback: Any) -> Any:
+    """The one value every element of ``e``'s output holds, as a 0-d array, when ``e``
+    computes it from literals alone (a scalar broadcast to a shape); else ``None``."""
+    if e.prim.multiple_results or e.prim.host is None or e.prim.effectful:
+        return None
+    if not e.inputs or any(type(a) is not Literal for a in e.inputs):
+        return None
+    if any(_holds_program(p) for p in e.params.values()):
+        return None
+    st = _Step(e, lambda a: 0, fallback)
+    got = _fold(st, [_literal(a) for a in e.inputs])
+    if got is None:
+        return None
+    out = np.asarray(got[0])
+    if out.size == 0:
+        return None
+    flat = out.reshape(-1)
+    # (bit for bit: -0.0 is not 0.0, and a NaN is uniform only with its own payload)
+    b = flat.view(np.uint8).reshape(flat.size, flat.itemsize)
+    if not (b == b[:1]).all():
+        return None
+    return flat[:1].reshape(())
+
+
+def _specialize_splats(
+    eqns: Sequence[Eqn], outvars: Sequence[Any], fallback: Any
+) -> list[tuple[Eqn, Any]]:
+    """``eqns`` with the rules their primitives specialise to uniform operands
+    (``Primitive.host_splat``): such an equation takes only its other operands, and an
+    equation that made a uniform operand no step reads any more is dropped."""
+    users: dict[Any, list[Eqn]] = {}
+    for e in eqns:
+        if e.prim.host_splat is not None:
+            for a in e.inputs:
+                if type(a) is not Literal:
+                    users.setdefault(a, []).append(e)
+    if not users:
+        return [(e, None) for e in eqns]
+    splats = {}
+    for e in eqns:
+        if len(e.outvars) == 1 and e.outvars[0] in users:
+            u = _uniform(e, fallback)
+            if u is not None:
+                splats[e.outvars[0]] = u
+    if not splats:
+        return [(e, None) for e in eqns]
+    out: list[tuple[Eqn, Any]] = []
+    for e in eqns:
+        given = [splats.get(a) if type(a) is not Literal else None for a in e.inputs]
+        rule = None
+        if e.prim.host_splat is not None and any(g is not None for g in given):
+            rule = e.prim.host_splat(given, **e.params)
+        if rule is None:
+            out.append((e, None))
+            continue
+        ins = tuple(a for a, g in zip(e.inputs, given) if g is None)
+        out.append((Eqn(e.prim, ins, e.outvars, e.params, e.source), rule))
+    # drop the equations making uniform values nothing reads any more
+    read = {a for e, _ in out for a in e.inputs if type(a) is not Literal}
+    read.update(a for a in outvars if type(a) is not Literal)
+    return [
+        (e, r)
+        for e, r in out
+        if not e.outvars or e.outvars[0] not in splats or e.outvars[0] in read
+    ]
+
+
 def _holds_program(p: Any) -> bool:
     if isinstance(p, (tuple, list)):
         return any([isinstance(q, Program) for q in p])
@@ -309,16 +380,20 @@ class HostPlan:
     generated code costs Python's ``compile`` ~17 us per equation, once per structure
     (cached by source), which a program run once or twice (a 2,000-equation optimizer
     update: 37 ms) never earns back. ``missing`` names the primitives that run through
-    the fallback.
+    the fallback. With ``specialise`` (the default) an equation whose primitive has a
+    rule for operands that are one constant broadcast (``Primitive.host_splat``: a
+    select of a value and zeros) takes it and the broadcast is dropped; a plan whose
+    steps are addressed by equation (a shape template's) is built without.
     """
 
-    __slots__ = ("_calls", "_generate_after", "_template", "missing", "run", "steps")
+    __slots__ = ("_calls", "_generate_after", "_template", "aligned", "missing", "run", "steps")
 
     def __init__(
         self,
         prog: Program,
         fallback: Callable[[Eqn], Callable[..., Any]] | None = None,
         generate_after: int = 4,
+        specialise: bool = True,
     ) -> None:
         slots: dict[Any, int] = {}
         template: list[Any] = []
@@ -334,7 +409,15 @@ class HostPlan:
         for v in (*prog.constvars, *prog.invars):
             slot(v)
         n_in = len(template)
-        self.steps = tuple(_Step(e, slot, fallback) for e in prog.eqns)
+        eqns = (
+            _specialize_splats(prog.eqns, prog.outvars, fallback)
+            if specialise
+            else [(e, None) for e in prog.eqns]
+        )
+        #: whether step ``i`` is equation ``i`` (no equation specialised or dropped): what
+        #: :meth:`with_params` and :meth:`param_runner` address steps by
+        self.aligned = all(r is None for _, r in eqns) and len(eqns) == len(prog.eqns)
+        self.steps = tuple(_Step(e, slot, fallback, rule) for e, rule in eqns)
         outs = tuple(slot(a) for a in prog.outvars)
         self._template = (tuple(template), n_in, outs)
         self.missing = tuple(dict.fromkeys(e.prim.name for e in prog.eqns if e.prim.host is None))
@@ -348,11 +431,14 @@ class HostPlan:
     def with_params(self, params: dict[int, dict[str, Any]]) -> HostPlan:
         """A copy of this plan whose steps ``i`` take ``params[i]`` (a shape template's
         plan at concrete dimensions: :mod:`funcgrad.core.shape_templates`)."""
+        if not self.aligned:
+            raise ValueError("with_params: the plan was built with specialise=True")
         plan = object.__new__(HostPlan)
         steps = list(self.steps)
         for i, p in params.items():
             steps[i] = steps[i].with_params(p)
         plan.steps = tuple(steps)
+        plan.aligned = True
         plan._template = self._template
         plan.missing = self.missing
         plan._calls = 0
@@ -367,6 +453,8 @@ class HostPlan:
         is generated once this way and each instantiation only binds its params (a
         closure, ~1 us), where generating an instantiation's own code would cost more
         than the one or two calls it serves save. Varying steps are never folded."""
+        if not self.aligned:
+            raise ValueError("param_runner: the plan was built with specialise=True")
         return _generate(self.steps, self._template, tuple(varying))
 
     def _interpret(self, *vals: Any) -> list[Any]:

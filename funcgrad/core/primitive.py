@@ -185,6 +185,11 @@ class Primitive:
         #: the host rule wants its array operands cast to one dtype (lax's binary ops);
         #: ``"weak"``: only its weakly typed operands (it takes mixed strong dtypes)
         self.host_join: bool | str = False
+        #: optional: ``host_splat(uniform, **params) -> rule | None``, a host rule
+        #: specialised to operands every element of which is one constant
+        #: (``uniform[i]``, a 0-d array, or ``None``: a zero broadcast to a select's
+        #: shape), taking the other operands only; ``None`` where it has none for them
+        self.host_splat: Callable[..., Any] | None = None
         #: optional, for equations holding sub-programs: ``prune_outputs(used, **params)``
         #: gives the params of the same equation with only the ``used`` outputs (DCE)
         self.prune_outputs: Callable[..., dict[str, Any]] | None = None

@@ -55,3 +55,43 @@ def test_broadcast_and_transposed_cases():
         got = select_n_p.host(pred, on_false, on_true)
         want = np.asarray(jax.lax.select_n(pred, np.array(on_false), np.array(on_true)))
         assert got.tobytes() == want.tobytes()
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.sampled_from(DTYPES),
+    st.sampled_from([(16, 16), (300,), (5, 3)]),
+    st.sampled_from([0, 1]),
+    st.sampled_from(["zero", "negzero", "one"]),
+    st.integers(0, 2**31 - 1),
+)
+def test_select_of_a_broadcast_constant_in_a_plan_matches_jax(dtype, shape, side, fill, seed):
+    """A host plan's ``select_n`` of a value and a constant broadcast to its shape (relu,
+    threshold_backward): zero bits take the specialised rule (the broadcast dropped),
+    anything else (-0.0, one) the general one; JAX's values bit for bit either way."""
+    import funcgrad.lax as flax
+    from funcgrad.core.host import HostPlan
+    from funcgrad.core.interp import trace_flat
+    from funcgrad.core.ir import aval_of
+
+    rng = np.random.default_rng(seed)
+    x = _cases(rng, dtype, shape)
+    dt = np.dtype(dtype)
+    if fill == "negzero" and dt.kind not in "fc" and dt != np.dtype(ml_dtypes.bfloat16):
+        fill = "zero"
+    c = {"zero": 0, "negzero": -0.0, "one": 1}[fill]
+    pred = rng.random(shape) < 0.5
+
+    def f(p, v):
+        k = flax.broadcast_in_dim(np.asarray(c, dt), shape, ())
+        return [flax.select_n(p, k, v) if side else flax.select_n(p, v, k)]
+
+    prog = trace_flat(f, [aval_of(pred), aval_of(x)], "test")
+    plan = HostPlan(prog)
+    specialised = fill == "zero"
+    assert len(plan.steps) == (1 if specialised else 2)
+    got = plan(*prog.consts, pred, x)[0]
+    k = np.broadcast_to(np.asarray(c, dt), shape)
+    want = np.asarray(jax.lax.select_n(pred, k, x) if side else jax.lax.select_n(pred, x, k))
+    assert got.dtype == want.dtype and got.shape == want.shape
+    assert got.tobytes() == want.tobytes()

@@ -103,6 +103,50 @@ def _select_n_host(which: Any, *cases: Any) -> Any:
 select_n_p.host = _select_n_host
 
 
+def _select_zero_host(keep: int) -> Any:
+    """The two-way select of a value and zeros (``relu``, ``threshold_backward``): the
+    value's bits kept where the predicate is ``keep``, else cleared; two integer passes
+    over the mask and one over the value, where the general select wrote the zeros out
+    and took five (a 64x256 float32 select: ~4 against ~15 us)."""
+
+    def rule(which: Any, x: Any) -> Any:
+        which, x = np.asarray(which), np.asarray(x)
+        u = _BITS.get(x.dtype.itemsize)
+        if (
+            u is None
+            or which.dtype != np.bool_
+            or which.shape != x.shape
+            or x.dtype.kind not in "biufcV"
+            or x.size < _BITS_MIN_SIZE
+        ):
+            zeros = np.zeros(x.shape, x.dtype)
+            return np.where(which, x, zeros) if keep else np.where(which, zeros, x)
+        mask = which.astype(u)
+        # (keep where true: 1 -> all ones; keep where false: 1 -> 0, 0 -> all ones)
+        np.negative(mask, out=mask) if keep else np.subtract(mask, 1, out=mask)
+        np.bitwise_and(mask, x.view(u), out=mask)
+        return mask.view(x.dtype)
+
+    return rule
+
+
+def _select_n_host_splat(uniform: list, **params: Any) -> Any:
+    """(host tier) ``select_n(which, x, zeros)`` or ``select_n(which, zeros, x)`` with a
+    boolean ``which`` and cases of one dtype: :func:`_select_zero_host`."""
+    if len(uniform) != 3 or uniform[0] is not None:
+        return None
+    z = [i for i in (1, 2) if uniform[i] is not None]
+    if len(z) != 1:
+        return None
+    u = uniform[z[0]]
+    if u.dtype.itemsize not in _BITS or u.reshape(1).view(_BITS[u.dtype.itemsize])[0] != 0:
+        return None  # (only zero bits: +0.0, 0, False)
+    return _select_zero_host(keep=1 if z[0] == 1 else 0)
+
+
+select_n_p.host_splat = _select_n_host_splat
+
+
 @select_n_p.def_batch
 def _select_n_batch(args: list, dims: list) -> tuple:
     which, *cases = args
