@@ -135,3 +135,34 @@ def test_legacy_hook_warnings_as_pytorch(real_torch):
     mine = _legacy_warnings(torch)
     assert mine == _legacy_warnings(real_torch)
     assert [len(w) for w in mine] == [1, 1, 1, 1, 1, 0]
+
+
+def test_full_hook_on_a_dict_output_warns_as_pytorch(real_torch):
+    """A module with full backward hooks returning a dict: PyTorch's UserWarning, and no
+    backward hook runs."""
+
+    def run(lib):
+        calls = {"forward": 0, "backward": 0}
+
+        class DictOut(lib.nn.Module):
+            def forward(self, d):
+                return {"x": d["x"].softmax(0)}
+
+        def count(kind):
+            def hook(*args):
+                calls[kind] += 1
+
+            return hook
+
+        m = DictOut()
+        m.register_forward_hook(count("forward"))
+        m.register_full_backward_pre_hook(count("backward"))
+        m.register_full_backward_hook(count("backward"))
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            m({"x": lib.ones(2, requires_grad=True)})["x"].sum().backward()
+        return calls, [str(w.message).split(" but received ")[0] for w in caught]
+
+    mine = run(torch)
+    assert mine == run(real_torch)
+    assert len(mine[1]) == 1

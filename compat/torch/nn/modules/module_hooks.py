@@ -437,6 +437,12 @@ class ModuleHooksMixin:
             if r is not None:
                 result = r
         if bw is not None:
+            if not isinstance(result, torch.Tensor | tuple):
+                warnings.warn(
+                    "For backward hooks to be called, module output should be a Tensor or a "
+                    f"tuple of Tensors but received {type(result)}",
+                    stacklevel=2,
+                )
             result = bw.setup_output(result)
         if non_full:
             _attach_non_full_hooks(self, args, result, non_full)
