@@ -1,5 +1,6 @@
 """The checks a ``jit`` makes of how it is built and called, in JAX's words: its
-deprecated ``device``/``backend``, a non-array dynamic argument, ``compiler_options`` on
+deprecated ``device``/``backend``, unconstrained dimensions in its shardings, a non-array
+dynamic argument, ``compiler_options`` on
 a nested jit, and a placed jit's operands known as committed arrays inside a transform
 (:func:`check_known_operands`)."""
 
@@ -123,3 +124,17 @@ def check_known_operands(
         for v, x in zip(vals, leaves)
     ]
     compile_cache.compiled(program, name=name, **placed).lower(*consts, *args)
+
+
+def check_unconstrained(in_shardings: Any, out_shardings: Any) -> None:
+    """JAX's refusal of ``PartitionSpec.UNCONSTRAINED`` in a jit's shardings (it belongs
+    to ``with_sharding_constraint``)."""
+    P = jax.sharding.PartitionSpec
+    for name, given in (("in_shardings", in_shardings), ("out_shardings", out_shardings)):
+        leaves = tree_util.tree_leaves(
+            given, is_leaf=lambda v: isinstance(v, (jax.sharding.Sharding, P))
+        )
+        for s in leaves:
+            spec = s.spec if isinstance(s, jax.sharding.NamedSharding) else s
+            if isinstance(spec, P) and P.UNCONSTRAINED in spec.partitions:
+                raise ValueError(f"Unconstrained dims are not allowed when passed to {name}: {s}")

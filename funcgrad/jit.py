@@ -37,6 +37,7 @@ from funcgrad._aot import Lowered, Signature, Traced
 from funcgrad._jit_checks import (
     check_known_operands,
     check_nested_options,
+    check_unconstrained,
     device_or_backend,
     dynamic_error,
     signature,
@@ -231,6 +232,7 @@ class Jitted:
         self.donate_argnums, self.donate_argnames = _resolve_argnums(
             sig, donate_argnums, donate_argnames, "donate"
         )
+        check_unconstrained(in_shardings, out_shardings)
         self.in_shardings = in_shardings
         self.out_shardings = out_shardings
         #: JAX's deprecated ``device=``/``backend=``: where every call runs

@@ -13,9 +13,13 @@ from __future__ import annotations
 
 import textwrap
 
+import jax
 import numpy as np
 import pytest
+from jax.sharding import Mesh, NamedSharding
+from jax.sharding import PartitionSpec as P
 
+import funcgrad as fg
 from tests.multiprocess import run_on_8_devices
 
 SCRIPT = textwrap.dedent(
@@ -202,3 +206,16 @@ def test_nested_shardings_are_constraints(result):
     assert result["nested_in"]["fg"][1][0][0] == "P('x',)"
     assert result["nested_out"]["fg"][1][0][0] == "P('y',)"
     assert result["jit_grad_nested"]["fg"][1][0][0] == "P('x',)"
+
+
+@pytest.mark.parametrize("which", ["in_shardings", "out_shardings"])
+def test_unconstrained_dims_refused_as_jax(which):
+    # (funcgrad accepted them: JAX refuses them when the jit is made)
+    mesh = Mesh(np.array(jax.devices()[:1]), ("x",))
+    s = NamedSharding(mesh, P(P.UNCONSTRAINED, "x"))
+    with pytest.raises(ValueError) as want:
+        jax.jit(lambda x: x, **{which: s})
+    with pytest.raises(ValueError) as got:
+        fg.jit(lambda x: x, **{which: s})
+    assert str(got.value) == str(want.value)
+    assert "Unconstrained dims are not allowed" in str(got.value)

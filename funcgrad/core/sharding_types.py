@@ -83,6 +83,27 @@ def split_over_devices(args: Sequence[Any]) -> bool:
     return False
 
 
+def check_committed_to(x: Any, device: Any) -> Any:
+    """JAX's error for ``array``/``asarray`` (``device=``) of an array committed to other
+    devices than ``device`` names (JAX converts it in a program constrained to ``device``, which a
+    committed operand on other devices cannot enter; ``device_put`` moves it). Returns ``x``."""
+    if not isinstance(x, jax.Array) or not getattr(x, "_committed", False):
+        return x
+    want = device.device_set if isinstance(device, jax.sharding.Sharding) else {device}
+    have = x.sharding.device_set
+    if have == want:
+        return x
+
+    def ids(devs: Any) -> str:
+        return f"device ids {sorted(d.id for d in devs)} on platform {next(iter(devs)).platform.upper()}"
+
+    raise ValueError(
+        "Received incompatible devices for jitted computation. Got argument args[0] of "
+        f"convert_element_type with shape {jax.typeof(x).str_short()} and with {ids(have)} "
+        f"and sharding_constraint inside jit with {ids(want)}"
+    )
+
+
 def named(sharding: Any) -> NamedSharding:
     """An op's ``out_sharding`` as a ``NamedSharding`` (a ``PartitionSpec`` is over the
     current abstract mesh, read when the op is called)."""

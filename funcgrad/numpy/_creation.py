@@ -33,7 +33,7 @@ from funcgrad.core.creation_row import (
 from funcgrad.core.errors import ConcretizationTypeError
 from funcgrad.core.interp import Tracer, bind, to_aval
 from funcgrad.core.ir import Aval
-from funcgrad.core.sharding_types import like_sharding
+from funcgrad.core.sharding_types import check_committed_to, like_sharding
 from funcgrad.numpy import _ufuncs
 from funcgrad.numpy._core import (
     ArrayLike,
@@ -122,30 +122,7 @@ def _on(x: Any, device: Any, out_sharding: Any = None, traced: bool = False) -> 
         return tuple(_on(v, device) for v in x)
     if isinstance(x, Tracer):
         return placed(x, device) if traced else x
-    if traced:
-        _check_committed(x, device)
-    return jax.device_put(x, device)
-
-
-def _check_committed(x: Any, device: Any) -> None:
-    """JAX's error for ``array``/``asarray`` of an array committed to other devices than
-    ``device`` names (JAX converts it in a program constrained to ``device``, which a
-    committed operand on other devices cannot enter; ``device_put`` moves it)."""
-    if not isinstance(x, jax.Array) or not getattr(x, "_committed", False):
-        return
-    want = device.device_set if isinstance(device, jax.sharding.Sharding) else {device}
-    have = x.sharding.device_set
-    if have == want:
-        return
-
-    def ids(devs: Any) -> str:
-        return f"device ids {sorted(d.id for d in devs)} on platform {next(iter(devs)).platform.upper()}"
-
-    raise ValueError(
-        "Received incompatible devices for jitted computation. Got argument args[0] of "
-        f"convert_element_type with shape {jax.typeof(x).str_short()} and with {ids(have)} "
-        f"and sharding_constraint inside jit with {ids(want)}"
-    )
+    return jax.device_put(check_committed_to(x, device) if traced else x, device)
 
 
 def _dtype(name: str, dtype: Any, default_kind: int = 2) -> np.dtype:
