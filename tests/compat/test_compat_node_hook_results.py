@@ -166,3 +166,30 @@ def test_full_hook_on_a_dict_output_warns_as_pytorch(real_torch):
     mine = run(torch)
     assert mine == run(real_torch)
     assert len(mine[1]) == 1
+
+
+def test_full_hooks_keep_a_named_tuple_output(real_torch):
+    """A module with full backward hooks returning a named tuple returns the same named
+    tuple (its fields rebuilt one by one), and the hooks run on its backward."""
+    from collections import namedtuple
+
+    Out = namedtuple("Out", "content other")
+
+    def run(lib):
+        fired = []
+
+        class M(lib.nn.Module):
+            def forward(self, x):
+                return Out(x * 2, x * 3)
+
+        m = M()
+        m.register_full_backward_pre_hook(lambda mod, go: fired.append("pre"))
+        m.register_full_backward_hook(lambda mod, gi, go: fired.append("post"))
+        x = lib.ones(2, requires_grad=True)
+        out = m(x)
+        out.content.sum().backward()
+        return type(out).__name__, out._fields, fired, x.grad.tolist()
+
+    assert (
+        run(torch) == run(real_torch) == ("Out", ("content", "other"), ["pre", "post"], [2.0, 2.0])
+    )

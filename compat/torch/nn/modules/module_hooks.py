@@ -312,6 +312,8 @@ class _BackwardHook:
         _wrap(items, idx).register_prehook(on_grad_output)
         if single:
             return items[0]
+        if hasattr(result, "_fields"):  # a named tuple takes its fields one by one
+            return type(result)(*items)
         return type(result)(items)
 
     def _call_hooks(self, grad_input: tuple) -> tuple:
