@@ -66,6 +66,19 @@ SCRIPT = textwrap.dedent(
                      *grad(dus, argnums=(0, 1))(s16, upd),
                      *jit(grad(dus, argnums=(0, 1)))(s16, upd)]
             res["slice_grads"] = [[str(o.sharding.spec), np.asarray(o).tolist()] for o in grads]
+            # an unsplit operand updated, then added to a split value: its cotangent
+            # comes split and is typed back as the operand's (unsplit)
+            x = jax.device_put(np.arange(8, dtype=np.float32), P())
+            y = jax.device_put(np.arange(4, dtype=np.float32), P())
+            z = jax.device_put(np.arange(8, dtype=np.float32), P("x"))
+            h = lambda x, y, z: np_.sum(np_.sin(lax.dynamic_update_slice(x, y, (1,)) + z))
+            hv = lambda x, y, z: np_.sum(vmap(h)(x, y, z))
+            xs = jax.device_put(np.arange(16, dtype=np.float32).reshape(2, 8), P())
+            ys = jax.device_put(np.arange(6, dtype=np.float32).reshape(2, 3), P())
+            zs = jax.device_put(np.arange(16, dtype=np.float32).reshape(2, 8), P(None, "x"))
+            grads = [*jit(grad(h, argnums=(0, 1, 2)))(x, y, z),
+                     *jit(grad(hv, argnums=(0, 1, 2)))(xs, ys, zs)]
+            res["update_grads"] = [[str(o.sharding.spec), np.asarray(o).tolist()] for o in grads]
         return res
 
     print("RESULT " + json.dumps({lib: run(lib) for lib in libs}))
@@ -101,3 +114,9 @@ def test_unmapped_output_split_over_mapped_axes(result):
 def test_dynamic_slice_gradients_of_split_values(result):
     # (JAX's lowering refused funcgrad's transposes: unsplit zeros beside a split update)
     _same(result["fg"]["slice_grads"], result["jax"]["slice_grads"])
+
+
+def test_update_gradient_typed_as_its_operand(result):
+    # (the transpose's zeros took the split cotangent's type: a shape error for a length-3
+    # update, and the operand's gradient came back split where JAX's is not)
+    _same(result["fg"]["update_grads"], result["jax"]["update_grads"])

@@ -522,6 +522,10 @@ def _dus_jvp(primals: list, tangents: list) -> tuple:
 @dynamic_update_slice_p.def_vjp
 def _dus_vjp(ct: Any, x: Any, u: Any, *starts: Any, out: Any) -> tuple:
     ua = to_aval(u)
+    cs = to_aval(ct).sharding
+    if cs is not None:  # (as JAX's: the cotangent typed as the operand's, unsplit if it is)
+        unsplit = type(cs)(cs.mesh, cs.spec.update(partitions=(None,) * len(ua.shape)))
+        ct = _typed_as(ct, sharding_types.cotangent_sharding(to_aval(x).sharding) or unsplit)
     zeros = _typed_as(sh._zeros(Aval(ua.shape, to_aval(ct).dtype)), to_aval(ct).sharding)
     gx = dynamic_update_slice(ct, zeros, *starts)
     gu = dynamic_slice(ct, *starts, slice_sizes=ua.shape)
