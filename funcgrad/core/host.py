@@ -293,7 +293,15 @@ def _uniform(e: Eqn, fallback: Any) -> Any:
     return flat[:1].reshape(())
 
 
-def _specialize_splats(
+def _specialise(
+    eqns: Sequence[Eqn], outvars: Sequence[Any], fallback: Any
+) -> list[tuple[Eqn, Any]]:
+    """``eqns`` with the host rules their primitives specialise to their operands, as
+    ``(equation, rule or None)``: :func:`_specialise_splats`, then :func:`_views`."""
+    return _views(_specialise_splats(eqns, outvars, fallback), outvars)
+
+
+def _specialise_splats(
     eqns: Sequence[Eqn], outvars: Sequence[Any], fallback: Any
 ) -> list[tuple[Eqn, Any]]:
     """``eqns`` with the rules their primitives specialise to uniform operands
@@ -334,6 +342,60 @@ def _specialize_splats(
         for e, r in out
         if not e.outvars or e.outvars[0] not in splats or e.outvars[0] in read
     ]
+
+
+def _views(eqns: list[tuple[Eqn, Any]], outvars: Sequence[Any]) -> list[tuple[Eqn, Any]]:
+    """``eqns`` where an equation whose primitive has a broadcastable form
+    (``Primitive.host_view``: a ``broadcast_in_dim`` as its operand with size-1
+    dimensions, a view) takes it when every reader broadcasts by NumPy's rules
+    (``Primitive.host_broadcasts``) to its own result's shape: the readers then
+    broadcast the small operand, where the plan wrote the full array out first."""
+    readers: dict[Any, list[Eqn]] = {}
+    for e, _ in eqns:
+        for a in e.inputs:
+            if type(a) is not Literal:
+                readers.setdefault(a, []).append(e)
+    outs = {a for a in outvars if type(a) is not Literal}
+    shapes: dict[Any, tuple[int, ...]] = {}  # var -> the shape of its view
+    out = []
+    for e, rule in eqns:
+        view = e.prim.host_view
+        if view is not None and rule is None and len(e.outvars) == 1:
+            v = e.outvars[0]
+            rs = readers.get(v)
+            if rs and v not in outs and all(r.prim.host_broadcasts for r in rs):
+                shapes[v] = view(e.inputs[0].aval.shape, **e.params)
+                if all(_broadcasts_to_result(r, shapes) for r in rs):
+                    out.append((e, _view_rule(shapes[v])))
+                    continue
+                del shapes[v]
+        out.append((e, rule))
+    return out
+
+
+def _broadcasts_to_result(e: Eqn, shapes: dict[Any, tuple[int, ...]]) -> bool:
+    """Whether ``e``'s operands, those in ``shapes`` at their views' shapes, broadcast by
+    NumPy's rules to the shape of ``e``'s (one) result, all of its rank or 0-d."""
+    if len(e.outvars) != 1:
+        return False
+    want = e.outvars[0].aval.shape
+    got = [shapes.get(a, a.aval.shape) if type(a) is not Literal else () for a in e.inputs]
+    if any(len(s) not in (0, len(want)) for s in got):
+        return False
+    try:
+        return np.broadcast_shapes(*got) == tuple(want)
+    except ValueError:
+        return False
+
+
+def _view_rule(shape: tuple[int, ...]) -> Callable[..., Any]:
+    """A host rule reshaping its operand to ``shape`` (a view: same elements, size-1
+    dimensions inserted)."""
+
+    def view(x: Any) -> Any:
+        return np.asarray(x).reshape(shape)
+
+    return view
 
 
 def _holds_program(p: Any) -> bool:
@@ -410,7 +472,7 @@ class HostPlan:
             slot(v)
         n_in = len(template)
         eqns = (
-            _specialize_splats(prog.eqns, prog.outvars, fallback)
+            _specialise(prog.eqns, prog.outvars, fallback)
             if specialise
             else [(e, None) for e in prog.eqns]
         )

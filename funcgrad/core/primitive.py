@@ -190,6 +190,14 @@ class Primitive:
         #: (``uniform[i]``, a 0-d array, or ``None``: a zero broadcast to a select's
         #: shape), taking the other operands only; ``None`` where it has none for them
         self.host_splat: Callable[..., Any] | None = None
+        #: optional: ``host_view(operand_shape, **params) -> shape``, the shape of a view
+        #: of the operand that NumPy broadcasts to the result (``broadcast_in_dim``: the
+        #: operand with size-1 dimensions), which a plan computes instead where every
+        #: reader of the result broadcasts (``host_broadcasts``)
+        self.host_view: Callable[..., Any] | None = None
+        #: the host rule broadcasts operands of the result's rank (or 0-d) by NumPy's
+        #: rules (lax's binary operations: their size-1 dimensions broadcast)
+        self.host_broadcasts: bool = False
         #: optional, for equations holding sub-programs: ``prune_outputs(used, **params)``
         #: gives the params of the same equation with only the ``used`` outputs (DCE)
         self.prune_outputs: Callable[..., dict[str, Any]] | None = None

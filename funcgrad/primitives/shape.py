@@ -180,6 +180,17 @@ broadcast_in_dim_p.host = lambda x, *, shape, broadcast_dimensions: _host_spread
 )
 
 
+def _spread_view(x_shape: tuple, *, shape: tuple, broadcast_dimensions: Sequence[int]) -> tuple:
+    """(host plans) the shape of ``x`` with the result's size-1 dimensions inserted."""
+    sizes = [1] * len(shape)
+    for i, d in enumerate(broadcast_dimensions):
+        sizes[d] = x_shape[i]
+    return tuple(sizes)
+
+
+broadcast_in_dim_p.host_view = _spread_view
+
+
 @broadcast_in_dim_p.def_vjp
 def _broadcast_in_dim_vjp(ct: Any, x: Any, *, out: Any, shape: tuple, broadcast_dimensions: tuple):
     xa = to_aval(x)

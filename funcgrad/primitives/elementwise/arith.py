@@ -338,6 +338,7 @@ def _binary(
     p.lower = _lower_nary(lower, name)
     p.batch = vectorized_batch(p)
     p.host_join = host is not None
+    p.host_broadcasts = host is not None  # (lax's size-1 broadcasting: NumPy's too)
     p.allowed = allowed  # (as ``_unary``'s: compat derives its real-only refusal from it)
     second = (lo if lo2 is None else lo2, hi if hi2 is None else hi2)
     domains = None if allowed in ("intbool", "int") else ((lo, hi), second)
