@@ -1,7 +1,8 @@
-"""Two of JAX's example programs, step for step against JAX as the oracle.
+"""Three of JAX's example programs, step for step against JAX as the oracle.
 
 The same program text runs over both libraries (the module namespaces are parameters):
-a Gaussian-process regression fitted by gradient descent on its negative marginal
+ADVI on a funnel density (``vmap`` over split keys, ``random.normal``, ``norm.logpdf``,
+``jit(grad)``, ``optimizers.momentum``), a Gaussian-process regression fitted by gradient descent on its negative marginal
 likelihood (Cholesky, triangular solves, nested ``vmap``, ``jit(grad)``), and a small
 ResNet made of stax's layers (``GeneralConv``, ``BatchNorm``, ``MaxPool``, ``AvgPool``,
 ``FanOut``/``FanInSum``, ``shape_dependent``) trained with ``optimizers.momentum``.
@@ -18,6 +19,7 @@ from pathlib import Path
 import jax
 import jax.numpy as jjnp
 import jax.scipy as jsp
+import jax.scipy.stats.norm as jnorm
 import numpy as np
 import pytest
 from jax.example_libraries import optimizers as joptim
@@ -25,7 +27,9 @@ from jax.example_libraries import stax as jstax
 
 import funcgrad
 import funcgrad.numpy as fjnp
+import funcgrad.random as frandom
 import funcgrad.scipy as fsp
+import funcgrad.scipy.stats.norm as fnorm
 from funcgrad.example_libraries import optimizers as foptim
 from funcgrad.example_libraries import stax as fstax
 
@@ -34,7 +38,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from tools import jax_examples as jx
 
 JAX = types.SimpleNamespace(
-    np=jjnp, sp=jsp, grad=jax.grad, jit=jax.jit, vmap=jax.vmap, stax=jstax, opt=joptim
+    np=jjnp,
+    sp=jsp,
+    grad=jax.grad,
+    jit=jax.jit,
+    vmap=jax.vmap,
+    stax=jstax,
+    opt=joptim,
+    random=jax.random,
+    norm=jnorm,
 )
 FG = types.SimpleNamespace(
     np=fjnp,
@@ -44,7 +56,64 @@ FG = types.SimpleNamespace(
     vmap=funcgrad.vmap,
     stax=fstax,
     opt=foptim,
+    random=frandom,
+    norm=fnorm,
 )
+
+
+# -- ADVI on a funnel density ---------------------------------------------------------
+
+
+def _advi_objective(lib: types.SimpleNamespace, num_samples: int = 40):
+    """The negative ELBO of a diagonal Gaussian fitted to a funnel, estimated from
+    ``num_samples`` draws of the key ``random.key(t)`` (as JAX's ``examples/advi.py``)."""
+    jnp, random, norm = lib.np, lib.random, lib.norm
+
+    def funnel(z):
+        return norm.logpdf(z[0], 0, jnp.exp(z[1])) + norm.logpdf(z[1], 0, 1.35)
+
+    def elbo(rng, mean, log_std):
+        z = mean + jnp.exp(log_std) * random.normal(rng, mean.shape)
+        return funnel(z) - jnp.sum(lib.vmap(norm.logpdf)(z, mean, jnp.exp(log_std)))
+
+    def objective(params, t):
+        rngs = random.split(random.key(t), num_samples)
+        return -jnp.mean(lib.vmap(elbo, in_axes=(0, None, None))(rngs, *params))
+
+    return objective
+
+
+def _advi_trajectory(steps: int) -> list:
+    """JAX's float64 run of the example's loop: each step's parameters (momentum 0.9,
+    step size 0.1, from zeros)."""
+    objective = _advi_objective(JAX)
+    opt_init, opt_update, get_params = joptim.momentum(step_size=0.1, mass=0.9)
+    update = jax.jit(lambda i, st: opt_update(i, jax.grad(objective)(get_params(st), i), st))
+    state = opt_init((jjnp.zeros(2, np.float64), jjnp.zeros(2, np.float64)))
+    out = []
+    for t in range(steps):
+        out.append(tuple(np.asarray(p) for p in get_params(state)))
+        state = update(t, state)
+    return out
+
+
+def test_advi_float64_value_and_gradient_along_jax_trajectory():
+    """At each of JAX's 30 float64 iterates, funcgrad's objective and gradient (the same
+    keys) are JAX's to float64 rounding. The upstream program run whole under ``--x64``
+    drifts apart anyway (3e-3 by iteration 29): JAX drifts as far from itself when its
+    initial log-std is moved by 1e-15, so that is the funnel amplifying rounding."""
+    trajectory = _advi_trajectory(30)
+    obj_j, obj_f = _advi_objective(JAX), _advi_objective(FG)
+    vg_j = jax.jit(jax.value_and_grad(obj_j), static_argnums=1)
+    vg_f = funcgrad.jit(funcgrad.value_and_grad(obj_f), static_argnums=1)
+    for t, params in enumerate(trajectory):
+        (vj, gj), (vf, gf) = vg_j(params, t), vg_f(params, t)
+        np.testing.assert_allclose(float(vf), float(vj), rtol=1e-12, err_msg=f"value at {t}")
+        for k in range(2):
+            assert np.asarray(gf[k]).dtype == np.float64
+            np.testing.assert_allclose(
+                np.asarray(gf[k]), np.asarray(gj[k]), rtol=1e-11, atol=1e-13, err_msg=f"{k} {t}"
+            )
 
 
 # -- Gaussian-process regression ------------------------------------------------------
