@@ -20,8 +20,9 @@ argument.
 A template is used only when it is sound to: every guard the trace recorded holds at
 the new dimensions, every equation has a host rule (nothing compiles at symbolic
 shapes), and it was **validated** once: the template instantiated at dimensions other
-than the traced ones must equal a concrete trace there equation for equation and param
-for param. That check is made when the template is made, against the concrete trace of
+than the traced ones (every symbol at another value: a value that escaped into the trace
+shows only where it changed) must equal a concrete trace there equation for equation and
+param for param. That check is made when the template is made, against the concrete trace of
 the signature it was made against (already traced: no new trace), where its guards
 hold there and the two agree; else at its first use at other dimensions, where the op
 is then also traced concretely. A template that fails at its first use is dropped and
@@ -495,6 +496,11 @@ class Family:
                 templates.insert(0, templates.pop(j))
             if not tm.validated:  # once: the instantiated template against a real trace
                 real = make_real()
+                if any(d == t for d, t in zip(dims, tm.traced_dims)):
+                    # (a symbol at its traced value would not show that value escaped
+                    # into the trace: validated where every symbol differs, this call
+                    # runs the concrete op)
+                    return real
                 if instantiate_program(tm.program, dims).key() != real.program.key():
                     self.off = True
                     self.templates.clear()

@@ -412,3 +412,30 @@ def test_without_positions_keeps_the_other_symbols_and_renumbers_them():
         shape_templates.without_positions(layout, shape_templates.symbolic_positions(layout))
         is None
     )
+
+
+def test_a_template_is_validated_at_use_only_where_every_symbol_differs(monkeypatch):
+    # two symbols (rows and columns), the early check made to fail: a first use where the
+    # rows keep their traced value runs the concrete op and validates nothing (a value of
+    # the rows that escaped into the trace would look right there); the next use, where
+    # both differ, validates the template
+    real = shape_templates.instantiate_program
+
+    def instantiate(prog, dims):
+        if sys._getframe(1).f_code.co_name == "_validate_against":
+            return real(prog, tuple(d + 1 for d in dims))  # (not the witness's program)
+        return real(prog, dims)
+
+    monkeypatch.setattr(shape_templates, "instantiate_program", instantiate)
+    rng = np.random.default_rng(9)
+    shapes = [(2, 3), (3, 4), (3, 5), (4, 6), (5, 7)]
+    data = {s: rng.standard_normal(s).astype(np.float32) for s in shapes}
+    at_use = []
+    with torch.no_grad():
+        for s in shapes:
+            got = _double(torch.tensor(data[s])).numpy()
+            np.testing.assert_allclose(got, (data[s] * 2 + 1).sum(1), rtol=1e-6)
+            at_use.append(shape_templates.validations["at_use"])
+    assert at_use[2] == at_use[1]  # (3, 5): the rows at their traced value: no validation
+    assert at_use[3] > at_use[2]  # (4, 6): validated there (each op of the function)
+    assert at_use[4] == at_use[3]
