@@ -36,6 +36,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from compat._core import dtypes as _dt
+from compat._core import numpy_names as _np_names
 
 if TYPE_CHECKING:
     from compat._core.tensor import Tensor
@@ -143,6 +144,10 @@ class OpDef:
     #: with ``out=``, PyTorch takes tensors only (its ``out`` overload has no ``Scalar``
     #: operand: ``torch.where(c, x, 2.0, out=o)`` is a ``TypeError``)
     out_tensors: bool = False
+    #: the forms (``"function"``, ``"method"``) that take NumPy's keyword names
+    #: (``axis=``, ``keepdims=``; :mod:`compat._core.numpy_names`): PyTorch's C++-bound
+    #: forms do, those it writes in Python (``torch.norm``, ``Tensor.split``) do not
+    numpy_names: tuple[str, ...] = ("function", "method")
 
     def method_impl(self) -> Callable[..., Any] | None:
         if self.method is False:
@@ -197,6 +202,7 @@ def defop(
     number_first: bool = False,
     exact_out: str | None = None,
     out_tensors: bool = False,
+    numpy_names: tuple[str, ...] = ("function", "method"),
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Declare the row of the op implemented by the decorated function (returned as is)."""
 
@@ -233,6 +239,7 @@ def defop(
             number_first,
             exact_out,
             out_tensors,
+            tuple(numpy_names),
         )
         return fn
 
@@ -280,11 +287,16 @@ def functions(
             f = _guarded(d, d.fn)
             for n in (d.name.rpartition(".")[2], *d.aliases):
                 public = n if module == "torch" else f"{module}_{n}"
-                wrap = with_out or (lambda g, **_: g)
                 kw: dict[str, Any] = {"exact_out": d.exact_out} if d.exact_out else {}
                 if d.out_tensors:
                     kw["out_tensors"] = True
-                out[n] = wrap(f, number_first=d.number_first, name=public, **kw)
+                names = _np_names.table(d.fn) if "function" in d.numpy_names else {}
+                if with_out is None:
+                    out[n] = _np_names.accepting(f, names, public)
+                    continue
+                if names:
+                    kw["numpy_names"] = names
+                out[n] = with_out(f, number_first=d.number_first, name=public, **kw)
     return out
 
 
@@ -295,6 +307,8 @@ def methods(make_inplace: Callable[[Callable[..., Any]], Callable[..., Any]]) ->
     for d in REGISTRY.values():
         m = d.method_impl()
         m = m if m is None else _guarded(d, m)
+        if m is not None and "method" in d.numpy_names:
+            m = _np_names.accepting(m, _np_names.table(d.method_impl(), method=True), d.name)
         if m is not None:
             for n in (d.name, *d.aliases, *d.method_aliases):
                 out[n] = m

@@ -18,6 +18,7 @@ import numpy as np
 
 from compat._core import dtypes as _dt
 from compat._core import grad_mode as _gm
+from compat._core import numpy_names as _np_names
 from compat._core import overlap as _overlap
 from compat._core import views as _views
 from compat._core.tensor import Tensor
@@ -53,6 +54,7 @@ def with_out(
     name: str | None = None,
     exact_out: str | None = None,
     out_tensors: bool = False,
+    numpy_names: _np_names.Table | None = None,
 ) -> Callable[..., Any]:
     """``fn`` taking a keyword ``out=`` (a tensor, or a tuple for several results), with
     PyTorch's ``TypeError`` for a first argument that is not a Tensor (a Python number,
@@ -60,15 +62,20 @@ def with_out(
     ``other=None``/a list/a string. Its errors say ``name`` (PyTorch's name of the op:
     ``linalg_inv`` for ``torch.linalg.inv``), else ``fn``'s. ``exact_out``: the op's
     ``out`` must have the result's dtype; the text of PyTorch's refusal (``OpDef.exact_out``).
-    ``out_tensors``: with ``out=``, every operand must be a tensor (``OpDef.out_tensors``)."""
+    ``out_tensors``: with ``out=``, every operand must be a tensor (``OpDef.out_tensors``).
+    ``numpy_names``: the NumPy keyword names ``fn`` also takes (``axis=`` for ``dim=``:
+    :func:`compat._core.numpy_names.table`)."""
     name = name or fn.__name__
     first = _first_tensor_param(fn)
     accepted = _TENSOR_OR_NUMBER if number_first else Tensor
     other = first is not None and _takes_other(fn)
     params = list(inspect.signature(fn).parameters) if out_tensors else []
+    aliases = numpy_names.keys() if numpy_names else None
 
     @functools.wraps(fn)
     def f(*args: Any, out: Any = None, **kwargs: Any) -> Any:
+        if kwargs and aliases is not None and not aliases.isdisjoint(kwargs):
+            kwargs = _np_names.rename(name, numpy_names, args, kwargs)
         if first is not None:
             x = args[0] if args else kwargs.get(first, _MISSING)
             if not isinstance(x, accepted) and x is not _MISSING:

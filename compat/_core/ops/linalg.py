@@ -74,10 +74,15 @@ def mv(input: Tensor, vec: Tensor) -> Tensor:
 
 
 @defop(samples=Sample(((3,), (3,))))
-def dot(input: Tensor, other: Tensor) -> Tensor:
-    if input.ndim != 1 or other.ndim != 1:
-        raise RuntimeError(f"1D tensors expected, but got {input.ndim}D and {other.ndim}D tensors")
-    return matmul(input, other)
+def dot(input: Tensor, tensor: Tensor) -> Tensor:
+    """The inner product of two 1-D tensors (PyTorch names the second ``tensor``)."""
+    if not isinstance(tensor, Tensor):
+        raise TypeError(
+            f"dot(): argument 'tensor' (position 2) must be Tensor, not {type(tensor).__name__}"
+        )
+    if input.ndim != 1 or tensor.ndim != 1:
+        raise RuntimeError(f"1D tensors expected, but got {input.ndim}D and {tensor.ndim}D tensors")
+    return matmul(input, tensor)
 
 
 def _einsum_f(*xs: Any, eq: str) -> Any:

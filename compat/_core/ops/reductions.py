@@ -513,6 +513,7 @@ def min(input: Tensor, dim: Any = None, keepdim: bool = False, *, other: Any = N
 @defop(
     samples=(Sample(((2, 3),)), Sample(((2, 3),), args=(1,), kwargs=(("dim", 1),))),
     number_first=True,  # (PyTorch's Python function: a number fails on ``.layout``)
+    numpy_names=(),  # (and so takes no ``axis=``/``keepdims=``)
 )
 def norm(
     input: Tensor,

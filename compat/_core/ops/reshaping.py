@@ -22,7 +22,8 @@ def ravel(input: Tensor) -> Tensor:
     return reshape(input, -1)
 
 
-@defop(node_name=False, samples=Sample(((2, 6),), args=(1, (2, 3))))
+# (``Tensor.unflatten`` is Python in PyTorch: no ``axis=``)
+@defop(node_name=False, samples=Sample(((2, 6),), args=(1, (2, 3))), numpy_names=("function",))
 def unflatten(input: Tensor, dim: int, sizes: Any) -> Tensor:
     axis = _wrap_dim(dim, input.ndim)
     sizes = list(sizes)

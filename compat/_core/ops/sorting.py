@@ -519,7 +519,8 @@ def _no_derivative(vals: np.ndarray, input: Tensor, node: str, aten: str) -> Ten
             grad=False,
         ),
         Sample(((4, 2),), kwargs=(("dim", 0),), dtype="int64", domain=(0, 1), grad=False),
-    )
+    ),
+    numpy_names=(),  # (PyTorch's are Python functions: no ``axis=``)
 )
 def unique(
     input: Tensor,
@@ -596,7 +597,8 @@ def unique_dim(
         dtype="int64",
         domain=(0, 2),
         grad=False,
-    )
+    ),
+    numpy_names=(),  # (PyTorch's are Python functions: no ``axis=``)
 )
 def unique_consecutive(
     input: Tensor,
