@@ -148,6 +148,8 @@ class OpDef:
     #: (``axis=``, ``keepdims=``; :mod:`compat._core.numpy_names`): PyTorch's C++-bound
     #: forms do, those it writes in Python (``torch.norm``, ``Tensor.split``) do not
     numpy_names: tuple[str, ...] = ("function", "method")
+    #: PyTorch's ``torch.X`` takes ``out=`` (not ``tile``: its ``TypeError`` here too)
+    out: bool = True
 
     def method_impl(self) -> Callable[..., Any] | None:
         if self.method is False:
@@ -203,6 +205,7 @@ def defop(
     exact_out: str | None = None,
     out_tensors: bool = False,
     numpy_names: tuple[str, ...] = ("function", "method"),
+    out: bool = True,
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Declare the row of the op implemented by the decorated function (returned as is)."""
 
@@ -240,6 +243,7 @@ def defop(
             exact_out,
             out_tensors,
             tuple(numpy_names),
+            out,
         )
         return fn
 
@@ -291,7 +295,7 @@ def functions(
                 if d.out_tensors:
                     kw["out_tensors"] = True
                 names = _np_names.table(d.fn) if "function" in d.numpy_names else {}
-                if with_out is None:
+                if with_out is None or not d.out:
                     out[n] = _np_names.accepting(f, names, public)
                     continue
                 if names:

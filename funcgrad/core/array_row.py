@@ -155,7 +155,11 @@ class TorchArrayForm:
     any array-likes). ``dtype_error``: ``(kinds, text)``, PyTorch's ``RuntimeError``
     refusing an input or tensor operand of those dtype kinds (``"b"`` bool, ``"c"``
     complex), ``{dtype}`` the first such operand's ScalarType name (``isin``'s "Unsupported
-    input type encountered for isin(): Bool", where NumPy's form compares any dtypes)."""
+    input type encountered for isin(): Bool", where NumPy's form compares any dtypes).
+    ``out=False``: PyTorch's ``torch.X`` takes no ``out=`` (``tile``, a Python-level
+    composite there: its ``TypeError``). ``exact_out``: PyTorch's ``out=`` must have the
+    result's dtype, the text of its ``RuntimeError`` (compat's ``OpDef.exact_out``:
+    ``isin``'s "Expected out tensor to have dtype bool, ...")."""
 
     grad_fn: str | None
     params: tuple[TorchParam, ...]
@@ -181,6 +185,8 @@ class TorchArrayForm:
     torch_grad: bool = True
     numbers: bool = False
     dtype_error: tuple[str, str] | None = None
+    out: bool = True
+    exact_out: str | None = None
 
     def __post_init__(self) -> None:
         if self.promote is not None and self.promote not in PROMOTIONS:

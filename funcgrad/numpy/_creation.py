@@ -749,14 +749,9 @@ ArrayRow(
         samples=(((3,), ()), ((3, 4), (1,)), ((4,), (-2,))),
     ),
 )
-ArrayRow(
-    diagflat,
-    torch=TorchArrayForm(
-        "DiagEmbedBackward0",
-        (TorchParam("offset", "k", "int", 0),),
-        samples=(((2, 2), (1,)), ((3,), (-1,))),
-    ),
-)
+_OFFSET, _FLATS = (TorchParam("offset", "k", "int", 0),), (((2, 2), (1,)), ((3,), (-1,)))
+_FLAT = TorchArrayForm("DiagEmbedBackward0", _OFFSET, samples=_FLATS, out=False)  # (no out=)
+ArrayRow(diagflat, torch=_FLAT)
 
 
 def astype(x: ArrayLike, dtype: Any, /, *, copy: bool = False, device: Any = None) -> Any:

@@ -66,6 +66,7 @@ for _f in (isclose, allclose):
             same_dtype="{} did not match {}",
             python_bool=_f is allclose,
             samples=_CLOSE,
+            out=False,  # (PyTorch's takes no ``out=``)
         ),
     )
 

@@ -592,6 +592,7 @@ ArrayRow(
         promote="int64",
         bool_error="\"trace\" not implemented for 'Bool'",
         samples=(((3, 4), ()), ((3, 3), ())),
+        out=False,  # (PyTorch's takes no ``out=``)
     ),
     method=True,
 )

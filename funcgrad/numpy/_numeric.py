@@ -199,6 +199,7 @@ ArrayRow(
         nodes=(("x", None, "MulBackward1"),),
         aliases=("trapz",),
         samples=(((5,), ()), ((3, 4), ((4,),)), ((2, 3), ((2, 3),))),
+        out=False,  # (PyTorch's takes no ``out=``)
     ),
 )
 

@@ -232,6 +232,7 @@ ArrayRow(
         nodes=(("N", 0, None), ("N", 1, None), ("increasing", True, "torch::autograd::CopySlices")),
         torch_grad=False,
         samples=(((3,), ()), ((4,), (3, True)), ((3,), (5,)), ((2,), (1,))),
+        out=False,  # (PyTorch's takes no ``out=``)
     ),
 )
 

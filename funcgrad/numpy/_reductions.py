@@ -558,6 +558,7 @@ ArrayRow(
         None,
         (TorchParam("dim", "axis", "reduce_dims", None),),
         samples=(((3, 4), ()), ((3, 4), (1,)), ((2, 3, 4), ((0, 2),))),
+        out=False,  # (PyTorch's takes no ``out=``)
     ),
 )
 

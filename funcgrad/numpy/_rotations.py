@@ -54,7 +54,9 @@ def rot90(m: ArrayLike, k: int = 1, axes: tuple[int, int] = (0, 1)) -> Any:
 # different dims (its count checked before the input's dimensions, as PyTorch)
 for _f, _least, _samples in ((fliplr, 2, (((2, 3), ()),)), (flipud, 1, (((3,), ()), ((2, 3), ())))):
     _text = f"Input must be >= {_least}-d."
-    _form = TorchArrayForm("FlipBackward0", (), ndim=(_least, None, _text), samples=_samples)
+    _form = TorchArrayForm(  # (PyTorch's fliplr, flipud, rot90 take no ``out=``)
+        "FlipBackward0", (), ndim=(_least, None, _text), samples=_samples, out=False
+    )
     ArrayRow(_f, torch=_form)
 _PLANE = TorchParam(
     "dims",
@@ -71,5 +73,6 @@ ArrayRow(
         (TorchParam("k", "k", "int", 1), _PLANE),
         ndim=(2, None, "expected total dims >= 2, but got total dims = {ndim}"),
         samples=(((3, 4), ()), ((2, 3, 4), (3, (1, 2))), ((3, 4), (-1, (1, 0)))),
+        out=False,
     ),
 )

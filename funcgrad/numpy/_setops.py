@@ -308,6 +308,7 @@ ArrayRow(
         method=False,
         numbers=True,
         dtype_error=("bc", "Unsupported input type encountered for isin(): {dtype}"),
+        exact_out="Expected out tensor to have dtype {want_c}, but got {got_c} instead",
         samples=(((6,), ((3,),)), ((2, 3), ((2, 2),))),
     ),
 )

@@ -759,20 +759,16 @@ for _f in (tril, triu):
     ArrayRow(_f, torch=TorchArrayForm(_node, _DIAG, inplace=True, ndim=_2d, samples=_SQUARE))
 _DIMS = (TorchParam("dims", "axis", "unique_dims"),)
 _FLIPS = (((2, 3), ((0, 1),)),)
-ArrayRow(flip, torch=TorchArrayForm("FlipBackward0", _DIMS, method_varargs="dims", samples=_FLIPS))
+_FLIP = TorchArrayForm("FlipBackward0", _DIMS, method_varargs="dims", samples=_FLIPS, out=False)
+ArrayRow(flip, torch=_FLIP)  # (PyTorch's flip, tile, roll take no ``out=``)
 _REPS = (TorchParam("dims", "reps", "repeats"),)
 _TILES = ((2, 3), ((2, 1),)), ((3,), ((2, 2),)), ((), ((2, 3),))
-ArrayRow(
-    tile, torch=TorchArrayForm("RepeatBackward0", _REPS, method_varargs="dims", samples=_TILES)
-)
+_TILE = TorchArrayForm("RepeatBackward0", _REPS, method_varargs="dims", samples=_TILES, out=False)
+ArrayRow(tile, torch=_TILE)
 _SHIFTS = (TorchParam("shifts", "shift", "shifts"), TorchParam("dims", "axis", "dims", None))
 _ROLLS = ((3, 4), (1,)), ((3, 4), ((1, -2), (0, 1)))
-ArrayRow(
-    roll,
-    torch=TorchArrayForm(
-        "RollBackward0", _SHIFTS, aligned=("shifts", "dims"), empty_unchecked=True, samples=_ROLLS
-    ),
-)
+_ALIGNED = {"aligned": ("shifts", "dims"), "empty_unchecked": True, "out": False}
+ArrayRow(roll, torch=TorchArrayForm("RollBackward0", _SHIFTS, samples=_ROLLS, **_ALIGNED))
 # the joining functions: PyTorch's torch.cat/stack/hstack/... come from these rows
 _PAIR = (((2, 3), (1, 3)), (0,)), (((2, 3), (2, 1)), (-1,))
 ArrayRow(

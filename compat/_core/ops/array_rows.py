@@ -564,6 +564,8 @@ def _array_op(row: Any) -> Any:
         inplace_function=t.inplace_function,
         aliases=t.aliases,
         samples=samples,
+        out=t.out,
+        exact_out=t.exact_out,
     )(f)
 
 

@@ -337,7 +337,20 @@ def matrix_norm(
         raise RuntimeError(
             "linalg.matrix_norm: The input tensor A must have at least 2 dimensions."
         )
-    axes = tuple(_wrap_dim(d, A.ndim) for d in dim)
+    dims = (dim,) if isinstance(dim, int) else tuple(dim)
+    if len(dims) != 2:
+        got = " ".join(str(d) for d in dims)
+        raise RuntimeError(f"linalg.matrix_norm: dim must be a 2-tuple. Got {got}")
+    axes = tuple(_wrap_dim(d, A.ndim) for d in dims)
+    if dtype is not None:  # computed in ``dtype``, which must not narrow A's
+        want = _dt.np_dtype(dtype)
+        if np.promote_types(A._npdtype, want) != want:
+            raise RuntimeError(
+                "linalg.matrix_norm: the dtype of the input "
+                f"({_dt.scalar_type_name(A._npdtype)}) should be convertible without narrowing "
+                f"to the specified dtype ({_dt.scalar_type_name(want)})"
+            )
+        A = A.to(dtype)
     if not isinstance(ord, str):
         ord = float(ord)
     st = (("ord", ord), ("axes", axes), ("keepdims", bool(keepdim)))
