@@ -70,12 +70,13 @@ def with_out(
     accepted = _TENSOR_OR_NUMBER if number_first else Tensor
     other = first is not None and _takes_other(fn)
     params = list(inspect.signature(fn).parameters) if out_tensors else []
-    aliases = numpy_names.keys() if numpy_names else None
+    renames: _np_names.Table = numpy_names or {}
+    aliases = renames.keys() if renames else None
 
     @functools.wraps(fn)
     def f(*args: Any, out: Any = None, **kwargs: Any) -> Any:
         if kwargs and aliases is not None and not aliases.isdisjoint(kwargs):
-            kwargs = _np_names.rename(name, numpy_names, args, kwargs)
+            kwargs = _np_names.rename(name, renames, args, kwargs)
         if first is not None:
             x = args[0] if args else kwargs.get(first, _MISSING)
             if not isinstance(x, accepted) and x is not _MISSING:
