@@ -21,6 +21,7 @@ from funcgrad.primitives import elementwise as ew
 from funcgrad.primitives import indexing as ix
 from funcgrad.primitives import linalg as la
 from funcgrad.primitives import shape as sh
+from funcgrad.primitives.split import split as split_pieces
 from funcgrad.sharding import reshard
 
 __all__ = [
@@ -455,11 +456,7 @@ def split(operand: Any, sizes: Sequence[int], axis: int = 0) -> list:
             f"split: Sum of sizes {sum(sizes)} must be equal to dimension {axis} of the operand "
             f"shape {list(shape)}{here()}"
         )
-    out, start = [], 0
-    for s in sizes:
-        out.append(slice_in_dim(operand, start, start + s, 1, axis))
-        start += s
-    return out
+    return split_pieces(operand, sizes, axis)
 
 
 # --------------------------------------------------------------------------- creation

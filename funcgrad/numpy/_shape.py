@@ -45,6 +45,7 @@ from funcgrad.primitives import elementwise as ew
 from funcgrad.primitives import indexing as ix
 from funcgrad.primitives import reductions as rd
 from funcgrad.primitives import shape as sh
+from funcgrad.primitives.split import split as split_pieces
 from funcgrad.sharding import auto_axes
 
 
@@ -365,9 +366,12 @@ def column_stack(tup: Sequence[ArrayLike]) -> Any:
 def _split_at(name: str, a: Any, bounds: list[int], ax: int) -> list[Any]:
     av = aval(a)
     n = av.shape[ax]
+    cut = [min(max(b, 0), n) for b in bounds]
+    sizes = [hi - lo for lo, hi in itertools.pairwise(cut)]
+    if cut[0] == 0 and cut[-1] == n and min(sizes) >= 0:  # a partition: one split
+        return [out(p) for p in split_pieces(a, sizes, ax)]
     res = []
-    for lo, hi in itertools.pairwise(bounds):
-        lo, hi = min(max(lo, 0), n), min(max(hi, 0), n)
+    for lo, hi in itertools.pairwise(cut):
         start = [0] * av.ndim
         limit = list(av.shape)
         start[ax], limit[ax] = lo, max(lo, hi)

@@ -32,6 +32,7 @@ from funcgrad.primitives import (  # noqa: F401
     sharding,
     sort,
     special,
+    split,
     windowed,
 )
 
