@@ -8,6 +8,7 @@ once; ``arrays`` draws them, ``call`` runs one form of the row (``torch.X``,
 from __future__ import annotations
 
 import numpy as np
+from torch_oracle import npv
 
 from compat._core.optable import SPD, Idx, Mask, T
 from funcgrad.primitives import declared_row
@@ -107,3 +108,23 @@ def flat(out):
 def gauged(d, out):
     """The row's outputs, or their gauge-invariant functions for rows with a ``gauge``."""
     return out if d.gauge is None else d.gauge(out)
+
+
+def assert_same(ours, theirs, name):
+    """compat's outputs against PyTorch's: values (to the dtype's tolerance), dtypes, shapes."""
+    ours, theirs = flat(ours), flat(theirs)
+    assert len(ours) == len(theirs), name
+    for o, t in zip(ours, theirs):
+        if not hasattr(t, "detach"):
+            assert o == t, name
+            continue
+        assert str(o.dtype) == str(t.dtype), (name, o.dtype, t.dtype)
+        assert tuple(o.shape) == tuple(t.shape), (name, o.shape, t.shape)
+        if str(t.dtype) == "torch.bfloat16":  # to bfloat16 rounding (2 ulps)
+            o, t, tol = o.detach().double(), t.detach().double(), (2**-7, 2**-7)
+        elif str(t.dtype) in ("torch.float32", "torch.complex64"):
+            tol = (1e-5, 1e-6)
+        else:
+            tol = (1e-7, 1e-9)
+        t = t.resolve_conj()  # PyTorch's lazy conjugation
+        np.testing.assert_allclose(npv(o), npv(t), rtol=tol[0], atol=tol[1], err_msg=name)

@@ -17,15 +17,13 @@ from __future__ import annotations
 import inspect
 import warnings
 
-import numpy as np
 import pytest
 from cases import sample as _sample
 from optable_cases import arrays as _arrays
-from optable_cases import flat as _flat
+from optable_cases import assert_same as _assert_same
 from optable_cases import function_of as _function
 from optable_cases import gauged as _gauged
 from optable_cases import to_lib as _to_lib
-from torch_oracle import npv
 
 import compat.torch as ctorch
 from compat._core.optable import REGISTRY
@@ -100,20 +98,6 @@ def _call(lib, d, sample, data, form, p, alias, index, twice=False):
         at = index - 1 if form == "method" else index
         value = positional[at] if twice else positional.pop(at)
     return fn(*positional, **kwargs, **{alias: value})
-
-
-def _assert_same(ours, theirs, name):
-    ours, theirs = _flat(ours), _flat(theirs)
-    assert len(ours) == len(theirs), name
-    for o, t in zip(ours, theirs):
-        if not hasattr(t, "detach"):
-            assert o == t, name
-            continue
-        assert str(o.dtype) == str(t.dtype), (name, o.dtype, t.dtype)
-        assert tuple(o.shape) == tuple(t.shape), (name, o.shape, t.shape)
-        t = t.resolve_conj()
-        rtol = 1e-5 if str(t.dtype) in ("torch.float32", "torch.complex64") else 1e-7
-        np.testing.assert_allclose(npv(o), npv(t), rtol=rtol, atol=1e-6, err_msg=name)
 
 
 def test_the_table_has_numpy_names():

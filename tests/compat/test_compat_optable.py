@@ -14,12 +14,12 @@ import numpy as np
 import pytest
 from cases import sample as _sample
 from optable_cases import arrays as _arrays
+from optable_cases import assert_same as _assert_same
 from optable_cases import call as _call
 from optable_cases import flat as _flat
 from optable_cases import function_of as _function
 from optable_cases import gauged as _gauged
 from optable_cases import to_lib as _to_lib
-from torch_oracle import npv
 
 import compat.torch as ctorch
 from compat._core.optable import REGISTRY
@@ -35,25 +35,6 @@ CASES = [
 def test_every_row_has_samples():
     missing = sorted(n for n, d in REGISTRY.items() if not d.samples and not d.random)
     assert missing == []
-
-
-def _assert_same(ours, theirs, name):
-    ours, theirs = _flat(ours), _flat(theirs)
-    assert len(ours) == len(theirs), name
-    for o, t in zip(ours, theirs):
-        if not hasattr(t, "detach"):
-            assert o == t, name
-            continue
-        assert str(o.dtype) == str(t.dtype), (name, o.dtype, t.dtype)
-        assert tuple(o.shape) == tuple(t.shape), (name, o.shape, t.shape)
-        if str(t.dtype) == "torch.bfloat16":  # to bfloat16 rounding (2 ulps)
-            o, t, tol = o.detach().double(), t.detach().double(), (2**-7, 2**-7)
-        elif str(t.dtype) in ("torch.float32", "torch.complex64"):
-            tol = (1e-5, 1e-6)
-        else:
-            tol = (1e-7, 1e-9)
-        t = t.resolve_conj()  # PyTorch's lazy conjugation
-        np.testing.assert_allclose(npv(o), npv(t), rtol=tol[0], atol=tol[1], err_msg=name)
 
 
 def _row(case) -> str:
