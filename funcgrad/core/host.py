@@ -286,11 +286,17 @@ def _uniform(e: Eqn, fallback: Any) -> Any:
     if out.size == 0:
         return None
     flat = out.reshape(-1)
-    # (bit for bit: -0.0 is not 0.0, and a NaN is uniform only with its own payload)
-    b = flat.view(np.uint8).reshape(flat.size, flat.itemsize)
+    # (bit for bit: -0.0 is not 0.0, and a NaN is uniform only with its own payload; one
+    # integer per element where the item size allows, else its bytes)
+    u = _UINTS.get(flat.itemsize)
+    b = flat.view(u) if u is not None else flat.view(np.uint8).reshape(flat.size, -1)
     if not (b == b[:1]).all():
         return None
     return flat[:1].reshape(())
+
+
+#: unsigned integer types by item size (:func:`_uniform` compares elements' bits)
+_UINTS = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
 
 
 def _specialise(
