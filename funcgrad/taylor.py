@@ -195,7 +195,10 @@ def linear_jet(prim: Primitive) -> Callable[..., tuple[Any, Any]]:
         out = bind(prim, *primals, **params)
         order = series_order(series)
         if len(primals) == 1:
-            return out, [bind(prim, c, **params) for c in series[0]]
+            coeffs = [bind(prim, c, **params) for c in series[0]]
+            if prim.multiple_results:  # (each order's outputs: one series per output)
+                return out, [list(s) for s in zip(*coeffs)]
+            return out, coeffs
         dtype = to_aval(out).dtype
         zeros = [
             zeros_like_aval(Aval(to_aval(x).shape, dtype)) if s is None else None

@@ -23,6 +23,7 @@ JAX array of the aval's weak type.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import threading
 from collections.abc import Callable, Sequence
@@ -42,7 +43,18 @@ def _prefetch_scipy() -> None:
 
 # SciPy (the host rules of erf, lgamma & co.) takes 0.3-0.6 s to import: it is imported in
 # the background now, not by the first eager op that needs it (a GPT's first gelu)
-threading.Thread(target=_prefetch_scipy, name="funcgrad-prefetch-scipy", daemon=True).start()
+_prefetch = threading.Thread(target=_prefetch_scipy, name="funcgrad-prefetch-scipy", daemon=True)
+_prefetch.start()
+
+
+@atexit.register
+def _join_prefetch() -> None:
+    """At exit, let the import end (seconds at most on a loaded machine): a daemon thread
+    still inside an extension module's initialisation when the interpreter finalizes is
+    ended by ``pthread_exit``, which unwinds through C++ frames and aborts the process
+    ("FATAL: exception not rethrown", exit status -6) after a short program's own end."""
+    _prefetch.join(timeout=60)
+
 
 _ndarray = np.ndarray
 _SCALARS = (bool, int, float, complex)
