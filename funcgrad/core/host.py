@@ -368,6 +368,8 @@ def _views(eqns: list[tuple[Eqn, Any]], outvars: Sequence[Any]) -> list[tuple[Eq
     dimensions, a view) takes it when every reader broadcasts by NumPy's rules
     (``Primitive.host_broadcasts``) to its own result's shape: the readers then
     broadcast the small operand, where the plan wrote the full array out first."""
+    if not any(e.prim.host_view is not None for e, _ in eqns):
+        return eqns  # (no candidate: no reader map built for the plan)
     readers: dict[Any, list[Eqn]] = {}
     for e, _ in eqns:
         for a in e.inputs:
