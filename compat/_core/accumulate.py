@@ -37,8 +37,26 @@ def _add_fn(a: Any, b: Any) -> Any:
 
 def add(a: Any, b: Any) -> Any:
     if isinstance(a, Tensor) or isinstance(b, Tensor):
+        if is_sparse(a) or is_sparse(b):
+            return add_sparse(a, b)
         return apply(_add_fn, "AddBackward0", (a, b))
     return trace_op(_add_fn, "add", (), (a, b)).apply(a, b)[0]
+
+
+def is_sparse(g: Any) -> bool:
+    """Whether a gradient is a sparse COO tensor (``nn.Embedding(sparse=True)``'s)."""
+    return isinstance(g, Tensor) and g.is_sparse
+
+
+def add_sparse(a: Any, b: Any) -> Any:
+    """Two gradients of which one at least is sparse: two sparse ones concatenate (their
+    entries kept, uncoalesced, as PyTorch's sparse addition); a dense one gets the sparse
+    one's values added at its indices (a dense result, an array when it came as one)."""
+    if is_sparse(a) and is_sparse(b):
+        return a + b
+    sp, dense = (a, b) if is_sparse(a) else (b, a)
+    out = sp.__radd__(as_tensor(dense))
+    return out if isinstance(dense, Tensor) else out._st.array
 
 
 def _conj_fn(a: Any) -> Any:
@@ -86,7 +104,7 @@ def as_value(t: Any, create_graph: bool) -> Any:
         return None
     if not isinstance(t, Tensor):
         raise TypeError(f"hook returned a {type(t).__name__}, expected a Tensor or None")
-    return t if create_graph else t._st.array
+    return t if create_graph or t.is_sparse else t._st.array
 
 
 def run_hooks(hooks: dict, g: Any, create_graph: bool) -> Any:
@@ -98,7 +116,7 @@ def run_hooks(hooks: dict, g: Any, create_graph: bool) -> Any:
             continue
         if not isinstance(r, Tensor):
             raise TypeError(f"expected Variable, but hook returned '{type(r).__name__}'")
-        if g is not None:
+        if g is not None and not (is_sparse(g) or is_sparse(r)):
             old = g._st.array if isinstance(g, Tensor) else g
             new = r._st.array
             name = getattr(h, "__name__", type(h).__name__)
@@ -137,13 +155,35 @@ def accumulate(var: Tensor, g: Any, create_graph: bool) -> None:
     ``detach_()`` after recording) is skipped, as PyTorch's AccumulateGrad does."""
     if not var._requires_grad:
         return
-    if create_graph:
+    if is_sparse(g) or is_sparse(var._grad):
+        _accumulate_sparse(var, g)
+    elif create_graph:
         var._grad = first_copy(g) if var._grad is None else add(var._grad, g)
     elif var._grad is None:
         var._grad = laid_out_like(cast(g, var._st.a.dtype), var)
     else:
         old = var._grad
         old._set_data_inplace(add(old._data, cast(g, old._st.a.dtype)))
+    _post_accumulate(var)
+
+
+def _accumulate_sparse(var: Tensor, g: Any) -> None:
+    """AccumulateGrad with a sparse gradient on either side: a first sparse gradient is
+    stored as it is (in the leaf's dtype); sparse onto sparse concatenates; sparse onto
+    dense adds in place; dense onto sparse gives a new dense ``.grad``."""
+    old = var._grad
+    if old is None:
+        var._grad = g if g._npdtype == var._npdtype else g.to(var.dtype)
+    elif is_sparse(old) and is_sparse(g):
+        var._grad = old + (g if g._npdtype == old._npdtype else g.to(old.dtype))
+    elif is_sparse(g):
+        dense = g.__radd__(as_tensor(old._data))
+        old._set_data_inplace(cast(dense._st.array, old._st.a.dtype))
+    else:
+        var._grad = as_tensor(add_sparse(as_tensor(g), old)).to(var.dtype)
+
+
+def _post_accumulate(var: Tensor) -> None:
     if var._post_acc_hooks:
         for h in list(var._post_acc_hooks.values()):
             r = h(var)

@@ -35,7 +35,7 @@ from compat._core.accumulate import flip
 from compat._core.anomaly import STATE as _ANOMALY
 from compat._core.anomaly import record_stack
 from compat._core.creation_rows import zeros_like
-from compat._core.graph import _FREED, Node, check_versions, short_name
+from compat._core.graph import _FREED, AccumulateGrad, Node, check_versions, short_name
 from compat._core.ops.array_rows import stack
 from compat._core.saved import function_raw_saved
 from compat._core.shape_ops import view
@@ -255,12 +255,20 @@ class BackwardCFunction(Node, FunctionCtx):
                 out.append(None)
                 continue
             g = flip(self._validate(len(out), g, meta))
+            if g.is_sparse:
+                out.append(_sparse_gradient(g, edge, create))
+                continue
             out.append(g if create else g._st.array)
         return out
 
     def _validate(self, i: int, g: Tensor, meta: tuple) -> Tensor:
         """PyTorch's ``validate_outputs``: reduce a broadcast gradient, cast its dtype."""
         shape, dtype, _ = meta
+        if g.is_sparse and tuple(g.shape) != shape:
+            raise RuntimeError(
+                f"Function {self.name()} returned an invalid gradient at index {i} - got "
+                f"{list(g.shape)} but expected shape compatible with {list(shape)}"
+            )
         if tuple(g.shape) != shape:
             if not _expandable(shape, tuple(g.shape)):
                 raise RuntimeError(
@@ -271,6 +279,16 @@ class BackwardCFunction(Node, FunctionCtx):
         if g._npdtype != dtype:
             g = g.to(_dt.from_np(dtype))
         return g
+
+
+def _sparse_gradient(g: Tensor, edge: Any, create: bool) -> Any:
+    """A sparse gradient a backward returned: kept sparse for a leaf (its ``.grad`` and
+    ``autograd.grad``'s result are sparse, as PyTorch's); densified for any other node,
+    whose backward is a dense program (PyTorch hands it the sparse tensor)."""
+    if isinstance(edge, AccumulateGrad):
+        return g
+    dense = g.to_dense()
+    return dense if create else dense._st.array
 
 
 def _expandable(shape: tuple, to: tuple) -> bool:

@@ -21,6 +21,7 @@ import funcgrad.numpy as fnp
 from compat._core.tensor import apply, known_value
 from compat.torch.nn.functional._arguments import Tensor
 from compat.torch.nn.functional._dtype_names import _is_floating, _type_name
+from compat.torch.nn.functional.embedding_rows import embedding_rows
 from funcgrad import stop_gradient
 
 _MODES = {"sum": 0, "mean": 1, "max": 2}
@@ -37,6 +38,7 @@ def _bag_f(
     padding_idx: int | None,
     last_to_end: bool = False,
     count_to_end: bool = False,
+    gathered: bool = False,
 ) -> Any:
 
     n = idx.shape[0]
@@ -52,7 +54,8 @@ def _bag_f(
     if padding_idx is not None:
         keep = keep & (idx != padding_idx)
     seg = fnp.where(keep, seg, num_bags)
-    rows = fnp.take(weight, fnp.clip(idx, 0, weight.shape[0] - 1), axis=0)
+    # ``gathered``: ``weight`` holds the rows already (``weight[idx]``, sparse gradients)
+    rows = weight if gathered else fnp.take(weight, fnp.clip(idx, 0, weight.shape[0] - 1), axis=0)
     if psw:
         rows = rows * psw[0][:, None]
     dim = weight.shape[1]
@@ -155,7 +158,8 @@ def embedding_bag(
     ``input`` is one bag per row. ``per_sample_weights`` (``mode='sum'`` only) scales each
     row; ``padding_idx`` entries are left out (not counted by the mean); ``max_norm``
     renormalises the rows used, in place, first. Empty bags give zeros.
-    ``scale_grad_by_freq`` and ``sparse`` raise ``NotImplementedError``.
+    ``sparse`` as in :func:`embedding` (not with ``max``); ``scale_grad_by_freq`` raises
+    ``NotImplementedError``.
 
     Example:
         >>> import compat.torch as torch
@@ -209,9 +213,6 @@ def embedding_bag(
         raise ValueError("max mode does not support scaling the gradient by the frequency")
     if mode == "max" and sparse:
         raise ValueError("max mode does not support sparse weights")
-    for name, value in (("scale_grad_by_freq", scale_grad_by_freq), ("sparse", sparse)):
-        if value:
-            raise NotImplementedError(f"compat embedding_bag does not support {name} yet")
     for arg, t in (("indices", input), ("offsets", offsets)):
         if t.dtype not in (torch.int64, torch.int32):
             raise RuntimeError(
@@ -225,6 +226,10 @@ def embedding_bag(
             f"types: Half, BFloat16, Float, Double; but got torch.{_type_name(weight)}Tensor "
             "instead (while checking arguments for embedding_bag)"
         )
+    if scale_grad_by_freq:
+        # PyTorch's CPU kernel divides the k-th distinct index's gradient by the count of
+        # the k-th smallest index (not its own): no formula worth copying
+        raise NotImplementedError("compat embedding_bag does not support scale_grad_by_freq")
     if max_norm is not None:
         _renorm_rows(weight, input, max_norm, norm_type)
     if per_sample_weights is not None and mode != "sum":
@@ -257,7 +262,11 @@ def embedding_bag(
     static = (("mode", mode), ("num_bags", max(num_bags, 0)), ("padding_idx", padding_idx),
               ("last_to_end", bool(include_last_offset) and not fast),
               ("count_to_end", bool(include_last_offset) and fast))  # fmt: skip
-    args = (input, offsets, weight)
+    table = weight
+    if sparse:  # the rows, the weight's gradient sparse
+        table = embedding_rows(weight, input, padding_idx, False, True)
+        static = (*static, ("gathered", True))
+    args = (input, offsets, table)
     if per_sample_weights is not None:
         args = (*args, per_sample_weights)
     return apply(_bag_f, "EmbeddingBagBackward0", args, static)

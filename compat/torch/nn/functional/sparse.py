@@ -12,6 +12,7 @@ from compat._core.tensor import apply, known_value
 from compat.torch.nn.functional._arguments import Tensor
 from compat.torch.nn.functional._dtype_names import _to_dtype, _type_name
 from compat.torch.nn.functional.embedding_bag import _renorm_rows
+from compat.torch.nn.functional.embedding_rows import embedding_rows
 from funcgrad import stop_gradient
 
 
@@ -45,28 +46,26 @@ def embedding(
     """Rows of ``weight`` picked by the integer ``input``; the ``padding_idx`` row's
     gradient is zero. ``max_norm`` first rescales, in place and without gradient, the rows
     ``input`` names whose ``norm_type``-norm exceeds it (PyTorch's ``embedding_renorm_``);
-    ``scale_grad_by_freq`` and ``sparse`` are not supported (``NotImplementedError``)."""
+    ``scale_grad_by_freq`` divides each use's gradient by its index's count in ``input``;
+    ``sparse=True`` gives ``weight`` a sparse COO gradient (:mod:`.embedding_rows`)."""
 
+    if weight.dim() != 2:
+        raise RuntimeError("'weight' must be 2-D")
     padding_idx = padding_index(padding_idx, weight.shape[0])
-    for name, value in (
-        ("scale_grad_by_freq", scale_grad_by_freq),
-        ("sparse", sparse),
-    ):
-        if value:
-            raise NotImplementedError(f"compat embedding does not support {name} yet")
     if input.dtype not in (torch.int64, torch.int32):
         raise RuntimeError(
             "Expected tensor for argument #1 'indices' to have one of the following scalar "
             f"types: Long, Int; but got torch.{_type_name(input)}Tensor instead (while checking "
             "arguments for embedding)"
         )
-    if weight.dim() != 2:
-        raise RuntimeError("'weight' must be 2-D")
     values = known_value(input)
     if values is not None and values.size and (values.min() < 0 or values.max() >= weight.shape[0]):
         raise IndexError("index out of range in self")
     if max_norm is not None:
         _renorm_rows(weight, input, max_norm, norm_type)
+    if sparse or scale_grad_by_freq:
+        rows = embedding_rows(weight, input.reshape(-1), padding_idx, scale_grad_by_freq, sparse)
+        return rows.reshape(*input.shape, weight.shape[1])
     static = (("padding_idx", None if padding_idx is None else int(padding_idx)),)
     return apply(_embedding_f, "EmbeddingBackward0", (input, weight), static)
 

@@ -1,5 +1,4 @@
-"""``nn.Embedding`` and ``nn.EmbeddingBag`` as in ``torch/nn/modules/sparse.py`` (dense
-gradients only)."""
+"""``nn.Embedding`` and ``nn.EmbeddingBag`` as in ``torch/nn/modules/sparse.py``."""
 
 from __future__ import annotations
 
@@ -20,8 +19,9 @@ class Embedding(Module):
 
     ``weight`` is drawn from ``N(0, 1)``; the ``padding_idx`` row (negative values count
     from the end) starts at zero and never receives a gradient. ``max_norm`` rescales the
-    looked-up rows in place first, as PyTorch's; ``scale_grad_by_freq`` and ``sparse=True``
-    raise ``NotImplementedError``.
+    looked-up rows in place first, as PyTorch's; ``scale_grad_by_freq`` divides each use's
+    gradient by its index's count in the input; ``sparse=True`` makes ``weight.grad`` a
+    sparse COO tensor.
 
     Example:
         >>> import compat.torch as torch
@@ -48,12 +48,6 @@ class Embedding(Module):
         self.num_embeddings = num_embeddings
         self.embedding_dim = embedding_dim
         self.padding_idx = padding_index(padding_idx, num_embeddings)
-        for name, value in (
-            ("scale_grad_by_freq", scale_grad_by_freq),
-            ("sparse", sparse),
-        ):
-            if value:
-                raise NotImplementedError(f"compat nn.Embedding does not support {name} yet")
         self.max_norm = max_norm
         self.norm_type = norm_type
         self.scale_grad_by_freq = scale_grad_by_freq
@@ -140,7 +134,8 @@ class EmbeddingBag(Module):
 
     ``weight`` is drawn from ``N(0, 1)``; the ``padding_idx`` row (negative values count
     from the end) starts at zero, is left out of the bags and never gets a gradient.
-    ``scale_grad_by_freq`` and ``sparse=True`` raise ``NotImplementedError`` when called.
+    ``sparse=True`` as in :class:`Embedding`; ``scale_grad_by_freq`` raises
+    ``NotImplementedError`` when called.
 
     Example:
         >>> import compat.torch as torch
