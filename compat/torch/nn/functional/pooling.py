@@ -12,7 +12,7 @@ import compat.torch as torch
 import funcgrad.lax as flax
 import funcgrad.numpy as fnp
 from compat._core import dtypes as _dt
-from compat._core.tensor import apply
+from compat._core.tensor import _saved_entry, apply
 from compat.torch.nn.functional._arguments import Tensor, _int_list
 from compat.torch.nn.functional._dtype_names import _is_floating, _type_name
 
@@ -286,7 +286,21 @@ def _max_pool(
         name = "MaxPool2DWithIndicesBackward0"
     else:
         name = "MaxPool1DBackward0"
-    return apply(_max_pool_f, name, (input,), static)
+    result = apply(_max_pool_f, name, (input,), static)
+    return save_indices(result) if return_indices else result
+
+
+def save_indices(result: tuple) -> tuple:
+    """``(output, indices)`` of a max pooling whose node now counts ``indices`` among its
+    saved tensors, as PyTorch's node saves them: ``indices`` modified in place, backward
+    raises PyTorch's version error (compat's backward recomputes the positions from the
+    input, which stays saved: the check alone is added)."""
+    out, indices = result
+    node = out._gfn
+    if node is not None and node._saved is not None:
+        # (an entry of the tensor itself: PyTorch's message names no node for indices)
+        node._saved = [*node._saved, _saved_entry(indices)]
+    return result
 
 
 def max_pool1d(

@@ -19,7 +19,7 @@ import funcgrad.numpy as fnp
 from compat._core.tensor import apply
 from compat.torch.nn.functional._arguments import Tensor
 from compat.torch.nn.functional._dtype_names import _is_floating
-from compat.torch.nn.functional.pooling import check_output
+from compat.torch.nn.functional.pooling import check_output, save_indices
 from compat.torch.nn.functional.upsampling import _axis_matrix, _interp_f, _Key
 from funcgrad._compat_contract import compile_cache
 
@@ -127,7 +127,8 @@ def _adaptive_max(nd: int, input: Tensor, output_size: Any, return_indices: bool
         raise NotImplementedError(f"compat {fname} needs a positive output_size")
     tables = tuple(_window_table(n, o) for n, o in zip(input.shape[-nd:], sizes))
     static = (("tables", tables), ("with_indices", bool(return_indices)))
-    return apply(_adaptive_max_f, f"AdaptiveMaxPool{nd}DBackward0", (input,), static)
+    result = apply(_adaptive_max_f, f"AdaptiveMaxPool{nd}DBackward0", (input,), static)
+    return save_indices(result) if return_indices else result
 
 
 def adaptive_max_pool1d(
