@@ -95,3 +95,17 @@ def test_select_of_a_broadcast_constant_in_a_plan_matches_jax(dtype, shape, side
     want = np.asarray(jax.lax.select_n(pred, k, x) if side else jax.lax.select_n(pred, x, k))
     assert got.dtype == want.dtype and got.shape == want.shape
     assert got.tobytes() == want.tobytes()
+
+
+@settings(max_examples=10, deadline=None)
+@given(st.integers(2, 130), st.integers(0, 2**31 - 1))
+def test_many_way_select_matches_jax(n, seed):
+    """More cases than ``np.choose`` takes (64): channels-last max pooling of a large
+    window selects among one case per window position."""
+    rng = np.random.default_rng(seed)
+    which = rng.integers(0, n, (3, 7)).astype(np.int32)
+    cases = [rng.standard_normal((3, 7)).astype(np.float32) for _ in range(n)]
+    cases[-1] = np.broadcast_to(np.float32(5.0), (3, 7))
+    got = select_n_p.host(which, *cases)
+    want = np.asarray(jax.lax.select_n(which, *[np.array(c) for c in cases]))
+    assert got.dtype == want.dtype and got.tobytes() == want.tobytes()

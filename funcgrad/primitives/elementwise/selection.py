@@ -97,7 +97,17 @@ def _select_n_host(which: Any, *cases: Any) -> Any:
     if len(odd) == 1 and len(set(ids)) == 2:  # one case among copies of another (the VJP's
         i = odd[0]  # cotangent among zeros): one comparison, 4x faster than np.choose
         return _where(which == i, cases[i], cases[1 - min(i, 1)])
+    if len(cases) > _CHOOSE_MAX:  # (np.choose takes at most 64 arrays)
+        shape = np.broadcast_shapes(which.shape, *(np.shape(c) for c in cases))
+        out = np.array(np.broadcast_to(cases[0], shape))
+        for i in range(1, len(cases)):
+            np.copyto(out, cases[i], where=which == i)
+        return out
     return np.choose(which, np.broadcast_arrays(*cases))
+
+
+#: the most arrays ``np.choose`` takes (NumPy's ``NPY_MAXARGS``)
+_CHOOSE_MAX = 64
 
 
 select_n_p.host = _select_n_host
