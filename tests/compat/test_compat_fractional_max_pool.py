@@ -105,3 +105,51 @@ def test_empty_batch_and_empty_channels_as_pytorch(real_torch, shape, nd):
         return tuple(y.shape), tuple(i.shape), str(i.dtype)
 
     assert run(ctorch) == run(real_torch)
+
+
+def _sample_cases(lib):
+    """Calls of PyTorch's ``test_FractionalMaxPool*_zero_samples`` and the kernel, output
+    and sample checks of its ``test_fractional_max_pool*``, on ``lib``."""
+    F = lib.nn.functional
+    x2, x3 = lib.zeros(2, 7, 7), lib.zeros(2, 7, 7, 7)
+    s2, s3 = lib.full((1, 2, 2), 0.3), lib.full((1, 2, 3), 0.3)
+    many = lib.linspace(0, 1, 64).reshape(2, 16, 2)
+    calls = [
+        lambda: F.fractional_max_pool2d(lib.zeros(0, 16, 32, 32), 2, 1, None, False,
+                                        lib.zeros(0, 16, 2)),
+        lambda: F.fractional_max_pool2d(lib.zeros(1, 16, 32, 32), 2, 1, None, False,
+                                        lib.zeros(0, 16, 2)),
+        lambda: F.fractional_max_pool2d(lib.arange(16 * 64.0).reshape(1, 16, 8, 8), 2, 3,
+                                        None, False, many),
+        lambda: F.fractional_max_pool2d(lib.zeros(1, 16, 8, 8), 2, 1, None, False,
+                                        lib.zeros(1, 16, 3)),
+        lambda: F.fractional_max_pool2d(lib.zeros(1, 16, 8, 8), 2, 1, None, False,
+                                        lib.zeros(16, 2)),
+        lambda: F.fractional_max_pool3d(lib.zeros(0, 16, 5, 4, 4), (3, 2, 2), 1, None, False,
+                                        lib.zeros(0, 16, 3)),
+        lambda: F.fractional_max_pool3d(lib.zeros(1, 16, 5, 4, 4), (3, 2, 2), 1, None, False,
+                                        lib.zeros(0, 16, 3)),
+    ]  # fmt: skip
+    for k in [(), (1,), (1, 2, 3)]:
+        calls.append(lambda k=k: F.fractional_max_pool2d(x2, k, (3, 3), _random_samples=s2))
+    for o in [(9, 3), (3, 9), (3,), (), (3, 3, 3)]:
+        calls.append(lambda o=o: F.fractional_max_pool2d(x2, 2, o, _random_samples=s2))
+    for k in [(), (1,), (1, 2)]:
+        calls.append(lambda k=k: F.fractional_max_pool3d(x3, k, (3, 3, 3), _random_samples=s3))
+    for o in [(9, 3, 3), (3, 9, 3), (3, 3, 9), (3,), (), (3, 3)]:
+        calls.append(lambda o=o: F.fractional_max_pool3d(x3, 2, o, _random_samples=s3))
+    return calls
+
+
+def _outcome(call):
+    try:
+        out = call()
+    except Exception as e:  # (the outcome compared is the error's type and words)
+        return type(e).__name__, str(e)
+    return "ok", tuple(out.shape), out.numpy().ravel().tolist()
+
+
+def test_sample_and_size_checks(real_torch):
+    ours = [_outcome(c) for c in _sample_cases(ctorch)]
+    ref = [_outcome(c) for c in _sample_cases(real_torch)]
+    assert ours == ref

@@ -35,6 +35,31 @@ def _tuple(value: Any, nd: int) -> tuple:
     return tuple(value) if isinstance(value, Sequence) else (value,) * nd
 
 
+def _sizes(value: Any, nd: int, what: str) -> tuple:
+    """``kernel_size`` or ``output_size``: one int, or exactly ``nd`` (PyTorch's error)."""
+    t = _tuple(value, nd)
+    if len(t) != nd:
+        ints = "Ints" if nd == 2 else "three Ints"
+        raise RuntimeError(
+            f"fractional_max_pool{nd}d: {what} must either be a single Int or tuple of {ints}"
+        )
+    return tuple(int(v) for v in t)
+
+
+def _check_samples(samples: Tensor, n: int, c: int, nd: int) -> None:
+    """PyTorch's checks of ``_random_samples`` (``N' x C x nd``, ``N' >= N``)."""
+    if samples.dim() != 3:
+        raise RuntimeError(f"Expect _random_samples to have 3 dimensions, got {samples.dim()}")
+    if samples.shape[0] < n:
+        raise RuntimeError("Expect _random_samples.size(0) no less then input batch size.")
+    if samples.shape[1] != c:
+        raise RuntimeError("Expect _random_samples.size(1) equals to input channel size.")
+    if samples.shape[2] != nd:
+        raise RuntimeError(
+            f"Expect _random_samples.size(2) equals to {nd}; got {samples.shape[2]}."
+        )
+
+
 def _starts(u: np.ndarray, n: int, m: int, k: int) -> np.ndarray:
     """The window starts for samples ``u`` (any shape): shape ``u.shape + (m,)``."""
     dt = u.dtype.type
@@ -69,8 +94,8 @@ def _pool(
             )
         ratio = _tuple(output_ratio, nd)
         output_size = [int(s * r) for s, r in zip(spatial, ratio)]
-    out_size = tuple(int(o) for o in _tuple(output_size, nd))
-    kernel = tuple(int(k) for k in _tuple(kernel_size, nd))
+    kernel = _sizes(kernel_size, nd, "kernel_size")
+    out_size = _sizes(output_size, nd, "output_size")
     if input.dim() not in (nd + 1, nd + 2):
         raise RuntimeError(
             f"{name}(): Expected {nd + 1}D or {nd + 2}D tensor, but got: {list(input.shape)}"
@@ -86,12 +111,11 @@ def _pool(
     n, c = x.shape[0], x.shape[1]
     if samples is None:
         samples = torch.rand(n, c, nd, dtype=input.dtype)
-    if samples.shape[1] != c:
-        raise RuntimeError("Expect _random_samples.size(1) equals to input channel size.")
+    _check_samples(samples, n, c, nd)
     for axis, size, o, k in zip(_AXES[nd], spatial, out_size, kernel):
         if o + k - 1 > size:
             raise RuntimeError(f"{who}: pool {axis} {k} too large relative to input {axis} {size}")
-    u = samples.detach().numpy()
+    u = samples.detach().numpy()[:n]  # (PyTorch reads the first ``N`` rows)
     # PyTorch's sample order: (width, height) in 2-D, (time, height, width) in 3-D
     order = (1, 0) if nd == 2 else (0, 1, 2)
     starts = [_starts(u[..., order[d]], spatial[d], out_size[d], kernel[d]) for d in range(nd)]
