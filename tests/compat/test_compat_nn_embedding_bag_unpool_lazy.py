@@ -406,3 +406,18 @@ def test_lazy_errors(real_torch, k):
     with pytest.raises(type(expected.value)) as got:
         _lazy_errors(ctorch)[k]()
     assert str(got.value) == str(expected.value)
+
+
+@pytest.mark.parametrize("nd", [1, 2, 3])
+def test_max_unpool_of_an_empty_batch(real_torch, nd):
+    """PyTorch's ``test_MaxUnpool_zero_batch_dim``: pooling then unpooling a batch of none,
+    and the backward through both (compat's reshape to planes failed on ``-1``)."""
+    res = []
+    for lib in (ctorch, real_torch):
+        pool = getattr(lib.nn, f"MaxPool{nd}d")(2, stride=2, return_indices=True)
+        unpool = getattr(lib.nn, f"MaxUnpool{nd}d")(2, stride=2)
+        inp = lib.zeros(0, 10, *([10] * nd), requires_grad=True)
+        out = unpool(*pool(inp))
+        out.sum().backward()
+        res.append((tuple(out.shape), tuple(inp.grad.shape), out.dtype == lib.float32))
+    assert res[0] == res[1]

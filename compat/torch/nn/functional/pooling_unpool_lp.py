@@ -44,8 +44,9 @@ def _unpool_f(x: Any, idx: Any, *, out: tuple[int, ...]) -> Any:
     nd = len(out)
     lead = x.shape[:-nd]
     planes = int(np.prod(lead, dtype=np.int64))
-    xf = fnp.reshape(x, (planes, -1))
-    idf = fnp.reshape(idx, (planes, -1)).astype(np.int64)
+    per_plane = int(np.prod(x.shape[len(lead) :], dtype=np.int64))  # (not -1: 0 planes)
+    xf = fnp.reshape(x, (planes, per_plane))
+    idf = fnp.reshape(idx, (planes, per_plane)).astype(np.int64)
     size = int(np.prod(out, dtype=np.int64))
     # an index out of range (unchecked while its value is unknown) lands in a spare column
     idf = fnp.where((idf < 0) | (idf >= size), size, idf)
