@@ -108,6 +108,8 @@ def check_setitem(self: Tensor, idx: Any, advanced: bool, value: Any, getitem: A
         return
     if _views.storage_key(value) != _views.storage_key(self):
         return
+    if not advanced and value.ndim == 0:
+        return  # (PyTorch fills the view with a 0-d value's number: read before written)
     if advanced:
         check_none(self, (value,))
     else:

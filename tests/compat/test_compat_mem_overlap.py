@@ -105,3 +105,28 @@ def test_reduction_out_overlapping_input_is_not_refused(real_torch):
         lib.sum(d.view(3, 6), 0, out=d[:6])
         m = lib.ones(2, 2, dtype=lib.float64)
         lib.mm(m, m, out=m)
+
+
+_SETITEM_CASES = {
+    "row_from_its_own_element": lambda z: z.__setitem__(1, z[1][0]),
+    "slice_from_a_one_element_slice": lambda z: z.__setitem__((1, slice(None, 3)), z[1, 1:2]),
+    "slice_from_an_overlapping_slice": lambda z: z.__setitem__((1, slice(None, 2)), z[1:2, 1:3]),
+    "advanced_from_its_own_element": lambda z: z.__setitem__([0, 1], z[0, 0]),
+}
+
+
+@pytest.mark.parametrize("case", sorted(_SETITEM_CASES))
+def test_setitem_of_a_zero_dim_view_of_itself(real_torch, case):
+    """``x[i] = x[i][0]`` (PyTorch's ``test_embedding_bag_2D_padding_idx``): a basic index
+    written with a 0-d value (after its leading ones are dropped) is filled with its
+    number, no overlap error; a partial overlap and an advanced index still refuse."""
+    res = []
+    for lib in (ctorch, real_torch):
+        z = lib.tensor(np.arange(12).reshape(3, 4) * 7 % 11)
+        try:
+            _SETITEM_CASES[case](z)
+        except RuntimeError as e:
+            res.append(str(e))
+        else:
+            res.append(npv(z).tolist())
+    assert res[0] == res[1]
