@@ -21,6 +21,7 @@ from compat._core import index_put as _index_put
 from compat._core import overlap as _overlap
 from compat._core import views as _views
 from compat._core.creation import _leaf
+from compat._core.host_views import layout_op
 from compat._core.mutation import apply_inplace
 from compat._core.ops import conventions as _conv
 from compat._core.ops._common import _c, coerce
@@ -72,7 +73,7 @@ def reshaped(
                     "instead."
                 )
             return apply(_reshape_f, "UnsafeViewBackward0", (input,), (("shape", shape),))
-    out = apply(_reshape_f, name, (input,), (("shape", shape),))
+    out = layout_op(_reshape_f, name, input, (("shape", shape),), lambda x: x.reshape(shape))
     return _views.make_view(out, input, ("rs", shape))
 
 
@@ -160,7 +161,7 @@ def permute(input: Tensor, *dims: Any) -> Tensor:
 
 def permuted(input: Tensor, perm: tuple, name: str) -> Tensor:
     """The view of ``input`` with its dims in the order ``perm``."""
-    out = apply(_transpose_f, name, (input,), (("perm", perm),))
+    out = layout_op(_transpose_f, name, input, (("perm", perm),), lambda x: x.transpose(perm))
     return _views.make_view(out, input, ("pm", perm))
 
 
