@@ -52,6 +52,7 @@ from funcgrad.primitives import indexing as ix
 from funcgrad.primitives import reductions as rd
 from funcgrad.primitives import shape as sh
 from funcgrad.primitives.scatter import GatherScatterMode
+from funcgrad.primitives.sharding import typed_as
 from funcgrad.sharding import auto_axes
 
 _I32 = np.dtype("int32")
@@ -92,16 +93,20 @@ def _bound(i: Any, n: int, drop: bool, wrap: bool, dt: np.dtype) -> Any:
     return ew.min(ew.max(i, zero), np.asarray(max(n - 1, 0), dt))
 
 
-def _locate(shape: tuple[int, ...], idx: Any, *, drop: bool, wrap: bool) -> tuple[Any, Any]:
+def _locate(
+    shape: tuple[int, ...], idx: Any, *, drop: bool, wrap: bool, full: tuple | None = None
+) -> tuple[Any, Any]:
     """Flat positions selected by ``idx`` (an int array of the shape of ``x[idx]``) and
-    where they are in bounds (``None`` when all are; a bool array or tracer otherwise)."""
+    where they are in bounds (``None`` when all are; a bool array or tracer otherwise).
+    ``full``: the whole operand's shape where ``shape`` is its leading dimensions (for
+    the messages of checkify's index checks)."""
     size = int(np.prod(shape, dtype=np.int64))
     dt = _index_dtype(size + 1)
     items = _normalize(idx, shape)
     if checks.index_checks_on():  # (only while checkify traces)
         real = [i for i in items if i is not None]
         ints = [(i, d) for d, i in enumerate(real) if _is_int(i) or _is_adv(i)]
-        checks.index_check("scatter", shape, ints, wrap=wrap)
+        checks.index_check("scatter", full or shape, ints, wrap=wrap)
     padded, new, d = list(shape), [], 0
     for i in items:
         if i is None:
@@ -113,9 +118,10 @@ def _locate(shape: tuple[int, ...], idx: Any, *, drop: bool, wrap: bool) -> tupl
         new.append(i)
         d += 1
     traced = any(isinstance(i, Tracer) for i in new)
-    if traced:
-        table = _position_table(shape, tuple(padded), dt)
-        pos = getitem(table, tuple(new))
+    if traced and size:
+        pos = _traced_positions(shape, tuple(padded), new, dt)
+    elif traced:
+        pos = getitem(_position_table(shape, tuple(padded), dt), tuple(new))
     else:
         table = np.full(padded, size, dt)
         table[tuple(slice(0, n) for n in shape)] = np.arange(size, dtype=dt).reshape(shape)
@@ -126,6 +132,55 @@ def _locate(shape: tuple[int, ...], idx: Any, *, drop: bool, wrap: bool) -> tupl
         ok = np.asarray(pos < size)
         return pos, (None if ok.all() else ok)
     return pos, ew.lt(pos, np.asarray(size, dt))
+
+
+def _traced_positions(shape: tuple[int, ...], padded: tuple[int, ...], new: list, dt: np.dtype):
+    """(traced) the flat positions ``getitem(_position_table(shape, padded), new)`` would
+    read, computed from the index components (``stride * i`` summed, the sentinel
+    ``size`` where a component is in a padded slot) beside a static table of the sliced
+    dimensions' positions, laid out as ``getitem`` lays out advanced indexing. No gather
+    of a constant table at traced indices: under ``vmap`` over a batch split over a
+    mesh's explicit axes such a gather has no type JAX can infer, elementwise work does."""
+    size = int(np.prod(shape, dtype=np.int64))
+    strides = [int(np.prod(shape[d + 1 :], dtype=np.int64)) for d in range(len(shape))]
+    dims, d = [], 0  # (item, padded size, stride, size) per result-side dimension
+    for i in new:
+        if i is None:
+            dims.append((slice(None), 1, 0, 1))
+            continue
+        dims.append((i, padded[d], strides[d], shape[d]))
+        d += 1
+    adv = [k for k, dim in enumerate(dims) if _is_int(dim[0]) or _is_adv(dim[0])]
+    rest = [k for k in range(len(dims)) if k not in adv]
+    bshape = np.broadcast_shapes(*(aval(dims[k][0]).shape for k in adv))
+    lin: Any = None
+    oob: Any = None
+    for k in adv:
+        i, n, st, real = dims[k]
+        i = broadcast_to_shape(as_array(convert(i, dt), "at[]"), bshape, "at[]")
+        term = ew.mul(i, np.asarray(st, dt))
+        lin = term if lin is None else ew.add(lin, term)
+        if n != real:
+            hit = ew.ge(i, np.asarray(real, dt))
+            oob = hit if oob is None else ew.bitwise_or(oob, hit)
+    coords = [np.arange(dims[k][1], dtype=np.int64)[dims[k][0]] * dims[k][2] for k in rest]
+    table = np.zeros([len(c) for c in coords], np.int64)
+    for j, c in enumerate(coords):
+        table = table + c.reshape([-1 if q == j else 1 for q in range(len(coords))])
+    full = (*bshape, *table.shape)
+    nb = len(bshape)
+    pos = ew.add(
+        sh.broadcast_in_dim(lin, full, tuple(range(nb))),
+        sh.broadcast_in_dim(table.astype(dt), full, tuple(range(nb, len(full)))),
+    )
+    if oob is not None:
+        oob = sh.broadcast_in_dim(oob, full, tuple(range(nb)))
+        pos = ew.select_n(oob, pos, sh.full(full, size, dt))
+    if adv == list(range(adv[0], adv[0] + len(adv))) and adv[0] != 0:
+        k = adv[0]
+        order = [*range(nb, nb + k), *range(nb), *range(nb + k, len(full))]
+        pos = sh.transpose(pos, tuple(order))
+    return pos
 
 
 def _position_table(shape: tuple[int, ...], padded: tuple[int, ...], dt: np.dtype) -> Any:
@@ -142,6 +197,42 @@ def _position_table(shape: tuple[int, ...], padded: tuple[int, ...], dt: np.dtyp
         inside = ew.bitwise_and(inside, ew.lt(io, np.asarray(shape[d], dt)))
         stride *= shape[d]
     return ew.select_n(inside, sh.full(padded, size, dt), lin)
+
+
+def _full_slice(i: Any) -> bool:
+    return isinstance(i, slice) and i.start is None and i.stop is None and i.step in (None, 1)
+
+
+def _split_window(shape: tuple[int, ...], idx: Any) -> tuple[tuple, tuple, tuple]:
+    """The index items of ``x.at[idx]`` split into those of the leading dimensions and
+    the trailing full slices (``x.at[i]`` of a matrix: row ``i``), with the leading
+    dimensions' shape and the trailing window's: updates then move whole windows (one
+    index per row, not per element), and a window dimension split over a mesh's
+    explicit axes stays split (flattening it into positions has no type JAX can infer).
+    At least one leading dimension stays; a window with no element is not split off."""
+    items = _normalize(idx, shape)
+    t = 0
+    while t < len(shape) - 1 and _full_slice(items[len(items) - 1 - t]):
+        t += 1
+    win = tuple(shape[len(shape) - t :])
+    if 0 in win or 0 in shape[: len(shape) - t]:
+        return tuple(items), shape, ()
+    return tuple(items[: len(items) - t]), shape[: len(shape) - t], win
+
+
+def _zeros_as(flat: Any, dtype: np.dtype) -> Any:
+    """Zeros of ``flat``'s shape and type (split as it is over explicit axes: a scatter of
+    split windows into unsplit zeros has no type JAX can infer)."""
+    return typed_as(sh.full(aval(flat).shape, 0, dtype), aval(flat).sharding)
+
+
+def _rows(a: Any, win: tuple[int, ...]) -> Any:
+    """``a`` (one entry per row) broadcast over the window ``win`` (static stays static)."""
+    if not win:
+        return a
+    if isinstance(a, np.ndarray):
+        return np.broadcast_to(a.reshape(a.shape + (1,) * len(win)), a.shape + win)
+    return sh.broadcast_in_dim(a, (*aval(a).shape, *win), tuple(range(aval(a).ndim)))
 
 
 class _IndexUpdateRef:
@@ -185,23 +276,35 @@ class _IndexUpdateRef:
             return getitem(self.x, self.idx)
         x = as_array(self.x, "at[].get")
         av = aval(x)
-        pos, ok = _locate(av.shape, self.idx, drop=m == "fill", wrap=wrap_negative_indices)
+        items, lead, win = _split_window(av.shape, self.idx)
+        pos, ok = _locate(lead, items, drop=m == "fill", wrap=wrap_negative_indices, full=av.shape)
+        n = int(np.prod(lead, dtype=np.int64))
         if av.size == 0:
-            res = sh.full(aval(pos).shape, 0, av.dtype)
+            res = sh.full((*aval(pos).shape, *win), 0, av.dtype)
         else:
-            flat = sh.reshape(x, (av.size,))
-            safe = np.minimum(pos, av.size - 1) if isinstance(pos, np.ndarray) else pos
+            flat = sh.reshape(x, (n, *win))
+            safe = np.minimum(pos, n - 1) if isinstance(pos, np.ndarray) else pos
             res = ix.gather(flat, safe, axis=0)  # (a traced sentinel is clamped by gather)
         if ok is not None:
             fv = _fill_value(av.dtype) if fill_value is None else fill_value
-            res = ew.select_n(ok, sh.full(aval(res).shape, fv, av.dtype), res)
+            res = ew.select_n(_rows(ok, win), sh.full(aval(res).shape, fv, av.dtype), res)
         return out(convert(res, av.dtype, av.weak_type))
 
-    def _prepare(self, values: Any, name: str, mode: Any, wrap: bool) -> tuple:
+    def _prepare(
+        self, values: Any, name: str, mode: Any, wrap: bool, windows: bool = True
+    ) -> tuple:
+        """The operand ``x``, its aval, ``x`` as ``flat`` rows of the trailing window
+        ``win`` (single elements unless ``windows``), the ``k`` rows' positions ``pos``,
+        the values as ``k`` rows, and where the rows are in bounds (``ok``, or ``None``)."""
         x = as_array(self.x, f"at[].{name}")
         av = aval(x)
-        pos, ok = _locate(av.shape, self.idx, drop=_update_mode(mode) == "drop", wrap=wrap)
-        pshape = aval(pos).shape
+        if windows:
+            items, lead, win = _split_window(av.shape, self.idx)
+        else:
+            items, lead, win = self.idx, av.shape, ()
+        drop = _update_mode(mode) == "drop"
+        pos, ok = _locate(lead, items, drop=drop, wrap=wrap, full=av.shape)
+        pshape = (*aval(pos).shape, *win)
         v = prep(values, f"at[].{name}", sequences=True)
         vdt = np.dtype("int32") if av.dtype == np.bool_ and name in ("add", "set") else av.dtype
         v = as_array(convert(v, vdt), f"at[].{name}")
@@ -215,16 +318,16 @@ class _IndexUpdateRef:
                 f"of {fmt(x)}{here()}"
             ) from None
         v = broadcast_to_shape(v, pshape, f"at[].{name}")
-        k = int(np.prod(pshape, dtype=np.int64))
-        flat = sh.reshape(x, (av.size,))
+        k = int(np.prod(aval(pos).shape, dtype=np.int64))
+        flat = sh.reshape(x, (int(np.prod(lead, dtype=np.int64)), *win))
         pos = pos.reshape(k) if isinstance(pos, np.ndarray) else sh.reshape(pos, (k,))
-        v = sh.reshape(v, (k,))
+        v = sh.reshape(v, (k, *win))
         if isinstance(ok, np.ndarray):  # static: the dropped updates leave
             keep = np.nonzero(ok.reshape(k))[0].astype(pos.dtype)
             v, pos, k, ok = ix.gather(v, keep, axis=0), pos[keep], keep.size, None
         elif ok is not None:
             ok = sh.reshape(ok, (k,))
-        return x, av, flat, pos, v, k, ok
+        return x, av, flat, pos, v, k, ok, win
 
     def _finish(self, res: Any, av: Any) -> Any:
         return out(convert(sh.reshape(res, av.shape), av.dtype, av.weak_type))
@@ -245,15 +348,16 @@ class _IndexUpdateRef:
         if out_sharding is not None:
             run = lambda r, v: r.set(v, mode=mode, wrap_negative_indices=wrap_negative_indices)
             return self._placed(out_sharding, run, values)
-        x, av, flat, pos, v, k, ok = self._prepare(values, "set", mode, wrap_negative_indices)
+        x, av, flat, pos, v, k, ok, win = self._prepare(values, "set", mode, wrap_negative_indices)
         if k == 0:
             return out(x)
+        n = aval(flat).shape[0]
         if isinstance(pos, np.ndarray):
             last = _last_occurrence(pos)
             if not last.all():
                 keep = np.nonzero(last)[0].astype(pos.dtype)
                 v, pos = ix.gather(v, keep, axis=0), pos[keep]
-            hit = np.zeros((av.size,), bool)
+            hit = np.zeros((n,), bool)
             hit[pos] = True
         else:
             # (traced positions: which write is the last at its place costs O(k^2) unless
@@ -261,13 +365,13 @@ class _IndexUpdateRef:
             keep = sh.full((k,), True, np.bool_) if unique_indices else _kept(pos)
             if ok is not None:
                 keep = ew.bitwise_and(keep, ok)
-            hits = ix.scatter_add(sh.full((av.size,), 0, _I32), pos, convert(keep, _I32), axis=0)
+            hits = ix.scatter_add(sh.full((n,), 0, _I32), pos, convert(keep, _I32), axis=0)
             hit = ew.gt(hits, np.asarray(0, _I32))
-            v = ew.select_n(keep, sh.full((k,), 0, aval(v).dtype), v)
-        new = ix.scatter_add(sh.full((av.size,), 0, aval(v).dtype), pos, v, axis=0)
+            v = ew.select_n(_rows(keep, win), sh.full((k, *win), 0, aval(v).dtype), v)
+        new = ix.scatter_add(_zeros_as(flat, aval(v).dtype), pos, v, axis=0)
         if av.dtype == np.bool_:
             new = ew.ne(new, np.asarray(0, aval(new).dtype))
-        return self._finish(ew.select_n(hit, flat, new), av)
+        return self._finish(ew.select_n(_rows(hit, win), flat, new), av)
 
     def add(
         self,
@@ -283,11 +387,11 @@ class _IndexUpdateRef:
         if out_sharding is not None:
             run = lambda r, v: r.add(v, mode=mode, wrap_negative_indices=wrap_negative_indices)
             return self._placed(out_sharding, run, values)
-        x, av, flat, pos, v, k, ok = self._prepare(values, "add", mode, wrap_negative_indices)
+        x, av, flat, pos, v, k, ok, win = self._prepare(values, "add", mode, wrap_negative_indices)
         if k == 0:
             return out(x)
         if ok is not None:  # (a dropped update adds zero at the clamped sentinel)
-            v = ew.select_n(ok, sh.full((k,), 0, aval(v).dtype), v)
+            v = ew.select_n(_rows(ok, win), sh.full((k, *win), 0, aval(v).dtype), v)
         if av.dtype == np.bool_:
             acc = ix.scatter_add(convert(flat, _I32), pos, v, axis=0)
             return self._finish(ew.ne(acc, np.asarray(0, _I32)), av)
@@ -327,20 +431,24 @@ class _IndexUpdateRef:
                 lambda r, v: r._combine(v, name, op, ident, reduce, mode, None, wrap),
                 values,
             )
-        x, av, flat, pos, v, k, _ = self._prepare(values, name, mode, wrap)
+        x, av, flat, pos, v, k, _, win = self._prepare(values, name, mode, wrap)
         if k == 0:
             return out(x)
+        n = aval(flat).shape[0]
         if isinstance(pos, np.ndarray) and _last_occurrence(pos).all():
             cur = ix.gather(flat, pos, axis=0)
-            return self._finish(_set_unique(flat, pos, op(cur, v), av.size), av)
+            return self._finish(_set_unique(flat, pos, op(cur, v), n, win), av)
         if reduce is None:
             raise unsupported(f"at[].{name} with repeated or traced indices")
-        # repeated (or traced) indices: combine all updates of a position densely (a
-        # dropped update's sentinel position matches no column)
-        cols = sh.iota(aval(pos).dtype, (k, av.size), 1)
-        hit = ew.eq(sh.broadcast_in_dim(pos, (k, av.size), (0,)), cols)
+        # repeated (or traced) indices: combine all updates of a row densely (a dropped
+        # update's sentinel position matches no row)
+        cols = sh.iota(aval(pos).dtype, (k, n), 1)
+        hit = ew.eq(sh.broadcast_in_dim(pos, (k, n), (0,)), cols)
+        dense = (k, n, *win)
         vals = ew.select_n(
-            hit, sh.full((k, av.size), ident, av.dtype), sh.broadcast_in_dim(v, (k, av.size), (0,))
+            _rows(hit, win),
+            sh.full(dense, ident, av.dtype),
+            sh.broadcast_in_dim(v, dense, (0, *range(2, 2 + len(win)))),
         )
         return self._finish(op(flat, reduce(vals, (0,))), av)
 
@@ -450,7 +558,9 @@ class _IndexUpdateRef:
     ) -> Any:
         """``x`` with ``x[idx] = func(x[idx])``; a position indexed several times gets
         ``func`` once per occurrence, in order, as ``jax.numpy`` (NumPy's ``ufunc.at``)."""
-        x, av, flat, pos, _, k, ok = self._prepare(0, "apply", mode, wrap_negative_indices)
+        x, av, flat, pos, _, k, ok, _ = self._prepare(
+            0, "apply", mode, wrap_negative_indices, windows=False
+        )
         if k == 0:
             return out(x)
         if isinstance(pos, np.ndarray) and _last_occurrence(pos).all():
@@ -517,18 +627,18 @@ def _kept(pos: Any) -> Any:
     return ew.bitwise_not(rd.reduce_or(ew.bitwise_and(ew.eq(a, b), later), (1,)))
 
 
-def _set_unique(flat: Any, pos: np.ndarray, v: Any, size: int) -> Any:
+def _set_unique(flat: Any, pos: np.ndarray, v: Any, size: int, win: tuple = ()) -> Any:
     hit = np.zeros((size,), bool)
     hit[pos] = True
     dt = aval(v).dtype
     if dt == np.bool_:
         new = ew.ne(
-            ix.scatter_add(sh.full((size,), 0, _I32), pos, convert(v, _I32), axis=0),
+            ix.scatter_add(_zeros_as(flat, _I32), pos, convert(v, _I32), axis=0),
             np.asarray(0, _I32),
         )
     else:
-        new = ix.scatter_add(sh.full((size,), 0, dt), pos, v, axis=0)
-    return ew.select_n(hit, flat, new)
+        new = ix.scatter_add(_zeros_as(flat, dt), pos, v, axis=0)
+    return ew.select_n(_rows(hit, win), flat, new)
 
 
 class _At:

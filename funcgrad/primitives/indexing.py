@@ -33,9 +33,11 @@ from funcgrad.core.primitive import Example, Primitive
 from funcgrad.core.zeros import is_zero
 from funcgrad.primitives import elementwise as ew
 from funcgrad.primitives import rules
+from funcgrad.primitives import scatter as sc
 from funcgrad.primitives import shape as sh
 from funcgrad.primitives.rules import rand
-from funcgrad.primitives.sharding import sharding_constraint_p
+from funcgrad.primitives.scatter_host import host_clamp
+from funcgrad.primitives.sharding import typed_as
 
 FAMILY = "indexing"
 
@@ -131,28 +133,42 @@ def _gather_jvp(primals: list, tangents: list, *, axis: int) -> tuple:
 
 @gather_p.def_vjp
 def _gather_vjp(ct: Any, x: Any, idx: Any, *, out: Any, axis: int) -> tuple:
-    return scatter_add(sh._zeros(to_aval(x)), idx, ct, axis=axis), None
+    zeros = typed_as(sh._zeros(to_aval(x)), sharding_types.cotangent_sharding(to_aval(x).sharding))
+    return scatter_add(zeros, idx, ct, axis=axis), None
 
 
-def _merge_batch_into_axis(x: Any, xd: int | None, size: int, axis: int) -> Any:
-    """``x`` (logical axis ``axis`` of length N) with batch folded in: ``[..., B*N, ...]``."""
-    x = sh._bcast_batch(x, xd, size, axis)
-    shape = to_aval(x).shape
-    return sh.reshape(x, (*shape[:axis], shape[axis] * shape[axis + 1], *shape[axis + 2 :]))
+def _batched_take_dnums(n: int, k: int, axis: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """The window dims (gather's ``offset_dims``, scatter's ``update_window_dims``) of a
+    take along ``axis`` of an ``n``-d operand at ``k``-d indices, both with a leading batch
+    dimension paired as a batching dimension: the result (and updates) laid out as ``[B,
+    *x.shape[:axis], *idx.shape, *x.shape[axis+1:]]``; and the operand's collapsed axis."""
+    window = tuple(range(1, axis + 1)) + tuple(range(axis + 1 + k, n + k))
+    return window, (axis + 1,)
 
 
-def _offset_indices(idx: Any, idd: int, n: int, size: int) -> Any:
-    """Clamp batched ``idx`` into ``[0, n-1]`` and add ``b * n`` along its batch axis ``idd``."""
-    ia = to_aval(idx)
-    dt = sh._index_dtype(size * n)
-    idx = _to_index(idx, 0, n - 1, dt)
-    off = ew.mul(sh.iota(dt, ia.shape, idd), sh._c(n, dt))
-    return ew.add(idx, off)
+def _batched_take(x: Any, xd: int | None, idx: Any, idd: int, axis: int) -> Any:
+    """``gather`` of a batched operand at batched indices as one general gather whose
+    operand and indices batch dimensions are batching dimensions (JAX's batching rule):
+    a batch dimension split over a mesh's explicit axes stays split, which folding the
+    batch into the gathered axis (offset indices) lost. The result's batch is in front."""
+    size = to_aval(idx).shape[idd]
+    x = sh._bcast_batch(x, xd, size, 0)
+    idx = rules.moveaxis(idx, idd, 0)
+    xa, ia = to_aval(x), to_aval(idx)
+    n, k = xa.ndim - 1, ia.ndim - 1
+    out_shape = (size, *xa.shape[1 : axis + 1], *ia.shape[1:], *xa.shape[axis + 2 :])
+    if size == 0 or xa.shape[axis + 1] == 0:  # (no element: abstract eval allowed it)
+        return sh.full(out_shape, 0, xa.dtype)
+    window, collapsed = _batched_take_dnums(n, k, axis)
+    dn = sc.GatherDimensionNumbers(window, collapsed, collapsed, (0,), (0,))
+    sizes = (1, *(1 if d == axis else s for d, s in enumerate(xa.shape[1:])))
+    ii = sh.expand_dims(idx, (ia.ndim,))
+    return sc._gather(x, ii, dn, sizes, "clip")
 
 
 def _gather_batched(x: Any, xd: int | None, idx: Any, idd: int | None, axis: int):
     """Batched ``gather`` of logical ``axis``: ``(out, out_dim)``; one gather, no loop."""
-    xa, ia = to_aval(x), to_aval(idx)
+    ia = to_aval(idx)
     if xd is None and idd is None:
         return gather(x, idx, axis=axis), None
     if idd is None:
@@ -161,11 +177,7 @@ def _gather_batched(x: Any, xd: int | None, idx: Any, idd: int | None, axis: int
         return gather(x, idx, axis=ax), out_dim
     if xd is None:
         return gather(x, idx, axis=axis), axis + idd
-    # both batched: fold the batch into the gathered axis and offset the indices
-    size = xa.shape[xd]
-    n = xa.shape[axis + (axis >= xd)]
-    xm = _merge_batch_into_axis(x, xd, size, axis)
-    return gather(xm, _offset_indices(idx, idd, n, size), axis=axis), axis + idd
+    return _batched_take(x, xd, idx, idd, axis), 0
 
 
 @gather_p.def_batch
@@ -243,15 +255,6 @@ def _scatter_add_lower(x: Any, indices: Any, updates: Any, *, axis: int) -> Any:
 scatter_add_p.lower = _scatter_add_lower
 
 
-def host_clamp(i: Any, hi: Any) -> np.ndarray:
-    """(host rules) integer indices ``i`` of any dtype clamped into ``[0, hi]`` (an int, or
-    one per entry of the last axis), as int64 (``np.clip`` costs ~10x as much)."""
-    i = np.asarray(i)
-    if i.dtype == np.uint64:  # (not to wrap round in int64)
-        i = np.minimum(i, np.asarray(hi, np.uint64))
-    return np.minimum(np.maximum(i.astype(np.int64), 0), hi)
-
-
 @scatter_add_p.def_host
 def _scatter_add_host(x: Any, indices: Any, updates: Any, *, axis: int) -> Any:
     out = np.array(x, np.result_type(x, updates), order="C")
@@ -297,14 +300,20 @@ def _scatter_add_batch(args: list, dims: list, *, axis: int) -> tuple:
         x = rules.bdim_to_front(x, xd, size)
         u = rules.bdim_to_front(u, ud, size)
         return scatter_add(x, idx, u, axis=axis + 1), 0
-    # batched indices: fold the batch into the scattered axis and offset the indices
-    x = sh._bcast_batch(x, xd, size, axis)
-    xs = to_aval(x).shape
-    n = xs[axis + 1]
-    xm = sh.reshape(x, (*xs[:axis], size * n, *xs[axis + 2 :]))
-    u = sh._bcast_batch(u, ud, size, axis + idd)
-    out = scatter_add(xm, _offset_indices(idx, idd, n, size), u, axis=axis)
-    return sh.reshape(out, xs), axis
+    # batched indices: one general scatter-add whose batch dimensions are batching
+    # dimensions (as gather's rule: a split batch dimension stays split)
+    x = sh._bcast_batch(x, xd, size, 0)
+    idx = rules.moveaxis(idx, idd, 0)
+    u = sh._bcast_batch(u, ud, size, 0)
+    xa, ia = to_aval(x), to_aval(idx)
+    dtype, _ = rules.join_dtypes("scatter_add", xa, to_aval(u))
+    x, u = (v if to_aval(v).dtype == dtype else ew.convert_element_type(v, dtype) for v in (x, u))
+    if size == 0 or ia.size == 0:
+        return x, 0
+    window, collapsed = _batched_take_dnums(xa.ndim - 1, ia.ndim - 1, axis)
+    dn = sc.ScatterDimensionNumbers(window, collapsed, collapsed, (0,), (0,))
+    ii = sh.expand_dims(idx, (ia.ndim,))
+    return sc._scatter(sc.scatter_add_general_p, x, ii, u, dn, "clip"), 0
 
 
 @scatter_add_p.def_examples
@@ -401,19 +410,10 @@ def _dynamic_slice_jvp(primals: list, tangents: list, *, slice_sizes: tuple) -> 
     )
 
 
-def _typed_as(x: Any, sharding: Any) -> Any:
-    """``x`` resharded to the explicit-axes ``sharding`` (a spec for any shape) unless it is
-    typed so already, or ``sharding`` is untyped: JAX's ``dynamic_update_slice`` asks its
-    operand and update to be typed alike, so its transposes build their zeros so."""
-    if sharding is None or to_aval(x).sharding == sharding:
-        return x
-    return bind(sharding_constraint_p, x, sharding=sharding, kind="reshard")
-
-
 @dynamic_slice_p.def_vjp
 def _dynamic_slice_vjp(ct: Any, x: Any, *starts: Any, out: Any, slice_sizes: tuple) -> tuple:
     s = sharding_types.cotangent_sharding(to_aval(x).sharding)
-    g = dynamic_update_slice(_typed_as(sh._zeros(to_aval(x)), s), _typed_as(ct, s), *starts)
+    g = dynamic_update_slice(typed_as(sh._zeros(to_aval(x)), s), typed_as(ct, s), *starts)
     return (g, *([None] * len(starts)))
 
 
@@ -525,8 +525,8 @@ def _dus_vjp(ct: Any, x: Any, u: Any, *starts: Any, out: Any) -> tuple:
     cs = to_aval(ct).sharding
     if cs is not None:  # (as JAX's: the cotangent typed as the operand's, unsplit if it is)
         unsplit = type(cs)(cs.mesh, cs.spec.update(partitions=(None,) * len(ua.shape)))
-        ct = _typed_as(ct, sharding_types.cotangent_sharding(to_aval(x).sharding) or unsplit)
-    zeros = _typed_as(sh._zeros(Aval(ua.shape, to_aval(ct).dtype)), to_aval(ct).sharding)
+        ct = typed_as(ct, sharding_types.cotangent_sharding(to_aval(x).sharding) or unsplit)
+    zeros = typed_as(sh._zeros(Aval(ua.shape, to_aval(ct).dtype)), to_aval(ct).sharding)
     gx = dynamic_update_slice(ct, zeros, *starts)
     gu = dynamic_slice(ct, *starts, slice_sizes=ua.shape)
     return (gx, gu, *([None] * len(starts)))

@@ -31,7 +31,7 @@ from typing import Any, NamedTuple
 import numpy as np
 from jax import lax
 
-from funcgrad.core import dtypes
+from funcgrad.core import dtypes, gather_sharding, sharding_types
 from funcgrad.core.interp import bind, to_aval
 from funcgrad.core.ir import Aval
 from funcgrad.core.primitive import Example, Primitive
@@ -41,6 +41,7 @@ from funcgrad.primitives import rules, scatter_host
 from funcgrad.primitives import shape as sh
 from funcgrad.primitives.rules import rand
 from funcgrad.primitives.scatter_checks import check_gather, check_scatter
+from funcgrad.primitives.sharding import typed_as
 
 FAMILY = "scatter"
 
@@ -184,6 +185,9 @@ def _gather_host(x, idx, *, dimension_numbers, slice_sizes, mode, fill_value, **
     )
 
 
+gather_general_p.sharding_rule = gather_sharding.gather_rule
+
+
 def _g2s(dn: GatherDimensionNumbers) -> ScatterDimensionNumbers:
     return ScatterDimensionNumbers(
         dn.offset_dims,
@@ -243,7 +247,7 @@ def _gather_vjp(
     if is_zero(ct):
         return None, None
     xa = to_aval(x)
-    zeros = sh.full(xa.shape, 0, to_aval(ct).dtype)
+    zeros = _zeros_as(xa, to_aval(ct).dtype)
     g = _scatter(
         scatter_add_general_p,
         zeros,
@@ -255,6 +259,12 @@ def _gather_vjp(
         unique_indices,
     )
     return g, None
+
+
+def _zeros_as(a: Aval, dtype: np.dtype) -> Any:
+    """Zeros of ``a``'s shape typed as a cotangent of ``a`` (as JAX's transposes build
+    them: a scatter of a split window into unsplit zeros has no type JAX can infer)."""
+    return typed_as(sh.full(a.shape, 0, dtype), sharding_types.cotangent_sharding(a.sharding))
 
 
 def _batch_front(args: list, dims: list) -> list:
@@ -400,6 +410,7 @@ def _declare_scatter(name: str, lower_fn: Any) -> Primitive:
 
     prim.lower = lower
     prim.batch = batch
+    prim.sharding_rule = gather_sharding.scatter_rule
     return prim
 
 
@@ -474,9 +485,7 @@ def _scatter_set_vjp(
     if is_zero(ct):
         return None, None, None
     ua, ca = to_aval(u), to_aval(ct)
-    ct_x = _scatter(
-        scatter_general_p, ct, idx, sh.full(ua.shape, 0, ca.dtype), dimension_numbers, mode
-    )
+    ct_x = _scatter(scatter_general_p, ct, idx, _zeros_as(ua, ca.dtype), dimension_numbers, mode)
     ct_u = _read_back(ct, x, idx, u, dimension_numbers, mode)
     if not p["unique_indices"]:  # only the update each position kept gets its cotangent
         won = _winners(x, idx, u, dimension_numbers, mode)

@@ -10,7 +10,14 @@ from typing import Any
 
 import numpy as np
 
-from funcgrad.primitives.indexing import host_clamp
+
+def host_clamp(i: Any, hi: Any) -> np.ndarray:
+    """(host rules) integer indices ``i`` of any dtype clamped into ``[0, hi]`` (an int, or
+    one per entry of the last axis), as int64 (``np.clip`` costs ~10x as much)."""
+    i = np.asarray(i)
+    if i.dtype == np.uint64:  # (not to wrap round in int64)
+        i = np.minimum(i, np.asarray(hi, np.uint64))
+    return np.minimum(np.maximum(i.astype(np.int64), 0), hi)
 
 
 def locate(shape, idx, index_map, op_batch, idx_batch, kept, window, clip) -> tuple:

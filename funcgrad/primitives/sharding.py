@@ -235,6 +235,16 @@ sharding_types.set_reshard(
 )
 
 
+def typed_as(x: Any, sharding: Any) -> Any:
+    """``x`` resharded to the explicit-axes ``sharding`` (a spec for any shape) unless it is
+    typed so already, or ``sharding`` is untyped: JAX's transposes and scatters type the
+    zeros they build as the value they stand beside (a cotangent as its primal), which
+    funcgrad's constants, untyped, need a reshard for."""
+    if sharding is None or to_aval(x).sharding == sharding:
+        return x
+    return bind(sharding_constraint_p, x, sharding=sharding, kind="reshard")
+
+
 def device_put(x: Any, device: Any, src: Any = None) -> Any:
     """``x`` (one traced array) put on ``device`` (see the module docstring)."""
     return bind(device_put_p, x, device=device, src=src)
