@@ -1,11 +1,12 @@
-"""Unrecorded views of host arrays: NumPy's own reshape and transpose, no op program.
+"""Unrecorded views of host arrays: NumPy's own reshape, transpose and slices, no op program.
 
-A ``view``, ``reshape`` or ``transpose`` of a tensor is one ``reshape`` or ``transpose``
-equation, whose host rule is NumPy's (a view of the same buffer). Through
+A ``view``, ``reshape``, ``transpose`` or ``split`` of a tensor is one ``reshape`` or
+``transpose`` equation or a few ``slice`` ones, whose host rules are NumPy's (views of the
+same buffer). Through
 :func:`compat._core.tensor.apply` each new shape costs what any new op signature costs:
 a lookup (a shape template's instantiation, or a trace at the first three lengths of a
 growing sequence) and a host plan's run, ~20-30 us of Python in a generated token where
-NumPy's call is ~0.3 us; a small GPT's token makes 16 such calls of 48. Where ``apply``
+NumPy's call is ~0.3 us; a small GPT's token makes 18 such calls of 48. Where ``apply``
 would only evaluate host values, :func:`layout_op` calls NumPy directly:
 
 * the call records nothing (grad mode off, or an input that requires no grad);
@@ -57,11 +58,24 @@ def layout_op(
     fn: Callable, name: str, input: Tensor, static: tuple, host: Callable[[Any], Any]
 ) -> Tensor:
     """``apply(fn, name, (input,), static)``, or ``host(input's array)`` where that call
-    would only evaluate a host value (``host``: NumPy's form of ``fn``)."""
+    would only evaluate a host value (``host``: NumPy's form of ``fn``, returning an
+    array, or a tuple of them where ``fn`` returns a tuple)."""
     x = host_value(input)
     if x is None:
         return apply(fn, name, (input,), static)
     out = host(x)
-    if out.flags.writeable:
-        out.flags.writeable = False
-    return _new_tensor(Tensor, out)
+    if type(out) is tuple:  # (a multi-output op: ``apply`` returns a tuple of tensors)
+        return tuple([_read_only(o) for o in out])
+    return _read_only(out)
+
+
+def _read_only(a: np.ndarray) -> Tensor:
+    if a.flags.writeable:
+        a.flags.writeable = False
+    return _new_tensor(Tensor, a)
+
+
+def host_slices(axis: int, bounds: list[tuple[int, int]]) -> Callable[[Any], tuple]:
+    """NumPy's form of ``split``: the slices ``a:b`` of ``bounds`` along ``axis``."""
+    lead = (slice(None),) * axis
+    return lambda x: tuple([x[(*lead, slice(a, b))] for a, b in bounds])

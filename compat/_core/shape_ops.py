@@ -21,7 +21,7 @@ from compat._core import index_put as _index_put
 from compat._core import overlap as _overlap
 from compat._core import views as _views
 from compat._core.creation import _leaf
-from compat._core.host_views import layout_op
+from compat._core.host_views import host_slices, layout_op
 from compat._core.mutation import apply_inplace
 from compat._core.ops import conventions as _conv
 from compat._core.ops._common import _c, coerce
@@ -339,7 +339,8 @@ def _split(input: Tensor, split_size_or_sections: Any, dim: int, unsafe: bool) -
     )
     if unsafe:
         name = "Unsafe" + name
-    out = apply(_split_f, name, (input,), (("axis", d), ("bounds", tuple(bounds))))
+    static = (("axis", d), ("bounds", tuple(bounds)))
+    out = layout_op(_split_f, name, input, static, host_slices(d, bounds))
     out = out if isinstance(out, tuple) else (out,)
     if unsafe:
         return out

@@ -1,5 +1,5 @@
-"""Unrecorded views of host arrays (compat/_core/host_views.py): ``view``, ``reshape`` and
-``transpose`` of a host tensor that records nothing run NumPy's own reshape/transpose
+"""Unrecorded views of host arrays (compat/_core/host_views.py): ``view``, ``reshape``,
+``transpose`` and ``split`` of a host tensor that records nothing run NumPy's own reshape/transpose
 without an op lookup; recorded calls, forward AD, lazy mode, torch.func and the compiled
 tier mode still go through ``apply``. Values, view semantics and gradients against
 PyTorch."""
@@ -19,7 +19,10 @@ from funcgrad.core import tiers
 
 @pytest.fixture
 def lookups(monkeypatch):
-    """The op functions ``apply`` looked up (a new signature: a trace or a template)."""
+    """The op functions ``apply`` looked up (a new signature: a trace or a template).
+    ``"auto"``'s meaning is resolved first, as the first op of a process does: until
+    then the NumPy path is not taken (as compat's per-op fast path)."""
+    tiers.mode()
     seen: list[str] = []
     real = _compat_contract.lookup_op
 
@@ -33,8 +36,9 @@ def lookups(monkeypatch):
 
 def _layouts(lib, x, t):
     """A growing sequence's attention layouts (new shapes at every ``t``)."""
+    q, k, v = x.split(4, dim=2)
     q = x.view(2, t, 4, 3).transpose(1, 2)
-    return q.reshape(2, 4 * t, 3), q.transpose(1, 2).reshape(2, t, -1)
+    return q.reshape(2, 4 * t, 3), q.transpose(1, 2).reshape(2, t, -1), k, v
 
 
 def test_unrecorded_views_make_no_lookup(lookups):
@@ -49,10 +53,10 @@ def test_unrecorded_views_make_no_lookup(lookups):
             assert g.grad_fn is None
         plain = _layouts(ct, ct.tensor(a), t)  # grad mode on, nothing requires grad
         np.testing.assert_array_equal(plain[1].numpy(), want[1].numpy())
-    # (``q.reshape(2, 4 * t, 3)`` of the non-contiguous ``q`` copies: ``apply``'s
-    # UnsafeView, once a length; every view and transpose ran on NumPy, and the
-    # transpose back makes ``q`` contiguous again, so the last reshape is a view)
-    assert lookups == ["_reshape_f"] * 6
+    # (``q.reshape(2, 4 * t, 3)`` of the non-contiguous ``q`` copies from length 2 on:
+    # ``apply``'s UnsafeView, once a length; every split, view and transpose ran on
+    # NumPy, and the transpose back makes ``q`` contiguous: the last reshape is a view)
+    assert lookups == ["_reshape_f"] * 5
 
 
 def test_views_stay_views_and_outputs_read_only():
@@ -60,14 +64,17 @@ def test_views_stay_views_and_outputs_read_only():
     with ct.no_grad():
         v = base.view(3, 4)
         w = v.transpose(0, 1)
+        _, s = base.split([2, 4], dim=1)
     assert not v._st.a.flags.writeable and not w._st.a.flags.writeable
     w.add_(1.0)  # written through to the base, as PyTorch's views
+    s.sub_(0.5)
     ref = torch.zeros(2, 6)
     ref.view(3, 4).transpose(0, 1).add_(1.0)
+    ref.split([2, 4], dim=1)[1].sub_(0.5)
     np.testing.assert_array_equal(base.numpy(), ref.numpy())
     base.mul_(3.0)  # the view reads the base's new values
     np.testing.assert_array_equal(v.numpy(), ref.mul_(3.0).view(3, 4).numpy())
-    assert v._base is base and w._base is base
+    assert v._base is base and w._base is base and s._base is base
 
 
 def test_recorded_views_keep_their_graph(lookups):
