@@ -148,8 +148,17 @@ class OpDef:
     #: (``axis=``, ``keepdims=``; :mod:`compat._core.numpy_names`): PyTorch's C++-bound
     #: forms do, those it writes in Python (``torch.norm``, ``Tensor.split``) do not
     numpy_names: tuple[str, ...] = ("function", "method")
-    #: PyTorch's ``torch.X`` takes ``out=`` (not ``tile``: its ``TypeError`` here too)
+    #: PyTorch's ``torch.X`` takes ``out=`` (not ``tile``, views, the split family,
+    #: ``isnan``: then ``out=`` is the ``TypeError`` "X() got an unexpected keyword
+    #: argument 'out'", naming PyTorch's op as PyTorch's parser does)
     out: bool = True
+    #: PyTorch's ``out=`` overload takes only some of the op's forms (``sum`` with a
+    #: ``dim``): called with the call's positional and keyword arguments (NumPy names
+    #: renamed) when ``out=`` is given, it raises PyTorch's ``TypeError`` for the others
+    out_check: Callable[[tuple, dict[str, Any]], None] | None = None
+    #: PyTorch's parser has several signatures for ``torch.X``: a call none takes (``out=``
+    #: of a row without it) is its "received an invalid combination of arguments"
+    overloads: bool = False
 
     def method_impl(self) -> Callable[..., Any] | None:
         if self.method is False:
@@ -206,6 +215,8 @@ def defop(
     out_tensors: bool = False,
     numpy_names: tuple[str, ...] = ("function", "method"),
     out: bool = True,
+    out_check: Callable[[tuple, dict[str, Any]], None] | None = None,
+    overloads: bool = False,
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Declare the row of the op implemented by the decorated function (returned as is)."""
 
@@ -244,6 +255,8 @@ def defop(
             out_tensors,
             tuple(numpy_names),
             out,
+            out_check,
+            overloads,
         )
         return fn
 
@@ -283,8 +296,9 @@ def functions(
 ) -> dict[str, Callable[..., Any]]:
     """``torch.X`` (or ``torch.<module>.X``) for every row with a function, aliases
     included (``with_out(fn, number_first=..., name=...)`` wraps each to take PyTorch's
-    ``out=`` argument and check its first argument as the row says; its errors name the
-    op as PyTorch's do: ``linalg_inv`` for ``torch.linalg.inv``)."""
+    ``out=`` argument, or refuse it as PyTorch does (``takes_out=False``), and check its
+    first argument as the row says; its errors name the op as PyTorch's do: ``linalg_inv``
+    for ``torch.linalg.inv``)."""
     out: dict[str, Callable[..., Any]] = {}
     for d in REGISTRY.values():
         if d.function and d.module == module:
@@ -294,10 +308,14 @@ def functions(
                 kw: dict[str, Any] = {"exact_out": d.exact_out} if d.exact_out else {}
                 if d.out_tensors:
                     kw["out_tensors"] = True
+                if d.out_check is not None:
+                    kw["out_check"] = d.out_check
                 names = _np_names.table(d.fn) if "function" in d.numpy_names else {}
-                if with_out is None or not d.out:
+                if with_out is None:
                     out[n] = _np_names.accepting(f, names, public)
                     continue
+                if not d.out:
+                    kw.update(takes_out=False, overloads=d.overloads)
                 if names:
                     kw["numpy_names"] = names
                 out[n] = with_out(f, number_first=d.number_first, name=public, **kw)

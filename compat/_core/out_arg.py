@@ -55,6 +55,9 @@ def with_out(
     exact_out: str | None = None,
     out_tensors: bool = False,
     numpy_names: _np_names.Table | None = None,
+    out_check: Callable[[tuple, dict[str, Any]], None] | None = None,
+    takes_out: bool = True,
+    overloads: bool = False,
 ) -> Callable[..., Any]:
     """``fn`` taking a keyword ``out=`` (a tensor, or a tuple for several results), with
     PyTorch's ``TypeError`` for a first argument that is not a Tensor (a Python number,
@@ -64,7 +67,11 @@ def with_out(
     ``out`` must have the result's dtype; the text of PyTorch's refusal (``OpDef.exact_out``).
     ``out_tensors``: with ``out=``, every operand must be a tensor (``OpDef.out_tensors``).
     ``numpy_names``: the NumPy keyword names ``fn`` also takes (``axis=`` for ``dim=``:
-    :func:`compat._core.numpy_names.table`)."""
+    :func:`compat._core.numpy_names.table`). ``out_check``: raises PyTorch's ``TypeError``
+    for a form of the op its ``out=`` overload does not take (``OpDef.out_check``).
+    ``takes_out=False``: PyTorch has no ``out=`` for the op (``OpDef.out``): ``out=`` is
+    its parser's ``TypeError`` (:func:`_refusal`; ``overloads``: ``OpDef.overloads``), the
+    other checks as above."""
     name = name or fn.__name__
     first = _first_tensor_param(fn)
     accepted = _TENSOR_OR_NUMBER if number_first else Tensor
@@ -72,6 +79,20 @@ def with_out(
     params = list(inspect.signature(fn).parameters) if out_tensors else []
     renames: _np_names.Table = numpy_names or {}
     aliases = renames.keys() if renames else None
+    if not takes_out:
+
+        @functools.wraps(fn)
+        def without(*args: Any, **kwargs: Any) -> Any:
+            if kwargs:
+                if "out" in kwargs:
+                    raise _refusal(name, args, kwargs, renames, overloads)
+                if aliases is not None and not aliases.isdisjoint(kwargs):
+                    kwargs = _np_names.rename(name, renames, args, kwargs)
+            if first is not None:
+                _check_first(name, first, accepted, other, args, kwargs)
+            return fn(*args, **kwargs)
+
+        return without
 
     @functools.wraps(fn)
     def f(*args: Any, out: Any = None, **kwargs: Any) -> Any:
@@ -87,6 +108,8 @@ def with_out(
                 raise _not_tensor(name, "other", 2 if len(args) > 1 else None, o)
         if out is None:
             return fn(*args, **kwargs)
+        if out_check is not None:
+            out_check(args, kwargs)
         if out_tensors:
             _tensors_only(name, params, args, kwargs)
         result = fn(*args, **kwargs)
@@ -100,6 +123,49 @@ def with_out(
 
 
 _MISSING = object()
+
+
+def _check_first(
+    name: str, first: str, accepted: Any, other: bool, args: tuple, kwargs: dict[str, Any]
+) -> None:
+    """:func:`with_out`'s checks of the first argument and ``other`` (for the ops without
+    ``out=``: ``with_out``'s own wrapper has them inline, on every op's call path)."""
+    x = args[0] if args else kwargs.get(first, _MISSING)
+    if not isinstance(x, accepted) and x is not _MISSING:
+        raise _not_tensor(name, first, 1 if args else None, x)
+    given = len(args) > 1 or "other" in kwargs
+    o = args[1] if len(args) > 1 else kwargs.get("other")
+    if other and given and not isinstance(o, _TENSOR_OR_NUMBER):
+        raise _not_tensor(name, "other", 2 if len(args) > 1 else None, o)
+
+
+def _parser_type(value: Any) -> str:
+    """A value's type as PyTorch's parser prints a call's arguments (``Tensor``, ``int``)."""
+    if isinstance(value, Tensor):
+        return "Tensor"
+    if isinstance(value, _dt.dtype):
+        return "torch.dtype"
+    return _gm.typename(value)
+
+
+def _refusal(
+    name: str, args: tuple, kwargs: dict[str, Any], names: _np_names.Table, overloads: bool
+) -> TypeError:
+    """PyTorch's parser's ``TypeError`` for ``out=`` given to an op without it: "X() got an
+    unexpected keyword argument" naming the first keyword no parameter has (a NumPy name
+    counts as one only where a signature matched); for an op of several signatures
+    (``overloads``), the first line of its "invalid combination of arguments", the
+    keywords printed as PyTorch prints them, the last given first (compat does not list
+    the signatures)."""
+    if not overloads:
+        bad = next(k for k in kwargs if k == "out" or k in names)
+        return TypeError(f"{name}() got an unexpected keyword argument '{bad}'")
+    got = [_parser_type(a) for a in args]
+    got += [f"{k}={_parser_type(v)}" for k, v in reversed(kwargs.items())]
+    return TypeError(
+        f"{name}() received an invalid combination of arguments - got ({', '.join(got)}), but "
+        f"expected one of:\n * (the signatures of torch.{name}, none of which takes these)"
+    )
 
 
 def _check_elementwise_overlap(out: Tensor, result: Tensor, args: tuple) -> None:

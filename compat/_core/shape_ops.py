@@ -106,7 +106,7 @@ def _view_dtype(input: Tensor, dtype: _dt.dtype) -> Tensor:
     return _views.make_dtype_view(out, input, npd)
 
 
-@defop(samples=Sample(((2, 3),), args=((3, -1),)))
+@defop(out=False, samples=Sample(((2, 3),), args=((3, -1),)))
 def reshape(input: Tensor, *shape: Any) -> Tensor:
     return reshaped(input, _infer_shape(_shape_arg(shape), input.numel()))
 
@@ -124,7 +124,7 @@ def view(input: Tensor, *shape: Any, **kw: Any) -> Tensor:
     return reshaped(input, _infer_shape(_shape_arg(shape), input.numel()), strict=True)
 
 
-@defop(samples=Sample(((2, 3, 2),), args=(1,)))
+@defop(out=False, samples=Sample(((2, 3, 2),), args=(1,)))
 def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
     nd = input.ndim
     if nd == 0:
@@ -143,7 +143,7 @@ def _transpose_f(x: Any, *, perm: tuple) -> Any:
     return fnp.transpose(x, perm)
 
 
-@defop(samples=Sample(((2, 3, 2),), args=((2, 0, 1),)))
+@defop(out=False, samples=Sample(((2, 3, 2),), args=((2, 0, 1),)))
 def permute(input: Tensor, *dims: Any) -> Tensor:
     dims = _shape_arg(dims)
     nd = input.ndim
@@ -165,7 +165,7 @@ def permuted(input: Tensor, perm: tuple, name: str) -> Tensor:
     return _views.make_view(out, input, ("pm", perm))
 
 
-@defop(aliases=("swapaxes", "swapdims"), samples=Sample(((2, 3, 2),), args=(0, 2)))
+@defop(out=False, aliases=("swapaxes", "swapdims"), samples=Sample(((2, 3, 2),), args=(0, 2)))
 def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:
     nd = input.ndim
     if nd == 0:
@@ -179,14 +179,14 @@ def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:
 swapaxes = transpose
 
 
-@defop(samples=Sample(((2, 3),)))
+@defop(out=False, samples=Sample(((2, 3),)))
 def t(input: Tensor) -> Tensor:
     if input.ndim > 2:
         raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {input.ndim}D")
     return permuted(input, (1, 0) if input.ndim == 2 else tuple(range(input.ndim)), "TBackward0")
 
 
-@defop(samples=Sample(((2, 3),), args=(1,)))
+@defop(out=False, samples=Sample(((2, 3),), args=(1,)))
 def unsqueeze(input: Tensor, dim: int) -> Tensor:
     axis = _wrap_dim(dim, input.ndim + 1)
     shp = tuple(input.shape)
@@ -195,7 +195,7 @@ def unsqueeze(input: Tensor, dim: int) -> Tensor:
     return _views.make_view(out, input, ("us", shape, axis))
 
 
-@defop(samples=(Sample(((2, 1, 3),)), Sample(((2, 1, 3),), args=(1,))))
+@defop(out=False, overloads=True, samples=(Sample(((2, 1, 3),)), Sample(((2, 1, 3),), args=(1,))))
 def squeeze(input: Tensor, dim: Any = None) -> Tensor:
     shp = tuple(input.shape)
     if dim is None:
@@ -263,7 +263,7 @@ def expand_as(input: Tensor, other: Tensor) -> Tensor:
     return expand(input, *other.shape)
 
 
-@defop(samples=Sample(((1, 3),), args=((4, 3),)))
+@defop(out=False, samples=Sample(((1, 3),), args=((4, 3),)))
 def broadcast_to(input: Tensor, shape: Any) -> Tensor:
     return expand(input, *shape)
 
@@ -295,12 +295,12 @@ def _split_f(x: Any, *, axis: int, bounds: tuple) -> Any:
     return tuple(outs)
 
 
-@defop(samples=(Sample(((5, 2),), args=(2,)), Sample(((5, 2),), args=([1, 4],))))
+@defop(out=False, samples=(Sample(((5, 2),), args=(2,)), Sample(((5, 2),), args=([1, 4],))))
 def split(input: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple:
     return _split(input, split_size_or_sections, dim, False)
 
 
-@defop(samples=Sample(((5, 2),), args=(2,)))
+@defop(out=False, samples=Sample(((5, 2),), args=(2,)))
 def unsafe_split(input: Tensor, split_size: Any, dim: int = 0) -> tuple:
     """``split`` whose outputs autograd does not treat as views (in-place ops allowed)."""
     return _split(input, split_size, dim, True)
@@ -350,7 +350,7 @@ def _split(input: Tensor, split_size_or_sections: Any, dim: int, unsafe: bool) -
     return out
 
 
-@defop(samples=Sample(((5, 2),), args=(3,)))
+@defop(out=False, samples=Sample(((5, 2),), args=(3,)))
 def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple:
     if input.ndim == 0:
         raise RuntimeError("chunk expects at least a 1-dimensional tensor")
@@ -362,7 +362,7 @@ def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple:
     return split(input, -(-n // chunks), dim)
 
 
-@defop(samples=Sample(((5, 2),), args=(3,)))
+@defop(out=False, samples=Sample(((5, 2),), args=(3,)))
 def unsafe_chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple:
     """``chunk`` whose outputs autograd does not treat as views."""
     n = input.shape[_wrap_dim(dim, input.ndim)]
@@ -371,13 +371,13 @@ def unsafe_chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple:
     return _split(input, -(-n // chunks), dim, True)
 
 
-@defop(samples=Sample(((5, 2),), args=([1, 4],)))
+@defop(out=False, samples=Sample(((5, 2),), args=([1, 4],)))
 def unsafe_split_with_sizes(input: Tensor, split_sizes: Any, dim: int = 0) -> tuple:
     """``split_with_sizes`` whose outputs autograd does not treat as views."""
     return _split(input, list(split_sizes), dim, True)
 
 
-@defop(samples=Sample(((3, 2),), args=(1,)))
+@defop(out=False, samples=Sample(((3, 2),), args=(1,)))
 def unbind(input: Tensor, dim: int = 0) -> tuple:
     d = _wrap_dim(dim, input.ndim)
     n = input.shape[d]
@@ -751,7 +751,7 @@ def _masked_fill_f(x: Any, m: Any, v: Any, *, dtype: np.dtype) -> Any:
     return fnp.where(m, _c(v, dtype), x)
 
 
-@defop(inplace=True, samples=Sample(((2, 3),), args=(Mask((2, 3)), 0.5)))
+@defop(out=False, overloads=True, inplace=True, samples=Sample(((2, 3),), args=(Mask((2, 3)), 0.5)))
 def masked_fill(input: Tensor, mask: Tensor, value: Any) -> Tensor:
     """``input`` with ``value`` (a number or 0-d tensor) where ``mask`` (bool) is true."""
     _index_put.masked_fill_check(mask, value)
@@ -791,6 +791,6 @@ def _clone_f(x: Any) -> Any:
     return x + fnp.zeros((), x.dtype) if _dt.kind(x.dtype) != "b" else fnp.logical_or(x, False)
 
 
-@defop(samples=Sample(((2, 3),)))
+@defop(out=False, samples=Sample(((2, 3),)))
 def clone(input: Tensor, *, memory_format: Any = None) -> Tensor:
     return apply(_clone_f, "CloneBackward0", (input,))

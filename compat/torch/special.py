@@ -14,6 +14,7 @@ import numpy as _np
 
 import funcgrad as _fg
 from compat._core import dtypes as _dt
+from compat._core import numpy_names as _np_names
 from compat._core.ops.special import mvlgamma as _mvlgamma
 from compat._core.ops.special import polygamma as _polygamma
 from compat._core.ops.unary import round as _round_op
@@ -60,16 +61,32 @@ def _kernel_f(x: _Any, *, op: str, dtype: _np.dtype) -> _Any:
     return _fnp.asarray(_KERNELS[op](x), dtype)
 
 
+def _special(f: _Callable[..., _Any], name: str, **kw: _Any) -> _Callable[..., _Any]:
+    """``torch.special.name`` from ``f``: ``out=`` and, as PyTorch's parser, NumPy's names
+    of ``f``'s parameters (``x=`` for ``input``, ``x2=`` for ``other``)."""
+    return _with_out(f, name=f"special_{name}", numpy_names=_np_names.table(f), **kw)
+
+
+#: the functions PyTorch names the parameter ``x`` (they take no ``input=``, ``a=``, ``x1=``)
+_NAMED_X = ("scaled_modified_bessel_k0", "scaled_modified_bessel_k1", "spherical_bessel_j0")
+_NAMED_X += ("airy_ai",)
+
+
 def _no_grad_unary(op: str, doc: str) -> _Callable[..., _Tensor]:
     def f(input: _Tensor) -> _Tensor:
         dt = _kernel_dtype(op, input)
         return _apply(_kernel_f, "", (input.detach(),), (("op", op), ("dtype", dt)))
 
-    f.__name__ = f.__qualname__ = op
-    f.__doc__ = (
-        f"``torch.special.{op}(input, *, out=None)``: {doc} Not differentiable, as PyTorch's."
+    def f_x(x: _Tensor) -> _Tensor:
+        return f(x)
+
+    g = f_x if op in _NAMED_X else f
+    g.__name__ = g.__qualname__ = op
+    g.__doc__ = (
+        f"``torch.special.{op}({'x' if g is f_x else 'input'}, *, out=None)``: {doc} Not "
+        "differentiable, as PyTorch's."
     )
-    return _with_out(f, name=f"special_{op}")
+    return _special(g, op)
 
 
 bessel_j0 = _no_grad_unary("bessel_j0", "the Bessel function of the first kind of order 0.")
@@ -93,25 +110,23 @@ def _poly_f(x: _Any, n: _Any, *, family: str, dtype: _np.dtype) -> _Any:
 
 
 def _polynomial(family: str, doc: str) -> _Callable[..., _Tensor]:
-    def f(input: _Tensor | float, n: _Tensor | float) -> _Tensor:
+    def f(x: _Tensor | float, n: _Tensor | float) -> _Tensor:
         if not isinstance(n, (_Tensor, int, float)) or isinstance(n, bool):
             raise TypeError(
                 f"special_{family}(): argument 'n' must be Tensor or Number, not {type(n).__name__}"
             )
-        if not isinstance(input, _Tensor) and not isinstance(n, _Tensor):
-            raise TypeError(
-                f"special_{family}(): takes a Tensor for 'input' or 'n', got two numbers"
-            )
-        dt = _kernel_dtype(family, input, n)
-        args = tuple(a.detach() if isinstance(a, _Tensor) else float(a) for a in (input, n))
+        if not isinstance(x, _Tensor) and not isinstance(n, _Tensor):
+            raise TypeError(f"special_{family}(): takes a Tensor for 'x' or 'n', got two numbers")
+        dt = _kernel_dtype(family, x, n)
+        args = tuple(a.detach() if isinstance(a, _Tensor) else float(a) for a in (x, n))
         return _apply(_poly_f, "", args, (("family", family), ("dtype", dt)))
 
     f.__name__ = f.__qualname__ = family
     f.__doc__ = (
-        f"``torch.special.{family}(input, n, *, out=None)``: {doc} at ``input`` (``n`` "
+        f"``torch.special.{family}(x, n, *, out=None)``: {doc} at ``x`` (``n`` "
         "truncated to an integer; 0 for a negative ``n``). Not differentiable, as PyTorch's."
     )
-    return _with_out(f, number_first=True, name=f"special_{family}")
+    return _special(f, family, number_first=True)
 
 
 chebyshev_polynomial_t = _polynomial("chebyshev_polynomial_t", "Chebyshev's ``T_n``")
@@ -164,7 +179,7 @@ def _erfcx(input: _Tensor) -> _Tensor:
 
 
 _erfcx.__name__ = _erfcx.__qualname__ = "erfcx"
-erfcx = _with_out(_erfcx, name="special_erfcx")
+erfcx = _special(_erfcx, "erfcx")
 
 
 @_fg.custom_jvp
@@ -201,9 +216,9 @@ def _zeta(input: _Tensor | float, other: _Tensor | float) -> _Tensor:
 
 
 _zeta.__name__ = _zeta.__qualname__ = "zeta"
-zeta = _with_out(_zeta, number_first=True, name="special_zeta")
+zeta = _special(_zeta, "zeta", number_first=True)
 
-polygamma = _with_out(_polygamma, name="special_polygamma")
+polygamma = _special(_polygamma, "polygamma")
 
 
 def _multigammaln(input: _Tensor, p: int) -> _Tensor:
@@ -213,7 +228,7 @@ def _multigammaln(input: _Tensor, p: int) -> _Tensor:
 
 
 _multigammaln.__name__ = _multigammaln.__qualname__ = "multigammaln"
-multigammaln = _with_out(_multigammaln, name="special_multigammaln")
+multigammaln = _special(_multigammaln, "multigammaln")
 
 
 def _round(input: _Tensor, *, decimals: int = 0) -> _Tensor:
@@ -222,4 +237,4 @@ def _round(input: _Tensor, *, decimals: int = 0) -> _Tensor:
 
 
 _round.__name__ = _round.__qualname__ = "round"
-round = _with_out(_round, name="special_round")
+round = _special(_round, "round")

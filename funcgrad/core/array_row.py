@@ -159,7 +159,9 @@ class TorchArrayForm:
     ``out=False``: PyTorch's ``torch.X`` takes no ``out=`` (``tile``, a Python-level
     composite there: its ``TypeError``). ``exact_out``: PyTorch's ``out=`` must have the
     result's dtype, the text of its ``RuntimeError`` (compat's ``OpDef.exact_out``:
-    ``isin``'s "Expected out tensor to have dtype bool, ...")."""
+    ``isin``'s "Expected out tensor to have dtype bool, ..."). ``overloads``: PyTorch's
+    parser has several signatures for ``torch.X`` (compat's ``OpDef.overloads``: its
+    refusals say "received an invalid combination of arguments")."""
 
     grad_fn: str | None
     params: tuple[TorchParam, ...]
@@ -187,6 +189,7 @@ class TorchArrayForm:
     dtype_error: tuple[str, str] | None = None
     out: bool = True
     exact_out: str | None = None
+    overloads: bool = False
 
     def __post_init__(self) -> None:
         if self.promote is not None and self.promote not in PROMOTIONS:

@@ -200,6 +200,7 @@ ArrayRow(
         aliases=("trapz",),
         samples=(((5,), ()), ((3, 4), ((4,),)), ((2, 3), ((2, 3),))),
         out=False,  # (PyTorch's takes no ``out=``)
+        overloads=True,
     ),
 )
 

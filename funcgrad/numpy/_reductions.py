@@ -559,6 +559,7 @@ ArrayRow(
         (TorchParam("dim", "axis", "reduce_dims", None),),
         samples=(((3, 4), ()), ((3, 4), (1,)), ((2, 3, 4), ((0, 2),))),
         out=False,  # (PyTorch's takes no ``out=``)
+        overloads=True,
     ),
 )
 

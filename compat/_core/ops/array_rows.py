@@ -565,6 +565,7 @@ def _array_op(row: Any) -> Any:
         aliases=t.aliases,
         samples=samples,
         out=t.out,
+        overloads=t.overloads,
         exact_out=t.exact_out,
     )(f)
 

@@ -312,6 +312,8 @@ def sub(input: Any, other: Any, *positional: Any, alpha: Any = 1) -> Tensor:
 
 
 @defop(
+    out=False,
+    overloads=True,
     method=False,
     grad_fn="RsubBackward0",
     samples=(

@@ -202,6 +202,7 @@ def _cdist_f(a: Any, b: Any, *, p: float) -> Any:
 
 
 @defop(
+    out=False,
     method=False,
     node_name=False,
     samples=(
@@ -248,7 +249,9 @@ def _dist_f(a: Any, b: Any, *, p: float, dtype: np.dtype) -> Any:
     return fnp.where(s == 0, fnp.zeros_like(s), safe ** (1.0 / p))
 
 
-@defop(node_name=False, samples=(Sample(((2, 3), (3,))), Sample(((4,), (4,)), args=(1,))))
+@defop(
+    out=False, node_name=False, samples=(Sample(((2, 3), (3,))), Sample(((4,), (4,)), args=(1,)))
+)
 def dist(input: Tensor, other: Tensor, p: float = 2) -> Tensor:
     """``norm(input - other, p)``."""
     st = (("p", float(p)), ("dtype", _dt.result_type(input, other)))
@@ -259,6 +262,8 @@ def dist(input: Tensor, other: Tensor, p: float = 2) -> Tensor:
 
 
 @defop(
+    out=False,
+    overloads=True,
     method=False,
     node_name=False,
     samples=(
@@ -279,6 +284,8 @@ def var_mean(
 
 
 @defop(
+    out=False,
+    overloads=True,
     method=False,
     node_name=False,
     samples=Sample(((3, 4),), args=(0,), kwargs=(("correction", 0),), method=False),
@@ -416,22 +423,28 @@ def _atleast(n: int, tensors: tuple) -> Any:
     return out[0] if len(out) == 1 else tuple(out)
 
 
-@defop(method=False, node_name=False, samples=Sample(((),), method=False))
+@defop(out=False, method=False, node_name=False, samples=Sample(((),), method=False))
 def atleast_1d(*tensors: Any) -> Any:
     return _atleast(1, tensors)
 
 
-@defop(method=False, node_name=False, samples=Sample(((3,),), method=False))
+@defop(out=False, method=False, node_name=False, samples=Sample(((3,),), method=False))
 def atleast_2d(*tensors: Any) -> Any:
     return _atleast(2, tensors)
 
 
-@defop(method=False, node_name=False, samples=Sample(((2, 3),), method=False))
+@defop(out=False, method=False, node_name=False, samples=Sample(((2, 3),), method=False))
 def atleast_3d(*tensors: Any) -> Any:
     return _atleast(3, tensors)
 
 
-@defop(function=True, method=False, node_name=False, samples=Sample(((3,), (2,)), method=False))
+@defop(
+    out=False,
+    function=True,
+    method=False,
+    node_name=False,
+    samples=Sample(((3,), (2,)), method=False),
+)
 def meshgrid(*tensors: Any, indexing: str | None = None) -> tuple:
     """Coordinate grids (``indexing='ij'`` by default, as PyTorch; ``'xy'`` swaps the
     first two)."""
@@ -462,7 +475,7 @@ def meshgrid(*tensors: Any, indexing: str | None = None) -> tuple:
     return tuple(out)
 
 
-@defop(method=False, node_name=False, samples=Sample(((3,), (2,)), method=False))
+@defop(out=False, method=False, node_name=False, samples=Sample(((3,), (2,)), method=False))
 def cartesian_prod(*tensors: Tensor) -> Tensor:
     if len(tensors) == 1:
         return tensors[0]
@@ -470,7 +483,7 @@ def cartesian_prod(*tensors: Tensor) -> Tensor:
     return stack([g.reshape(-1) for g in grids], 1)
 
 
-@defop(samples=Sample(((2, 3),), grad=False))
+@defop(out=False, samples=Sample(((2, 3),), grad=False))
 def argwhere(input: Tensor) -> Tensor:
     """Indices of the non-zero elements, one row each (the same as ``nonzero``)."""
     return tensor(np.argwhere(np.asarray(input._st.array)).astype(np.int64))
@@ -484,6 +497,7 @@ def _index_grid(row: int, col: int, offset: int, lower: bool) -> np.ndarray:
 
 
 @defop(
+    out=False,
     method=False,
     samples=(
         Sample((), args=(3, 4), grad=False, method=False),
@@ -503,6 +517,7 @@ def tril_indices(
 
 
 @defop(
+    out=False,
     method=False,
     samples=(
         Sample((), args=(3, 4), grad=False, method=False),

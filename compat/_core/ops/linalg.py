@@ -90,6 +90,7 @@ def _einsum_f(*xs: Any, eq: str) -> Any:
 
 
 @defop(
+    out=False,
     method=False,
     node_name=False,
     samples=Sample(((2, 3), (3, 4)), method=False, prefix=("ij,jk->ik",)),

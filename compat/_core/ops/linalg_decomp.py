@@ -464,14 +464,21 @@ def matrix_exp(A: Tensor) -> Tensor:
 
 defop(
     "matrix_exp",
+    out=False,
     samples=(Sample(((3, 3),), domain=(-1, 1)), Sample(((2, 3, 3),), domain=(-1, 1))),
     **LINALG_ROW,
     bf16_error=None,
 )(matrix_exp)
-defop("matrix_exp", samples=Sample(((3, 3),), domain=(-1, 1)), node_name=False)(matrix_exp)
+defop("matrix_exp", out=False, samples=Sample(((3, 3),), domain=(-1, 1)), node_name=False)(
+    matrix_exp
+)
 
 
-@defop(samples=(Sample(((3, 4),)), Sample(((2, 3, 3),), kwargs=(("offset", 1),))), **LINALG_ROW)
+@defop(
+    out=False,
+    samples=(Sample(((3, 4),)), Sample(((2, 3, 3),), kwargs=(("offset", 1),))),
+    **LINALG_ROW,
+)
 def diagonal(A: Tensor, *, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
     """``torch.diagonal`` over the last two dimensions by default."""
     return _diagonal(A, offset, dim1, dim2)
@@ -492,6 +499,7 @@ _VANDER_BF16 = (
 
 
 @defop(
+    out=False,
     samples=(
         Sample(((3,),)),
         Sample(((2, 3),), kwargs=(("N", 4),)),

@@ -32,7 +32,10 @@ _TOP = {"node_name": False}
 
 
 @defop(
-    samples=(Sample(((3, 3),)), Sample(((2, 3, 3),))), **_TOP, bf16_error=no_bf16_kernel("lu_cpu")
+    out=False,
+    samples=(Sample(((3, 3),)), Sample(((2, 3, 3),))),
+    **_TOP,
+    bf16_error=no_bf16_kernel("lu_cpu"),
 )
 def det(input: Tensor) -> Tensor:
     """``torch.det``: ``torch.linalg.det``."""
@@ -67,6 +70,7 @@ def _logdet_f(a: Any) -> Any:
 
 
 @defop(
+    out=False,
     samples=(Sample((SPD(3),)), Sample(((3, 3),), grad=False)),
     **_TOP,
     bf16_error=(RuntimeError, "linalg.slogdet: Low precision dtypes not supported. Got BFloat16"),
@@ -83,6 +87,7 @@ def _pinverse_f(a: Any, *, rcond: float) -> Any:
 
 
 @defop(
+    out=False,
     samples=(Sample(((3, 4),)), Sample(((2, 4, 3),), args=(1e-3,))),
     **_TOP,
     bf16_error=no_bf16_kernel("linalg_svd_cpu"),

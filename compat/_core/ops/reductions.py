@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import builtins
 import warnings
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -405,7 +406,7 @@ def _softmax_op(row: Any) -> Any:
         Sample(((2, 3, 2),), args=(-2,)),
     )
     for n in t.special:
-        defop(n, module="special", method=False, exact_out=_EXACT_OUT, samples=samples)(f)
+        defop(n, module="special", method=False, out=False, samples=samples)(f)
     return defop(name, functional=functional, exact_out=_EXACT_OUT, samples=samples)(f)
 
 
@@ -445,7 +446,37 @@ def _reduction_op(row: Any) -> Any:
     samples = _samples(row)
     for n in t.special:
         defop(n, module="special", method=False, samples=samples)(f)
-    return defop(name, samples=samples)(f)
+    check = _out_needs_dim(name) if name in _OUT_NEEDS_DIM else None
+    return defop(name, samples=samples, out_check=check)(f)
+
+
+#: the reductions whose ``out=`` overload wants a ``dim`` (``None`` allowed): PyTorch's
+#: ``torch.X(input, *, dtype)`` has no ``out``; its parser's refusal lists both forms
+_OUT_NEEDS_DIM = {
+    "sum": "tuple of ints dim",
+    "prod": "int dim",
+}
+
+
+def _out_needs_dim(name: str) -> Callable[[tuple, dict[str, Any]], None]:
+    """The row's ``out_check``: PyTorch's ``TypeError`` for ``out=`` without ``dim``."""
+    forms = (
+        " * (Tensor input, *, torch.dtype dtype = None)\n"
+        f" * (Tensor input, {_OUT_NEEDS_DIM[name]}, bool keepdim = False, *, torch.dtype dtype "
+        "= None, Tensor out = None)\n"
+    )
+
+    def check(args: tuple, kwargs: dict[str, Any]) -> None:
+        if len(args) > 1 or "dim" in kwargs:
+            return
+        if len(args) + len(kwargs) == 1:
+            raise TypeError(
+                f"{name}() received an invalid combination of arguments - got (Tensor, "
+                f"out=Tensor), but expected one of:\n{forms}"
+            )
+        raise TypeError(f'{name}() missing 1 required positional arguments: "dim"')
+
+    return check
 
 
 for _row in reduction_rows():
@@ -659,7 +690,11 @@ def _cov_checks(input: Tensor, correction: Any, fweights: Any, aweights: Any) ->
     return st, weights
 
 
-@defop(node_name=False, samples=(Sample(((3, 5),)), Sample(((3, 5),), kwargs=(("correction", 0),))))
+@defop(
+    out=False,
+    node_name=False,
+    samples=(Sample(((3, 5),)), Sample(((3, 5),), kwargs=(("correction", 0),))),
+)
 def cov(
     input: Tensor, *, correction: int = 1, fweights: Any = None, aweights: Any = None
 ) -> Tensor:
@@ -688,7 +723,7 @@ def _corrcoef_f(x: Any, *, dtype: np.dtype) -> Any:
     return fnp.clip(c, -1, 1)
 
 
-@defop(node_name=False, samples=Sample(((3, 5),)))
+@defop(out=False, node_name=False, samples=Sample(((3, 5),)))
 def corrcoef(input: Tensor) -> Tensor:
     """Pearson's correlation coefficients of the rows of ``input``, clipped to [-1, 1] (each
     part of a complex one) as PyTorch does, with its dtypes, checks, warning and last node."""

@@ -17,13 +17,18 @@ from compat._core.tensor import Tensor, _wrap_dim, apply
 from funcgrad import numpy as fnp
 
 
-@defop(node_name=False, samples=Sample(((2, 3),)))
+@defop(out=False, node_name=False, samples=Sample(((2, 3),)))
 def ravel(input: Tensor) -> Tensor:
     return reshape(input, -1)
 
 
 # (``Tensor.unflatten`` is Python in PyTorch: no ``axis=``)
-@defop(node_name=False, samples=Sample(((2, 6),), args=(1, (2, 3))), numpy_names=("function",))
+@defop(
+    out=False,
+    node_name=False,
+    samples=Sample(((2, 6),), args=(1, (2, 3))),
+    numpy_names=("function",),
+)
 def unflatten(input: Tensor, dim: int, sizes: Any) -> Tensor:
     axis = _wrap_dim(dim, input.ndim)
     sizes = list(sizes)
@@ -54,17 +59,22 @@ def _dir_split(input: Tensor, sections: Any, dim: int, name: str, min_dim: int) 
     return tensor_split(input, sections, dim)
 
 
-@defop(node_name=False, samples=Sample(((4, 2),), args=(2,)))
+@defop(out=False, overloads=True, node_name=False, samples=Sample(((4, 2),), args=(2,)))
 def vsplit(input: Tensor, indices_or_sections: Any) -> tuple:
     return _dir_split(input, indices_or_sections, 0, "vsplit", 2)
 
 
-@defop(node_name=False, samples=(Sample(((2, 4),), args=(2,)), Sample(((6,),), args=([1, 4],))))
+@defop(
+    out=False,
+    overloads=True,
+    node_name=False,
+    samples=(Sample(((2, 4),), args=(2,)), Sample(((6,),), args=([1, 4],))),
+)
 def hsplit(input: Tensor, indices_or_sections: Any) -> tuple:
     return _dir_split(input, indices_or_sections, 1 if input.ndim > 1 else 0, "hsplit", 1)
 
 
-@defop(node_name=False, samples=Sample(((2, 2, 4),), args=(2,)))
+@defop(out=False, overloads=True, node_name=False, samples=Sample(((2, 2, 4),), args=(2,)))
 def dsplit(input: Tensor, indices_or_sections: Any) -> tuple:
     return _dir_split(input, indices_or_sections, 2, "dsplit", 3)
 

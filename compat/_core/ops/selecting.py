@@ -31,7 +31,11 @@ def _narrow_f(x: Any, *, axis: int, start: int, length: int) -> Any:
     return flax.slice_in_dim(x, start, start + length, axis=axis)
 
 
-@defop(samples=(Sample(((4, 3),), args=(0, 1, 2)), Sample(((4, 3),), args=(-1, -2, 2))))
+@defop(
+    out=False,
+    overloads=True,
+    samples=(Sample(((4, 3),), args=(0, 1, 2)), Sample(((4, 3),), args=(-1, -2, 2))),
+)
 def narrow(input: Tensor, dim: int, start: Any, length: int) -> Tensor:
     """``length`` elements of ``dim`` from ``start`` (negative ``start`` counts from the end)."""
     axis = _wrap_dim(dim, input.ndim)
@@ -54,7 +58,7 @@ def _select_f(x: Any, i: Any, *, axis: int) -> Any:
     return fnp.take(x, i, axis=axis)
 
 
-@defop(samples=(Sample(((4, 3),), args=(0, 2)), Sample(((4, 3),), args=(1, -1))))
+@defop(out=False, samples=(Sample(((4, 3),), args=(0, 2)), Sample(((4, 3),), args=(1, -1))))
 def select(input: Tensor, dim: int, index: int) -> Tensor:
     """The slice at ``index`` of ``dim``, without that dimension."""
     axis = _wrap_dim(dim, input.ndim)
@@ -75,11 +79,12 @@ def _diagonal_f(x: Any, *, offset: int, a1: int, a2: int) -> Any:
 
 
 @defop(
+    out=False,
     samples=(
         Sample(((3, 4),)),
         Sample(((3, 4),), args=(1,)),
         Sample(((2, 3, 3),), kwargs=(("offset", -1), ("dim1", 1), ("dim2", 2))),
-    )
+    ),
 )
 def diagonal(input: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
     a1, a2 = _wrap_dim(dim1, input.ndim), _wrap_dim(dim2, input.ndim)
@@ -112,7 +117,10 @@ def _diag_embed_f(x: Any, *, offset: int, a1: int, a2: int) -> Any:
     return fnp.transpose(out, perm)
 
 
-@defop(samples=(Sample(((2, 3),)), Sample(((3,),), args=(1,)), Sample(((2, 3),), args=(0, 0, 2))))
+@defop(
+    out=False,
+    samples=(Sample(((2, 3),)), Sample(((3,),), args=(1,)), Sample(((2, 3),), args=(0, 0, 2))),
+)
 def diag_embed(input: Tensor, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
     """Matrices whose ``offset`` diagonal (in dims ``dim1``, ``dim2``) is the last dim."""
     nd = input.ndim + 1
@@ -505,7 +513,9 @@ def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor
     return apply(_index_op_f, "IndexCopyBackward0", (input, idx, source), st)
 
 
-@defop(inplace=True, samples=Sample(((4, 3),), args=(1, Idx((2,), 3), -1.0)))
+@defop(
+    out=False, overloads=True, inplace=True, samples=Sample(((4, 3),), args=(1, Idx((2,), 3), -1.0))
+)
 def index_fill(input: Tensor, dim: int, index: Tensor, value: Any) -> Tensor:
     """Fills the slices of ``dim`` at ``index`` with ``value``."""
     axis, idx = _index_args(input, dim, index, "index_fill")
@@ -536,7 +546,7 @@ def _masked_scatter_f(x: Any, i: Any, src: Any, *, dtype: np.dtype) -> Any:
     return fnp.reshape(flat.at[i].set(vals), x.shape)
 
 
-@defop(inplace=True, samples=Sample(((2, 3),), args=(Mask((2, 3)), T((2, 3)))))
+@defop(out=False, inplace=True, samples=Sample(((2, 3),), args=(Mask((2, 3)), T((2, 3)))))
 def masked_scatter(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:
     """Copies ``source``'s leading elements, in order, to where ``mask`` is true."""
     shape = np.broadcast_shapes(tuple(input.shape), tuple(mask.shape))
@@ -559,6 +569,8 @@ def _repeat_interleave_f(x: Any, *, repeats: tuple, axis: Any, n: int) -> Any:
 
 
 @defop(
+    out=False,
+    overloads=True,
     node_name=False,
     samples=(
         Sample(((2, 3),), args=(2,)),
@@ -590,6 +602,8 @@ def repeat_interleave(
 
 
 @defop(
+    out=False,
+    overloads=True,
     node_name=False,
     samples=(
         Sample(((7, 2),), args=(3,)),
@@ -619,6 +633,8 @@ def tensor_split(input: Tensor, indices_or_sections: Any, dim: int = 0) -> tuple
 
 
 @defop(
+    out=False,
+    overloads=True,
     aliases=("moveaxis",),
     node_name=False,
     samples=(Sample(((2, 3, 4),), args=(0, 2)), Sample(((2, 3, 4),), args=((0, 1), (2, 0)))),

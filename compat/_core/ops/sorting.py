@@ -101,7 +101,29 @@ def _argsort_args(dim: Any, descending: Any, stable: Any) -> None:
             )
 
 
-@defop(samples=(Sample(((3, 4),), grad=False), Sample(((6,),), args=(0, True), grad=False)))
+def _argsort_out(args: tuple, kwargs: dict[str, Any]) -> None:
+    """PyTorch's ``argsort`` takes ``out=`` only in its ``stable=`` overload, whose ``dim``
+    and ``descending`` are keyword-only; its parser's words for the other calls (``out=``
+    taken as given last: PyTorch prints the keywords last given first)."""
+    if len(args) > 1:
+        raise TypeError(
+            f"argsort() takes from 2 to 1 positional arguments but {len(args)} were given"
+        )
+    if "stable" in kwargs:
+        return
+    if "dim" in kwargs and "descending" in kwargs:
+        raise TypeError('argsort() missing 1 required positional arguments: "stable"')
+    got = "".join(f", {k}={_gm.typename(v)}" for k, v in reversed(kwargs.items()))
+    raise TypeError(
+        "argsort() received an invalid combination of arguments - got (Tensor, out=Tensor"
+        f"{got}), but expected one of:\n{_ARGSORT_FORMS}"
+    )
+
+
+@defop(
+    samples=(Sample(((3, 4),), grad=False), Sample(((6,),), args=(0, True), grad=False)),
+    out_check=_argsort_out,
+)
 def argsort(
     input: Tensor, dim: int = -1, descending: bool = False, *, stable: bool = False
 ) -> Tensor:
@@ -228,14 +250,30 @@ def _median(input: Tensor, dim: Any, keepdim: bool, ignore_nan: bool, name: str)
     return return_type(name.lower(), _VI)(*apply(_median_dim_f, f"{name}Backward1", (input,), st))
 
 
-@defop(samples=(Sample(((3, 4),)), Sample(((3, 4),), args=(1,)), Sample(((4, 3),), args=(0, True))))
+def _out_needs_dim(name: str) -> Any:
+    """An ``out_check``: PyTorch's ``torch.X(input, out=...)`` has no overload without ``dim``
+    (its ``out`` form returns values and indices)."""
+
+    def check(args: tuple, kwargs: dict[str, Any]) -> None:
+        if len(args) < 2 and "dim" not in kwargs:
+            raise TypeError(f'{name}() missing 1 required positional arguments: "dim"')
+
+    return check
+
+
+@defop(
+    samples=(Sample(((3, 4),)), Sample(((3, 4),), args=(1,)), Sample(((4, 3),), args=(0, True))),
+    out_check=_out_needs_dim("median"),
+)
 def median(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Any:
     """The lower of the two middle values (no averaging, as PyTorch); with ``dim`` also
     its index."""
     return _median(input, dim, keepdim, False, "Median")
 
 
-@defop(samples=(Sample(((3, 4),)), Sample(((3, 4),), args=(1,))))
+@defop(
+    samples=(Sample(((3, 4),)), Sample(((3, 4),), args=(1,))), out_check=_out_needs_dim("nanmedian")
+)
 def nanmedian(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Any:
     """:func:`median` ignoring NaNs."""
     return _median(input, dim, keepdim, True, "Nanmedian")
@@ -509,6 +547,7 @@ def _no_derivative(vals: np.ndarray, input: Tensor, node: str, aten: str) -> Ten
 
 
 @defop(
+    out=False,
     samples=(
         Sample(((8,),), dtype="int64", domain=(0, 3), grad=False),
         Sample(
@@ -558,7 +597,9 @@ def _empty_unless(t: Tensor, keep: bool) -> Tensor:
 
 
 @defop(
-    method=False, samples=Sample(((8,),), dtype="int64", domain=(0, 3), grad=False, method=False)
+    out=False,
+    method=False,
+    samples=Sample(((8,),), dtype="int64", domain=(0, 3), grad=False, method=False),
 )
 def _unique(input: Tensor, sorted: bool = True, return_inverse: bool = False) -> tuple:
     """PyTorch's internal ``torch._unique``: values and inverse (empty unless asked for)."""
@@ -567,7 +608,9 @@ def _unique(input: Tensor, sorted: bool = True, return_inverse: bool = False) ->
 
 
 @defop(
-    method=False, samples=Sample(((8,),), dtype="int64", domain=(0, 3), grad=False, method=False)
+    out=False,
+    method=False,
+    samples=Sample(((8,),), dtype="int64", domain=(0, 3), grad=False, method=False),
 )
 def _unique2(
     input: Tensor, sorted: bool = True, return_inverse: bool = False, return_counts: bool = False
@@ -591,6 +634,7 @@ def unique_dim(
 
 
 @defop(
+    out=False,
     samples=Sample(
         ((8,),),
         kwargs=(("return_inverse", True), ("return_counts", True)),
@@ -636,10 +680,11 @@ def _bincount_f(x: Any, *w: Any, n: int, dtype: np.dtype) -> Any:
 
 
 @defop(
+    out=False,
     samples=(
         Sample(((8,),), dtype="int64", domain=(0, 4), grad=False),
         Sample((Idx((6,), 4),), kwargs=(("weights", T((6,))), ("minlength", 6)), grad=False),
-    )
+    ),
 )
 def bincount(input: Tensor, weights: Tensor | None = None, minlength: int = 0) -> Tensor:
     """Counts of each non-negative integer (weighted sums with ``weights``)."""

@@ -32,7 +32,10 @@ def _part_f(x: Any, *, op: str) -> Any:
     return {"real": fnp.real, "imag": fnp.imag, "angle": fnp.angle, "conj": fnp.conj}[op](x)
 
 
-@defop(samples=(Sample(((2, 3),), dtype="complex128", grad=False), Sample(((3,),), grad=False)))
+@defop(
+    out=False,
+    samples=(Sample(((2, 3),), dtype="complex128", grad=False), Sample(((3,),), grad=False)),
+)
 def real(input: Tensor) -> Tensor:
     """The real part, a view of the complex storage (the tensor itself for real dtypes)."""
     if _dt.kind(input._npdtype) != "c":
@@ -41,7 +44,7 @@ def real(input: Tensor) -> Tensor:
     return _views.make_view(out, input, ("re",))
 
 
-@defop(samples=Sample(((2, 3),), dtype="complex128", grad=False))
+@defop(out=False, samples=Sample(((2, 3),), dtype="complex128", grad=False))
 def imag(input: Tensor) -> Tensor:
     """The imaginary part, a view of the complex storage."""
     if _dt.kind(input._npdtype) != "c":
@@ -54,7 +57,9 @@ def _view_as_real_f(x: Any) -> Any:
     return fnp.stack([fnp.real(x), fnp.imag(x)], axis=-1)
 
 
-@defop(method=False, samples=Sample(((2, 3),), dtype="complex128", grad=False, method=False))
+@defop(
+    out=False, method=False, samples=Sample(((2, 3),), dtype="complex128", grad=False, method=False)
+)
 def view_as_real(input: Tensor) -> Tensor:
     """The complex tensor's storage seen as floats: a trailing dimension of 2 (re, im)."""
     if _dt.kind(input._npdtype) != "c":
@@ -73,7 +78,7 @@ def _view_as_complex_f(x: Any, *, dtype: np.dtype) -> Any:
     return fnp.asarray(x[..., 0], dtype) + 1j * fnp.asarray(x[..., 1], dtype)
 
 
-@defop(method=False, samples=Sample(((3, 2),), grad=False, method=False))
+@defop(out=False, method=False, samples=Sample(((3, 2),), grad=False, method=False))
 def view_as_complex(input: Tensor) -> Tensor:
     """Pairs of floats (the last dimension, of size 2 and stride 1) seen as complex numbers."""
     npd = input._npdtype
@@ -120,7 +125,7 @@ def angle(input: Tensor) -> Tensor:
     return apply(_angle_f, "AngleBackward0", (input,), (("dtype", dtype),))
 
 
-@defop(samples=(Sample(((2, 3),), dtype="complex128", grad=False), Sample(((3,),))))
+@defop(out=False, samples=(Sample(((2, 3),), dtype="complex128", grad=False), Sample(((3,),))))
 def conj(input: Tensor) -> Tensor:
     """The conjugate as a view with the conjugate bit (``is_conj()``); the tensor itself
     for real dtypes."""
@@ -319,7 +324,8 @@ def _shift(name: str, inverse: bool) -> Any:
 
     f.__name__ = name
     shifts = {**_FFT, "bf16_error": None}  # a roll: PyTorch has it for bfloat16
-    return defop(name, samples=(Sample(((3, 4),)), Sample(((3, 4),), args=(1,))), **shifts)(f)
+    samples = (Sample(((3, 4),)), Sample(((3, 4),), args=(1,)))
+    return defop(name, out=False, samples=samples, **shifts)(f)
 
 
 _shift("fftshift", False)

@@ -180,8 +180,12 @@ def _kept(p: Any) -> Any:
         aliases=t.aliases,
         grad_fn=t.grad_fn,
         samples=samples,
+        out=op not in _NO_OUT,
     )(f)
 
+
+#: the kept-dtype unary ops whose ``torch.X`` PyTorch declares without an ``out=`` overload
+_NO_OUT = frozenset({"isnan", "isinf", "isfinite", "isreal", "positive"})
 
 for _p in torch_rows():
     if _p.arity == 1 and _p.torch.promote == "keep" and "numpy" in _p.public:
@@ -201,7 +205,13 @@ def _round_f(x: Any) -> Any:
     return fnp.round(x)
 
 
-@defop(inplace=True, inplace_function=True, grad_fn="ReluBackward0", samples=Sample(((2, 3),)))
+@defop(
+    out=False,
+    inplace=True,
+    inplace_function=True,
+    grad_fn="ReluBackward0",
+    samples=Sample(((2, 3),)),
+)
 def relu(input: Tensor) -> Tensor:
     return apply(_conv.relu, "ReluBackward0", (input,), saves="result")
 
