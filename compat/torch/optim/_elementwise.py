@@ -32,6 +32,7 @@ __all__ = [
     "check_flags",
     "check_lr",
     "check_nonnegative",
+    "densified",
     "differentiable_update",
     "f32",
     "flags",
@@ -138,6 +139,9 @@ class GroupStepOptimizer(Optimizer):
     hyperparameters.
     """
 
+    #: PyTorch's refusal of a sparse gradient (``None``: "<Name> does not support ...")
+    _sparse_refusal: str | None = None
+
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
         """One step over every group; returns ``closure()``'s loss if given."""
         loss = self._closure_loss(closure)
@@ -145,11 +149,26 @@ class GroupStepOptimizer(Optimizer):
             for group in self.param_groups:
                 params, grads = params_with_grad(group)
                 if params:
+                    if any(g.is_sparse for g in grads):
+                        grads = self._sparse_grads(group, grads)
                     self._step_group(group, params, grads)
         return loss
 
+    def _sparse_grads(self, group: dict[str, Any], grads: list[Any]) -> list[Any]:
+        """Gradients for a group where some are sparse (``nn.Embedding(sparse=True)``):
+        refused, with PyTorch's message, unless the optimizer takes them (SGD, Adagrad)."""
+        raise RuntimeError(
+            self._sparse_refusal or f"{type(self).__name__} does not support sparse gradients"
+        )
+
     def _step_group(self, group: dict[str, Any], params: list[Any], grads: list[Any]) -> None:
         raise NotImplementedError
+
+
+def densified(grads: list[Any]) -> list[Any]:
+    """The gradients with the sparse ones made dense: for the optimizers whose update of a
+    sparse gradient's rows is their dense update (zero elsewhere changes nothing there)."""
+    return [g.to_dense() if g.is_sparse else g for g in grads]
 
 
 class ElementwiseOptimizer(GroupStepOptimizer):

@@ -11,6 +11,7 @@ from compat.torch.optim._elementwise import (
     check_flags,
     check_lr,
     check_nonnegative,
+    densified,
 )
 
 __all__ = ["Adagrad"]
@@ -26,7 +27,9 @@ class Adagrad(ElementwiseOptimizer):
     ``state_dict()`` of a fresh optimizer already lists it.
 
     ``fused=False`` selects the per-tensor path; ``fused=True``/``None`` and
-    ``foreach`` run one compiled program per group. ``differentiable=True`` records the step for autograd (tensor by tensor); sparse gradients are not supported.
+    ``foreach`` run one compiled program per group. ``differentiable=True`` records
+    the step for autograd (tensor by tensor). Sparse gradients are taken (not with
+    ``weight_decay``), as PyTorch's.
 
     Example:
         >>> import compat.torch as torch
@@ -88,6 +91,14 @@ class Adagrad(ElementwiseOptimizer):
         "differentiable": False,
         "fused": None,
     }
+
+    def _sparse_grads(self, group: dict[str, Any], grads: list[Any]) -> list[Any]:
+        """Sparse gradients are taken: PyTorch's sparse update touches their rows only, and
+        the dense update of the other rows adds zero to ``sum`` and moves nothing; weight
+        decay refuses, as PyTorch's."""
+        if group["weight_decay"] != 0:
+            raise RuntimeError("weight_decay option is not compatible with sparse gradients")
+        return densified(grads)
 
     @staticmethod
     def _fill(state: dict[str, Any], p: Any, value: float) -> None:

@@ -54,6 +54,8 @@ class Adam(GroupStepOptimizer):
         >>> opt.zero_grad()
     """
 
+    _sparse_refusal = "Adam does not support sparse gradients, please consider SparseAdam instead"
+
     def __init__(
         self,
         params: Any,

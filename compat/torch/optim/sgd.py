@@ -8,6 +8,7 @@ from compat.torch.optim import _compiled
 from compat.torch.optim._elementwise import (
     GroupStepOptimizer,
     check_flags,
+    densified,
     differentiable_update,
 )
 from compat.torch.optim._functional import SGDConfig, sgd_scalars, sgd_update
@@ -81,6 +82,16 @@ class SGD(GroupStepOptimizer):
         "differentiable": False,
         "fused": False,  # PyTorch's: an old pickle runs the per-parameter update
     }
+
+    def _sparse_grads(self, group: dict[str, Any], grads: list[Any]) -> list[Any]:
+        """Sparse gradients are taken: the update of their rows is the dense one's (the
+        momentum buffer is dense, PyTorch's sparse); weight decay refuses, as PyTorch's
+        ``grad.add(param)`` of a sparse gradient does."""
+        if group["weight_decay"] != 0:
+            raise RuntimeError(
+                "add(sparse, dense) is not supported. Use add(dense, sparse) instead."
+            )
+        return densified(grads)
 
     def _step_group(self, group: dict[str, Any], params: list[Any], grads: list[Any]) -> None:
         cfg = SGDConfig(

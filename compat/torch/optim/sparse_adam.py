@@ -1,13 +1,14 @@
-"""``optim.SparseAdam`` with PyTorch 2.13's defaults and checks.
+"""``optim.SparseAdam`` with PyTorch 2.13's defaults, checks and update.
 
 SparseAdam updates only the entries a sparse gradient holds (``nn.Embedding(sparse=True)``
-gradients). compat's autograd produces dense gradients only (a sparse COO tensor cannot
-be a ``.grad``), so every step meets a dense gradient and refuses it with PyTorch's
-error, which points to ``Adam``; the constructor checks its arguments as PyTorch's.
+gradients): the gradient is coalesced, and at its indices alone the moments move and the
+parameter steps, as PyTorch's ``_functional.sparse_adam``; a dense gradient is refused with
+PyTorch's error, which points to ``Adam``.
 """
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import compat.torch as torch
@@ -17,8 +18,7 @@ __all__ = ["SparseAdam"]
 
 
 class SparseAdam(Optimizer):
-    """Adam restricted to the entries of sparse gradients (see the module docstring:
-    with compat's dense gradients ``step`` raises, as PyTorch's does for them).
+    """Adam restricted to the entries of sparse gradients (see the module docstring).
 
     Example:
         >>> import compat.torch as torch
@@ -62,12 +62,43 @@ class SparseAdam(Optimizer):
             )
 
     def step(self, closure: Any = None) -> Any:
-        """Refuse the dense gradients compat's autograd produces (PyTorch's error)."""
+        """One step: each parameter with a (sparse) gradient updated at its indices."""
         loss = self._closure_loss(closure)
-        for group in self.param_groups:
-            for p in group["params"]:
-                if p.grad is not None and not p.grad.is_sparse:
-                    raise RuntimeError(
-                        "SparseAdam does not support dense gradients, please consider Adam instead"
-                    )
+        with torch.no_grad():
+            for group in self.param_groups:
+                for p in group["params"]:
+                    if p.grad is None:
+                        continue
+                    if not p.grad.is_sparse:
+                        raise RuntimeError(
+                            "SparseAdam does not support dense gradients, please consider "
+                            "Adam instead"
+                        )
+                    self._update(group, p, p.grad)
         return loss
+
+    def _update(self, group: dict[str, Any], p: Any, grad: Any) -> None:
+        """PyTorch's update of one parameter (its order of operations, for its rounding)."""
+        state = self.state[p]
+        if not state:
+            state["step"] = 0
+            state["exp_avg"] = torch.zeros_like(p)
+            state["exp_avg_sq"] = torch.zeros_like(p)
+        state["step"] += 1
+        step = state["step"]
+        grad = grad.coalesce()
+        where = tuple(grad._indices()[d] for d in range(grad.sparse_dim()))
+        values = -grad._values() if group["maximize"] else grad._values()
+        beta1, beta2 = group["betas"]
+        lr = float(group["lr"])
+        exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
+        old_avg = exp_avg[where]
+        avg_update = (values - old_avg) * (1 - beta1)
+        exp_avg[where] = old_avg + avg_update
+        old_sq = exp_avg_sq[where]
+        sq_update = (values.pow(2) - old_sq) * (1 - beta2)
+        exp_avg_sq[where] = old_sq + sq_update
+        numer = avg_update + old_avg
+        denom = (sq_update + old_sq).sqrt() + group["eps"]
+        step_size = lr * math.sqrt(1 - beta2**step) / (1 - beta1**step)
+        p.index_put_(where, (numer / denom) * -step_size, accumulate=True)
