@@ -415,28 +415,9 @@ class OpProgram:
         """For each output, the inputs it depends on (structurally)."""
         if self._deps is None:
             self._deps = tuple(
-                frozenset(_depends(self.program, v)) if isinstance(v, Var) else frozenset()
-                for v in self.program.outvars
+                map(frozenset, passes.input_deps(self.program, self.program.outvars))
             )
         return self._deps
-
-
-def _depends(prog: Program, var: Var) -> set[int]:
-    """Indices of ``prog``'s invars that ``var`` depends on."""
-    producers = {v: e for e in prog.eqns for v in e.outvars}
-    inv = {v: i for i, v in enumerate(prog.invars)}
-    out: set[int] = set()
-    stack, seen = [var], set()
-    while stack:
-        v = stack.pop()
-        if v in seen or not isinstance(v, Var):
-            continue
-        seen.add(v)
-        if v in inv:
-            out.add(inv[v])
-        elif v in producers:
-            stack.extend(a for a in producers[v].inputs if isinstance(a, Var))
-    return out
 
 
 def _rematerialized(bwd: Program, remat: dict, in_avals: Sequence[Aval]) -> Program:
@@ -508,6 +489,8 @@ class OpVJP:
         saved_in: set[int] = set()
         saved_out: set[int] = set()
         remat: dict[int, tuple[int, Program]] = {}  # residual -> (input, program from it)
+        fresh = [rv for rv in res_vars if rv not in inv and rv not in outv]  # (new values)
+        deps_of = dict(zip(fresh, passes.input_deps(fwd, fresh)))
         for j, rv in enumerate(res_vars):
             if rv in inv:
                 src.append((0, inv[rv]))
@@ -516,7 +499,7 @@ class OpVJP:
                 src.append((1, outv[rv]))
                 saved_out.add(outv[rv])
             else:
-                deps = _depends(fwd, rv)
+                deps = deps_of[rv]
                 i = next(iter(deps)) if len(deps) == 1 else -1
                 if i >= 0 and op.in_avals[i].weak_type and not op.in_avals[i].shape:
                     # a value of one Python-number input (``c`` cast to ``x``'s dtype in

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from funcgrad.core.ir import Eqn, Literal, Program, Var, _hashable_param, literal_key
@@ -103,6 +104,28 @@ def used_invars(prog: Program) -> list[bool]:
     """One flag per input of ``prog``: whether any equation or output reads it."""
     used = _used_vars(prog)
     return [v in used for v in prog.invars]
+
+
+def input_deps(prog: Program, atoms: Sequence[Any]) -> list[set[int]]:
+    """For each of ``atoms`` (vars or literals of ``prog``), the indices of ``prog``'s
+    inputs it depends on (its equations indexed by output once, for all of them)."""
+    producers = {v: e for e in prog.eqns for v in e.outvars}
+    inv = {v: i for i, v in enumerate(prog.invars)}
+    out = []
+    for atom in atoms:
+        deps: set[int] = set()
+        stack, seen = [atom], set()
+        while stack:
+            v = stack.pop()
+            if v in seen or not isinstance(v, Var):
+                continue
+            seen.add(v)
+            if v in inv:
+                deps.add(inv[v])
+            elif v in producers:
+                stack.extend([a for a in producers[v].inputs if isinstance(a, Var)])
+        out.append(deps)
+    return out
 
 
 def cse(prog: Program) -> Program:

@@ -233,6 +233,27 @@ def test_cse_merges_by_params_within_one_primitive_and_inputs():
         np.testing.assert_array_equal(np.asarray(got), np.asarray(ref))
 
 
+def test_input_deps_against_perturbation():
+    # ``passes.input_deps``: per output, the inputs it reads through the equations; the
+    # oracle is which inputs, changed one at a time, change the output's value
+    def f(x, y, z, w):
+        a = fnp.sin(x) * y
+        return a + 1.0, fnp.exp(z), a - fnp.sum(x), fnp.ones(3), z
+
+    args = [np.linspace(0.1, 0.9, 3) + k for k in range(4)]
+    prog = fg.make_ir(f)(*args)
+    got = passes.input_deps(prog, prog.outvars)
+    base = [np.asarray(o) for o in eval_program(prog, *args)]
+    want = [set() for _ in base]
+    for i in range(len(args)):
+        moved = list(args)
+        moved[i] = args[i] + 0.5
+        for k, o in enumerate(eval_program(prog, *moved)):
+            if not np.array_equal(np.asarray(o), base[k]):
+                want[k].add(i)
+    assert got == want == [{0, 1}, {2}, {0, 1}, set(), {2}]
+
+
 def test_no_jax_transforms_in_library_sources():
     root = pathlib.Path(__file__).resolve().parents[1]
     banned = re.compile(
