@@ -30,6 +30,7 @@ are read once, at import: nothing here runs per call.
 from __future__ import annotations
 
 import functools
+import inspect
 import itertools
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -159,6 +160,10 @@ class OpDef:
     #: PyTorch's parser has several signatures for ``torch.X``: a call none takes (``out=``
     #: of a row without it) is its "received an invalid combination of arguments"
     overloads: bool = False
+    #: PyTorch's refusal of an ``out=`` whose dtype is not the ``dtype=`` given, for a row
+    #: whose op has a ``dtype`` parameter (``{want}``/``{got}``, ``{want_c}``/``{got_c}``
+    #: as ``exact_out``'s): :data:`DTYPE_OUT` unless the row says otherwise (``nansum``)
+    dtype_out: str | None = None
 
     def method_impl(self) -> Callable[..., Any] | None:
         if self.method is False:
@@ -191,6 +196,10 @@ class OpDef:
 
 REGISTRY: dict[str, OpDef] = {}
 
+#: PyTorch's refusal of ``torch.X(..., dtype=d, out=o)`` with ``o`` not of dtype ``d``
+#: (``sum``, ``cumsum``, ``mean``, ``norm``: ``OpDef.dtype_out``)
+DTYPE_OUT = "Expected out tensor to have dtype {want_c}, but got {got_c} instead"
+
 
 def defop(
     name: str | None = None,
@@ -217,6 +226,7 @@ def defop(
     out: bool = True,
     out_check: Callable[[tuple, dict[str, Any]], None] | None = None,
     overloads: bool = False,
+    dtype_out: str | None = None,
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Declare the row of the op implemented by the decorated function (returned as is)."""
 
@@ -257,6 +267,7 @@ def defop(
             out,
             out_check,
             overloads,
+            dtype_out,
         )
         return fn
 
@@ -290,6 +301,13 @@ def _guarded(d: OpDef, fn: Callable[..., Any]) -> Callable[..., Any]:
     return guarded
 
 
+def _takes_dtype(fn: Callable[..., Any]) -> bool:
+    try:
+        return "dtype" in inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        return False
+
+
 def functions(
     with_out: Callable[..., Callable[..., Any]] | None = None,
     module: str = "torch",
@@ -310,6 +328,8 @@ def functions(
                     kw["out_tensors"] = True
                 if d.out_check is not None:
                     kw["out_check"] = d.out_check
+                if d.out and _takes_dtype(d.fn):
+                    kw["dtype_out"] = d.dtype_out or DTYPE_OUT
                 names = _np_names.table(d.fn) if "function" in d.numpy_names else {}
                 if with_out is None:
                     out[n] = _np_names.accepting(f, names, public)

@@ -58,6 +58,7 @@ def with_out(
     out_check: Callable[[tuple, dict[str, Any]], None] | None = None,
     takes_out: bool = True,
     overloads: bool = False,
+    dtype_out: str | None = None,
 ) -> Callable[..., Any]:
     """``fn`` taking a keyword ``out=`` (a tensor, or a tuple for several results), with
     PyTorch's ``TypeError`` for a first argument that is not a Tensor (a Python number,
@@ -71,7 +72,8 @@ def with_out(
     for a form of the op its ``out=`` overload does not take (``OpDef.out_check``).
     ``takes_out=False``: PyTorch has no ``out=`` for the op (``OpDef.out``): ``out=`` is
     its parser's ``TypeError`` (:func:`_refusal`; ``overloads``: ``OpDef.overloads``), the
-    other checks as above."""
+    other checks as above. ``dtype_out``: with ``dtype=`` given, ``out`` must be of that
+    dtype; the text of PyTorch's refusal (``OpDef.dtype_out``)."""
     name = name or fn.__name__
     first = _first_tensor_param(fn)
     accepted = _TENSOR_OR_NUMBER if number_first else Tensor
@@ -110,6 +112,8 @@ def with_out(
             return fn(*args, **kwargs)
         if out_check is not None:
             out_check(args, kwargs)
+        if dtype_out is not None and kwargs.get("dtype") is not None:
+            _check_dtype_out(dtype_out, kwargs["dtype"], out)
         if out_tensors:
             _tensors_only(name, params, args, kwargs)
         result = fn(*args, **kwargs)
@@ -201,6 +205,22 @@ def _takes_other(fn: Callable[..., Any]) -> bool:
     """Whether ``fn``'s second parameter is PyTorch's ``other`` (a Tensor or a number)."""
     params = list(inspect.signature(fn).parameters)
     return len(params) > 1 and params[1] == "other"
+
+
+def _check_dtype_out(text: str, dtype: Any, out: Any) -> None:
+    """PyTorch's refusal (``text``) of an ``out`` whose dtype is not the ``dtype=`` given."""
+    if not isinstance(out, Tensor) or not isinstance(dtype, _dt.dtype):
+        return  # (the op's own checks word these)
+    want, got = _dt.np_dtype(dtype), out._npdtype
+    if want != got:
+        raise RuntimeError(
+            text.format(
+                want=_dt.scalar_type_name(want),
+                got=_dt.scalar_type_name(got),
+                want_c=_dt.type_meta_name(want),
+                got_c=_dt.type_meta_name(got),
+            )
+        )
 
 
 def _check_exact(text: str, result: Any, out: Any) -> None:

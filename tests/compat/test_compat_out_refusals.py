@@ -11,6 +11,7 @@ has (``sum(x, dtype=..., out=)``, ``argsort(x, stable=True, out=)``) are listed 
 
 from __future__ import annotations
 
+import inspect
 import warnings
 
 import numpy as np
@@ -150,3 +151,66 @@ def test_out_forms_match_pytorch(label, form, real_torch):
         got = run(ctorch)
     for a, b in zip(_flat(got), _flat(expected)):
         np.testing.assert_allclose(a.numpy(), b.numpy(), err_msg=label)
+
+
+def _takes_dtype(d) -> bool:
+    try:
+        return "dtype" in inspect.signature(d.fn).parameters
+    except (TypeError, ValueError):
+        return False
+
+
+DTYPE_CASES = [
+    pytest.param(name, want, got, id=f"{name}-{want}-{got}")
+    for name, d in sorted(REGISTRY.items())
+    if d.function and d.out and not d.random and d.samples and _takes_dtype(d)
+    for want, got in (("float64", "float32"), ("float32", "float64"))
+]
+
+
+def test_the_table_has_dtype_rows():
+    names = {c.values[0] for c in DTYPE_CASES}
+    assert {"sum", "cumsum", "mean", "nansum", "linalg.vector_norm", "fft.fftfreq"} <= names
+
+
+def _dtype_call(lib, d, data, want, got):
+    """The row's first sample with ``dtype=want`` and ``out`` of dtype ``got``: the plain
+    call's failure (``"plain"``), the ``out=`` call's exception, or ``None``."""
+    sample = d.samples[0]
+    tensors, args, kwargs = data
+    ts = [_to_lib(lib, a, False, []) for a in tensors]
+    args = [_to_lib(lib, a, False, []) for a in args]
+    kwargs = {k: _to_lib(lib, v, False, []) for k, v in kwargs.items()}
+    if d.name in ("sum", "prod") and not args and "dim" not in kwargs:
+        args = [0]  # (their out= overload wants a dim)
+    kwargs["dtype"] = getattr(lib, want)
+    fn = _function(lib, d)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            fn(*sample.prefix, *ts, *args, **kwargs)
+        except Exception:
+            return "plain"
+        try:
+            fn(*sample.prefix, *ts, *args, out=lib.empty(0, dtype=getattr(lib, got)), **kwargs)
+        except Exception as e:
+            return e
+    return None
+
+
+@pytest.mark.parametrize(("name", "want", "got"), DTYPE_CASES)
+def test_out_of_another_dtype_than_dtype_matches_pytorch(name, want, got, real_torch):
+    """``torch.X(..., dtype=d, out=o)`` with ``o`` of another dtype: PyTorch's error."""
+    d = REGISTRY[name]
+    if d.samples[0].dtype not in ("float32", "float64"):
+        return
+    data = _arrays(d.samples[0], seed=0)
+    theirs = _dtype_call(real_torch, d, data, want, got)
+    if theirs == "plain":
+        return  # PyTorch refuses the dtype itself (a narrowing norm): not this test's
+    ours = _dtype_call(ctorch, d, data, want, got)
+    if theirs is None:
+        assert ours is None, (name, ours)
+        return
+    assert type(ours) is type(theirs), (name, ours, theirs)
+    assert _first_line(ours) == _first_line(theirs), name

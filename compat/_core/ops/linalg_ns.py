@@ -327,6 +327,7 @@ def _matrix_norm_f(a: Any, *, ord: Any, axes: tuple, keepdims: bool) -> Any:
         Sample(((3, 4),), args=(float("inf"),)),
         Sample(((3, 4),), kwargs=(("ord", "nuc"),)),
     ),
+    dtype_out="linalg.matrix_norm expected out tensor dtype {want} but got: {got}",
     **LINALG_ROW,
 )
 def matrix_norm(
@@ -359,6 +360,7 @@ def matrix_norm(
 
 @defop(
     samples=(Sample(((2, 3),)), Sample(((4,),), args=(1,)), Sample(((3, 3),), args=("nuc",))),
+    dtype_out="linalg.norm expected out tensor dtype {want} but got: {got}",
     **LINALG_ROW,
 )
 def norm(

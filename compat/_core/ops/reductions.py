@@ -447,7 +447,13 @@ def _reduction_op(row: Any) -> Any:
     for n in t.special:
         defop(n, module="special", method=False, samples=samples)(f)
     check = _out_needs_dim(name) if name in _OUT_NEEDS_DIM else None
-    return defop(name, samples=samples, out_check=check)(f)
+    text = _NANSUM_OUT if name in ("nansum", "nanmean") else None
+    return defop(name, samples=samples, out_check=check, dtype_out=text)(f)
+
+
+#: PyTorch's ``nansum``'s refusal of an ``out`` of another dtype than ``dtype=``'s
+#: (``nanmean`` calls it)
+_NANSUM_OUT = "nansum: provided dtype must match dtype of result. Got {got} and {want}."
 
 
 #: the reductions whose ``out=`` overload wants a ``dim`` (``None`` allowed): PyTorch's
@@ -512,6 +518,7 @@ def _extremum(op: str, input: Tensor, dim: Any, keepdim: bool, other: Any) -> An
         name = "MaxBackward1" if op == "max" else "MinBackward1"
         return apply(_full_extremum_f, name, (input,), (("op", op),))
     axis = _wrap_dim(dim, input.ndim)
+    _check_nonempty(op, input, (axis,) if input.ndim else (), RuntimeError)
     if input.ndim == 0:
         return return_type(op, "values indices")(input * 1, zeros_like_int(input))
     name = "MaxBackward0" if op == "max" else "MinBackward0"
@@ -575,6 +582,14 @@ ValuesMinMax = return_type("aminmax", "min max")
 def aminmax(input: Tensor, *, dim: int | None = None, keepdim: bool = False) -> ValuesMinMax:
     """``(min, max)`` over ``dim`` (all elements by default)."""
     d = () if dim is None else dim
+    if input.numel() == 0 and dim is None:
+        raise RuntimeError(
+            "aminmax(): cannot compute aminmax over an empty dimension as the operation has "
+            "no identity."
+        )
+    axis = _wrap_dim(dim, input.ndim) if dim is not None and input.ndim else None
+    if axis is not None and input.shape[axis] == 0:
+        raise IndexError(f"aminmax: Expected reduction dim {axis} to have non-zero size.")
     return ValuesMinMax(input.amin(d, keepdim), input.amax(d, keepdim))
 
 

@@ -185,6 +185,7 @@ def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False) -> Val
     """The ``k``-th smallest element (1-based) along ``dim`` and its index."""
     _refuse_complex(input, NotImplementedError, "\"kthvalue_cpu\" not implemented for '{dtype}'")
     axis = _wrap_dim(dim, builtins.max(input.ndim, 1))
+    _nonempty_dim("kthvalue", input, axis)
     n = input.shape[axis] if input.ndim else 1
     if not 1 <= k <= n:
         raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {axis}")
@@ -213,7 +214,15 @@ _EVEN_MEDIAN = {
 
 def _median_all_f(x: Any, *, ignore_nan: bool) -> Any:
     """The median of all elements; its gradient is shared evenly by the elements equal to
-    it (NaN ones when it is NaN), as PyTorch's ``evenly_distribute_backward``."""
+    it (NaN ones when it is NaN), as PyTorch's ``evenly_distribute_backward``. Of no
+    element: NaN, converted as x86 converts NaN to an integer dtype (the lowest 32- or
+    64-bit integer, truncated to 0 for narrower ones), as PyTorch's CPU kernel."""
+    if x.size == 0:
+        if _dt.kind(x.dtype) in "fcb":  # (NaN is true)
+            return fnp.full((), np.nan, x.dtype)
+        size = np.dtype(x.dtype).itemsize
+        fill = np.iinfo(np.int64 if size == 8 else np.int32).min if size >= 4 else 0
+        return fnp.full((), fill, x.dtype)
     if _dt.kind(x.dtype) == "f":
         return _EVEN_MEDIAN[ignore_nan](x)
     return _median_value(x, ignore_nan)
@@ -236,16 +245,22 @@ def _median_dim_f(x: Any, *, axis: int, keepdims: bool, ignore_nan: bool) -> Any
     return vals, fnp.asarray(sel, np.int64)
 
 
+def _nonempty_dim(name: str, input: Tensor, axis: int) -> None:
+    """PyTorch's ``IndexError`` for selecting along a dimension of size 0 (no element to
+    pick: ``max``/``median``/``kthvalue``/``mode`` with ``dim``)."""
+    if input.ndim and input.shape[axis] == 0:
+        raise IndexError(f"{name}(): Expected reduction dim {axis} to have non-zero size.")
+
+
 def _median(input: Tensor, dim: Any, keepdim: bool, ignore_nan: bool, name: str) -> Any:
     kernel = "median_cpu" if dim is None else "median_out"
     _refuse_complex(input, NotImplementedError, f"\"{kernel}\" not implemented for '{{dtype}}'")
     if dim is None:
-        if input.numel() == 0:
-            raise IndexError(f"{name.lower()}() input tensor cannot be empty")
         return apply(_median_all_f, f"{name}Backward0", (input,), (("ignore_nan", ignore_nan),))
     if input.ndim == 0:
         return return_type(name.lower(), _VI)(input * 1, tensor(np.zeros((), np.int64)))
     axis = _wrap_dim(dim, input.ndim)
+    _nonempty_dim("median", input, axis)  # (nanmedian's too, as PyTorch's)
     st = (("axis", axis), ("keepdims", bool(keepdim)), ("ignore_nan", ignore_nan))
     return return_type(name.lower(), _VI)(*apply(_median_dim_f, f"{name}Backward1", (input,), st))
 
@@ -296,6 +311,7 @@ def mode(input: Tensor, dim: int = -1, keepdim: bool = False) -> ValuesIndices:
     if input.ndim == 0:
         return return_type("mode", _VI)(input * 1, tensor(np.zeros((), np.int64)))
     axis = _wrap_dim(dim, input.ndim)
+    _nonempty_dim("mode", input, axis)
     x = np.moveaxis(np.asarray(input._st.array), axis, -1)
     flat = x.reshape(-1, x.shape[-1])
     idx = np.empty(flat.shape[0], np.int64)
@@ -356,6 +372,8 @@ def _quantile(
             "quantile() interpolation must be one of linear, lower, higher, midpoint or "
             f"nearest. Got {interpolation}"
         )
+    if input.numel() == 0:
+        raise RuntimeError("quantile() input tensor must be non-empty")
     if _dt.kind(input._npdtype) != "f":
         raise RuntimeError(
             f"quantile() input tensor must be either float or double dtype, got {input.dtype}"

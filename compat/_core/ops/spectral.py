@@ -347,7 +347,8 @@ def _freq(name: str) -> Any:
         return tensor(vals, dtype=dtype or _dt.get_default_dtype(), requires_grad=requires_grad)
 
     f.__name__ = name
-    return defop(name, samples=Sample((), args=(5, 0.5), grad=False), **_FFT)(f)
+    text = "dtype {want} does not match dtype of out parameter ({got})"
+    return defop(name, samples=Sample((), args=(5, 0.5), grad=False), dtype_out=text, **_FFT)(f)
 
 
 _freq("fftfreq")
