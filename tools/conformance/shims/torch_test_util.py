@@ -155,6 +155,16 @@ class TestCase(unittest.TestCase):
                 return
             super().assertEqual(x, y, msg)
             return
+        if _is_tensor(x) and _is_tensor(y) and (x.is_sparse or y.is_sparse):
+            # PyTorch's comparison of sparse COO tensors: the same layout and size, then
+            # the coalesced indices and values
+            super().assertEqual((x.is_sparse, tuple(x.shape)), (y.is_sparse, tuple(y.shape)), msg)
+            x, y = x.detach().coalesce(), y.detach().coalesce()
+            self.assertEqual(x._indices(), y._indices(), msg)
+            self.assertEqual(
+                x._values(), y._values(), msg, atol=atol, rtol=rtol, exact_dtype=exact_dtype
+            )
+            return
         if exact_dtype and _is_tensor(x) and _is_tensor(y):
             super().assertEqual(x.dtype, y.dtype, msg)
         a, b = _to_numpy(x), _to_numpy(y)

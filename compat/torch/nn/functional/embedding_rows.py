@@ -49,8 +49,9 @@ class EmbeddingRows(Function):
         if padding_idx is not None:
             keep = idx != padding_idx
             idx, grad = idx[keep], grad[keep]
-        if sparse:
-            g = torch.sparse_coo_tensor(idx.unsqueeze(0), grad, shape)
+        if sparse:  # (copies: the gradient must not alias the input or grad_output, which
+            # PyTorch's AccumulateGrad copies when they are shared)
+            g = torch.sparse_coo_tensor(idx.unsqueeze(0).clone(), grad.clone(), shape)
         else:
             g = torch.zeros(shape, dtype=grad.dtype, device=grad.device).index_add(0, idx, grad)
         return g, None, None, None, None

@@ -110,15 +110,15 @@ class Embedding(Module):
         scale_grad_by_freq: bool = False,
         sparse: bool = False,
     ) -> Embedding:
-        """An ``Embedding`` whose weight is (a copy of the values of) the 2-D ``embeddings``;
-        frozen (no gradient) unless ``freeze=False``."""
+        """An ``Embedding`` whose weight is the 2-D ``embeddings`` (its memory: ``max_norm``'s
+        in-place renormalisation shows in it, as PyTorch's); frozen unless ``freeze=False``."""
         if embeddings.dim() != 2:
             raise AssertionError("Embeddings parameter is expected to be 2-dimensional")
         rows, cols = embeddings.shape
         return cls(
             num_embeddings=rows,
             embedding_dim=cols,
-            _weight=embeddings.detach().clone(),
+            _weight=embeddings,
             _freeze=freeze,
             padding_idx=padding_idx,
             max_norm=max_norm,
