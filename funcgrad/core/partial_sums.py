@@ -224,6 +224,22 @@ def _dot(avals: list[Aval], out_sharding: Any, dimension_numbers: Any) -> tuple:
     return want, frozenset()
 
 
+def _reduce_sum(x: Aval, axes: tuple, out_sharding: Any) -> frozenset:
+    """JAX's rule: a sum's ``out_sharding`` may leave it unreduced over the axes that split
+    the summed dimensions (or over which the operand already is), no others."""
+    want = out_sharding.spec.unreduced
+    if not want:
+        return getu(x)
+    parts = x.sharding.spec.partitions if x.sharding is not None else ()
+    used = frozenset(_flat(tuple(p for i, p in enumerate(parts) if i in axes))) | getu(x)
+    if not want <= used:
+        raise ShardingTypeError(
+            "out_sharding's unreduced axes should be in operand's specs that were summed "
+            f"over. Got operand={_str(x)}, axes={tuple(axes)}, unreduced_spec={set(want)}"
+        )
+    return frozenset(want)
+
+
 def _reshape(x: Aval, out_sharding: Any) -> tuple:
     spec = getattr(out_sharding, "spec", None)
     sets = []
@@ -284,6 +300,8 @@ def apply(prim: Any, avals: list[Aval], outs: list[Aval], params: dict) -> list[
         u, r = _dot(avals, params.get("out_sharding"), params["dimension_numbers"])
     elif name == "reshape":
         u, r = _reshape(avals[0], params.get("out_sharding"))
+    elif name == "reduce_sum" and params.get("out_sharding") is not None:
+        u, r = _reduce_sum(avals[0], params["axes"], params["out_sharding"]), getr(avals[0])
     elif name in KEEP:
         u, r = getu(avals[0]), getr(avals[0])
     elif name == "concatenate":

@@ -11,7 +11,7 @@ import numpy as np
 from jax import lax as _jl
 
 from funcgrad.api import make_ir
-from funcgrad.core import dtypes
+from funcgrad.core import dtypes, sharding_types
 from funcgrad.core.axes import normalize_axis, sorted_axes
 from funcgrad.core.interp import Tracer, to_aval
 from funcgrad.core.ir import Program
@@ -20,6 +20,7 @@ from funcgrad.lax import _elementwise as E
 from funcgrad.lax._control import associative_scan
 from funcgrad.numpy._core import here, prep
 from funcgrad.primitives import elementwise as ew
+from funcgrad.primitives import reductions as _rd
 from funcgrad.primitives import scatter as _sc
 from funcgrad.primitives import shape as sh
 from funcgrad.primitives import sort as _srt
@@ -81,8 +82,28 @@ def _declared_form(name: str, row: Reduction) -> Callable[..., Any]:
 #: from the reduction rows
 #: (``funcgrad/primitives/reductions.py``)
 DECLARED = {name: _declared_form(name, row) for name, row in reduction_forms("lax").items()}
-# (JAX's reduce_sum alone takes out_sharding=)
-DECLARED["reduce_sum"] = takes_out_sharding(DECLARED["reduce_sum"])
+
+
+def _reduce_sum_form(declared: Callable) -> Callable:
+    """``lax.reduce_sum`` (JAX's reduction alone takes ``out_sharding=``): an
+    ``out_sharding`` with unreduced or reduced axes goes to the primitive (a partial sum
+    left unreduced over the axes that split the summed dimensions: no all-reduce, as
+    JAX's), any other reshards the sum."""
+    placed = takes_out_sharding(declared)
+
+    def reduce_sum(operand: Any, axes: Sequence[int], *, out_sharding: Any = None) -> Any:
+        s = None if out_sharding is None else sharding_types.named(out_sharding)
+        if s is not None and (s.spec.unreduced or s.spec.reduced):
+            x = prep(operand, "reduce_sum")
+            return _rd.reduce_sum(x, tuple(axes), out_sharding=s)
+        return placed(operand, axes, out_sharding=out_sharding)
+
+    reduce_sum.__signature__ = placed.__signature__  # type: ignore[attr-defined]
+    reduce_sum.__doc__ = placed.__doc__
+    return reduce_sum
+
+
+DECLARED["reduce_sum"] = _reduce_sum_form(DECLARED["reduce_sum"])
 globals().update(DECLARED)
 __all__ += sorted(DECLARED)
 

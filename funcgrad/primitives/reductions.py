@@ -103,15 +103,60 @@ def _reduction(name: str, lower: Callable, allowed: str, differentiable: bool = 
 
 # --------------------------------------------------------------------------- reduce_sum
 
+# (``out_sharding``, bound only when given: JAX's, a ``NamedSharding`` over explicit axes
+# whose unreduced axes leave the sum partial over them, no all-reduce: partial sums in
+# types, ``core/partial_sums.py``)
 reduce_sum_p = _reduction("reduce_sum", lax.reduce_sum, "num")
+_sum_abstract_eval = reduce_sum_p.abstract_eval
+reduce_sum_p.abstract_eval = lambda x, *, axes, out_sharding=None: _sum_abstract_eval(x, axes=axes)
+reduce_sum_p.lower = lambda x, *, axes, out_sharding=None: (
+    lax.reduce_sum(x, axes)
+    if out_sharding is None
+    else lax.reduce_sum(x, axes, out_sharding=out_sharding)
+)
 rules.def_linear(reduce_sum_p)
-reduce_sum_p.vjp = lambda ct, x, *, out, axes: (_unreduce(ct, to_aval(x), axes),)
+reduce_sum_p.vjp = lambda ct, x, *, out, axes, out_sharding=None: (_unreduce(ct, to_aval(x), axes),)
 reduce_sum_p.examples = _reduce_examples
 
 
-def reduce_sum(x: Any, axes: Sequence[int] | int | None = None) -> Any:
-    """Sum over ``axes`` (all axes when ``None``)."""
+@reduce_sum_p.def_batch
+def _reduce_sum_batch(args: list, dims: list, *, axes: tuple, out_sharding: Any = None) -> tuple:
+    (x,), (d,) = args, dims
+    phys, out_dim = _batch_axes(axes, d)
+    if out_sharding is None:
+        return bind(reduce_sum_p, x, axes=phys), out_dim
+    # the batch dimension keeps the operand's split
+    part = sharding_types.spec_of(to_aval(x))[d]
+    parts = list(out_sharding.spec.partitions)
+    parts += [None] * (to_aval(x).ndim - 1 - len(axes) - len(parts))
+    parts.insert(out_dim, part)
+    s = type(out_sharding)(out_sharding.mesh, out_sharding.spec.update(partitions=tuple(parts)))
+    return bind(reduce_sum_p, x, axes=phys, out_sharding=s), out_dim
+
+
+def _reduce_sum_sharding(avals: list, outs: list, *, axes: tuple, out_sharding: Any = None):
+    """The operand's splits of the kept dimensions, or ``out_sharding``'s (its unreduced
+    axes checked against the operand's by ``partial_sums``)."""
+    x, out = avals[0], outs[0]
+    if out_sharding is None:
+        if x.sharding is None:
+            return outs
+        kept = [e for i, e in enumerate(sharding_types.spec_of(x)) if i not in axes]
+        return [sharding_types.typed(out, kept, x.sharding.mesh)]
+    spec = out_sharding.spec
+    parts = [*spec.partitions, *[None] * (out.ndim - len(spec.partitions))]
+    return [sharding_types.typed(out, parts, out_sharding.mesh, spec.unreduced, spec.reduced)]
+
+
+reduce_sum_p.sharding_rule = _reduce_sum_sharding
+
+
+def reduce_sum(x: Any, axes: Sequence[int] | int | None = None, out_sharding: Any = None) -> Any:
+    """Sum over ``axes`` (all axes when ``None``); ``out_sharding`` (a ``NamedSharding``)
+    types the result, JAX's (its unreduced axes: a partial sum left unreduced)."""
     axes = sorted_axes(axes, to_aval(x).ndim, "reduce_sum")
+    if out_sharding is not None:
+        return bind(reduce_sum_p, x, axes=axes, out_sharding=out_sharding)
     if not axes:
         return x
     return bind(reduce_sum_p, x, axes=axes)
@@ -740,7 +785,8 @@ def _host_cumulative(ufunc: np.ufunc) -> Callable:
     return rule
 
 
-reduce_sum_p.host = _host_fold(np.add)
+_sum_host = _host_fold(np.add)
+reduce_sum_p.host = lambda x, *, axes, out_sharding=None: _sum_host(x, axes=axes)
 reduce_prod_p.host = _host_fold(np.multiply)
 reduce_max_p.host = _host_extremum(np.maximum, False)
 reduce_min_p.host = _host_extremum(np.minimum, True)
