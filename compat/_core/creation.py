@@ -4,6 +4,7 @@ creation rows (``compat/_core/creation_rows.py``)."""
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Iterator, Sequence
 from typing import Any
 
@@ -276,6 +277,43 @@ def _factory(fill: Any, size: tuple, dtype: Any, requires_grad: bool, device: An
     return _leaf(np.full(shape, fill, npd), requires_grad, device)
 
 
+#: PyTorch's one layout (``torch.strided``), the only one a form takes
+_STRIDED = (None, "torch.strided")
+
+
+def _out_dtype(name: str, dtype: Any, out: Any, default: Any) -> np.dtype:
+    """The result's dtype: ``dtype``, else ``out``'s, else ``default``; ``dtype`` and
+    ``out``'s must agree (PyTorch's ``RuntimeError``)."""
+    if out is None:
+        return default if dtype is None else _dt.np_dtype(dtype)
+    if not isinstance(out, Tensor):
+        raise TypeError(f"{name}(): argument 'out' must be Tensor, not {type(out).__name__}")
+    if dtype is None:
+        return out._npdtype
+    npd = _dt.np_dtype(dtype)
+    if npd != out._npdtype:
+        raise RuntimeError(
+            f"dtype {_dt.scalar_type_name(npd)} does not match dtype of out parameter "
+            f"({_dt.scalar_type_name(out._npdtype)})"
+        )
+    return npd
+
+
+def _layout(name: str, layout: Any) -> None:
+    if layout not in _STRIDED:
+        raise RuntimeError(f"{name}(...) is not implemented for {layout} layout")
+
+
+def _finish(name: str, result: Tensor, out: Any) -> Tensor:
+    """``result``, or ``out`` holding it (resized without PyTorch's warning for other
+    ops' outs: a creation op's ``out`` takes any shape)."""
+    if out is None:
+        return result
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        return _out_arg.write_out(name, result, out)
+
+
 # --------------------------------------------------------------------------- randomness
 
 
@@ -313,65 +351,128 @@ def _gen(generator: Any) -> Generator:
     return default_generator if generator is None else generator
 
 
+def _random_factory(
+    name: str, draw: Any, size: tuple, kw: dict, generator: Any, out: Any, dtype: Any,
+    layout: Any, device: Any, requires_grad: bool,
+) -> Tensor:  # fmt: skip
+    """``rand``/``randn``: ``draw(generator, shape, npd)`` in ``dtype`` (``out``'s, else the
+    default dtype), written into ``out`` if given (``draw`` refuses other dtypes than
+    floating and complex ones, as PyTorch's kernels)."""
+    kw.pop("pin_memory", None)  # (no pinned memory on the CPU; PyTorch ignores False)
+    shape = _size_args(_size_kw(name, size, kw))
+    _layout(name, layout)
+    npd = _out_dtype(name, dtype, out, _dt.get_default_dtype().np)
+    result = _leaf(draw(_gen(generator), shape, npd), requires_grad, device)
+    return _finish(name, result, out)
+
+
 def rand(
     *size: Any,
+    generator: Any = None,
+    out: Tensor | None = None,
     dtype: Any = None,
+    layout: Any = None,
     device: Any = None,
     requires_grad: bool = False,
-    generator: Any = None,
     **kw: Any,
 ) -> Tensor:
-    shape = _size_args(_size_kw("rand", size, kw))
-    arr = _rng.uniform(_gen(generator), shape, _np_dtype(dtype))
-    return _leaf(arr, requires_grad, device)
+    """Uniform draws in ``[0, 1)`` of ``size`` (PyTorch's numbers after the same seed)."""
+    return _random_factory(
+        "rand", _rng.uniform, size, kw, generator, out, dtype, layout, device,
+        requires_grad,
+    )  # fmt: skip
 
 
 def randn(
     *size: Any,
+    generator: Any = None,
+    out: Tensor | None = None,
     dtype: Any = None,
+    layout: Any = None,
     device: Any = None,
     requires_grad: bool = False,
-    generator: Any = None,
     **kw: Any,
 ) -> Tensor:
-    shape = _size_args(_size_kw("randn", size, kw))
-    arr = _rng.normal(_gen(generator), shape, _np_dtype(dtype))
-    return _leaf(arr, requires_grad, device)
+    """Standard normal draws of ``size`` (PyTorch's numbers after the same seed)."""
+    return _random_factory(
+        "randn", _rng.normal, size, kw, generator, out, dtype, layout, device,
+        requires_grad,
+    )  # fmt: skip
 
 
 def randint(
-    low: int,
-    high: int | None = None,
-    size: Sequence[int] = (),
+    *args: Any,
+    size: Any = None,
+    generator: Any = None,
+    out: Tensor | None = None,
     dtype: Any = None,
+    layout: Any = None,
     device: Any = None,
     requires_grad: bool = False,
-    generator: Any = None,
+    low: Any = None,
+    high: Any = None,
+    pin_memory: bool = False,
 ) -> Tensor:
-    if isinstance(high, (tuple, list, Size)):  # randint(high, size)
-        low, high, size = 0, low, high
+    """Integers drawn from ``[low, high)`` (``low`` 0 unless given) of ``size``, in
+    ``dtype`` (``out``'s, else int64), as PyTorch's ``randint(low=0, high, size)``."""
+    given = [v for v in (low, high) if v is not None]
+    if len(args) + len(given) + (size is not None) > 3 or (
+        len(args) == 3 and (given or size is not None)
+    ):
+        raise TypeError("randint() received an invalid combination of arguments")
+    vals = list(args)
+    if size is None and vals and isinstance(vals[-1], (tuple, list, Size)):
+        size = vals.pop()
+    if size is None:
+        raise TypeError('randint() missing 1 required positional arguments: "size"')
+    if len(vals) == 2:
+        low, high = vals
+    elif len(vals) == 1:
+        if high is None:
+            high = vals[0]
+        else:
+            low = vals[0]
     if high is None:
-        low, high = 0, low
-    if low >= high:
-        raise RuntimeError(
-            f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}"
-        )
-    npd = _np_dtype(dtype, np.dtype(np.int64))
-    arr = _rng.random_from_to(_gen(generator), _size_args(tuple(size)), npd, low, high)
-    return _leaf(arr, requires_grad, device)
+        raise TypeError('randint() missing 1 required positional arguments: "high"')
+    low = 0 if low is None else low
+    _layout("randint", layout)
+    shape = _size_args((size,))
+    npd = _out_dtype("randint", dtype, out, np.dtype(np.int64))
+    arr = _rng.random_from_to(_gen(generator), shape, npd, int(low), int(high))
+    return _finish("randint", _leaf(arr, requires_grad, device), out)
 
 
 def randperm(
     n: int,
+    *,
+    generator: Any = None,
+    out: Tensor | None = None,
     dtype: Any = None,
+    layout: Any = None,
     device: Any = None,
     requires_grad: bool = False,
-    generator: Any = None,
+    pin_memory: bool = False,
 ) -> Tensor:
+    """A random permutation of ``0 .. n-1`` in ``dtype`` (``out``'s, else int64), PyTorch's
+    numbers after the same seed; ``n`` must fit the dtype's exact integers."""
     if n < 0:
         raise RuntimeError(f"n must be non-negative, got{n}")
+    _layout("randperm", layout)
+    npd = _out_dtype("randperm", dtype, out, np.dtype(np.int64))
+    _check_randperm_n(int(n), npd)
     arr = _rng.randperm(_gen(generator), int(n))
-    return _leaf(arr.astype(_np_dtype(dtype, np.dtype(np.int64))), requires_grad, device)
+    return _finish("randperm", _leaf(arr.astype(npd), requires_grad, device), out)
+
+
+def _check_randperm_n(n: int, npd: np.dtype) -> None:
+    """PyTorch's refusals of ``randperm(n)`` by dtype: ``bool``, ``n - 1`` beyond an
+    integer type, more than 2049 values in ``float16``."""
+    if npd.kind == "b":
+        raise NotImplementedError("\"randperm\" not implemented for 'Bool'")
+    if npd.kind in "iu" and n - 1 > np.iinfo(npd).max:
+        raise RuntimeError(f"value cannot be converted to type {npd.name}_t without overflow")
+    if npd == np.float16 and n > 2049:
+        raise RuntimeError("n cannot be greater than 2049 for Half type.")
 
 
 def rand_like(
@@ -420,29 +521,59 @@ def normal(
     mean: Any,
     std: Any = 1.0,
     size: Any = None,
-    generator: Any = None,
     *,
+    generator: Any = None,
     out: Tensor | None = None,
+    dtype: Any = None,
+    layout: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+    pin_memory: bool = False,
 ) -> Tensor:
-    """Normal draws of mean ``mean`` and standard deviation ``std`` (numbers, or tensors
-    broadcast together with PyTorch's error), written into ``out`` if given."""
-    if out is not None:
-        return _out_arg.write_out("normal", normal(mean, std, size, generator), out)
-    if isinstance(mean, Tensor) or isinstance(std, Tensor):
-        m = np.asarray(mean._st.array) if isinstance(mean, Tensor) else mean
-        s = np.asarray(std._st.array) if isinstance(std, Tensor) else std
-        shape = _tc._infer_size(np.shape(m), np.shape(s))
-        if isinstance(shape, str):
-            raise RuntimeError(shape)
+    """Normal draws of mean ``mean`` and standard deviation ``std``: numbers with a ``size``
+    (then ``dtype``, ``device``, ``requires_grad`` apply), or tensors broadcast together
+    with PyTorch's error; written into ``out`` if given (PyTorch's numbers after the same
+    seed)."""
+    tensors = isinstance(mean, Tensor) or isinstance(std, Tensor)
+    if isinstance(std, Tensor):
+        if _dt.kind(std._npdtype) == "c":
+            raise RuntimeError("normal expects standard deviation to be non-complex")
+        s_arr = np.asarray(std._st.array)
+        if s_arr.size and not s_arr.min() >= 0:
+            raise RuntimeError("normal expects all elements of std >= 0.0")
+    elif not std >= 0.0:
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {std:g}")
+    if tensors:
+        if size is not None or dtype is not None or requires_grad:
+            raise TypeError("normal() received an invalid combination of arguments")
+        npd = None if out is None else _out_dtype("normal", None, out, None)
+        return _finish("normal", _normal_tensors(mean, std, _gen(generator), npd), out)
+    if size is None:
+        raise TypeError("normal() received an invalid combination of arguments")
+    _layout("normal", layout)
+    shape = _size_args((size,))
+    npd = _out_dtype("normal", dtype, out, _dt.get_default_dtype().np)
+    arr = _rng.normal(_gen(generator), shape, npd, mean, std)
+    return _finish("normal", _leaf(arr, requires_grad, device), out)
+
+
+def _normal_tensors(mean: Any, std: Any, gen: Generator, npd: np.dtype | None) -> Tensor:
+    """``normal`` with a tensor mean and/or std, as PyTorch's: ``normal_(0, std) + mean``
+    for a number std, ``normal_(0, 1) * std + mean`` for a tensor one, drawn in ``npd``
+    (``out``'s) or the tensor's dtype (the mean's when both are tensors)."""
+    m = np.asarray(mean._st.array) if isinstance(mean, Tensor) else mean
+    s = np.asarray(std._st.array) if isinstance(std, Tensor) else std
+    shape = _tc._infer_size(np.shape(m), np.shape(s))
+    if isinstance(shape, str):
+        raise RuntimeError(shape)
+    if npd is None:
         npd = (mean if isinstance(mean, Tensor) else std)._npdtype
-        if isinstance(std, Tensor):  # PyTorch: normal_(0, 1) * std + mean
-            out = _rng.normal(_gen(generator), shape, npd) * s.astype(npd) + m
-        else:  # normal_(0, std) + mean
-            out = _rng.normal(_gen(generator), shape, npd, 0.0, s) + m
-        return _leaf(np.asarray(out, npd), False)
-    shape = _size_args((size,)) if size is not None else ()
-    out = _rng.normal(_gen(generator), shape, _dt.get_default_dtype().np, mean, std)
-    return _leaf(out, False)
+    if isinstance(std, Tensor):
+        arr = _rng.normal(gen, shape, npd) * s.astype(npd) + m
+    else:
+        arr = _rng.normal(gen, shape, npd, 0.0, s) + m
+    device = (mean if isinstance(mean, Tensor) else std).device
+    return _leaf(np.asarray(arr, npd), False, device)
 
 
 def randint_like(

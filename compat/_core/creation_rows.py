@@ -24,8 +24,14 @@ from typing import Any
 import numpy as np
 
 from compat._core import dtypes as _dt
-from compat._core import out_arg as _out_arg
-from compat._core.creation import _leaf, _scalar_fill_dtype, _size_args
+from compat._core.creation import (
+    _finish,
+    _layout,
+    _leaf,
+    _out_dtype,
+    _scalar_fill_dtype,
+    _size_args,
+)
 from compat._core.creation_values import (
     _diagonal,
     _fill_array,
@@ -37,9 +43,6 @@ from compat._core.creation_values import (
 )
 from compat._core.tensor import Tensor
 from funcgrad._compat_contract import COMPUTED, FILL_VALUE, REQUIRED, Creation, creation_rows
-
-#: PyTorch's one layout (``torch.strided``), the only one a form takes
-_STRIDED = (None, "torch.strided")
 
 
 def _keywords(row: Any, kw: dict, size: tuple) -> tuple:
@@ -60,24 +63,6 @@ def _keywords(row: Any, kw: dict, size: tuple) -> tuple:
     return size
 
 
-def _out_dtype(name: str, dtype: Any, out: Any, default: Any) -> np.dtype:
-    """The result's dtype: ``dtype``, else ``out``'s, else ``default``; ``dtype`` and
-    ``out``'s must agree (PyTorch's ``RuntimeError``)."""
-    if out is None:
-        return default if dtype is None else _dt.np_dtype(dtype)
-    if not isinstance(out, Tensor):
-        raise TypeError(f"{name}(): argument 'out' must be Tensor, not {type(out).__name__}")
-    if dtype is None:
-        return out._npdtype
-    npd = _dt.np_dtype(dtype)
-    if npd != out._npdtype:
-        raise RuntimeError(
-            f"dtype {_dt.scalar_type_name(npd)} does not match dtype of out parameter "
-            f"({_dt.scalar_type_name(out._npdtype)})"
-        )
-    return npd
-
-
 def _nonnegative(size: tuple, text: str) -> tuple[int, ...]:
     """The size of a row whose refusal of a negative size is its own text
     (``TorchCreation.negative``)."""
@@ -85,11 +70,6 @@ def _nonnegative(size: tuple, text: str) -> tuple[int, ...]:
         return _size_args(size)
     except RuntimeError:
         raise RuntimeError(text) from None
-
-
-def _layout(name: str, layout: Any) -> None:
-    if layout not in _STRIDED:
-        raise RuntimeError(f"{name}(...) is not implemented for {layout} layout")
 
 
 def _size(name: str, size: Any) -> tuple[int, ...]:
@@ -100,16 +80,6 @@ def _size(name: str, size: Any) -> tuple[int, ...]:
             f"{type(size).__name__}"
         )
     return _size_args((size,))
-
-
-def _finish(name: str, result: Tensor, out: Any) -> Tensor:
-    """``result``, or ``out`` holding it (resized without PyTorch's warning for other
-    ops' outs: a creation op's ``out`` takes any shape)."""
-    if out is None:
-        return result
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UserWarning)
-        return _out_arg.write_out(name, result, out)
 
 
 def _sized(row: Any) -> Any:

@@ -11,14 +11,13 @@
 
 from __future__ import annotations
 
-import sys
-import warnings
 from typing import Any
 
 import numpy as np
 
 from compat._core.creation import _leaf
 from compat._core.tensor import Tensor
+from compat._core.warn_once import warn_user
 
 UINT8_INDEX = (
     "indexing with dtype torch.uint8 is now deprecated, please use a dtype torch.bool "
@@ -26,17 +25,8 @@ UINT8_INDEX = (
 )
 
 
-def _warn_user(msg: str) -> None:
-    """Warn ``msg`` from the first caller outside compat and funcgrad (Python's default
-    filter then shows one warning per line of user code, as PyTorch's do)."""
-    f, level = sys._getframe(0), 1
-    while f is not None and f.f_globals.get("__name__", "").startswith(("compat.", "funcgrad.")):
-        f, level = f.f_back, level + 1
-    warnings.warn(msg, UserWarning, stacklevel=level)
-
-
 def _warn_uint8() -> None:
-    _warn_user(UINT8_INDEX)
+    warn_user(UINT8_INDEX)
 
 
 def is_mask(i: Any, arr: np.ndarray) -> bool:
@@ -131,14 +121,14 @@ def warn_expanded_index_put(idx: Any, value: Any) -> None:
     """PyTorch's warning for an advanced-index write on an expanded tensor (and, for one
     value through a single mask, which PyTorch then writes with ``masked_fill_``, that
     op's warning too)."""
-    _warn_user(EXPANDED_INDEX_PUT)
+    warn_user(EXPANDED_INDEX_PUT)
     one = idx[0] if isinstance(idx, tuple) and len(idx) == 1 else idx
     if (
         isinstance(one, Tensor)
         and one._npdtype == np.bool_
         and (not isinstance(value, Tensor) or value.numel() == 1)
     ):
-        _warn_user(
+        warn_user(
             "Use of masked_fill_ on expanded tensors is deprecated. Please clone() the tensor "
             "before performing this operation. This also applies to advanced indexing e.g. "
             "tensor[mask] = scalar"

@@ -125,13 +125,18 @@ def _inplace_from(fn: Any) -> Any:
     return f
 
 
+#: an argument ``random_`` was not given
+_UNSET: Any = object()
+
+
 def _random_(
-    self: Tensor, from_: int = 0, to: int | None = None, *, generator: Any = None
+    self: Tensor, from_: Any = _UNSET, to: Any = _UNSET, *, generator: Any = None
 ) -> Tensor:
     """``random_()``: integers in ``[0, 2**mantissa]`` for floats (``[0, max]`` for ints);
-    ``random_(to)``: ``[0, to)``; ``random_(from, to)``: ``[from, to)``."""
-    if to is None:
-        if from_ == 0:
+    ``random_(to)``: ``[0, to)``; ``random_(from, to)``: ``[from, to)``; ``random_(from,
+    None)``: ``[from, max]`` (PyTorch's bounds checks in ``rng.from_to``)."""
+    if to is _UNSET:
+        if from_ is _UNSET:
             return O.inplace_random(self, "random", None, None, generator)
         from_, to = 0, from_
     return O.inplace_random(self, "random", from_, to, generator)

@@ -12,7 +12,7 @@ the state between draws (handed over after a seed or ``set_state``, read back fo
 * ``normal``: contiguous tensors of >= 16 elements use the 16-block Box-Muller fill
   (uniforms first, the last block recomputed from 16 fresh uniforms); smaller ones the
   scalar Box-Muller in double precision that caches its second sample in the generator.
-* ``random_from_to``: ``low + draw % range`` with a 64-bit draw when ``range >= 2**32``.
+* ``random_from_to``: ``low + draw % range`` with a 64-bit draw when ``range >= 2**28``.
 * ``randperm``: Fisher-Yates with ``random() % (n - i)`` (inside-out with ``random64`` for
   huge ``n``); the swaps are inherently sequential and run as a Python loop over a list.
 """
@@ -22,11 +22,13 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import ml_dtypes
 import numpy as np
 
 from compat._core import device as _dev
 from compat._core import dtypes as _dt
 from compat._core.tensor import Tensor
+from compat._core.warn_once import warn_user
 
 _N = 624
 _STATE_BYTES = 5056
@@ -231,9 +233,44 @@ def _work_dtype(npd: np.dtype) -> np.dtype:
     return np.dtype(np.float64) if np.dtype(npd) == np.float64 else np.dtype(np.float32)
 
 
+def _complex_parts(npd: np.dtype) -> np.dtype | None:
+    """The real dtype of a complex ``npd``'s parts (``None`` for a real one): PyTorch draws
+    a complex tensor as its real view (``view_as_real``), the parts of each element one
+    after the other."""
+    return np.dtype(np.float32 if npd == np.complex64 else np.float64) if npd.kind == "c" else None
+
+
+def _check_uniform(npd: np.dtype, a: float, b: float) -> None:
+    """PyTorch's checks of ``uniform_``'s bounds: floating dtypes only, ``a`` and ``b``
+    values of the dtype, ``a <= b``, ``b - a`` within its range."""
+    if _dt.kind(npd) != "f":
+        name = _dt.scalar_type_name(npd)
+        raise NotImplementedError(f"\"check_uniform_bounds\" not implemented for '{name}'")
+    lo, hi, _ = _float_limits(npd)
+    where = _CPP_NAMES[npd.name]
+    for v, what in ((a, "from"), (b, "to")):
+        if not lo <= v <= hi:
+            raise RuntimeError(f"{what} is out of bounds for {where}")
+    if not a <= b:
+        raise RuntimeError(
+            f"uniform_ expects to return a [from, to) range, but found from={a:g} > to={b:g}"
+        )
+    if not b - a <= hi:
+        raise RuntimeError(
+            f"uniform_ expects to-from <= std::numeric_limits<{_dt.scalar_type_name(npd)}>"
+            f"::max(), but found to={b:g} and from={a:g} which result in to-from to exceed "
+            "the limit"
+        )
+
+
 def uniform(gen: Generator, shape: tuple, npd: Any, a: float = 0.0, b: float = 1.0) -> np.ndarray:
-    """``Tensor.uniform_(a, b)`` / ``rand``: ``a + x * (b - a)`` in the tensor's precision."""
+    """``Tensor.uniform_(a, b)`` / ``rand``: ``a + x * (b - a)`` in the tensor's precision
+    (a complex tensor: both parts so drawn)."""
     npd = np.dtype(npd)
+    part = _complex_parts(npd)
+    if part is not None:
+        return uniform(gen, (*shape, 2), part, a, b).view(npd).reshape(shape)
+    _check_uniform(npd, a, b)
     wd = _work_dtype(npd)
     x = _real(gen, math.prod(shape), wd)
     lo, hi = wd.type(a), wd.type(b)
@@ -318,8 +355,16 @@ def _normal_scalar(gen: Generator, n: int) -> np.ndarray:
 def normal(
     gen: Generator, shape: tuple, npd: Any, mean: float = 0.0, std: float = 1.0
 ) -> np.ndarray:
-    """``Tensor.normal_(mean, std)`` / ``randn`` for a contiguous tensor of ``shape``."""
+    """``Tensor.normal_(mean, std)`` / ``randn`` for a contiguous tensor of ``shape`` (a
+    complex one: both parts drawn with ``mean`` and ``std / sqrt(2)``, as PyTorch's)."""
     npd = np.dtype(npd)
+    part = _complex_parts(npd)
+    if part is not None:
+        parts = normal(gen, (*shape, 2), part, mean, std / math.sqrt(2))
+        return parts.view(npd).reshape(shape)
+    if _dt.kind(npd) != "f":
+        name = _dt.scalar_type_name(npd)
+        raise NotImplementedError(f"\"normal_kernel_cpu\" not implemented for '{name}'")
     n = math.prod(shape)
     if n < 16:
         return (_normal_scalar(gen, n) * std + mean).astype(npd).reshape(shape)
@@ -338,13 +383,136 @@ def normal(
     return out.astype(npd).reshape(shape)
 
 
-def random_from_to(gen: Generator, shape: tuple, npd: Any, low: int, high: int) -> np.ndarray:
-    """``random_(low, high)`` / ``randint``: ``low + draw % (high - low)``."""
-    rng = int(high) - int(low)
+#: the C++ names PyTorch's random bounds errors give a dtype
+_CPP_NAMES = {
+    "bool": "bool", "uint8": "unsigned char", "int8": "signed char", "int16": "short int",
+    "int32": "int", "int64": "long int", "uint16": "short unsigned int",
+    "uint32": "unsigned int", "uint64": "long unsigned int", "float16": "c10::Half",
+    "bfloat16": "c10::BFloat16", "float32": "float", "float64": "double",
+}  # fmt: skip
+_I64_MIN, _I64_MAX = -(2**63), 2**63 - 1
+
+
+def _float_limits(npd: np.dtype) -> tuple[float, float, int]:
+    """A float dtype's lowest and largest values and its significand digits."""
+    info = ml_dtypes.finfo(npd)
+    return float(info.min), float(info.max), _DIGITS[npd.name]
+
+
+def _as_float(v: int, npd: np.dtype) -> int:
+    """``static_cast<int64_t>(static_cast<scalar_t>(v))`` as on x86 (a value beyond
+    int64's range, infinities and NaN give int64's lowest)."""
+    with np.errstate(over="ignore"):
+        src = np.asarray(v, np.int64) if _I64_MIN <= v <= _I64_MAX else np.float64(v)
+        f = float(src.astype(npd).astype(np.float64))
+    return int(f) if -(2.0**63) <= f < 2.0**63 else _I64_MIN
+
+
+def _update_from(v: int, npd: np.dtype) -> int:
+    """PyTorch's ``update_from``: the nearest ``from`` whose draws, rounded to ``npd``,
+    stay at or above it."""
+    up = _as_float(v + 1, npd)
+    if up < v:
+        v = up + (1 << (abs(v + 1).bit_length() - 1 - _DIGITS[npd.name] + 1))
+    return v
+
+
+def _update_to(v: int, npd: np.dtype) -> int:
+    """PyTorch's ``update_to``: the nearest ``to`` whose draws, rounded to ``npd``, stay
+    below it."""
+    down = _as_float(v - 1, npd)
+    if down >= v:
+        v = down - (1 << (abs(v - 1).bit_length() - 1 - _DIGITS[npd.name] + 1))
+    return v
+
+
+def _check_in_range(low: int, top: int, npd: np.dtype) -> None:
+    """PyTorch's ``check_from_to_in_range``: ``low`` and ``top`` (``to - 1``) must be values
+    of ``npd`` (a float dtype's significand range is only warned about)."""
+    name = _CPP_NAMES.get(npd.name, npd.name)
+    if _dt.kind(npd) == "f":
+        lo, hi, digits = _float_limits(npd)
+    elif npd.kind == "b":
+        lo, hi, digits = 0, 1, None
+    else:
+        info = np.iinfo(npd)
+        lo, hi, digits = int(info.min), min(int(info.max), _I64_MAX), None
+    for v, what in ((low, "from"), (top, "to - 1")):
+        if not lo <= v <= hi:
+            raise RuntimeError(f"{what} is out of bounds for {name}")
+    if digits is not None:
+        for v, what in ((low, "from"), (top, "to - 1")):
+            if not -(2**digits) <= v <= 2**digits:
+                warn_user(
+                    f"{what} is out of bounds [-(2^{digits}), 2^{digits}]. Due to precision "
+                    f"limitations {name} can support discrete uniform distribution only "
+                    "within this range. This warning will become an error in version 1.7 "
+                    "release, please fix the code in advance"
+                )
+
+
+def from_to(npd: Any, low: int, high: int | None) -> tuple[int, int]:
+    """``random_(low, high)``'s base and range (``high=None``: up to the dtype's largest
+    value, its significand's for a float; ``low`` int64's lowest: all 2**64 values), with
+    PyTorch's checks and errors."""
+    npd = np.dtype(npd)
+    low = int(low)
+    is_float = _dt.kind(npd) == "f"
+    if high is not None:
+        high = int(high)
+        if low >= high:
+            raise RuntimeError(
+                f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}"
+            )
+        if is_float:
+            low, high = _update_from(low, npd), _update_to(high, npd)
+            if low >= high:
+                raise RuntimeError(
+                    "random_ expects 'from' casted to dtype to be less than 'to' casted to "
+                    f"dtype, but got from={low} >= to={high}"
+                )
+        _check_in_range(low, high - 1, npd)
+        return low, high - low
+    if low == _I64_MIN:
+        if npd.kind in "iu" and npd != np.int64:
+            raise RuntimeError(
+                "random_full_64_bits_range_kernel_cpu handles only int64, double, float and "
+                "bfloat16"
+            )
+        if npd.name not in ("int64", "float64", "float32", "bfloat16"):
+            raise NotImplementedError(
+                '"random_full_64_bits_range_kernel_cpu" not implemented for '
+                f"'{_dt.scalar_type_name(npd)}'"
+            )
+        return low, 2**64
+    if is_float:
+        top = min(2 ** _DIGITS[npd.name], _I64_MAX)
+        low = _update_from(low, npd)
+        if low >= top:
+            raise RuntimeError(
+                "random_ expects 'from' casted to dtype to be less than or equal to 'to_inc' "
+                f"casted to dtype, but got from={low} > to_inc={top}"
+            )
+    else:
+        top = 1 if npd.kind == "b" else min(int(np.iinfo(npd).max), _I64_MAX)
+    _check_in_range(low, top, npd)
+    return low, top - low + 1
+
+
+def random_from_to(
+    gen: Generator, shape: tuple, npd: Any, low: int, high: int | None
+) -> np.ndarray:
+    """``random_(low, high)`` / ``randint``: ``low + draw % (high - low)`` after PyTorch's
+    bounds checks (:func:`from_to`); a 64-bit draw for a range of 2**28 or more."""
+    npd = np.dtype(npd)
+    low, rng = from_to(npd, low, high)
     n = math.prod(shape)
-    wide = rng >= 2**32 and np.dtype(npd) in (np.int64, np.float64, np.float32)
+    wide = rng >= 2**28  # (PyTorch 2.13's threshold, every dtype: at most ~5% skew)
     draws = gen._u64(n) if wide else gen._u32(n)
-    vals = (draws % np.uint64(rng)).astype(np.int64) + np.int64(low)
+    if rng == 2**64:  # the whole int64 range: the draw itself, as a signed integer
+        vals = draws.view(np.int64)
+    else:
+        vals = (draws % np.uint64(rng)).view(np.int64) + np.int64(low)
     return vals.astype(npd).reshape(shape)
 
 

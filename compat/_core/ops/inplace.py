@@ -182,7 +182,7 @@ def inplace_lerp(self: Tensor, end: Tensor, weight: Any) -> Tensor:
 
 def _check_random_args(kind: str, a: Any, b: Any) -> None:
     """PyTorch's errors for a distribution's parameters out of range (compat drew values,
-    or divided by zero)."""
+    or divided by zero); ``uniform_``'s, which depend on the dtype, are ``rng.uniform``'s."""
     msg = None
     if kind == "exponential" and not a > 0.0:
         msg = f"exponential_ expects lambda > 0.0, but found lambda={a:g}"
@@ -196,8 +196,6 @@ def _check_random_args(kind: str, a: Any, b: Any) -> None:
         msg = f"log_normal_ expects std > 0.0, but found std={b:g}"
     elif kind == "normal" and not b >= 0.0:
         msg = f"normal expects std >= 0.0, but found std {b:g}"
-    elif kind == "uniform" and a > b:
-        msg = f"uniform_ expects to return a [from, to) range, but found from={a:g} > to={b:g}"
     if msg is not None:
         raise RuntimeError(msg)
 
