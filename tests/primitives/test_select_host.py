@@ -8,6 +8,7 @@ from __future__ import annotations
 import jax
 import ml_dtypes
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -97,10 +98,10 @@ def test_select_of_a_broadcast_constant_in_a_plan_matches_jax(dtype, shape, side
     assert got.tobytes() == want.tobytes()
 
 
-@settings(max_examples=10, deadline=None)
-@given(st.integers(2, 130), st.integers(0, 2**31 - 1))
+@pytest.mark.parametrize("n", [2, 3, 31, 32, 33, 63, 64, 65, 130])
+@pytest.mark.parametrize("seed", [0, 1])
 def test_many_way_select_matches_jax(n, seed):
-    """More cases than ``np.choose`` takes (64): channels-last max pooling of a large
+    """More cases than ``np.choose`` takes (63): channels-last max pooling of a large
     window selects among one case per window position."""
     rng = np.random.default_rng(seed)
     which = rng.integers(0, n, (3, 7)).astype(np.int32)
