@@ -136,10 +136,19 @@ def _div_f(x: Any, y: Any, *, dtype: np.dtype) -> Any:
 
 
 def _divtrunc_f(x: Any, y: Any, *, dtype: np.dtype) -> Any:
-    """``div(rounding_mode='trunc')`` of float16/bfloat16: the quotient truncated in
-    float32, then rounded (PyTorch's; rounding first moves ``2047.7`` to ``2048``)."""
+    """``div(rounding_mode='trunc')`` of float16/bfloat16 by one number (a Python number
+    or a one-element tensor): the quotient truncated in float32, then rounded (PyTorch's
+    scalar-divisor kernel; rounding first moves ``2047.7`` to ``2048``)."""
     m = acc(dtype)
     return _c(fnp.trunc(_c(_c(x, dtype), m) / _c(y, m)), dtype)
+
+
+def _divtrunc_rounded_f(x: Any, y: Any, *, dtype: np.dtype) -> Any:
+    """``div(rounding_mode='trunc')`` of float16/bfloat16 tensors: the float32 quotient
+    rounded to the dtype, then truncated (PyTorch's vectorised CPU kernel: ``7.15625 /
+    0.10546875`` is 68 in bfloat16, where the scalar-divisor kernel gives 67)."""
+    m = acc(dtype)
+    return fnp.trunc(_c(_c(_c(x, dtype), m) / _c(y, m), dtype))
 
 
 @_kernel(node="FloorDivideBackward0")
@@ -367,7 +376,10 @@ def div(input: Any, other: Any, *, rounding_mode: str | None = None) -> Tensor:
     if rounding_mode == "floor":
         return _binary(_floordiv_f, input, other)
     if _fast_dtype(input, other) in _LOW or _dt.result_type(coerce(input), coerce(other)) in _LOW:
-        return _binary(_divtrunc_f, input, other, name="TruncBackward0")
+        one = not isinstance(other, Tensor) or other.numel() == 1
+        return _binary(
+            _divtrunc_f if one else _divtrunc_rounded_f, input, other, name="TruncBackward0"
+        )
     q = _binary(_div_f, input, other, true_div=True)
     r = trunc(q)
     dt = _dt.result_type(coerce(input), coerce(other))
