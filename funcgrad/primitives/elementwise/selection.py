@@ -97,7 +97,7 @@ def _select_n_host(which: Any, *cases: Any) -> Any:
     if len(odd) == 1 and len(set(ids)) == 2:  # one case among copies of another (the VJP's
         i = odd[0]  # cotangent among zeros): one comparison, 4x faster than np.choose
         return _where(which == i, cases[i], cases[1 - min(i, 1)])
-    if len(cases) > _CHOOSE_MAX:  # (np.choose takes 63 cases at most: 64 arrays with which)
+    if len(cases) > _CHOOSE_MAX:  # (np.choose's limit on arrays)
         shape = np.broadcast_shapes(which.shape, *(np.shape(c) for c in cases))
         out = np.array(np.broadcast_to(cases[0], shape))
         for i in range(1, len(cases)):
@@ -106,9 +106,9 @@ def _select_n_host(which: Any, *cases: Any) -> Any:
     return np.choose(which, np.broadcast_arrays(*cases))
 
 
-#: the most cases given to ``np.choose`` (NumPy's ``NPY_MAXARGS``, 64 arrays, counts the
-#: selector too; half of it leaves room for a NumPy that counts more)
-_CHOOSE_MAX = 32
+#: the most cases given to ``np.choose``: NumPy's ``NPY_MAXARGS`` arrays, the selector
+#: among them (64 in NumPy 2, 32 in NumPy 1, which pyproject still allows)
+_CHOOSE_MAX = 31
 
 
 select_n_p.host = _select_n_host
