@@ -10,7 +10,7 @@ import numpy as np
 from jax import lax
 
 from funcgrad import ad, batching, passes
-from funcgrad.core import dtypes, tiers
+from funcgrad.core import dtypes, sharding_types, tiers
 from funcgrad.core.interp import bind, eval_program, to_aval
 from funcgrad.core.ir import Aval, Program
 from funcgrad.core.lowering import lower_program
@@ -35,6 +35,7 @@ from funcgrad.primitives.control_flow.common import (
 )
 from funcgrad.primitives.custom_calls import custom_jvp_call_p
 from funcgrad.primitives.rules import rand
+from funcgrad.primitives.sharding import typed_as
 from funcgrad.primitives.shape import broadcast_in_dim
 
 cond_p = Primitive("cond", family=FAMILY, multiple_results=True)
@@ -119,6 +120,12 @@ def _cond_jvp(primals: list, tangents: list, *, branches: tuple[Program, ...]) -
     return _tangents_out(outs, len(out_avals), out_nz, out_avals)
 
 
+def _typed_zeros(a: Aval) -> Any:
+    """Zeros of ``a`` typed as ``a`` (another branch's residual: branches' outputs must
+    agree in type)."""
+    return typed_as(_zeros(a), a.sharding)
+
+
 def _cond_vjp_fwd(index: Any, *ops: Any, branches: tuple[Program, ...]) -> tuple:
     out_avals = branches[0].out_avals
     n_out = len(out_avals)
@@ -135,7 +142,7 @@ def _cond_vjp_fwd(index: Any, *ops: Any, branches: tuple[Program, ...]) -> tuple
             outs = eval_program(fwd, *args)
             res: list = []
             for j, avals in enumerate(res_avals):
-                res.extend(outs[n_out:] if j == i else [_zeros(a) for a in avals])
+                res.extend(outs[n_out:] if j == i else [_typed_zeros(a) for a in avals])
             return outs[:n_out] + res
 
         prog, extra = trace_program(padded, fwd.in_avals, "vjp")
@@ -160,14 +167,19 @@ def _cond_vjp_bwd(res: Any, cts: list, *, branches: tuple[Program, ...]) -> list
         bwd, bconsts = close(vp.bwd)
         start = sum(counts[:i])
 
-        def fn(*args: Any, bwd: Program = bwd, start: int = start, k: int = counts[i]) -> list:
+        def fn(
+            *args: Any, bwd: Program = bwd, start: int = start, k: int = counts[i], i: int = i
+        ) -> list:
             nb = len(bwd.invars) - k - len(ct_avals)
             bc, rs, cs = (
                 args[:nb],
                 args[nb : nb + len(res_avals)],
                 args[nb + len(res_avals) :],
             )
-            return eval_program(bwd, *bc, *rs[start : start + k], *cs)
+            outs = eval_program(bwd, *bc, *rs[start : start + k], *cs)
+            # (each branch's cotangents typed as their primals' cotangents, as JAX's
+            # transposes give them: a zero of one branch beside a partial sum of another)
+            return list(sharding_types.cast_cotangents(branches[i].invars, outs))
 
         avals = [v.aval for v in bwd.invars[: len(bconsts)]] + res_avals + ct_avals
         prog, extra = trace_program(fn, avals, "vjp")

@@ -11,7 +11,7 @@ import numpy as np
 from jax import lax
 
 from funcgrad import ad, batching, passes
-from funcgrad.core import tiers
+from funcgrad.core import sharding_types, tiers
 from funcgrad.core.host import fix_dtype
 from funcgrad.core.interp import bind, eval_program, to_aval
 from funcgrad.core.ir import Aval, Literal, Program, Var
@@ -38,6 +38,7 @@ from funcgrad.primitives.control_flow.common import (
     trace_program,
 )
 from funcgrad.primitives.rules import rand
+from funcgrad.primitives.sharding import typed_as
 
 scan_p = Primitive("scan", family=FAMILY, multiple_results=True)
 
@@ -252,6 +253,12 @@ def _scan_vjp_fwd(*args: Any, **params: Any) -> tuple:
     return outs[:n_out], (vp, hoisted, inv_res, outs[n_out:])
 
 
+def _ct_typed(x: Any, primal: Aval) -> Any:
+    """``x`` typed as a cotangent of a value of type ``primal`` (the carries of the
+    backward scan: their types must not change through the body)."""
+    return typed_as(x, sharding_types.cotangent_sharding(primal.sharding))
+
+
 def _scan_vjp_bwd(res: Any, cts: list, **params: Any) -> list:
     program: Program = params["program"]
     nc, ncar = params["num_consts"], params["num_carry"]
@@ -269,7 +276,7 @@ def _scan_vjp_bwd(res: Any, cts: list, **params: Any) -> list:
     ct_car = [_is_float(a) for a in car_avals]
     ct_x = [_is_float(a) and not z for a, z in zip(x_avals, vp.zero_cts[nc + ncar :])]
     ct_carry = [
-        rules.instantiate(c, a.strip_weak())
+        _ct_typed(rules.instantiate(c, a.strip_weak()), a)
         for c, a, f in zip(cts[:ncar], out_avals[:ncar], ct_car)
         if f
     ]
@@ -280,7 +287,9 @@ def _scan_vjp_bwd(res: Any, cts: list, **params: Any) -> list:
     ]
     bwd, bconsts = close(vp.bwd)  # (*bconsts, *res, *cts) -> cts of (consts, carry, x)
     nbc = len(bconsts)
-    acc0 = [_zeros(a) for a, m in zip(c_avals, ct_c) if m]
+    acc0 = [_ct_typed(_zeros(a), a) for a, m in zip(c_avals, ct_c) if m]
+    acc_s = [to_aval(a).sharding for a in acc0]
+    ctc_s = [to_aval(c).sharding for c in ct_carry]
 
     def body(*xs: Any) -> list:
         bc, inv, acc, ctc, rs, cy = _split(
@@ -292,6 +301,10 @@ def _scan_vjp_bwd(res: Any, cts: list, **params: Any) -> list:
         c_in, car_in, x_in = _scan_split(in_cts, nc, ncar)
         new_acc = [ew.add(a, c) for a, c in zip(acc, [c for c, m in zip(c_in, ct_c) if m])]
         new_ctc = [c for c, m in zip(car_in, ct_car) if m]
+        # (the carries keep their types: the cotangents typed as their primals', as the
+        # zeros they start from)
+        new_acc = [typed_as(a, s) for a, s in zip(new_acc, acc_s)]
+        new_ctc = [typed_as(c, s) for c, s in zip(new_ctc, ctc_s)]
         return new_acc + new_ctc + [c for c, m in zip(x_in, ct_x) if m]
 
     def slice_aval(x: Any) -> Aval:
