@@ -35,8 +35,8 @@ from funcgrad.primitives.control_flow.common import (
 )
 from funcgrad.primitives.custom_calls import custom_jvp_call_p
 from funcgrad.primitives.rules import rand
-from funcgrad.primitives.sharding import typed_as
 from funcgrad.primitives.shape import broadcast_in_dim
+from funcgrad.primitives.sharding import typed_as
 
 cond_p = Primitive("cond", family=FAMILY, multiple_results=True)
 
