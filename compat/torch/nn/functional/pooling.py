@@ -13,6 +13,7 @@ import funcgrad.lax as flax
 import funcgrad.numpy as fnp
 from compat._core import dtypes as _dt
 from compat._core.tensor import _saved_entry, apply
+from compat.torch.autograd import Function
 from compat.torch.nn.functional._arguments import Tensor, _int_list
 from compat.torch.nn.functional._dtype_names import _is_floating, _type_name
 
@@ -551,6 +552,34 @@ def check_output(nd: int, input: Tensor, sizes: tuple[int, ...], avg: bool) -> N
         raise NotImplementedError(f"\"{kernel}\" not implemented for '{name}'")
 
 
+class _EmptyAdaptiveOutput(Function):
+    """An adaptive pooling to an empty output: PyTorch's empty result; its backward raises
+    as PyTorch's backward kernels do for an empty ``grad_output``."""
+
+    @staticmethod
+    def forward(ctx: Any, input: Tensor, shape: tuple, message: str) -> Tensor:
+        ctx.message = message
+        return input.new_zeros(shape)
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple:
+        raise RuntimeError(ctx.message)
+
+
+def empty_output(kind: str, nd: int, input: Tensor, sizes: tuple[int, ...]) -> Tensor:
+    """The output of ``adaptive_{kind}_pool{nd}d`` when ``sizes`` holds a zero (1-D pooling
+    named and shaped as the 2-D kernel PyTorch runs it with)."""
+    shape = (*input.shape[:-nd], *sizes)
+    kernel_nd, kernel_shape = (2, (*input.shape[:-1], 1, sizes[0])) if nd == 1 else (nd, shape)
+    dim = next(i for i in range(1, len(kernel_shape)) if kernel_shape[i] == 0)
+    message = (
+        f"adaptive_{kind}_pool{kernel_nd}d_backward(): Expected grad_output to have non-zero "
+        f"size for non-batch dimensions, but grad_output has sizes {list(kernel_shape)} with "
+        f"dimension {dim} being empty"
+    )
+    return _EmptyAdaptiveOutput.apply(input, shape, message)
+
+
 def adaptive_avg_pool2d(input: Tensor, output_size: int | tuple[int | None, ...] | None) -> Tensor:
     """Average pooling to a fixed ``output_size`` (``None`` keeps that input size).
 
@@ -592,4 +621,6 @@ def adaptive_avg_pool2d(input: Tensor, output_size: int | tuple[int | None, ...]
     check_output(2, input, tuple(sizes), avg=True)
     if not _is_floating(input):
         raise NotImplementedError("compat adaptive_avg_pool2d supports floating inputs only")
+    if 0 in sizes:
+        return empty_output("avg", 2, input, tuple(sizes))
     return apply(_adaptive_avg_f, "AdaptiveAvgPool2DBackward0", (input,), (("out", tuple(sizes)),))

@@ -19,7 +19,7 @@ import funcgrad.numpy as fnp
 from compat._core.tensor import apply
 from compat.torch.nn.functional._arguments import Tensor
 from compat.torch.nn.functional._dtype_names import _is_floating
-from compat.torch.nn.functional.pooling import check_output, save_indices
+from compat.torch.nn.functional.pooling import check_output, empty_output, save_indices
 from compat.torch.nn.functional.upsampling import _axis_matrix, _interp_f, _Key
 from funcgrad._compat_contract import compile_cache
 
@@ -35,6 +35,13 @@ def _sizes(fname: str, input: Tensor, output_size: Any, nd: int) -> tuple[int, .
     spatial = list(input.shape[-nd:])
     if isinstance(output_size, (tuple, list)):
         if len(output_size) != nd:
+            if nd == 1:  # (PyTorch's argument parser's words)
+                raise RuntimeError(
+                    f"{fname}() argument 'output_size' should contain one int (got "
+                    f"{len(output_size)})"
+                )
+            if fname.startswith("adaptive_max"):
+                raise RuntimeError(f"{fname}(): internal error: output_size.size() must be {nd}")
             raise RuntimeError(f"{fname}: output_size must be {nd}")
         sizes = [n if v is None else v for v, n in zip(output_size, spatial)]
     else:
@@ -60,6 +67,8 @@ def _adaptive_avg(nd: int, input: Tensor, output_size: Any) -> Tensor:
     check_output(nd, input, sizes, avg=True)
     if not _is_floating(input):
         raise NotImplementedError(f"compat {fname} supports floating inputs only")
+    if 0 in sizes:
+        return empty_output("avg", nd, input, sizes)
     mats = tuple(
         _axis_matrix("area", n, o, None, False, np.float64)
         for n, o in zip(input.shape[-nd:], sizes)
@@ -123,8 +132,11 @@ def _adaptive_max(nd: int, input: Tensor, output_size: Any, return_indices: bool
     fname = f"adaptive_max_pool{nd}d"
     sizes = _sizes(fname, input, output_size, nd)
     check_output(nd, input, sizes, avg=False)
-    if any(s == 0 for s in sizes):
-        raise NotImplementedError(f"compat {fname} needs a positive output_size")
+    if 0 in sizes:
+        out = empty_output("max", nd, input, sizes)
+        if not return_indices:
+            return out
+        return out, torch.zeros(out.shape, dtype=torch.int64, device=input.device)
     tables = tuple(_window_table(n, o) for n, o in zip(input.shape[-nd:], sizes))
     static = (("tables", tables), ("with_indices", bool(return_indices)))
     result = apply(_adaptive_max_f, f"AdaptiveMaxPool{nd}DBackward0", (input,), static)
