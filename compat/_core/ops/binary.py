@@ -18,7 +18,7 @@ from compat._core.optable import Mask, Sample, defop
 from compat._core.saved import declare as _declare_saved
 from compat._core.tensor import Tensor, apply
 from funcgrad import numpy as fnp
-from funcgrad._compat_contract import torch_rows
+from funcgrad._compat_contract import is_tracing, torch_rows
 from funcgrad.scipy import special as fsp
 
 #: funcgrad's binary primitive rows and their PyTorch forms (``torch=``), by torch name
@@ -244,6 +244,21 @@ def _fast_dtype(a: Any, b: Any) -> np.dtype | None:
     return None
 
 
+def _nonzero_divisor(b: Any, dt: np.dtype) -> None:
+    """PyTorch's CPU ``RuntimeError`` for an integer division or remainder by zero
+    (``floor_divide``, ``div`` rounded, ``fmod``, ``remainder`` of integer results), where
+    NumPy's gives 0: the divisor is read on the host (not while tracing, where values are
+    unknown)."""
+    if _dt.kind(dt) not in "iu":
+        return
+    if isinstance(b, Tensor):
+        if is_tracing() or not b.numel() or np.all(np.asarray(b._st.array)):
+            return
+    elif b != 0:
+        return
+    raise RuntimeError("ZeroDivisionError")
+
+
 def _binary(fn: Any, a: Any, b: Any, *, true_div: bool = False, name: str | None = None) -> Tensor:
     dt = _fast_dtype(a, b)
     if dt is None:
@@ -255,6 +270,10 @@ def _binary(fn: Any, a: Any, b: Any, *, true_div: bool = False, name: str | None
         sub_check(a, b)
     if true_div and _dt.kind(dt) not in "fc":
         dt = _dt.float_type(dt)
+    elif fn is _floordiv_f and dt.kind in "iub":
+        if dt.kind == "b":
+            raise NotImplementedError("\"div_floor_cpu\" not implemented for 'Bool'")
+        _nonzero_divisor(b, dt)
     if dt.kind == "c" and fn in _REFUSED:
         _refuse_complex(_REFUSED[fn], dt)
     if name is None:
@@ -380,9 +399,10 @@ def div(input: Any, other: Any, *, rounding_mode: str | None = None) -> Tensor:
         return _binary(
             _divtrunc_f if one else _divtrunc_rounded_f, input, other, name="TruncBackward0"
         )
+    dt = _dt.result_type(coerce(input), coerce(other))
+    _nonzero_divisor(other, dt)
     q = _binary(_div_f, input, other, true_div=True)
     r = trunc(q)
-    dt = _dt.result_type(coerce(input), coerce(other))
     return r if _dt.kind(dt) == "f" else r.to(_dt.from_np(dt))
 
 
@@ -532,6 +552,9 @@ def fmod(input: Any, other: Any) -> Tensor:
     a, b = coerce(input), coerce(other)
     dt = _dt.result_type(a, b)
     _refuse_complex(_FMOD_REFUSAL, dt)
+    if dt == np.bool_:
+        raise NotImplementedError("\"fmod_cpu\" not implemented for 'Bool'")
+    _nonzero_divisor(b, dt)
     name = _FMOD_NODES[0] if isinstance(b, Tensor) else _FMOD_NODES[1]
     return apply(_fmod_f, name, (a, b), (("dtype", dt),))
 
@@ -688,6 +711,10 @@ def _float_binary(op: str, p: Any, domain: tuple[float, float] | str) -> Any:
             raise NotImplementedError(f"{kernel}'{_dt.scalar_type_name(dt)}'")
         if not keep_int:
             dt = _dt.float_type(dt)
+        elif op == "remainder":
+            if dt == np.bool_:
+                raise NotImplementedError("\"remainder_cpu\" not implemented for 'Bool'")
+            _nonzero_divisor(b, dt)
         node = scalar_input if not isinstance(a, Tensor) else name
         node = node if isinstance(b, Tensor) else scalar_name
         r = apply(_float_binary_f, node or op, (a, b), (("op", op), ("dtype", dt)))
