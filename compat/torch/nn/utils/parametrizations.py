@@ -60,6 +60,16 @@ def weight_norm(module: Module, name: str = "weight", dim: int | None = 0) -> Mo
     """Reparametrize ``module.<name>`` as magnitude ``g`` times direction ``v / ||v||``;
     returns ``module``."""
     parametrize.register_parametrization(module, name, _WeightNorm(dim), unsafe=True)
+
+    def load_old_names(state_dict: dict, prefix: str, *args: Any) -> None:
+        # a state dict of the old ``nn.utils.weight_norm`` (``<name>_g``, ``<name>_v``)
+        # loads into this one's ``original0``/``original1``, as PyTorch's
+        g, v = f"{prefix}{name}_g", f"{prefix}{name}_v"
+        if g in state_dict and v in state_dict:
+            state_dict[f"{prefix}parametrizations.{name}.original0"] = state_dict.pop(g)
+            state_dict[f"{prefix}parametrizations.{name}.original1"] = state_dict.pop(v)
+
+    module._register_load_state_dict_pre_hook(load_old_names)
     return module
 
 

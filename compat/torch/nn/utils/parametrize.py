@@ -272,6 +272,7 @@ def register_parametrization(
                     f"module.{tensor_name}.{what}: {getattr(current, what)}\n"
                     f"parametrization(module.{tensor_name}).{what}: {getattr(value, what)}"
                 )
+            _check_right_inverse(parametrization, value, current, tensor_name)
         plist = module.parametrizations[tensor_name]
         plist.append(parametrization)
         plist.unsafe |= unsafe
@@ -290,6 +291,30 @@ def register_parametrization(
             f"element with name '{tensor_name}'"
         )
     return module
+
+
+def _check_right_inverse(parametrization: Module, x: Tensor, y: Tensor, tensor_name: str) -> None:
+    """PyTorch's check that a parametrization appended to others maps back: its
+    ``right_inverse`` of ``x`` (its output) is one tensor of ``y``'s dtype and shape."""
+    inverse = getattr(parametrization, "right_inverse", None)
+    if inverse is None:
+        return
+    try:
+        z = inverse(x)
+    except NotImplementedError:
+        return
+    if not isinstance(z, torch.Tensor):
+        raise ValueError(
+            f"parametrization.right_inverse must return a tensor. Got: {type(z).__name__}"
+        )
+    for what in ("dtype", "shape"):
+        if getattr(z, what) != getattr(y, what):
+            raise ValueError(
+                "The tensor returned by parametrization.right_inverse must have the same "
+                f"{what} as module.{tensor_name}, unless the `unsafe` flag is enabled.\n"
+                f"module.{tensor_name}.{what}: {getattr(y, what)}\n"
+                f"returned {what}: {getattr(z, what)}"
+            )
 
 
 def is_parametrized(module: Module, tensor_name: str | None = None) -> bool:
