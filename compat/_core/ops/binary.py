@@ -751,10 +751,10 @@ def heaviside(input: Tensor, values: Tensor) -> Tensor:
             "heaviside(): argument 'values' (position 2) must be Tensor, not "
             f"{type(values).__name__}"
         )
+    if input._npdtype.kind == "c" or values._npdtype.kind == "c":  # (checked first)
+        raise RuntimeError("heaviside is not yet implemented for complex tensors.")
     if input._npdtype != values._npdtype:
         raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
-    if input._npdtype.kind == "c":
-        raise RuntimeError("heaviside is not yet implemented for complex tensors.")
     dt = input._npdtype
     return apply(_heaviside_f, "HeavisideBackward0", (input, values), (("dtype", dt),))
 

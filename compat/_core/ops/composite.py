@@ -7,6 +7,7 @@ distances (``cdist``, ``dist``), moments (``var_mean``, ``std_mean``), compariso
 from __future__ import annotations
 
 import builtins
+import itertools
 from typing import Any
 
 import numpy as np
@@ -14,6 +15,7 @@ import numpy as np
 import funcgrad as fg
 from compat._core import dtypes as _dt
 from compat._core.creation import tensor
+from compat._core.mutation import apply_inplace
 from compat._core.ops._common import _c, acc, coerce, warn_once
 from compat._core.ops.array_rows import stack
 from compat._core.ops.binary import POW_NODES
@@ -387,14 +389,40 @@ def sgn(input: Tensor) -> Tensor:
     return sign(input)
 
 
-def _float_power_f(x: Any, y: Any) -> Any:
-    return fnp.power(_c(x, np.dtype(np.float64)), _c(y, np.dtype(np.float64)))
+def _float_power_f(x: Any, y: Any, *, dtype: np.dtype) -> Any:
+    return fnp.power(_c(x, dtype), _c(y, dtype))
+
+
+def _float_power_dtype(input: Any, exponent: Any) -> np.dtype:
+    """``float_power``'s result dtype: complex128 for a complex operand, else float64."""
+    for v in (input, exponent):
+        if (_dt.kind(v._npdtype) if isinstance(v, Tensor) else type(v).__name__[0]) == "c":
+            return np.dtype(np.complex128)
+    return np.dtype(np.float64)
+
+
+def _float_power_(self: Tensor, exponent: Any) -> Tensor:
+    """``Tensor.float_power_``: ``self`` must already have the result's dtype (PyTorch's
+    ``RuntimeError``, not a cast)."""
+    want = _float_power_dtype(self, exponent)
+    if self._npdtype != want:
+        raise RuntimeError(
+            f"the base given to float_power_ has dtype {_dt.scalar_type_name(self._npdtype)} "
+            f"but the operation's result requires dtype {_dt.scalar_type_name(want)}"
+        )
+    exponent = coerce(exponent)
+    name = POW_NODES[0] if isinstance(exponent, Tensor) else POW_NODES[1]
+    return apply_inplace(self, _float_power_f, name, (exponent,), (("dtype", want),))
 
 
 @defop(
-    inplace=True,
+    inplace=_float_power_,
     samples=(Sample(((3,), (3,)), domain=(0.5, 2)), Sample(((3,),), args=(2,), domain=(0.5, 2))),
     number_first=True,
+    exact_out=(
+        "the output given to float_power has dtype {got} but the operation's result requires "
+        "dtype {want}"
+    ),
 )
 def float_power(input: Any, exponent: Any) -> Tensor:
     """``input ** exponent`` computed in float64 (``pow``'s nodes: a number ``input`` is
@@ -402,7 +430,8 @@ def float_power(input: Any, exponent: Any) -> Tensor:
     input, exponent = coerce(input), coerce(exponent)
     name = POW_NODES[0] if isinstance(exponent, Tensor) else POW_NODES[1]
     name = name if isinstance(input, Tensor) else POW_NODES[2]
-    return apply(_float_power_f, name, (input, exponent))
+    dtype = _float_power_dtype(input, exponent)
+    return apply(_float_power_f, name, (input, exponent), (("dtype", dtype),))
 
 
 # ----------------------------------------------------------------- stacking and grids
@@ -438,6 +467,27 @@ def atleast_3d(*tensors: Any) -> Any:
     return _atleast(3, tensors)
 
 
+def _check_meshgrid(tensors: tuple, indexing: str | None) -> None:
+    """PyTorch's checks of ``meshgrid``'s tensors and ``indexing``, in its order."""
+    if not tensors:
+        raise RuntimeError("meshgrid expects a non-empty TensorList")
+    for a, b in itertools.pairwise(tensors):
+        if a.dtype != b.dtype:
+            raise RuntimeError("meshgrid expects all tensors to have the same dtype")
+        if a.device != b.device:
+            raise RuntimeError("meshgrid expects all tensors to have the same device")
+    if indexing not in (None, "ij", "xy"):
+        raise RuntimeError(
+            f'torch.meshgrid: indexing must be one of "xy" or "ij", but received: {indexing}'
+        )
+    for t in tensors:
+        if t.dim() > 1:
+            raise RuntimeError(
+                "torch.meshgrid: Expected 0D or 1D tensor in the tensor list but got: "
+                f"{t.dim()}-d tensor of shape {list(t.shape)}"
+            )
+
+
 @defop(
     out=False,
     function=True,
@@ -450,16 +500,13 @@ def meshgrid(*tensors: Any, indexing: str | None = None) -> tuple:
     first two)."""
     if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
         tensors = tuple(tensors[0])
-    if indexing not in (None, "ij", "xy"):
-        raise RuntimeError(
-            f'torch.meshgrid: indexing must be one of "xy" or "ij", but received: {indexing}'
-        )
     if indexing is None:
         warn_once(
             "meshgrid",
             "torch.meshgrid: in an upcoming release, it will be required to pass the indexing "
             "argument.",
         )
+    _check_meshgrid(tensors, indexing)
     ts = list(tensors)
     swap = indexing == "xy" and len(ts) >= 2
     if swap:
