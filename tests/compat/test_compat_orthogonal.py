@@ -77,3 +77,22 @@ def test_assignment_and_errors() -> None:
     np.testing.assert_allclose(outs[0], outs[1], atol=1e-12)
     np.testing.assert_allclose(outs[0], target, atol=1e-12)
     assert errors[:4] == errors[4:]
+
+
+@pytest.mark.parametrize("shape", [(5, 3), (3, 5), (2, 5, 3)])
+def test_rectangular_householder_without_trivialization(shape: tuple) -> None:
+    """Householder without a base on a tall or wide weight: no random columns are drawn, so
+    the weight, an assigned matrix's Q part and the gradient reaching the original are
+    PyTorch's (compat's right_inverse added an n x n sign diagonal to the n x k factors)."""
+    rng = np.random.default_rng(3)
+    w, assigned = rng.standard_normal(shape), rng.standard_normal(shape)
+    res = []
+    for lib in LIBS:
+        m = _orthogonal(lib, w, orthogonal_map="householder", use_trivialization=False)
+        first = m.weight.detach().numpy().copy()
+        m.weight = lib.tensor(assigned)
+        (m.weight * lib.arange(float(np.prod(shape))).reshape(shape)).sum().backward()
+        grad = m.parametrizations.weight.original.grad.numpy()
+        res.append((first, m.weight.detach().numpy().copy(), grad.copy()))
+    for ours, ref in zip(*res):
+        np.testing.assert_allclose(ours, ref, rtol=1e-9, atol=1e-10)

@@ -233,7 +233,8 @@ class _Orthogonal(Module):
             a, tau = torch.geqrf(q)
             diag = a.diagonal(dim1=-2, dim2=-1)
             signs = torch.where(tau == 0.0, -diag.sign(), diag.sign())
-            a = a.tril(diagonal=-1) + torch.diag_embed(signs) + a.triu(diagonal=1)
+            a = a.clone()
+            a.diagonal(dim1=-2, dim2=-1).copy_(signs)  # (the k diagonal cells of n x k)
             return a.mT if transpose else a
         if n == k:
             q = q.clone() if _is_orthogonal(q) else _make_orthogonal(q)
