@@ -1,12 +1,12 @@
 """Unrecorded views of host arrays: NumPy's own reshape, transpose and slices, no op program.
 
-A ``view``, ``reshape``, ``transpose`` or ``split`` of a tensor is one ``reshape`` or
-``transpose`` equation or a few ``slice`` ones, whose host rules are NumPy's (views of the
-same buffer). Through
+A ``view``, ``reshape``, ``transpose``, ``split`` or basic index (``x[:, -1]``) of a tensor
+is one ``reshape`` or ``transpose`` equation or a few ``slice``/``dynamic_slice`` ones,
+whose host rules are NumPy's (views of the same buffer). Through
 :func:`compat._core.tensor.apply` each new shape costs what any new op signature costs:
 a lookup (a shape template's instantiation, or a trace at the first three lengths of a
 growing sequence) and a host plan's run, ~20-30 us of Python in a generated token where
-NumPy's call is ~0.3 us; a small GPT's token makes 18 such calls of 48. Where ``apply``
+NumPy's call is ~0.3 us; a small GPT's token makes 19 such calls of 48. Where ``apply``
 would only evaluate host values, :func:`layout_op` calls NumPy directly:
 
 * the call records nothing (grad mode off, or an input that requires no grad);
@@ -79,3 +79,27 @@ def host_slices(axis: int, bounds: list[tuple[int, int]]) -> Callable[[Any], tup
     """NumPy's form of ``split``: the slices ``a:b`` of ``bounds`` along ``axis``."""
     lead = (slice(None),) * axis
     return lambda x: tuple([x[(*lead, slice(a, b))] for a, b in bounds])
+
+
+def host_index(input: Tensor, spec: tuple, arrays: list) -> Tensor | None:
+    """``input[spec]`` (``shape_ops.index_spec``'s form) on NumPy for integers (wrapped
+    into range there), slices (a positive step) and ``None``, where :func:`host_value`
+    allows; else ``None`` (the caller applies the op). NumPy's basic indexing is a view,
+    as PyTorch's; the trailing ``...`` keeps an all-integer index a 0-d array."""
+    x = host_value(input)
+    if x is None:
+        return None
+    idx: list = []
+    for s in spec:
+        kind = s[0]
+        if kind == "s":
+            idx.append(slice(s[1], s[2], s[3]))
+        elif kind == "d" and type(arrays[s[1]]) is int:
+            idx.append(arrays[s[1]])
+        elif kind == "n":
+            idx.append(None)
+        else:  # (an index array)
+            return None
+    if len(idx) - idx.count(None) > x.ndim:  # (too many indices: ``apply``'s error)
+        return None
+    return _read_only(x[(*idx, Ellipsis)])

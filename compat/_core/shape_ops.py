@@ -21,7 +21,7 @@ from compat._core import index_put as _index_put
 from compat._core import overlap as _overlap
 from compat._core import views as _views
 from compat._core.creation import _leaf
-from compat._core.host_views import host_slices, layout_op
+from compat._core.host_views import host_index, host_slices, layout_op
 from compat._core.mutation import apply_inplace
 from compat._core.ops import conventions as _conv
 from compat._core.ops._common import _c, coerce
@@ -626,7 +626,9 @@ def getitem(self: Tensor, idx: Any) -> Tensor:
         if len(spec) == 1 and spec[0][0] == "d"
         else ("SliceBackward0" if builtins.all(s[0] in "sne" for s in spec) else "IndexBackward0")
     )
-    out = apply(_getitem_f, name, (self, *dyn), (("spec", spec),))
+    out = host_index(self, spec, arrays)
+    if out is None:
+        out = apply(_getitem_f, name, (self, *dyn), (("spec", spec),))
     if basic(spec):
         return _views.make_view(out, self, ("ix", spec), tuple(arrays))
     return out

@@ -1,5 +1,5 @@
 """Unrecorded views of host arrays (compat/_core/host_views.py): ``view``, ``reshape``,
-``transpose`` and ``split`` of a host tensor that records nothing run NumPy's own reshape/transpose
+``transpose``, ``split`` and basic indexing of a host tensor that records nothing run NumPy's own reshape/transpose
 without an op lookup; recorded calls, forward AD, lazy mode, torch.func and the compiled
 tier mode still go through ``apply``. Values, view semantics and gradients against
 PyTorch."""
@@ -105,3 +105,39 @@ def test_other_modes_go_through_apply(lookups):
         z = ct.arange(8.0).view(2, 4).transpose(0, 1)
     assert {"_reshape_f", "_transpose_f"} <= set(lookups)
     np.testing.assert_array_equal(z.numpy(), np.arange(8.0).reshape(2, 4).T)
+
+
+BASIC = [
+    (slice(None), -1, slice(None)),
+    (0,),
+    (1, 2, 3),
+    (-2, slice(1, None, 2), None),
+    (None, Ellipsis, 0),
+    (slice(-3, 100), slice(None, None, 3)),
+    (slice(5, 1),),
+    (Ellipsis,),
+]
+
+
+def test_basic_indexing_without_lookup(lookups):
+    a = np.arange(2 * 5 * 4, dtype=np.float32).reshape(2, 5, 4)
+    for idx in BASIC:
+        with ct.no_grad():
+            got = ct.tensor(a, requires_grad=True)[idx]
+        want = torch.tensor(a)[idx]
+        assert tuple(got.shape) == tuple(want.shape)
+        np.testing.assert_array_equal(got.detach().numpy(), want.numpy())
+        assert not got._st.a.flags.writeable
+    t = ct.tensor(a)
+    with ct.no_grad():
+        row = t[ct.tensor(1), 1:3]  # (a 0-d integer tensor: an integer)
+    row.zero_()  # written through to the base, as PyTorch's
+    ref = torch.tensor(a)
+    ref[torch.tensor(1), 1:3].zero_()
+    np.testing.assert_array_equal(t.numpy(), ref.numpy())
+    assert "_getitem_f" not in lookups  # (``zero_`` is an op of its own)
+    with ct.no_grad():  # index arrays and too many indices: ``apply`` (its errors)
+        np.testing.assert_array_equal(t[[0, 1], 0].numpy(), ref[[0, 1], 0].numpy())
+        with pytest.raises(IndexError, match="too many indices"):
+            t[0, 0, 0, 0]
+    assert lookups.count("_getitem_f") == 1
