@@ -5,7 +5,7 @@ creation rows (``compat/_core/creation_rows.py``)."""
 from __future__ import annotations
 
 import warnings
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -59,8 +59,27 @@ def _np_dtype(dtype: Any, default: np.dtype | None = None) -> np.dtype:
 
 
 def _is_sequence(x: Any) -> bool:
-    """Nested data PyTorch walks: any sequence (list, tuple, deque, range), not str/bytes."""
-    return isinstance(x, Sequence) and not isinstance(x, (str, bytes, bytearray))
+    """Nested data PyTorch walks: any sequence (list, tuple, deque, range, a class with
+    ``__len__`` and ``__getitem__``: Python's sequence protocol), not str/bytes, a tensor,
+    an array or a mapping."""
+    if isinstance(x, Sequence):
+        return not isinstance(x, (str, bytes, bytearray))
+    t = type(x)
+    return (
+        hasattr(t, "__getitem__")
+        and hasattr(t, "__len__")
+        and not isinstance(x, (Tensor, np.ndarray, Mapping))
+    )
+
+
+def _items(data: Any) -> list:
+    """The items of a sequence, or PyTorch's error for one whose items cannot be read."""
+    try:
+        return list(data)
+    except Exception:
+        raise ValueError(
+            f"could not determine the shape of object type '{type(data).__name__}'"
+        ) from None
 
 
 def _infer_dtype(data: Any) -> np.dtype:
@@ -83,7 +102,7 @@ def _infer_dtype(data: Any) -> np.dtype:
         return np.dtype(np.complex128 if wide else np.complex64)
     if _is_sequence(data):
         out: np.dtype | None = None
-        for e in data:
+        for e in _items(data):
             d = _infer_dtype(e)
             out = d if out is None else _dt.promote(out, d)
         return out if out is not None else _dt.get_default_dtype().np
@@ -114,10 +133,16 @@ def _scalar_fill_dtype(value: Any) -> np.dtype:
 
 
 def _unwrap_nested(data: Any) -> Any:
+    """Nested data as NumPy takes it. A tensor inside a sequence is one number, as in
+    PyTorch (which does not walk into tensors): one element of any shape, else PyTorch's
+    error."""
     if isinstance(data, Tensor):
-        return np.asarray(data._st.array)
+        arr = np.asarray(data._st.array)
+        if arr.size != 1:
+            raise ValueError("only one element tensors can be converted to Python scalars")
+        return arr.reshape(())
     if _is_sequence(data):
-        return [_unwrap_nested(e) for e in data]
+        return [_unwrap_nested(e) for e in _items(data)]
     return data
 
 
@@ -128,7 +153,7 @@ def _scalars(data: Any) -> Iterator[Any]:
     elif isinstance(data, np.ndarray):
         yield from data.ravel().tolist()
     elif _is_sequence(data):
-        for e in data:
+        for e in _items(data):
             yield from _scalars(e)
     else:
         yield data

@@ -417,6 +417,17 @@ def _scalar_ends(name: str, values: list[Any]) -> None:
         )
 
 
+def _complex_ends(name: str, inferred: np.dtype, npd: np.dtype) -> None:
+    """PyTorch's refusal of complex ends for a real dtype (``linspace(0, 1j, 5,
+    dtype=torch.float)``)."""
+    if inferred.kind == "c" and npd.kind != "c":
+        part = "double" if inferred == np.complex128 else "float"
+        raise RuntimeError(
+            f"torch.{name}(): inferred dtype c10::complex<{part}> can't be safely cast to "
+            f"passed dtype {_dt.scalar_type_name(npd)}"
+        )
+
+
 def _into_out(values: np.ndarray, out: Tensor, warn: bool) -> np.ndarray:
     """A 1-d result shaped for ``out``: PyTorch keeps ``out``'s shape where it has the
     result's number of elements, and resizes it otherwise (``arange`` warns then, but for an
@@ -483,6 +494,8 @@ def _computed(row: Creation) -> Any:
             npd = _default_dtype(row, values)
         else:
             npd = _out_dtype(name, dtype, out, _default_dtype(row, values))
+            if spaced:
+                _complex_ends(name, _default_dtype(row, values), npd)
         if t.refused and (not spaced or values[2] > 1):
             _refuse(name, npd, t.refused)
         made = values_of(name, npd, *values)

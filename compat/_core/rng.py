@@ -456,6 +456,10 @@ def from_to(npd: Any, low: int, high: int | None) -> tuple[int, int]:
     value, its significand's for a float; ``low`` int64's lowest: all 2**64 values), with
     PyTorch's checks and errors."""
     npd = np.dtype(npd)
+    if npd.kind == "c":
+        raise RuntimeError(
+            "check_random_bounds handles only integral, floating-point and boolean types"
+        )
     low = int(low)
     is_float = _dt.kind(npd) == "f"
     if high is not None:
@@ -523,6 +527,9 @@ _DIGITS = {"float16": 11, "bfloat16": 8, "float32": 24, "float64": 53}
 def random_full(gen: Generator, shape: tuple, npd: Any) -> np.ndarray:
     """``random_()``: ``[0, 2**mantissa]`` for floats, ``[0, max]`` for integers."""
     npd = np.dtype(npd)
+    if npd.kind == "c":
+        name = _dt.scalar_type_name(npd)
+        raise NotImplementedError(f"\"random_kernel_cpu\" not implemented for '{name}'")
     n = math.prod(shape)
     wide = npd in (np.int64, np.float64)
     draws = gen._u64(n) if wide else gen._u32(n)

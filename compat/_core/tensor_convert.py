@@ -25,6 +25,17 @@ def rebuild(cls: type, arr: np.ndarray, requires_grad: bool) -> Any:
     return cls._make(arr, requires_grad)
 
 
+def _real_value(t: Any, ctype: str) -> Any:
+    """The one element of ``t`` for ``float()``/``int()``: a complex one must have no
+    imaginary part (PyTorch's conversion error otherwise, not Python's ``TypeError``)."""
+    v = _tc.one_element(t)
+    if isinstance(v, complex):
+        if v.imag != 0:
+            raise RuntimeError(f"value cannot be converted to type {ctype} without overflow")
+        v = v.real
+    return v
+
+
 class ValueConversions:
     """The conversions of a tensor's value to NumPy and Python objects."""
 
@@ -81,10 +92,10 @@ class ValueConversions:
                 UserWarning,
                 stacklevel=2,
             )
-        return float(_tc.one_element(self))
+        return float(_real_value(self, "double"))
 
     def __int__(self) -> int:
-        return int(_tc.one_element(self))
+        return int(_real_value(self, "int64_t"))
 
     def __index__(self) -> int:
         if _dt.kind(self._st.a.dtype) not in "iub" or self._st.a.size != 1:

@@ -448,6 +448,24 @@ def histogram(
     )
 
 
+def _refuse_alias(obj: Any) -> None:
+    """``asarray(obj, copy=False)`` of what is not a tensor: PyTorch's errors for NumPy
+    scalars and Python data; an array, buffer or DLPack capsule PyTorch would alias, and
+    compat cannot (its tensors hold immutable arrays, and ``from_numpy`` copies)."""
+    if isinstance(obj, np.generic):
+        raise RuntimeError(
+            "can't alias NumPy scalars. Either remove copy=False or transform it in a ndarray. "
+        )
+    shares = ("__array_interface__", "__array__", "__dlpack__")
+    capsule = type(obj).__name__ == "PyCapsule"
+    if not capsule and not isinstance(obj, memoryview) and not any(hasattr(obj, a) for a in shares):
+        raise ValueError("can't alias arbitrary sequence into a tensor.")
+    raise ValueError(
+        f"compat.torch.asarray: a {type(obj).__name__} cannot be aliased (copy=False): "
+        "compat's tensors hold immutable arrays and never share memory with NumPy"
+    )
+
+
 def asarray(
     obj: Any,
     *,
@@ -461,9 +479,13 @@ def asarray(
     error where a copy is needed). Other data becomes a new tensor as ``torch.tensor``
     makes it; a NumPy array is copied, not aliased (compat's arrays are immutable, as for
     ``from_numpy``)."""
+    if type(obj).__name__ == "PyCapsule":  # a DLPack capsule: its values (copied)
+        if copy is False:
+            _refuse_alias(obj)
+        obj = torch.utils.dlpack.from_dlpack(obj)
     if not isinstance(obj, Tensor):
-        if copy is False and isinstance(obj, np.ndarray):
-            raise ValueError("compat.torch.asarray: a NumPy array cannot be aliased (copy=False)")
+        if copy is False:
+            _refuse_alias(obj)
         return torch.tensor(obj, dtype=dtype, device=device, requires_grad=bool(requires_grad))
     if requires_grad is None and obj.requires_grad:
         warn_once(
