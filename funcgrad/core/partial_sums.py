@@ -57,6 +57,7 @@ KEEP = frozenset(
         "broadcast_in_dim",
         "reduce_sum",
         "stop_gradient",
+        "split",
     }
 )
 

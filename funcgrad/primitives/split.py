@@ -25,6 +25,7 @@ from funcgrad.core.zeros import is_zero
 from funcgrad.primitives import rules
 from funcgrad.primitives.rules import rand
 from funcgrad.primitives.shape import concatenate
+from funcgrad.primitives.sharding import typed_as
 
 FAMILY = "shape"
 
@@ -63,8 +64,13 @@ def _split_vjp(cts: list, x: Any, *, out: Any, sizes: tuple, axis: int) -> tuple
     xa = to_aval(x)
     if all(is_zero(c) for c in cts):
         return (None,)
-    pieces = [
-        rules.zeros_like_aval(Aval(o.shape, xa.dtype)) if is_zero(c) else c
+    pieces = [  # (a zero typed as its piece's cotangent: JAX concatenates alike types)
+        typed_as(
+            rules.zeros_like_aval(Aval(o.shape, xa.dtype)),
+            sharding_types.cotangent_sharding(o.sharding),
+        )
+        if is_zero(c)
+        else c
         for c, o in zip(cts, map(to_aval, out))
     ]
     return (concatenate(*pieces, dimension=axis),)

@@ -1,10 +1,15 @@
-"""``lax.reduce_sum(out_sharding=P(unreduced=...))`` on 8 CPU devices, against JAX: the
+"""Partial sums through two operations, on 8 CPU devices, against JAX.
+
+``lax.reduce_sum(out_sharding=P(unreduced=...))``: the
 sum is left partial over the axes that split the summed dimensions (each device's share
 is its own partial sum, no all-reduce: funcgrad summed, then resharded, so the shares
 differed), its type names them, an unreduced axis the operand was not summed over is
 JAX's ``ShardingTypeError``, an operand already unreduced over one axis may be summed
 unreduced over another (funcgrad refused that reshard), and the gradient is typed and
-valued as JAX's. One subprocess: the device count must be set before JAX starts.
+valued as JAX's. ``split`` of a reduced value keeps it reduced, and its transpose
+concatenates the pieces' cotangents, an unused piece's zero typed as a partial sum too
+(funcgrad refused the split, then concatenated an untyped zero). One subprocess: the
+device count must be set before JAX starts.
 """
 
 from __future__ import annotations
@@ -24,9 +29,9 @@ SCRIPT = textwrap.dedent(
 
     libs = {
         "jax": dict(jit=jax.jit, grad=jax.grad, lax=jax.lax, set_mesh=jax.set_mesh,
-                    reshard=jax.sharding.reshard, dot=jnp.dot),
+                    reshard=jax.sharding.reshard, dot=jnp.dot, np=jnp),
         "fg": dict(jit=fg.jit, grad=fg.grad, lax=fg.lax, set_mesh=fg.set_mesh,
-                   reshard=fg.sharding.reshard, dot=fg.numpy.dot),
+                   reshard=fg.sharding.reshard, dot=fg.numpy.dot, np=fg.numpy),
     }
 
     def shares(o):
@@ -73,6 +78,19 @@ SCRIPT = textwrap.dedent(
                                                  out_sharding=P(unreduced={"x"})))(arr)
                 res[f"from_unreduced_{axes}"] = [
                     str(o.sharding.spec), np.asarray(reshard(o, P())).tolist()]
+        with ns["set_mesh"](mesh1):
+            x = jax.device_put(np.arange(8.0, dtype=np.float32).reshape(2, 4), P("x"))
+            w = jax.device_put(np.arange(64.0, dtype=np.float32).reshape(4, 16) / 9,
+                               P(reduced={"x"}))
+
+            def fn(x, w):
+                w1, w2 = ns["np"].split(w, 2, axis=-1)
+                return (x @ w1).sum()
+
+            gs = jit(grad(fn, argnums=(0, 1)))(x, w)
+            res["split"] = [[str(g.sharding.spec),
+                             np.asarray(jax.sharding.reshard(g, P())).round(4).tolist()]
+                            for g in gs]
         return res
 
     print("RESULT " + json.dumps({lib: run(lib) for lib in ("jax", "fg")}))
@@ -80,7 +98,7 @@ SCRIPT = textwrap.dedent(
 )
 
 
-def test_reduce_sum_unreduced_out_sharding_matches_jax():
+def test_reduce_sum_unreduced_and_split_of_reduced_match_jax():
     res = run_on_8_devices(SCRIPT)
     want, got = res["jax"], res["fg"]
     assert want["error"] is not None and want["error"][0] == "ShardingTypeError"
