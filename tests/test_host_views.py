@@ -19,7 +19,7 @@ from funcgrad.core.host import HostPlan
 
 
 def _views(plan: HostPlan) -> int:
-    return sum(getattr(s.rule, "__name__", "") == "view" for s in plan.steps)
+    return sum(getattr(s.rule, "view_shape", None) is not None for s in plan.steps)
 
 
 def _run(f, *args):

@@ -33,6 +33,7 @@ import jax
 import ml_dtypes
 import numpy as np
 
+from funcgrad.core.host_aliases import collapse, reshape_rule
 from funcgrad.core.ir import Aval, Eqn, Literal, Program
 
 
@@ -315,8 +316,9 @@ def _specialise(
     eqns: Sequence[Eqn], outvars: Sequence[Any], fallback: Any
 ) -> list[tuple[Eqn, Any]]:
     """``eqns`` with the host rules their primitives specialise to their operands, as
-    ``(equation, rule or None)``: :func:`_specialise_splats`, then :func:`_views`."""
-    return _views(_specialise_splats(eqns, outvars, fallback), outvars)
+    ``(equation, rule or None)``: :func:`_specialise_splats`, then :func:`_views`, then
+    reshape chains collapsed (:func:`funcgrad.core.host_aliases.collapse`)."""
+    return collapse(_views(_specialise_splats(eqns, outvars, fallback), outvars), outvars)
 
 
 def _specialise_splats(
@@ -386,7 +388,7 @@ def _views(eqns: list[tuple[Eqn, Any]], outvars: Sequence[Any]) -> list[tuple[Eq
             if rs and v not in outs and all(r.prim.host_broadcasts for r in rs):
                 shapes[v] = view(e.inputs[0].aval.shape, **e.params)
                 if all(_broadcasts_to_result(r, shapes) for r in rs):
-                    out.append((e, _view_rule(shapes[v])))
+                    out.append((e, reshape_rule(shapes[v])))
                     continue
                 del shapes[v]
         out.append((e, rule))
@@ -406,16 +408,6 @@ def _broadcasts_to_result(e: Eqn, shapes: dict[Any, tuple[int, ...]]) -> bool:
         return np.broadcast_shapes(*got) == tuple(want)
     except ValueError:
         return False
-
-
-def _view_rule(shape: tuple[int, ...]) -> Callable[..., Any]:
-    """A host rule reshaping its operand to ``shape`` (a view: same elements, size-1
-    dimensions inserted)."""
-
-    def view(x: Any) -> Any:
-        return np.asarray(x).reshape(shape)
-
-    return view
 
 
 def _holds_program(p: Any) -> bool:
@@ -464,7 +456,9 @@ class HostPlan:
     update: 37 ms) never earns back. ``missing`` names the primitives that run through
     the fallback. With ``specialise`` (the default) an equation whose primitive has a
     rule for operands that are one constant broadcast (``Primitive.host_splat``: a
-    select of a value and zeros) takes it and the broadcast is dropped; a plan whose
+    select of a value and zeros) takes it and the broadcast is dropped, a broadcast read
+    only by NumPy-broadcasting steps is a view, and reshape chains collapse
+    (:mod:`funcgrad.core.host_aliases`); a plan whose
     steps are addressed by equation (a shape template's) is built without.
     """
 

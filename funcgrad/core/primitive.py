@@ -198,6 +198,11 @@ class Primitive:
         #: the host rule broadcasts operands of the result's rank (or 0-d) by NumPy's
         #: rules (lax's binary operations: their size-1 dimensions broadcast)
         self.host_broadcasts: bool = False
+        #: optional: ``host_reshape(operand_shape, **params) -> shape``: the result holds
+        #: the operand's elements in C order at that shape (``reshape``; ``stop_gradient``
+        #: at the operand's own), so a plan collapses chains of such steps
+        #: (:mod:`funcgrad.core.host_aliases`)
+        self.host_reshape: Callable[..., Any] | None = None
         #: optional, for equations holding sub-programs: ``prune_outputs(used, **params)``
         #: gives the params of the same equation with only the ``used`` outputs (DCE)
         self.prune_outputs: Callable[..., dict[str, Any]] | None = None

@@ -325,6 +325,7 @@ stop_gradient_p = Primitive("stop_gradient", family=FAMILY, differentiable=False
 stop_gradient_p.abstract_eval = lambda x: x
 stop_gradient_p.lower = lambda x: x
 stop_gradient_p.host = lambda x: x
+stop_gradient_p.host_reshape = lambda x_shape: tuple(x_shape)  # (its operand's values)
 rules.def_vectorized_unary(stop_gradient_p)
 
 

@@ -302,6 +302,7 @@ reshape_p.lower = lambda x, *, new_sizes, out_sharding=None: lax.reshape(
 reshape_p.sharding_rule = sharding_types.reshape_rule
 rules.def_linear(reshape_p)
 reshape_p.host = lambda x, *, new_sizes, out_sharding=None: np.asarray(x).reshape(new_sizes)
+reshape_p.host_reshape = lambda x_shape, *, new_sizes, out_sharding=None: tuple(new_sizes)
 
 
 @reshape_p.def_vjp
