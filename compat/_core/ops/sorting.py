@@ -161,6 +161,9 @@ def topk(
     input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True
 ) -> ValuesIndices:
     """The ``k`` largest (or smallest) elements along ``dim``, in order."""
+    for name, v in (("k", k), ("dim", dim)):
+        if isinstance(v, bool):  # (PyTorch's parser refuses a bool for an int)
+            raise TypeError(f"topk(): argument '{name}' must be int, not bool")
     _refuse_complex(input, RuntimeError, "topk does not support complex dtypes on CPU")
     axis = _wrap_dim(dim, builtins.max(input.ndim, 1))
     n = input.shape[axis] if input.ndim else 1
