@@ -491,13 +491,16 @@ def randperm(
 
 def _check_randperm_n(n: int, npd: np.dtype) -> None:
     """PyTorch's refusals of ``randperm(n)`` by dtype: ``bool``, ``n - 1`` beyond an
-    integer type, more than 2049 values in ``float16``."""
+    integer type, more values than float16/float32/float64 hold exactly (bfloat16: none)."""
     if npd.kind == "b":
         raise NotImplementedError("\"randperm\" not implemented for 'Bool'")
     if npd.kind in "iu" and n - 1 > np.iinfo(npd).max:
         raise RuntimeError(f"value cannot be converted to type {npd.name}_t without overflow")
     if npd == np.float16 and n > 2049:
         raise RuntimeError("n cannot be greater than 2049 for Half type.")
+    for float_type, digits, name in ((np.float32, 24, "Float"), (np.float64, 53, "Double")):
+        if npd == float_type and n > 2**digits + 1:
+            raise RuntimeError(f"n cannot be greater than 2^{digits}+1 for {name} type.")
 
 
 def rand_like(
