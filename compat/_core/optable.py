@@ -154,9 +154,10 @@ class OpDef:
     #: argument 'out'", naming PyTorch's op as PyTorch's parser does)
     out: bool = True
     #: PyTorch's ``out=`` overload takes only some of the op's forms (``sum`` with a
-    #: ``dim``): called with the call's positional and keyword arguments (NumPy names
-    #: renamed) when ``out=`` is given, it raises PyTorch's ``TypeError`` for the others
-    out_check: Callable[[tuple, dict[str, Any]], None] | None = None
+    #: ``dim``) or ``out`` tensors (``heaviside``: no complex one): called with the call's
+    #: positional and keyword arguments (NumPy names renamed) and ``out`` when ``out=`` is
+    #: given, it raises PyTorch's error for the others
+    out_check: Callable[[tuple, dict[str, Any], Any], None] | None = None
     #: PyTorch's parser has several signatures for ``torch.X``: a call none takes (``out=``
     #: of a row without it) is its "received an invalid combination of arguments"
     overloads: bool = False
@@ -224,7 +225,7 @@ def defop(
     out_tensors: bool = False,
     numpy_names: tuple[str, ...] = ("function", "method"),
     out: bool = True,
-    out_check: Callable[[tuple, dict[str, Any]], None] | None = None,
+    out_check: Callable[[tuple, dict[str, Any], Any], None] | None = None,
     overloads: bool = False,
     dtype_out: str | None = None,
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:

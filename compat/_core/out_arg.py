@@ -55,7 +55,7 @@ def with_out(
     exact_out: str | None = None,
     out_tensors: bool = False,
     numpy_names: _np_names.Table | None = None,
-    out_check: Callable[[tuple, dict[str, Any]], None] | None = None,
+    out_check: Callable[[tuple, dict[str, Any], Any], None] | None = None,
     takes_out: bool = True,
     overloads: bool = False,
     dtype_out: str | None = None,
@@ -68,8 +68,9 @@ def with_out(
     ``out`` must have the result's dtype; the text of PyTorch's refusal (``OpDef.exact_out``).
     ``out_tensors``: with ``out=``, every operand must be a tensor (``OpDef.out_tensors``).
     ``numpy_names``: the NumPy keyword names ``fn`` also takes (``axis=`` for ``dim=``:
-    :func:`compat._core.numpy_names.table`). ``out_check``: raises PyTorch's ``TypeError``
-    for a form of the op its ``out=`` overload does not take (``OpDef.out_check``).
+    :func:`compat._core.numpy_names.table`). ``out_check(args, kwargs, out)``: raises
+    PyTorch's error for a form of the op its ``out=`` overload does not take or an ``out``
+    it refuses (``OpDef.out_check``).
     ``takes_out=False``: PyTorch has no ``out=`` for the op (``OpDef.out``): ``out=`` is
     its parser's ``TypeError`` (:func:`_refusal`; ``overloads``: ``OpDef.overloads``), the
     other checks as above. ``dtype_out``: with ``dtype=`` given, ``out`` must be of that
@@ -111,7 +112,7 @@ def with_out(
         if out is None:
             return fn(*args, **kwargs)
         if out_check is not None:
-            out_check(args, kwargs)
+            out_check(args, kwargs, out)
         if dtype_out is not None and kwargs.get("dtype") is not None:
             _check_dtype_out(dtype_out, kwargs["dtype"], out)
         if out_tensors:

@@ -17,6 +17,12 @@ CALLS = {
         lib.ones(2), lib.ones(2, dtype=lib.complex64)
     ),
     "heaviside float double": lambda lib: lib.heaviside(lib.ones(2), lib.ones(2).double()),
+    "heaviside complex out": lambda lib: lib.heaviside(
+        lib.ones(2), lib.ones(2), out=lib.empty(2, dtype=lib.complex64)
+    ),
+    "heaviside_ complex": lambda lib: lib.ones(2, dtype=lib.complex64).heaviside_(
+        lib.ones(2, dtype=lib.complex64)
+    ),
     "float_power out long": lambda lib: lib.float_power(
         lib.tensor([1, 2]), -0.25, out=lib.empty(2, dtype=lib.long)
     ),

@@ -742,7 +742,17 @@ def _heaviside_f(x: Any, v: Any, *, dtype: np.dtype) -> Any:
     return fnp.where(x == 0, v, (x > 0).astype(dtype))
 
 
-@defop(inplace=True, samples=Sample(((4,), (4,)), dtype="int64", grad=False))
+def _heaviside_out(args: tuple, kwargs: dict[str, Any], out: Any) -> None:
+    """PyTorch refuses a complex ``out`` of ``heaviside`` as a complex operand."""
+    if isinstance(out, Tensor) and out._npdtype.kind == "c":
+        raise RuntimeError("heaviside is not yet implemented for complex tensors.")
+
+
+@defop(
+    inplace=True,
+    samples=Sample(((4,), (4,)), dtype="int64", grad=False),
+    out_check=_heaviside_out,
+)
 def heaviside(input: Tensor, values: Tensor) -> Tensor:
     """PyTorch's step function: ``values`` where ``input == 0``, else ``input > 0``. It is
     not ``numpy.heaviside``'s row (NaN gives 0 here, NaN there; tensors of one dtype)."""

@@ -464,7 +464,7 @@ _OUT_NEEDS_DIM = {
 }
 
 
-def _out_needs_dim(name: str) -> Callable[[tuple, dict[str, Any]], None]:
+def _out_needs_dim(name: str) -> Callable[[tuple, dict[str, Any], Any], None]:
     """The row's ``out_check``: PyTorch's ``TypeError`` for ``out=`` without ``dim``."""
     forms = (
         " * (Tensor input, *, torch.dtype dtype = None)\n"
@@ -472,7 +472,7 @@ def _out_needs_dim(name: str) -> Callable[[tuple, dict[str, Any]], None]:
         "= None, Tensor out = None)\n"
     )
 
-    def check(args: tuple, kwargs: dict[str, Any]) -> None:
+    def check(args: tuple, kwargs: dict[str, Any], out: Any) -> None:
         if len(args) > 1 or "dim" in kwargs:
             return
         if len(args) + len(kwargs) == 1:

@@ -101,7 +101,7 @@ def _argsort_args(dim: Any, descending: Any, stable: Any) -> None:
             )
 
 
-def _argsort_out(args: tuple, kwargs: dict[str, Any]) -> None:
+def _argsort_out(args: tuple, kwargs: dict[str, Any], out: Any) -> None:
     """PyTorch's ``argsort`` takes ``out=`` only in its ``stable=`` overload, whose ``dim``
     and ``descending`` are keyword-only; its parser's words for the other calls (``out=``
     taken as given last: PyTorch prints the keywords last given first)."""
@@ -272,7 +272,7 @@ def _out_needs_dim(name: str) -> Any:
     """An ``out_check``: PyTorch's ``torch.X(input, out=...)`` has no overload without ``dim``
     (its ``out`` form returns values and indices)."""
 
-    def check(args: tuple, kwargs: dict[str, Any]) -> None:
+    def check(args: tuple, kwargs: dict[str, Any], out: Any) -> None:
         if len(args) < 2 and "dim" not in kwargs:
             raise TypeError(f'{name}() missing 1 required positional arguments: "dim"')
 
