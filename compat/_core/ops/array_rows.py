@@ -416,6 +416,8 @@ def _array_op(row: Any) -> Any:
             if t.aligned is not None:  # (roll: one shift per dim, one shift for none; before
                 # the dims are checked, as PyTorch)
                 n_a, n_b = (_count(given[x]) for x in t.aligned)
+                if n_a == 0:  # (no shift at all: PyTorch's words)
+                    raise RuntimeError(f"`{t.aligned[0]}` required")
                 if n_a != max(n_b, 1) and n_a is not None and n_b is not None:
                     raise RuntimeError(
                         f"{t.aligned[0]} and dimensions must align. {t.aligned[0]}: {n_a}, "

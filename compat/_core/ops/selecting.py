@@ -585,6 +585,13 @@ def repeat_interleave(
     tensor, ``repeat_interleave(r)`` repeats the indices ``0..len(r)-1``."""
     if repeats is None:  # torch.repeat_interleave(repeats_tensor)
         r = np.asarray(input._st.array)
+        if r.ndim != 1:
+            raise RuntimeError("repeat_interleave only accept 1D vector as repeat")
+        if _dt.kind(r.dtype) not in "iu":
+            name = _dt.scalar_type_name(r.dtype)
+            raise NotImplementedError(f"\"repeat_interleave_cpu\" not implemented for '{name}'")
+        if (r < 0).any():
+            raise RuntimeError("repeats can not be negative")
         return tensor(np.repeat(np.arange(r.shape[0], dtype=np.int64), r))
     if isinstance(repeats, Tensor):
         reps = tuple(int(v) for v in np.asarray(repeats._st.array).reshape(-1))
