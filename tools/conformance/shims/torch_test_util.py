@@ -115,6 +115,13 @@ class TestCase(unittest.TestCase):
         random.seed(SEED)
         np.random.seed(SEED)
 
+    def assertEqualTypeString(self, x: Any, y: Any) -> None:
+        """PyTorch's stand-in for the deprecated ``x.type() == y.type()``: same device,
+        dtype and sparsity."""
+        self.assertEqual(x.device, y.device)
+        self.assertEqual(x.dtype, y.dtype)
+        self.assertEqual(x.is_sparse, y.is_sparse)
+
     def assertEqual(  # type: ignore[override]
         self, x: Any, y: Any, msg: Any = None, *, atol: float | None = None,
         rtol: float | None = None, equal_nan: bool = True, exact_dtype: bool = True,
