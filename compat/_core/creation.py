@@ -82,11 +82,12 @@ def _items(data: Any) -> list:
         ) from None
 
 
-def _infer_dtype(data: Any) -> np.dtype:
+def _infer_dtype(data: Any, within: tuple = ()) -> np.dtype:
     """PyTorch's dtype inference for nested data: a tensor, NumPy array or NumPy scalar
     gives its own dtype, a Python float the default dtype, an int ``int64``, a complex the
     default complex dtype, a bool ``bool``; a sequence promotes its items' dtypes as
-    ``torch.promote_types`` does (an empty one: the default dtype)."""
+    ``torch.promote_types`` does (an empty one: the default dtype); a list holding itself
+    (``within``: the sequences around ``data``) is PyTorch's ``TypeError``."""
     if isinstance(data, Tensor):
         return data._npdtype
     if isinstance(data, (np.ndarray, np.generic)):
@@ -101,9 +102,11 @@ def _infer_dtype(data: Any) -> np.dtype:
         wide = _dt.get_default_dtype().np == np.float64
         return np.dtype(np.complex128 if wide else np.complex64)
     if _is_sequence(data):
+        if any(data is w for w in within):
+            raise TypeError("new(): self-referential lists are incompatible")
         out: np.dtype | None = None
         for e in _items(data):
-            d = _infer_dtype(e)
+            d = _infer_dtype(e, (*within, data))
             out = d if out is None else _dt.promote(out, d)
         return out if out is not None else _dt.get_default_dtype().np
     if isinstance(data, (str, bytes)):  # (PyTorch's wording: a TypeError, not inference's)

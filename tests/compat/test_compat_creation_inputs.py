@@ -33,6 +33,12 @@ class _Items:
         return self.items[i]
 
 
+def self_referential(t, nested: bool = False):
+    z: list = [0]
+    z += [z]
+    return t.tensor([[1, 2], z] if nested else z)
+
+
 def cartesian(t):
     a, b, c = t.tensor([1]), t.tensor([1, 2, 3]), t.tensor([1, 2])
     return t.tensor(list(itertools.product([a], b, c)))
@@ -57,6 +63,9 @@ CALLS = {
     "sequence_protocol_nested": lambda t: t.tensor([_Items([1, 2]), _Items([3, 4])]),
     "sequence_protocol_broken": lambda t: t.tensor(_Items([1.0, 2.0], broken=True)),
     "dict": lambda t: t.tensor({"a": 1}),
+    "self_referential_list": self_referential,
+    "self_referential_nested": lambda t: self_referential(t, nested=True),
+    "same_list_twice": lambda t: t.tensor([[1, 2]] * 3),
     "float_of_complex": lambda t: t.tensor(float(t.tensor(1.5j))),
     "int_of_complex": lambda t: t.tensor(int(t.tensor(1.5j))),
     "float_of_real_complex": lambda t: t.tensor(float(t.tensor(2 + 0j))),
