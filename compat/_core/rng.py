@@ -369,8 +369,12 @@ def normal(
     if n < 16:
         return (_normal_scalar(gen, n) * std + mean).astype(npd).reshape(shape)
     wd = _work_dtype(npd)
-    d = _real(gen, n, wd)
     full = n // 16 * 16
+    # float32/float64 draw all n uniforms first; float16/bfloat16 draw per block of 16
+    # (in float32), none for the elements the recomputed last block covers
+    d = _real(gen, n if npd == wd else full, wd)
+    if d.size < n:
+        d = np.concatenate([d, np.zeros(n - d.size, wd)])
     d[:full] = _fill16(d[:full].reshape(-1, 16)).reshape(-1)
     if n % 16:
         d[n - 16 :] = _fill16(_real(gen, 16, wd).reshape(1, 16)).reshape(-1)

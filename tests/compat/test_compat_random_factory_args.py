@@ -165,3 +165,13 @@ def test_random_bounds_against_pytorch(dtype: str, low: int, high: int | None, s
     assert_same_outcome(
         seeded(lambda t: t.zeros(6, dtype=getattr(t, dtype)).random_(low, high), seed)
     )
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+@pytest.mark.parametrize("n", [15, 16, 17, 20, 33, 100])
+def test_half_precision_normals_exact(dtype: str, n: int) -> None:
+    """float16/bfloat16 normals of 16+ elements draw their uniforms per block of 16 (none
+    for the elements the recomputed last block covers), as PyTorch's ``normal_fill``:
+    compat drew all ``n`` first, as for float32, and its last block came out shifted."""
+    assert_same_outcome(seeded(lambda t: t.empty(n, dtype=getattr(t, dtype)).normal_(1.5, 3.0), n))
+    assert_same_outcome(seeded(lambda t: t.randn(n, dtype=getattr(t, dtype)), n))
