@@ -223,3 +223,27 @@ def test_from_pretrained_shares_the_tensor(real_torch):
     np.testing.assert_allclose(res[0][0], res[1][0], rtol=1e-12)
     np.testing.assert_allclose(res[0][1], res[1][1], rtol=1e-12)
     assert res[0][2] == res[1][2] is False
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+def test_every_padding_index_in_turn(real_torch, sparse):
+    """One program serves every padding index (an argument of the op, not a constant): each
+    value in turn still pads its own rows, in ``embedding`` and ``embedding_bag``."""
+    idx = [3, 1, 4, 1, 5, 9, 2, 6, 5, 3]
+    res = []
+    for lib in (torch, real_torch):
+        w = lib.tensor(np.arange(30.0).reshape(10, 3), requires_grad=True)
+        outs = []
+        for pad in sorted(set(idx)):
+            bag = lib.nn.functional.embedding_bag(
+                lib.tensor(idx), w, lib.tensor([0, 4, 7]), padding_idx=pad, mode="mean",
+                sparse=sparse,
+            )  # fmt: skip
+            emb = lib.nn.functional.embedding(lib.tensor(idx), w, padding_idx=pad, sparse=sparse)
+            (bag.sum() + emb.sum() * 0.5).backward()
+            outs.append((npv(bag), npv(emb), npv(w.grad.to_dense() if sparse else w.grad)))
+            w.grad = None
+        res.append(outs)
+    for ours, ref in zip(*res):
+        for a, b in zip(ours, ref):
+            np.testing.assert_allclose(a, b, rtol=1e-12)

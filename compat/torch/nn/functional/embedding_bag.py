@@ -32,10 +32,10 @@ def _bag_f(
     idx: Any,
     offsets: Any,
     weight: Any,
-    *psw: Any,
+    *extra: Any,
     mode: str,
     num_bags: int,
-    padding_idx: int | None,
+    padded: bool,
     last_to_end: bool = False,
     count_to_end: bool = False,
     gathered: bool = False,
@@ -51,8 +51,11 @@ def _bag_f(
         # (``offsets=[0, 3, 3]`` over 4 indices: bag 1 holds index 3)
         seg = fnp.minimum(seg, num_bags - 1)
     keep = seg < num_bags
-    if padding_idx is not None:
-        keep = keep & (idx != padding_idx)
+    # ``extra``: the padding index (an argument, not a constant: one program serves every
+    # padding index), then the per-sample weights, each when given
+    psw = extra[1:] if padded else extra
+    if padded:
+        keep = keep & (idx != extra[0])
     seg = fnp.where(keep, seg, num_bags)
     # ``gathered``: ``weight`` holds the rows already (``weight[idx]``, sparse gradients)
     rows = weight if gathered else fnp.take(weight, fnp.clip(idx, 0, weight.shape[0] - 1), axis=0)
@@ -259,7 +262,7 @@ def embedding_bag(
     # bfloat16 rows, no padding_idx) ends the last bag at the last offset; its other
     # kernels end it at the end of the input
     fast = mode != "max" and padding_idx is None and weight.dtype in _FAST_DTYPES
-    static = (("mode", mode), ("num_bags", max(num_bags, 0)), ("padding_idx", padding_idx),
+    static = (("mode", mode), ("num_bags", max(num_bags, 0)), ("padded", padding_idx is not None),
               ("last_to_end", bool(include_last_offset) and not fast),
               ("count_to_end", bool(include_last_offset) and fast))  # fmt: skip
     table = weight
@@ -267,6 +270,8 @@ def embedding_bag(
         table = embedding_rows(weight, input, padding_idx, False, True)
         static = (*static, ("gathered", True))
     args = (input, offsets, table)
+    if padding_idx is not None:
+        args = (*args, padding_idx)
     if per_sample_weights is not None:
         args = (*args, per_sample_weights)
     return apply(_bag_f, "EmbeddingBagBackward0", args, static)

@@ -16,10 +16,11 @@ from compat.torch.nn.functional.embedding_rows import embedding_rows
 from funcgrad import stop_gradient
 
 
-def _embedding_f(idx: Any, weight: Any, *, padding_idx: int | None) -> Any:
+def _embedding_f(idx: Any, weight: Any, *padding_idx: Any) -> Any:
 
-    if padding_idx is not None:  # the padding row gets no gradient
-        rows = fnp.reshape(fnp.arange(weight.shape[0]) == padding_idx, (-1, 1))
+    if padding_idx:  # the padding row gets no gradient (the index an argument, not a
+        # constant: one program serves every padding index)
+        rows = fnp.reshape(fnp.arange(weight.shape[0]) == padding_idx[0], (-1, 1))
         weight = fnp.where(rows, stop_gradient(weight), weight)
     return fnp.take(weight, idx, axis=0)
 
@@ -66,8 +67,8 @@ def embedding(
     if sparse or scale_grad_by_freq:
         rows = embedding_rows(weight, input.reshape(-1), padding_idx, scale_grad_by_freq, sparse)
         return rows.reshape(*input.shape, weight.shape[1])
-    static = (("padding_idx", None if padding_idx is None else int(padding_idx)),)
-    return apply(_embedding_f, "EmbeddingBackward0", (input, weight), static)
+    args = (input, weight) if padding_idx is None else (input, weight, int(padding_idx))
+    return apply(_embedding_f, "EmbeddingBackward0", args)
 
 
 def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
