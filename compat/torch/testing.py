@@ -109,6 +109,8 @@ def make_tensor(
         real = view_as_real(result) if dtype.is_complex else result
         if lo == hi:
             real.fill_(lo)
+        elif hi - lo >= info.max:  # (uniform_ refuses a span beyond the dtype: halve it)
+            real.uniform_(lo / 2, hi / 2).mul_(2)
         else:
             real.uniform_(lo, hi)
     if noncontiguous:
