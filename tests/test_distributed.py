@@ -125,6 +125,12 @@ COLLECTIVES = textwrap.dedent(
     res = mx(parts)  # host values: cut by NumPy from the one result, no device arrays
     out["bucket_max"] = [np.asarray(a).tolist() for a in res]
     out["bucket_host"] = all(type(a) is np.ndarray for a in res)
+    # called again with other values: the device array kept over the join buffer (a CPU
+    # device shares its memory) reads the new ones, the first call's results unchanged
+    again = mx([p * 2 for p in parts])
+    out["bucket_max_again"] = [np.asarray(a).tolist() for a in again]
+    out["bucket_max_first_kept"] = [np.asarray(a).tolist() for a in res]
+    out["bucket_shares_buffer"] = mx._flat_dev is not None
     out["bucket_mixed"] = [np.asarray(a).tolist() for a in avg([on_dev[0], *parts[1:]])]
     try:
         avg([parts[0].T, *parts[1:]])
@@ -175,7 +181,9 @@ def _expected(n: int, me: int) -> dict:
         for r in range(n)
     ]
     exp["bucket_avg"] = exp["bucket_mixed"] = [np.mean(p, 0) for p in zip(*parts)]
-    exp["bucket_max"] = [np.max(p, 0) for p in zip(*parts)]
+    exp["bucket_max"] = exp["bucket_max_first_kept"] = [np.max(p, 0) for p in zip(*parts)]
+    exp["bucket_max_again"] = [np.max(p, 0) * 2 for p in zip(*parts)]
+    exp["bucket_shares_buffer"] = True
     exp["bucket_on_device"] = exp["bucket_host"] = True
     exp["bucket_scalar"] = [np.array(n * (n - 1) / 2), np.full(2, float(n))]
     exp["bucket_direct"] = [True, True]
