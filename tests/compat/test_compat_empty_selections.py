@@ -78,3 +78,39 @@ def test_selection_on_empty_matches_pytorch(label, real_torch):
         theirs if isinstance(theirs, tuple) else (theirs,),
     ):
         assert tuple(o.shape) == tuple(t.shape) and str(o.dtype) == str(t.dtype), label
+
+
+QUANTILE_CALLS = {
+    "interpolation": lambda lib: lib.quantile(
+        lib.tensor([1.0]), lib.tensor([1.0]), None, False, interpolation="random_mode"
+    ),
+    "q below": lambda lib: lib.quantile(lib.tensor([1.0]), -1.0),
+    "q above": lambda lib: lib.quantile(lib.tensor([1.0]), 1.1),
+    "q int above": lambda lib: lib.quantile(lib.tensor([1.0]), 2),
+    "q 2-d": lambda lib: lib.nanquantile(lib.tensor([1.0]), lib.tensor([[1.0]])),
+    "q dtype": lambda lib: lib.quantile(lib.tensor([1.0]), lib.tensor([1])),
+    "q values": lambda lib: lib.quantile(lib.tensor([1.0]), lib.tensor([0.5, 1.1])),
+    "out int": lambda lib: lib.nanquantile(
+        lib.tensor([1.0]), 0.5, out=lib.empty([], dtype=lib.int32)
+    ),
+    "out double": lambda lib: lib.quantile(
+        lib.tensor([1.0]), 0.5, out=lib.empty([], dtype=lib.float64)
+    ),
+    "out float": lambda lib: lib.quantile(
+        lib.tensor([1.0, 3.0]), lib.tensor([0.25, 0.5]), out=lib.empty(2)
+    ),
+}
+
+
+@pytest.mark.parametrize("label", sorted(QUANTILE_CALLS))
+def test_quantile_checks_match_pytorch(label, real_torch):
+    """PyTorch's ``test_quantile_error``'s checks, in its words."""
+    try:
+        theirs = QUANTILE_CALLS[label](real_torch)
+    except Exception as e:
+        with pytest.raises(type(e)) as info:
+            QUANTILE_CALLS[label](ctorch)
+        assert str(info.value) == str(e), label
+        return
+    ours = QUANTILE_CALLS[label](ctorch)
+    np.testing.assert_allclose(ours.numpy(), theirs.numpy(), err_msg=label)

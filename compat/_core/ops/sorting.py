@@ -367,13 +367,17 @@ def _quantile_f(x: Any, q: Any, *, axis: Any, keepdims: bool, method: str, nan: 
     return fnp.moveaxis(r, -1, 0) if q.ndim else r
 
 
+#: PyTorch's refusal of a quantile's ``out`` of another dtype than the input's (nanquantile's too)
+_QUANTILE_OUT = "quantile() out tensor must be same dtype as the input tensor"
+
+
 def _quantile(
     input: Tensor, q: Any, dim: Any, keepdim: bool, interpolation: str, nan: bool
 ) -> Tensor:
     if interpolation not in ("linear", "lower", "higher", "midpoint", "nearest"):
         raise RuntimeError(
             "quantile() interpolation must be one of linear, lower, higher, midpoint or "
-            f"nearest. Got {interpolation}"
+            f"nearest, but got {interpolation}"
         )
     if input.numel() == 0:
         raise RuntimeError("quantile() input tensor must be non-empty")
@@ -381,6 +385,13 @@ def _quantile(
         raise RuntimeError(
             f"quantile() input tensor must be either float or double dtype, got {input.dtype}"
         )
+    if isinstance(q, Tensor):
+        if q.ndim > 1:
+            raise RuntimeError("quantile() q must be a scalar or 1D tensor")
+        if q._npdtype != input._npdtype:
+            raise RuntimeError("quantile() q tensor must be same dtype as the input tensor")
+    elif not 0 <= q <= 1:  # (a number: PyTorch prints it as C++'s stream does)
+        raise RuntimeError(f"quantile() q must be in the range [0, 1] but got {float(q):g}")
     q = coerce(q)
     qv = np.asarray(q._st.array if isinstance(q, Tensor) else q)
     if np.any((qv < 0) | (qv > 1)):
@@ -395,6 +406,7 @@ def _quantile(
 
 @defop(
     node_name=False,
+    exact_out=_QUANTILE_OUT,
     samples=(
         Sample(((3, 4),), args=(0.3,)),
         Sample(((3, 4),), args=(0.5, 1, True)),
@@ -415,6 +427,7 @@ def quantile(
 
 @defop(
     node_name=False,
+    exact_out=_QUANTILE_OUT,
     samples=Sample(((3, 4),), args=(0.3, 1)),
     bf16_error=(RuntimeError, "quantile() input tensor must be either float or double dtype"),
 )
