@@ -3,7 +3,8 @@
 batch dimension split (funcgrad folded the batch into the indexed axis, and ``.at[]``
 flattened the operand into positions: programs JAX's sharding rules cannot type, so
 JAX's lowering raised ``Use .at[...].get(out_sharding=)``), their gradients are typed as
-their primals, and ``gather_general``/the scatters type their results as JAX's rules do.
+their primals, and ``gather_general``/the scatters type their results as JAX's rules do;
+``.at[]`` with ``out_sharding=`` takes its traced indices into the automatic region.
 One subprocess: the device count must be set before JAX starts.
 """
 
@@ -26,9 +27,9 @@ SCRIPT = textwrap.dedent(
     mesh = jax.make_mesh((2, 2), ("x", "y"), axis_types=(AxisType.Explicit,) * 2)
     libs = {
         "jax": dict(jit=jax.jit, grad=jax.grad, vmap=jax.vmap, np=jnp, lax=jax.lax,
-                    set_mesh=jax.set_mesh),
+                    set_mesh=jax.set_mesh, typeof=jax.typeof),
         "fg": dict(jit=fg.jit, grad=fg.grad, vmap=fg.vmap, np=fnp, lax=fg.lax,
-                   set_mesh=fg.set_mesh),
+                   set_mesh=fg.set_mesh, typeof=fg.typeof),
     }
 
     def show(o):
@@ -78,6 +79,39 @@ SCRIPT = textwrap.dedent(
             res["gather"] = [seen, *[show(o) for o in outs],
                              show(jit(grad(loss))(embed, tok, tokv)),
                              show(grad(loss)(embed, tok, tokv))]
+            # ``.at[]`` with ``out_sharding=``: the traced indices enter the automatic
+            # region as operands (a closed-over index stayed typed over the explicit axes
+            # there, and JAX's lowering refused the region)
+            x2 = jax.device_put(np.arange(24, dtype=np.float32).reshape(8, 3) / 5, P("x"))
+            i2 = jax.device_put(np.array([2, 0, 1, 1, 0, 2, 2, 1], np.int32), P("x"))
+            j2 = jax.device_put(np.array([0, 1, 2, 0, 2, 1, 0, 0], np.int32), P("x"))
+
+            def f1(x, i, j):
+                xj = x.at[:, j].get(out_sharding=ns["typeof"](i).sharding)
+                return x.at[:, i].set(xj, out_sharding=ns["typeof"](x).sharding)
+
+            def f2(x, i, j):
+                xj = x.at[j].get(out_sharding=ns["typeof"](x).sharding)
+                return x.at[i].set(xj, out_sharding=ns["typeof"](x).sharding)
+
+            tok2 = jax.device_put(np.arange(32, dtype=np.int32).reshape(8, 4) % 64,
+                                  NamedSharding(mesh, P("x", None)))
+            emb = jax.device_put(np.arange(1024, dtype=np.float32).reshape(64, 16) / 100,
+                                 NamedSharding(mesh, P(None, "x")))
+            seen = []
+
+            def f3(e, t):
+                out = e.at[t].get(out_sharding=P("x", None, None))
+                seen.append(str(out.aval.sharding.spec))
+                return out
+
+            # (vmap of the region: values only; funcgrad leaves the batch unsplit where
+            # JAX splits it over the operand's axis)
+            res["out_sharding"] = [show(jit(f1)(x2, i2, j2)),
+                                   show(jit(vmap(f2))(x2, i2, j2))[1],
+                                   show(jit(f3)(emb, tok2)),
+                                   show(jit(grad(lambda e, t: np_.sum(f3(e, t))))(emb, tok2)),
+                                   seen]
         return res
 
     print("RESULT " + json.dumps({lib: run(lib) for lib in ("jax", "fg")}))

@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import jax
 import numpy as np
 
 from funcgrad.control_flow import fori_loop
@@ -246,11 +247,18 @@ class _IndexUpdateRef:
         gather or scatter over split dimensions has no type JAX can infer), the result
         placed by ``out_sharding``."""
         idx = self.idx
+        items = idx if isinstance(idx, tuple) else (idx,)
+        traced = [isinstance(i, (Tracer, jax.Array)) for i in items]
 
-        def region(x: Any, v: Any) -> Any:
-            return run(_IndexUpdateRef(x, idx), v)
+        def region(x: Any, v: Any, arrays: list) -> Any:
+            # (traced index arrays enter the region as operands: their types are
+            # converted to its mesh with the operand's, as JAX's auto_axes takes them)
+            it = iter(arrays)
+            new = tuple(next(it) if t else i for i, t in zip(items, traced))
+            return run(_IndexUpdateRef(x, new if isinstance(idx, tuple) else new[0]), v)
 
-        return auto_axes(region, out_sharding=out_sharding)(self.x, values)
+        arrays = [i for i, t in zip(items, traced) if t]
+        return auto_axes(region, out_sharding=out_sharding)(self.x, values, arrays)
 
     def get(
         self,
