@@ -145,8 +145,7 @@ def _divtrunc_f(x: Any, y: Any, *, dtype: np.dtype) -> Any:
 
 def _divtrunc_rounded_f(x: Any, y: Any, *, dtype: np.dtype) -> Any:
     """``div(rounding_mode='trunc')`` of float16/bfloat16 tensors: the float32 quotient
-    rounded to the dtype, then truncated (PyTorch's vectorised CPU kernel: ``7.15625 /
-    0.10546875`` is 68 in bfloat16, where the scalar-divisor kernel gives 67)."""
+    rounded to the dtype, then truncated (PyTorch's vectorised CPU kernel)."""
     m = acc(dtype)
     return fnp.trunc(_c(_c(_c(x, dtype), m) / _c(y, m), dtype))
 
@@ -245,10 +244,8 @@ def _fast_dtype(a: Any, b: Any) -> np.dtype | None:
 
 
 def _nonzero_divisor(b: Any, dt: np.dtype) -> None:
-    """PyTorch's CPU ``RuntimeError`` for an integer division or remainder by zero
-    (``floor_divide``, ``div`` rounded, ``fmod``, ``remainder`` of integer results), where
-    NumPy's gives 0: the divisor is read on the host (not while tracing, where values are
-    unknown)."""
+    """PyTorch's CPU error for an integer division or remainder by zero (NumPy's gives 0):
+    the divisor is read on the host (not while tracing: values unknown)."""
     if _dt.kind(dt) not in "iu":
         return
     if isinstance(b, Tensor):
