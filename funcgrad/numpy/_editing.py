@@ -180,8 +180,10 @@ def put(
 ) -> Any:
     """``a`` with ``a.flat[ind] = v`` (``v`` repeated to the length of ``ind``).
 
-    ``mode=None`` drops out-of-bounds indices, ``'clip'`` clips and ``'wrap'`` wraps
-    them, as ``jax.numpy.put``; ``inplace`` must be ``False``.
+    As ``jax.numpy.put``: ``mode=None`` takes a negative index from the end and clips
+    what is still out of bounds (JAX unravels the indices, which clips), ``'clip'`` clips
+    every index to ``[0, size)`` (a negative one to 0) and ``'wrap'`` wraps them;
+    ``inplace`` must be ``False``.
     """
     _no_inplace("put", inplace)
     arr = _creation.asarray(a)
@@ -191,9 +193,8 @@ def put(
         return arr
     vals = _tile_to(vals, idx.shape[0])
     if mode is None:
-        keep = (idx >= -arr.size) & (idx < arr.size)
         idx = _ufuncs.where(idx < 0, idx + arr.size, idx)
-        idx = _ufuncs.where(keep, idx, arr.size)  # past the end: dropped by ``mode='drop'``
+        idx = _ufuncs.clip(idx, 0, arr.size - 1)
     elif mode == "clip":
         idx = _ufuncs.clip(idx, 0, arr.size - 1)
     elif mode == "wrap":
@@ -202,11 +203,7 @@ def put(
         raise NotImplementedError("put: mode='raise' is not supported")
     else:
         raise ValueError(f"put: mode should be one of 'wrap' or 'clip', got {mode!r}")
-    flat = _shape.ravel(arr)
-    if mode is None:
-        flat = _shape.concatenate([flat, flat[:1]])
-        return flat.at[idx].set(vals)[:-1].reshape(arr.shape)
-    return flat.at[idx].set(vals).reshape(arr.shape)
+    return _shape.ravel(arr).at[idx].set(vals).reshape(arr.shape)
 
 
 def put_along_axis(
