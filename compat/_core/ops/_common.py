@@ -8,6 +8,7 @@ import numpy as np
 
 from compat._core import dtypes as _dt
 from compat._core.creation import tensor
+from compat._core.float_to_int import to_integer, wants_torch_cast
 from compat._core.tensor import Tensor
 from compat._core.warn_once import WARN_ALWAYS as WARN_ALWAYS
 from compat._core.warn_once import warn_once as _warn_once
@@ -17,6 +18,11 @@ _NUM = (bool, int, float, complex)
 
 
 def _c(x: Any, dt: np.dtype) -> Any:
+    """``x`` as ``dt``; a float-to-integer cast converts as PyTorch's CPU kernels do
+    (:mod:`compat._core.float_to_int`), not as XLA does."""
+    dt = np.dtype(dt)
+    if wants_torch_cast(getattr(x, "dtype", None), dt):
+        return to_integer(x, dt)
     return fnp.asarray(x, dt)
 
 

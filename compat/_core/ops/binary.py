@@ -633,7 +633,8 @@ def _require_tensors(
 
 
 def _complex_f(re: Any, im: Any, *, dtype: np.dtype) -> Any:
-    return fnp.asarray(re, dtype) + 1j * fnp.asarray(im, dtype)
+    part = np.finfo(dtype).dtype  # (parts written: ``re + 1j * im`` loses -0.0, makes NaN)
+    return fg.lax.complex(*fnp.broadcast_arrays(fnp.asarray(re, part), fnp.asarray(im, part)))
 
 
 _COMPLEX = _DECLARED["complex"]

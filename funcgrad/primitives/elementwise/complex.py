@@ -225,11 +225,21 @@ integer_pow_p.examples = _integer_pow_all_examples
 imag_p.host = np.imag
 conj_p.host = np.conjugate
 
+
+def _complex_host(x: Any, y: Any) -> np.ndarray:
+    """The parts written into one complex array (as XLA's ``complex``): ``x + 1j * y``
+    would lose a -0.0 imaginary part and make an infinite part's partner NaN."""
+    x, y = np.broadcast_arrays(np.asarray(x), np.asarray(y))
+    z = np.empty(x.shape, np.result_type(x.dtype, np.complex64))
+    z.real, z.imag = x, y
+    return z
+
+
 # ``lax.complex`` and PyTorch's ``torch.complex`` come from the row; PyTorch's takes tensors
 # of one float dtype only (compat's kernel words its refusals), as a function (no method)
 declare(
     complex_p,
-    host=lambda x, y: np.add(x, np.multiply(y, 1j)),
+    host=_complex_host,
     public=("lax",),
     doc="Elementwise ``x + 1j * y`` from real ``x`` and ``y`` of one dtype",
     arity=2,
