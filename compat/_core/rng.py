@@ -13,8 +13,9 @@ the state between draws (handed over after a seed or ``set_state``, read back fo
   (uniforms first, the last block recomputed from 16 fresh uniforms); smaller ones the
   scalar Box-Muller in double precision that caches its second sample in the generator.
 * ``random_from_to``: ``low + draw % range`` with a 64-bit draw when ``range >= 2**28``.
-* ``randperm``: Fisher-Yates with ``random() % (n - i)`` (inside-out with ``random64`` for
-  huge ``n``); the swaps are inherently sequential and run as a Python loop over a list.
+* ``randperm``: Fisher-Yates with ``random() % (n - i)``, the swaps' result computed by
+  vectorised pointer jumping (``front_swaps``); inside-out with ``random64`` for huge ``n``
+  (a Python loop over a list).
 """
 
 from __future__ import annotations
@@ -547,21 +548,55 @@ def random_full(gen: Generator, shape: tuple, npd: Any) -> np.ndarray:
 
 
 def randperm(gen: Generator, n: int) -> np.ndarray:
-    """PyTorch's CPU ``randperm``: Fisher-Yates from the front with ``random() % (n - i)``;
-    for ``n >= 2**32 / 20`` the inside-out shuffle with ``random64() % (i + 1)``."""
+    """PyTorch's CPU ``randperm``: Fisher-Yates from the front with ``random() % (n - i)``
+    (the swaps' result computed at once: :func:`front_swaps`); for ``n >= 2**32 / 20`` the
+    inside-out shuffle with ``random64() % (i + 1)`` (a Python loop)."""
     if n < (2**32 - 1) // 20:
-        picks = (gen._u32(max(n - 1, 0)) % np.arange(n, 1, -1, dtype=np.uint64)).tolist()
-        out = list(range(n))
-        for i, z in enumerate(picks):
-            j = i + z
-            out[i], out[j] = out[j], out[i]
-        return np.asarray(out, np.int64)
+        if n <= 1:
+            return np.arange(n, dtype=np.int64)
+        picks = gen._u32(n - 1) % np.arange(n, 1, -1, dtype=np.uint64)
+        return front_swaps(np.arange(n - 1, dtype=np.int64) + picks.astype(np.int64))
     picks = (gen._u64(n) % np.arange(1, n + 1, dtype=np.uint64)).tolist()
     out = [0] * n
     for i, z in enumerate(picks):
         out[i] = out[z]
         out[z] = i
     return np.asarray(out, np.int64)
+
+
+def front_swaps(j: np.ndarray) -> np.ndarray:
+    """``arange(len(j) + 1)`` after swapping positions ``i`` and ``j[i] >= i`` for
+    ``i = 0, 1, ...`` in turn, without the sequential loop.
+
+    Position ``i`` is final after step ``i``: it receives the value then at ``j[i]``, which
+    is what the latest earlier step with the same target left there (that step's own
+    position's value at its time), else ``j[i]`` itself. The value at position ``i`` at
+    step ``i`` is likewise that of the latest earlier step targeting ``i``, else ``i``:
+    those links only point back, so pointer jumping resolves every chain in log-many
+    vectorised passes."""
+    n = j.size + 1
+    j = np.append(j, n - 1).astype(np.int32)  # (n < 2**31: 32-bit gathers)
+    idx = np.arange(n, dtype=np.int32)
+    # steps grouped by target, in step order: one sort of unique (target, step) keys
+    shift = max(int(n - 1).bit_length(), 1)
+    order = (np.sort((j.astype(np.int64) << shift) | idx) & ((1 << shift) - 1)).astype(np.int32)
+    tj = j[order]
+    same = tj[1:] == tj[:-1]
+    prev = np.full(n, -1, dtype=np.int32)  # the previous step with the same target
+    prev[order[1:][same]] = order[:-1][same]
+    last = np.full(n, -1, dtype=np.int32)  # the latest step targeting each position
+    end = np.append(~same, True)  # each group's latest step
+    last[tj[end]] = order[end]
+    # the latest step before ``i`` that targets ``i`` (``i`` itself targets ``i`` last)
+    parent = np.where(last == idx, prev, last)
+    root = np.where(parent < 0, idx, parent)
+    todo = np.flatnonzero(parent >= 0)  # (links to follow; each pass halves the chains)
+    while todo.size:
+        up = root[todo]
+        nxt = root[up]
+        root[todo] = nxt
+        todo = todo[nxt != up]
+    return np.where(prev < 0, j, root[np.maximum(prev, 0)]).astype(np.int64)
 
 
 def bernoulli_scalar(gen: Generator, shape: tuple, p: float) -> np.ndarray:
