@@ -15,6 +15,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from compat._core import views as _views
 from compat._core.tensor import Tensor
 
@@ -99,6 +101,15 @@ def check_none(out: Tensor, args: Any) -> None:
             raise RuntimeError(_MESSAGE)
 
 
+def _one_mask(idx: Any) -> bool:
+    """Whether ``idx``'s one tensor index is a bool mask of 1 or more dims (the rest ints,
+    slices, ``None`` or ``...``): PyTorch's ``x[idx] = value`` is a ``masked_fill_``."""
+    items = idx if isinstance(idx, tuple) else (idx,)
+    masks = [i for i in items if isinstance(i, Tensor)]
+    others = [i for i in items if isinstance(i, (list, np.ndarray))]
+    return len(masks) == 1 and not others and masks[0]._npdtype == np.bool_ and masks[0].ndim > 0
+
+
 def check_setitem(self: Tensor, idx: Any, advanced: bool, value: Any, getitem: Any) -> None:
     """PyTorch's overlap errors for ``self[idx] = value``: an advanced index is
     ``index_put_`` (``value`` may share no memory with ``self``); a basic one writes the view
@@ -108,8 +119,10 @@ def check_setitem(self: Tensor, idx: Any, advanced: bool, value: Any, getitem: A
         return
     if _views.storage_key(value) != _views.storage_key(self):
         return
-    if not advanced and value.ndim == 0:
-        return  # (PyTorch fills the view with a 0-d value's number: read before written)
+    if value.ndim == 0 and (not advanced or _one_mask(idx)):
+        # (PyTorch fills the view, or ``masked_fill_``s with a single bool mask, with a 0-d
+        # value's number: read before written)
+        return
     if advanced:
         check_none(self, (value,))
     else:

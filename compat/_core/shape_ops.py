@@ -706,8 +706,8 @@ def setitem(self: Tensor, idx: Any, value: Any) -> None:
         _index_put.setitem_dtype_check(self, idx, any(s[0] == "a" for s in spec), value)
     if self._view is not None and basic(spec):
         # PyTorch: a view of the indexed part, then copy_ into it
-        part = getitem(self, idx)
-        if isinstance(value, Tensor):
+        part = getitem(self, idx)  # (a 0-d value fills it with its number, as PyTorch's)
+        if isinstance(value, Tensor) and (value.ndim or not part.ndim):
             part.copy_(value)
         else:
             part.fill_(value)
