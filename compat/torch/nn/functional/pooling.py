@@ -288,19 +288,28 @@ def _max_pool(
     else:
         name = "MaxPool1DBackward0"
     result = apply(_max_pool_f, name, (input,), static)
-    return save_indices(result) if return_indices else result
+    if not return_indices:
+        return result
+    # (PyTorch's 1-D pooling saves the 2-D kernel's indices: one more dim, of size 1)
+    return save_indices(result, 2 if nd == 1 else None)
 
 
-def save_indices(result: tuple) -> tuple:
+def save_indices(result: tuple, one_at: int | None = None) -> tuple:
     """``(output, indices)`` of a max pooling whose node now counts ``indices`` among its
     saved tensors, as PyTorch's node saves them: ``indices`` modified in place, backward
     raises PyTorch's version error (compat's backward recomputes the positions from the
-    input, which stays saved: the check alone is added)."""
+    input, which stays saved: the check alone is added). ``one_at``: a dim of size 1 the
+    saved tensor's shape has there from the end (the shape PyTorch's message names)."""
     out, indices = result
     node = out._gfn
     if node is not None and node._saved is not None:
         # (an entry of the tensor itself: PyTorch's message names no node for indices)
-        node._saved = [*node._saved, _saved_entry(indices)]
+        entry = _saved_entry(indices)
+        if one_at is not None:
+            vc, ver, shape, *rest = entry
+            k = len(shape) + 1 - one_at
+            entry = (vc, ver, (*shape[:k], 1, *shape[k:]), *rest)
+        node._saved = [*node._saved, entry]
     return result
 
 

@@ -140,7 +140,8 @@ def _adaptive_max(nd: int, input: Tensor, output_size: Any, return_indices: bool
     tables = tuple(_window_table(n, o) for n, o in zip(input.shape[-nd:], sizes))
     static = (("tables", tables), ("with_indices", bool(return_indices)))
     result = apply(_adaptive_max_f, f"AdaptiveMaxPool{nd}DBackward0", (input,), static)
-    return save_indices(result) if return_indices else result
+    # (PyTorch's 1-D form saves the 2-D kernel's indices: one more dim, of size 1)
+    return save_indices(result, 2 if nd == 1 else None) if return_indices else result
 
 
 def adaptive_max_pool1d(
