@@ -656,8 +656,9 @@ def make_view(out: Tensor, base: Tensor, step: tuple, dyn: tuple = (), multi: An
     inherited = meta in (NO_GRAD, INFERENCE) and state.record
     if meta == DEFAULT and (multi is not None or req or not state.record):
         if multi is not None:
-            meta = MULTI if state.record and req else MULTI_NO_GRAD
             multi0 = multi
+        if multi is not None and state.record:  # (made without grad: PyTorch's no_grad view)
+            meta = MULTI if req else MULTI_NO_GRAD
         elif state.inference:
             if not base._inference:
                 meta = INFERENCE
@@ -711,11 +712,16 @@ def check_inplace(t: Tensor, req: bool, fill: bool = False) -> None:
     """PyTorch's errors for an in-place op on the view ``t`` (``req``: the op would be
     recorded for autograd; ``fill``: it writes one value everywhere, allowed on overlap)."""
     info = t._view
+    if (req or info.root._requires_grad) and _gm._state.record:
+        _check_view_meta(t, info)  # (autograd's checks come before the kernel's)
     shape, strides, _ = info.layout
     if not fill and any(s == 0 and n > 1 for n, s in zip(shape, strides)):
         raise RuntimeError(_OVERLAP)
-    if not ((req or info.root._requires_grad) and _gm._state.record):
-        return  # (a view of a tensor that requires grad requires grad itself)
+
+
+def _check_view_meta(t: Tensor, info: ViewInfo) -> None:
+    """PyTorch's autograd errors for an in-place op, recorded, on the view ``t``: by how
+    the view was made (``info.meta``), or a view of a leaf requiring grad."""
     meta = info.meta
     if meta in (CUSTOM, MULTI):
         name, k = _output_of(info, t)
