@@ -578,7 +578,9 @@ def normal(
         if size is not None or dtype is not None or requires_grad:
             raise TypeError("normal() received an invalid combination of arguments")
         npd = None if out is None else _out_dtype("normal", None, out, None)
-        return _finish("normal", _normal_tensors(mean, std, _gen(generator), npd), out)
+        result = _normal_tensors(mean, std, _gen(generator), npd)
+        # (PyTorch resizes this form's out with its warning, unlike the factories')
+        return result if out is None else _out_arg.write_out("normal", result, out)
     if size is None:
         raise TypeError("normal() received an invalid combination of arguments")
     _layout("normal", layout)
