@@ -15,6 +15,7 @@ from compat._core import dtypes as _dt
 from compat._core import out_arg as _out_arg
 from compat._core import rng as _rng
 from compat._core import tensor_checks as _tc
+from compat._core.float_to_int import to_integer, wants_torch_cast
 from compat._core.tensor import Size, Tensor
 from compat._core.warn_once import warn_once
 
@@ -245,6 +246,8 @@ def tensor(
         except ValueError:
             _ragged(data, 0)  # PyTorch's words for nested sequences of unequal lengths
             raise
+    if wants_torch_cast(arr.dtype, npd):  # (PyTorch's CPU conversion, not NumPy's)
+        return _leaf(to_integer(arr, npd, np), requires_grad, device)
     with np.errstate(over="ignore", invalid="ignore"):  # (PyTorch casts without a warning)
         out = np.array(arr, dtype=npd)
     return _leaf(out, requires_grad, device)

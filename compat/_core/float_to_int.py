@@ -33,16 +33,17 @@ def wants_torch_cast(src: Any, dt: np.dtype) -> bool:
     return dt.kind in "iu" and src is not None and _dt.kind(np.dtype(src)) in "fc"
 
 
-def to_integer(x: Any, dt: np.dtype) -> Any:
+def to_integer(x: Any, dt: np.dtype, xp: Any = fnp) -> Any:
     """``x`` (a floating or complex array) converted to the integer dtype ``dt`` as
-    PyTorch's CPU kernels convert it."""
+    PyTorch's CPU kernels convert it; ``xp``: the array namespace (``numpy`` for a host
+    array, as ``torch.tensor(t, dtype=)`` converts)."""
     if _dt.kind(x.dtype) == "c":
-        x = fnp.real(x)
+        x = xp.real(x)
     if x.dtype not in _WIDE_FLOATS:
-        x = fnp.asarray(x, np.float32)
+        x = xp.asarray(x, np.float32)
     wide = _I64 if dt.itemsize == 8 or (dt == _U8 and x.dtype == _F64) else _I32
     half = 2.0 ** (8 * wide.itemsize - 1)
     fits = (x >= -half) & (x < half)  # (false for NaN)
     # values that do not fit are not converted at all (no backend's out-of-range cast)
-    i = fnp.where(fits, fnp.asarray(fnp.where(fits, x, 0), wide), np.iinfo(wide).min)
-    return i if dt == wide else fnp.asarray(i, dt)
+    i = xp.where(fits, xp.asarray(xp.where(fits, x, 0), wide), np.iinfo(wide).min)
+    return i if dt == wide else xp.asarray(i, dt)

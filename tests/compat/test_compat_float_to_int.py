@@ -89,15 +89,21 @@ def test_complex_to_integer_converts_the_real_part(dst):
     assert got[0] == got[1]
 
 
-def test_tensor_and_as_tensor_of_a_float_tensor():
+@pytest.mark.parametrize("src", SOURCES)
+def test_tensor_and_as_tensor_of_a_float_tensor(src):
+    """``torch.tensor``/``as_tensor`` of a float tensor or NumPy array with an integer
+    ``dtype`` (compat's ``torch.tensor`` cast with NumPy: bfloat16 300.7 -> int8 0)."""
     got = []
     for lib in (real, ct):
-        x = lib.tensor(EDGES)
+        x = lib.tensor(EDGES, dtype=lib.float64).to(getattr(lib, src))
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # (PyTorch's copy-construct advice)
-            got.append(
-                [lib.tensor(x, dtype=lib.int8).tolist(), lib.as_tensor(x, dtype=lib.int64).tolist()]
-            )
+            row = [lib.tensor(x, dtype=getattr(lib, d)).tolist() for d in TARGETS]
+            row += [lib.as_tensor(x, dtype=getattr(lib, d)).tolist() for d in TARGETS]
+            if src != "bfloat16":
+                a = np.asarray(x.numpy())
+                row += [lib.tensor(a, dtype=getattr(lib, d)).tolist() for d in TARGETS]
+        got.append(row)
     assert got[0] == got[1]
 
 
