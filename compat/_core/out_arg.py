@@ -240,6 +240,36 @@ def _check_exact(text: str, result: Any, out: Any) -> None:
         )
 
 
+def _tuple_dtype_error(name: str, i: int, want: np.dtype, got: np.dtype) -> str:
+    """PyTorch's error for output ``i`` of an op of several outputs (values and indices)
+    given an ``out`` tensor of another dtype: such ops never cast into their outputs (a
+    single output is cast by the same-kind rule)."""
+    st, tm = _dt.scalar_type_name, _dt.type_meta_name
+    part = ("values", "indices")[min(i, 1)]
+    if name == "kthvalue":
+        return (
+            "output values must be of same type as input"
+            if i == 0
+            else "output indices must be of scalar type Long"
+        )
+    if name == "mode":
+        return f"expected scalar type '{st(want)}' but got '{st(got)}' for {part} output"
+    if name in ("cummax", "cummin"):
+        return f"expected scalar_type {st(want)} but found {st(got)}"
+    if name in ("median", "nanmedian"):
+        if i == 0:
+            return (
+                "Expected tensor for 'values' to have the same type as tensor for argument #2 "
+                f"'self'; but type torch.{st(got)}Tensor does not equal torch.{st(want)}Tensor "
+                "(while checking arguments for median)"
+            )
+        return (
+            "Expected tensor for argument #1 'indices' to have scalar type Long; but got "
+            f"torch.{st(got)}Tensor instead (while checking arguments for median)"
+        )
+    return f"Expected out tensor to have dtype {tm(want)}, but got {tm(got)} instead"
+
+
 def write_out(name: str, result: Any, out: Any) -> Any:
     """Write ``result`` (a tensor or tuple of tensors) into ``out``; returns ``out``."""
     results = result if isinstance(result, tuple) else (result,)
@@ -251,6 +281,13 @@ def write_out(name: str, result: Any, out: Any) -> Any:
             raise TypeError(f"{name}(): argument 'out' must be Tensor, not {type(o).__name__}")
         if not isinstance(r, Tensor):
             raise TypeError(f"{name}() does not return a tensor, so it takes no out= argument")
+    if len(results) > 1:  # (checked before any output is written, as PyTorch's)
+        order = range(len(results))  # (median checks its indices first)
+        for i in reversed(order) if name in ("median", "nanmedian") else order:
+            r, o = results[i], outs[i]
+            if r._npdtype != o._npdtype:
+                raise RuntimeError(_tuple_dtype_error(name, i, r._npdtype, o._npdtype))
+    for r, o in zip(results, outs):
         if _gm._state.record and (r.requires_grad or o.requires_grad):
             raise RuntimeError(
                 f"{name}(): functions with out=... arguments don't support automatic "
