@@ -233,7 +233,9 @@ clz_p.host = _host_clz
 
 @bitcast_convert_type_p.def_host
 def _bitcast_host(x: Any, *, new_dtype: np.dtype) -> Any:
-    x = np.ascontiguousarray(x)
+    x = np.asarray(x)
+    if not x.flags.c_contiguous:  # (not np.ascontiguousarray: it makes a 0-d array 1-d)
+        x = x.copy(order="C")
     a, b = x.dtype.itemsize, np.dtype(new_dtype).itemsize
     if a < b:  # the last dimension's b // a pieces become one element
         return x.view(new_dtype).reshape(x.shape[:-1])
