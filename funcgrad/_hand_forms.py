@@ -180,6 +180,9 @@ HAND_FORMS: dict[Callable[..., Any], str] = {
     "(`weights_only=`), NumPy's reads one `.npy` array",
     np_.save: f"{_NOT_AN_OP}: `torch.save` pickles any object into a zip archive, NumPy's "
     "writes one `.npy` array",
+    np_.frexp: "PyTorch refuses integer inputs ('only supports floating-point dtypes') where "
+    "NumPy's form computes in float, and returns the named tuple `torch.return_types.frexp` "
+    "(`mantissa`, `exponent`) with its own `out=` dtype errors",
     np_.from_dlpack: f"{_NOT_AN_OP}: an import of another library's buffer; PyTorch's takes "
     "any DLPack producer or capsule and shares its memory (compat's copies: its arrays are "
     "immutable), NumPy's takes `device=` and `copy=`",

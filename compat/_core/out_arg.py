@@ -267,6 +267,10 @@ def _tuple_dtype_error(name: str, i: int, want: np.dtype, got: np.dtype) -> str:
             "Expected tensor for argument #1 'indices' to have scalar type Long; but got "
             f"torch.{st(got)}Tensor instead (while checking arguments for median)"
         )
+    if name == "frexp":
+        if i == 0:
+            return f"torch.frexp() expects mantissa to have dtype {tm(want)} but got {tm(got)}"
+        return f"torch.frexp() expects exponent to have int dtype but got {tm(got)}"
     return f"Expected out tensor to have dtype {tm(want)}, but got {tm(got)} instead"
 
 
