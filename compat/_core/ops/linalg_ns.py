@@ -41,6 +41,36 @@ def _float(*ts: Tensor) -> np.dtype:
     return dt
 
 
+def norm_dtype(name: str, x: Tensor, dtype: Any) -> np.dtype:
+    """The dtype ``linalg.vector_norm`` (and ``torch.norm``) computes ``x``'s norm in,
+    checked as PyTorch's: ``x`` floating or complex, then ``dtype`` floating or complex, of
+    ``x``'s kind (real for real, complex for complex), not narrowing ``x``'s dtype."""
+    xd = x._npdtype
+    if _dt.kind(xd) not in "fc":
+        raise RuntimeError(
+            f"{name}: Expected a floating point or complex tensor as input. Got "
+            f"{_dt.scalar_type_name(xd)}"
+        )
+    if dtype is None:
+        return xd
+    want = _dt.np_dtype(dtype)
+    st = _dt.scalar_type_name
+    if _dt.kind(want) not in "fc":
+        raise RuntimeError(f"{name}: dtype should be floating point or complex, but got {st(want)}")
+    if _dt.kind(xd) == "c" and _dt.kind(want) != "c":
+        raise RuntimeError(
+            f"{name}: dtype should be complex for complex inputs, but got {st(want)}"
+        )
+    if _dt.kind(xd) != "c" and _dt.kind(want) == "c":
+        raise RuntimeError(f"{name}: dtype should be real for real inputs, but got {st(want)}")
+    if _dt.promote(xd, want) != want:
+        raise RuntimeError(
+            f"{name}: the dtype of the input ({st(xd)}) should be convertible without "
+            f"narrowing to the specified dtype ({st(want)})"
+        )
+    return want
+
+
 def _square(a: Tensor, name: str) -> None:
     if a.ndim < 2 or a.shape[-1] != a.shape[-2]:
         raise RuntimeError(
@@ -302,7 +332,7 @@ def vector_norm(
     x: Tensor, ord: float = 2, dim: Any = None, keepdim: bool = False, *, dtype: Any = None
 ) -> Tensor:
     """The ``ord``-norm of ``x`` over ``dim`` (all elements by default) as a vector."""
-    dt = _dt.np_dtype(dtype) if dtype is not None else _float(x)
+    dt = norm_dtype("linalg.vector_norm", x, dtype)
     if dim is None:
         axes = None
     else:

@@ -17,7 +17,7 @@ from compat._core.mutation import apply_inplace
 from compat._core.ops import conventions as _conv
 from compat._core.ops._common import _c, _vector_norm_f, acc
 from compat._core.ops.binary import maximum, minimum
-from compat._core.ops.linalg_ns import matrix_norm
+from compat._core.ops.linalg_ns import matrix_norm, norm_dtype
 from compat._core.optable import Mask, Sample, defop
 from compat._core.return_types import return_type
 from compat._core.tensor import Tensor, _wrap_dim, apply
@@ -567,7 +567,7 @@ def norm(
         dims = list(range(input.ndim)) if dim is None else dim
         return matrix_norm(input, "nuc", dims, keepdim, dtype=dtype)
     pv = 2.0 if p in ("fro", None) else float(p)
-    dt = _dt.np_dtype(dtype) if dtype is not None else input.dtype.np
+    dt = norm_dtype("linalg.vector_norm", input, dtype)
     st = (("ord", pv), ("axes", _dims(dim, input.ndim)), ("keepdims", bool(keepdim)), ("dtype", dt))
     return apply(_vector_norm_f, "LinalgVectorNormBackward0", (input,), st)
 
