@@ -31,6 +31,7 @@ import compat.torch as torch
 import compat.torch.nn.functional as F
 from compat._core import dtypes as _dt
 from compat._core.creation import _leaf
+from compat._core.ops._common import tensor_list
 from compat._core.return_types import return_type
 from compat._core.tensor import Tensor
 from compat._core.warn_once import warn_once
@@ -361,6 +362,7 @@ def unravel_index(indices: Tensor, shape: int | Sequence[int]) -> tuple[Tensor, 
 def block_diag(*tensors: Tensor) -> Tensor:
     """``torch.block_diag``: the tensors (0-d as 1x1, 1-d as a row) on the diagonal of a
     zero matrix, in their promoted dtype; differentiable."""
+    tensors = tensor_list(tensors, unpack=False)  # (varargs only, as PyTorch's)
     mats = []
     for i, t in enumerate(tensors):
         if t.dim() > 2:

@@ -31,6 +31,28 @@ _BOOL = np.dtype(np.bool_)
 _LOW_MAX = {d: float(np.finfo(d).max) for d in _LOW}
 
 
+def tensor_list(tensors: tuple, name: str | None = None, unpack: bool = True) -> tuple:
+    """The tensors of an op taking them as varargs or (``unpack``) as one list or tuple,
+    checked as PyTorch's parser does (``expected Tensor as element i in argument 0``); with
+    ``name`` (an op with a one-tensor overload, ``atleast_2d``), one argument that is
+    neither is PyTorch's invalid-combination error."""
+    if unpack and len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        tensors = tuple(tensors[0])
+    elif name is not None and len(tensors) == 1 and not isinstance(tensors[0], Tensor):
+        got = type(tensors[0]).__name__
+        why = f"      didn't match because some of the arguments have invalid types: (!{got}!)\n"
+        raise TypeError(
+            f"{name}() received an invalid combination of arguments - got ({got}), but "
+            f"expected one of:\n * (Tensor input)\n{why} * (tuple of Tensors tensors)\n{why}"
+        )
+    for i, t in enumerate(tensors):
+        if not isinstance(t, Tensor):
+            raise TypeError(
+                f"expected Tensor as element {i} in argument 0, but got {type(t).__name__}"
+            )
+    return tensors
+
+
 def _is_bool(x: Any) -> bool:
     return type(x) is bool or (isinstance(x, Tensor) and x._st.a.dtype == _BOOL)
 

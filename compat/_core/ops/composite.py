@@ -16,7 +16,7 @@ import funcgrad as fg
 from compat._core import dtypes as _dt
 from compat._core.creation import tensor
 from compat._core.mutation import apply_inplace
-from compat._core.ops._common import _c, acc, coerce, warn_once
+from compat._core.ops._common import _c, acc, coerce, tensor_list, warn_once
 from compat._core.ops.array_rows import stack
 from compat._core.ops.binary import POW_NODES
 from compat._core.ops.linalg_decomp import _check_dim_arg, cross_checked
@@ -438,8 +438,7 @@ def float_power(input: Any, exponent: Any) -> Tensor:
 
 
 def _atleast(n: int, tensors: tuple) -> Any:
-    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
-        tensors = tuple(tensors[0])
+    tensors = tensor_list(tensors, f"atleast_{n}d")
     out = []
     for t in tensors:
         if n >= 1 and t.ndim == 0:
@@ -498,8 +497,7 @@ def _check_meshgrid(tensors: tuple, indexing: str | None) -> None:
 def meshgrid(*tensors: Any, indexing: str | None = None) -> tuple:
     """Coordinate grids (``indexing='ij'`` by default, as PyTorch; ``'xy'`` swaps the
     first two)."""
-    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
-        tensors = tuple(tensors[0])
+    tensors = tensor_list(tensors)
     if indexing is None:
         warn_once(
             "meshgrid",
@@ -524,6 +522,7 @@ def meshgrid(*tensors: Any, indexing: str | None = None) -> tuple:
 
 @defop(out=False, method=False, node_name=False, samples=Sample(((3,), (2,)), method=False))
 def cartesian_prod(*tensors: Tensor) -> Tensor:
+    tensors = tensor_list(tensors)
     if len(tensors) == 1:
         return tensors[0]
     grids = meshgrid(*tensors, indexing="ij")
