@@ -7,6 +7,8 @@ once; ``arrays`` draws them, ``call`` runs one form of the row (``torch.X``,
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 from torch_oracle import npv
 
@@ -96,6 +98,28 @@ def call(lib, d, sample, data, form, requires_grad=False):
         out = getattr(self, d.name + "_")(*ts[1:], *args, **kwargs)
         assert out is self
     return out, leaves
+
+
+def empty_out(lib, plain):
+    """Empty ``lib`` tensors of the dtypes of the plain call's outputs ``plain``, as the
+    row's ``out=`` takes them (one tensor, or a tuple); ``None`` where an output is not a
+    tensor (``allclose``, ``equal``: no ``out=``)."""
+    if not all(hasattr(o, "dtype") for o in flat(plain)):
+        return None
+    outs = [lib.empty(0, dtype=o.dtype) for o in flat(plain)]
+    return outs[0] if len(outs) == 1 and not isinstance(plain, tuple) else tuple(outs)
+
+
+def call_with_out(lib, d, sample, data, out):
+    """Row ``d``'s ``torch.X`` called on ``data`` with ``out=out`` (warnings ignored:
+    deprecations are tested on their own); returns what it returns."""
+    tensors, args, kwargs = data
+    ts = [to_lib(lib, a, False, []) for a in tensors]
+    args = [to_lib(lib, a, False, []) for a in args]
+    kwargs = {k: to_lib(lib, v, False, []) for k, v in kwargs.items()}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return function_of(lib, d)(*sample.prefix, *ts, *args, out=out, **kwargs)
 
 
 def flat(out):

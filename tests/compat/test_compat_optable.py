@@ -16,10 +16,11 @@ from cases import sample as _sample
 from optable_cases import arrays as _arrays
 from optable_cases import assert_same as _assert_same
 from optable_cases import call as _call
+from optable_cases import call_with_out as _call_with_out
+from optable_cases import empty_out as _empty_out
 from optable_cases import flat as _flat
 from optable_cases import function_of as _function
 from optable_cases import gauged as _gauged
-from optable_cases import to_lib as _to_lib
 
 import compat.torch as ctorch
 from compat._core.optable import REGISTRY
@@ -126,18 +127,11 @@ def test_row_out_argument_matches_pytorch(name, real_torch):
         with warnings.catch_warnings():  # deprecation warnings are tested on their own
             warnings.simplefilter("ignore")
             plain, _ = _call(lib, d, sample, data, "function")
-        if not all(hasattr(o, "dtype") for o in _flat(plain)):
+        out = _empty_out(lib, plain)
+        if out is None:
             return  # a Python value (allclose, equal): no out=
-        outs = [lib.empty(0, dtype=o.dtype) for o in _flat(plain)]
-        out = outs[0] if len(outs) == 1 and not isinstance(plain, tuple) else tuple(outs)
-        tensors, args, kwargs = data
-        ts = [_to_lib(lib, a, False, []) for a in tensors]
-        args = [_to_lib(lib, a, False, []) for a in args]
-        kwargs = {k: _to_lib(lib, v, False, []) for k, v in kwargs.items()}
         try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                got = _function(lib, d)(*sample.prefix, *ts, *args, out=out, **kwargs)
+            got = _call_with_out(lib, d, sample, data, out)
         except TypeError:
             if lib is real_torch:
                 return  # PyTorch has no out= overload for this op

@@ -19,6 +19,8 @@ import pytest
 from cases import sample as _sample
 from optable_cases import arrays as _arrays
 from optable_cases import call as _call
+from optable_cases import call_with_out as _call_with_out
+from optable_cases import empty_out as _empty_out
 from optable_cases import flat as _flat
 from optable_cases import function_of as _function
 from optable_cases import to_lib as _to_lib
@@ -48,20 +50,13 @@ def _with_out(lib, d, sample, data):
             plain, _ = _call(lib, d, sample, data, "function")
         except Exception:
             return False
-    if not all(hasattr(o, "dtype") for o in _flat(plain)):
+    out = _empty_out(lib, plain)
+    if out is None:
         return False
-    outs = [lib.empty(0, dtype=o.dtype) for o in _flat(plain)]
-    out = outs[0] if len(outs) == 1 and not isinstance(plain, tuple) else tuple(outs)
-    tensors, args, kwargs = data
-    ts = [_to_lib(lib, a, False, []) for a in tensors]
-    args = [_to_lib(lib, a, False, []) for a in args]
-    kwargs = {k: _to_lib(lib, v, False, []) for k, v in kwargs.items()}
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        try:
-            _function(lib, d)(*sample.prefix, *ts, *args, out=out, **kwargs)
-        except Exception as e:
-            return e
+    try:
+        _call_with_out(lib, d, sample, data, out)
+    except Exception as e:
+        return e
     return None
 
 
