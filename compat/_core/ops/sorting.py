@@ -452,8 +452,13 @@ def _cumext_f(x: Any, *, axis: int, op: str) -> Any:
     shape = [1] * x.ndim
     shape[axis] = x.shape[axis]
     pos = fnp.broadcast_to(fnp.reshape(fnp.arange(x.shape[axis]), shape), x.shape)
-    # the latest position where the running extremum was reached
-    idx = flax.cummax(fnp.where(x == run, pos, 0), axis=axis)
+    # the latest position where the running extremum was reached; from the first NaN on,
+    # the latest NaN (PyTorch's running value stays NaN; lax's cummax skips NaN)
+    hit = x == run
+    if _dt.kind(x.dtype) == "f":
+        nan = fnp.isnan(x)
+        hit = fnp.where(flax.cummax(fnp.asarray(nan, np.uint8), axis=axis) > 0, nan, hit)
+    idx = flax.cummax(fnp.where(hit, pos, 0), axis=axis)
     return fnp.take_along_axis(x, idx, axis=axis), fnp.asarray(idx, np.int64)
 
 
@@ -479,7 +484,9 @@ def _logcumsumexp_f(x: Any, *, axis: int) -> Any:
     return flax.cumlogsumexp(x, axis=axis)
 
 
-@defop(samples=Sample(((3, 4),), args=(1,)))
+@defop(
+    samples=Sample(((3, 4),), args=(1,)), exact_out="expected scalar_type {want} but found {got}"
+)
 def logcumsumexp(input: Tensor, dim: int) -> Tensor:
     """``log(cumsum(exp(input)))`` along ``dim``, without overflow."""
     if _dt.kind(input._npdtype) in "biu":
