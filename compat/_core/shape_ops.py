@@ -25,7 +25,7 @@ from compat._core.host_views import host_index, host_slices, layout_op
 from compat._core.mutation import apply_inplace
 from compat._core.ops import conventions as _conv
 from compat._core.ops._common import _c, coerce
-from compat._core.optable import Idx, Mask, Sample, defop
+from compat._core.optable import Mask, Sample, defop
 from compat._core.setitem_nodes import basic, setitem_node
 from compat._core.tensor import Size, Tensor, _wrap_dim, apply
 from funcgrad import lax as flax
@@ -723,30 +723,6 @@ def setitem(self: Tensor, idx: Any, value: Any) -> None:
     elif builtins.any(s[0] == "a" for s in spec):
         st += (("unique", True),)
     apply_inplace(self, _setitem_f, name, (value, *dyn), st)
-
-
-def _gather_f(x: Any, idx: Any, *, axis: int) -> Any:
-    return fnp.take_along_axis(x, idx, axis=axis)
-
-
-@defop(samples=Sample(((2, 3),), args=(1, Idx((2, 2), 3))))
-def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False) -> Tensor:
-    if _dt.kind(index._npdtype) not in "iu":
-        raise RuntimeError("gather(): Expected dtype int64 for index")
-    d = _wrap_dim(dim, input.ndim)
-    if index.ndim != input.ndim:
-        raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
-    return apply(_gather_f, "GatherBackward0", (input, index), (("axis", d),))
-
-
-def _index_select_f(x: Any, idx: Any, *, axis: int) -> Any:
-    return fnp.take(x, idx, axis=axis)
-
-
-@defop(samples=Sample(((3, 2),), args=(0, Idx((4,), 3))))
-def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
-    d = _wrap_dim(dim, input.ndim)
-    return apply(_index_select_f, "IndexSelectBackward0", (input, index), (("axis", d),))
 
 
 def _masked_fill_f(x: Any, m: Any, v: Any, *, dtype: np.dtype) -> Any:

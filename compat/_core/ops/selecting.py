@@ -191,6 +191,78 @@ def take_along_dim(input: Tensor, indices: Tensor, dim: int | None = None) -> Te
     return apply(_take_along_f, "TakeAlongDimBackward0", (x, np.array(idx)), (("axis", axis),))
 
 
+def _first_outside(a: np.ndarray, lo: int, n: int) -> int | None:
+    """The first of ``a``'s indices (in memory order, as PyTorch's kernels meet them)
+    outside ``[lo, n)``; ``None`` when all are inside."""
+    bad = a[(a < lo) | (a >= n)]
+    return int(bad.flat[0]) if bad.size else None
+
+
+def _gather_f(x: Any, i: Any, *, axis: int) -> Any:
+    shape = i.shape
+    if x.ndim == 0 or i.ndim == 0:  # (a 0-d tensor or index reads as 1-d)
+        x, i = fnp.reshape(x, (-1,)), fnp.reshape(i, (-1,))
+    if i.size == 0:
+        return fnp.zeros(shape, x.dtype)
+    # an index smaller than the input in the other dims reads their leading part
+    part = tuple(slice(None) if d == axis else slice(0, s) for d, s in enumerate(i.shape))
+    return fnp.reshape(fnp.take_along_axis(x[part], i, axis=axis), shape)
+
+
+@defop(samples=Sample(((2, 3),), args=(1, Idx((2, 2), 3))))
+def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False) -> Tensor:
+    """``out[i][j] = input[i][index[i][j]]`` along ``dim``; ``index`` may be smaller than
+    ``input`` in the other dims, and a 0-d tensor reads as 1-d (PyTorch's checks)."""
+    if index._npdtype not in (np.int32, np.int64):
+        raise RuntimeError("gather(): Expected dtype int32/int64 for index")
+    d = _wrap_dim(dim, builtins.max(input.ndim, 1))
+    if builtins.max(index.ndim, 1) != builtins.max(input.ndim, 1):
+        raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
+    a = np.asarray(index._st.array).astype(np.int64)
+    if a.size:
+        if index.ndim and input.ndim:
+            for k in range(input.ndim):
+                if k != d and index.shape[k] > input.shape[k]:
+                    raise RuntimeError(
+                        f"Size does not match at dimension {k} expected index "
+                        f"{list(index.shape)} to be no larger than self {list(input.shape)} "
+                        f"apart from dimension {d}"
+                    )
+        n = input.shape[d] if input.ndim else 1
+        bad = _first_outside(a, 0, n)
+        if bad is not None:
+            raise RuntimeError(f"index {bad} is out of bounds for dimension {d} with size {n}")
+    return apply(_gather_f, "GatherBackward0", (input, a), (("axis", d),))
+
+
+def _index_select_f(x: Any, i: Any, *, axis: int) -> Any:
+    if x.ndim == 0:  # (the one index is 0: checked)
+        return fnp.reshape(fnp.take(fnp.reshape(x, (1,)), i), ())
+    return fnp.take(x, i, axis=axis)
+
+
+@defop(samples=Sample(((3, 2),), args=(0, Idx((4,), 3))))
+def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
+    """The slices of ``dim`` at ``index`` (a vector or a 0-d tensor), with PyTorch's checks
+    (no negative indices); a 0-d input takes the one index 0."""
+    if index.ndim > 1:
+        raise IndexError("index_select(): Index is supposed to be a vector")
+    if index._npdtype not in (np.int32, np.int64):
+        raise RuntimeError("index_select(): Expected dtype int32 or int64 for index")
+    d = _wrap_dim(dim, builtins.max(input.ndim, 1))
+    a = np.asarray(index._st.array).astype(np.int64).reshape(-1)
+    if input.ndim == 0 and a.size != 1:
+        raise RuntimeError(
+            f"index_select(): Index to scalar can have only 1 value, got {a.size} value(s)"
+        )
+    n = input.shape[d] if input.ndim else 1
+    if n == 0 and a.size:
+        raise RuntimeError("index_select(): self indexing axis dim should be positive")
+    if _first_outside(a, 0, n) is not None:
+        raise IndexError("index out of range in self")
+    return apply(_index_select_f, "IndexSelectBackward0", (input, a), (("axis", d),))
+
+
 # ----------------------------------------------------------------- scatter family
 
 
@@ -200,6 +272,11 @@ def _scatter_index(idx: Any, axis: int, shape: tuple) -> tuple:
     grids = [fnp.asarray(g) for g in grids]
     grids[axis] = idx
     return tuple(grids)
+
+
+def _flat(v: Any) -> Any:
+    """A tensor operand of 1+ dims as 1-d, a number or 0-d one as it is."""
+    return fnp.reshape(v, (-1,)) if getattr(v, "ndim", 0) else v
 
 
 def _scatter_f(
@@ -214,6 +291,9 @@ def _scatter_f(
 ) -> Any:
     if i.size == 0:  # (src is not looked at: PyTorch does not check its shape then)
         return x
+    if x.ndim == 0:  # (a 0-d tensor reads as 1-d)
+        one = _scatter_f(fnp.reshape(x, (1,)), i, _flat(src), axis=0, reduce=reduce, dtype=dtype)
+        return fnp.reshape(one, ())
     src = _c(src, dtype)
     src = (
         fnp.broadcast_to(src, i.shape)
@@ -234,21 +314,21 @@ def _scatter_f(
 
 
 def _scatter_args(input: Tensor, dim: int, index: Tensor, name: str) -> tuple[int, np.ndarray]:
+    """The axis and the index (1-d for a 0-d one) of a scatter op, with PyTorch's checks: no
+    negative indices, and a 0-d input or index read as 1-d."""
     axis = _wrap_dim(dim, builtins.max(input.ndim, 1))
     if index.numel() == 0:  # PyTorch checks nothing more: the result is a copy of input
         return axis, np.zeros((0,) * builtins.max(input.ndim, 1), np.int64)
-    if index._npdtype != np.int64:
-        raise RuntimeError(f"{name}(): Expected dtype int64 for index")
-    if index.ndim != input.ndim:
+    if index._npdtype not in (np.int32, np.int64):
+        raise RuntimeError(f"{name}(): Expected dtype int32/int64 for index")
+    if builtins.max(index.ndim, 1) != builtins.max(input.ndim, 1):
         raise RuntimeError("Index tensor must have the same number of dimensions as self tensor")
-    idx = np.asarray(index._st.array)
-    n = input.shape[axis]
-    if idx.size and (idx.max() >= n or idx.min() < -n):
-        raise RuntimeError(
-            f"index {int(idx.max() if idx.max() >= n else idx.min())} is out of bounds for "
-            f"dimension {axis} with size {n}"
-        )
-    return axis, np.where(idx < 0, idx + n, idx)
+    idx = np.asarray(index._st.array).astype(np.int64)
+    n = input.shape[axis] if input.ndim else 1
+    bad = _first_outside(idx, 0, n)
+    if bad is not None:
+        raise RuntimeError(f"index {bad} is out of bounds for dimension {axis} with size {n}")
+    return axis, idx.reshape(-1) if idx.ndim == 0 else idx
 
 
 @defop(
@@ -311,6 +391,10 @@ def _scatter_reduce_f(
 ) -> Any:
     if i.size == 0:  # (src is not looked at: PyTorch does not check its shape then)
         return x
+    if x.ndim == 0:  # (a 0-d tensor reads as 1-d)
+        st = {"axis": 0, "reduce": reduce, "include_self": include_self, "dtype": dtype}
+        one = fnp.reshape(x, (1,))
+        return fnp.reshape(_scatter_reduce_f(one, i, fnp.reshape(src, (-1,)), **st), ())
     src = _c(src, dtype)
     src = src[tuple(slice(0, s) for s in i.shape)]
     where = _scatter_index(i, axis, i.shape)
@@ -375,6 +459,9 @@ def scatter_reduce(
 
 
 def _index_op_f(x: Any, i: Any, src: Any, *, axis: int, op: str, dtype: np.dtype) -> Any:
+    if x.ndim == 0:  # (a 0-d tensor reads as 1-d)
+        one = _index_op_f(fnp.reshape(x, (1,)), i, _flat(src), axis=0, op=op, dtype=dtype)
+        return fnp.reshape(one, ())
     where = (slice(None),) * axis + (i,)
     ref = x.at[where]
     if op == "add":
@@ -390,7 +477,15 @@ def _index_args(input: Tensor, dim: int, index: Tensor, name: str) -> tuple[int,
         raise IndexError(f"{name}(): Index is supposed to be a vector")
     if _dt.kind(index._npdtype) not in "iu":
         raise IndexError(f"{name}(): Expected dtype int32/int64 for index")
-    return axis, _check_index(index, input.shape[axis], name).reshape(-1)
+    a = np.asarray(index._st.array).astype(np.int64).reshape(-1)
+    n = input.shape[axis] if input.ndim else 1
+    bad = _first_outside(a, -n if name == "index_fill" else 0, n)  # (index_fill wraps)
+    if bad is not None:
+        if name == "index_reduce":
+            raise IndexError("index out of range in self")
+        where = "index_copy_(): " if name == "index_copy" else ""
+        raise IndexError(f"{where}index {bad} is out of bounds for dimension {axis} with size {n}")
+    return axis, np.where(a < 0, a + n, a)
 
 
 def _check_index_add(input: Tensor, dim: int, index: Tensor, source: Tensor) -> None:
@@ -427,13 +522,12 @@ def _check_index_add(input: Tensor, dim: int, index: Tensor, source: Tensor) -> 
             "source tensor shape must match self tensor shape, excluding the specified "
             f"dimension. Got self.shape = {list(input.shape)} source.shape = {list(source.shape)}"
         )
-    a = np.asarray(index._st.array)
     n = input.shape[axis] if input.ndim else 1
-    bad = a[(a < 0) | (a >= n)]
-    if bad.size:
-        raise RuntimeError(
-            f"index {int(bad.flat[0])} is out of bounds for dimension {axis} with size {n}"
-        )
+    bad = _first_outside(np.asarray(index._st.array), 0, n)
+    if bad is not None and input.ndim <= 1:  # (PyTorch's 1-d kernel words it so)
+        raise IndexError("index out of range in self")
+    if bad is not None:
+        raise RuntimeError(f"index {bad} is out of bounds for dimension {axis} with size {n}")
 
 
 @defop(
