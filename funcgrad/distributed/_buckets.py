@@ -44,11 +44,13 @@ from funcgrad.distributed._groups import (
     REDUCE_OPS,
     ProcessGroup,
     _cutter,
+    _exchange,
     _failed,
     _join,
     _offsets,
     _reduce,
     _split,
+    exchanges,
 )
 from funcgrad.distributed._runtime import (
     CollectiveError,
@@ -93,12 +95,18 @@ def _shares_memory(dev: jax.Array, host: np.ndarray) -> bool:
 
 
 def _mesh_program(
-    group: ProcessGroup, fn: Callable, shapes: Sequence[tuple[int, ...]], dtype: np.dtype
+    group: ProcessGroup,
+    fn: Callable,
+    shapes: Sequence[tuple[int, ...]],
+    dtype: np.dtype,
+    *,
+    blockwise: bool = False,
 ) -> tuple[Callable[[list], list], bool]:
     """``fn`` over the process mesh, each argument the global array whose blocks (one per
-    member, stacked along the first axis) have ``shapes``, outputs replicated: a function
-    of this process's blocks returning its outputs; and whether it calls JAX's runtime
-    executable with the blocks directly (no global array in or out)."""
+    member, stacked along the first axis) have ``shapes``, outputs replicated (with
+    ``blockwise``, blocks as the arguments'): a function of this process's blocks
+    returning its outputs; and whether it calls JAX's runtime executable with the blocks
+    directly (no global array in or out)."""
     size = group.size
     avals = [jax.ShapeDtypeStruct((size * s[0], *s[1:]), dtype) for s in shapes]
     prog = jit(fn).trace(*avals).jaxpr
@@ -108,7 +116,7 @@ def _mesh_program(
         prog,
         name="bucket_all_reduce",
         in_shardings=(None,) * n + (sharded,) * len(avals),
-        out_shardings=replicated,
+        out_shardings=sharded if blockwise else replicated,
     )
     if not n:
         direct = local_executable(
@@ -219,8 +227,13 @@ class Bucket:
             self._pieces = [
                 (slice(a, b), s) for a, b, s in zip(offsets[:-1], offsets[1:], self._carried)
             ]
-            prog = _joined_program(group.size, total, op)
-            joined, self._direct = _mesh_program(group, prog, [(total,)], self.dtype)
+            if exchanges(group.size, "reduce"):  # a group of two: an exchange
+                prog, pair = _exchange(group.mesh, op), True
+            else:
+                prog, pair = _joined_program(group.size, total, op), False
+            joined, self._direct = _mesh_program(
+                group, prog, [(total,)], self.dtype, blockwise=pair
+            )
             self._reduce = lambda flat: joined([flat])[0]
             dev = group.device
             #: the vote of a member with device arrays, and of one with host values
