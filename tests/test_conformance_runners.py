@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import pathlib
 import textwrap
+import time
 
 import pytest
 
@@ -177,3 +178,55 @@ def test_torch_runner_machinery(tmp_path: pathlib.Path) -> None:
     assert res.upstream["TestTiny.test_missing"]["outcome"] == "error"
     assert classify(sw["TestTiny.test_missing"]) == "missing name"
     assert res.out_of_scope["TestTiny.test_cuda_is_out_of_scope"] == "CUDA and other accelerators"
+
+
+LEFT_BEHIND = """
+import os
+import pathlib
+import subprocess
+import sys
+
+from absl.testing import absltest
+from jax._src import test_util as jtu
+
+
+class LeavesAProcess(jtu.JaxTestCase):
+    def testStartsASleeper(self):
+        # a child that outlives the worker and holds its standard error (a DataLoader
+        # worker, multiprocessing's resource tracker)
+        p = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
+        with open(os.environ["SLEEPER_PIDS"], "a") as f:
+            f.write(f"{p.pid}\\n")
+
+
+if __name__ == "__main__":
+    absltest.main()
+"""
+
+
+def _running(pid: int) -> bool:
+    """Whether process ``pid`` runs (a zombie waiting for its reaper does not)."""
+    try:
+        status = pathlib.Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return False
+    return "\nState:\tZ" not in status
+
+
+def test_runner_ends_what_a_worker_leaves_behind(tmp_path: pathlib.Path) -> None:
+    """A process a test leaves running neither holds the runner (it waited on the worker's
+    stderr pipe until the process ended) nor outlives the run."""
+    from tools.conformance.run_jax import OUT_OF_SCOPE
+
+    path = _write(tmp_path, "left_behind_test.py", LEFT_BEHIND)
+    pids = tmp_path / "pids"
+    env = {"JAX_PLATFORMS": "cpu", "SLEEPER_PIDS": str(pids)}
+    res = compare_file("jax", path, 1, 60.0, OUT_OF_SCOPE, env, parallel=False)
+    assert res.swapped["LeavesAProcess.testStartsASleeper"]["outcome"] == "pass"
+    started = [int(p) for p in pids.read_text().split()]
+    assert len(started) == 2  # one per run
+    # (SIGKILL is delivered asynchronously: give the processes a moment to go)
+    deadline = time.monotonic() + 30
+    while any(_running(p) for p in started) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not any(_running(p) for p in started)

@@ -11,10 +11,12 @@ looked up).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import pathlib
 import re
+import signal
 import subprocess
 import sys
 import tempfile
@@ -110,23 +112,39 @@ def run_worker(
     lib: str, mode: str, file: pathlib.Path, sample: int, limit: int, timeout: float,
     env: dict[str, str],
 ) -> subprocess.Popen[bytes]:  # fmt: skip
-    """Start one worker process; its JSON lands in ``proc.out_path``."""
+    """Start one worker process, in a process group of its own; its JSON lands in
+    ``proc.out_path``, its standard error in ``proc.err_file`` (a file, not a pipe: a
+    process the tests leave behind, a ``DataLoader`` worker or ``multiprocessing``'s
+    resource tracker, would hold a pipe open and the runner would wait on it forever)."""
     fd, out = tempfile.mkstemp(prefix=f"conf-{mode}-", suffix=".json")
     os.close(fd)
     cmd = [sys.executable, "-m", "tools.conformance.worker", "--lib", lib, "--mode", mode]
     cmd += ["--file", str(file), "--sample", str(sample), "--limit", str(limit)]
     cmd += ["--timeout", str(timeout)]
     cmd += ["--out", out]
+    err = tempfile.TemporaryFile(prefix=f"conf-{mode}-err-")  # noqa: SIM115 (closed by collect)
     proc = subprocess.Popen(
-        cmd, cwd=ROOT, env={**os.environ, **env}, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
-    )
+        cmd, cwd=ROOT, env={**os.environ, **env}, stdout=subprocess.DEVNULL, stderr=err,
+        start_new_session=True,
+    )  # fmt: skip
     proc.out_path = out  # type: ignore[attr-defined]
+    proc.err_file = err  # type: ignore[attr-defined]
     return proc
+
+
+def _end_group(proc: subprocess.Popen[bytes]) -> None:
+    """End what the worker's tests left running (its process group: the worker started it)."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):  # (nothing left)
+        os.killpg(proc.pid, signal.SIGKILL)
 
 
 def collect(proc: subprocess.Popen[bytes]) -> dict[str, Any]:
     """Wait for a worker; its records by test id (a crashed worker: one record)."""
-    _, err = proc.communicate()
+    proc.wait()
+    _end_group(proc)
+    with proc.err_file:  # type: ignore[attr-defined]
+        proc.err_file.seek(0)  # type: ignore[attr-defined]
+        err = proc.err_file.read()  # type: ignore[attr-defined]
     path = pathlib.Path(proc.out_path)  # type: ignore[attr-defined]
     try:
         data = json.loads(path.read_text())

@@ -6,7 +6,8 @@ Needs the test files of ``pytorch/pytorch`` (``test/test_autograd.py`` at
 ``test_indexing.py``, ``test_shape_ops.py``, ``test_sort_and_select.py``,
 ``test_tensor_creation_ops.py``, ``test_reductions.py``, ``test_binary_ufuncs.py``,
 ``nn/test_convolution.py`` and ten more of ``test/nn/``, ``test_dataloader.py``,
-``test_transformers.py``: see
+``test_transformers.py``, ``test_unary_ufuncs.py``, ``test_functional_optim.py``,
+``test_utils.py``: see
 ``docs/conformance.md`` for the copies measured),
 kept outside this repository, and the ``expecttest`` package (PyTorch's own
 ``common_utils`` imports it for the baseline run)::
@@ -112,6 +113,9 @@ ASCEND_FILES = {
     "test/nn/test_lazy_modules.py": "test_lazy_modules.py",
     "test/test_dataloader.py": "test_dataloader.py",
     "test/test_transformers.py": "test_transformers.py",
+    "test/test_unary_ufuncs.py": "test_unary_ufuncs.py",
+    "test/test_functional_optim.py": "test_functional_optim.py",
+    "test/test_utils.py": "test_utils.py",
 }
 
 
