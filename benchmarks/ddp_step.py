@@ -116,6 +116,17 @@ def _parts(
     psum = jax.jit(
         jax.shard_map(lambda b: jax.lax.psum(b, "p"), mesh=mesh, in_specs=P("p"), out_specs=P("p"))
     )
+    # a group of two exchanges its blocks (one collective permute) and sums the pair, as
+    # funcgrad's collectives of two members do (docs/design.md)
+    pair = [(0, 1), (1, 0)]
+    exchange = jax.jit(
+        jax.shard_map(
+            lambda b: b + jax.lax.ppermute(b, "p", pair),
+            mesh=mesh,
+            in_specs=P("p"),
+            out_specs=P("p"),
+        )
+    )
     block = jax.device_put(np.ones(n, np.float32), jax.local_devices()[0])
     shape = (n * jax.process_count(),)
 
@@ -130,13 +141,20 @@ def _parts(
         x = jax.make_array_from_single_device_arrays(shape, spec, [block])
         return psum(x).addressable_shards[0].data.block_until_ready()
 
-    return {
+    def jax_exchange() -> Any:
+        x = jax.make_array_from_single_device_arrays(shape, spec, [block])
+        return exchange(x).addressable_shards[0].data.block_until_ready()
+
+    parts = {
         "torch_local": local(tddp, tstep),
         "compat_local": local(cddp, cstep),
         "torch_all_reduce": lambda: (pt.distributed.all_reduce(tflat), float(tflat[0])),
         "compat_all_reduce": lambda: (ct.distributed.all_reduce(cflat), float(cflat[0])),
         "jax_all_reduce": jax_all_reduce,
     }
+    if jax.process_count() == 2:
+        parts["jax_exchange"] = jax_exchange
+    return parts
 
 
 def _paired_worker(out_path: str, rounds: int) -> None:
@@ -292,16 +310,17 @@ def _paired(opts: argparse.Namespace) -> None:
             + ", ".join(f"{v:.2f}" for v in res[lib])
             + f")   CPU per step {np.median(res[lib + '_cpu']):6.2f} ms"
         )
-    for part in ("local", "all_reduce"):
-        for lib in ("torch", "compat", "jax"):
-            if f"{lib}_{part}" in res:
-                what = "no_sync step" if part == "local" else "all_reduce  "
-                vals = res[f"{lib}_{part}"]
-                print(
-                    f"  {lib:7s} {what} {np.median(vals):6.2f} ms (rounds: "
-                    + ", ".join(f"{v:.2f}" for v in vals)
-                    + ")"
-                )
+    rows = [(lib, "local", "no_sync step") for lib in ("torch", "compat")]
+    rows += [(lib, "all_reduce", "all_reduce  ") for lib in ("torch", "compat", "jax")]
+    rows.append(("jax", "exchange", "exchange    "))
+    for lib, part, what in rows:
+        if f"{lib}_{part}" in res:
+            vals = res[f"{lib}_{part}"]
+            print(
+                f"  {lib:7s} {what} {np.median(vals):6.2f} ms (rounds: "
+                + ", ".join(f"{v:.2f}" for v in vals)
+                + ")"
+            )
     # PyTorch's step with its gloo all-reduce's time replaced by the engine's (JAX alone)
     floor = (
         np.array(res["torch"]) - np.array(res["torch_all_reduce"]) + np.array(res["jax_all_reduce"])
