@@ -24,6 +24,7 @@ from compat._core import shape_ops as S
 from compat._core import tensor_copies as _copies
 from compat._core import tensor_swap as _swap
 from compat._core import transfer as T_
+from compat._core import view_layout as _layout
 from compat._core import views as _views
 from compat._core.mutation import inplace_result
 from compat._core.ops import linalg_top as _linalg_top
@@ -206,7 +207,7 @@ def _stride(self: Tensor, dim: int | None = None) -> Any:
 
 def _is_contiguous(self: Tensor, memory_format: Any = None) -> bool:
     shape, strides, _ = _views.layout_of(self)
-    plain = _views.is_contiguous(shape, strides)
+    plain = _layout.is_contiguous(shape, strides)
     if memory_format is None:
         return plain
     # compat makes plainly contiguous tensors whatever format is asked (``contiguous``,
@@ -218,7 +219,7 @@ def _is_contiguous(self: Tensor, memory_format: Any = None) -> bool:
 def _dim_order(self: Tensor, *, ambiguity_check: Any = False) -> tuple:
     """``Tensor.dim_order``: the dims from outermost to innermost in memory."""
     shape, strides, _ = _views.layout_of(self)
-    plain = _views.is_contiguous(shape, strides)
+    plain = _layout.is_contiguous(shape, strides)
     return _mf.dim_order(tuple(shape), tuple(strides), plain, ambiguity_check)
 
 

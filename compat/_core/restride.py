@@ -22,6 +22,7 @@ import numpy as np
 from compat._core import dtypes as _dt
 from compat._core import grad_mode as _gm
 from compat._core import tensor_checks as _tc
+from compat._core import view_layout as _layout
 from compat._core import views as _views
 from compat._core.mutation import check_inplace
 from compat._core.shape_ops import _reshape_f, _transpose_f
@@ -79,6 +80,11 @@ def transpose_(self: Tensor, dim0: int, dim1: int) -> Tensor:
         perm[a], perm[b] = perm[b], perm[a]
     p = tuple(perm)
     return _inplace_view(self, _transpose_f, "TransposeBackward1", (("perm", p),), ("pm", p))
+
+
+def swapaxes_(self: Tensor, axis0: int, axis1: int) -> Tensor:
+    """In-place ``swapaxes``: ``transpose_`` under NumPy's argument names."""
+    return transpose_(self, axis0, axis1)
 
 
 def t_(self: Tensor) -> Tensor:
@@ -237,7 +243,7 @@ def set_(
     with _gm.no_grad():
         if size is not None or storage_offset is not None:
             size = tuple(source.shape) if size is None else tuple(size)
-            stride = _views.contiguous_strides(size) if stride is None else tuple(stride)
+            stride = _layout.contiguous_strides(size) if stride is None else tuple(stride)
             off = 0 if storage_offset is None else int(storage_offset)
             root = _root_for_strided(source)
             r = _strided_view(root, size, stride, off, "AsStridedBackward0")
@@ -308,7 +314,7 @@ def resize_(self: Tensor, *sizes: Any, memory_format: Any = None) -> Tensor:
         with _gm.no_grad():
             r = _alias(t)
         return _adopt(self, r, True)
-    stride = _views.contiguous_strides(size)
+    stride = _layout.contiguous_strides(size)
     with _gm.no_grad():
         if base is None:
             base = _holder(self)
@@ -338,7 +344,7 @@ def laid_out_like(arr: Any, like: Tensor) -> Tensor:
     if like._view is None:
         return t
     shape, strides, _ = like._view.layout
-    if _views.is_contiguous(shape, strides) or not _dense(shape, strides):
+    if _layout.is_contiguous(shape, strides) or not _dense(shape, strides):
         return t
     pos = np.asarray(_views.strided_gather(np.arange(t.numel()), shape, strides, 0))
     inv = np.empty(pos.size, np.int64)
@@ -359,7 +365,7 @@ def is_set_to(self: Tensor, tensor: Tensor) -> bool:
 METHODS = {
     "transpose_": transpose_,
     "swapdims_": transpose_,
-    "swapaxes_": transpose_,
+    "swapaxes_": swapaxes_,
     "t_": t_,
     "squeeze_": squeeze_,
     "unsqueeze_": unsqueeze_,

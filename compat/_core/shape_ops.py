@@ -19,6 +19,7 @@ from compat._core import dtypes as _dt
 from compat._core import index_bools as _index_bools
 from compat._core import index_put as _index_put
 from compat._core import overlap as _overlap
+from compat._core import view_layout as _layout
 from compat._core import views as _views
 from compat._core.creation import _leaf
 from compat._core.host_views import host_index, host_slices, layout_op
@@ -65,7 +66,7 @@ def reshaped(
     non-contiguous view), else a copy -- or, for ``view`` (``strict``), PyTorch's error."""
     if input._view is not None:
         sh, st, _ = input._view.layout
-        if _views.view_strides(sh, st, shape) is None:
+        if _layout.view_strides(sh, st, shape) is None:
             if strict:
                 raise RuntimeError(
                     "view size is not compatible with input tensor's size and stride (at least "
@@ -165,7 +166,7 @@ def permuted(input: Tensor, perm: tuple, name: str) -> Tensor:
     return _views.make_view(out, input, ("pm", perm))
 
 
-@defop(out=False, aliases=("swapaxes", "swapdims"), samples=Sample(((2, 3, 2),), args=(0, 2)))
+@defop(out=False, aliases=("swapdims",), samples=Sample(((2, 3, 2),), args=(0, 2)))
 def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:
     nd = input.ndim
     if nd == 0:
@@ -174,9 +175,6 @@ def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:
     perm = list(range(nd))
     perm[a], perm[b] = perm[b], perm[a]
     return permuted(input, tuple(perm), "TransposeBackward0")
-
-
-swapaxes = transpose
 
 
 @defop(out=False, samples=Sample(((2, 3),)))

@@ -1,8 +1,8 @@
 """Views with PyTorch's aliasing semantics, on immutable arrays.
 
 A view is its *root* (the tensor whose storage it aliases) plus a chain of view steps
-(index, reshape, permute, expand, diagonal). The view's storage cell
-(:class:`ViewStorage`) caches the view's value together with the root array it was
+(index, reshape, permute, expand, diagonal, unfold, ...; their layouts are
+:mod:`compat._core.view_layout`'s). The view's storage cell (:class:`ViewStorage`) caches the view's value together with the root array it was
 computed from: reading recomputes the chain only when the root array changed since
 (an identity check, no copy in the common case); writing scatters the new value back
 into the root through the chain's inverse, so every other view of that root sees it on
@@ -20,7 +20,6 @@ The layout (shape, strides, storage offset) is tracked as PyTorch's, so ``stride
 
 from __future__ import annotations
 
-import math
 import re
 import warnings
 from typing import Any
@@ -32,6 +31,7 @@ from compat._core import grad_mode as _gm
 from compat._core import tensor as _tensor
 from compat._core.device import dev_scalar as _dev_scalar
 from compat._core.tensor import Tensor, apply
+from compat._core.view_layout import contiguous_strides, step_layout
 from funcgrad import numpy as fnp
 from funcgrad._compat_contract import LazyArray, lookup_op, x64
 
@@ -73,140 +73,6 @@ _INFERENCE = (
 
 
 # --------------------------------------------------------------------------- layout
-
-
-def contiguous_strides(shape: tuple) -> tuple:
-    """Row-major strides of ``shape``, in elements."""
-    out, acc = [], 1
-    for s in reversed(shape):
-        out.append(acc)
-        acc *= max(s, 1)
-    return tuple(reversed(out))
-
-
-def is_contiguous(shape: tuple, strides: tuple) -> bool:
-    """PyTorch's rule: dims of size 1 do not count, empty tensors are contiguous."""
-    if 0 in shape:
-        return True
-    expected = 1
-    for n, s in zip(reversed(shape), reversed(strides)):
-        if n != 1:
-            if s != expected:
-                return False
-            expected *= n
-    return True
-
-
-def view_strides(shape: tuple, strides: tuple, new_shape: tuple) -> tuple | None:
-    """Strides of ``new_shape`` viewing memory laid out as (``shape``, ``strides``), or
-    ``None`` when no strides can (a dimension would span two non-adjacent chunks)."""
-    if not shape or math.prod(shape) == 0:
-        return contiguous_strides(new_shape)
-    out = [0] * len(new_shape)
-    vd = len(new_shape) - 1
-    base = strides[-1]
-    t_numel = v_numel = 1
-    for td in range(len(shape) - 1, -1, -1):
-        t_numel *= shape[td]
-        # a chunk ends where the next-outer dim is not laid out right after this one
-        if td == 0 or (shape[td - 1] != 1 and strides[td - 1] != t_numel * base):
-            while vd >= 0 and (v_numel < t_numel or new_shape[vd] == 1):
-                out[vd] = v_numel * base
-                v_numel *= new_shape[vd]
-                vd -= 1
-            if v_numel != t_numel:
-                return None
-            if td > 0:
-                base = strides[td - 1]
-                t_numel = v_numel = 1
-    return tuple(out) if vd == -1 else None
-
-
-def _ix_layout(shape: tuple, strides: tuple, offset: int, spec: tuple, dyn: tuple) -> tuple:
-    osh: list = []
-    ost: list = []
-    d = 0
-    used = sum(1 for s in spec if s[0] in "sdi")
-    for s in spec:
-        k = s[0]
-        if k == "n":
-            osh.append(1)
-            ost.append(shape[d] * strides[d] if d < len(shape) else 1)
-        elif k == "e":
-            for _ in range(len(shape) - used):
-                osh.append(shape[d])
-                ost.append(strides[d])
-                d += 1
-        elif k == "s":
-            start, stop, step = slice(s[1], s[2], s[3]).indices(shape[d])
-            n = len(range(start, stop, step))
-            if n:
-                offset += start * strides[d]
-            osh.append(n)
-            ost.append(strides[d] * step)
-            d += 1
-        else:
-            offset += (s[1] if k == "i" else dyn[s[1]]) * strides[d]
-            d += 1
-    return (*osh, *shape[d:]), (*ost, *strides[d:]), offset
-
-
-def step_layout(layout: tuple, step: tuple, dyn: tuple) -> tuple:
-    """The (shape, strides, offset) after one view step."""
-    shape, strides, offset = layout
-    k = step[0]
-    if k == "ix":
-        return _ix_layout(shape, strides, offset, step[1], dyn)
-    if k == "pm":
-        p = step[1]
-        return tuple(shape[i] for i in p), tuple(strides[i] for i in p), offset
-    if k == "rs":
-        return step[1], view_strides(shape, strides, step[1]), offset
-    if k == "us":  # unsqueeze: PyTorch's stride for the new dim
-        a = step[2]
-        st = shape[a] * strides[a] if a < len(shape) else 1
-        return step[1], (*strides[:a], st, *strides[a:]), offset
-    if k == "sq":
-        return step[1], tuple(s for i, s in enumerate(strides) if i not in step[2]), offset
-    if k == "ex":
-        new = step[1]
-        lead = len(new) - len(shape)
-        st = [0] * lead + [
-            0 if shape[i] == 1 and new[lead + i] != 1 else strides[i] for i in range(len(shape))
-        ]
-        return new, tuple(st), offset
-    if k == "vr":  # view_as_real: each complex element is two floats
-        return (*shape, 2), (*(2 * s for s in strides), 1), 2 * offset
-    if k == "vc":  # view_as_complex: pairs of floats are one complex element
-        return shape[:-1], tuple(s // 2 for s in strides[:-1]), offset // 2
-    if k in ("cj", "ng"):  # conj() / _neg_view(): the same memory read with a bit set
-        return layout
-    if k == "bc":  # view(dtype): the same bytes; the last dim counts the new elements
-        a, b = step[2], step[3]
-        if a == b:
-            return layout
-        if a > b:
-            r = a // b
-            return (*shape[:-1], shape[-1] * r), (*(s * r for s in strides[:-1]), 1), offset * r
-        r = b // a
-        return (*shape[:-1], shape[-1] // r), (*(s // r for s in strides[:-1]), 1), offset // r
-    if k in ("re", "im"):  # .real / .imag: every other float of the complex storage
-        return shape, tuple(2 * s for s in strides), 2 * offset + (k == "im")
-    if k == "as":  # as_strided: absolute, from the root's storage
-        return step[1], step[2], step[3]
-    if k == "dg":
-        off, a1, a2 = step[1:]
-        n1, n2 = shape[a1], shape[a2]
-        n = max(min(n1, n2 - off), 0) if off >= 0 else max(min(n1 + off, n2), 0)
-        if n:
-            offset += off * strides[a2] if off >= 0 else -off * strides[a1]
-        rest = [i for i in range(len(shape)) if i not in (a1, a2)]
-        return (
-            (*(shape[i] for i in rest), n),
-            (*(strides[i] for i in rest), strides[a1] + strides[a2]),
-            offset,
-        )
-    raise AssertionError(k)
 
 
 def layout_of(t: Tensor) -> tuple:
@@ -367,6 +233,16 @@ def strided_gather(x: Any, size: tuple, stride: tuple, offset: int) -> Any:
     return fnp.reshape(x, (-1,))[pos]
 
 
+def unfold_windows(x: Any, axis: int, size: int, step: int) -> Any:
+    """``x.unfold(axis, size, step)``'s value: windows of ``size`` every ``step`` along
+    ``axis``, each window's elements along a new last dim."""
+    n = (x.shape[axis] - size) // step + 1
+    idx = np.arange(n)[:, None] * step + np.arange(size)[None, :]
+    w = fnp.take(x, fnp.asarray(idx.reshape(-1)), axis=axis)
+    w = fnp.reshape(w, (*x.shape[:axis], n, size, *x.shape[axis + 1 :]))
+    return fnp.moveaxis(w, axis + 1, -1)
+
+
 def _forward(x: Any, step: tuple, dyn: tuple) -> Any:
     k = step[0]
     if k == "bc":
@@ -381,6 +257,8 @@ def _forward(x: Any, step: tuple, dyn: tuple) -> Any:
         return fnp.transpose(x, step[1])
     if k == "ex":
         return fnp.broadcast_to(x, step[1])
+    if k == "uf":
+        return unfold_windows(x, *step[1:])
     if k == "vr":
         return fnp.stack([fnp.real(x), fnp.imag(x)], axis=-1)
     if k == "vc":
@@ -438,22 +316,28 @@ def chain_f(x: Any, *dyn: Any, chain: tuple) -> Any:
     return x
 
 
+def _shares_memory(chain: tuple) -> bool:
+    """Whether elements of the view ``chain`` describes may share memory: an expand, an
+    ``as_strided``, windows of an ``unfold`` that overlap."""
+    return any(s[0] in ("ex", "as") or (s[0] == "uf" and s[3] < s[2]) for s in chain)
+
+
 def write_f(root: Any, v: Any, *dyn: Any, chain: tuple) -> Any:
     """``root`` with the view that ``chain`` describes replaced by ``v``."""
     bcs = [i for i, step in enumerate(chain) if step[0] == "bc"]
-    if bcs and any(step[0] in ("ex", "dg", "as") for step in chain):
+    if bcs and any(step[0] in ("ex", "dg", "as", "uf") for step in chain):
         # positions do not survive a dtype view: write the part after the last one into
         # the dtype view's value, then that value through the part before it
         k = bcs[-1]
         pre = chain_f(root, *dyn, chain=chain[:k])
         mid = write_f(_bitcast.bitcast_f(pre, dtype=chain[k][1]), v, *dyn, chain=chain[k + 1 :])
         return write_f(root, _bitcast.bitcast_f(mid, dtype=pre.dtype), *dyn, chain=chain[:k])
-    if any(step[0] in ("ex", "dg", "as") for step in chain):
+    if any(step[0] in ("ex", "dg", "as", "uf") for step in chain):
         # no cheap inverse: scatter by the memory position of each view element
         pos = chain_f(fnp.reshape(fnp.arange(root.size), root.shape), *dyn, chain=chain)
         pos, v = fnp.reshape(pos, (-1,)), fnp.reshape(v, (-1,))
         flat = fnp.reshape(root, (-1,))
-        if any(step[0] in ("ex", "as") for step in chain) and fnp.iscomplexobj(v) is False:
+        if _shares_memory(chain) and fnp.iscomplexobj(v) is False:
             # elements that share memory (an expand): a position takes a value written to
             # any of its elements (the fills PyTorch allows there write one value), not
             # whichever element the scatter happens to keep
@@ -513,7 +397,7 @@ class ViewStorage:
         self.root_st.array = new
         self.src = self.root_st.a
         self.arr = value
-        if any(step[0] in ("ex", "as") for step in self.chain):
+        if _shares_memory(self.chain):
             self.src = None  # elements share memory: the next read takes them from the root
 
     def set_local(self, value: Any) -> None:

@@ -26,7 +26,9 @@ del _k, _v, _ns
 from compat._core.printing import get_printoptions as get_printoptions  # noqa: E402
 from compat._core.printing import set_printoptions as set_printoptions  # noqa: E402
 from compat._core.tensor_copies import narrow_copy as narrow_copy  # noqa: E402
+from compat._core.tensor_copies import split_copy as split_copy  # noqa: E402
 from compat._core.tensor_copies import split_with_sizes_copy as split_with_sizes_copy  # noqa: E402
+from compat._core.tensor_copies import unbind_copy as unbind_copy  # noqa: E402
 from compat.torch._checks import *  # noqa: E402, F403
 from compat.torch._checks import _check as _check  # noqa: E402
 from compat.torch._checks import _check_index as _check_index  # noqa: E402

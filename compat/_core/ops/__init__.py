@@ -44,6 +44,7 @@ from compat._core.ops import (  # noqa: F401  (each declares its rows of the op 
     special,
     spectral,
     unary,
+    view_copies,
 )
 from compat._core.ops._common import _c, coerce  # noqa: F401
 from compat._core.ops.binary import _bitwise  # noqa: F401

@@ -1,4 +1,4 @@
-"""Reshaping and rearranging ops as op-table rows: ``ravel``, ``unflatten``,
+"""Reshaping and rearranging ops as op-table rows: ``ravel``, ``swapaxes``, ``unflatten``,
 splits by direction (``vsplit``, ``hsplit``, ``dsplit``,
 ``split_with_sizes``) and ``unfold`` windows."""
 
@@ -8,18 +8,24 @@ import builtins
 import math
 from typing import Any
 
-import numpy as np
-
+from compat._core import views as _views
 from compat._core.ops.selecting import tensor_split
 from compat._core.optable import Sample, defop
-from compat._core.shape_ops import reshape, split
+from compat._core.shape_ops import reshape, split, transpose
 from compat._core.tensor import Tensor, _wrap_dim, apply
-from funcgrad import numpy as fnp
 
 
 @defop(out=False, node_name=False, samples=Sample(((2, 3),)))
 def ravel(input: Tensor) -> Tensor:
-    return reshape(input, -1)
+    """``input.contiguous().view(-1)``: a view of a contiguous input, else a copy (a
+    non-contiguous 1-D input too, which ``reshape`` would return as it is)."""
+    return reshape(input.contiguous(), -1)
+
+
+# (NumPy's keyword names: ``swapdims`` is ``transpose``'s alias, ``dim0``/``dim1``)
+@defop(out=False, samples=Sample(((2, 3, 2),), args=(0, 2)))
+def swapaxes(input: Tensor, axis0: int, axis1: int) -> Tensor:
+    return transpose(input, axis0, axis1)
 
 
 # (``Tensor.unflatten`` is Python in PyTorch: no ``axis=``)
@@ -85,12 +91,7 @@ def split_with_sizes(input: Tensor, split_sizes: Any, dim: int = 0) -> tuple:
 
 
 def _unfold_f(x: Any, *, axis: int, size: int, step: int) -> Any:
-    n = (x.shape[axis] - size) // step + 1
-    idx = np.arange(n)[:, None] * step + np.arange(size)[None, :]
-    w = fnp.take(x, fnp.asarray(idx.reshape(-1)), axis=axis)
-    shape = (*x.shape[:axis], n, size, *x.shape[axis + 1 :])
-    w = fnp.reshape(w, shape)
-    return fnp.moveaxis(w, axis + 1, -1)
+    return _views.unfold_windows(x, axis, size, step)
 
 
 @defop(
@@ -99,7 +100,8 @@ def _unfold_f(x: Any, *, axis: int, size: int, step: int) -> Any:
     samples=(Sample(((7,),), args=(0, 2, 1)), Sample(((3, 6),), args=(1, 3, 2))),
 )
 def unfold(input: Tensor, dimension: int, size: int, step: int) -> Tensor:
-    """Windows of ``size`` elements every ``step`` along ``dimension``, as a new last dim."""
+    """Windows of ``size`` elements every ``step`` along ``dimension``, as a new last dim:
+    a view of ``input`` (overlapping windows share its elements)."""
     axis = _wrap_dim(dimension, builtins.max(input.ndim, 1))
     if size > input.shape[axis]:
         raise RuntimeError(
@@ -108,4 +110,7 @@ def unfold(input: Tensor, dimension: int, size: int, step: int) -> Tensor:
     if step <= 0:
         raise RuntimeError(f"step is {step} but must be > 0")
     st = (("axis", axis), ("size", int(size)), ("step", int(step)))
-    return apply(_unfold_f, "UnfoldBackward0", (input,), st)
+    out = apply(_unfold_f, "UnfoldBackward0", (input,), st)
+    if input.ndim == 0:
+        return out
+    return _views.make_view(out, input, ("uf", axis, int(size), int(step)))
