@@ -762,6 +762,9 @@ def _template_op(fkey: tuple, sig: tuple, table: dict) -> Any:
         op = _trace_concrete(fkey, sig)
         table[sig] = op
         op_cache[(*fkey[:3], sig, fkey[3])] = op
+        # (a concrete trace like any other: a later template of the family may be
+        # validated against it without tracing again)
+        fam.note_traced((*ints, *sig), op.program)
         return op
 
     def fn_of(static: tuple) -> tuple[Callable, list]:

@@ -512,7 +512,6 @@ class Family:
         if len(self.templates) >= MAX_TEMPLATES:
             return None
         layout = None  # the fewest dimensions made symbolic: against the closest signature
-        closest: tuple = ((), None)
         for seen in self.recent:
             lay = changed_dims(seen[0], ext)
             if lay is not None and self.pinned:
@@ -520,7 +519,7 @@ class Family:
             if lay is None or (self.static_off and _n_sym(lay[:n_static])):
                 continue
             if layout is None or _n_sym(lay) < _n_sym(layout):
-                layout, closest = lay, seen
+                layout = lay
         if layout is None:
             return None
         single: list = [[True]]
@@ -541,27 +540,35 @@ class Family:
                 self.off = True
             return None
         tm.single = single[0][0]
-        _validate_against(tm, *closest)
+        _validate_early(tm, self.recent)
         if tm.pinned_static:  # (sound at that value; but the family's integers are no lengths)
             self.static_off = True
         self.templates.append(tm)
         return TemplateOp(tm, tm.traced_dims, make_real)
 
 
-def _validate_against(tm: Template, old: tuple, program: Program | None) -> None:
-    """Validate ``tm`` with the concrete trace ``program`` of the signature ``old`` it was
-    made against: where its guards hold at ``old`` (whose dimensions then differ from the
-    traced ones in every symbol) and the template instantiated there equals ``program``,
-    it is the check the template's first use at other dimensions would make, without
-    tracing the op again. Where a guard fails there (often a length of 1, which
-    broadcasts) or the programs differ (a size-1 dimension simplified away in the
-    concrete trace), ``tm`` stays unvalidated: its first use validates it as before."""
-    if program is None:
-        return
-    dims = tm.match(old)
-    if dims is not None and instantiate_program(tm.program, dims).key() == program.key():
-        tm.validated = True
-        validations["early"] += 1
+def _validate_early(tm: Template, recent: list[tuple]) -> None:
+    """Validate ``tm`` with a concrete trace the family already holds: the newest signature
+    in ``recent`` whose program is known, where ``tm``'s guards hold and every symbol
+    differs from its traced value (a value that escaped into the trace shows only where
+    it changed), and the template instantiated there equals that program. It is the
+    check the template's first use at other dimensions would make, without tracing the
+    op again. Not only the signature the template was made against: from a one-token
+    prompt that is one of the training step's (a batch of 8, where the template's batch
+    is 1), while the previous length's trace is the one that fits. Where none fits (a
+    guard fails at a length of 1, which broadcasts, or a size-1 dimension simplified
+    away there), ``tm`` stays unvalidated: its first use validates it as before."""
+    traced = tm.traced_dims
+    for old, program in reversed(recent):
+        if program is None:
+            continue
+        dims = tm.match(old)
+        if dims is None or any(d == t for d, t in zip(dims, traced)):
+            continue
+        if instantiate_program(tm.program, dims).key() == program.key():
+            tm.validated = True
+            validations["early"] += 1
+            return
 
 
 #: (function, name, static skeleton, saves) -> its :class:`Family`

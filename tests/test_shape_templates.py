@@ -351,7 +351,7 @@ def test_a_template_that_differs_from_that_trace_is_validated_at_its_first_use(m
     early = [0]
 
     def instantiate(prog, dims):
-        if sys._getframe(1).f_code.co_name == "_validate_against":
+        if sys._getframe(1).f_code.co_name == "_validate_early":
             early[0] += 1
             return real(prog, tuple(d + 1 for d in dims))  # (not the witness's program)
         return real(prog, dims)
@@ -427,7 +427,7 @@ def test_a_template_is_validated_at_use_only_where_every_symbol_differs(monkeypa
     real = shape_templates.instantiate_program
 
     def instantiate(prog, dims):
-        if sys._getframe(1).f_code.co_name == "_validate_against":
+        if sys._getframe(1).f_code.co_name == "_validate_early":
             return real(prog, tuple(d + 1 for d in dims))  # (not the witness's program)
         return real(prog, dims)
 

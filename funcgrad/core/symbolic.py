@@ -33,7 +33,15 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["Guards", "SymDim", "has_sym", "holds", "param_maker", "substitute"]
+__all__ = [
+    "Guards",
+    "SymDim",
+    "has_sym",
+    "holds",
+    "param_maker",
+    "same_shape",
+    "substitute",
+]
 
 #: expression node kinds: ``("in", k)`` the k-th symbolic input dimension,
 #: ``(op, a, b)`` a binary operation of expressions or ints
@@ -243,6 +251,14 @@ class SymDim:
 
     def __pos__(self) -> Any:
         return self
+
+
+def same_shape(a: tuple, b: tuple) -> bool:
+    """``a == b`` for two shapes, comparing no dimension where their ranks differ: Python's
+    tuple equality compares items before lengths, so ``(t, 64) == (1, t, 64)`` would
+    record the guard ``t == 1`` (false), and the template would not apply, or be
+    validated, at a length of 1 where nothing in the op depends on it."""
+    return len(a) == len(b) and a == b
 
 
 def has_sym(x: Any) -> bool:

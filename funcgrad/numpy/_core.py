@@ -29,6 +29,7 @@ from funcgrad.core.errors import (
 )
 from funcgrad.core.interp import Tracer, is_tracing, to_aval
 from funcgrad.core.ir import Aval
+from funcgrad.core.symbolic import same_shape
 from funcgrad.primitives import elementwise as ew
 from funcgrad.primitives import shape as sh
 
@@ -236,7 +237,7 @@ def _broadcast(shapes: list[tuple]) -> tuple:
     Python so that a symbolic dimension's comparisons are guards
     (:mod:`funcgrad.core.symbolic`; ``np.broadcast_shapes`` reads them as plain ints)."""
     first = shapes[0]
-    if all(s == first for s in shapes):
+    if all(same_shape(s, first) for s in shapes):
         return tuple(first)
     nd = max(len(s) for s in shapes)
     out = [1] * nd
@@ -244,10 +245,12 @@ def _broadcast(shapes: list[tuple]) -> tuple:
         off = nd - len(s)
         for i, d in enumerate(s):
             o = out[off + i]
-            if d == 1 or d is o or d == o:
+            if d is o:  # (one symbolic dimension met again: no comparison, no guard)
                 continue
-            if o == 1:
+            if o == 1:  # (first the output's 1s: a dimension taken compares with nothing)
                 out[off + i] = d
+                continue
+            if d == 1 or d == o:
                 continue
             raise ValueError(f"shapes {shapes} do not broadcast")
     return tuple(out)
@@ -277,7 +280,7 @@ def broadcast_to_shape(x: Any, shape: tuple[int, ...], name: str = "broadcast_to
     """Broadcast ``x`` to ``shape`` by NumPy's rules (one ``broadcast_in_dim``)."""
     a = aval(x)
     shape = tuple(shape)
-    if a.shape == shape and type(x) not in SCALARS:
+    if same_shape(a.shape, shape) and type(x) not in SCALARS:
         return x
     nd = len(shape)
     if a.ndim > nd:
@@ -287,7 +290,7 @@ def broadcast_to_shape(x: Any, shape: tuple[int, ...], name: str = "broadcast_to
         )
     dims = tuple(range(nd - a.ndim, nd))
     for d, s in zip(dims, a.shape):
-        if s != 1 and s != shape[d]:
+        if s is not shape[d] and s != 1 and s != shape[d]:
             raise ValueError(
                 f"Incompatible shapes for broadcasting: {a.shape} and requested shape "
                 f"{shape} ({name}: an operand {fmt(x)}){here()}"
@@ -302,10 +305,13 @@ def broadcast_to_shape(x: Any, shape: tuple[int, ...], name: str = "broadcast_to
 def broadcast_args(name: str, *args: Any) -> list[Any]:
     """NumPy broadcasting; 0-d operands are left for the primitives to broadcast."""
     out_shape = broadcast_shapes(name, *args, elementwise=True)
-    return [
-        a if aval(a).shape in ((), out_shape) else broadcast_to_shape(a, out_shape, name)
-        for a in args
-    ]
+    out = []
+    for a in args:
+        s = aval(a).shape
+        out.append(
+            a if not s or same_shape(s, out_shape) else broadcast_to_shape(a, out_shape, name)
+        )
+    return out
 
 
 def promote_broadcast(name: str, *args: Any, to: str | None = None) -> list[Any]:

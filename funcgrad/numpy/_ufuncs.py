@@ -19,6 +19,7 @@ import numpy as np
 from funcgrad.core import dtypes
 from funcgrad.core.array_row import ArrayRow, TorchArrayForm, TorchParam
 from funcgrad.core.primitive import REGISTRY, Composite, Primitive, TorchForm
+from funcgrad.core.symbolic import same_shape
 from funcgrad.custom import custom_jvp
 from funcgrad.numpy._core import (
     ArrayLike,
@@ -417,8 +418,12 @@ def _condition(
         c = _as_bool(condition, name)
         x, y = promote(name, x, y)
         shape = broadcast_shapes(name, c, x, y)
-        c = c if aval(c).shape in ((), shape) else broadcast_to_shape(c, shape, name)
-        x, y = (broadcast_to_shape(v, shape, name) if aval(v).shape != shape else v for v in (x, y))
+        cs = aval(c).shape
+        c = c if not cs or same_shape(cs, shape) else broadcast_to_shape(c, shape, name)
+        x, y = (
+            v if same_shape(aval(v).shape, shape) else broadcast_to_shape(v, shape, name)
+            for v in (x, y)
+        )
         return out(fn(c, x, y))
 
     f.__name__ = f.__qualname__ = name

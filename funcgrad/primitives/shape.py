@@ -27,7 +27,7 @@ from funcgrad.core.errors import user_frame, where
 from funcgrad.core.interp import bind, to_aval
 from funcgrad.core.ir import Aval
 from funcgrad.core.primitive import Example, Primitive
-from funcgrad.core.symbolic import SymDim
+from funcgrad.core.symbolic import SymDim, same_shape
 from funcgrad.primitives import elementwise as ew
 from funcgrad.primitives import rules
 from funcgrad.primitives.rules import rand
@@ -129,7 +129,7 @@ def _broadcast_in_dim_abstract_eval(
             "broadcast_in_dim broadcast_dimensions must be a subset of output dimensions, got "
             f"{bd} for operand ndim {x.ndim} and shape {shape}. (operand {x})"
         )
-    if any(x.shape[i] not in (1, shape[d]) for i, d in enumerate(bd)):
+    if any(x.shape[i] not in (shape[d], 1) for i, d in enumerate(bd)):
         raise TypeError(
             "broadcast_in_dim operand dimension sizes must either be 1, or be equal to their "
             "corresponding dimensions in the target broadcast shape; got operand of shape "
@@ -238,7 +238,11 @@ def broadcast_in_dim(x: Any, shape: Sequence[int], broadcast_dimensions: Sequenc
     """
     shape, bd = _ints(shape), _ints(broadcast_dimensions)
     aval = to_aval(x)
-    if aval.shape == shape and bd == tuple(range(len(shape))) and not isinstance(x, _SCALARS):
+    if (
+        same_shape(aval.shape, shape)
+        and bd == tuple(range(len(shape)))
+        and not isinstance(x, _SCALARS)
+    ):
         return x
     return bind(broadcast_in_dim_p, x, shape=shape, broadcast_dimensions=bd)
 
