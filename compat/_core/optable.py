@@ -32,8 +32,10 @@ from __future__ import annotations
 import functools
 import inspect
 import itertools
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
+from types import FunctionType
 from typing import TYPE_CHECKING, Any
 
 from compat._core import dtypes as _dt
@@ -340,7 +342,19 @@ def functions(
                 if names:
                     kw["numpy_names"] = names
                 out[n] = with_out(f, number_first=d.number_first, name=public, **kw)
+    name_as_public(out, "compat.torch" if module == "torch" else f"compat.torch.{module}")
     return out
+
+
+def name_as_public(funcs: dict[str, Callable[..., Any]], module: str) -> None:
+    """Name each function of ``funcs`` (the public ``module.<key>``) by its public form, so
+    that pickle writes it by that name and finds the same object when loading, as PyTorch
+    pickles ``torch.tanh``."""
+    for name, f in funcs.items():
+        home = sys.modules.get(getattr(f, "__module__", None) or "")
+        if not isinstance(f, FunctionType) or getattr(home, f.__qualname__, None) is f:
+            continue  # (pickled by its own name already)
+        f.__module__, f.__qualname__ = module, name
 
 
 def methods(make_inplace: Callable[[Callable[..., Any]], Callable[..., Any]]) -> dict:

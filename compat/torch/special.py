@@ -19,6 +19,7 @@ from compat._core.ops.special import mvlgamma as _mvlgamma
 from compat._core.ops.special import polygamma as _polygamma
 from compat._core.ops.unary import round as _round_op
 from compat._core.optable import functions as _functions
+from compat._core.optable import name_as_public as _name_as_public
 from compat._core.out_arg import with_out as _with_out
 from compat._core.tensor import Tensor as _Tensor
 from compat._core.tensor import apply as _apply
@@ -238,3 +239,6 @@ def _round(input: _Tensor, *, decimals: int = 0) -> _Tensor:
 
 _round.__name__ = _round.__qualname__ = "round"
 round = _special(_round, "round")
+
+# the functions written here pickle by their public names, as the op table's rows
+_name_as_public({k: v for k, v in globals().items() if not k.startswith("_")}, __name__)
