@@ -35,6 +35,7 @@ from compat._core.ops._common import tensor_list
 from compat._core.return_types import return_type
 from compat._core.tensor import Tensor
 from compat._core.warn_once import warn_once
+from compat.torch.nn.functional import grid as _grid
 
 _REDUCTION = {0: "none", 1: "mean", 2: "sum"}
 
@@ -157,6 +158,65 @@ def rrelu(
     if generator is not None:
         raise NotImplementedError("compat.torch.rrelu: a generator= other than the default")
     return F.rrelu(input, lower, upper, training)
+
+
+_SAMPLER_MODES = ("bilinear", "nearest", "bicubic")
+_SAMPLER_PADDINGS = ("zeros", "border", "reflection")
+
+
+def _grid_sampler(
+    input: Tensor, grid: Tensor, modes: tuple[int, int], align_corners: bool, want: int | None
+) -> Tensor:
+    """``aten::grid_sampler`` and its 2-D/3-D kernels: ``nn.functional.grid_sample`` with
+    ATen's integer modes (interpolation 0 bilinear, 1 nearest, 2 bicubic; padding 0 zeros,
+    1 border, 2 reflection) and ``align_corners`` required."""
+    for value, names, what in zip(
+        modes, (_SAMPLER_MODES, _SAMPLER_PADDINGS), ("interpolation", "padding")
+    ):
+        if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < 3:
+            raise RuntimeError(
+                f"grid_sampler(): expected {what}_mode to be 0 ({names[0]}), 1 ({names[1]}) or "
+                f"2 ({names[2]}), but got {value!r}"
+            )
+    mode, padding = _SAMPLER_MODES[modes[0]], _SAMPLER_PADDINGS[modes[1]]
+    if isinstance(input, Tensor) and isinstance(grid, Tensor) and input.dim() >= 2:
+        _grid.check_shapes(input, grid, mode, want)
+    return F.grid_sample(input, grid, mode, padding, align_corners)
+
+
+def grid_sampler(
+    input: Tensor, grid: Tensor, interpolation_mode: int, padding_mode: int, align_corners: bool
+) -> Tensor:
+    """``aten::grid_sampler``: ``nn.functional.grid_sample`` of a 4-D or 5-D input."""
+    return _grid_sampler(input, grid, (interpolation_mode, padding_mode), align_corners, None)
+
+
+def grid_sampler_2d(
+    input: Tensor, grid: Tensor, interpolation_mode: int, padding_mode: int, align_corners: bool
+) -> Tensor:
+    """``aten::grid_sampler_2d``: ``torch.grid_sampler`` of a 4-D input only."""
+    return _grid_sampler(input, grid, (interpolation_mode, padding_mode), align_corners, 4)
+
+
+def grid_sampler_3d(
+    input: Tensor, grid: Tensor, interpolation_mode: int, padding_mode: int, align_corners: bool
+) -> Tensor:
+    """``aten::grid_sampler_3d``: ``torch.grid_sampler`` of a 5-D input only."""
+    return _grid_sampler(input, grid, (interpolation_mode, padding_mode), align_corners, 5)
+
+
+def _grid_sampler_2d_cpu_fallback(
+    input: Tensor, grid: Tensor, interpolation_mode: int, padding_mode: int, align_corners: bool
+) -> Tensor:
+    """PyTorch's float32-only CPU fallback kernel of ``grid_sampler_2d`` (the same values)."""
+    if isinstance(input, Tensor) and isinstance(grid, Tensor) and input.dim() >= 2:
+        _grid.check_shapes(input, grid, "bilinear", 4)
+        for t in (input, grid):
+            if t.dtype != torch.float32:
+                raise RuntimeError(
+                    f"expected scalar type Float but found {_dt.scalar_type_name(t._npdtype)}"
+                )
+    return grid_sampler_2d(input, grid, interpolation_mode, padding_mode, align_corners)
 
 
 # --------------------------------------------------------------------------- losses
@@ -585,4 +645,4 @@ NAMES = tuple(
     name
     for name, value in list(globals().items())
     if callable(value) and not name.startswith("_") and value.__module__ == __name__
-) + ("newaxis",)
+) + ("newaxis", "_grid_sampler_2d_cpu_fallback")

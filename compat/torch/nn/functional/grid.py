@@ -246,19 +246,20 @@ def _check_tensor(value: Any, arg: str, pos: int) -> None:
         )
 
 
-def _check_shapes(input: Tensor, grid: Tensor, mode: str) -> None:
-    """PyTorch's ``grid_sampler`` checks, in its order."""
+def check_shapes(input: Tensor, grid: Tensor, mode: str, want: int | None = None) -> None:
+    """PyTorch's ``grid_sampler`` checks, in its order (``want``: the number of dimensions
+    ``grid_sampler_2d``/``_3d`` require; ``grid_sampler`` takes 4 or 5)."""
     ins, gs = list(input.shape), list(grid.shape)
     k = input.dim() - 2
-    if grid.shape[-1] != k:
-        raise RuntimeError(
-            f"grid_sampler(): expected grid to have size {k} in last dimension, but got grid "
-            f"with sizes {gs}"
-        )
     if ins[0] != gs[0]:
         raise RuntimeError(
             "grid_sampler(): expected grid and input to have same batch size, but got input "
             f"with sizes {ins} and grid with sizes {gs}"
+        )
+    if grid.shape[-1] != k:
+        raise RuntimeError(
+            f"grid_sampler(): expected grid to have size {k} in last dimension, but got grid "
+            f"with sizes {gs}"
         )
     for i in range(2, input.dim()):
         if ins[i] == 0:
@@ -266,7 +267,7 @@ def _check_shapes(input: Tensor, grid: Tensor, mode: str) -> None:
                 "grid_sampler(): expected input to have non-empty spatial dimensions, but "
                 f"input has sizes {ins} with dimension {i} being empty"
             )
-    want = 4 if input.dim() == 4 else 5
+    want = want or (4 if input.dim() == 4 else 5)
     if input.dim() != want or grid.dim() != want:
         raise RuntimeError(
             f"grid_sampler(): expected {want}D input and grid with same number of "
@@ -315,7 +316,7 @@ def grid_sample(
             "grid_sampler(): argument 'align_corners' (position 5) must be bool, not "
             f"{type(align_corners).__name__}"
         )
-    _check_shapes(input, grid, mode)
+    check_shapes(input, grid, mode)
     dim = input.dim() - 2
     if not input.is_floating_point() or input.is_complex():
         kernel = "grid_sampler_2d_cpu_kernel_impl" if dim == 2 else "grid_sampler_3d_cpu"
