@@ -21,6 +21,7 @@ import numpy as np
 from funcgrad import lax
 from funcgrad import numpy as fnp
 from funcgrad.numpy._core import check_arraylike
+from funcgrad.sharding import auto_axes
 
 __all__ = ["segment_max", "segment_min", "segment_prod", "segment_sum"]
 
@@ -63,6 +64,7 @@ def _segment(
     unique_indices: bool,
     bucket_size: int | None,
     mode: Any,
+    out_sharding: Any = None,
 ) -> Any:
     name = f"segment_{kind}"
     check_arraylike(name, data, segment_ids)
@@ -81,6 +83,12 @@ def _segment(
     if num_segments < 0:
         raise ValueError("num_segments must be non-negative.")
     mode = lax.GatherScatterMode.FILL_OR_DROP if mode is None else mode
+    if out_sharding is not None:
+        spec = getattr(out_sharding, "spec", out_sharding)
+        if kind != "sum" and spec.unreduced:
+            raise NotImplementedError(f"unreduced for {kind} is not yet supported.")
+        if bucket_size is not None:
+            raise NotImplementedError(f"{name}: out_sharding with bucket_size")
     dtype, rest = data.dtype, data.shape[1:]
     window = tuple(range(1, data.ndim))
     if bucket_size is None:
@@ -96,15 +104,21 @@ def _segment(
         inserted_window_dims=inserted,
         scatter_dims_to_operand_dims=inserted,
     )
-    res = _SCATTER[kind](
-        init,
-        index,
-        data,
-        dnums,
-        indices_are_sorted=indices_are_sorted,
-        unique_indices=unique_indices,
-        mode=mode,
-    )
+
+    def scatter(init: Any, index: Any, data: Any) -> Any:
+        return _SCATTER[kind](
+            init,
+            index,
+            data,
+            dnums,
+            indices_are_sorted=indices_are_sorted,
+            unique_indices=unique_indices,
+            mode=mode,
+        )
+
+    if out_sharding is not None:  # JAX's: the scatter with the mesh's axes automatic
+        return auto_axes(scatter, out_sharding=out_sharding)(init, index, data)
+    res = scatter(init, index, data)
     if bucket_size is not None:
         res = _REDUCE[kind](res, axis=0).astype(dtype)
     return res
@@ -118,11 +132,12 @@ def segment_sum(
     unique_indices: bool = False,
     bucket_size: int | None = None,
     mode: Any = None,
+    out_sharding: Any = None,
 ) -> Any:
     """The sum of the rows of ``data`` in each segment (0 for an empty one)."""
     return _segment(
         "sum", data, segment_ids, num_segments, indices_are_sorted, unique_indices,
-        bucket_size, mode,
+        bucket_size, mode, out_sharding,
     )  # fmt: skip
 
 
@@ -134,11 +149,12 @@ def segment_prod(
     unique_indices: bool = False,
     bucket_size: int | None = None,
     mode: Any = None,
+    out_sharding: Any = None,
 ) -> Any:
     """The product of the rows of ``data`` in each segment (1 for an empty one)."""
     return _segment(
         "prod", data, segment_ids, num_segments, indices_are_sorted, unique_indices,
-        bucket_size, mode,
+        bucket_size, mode, out_sharding,
     )  # fmt: skip
 
 
@@ -150,12 +166,13 @@ def segment_max(
     unique_indices: bool = False,
     bucket_size: int | None = None,
     mode: Any = None,
+    out_sharding: Any = None,
 ) -> Any:
     """The maximum of the rows of ``data`` in each segment (``-inf``, the dtype's
     minimum or ``False`` for an empty one)."""
     return _segment(
         "max", data, segment_ids, num_segments, indices_are_sorted, unique_indices,
-        bucket_size, mode,
+        bucket_size, mode, out_sharding,
     )  # fmt: skip
 
 
@@ -167,10 +184,11 @@ def segment_min(
     unique_indices: bool = False,
     bucket_size: int | None = None,
     mode: Any = None,
+    out_sharding: Any = None,
 ) -> Any:
     """The minimum of the rows of ``data`` in each segment (``inf``, the dtype's
     maximum or ``True`` for an empty one)."""
     return _segment(
         "min", data, segment_ids, num_segments, indices_are_sorted, unique_indices,
-        bucket_size, mode,
+        bucket_size, mode, out_sharding,
     )  # fmt: skip

@@ -186,7 +186,7 @@ def shard_map(
                 )
             _check_mesh(mesh, axis_names)
         elif mesh.empty:
-            raise ValueError(f"shard_map requires a non-empty mesh, got {mesh!r}")
+            raise ValueError(f"shard_map requires a non-empty mesh. Got {mesh}")
         all_leaves, in_tree = tree_flatten(args)
         in_specs = given_specs
         if in_specs is _INFER:
@@ -287,12 +287,36 @@ def _run(operands: list, body: Program, mesh: Mesh, specs_in, specs_out, check_v
     }
     if is_tracing() or any(isinstance(x, Tracer) for x in operands):
         return smp.shard_map_p.bind(*operands, **params)
+    if isinstance(mesh, AbstractMesh):
+        params["mesh"] = _mesh_of_operands(operands, mesh)
     # eagerly: the one-equation program, compiled (cached by its structure), so that it
     # runs on arrays spread over several processes too
     with new_builder("shard_map") as b:
         ins = [b.new_arg(to_aval(x)) for x in operands]
         prog = b.build(smp.shard_map_p.bind(*ins, **params))
     return compile_cache.compiled(prog, name="shard_map")(*operands)
+
+
+def _mesh_of_operands(operands: list, mesh: AbstractMesh) -> Mesh:
+    """The devices of an eager ``shard_map`` given an abstract mesh: those of its operands'
+    ``NamedSharding``s, which must have the mesh's shape (JAX's eager rule and errors)."""
+    found: Any = mesh
+    for x in operands:
+        s = getattr(x, "sharding", None)
+        if isinstance(s, jax.sharding.NamedSharding) and not s.mesh.is_scalar:
+            if s.mesh.shape_tuple != mesh.shape_tuple:
+                raise ValueError(
+                    f"Mesh shape of the input {s.mesh.shape_tuple} does not match the mesh "
+                    f"shape passed to shard_map  {mesh.shape_tuple} for shape "
+                    f"{to_aval(x).str_short()}"
+                )
+            found = s.mesh
+    if isinstance(found, AbstractMesh):
+        raise ValueError(
+            "Please pass `jax.Array`s with a `NamedSharding` as input to `shard_map` when "
+            "passing `AbstractMesh` to the mesh argument."
+        )
+    return found
 
 
 # --------------------------------------------------------------------------- check_vma

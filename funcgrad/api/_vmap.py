@@ -15,7 +15,7 @@ from funcgrad.api import _levels
 from funcgrad.api._tracing import _check_leaf, broadcast_prefix, check_callable
 from funcgrad.api._vmap_errors import check_mapped_splits, inconsistent_sizes
 from funcgrad.control_flow import scan
-from funcgrad.core import tiers
+from funcgrad.core import sharding_types, tiers
 from funcgrad.core.errors import user_frame, where
 from funcgrad.core.interp import UNKNOWN, Tracer, bind, is_tracing, new_builder, to_aval
 from funcgrad.core.ir import SHARDING_TYPES, Program
@@ -335,7 +335,11 @@ def vmap(
                     f"vmap with chunk_size={chunk_size} and collectives over axis_name="
                     f"{axis_name!r}: a collective would see one chunk at a time"
                 )
-        with col.batching_axis(axis_name), spmd_axis(spmd_axis_name):
+        with (
+            col.batching_axis(axis_name),
+            spmd_axis(spmd_axis_name),
+            sharding_types.vmap_explicit_axes(ema),
+        ):
             if chunk_size is not None and chunk_size < size:
                 outs, ods = _chunked(prog, arg_leaves, arg_dims, size, chunk_size)
             elif is_tracing():

@@ -18,13 +18,16 @@ by ``funcgrad.sharding`` and ``fg.device_put``): untyped programs trace as befor
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 import jax
 from jax.sharding import AxisType, NamedSharding, PartitionSpec, SingleDeviceSharding
 
 from funcgrad.core import partial_sums
+from funcgrad.core.errors import ShardingTypeError
 from funcgrad.core.ir import SHARDING_TYPES, Aval, Eqn, aval_of, typed_sharding
 from funcgrad.core.zeros import is_zero
 
@@ -112,12 +115,49 @@ def named(sharding: Any) -> NamedSharding:
     return sharding
 
 
+class _VmapAxes(threading.local):
+    def __init__(self) -> None:
+        #: the explicit mesh axes each running ``vmap`` rewrite's mapped dimensions are
+        #: split over (JAX's ``axis_data.explicit_mesh_axis``), innermost last
+        self.stack: list[Any] = []
+
+
+_VMAP_AXES = _VmapAxes()
+
+
+@contextmanager
+def vmap_explicit_axes(axes: tuple | None) -> Iterator[None]:
+    """Within the block a ``vmap`` rewrite batches values whose mapped dimensions are split
+    over the explicit mesh ``axes`` (``None``: not split): an ``out_sharding`` batched
+    there (:func:`batched`) splits its batch axis over them, as JAX's."""
+    _VMAP_AXES.stack.append(axes)
+    try:
+        yield
+    finally:
+        _VMAP_AXES.stack.pop()
+
+
+def vmap_entry(mesh: Any = None) -> Any:
+    """The spec entry of the innermost running ``vmap``'s batch axis: the explicit mesh
+    axes its mapped dimensions are split over, or ``None`` (also where ``mesh``, that of
+    the sharding batched, does not have them explicit: inside ``auto_axes``)."""
+    axes = _VMAP_AXES.stack[-1] if _VMAP_AXES.stack else None
+    if not axes:
+        return None
+    if mesh is not None:
+        kinds = dict(zip(mesh.axis_names, mesh.axis_types))
+        if any(kinds.get(a) != AxisType.Explicit for a in axes):
+            return None
+    return axes[0] if len(axes) == 1 else tuple(axes)
+
+
 def batched(sharding: NamedSharding, ndim: int, dim: int) -> NamedSharding:
-    """``sharding`` of an ``ndim``-dimensional value with an unsplit batch axis inserted
-    at ``dim``."""
+    """``sharding`` of an ``ndim``-dimensional value with a batch axis inserted at ``dim``,
+    split as the running ``vmap``'s mapped dimensions are (:func:`vmap_entry`; JAX's
+    ``get_sharding_for_vmap``)."""
     parts = sharding.spec.partitions
     spec = list(parts) + [None] * (ndim - len(parts))
-    spec.insert(dim, None)
+    spec.insert(dim, vmap_entry(sharding.mesh))
     return NamedSharding(sharding.mesh, sharding.spec.update(partitions=tuple(spec)))
 
 
@@ -329,23 +369,64 @@ def _axes_size(mesh: Any, entry: Any) -> int:
     return out
 
 
+def varying_out_shape(x: Aval, shape: Sequence[int], name: str) -> tuple:
+    """The spec of a result of ``shape`` cut or padded from ``x`` (a slice, a pad, a
+    split's piece): ``x``'s, as JAX types it; a split dimension whose new size does not
+    divide over its axes is JAX's ``ShardingTypeError`` (uneven splits have no type)."""
+    spec = spec_of(x)
+    if x.sharding is None:
+        return spec
+    mesh = x.sharding.mesh
+    for e, n, m in zip(spec, shape, x.shape, strict=True):
+        if e is not None and n != m and n % _axes_size(mesh, e) != 0:
+            raise ShardingTypeError(
+                f"{name} on sharded dims where out dim ({n}) is not divisible by mesh axes "
+                f"({_axes_size(mesh, e)}) with spec ({_entry_str(e)}) is not implemented. Got "
+                f"input type={x.str_short()} and output shape={tuple(shape)}"
+            )
+    return spec
+
+
+def _entry_str(e: Any) -> str:
+    return ",".join(e) if isinstance(e, tuple) else str(e)
+
+
 def slice_rule(avals: list[Aval], outs: list[Aval], **params: Any) -> list[Aval]:
-    """``slice``: a split dimension keeps its split where the slice's length still
-    divides over the axes (JAX refuses the rest: its lowering raises)."""
+    """``slice``: the operand's splits (:func:`varying_out_shape`)."""
     x, out = avals[0], outs[0]
     if x.sharding is None:
         return outs
-    mesh = x.sharding.mesh
-    spec = [
-        e if e is not None and (n == m or n % _axes_size(mesh, e) == 0) else None
-        for e, n, m in zip(spec_of(x), out.shape, x.shape, strict=True)
-    ]
-    return [typed(out, spec, mesh)]
+    return [typed(out, varying_out_shape(x, out.shape, "slicing"), x.sharding.mesh)]
+
+
+def pad_rule(avals: list[Aval], outs: list[Aval], **params: Any) -> list[Aval]:
+    """``pad``: the operand's splits (:func:`varying_out_shape`)."""
+    x, out = avals[0], outs[0]
+    if x.sharding is None:
+        return outs
+    return [typed(out, varying_out_shape(x, out.shape, "padding"), x.sharding.mesh)]
+
+
+def concatenate_rule(avals: list[Aval], outs: list[Aval], **params: Any) -> list[Aval]:
+    """``concatenate``: the operands' common sharding, as JAX's rule; typed operands split
+    otherwise than each other are JAX's ``ShardingTypeError``. (An untyped operand, a
+    constant, joins any: JAX would type it replicated.)"""
+    typed_ = [a for a in avals if a.sharding is not None]
+    if not typed_:
+        return outs
+    spec, mesh = spec_of(typed_[0]), typed_[0].sharding.mesh
+    if any(spec_of(a) != spec or a.sharding.mesh != mesh for a in typed_[1:]):
+        shown = ", ".join(str(a.sharding) for a in typed_)
+        raise ShardingTypeError(
+            f"All operands should have the same sharding. Got shardings {shown}"
+        )
+    return [typed(outs[0], spec, mesh)]
 
 
 def same_size_rule(avals: list[Aval], outs: list[Aval], **params: Any) -> list[Aval]:
-    """Slicing, padding, reversing, concatenating: a dimension keeps its operands' split
-    where its size is unchanged (the first operand's, merged with the others')."""
+    """Reversing (and any op whose dimensions keep their sizes): a dimension keeps its
+    operands' split where its size is unchanged (the first operand's, merged with the
+    others')."""
     out = outs[0]
     same = [a for a in avals if a.ndim == out.ndim and a.sharding is not None]
     if not same:
@@ -460,15 +541,24 @@ def operand_rule(avals: list[Aval], outs: list[Aval], **params: Any) -> list[Ava
 def conv_rule(
     avals: list[Aval], outs: list[Aval], *, dimension_numbers: Any, **params: Any
 ) -> list[Aval]:
-    """``conv_general_dilated``, as JAX types it: with the kernel unsplit and the input's
-    feature dimension unsplit, the input's splits by position (:func:`varying_shape_rule`);
-    otherwise JAX asks for ``out_sharding`` (untyped here, its lowering raises)."""
+    """``conv_general_dilated``, as JAX types it: a given ``out_sharding`` is the result's
+    type; otherwise, with the kernel unsplit and the input's feature dimension unsplit,
+    the input's splits by position (:func:`varying_out_shape`), and anything else JAX's
+    ``ShardingTypeError`` asking for ``out_sharding``."""
+    placed = params.get("out_sharding")
+    if placed is not None:
+        parts = tuple(placed.spec.partitions)
+        return [typed(outs[0], parts + (None,) * (outs[0].ndim - len(parts)), placed.mesh)]
     lhs, rhs = avals
-    if lhs.sharding is None or rhs.sharding is not None:
+    if lhs.sharding is None and rhs.sharding is None:
         return outs
-    if spec_of(lhs)[dimension_numbers[0][1]] is not None:
-        return outs
-    return varying_shape_rule(avals, outs)
+    if rhs.sharding is not None or spec_of(lhs)[dimension_numbers[0][1]] is not None:
+        raise ShardingTypeError(
+            "Please specify the output sharding via `out_sharding` parameter of "
+            "`conv_general_dilated`"
+        )
+    spec = varying_out_shape(lhs, outs[0].shape, "conv_general_dilated")
+    return [typed(outs[0], spec, lhs.sharding.mesh)]
 
 
 #: how a traced or concrete value is resharded to a ``NamedSharding`` (installed by

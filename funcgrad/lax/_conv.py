@@ -157,9 +157,11 @@ def conv_general_dilated(
     batch_group_count: int = 1,
     precision: Any = None,
     preferred_element_type: Any = None,
+    out_sharding: Any = None,
 ) -> Any:
     """General n-d convolution with strides, padding, dilations and groups, as
-    ``jax.lax.conv_general_dilated``.
+    ``jax.lax.conv_general_dilated``; ``out_sharding`` types the result over explicit
+    mesh axes (where JAX cannot infer it: a split kernel or feature dimension).
 
     ``padding`` is ``'SAME'``, ``'SAME_LOWER'``, ``'VALID'`` or ``(lo, hi)`` pairs;
     ``dimension_numbers`` is ``None`` (``NCHW``/``OIHW``/``NCHW``), layout strings or a
@@ -214,6 +216,7 @@ def conv_general_dilated(
         feature_group_count=feature_group_count,
         batch_group_count=batch_group_count,
         preferred_element_type=preferred_element_type,
+        out_sharding=out_sharding,
     )
 
 

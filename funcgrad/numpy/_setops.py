@@ -16,9 +16,9 @@ from typing import Any
 
 import numpy as np
 
-from funcgrad.core import dtypes
+from funcgrad.core import dtypes, sharding_types
 from funcgrad.core.array_row import ArrayRow, TorchArrayForm, TorchParam
-from funcgrad.core.errors import ConcretizationTypeError
+from funcgrad.core.errors import ConcretizationTypeError, ShardingTypeError
 from funcgrad.core.interp import Tracer
 from funcgrad.numpy import _creation, _indexing, _info, _reductions, _shape, _ufuncs
 from funcgrad.numpy._core import (
@@ -37,6 +37,7 @@ from funcgrad.primitives import indexing as ix
 from funcgrad.primitives import public_forms
 from funcgrad.primitives import shape as sh
 from funcgrad.primitives.sort import sort
+from funcgrad.sharding import auto_axes
 
 
 def _int() -> np.dtype:
@@ -439,9 +440,12 @@ def bincount(
     minlength: int = 0,
     *,
     length: int | None = None,
+    out_sharding: Any = None,
 ) -> Any:
     """Count (or sum ``weights`` of) each non-negative integer in ``x``; ``length`` fixes the
-    output length (larger values are dropped) so it traces under ``jit``."""
+    output length (larger values are dropped) so it traces under ``jit``; ``out_sharding``
+    (replicated, or unreduced over every mesh axis: each device's count of its own share)
+    computes the counts with the mesh's axes automatic, as JAX's."""
     x = as_array(x, "bincount")
     if dtypes.kind(aval(x).dtype) > 1:
         raise TypeError(f"bincount: x argument must have an integer type; got {aval(x).dtype}")
@@ -466,6 +470,25 @@ def bincount(
         w = _creation.asarray(weights)
         if aval(w).shape != aval(x).shape:
             w = _shape.broadcast_to(w, aval(x).shape)
+    if out_sharding is not None:
+        target = sharding_types.named(out_sharding)
+        spec = target.spec
+        if (
+            spec.partitions
+            or spec.reduced
+            or (spec.unreduced and set(spec.unreduced) != set(target.mesh.axis_names))
+        ):
+            raise ShardingTypeError(
+                "out_sharding passed to `jnp.bincount` can only be fully replicated or fully "
+                "unreduced along all mesh axes"
+            )
+        return auto_axes(lambda x, w: _counts(x, w, length), out_sharding=target)(x, w)
+    return _counts(x, w, length)
+
+
+def _counts(x: Any, w: Any, length: int) -> Any:
+    """``bincount``'s scatter: the weights ``w`` added at ``x`` (clipped at 0; those at or
+    past ``length`` dropped)."""
     idx = _ufuncs.maximum(convert(x, _int()), 0)
     w = _ufuncs.where(_ufuncs.less(idx, length), w, _creation.zeros((), aval(w).dtype))
     base = _creation.zeros((length,), aval(w).dtype)

@@ -103,10 +103,11 @@ def reshape(
     return out(sh.reshape(a, shape, out_sharding=out_sharding))
 
 
-def ravel(a: ArrayLike, order: str = "C") -> Any:
-    """Flatten to 1-D."""
+def ravel(a: ArrayLike, order: str = "C", *, out_sharding: Any = None) -> Any:
+    """Flatten to 1-D; ``out_sharding`` types the result over explicit mesh axes (as
+    ``reshape``'s)."""
     check_arraylike("ravel", a)
-    return reshape(a, (-1,), order)
+    return reshape(a, (-1,), order, out_sharding=out_sharding)
 
 
 def transpose(a: ArrayLike, axes: Sequence[int] | None = None) -> Any:

@@ -42,6 +42,7 @@ from funcgrad.numpy._core import (
     user_dtype,
 )
 from funcgrad.numpy._setops import bincount, searchsorted
+from funcgrad.sharding import auto_axes
 
 
 def _no_out(name: str, o: Any) -> None:
@@ -409,11 +410,21 @@ def percentile(
     *,
     weights: ArrayLike | None = None,
     interpolation: Any = None,
+    out_sharding: Any = None,
 ) -> Any:
-    """The ``q``-th percentiles (``q`` in [0, 100])."""
+    """The ``q``-th percentiles (``q`` in [0, 100]); with ``out_sharding`` computed with the
+    mesh's axes automatic and placed by it (as JAX's)."""
     check_arraylike("percentile", a, q)
     q = _ufuncs.true_divide(q, 100.0)
-    return _quantile("percentile", a, q, axis, method, keepdims, False, out, interpolation, weights)
+
+    def run(a: Any, q: Any, weights: Any) -> Any:
+        return _quantile(
+            "percentile", a, q, axis, method, keepdims, False, out, interpolation, weights
+        )
+
+    if out_sharding is not None:
+        return auto_axes(run, out_sharding=out_sharding)(a, q, weights)
+    return run(a, q, weights)
 
 
 def nanpercentile(

@@ -304,7 +304,12 @@ def _dot_general_batch(
         nxf = len(_free(to_aval(x).ndim, lc, lb))
         out_dim = len(lb) + nxf + _free(to_aval(y).ndim, rc, rb).index(yd)
     if out_sharding is not None:
-        out_sharding = batched_sharding(out_sharding, n_out, out_dim)
+        out_sharding = batched_sharding(
+            out_sharding,
+            n_out,
+            out_dim,
+            sharding_types.vmap_entry(getattr(out_sharding, "mesh", None)),
+        )
     out = dot_general(x, y, ((lc, rc), (lb, rb)), preferred_element_type, out_sharding=out_sharding)
     return out, out_dim
 

@@ -571,7 +571,7 @@ def _pad_lower(x: Any, padding_value: Any, *, padding_config: tuple) -> Any:
 
 
 pad_p.lower = _pad_lower
-pad_p.sharding_rule = sharding_types.same_size_rule
+pad_p.sharding_rule = sharding_types.pad_rule
 
 
 @pad_p.def_host
@@ -717,7 +717,7 @@ def _concatenate_lower(*xs: Any, dimension: int) -> Any:
 
 
 concatenate_p.lower = _concatenate_lower
-concatenate_p.sharding_rule = sharding_types.same_size_rule
+concatenate_p.sharding_rule = sharding_types.concatenate_rule
 concatenate_p.host = lambda *xs, dimension: np.concatenate(xs, axis=dimension)
 
 

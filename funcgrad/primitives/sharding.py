@@ -148,9 +148,13 @@ def batched_sharding(sharding: Any, ndim: int, dim: int, spmd: Any = None) -> An
 @sharding_constraint_p.def_batch
 def _batch(args: list, dims: list, *, sharding: Any, kind: str) -> tuple:
     (x,), (d,) = args, dims
-    # (a reshard's batch axis stays as its operand's type has it, as JAX's batching of
-    # ``reshard``; a constraint's is split over the ``vmap``'s spmd axes)
-    spmd = _SPMD.names[-1] if _SPMD.names and kind == "constraint" else None
+    # (a reshard's batch axis is split as the vmap's mapped dimensions are, as JAX's
+    # batching of ``reshard``; a constraint's is split over the ``vmap``'s spmd axes)
+    if kind == "constraint":
+        spmd = _SPMD.names[-1] if _SPMD.names else None
+    else:
+        mesh = getattr(sharding, "mesh", jax.sharding.get_abstract_mesh())
+        spmd = sharding_types.vmap_entry(mesh)
     s = batched_sharding(sharding, x.ndim - 1, d, spmd)
     return bind(sharding_constraint_p, x, sharding=s, kind=kind), d
 

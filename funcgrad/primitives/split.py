@@ -51,8 +51,17 @@ split_p.host = lambda x, *, sizes, axis: np.split(
 
 
 def _split_sharding(avals: list[Aval], outs: list[Aval], **params: Any) -> list[Aval]:
-    """Each piece keeps the operand's split in the dimensions whose size it keeps."""
-    return [sharding_types.same_size_rule(avals, [o])[0] for o in outs]
+    """Each piece keeps the operand's splits, as JAX's rule (a split dimension cut into
+    pieces that do not divide over its axes is JAX's ``ShardingTypeError``)."""
+    x = avals[0]
+    if x.sharding is None:
+        return outs
+    return [
+        sharding_types.typed(
+            o, sharding_types.varying_out_shape(x, o.shape, "split"), x.sharding.mesh
+        )
+        for o in outs
+    ]
 
 
 split_p.sharding_rule = _split_sharding

@@ -159,6 +159,9 @@ def make_swap() -> Swap:
         ours = importlib.import_module("funcgrad.sharding")
         for name in ("AxisType", "get_abstract_mesh", "AbstractMesh", "Mesh"):
             mod.__dict__[name] = getattr(ours, name)
+        # the empty meshes are values of those classes (funcgrad's meshes are JAX's)
+        mod.__dict__["empty_concrete_mesh"] = ours.Mesh(np.empty((), dtype=object), ())
+        mod.__dict__["empty_abstract_mesh"] = ours.AbstractMesh((), ())
         return mod
 
     def sharding_impls() -> Any:
