@@ -511,15 +511,20 @@ class Family:
             return TemplateOp(tm, dims, make_real)
         if len(self.templates) >= MAX_TEMPLATES:
             return None
-        layout = None  # the fewest dimensions made symbolic: against the closest signature
+        # the fewest dimensions made symbolic (against the closest signature), first among
+        # the layouts whose template would hold at a signature the family has a trace of
+        # (every dimension that differs there a symbol: it can be validated against that
+        # trace at once, not by a new trace at its first use; and it serves more shapes)
+        layout, rank = None, (2, 0)
         for seen in self.recent:
             lay = changed_dims(seen[0], ext)
             if lay is not None and self.pinned:
                 lay = without_positions(lay, self.pinned)
             if lay is None or (self.static_off and _n_sym(lay[:n_static])):
                 continue
-            if layout is None or _n_sym(lay) < _n_sym(layout):
-                layout = lay
+            r = (0 if seen[1] is not None and _covers(lay, seen[0], ext) else 1, _n_sym(lay))
+            if r < rank:
+                layout, rank = lay, r
         if layout is None:
             return None
         single: list = [[True]]
@@ -545,6 +550,18 @@ class Family:
             self.static_off = True
         self.templates.append(tm)
         return TemplateOp(tm, tm.traced_dims, make_real)
+
+
+def _covers(layout: tuple, old: tuple, new: tuple) -> bool:
+    """Whether every dimension in which signatures ``old`` and ``new`` differ is symbolic
+    in ``layout`` (a template of that layout can then match ``old``)."""
+    for a, b, dims in zip(old, new, layout):
+        if dims is None:
+            continue
+        for da, db, k in zip(a[0], b[0], dims):
+            if k is None and da != db:
+                return False
+    return True
 
 
 def _validate_early(tm: Template, recent: list[tuple]) -> None:

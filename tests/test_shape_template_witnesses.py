@@ -112,3 +112,28 @@ def test_a_trace_made_to_validate_at_use_validates_a_later_template():
             np.testing.assert_allclose(got, xs[s] @ ws[n].T, rtol=1e-5, atol=1e-6)
     assert counts[0] > 0 and counts[2] > 0  # (the training shape; the validation at use)
     assert counts[3:] == [0, 0, 0]
+
+
+def test_a_template_that_can_be_validated_at_once_is_preferred():
+    # two recorded calls (traced concretely: a training step at (8, 5) x 7 rows, and
+    # (1, 1) x 6), then a generation without grad. At (1, 2) x 7 the closest signature is
+    # the training step's (the length alone symbolic), but a template of that layout
+    # cannot be checked against any trace the family holds (its batch is 1); the one made
+    # against (1, 1) x 6 (the length and the rows symbolic) is checked against that trace
+    # at once: nothing is traced at the later lengths, of either row count
+    def lin(x, w):
+        return torch.nn.functional.linear(x, w)
+
+    rng = np.random.default_rng(2)
+    calls = [((8, 5), 7), ((1, 1), 6), ((1, 2), 7), ((1, 3), 7), ((1, 3), 6), ((1, 4), 7)]
+    xs = {s: rng.standard_normal((*s, 4)).astype(np.float32) for s, _ in calls}
+    ws = {n: rng.standard_normal((n, 4)).astype(np.float32) for _, n in calls}
+    counts = []
+    for i, (s, n) in enumerate(calls):
+        b = len(_contract._BY_KEY)
+        w = torch.tensor(ws[n], requires_grad=i < 2)
+        with torch.set_grad_enabled(i < 2):
+            got = lin(torch.tensor(xs[s]), w).detach().numpy()
+        counts.append(len(_contract._BY_KEY) - b)
+        np.testing.assert_allclose(got, xs[s] @ ws[n].T, rtol=1e-5, atol=1e-6)
+    assert counts[0] > 0 and counts[1] > 0 and counts[2:] == [0, 0, 0, 0]
