@@ -16,7 +16,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import ml_dtypes
 import numpy as np
 
 from funcgrad import numpy as _fnp
@@ -58,17 +57,7 @@ def itemsize_bits(dtype: Any) -> int:
     ``bool``; ``None`` is refused, as in JAX (NumPy would read it as ``float64``)."""
     if dtype is None:
         raise ValueError("dtype cannot be None.")
-    dt = np.dtype(dtype)
-    if dt == np.dtype(bool):
-        return 8
-    if dt.kind == "c":
-        return dt.itemsize * 8
-    for info in (ml_dtypes.iinfo, ml_dtypes.finfo):  # (ml_dtypes' types have kind "V")
-        try:
-            return int(info(dt).bits)
-        except ValueError:
-            pass
-    return dt.itemsize * 8
+    return _core.bit_width(np.dtype(dtype))
 
 
 def scalar_type_of(x: Any) -> type:

@@ -1,7 +1,8 @@
 """Types over explicit mesh axes that JAX's rules give and funcgrad missed, on 8 CPU
 devices, against JAX: slices, pads and split pieces keep the operand's splits (funcgrad
 dropped a split whose size changed) and refuse a size that does not divide over the
-axes; ``concatenate`` wants its operands split alike; the ``out_sharding`` keywords of
+axes; ``concatenate`` wants its operands split alike; ``bitcast_convert_type`` keeps
+the splits (funcgrad left a changed shape unsplit); the ``out_sharding`` keywords of
 ``ravel``, ``percentile``, ``bincount``, the segment reductions and
 ``conv_general_dilated`` (their values too: an unreduced ``segment_sum``/``bincount``
 leaves each device its own share); and under ``vmap`` over split dimensions an
@@ -85,6 +86,13 @@ SCRIPT = textwrap.dedent(
                 [x, y], 1))(jax.device_put(a, P("x")), b))
             res["concat other"] = outcome(lambda: jit(lambda x, y: lax.concatenate(
                 [x, y], 1))(jax.device_put(a, P("x", "y")), b))
+            narrow = jax.device_put(a, P("x", "y"))
+            res["bitcast narrower"] = outcome(lambda: jit(
+                lambda x: lax.bitcast_convert_type(x, np.uint8))(narrow))
+            res["bitcast wider"] = outcome(lambda: jit(
+                lambda x: lax.bitcast_convert_type(x, np.float32))(
+                    jax.device_put(np.asarray(narrow).view(np.uint8).reshape(4, 4, 4),
+                                   P("x", "y"))))
             res["ravel"] = outcome(lambda: jit(lambda x: np_.ravel(x, out_sharding=P("x")))(
                 jax.device_put(a, P("x", "y"))))
             res["percentile"] = outcome(lambda: jit(
@@ -182,7 +190,7 @@ def _keys(result: dict, prefix: str) -> list[str]:
     return keys
 
 
-@pytest.mark.parametrize("prefix", ["cut", "slice odd", "split odd", "concat"])
+@pytest.mark.parametrize("prefix", ["cut", "slice odd", "split odd", "concat", "bitcast"])
 def test_slices_pads_splits_concatenations(result, prefix):
     # (funcgrad dropped the split of a dimension whose size changed, and typed the odd
     # slice and split unsplit where JAX raises ShardingTypeError)

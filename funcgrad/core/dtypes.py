@@ -11,6 +11,7 @@ import functools
 from typing import Any
 
 import jax
+import ml_dtypes
 import numpy as np
 
 bfloat16 = np.dtype(jax.numpy.bfloat16)
@@ -25,6 +26,22 @@ try:  # (``jax.config.jax_enable_x64`` is a Python property reading this state: 
     _X64_STATE.value  # noqa: B018  (the attribute this module reads: fail here, not later)
 except (ImportError, AttributeError):  # pragma: no cover - another JAX layout
     _X64_STATE = None
+
+
+@functools.lru_cache(maxsize=64)
+def bit_width(dtype: np.dtype) -> int:
+    """The number of bits of one element of ``dtype``: the format's width for the
+    sub-byte types (``int4``: 4, ``float6_e2m3fn``: 6; NumPy's itemsize says 8), 8 for
+    ``bool``."""
+    dt = np.dtype(dtype)
+    if dt == np.dtype(bool) or dt.kind == "c":
+        return dt.itemsize * 8
+    for info in (ml_dtypes.iinfo, ml_dtypes.finfo):  # (ml_dtypes' types have kind "V")
+        try:
+            return int(info(dt).bits)
+        except ValueError:
+            pass
+    return dt.itemsize * 8
 
 
 def x64_enabled() -> bool:

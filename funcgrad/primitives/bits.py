@@ -10,10 +10,11 @@ from __future__ import annotations
 
 from typing import Any
 
+import ml_dtypes
 import numpy as np
 from jax import lax
 
-from funcgrad.core import dtypes
+from funcgrad.core import dtypes, sharding_types
 from funcgrad.core.interp import bind, to_aval
 from funcgrad.core.ir import Aval
 from funcgrad.core.primitive import Example, Primitive, TorchForm
@@ -113,7 +114,7 @@ bitcast_convert_type_p = Primitive("bitcast_convert_type", family=FAMILY, differ
 
 @bitcast_convert_type_p.def_abstract_eval
 def _bitcast_abstract_eval(x: Aval, *, new_dtype: np.dtype) -> Aval:
-    a, b = x.dtype.itemsize, new_dtype.itemsize
+    a, b = dtypes.bit_width(x.dtype), dtypes.bit_width(new_dtype)
     if a == b:
         shape = x.shape
     elif a > b:
@@ -130,6 +131,20 @@ def _bitcast_abstract_eval(x: Aval, *, new_dtype: np.dtype) -> Aval:
     return Aval(shape, new_dtype, False)
 
 
+def _bitcast_sharding(avals: list[Aval], outs: list[Aval], **params: Any) -> list[Aval]:
+    """The operand's splits, as JAX types them: an unsplit trailing dimension added for a
+    narrower type, the (unsplit) last one dropped for a wider one."""
+    x, out = avals[0], outs[0]
+    if x.sharding is None:
+        return outs
+    spec = sharding_types.spec_of(x)
+    spec = (*spec, None)[: out.ndim] if out.ndim >= x.ndim else spec[: out.ndim]
+    return [sharding_types.typed(out, spec, x.sharding.mesh)]
+
+
+bitcast_convert_type_p.sharding_rule = _bitcast_sharding
+
+
 @bitcast_convert_type_p.def_lower
 def _bitcast_lower(x: Any, *, new_dtype: np.dtype) -> Any:
     if isinstance(x, (int, float, complex)):
@@ -140,7 +155,9 @@ def _bitcast_lower(x: Any, *, new_dtype: np.dtype) -> Any:
 @bitcast_convert_type_p.def_batch
 def _bitcast_batch(args: list, dims: list, *, new_dtype: np.dtype) -> tuple:
     (x,), (d,) = args, dims
-    if d == to_aval(x).ndim - 1 and to_aval(x).dtype.itemsize != new_dtype.itemsize:
+    if d == to_aval(x).ndim - 1 and dtypes.bit_width(to_aval(x).dtype) != dtypes.bit_width(
+        new_dtype
+    ):
         x, d = moveaxis(x, d, 0), 0
     return bind(bitcast_convert_type_p, x, new_dtype=new_dtype), d
 
@@ -236,8 +253,35 @@ def _bitcast_host(x: Any, *, new_dtype: np.dtype) -> Any:
     x = np.asarray(x)
     if not x.flags.c_contiguous:  # (not np.ascontiguousarray: it makes a 0-d array 1-d)
         x = x.copy(order="C")
+    a, b = dtypes.bit_width(x.dtype), dtypes.bit_width(np.dtype(new_dtype))
+    if min(a, b) < 8:  # a sub-byte type: one element per byte in NumPy, packed in XLA
+        return _bitcast_packed(x, np.dtype(new_dtype), a, b)
     a, b = x.dtype.itemsize, np.dtype(new_dtype).itemsize
     if a < b:  # the last dimension's b // a pieces become one element
         return x.view(new_dtype).reshape(x.shape[:-1])
     out = x.view(new_dtype)
     return out if a == b else out.reshape((*x.shape, a // b))
+
+
+def _bitcast_packed(x: np.ndarray, dt: np.dtype, a: int, b: int) -> np.ndarray:
+    """``bitcast_convert_type`` where either type is narrower than a byte (``int4``...):
+    XLA packs the narrow elements little-endian into the wider one (the first element in
+    the lowest bits); NumPy holds each sub-byte element in a byte of its own."""
+    if a < 8:
+        raw = x.view(np.uint8).astype(np.uint64) & np.uint64((1 << a) - 1)
+    else:
+        raw = x.view(np.dtype(f"uint{a}")).astype(np.uint64)
+    if a < b:  # the last dimension's pieces, first piece lowest
+        shifts = np.arange(b // a, dtype=np.uint64) * np.uint64(a)
+        raw = np.bitwise_or.reduce(raw << shifts, axis=-1)
+    elif a > b:
+        shifts = np.arange(a // b, dtype=np.uint64) * np.uint64(b)
+        raw = (raw[..., None] >> shifts) & np.uint64((1 << b) - 1)
+    if b >= 8:
+        return raw.astype(np.dtype(f"uint{b}")).view(dt)
+    if dtypes.is_integer(dt) and ml_dtypes.iinfo(dt).min < 0:  # two's complement
+        signed = raw.astype(np.int64) - ((raw >> np.uint64(b - 1)) << np.uint64(b)).astype(np.int64)
+        return signed.astype(dt)
+    if dtypes.is_integer(dt):
+        return raw.astype(dt)
+    return raw.astype(np.uint8).view(dt)  # (a sub-byte float: its code in the low bits)
