@@ -67,6 +67,8 @@ def _legacy_new(self: Tensor, *args: Any, device: Any = None, **kwargs: Any) -> 
         return _creation._factory(0, tuple(int(a) for a in args), self.dtype, False, where)
     if len(args) == 1 and isinstance(args[0], Size):
         return _creation._factory(0, tuple(args[0]), self.dtype, False, where)
+    if len(args) == 1 and isinstance(args[0], _views.UntypedStorage):
+        return _new_of_storage(self, args[0])
     if len(args) == 1 and isinstance(args[0], Tensor):
         other = args[0]
         if other.dtype != self.dtype:
@@ -81,6 +83,21 @@ def _legacy_new(self: Tensor, *args: Any, device: Any = None, **kwargs: Any) -> 
         "new() received an invalid combination of arguments - got "
         f"({', '.join(type(a).__name__ for a in args)})"
     )
+
+
+def _new_of_storage(self: Tensor, storage: _views.UntypedStorage) -> Tensor:
+    """``Tensor.new(storage)``: a 1-D tensor of ``self``'s dtype over the whole storage,
+    sharing its memory (a typed storage must be of ``self``'s dtype, as PyTorch's)."""
+    if isinstance(storage, _views.TypedStorage) and storage.dtype != self.dtype:
+        raise RuntimeError(
+            f"Expected a Storage of type {_dt.scalar_type_name(self._npdtype)} or an "
+            f"UntypedStorage, but got type {_dt.scalar_type_name(_dt.np_dtype(storage.dtype))} "
+            "for argument 1 'storage'"
+        )
+    root = storage._root
+    if root._npdtype != self._npdtype:
+        return root.reshape(-1).view(self.dtype)
+    return root.reshape(-1)
 
 
 def _invert(self: Tensor) -> Tensor:

@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from compat._core import bitcast as _bitcast
+from compat._core import dtypes as _dt
 from compat._core import grad_mode as _gm
 from compat._core import tensor as _tensor
 from compat._core.device import dev_scalar as _dev_scalar
@@ -99,14 +100,25 @@ def storage_key(t: Tensor) -> int:
 
 class UntypedStorage:
     """What ``Tensor.untyped_storage()`` shows of the memory a tensor aliases: equal
-    ``data_ptr()`` for tensors sharing it, its size in bytes."""
+    ``data_ptr()`` for tensors sharing it, its size in bytes, its bytes (read: a storage is
+    the root tensor's memory, written through tensors only)."""
 
-    def __init__(self, t: Tensor) -> None:
+    def __init__(self, *args: Any, device: Any = None) -> None:
+        """``UntypedStorage(size | sequence of bytes)``: new memory of bytes (PyTorch's
+        constructor); compat's own ``UntypedStorage(tensor)``: the memory ``tensor`` aliases."""
+        t = args[0] if len(args) == 1 and isinstance(args[0], Tensor) else None
+        if t is None:
+            t = new_memory(args, np.dtype(np.uint8), type(self).__name__)
         self._st = _root_cell(t)
         self._root = t if t._view is None else t._view.root
 
     def data_ptr(self) -> int:
         return id(self._st)
+
+    @property
+    def _cdata(self) -> int:
+        """The number identifying the storage (PyTorch's: its StorageImpl's address)."""
+        return self.data_ptr()
 
     def nbytes(self) -> int:
         a = self._st.array
@@ -114,8 +126,63 @@ class UntypedStorage:
 
     size = __len__ = nbytes
 
+    def element_size(self) -> int:
+        return 1
+
+    @property
+    def device(self) -> Any:
+        return self._root.device
+
+    @property
+    def is_cuda(self) -> bool:
+        return self._root.is_cuda
+
+    def _elements(self) -> np.ndarray:
+        """The memory's elements (bytes here), flat."""
+        return np.ascontiguousarray(np.asarray(self._st.array)).reshape(-1).view(np.uint8)
+
+    def tolist(self) -> list:
+        return self._elements().tolist()
+
+    def __getitem__(self, idx: Any) -> Any:
+        if isinstance(idx, slice):
+            raise TypeError("compat: slices of a storage (storage views) are not supported")
+        n = len(self)
+        i = _index_int(idx)
+        if not -n <= i < n:
+            raise IndexError(f"index {i} out of range for storage of size {n}")
+        return self._elements()[i].item()
+
+    def __sizeof__(self) -> int:
+        return object.__sizeof__(self) + self.nbytes()
+
     def __repr__(self) -> str:
         return f"compat UntypedStorage of {self.nbytes()} bytes at {hex(self.data_ptr())}"
+
+
+def new_memory(args: tuple, npd: np.dtype, name: str) -> Tensor:
+    """The root tensor of a new storage made by PyTorch's constructor forms: ``()`` empty,
+    ``(n,)`` ``n`` zeros (PyTorch leaves them uninitialised), ``(sequence,)`` its elements."""
+    if not args:
+        data = np.zeros(0, npd)
+    elif (
+        len(args) == 1 and isinstance(args[0], (int, np.integer)) and not isinstance(args[0], bool)
+    ):
+        if args[0] < 0:
+            raise RuntimeError(f"{name}(): size must be non-negative, got {int(args[0])}")
+        data = np.zeros(int(args[0]), npd)
+    elif len(args) == 1 and isinstance(args[0], (list, tuple)):
+        data = np.asarray(args[0]).astype(npd).reshape(-1)
+    else:
+        kinds = ", ".join(type(a).__name__ for a in args)
+        raise TypeError(f"{name}(): expected a size, a sequence or nothing, got ({kinds})")
+    return Tensor._make(data, False)
+
+
+def _index_int(idx: Any) -> int:
+    if isinstance(idx, bool) or not isinstance(idx, (int, np.integer)):
+        raise TypeError(f"can't index a storage with {type(idx).__name__}")
+    return int(idx)
 
 
 def bits(t: Tensor) -> tuple[bool, bool]:
@@ -144,7 +211,14 @@ class TypedStorage(UntypedStorage):
     """What ``Tensor.storage()`` shows: the same memory counted in elements of the
     tensor's dtype (PyTorch warns that ``TypedStorage`` is deprecated)."""
 
-    def __init__(self, t: Tensor) -> None:
+    def __init__(self, *args: Any, dtype: Any = None, device: Any = None) -> None:
+        """``TypedStorage(size | sequence, dtype=)``: new memory counted in elements of
+        ``dtype`` (the default dtype when left out); compat's own ``TypedStorage(tensor)``:
+        the memory ``tensor`` aliases, in its dtype."""
+        t = args[0] if len(args) == 1 and isinstance(args[0], Tensor) else None
+        if t is None:
+            npd = _dt.np_dtype(dtype) if dtype is not None else _dt.get_default_dtype().np
+            t = new_memory(args, npd, "TypedStorage")
         super().__init__(t)
         self.dtype = t.dtype
         self._item = t._npdtype.itemsize
@@ -156,6 +230,18 @@ class TypedStorage(UntypedStorage):
         return self.nbytes() // self._item
 
     __len__ = size  # type: ignore[assignment]
+
+    def _elements(self) -> np.ndarray:
+        return super()._elements().view(_dt.np_dtype(self.dtype))
+
+    def __getitem__(self, idx: Any) -> Any:
+        if isinstance(idx, slice):
+            raise RuntimeError("slices are only supported in UntypedStorage.__getitem__")
+        return super().__getitem__(idx)
+
+    def type(self) -> str:
+        """PyTorch's legacy name of the storage's type (``torch.FloatStorage``)."""
+        return f"torch.{_dt.scalar_type_name(_dt.np_dtype(self.dtype))}Storage"
 
     def __repr__(self) -> str:
         return f"compat TypedStorage of {self.size()} {self.dtype} at {hex(self.data_ptr())}"

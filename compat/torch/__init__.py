@@ -25,6 +25,7 @@ del _k, _v, _ns
 # devices, runtime switches, parallel stand-ins, serialization, printing
 from compat._core.printing import get_printoptions as get_printoptions  # noqa: E402
 from compat._core.printing import set_printoptions as set_printoptions  # noqa: E402
+from compat._core.storage_types import *  # noqa: E402, F403
 from compat._core.tensor_copies import narrow_copy as narrow_copy  # noqa: E402
 from compat._core.tensor_copies import split_copy as split_copy  # noqa: E402
 from compat._core.tensor_copies import split_with_sizes_copy as split_with_sizes_copy  # noqa: E402

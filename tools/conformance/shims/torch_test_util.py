@@ -132,10 +132,9 @@ class TestCase(unittest.TestCase):
             super().assertEqual(x, y, msg)
             return
         if _is_storage(x) and _is_storage(y):
-            # PyTorch compares storages' contents; compat's storages show no elements, but
-            # one memory (equal data_ptr, dtype and size) has equal contents
-            same = (x.data_ptr(), x.dtype, x.size()) == (y.data_ptr(), y.dtype, y.size())
-            self.assertTrue(same, msg or f"{x!r} and {y!r} are not one memory")
+            # PyTorch compares storages' contents, in their dtypes
+            super().assertEqual(getattr(x, "dtype", None), getattr(y, "dtype", None), msg)
+            self.assertEqual(x.tolist(), y.tolist(), msg, atol=atol, rtol=rtol)
             return
         if isinstance(x, _mappings()) and isinstance(y, _mappings()):
             super().assertEqual(set(x.keys()), set(y.keys()), msg)
