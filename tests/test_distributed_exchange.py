@@ -23,6 +23,7 @@ pytestmark = pytest.mark.xdist_group("multiprocess")
 EXCHANGE = textwrap.dedent(
     """
     import json
+    import jax
     import numpy as np
     import funcgrad.distributed as fd
     from tests.test_distributed_exchange import operands
@@ -39,6 +40,15 @@ EXCHANGE = textwrap.dedent(
         out["bucket_" + op] = [np.asarray(r).view(np.uint32).tolist() for r in res]
     for op in ("sum", "band", "bor", "bxor", "max"):
         out["int_" + op] = np.asarray(g.all_reduce(i, op)).tolist()
+    # device arrays: the first call's vote moves the bucket to its one program
+    dev = fd.Bucket(g, [f.shape, ()], np.float32, "sum")
+    xs = [jax.device_put(f, g.device), jax.device_put(f[4], g.device)]
+    out["device"] = []
+    for _ in range(2):
+        res = dev(xs)
+        out["device"].append([np.asarray(r).view(np.uint32).tolist() for r in res])
+        out["device"][-1].append([type(r).__name__ for r in res])
+    out["device_calls"] = dev.calls
     many = g.all_reduce_many([f, f[:3] * 2], "sum")
     out["many"] = [np.asarray(r).view(np.uint32).tolist() for r in many]
     print("RESULT", json.dumps(out))
@@ -105,5 +115,11 @@ def test_two_members_get_the_same_bits_and_numpys_pairwise_values(tmp_path):
     )
     for op in ("sum", "band", "bor", "bxor", "max"):
         np.testing.assert_array_equal(r0["int_" + op], _pairwise(op, i0, i1), err_msg=op)
+    assert r0["device_calls"] == {"joined": 1, "one_program": 1}
+    for call in r0["device"]:  # each call: the vector, the 0-d value, the result types
+        np.testing.assert_array_equal(_floats(call[0]), _pairwise("sum", f0, f1))
+        assert np.shape(call[1]) == ()
+        np.testing.assert_array_equal(_floats(call[1]), _pairwise("sum", f0[4], f1[4]))
+        assert call[2] == ["ArrayImpl", "ArrayImpl"]
     np.testing.assert_array_equal(_floats(r0["many"][0]), _pairwise("sum", f0, f1))
     np.testing.assert_array_equal(_floats(r0["many"][1]), _pairwise("sum", f0[:3], f1[:3]) * 2)

@@ -37,10 +37,13 @@ from typing import Any
 
 import jax
 import numpy as np
+from jax.sharding import PartitionSpec
 
 import funcgrad.numpy as fnp
+from funcgrad.api._shard_map import shard_map
 from funcgrad.core import compile_cache
 from funcgrad.distributed._groups import (
+    AXIS,
     REDUCE_OPS,
     ProcessGroup,
     _cutter,
@@ -50,6 +53,7 @@ from funcgrad.distributed._groups import (
     _offsets,
     _reduce,
     _split,
+    exchange_reduce,
     exchanges,
 )
 from funcgrad.distributed._runtime import (
@@ -153,6 +157,32 @@ def _one_program(size: int, shapes: tuple[tuple[int, ...], ...], op: str) -> Cal
         return _split(_reduce(op, rows), shapes)
 
     return program
+
+
+def _one_exchange(group: ProcessGroup, blocks: tuple[tuple[int, ...], ...], op: str) -> Callable:
+    """The one program of a group of two: each member joins its blocks, exchanges the
+    joined buffer with the other member and reduces the pair (one collective permute, as
+    :func:`~funcgrad.distributed._groups._exchange`), then cuts it back into ``blocks``;
+    blocks out, as in."""
+
+    def per_member(*xs: Any) -> list:
+        flat = fnp.concatenate([x.reshape(-1) for x in xs])
+        return _split(exchange_reduce(op, flat), blocks)
+
+    spec = PartitionSpec(AXIS)
+    return shard_map(per_member, mesh=group.mesh, in_specs=spec, out_specs=spec)
+
+
+def _reshaped(call: Callable[[list], list], scalars: list[int]) -> Callable[[list], list]:
+    """``call`` with its outputs at ``scalars`` (blocks of shape ``(1,)``) made 0-d."""
+
+    def reshaped(blocks: list) -> list:
+        out = call(blocks)
+        for i in scalars:
+            out[i] = out[i].reshape(())
+        return out
+
+    return reshaped
 
 
 class Bucket:
@@ -308,9 +338,15 @@ class Bucket:
         """The one program: each array a block of its own (host values moved over)."""
         self.calls["one_program"] += 1
         if self._one is None:
-            blocks = [s or (1,) for s in self._carried]
-            prog = _one_program(self.group.size, self._carried, self.op)
-            self._one = _mesh_program(self.group, prog, blocks, self.dtype)[0]
+            blocks = tuple(s or (1,) for s in self._carried)
+            if exchanges(self.group.size, "reduce"):  # a group of two: an exchange
+                prog = _one_exchange(self.group, blocks, self.op)
+                one = _mesh_program(self.group, prog, blocks, self.dtype, blockwise=True)[0]
+                scalars = [i for i, s in enumerate(self._carried) if not s]
+                self._one = _reshaped(one, scalars) if scalars else one
+            else:
+                prog = _one_program(self.group.size, self._carried, self.op)
+                self._one = _mesh_program(self.group, prog, blocks, self.dtype)[0]
         dev = self.group.device
         blocks = []
         for x, s, d in zip(xs, self.shapes, on_device):

@@ -136,10 +136,16 @@ def _exchange(mesh: Mesh, op: str) -> Callable:
     floats 0.61-0.64 -> 0.38-0.43 ms between two processes (docs/benchmarks.md)."""
 
     def blocks(*xs: Any) -> list:
-        return [_reduce(op, fnp.stack([x, ppermute(x, AXIS, [(0, 1), (1, 0)])])) for x in xs]
+        return [exchange_reduce(op, x) for x in xs]
 
     spec = PartitionSpec(AXIS)
     return shard_map(blocks, mesh=mesh, in_specs=spec, out_specs=spec)
+
+
+def exchange_reduce(op: str, x: Any) -> Any:
+    """Inside a ``shard_map`` over a group of two's mesh: this member's block ``x``
+    reduced with ``op`` with the other member's (see :func:`_exchange`)."""
+    return _reduce(op, fnp.stack([x, ppermute(x, AXIS, [(0, 1), (1, 0)])]))
 
 
 def exchanges(group_size: int, kind: str) -> bool:
