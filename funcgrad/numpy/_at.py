@@ -46,7 +46,7 @@ from funcgrad.numpy._indexing import (
     _normalize,
     getitem,
 )
-from funcgrad.numpy._ufuncs import negative
+from funcgrad.numpy._ufuncs import negative, power
 from funcgrad.primitives import checks
 from funcgrad.primitives import elementwise as ew
 from funcgrad.primitives import indexing as ix
@@ -504,10 +504,20 @@ class _IndexUpdateRef:
         out_sharding: Any = None,
         wrap_negative_indices: bool = True,
     ) -> Any:
-        """``x`` with ``x[idx] **= values`` (unique indices)."""
-        return self._combine(
-            values, "power", ew.pow, None, None, mode, out_sharding, wrap_negative_indices
+        """``x`` with ``x[idx] **= values``: ``x`` to the power of ones multiplied at
+        ``idx`` by ``values``, as JAX's (a position indexed several times, or by traced
+        indices, takes the product of its values as exponent)."""
+        x = as_array(self.x, "at[].power")
+        ones = typed_as(sh.full(aval(x).shape, 1, aval(x).dtype), aval(x).sharding)
+        exponents = _IndexUpdateRef(ones, self.idx).multiply(
+            values,
+            indices_are_sorted=indices_are_sorted,
+            unique_indices=unique_indices,
+            mode=mode,
+            out_sharding=out_sharding,
+            wrap_negative_indices=wrap_negative_indices,
         )
+        return out(power(x, exponents))
 
     def min(
         self,
