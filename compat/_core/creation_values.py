@@ -196,8 +196,10 @@ def _halves(
     n, back = i[:half], steps - 1 - i[half:]
     if npd.kind == "c":
         part = np.dtype(np.float32 if npd == np.complex64 else np.float64)
-        re = _halves(lo.real, hi.real, step.real, steps, part, fused)
-        return (re + 1j * _halves(lo.imag, hi.imag, step.imag, steps, part, fused)).astype(npd)
+        out = np.empty(steps, npd)  # (the parts set: ``re + 1j * im`` makes NaN of inf)
+        out.real = _halves(lo.real, hi.real, step.real, steps, part, fused)
+        out.imag = _halves(lo.imag, hi.imag, step.imag, steps, part, fused)
+        return out
     wide = _WIDER.get(npd) if fused else None
     with np.errstate(over="ignore", invalid="ignore"):
         if wide is None:

@@ -11,6 +11,7 @@ import numpy as np
 import funcgrad as fg
 from compat._core import dtypes as _dt
 from compat._core.ops import conventions as _conv
+from compat._core.ops import incomplete_gamma as _igamma
 from compat._core.ops._common import _LOW, _c, acc, alpha_check, coerce, sub_check, warn_once
 from compat._core.ops.spectral import _complex_of
 from compat._core.ops.unary import trunc
@@ -601,8 +602,8 @@ def _xlogy_torch_jvp(primals: tuple, tangents: tuple) -> tuple:
 
 #: PyTorch's own function of complex operands where the row's (NumPy's) differs
 _TORCH_COMPLEX = {"logaddexp": _logaddexp_complex}
-#: ... and of real operands (its derivative differs)
-_TORCH_REAL = {"xlogy": xlogy_torch}
+#: ... and of real operands (its derivative differs; ``igamma``'s values at the edges)
+_TORCH_REAL = {"xlogy": xlogy_torch, **_igamma.TORCH_REAL}
 
 
 def _float_binary_f(x: Any, y: Any, *, op: str, dtype: np.dtype) -> Any:
@@ -720,8 +721,7 @@ def _float_binary(op: str, p: Any, domain: tuple[float, float] | str) -> Any:
 
     f.__name__ = op
     f.__doc__ = f"Elementwise ``{op}`` with PyTorch's type promotion."
-    # (no gradient compared where PyTorch has none in ``input``: ``igamma``)
-    grad = bool(name) and t.input_derivative
+    grad = bool(name) and t.input_derivative  # (none where PyTorch has none: igamma's input)
     samples = () if kinds == "iu" else (Sample(((2, 3), (3,)), domain=domain, grad=grad),)
     if keep_int and kinds != "f":  # (positive integers: no zero divisor)
         samples += (Sample(((4,), (4,)), dtype="int64", domain=(1, 5), grad=False),)

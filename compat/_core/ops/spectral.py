@@ -17,6 +17,7 @@ from compat._core.creation import tensor
 from compat._core.ops._common import _c
 from compat._core.optable import Sample, defop
 from compat._core.tensor import Tensor, _wrap_dim, apply
+from funcgrad import lax as flax
 from funcgrad import numpy as fnp
 from funcgrad import stop_gradient
 
@@ -75,7 +76,8 @@ def view_as_real(input: Tensor) -> Tensor:
 
 
 def _view_as_complex_f(x: Any, *, dtype: np.dtype) -> Any:
-    return fnp.asarray(x[..., 0], dtype) + 1j * fnp.asarray(x[..., 1], dtype)
+    # (the parts as they are: ``re + 1j * im`` makes ``1 + inf j`` NaN, loses -0.0)
+    return flax.complex(x[..., 0], x[..., 1])
 
 
 @defop(out=False, method=False, samples=Sample(((3, 2),), grad=False, method=False))
@@ -188,7 +190,9 @@ _NO_BF16_PAIR = (
 
 
 def _polar_f(r: Any, t: Any, *, dtype: np.dtype) -> Any:
-    return fnp.asarray(r * fnp.cos(t), dtype) + 1j * fnp.asarray(r * fnp.sin(t), dtype)
+    part = np.finfo(dtype).dtype  # (PyTorch's parts as they are: ``inf * cos(0)`` + NaN j)
+    re, im = fnp.asarray(r * fnp.cos(t), part), fnp.asarray(r * fnp.sin(t), part)
+    return flax.complex(*fnp.broadcast_arrays(re, im))
 
 
 @defop(

@@ -273,8 +273,16 @@ def bitwise_not(input: Tensor) -> Tensor:
 
 @defop(samples=Sample(((5,),), dtype="int64", grad=False))
 def nonzero(input: Tensor, *, as_tuple: bool = False) -> Any:
-
-    idx = np.nonzero(np.asarray(input._st.array))
+    """The indices of the nonzero elements: one row per element (one column per dim), or
+    with ``as_tuple`` one index tensor per dim. A 0-d input is read as PyTorch (and
+    NumPy's ``atleast_1d``) reads it: rows of no columns, and one index tensor of zeros."""
+    a = np.asarray(input._st.array)
+    if a.ndim == 0:
+        n = int(bool(a))
+        if as_tuple:
+            return (tensor(np.zeros(n, np.int64)),)
+        return tensor(np.zeros((n, 0), np.int64))
+    idx = np.nonzero(a)
     if as_tuple:
         return tuple(tensor(i.astype(np.int64)) for i in idx)
     return tensor(np.stack(idx, axis=-1).astype(np.int64))

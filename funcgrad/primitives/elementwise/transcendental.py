@@ -30,6 +30,24 @@ def _host_logistic(x: Any) -> Any:
     return np.divide(1, np.add(1, np.exp(np.negative(x))))
 
 
+def _host_log1p(x: Any) -> Any:
+    """``log1p`` on the host: NumPy's for reals; for complex ``z = a + bi``, whose NumPy
+    form is ``log(1 + z)`` (the real part of ``1e-19 + 1e-18j`` is 0, not 1e-19), the
+    argument of ``1 + z`` and the log of its modulus from ``log1p(a(a + 2) + b^2) / 2``
+    near 0, as XLA's kernel and PyTorch's."""
+    if not np.iscomplexobj(x):
+        return np.log1p(x)
+    z = np.asarray(x)
+    a, b = z.real, z.imag
+    with np.errstate(all="ignore"):
+        r = a * (a + 2) + b * b
+        near = np.where(r == 0, a, 0.5 * np.log1p(r))  # (r underflows: a itself)
+        re = np.where(np.abs(z) < 0.5, near, np.log(np.hypot(a + 1, b)))
+        out = np.empty(z.shape, z.dtype)
+        out.real, out.imag = re, np.arctan2(b, a + 1)
+    return out if out.ndim else out[()]
+
+
 def _host_special(name: str) -> Callable:
     def rule(x: Any) -> Any:
         import scipy.special  # (first use only: SciPy costs ~0.1 s to import)
@@ -68,7 +86,7 @@ log1p_p = _unary(
     lambda x, y: div(_c(x, 1.0), add(x, _c(x, 1.0))),
     lo=-0.5,
     complex_domain=(0.2, 1.5),
-    host=np.log1p,
+    host=_host_log1p,
     doc="Elementwise ``log(1 + x)``, accurate near 0",
     docs={"numpy": "Elementwise ``log(1 + x)``"},
     public=("lax", "numpy"),
