@@ -10,6 +10,7 @@ a :class:`~compat._core.graph.Node` holding the op's VJP and its residuals.
 
 from __future__ import annotations
 
+import copy
 import warnings
 import weakref
 from collections import OrderedDict
@@ -278,12 +279,24 @@ class Tensor(ValueConversions):
         return t
 
     def __deepcopy__(self, memo: dict) -> Tensor:
+        """A new leaf with a copy of this tensor's memory; a view becomes the same view of
+        the copy of its base, so what shared memory before shares it in the copy (the
+        memory is copied once per ``deepcopy`` call, as PyTorch's storage memo)."""
         if not self.is_leaf:
             raise RuntimeError(
                 "Only Tensors created explicitly by the user (graph leaves) support the "
                 "deepcopy protocol at the moment."
             )
-        t = type(self)._make(self._st.array, self._requires_grad)
+        info = self._view
+        if info is not None and not info.alias:
+            shape, strides, offset = info.layout
+            with _gm.no_grad():
+                t = copy.deepcopy(info.root, memo).as_strided(shape, strides, offset)
+            t._requires_grad = self._requires_grad
+            if type(self) is not Tensor:
+                t.__class__ = type(self)
+        else:
+            t = type(self)._make(self._st.array, self._requires_grad)
         if self._grad is not None:
             t._grad = self._grad.__deepcopy__(memo)
         t.__dict__.update({k: v for k, v in self.__dict__.items()})

@@ -20,6 +20,7 @@ The layout (shape, strides, storage offset) is tracked as PyTorch's, so ``stride
 
 from __future__ import annotations
 
+import copy
 import re
 import warnings
 from typing import Any
@@ -33,6 +34,7 @@ from compat._core import tensor as _tensor
 from compat._core.device import dev_scalar as _dev_scalar
 from compat._core.tensor import Tensor, apply
 from compat._core.view_layout import contiguous_strides, step_layout
+from funcgrad import lax as flax
 from funcgrad import numpy as fnp
 from funcgrad._compat_contract import LazyArray, lookup_op, x64
 
@@ -155,6 +157,14 @@ class UntypedStorage:
 
     def __sizeof__(self) -> int:
         return object.__sizeof__(self) + self.nbytes()
+
+    def __deepcopy__(self, memo: dict) -> UntypedStorage:
+        """The storage of the deep copy of the memory's tensor (memoized: tensors and
+        storages sharing memory share the copy's)."""
+        out = copy.copy(self)
+        root = copy.deepcopy(self._root, memo)
+        out._st, out._root = _root_cell(root), root
+        return out
 
     def __repr__(self) -> str:
         return f"compat UntypedStorage of {self.nbytes()} bytes at {hex(self.data_ptr())}"
@@ -348,7 +358,7 @@ def _forward(x: Any, step: tuple, dyn: tuple) -> Any:
     if k == "vr":
         return fnp.stack([fnp.real(x), fnp.imag(x)], axis=-1)
     if k == "vc":
-        return fnp.asarray(x[..., 0], step[1]) + 1j * fnp.asarray(x[..., 1], step[1])
+        return _from_parts(x[..., 0], x[..., 1], step[1])
     if k == "re":
         return fnp.real(x)
     if k == "im":
@@ -360,6 +370,13 @@ def _forward(x: Any, step: tuple, dyn: tuple) -> Any:
     return fnp.diagonal(x, offset=step[1], axis1=step[2], axis2=step[3])
 
 
+def _from_parts(re: Any, im: Any, dtype: Any) -> Any:
+    """The complex array of ``dtype`` with these parts as they are (``re + 1j * im`` makes
+    ``1 + inf j`` NaN + inf j, a NaN imaginary part a NaN real one, and loses -0.0)."""
+    part = np.finfo(dtype).dtype
+    return flax.complex(*fnp.broadcast_arrays(fnp.asarray(re, part), fnp.asarray(im, part)))
+
+
 def _inverse(base: Any, v: Any, step: tuple, dyn: tuple) -> Any:
     k = step[0]
     if k == "ix":
@@ -368,13 +385,13 @@ def _inverse(base: Any, v: Any, step: tuple, dyn: tuple) -> Any:
     if k in ("rs", "us", "sq"):
         return fnp.reshape(v, base.shape)
     if k == "vr":
-        return fnp.asarray(v[..., 0], base.dtype) + 1j * fnp.asarray(v[..., 1], base.dtype)
+        return _from_parts(v[..., 0], v[..., 1], base.dtype)
     if k == "vc":
         return fnp.asarray(fnp.stack([fnp.real(v), fnp.imag(v)], axis=-1), base.dtype)
     if k == "re":
-        return fnp.asarray(v, base.dtype) + 1j * fnp.imag(base)
+        return _from_parts(v, fnp.imag(base), base.dtype)
     if k == "im":
-        return fnp.asarray(fnp.real(base), base.dtype) + 1j * v
+        return _from_parts(fnp.real(base), v, base.dtype)
     if k == "cj":
         return fnp.conj(v)
     if k == "ng":

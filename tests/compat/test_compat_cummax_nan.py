@@ -61,3 +61,14 @@ def test_logcumsumexp_out_same_dtype_written():
     ctorch.logcumsumexp(ctorch.tensor(x), 0, out=out)
     want = torch.logcumsumexp(torch.tensor(x), 0)
     np.testing.assert_allclose(out.numpy(), want.numpy(), rtol=1e-12)
+
+
+@pytest.mark.parametrize("op", ["cummax", "cummin"])
+@pytest.mark.parametrize("dim", [100, 1, -2])
+def test_dim_of_a_0d_tensor_refused(op, dim):
+    msgs = []
+    for lib in (ctorch, torch):
+        with pytest.raises(IndexError) as info:
+            getattr(lib, op)(lib.tensor(1.0), dim)
+        msgs.append(str(info.value))
+    assert msgs[0] == msgs[1]

@@ -81,6 +81,14 @@ _ERRORS = {
         IndexError,
         lambda t: t.arange(3.0).index_select(0, t.tensor([[0]])),
     ),
+    "index_select empty input past the end": (
+        RuntimeError,
+        lambda t: t.zeros(0, 3).index_select(1, t.tensor([0, 5])),
+    ),
+    "index_select empty input negative": (
+        RuntimeError,
+        lambda t: t.zeros(0, 3).index_select(1, t.tensor([-1])),
+    ),
     "index_select empty dim": (
         RuntimeError,
         lambda t: t.zeros(0, 3).index_select(0, t.tensor([0, 1])),

@@ -92,3 +92,15 @@ def _stats_record(lib, fn, training):
 def test_running_statistics_requiring_grad_refused_as_pytorch(real_torch, fn, training):
     # (a statistic of a norm layer is a buffer: PyTorch has no derivative for it)
     assert _stats_record(ctorch, fn, training) == _stats_record(real_torch, fn, training)
+
+
+@pytest.mark.parametrize("target", [np.array(1.0), np.array([1])])
+def test_nll_loss_of_a_0d_input_refused(target):
+    """PyTorch's ``nll_loss`` wants 1+ dims (compat raised IndexError from inside)."""
+    torch = pytest.importorskip("torch")
+    msgs = []
+    for lib in (ctorch, torch):
+        with pytest.raises(ValueError) as info:
+            lib.nn.functional.nll_loss(lib.tensor(1.0), lib.tensor(target), reduction="none")
+        msgs.append(str(info.value))
+    assert msgs[0] == msgs[1]

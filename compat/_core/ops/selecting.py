@@ -258,7 +258,10 @@ def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
     n = input.shape[d] if input.ndim else 1
     if n == 0 and a.size:
         raise RuntimeError("index_select(): self indexing axis dim should be positive")
-    if _first_outside(a, 0, n) is not None:
+    bad = _first_outside(a, 0, n)
+    if bad is not None and input.numel() == 0:  # (PyTorch's kernel for empty inputs)
+        raise RuntimeError(f"INDICES element is out of DATA bounds, id={bad} axis_dim={n}")
+    if bad is not None:
         raise IndexError("index out of range in self")
     return apply(_index_select_f, "IndexSelectBackward0", (input, a), (("axis", d),))
 

@@ -462,9 +462,15 @@ def _cumext_f(x: Any, *, axis: int, op: str) -> Any:
     return fnp.take_along_axis(x, idx, axis=axis), fnp.asarray(idx, np.int64)
 
 
+def _cumext_axis(input: Tensor, dim: int, name: str) -> int:
+    if input.ndim == 0 and dim not in (0, -1):
+        raise IndexError(f"{name}(): Expected reduction dim -1 or 0 for scalar but got {dim}")
+    return _wrap_dim(dim, builtins.max(input.ndim, 1))
+
+
 @defop(samples=Sample(((3, 4),), args=(1,)))
 def cummax(input: Tensor, dim: int) -> ValuesIndices:
-    axis = _wrap_dim(dim, builtins.max(input.ndim, 1))
+    axis = _cumext_axis(input, dim, "cummax")
     return return_type("cummax", _VI)(
         *apply(_cumext_f, "CummaxBackward0", (input,), (("axis", axis), ("op", "max")))
     )
@@ -472,7 +478,7 @@ def cummax(input: Tensor, dim: int) -> ValuesIndices:
 
 @defop(samples=Sample(((3, 4),), args=(0,)))
 def cummin(input: Tensor, dim: int) -> ValuesIndices:
-    axis = _wrap_dim(dim, builtins.max(input.ndim, 1))
+    axis = _cumext_axis(input, dim, "cummin")
     return return_type("cummin", _VI)(
         *apply(_cumext_f, "CumminBackward0", (input,), (("axis", axis), ("op", "min")))
     )

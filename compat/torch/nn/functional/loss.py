@@ -139,6 +139,8 @@ def nll_loss(
     reduction = _resolve_reduction(size_average, reduce, reduction)
     if reduction not in ("mean", "sum", "none"):
         raise ValueError(f"{reduction} is not a valid value for reduction")
+    if input.dim() < 1:
+        raise ValueError(f"Expected 1 or more dimensions (got {input.dim()})")
     class_dim = _class_dim(input)
     n_classes = input.shape[class_dim]
     _check_class_target_shape(input, target, class_dim)
