@@ -116,3 +116,35 @@ def test_log1p_of_small_complex_numbers(values):
     np.testing.assert_allclose(
         np.asarray(got.tolist(), complex), np.asarray(want.tolist(), complex), rtol=1e-12, atol=0
     )
+
+
+def _write_cases(lib):
+    """Writes through views of a complex tensor's parts (``.real``, ``.imag``,
+    ``view_as_real``), each returning the complex tensor written."""
+
+    def imag_fill():
+        z = lib.tensor([1 + 2j, 3 + 4j])
+        z.imag.fill_(float("inf"))
+        return z
+
+    def real_fill():
+        z = lib.tensor([1 + 2j, 3 - 0j])
+        z.real.fill_(float("nan"))
+        return z
+
+    def imag_neg_zero():
+        z = lib.tensor([1 + 2j, 3 + 4j], dtype=lib.complex128)
+        z.imag.fill_(-0.0)
+        return z
+
+    def real_pairs():
+        z = lib.tensor([1 + 2j, 3 + 4j])
+        lib.view_as_real(z)[0, 1] = float("inf")
+        return z
+
+    return [imag_fill, real_fill, imag_neg_zero, real_pairs]
+
+
+def test_writes_through_part_views_keep_the_other_part():
+    for got, want in zip(_write_cases(ctorch), _write_cases(torch)):
+        _same(got(), want())
