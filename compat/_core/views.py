@@ -20,6 +20,7 @@ The layout (shape, strides, storage offset) is tracked as PyTorch's, so ``stride
 
 from __future__ import annotations
 
+import copy
 import re
 import warnings
 from typing import Any
@@ -156,6 +157,14 @@ class UntypedStorage:
 
     def __sizeof__(self) -> int:
         return object.__sizeof__(self) + self.nbytes()
+
+    def __deepcopy__(self, memo: dict) -> UntypedStorage:
+        """The storage of the deep copy of the memory's tensor (memoized: tensors and
+        storages sharing memory share the copy's)."""
+        out = copy.copy(self)
+        root = copy.deepcopy(self._root, memo)
+        out._st, out._root = _root_cell(root), root
+        return out
 
     def __repr__(self) -> str:
         return f"compat UntypedStorage of {self.nbytes()} bytes at {hex(self.data_ptr())}"
