@@ -20,7 +20,13 @@ import numpy as np
 from compat._core import views as _views
 from compat._core.tensor import Tensor
 
-__all__ = ["check_none", "check_partial", "check_setitem", "internal_overlap"]
+__all__ = [
+    "check_none",
+    "check_partial",
+    "check_setitem",
+    "debug_has_internal_overlap",
+    "internal_overlap",
+]
 
 NO, FULL, PARTIAL, TOO_HARD = range(4)
 
@@ -47,6 +53,16 @@ def internal_overlap(t: Tensor) -> bool:
     """Whether two elements of ``t`` share memory (a stride 0 over a dim of 2 or more)."""
     shape, strides, _ = _views.layout_of(t)
     return any(s == 0 and n > 1 for n, s in zip(shape, strides))
+
+
+def debug_has_internal_overlap(input: Tensor) -> int:
+    """``torch._debug_has_internal_overlap``: PyTorch's verdict on ``input``'s own
+    elements: 0 (none: a dense block), 1 (some share memory: a stride 0 over a dim of 2 or
+    more) or 2 (too hard to tell)."""
+    shape, strides, _ = _views.layout_of(input)
+    if _dense(shape, strides):
+        return NO
+    return 1 if internal_overlap(input) else 2
 
 
 def _status(out: Tensor, t: Tensor) -> int:

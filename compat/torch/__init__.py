@@ -23,6 +23,9 @@ for _k, _v in _ns.items():
 del _k, _v, _ns
 
 # devices, runtime switches, parallel stand-ins, serialization, printing
+from compat._core.overlap import (  # noqa: E402, F401  (torch._debug_has_internal_overlap)
+    debug_has_internal_overlap as _debug_has_internal_overlap,
+)
 from compat._core.printing import get_printoptions as get_printoptions  # noqa: E402
 from compat._core.printing import set_printoptions as set_printoptions  # noqa: E402
 from compat._core.storage_types import *  # noqa: E402, F403
@@ -31,6 +34,7 @@ from compat._core.tensor_copies import split_copy as split_copy  # noqa: E402
 from compat._core.tensor_copies import split_with_sizes_copy as split_with_sizes_copy  # noqa: E402
 from compat._core.tensor_copies import unbind_copy as unbind_copy  # noqa: E402
 from compat.torch._checks import *  # noqa: E402, F403
+from compat.torch._checks import _assert_async as _assert_async  # noqa: E402
 from compat.torch._checks import _check as _check  # noqa: E402
 from compat.torch._checks import _check_index as _check_index  # noqa: E402
 from compat.torch._checks import _check_not_implemented as _check_not_implemented  # noqa: E402

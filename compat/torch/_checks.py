@@ -1,7 +1,8 @@
 """``torch._check`` and its family (``_check_index``, ``_check_value``, ``_check_type``,
 ``_check_not_implemented``, ``_check_with``, ``_check_tensor_all``), the assertions model
 code writes for ``torch.compile``; eagerly they raise PyTorch's error type with the given
-message (a callable) or PyTorch's default one. And ``torch.is_signed``."""
+message (a callable) or PyTorch's default one. ``torch._assert_async`` (on the CPU, an
+assertion that a one-element tensor is nonzero) and ``torch.is_signed``."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from compat._core import dtypes as _dt
 from compat._core.tensor import Tensor
 
 __all__ = [
+    "_assert_async",
     "_check",
     "_check_index",
     "_check_not_implemented",
@@ -101,3 +103,19 @@ def is_signed(input: Tensor) -> builtins.bool:
             f"is_signed(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}"
         )
     return input.dtype.is_signed
+
+
+def _assert_async(input: Tensor, assert_msg: str | None = None) -> None:
+    """``RuntimeError`` unless the one-element tensor ``input`` is nonzero (PyTorch's
+    device kernels check it later; on the CPU, now): its words, or ``assert_msg``."""
+    if not isinstance(input, Tensor):
+        raise TypeError(
+            "_assert_async(): argument 'input' (position 1) must be Tensor, not "
+            f"{type(input).__name__}"
+        )
+    n = input.numel()
+    if n != 1:
+        which = "no values" if n == 0 else "more than one value"
+        raise RuntimeError(f"Boolean value of Tensor with {which} is ambiguous")
+    if not builtins.bool(input.item()):
+        raise RuntimeError(assert_msg or "Expected Tensor with single nonzero value, but got zero")

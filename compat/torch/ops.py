@@ -65,3 +65,14 @@ def convolution_backward(
 
 
 _aten.register("convolution_backward", convolution_backward)
+
+
+def _local_scalar_dense(input: Tensor) -> Any:
+    """``aten::_local_scalar_dense``: the one element of ``input`` as a Python number
+    (``Tensor.item``'s kernel; PyTorch's error for an empty tensor)."""
+    if input.numel() == 0:
+        raise RuntimeError("_local_scalar_dense: Empty tensor not supported")
+    return input.item()
+
+
+_aten.register("_local_scalar_dense", _local_scalar_dense)
