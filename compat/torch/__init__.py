@@ -83,6 +83,7 @@ _LAZY = (
     "_vmap_internals",
     "_VF",
     "__future__",
+    "__config__",
     "testing",
     "sparse",
     *_LAZY_DEVICES,

@@ -147,8 +147,10 @@ def _missing_exception(name: str, kind: str) -> type[Exception]:
 
 
 #: module attributes with dunder names that are public API (the array API standard's, and
-#: PyTorch's ``torch.__future__`` module)
-_PUBLIC_DUNDERS = frozenset({"__array_namespace_info__", "__array_api_version__", "__future__"})
+#: PyTorch's ``torch.__future__`` and ``torch.__config__`` modules)
+_PUBLIC_DUNDERS = frozenset(
+    {"__array_namespace_info__", "__array_api_version__", "__future__", "__config__"}
+)
 
 
 class Alias(types.ModuleType):
