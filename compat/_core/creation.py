@@ -699,9 +699,10 @@ def _legacy(name: str, npd: Any) -> type:
         # (no size at all: an empty 1-d tensor, as PyTorch's, not a 0-d one)
         return _leaf(np.zeros(_size_args(args) if args else (0,), npd), False, device)
 
-    return _LegacyTensorType(
-        name, (), {"__new__": __new__, "_npd": np.dtype(npd), "dtype": _dt.from_np(npd)}
-    )
+    attrs = {"__new__": __new__, "_npd": np.dtype(npd), "dtype": _dt.from_np(npd)}
+    # (CPU dense tensors: PyTorch's torch.cuda.* and torch.sparse.* classes say otherwise)
+    attrs.update(is_cuda=False, is_sparse=False, is_xpu=False)
+    return _LegacyTensorType(name, (), attrs)
 
 
 FloatTensor = _legacy("FloatTensor", np.float32)
@@ -714,3 +715,9 @@ ShortTensor = _legacy("ShortTensor", np.int16)
 CharTensor = _legacy("CharTensor", np.int8)
 ByteTensor = _legacy("ByteTensor", np.uint8)
 BoolTensor = _legacy("BoolTensor", np.bool_)
+
+#: ``torch._tensor_classes``: the legacy tensor classes (compat's are the CPU dense ones)
+TENSOR_CLASSES = set(
+    (FloatTensor, DoubleTensor, HalfTensor, BFloat16Tensor, LongTensor, IntTensor)
+    + (ShortTensor, CharTensor, ByteTensor, BoolTensor)
+)

@@ -23,6 +23,7 @@ for _k, _v in _ns.items():
 del _k, _v, _ns
 
 # devices, runtime switches, parallel stand-ins, serialization, printing
+from compat._core.creation import TENSOR_CLASSES as _tensor_classes  # noqa: E402, F401
 from compat._core.overlap import (  # noqa: E402, F401  (torch._debug_has_internal_overlap)
     debug_has_internal_overlap as _debug_has_internal_overlap,
 )
