@@ -85,6 +85,12 @@ def _legacy_new(self: Tensor, *args: Any, device: Any = None, **kwargs: Any) -> 
     )
 
 
+def _fix_weakref(self: Tensor) -> None:
+    """``Tensor._fix_weakref``: PyTorch re-links a tensor resurrected through a weak
+    reference to its C++ half; a compat tensor is one Python object, so there is nothing to
+    re-link (weak references to it behave as to any Python object)."""
+
+
 def _new_of_storage(self: Tensor, storage: _views.UntypedStorage) -> Tensor:
     """``Tensor.new(storage)``: a 1-D tensor of ``self``'s dtype over the whole storage,
     sharing its memory (a typed storage must be of ``self``'s dtype, as PyTorch's)."""
@@ -438,6 +444,7 @@ def install() -> None:
         "is_nonzero": _is_nonzero,
         "stride": _stride,
         "storage_offset": lambda self: _views.layout_of(self)[2],
+        "_fix_weakref": _fix_weakref,
         "data_ptr": _data_ptr,
         "narrow_copy": _copies.narrow_copy,
         "module_load": _swap.module_load,
