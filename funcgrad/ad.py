@@ -384,6 +384,8 @@ def vjp_program(
             in_cts = [ct_env.get(v) for v in prog.invars]
             zero_cts = [is_zero(c) for c in in_cts]
             in_cts = [instantiate(c, v.aval) for c, v in zip(in_cts, prog.invars)]
+            if SHARDING_TYPES[0]:  # (an input's cotangent has the input's type)
+                in_cts = sharding_types.cast_input_cotangents(prog.invars, in_cts)
             bwd = passes.prune_constvars(passes.dce(bb.build(in_cts)))
         # residuals: the backward's constants that are values of the forward trace
         res_idx = [

@@ -7,8 +7,10 @@ the splits (funcgrad left a changed shape unsplit); the ``out_sharding`` keyword
 ``conv_general_dilated`` (their values too: an unreduced ``segment_sum``/``bincount``
 leaves each device its own share); and under ``vmap`` over split dimensions an
 ``out_sharding`` (``reshape``, ``dot_general``, ``conv_general_dilated``, the reshard of
-``auto_axes``) splits the batch axis as the mapped dimensions are. One subprocess: the
-device count must be set before JAX starts.
+``auto_axes``) splits the batch axis as the mapped dimensions are; an unsplit input's
+gradient is unsplit (funcgrad left it split as its cotangent came); ``einsum``'s
+``out_sharding`` over several contractions and its refusal of automatic axes. One
+subprocess: the device count must be set before JAX starts.
 """
 
 from __future__ import annotations
@@ -137,6 +139,25 @@ SCRIPT = textwrap.dedent(
             k = np.linspace(-1, 1, 3 * 1 * 2, dtype=np.float32).reshape(3, 1, 2)
             res["vmap conv placed"] = outcome(lambda: jit(vmap(
                 lambda v: conv(v, k, out_sharding=P(None, None, None))))(ks))
+            # a replicated input's gradient is replicated (funcgrad left it split as
+            # the cotangent came: x + y with y split)
+            xr = jax.device_put(np.arange(4, dtype=np.float32), P())
+            ys = jax.device_put(np.arange(4, dtype=np.float32), P("x"))
+            res["grad replicated add"] = outcome(lambda: jit(grad(
+                lambda x, y: np_.sum(np_.sin(x + y)), argnums=(0, 1)))(xr, ys))
+            res["grad replicated broadcast"] = outcome(lambda: jit(grad(
+                lambda x: np_.sum(lax.broadcast_in_dim(x, (4,), (0,), out_sharding=P("x")))))(
+                    xr))
+            # einsum's out_sharding: several contractions computed over automatic axes;
+            # an automatic axis in it refused as JAX's
+            ab = jax.device_put(np.ones((8, 16), np.float32), P("x", "y"))
+            bc = jax.device_put(np.ones((16, 4), np.float32), P("y", None))
+            ac = jax.device_put(np.ones((8, 4), np.float32), P("x", None))
+            res["einsum three"] = outcome(lambda: jit(
+                lambda a, b, c: np_.einsum("ab,bc,ac->c", a, b, c, out_sharding=P()))(ab, bc, ac))
+            res["einsum auto axis"] = outcome(lambda: ns["auto_axes"](
+                lambda a, c: np_.einsum("ab,ac->bc", a, c, out_sharding=P("y", None)),
+                out_sharding=P())(ab, ac))
         with ns["set_mesh"](mesh4):
             data = jax.device_put(np.arange(8, dtype=np.int32), P("x"))
             ids = jax.device_put(np.array([0, 0, 1, 1, 1, 2, 2, 3]), P("x"))
@@ -203,7 +224,7 @@ def test_refusals_are_jax_errors(result):
         assert result["jax"][k][:2] == ["error", "ShardingTypeError"]
 
 
-@pytest.mark.parametrize("prefix", ["ravel", "percentile", "conv"])
+@pytest.mark.parametrize("prefix", ["ravel", "percentile", "conv", "einsum"])
 def test_out_sharding_keywords(result, prefix):
     for k in _keys(result, prefix):
         _same(result["fg"][k], result["jax"][k])
@@ -225,3 +246,9 @@ def test_vmap_of_out_sharding(result, prefix):
     # (funcgrad left the batch axis unsplit: P(None, 'y') where JAX has P('x', 'y'))
     for k in _keys(result, prefix):
         _same(result["fg"][k], result["jax"][k])
+
+
+def test_replicated_inputs_get_replicated_gradients(result):
+    for k in _keys(result, "grad replicated"):
+        _same(result["fg"][k], result["jax"][k])
+    assert result["jax"]["grad replicated add"][0][0] == "P(None,)"

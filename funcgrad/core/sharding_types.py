@@ -151,6 +151,42 @@ def vmap_entry(mesh: Any = None) -> Any:
     return axes[0] if len(axes) == 1 else tuple(axes)
 
 
+def canonical(sharding: Any, api_name: str) -> NamedSharding | None:
+    """An op's ``out_sharding`` checked and read as JAX's ``canonicalize_sharding``: a
+    ``PartitionSpec`` is over the current abstract mesh (refused without one), a
+    ``NamedSharding`` of an empty mesh is none, and naming an axis that is ``Auto`` or
+    ``Manual`` there is JAX's ``ValueError``."""
+    if sharding is None or (isinstance(sharding, NamedSharding) and sharding.mesh.empty):
+        return None
+    if not isinstance(sharding, (NamedSharding, PartitionSpec)):
+        raise TypeError(
+            f"`out_sharding` argument of {api_name} only supports instances of "
+            f"`NamedSharding` or `PartitionSpec`. Got {sharding} of type: {type(sharding)}"
+        )
+    if isinstance(sharding, PartitionSpec):
+        mesh = jax.sharding.get_abstract_mesh()
+        if mesh.empty:
+            raise ValueError(
+                "Using PartitionSpec when you are not under a mesh context is not allowed. "
+                "Please pass a NamedSharding instance or enter into a mesh context via "
+                f"`jax.set_mesh`. Got {sharding}"
+            )
+        sharding = NamedSharding(mesh, sharding)
+    kinds = dict(zip(sharding.mesh.axis_names, sharding.mesh.axis_types))
+    spec = sharding.spec
+    named = [
+        a for e in spec.partitions if e is not None for a in (e if isinstance(e, tuple) else (e,))
+    ]
+    for a in (*named, *spec.unreduced, *spec.reduced):
+        if kinds.get(a) in (AxisType.Auto, AxisType.Manual):
+            raise ValueError(
+                f"PartitionSpec passed to {api_name} cannot contain axis names that are of "
+                f"type Auto or Manual. Got PartitionSpec: {spec} with axis name: {a} of type: "
+                f"{kinds[a]}"
+            )
+    return sharding
+
+
 def batched(sharding: NamedSharding, ndim: int, dim: int) -> NamedSharding:
     """``sharding`` of an ``ndim``-dimensional value with a batch axis inserted at ``dim``,
     split as the running ``vmap``'s mapped dimensions are (:func:`vmap_entry`; JAX's
@@ -580,6 +616,29 @@ def reshard_eqn(atom: Any, sharding: Any, out: Any) -> Any:
     """An equation resharding ``atom`` to ``sharding`` into the variable ``out`` (a
     gradient's constant seed placed as the cotangent type it stands for)."""
     return Eqn(_RESHARD_PRIM[0], (atom,), (out,), {"sharding": sharding, "kind": "reshard"}, None)
+
+
+def cast_input_cotangents(inputs: Sequence[Any], cts: Sequence[Any]) -> Sequence[Any]:
+    """A differentiated program's input cotangents typed as its inputs (JAX's cotangent
+    has its primal's type): :func:`cast_cotangents`, and an untyped input's cotangent
+    that came split over the context mesh's explicit axes resharded unsplit (an input is
+    untyped when nothing splits it: JAX types it replicated, as ``x + y`` of a replicated
+    ``x`` and a split ``y`` gives ``x`` a replicated gradient)."""
+    out = list(cast_cotangents(inputs, cts))
+    mesh = jax.sharding.get_abstract_mesh()
+    if not has_explicit_axes(mesh):
+        return out
+    for i, (v, ct) in enumerate(zip(inputs, out)):
+        a = getattr(v, "aval", None)
+        if a is None or a.sharding is not None or ct is None or is_zero(ct):
+            continue
+        ca = getattr(ct, "aval", None)
+        if not isinstance(ca, Aval) or ca.sharding is None or ca.shape != a.shape:
+            continue
+        if ca.sharding.mesh != mesh or not any(e is not None for e in spec_of(ca)):
+            continue
+        out[i] = _RESHARD[0](ct, NamedSharding(mesh, PartitionSpec(*([None] * a.ndim))))
+    return out
 
 
 def cast_cotangents(inputs: Sequence[Any], cts: Sequence[Any]) -> Sequence[Any]:

@@ -45,7 +45,7 @@ from funcgrad.primitives import elementwise as ew
 from funcgrad.primitives import reductions as rd
 from funcgrad.primitives import shape as sh
 from funcgrad.primitives.linalg import dot_general
-from funcgrad.sharding import reshard
+from funcgrad.sharding import auto_axes, reshard
 
 _BOOL = np.dtype("bool")
 _I32 = np.dtype("int32")
@@ -406,6 +406,16 @@ def einsum(
     check_arraylike("einsum", *operands)
     if not operands:
         raise ValueError(f"einsum: needs at least one operand{here()}")
+    out_sharding = sharding_types.canonical(out_sharding, "einsum")
+    if out_sharding is not None and len(operands) > 2:
+        # several contractions: computed with the mesh's axes automatic and the result
+        # placed by out_sharding, as JAX's (an intermediate's split has no given type)
+        def contract(*ops: Any) -> Any:
+            return einsum(
+                subscripts, *ops, optimize=optimize, preferred_element_type=preferred_element_type
+            )
+
+        return auto_axes(contract, out_sharding=out_sharding)(*operands)
     pet = _pet("einsum", preferred_element_type)
     ops, is_bool = _operands("einsum", *operands)
     subs = subscripts.replace(" ", "")
