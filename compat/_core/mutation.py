@@ -193,7 +193,16 @@ def inplace_result(self: Tensor, fn: Callable, args: Sequence[Any], kwargs: dict
     _check_overlap(self, getattr(fn, "__name__", ""), (*args, *kwargs.values()))
     # under saved-tensor hooks ``pack`` sees a copy of the original, as in PyTorch
     src = original_alias(self) if SAVED_HOOKS and self._view is None else self
-    r = fn(src, *args, **kwargs)
+    try:
+        r = fn(src, *args, **kwargs)
+    except NotImplementedError:
+        # a kernel's refusal of a dtype comes after PyTorch's refusal of a write into
+        # overlapping elements (``bitwise_not_`` of an expanded double; an op's own checks,
+        # ``neg_`` of a bool, come before it)
+        if self._view is not None and _overlap.internal_overlap(self):
+            req = any(isinstance(a, Tensor) and a._requires_grad for a in (self, *args))
+            check_inplace(self, req, getattr(fn, "__name__", ""))
+        raise
     if not isinstance(r, Tensor):
         raise TypeError(f"in-place variant of {getattr(fn, '__name__', fn)} has no tensor result")
     if r._grad_fn is not None and getattr(fn, "__name__", "") in _NO_INPLACE_DERIVATIVE:

@@ -343,8 +343,8 @@ def _frac_f(x: Any) -> Any:
 
 @defop(inplace=True, inplace_function=True, samples=Sample(((2, 3),)))
 def frac(input: Tensor) -> Tensor:
-    if _dt.kind(input._npdtype) != "f":
-        raise RuntimeError(
+    if _dt.kind(input._npdtype) != "f":  # (a kernel's refusal: NotImplementedError)
+        raise NotImplementedError(
             f"\"frac_cpu\" not implemented for '{_dt.scalar_type_name(input._npdtype)}'"
         )
     return apply(_frac_f, "FracBackward0", (input,))

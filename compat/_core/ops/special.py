@@ -152,8 +152,15 @@ def _polygamma_f(x: Any, *, n: int, dtype: np.dtype) -> Any:
     return fsp.polygamma(n, _c(x, dtype))
 
 
+def _check_n(n: int) -> None:
+    """PyTorch's refusal of a negative order (funcgrad's ``polygamma`` gives NaN there)."""
+    if n < 0:
+        raise RuntimeError("polygamma(n, x) does not support negative n.")
+
+
 def _polygamma_(self: Tensor, n: int) -> Tensor:
     """``Tensor.polygamma_(n)``: in ``self``'s float dtype, PyTorch's own node."""
+    _check_n(n)
     if _dt.kind(self._npdtype) not in "fc":
         name = _dt.scalar_type_name(self._npdtype)
         raise RuntimeError(f"result type Float can't be cast to the desired output type {name}")
@@ -169,6 +176,7 @@ def _polygamma_(self: Tensor, n: int) -> Tensor:
 )
 def polygamma(n: int, input: Tensor) -> Tensor:
     """The ``n``-th derivative of the digamma function."""
+    _check_n(n)
     dt = _dt.float_type(input._npdtype)
     return apply(_polygamma_f, "PolygammaBackward0", (input,), (("n", int(n)), ("dtype", dt)))
 

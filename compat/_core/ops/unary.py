@@ -16,6 +16,7 @@ import numpy as np
 
 from compat._core import dtypes as _dt
 from compat._core.creation import tensor
+from compat._core.mutation import inplace_result
 from compat._core.ops import conventions as _conv
 from compat._core.ops._common import _c, acc, coerce, warn_once
 from compat._core.optable import Mask, Sample, defop
@@ -167,6 +168,8 @@ def _kept(p: Any) -> Any:
 
     f.__name__ = op
     f.__doc__ = f"Elementwise ``{op}`` (the input's dtype kept)."
+    inplace = _refusing_complex(f, _INPLACE_COMPLEX[op]) if op in _INPLACE_COMPLEX else t.inplace
+    out_check = _bool_out(op) if op in _BOOL_OUT else None
     domain = p.name
     grad = t.grad_fn is not None
     samples = (
@@ -175,17 +178,45 @@ def _kept(p: Any) -> Any:
     )
     return defop(
         op,
-        inplace=t.inplace,
+        inplace=inplace,
         inplace_function=t.inplace_function if t.inplace else False,
         aliases=t.aliases,
         grad_fn=t.grad_fn,
         samples=samples,
         out=op not in _NO_OUT,
+        out_check=out_check,
     )(f)
 
 
 #: the kept-dtype unary ops whose ``torch.X`` PyTorch declares without an ``out=`` overload
 _NO_OUT = frozenset({"isnan", "isinf", "isfinite", "isreal", "positive"})
+#: the ops whose ``out=`` PyTorch takes of dtype bool only (its result is a bool)
+_BOOL_OUT = frozenset({"isposinf", "isneginf"})
+#: PyTorch's refusal of a complex ``self`` of ``Tensor.X_`` (its result is real)
+_INPLACE_COMPLEX = {"abs": "In-place abs is not supported for complex tensors."}
+
+
+def _bool_out(op: str) -> Callable[[tuple, dict, Any], None]:
+    """PyTorch's refusal of an ``out=`` of another dtype than bool for ``op``."""
+
+    def check(args: tuple, kwargs: dict[str, Any], out: Any) -> None:
+        if isinstance(out, Tensor) and out._npdtype != np.bool_:
+            raise RuntimeError(f"{op} does not support non-boolean outputs.")
+
+    return check
+
+
+def _refusing_complex(f: Callable[..., Tensor], message: str) -> Callable[..., Tensor]:
+    """``Tensor.X_`` from ``f``, refusing a complex ``self`` with PyTorch's ``message``."""
+
+    def inplace(self: Tensor) -> Tensor:
+        if self._npdtype.kind == "c":
+            raise RuntimeError(message)
+        return inplace_result(self, f, (), {})
+
+    inplace.__name__ = f"{f.__name__}_"
+    return inplace
+
 
 for _p in torch_rows():
     if _p.arity == 1 and _p.torch.promote == "keep" and "numpy" in _p.public:
