@@ -3,8 +3,9 @@ devices, against JAX: slices, pads and split pieces keep the operand's splits (f
 dropped a split whose size changed) and refuse a size that does not divide over the
 axes; ``concatenate`` wants its operands split alike; ``bitcast_convert_type`` keeps
 the splits (funcgrad left a changed shape unsplit); the ``out_sharding`` keywords of
-``ravel``, ``percentile``, ``bincount``, the segment reductions and
-``conv_general_dilated`` (their values too: an unreduced ``segment_sum``/``bincount``
+``ravel``, ``percentile``, ``bincount``, the segment reductions,
+``conv_general_dilated``, ``broadcast_to``, the ``nn`` initializers and
+``rng_bit_generator`` (their values too: an unreduced ``segment_sum``/``bincount``
 leaves each device its own share); and under ``vmap`` over split dimensions an
 ``out_sharding`` (``reshape``, ``dot_general``, ``conv_general_dilated``, the reshard of
 ``auto_axes``) splits the batch axis as the mapped dimensions are; an unsplit input's
@@ -36,8 +37,10 @@ SCRIPT = textwrap.dedent(
     libs = {
         "jax": dict(jit=jax.jit, grad=jax.grad, vmap=jax.vmap, np=jnp, lax=jax.lax,
                     ops=jax.ops, set_mesh=jax.set_mesh, reshard=jax.sharding.reshard,
+                    nn=jax.nn, random=jax.random,
                     auto_axes=jax.sharding.auto_axes),
         "fg": dict(jit=fg.jit, grad=fg.grad, vmap=fg.vmap, np=fnp, lax=fg.lax, ops=fg.ops,
+                   nn=fg.nn, random=fg.random,
                    set_mesh=fg.set_mesh, reshard=fg.sharding.reshard,
                    auto_axes=fg.sharding.auto_axes),
     }
@@ -139,6 +142,17 @@ SCRIPT = textwrap.dedent(
             k = np.linspace(-1, 1, 3 * 1 * 2, dtype=np.float32).reshape(3, 1, 2)
             res["vmap conv placed"] = outcome(lambda: jit(vmap(
                 lambda v: conv(v, k, out_sharding=P(None, None, None))))(ks))
+            # keywords that place a result whose values do not depend on placement
+            res["placed broadcast_to"] = outcome(lambda: jit(lambda v: np_.broadcast_to(
+                v, (4, 4), out_sharding=P("x", "y")))(jax.device_put(a[:1], P(None, "y"))))
+            inits = ns["nn"].initializers
+            for name, init in (("constant", inits.constant(-7.0)), ("uniform", inits.uniform()),
+                               ("he_normal", inits.he_normal(in_axis=0, out_axis=1))):
+                res[f"placed init {name}"] = outcome(lambda: init(
+                    ns["random"].key(0), (8, 2), np.float32, out_sharding=P("x")))
+            rkey = np.array((1, 2, 3, 4), np.uint32)
+            rbg = lambda k: lax.rng_bit_generator(k, shape=(4, 8), out_sharding=P("x"))
+            res["placed rng_bit_generator"] = outcome(lambda: [*rbg(rkey), *jit(rbg)(rkey)])
             # a replicated input's gradient is replicated (funcgrad left it split as
             # the cotangent came: x + y with y split)
             xr = jax.device_put(np.arange(4, dtype=np.float32), P())
@@ -224,7 +238,7 @@ def test_refusals_are_jax_errors(result):
         assert result["jax"][k][:2] == ["error", "ShardingTypeError"]
 
 
-@pytest.mark.parametrize("prefix", ["ravel", "percentile", "conv", "einsum"])
+@pytest.mark.parametrize("prefix", ["ravel", "percentile", "conv", "einsum", "placed"])
 def test_out_sharding_keywords(result, prefix):
     for k in _keys(result, prefix):
         _same(result["fg"][k], result["jax"][k])

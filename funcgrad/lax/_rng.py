@@ -10,8 +10,9 @@ from typing import Any
 import numpy as np
 
 from funcgrad.core import dtypes
-from funcgrad.numpy._core import here, prep
+from funcgrad.numpy._core import prep
 from funcgrad.primitives import random as rnd
+from funcgrad.sharding import reshard
 
 __all__ = ["RandomAlgorithm", "rng_bit_generator"]
 
@@ -42,12 +43,11 @@ def rng_bit_generator(
 ) -> tuple[Any, Any]:
     """(the next key, uniformly random bits of ``shape`` and unsigned ``dtype``) from a
     ``uint32[4]`` key, with XLA's ``RngBitGenerator`` (``jax.lax.rng_bit_generator``; its
-    bits are XLA's, not ``jax.random``'s)."""
-    if out_sharding is not None:
-        raise NotImplementedError(f"rng_bit_generator: out_sharding is not supported{here()}")
+    bits are XLA's, not ``jax.random``'s); ``out_sharding`` places the bits."""
     dt = dtypes.canonicalize(np.dtype(dtype))
     if dt not in (np.dtype(f"uint{n}") for n in (8, 16, 32, 64)):
         raise TypeError(f"rng_bit_generator: unsupported dtype {dt}")
-    return rnd.rng_bit_generator(
+    new_key, bits = rnd.rng_bit_generator(
         prep(key, "rng_bit_generator"), shape, dt, int(RandomAlgorithm(int(algorithm)))
     )
+    return new_key, bits if out_sharding is None else reshard(bits, out_sharding)

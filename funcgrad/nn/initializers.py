@@ -13,6 +13,7 @@ float operations in the same dtype).
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 from typing import Any, Literal, Protocol, runtime_checkable
@@ -25,6 +26,7 @@ from funcgrad.core import dtypes
 from funcgrad.jit import jit
 from funcgrad.primitives import elementwise as ew
 from funcgrad.random._core import static_shape
+from funcgrad.sharding import reshard
 
 __all__ = [
     "Initializer",
@@ -67,9 +69,19 @@ def _dtype(dtype: Any) -> np.dtype:
     return dtypes.canonicalize(np.float64 if dtype is None else dtype)
 
 
-def _no_sharding(name: str, out_sharding: Any) -> None:
-    if out_sharding is not None:
-        raise NotImplementedError(f"nn.initializers.{name}: out_sharding is not supported")
+def _placing(init: Any) -> Any:
+    """``init`` with its result resharded to the ``out_sharding`` it is given (JAX's
+    keyword; the values do not depend on the placement)."""
+
+    @functools.wraps(init)
+    def run(key: Any, shape: Sequence[int], *rest: Any, **kw: Any) -> Any:
+        target = kw.pop("out_sharding", None)
+        if len(rest) > 1:
+            target, rest = rest[1], rest[:1] + rest[2:]
+        x = init(key, shape, *rest, **kw)
+        return x if target is None else reshard(x, target)
+
+    return run
 
 
 def _scale(x: Any, s: Any, dt: np.dtype) -> Any:
@@ -81,23 +93,23 @@ def _scale(x: Any, s: Any, dt: np.dtype) -> Any:
 # --------------------------------------------------------------------------- constant
 
 
+@_placing
 def zeros(key: Any, shape: Sequence[int], dtype: Any = None, out_sharding: Any = None) -> Any:
     """An array of zeros (``key`` is ignored)."""
-    _no_sharding("zeros", out_sharding)
     return fnp.zeros(static_shape("zeros", shape), _dtype(dtype))
 
 
+@_placing
 def ones(key: Any, shape: Sequence[int], dtype: Any = None, out_sharding: Any = None) -> Any:
     """An array of ones (``key`` is ignored)."""
-    _no_sharding("ones", out_sharding)
     return fnp.ones(static_shape("ones", shape), _dtype(dtype))
 
 
 def constant(value: Any, dtype: Any = None) -> Initializer:
     """An initializer filling arrays with ``value``."""
 
+    @_placing
     def init(key: Any, shape: Sequence[int], dtype: Any = dtype, out_sharding: Any = None) -> Any:
-        _no_sharding("constant", out_sharding)
         return fnp.full(static_shape("constant", shape), value, dtype=_dtype(dtype))
 
     return init
@@ -109,8 +121,8 @@ def constant(value: Any, dtype: Any = None) -> Initializer:
 def uniform(scale: Any = 1e-2, dtype: Any = None) -> Initializer:
     """An initializer drawing uniformly from ``[0, scale)``."""
 
+    @_placing
     def init(key: Any, shape: Sequence[int], dtype: Any = dtype, out_sharding: Any = None) -> Any:
-        _no_sharding("uniform", out_sharding)
         dt = _dtype(dtype)
         return _scale(random.uniform(key, shape, dt), scale, dt)
 
@@ -120,8 +132,8 @@ def uniform(scale: Any = 1e-2, dtype: Any = None) -> Initializer:
 def normal(stddev: Any = 1e-2, dtype: Any = None) -> Initializer:
     """An initializer drawing from a centred normal with standard deviation ``stddev``."""
 
+    @_placing
     def init(key: Any, shape: Sequence[int], dtype: Any = dtype, out_sharding: Any = None) -> Any:
-        _no_sharding("normal", out_sharding)
         dt = _dtype(dtype)
         return _scale(random.normal(key, shape, dt), stddev, dt)
 
@@ -166,8 +178,8 @@ def truncated_normal(
     """An initializer drawing from a normal truncated to ``(lower, upper)`` standard
     deviations, then scaled by ``stddev`` (no variance correction, as JAX)."""
 
+    @_placing
     def init(key: Any, shape: Sequence[int], dtype: Any = dtype, out_sharding: Any = None) -> Any:
-        _no_sharding("truncated_normal", out_sharding)
         dt = _dtype(dtype)
         return _scale(_truncated_normal(key, lower, upper, shape, dt), stddev, dt)
 
@@ -236,8 +248,8 @@ def variance_scaling(
     """An initializer whose variance is ``scale / n``, ``n`` the kernel's fan chosen by
     ``mode``; ``distribution`` picks a (2σ-truncated) normal or a uniform."""
 
+    @_placing
     def init(key: Any, shape: Sequence[int], dtype: Any = dtype, out_sharding: Any = None) -> Any:
-        _no_sharding("variance_scaling", out_sharding)
         shp = static_shape("variance_scaling", shape)
         dt = _dtype(dtype)
         fan_in, fan_out = _compute_fans(shp, in_axis, out_axis, batch_axis)
@@ -338,8 +350,8 @@ def orthogonal(scale: Any = 1.0, column_axis: int = -1, dtype: Any = None) -> In
     """An initializer of (semi-)orthogonal matrices: the columns along ``column_axis``
     are orthonormal, times ``scale``."""
 
+    @_placing
     def init(key: Any, shape: Sequence[int], dtype: Any = dtype, out_sharding: Any = None) -> Any:
-        _no_sharding("orthogonal", out_sharding)
         shp = static_shape("orthogonal", shape)
         dt = _dtype(dtype)
         if len(shp) < 2:
@@ -360,8 +372,8 @@ def delta_orthogonal(scale: Any = 1.0, column_axis: int = -1, dtype: Any = None)
     """An initializer for 3-5D convolution kernels: zero except an orthogonal matrix
     at the spatial centre (the delta-orthogonal scheme of Xiao et al., 2018)."""
 
+    @_placing
     def init(key: Any, shape: Sequence[int], dtype: Any = dtype, out_sharding: Any = None) -> Any:
-        _no_sharding("delta_orthogonal", out_sharding)
         shp = static_shape("delta_orthogonal", shape)
         dt = _dtype(dtype)
         if len(shp) not in (3, 4, 5):

@@ -46,7 +46,7 @@ from funcgrad.primitives import indexing as ix
 from funcgrad.primitives import reductions as rd
 from funcgrad.primitives import shape as sh
 from funcgrad.primitives.split import split as split_pieces
-from funcgrad.sharding import auto_axes
+from funcgrad.sharding import auto_axes, reshard
 
 
 def _ints(name: str, what: str, v: Any) -> tuple[int, ...]:
@@ -225,11 +225,13 @@ def broadcast_shapes(*shapes: Any) -> tuple[int, ...]:
         ) from None
 
 
-def broadcast_to(array: ArrayLike, shape: Any) -> Any:
-    """Broadcast ``array`` to ``shape`` by NumPy's rules."""
+def broadcast_to(array: ArrayLike, shape: Any, *, out_sharding: Any = None) -> Any:
+    """Broadcast ``array`` to ``shape`` by NumPy's rules (``out_sharding``: the result
+    resharded over explicit mesh axes, as ``lax.broadcast_in_dim``'s)."""
     a = as_array(array, "broadcast_to")
     shape = _ints("broadcast_to", "shape", shape)
-    return out(broadcast_to_shape(a, shape, "broadcast_to"))
+    res = broadcast_to_shape(a, shape, "broadcast_to")
+    return out(res if out_sharding is None else reshard(res, out_sharding))
 
 
 def broadcast_arrays(*args: ArrayLike) -> list[Any]:
