@@ -23,6 +23,7 @@ from funcgrad.core import compile_cache, dtypes, sharding_types, tiers
 from funcgrad.core.ad_util import close
 from funcgrad.core.interp import Tracer, compile_time_eval, eval_program, new_builder, to_aval
 from funcgrad.core.ir import Aval, ShapedArray, Var
+from funcgrad.debug import _nans  # noqa: F401  (registers the debug_nans option)
 from funcgrad.primitives.elementwise import convert_element_type as ew_convert
 from funcgrad.primitives.sharding import device_put as put_traced
 from funcgrad.tree_util import tree_flatten, tree_map, tree_unflatten
@@ -111,6 +112,13 @@ def enable_checks(value: bool = True) -> _OptionBlock:
     passes to the JAX it runs on) on or off for a block or a decorated function, as
     ``jax.enable_checks``."""
     return _OptionBlock("jax_enable_checks", bool(value))
+
+
+def debug_nans(value: bool = True) -> _OptionBlock:
+    """Raise ``FloatingPointError`` where a NaN or Inf is made (funcgrad's ``debug_nans``
+    option, :func:`funcgrad.debug.nans`) for a block or a decorated function, as
+    ``jax.debug_nans``."""
+    return _OptionBlock("debug_nans", bool(value))
 
 
 def eval_shape(fun: Callable, *args: Any, **kwargs: Any) -> Any:

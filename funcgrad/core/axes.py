@@ -61,7 +61,9 @@ def normalize_axes(axes: Any, ndim: int, name: str) -> tuple[int, ...]:
     else:
         out = (normalize_axis(axes, ndim, name),)
     if len(set(out)) != len(out):
-        raise ValueError(f"{name}: repeated axis in {axes!r}{where(user_frame())}")
+        raise ValueError(
+            f"{name}: duplicate value in 'axis': {axes!r} (a repeated axis){where(user_frame())}"
+        )
     return out
 
 

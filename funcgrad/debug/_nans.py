@@ -33,6 +33,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
+import jax
 import numpy as np
 
 from funcgrad import config
@@ -45,15 +46,27 @@ from funcgrad.core.ir import Eqn, Program, Var, aval_of
 __all__ = ["nans"]
 
 
-def _set(on: bool) -> None:
+# the flag is ``hooks.nans`` (read at every hook point)
+config.bind(
+    "debug_nans",
+    hooks,
+    "nans",
+    "raise FloatingPointError, locating the operation and line, when a NaN or Inf is made",
+)
+
+
+def _set_jax_flag(on: Any) -> None:
+    # JAX's option: funcgrad's check, and JAX's own for what runs outside funcgrad (the
+    # operators of jax.Array values, such as ``x / y`` of two arrays)
     hooks.nans = bool(on)
+    jax.config.update("jax_debug_nans", bool(on))
 
 
 config.define(
-    "debug_nans",
+    "jax_debug_nans",
     False,
-    "raise FloatingPointError, locating the operation and line, when a NaN or Inf is made",
-    on_change=_set,
+    "JAX's option: sets debug_nans and JAX's own check (jax.Array operators)",
+    on_change=_set_jax_flag,
 )
 
 
@@ -267,6 +280,15 @@ def check_program(prog: Program, args: Sequence[Any], outs: Sequence[Any]) -> No
         ) from e
     if msg is not None:
         raise FloatingPointError(msg)
+    if not any(_bad(a) is not None for a in args):
+        # finite inputs, a non-finite output, and no operation made it: a NaN/Inf
+        # literal or constant of the function (JAX's words: its ``jit`` says the same)
+        raise FloatingPointError(
+            f"funcgrad.debug.nans: output {bad[0]} of the program is non-finite while its "
+            "inputs are finite, and re-run one operation at a time the de-optimized function "
+            "did not make it from finite values: it is a nan/inf literal or constant of the "
+            "function, as in `jit(lambda x: numpy.nan)(x)`"
+        )
 
 
 set_hook("check_eager", check_eager)

@@ -5,12 +5,14 @@ conventions (e.g. ``relu'(0) = 0``)."""
 from __future__ import annotations
 
 import math
+import warnings
 from typing import Any
 
 import numpy as np
 
 from funcgrad import numpy as fnp
 from funcgrad.core import dtypes
+from funcgrad.core.errors import ConcretizationError
 from funcgrad.core.reduction_row import Reduction, TorchReduction
 from funcgrad.custom import custom_jvp
 from funcgrad.numpy._core import ArrayLike, here, index, normalize_axes, normalize_axis, promote
@@ -286,9 +288,21 @@ del _name, _fn, _doc, _node
 
 def one_hot(x: ArrayLike, num_classes: int, *, dtype: Any = None, axis: int = -1) -> Any:
     """One-hot encoding of integer labels (the default float dtype unless ``dtype``);
-    out-of-range labels give all-zero rows."""
-    num_classes = index(num_classes, "num_classes", "one_hot")
+    out-of-range labels give all-zero rows. A float ``x`` is deprecated (a
+    ``DeprecationWarning``, as JAX's)."""
+    try:
+        num_classes = index(num_classes, "num_classes", "one_hot")
+    except ConcretizationError as e:  # JAX's words name the argument
+        raise ConcretizationError(
+            f"{e}\nThe error arose in jax.nn.one_hot argument `num_classes`."
+        ) from None
     x = fnp.asarray(x)
+    if not dtypes.is_integer(x.dtype):
+        warnings.warn(
+            f"jax.nn.one_hot input should be integer-typed; got dtype={x.dtype}",
+            DeprecationWarning,
+            stacklevel=2,
+        )
     dt = float if dtype is None else dtype
     classes = fnp.arange(num_classes, dtype=x.dtype if x.dtype.kind in "iu" else None)
     classes = fnp.reshape(classes, (1,) * x.ndim + (num_classes,))  # (no rank promotion)

@@ -72,6 +72,26 @@ def _upcast(dtype: np.dtype) -> np.dtype:
     return np.dtype("float32") if dtype in _LOW_FLOATS else dtype
 
 
+def check_where(name: str, where: ArrayLike | None) -> None:
+    """A ``where=`` mask must be boolean: JAX's ``ValueError``, not a silent cast."""
+    if where is not None:
+        dt = aval(prep(where, name)).dtype
+        if dt != _BOOL:
+            raise ValueError(
+                f"jnp.{name}: where must be None or a boolean array; got where.dtype={dt!r}."
+                f"{here()}"
+            )
+
+
+def _check_initial(name: str, initial: Any) -> None:
+    """``initial=`` is one value (JAX's ``ValueError``; not broadcast into the result)."""
+    if initial is not None and np.shape(initial) != ():
+        raise ValueError(
+            f"{name}: initial value must be a scalar. Got array of shape "
+            f"{tuple(np.shape(initial))}{here()}"
+        )
+
+
 def _mask(name: str, a: Any, where: ArrayLike | None, fill: Any) -> Any:
     """``a`` with masked-out elements replaced by ``fill`` (``where=`` of NumPy reductions)."""
     if where is None:
@@ -102,6 +122,8 @@ def _sum_like(
 ) -> Any:
     _no_out(name, out_)
     a = as_array(a, name)
+    check_where(name, where)
+    _check_initial(name, initial)
     av = aval(a)
     axes = normalize_axes(axis, av.ndim, name)
     if dtype is not None:
@@ -135,6 +157,8 @@ def _minmax(
     a = as_array(a, name)
     av = aval(a)
     axes = normalize_axes(axis, av.ndim, name)
+    check_where(name, where)
+    _check_initial(name, initial)
     if where is not None and initial is None:
         raise ValueError(
             f"{name}: reduction operation {name!r} does not have an identity, so to use a where "
@@ -178,6 +202,7 @@ def _anyall(
 ) -> Any:
     _no_out(name, out_)
     a = _to_bool(as_array(a, name))
+    check_where(name, where)
     av = aval(a)
     axes = normalize_axes(axis, av.ndim, name)
     a = _mask(name, a, where, row.identity)
@@ -217,6 +242,7 @@ def _mean(
     a = as_array(a, name)
     av = aval(a)
     axes = normalize_axes(axis, av.ndim, name)
+    check_where(name, where)
     dt, ct = _mean_dtypes(name, av.dtype, dtype)
     x = convert(a, ct)
     if row.nan:  # (``nanmean``: NaNs are not counted)
@@ -251,6 +277,7 @@ def _moment(
         raise ValueError(f"{name}: ddof and correction can't be provided simultaneously.")
     _no_out(name, out_)
     a = as_array(a, name)
+    check_where(name, where)
     av = aval(a)
     axes = normalize_axes(axis, av.ndim, name)
     if dtype is not None:
@@ -513,7 +540,11 @@ def _cumulative(
             )
         axis = 0
     if av.ndim == 0:
-        raise ValueError(f"{name}: the input must be non-scalar, got {fmt(x)}{here()}")
+        what = "sum" if ident == 0 else "product"
+        raise ValueError(
+            f"{name}: The input must be non-scalar to take a cumulative {what}, however a "
+            f"scalar value or scalar array was given ({fmt(x)}){here()}"
+        )
     ax = normalize_axis(axis, av.ndim, name)
     r = fn(x, ax, dtype, promote)
     if include_initial:

@@ -33,6 +33,7 @@ from funcgrad.numpy._core import (
     aval,
     check_arraylike,
     convert,
+    fmt,
     here,
     normalize_axes,
     normalize_axis,
@@ -169,8 +170,13 @@ def nanvar(
     zero gradient."""
     _no_out("nanvar", out)
     a = as_array(a, "nanvar")
-
+    _reductions.check_where("nanvar", where)
     dt = dtypes.to_inexact(aval(a).dtype) if dtype is None else user_dtype(dtype, "nanvar")
+    if dtypes.kind(aval(a).dtype) == 3 and dtypes.kind(dt) != 3:
+        raise ValueError(
+            f"nanvar: a real dtype= for the variance of complex values is not supported, "
+            f"got {dt} for {fmt(a)} (as jax.numpy.var){here()}"
+        )
     x = convert(a, dt, aval(a).weak_type)
     keep = _ufuncs.logical_not(_ufuncs.isnan(x))
     if where is not None:
