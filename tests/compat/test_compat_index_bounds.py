@@ -2,7 +2,8 @@
 1-d (compat raised from inside), indices outside the dim refused as PyTorch (compat read
 NaN past the end in gather/index_select and wrapped negative indices in gather, scatter
 and index_copy), gather's index smaller than the input in the other dims (compat
-broadcast it), and PyTorch's words for bad index dtypes and shapes."""
+broadcast it), ``take_along_dim``'s checks (a flattened one is a ``gather``), and PyTorch's
+words for bad index dtypes and shapes."""
 
 from __future__ import annotations
 
@@ -28,6 +29,16 @@ _VALUES = {
     ),
     "gather int32 index": lambda t: t.gather(t.tensor([5.0, 6]), 0, t.tensor([1], dtype=t.int32)),
     "gather empty index, larger": lambda t: t.gather(t.zeros(2, 3), 0, t.zeros(0, 5, dtype=t.long)),
+    "take_along_dim int32 flattened": lambda t: t.take_along_dim(
+        t.arange(6.0), t.tensor([5, 0], dtype=t.int32)
+    ),
+    "take_along_dim 0-d flattened": lambda t: t.take_along_dim(t.tensor(5.0), t.tensor(0)),
+    "take_along_dim broadcast": lambda t: t.take_along_dim(
+        t.arange(3.0).reshape(1, 3), t.tensor([[0, 1], [2, 2], [1, 0]]), 1
+    ),
+    "take_along_dim empty": lambda t: t.take_along_dim(
+        t.zeros(0, 3), t.zeros(0, 2, dtype=t.long), 1
+    ),
     "index_select 0-d input": lambda t: t.tensor(5.0).index_select(0, t.tensor([0])),
     "index_select 0-d input, 0-d index": lambda t: t.tensor(5.0).index_select(0, t.tensor(0)),
     "index_select 0-d index": lambda t: t.arange(3.0).index_select(0, t.tensor(1)),
@@ -72,6 +83,30 @@ _ERRORS = {
         lambda t: t.gather(t.zeros(2), 0, t.tensor([1], dtype=t.uint8)),
     ),
     "gather float index": (RuntimeError, lambda t: t.gather(t.zeros(2), 0, t.tensor([1.0]))),
+    "take_along_dim dims differ": (
+        RuntimeError,
+        lambda t: t.take_along_dim(t.zeros(2, 3), t.zeros(2, dtype=t.long), dim=0),
+    ),
+    "take_along_dim int32 with dim": (
+        RuntimeError,
+        lambda t: t.take_along_dim(t.zeros(2, 3), t.zeros(2, 3, dtype=t.int32), dim=0),
+    ),
+    "take_along_dim 0-d with dim": (
+        IndexError,
+        lambda t: t.take_along_dim(t.tensor(5.0), t.tensor(0), 0),
+    ),
+    "take_along_dim flattened past the end": (
+        RuntimeError,
+        lambda t: t.take_along_dim(t.tensor([5.0, 6]), t.tensor([2])),
+    ),
+    "take_along_dim flattened float index": (
+        RuntimeError,
+        lambda t: t.take_along_dim(t.tensor([5.0, 6]), t.tensor([1.0])),
+    ),
+    "take_along_dim no broadcast": (
+        RuntimeError,
+        lambda t: t.take_along_dim(t.zeros(2, 3), t.zeros(3, 1, dtype=t.long), 1),
+    ),
     "index_select past the end": (
         IndexError,
         lambda t: t.arange(3.0).index_select(0, t.tensor([3])),

@@ -172,21 +172,36 @@ def _take_along_f(x: Any, i: Any, *, axis: Any) -> Any:
     samples=(Sample(((3, 4),), args=(Idx((3, 2), 4), 1)), Sample(((3, 4),), args=(Idx((5,), 12),))),
 )
 def take_along_dim(input: Tensor, indices: Tensor, dim: int | None = None) -> Tensor:
-    """``numpy.take_along_axis``; without ``dim`` both are flattened."""
+    """``numpy.take_along_axis``; without ``dim`` both are flattened (a ``gather`` of the
+    flattened input, with its checks). With ``dim``, PyTorch's checks: as many dims, int64
+    indices, the other dims broadcast."""
     if dim is None:
-        idx = _check_index(indices, input.numel(), "take_along_dim")
-        return apply(_take_along_f, "TakeAlongDimBackward0", (input, idx), (("axis", None),))
+        return gather(input.reshape(-1), 0, indices.reshape(-1))
+    name = "torch.take_along_dim()"
+    if input.ndim != indices.ndim:
+        raise RuntimeError(
+            f"{name}: input and indices should have the same number of dimensions, but got "
+            f"{input.ndim} dimensions for input, and {indices.ndim} dimensions for indices"
+        )
+    if indices._npdtype != np.int64:
+        kind = _dt.scalar_type_name(indices._npdtype)
+        raise RuntimeError(f"{name}: dtype of indices should be Long but got {kind}")
+    if input.ndim == 0:
+        raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
     axis = _wrap_dim(dim, input.ndim)
     idx = _check_index(indices, input.shape[axis], "take_along_dim")
-    shape = np.broadcast_shapes(
-        tuple(s for d, s in enumerate(input.shape) if d != axis),
-        tuple(s for d, s in enumerate(idx.shape) if d != axis),
-    )
-    full = list(shape)
-    full.insert(axis, idx.shape[axis])
+    full = []
+    for d, (a, b) in enumerate(zip(input.shape, idx.shape)):
+        a = b if d == axis else a
+        if a != b and 1 not in (a, b):
+            raise RuntimeError(
+                f"The size of tensor a ({a}) must match the size of tensor b ({b}) at "
+                f"non-singleton dimension {d}"
+            )
+        full.append(builtins.max(a, b) if 0 not in (a, b) else 0)
     idx = np.broadcast_to(idx, full)
-    xs = list(shape)
-    xs.insert(axis, input.shape[axis])
+    xs = list(full)
+    xs[axis] = input.shape[axis]
     x = input.expand(*xs) if tuple(xs) != tuple(input.shape) else input
     return apply(_take_along_f, "TakeAlongDimBackward0", (x, np.array(idx)), (("axis", axis),))
 
