@@ -206,19 +206,19 @@ _SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
 _INV_SQRT_2 = 1.0 / math.sqrt(2.0)
 
 
-def _opmath(f: Callable[..., Any]) -> Callable[..., Any]:
+def opmath(f: Callable[..., Any]) -> Callable[..., Any]:
     """``f`` of a float16/bfloat16 ``x`` computed in float32 and rounded once, as PyTorch's
     CPU kernels compute activations ("opmath"); the derivative follows the casts."""
 
-    def g(x: Any, **kw: Any) -> Any:
+    def g(x: Any, *args: Any, **kw: Any) -> Any:
         if fnp.dtype(x.dtype).itemsize == 2 and fnp.issubdtype(x.dtype, fnp.floating):
-            return f(x.astype(fnp.float32), **kw).astype(x.dtype)
-        return f(x, **kw)
+            return f(x.astype(fnp.float32), *args, **kw).astype(x.dtype)
+        return f(x, *args, **kw)
 
     return g
 
 
-@_opmath
+@opmath
 def _gelu_f(x: Any, *, tanh: bool) -> Any:
     # the composite definition's operations in its order, so both paths agree
     if tanh:
@@ -234,7 +234,7 @@ def gelu(input: Any, approximate: str) -> Any | None:
     return apply(_gelu_f, "GeluBackward0", (input,), (("tanh", approximate == "tanh"),))
 
 
-@_opmath
+@opmath
 def _silu_f(x: Any) -> Any:
     return x * fnn.sigmoid(x)
 

@@ -2,7 +2,9 @@
 ``dropout``, the ELU family, ``softplus``, the hard and shrink functions,
 ``prelu``/``rrelu``, ``glu``, ``softmin``, ``mish``, ``logsigmoid``.
 
-Each activation is one compat op over a ``funcgrad.numpy`` function. Piecewise
+Each activation is one compat op over a ``funcgrad.numpy`` function, computed for
+float16/bfloat16 in float32 and rounded once (``_fused.opmath``), as PyTorch's CPU
+kernels compute them. Piecewise
 functions are written with ``where`` so that the gradient at a breakpoint is the one
 PyTorch's backward gives (e.g. ``hardtanh``'s is 0 at ``min_val``/``max_val``,
 ``hardswish``'s is 0 at -3 and 1 at 3). ``inplace=True`` runs the op in place (PyTorch's
@@ -57,6 +59,7 @@ def relu(input: Tensor, inplace: bool = False) -> Tensor:
     return torch.relu(input)
 
 
+@_fused.opmath
 def _leaky_relu_f(x: Any, *, slope: float) -> Any:
     return fnp.where(x > 0, x, x * slope)
 
@@ -190,6 +193,7 @@ def _check_float(name: str, input: Tensor) -> None:
         raise NotImplementedError(f"\"{name}\" not implemented for '{input.dtype}'")
 
 
+@_fused.opmath
 def _elu_f(x: Any, *, alpha: float, scale: float, input_scale: float) -> Any:
     pos = x > 0
     neg = alpha * (fnp.exp(fnp.where(pos, fnp.zeros_like(x), x) * input_scale) - 1.0)
@@ -222,6 +226,7 @@ def selu(input: Tensor, inplace: bool = False) -> Tensor:
     return _elu("selu", input, _SELU_ALPHA, _SELU_SCALE, 1.0, inplace)
 
 
+@_fused.opmath
 def _softplus_f(x: Any, *, beta: float, threshold: float) -> Any:
     linear = x * beta > threshold
     safe = fnp.where(linear, fnp.zeros_like(x), x)
@@ -237,6 +242,7 @@ def softplus(
     return _out("softplus", apply(_softplus_f, "SoftplusBackward0", (input,), static), out)
 
 
+@_fused.opmath
 def _hardtanh_f(x: Any, *, lo: float, hi: float) -> Any:
     low = fnp.full_like(x, lo)
     return fnp.where(x <= lo, low, fnp.where(x >= hi, fnp.full_like(x, hi), x))
@@ -259,6 +265,7 @@ def relu6(input: Tensor, inplace: bool = False) -> Tensor:
     return hardtanh(input, 0.0, 6.0, inplace)
 
 
+@_fused.opmath
 def _hardswish_f(x: Any) -> Any:
     mid = x * (x + 3.0) / 6.0
     return fnp.where(x <= -3.0, fnp.zeros_like(x), fnp.where(x < 3.0, mid, x))
@@ -270,6 +277,7 @@ def hardswish(input: Tensor, inplace: bool = False) -> Tensor:
     return _run(_hardswish_f, "HardswishBackward0", input, (), inplace)
 
 
+@_fused.opmath
 def _hardsigmoid_f(x: Any) -> Any:
     # PyTorch's backward multiplies by 1/6 rounded to float32 (also for float64 inputs)
     c = float(np.float32(1.0 / 6.0))
@@ -283,6 +291,7 @@ def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:
     return _run(_hardsigmoid_f, "HardsigmoidBackward0", input, (), inplace)
 
 
+@_fused.opmath
 def _mish_f(x: Any) -> Any:
     return x * fnp.tanh(fnn.softplus(x))
 
@@ -298,12 +307,16 @@ def _out(name: str, result: Tensor, out: Tensor | None) -> Tensor:
     return result if out is None else write_out(name, result, out)
 
 
+_log_sigmoid_f = _fused.opmath(fnn.log_sigmoid)
+
+
 def logsigmoid(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """``log(sigmoid(x))``, computed stably."""
     _check_float("log_sigmoid_forward", input)
-    return _out("log_sigmoid", apply(fnn.log_sigmoid, "LogSigmoidBackward0", (input,)), out)
+    return _out("log_sigmoid", apply(_log_sigmoid_f, "LogSigmoidBackward0", (input,)), out)
 
 
+# (softsign and tanhshrink are composites in PyTorch: each step rounds, no opmath)
 def _softsign_f(x: Any) -> Any:
     return x / (1.0 + fnp.abs(x))
 
@@ -322,6 +335,13 @@ def tanhshrink(input: Tensor) -> Tensor:
     return apply(_tanhshrink_f, "SubBackward0", (input,))
 
 
+def _in_dtype(value: float, input: Tensor) -> float:
+    """``value`` rounded to ``input``'s dtype, as ``hardshrink``'s kernel takes its ``lambd``
+    (``lambd.to<scalar_t>()``) before comparing in float32."""
+    return float(np.asarray(value, dtype=input._npdtype))
+
+
+@_fused.opmath
 def _softshrink_f(x: Any, *, lambd: float) -> Any:
     zero = fnp.zeros_like(x)
     return fnp.where(x > lambd, x - lambd, fnp.where(x < -lambd, x + lambd, zero))
@@ -336,6 +356,7 @@ def softshrink(input: Tensor, lambd: float = 0.5, *, out: Tensor | None = None) 
     return _out("softshrink", result, out)
 
 
+@_fused.opmath
 def _hardshrink_f(x: Any, *, lambd: float) -> Any:
     return fnp.where((x >= -lambd) & (x <= lambd), fnp.zeros_like(x), x)
 
@@ -343,9 +364,11 @@ def _hardshrink_f(x: Any, *, lambd: float) -> Any:
 def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
     """``x`` outside ``[-lambd, lambd]``, 0 inside."""
     _check_float("hardshrink", input)
-    return apply(_hardshrink_f, "HardshrinkBackward0", (input,), (("lambd", float(lambd)),))
+    static = (("lambd", _in_dtype(lambd, input)),)
+    return apply(_hardshrink_f, "HardshrinkBackward0", (input,), static)
 
 
+@_fused.opmath
 def _threshold_f(x: Any, *, threshold: float, value: float) -> Any:
     # PyTorch's ``x <= threshold ? value : x``: a NaN input or threshold keeps ``x``
     return fnp.where(x <= threshold, fnp.full_like(x, value), x)
@@ -411,6 +434,7 @@ def rrelu(
     return apply(_mul_f, "RreluWithNoiseBackward0", (input, slopes))
 
 
+@_fused.opmath
 def _glu_f(x: Any, *, dim: int) -> Any:
     a, b = fnp.split(x, 2, axis=dim)
     return a * fnn.sigmoid(b)

@@ -1,4 +1,9 @@
-"""``nn.functional`` normalisation: batch, layer, group and instance norm, one node each."""
+"""``nn.functional`` normalisation: batch, layer, group and instance norm, one node each.
+
+As PyTorch's CPU kernels: a float16/bfloat16 input is normalised in float32 and the
+result rounded once (``_fused.opmath``; its other operands join in float32), and its
+parameters may be float32 ("mixed dtype": the result keeps the input's dtype), with
+PyTorch's errors for the other dtype combinations (:func:`_check_param_dtypes`)."""
 
 from __future__ import annotations
 
@@ -10,7 +15,9 @@ import compat.torch as torch
 import funcgrad.lax as flax
 import funcgrad.numpy as fnp
 from compat._core import dtypes as _dt
+from compat._core.ops._common import acc
 from compat._core.tensor import apply
+from compat.torch.nn import _fused
 from compat.torch.nn.functional._arguments import Tensor
 
 
@@ -41,12 +48,14 @@ def _normalize(x: Any, axes: tuple[int, ...], eps: float) -> Any:
     return xc * flax.rsqrt(var + np.asarray(eps, dtype=x.dtype))
 
 
+@_fused.opmath
 def _batch_norm_train_f(x: Any, *wb: Any, eps: float, has_weight: bool) -> Any:
     axes = (0, *range(2, x.ndim))
     shape = (1, x.shape[1]) + (1,) * (x.ndim - 2)
     return _affine(_normalize(x, axes, eps), wb, has_weight, shape)
 
 
+@_fused.opmath
 def _batch_norm_eval_f(x: Any, mean: Any, var: Any, *wb: Any, eps: float, has_weight: bool) -> Any:
 
     shape = (1, x.shape[1]) + (1,) * (x.ndim - 2)
@@ -58,12 +67,35 @@ def _batch_norm_eval_f(x: Any, mean: Any, var: Any, *wb: Any, eps: float, has_we
 def _batch_stats_f(x: Any) -> Any:
     """Per-channel mean and unbiased variance (for the running statistics)."""
 
+    x = fnp.asarray(x, acc(x.dtype))
     axes = (0, *range(2, x.ndim))
     n = x.size // x.shape[1]
     mean = fnp.mean(x, axis=axes)
     xc = x - fnp.reshape(mean, (1, x.shape[1]) + (1,) * (x.ndim - 2))
     var = fnp.sum(xc * xc, axis=axes) / np.asarray(max(n - 1, 0), dtype=x.dtype)
     return mean, var
+
+
+def _check_param_dtypes(input: Tensor, *params: Tensor | None) -> None:
+    """PyTorch's dtype rule for a normalisation's parameters (``params`` in its order:
+    weight, bias, running mean, running variance): all of the input's dtype, or, when the
+    first differs ("mixed dtype"), all float32 with a float16/bfloat16 input."""
+    ps = [p for p in params if p is not None]
+    if not ps:
+        return
+    x = input._npdtype
+    if ps[0]._npdtype != x:
+        if any(p._npdtype != np.float32 for p in ps):
+            raise RuntimeError("mixed dtype (CPU): expect parameter to have scalar type of Float")
+        if acc(x) == x:
+            raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype.")
+        return
+    for p in ps[1:]:
+        if p._npdtype != x:
+            raise RuntimeError(
+                f"expected scalar type {_dt.scalar_type_name(x)} but found "
+                f"{_dt.scalar_type_name(p._npdtype)}"
+            )
 
 
 def _wb(weight: Tensor | None, bias: Tensor | None) -> tuple[tuple[Any, ...], bool]:
@@ -119,6 +151,7 @@ def batch_norm(
         if t is not None and t.numel() != channels:
             raise RuntimeError(f"{name} should contain {channels} elements not {t.numel()}")
     _stats_without_grad(running_mean, running_var)
+    _check_param_dtypes(input, weight, bias, running_mean, running_var)
     wb, has_weight = _wb(weight, bias)
     static = (("eps", float(eps)), ("has_weight", has_weight))
     if not training:
@@ -137,6 +170,7 @@ def batch_norm(
     return out
 
 
+@_fused.opmath
 def _layer_norm_f(x: Any, *wb: Any, k: int, eps: float, has_weight: bool) -> Any:
     axes = tuple(range(x.ndim - k, x.ndim))
     return _affine(_normalize(x, axes, eps), wb, has_weight, tuple(x.shape[x.ndim - k :]))
@@ -170,6 +204,7 @@ def layer_norm(
             f"Given normalized_shape={shape}, expected input with shape "
             f"[*, {', '.join(map(str, shape))}], but got input of size{list(input.shape)}"
         )
+    _check_param_dtypes(input, weight, bias)
     wb, has_weight = _wb(weight, bias)
     static = (("k", k), ("eps", float(eps)), ("has_weight", has_weight))
     return apply(_layer_norm_f, "NativeLayerNormBackward0", (input, *wb), static)
@@ -224,6 +259,7 @@ def rms_norm(
     return apply(_rms_norm_f, name, (input, *ws), (("k", k), ("eps", float(eps))))
 
 
+@_fused.opmath
 def _group_norm_f(x: Any, *wb: Any, groups: int, eps: float, has_weight: bool) -> Any:
 
     grouped = fnp.reshape(x, (x.shape[0], groups, x.size // max(x.shape[0] * groups, 1)))
@@ -263,11 +299,13 @@ def group_norm(
                 f"input, but got {name} of shape {list(t.shape)} and input of shape "
                 f"{list(input.shape)}"
             )
+    _check_param_dtypes(input, weight, bias)
     wb, has_weight = _wb(weight, bias)
     static = (("groups", int(num_groups)), ("eps", float(eps)), ("has_weight", has_weight))
     return apply(_group_norm_f, "NativeGroupNormBackward0", (input, *wb), static)
 
 
+@_fused.opmath
 def _instance_norm_f(x: Any, *wb: Any, eps: float, has_weight: bool) -> Any:
     axes = tuple(range(2, x.ndim))
     shape = (1, x.shape[1]) + (1,) * (x.ndim - 2)
@@ -277,6 +315,7 @@ def _instance_norm_f(x: Any, *wb: Any, eps: float, has_weight: bool) -> Any:
 def _instance_stats_f(x: Any) -> Any:
     """Per-(sample, channel) mean and unbiased variance, each ``(N, C)``."""
 
+    x = fnp.asarray(x, acc(x.dtype))
     axes = tuple(range(2, x.ndim))
     n = x.size // (x.shape[0] * x.shape[1])
     mean = fnp.mean(x, axis=axes)
@@ -331,6 +370,7 @@ def instance_norm(
         if t is not None and t.numel() != channels:
             raise RuntimeError(f"{name} should contain {n * channels} elements not {t.numel() * n}")
     _stats_without_grad(running_mean, running_var)
+    _check_param_dtypes(input, weight, bias, running_mean, running_var)
     wb, has_weight = _wb(weight, bias)
     static = (("eps", float(eps)), ("has_weight", has_weight))
     if use_input_stats:

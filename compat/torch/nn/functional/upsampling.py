@@ -22,6 +22,7 @@ import numpy as np
 import compat.torch as torch
 import funcgrad.numpy as fnp
 from compat._core.tensor import apply
+from compat.torch.nn import _fused
 from compat.torch.nn.functional._arguments import Tensor
 from compat.torch.nn.functional._dtype_names import _TENSOR_TYPE
 from compat.torch.nn.functional.pooling import _adaptive_matrix
@@ -118,6 +119,7 @@ def _axis_matrix(mode: str, n: int, o: int, s: float | None, align: bool, dt: An
     return _Key(m)
 
 
+@_fused.opmath  # (float16/bfloat16: accumulated in float32, as PyTorch's kernels)
 def _interp_f(x: Any, *, mats: tuple[Any, ...]) -> Any:
     nd = len(mats)
     for i, m in enumerate(mats):
