@@ -74,6 +74,13 @@ OUT_OF_SCOPE_BASE: list[tuple[str, str]] = [
      "PyTorch's module/criterion test tables and harness (common_nn.NewModuleTest)"),
 ]  # fmt: skip
 
+#: swapped failures out of scope by their message, where compat refuses what it
+#: deliberately lacks and the test's id and names say nothing of it: (regex, reason)
+OUT_OF_SCOPE_MESSAGE: list[tuple[str, str]] = [
+    (r"compat\.torch has no 'meta' device", "meta and fake tensors (the 'meta' device)"),
+]
+
+
 #: the files ``--torch-src DIR`` runs (relative to DIR), each a few minutes on 2 cores at
 #: most; ``test_nn.py`` (about six minutes) is run by naming it with ``--test-file``
 DEFAULT_FILES = (
@@ -207,6 +214,15 @@ def from_ascend(git_dir: str, out_dir: pathlib.Path) -> None:
 ENV = {"PYTORCH_DISABLE_RUNNING_SCRIPT_CHK": "1"}
 
 
+def scope_by_message(res: FileResult) -> None:
+    """Mark out of scope the swapped failures :data:`OUT_OF_SCOPE_MESSAGE` names."""
+    for i, rec in res.swapped.items():
+        for pattern, reason in OUT_OF_SCOPE_MESSAGE:
+            message = rec.get("message") or ""
+            if i in res.upstream and i not in res.out_of_scope and re.search(pattern, message):
+                res.out_of_scope[i] = reason
+
+
 def scope_by_base(res: FileResult) -> None:
     """Mark out of scope the upstream tests :data:`OUT_OF_SCOPE_BASE` names."""
     for i, rec in res.upstream.items():
@@ -276,6 +292,7 @@ def main(argv: list[str] | None = None) -> int:
             parallel=not args.serial, limit=args.limit,
         )  # fmt: skip
         scope_by_base(res)
+        scope_by_message(res)
         scope_opinfo(res, file)
         print(f"{file.stem}: {len(res.upstream)} tests, {res.seconds[0]:.0f} s upstream, "
               f"{res.seconds[1]:.0f} s swapped", file=sys.stderr)  # fmt: skip

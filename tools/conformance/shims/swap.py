@@ -223,6 +223,7 @@ class Swap:
         renames: dict[str, str] | None = None,
         scope: dict[str, str] | None = None,
         noops: tuple[str, ...] = (),
+        internal_modules: tuple[str, ...] = (),
     ) -> None:
         """``overrides``: upstream module name -> factory of the module to use there
         (shims); ``internal``: upstream package prefixes that are private; ``renames``:
@@ -232,7 +233,9 @@ class Swap:
         scope, whatever its outcome (a key ``"re:<regex>"`` matches whole names);
         ``noops``: private upstream functions a test's
         set-up or tear-down calls to reset upstream-only state, absent in the target:
-        they resolve to a function doing nothing."""
+        they resolve to a function doing nothing; ``internal_modules``: private upstream
+        modules (not packages) among ``internal``, whose lower-case names are functions
+        (``torch.utils._device.set_device``), not submodules."""
         self.root = root
         self.target = target
         self.overrides = overrides
@@ -240,6 +243,7 @@ class Swap:
         self.renames = renames or {}
         self.scope = scope or {}
         self.noops = noops
+        self.internal_modules = internal_modules
         self.importers: set[str] = set()
         self.modules: dict[str, Any] = {}
         self._orig_import: Callable[..., Any] | None = None
@@ -303,7 +307,10 @@ class Swap:
         # jax._src.<mod> and jax._src.<pkg>.<mod>: modules are lower-case names
         # directly under a private package or one level below it
         parts = full.split(".")
-        return len(parts) <= 4 and full.rsplit(".", 1)[0] in self.internal_packages()
+        parent = full.rsplit(".", 1)[0]
+        if parent in self.internal_modules:
+            return False
+        return len(parts) <= 4 and parent in self.internal_packages()
 
     def internal_packages(self) -> set[str]:
         pkgs = set(self.internal)

@@ -53,6 +53,11 @@ SCOPE: dict[str, str] = {
     "torch.multiprocessing": "several processes",
     "torch.utils.flop_counter": "FLOP counting",
     "torch.library": "custom operator registration",
+    # (test_functional_optim.py's set-up decorator; the distributed optimizers' functional
+    # forms are TorchScript-compatible stand-ins for DDP's communication hooks)
+    "torch._disable_dynamo": "torch.compile / dynamo",
+    "torch.distributed.optim": "distributed optimizers (torch.distributed.optim)",
+    "torch.onnx": "ONNX export",
 }
 
 
@@ -102,7 +107,10 @@ def make_swap() -> Swap:
             "torch.utils._pytree",
             "torch.testing._internal",
             "torch._utils",
+            "torch.utils._device",
+            "torch.utils._traceback",
         ),
+        internal_modules=("torch.utils._device", "torch.utils._traceback"),
         scope=SCOPE,
         noops=(
             "torch.autograd._force_original_view_tracking",  # test_autograd's tearDown
