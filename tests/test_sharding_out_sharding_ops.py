@@ -2,7 +2,8 @@
 devices, against JAX: slices, pads and split pieces keep the operand's splits (funcgrad
 dropped a split whose size changed) and refuse a size that does not divide over the
 axes; ``concatenate`` wants its operands split alike; ``bitcast_convert_type`` keeps
-the splits (funcgrad left a changed shape unsplit); the ``out_sharding`` keywords of
+the splits (funcgrad left a changed shape unsplit); ``reshape`` cuts and merges as
+JAX's rule (funcgrad typed some reshapes JAX refuses, and left others untyped); the ``out_sharding`` keywords of
 ``ravel``, ``percentile``, ``bincount``, the segment reductions,
 ``conv_general_dilated``, ``broadcast_to``, the ``nn`` initializers and
 ``rng_bit_generator`` (their values too: an unreduced ``segment_sum``/``bincount``
@@ -98,6 +99,25 @@ SCRIPT = textwrap.dedent(
                 lambda x: lax.bitcast_convert_type(x, np.float32))(
                     jax.device_put(np.asarray(narrow).view(np.uint8).reshape(4, 4, 4),
                                    P("x", "y"))))
+            # reshapes: a cut dimension spreads its axes over the pieces, merged ones take
+            # theirs if the split ones lead; others are JAX's ShardingTypeError
+            for src, dst, sp in (
+                ((4, 6, 8), (4, 2, 3, 8), P("x", "y")),
+                ((4, 6, 8), (4, 3, 2, 8), P("x", "y")),
+                ((4, 6, 8), (4, 2, 3, 4, 2), P("x")),
+                ((4, 12, 8), (4, 4, 3, 8), P(None, ("x", "y"))),
+                ((4, 2, 3, 8), (4, 6, 8), P("x", None, None, "y")),
+                ((4, 2, 6, 8), (4, 12, 8), P(None, None, "y", "x")),
+                ((2, 2, 6, 8), (4, 6, 8), P(None, None, "y", "x")),
+                ((10, 1), (2, 5, 1, 1), P("x")),
+                ((2, 5, 1), (10, 1), P("x")),
+            ):
+                v = jax.device_put(np.arange(np.prod(src), dtype=np.float32).reshape(src),
+                                   NamedSharding(mesh, sp))
+                res[f"reshape {src}->{dst} {sp}"] = outcome(
+                    lambda: jit(lambda x: lax.reshape(x, dst) * 2)(v))
+            res["unstack split axis"] = outcome(lambda: jit(lambda x: np_.unstack(x))(
+                jax.device_put(a, P("x"))))
             res["ravel"] = outcome(lambda: jit(lambda x: np_.ravel(x, out_sharding=P("x")))(
                 jax.device_put(a, P("x", "y"))))
             res["percentile"] = outcome(lambda: jit(
@@ -225,7 +245,9 @@ def _keys(result: dict, prefix: str) -> list[str]:
     return keys
 
 
-@pytest.mark.parametrize("prefix", ["cut", "slice odd", "split odd", "concat", "bitcast"])
+@pytest.mark.parametrize(
+    "prefix", ["cut", "slice odd", "split odd", "concat", "bitcast", "reshape", "unstack"]
+)
 def test_slices_pads_splits_concatenations(result, prefix):
     # (funcgrad dropped the split of a dimension whose size changed, and typed the odd
     # slice and split unsplit where JAX raises ShardingTypeError)

@@ -18,6 +18,7 @@ by ``funcgrad.sharding`` and ``fg.device_put``): untyped programs trace as befor
 
 from __future__ import annotations
 
+import math
 import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -349,50 +350,135 @@ def transpose_rule(avals: list[Aval], outs: list[Aval], *, permutation: tuple) -
     return [typed(outs[0], [s[p] for p in permutation], x.sharding.mesh)]
 
 
+class _ReshapeUntypable(Exception):
+    """A reshape of split values JAX's rule has no type for."""
+
+
+def _one_axis_split(old: Sequence[int], new: Sequence[int]) -> list | None:
+    """Per dimension of ``old``: its size where ``new`` keeps it, or the list of sizes it
+    is cut into in ``new`` (one dimension at most; trailing unit dimensions of both kept
+    aside); ``None`` where ``new`` is not such a cut of ``old`` (JAX's
+    ``_split_on_one_axis``; cutting two dimensions is :class:`_ReshapeUntypable`)."""
+    if len(new) <= len(old):
+        return None
+    old, new = list(old), list(new)
+    units = 0
+    while old[-1] == 1 and new[-1] == 1:
+        units, old, new = units + 1, old[:-1], new[:-1]
+    out: list = []
+    cuts = 0
+    i = j = 0
+    while j < len(new):
+        if old[i] == new[j]:
+            out.append(old[i])
+        else:
+            cuts += 1
+            if cuts > 1:
+                raise _ReshapeUntypable
+            piece = [new[j]]
+            nj, ni = j + 1, i + 1
+            while math.prod(piece) != old[i] or (nj < len(new) and new[nj] == 1):
+                if math.prod(piece) > old[i]:
+                    return None
+                if math.prod(piece) == old[i] and ni < len(old) and new[nj] == old[ni]:
+                    break
+                j += 1
+                if j >= len(new):
+                    return None
+                piece.append(new[j])
+                nj += 1
+            out.append(piece)
+        i, j = i + 1, j + 1
+    return out + [1] * units
+
+
+def _split_entries(mesh: Any, axes: Sequence[Any], sizes: Sequence[int]) -> list:
+    """The mesh ``axes`` (in order) spread over dimensions of ``sizes``, each taking axes
+    while its size divides (JAX's ``split_partitions``)."""
+    it = iter(axes)
+    shape = dict(mesh.shape)
+    entries = []
+    for n in sizes:
+        taken: list = []
+        while n > 1:
+            a = next(it, None)
+            if a is None:
+                break
+            n, rem = divmod(n, shape[a])
+            if rem:
+                raise _ReshapeUntypable
+            taken.append(a)
+        entries.append(None if not taken else taken[0] if len(taken) == 1 else tuple(taken))
+    if next(it, None) is not None:
+        raise _ReshapeUntypable
+    return entries
+
+
+def _flat_axes(entries: Sequence[Any]) -> list:
+    return [a for e in entries for a in (e if isinstance(e, tuple) else (e,))]
+
+
+def _reshape_spec(x: Aval, new: tuple[int, ...]) -> list:
+    """The spec JAX's rule gives ``reshape(x, new)`` (:class:`_ReshapeUntypable` where it
+    raises): unit dimensions added or dropped move nothing; one dimension cut into
+    several spreads its axes over the pieces; several merged into one take their axes
+    if the split ones lead."""
+    spec, mesh = spec_of(x), x.sharding.mesh
+    if [n for n in x.shape if n != 1] == [n for n in new if n != 1]:
+        kept = iter(e for n, e in zip(x.shape, spec) if n != 1)
+        return [None if n == 1 else next(kept) for n in new]
+    cut = _one_axis_split(x.shape, new)
+    if cut is not None:
+        out: list = []
+        for c, e in zip(cut, spec):
+            if not isinstance(c, list):
+                out.append(e)
+            elif e is None:
+                out.extend([None] * len(c))
+            else:
+                out.extend(_split_entries(mesh, _flat_axes([e]), c))
+        return out
+    merged = _one_axis_split(new, x.shape) if len(new) < len(x.shape) else None
+    if merged is None:
+        raise _ReshapeUntypable
+    it = iter(spec)
+    out = []
+    for n, m in zip(new, merged):
+        if not isinstance(m, list):
+            out.append(next(it))
+            continue
+        group = [next(it) for _ in m]
+        if all(e is None for e in group):
+            out.append(None)
+            continue
+        # (unsplit dimensions may only trail the split ones)
+        flat = [a for e in group for a in ((None,) if e is None else _flat_axes([e]))]
+        while flat and flat[-1] is None:
+            flat.pop()
+        if None in flat:
+            raise _ReshapeUntypable
+        out.extend(_split_entries(mesh, flat, [n]))
+    return out
+
+
 def reshape_rule(
     avals: list[Aval], outs: list[Aval], *, new_sizes: tuple, out_sharding: Any = None
 ) -> list[Aval]:
-    """``reshape``, as JAX types it: dimensions grouped where the old and new shapes'
-    products meet; a dimension kept as it is keeps its split; merged dimensions whose
-    splits lead the group take them all (``8@X,4@Y`` -> ``32@(X,Y)``); a split dimension
-    cut into several puts its split on the leading one (``32@X`` -> ``8@X,4``). Any other
-    split is one JAX refuses without ``out_sharding`` (its lowering raises): untyped."""
+    """``reshape``, as JAX's rule types it (:func:`_reshape_spec`); a reshape it has no
+    type for is JAX's ``ShardingTypeError`` asking for ``out_sharding``."""
     if out_sharding is not None:
         return [outs[0].update(sharding=typed_sharding(out_sharding, outs[0].ndim))]
     x = avals[0]
-    if x.sharding is None:
+    if x.sharding is None or not any(e is not None for e in spec_of(x)):
         return outs
-    s = spec_of(x)
-    old, new = x.shape, tuple(new_sizes)
-    spec: list[Any] = [None] * len(new)
-    i = j = 0
-    while i < len(old) and j < len(new):
-        if new[j] == 1 and old[i] != 1:  # (a new unit dimension: unsplit)
-            j += 1
-            continue
-        if old[i] == 1 and new[j] != 1:  # (a unit dimension dropped)
-            i += 1
-            continue
-        i0, j0, po, pn = i, j, old[i], new[j]
-        i, j = i + 1, j + 1
-        while po != pn:
-            if po < pn and i < len(old):
-                po, i = po * old[i], i + 1
-            elif j < len(new):
-                pn, j = pn * new[j], j + 1
-            else:
-                break
-        group = s[i0:i]
-        named = [e for e in group if e is not None]
-        lead = len(named) == len([e for e in group[: len(named)] if e is not None])
-        if not named or not lead:
-            continue
-        if i - i0 == 1:
-            if new[j0] % _axes_size(x.sharding.mesh, group[0]) == 0:
-                spec[j0] = group[0]
-        elif j - j0 == 1:
-            flat = tuple(a for e in named for a in (e if isinstance(e, tuple) else (e,)))
-            spec[j0] = flat[0] if len(flat) == 1 else flat
+    try:
+        spec = _reshape_spec(x, tuple(new_sizes))
+    except _ReshapeUntypable:
+        raise ShardingTypeError(
+            "This reshape is not supported. Please specify the sharding of the output via "
+            "the `out_sharding` argument of jax.lax.reshape. Got operand type: "
+            f"{x.str_short()}, new sizes: {tuple(new_sizes)}"
+        ) from None
     return [typed(outs[0], spec, x.sharding.mesh)]
 
 

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from funcgrad.core.array_row import ArrayRow, TorchArrayForm, TorchJoinForm, TorchParam
-from funcgrad.core.errors import ConcretizationTypeError
+from funcgrad.core.errors import ConcretizationTypeError, ShardingTypeError
 from funcgrad.core.interp import Tracer
 from funcgrad.core.symbolic import SymDim
 from funcgrad.numpy import _info
@@ -733,6 +733,11 @@ def unstack(x: ArrayLike, /, *, axis: int = 0) -> tuple[Any, ...]:
             "Unstack requires arrays with rank > 0, however a scalar array was passed."
         )
     ax = normalize_axis(axis, aval(x).ndim, "unstack")
+    if aval(x).sharding is not None and aval(x).sharding.spec.partitions[ax] is not None:
+        raise ShardingTypeError(
+            f"unstack operand cannot be sharded on the unstacking axis {ax}. Got operand "
+            f"type={aval(x).str_short()}"
+        )
     m = moveaxis(x, ax, 0)
     return tuple(m[i] for i in range(aval(m).shape[0]))
 
