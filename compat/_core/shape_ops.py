@@ -47,6 +47,11 @@ def _infer_shape(shape: tuple, numel: int) -> tuple[int, ...]:
         if s != -1:
             known *= s
     if -1 in shape:
+        if known == 0 and numel == 0:
+            raise RuntimeError(
+                f"cannot reshape tensor of 0 elements into shape {list(shape)} because the "
+                "unspecified dimension size -1 can be any value and is ambiguous"
+            )
         if known == 0 or numel % known:
             raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
         shape = tuple(numel // known if s == -1 else s for s in shape)
@@ -445,6 +450,13 @@ def index_spec(idx: Any, shape: tuple) -> tuple[tuple, list]:
     ):
         idx = tuple(idx)  # PyTorch's (NumPy's legacy) rule: such a list is a tuple
         warnings.warn(_LIST_INDEX, UserWarning, stacklevel=3)
+    if not shape and isinstance(idx, (int, np.integer, slice)) and not isinstance(idx, bool):
+        # (PyTorch's words for a lone int or slice on a 0-d tensor; ``x[(0,)]`` has too many)
+        if isinstance(idx, slice):
+            raise IndexError(_ZERO_DIM_SLICE)
+        if idx != 0:
+            raise IndexError(f"index {int(idx)} is out of bounds for dimension 0 with size 0")
+        raise IndexError(_ZERO_DIM_INT)
     if not isinstance(idx, tuple):
         idx = (idx,)
     spec: list = []
@@ -465,7 +477,7 @@ def index_spec(idx: Any, shape: tuple) -> tuple[tuple, list]:
             spec.append(("n",))
         elif i is Ellipsis:  # as full slices: one form for every index kind
             spec.extend([("s", None, None, None)] * max(len(shape) - used, 0))
-            dim += len(shape) - used
+            dim += max(len(shape) - used, 0)
         elif isinstance(i, slice):
             parts = tuple(_bound(v) for v in (i.start, i.stop, i.step))
             if parts[2] is not None and parts[2] <= 0:
@@ -534,6 +546,13 @@ def index_spec(idx: Any, shape: tuple) -> tuple[tuple, list]:
     if used > len(shape):
         raise IndexError(f"too many indices for tensor of dimension {len(shape)}")
     return tuple(spec), arrays
+
+
+_ZERO_DIM_INT = (
+    "invalid index of a 0-dim tensor. Use `tensor.item()` in Python or `tensor.item<T>()` in "
+    "C++ to convert a 0-dim tensor to a number"
+)
+_ZERO_DIM_SLICE = "slice() cannot be applied to a 0-dim tensor."
 
 
 def _rebuild(spec: tuple, arrays: tuple) -> tuple:
