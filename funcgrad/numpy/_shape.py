@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from funcgrad.core import sharding_types
 from funcgrad.core.array_row import ArrayRow, TorchArrayForm, TorchJoinForm, TorchParam
 from funcgrad.core.errors import ConcretizationTypeError, ShardingTypeError
 from funcgrad.core.interp import Tracer
@@ -104,8 +105,7 @@ def reshape(
 
 
 def ravel(a: ArrayLike, order: str = "C", *, out_sharding: Any = None) -> Any:
-    """Flatten to 1-D; ``out_sharding`` types the result over explicit mesh axes (as
-    ``reshape``'s)."""
+    """Flatten to 1-D (``out_sharding``: the result's type, as ``reshape``'s)."""
     check_arraylike("ravel", a)
     return reshape(a, (-1,), order, out_sharding=out_sharding)
 
@@ -226,8 +226,7 @@ def broadcast_shapes(*shapes: Any) -> tuple[int, ...]:
 
 
 def broadcast_to(array: ArrayLike, shape: Any, *, out_sharding: Any = None) -> Any:
-    """Broadcast ``array`` to ``shape`` by NumPy's rules (``out_sharding``: the result
-    resharded over explicit mesh axes, as ``lax.broadcast_in_dim``'s)."""
+    """Broadcast ``array`` to ``shape`` by NumPy's rules (``out_sharding``: resharded)."""
     a = as_array(array, "broadcast_to")
     shape = _ints("broadcast_to", "shape", shape)
     res = broadcast_to_shape(a, shape, "broadcast_to")
@@ -733,11 +732,9 @@ def unstack(x: ArrayLike, /, *, axis: int = 0) -> tuple[Any, ...]:
             "Unstack requires arrays with rank > 0, however a scalar array was passed."
         )
     ax = normalize_axis(axis, aval(x).ndim, "unstack")
-    if aval(x).sharding is not None and aval(x).sharding.spec.partitions[ax] is not None:
-        raise ShardingTypeError(
-            f"unstack operand cannot be sharded on the unstacking axis {ax}. Got operand "
-            f"type={aval(x).str_short()}"
-        )
+    if sharding_types.spec_of(aval(x))[ax] is not None:
+        msg = f"unstack operand cannot be sharded on the unstacking axis {ax}. Got operand type"
+        raise ShardingTypeError(f"{msg}={aval(x).str_short()}")
     m = moveaxis(x, ax, 0)
     return tuple(m[i] for i in range(aval(m).shape[0]))
 
