@@ -298,6 +298,7 @@ def resize_(self: Tensor, *sizes: Any, memory_format: Any = None) -> Tensor:
             )
     if size == tuple(self.shape):
         return self
+    _check_storage_size(size, self._npdtype.itemsize)
     off = _views.layout_of(self)[2]
     base = _root_for_strided(self) if self._view is not None else None
     have = math.prod((base if base is not None else self).shape)
@@ -305,7 +306,13 @@ def resize_(self: Tensor, *sizes: Any, memory_format: Any = None) -> Tensor:
     if off + n > have:  # the storage grows: a new one, holding the old elements first
         src = base if base is not None else self
         flat = np.asarray(src.detach()._st.array).reshape(-1)
-        new = np.zeros((off + n,), flat.dtype)
+        try:
+            new = np.zeros((off + n,), flat.dtype)
+        except (ValueError, MemoryError):
+            raise RuntimeError(
+                "DefaultCPUAllocator: can't allocate memory: you tried to allocate "
+                f"{(off + n) * flat.dtype.itemsize} bytes."
+            ) from None
         new[: flat.size] = flat
         if self._view is None:
             _holder(self)
@@ -320,6 +327,24 @@ def resize_(self: Tensor, *sizes: Any, memory_format: Any = None) -> Tensor:
             base = _holder(self)
         r = _strided_view(base, size, stride, off, "AsStridedBackward0")
     return _adopt(self, r, True)
+
+
+_INT64_MAX = 2**63 - 1
+
+
+def _check_storage_size(size: tuple, itemsize: int) -> None:
+    """PyTorch's overflow errors for ``resize_`` to ``size``: the contiguous strides, the
+    number of elements, then the bytes, each within int64."""
+    acc = 1
+    for s in reversed(size[1:]):
+        acc *= max(s, 1)
+        if acc > _INT64_MAX:
+            raise RuntimeError("Stride calculation overflowed")
+    n = math.prod(size)
+    if n > _INT64_MAX:
+        raise RuntimeError("numel: integer multiplication overflow")
+    if n * itemsize > _INT64_MAX:
+        raise RuntimeError(f"Storage size calculation overflowed with sizes={list(size)}")
 
 
 def resize_as_(self: Tensor, other: Tensor, *, memory_format: Any = None) -> Tensor:

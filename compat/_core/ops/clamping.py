@@ -59,6 +59,9 @@ def _ip_clamp_f(x: Any, lo: Any, hi: Any, *, has_lo: bool, has_hi: bool, dtype: 
     return _c(_clamp_f(x, lo, hi, has_lo=has_lo, has_hi=has_hi, dtype=dtype), dtype)
 
 
+_NO_BOUND = "torch.clamp: At least one of 'min' or 'max' must not be None"
+
+
 def _check_bounds(name: str, min: Any, max: Any) -> None:
     """PyTorch's ``TypeError`` for a tensor bound beside a number bound (its overloads take
     two tensors or two numbers)."""
@@ -75,6 +78,8 @@ def _check_bounds(name: str, min: Any, max: Any) -> None:
 def inplace_clamp(self: Tensor, min: Any = None, max: Any = None) -> Tensor:
     """``Tensor.clamp_`` (and ``clip_``): the clamped values in ``self``'s dtype."""
     _check_bounds("clamp_", min, max)
+    if min is None and max is None:
+        raise RuntimeError(_NO_BOUND)
     lo = coerce(min) if min is not None else 0
     hi = coerce(max) if max is not None else 0
     return apply_inplace(
@@ -104,7 +109,7 @@ def clamp(input: Tensor, min: Any = None, max: Any = None) -> Tensor:
 
 def _clamp(input: Tensor, min: Any, max: Any, name: str | None) -> Tensor:
     if min is None and max is None:
-        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+        raise RuntimeError(_NO_BOUND)
     lo = coerce(min) if min is not None else 0
     hi = coerce(max) if max is not None else 0
     dt = _dt.result_type(input, *(v for v in (min, max) if v is not None))

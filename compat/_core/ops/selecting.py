@@ -733,10 +733,24 @@ def repeat_interleave(
 def tensor_split(input: Tensor, indices_or_sections: Any, dim: int = 0) -> tuple:
     """Splits into ``n`` nearly equal parts (the first ``size % n`` one larger), or at the
     given indices."""
+    if input.ndim == 0:
+        raise RuntimeError(
+            "tensor_split expected at least a 1-dimensional tensor, but got a tensor with 0 dims"
+        )
     axis = _wrap_dim(dim, input.ndim)
     n = input.shape[axis]
     ios = indices_or_sections
     if isinstance(ios, Tensor):
+        what = "tensor_split expected tensor_indices_or_sections to"
+        if ios._npdtype != np.int64:
+            raise RuntimeError(
+                f"{what} have dtype of long, but got {_dt.scalar_type_name(ios._npdtype)}"
+            )
+        if ios.ndim > 1:
+            raise RuntimeError(
+                f"{what} be a zero-dimensional or one-dimensional tensor, but got a tensor "
+                f"with {ios.ndim} dims"
+            )
         ios = ios.tolist()
     if isinstance(ios, int):
         if ios <= 0:

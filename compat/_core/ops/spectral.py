@@ -91,7 +91,9 @@ def view_as_complex(input: Tensor) -> Tensor:
             f"tensor of scalar type: {_dt.scalar_type_name(npd)}"
         )
     shape, strides, offset = _views.layout_of(input)
-    if not shape or shape[-1] != 2:
+    if not shape:
+        raise RuntimeError("Input tensor must have one or more dimensions")
+    if shape[-1] != 2:
         raise RuntimeError("Tensor must have a last dimension of size 2")
     if strides[-1] != 1:
         raise RuntimeError("Tensor must have a last dimension with stride 1")

@@ -302,7 +302,18 @@ def bitwise_not(input: Tensor) -> Tensor:
     return apply(_invert_f, "bitwise_not", (input,))
 
 
-@defop(samples=Sample(((5,),), dtype="int64", grad=False))
+def _nonzero_out(args: tuple, kwargs: dict[str, Any], out: Any) -> None:
+    """PyTorch's refusals of ``nonzero(..., out=)``: with ``as_tuple``, or a non-long out."""
+    if kwargs.get("as_tuple"):
+        raise RuntimeError("nonzero does not support the out kwarg when as_tuple is True")
+    if isinstance(out, Tensor) and out._npdtype != np.int64:
+        raise RuntimeError(
+            "nonzero: Expected out tensor to have scalar type Long but got scalar type"
+            + _dt.scalar_type_name(out._npdtype)
+        )
+
+
+@defop(samples=Sample(((5,),), dtype="int64", grad=False), out_check=_nonzero_out)
 def nonzero(input: Tensor, *, as_tuple: bool = False) -> Any:
     """The indices of the nonzero elements: one row per element (one column per dim), or
     with ``as_tuple`` one index tensor per dim. A 0-d input is read as PyTorch (and
