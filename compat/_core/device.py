@@ -290,8 +290,12 @@ _scalar_cache: dict = {}
 
 def scalar_array(x: Any) -> Any:
     """A cached weakly typed device scalar for a Python number: passing device arrays to
-    the compiled programs is faster than passing Python numbers (64-bit mode must be on)."""
-    key = (type(x), x)
+    the compiled programs is faster than passing Python numbers (64-bit mode must be on).
+    Keyed by value, and by sign where equal values differ in it: ``-0.0 == 0.0``, so a
+    float zero and a complex number are keyed by their ``repr`` (the first zero's sign was
+    every later zero's: ``x[1:] = -0.0`` after ``x[1:] = 0.0`` wrote ``+0.0``)."""
+    t = type(x)
+    key = (t, repr(x)) if t is complex or (t is float and not x) else (t, x)
     a = _scalar_cache.get(key)
     if a is None:
         if len(_scalar_cache) > 4096:

@@ -223,8 +223,18 @@ def _split_window(shape: tuple[int, ...], idx: Any) -> tuple[tuple, tuple, tuple
 
 def _zeros_as(flat: Any, dtype: np.dtype) -> Any:
     """Zeros of ``flat``'s shape and type (split as it is over explicit axes: a scatter of
-    split windows into unsplit zeros has no type JAX can infer)."""
-    return typed_as(sh.full(aval(flat).shape, 0, dtype), aval(flat).sharding)
+    split windows into unsplit zeros has no type JAX can infer), the base a ``set``
+    scatter-adds its values into: ``-0.0`` for inexact types (the exact identity of ``+``:
+    ``0.0 + -0.0`` is ``0.0``, so ``x.at[i].set(-0.0)`` lost its sign)."""
+    return typed_as(sh.full(aval(flat).shape, _zero(dtype), dtype), aval(flat).sharding)
+
+
+def _zero(dtype: np.dtype) -> Any:
+    """The additive identity of ``dtype`` that keeps signs: ``-0.0`` (both parts of a
+    complex one) if inexact, else 0."""
+    if not dtypes.is_inexact(dtype):
+        return 0
+    return complex(-0.0, -0.0) if np.dtype(dtype).kind == "c" else -0.0
 
 
 def _rows(a: Any, win: tuple[int, ...]) -> Any:
@@ -375,7 +385,8 @@ class _IndexUpdateRef:
                 keep = ew.bitwise_and(keep, ok)
             hits = ix.scatter_add(sh.full((n,), 0, _I32), pos, convert(keep, _I32), axis=0)
             hit = ew.gt(hits, np.asarray(0, _I32))
-            v = ew.select_n(_rows(keep, win), sh.full((k, *win), 0, aval(v).dtype), v)
+            dt = aval(v).dtype
+            v = ew.select_n(_rows(keep, win), sh.full((k, *win), _zero(dt), dt), v)
         new = ix.scatter_add(_zeros_as(flat, aval(v).dtype), pos, v, axis=0)
         if av.dtype == np.bool_:
             new = ew.ne(new, np.asarray(0, aval(new).dtype))
