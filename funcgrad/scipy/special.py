@@ -27,6 +27,9 @@ from funcgrad.numpy._core import ArrayLike, here, promote
 from funcgrad.primitives import elementwise as ew
 from funcgrad.primitives import named_operands, public_doc, public_forms
 from funcgrad.primitives import special as sp
+from funcgrad.scipy._faddeeva import dawsn, erfcx, wofz
+from funcgrad.scipy._hyp2f1 import hyp2f1
+from funcgrad.scipy._sici import sici
 
 __all__ = [
     "bernoulli",
@@ -37,10 +40,13 @@ __all__ = [
     "boxcox",
     "boxcox1p",
     "comb",
+    "dawsn",
     "entr",
+    "erfcx",
     "factorial",
     "gamma",
     "gammasgn",
+    "hyp2f1",
     "i0e",
     "i1",
     "i1e",
@@ -54,6 +60,8 @@ __all__ = [
     "poch",
     "polygamma",
     "rel_entr",
+    "sici",
+    "wofz",
     "xlog1py",
     "zeta",
 ]
