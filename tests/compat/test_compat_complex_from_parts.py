@@ -148,3 +148,24 @@ def _write_cases(lib):
 def test_writes_through_part_views_keep_the_other_part():
     for got, want in zip(_write_cases(ctorch), _write_cases(torch)):
         _same(got(), want())
+
+
+def _outcome(f):
+    try:
+        r = f()
+    except (RuntimeError, TypeError) as e:
+        return type(e).__name__, str(e)
+    return "ok", str(r.dtype)
+
+
+@pytest.mark.parametrize("op", ["polar", "complex"])
+@pytest.mark.parametrize("a", ["float32", "float64", "int64", "complex64", "bool"])
+@pytest.mark.parametrize("b", ["float32", "float64", "int64", "number"])
+def test_polar_and_complex_refuse_parts_as_pytorch(op, a, b):
+    # (compat's polar took any two operands, of any dtypes: torch.complex's checks)
+    def make(T):
+        x = T.ones(2, dtype=getattr(T, a))
+        y = 1.0 if b == "number" else T.ones(2, dtype=getattr(T, b))
+        return getattr(T, op)(x, y)
+
+    assert _outcome(lambda: make(ctorch)) == _outcome(lambda: make(torch))

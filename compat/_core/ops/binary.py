@@ -13,7 +13,7 @@ from compat._core import dtypes as _dt
 from compat._core.ops import conventions as _conv
 from compat._core.ops import incomplete_gamma as _igamma
 from compat._core.ops._common import _LOW, _c, acc, alpha_check, coerce, sub_check, warn_once
-from compat._core.ops.spectral import _complex_of
+from compat._core.ops.spectral import _complex_of, check_parts
 from compat._core.ops.unary import trunc
 from compat._core.optable import Mask, Sample, defop
 from compat._core.saved import declare as _declare_saved
@@ -650,20 +650,9 @@ def complex(real: Tensor, imag: Tensor) -> Tensor:
     """``real + 1j * imag`` from tensors of one float dtype (the ``complex`` row's PyTorch
     form: its node, tensors only, no method; PyTorch's kernel refusals; Python's ``complex``
     is ``builtins.complex`` in this module)."""
-    _require_tensors(complex.__name__, real, imag, ("real", "imag"))
-    a, b = real._npdtype, imag._npdtype
-    names = _dt.scalar_type_name(a), _dt.scalar_type_name(b)
-    if not {names[0], names[1]} <= {"Half", "Float", "Double"}:
-        raise RuntimeError(
-            f"Expected both inputs to be Half, Float or Double tensors but got {names[0]} and "
-            f"{names[1]}"
-        )
-    if a != b:
-        raise RuntimeError(
-            f"Expected object of scalar type {names[0]} but got scalar type {names[1]} for "
-            "second argument"
-        )
-    return apply(_complex_f, _COMPLEX.grad_fn, (real, imag), (("dtype", _complex_of(a)),))
+    check_parts(complex.__name__, real, imag, ("real", "imag"))
+    dtype = _complex_of(real._npdtype)
+    return apply(_complex_f, _COMPLEX.grad_fn, (real, imag), (("dtype", dtype),))
 
 
 #: PyTorch's node of a form it has no derivative for (``derivatives.yaml``'s

@@ -29,6 +29,26 @@ def _complex_of(npd: np.dtype) -> np.dtype:
     return np.dtype(np.complex128 if f == np.float64 else np.complex64)
 
 
+def check_parts(name: str, a: Any, b: Any, names: tuple[str, str]) -> None:
+    """PyTorch's refusals of the two real parts of ``torch.complex``/``torch.polar``
+    (``names``: its parameters): tensors only, both Half, Float or Double, of one dtype."""
+    for pos, (arg, what) in enumerate(zip((a, b), names), 1):
+        if not isinstance(arg, Tensor):
+            raise TypeError(
+                f"{name}(): argument '{what}' (position {pos}) must be Tensor, "
+                f"not {type(arg).__name__}"
+            )
+    x, y = _dt.scalar_type_name(a._npdtype), _dt.scalar_type_name(b._npdtype)
+    if not {x, y} <= {"Half", "Float", "Double"}:
+        raise RuntimeError(
+            f"Expected both inputs to be Half, Float or Double tensors but got {x} and {y}"
+        )
+    if x != y:
+        raise RuntimeError(
+            f"Expected object of scalar type {x} but got scalar type {y} for second argument"
+        )
+
+
 def _part_f(x: Any, *, op: str) -> Any:
     return {"real": fnp.real, "imag": fnp.imag, "angle": fnp.angle, "conj": fnp.conj}[op](x)
 
@@ -203,6 +223,8 @@ def _polar_f(r: Any, t: Any, *, dtype: np.dtype) -> Any:
     bf16_error=_NO_BF16_PAIR,
 )
 def polar(abs: Tensor, angle: Tensor) -> Tensor:
+    """``abs * (cos(angle) + 1j * sin(angle))`` of two tensors of one float dtype."""
+    check_parts("polar", abs, angle, ("abs", "angle"))
     return apply(_polar_f, "PolarBackward0", (abs, angle), (("dtype", _complex_of(abs._npdtype)),))
 
 
