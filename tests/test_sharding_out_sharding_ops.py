@@ -157,6 +157,13 @@ SCRIPT = textwrap.dedent(
             res["vmap auto_axes"] = outcome(lambda: jit(vmap(
                 ns["auto_axes"](lambda v: np_.sin(v) * 2, out_sharding=P())))(
                     jax.device_put(np.arange(8, dtype=np.float32).reshape(4, 2), P("x"))))
+            # an unbatched operand of a batched concatenation, broadcast along the batch:
+            # split as the mapped one (JAX's lowering refused unsplit beside split)
+            cat = lambda a, b: np_.concatenate([a, b], axis=-1)
+            res["vmap concat"] = outcome(lambda: jit(vmap(vmap(cat, in_axes=(0, None)),
+                                                         in_axes=(0, None)))(
+                jax.device_put(np.ones((4, 3, 2), np.float32), P("x")),
+                jax.device_put(np.arange(3, dtype=np.float32), P())))
             ks = jax.device_put(np.linspace(-1, 1, 4 * 6 * 8 * 1, dtype=np.float32).reshape(
                 4, 6, 8, 1), P("x"))
             k = np.linspace(-1, 1, 3 * 1 * 2, dtype=np.float32).reshape(3, 1, 2)

@@ -31,6 +31,7 @@ from funcgrad.core.symbolic import SymDim, same_shape
 from funcgrad.primitives import elementwise as ew
 from funcgrad.primitives import rules
 from funcgrad.primitives.rules import rand
+from funcgrad.primitives.sharding import split_dim_as
 
 FAMILY = "shape"
 
@@ -742,6 +743,10 @@ def _concatenate_batch(args: list, dims: list, *, dimension: int) -> tuple:
     size = rules.batch_size(args, dims)
     bd = next(d for d in dims if d is not None)
     xs = [_bcast_batch(x, d, size, bd) for x, d in zip(args, dims)]
+    # (JAX's: an unbatched operand's new batch axis split as the batched ones' is)
+    split = next((to_aval(x).sharding for x, d in zip(xs, dims) if d is not None), None)
+    if split is not None:
+        xs = [x if d is not None else split_dim_as(x, bd, split) for x, d in zip(xs, dims)]
     return concatenate(*xs, dimension=dimension + (dimension >= bd)), bd
 
 

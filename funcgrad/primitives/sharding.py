@@ -261,6 +261,26 @@ def sharding_constraint(x: Any, sharding: Any, kind: str = "constraint") -> Any:
     return bind(sharding_constraint_p, x, sharding=sharding, kind=kind)
 
 
+def split_dim_as(x: Any, dim: int, like: NamedSharding) -> Any:
+    """``x`` resharded with its dimension ``dim`` split as ``like``'s is (a batch axis an
+    unbatched operand gains beside batched ones, as JAX types it); ``x`` itself where
+    ``like`` leaves that dimension unsplit or ``x`` uses those axes elsewhere."""
+    entry = like.spec.partitions[dim] if dim < len(like.spec.partitions) else None
+    if entry is None:
+        return x
+    spec = list(sharding_types.spec_of(to_aval(x)))
+    names = set(entry if isinstance(entry, tuple) else (entry,))
+    if any(e is not None and names & set(e if isinstance(e, tuple) else (e,)) for e in spec):
+        return x
+    spec[dim] = entry
+    return bind(
+        sharding_constraint_p,
+        x,
+        sharding=NamedSharding(like.mesh, PartitionSpec(*spec)),
+        kind="reshard",
+    )
+
+
 def placed(x: Any, device: Any) -> Any:
     """Traced ``x`` converted onto ``device`` (a device or sharding), as ``jnp.array``/
     ``jnp.asarray`` with ``device=`` inside a program (JAX's conversion with a sharding):
