@@ -115,10 +115,11 @@ def enable_checks(value: bool = True) -> _OptionBlock:
 
 
 def debug_nans(value: bool = True) -> _OptionBlock:
-    """Raise ``FloatingPointError`` where a NaN or Inf is made (funcgrad's ``debug_nans``
-    option, :func:`funcgrad.debug.nans`) for a block or a decorated function, as
-    ``jax.debug_nans``."""
-    return _OptionBlock("debug_nans", bool(value))
+    """Raise ``FloatingPointError`` where a NaN or Inf is made, for a block or a decorated
+    function, as ``jax.debug_nans``: JAX's option ``jax_debug_nans``, which turns on
+    funcgrad's check (:func:`funcgrad.debug.nans`) and JAX's own (for the operators of
+    ``jax.Array`` values, which run outside funcgrad)."""
+    return _OptionBlock("jax_debug_nans", bool(value))
 
 
 def eval_shape(fun: Callable, *args: Any, **kwargs: Any) -> Any:

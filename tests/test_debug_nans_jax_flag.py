@@ -53,8 +53,9 @@ def test_jax_option_name_sets_both_checks():
         assert fg.config.read("debug_nans") is True
         with pytest.raises(FloatingPointError, match="nan"):  # (JAX's check is first here)
             f(fnp.array(0.0))
-        with pytest.raises(FloatingPointError):  # (jax.Array's operator: JAX's check)
-            fnp.array(0.0) / fnp.array(0.0)
+        assert jax.config.jax_debug_nans is True  # (JAX's own check, for jax.Array's operators)
+        with pytest.raises(FloatingPointError, match="log"):  # an eager funcgrad operation
+            fnp.log(fnp.array(-1.0))
     finally:
         fg.config.update("jax_debug_nans", False)
     assert fg.config.read("debug_nans") is False
@@ -62,12 +63,17 @@ def test_jax_option_name_sets_both_checks():
     assert jax.config.jax_debug_nans is False
 
 
-def test_funcgrads_option_leaves_jaxs_flag_alone():
+def test_jax_context_manager_sets_jaxs_flag_and_funcgrads_option_does_not():
     with fg.debug_nans(True):
+        assert jax.config.jax_debug_nans is True
+        with fg.debug_nans(False):  # (a decorated test inside a class that sets it)
+            assert jax.config.jax_debug_nans is False and not fg.config.read("debug_nans")
+    assert jax.config.jax_debug_nans is False
+    with fg.debug.nans(True):
         assert jax.config.jax_debug_nans is False
 
 
 def test_nan_from_the_inputs_is_not_a_literal():
-    with fg.debug_nans(True):
+    with fg.debug.nans(True):  # (funcgrad's check alone: JAX's raises for any NaN made)
         out = fg.jit(lambda x: x + 1)(np.float32(np.nan))
     assert np.isnan(np.asarray(out))
