@@ -94,7 +94,12 @@ from compat.torch.nn.functional.dropout_channel import (  # noqa: F401
     feature_alpha_dropout,
 )
 from compat.torch.nn.functional.embedding_bag import embedding_bag  # noqa: F401
-from compat.torch.nn.functional.grid import affine_grid, grid_sample  # noqa: F401
+from compat.torch.nn.functional.grid import (  # noqa: F401
+    GRID_SAMPLE_INTERPOLATION_MODES,
+    GRID_SAMPLE_PADDING_MODES,
+    affine_grid,
+    grid_sample,
+)
 from compat.torch.nn.functional.grouped_mm import grouped_mm  # noqa: F401
 from compat.torch.nn.functional.im2col import fold, unfold  # noqa: F401
 from compat.torch.nn.functional.linear_cross_entropy import linear_cross_entropy  # noqa: F401

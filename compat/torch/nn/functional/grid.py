@@ -330,3 +330,9 @@ def grid_sample(
         )
     static = (("mode", mode), ("padding", padding_mode), ("align", align_corners))
     return apply(_grid_sample_f, f"GridSampler{dim}DBackward0", (input, grid), static)
+
+
+#: PyTorch's enum values of the modes, what its private ``torch.grid_sampler*`` functions
+#: take (``F.GRID_SAMPLE_INTERPOLATION_MODES``, ``F.GRID_SAMPLE_PADDING_MODES``)
+GRID_SAMPLE_INTERPOLATION_MODES = _MODES
+GRID_SAMPLE_PADDING_MODES = _PADDINGS
