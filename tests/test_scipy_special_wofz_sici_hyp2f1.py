@@ -215,3 +215,39 @@ def test_hyp2f1_derivatives_against_jax_and_vmap():
         np.testing.assert_allclose(np.array(got), np.array(want), rtol=1e-9)
     cols = [pts[:, i] for i in range(4)]
     np.testing.assert_allclose(np.asarray(fg.vmap(fsp.hyp2f1)(*cols)), ss.hyp2f1(*cols), rtol=1e-13)
+
+
+# --------------------------------------------------------------------------- exp1, expi
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(_REAL, min_size=1, max_size=16))
+def test_exp1_expi_match_scipy(xs):
+    x = np.array(xs)
+    for ours, theirs in ((fsp.exp1, ss.exp1), (fsp.expi, ss.expi)):
+        want = theirs(x)
+        got = np.asarray(ours(x))
+        assert np.array_equal(np.isnan(got), np.isnan(want))
+        fin = np.isfinite(want) & (np.abs(want) > 1e-300)
+        assert np.array_equal(got[np.isinf(want)], want[np.isinf(want)])
+        tiny = np.abs(want) <= 1e-300  # (subnormal results: XLA's CPU flushes them to 0)
+        assert np.all(np.abs(got[tiny]) <= 1e-300)
+        # Ei has a zero at 0.3725: an absolute bound beside the relative one
+        assert np.all(np.abs(got[fin] - want[fin]) <= 2e-14 * np.abs(want[fin]) + 1e-16)
+
+
+def test_exp1_expi_edges_float32_and_derivatives():
+    e = np.array([-1.0, 0.0, 1e-300, np.inf, -np.inf, 700.0, 800.0])
+    np.testing.assert_allclose(np.asarray(fsp.exp1(e)), ss.exp1(e), rtol=1e-14)
+    np.testing.assert_allclose(np.asarray(fsp.expi(e)), ss.expi(e), rtol=1e-14)
+    x32 = np.array([0.01, 0.5, 1.0, 3.0, 15.0, 25.0, 80.0], np.float32)
+    for ours, theirs in ((fsp.exp1, ss.exp1), (fsp.expi, ss.expi)):
+        got = np.asarray(ours(x32))
+        assert got.dtype == np.float32
+        np.testing.assert_allclose(got, theirs(x32.astype(np.float64)), rtol=3e-6)
+    x = np.linspace(0.25, 30, 24)
+    for ours, theirs in ((fsp.exp1, jsp.exp1), (fsp.expi, jsp.expi)):
+        got = fg.vmap(fg.grad(ours))(x)
+        want = jax.vmap(jax.grad(theirs))(x)
+        np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-9)
+    np.testing.assert_allclose(np.asarray(fg.grad(fsp.expi)(-1.5)), np.exp(-1.5) / -1.5, rtol=1e-12)

@@ -27,6 +27,7 @@ from funcgrad.numpy._core import ArrayLike, here, promote
 from funcgrad.primitives import elementwise as ew
 from funcgrad.primitives import named_operands, public_doc, public_forms
 from funcgrad.primitives import special as sp
+from funcgrad.scipy._expint import exp1, expi
 from funcgrad.scipy._faddeeva import dawsn, erfcx, wofz
 from funcgrad.scipy._hyp2f1 import hyp2f1
 from funcgrad.scipy._sici import sici
@@ -43,6 +44,8 @@ __all__ = [
     "dawsn",
     "entr",
     "erfcx",
+    "exp1",
+    "expi",
     "factorial",
     "gamma",
     "gammasgn",
