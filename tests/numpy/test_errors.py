@@ -210,7 +210,6 @@ def test_traced_values_where_static_ones_are_needed() -> None:
         (lambda a: fnp.sum(a, out=a), "out="),
         (lambda a: fnp.einsum(a, [0], [0]), "sublist"),
         (lambda a: fnp.round(a.astype(np.int32), -1), "negative decimals"),
-        (lambda a: a.at[np.array([0, 0])].power(2.0), "power"),
         (lambda a: a[True], "Python bool"),
     ],
 )
