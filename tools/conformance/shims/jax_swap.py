@@ -135,6 +135,8 @@ def make_swap() -> Swap:
         mod.__dict__["Token"] = type(lax.create_token())
         # the class of ``jax.typeof``'s values (public as ``jax.core.ShapedArray``)
         mod.__dict__["ShapedArray"] = importlib.import_module("funcgrad.core.ir").ShapedArray
+        # the class of traced values (public as ``jax.core.Tracer``): funcgrad's
+        mod.__dict__["Tracer"] = importlib.import_module("funcgrad.core.interp").Tracer
         return mod
 
     def public_core() -> Any:
