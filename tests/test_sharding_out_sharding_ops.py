@@ -118,6 +118,13 @@ SCRIPT = textwrap.dedent(
                     lambda: jit(lambda x: lax.reshape(x, dst) * 2)(v))
             res["unstack split axis"] = outcome(lambda: jit(lambda x: np_.unstack(x))(
                 jax.device_put(a, P("x"))))
+            # repeat's out_sharding region takes array repeats as operands (a closed-over
+            # one reached the region's cumsum typed over the outer mesh: JAX's lowering
+            # refused it)
+            pos = np.arange(15, dtype=np.float32).reshape(5, 3)
+            res["repeat arrays"] = outcome(lambda: np_.repeat(
+                np_.asarray(pos), np_.asarray(np.array([1, 0, 2, 1, 1], np.int32)), axis=0,
+                total_repeat_length=5, out_sharding=P()))
             res["ravel"] = outcome(lambda: jit(lambda x: np_.ravel(x, out_sharding=P("x")))(
                 jax.device_put(a, P("x", "y"))))
             res["percentile"] = outcome(lambda: jit(
@@ -267,7 +274,7 @@ def test_refusals_are_jax_errors(result):
         assert result["jax"][k][:2] == ["error", "ShardingTypeError"]
 
 
-@pytest.mark.parametrize("prefix", ["ravel", "percentile", "conv", "einsum", "placed"])
+@pytest.mark.parametrize("prefix", ["ravel", "percentile", "conv", "einsum", "placed", "repeat"])
 def test_out_sharding_keywords(result, prefix):
     for k in _keys(result, prefix):
         _same(result["fg"][k], result["jax"][k])

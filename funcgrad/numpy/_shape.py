@@ -574,11 +574,11 @@ def repeat(
     automatic, as JAX's)."""
     check_arraylike("repeat", a, repeats)
     a = as_array(a, "repeat")
-    if out_sharding is not None:
-        return auto_axes(
-            lambda v: repeat(v, repeats, axis, total_repeat_length=total_repeat_length),
-            out_sharding=out_sharding,
-        )(a)
+    if out_sharding is not None:  # (array repeats enter the region as operands)
+        run = lambda v, r: repeat(v, r, axis, total_repeat_length=total_repeat_length)
+        if total_repeat_length is not None and getattr(repeats, "ndim", 0) > 0:
+            return auto_axes(run, out_sharding=out_sharding)(a, repeats)
+        return auto_axes(lambda v: run(v, repeats), out_sharding=out_sharding)(a)
     if axis is None or aval(a).ndim == 0:
         a = sh.reshape(a, (aval(a).size,))
         axis = 0
