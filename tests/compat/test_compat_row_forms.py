@@ -84,7 +84,11 @@ def test_primitive_torch_form_is_its_compat_row(prim):
     assert d.grad_fn == t.grad_fn
     assert d.aliases == t.aliases
     if prim.arity == 1:
-        assert d.inplace is t.inplace and d.inplace_function == (t.inplace and t.inplace_function)
+        if callable(d.inplace):  # written by hand (abs_: PyTorch's refusal of a complex self)
+            assert t.inplace and d.inplace.__name__ == f"{d.name}_"
+        else:
+            assert d.inplace is t.inplace
+        assert d.inplace_function == (t.inplace and t.inplace_function)
         assert d.functional == t.functional and d.nn_module == t.module
         domains = {s.domain for s in d.samples if s.dtype == "float64"}
         assert domains == {prim.name}  # the samples draw from the row's declared domain
