@@ -78,8 +78,10 @@ class ValueConversions:
         return (self[i] for i in range(self._st.a.shape[0]))  # type: ignore[index]
 
     def __bool__(self) -> bool:
-        if self._st.a.size != 1:
-            raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
+        n = self._st.a.size
+        if n != 1:
+            which = "no values" if n == 0 else "more than one value"
+            raise RuntimeError(f"Boolean value of Tensor with {which} is ambiguous")
         return bool(self.item())
 
     def __float__(self) -> float:

@@ -139,6 +139,11 @@ class UntypedStorage:
     def is_cuda(self) -> bool:
         return self._root.is_cuda
 
+    def is_shared(self) -> bool:
+        """False: compat's memory is never moved into shared memory (``share_memory_`` is
+        refused), as PyTorch answers for a storage not yet shared."""
+        return False
+
     def _elements(self) -> np.ndarray:
         """The memory's elements (bytes here), flat."""
         return np.ascontiguousarray(np.asarray(self._st.array)).reshape(-1).view(np.uint8)

@@ -35,6 +35,7 @@ from compat._core.tensor_copies import split_copy as split_copy  # noqa: E402
 from compat._core.tensor_copies import split_with_sizes_copy as split_with_sizes_copy  # noqa: E402
 from compat._core.tensor_copies import unbind_copy as unbind_copy  # noqa: E402
 from compat.torch._checks import *  # noqa: E402, F403
+from compat.torch._checks import _assert as _assert  # noqa: E402
 from compat.torch._checks import _assert_async as _assert_async  # noqa: E402
 from compat.torch._checks import _check as _check  # noqa: E402
 from compat.torch._checks import _check_index as _check_index  # noqa: E402

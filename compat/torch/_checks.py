@@ -2,7 +2,8 @@
 ``_check_not_implemented``, ``_check_with``, ``_check_tensor_all``), the assertions model
 code writes for ``torch.compile``; eagerly they raise PyTorch's error type with the given
 message (a callable) or PyTorch's default one. ``torch._assert_async`` (on the CPU, an
-assertion that a one-element tensor is nonzero) and ``torch.is_signed``."""
+assertion that a one-element tensor is nonzero), ``torch._assert`` (FX-traceable code's
+``assert``) and ``torch.is_signed``."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from compat._core import dtypes as _dt
 from compat._core.tensor import Tensor
 
 __all__ = [
+    "_assert",
     "_assert_async",
     "_check",
     "_check_index",
@@ -119,3 +121,11 @@ def _assert_async(input: Tensor, assert_msg: str | None = None) -> None:
         raise RuntimeError(f"Boolean value of Tensor with {which} is ambiguous")
     if not builtins.bool(input.item()):
         raise RuntimeError(assert_msg or "Expected Tensor with single nonzero value, but got zero")
+
+
+def _assert(condition: Any, message: Any) -> None:
+    """PyTorch's ``torch._assert``: Python's ``assert`` as a call (symbolically traceable):
+    ``AssertionError(message)`` unless ``condition`` is truthy; a tensor condition is read
+    as ``bool(tensor)`` (so more than one element is PyTorch's ambiguity error)."""
+    if not condition:
+        raise AssertionError(message)

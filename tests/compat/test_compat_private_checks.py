@@ -1,4 +1,5 @@
-"""Three private names PyTorch's own tests call, against PyTorch 2.13:
+"""Private names PyTorch's own tests call, against PyTorch 2.13: ``torch._assert``
+(FX-traceable ``assert``: ``AssertionError(message)``; a tensor condition read as its bool),
 ``torch._assert_async`` (a one-element tensor must be nonzero; its words or the given
 message), ``torch.ops.aten._local_scalar_dense`` (``item``'s kernel) and
 ``torch._debug_has_internal_overlap`` (0 none, 1 yes, 2 too hard: from the layout)."""
@@ -15,8 +16,26 @@ torch = pytest.importorskip("torch")
 def _outcome(f, lib):
     try:
         return ("ok", f(lib))
-    except (RuntimeError, TypeError) as e:
+    except (RuntimeError, TypeError, AssertionError) as e:
         return (type(e).__name__, str(e))
+
+
+@pytest.mark.parametrize(
+    "f",
+    [
+        lambda t: t._assert(True, "never"),
+        lambda t: t._assert(False, "the words"),
+        lambda t: t._assert(0, 3),
+        lambda t: t._assert([], None),
+        lambda t: t._assert(t.tensor(1.5), "never"),
+        lambda t: t._assert(t.tensor(0), "zero tensor"),
+        lambda t: t._assert(t.tensor([False]), "one false element"),
+        lambda t: t._assert(t.tensor([1, 1]), "two elements"),
+        lambda t: t._assert(t.tensor([]), "no elements"),
+    ],
+)
+def test_assert(f):
+    assert _outcome(f, ctorch) == _outcome(f, torch)
 
 
 @pytest.mark.parametrize(

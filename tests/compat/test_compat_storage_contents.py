@@ -104,6 +104,9 @@ def test_contents_of_tensor_storages(dtype):
         lambda t: t.UntypedStorage(3).nbytes(),
         lambda t: t.UntypedStorage([1, 255]).nbytes(),
         lambda t: t.tensor([1.0]).untyped_storage().tolist(),
+        lambda t: t.tensor([1.0]).untyped_storage().is_shared(),
+        lambda t: t.arange(4.0)[1:].storage().is_shared(),
+        lambda t: t.UntypedStorage(3).is_shared(),
     ],
 )
 def test_constructors_and_from_buffer(call):
