@@ -1,5 +1,6 @@
 """funcgrad.nn.one_hot's checks as JAX's: a traced ``num_classes`` is a
-ConcretizationTypeError naming the argument; a float input is deprecated."""
+ConcretizationTypeError naming the argument; a float input is deprecated; a bool input
+warns and is refused with JAX's TypeError."""
 
 from __future__ import annotations
 
@@ -34,3 +35,17 @@ def test_integer_input_does_not_warn(recwarn):
     out = fg.nn.one_hot(np.array([0, 2]), 3)
     np.testing.assert_array_equal(np.asarray(out), np.asarray(jax.nn.one_hot(np.array([0, 2]), 3)))
     assert not [w for w in recwarn if issubclass(w.category, DeprecationWarning)]
+
+
+@pytest.mark.parametrize("x", [np.array([True, False]), True, np.zeros((2, 0), bool)])
+def test_bool_input_is_refused_as_jax(x):
+    def outcome(f):
+        warns = pytest.warns(DeprecationWarning, match="should be integer-typed")
+        with warns, pytest.raises(TypeError) as info:
+            f(x, 3)
+        return str(info.value)
+
+    assert outcome(fg.nn.one_hot) == outcome(jax.nn.one_hot)
+    assert outcome(fg.jit(fg.nn.one_hot, static_argnums=1)) == outcome(
+        jax.jit(jax.nn.one_hot, static_argnums=1)
+    )

@@ -289,7 +289,7 @@ del _name, _fn, _doc, _node
 def one_hot(x: ArrayLike, num_classes: int, *, dtype: Any = None, axis: int = -1) -> Any:
     """One-hot encoding of integer labels (the default float dtype unless ``dtype``);
     out-of-range labels give all-zero rows. A float ``x`` is deprecated (a
-    ``DeprecationWarning``, as JAX's)."""
+    ``DeprecationWarning``, as JAX's); a bool ``x`` warns and is refused (JAX's TypeError)."""
     try:
         num_classes = index(num_classes, "num_classes", "one_hot")
     except ConcretizationError as e:  # JAX's words name the argument
@@ -302,6 +302,11 @@ def one_hot(x: ArrayLike, num_classes: int, *, dtype: Any = None, axis: int = -1
             f"jax.nn.one_hot input should be integer-typed; got dtype={x.dtype}",
             DeprecationWarning,
             stacklevel=2,
+        )
+    if x.dtype == bool:  # (JAX's classes are an iota of x's dtype, which refuses bool)
+        raise TypeError(
+            "iota does not accept dtype bool. Accepted dtypes are subtypes of integer, "
+            "floating, complexfloating."
         )
     dt = float if dtype is None else dtype
     classes = fnp.arange(num_classes, dtype=x.dtype if x.dtype.kind in "iu" else None)
