@@ -46,10 +46,39 @@ from funcgrad.core.ir import Eqn, Program, Var, aval_of
 __all__ = ["nans"]
 
 
-# the flag is ``hooks.nans`` (read at every hook point)
+class _Switches:
+    """What the check looks for: ``nans`` (``debug_nans``: NaN and Inf) or, with it off,
+    ``infs`` (JAX's ``jax_debug_infs``: Inf alone). The core reads one attribute,
+    ``hooks.nans``: on while either is."""
+
+    def __init__(self) -> None:
+        self._nans = False
+        self._infs = False
+
+    @property
+    def nans(self) -> bool:
+        return self._nans
+
+    @nans.setter
+    def nans(self, on: bool) -> None:
+        self._nans = bool(on)
+        hooks.nans = self._nans or self._infs
+
+    @property
+    def infs(self) -> bool:
+        return self._infs
+
+    @infs.setter
+    def infs(self, on: bool) -> None:
+        self._infs = bool(on)
+        hooks.nans = self._nans or self._infs
+
+
+_switches = _Switches()
+
 config.bind(
     "debug_nans",
-    hooks,
+    _switches,
     "nans",
     "raise FloatingPointError, locating the operation and line, when a NaN or Inf is made",
 )
@@ -58,8 +87,15 @@ config.bind(
 def _set_jax_flag(on: Any) -> None:
     # JAX's option: funcgrad's check, and JAX's own for what runs outside funcgrad (the
     # operators of jax.Array values, such as ``x / y`` of two arrays)
-    hooks.nans = bool(on)
+    _switches.nans = bool(on)
     jax.config.update("jax_debug_nans", bool(on))
+
+
+def _set_jax_infs(on: Any) -> None:
+    # JAX's ``jax_debug_infs``: funcgrad's check for Inf alone (NaN too while debug_nans
+    # is on), and JAX's own for jax.Array's operators
+    _switches.infs = bool(on)
+    jax.config.update("jax_debug_infs", bool(on))
 
 
 config.define(
@@ -67,6 +103,13 @@ config.define(
     False,
     "JAX's option: sets debug_nans and JAX's own check (jax.Array operators)",
     on_change=_set_jax_flag,
+)
+config.define(
+    "jax_debug_infs",
+    False,
+    "JAX's option: raise FloatingPointError where an Inf is made (funcgrad's check, for "
+    "Inf alone unless debug_nans is on, and JAX's own for jax.Array operators)",
+    on_change=_set_jax_infs,
 )
 
 
@@ -93,7 +136,8 @@ def _bad(x: Any) -> np.ndarray | None:
         dt = np.dtype(type(x))
     if not dtypes.is_inexact(np.dtype(dt)):
         return None
-    m = ~np.isfinite(np.asarray(x))
+    v = np.asarray(x)
+    m = ~np.isfinite(v) if _switches.nans or not _switches.infs else np.isinf(v)
     return m if m.any() else None
 
 
@@ -133,9 +177,16 @@ def _message(e: Eqn, ins: Sequence[Any], out: Any, mask: np.ndarray) -> str:
     at = tuple(np.argwhere(mask)[0]) if np.ndim(mask) else None
     inputs = ", ".join(_describe(x, at) for x in ins) or "no inputs"
     count = f"{int(np.sum(mask))} of {np.size(mask)} values"
-    what = f"`{e.prim.name}` produced {_values_word(mask, out)} ({count}) from finite inputs"
+    word = _values_word(mask, out)
+    # JAX's words first ("invalid value (nan) encountered in log"), then funcgrad's
+    what = (
+        f"invalid value ({word}) encountered in {e.prim.name}: `{e.prim.name}` produced "
+        f"{word} ({count}) from finite inputs"
+    )
     if e.prim.name in _LOOPS:
         what += f" (in the body of this `{e.prim.name}`, which is not entered)"
+    elif e.prim.name == "cond":
+        what += " (the branch it took returns it as a literal or constant)"
     src = e.source
     if isinstance(src, DerivedSource):
         return (
@@ -259,8 +310,8 @@ def locate(prog: Program, args: Sequence[Any], target: int | None = None) -> str
                 return msg
         found = _culprits(e, ins, mask)
         if not found:
-            if sub is not None:
-                return None
+            if sub is not None and e.prim.name != "cond":
+                return None  # a constant of a called function: the literal message
             return _message(e, ins, env[v], mask)
         v, mask = found[0]
     return None  # an input or constant of the program
