@@ -116,6 +116,14 @@ def named(sharding: Any) -> NamedSharding:
     return sharding
 
 
+def reversed_spec(sharding: Any) -> NamedSharding:
+    """An op's ``out_sharding`` with its spec's entries in reverse order: the type of the
+    row-major middle step of a column-major reshape (JAX's ``order="F"``, which reverses
+    the spec as written, so a spec shorter than the rank types the last axes)."""
+    ns = named(sharding)
+    return NamedSharding(ns.mesh, ns.spec.update(partitions=ns.spec.partitions[::-1]))
+
+
 class _VmapAxes(threading.local):
     def __init__(self) -> None:
         #: the explicit mesh axes each running ``vmap`` rewrite's mapped dimensions are

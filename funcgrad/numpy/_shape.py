@@ -72,18 +72,17 @@ def reshape(
     del copy
     if shape is None:
         shape = newshape
+    if shape is None:
+        raise TypeError(f"reshape: missing the new shape{here()}")
     if order == "F":
-        # column-major: reverse the axes, reshape row-major to the reversed shape, reverse
-        if shape is None:
-            raise TypeError(f"reshape: missing the new shape{here()}")
+        # column-major: reverse the axes, reshape row-major to the reversed shape (and spec)
         dims = (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
-        return transpose(reshape(transpose(as_array(a, "reshape")), dims[::-1]))
+        rev = None if out_sharding is None else sharding_types.reversed_spec(out_sharding)
+        return transpose(reshape(transpose(as_array(a, "reshape")), dims[::-1], out_sharding=rev))
     if order == "A":
         raise unsupported("reshape with order='A' (as jnp.reshape)")
     if order != "C":
         raise ValueError(f"reshape: order must be 'C' or 'F', got {order!r}{here()}")
-    if shape is None:
-        raise TypeError(f"reshape: missing the new shape{here()}")
     a = as_array(a, "reshape")
     av = aval(a)
     new = list(_ints("reshape", "new shape", shape))
