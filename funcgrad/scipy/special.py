@@ -28,9 +28,12 @@ from funcgrad.primitives import elementwise as ew
 from funcgrad.primitives import named_operands, public_doc, public_forms
 from funcgrad.primitives import special as sp
 from funcgrad.scipy._expint import exp1, expi
+from funcgrad.scipy._expn import expn
 from funcgrad.scipy._faddeeva import dawsn, erfcx, wofz
+from funcgrad.scipy._fresnel import fresnel
 from funcgrad.scipy._hyp2f1 import hyp2f1
 from funcgrad.scipy._sici import sici
+from funcgrad.scipy._spence import spence
 
 __all__ = [
     "bernoulli",
@@ -46,7 +49,9 @@ __all__ = [
     "erfcx",
     "exp1",
     "expi",
+    "expn",
     "factorial",
+    "fresnel",
     "gamma",
     "gammasgn",
     "hyp2f1",
@@ -64,6 +69,7 @@ __all__ = [
     "polygamma",
     "rel_entr",
     "sici",
+    "spence",
     "wofz",
     "xlog1py",
     "zeta",

@@ -1,0 +1,162 @@
+"""funcgrad.scipy.special's expn, spence and fresnel against SciPy (values over wide
+ranges and at the edges), mpmath (fresnel at large x, where SciPy's own phase rounds)
+and JAX (the derivatives JAX defines, jit and vmap)."""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import jax.scipy.special as jsp
+import mpmath
+import numpy as np
+import pytest
+import scipy.special as ss
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import funcgrad as fg
+from funcgrad.scipy import special as fsp
+
+# magnitudes from 1e-12 to 1e3
+_POS = st.floats(-12.0, 3.0).map(lambda e: 10.0**e)
+
+
+def _rel(a, b):
+    a, b = np.asarray(a, np.float64), np.asarray(b, np.float64)
+    return np.abs(a - b) / np.maximum(np.abs(b), np.finfo(np.float64).tiny)
+
+
+def _grad(f, x):
+    return np.array([float(fg.grad(f)(float(v))) for v in x])
+
+
+# --------------------------------------------------------------------------- expn
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 60), st.lists(_POS, min_size=1, max_size=12))
+def test_expn_matches_scipy(n, xs):
+    x = np.array(xs)
+    want = ss.expn(n, x)
+    ok = np.isfinite(want) & (want > 1e-290)
+    got = np.asarray(fsp.expn(n, x))
+    assert got.dtype == np.float64
+    assert np.all(_rel(got[ok], want[ok]) < 1e-12)
+
+
+def test_expn_large_orders_float32_and_edges():
+    x = np.logspace(-6, np.log10(600), 300)
+    for n in (100, 1000, 5000, 20000):
+        want = ss.expn(n, x)
+        ok = want > 1e-290
+        assert _rel(np.asarray(fsp.expn(float(n), x))[ok], want[ok]).max() < 1e-12
+    x32 = np.logspace(-6, 1.8, 300).astype(np.float32)
+    got = np.asarray(fsp.expn(np.float32(3), x32))
+    want = ss.expn(3, x32.astype(np.float64))
+    ok = want > 1e-37
+    assert got.dtype == np.float32 and _rel(got[ok], want[ok]).max() < 2e-5
+    n = np.array([0, 1, 2, 5, 3, -1, 2])
+    x = np.array([0.0, 0.0, 0.0, 0.0, np.inf, 1.0, -1.0])
+    np.testing.assert_array_equal(np.asarray(fsp.expn(n, x)), ss.expn(n, x))  # (1/(n-1) at 0)
+    assert np.isnan(np.asarray(fsp.expn(2.5, 1.0)))  # not an integer order (JAX: NaN)
+    with pytest.raises(ValueError, match="expn does not support complex"):
+        fsp.expn(1, 1j)
+
+
+def test_expn_derivative_as_jax_and_jit_vmap():
+    n = np.array([1.0, 2.0, 3.0, 7.0, 1.0])
+    x = np.array([0.3, 1.0, 2.5, 40.0, 1.7])
+    got = np.asarray(fg.jit(fg.vmap(fg.grad(fsp.expn, argnums=1)))(n, x))
+    want = np.asarray(jax.vmap(jax.grad(jsp.expn, argnums=1))(jnp.asarray(n), jnp.asarray(x)))
+    np.testing.assert_allclose(got, want, rtol=1e-12)
+    np.testing.assert_allclose(got, -ss.expn(n.astype(int) - 1, x), rtol=1e-12)
+    assert float(fg.grad(fsp.expn, argnums=0)(2.0, 1.0)) == float(
+        jax.grad(jsp.expn, argnums=0)(2.0, 1.0)
+    )
+    np.testing.assert_allclose(
+        np.asarray(fg.jit(fsp.expn)(n, x)), ss.expn(n.astype(int), x), rtol=1e-13
+    )
+
+
+# --------------------------------------------------------------------------- spence
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.floats(-30.0, 30.0).map(lambda e: 10.0**e), min_size=1, max_size=16))
+def test_spence_matches_scipy(xs):
+    x = np.array(xs)
+    want = ss.spence(x)
+    got = np.asarray(fsp.spence(x))
+    ok = want != 0
+    assert np.all(_rel(got[ok], want[ok]) < 1e-14)
+
+
+def test_spence_near_one_float32_edges_and_refusal():
+    x = np.concatenate([np.linspace(0.99, 1.01, 2001), np.linspace(0, 4, 4001)])
+    want = ss.spence(x)
+    ok = want != 0
+    assert _rel(np.asarray(fsp.spence(x))[ok], want[ok]).max() < 1e-14
+    x32 = x.astype(np.float32)
+    got = np.asarray(fsp.spence(x32))
+    want32 = ss.spence(x32.astype(np.float64))
+    ok = want32 != 0
+    assert got.dtype == np.float32 and _rel(got[ok], want32[ok]).max() < 1e-6
+    edges = np.array([0.0, 1.0, np.inf, -1.0, np.nan, 1e-300, 1e300])
+    np.testing.assert_allclose(np.asarray(fsp.spence(edges)), ss.spence(edges), rtol=1e-14)
+    with pytest.raises(TypeError, match=r"x\.dtype=int32 is not supported"):
+        fsp.spence(np.int32(2))
+
+
+def test_spence_derivative_where_jaxs_is_defined():
+    x = np.array([0.01, 0.3, 0.9, 1.5, 3.0, 50.0])
+    want = np.log(x) / (1 - x)
+    np.testing.assert_allclose(_grad(fsp.spence, x), want, rtol=1e-13)
+    jaxs = np.array([float(jax.grad(jsp.spence)(v)) for v in x])
+    finite = np.isfinite(jaxs)  # (JAX's is NaN for 1 < x <= 2: autodiff of its piecewise form)
+    assert finite.sum() >= 4
+    np.testing.assert_allclose(_grad(fsp.spence, x)[finite], jaxs[finite], rtol=1e-6)
+    # at 1 the limit -1 (JAX's autodiff of its piecewise form gives 0 there)
+    assert float(fg.grad(fsp.spence)(1.0)) == -1.0
+    got = np.asarray(fg.jit(fg.vmap(fsp.spence))(x))
+    np.testing.assert_allclose(got, ss.spence(x), rtol=1e-14)
+
+
+# --------------------------------------------------------------------------- fresnel
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.floats(-10.0, 2.0).map(lambda e: 10.0**e), min_size=1, max_size=16))
+def test_fresnel_matches_scipy(xs):
+    x = np.array(xs + [-v for v in xs])
+    gs, gc = fsp.fresnel(x)
+    ws, wc = ss.fresnel(x)
+    assert np.all(_rel(gs, ws) < 1e-14) and np.all(_rel(gc, wc) < 1e-14)
+
+
+def test_fresnel_large_x_against_mpmath():
+    # SciPy rounds the phase pi x**2 / 2 (1e-11 off at 1e5); the reduced phase does not
+    mpmath.mp.dps = 30
+    for x in (37.3, 780.0097, 12345.678, 92682.98233793504):
+        gs, gc = fsp.fresnel(x)
+        assert _rel(gs, float(mpmath.fresnels(x))) < 1e-14
+        assert _rel(gc, float(mpmath.fresnelc(x))) < 1e-14
+
+
+def test_fresnel_float32_edges_derivatives_jit_vmap():
+    x32 = np.linspace(-6, 6, 2001).astype(np.float32)
+    gs, gc = fsp.fresnel(x32)
+    ws, wc = ss.fresnel(x32.astype(np.float64))
+    assert gs.dtype == np.float32
+    assert np.abs(np.asarray(gs) - ws).max() < 1e-6 and np.abs(np.asarray(gc) - wc).max() < 1e-6
+    edges = np.array([0.0, np.inf, -np.inf, np.nan, -1e200])
+    for g, w in zip(fsp.fresnel(edges), jsp.fresnel(jnp.asarray(edges))):
+        np.testing.assert_array_equal(np.asarray(g), np.asarray(w))  # (SciPy: NaN at 1e200)
+    for g, w in zip(fsp.fresnel(edges[:4]), ss.fresnel(edges[:4])):
+        np.testing.assert_array_equal(np.asarray(g), w)
+    x = np.array([-2.5, 0.2, 1.0, 3.0, 40.0])
+    for k in (0, 1):
+        got = np.asarray(fg.jit(fg.vmap(fg.grad(lambda v, k=k: fsp.fresnel(v)[k])))(x))
+        want = np.asarray(jax.vmap(jax.grad(lambda v, k=k: jsp.fresnel(v)[k]))(jnp.asarray(x)))
+        np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-12)
+    with pytest.raises(ValueError, match="fresnel does not support complex"):
+        fsp.fresnel(1j)
