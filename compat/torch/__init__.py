@@ -161,7 +161,12 @@ def __getattr__(name: str) -> Any:
     if name in ("from_dlpack", "to_dlpack"):  # torch.X is torch.utils.dlpack.X
         return getattr(importlib.import_module("compat.torch.utils.dlpack"), name)
     if not name.startswith("__"):  # torch.conv2d, torch.hann_window, torch.stft, ...
-        for module in ("compat.torch._aten_forms", "compat.torch._stft", "compat.torch._range"):
+        for module in (
+            "compat.torch._aten_forms",
+            "compat.torch._stft",
+            "compat.torch._range",
+            "compat.torch._masked_softmax_op",
+        ):
             forms = importlib.import_module(module)
             if name in forms.NAMES:
                 return getattr(forms, name)
