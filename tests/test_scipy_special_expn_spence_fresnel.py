@@ -160,3 +160,57 @@ def test_fresnel_float32_edges_derivatives_jit_vmap():
         np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-12)
     with pytest.raises(ValueError, match="fresnel does not support complex"):
         fsp.fresnel(1j)
+
+
+# --------------------------------------------------------------------------- owens_t
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.floats(-6.0, 1.5), st.floats(-4.0, 6.0), st.booleans(), st.booleans()),
+        min_size=1,
+        max_size=16,
+    )
+)
+def test_owens_t_matches_scipy(parts):
+    h = np.array([(-1) ** sh * 10.0**eh for eh, _, sh, _ in parts])
+    a = np.array([(-1) ** sa * 10.0**ea for _, ea, _, sa in parts])
+    want = ss.owens_t(h, a)
+    ok = np.abs(want) > 1e-290
+    assert np.all(_rel(np.asarray(fsp.owens_t(h, a))[ok], want[ok]) < 1e-12)
+
+
+def test_owens_t_small_a_against_mpmath_and_edges():
+    # for a below 1e-6 SciPy's own value is 1e-9 off; mpmath's quadrature decides
+    mpmath.mp.dps = 30
+    for h, a in ((-5.377, -1.05e-8), (10.87, 1.76e-6), (0.3, 1e-7)):
+        f = lambda x, h=h: mpmath.exp(-(h**2) * (1 + x**2) / 2) / (1 + x**2)
+        want = float(mpmath.quad(f, [0, abs(a)]) / (2 * mpmath.pi)) * np.sign(a)
+        assert _rel(fsp.owens_t(h, a), want) < 1e-13  # (exp(-h**2/2) rounds h**2)
+    h = np.array([0.0, 0.0, 1.0, np.inf, 1.0, np.nan, 2.0, -3.0])
+    a = np.array([1.0, np.inf, np.inf, 1.0, 0.0, 1.0, -np.inf, 0.5])
+    np.testing.assert_allclose(np.asarray(fsp.owens_t(h, a)), ss.owens_t(h, a), rtol=1e-14)
+    h32 = np.linspace(-5, 5, 101).astype(np.float32)
+    got = np.asarray(fsp.owens_t(h32, np.float32(2.5)))
+    want = ss.owens_t(h32.astype(np.float64), 2.5)
+    assert got.dtype == np.float32 and _rel(got, want).max() < 1e-5
+    with pytest.raises(ValueError, match="owens_t does not support complex"):
+        fsp.owens_t(1j, 1.0)
+
+
+def test_owens_t_derivatives_as_jax_and_jit_vmap():
+    h = np.array([-2.0, 0.0, 0.5, 1.5, 4.0, 0.7])
+    a = np.array([0.3, 2.0, -1.5, 0.9, 7.0, 1.0])
+    for k in (0, 1):
+        got = np.asarray(fg.jit(fg.vmap(fg.grad(fsp.owens_t, argnums=k)))(h, a))
+        want = np.asarray(
+            jax.vmap(jax.grad(jsp.owens_t, argnums=k))(jnp.asarray(h), jnp.asarray(a))
+        )
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-15)
+    # against finite differences of the values themselves
+    eps = 1e-6
+    fd_a = (np.asarray(fsp.owens_t(h, a + eps)) - np.asarray(fsp.owens_t(h, a - eps))) / (2 * eps)
+    np.testing.assert_allclose(
+        np.asarray(fg.vmap(fg.grad(fsp.owens_t, 1))(h, a)), fd_a, rtol=1e-6, atol=1e-12
+    )

@@ -32,6 +32,7 @@ from funcgrad.scipy._expn import expn
 from funcgrad.scipy._faddeeva import dawsn, erfcx, wofz
 from funcgrad.scipy._fresnel import fresnel
 from funcgrad.scipy._hyp2f1 import hyp2f1
+from funcgrad.scipy._owens_t import owens_t
 from funcgrad.scipy._sici import sici
 from funcgrad.scipy._spence import spence
 
@@ -65,6 +66,7 @@ __all__ = [
     "multigammaln",
     "ndtr",
     "ndtri",
+    "owens_t",
     "poch",
     "polygamma",
     "rel_entr",
