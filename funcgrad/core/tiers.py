@@ -97,6 +97,11 @@ class _ModeLocal(threading.local):
 
 
 _mode_local = _ModeLocal()
+#: the modes that hold a program with an executable on the compiled tier: a trial in
+#: context (:meth:`Tiered._trial`) alternates the tiers call by call, and the tiers round
+#: differently (XLA fuses multiply-adds, orders reductions by its vector width, has its own
+#: exp/tanh/rsqrt), so under an explicit mode two identical calls give the same bits
+_FIXED_MODES = ("host", "compiled")
 #: the thread's :func:`eager_tier` setting, for callers that read it inline (compat's
 #: per-op fast path: ``HOST_MODES.get(mode_local.mode or POLICY.tier)``)
 mode_local = _mode_local
@@ -433,7 +438,7 @@ class Tiered:
             if self.probes:
                 _stats.compiled_calls += 1
                 return self._probe(exe, args)
-            if self.trial:
+            if self.trial and (_mode_local.mode or POLICY.tier) not in _FIXED_MODES:
                 return self._trial(exe, args)
             _stats.compiled_calls += 1
             return exe(*args)
