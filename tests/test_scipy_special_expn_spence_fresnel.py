@@ -214,3 +214,62 @@ def test_owens_t_derivatives_as_jax_and_jit_vmap():
     np.testing.assert_allclose(
         np.asarray(fg.vmap(fg.grad(fsp.owens_t, 1))(h, a)), fd_a, rtol=1e-6, atol=1e-12
     )
+
+
+# --------------------------------------------------------------------------- hyp1f1
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.floats(0.01, 30.0), st.floats(0.01, 30.0), st.floats(-100.0, 300.0)),
+        min_size=1,
+        max_size=16,
+    )
+)
+def test_hyp1f1_matches_scipy(parts):
+    a, b, x = (np.array(v) for v in zip(*parts))
+    want = ss.hyp1f1(a, b, x)
+    # (x < 0 with a > b: exp(x) M(b - a, b, -x) cancels; measured in docs/conformance.md)
+    ok = np.isfinite(want) & (np.abs(want) > 1e-280) & ((x >= 0) | (a <= b))
+    got = np.asarray(fsp.hyp1f1(a, b, x))
+    assert np.all(_rel(got[ok], want[ok]) < 5e-13)
+
+
+def test_hyp1f1_edges_float32_and_refusal():
+    a, b = np.array([0.0, 2.0, 1.0, 0.0]), np.array([1.0, 2.0, 0.0, 0.0])
+    got = np.asarray(fsp.hyp1f1(a, b, 2.0))
+    np.testing.assert_allclose(got, js_hyp1f1(a, b, 2.0), rtol=1e-14)  # (JAX's: 1 at a = b = 0)
+    np.testing.assert_allclose(got[:3], ss.hyp1f1(a[:3], b[:3], 2.0), rtol=1e-14)
+    a = np.linspace(0.5, 10, 50).astype(np.float32)
+    x = np.linspace(-20, 40, 50).astype(np.float32)
+    got32 = np.asarray(fsp.hyp1f1(a, np.float32(12.5), x))
+    want32 = ss.hyp1f1(a.astype(np.float64), 12.5, x.astype(np.float64))
+    assert got32.dtype == np.float32 and _rel(got32, want32).max() < 1e-5
+    with pytest.raises(ValueError, match="hyp1f1 does not support complex"):
+        fsp.hyp1f1(1.0, 2.0, 1j)
+
+
+def js_hyp1f1(a, b, x):
+    return jsp.hyp1f1(jnp.asarray(a), jnp.asarray(b), jnp.asarray(x))
+
+
+def test_hyp1f1_derivatives_as_jax_and_jit_vmap():
+    a = np.array([0.5, 1.5, 3.0, 7.0, 2.2])
+    b = np.array([1.0, 2.5, 1.5, 9.0, 4.0])
+    x = np.array([0.3, 2.0, 5.0, 12.0, 30.0])
+    for k in (0, 1, 2):
+        got = np.asarray(fg.jit(fg.vmap(fg.grad(fsp.hyp1f1, argnums=k)))(a, b, x))
+        want = np.asarray(
+            jax.vmap(jax.grad(jsp.hyp1f1, argnums=k))(
+                jnp.asarray(a), jnp.asarray(b), jnp.asarray(x)
+            )
+        )
+        np.testing.assert_allclose(got, want, rtol=1e-11)
+        # and against central differences of the values
+        eps = 1e-6
+        up = [a, b, x]
+        dn = [a, b, x]
+        up[k], dn[k] = up[k] + eps, dn[k] - eps
+        fd = (np.asarray(fsp.hyp1f1(*up)) - np.asarray(fsp.hyp1f1(*dn))) / (2 * eps)
+        np.testing.assert_allclose(got, fd, rtol=1e-6)

@@ -31,6 +31,7 @@ from funcgrad.scipy._expint import exp1, expi
 from funcgrad.scipy._expn import expn
 from funcgrad.scipy._faddeeva import dawsn, erfcx, wofz
 from funcgrad.scipy._fresnel import fresnel
+from funcgrad.scipy._hyp1f1 import hyp1f1
 from funcgrad.scipy._hyp2f1 import hyp2f1
 from funcgrad.scipy._owens_t import owens_t
 from funcgrad.scipy._sici import sici
@@ -55,6 +56,7 @@ __all__ = [
     "fresnel",
     "gamma",
     "gammasgn",
+    "hyp1f1",
     "hyp2f1",
     "i0e",
     "i1",
