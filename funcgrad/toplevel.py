@@ -122,6 +122,13 @@ def debug_nans(value: bool = True) -> _OptionBlock:
     return _OptionBlock("jax_debug_nans", bool(value))
 
 
+def debug_infs(value: bool = True) -> _OptionBlock:
+    """Raise ``FloatingPointError`` where an Inf is made (a NaN passes), for a block or a
+    decorated function, as ``jax.debug_infs``: JAX's option ``jax_debug_infs``, which turns
+    on funcgrad's check for Inf and JAX's own (for the operators of ``jax.Array`` values)."""
+    return _OptionBlock("jax_debug_infs", bool(value))
+
+
 def eval_shape(fun: Callable, *args: Any, **kwargs: Any) -> Any:
     """The shapes and dtypes ``fun(*args, **kwargs)`` would return, as a pytree of
     ``jax.ShapeDtypeStruct``, found by tracing only (nothing is computed).

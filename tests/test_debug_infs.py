@@ -73,3 +73,20 @@ def test_debug_nans_still_checks_both_while_infs_is_on(infs_only):
 def test_off_again_returns_inf():
     f = fg.jit(_cond_literal(np, fg.lax))
     assert np.isinf(np.asarray(f(1)))
+
+
+def test_debug_infs_block_and_decorator_as_jax():
+    f = fg.jit(_cond_literal(np, fg.lax))
+    with fg.debug_infs(True):
+        assert fg.config.read("jax_debug_infs") and jax.config.jax_debug_infs
+        # (JAX's own check on the executable may answer first, in its words: "inf")
+        with pytest.raises(FloatingPointError, match="inf"):
+            f(1)
+        assert np.isnan(np.asarray(fg.jit(lambda x: fnp.divide(0.0, x))(fnp.array(0.0))))
+    assert not fg.config.read("jax_debug_infs") and not jax.config.jax_debug_infs
+
+    @fg.debug_infs(True)
+    def g():
+        return fg.config.read("jax_debug_infs")
+
+    assert g() is True and fg.config.read("jax_debug_infs") is False

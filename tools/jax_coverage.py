@@ -155,7 +155,6 @@ OUT_OF_SCOPE: dict[str, dict[str, str]] = {
                 "auto_pcast",
                 "check_tracer_leaks",
                 "checking_leaks",
-                "debug_infs",
                 "debug_key_reuse",
                 "default_device",
                 "default_matmul_precision",

@@ -59,7 +59,6 @@ SCOPE: dict[str, str] = {
     "jax.checking_leaks": "JAX runtime configuration",
     "jax.check_tracer_leaks": "JAX runtime configuration",
     "jax.default_device": "JAX runtime configuration",
-    "jax.debug_infs": "JAX runtime configuration",
     "jax.default_prng_impl": "JAX runtime configuration",
     "jax.legacy_prng_key": "JAX runtime configuration",
     "jax.enable_custom_prng": "JAX runtime configuration",
