@@ -182,9 +182,14 @@ from compat.torch.nn.functional.upsampling import (  # noqa: F401
 # ``log_softmax``, from their op-table rows (``functional=``)
 globals().update(_functional_forms())
 
-#: every function imported or generated above: the imports and rows are the one list of ``nn.functional``'s names
+#: every function imported or generated above: the imports and rows are the one list of
+#: ``nn.functional``'s names (constants such as ``GRID_SAMPLE_*_MODES`` are attributes only,
+#: as PyTorch's ``__all__`` leaves them out)
 __all__ = sorted(
     name
     for name, value in globals().items()
-    if not name.startswith("_") and name != "annotations" and not isinstance(value, _ModuleType)
+    if not name.startswith("_")
+    and name != "annotations"
+    and not isinstance(value, _ModuleType)
+    and callable(value)
 )
