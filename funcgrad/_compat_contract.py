@@ -169,6 +169,8 @@ def host_scalars() -> bool:
 #: read inline by compat's per-op fast path instead of :func:`host_scalars`
 lazy_state, tier_local, tier_policy = _lazy._state, tiers.mode_local, compile_cache.POLICY
 HOST_MODES = tiers.HOST_MODES
+#: the tier mode in force in this thread (compat's gradcheck keeps one tier for its checks)
+tier_mode = tiers.mode
 
 
 def host_callable(exe: Callable[..., list] | None) -> tiers.Tiered | None:
