@@ -15,6 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import funcgrad as fg
+import funcgrad.numpy as fnp
 from funcgrad.scipy import special as fsp
 
 # magnitudes from 1e-12 to 1e3
@@ -273,3 +274,61 @@ def test_hyp1f1_derivatives_as_jax_and_jit_vmap():
         up[k], dn[k] = up[k] + eps, dn[k] - eps
         fd = (np.asarray(fsp.hyp1f1(*up)) - np.asarray(fsp.hyp1f1(*dn))) / (2 * eps)
         np.testing.assert_allclose(got, fd, rtol=1e-6)
+
+
+# --------------------------------------------------------------------------- sph_harm_y
+
+
+@pytest.mark.parametrize("n_max", [0, 3, 12, 30])
+def test_sph_harm_y_matches_scipy(n_max):
+    rng = np.random.default_rng(n_max)
+    n = rng.integers(0, n_max + 1, 300)
+    m = np.array([rng.integers(-k, k + 1) for k in n])
+    theta = rng.uniform(0, np.pi, 300)
+    phi = rng.uniform(0, 2 * np.pi, 300)
+    got = np.asarray(fsp.sph_harm_y(n, m, theta, phi, n_max=n_max))
+    want = ss.sph_harm_y(n, m, theta, phi)
+    assert got.dtype == np.complex128
+    np.testing.assert_allclose(got, want, rtol=0, atol=2e-14)
+    got = np.asarray(fsp.sph_harm_y(n, m, theta, phi))  # (n_max = max(n))
+    np.testing.assert_allclose(got, want, rtol=0, atol=2e-14)
+
+
+def test_sph_harm_y_conventions_as_jax():
+    def both(*args, **kw):
+        jargs = [jnp.asarray(a) for a in args]
+        return np.asarray(fsp.sph_harm_y(*args, **kw)), np.asarray(jsp.sph_harm_y(*jargs, **kw))
+
+    n, m = np.array([1, 2, 6, 4]), np.array([3, -1, 2, -4])
+    theta, phi = np.array([0.5, 0.0, 1.2, 2.9]), np.array([1.0, 2.0, 0.3, 5.0])
+    got, want = both(n, m, theta, phi)  # (|m| > n: 0)
+    np.testing.assert_allclose(got, want, atol=1e-14)
+    got, want = both(n, m, theta, phi, n_max=3)  # (n and |m| clipped to n_max)
+    np.testing.assert_allclose(got, want, atol=1e-14)
+    got, want = both(np.array([2]), np.array([1]), 0.3, np.array([0.2]))  # (a scalar theta)
+    assert got.shape == (1,)
+    np.testing.assert_allclose(got, want, atol=1e-14)
+    with pytest.raises(NotImplementedError, match="diff_n"):
+        fsp.sph_harm_y(n, m, theta, phi, diff_n=1)
+    with pytest.raises(TypeError, match="must be statically specified"):
+        fg.jit(lambda n: fsp.sph_harm_y(n, m, theta, phi))(n)
+    f32 = fsp.sph_harm_y(n, m, theta.astype(np.float32), phi.astype(np.float32), n_max=6)
+    assert np.asarray(f32).dtype == np.complex64
+
+
+def test_sph_harm_y_derivatives_as_jax_under_jit():
+    n, m = np.array([0, 1, 3, 5, 5]), np.array([0, -1, 2, 5, -3])
+    phi = np.array([0.1, 1.0, 2.0, 4.0, 6.0])
+
+    def f(mod, fn, grad, wrap):
+        def loss(theta, phi):
+            y = fn(n, m, theta, phi, n_max=5)
+            return mod.sum(mod.real(y) ** 2 + 3 * mod.imag(y))
+
+        return wrap(grad(loss, argnums=(0, 1)))
+
+    theta = np.array([0.3, 0.7, 1.1, 2.0, 2.8])
+    got = f(fnp, fsp.sph_harm_y, fg.grad, fg.jit)(theta, phi)
+    want = f(jnp, jsp.sph_harm_y, jax.grad, jax.jit)(jnp.asarray(theta), jnp.asarray(phi))
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(np.asarray(g), np.asarray(w), rtol=1e-10, atol=1e-13)

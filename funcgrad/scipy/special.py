@@ -36,6 +36,7 @@ from funcgrad.scipy._hyp2f1 import hyp2f1
 from funcgrad.scipy._owens_t import owens_t
 from funcgrad.scipy._sici import sici
 from funcgrad.scipy._spence import spence
+from funcgrad.scipy._sph_harm import sph_harm_y
 
 __all__ = [
     "bernoulli",
@@ -74,6 +75,7 @@ __all__ = [
     "rel_entr",
     "sici",
     "spence",
+    "sph_harm_y",
     "wofz",
     "xlog1py",
     "zeta",
