@@ -50,6 +50,7 @@ from funcgrad.core.errors import ConcretizationError
 from funcgrad.core.gc_freeze import freeze as freeze_gc
 from funcgrad.core.interp import Tracer, _state, eval_program, is_tracing, new_builder, trace_flat
 from funcgrad.core.ir import Aval, Program, Var
+from funcgrad.core.meta_array import MetaArray, has_meta, meta_outputs
 from funcgrad.core.primitive import COMPOSITES as _COMPOSITES
 from funcgrad.core.primitive import REGISTRY as _PRIMITIVES
 from funcgrad.core.primitive import Composite, Primitive
@@ -68,6 +69,7 @@ __all__ = [
     "Aval",
     "ConcretizationError",
     "LazyArray",
+    "MetaArray",
     "OpProgram",
     "OpVJP",
     "Program",
@@ -193,6 +195,8 @@ def executable(prog: Program) -> Callable[..., list]:
         try:
             return fn(*args)
         except (TypeError, ValueError):
+            if has_meta(args):  # (meta arrays: shapes and dtypes, nothing to evaluate)
+                return meta_outputs(prog)
             if not any(type(a) is LazyArray for a in args):
                 raise
         return fn(*concrete(args))

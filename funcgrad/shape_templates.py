@@ -41,6 +41,7 @@ from funcgrad.core import tiers
 from funcgrad.core.host import HostPlan
 from funcgrad.core.interp import is_tracing, trace_flat
 from funcgrad.core.ir import Aval, Eqn, Program, Var
+from funcgrad.core.meta_array import has_meta
 from funcgrad.core.symbolic import Guards, SymDim, has_sym, holds, param_maker, substitute
 
 __all__ = [
@@ -393,7 +394,12 @@ class TemplateOp:
         if self.calls > self.HOT_CALLS:
             return self.real().run(*args)
         tiers._stats.template_calls += 1
-        return self._run(*args)
+        try:
+            return self._run(*args)
+        except (TypeError, ValueError):
+            if not has_meta(args):
+                raise
+        return self.real().run(*args)  # (meta arrays: the concrete op gives their avals)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.real(), name)

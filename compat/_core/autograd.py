@@ -21,6 +21,7 @@ from compat._core import grad_mode as _gm
 from compat._core.accumulate import cast, flip
 from compat._core.graph import GradientEdge
 from compat._core.tensor import Tensor
+from funcgrad._compat_contract import MetaArray
 
 
 def _tensor_or_tensors_to_tuple(tensors: Any, length: int) -> tuple:
@@ -91,7 +92,11 @@ def _make_grads(outputs: Sequence[Any], grads: Sequence[Any], is_grads_batched: 
                         "grad can be implicitly created only for real scalar outputs but got "
                         f"{out_dtype}"
                     )
-                new_grads.append(Tensor._wrap_result(np.ones(out_shape, out_dtype)))
+                if isinstance(out, Tensor) and out.is_meta:  # a meta output's seed is meta
+                    seed: Any = MetaArray(out_shape, out_dtype)
+                else:
+                    seed = np.ones(out_shape, out_dtype)
+                new_grads.append(Tensor._wrap_result(seed))
             else:
                 new_grads.append(None)
         else:

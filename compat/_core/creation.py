@@ -18,6 +18,13 @@ from compat._core import tensor_checks as _tc
 from compat._core.float_to_int import to_integer, wants_torch_cast
 from compat._core.tensor import Size, Tensor
 from compat._core.warn_once import warn_once
+from funcgrad._compat_contract import MetaArray
+
+
+def is_meta(device: Any) -> bool:
+    """Whether a factory's ``device=`` (``None``: the thread's default) is ``meta``."""
+    d = _dev.default_device() if device is None else device
+    return d is not None and _dev.as_device(d).type == "meta"
 
 
 def _leaf(arr: np.ndarray, requires_grad: bool, device: Any = "cpu") -> Tensor:
@@ -393,6 +400,8 @@ def _random_factory(
     shape = _size_args(_size_kw(name, size, kw))
     _layout(name, layout)
     npd = _out_dtype(name, dtype, out, _dt.get_default_dtype().np)
+    if is_meta(device):  # no values: nothing drawn, the generator stays (as PyTorch's)
+        return _finish(name, _leaf(MetaArray(shape, npd), requires_grad, device), out)
     result = _leaf(draw(_gen(generator), shape, npd), requires_grad, device)
     return _finish(name, result, out)
 

@@ -17,7 +17,7 @@ from typing import Any
 import jax
 import numpy as np
 
-from funcgrad._compat_contract import x64
+from funcgrad._compat_contract import MetaArray, x64
 
 # PyTorch's device type names, in the order of its DeviceType enum (hash values use it)
 _TYPES = (
@@ -141,6 +141,8 @@ def _unknown(s: str) -> str:
 
 
 CPU = device("cpu")
+#: PyTorch's shape-only device: its tensors hold a ``MetaArray`` (shape and dtype, no values)
+META = device("meta")
 
 #: this thread's default device for factories (``device``: the current one; ``stack``:
 #: the ones ``with torch.device(...)`` blocks replaced); PyTorch's is per thread too
@@ -244,7 +246,9 @@ def jax_device(d: Any) -> Any:
 
 
 def of_array(a: Any) -> device:
-    """The torch device of a jax array."""
+    """The torch device of a jax array (``meta`` for a ``MetaArray``)."""
+    if type(a) is MetaArray:
+        return META
     try:
         dev = a.device
     except (AttributeError, ValueError):
@@ -263,6 +267,10 @@ def place(a: Any, d: Any) -> Any:
     array: a read-only copy (1 us, where ``jax.device_put`` costs ~100 us of Python), the
     host tier's own kind of value, made a JAX array only if a compiled program takes it."""
     cpu = d is None or (isinstance(d, str) and d == "cpu")
+    if not cpu and as_device(d)._type == "meta":
+        return MetaArray(np.shape(a), a.dtype)
+    if type(a) is MetaArray:
+        raise NotImplementedError("Cannot copy out of meta tensor; no data!")
     if type(a) is np.ndarray and default_is_cpu() and (cpu or as_device(d)._type == "cpu"):
         out = np.array(a, copy=True)
         out.flags.writeable = False
@@ -279,6 +287,8 @@ def same_place(a: Any, d: Any) -> bool:
     """Whether array ``a`` already lives on torch device ``d`` (``cuda`` = ``cuda:0``)."""
     want = as_device(d)
     have = of_array(a)
+    if want._type != have._type and "meta" in (want._type, have._type):
+        return False
     if want._type != have._type:
         jax_device(want)  # the absent-device error first, as PyTorch
         return False

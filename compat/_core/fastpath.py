@@ -41,6 +41,7 @@ from compat._core.tensor import apply as _apply
 from funcgrad._compat_contract import (
     HOST_MODES,
     LazyArray,
+    MetaArray,
     compile_cache,
     host_callable,
     lazy_state,
@@ -55,6 +56,8 @@ _swap_x64, _restore_x64 = jax.enable_x64.swap_local, jax.enable_x64.set_local
 #: op cache goes with it), and each when it reaches :data:`MAX_SIGNATURES`
 _MEMOS: list[dict] = []
 MAX_SIGNATURES = 256
+#: storage types the fast path leaves to ``apply``
+_NOT_HOST = (LazyArray, MetaArray)
 
 
 def _clear() -> None:
@@ -156,7 +159,7 @@ def binary_operator(fn: Any, node: str, reflected: bool, other_operands: Any) ->
             or _t.FORWARD is not None
             or tracing.stack
             or lazy_state.on
-            or type(x) is LazyArray
+            or type(x) in _NOT_HOST  # (a pending lazy value, a meta array: no values)
             or not HOST_MODES.get(tier_local.mode or tier_policy.tier)
         ):
             return slow(self, other, key, d)

@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from compat._core import dtypes as _dt
+from funcgrad._compat_contract import MetaArray
 
 __all__ = ["get_printoptions", "set_printoptions", "tensor_repr"]
 
@@ -204,9 +205,12 @@ def _with_suffixes(text: str, suffixes: list[str], indent: int) -> str:
     return "".join(out) + ")"
 
 
-def tensor_repr(a: np.ndarray, device: Any, grad_fn_name: str | None, requires_grad: bool) -> str:
+def tensor_repr(a: Any, device: Any, grad_fn_name: str | None, requires_grad: bool) -> str:
     """``tensor(...)`` for the values ``a`` with PyTorch's suffixes (device, size, dtype,
-    ``grad_fn`` or ``requires_grad``)."""
+    ``grad_fn`` or ``requires_grad``); a meta array, which has no values, is ``...``."""
+    meta = type(a) is MetaArray
+    if not meta:
+        a = np.asarray(a)
     prefix = "tensor("
     indent = len(prefix)
     suffixes = []
@@ -215,9 +219,16 @@ def tensor_repr(a: np.ndarray, device: Any, grad_fn_name: str | None, requires_g
     default = _dt.get_default_dtype()
     dtype = _dt.from_np(a.dtype)
     cdefault = _dt.complex128 if default is _dt.float64 else _dt.complex64
-    if a.size and not OPTS.edgeitems:
+    if meta:  # no values: the size always, the dtype unless it is the default
+        suffixes.append(f"size={tuple(a.shape)}")
+        if dtype is not default:
+            suffixes.append(f"dtype={dtype!r}")
+        text = "..."
+    elif a.size and not OPTS.edgeitems:
         suffixes.append(f"size={tuple(a.shape)}")  # no values are shown
-    if a.size == 0:
+    if meta:
+        pass  # (its text and suffixes are made)
+    elif a.size == 0:
         if a.ndim != 1:
             suffixes.append(f"size={tuple(a.shape)}")
         if dtype is not default:

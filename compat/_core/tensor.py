@@ -36,6 +36,7 @@ from compat._core.tensor_convert import rebuild as _rebuild  # noqa: F401  (old 
 from funcgrad._compat_contract import (
     ConcretizationError,
     LazyArray,
+    MetaArray,
     OpProgram,
     Tracer,
     is_tracing,
@@ -148,7 +149,7 @@ class Tensor(ValueConversions):
     @classmethod
     def _make(cls, data: Any, requires_grad: bool = False) -> Tensor:
         """A leaf tensor of class ``cls`` holding ``data`` (a jax or NumPy array)."""
-        if not isinstance(data, (jax.Array, LazyArray)):
+        if not isinstance(data, (jax.Array, LazyArray, MetaArray)):
             data = _to_jax(data)
         t = _new_tensor(cls, data)
         if requires_grad:
@@ -227,7 +228,8 @@ class Tensor(ValueConversions):
     def is_cpu(self) -> bool:
         return _device.of_array(self._st.a).type == "cpu"
 
-    is_xpu = is_mps = is_meta = False
+    is_xpu = is_mps = False
+    is_meta = property(lambda self: type(self._st.a) is MetaArray, doc="On the meta device?")
 
     def get_device(self) -> int:
         """The CUDA index of this tensor, ``-1`` on the CPU."""
@@ -251,8 +253,7 @@ class Tensor(ValueConversions):
             name = None if fn is None else fn.name().removeprefix("torch::autograd::")
         except RuntimeError:  # a view that may no longer be used (PyTorch prints this too)
             name = "Invalid"
-        a = np.asarray(self._st.array)
-        text = _printing.tensor_repr(a, self.device, name, self._requires_grad)
+        text = _printing.tensor_repr(self._st.array, self.device, name, self._requires_grad)
         tangent = self.__dict__.get("_fw")  # a forward-AD tangent (compat._core.forward)
         return text if tangent is None else f"{text[:-1]}, tangent={tangent!r})"
 
@@ -553,8 +554,8 @@ def known_value(t: Tensor) -> np.ndarray | None:
     skip then, as PyTorch's batched kernels do not run them per element. Under lazy
     execution a value still pending is not computed for a check either (``None``)."""
     a = t._st.a
-    if type(a) is LazyArray and a._value is None:
-        return None
+    if (type(a) is LazyArray and a._value is None) or type(a) is MetaArray:
+        return None  # (a meta tensor has no values to check)
     try:
         return np.asarray(t._st.array)
     except ConcretizationError:
@@ -618,6 +619,8 @@ def apply(
             x = a._st.a
             if type(x) is LazyArray and x._value is not None:
                 x = a._st.array
+            elif type(x) is MetaArray:  # tensors of other devices mixed in: PyTorch's error
+                _tc.check_meta_mix(args)
             arrays.append(x)
             av = getattr(x, "aval", x)  # one attribute read (a jax array's is fast)
             sig.append((av.shape, av.dtype))

@@ -163,6 +163,17 @@ def check_detached(node: Any, fn: Any, nr: int) -> None:
         raise RuntimeError(DETACHED_SAVED)
 
 
+def check_meta_mix(args: Sequence[Any]) -> None:
+    """PyTorch's error for an op on a ``meta`` tensor and a tensor of another device (the
+    device expected is the first tensor's; 0-d CPU tensors mix with any device)."""
+    ts = [a for a in args if hasattr(a, "_st") and not (a.ndim == 0 and a.device.type == "cpu")]
+    for t in ts[1:]:
+        if t.device != ts[0].device:
+            raise RuntimeError(
+                f"Tensor on device {t.device} is not on the expected device {ts[0].device}!"
+            )
+
+
 def one_element(t: Any) -> Any:
     """The value of a one-element tensor for ``float()``/``int()``/``complex()``."""
     if t._st.a.size != 1:

@@ -15,6 +15,7 @@ from compat._core import dtypes as _dt
 from compat._core import grad_mode as _gm
 from compat._core import tensor_checks as _tc
 from compat._core.warn_once import WARN_ALWAYS
+from funcgrad._compat_contract import MetaArray
 
 #: ``float()`` of a tensor requiring grad has warned (PyTorch warns once per process)
 _FLOAT_WARNED = False
@@ -44,6 +45,11 @@ class ValueConversions:
     _requires_grad: bool
 
     def numpy(self, *, force: bool = False) -> np.ndarray:
+        if type(self._st.a) is MetaArray:
+            raise TypeError(
+                "can't convert meta device type tensor to numpy. Use Tensor.cpu() to copy the "
+                "tensor to host memory first."
+            )
         if self._requires_grad and _gm.is_grad_enabled() and not force:
             raise RuntimeError(
                 "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
@@ -58,13 +64,18 @@ class ValueConversions:
             raise RuntimeError(
                 f"a Tensor with {self._st.a.size} elements cannot be converted to Scalar"
             )
+        if type(self._st.a) is MetaArray:
+            raise RuntimeError("Tensor.item() cannot be called on meta tensors")
         return np.asarray(self._st.array).reshape(()).item()
 
     def tolist(self) -> Any:
+        if type(self._st.a) is MetaArray:
+            raise NotImplementedError("Cannot copy out of meta tensor; no data!")
         return np.asarray(self._st.array).tolist()
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
-        a = np.asarray(self._st.array)
+        a = self.numpy(force=True) if type(self._st.a) is MetaArray else self._st.array
+        a = np.asarray(a)
         return a.astype(dtype) if dtype is not None else a
 
     def __len__(self) -> int:

@@ -2,7 +2,7 @@
 ``torch.get_default_device`` and ``with torch.device(...)`` (compat raised
 ``NotImplementedError`` for the block), scenario by scenario against PyTorch 2.13 (a CPU
 build, as compat on this machine: ``cuda`` is PyTorch's CPU-build error at the first
-factory, ``meta`` compat's clear refusal). Each scenario records the device or the error
+factory, ``meta`` shape-only tensors). Each scenario records the device or the error
 (type and message) of every step; both libraries must record the same."""
 
 from __future__ import annotations
@@ -93,11 +93,10 @@ def test_set_and_get_default_device_match_pytorch(real_torch):
         real_torch.set_default_device(None)
 
 
-def test_meta_default_is_refused_clearly():
-    # PyTorch makes meta tensors there; compat has no meta device and says so at the
-    # first factory, not when the block starts
+def test_meta_default_makes_meta_tensors():
+    # as PyTorch: factories and layers in the block make meta tensors (shape-only; the
+    # meta device itself is tested in test_compat_meta_device.py), the CPU after it
     with ctorch.device("meta"):
         assert ctorch.get_default_device() == ctorch.device("meta")
-        with pytest.raises(NotImplementedError, match="no 'meta' device"):
-            ctorch.nn.Linear(2, 3)
+        assert ctorch.nn.Linear(2, 3).weight.device == ctorch.device("meta")
     assert ctorch.ones(1).device == ctorch.device("cpu")

@@ -39,6 +39,7 @@ from compat._core.ops.unary import (
 from compat._core.optable import Sample, defop
 from compat._core.tensor import Tensor, apply
 from funcgrad import numpy as fnp
+from funcgrad._compat_contract import MetaArray
 
 
 def _inplace_dtype_check(self: Tensor, dt: np.dtype) -> None:
@@ -210,6 +211,8 @@ def inplace_random(self: Tensor, kind: str, a: Any, b: Any, generator: Any = Non
     gen = creation._gen(generator)
     shape = tuple(self.shape)
     npd = self._npdtype
+    if self.is_meta:  # no values: nothing drawn, the generator stays (as PyTorch's)
+        return inplace_copy(self, creation._leaf(MetaArray(shape, npd), False, "meta"))
     if kind == "uniform":
         vals = _rng.uniform(gen, shape, npd, a, b)
     elif kind == "normal":

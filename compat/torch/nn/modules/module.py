@@ -25,6 +25,8 @@ Example:
 
 from __future__ import annotations
 
+import functools
+import inspect
 import sys
 import warnings
 from collections.abc import Callable, Iterator
@@ -89,6 +91,26 @@ def _addindent(text: str, spaces: int) -> str:
     return lines[0] + "\n" + "\n".join(" " * spaces + line for line in lines[1:])
 
 
+def _on_device(init: Callable[..., None]) -> Callable[..., None]:
+    """``init`` run with its ``device`` argument as the default device, when given."""
+    sig = inspect.signature(init)
+
+    @functools.wraps(init)
+    def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
+        d = kwargs.get("device")
+        if d is None and args:
+            try:
+                d = sig.bind_partial(self, *args, **kwargs).arguments.get("device")
+            except TypeError:
+                d = None  # (``init`` itself raises its own error)
+        if d is None:
+            return init(self, *args, **kwargs)
+        with torch.device(d):
+            return init(self, *args, **kwargs)
+
+    return __init__
+
+
 class Module(ModuleHooksMixin, ModuleStateMixin):
     """Base class for all neural network modules.
 
@@ -99,6 +121,15 @@ class Module(ModuleHooksMixin, ModuleStateMixin):
 
     training: bool
     call_super_init: bool = False
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """A subclass whose ``__init__`` takes ``device=`` builds its parameters and buffers
+        on that device: its ``__init__`` runs inside ``with torch.device(device):`` (how
+        PyTorch's layers pass it to their factories; ``meta`` makes shape-only layers)."""
+        super().__init_subclass__(**kwargs)
+        init = cls.__dict__.get("__init__")
+        if init is not None and "device" in inspect.signature(init).parameters:
+            cls.__init__ = _on_device(init)  # type: ignore[method-assign]
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         if self.call_super_init is False and bool(kwargs):
@@ -522,6 +553,13 @@ class Module(ModuleHooksMixin, ModuleStateMixin):
             return _cast(t, dtype) if inexact else t
 
         return self._apply(convert)
+
+    def to_empty(self, *, device: Any, recurse: bool = True) -> Module:
+        """Parameters and buffers replaced by uninitialised ones of the same shapes and
+        dtypes on ``device``: how a model built on the ``meta`` device gets memory (then
+        ``reset_parameters()`` or ``load_state_dict`` gives it values)."""
+        with torch.no_grad():
+            return self._apply(lambda t: torch.empty_like(t, device=device), recurse=recurse)
 
     def cuda(self, device: Any = None) -> Module:
         """Move parameters and buffers to a CUDA device (jax's GPU); PyTorch's error if none."""
