@@ -27,7 +27,7 @@ from compat._core.tensor import (
     _record,
     _saved_entry,
 )
-from funcgrad._compat_contract import torch_rows, x64
+from funcgrad._compat_contract import MetaArray, torch_rows, x64
 
 #: in-place ops that write one value to every element they touch: PyTorch allows them on
 #: tensors whose elements overlap in memory (an ``expand``), as the result is well defined
@@ -117,7 +117,10 @@ def apply_inplace(
     if out.dtype != cur.dtype:
         raise AssertionError("in-place ops cast to self's dtype in their function")
     if not (req and _gm._state.record):
-        self._set_data_inplace(op.run(*arrays)[0])
+        new = op.run(*arrays)[0]
+        if type(cur) is MetaArray:  # a meta tensor stays meta (``copy_`` from the CPU: no-op)
+            new = MetaArray(cur.shape, cur.dtype)
+        self._set_data_inplace(new)
     elif self._view is None:
         _record(op, full, arrays, inplace=self)
     else:

@@ -620,7 +620,7 @@ def apply(
             if type(x) is LazyArray and x._value is not None:
                 x = a._st.array
             elif type(x) is MetaArray:  # tensors of other devices mixed in: PyTorch's error
-                _tc.check_meta_mix(args)
+                _tc.check_meta_mix(args, name)
             arrays.append(x)
             av = getattr(x, "aval", x)  # one attribute read (a jax array's is fast)
             sig.append((av.shape, av.dtype))

@@ -233,3 +233,56 @@ def test_autograd_on_meta(real_torch):
         loss.backward()
         outs.append((_describe(loss), _describe(w.grad), _describe(b.grad)))
     assert outs[0] == outs[1]
+
+
+def test_matrix_products_mix_meta_and_cpu(real_torch):
+    # PyTorch's matrix products check no device (a meta weight times a CPU input, as in
+    # its test_module_to_empty); compat's result is meta (PyTorch's is on the first
+    # operand's device with unspecified values, so only shapes and dtypes are compared)
+    exprs = ["c @ m", "m @ c", "T.mm(c, m)", "T.bmm(c[None], m[None])", "T.addmm(c, c, m)"]
+    exprs += ["T.einsum('ij,jk->ik', c, m)", "T.nn.functional.embedding(T.tensor([0, 1]), m)"]
+    for expr in exprs:
+        shapes = []
+        for lib in (ctorch, real_torch):
+            env = {"T": lib, "m": lib.ones(3, 3, device="meta"), "c": lib.ones(3, 3)}
+            out = eval(expr, env)
+            shapes.append((tuple(out.shape), str(out.dtype)))
+        assert shapes[0] == shapes[1], expr
+        assert eval(
+            expr, {"T": ctorch, "m": ctorch.ones(3, 3, device="meta"), "c": ctorch.ones(3, 3)}
+        ).is_meta
+
+
+def test_to_empty_non_recursive(real_torch):
+    seen = []
+    for lib in (ctorch, real_torch):
+        with lib.device("meta"):
+            m = lib.nn.Sequential(lib.nn.Linear(3, 5), lib.nn.BatchNorm1d(5))
+            m.register_buffer("own", lib.zeros(2))
+        m.to_empty(device="cpu", recurse=False)
+        seen.append([(n, t.device.type) for n, t in m.state_dict().items()])
+    assert seen[0] == seen[1]
+    assert ("own", "cpu") in seen[0] and ("0.weight", "meta") in seen[0]
+
+
+def test_load_state_dict_assign_into_meta_and_the_no_op_warning(real_torch):
+    outs = []
+    for lib in (ctorch, real_torch):
+        lib.manual_seed(0)
+        src = lib.nn.Sequential(lib.nn.Linear(3, 5), lib.nn.BatchNorm1d(5))
+        with lib.device("meta"):
+            m = lib.nn.Sequential(lib.nn.Linear(3, 5), lib.nn.BatchNorm1d(5))
+        with pytest.warns(UserWarning) as rec:
+            m.load_state_dict(src.state_dict())  # a copy into meta: nothing, and a warning
+        words = sorted(str(w.message) for w in rec)
+        still_meta = [t.device.type for t in m.state_dict().values()]
+        m.load_state_dict(src.state_dict(), assign=True)
+        assert m[0].weight is not src[0].weight and not m[0].weight.is_meta
+        assert isinstance(m[0].weight, lib.nn.Parameter)
+        x = lib.ones(4, 3)
+        same = bool((m(x) == src(x)).all())
+        bn = lib.nn.BatchNorm1d(3, device="meta")
+        bn.load_state_dict({}, strict=False, assign=True)
+        count = bn.state_dict()["num_batches_tracked"]
+        outs.append((words, still_meta, same, count.device.type, int(count)))
+    assert outs[0] == outs[1]

@@ -104,12 +104,13 @@ class _NormBase(Module):
         error_msgs: list[str],
     ) -> None:
         """Checkpoints older than version 2 have no ``num_batches_tracked``: it loads as
-        the current count (0 on a fresh module), as PyTorch's."""
+        the current count (0 on a fresh or meta module), as PyTorch's."""
         version = local_metadata.get("version")
         key = prefix + "num_batches_tracked"
         if (version is None or version < 2) and self.track_running_stats and key not in state_dict:
             tracked = self.num_batches_tracked
-            state_dict[key] = tracked if tracked is not None else torch.tensor(0, dtype=torch.long)
+            fresh = tracked is None or tracked.is_meta  # (a meta count has no value to keep)
+            state_dict[key] = torch.tensor(0, dtype=torch.long) if fresh else tracked
         super()._load_from_state_dict(
             state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys, error_msgs
         )

@@ -23,6 +23,7 @@ PyTorch.
 from __future__ import annotations
 
 import functools
+import warnings
 from collections import OrderedDict, namedtuple
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -306,6 +307,14 @@ class ModuleStateMixin:
                     f"{_shape_str(param)}."
                 )
                 continue
+            if param.is_meta and not value.is_meta and not assign:
+                warnings.warn(
+                    f"for {key}: copying from a non-meta parameter in the checkpoint to a meta "
+                    "parameter in the current model, which is a no-op. (Did you mean to pass "
+                    "`assign=True` to assign items in the state dictionary to their "
+                    "corresponding key in the module instead of copying them in place?)",
+                    stacklevel=2,
+                )
             try:
                 if _future.get_swap_module_params_on_conversion():
                     _swap_loaded(param, value, assign)
