@@ -22,9 +22,14 @@ from funcgrad._compat_contract import MetaArray
 
 
 def is_meta(device: Any) -> bool:
-    """Whether a factory's ``device=`` (``None``: the thread's default) is ``meta``."""
+    """Whether a factory's ``device=`` (``None``: the thread's default) is ``meta`` (a
+    factory bound there makes no values: a ``MetaArray`` of its shape and dtype)."""
     d = _dev.default_device() if device is None else device
-    return d is not None and _dev.as_device(d).type == "meta"
+    if d is None:
+        return False
+    if type(d) is str:
+        return d.startswith("meta")
+    return isinstance(d, _dev.device) and d.type == "meta"
 
 
 def _leaf(arr: np.ndarray, requires_grad: bool, device: Any = "cpu") -> Tensor:
@@ -312,7 +317,8 @@ def _size_kw(name: str, size: tuple, kw: dict) -> tuple:
 def _factory(fill: Any, size: tuple, dtype: Any, requires_grad: bool, device: Any = None) -> Tensor:
     shape = _size_args(size)
     npd = _np_dtype(dtype)
-    return _leaf(np.full(shape, fill, npd), requires_grad, device)
+    made = MetaArray(shape, npd) if is_meta(device) else np.full(shape, fill, npd)
+    return _leaf(made, requires_grad, device)
 
 
 #: PyTorch's one layout (``torch.strided``), the only one a form takes

@@ -31,6 +31,7 @@ from compat._core.creation import (
     _out_dtype,
     _scalar_fill_dtype,
     _size_args,
+    is_meta,
 )
 from compat._core.creation_values import (
     _diagonal,
@@ -42,7 +43,14 @@ from compat._core.creation_values import (
     _value,
 )
 from compat._core.tensor import Tensor
-from funcgrad._compat_contract import COMPUTED, FILL_VALUE, REQUIRED, Creation, creation_rows
+from funcgrad._compat_contract import (
+    COMPUTED,
+    FILL_VALUE,
+    REQUIRED,
+    Creation,
+    MetaArray,
+    creation_rows,
+)
 
 
 def _keywords(row: Any, kw: dict, size: tuple) -> tuple:
@@ -111,7 +119,8 @@ def _sized(row: Any) -> Any:
                 npd = _scalar_fill_dtype(fill_value) if dtype is None else _dt.np_dtype(dtype)
             else:
                 npd = _out_dtype(name, dtype, out, None)
-            result = _leaf(_fill_array(fill, shape, npd), requires_grad, device)
+            made = MetaArray(shape, npd) if is_meta(device) else _fill_array(fill, shape, npd)
+            result = _leaf(made, requires_grad, device)
             return result if out is None else _finish(name, result, out)
 
     else:
@@ -134,7 +143,8 @@ def _sized(row: Any) -> Any:
                 npd = _dt.get_default_dtype().np
             else:
                 npd = _out_dtype(name, dtype, out, _dt.get_default_dtype().np)
-            result = _leaf(np.full(shape, value, npd), requires_grad, device)
+            made = MetaArray(shape, npd) if is_meta(device) else np.full(shape, value, npd)
+            result = _leaf(made, requires_grad, device)
             return result if out is None else _finish(name, result, out)
 
     return _named(form, row, _torch_params(row))
@@ -172,10 +182,14 @@ def _like(row: Any) -> Any:
             _layout(name, layout)
         npd = input._npdtype if dtype is None else _dt.np_dtype(dtype)
         where = input.device if device is None else device
+        shape = tuple(input.shape)
         if fill_arg:
             fill = _number(name, args[0] if args else fill_value, 2)
-            return _leaf(_fill_array(fill, tuple(input.shape), npd), requires_grad, where)
-        return _leaf(np.full(tuple(input.shape), value, npd), requires_grad, where)
+        if is_meta(where):  # (no values made)
+            return _leaf(MetaArray(shape, npd), requires_grad, where)
+        if fill_arg:
+            return _leaf(_fill_array(fill, shape, npd), requires_grad, where)
+        return _leaf(np.full(shape, value, npd), requires_grad, where)
 
     return _named(form, row, _torch_params(row))
 

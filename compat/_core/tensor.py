@@ -262,7 +262,7 @@ class Tensor(ValueConversions):
 
     def __format__(self, spec: str) -> str:
         """A 0-d plain Tensor formats its value (``f"{loss:.3f}"``); others as ``object``."""
-        if self._st.a.ndim == 0 and type(self) is Tensor:
+        if self._st.a.ndim == 0 and type(self) is Tensor and not self.is_meta:
             return format(self.item(), spec)
         if spec:
             raise TypeError("unsupported format string passed to Tensor.__format__")

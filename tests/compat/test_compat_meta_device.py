@@ -286,3 +286,36 @@ def test_load_state_dict_assign_into_meta_and_the_no_op_warning(real_torch):
         count = bn.state_dict()["num_batches_tracked"]
         outs.append((words, still_meta, same, count.device.type, int(count)))
     assert outs[0] == outs[1]
+
+
+HUGE = [
+    "T.empty(2 ** 20, 2 ** 20, device='meta') + T.empty(2 ** 20, device='meta')",
+    "T.zeros(2 ** 40, device='meta')",
+    "T.ones(2 ** 30, 2 ** 10, device='meta', dtype=T.int64)",
+    "T.full((2 ** 40,), 3.0, device='meta')",
+    "T.randn(2 ** 40, device='meta')",
+    "T.zeros_like(T.empty(2 ** 40, device='meta'))",
+    "T.full_like(T.empty(2 ** 40, device='meta'), 2)",
+    "T.empty(2 ** 40, device='meta').new_zeros(2 ** 41)",
+]
+
+
+@pytest.mark.parametrize("expr", HUGE)
+def test_meta_factories_make_no_values(real_torch, expr):
+    # sizes no host could hold: a factory bound for meta must not build its fill first
+    outs = [_describe(eval(expr, {"T": lib})) for lib in (ctorch, real_torch)]
+    assert outs[0] == outs[1]
+
+
+def test_meta_factories_under_the_default_device_make_no_values(real_torch):
+    outs = []
+    for lib in (ctorch, real_torch):
+        with lib.device("meta"):
+            outs.append([_describe(lib.zeros(2**40)), _describe(lib.full((2**40,), 1))])
+    assert outs[0] == outs[1]
+
+
+def test_format_of_a_0d_meta_tensor_is_its_repr(real_torch):
+    for lib in (ctorch, real_torch):
+        x = lib.empty((), device="meta")
+        assert format(x) == repr(x) == "tensor(..., device='meta', size=())"
