@@ -152,7 +152,7 @@ _default = threading.local()
 def default_device() -> device | None:
     """The device a factory called without ``device=`` uses on this thread (``None``: the
     CPU, nothing set)."""
-    return getattr(_default, "device", None)
+    return _default.__dict__.get("device")  # (getattr's miss raises inside: 0.4 us)
 
 
 def set_default_device(d: Any) -> None:
