@@ -191,7 +191,7 @@ def executable(prog: Program) -> Callable[..., list]:
 
     def call(*args: Any) -> list:
         if state.on:
-            return defer(prog, fn, args)
+            return meta_outputs(prog) if has_meta(args) else defer(prog, fn, args)
         try:
             return fn(*args)
         except (TypeError, ValueError):

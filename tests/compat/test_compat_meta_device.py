@@ -14,6 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import compat.torch as ctorch
+from funcgrad.core.tiers import eager_tier
 
 OPS = [
     "x + 1",
@@ -319,3 +320,24 @@ def test_format_of_a_0d_meta_tensor_is_its_repr(real_torch):
     for lib in (ctorch, real_torch):
         x = lib.empty((), device="meta")
         assert format(x) == repr(x) == "tensor(..., device='meta', size=())"
+
+
+@pytest.mark.parametrize("tier", ["compiled", "host"])
+def test_meta_on_each_tier_and_under_torch_compile(real_torch, tier):
+    outs = []
+    f = ctorch.compile(lambda a, w: (a @ w).exp().sum())
+    for lib in (ctorch, real_torch):
+        seen = []
+        for _ in range(3):  # (repeated: the tiers switch programs after first calls)
+            with eager_tier(tier):
+                x = lib.randn(3, 4, device="meta")
+                w = lib.zeros(4, 2, device="meta", requires_grad=True)
+                y = (x @ w).exp().sum()
+                y.backward()
+                seen += [_describe(y), _describe(w.grad), _describe(x * 0.5)]
+            if lib is ctorch:  # (PyTorch's own compile needs a compiler toolchain)
+                seen.append(_describe(f(x, w)))
+            else:
+                seen.append(_describe((x @ w).exp().sum()))
+        outs.append(seen)
+    assert outs[0] == outs[1]
