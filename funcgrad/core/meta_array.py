@@ -49,7 +49,7 @@ class MetaArray:
 def has_meta(args: Sequence[Any]) -> bool:
     """Whether any of ``args`` is a :class:`MetaArray` (a plain loop: a quarter of the
     cost of ``any`` over a generator, paid by every op deferred under lazy execution)."""
-    for a in args:
+    for a in args:  # noqa: SIM110  (the loop is the fast form here)
         if type(a) is MetaArray:
             return True
     return False
