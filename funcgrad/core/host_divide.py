@@ -54,16 +54,12 @@ def _divides_by_broadcast(e: Eqn, const: set[Any], bcast: set[Any]) -> bool:
 
 
 def _reciprocal_rule(dtype: np.dtype) -> Any:
-    dtype = np.dtype(dtype)
-    one = dtype.type(1)
+    one = np.dtype(dtype).type(1)
 
     def divide(x: Any, y: Any) -> Any:
         """``x * (1 / y)`` in ``dtype``: XLA's form of a division by a broadcast."""
-        if getattr(y, "dtype", None) != dtype:  # (a Python number: a weakly typed literal)
-            y = dtype.type(y)
-        if getattr(x, "dtype", None) != dtype:
-            x = np.asarray(x, dtype)
-        return np.multiply(x, np.divide(one, y))
+        r = np.divide(one, np.asarray(y, dtype))
+        return np.multiply(np.asarray(x, dtype), r)
 
     return divide
 
