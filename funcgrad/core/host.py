@@ -34,7 +34,6 @@ import ml_dtypes
 import numpy as np
 
 from funcgrad.core.host_aliases import collapse, reshape_rule
-from funcgrad.core.host_divide import reciprocal_divides
 from funcgrad.core.ir import Aval, Eqn, Literal, Program
 
 
@@ -318,10 +317,8 @@ def _specialise(
 ) -> list[tuple[Eqn, Any]]:
     """``eqns`` with the host rules their primitives specialise to their operands, as
     ``(equation, rule or None)``: :func:`_specialise_splats`, then :func:`_views`, then
-    reshape chains collapsed (:func:`funcgrad.core.host_aliases.collapse`), then divisions
-    by a broadcast rounded as XLA's (:mod:`funcgrad.core.host_divide`)."""
-    pairs = collapse(_views(_specialise_splats(eqns, outvars, fallback), outvars), outvars)
-    return reciprocal_divides(eqns, pairs)
+    reshape chains collapsed (:func:`funcgrad.core.host_aliases.collapse`)."""
+    return collapse(_views(_specialise_splats(eqns, outvars, fallback), outvars), outvars)
 
 
 def _specialise_splats(
